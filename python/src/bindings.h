@@ -1,0 +1,60 @@
+// Shared helpers for the binding files. Bindings only convert arguments and results: every decision about
+// shapes, dtypes and devices is made by the C++ front ends.
+#pragma once
+#include <nanobind/nanobind.h>
+
+#include <optional>
+
+#include "core/device.h"
+#include "core/dtype.h"
+#include "core/scalar.h"
+#include "core/tensor.h"
+
+namespace nb = nanobind;
+
+namespace tandem::py {
+
+// The Python object for each dtype (tandem.float32, ...), created once at import.
+struct PyDType {
+  DType dtype;
+};
+nb::object dtype_object(DType d);
+bool is_dtype(nb::handle h);
+DType to_dtype(nb::handle h);                    // TypeError for anything that is not a tandem.dtype
+std::optional<DType> to_optional_dtype(nb::handle h);  // None -> nullopt
+
+struct PyDevice {
+  Device device;
+};
+Device to_device(nb::handle h);  // tandem.device, "cuda:0", "cpu", an int (a CUDA ordinal)
+std::optional<Device> to_optional_device(nb::handle h);
+nb::object device_object(Device d);
+
+// Python bool/int/float and NumPy scalars -> Scalar. Returns false for anything else.
+bool to_scalar(nb::handle h, Scalar& out);
+inline bool is_tensor(nb::handle h) { return nb::isinstance<Tensor>(h); }
+inline Tensor& as_tensor_ref(nb::handle h) { return *nb::inst_ptr<Tensor>(h); }
+// A Tensor argument, or a TypeError naming the function, the argument and what was passed.
+Tensor& expect_tensor(nb::handle h, const char* fn, const char* arg);
+
+// (2, 3), [2, 3], a single int, torch.Size, or *args of ints -> a shape.
+DimVector to_shape(nb::handle h, const char* fn);
+DimVector shape_from_args(nb::args args, const char* fn);
+// A tuple of Python ints (what PyTorch returns for stride()/size()).
+nb::object shape_object(IntArrayRef sizes);
+
+nb::object wrap(Tensor t);
+
+void init_errors(nb::module_& m);
+void init_dtype_device(nb::module_& m);
+void init_tensor(nb::module_& m);
+void init_elementwise(nb::module_& m);
+void init_views(nb::module_& m);
+void init_creation(nb::module_& m);
+void init_reductions(nb::module_& m);
+void init_indexing(nb::module_& m);
+void init_random(nb::module_& m);
+void init_numpy(nb::module_& m);
+void init_linalg(nb::module_& m);
+
+}  // namespace tandem::py

@@ -1,0 +1,198 @@
+// Tensor creation from Python data and the basic factories (empty/zeros/ones/full and their _like forms).
+#include <nanobind/stl/string.h>
+
+#include <cstring>
+
+#include "bindings.h"
+#include "core/error.h"
+#include "ops/copy.h"
+
+namespace tandem::py {
+
+namespace {
+
+constexpr int kMaxNesting = 64;
+
+bool is_sequence(nb::handle h) { return PyList_Check(h.ptr()) || PyTuple_Check(h.ptr()); }
+
+// The dtype NumPy scalars carry (np.float64 stays float64, as in PyTorch); -1 when not a NumPy scalar.
+int numpy_scalar_dtype(nb::handle h) {
+  PyTypeObject* tp = Py_TYPE(h.ptr());
+  if (!tp->tp_name || std::strncmp(tp->tp_name, "numpy.", 6) != 0 || !nb::hasattr(h, "dtype")) return -1;
+  std::string name = nb::cast<std::string>(h.attr("dtype").attr("name"));
+  for (int i = 0; i < kNumDTypes; ++i)
+    if (name == dtype_name(static_cast<DType>(i))) return i;
+  return -1;
+}
+
+// Walks nested lists/tuples once to find the shape and the inferred dtype.
+struct Inference {
+  DimVector shape;
+  DType dtype = DType::Bool;
+  bool any_leaf = false;
+  bool saw_float = false;
+
+  void leaf(nb::handle h) {
+    DType d;
+    if (is_tensor(h)) {
+      const Tensor& t = as_tensor_ref(h);
+      TANDEM_CHECK(t.numel() == 1 && t.dim() == 0, Value,
+                   "only one element tensors can be converted to Python scalars");
+      d = t.dtype();
+    } else if (int nd = numpy_scalar_dtype(h); nd >= 0) {
+      d = static_cast<DType>(nd);
+    } else if (PyBool_Check(h.ptr())) {
+      d = DType::Bool;
+    } else if (PyLong_Check(h.ptr())) {
+      d = DType::Int64;
+    } else if (PyFloat_Check(h.ptr())) {
+      d = default_float_dtype();
+      saw_float = true;
+    } else {
+      TANDEM_THROW(Type, "new(): invalid data type '", nb::inst_name(h).c_str(),
+                   "'\nhint: tensor() accepts numbers, bools, nested lists/tuples of them, and NumPy arrays");
+    }
+    dtype = any_leaf ? promote_types(dtype, d) : d;
+    any_leaf = true;
+  }
+
+  void walk(nb::handle h, size_t depth) {
+    TANDEM_CHECK(depth < kMaxNesting, Value, "tensor(): data is nested more than ", kMaxNesting, " levels deep");
+    if (!is_sequence(h)) {
+      TANDEM_CHECK(depth == shape.size(), Value, "expected sequence of length ", shape.size() > depth ? shape[depth] : 0,
+                   " at dim ", depth, " (got ", nb::inst_name(h).c_str(), ")\nhint: nested lists must be rectangular");
+      leaf(h);
+      return;
+    }
+    int64_t n = static_cast<int64_t>(PySequence_Fast_GET_SIZE(h.ptr()));
+    if (depth == shape.size()) {
+      TANDEM_CHECK(!any_leaf, Value, "expected a number at dim ", depth,
+                   " but found a sequence\nhint: nested lists must be rectangular");
+      shape.push_back(n);
+    } else {
+      TANDEM_CHECK(depth < shape.size() && shape[depth] == n, Value, "expected sequence of length ",
+                   depth < shape.size() ? shape[depth] : 0, " at dim ", depth, " (got ", n, ")");
+    }
+    PyObject** items = PySequence_Fast_ITEMS(h.ptr());
+    for (int64_t i = 0; i < n; ++i) walk(items[i], depth + 1);
+  }
+};
+
+template <typename T>
+void fill_from(nb::handle h, T*& out) {
+  if (is_sequence(h)) {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(h.ptr());
+    PyObject** items = PySequence_Fast_ITEMS(h.ptr());
+    for (Py_ssize_t i = 0; i < n; ++i) fill_from<T>(items[i], out);
+    return;
+  }
+  Scalar s;
+  if (is_tensor(h)) s = item(as_tensor_ref(h));
+  else to_scalar(h, s);
+  *out++ = s.to<T>();
+}
+
+}  // namespace
+
+// tandem.tensor for Python numbers and nested sequences (NumPy arrays are handled in Python via from_numpy).
+Tensor tensor_from_data(nb::handle data, std::optional<DType> dtype, Device device) {
+  Inference inf;
+  inf.walk(data, 0);
+  DType inferred = inf.any_leaf ? inf.dtype : default_float_dtype();
+  DType target = dtype.value_or(inferred);
+  Tensor host = empty(inf.shape, inferred, Device());
+  dispatch_dtype(inferred, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = host.data<T>();
+    fill_from<T>(data, p);
+  });
+  Tensor out = to_dtype(host, target);
+  TANDEM_CHECK(device.is_cpu(), NotImplemented, "tensor(): device '", device.str(), "' is not supported yet");
+  return out;
+}
+
+namespace {
+struct FactoryArgs {
+  DType dtype;
+  Device device;
+  bool requires_grad;
+};
+FactoryArgs factory_args(nb::handle dtype, nb::handle device, bool requires_grad, DType fallback) {
+  FactoryArgs a{dtype.is_none() ? fallback : to_dtype(dtype), device.is_none() ? Device() : to_device(device),
+                requires_grad};
+  TANDEM_CHECK(!requires_grad || is_floating(a.dtype), Runtime,
+               "Only Tensors of floating point dtype can require gradients");
+  return a;
+}
+Tensor finish(Tensor t, const FactoryArgs& a) {
+  if (a.requires_grad) t.impl()->ensure_autograd().requires_grad = true;
+  return t;
+}
+}  // namespace
+
+void init_creation(nb::module_& m) {
+  m.def(
+      "_tensor_from_data",
+      [](nb::handle data, nb::handle dtype, nb::handle device, bool requires_grad) {
+        Tensor t = tensor_from_data(data, to_optional_dtype(dtype),
+                                    device.is_none() ? Device() : to_device(device));
+        TANDEM_CHECK(!requires_grad || is_floating(t.dtype()), Runtime,
+                     "Only Tensors of floating point dtype can require gradients");
+        return finish(t, {t.dtype(), t.device(), requires_grad});
+      },
+      nb::arg("data"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+      nb::arg("requires_grad") = false);
+
+#define TANDEM_FACTORY(name, fill)                                                                      \
+  m.def(                                                                                              \
+      #name,                                                                                          \
+      [](nb::args size, nb::handle dtype, nb::handle device, bool requires_grad) {                    \
+        FactoryArgs a = factory_args(dtype, device, requires_grad, default_float_dtype());            \
+        Tensor t = empty(shape_from_args(size, #name), a.dtype, a.device);                            \
+        fill;                                                                                         \
+        return finish(t, a);                                                                          \
+      },                                                                                              \
+      nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), \
+      nb::arg("requires_grad") = false);                                                             \
+  m.def(                                                                                              \
+      #name "_like",                                                                                  \
+      [](const Tensor& x, nb::handle dtype, nb::handle device, bool requires_grad) {                  \
+        FactoryArgs a = factory_args(dtype, device.is_none() ? device_object(x.device()) : device,    \
+                                     requires_grad, x.dtype());                                       \
+        Tensor t = empty(x.sizes(), a.dtype, a.device);                                               \
+        fill;                                                                                         \
+        return finish(t, a);                                                                          \
+      },                                                                                              \
+      nb::arg("input"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), \
+      nb::arg("requires_grad") = false);
+  TANDEM_FACTORY(empty, (void)0)
+  TANDEM_FACTORY(zeros, fill_(t, Scalar(int64_t{0})))
+  TANDEM_FACTORY(ones, fill_(t, Scalar(int64_t{1})))
+#undef TANDEM_FACTORY
+
+  m.def(
+      "full",
+      [](nb::handle size, nb::handle value, nb::handle dtype, nb::handle device, bool requires_grad) {
+        Scalar v;
+        TANDEM_CHECK(to_scalar(value, v), Type, "full(): argument 'fill_value' must be Number, not ",
+                     nb::inst_name(value).c_str());
+        FactoryArgs a = factory_args(dtype, device, requires_grad, v.natural_dtype());
+        return finish(full(to_shape(size, "full"), v, a.dtype, a.device), a);
+      },
+      nb::arg("size"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+  m.def(
+      "full_like",
+      [](const Tensor& x, nb::handle value, nb::handle dtype, nb::handle device, bool requires_grad) {
+        Scalar v;
+        TANDEM_CHECK(to_scalar(value, v), Type, "full_like(): argument 'fill_value' must be Number, not ",
+                     nb::inst_name(value).c_str());
+        FactoryArgs a = factory_args(dtype, device.is_none() ? device_object(x.device()) : device,
+                                     requires_grad, x.dtype());
+        return finish(full(x.sizes(), v, a.dtype, a.device), a);
+      },
+      nb::arg("input"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+}
+
+}  // namespace tandem::py

@@ -1,0 +1,152 @@
+// tandem.dtype objects, tandem.device, default dtype and the promotion functions.
+#include <nanobind/stl/string.h>
+
+#include <array>
+
+#include "bindings.h"
+#include "core/error.h"
+#include "ops/type_promotion.h"
+
+namespace tandem::py {
+
+namespace {
+// Borrowed: the module owns the dtype objects, so nothing here outlives the interpreter.
+std::array<nb::handle, kNumDTypes>& dtype_objects() {
+  static std::array<nb::handle, kNumDTypes> objs;
+  return objs;
+}
+}  // namespace
+
+nb::object dtype_object(DType d) { return nb::borrow(dtype_objects()[static_cast<int>(d)]); }
+bool is_dtype(nb::handle h) { return nb::isinstance<PyDType>(h); }
+
+DType to_dtype(nb::handle h) {
+  if (__builtin_expect(nb::isinstance<PyDType>(h), 1)) return nb::inst_ptr<PyDType>(h)->dtype;
+  // Python's own types name the default dtypes, as in PyTorch (dtype=float, dtype=int, dtype=bool).
+  if (h.is(reinterpret_cast<PyObject*>(&PyFloat_Type))) return DType::Float64;
+  if (h.is(reinterpret_cast<PyObject*>(&PyLong_Type))) return DType::Int64;
+  if (h.is(reinterpret_cast<PyObject*>(&PyBool_Type))) return DType::Bool;
+  TANDEM_THROW(Type, "dtype must be a tandem.dtype (e.g. tandem.float32), not ",
+               nb::inst_name(h).c_str(), "\nhint: NumPy dtypes are not accepted here; use tandem.float32, "
+               "tandem.int64, ...");
+}
+std::optional<DType> to_optional_dtype(nb::handle h) {
+  if (h.is_none()) return std::nullopt;
+  return to_dtype(h);
+}
+
+Device to_device(nb::handle h) {
+  if (nb::isinstance<PyDevice>(h)) return nb::inst_ptr<PyDevice>(h)->device;
+  if (nb::isinstance<nb::str>(h)) return parse_device(nb::cast<std::string>(h));
+  if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
+    int64_t i = nb::cast<int64_t>(h);
+    TANDEM_CHECK(i >= 0, Runtime, "Device index must not be negative");
+    return Device(DeviceType::CUDA, static_cast<int16_t>(i));
+  }
+  TANDEM_THROW(Type, "device must be a tandem.device, a string such as 'cpu' or 'cuda:0', or an int, not ",
+               nb::inst_name(h).c_str());
+}
+std::optional<Device> to_optional_device(nb::handle h) {
+  if (h.is_none()) return std::nullopt;
+  return to_device(h);
+}
+nb::object device_object(Device d) { return nb::cast(PyDevice{d}); }
+
+void init_dtype_device(nb::module_& m) {
+  nb::class_<PyDType>(m, "dtype")
+      .def_prop_ro("is_floating_point", [](const PyDType& d) { return is_floating(d.dtype); })
+      .def_prop_ro("is_signed", [](const PyDType& d) { return d.dtype != DType::Bool && d.dtype != DType::UInt8; })
+      .def_prop_ro("is_complex", [](const PyDType&) { return false; })
+      .def_prop_ro("itemsize", [](const PyDType& d) { return element_size(d.dtype); })
+      .def("__repr__", [](const PyDType& d) { return "tandem." + std::string(dtype_name(d.dtype)); })
+      .def("__reduce__", [](const PyDType& d) { return std::string(dtype_name(d.dtype)); });
+  for (int i = 0; i < kNumDTypes; ++i) {
+    DType d = static_cast<DType>(i);
+    nb::object obj = nb::cast(PyDType{d});
+    m.attr(std::string(dtype_name(d)).c_str()) = obj;
+    dtype_objects()[i] = obj;
+  }
+  auto alias = [&](const char* name, DType d) { m.attr(name) = dtype_object(d); };
+  alias("float", DType::Float32);
+  alias("double", DType::Float64);
+  alias("half", DType::Float16);
+  alias("short", DType::Int16);
+  alias("int", DType::Int32);
+  alias("long", DType::Int64);
+
+  m.def("get_default_dtype", [] { return dtype_object(default_float_dtype()); },
+        "The dtype Python floats become (tandem.float32 unless changed).");
+  m.def(
+      "set_default_dtype",
+      [](nb::handle h) {
+        DType d = to_dtype(h);
+        TANDEM_CHECK(is_floating(d), Type, "only floating-point types are supported as the default type");
+        set_default_float_dtype(d);
+      },
+      "Sets the dtype Python floats become; float32 (default), float64, float16 or bfloat16.");
+  m.def(
+      "promote_types",
+      [](nb::handle a, nb::handle b) { return dtype_object(promote_types(to_dtype(a), to_dtype(b))); },
+      "The smallest dtype both inputs can be converted to without losing their category (PyTorch's table).");
+  m.def(
+      "result_type",
+      [](nb::handle a, nb::handle b) {
+        ResultTypeState s;
+        for (nb::handle h : {a, b}) {
+          Scalar sc;
+          if (is_tensor(h)) s.add(as_tensor_ref(h));
+          else if (to_scalar(h, sc)) s.add(sc);
+          else TANDEM_THROW(Type, "result_type() expects tensors or numbers, got ", nb::inst_name(h).c_str());
+        }
+        return dtype_object(s.result());
+      },
+      "The dtype an arithmetic op on these operands returns (Python numbers do not widen a tensor's dtype).");
+
+  nb::class_<PyDevice>(m, "device")
+      .def(
+          "__init__",
+          [](PyDevice* self, nb::handle spec, nb::handle index) {
+            Device d = to_device(spec);
+            if (!index.is_none()) {
+              TANDEM_CHECK(nb::isinstance<nb::str>(spec) && d.index < 0, Runtime,
+                           "type (string) must not include an index because index was passed explicitly: ",
+                           nb::cast<std::string>(nb::str(spec)));
+              int64_t i = nb::cast<int64_t>(index);
+              TANDEM_CHECK(i >= 0, Runtime, "Device index must not be negative");
+              TANDEM_CHECK(d.is_cuda() || i == 0, Runtime, "CPU device index must be -1 or zero, got ", i);
+              d = Device(d.type, static_cast<int16_t>(i));
+            }
+            new (self) PyDevice{d};
+          },
+          nb::arg("type"), nb::arg("index") = nb::none())
+      .def_prop_ro("type", [](const PyDevice& d) { return std::string(device_type_name(d.device.type)); })
+      .def_prop_ro("index",
+                   [](const PyDevice& d) -> nb::object {
+                     if (d.device.index < 0) return nb::none();
+                     return nb::int_(d.device.index);
+                   })
+      .def("__str__", [](const PyDevice& d) { return d.device.str(); })
+      .def("__repr__",
+           [](const PyDevice& d) {
+             std::string s = "device(type='" + std::string(device_type_name(d.device.type)) + "'";
+             if (d.device.index >= 0) s += ", index=" + std::to_string(d.device.index);
+             return s + ")";
+           })
+      .def("__eq__",
+           [](const PyDevice& d, nb::handle other) {
+             if (nb::isinstance<PyDevice>(other)) return d.device == nb::inst_ptr<PyDevice>(other)->device;
+             if (nb::isinstance<nb::str>(other)) {
+               try {
+                 return d.device == parse_device(nb::cast<std::string>(other));
+               } catch (const Error&) {
+                 return false;
+               }
+             }
+             return false;
+           })
+      .def("__hash__", [](const PyDevice& d) {
+        return static_cast<int64_t>(d.device.type) * 65536 + d.device.index;
+      });
+}
+
+}  // namespace tandem::py

@@ -1,0 +1,203 @@
+// Elementwise ops as module functions (tandem.add), methods (t.add, t.add_) and operators (t + u), all
+// generated from ops/op_list.def.
+#include "bindings.h"
+#include "core/error.h"
+#include "ops/copy.h"
+#include "ops/elementwise.h"
+
+namespace tandem::py {
+
+namespace {
+
+struct BinaryFns {
+  const char* name;
+  Tensor (*tt)(const Tensor&, const Tensor&);
+  Tensor (*ts)(const Tensor&, const Scalar&);
+  Tensor (*st)(const Scalar&, const Tensor&);
+  Tensor (*tt_)(const Tensor&, const Tensor&);
+  Tensor (*ts_)(const Tensor&, const Scalar&);
+};
+
+nb::object not_implemented() { return nb::borrow(Py_NotImplemented); }
+
+// self <op> other, with other a tensor or a number; NotImplemented otherwise so Python tries the other side.
+nb::object apply(const BinaryFns& f, const Tensor& self, nb::handle other, bool reflected) {
+  if (is_tensor(other)) {
+    const Tensor& o = as_tensor_ref(other);
+    return wrap(reflected ? f.tt(o, self) : f.tt(self, o));
+  }
+  Scalar s;
+  if (!to_scalar(other, s)) return not_implemented();
+  return wrap(reflected ? f.st(s, self) : f.ts(self, s));
+}
+
+nb::object apply_inplace(const BinaryFns& f, const Tensor& self, nb::handle other) {
+  if (is_tensor(other)) return wrap(f.tt_(self, as_tensor_ref(other)));
+  Scalar s;
+  if (!to_scalar(other, s)) return not_implemented();
+  return wrap(f.ts_(self, s));
+}
+
+// tandem.add(input, other): like the operator, but a TypeError instead of NotImplemented.
+nb::object apply_function(const BinaryFns& f, nb::handle a, nb::handle b) {
+  if (is_tensor(a)) {
+    nb::object r = apply(f, as_tensor_ref(a), b, false);
+    TANDEM_CHECK(!r.is(Py_NotImplemented), Type, f.name, "(): argument 'other' must be Tensor or Number, not ",
+                 nb::inst_name(b).c_str());
+    return r;
+  }
+  Scalar s;
+  TANDEM_CHECK(is_tensor(b) && to_scalar(a, s), Type, f.name, "(): argument 'input' must be Tensor, not ",
+               nb::inst_name(a).c_str());
+  return wrap(f.st(s, as_tensor_ref(b)));
+}
+
+#define TANDEM_BINARY_OP(name, functor, rule)                                                    \
+  const BinaryFns name##_fns{#name,                                                              \
+                             static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&tandem::name),  \
+                             static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&tandem::name),  \
+                             static_cast<Tensor (*)(const Scalar&, const Tensor&)>(&tandem::name),  \
+                             static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&tandem::name##_), \
+                             static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&tandem::name##_)};
+#include "ops/op_list.def"
+#undef TANDEM_BINARY_OP
+
+// a + alpha * b, PyTorch's add/sub signature.
+nb::object with_alpha(const BinaryFns& f, nb::handle a, nb::handle b, nb::handle alpha) {
+  if (alpha.is_none()) return apply_function(f, a, b);
+  Scalar s;
+  TANDEM_CHECK(to_scalar(alpha, s), Type, f.name, "(): argument 'alpha' must be Number, not ",
+               nb::inst_name(alpha).c_str());
+  Tensor& ta = expect_tensor(a, f.name, "input");
+  if (is_tensor(b)) return wrap(f.tt(ta, tandem::mul(as_tensor_ref(b), s)));
+  Scalar sb;
+  TANDEM_CHECK(to_scalar(b, sb), Type, f.name, "(): argument 'other' must be Tensor or Number, not ",
+               nb::inst_name(b).c_str());
+  return wrap(f.tt(ta, tandem::mul(full(DimVector{}, sb, sb.natural_dtype()), s)));
+}
+
+}  // namespace
+
+void init_elementwise(nb::module_& m) {
+  auto cls = nb::type<Tensor>();
+  nb::class_<Tensor>& tensor = static_cast<nb::class_<Tensor>&>(cls);
+
+#define TANDEM_UNARY_OP(name, functor, rule)                                           \
+  m.def(#name, [](const Tensor& x) { return tandem::name(x); }, nb::arg("input"));   \
+  tensor.def(#name, [](const Tensor& x) { return tandem::name(x); });                 \
+  tensor.def(#name "_", [](const Tensor& x) { return tandem::name##_(x); });
+#include "ops/op_list.def"
+#undef TANDEM_UNARY_OP
+
+#define TANDEM_BINARY_OP(name, functor, rule)                                                           \
+  m.def(#name, [](nb::handle a, nb::handle b) { return apply_function(name##_fns, a, b); },             \
+        nb::arg("input"), nb::arg("other"));                                                            \
+  tensor.def(#name, [](const Tensor& a, nb::handle b) { return apply_function(name##_fns, nb::cast(a), b); }); \
+  tensor.def(#name "_", [](const Tensor& a, nb::handle b) {                                             \
+    nb::object r = apply_inplace(name##_fns, a, b);                                                     \
+    TANDEM_CHECK(!r.is(Py_NotImplemented), Type, #name "_(): argument 'other' must be Tensor or Number, not ", \
+                 nb::inst_name(b).c_str());                                                             \
+    return r;                                                                                           \
+  });
+#include "ops/op_list.def"
+#undef TANDEM_BINARY_OP
+
+  // add/sub take alpha, as in PyTorch.
+  m.def("add", [](nb::handle a, nb::handle b, nb::handle alpha) { return with_alpha(add_fns, a, b, alpha); },
+        nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha") = nb::none());
+  m.def("sub", [](nb::handle a, nb::handle b, nb::handle alpha) { return with_alpha(sub_fns, a, b, alpha); },
+        nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha") = nb::none());
+
+  // Operators. Each returns NotImplemented for operands it does not understand.
+#define TANDEM_OPERATOR(py, fns)                                                                           \
+  tensor.def("__" py "__", [](const Tensor& a, nb::handle b) { return apply(fns, a, b, false); });         \
+  tensor.def("__r" py "__", [](const Tensor& a, nb::handle b) { return apply(fns, a, b, true); });         \
+  tensor.def("__i" py "__", [](const Tensor& a, nb::handle b) { return apply_inplace(fns, a, b); });
+  TANDEM_OPERATOR("add", add_fns)
+  TANDEM_OPERATOR("sub", sub_fns)
+  TANDEM_OPERATOR("mul", mul_fns)
+  TANDEM_OPERATOR("truediv", div_fns)
+  TANDEM_OPERATOR("floordiv", floor_divide_fns)
+  TANDEM_OPERATOR("mod", remainder_fns)
+  TANDEM_OPERATOR("pow", pow_fns)
+  TANDEM_OPERATOR("and", bitwise_and_fns)
+  TANDEM_OPERATOR("or", bitwise_or_fns)
+  TANDEM_OPERATOR("xor", bitwise_xor_fns)
+#undef TANDEM_OPERATOR
+#define TANDEM_COMPARE(py, fns) \
+  tensor.def("__" py "__", [](const Tensor& a, nb::handle b) { return apply(fns, a, b, false); });
+  TANDEM_COMPARE("eq", eq_fns)
+  TANDEM_COMPARE("ne", ne_fns)
+  TANDEM_COMPARE("lt", lt_fns)
+  TANDEM_COMPARE("le", le_fns)
+  TANDEM_COMPARE("gt", gt_fns)
+  TANDEM_COMPARE("ge", ge_fns)
+#undef TANDEM_COMPARE
+  // A tensor compared with == is not hashable by value; identity hashing keeps tensors usable as dict keys.
+  tensor.def("__hash__", [](nb::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); });
+  tensor.def("__neg__", [](const Tensor& x) { return tandem::neg(x); });
+  tensor.def("__pos__", [](const Tensor& x) { return x; });
+  tensor.def("__abs__", [](const Tensor& x) { return tandem::abs(x); });
+  tensor.def("__invert__", [](const Tensor& x) {
+    return x.dtype() == DType::Bool ? tandem::logical_not(x) : tandem::bitwise_not(x);
+  });
+  // Aliases PyTorch users reach for.
+  m.attr("true_divide") = m.attr("div");
+  m.attr("multiply") = m.attr("mul");
+  m.attr("subtract") = m.attr("sub");
+  m.attr("negative") = m.attr("neg");
+  m.attr("absolute") = m.attr("abs");
+  m.attr("greater") = m.attr("gt");
+  m.attr("less") = m.attr("lt");
+  m.attr("fmax") = m.attr("maximum");
+
+  m.def(
+      "where",
+      [](const Tensor& cond, nb::handle a, nb::handle b) {
+        auto as_operand = [&](nb::handle h, const char* arg) -> Tensor {
+          if (is_tensor(h)) return as_tensor_ref(h);
+          Scalar s;
+          TANDEM_CHECK(to_scalar(h, s), Type, "where(): argument '", arg, "' must be Tensor or Number, not ",
+                       nb::inst_name(h).c_str());
+          // A Python number takes part like a 0-dim tensor of the other operand's dtype category.
+          const Tensor* other = is_tensor(a) ? &as_tensor_ref(a) : (is_tensor(b) ? &as_tensor_ref(b) : nullptr);
+          DType d = s.natural_dtype();
+          if (other && dtype_category(other->dtype()) >= s.category()) d = other->dtype();
+          return full(DimVector{}, s, d);
+        };
+        return tandem::where(cond, as_operand(a, "input"), as_operand(b, "other"));
+      },
+      nb::arg("condition"), nb::arg("input"), nb::arg("other"));
+  auto clamp_fn = [](const Tensor& x, nb::handle lo, nb::handle hi) {
+    if (is_tensor(lo) || is_tensor(hi)) {
+      return tandem::clamp(x, is_tensor(lo) ? &as_tensor_ref(lo) : nullptr,
+                           is_tensor(hi) ? &as_tensor_ref(hi) : nullptr);
+    }
+    std::optional<Scalar> l, h;
+    Scalar s;
+    if (!lo.is_none()) {
+      TANDEM_CHECK(to_scalar(lo, s), Type, "clamp(): argument 'min' must be Number, not ", nb::inst_name(lo).c_str());
+      l = s;
+    }
+    if (!hi.is_none()) {
+      TANDEM_CHECK(to_scalar(hi, s), Type, "clamp(): argument 'max' must be Number, not ", nb::inst_name(hi).c_str());
+      h = s;
+    }
+    return tandem::clamp(x, l, h);
+  };
+  m.def("clamp", clamp_fn, nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
+  m.def("clip", clamp_fn, nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
+  tensor.def("clamp", clamp_fn, nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
+  tensor.def(
+      "clamp_",
+      [](const Tensor& x, nb::handle lo, nb::handle hi) {
+        Scalar s;
+        std::optional<Scalar> l, h;
+        if (!lo.is_none() && to_scalar(lo, s)) l = s;
+        if (!hi.is_none() && to_scalar(hi, s)) h = s;
+        return tandem::clamp_(x, l, h);
+      },
+      nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
+}
+
+}  // namespace tandem::py

@@ -1,0 +1,17 @@
+// The extension module tandem._C. Each area registers itself from its own file.
+#include "bindings.h"
+
+NB_MODULE(_C, m) {
+  using namespace tandem::py;
+  init_errors(m);
+  init_dtype_device(m);
+  init_tensor(m);
+  init_elementwise(m);
+  init_views(m);
+  init_creation(m);
+  init_reductions(m);
+  init_indexing(m);
+  init_random(m);
+  init_numpy(m);
+  init_linalg(m);
+}

@@ -1,0 +1,147 @@
+// The Tensor class: metadata properties and conversions shared by every binding file.
+#include <nanobind/stl/string.h>
+
+#include <cstring>
+
+#include "bindings.h"
+#include "core/error.h"
+#include "ops/copy.h"
+#include "ops/view.h"
+
+namespace tandem::py {
+
+namespace {
+nb::handle& size_class() {
+  static nb::handle cls;  // tandem.Size, set by the Python package at import (which keeps it alive)
+  return cls;
+}
+}  // namespace
+
+nb::object wrap(Tensor t) { return nb::cast(std::move(t)); }
+
+Tensor& expect_tensor(nb::handle h, const char* fn, const char* arg) {
+  if (__builtin_expect(is_tensor(h), 1)) return as_tensor_ref(h);
+  TANDEM_THROW(Type, fn, "(): argument '", arg, "' must be Tensor, not ", nb::inst_name(h).c_str());
+}
+
+bool to_scalar(nb::handle h, Scalar& out) {
+  PyObject* o = h.ptr();
+  if (PyBool_Check(o)) {
+    out = Scalar(o == Py_True);
+    return true;
+  }
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    TANDEM_CHECK(!overflow, Runtime, "Overflow when unpacking long\nhint: the Python int does not fit in int64");
+    out = Scalar(static_cast<int64_t>(v));
+    return true;
+  }
+  if (PyFloat_Check(o)) {
+    out = Scalar(PyFloat_AS_DOUBLE(o));
+    return true;
+  }
+  // NumPy scalars (np.int64, np.float32, np.bool_) act like the Python number they hold.
+  PyTypeObject* tp = Py_TYPE(o);
+  if (tp->tp_name && std::strncmp(tp->tp_name, "numpy.", 6) == 0 && nb::hasattr(h, "item") &&
+      nb::hasattr(h, "dtype") && nb::cast<int>(h.attr("ndim")) == 0 && !nb::hasattr(h, "__array_interface__")) {
+    return to_scalar(h.attr("item")(), out);
+  }
+  return false;
+}
+
+DimVector to_shape(nb::handle h, const char* fn) {
+  DimVector out;
+  if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
+    out.push_back(nb::cast<int64_t>(h));
+    return out;
+  }
+  if (nb::isinstance<nb::tuple>(h) || nb::isinstance<nb::list>(h)) {
+    for (nb::handle item : h) {
+      TANDEM_CHECK(PyLong_Check(item.ptr()) || PyIndex_Check(item.ptr()), Type, fn,
+                   "(): argument 'size' must be tuple of ints, but found element of type ",
+                   nb::inst_name(item).c_str());
+      out.push_back(nb::cast<int64_t>(item.attr("__index__")()));
+    }
+    return out;
+  }
+  TANDEM_THROW(Type, fn, "(): argument 'size' must be tuple of ints, not ", nb::inst_name(h).c_str());
+}
+
+DimVector shape_from_args(nb::args args, const char* fn) {
+  if (args.size() == 1 && !PyLong_Check(args[0].ptr())) return to_shape(args[0], fn);
+  return to_shape(args, fn);
+}
+
+nb::object shape_object(IntArrayRef sizes) {
+  nb::tuple t = nb::steal<nb::tuple>(PyTuple_New(static_cast<Py_ssize_t>(sizes.size())));
+  for (size_t i = 0; i < sizes.size(); ++i) PyTuple_SET_ITEM(t.ptr(), i, PyLong_FromLongLong(sizes[i]));
+  return t;
+}
+
+namespace {
+nb::object size_object(IntArrayRef sizes) {
+  nb::object t = shape_object(sizes);
+  return size_class().is_valid() ? size_class()(t) : t;
+}
+}  // namespace
+
+void init_tensor(nb::module_& m) {
+  m.def("_set_size_class", [](nb::handle cls) { size_class() = cls; });
+  nb::class_<Tensor>(m, "Tensor", nb::is_weak_referenceable(), nb::dynamic_attr())
+      .def_prop_ro("shape", [](const Tensor& t) { return size_object(t.sizes()); })
+      .def(
+          "size",
+          [](const Tensor& t, nb::handle dim) -> nb::object {
+            if (dim.is_none()) return size_object(t.sizes());
+            return nb::int_(t.size(nb::cast<int64_t>(dim)));
+          },
+          nb::arg("dim") = nb::none(), "The shape, or the size of one dim.")
+      .def(
+          "stride",
+          [](const Tensor& t, nb::handle dim) -> nb::object {
+            if (dim.is_none()) return shape_object(t.strides());
+            return nb::int_(t.stride(nb::cast<int64_t>(dim)));
+          },
+          nb::arg("dim") = nb::none(), "Strides in elements, or the stride of one dim.")
+      .def("dim", &Tensor::dim)
+      .def("ndimension", &Tensor::dim)
+      .def_prop_ro("ndim", &Tensor::dim)
+      .def("numel", &Tensor::numel)
+      .def("nelement", &Tensor::numel)
+      .def_prop_ro("dtype", [](const Tensor& t) { return dtype_object(t.dtype()); })
+      .def_prop_ro("device", [](const Tensor& t) { return device_object(t.device()); })
+      .def_prop_ro("is_cuda", [](const Tensor& t) { return t.device().is_cuda(); })
+      .def_prop_ro("is_cpu", [](const Tensor& t) { return t.device().is_cpu(); })
+      .def("storage_offset", &Tensor::storage_offset)
+      .def("is_contiguous", [](const Tensor& t) { return t.is_contiguous(); })
+      .def("element_size", &Tensor::element_size)
+      .def_prop_ro("itemsize", &Tensor::element_size)
+      .def_prop_ro("nbytes", &Tensor::nbytes)
+      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
+      .def("is_floating_point", [](const Tensor& t) { return is_floating(t.dtype()); })
+      .def("_version", [](const Tensor& t) { return t.version(); })
+      .def("_is_view_of", [](const Tensor& a, const Tensor& b) { return a.storage().get() == b.storage().get(); })
+      .def_prop_rw(
+          "requires_grad", [](const Tensor& t) { return t.requires_grad(); },
+          [](Tensor& t, bool v) {
+            TANDEM_CHECK(!v || is_floating(t.dtype()), Runtime,
+                         "only Tensors of floating point dtype can require gradients");
+            if (v || t.impl()->autograd()) t.impl()->ensure_autograd().requires_grad = v;
+          })
+      .def(
+          "contiguous", [](const Tensor& t) { return contiguous(t); }, "This tensor if contiguous, else a copy.")
+      .def("clone", [](const Tensor& t) { return clone(t); })
+      .def("copy_", [](const Tensor& t, const Tensor& src) { return copy_(t, src); })
+      .def("fill_",
+           [](const Tensor& t, nb::handle v) {
+             Scalar s;
+             if (is_tensor(v)) return fill_(t, item(as_tensor_ref(v)));
+             TANDEM_CHECK(to_scalar(v, s), Type, "fill_(): argument 'value' must be Number, not ",
+                          nb::inst_name(v).c_str());
+             return fill_(t, s);
+           })
+      .def("zero_", [](const Tensor& t) { return fill_(t, Scalar(int64_t{0})); });
+}
+
+}  // namespace tandem::py

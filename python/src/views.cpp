@@ -1,0 +1,82 @@
+// View ops: t.view(2, 3), t.permute(1, 0), t.split(2), ... and their module-level forms.
+#include <nanobind/stl/vector.h>
+
+#include "bindings.h"
+#include "core/error.h"
+#include "ops/view.h"
+
+namespace tandem::py {
+
+namespace {
+nb::object tensor_tuple(const std::vector<Tensor>& parts) {
+  nb::tuple t = nb::steal<nb::tuple>(PyTuple_New(static_cast<Py_ssize_t>(parts.size())));
+  for (size_t i = 0; i < parts.size(); ++i) PyTuple_SET_ITEM(t.ptr(), i, wrap(parts[i]).release().ptr());
+  return t;
+}
+DimVector dims_from_args(nb::args args, const char* fn) { return shape_from_args(args, fn); }
+
+nb::object split_impl(const Tensor& x, nb::handle size, int64_t dim) {
+  if (PyLong_Check(size.ptr())) return tensor_tuple(split(x, nb::cast<int64_t>(size), dim));
+  return tensor_tuple(split_with_sizes(x, to_shape(size, "split"), dim));
+}
+}  // namespace
+
+void init_views(nb::module_& m) {
+  auto cls = nb::type<Tensor>();
+  auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
+
+  tensor.def("view", [](const Tensor& x, nb::args shape) {
+    TANDEM_CHECK(!(shape.size() == 1 && is_dtype(shape[0])), NotImplemented,
+                 "view(dtype) is not supported\nhint: use x.to(dtype) to convert values");
+    return view(x, dims_from_args(shape, "view"));
+  });
+  tensor.def("reshape", [](const Tensor& x, nb::args shape) { return reshape(x, dims_from_args(shape, "reshape")); });
+  m.def("reshape", [](const Tensor& x, nb::handle shape) { return reshape(x, to_shape(shape, "reshape")); },
+        nb::arg("input"), nb::arg("shape"));
+  tensor.def("view_as", [](const Tensor& x, const Tensor& o) { return view(x, o.sizes()); });
+  tensor.def("reshape_as", [](const Tensor& x, const Tensor& o) { return reshape(x, o.sizes()); });
+  auto flatten_fn = [](const Tensor& x, int64_t s, int64_t e) { return flatten(x, s, e); };
+  tensor.def("flatten", flatten_fn, nb::arg("start_dim") = 0, nb::arg("end_dim") = -1);
+  m.def("flatten", flatten_fn, nb::arg("input"), nb::arg("start_dim") = 0, nb::arg("end_dim") = -1);
+  tensor.def("ravel", [](const Tensor& x) { return reshape(x, DimVector{-1}); });
+  tensor.def("permute", [](const Tensor& x, nb::args dims) { return permute(x, dims_from_args(dims, "permute")); });
+  m.def("permute", [](const Tensor& x, nb::handle dims) { return permute(x, to_shape(dims, "permute")); },
+        nb::arg("input"), nb::arg("dims"));
+  auto transpose_fn = [](const Tensor& x, int64_t a, int64_t b) { return transpose(x, a, b); };
+  tensor.def("transpose", transpose_fn, nb::arg("dim0"), nb::arg("dim1"));
+  tensor.def("swapaxes", transpose_fn, nb::arg("axis0"), nb::arg("axis1"));
+  m.def("transpose", transpose_fn, nb::arg("input"), nb::arg("dim0"), nb::arg("dim1"));
+  tensor.def("t", [](const Tensor& x) { return t(x); });
+  m.def("t", [](const Tensor& x) { return t(x); });
+  tensor.def_prop_ro("T", [](const Tensor& x) { return matrix_T(x); });
+  tensor.def_prop_ro("mT", [](const Tensor& x) { return mT(x); });
+  auto squeeze_fn = [](const Tensor& x, nb::handle dim) {
+    if (dim.is_none()) return squeeze(x);
+    return squeeze(x, to_shape(dim, "squeeze"));
+  };
+  tensor.def("squeeze", squeeze_fn, nb::arg("dim") = nb::none());
+  m.def("squeeze", squeeze_fn, nb::arg("input"), nb::arg("dim") = nb::none());
+  auto unsqueeze_fn = [](const Tensor& x, int64_t d) { return unsqueeze(x, d); };
+  tensor.def("unsqueeze", unsqueeze_fn, nb::arg("dim"));
+  m.def("unsqueeze", unsqueeze_fn, nb::arg("input"), nb::arg("dim"));
+  tensor.def("expand", [](const Tensor& x, nb::args sizes) { return expand(x, dims_from_args(sizes, "expand")); });
+  tensor.def("expand_as", [](const Tensor& x, const Tensor& o) { return expand(x, o.sizes()); });
+  m.def("broadcast_to", [](const Tensor& x, nb::handle s) { return broadcast_to(x, to_shape(s, "broadcast_to")); },
+        nb::arg("input"), nb::arg("size"));
+  auto narrow_fn = [](const Tensor& x, int64_t d, int64_t s, int64_t l) { return narrow(x, d, s, l); };
+  tensor.def("narrow", narrow_fn, nb::arg("dim"), nb::arg("start"), nb::arg("length"));
+  m.def("narrow", narrow_fn, nb::arg("input"), nb::arg("dim"), nb::arg("start"), nb::arg("length"));
+  auto select_fn = [](const Tensor& x, int64_t d, int64_t i) { return select(x, d, i); };
+  tensor.def("select", select_fn, nb::arg("dim"), nb::arg("index"));
+  m.def("select", select_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"));
+  auto unbind_fn = [](const Tensor& x, int64_t d) { return tensor_tuple(unbind(x, d)); };
+  tensor.def("unbind", unbind_fn, nb::arg("dim") = 0);
+  m.def("unbind", unbind_fn, nb::arg("input"), nb::arg("dim") = 0);
+  auto chunk_fn = [](const Tensor& x, int64_t c, int64_t d) { return tensor_tuple(chunk(x, c, d)); };
+  tensor.def("chunk", chunk_fn, nb::arg("chunks"), nb::arg("dim") = 0);
+  m.def("chunk", chunk_fn, nb::arg("input"), nb::arg("chunks"), nb::arg("dim") = 0);
+  tensor.def("split", &split_impl, nb::arg("split_size"), nb::arg("dim") = 0);
+  m.def("split", &split_impl, nb::arg("tensor"), nb::arg("split_size_or_sections"), nb::arg("dim") = 0);
+}
+
+}  // namespace tandem::py

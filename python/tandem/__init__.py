@@ -1,0 +1,13 @@
+"""tandem: a tensor library with a PyTorch-shaped API and an explicit, well-guarded host/device boundary.
+
+The math lives in the C++ core (tandem._C); this package only adds Python bookkeeping.
+"""
+from . import _C
+from ._C import *  # noqa: F401,F403  (dtypes, Tensor, ops)
+from ._C import Tensor, OutOfMemoryError  # noqa: F401
+from ._size import Size
+from ._creation import tensor, as_tensor  # noqa: F401
+
+_C._set_size_class(Size)
+
+__version__ = "0.1.0"

@@ -1,0 +1,43 @@
+// The per-device-type backend interface. A backend registers itself at start-up; the core never names a
+// concrete device (no #ifdef CUDA outside backend/). A device type with no registered backend answers with a
+// clear error that says why it is missing.
+#pragma once
+#include <cstddef>
+#include <string>
+
+#include "core/device.h"
+#include "core/storage.h"
+
+namespace tandem {
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  // Allocates nbytes on `device`; throws OutOfMemory (never returns null). nbytes == 0 is allowed.
+  virtual DataPtr allocate(size_t nbytes, Device device) = 0;
+  // Plain byte copies. Every host<->device crossing goes through these two, so diagnostics hook here.
+  virtual void copy_host_to_device(void* dst, const void* src, size_t nbytes, Device device) = 0;
+  virtual void copy_device_to_host(void* dst, const void* src, size_t nbytes, Device device) = 0;
+  virtual void copy_within_device(void* dst, const void* src, size_t nbytes, Device device) = 0;
+  virtual void synchronize(Device device) = 0;
+  virtual int device_count() const = 0;
+};
+
+void register_backend(DeviceType type, Backend* backend);
+// The backend for a type, or a RuntimeError explaining why that device type is unavailable.
+Backend& backend_for(DeviceType type);
+bool has_backend(DeviceType type);
+// Set by a build without CUDA support so the error can say so.
+void set_missing_backend_reason(DeviceType type, std::string reason);
+
+// Defined per build configuration: cpu/ always, cuda/ or no_cuda/ for the CUDA slot.
+void register_cpu_backend();
+void register_cuda_backend();
+inline void register_builtin_backends() {
+  register_cpu_backend();
+  register_cuda_backend();
+}
+// Runs register_builtin_backends once; cheap after the first call.
+void ensure_builtin_backends();
+
+}  // namespace tandem

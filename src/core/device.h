@@ -1,0 +1,29 @@
+// A device is a type plus an index: a value type small enough to pass by value everywhere.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace tandem {
+
+enum class DeviceType : int8_t { CPU = 0, CUDA = 1 };
+constexpr int kNumDeviceTypes = 2;
+
+struct Device {
+  DeviceType type = DeviceType::CPU;
+  int16_t index = -1;  // -1: "the current one" for CUDA; CPU tensors always report -1 (printed as "cpu")
+
+  constexpr Device() = default;
+  constexpr Device(DeviceType t, int16_t i = -1) : type(t), index(t == DeviceType::CPU ? -1 : i) {}
+  bool is_cpu() const { return type == DeviceType::CPU; }
+  bool is_cuda() const { return type == DeviceType::CUDA; }
+  bool operator==(const Device& o) const { return type == o.type && index == o.index; }
+  bool operator!=(const Device& o) const { return !(*this == o); }
+  std::string str() const;  // "cpu", "cuda", "cuda:1"
+};
+
+// Parses "cpu", "cuda", "cuda:1"; throws a ValueError/RuntimeError naming the accepted forms.
+Device parse_device(std::string_view text);
+std::string_view device_type_name(DeviceType t);
+
+}  // namespace tandem

@@ -1,0 +1,59 @@
+#include "core/dtype.h"
+
+#include <atomic>
+
+namespace tandem {
+
+namespace {
+struct DTypeInfo {
+  size_t size;
+  std::string_view name;
+  DTypeCategory category;
+  std::string_view title;
+};
+constexpr DTypeInfo kInfo[] = {
+#define TANDEM_INFO(e, t, n, c, title) {sizeof(t), n, DTypeCategory::c, title},
+    TANDEM_FORALL_DTYPES(TANDEM_INFO)
+#undef TANDEM_INFO
+};
+std::atomic<DType> g_default_float{DType::Float32};
+
+int width(DType d) { return static_cast<int>(kInfo[static_cast<int>(d)].size); }
+bool is_unsigned(DType d) { return d == DType::UInt8; }
+
+DType signed_int_of_width(int bytes) {
+  switch (bytes) {
+    case 1: return DType::Int8;
+    case 2: return DType::Int16;
+    case 4: return DType::Int32;
+    default: return DType::Int64;
+  }
+}
+}  // namespace
+
+size_t element_size(DType d) { return kInfo[static_cast<int>(d)].size; }
+std::string_view dtype_name(DType d) { return kInfo[static_cast<int>(d)].name; }
+std::string_view dtype_title(DType d) { return kInfo[static_cast<int>(d)].title; }
+DTypeCategory dtype_category(DType d) { return kInfo[static_cast<int>(d)].category; }
+
+DType promote_types(DType a, DType b) {
+  if (a == b) return a;
+  DTypeCategory ca = dtype_category(a), cb = dtype_category(b);
+  if (ca != cb) return ca > cb ? a : b;  // the higher category wins whatever the widths
+  if (ca == DTypeCategory::Floating) {
+    // float16 and bfloat16 have no common 16-bit type: PyTorch goes to float32.
+    if (width(a) == width(b)) return DType::Float32;
+    return width(a) > width(b) ? a : b;
+  }
+  // Integral: mixing uint8 with a signed type needs a signed type wider than 8 bits.
+  if (is_unsigned(a) || is_unsigned(b)) {
+    DType s = is_unsigned(a) ? b : a;
+    return signed_int_of_width(width(s) > 1 ? width(s) : 2);
+  }
+  return width(a) > width(b) ? a : b;
+}
+
+DType default_float_dtype() { return g_default_float.load(std::memory_order_relaxed); }
+void set_default_float_dtype(DType d) { g_default_float.store(d, std::memory_order_relaxed); }
+
+}  // namespace tandem

@@ -1,0 +1,119 @@
+// The dtype list. Every per-dtype table in tandem is generated from TANDEM_FORALL_DTYPES so no two
+// hand-kept tables can drift apart.
+#pragma once
+#include <type_traits>
+#include <cstdint>
+#include <string_view>
+
+#include "core/half.h"
+
+namespace tandem {
+
+// _(EnumName, C++ storage type, PyTorch name, category, legacy name used in PyTorch's messages)
+#define TANDEM_FORALL_DTYPES(_)                          \
+  _(Bool, bool, "bool", Bool, "Bool")                    \
+  _(UInt8, uint8_t, "uint8", Integral, "Byte")           \
+  _(Int8, int8_t, "int8", Integral, "Char")              \
+  _(Int16, int16_t, "int16", Integral, "Short")          \
+  _(Int32, int32_t, "int32", Integral, "Int")            \
+  _(Int64, int64_t, "int64", Integral, "Long")           \
+  _(Float16, Half, "float16", Floating, "Half")          \
+  _(BFloat16, BFloat16, "bfloat16", Floating, "BFloat16") \
+  _(Float32, float, "float32", Floating, "Float")        \
+  _(Float64, double, "float64", Floating, "Double")
+
+enum class DType : int8_t {
+#define TANDEM_ENUM(e, t, n, c, title) e,
+  TANDEM_FORALL_DTYPES(TANDEM_ENUM)
+#undef TANDEM_ENUM
+};
+constexpr int kNumDTypes = 10;
+
+// Type-promotion categories, ordered: a higher category wins regardless of width.
+enum class DTypeCategory : int8_t { Bool = 0, Integral = 1, Floating = 2 };
+
+template <DType D>
+struct CppTypeOf;
+#define TANDEM_CPP_TYPE(e, t, n, c, title) \
+  template <>                       \
+  struct CppTypeOf<DType::e> {      \
+    using type = t;                 \
+  };
+TANDEM_FORALL_DTYPES(TANDEM_CPP_TYPE)
+#undef TANDEM_CPP_TYPE
+template <DType D>
+using cpp_type_t = typename CppTypeOf<D>::type;
+
+template <typename T>
+constexpr DType dtype_of();
+#define TANDEM_DTYPE_OF(e, t, n, c, title) \
+  template <>                       \
+  constexpr DType dtype_of<t>() {   \
+    return DType::e;                \
+  }
+TANDEM_FORALL_DTYPES(TANDEM_DTYPE_OF)
+#undef TANDEM_DTYPE_OF
+
+size_t element_size(DType d);
+std::string_view dtype_name(DType d);  // "float32"
+// The legacy name PyTorch uses in error messages: "Float", "Long", "Bool", ...
+std::string_view dtype_title(DType d);
+DTypeCategory dtype_category(DType d);
+inline bool is_floating(DType d) { return dtype_category(d) == DTypeCategory::Floating; }
+inline bool is_integral(DType d, bool include_bool) {
+  DTypeCategory c = dtype_category(d);
+  return c == DTypeCategory::Integral || (include_bool && c == DTypeCategory::Bool);
+}
+// PyTorch's promote_types table.
+DType promote_types(DType a, DType b);
+
+// The dtype a Python float becomes (float32 unless set_default_dtype changed it). Process-wide, as in PyTorch.
+DType default_float_dtype();
+void set_default_float_dtype(DType d);
+
+// Arithmetic on 16-bit floats is done in float; everything else in its own type.
+template <typename T>
+struct OpMath {
+  using type = T;
+};
+template <>
+struct OpMath<Half> {
+  using type = float;
+};
+template <>
+struct OpMath<BFloat16> {
+  using type = float;
+};
+template <typename T>
+using opmath_t = typename OpMath<T>::type;
+
+}  // namespace tandem
+
+namespace tandem {
+
+template <typename T>
+struct TypeTag {
+  using type = T;
+};
+
+// Calls fn(TypeTag<T>{}) with T the C++ type of `d`. Bodies use `if constexpr` to skip dtypes an op does
+// not support, so each op instantiates only the loops it needs.
+template <typename Fn>
+decltype(auto) dispatch_dtype(DType d, Fn&& fn) {
+  switch (d) {
+#define TANDEM_DISPATCH_CASE(e, t, n, c, title) \
+  case DType::e:                         \
+    return fn(TypeTag<t>{});
+    TANDEM_FORALL_DTYPES(TANDEM_DISPATCH_CASE)
+#undef TANDEM_DISPATCH_CASE
+  }
+  __builtin_unreachable();
+}
+
+template <typename T>
+constexpr bool is_floating_type_v = std::is_floating_point_v<T> || std::is_same_v<T, Half> ||
+                                    std::is_same_v<T, BFloat16>;
+template <typename T>
+constexpr bool is_integral_or_bool_type_v = std::is_integral_v<T>;
+
+}  // namespace tandem

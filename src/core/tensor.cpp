@@ -1,0 +1,115 @@
+#include "core/tensor.h"
+
+#include "backend/backend.h"
+#include "core/error.h"
+
+namespace tandem {
+
+AutogradMeta::~AutogradMeta() = default;
+
+TensorImpl::TensorImpl(Storage storage, int64_t offset, DimVector sizes, DimVector strides, DType dtype)
+    : storage_(std::move(storage)), offset_(offset), sizes_(std::move(sizes)), strides_(std::move(strides)),
+      dtype_(dtype) {
+  refresh();
+}
+TensorImpl::~TensorImpl() = default;
+
+AutogradMeta& TensorImpl::ensure_autograd() {
+  if (!autograd_) autograd_ = std::make_unique<AutogradMeta>();
+  return *autograd_;
+}
+
+void TensorImpl::set_geometry(int64_t offset, DimVector sizes, DimVector strides) {
+  offset_ = offset;
+  sizes_ = std::move(sizes);
+  strides_ = std::move(strides);
+  refresh();
+}
+
+void TensorImpl::set_storage(Storage s, DType dtype) {
+  storage_ = std::move(s);
+  dtype_ = dtype;
+}
+
+void TensorImpl::refresh() {
+  numel_ = 1;
+  for (int64_t s : sizes_) numel_ *= s;
+  // Contiguous in PyTorch's sense: size-1 dims may have any stride.
+  contiguous_ = true;
+  int64_t expected = 1;
+  for (int64_t i = dim() - 1; i >= 0; --i) {
+    if (sizes_[i] == 1) continue;
+    if (strides_[i] != expected) {
+      contiguous_ = numel_ == 0;
+      break;
+    }
+    expected *= sizes_[i];
+  }
+}
+
+int64_t wrap_dim(int64_t d, int64_t ndim) {
+  int64_t n = ndim == 0 ? 1 : ndim;  // a 0-d tensor accepts dim 0 and -1, as in PyTorch
+  TANDEM_CHECK(d >= -n && d < n, Index, "Dimension out of range (expected to be in range of [", -n, ", ",
+               n - 1, "], but got ", d, ")");
+  return d < 0 ? d + n : d;
+}
+
+int64_t Tensor::size(int64_t d) const {
+  if (dim() == 0) wrap_dim(d, 0);
+  TANDEM_CHECK(dim() > 0, Index, "dimension specified as ", d, " but tensor has no dimensions");
+  return sizes()[wrap_dim(d, dim())];
+}
+int64_t Tensor::stride(int64_t d) const {
+  TANDEM_CHECK(dim() > 0, Index, "dimension specified as ", d, " but tensor has no dimensions");
+  return strides()[wrap_dim(d, dim())];
+}
+
+std::string shape_to_string(IntArrayRef sizes) {
+  std::string s = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(sizes[i]);
+  }
+  return s + "]";
+}
+std::string Tensor::shape_str() const { return shape_to_string(sizes()); }
+
+DimVector contiguous_strides(IntArrayRef sizes) {
+  DimVector st(sizes.size());
+  int64_t acc = 1;
+  for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
+    st[i] = acc;
+    acc *= sizes[i] > 1 ? sizes[i] : 1;
+  }
+  return st;
+}
+
+int64_t compute_numel(IntArrayRef sizes) {
+  int64_t n = 1;
+  bool overflow = false;
+  for (int64_t s : sizes) {
+    TANDEM_CHECK(s >= 0, Runtime, "Trying to create tensor with negative dimension ", s, ": ",
+                 shape_to_string(sizes));
+    overflow |= __builtin_mul_overflow(n, s, &n);
+  }
+  TANDEM_CHECK(!overflow, Runtime, "numel: integer multiplication overflow for shape ", shape_to_string(sizes));
+  return n;
+}
+
+Tensor empty(IntArrayRef sizes, DType dtype, Device device) {
+  int64_t n = compute_numel(sizes);
+  size_t nbytes;
+  TANDEM_CHECK(!__builtin_mul_overflow(static_cast<size_t>(n), element_size(dtype), &nbytes), OutOfMemory,
+               "Trying to allocate more bytes than the address space holds for shape ", shape_to_string(sizes));
+  DataPtr data = backend_for(device.type).allocate(nbytes, device);
+  auto storage = make_intrusive<StorageImpl>(std::move(data), nbytes, device);
+  return Tensor(make_intrusive<TensorImpl>(std::move(storage), 0, DimVector(sizes), contiguous_strides(sizes),
+                                           dtype));
+}
+
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  return Tensor(make_intrusive<TensorImpl>(base.storage(), offset, DimVector(sizes), DimVector(strides),
+                                           base.dtype()));
+}
+
+}  // namespace tandem

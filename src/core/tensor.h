@@ -1,0 +1,108 @@
+// TensorImpl and the Tensor handle. A tensor is a strided view of a Storage: offset + sizes + strides +
+// dtype, with autograd state only when needed. Tensor is a single pointer, cheap to copy and to move into
+// a Python object.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/autograd_meta.h"
+#include "core/dtype.h"
+#include "core/intrusive_ptr.h"
+#include "core/small_vector.h"
+#include "core/storage.h"
+
+namespace tandem {
+
+class TensorImpl : public RefCounted {
+ public:
+  TensorImpl(Storage storage, int64_t offset, DimVector sizes, DimVector strides, DType dtype);
+  ~TensorImpl() override;
+
+  const Storage& storage() const { return storage_; }
+  int64_t storage_offset() const { return offset_; }
+  const DimVector& sizes() const { return sizes_; }
+  const DimVector& strides() const { return strides_; }
+  DType dtype() const { return dtype_; }
+  Device device() const { return storage_->device(); }
+  int64_t numel() const { return numel_; }
+  int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
+  bool is_contiguous() const { return contiguous_; }
+  void* data() const {
+    return static_cast<char*>(storage_->data()) + offset_ * static_cast<int64_t>(element_size(dtype_));
+  }
+
+  AutogradMeta* autograd() const { return autograd_.get(); }
+  AutogradMeta& ensure_autograd();
+  void clear_autograd() { autograd_.reset(); }
+
+  // Re-points this tensor at other metadata (used by in-place resizing ops such as set_ / detach_).
+  void set_geometry(int64_t offset, DimVector sizes, DimVector strides);
+  void set_storage(Storage s, DType dtype);
+
+ private:
+  void refresh();
+  Storage storage_;
+  int64_t offset_;
+  DimVector sizes_;
+  DimVector strides_;
+  int64_t numel_ = 1;
+  DType dtype_;
+  bool contiguous_ = true;
+  std::unique_ptr<AutogradMeta> autograd_;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(IntrusivePtr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const { return static_cast<bool>(impl_); }
+  TensorImpl* impl() const { return impl_.get(); }
+  const IntrusivePtr<TensorImpl>& impl_ptr() const { return impl_; }
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+
+  const DimVector& sizes() const { return impl_->sizes(); }
+  const DimVector& strides() const { return impl_->strides(); }
+  int64_t size(int64_t d) const;    // negative d counts from the end; checked
+  int64_t stride(int64_t d) const;  // same
+  int64_t dim() const { return impl_->dim(); }
+  int64_t numel() const { return impl_->numel(); }
+  DType dtype() const { return impl_->dtype(); }
+  Device device() const { return impl_->device(); }
+  bool is_contiguous() const { return impl_->is_contiguous(); }
+  int64_t storage_offset() const { return impl_->storage_offset(); }
+  size_t element_size() const { return tandem::element_size(dtype()); }
+  size_t nbytes() const { return static_cast<size_t>(numel()) * element_size(); }
+  void* data_ptr() const { return impl_->data(); }
+  template <typename T>
+  T* data() const {
+    return static_cast<T*>(impl_->data());
+  }
+  const Storage& storage() const { return impl_->storage(); }
+  uint32_t version() const { return impl_->storage()->version(); }
+  void bump_version() const { impl_->storage()->bump_version(); }
+
+  bool requires_grad() const {
+    auto* m = impl_->autograd();
+    return m && m->requires_grad;
+  }
+  std::string shape_str() const;  // "[2, 3]"
+
+ private:
+  IntrusivePtr<TensorImpl> impl_;
+};
+
+// Row-major strides for `sizes`.
+DimVector contiguous_strides(IntArrayRef sizes);
+int64_t compute_numel(IntArrayRef sizes);  // checks for overflow
+std::string shape_to_string(IntArrayRef sizes);
+// Wraps a possibly negative dim into [0, ndim); IndexError in PyTorch's words otherwise.
+int64_t wrap_dim(int64_t d, int64_t ndim);
+
+// A fresh, uninitialised, contiguous tensor.
+Tensor empty(IntArrayRef sizes, DType dtype, Device device = Device());
+// A view of `base`'s storage with new geometry (no checks: callers ensure it is in bounds).
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+
+}  // namespace tandem

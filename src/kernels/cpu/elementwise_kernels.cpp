@@ -1,0 +1,112 @@
+// CPU kernels for the op list's unary and binary ops, plus copy/cast, where and clamp.
+#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/loops.h"
+#include "kernels/functors.h"
+#include "kernels/kernel_table.h"
+#include "ops/op_rules.h"
+
+namespace tandem::cpu {
+namespace {
+
+template <typename T, UnaryRule R>
+constexpr bool unary_accepts() {
+  if constexpr (R == UnaryRule::Float) return is_floating_type_v<T>;
+  else if constexpr (R == UnaryRule::Integral) return is_integral_or_bool_type_v<T>;
+  else return true;
+}
+template <typename T, BinaryRule R>
+constexpr bool binary_accepts() {
+  if constexpr (R == BinaryRule::TrueDiv) return is_floating_type_v<T>;
+  else if constexpr (R == BinaryRule::Bitwise) return is_integral_or_bool_type_v<T>;
+  else return true;
+}
+
+template <typename F, UnaryRule R>
+void unary_kernel(TensorIterator& iter) {
+  dispatch_dtype(iter.dtype(1), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (unary_accepts<T, R>()) {
+      if constexpr (rule_outputs_bool(R)) unary_loop<bool, T>(iter, F{});
+      else unary_loop<T, T>(iter, F{});
+    }
+  });
+}
+
+template <typename F, BinaryRule R>
+void binary_kernel(TensorIterator& iter) {
+  dispatch_dtype(iter.dtype(1), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (binary_accepts<T, R>()) {
+      if constexpr (rule_outputs_bool(R)) binary_loop<bool, T>(iter, F{});
+      else binary_loop<T, T>(iter, F{});
+    }
+  });
+}
+
+void copy_kernel(TensorIterator& iter) {
+  dispatch_dtype(iter.dtype(0), [&](auto out_tag) {
+    using O = typename decltype(out_tag)::type;
+    dispatch_dtype(iter.dtype(1), [&](auto in_tag) {
+      using I = typename decltype(in_tag)::type;
+      iter.for_each([&](char** data, const int64_t* strides, int64_t n) {
+        if (strides[0] == sizeof(O) && strides[1] == sizeof(I)) {
+          O* __restrict out = reinterpret_cast<O*>(data[0]);
+          const I* __restrict in = reinterpret_cast<const I*>(data[1]);
+          for (int64_t i = 0; i < n; ++i) out[i] = convert<O>(in[i]);
+        } else if (strides[0] == sizeof(O) && strides[1] == 0) {
+          const O v = convert<O>(*reinterpret_cast<const I*>(data[1]));
+          O* __restrict out = reinterpret_cast<O*>(data[0]);
+          for (int64_t i = 0; i < n; ++i) out[i] = v;
+        } else {
+          char* o = data[0];
+          const char* a = data[1];
+          for (int64_t i = 0; i < n; ++i, o += strides[0], a += strides[1])
+            *reinterpret_cast<O*>(o) = convert<O>(*reinterpret_cast<const I*>(a));
+        }
+      });
+    });
+  });
+}
+
+void where_kernel(TensorIterator& iter) {
+  dispatch_dtype(iter.dtype(0), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    iter.for_each([&](char** data, const int64_t* strides, int64_t n) {
+      char *o = data[0], *c = data[1], *a = data[2], *b = data[3];
+      for (int64_t i = 0; i < n; ++i) {
+        *reinterpret_cast<T*>(o) =
+            *reinterpret_cast<const bool*>(c) ? *reinterpret_cast<const T*>(a) : *reinterpret_cast<const T*>(b);
+        o += strides[0];
+        c += strides[1];
+        a += strides[2];
+        b += strides[3];
+      }
+    });
+  });
+}
+
+void clamp_kernel(TensorIterator& iter, const Scalar* lo, const Scalar* hi) {
+  dispatch_dtype(iter.dtype(0), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using op_t = opmath_t<T>;
+    ClampOp<op_t> f{lo ? lo->to<op_t>() : op_t(0), hi ? hi->to<op_t>() : op_t(0), lo != nullptr, hi != nullptr};
+    unary_loop<T, T>(iter, f);
+  });
+}
+
+}  // namespace
+
+void register_elementwise_kernels(KernelTable& table) {
+#define TANDEM_UNARY_OP(name, functor, rule) \
+  table.unary[static_cast<int>(UnaryOp::name)] = &unary_kernel<functor, UnaryRule::rule>;
+#define TANDEM_BINARY_OP(name, functor, rule) \
+  table.binary[static_cast<int>(BinaryOp::name)] = &binary_kernel<functor, BinaryRule::rule>;
+#include "ops/op_list.def"
+#undef TANDEM_UNARY_OP
+#undef TANDEM_BINARY_OP
+  table.copy = &copy_kernel;
+  table.where = &where_kernel;
+  table.clamp = &clamp_kernel;
+}
+
+}  // namespace tandem::cpu

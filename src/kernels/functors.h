@@ -1,0 +1,284 @@
+// The math of every elementwise op, written once. Each functor takes values in their "op math" type
+// (float for 16-bit floats, the type itself otherwise) and is used unchanged by the CPU loops and the CUDA
+// loops. Functors never throw: front ends reject bad inputs before a kernel runs.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include "core/macros.h"
+
+namespace tandem {
+
+template <typename T>
+constexpr bool is_float_v = std::is_floating_point_v<T>;
+
+// Load/store conversion between any two storage types, with bool meaning "non-zero".
+template <typename To, typename From>
+TANDEM_HOST_DEVICE TANDEM_INLINE To convert(From v) {
+  if constexpr (std::is_same_v<To, From>) {
+    return v;
+  } else if constexpr (std::is_same_v<To, bool>) {
+    if constexpr (std::is_arithmetic_v<From>) return v != From(0);
+    else return static_cast<float>(v) != 0.0f;
+  } else if constexpr (std::is_same_v<From, bool>) {
+    return To(static_cast<float>(v ? 1 : 0));
+  } else if constexpr (std::is_arithmetic_v<To> && std::is_arithmetic_v<From>) {
+    return static_cast<To>(v);
+  } else if constexpr (std::is_arithmetic_v<To>) {  // from Half/BFloat16
+    return static_cast<To>(static_cast<float>(v));
+  } else {  // to Half/BFloat16
+    return To(static_cast<float>(v));
+  }
+}
+
+// ---- unary ----
+struct NegOp {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return static_cast<T>(-x); }
+};
+struct AbsOp {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_unsigned_v<T> || std::is_same_v<T, bool>) return x;
+    else if constexpr (is_float_v<T>) return std::fabs(x);
+    else return static_cast<T>(x < 0 ? -x : x);
+  }
+};
+struct SignOp {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_same_v<T, bool>) return x;
+    else return static_cast<T>((T(0) < x) - (x < T(0)));
+  }
+};
+struct ReluOp {
+  // NaN propagates, as in PyTorch.
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return (x > T(0) || x != x) ? x : T(0); }
+};
+struct FloorOp {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (is_float_v<T>) return std::floor(x); else return x;
+  }
+};
+struct CeilOp {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (is_float_v<T>) return std::ceil(x); else return x;
+  }
+};
+struct RoundOp {  // half to even, like NumPy and PyTorch
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (is_float_v<T>) return std::nearbyint(x); else return x;
+  }
+};
+struct TruncOp {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (is_float_v<T>) return std::trunc(x); else return x;
+  }
+};
+struct ExpOp {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return std::exp(x); }
+};
+struct LogOp {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return std::log(x); }
+};
+struct Log1pOp {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return std::log1p(x); }
+};
+struct Expm1Op {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return std::expm1(x); }
+};
+struct SqrtOp {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return std::sqrt(x); }
+};
+struct RsqrtOp {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return T(1) / std::sqrt(x); }
+};
+struct SinOp {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return std::sin(x); }
+};
+struct CosOp {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return std::cos(x); }
+};
+struct TanhOp {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return std::tanh(x); }
+};
+struct SigmoidOp {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return T(1) / (T(1) + std::exp(-x)); }
+};
+struct GeluOp {  // exact: x * Phi(x)
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
+    return T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440)));
+  }
+};
+struct GeluTanhOp {  // the tanh approximation (approximate='tanh')
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
+    const T k = T(0.79788456080286535588);  // sqrt(2/pi)
+    return T(0.5) * x * (T(1) + std::tanh(k * (x + T(0.044715) * x * x * x)));
+  }
+};
+struct LogicalNotOp {
+  template <typename T> TANDEM_HOST_DEVICE bool operator()(T x) const { return !(x != T(0)); }
+};
+struct BitwiseNotOp {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_same_v<T, bool>) return !x; else return static_cast<T>(~x);
+  }
+};
+struct IsNanOp {
+  template <typename T> TANDEM_HOST_DEVICE bool operator()(T x) const {
+    if constexpr (is_float_v<T>) return x != x; else return false;
+  }
+};
+struct IsInfOp {
+  template <typename T> TANDEM_HOST_DEVICE bool operator()(T x) const {
+    if constexpr (is_float_v<T>) return std::isinf(x); else return false;
+  }
+};
+struct IsFiniteOp {
+  template <typename T> TANDEM_HOST_DEVICE bool operator()(T x) const {
+    if constexpr (is_float_v<T>) return std::isfinite(x); else return true;
+  }
+};
+// clamp(min, max) with either bound optional; NaN propagates.
+template <typename T>
+struct ClampOp {
+  T lo, hi;
+  bool has_lo, has_hi;
+  TANDEM_HOST_DEVICE T operator()(T x) const {
+    if (x != x) return x;
+    if (has_lo && x < lo) x = lo;
+    if (has_hi && x > hi) x = hi;
+    return x;
+  }
+};
+
+// ---- binary ----
+struct AddOp {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const { return static_cast<T>(a + b); }
+};
+struct SubOp {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const { return static_cast<T>(a - b); }
+};
+struct MulOp {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (std::is_same_v<T, bool>) return a && b; else return static_cast<T>(a * b);
+  }
+};
+struct DivOp {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const { return a / b; }
+};
+struct FloorDivOp {  // Python's //: rounds toward negative infinity
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (is_float_v<T>) {
+      if (b == T(0)) return a / b;
+      T mod = std::fmod(a, b);
+      T div = (a - mod) / b;
+      if (mod != T(0) && ((b < T(0)) != (mod < T(0)))) div -= T(1);
+      T fl = std::floor(div);
+      if (div - fl > T(0.5)) fl += T(1);
+      return div != T(0) ? fl : std::copysign(T(0), a / b);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      return a;
+    } else {
+      if (b == 0) return T(0);  // front end raises before this can happen
+      T q = static_cast<T>(a / b);
+      if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+      return q;
+    }
+  }
+};
+struct RemainderOp {  // Python's %: the result has the divisor's sign
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (is_float_v<T>) {
+      T r = std::fmod(a, b);
+      if (r != T(0) && ((r < T(0)) != (b < T(0)))) r += b;
+      return r;
+    } else if constexpr (std::is_same_v<T, bool>) {
+      return false;
+    } else {
+      if (b == 0) return T(0);
+      T r = static_cast<T>(a % b);
+      if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+      return r;
+    }
+  }
+};
+struct PowOp {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (is_float_v<T>) {
+      return std::pow(a, b);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      return a || !b;
+    } else {
+      if (b < 0) {  // only reached for tensor exponents; scalar negative exponents are rejected up front
+        if (a == 1) return 1;
+        if (a == -1) return (b & 1) ? T(-1) : T(1);
+        return 0;
+      }
+      T result = 1, base = a;
+      for (auto e = b; e; e >>= 1) {
+        if (e & 1) result = static_cast<T>(result * base);
+        base = static_cast<T>(base * base);
+      }
+      return result;
+    }
+  }
+};
+struct MaximumOp {  // NaN propagates
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (is_float_v<T>) {
+      if (a != a) return a;
+      if (b != b) return b;
+    }
+    return a > b ? a : b;
+  }
+};
+struct MinimumOp {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (is_float_v<T>) {
+      if (a != a) return a;
+      if (b != b) return b;
+    }
+    return a < b ? a : b;
+  }
+};
+struct EqOp {
+  template <typename T> TANDEM_HOST_DEVICE bool operator()(T a, T b) const { return a == b; }
+};
+struct NeOp {
+  template <typename T> TANDEM_HOST_DEVICE bool operator()(T a, T b) const { return a != b; }
+};
+struct LtOp {
+  template <typename T> TANDEM_HOST_DEVICE bool operator()(T a, T b) const { return a < b; }
+};
+struct LeOp {
+  template <typename T> TANDEM_HOST_DEVICE bool operator()(T a, T b) const { return a <= b; }
+};
+struct GtOp {
+  template <typename T> TANDEM_HOST_DEVICE bool operator()(T a, T b) const { return a > b; }
+};
+struct GeOp {
+  template <typename T> TANDEM_HOST_DEVICE bool operator()(T a, T b) const { return a >= b; }
+};
+struct LogicalAndOp {
+  template <typename T> TANDEM_HOST_DEVICE bool operator()(T a, T b) const { return (a != T(0)) && (b != T(0)); }
+};
+struct LogicalOrOp {
+  template <typename T> TANDEM_HOST_DEVICE bool operator()(T a, T b) const { return (a != T(0)) || (b != T(0)); }
+};
+struct LogicalXorOp {
+  template <typename T> TANDEM_HOST_DEVICE bool operator()(T a, T b) const { return (a != T(0)) != (b != T(0)); }
+};
+struct BitwiseAndOp {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const { return static_cast<T>(a & b); }
+};
+struct BitwiseOrOp {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const { return static_cast<T>(a | b); }
+};
+struct BitwiseXorOp {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const { return static_cast<T>(a ^ b); }
+};
+// where(cond, a, b)
+struct WhereOp {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(bool c, T a, T b) const { return c ? a : b; }
+};
+
+}  // namespace tandem

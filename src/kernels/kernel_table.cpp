@@ -1,0 +1,33 @@
+#include "kernels/kernel_table.h"
+
+#include "backend/backend.h"
+
+namespace tandem {
+
+namespace {
+const char* const kUnaryNames[] = {
+#define TANDEM_UNARY_OP(name, functor, rule) #name,
+#include "ops/op_list.def"
+#undef TANDEM_UNARY_OP
+};
+const char* const kBinaryNames[] = {
+#define TANDEM_BINARY_OP(name, functor, rule) #name,
+#include "ops/op_list.def"
+#undef TANDEM_BINARY_OP
+};
+}  // namespace
+
+const char* unary_op_name(UnaryOp op) { return kUnaryNames[static_cast<int>(op)]; }
+const char* binary_op_name(BinaryOp op) { return kBinaryNames[static_cast<int>(op)]; }
+
+KernelTable& kernel_table_for_registration(DeviceType type) {
+  static KernelTable tables[kNumDeviceTypes];
+  return tables[static_cast<int>(type)];
+}
+
+KernelTable& kernel_table(DeviceType type) {
+  ensure_builtin_backends();
+  return kernel_table_for_registration(type);
+}
+
+}  // namespace tandem

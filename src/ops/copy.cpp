@@ -1,0 +1,101 @@
+#include "ops/copy.h"
+
+#include <cstring>
+
+#include "backend/backend.h"
+#include "core/error.h"
+#include "kernels/kernel_table.h"
+#include "ops/elementwise.h"
+#include "ops/tensor_iterator.h"
+
+namespace tandem {
+
+void check_writeable(const Tensor& x, const char* op) {
+  TANDEM_CHECK(x.storage()->writeable(), Runtime, op,
+               ": the tensor's memory is read-only (it comes from a non-writeable NumPy array)\nhint: "
+               "copy it first with .clone(), or pass a writeable array (np.array(a)) to from_numpy");
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    TANDEM_CHECK(x.strides()[d] != 0 || x.sizes()[d] <= 1, Runtime,
+                 "unsupported operation: more than one element of the written-to tensor refers to a single "
+                 "memory location. Please clone() the tensor before performing the operation.");
+  }
+}
+
+Tensor copy_(const Tensor& dst, const Tensor& src) {
+  check_writeable(dst, "copy_");
+  DimVector shape = broadcast_shapes(dst.sizes(), src.sizes());
+  TANDEM_CHECK(shape == dst.sizes(), Runtime, "output with shape ", dst.shape_str(),
+               " doesn't match the broadcast shape ", shape_to_string(shape));
+  if (dst.numel() == 0) return dst;
+  TANDEM_CHECK(dst.device() == src.device(), NotImplemented, "copy_ between ", src.device().str(), " and ",
+               dst.device().str(), " is not supported by this build");
+  TensorIterator iter;
+  iter.add_output(dst);
+  iter.add_input(src);
+  iter.build();
+  kernel_table(dst.device().type).copy(iter);
+  dst.bump_version();
+  return dst;
+}
+
+Tensor empty_like(const Tensor& x) { return empty(x.sizes(), x.dtype(), x.device()); }
+Tensor empty_like(const Tensor& x, DType dtype) { return empty(x.sizes(), dtype, x.device()); }
+
+Tensor to_dtype(const Tensor& x, DType dtype, bool copy) {
+  if (x.dtype() == dtype && !copy) return x;
+  Tensor out = empty(x.sizes(), dtype, x.device());
+  TensorIterator iter;
+  iter.add_output(out);
+  iter.add_input(x);
+  iter.build();
+  kernel_table(x.device().type).copy(iter);
+  return out;
+}
+
+Tensor contiguous(const Tensor& x) { return x.is_contiguous() ? x : to_dtype(x, x.dtype(), true); }
+Tensor clone(const Tensor& x) { return to_dtype(x, x.dtype(), true); }
+
+Tensor fill_(const Tensor& x, const Scalar& value) {
+  check_writeable(x, "fill_");
+  if (x.numel() == 0) return x;
+  TensorIterator iter;
+  iter.add_output(x);
+  alignas(8) char buf[8];
+  dispatch_dtype(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T v = value.to<T>();
+    std::memcpy(buf, &v, sizeof(T));
+  });
+  iter.add_scalar_input(buf, x.dtype());
+  iter.build();
+  kernel_table(x.device().type).copy(iter);
+  x.bump_version();
+  return x;
+}
+
+Tensor full(IntArrayRef sizes, const Scalar& value, DType dtype, Device device) {
+  Tensor t = empty(sizes, dtype, device);
+  return fill_(t, value);
+}
+
+Scalar item(const Tensor& x) {
+  TANDEM_CHECK(x.numel() == 1, Runtime, "a Tensor with ", x.numel(),
+               " elements cannot be converted to Scalar\nhint: item() needs exactly one element; reduce first "
+               "(e.g. x.sum().item()) or use x.tolist()");
+  alignas(8) char buf[8];
+  if (x.device().is_cpu()) {
+    std::memcpy(buf, x.data_ptr(), x.element_size());
+  } else {
+    backend_for(x.device().type).copy_device_to_host(buf, x.data_ptr(), x.element_size(), x.device());
+  }
+  return dispatch_dtype(x.dtype(), [&](auto tag) -> Scalar {
+    using T = typename decltype(tag)::type;
+    T v;
+    std::memcpy(&v, buf, sizeof(T));
+    if constexpr (std::is_same_v<T, bool>) return Scalar(v);
+    else if constexpr (std::is_integral_v<T>) return Scalar(static_cast<int64_t>(v));
+    else return Scalar(static_cast<double>(static_cast<opmath_t<T>>(v)));
+  });
+}
+
+}  // namespace tandem

@@ -1,0 +1,28 @@
+// Copies and dtype conversion.
+#pragma once
+#include "core/scalar.h"
+#include "core/tensor.h"
+
+namespace tandem {
+
+// Writes src into dst (broadcasting src to dst's shape, converting dtype, crossing devices).
+Tensor copy_(const Tensor& dst, const Tensor& src);
+// `x` itself when it already has `dtype`, otherwise a converted contiguous copy.
+Tensor to_dtype(const Tensor& x, DType dtype, bool copy = false);
+// `x` itself when contiguous, otherwise a contiguous copy.
+Tensor contiguous(const Tensor& x);
+Tensor clone(const Tensor& x);
+Tensor empty_like(const Tensor& x);
+Tensor empty_like(const Tensor& x, DType dtype);
+// Fill with a value converted to the tensor's dtype.
+Tensor fill_(const Tensor& x, const Scalar& value);
+Tensor full(IntArrayRef sizes, const Scalar& value, DType dtype, Device device = Device());
+// Refuses in-place writes into memory that must not change (read-only NumPy arrays, expanded views).
+void check_writeable(const Tensor& x, const char* op);
+
+}  // namespace tandem
+
+namespace tandem {
+// The value of a one-element tensor (copying from the device when needed). RuntimeError otherwise.
+Scalar item(const Tensor& x);
+}  // namespace tandem

@@ -1,0 +1,321 @@
+#include "ops/elementwise.h"
+
+#include <cstring>
+
+#include "core/error.h"
+#include "kernels/kernel_table.h"
+#include "ops/copy.h"
+#include "ops/op_rules.h"
+#include "ops/reduce.h"
+#include "ops/tensor_iterator.h"
+#include "ops/type_promotion.h"
+
+namespace tandem {
+
+DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b) {
+  if (a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin())) return DimVector(a);
+  size_t n = std::max(a.size(), b.size());
+  DimVector out(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
+    int64_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
+    TANDEM_CHECK(da == db || da == 1 || db == 1, Runtime, "The size of tensor a (", da,
+                 ") must match the size of tensor b (", db, ") at non-singleton dimension ", n - 1 - i,
+                 "\nhint: shapes ", shape_to_string(a), " and ", shape_to_string(b),
+                 " do not broadcast; align them with unsqueeze()/reshape() or check the operands");
+    out[n - 1 - i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+void check_same_device(const char* op, const Tensor& a, const Tensor& b) {
+  Device da = a.device(), db = b.device();
+  if (__builtin_expect(da == db, 1)) return;
+  // A 0-dim CPU tensor behaves like a scalar and may join any device.
+  if ((da.is_cpu() && a.dim() == 0) || (db.is_cpu() && b.dim() == 0)) return;
+  const Tensor& cpu_side = da.is_cpu() ? a : b;
+  TANDEM_THROW(Runtime, "Expected all tensors to be on the same device, but found at least two devices, ",
+               da.str(), " and ", db.str(), "!\nhint: in ", op, ", move the ",
+               (&cpu_side == &a ? "first" : "second"), " operand with .to(",
+               (da.is_cpu() ? db : da).str() == "cpu" ? "'cpu'" : "'" + (da.is_cpu() ? db : da).str() + "'",
+               ") so both live on one device");
+}
+
+namespace {
+
+ElementwiseKernel unary_kernel(UnaryOp op, Device d) { return kernel_table(d.type).unary[static_cast<int>(op)]; }
+ElementwiseKernel binary_kernel(BinaryOp op, Device d) {
+  return kernel_table(d.type).binary[static_cast<int>(op)];
+}
+
+// ---- unary ----
+DType unary_compute_dtype(UnaryOp op, UnaryRule rule, DType in) {
+  switch (rule) {
+    case UnaryRule::NoBool:
+      TANDEM_CHECK(in != DType::Bool, Runtime,
+                   op == UnaryOp::neg ? "Negation, the `-` operator, on a bool tensor is not supported. If you "
+                                        "are trying to invert a mask, use the `~` or `logical_not()` operator "
+                                        "instead."
+                                      : "\"", unary_op_name(op), "\" not implemented for 'Bool'");
+      return in;
+    case UnaryRule::Float: return is_floating(in) ? in : default_float_dtype();
+    case UnaryRule::Integral:
+      TANDEM_CHECK(!is_floating(in), Runtime, "\"", unary_op_name(op), "_cpu\" not implemented for '",
+                   dtype_title(in), "'\nhint: ", unary_op_name(op), " works on integer and bool tensors only");
+      return in;
+    default: return in;
+  }
+}
+
+void run_unary(UnaryOp op, const Tensor& out, const Tensor& in) {
+  TensorIterator iter;
+  iter.add_output(out);
+  iter.add_input(in);
+  iter.build();
+  unary_kernel(op, out.device())(iter);
+}
+
+Tensor unary_op(UnaryOp op, UnaryRule rule, const Tensor& x) {
+  DType compute = unary_compute_dtype(op, rule, x.dtype());
+  Tensor in = to_dtype(x, compute);
+  Tensor out = empty(x.sizes(), rule_outputs_bool(rule) ? DType::Bool : compute, x.device());
+  run_unary(op, out, in);
+  return out;
+}
+
+Tensor unary_op_(UnaryOp op, UnaryRule rule, const Tensor& x) {
+  check_writeable(x, unary_op_name(op));
+  DType compute = unary_compute_dtype(op, rule, x.dtype());
+  DType result = rule_outputs_bool(rule) ? DType::Bool : compute;
+  TANDEM_CHECK(can_cast(result, x.dtype()), Runtime, "result type ", dtype_title(result),
+               " can't be cast to the desired output type ", dtype_title(x.dtype()),
+               "\nhint: use the out-of-place ", unary_op_name(op), "() or convert first, e.g. x = x.float()");
+  if (result == x.dtype()) {
+    run_unary(op, x, x);
+  } else {
+    copy_(x, unary_op(op, rule, x));
+  }
+  x.bump_version();
+  return x;
+}
+
+// ---- binary ----
+struct Operand {
+  const Tensor* tensor;  // null: scalar
+  Scalar scalar;
+};
+
+DType binary_compute_dtype(BinaryOp op, BinaryRule rule, DType common) {
+  switch (rule) {
+    case BinaryRule::ArithNoBool:
+      TANDEM_CHECK(common != DType::Bool, Runtime,
+                   "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                   "`logical_xor()` operator instead.");
+      return common;
+    case BinaryRule::TrueDiv: return is_floating(common) ? common : default_float_dtype();
+    case BinaryRule::Bitwise:
+      TANDEM_CHECK(!is_floating(common), Runtime, "\"", binary_op_name(op), "_cpu\" not implemented for '",
+                   dtype_title(common), "'\nhint: bitwise operators work on integer and bool tensors only");
+      return common;
+    default: return common;
+  }
+}
+
+void check_int_divisor(BinaryOp op, DType compute, const Operand& b) {
+  if (is_floating(compute) || compute == DType::Bool) return;
+  bool zero = b.tensor ? item(any(eq(*b.tensor, Scalar(int64_t{0})))).to_bool() : b.scalar.to_double() == 0.0;
+  TANDEM_CHECK(!zero, Runtime, "ZeroDivisionError\nhint: integer ", binary_op_name(op),
+               " by zero; check the divisor, or convert to float first to get inf/nan instead");
+}
+
+void check_pow_exponent(BinaryOp op, DType compute, const Operand& b) {
+  if (op != BinaryOp::pow || is_floating(compute) || b.tensor) return;
+  TANDEM_CHECK(b.scalar.is_float() || b.scalar.to_int() >= 0, Runtime,
+               "Integers to negative integer powers are not allowed.\nhint: convert the base to float first, "
+               "e.g. x.float() ** ", b.scalar.to_int());
+}
+
+// Runs the kernel into `out` (already allocated with the broadcast shape).
+void run_binary(BinaryOp op, DType compute, const Tensor& out, const Operand& a, const Operand& b) {
+  TensorIterator iter;
+  iter.add_output(out);
+  Tensor ta, tb;  // keep converted inputs alive for the kernel
+  alignas(8) char sa[8], sb[8];
+  auto add = [&](const Operand& o, Tensor& keep, char* buf) {
+    if (o.tensor) {
+      keep = to_dtype(*o.tensor, compute);
+      iter.add_input(keep);
+    } else {
+      dispatch_dtype(compute, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        T v = o.scalar.to<T>();
+        std::memcpy(buf, &v, sizeof(T));
+      });
+      iter.add_scalar_input(buf, compute);
+    }
+  };
+  add(a, ta, sa);
+  add(b, tb, sb);
+  iter.build();
+  binary_kernel(op, out.device())(iter);
+}
+
+Tensor binary_op(BinaryOp op, BinaryRule rule, const Operand& a, const Operand& b) {
+  ResultTypeState state;
+  DimVector shape;
+  Device device;
+  if (a.tensor && b.tensor) {
+    check_same_device(binary_op_name(op), *a.tensor, *b.tensor);
+    state.add(*a.tensor);
+    state.add(*b.tensor);
+    shape = broadcast_shapes(a.tensor->sizes(), b.tensor->sizes());
+    device = a.tensor->dim() == 0 && a.tensor->device().is_cpu() ? b.tensor->device() : a.tensor->device();
+  } else {
+    const Tensor& t = a.tensor ? *a.tensor : *b.tensor;
+    state.add(t);
+    state.add(a.tensor ? b.scalar : a.scalar);
+    shape = t.sizes();
+    device = t.device();
+  }
+  DType compute = binary_compute_dtype(op, rule, state.result());
+  if (rule == BinaryRule::IntDiv) check_int_divisor(op, compute, b);
+  check_pow_exponent(op, compute, b);
+  Tensor out = empty(shape, rule_outputs_bool(rule) ? DType::Bool : compute, device);
+  run_binary(op, compute, out, a, b);
+  return out;
+}
+
+Tensor binary_op_(BinaryOp op, BinaryRule rule, const Tensor& self, const Operand& b) {
+  check_writeable(self, binary_op_name(op));
+  ResultTypeState state;
+  state.add(self);
+  if (b.tensor) {
+    check_same_device(binary_op_name(op), self, *b.tensor);
+    state.add(*b.tensor);
+    DimVector shape = broadcast_shapes(self.sizes(), b.tensor->sizes());
+    TANDEM_CHECK(shape == self.sizes(), Runtime, "output with shape ", self.shape_str(),
+                 " doesn't match the broadcast shape ", shape_to_string(shape),
+                 "\nhint: the in-place ", binary_op_name(op), "_ cannot grow its tensor; use the out-of-place ",
+                 binary_op_name(op), "()");
+  } else {
+    state.add(b.scalar);
+  }
+  DType compute = binary_compute_dtype(op, rule, state.result());
+  DType result = rule_outputs_bool(rule) ? DType::Bool : compute;
+  TANDEM_CHECK(can_cast(result, self.dtype()), Runtime, "result type ", dtype_title(result),
+               " can't be cast to the desired output type ", dtype_title(self.dtype()),
+               "\nhint: use the out-of-place ", binary_op_name(op), "() (it returns a ",
+               dtype_name(result), " tensor) or convert first, e.g. x = x.to(", dtype_name(result), ")");
+  if (rule == BinaryRule::IntDiv) check_int_divisor(op, compute, b);
+  check_pow_exponent(op, compute, b);
+  Operand a{&self, {}};
+  if (result == self.dtype()) {
+    run_binary(op, compute, self, a, b);
+  } else {
+    Tensor tmp = empty(self.sizes(), result, self.device());
+    run_binary(op, compute, tmp, a, b);
+    copy_(self, tmp);
+  }
+  self.bump_version();
+  return self;
+}
+
+}  // namespace
+
+#define TANDEM_UNARY_OP(name, functor, rule) \
+  Tensor name(const Tensor& x) { return unary_op(UnaryOp::name, UnaryRule::rule, x); } \
+  Tensor name##_(const Tensor& x) { return unary_op_(UnaryOp::name, UnaryRule::rule, x); }
+#define TANDEM_BINARY_OP(name, functor, rule)                                                       \
+  Tensor name(const Tensor& a, const Tensor& b) {                                                   \
+    return binary_op(BinaryOp::name, BinaryRule::rule, {&a, {}}, {&b, {}});                         \
+  }                                                                                                 \
+  Tensor name(const Tensor& a, const Scalar& b) {                                                   \
+    return binary_op(BinaryOp::name, BinaryRule::rule, {&a, {}}, {nullptr, b});                     \
+  }                                                                                                 \
+  Tensor name(const Scalar& a, const Tensor& b) {                                                   \
+    return binary_op(BinaryOp::name, BinaryRule::rule, {nullptr, a}, {&b, {}});                     \
+  }                                                                                                 \
+  Tensor name##_(const Tensor& self, const Tensor& b) {                                             \
+    return binary_op_(BinaryOp::name, BinaryRule::rule, self, {&b, {}});                            \
+  }                                                                                                 \
+  Tensor name##_(const Tensor& self, const Scalar& b) {                                             \
+    return binary_op_(BinaryOp::name, BinaryRule::rule, self, {nullptr, b});                        \
+  }
+#include "ops/op_list.def"
+#undef TANDEM_UNARY_OP
+#undef TANDEM_BINARY_OP
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  check_same_device("where", cond, a);
+  check_same_device("where", a, b);
+  TANDEM_CHECK(cond.dtype() == DType::Bool || cond.dtype() == DType::UInt8, Runtime,
+               "where expected condition to be a boolean tensor, but got a tensor with dtype ",
+               dtype_title(cond.dtype()), "\nhint: pass a comparison such as x > 0, or cond.bool()");
+  DType dtype = result_type(a, b);
+  DimVector shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes()), b.sizes());
+  Device device = cond.dim() == 0 && cond.device().is_cpu() ? (a.dim() ? a.device() : b.device())
+                                                             : cond.device();
+  Tensor out = empty(shape, dtype, device);
+  Tensor c = to_dtype(cond, DType::Bool), ta = to_dtype(a, dtype), tb = to_dtype(b, dtype);
+  TensorIterator iter;
+  iter.add_output(out);
+  iter.add_input(c);
+  iter.add_input(ta);
+  iter.add_input(tb);
+  iter.build();
+  kernel_table(device.type).where(iter);
+  return out;
+}
+
+namespace {
+void check_clamp_args(const Tensor& x, const Scalar* lo, const Scalar* hi) {
+  TANDEM_CHECK(lo || hi, Runtime, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  TANDEM_CHECK(x.dtype() != DType::Bool, Runtime, "\"clamp\" not implemented for 'Bool'");
+}
+}  // namespace
+
+Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  const Scalar* plo = lo ? &*lo : nullptr;
+  const Scalar* phi = hi ? &*hi : nullptr;
+  check_clamp_args(x, plo, phi);
+  ResultTypeState state;
+  state.add(x);
+  if (plo) state.add(*plo);
+  if (phi) state.add(*phi);
+  DType dtype = state.result();
+  Tensor in = to_dtype(x, dtype);
+  Tensor out = empty(x.sizes(), dtype, x.device());
+  TensorIterator iter;
+  iter.add_output(out);
+  iter.add_input(in);
+  iter.build();
+  kernel_table(x.device().type).clamp(iter, plo, phi);
+  return out;
+}
+
+Tensor clamp_(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  check_writeable(x, "clamp");
+  const Scalar* plo = lo ? &*lo : nullptr;
+  const Scalar* phi = hi ? &*hi : nullptr;
+  check_clamp_args(x, plo, phi);
+  if (!is_floating(x.dtype()) && ((plo && plo->is_float()) || (phi && phi->is_float()))) {
+    TANDEM_THROW(Runtime, "result type Float can't be cast to the desired output type ", dtype_title(x.dtype()));
+  }
+  TensorIterator iter;
+  iter.add_output(x);
+  iter.add_input(x);
+  iter.build();
+  kernel_table(x.device().type).clamp(iter, plo, phi);
+  x.bump_version();
+  return x;
+}
+
+Tensor clamp(const Tensor& x, const Tensor* lo, const Tensor* hi) {
+  TANDEM_CHECK(lo || hi, Runtime, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  Tensor r = x;
+  if (lo) r = maximum(r, *lo);
+  if (hi) r = minimum(r, *hi);
+  return r;
+}
+
+}  // namespace tandem

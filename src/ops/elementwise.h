@@ -1,0 +1,35 @@
+// Front ends of the elementwise ops: every function here is generated from op_list.def, plus the few
+// elementwise ops with extra arguments (where, clamp).
+#pragma once
+#include <optional>
+
+#include "core/scalar.h"
+#include "core/tensor.h"
+
+namespace tandem {
+
+#define TANDEM_UNARY_OP(name, functor, rule) \
+  Tensor name(const Tensor& x);              \
+  Tensor name##_(const Tensor& x);
+#define TANDEM_BINARY_OP(name, functor, rule)         \
+  Tensor name(const Tensor& a, const Tensor& b);      \
+  Tensor name(const Tensor& a, const Scalar& b);      \
+  Tensor name(const Scalar& a, const Tensor& b);      \
+  Tensor name##_(const Tensor& self, const Tensor& b); \
+  Tensor name##_(const Tensor& self, const Scalar& b);
+#include "ops/op_list.def"
+#undef TANDEM_UNARY_OP
+#undef TANDEM_BINARY_OP
+
+// Any of the three operands may be a Python scalar (passed as a 0-dim tensor by the binding).
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi);
+Tensor clamp_(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi);
+Tensor clamp(const Tensor& x, const Tensor* lo, const Tensor* hi);
+
+// Shape that a and b broadcast to, or a RuntimeError in PyTorch's words.
+DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b);
+// Same device for all operands, allowing 0-dim CPU tensors to join any device (as PyTorch does).
+void check_same_device(const char* op, const Tensor& a, const Tensor& b);
+
+}  // namespace tandem

@@ -1,0 +1,307 @@
+#include "ops/view.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "ops/copy.h"
+
+namespace tandem {
+
+DimVector infer_size(IntArrayRef shape, int64_t numel) {
+  DimVector out(shape);
+  int64_t known = 1, infer = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      TANDEM_CHECK(infer < 0, Runtime, "only one dimension can be inferred");
+      infer = static_cast<int64_t>(i);
+    } else {
+      TANDEM_CHECK(shape[i] >= 0, Runtime, "invalid shape dimension ", shape[i]);
+      known *= shape[i];
+    }
+  }
+  bool ok = infer >= 0 ? (known != 0 && numel % known == 0) : known == numel;
+  TANDEM_CHECK(ok, Runtime, "shape '", shape_to_string(shape), "' is invalid for input of size ", numel);
+  if (infer >= 0) out[infer] = numel / known;
+  return out;
+}
+
+namespace {
+// Strides for viewing x with `shape` without copying, if possible (PyTorch's computeStride).
+bool view_strides(const Tensor& x, IntArrayRef shape, DimVector& out) {
+  out = DimVector(shape.size());
+  if (x.numel() == 0) {
+    out = contiguous_strides(shape);
+    return true;
+  }
+  const DimVector& old_sizes = x.sizes();
+  const DimVector& old_strides = x.strides();
+  int64_t view_d = static_cast<int64_t>(shape.size()) - 1;
+  int64_t chunk_base_stride = old_strides.size() ? old_strides.back() : 1;
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t d = x.dim() - 1; d >= 0; --d) {
+    tensor_numel *= old_sizes[d];
+    if (d == 0 || (old_sizes[d - 1] != 1 && old_strides[d - 1] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || shape[view_d] == 1)) {
+        out[view_d] = view_numel * chunk_base_stride;
+        view_numel *= shape[view_d];
+        view_d--;
+      }
+      if (view_numel != tensor_numel) return false;
+      if (d > 0) {
+        chunk_base_stride = old_strides[d - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  return view_d == -1;
+}
+}  // namespace
+
+Tensor view(const Tensor& x, IntArrayRef shape) {
+  DimVector sizes = infer_size(shape, x.numel());
+  DimVector strides;
+  TANDEM_CHECK(view_strides(x, sizes, strides), Runtime,
+               "view size is not compatible with input tensor's size and stride (at least one dimension spans "
+               "across two contiguous subspaces). Use .reshape(...) instead.\nhint: x.reshape(",
+               shape_to_string(shape).substr(1, shape_to_string(shape).size() - 2),
+               ") copies when it must; or call .contiguous() before .view()");
+  return make_view(x, sizes, strides, x.storage_offset());
+}
+
+Tensor reshape(const Tensor& x, IntArrayRef shape) {
+  DimVector sizes = infer_size(shape, x.numel());
+  DimVector strides;
+  if (view_strides(x, sizes, strides)) return make_view(x, sizes, strides, x.storage_offset());
+  return view(clone(x), sizes);
+}
+
+Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
+  if (x.dim() == 0) return reshape(x, DimVector{1});
+  start_dim = wrap_dim(start_dim, x.dim());
+  end_dim = wrap_dim(end_dim, x.dim());
+  TANDEM_CHECK(start_dim <= end_dim, Runtime, "flatten() has invalid args: start_dim cannot come after end_dim");
+  if (start_dim == end_dim) return x;
+  DimVector shape;
+  for (int64_t d = 0; d < start_dim; ++d) shape.push_back(x.sizes()[d]);
+  int64_t n = 1;
+  for (int64_t d = start_dim; d <= end_dim; ++d) n *= x.sizes()[d];
+  shape.push_back(n);
+  for (int64_t d = end_dim + 1; d < x.dim(); ++d) shape.push_back(x.sizes()[d]);
+  return reshape(x, shape);
+}
+
+Tensor permute(const Tensor& x, IntArrayRef dims) {
+  int64_t nd = x.dim();
+  TANDEM_CHECK(static_cast<int64_t>(dims.size()) == nd, Runtime,
+               "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the "
+               "desired ordering of dimensions i.e. input.dim() = ",
+               nd, " is not equal to len(dims) = ", dims.size());
+  DimVector sizes(nd), strides(nd);
+  std::vector<bool> seen(nd, false);
+  for (int64_t i = 0; i < nd; ++i) {
+    int64_t d = wrap_dim(dims[i], nd);
+    TANDEM_CHECK(!seen[d], Runtime, "permute(): duplicate dims are not allowed.");
+    seen[d] = true;
+    sizes[i] = x.sizes()[d];
+    strides[i] = x.strides()[d];
+  }
+  return make_view(x, sizes, strides, x.storage_offset());
+}
+
+Tensor transpose(const Tensor& x, int64_t d0, int64_t d1) {
+  int64_t nd = x.dim();
+  if (nd == 0) {
+    wrap_dim(d0, 0);
+    wrap_dim(d1, 0);
+    return alias(x);
+  }
+  d0 = wrap_dim(d0, nd);
+  d1 = wrap_dim(d1, nd);
+  DimVector sizes = x.sizes(), strides = x.strides();
+  std::swap(sizes[d0], sizes[d1]);
+  std::swap(strides[d0], strides[d1]);
+  return make_view(x, sizes, strides, x.storage_offset());
+}
+
+Tensor t(const Tensor& x) {
+  TANDEM_CHECK(x.dim() <= 2, Runtime, "t() expects a tensor with <= 2 dimensions, but self is ", x.dim(), "D");
+  return x.dim() < 2 ? alias(x) : transpose(x, 0, 1);
+}
+
+Tensor matrix_T(const Tensor& x) {
+  DimVector dims(x.dim());
+  for (int64_t i = 0; i < x.dim(); ++i) dims[i] = x.dim() - 1 - i;
+  return permute(x, dims);
+}
+
+Tensor mT(const Tensor& x) {
+  TANDEM_CHECK(x.dim() >= 2, Runtime, "tensor.mT is only supported on matrices or batches of matrices. Got ",
+               x.dim(), "-D tensor.");
+  return transpose(x, -2, -1);
+}
+
+Tensor squeeze(const Tensor& x) {
+  DimVector sizes, strides;
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    if (x.sizes()[d] == 1) continue;
+    sizes.push_back(x.sizes()[d]);
+    strides.push_back(x.strides()[d]);
+  }
+  return make_view(x, sizes, strides, x.storage_offset());
+}
+
+Tensor squeeze(const Tensor& x, IntArrayRef dims) {
+  std::vector<bool> drop(std::max<int64_t>(x.dim(), 1), false);
+  for (int64_t d : dims) {
+    int64_t w = wrap_dim(d, x.dim());
+    if (x.dim() > 0 && x.sizes()[w] == 1) drop[w] = true;
+  }
+  DimVector sizes, strides;
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    if (drop[d]) continue;
+    sizes.push_back(x.sizes()[d]);
+    strides.push_back(x.strides()[d]);
+  }
+  return make_view(x, sizes, strides, x.storage_offset());
+}
+
+Tensor unsqueeze(const Tensor& x, int64_t dim) {
+  dim = wrap_dim(dim, x.dim() + 1);
+  DimVector sizes = x.sizes(), strides = x.strides();
+  int64_t st = dim < x.dim() ? x.sizes()[dim] * x.strides()[dim] : 1;
+  sizes.insert(dim, 1);
+  strides.insert(dim, st);
+  return make_view(x, sizes, strides, x.storage_offset());
+}
+
+Tensor expand(const Tensor& x, IntArrayRef shape) {
+  int64_t nd = static_cast<int64_t>(shape.size());
+  TANDEM_CHECK(nd >= x.dim(), Runtime, "expand(", x.shape_str(),
+               ", size=", shape.size(), "): the number of sizes provided (", shape.size(),
+               ") must be greater or equal to the number of dimensions in the tensor (", x.dim(), ")");
+  DimVector sizes(nd), strides(nd);
+  for (int64_t i = nd - 1; i >= 0; --i) {
+    int64_t off = nd - 1 - i;
+    int64_t xd = x.dim() - 1 - off;
+    int64_t want = shape[i];
+    if (xd >= 0) {
+      int64_t have = x.sizes()[xd];
+      if (want == -1) want = have;
+      TANDEM_CHECK(have == want || have == 1, Runtime, "The expanded size of the tensor (", want,
+                   ") must match the existing size (", have, ") at non-singleton dimension ", i,
+                   ".  Target sizes: ", shape_to_string(shape), ".  Tensor sizes: ", x.shape_str());
+      sizes[i] = want;
+      strides[i] = have == want ? x.strides()[xd] : 0;
+    } else {
+      TANDEM_CHECK(want >= 0, Runtime, "The expanded size of the tensor (", want,
+                   ") isn't allowed in a leading, non-existing dimension ", i);
+      sizes[i] = want;
+      strides[i] = 0;
+    }
+  }
+  return make_view(x, sizes, strides, x.storage_offset());
+}
+
+Tensor broadcast_to(const Tensor& x, IntArrayRef shape) { return expand(x, shape); }
+
+Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
+  TANDEM_CHECK(x.dim() > 0, Runtime, "narrow() cannot be applied to a 0-dim tensor.");
+  dim = wrap_dim(dim, x.dim());
+  int64_t size = x.sizes()[dim];
+  TANDEM_CHECK(start >= -size && start <= size, Index, "start out of range (expected to be in range of [", -size,
+               ", ", size, "], but got ", start, ")");
+  if (start < 0) start += size;
+  TANDEM_CHECK(length >= 0 && start <= size - length, Runtime, "start (", start, ") + length (", length,
+               ") exceeds dimension size (", size, ").");
+  return slice(x, dim, start, start + length, 1);
+}
+
+Tensor select(const Tensor& x, int64_t dim, int64_t index) {
+  TANDEM_CHECK(x.dim() > 0, Index, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                                   "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
+  dim = wrap_dim(dim, x.dim());
+  int64_t size = x.sizes()[dim];
+  TANDEM_CHECK(index >= -size && index < size, Index, "index ", index, " is out of bounds for dimension ", dim,
+               " with size ", size);
+  if (index < 0) index += size;
+  DimVector sizes = x.sizes(), strides = x.strides();
+  int64_t offset = x.storage_offset() + index * strides[dim];
+  sizes.erase(dim);
+  strides.erase(dim);
+  return make_view(x, sizes, strides, offset);
+}
+
+Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t stop, int64_t step) {
+  TANDEM_CHECK(step > 0, Value, "step must be greater than zero\nhint: negative steps are not supported "
+                                "(as in PyTorch); use x.flip(dim) to reverse");
+  int64_t size = x.sizes()[dim];
+  start = std::clamp<int64_t>(start, 0, size);
+  stop = std::clamp<int64_t>(stop, start, size);
+  DimVector sizes = x.sizes(), strides = x.strides();
+  int64_t offset = x.storage_offset() + (start < size ? start * strides[dim] : 0);
+  sizes[dim] = (stop - start + step - 1) / step;
+  strides[dim] *= step;
+  return make_view(x, sizes, strides, offset);
+}
+
+std::vector<Tensor> unbind(const Tensor& x, int64_t dim) {
+  TANDEM_CHECK(x.dim() > 0, Runtime, "Dimension specified as 0 but tensor has no dimensions");
+  dim = wrap_dim(dim, x.dim());
+  std::vector<Tensor> out;
+  for (int64_t i = 0; i < x.sizes()[dim]; ++i) out.push_back(select(x, dim, i));
+  return out;
+}
+
+std::vector<Tensor> split_with_sizes(const Tensor& x, IntArrayRef sizes, int64_t dim) {
+  TANDEM_CHECK(x.dim() > 0, Runtime, "split expects at least a 1-dimensional tensor");
+  dim = wrap_dim(dim, x.dim());
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    TANDEM_CHECK(s >= 0, Runtime, "split_with_sizes expects split_sizes have only non-negative entries, but got "
+                                  "split_sizes=", shape_to_string(sizes));
+    total += s;
+  }
+  TANDEM_CHECK(total == x.sizes()[dim], Runtime, "split_with_sizes expects split_sizes to sum exactly to ",
+               x.sizes()[dim], " (input tensor's size at dimension ", dim, "), but got split_sizes=",
+               shape_to_string(sizes));
+  std::vector<Tensor> out;
+  int64_t start = 0;
+  for (int64_t s : sizes) {
+    out.push_back(slice(x, dim, start, start + s, 1));
+    start += s;
+  }
+  return out;
+}
+
+std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim) {
+  TANDEM_CHECK(x.dim() > 0, Runtime, "split expects at least a 1-dimensional tensor");
+  TANDEM_CHECK(split_size >= 0, Runtime, "split expects split_size be non-negative, but got split_size=",
+               split_size);
+  dim = wrap_dim(dim, x.dim());
+  int64_t size = x.sizes()[dim];
+  DimVector sizes;
+  if (split_size == 0) {
+    TANDEM_CHECK(size == 0, Runtime, "split_size can only be 0 if dimension size is 0, but got dimension size of ",
+                 size);
+    sizes.push_back(0);
+  }
+  for (int64_t start = 0; split_size > 0 && start < size; start += split_size)
+    sizes.push_back(std::min(split_size, size - start));
+  if (sizes.empty()) sizes.push_back(0);
+  return split_with_sizes(x, sizes, dim);
+}
+
+std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim) {
+  TANDEM_CHECK(x.dim() > 0, Runtime, "chunk expects at least a 1-dimensional tensor");
+  TANDEM_CHECK(chunks > 0, Runtime, "chunk expects `chunks` to be greater than 0, got: ", chunks);
+  dim = wrap_dim(dim, x.dim());
+  int64_t size = x.sizes()[dim];
+  int64_t each = (size + chunks - 1) / chunks;
+  if (each == 0 && size == 0) each = 0;
+  return split(x, std::max<int64_t>(each, size == 0 ? 0 : 1), dim);
+}
+
+Tensor alias(const Tensor& x) { return make_view(x, x.sizes(), x.strides(), x.storage_offset()); }
+
+}  // namespace tandem
