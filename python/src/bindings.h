@@ -51,6 +51,7 @@ void init_tensor(nb::module_& m);
 void init_elementwise(nb::module_& m);
 void init_views(nb::module_& m);
 void init_creation(nb::module_& m);
+void init_protocol(nb::module_& m);
 void init_reductions(nb::module_& m);
 void init_indexing(nb::module_& m);
 void init_random(nb::module_& m);

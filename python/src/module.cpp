@@ -9,6 +9,7 @@ NB_MODULE(_C, m) {
   init_elementwise(m);
   init_views(m);
   init_creation(m);
+  init_protocol(m);
   init_reductions(m);
   init_indexing(m);
   init_random(m);

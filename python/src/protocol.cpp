@@ -1,0 +1,116 @@
+// The Python number/sequence protocol of Tensor: item(), tolist(), float(t), int(t), bool(t), len(t), ...
+#include <cstring>
+#include <vector>
+
+#include "bindings.h"
+#include "core/error.h"
+#include "ops/copy.h"
+#include "ops/view.h"
+
+namespace tandem::py {
+
+namespace {
+
+nb::object scalar_object(const Scalar& s) {
+  switch (s.kind()) {
+    case Scalar::Kind::Bool: return nb::bool_(s.to_bool());
+    case Scalar::Kind::Int: return nb::int_(s.to_int());
+    default: return nb::float_(s.to_double());
+  }
+}
+
+template <typename T>
+nb::object to_py(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  if constexpr (std::is_same_v<T, bool>) return nb::bool_(v);
+  else if constexpr (std::is_integral_v<T>) return nb::int_(static_cast<int64_t>(v));
+  else return nb::float_(static_cast<double>(static_cast<opmath_t<T>>(v)));
+}
+
+// Builds nested lists with an explicit stack of frames (no recursion over user-sized input).
+template <typename T>
+nb::object tolist_impl(const Tensor& host) {
+  const char* base = static_cast<const char*>(host.data_ptr());
+  const int64_t nd = host.dim(), es = static_cast<int64_t>(sizeof(T));
+  if (nd == 0) return to_py<T>(base);
+  struct Frame {
+    nb::list list;
+    int64_t dim, next, offset;
+  };
+  nb::list root;
+  std::vector<Frame> stack{{root, 0, 0, 0}};
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    const int64_t size = host.sizes()[f.dim], stride = host.strides()[f.dim];
+    if (f.dim == nd - 1) {
+      for (int64_t i = 0; i < size; ++i) f.list.append(to_py<T>(base + (f.offset + i * stride) * es));
+      stack.pop_back();
+    } else if (f.next == size) {
+      stack.pop_back();
+    } else {
+      nb::list child;
+      f.list.append(child);
+      Frame next{child, f.dim + 1, 0, f.offset + f.next * stride};
+      f.next++;
+      stack.push_back(std::move(next));
+    }
+  }
+  return root;
+}
+
+Tensor to_host(const Tensor& t) {
+  TANDEM_CHECK(t.device().is_cpu(), NotImplemented, "reading a ", t.device().str(),
+               " tensor from Python is not supported by this build");
+  return t;
+}
+
+Scalar one_value(const Tensor& t, const char* what) {
+  TANDEM_CHECK(t.numel() == 1, Runtime, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar",
+               "\nhint: ", what, " needs exactly one element; reduce first (e.g. x.sum()) or index one element");
+  return item(t);
+}
+
+}  // namespace
+
+void init_protocol(nb::module_& m) {
+  auto cls = nb::type<Tensor>();
+  auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
+  tensor.def("item", [](const Tensor& t) { return scalar_object(one_value(t, "item()")); },
+             "The value of a one-element tensor as a Python number.");
+  tensor.def(
+      "tolist",
+      [](const Tensor& t) {
+        Tensor h = to_host(t);
+        return dispatch_dtype(h.dtype(), [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          return tolist_impl<T>(h);
+        });
+      },
+      "The values as (nested) Python lists of numbers.");
+  tensor.def("__float__", [](const Tensor& t) { return one_value(t, "float()").to_double(); });
+  tensor.def("__int__", [](const Tensor& t) { return one_value(t, "int()").to_int(); });
+  tensor.def("__bool__", [](const Tensor& t) {
+    TANDEM_CHECK(t.numel() == 1, Runtime, "Boolean value of Tensor with more than one value is ambiguous",
+                 "\nhint: use t.any() or t.all() to reduce to one value");
+    return item(t).to_bool();
+  });
+  tensor.def("__index__", [](const Tensor& t) {
+    TANDEM_CHECK(!is_floating(t.dtype()) && t.numel() == 1, Type,
+                 "only integer tensors of a single element can be converted to an index");
+    return item(t).to_int();
+  });
+  tensor.def("__len__", [](const Tensor& t) {
+    TANDEM_CHECK(t.dim() > 0, Type, "len() of a 0-d tensor");
+    return t.sizes()[0];
+  });
+  tensor.def("__iter__", [](nb::handle self) {
+    const Tensor& t = as_tensor_ref(self);
+    TANDEM_CHECK(t.dim() > 0, Type, "iteration over a 0-d tensor");
+    nb::list parts;
+    for (const Tensor& p : unbind(t, 0)) parts.append(wrap(p));
+    return nb::iter(parts);
+  });
+}
+
+}  // namespace tandem::py
