@@ -99,14 +99,14 @@ Tensor tensor_from_data(nb::handle data, std::optional<DType> dtype, Device devi
   Inference inf;
   inf.walk(data, 0);
   DType inferred = inf.any_leaf ? inf.dtype : default_float_dtype();
+  // Fill straight in the requested dtype: going through the inferred one would round float64 data to float32.
   DType target = dtype.value_or(inferred);
-  Tensor host = empty(inf.shape, inferred, Device());
-  dispatch_dtype(inferred, [&](auto tag) {
+  Tensor out = empty(inf.shape, target, Device());
+  dispatch_dtype(target, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    T* p = host.data<T>();
+    T* p = out.data<T>();
     fill_from<T>(data, p);
   });
-  Tensor out = to_dtype(host, target);
   TANDEM_CHECK(device.is_cpu(), NotImplemented, "tensor(): device '", device.str(), "' is not supported yet");
   return out;
 }

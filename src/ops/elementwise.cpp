@@ -52,15 +52,19 @@ ElementwiseKernel binary_kernel(BinaryOp op, Device d) {
 DType unary_compute_dtype(UnaryOp op, UnaryRule rule, DType in) {
   switch (rule) {
     case UnaryRule::NoBool:
-      TANDEM_CHECK(in != DType::Bool, Runtime,
-                   op == UnaryOp::neg ? "Negation, the `-` operator, on a bool tensor is not supported. If you "
-                                        "are trying to invert a mask, use the `~` or `logical_not()` operator "
-                                        "instead."
-                                      : "\"", unary_op_name(op), "\" not implemented for 'Bool'");
+      if (in == DType::Bool) {
+        if (op == UnaryOp::neg)
+          TANDEM_THROW(NotImplemented,
+                       "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert "
+                       "a mask, use the `~` or `logical_not()` operator instead.");
+        if (op == UnaryOp::relu) TANDEM_THROW(NotImplemented, "Boolean inputs not supported for relu");
+        TANDEM_THROW(NotImplemented, "\"", unary_op_name(op), "_cpu\" not implemented for 'Bool'\nhint: convert "
+                     "first, e.g. x.int() or x.float()");
+      }
       return in;
     case UnaryRule::Float: return is_floating(in) ? in : default_float_dtype();
     case UnaryRule::Integral:
-      TANDEM_CHECK(!is_floating(in), Runtime, "\"", unary_op_name(op), "_cpu\" not implemented for '",
+      TANDEM_CHECK(!is_floating(in), NotImplemented, "\"", unary_op_name(op), "_cpu\" not implemented for '",
                    dtype_title(in), "'\nhint: ", unary_op_name(op), " works on integer and bool tensors only");
       return in;
     default: return in;
@@ -107,14 +111,14 @@ struct Operand {
 
 DType binary_compute_dtype(BinaryOp op, BinaryRule rule, DType common) {
   switch (rule) {
-    case BinaryRule::ArithNoBool:
-      TANDEM_CHECK(common != DType::Bool, Runtime,
-                   "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
-                   "`logical_xor()` operator instead.");
+    case BinaryRule::IntDiv:
+      TANDEM_CHECK(common != DType::Bool, NotImplemented, "\"",
+                   op == BinaryOp::floor_divide ? "div_floor_cpu" : "remainder_cpu",
+                   "\" not implemented for 'Bool'\nhint: convert first, e.g. x.int()");
       return common;
     case BinaryRule::TrueDiv: return is_floating(common) ? common : default_float_dtype();
     case BinaryRule::Bitwise:
-      TANDEM_CHECK(!is_floating(common), Runtime, "\"", binary_op_name(op), "_cpu\" not implemented for '",
+      TANDEM_CHECK(!is_floating(common), NotImplemented, "\"", binary_op_name(op), "_cpu\" not implemented for '",
                    dtype_title(common), "'\nhint: bitwise operators work on integer and bool tensors only");
       return common;
     default: return common;
@@ -126,6 +130,23 @@ void check_int_divisor(BinaryOp op, DType compute, const Operand& b) {
   bool zero = b.tensor ? item(any(eq(*b.tensor, Scalar(int64_t{0})))).to_bool() : b.scalar.to_double() == 0.0;
   TANDEM_CHECK(!zero, Runtime, "ZeroDivisionError\nhint: integer ", binary_op_name(op),
                " by zero; check the divisor, or convert to float first to get inf/nan instead");
+}
+
+bool is_bool_operand(const Operand& o) {
+  return o.tensor ? o.tensor->dtype() == DType::Bool : o.scalar.is_bool();
+}
+
+// Checks PyTorch makes on the operands themselves rather than on their common dtype.
+void check_operands(BinaryOp op, BinaryRule rule, const Operand& a, const Operand& b) {
+  if (rule == BinaryRule::ArithNoBool && (is_bool_operand(a) || is_bool_operand(b))) {
+    if (is_bool_operand(a) && is_bool_operand(b))
+      TANDEM_THROW(NotImplemented, "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+                                   "`^` or `logical_xor()` operator instead.");
+    TANDEM_THROW(NotImplemented, "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                                 "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+  }
+  if (op == BinaryOp::pow && a.tensor && b.tensor && is_bool_operand(a) && is_bool_operand(b))
+    TANDEM_THROW(NotImplemented, "\"pow\" not implemented for 'Bool'\nhint: convert first, e.g. x.int()");
 }
 
 void check_pow_exponent(BinaryOp op, DType compute, const Operand& b) {
@@ -177,6 +198,7 @@ Tensor binary_op(BinaryOp op, BinaryRule rule, const Operand& a, const Operand& 
     shape = t.sizes();
     device = t.device();
   }
+  check_operands(op, rule, a, b);
   DType compute = binary_compute_dtype(op, rule, state.result());
   if (rule == BinaryRule::IntDiv) check_int_divisor(op, compute, b);
   check_pow_exponent(op, compute, b);
@@ -200,6 +222,8 @@ Tensor binary_op_(BinaryOp op, BinaryRule rule, const Tensor& self, const Operan
   } else {
     state.add(b.scalar);
   }
+  Operand a{&self, {}};
+  check_operands(op, rule, a, b);
   DType compute = binary_compute_dtype(op, rule, state.result());
   DType result = rule_outputs_bool(rule) ? DType::Bool : compute;
   TANDEM_CHECK(can_cast(result, self.dtype()), Runtime, "result type ", dtype_title(result),
@@ -208,7 +232,6 @@ Tensor binary_op_(BinaryOp op, BinaryRule rule, const Tensor& self, const Operan
                dtype_name(result), " tensor) or convert first, e.g. x = x.to(", dtype_name(result), ")");
   if (rule == BinaryRule::IntDiv) check_int_divisor(op, compute, b);
   check_pow_exponent(op, compute, b);
-  Operand a{&self, {}};
   if (result == self.dtype()) {
     run_binary(op, compute, self, a, b);
   } else {

@@ -1,0 +1,52 @@
+"""Helpers for comparing tandem against PyTorch (the oracle) without going through NumPy."""
+import torch
+
+import tandem
+
+DTYPE_NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+FLOAT_NAMES = ["float16", "bfloat16", "float32", "float64"]
+INT_NAMES = ["uint8", "int8", "int16", "int32", "int64"]
+
+
+def tdtype(name):
+    return getattr(tandem, name)
+
+
+def torch_dtype(name):
+    return getattr(torch, name)
+
+
+def dtype_name(dtype):
+    return repr(dtype).split(".")[-1]
+
+
+def to_torch(t):
+    """A torch tensor with the same values, dtype and shape as tandem tensor ``t``."""
+    return torch.tensor(t.tolist(), dtype=torch_dtype(dtype_name(t.dtype))).reshape(tuple(t.shape))
+
+
+def from_torch(x, device="cpu"):
+    """A tandem tensor with the same values, dtype and shape as torch tensor ``x``."""
+    t = tandem.tensor(x.tolist(), dtype=tdtype(str(x.dtype).split(".")[-1]))
+    return t.reshape(*x.shape) if x.dim() else t
+
+
+def random_torch(shape, name, gen, low=-5, high=5):
+    """Random torch values of dtype ``name``: small ints for integer types, a normal spread for floats."""
+    if name == "bool":
+        return torch.rand(shape, generator=gen) > 0.5
+    if name in INT_NAMES:
+        lo = 0 if name == "uint8" else low
+        return torch.randint(lo, high, shape, generator=gen, dtype=torch_dtype(name))
+    return (torch.randn(shape, generator=gen, dtype=torch.float64) * 3).to(torch_dtype(name))
+
+
+def assert_same(t, expected, rtol=None, atol=None):
+    """Values, dtype and shape of tandem tensor ``t`` equal torch tensor ``expected``."""
+    assert dtype_name(t.dtype) == str(expected.dtype).split(".")[-1], (t.dtype, expected.dtype)
+    assert tuple(t.shape) == tuple(expected.shape), (t.shape, expected.shape)
+    got = to_torch(t)
+    if expected.dtype.is_floating_point:
+        torch.testing.assert_close(got, expected, rtol=rtol, atol=atol, equal_nan=True)
+    else:
+        assert torch.equal(got, expected), (got, expected)

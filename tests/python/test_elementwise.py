@@ -1,0 +1,261 @@
+"""Elementwise ops against PyTorch: values, dtypes, shapes, promotion, broadcasting, in-place rules, errors."""
+import math
+import zlib
+
+import pytest
+import torch
+
+import tandem
+from oracle import DTYPE_NAMES, FLOAT_NAMES, INT_NAMES, assert_same, from_torch, random_torch, tdtype, torch_dtype
+
+UNARY_SAME = ["abs", "sign", "floor", "ceil", "round", "trunc"]
+UNARY_NO_BOOL = ["neg", "relu"]
+UNARY_FLOAT = ["exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid"]
+PREDICATES = ["isnan", "isinf", "isfinite", "logical_not"]
+
+
+def torch_unary(name, x):
+    if name == "relu":
+        return torch.relu(x)
+    return getattr(torch, name)(x)
+
+
+def tolerance(name):
+    return {"float16": (1e-3, 1e-3), "bfloat16": (1e-2, 1e-2)}.get(name, (1.3e-6, 1e-5) if name == "float32" else (1e-10, 1e-12))
+
+
+@pytest.mark.parametrize("op", UNARY_SAME + UNARY_NO_BOOL + UNARY_FLOAT + PREDICATES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
+def test_unary_matches_torch(op, name):
+    gen = torch.Generator().manual_seed(zlib.crc32(f"{op}{name}".encode()))
+    x = random_torch((3, 4), name, gen)
+    if op in ("log", "sqrt", "rsqrt", "log1p") and name not in ("bool", "uint8"):
+        x = x.abs() if name != "int8" else x.clamp(min=0)
+    try:
+        expected = torch_unary(op, x)
+    except RuntimeError:
+        with pytest.raises(RuntimeError):
+            getattr(tandem, op)(from_torch(x))
+        return
+    got = getattr(tandem, op)(from_torch(x))
+    rtol, atol = tolerance(str(expected.dtype).split(".")[-1])
+    assert_same(got, expected, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_matches_torch(approximate):
+    x = torch.linspace(-6, 6, 101, dtype=torch.float64)
+    expected = torch.nn.functional.gelu(x, approximate=approximate)
+    got = tandem.gelu(from_torch(x)) if approximate == "none" else tandem.gelu_tanh(from_torch(x))
+    assert_same(got, expected)
+
+
+BINARY = ["add", "sub", "mul", "div", "floor_divide", "remainder", "maximum", "minimum",
+          "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"]
+BITWISE = ["bitwise_and", "bitwise_or", "bitwise_xor"]
+
+
+def call_torch(op, a, b):
+    return getattr(torch, op)(a, b)
+
+
+@pytest.mark.parametrize("op", BINARY + BITWISE + ["pow"])
+@pytest.mark.parametrize("na,nb", [(a, b) for a in DTYPE_NAMES for b in DTYPE_NAMES if a <= b or a == "bool"])
+def test_binary_promotion_and_values_match_torch(op, na, nb):
+    gen = torch.Generator().manual_seed(7)
+    a = random_torch((2, 3), na, gen)
+    b = random_torch((3,), nb, gen)
+    if op in ("floor_divide", "remainder", "div"):
+        b = torch.where(b == 0, torch.ones_like(b), b)
+    if op == "pow":
+        b = b.abs() if nb not in ("bool", "uint8") else b
+    try:
+        expected = call_torch(op, a, b)
+    except RuntimeError:
+        with pytest.raises(RuntimeError):
+            getattr(tandem, op)(from_torch(a), from_torch(b))
+        return
+    got = getattr(tandem, op)(from_torch(a), from_torch(b))
+    rtol, atol = tolerance(str(expected.dtype).split(".")[-1])
+    if op == "pow" and not expected.dtype.is_floating_point:
+        # integer overflow wraps identically in both, compare exactly
+        rtol = atol = None
+    assert_same(got, expected, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("scalar", [2, -3, 2.5, True, 0.0])
+@pytest.mark.parametrize("name", DTYPE_NAMES)
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "pow", "maximum", "eq", "lt"])
+def test_tensor_scalar_weak_promotion(op, name, scalar):
+    gen = torch.Generator().manual_seed(3)
+    a = random_torch((5,), name, gen, low=1, high=4)
+    tscalar = torch.tensor(scalar) if op in ("maximum",) else scalar
+    try:
+        expected = getattr(torch, op)(a, tscalar)
+    except (RuntimeError, TypeError):
+        with pytest.raises((RuntimeError, TypeError)):
+            getattr(tandem, op)(from_torch(a), tandem.tensor(scalar) if op == "maximum" else scalar)
+        return
+    got = getattr(tandem, op)(from_torch(a), tandem.tensor(scalar) if op == "maximum" else scalar)
+    rtol, atol = tolerance(str(expected.dtype).split(".")[-1])
+    assert_same(got, expected, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("expr", [
+    lambda m, a: a + 1, lambda m, a: 1 + a, lambda m, a: a - 2.5, lambda m, a: 2.5 - a,
+    lambda m, a: a * 3, lambda m, a: 3 * a, lambda m, a: a / 4, lambda m, a: 4 / (a + 10),
+    lambda m, a: a // 3, lambda m, a: 7 // (a + 10), lambda m, a: a % 3, lambda m, a: 7 % (a + 10),
+    lambda m, a: a ** 2, lambda m, a: 2 ** a, lambda m, a: -a, lambda m, a: abs(a),
+    lambda m, a: a > 1, lambda m, a: 1 < a, lambda m, a: a == 2, lambda m, a: a != 2,
+])
+@pytest.mark.parametrize("name", ["int64", "float32", "int32", "float64"])
+def test_operators_and_reflected_operators(expr, name):
+    gen = torch.Generator().manual_seed(11)
+    a = random_torch((4, 3), name, gen, low=0, high=6)
+    assert_same(expr(tandem, from_torch(a)), expr(torch, a))
+
+
+def test_broadcasting_noncontiguous_and_zero_dim():
+    gen = torch.Generator().manual_seed(5)
+    a = torch.randn(4, 1, 3, generator=gen)
+    b = torch.randn(3, 5, generator=gen).t()  # (5, 3), non-contiguous
+    assert_same(tandem.add(from_torch(a), from_torch(b).t().t()), a + b)
+    ta = from_torch(torch.randn(3, 5, generator=gen))
+    tt = ta.t()
+    assert not tt.is_contiguous()
+    assert_same(tt * 2, torch.tensor(ta.tolist()).t() * 2)
+    z = tandem.tensor(2.0)
+    assert z.dim() == 0
+    assert_same(z * from_torch(a), 2.0 * a)
+    assert_same(tandem.tensor([]) + 1, torch.tensor([]) + 1)
+    e = tandem.zeros(0, 3) + tandem.ones(3)
+    assert tuple(e.shape) == (0, 3)
+
+
+def test_zero_dim_tensor_does_not_promote_within_category():
+    a = tandem.ones(3, dtype=tandem.int32)
+    assert (a + tandem.tensor(5)).dtype is tandem.int32  # 0-dim int64 does not widen
+    assert (a + tandem.tensor(5.0)).dtype is tandem.float32  # but a higher category lifts
+    h = tandem.ones(3, dtype=tandem.float16)
+    assert (h + tandem.tensor(1.0, dtype=tandem.float64)).dtype is tandem.float16
+    assert (h + 1e10).dtype is tandem.float16
+
+
+@pytest.mark.parametrize("na", DTYPE_NAMES)
+@pytest.mark.parametrize("nb", DTYPE_NAMES)
+def test_promote_types_and_result_type_match_torch(na, nb):
+    assert repr(tandem.promote_types(tdtype(na), tdtype(nb))) == repr(
+        torch.promote_types(torch_dtype(na), torch_dtype(nb))).replace("torch.", "tandem.")
+    a = tandem.zeros(2, dtype=tdtype(na))
+    for scalar in (1, 1.5, True):
+        expected = torch.result_type(torch.zeros(2, dtype=torch_dtype(na)), scalar)
+        assert repr(tandem.result_type(a, scalar)) == repr(expected).replace("torch.", "tandem.")
+    z = tandem.zeros((), dtype=tdtype(nb))
+    expected = torch.result_type(torch.zeros(2, dtype=torch_dtype(na)), torch.zeros((), dtype=torch_dtype(nb)))
+    assert repr(tandem.result_type(a, z)) == repr(expected).replace("torch.", "tandem.")
+
+
+def test_default_dtype_controls_python_floats():
+    assert tandem.get_default_dtype() is tandem.float32
+    tandem.set_default_dtype(tandem.float64)
+    try:
+        assert tandem.tensor([1.0]).dtype is tandem.float64
+        assert (tandem.tensor([1]) / 2).dtype is tandem.float64
+    finally:
+        tandem.set_default_dtype(tandem.float32)
+    with pytest.raises(TypeError, match="only floating-point types are supported as the default type"):
+        tandem.set_default_dtype(tandem.int64)
+
+
+def test_inplace_ops_write_through_and_bump_version():
+    a = tandem.ones(2, 3)
+    v = a._version()
+    r = a.add_(2)
+    assert r is not None and a.tolist() == [[3.0] * 3] * 2
+    assert a._version() > v
+    a.mul_(tandem.tensor([1.0, 2.0, 3.0]))
+    assert a.tolist() == [[3.0, 6.0, 9.0]] * 2
+    b = a
+    b += 1
+    assert a.tolist() == [[4.0, 7.0, 10.0]] * 2
+    i = tandem.tensor([1, 2, 3])
+    i += 2
+    assert i.dtype is tandem.int64 and i.tolist() == [3, 4, 5]
+    a.exp_()
+    assert abs(a.tolist()[0][0] - math.exp(4.0)) < 1e-3
+    a.clamp_(max=5.0)
+    assert a.tolist()[0] == [5.0, 5.0, 5.0]
+
+
+ERRORS = [
+    (lambda: tandem.ones(2, 3) + tandem.ones(4), RuntimeError,
+     "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1"),
+    (lambda: tandem.tensor([1, 2]).add_(1.5), RuntimeError,
+     "result type Float can't be cast to the desired output type Long"),
+    (lambda: tandem.tensor([True]).add_(1), RuntimeError,
+     "result type Long can't be cast to the desired output type Bool"),
+    (lambda: tandem.ones(3).add_(tandem.ones(2, 3)), RuntimeError,
+     "output with shape [3] doesn't match the broadcast shape [2, 3]"),
+    (lambda: -tandem.tensor([True]), RuntimeError,
+     "Negation, the `-` operator, on a bool tensor is not supported."),
+    (lambda: tandem.tensor([True]) - tandem.tensor([False]), RuntimeError,
+     "Subtraction, the `-` operator, with two bool tensors is not supported."),
+    (lambda: tandem.tensor([1, 2]) // tandem.tensor([1, 0]), RuntimeError, "ZeroDivisionError"),
+    (lambda: tandem.tensor([1, 2]) % 0, RuntimeError, "ZeroDivisionError"),
+    (lambda: tandem.tensor([2, 3]) ** -1, RuntimeError, "Integers to negative integer powers are not allowed."),
+    (lambda: tandem.ones(2) & tandem.ones(2), RuntimeError, "\"bitwise_and_cpu\" not implemented for 'Float'"),
+    (lambda: tandem.add(tandem.ones(2), "x"), TypeError,
+     "add(): argument 'other' must be Tensor or Number, not str"),
+    (lambda: tandem.ones(2).expand(2, 2).add_(1), RuntimeError,
+     "unsupported operation: more than one element of the written-to tensor refers to a single memory location."),
+    (lambda: tandem.clamp(tandem.ones(2)), RuntimeError, "torch.clamp: At least one of 'min' or 'max' must not be None"),
+    (lambda: tandem.where(tandem.ones(2), tandem.ones(2), tandem.ones(2)), RuntimeError,
+     "where expected condition to be a boolean tensor"),
+]
+
+
+@pytest.mark.parametrize("fn,exc,first_line", ERRORS)
+def test_error_table(fn, exc, first_line):
+    with pytest.raises(exc) as info:
+        fn()
+    assert str(info.value).splitlines()[0].startswith(first_line)
+    # every tandem error with a PyTorch first line also names a fix
+    if exc is RuntimeError and "hint:" not in str(info.value):
+        assert first_line.startswith(("torch.clamp", "Negation", "Subtraction", "unsupported operation",
+                                      "Integers", "result type"))
+
+
+def test_where_and_clamp_match_torch():
+    gen = torch.Generator().manual_seed(2)
+    x = torch.randn(3, 4, generator=gen)
+    y = torch.randn(4, generator=gen)
+    c = x > 0
+    assert_same(tandem.where(from_torch(c), from_torch(x), from_torch(y)), torch.where(c, x, y))
+    assert_same(tandem.where(from_torch(c), from_torch(x), 0.0), torch.where(c, x, 0.0))
+    assert_same(tandem.clamp(from_torch(x), -0.5, 0.5), torch.clamp(x, -0.5, 0.5))
+    assert_same(tandem.clamp(from_torch(x), min=0.1), torch.clamp(x, min=0.1))
+    i = torch.arange(-5, 5)
+    assert_same(tandem.clamp(from_torch(i), -2, 3), torch.clamp(i, -2, 3))
+    assert_same(tandem.clamp(from_torch(i), -2.5, 3), torch.clamp(i, -2.5, 3))
+    assert_same(tandem.clamp(from_torch(x), from_torch(y), None), torch.clamp(x, y, None))
+
+
+def test_nan_propagation():
+    x = torch.tensor([float("nan"), 1.0, -2.0])
+    y = torch.tensor([0.0, float("nan"), 3.0])
+    assert_same(tandem.maximum(from_torch(x), from_torch(y)), torch.maximum(x, y))
+    assert_same(tandem.minimum(from_torch(x), from_torch(y)), torch.minimum(x, y))
+    assert_same(tandem.relu(from_torch(x)), torch.relu(x))
+    assert_same(tandem.clamp(from_torch(x), 0, 0.5), torch.clamp(x, 0, 0.5))
+    assert_same(tandem.sign(from_torch(x)), torch.sign(x))
+
+
+def test_float_floor_divide_and_remainder_signs_match_python():
+    a = torch.tensor([7.0, -7.0, 7.0, -7.0, 0.5, -0.0])
+    b = torch.tensor([2.0, 2.0, -2.0, -2.0, 0.0, 3.0])
+    assert_same(tandem.floor_divide(from_torch(a), from_torch(b)), torch.floor_divide(a, b))
+    assert_same(tandem.remainder(from_torch(a), from_torch(b)), torch.remainder(a, b))
+    ia = torch.tensor([7, -7, 7, -7])
+    ib = torch.tensor([2, 2, -2, -2])
+    assert_same(from_torch(ia) // from_torch(ib), ia // ib)
+    assert_same(from_torch(ia) % from_torch(ib), ia % ib)
