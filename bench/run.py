@@ -1,0 +1,193 @@
+"""tandem vs PyTorch vs NumPy, measured side by side in one run.
+
+Prints one table (times and ratios to tandem) and writes bench/results/<host>-<date>.json with the machine's
+description. Usage: PYTHONPATH=python python bench/run.py [--quick] [--filter SUBSTRING]
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import socket
+import sys
+import timeit
+
+import numpy as np
+import torch
+
+import tandem
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def best_time(fn, min_total=0.05, repeats=5):
+    """Seconds per call: the best of `repeats` batches, each batch long enough to time reliably."""
+    timer = timeit.Timer(fn)
+    number = 1
+    while True:
+        t = timer.timeit(number)
+        if t >= min_total or number >= 1 << 22:
+            break
+        number *= 2 if t * 10 > min_total else 10
+    return min(timer.repeat(repeats, number)) / number
+
+
+def machine():
+    cpu = "unknown"
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return {"host": socket.gethostname(), "cpu": cpu, "cores": os.cpu_count(), "memory_gib": round(mem / 2**30, 1),
+            "python": platform.python_version(), "numpy": np.__version__, "torch": torch.__version__,
+            "tandem": tandem.__version__}
+
+
+def set_threads(n):
+    tandem.set_num_threads(n)
+    torch.set_num_threads(n)
+
+
+def case(name, group, tandem_fn, torch_fn, numpy_fn=None, bytes_moved=None, flops=None):
+    return dict(name=name, group=group, fns={"tandem": tandem_fn, "torch": torch_fn, "numpy": numpy_fn},
+                bytes=bytes_moved, flops=flops)
+
+
+def overhead_cases():
+    a1, b1 = tandem.ones(1), tandem.ones(1)
+    ta1, tb1 = torch.ones(1), torch.ones(1)
+    na1, nb1 = np.ones(1, np.float32), np.ones(1, np.float32)
+    m = tandem.ones(4, 4)
+    tm = torch.ones(4, 4)
+    nm = np.ones((4, 4), np.float32)
+    return [
+        case("a + b (1 elem)", "overhead", lambda: a1 + b1, lambda: ta1 + tb1, lambda: na1 + nb1),
+        case("a * 2 (1 elem)", "overhead", lambda: a1 * 2, lambda: ta1 * 2, lambda: na1 * 2),
+        case("t.sum() (1 elem)", "overhead", lambda: a1.sum(), lambda: ta1.sum(), lambda: na1.sum()),
+        case("t[0] (4x4)", "overhead", lambda: m[0], lambda: tm[0], lambda: nm[0]),
+        case("t.numpy() (4x4)", "overhead", lambda: m.numpy(), lambda: tm.numpy(), None),
+        case("from_numpy (4x4)", "overhead", lambda: tandem.from_numpy(nm), lambda: torch.from_numpy(nm), None),
+        case("t.item() (1 elem)", "overhead", lambda: a1.item(), lambda: ta1.item(), lambda: na1.item()),
+        case("t.cpu() (cpu tensor)", "overhead", lambda: a1.cpu(), lambda: ta1.cpu(), None),
+        case("t.is_cuda", "overhead", lambda: a1.is_cuda, lambda: ta1.is_cuda, None),
+    ]
+
+
+def streaming_cases(n):
+    a, b = tandem.rand(n), tandem.rand(n)
+    ta, tb = torch.rand(n), torch.rand(n)
+    na, nb = ta.numpy().copy(), tb.numpy().copy()
+    big = tandem.ones(16 << 20)
+    three = 3 * n * 4  # read a, read b, write c
+    two = 2 * n * 4
+    return [
+        case("c = a + b (16M f32)", "elementwise", lambda: a + b, lambda: ta + tb, lambda: na + nb, three),
+        case("c = a * b (16M f32)", "elementwise", lambda: a * b, lambda: ta * tb, lambda: na * nb, three),
+        case("relu(a) (16M f32)", "elementwise", lambda: tandem.relu(a), lambda: torch.relu(ta),
+             lambda: np.maximum(na, 0), two),
+        case("exp(a) (16M f32)", "elementwise", lambda: tandem.exp(a), lambda: torch.exp(ta), lambda: np.exp(na), two),
+        case("numpy() (16M f32)", "overhead", lambda: big.numpy(), lambda: ta.numpy(), None),
+    ]
+
+
+def reduction_cases():
+    x = tandem.rand(4096, 1000)
+    tx = torch.rand(4096, 1000)
+    nx = tx.numpy().copy()
+    nbytes = 4096 * 1000 * 4
+    return [
+        case("sum() (4096x1000)", "reduction", lambda: x.sum(), lambda: tx.sum(), lambda: nx.sum(), nbytes),
+        case("sum(dim=0)", "reduction", lambda: x.sum(dim=0), lambda: tx.sum(dim=0), lambda: nx.sum(axis=0), nbytes),
+        case("sum(dim=1)", "reduction", lambda: x.sum(dim=1), lambda: tx.sum(dim=1), lambda: nx.sum(axis=1), nbytes),
+        case("mean(dim=1)", "reduction", lambda: x.mean(dim=1), lambda: tx.mean(dim=1), lambda: nx.mean(axis=1), nbytes),
+        case("argmax(dim=1)", "reduction", lambda: x.argmax(dim=1), lambda: tx.argmax(dim=1),
+             lambda: nx.argmax(axis=1), nbytes),
+    ]
+
+
+def matmul_cases(sizes):
+    out = []
+    for n in sizes:
+        a, b = tandem.rand(n, n), tandem.rand(n, n)
+        ta, tb = torch.rand(n, n), torch.rand(n, n)
+        na, nb = ta.numpy().copy(), tb.numpy().copy()
+        out.append(case(f"matmul {n} f32", "matmul", lambda a=a, b=b: a @ b, lambda ta=ta, tb=tb: ta @ tb,
+                        lambda na=na, nb=nb: na @ nb, flops=2 * n**3))
+    return out
+
+
+def measured_bandwidth(n):
+    """Read+write bandwidth of a plain copy into an existing buffer (NumPy), the ceiling for streaming ops."""
+    src = np.ones(n, np.float32)
+    dst = np.empty_like(src)
+    t = best_time(lambda: np.copyto(dst, src), min_total=0.2)
+    return 2 * n * 4 / t
+
+
+def run(cases, threads, quick):
+    rows = []
+    for c in cases:
+        times = {}
+        for lib, fn in c["fns"].items():
+            if fn is not None:
+                times[lib] = best_time(fn, min_total=0.02 if quick else 0.1, repeats=3 if quick else 5)
+        row = {"name": c["name"], "group": c["group"], "threads": threads, "seconds": times,
+               "ratio_torch_over_tandem": times["torch"] / times["tandem"],
+               "ratio_numpy_over_tandem": times["numpy"] / times["tandem"] if "numpy" in times else None}
+        if c["bytes"]:
+            row["tandem_gb_per_s"] = c["bytes"] / times["tandem"] / 1e9
+        if c["flops"]:
+            row["tandem_gflop_per_s"] = c["flops"] / times["tandem"] / 1e9
+        rows.append(row)
+        print(format_row(row), flush=True)
+    return rows
+
+
+def fmt_time(s):
+    return f"{s * 1e6:9.3f} us" if s < 1e-3 else f"{s * 1e3:9.3f} ms"
+
+
+def format_row(r):
+    t = r["seconds"]
+    extra = ""
+    if "tandem_gb_per_s" in r:
+        extra = f"  {r['tandem_gb_per_s']:6.1f} GB/s"
+    if "tandem_gflop_per_s" in r:
+        extra = f"  {r['tandem_gflop_per_s']:6.1f} GFLOP/s"
+    numpy_part = f"{fmt_time(t['numpy'])}  x{r['ratio_numpy_over_tandem']:5.2f}" if "numpy" in t else " " * 20
+    return (f"{r['name']:<24} {r['threads']}T  tandem {fmt_time(t['tandem'])} | torch {fmt_time(t['torch'])}  "
+            f"x{r['ratio_torch_over_tandem']:5.2f} | numpy {numpy_part}{extra}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="shorter timing runs")
+    parser.add_argument("--filter", default="", help="only cases whose name contains this")
+    parser.add_argument("--out", default=None, help="results file (default bench/results/<host>-<date>.json)")
+    args = parser.parse_args()
+
+    info = machine()
+    n = 16 << 20
+    info["copy_bandwidth_gb_per_s"] = measured_bandwidth(n) / 1e9
+    print(f"# {info['cpu']}, {info['cores']} cores, torch {info['torch']}, numpy {info['numpy']}")
+    print(f"# measured copy bandwidth (read+write): {info['copy_bandwidth_gb_per_s']:.1f} GB/s")
+    print("# ratios are other/tandem: above 1 means tandem is faster")
+    rows = []
+    for threads in (1, 2):
+        set_threads(threads)
+        groups = overhead_cases() if threads == 1 else []
+        groups += streaming_cases(n) + reduction_cases() + matmul_cases((512, 1024) if args.quick else (512, 1024, 2048))
+        rows += run([c for c in groups if args.filter in c["name"]], threads, args.quick)
+    for r in rows:
+        if "tandem_gb_per_s" in r and r["group"] == "elementwise":
+            r["fraction_of_copy_bandwidth"] = r["tandem_gb_per_s"] / info["copy_bandwidth_gb_per_s"]
+    out = args.out or os.path.join(HERE, "results", f"{info['host']}-{datetime.date.today()}.json")
+    with open(out, "w") as f:
+        json.dump({"machine": info, "results": rows}, f, indent=1)
+    print(f"# wrote {out}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
