@@ -57,5 +57,6 @@ void init_indexing(nb::module_& m);
 void init_random(nb::module_& m);
 void init_numpy(nb::module_& m);
 void init_linalg(nb::module_& m);
+void init_cuda(nb::module_& m);
 
 }  // namespace tandem::py

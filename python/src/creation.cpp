@@ -107,8 +107,7 @@ Tensor tensor_from_data(nb::handle data, std::optional<DType> dtype, Device devi
     T* p = out.data<T>();
     fill_from<T>(data, p);
   });
-  TANDEM_CHECK(device.is_cpu(), NotImplemented, "tensor(): device '", device.str(), "' is not supported yet");
-  return out;
+  return device.is_cpu() ? out : to_device(out, device, std::nullopt, false);
 }
 
 namespace {

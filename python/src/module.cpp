@@ -15,4 +15,5 @@ NB_MODULE(_C, m) {
   init_random(m);
   init_numpy(m);
   init_linalg(m);
+  init_cuda(m);
 }

@@ -21,6 +21,8 @@ class Backend {
   virtual void copy_within_device(void* dst, const void* src, size_t nbytes, Device device) = 0;
   virtual void synchronize(Device device) = 0;
   virtual int device_count() const = 0;
+  // 'cuda' (no index) becomes the thread's current device; an index past device_count() is an error.
+  virtual Device resolve(Device device) { return device; }
 };
 
 void register_backend(DeviceType type, Backend* backend);

@@ -101,7 +101,9 @@ Tensor empty(IntArrayRef sizes, DType dtype, Device device) {
   size_t nbytes;
   TANDEM_CHECK(!__builtin_mul_overflow(static_cast<size_t>(n), element_size(dtype), &nbytes), OutOfMemory,
                "Trying to allocate more bytes than the address space holds for shape ", shape_to_string(sizes));
-  DataPtr data = backend_for(device.type).allocate(nbytes, device);
+  Backend& backend = backend_for(device.type);
+  device = backend.resolve(device);
+  DataPtr data = backend.allocate(nbytes, device);
   auto storage = make_intrusive<StorageImpl>(std::move(data), nbytes, device);
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), 0, DimVector(sizes), contiguous_strides(sizes),
                                            dtype));

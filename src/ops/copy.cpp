@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "backend/backend.h"
+#include "backend/transfer.h"
 #include "core/error.h"
 #include "kernels/kernel_table.h"
 #include "ops/elementwise.h"
@@ -21,14 +22,32 @@ void check_writeable(const Tensor& x, const char* op) {
   }
 }
 
+namespace {
+// Bytes cross the boundary in one contiguous block through backend/transfer.h; layout and dtype changes
+// happen on one side with the ordinary copy kernel.
+Tensor copy_across_devices(const Tensor& dst, const Tensor& src) {
+  Tensor staged = contiguous(src.dtype() == dst.dtype() ? src : to_dtype(src, dst.dtype()));
+  bool direct = dst.is_contiguous() && dst.sizes() == staged.sizes();
+  Tensor target = direct ? dst : empty(staged.sizes(), dst.dtype(), dst.device());
+  size_t n = staged.nbytes();
+  if (n) {
+    if (src.device().is_cpu()) copy_host_to_device(target.data_ptr(), dst.device(), staged.data_ptr(), n);
+    else if (dst.device().is_cpu()) copy_device_to_host(target.data_ptr(), staged.data_ptr(), src.device(), n);
+    else copy_device_to_device(target.data_ptr(), dst.device(), staged.data_ptr(), src.device(), n);
+  }
+  if (!direct) return copy_(dst, target);
+  dst.bump_version();
+  return dst;
+}
+}  // namespace
+
 Tensor copy_(const Tensor& dst, const Tensor& src) {
   check_writeable(dst, "copy_");
   DimVector shape = broadcast_shapes(dst.sizes(), src.sizes());
   TANDEM_CHECK(shape == dst.sizes(), Runtime, "output with shape ", dst.shape_str(),
                " doesn't match the broadcast shape ", shape_to_string(shape));
   if (dst.numel() == 0) return dst;
-  TANDEM_CHECK(dst.device() == src.device(), NotImplemented, "copy_ between ", src.device().str(), " and ",
-               dst.device().str(), " is not supported by this build");
+  if (dst.device() != src.device()) return copy_across_devices(dst, src);
   TensorIterator iter;
   iter.add_output(dst);
   iter.add_input(src);
@@ -78,6 +97,14 @@ Tensor full(IntArrayRef sizes, const Scalar& value, DType dtype, Device device) 
   return fill_(t, value);
 }
 
+Tensor to_device(const Tensor& x, Device device, std::optional<DType> dtype, bool copy) {
+  Device target = backend_for(device.type).resolve(device);
+  DType d = dtype.value_or(x.dtype());
+  if (target == x.device()) return to_dtype(x, d, copy);
+  Tensor out = empty(x.sizes(), d, target);
+  return copy_(out, x);
+}
+
 Scalar item(const Tensor& x) {
   TANDEM_CHECK(x.numel() == 1, Runtime, "a Tensor with ", x.numel(),
                " elements cannot be converted to Scalar\nhint: item() needs exactly one element; reduce first "
@@ -86,7 +113,7 @@ Scalar item(const Tensor& x) {
   if (x.device().is_cpu()) {
     std::memcpy(buf, x.data_ptr(), x.element_size());
   } else {
-    backend_for(x.device().type).copy_device_to_host(buf, x.data_ptr(), x.element_size(), x.device());
+    copy_device_to_host(buf, x.data_ptr(), x.device(), x.element_size());
   }
   return dispatch_dtype(x.dtype(), [&](auto tag) -> Scalar {
     using T = typename decltype(tag)::type;

@@ -1,5 +1,7 @@
 // Copies and dtype conversion.
 #pragma once
+#include <optional>
+
 #include "core/scalar.h"
 #include "core/tensor.h"
 
@@ -23,6 +25,8 @@ void check_writeable(const Tensor& x, const char* op);
 }  // namespace tandem
 
 namespace tandem {
+// `x` on `device` (with `dtype` when given): x itself when nothing changes and copy is false.
+Tensor to_device(const Tensor& x, Device device, std::optional<DType> dtype, bool copy);
 // The value of a one-element tensor (copying from the device when needed). RuntimeError otherwise.
 Scalar item(const Tensor& x);
 }  // namespace tandem

@@ -163,13 +163,16 @@ void run_binary(BinaryOp op, DType compute, const Tensor& out, const Operand& a,
   Tensor ta, tb;  // keep converted inputs alive for the kernel
   alignas(8) char sa[8], sb[8];
   auto add = [&](const Operand& o, Tensor& keep, char* buf) {
-    if (o.tensor) {
+    // A 0-dim CPU tensor next to a device tensor travels as a kernel argument, as PyTorch passes CPU scalars.
+    bool host_scalar = o.tensor && o.tensor->device() != out.device();
+    if (o.tensor && !host_scalar) {
       keep = to_dtype(*o.tensor, compute);
       iter.add_input(keep);
     } else {
+      Scalar value = host_scalar ? item(*o.tensor) : o.scalar;
       dispatch_dtype(compute, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        T v = o.scalar.to<T>();
+        T v = value.to<T>();
         std::memcpy(buf, &v, sizeof(T));
       });
       iter.add_scalar_input(buf, compute);
@@ -279,7 +282,9 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   Device device = cond.dim() == 0 && cond.device().is_cpu() ? (a.dim() ? a.device() : b.device())
                                                              : cond.device();
   Tensor out = empty(shape, dtype, device);
-  Tensor c = to_dtype(cond, DType::Bool), ta = to_dtype(a, dtype), tb = to_dtype(b, dtype);
+  // 0-dim CPU operands (allowed next to device tensors) are moved to the output's device first.
+  auto prepare = [&](const Tensor& t, DType d) { return to_device(t, device, d, false); };
+  Tensor c = prepare(cond, DType::Bool), ta = prepare(a, dtype), tb = prepare(b, dtype);
   TensorIterator iter;
   iter.add_output(out);
   iter.add_input(c);

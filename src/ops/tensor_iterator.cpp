@@ -6,6 +6,17 @@
 
 namespace tandem {
 
+TensorIterator::TensorIterator(const TensorIterator& o)
+    : n_(o.n_), shape_(o.shape_), numel_(o.numel_), device_(o.device_) {
+  std::memcpy(scalars_, o.scalars_, sizeof scalars_);
+  for (int k = 0; k < n_; ++k) {
+    sources_[k] = {nullptr};
+    dtypes_[k] = o.dtypes_[k];
+    strides_[k] = o.strides_[k];
+    data_[k] = o.data_[k] == o.scalars_[k] ? scalars_[k] : o.data_[k];
+  }
+}
+
 void TensorIterator::add(const Tensor& t) {
   sources_[n_] = {&t};
   data_[n_] = static_cast<char*>(t.data_ptr());

@@ -15,7 +15,9 @@ class TensorIterator {
  public:
   static constexpr int kMaxOperands = 4;
   TensorIterator() = default;
-  TensorIterator(const TensorIterator&) = delete;  // data_ may point into scalars_
+  // A built iterator may be copied (an asynchronous backend queues a copy); scalar operands are re-pointed at
+  // the copy's own storage. Copies cannot be built again.
+  TensorIterator(const TensorIterator& other);
   TensorIterator& operator=(const TensorIterator&) = delete;
 
   // Operand 0 is the output. Inputs must broadcast to the output's shape (front ends check this).

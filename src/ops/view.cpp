@@ -29,7 +29,7 @@ namespace {
 // Strides for viewing x with `shape` without copying, if possible (PyTorch's computeStride).
 bool view_strides(const Tensor& x, IntArrayRef shape, DimVector& out) {
   out = DimVector(shape.size());
-  if (x.numel() == 0) {
+  if (x.numel() == 0 || x.dim() == 0) {
     out = contiguous_strides(shape);
     return true;
   }

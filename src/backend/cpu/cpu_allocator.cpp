@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "backend/cpu/size_class.h"
 #include "core/error.h"
 
 namespace tandem {
@@ -15,13 +16,6 @@ namespace {
 
 constexpr size_t kLargeBlock = size_t{1} << 20;  // blocks from 1 MiB up are cached
 constexpr size_t kAlignment = 64;                // a cache line: full-width vector loads never split
-
-// Four size classes per power of two: at most ~19% waste, and repeated same-shape ops hit exactly.
-size_t size_class(size_t n) {
-  size_t top = size_t{1} << (63 - __builtin_clzll(n));
-  size_t step = top / 4;
-  return (n + step - 1) / step * step;
-}
 
 size_t default_cache_limit() {
   if (const char* env = std::getenv("TANDEM_CPU_CACHE_LIMIT")) return std::strtoull(env, nullptr, 10);
@@ -123,7 +117,7 @@ DataPtr cpu_allocate(size_t nbytes) {
   }
   // Anything bigger than the address space can hold fails before we round it.
   if (nbytes > (size_t{1} << 56)) throw_oom(nbytes);
-  size_t cls = size_class(nbytes);
+  size_t cls = allocation_size_class(nbytes);
   void* p = cache().take(cls);
   if (!p) p = cache().fresh(cls);
   if (!p) throw_oom(nbytes);

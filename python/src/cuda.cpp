@@ -1,0 +1,164 @@
+// tandem._C bindings of the device layer: Tensor.to/.cpu/.cuda and the primitives behind tandem.cuda.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "backend/accelerator.h"
+#include "backend/transfer.h"
+#include "bindings.h"
+#include "core/error.h"
+#include "ops/copy.h"
+
+namespace tandem::py {
+
+namespace {
+
+// Tensor.to(...) accepts PyTorch's forms: to(dtype), to(device[, dtype]), to(other), with keywords
+// dtype=, device=, non_blocking=, copy=.
+nb::object tensor_to(nb::handle self, nb::args args, nb::kwargs kwargs) {
+  const Tensor& x = as_tensor_ref(self);
+  std::optional<Device> device;
+  std::optional<DType> dtype;
+  bool copy = false;
+  for (nb::handle a : args) {
+    if (is_dtype(a) || a.is(reinterpret_cast<PyObject*>(&PyFloat_Type))) {
+      dtype = to_dtype(a);
+    } else if (is_tensor(a)) {
+      device = as_tensor_ref(a).device();
+      dtype = as_tensor_ref(a).dtype();
+    } else if (!a.is_none()) {
+      TANDEM_CHECK(!(PyBool_Check(a.ptr())), Type, "to() received an invalid combination of arguments: a bool "
+                   "positional argument\nhint: pass non_blocking=/copy= as keywords");
+      device = to_device(a);
+    }
+  }
+  for (auto [k, v] : kwargs) {
+    std::string key = nb::cast<std::string>(k);
+    if (key == "dtype") dtype = to_optional_dtype(v);
+    else if (key == "device") device = to_optional_device(v);
+    else if (key == "copy") copy = nb::cast<bool>(v);
+    else if (key == "non_blocking") (void)nb::cast<bool>(v);  // copies from pageable memory are synchronous
+    else if (key == "memory_format") continue;
+    else TANDEM_THROW(Type, "to() got an unexpected keyword argument '", key, "'");
+  }
+  Device target = device.value_or(x.device());
+  Tensor out = to_device(x, target, dtype, copy);
+  if (out.is_same(x)) return nb::borrow(self);  // PyTorch returns the very same object when nothing changes
+  return wrap(std::move(out));
+}
+
+nb::dict stats_dict(const DeviceMemoryStats& s) {
+  nb::dict d;
+  d["allocated_bytes.all.current"] = s.allocated;
+  d["allocated_bytes.all.peak"] = s.max_allocated;
+  d["reserved_bytes.all.current"] = s.reserved;
+  d["reserved_bytes.all.peak"] = s.max_reserved;
+  d["num_alloc_retries"] = s.alloc_retries;
+  d["num_ooms"] = s.ooms;
+  d["allocation.all.allocated"] = s.allocations;
+  d["allocation.all.freed"] = s.frees;
+  d["total_bytes"] = s.total;
+  return d;
+}
+
+int device_index(nb::handle h) {
+  if (h.is_none()) return cuda_backend().current_device();
+  Device d = to_device(h);
+  TANDEM_CHECK(d.is_cuda(), Value, "Expected a cuda device, but got: ", d.str());
+  return cuda_backend().resolve(d).index;
+}
+
+}  // namespace
+
+void init_cuda(nb::module_& m) {
+  auto cls = nb::type<Tensor>();
+  auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
+  tensor.def("to", &tensor_to, "Returns the tensor on another device and/or dtype (itself if nothing changes).");
+  tensor.def(
+      "cpu",
+      [](nb::handle self) -> nb::object {
+        const Tensor& x = as_tensor_ref(self);
+        if (x.device().is_cpu()) return nb::borrow(self);
+        return wrap(to_device(x, Device(), std::nullopt, false));
+      },
+      "A copy in host memory (the tensor itself when it already is on the CPU).");
+  tensor.def(
+      "cuda",
+      [](nb::handle self, nb::handle device, bool) -> nb::object {
+        const Tensor& x = as_tensor_ref(self);
+        Device target = device.is_none() ? Device(DeviceType::CUDA) : to_device(device);
+        TANDEM_CHECK(target.is_cuda(), Value, "Invalid device, must be cuda device");
+        Tensor out = to_device(x, target, std::nullopt, false);
+        if (out.is_same(x)) return nb::borrow(self);
+        return wrap(std::move(out));
+      },
+      nb::arg("device") = nb::none(), nb::arg("non_blocking") = false);
+  tensor.def_prop_ro("is_cuda", [](const Tensor& t) { return t.device().is_cuda(); });
+  tensor.def("get_device", [](const Tensor& t) { return t.device().is_cpu() ? -1 : t.device().index; });
+
+  m.def("_cuda_is_available", [] { return cuda_available(); });
+  m.def("_cuda_device_count", [] { return cuda_available() ? cuda_backend().device_count() : 0; });
+  m.def("_cuda_current_device", [] { return cuda_backend().current_device(); });
+  m.def("_cuda_set_device", [](nb::handle d) { cuda_backend().set_current_device(device_index(d)); });
+  m.def("_cuda_device_index", &device_index);
+  m.def("_cuda_properties", [](nb::handle d) {
+    DeviceProperties p = cuda_backend().properties(device_index(d));
+    nb::dict out;
+    out["name"] = p.name;
+    out["total_memory"] = p.total_memory;
+    out["major"] = p.major;
+    out["minor"] = p.minor;
+    out["multi_processor_count"] = p.multi_processor_count;
+    out["is_emulated"] = p.emulated;
+    return out;
+  });
+  m.def("_cuda_synchronize", [](nb::handle d) {
+    synchronize_device(Device(DeviceType::CUDA, static_cast<int16_t>(device_index(d))));
+  });
+  m.def("_cuda_memory_stats", [](nb::handle d) { return stats_dict(cuda_backend().memory_stats(device_index(d))); });
+  m.def("_cuda_reset_peak_memory_stats", [](nb::handle d) { cuda_backend().reset_peak_memory_stats(device_index(d)); });
+  m.def("_cuda_largest_live_allocations", [](nb::handle d, size_t n) {
+    return cuda_backend().largest_live_allocations(device_index(d), n);
+  });
+  m.def("_cuda_empty_cache", [] {
+    if (cuda_available()) cuda_backend().empty_cache();
+  });
+  m.def("_cuda_create_stream", [](nb::handle d) { return cuda_backend().create_stream(device_index(d)); });
+  m.def("_cuda_current_stream", [](nb::handle d) { return cuda_backend().current_stream(device_index(d)); });
+  m.def("_cuda_set_stream", [](int device, StreamId s) { cuda_backend().set_current_stream(device, s); });
+  m.def("_cuda_synchronize_stream", [](int device, StreamId s) {
+    cuda_backend().synchronize_stream(device, s);
+  });
+  m.def("_cuda_query_stream", [](int device, StreamId s) { return cuda_backend().query_stream(device, s); });
+  m.def("_cuda_create_event", [](bool timing) { return cuda_backend().create_event(timing); });
+  m.def("_cuda_destroy_event", [](EventId e) {
+    if (cuda_available()) cuda_backend().destroy_event(e);
+  });
+  m.def("_cuda_record_event", [](EventId e, int device, StreamId s) { cuda_backend().record_event(e, device, s); });
+  m.def("_cuda_wait_event", [](EventId e, int device, StreamId s) { cuda_backend().wait_event(e, device, s); });
+  m.def("_cuda_synchronize_event", [](EventId e) { cuda_backend().synchronize_event(e); });
+  m.def("_cuda_query_event", [](EventId e) { return cuda_backend().query_event(e); });
+  m.def("_cuda_elapsed_ms", [](EventId a, EventId b) { return cuda_backend().elapsed_ms(a, b); });
+  m.def("_cuda_missing_reason", []() -> std::string {
+    try {
+      cuda_backend();
+      return "";
+    } catch (const Error& e) {
+      return e.what();
+    }
+  });
+  m.def("_transfer_stats", [] {
+    TransferStats s = transfer_stats();
+    nb::dict d;
+    d["host_to_device_copies"] = s.host_to_device_copies;
+    d["host_to_device_bytes"] = s.host_to_device_bytes;
+    d["device_to_host_copies"] = s.device_to_host_copies;
+    d["device_to_host_bytes"] = s.device_to_host_bytes;
+    d["device_to_device_copies"] = s.device_to_device_copies;
+    d["device_to_device_bytes"] = s.device_to_device_bytes;
+    d["synchronizations"] = s.synchronizations;
+    return d;
+  });
+  m.def("_reset_transfer_stats", &reset_transfer_stats);
+}
+
+}  // namespace tandem::py

@@ -1,0 +1,65 @@
+// What an accelerator backend (CUDA, or its emulation) offers beyond Backend: a current device per thread,
+// properties, memory statistics, streams and events. tandem.cuda is a thin layer over this interface, so the
+// emulated and the real backend answer the same calls.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+
+namespace tandem {
+
+struct DeviceProperties {
+  std::string name;
+  size_t total_memory = 0;
+  int major = 0, minor = 0;
+  int multi_processor_count = 0;
+  bool emulated = false;
+};
+
+struct DeviceMemoryStats {
+  size_t allocated = 0, max_allocated = 0;  // bytes held by live tensors
+  size_t reserved = 0, max_reserved = 0;    // allocated + cached by the allocator
+  size_t total = 0;                         // device capacity
+  uint64_t alloc_retries = 0, ooms = 0;
+  uint64_t allocations = 0, frees = 0;
+};
+
+using StreamId = int64_t;  // 0 is each device's default stream
+using EventId = int64_t;
+
+class AcceleratorBackend : public Backend {
+ public:
+  virtual int current_device() const = 0;  // per thread
+  virtual void set_current_device(int index) = 0;
+  virtual DeviceProperties properties(int index) = 0;
+  virtual DeviceMemoryStats memory_stats(int index) = 0;
+  virtual void reset_peak_memory_stats(int index) = 0;
+  virtual std::vector<size_t> largest_live_allocations(int index, size_t count) = 0;
+  virtual void empty_cache() = 0;
+
+  virtual StreamId create_stream(int device) = 0;
+  virtual StreamId current_stream(int device) = 0;  // per thread
+  virtual void set_current_stream(int device, StreamId stream) = 0;
+  virtual void synchronize_stream(int device, StreamId stream) = 0;
+  virtual bool query_stream(int device, StreamId stream) = 0;
+
+  virtual EventId create_event(bool timing) = 0;
+  virtual void destroy_event(EventId event) = 0;
+  virtual void record_event(EventId event, int device, StreamId stream) = 0;
+  virtual void wait_event(EventId event, int device, StreamId stream) = 0;  // the stream waits, not the host
+  virtual void synchronize_event(EventId event) = 0;
+  virtual bool query_event(EventId event) = 0;
+  virtual double elapsed_ms(EventId start, EventId end) = 0;
+};
+
+// Registers `backend` as the CUDA-type accelerator (also as the CUDA Backend).
+void register_cuda_accelerator(AcceleratorBackend* backend);
+// The CUDA-type accelerator (real or emulated), or a RuntimeError saying why there is none.
+AcceleratorBackend& cuda_backend();
+bool cuda_available();
+
+}  // namespace tandem

@@ -1,0 +1,89 @@
+// Turns a CPU kernel slot into an asynchronous one for the emulated device: the call's arguments are copied
+// into a task (tensors by handle, iterators by value) and the task runs on the device's current stream.
+#pragma once
+#include <optional>
+#include <tuple>
+#include <type_traits>
+
+#include "backend/emulated/emulated_backend.h"
+#include "core/scalar.h"
+#include "core/tensor.h"
+#include "ops/tensor_iterator.h"
+
+namespace tandem::emulated {
+
+// Hold<Arg>: how an argument of a kernel slot is kept inside a queued task, and given back to the kernel.
+template <typename Arg, typename = void>
+struct Hold {
+  static_assert(sizeof(Arg) == 0, "add a Hold<> specialisation for this kernel argument type");
+};
+template <typename Arg>
+struct Hold<Arg, std::enable_if_t<std::is_arithmetic_v<Arg> || std::is_enum_v<Arg>>> {
+  using type = Arg;
+  static Arg keep(Arg a) { return a; }
+  static Arg use(Arg a) { return a; }
+};
+template <>
+struct Hold<const Tensor&> {
+  using type = Tensor;
+  static Tensor keep(const Tensor& t) { return t; }
+  static const Tensor& use(const Tensor& t) { return t; }
+};
+template <>
+struct Hold<TensorIterator&> {
+  using type = TensorIterator;
+  static const TensorIterator& keep(TensorIterator& it) { return it; }
+  static TensorIterator& use(TensorIterator& it) { return it; }
+};
+template <>
+struct Hold<const Scalar*> {
+  using type = std::optional<Scalar>;
+  static std::optional<Scalar> keep(const Scalar* s) { return s ? std::optional<Scalar>(*s) : std::nullopt; }
+  static const Scalar* use(const std::optional<Scalar>& s) { return s ? &*s : nullptr; }
+};
+template <>
+struct Hold<const Scalar&> {
+  using type = Scalar;
+  static Scalar keep(const Scalar& s) { return s; }
+  static const Scalar& use(const Scalar& s) { return s; }
+};
+template <>
+struct Hold<IntArrayRef> {
+  using type = DimVector;
+  static DimVector keep(IntArrayRef a) { return DimVector(a); }
+  static IntArrayRef use(const DimVector& v) { return v; }
+};
+
+// The device a call runs on: that of its first tensor or iterator argument.
+inline std::optional<Device> device_of_arg(const Tensor& t) { return t.device(); }
+inline std::optional<Device> device_of_arg(const TensorIterator& it) { return it.device(); }
+template <typename T>
+std::optional<Device> device_of_arg(const T&) {
+  return std::nullopt;
+}
+template <typename... Args>
+Device device_of(const Args&... args) {
+  std::optional<Device> found;
+  ((found = found ? found : device_of_arg(args)), ...);
+  return *found;
+}
+
+EmulatedBackend& emulated_backend();
+
+// AsyncSlot<Fn>::call<Get> has the slot's signature; Get::fn() returns the CPU kernel to run.
+template <typename Fn>
+struct AsyncSlot;
+template <typename... Args>
+struct AsyncSlot<void (*)(Args...)> {
+  template <typename Get>
+  static void call(Args... args) {
+    auto fn = Get::fn();
+    Device device = device_of(args...);
+    auto held = std::make_tuple(typename Hold<Args>::type(Hold<Args>::keep(args))...);
+    emulated_backend().enqueue(device, [fn, held]() mutable {
+      std::apply([&](auto&... h) { fn(Hold<Args>::use(h)...); }, held);
+    });
+  }
+};
+
+}  // namespace tandem::emulated

@@ -1,0 +1,47 @@
+// The emulated device's kernel table: every CPU slot wrapped to run asynchronously on the device's stream.
+// A slot added to a kernel family needs one TANDEM_ASYNC_SLOT line here.
+#include <utility>
+
+#include "backend/emulated/async_kernels.h"
+#include "kernels/kernel_table.h"
+
+namespace tandem::emulated {
+
+namespace {
+const KernelTable& cpu_table() { return kernel_table_for_registration(DeviceType::CPU); }
+
+template <int I>
+struct UnaryGet {
+  static ElementwiseKernel fn() { return cpu_table().unary[I]; }
+};
+template <int I>
+struct BinaryGet {
+  static ElementwiseKernel fn() { return cpu_table().binary[I]; }
+};
+template <int... I>
+void wrap_unary(KernelTable& t, std::integer_sequence<int, I...>) {
+  ((t.unary[I] = &AsyncSlot<ElementwiseKernel>::call<UnaryGet<I>>), ...);
+}
+template <int... I>
+void wrap_binary(KernelTable& t, std::integer_sequence<int, I...>) {
+  ((t.binary[I] = &AsyncSlot<ElementwiseKernel>::call<BinaryGet<I>>), ...);
+}
+}  // namespace
+
+#define TANDEM_ASYNC_SLOT(path)                                                  \
+  do {                                                                         \
+    struct Get {                                                               \
+      static auto fn() { return cpu_table().path; }                            \
+    };                                                                         \
+    if (cpu_table().path) t.path = &AsyncSlot<decltype(t.path)>::call<Get>;    \
+  } while (0)
+
+void register_emulated_kernels(KernelTable& t) {
+  wrap_unary(t, std::make_integer_sequence<int, kNumUnaryOps>{});
+  wrap_binary(t, std::make_integer_sequence<int, kNumBinaryOps>{});
+  TANDEM_ASYNC_SLOT(copy);
+  TANDEM_ASYNC_SLOT(where);
+  TANDEM_ASYNC_SLOT(clamp);
+}
+
+}  // namespace tandem::emulated

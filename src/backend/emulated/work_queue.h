@@ -1,0 +1,41 @@
+// An in-order work queue run by one worker thread: the emulated counterpart of a CUDA stream. Host code
+// pushes work and runs ahead; synchronisation points wait for the queue, as they would for a GPU.
+#pragma once
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+namespace tandem::emulated {
+
+class WorkQueue {
+ public:
+  WorkQueue();
+  ~WorkQueue();  // finishes pending work, then joins
+  WorkQueue(const WorkQueue&) = delete;
+  WorkQueue& operator=(const WorkQueue&) = delete;
+
+  // Enqueues a task; returns its sequence number (1, 2, ...).
+  uint64_t push(std::function<void()> task);
+  // Blocks until every task pushed so far has run.
+  void synchronize();
+  // Blocks until task `seq` has run.
+  void wait_for(uint64_t seq);
+  bool done(uint64_t seq);
+  uint64_t last_pushed();
+  bool idle();
+
+ private:
+  void run();
+  std::mutex mu_;
+  std::condition_variable work_cv_, done_cv_;
+  std::deque<std::function<void()>> tasks_;
+  uint64_t pushed_ = 0, completed_ = 0;
+  bool stop_ = false;
+  std::thread worker_;
+};
+
+}  // namespace tandem::emulated

@@ -1,0 +1,61 @@
+#include "backend/transfer.h"
+
+#include <atomic>
+#include <vector>
+
+#include "backend/backend.h"
+
+namespace tandem {
+
+namespace {
+struct Counters {
+  std::atomic<uint64_t> h2d{0}, h2d_bytes{0}, d2h{0}, d2h_bytes{0}, d2d{0}, d2d_bytes{0}, syncs{0};
+};
+Counters& counters() {
+  static Counters c;
+  return c;
+}
+}  // namespace
+
+void copy_host_to_device(void* dst, Device device, const void* src, size_t nbytes) {
+  counters().h2d++;
+  counters().h2d_bytes += nbytes;
+  backend_for(device.type).copy_host_to_device(dst, src, nbytes, device);
+}
+
+void copy_device_to_host(void* dst, const void* src, Device device, size_t nbytes) {
+  counters().d2h++;
+  counters().d2h_bytes += nbytes;
+  backend_for(device.type).copy_device_to_host(dst, src, nbytes, device);
+}
+
+void copy_device_to_device(void* dst, Device dst_device, const void* src, Device src_device, size_t nbytes) {
+  counters().d2d++;
+  counters().d2d_bytes += nbytes;
+  Backend& b = backend_for(dst_device.type);
+  if (dst_device == src_device) {
+    b.copy_within_device(dst, src, nbytes, dst_device);
+    return;
+  }
+  // Peer copy staged through the host: correct for every backend, and rare enough not to need a fast path.
+  std::vector<char> staging(nbytes);
+  b.copy_device_to_host(staging.data(), src, nbytes, src_device);
+  b.copy_host_to_device(dst, staging.data(), nbytes, dst_device);
+}
+
+void synchronize_device(Device device) {
+  counters().syncs++;
+  backend_for(device.type).synchronize(device);
+}
+
+TransferStats transfer_stats() {
+  Counters& c = counters();
+  return {c.h2d, c.h2d_bytes, c.d2h, c.d2h_bytes, c.d2d, c.d2d_bytes, c.syncs};
+}
+
+void reset_transfer_stats() {
+  Counters& c = counters();
+  c.h2d = c.h2d_bytes = c.d2h = c.d2h_bytes = c.d2d = c.d2d_bytes = c.syncs = 0;
+}
+
+}  // namespace tandem

@@ -1,0 +1,27 @@
+// The only functions through which bytes cross the host/device boundary, and the device syncs tandem does on
+// the user's behalf. Each is counted (tandem.cuda.transfer_stats), so diagnostics hook here and nowhere else.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "core/device.h"
+
+namespace tandem {
+
+struct TransferStats {
+  uint64_t host_to_device_copies = 0, host_to_device_bytes = 0;
+  uint64_t device_to_host_copies = 0, device_to_host_bytes = 0;
+  uint64_t device_to_device_copies = 0, device_to_device_bytes = 0;
+  uint64_t synchronizations = 0;
+};
+
+void copy_host_to_device(void* dst, Device device, const void* src, size_t nbytes);
+void copy_device_to_host(void* dst, const void* src, Device device, size_t nbytes);
+// Between two devices of one type (cuda:0 -> cuda:1), or within one device.
+void copy_device_to_device(void* dst, Device dst_device, const void* src, Device src_device, size_t nbytes);
+void synchronize_device(Device device);
+
+TransferStats transfer_stats();
+void reset_transfer_stats();
+
+}  // namespace tandem
