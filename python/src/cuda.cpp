@@ -91,15 +91,15 @@ void init_cuda(nb::module_& m) {
         if (out.is_same(x)) return nb::borrow(self);
         return wrap(std::move(out));
       },
-      nb::arg("device") = nb::none(), nb::arg("non_blocking") = false);
+      nb::arg("device").none() = nb::none(), nb::arg("non_blocking") = false);
   tensor.def_prop_ro("is_cuda", [](const Tensor& t) { return t.device().is_cuda(); });
   tensor.def("get_device", [](const Tensor& t) { return t.device().is_cpu() ? -1 : t.device().index; });
 
   m.def("_cuda_is_available", [] { return cuda_available(); });
   m.def("_cuda_device_count", [] { return cuda_available() ? cuda_backend().device_count() : 0; });
   m.def("_cuda_current_device", [] { return cuda_backend().current_device(); });
-  m.def("_cuda_set_device", [](nb::handle d) { cuda_backend().set_current_device(device_index(d)); });
-  m.def("_cuda_device_index", &device_index);
+  m.def("_cuda_set_device", [](nb::handle d) { cuda_backend().set_current_device(device_index(d)); }, nb::arg("device").none());
+  m.def("_cuda_device_index", &device_index, nb::arg("device").none());
   m.def("_cuda_properties", [](nb::handle d) {
     DeviceProperties p = cuda_backend().properties(device_index(d));
     nb::dict out;
@@ -110,20 +110,20 @@ void init_cuda(nb::module_& m) {
     out["multi_processor_count"] = p.multi_processor_count;
     out["is_emulated"] = p.emulated;
     return out;
-  });
+  }, nb::arg("device").none());
   m.def("_cuda_synchronize", [](nb::handle d) {
     synchronize_device(Device(DeviceType::CUDA, static_cast<int16_t>(device_index(d))));
-  });
-  m.def("_cuda_memory_stats", [](nb::handle d) { return stats_dict(cuda_backend().memory_stats(device_index(d))); });
-  m.def("_cuda_reset_peak_memory_stats", [](nb::handle d) { cuda_backend().reset_peak_memory_stats(device_index(d)); });
+  }, nb::arg("device").none());
+  m.def("_cuda_memory_stats", [](nb::handle d) { return stats_dict(cuda_backend().memory_stats(device_index(d))); }, nb::arg("device").none());
+  m.def("_cuda_reset_peak_memory_stats", [](nb::handle d) { cuda_backend().reset_peak_memory_stats(device_index(d)); }, nb::arg("device").none());
   m.def("_cuda_largest_live_allocations", [](nb::handle d, size_t n) {
     return cuda_backend().largest_live_allocations(device_index(d), n);
-  });
+  }, nb::arg("device").none(), nb::arg("count"));
   m.def("_cuda_empty_cache", [] {
     if (cuda_available()) cuda_backend().empty_cache();
   });
-  m.def("_cuda_create_stream", [](nb::handle d) { return cuda_backend().create_stream(device_index(d)); });
-  m.def("_cuda_current_stream", [](nb::handle d) { return cuda_backend().current_stream(device_index(d)); });
+  m.def("_cuda_create_stream", [](nb::handle d) { return cuda_backend().create_stream(device_index(d)); }, nb::arg("device").none());
+  m.def("_cuda_current_stream", [](nb::handle d) { return cuda_backend().current_stream(device_index(d)); }, nb::arg("device").none());
   m.def("_cuda_set_stream", [](int device, StreamId s) { cuda_backend().set_current_stream(device, s); });
   m.def("_cuda_synchronize_stream", [](int device, StreamId s) {
     cuda_backend().synchronize_stream(device, s);

@@ -59,11 +59,8 @@ nb::object tolist_impl(const Tensor& host) {
   return root;
 }
 
-Tensor to_host(const Tensor& t) {
-  TANDEM_CHECK(t.device().is_cpu(), NotImplemented, "reading a ", t.device().str(),
-               " tensor from Python is not supported by this build");
-  return t;
-}
+// tolist() of a device tensor copies it to the host first (one counted transfer), as PyTorch does.
+Tensor to_host(const Tensor& t) { return t.device().is_cpu() ? t : to_device(t, Device(), std::nullopt, false); }
 
 Scalar one_value(const Tensor& t, const char* what) {
   TANDEM_CHECK(t.numel() == 1, Runtime, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar",

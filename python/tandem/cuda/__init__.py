@@ -1,0 +1,269 @@
+"""tandem.cuda: CUDA devices (real, or emulated with TANDEM_EMULATE_CUDA=N for testing on machines without a GPU).
+
+A thin layer over the C++ accelerator backend; the emulated and the real backend answer the same calls.
+"""
+import contextlib
+
+from .. import _C
+from .._C import OutOfMemoryError  # noqa: F401  (a RuntimeError subclass, as in PyTorch)
+
+
+def is_available():
+    """True when at least one CUDA device (real or emulated) can be used."""
+    return _C._cuda_is_available()
+
+
+def device_count():
+    """Number of CUDA devices (0 when CUDA is unavailable)."""
+    return _C._cuda_device_count()
+
+
+def current_device():
+    """Index of the calling thread's current CUDA device."""
+    return _C._cuda_current_device()
+
+
+def set_device(device):
+    """Makes ``device`` (an index, 'cuda:N' or tandem.device) the thread's current CUDA device."""
+    _C._cuda_set_device(device)
+
+
+def _index(device):
+    return _C._cuda_device_index(device)
+
+
+class device:
+    """Context manager that makes ``device`` current inside the ``with`` block."""
+
+    def __init__(self, device):
+        self.idx = -1 if device is None else _index(device)
+        self.prev_idx = -1
+
+    def __enter__(self):
+        if self.idx >= 0:
+            self.prev_idx = current_device()
+            set_device(self.idx)
+        return self
+
+    def __exit__(self, *exc):
+        if self.idx >= 0:
+            set_device(self.prev_idx)
+        return False
+
+
+class _DeviceProperties:
+    def __init__(self, props):
+        self.__dict__.update(props)
+
+    def __repr__(self):
+        return (f"_CudaDeviceProperties(name='{self.name}', major={self.major}, minor={self.minor}, "
+                f"total_memory={self.total_memory // (1 << 20)}MB, multi_processor_count={self.multi_processor_count})")
+
+
+def get_device_properties(device=None):
+    """Name, total_memory, major/minor, multi_processor_count and is_emulated of a device."""
+    return _DeviceProperties(_C._cuda_properties(device))
+
+
+def get_device_name(device=None):
+    """The device's name; emulated devices say so plainly."""
+    return _C._cuda_properties(device)["name"]
+
+
+def synchronize(device=None):
+    """Waits until all queued work on the device has finished."""
+    _C._cuda_synchronize(device)
+
+
+class Stream:
+    """An in-order queue of work on one device. Work on different streams may overlap."""
+
+    def __init__(self, device=None, priority=0, _id=None):
+        self.device_index = _index(device)
+        self.stream_id = _C._cuda_create_stream(self.device_index) if _id is None else _id
+
+    @property
+    def device(self):
+        return _C.device("cuda", self.device_index)
+
+    def synchronize(self):
+        """Waits for the work queued on this stream."""
+        _C._cuda_synchronize_stream(self.device_index, self.stream_id)
+
+    def query(self):
+        """True when all work queued on this stream has finished."""
+        return _C._cuda_query_stream(self.device_index, self.stream_id)
+
+    def wait_event(self, event):
+        """Makes later work on this stream wait for ``event`` (the host does not wait)."""
+        event.wait(self)
+
+    def wait_stream(self, stream):
+        """Makes later work on this stream wait for the work queued on ``stream`` so far."""
+        self.wait_event(stream.record_event())
+
+    def record_event(self, event=None):
+        """Records ``event`` (a new one if None) on this stream and returns it."""
+        event = event or Event()
+        event.record(self)
+        return event
+
+    def __eq__(self, other):
+        return isinstance(other, Stream) and (self.device_index, self.stream_id) == (other.device_index, other.stream_id)
+
+    def __hash__(self):
+        return hash((self.device_index, self.stream_id))
+
+    def __repr__(self):
+        return f"<tandem.cuda.Stream device=cuda:{self.device_index} id={self.stream_id}>"
+
+
+def current_stream(device=None):
+    """The calling thread's current stream on ``device``."""
+    idx = _index(device)
+    return Stream(idx, _id=_C._cuda_current_stream(idx))
+
+
+def default_stream(device=None):
+    """The device's default stream."""
+    return Stream(_index(device), _id=0)
+
+
+def set_stream(stream):
+    """Makes ``stream`` current for its device on the calling thread."""
+    _C._cuda_set_stream(stream.device_index, stream.stream_id)
+
+
+@contextlib.contextmanager
+def stream(stream):
+    """Context manager that makes ``stream`` current (and its device) inside the ``with`` block."""
+    if stream is None:
+        yield
+        return
+    with device(stream.device_index):
+        prev = current_stream(stream.device_index)
+        set_stream(stream)
+        try:
+            yield
+        finally:
+            set_stream(prev)
+
+
+class Event:
+    """A marker in a stream: record it, wait on it from another stream or the host, time between two."""
+
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
+        self.enable_timing = enable_timing
+        self._id = _C._cuda_create_event(enable_timing)
+
+    def record(self, stream=None):
+        """Records the event on ``stream`` (the current stream if None)."""
+        stream = stream or current_stream()
+        _C._cuda_record_event(self._id, stream.device_index, stream.stream_id)
+
+    def wait(self, stream=None):
+        """Makes future work on ``stream`` wait for this event."""
+        stream = stream or current_stream()
+        _C._cuda_wait_event(self._id, stream.device_index, stream.stream_id)
+
+    def synchronize(self):
+        """Blocks the host until the recorded work has finished."""
+        _C._cuda_synchronize_event(self._id)
+
+    def query(self):
+        """True when the recorded work has finished."""
+        return _C._cuda_query_event(self._id)
+
+    def elapsed_time(self, end_event):
+        """Milliseconds between this event and ``end_event`` (both recorded with enable_timing=True)."""
+        return _C._cuda_elapsed_ms(self._id, end_event._id)
+
+    def __del__(self):
+        try:
+            _C._cuda_destroy_event(self._id)
+        except Exception:  # interpreter shutdown
+            pass
+
+
+def manual_seed(seed):
+    """Seeds the generator used for random numbers on CUDA devices (shared with the CPU: same numbers)."""
+    from .. import manual_seed as _manual_seed
+    _manual_seed(seed)
+
+
+manual_seed_all = manual_seed
+
+
+def memory_stats(device=None):
+    """Allocator statistics of a device (bytes allocated/reserved, current and peak, retries, OOMs)."""
+    return _C._cuda_memory_stats(device)
+
+
+def memory_allocated(device=None):
+    """Bytes held by live tensors on the device."""
+    return memory_stats(device)["allocated_bytes.all.current"]
+
+
+def max_memory_allocated(device=None):
+    """Peak of memory_allocated since start or the last reset_peak_memory_stats."""
+    return memory_stats(device)["allocated_bytes.all.peak"]
+
+
+def memory_reserved(device=None):
+    """Bytes held by the allocator: live tensors plus its cache."""
+    return memory_stats(device)["reserved_bytes.all.current"]
+
+
+def max_memory_reserved(device=None):
+    """Peak of memory_reserved."""
+    return memory_stats(device)["reserved_bytes.all.peak"]
+
+
+def reset_peak_memory_stats(device=None):
+    """Starts peak tracking afresh from the current values."""
+    _C._cuda_reset_peak_memory_stats(device)
+
+
+def empty_cache():
+    """Returns the allocator's cached (unused) blocks to the device."""
+    _C._cuda_empty_cache()
+
+
+def mem_get_info(device=None):
+    """(free, total) bytes of the device."""
+    s = memory_stats(device)
+    return s["total_bytes"] - s["reserved_bytes.all.current"], s["total_bytes"]
+
+
+def _fmt(n):
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.2f} {unit}"
+        n /= 1024
+
+
+def memory_summary(device=None, abbreviated=False):
+    """A printable report of the device's memory use and its largest live allocations."""
+    idx = _index(device)
+    s = memory_stats(idx)
+    largest = _C._cuda_largest_live_allocations(idx, 5)
+    lines = [
+        f"tandem memory summary, device cuda:{idx} ({get_device_name(idx)})",
+        f"  total capacity      {_fmt(s['total_bytes'])}",
+        f"  allocated (current) {_fmt(s['allocated_bytes.all.current'])}   peak {_fmt(s['allocated_bytes.all.peak'])}",
+        f"  reserved (current)  {_fmt(s['reserved_bytes.all.current'])}   peak {_fmt(s['reserved_bytes.all.peak'])}",
+        f"  allocations {s['allocation.all.allocated']}, frees {s['allocation.all.freed']}, "
+        f"alloc retries {s['num_alloc_retries']}, out-of-memory errors {s['num_ooms']}",
+        "  largest live allocations: " + (", ".join(_fmt(b) for b in largest) or "none"),
+    ]
+    return "\n".join(lines)
+
+
+def transfer_stats():
+    """Counts of host->device, device->host and device->device copies (and bytes), and device syncs so far."""
+    return _C._transfer_stats()
+
+
+def reset_transfer_stats():
+    """Sets every transfer counter back to zero."""
+    _C._reset_transfer_stats()

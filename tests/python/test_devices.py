@@ -1,0 +1,200 @@
+"""The device model, tandem.cuda, and the host/device boundary rules. CUDA parts run on real or emulated
+devices (CI sets TANDEM_EMULATE_CUDA=2) and are skipped when neither exists."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import tandem
+
+needs_cuda = pytest.mark.skipif(not tandem.cuda.is_available(), reason="no CUDA device (set TANDEM_EMULATE_CUDA=2)")
+needs_two = pytest.mark.skipif(tandem.cuda.device_count() < 2, reason="needs two CUDA devices")
+
+
+def test_device_objects_parse_compare_and_print():
+    d = tandem.device("cuda:1")
+    assert (d.type, d.index) == ("cuda", 1)
+    assert d == "cuda:1" and d == tandem.device("cuda", 1) and d != "cuda:0"
+    assert str(d) == "cuda:1" and repr(d) == "device(type='cuda', index=1)"
+    c = tandem.device("cpu")
+    assert c.index is None and str(c) == "cpu" and repr(c) == "device(type='cpu')"
+    assert tandem.ones(1).device == "cpu"
+    assert len({tandem.device("cuda:0"), tandem.device("cuda", 0)}) == 1
+    with pytest.raises(RuntimeError, match="Expected one of cpu, cuda device type at start of device string: tpu"):
+        tandem.device("tpu")
+    with pytest.raises(RuntimeError, match="Invalid device string: 'cuda:x'"):
+        tandem.device("cuda:x")
+
+
+def test_cpu_returns_same_object_and_to_is_identity_when_nothing_changes():
+    t = tandem.ones(3)
+    assert t.cpu() is t
+    assert t.to("cpu") is t and t.to(tandem.float32) is t
+    assert t.to("cpu", copy=True) is not t
+    assert not t.is_cuda and t.is_cpu and t.get_device() == -1
+    assert t.to(tandem.float64).dtype is tandem.float64
+
+
+@pytest.mark.skipif(tandem.cuda.is_available(), reason="checks the message when CUDA is missing")
+def test_cuda_unavailable_names_the_reason_and_the_fix():
+    assert tandem.cuda.device_count() == 0
+    with pytest.raises(RuntimeError) as info:
+        tandem.ones(2, device="cuda")
+    lines = str(info.value).splitlines()
+    assert lines[0] == "Torch not compiled with CUDA enabled"
+    assert lines[1].startswith("hint:") and "TANDEM_EMULATE_CUDA" in lines[1]
+
+
+@needs_cuda
+def test_tensors_move_between_host_and_device_and_keep_values():
+    a = tandem.tensor([[1.0, 2.0], [3.0, 4.0]], device="cuda")
+    assert a.device == "cuda:0" and a.is_cuda and not a.is_cpu and a.get_device() == 0
+    b = a.cpu()
+    assert b.device == "cpu" and b.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    c = tandem.ones(2, 2).cuda()
+    assert c.device == "cuda:0"
+    assert c.cuda() is c
+    assert (a + c).cpu().tolist() == [[2.0, 3.0], [4.0, 5.0]]
+    assert a.t().cpu().tolist() == [[1.0, 3.0], [2.0, 4.0]]  # non-contiguous crossing
+    assert a.to("cpu", tandem.int64).tolist() == [[1, 2], [3, 4]]
+    z = tandem.zeros(2, 3, device="cuda", dtype=tandem.int32)
+    assert z.device == "cuda:0" and z.dtype is tandem.int32 and z.cpu().tolist() == [[0] * 3] * 2
+
+
+@needs_cuda
+def test_item_tolist_float_and_bool_of_device_tensors_copy_and_sync():
+    t = tandem.tensor([2.5], device="cuda")
+    assert t.item() == 2.5 and float(t) == 2.5 and bool(t) and t.tolist() == [2.5]
+    assert int(tandem.tensor([7], device="cuda")) == 7
+
+
+@needs_cuda
+def test_mixed_devices_raise_pytorchs_error_with_a_hint():
+    a = tandem.ones(3, device="cuda:0")
+    with pytest.raises(RuntimeError) as info:
+        a + tandem.ones(3)
+    first, hint = str(info.value).splitlines()
+    assert first == "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+    assert hint.startswith("hint:") and "add" in hint and ".to('cuda:0')" in hint
+    # 0-dim CPU tensors and Python numbers mix with device tensors, as in PyTorch
+    assert (a + tandem.tensor(2.0)).cpu().tolist() == [3.0] * 3
+    assert (a * 2).device == "cuda:0"
+    assert tandem.where(a > 0, a, tandem.tensor(0.0)).device == "cuda:0"
+
+
+@needs_two
+def test_two_devices_mismatch_and_peer_copy():
+    a = tandem.ones(2, device="cuda:0")
+    b = tandem.ones(2, device="cuda:1")
+    with pytest.raises(RuntimeError, match="found at least two devices, cuda:0 and cuda:1!"):
+        a + b
+    moved = a.to("cuda:1")
+    assert moved.device == "cuda:1" and (moved + b).cpu().tolist() == [2.0, 2.0]
+    with tandem.cuda.device(1):
+        assert tandem.cuda.current_device() == 1
+        assert tandem.ones(1, device="cuda").device == "cuda:1"
+    assert tandem.cuda.current_device() == 0
+    with pytest.raises(RuntimeError, match="CUDA error: invalid device ordinal"):
+        tandem.ones(1, device=f"cuda:{tandem.cuda.device_count()}")
+
+
+@needs_cuda
+def test_async_results_are_complete_when_observed_on_the_host():
+    x = tandem.ones(1 << 20, device="cuda")
+    for _ in range(20):
+        x = x * 1.5 + 1.0  # queued; the host runs ahead
+    host = x.cpu()
+    expected = 1.0
+    for _ in range(20):
+        expected = expected * 1.5 + 1.0
+    vals = host.tolist()
+    assert vals[0] == pytest.approx(expected, rel=1e-5) and vals[-1] == vals[0]
+
+
+@needs_cuda
+def test_transfer_stats_count_copies_bytes_and_syncs():
+    tandem.cuda.reset_transfer_stats()
+    a = tandem.ones(256).cuda()
+    a.cpu()
+    tandem.cuda.synchronize()
+    s = tandem.cuda.transfer_stats()
+    assert s["host_to_device_copies"] == 1 and s["host_to_device_bytes"] == 1024
+    assert s["device_to_host_copies"] == 1 and s["device_to_host_bytes"] == 1024
+    assert s["synchronizations"] == 1
+
+
+@needs_cuda
+def test_memory_statistics_track_allocations():
+    tandem.cuda.synchronize()
+    base = tandem.cuda.memory_allocated()
+    t = tandem.empty(1 << 20, device="cuda")
+    assert tandem.cuda.memory_allocated() >= base + (4 << 20)
+    assert tandem.cuda.max_memory_allocated() >= tandem.cuda.memory_allocated()
+    assert tandem.cuda.memory_reserved() >= tandem.cuda.memory_allocated()
+    del t
+    assert tandem.cuda.memory_allocated() == base
+    tandem.cuda.empty_cache()
+    tandem.cuda.reset_peak_memory_stats()
+    assert tandem.cuda.max_memory_allocated() == tandem.cuda.memory_allocated()
+    free, total = tandem.cuda.mem_get_info()
+    assert 0 < free <= total
+    assert "largest live allocations" in tandem.cuda.memory_summary()
+
+
+@needs_cuda
+def test_streams_and_events_order_and_time_work():
+    s = tandem.cuda.Stream()
+    start, end = tandem.cuda.Event(enable_timing=True), tandem.cuda.Event(enable_timing=True)
+    with tandem.cuda.stream(s):
+        assert tandem.cuda.current_stream() == s
+        start.record()
+        x = tandem.ones(1 << 20, device="cuda")
+        for _ in range(5):
+            x = x + 1
+        end.record()
+    assert tandem.cuda.current_stream() == tandem.cuda.default_stream()
+    end.synchronize()
+    assert end.query() and s.query()
+    assert start.elapsed_time(end) >= 0.0
+    tandem.cuda.current_stream().wait_stream(s)
+    assert x.cpu().tolist()[0] == 6.0
+    with pytest.raises(RuntimeError, match="enable_timing=True"):
+        tandem.cuda.Event().elapsed_time(tandem.cuda.Event())
+
+
+@needs_cuda
+def test_device_names_say_emulated_when_emulated():
+    props = tandem.cuda.get_device_properties(0)
+    if props.is_emulated:
+        assert "emulated" in tandem.cuda.get_device_name(0)
+    assert props.total_memory > 0
+
+
+def test_out_of_memory_is_an_error_the_process_survives():
+    # A fresh interpreter so the device cap applies (the emulated devices are set up at import).
+    code = textwrap.dedent("""
+        import tandem
+        big = 48 << 20
+        kept = tandem.empty(big // 4, device="cuda")
+        try:
+            tandem.empty(big // 4, device="cuda")
+        except tandem.cuda.OutOfMemoryError as e:
+            lines = str(e).splitlines()
+            assert isinstance(e, RuntimeError)
+            assert lines[0].startswith("CUDA out of memory. Tried to allocate 48.00 MiB. GPU 0 has a total "
+                                       "capacity of 64.00 MiB"), lines[0]
+            assert lines[1].startswith("hint: largest live allocations on cuda:0: 48.00 MiB"), lines[1]
+        else:
+            raise AssertionError("no OOM")
+        del kept
+        again = tandem.ones(big // 4, device="cuda")  # the device keeps working and nothing leaked
+        assert again.sum().item() == big // 4 if hasattr(again, "sum") else True
+        assert tandem.cuda.memory_stats()["num_ooms"] == 1
+        print("ok")
+    """)
+    env = dict(os.environ, TANDEM_EMULATE_CUDA="1", TANDEM_EMULATE_CUDA_MEMORY="64MiB")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
