@@ -195,13 +195,18 @@ def tensor_repr(t):
             suffixes.append(_dtype_suffix(t.dtype))
         body = "[]"
     else:
+        if not opts.edgeitems:  # nothing of a summary would be shown, so the shape is
+            suffixes.append(_suffix("size=" + str(tuple(t.shape))))
         if t.dtype not in (_C.get_default_dtype(), _C.int64, _C.bool):
             suffixes.append(_dtype_suffix(t.dtype))
         summarize = t.numel() > opts.threshold
-        values = _edge_values(t, summarize, opts.edgeitems)
-        flat = [values] if t.dim() == 0 else _leaves(values, [])
-        fmt = _Formatter(flat, t.is_floating_point(), opts.precision, opts.sci_mode)
-        body = _nested_str(values, t.dim(), indent, fmt, opts.linewidth)
+        if summarize and not opts.edgeitems and t.dim() > 0:
+            body = "[...]"
+        else:
+            values = _edge_values(t, summarize, opts.edgeitems)
+            flat = [values] if t.dim() == 0 else _leaves(values, [])
+            fmt = _Formatter(flat, t.is_floating_point(), opts.precision, opts.sci_mode)
+            body = _nested_str(values, t.dim(), indent, fmt, opts.linewidth)
     grad_fn = getattr(t, "grad_fn", None)
     if grad_fn is not None:
         name = grad_fn.name() if hasattr(grad_fn, "name") else type(grad_fn).__name__

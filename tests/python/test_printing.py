@@ -145,6 +145,8 @@ def test_summary_reads_only_the_edges(monkeypatch):
     dict(edgeitems=1), dict(edgeitems=5), dict(linewidth=40), dict(linewidth=120), dict(linewidth=10),
     dict(sci_mode=True), dict(sci_mode=False), dict(sci_mode=True, precision=2), dict(profile="short"),
     dict(profile="full"), dict(profile="short", precision=6), dict(threshold=10, linewidth=30, edgeitems=2),
+    dict(edgeitems=0), dict(edgeitems=0, threshold=0), dict(threshold=0), dict(precision=0, sci_mode=True),
+    dict(threshold=50, edgeitems=4, linewidth=60, precision=3, sci_mode=False),
 ])
 def test_print_options(options):
     torch.set_printoptions(**options)
@@ -155,7 +157,9 @@ def test_print_options(options):
         torch.randn(30, generator=g), torch.randn(4, 5, generator=g) * 1e-6, torch.randn(3, 4, generator=g) * 1e6,
         torch.tensor([1.0, 2.0, 3.0]), torch.tensor([1.0, 1e9]), torch.arange(24).reshape(2, 3, 4),
         torch.randn(12, 12, generator=g).double(), torch.tensor(0.1234567), torch.randint(0, 10, (100,)),
-        torch.tensor([math.nan, 1.25, math.inf]), torch.randn(3, 40, generator=g),
+        torch.tensor([math.nan, 1.25, math.inf]), torch.randn(3, 40, generator=g), torch.zeros(2, 0),
+        torch.randn(2000, generator=g), torch.randn(2, 3, 200, generator=g), torch.tensor([0.0, math.nan]),
+        torch.tensor([True, False] * 600), torch.arange(1200, dtype=torch.int16).reshape(40, 30),
     ]
     for t in tensors:
         assert_same_repr(t)
