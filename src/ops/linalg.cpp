@@ -59,10 +59,19 @@ std::string conversion(DType d) {
   }
 }
 
-std::string dtype_hint(const char* other_name, DType want, DType got) {
-  std::string h = std::string("\nhint: matrix products do not promote dtypes; convert one operand, e.g. ") +
-                  other_name + conversion(want);
-  if ((want == DType::Float32 && got == DType::Float64) || (want == DType::Float64 && got == DType::Float32))
+// Names the operand to convert and how: towards float32 when float32 meets float64 (the usual cause is a
+// NumPy float64 array), otherwise towards the promoted dtype so no values are truncated.
+std::string dtype_hint(const char* name_a, DType a, const char* name_b, DType b) {
+  const bool numpy_mix =
+      (a == DType::Float32 && b == DType::Float64) || (a == DType::Float64 && b == DType::Float32);
+  const DType target = numpy_mix ? DType::Float32 : promote_types(a, b);
+  std::string h = "\nhint: matrix products do not promote dtypes; ";
+  if (a != target && b != target)
+    h += std::string("convert both operands, e.g. ") + name_a + conversion(target) + " and " + name_b +
+         conversion(target);
+  else
+    h += std::string("convert one operand, e.g. ") + (a == target ? name_b : name_a) + conversion(target);
+  if (numpy_mix)
     h += " (NumPy arrays are float64 by default: build float32 tensors with "
          "tandem.from_numpy(a.astype(np.float32)))";
   return h;
@@ -98,7 +107,7 @@ void check_batch_shapes(int64_t batch1, int64_t k1, int64_t batch2, int64_t k2) 
 
 void check_batch_dtypes(const Tensor& a, const Tensor& b) {
   TANDEM_CHECK(a.dtype() == b.dtype(), Runtime, "expected scalar type ", dtype_title(a.dtype()),
-               " but found ", dtype_title(b.dtype()), dtype_hint("other", a.dtype(), b.dtype()));
+               " but found ", dtype_title(b.dtype()), dtype_hint("self", a.dtype(), "other", b.dtype()));
 }
 
 // out = alpha * (a @ b) + beta * out, where a is (batch..., m, k), b is (batch..., k, n) and out is a fresh
@@ -164,7 +173,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   check_mm_shapes("mm", a, b);
   TANDEM_CHECK(a.dtype() == b.dtype(), Runtime,
                "expected m1 and m2 to have the same dtype, but got: ", cpp_type_name(a.dtype()),
-               " != ", cpp_type_name(b.dtype()), dtype_hint("mat2", a.dtype(), b.dtype()));
+               " != ", cpp_type_name(b.dtype()), dtype_hint("mat1", a.dtype(), "mat2", b.dtype()));
   check_not_bool(a.dtype(), "addmm_impl_cpu_");
   return mm_unchecked(a, b);
 }
@@ -195,7 +204,7 @@ Tensor mv(const Tensor& mat, const Tensor& vec) {
                vec.size(0), ") must equal the matrix's columns (", mat.size(1), ")");
   TANDEM_CHECK(mat.dtype() == vec.dtype(), Runtime, "addmv input tensors must have the same dtype, but got ",
                dtype_title(vec.dtype()), ", ", dtype_title(mat.dtype()), ", and ", dtype_title(vec.dtype()),
-               dtype_hint("vec", mat.dtype(), vec.dtype()));
+               dtype_hint("mat", mat.dtype(), "vec", vec.dtype()));
   check_not_bool(mat.dtype(), "addmv_impl_cpu");
   Tensor out = empty(DimVector{mat.size(0)}, mat.dtype(), mat.device());
   launch_gemm(mat, unsqueeze(vec, 1), unsqueeze(out, 1), 1.0, 0.0);
@@ -209,7 +218,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
   check_same_device("dot", a, b);
   TANDEM_CHECK(a.dtype() == b.dtype(), Runtime, "dot : expected both vectors to have same dtype, but found ",
                dtype_title(a.dtype()), " and ", dtype_title(b.dtype()),
-               dtype_hint("other", a.dtype(), b.dtype()));
+               dtype_hint("self", a.dtype(), "other", b.dtype()));
   TANDEM_CHECK(a.size(0) == b.size(0), Runtime, "inconsistent tensor size, expected tensor [", a.size(0),
                "] and src [", b.size(0), "] to have the same number of elements, but got ", a.size(0),
                " and ", b.size(0), " elements respectively",
@@ -262,10 +271,10 @@ Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, const 
   check_mm_shapes("addmm", mat1, mat2);
   TANDEM_CHECK(input.dtype() == mat2.dtype(), Runtime, "self and mat2 must have the same dtype, but got ",
                dtype_title(input.dtype()), " and ", dtype_title(mat2.dtype()),
-               dtype_hint("mat2", input.dtype(), mat2.dtype()));
+               dtype_hint("input", input.dtype(), "mat2", mat2.dtype()));
   TANDEM_CHECK(mat1.dtype() == mat2.dtype(), Runtime, "mat1 and mat2 must have the same dtype, but got ",
                dtype_title(mat1.dtype()), " and ", dtype_title(mat2.dtype()),
-               dtype_hint("mat1", mat2.dtype(), mat1.dtype()));
+               dtype_hint("mat1", mat1.dtype(), "mat2", mat2.dtype()));
   check_not_bool(mat1.dtype(), "addmm_impl_cpu_");
   DimVector shape{mat1.size(0), mat2.size(1)};
   Tensor broadcast_input = expand(input, shape);
