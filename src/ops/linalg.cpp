@@ -248,7 +248,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (da >= 3 && db <= 2) {
     // Fold the batch dims of `a` into its rows: one large product instead of many small ones.
     DimVector out_shape(IntArrayRef(a.sizes()).first(static_cast<size_t>(da - 1)));
-    Tensor folded = reshape(a, DimVector{-1, a.size(-1)});
+    // Explicit row count: reshape cannot infer -1 when k == 0.
+    Tensor folded = reshape(a, DimVector{compute_numel(out_shape), a.size(-1)});
     if (db == 1) return view(mv(folded, b), out_shape);
     out_shape.push_back(b.size(1));
     return view(mm(folded, b), out_shape);
