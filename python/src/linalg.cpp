@@ -1,8 +1,67 @@
-// Bindings of the linalg area.
+// Bindings of the linalg area: matmul and the @ operator, mm, bmm, mv, dot, vdot, outer/ger, addmm.
+#include "ops/linalg.h"
 #include "bindings.h"
+#include "core/error.h"
 
 namespace tandem::py {
 
-void init_linalg(nb::module_& m) { (void)m; }
+namespace {
+
+// Tensor @ other: NotImplemented for non-tensors so Python can try the other operand (then a TypeError).
+nb::object matmul_operator(const Tensor& a, nb::handle b, bool reflected) {
+  if (!is_tensor(b)) return nb::borrow(Py_NotImplemented);
+  const Tensor& o = as_tensor_ref(b);
+  return wrap(reflected ? matmul(o, a) : matmul(a, o));
+}
+
+Scalar scalar_arg(nb::handle h, const char* fn, const char* arg) {
+  Scalar s;
+  TANDEM_CHECK(to_scalar(h, s), Type, fn, "(): argument '", arg, "' must be Number, not ",
+               nb::inst_name(h).c_str());
+  return s;
+}
+
+// Binds fn as tandem.<name>(input, <second>) and Tensor.<name>(<second>), with PyTorch's argument names.
+template <typename Fn>
+void def_binary(nb::module_& m, nb::class_<Tensor>& tensor, const char* name, const char* second, Fn fn) {
+  m.def(
+      name,
+      [fn, name, second](nb::handle a, nb::handle b) {
+        return fn(expect_tensor(a, name, "input"), expect_tensor(b, name, second));
+      },
+      nb::arg("input"), nb::arg(second));
+  tensor.def(
+      name,
+      [fn, name, second](const Tensor& a, nb::handle b) { return fn(a, expect_tensor(b, name, second)); },
+      nb::arg(second));
+}
+
+}  // namespace
+
+void init_linalg(nb::module_& m) {
+  auto cls = nb::type<Tensor>();
+  auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
+
+  tensor.def("__matmul__", [](const Tensor& a, nb::handle b) { return matmul_operator(a, b, false); });
+  tensor.def("__rmatmul__", [](const Tensor& a, nb::handle b) { return matmul_operator(a, b, true); });
+  def_binary(m, tensor, "matmul", "other", [](const Tensor& a, const Tensor& b) { return matmul(a, b); });
+  def_binary(m, tensor, "mm", "mat2", [](const Tensor& a, const Tensor& b) { return mm(a, b); });
+  def_binary(m, tensor, "bmm", "mat2", [](const Tensor& a, const Tensor& b) { return bmm(a, b); });
+  def_binary(m, tensor, "mv", "vec", [](const Tensor& a, const Tensor& b) { return mv(a, b); });
+  def_binary(m, tensor, "dot", "tensor", [](const Tensor& a, const Tensor& b) { return dot(a, b); });
+  // For real dtypes vdot is dot (there is no conjugate to take).
+  def_binary(m, tensor, "vdot", "other", [](const Tensor& a, const Tensor& b) { return dot(a, b); });
+  def_binary(m, tensor, "outer", "vec2", [](const Tensor& a, const Tensor& b) { return outer(a, b); });
+  def_binary(m, tensor, "ger", "vec2", [](const Tensor& a, const Tensor& b) { return outer(a, b); });
+
+  auto addmm_fn = [](const Tensor& input, nb::handle m1, nb::handle m2, nb::handle beta, nb::handle alpha) {
+    return addmm(input, expect_tensor(m1, "addmm", "mat1"), expect_tensor(m2, "addmm", "mat2"),
+                 scalar_arg(beta, "addmm", "beta"), scalar_arg(alpha, "addmm", "alpha"));
+  };
+  m.def("addmm", addmm_fn, nb::arg("input"), nb::arg("mat1"), nb::arg("mat2"), nb::kw_only(),
+        nb::arg("beta") = 1, nb::arg("alpha") = 1);
+  tensor.def("addmm", addmm_fn, nb::arg("mat1"), nb::arg("mat2"), nb::kw_only(), nb::arg("beta") = 1,
+             nb::arg("alpha") = 1);
+}
 
 }  // namespace tandem::py

@@ -7,8 +7,10 @@ from ._C import *  # noqa: F401,F403  (dtypes, Tensor, ops)
 from ._C import Tensor, OutOfMemoryError  # noqa: F401
 from ._size import Size
 from ._creation import tensor, as_tensor  # noqa: F401
+from ._tensor_str import set_printoptions, get_printoptions, printoptions, tensor_repr as _tensor_repr  # noqa: F401
 from . import cuda  # noqa: F401
 
 _C._set_size_class(Size)
+Tensor.__repr__ = _tensor_repr
 
 __version__ = "0.1.0"

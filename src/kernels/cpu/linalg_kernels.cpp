@@ -1,9 +1,46 @@
-// CPU kernels of the linalg family.
+// CPU kernels of the linalg family: gemm routes float32/float64 to OpenBLAS and other dtypes to a loop.
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/gemm_batch.h"
 #include "kernels/kernel_table.h"
 
 namespace tandem::cpu {
 
-void register_linalg_kernels(KernelTable& table) { (void)table; }
+namespace {
+
+// A product over an empty inner dim is alpha * 0 + beta * out.
+void scale_output(const GemmArgs& g) {
+  dispatch_dtype(g.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for_each_batch<T>(g, [&](T*, T*, T* out) {
+      for (int64_t i = 0; i < g.m; ++i) {
+        T* row = out + i * g.out.row_stride;
+        for (int64_t j = 0; j < g.n; ++j) {
+          if constexpr (std::is_same_v<T, bool>) {
+            row[j] = g.beta != 0 && row[j];
+          } else if constexpr (std::is_integral_v<T>) {
+            row[j] = g.beta == 0
+                         ? T(0)
+                         : static_cast<T>(static_cast<int64_t>(g.beta) * static_cast<int64_t>(row[j]));
+          } else {
+            row[j] = g.beta == 0 ? T(0.0f) : static_cast<T>(g.beta * static_cast<double>(row[j]));
+          }
+        }
+      }
+    });
+  });
+}
+
+void gemm(const GemmArgs& g) {
+  if (g.m == 0 || g.n == 0) return;
+  for (int64_t s : g.batch_sizes)
+    if (s == 0) return;
+  if (g.k == 0) return scale_output(g);
+  if (g.dtype == DType::Float32 || g.dtype == DType::Float64) return gemm_blas(g);
+  gemm_loop(g);
+}
+
+}  // namespace
+
+void register_linalg_kernels(KernelTable& table) { table.linalg.gemm = &gemm; }
 
 }  // namespace tandem::cpu

@@ -1,0 +1,35 @@
+// Walks the batch of a GemmArgs: calls fn(a, b, out) with the data pointers of every batch element.
+#pragma once
+#include <cstdint>
+
+#include "kernels/linalg_kernels.h"
+
+namespace tandem::cpu {
+
+template <typename T, typename Fn>
+void for_each_batch(const GemmArgs& g, const Fn& fn) {
+  const int64_t nd = static_cast<int64_t>(g.batch_sizes.size());
+  int64_t count = 1;
+  for (int64_t s : g.batch_sizes) count *= s;
+  DimVector idx(static_cast<size_t>(nd), 0);
+  T* a = static_cast<T*>(g.a.data);
+  T* b = static_cast<T*>(g.b.data);
+  T* out = static_cast<T*>(g.out.data);
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t oa = 0, ob = 0, oo = 0;
+    for (int64_t d = 0; d < nd; ++d) {
+      oa += idx[d] * g.a.batch_strides[d];
+      ob += idx[d] * g.b.batch_strides[d];
+      oo += idx[d] * g.out.batch_strides[d];
+    }
+    fn(a + oa, b + ob, out + oo);
+    for (int64_t d = nd - 1; d >= 0 && ++idx[d] == g.batch_sizes[d]; --d) idx[d] = 0;
+  }
+}
+
+// The BLAS product for float32/float64 (linalg_blas.cpp) and the plain loop for every other dtype
+// (linalg_loop.cpp). Both see k > 0 and a non-empty output.
+void gemm_blas(const GemmArgs& g);
+void gemm_loop(const GemmArgs& g);
+
+}  // namespace tandem::cpu

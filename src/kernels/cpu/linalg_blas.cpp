@@ -1,0 +1,148 @@
+// float32/float64 matrix products through OpenBLAS. Strided operands go to BLAS as they are, a transposed
+// view as CblasTrans; only a matrix with neither stride 1 is copied first.
+#include <cblas.h>
+
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <vector>
+
+#include "core/parallel.h"
+#include "kernels/cpu/gemm_batch.h"
+
+namespace tandem::cpu {
+
+namespace {
+
+// OpenBLAS keeps its own thread pool; follow tandem's thread count (set_num_threads) whenever it changes.
+void sync_blas_threads() {
+  static std::atomic<int> current{0};
+  int n = get_num_threads();
+  if (current.exchange(n, std::memory_order_relaxed) != n) openblas_set_num_threads(n);
+}
+
+// How a rows x cols matrix with element strides (rs, cs) is handed to row-major BLAS: as it is (ld = rs),
+// transposed (ld = cs), or not at all. A stride along a size-1 dim never matters.
+struct BlasView {
+  bool usable;
+  CBLAS_TRANSPOSE trans;
+  int ld;
+};
+BlasView blas_view(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
+  const int64_t min_row_ld = std::max<int64_t>(1, cols), min_col_ld = std::max<int64_t>(1, rows);
+  if ((cs == 1 || cols == 1) && (rows == 1 || rs >= min_row_ld) && rs <= INT_MAX)
+    return {true, CblasNoTrans, static_cast<int>(rows == 1 ? min_row_ld : rs)};
+  if ((rs == 1 || rows == 1) && (cols == 1 || cs >= min_col_ld) && cs <= INT_MAX)
+    return {true, CblasTrans, static_cast<int>(cols == 1 ? min_col_ld : cs)};
+  return {false, CblasNoTrans, 0};
+}
+
+// A strided matrix that BLAS can read: the original memory, or a row-major copy of it.
+template <typename T>
+struct BlasMatrix {
+  const T* data;
+  BlasView view;
+  std::vector<T> copy;
+  BlasMatrix(const T* p, int64_t rows, int64_t cols, int64_t rs, int64_t cs)
+      : data(p), view(blas_view(rows, cols, rs, cs)) {
+    if (view.usable) return;
+    copy.resize(static_cast<size_t>(rows * cols));
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) copy[i * cols + j] = p[i * rs + j * cs];
+    data = copy.data();
+    view = {true, CblasNoTrans, static_cast<int>(std::max<int64_t>(1, cols))};
+  }
+};
+
+template <typename T>
+void blas_gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, T alpha, const T* a, int lda,
+               const T* b, int ldb, T beta, T* c, int ldc) {
+  if constexpr (std::is_same_v<T, float>)
+    cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  else
+    cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+template <typename T>
+void blas_gemv(CBLAS_TRANSPOSE t, int rows, int cols, T alpha, const T* a, int lda, const T* x, int incx,
+               T beta, T* y, int incy) {
+  if constexpr (std::is_same_v<T, float>)
+    cblas_sgemv(CblasRowMajor, t, rows, cols, alpha, a, lda, x, incx, beta, y, incy);
+  else
+    cblas_dgemv(CblasRowMajor, t, rows, cols, alpha, a, lda, x, incx, beta, y, incy);
+}
+template <typename T>
+T blas_dot(int n, const T* x, int incx, const T* y, int incy) {
+  if constexpr (std::is_same_v<T, float>)
+    return cblas_sdot(n, x, incx, y, incy);
+  else
+    return cblas_ddot(n, x, incx, y, incy);
+}
+
+// y (rows, stride incy) = alpha * M x + beta * y for M rows x cols with strides (rs, cs), x with stride incx.
+template <typename T>
+void matrix_vector(const T* mat, int64_t rows, int64_t cols, int64_t rs, int64_t cs, const T* x, int64_t incx,
+                   T* y, int64_t incy, T alpha, T beta) {
+  std::vector<T> x_copy;
+  if (incx == 0 || incx > INT_MAX) {  // a broadcast vector (stride 0) is not valid BLAS input
+    x_copy.assign(static_cast<size_t>(cols), T(0));
+    for (int64_t j = 0; j < cols; ++j) x_copy[j] = x[j * incx];
+    x = x_copy.data();
+    incx = 1;
+  }
+  // beta == 0 must not read y, which may hold garbage (NaN); zero it first.
+  if (beta == T(0))
+    for (int64_t i = 0; i < rows; ++i) y[i * incy] = T(0);
+  BlasMatrix<T> m(mat, rows, cols, rs, cs);
+  const bool trans = m.view.trans == CblasTrans;
+  // BLAS describes the stored matrix: transposed storage is cols x rows.
+  blas_gemv<T>(m.view.trans, static_cast<int>(trans ? cols : rows), static_cast<int>(trans ? rows : cols),
+               alpha, m.data, m.view.ld, x, static_cast<int>(incx), beta, y, static_cast<int>(incy));
+}
+
+template <typename T>
+void gemm_one(const GemmArgs& g, const T* a, const T* b, T* out) {
+  const T alpha = static_cast<T>(g.alpha), beta = static_cast<T>(g.beta);
+  const int64_t ldc = g.m == 1 ? std::max<int64_t>(1, g.n) : g.out.row_stride;
+  if (g.m == 1 && g.n == 1) {
+    T acc = g.k == 1 ? a[0] * b[0] : T(0);
+    if (g.k > 1) {
+      std::vector<T> xa, xb;  // dot needs nonzero strides
+      auto dense = [&](const T* p, int64_t inc, std::vector<T>& buf) {
+        if (inc != 0 && inc <= INT_MAX) return std::pair<const T*, int>(p, static_cast<int>(inc));
+        buf.assign(static_cast<size_t>(g.k), p[0]);
+        return std::pair<const T*, int>(buf.data(), 1);
+      };
+      auto [pa, ia] = dense(a, g.a.col_stride, xa);
+      auto [pb, ib] = dense(b, g.b.row_stride, xb);
+      acc = blas_dot<T>(static_cast<int>(g.k), pa, ia, pb, ib);
+    }
+    out[0] = alpha * acc + (beta == T(0) ? T(0) : beta * out[0]);
+  } else if (g.n == 1) {
+    matrix_vector<T>(a, g.m, g.k, g.a.row_stride, g.a.col_stride, b, g.b.row_stride, out, g.out.row_stride,
+                     alpha, beta);
+  } else if (g.m == 1) {
+    // out row = a row @ B = B^T a: B^T is n x k with strides (cs, rs) of B.
+    matrix_vector<T>(b, g.n, g.k, g.b.col_stride, g.b.row_stride, a, g.a.col_stride, out, 1, alpha, beta);
+  } else {
+    BlasMatrix<T> ma(a, g.m, g.k, g.a.row_stride, g.a.col_stride);
+    BlasMatrix<T> mb(b, g.k, g.n, g.b.row_stride, g.b.col_stride);
+    blas_gemm<T>(ma.view.trans, mb.view.trans, static_cast<int>(g.m), static_cast<int>(g.n),
+                 static_cast<int>(g.k), alpha, ma.data, ma.view.ld, mb.data, mb.view.ld, beta, out,
+                 static_cast<int>(ldc));
+  }
+}
+
+}  // namespace
+
+void gemm_blas(const GemmArgs& g) {
+  // BLAS takes 32-bit sizes; anything larger takes the plain loop.
+  if (g.m > INT_MAX || g.n > INT_MAX || g.k > INT_MAX || g.out.row_stride > INT_MAX) return gemm_loop(g);
+  sync_blas_threads();
+  if (g.dtype == DType::Float32) {
+    for_each_batch<float>(g, [&](float* a, float* b, float* out) { gemm_one<float>(g, a, b, out); });
+  } else {
+    for_each_batch<double>(g, [&](double* a, double* b, double* out) { gemm_one<double>(g, a, b, out); });
+  }
+}
+
+}  // namespace tandem::cpu
