@@ -1,0 +1,210 @@
+#include "ops/random.h"
+
+#include <cmath>
+#include <limits>
+
+#include "core/error.h"
+#include "kernels/kernel_table.h"
+#include "kernels/random_functors.h"
+#include "ops/copy.h"
+#include "ops/view.h"
+
+namespace tandem {
+
+namespace {
+
+// The generator for a draw on `device`: the given one, which must be for that device type, or the default.
+Generator& pick_generator(Generator* gen, Device device) {
+  if (!gen) return default_generator(device);
+  TANDEM_CHECK(gen->device().type == device.type, Runtime, "Expected a '", device_type_name(device.type),
+               "' device type for generator but found '", device_type_name(gen->device().type),
+               "'\nhint: create the generator with tandem.Generator(device='", device_type_name(device.type),
+               "') or drop generator=");
+  return *gen;
+}
+
+// Runs fill(contiguous_out, state) for `x`, through a contiguous temporary when x is strided.
+template <typename Fill>
+Tensor fill_random(const Tensor& x, const char* op, Generator* gen, uint64_t blocks, const Fill& fill) {
+  check_writeable(x, op);
+  if (x.numel() == 0) return x;
+  PhiloxState state = pick_generator(gen, x.device()).reserve(blocks);
+  if (x.is_contiguous()) {
+    fill(x, state);
+    x.bump_version();
+  } else {
+    Tensor tmp = empty(x.sizes(), x.dtype(), x.device());
+    fill(tmp, state);
+    copy_(x, tmp);
+  }
+  return x;
+}
+
+void check_floating(const Tensor& x, const char* kernel) {
+  TANDEM_CHECK(is_floating(x.dtype()), NotImplemented, "\"", kernel, "\" not implemented for '",
+               dtype_title(x.dtype()), "'\nhint: this draw needs a floating-point tensor; pass dtype=tandem.float32");
+}
+
+// The C++ type names PyTorch prints in randint's bound errors.
+const char* cpp_type_name(DType d) {
+  switch (d) {
+    case DType::Bool: return "bool";
+    case DType::UInt8: return "unsigned char";
+    case DType::Int8: return "signed char";
+    case DType::Int16: return "short";
+    case DType::Int32: return "int";
+    case DType::Int64: return "long";
+    case DType::Float16: return "c10::Half";
+    case DType::BFloat16: return "c10::BFloat16";
+    case DType::Float32: return "float";
+    case DType::Float64: return "double";
+  }
+  return "?";
+}
+
+// Largest finite value of a floating dtype.
+double floating_max(DType d) {
+  switch (d) {
+    case DType::Float16: return 65504.0;
+    case DType::BFloat16: return 3.3895313892515355e38;
+    case DType::Float32: return std::numeric_limits<float>::max();
+    default: return std::numeric_limits<double>::max();
+  }
+}
+
+// [min, max] of an integral dtype, as int64.
+void integral_bounds(DType d, int64_t& lo, int64_t& hi) {
+  dispatch_dtype(d, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>) {
+      lo = static_cast<int64_t>(std::numeric_limits<T>::min());
+      hi = static_cast<int64_t>(std::numeric_limits<T>::max());
+    }
+  });
+}
+
+const char* bounds_hint(DType d) {
+  return d == DType::Bool ? "\nhint: a bool tensor holds only 0 and 1; use low=0, high=2"
+                          : "\nhint: choose bounds the dtype can hold, or a wider dtype";
+}
+
+}  // namespace
+
+Tensor uniform_(const Tensor& x, double from, double to, Generator* gen) {
+  check_floating(x, "check_uniform_bounds");
+  double max = floating_max(x.dtype());
+  const char* type = cpp_type_name(x.dtype());
+  TANDEM_CHECK(from >= -max && from <= max, Runtime, "from is out of bounds for ", type,
+               "\nhint: uniform_ needs finite bounds the tensor's dtype can hold");
+  TANDEM_CHECK(to >= -max && to <= max, Runtime, "to is out of bounds for ", type,
+               "\nhint: uniform_ needs finite bounds the tensor's dtype can hold");
+  TANDEM_CHECK(from <= to, Runtime, "uniform_ expects to return a [from, to) range, but found from=", from,
+               " > to=", to, "\nhint: swap the two bounds");
+  uint64_t blocks = philox_blocks(x.numel(), float_dist_per_block(x.dtype()));
+  return fill_random(x, "uniform_", gen, blocks, [&](const Tensor& out, PhiloxState s) {
+    kernel_table(out.device().type).random.uniform(out, s, from, to);
+  });
+}
+
+Tensor normal_(const Tensor& x, double mean, double std, Generator* gen) {
+  check_floating(x, "normal_kernel_cpu");
+  TANDEM_CHECK(std >= 0.0, Runtime, "normal expects std >= 0.0, but found std ", std,
+               "\nhint: std is a standard deviation; pass its absolute value");
+  uint64_t blocks = philox_blocks(x.numel(), float_dist_per_block(x.dtype()));
+  return fill_random(x, "normal_", gen, blocks, [&](const Tensor& out, PhiloxState s) {
+    kernel_table(out.device().type).random.normal(out, s, mean, std);
+  });
+}
+
+Tensor random_(const Tensor& x, int64_t low, int64_t high, Generator* gen) {
+  TANDEM_CHECK(low < high, Runtime, "random_ expects 'from' to be less than 'to', but got from=", low,
+               " >= to=", high, "\nhint: randint draws from [low, high); make high larger than low");
+  if (!is_floating(x.dtype())) {
+    int64_t lo, hi;
+    integral_bounds(x.dtype(), lo, hi);
+    const char* type = cpp_type_name(x.dtype());
+    TANDEM_CHECK(low >= lo && low <= hi, Runtime, "from is out of bounds for ", type, bounds_hint(x.dtype()));
+    TANDEM_CHECK(high - 1 >= lo && high - 1 <= hi, Runtime, "to - 1 is out of bounds for ", type,
+                 bounds_hint(x.dtype()));
+  }
+  // high - low can exceed INT64_MAX (e.g. the full int64 range); it always fits in uint64.
+  uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+  uint64_t blocks = philox_blocks(x.numel(), randint_is_wide(range) ? 2 : 4);
+  return fill_random(x, "random_", gen, blocks, [&](const Tensor& out, PhiloxState s) {
+    kernel_table(out.device().type).random.randint(out, s, low, range);
+  });
+}
+
+Tensor bernoulli_(const Tensor& x, double p, Generator* gen) {
+  TANDEM_CHECK(p >= 0.0 && p <= 1.0, Runtime, "bernoulli_ expects p to be in [0, 1], but got p=", p,
+               "\nhint: p is a probability");
+  return fill_random(x, "bernoulli_", gen, philox_blocks(x.numel(), 4), [&](const Tensor& out, PhiloxState s) {
+    kernel_table(out.device().type).random.bernoulli_scalar(out, s, p);
+  });
+}
+
+Tensor bernoulli_(const Tensor& x, const Tensor& p, Generator* gen) {
+  TANDEM_CHECK(is_floating(p.dtype()), NotImplemented, "\"bernoulli_tensor_cpu_p_\" not implemented for '",
+               dtype_title(p.dtype()), "'\nhint: probabilities must be a floating-point tensor; use p.float()");
+  TANDEM_CHECK(p.device() == x.device(), Runtime, "Expected all tensors to be on the same device, but found ",
+               "at least two devices, ", x.device().str(), " and ", p.device().str(), "!\nhint: move p with .to('",
+               x.device().str(), "')");
+  Tensor probs = contiguous(to_dtype(expand(p, x.sizes()), DType::Float64, true));
+  bool valid = true;
+  fill_random(x, "bernoulli_", gen, philox_blocks(x.numel(), 4), [&](const Tensor& out, PhiloxState s) {
+    valid = kernel_table(out.device().type).random.bernoulli_tensor(out, probs, s);
+  });
+  TANDEM_CHECK(valid, Runtime,
+               "Expected p_in >= 0 && p_in <= 1 to be true, but got false.\nhint: every probability in p must lie "
+               "in [0, 1]; clamp it with p.clamp(0, 1)");
+  return x;
+}
+
+Tensor bernoulli(const Tensor& p, Generator* gen) {
+  Tensor out = empty(p.sizes(), p.dtype(), p.device());
+  return bernoulli_(out, p, gen);
+}
+
+Tensor rand(IntArrayRef sizes, DType dtype, Device device, Generator* gen) {
+  return uniform_(empty(sizes, dtype, device), 0.0, 1.0, gen);
+}
+
+Tensor randn(IntArrayRef sizes, DType dtype, Device device, Generator* gen) {
+  return normal_(empty(sizes, dtype, device), 0.0, 1.0, gen);
+}
+
+Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, DType dtype, Device device, Generator* gen) {
+  return random_(empty(sizes, dtype, device), low, high, gen);
+}
+
+Tensor randperm(int64_t n, DType dtype, Device device, Generator* gen) {
+  TANDEM_CHECK(n >= 0, Runtime, "Trying to create tensor with negative dimension ", n, ": [", n, "]",
+               "\nhint: randperm(n) needs n >= 0");
+  TANDEM_CHECK(dtype != DType::Bool, NotImplemented, "\"randperm\" not implemented for 'Bool'",
+               "\nhint: use an integer dtype such as tandem.int64");
+  if (is_floating(dtype)) {
+    // Beyond 2^digits + 1 consecutive integers are no longer all representable.
+    const char* limit = dtype == DType::Float16    ? "2049"
+                        : dtype == DType::BFloat16 ? "257"
+                        : dtype == DType::Float32  ? "2^24+1"
+                                                   : "2^53+1";
+    double max = dtype == DType::Float16 ? 2049.0 : dtype == DType::BFloat16 ? 257.0
+                 : dtype == DType::Float32 ? 16777217.0 : 9007199254740993.0;
+    TANDEM_CHECK(static_cast<double>(n) <= max, Runtime, "n cannot be greater than ", limit, " for ",
+                 dtype_title(dtype), " type.\nhint: use dtype=tandem.int64");
+  } else if (n > 0) {
+    int64_t lo, hi;
+    integral_bounds(dtype, lo, hi);
+    TANDEM_CHECK(n - 1 <= hi, Runtime, "value cannot be converted to type ", dtype_name(dtype),
+                 "_t without overflow\nhint: use dtype=tandem.int64");
+  }
+  const int64_t size[1] = {n};
+  Tensor out = empty(size, dtype, device);
+  Generator& g = pick_generator(gen, device);
+  if (n == 0) return out;
+  PhiloxState s = g.reserve(philox_blocks(n, 2));
+  kernel_table(device.type).random.randperm(out, s);
+  return out;
+}
+
+}  // namespace tandem
