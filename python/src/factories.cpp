@@ -15,7 +15,8 @@ namespace {
 Scalar scalar_arg(nb::handle h, const char* fn, const char* arg) {
   Scalar s;
   if (is_tensor(h)) return item(as_tensor_ref(h));
-  TANDEM_CHECK(to_scalar(h, s), Type, fn, "(): argument '", arg, "' must be Number, not ", nb::inst_name(h).c_str());
+  TANDEM_CHECK(to_scalar(h, s), Type, fn, "(): argument '", arg, "' must be Number, not ",
+               nb::inst_name(h).c_str());
   return s;
 }
 }  // namespace
@@ -39,7 +40,8 @@ void init_factories(nb::module_& m) {
       nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
   m.def(
       "linspace",
-      [](nb::handle start, nb::handle end, int64_t steps, nb::handle dtype, nb::handle device, bool requires_grad) {
+      [](nb::handle start, nb::handle end, int64_t steps, nb::handle dtype, nb::handle device,
+         bool requires_grad) {
         Tensor t = linspace(scalar_arg(start, "linspace", "start"), scalar_arg(end, "linspace", "end"), steps,
                             to_optional_dtype(dtype), device_or_cpu(device));
         return with_requires_grad(t, requires_grad);

@@ -8,9 +8,10 @@ namespace tandem::py {
 inline Device device_or_cpu(nb::handle device) { return device.is_none() ? Device() : to_device(device); }
 
 inline void check_requires_grad(bool requires_grad, DType dtype) {
-  TANDEM_CHECK(!requires_grad || is_floating(dtype), Runtime,
-               "Only Tensors of floating point and complex dtype can require gradients\nhint: pass a floating "
-               "dtype such as tandem.float32, or drop requires_grad=True");
+  TANDEM_CHECK(
+      !requires_grad || is_floating(dtype), Runtime,
+      "Only Tensors of floating point and complex dtype can require gradients\nhint: pass a floating "
+      "dtype such as tandem.float32, or drop requires_grad=True");
 }
 
 // Marks a fresh factory result as a leaf that requires grad.

@@ -57,7 +57,9 @@ void init_generator(nb::module_& m) {
   nb::class_<Generator>(m, "Generator")
       .def(
           "__init__",
-          [](Generator* g, nb::handle device) { new (g) Generator(device.is_none() ? Device() : to_device(device)); },
+          [](Generator* g, nb::handle device) {
+            new (g) Generator(device.is_none() ? Device() : to_device(device));
+          },
           nb::arg("device") = nb::none())
       .def_prop_ro("device", [](const Generator& g) { return device_object(g.device()); })
       .def(
@@ -70,13 +72,15 @@ void init_generator(nb::module_& m) {
       .def("seed", &Generator::seed)
       .def("initial_seed", &Generator::initial_seed)
       .def("get_state", &state_tensor)
-      .def("set_state", [](Generator& g, nb::handle state) { set_state_from(g, state); }, nb::arg("new_state"))
-      .def("__repr__", [](const Generator& g) { return "<tandem.Generator device='" + g.device().str() + "'>"; });
+      .def(
+          "set_state", [](Generator& g, nb::handle state) { set_state_from(g, state); }, nb::arg("new_state"))
+      .def("__repr__",
+           [](const Generator& g) { return "<tandem.Generator device='" + g.device().str() + "'>"; });
 
   m.attr("default_generator") = nb::cast(&default_generator(Device()), nb::rv_policy::reference);
   m.def(
-      "manual_seed", [](nb::handle seed) -> Generator& { return manual_seed_all(to_seed(seed)); }, nb::arg("seed"),
-      nb::rv_policy::reference);
+      "manual_seed", [](nb::handle seed) -> Generator& { return manual_seed_all(to_seed(seed)); },
+      nb::arg("seed"), nb::rv_policy::reference);
   m.def("seed", [] {
     uint64_t s = default_generator(Device()).seed();
     manual_seed_all(s);
@@ -84,8 +88,9 @@ void init_generator(nb::module_& m) {
   });
   m.def("initial_seed", [] { return default_generator(Device()).initial_seed(); });
   m.def("get_rng_state", [] { return state_tensor(default_generator(Device())); });
-  m.def("set_rng_state", [](nb::handle state) { set_state_from(default_generator(Device()), state); },
-        nb::arg("new_state"));
+  m.def(
+      "set_rng_state", [](nb::handle state) { set_state_from(default_generator(Device()), state); },
+      nb::arg("new_state"));
 
   m.def("get_num_threads", [] { return get_num_threads(); });
   m.def(

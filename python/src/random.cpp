@@ -18,8 +18,9 @@ namespace {
 
 Generator* to_generator(nb::handle h, const char* fn) {
   if (h.is_none()) return nullptr;
-  TANDEM_CHECK(nb::isinstance<Generator>(h), Type, fn, "(): argument 'generator' must be tandem.Generator, not ",
-               nb::inst_name(h).c_str(), "\nhint: pass a tandem.Generator() or leave generator=None");
+  TANDEM_CHECK(nb::isinstance<Generator>(h), Type, fn,
+               "(): argument 'generator' must be tandem.Generator, not ", nb::inst_name(h).c_str(),
+               "\nhint: pass a tandem.Generator() or leave generator=None");
   return nb::inst_ptr<Generator>(h);
 }
 
@@ -35,9 +36,11 @@ int64_t int_arg(nb::handle h, const char* fn, const char* arg) {
 
 double float_arg(nb::handle h, const char* fn, const char* arg) {
   Scalar s;
-  if (is_tensor(h)) s = item(as_tensor_ref(h));
+  if (is_tensor(h))
+    s = item(as_tensor_ref(h));
   else
-    TANDEM_CHECK(to_scalar(h, s), Type, fn, "(): argument '", arg, "' must be float, not ", nb::inst_name(h).c_str());
+    TANDEM_CHECK(to_scalar(h, s), Type, fn, "(): argument '", arg, "' must be float, not ",
+                 nb::inst_name(h).c_str());
   return s.to_double();
 }
 
@@ -69,7 +72,9 @@ DimVector size_from(nb::args args, nb::handle size, const char* fn) {
   return shape_from_args(args, fn);
 }
 
-Device like_device(const Tensor& x, nb::handle device) { return device.is_none() ? x.device() : to_device(device); }
+Device like_device(const Tensor& x, nb::handle device) {
+  return device.is_none() ? x.device() : to_device(device);
+}
 
 }  // namespace
 
@@ -77,25 +82,26 @@ void init_random(nb::module_& m) {
   init_generator(m);
   init_factories(m);
 
-#define TANDEM_FLOAT_DRAW(name, draw)                                                                          \
-  m.def(                                                                                                       \
-      #name,                                                                                                   \
-      [](nb::args args, nb::handle size, nb::handle generator, nb::handle dtype, nb::handle device,            \
-         bool requires_grad) {                                                                                 \
-        DType d = dtype.is_none() ? default_float_dtype() : to_dtype(dtype);                                   \
-        Tensor t = draw(size_from(args, size, #name), d, device_or_cpu(device), to_generator(generator, #name)); \
-        return with_requires_grad(t, requires_grad);                                                          \
-      },                                                                                                       \
-      nb::arg("args"), nb::arg("size") = nb::none(),            nb::arg("generator") = nb::none(),       \
-      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);       \
-  m.def(                                                                                                       \
-      #name "_like",                                                                                           \
-      [](const Tensor& x, nb::handle generator, nb::handle dtype, nb::handle device, bool requires_grad) {     \
-        DType d = dtype.is_none() ? x.dtype() : to_dtype(dtype);                                               \
-        Tensor t = draw(x.sizes(), d, like_device(x, device), to_generator(generator, #name "_like"));         \
-        return with_requires_grad(t, requires_grad);                                                          \
-      },                                                                                                       \
-      nb::arg("input"), nb::kw_only(), nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(),      \
+#define TANDEM_FLOAT_DRAW(name, draw)                                                                      \
+  m.def(                                                                                                   \
+      #name,                                                                                               \
+      [](nb::args args, nb::handle size, nb::handle generator, nb::handle dtype, nb::handle device,        \
+         bool requires_grad) {                                                                             \
+        DType d = dtype.is_none() ? default_float_dtype() : to_dtype(dtype);                               \
+        Tensor t =                                                                                         \
+            draw(size_from(args, size, #name), d, device_or_cpu(device), to_generator(generator, #name));  \
+        return with_requires_grad(t, requires_grad);                                                       \
+      },                                                                                                   \
+      nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("generator") = nb::none(),                    \
+      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);    \
+  m.def(                                                                                                   \
+      #name "_like",                                                                                       \
+      [](const Tensor& x, nb::handle generator, nb::handle dtype, nb::handle device, bool requires_grad) { \
+        DType d = dtype.is_none() ? x.dtype() : to_dtype(dtype);                                           \
+        Tensor t = draw(x.sizes(), d, like_device(x, device), to_generator(generator, #name "_like"));     \
+        return with_requires_grad(t, requires_grad);                                                       \
+      },                                                                                                   \
+      nb::arg("input"), nb::kw_only(), nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(),   \
       nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
   TANDEM_FLOAT_DRAW(rand, rand)
   TANDEM_FLOAT_DRAW(randn, randn)
@@ -103,8 +109,8 @@ void init_random(nb::module_& m) {
 
   m.def(
       "randint",
-      [](nb::args args, nb::handle low, nb::handle high, nb::handle size, nb::handle generator, nb::handle dtype,
-         nb::handle device, bool requires_grad) {
+      [](nb::args args, nb::handle low, nb::handle high, nb::handle size, nb::handle generator,
+         nb::handle dtype, nb::handle device, bool requires_grad) {
         auto p = bind_positional(args, {low, high, size}, "randint", {"low", "high", "size"}, 2);
         int64_t lo = p[0].is_none() ? 0 : int_arg(p[0], "randint", "low");
         int64_t hi = int_arg(p[1], "randint", "high");
@@ -119,14 +125,15 @@ void init_random(nb::module_& m) {
       nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
   m.def(
       "randint_like",
-      [](const Tensor& x, nb::args args, nb::handle low, nb::handle high, nb::handle generator, nb::handle dtype,
-         nb::handle device, bool requires_grad) {
+      [](const Tensor& x, nb::args args, nb::handle low, nb::handle high, nb::handle generator,
+         nb::handle dtype, nb::handle device, bool requires_grad) {
         auto p = bind_positional(args, {low, high}, "randint_like", {"low", "high"}, 1);
         int64_t lo = p[0].is_none() ? 0 : int_arg(p[0], "randint_like", "low");
         int64_t hi = int_arg(p[1], "randint_like", "high");
         DType d = dtype.is_none() ? x.dtype() : to_dtype(dtype);
         check_requires_grad(requires_grad, d);
-        Tensor t = randint(lo, hi, x.sizes(), d, like_device(x, device), to_generator(generator, "randint_like"));
+        Tensor t =
+            randint(lo, hi, x.sizes(), d, like_device(x, device), to_generator(generator, "randint_like"));
         return with_requires_grad(t, requires_grad);
       },
       nb::arg("input"), nb::arg("args"), nb::arg("low") = nb::none(), nb::arg("high") = nb::none(),
@@ -155,7 +162,8 @@ void init_random(nb::module_& m) {
 
   auto cls = nb::type<Tensor>();
   auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
-  tensor.def("bernoulli", bernoulli_fn, nb::arg("p") = nb::none(), nb::kw_only(), nb::arg("generator") = nb::none());
+  tensor.def("bernoulli", bernoulli_fn, nb::arg("p") = nb::none(), nb::kw_only(),
+             nb::arg("generator") = nb::none());
   tensor.def(
       "uniform_",
       [](const Tensor& x, nb::handle from, nb::handle to, nb::handle generator) {

@@ -40,7 +40,8 @@ TANDEM_HOST_DEVICE TANDEM_INLINE void round(uint32_t c[4], uint32_t k0, uint32_t
 }  // namespace philox_detail
 
 // The raw Philox4x32 bijection with 10 rounds.
-TANDEM_HOST_DEVICE TANDEM_INLINE PhiloxWords philox4x32_10(PhiloxWords counter, uint32_t key0, uint32_t key1) {
+TANDEM_HOST_DEVICE TANDEM_INLINE PhiloxWords philox4x32_10(PhiloxWords counter, uint32_t key0,
+                                                           uint32_t key1) {
   uint32_t* c = counter.w;
   for (int r = 0; r < 10; ++r) {
     if (r > 0) {

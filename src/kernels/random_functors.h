@@ -16,10 +16,14 @@ namespace tandem {
 // output type and never round up to 1 (PyTorch draws the same way).
 template <typename T>
 constexpr int uniform_digits() {
-  if constexpr (std::is_same_v<T, double>) return 53;
-  else if constexpr (std::is_same_v<T, float>) return 24;
-  else if constexpr (std::is_same_v<T, Half>) return 11;
-  else return 8;  // BFloat16
+  if constexpr (std::is_same_v<T, double>)
+    return 53;
+  else if constexpr (std::is_same_v<T, float>)
+    return 24;
+  else if constexpr (std::is_same_v<T, Half>)
+    return 11;
+  else
+    return 8;  // BFloat16
 }
 
 TANDEM_HOST_DEVICE TANDEM_INLINE uint64_t join_words(uint32_t hi, uint32_t lo) {
@@ -38,10 +42,13 @@ struct UniformDist {
     constexpr int d = uniform_digits<T>();
     for (int j = 0; j < kPerBlock; ++j) {
       acc_t u;
-      if constexpr (std::is_same_v<T, double>) u = static_cast<double>(join_words(b.w[2 * j], b.w[2 * j + 1]) >> 11) * 0x1p-53;
-      else u = static_cast<float>(b.w[j] >> (32 - d)) * (1.0f / static_cast<float>(1u << d));
+      if constexpr (std::is_same_v<T, double>)
+        u = static_cast<double>(join_words(b.w[2 * j], b.w[2 * j + 1]) >> 11) * 0x1p-53;
+      else
+        u = static_cast<float>(b.w[j] >> (32 - d)) * (1.0f / static_cast<float>(1u << d));
       T v = static_cast<T>(u * range + from);
-      // Rounding u * range + from can land on `to` when from != 0; fold it back so the range stays [from, to).
+      // Rounding u * range + from can land on `to` when from != 0; fold it back so the range stays [from,
+      // to).
       out[j] = static_cast<acc_t>(v) >= to ? static_cast<T>(from) : v;
     }
   }

@@ -35,7 +35,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::o
     int64_t a = start.to_int(), z = end.to_int(), s = step.to_int();
     TANDEM_CHECK(s != 0, Runtime, "step must be nonzero\nhint: a fractional step truncates to 0 for int64");
     int64_t sgn = (s > 0) - (s < 0);
-    size = std::ceil(static_cast<double>(z - a + s - sgn) / static_cast<double>(s));
+    size = static_cast<double>((z - a + s - sgn) / s);  // exact: the + s - sgn rounds the quotient up
   } else {
     size = std::ceil((xend - xstart) / xstep);
   }
@@ -47,22 +47,27 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::o
   return out;
 }
 
-Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::optional<DType> dtype, Device device) {
-  TANDEM_CHECK(steps >= 0, Runtime, "number of steps must be non-negative\nhint: steps counts the values, ends "
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::optional<DType> dtype,
+                Device device) {
+  TANDEM_CHECK(steps >= 0, Runtime,
+               "number of steps must be non-negative\nhint: steps counts the values, ends "
                "included");
   DType d = dtype.value_or(default_float_dtype());
   check_not_bool(d, "linspace_cpu");
   const int64_t sizes[1] = {steps};
   Tensor out = empty(sizes, d, device);
-  if (steps == 1) fill_(out, start);
-  else if (steps > 1) kernel_table(device.type).random.linspace(out, start, end);
+  if (steps == 1)
+    fill_(out, start);
+  else if (steps > 1)
+    kernel_table(device.type).random.linspace(out, start, end);
   return out;
 }
 
 Tensor eye(int64_t n, std::optional<int64_t> m, DType dtype, Device device) {
   TANDEM_CHECK(n >= 0, Runtime, "n must be greater or equal to 0, got ", n, "\nhint: eye(n) needs n >= 0");
   int64_t cols = m.value_or(n);
-  TANDEM_CHECK(cols >= 0, Runtime, "m must be greater or equal to 0, got ", cols, "\nhint: eye(n, m) needs m >= 0");
+  TANDEM_CHECK(cols >= 0, Runtime, "m must be greater or equal to 0, got ", cols,
+               "\nhint: eye(n, m) needs m >= 0");
   const int64_t sizes[2] = {n, cols};
   Tensor out = full(sizes, Scalar(int64_t{0}), dtype, device);
   // The diagonal is a strided view with step cols + 1.

@@ -42,22 +42,33 @@ Tensor fill_random(const Tensor& x, const char* op, Generator* gen, uint64_t blo
 
 void check_floating(const Tensor& x, const char* kernel) {
   TANDEM_CHECK(is_floating(x.dtype()), NotImplemented, "\"", kernel, "\" not implemented for '",
-               dtype_title(x.dtype()), "'\nhint: this draw needs a floating-point tensor; pass dtype=tandem.float32");
+               dtype_title(x.dtype()),
+               "'\nhint: this draw needs a floating-point tensor; pass dtype=tandem.float32");
 }
 
 // The C++ type names PyTorch prints in randint's bound errors.
 const char* cpp_type_name(DType d) {
   switch (d) {
-    case DType::Bool: return "bool";
-    case DType::UInt8: return "unsigned char";
-    case DType::Int8: return "signed char";
-    case DType::Int16: return "short";
-    case DType::Int32: return "int";
-    case DType::Int64: return "long";
-    case DType::Float16: return "c10::Half";
-    case DType::BFloat16: return "c10::BFloat16";
-    case DType::Float32: return "float";
-    case DType::Float64: return "double";
+    case DType::Bool:
+      return "bool";
+    case DType::UInt8:
+      return "unsigned char";
+    case DType::Int8:
+      return "signed char";
+    case DType::Int16:
+      return "short";
+    case DType::Int32:
+      return "int";
+    case DType::Int64:
+      return "long";
+    case DType::Float16:
+      return "c10::Half";
+    case DType::BFloat16:
+      return "c10::BFloat16";
+    case DType::Float32:
+      return "float";
+    case DType::Float64:
+      return "double";
   }
   return "?";
 }
@@ -65,10 +76,14 @@ const char* cpp_type_name(DType d) {
 // Largest finite value of a floating dtype.
 double floating_max(DType d) {
   switch (d) {
-    case DType::Float16: return 65504.0;
-    case DType::BFloat16: return 3.3895313892515355e38;
-    case DType::Float32: return std::numeric_limits<float>::max();
-    default: return std::numeric_limits<double>::max();
+    case DType::Float16:
+      return 65504.0;
+    case DType::BFloat16:
+      return 3.3895313892515355e38;
+    case DType::Float32:
+      return std::numeric_limits<float>::max();
+    default:
+      return std::numeric_limits<double>::max();
   }
 }
 
@@ -138,25 +153,28 @@ Tensor random_(const Tensor& x, int64_t low, int64_t high, Generator* gen) {
 Tensor bernoulli_(const Tensor& x, double p, Generator* gen) {
   TANDEM_CHECK(p >= 0.0 && p <= 1.0, Runtime, "bernoulli_ expects p to be in [0, 1], but got p=", p,
                "\nhint: p is a probability");
-  return fill_random(x, "bernoulli_", gen, philox_blocks(x.numel(), 4), [&](const Tensor& out, PhiloxState s) {
-    kernel_table(out.device().type).random.bernoulli_scalar(out, s, p);
-  });
+  return fill_random(x, "bernoulli_", gen, philox_blocks(x.numel(), 4),
+                     [&](const Tensor& out, PhiloxState s) {
+                       kernel_table(out.device().type).random.bernoulli_scalar(out, s, p);
+                     });
 }
 
 Tensor bernoulli_(const Tensor& x, const Tensor& p, Generator* gen) {
   TANDEM_CHECK(is_floating(p.dtype()), NotImplemented, "\"bernoulli_tensor_cpu_p_\" not implemented for '",
-               dtype_title(p.dtype()), "'\nhint: probabilities must be a floating-point tensor; use p.float()");
+               dtype_title(p.dtype()),
+               "'\nhint: probabilities must be a floating-point tensor; use p.float()");
   TANDEM_CHECK(p.device() == x.device(), Runtime, "Expected all tensors to be on the same device, but found ",
-               "at least two devices, ", x.device().str(), " and ", p.device().str(), "!\nhint: move p with .to('",
-               x.device().str(), "')");
+               "at least two devices, ", x.device().str(), " and ", p.device().str(),
+               "!\nhint: move p with .to('", x.device().str(), "')");
   Tensor probs = contiguous(to_dtype(expand(p, x.sizes()), DType::Float64, true));
   bool valid = true;
   fill_random(x, "bernoulli_", gen, philox_blocks(x.numel(), 4), [&](const Tensor& out, PhiloxState s) {
     valid = kernel_table(out.device().type).random.bernoulli_tensor(out, probs, s);
   });
-  TANDEM_CHECK(valid, Runtime,
-               "Expected p_in >= 0 && p_in <= 1 to be true, but got false.\nhint: every probability in p must lie "
-               "in [0, 1]; clamp it with p.clamp(0, 1)");
+  TANDEM_CHECK(
+      valid, Runtime,
+      "Expected p_in >= 0 && p_in <= 1 to be true, but got false.\nhint: every probability in p must lie "
+      "in [0, 1]; clamp it with p.clamp(0, 1)");
   return x;
 }
 
@@ -188,8 +206,10 @@ Tensor randperm(int64_t n, DType dtype, Device device, Generator* gen) {
                         : dtype == DType::BFloat16 ? "257"
                         : dtype == DType::Float32  ? "2^24+1"
                                                    : "2^53+1";
-    double max = dtype == DType::Float16 ? 2049.0 : dtype == DType::BFloat16 ? 257.0
-                 : dtype == DType::Float32 ? 16777217.0 : 9007199254740993.0;
+    double max = dtype == DType::Float16    ? 2049.0
+                 : dtype == DType::BFloat16 ? 257.0
+                 : dtype == DType::Float32  ? 16777217.0
+                                            : 9007199254740993.0;
     TANDEM_CHECK(static_cast<double>(n) <= max, Runtime, "n cannot be greater than ", limit, " for ",
                  dtype_title(dtype), " type.\nhint: use dtype=tandem.int64");
   } else if (n > 0) {

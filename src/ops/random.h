@@ -9,7 +9,8 @@ namespace tandem {
 Tensor rand(IntArrayRef sizes, DType dtype, Device device, Generator* gen = nullptr);
 Tensor randn(IntArrayRef sizes, DType dtype, Device device, Generator* gen = nullptr);
 // Integers in [low, high).
-Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, DType dtype, Device device, Generator* gen = nullptr);
+Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, DType dtype, Device device,
+               Generator* gen = nullptr);
 Tensor randperm(int64_t n, DType dtype, Device device, Generator* gen = nullptr);
 
 // In place; `x` may be non-contiguous (values follow its row-major element order).

@@ -63,8 +63,10 @@ void randint_kernel(const Tensor& out, PhiloxState state, int64_t low, uint64_t 
     using T = typename decltype(tag)::type;
     T* p = out.data<T>();
     auto store = [p](int64_t i, int64_t v) { p[i] = convert<T>(v); };
-    if (randint_is_wide(range)) draw(state, out.numel(), RandintDist<true>{low, range}, store);
-    else draw(state, out.numel(), RandintDist<false>{low, range}, store);
+    if (randint_is_wide(range))
+      draw(state, out.numel(), RandintDist<true>{low, range}, store);
+    else
+      draw(state, out.numel(), RandintDist<false>{low, range}, store);
   });
 }
 
@@ -72,7 +74,8 @@ void bernoulli_scalar_kernel(const Tensor& out, PhiloxState state, double prob) 
   dispatch_dtype(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* p = out.data<T>();
-    draw(state, out.numel(), Uniform32Dist{}, [p, prob](int64_t i, double u) { p[i] = convert<T>(u < prob); });
+    draw(state, out.numel(), Uniform32Dist{},
+         [p, prob](int64_t i, double u) { p[i] = convert<T>(u < prob); });
   });
 }
 

@@ -15,9 +15,9 @@ constexpr int64_t kGrain = 32768;
 
 // PyTorch's CPU accumulate type for arange: int64 for integers, float for 16-bit floats, double otherwise.
 template <typename T>
-using arange_acc_t = std::conditional_t<std::is_integral_v<T>, int64_t,
-                                        std::conditional_t<std::is_same_v<T, double> || std::is_same_v<T, float>,
-                                                           double, float>>;
+using arange_acc_t = std::conditional_t<
+    std::is_integral_v<T>, int64_t,
+    std::conditional_t<std::is_same_v<T, double> || std::is_same_v<T, float>, double, float>>;
 
 void arange_kernel(const Tensor& out, const Scalar& start, const Scalar& step) {
   dispatch_dtype(out.dtype(), [&](auto tag) {
