@@ -1,7 +1,6 @@
 // CPU kernels of the random family. Work is split over Philox blocks, and each block's values depend only on
 // its number, so any thread count writes the same bytes.
 #include <algorithm>
-#include <numeric>
 #include <vector>
 
 #include "core/parallel.h"
@@ -93,19 +92,34 @@ bool bernoulli_tensor_kernel(const Tensor& out, const Tensor& prob, PhiloxState 
   return true;
 }
 
+// Sorts indices by (key, index) — a total order, so the permutation is the same on every device and thread
+// count. Keys are uniform, so a counting pass on their top bits leaves buckets of a few elements each, which
+// are then sorted independently in parallel.
 void randperm_kernel(const Tensor& out, PhiloxState state) {
+  struct Entry {
+    uint64_t key;
+    int64_t index;
+    bool operator<(const Entry& o) const { return key != o.key ? key < o.key : index < o.index; }
+  };
   int64_t n = out.numel();
   std::vector<uint64_t> keys(static_cast<size_t>(n));
   draw(state, n, Key64Dist{}, [&keys](int64_t i, uint64_t k) { keys[i] = k; });
-  std::vector<int64_t> order(static_cast<size_t>(n));
-  std::iota(order.begin(), order.end(), int64_t{0});
-  // Ties (vanishingly rare) are broken by index, so every sort implementation gives the same permutation.
-  std::sort(order.begin(), order.end(),
-            [&keys](int64_t a, int64_t b) { return keys[a] != keys[b] ? keys[a] < keys[b] : a < b; });
+  int bits = 1;
+  while (bits < 20 && (int64_t{1} << bits) < n / 4) ++bits;
+  const int shift = 64 - bits;
+  std::vector<int64_t> start(static_cast<size_t>((int64_t{1} << bits) + 1), 0);
+  for (int64_t i = 0; i < n; ++i) ++start[(keys[i] >> shift) + 1];
+  for (size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+  std::vector<Entry> sorted(static_cast<size_t>(n));
+  std::vector<int64_t> fill(start.begin(), start.end() - 1);
+  for (int64_t i = 0; i < n; ++i) sorted[fill[keys[i] >> shift]++] = Entry{keys[i], i};
+  parallel_for(0, int64_t{1} << bits, 256, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) std::sort(sorted.begin() + start[b], sorted.begin() + start[b + 1]);
+  });
   dispatch_dtype(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* p = out.data<T>();
-    for (int64_t i = 0; i < n; ++i) p[i] = convert<T>(order[i]);
+    for (int64_t i = 0; i < n; ++i) p[i] = convert<T>(sorted[i].index);
   });
 }
 
