@@ -160,10 +160,18 @@ void init_random(nb::module_& m) {
   m.def("bernoulli", bernoulli_fn, nb::arg("input"), nb::arg("p") = nb::none(), nb::kw_only(),
         nb::arg("generator") = nb::none());
 
+  auto multinomial_fn = [](const Tensor& x, int64_t num_samples, bool replacement, nb::handle generator) {
+    return multinomial(x, num_samples, replacement, to_generator(generator, "multinomial"));
+  };
+  m.def("multinomial", multinomial_fn, nb::arg("input"), nb::arg("num_samples"),
+        nb::arg("replacement") = false, nb::kw_only(), nb::arg("generator") = nb::none());
+
   auto cls = nb::type<Tensor>();
   auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
   tensor.def("bernoulli", bernoulli_fn, nb::arg("p") = nb::none(), nb::kw_only(),
              nb::arg("generator") = nb::none());
+  tensor.def("multinomial", multinomial_fn, nb::arg("num_samples"), nb::arg("replacement") = false,
+             nb::kw_only(), nb::arg("generator") = nb::none());
   tensor.def(
       "uniform_",
       [](const Tensor& x, nb::handle from, nb::handle to, nb::handle generator) {

@@ -111,6 +111,21 @@ struct Uniform32Dist {
   }
 };
 
+// 32-bit uniforms in (0, 1), safe to take the log of.
+struct OpenUniform32Dist {
+  using value_type = double;
+  static constexpr int kPerBlock = 4;
+  TANDEM_HOST_DEVICE void operator()(const PhiloxWords& b, double* out) const {
+    for (int j = 0; j < kPerBlock; ++j) out[j] = (static_cast<double>(b.w[j]) + 0.5) * 0x1p-32;
+  }
+};
+
+// Sampling without replacement as an exponential race: category j finishes at time Exp(1) / weight_j, and
+// the first k finishers are a weighted sample of k categories in draw order. Zero weights never finish.
+TANDEM_HOST_DEVICE TANDEM_INLINE double exponential_race_key(double open_uniform, double weight) {
+  return weight > 0 ? -std::log(open_uniform) / weight : INFINITY;
+}
+
 // 64-bit random sort keys (randperm sorts indices by them, ties broken by index).
 struct Key64Dist {
   using value_type = uint64_t;

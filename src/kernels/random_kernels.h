@@ -8,6 +8,8 @@
 
 namespace tandem {
 
+enum class MultinomialStatus : int8_t { kOk, kBadProbability, kZeroSum };
+
 struct RandomKernels {
   // U[from, to) into a floating `out`.
   void (*uniform)(const Tensor& out, PhiloxState state, double from, double to) = nullptr;
@@ -22,6 +24,10 @@ struct RandomKernels {
   bool (*bernoulli_tensor)(const Tensor& out, const Tensor& p, PhiloxState state) = nullptr;
   // A random permutation of 0..numel-1 into `out` (sorting indices by 64-bit random keys).
   void (*randperm)(const Tensor& out, PhiloxState state) = nullptr;
+  // out.size(-1) category indices per row of `probs` (float64, rows x categories) into int64 `out`
+  // (rows x samples). Reports rows with a negative/non-finite weight or a zero sum instead of drawing.
+  MultinomialStatus (*multinomial)(const Tensor& out, const Tensor& probs, bool replacement,
+                                   PhiloxState state) = nullptr;
   // out[i] = start + i * step, computed in PyTorch's accumulate type for out's dtype.
   void (*arange)(const Tensor& out, const Scalar& start, const Scalar& step) = nullptr;
   // numel evenly spaced values from start to end (numel >= 2), symmetric from both ends as in PyTorch.

@@ -183,6 +183,38 @@ Tensor bernoulli(const Tensor& p, Generator* gen) {
   return bernoulli_(out, p, gen);
 }
 
+Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, Generator* gen) {
+  TANDEM_CHECK(probs.dim() == 1 || probs.dim() == 2, Runtime, "prob_dist must be 1 or 2 dim",
+               "\nhint: pass one row of weights, or a batch of rows; got shape ", probs.shape_str());
+  TANDEM_CHECK(is_floating(probs.dtype()), Runtime,
+               "multinomial only supports floating-point dtypes for input, got: ", dtype_title(probs.dtype()),
+               "\nhint: convert the weights with .float()");
+  TANDEM_CHECK(num_samples > 0, Runtime, "cannot sample n_sample <= 0 samples",
+               "\nhint: ask for at least one sample");
+  int64_t k = probs.size(-1);
+  TANDEM_CHECK(replacement || num_samples <= k, Runtime,
+               "cannot sample n_sample > prob_dist.size(-1) samples without replacement",
+               "\nhint: pass replacement=True, or at most ", k, " samples");
+  TANDEM_CHECK(k <= (int64_t{1} << 24), Runtime, "number of categories cannot exceed 2^24",
+               "\nhint: split the categories into groups");
+  DimVector shape = probs.sizes();
+  shape[shape.size() - 1] = num_samples;
+  Tensor out = empty(shape, DType::Int64, probs.device());
+  Generator& g = pick_generator(gen, probs.device());
+  if (out.numel() == 0) return out;
+  int64_t rows = probs.dim() == 2 ? probs.size(0) : 1;
+  Tensor weights = contiguous(to_dtype(probs, DType::Float64));
+  PhiloxState s = g.reserve(philox_blocks(rows * (replacement ? num_samples : k), 4));
+  MultinomialStatus status = kernel_table(out.device().type).random.multinomial(out, weights, replacement, s);
+  TANDEM_CHECK(status != MultinomialStatus::kBadProbability, Runtime,
+               "probability tensor contains either `inf`, `nan` or element < 0",
+               "\nhint: weights must be finite and non-negative");
+  TANDEM_CHECK(status != MultinomialStatus::kZeroSum, Runtime,
+               "invalid multinomial distribution (sum of probabilities <= 0)",
+               "\nhint: every row needs at least one positive weight");
+  return out;
+}
+
 Tensor rand(IntArrayRef sizes, DType dtype, Device device, Generator* gen) {
   return uniform_(empty(sizes, dtype, device), 0.0, 1.0, gen);
 }

@@ -289,3 +289,63 @@ def test_errors_match_torch(call, exc, msg):
 def test_generator_argument_errors():
     with pytest.raises(TypeError, match="argument 'generator' must be tandem.Generator, not int"):
         tandem.rand(2, generator=3)
+
+
+# ---- multinomial ----
+
+def test_multinomial_with_replacement_frequencies(device):
+    tandem.manual_seed(4)
+    w = tandem.tensor([1.0, 0.0, 3.0, 4.0], device=device)
+    t = tandem.multinomial(w, N, replacement=True)
+    assert t.dtype is tandem.int64 and tuple(t.shape) == (N,)
+    counts = torch.bincount(torch.tensor(t.tolist()), minlength=4).double() / N
+    torch.testing.assert_close(counts, torch.tensor([0.125, 0.0, 0.375, 0.5], dtype=torch.float64), atol=0.01, rtol=0)
+
+
+def test_multinomial_without_replacement(device):
+    tandem.manual_seed(5)
+    rows = 20_000
+    w = tandem.tensor([[1.0, 2.0, 0.0, 5.0]] * rows, device=device)
+    first = tandem.multinomial(w, 1)
+    assert tuple(first.shape) == (rows, 1)
+    counts = torch.bincount(torch.tensor(first.tolist()).flatten(), minlength=4).double() / rows
+    torch.testing.assert_close(counts, torch.tensor([0.125, 0.25, 0.0, 0.625], dtype=torch.float64), atol=0.015,
+                               rtol=0)
+    full = tandem.multinomial(w, 4).tolist()
+    assert all(sorted(r) == [0, 1, 2, 3] and r[3] == 2 for r in full)  # a permutation; zero weight comes last
+    assert tandem.multinomial(tandem.tensor([0.0, 1.0, 2.0], device=device), 2).tolist() in ([1, 2], [2, 1])
+    g = tandem.Generator()
+    a = w.multinomial(3, generator=g.manual_seed(1)).tolist()
+    assert w.multinomial(3, generator=g.manual_seed(1)).tolist() == a
+
+
+@pytest.mark.parametrize("replacement", [False, True])
+def test_multinomial_independent_of_thread_count(replacement, threads):
+    w = tandem.rand(300, 50)
+    tandem.set_num_threads(1)
+    tandem.manual_seed(6)
+    one = tandem.multinomial(w, 20, replacement).tolist()
+    tandem.set_num_threads(2)
+    tandem.manual_seed(6)
+    assert tandem.multinomial(w, 20, replacement).tolist() == one
+
+
+@pytest.mark.parametrize("call,msg", [
+    (lambda m: m.multinomial(m.tensor([0.0, 1.0, 2.0]), 4),
+     "cannot sample n_sample > prob_dist.size(-1) samples without replacement"),
+    (lambda m: m.multinomial(m.tensor([0.0, 0.0]), 1), "invalid multinomial distribution (sum of probabilities <= 0)"),
+    (lambda m: m.multinomial(m.tensor([-1.0, 1.0]), 1, True),
+     "probability tensor contains either `inf`, `nan` or element < 0"),
+    (lambda m: m.multinomial(m.tensor([float("nan"), 1.0]), 1),
+     "probability tensor contains either `inf`, `nan` or element < 0"),
+    (lambda m: m.multinomial(m.ones(2, 2, 2), 1), "prob_dist must be 1 or 2 dim"),
+    (lambda m: m.multinomial(m.tensor([1, 2]), 1), "multinomial only supports floating-point dtypes for input, got: Long"),
+    (lambda m: m.multinomial(m.ones(3), 0), "cannot sample n_sample <= 0 samples"),
+])
+def test_multinomial_errors_match_torch(call, msg):
+    with pytest.raises(RuntimeError) as ours:
+        call(tandem)
+    with pytest.raises(RuntimeError) as theirs:
+        call(torch)
+    assert first_line(ours) == msg == first_line(theirs)
+    assert "hint:" in str(ours.value)

@@ -5,33 +5,17 @@
 
 #include "core/parallel.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/philox_loop.h"
 #include "kernels/functors.h"
 #include "kernels/kernel_table.h"
 #include "kernels/random_functors.h"
 
 namespace tandem::cpu {
 
-void register_range_kernels(KernelTable& table);  // range_kernels.cpp: arange/linspace
+void register_range_kernels(KernelTable& table);       // range_kernels.cpp: arange/linspace
+void register_multinomial_kernel(KernelTable& table);  // multinomial_kernel.cpp
 
 namespace {
-
-constexpr int64_t kGrainBlocks = 4096;
-
-// Calls store(i, value) for every element i < n of the draw starting at `state`.
-template <typename Dist, typename Store>
-void draw(PhiloxState state, int64_t n, const Dist& dist, const Store& store) {
-  constexpr int K = Dist::kPerBlock;
-  int64_t blocks = static_cast<int64_t>(philox_blocks(n, K));
-  parallel_for(0, blocks, kGrainBlocks, [&](int64_t b0, int64_t b1) {
-    typename Dist::value_type v[K];
-    for (int64_t b = b0; b < b1; ++b) {
-      dist(philox_block(state.seed, state.offset + static_cast<uint64_t>(b)), v);
-      int64_t i0 = b * K;
-      int m = static_cast<int>(std::min<int64_t>(K, n - i0));
-      for (int j = 0; j < m; ++j) store(i0 + j, v[j]);
-    }
-  });
-}
 
 void uniform_kernel(const Tensor& out, PhiloxState state, double from, double to) {
   dispatch_dtype(out.dtype(), [&](auto tag) {
@@ -134,6 +118,7 @@ void register_random_kernels(KernelTable& table) {
   k.bernoulli_tensor = bernoulli_tensor_kernel;
   k.randperm = randperm_kernel;
   register_range_kernels(table);
+  register_multinomial_kernel(table);
 }
 
 }  // namespace tandem::cpu
