@@ -47,8 +47,7 @@ struct UniformDist {
       else
         u = static_cast<float>(b.w[j] >> (32 - d)) * (1.0f / static_cast<float>(1u << d));
       T v = static_cast<T>(u * range + from);
-      // Rounding u * range + from can land on `to` when from != 0; fold it back so the range stays [from,
-      // to).
+      // Rounding u * range + from can land on `to` when from != 0; fold it back to keep [from, to).
       out[j] = static_cast<acc_t>(v) >= to ? static_cast<T>(from) : v;
     }
   }
@@ -140,6 +139,9 @@ struct Key64Dist {
 inline uint64_t philox_blocks(int64_t n, int k) { return static_cast<uint64_t>((n + k - 1) / k); }
 // Values per block of UniformDist/NormalDist for an output dtype.
 inline int float_dist_per_block(DType d) { return d == DType::Float64 ? 2 : 4; }
+static_assert(UniformDist<double>::kPerBlock == 2 && NormalDist<double>::kPerBlock == 2 &&
+              UniformDist<float>::kPerBlock == 4 && NormalDist<float>::kPerBlock == 4 &&
+              UniformDist<Half>::kPerBlock == 4 && NormalDist<BFloat16>::kPerBlock == 4);
 // Whether RandintDist needs two words per value for this range.
 inline bool randint_is_wide(uint64_t range) { return range > (uint64_t{1} << 32); }
 

@@ -144,7 +144,8 @@ Tensor random_(const Tensor& x, int64_t low, int64_t high, Generator* gen) {
   }
   // high - low can exceed INT64_MAX (e.g. the full int64 range); it always fits in uint64.
   uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
-  uint64_t blocks = philox_blocks(x.numel(), randint_is_wide(range) ? 2 : 4);
+  uint64_t blocks = philox_blocks(
+      x.numel(), randint_is_wide(range) ? RandintDist<true>::kPerBlock : RandintDist<false>::kPerBlock);
   return fill_random(x, "random_", gen, blocks, [&](const Tensor& out, PhiloxState s) {
     kernel_table(out.device().type).random.randint(out, s, low, range);
   });
@@ -153,7 +154,7 @@ Tensor random_(const Tensor& x, int64_t low, int64_t high, Generator* gen) {
 Tensor bernoulli_(const Tensor& x, double p, Generator* gen) {
   TANDEM_CHECK(p >= 0.0 && p <= 1.0, Runtime, "bernoulli_ expects p to be in [0, 1], but got p=", p,
                "\nhint: p is a probability");
-  return fill_random(x, "bernoulli_", gen, philox_blocks(x.numel(), 4),
+  return fill_random(x, "bernoulli_", gen, philox_blocks(x.numel(), Uniform32Dist::kPerBlock),
                      [&](const Tensor& out, PhiloxState s) {
                        kernel_table(out.device().type).random.bernoulli_scalar(out, s, p);
                      });
@@ -168,9 +169,10 @@ Tensor bernoulli_(const Tensor& x, const Tensor& p, Generator* gen) {
                "!\nhint: move p with .to('", x.device().str(), "')");
   Tensor probs = contiguous(to_dtype(expand(p, x.sizes()), DType::Float64, true));
   bool valid = true;
-  fill_random(x, "bernoulli_", gen, philox_blocks(x.numel(), 4), [&](const Tensor& out, PhiloxState s) {
-    valid = kernel_table(out.device().type).random.bernoulli_tensor(out, probs, s);
-  });
+  fill_random(x, "bernoulli_", gen, philox_blocks(x.numel(), Uniform32Dist::kPerBlock),
+              [&](const Tensor& out, PhiloxState s) {
+                valid = kernel_table(out.device().type).random.bernoulli_tensor(out, probs, s);
+              });
   TANDEM_CHECK(
       valid, Runtime,
       "Expected p_in >= 0 && p_in <= 1 to be true, but got false.\nhint: every probability in p must lie "
@@ -204,7 +206,9 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, G
   if (out.numel() == 0) return out;
   int64_t rows = probs.dim() == 2 ? probs.size(0) : 1;
   Tensor weights = contiguous(to_dtype(probs, DType::Float64));
-  PhiloxState s = g.reserve(philox_blocks(rows * (replacement ? num_samples : k), 4));
+  PhiloxState s =
+      g.reserve(philox_blocks(rows * (replacement ? num_samples : k),
+                              replacement ? Uniform32Dist::kPerBlock : OpenUniform32Dist::kPerBlock));
   MultinomialStatus status = kernel_table(out.device().type).random.multinomial(out, weights, replacement, s);
   TANDEM_CHECK(status != MultinomialStatus::kBadProbability, Runtime,
                "probability tensor contains either `inf`, `nan` or element < 0",
@@ -254,7 +258,7 @@ Tensor randperm(int64_t n, DType dtype, Device device, Generator* gen) {
   Tensor out = empty(size, dtype, device);
   Generator& g = pick_generator(gen, device);
   if (n == 0) return out;
-  PhiloxState s = g.reserve(philox_blocks(n, 2));
+  PhiloxState s = g.reserve(philox_blocks(n, Key64Dist::kPerBlock));
   kernel_table(device.type).random.randperm(out, s);
   return out;
 }

@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "core/generator.h"
 #include "core/philox.h"
+#include "kernels/kernel_table.h"
 
 using namespace tandem;
 
@@ -38,4 +41,21 @@ TEST(Generator, ReserveAdvancesOffsetAndStateRoundTrips) {
   g.set_state(s);
   EXPECT_EQ(g.initial_seed(), 42u);
   EXPECT_EQ(g.offset(), 8u);
+}
+
+// A draw that starts k blocks later reproduces the tail of a longer draw: element i depends only on
+// (seed, offset, i), which is what lets a CUDA kernel (or any thread split) produce the same numbers.
+TEST(RandomKernels, ElementsDependOnlyOnSeedOffsetAndIndex) {
+  const int64_t long_size[1] = {40}, short_size[1] = {20};
+  for (DType d : {DType::Float32, DType::Float64}) {
+    Tensor whole = empty(long_size, d), tail = empty(short_size, d);
+    const RandomKernels& k = kernel_table(DeviceType::CPU).random;
+    k.normal(whole, PhiloxState{99, 0}, 0.0, 1.0);
+    int per_block = d == DType::Float64 ? 2 : 4;
+    k.normal(tail, PhiloxState{99, static_cast<uint64_t>(20 / per_block)}, 0.0, 1.0);
+    EXPECT_EQ(std::memcmp(static_cast<char*>(whole.data_ptr()) + 20 * whole.element_size(), tail.data_ptr(),
+                          tail.nbytes()),
+              0)
+        << dtype_name(d);
+  }
 }
