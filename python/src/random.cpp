@@ -160,6 +160,31 @@ void init_random(nb::module_& m) {
   m.def("bernoulli", bernoulli_fn, nb::arg("input"), nb::arg("p") = nb::none(), nb::kw_only(),
         nb::arg("generator") = nb::none());
 
+  m.def(
+      "normal",
+      [](nb::handle mean, nb::handle std, nb::handle size, nb::handle generator, nb::handle dtype,
+         nb::handle device, bool requires_grad) {
+        Generator* gen = to_generator(generator, "normal");
+        Tensor t;
+        if (is_tensor(mean) && is_tensor(std))
+          t = normal(as_tensor_ref(mean), as_tensor_ref(std), gen);
+        else if (is_tensor(mean))
+          t = normal(as_tensor_ref(mean), float_arg(std, "normal", "std"), gen);
+        else if (is_tensor(std))
+          t = normal(float_arg(mean, "normal", "mean"), as_tensor_ref(std), gen);
+        else {
+          TANDEM_CHECK(!size.is_none(), Type, "normal() missing required argument 'size'",
+                       "\nhint: with a float mean and std, pass the shape: normal(0.0, 1.0, size=(2, 3))");
+          DType d = dtype.is_none() ? default_float_dtype() : to_dtype(dtype);
+          t = normal_(empty(to_shape(size, "normal"), d, device_or_cpu(device)),
+                      float_arg(mean, "normal", "mean"), float_arg(std, "normal", "std"), gen);
+        }
+        return with_requires_grad(t, requires_grad);
+      },
+      nb::arg("mean"), nb::arg("std") = 1.0, nb::arg("size") = nb::none(), nb::kw_only(),
+      nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+      nb::arg("requires_grad") = false);
+
   auto multinomial_fn = [](const Tensor& x, int64_t num_samples, bool replacement, nb::handle generator) {
     return multinomial(x, num_samples, replacement, to_generator(generator, "multinomial"));
   };

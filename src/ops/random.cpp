@@ -7,6 +7,8 @@
 #include "kernels/kernel_table.h"
 #include "kernels/random_functors.h"
 #include "ops/copy.h"
+#include "ops/elementwise.h"
+#include "ops/reduce.h"
 #include "ops/view.h"
 
 namespace tandem {
@@ -167,7 +169,8 @@ Tensor bernoulli_(const Tensor& x, const Tensor& p, Generator* gen) {
   TANDEM_CHECK(p.device() == x.device(), Runtime, "Expected all tensors to be on the same device, but found ",
                "at least two devices, ", x.device().str(), " and ", p.device().str(),
                "!\nhint: move p with .to('", x.device().str(), "')");
-  Tensor probs = contiguous(to_dtype(expand(p, x.sizes()), DType::Float64, true));
+  // A fresh float64 copy: contiguous, in x's shape, readable by every device's kernel.
+  Tensor probs = to_dtype(expand(p, x.sizes()), DType::Float64, true);
   bool valid = true;
   fill_random(x, "bernoulli_", gen, philox_blocks(x.numel(), Uniform32Dist::kPerBlock),
               [&](const Tensor& out, PhiloxState s) {
@@ -183,6 +186,37 @@ Tensor bernoulli_(const Tensor& x, const Tensor& p, Generator* gen) {
 Tensor bernoulli(const Tensor& p, Generator* gen) {
   Tensor out = empty(p.sizes(), p.dtype(), p.device());
   return bernoulli_(out, p, gen);
+}
+
+namespace {
+void check_std_tensor(const Tensor& std) {
+  check_floating(std, "normal_kernel_cpu");
+  TANDEM_CHECK(!item(any(lt(std, Scalar(0.0)))).to_bool(), Runtime,
+               "normal expects all elements of std >= 0.0",
+               "\nhint: std holds standard deviations; pass std.abs()");
+}
+}  // namespace
+
+// As PyTorch: draw N(0, 1) into the output, then scale and shift it with the public elementwise ops.
+Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen) {
+  check_floating(mean, "normal_kernel_cpu");
+  check_std_tensor(std);
+  check_same_device("normal", mean, std);
+  Tensor out =
+      normal_(empty(broadcast_shapes(mean.sizes(), std.sizes()), mean.dtype(), mean.device()), 0.0, 1.0, gen);
+  return add_(mul_(out, std), mean);
+}
+
+Tensor normal(const Tensor& mean, double std, Generator* gen) {
+  check_floating(mean, "normal_kernel_cpu");
+  Tensor out = normal_(empty_like(mean), 0.0, std, gen);
+  return add_(out, mean);
+}
+
+Tensor normal(double mean, const Tensor& std, Generator* gen) {
+  check_std_tensor(std);
+  Tensor out = normal_(empty_like(std), 0.0, 1.0, gen);
+  return add_(mul_(out, std), Scalar(mean));
 }
 
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, Generator* gen) {

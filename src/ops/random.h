@@ -21,7 +21,13 @@ Tensor bernoulli_(const Tensor& x, double p, Generator* gen = nullptr);
 Tensor bernoulli_(const Tensor& x, const Tensor& p, Generator* gen = nullptr);  // p broadcasts to x
 // A tensor like `p` (floating) holding 1 with probability p[i].
 Tensor bernoulli(const Tensor& p, Generator* gen = nullptr);
+// N(mean, std^2) elementwise, where mean and/or std are tensors (they broadcast). The result takes the
+// dtype of the tensor mean, else of std.
+Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen = nullptr);
+Tensor normal(const Tensor& mean, double std, Generator* gen = nullptr);
+Tensor normal(double mean, const Tensor& std, Generator* gen = nullptr);
 // Category indices (int64) drawn from the weights in each row of a 1-D or 2-D `probs`.
-Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement = false, Generator* gen = nullptr);
+Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement = false,
+                   Generator* gen = nullptr);
 
 }  // namespace tandem

@@ -349,3 +349,39 @@ def test_multinomial_errors_match_torch(call, msg):
         call(torch)
     assert first_line(ours) == msg == first_line(theirs)
     assert "hint:" in str(ours.value)
+
+
+# ---- tandem.normal ----
+
+def test_normal_forms_shapes_and_statistics(device):
+    tandem.manual_seed(7)
+    mean = tandem.tensor([0.0, 10.0], device=device)
+    std = tandem.tensor([1.0, 3.0], device=device)
+    v = torch.tensor(tandem.normal(mean, std.expand(N // 2, 2)).tolist(), dtype=torch.float64)
+    assert tuple(v.shape) == (N // 2, 2)
+    torch.testing.assert_close(v.mean(0), torch.tensor([0.0, 10.0], dtype=torch.float64), atol=0.05, rtol=0)
+    torch.testing.assert_close(v.std(0), torch.tensor([1.0, 3.0], dtype=torch.float64), atol=0.05, rtol=0)
+    assert tuple(tandem.normal(mean, 2.0).shape) == (2,)
+    assert tuple(tandem.normal(1.0, std).shape) == (2,)
+    assert tuple(tandem.normal(mean).shape) == (2,)
+    t = tandem.normal(2.0, 0.5, (3, 4), dtype=tandem.float64, device=device)
+    assert t.dtype is tandem.float64 and tuple(t.shape) == (3, 4)
+    assert tandem.normal(tandem.zeros(3, dtype=tandem.float16), tandem.ones(3)).dtype is tandem.float16
+    g = tandem.Generator()
+    assert (tandem.normal(mean, std, generator=g.manual_seed(2)).tolist()
+            == tandem.normal(mean, std, generator=g.manual_seed(2)).tolist())
+
+
+@pytest.mark.parametrize("call,exc,msg", [
+    (lambda m: m.normal(m.zeros(3), -m.ones(3)), RuntimeError, "normal expects all elements of std >= 0.0"),
+    (lambda m: m.normal(m.zeros(3), -1.0), RuntimeError, "normal expects std >= 0.0, but found std -1"),
+    (lambda m: m.normal(m.zeros(3, dtype=m.int64), 1.0), NotImplementedError,
+     "\"normal_kernel_cpu\" not implemented for 'Long'"),
+])
+def test_normal_errors_match_torch(call, exc, msg):
+    with pytest.raises(exc) as ours:
+        call(tandem)
+    with pytest.raises(exc) as theirs:
+        call(torch)
+    assert first_line(ours) == msg == first_line(theirs)
+    assert "hint:" in str(ours.value)
