@@ -1,8 +1,224 @@
-// Bindings of the random area.
+// Bindings of the random area: random draws (module functions and in-place Tensor methods). The Generator
+// class and the range factories live in generator.cpp and factories.cpp, registered from here.
+#include <string>
+#include <vector>
+
 #include "bindings.h"
+#include "core/error.h"
+#include "factory_args.h"
+#include "ops/copy.h"
+#include "ops/random.h"
 
 namespace tandem::py {
 
-void init_random(nb::module_& m) { (void)m; }
+void init_generator(nb::module_& m);
+void init_factories(nb::module_& m);
+
+namespace {
+
+Generator* to_generator(nb::handle h, const char* fn) {
+  if (h.is_none()) return nullptr;
+  TANDEM_CHECK(nb::isinstance<Generator>(h), Type, fn,
+               "(): argument 'generator' must be tandem.Generator, not ", nb::inst_name(h).c_str(),
+               "\nhint: pass a tandem.Generator() or leave generator=None");
+  return nb::inst_ptr<Generator>(h);
+}
+
+int64_t int_arg(nb::handle h, const char* fn, const char* arg) {
+  TANDEM_CHECK(PyLong_Check(h.ptr()) || (PyIndex_Check(h.ptr()) && !PyFloat_Check(h.ptr())), Type, fn,
+               "(): argument '", arg, "' must be int, not ", nb::inst_name(h).c_str());
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(nb::int_(h).ptr(), &overflow);
+  TANDEM_CHECK(overflow == 0, Value, "Overflow when unpacking long long\nhint: '", arg,
+               "' must fit in a signed 64-bit integer");
+  return v;
+}
+
+double float_arg(nb::handle h, const char* fn, const char* arg) {
+  Scalar s;
+  if (is_tensor(h))
+    s = item(as_tensor_ref(h));
+  else
+    TANDEM_CHECK(to_scalar(h, s), Type, fn, "(): argument '", arg, "' must be float, not ",
+                 nb::inst_name(h).c_str());
+  return s.to_double();
+}
+
+// Fills named parameters from positional arguments and keywords, PyTorch-overload style: with `n` values in
+// all, the positionals take the last n names of `order` that no keyword claimed (so randint(10, (3,)) is
+// (high, size) while randint(0, 10, (3,)) is (low, high, size)).
+std::vector<nb::handle> bind_positional(nb::args args, std::vector<nb::handle> kw, const char* fn,
+                                        const std::vector<const char*>& order, size_t required) {
+  size_t given = args.size();
+  for (nb::handle h : kw) given += !h.is_none();
+  TANDEM_CHECK(given >= required && given <= order.size(), Type, fn, "() takes from ", required, " to ",
+               order.size(), " arguments but ", given, " were given");
+  size_t skip = order.size() - given;  // leading parameters left at their defaults
+  size_t next = 0;
+  for (size_t i = skip; i < order.size(); ++i) {
+    if (!kw[i].is_none()) continue;
+    TANDEM_CHECK(next < args.size(), Type, fn, "() missing required argument '", order[i], "'");
+    kw[i] = args[next++];
+  }
+  TANDEM_CHECK(next == args.size(), Type, fn, "() got conflicting positional and keyword arguments");
+  return kw;
+}
+
+DimVector size_from(nb::args args, nb::handle size, const char* fn) {
+  if (!size.is_none()) {
+    TANDEM_CHECK(args.size() == 0, Type, fn, "() got multiple values for argument 'size'");
+    return to_shape(size, fn);
+  }
+  return shape_from_args(args, fn);
+}
+
+Device like_device(const Tensor& x, nb::handle device) {
+  return device.is_none() ? x.device() : to_device(device);
+}
+
+}  // namespace
+
+void init_random(nb::module_& m) {
+  init_generator(m);
+  init_factories(m);
+
+#define TANDEM_FLOAT_DRAW(name, draw)                                                                      \
+  m.def(                                                                                                   \
+      #name,                                                                                               \
+      [](nb::args args, nb::handle size, nb::handle generator, nb::handle dtype, nb::handle device,        \
+         bool requires_grad) {                                                                             \
+        DType d = dtype.is_none() ? default_float_dtype() : to_dtype(dtype);                               \
+        Tensor t =                                                                                         \
+            draw(size_from(args, size, #name), d, device_or_cpu(device), to_generator(generator, #name));  \
+        return with_requires_grad(t, requires_grad);                                                       \
+      },                                                                                                   \
+      nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("generator") = nb::none(),                    \
+      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);    \
+  m.def(                                                                                                   \
+      #name "_like",                                                                                       \
+      [](const Tensor& x, nb::handle generator, nb::handle dtype, nb::handle device, bool requires_grad) { \
+        DType d = dtype.is_none() ? x.dtype() : to_dtype(dtype);                                           \
+        Tensor t = draw(x.sizes(), d, like_device(x, device), to_generator(generator, #name "_like"));     \
+        return with_requires_grad(t, requires_grad);                                                       \
+      },                                                                                                   \
+      nb::arg("input"), nb::kw_only(), nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(),   \
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+  TANDEM_FLOAT_DRAW(rand, rand)
+  TANDEM_FLOAT_DRAW(randn, randn)
+#undef TANDEM_FLOAT_DRAW
+
+  m.def(
+      "randint",
+      [](nb::args args, nb::handle low, nb::handle high, nb::handle size, nb::handle generator,
+         nb::handle dtype, nb::handle device, bool requires_grad) {
+        auto p = bind_positional(args, {low, high, size}, "randint", {"low", "high", "size"}, 2);
+        int64_t lo = p[0].is_none() ? 0 : int_arg(p[0], "randint", "low");
+        int64_t hi = int_arg(p[1], "randint", "high");
+        DType d = dtype.is_none() ? DType::Int64 : to_dtype(dtype);
+        check_requires_grad(requires_grad, d);
+        Tensor t = randint(lo, hi, to_shape(p[2], "randint"), d, device_or_cpu(device),
+                           to_generator(generator, "randint"));
+        return with_requires_grad(t, requires_grad);
+      },
+      nb::arg("args"), nb::arg("low") = nb::none(), nb::arg("high") = nb::none(),
+      nb::arg("size") = nb::none(), nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(),
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+  m.def(
+      "randint_like",
+      [](const Tensor& x, nb::args args, nb::handle low, nb::handle high, nb::handle generator,
+         nb::handle dtype, nb::handle device, bool requires_grad) {
+        auto p = bind_positional(args, {low, high}, "randint_like", {"low", "high"}, 1);
+        int64_t lo = p[0].is_none() ? 0 : int_arg(p[0], "randint_like", "low");
+        int64_t hi = int_arg(p[1], "randint_like", "high");
+        DType d = dtype.is_none() ? x.dtype() : to_dtype(dtype);
+        check_requires_grad(requires_grad, d);
+        Tensor t =
+            randint(lo, hi, x.sizes(), d, like_device(x, device), to_generator(generator, "randint_like"));
+        return with_requires_grad(t, requires_grad);
+      },
+      nb::arg("input"), nb::arg("args"), nb::arg("low") = nb::none(), nb::arg("high") = nb::none(),
+      nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+      nb::arg("requires_grad") = false);
+  m.def(
+      "randperm",
+      [](int64_t n, nb::handle generator, nb::handle dtype, nb::handle device, bool requires_grad) {
+        DType d = dtype.is_none() ? DType::Int64 : to_dtype(dtype);
+        check_requires_grad(requires_grad, d);
+        Tensor t = randperm(n, d, device_or_cpu(device), to_generator(generator, "randperm"));
+        return with_requires_grad(t, requires_grad);
+      },
+      nb::arg("n"), nb::kw_only(), nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(),
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+
+  // bernoulli(input) draws with probabilities input; bernoulli(input, p) draws like input with scalar p.
+  auto bernoulli_fn = [](const Tensor& x, nb::handle p, nb::handle generator) {
+    Generator* gen = to_generator(generator, "bernoulli");
+    if (p.is_none()) return bernoulli(x, gen);
+    Tensor out = empty(x.sizes(), x.dtype(), x.device());
+    return bernoulli_(out, float_arg(p, "bernoulli", "p"), gen);
+  };
+  m.def("bernoulli", bernoulli_fn, nb::arg("input"), nb::arg("p") = nb::none(), nb::kw_only(),
+        nb::arg("generator") = nb::none());
+
+  m.def(
+      "normal",
+      [](nb::handle mean, nb::handle std, nb::handle size, nb::handle generator, nb::handle dtype,
+         nb::handle device, bool requires_grad) {
+        Generator* gen = to_generator(generator, "normal");
+        Tensor t;
+        if (is_tensor(mean) && is_tensor(std))
+          t = normal(as_tensor_ref(mean), as_tensor_ref(std), gen);
+        else if (is_tensor(mean))
+          t = normal(as_tensor_ref(mean), float_arg(std, "normal", "std"), gen);
+        else if (is_tensor(std))
+          t = normal(float_arg(mean, "normal", "mean"), as_tensor_ref(std), gen);
+        else {
+          TANDEM_CHECK(!size.is_none(), Type, "normal() missing required argument 'size'",
+                       "\nhint: with a float mean and std, pass the shape: normal(0.0, 1.0, size=(2, 3))");
+          DType d = dtype.is_none() ? default_float_dtype() : to_dtype(dtype);
+          t = normal_(empty(to_shape(size, "normal"), d, device_or_cpu(device)),
+                      float_arg(mean, "normal", "mean"), float_arg(std, "normal", "std"), gen);
+        }
+        return with_requires_grad(t, requires_grad);
+      },
+      nb::arg("mean"), nb::arg("std") = 1.0, nb::arg("size") = nb::none(), nb::kw_only(),
+      nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+      nb::arg("requires_grad") = false);
+
+  auto multinomial_fn = [](const Tensor& x, int64_t num_samples, bool replacement, nb::handle generator) {
+    return multinomial(x, num_samples, replacement, to_generator(generator, "multinomial"));
+  };
+  m.def("multinomial", multinomial_fn, nb::arg("input"), nb::arg("num_samples"),
+        nb::arg("replacement") = false, nb::kw_only(), nb::arg("generator") = nb::none());
+
+  auto cls = nb::type<Tensor>();
+  auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
+  tensor.def("bernoulli", bernoulli_fn, nb::arg("p") = nb::none(), nb::kw_only(),
+             nb::arg("generator") = nb::none());
+  tensor.def("multinomial", multinomial_fn, nb::arg("num_samples"), nb::arg("replacement") = false,
+             nb::kw_only(), nb::arg("generator") = nb::none());
+  tensor.def(
+      "uniform_",
+      [](const Tensor& x, nb::handle from, nb::handle to, nb::handle generator) {
+        return uniform_(x, float_arg(from, "uniform_", "from"), float_arg(to, "uniform_", "to"),
+                        to_generator(generator, "uniform_"));
+      },
+      nb::arg("from") = 0.0, nb::arg("to") = 1.0, nb::kw_only(), nb::arg("generator") = nb::none());
+  tensor.def(
+      "normal_",
+      [](const Tensor& x, nb::handle mean, nb::handle std, nb::handle generator) {
+        return normal_(x, float_arg(mean, "normal_", "mean"), float_arg(std, "normal_", "std"),
+                       to_generator(generator, "normal_"));
+      },
+      nb::arg("mean") = 0.0, nb::arg("std") = 1.0, nb::kw_only(), nb::arg("generator") = nb::none());
+  tensor.def(
+      "bernoulli_",
+      [](const Tensor& x, nb::handle p, nb::handle generator) {
+        Generator* gen = to_generator(generator, "bernoulli_");
+        if (is_tensor(p)) return bernoulli_(x, as_tensor_ref(p), gen);
+        return bernoulli_(x, float_arg(p, "bernoulli_", "p"), gen);
+      },
+      nb::arg("p") = 0.5, nb::kw_only(), nb::arg("generator") = nb::none());
+}
 
 }  // namespace tandem::py

@@ -1,0 +1,24 @@
+// The dtype=/device=/requires_grad= keywords shared by the range and random factories.
+#pragma once
+#include "bindings.h"
+#include "core/error.h"
+
+namespace tandem::py {
+
+inline Device device_or_cpu(nb::handle device) { return device.is_none() ? Device() : to_device(device); }
+
+inline void check_requires_grad(bool requires_grad, DType dtype) {
+  TANDEM_CHECK(
+      !requires_grad || is_floating(dtype), Runtime,
+      "Only Tensors of floating point and complex dtype can require gradients\nhint: pass a floating "
+      "dtype such as tandem.float32, or drop requires_grad=True");
+}
+
+// Marks a fresh factory result as a leaf that requires grad.
+inline Tensor with_requires_grad(Tensor t, bool requires_grad) {
+  check_requires_grad(requires_grad, t.dtype());
+  if (requires_grad) t.impl()->ensure_autograd().requires_grad = true;
+  return t;
+}
+
+}  // namespace tandem::py

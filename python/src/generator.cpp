@@ -1,0 +1,105 @@
+// Bindings of tandem.Generator, the seeding functions and the thread-count knobs (registered from
+// init_random).
+#include <nanobind/stl/string.h>
+
+#include <cstring>
+
+#include "bindings.h"
+#include "core/error.h"
+#include "core/generator.h"
+#include "core/parallel.h"
+#include "ops/copy.h"
+
+namespace tandem::py {
+
+namespace {
+
+// A Python int in [-2^63, 2^64) as a 64-bit seed (negative seeds wrap, as in PyTorch).
+uint64_t to_seed(nb::handle h) {
+  TANDEM_CHECK(PyLong_Check(h.ptr()), Type, "manual_seed expected a long, but got ", nb::inst_name(h).c_str(),
+               "\nhint: seeds are Python ints");
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+  if (overflow == 0) return static_cast<uint64_t>(v);
+  if (overflow > 0) {
+    unsigned long long u = PyLong_AsUnsignedLongLong(h.ptr());
+    if (!PyErr_Occurred()) return u;
+    PyErr_Clear();
+  }
+  TANDEM_THROW(Value, "Overflow when unpacking long long\nhint: seeds must lie in [-2^63, 2^64)");
+}
+
+Tensor state_tensor(const Generator& g) {
+  Generator::State s = g.state();
+  const int64_t size[1] = {static_cast<int64_t>(s.size())};
+  Tensor t = empty(size, DType::UInt8, Device());
+  std::memcpy(t.data_ptr(), s.data(), s.size());
+  return t;
+}
+
+void set_state_from(Generator& g, nb::handle h) {
+  TANDEM_CHECK(is_tensor(h) && as_tensor_ref(h).dtype() == DType::UInt8, Type,
+               "RNG state must be a torch.ByteTensor\nhint: pass the uint8 tensor get_state() returned");
+  Tensor t = contiguous(as_tensor_ref(h));
+  TANDEM_CHECK(t.device().is_cpu(), Runtime, "RNG state must be a CPU tensor\nhint: move it with .cpu()");
+  TANDEM_CHECK(t.numel() == static_cast<int64_t>(Generator::kStateSize), Runtime,
+               "Expected a Philox generator state of size ", Generator::kStateSize,
+               " but found the input RNG state size to be ", t.numel(),
+               "\nhint: pass the tensor get_state() returned, unchanged");
+  Generator::State s;
+  std::memcpy(s.data(), t.data_ptr(), s.size());
+  g.set_state(s);
+}
+
+}  // namespace
+
+void init_generator(nb::module_& m) {
+  nb::class_<Generator>(m, "Generator")
+      .def(
+          "__init__",
+          [](Generator* g, nb::handle device) {
+            new (g) Generator(device.is_none() ? Device() : to_device(device));
+          },
+          nb::arg("device") = nb::none())
+      .def_prop_ro("device", [](const Generator& g) { return device_object(g.device()); })
+      .def(
+          "manual_seed",
+          [](Generator& g, nb::handle seed) -> Generator& {
+            g.manual_seed(to_seed(seed));
+            return g;
+          },
+          nb::arg("seed"), nb::rv_policy::reference)
+      .def("seed", &Generator::seed)
+      .def("initial_seed", &Generator::initial_seed)
+      .def("get_state", &state_tensor)
+      .def(
+          "set_state", [](Generator& g, nb::handle state) { set_state_from(g, state); }, nb::arg("new_state"))
+      .def("__repr__",
+           [](const Generator& g) { return "<tandem.Generator device='" + g.device().str() + "'>"; });
+
+  m.attr("default_generator") = nb::cast(&default_generator(Device()), nb::rv_policy::reference);
+  m.def(
+      "manual_seed", [](nb::handle seed) -> Generator& { return manual_seed_all(to_seed(seed)); },
+      nb::arg("seed"), nb::rv_policy::reference);
+  m.def("seed", [] {
+    uint64_t s = default_generator(Device()).seed();
+    manual_seed_all(s);
+    return s;
+  });
+  m.def("initial_seed", [] { return default_generator(Device()).initial_seed(); });
+  m.def("get_rng_state", [] { return state_tensor(default_generator(Device())); });
+  m.def(
+      "set_rng_state", [](nb::handle state) { set_state_from(default_generator(Device()), state); },
+      nb::arg("new_state"));
+
+  m.def("get_num_threads", [] { return get_num_threads(); });
+  m.def(
+      "set_num_threads",
+      [](int n) {
+        TANDEM_CHECK(n > 0, Runtime, "set_num_threads expects a positive integer\nhint: pass 1 or more");
+        set_num_threads(n);
+      },
+      nb::arg("num"));
+}
+
+}  // namespace tandem::py

@@ -1,0 +1,80 @@
+#include "ops/factories.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/error.h"
+#include "kernels/kernel_table.h"
+#include "ops/copy.h"
+
+namespace tandem {
+
+namespace {
+void check_not_bool(DType dtype, const char* kernel) {
+  TANDEM_CHECK(dtype != DType::Bool, NotImplemented, "\"", kernel, "\" not implemented for 'Bool'",
+               "\nhint: pass a numeric dtype such as tandem.int64");
+}
+}  // namespace
+
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<DType> dtype,
+              Device device) {
+  bool any_float = start.is_float() || end.is_float() || step.is_float();
+  DType d = dtype.value_or(any_float ? default_float_dtype() : DType::Int64);
+  check_not_bool(d, "arange_cpu");
+  double xstart = start.to_double(), xend = end.to_double(), xstep = step.to_double();
+  TANDEM_CHECK(xstep != 0.0, Runtime, "step must be nonzero\nhint: pass a positive or negative step");
+  TANDEM_CHECK(std::isfinite(xstart) && std::isfinite(xend), Runtime, "unsupported range: ", xstart, " -> ",
+               xend, "\nhint: arange needs finite bounds");
+  TANDEM_CHECK((xstep > 0 && xend >= xstart) || (xstep < 0 && xend <= xstart), Runtime,
+               "upper bound and lower bound inconsistent with step sign",
+               "\nhint: use a negative step to count down from start to end, a positive one to count up");
+  double size;
+  if (d == DType::Int64) {
+    // As PyTorch: int64 results size the range in integer arithmetic of the truncated bounds.
+    int64_t a = start.to_int(), z = end.to_int(), s = step.to_int();
+    TANDEM_CHECK(s != 0, Runtime, "step must be nonzero\nhint: a fractional step truncates to 0 for int64");
+    int64_t sgn = (s > 0) - (s < 0);
+    size = static_cast<double>((z - a + s - sgn) / s);  // exact: the + s - sgn rounds the quotient up
+  } else {
+    size = std::ceil((xend - xstart) / xstep);
+  }
+  TANDEM_CHECK(size >= 0 && size <= static_cast<double>(std::numeric_limits<int64_t>::max()), Runtime,
+               "invalid size, possible overflow?\nhint: the range holds too many elements");
+  const int64_t sizes[1] = {static_cast<int64_t>(size)};
+  Tensor out = empty(sizes, d, device);
+  if (out.numel() > 0) kernel_table(device.type).random.arange(out, start, step);
+  return out;
+}
+
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::optional<DType> dtype,
+                Device device) {
+  TANDEM_CHECK(steps >= 0, Runtime,
+               "number of steps must be non-negative\nhint: steps counts the values, ends "
+               "included");
+  DType d = dtype.value_or(default_float_dtype());
+  check_not_bool(d, "linspace_cpu");
+  const int64_t sizes[1] = {steps};
+  Tensor out = empty(sizes, d, device);
+  if (steps == 1)
+    fill_(out, start);
+  else if (steps > 1)
+    kernel_table(device.type).random.linspace(out, start, end);
+  return out;
+}
+
+Tensor eye(int64_t n, std::optional<int64_t> m, DType dtype, Device device) {
+  TANDEM_CHECK(n >= 0, Runtime, "n must be greater or equal to 0, got ", n, "\nhint: eye(n) needs n >= 0");
+  int64_t cols = m.value_or(n);
+  TANDEM_CHECK(cols >= 0, Runtime, "m must be greater or equal to 0, got ", cols,
+               "\nhint: eye(n, m) needs m >= 0");
+  const int64_t sizes[2] = {n, cols};
+  Tensor out = full(sizes, Scalar(int64_t{0}), dtype, device);
+  // The diagonal is a strided view with step cols + 1.
+  const int64_t diag_size[1] = {std::min(n, cols)};
+  const int64_t diag_stride[1] = {cols + 1};
+  if (diag_size[0] > 0) fill_(make_view(out, diag_size, diag_stride, 0), Scalar(int64_t{1}));
+  return out;
+}
+
+}  // namespace tandem

@@ -1,0 +1,300 @@
+#include "ops/random.h"
+
+#include <cmath>
+#include <limits>
+
+#include "core/error.h"
+#include "kernels/kernel_table.h"
+#include "kernels/random_functors.h"
+#include "ops/copy.h"
+#include "ops/elementwise.h"
+#include "ops/reduce.h"
+#include "ops/view.h"
+
+namespace tandem {
+
+namespace {
+
+// The generator for a draw on `device`: the given one, which must be for that device type, or the default.
+Generator& pick_generator(Generator* gen, Device device) {
+  if (!gen) return default_generator(device);
+  TANDEM_CHECK(gen->device().type == device.type, Runtime, "Expected a '", device_type_name(device.type),
+               "' device type for generator but found '", device_type_name(gen->device().type),
+               "'\nhint: create the generator with tandem.Generator(device='", device_type_name(device.type),
+               "') or drop generator=");
+  return *gen;
+}
+
+// Runs fill(contiguous_out, state) for `x`, through a contiguous temporary when x is strided.
+template <typename Fill>
+Tensor fill_random(const Tensor& x, const char* op, Generator* gen, uint64_t blocks, const Fill& fill) {
+  check_writeable(x, op);
+  if (x.numel() == 0) return x;
+  PhiloxState state = pick_generator(gen, x.device()).reserve(blocks);
+  if (x.is_contiguous()) {
+    fill(x, state);
+    x.bump_version();
+  } else {
+    Tensor tmp = empty(x.sizes(), x.dtype(), x.device());
+    fill(tmp, state);
+    copy_(x, tmp);
+  }
+  return x;
+}
+
+void check_floating(const Tensor& x, const char* kernel) {
+  TANDEM_CHECK(is_floating(x.dtype()), NotImplemented, "\"", kernel, "\" not implemented for '",
+               dtype_title(x.dtype()),
+               "'\nhint: this draw needs a floating-point tensor; pass dtype=tandem.float32");
+}
+
+// The C++ type names PyTorch prints in randint's bound errors.
+const char* cpp_type_name(DType d) {
+  switch (d) {
+    case DType::Bool:
+      return "bool";
+    case DType::UInt8:
+      return "unsigned char";
+    case DType::Int8:
+      return "signed char";
+    case DType::Int16:
+      return "short";
+    case DType::Int32:
+      return "int";
+    case DType::Int64:
+      return "long";
+    case DType::Float16:
+      return "c10::Half";
+    case DType::BFloat16:
+      return "c10::BFloat16";
+    case DType::Float32:
+      return "float";
+    case DType::Float64:
+      return "double";
+  }
+  return "?";
+}
+
+// Largest finite value of a floating dtype.
+double floating_max(DType d) {
+  switch (d) {
+    case DType::Float16:
+      return 65504.0;
+    case DType::BFloat16:
+      return 3.3895313892515355e38;
+    case DType::Float32:
+      return std::numeric_limits<float>::max();
+    default:
+      return std::numeric_limits<double>::max();
+  }
+}
+
+// [min, max] of an integral dtype, as int64.
+void integral_bounds(DType d, int64_t& lo, int64_t& hi) {
+  dispatch_dtype(d, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>) {
+      lo = static_cast<int64_t>(std::numeric_limits<T>::min());
+      hi = static_cast<int64_t>(std::numeric_limits<T>::max());
+    }
+  });
+}
+
+const char* bounds_hint(DType d) {
+  return d == DType::Bool ? "\nhint: a bool tensor holds only 0 and 1; use low=0, high=2"
+                          : "\nhint: choose bounds the dtype can hold, or a wider dtype";
+}
+
+}  // namespace
+
+Tensor uniform_(const Tensor& x, double from, double to, Generator* gen) {
+  check_floating(x, "check_uniform_bounds");
+  double max = floating_max(x.dtype());
+  const char* type = cpp_type_name(x.dtype());
+  TANDEM_CHECK(from >= -max && from <= max, Runtime, "from is out of bounds for ", type,
+               "\nhint: uniform_ needs finite bounds the tensor's dtype can hold");
+  TANDEM_CHECK(to >= -max && to <= max, Runtime, "to is out of bounds for ", type,
+               "\nhint: uniform_ needs finite bounds the tensor's dtype can hold");
+  TANDEM_CHECK(from <= to, Runtime, "uniform_ expects to return a [from, to) range, but found from=", from,
+               " > to=", to, "\nhint: swap the two bounds");
+  uint64_t blocks = philox_blocks(x.numel(), float_dist_per_block(x.dtype()));
+  return fill_random(x, "uniform_", gen, blocks, [&](const Tensor& out, PhiloxState s) {
+    kernel_table(out.device().type).random.uniform(out, s, from, to);
+  });
+}
+
+Tensor normal_(const Tensor& x, double mean, double std, Generator* gen) {
+  check_floating(x, "normal_kernel_cpu");
+  TANDEM_CHECK(std >= 0.0, Runtime, "normal expects std >= 0.0, but found std ", std,
+               "\nhint: std is a standard deviation; pass its absolute value");
+  uint64_t blocks = philox_blocks(x.numel(), float_dist_per_block(x.dtype()));
+  return fill_random(x, "normal_", gen, blocks, [&](const Tensor& out, PhiloxState s) {
+    kernel_table(out.device().type).random.normal(out, s, mean, std);
+  });
+}
+
+Tensor random_(const Tensor& x, int64_t low, int64_t high, Generator* gen) {
+  TANDEM_CHECK(low < high, Runtime, "random_ expects 'from' to be less than 'to', but got from=", low,
+               " >= to=", high, "\nhint: randint draws from [low, high); make high larger than low");
+  if (!is_floating(x.dtype())) {
+    int64_t lo, hi;
+    integral_bounds(x.dtype(), lo, hi);
+    const char* type = cpp_type_name(x.dtype());
+    TANDEM_CHECK(low >= lo && low <= hi, Runtime, "from is out of bounds for ", type, bounds_hint(x.dtype()));
+    TANDEM_CHECK(high - 1 >= lo && high - 1 <= hi, Runtime, "to - 1 is out of bounds for ", type,
+                 bounds_hint(x.dtype()));
+  }
+  // high - low can exceed INT64_MAX (e.g. the full int64 range); it always fits in uint64.
+  uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+  uint64_t blocks = philox_blocks(
+      x.numel(), randint_is_wide(range) ? RandintDist<true>::kPerBlock : RandintDist<false>::kPerBlock);
+  return fill_random(x, "random_", gen, blocks, [&](const Tensor& out, PhiloxState s) {
+    kernel_table(out.device().type).random.randint(out, s, low, range);
+  });
+}
+
+Tensor bernoulli_(const Tensor& x, double p, Generator* gen) {
+  TANDEM_CHECK(p >= 0.0 && p <= 1.0, Runtime, "bernoulli_ expects p to be in [0, 1], but got p=", p,
+               "\nhint: p is a probability");
+  return fill_random(x, "bernoulli_", gen, philox_blocks(x.numel(), Uniform32Dist::kPerBlock),
+                     [&](const Tensor& out, PhiloxState s) {
+                       kernel_table(out.device().type).random.bernoulli_scalar(out, s, p);
+                     });
+}
+
+Tensor bernoulli_(const Tensor& x, const Tensor& p, Generator* gen) {
+  TANDEM_CHECK(is_floating(p.dtype()), NotImplemented, "\"bernoulli_tensor_cpu_p_\" not implemented for '",
+               dtype_title(p.dtype()),
+               "'\nhint: probabilities must be a floating-point tensor; use p.float()");
+  TANDEM_CHECK(p.device() == x.device(), Runtime, "Expected all tensors to be on the same device, but found ",
+               "at least two devices, ", x.device().str(), " and ", p.device().str(),
+               "!\nhint: move p with .to('", x.device().str(), "')");
+  // A fresh float64 copy: contiguous, in x's shape, readable by every device's kernel.
+  Tensor probs = to_dtype(expand(p, x.sizes()), DType::Float64, true);
+  bool valid = true;
+  fill_random(x, "bernoulli_", gen, philox_blocks(x.numel(), Uniform32Dist::kPerBlock),
+              [&](const Tensor& out, PhiloxState s) {
+                valid = kernel_table(out.device().type).random.bernoulli_tensor(out, probs, s);
+              });
+  TANDEM_CHECK(
+      valid, Runtime,
+      "Expected p_in >= 0 && p_in <= 1 to be true, but got false.\nhint: every probability in p must lie "
+      "in [0, 1]; clamp it with p.clamp(0, 1)");
+  return x;
+}
+
+Tensor bernoulli(const Tensor& p, Generator* gen) {
+  Tensor out = empty(p.sizes(), p.dtype(), p.device());
+  return bernoulli_(out, p, gen);
+}
+
+namespace {
+void check_std_tensor(const Tensor& std) {
+  check_floating(std, "normal_kernel_cpu");
+  TANDEM_CHECK(!item(any(lt(std, Scalar(0.0)))).to_bool(), Runtime,
+               "normal expects all elements of std >= 0.0",
+               "\nhint: std holds standard deviations; pass std.abs()");
+}
+}  // namespace
+
+// As PyTorch: draw N(0, 1) into the output, then scale and shift it with the public elementwise ops.
+Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen) {
+  check_floating(mean, "normal_kernel_cpu");
+  check_std_tensor(std);
+  check_same_device("normal", mean, std);
+  Tensor out =
+      normal_(empty(broadcast_shapes(mean.sizes(), std.sizes()), mean.dtype(), mean.device()), 0.0, 1.0, gen);
+  return add_(mul_(out, std), mean);
+}
+
+Tensor normal(const Tensor& mean, double std, Generator* gen) {
+  check_floating(mean, "normal_kernel_cpu");
+  Tensor out = normal_(empty_like(mean), 0.0, std, gen);
+  return add_(out, mean);
+}
+
+Tensor normal(double mean, const Tensor& std, Generator* gen) {
+  check_std_tensor(std);
+  Tensor out = normal_(empty_like(std), 0.0, 1.0, gen);
+  return add_(mul_(out, std), Scalar(mean));
+}
+
+Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, Generator* gen) {
+  TANDEM_CHECK(probs.dim() == 1 || probs.dim() == 2, Runtime, "prob_dist must be 1 or 2 dim",
+               "\nhint: pass one row of weights, or a batch of rows; got shape ", probs.shape_str());
+  TANDEM_CHECK(is_floating(probs.dtype()), Runtime,
+               "multinomial only supports floating-point dtypes for input, got: ", dtype_title(probs.dtype()),
+               "\nhint: convert the weights with .float()");
+  TANDEM_CHECK(num_samples > 0, Runtime, "cannot sample n_sample <= 0 samples",
+               "\nhint: ask for at least one sample");
+  int64_t k = probs.size(-1);
+  TANDEM_CHECK(replacement || num_samples <= k, Runtime,
+               "cannot sample n_sample > prob_dist.size(-1) samples without replacement",
+               "\nhint: pass replacement=True, or at most ", k, " samples");
+  TANDEM_CHECK(k <= (int64_t{1} << 24), Runtime, "number of categories cannot exceed 2^24",
+               "\nhint: split the categories into groups");
+  DimVector shape = probs.sizes();
+  shape[shape.size() - 1] = num_samples;
+  Tensor out = empty(shape, DType::Int64, probs.device());
+  Generator& g = pick_generator(gen, probs.device());
+  if (out.numel() == 0) return out;
+  int64_t rows = probs.dim() == 2 ? probs.size(0) : 1;
+  Tensor weights = contiguous(to_dtype(probs, DType::Float64));
+  PhiloxState s =
+      g.reserve(philox_blocks(rows * (replacement ? num_samples : k),
+                              replacement ? Uniform32Dist::kPerBlock : OpenUniform32Dist::kPerBlock));
+  MultinomialStatus status = kernel_table(out.device().type).random.multinomial(out, weights, replacement, s);
+  TANDEM_CHECK(status != MultinomialStatus::kBadProbability, Runtime,
+               "probability tensor contains either `inf`, `nan` or element < 0",
+               "\nhint: weights must be finite and non-negative");
+  TANDEM_CHECK(status != MultinomialStatus::kZeroSum, Runtime,
+               "invalid multinomial distribution (sum of probabilities <= 0)",
+               "\nhint: every row needs at least one positive weight");
+  return out;
+}
+
+Tensor rand(IntArrayRef sizes, DType dtype, Device device, Generator* gen) {
+  return uniform_(empty(sizes, dtype, device), 0.0, 1.0, gen);
+}
+
+Tensor randn(IntArrayRef sizes, DType dtype, Device device, Generator* gen) {
+  return normal_(empty(sizes, dtype, device), 0.0, 1.0, gen);
+}
+
+Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, DType dtype, Device device, Generator* gen) {
+  return random_(empty(sizes, dtype, device), low, high, gen);
+}
+
+Tensor randperm(int64_t n, DType dtype, Device device, Generator* gen) {
+  TANDEM_CHECK(n >= 0, Runtime, "Trying to create tensor with negative dimension ", n, ": [", n, "]",
+               "\nhint: randperm(n) needs n >= 0");
+  TANDEM_CHECK(dtype != DType::Bool, NotImplemented, "\"randperm\" not implemented for 'Bool'",
+               "\nhint: use an integer dtype such as tandem.int64");
+  if (is_floating(dtype)) {
+    // Beyond 2^digits + 1 consecutive integers are no longer all representable.
+    const char* limit = dtype == DType::Float16    ? "2049"
+                        : dtype == DType::BFloat16 ? "257"
+                        : dtype == DType::Float32  ? "2^24+1"
+                                                   : "2^53+1";
+    double max = dtype == DType::Float16    ? 2049.0
+                 : dtype == DType::BFloat16 ? 257.0
+                 : dtype == DType::Float32  ? 16777217.0
+                                            : 9007199254740993.0;
+    TANDEM_CHECK(static_cast<double>(n) <= max, Runtime, "n cannot be greater than ", limit, " for ",
+                 dtype_title(dtype), " type.\nhint: use dtype=tandem.int64");
+  } else if (n > 0) {
+    int64_t lo, hi;
+    integral_bounds(dtype, lo, hi);
+    TANDEM_CHECK(n - 1 <= hi, Runtime, "value cannot be converted to type ", dtype_name(dtype),
+                 "_t without overflow\nhint: use dtype=tandem.int64");
+  }
+  const int64_t size[1] = {n};
+  Tensor out = empty(size, dtype, device);
+  Generator& g = pick_generator(gen, device);
+  if (n == 0) return out;
+  PhiloxState s = g.reserve(philox_blocks(n, Key64Dist::kPerBlock));
+  kernel_table(device.type).random.randperm(out, s);
+  return out;
+}
+
+}  // namespace tandem

@@ -1,0 +1,33 @@
+// Front ends of the random ops. Each checks its arguments, reserves the Philox blocks the draw consumes
+// from the generator (the device's default one when `gen` is null) and calls the output device's kernel.
+#pragma once
+#include "core/generator.h"
+#include "core/tensor.h"
+
+namespace tandem {
+
+Tensor rand(IntArrayRef sizes, DType dtype, Device device, Generator* gen = nullptr);
+Tensor randn(IntArrayRef sizes, DType dtype, Device device, Generator* gen = nullptr);
+// Integers in [low, high).
+Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, DType dtype, Device device,
+               Generator* gen = nullptr);
+Tensor randperm(int64_t n, DType dtype, Device device, Generator* gen = nullptr);
+
+// In place; `x` may be non-contiguous (values follow its row-major element order).
+Tensor uniform_(const Tensor& x, double from, double to, Generator* gen = nullptr);
+Tensor normal_(const Tensor& x, double mean, double std, Generator* gen = nullptr);
+Tensor random_(const Tensor& x, int64_t low, int64_t high, Generator* gen = nullptr);
+Tensor bernoulli_(const Tensor& x, double p, Generator* gen = nullptr);
+Tensor bernoulli_(const Tensor& x, const Tensor& p, Generator* gen = nullptr);  // p broadcasts to x
+// A tensor like `p` (floating) holding 1 with probability p[i].
+Tensor bernoulli(const Tensor& p, Generator* gen = nullptr);
+// N(mean, std^2) elementwise, where mean and/or std are tensors (they broadcast). The result takes the
+// dtype of the tensor mean, else of std.
+Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen = nullptr);
+Tensor normal(const Tensor& mean, double std, Generator* gen = nullptr);
+Tensor normal(double mean, const Tensor& std, Generator* gen = nullptr);
+// Category indices (int64) drawn from the weights in each row of a 1-D or 2-D `probs`.
+Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement = false,
+                   Generator* gen = nullptr);
+
+}  // namespace tandem

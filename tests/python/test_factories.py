@@ -1,0 +1,105 @@
+"""arange / linspace / eye against PyTorch: values, dtypes, shapes and error messages."""
+import math
+
+import pytest
+import torch
+
+import tandem
+
+ALL = ["uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+
+
+def check(t, ref, exact=False):
+    assert str(t.dtype).split(".")[-1] == str(ref.dtype).split(".")[-1]
+    assert tuple(t.shape) == tuple(ref.shape)
+    got = torch.tensor(t.tolist(), dtype=ref.dtype)
+    if exact:
+        assert got.tolist() == ref.tolist()
+    else:
+        torch.testing.assert_close(got, ref)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [(5,), (0,), (5.0,), (1, 4), (-3, 7, 2), (10, 0, -3), (0, 1, 0.3), (-5, 5, 0.5), (2.5, -1.0, -0.25),
+     (5, 5), (0, 1, 0.1), (1, 1000003, 7)],
+)
+def test_arange_matches_torch(args, device):
+    check(tandem.arange(*args, device=device), torch.arange(*args))
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_arange_dtypes(dtype, device):
+    check(tandem.arange(0, 20, 3, dtype=getattr(tandem, dtype), device=device),
+          torch.arange(0, 20, 3, dtype=getattr(torch, dtype)))
+    check(tandem.arange(0.5, 5, dtype=getattr(tandem, dtype), device=device),
+          torch.arange(0.5, 5, dtype=getattr(torch, dtype)))
+
+
+def test_arange_keywords_and_inference():
+    assert tandem.arange(end=4).tolist() == [0, 1, 2, 3]
+    assert tandem.arange(start=1, end=4).tolist() == [1, 2, 3]
+    assert tandem.arange(1, 4, step=2).tolist() == [1, 3]
+    assert tandem.arange(5).dtype is tandem.int64
+    assert tandem.arange(5.0).dtype is tandem.float32
+    assert tandem.arange(0, 5, 1.0).dtype is tandem.float32
+    assert tandem.arange(tandem.tensor(3)).tolist() == [0, 1, 2]
+    t = tandem.arange(3.0, requires_grad=True)
+    assert t.requires_grad
+
+
+@pytest.mark.parametrize(
+    "args,kwargs,exc,msg",
+    [((0, 5, 0), {}, RuntimeError, "step must be nonzero"),
+     ((5, 0, 1), {}, RuntimeError, "upper bound and lower bound inconsistent with step sign"),
+     ((0, 5, -1), {}, RuntimeError, "upper bound and lower bound inconsistent with step sign"),
+     ((0, math.inf), {}, RuntimeError, "unsupported range: 0 -> inf"),
+     ((3,), {"dtype": "bool"}, NotImplementedError, "\"arange_cpu\" not implemented for 'Bool'"),
+     ((3,), {"requires_grad": True}, RuntimeError,
+      "Only Tensors of floating point and complex dtype can require gradients")],
+)
+def test_arange_errors(args, kwargs, exc, msg):
+    tk = {k: (getattr(tandem, v) if k == "dtype" else v) for k, v in kwargs.items()}
+    pk = {k: (getattr(torch, v) if k == "dtype" else v) for k, v in kwargs.items()}
+    with pytest.raises(exc) as ours:
+        tandem.arange(*args, **tk)
+    with pytest.raises(exc) as theirs:
+        torch.arange(*args, **pk)
+    assert str(ours.value).splitlines()[0] == msg == str(theirs.value).splitlines()[0]
+    assert "hint:" in str(ours.value)
+
+
+@pytest.mark.parametrize("args", [(0, 10, 5), (0, 10, 0), (3, 3, 1), (-1.5, 2.5, 7), (10, 0, 4), (0, 1, 1000)])
+def test_linspace_matches_torch(args, device):
+    check(tandem.linspace(*args, device=device), torch.linspace(*args))
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_linspace_dtypes(dtype, device):
+    ref = torch.linspace(0, 100, 9, dtype=getattr(torch, dtype))
+    check(tandem.linspace(0, 100, 9, dtype=getattr(tandem, dtype), device=device), ref,
+          exact=not ref.is_floating_point())
+
+
+def test_linspace_errors():
+    with pytest.raises(RuntimeError, match="^number of steps must be non-negative"):
+        tandem.linspace(0, 1, -1)
+    with pytest.raises(NotImplementedError, match="\"linspace_cpu\" not implemented for 'Bool'"):
+        tandem.linspace(0, 1, 3, dtype=tandem.bool)
+
+
+@pytest.mark.parametrize("n,m", [(3, None), (0, None), (3, 2), (2, 5), (1, 1), (4, 0)])
+@pytest.mark.parametrize("dtype", ["bool", "int32", "float32", "float16"])
+def test_eye_matches_torch(n, m, dtype, device):
+    ours = tandem.eye(n, m, dtype=getattr(tandem, dtype), device=device)
+    ref = torch.eye(n, m, dtype=getattr(torch, dtype)) if m is not None else torch.eye(n, dtype=getattr(torch, dtype))
+    check(ours, ref, exact=True)
+
+
+def test_eye_defaults_and_errors():
+    assert tandem.eye(2).dtype is tandem.float32
+    assert tandem.eye(2, requires_grad=True).requires_grad
+    with pytest.raises(RuntimeError, match="^n must be greater or equal to 0, got -1"):
+        tandem.eye(-1)
+    with pytest.raises(RuntimeError, match="^m must be greater or equal to 0, got -1"):
+        tandem.eye(2, -1)
