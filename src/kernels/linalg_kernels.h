@@ -18,6 +18,7 @@ struct MatrixOperand {
 // b[b] k x n, out[b] m x n. All operands have `dtype`. beta == 0 means out is not read (NaN in it does not
 // propagate), as in BLAS. Front ends pass the output with unit column stride and never overlapping inputs.
 struct GemmArgs {
+  Device device;  // where the operands live (an asynchronous backend queues the call there)
   DType dtype = DType::Float32;
   DimVector batch_sizes;  // empty for a single product
   int64_t m = 0, n = 0, k = 0;

@@ -124,6 +124,7 @@ void launch_gemm(const Tensor& a, const Tensor& b, const Tensor& out, double alp
     return o;
   };
   GemmArgs g;
+  g.device = out.device();
   g.dtype = out.dtype();
   g.batch_sizes = DimVector(IntArrayRef(out.sizes()).first(nb));
   g.m = out.sizes()[nb];

@@ -153,7 +153,7 @@ def test_bernoulli(device):
     assert tandem.bernoulli(p).tolist() == [0.0, 1.0, 0.0, 1.0]
     assert tandem.bernoulli(tandem.tensor([0.5], dtype=tandem.float64, device=device)).dtype is tandem.float64
     # a tensor p broadcasts to the output
-    x = tandem.empty(3, 4, dtype=tandem.int32, device=device).bernoulli_(tandem.tensor([1.0, 0.0, 1.0, 0.0]))
+    x = tandem.empty(3, 4, dtype=tandem.int32, device=device).bernoulli_(tandem.tensor([1.0, 0.0, 1.0, 0.0], device=device))
     assert x.tolist() == [[1, 0, 1, 0]] * 3
     assert abs(values(tandem.bernoulli(tandem.zeros(N, device=device), 0.7)).mean() - 0.7) < 0.01
 
@@ -244,7 +244,7 @@ def test_shapes_dtypes_and_keywords(device):
     r = tandem.randint_like(x, 3, 5)
     assert r.dtype is tandem.float64 and set(r.tolist()[0]) <= {3.0, 4.0}
     assert max(tandem.randint_like(x, 2).tolist()[0]) < 2
-    g = tandem.Generator()
+    g = tandem.Generator(device=device)
     for fn in (tandem.rand_like, tandem.randn_like):
         assert fn(x, generator=g.manual_seed(1)).tolist() == fn(x, generator=g.manual_seed(1)).tolist()
 
@@ -314,7 +314,7 @@ def test_multinomial_without_replacement(device):
     full = tandem.multinomial(w, 4).tolist()
     assert all(sorted(r) == [0, 1, 2, 3] and r[3] == 2 for r in full)  # a permutation; zero weight comes last
     assert tandem.multinomial(tandem.tensor([0.0, 1.0, 2.0], device=device), 2).tolist() in ([1, 2], [2, 1])
-    g = tandem.Generator()
+    g = tandem.Generator(device=device)
     a = w.multinomial(3, generator=g.manual_seed(1)).tolist()
     assert w.multinomial(3, generator=g.manual_seed(1)).tolist() == a
 

@@ -8,20 +8,20 @@
 #include "backend/emulated/emulated_backend.h"
 #include "core/scalar.h"
 #include "core/tensor.h"
+#include "kernels/linalg_kernels.h"
 #include "ops/tensor_iterator.h"
 
 namespace tandem::emulated {
 
 // Hold<Arg>: how an argument of a kernel slot is kept inside a queued task, and given back to the kernel.
-template <typename Arg, typename = void>
-struct Hold {
-  static_assert(sizeof(Arg) == 0, "add a Hold<> specialisation for this kernel argument type");
-};
+// Values and const references to plain structs are copied; tensors are kept by handle.
 template <typename Arg>
-struct Hold<Arg, std::enable_if_t<std::is_arithmetic_v<Arg> || std::is_enum_v<Arg>>> {
-  using type = Arg;
-  static Arg keep(Arg a) { return a; }
-  static Arg use(Arg a) { return a; }
+struct Hold {
+  using type = std::remove_cvref_t<Arg>;
+  static_assert(!std::is_pointer_v<type> && std::is_copy_constructible_v<type>,
+                "add a Hold<> specialisation for this kernel argument type");
+  static const type& keep(const type& a) { return a; }
+  static type& use(type& a) { return a; }
 };
 template <>
 struct Hold<const Tensor&> {
@@ -42,12 +42,6 @@ struct Hold<const Scalar*> {
   static const Scalar* use(const std::optional<Scalar>& s) { return s ? &*s : nullptr; }
 };
 template <>
-struct Hold<const Scalar&> {
-  using type = Scalar;
-  static Scalar keep(const Scalar& s) { return s; }
-  static const Scalar& use(const Scalar& s) { return s; }
-};
-template <>
 struct Hold<IntArrayRef> {
   using type = DimVector;
   static DimVector keep(IntArrayRef a) { return DimVector(a); }
@@ -57,6 +51,7 @@ struct Hold<IntArrayRef> {
 // The device a call runs on: that of its first tensor or iterator argument.
 inline std::optional<Device> device_of_arg(const Tensor& t) { return t.device(); }
 inline std::optional<Device> device_of_arg(const TensorIterator& it) { return it.device(); }
+inline std::optional<Device> device_of_arg(const GemmArgs& g) { return g.device; }
 template <typename T>
 std::optional<Device> device_of_arg(const T&) {
   return std::nullopt;
@@ -70,9 +65,20 @@ Device device_of(const Args&... args) {
 
 EmulatedBackend& emulated_backend();
 
-// AsyncSlot<Fn>::call<Get> has the slot's signature; Get::fn() returns the CPU kernel to run.
+// AsyncSlot<Fn>::call<Get> has the slot's signature; Get::fn() returns the CPU kernel to run. Slots that
+// return a value (a status the front end checks) run synchronously: the host needs the answer now.
 template <typename Fn>
 struct AsyncSlot;
+template <typename R, typename... Args>
+struct AsyncSlot<R (*)(Args...)> {
+  template <typename Get>
+  static R call(Args... args) {
+    auto fn = Get::fn();
+    R result{};
+    emulated_backend().run_and_wait(device_of(args...), [&] { result = fn(args...); });
+    return result;
+  }
+};
 template <typename... Args>
 struct AsyncSlot<void (*)(Args...)> {
   template <typename Get>

@@ -239,15 +239,18 @@ void EmulatedBackend::enqueue(Device device, std::function<void()> task) {
   queue(device.index, current_stream(device.index)).push(std::move(task));
 }
 
+void EmulatedBackend::run_and_wait(Device device, std::function<void()> task) {
+  WorkQueue& q = queue(device.index, current_stream(device.index));
+  q.wait_for(q.push(std::move(task)));
+}
+
 // A copy from pageable host memory returns once the data has been read, as cudaMemcpy does.
 void EmulatedBackend::copy_host_to_device(void* dst, const void* src, size_t n, Device device) {
-  WorkQueue& q = queue(device.index, current_stream(device.index));
-  q.wait_for(q.push([=] { std::memcpy(dst, src, n); }));
+  run_and_wait(device, [=] { std::memcpy(dst, src, n); });
 }
 
 void EmulatedBackend::copy_device_to_host(void* dst, const void* src, size_t n, Device device) {
-  WorkQueue& q = queue(device.index, current_stream(device.index));
-  q.wait_for(q.push([=] { std::memcpy(dst, src, n); }));
+  run_and_wait(device, [=] { std::memcpy(dst, src, n); });
 }
 
 void EmulatedBackend::copy_within_device(void* dst, const void* src, size_t n, Device device) {

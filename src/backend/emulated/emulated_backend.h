@@ -52,6 +52,8 @@ class EmulatedBackend final : public AcceleratorBackend {
 
   // Runs `task` on the device's current stream, in order with everything queued there before.
   void enqueue(Device device, std::function<void()> task);
+  // The same, then waits for it (for kernels whose result the host needs at once).
+  void run_and_wait(Device device, std::function<void()> task);
 
  private:
   struct DeviceState;

@@ -42,6 +42,16 @@ void register_emulated_kernels(KernelTable& t) {
   TANDEM_ASYNC_SLOT(copy);
   TANDEM_ASYNC_SLOT(where);
   TANDEM_ASYNC_SLOT(clamp);
+  TANDEM_ASYNC_SLOT(linalg.gemm);
+  TANDEM_ASYNC_SLOT(random.uniform);
+  TANDEM_ASYNC_SLOT(random.normal);
+  TANDEM_ASYNC_SLOT(random.randint);
+  TANDEM_ASYNC_SLOT(random.bernoulli_scalar);
+  TANDEM_ASYNC_SLOT(random.bernoulli_tensor);
+  TANDEM_ASYNC_SLOT(random.randperm);
+  TANDEM_ASYNC_SLOT(random.multinomial);
+  TANDEM_ASYNC_SLOT(random.arange);
+  TANDEM_ASYNC_SLOT(random.linspace);
 }
 
 }  // namespace tandem::emulated
