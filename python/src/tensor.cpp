@@ -88,7 +88,7 @@ nb::object size_object(IntArrayRef sizes) {
 
 void init_tensor(nb::module_& m) {
   m.def("_set_size_class", [](nb::handle cls) { size_class() = cls; });
-  nb::class_<Tensor>(m, "Tensor", nb::is_weak_referenceable(), nb::dynamic_attr())
+  nb::class_<Tensor>(m, "Tensor", nb::is_weak_referenceable(), nb::dynamic_attr(), nb::type_slots(tensor_buffer_slots))
       .def_prop_ro("shape", [](const Tensor& t) { return size_object(t.sizes()); })
       .def(
           "size",

@@ -7,6 +7,7 @@ from ._C import *  # noqa: F401,F403  (dtypes, Tensor, ops)
 from ._C import Tensor, OutOfMemoryError  # noqa: F401
 from ._size import Size
 from ._creation import tensor, as_tensor  # noqa: F401
+from ._numpy import from_numpy, from_dlpack  # noqa: F401
 
 _C._set_size_class(Size)
 
