@@ -44,7 +44,7 @@ bool to_scalar(nb::handle h, Scalar& out) {
   // NumPy scalars (np.int64, np.float32, np.bool_) act like the Python number they hold.
   PyTypeObject* tp = Py_TYPE(o);
   if (tp->tp_name && std::strncmp(tp->tp_name, "numpy.", 6) == 0 && nb::hasattr(h, "item") &&
-      nb::hasattr(h, "dtype") && nb::cast<int>(h.attr("ndim")) == 0 && !nb::hasattr(h, "__array_interface__")) {
+      nb::hasattr(h, "dtype") && nb::cast<int>(h.attr("ndim")) == 0 && std::strcmp(tp->tp_name, "numpy.ndarray") != 0) {
     return to_scalar(h.attr("item")(), out);
   }
   return false;
