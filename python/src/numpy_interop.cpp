@@ -129,10 +129,10 @@ int tensor_getbuffer(PyObject* self, Py_buffer* view, int flags) {
 
 void tensor_releasebuffer(PyObject*, Py_buffer* view) { delete static_cast<BufferExport*>(view->internal); }
 
-// numpy.asarray, looked up once; the numpy module keeps it alive.
+// numpy.asarray, looked up once and held for the life of the process (a reference is kept on purpose, so
+// rebinding np.asarray later cannot leave a dangling pointer).
 PyObject* numpy_asarray() {
-  static PyObject* fn = nullptr;
-  if (!fn) fn = nb::module_::import_("numpy").attr("asarray").ptr();
+  static PyObject* fn = nb::object(nb::module_::import_("numpy").attr("asarray")).release().ptr();
   return fn;
 }
 

@@ -10,6 +10,7 @@ import weakref
 import numpy as np
 import pytest
 import torch
+import torch.utils.dlpack as tud
 
 import tandem
 
@@ -405,8 +406,6 @@ def test_dlpack_round_trips_with_numpy_and_torch(name):
         assert y.dtype is td and y.data_ptr() == x.data_ptr() and y.tolist() == x.tolist()
     z = torch.from_dlpack(t)
     assert z.dtype is tor and z.data_ptr() == t.data_ptr() and z.stride() == tuple(t.stride())
-    import torch.utils.dlpack as tud
-
     w = tud.from_dlpack(t.__dlpack__())
     assert w.data_ptr() == t.data_ptr()
     assert tandem.from_dlpack(tud.to_dlpack(x)).data_ptr() == x.data_ptr()
@@ -491,3 +490,18 @@ def test_dlpack_unsupported_dtype_leaves_capsule_unconsumed():
         tandem.from_dlpack(cap)
     assert '"dltensor"' in repr(cap)
     assert torch.from_dlpack(cap).tolist() == [1 + 0j, 1 + 0j]
+
+
+@pytest.mark.parametrize("max_version", VERSIONS, ids=["legacy", "versioned"])
+def test_dlpack_export_context_is_freed_on_every_path(max_version):
+    # A tensor over a NumPy array: the array's refcount shows whether tandem's export context was freed.
+    a = np.ones(32)
+    start = sys.getrefcount(a)
+    consumers = [lambda cap: None, tandem.from_dlpack, tud.from_dlpack]
+    for consume in consumers:
+        for _ in range(20):
+            t = tandem.from_numpy(a)
+            out = consume(t.__dlpack__(max_version=max_version))
+            del t, out
+    gc.collect()
+    assert sys.getrefcount(a) == start
