@@ -6,6 +6,7 @@
 
 #include <bit>
 #include <cstring>
+#include <new>
 
 #include "bindings.h"
 #include "core/error.h"
@@ -96,7 +97,7 @@ int tensor_getbuffer(PyObject* self, Py_buffer* view, int flags) {
   }
   bool writeable = t.storage()->writeable();
   if ((flags & PyBUF_WRITABLE) && !writeable)
-    return fail_buffer(view, "the tensor's memory is read-only (it comes from a non-writeable NumPy array)");
+    return fail_buffer(view, "the tensor's memory is read-only; a writable buffer needs a copy (t.clone())");
   bool c_contig = t.is_contiguous();
   if ((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS && !c_contig)
     return fail_buffer(view, "the tensor is not C-contiguous; call .contiguous() first");
@@ -108,7 +109,13 @@ int tensor_getbuffer(PyObject* self, Py_buffer* view, int flags) {
     return fail_buffer(view, "the tensor is not contiguous and the consumer did not ask for strides");
 
   auto itemsize = static_cast<int64_t>(t.element_size());
-  auto* ex = new BufferExport{t.storage(), t.sizes(), t.strides()};
+  auto* ex =
+      new (std::nothrow) BufferExport{t.storage(), t.sizes(), t.strides()};  // no C++ throw into CPython
+  if (!ex) {
+    view->obj = nullptr;
+    PyErr_NoMemory();
+    return -1;
+  }
   for (int64_t& s : ex->byte_strides) s *= itemsize;
   view->buf = t.data_ptr();
   view->obj = Py_NewRef(self);

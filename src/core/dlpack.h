@@ -2,6 +2,7 @@
 // structs every framework agrees on to hand a tensor across without a copy. Layouts must match the spec
 // exactly; the static_asserts below pin the sizes on 64-bit hosts.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 namespace tandem::dlpack {
@@ -85,5 +86,9 @@ static_assert(sizeof(DLDevice) == 8 && sizeof(DLDataType) == 4);
 static_assert(sizeof(void*) != 8 || sizeof(DLTensor) == 48);
 static_assert(sizeof(void*) != 8 || sizeof(DLManagedTensor) == 64);
 static_assert(sizeof(void*) != 8 || sizeof(DLManagedTensorVersioned) == 80);
+static_assert(sizeof(void*) != 8 ||
+              (offsetof(DLTensor, shape) == 24 && offsetof(DLTensor, byte_offset) == 40));
+static_assert(sizeof(void*) != 8 || (offsetof(DLManagedTensorVersioned, flags) == 24 &&
+                                     offsetof(DLManagedTensorVersioned, dl_tensor) == 32));
 
 }  // namespace tandem::dlpack
