@@ -6,7 +6,6 @@
 
 #include <bit>
 #include <cstring>
-#include <new>
 
 #include "bindings.h"
 #include "core/error.h"
@@ -109,9 +108,10 @@ int tensor_getbuffer(PyObject* self, Py_buffer* view, int flags) {
     return fail_buffer(view, "the tensor is not contiguous and the consumer did not ask for strides");
 
   auto itemsize = static_cast<int64_t>(t.element_size());
-  auto* ex =
-      new (std::nothrow) BufferExport{t.storage(), t.sizes(), t.strides()};  // no C++ throw into CPython
-  if (!ex) {
+  BufferExport* ex;
+  try {
+    ex = new BufferExport{t.storage(), t.sizes(), t.strides()};
+  } catch (const std::bad_alloc&) {  // no C++ exception may cross into CPython
     view->obj = nullptr;
     PyErr_NoMemory();
     return -1;
