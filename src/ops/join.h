@@ -1,0 +1,15 @@
+// Joining ops: cat and stack.
+#pragma once
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace tandem {
+
+// Concatenates along dim; dtypes promote as PyTorch's cat does. 1-D empty tensors (shape [0]) are skipped,
+// as PyTorch does for legacy reasons.
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
+// Joins equally shaped tensors along a new dim.
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
+
+}  // namespace tandem
