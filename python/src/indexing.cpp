@@ -65,12 +65,8 @@ class IndexParser {
       items = &PyTuple_GET_ITEM(index.ptr(), 0);
       n = PyTuple_GET_SIZE(index.ptr());
     }
-    int64_t specified = 0, ellipses = 0;
-    for (Py_ssize_t i = 0; i < n; ++i) {
-      specified += consumed_dims(items[i]);
-      ellipses += items[i] == Py_Ellipsis;
-    }
-    TANDEM_CHECK(ellipses <= 1, Index, "an index can only have a single ellipsis ('...')");
+    int64_t specified = 0;
+    for (Py_ssize_t i = 0; i < n; ++i) specified += consumed_dims(items[i]);
     TANDEM_CHECK(specified <= self_.dim(), Index, "too many indices for tensor of dimension ", self_.dim());
     for (Py_ssize_t i = 0; i < n; ++i) apply(items[i], specified);
     return Parsed{result_, std::move(indices_), advanced_};
@@ -117,12 +113,15 @@ class IndexParser {
     } else if (o == Py_None) {
       result_ = unsqueeze(result_, dim_++);
     } else if (o == Py_Ellipsis) {
-      dim_ += self_.dim() - specified;
+      // Only the first Ellipsis spans dims; PyTorch accepts (and ignores) further ones.
+      if (!seen_ellipsis_) dim_ += self_.dim() - specified;
+      seen_ellipsis_ = true;
     } else if (is_python_bool(o)) {
       apply_bool(PyObject_IsTrue(o) == 1);
     } else if (is_tensor(o)) {
       apply_tensor(as_tensor_ref(o));
-    } else if (PyList_Check(o) || PyTuple_Check(o)) {
+    } else if (PySequence_Check(o)) {
+      // Any other sequence is tensor data, as in PyTorch (so t["a"] fails in tensor creation).
       apply_tensor(sequence_index(o));
     } else {
       TANDEM_THROW(Index,
@@ -137,11 +136,12 @@ class IndexParser {
   int64_t dim_ = 0;
   std::vector<Tensor> indices_;
   bool advanced_ = false;
+  bool seen_ellipsis_ = false;
 };
 
-// The value of x[index] = value as a tensor of x's dtype (Python numbers become 0-d tensors).
+// The value of x[index] = value as a tensor: tensors as they are, Python numbers as 0-d tensors of x's dtype.
 Tensor value_tensor(const Tensor& x, nb::handle value) {
-  if (is_tensor(value)) return to_dtype(as_tensor_ref(value), x.dtype());
+  if (is_tensor(value)) return as_tensor_ref(value);
   Scalar s;
   TANDEM_CHECK(to_scalar(value, s), Type, "can't assign a ", Py_TYPE(value.ptr())->tp_name, " to a tandem.",
                dtype_title(x.dtype()), "Tensor\nhint: assign a number or a tensor (tandem.tensor(...))");
@@ -159,7 +159,7 @@ void assign_view(const Tensor& dst, nb::handle value) {
   while (v.dim() > dst.dim() && v.sizes()[0] == 1) v = select(v, 0, 0);
   // A source overlapping the destination would be read while written.
   if (v.storage().get() == dst.storage().get()) v = clone(v);
-  copy_(dst, v);
+  copy_(dst, expand(v, dst.sizes()));
 }
 
 bool is_plain_int(PyObject* o) { return PyLong_CheckExact(o); }
@@ -179,16 +179,17 @@ void init_indexing(nb::module_& m) {
         if (p.advanced) return tandem::index(p.view, p.indices);
         return p.view.is_same(self) ? alias(self) : p.view;
       },
-      nb::arg("index"));
+      nb::arg("index").none());
   tensor.def(
       "__setitem__",
       [](const Tensor& self, nb::handle index, nb::handle value) {
         if (is_plain_int(index.ptr())) return assign_view(select(self, 0, as_index_int(index.ptr())), value);
+        if (index.ptr() == Py_False) return;  // selects nothing; PyTorch writes nothing and bumps no version
         Parsed p = IndexParser(self).parse(index);
         if (!p.advanced) return assign_view(p.view, value);
         index_put_(p.view, p.indices, value_tensor(p.view, value));
       },
-      nb::arg("index"), nb::arg("value"));
+      nb::arg("index").none(), nb::arg("value").none());
   init_indexing_ops(m);
 }
 

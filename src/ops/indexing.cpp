@@ -193,12 +193,12 @@ Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const 
   // Values that alias self are read while self is written: take a copy first.
   Tensor src = values.storage().get() == self.storage().get() ? clone(values) : values;
   Tensor v = values_for(src, plan.shape);
+  self.bump_version();
   if (compute_numel(plan.shape) == 0) return self;
   plan.other = static_cast<char*>(v.data_ptr());
   plan.other_strides = v.strides();
   coalesce(plan);
   run_put(self, plan, accumulate);
-  self.bump_version();
   return self;
 }
 
