@@ -57,12 +57,10 @@ struct Inference {
   }
 
   void walk(nb::handle h, size_t depth) {
-    TANDEM_CHECK(depth < kMaxNesting, Value, "tensor(): data is nested more than ", kMaxNesting,
-                 " levels deep");
+    TANDEM_CHECK(depth < kMaxNesting, Value, "tensor(): data is nested more than ", kMaxNesting, " levels deep");
     if (!is_sequence(h)) {
-      TANDEM_CHECK(depth == shape.size(), Value, "expected sequence of length ",
-                   shape.size() > depth ? shape[depth] : 0, " at dim ", depth, " (got ",
-                   nb::inst_name(h).c_str(), ")\nhint: nested lists must be rectangular");
+      TANDEM_CHECK(depth == shape.size(), Value, "expected sequence of length ", shape.size() > depth ? shape[depth] : 0,
+                   " at dim ", depth, " (got ", nb::inst_name(h).c_str(), ")\nhint: nested lists must be rectangular");
       leaf(h);
       return;
     }
@@ -89,10 +87,8 @@ void fill_from(nb::handle h, T*& out) {
     return;
   }
   Scalar s;
-  if (is_tensor(h))
-    s = item(as_tensor_ref(h));
-  else
-    to_scalar(h, s);
+  if (is_tensor(h)) s = item(as_tensor_ref(h));
+  else to_scalar(h, s);
   *out++ = s.to<T>();
 }
 
@@ -138,8 +134,8 @@ void init_creation(nb::module_& m) {
   m.def(
       "_tensor_from_data",
       [](nb::handle data, nb::handle dtype, nb::handle device, bool requires_grad) {
-        Tensor t =
-            tensor_from_data(data, to_optional_dtype(dtype), device.is_none() ? Device() : to_device(device));
+        Tensor t = tensor_from_data(data, to_optional_dtype(dtype),
+                                    device.is_none() ? Device() : to_device(device));
         TANDEM_CHECK(!requires_grad || is_floating(t.dtype()), Runtime,
                      "Only Tensors of floating point dtype can require gradients");
         return finish(t, {t.dtype(), t.device(), requires_grad});
@@ -147,7 +143,7 @@ void init_creation(nb::module_& m) {
       nb::arg("data"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
       nb::arg("requires_grad") = false);
 
-#define TANDEM_FACTORY(name, fill)                                                                    \
+#define TANDEM_FACTORY(name, fill)                                                                      \
   m.def(                                                                                              \
       #name,                                                                                          \
       [](nb::args size, nb::handle dtype, nb::handle device, bool requires_grad) {                    \
@@ -156,8 +152,8 @@ void init_creation(nb::module_& m) {
         fill;                                                                                         \
         return finish(t, a);                                                                          \
       },                                                                                              \
-      nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),  \
-      nb::arg("requires_grad") = false);                                                              \
+      nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), \
+      nb::arg("requires_grad") = false);                                                             \
   m.def(                                                                                              \
       #name "_like",                                                                                  \
       [](const Tensor& x, nb::handle dtype, nb::handle device, bool requires_grad) {                  \

@@ -26,8 +26,8 @@ DType to_dtype(nb::handle h) {
   if (h.is(reinterpret_cast<PyObject*>(&PyFloat_Type))) return DType::Float64;
   if (h.is(reinterpret_cast<PyObject*>(&PyLong_Type))) return DType::Int64;
   if (h.is(reinterpret_cast<PyObject*>(&PyBool_Type))) return DType::Bool;
-  TANDEM_THROW(Type, "dtype must be a tandem.dtype (e.g. tandem.float32), not ", nb::inst_name(h).c_str(),
-               "\nhint: NumPy dtypes are not accepted here; use tandem.float32, "
+  TANDEM_THROW(Type, "dtype must be a tandem.dtype (e.g. tandem.float32), not ",
+               nb::inst_name(h).c_str(), "\nhint: NumPy dtypes are not accepted here; use tandem.float32, "
                "tandem.int64, ...");
 }
 std::optional<DType> to_optional_dtype(nb::handle h) {
@@ -55,8 +55,7 @@ nb::object device_object(Device d) { return nb::cast(PyDevice{d}); }
 void init_dtype_device(nb::module_& m) {
   nb::class_<PyDType>(m, "dtype")
       .def_prop_ro("is_floating_point", [](const PyDType& d) { return is_floating(d.dtype); })
-      .def_prop_ro("is_signed",
-                   [](const PyDType& d) { return d.dtype != DType::Bool && d.dtype != DType::UInt8; })
+      .def_prop_ro("is_signed", [](const PyDType& d) { return d.dtype != DType::Bool && d.dtype != DType::UInt8; })
       .def_prop_ro("is_complex", [](const PyDType&) { return false; })
       .def_prop_ro("itemsize", [](const PyDType& d) { return element_size(d.dtype); })
       .def("__repr__", [](const PyDType& d) { return "tandem." + std::string(dtype_name(d.dtype)); })
@@ -75,9 +74,8 @@ void init_dtype_device(nb::module_& m) {
   alias("int", DType::Int32);
   alias("long", DType::Int64);
 
-  m.def(
-      "get_default_dtype", [] { return dtype_object(default_float_dtype()); },
-      "The dtype Python floats become (tandem.float32 unless changed).");
+  m.def("get_default_dtype", [] { return dtype_object(default_float_dtype()); },
+        "The dtype Python floats become (tandem.float32 unless changed).");
   m.def(
       "set_default_dtype",
       [](nb::handle h) {
@@ -96,12 +94,9 @@ void init_dtype_device(nb::module_& m) {
         ResultTypeState s;
         for (nb::handle h : {a, b}) {
           Scalar sc;
-          if (is_tensor(h))
-            s.add(as_tensor_ref(h));
-          else if (to_scalar(h, sc))
-            s.add(sc);
-          else
-            TANDEM_THROW(Type, "result_type() expects tensors or numbers, got ", nb::inst_name(h).c_str());
+          if (is_tensor(h)) s.add(as_tensor_ref(h));
+          else if (to_scalar(h, sc)) s.add(sc);
+          else TANDEM_THROW(Type, "result_type() expects tensors or numbers, got ", nb::inst_name(h).c_str());
         }
         return dtype_object(s.result());
       },
@@ -149,8 +144,9 @@ void init_dtype_device(nb::module_& m) {
              }
              return false;
            })
-      .def("__hash__",
-           [](const PyDevice& d) { return static_cast<int64_t>(d.device.type) * 65536 + d.device.index; });
+      .def("__hash__", [](const PyDevice& d) {
+        return static_cast<int64_t>(d.device.type) * 65536 + d.device.index;
+      });
 }
 
 }  // namespace tandem::py

@@ -1,9 +1,9 @@
 // Elementwise ops as module functions (tandem.add), methods (t.add, t.add_) and operators (t + u), all
 // generated from ops/op_list.def.
-#include "ops/elementwise.h"
 #include "bindings.h"
 #include "core/error.h"
 #include "ops/copy.h"
+#include "ops/elementwise.h"
 
 namespace tandem::py {
 
@@ -42,8 +42,8 @@ nb::object apply_inplace(const BinaryFns& f, const Tensor& self, nb::handle othe
 nb::object apply_function(const BinaryFns& f, nb::handle a, nb::handle b) {
   if (is_tensor(a)) {
     nb::object r = apply(f, as_tensor_ref(a), b, false);
-    TANDEM_CHECK(!r.is(Py_NotImplemented), Type, f.name,
-                 "(): argument 'other' must be Tensor or Number, not ", nb::inst_name(b).c_str());
+    TANDEM_CHECK(!r.is(Py_NotImplemented), Type, f.name, "(): argument 'other' must be Tensor or Number, not ",
+                 nb::inst_name(b).c_str());
     return r;
   }
   Scalar s;
@@ -52,11 +52,11 @@ nb::object apply_function(const BinaryFns& f, nb::handle a, nb::handle b) {
   return wrap(f.st(s, as_tensor_ref(b)));
 }
 
-#define TANDEM_BINARY_OP(name, functor, rule)                                                         \
-  const BinaryFns name##_fns{#name,                                                                   \
-                             static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&tandem::name),    \
-                             static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&tandem::name),    \
-                             static_cast<Tensor (*)(const Scalar&, const Tensor&)>(&tandem::name),    \
+#define TANDEM_BINARY_OP(name, functor, rule)                                                    \
+  const BinaryFns name##_fns{#name,                                                              \
+                             static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&tandem::name),  \
+                             static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&tandem::name),  \
+                             static_cast<Tensor (*)(const Scalar&, const Tensor&)>(&tandem::name),  \
                              static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&tandem::name##_), \
                              static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&tandem::name##_)};
 #include "ops/op_list.def"
@@ -82,41 +82,36 @@ void init_elementwise(nb::module_& m) {
   auto cls = nb::type<Tensor>();
   nb::class_<Tensor>& tensor = static_cast<nb::class_<Tensor>&>(cls);
 
-#define TANDEM_UNARY_OP(name, functor, rule)                                     \
-  m.def(                                                                         \
-      #name, [](const Tensor& x) { return tandem::name(x); }, nb::arg("input")); \
-  tensor.def(#name, [](const Tensor& x) { return tandem::name(x); });            \
+#define TANDEM_UNARY_OP(name, functor, rule)                                           \
+  m.def(#name, [](const Tensor& x) { return tandem::name(x); }, nb::arg("input"));   \
+  tensor.def(#name, [](const Tensor& x) { return tandem::name(x); });                 \
   tensor.def(#name "_", [](const Tensor& x) { return tandem::name##_(x); });
 #include "ops/op_list.def"
 #undef TANDEM_UNARY_OP
 
-#define TANDEM_BINARY_OP(name, functor, rule)                                                               \
-  m.def(                                                                                                    \
-      #name, [](nb::handle a, nb::handle b) { return apply_function(name##_fns, a, b); }, nb::arg("input"), \
-      nb::arg("other"));                                                                                    \
-  tensor.def(#name,                                                                                         \
-             [](const Tensor& a, nb::handle b) { return apply_function(name##_fns, nb::cast(a), b); });     \
-  tensor.def(#name "_", [](const Tensor& a, nb::handle b) {                                                 \
-    nb::object r = apply_inplace(name##_fns, a, b);                                                         \
-    TANDEM_CHECK(!r.is(Py_NotImplemented), Type,                                                            \
-                 #name "_(): argument 'other' must be Tensor or Number, not ", nb::inst_name(b).c_str());   \
-    return r;                                                                                               \
+#define TANDEM_BINARY_OP(name, functor, rule)                                                           \
+  m.def(#name, [](nb::handle a, nb::handle b) { return apply_function(name##_fns, a, b); },             \
+        nb::arg("input"), nb::arg("other"));                                                            \
+  tensor.def(#name, [](const Tensor& a, nb::handle b) { return apply_function(name##_fns, nb::cast(a), b); }); \
+  tensor.def(#name "_", [](const Tensor& a, nb::handle b) {                                             \
+    nb::object r = apply_inplace(name##_fns, a, b);                                                     \
+    TANDEM_CHECK(!r.is(Py_NotImplemented), Type, #name "_(): argument 'other' must be Tensor or Number, not ", \
+                 nb::inst_name(b).c_str());                                                             \
+    return r;                                                                                           \
   });
 #include "ops/op_list.def"
 #undef TANDEM_BINARY_OP
 
   // add/sub take alpha, as in PyTorch.
-  m.def(
-      "add", [](nb::handle a, nb::handle b, nb::handle alpha) { return with_alpha(add_fns, a, b, alpha); },
-      nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha") = nb::none());
-  m.def(
-      "sub", [](nb::handle a, nb::handle b, nb::handle alpha) { return with_alpha(sub_fns, a, b, alpha); },
-      nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha") = nb::none());
+  m.def("add", [](nb::handle a, nb::handle b, nb::handle alpha) { return with_alpha(add_fns, a, b, alpha); },
+        nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha") = nb::none());
+  m.def("sub", [](nb::handle a, nb::handle b, nb::handle alpha) { return with_alpha(sub_fns, a, b, alpha); },
+        nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha") = nb::none());
 
   // Operators. Each returns NotImplemented for operands it does not understand.
-#define TANDEM_OPERATOR(py, fns)                                                                   \
-  tensor.def("__" py "__", [](const Tensor& a, nb::handle b) { return apply(fns, a, b, false); }); \
-  tensor.def("__r" py "__", [](const Tensor& a, nb::handle b) { return apply(fns, a, b, true); }); \
+#define TANDEM_OPERATOR(py, fns)                                                                           \
+  tensor.def("__" py "__", [](const Tensor& a, nb::handle b) { return apply(fns, a, b, false); });         \
+  tensor.def("__r" py "__", [](const Tensor& a, nb::handle b) { return apply(fns, a, b, true); });         \
   tensor.def("__i" py "__", [](const Tensor& a, nb::handle b) { return apply_inplace(fns, a, b); });
   TANDEM_OPERATOR("add", add_fns)
   TANDEM_OPERATOR("sub", sub_fns)
@@ -165,8 +160,7 @@ void init_elementwise(nb::module_& m) {
           TANDEM_CHECK(to_scalar(h, s), Type, "where(): argument '", arg, "' must be Tensor or Number, not ",
                        nb::inst_name(h).c_str());
           // A Python number takes part like a 0-dim tensor of the other operand's dtype category.
-          const Tensor* other =
-              is_tensor(a) ? &as_tensor_ref(a) : (is_tensor(b) ? &as_tensor_ref(b) : nullptr);
+          const Tensor* other = is_tensor(a) ? &as_tensor_ref(a) : (is_tensor(b) ? &as_tensor_ref(b) : nullptr);
           DType d = s.natural_dtype();
           if (other && dtype_category(other->dtype()) >= s.category()) d = other->dtype();
           return full(DimVector{}, s, d);
@@ -182,13 +176,11 @@ void init_elementwise(nb::module_& m) {
     std::optional<Scalar> l, h;
     Scalar s;
     if (!lo.is_none()) {
-      TANDEM_CHECK(to_scalar(lo, s), Type, "clamp(): argument 'min' must be Number, not ",
-                   nb::inst_name(lo).c_str());
+      TANDEM_CHECK(to_scalar(lo, s), Type, "clamp(): argument 'min' must be Number, not ", nb::inst_name(lo).c_str());
       l = s;
     }
     if (!hi.is_none()) {
-      TANDEM_CHECK(to_scalar(hi, s), Type, "clamp(): argument 'max' must be Number, not ",
-                   nb::inst_name(hi).c_str());
+      TANDEM_CHECK(to_scalar(hi, s), Type, "clamp(): argument 'max' must be Number, not ", nb::inst_name(hi).c_str());
       h = s;
     }
     return tandem::clamp(x, l, h);

@@ -17,24 +17,12 @@ void init_errors(nb::module_& m) {
     } catch (const Error& e) {
       PyObject* type = PyExc_RuntimeError;
       switch (e.kind()) {
-        case ErrorKind::Type:
-          type = PyExc_TypeError;
-          break;
-        case ErrorKind::Value:
-          type = PyExc_ValueError;
-          break;
-        case ErrorKind::Index:
-          type = PyExc_IndexError;
-          break;
-        case ErrorKind::NotImplemented:
-          type = PyExc_NotImplementedError;
-          break;
-        case ErrorKind::OutOfMemory:
-          type = oom.ptr();
-          break;
-        case ErrorKind::Runtime:
-          type = PyExc_RuntimeError;
-          break;
+        case ErrorKind::Type: type = PyExc_TypeError; break;
+        case ErrorKind::Value: type = PyExc_ValueError; break;
+        case ErrorKind::Index: type = PyExc_IndexError; break;
+        case ErrorKind::NotImplemented: type = PyExc_NotImplementedError; break;
+        case ErrorKind::OutOfMemory: type = oom.ptr(); break;
+        case ErrorKind::Runtime: type = PyExc_RuntimeError; break;
       }
       PyErr_SetString(type, e.what());
     } catch (const std::bad_alloc&) {

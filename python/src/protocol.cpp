@@ -13,12 +13,9 @@ namespace {
 
 nb::object scalar_object(const Scalar& s) {
   switch (s.kind()) {
-    case Scalar::Kind::Bool:
-      return nb::bool_(s.to_bool());
-    case Scalar::Kind::Int:
-      return nb::int_(s.to_int());
-    default:
-      return nb::float_(s.to_double());
+    case Scalar::Kind::Bool: return nb::bool_(s.to_bool());
+    case Scalar::Kind::Int: return nb::int_(s.to_int());
+    default: return nb::float_(s.to_double());
   }
 }
 
@@ -26,12 +23,9 @@ template <typename T>
 nb::object to_py(const char* p) {
   T v;
   std::memcpy(&v, p, sizeof(T));
-  if constexpr (std::is_same_v<T, bool>)
-    return nb::bool_(v);
-  else if constexpr (std::is_integral_v<T>)
-    return nb::int_(static_cast<int64_t>(v));
-  else
-    return nb::float_(static_cast<double>(static_cast<opmath_t<T>>(v)));
+  if constexpr (std::is_same_v<T, bool>) return nb::bool_(v);
+  else if constexpr (std::is_integral_v<T>) return nb::int_(static_cast<int64_t>(v));
+  else return nb::float_(static_cast<double>(static_cast<opmath_t<T>>(v)));
 }
 
 // Builds nested lists with an explicit stack of frames (no recursion over user-sized input).
@@ -72,9 +66,8 @@ Tensor to_host(const Tensor& t) {
 }
 
 Scalar one_value(const Tensor& t, const char* what) {
-  TANDEM_CHECK(t.numel() == 1, Runtime, "a Tensor with ", t.numel(),
-               " elements cannot be converted to Scalar", "\nhint: ", what,
-               " needs exactly one element; reduce first (e.g. x.sum()) or index one element");
+  TANDEM_CHECK(t.numel() == 1, Runtime, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar",
+               "\nhint: ", what, " needs exactly one element; reduce first (e.g. x.sum()) or index one element");
   return item(t);
 }
 
@@ -83,9 +76,8 @@ Scalar one_value(const Tensor& t, const char* what) {
 void init_protocol(nb::module_& m) {
   auto cls = nb::type<Tensor>();
   auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
-  tensor.def(
-      "item", [](const Tensor& t) { return scalar_object(one_value(t, "item()")); },
-      "The value of a one-element tensor as a Python number.");
+  tensor.def("item", [](const Tensor& t) { return scalar_object(one_value(t, "item()")); },
+             "The value of a one-element tensor as a Python number.");
   tensor.def(
       "tolist",
       [](const Tensor& t) {

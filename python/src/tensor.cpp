@@ -33,8 +33,7 @@ bool to_scalar(nb::handle h, Scalar& out) {
   if (PyLong_Check(o)) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    TANDEM_CHECK(!overflow, Runtime,
-                 "Overflow when unpacking long\nhint: the Python int does not fit in int64");
+    TANDEM_CHECK(!overflow, Runtime, "Overflow when unpacking long\nhint: the Python int does not fit in int64");
     out = Scalar(static_cast<int64_t>(v));
     return true;
   }
@@ -45,8 +44,7 @@ bool to_scalar(nb::handle h, Scalar& out) {
   // NumPy scalars (np.int64, np.float32, np.bool_) act like the Python number they hold.
   PyTypeObject* tp = Py_TYPE(o);
   if (tp->tp_name && std::strncmp(tp->tp_name, "numpy.", 6) == 0 && nb::hasattr(h, "item") &&
-      nb::hasattr(h, "dtype") && nb::cast<int>(h.attr("ndim")) == 0 &&
-      !nb::hasattr(h, "__array_interface__")) {
+      nb::hasattr(h, "dtype") && nb::cast<int>(h.attr("ndim")) == 0 && !nb::hasattr(h, "__array_interface__")) {
     return to_scalar(h.attr("item")(), out);
   }
   return false;
@@ -123,8 +121,7 @@ void init_tensor(nb::module_& m) {
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
       .def("is_floating_point", [](const Tensor& t) { return is_floating(t.dtype()); })
       .def("_version", [](const Tensor& t) { return t.version(); })
-      .def("_is_view_of",
-           [](const Tensor& a, const Tensor& b) { return a.storage().get() == b.storage().get(); })
+      .def("_is_view_of", [](const Tensor& a, const Tensor& b) { return a.storage().get() == b.storage().get(); })
       .def_prop_rw(
           "requires_grad", [](const Tensor& t) { return t.requires_grad(); },
           [](Tensor& t, bool v) {
@@ -133,8 +130,7 @@ void init_tensor(nb::module_& m) {
             if (v || t.impl()->autograd()) t.impl()->ensure_autograd().requires_grad = v;
           })
       .def(
-          "contiguous", [](const Tensor& t) { return contiguous(t); },
-          "This tensor if contiguous, else a copy.")
+          "contiguous", [](const Tensor& t) { return contiguous(t); }, "This tensor if contiguous, else a copy.")
       .def("clone", [](const Tensor& t) { return clone(t); })
       .def("copy_", [](const Tensor& t, const Tensor& src) { return copy_(t, src); })
       .def("fill_",

@@ -30,22 +30,18 @@ void init_views(nb::module_& m) {
                  "view(dtype) is not supported\nhint: use x.to(dtype) to convert values");
     return view(x, dims_from_args(shape, "view"));
   });
-  tensor.def("reshape",
-             [](const Tensor& x, nb::args shape) { return reshape(x, dims_from_args(shape, "reshape")); });
-  m.def(
-      "reshape", [](const Tensor& x, nb::handle shape) { return reshape(x, to_shape(shape, "reshape")); },
-      nb::arg("input"), nb::arg("shape"));
+  tensor.def("reshape", [](const Tensor& x, nb::args shape) { return reshape(x, dims_from_args(shape, "reshape")); });
+  m.def("reshape", [](const Tensor& x, nb::handle shape) { return reshape(x, to_shape(shape, "reshape")); },
+        nb::arg("input"), nb::arg("shape"));
   tensor.def("view_as", [](const Tensor& x, const Tensor& o) { return view(x, o.sizes()); });
   tensor.def("reshape_as", [](const Tensor& x, const Tensor& o) { return reshape(x, o.sizes()); });
   auto flatten_fn = [](const Tensor& x, int64_t s, int64_t e) { return flatten(x, s, e); };
   tensor.def("flatten", flatten_fn, nb::arg("start_dim") = 0, nb::arg("end_dim") = -1);
   m.def("flatten", flatten_fn, nb::arg("input"), nb::arg("start_dim") = 0, nb::arg("end_dim") = -1);
   tensor.def("ravel", [](const Tensor& x) { return reshape(x, DimVector{-1}); });
-  tensor.def("permute",
-             [](const Tensor& x, nb::args dims) { return permute(x, dims_from_args(dims, "permute")); });
-  m.def(
-      "permute", [](const Tensor& x, nb::handle dims) { return permute(x, to_shape(dims, "permute")); },
-      nb::arg("input"), nb::arg("dims"));
+  tensor.def("permute", [](const Tensor& x, nb::args dims) { return permute(x, dims_from_args(dims, "permute")); });
+  m.def("permute", [](const Tensor& x, nb::handle dims) { return permute(x, to_shape(dims, "permute")); },
+        nb::arg("input"), nb::arg("dims"));
   auto transpose_fn = [](const Tensor& x, int64_t a, int64_t b) { return transpose(x, a, b); };
   tensor.def("transpose", transpose_fn, nb::arg("dim0"), nb::arg("dim1"));
   tensor.def("swapaxes", transpose_fn, nb::arg("axis0"), nb::arg("axis1"));
@@ -63,13 +59,10 @@ void init_views(nb::module_& m) {
   auto unsqueeze_fn = [](const Tensor& x, int64_t d) { return unsqueeze(x, d); };
   tensor.def("unsqueeze", unsqueeze_fn, nb::arg("dim"));
   m.def("unsqueeze", unsqueeze_fn, nb::arg("input"), nb::arg("dim"));
-  tensor.def("expand",
-             [](const Tensor& x, nb::args sizes) { return expand(x, dims_from_args(sizes, "expand")); });
+  tensor.def("expand", [](const Tensor& x, nb::args sizes) { return expand(x, dims_from_args(sizes, "expand")); });
   tensor.def("expand_as", [](const Tensor& x, const Tensor& o) { return expand(x, o.sizes()); });
-  m.def(
-      "broadcast_to",
-      [](const Tensor& x, nb::handle s) { return broadcast_to(x, to_shape(s, "broadcast_to")); },
-      nb::arg("input"), nb::arg("size"));
+  m.def("broadcast_to", [](const Tensor& x, nb::handle s) { return broadcast_to(x, to_shape(s, "broadcast_to")); },
+        nb::arg("input"), nb::arg("size"));
   auto narrow_fn = [](const Tensor& x, int64_t d, int64_t s, int64_t l) { return narrow(x, d, s, l); };
   tensor.def("narrow", narrow_fn, nb::arg("dim"), nb::arg("start"), nb::arg("length"));
   m.def("narrow", narrow_fn, nb::arg("input"), nb::arg("dim"), nb::arg("start"), nb::arg("length"));
