@@ -33,6 +33,12 @@ IndexPlan plan_along_dim(const Tensor& self, int64_t dim, const Tensor& index64,
   return plan;
 }
 
+// PyTorch accepts int32 and int64 indices in this family (and names the op "scatter" for scatter_add too).
+void check_index_dtype(const Tensor& index, const char* op) {
+  TANDEM_CHECK(index.dtype() == DType::Int64 || index.dtype() == DType::Int32, Runtime, op,
+               "(): Expected dtype int32/int64 for index\nhint: convert the index with .long()");
+}
+
 void check_index_range(const Tensor& index64, int64_t dim, int64_t size) {
   int64_t bad;
   TANDEM_CHECK(index_in_range(index64, size, false, bad), Runtime, "index ", bad,
@@ -69,7 +75,7 @@ Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const 
   check_writeable(self, op);
   const Tensor s = at_least_1d(self), i = at_least_1d(index), v = at_least_1d(src_view);
   dim = wrap_dim(dim, s.dim());
-  const Tensor index64 = contiguous(i);
+  const Tensor index64 = contiguous_int64(i);
   check_index_range(index64, dim, s.sizes()[dim]);
   if (index64.numel() == 0) return self;
   const Tensor src = v.storage().get() == s.storage().get() ? clone(v) : v;
@@ -78,13 +84,9 @@ Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const 
   return self;
 }
 
-void check_scatter_index(const Tensor& index, const char* op) {
-  TANDEM_CHECK(index.dtype() == DType::Int64, Runtime, op, "(): Expected dtype int64 for index");
-}
-
 Tensor scatter_src(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, bool accumulate,
                    const char* op) {
-  check_scatter_index(index, op);
+  check_index_dtype(index, "scatter");
   TANDEM_CHECK(self.dtype() == src.dtype(), Runtime, op, "(): Expected self.dtype to be equal to src.dtype");
   const Tensor s = at_least_1d(self), i = at_least_1d(index), v = at_least_1d(src);
   check_scatter_shapes(s, wrap_dim(dim, s.dim()), i, &v);
@@ -125,7 +127,7 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
 }
 
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
-  TANDEM_CHECK(index.dtype() == DType::Int64, Runtime, "gather(): Expected dtype int64 for index");
+  check_index_dtype(index, "gather");
   const Tensor s = at_least_1d(x), i = at_least_1d(index);
   dim = wrap_dim(dim, s.dim());
   TANDEM_CHECK(i.dim() == s.dim(), Runtime,
@@ -135,7 +137,7 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
                  " expected index ", index.shape_str(), " to be no larger than self ", x.shape_str(),
                  " apart from dimension ", dim);
   }
-  const Tensor index64 = contiguous(i);
+  const Tensor index64 = contiguous_int64(i);
   check_index_range(index64, dim, s.sizes()[dim]);
   Tensor out = empty(index.sizes(), x.dtype(), x.device());
   if (out.numel() > 0) {
@@ -152,7 +154,7 @@ Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& 
   return scatter_(clone(x), dim, index, src);
 }
 Tensor scatter_(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value) {
-  check_scatter_index(index, "scatter");
+  check_index_dtype(index, "scatter");
   const Tensor s = at_least_1d(x), i = at_least_1d(index);
   check_scatter_shapes(s, wrap_dim(dim, s.dim()), i, nullptr);
   const Tensor v = expand(full(DimVector{}, value, x.dtype(), x.device()), i.sizes());
