@@ -88,6 +88,20 @@ void move_elements(const IndexPlan& plan) {
               s[j * ss] = o[j * os];
           }
         }
+      } else if (plan.indices.size() == 1) {
+        // One index varying along the row (gather, index_select on the last dim, x[:, idx]): a tight loop.
+        const IndexOperand& ix = plan.indices[0];
+        const int64_t* ip = ix.data + idx_off[0];
+        const int64_t is = ix.strides[cur.nd - 1];
+        for (int64_t j = 0; j < inner; ++j) {
+          int64_t v = ip[j * is];
+          v += v < 0 ? ix.dim_size : 0;
+          E* s = self + so + j * ss + v * ix.dim_stride;
+          if constexpr (kToOther)
+            other[oo + j * os] = *s;
+          else
+            *s = other[oo + j * os];
+        }
       } else {
         for (int64_t j = 0; j < inner; ++j) {
           E* s = self + so + j * ss + cur.index_term(idx_off, j);
