@@ -16,7 +16,11 @@ void init_indexing_ops(nb::module_& m);                                         
 
 namespace {
 
-bool is_numpy_bool(PyObject* o) { return std::strcmp(Py_TYPE(o)->tp_name, "numpy.bool") == 0; }
+// NumPy 2 calls its bool scalar numpy.bool, NumPy 1 numpy.bool_.
+bool is_numpy_bool(PyObject* o) {
+  const char* name = Py_TYPE(o)->tp_name;
+  return std::strcmp(name, "numpy.bool") == 0 || std::strcmp(name, "numpy.bool_") == 0;
+}
 bool is_python_bool(PyObject* o) { return PyBool_Check(o) || is_numpy_bool(o); }
 bool is_int_index(PyObject* o) { return !is_python_bool(o) && (PyLong_Check(o) || PyIndex_Check(o)); }
 bool is_mask(const Tensor& t) { return t.dtype() == DType::Bool || t.dtype() == DType::UInt8; }
