@@ -120,7 +120,7 @@ def test_advanced_indexing_copies():
     y = x[[0, 1]]
     assert not y._is_view_of(x)
     y.fill_(1)
-    assert x.sum().item() == 0 if hasattr(x, "sum") else x.tolist() == [[0.0] * 5] * 4
+    assert x.tolist() == [[0.0] * 5] * 4
 
 
 SET_FORMS = [
