@@ -76,6 +76,15 @@ void init_indexing_ops(nb::module_& m) {
       "stack",
       [](nb::handle tensors, int64_t dim) { return stack(tensor_list(tensors, "stack", "tensors"), dim); },
       nb::arg("tensors"), nb::arg("dim") = 0);
+  m.def(
+      "hstack", [](nb::handle t) { return hstack(tensor_list(t, "hstack", "tensors")); }, nb::arg("tensors"));
+  m.def(
+      "vstack", [](nb::handle t) { return vstack(tensor_list(t, "vstack", "tensors")); }, nb::arg("tensors"));
+  m.def(
+      "row_stack", [](nb::handle t) { return vstack(tensor_list(t, "row_stack", "tensors")); },
+      nb::arg("tensors"));
+  m.def(
+      "dstack", [](nb::handle t) { return dstack(tensor_list(t, "dstack", "tensors")); }, nb::arg("tensors"));
 
   auto gather_fn = [](const Tensor& x, int64_t dim, const Tensor& index) { return gather(x, dim, index); };
   m.def("gather", gather_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"));
@@ -111,6 +120,46 @@ void init_indexing_ops(nb::module_& m) {
   m.def("index_select", index_select_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"));
   tensor.def("index_select", index_select_fn, nb::arg("dim"), nb::arg("index"));
 
+  auto index_add_fn = [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
+                         nb::handle alpha) {
+    return index_add(x, dim, index, source, number(alpha, "index_add", "alpha"));
+  };
+  m.def("index_add", index_add_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("source"),
+        nb::kw_only(), nb::arg("alpha") = 1);
+  tensor.def("index_add", index_add_fn, nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::kw_only(),
+             nb::arg("alpha") = 1);
+  tensor.def(
+      "index_add_",
+      [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source, nb::handle alpha) {
+        return index_add_(x, dim, index, source, number(alpha, "index_add_", "alpha"));
+      },
+      nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::kw_only(), nb::arg("alpha") = 1);
+  auto index_copy_fn = [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
+    return index_copy(x, dim, index, source);
+  };
+  m.def("index_copy", index_copy_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("source"));
+  tensor.def("index_copy", index_copy_fn, nb::arg("dim"), nb::arg("index"), nb::arg("source"));
+  tensor.def(
+      "index_copy_",
+      [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
+        return index_copy_(x, dim, index, source);
+      },
+      nb::arg("dim"), nb::arg("index"), nb::arg("source"));
+  // index_fill's value: a number or a 0-d tensor.
+  auto index_fill_inplace_fn = [](const Tensor& x, int64_t dim, const Tensor& index, nb::handle value) {
+    if (is_tensor(value)) return index_fill_(x, dim, index, as_tensor_ref(value));
+    return index_fill_(x, dim, index, number(value, "index_fill_", "value"));
+  };
+  auto index_fill_fn = [=](const Tensor& x, int64_t dim, const Tensor& index, nb::handle value) {
+    return index_fill_inplace_fn(clone(x), dim, index, value);
+  };
+  m.def("index_fill", index_fill_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("value"));
+  tensor.def("index_fill", index_fill_fn, nb::arg("dim"), nb::arg("index"), nb::arg("value"));
+  tensor.def("index_fill_", index_fill_inplace_fn, nb::arg("dim"), nb::arg("index"), nb::arg("value"));
+  auto take_fn = [](const Tensor& x, const Tensor& index) { return take(x, index); };
+  m.def("take", take_fn, nb::arg("input"), nb::arg("index"));
+  tensor.def("take", take_fn, nb::arg("index"));
+
   auto masked_fill_fn = [](const Tensor& x, const Tensor& mask, nb::handle value) {
     return with_fill_value(value, [&](const auto& v) { return masked_fill(x, mask, v); });
   };
@@ -141,11 +190,17 @@ void init_indexing_ops(nb::module_& m) {
       nb::arg("dims"));
   tensor.def("flip", [](const Tensor& x, nb::args dims) { return flip(x, shape_from_args(dims, "flip")); });
 
-  auto take_fn = [](const Tensor& x, const Tensor& indices, std::optional<int64_t> dim) {
+  auto take_along_fn = [](const Tensor& x, const Tensor& indices, std::optional<int64_t> dim) {
     return take_along_dim(x, indices, dim);
   };
-  m.def("take_along_dim", take_fn, nb::arg("input"), nb::arg("indices"), nb::arg("dim") = nb::none());
-  tensor.def("take_along_dim", take_fn, nb::arg("indices"), nb::arg("dim") = nb::none());
+  m.def("take_along_dim", take_along_fn, nb::arg("input"), nb::arg("indices"), nb::arg("dim") = nb::none());
+  tensor.def("take_along_dim", take_along_fn, nb::arg("indices"), nb::arg("dim") = nb::none());
+  m.def(
+      "fliplr", [](const Tensor& x) { return fliplr(x); }, nb::arg("input"));
+  tensor.def("fliplr", [](const Tensor& x) { return fliplr(x); });
+  m.def(
+      "flipud", [](const Tensor& x) { return flipud(x); }, nb::arg("input"));
+  tensor.def("flipud", [](const Tensor& x) { return flipud(x); });
 
   m.def(
       "one_hot", [](const Tensor& x, int64_t num_classes) { return one_hot(x, num_classes); },

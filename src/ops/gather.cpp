@@ -1,5 +1,5 @@
-// The gather/scatter family: index_select, gather, scatter(_add), take_along_dim, one_hot, flip. Each builds
-// an IndexPlan along one dim; the kernels are shared with advanced indexing.
+// The gather/scatter family: gather, scatter(_add), take_along_dim, one_hot, flip. Each builds an IndexPlan
+// along one dim; the kernels are shared with advanced indexing.
 #include <vector>
 
 #include "core/error.h"
@@ -12,9 +12,6 @@
 namespace tandem {
 
 namespace {
-
-// 0-d tensors act as 1-element vectors in this family (as in PyTorch).
-Tensor at_least_1d(const Tensor& t) { return t.dim() == 0 ? unsqueeze(t, 0) : t; }
 
 // A plan over `index64`'s shape that pairs self (indexed along dim) with `other` at other_strides.
 IndexPlan plan_along_dim(const Tensor& self, int64_t dim, const Tensor& index64, const char* other,
@@ -95,37 +92,6 @@ Tensor scatter_src(const Tensor& self, int64_t dim, const Tensor& index, const T
 
 }  // namespace
 
-Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
-  TANDEM_CHECK(index.dim() <= 1, Index, "index_select(): Index is supposed to be a vector");
-  TANDEM_CHECK(index.dtype() == DType::Int64 || index.dtype() == DType::Int32, Runtime,
-               "index_select(): Expected dtype int32 or int64 for index");
-  const Tensor s = at_least_1d(x);
-  dim = wrap_dim(dim, s.dim());
-  const Tensor index64 = contiguous_int64(at_least_1d(index));
-  int64_t bad;
-  TANDEM_CHECK(index_in_range(index64, s.sizes()[dim], false, bad), Index, "index out of range in self");
-  DimVector shape = s.sizes();
-  shape[dim] = index64.numel();
-  Tensor out = empty(shape, x.dtype(), x.device());
-  if (out.numel() > 0) {
-    // The index walks dim `dim` of the output and stays put along every other dim.
-    IndexPlan plan;
-    plan.shape = shape;
-    plan.self = static_cast<char*>(s.data_ptr());
-    plan.self_strides = s.strides();
-    plan.self_strides[dim] = 0;
-    plan.other = static_cast<char*>(out.data_ptr());
-    plan.other_strides = out.strides();
-    DimVector index_strides(shape.size(), 0);
-    index_strides[dim] = 1;
-    plan.indices.push_back({index64.data<int64_t>(), index_strides, s.sizes()[dim], s.strides()[dim]});
-    plan.dtype = x.dtype();
-    coalesce(plan);
-    run_gather(s, plan);
-  }
-  return x.dim() == 0 ? reshape(out, index.sizes()) : out;
-}
-
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
   check_index_dtype(index, "gather");
   const Tensor s = at_least_1d(x), i = at_least_1d(index);
@@ -174,7 +140,7 @@ Tensor take_along_dim(const Tensor& x, const Tensor& indices, std::optional<int6
   TANDEM_CHECK(indices.dtype() == DType::Int64, Runtime,
                "torch.take_along_dim(): dtype of indices should be Long but got ",
                dtype_title(indices.dtype()));
-  if (!dim) return gather(reshape(x, DimVector{-1}), 0, reshape(indices, DimVector{-1}));
+  if (!dim) return gather(flattened(x), 0, flattened(indices));
   TANDEM_CHECK(
       x.dim() == indices.dim(), Runtime,
       "torch.take_along_dim(): input and indices should have the same number of dimensions, but got ",
@@ -225,6 +191,16 @@ Tensor flip(const Tensor& x, IntArrayRef dims) {
     strides[d] = -strides[d];
   }
   return clone(make_view(x, x.sizes(), strides, offset));
+}
+
+Tensor fliplr(const Tensor& x) {
+  TANDEM_CHECK(x.dim() >= 2, Runtime, "Input must be >= 2-d.");
+  return flip(x, DimVector{1});
+}
+
+Tensor flipud(const Tensor& x) {
+  TANDEM_CHECK(x.dim() >= 1, Runtime, "Input must be >= 1-d.");
+  return flip(x, DimVector{0});
 }
 
 }  // namespace tandem

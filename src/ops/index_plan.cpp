@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "kernels/kernel_table.h"
 #include "ops/copy.h"
+#include "ops/view.h"
 
 namespace tandem {
 
@@ -51,6 +52,10 @@ void coalesce(IndexPlan& plan) {
   plan.shape.resize(kept);
   for (DimVector* s : lists) s->resize(kept);
 }
+
+Tensor at_least_1d(const Tensor& t) { return t.dim() == 0 ? unsqueeze(t, 0) : t; }
+
+Tensor flattened(const Tensor& x) { return x.dim() == 0 ? unsqueeze(x, 0) : reshape(x, DimVector{-1}); }
 
 void run_gather(const Tensor& t, const IndexPlan& plan) { kernel_table(t.device().type).index.gather(plan); }
 

@@ -34,7 +34,20 @@ Tensor masked_fill_(const Tensor& x, const Tensor& mask, const Scalar& value);
 Tensor masked_fill_(const Tensor& x, const Tensor& mask, const Tensor& value);
 Tensor masked_select(const Tensor& x, const Tensor& mask);
 
+// The index_select family: a 1-D index picks whole slices along dim. index_add_/index_copy_ write
+// source's slices there (adding up duplicates / last one wins), index_fill_ fills them.
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
+Tensor index_add_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
+                  const Scalar& alpha = Scalar(int64_t{1}));
+Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
+                 const Scalar& alpha = Scalar(int64_t{1}));
+Tensor index_copy_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source);
+Tensor index_copy(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source);
+Tensor index_fill_(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value);
+Tensor index_fill_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& value);  // value: 0-d
+Tensor index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value);
+// x flattened, indexed by `index` (negative entries count from the end); the result has index's shape.
+Tensor take(const Tensor& x, const Tensor& index);
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
 // scatter: self[... index[i] ...] = src[i] along dim; scatter_add adds instead (duplicates add up).
 Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
@@ -48,5 +61,7 @@ Tensor take_along_dim(const Tensor& x, const Tensor& indices, std::optional<int6
 // int64 input -> int64 [..., num_classes]; num_classes -1 infers max + 1.
 Tensor one_hot(const Tensor& x, int64_t num_classes = -1);
 Tensor flip(const Tensor& x, IntArrayRef dims);
+Tensor fliplr(const Tensor& x);
+Tensor flipud(const Tensor& x);
 
 }  // namespace tandem

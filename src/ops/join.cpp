@@ -23,6 +23,24 @@ void copy_into(const Tensor& dst, const Tensor& src) {
   kernel_table(dst.device().type).copy(iter);
 }
 
+// x viewed with at least `n` dims the way NumPy's atleast_1d/2d/3d do it: [] -> [1, ...], [a] -> [1, a]
+// (2-D) or [1, a, 1] (3-D), [a, b] -> [a, b, 1] (3-D).
+Tensor at_least(const Tensor& x, int64_t n) {
+  Tensor t = x;
+  if (t.dim() == 0) t = unsqueeze(t, 0);
+  if (n >= 2 && t.dim() == 1) t = unsqueeze(t, 0);
+  if (n >= 3 && t.dim() == 2) t = unsqueeze(t, -1);
+  return t;
+}
+
+std::vector<Tensor> all_at_least(const std::vector<Tensor>& tensors, int64_t n, const char* op) {
+  TANDEM_CHECK(!tensors.empty(), Runtime, op, " expects a non-empty TensorList");
+  std::vector<Tensor> out;
+  out.reserve(tensors.size());
+  for (const Tensor& t : tensors) out.push_back(at_least(t, n));
+  return out;
+}
+
 }  // namespace
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
@@ -82,5 +100,14 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   for (const Tensor& t : tensors) parts.push_back(unsqueeze(t, dim));
   return cat(parts, dim);
 }
+
+Tensor hstack(const std::vector<Tensor>& tensors) {
+  std::vector<Tensor> parts = all_at_least(tensors, 1, "hstack");
+  return cat(parts, parts[0].dim() == 1 ? 0 : 1);
+}
+
+Tensor vstack(const std::vector<Tensor>& tensors) { return cat(all_at_least(tensors, 2, "vstack"), 0); }
+
+Tensor dstack(const std::vector<Tensor>& tensors) { return cat(all_at_least(tensors, 3, "dstack"), 2); }
 
 }  // namespace tandem

@@ -272,3 +272,108 @@ def test_large_inputs_use_parallel_paths():
     y_ref[idx_ref] = 1.0
     y[idx] = 1.0
     same(y, y_ref)
+
+
+# ---- index_add_ / index_copy_ / index_fill_ / take / stacking helpers ----
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dim", [0, 1])
+def test_index_add_copy_fill(dtype, dim):
+    x_ref, x = make((4, 5), dtype, 17, transposed=True)
+    shape = [4, 5]
+    shape[dim] = 3
+    src_ref, src = make(tuple(shape), dtype, 18, transposed=True)
+    dup = torch.tensor([1, 3, 1])
+    uniq = torch.tensor([2, 0, 3])
+    if dtype != "bool":
+        same(x.index_add(dim, as_tandem(dup), src), x_ref.index_add(dim, dup, src_ref))
+        same(tandem.index_add(x, dim, as_tandem(dup.int()), src, alpha=2),
+             torch.index_add(x_ref, dim, dup.int(), src_ref, alpha=2))
+    same(x.index_copy(dim, as_tandem(uniq), src), x_ref.index_copy(dim, uniq, src_ref))
+    same(tandem.index_fill(x, dim, as_tandem(torch.tensor([-1, 0])), 1),
+         torch.index_fill(x_ref, dim, torch.tensor([-1, 0]), 1))
+    before = x._version()
+    x.index_fill_(dim, as_tandem(uniq), tandem.tensor(0))
+    x_ref.index_fill_(dim, uniq, torch.tensor(0))
+    x.index_copy_(dim, as_tandem(uniq[:1]), src[:1] if dim == 0 else src[:, :1])
+    x_ref.index_copy_(dim, uniq[:1], src_ref[:1] if dim == 0 else src_ref[:, :1])
+    same(x, x_ref)
+    assert x._version() > before
+
+
+def test_index_add_float_alpha_and_accumulates_duplicates():
+    x_ref, x = make((3,), "float32", 19)
+    idx = torch.tensor([0, 0, 2, 0])
+    src_ref, src = make((4,), "float32", 20)
+    x_ref.index_add_(0, idx, src_ref, alpha=0.5)
+    x.index_add_(0, as_tandem(idx), src, alpha=0.5)
+    same(x, x_ref)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float16", "bool"])
+def test_take(dtype):
+    x_ref, x = make((3, 4), dtype, 21, transposed=True)
+    for idx in ([0, 11, -1, 5], [[1, 2], [3, -12]], []):
+        i_ref = torch.tensor(idx, dtype=torch.int64)
+        same(tandem.take(x, as_tandem(i_ref)), torch.take(x_ref, i_ref))
+        same(x.take(as_tandem(i_ref)), x_ref.take(i_ref))
+
+
+@pytest.mark.parametrize("fn", ["hstack", "vstack", "dstack", "row_stack"])
+@pytest.mark.parametrize("shapes", [[(3,), (2,)], [(2, 3), (2, 3)], [(), ()], [(2, 3, 1), (2, 3, 4)]])
+def test_stacking_helpers(fn, shapes):
+    refs, mines = zip(*[make(s, "float32", i) for i, s in enumerate(shapes)])
+    try:
+        expected = getattr(torch, fn)(list(refs))
+    except RuntimeError:
+        check_error(lambda: getattr(torch, fn)(list(refs)), lambda: getattr(tandem, fn)(list(mines)))
+        return
+    same(getattr(tandem, fn)(list(mines)), expected)
+
+
+def test_fliplr_flipud():
+    x_ref, x = make((2, 3), "int32", 22)
+    same(x.fliplr(), x_ref.fliplr())
+    same(tandem.flipud(x), torch.flipud(x_ref))
+
+
+MORE_ERRORS = [
+    lambda lib, x: x.index_add_(0, lib.tensor([[0]]), lib.ones(1, 4)),
+    lambda lib, x: x.index_add_(0, lib.tensor([0]), lib.ones(1, 4, dtype=lib.float64)),
+    lambda lib, x: x.index_add_(0, lib.tensor([0]), lib.ones(2, 4)),
+    lambda lib, x: x.index_add_(0, lib.tensor([0]), lib.ones(1, 3)),
+    lambda lib, x: x.index_add_(0, lib.tensor([5]), lib.ones(1, 4)),
+    lambda lib, x: x.index_add_(0, lib.tensor([-1]), lib.ones(1, 4)),
+    lambda lib, x: x.index_add_(0, lib.tensor([0.0]), lib.ones(1, 4)),
+    lambda lib, x: x.index_copy_(0, lib.tensor([0], dtype=lib.int32), lib.ones(1, 4)),
+    lambda lib, x: x.index_copy_(0, lib.tensor([0]), lib.ones(2, 4)),
+    lambda lib, x: x.index_copy_(0, lib.tensor([0]), lib.ones(1, 4, dtype=lib.float64)),
+    lambda lib, x: x.index_copy_(0, lib.tensor([7]), lib.ones(1, 4)),
+    lambda lib, x: x.index_fill_(0, lib.tensor([7]), 1),
+    lambda lib, x: x.index_fill_(0, lib.tensor([0], dtype=lib.int32), 1),
+    lambda lib, x: x.index_fill_(0, lib.tensor([0]), lib.tensor([1.0])),
+    lambda lib, x: lib.take(x, lib.tensor([12])),
+    lambda lib, x: lib.take(x, lib.tensor([0], dtype=lib.int32)),
+    lambda lib, x: lib.vstack([]),
+    lambda lib, x: lib.hstack([lib.zeros(2), lib.zeros(3, 1)]),
+    lambda lib, x: lib.fliplr(lib.zeros(2)),
+    lambda lib, x: lib.flipud(lib.zeros(())),
+]
+
+
+@pytest.mark.parametrize("case", range(len(MORE_ERRORS)))
+def test_index_select_family_errors_match_torch(case):
+    fn = MORE_ERRORS[case]
+    check_error(lambda: fn(torch, torch.zeros(3, 4)), lambda: fn(tandem, tandem.zeros(3, 4)))
+
+
+def test_zero_dim_inputs_act_as_one_element_vectors():
+    x_ref, x = torch.tensor(5.0), tandem.tensor(5.0)
+    i0_ref, i0 = torch.tensor(0), tandem.tensor(0)
+    same(tandem.take(x, i0), torch.take(x_ref, i0_ref))
+    same(tandem.index_select(x, 0, i0), torch.index_select(x_ref, 0, i0_ref))
+    same(tandem.gather(x, 0, i0), torch.gather(x_ref, 0, i0_ref))
+    same(tandem.take_along_dim(x, i0), torch.take_along_dim(x_ref, i0_ref))
+    same(tandem.scatter(x, 0, i0, tandem.tensor(2.0)), torch.scatter(x_ref, 0, i0_ref, torch.tensor(2.0)))
+    same(tandem.flip(x, (0,)), torch.flip(x_ref, (0,)))
+    same(tandem.nonzero(x), torch.nonzero(x_ref))
