@@ -57,6 +57,22 @@ struct RowCursor {
 
 constexpr size_t kMaxIndexOperands = 64;
 
+// One row with a single index operand: other[j] <-> self[j * ss + wrap(index[j]) * stride]. Always inlined so
+// call sites with literal unit strides get their own tight loop.
+template <typename E, bool kToOther>
+__attribute__((always_inline)) inline void move_row(const int64_t* __restrict ip, int64_t is, int64_t size,
+                                                    int64_t stride, E* __restrict srow, int64_t ss,
+                                                    E* __restrict orow, int64_t os, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) {
+    int64_t v = ip[j * is];
+    v += v < 0 ? size : 0;
+    if constexpr (kToOther)
+      orow[j * os] = srow[j * ss + v * stride];
+    else
+      srow[j * ss + v * stride] = orow[j * os];
+  }
+}
+
 // Copies elements between self (at indexed positions) and other; kToOther picks the direction.
 template <typename E, bool kToOther>
 void move_elements(const IndexPlan& plan) {
@@ -91,16 +107,14 @@ void move_elements(const IndexPlan& plan) {
       } else if (plan.indices.size() == 1) {
         // One index varying along the row (gather, index_select on the last dim, x[:, idx]): a tight loop.
         const IndexOperand& ix = plan.indices[0];
-        const int64_t* ip = ix.data + idx_off[0];
         const int64_t is = ix.strides[cur.nd - 1];
-        for (int64_t j = 0; j < inner; ++j) {
-          int64_t v = ip[j * is];
-          v += v < 0 ? ix.dim_size : 0;
-          E* s = self + so + j * ss + v * ix.dim_stride;
-          if constexpr (kToOther)
-            other[oo + j * os] = *s;
-          else
-            *s = other[oo + j * os];
+        if (is == 1 && os == 1 &&
+            ss == 0) {  // gather along a contiguous index: unit strides help the compiler
+          move_row<E, kToOther>(ix.data + idx_off[0], 1, ix.dim_size, ix.dim_stride, self + so, 0, other + oo,
+                                1, inner);
+        } else {
+          move_row<E, kToOther>(ix.data + idx_off[0], is, ix.dim_size, ix.dim_stride, self + so, ss,
+                                other + oo, os, inner);
         }
       } else {
         for (int64_t j = 0; j < inner; ++j) {
@@ -155,15 +169,23 @@ void put(const IndexPlan& plan, bool accumulate) {
   dispatch_dtype(plan.dtype, [&](auto tag) { accumulate_elements<typename decltype(tag)::type>(plan); });
 }
 
-void min_max(const Tensor& index, int64_t* lo, int64_t* hi) {
-  const int64_t* p = index.data<int64_t>();
+// Bounds checks run over every index, so this loop matters: AVX2 has the 64-bit compares it vectorises with
+// (picked at run time; other CPUs get the portable build).
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void min_max_values(const int64_t* p, int64_t n, int64_t* lo, int64_t* hi) {
   int64_t mn = p[0], mx = p[0];
-  for (int64_t i = 1, n = index.numel(); i < n; ++i) {
-    mn = std::min(mn, p[i]);
-    mx = std::max(mx, p[i]);
+  for (int64_t i = 1; i < n; ++i) {
+    mn = p[i] < mn ? p[i] : mn;
+    mx = p[i] > mx ? p[i] : mx;
   }
   *lo = mn;
   *hi = mx;
+}
+
+void min_max(const Tensor& index, int64_t* lo, int64_t* hi) {
+  min_max_values(index.data<int64_t>(), index.numel(), lo, hi);
 }
 
 template <typename T>
