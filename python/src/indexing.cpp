@@ -71,7 +71,9 @@ class IndexParser {
     }
     int64_t specified = 0;
     for (Py_ssize_t i = 0; i < n; ++i) specified += consumed_dims(items[i]);
-    TANDEM_CHECK(specified <= self_.dim(), Index, "too many indices for tensor of dimension ", self_.dim());
+    TANDEM_CHECK(specified <= self_.dim(), Index, "too many indices for tensor of dimension ", self_.dim(),
+                 "\nhint: the tensor has shape ", self_.shape_str(), "; index at most ", self_.dim(),
+                 " dims (None and ... add or skip dims without counting)");
     for (Py_ssize_t i = 0; i < n; ++i) apply(items[i], specified);
     return Parsed{result_, std::move(indices_), advanced_};
   }

@@ -59,7 +59,8 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   dim = wrap_dim(dim, s.dim());
   const Tensor index64 = contiguous_int64(at_least_1d(index));
   int64_t bad;
-  TANDEM_CHECK(index_in_range(index64, s.sizes()[dim], false, bad), Index, "index out of range in self");
+  TANDEM_CHECK(index_in_range(index64, s.sizes()[dim], false, bad), Index, "index out of range in self",
+               "\nhint: index_select(dim=", dim, ") needs indices in [0, ", s.sizes()[dim], "); got ", bad);
   DimVector shape = s.sizes();
   shape[dim] = index64.numel();
   Tensor out = empty(shape, x.dtype(), x.device());

@@ -101,7 +101,9 @@ IndexPlan plan_advanced(const Tensor& self, const std::vector<Tensor>& idx) {
     last = d;
     int64_t bad;
     TANDEM_CHECK(index_in_range(idx[d], self.sizes()[d], true, bad), Index, "index ", bad,
-                 " is out of bounds for dimension ", k, " with size ", self.sizes()[d]);
+                 " is out of bounds for dimension ", k, " with size ", self.sizes()[d],
+                 "\nhint: indices into dim ", d, " of a tensor of shape ", self.shape_str(), " must lie in [",
+                 -self.sizes()[d], ", ", self.sizes()[d] - 1, "]");
     ++k;
   }
   bool adjacent = true;

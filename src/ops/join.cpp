@@ -67,12 +67,14 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     const Tensor& t = tensors[i];
     if (is_legacy_empty(t)) continue;
     TANDEM_CHECK(t.dim() == ref->dim(), Runtime, "Tensors must have same number of dimensions: got ",
-                 ref->dim(), " and ", t.dim());
+                 ref->dim(), " and ", t.dim(), "\nhint: tensor ", i, " has shape ", t.shape_str(),
+                 " but the first has shape ", ref->shape_str(), "; unsqueeze or reshape it to match");
     for (int64_t d = 0; d < t.dim(); ++d) {
       TANDEM_CHECK(d == dim || t.sizes()[d] == ref->sizes()[d], Runtime,
                    "Sizes of tensors must match except in dimension ", dim, ". Expected size ",
                    ref->sizes()[d], " but got size ", t.sizes()[d], " for tensor number ", i,
-                   " in the list.");
+                   " in the list.\nhint: shapes ", ref->shape_str(), " and ", t.shape_str(),
+                   " may differ only in dim ", dim);
     }
     shape[dim] += t.sizes()[dim];
   }
