@@ -112,6 +112,11 @@ class IndexParser {
     ++dim_;
   }
   void apply(PyObject* o, int64_t specified) {
+    if (std::strcmp(Py_TYPE(o)->tp_name, "numpy.ndarray") == 0) {
+      // NumPy index arrays act like the nested lists they hold (0-d ones like their scalar).
+      nb::object data = nb::borrow(o).attr("tolist")();
+      return apply(data.ptr(), specified);
+    }
     if (is_int_index(o) && !is_tensor(o)) {
       result_ = select(result_, dim_, as_index_int(o));
     } else if (PySlice_Check(o)) {

@@ -97,6 +97,8 @@ def test_numpy_and_tensor_scalars_index_like_ints():
     same(mine[tandem.tensor(3)], ref[3])
     same(mine[1, tandem.tensor(-1)], ref[1, -1])
     same(mine[S(tandem.tensor(1), tandem.tensor(3))], ref[1:3])
+    same(mine[np.array([0, 3, 3])], ref[torch.tensor([0, 3, 3])])
+    same(mine[np.array([True, False, True, True]), np.array(1)], ref[torch.tensor([True, False, True, True]), 1])
 
 
 def test_basic_indexing_returns_views_sharing_memory():
