@@ -47,15 +47,25 @@ const char* buffer_format(DType d) {
 }
 
 // The errors of PyTorch's tensor_to_numpy, in its order (device, grad, dtype); `force` skips the first two.
-void check_numpy_exportable(const Tensor& t, bool force) {
+// `implicit` is set when NumPy asked through __array__ or the buffer protocol (np.asarray, pandas, matplotlib,
+// scikit-learn): the hint then names that hidden conversion as well as the explicit fix for this tensor.
+void check_numpy_exportable(const Tensor& t, bool force, bool implicit = false) {
   if (!force) {
+    const char* fix = t.requires_grad() ? "t.detach().cpu().numpy()" : "t.cpu().numpy()";
     TANDEM_CHECK(t.device().is_cpu(), Type, "can't convert ", t.device().str(),
                  " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.\n"
-                 "hint: call t.cpu().numpy(), or t.numpy(force=True) for a host copy");
+                 "hint: ",
+                 implicit ? "this was an implicit conversion to a NumPy array (np.asarray, pandas, matplotlib, "
+                            "scikit-learn and friends call __array__), which never copies from a device "
+                            "behind your back; "
+                          : "",
+                 "call ", fix, " (or t.numpy(force=True) for a detached host copy)");
     TANDEM_CHECK(!t.requires_grad(), Runtime,
                  "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.\n"
-                 "hint: t.detach().numpy() shares memory without gradient tracking; t.numpy(force=True) "
-                 "returns a copy");
+                 "hint: ",
+                 implicit ? "this was an implicit conversion to a NumPy array (via __array__); " : "",
+                 "t.detach().numpy() shares memory without gradient tracking; t.numpy(force=True) returns a "
+                 "copy");
   }
   TANDEM_CHECK(buffer_format(t.dtype()), Type, "Got unsupported ScalarType ", dtype_title(t.dtype()),
                "\nhint: NumPy has no ", dtype_name(t.dtype()), "; convert first with t.float().numpy()");
@@ -90,7 +100,7 @@ int fail_buffer(Py_buffer* view, const char* msg) {
 int tensor_getbuffer(PyObject* self, Py_buffer* view, int flags) {
   const Tensor& t = as_tensor_ref(self);
   try {
-    check_numpy_exportable(t, false);
+    check_numpy_exportable(t, false, true);
   } catch (const Error& e) {
     return fail_buffer(view, e.what());
   }
@@ -152,9 +162,9 @@ nb::object asarray_of(nb::handle exporter) {
 // An alias of `t` without autograd state (what detach() will return), so a copy never records history.
 Tensor detached_alias(const Tensor& t) { return make_view(t, t.sizes(), t.strides(), t.storage_offset()); }
 
-nb::object tensor_to_numpy(nb::handle self, bool force) {
+nb::object tensor_to_numpy(nb::handle self, bool force, bool implicit) {
   const Tensor& t = as_tensor_ref(self);
-  check_numpy_exportable(t, force);
+  check_numpy_exportable(t, force, implicit);
   if (!force) return asarray_of(self);
   Tensor host = empty(t.sizes(), t.dtype(), Device());
   copy_(host, detached_alias(t));
@@ -346,8 +356,11 @@ PyType_Slot tensor_buffer_slots[] = {{Py_bf_getbuffer, reinterpret_cast<void*>(&
 void init_numpy(nb::module_& m) {
   auto cls = nb::type<Tensor>();
   auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
-  tensor.def("numpy", &tensor_to_numpy, nb::arg("force") = false,
-             "A NumPy array sharing memory with this CPU tensor (a copy with force=True).");
+  tensor.def(
+      "numpy", [](nb::handle self, bool force) { return tensor_to_numpy(self, force, false); },
+      nb::arg("force") = false, "A NumPy array sharing memory with this CPU tensor (a copy with force=True).");
+  // What __array__ calls: the same export, with errors that name the implicit conversion.
+  tensor.def("_numpy_implicit", [](nb::handle self) { return tensor_to_numpy(self, false, true); });
   m.def(
       "from_numpy", [](nb::handle a) { return warn_if_readonly(tensor_from_buffer(a, Layouts::Refuse)); },
       nb::arg("ndarray"),

@@ -18,6 +18,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     """
     if _is_ndarray(data):
         return _C._tensor_from_array(data, dtype, device, requires_grad)
+    if isinstance(data, (list, tuple)) and data and _is_ndarray(data[0]):
+        # A list of arrays (a common way to stack rows): let NumPy assemble them, keeping their dtype.
+        import numpy as np
+        return _C._tensor_from_array(np.array(data), dtype, device, requires_grad)
     return _C._tensor_from_data(data, dtype, device, requires_grad)
 
 

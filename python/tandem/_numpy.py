@@ -13,7 +13,7 @@ def _array(self, dtype=None, copy=None):
     NumPy normally takes the buffer-protocol path (zero-copy); it calls this for everything else, so the
     errors of ``Tensor.numpy()`` (requires grad, bfloat16, non-CPU) surface with their hints.
     """
-    a = self.numpy()
+    a = self._numpy_implicit()
     if dtype is not None and a.dtype != dtype:
         if copy is False:
             raise ValueError(

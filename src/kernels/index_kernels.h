@@ -21,6 +21,7 @@ struct IndexOperand {
 // is paired with other[i . other_strides]. All strides are in elements; pointers already include offsets.
 // Advanced indexing, index_select, gather, scatter and take_along_dim only differ in how they build it.
 struct IndexPlan {
+  Device device;  // where self, other and the indices live
   DimVector shape;
   char* self = nullptr;
   DimVector self_strides;

@@ -17,6 +17,7 @@ namespace {
 IndexPlan plan_along_dim(const Tensor& self, int64_t dim, const Tensor& index64, const char* other,
                          IntArrayRef other_strides) {
   IndexPlan plan;
+  plan.device = self.device();
   plan.shape = index64.sizes();
   plan.self = static_cast<char*>(self.data_ptr());
   plan.self_strides = self.strides();
@@ -72,6 +73,8 @@ Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const 
   check_writeable(self, op);
   const Tensor s = at_least_1d(self), i = at_least_1d(index), v = at_least_1d(src_view);
   dim = wrap_dim(dim, s.dim());
+  check_same_device(op, self, index);
+  check_same_device(op, self, src_view);
   const Tensor index64 = contiguous_int64(i);
   check_index_range(index64, dim, s.sizes()[dim]);
   if (index64.numel() == 0) return self;
@@ -103,6 +106,7 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
                  " expected index ", index.shape_str(), " to be no larger than self ", x.shape_str(),
                  " apart from dimension ", dim);
   }
+  check_same_device("gather", x, index);
   const Tensor index64 = contiguous_int64(i);
   check_index_range(index64, dim, s.sizes()[dim]);
   Tensor out = empty(index.sizes(), x.dtype(), x.device());

@@ -44,11 +44,13 @@ bool is_mask_dtype(DType d) { return d == DType::Bool || d == DType::UInt8; }
 // One entry per dim of self: masks replaced by their nonzero() coordinates, integer indices as int64.
 std::vector<Tensor> expand_indices(const Tensor& self, const std::vector<Tensor>& indices) {
   std::vector<Tensor> out;
-  for (const Tensor& t : indices) {
-    if (!t.defined()) {
-      out.push_back(t);
+  for (const Tensor& given : indices) {
+    if (!given.defined()) {
+      out.push_back(given);
       continue;
     }
+    // CPU index tensors may index a device tensor (as in PyTorch): they are copied to its device.
+    const Tensor t = to_device(given, self.device(), std::nullopt, false);
     if (is_mask_dtype(t.dtype())) {
       for (Tensor& c : mask_indices(self, static_cast<int64_t>(out.size()), t)) out.push_back(std::move(c));
       continue;
@@ -110,6 +112,7 @@ IndexPlan plan_advanced(const Tensor& self, const std::vector<Tensor>& idx) {
   for (int64_t d = std::max<int64_t>(first, 0); d <= last; ++d) adjacent = adjacent && idx[d].defined();
 
   IndexPlan plan;
+  plan.device = self.device();
   plan.self = static_cast<char*>(self.data_ptr());
   plan.dtype = self.dtype();
   const int64_t nb = static_cast<int64_t>(bshape.size());

@@ -43,6 +43,11 @@ void register_emulated_kernels(KernelTable& t) {
   TANDEM_ASYNC_SLOT(where);
   TANDEM_ASYNC_SLOT(clamp);
   TANDEM_ASYNC_SLOT(linalg.gemm);
+  TANDEM_ASYNC_SLOT(index.gather);
+  TANDEM_ASYNC_SLOT(index.put);
+  TANDEM_ASYNC_SLOT(index.min_max);
+  TANDEM_ASYNC_SLOT(index.count_nonzero);
+  TANDEM_ASYNC_SLOT(index.nonzero);
   TANDEM_ASYNC_SLOT(random.uniform);
   TANDEM_ASYNC_SLOT(random.normal);
   TANDEM_ASYNC_SLOT(random.randint);
