@@ -60,5 +60,6 @@ void init_numpy(nb::module_& m);
 extern PyType_Slot tensor_buffer_slots[];
 void init_linalg(nb::module_& m);
 void init_cuda(nb::module_& m);
+void init_conversions(nb::module_& m);
 
 }  // namespace tandem::py

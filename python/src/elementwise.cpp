@@ -20,6 +20,12 @@ struct BinaryFns {
 
 nb::object not_implemented() { return nb::borrow(Py_NotImplemented); }
 
+// NumPy passes out=None to the methods it dispatches to; tandem has no out= arguments yet.
+void check_no_out(nb::handle out, const char* fn) {
+  TANDEM_CHECK(out.is_none(), Type, fn, "(): out= is not supported\nhint: use the returned tensor (x = ",
+               fn, "(...)) or an in-place method");
+}
+
 // self <op> other, with other a tensor or a number; NotImplemented otherwise so Python tries the other side.
 nb::object apply(const BinaryFns& f, const Tensor& self, nb::handle other, bool reflected) {
   if (is_tensor(other)) {
@@ -188,6 +194,22 @@ void init_elementwise(nb::module_& m) {
   m.def("clamp", clamp_fn, nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
   m.def("clip", clamp_fn, nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
   tensor.def("clamp", clamp_fn, nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
+  // clip is clamp's NumPy name; np.clip(t, lo, hi) calls t.clip(lo, hi, out=None).
+  tensor.def(
+      "clip",
+      [clamp_fn](const Tensor& x, nb::handle lo, nb::handle hi, nb::handle out) {
+        check_no_out(out, "clip");
+        return clamp_fn(x, lo, hi);
+      },
+      nb::arg("min").none() = nb::none(), nb::arg("max").none() = nb::none(), nb::arg("out").none() = nb::none());
+  // round(decimals=0); np.round(t, d) calls t.round(decimals=d, out=None).
+  auto round_fn = [](const Tensor& x, int64_t decimals, nb::handle out) {
+    check_no_out(out, "round");
+    return tandem::round(x, decimals);
+  };
+  tensor.def("round", round_fn, nb::kw_only(), nb::arg("decimals") = 0, nb::arg("out").none() = nb::none());
+  m.def("round", round_fn, nb::arg("input"), nb::kw_only(), nb::arg("decimals") = 0,
+        nb::arg("out").none() = nb::none());
   tensor.def(
       "clamp_",
       [](const Tensor& x, nb::handle lo, nb::handle hi) {

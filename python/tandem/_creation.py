@@ -33,3 +33,11 @@ def as_tensor(data, dtype=None, device=None):
     if _is_ndarray(data):
         return _C._as_tensor_from_array(data, dtype, device)
     return tensor(data, dtype=dtype, device=device)
+
+
+def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    """A new tensor from ``data`` with this tensor's dtype and device unless given."""
+    return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+
+_C.Tensor.new_tensor = _new_tensor
