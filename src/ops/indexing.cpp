@@ -12,33 +12,6 @@ namespace tandem {
 
 namespace {
 
-// The C++ type names PyTorch prints in a few messages ("mask with dtype long int").
-const char* cpp_type_name(DType d) {
-  switch (d) {
-    case DType::Bool:
-      return "bool";
-    case DType::UInt8:
-      return "unsigned char";
-    case DType::Int8:
-      return "signed char";
-    case DType::Int16:
-      return "short int";
-    case DType::Int32:
-      return "int";
-    case DType::Int64:
-      return "long int";
-    case DType::Float16:
-      return "c10::Half";
-    case DType::BFloat16:
-      return "c10::BFloat16";
-    case DType::Float32:
-      return "float";
-    case DType::Float64:
-      return "double";
-  }
-  return "?";
-}
-
 bool is_mask_dtype(DType d) { return d == DType::Bool || d == DType::UInt8; }
 
 // One entry per dim of self: masks replaced by their nonzero() coordinates, integer indices as int64.
@@ -232,7 +205,7 @@ namespace {
 void check_mask(const Tensor& mask) {
   TANDEM_CHECK(mask.dtype() == DType::Bool, Runtime,
                "masked_fill_ only supports boolean masks, but got mask with dtype ",
-               cpp_type_name(mask.dtype()), "\nhint: pass a bool mask, e.g. mask.bool() or (mask != 0)");
+               dtype_cpp_name(mask.dtype()), "\nhint: pass a bool mask, e.g. mask.bool() or (mask != 0)");
 }
 Scalar value_of(const Tensor& value) {
   TANDEM_CHECK(value.dim() == 0, Runtime,
