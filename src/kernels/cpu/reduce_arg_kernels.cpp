@@ -1,0 +1,149 @@
+// CPU max/min with indices over the last dim (max(dim), argmax, ...). First index wins ties; a NaN beats
+// every number and the first NaN is reported, as in PyTorch.
+#include <utility>
+#include <vector>
+
+#include "kernels/cpu/reduce_fold.h"
+
+namespace tandem::cpu {
+
+namespace {
+
+template <bool IsMax, typename V>
+TANDEM_INLINE bool better(V x, V best) {
+  if constexpr (IsMax) return x > best || (x != x && best == best);
+  else return x < best || (x != x && best == best);
+}
+
+// Contiguous row: a vectorisable pass for the extreme value and NaN presence, then a search for its index.
+template <typename T, bool IsMax>
+std::pair<opmath_t<T>, int64_t> arg_contig(const T* in, int64_t n) {
+  using V = opmath_t<T>;
+  constexpr int64_t kLanes = 8;
+  V lanes[kLanes];
+  bool nan[kLanes] = {};
+  for (auto& l : lanes) l = static_cast<V>(in[0]);
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int64_t j = 0; j < kLanes; ++j) {
+      V x = static_cast<V>(in[i + j]);
+      lanes[j] = (IsMax ? x > lanes[j] : x < lanes[j]) ? x : lanes[j];
+      nan[j] |= x != x;
+    }
+  }
+  for (; i < n; ++i) {
+    V x = static_cast<V>(in[i]);
+    lanes[0] = (IsMax ? x > lanes[0] : x < lanes[0]) ? x : lanes[0];
+    nan[0] |= x != x;
+  }
+  V best = lanes[0];
+  bool any_nan = nan[0];
+  for (int64_t j = 1; j < kLanes; ++j) {
+    if (IsMax ? lanes[j] > best : lanes[j] < best) best = lanes[j];
+    any_nan |= nan[j];
+  }
+  for (i = 0; i < n; ++i) {
+    V x = static_cast<V>(in[i]);
+    if (any_nan ? x != x : x == best) return {x, i};
+  }
+  return {static_cast<V>(in[0]), 0};  // unreachable: the row holds `best`
+}
+
+template <typename T, bool IsMax>
+std::pair<opmath_t<T>, int64_t> arg_strided(const T* in, int64_t n, int64_t stride) {
+  using V = opmath_t<T>;
+  V best = static_cast<V>(in[0]);
+  int64_t at = 0;
+  for (int64_t i = 1; i < n; ++i) {
+    V x = static_cast<V>(in[i * stride]);
+    if (better<IsMax>(x, best)) best = x, at = i;
+  }
+  return {best, at};
+}
+
+template <typename T, bool IsMax>
+void run_arg(const Tensor& values, const Tensor& indices, const Tensor& in) {
+  using V = opmath_t<T>;
+  ReduceGeometry g = make_reduce_geometry(in, 1);
+  if (g.n_out == 0) return;
+  const T* data = in.data<T>();
+  T* vals = values.defined() ? values.data<T>() : nullptr;
+  int64_t* idxs = indices.data<int64_t>();
+  int64_t n = g.red_sizes.empty() ? 1 : g.red_sizes[0], rs = g.red_sizes.empty() ? 0 : g.red_strides[0];
+  auto emit = [&](int64_t o, V v, int64_t i) {
+    if (vals) vals[o] = convert<T>(v);
+    idxs[o] = i;
+  };
+  auto row = [&](const T* p, int64_t len) {
+    return rs == 1 ? arg_contig<T, IsMax>(p, len) : arg_strided<T, IsMax>(p, len, rs);
+  };
+  size_t nk = g.kept_sizes.size();
+  if (nk && rs != 1 && g.kept_strides[nk - 1] == 1) {
+    // Innermost kept dim contiguous: fold whole rows into a tile of (value, index) accumulators.
+    constexpr int64_t kTile = 256;
+    int64_t J = g.kept_sizes[nk - 1], tiles = (J + kTile - 1) / kTile;
+    DimVector outer_sizes(g.kept_sizes), outer_strides(g.kept_strides);
+    outer_sizes[nk - 1] = 1;
+    parallel_over_outputs(g.n_out / J * tiles, n * kTile, [&](int64_t ub, int64_t ue) {
+      V best[kTile];
+      int64_t at[kTile];
+      for (int64_t u = ub; u < ue; ++u) {
+        int64_t outer = u / tiles, j0 = (u % tiles) * kTile, m = std::min(kTile, J - j0);
+        OffsetCounter pos(outer_sizes, outer_strides, outer);
+        const T* base = data + pos.offset() + j0;
+        for (int64_t j = 0; j < m; ++j) best[j] = static_cast<V>(base[j]), at[j] = 0;
+        for (int64_t r = 1; r < n; ++r) {
+          const T* __restrict p = base + r * rs;
+          for (int64_t j = 0; j < m; ++j) {
+            V x = static_cast<V>(p[j]);
+            bool b = better<IsMax>(x, best[j]);
+            best[j] = b ? x : best[j];
+            at[j] = b ? r : at[j];
+          }
+        }
+        for (int64_t j = 0; j < m; ++j) emit(outer * J + j0 + j, best[j], at[j]);
+      }
+    });
+    return;
+  }
+  if (should_split_reduction(g.n_out, n, g.n_out * n)) {
+    // Few long rows: each thread scans a chunk; chunk results combine in order so the first index wins.
+    int64_t chunks = get_num_threads();
+    for (int64_t o = 0; o < g.n_out; ++o) {
+      OffsetCounter pos(g.kept_sizes, g.kept_strides, o);
+      const T* base = data + pos.offset();
+      std::vector<std::pair<V, int64_t>> part(static_cast<size_t>(chunks));
+      parallel_for(0, chunks, 1, [&](int64_t cb, int64_t ce) {
+        for (int64_t c = cb; c < ce; ++c) {
+          int64_t lo = n * c / chunks, hi = n * (c + 1) / chunks;
+          part[c] = row(base + lo * rs, hi - lo);
+          part[c].second += lo;
+        }
+      });
+      auto best = part[0];
+      for (int64_t c = 1; c < chunks; ++c)
+        if (better<IsMax>(part[c].first, best.first)) best = part[c];
+      emit(o, best.first, best.second);
+    }
+    return;
+  }
+  parallel_over_outputs(g.n_out, n, [&](int64_t b, int64_t e) {
+    OffsetCounter pos(g.kept_sizes, g.kept_strides, b);
+    for (int64_t o = b; o < e; ++o, pos.next()) {
+      auto r = row(data + pos.offset(), n);
+      emit(o, r.first, r.second);
+    }
+  });
+}
+
+}  // namespace
+
+void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in) {
+  dispatch_dtype(in.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (is_max) run_arg<T, true>(values, indices, in);
+    else run_arg<T, false>(values, indices, in);
+  });
+}
+
+}  // namespace tandem::cpu

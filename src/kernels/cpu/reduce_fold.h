@@ -1,0 +1,212 @@
+// The fold engine: out[o] = finish(fold of in[o, r] over r) for a Policy that names the accumulator type,
+// its identity, how one element enters it and how two partial results combine.
+#pragma once
+#include <limits>
+#include <memory>
+
+#include "core/dtype.h"
+#include "kernels/cpu/reduce_engine.h"
+#include "kernels/functors.h"
+#include "kernels/reduce_kernels.h"
+
+namespace tandem::cpu {
+
+// Sum/Mean/Prod accumulate 16-bit floats in float and integers in int64, as PyTorch does.
+template <typename T>
+using sum_acc_t = std::conditional_t<is_floating_type_v<T>, opmath_t<T>, int64_t>;
+
+template <typename T>
+struct SumPolicy {
+  using acc_t = sum_acc_t<T>;
+  using out_t = std::conditional_t<is_floating_type_v<T>, T, int64_t>;
+  static constexpr bool kPairwise = true;  // pairwise summation keeps float error at O(log n)
+  acc_t identity() const { return acc_t(0); }
+  acc_t step(acc_t a, T x) const { return a + static_cast<acc_t>(x); }
+  acc_t combine(acc_t a, acc_t b) const { return a + b; }
+  out_t finish(acc_t a) const { return convert<out_t>(a); }
+};
+
+template <typename T>
+struct MeanPolicy : SumPolicy<T> {
+  using typename SumPolicy<T>::acc_t;
+  using typename SumPolicy<T>::out_t;
+  acc_t inv_count;
+  out_t finish(acc_t a) const { return convert<out_t>(a * inv_count); }
+};
+
+template <typename T>
+struct ProdPolicy {
+  using acc_t = sum_acc_t<T>;
+  using out_t = std::conditional_t<is_floating_type_v<T>, T, int64_t>;
+  static constexpr bool kPairwise = false;
+  acc_t identity() const { return acc_t(1); }
+  acc_t step(acc_t a, T x) const { return a * static_cast<acc_t>(x); }
+  acc_t combine(acc_t a, acc_t b) const { return a * b; }
+  out_t finish(acc_t a) const { return convert<out_t>(a); }
+};
+
+// Max/Min propagate NaN: once the accumulator is NaN it stays NaN.
+template <typename T, bool IsMax>
+struct MaxMinPolicy {
+  using acc_t = opmath_t<T>;
+  using out_t = T;
+  static constexpr bool kPairwise = false;
+  acc_t identity() const {
+    if constexpr (std::is_same_v<T, bool>) return !IsMax;
+    else if constexpr (is_floating_type_v<T>) return IsMax ? -std::numeric_limits<acc_t>::infinity()
+                                                           : std::numeric_limits<acc_t>::infinity();
+    else return IsMax ? std::numeric_limits<acc_t>::lowest() : std::numeric_limits<acc_t>::max();
+  }
+  acc_t combine(acc_t a, acc_t b) const {
+    if constexpr (IsMax) return (b > a || b != b) ? b : a;
+    else return (b < a || b != b) ? b : a;
+  }
+  acc_t step(acc_t a, T x) const { return combine(a, static_cast<acc_t>(x)); }
+  out_t finish(acc_t a) const { return convert<out_t>(a); }
+};
+
+// All/Any write uint8 for uint8 input and bool otherwise, as PyTorch does.
+template <typename T, bool IsAll>
+struct AllAnyPolicy {
+  using acc_t = bool;
+  using out_t = std::conditional_t<std::is_same_v<T, uint8_t>, uint8_t, bool>;
+  static constexpr bool kPairwise = false;
+  acc_t identity() const { return IsAll; }
+  acc_t step(acc_t a, T x) const {
+    bool nz = convert<bool>(x);
+    return IsAll ? (a && nz) : (a || nz);
+  }
+  acc_t combine(acc_t a, acc_t b) const { return IsAll ? (a && b) : (a || b); }
+  out_t finish(acc_t a) const { return static_cast<out_t>(a); }
+};
+
+// Eight independent accumulators let the compiler vectorise; blocks combine pairwise above kBlock.
+template <typename T, typename P, bool Contig>
+typename P::acc_t fold_strip(const P& p, const T* in, int64_t n, int64_t stride) {
+  using acc_t = typename P::acc_t;
+  constexpr int64_t kLanes = 8, kBlock = 1024;
+  if (P::kPairwise && n > kBlock) {
+    int64_t half = (n / 2 + kLanes - 1) / kLanes * kLanes;
+    return p.combine(fold_strip<T, P, Contig>(p, in, half, stride),
+                     fold_strip<T, P, Contig>(p, in + half * stride, n - half, stride));
+  }
+  const int64_t s = Contig ? 1 : stride;
+  acc_t lanes[kLanes];
+  for (auto& l : lanes) l = p.identity();
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int64_t j = 0; j < kLanes; ++j) lanes[j] = p.step(lanes[j], in[(i + j) * s]);
+  for (; i < n; ++i) lanes[0] = p.step(lanes[0], in[i * s]);
+  for (int64_t w = kLanes / 2; w > 0; w /= 2)
+    for (int64_t j = 0; j < w; ++j) lanes[j] = p.combine(lanes[j], lanes[j + w]);
+  return lanes[0];
+}
+
+template <typename T, typename P>
+typename P::acc_t fold_any_strip(const P& p, const T* in, int64_t n, int64_t stride) {
+  return stride == 1 ? fold_strip<T, P, true>(p, in, n, 1) : fold_strip<T, P, false>(p, in, n, stride);
+}
+
+// Path (a)/(general): acc for outputs [ob, oe) by folding strips of the innermost reduced dim.
+template <typename T, typename P, typename Emit>
+void fold_outputs(const P& p, const ReduceGeometry& g, const T* in, int64_t ob, int64_t oe, const Emit& emit) {
+  size_t nr = g.red_sizes.size();
+  int64_t inner = nr ? g.red_sizes[nr - 1] : 1, inner_stride = nr ? g.red_strides[nr - 1] : 0;
+  DimVector outer_sizes(g.red_sizes), outer_strides(g.red_strides);
+  if (nr) outer_sizes[nr - 1] = 1;
+  int64_t n_outer = inner ? g.n_red / inner : 0;
+  OffsetCounter out_pos(g.kept_sizes, g.kept_strides, ob);
+  for (int64_t o = ob; o < oe; ++o, out_pos.next()) {
+    typename P::acc_t acc = p.identity();
+    OffsetCounter red_pos(outer_sizes, outer_strides, 0);
+    for (int64_t r = 0; r < n_outer; ++r, red_pos.next())
+      acc = p.combine(acc, fold_any_strip(p, in + out_pos.offset() + red_pos.offset(), inner, inner_stride));
+    emit(o, acc);
+  }
+}
+
+// Path (b): the innermost kept dim (length J, stride 1) is folded a tile of columns at a time.
+template <typename T, typename P, typename Emit>
+void fold_rows(const P& p, const ReduceGeometry& g, const T* in, int64_t ub, int64_t ue, const Emit& emit) {
+  using acc_t = typename P::acc_t;
+  constexpr int64_t kTile = 512, kBlock = 256;
+  size_t nk = g.kept_sizes.size();
+  int64_t J = g.kept_sizes[nk - 1];
+  int64_t tiles = (J + kTile - 1) / kTile;
+  DimVector outer_sizes(g.kept_sizes), outer_strides(g.kept_strides);
+  outer_sizes[nk - 1] = 1;
+  acc_t total[kTile], acc[kTile];
+  for (int64_t u = ub; u < ue; ++u) {
+    int64_t outer = u / tiles, j0 = (u % tiles) * kTile, n = std::min(kTile, J - j0);
+    OffsetCounter outer_pos(outer_sizes, outer_strides, outer);
+    const T* base = in + outer_pos.offset() + j0;
+    for (int64_t j = 0; j < n; ++j) total[j] = p.identity();
+    OffsetCounter red_pos(g.red_sizes, g.red_strides, 0);
+    // Rows are folded in blocks whose partials then combine, so long float sums don't drift.
+    for (int64_t r0 = 0; r0 < g.n_red; r0 += kBlock) {
+      for (int64_t j = 0; j < n; ++j) acc[j] = p.identity();
+      int64_t r1 = std::min(g.n_red, r0 + kBlock);
+      for (int64_t r = r0; r < r1; ++r, red_pos.next()) {
+        const T* __restrict row = base + red_pos.offset();
+        for (int64_t j = 0; j < n; ++j) acc[j] = p.step(acc[j], row[j]);
+      }
+      for (int64_t j = 0; j < n; ++j) total[j] = p.combine(total[j], acc[j]);
+    }
+    for (int64_t j = 0; j < n; ++j) emit(outer * J + j0 + j, total[j]);
+  }
+}
+
+// Runs the fold of `in` into `out` with policy p, choosing the layout path and the parallel split.
+template <typename T, typename P>
+void run_fold(const P& p, const Tensor& out, const Tensor& in, int64_t n_reduced) {
+  using acc_t = typename P::acc_t;
+  using out_t = typename P::out_t;
+  ReduceGeometry g = make_reduce_geometry(in, n_reduced);
+  if (g.n_out == 0) return;
+  const T* data = in.data<T>();
+  out_t* dst = out.data<out_t>();
+  size_t nk = g.kept_sizes.size(), nr = g.red_sizes.size();
+  bool rows = nk && nr && g.kept_strides[nk - 1] == 1 && g.red_strides[nr - 1] != 1;
+  int64_t tiles = rows ? (g.kept_sizes[nk - 1] + 511) / 512 : 0;
+  int64_t units = rows ? g.n_out / g.kept_sizes[nk - 1] * tiles : g.n_out;
+  auto run_units = [&](const ReduceGeometry& geo, const T* base, int64_t b, int64_t e, auto emit) {
+    if (rows) fold_rows<T>(p, geo, base, b, e, emit);
+    else fold_outputs<T>(p, geo, base, b, e, emit);
+  };
+  if (nr && should_split_reduction(units, g.red_sizes[0], g.n_out * g.n_red)) {
+    // Few outputs, long reduction: each chunk of the outermost reduced dim folds into its own partials.
+    int64_t chunks = std::min<int64_t>(get_num_threads(), g.red_sizes[0]);
+    std::unique_ptr<acc_t[]> partial(new acc_t[static_cast<size_t>(chunks * g.n_out)]);
+    parallel_for(0, chunks, 1, [&](int64_t cb, int64_t ce) {
+      for (int64_t c = cb; c < ce; ++c) {
+        ReduceGeometry sub = g;
+        int64_t lo = g.red_sizes[0] * c / chunks, hi = g.red_sizes[0] * (c + 1) / chunks;
+        sub.red_sizes[0] = hi - lo;
+        sub.n_red = g.n_red / g.red_sizes[0] * (hi - lo);
+        acc_t* part = partial.get() + c * g.n_out;
+        run_units(sub, data + lo * g.red_strides[0], 0, units, [&](int64_t o, acc_t a) { part[o] = a; });
+      }
+    });
+    for (int64_t o = 0; o < g.n_out; ++o) {
+      acc_t a = partial[o];
+      for (int64_t c = 1; c < chunks; ++c) a = p.combine(a, partial[c * g.n_out + o]);
+      dst[o] = p.finish(a);
+    }
+    return;
+  }
+  parallel_over_outputs(units, g.n_out * g.n_red / std::max<int64_t>(units, 1), [&](int64_t b, int64_t e) {
+    run_units(g, data, b, e, [&](int64_t o, acc_t a) { dst[o] = p.finish(a); });
+  });
+}
+
+}  // namespace tandem::cpu
+
+namespace tandem::cpu {
+// One translation unit per op group keeps compile units small.
+void fold_sum_prod(ReduceOp op, const Tensor& out, const Tensor& in, int64_t n_reduced);
+void fold_max_min(ReduceOp op, const Tensor& out, const Tensor& in, int64_t n_reduced);
+void fold_all_any(ReduceOp op, const Tensor& out, const Tensor& in, int64_t n_reduced);
+void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in);
+void cumsum(const Tensor& out, const Tensor& in);
+void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k, bool descending, bool stable);
+}  // namespace tandem::cpu
