@@ -8,9 +8,9 @@
 
 namespace tandem {
 
-ReducePlan plan_reduction(const Tensor& x, const OptDims& dims, bool keepdim) {
+ReducePlan plan_reduction(const Tensor& x, const OptDims& dims, bool keepdim, bool empty_means_all) {
   int64_t nd = x.dim();
-  bool all_dims = !dims || dims->empty();
+  bool all_dims = !dims || (dims->empty() && empty_means_all);
   uint64_t mask = 0;
   if (!all_dims) {
     for (int64_t d : *dims) {
@@ -21,12 +21,16 @@ ReducePlan plan_reduction(const Tensor& x, const OptDims& dims, bool keepdim) {
     }
   }
   ReducePlan plan;
+  // PyTorch names the first empty reduced dim as the user wrote it.
+  if (!all_dims)
+    for (int64_t d : *dims)
+      if (nd && x.sizes()[wrap_dim(d, nd)] == 0 && !plan.has_empty_dim()) plan.first_empty_dim = d;
   DimVector order;
   for (int64_t d = 0; d < nd; ++d) {
     bool reduced = all_dims || (mask >> d & 1);
     if (reduced) {
       plan.reduced_numel *= x.sizes()[d];
-      if (x.sizes()[d] == 0 && plan.first_empty_dim < 0) plan.first_empty_dim = d;
+      if (all_dims && x.sizes()[d] == 0 && !plan.has_empty_dim()) plan.first_empty_dim = d;
       if (keepdim) plan.result_shape.push_back(1);
     } else {
       order.push_back(d);
@@ -72,7 +76,8 @@ DType natural_dtype(ReduceOp op, DType in) {
 }
 
 Tensor fold(ReduceOp op, const Tensor& x, const OptDims& dims, bool keepdim) {
-  ReducePlan plan = plan_reduction(x, dims, keepdim);
+  bool logical = op == ReduceOp::All || op == ReduceOp::Any;
+  ReducePlan plan = plan_reduction(x, dims, keepdim, !logical);
   Tensor out = empty(plan.kept_shape, natural_dtype(op, x.dtype()), x.device());
   kernels(x).reduce(op, out, plan.permuted, plan.n_reduced);
   return as_result(out, plan);
@@ -85,7 +90,7 @@ void check_nonempty(const char* op, const Tensor& x, const ReducePlan& plan, boo
                  "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim "
                  "with the 'dim' argument.\nhint: an empty tensor has no ", op, "; pass dim= to reduce a non-empty dim");
   }
-  TANDEM_CHECK(plan.first_empty_dim < 0, Index, op, "(): Expected reduction dim ", plan.first_empty_dim,
+  TANDEM_CHECK(!plan.has_empty_dim(), Index, op, "(): Expected reduction dim ", plan.first_empty_dim,
                " to have non-zero size.\nhint: the reduced dim is empty; reduce a non-empty dim or check the shape");
 }
 
@@ -100,7 +105,8 @@ Tensor extreme(ReduceOp op, const char* name, const Tensor& x, const OptDims& di
 
 ValuesIndices arg_extreme(bool is_max, const char* name, const Tensor& x, int64_t dim, bool keepdim,
                           bool want_values) {
-  ReducePlan plan = plan_reduction(x, DimVector{dim}, keepdim);
+  // Unlike amax, max(dim)/argmax name the wrapped dim in their empty-dim error.
+  ReducePlan plan = plan_reduction(x, DimVector{wrap_dim(dim, x.dim())}, keepdim);
   check_nonempty(name, x, plan, true);
   Tensor values = want_values ? empty(plan.kept_shape, x.dtype(), x.device()) : Tensor();
   Tensor indices = empty(plan.kept_shape, DType::Int64, x.device());
@@ -115,10 +121,12 @@ Tensor arg_only(bool is_max, const char* name, const Tensor& x, std::optional<in
   TANDEM_CHECK(x.numel() != 0, Index, name,
                "(): Expected reduction dim to be specified for input.numel() == 0.\nhint: an empty tensor has no ",
                name, "; pass dim= to reduce a non-empty dim");
-  Tensor flat = reshape(x, DimVector{-1});
+  Tensor c = contiguous(x);
+  Tensor flat = make_view(c, DimVector{c.numel()}, DimVector{1}, c.storage_offset());
   Tensor idx = arg_extreme(is_max, name, flat, 0, false, false).second;
   if (!keepdim) return idx;
-  return reshape(idx, DimVector(static_cast<size_t>(x.dim()), 1));
+  DimVector ones(static_cast<size_t>(x.dim()), 1);
+  return make_view(idx, ones, ones, idx.storage_offset());
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // How a reduction front end lays out its work: which dims are reduced, the result's shape, and the view of
 // the input that kernels expect (kept dims first, reduced dims last).
 #pragma once
+#include <cstdint>
+
 #include "core/tensor.h"
 #include "ops/reduce.h"
 
@@ -12,11 +14,14 @@ struct ReducePlan {
   Tensor permuted;         // the input, kept dims first then reduced dims
   int64_t n_reduced = 0;
   int64_t reduced_numel = 1;  // elements folded into each output
-  int64_t first_empty_dim = -1;  // a reduced dim of size 0, for the errors of max/min
+  bool has_empty_dim() const { return first_empty_dim != kNoDim; }
+  static constexpr int64_t kNoDim = INT64_MIN;
+  int64_t first_empty_dim = kNoDim;  // a reduced dim of size 0 as the user named it, for max/min's errors
 };
 
-// Checks dims (IndexError out of range, RuntimeError for repeats) and builds the plan.
-ReducePlan plan_reduction(const Tensor& x, const OptDims& dims, bool keepdim);
+// Checks dims (IndexError out of range, RuntimeError for repeats) and builds the plan. An explicitly empty
+// `dims` reduces every dim, except for all/any, where PyTorch reduces none.
+ReducePlan plan_reduction(const Tensor& x, const OptDims& dims, bool keepdim, bool empty_means_all = true);
 // The contiguous output viewed with the user's shape.
 Tensor as_result(const Tensor& out, const ReducePlan& plan);
 // x with `dim` moved to the end (a view), for scans and sorts.
