@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "kernels/cpu/reduce_fold.h"
+#include "kernels/cpu/simd.h"
 
 namespace tandem::cpu {
 
@@ -11,42 +12,62 @@ namespace {
 
 template <bool IsMax, typename V>
 TANDEM_INLINE bool better(V x, V best) {
-  if constexpr (IsMax) return x > best || (x != x && best == best);
-  else return x < best || (x != x && best == best);
+  // Bitwise, not short-circuit, so the column loops vectorise.
+  return (IsMax ? x > best : x < best) | ((x != x) & (best == best));
+}
+
+// Index of the first element matching `pred`, or n. Blocks are tested without early exit so they vectorise;
+// `pred` takes scalars and vectors alike.
+template <typename T, typename Pred>
+int64_t find_first(const T* in, int64_t n, const Pred& pred) {
+  using V = opmath_t<T>;
+  int64_t i = 0;
+  if constexpr (kSimdType<T>) {
+    constexpr int64_t W = kVecWidth<T>, K = 4;
+    for (; i + K * W <= n; i += K * W) {
+      auto hit = pred(vload(in + i));
+      for (int64_t k = 1; k < K; ++k) hit |= pred(vload(in + i + k * W));
+      if (any_lane(hit)) break;
+    }
+  }
+  for (; i < n; ++i)
+    if (pred(static_cast<V>(in[i]))) return i;
+  return n;
 }
 
 // Contiguous row: a vectorisable pass for the extreme value and NaN presence, then a search for its index.
 template <typename T, bool IsMax>
 std::pair<opmath_t<T>, int64_t> arg_contig(const T* in, int64_t n) {
   using V = opmath_t<T>;
-  constexpr int64_t kLanes = 8;
-  V lanes[kLanes];
-  bool nan[kLanes] = {};
-  for (auto& l : lanes) l = static_cast<V>(in[0]);
+  // x - x is 0 for numbers and NaN for NaN or inf, so a NaN anywhere leaves a NaN in the probe sum.
+  auto pick = [](auto x, auto best) { return (IsMax ? x > best : x < best) ? x : best; };
+  V best = static_cast<V>(in[0]), probe = V(0);
   int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int64_t j = 0; j < kLanes; ++j) {
-      V x = static_cast<V>(in[i + j]);
-      lanes[j] = (IsMax ? x > lanes[j] : x < lanes[j]) ? x : lanes[j];
-      nan[j] |= x != x;
+  if constexpr (kSimdType<T>) {
+    using Vec = vec_t<T>;
+    constexpr int64_t W = kVecWidth<T>, K = 4;
+    Vec lanes[K], probes[K];
+    for (int64_t k = 0; k < K; ++k) lanes[k] = vsplat<T>(in[0]), probes[k] = vsplat<T>(T(0));
+    for (; i + K * W <= n; i += K * W) {
+      for (int64_t k = 0; k < K; ++k) {
+        Vec x = vload(in + i + k * W);
+        lanes[k] = pick(x, lanes[k]);
+        probes[k] += x - x;
+      }
     }
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t j = 0; j < W; ++j) best = pick(static_cast<V>(lanes[k][j]), best), probe += probes[k][j];
   }
   for (; i < n; ++i) {
     V x = static_cast<V>(in[i]);
-    lanes[0] = (IsMax ? x > lanes[0] : x < lanes[0]) ? x : lanes[0];
-    nan[0] |= x != x;
+    best = pick(x, best);
+    probe += x - x;
   }
-  V best = lanes[0];
-  bool any_nan = nan[0];
-  for (int64_t j = 1; j < kLanes; ++j) {
-    if (IsMax ? lanes[j] > best : lanes[j] < best) best = lanes[j];
-    any_nan |= nan[j];
+  if (probe != probe) {  // a NaN or an infinity: look for the first NaN
+    int64_t at = find_first(in, n, [](auto x) { return x != x; });
+    if (at < n) return {static_cast<V>(in[at]), at};
   }
-  for (i = 0; i < n; ++i) {
-    V x = static_cast<V>(in[i]);
-    if (any_nan ? x != x : x == best) return {x, i};
-  }
-  return {static_cast<V>(in[0]), 0};  // unreachable: the row holds `best`
+  return {best, find_first(in, n, [best](auto x) { return x == best; })};
 }
 
 template <typename T, bool IsMax>

@@ -6,6 +6,7 @@
 
 #include "core/dtype.h"
 #include "kernels/cpu/reduce_engine.h"
+#include "kernels/cpu/simd.h"
 #include "kernels/functors.h"
 #include "kernels/reduce_kernels.h"
 
@@ -20,9 +21,13 @@ struct SumPolicy {
   using acc_t = sum_acc_t<T>;
   using out_t = std::conditional_t<is_floating_type_v<T>, T, int64_t>;
   static constexpr bool kPairwise = true;  // pairwise summation keeps float error at O(log n)
+  static constexpr bool kSimd = true;
   acc_t identity() const { return acc_t(0); }
   acc_t step(acc_t a, T x) const { return a + static_cast<acc_t>(x); }
-  acc_t combine(acc_t a, acc_t b) const { return a + b; }
+  template <typename A>
+  A combine(A a, A b) const {
+    return a + b;
+  }
   out_t finish(acc_t a) const { return convert<out_t>(a); }
 };
 
@@ -39,9 +44,13 @@ struct ProdPolicy {
   using acc_t = sum_acc_t<T>;
   using out_t = std::conditional_t<is_floating_type_v<T>, T, int64_t>;
   static constexpr bool kPairwise = false;
+  static constexpr bool kSimd = true;
   acc_t identity() const { return acc_t(1); }
   acc_t step(acc_t a, T x) const { return a * static_cast<acc_t>(x); }
-  acc_t combine(acc_t a, acc_t b) const { return a * b; }
+  template <typename A>
+  A combine(A a, A b) const {
+    return a * b;
+  }
   out_t finish(acc_t a) const { return convert<out_t>(a); }
 };
 
@@ -51,15 +60,18 @@ struct MaxMinPolicy {
   using acc_t = opmath_t<T>;
   using out_t = T;
   static constexpr bool kPairwise = false;
+  static constexpr bool kSimd = true;
   acc_t identity() const {
     if constexpr (std::is_same_v<T, bool>) return !IsMax;
     else if constexpr (is_floating_type_v<T>) return IsMax ? -std::numeric_limits<acc_t>::infinity()
                                                            : std::numeric_limits<acc_t>::infinity();
     else return IsMax ? std::numeric_limits<acc_t>::lowest() : std::numeric_limits<acc_t>::max();
   }
-  acc_t combine(acc_t a, acc_t b) const {
-    if constexpr (IsMax) return (b > a || b != b) ? b : a;
-    else return (b < a || b != b) ? b : a;
+  // Written for scalars and vectors alike: two compares and a blend.
+  template <typename A>
+  A combine(A a, A b) const {
+    auto take = (IsMax ? b > a : b < a) | (b != b);
+    return take ? b : a;
   }
   acc_t step(acc_t a, T x) const { return combine(a, static_cast<acc_t>(x)); }
   out_t finish(acc_t a) const { return convert<out_t>(a); }
@@ -71,6 +83,7 @@ struct AllAnyPolicy {
   using acc_t = bool;
   using out_t = std::conditional_t<std::is_same_v<T, uint8_t>, uint8_t, bool>;
   static constexpr bool kPairwise = false;
+  static constexpr bool kSimd = false;
   acc_t identity() const { return IsAll; }
   acc_t step(acc_t a, T x) const {
     bool nz = convert<bool>(x);
@@ -84,11 +97,28 @@ struct AllAnyPolicy {
 template <typename T, typename P, bool Contig>
 typename P::acc_t fold_strip(const P& p, const T* in, int64_t n, int64_t stride) {
   using acc_t = typename P::acc_t;
-  constexpr int64_t kLanes = 8, kBlock = 1024;
+  // Enough independent accumulators to hide add latency on 128-bit vectors.
+  constexpr int64_t kLanes = 32 / (sizeof(acc_t) >= 8 ? 2 : 1), kBlock = 2048;
   if (P::kPairwise && n > kBlock) {
     int64_t half = (n / 2 + kLanes - 1) / kLanes * kLanes;
     return p.combine(fold_strip<T, P, Contig>(p, in, half, stride),
                      fold_strip<T, P, Contig>(p, in + half * stride, n - half, stride));
+  }
+  if constexpr (Contig && P::kSimd && kSimdType<T> && std::is_same_v<acc_t, T>) {
+    // Eight vector accumulators: independent chains that hide the latency of each add or blend.
+    using V = vec_t<T>;
+    constexpr int64_t W = kVecWidth<T>, K = 8;
+    V acc[K];
+    for (auto& a : acc) a = vsplat<T>(p.identity());
+    int64_t i = 0;
+    for (; i + K * W <= n; i += K * W)
+      for (int64_t k = 0; k < K; ++k) acc[k] = p.combine(acc[k], vload(in + i + k * W));
+    for (int64_t w = K / 2; w > 0; w /= 2)
+      for (int64_t k = 0; k < w; ++k) acc[k] = p.combine(acc[k], acc[k + w]);
+    acc_t r = p.identity();
+    for (int64_t j = 0; j < W; ++j) r = p.combine(r, static_cast<acc_t>(acc[0][j]));
+    for (; i < n; ++i) r = p.step(r, in[i]);
+    return r;
   }
   const int64_t s = Contig ? 1 : stride;
   acc_t lanes[kLanes];
@@ -125,11 +155,14 @@ void fold_outputs(const P& p, const ReduceGeometry& g, const T* in, int64_t ob, 
   }
 }
 
+// Columns per tile of path (b): whole rows of up to this many elements, so reads stream through memory.
+constexpr int64_t kRowTile = 1024;
+
 // Path (b): the innermost kept dim (length J, stride 1) is folded a tile of columns at a time.
 template <typename T, typename P, typename Emit>
 void fold_rows(const P& p, const ReduceGeometry& g, const T* in, int64_t ub, int64_t ue, const Emit& emit) {
   using acc_t = typename P::acc_t;
-  constexpr int64_t kTile = 512, kBlock = 256;
+  constexpr int64_t kTile = kRowTile, kBlock = 256;
   size_t nk = g.kept_sizes.size();
   int64_t J = g.kept_sizes[nk - 1];
   int64_t tiles = (J + kTile - 1) / kTile;
@@ -167,7 +200,7 @@ void run_fold(const P& p, const Tensor& out, const Tensor& in, int64_t n_reduced
   out_t* dst = out.data<out_t>();
   size_t nk = g.kept_sizes.size(), nr = g.red_sizes.size();
   bool rows = nk && nr && g.kept_strides[nk - 1] == 1 && g.red_strides[nr - 1] != 1;
-  int64_t tiles = rows ? (g.kept_sizes[nk - 1] + 511) / 512 : 0;
+  int64_t tiles = rows ? (g.kept_sizes[nk - 1] + kRowTile - 1) / kRowTile : 0;
   int64_t units = rows ? g.n_out / g.kept_sizes[nk - 1] * tiles : g.n_out;
   auto run_units = [&](const ReduceGeometry& geo, const T* base, int64_t b, int64_t e, auto emit) {
     if (rows) fold_rows<T>(p, geo, base, b, e, emit);
