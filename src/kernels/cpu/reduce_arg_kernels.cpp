@@ -16,60 +16,6 @@ TANDEM_INLINE bool better(V x, V best) {
   return (IsMax ? x > best : x < best) | ((x != x) & (best == best));
 }
 
-// Index of the first element matching `pred`, or n. Blocks are tested without early exit so they vectorise;
-// `pred` takes scalars and vectors alike.
-template <typename T, typename Pred>
-int64_t find_first(const T* in, int64_t n, const Pred& pred) {
-  using V = opmath_t<T>;
-  int64_t i = 0;
-  if constexpr (kSimdType<T>) {
-    constexpr int64_t W = kVecWidth<T>, K = 4;
-    for (; i + K * W <= n; i += K * W) {
-      auto hit = pred(vload(in + i));
-      for (int64_t k = 1; k < K; ++k) hit |= pred(vload(in + i + k * W));
-      if (any_lane(hit)) break;
-    }
-  }
-  for (; i < n; ++i)
-    if (pred(static_cast<V>(in[i]))) return i;
-  return n;
-}
-
-// Contiguous row: a vectorisable pass for the extreme value and NaN presence, then a search for its index.
-template <typename T, bool IsMax>
-std::pair<opmath_t<T>, int64_t> arg_contig(const T* in, int64_t n) {
-  using V = opmath_t<T>;
-  // x - x is 0 for numbers and NaN for NaN or inf, so a NaN anywhere leaves a NaN in the probe sum.
-  auto pick = [](auto x, auto best) { return (IsMax ? x > best : x < best) ? x : best; };
-  V best = static_cast<V>(in[0]), probe = V(0);
-  int64_t i = 0;
-  if constexpr (kSimdType<T>) {
-    using Vec = vec_t<T>;
-    constexpr int64_t W = kVecWidth<T>, K = 4;
-    Vec lanes[K], probes[K];
-    for (int64_t k = 0; k < K; ++k) lanes[k] = vsplat<T>(in[0]), probes[k] = vsplat<T>(T(0));
-    for (; i + K * W <= n; i += K * W) {
-      for (int64_t k = 0; k < K; ++k) {
-        Vec x = vload(in + i + k * W);
-        lanes[k] = pick(x, lanes[k]);
-        probes[k] += x - x;
-      }
-    }
-    for (int64_t k = 0; k < K; ++k)
-      for (int64_t j = 0; j < W; ++j) best = pick(static_cast<V>(lanes[k][j]), best), probe += probes[k][j];
-  }
-  for (; i < n; ++i) {
-    V x = static_cast<V>(in[i]);
-    best = pick(x, best);
-    probe += x - x;
-  }
-  if (probe != probe) {  // a NaN or an infinity: look for the first NaN
-    int64_t at = find_first(in, n, [](auto x) { return x != x; });
-    if (at < n) return {static_cast<V>(in[at]), at};
-  }
-  return {best, find_first(in, n, [best](auto x) { return x == best; })};
-}
-
 template <typename T, bool IsMax>
 std::pair<opmath_t<T>, int64_t> arg_strided(const T* in, int64_t n, int64_t stride) {
   using V = opmath_t<T>;
@@ -80,6 +26,71 @@ std::pair<opmath_t<T>, int64_t> arg_strided(const T* in, int64_t n, int64_t stri
     if (better<IsMax>(x, best)) best = x, at = i;
   }
   return {best, at};
+}
+
+template <bool IsMax, typename X>
+TANDEM_INLINE X pick(X x, X best) {
+  return (IsMax ? x > best : x < best) ? x : best;
+}
+
+// Index of the first element equal to `target` (or the first NaN when `find_nan`), or n. Blocks are tested
+// without early exit so they vectorise.
+template <int B, typename T>
+TANDEM_INLINE int64_t find_first(const T* in, int64_t n, T target, bool find_nan) {
+  int64_t i = 0;
+  constexpr int64_t W = B / sizeof(T), K = 4;
+  for (; i + K * W <= n; i += K * W) {
+    auto v = vload<B>(in + i);
+    auto hit = find_nan ? v != v : v == target;
+    for (int64_t k = 1; k < K; ++k) {
+      v = vload<B>(in + i + k * W);
+      hit |= find_nan ? v != v : v == target;
+    }
+    if (any_lane(hit)) break;
+  }
+  for (; i < n; ++i)
+    if (find_nan ? in[i] != in[i] : in[i] == target) return i;
+  return n;
+}
+
+// Contiguous row of a vectorisable type: one pass for the extreme value and a NaN probe, then a search for
+// the value's first index. x - x is 0 for numbers and NaN for NaN or inf, so any NaN leaves the probe NaN.
+template <int B, typename T, bool IsMax>
+TANDEM_INLINE std::pair<T, int64_t> arg_vectors(const T* in, int64_t n) {
+  using Vec = vec_t<T, B>;
+  constexpr int64_t W = B / sizeof(T), K = 4;
+  T best = in[0], probe = T(0);
+  Vec lanes[K], probes[K];
+  for (int64_t k = 0; k < K; ++k) lanes[k] = vsplat<B, T>(in[0]), probes[k] = vsplat<B, T>(T(0));
+  int64_t i = 0;
+  for (; i + K * W <= n; i += K * W) {
+    for (int64_t k = 0; k < K; ++k) {
+      Vec x = vload<B>(in + i + k * W);
+      lanes[k] = pick<IsMax>(x, lanes[k]);
+      probes[k] += x - x;
+    }
+  }
+  for (int64_t k = 1; k < K; ++k) lanes[0] = pick<IsMax>(lanes[k], lanes[0]), probes[0] += probes[k];
+  for (int64_t j = 0; j < W; ++j) best = pick<IsMax>(static_cast<T>(lanes[0][j]), best), probe += probes[0][j];
+  for (; i < n; ++i) best = pick<IsMax>(in[i], best), probe += in[i] - in[i];
+  if (probe != probe) {  // a NaN or an infinity: look for the first NaN
+    int64_t at = find_first<B>(in, n, T(0), true);
+    if (at < n) return {in[at], at};
+  }
+  return {best, find_first<B>(in, n, best, false)};
+}
+template <typename T, bool IsMax>
+TANDEM_TARGET_AVX2 std::pair<T, int64_t> arg_vectors_avx2(const T* in, int64_t n) {
+  return arg_vectors<32, T, IsMax>(in, n);
+}
+
+template <typename T, bool IsMax>
+std::pair<opmath_t<T>, int64_t> arg_contig(const T* in, int64_t n) {
+  if constexpr (kSimdType<T>) {
+    return cpu_has_avx2() ? arg_vectors_avx2<T, IsMax>(in, n) : arg_vectors<16, T, IsMax>(in, n);
+  } else {
+    return arg_strided<T, IsMax>(in, n, 1);
+  }
 }
 
 template <typename T, bool IsMax>

@@ -22,10 +22,10 @@ struct SumPolicy {
   using out_t = std::conditional_t<is_floating_type_v<T>, T, int64_t>;
   static constexpr bool kPairwise = true;  // pairwise summation keeps float error at O(log n)
   static constexpr bool kSimd = true;
-  acc_t identity() const { return acc_t(0); }
-  acc_t step(acc_t a, T x) const { return a + static_cast<acc_t>(x); }
+  TANDEM_INLINE acc_t identity() const { return acc_t(0); }
+  TANDEM_INLINE acc_t step(acc_t a, T x) const { return a + static_cast<acc_t>(x); }
   template <typename A>
-  A combine(A a, A b) const {
+  TANDEM_INLINE A combine(A a, A b) const {
     return a + b;
   }
   out_t finish(acc_t a) const { return convert<out_t>(a); }
@@ -45,10 +45,10 @@ struct ProdPolicy {
   using out_t = std::conditional_t<is_floating_type_v<T>, T, int64_t>;
   static constexpr bool kPairwise = false;
   static constexpr bool kSimd = true;
-  acc_t identity() const { return acc_t(1); }
-  acc_t step(acc_t a, T x) const { return a * static_cast<acc_t>(x); }
+  TANDEM_INLINE acc_t identity() const { return acc_t(1); }
+  TANDEM_INLINE acc_t step(acc_t a, T x) const { return a * static_cast<acc_t>(x); }
   template <typename A>
-  A combine(A a, A b) const {
+  TANDEM_INLINE A combine(A a, A b) const {
     return a * b;
   }
   out_t finish(acc_t a) const { return convert<out_t>(a); }
@@ -61,7 +61,7 @@ struct MaxMinPolicy {
   using out_t = T;
   static constexpr bool kPairwise = false;
   static constexpr bool kSimd = true;
-  acc_t identity() const {
+  TANDEM_INLINE acc_t identity() const {
     if constexpr (std::is_same_v<T, bool>) return !IsMax;
     else if constexpr (is_floating_type_v<T>) return IsMax ? -std::numeric_limits<acc_t>::infinity()
                                                            : std::numeric_limits<acc_t>::infinity();
@@ -69,11 +69,11 @@ struct MaxMinPolicy {
   }
   // Written for scalars and vectors alike: two compares and a blend.
   template <typename A>
-  A combine(A a, A b) const {
+  TANDEM_INLINE A combine(A a, A b) const {
     auto take = (IsMax ? b > a : b < a) | (b != b);
     return take ? b : a;
   }
-  acc_t step(acc_t a, T x) const { return combine(a, static_cast<acc_t>(x)); }
+  TANDEM_INLINE acc_t step(acc_t a, T x) const { return combine(a, static_cast<acc_t>(x)); }
   out_t finish(acc_t a) const { return convert<out_t>(a); }
 };
 
@@ -84,14 +84,37 @@ struct AllAnyPolicy {
   using out_t = std::conditional_t<std::is_same_v<T, uint8_t>, uint8_t, bool>;
   static constexpr bool kPairwise = false;
   static constexpr bool kSimd = false;
-  acc_t identity() const { return IsAll; }
-  acc_t step(acc_t a, T x) const {
+  TANDEM_INLINE acc_t identity() const { return IsAll; }
+  TANDEM_INLINE acc_t step(acc_t a, T x) const {
     bool nz = convert<bool>(x);
     return IsAll ? (a && nz) : (a || nz);
   }
   acc_t combine(acc_t a, acc_t b) const { return IsAll ? (a && b) : (a || b); }
   out_t finish(acc_t a) const { return static_cast<out_t>(a); }
 };
+
+// A contiguous fold on B-byte vectors: eight accumulators are independent chains that hide the latency of
+// each add or blend. Only for policies whose accumulator is the element type.
+template <int B, typename T, typename P>
+TANDEM_INLINE T fold_vectors(const P& p, const T* in, int64_t n) {
+  using V = vec_t<T, B>;
+  constexpr int64_t W = B / sizeof(T), K = 8;
+  V acc[K];
+  for (auto& a : acc) a = vsplat<B, T>(p.identity());
+  int64_t i = 0;
+  for (; i + K * W <= n; i += K * W)
+    for (int64_t k = 0; k < K; ++k) acc[k] = p.combine(acc[k], vload<B>(in + i + k * W));
+  for (int64_t w = K / 2; w > 0; w /= 2)
+    for (int64_t k = 0; k < w; ++k) acc[k] = p.combine(acc[k], acc[k + w]);
+  T r = p.identity();
+  for (int64_t j = 0; j < W; ++j) r = p.combine(r, static_cast<T>(acc[0][j]));
+  for (; i < n; ++i) r = p.step(r, in[i]);
+  return r;
+}
+template <typename T, typename P>
+TANDEM_TARGET_AVX2 T fold_vectors_avx2(const P& p, const T* in, int64_t n) {
+  return fold_vectors<32, T>(p, in, n);
+}
 
 // Eight independent accumulators let the compiler vectorise; blocks combine pairwise above kBlock.
 template <typename T, typename P, bool Contig>
@@ -105,20 +128,7 @@ typename P::acc_t fold_strip(const P& p, const T* in, int64_t n, int64_t stride)
                      fold_strip<T, P, Contig>(p, in + half * stride, n - half, stride));
   }
   if constexpr (Contig && P::kSimd && kSimdType<T> && std::is_same_v<acc_t, T>) {
-    // Eight vector accumulators: independent chains that hide the latency of each add or blend.
-    using V = vec_t<T>;
-    constexpr int64_t W = kVecWidth<T>, K = 8;
-    V acc[K];
-    for (auto& a : acc) a = vsplat<T>(p.identity());
-    int64_t i = 0;
-    for (; i + K * W <= n; i += K * W)
-      for (int64_t k = 0; k < K; ++k) acc[k] = p.combine(acc[k], vload(in + i + k * W));
-    for (int64_t w = K / 2; w > 0; w /= 2)
-      for (int64_t k = 0; k < w; ++k) acc[k] = p.combine(acc[k], acc[k + w]);
-    acc_t r = p.identity();
-    for (int64_t j = 0; j < W; ++j) r = p.combine(r, static_cast<acc_t>(acc[0][j]));
-    for (; i < n; ++i) r = p.step(r, in[i]);
-    return r;
+    return cpu_has_avx2() ? fold_vectors_avx2<T>(p, in, n) : fold_vectors<16, T>(p, in, n);
   }
   const int64_t s = Contig ? 1 : stride;
   acc_t lanes[kLanes];

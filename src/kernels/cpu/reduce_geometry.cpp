@@ -1,4 +1,5 @@
 #include "kernels/cpu/reduce_engine.h"
+#include "kernels/cpu/simd.h"
 
 namespace tandem::cpu {
 
@@ -30,4 +31,15 @@ ReduceGeometry make_reduce_geometry(const Tensor& in, int64_t n_reduced) {
   return g;
 }
 
+}  // namespace tandem::cpu
+
+namespace tandem::cpu {
+bool cpu_has_avx2() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return has;
+#else
+  return false;
+#endif
+}
 }  // namespace tandem::cpu
