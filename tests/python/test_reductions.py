@@ -380,3 +380,39 @@ def test_random_shapes_and_dims(shape, data, keepdim, dtype):
         d = data.draw(st.integers(-len(shape), len(shape) - 1))
         for f in (lambda t: tuple(t.max(d, keepdim)), lambda t: t.argmin(d), lambda t: t.cumsum(d)):
             check(f, f, x)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "int32", "int64", "uint8", "float16"])
+def test_vector_paths_with_nan_inf_and_ties(dtype, device):
+    # Rows long enough for the vector loops, with NaN/inf at varied positions and many ties.
+    g = torch.Generator().manual_seed(3)
+    x = torch.randint(-40, 40, (24, 203), generator=g).double()
+    if dtype in FLOATS:
+        for r in range(0, 24, 3):
+            x[r, (r * 37) % 203] = float("nan")
+        x[1, 150] = float("inf")
+        x[2, 7] = -float("inf")
+        x[4, 100] = float("inf")
+        x[4, 5] = float("nan")
+    x = x.to(getattr(torch, dtype))
+    for f in [
+        lambda t: t.argmax(1), lambda t: t.argmin(1), lambda t: tuple(t.max(1)), lambda t: tuple(t.min(1)),
+        lambda t: t.amax(1), lambda t: t.amin(1), lambda t: t.sum(1), lambda t: t.argmax(), lambda t: t.amax(),
+        lambda t: t.argmax(0), lambda t: t.amin(0), lambda t: t.t().argmax(0), lambda t: t.t().amax(0),
+    ]:
+        check(f, f, x, device)
+
+
+def test_sse2_loops_match_when_avx2_is_disabled():
+    # The vector loops exist in an SSE2 and an AVX2 build; run this file's vector-path test on the SSE2 one.
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, TANDEM_DISABLE_AVX2="1")
+    r = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", __file__,
+         "-k", "vector_paths or large_reductions or folds_over_dims and float32"],
+        env=env, capture_output=True, text=True, timeout=600,
+    )
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
