@@ -36,17 +36,23 @@ TANDEM_INLINE X pick(X x, X best) {
 // Index of the first element equal to `target` (or the first NaN when `find_nan`), or n. Blocks are tested
 // without early exit so they vectorise.
 template <int B, typename T>
+TANDEM_INLINE auto match(const T* at, T target, bool find_nan) {
+  auto v = vload<B>(at);
+  return find_nan ? v != v : v == target;
+}
+
+template <int B, typename T>
 TANDEM_INLINE int64_t find_first(const T* in, int64_t n, T target, bool find_nan) {
-  int64_t i = 0;
   constexpr int64_t W = B / sizeof(T), K = 4;
+  int64_t i = 0;
   for (; i + K * W <= n; i += K * W) {
-    auto v = vload<B>(in + i);
-    auto hit = find_nan ? v != v : v == target;
-    for (int64_t k = 1; k < K; ++k) {
-      v = vload<B>(in + i + k * W);
-      hit |= find_nan ? v != v : v == target;
-    }
+    auto hit = match<B>(in + i, target, find_nan) | match<B>(in + i + W, target, find_nan) |
+               match<B>(in + i + 2 * W, target, find_nan) | match<B>(in + i + 3 * W, target, find_nan);
     if (any_lane(hit)) break;
+  }
+  for (; i + W <= n; i += W) {
+    auto hit = match<B>(in + i, target, find_nan);
+    if (any_lane(hit)) return i + first_lane<sizeof(T)>(hit);
   }
   for (; i < n; ++i)
     if (find_nan ? in[i] != in[i] : in[i] == target) return i;
@@ -58,20 +64,25 @@ TANDEM_INLINE int64_t find_first(const T* in, int64_t n, T target, bool find_nan
 template <int B, typename T, bool IsMax>
 TANDEM_INLINE std::pair<T, int64_t> arg_vectors(const T* in, int64_t n) {
   using Vec = vec_t<T, B>;
-  constexpr int64_t W = B / sizeof(T), K = 4;
-  T best = in[0], probe = T(0);
-  Vec lanes[K], probes[K];
-  for (int64_t k = 0; k < K; ++k) lanes[k] = vsplat<B, T>(in[0]), probes[k] = vsplat<B, T>(T(0));
+  constexpr int64_t W = B / sizeof(T);
+  // Named accumulators (not arrays) stay in registers.
+  Vec m0 = vsplat<B, T>(in[0]), m1 = m0, m2 = m0, m3 = m0;
+  Vec q0 = vsplat<B, T>(T(0)), q1 = q0, q2 = q0, q3 = q0;
   int64_t i = 0;
-  for (; i + K * W <= n; i += K * W) {
-    for (int64_t k = 0; k < K; ++k) {
-      Vec x = vload<B>(in + i + k * W);
-      lanes[k] = pick<IsMax>(x, lanes[k]);
-      probes[k] += x - x;
-    }
+  for (; i + 4 * W <= n; i += 4 * W) {
+    Vec x0 = vload<B>(in + i), x1 = vload<B>(in + i + W), x2 = vload<B>(in + i + 2 * W), x3 = vload<B>(in + i + 3 * W);
+    m0 = pick<IsMax>(x0, m0), m1 = pick<IsMax>(x1, m1), m2 = pick<IsMax>(x2, m2), m3 = pick<IsMax>(x3, m3);
+    q0 += x0 - x0, q1 += x1 - x1, q2 += x2 - x2, q3 += x3 - x3;
   }
-  for (int64_t k = 1; k < K; ++k) lanes[0] = pick<IsMax>(lanes[k], lanes[0]), probes[0] += probes[k];
-  for (int64_t j = 0; j < W; ++j) best = pick<IsMax>(static_cast<T>(lanes[0][j]), best), probe += probes[0][j];
+  m0 = pick<IsMax>(pick<IsMax>(m0, m1), pick<IsMax>(m2, m3));
+  q0 += q1 + q2 + q3;
+  for (; i + W <= n; i += W) {  // short rows stay vectorised
+    Vec x = vload<B>(in + i);
+    m0 = pick<IsMax>(x, m0);
+    q0 += x - x;
+  }
+  T best = in[0], probe = T(0);
+  for (int64_t j = 0; j < W; ++j) best = pick<IsMax>(static_cast<T>(m0[j]), best), probe += q0[j];
   for (; i < n; ++i) best = pick<IsMax>(in[i], best), probe += in[i] - in[i];
   if (probe != probe) {  // a NaN or an infinity: look for the first NaN
     int64_t at = find_first<B>(in, n, T(0), true);

@@ -56,4 +56,14 @@ TANDEM_INLINE bool any_lane(M m) {
   return r != 0;
 }
 
+// Index of the first set lane of a mask whose lanes are LaneBytes wide (the mask must have one set).
+template <int LaneBytes, typename M>
+TANDEM_INLINE int64_t first_lane(M m) {
+  uint64_t w[sizeof(M) / 8];
+  std::memcpy(w, &m, sizeof w);
+  int64_t k = 0;
+  while (w[k] == 0) ++k;
+  return k * (8 / LaneBytes) + __builtin_ctzll(w[k]) / (8 * LaneBytes);
+}
+
 }  // namespace tandem::cpu
