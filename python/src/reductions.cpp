@@ -1,5 +1,6 @@
 // Reductions, scans and sorts as module functions (tandem.sum) and Tensor methods (t.sum). Methods also take
-// NumPy's spellings (axis, keepdims, out=None, ddof, dtype=np.float64) so np.sum(t) and friends dispatch here.
+// NumPy's spellings (axis, keepdims, out=None, ddof, dtype=np.float64) so np.sum(t) and friends dispatch
+// here.
 #include <cmath>
 #include <string>
 
@@ -20,7 +21,9 @@ bool truthy(nb::handle h) {
   return r != 0;
 }
 
-bool is_int(nb::handle h) { return PyLong_Check(h.ptr()) || (!PyFloat_Check(h.ptr()) && PyIndex_Check(h.ptr())); }
+bool is_int(nb::handle h) {
+  return PyLong_Check(h.ptr()) || (!PyFloat_Check(h.ptr()) && PyIndex_Check(h.ptr()));
+}
 
 int64_t as_int(nb::handle h, const char* fn, const char* arg) {
   TANDEM_CHECK(is_int(h) && !PyBool_Check(h.ptr()), Type, fn, "(): argument '", arg, "' must be int, not ",
@@ -47,8 +50,8 @@ OptDims parse_dims(nb::handle dim, nb::handle axis, const char* fn) {
 std::optional<int64_t> parse_one_dim(nb::handle dim, nb::handle axis, const char* fn) {
   nb::handle h = dim.is_none() ? axis : dim;
   if (h.is_none()) return std::nullopt;
-  TANDEM_CHECK(is_int(h) && !PyBool_Check(h.ptr()), Type, fn, "(): argument 'dim' (position 1) must be int, not ",
-               nb::inst_name(h).c_str());
+  TANDEM_CHECK(is_int(h) && !PyBool_Check(h.ptr()), Type, fn,
+               "(): argument 'dim' (position 1) must be int, not ", nb::inst_name(h).c_str());
   return as_int(h, fn, "dim");
 }
 
@@ -57,8 +60,8 @@ bool parse_keepdim(nb::handle keepdim, nb::handle keepdims) {
 }
 
 void check_no_out(nb::handle out, const char* fn) {
-  TANDEM_CHECK(out.is_none(), Type, fn, "(): out= is not supported\nhint: use the returned tensor, e.g. r = x.",
-               fn, "(...)");
+  TANDEM_CHECK(out.is_none(), Type, fn,
+               "(): out= is not supported\nhint: use the returned tensor, e.g. r = x.", fn, "(...)");
 }
 
 // A tandem dtype, None, or a NumPy dtype/scalar type, matched by name ("float64").
@@ -68,8 +71,10 @@ OptDType parse_dtype(nb::handle h) {
       h.is(reinterpret_cast<PyObject*>(&PyLong_Type)) || h.is(reinterpret_cast<PyObject*>(&PyBool_Type)))
     return to_dtype(h);
   nb::object name;
-  if (nb::hasattr(h, "name") && nb::isinstance<nb::str>(h.attr("name"))) name = h.attr("name");
-  else if (nb::hasattr(h, "__name__")) name = h.attr("__name__");
+  if (nb::hasattr(h, "name") && nb::isinstance<nb::str>(h.attr("name")))
+    name = h.attr("name");
+  else if (nb::hasattr(h, "__name__"))
+    name = h.attr("__name__");
   if (name.is_valid()) {
     std::string n = nb::cast<std::string>(name);
     for (int i = 0; i < kNumDTypes; ++i)
@@ -127,7 +132,8 @@ void init_reductions(nb::module_& m) {
   auto cls = nb::type<Tensor>();
   auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
 
-  nb::module_ rt = m.def_submodule("return_types", "Named (values, indices) results, like torch.return_types");
+  nb::module_ rt =
+      m.def_submodule("return_types", "Named (values, indices) results, like torch.return_types");
   nb::object namedtuple = nb::module_::import_("collections").attr("namedtuple");
   const char* pair_names[] = {"max", "min", "sort", "topk"};
   for (int i = 0; i < 4; ++i) {
@@ -154,10 +160,11 @@ void init_reductions(nb::module_& m) {
   folds_with_dtype("mean", &tandem::mean);
   def_both(
       m, tensor, "prod",
-      [](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle dtype, nb::handle axis, nb::handle keepdims,
-         nb::handle out) {
+      [](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle dtype, nb::handle axis,
+         nb::handle keepdims, nb::handle out) {
         check_no_out(out, "prod");
-        return tandem::prod(x, parse_one_dim(dim, axis, "prod"), parse_keepdim(keepdim, keepdims), parse_dtype(dtype));
+        return tandem::prod(x, parse_one_dim(dim, axis, "prod"), parse_keepdim(keepdim, keepdims),
+                            parse_dtype(dtype));
       },
       nb::arg("dim") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("dtype") = none,
       nb::arg("axis") = none, nb::arg("keepdims") = none, nb::arg("out") = none);
@@ -184,13 +191,15 @@ void init_reductions(nb::module_& m) {
   auto extreme = [&](const char* name, bool is_max) {
     def_both(
         m, tensor, name,
-        [name, is_max](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle axis, nb::handle keepdims,
-                       nb::handle out, nb::handle initial, nb::handle where) -> nb::object {
+        [name, is_max](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle axis,
+                       nb::handle keepdims, nb::handle out, nb::handle initial,
+                       nb::handle where) -> nb::object {
           check_no_out(out, name);
           TANDEM_CHECK(initial.is_none() && where.is_none(), Type, name,
                        "(): initial= and where= are not supported\nhint: filter the tensor first");
           bool kd = parse_keepdim(keepdim, keepdims);
-          if (is_tensor(dim)) return wrap(is_max ? maximum(x, as_tensor_ref(dim)) : minimum(x, as_tensor_ref(dim)));
+          if (is_tensor(dim))
+            return wrap(is_max ? maximum(x, as_tensor_ref(dim)) : minimum(x, as_tensor_ref(dim)));
           if (dim.is_none()) {
             OptDims dims = parse_dims(dim, axis, name);
             if (!dims && !kd) return wrap(is_max ? tandem::max(x) : tandem::min(x));
@@ -200,7 +209,8 @@ void init_reductions(nb::module_& m) {
           return named_pair(is_max ? kMax : kMin, is_max ? tandem::max(x, d, kd) : tandem::min(x, d, kd));
         },
         nb::arg("dim") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("axis") = none,
-        nb::arg("keepdims") = none, nb::arg("out") = none, nb::arg("initial") = none, nb::arg("where") = none);
+        nb::arg("keepdims") = none, nb::arg("out") = none, nb::arg("initial") = none,
+        nb::arg("where") = none);
   };
   extreme("max", true);
   extreme("min", false);
@@ -208,8 +218,8 @@ void init_reductions(nb::module_& m) {
   auto arg_extreme = [&](const char* name, bool is_max) {
     def_both(
         m, tensor, name,
-        [name, is_max](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle axis, nb::handle keepdims,
-                       nb::handle out) {
+        [name, is_max](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle axis,
+                       nb::handle keepdims, nb::handle out) {
           check_no_out(out, name);
           std::optional<int64_t> d = parse_one_dim(dim, axis, name);
           bool kd = parse_keepdim(keepdim, keepdims);
@@ -226,8 +236,8 @@ void init_reductions(nb::module_& m) {
     def_both(
         m, tensor, name,
         [name, is_std](const Tensor& x, nb::handle dim, nb::handle unbiased, nb::handle keepdim,
-                       nb::handle correction, nb::handle axis, nb::handle dtype, nb::handle out, nb::handle ddof,
-                       nb::handle keepdims) {
+                       nb::handle correction, nb::handle axis, nb::handle dtype, nb::handle out,
+                       nb::handle ddof, nb::handle keepdims) {
           check_no_out(out, name);
           if (PyBool_Check(dim.ptr())) {
             unbiased = dim;
@@ -267,7 +277,8 @@ void init_reductions(nb::module_& m) {
     def_both(
         m, tensor, name,
         [op, name](const Tensor& x, nb::handle dim, nb::handle dtype) {
-          TANDEM_CHECK(!dim.is_none(), Type, name, "(): missing required argument 'dim'\nhint: pass the dim to ",
+          TANDEM_CHECK(!dim.is_none(), Type, name,
+                       "(): missing required argument 'dim'\nhint: pass the dim to ",
                        "normalise over, e.g. x.", name, "(dim=-1)");
           return op(x, as_int(dim, name, "dim"), parse_dtype(dtype));
         },

@@ -68,10 +68,13 @@ DType natural_dtype(ReduceOp op, DType in) {
   switch (op) {
     case ReduceOp::Sum:
     case ReduceOp::Mean:
-    case ReduceOp::Prod: return is_floating(in) ? in : DType::Int64;
+    case ReduceOp::Prod:
+      return is_floating(in) ? in : DType::Int64;
     case ReduceOp::All:
-    case ReduceOp::Any: return in == DType::UInt8 ? DType::UInt8 : DType::Bool;
-    default: return in;
+    case ReduceOp::Any:
+      return in == DType::UInt8 ? DType::UInt8 : DType::Bool;
+    default:
+      return in;
   }
 }
 
@@ -86,12 +89,15 @@ Tensor fold(ReduceOp op, const Tensor& x, const OptDims& dims, bool keepdim) {
 // max/min/amax/amin refuse empty reductions, with PyTorch's two messages.
 void check_nonempty(const char* op, const Tensor& x, const ReducePlan& plan, bool dim_given) {
   if (!dim_given) {
-    TANDEM_CHECK(x.numel() != 0, Runtime, op,
-                 "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim "
-                 "with the 'dim' argument.\nhint: an empty tensor has no ", op, "; pass dim= to reduce a non-empty dim");
+    TANDEM_CHECK(
+        x.numel() != 0, Runtime, op,
+        "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim "
+        "with the 'dim' argument.\nhint: an empty tensor has no ",
+        op, "; pass dim= to reduce a non-empty dim");
   }
-  TANDEM_CHECK(!plan.has_empty_dim(), Index, op, "(): Expected reduction dim ", plan.first_empty_dim,
-               " to have non-zero size.\nhint: the reduced dim is empty; reduce a non-empty dim or check the shape");
+  TANDEM_CHECK(
+      !plan.has_empty_dim(), Index, op, "(): Expected reduction dim ", plan.first_empty_dim,
+      " to have non-zero size.\nhint: the reduced dim is empty; reduce a non-empty dim or check the shape");
 }
 
 Tensor extreme(ReduceOp op, const char* name, const Tensor& x, const OptDims& dims, bool keepdim) {
@@ -118,9 +124,10 @@ Tensor arg_only(bool is_max, const char* name, const Tensor& x, std::optional<in
   TANDEM_CHECK(x.dtype() != DType::Bool, NotImplemented, name, "(): does not support bool input",
                "\nhint: convert first, e.g. x.int().", name, "()");
   if (dim) return arg_extreme(is_max, name, x, *dim, keepdim, false).second;
-  TANDEM_CHECK(x.numel() != 0, Index, name,
-               "(): Expected reduction dim to be specified for input.numel() == 0.\nhint: an empty tensor has no ",
-               name, "; pass dim= to reduce a non-empty dim");
+  TANDEM_CHECK(
+      x.numel() != 0, Index, name,
+      "(): Expected reduction dim to be specified for input.numel() == 0.\nhint: an empty tensor has no ",
+      name, "; pass dim= to reduce a non-empty dim");
   Tensor c = contiguous(x);
   Tensor flat = make_view(c, DimVector{c.numel()}, DimVector{1}, c.storage_offset());
   Tensor idx = arg_extreme(is_max, name, flat, 0, false, false).second;
@@ -140,8 +147,9 @@ Tensor sum(const Tensor& x, const OptDims& dims, bool keepdim, OptDType dtype) {
 Tensor mean(const Tensor& x, const OptDims& dims, bool keepdim, OptDType dtype) {
   DType d = dtype.value_or(x.dtype());
   TANDEM_CHECK(is_floating(d), NotImplemented, "mean(): could not infer output dtype. ",
-               dtype ? "Optional" : "Input", " dtype must be either a floating point or complex dtype. Got: ",
-               dtype_title(d), "\nhint: convert first, e.g. x.float().mean(), or pass dtype=tandem.float32");
+               dtype ? "Optional" : "Input",
+               " dtype must be either a floating point or complex dtype. Got: ", dtype_title(d),
+               "\nhint: convert first, e.g. x.float().mean(), or pass dtype=tandem.float32");
   return fold(ReduceOp::Mean, to_dtype(x, d), dims, keepdim);
 }
 
@@ -159,7 +167,9 @@ Tensor amin(const Tensor& x, const OptDims& dims, bool keepdim) {
 }
 Tensor max(const Tensor& x) { return extreme(ReduceOp::Max, "max", x, {}, false); }
 Tensor min(const Tensor& x) { return extreme(ReduceOp::Min, "min", x, {}, false); }
-ValuesIndices max(const Tensor& x, int64_t dim, bool keepdim) { return arg_extreme(true, "max", x, dim, keepdim, true); }
+ValuesIndices max(const Tensor& x, int64_t dim, bool keepdim) {
+  return arg_extreme(true, "max", x, dim, keepdim, true);
+}
 ValuesIndices min(const Tensor& x, int64_t dim, bool keepdim) {
   return arg_extreme(false, "min", x, dim, keepdim, true);
 }
@@ -170,8 +180,12 @@ Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
   return arg_only(false, "argmin", x, dim, keepdim);
 }
 
-Tensor all(const Tensor& x, const OptDims& dims, bool keepdim) { return fold(ReduceOp::All, x, dims, keepdim); }
-Tensor any(const Tensor& x, const OptDims& dims, bool keepdim) { return fold(ReduceOp::Any, x, dims, keepdim); }
+Tensor all(const Tensor& x, const OptDims& dims, bool keepdim) {
+  return fold(ReduceOp::All, x, dims, keepdim);
+}
+Tensor any(const Tensor& x, const OptDims& dims, bool keepdim) {
+  return fold(ReduceOp::Any, x, dims, keepdim);
+}
 Tensor any(const Tensor& x) { return to_dtype(fold(ReduceOp::Any, x, {}, false), DType::Bool); }
 
 }  // namespace tandem

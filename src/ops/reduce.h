@@ -34,7 +34,8 @@ Tensor any(const Tensor& x);  // every dim, a 0-dim bool tensor
 Tensor var(const Tensor& x, const OptDims& dims = {}, double correction = 1, bool keepdim = false);
 Tensor stddev(const Tensor& x, const OptDims& dims = {}, double correction = 1, bool keepdim = false);
 // Vector p-norm over `dims` (p may be +-inf or 0); 'fro' is p = 2.
-Tensor norm(const Tensor& x, double p = 2, const OptDims& dims = {}, bool keepdim = false, OptDType dtype = {});
+Tensor norm(const Tensor& x, double p = 2, const OptDims& dims = {}, bool keepdim = false,
+            OptDType dtype = {});
 Tensor logsumexp(const Tensor& x, const DimVector& dims, bool keepdim = false);
 Tensor softmax(const Tensor& x, int64_t dim, OptDType dtype = {});
 Tensor log_softmax(const Tensor& x, int64_t dim, OptDType dtype = {});

@@ -21,7 +21,8 @@ Tensor scalar_like(double v, const Tensor& x) { return full(DimVector{}, Scalar(
 }  // namespace
 
 Tensor var(const Tensor& x, const OptDims& dims, double correction, bool keepdim) {
-  TANDEM_CHECK(is_floating(x.dtype()), NotImplemented, "std and var only support floating point and complex dtypes",
+  TANDEM_CHECK(is_floating(x.dtype()), NotImplemented,
+               "std and var only support floating point and complex dtypes",
                "\nhint: convert first, e.g. x.float().var()");
   Tensor w = widen(x);
   ReducePlan plan = plan_reduction(x, dims, keepdim);
@@ -38,8 +39,8 @@ Tensor stddev(const Tensor& x, const OptDims& dims, double correction, bool keep
 Tensor norm(const Tensor& x, double p, const OptDims& dims, bool keepdim, OptDType dtype) {
   Tensor in = dtype ? to_dtype(x, *dtype) : x;
   TANDEM_CHECK(is_floating(in.dtype()), NotImplemented,
-               "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ", dtype_title(in.dtype()),
-               "\nhint: convert first, e.g. x.float().norm()");
+               "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
+               dtype_title(in.dtype()), "\nhint: convert first, e.g. x.float().norm()");
   Tensor w = widen(in);
   Tensor r;
   if (std::isinf(p)) {
@@ -80,17 +81,17 @@ Tensor softmax_impl(const Tensor& x, int64_t dim, OptDType dtype, bool log_space
   int64_t d = wrap_dim(dim, in.dim());
   bool last = in.dim() == 0 || d == in.dim() - 1;
   TANDEM_CHECK(is_floating(in.dtype()), NotImplemented, "\"", log_space ? "log_softmax" : "softmax",
-               last ? "_lastdim_kernel_impl" : "_kernel_impl", "\" not implemented for '", dtype_title(in.dtype()),
+               last ? "_lastdim_kernel_impl" : "_kernel_impl", "\" not implemented for '",
+               dtype_title(in.dtype()),
                "'\nhint: convert first, e.g. x.float(), or pass dtype=tandem.float32");
   if (in.numel() == 0) return empty_like(in);
   Tensor w = widen(in);
   DimVector dims{d};
   Tensor shifted = sub(w, amax(w, dims, true));
-  Tensor r = log_space ? sub(shifted, log(sum(exp(shifted), dims, true)))
-                       : [&] {
-                           Tensor e = exp(shifted);
-                           return div(e, sum(e, dims, true));
-                         }();
+  Tensor r = log_space ? sub(shifted, log(sum(exp(shifted), dims, true))) : [&] {
+    Tensor e = exp(shifted);
+    return div(e, sum(e, dims, true));
+  }();
   return to_dtype(r, in.dtype());
 }
 

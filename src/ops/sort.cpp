@@ -25,7 +25,8 @@ ValuesIndices sort_along(const Tensor& x, int64_t d, int64_t k, bool descending,
   Tensor indices = empty(shape, DType::Int64, x.device());
   if (values.numel())
     kernel_table(x.device().type)
-        .reduce.sort(move_dim_last(values, d), move_dim_last(indices, d), move_dim_last(x, d), k, descending, stable);
+        .reduce.sort(move_dim_last(values, d), move_dim_last(indices, d), move_dim_last(x, d), k, descending,
+                     stable);
   return {values, indices};
 }
 

@@ -70,7 +70,8 @@ TANDEM_INLINE std::pair<T, int64_t> arg_vectors(const T* in, int64_t n) {
   Vec q0 = vsplat<B, T>(T(0)), q1 = q0, q2 = q0, q3 = q0;
   int64_t i = 0;
   for (; i + 4 * W <= n; i += 4 * W) {
-    Vec x0 = vload<B>(in + i), x1 = vload<B>(in + i + W), x2 = vload<B>(in + i + 2 * W), x3 = vload<B>(in + i + 3 * W);
+    Vec x0 = vload<B>(in + i), x1 = vload<B>(in + i + W), x2 = vload<B>(in + i + 2 * W),
+        x3 = vload<B>(in + i + 3 * W);
     m0 = pick<IsMax>(x0, m0), m1 = pick<IsMax>(x1, m1), m2 = pick<IsMax>(x2, m2), m3 = pick<IsMax>(x3, m3);
     q0 += x0 - x0, q1 += x1 - x1, q2 += x2 - x2, q3 += x3 - x3;
   }
@@ -184,8 +185,10 @@ void run_arg(const Tensor& values, const Tensor& indices, const Tensor& in) {
 void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in) {
   dispatch_dtype(in.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if (is_max) run_arg<T, true>(values, indices, in);
-    else run_arg<T, false>(values, indices, in);
+    if (is_max)
+      run_arg<T, true>(values, indices, in);
+    else
+      run_arg<T, false>(values, indices, in);
   });
 }
 

@@ -62,10 +62,12 @@ struct MaxMinPolicy {
   static constexpr bool kPairwise = false;
   static constexpr bool kSimd = true;
   TANDEM_INLINE acc_t identity() const {
-    if constexpr (std::is_same_v<T, bool>) return !IsMax;
-    else if constexpr (is_floating_type_v<T>) return IsMax ? -std::numeric_limits<acc_t>::infinity()
-                                                           : std::numeric_limits<acc_t>::infinity();
-    else return IsMax ? std::numeric_limits<acc_t>::lowest() : std::numeric_limits<acc_t>::max();
+    if constexpr (std::is_same_v<T, bool>)
+      return !IsMax;
+    else if constexpr (is_floating_type_v<T>)
+      return IsMax ? -std::numeric_limits<acc_t>::infinity() : std::numeric_limits<acc_t>::infinity();
+    else
+      return IsMax ? std::numeric_limits<acc_t>::lowest() : std::numeric_limits<acc_t>::max();
   }
   // Written for scalars and vectors alike: two compares and a blend.
   template <typename A>
@@ -113,7 +115,8 @@ TANDEM_INLINE T fold_vectors(const P& p, const T* in, int64_t n) {
     a6 = p.combine(a6, vload<B>(in + i + 6 * W));
     a7 = p.combine(a7, vload<B>(in + i + 7 * W));
   }
-  a0 = p.combine(p.combine(p.combine(a0, a4), p.combine(a2, a6)), p.combine(p.combine(a1, a5), p.combine(a3, a7)));
+  a0 = p.combine(p.combine(p.combine(a0, a4), p.combine(a2, a6)),
+                 p.combine(p.combine(a1, a5), p.combine(a3, a7)));
   for (; i + W <= n; i += W) a0 = p.combine(a0, vload<B>(in + i));  // short rows stay vectorised
   T r = p.identity();
   for (int64_t j = 0; j < W; ++j) r = p.combine(r, static_cast<T>(a0[j]));
@@ -158,7 +161,8 @@ typename P::acc_t fold_any_strip(const P& p, const T* in, int64_t n, int64_t str
 
 // Path (a)/(general): acc for outputs [ob, oe) by folding strips of the innermost reduced dim.
 template <typename T, typename P, typename Emit>
-void fold_outputs(const P& p, const ReduceGeometry& g, const T* in, int64_t ob, int64_t oe, const Emit& emit) {
+void fold_outputs(const P& p, const ReduceGeometry& g, const T* in, int64_t ob, int64_t oe,
+                  const Emit& emit) {
   size_t nr = g.red_sizes.size();
   int64_t inner = nr ? g.red_sizes[nr - 1] : 1, inner_stride = nr ? g.red_strides[nr - 1] : 0;
   DimVector outer_sizes(g.red_sizes), outer_strides(g.red_strides);
@@ -227,8 +231,10 @@ void run_fold(const P& p, const Tensor& out, const Tensor& in, int64_t n_reduced
   int64_t tiles = rows ? (g.kept_sizes[nk - 1] + kRowTile - 1) / kRowTile : 0;
   int64_t units = rows ? g.n_out / g.kept_sizes[nk - 1] * tiles : g.n_out;
   auto run_units = [&](const ReduceGeometry& geo, const T* base, int64_t b, int64_t e, auto emit) {
-    if (rows) fold_rows<T>(p, geo, base, b, e, emit);
-    else fold_outputs<T>(p, geo, base, b, e, emit);
+    if (rows)
+      fold_rows<T>(p, geo, base, b, e, emit);
+    else
+      fold_outputs<T>(p, geo, base, b, e, emit);
   };
   if (nr && should_split_reduction(units, g.red_sizes[0], g.n_out * g.n_red)) {
     // Few outputs, long reduction: each chunk of the outermost reduced dim folds into its own partials.
@@ -265,5 +271,6 @@ void fold_max_min(ReduceOp op, const Tensor& out, const Tensor& in, int64_t n_re
 void fold_all_any(ReduceOp op, const Tensor& out, const Tensor& in, int64_t n_reduced);
 void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in);
 void cumsum(const Tensor& out, const Tensor& in);
-void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k, bool descending, bool stable);
+void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k, bool descending,
+          bool stable);
 }  // namespace tandem::cpu

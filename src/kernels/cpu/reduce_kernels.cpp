@@ -15,7 +15,8 @@ void fold_sum_prod(ReduceOp op, const Tensor& out, const Tensor& in, int64_t n_r
     } else if constexpr (is_floating_type_v<T>) {  // Mean: front ends only send floating inputs
       int64_t count = out.numel() ? in.numel() / out.numel() : 0;
       MeanPolicy<T> p;
-      p.inv_count = static_cast<typename MeanPolicy<T>::acc_t>(1) / static_cast<typename MeanPolicy<T>::acc_t>(count);
+      p.inv_count =
+          static_cast<typename MeanPolicy<T>::acc_t>(1) / static_cast<typename MeanPolicy<T>::acc_t>(count);
       run_fold<T>(p, out, in, n_reduced);
     }
   });
@@ -26,11 +27,17 @@ void reduce(ReduceOp op, const Tensor& out, const Tensor& in, int64_t n_reduced)
   switch (op) {
     case ReduceOp::Sum:
     case ReduceOp::Mean:
-    case ReduceOp::Prod: fold_sum_prod(op, out, in, n_reduced); break;
+    case ReduceOp::Prod:
+      fold_sum_prod(op, out, in, n_reduced);
+      break;
     case ReduceOp::Max:
-    case ReduceOp::Min: fold_max_min(op, out, in, n_reduced); break;
+    case ReduceOp::Min:
+      fold_max_min(op, out, in, n_reduced);
+      break;
     case ReduceOp::All:
-    case ReduceOp::Any: fold_all_any(op, out, in, n_reduced); break;
+    case ReduceOp::Any:
+      fold_all_any(op, out, in, n_reduced);
+      break;
   }
 }
 }  // namespace

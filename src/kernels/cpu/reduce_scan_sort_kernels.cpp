@@ -50,7 +50,8 @@ void cumsum(const Tensor& out, const Tensor& in) {
   });
 }
 
-void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k, bool descending, bool stable) {
+void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k, bool descending,
+          bool stable) {
   // Ties break by position, which makes every sort stable, so `stable` needs no separate path.
   (void)stable;
   dispatch_dtype(in.dtype(), [&](auto tag) {
@@ -74,8 +75,10 @@ void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t
           if (a.first != c.first) return descending ? a.first > c.first : a.first < c.first;
           return a.second < c.second;
         };
-        if (k < n) std::partial_sort(row.begin(), row.begin() + k, row.end(), before);
-        else std::sort(row.begin(), row.end(), before);
+        if (k < n)
+          std::partial_sort(row.begin(), row.begin() + k, row.end(), before);
+        else
+          std::sort(row.begin(), row.end(), before);
         T* dv = vals + pv.offset();
         int64_t* dx = idxs + px.offset();
         for (int64_t i = 0; i < k; ++i) {
