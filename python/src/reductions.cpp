@@ -64,14 +64,16 @@ void check_no_out(nb::handle out, const char* fn) {
                "(): out= is not supported\nhint: use the returned tensor, e.g. r = x.", fn, "(...)");
 }
 
-// A tandem dtype, None, or a NumPy dtype/scalar type, matched by name ("float64").
+// A tandem dtype, None, or a NumPy dtype, scalar type or dtype string, matched by name ("float64").
 OptDType parse_dtype(nb::handle h) {
   if (h.is_none()) return std::nullopt;
   if (is_dtype(h) || h.is(reinterpret_cast<PyObject*>(&PyFloat_Type)) ||
       h.is(reinterpret_cast<PyObject*>(&PyLong_Type)) || h.is(reinterpret_cast<PyObject*>(&PyBool_Type)))
     return to_dtype(h);
   nb::object name;
-  if (nb::hasattr(h, "name") && nb::isinstance<nb::str>(h.attr("name")))
+  if (nb::isinstance<nb::str>(h))  // NumPy also spells dtypes as strings: dtype='float32'
+    name = nb::borrow(h);
+  else if (nb::hasattr(h, "name") && nb::isinstance<nb::str>(h.attr("name")))
     name = h.attr("name");
   else if (nb::hasattr(h, "__name__"))
     name = h.attr("__name__");

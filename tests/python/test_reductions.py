@@ -320,6 +320,10 @@ def test_numpy_spellings_and_dispatch():
     same(np.sum(t, axis=(0, 1), keepdims=True), np.sum(a, axis=(0, 1), keepdims=True))
     same(np.sum(t, dtype=np.float64), np.sum(a, dtype=np.float64))
     assert np.sum(t, dtype=np.float64).dtype is tandem.float64
+    assert t.sum(dtype=np.dtype("float64")).dtype is tandem.float64
+    assert t.mean(dtype="float64").dtype is tandem.float64
+    same(t.sum(np.int64(1)), a.sum(1))
+    same(t.max(np.int64(0), keepdim=np.bool_(True)).values, a.max(0, keepdims=True))
     same(np.mean(t, axis=0), np.mean(a, axis=0))
     same(np.std(t), np.std(a))
     same(np.std(t, axis=1, ddof=1), np.std(a, axis=1, ddof=1))

@@ -128,11 +128,12 @@ TANDEM_TARGET_AVX2 T fold_vectors_avx2(const P& p, const T* in, int64_t n) {
   return fold_vectors<32, T>(p, in, n);
 }
 
-// Eight independent accumulators let the compiler vectorise; blocks combine pairwise above kBlock.
+// Folds one strip. Above kBlock elements, halves combine pairwise (O(log n) float error); below it,
+// contiguous strips of vectorisable types use the vector loops and the rest (16-bit floats, integer sums
+// widened to int64, strided strips) keep independent scalar accumulators the compiler may vectorise.
 template <typename T, typename P, bool Contig>
 typename P::acc_t fold_strip(const P& p, const T* in, int64_t n, int64_t stride) {
   using acc_t = typename P::acc_t;
-  // Enough independent accumulators to hide add latency on 128-bit vectors.
   constexpr int64_t kLanes = 32 / (sizeof(acc_t) >= 8 ? 2 : 1), kBlock = 2048;
   if (P::kPairwise && n > kBlock) {
     int64_t half = (n / 2 + kLanes - 1) / kLanes * kLanes;
