@@ -403,6 +403,8 @@ def test_vector_paths_with_nan_inf_and_ties(dtype, device):
         lambda t: t.argmax(1), lambda t: t.argmin(1), lambda t: tuple(t.max(1)), lambda t: tuple(t.min(1)),
         lambda t: t.amax(1), lambda t: t.amin(1), lambda t: t.sum(1), lambda t: t.argmax(), lambda t: t.amax(),
         lambda t: t.argmax(0), lambda t: t.amin(0), lambda t: t.t().argmax(0), lambda t: t.t().amax(0),
+        lambda t: t.all(1), lambda t: t.any(1), lambda t: t.all(0), lambda t: t.any(), lambda t: t.all(),
+        lambda t: (t * 0).any(1), lambda t: (t * 0).any(), lambda t: t.narrow(1, 0, 40).all(1),
     ]:
         check(f, f, x, device)
 

@@ -82,16 +82,17 @@ struct MaxMinPolicy {
 // All/Any write uint8 for uint8 input and bool otherwise, as PyTorch does.
 template <typename T, bool IsAll>
 struct AllAnyPolicy {
-  using acc_t = bool;
+  using acc_t = uint8_t;  // 0/1 combined with & and |, which vectorise where && and || would branch
   using out_t = std::conditional_t<std::is_same_v<T, uint8_t>, uint8_t, bool>;
   static constexpr bool kPairwise = false;
-  static constexpr bool kSimd = false;
+  static constexpr bool kSimd = false;  // the vector loop is fold_truth_vectors
+  static constexpr bool kIsAll = IsAll;
   TANDEM_INLINE acc_t identity() const { return IsAll; }
   TANDEM_INLINE acc_t step(acc_t a, T x) const {
-    bool nz = convert<bool>(x);
-    return IsAll ? (a && nz) : (a || nz);
+    acc_t nz = convert<bool>(x);
+    return IsAll ? (a & nz) : (a | nz);
   }
-  acc_t combine(acc_t a, acc_t b) const { return IsAll ? (a && b) : (a || b); }
+  TANDEM_INLINE acc_t combine(acc_t a, acc_t b) const { return IsAll ? (a & b) : (a | b); }
   out_t finish(acc_t a) const { return static_cast<out_t>(a); }
 };
 
@@ -128,6 +129,32 @@ TANDEM_TARGET_AVX2 T fold_vectors_avx2(const P& p, const T* in, int64_t n) {
   return fold_vectors<32, T>(p, in, n);
 }
 
+// all()/any() of a contiguous strip on B-byte vectors: OR together the masks of "is zero" (all) or "is not
+// zero" (any) and look at them once at the end. NaN counts as non-zero, as in PyTorch.
+template <int B, bool IsAll, typename T>
+TANDEM_INLINE auto truth_mask(const T* at) {
+  auto v = vload<B>(at);
+  return IsAll ? v == vsplat<B, T>(T(0)) : v != vsplat<B, T>(T(0));
+}
+template <int B, typename T, bool IsAll>
+TANDEM_INLINE bool fold_truth_vectors(const T* in, int64_t n) {
+  constexpr int64_t W = B / sizeof(T);
+  decltype(truth_mask<B, IsAll>(in)) m0{}, m1{}, m2{}, m3{};
+  int64_t i = 0;
+  for (; i + 4 * W <= n; i += 4 * W) {
+    m0 |= truth_mask<B, IsAll>(in + i), m1 |= truth_mask<B, IsAll>(in + i + W);
+    m2 |= truth_mask<B, IsAll>(in + i + 2 * W), m3 |= truth_mask<B, IsAll>(in + i + 3 * W);
+  }
+  for (; i + W <= n; i += W) m0 |= truth_mask<B, IsAll>(in + i);
+  bool found = any_lane(m0 | m1 | m2 | m3);
+  for (; i < n; ++i) found |= IsAll ? in[i] == T(0) : in[i] != T(0);
+  return IsAll ? !found : found;
+}
+template <typename T, bool IsAll>
+TANDEM_TARGET_AVX2 bool fold_truth_vectors_avx2(const T* in, int64_t n) {
+  return fold_truth_vectors<32, T, IsAll>(in, n);
+}
+
 // Folds one strip. Above kBlock elements, halves combine pairwise (O(log n) float error); below it,
 // contiguous strips of vectorisable types use the vector loops and the rest (16-bit floats, integer sums
 // widened to int64, strided strips) keep independent scalar accumulators the compiler may vectorise.
@@ -139,6 +166,10 @@ typename P::acc_t fold_strip(const P& p, const T* in, int64_t n, int64_t stride)
     int64_t half = (n / 2 + kLanes - 1) / kLanes * kLanes;
     return p.combine(fold_strip<T, P, Contig>(p, in, half, stride),
                      fold_strip<T, P, Contig>(p, in + half * stride, n - half, stride));
+  }
+  if constexpr (Contig && requires { P::kIsAll; } && kSimdType<T>) {
+    return cpu_has_avx2() ? fold_truth_vectors_avx2<T, P::kIsAll>(in, n)
+                          : fold_truth_vectors<16, T, P::kIsAll>(in, n);
   }
   if constexpr (Contig && P::kSimd && kSimdType<T> && std::is_same_v<acc_t, T>) {
     return cpu_has_avx2() ? fold_vectors_avx2<T>(p, in, n) : fold_vectors<16, T>(p, in, n);
