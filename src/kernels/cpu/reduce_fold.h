@@ -161,7 +161,7 @@ TANDEM_TARGET_AVX2 bool fold_truth_vectors_avx2(const T* in, int64_t n) {
 template <typename T, typename P, bool Contig>
 typename P::acc_t fold_strip(const P& p, const T* in, int64_t n, int64_t stride) {
   using acc_t = typename P::acc_t;
-  constexpr int64_t kLanes = 32 / (sizeof(acc_t) >= 8 ? 2 : 1), kBlock = 2048;
+  constexpr int64_t kLanes = 32 / (sizeof(acc_t) >= 8 ? 2 : 1), kBlock = 4096;
   if (P::kPairwise && n > kBlock) {
     int64_t half = (n / 2 + kLanes - 1) / kLanes * kLanes;
     return p.combine(fold_strip<T, P, Contig>(p, in, half, stride),
@@ -239,7 +239,21 @@ void fold_rows(const P& p, const ReduceGeometry& g, const T* in, int64_t ub, int
     for (int64_t r0 = 0; r0 < g.n_red; r0 += kBlock) {
       for (int64_t j = 0; j < n; ++j) acc[j] = p.identity();
       int64_t r1 = std::min(g.n_red, r0 + kBlock);
-      for (int64_t r = r0; r < r1; ++r, red_pos.next()) {
+      int64_t r = r0;
+      // Four rows per pass over the tile: the accumulators are loaded and stored once per four rows.
+      for (; r + 4 <= r1; r += 4) {
+        const T* __restrict a = base + red_pos.offset();
+        red_pos.next();
+        const T* __restrict b = base + red_pos.offset();
+        red_pos.next();
+        const T* __restrict c = base + red_pos.offset();
+        red_pos.next();
+        const T* __restrict d = base + red_pos.offset();
+        red_pos.next();
+        for (int64_t j = 0; j < n; ++j)
+          acc[j] = p.step(p.step(p.step(p.step(acc[j], a[j]), b[j]), c[j]), d[j]);
+      }
+      for (; r < r1; ++r, red_pos.next()) {
         const T* __restrict row = base + red_pos.offset();
         for (int64_t j = 0; j < n; ++j) acc[j] = p.step(acc[j], row[j]);
       }
