@@ -50,7 +50,10 @@ struct Hold<IntArrayRef> {
 };
 
 // The device a call runs on: that of its first tensor or iterator argument.
-inline std::optional<Device> device_of_arg(const Tensor& t) { return t.device(); }
+// (An undefined tensor marks an output the caller does not want.)
+inline std::optional<Device> device_of_arg(const Tensor& t) {
+  return t.defined() ? std::optional<Device>(t.device()) : std::nullopt;
+}
 inline std::optional<Device> device_of_arg(const TensorIterator& it) { return it.device(); }
 inline std::optional<Device> device_of_arg(const GemmArgs& g) { return g.device; }
 inline std::optional<Device> device_of_arg(const IndexPlan& p) { return p.device; }

@@ -42,6 +42,10 @@ void register_emulated_kernels(KernelTable& t) {
   TANDEM_ASYNC_SLOT(copy);
   TANDEM_ASYNC_SLOT(where);
   TANDEM_ASYNC_SLOT(clamp);
+  TANDEM_ASYNC_SLOT(reduce.reduce);
+  TANDEM_ASYNC_SLOT(reduce.arg_reduce);
+  TANDEM_ASYNC_SLOT(reduce.cumsum);
+  TANDEM_ASYNC_SLOT(reduce.sort);
   TANDEM_ASYNC_SLOT(linalg.gemm);
   TANDEM_ASYNC_SLOT(index.gather);
   TANDEM_ASYNC_SLOT(index.put);
