@@ -1,7 +1,8 @@
-// dtype conversions PyTorch users write as methods (t.float(), t.long(), t.type_as(u)) and the new_* factories
-// that inherit a tensor's dtype and device.
+// dtype conversions PyTorch users write as methods (t.float(), t.long(), t.type_as(u)), the new_* factories
+// that inherit a tensor's dtype and device, and whole-tensor comparisons (isclose, allclose, equal).
 #include "bindings.h"
 #include "core/error.h"
+#include "ops/compare.h"
 #include "ops/copy.h"
 
 namespace tandem::py {
@@ -77,6 +78,22 @@ void init_conversions(nb::module_& m) {
       nb::arg("size"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
       nb::arg("device") = nb::none());
 
+  auto isclose_fn = [](const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+    return isclose(a, b, rtol, atol, equal_nan);
+  };
+  auto allclose_fn = [](const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+    return allclose(a, b, rtol, atol, equal_nan);
+  };
+  m.def("isclose", isclose_fn, nb::arg("input"), nb::arg("other"), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8,
+        nb::arg("equal_nan") = false);
+  tensor.def("isclose", isclose_fn, nb::arg("other"), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8,
+             nb::arg("equal_nan") = false);
+  m.def("allclose", allclose_fn, nb::arg("input"), nb::arg("other"), nb::arg("rtol") = 1e-5,
+        nb::arg("atol") = 1e-8, nb::arg("equal_nan") = false);
+  tensor.def("allclose", allclose_fn, nb::arg("other"), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8,
+             nb::arg("equal_nan") = false);
+  m.def("equal", [](const Tensor& a, const Tensor& b) { return equal(a, b); }, nb::arg("input"), nb::arg("other"));
+  tensor.def("equal", [](const Tensor& a, const Tensor& b) { return equal(a, b); }, nb::arg("other"));
   m.def("is_tensor", [](nb::handle h) { return is_tensor(h); }, "True for tandem tensors (and subclasses).");
   m.def("is_floating_point", [](const Tensor& t) { return is_floating(t.dtype()); });
   m.def("numel", [](const Tensor& t) { return t.numel(); });
