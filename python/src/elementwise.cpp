@@ -1,5 +1,7 @@
 // Elementwise ops as module functions (tandem.add), methods (t.add, t.add_) and operators (t + u), all
 // generated from ops/op_list.def.
+#include <cstring>
+
 #include "bindings.h"
 #include "core/error.h"
 #include "ops/copy.h"
@@ -26,14 +28,28 @@ void check_no_out(nb::handle out, const char* fn) {
                fn, "(...)) or an in-place method");
 }
 
-// self <op> other, with other a tensor or a number; NotImplemented otherwise so Python tries the other side.
+// NumPy arrays take part in arithmetic as CPU tensors sharing their memory (as in PyTorch), so `t + a` and,
+// thanks to __array_priority__, `a + t` both give tensors. Returns an undefined tensor for anything else.
+Tensor array_operand(nb::handle other) {
+  PyTypeObject* tp = Py_TYPE(other.ptr());
+  if (!tp->tp_name || std::strcmp(tp->tp_name, "numpy.ndarray") != 0) return Tensor();
+  static nb::handle as_tensor = nb::object(nb::module_::import_("tandem").attr("as_tensor")).release();
+  return nb::cast<Tensor>(as_tensor(other));
+}
+
+// self <op> other, with other a tensor, a number or an ndarray; NotImplemented otherwise so Python tries the
+// other side.
 nb::object apply(const BinaryFns& f, const Tensor& self, nb::handle other, bool reflected) {
   if (is_tensor(other)) {
     const Tensor& o = as_tensor_ref(other);
     return wrap(reflected ? f.tt(o, self) : f.tt(self, o));
   }
   Scalar s;
-  if (!to_scalar(other, s)) return not_implemented();
+  if (!to_scalar(other, s)) {
+    Tensor a = array_operand(other);
+    if (!a.defined()) return not_implemented();
+    return wrap(reflected ? f.tt(a, self) : f.tt(self, a));
+  }
   return wrap(reflected ? f.st(s, self) : f.ts(self, s));
 }
 

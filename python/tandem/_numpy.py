@@ -25,8 +25,8 @@ def _array(self, dtype=None, copy=None):
 
 
 Tensor.__array__ = _array
-# No __array_priority__ on purpose: tandem's operators do not take ndarrays yet, so deferring `ndarray + t` to
-# Tensor.__radd__ would turn a working NumPy result into a TypeError. Both orders give an ndarray today.
+# As in PyTorch: `ndarray + tensor` defers to Tensor.__radd__, so mixed arithmetic gives a tensor either way.
+Tensor.__array_priority__ = 1000
 
 
 def from_dlpack(ext_tensor):

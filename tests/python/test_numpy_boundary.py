@@ -164,12 +164,14 @@ def test_array_protocol_copy_semantics():
     assert np.shares_memory(t.__array__(np.float32, copy=False), t.numpy())
 
 
-def test_ndarray_tensor_arithmetic_gives_ndarray():
-    # No __array_priority__ (see _numpy.py): NumPy converts the tensor in both orders.
+def test_ndarray_tensor_arithmetic_gives_a_tensor_in_both_orders():
+    # As in PyTorch: the array joins as a tensor, and __array_priority__ makes NumPy defer to Tensor.__radd__.
     t = tandem.tensor([1.0, 2.0])
-    for r in (np.ones(2) + t, t + np.ones(2)):
-        assert isinstance(r, np.ndarray) and r.dtype == np.float64
-        np.testing.assert_array_equal(r, [2.0, 3.0])
+    for r in (np.ones(2) + t, t + np.ones(2), np.ones(2) * t - t):
+        assert isinstance(r, tandem.Tensor) and r.dtype is tandem.float64
+    assert (np.ones(2) + t).tolist() == [2.0, 3.0]
+    assert (np.float32(2) * t).dtype is tandem.float32  # NumPy scalars stay numbers
+    assert (np.array([1, 2]) == tandem.tensor([1, 3])).tolist() == [True, False]
 
 
 def test_pandas_and_sklearn_take_tensors():
