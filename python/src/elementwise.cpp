@@ -229,13 +229,27 @@ void init_elementwise(nb::module_& m) {
   tensor.def(
       "clamp_",
       [](const Tensor& x, nb::handle lo, nb::handle hi) {
+        if (is_tensor(lo) || is_tensor(hi)) {
+          // Tensor bounds: compute out of place, then write back (same result as PyTorch's clamp_).
+          Tensor r = tandem::clamp(x, is_tensor(lo) ? &as_tensor_ref(lo) : nullptr,
+                                   is_tensor(hi) ? &as_tensor_ref(hi) : nullptr);
+          return copy_(x, r);
+        }
         Scalar s;
         std::optional<Scalar> l, h;
-        if (!lo.is_none() && to_scalar(lo, s)) l = s;
-        if (!hi.is_none() && to_scalar(hi, s)) h = s;
+        if (!lo.is_none()) {
+          TANDEM_CHECK(to_scalar(lo, s), Type, "clamp_(): argument 'min' must be Number or Tensor, not ",
+                       nb::inst_name(lo).c_str());
+          l = s;
+        }
+        if (!hi.is_none()) {
+          TANDEM_CHECK(to_scalar(hi, s), Type, "clamp_(): argument 'max' must be Number or Tensor, not ",
+                       nb::inst_name(hi).c_str());
+          h = s;
+        }
         return tandem::clamp_(x, l, h);
       },
-      nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
+      nb::arg("min").none() = nb::none(), nb::arg("max").none() = nb::none());
 }
 
 }  // namespace tandem::py
