@@ -58,5 +58,6 @@ void init_random(nb::module_& m);
 void init_numpy(nb::module_& m);
 void init_linalg(nb::module_& m);
 void init_cuda(nb::module_& m);
+void init_autograd(nb::module_& m);
 
 }  // namespace tandem::py

@@ -16,4 +16,5 @@ NB_MODULE(_C, m) {
   init_numpy(m);
   init_linalg(m);
   init_cuda(m);
+  init_autograd(m);
 }
