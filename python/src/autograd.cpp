@@ -10,6 +10,7 @@
 #include "autograd/engine.h"
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
+#include "backend/cpu/cpu_allocator.h"
 #include "bindings.h"
 #include "core/error.h"
 #include "ops/view.h"
@@ -153,9 +154,9 @@ void init_autograd(nb::module_& m) {
   tensor.def_prop_rw("requires_grad", [](const Tensor& t) { return t.requires_grad(); }, &set_requires_grad);
   tensor.def(
       "requires_grad_",
-      [](const Tensor& t, bool v) {
-        set_requires_grad(t, v);
-        return t;
+      [](nb::handle self, bool v) {
+        set_requires_grad(as_tensor_ref(self), v);
+        return nb::borrow(self);  // the same Python object, as PyTorch returns self
       },
       nb::arg("requires_grad") = true);
   tensor.def_prop_ro("is_leaf", [](const Tensor& t) {
@@ -175,13 +176,13 @@ void init_autograd(nb::module_& m) {
   tensor.def("retain_grad", &retain_grad);
   tensor.def("register_hook", &register_hook, nb::arg("hook"));
   tensor.def("detach", &detach);
-  tensor.def("detach_", [](const Tensor& t) {
-    if (AutogradMeta* m = t.impl()->autograd()) {
+  tensor.def("detach_", [](nb::handle self) {
+    if (AutogradMeta* m = as_tensor_ref(self).impl()->autograd()) {
       m->grad_fn.reset();
       m->requires_grad = false;
       m->output_nr = 0;
     }
-    return t;
+    return nb::borrow(self);
   });
   tensor.def_prop_rw(
       "data", &detach,
@@ -200,6 +201,8 @@ void init_autograd(nb::module_& m) {
       nb::arg("gradient") = nb::none(), nb::arg("retain_graph") = nb::none(), nb::arg("create_graph") = false,
       nb::arg("inputs") = nb::none());
 
+  // Live host bytes: lets tests check that a training loop's memory stays flat (no graph kept alive).
+  m.def("_cpu_allocated_bytes", [] { return cpu_allocator_stats().allocated_bytes; });
   m.def("is_grad_enabled", &GradMode::is_enabled);
   m.def("_set_grad_enabled", &GradMode::set_enabled);
   m.def("is_inference_mode_enabled", &GradMode::is_inference);

@@ -71,11 +71,18 @@ Tensor SavedTensor::unpack(const Node& owner) const {
                "before each backward");
   if (!data_.defined()) return data_;
   if (data_.version() != version_) {
+    // PyTorch names the op without its "Backward0" suffix: the saving node for outputs, the tensor's
+    // current grad_fn for inputs.
+    auto op_name = [](const Node& n) {
+      std::string s = n.name();
+      size_t pos = s.rfind("Backward");
+      return pos == std::string::npos ? s : s.substr(0, pos);
+    };
     std::string which;
     if (is_output_) {
-      which = ", which is output " + std::to_string(output_nr_) + " of " + owner.name() + ",";
+      which = ", which is output " + std::to_string(output_nr_) + " of " + op_name(owner) + ",";
     } else if (auto* m = data_.impl()->autograd(); m && m->grad_fn) {
-      which = ", which is output " + std::to_string(m->output_nr) + " of " + m->grad_fn->name() + ",";
+      which = ", which is output " + std::to_string(m->output_nr) + " of " + op_name(*m->grad_fn) + ",";
     }
     TANDEM_THROW(Runtime,
                  "one of the variables needed for gradient computation has been modified by an inplace "
