@@ -62,13 +62,14 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output) : is_output_(is_output
 }
 
 Tensor SavedTensor::unpack(const Node& owner) const {
-  TANDEM_CHECK(!released_, Runtime,
-               "Trying to backward through the graph a second time (or directly access saved tensors after they "
-               "have already been freed). Saved intermediate values of the graph are freed when you call "
-               ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
-               "graph a second time or if you need to access saved tensors after calling backward.\nhint: pass "
-               "retain_graph=True to the first backward()/autograd.grad() call, or run the forward pass again "
-               "before each backward");
+  TANDEM_CHECK(
+      !released_, Runtime,
+      "Trying to backward through the graph a second time (or directly access saved tensors after they "
+      "have already been freed). Saved intermediate values of the graph are freed when you call "
+      ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+      "graph a second time or if you need to access saved tensors after calling backward.\nhint: pass "
+      "retain_graph=True to the first backward()/autograd.grad() call, or run the forward pass again "
+      "before each backward");
   if (!data_.defined()) return data_;
   if (data_.version() != version_) {
     // PyTorch names the op without its "Backward0" suffix: the saving node for outputs, the tensor's
@@ -87,9 +88,8 @@ Tensor SavedTensor::unpack(const Node& owner) const {
     TANDEM_THROW(Runtime,
                  "one of the variables needed for gradient computation has been modified by an inplace "
                  "operation: [",
-                 legacy_type_name(data_), " ", data_.shape_str(), "]", which, " is at version ", data_.version(),
-                 "; expected version ", version_,
-                 " instead.\nhint: ", owner.name(),
+                 legacy_type_name(data_), " ", data_.shape_str(), "]", which, " is at version ",
+                 data_.version(), "; expected version ", version_, " instead.\nhint: ", owner.name(),
                  " needs this tensor's value from before the in-place change; use the out-of-place op (e.g. "
                  "y = y + 1 instead of y += 1) or .clone() the tensor before modifying it");
   }
@@ -121,14 +121,17 @@ Tensor run_leaf_hooks(const Tensor& leaf, Tensor grad) {
 void accumulate_into(Tensor& slot, const Tensor& grad) {
   if (!slot.defined()) {
     // Keep the graph only when it is being recorded (create_graph); never alias memory the caller holds.
-    if (GradMode::is_enabled()) slot = grad;
-    else slot = grad.impl()->use_count() == 1 && grad.is_contiguous() && !grad.impl()->autograd()
-                    ? grad
-                    : clone(grad);
+    if (GradMode::is_enabled())
+      slot = grad;
+    else
+      slot = grad.impl()->use_count() == 1 && grad.is_contiguous() && !grad.impl()->autograd() ? grad
+                                                                                               : clone(grad);
     return;
   }
-  if (GradMode::is_enabled()) slot = add(slot, grad);
-  else add_(slot, grad);
+  if (GradMode::is_enabled())
+    slot = add(slot, grad);
+  else
+    add_(slot, grad);
 }
 
 std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
@@ -176,9 +179,17 @@ void set_history(const std::shared_ptr<Node>& node, std::initializer_list<const 
 
 void check_inplace(const Tensor& self) {
   AutogradMeta* m = self.impl()->autograd();
-  TANDEM_CHECK(!(m && m->requires_grad && !m->grad_fn && GradMode::is_enabled()), Runtime,
+  if (!m || !m->requires_grad || !GradMode::is_enabled()) return;
+  TANDEM_CHECK(m->grad_fn, Runtime,
                "a leaf Variable that requires grad is being used in an in-place operation.\nhint: wrap the "
                "update in `with tandem.no_grad():` (as optimizers do), or use the out-of-place op");
+  TANDEM_CHECK(!m->view_of_leaf, Runtime,
+               "a view of a leaf Variable that requires grad is being used in an in-place operation.\nhint: "
+               "wrap the update in `with tandem.no_grad():`, or use the out-of-place op");
+  TANDEM_CHECK(
+      !m->is_view, NotImplemented,
+      "in-place operation on a view of a tensor that requires grad is not supported: the gradient of the "
+      "view's base would be wrong\nhint: use the out-of-place op (y = y * 2), or .clone() the view first");
 }
 
 Tensor rebase_history(const Tensor& self, const Tensor& result) {

@@ -592,6 +592,21 @@ def test_error_modified_by_inplace():
     assert "which is output 0 of Sigmoid, is at version 1; expected version 0 instead." in ours[0]
 
 
+def test_error_inplace_on_views():
+    x = leaf([1.0, 2.0, 3.0])
+    with pytest.raises(RuntimeError) as e:
+        x.narrow(0, 0, 2).mul_(2)
+    with pytest.raises(RuntimeError) as te:
+        torch.ones(3, requires_grad=True).narrow(0, 0, 2).mul_(2)
+    assert first_line(e) == first_line(te) == ("a view of a leaf Variable that requires grad is being used in an "
+                                               "in-place operation.")
+    with pytest.raises(NotImplementedError):
+        (x * 2).select(0, 1).add_(1)
+    with tandem.no_grad():
+        x.narrow(0, 0, 2).mul_(2)  # fine outside autograd
+    assert x.tolist() == [2.0, 4.0, 3.0]
+
+
 def test_error_modified_input_leaf_saved():
     a = leaf([1.0, 2.0])
     b = tandem.tensor([3.0, 4.0], dtype=F64)
