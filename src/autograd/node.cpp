@@ -124,8 +124,10 @@ void accumulate_into(Tensor& slot, const Tensor& grad) {
     if (GradMode::is_enabled())
       slot = grad;
     else
-      slot = grad.impl()->use_count() == 1 && grad.is_contiguous() && !grad.impl()->autograd() ? grad
-                                                                                               : clone(grad);
+      slot = grad.impl()->use_count() == 1 && grad.storage()->use_count() == 1 && grad.is_contiguous() &&
+                     !grad.impl()->autograd()
+                 ? grad
+                 : clone(grad);
     return;
   }
   if (GradMode::is_enabled())
