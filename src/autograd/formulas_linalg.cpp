@@ -90,9 +90,11 @@ Tensor record_addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, con
                     const Scalar& alpha, const Tensor& out) {
   auto node = make_node("AddmmBackward0", [](FormulaNode& n, const Tensor& g) {
     Grads r(3);
-    if (n.needs_input_grad(0)) r[0] = mul(g, n.scalar);  // summed to input's shape by the engine
-    if (n.needs_input_grad(1)) r[1] = mul(mm(g, t(n.saved_tensor(1))), n.scalar2);
-    if (n.needs_input_grad(2)) r[2] = mul(mm(t(n.saved_tensor(0)), g), n.scalar2);
+    // beta/alpha of 1 (nn.Linear) cost nothing; the input's gradient is summed to its shape by the engine.
+    auto scaled = [](const Tensor& t, const Scalar& s) { return s.to_double() == 1.0 ? t : mul(t, s); };
+    if (n.needs_input_grad(0)) r[0] = scaled(g, n.scalar);
+    if (n.needs_input_grad(1)) r[1] = scaled(mm(g, t(n.saved_tensor(1))), n.scalar2);
+    if (n.needs_input_grad(2)) r[2] = scaled(mm(t(n.saved_tensor(0)), g), n.scalar2);
     return r;
   });
   node->scalar = beta;

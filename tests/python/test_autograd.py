@@ -468,6 +468,16 @@ def test_grad_mode_decorators():
     assert not out.requires_grad and inf
     assert tandem.is_grad_enabled() and not tandem.is_inference_mode_enabled()
 
+    @tandem.no_grad
+    def bare():
+        return x * 2
+
+    @tandem.inference_mode
+    def bare_inf():
+        return tandem.is_inference_mode_enabled()
+
+    assert not bare().requires_grad and bare_inf() and tandem.is_grad_enabled()
+
 
 def test_inference_mode_context():
     x = leaf([1.0])
