@@ -180,8 +180,18 @@ void set_history(const std::shared_ptr<Node>& node, std::initializer_list<const 
 }
 
 void check_inplace(const Tensor& self) {
+  if (!GradMode::is_enabled()) return;
   AutogradMeta* m = self.impl()->autograd();
-  if (!m || !m->requires_grad || !GradMode::is_enabled()) return;
+  if (!m || !m->requires_grad) {
+    // A value that requires grad is written into a plain tensor. If other tensors share its memory (it is a
+    // view, or has views), they would see the values without the history: refuse rather than lose gradients.
+    TANDEM_CHECK(
+        self.storage()->use_count() == 1, NotImplemented,
+        "an in-place write of a tensor that requires grad into a tensor that shares memory with others "
+        "(a view or a viewed tensor) is not supported by tandem's autograd\nhint: build the result out "
+        "of place (e.g. with tandem.where or tandem.cat), or clone() the target first");
+    return;
+  }
   TANDEM_CHECK(m->grad_fn, Runtime,
                "a leaf Variable that requires grad is being used in an in-place operation.\nhint: wrap the "
                "update in `with tandem.no_grad():` (as optimizers do), or use the out-of-place op");

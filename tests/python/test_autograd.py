@@ -609,6 +609,9 @@ def test_error_inplace_on_views():
                                                "in-place operation.")
     with pytest.raises(NotImplementedError):
         (x * 2).select(0, 1).add_(1)
+    z = tandem.zeros(3, dtype=F64)
+    with pytest.raises(NotImplementedError):
+        z.narrow(0, 0, 2).copy_(x.narrow(0, 0, 2) * 2)  # z would not get the history
     with tandem.no_grad():
         x.narrow(0, 0, 2).mul_(2)  # fine outside autograd
     assert x.tolist() == [2.0, 4.0, 3.0]
@@ -687,3 +690,30 @@ def test_long_chain_has_no_recursion_limit():
     for _ in range(100000):
         z = z * 1.0
     del z  # destroying a 100k-node graph must not overflow the stack
+
+
+def test_backward_inputs_non_leaf_and_grad_of_non_leaf():
+    x = leaf([1.0, 2.0])
+    y = x * x
+    z = y * 3
+    z.backward(tandem.ones(2, dtype=F64), inputs=[y], retain_graph=True)
+    assert y.grad.tolist() == [3.0, 3.0] and x.grad is None
+    seen = []
+    y.register_hook(lambda g: seen.append(g.tolist()))
+    (gy,) = tandem.autograd.grad(z, y, tandem.ones(2, dtype=F64), retain_graph=True)
+    assert gy.tolist() == [3.0, 3.0] and seen == [[3.0, 3.0]]
+    tz = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    ty = tz * tz
+    (ty * 3).backward(torch.ones(2, dtype=torch.float64), inputs=[ty])
+    assert ty.grad.tolist() == y.grad.tolist()
+
+
+def test_several_outputs_and_shared_subgraphs():
+    x = leaf([1.0, 2.0])
+    a = x.exp()
+    b, c = a * 2, a * a
+    tandem.autograd.backward([b, c], [tandem.ones(2, dtype=F64), tandem.ones(2, dtype=F64)])
+    tx = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    ta = tx.exp()
+    torch.autograd.backward([ta * 2, ta * ta], [torch.ones(2, dtype=torch.float64)] * 2)
+    assert x.grad.tolist() == pytest.approx(tx.grad.tolist())
