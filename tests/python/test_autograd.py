@@ -717,3 +717,43 @@ def test_several_outputs_and_shared_subgraphs():
     ta = tx.exp()
     torch.autograd.backward([ta * 2, ta * ta], [torch.ones(2, dtype=torch.float64)] * 2)
     assert x.grad.tolist() == pytest.approx(tx.grad.tolist())
+
+
+TORCH_UNARY = {"neg": torch.neg, "abs": torch.abs, "relu": torch.relu, "exp": torch.exp, "log": torch.log,
+               "log1p": torch.log1p, "expm1": torch.expm1, "sqrt": torch.sqrt, "rsqrt": torch.rsqrt,
+               "sin": torch.sin, "cos": torch.cos, "tanh": torch.tanh, "sigmoid": torch.sigmoid}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_unary_grads_match_torch(name, dtype):
+    fn, lo, hi = UNARY[name]
+    vals = rand(3, 4, low=lo, high=hi)
+    x = leaf(vals, getattr(tandem, dtype))
+    tx = torch.tensor(vals, dtype=getattr(torch, dtype), requires_grad=True)
+    go = rand(3, 4, seed=11)
+    fn(x).backward(tandem.tensor(go, dtype=getattr(tandem, dtype)))
+    TORCH_UNARY[name](tx).backward(torch.tensor(go, dtype=getattr(torch, dtype)))
+    assert x.grad.dtype == getattr(tandem, dtype)
+    torch.testing.assert_close(torch.tensor(x.grad.tolist(), dtype=tx.dtype), tx.grad)
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_grads_match_torch(name):
+    fn, lo, hi = BINARY[name]
+    va, vb = rand(4, 1, 3, low=lo, high=hi), rand(2, 3, low=lo, high=hi, seed=1)
+    a, b = leaf(va, tandem.float32), leaf(vb, tandem.float32)
+    ta, tb = (torch.tensor(v, requires_grad=True) for v in (va, vb))
+    go = rand(4, 2, 3, seed=12)
+    fn(a, b).backward(tandem.tensor(go))
+    tfn = {"pow": torch.pow, "maximum": torch.maximum, "minimum": torch.minimum}.get(name, fn)
+    tfn(ta, tb).backward(torch.tensor(go))
+    torch.testing.assert_close(torch.tensor(a.grad.tolist()), ta.grad)
+    torch.testing.assert_close(torch.tensor(b.grad.tolist()), tb.grad)
+
+
+def test_gradcheck_catches_a_wrong_gradient():
+    x = leaf([0.5, 1.5])
+    assert not gradcheck(lambda a: a * a.detach(), (x,), raise_exception=False)
+    with pytest.raises(RuntimeError, match="Jacobian mismatch"):
+        gradcheck(lambda a: a * a.detach(), (x,))
