@@ -10,14 +10,14 @@ namespace tandem::autograd {
 namespace {
 using Grads = std::vector<Tensor>;
 
-// Records `node` for a view: in-place writes into views of tensors that require grad are refused (the
-// engine does not re-base the base's history the way PyTorch's CopySlices does).
+// Records `node` for a view and remembers the view's base, so that an in-place write into the view can
+// re-base the base's history (rebase_history).
 Tensor record_view(const std::shared_ptr<FormulaNode>& node, const Tensor& x, const Tensor& out) {
   record(node, {&x}, out);
   AutogradMeta& m = out.impl()->ensure_autograd();
-  m.is_view = true;
-  const AutogradMeta* base = x.impl()->autograd();
-  m.view_of_leaf = base->view_of_leaf || !base->grad_fn;
+  const AutogradMeta* xm = x.impl()->autograd();
+  m.view_of_leaf = xm->view_of_leaf || !xm->grad_fn;
+  m.view_base = xm->view_base ? xm->view_base : std::make_shared<Tensor>(x);
   return out;
 }
 }  // namespace

@@ -198,16 +198,78 @@ void check_inplace(const Tensor& self) {
   TANDEM_CHECK(!m->view_of_leaf, Runtime,
                "a view of a leaf Variable that requires grad is being used in an in-place operation.\nhint: "
                "wrap the update in `with tandem.no_grad():`, or use the out-of-place op");
-  TANDEM_CHECK(
-      !m->is_view, NotImplemented,
-      "in-place operation on a view of a tensor that requires grad is not supported: the gradient of the "
-      "view's base would be wrong\nhint: use the out-of-place op (y = y * 2), or .clone() the view first");
+}
+
+namespace {
+
+// The gradient of a view's region inside its (contiguous) base: a view of a contiguous copy of `grad`.
+Tensor region_of(const Tensor& base_shaped, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  return make_view(base_shaped, sizes, strides, base_shaped.storage_offset() + offset);
+}
+
+// After an in-place write into a view V of base B (PyTorch's CopySlices): B's new value is its old value
+// outside V's region and the written result inside it. Gradients: the old B gets the gradient with the
+// region zeroed, the result gets the region. Computed with raw ops (no graph of this backward is recorded).
+struct CopySlices final : Node {
+  std::string name() const override { return "torch::autograd::CopySlices"; }
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    GradModeGuard off(false);
+    Tensor g = clone(grads[0]);  // contiguous, base-shaped
+    std::vector<Tensor> r(2);
+    if (needs_input_grad(1)) r[1] = clone(region_of(g, sizes, strides, offset));
+    if (needs_input_grad(0)) {
+      fill_(region_of(g, sizes, strides, offset), Scalar(0.0));
+      r[0] = g;
+    }
+    return r;
+  }
+  DimVector sizes, strides;
+  int64_t offset = 0;
+};
+
+// The view's new history: a view of its base's new value.
+struct AsStridedBackward final : Node {
+  std::string name() const override { return "AsStridedBackward0"; }
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    GradModeGuard off(false);
+    Tensor z = full(base_sizes, Scalar(0.0), grads[0].dtype(), grads[0].device());
+    copy_(region_of(z, sizes, strides, offset), grads[0]);
+    return {z};
+  }
+  DimVector base_sizes, sizes, strides;
+  int64_t offset = 0;
+};
+
+}  // namespace
+
+void rebase_view(const Tensor& view, const Tensor& result) {
+  const Tensor& base = *view.impl()->autograd()->view_base;
+  TANDEM_CHECK(base.is_contiguous() && base.strides() == contiguous_strides(base.sizes()), NotImplemented,
+               "in-place operation on a view of a non-contiguous tensor that requires grad is not supported\n"
+               "hint: call .contiguous() on the tensor before taking the view, or use the out-of-place op");
+  const int64_t offset = view.storage_offset() - base.storage_offset();
+  auto copy_slices = std::make_shared<CopySlices>();
+  copy_slices->sizes = view.sizes();
+  copy_slices->strides = view.strides();
+  copy_slices->offset = offset;
+  set_history(copy_slices, {&base, &result}, {&base});
+  auto as_strided = std::make_shared<AsStridedBackward>();
+  as_strided->base_sizes = base.sizes();
+  as_strided->sizes = view.sizes();
+  as_strided->strides = view.strides();
+  as_strided->offset = offset;
+  set_history(as_strided, {&base}, {&view});
 }
 
 Tensor rebase_history(const Tensor& self, const Tensor& result) {
   {
     GradModeGuard off(false);
     copy_(self, result);
+  }
+  AutogradMeta* sm = self.impl()->autograd();
+  if (sm && sm->view_base) {
+    rebase_view(self, result);
+    return self;
   }
   AutogradMeta* rm = result.impl()->autograd();
   if (!rm || !rm->grad_fn) return self;

@@ -20,8 +20,8 @@ using TensorHook = std::function<Tensor(const Tensor&)>;
 struct AutogradMeta {
   bool requires_grad = false;
   bool retains_grad = false;
-  bool is_view = false;       // produced by a recorded view op (in-place writes into it are refused)
-  bool view_of_leaf = false;  // ... of a leaf that requires grad
+  bool view_of_leaf = false;  // a recorded view of a leaf that requires grad (in-place writes refused)
+  std::shared_ptr<Tensor> view_base;  // for a recorded view: the tensor that owns its memory (not a view)
   // Accumulated gradient of a leaf (or of a tensor that retains grad). Shared with the node that writes it
   // so that a retain_grad slot never needs a reference back to the tensor (no cycles).
   std::shared_ptr<Tensor> grad;
