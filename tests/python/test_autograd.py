@@ -773,3 +773,54 @@ def test_gradcheck_catches_a_wrong_gradient():
     assert not gradcheck(lambda a: a * a.detach(), (x,), raise_exception=False)
     with pytest.raises(RuntimeError, match="Jacobian mismatch"):
         gradcheck(lambda a: a * a.detach(), (x,))
+
+
+class _Exp(tandem.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, scale):
+        y = x.exp() * scale
+        ctx.save_for_backward(y)
+        ctx.scale = scale
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return g * y, None
+
+
+class _Split(tandem.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b, a + b
+
+    @staticmethod
+    def backward(ctx, g_prod, g_sum):
+        a, b = ctx.saved_tensors
+        return g_prod * b + g_sum, g_prod * a + g_sum
+
+
+def test_custom_function():
+    x = leaf([0.1, 0.7])
+    y = _Exp.apply(x, 2.0)
+    assert y.grad_fn.name() == "_ExpBackward" and y.requires_grad
+    assert gradcheck(lambda a: _Exp.apply(a, 2.0), (x,))
+    a, b = leaf([1.0, 2.0]), leaf([3.0, 4.0])
+    assert gradcheck(lambda p, q: _Split.apply(p, q), (a, b))
+    p, s = _Split.apply(a, b)
+    (p * s).backward(tandem.ones(2, dtype=F64))
+    with pytest.raises(RuntimeError) as e:
+        (p * s).backward(tandem.ones(2, dtype=F64))
+    assert first_line(e).startswith("Trying to backward through the graph a second time")
+    with tandem.no_grad():
+        assert not _Exp.apply(x, 1.0).requires_grad
+
+
+def test_custom_function_saving_its_output_does_not_leak():
+    x = leaf(rand(256, 256), tandem.float32)
+    before = tandem._C._cpu_allocated_bytes()
+    for _ in range(20):
+        y = _Exp.apply(x, 1.0)
+        del y
+    assert tandem._C._cpu_allocated_bytes() == before
