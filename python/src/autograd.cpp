@@ -286,7 +286,8 @@ void init_autograd(nb::module_& m) {
       nb::arg("inputs") = nb::none());
 
   // Live host bytes: lets tests check that a training loop's memory stays flat (no graph kept alive).
-  m.def("_cpu_allocated_bytes", [] { return cpu_allocator_stats().allocated_bytes; });
+  m.def("_cpu_allocated_bytes", [] { return cpu_allocator_stats().allocated_bytes; });  // blocks >= 1 MiB
+  m.def("_autograd_live_nodes", &autograd::live_node_count);
   m.def("_record_function", &record_function);
   m.def("is_grad_enabled", &GradMode::is_enabled);
   m.def("_set_grad_enabled", &GradMode::set_enabled);

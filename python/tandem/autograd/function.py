@@ -46,5 +46,6 @@ class Function:
         # Outputs that are inputs returned as is get a fresh object, so the input keeps its own history.
         outputs = tuple(o.detach() if any(o is a for a in args) else o for o in outputs)
         diff = tuple(o for o in outputs if isinstance(o, _C.Tensor) and not any(o is n for n in non_diff))
-        _C._record_function(cls.__name__ + "Backward", cls.backward, ctx, tuple(args), diff, tuple(ctx._to_save))
+        to_save, ctx._to_save = tuple(ctx._to_save), ()  # the node keeps them; ctx holding them could be a cycle
+        _C._record_function(cls.__name__ + "Backward", cls.backward, ctx, tuple(args), diff, to_save)
         return outputs if isinstance(result, tuple) else outputs[0]
