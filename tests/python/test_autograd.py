@@ -833,3 +833,18 @@ def test_custom_function_saving_its_output_does_not_leak():
         y = _Exp.apply(x, 1.0)
         del y
     assert _live() == before
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_mixed_dtype_grads_come_back_in_each_input_dtype(dtype):
+    low = getattr(tandem, dtype)
+    a = tandem.ones(2, 3, dtype=low, requires_grad=True)
+    b = tandem.ones(3, dtype=F64, requires_grad=True)
+    c = tandem.ones(3, dtype=low, requires_grad=True)
+    y = (a * b).exp() + a * c
+    assert y.dtype == F64
+    y.backward(tandem.ones(2, 3, dtype=F64))
+    assert (a.grad.dtype, b.grad.dtype, c.grad.dtype) == (low, F64, low)
+    assert a.grad.tolist()[0][0] == pytest.approx(2.718281828 + 1, rel=1e-2)
+    assert b.grad.tolist() == pytest.approx([2 * 2.718281828459045] * 3)
+    assert c.grad.tolist() == [2.0] * 3
