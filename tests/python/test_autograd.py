@@ -393,7 +393,7 @@ def test_create_graph_second_and_third_derivatives():
     assert g3.tolist() == pytest.approx([6.0] * 3)
 
 
-@pytest.mark.parametrize("name", ["tanh", "sigmoid", "exp", "sin", "log", "sqrt", "gelu"])
+@pytest.mark.parametrize("name", ["tanh", "sigmoid", "exp", "sin", "log", "sqrt", "gelu", "relu"])
 def test_second_derivative_matches_torch(name):
     vals = [0.4, 1.3, 2.1]
     x, tx = leaf(vals), torch.tensor(vals, dtype=torch.float64, requires_grad=True)
