@@ -40,6 +40,17 @@ std::vector<Tensor> tensor_list(nb::handle h, const char* what) {
 
 nb::object grad_object(const Tensor& t) {
   AutogradMeta* m = t.impl()->autograd();
+  if (m && m->grad_fn && !m->retains_grad) {
+    // PyTorch's warning: a non-leaf's .grad stays None unless retain_grad() was called.
+    if (PyErr_WarnEx(
+            PyExc_UserWarning,
+            "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+            "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+            "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+            "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead.",
+            1) < 0)
+      throw nb::python_error();
+  }
   if (!m || !m->grad || !m->grad->defined()) return nb::none();
   return wrap(*m->grad);
 }
