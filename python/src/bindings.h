@@ -61,5 +61,6 @@ extern PyType_Slot tensor_buffer_slots[];
 void init_linalg(nb::module_& m);
 void init_cuda(nb::module_& m);
 void init_conversions(nb::module_& m);
+void init_autograd(nb::module_& m);
 
 }  // namespace tandem::py

@@ -17,4 +17,5 @@ NB_MODULE(_C, m) {
   init_linalg(m);
   init_cuda(m);
   init_conversions(m);
+  init_autograd(m);
 }

@@ -10,6 +10,7 @@ from ._creation import tensor, as_tensor  # noqa: F401
 from ._tensor_str import set_printoptions, get_printoptions, printoptions, tensor_repr as _tensor_repr  # noqa: F401
 from ._numpy import from_numpy, from_dlpack  # noqa: F401
 from . import cuda  # noqa: F401
+from ._autograd import *  # noqa: F401,F403
 
 _C._set_size_class(Size)
 Tensor.__repr__ = _tensor_repr
