@@ -16,4 +16,6 @@ NB_MODULE(_C, m) {
   init_numpy(m);
   init_linalg(m);
   init_cuda(m);
+  init_serialization(m);
+  init_nn(m);
 }

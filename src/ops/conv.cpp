@@ -1,0 +1,110 @@
+#include "ops/conv.h"
+
+#include "core/error.h"
+#include "kernels/kernel_table.h"
+#include "ops/copy.h"
+#include "ops/elementwise.h"
+#include "ops/linalg.h"
+#include "ops/view.h"
+
+namespace tandem {
+
+namespace {
+
+Window2d conv_window(const Tensor& input, const Tensor& weight, Pair stride, Pair padding, Pair dilation) {
+  Window2d g;
+  g.n = input.size(0);
+  g.c = input.size(1);
+  g.h = input.size(2);
+  g.w = input.size(3);
+  g.kh = weight.size(2);
+  g.kw = weight.size(3);
+  g.sh = stride[0];
+  g.sw = stride[1];
+  g.ph = padding[0];
+  g.pw = padding[1];
+  g.dh = dilation[0];
+  g.dw = dilation[1];
+  g.oh = (g.h + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1;
+  g.ow = (g.w + 2 * g.pw - g.dw * (g.kw - 1) - 1) / g.sw + 1;
+  return g;
+}
+
+// The (c, ky, kx) x (n, oy, ox) patch matrix of a contiguous input.
+Tensor im2col(const Tensor& input, const Window2d& g) {
+  Tensor cols = empty(DimVector{g.c * g.kh * g.kw, g.n * g.oh * g.ow}, input.dtype(), input.device());
+  if (cols.numel() > 0) kernel_table(input.device().type).nn.im2col(cols, input, g);
+  return cols;
+}
+
+void check_conv_args(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, Pair stride,
+                     Pair padding, Pair dilation, int64_t groups) {
+  TANDEM_CHECK(input.dim() == 4, Runtime,
+               "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: ",
+               input.shape_str());
+  TANDEM_CHECK(weight.dim() == 4, Runtime, "weight should have at least three dimensions");
+  TANDEM_CHECK(groups == 1, NotImplemented, "conv2d: groups=", groups,
+               " is not supported\nhint: tandem's conv2d supports groups=1 only");
+  for (int i = 0; i < 2; ++i) {
+    TANDEM_CHECK(stride[i] > 0, Runtime, "non-positive stride is not supported");
+    TANDEM_CHECK(padding[i] >= 0, Runtime, "negative padding is not supported");
+    TANDEM_CHECK(dilation[i] > 0, Runtime, "dilation should be greater than zero");
+  }
+  TANDEM_CHECK(input.size(1) == weight.size(1), Runtime, "Given groups=1, weight of size ", weight.shape_str(),
+               ", expected input", input.shape_str(), " to have ", weight.size(1), " channels, but got ",
+               input.size(1), " channels instead");
+  TANDEM_CHECK(input.dtype() == weight.dtype(), Runtime, "Input type (", dtype_title(input.dtype()),
+               ") and weight type (", dtype_title(weight.dtype()), ") should be the same\nhint: convert the input, e.g. input.to(weight.dtype)");
+  TANDEM_CHECK(is_floating(input.dtype()), NotImplemented, "\"conv2d\" not implemented for '",
+               dtype_title(input.dtype()), "'\nhint: convolve floating-point tensors, e.g. input.float()");
+  TANDEM_CHECK(input.device() == weight.device(), Runtime,
+               "Input and weight should be on the same device\nhint: move the input with input.to(weight.device)");
+  if (bias) {
+    TANDEM_CHECK(bias->dim() == 1 && bias->size(0) == weight.size(0), Runtime, "Given weight of size ",
+                 weight.shape_str(), ", expected bias to be 1-dimensional with ", weight.size(0),
+                 " elements, but got bias of size ", bias->shape_str(), " instead");
+    TANDEM_CHECK(bias->dtype() == input.dtype() && bias->device() == input.device(), Runtime,
+                 "Input type and bias type should be the same\nhint: convert the bias with bias.to(input)");
+  }
+}
+
+}  // namespace
+
+Tensor conv2d(const Tensor& input_, const Tensor& weight_, const std::optional<Tensor>& bias, Pair stride,
+              Pair padding, Pair dilation, int64_t groups) {
+  // Inner ops work on aliases so that they record nothing for autograd: conv2d is one node.
+  const bool unbatched = input_.dim() == 3;
+  Tensor input = unbatched ? unsqueeze(alias(input_), 0) : alias(input_);
+  Tensor weight = alias(weight_);
+  check_conv_args(input, weight, bias, stride, padding, dilation, groups);
+  input = contiguous(input);
+  const Window2d g = conv_window(input, weight, stride, padding, dilation);
+  TANDEM_CHECK(g.oh > 0 && g.ow > 0, Runtime, "Calculated output size: (", weight.size(0), "x", g.oh, "x", g.ow,
+               "). Output size is too small\nhint: the kernel (with dilation) is larger than the padded input");
+  const int64_t cout = weight.size(0);
+  Tensor out_t = mm(reshape(weight, DimVector{cout, g.c * g.kh * g.kw}), im2col(input, g));
+  Tensor out = contiguous(permute(view(out_t, DimVector{cout, g.n, g.oh, g.ow}), DimVector{1, 0, 2, 3}));
+  if (bias) add_(out, view(alias(*bias), DimVector{1, cout, 1, 1}));
+  return unbatched ? squeeze(out, DimVector{0}) : out;
+}
+
+Conv2dGrads conv2d_backward(const Tensor& grad_out, const Tensor& input_, const Tensor& weight_, Pair stride,
+                            Pair padding, Pair dilation, bool need_input, bool need_weight, bool need_bias) {
+  Tensor input = contiguous(alias(input_));
+  Tensor weight = alias(weight_);
+  const Window2d g = conv_window(input, weight, stride, padding, dilation);
+  const int64_t cout = weight.size(0), ck = g.c * g.kh * g.kw;
+  // Output gradient as Cout x (n, oy, ox), matching the column order of the patch matrix.
+  Tensor g_t = reshape(contiguous(permute(alias(grad_out), DimVector{1, 0, 2, 3})), DimVector{cout, g.n * g.oh * g.ow});
+  Conv2dGrads r;
+  if (need_weight) r.weight = reshape(mm(g_t, t(im2col(input, g))), weight.sizes());
+  if (need_bias) r.bias = mv(g_t, full(DimVector{g_t.size(1)}, Scalar(1.0), g_t.dtype(), g_t.device()));
+  if (need_input) {
+    Tensor grad_cols = mm(t(reshape(weight, DimVector{cout, ck})), g_t);
+    r.input = empty(input.sizes(), input.dtype(), input.device());
+    if (r.input.numel() > 0) kernel_table(input.device().type).nn.col2im(r.input, grad_cols, g);
+  }
+  return r;
+}
+
+}  // namespace tandem
