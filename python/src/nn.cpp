@@ -96,7 +96,9 @@ void init_nn(nb::module_& m) {
         Pair s = stride.is_none() ? k : to_pair(stride, "stride");
         return max_pool2d_backward(grad_out, input, indices, k, s, to_pair(padding, "padding"),
                                    to_pair(dilation, "dilation"), ceil_mode);
-      });
+      },
+      nb::arg("grad_out"), nb::arg("input"), nb::arg("indices"), nb::arg("kernel_size"), nb::arg("stride").none(),
+      nb::arg("padding"), nb::arg("dilation"), nb::arg("ceil_mode"));
   m.def(
       "_avg_pool2d",
       [](const Tensor& input, nb::handle kernel, nb::handle stride, nb::handle padding, bool ceil_mode,
@@ -112,7 +114,8 @@ void init_nn(nb::module_& m) {
     Pair k = to_pair(kernel, "kernel_size");
     Pair s = stride.is_none() ? k : to_pair(stride, "stride");
     return avg_pool2d_backward(grad_out, input, k, s, to_pair(padding, "padding"), ceil_mode, count_include_pad);
-  });
+  }, nb::arg("grad_out"), nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride").none(), nb::arg("padding"),
+        nb::arg("ceil_mode"), nb::arg("count_include_pad"));
   m.def(
       "_adaptive_avg_pool2d",
       [](const Tensor& input, nb::handle output_size) {

@@ -248,7 +248,7 @@ class Module:
                         continue
                     if isinstance(t, Parameter):
                         _C._set_data(t, moved)
-                        grad = t.grad
+                        grad = getattr(t, "grad", None)  # TEMP until autograd merges
                         if grad is not None:
                             _C._set_data(grad, fn(grad))
                     else:
@@ -317,8 +317,8 @@ class Module:
                 continue
             if tuple(src.shape) != tuple(target.shape):
                 errors.append(
-                    f"size mismatch for {key}: copying a param with shape {_size_str(src.shape)} from checkpoint, "
-                    f"the shape in current model is {_size_str(target.shape)}."
+                    f"size mismatch for {key}: copying a param with shape {src.shape!r} from checkpoint, "
+                    f"the shape in current model is {target.shape!r}."
                 )
                 continue
             if assign:
@@ -357,10 +357,6 @@ class Module:
             else:
                 main += "\n  " + "\n  ".join(lines) + "\n"
         return main + ")"
-
-
-def _size_str(shape):
-    return "torch.Size([" + ", ".join(str(s) for s in shape) + "])"
 
 
 def _parse_to(*args, **kwargs):

@@ -11,15 +11,18 @@ class _BatchNorm(Module):
     _expected_dims = ()
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
-                 dtype=None):
+                 dtype=None, *, bias=True):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
+        self.use_bias = affine and bias
         if affine:
             self.weight = Parameter(tandem.empty(num_features, device=device, dtype=dtype))
-            self.bias = Parameter(tandem.empty(num_features, device=device, dtype=dtype))
         else:
             self.register_parameter("weight", None)
+        if self.use_bias:
+            self.bias = Parameter(tandem.empty(num_features, device=device, dtype=dtype))
+        else:
             self.register_parameter("bias", None)
         if track_running_stats:
             self.register_buffer("running_mean", tandem.zeros(num_features, device=device, dtype=dtype))
@@ -41,6 +44,7 @@ class _BatchNorm(Module):
         self.reset_running_stats()
         if self.affine:
             init.ones_(self.weight)
+        if self.use_bias:
             init.zeros_(self.bias)
 
     def forward(self, input):
@@ -60,7 +64,7 @@ class _BatchNorm(Module):
         )
 
     def extra_repr(self):
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, bias={self.use_bias}, "
                 f"track_running_stats={self.track_running_stats}")
 
 
@@ -91,4 +95,5 @@ class LayerNorm(Module):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
+                f"bias={self.bias is not None}")
