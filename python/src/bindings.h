@@ -58,6 +58,7 @@ void init_random(nb::module_& m);
 void init_numpy(nb::module_& m);
 void init_linalg(nb::module_& m);
 void init_cuda(nb::module_& m);
+void init_autograd(nb::module_& m);
 void init_serialization(nb::module_& m);
 void init_nn(nb::module_& m);
 

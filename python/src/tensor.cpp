@@ -122,13 +122,6 @@ void init_tensor(nb::module_& m) {
       .def("is_floating_point", [](const Tensor& t) { return is_floating(t.dtype()); })
       .def("_version", [](const Tensor& t) { return t.version(); })
       .def("_is_view_of", [](const Tensor& a, const Tensor& b) { return a.storage().get() == b.storage().get(); })
-      .def_prop_rw(
-          "requires_grad", [](const Tensor& t) { return t.requires_grad(); },
-          [](Tensor& t, bool v) {
-            TANDEM_CHECK(!v || is_floating(t.dtype()), Runtime,
-                         "only Tensors of floating point dtype can require gradients");
-            if (v || t.impl()->autograd()) t.impl()->ensure_autograd().requires_grad = v;
-          })
       .def(
           "contiguous", [](const Tensor& t) { return contiguous(t); }, "This tensor if contiguous, else a copy.")
       .def("clone", [](const Tensor& t) { return clone(t); })

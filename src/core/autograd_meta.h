@@ -1,20 +1,33 @@
 // Per-tensor autograd state, allocated only for tensors that take part in autograd so that plain tensors
 // stay lean. The autograd engine (src/autograd) fills in the graph fields.
 #pragma once
+#include <cstdint>
+#include <functional>
 #include <memory>
+#include <vector>
 
 namespace tandem {
 
 class Tensor;
+namespace autograd {
 struct Node;
+}
+using autograd::Node;
+
+// A gradient hook: receives the gradient, returns a replacement (or an undefined Tensor to keep it).
+using TensorHook = std::function<Tensor(const Tensor&)>;
 
 struct AutogradMeta {
   bool requires_grad = false;
   bool retains_grad = false;
-  std::unique_ptr<Tensor> grad;   // accumulated gradient of a leaf (or a tensor that retains grad)
-  std::shared_ptr<Node> grad_fn;  // the node that produced this tensor; null for leaves
-  uint32_t output_nr = 0;         // which output of grad_fn this tensor is
-  ~AutogradMeta();
+  // Accumulated gradient of a leaf (or of a tensor that retains grad). Shared with the node that writes it
+  // so that a retain_grad slot never needs a reference back to the tensor (no cycles).
+  std::shared_ptr<Tensor> grad;
+  std::shared_ptr<Node> grad_fn;                 // the node that produced this tensor; null for leaves
+  std::weak_ptr<Node> grad_accumulator;          // a leaf's AccumulateGrad, shared by every use of the leaf
+  std::vector<std::pair<int, TensorHook>> hooks;  // a leaf's hooks (id, fn), run before accumulation
+  uint32_t output_nr = 0;                        // which output of grad_fn this tensor is
+  ~AutogradMeta();  // defined in src/autograd: releases grad_fn without recursing down long chains
 };
 
 }  // namespace tandem

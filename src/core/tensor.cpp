@@ -5,8 +5,6 @@
 
 namespace tandem {
 
-AutogradMeta::~AutogradMeta() = default;
-
 TensorImpl::TensorImpl(Storage storage, int64_t offset, DimVector sizes, DimVector strides, DType dtype)
     : storage_(std::move(storage)), offset_(offset), sizes_(std::move(sizes)), strides_(std::move(strides)),
       dtype_(dtype) {

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "autograd/formulas.h"
 #include "backend/backend.h"
 #include "backend/transfer.h"
 #include "core/error.h"
@@ -46,6 +47,12 @@ Tensor copy_(const Tensor& dst, const Tensor& src) {
   DimVector shape = broadcast_shapes(dst.sizes(), src.sizes());
   TANDEM_CHECK(shape == dst.sizes(), Runtime, "output with shape ", dst.shape_str(),
                " doesn't match the broadcast shape ", shape_to_string(shape));
+  if (autograd::should_record(dst, src)) {
+    autograd::check_inplace(dst);
+    autograd::without_grad([&] { return copy_(dst, src); });
+    if (is_floating(dst.dtype())) autograd::record_copy_(dst, src);
+    return dst;
+  }
   if (dst.numel() == 0) return dst;
   if (dst.device() != src.device()) return copy_across_devices(dst, src);
   TensorIterator iter;
@@ -62,6 +69,10 @@ Tensor empty_like(const Tensor& x, DType dtype) { return empty(x.sizes(), dtype,
 
 Tensor to_dtype(const Tensor& x, DType dtype, bool copy) {
   if (x.dtype() == dtype && !copy) return x;
+  if (autograd::should_record(x)) {
+    Tensor out = autograd::without_grad([&] { return to_dtype(x, dtype, copy); });
+    return autograd::record_copy(x.dtype() == dtype ? "CloneBackward0" : "ToCopyBackward0", x, out);
+  }
   Tensor out = empty(x.sizes(), dtype, x.device());
   TensorIterator iter;
   iter.add_output(out);
@@ -76,6 +87,12 @@ Tensor clone(const Tensor& x) { return to_dtype(x, x.dtype(), true); }
 
 Tensor fill_(const Tensor& x, const Scalar& value) {
   check_writeable(x, "fill_");
+  if (autograd::should_record(x)) {
+    autograd::check_inplace(x);
+    autograd::without_grad([&] { return fill_(x, value); });
+    autograd::record_fill_(x);
+    return x;
+  }
   if (x.numel() == 0) return x;
   TensorIterator iter;
   iter.add_output(x);
@@ -101,6 +118,10 @@ Tensor to_device(const Tensor& x, Device device, std::optional<DType> dtype, boo
   Device target = backend_for(device.type).resolve(device);
   DType d = dtype.value_or(x.dtype());
   if (target == x.device()) return to_dtype(x, d, copy);
+  if (autograd::should_record(x)) {
+    Tensor out = autograd::without_grad([&] { return to_device(x, device, dtype, copy); });
+    return autograd::record_copy("ToCopyBackward0", x, out);
+  }
   Tensor out = empty(x.sizes(), d, target);
   return copy_(out, x);
 }

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "autograd/formulas.h"
 #include "core/error.h"
 #include "kernels/kernel_table.h"
 #include "ops/copy.h"
@@ -80,6 +81,8 @@ void run_unary(UnaryOp op, const Tensor& out, const Tensor& in) {
 }
 
 Tensor unary_op(UnaryOp op, UnaryRule rule, const Tensor& x) {
+  if (autograd::should_record(x))
+    return autograd::record_unary(op, x, autograd::without_grad([&] { return unary_op(op, rule, x); }));
   DType compute = unary_compute_dtype(op, rule, x.dtype());
   Tensor in = to_dtype(x, compute);
   Tensor out = empty(x.sizes(), rule_outputs_bool(rule) ? DType::Bool : compute, x.device());
@@ -94,6 +97,8 @@ Tensor unary_op_(UnaryOp op, UnaryRule rule, const Tensor& x) {
   TANDEM_CHECK(can_cast(result, x.dtype()), Runtime, "result type ", dtype_title(result),
                " can't be cast to the desired output type ", dtype_title(x.dtype()),
                "\nhint: use the out-of-place ", unary_op_name(op), "() or convert first, e.g. x = x.float()");
+  if (autograd::should_record(x))
+    return autograd::inplace_with_grad(x, [&](const Tensor& before) { return unary_op(op, rule, before); });
   if (result == x.dtype()) {
     run_unary(op, x, x);
   } else {
@@ -185,6 +190,10 @@ void run_binary(BinaryOp op, DType compute, const Tensor& out, const Operand& a,
 }
 
 Tensor binary_op(BinaryOp op, BinaryRule rule, const Operand& a, const Operand& b) {
+  if (autograd::should_record(a.tensor, b.tensor)) {
+    Tensor out = autograd::without_grad([&] { return binary_op(op, rule, a, b); });
+    return autograd::record_binary(op, a.tensor, a.scalar, b.tensor, b.scalar, out);
+  }
   ResultTypeState state;
   DimVector shape;
   Device device;
@@ -235,6 +244,11 @@ Tensor binary_op_(BinaryOp op, BinaryRule rule, const Tensor& self, const Operan
                dtype_name(result), " tensor) or convert first, e.g. x = x.to(", dtype_name(result), ")");
   if (rule == BinaryRule::IntDiv) check_int_divisor(op, compute, b);
   check_pow_exponent(op, compute, b);
+  if (autograd::should_record(&self, b.tensor)) {
+    return autograd::inplace_with_grad(self, [&](const Tensor& before) {
+      return binary_op(op, rule, {&before, {}}, b);
+    });
+  }
   if (result == self.dtype()) {
     run_binary(op, compute, self, a, b);
   } else {
@@ -281,6 +295,8 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   DimVector shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes()), b.sizes());
   Device device = cond.dim() == 0 && cond.device().is_cpu() ? (a.dim() ? a.device() : b.device())
                                                              : cond.device();
+  if (autograd::should_record(cond, a, b))
+    return autograd::record_where(cond, a, b, autograd::without_grad([&] { return where(cond, a, b); }));
   Tensor out = empty(shape, dtype, device);
   // 0-dim CPU operands (allowed next to device tensors) are moved to the output's device first.
   auto prepare = [&](const Tensor& t, DType d) { return to_device(t, device, d, false); };
@@ -310,6 +326,8 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi
   state.add(x);
   if (plo) state.add(*plo);
   if (phi) state.add(*phi);
+  if (autograd::should_record(x))
+    return autograd::record_clamp(x, lo, hi, autograd::without_grad([&] { return clamp(x, lo, hi); }));
   DType dtype = state.result();
   Tensor in = to_dtype(x, dtype);
   Tensor out = empty(x.sizes(), dtype, x.device());
@@ -329,6 +347,8 @@ Tensor clamp_(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> h
   if (!is_floating(x.dtype()) && ((plo && plo->is_float()) || (phi && phi->is_float()))) {
     TANDEM_THROW(Runtime, "result type Float can't be cast to the desired output type ", dtype_title(x.dtype()));
   }
+  if (autograd::should_record(x))
+    return autograd::inplace_with_grad(x, [&](const Tensor& before) { return clamp(before, lo, hi); });
   TensorIterator iter;
   iter.add_output(x);
   iter.add_input(x);

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "autograd/formulas.h"
 #include "core/error.h"
 #include "kernels/kernel_table.h"
 #include "ops/copy.h"
@@ -176,6 +177,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
                "expected m1 and m2 to have the same dtype, but got: ", cpp_type_name(a.dtype()),
                " != ", cpp_type_name(b.dtype()), dtype_hint("mat1", a.dtype(), "mat2", b.dtype()));
   check_not_bool(a.dtype(), "addmm_impl_cpu_");
+  if (autograd::should_record(a, b)) return autograd::record_mm(a, b, mm_unchecked(a, b));
   return mm_unchecked(a, b);
 }
 
@@ -192,7 +194,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   check_not_bool(a.dtype(), "bmm");
   Tensor out = empty(DimVector{a.size(0), a.size(1), b.size(2)}, a.dtype(), a.device());
   launch_gemm(a, b, out, 1.0, 0.0);
-  return out;
+  return autograd::should_record(a, b) ? autograd::record_bmm(a, b, out) : out;
 }
 
 Tensor mv(const Tensor& mat, const Tensor& vec) {
@@ -207,6 +209,8 @@ Tensor mv(const Tensor& mat, const Tensor& vec) {
                dtype_title(vec.dtype()), ", ", dtype_title(mat.dtype()), ", and ", dtype_title(vec.dtype()),
                dtype_hint("mat", mat.dtype(), "vec", vec.dtype()));
   check_not_bool(mat.dtype(), "addmv_impl_cpu");
+  if (autograd::should_record(mat, vec))
+    return autograd::record_mv(mat, vec, autograd::without_grad([&] { return mv(mat, vec); }));
   Tensor out = empty(DimVector{mat.size(0)}, mat.dtype(), mat.device());
   launch_gemm(mat, unsqueeze(vec, 1), unsqueeze(out, 1), 1.0, 0.0);
   return out;
@@ -225,6 +229,8 @@ Tensor dot(const Tensor& a, const Tensor& b) {
                " and ", b.size(0), " elements respectively",
                "\nhint: both vectors must have the same length");
   check_not_bool(a.dtype(), "dot");
+  if (autograd::should_record(a, b))
+    return autograd::record_dot(a, b, autograd::without_grad([&] { return dot(a, b); }));
   Tensor out = empty(DimVector{}, a.dtype(), a.device());
   launch_gemm(unsqueeze(a, 0), unsqueeze(b, 1), unsqueeze(unsqueeze(out, 0), 0), 1.0, 0.0);
   return out;
@@ -258,7 +264,10 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   check_same_device("matmul", a, b);
   Tensor a2 = da == 1 ? unsqueeze(a, 0) : a;
   Tensor b2 = db == 1 ? unsqueeze(b, 1) : b;
-  Tensor out = batched_matmul(a2, b2);
+  Tensor out = autograd::should_record(a2, b2)
+                   ? autograd::record_batched_matmul(
+                         a2, b2, autograd::without_grad([&] { return batched_matmul(a2, b2); }))
+                   : batched_matmul(a2, b2);
   if (da == 1) out = squeeze(out, DimVector{-2});
   if (db == 1) out = squeeze(out, DimVector{-1});
   return out;
@@ -278,6 +287,10 @@ Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, const 
                dtype_title(mat1.dtype()), " and ", dtype_title(mat2.dtype()),
                dtype_hint("mat1", mat1.dtype(), "mat2", mat2.dtype()));
   check_not_bool(mat1.dtype(), "addmm_impl_cpu_");
+  if (autograd::should_record(input, mat1, mat2)) {
+    Tensor out = autograd::without_grad([&] { return addmm(input, mat1, mat2, beta, alpha); });
+    return autograd::record_addmm(input, mat1, mat2, beta, alpha, out);
+  }
   DimVector shape{mat1.size(0), mat2.size(1)};
   Tensor broadcast_input = expand(input, shape);
   Tensor out = empty(shape, mat1.dtype(), mat1.device());

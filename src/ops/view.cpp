@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "autograd/formulas.h"
 #include "core/error.h"
 #include "ops/copy.h"
 
@@ -66,13 +67,17 @@ Tensor view(const Tensor& x, IntArrayRef shape) {
                "across two contiguous subspaces). Use .reshape(...) instead.\nhint: x.reshape(",
                shape_to_string(shape).substr(1, shape_to_string(shape).size() - 2),
                ") copies when it must; or call .contiguous() before .view()");
-  return make_view(x, sizes, strides, x.storage_offset());
+  Tensor out = make_view(x, sizes, strides, x.storage_offset());
+  return autograd::should_record(x) ? autograd::record_reshape_view("ViewBackward0", x, out) : out;
 }
 
 Tensor reshape(const Tensor& x, IntArrayRef shape) {
   DimVector sizes = infer_size(shape, x.numel());
   DimVector strides;
-  if (view_strides(x, sizes, strides)) return make_view(x, sizes, strides, x.storage_offset());
+  if (view_strides(x, sizes, strides)) {
+    Tensor out = make_view(x, sizes, strides, x.storage_offset());
+    return autograd::should_record(x) ? autograd::record_reshape_view("ViewBackward0", x, out) : out;
+  }
   return view(clone(x), sizes);
 }
 
@@ -106,7 +111,8 @@ Tensor permute(const Tensor& x, IntArrayRef dims) {
     sizes[i] = x.sizes()[d];
     strides[i] = x.strides()[d];
   }
-  return make_view(x, sizes, strides, x.storage_offset());
+  Tensor out = make_view(x, sizes, strides, x.storage_offset());
+  return autograd::should_record(x) ? autograd::record_permute(x, dims, out) : out;
 }
 
 Tensor transpose(const Tensor& x, int64_t d0, int64_t d1) {
@@ -114,19 +120,21 @@ Tensor transpose(const Tensor& x, int64_t d0, int64_t d1) {
   if (nd == 0) {
     wrap_dim(d0, 0);
     wrap_dim(d1, 0);
-    return alias(x);
+    return autograd::should_record(x) ? autograd::record_alias("TransposeBackward0", x, alias(x)) : alias(x);
   }
   d0 = wrap_dim(d0, nd);
   d1 = wrap_dim(d1, nd);
   DimVector sizes = x.sizes(), strides = x.strides();
   std::swap(sizes[d0], sizes[d1]);
   std::swap(strides[d0], strides[d1]);
-  return make_view(x, sizes, strides, x.storage_offset());
+  Tensor out = make_view(x, sizes, strides, x.storage_offset());
+  return autograd::should_record(x) ? autograd::record_transpose(x, d0, d1, out) : out;
 }
 
 Tensor t(const Tensor& x) {
   TANDEM_CHECK(x.dim() <= 2, Runtime, "t() expects a tensor with <= 2 dimensions, but self is ", x.dim(), "D");
-  return x.dim() < 2 ? alias(x) : transpose(x, 0, 1);
+  if (x.dim() >= 2) return transpose(x, 0, 1);
+  return autograd::should_record(x) ? autograd::record_alias("TBackward0", x, alias(x)) : alias(x);
 }
 
 Tensor matrix_T(const Tensor& x) {
@@ -148,7 +156,8 @@ Tensor squeeze(const Tensor& x) {
     sizes.push_back(x.sizes()[d]);
     strides.push_back(x.strides()[d]);
   }
-  return make_view(x, sizes, strides, x.storage_offset());
+  Tensor out = make_view(x, sizes, strides, x.storage_offset());
+  return autograd::should_record(x) ? autograd::record_reshape_view("SqueezeBackward0", x, out) : out;
 }
 
 Tensor squeeze(const Tensor& x, IntArrayRef dims) {
@@ -163,7 +172,9 @@ Tensor squeeze(const Tensor& x, IntArrayRef dims) {
     sizes.push_back(x.sizes()[d]);
     strides.push_back(x.strides()[d]);
   }
-  return make_view(x, sizes, strides, x.storage_offset());
+  Tensor out = make_view(x, sizes, strides, x.storage_offset());
+  if (!autograd::should_record(x)) return out;
+  return autograd::record_reshape_view(dims.size() == 1 ? "SqueezeBackward1" : "SqueezeBackward2", x, out);
 }
 
 Tensor unsqueeze(const Tensor& x, int64_t dim) {
@@ -172,7 +183,8 @@ Tensor unsqueeze(const Tensor& x, int64_t dim) {
   int64_t st = dim < x.dim() ? x.sizes()[dim] * x.strides()[dim] : 1;
   sizes.insert(dim, 1);
   strides.insert(dim, st);
-  return make_view(x, sizes, strides, x.storage_offset());
+  Tensor out = make_view(x, sizes, strides, x.storage_offset());
+  return autograd::should_record(x) ? autograd::record_reshape_view("UnsqueezeBackward0", x, out) : out;
 }
 
 Tensor expand(const Tensor& x, IntArrayRef shape) {
@@ -200,7 +212,8 @@ Tensor expand(const Tensor& x, IntArrayRef shape) {
       strides[i] = 0;
     }
   }
-  return make_view(x, sizes, strides, x.storage_offset());
+  Tensor out = make_view(x, sizes, strides, x.storage_offset());
+  return autograd::should_record(x) ? autograd::record_expand(x, out) : out;
 }
 
 Tensor broadcast_to(const Tensor& x, IntArrayRef shape) { return expand(x, shape); }
@@ -229,7 +242,8 @@ Tensor select(const Tensor& x, int64_t dim, int64_t index) {
   int64_t offset = x.storage_offset() + index * strides[dim];
   sizes.erase(dim);
   strides.erase(dim);
-  return make_view(x, sizes, strides, offset);
+  Tensor out = make_view(x, sizes, strides, offset);
+  return autograd::should_record(x) ? autograd::record_select(x, dim, index, out) : out;
 }
 
 Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t stop, int64_t step) {
@@ -242,7 +256,8 @@ Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t stop, int64_t 
   int64_t offset = x.storage_offset() + (start < size ? start * strides[dim] : 0);
   sizes[dim] = (stop - start + step - 1) / step;
   strides[dim] *= step;
-  return make_view(x, sizes, strides, offset);
+  Tensor out = make_view(x, sizes, strides, offset);
+  return autograd::should_record(x) ? autograd::record_slice(x, dim, start, stop, step, out) : out;
 }
 
 std::vector<Tensor> unbind(const Tensor& x, int64_t dim) {

@@ -1,0 +1,231 @@
+// Autograd bindings: Tensor.requires_grad/grad/grad_fn/backward/..., grad mode, the graph node type, and
+// tandem._C._autograd_backward/_autograd_grad used by tandem.autograd.
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdio>
+
+#include "autograd/engine.h"
+#include "autograd/grad_mode.h"
+#include "autograd/node.h"
+#include "bindings.h"
+#include "core/error.h"
+#include "ops/view.h"
+
+namespace tandem::py {
+namespace {
+
+using autograd::GradMode;
+using autograd::Node;
+
+// None or a list/tuple of tensors (or a single tensor) -> vector (None entries become undefined tensors).
+std::vector<Tensor> tensor_list(nb::handle h, const char* what) {
+  std::vector<Tensor> out;
+  if (h.is_none()) return out;
+  if (is_tensor(h)) {
+    out.push_back(as_tensor_ref(h));
+    return out;
+  }
+  for (nb::handle item : h) {
+    if (item.is_none()) out.emplace_back();
+    else out.push_back(expect_tensor(item, what, "tensors"));
+  }
+  return out;
+}
+
+nb::object grad_object(const Tensor& t) {
+  AutogradMeta* m = t.impl()->autograd();
+  if (!m || !m->grad || !m->grad->defined()) return nb::none();
+  return wrap(*m->grad);
+}
+
+void set_grad(const Tensor& t, nb::handle value) {
+  if (value.is_none()) {
+    if (AutogradMeta* m = t.impl()->autograd(); m && m->grad) *m->grad = Tensor();
+    return;
+  }
+  const Tensor& g = expect_tensor(value, "grad", "value");
+  TANDEM_CHECK(g.dtype() == t.dtype(), Runtime, "assigned grad has data of a different type\nhint: convert it "
+               "first, e.g. g.to(x.dtype)");
+  TANDEM_CHECK(g.sizes() == t.sizes(), Runtime, "assigned grad has data of a different size\nhint: the "
+               "gradient must have the tensor's shape ", t.shape_str());
+  TANDEM_CHECK(g.device() == t.device(), Runtime, "assigned grad has data located on a different device");
+  AutogradMeta& m = t.impl()->ensure_autograd();
+  if (!m.grad) m.grad = std::make_shared<Tensor>();
+  *m.grad = g;
+}
+
+void set_requires_grad(const Tensor& t, bool v) {
+  AutogradMeta* m = t.impl()->autograd();
+  TANDEM_CHECK(!(m && m->grad_fn) || v, Runtime,
+               "you can only change requires_grad flags of leaf variables. If you want to use a computed variable "
+               "in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+  TANDEM_CHECK(!v || is_floating(t.dtype()), Runtime,
+               "only Tensors of floating point and complex dtype can require gradients\nhint: convert first, e.g. "
+               "x.float().requires_grad_()");
+  if (v || m) t.impl()->ensure_autograd().requires_grad = v;
+}
+
+Tensor detach(const Tensor& t) { return alias(t); }
+
+// A handle returned by register_hook: remove() takes the hook out again.
+struct RemovableHandle {
+  Tensor tensor;
+  std::weak_ptr<Node> node;  // non-leaf hooks live on the grad_fn
+  int id;
+  void remove() {
+    if (auto n = node.lock()) {
+      auto& hs = n->pre_hooks;
+      for (size_t i = 0; i < hs.size(); ++i)
+        if (hs[i].id == id) hs.erase(hs.begin() + static_cast<std::ptrdiff_t>(i));
+      return;
+    }
+    if (AutogradMeta* m = tensor.defined() ? tensor.impl()->autograd() : nullptr) {
+      auto& hs = m->hooks;
+      for (size_t i = 0; i < hs.size(); ++i)
+        if (hs[i].first == id) hs.erase(hs.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+};
+
+RemovableHandle register_hook(const Tensor& t, nb::object fn) {
+  TANDEM_CHECK(t.requires_grad(), Runtime,
+               "cannot register a hook on a tensor that doesn't require gradient\nhint: set requires_grad=True "
+               "on it (or on the inputs it is computed from) first");
+  static int next_id = 0;
+  int id = next_id++;
+  TensorHook hook = [fn](const Tensor& g) -> Tensor {
+    nb::object r = fn(wrap(g));
+    if (r.is_none()) return Tensor();
+    return expect_tensor(r, "hook", "return value");
+  };
+  AutogradMeta& m = t.impl()->ensure_autograd();
+  if (m.grad_fn) {
+    m.grad_fn->pre_hooks.push_back({m.output_nr, id, std::move(hook)});
+    return {Tensor(), m.grad_fn, id};
+  }
+  m.hooks.emplace_back(id, std::move(hook));
+  return {t, {}, id};
+}
+
+void retain_grad(const Tensor& t) {
+  AutogradMeta* m = t.impl()->autograd();
+  TANDEM_CHECK(m && m->requires_grad, Runtime, "can't retain_grad on Tensor that has requires_grad=False");
+  if (!m->grad_fn || m->retains_grad) return;  // leaves always keep their grad
+  m->retains_grad = true;
+  if (!m->grad) m->grad = std::make_shared<Tensor>();
+  m->grad_fn->retained.emplace_back(m->output_nr, m->grad);
+}
+
+std::string node_repr(const Node& n) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, " object at %p>", static_cast<const void*>(&n));
+  return "<" + n.name() + buf;
+}
+
+}  // namespace
+
+void init_autograd(nb::module_& m) {
+  nb::class_<Node>(m, "Node", "A node of the autograd graph (a tensor's grad_fn).")
+      .def("name", &Node::name)
+      .def("__repr__", &node_repr)
+      .def_prop_ro("next_functions",
+                   [](const Node& n) {
+                     nb::list out;
+                     for (const auto& e : n.next_edges) {
+                       nb::object fn = e.fn ? nb::cast(e.fn) : nb::none();
+                       out.append(nb::make_tuple(fn, e.input_nr));
+                     }
+                     return nb::tuple(out);
+                   })
+      .def_prop_ro("variable", [](const Node& n) -> nb::object {
+        auto* acc = dynamic_cast<const autograd::AccumulateGrad*>(&n);
+        if (!acc) throw nb::attribute_error("'Node' object has no attribute 'variable'");
+        return wrap(acc->variable);
+      });
+
+  nb::class_<RemovableHandle>(m, "RemovableHandle").def("remove", &RemovableHandle::remove);
+
+  auto cls = nb::type<Tensor>();
+  auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
+  tensor.def_prop_rw("requires_grad", [](const Tensor& t) { return t.requires_grad(); }, &set_requires_grad);
+  tensor.def(
+      "requires_grad_",
+      [](const Tensor& t, bool v) {
+        set_requires_grad(t, v);
+        return t;
+      },
+      nb::arg("requires_grad") = true);
+  tensor.def_prop_ro("is_leaf", [](const Tensor& t) {
+    AutogradMeta* m = t.impl()->autograd();
+    return !m || !m->grad_fn;
+  });
+  tensor.def_prop_ro("grad_fn", [](const Tensor& t) -> nb::object {
+    AutogradMeta* m = t.impl()->autograd();
+    if (!m || !m->grad_fn) return nb::none();
+    return nb::cast(m->grad_fn);
+  });
+  tensor.def_prop_rw("grad", &grad_object, &set_grad, nb::arg("value").none());
+  tensor.def_prop_ro("retains_grad", [](const Tensor& t) {
+    AutogradMeta* m = t.impl()->autograd();
+    return m && m->retains_grad;
+  });
+  tensor.def("retain_grad", &retain_grad);
+  tensor.def("register_hook", &register_hook, nb::arg("hook"));
+  tensor.def("detach", &detach);
+  tensor.def("detach_", [](const Tensor& t) {
+    if (AutogradMeta* m = t.impl()->autograd()) {
+      m->grad_fn.reset();
+      m->requires_grad = false;
+      m->output_nr = 0;
+    }
+    return t;
+  });
+  tensor.def_prop_rw(
+      "data", &detach,
+      [](const Tensor& t, const Tensor& src) {
+        t.impl()->set_storage(src.storage(), src.dtype());
+        t.impl()->set_geometry(src.storage_offset(), src.sizes(), src.strides());
+      });
+  tensor.def(
+      "backward",
+      [](const Tensor& t, nb::handle gradient, std::optional<bool> retain_graph, bool create_graph,
+         nb::handle inputs) {
+        std::vector<Tensor> grads;
+        if (!gradient.is_none()) grads.push_back(expect_tensor(gradient, "backward", "gradient"));
+        autograd::backward({t}, grads, retain_graph, create_graph, tensor_list(inputs, "backward"));
+      },
+      nb::arg("gradient") = nb::none(), nb::arg("retain_graph") = nb::none(), nb::arg("create_graph") = false,
+      nb::arg("inputs") = nb::none());
+
+  m.def("is_grad_enabled", &GradMode::is_enabled);
+  m.def("_set_grad_enabled", &GradMode::set_enabled);
+  m.def("is_inference_mode_enabled", &GradMode::is_inference);
+  m.def("_set_inference_mode", &GradMode::set_inference);
+  m.def(
+      "_autograd_backward",
+      [](nb::handle tensors, nb::handle grad_tensors, std::optional<bool> retain_graph, bool create_graph,
+         nb::handle inputs) {
+        autograd::backward(tensor_list(tensors, "backward"), tensor_list(grad_tensors, "backward"), retain_graph,
+                           create_graph, tensor_list(inputs, "backward"));
+      },
+      nb::arg("tensors"), nb::arg("grad_tensors").none(), nb::arg("retain_graph").none(),
+      nb::arg("create_graph"), nb::arg("inputs").none());
+  m.def(
+      "_autograd_grad",
+      [](nb::handle outputs, nb::handle inputs, nb::handle grad_outputs, std::optional<bool> retain_graph,
+         bool create_graph, bool allow_unused) {
+        std::vector<Tensor> r =
+            autograd::grad(tensor_list(outputs, "grad"), tensor_list(inputs, "grad"),
+                           tensor_list(grad_outputs, "grad"), retain_graph, create_graph, allow_unused);
+        nb::list out;
+        for (Tensor& g : r) out.append(g.defined() ? wrap(std::move(g)) : nb::none());
+        return nb::tuple(out);
+      },
+      nb::arg("outputs"), nb::arg("inputs"), nb::arg("grad_outputs").none(), nb::arg("retain_graph").none(),
+      nb::arg("create_graph"), nb::arg("allow_unused"));
+}
+
+}  // namespace tandem::py

@@ -1,0 +1,36 @@
+"""tandem.autograd: reverse-mode differentiation. The engine and every formula are C++ (src/autograd); this
+package only converts arguments."""
+from .. import _C
+from .._C import Node  # noqa: F401
+from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,  # noqa: F401
+                        is_inference_mode_enabled)
+from .gradcheck import gradcheck  # noqa: F401
+
+__all__ = ["backward", "grad", "gradcheck", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+           "is_grad_enabled", "is_inference_mode_enabled"]
+
+
+def _as_list(x):
+    if x is None:
+        return None
+    if isinstance(x, _C.Tensor):
+        return [x]
+    return list(x)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulates the gradients of `tensors` into the .grad of the leaves (or of `inputs`)."""
+    _C._autograd_backward(_as_list(tensors), _as_list(grad_tensors), retain_graph, create_graph,
+                          _as_list(inputs))
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False,
+         materialize_grads=False):
+    """The gradients of `outputs` with respect to `inputs`, as a tuple (nothing is accumulated)."""
+    single = isinstance(inputs, _C.Tensor)
+    ins = _as_list(inputs)
+    result = _C._autograd_grad(_as_list(outputs), ins, _as_list(grad_outputs), retain_graph, create_graph,
+                               allow_unused or materialize_grads)
+    if materialize_grads:
+        result = tuple(g if g is not None else _C.zeros_like(x) for g, x in zip(result, ins))
+    return result if not single else result

@@ -1,0 +1,99 @@
+"""Grad-mode switches: context managers that also work as decorators. The mode itself is thread-local
+state in the C++ core; these classes only set and restore it."""
+import functools
+
+from .. import _C
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
+           "is_inference_mode_enabled"]
+
+is_grad_enabled = _C.is_grad_enabled
+is_inference_mode_enabled = _C.is_inference_mode_enabled
+
+
+class _DecoratorContextManager:
+    """Lets a context manager decorate a function: each call runs inside a fresh instance."""
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+        return wrapper
+
+    def clone(self):
+        return self.__class__()
+
+
+class no_grad(_DecoratorContextManager):
+    """Disables gradient recording: results computed inside do not require grad."""
+
+    def __enter__(self):
+        self._prev = _C.is_grad_enabled()
+        _C._set_grad_enabled(False)
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self._prev)
+        return False
+
+
+class enable_grad(_DecoratorContextManager):
+    """Enables gradient recording (inside no_grad, for example)."""
+
+    def __enter__(self):
+        self._prev = _C.is_grad_enabled()
+        _C._set_grad_enabled(True)
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self._prev)
+        return False
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Sets grad mode on or off; takes effect at once (as a function call) or for a with-block."""
+
+    def __init__(self, mode):
+        self._prev = _C.is_grad_enabled()
+        self.mode = bool(mode)
+        _C._set_grad_enabled(self.mode)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self._prev)
+        return False
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+    def __call__(self, func):
+        # Used as a decorator: the constructor's immediate switch must not outlive the decoration.
+        _C._set_grad_enabled(self._prev)
+        return super().__call__(func)
+
+
+class inference_mode(_DecoratorContextManager):
+    """Like no_grad (results never require grad), and is_inference_mode_enabled() is True inside."""
+
+    def __init__(self, mode=True):
+        self.mode = bool(mode)
+
+    def __call__(self, func):
+        if not callable(func) or isinstance(func, bool):
+            raise TypeError("inference_mode() used as a decorator takes the function, e.g. @inference_mode()")
+        return super().__call__(func)
+
+    def __enter__(self):
+        self._prev = (_C.is_grad_enabled(), _C.is_inference_mode_enabled())
+        if self.mode:
+            _C._set_grad_enabled(False)
+            _C._set_inference_mode(True)
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self._prev[0])
+        _C._set_inference_mode(self._prev[1])
+        return False
+
+    def clone(self):
+        return self.__class__(self.mode)

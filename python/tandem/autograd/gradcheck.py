@@ -1,0 +1,87 @@
+"""gradcheck: compares the analytical gradients (the engine) with central finite differences, element by
+element. A test tool: it drives C++ ops from Python loops, which is fine at test sizes."""
+from .. import _C
+
+__all__ = ["gradcheck"]
+
+
+def _elements(t):
+    """0-dim views of every element of t (any strides), in row-major order."""
+    views = [t]
+    for _ in range(t.dim()):
+        views = [v.select(0, i) for v in views for i in range(v.shape[0])]
+    return views
+
+
+def _flat_values(outputs):
+    vals = []
+    for o in outputs:
+        if isinstance(o, _C.Tensor) and o.is_floating_point():
+            vals.extend(float(v.item()) for v in _elements(o))
+    return vals
+
+
+def _as_tuple(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **_ignored):
+    """True when d func / d inputs from autograd matches finite differences (use float64 inputs)."""
+    inputs = _as_tuple(inputs)
+    diff = [x for x in inputs if isinstance(x, _C.Tensor) and x.requires_grad]
+    if not diff:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them "
+                         "have requires_grad=True.")
+    # Numerical Jacobian: one column per input element.
+    numerical = []
+    for x in diff:
+        cols = []
+        with _C_no_grad():
+            for e in _elements(x.detach()):
+                orig = float(e.item())
+                e.fill_(orig + eps)
+                plus = _flat_values(_as_tuple(func(*inputs)))
+                e.fill_(orig - eps)
+                minus = _flat_values(_as_tuple(func(*inputs)))
+                e.fill_(orig)
+                cols.append([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
+        numerical.append(cols)
+
+    # Analytical Jacobian (the forward runs after the perturbations, which bumped the inputs' versions).
+    outputs = [o for o in _as_tuple(func(*inputs)) if isinstance(o, _C.Tensor) and o.requires_grad]
+    n_out = sum(o.numel() for o in outputs)
+    # One row per output element: a backward pass with a one-hot gradient.
+    analytical = [[[0.0] * n_out for _ in range(x.numel())] for x in diff]
+    row = 0
+    for o in outputs:
+        for k in range(o.numel()):
+            onehot = _C.zeros_like(o)
+            _elements(onehot)[k].fill_(1.0)
+            grads = _C._autograd_grad([o], diff, [onehot], True, False, True)
+            for i, g in enumerate(grads):
+                if g is None:
+                    continue
+                for j, v in enumerate(_elements(g)):
+                    analytical[i][j][row] = float(v.item())
+            row += 1
+
+    for i, x in enumerate(diff):
+        for j in range(x.numel()):
+            for r in range(n_out):
+                a, n = analytical[i][j][r], numerical[i][j][r]
+                if abs(a - n) > atol + rtol * abs(n):
+                    if raise_exception:
+                        raise RuntimeError(
+                            f"Jacobian mismatch for output {r} with respect to input {i},\n"
+                            f"numerical:{n}\nanalytical:{a}\n(element {j} of the input)")
+                    return False
+    return True
+
+
+class _C_no_grad:
+    def __enter__(self):
+        self.prev = _C.is_grad_enabled()
+        _C._set_grad_enabled(False)
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self.prev)

@@ -1,0 +1,246 @@
+#include "autograd/engine.h"
+
+#include <algorithm>
+#include <queue>
+#include <unordered_map>
+
+#include "autograd/sum_to.h"
+#include "core/error.h"
+#include "ops/copy.h"
+#include "ops/elementwise.h"
+
+namespace tandem::autograd {
+namespace {
+
+// Per-node state of one backward pass.
+struct Task {
+  int dependencies = 0;       // edges from not-yet-run nodes into this one
+  std::vector<Tensor> grads;  // one slot per output of the node, summed as gradients arrive
+  bool needed = true;         // runs: leads to something we want a gradient for
+  bool wanted = true;         // receives gradients: needed, or a target itself
+  std::vector<int> captures;  // (for targets) result index per output_nr, -1 if none
+};
+
+struct Target {
+  Node* node;
+  uint32_t output_nr;
+};
+
+// Makes `g` fit the output it is sent to: sum over broadcast dims, then the dtype and device of the output.
+Tensor fit_gradient(const Node& from, size_t index, Tensor g, const OutputMeta& meta) {
+  if (g.sizes() != meta.sizes) {
+    TANDEM_CHECK(is_expandable_to(meta.sizes, g.sizes()), Runtime, "Function ", from.name(),
+                 " returned an invalid gradient at index ", index, " - got ", g.shape_str(),
+                 " but expected shape compatible with ", shape_to_string(meta.sizes),
+                 "\nhint: a custom gradient or hook must return a tensor of the input's shape");
+    g = sum_to(g, meta.sizes);
+  }
+  if (g.dtype() != meta.dtype || g.device() != meta.device) g = to_device(g, meta.device, meta.dtype, false);
+  return g;
+}
+
+void add_to_slot(Tensor& slot, Tensor g) {
+  if (!slot.defined()) slot = std::move(g);
+  else slot = add(slot, g);
+}
+
+Tensor implicit_grad(const Tensor& out) {
+  TANDEM_CHECK(out.numel() == 1, Runtime,
+               "grad can be implicitly created only for scalar outputs\nhint: pass gradient= with the shape ",
+               out.shape_str(), " (e.g. tandem.ones_like(out)), or reduce first with .sum() or .mean()");
+  return full(out.sizes(), Scalar(1.0), out.dtype(), out.device());
+}
+
+struct RunResult {
+  std::vector<Tensor> captured;
+};
+
+// The core loop. `targets` (may be empty) are outputs of nodes whose incoming gradient is returned; when
+// `only_targets` is set, only nodes leading to targets run and AccumulateGrad nodes never run (grad()).
+RunResult run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs, bool keep_graph,
+              bool create_graph, const std::vector<Target>& targets, bool only_targets, bool accumulate_leaves) {
+  TANDEM_CHECK(grad_outputs.empty() || grad_outputs.size() == outputs.size(), Runtime, "grad_tensors (",
+               grad_outputs.size(), ") and tensors (", outputs.size(), ") must have the same length");
+  std::vector<Edge> roots;
+  std::vector<Tensor> root_grads;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& out = outputs[i];
+    Edge e = gradient_edge(out);
+    TANDEM_CHECK(e.fn, Runtime, "element ", i,
+                 " of tensors does not require grad and does not have a grad_fn\nhint: the result was computed "
+                 "from tensors without requires_grad=True (or under no_grad()); set requires_grad on the inputs");
+    Tensor g = i < grad_outputs.size() && grad_outputs[i].defined() ? grad_outputs[i] : implicit_grad(out);
+    TANDEM_CHECK(g.sizes() == out.sizes(), Runtime, "Mismatch in shape: grad_output[", i, "] has a shape of ",
+                 g.shape_str(), " and output[", i, "] has a shape of ", out.shape_str(), ".");
+    roots.push_back(std::move(e));
+    root_grads.push_back(std::move(g));
+  }
+
+  GradModeGuard mode(create_graph);
+
+  // Discover the graph (iterative DFS) and count dependencies.
+  std::unordered_map<Node*, Task> tasks;
+  std::vector<Node*> stack, order;
+  for (const Edge& r : roots) {
+    if (tasks.emplace(r.fn.get(), Task{}).second) stack.push_back(r.fn.get());
+  }
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    order.push_back(n);
+    for (const Edge& e : n->next_edges) {
+      if (!e.fn) continue;
+      auto [it, fresh] = tasks.try_emplace(e.fn.get());
+      it->second.dependencies++;
+      if (fresh) stack.push_back(e.fn.get());
+    }
+  }
+  for (size_t i = 0; i < targets.size(); ++i) {
+    auto it = tasks.find(targets[i].node);
+    if (it == tasks.end()) continue;
+    auto& caps = it->second.captures;
+    if (caps.empty()) caps.assign(targets[i].node->outputs.size(), -1);
+    caps[targets[i].output_nr] = static_cast<int>(i);
+  }
+  if (only_targets) {
+    // needed = is a target or reaches one; decided in reverse topological order (Kahn's order, reversed).
+    std::unordered_map<Node*, int> deps;
+    for (auto& [n, t] : tasks) deps[n] = t.dependencies;
+    std::vector<Node*> topo;
+    for (const Edge& r : roots)
+      if (deps[r.fn.get()] == 0 && (topo.empty() || std::find(topo.begin(), topo.end(), r.fn.get()) == topo.end()))
+        topo.push_back(r.fn.get());
+    for (size_t i = 0; i < topo.size(); ++i)
+      for (const Edge& e : topo[i]->next_edges)
+        if (e.fn && --deps[e.fn.get()] == 0) topo.push_back(e.fn.get());
+    for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+      Task& t = tasks[*it];
+      t.needed = accumulate_leaves && !t.captures.empty() && dynamic_cast<AccumulateGrad*>(*it);
+      for (const Edge& e : (*it)->next_edges)
+        if (e.fn && tasks[e.fn.get()].wanted) t.needed = true;
+      t.wanted = t.needed || !t.captures.empty();
+    }
+  }
+
+  for (size_t i = 0; i < roots.size(); ++i) {
+    Task& t = tasks[roots[i].fn.get()];
+    if (t.grads.empty()) t.grads.resize(roots[i].fn->outputs.size());
+    add_to_slot(t.grads[roots[i].input_nr], root_grads[i]);
+  }
+
+  auto later_first = [](Node* a, Node* b) { return a->sequence_nr < b->sequence_nr; };
+  std::priority_queue<Node*, std::vector<Node*>, decltype(later_first)> ready(later_first);
+  for (const Edge& r : roots) {
+    Task& t = tasks[r.fn.get()];
+    if (t.dependencies == 0) {
+      t.dependencies = -1;  // queued once even if it is several roots
+      ready.push(r.fn.get());
+    }
+  }
+
+  RunResult result;
+  result.captured.resize(targets.size());
+  while (!ready.empty()) {
+    Node* node = ready.top();
+    ready.pop();
+    Task& task = tasks[node];
+    std::vector<Tensor> grads = std::move(task.grads);
+    grads.resize(node->outputs.size());
+    bool any = false;
+    for (const Tensor& g : grads) any |= g.defined();
+
+    if (any) {
+      for (auto& h : node->pre_hooks) {
+        if (!grads[h.output_nr].defined()) continue;
+        Tensor r = h.fn(grads[h.output_nr]);
+        if (r.defined()) grads[h.output_nr] = std::move(r);
+      }
+      for (auto& [nr, slot] : node->retained) {
+        if (grads[nr].defined()) {
+          GradModeGuard off(false);
+          accumulate_into(*slot, grads[nr]);
+        }
+      }
+      auto* acc = dynamic_cast<AccumulateGrad*>(node);
+      for (size_t k = 0; k < task.captures.size(); ++k) {
+        if (task.captures[k] < 0) continue;
+        Tensor g = grads[k];
+        if (acc && !accumulate_leaves) g = run_leaf_hooks(acc->variable, g);
+        result.captured[task.captures[k]] = g;
+      }
+      bool run_node = task.needed;
+      std::vector<Tensor> input_grads;
+      if (run_node) {
+        for (size_t k = 0; k < grads.size(); ++k) {
+          if (!grads[k].defined())
+            grads[k] = full(node->outputs[k].sizes, Scalar(0.0), node->outputs[k].dtype, node->outputs[k].device);
+        }
+        input_grads = node->apply(std::move(grads));
+        if (!keep_graph) node->release_saved();
+      }
+      for (size_t k = 0; k < input_grads.size() && k < node->next_edges.size(); ++k) {
+        const Edge& e = node->next_edges[k];
+        if (!e.fn || !input_grads[k].defined()) continue;
+        Task& next = tasks[e.fn.get()];
+        if (!next.wanted) continue;
+        if (next.grads.empty()) next.grads.resize(e.fn->outputs.size());
+        add_to_slot(next.grads[e.input_nr], fit_gradient(*node, k, std::move(input_grads[k]), e.fn->outputs[e.input_nr]));
+      }
+    }
+    for (const Edge& e : node->next_edges) {
+      if (!e.fn) continue;
+      Task& next = tasks[e.fn.get()];
+      if (--next.dependencies == 0) ready.push(e.fn.get());
+    }
+  }
+  return result;
+}
+
+}  // namespace
+
+void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs,
+              std::optional<bool> retain_graph, bool create_graph, const std::vector<Tensor>& inputs) {
+  bool keep = retain_graph.value_or(create_graph);
+  if (inputs.empty()) {
+    run(outputs, grad_outputs, keep, create_graph, {}, false, true);
+    return;
+  }
+  // backward(inputs=...): accumulate only into these tensors' .grad (leaves through their AccumulateGrad).
+  std::vector<Target> targets;
+  for (const Tensor& in : inputs) {
+    Edge e = gradient_edge(in);
+    TANDEM_CHECK(e.fn, Runtime, "One of the differentiated Tensors does not require grad");
+    targets.push_back({e.fn.get(), e.input_nr});
+  }
+  RunResult r = run(outputs, grad_outputs, keep, create_graph, targets, true, true);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    AutogradMeta& m = inputs[i].impl()->ensure_autograd();
+    if (!m.grad_fn || !r.captured[i].defined()) continue;  // leaves were accumulated by their node
+    if (!m.grad) m.grad = std::make_shared<Tensor>();
+    GradModeGuard mode(create_graph);
+    accumulate_into(*m.grad, r.captured[i]);
+  }
+}
+
+std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                         const std::vector<Tensor>& grad_outputs, std::optional<bool> retain_graph,
+                         bool create_graph, bool allow_unused) {
+  std::vector<Target> targets;
+  std::vector<std::shared_ptr<Node>> keep_alive;  // accumulators created here for the duration of the run
+  for (const Tensor& in : inputs) {
+    Edge e = gradient_edge(in);
+    TANDEM_CHECK(e.fn, Runtime, "One of the differentiated Tensors does not require grad");
+    targets.push_back({e.fn.get(), e.input_nr});
+    keep_alive.push_back(std::move(e.fn));
+  }
+  RunResult r = run(outputs, grad_outputs, retain_graph.value_or(create_graph), create_graph, targets, true, false);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    TANDEM_CHECK(r.captured[i].defined() || allow_unused, Runtime,
+                 "One of the differentiated Tensors appears to not have been used in the graph. Set "
+                 "allow_unused=True if this is the desired behavior.\nhint: input ", i,
+                 " does not influence the outputs; pass allow_unused=True to get None for it");
+  }
+  return std::move(r.captured);
+}
+
+}  // namespace tandem::autograd

@@ -1,0 +1,66 @@
+// The recording entry points called by op front ends (src/ops) when some input requires grad and grad
+// mode is on. Each takes the inputs and the output the front end computed (with grad mode off) and returns
+// that output with its grad_fn attached. The formulas live in formulas_<family>.cpp.
+#pragma once
+#include <optional>
+
+#include "autograd/formula_node.h"
+#include "kernels/kernel_table.h"
+
+namespace tandem::autograd {
+
+// ---- elementwise (formulas_elementwise.cpp) ----
+Tensor record_unary(UnaryOp op, const Tensor& x, const Tensor& out);
+// A null tensor pointer means that operand was the scalar next to it.
+Tensor record_binary(BinaryOp op, const Tensor* a, const Scalar& a_scalar, const Tensor* b, const Scalar& b_scalar,
+                     const Tensor& out);
+Tensor record_where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out);
+Tensor record_clamp(const Tensor& x, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi,
+                    const Tensor& out);
+
+// ---- views (formulas_view.cpp) ----
+// Shape-only views (view, squeeze, unsqueeze, reshape-as-view): the gradient is reshaped back.
+Tensor record_reshape_view(const char* name, const Tensor& x, const Tensor& out);
+Tensor record_permute(const Tensor& x, IntArrayRef dims, const Tensor& out);
+Tensor record_transpose(const Tensor& x, int64_t d0, int64_t d1, const Tensor& out);
+Tensor record_alias(const char* name, const Tensor& x, const Tensor& out);  // gradient passes unchanged
+Tensor record_expand(const Tensor& x, const Tensor& out);
+Tensor record_slice(const Tensor& x, int64_t dim, int64_t start, int64_t stop, int64_t step, const Tensor& out);
+Tensor record_select(const Tensor& x, int64_t dim, int64_t index, const Tensor& out);
+// The gradients of slice/select: `grad` placed into zeros of `sizes` (differentiable themselves).
+Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64_t start, int64_t stop,
+                      int64_t step);
+Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64_t index);
+
+// ---- copies (formulas_copy.cpp) ----
+// clone/contiguous (CloneBackward0) and dtype/device conversions (ToCopyBackward0): the gradient goes back
+// in the input's dtype and to the input's device.
+Tensor record_copy(const char* name, const Tensor& x, const Tensor& out);
+// In-place ops: after the raw write, `self` gets a node whose inputs are self's previous history and `src`.
+void record_copy_(const Tensor& self, const Tensor& src);
+void record_fill_(const Tensor& self);
+// An in-place elementwise op with history: computes `out_of_place(clone of self)` and writes it into self.
+template <typename F>
+Tensor inplace_with_grad(const Tensor& self, F&& out_of_place);
+
+// ---- matrix products (formulas_linalg.cpp) ----
+Tensor record_mm(const Tensor& a, const Tensor& b, const Tensor& out);
+Tensor record_bmm(const Tensor& a, const Tensor& b, const Tensor& out);
+Tensor record_batched_matmul(const Tensor& a, const Tensor& b, const Tensor& out);
+Tensor record_mv(const Tensor& mat, const Tensor& vec, const Tensor& out);
+Tensor record_dot(const Tensor& a, const Tensor& b, const Tensor& out);
+Tensor record_addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta,
+                    const Scalar& alpha, const Tensor& out);
+
+}  // namespace tandem::autograd
+
+#include "ops/copy.h"
+
+namespace tandem::autograd {
+template <typename F>
+Tensor inplace_with_grad(const Tensor& self, F&& out_of_place) {
+  check_inplace(self);
+  Tensor before = clone(self);  // the formula may save self's old value; the write below must not touch it
+  return rebase_history(self, out_of_place(before));
+}
+}  // namespace tandem::autograd

@@ -1,0 +1,314 @@
+// Gradients of the elementwise ops (op_list.def), where and clamp, written with public ops so they run on
+// every device and are themselves differentiable (create_graph).
+#include <cmath>
+
+#include "autograd/formulas.h"
+#include "core/error.h"
+#include "ops/copy.h"
+#include "ops/elementwise.h"
+
+namespace tandem::autograd {
+namespace {
+
+using Grads = std::vector<Tensor>;
+
+Tensor zeros_like(const Tensor& t) { return full(t.sizes(), Scalar(0.0), t.dtype(), t.device()); }
+// A 0-dim zero that joins any device (as a scalar operand of where).
+Tensor scalar_zero(const Tensor& like) { return full(DimVector{}, Scalar(0.0), like.dtype()); }
+
+// ---- unary: saved[0] = input (or output where the formula reads it) ----
+Tensor unary_grad(UnaryOp op, const Tensor& g, const FormulaNode& n) {
+  const Tensor v = n.saved.empty() ? Tensor() : n.saved_tensor(0);
+  switch (op) {
+    case UnaryOp::neg: return neg(g);
+    case UnaryOp::abs: return mul(g, sign(v));
+    case UnaryOp::sign:
+    case UnaryOp::floor:
+    case UnaryOp::ceil:
+    case UnaryOp::round:
+    case UnaryOp::trunc: return zeros_like(g);
+    case UnaryOp::relu: return mul(g, gt(v, Scalar(0.0)));  // v is the output
+    case UnaryOp::exp: return mul(g, v);                     // output
+    case UnaryOp::log: return div(g, v);
+    case UnaryOp::log1p: return div(g, add(v, Scalar(1.0)));
+    case UnaryOp::expm1: return mul(g, add(v, Scalar(1.0)));   // output
+    case UnaryOp::sqrt: return div(g, mul(v, Scalar(2.0)));    // output
+    case UnaryOp::rsqrt: return mul(g, mul(pow(v, Scalar(3.0)), Scalar(-0.5)));  // output
+    case UnaryOp::sin: return mul(g, cos(v));
+    case UnaryOp::cos: return mul(g, neg(sin(v)));
+    case UnaryOp::tanh: return mul(g, sub(Scalar(1.0), mul(v, v)));        // output
+    case UnaryOp::sigmoid: return mul(g, mul(v, sub(Scalar(1.0), v)));    // output
+    case UnaryOp::gelu: {
+      // d/dx x*Phi(x) = Phi(x) + x*phi(x); Phi recovered as gelu(x)/x (0.5 at 0: no erf op yet).
+      Tensor cdf = where(eq(v, Scalar(0.0)), full(DimVector{}, Scalar(0.5), v.dtype()), div(gelu(v), v));
+      Tensor pdf = mul(exp(mul(mul(v, v), Scalar(-0.5))), Scalar(0.3989422804014327));
+      return mul(g, add(cdf, mul(v, pdf)));
+    }
+    case UnaryOp::gelu_tanh: {
+      const double k = std::sqrt(2.0 / M_PI), c = 0.044715;
+      Tensor x2 = mul(v, v);
+      Tensor th = tanh(mul(mul(v, add(mul(x2, Scalar(c)), Scalar(1.0))), Scalar(k)));
+      Tensor left = mul(add(th, Scalar(1.0)), Scalar(0.5));
+      Tensor right = mul(mul(mul(v, sub(Scalar(1.0), mul(th, th))), Scalar(0.5 * k)),
+                         add(mul(x2, Scalar(3.0 * c)), Scalar(1.0)));
+      return mul(g, add(left, right));
+    }
+    default: TANDEM_THROW(Runtime, "the derivative for '", unary_op_name(op), "' is not implemented");
+  }
+}
+
+// Which ops' formulas read the output instead of the input (saving the output avoids keeping the input).
+bool saves_output(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::relu:
+    case UnaryOp::exp:
+    case UnaryOp::expm1:
+    case UnaryOp::sqrt:
+    case UnaryOp::rsqrt:
+    case UnaryOp::tanh:
+    case UnaryOp::sigmoid: return true;
+    default: return false;
+  }
+}
+bool saves_nothing(UnaryOp op) {
+  return op == UnaryOp::neg || op == UnaryOp::sign || op == UnaryOp::floor || op == UnaryOp::ceil ||
+         op == UnaryOp::round || op == UnaryOp::trunc;
+}
+
+// PyTorch's node names.
+const char* unary_node_name(UnaryOp op) {
+  switch (op) {
+#define TANDEM_UNARY_NAME(op, name) \
+  case UnaryOp::op: return name;
+    TANDEM_UNARY_NAME(neg, "NegBackward0")
+    TANDEM_UNARY_NAME(abs, "AbsBackward0")
+    TANDEM_UNARY_NAME(sign, "SignBackward0")
+    TANDEM_UNARY_NAME(relu, "ReluBackward0")
+    TANDEM_UNARY_NAME(floor, "FloorBackward0")
+    TANDEM_UNARY_NAME(ceil, "CeilBackward0")
+    TANDEM_UNARY_NAME(round, "RoundBackward0")
+    TANDEM_UNARY_NAME(trunc, "TruncBackward0")
+    TANDEM_UNARY_NAME(exp, "ExpBackward0")
+    TANDEM_UNARY_NAME(log, "LogBackward0")
+    TANDEM_UNARY_NAME(log1p, "Log1PBackward0")
+    TANDEM_UNARY_NAME(expm1, "Expm1Backward0")
+    TANDEM_UNARY_NAME(sqrt, "SqrtBackward0")
+    TANDEM_UNARY_NAME(rsqrt, "RsqrtBackward0")
+    TANDEM_UNARY_NAME(sin, "SinBackward0")
+    TANDEM_UNARY_NAME(cos, "CosBackward0")
+    TANDEM_UNARY_NAME(tanh, "TanhBackward0")
+    TANDEM_UNARY_NAME(sigmoid, "SigmoidBackward0")
+    TANDEM_UNARY_NAME(gelu, "GeluBackward0")
+    TANDEM_UNARY_NAME(gelu_tanh, "GeluBackward0")
+#undef TANDEM_UNARY_NAME
+    default: return nullptr;  // not differentiable (predicates, bitwise)
+  }
+}
+
+template <UnaryOp Op>
+Grads unary_formula(FormulaNode& n, const Tensor& g) {
+  return {unary_grad(Op, g, n)};
+}
+
+FormulaNode::Formula unary_formula_for(UnaryOp op) {
+  switch (op) {
+#define TANDEM_UNARY_OP(name, functor, rule) \
+  case UnaryOp::name: return &unary_formula<UnaryOp::name>;
+#include "ops/op_list.def"
+#undef TANDEM_UNARY_OP
+  }
+  return nullptr;
+}
+
+// ---- binary: variant 0 = tensor op tensor, 1 = tensor op scalar, 2 = scalar op tensor ----
+// saved: [a, b] as available (tensors only); n.scalar holds the scalar operand.
+Tensor operand(const FormulaNode& n, int which) {
+  if (n.variant == 0) return n.saved_tensor(which);
+  return n.saved_tensor(0);  // the only tensor
+}
+
+Grads add_formula(FormulaNode& n, const Tensor& g) { return {g, g}; }
+Grads sub_formula(FormulaNode& n, const Tensor& g) {
+  return {n.needs_input_grad(0) ? g : Tensor(), n.needs_input_grad(1) ? neg(g) : Tensor()};
+}
+Grads mul_formula(FormulaNode& n, const Tensor& g) {
+  if (n.variant != 0) return {mul(g, n.scalar)};
+  Grads r(2);
+  if (n.needs_input_grad(0)) r[0] = mul(g, n.saved_tensor(1));
+  if (n.needs_input_grad(1)) r[1] = mul(g, n.saved_tensor(0));
+  return r;
+}
+Grads div_formula(FormulaNode& n, const Tensor& g) {
+  if (n.variant == 1) return {div(g, n.scalar)};
+  if (n.variant == 2) {  // s / b: -s / b^2
+    Tensor b = n.saved_tensor(0);
+    return {mul(div(g, mul(b, b)), Scalar(-n.scalar.to_double()))};
+  }
+  Tensor a = n.saved_tensor(0), b = n.saved_tensor(1);
+  Grads r(2);
+  if (n.needs_input_grad(0)) r[0] = div(g, b);
+  if (n.needs_input_grad(1)) r[1] = neg(div(mul(g, a), mul(b, b)));
+  return r;
+}
+Grads floor_divide_formula(FormulaNode& n, const Tensor& g) {
+  return {zeros_like(g), n.variant == 0 ? zeros_like(g) : Tensor()};
+}
+Grads remainder_formula(FormulaNode& n, const Tensor& g) {
+  // a - floor(a / b) * b
+  if (n.variant == 1) return {g};
+  if (n.variant == 2) {
+    Tensor b = n.saved_tensor(0);
+    return {mul(neg(g), floor(div(n.scalar, b)))};
+  }
+  Tensor a = n.saved_tensor(0), b = n.saved_tensor(1);
+  return {g, mul(neg(g), floor(div(a, b)))};
+}
+Grads pow_formula(FormulaNode& n, const Tensor& g) {
+  if (n.variant == 1) {  // a ** s
+    double s = n.scalar.to_double();
+    Tensor a = n.saved_tensor(0);
+    if (s == 0.0) return {zeros_like(g)};
+    return {mul(g, mul(pow(a, Scalar(s - 1.0)), Scalar(s)))};
+  }
+  if (n.variant == 2) {  // s ** b: s^b * log(s)
+    Tensor b = n.saved_tensor(0);
+    double s = n.scalar.to_double();
+    if (s == 0.0) return {zeros_like(g)};  // 0**b has no useful slope in b (PyTorch masks it to 0)
+    return {mul(g, mul(pow(n.scalar, b), Scalar(std::log(s))))};
+  }
+  Tensor a = n.saved_tensor(0), b = n.saved_tensor(1);
+  Grads r(2);
+  if (n.needs_input_grad(0)) {
+    // b * a^(b-1), and 0 where b == 0 (so 0**0 does not give nan)
+    Tensor ga = mul(g, mul(b, pow(a, sub(b, Scalar(1.0)))));
+    r[0] = where(eq(b, Scalar(0.0)), scalar_zero(ga), ga);
+  }
+  if (n.needs_input_grad(1)) {
+    // a^b * log(a), masked to 0 where a == 0 and b >= 0 (as PyTorch does)
+    Tensor gb = mul(g, mul(pow(a, b), log(a)));
+    r[1] = where(logical_and(eq(a, Scalar(0.0)), ge(b, Scalar(0.0))), scalar_zero(gb), gb);
+  }
+  return r;
+}
+// maximum/minimum: the gradient goes to the chosen operand, split in half on ties (as PyTorch does).
+template <bool Max>
+Grads extremum_formula(FormulaNode& n, const Tensor& g) {
+  Tensor a = n.saved_tensor(0), b = n.saved_tensor(1);
+  Tensor a_wins = Max ? gt(a, b) : lt(a, b);
+  Tensor b_wins = Max ? lt(a, b) : gt(a, b);
+  Tensor half = mul(g, Scalar(0.5));
+  Tensor tie = eq(a, b);
+  Grads r(2);
+  if (n.needs_input_grad(0)) r[0] = where(tie, half, where(a_wins, g, scalar_zero(g)));
+  if (n.needs_input_grad(1)) r[1] = where(tie, half, where(b_wins, g, scalar_zero(g)));
+  return r;
+}
+
+struct BinaryInfo {
+  const char* name;
+  FormulaNode::Formula formula;
+  bool saves;  // formula reads the operands
+};
+bool binary_info(BinaryOp op, BinaryInfo& info) {
+  switch (op) {
+    case BinaryOp::add: info = {"AddBackward0", &add_formula, false}; return true;
+    case BinaryOp::sub: info = {"SubBackward0", &sub_formula, false}; return true;
+    case BinaryOp::mul: info = {"MulBackward0", &mul_formula, true}; return true;
+    case BinaryOp::div: info = {"DivBackward0", &div_formula, true}; return true;
+    case BinaryOp::floor_divide: info = {"FloorDivideBackward0", &floor_divide_formula, false}; return true;
+    case BinaryOp::remainder: info = {"RemainderBackward0", &remainder_formula, true}; return true;
+    case BinaryOp::pow: info = {"PowBackward0", &pow_formula, true}; return true;
+    case BinaryOp::maximum: info = {"MaximumBackward0", &extremum_formula<true>, true}; return true;
+    case BinaryOp::minimum: info = {"MinimumBackward0", &extremum_formula<false>, true}; return true;
+    default: return false;  // comparisons, logical and bitwise ops have no gradient
+  }
+}
+
+}  // namespace
+
+Tensor record_unary(UnaryOp op, const Tensor& x, const Tensor& out) {
+  const char* name = unary_node_name(op);
+  if (!name || !is_floating(out.dtype())) return out;
+  auto node = make_node(name, unary_formula_for(op));
+  record(node, {&x}, out);
+  if (!saves_nothing(op)) node->saved.emplace_back(saves_output(op) ? out : x, saves_output(op));
+  return out;
+}
+
+Tensor record_binary(BinaryOp op, const Tensor* a, const Scalar& a_scalar, const Tensor* b, const Scalar& b_scalar,
+                     const Tensor& out) {
+  BinaryInfo info;
+  if (!binary_info(op, info) || !is_floating(out.dtype())) return out;
+  auto node = make_node(info.name, info.formula);
+  if (a && b) {
+    set_history(node, {a, b}, {&out});
+    if (info.saves) {
+      node->saved.emplace_back(*a, false);
+      node->saved.emplace_back(*b, false);
+    }
+    return out;
+  }
+  node->variant = a ? 1 : 2;
+  node->scalar = a ? b_scalar : a_scalar;
+  const Tensor& t = a ? *a : *b;
+  // PyTorch's names for the scalar forms: x - 2 is SubBackward0, 2 - x is RsubBackward1, 2 ** x PowBackward1.
+  if (op == BinaryOp::sub && !a) node->name_ = "RsubBackward1";
+  if (op == BinaryOp::pow && !a) node->name_ = "PowBackward1";
+  if (op == BinaryOp::sub && !a) node->formula = [](FormulaNode& n, const Tensor& g) { return Grads{neg(g)}; };
+  if (op == BinaryOp::sub && a) node->formula = [](FormulaNode& n, const Tensor& g) { return Grads{g}; };
+  if (op == BinaryOp::add) node->formula = [](FormulaNode& n, const Tensor& g) { return Grads{g}; };
+  if (op == BinaryOp::maximum || op == BinaryOp::minimum) {
+    // max(t, s): the gradient where t wins, half on ties.
+    node->formula = op == BinaryOp::maximum
+                        ? +[](FormulaNode& n, const Tensor& g) {
+                            Tensor t = n.saved_tensor(0);
+                            return Grads{where(eq(t, n.scalar), mul(g, Scalar(0.5)),
+                                               where(gt(t, n.scalar), g, scalar_zero(g)))};
+                          }
+                        : +[](FormulaNode& n, const Tensor& g) {
+                            Tensor t = n.saved_tensor(0);
+                            return Grads{where(eq(t, n.scalar), mul(g, Scalar(0.5)),
+                                               where(lt(t, n.scalar), g, scalar_zero(g)))};
+                          };
+  }
+  set_history(node, {&t}, {&out});
+  if (info.saves) node->saved.emplace_back(t, false);
+  return out;
+}
+
+Tensor record_where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) {
+  if (!is_floating(out.dtype())) return out;
+  auto node = make_node("WhereBackward0", [](FormulaNode& n, const Tensor& g) {
+    Tensor c = n.saved_tensor(0);
+    Tensor z = scalar_zero(g);
+    Grads r(3);
+    if (n.needs_input_grad(1)) r[1] = where(c, g, z);
+    if (n.needs_input_grad(2)) r[2] = where(c, z, g);
+    return r;
+  });
+  set_history(node, {&cond, &a, &b}, {&out});
+  node->saved.emplace_back(cond, false);
+  return out;
+}
+
+Tensor record_clamp(const Tensor& x, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi,
+                    const Tensor& out) {
+  if (!is_floating(out.dtype())) return out;
+  const char* name = lo && hi ? "ClampBackward1" : lo ? "ClampMinBackward0" : "ClampMaxBackward0";
+  auto node = make_node(name, [](FormulaNode& n, const Tensor& g) {
+    Tensor x = n.saved_tensor(0);
+    // the gradient passes where lo <= x <= hi (variant bits: 1 = has lo, 2 = has hi)
+    Tensor mask;
+    if (n.variant & 1) mask = ge(x, n.scalar);
+    if (n.variant & 2) mask = mask.defined() ? logical_and(mask, le(x, n.scalar2)) : le(x, n.scalar2);
+    return Grads{mul(g, mask)};
+  });
+  node->variant = static_cast<int8_t>((lo ? 1 : 0) | (hi ? 2 : 0));
+  if (lo) node->scalar = *lo;
+  if (hi) node->scalar2 = *hi;
+  set_history(node, {&x}, {&out});
+  node->saved.emplace_back(x, false);
+  return out;
+}
+
+}  // namespace tandem::autograd

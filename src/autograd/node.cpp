@@ -1,0 +1,195 @@
+#include "autograd/node.h"
+
+#include "core/error.h"
+#include "ops/copy.h"
+#include "ops/elementwise.h"
+#include "ops/view.h"
+
+namespace tandem {
+
+namespace autograd {
+namespace {
+
+thread_local uint64_t next_sequence_nr = 0;
+thread_local std::vector<std::shared_ptr<Node>>* pending_release = nullptr;
+
+// Drops a reference to a node without recursing: destroying the last reference of a long chain would
+// otherwise destroy the whole chain on the C++ stack, one frame per node. The outermost call drains a
+// work list; nested destructions (a node's edges, its saved tensors' grad_fns) just append to it.
+void release_node(std::shared_ptr<Node>&& n) {
+  if (!n) return;
+  if (n.use_count() > 1) {
+    n.reset();
+    return;
+  }
+  if (pending_release) {
+    pending_release->push_back(std::move(n));
+    return;
+  }
+  std::vector<std::shared_ptr<Node>> work;
+  pending_release = &work;
+  work.push_back(std::move(n));
+  while (!work.empty()) {
+    std::shared_ptr<Node> last = std::move(work.back());
+    work.pop_back();
+    last.reset();
+  }
+  pending_release = nullptr;
+}
+
+}  // namespace
+
+Node::Node() : sequence_nr(next_sequence_nr++) {}
+
+Node::~Node() {
+  for (Edge& e : next_edges) release_node(std::move(e.fn));
+}
+
+std::string legacy_type_name(const Tensor& t) {
+  return std::string("torch.") + (t.device().is_cpu() ? "" : "cuda.") + std::string(dtype_title(t.dtype())) +
+         "Tensor";
+}
+
+SavedTensor::SavedTensor(const Tensor& t, bool is_output) : is_output_(is_output) {
+  if (!t.defined()) return;
+  version_ = t.version();
+  if (is_output) {
+    data_ = alias(t);
+    output_nr_ = t.impl()->autograd() ? t.impl()->autograd()->output_nr : 0;
+  } else {
+    data_ = t;
+  }
+}
+
+Tensor SavedTensor::unpack(const Node& owner) const {
+  TANDEM_CHECK(!released_, Runtime,
+               "Trying to backward through the graph a second time (or directly access saved tensors after they "
+               "have already been freed). Saved intermediate values of the graph are freed when you call "
+               ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+               "graph a second time or if you need to access saved tensors after calling backward.\nhint: pass "
+               "retain_graph=True to the first backward()/autograd.grad() call, or run the forward pass again "
+               "before each backward");
+  if (!data_.defined()) return data_;
+  if (data_.version() != version_) {
+    std::string which;
+    if (is_output_) {
+      which = ", which is output " + std::to_string(output_nr_) + " of " + owner.name() + ",";
+    } else if (auto* m = data_.impl()->autograd(); m && m->grad_fn) {
+      which = ", which is output " + std::to_string(m->output_nr) + " of " + m->grad_fn->name() + ",";
+    }
+    TANDEM_THROW(Runtime,
+                 "one of the variables needed for gradient computation has been modified by an inplace "
+                 "operation: [",
+                 legacy_type_name(data_), " ", data_.shape_str(), "]", which, " is at version ", data_.version(),
+                 "; expected version ", version_,
+                 " instead.\nhint: ", owner.name(),
+                 " needs this tensor's value from before the in-place change; use the out-of-place op (e.g. "
+                 "y = y + 1 instead of y += 1) or .clone() the tensor before modifying it");
+  }
+  if (!is_output_ || !GradMode::is_enabled()) return data_;
+  // Recording a graph of the backward pass: the output must lead back to its node again.
+  Tensor t = alias(data_);
+  AutogradMeta& m = t.impl()->ensure_autograd();
+  m.requires_grad = true;
+  m.grad_fn = std::const_pointer_cast<Node>(owner.shared_from_this());
+  m.output_nr = output_nr_;
+  return t;
+}
+
+AccumulateGrad::AccumulateGrad(Tensor v) : variable(std::move(v)) {
+  sequence_nr = UINT64_MAX;  // run as soon as ready, so .grad is filled early (as PyTorch does)
+  outputs.push_back({variable.sizes(), variable.dtype(), variable.device()});
+}
+
+Tensor run_leaf_hooks(const Tensor& leaf, Tensor grad) {
+  AutogradMeta* m = leaf.impl()->autograd();
+  if (!m) return grad;
+  for (size_t i = 0; i < m->hooks.size(); ++i) {
+    Tensor r = m->hooks[i].second(grad);
+    if (r.defined()) grad = std::move(r);
+  }
+  return grad;
+}
+
+void accumulate_into(Tensor& slot, const Tensor& grad) {
+  if (!slot.defined()) {
+    // Keep the graph only when it is being recorded (create_graph); never alias memory the caller holds.
+    if (GradMode::is_enabled()) slot = grad;
+    else slot = grad.impl()->use_count() == 1 && grad.is_contiguous() && !grad.impl()->autograd()
+                    ? grad
+                    : clone(grad);
+    return;
+  }
+  if (GradMode::is_enabled()) slot = add(slot, grad);
+  else add_(slot, grad);
+}
+
+std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
+  Tensor g = run_leaf_hooks(variable, std::move(grads[0]));
+  AutogradMeta& m = variable.impl()->ensure_autograd();
+  if (!m.grad) m.grad = std::make_shared<Tensor>();
+  grads.clear();
+  accumulate_into(*m.grad, g);
+  return {};
+}
+
+std::shared_ptr<Node> grad_accumulator(const Tensor& leaf) {
+  AutogradMeta& m = leaf.impl()->ensure_autograd();
+  if (auto acc = m.grad_accumulator.lock()) return acc;
+  auto acc = std::make_shared<AccumulateGrad>(leaf);
+  m.grad_accumulator = acc;
+  return acc;
+}
+
+Edge gradient_edge(const Tensor& t) {
+  if (!t.defined()) return {};
+  AutogradMeta* m = t.impl()->autograd();
+  if (!m || !m->requires_grad) return {};
+  if (m->grad_fn) return {m->grad_fn, m->output_nr};
+  return {grad_accumulator(t), 0};
+}
+
+void set_history(const std::shared_ptr<Node>& node, std::initializer_list<const Tensor*> inputs,
+                 std::initializer_list<const Tensor*> outputs) {
+  node->next_edges.reserve(inputs.size());
+  for (const Tensor* in : inputs) node->next_edges.push_back(in ? gradient_edge(*in) : Edge{});
+  uint32_t nr = 0;
+  node->outputs.reserve(outputs.size());
+  for (const Tensor* out : outputs) {
+    node->outputs.push_back({out->sizes(), out->dtype(), out->device()});
+    if (is_floating(out->dtype())) {
+      AutogradMeta& m = out->impl()->ensure_autograd();
+      m.requires_grad = true;
+      m.grad_fn = node;
+      m.output_nr = nr;
+    }
+    ++nr;
+  }
+}
+
+void check_inplace(const Tensor& self) {
+  AutogradMeta* m = self.impl()->autograd();
+  TANDEM_CHECK(!(m && m->requires_grad && !m->grad_fn && GradMode::is_enabled()), Runtime,
+               "a leaf Variable that requires grad is being used in an in-place operation.\nhint: wrap the "
+               "update in `with tandem.no_grad():` (as optimizers do), or use the out-of-place op");
+}
+
+Tensor rebase_history(const Tensor& self, const Tensor& result) {
+  {
+    GradModeGuard off(false);
+    copy_(self, result);
+  }
+  AutogradMeta* rm = result.impl()->autograd();
+  if (!rm || !rm->grad_fn) return self;
+  AutogradMeta& m = self.impl()->ensure_autograd();
+  m.requires_grad = true;
+  m.grad_fn = rm->grad_fn;
+  m.output_nr = rm->output_nr;
+  return self;
+}
+
+}  // namespace autograd
+
+AutogradMeta::~AutogradMeta() { autograd::release_node(std::move(grad_fn)); }
+
+}  // namespace tandem

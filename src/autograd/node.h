@@ -1,0 +1,131 @@
+// The graph: a Node per recorded op, holding the edges to the nodes of its differentiable inputs and the
+// tensors its formula needs (SavedTensor, version-checked). Leaves end in an AccumulateGrad node.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "autograd/grad_mode.h"
+#include "core/tensor.h"
+
+namespace tandem::autograd {
+
+struct Node;
+
+// Where a gradient goes: input `input_nr` of `fn` (fn is null for inputs that do not require grad).
+struct Edge {
+  std::shared_ptr<Node> fn;
+  uint32_t input_nr = 0;
+};
+
+// Shape, dtype and device of one output, kept so the engine can check, reduce (broadcast) and cast the
+// gradients that arrive for it, and zero-fill a missing one.
+struct OutputMeta {
+  DimVector sizes;
+  DType dtype;
+  Device device;
+};
+
+// A tensor saved for backward. Saving one of the node's own outputs keeps only an alias without autograd
+// state (the output holds the node, so holding the output back would be a cycle); unpacking re-attaches
+// the node when a graph of the backward pass is being recorded (create_graph).
+class SavedTensor {
+ public:
+  SavedTensor() = default;
+  SavedTensor(const Tensor& t, bool is_output);
+  // `owner` is the node this tensor is saved in (used for outputs and for error messages).
+  Tensor unpack(const Node& owner) const;
+  void release() {
+    data_ = Tensor();
+    released_ = true;
+  }
+
+ private:
+  Tensor data_;
+  uint32_t version_ = 0;
+  uint32_t output_nr_ = 0;
+  bool is_output_ = false;
+  bool released_ = false;
+};
+
+struct Node : std::enable_shared_from_this<Node> {
+  Node();
+  virtual ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  // PyTorch's name for the node, e.g. "AddBackward0".
+  virtual std::string name() const = 0;
+  // grads: one per output (zero-filled where none arrived). Returns one gradient per next edge; an
+  // undefined Tensor means "no gradient" for that input.
+  virtual std::vector<Tensor> apply(std::vector<Tensor>&& grads) = 0;
+  // Drops saved tensors after the backward pass used them (unless retain_graph).
+  virtual void release_saved() {}
+
+  // True when input i of the forward op requires grad (formulas skip the others).
+  bool needs_input_grad(size_t i) const { return i < next_edges.size() && next_edges[i].fn; }
+
+  std::vector<Edge> next_edges;
+  std::vector<OutputMeta> outputs;
+  // Hooks of non-leaf outputs registered with register_hook: (output_nr, id, fn), run in order.
+  struct PreHook {
+    uint32_t output_nr;
+    int id;
+    TensorHook fn;
+  };
+  std::vector<PreHook> pre_hooks;
+  // retain_grad() slots: the gradient of output_nr is stored (accumulated) into *slot.
+  std::vector<std::pair<uint32_t, std::shared_ptr<Tensor>>> retained;
+  uint64_t sequence_nr;  // creation order: the engine runs later nodes first among ready ones
+};
+
+// The node that adds a leaf's gradient into its .grad (after the leaf's hooks).
+struct AccumulateGrad final : Node {
+  explicit AccumulateGrad(Tensor variable);
+  std::string name() const override { return "torch::autograd::AccumulateGrad"; }
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override;
+  Tensor variable;
+};
+
+// Runs a leaf's hooks on `grad` (each may replace it).
+Tensor run_leaf_hooks(const Tensor& leaf, Tensor grad);
+// Adds `grad` into *slot (stores a detached/owned copy the first time), as .grad accumulation does.
+void accumulate_into(Tensor& slot, const Tensor& grad);
+
+// The (shared) AccumulateGrad of a leaf that requires grad.
+std::shared_ptr<Node> grad_accumulator(const Tensor& leaf);
+// Where the gradient of `t` goes: its grad_fn, its AccumulateGrad, or nowhere (fn null).
+Edge gradient_edge(const Tensor& t);
+
+// ---- recording (used by op front ends) ----
+
+// The hot-path test: true only when grad mode is on and some input requires grad.
+inline bool requires_grad_fast(const Tensor& t) {
+  const AutogradMeta* m = t.defined() ? t.impl()->autograd() : nullptr;
+  return m && m->requires_grad;
+}
+inline bool requires_grad_fast(const Tensor* t) { return t && requires_grad_fast(*t); }
+template <typename... Ts>
+inline bool should_record(const Ts&... ts) {
+  return __builtin_expect((requires_grad_fast(ts) || ...), 0) && GradMode::is_enabled();
+}
+
+// Attaches `node` as the grad_fn of `outputs` (non-floating outputs are left alone), with one next edge per
+// entry of `inputs` (undefined tensors and tensors that do not require grad get a null edge).
+void set_history(const std::shared_ptr<Node>& node, std::initializer_list<const Tensor*> inputs,
+                 std::initializer_list<const Tensor*> outputs);
+inline Tensor record(const std::shared_ptr<Node>& node, std::initializer_list<const Tensor*> inputs,
+                     const Tensor& out) {
+  set_history(node, inputs, {&out});
+  return out;
+}
+
+// "a leaf Variable that requires grad is being used in an in-place operation." when it applies.
+void check_inplace(const Tensor& self);
+// After an in-place op computed `result` (with history) for `self`: self takes result's values and history.
+Tensor rebase_history(const Tensor& self, const Tensor& result);
+
+// PyTorch's legacy type string for messages: "torch.FloatTensor", "torch.cuda.DoubleTensor".
+std::string legacy_type_name(const Tensor& t);
+
+}  // namespace tandem::autograd
