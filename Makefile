@@ -37,6 +37,7 @@ build: setup
 
 demo: build
 	PYTHONPATH=python $(PY) examples/demo.py
+	PYTHONPATH=python $(PY) examples/digits.py
 
 test-cpp: build
 	cd $(BUILD) && ctest --output-on-failure -j 2 | tail -n 3

@@ -1,5 +1,6 @@
 #include "ops/conv.h"
 
+#include "autograd/formula_node.h"
 #include "core/error.h"
 #include "kernels/kernel_table.h"
 #include "ops/copy.h"
@@ -68,6 +69,17 @@ void check_conv_args(const Tensor& input, const Tensor& weight, const std::optio
   }
 }
 
+// ConvolutionBackward0: saved input and weight; ints = stride, padding, dilation; variant 1 = unbatched input.
+std::vector<Tensor> conv2d_formula(autograd::FormulaNode& n, const Tensor& grad) {
+  const bool unbatched = n.variant == 1;
+  Tensor input = n.saved_tensor(0), weight = n.saved_tensor(1);
+  Conv2dGrads r = conv2d_backward(unbatched ? unsqueeze(grad, 0) : grad, unbatched ? unsqueeze(input, 0) : input,
+                                  weight, {n.ints[0], n.ints[1]}, {n.ints[2], n.ints[3]}, {n.ints[4], n.ints[5]},
+                                  n.needs_input_grad(0), n.needs_input_grad(1), n.needs_input_grad(2));
+  if (unbatched && r.input.defined()) r.input = squeeze(r.input, DimVector{0});
+  return {r.input, r.weight, r.bias};
+}
+
 }  // namespace
 
 Tensor conv2d(const Tensor& input_, const Tensor& weight_, const std::optional<Tensor>& bias, Pair stride,
@@ -85,7 +97,17 @@ Tensor conv2d(const Tensor& input_, const Tensor& weight_, const std::optional<T
   Tensor out_t = mm(reshape(weight, DimVector{cout, g.c * g.kh * g.kw}), im2col(input, g));
   Tensor out = contiguous(permute(view(out_t, DimVector{cout, g.n, g.oh, g.ow}), DimVector{1, 0, 2, 3}));
   if (bias) add_(out, view(alias(*bias), DimVector{1, cout, 1, 1}));
-  return unbatched ? squeeze(out, DimVector{0}) : out;
+  Tensor result = unbatched ? squeeze(out, DimVector{0}) : out;
+  const Tensor* bias_ptr = bias ? &*bias : nullptr;
+  if (autograd::should_record(input_, weight_, bias_ptr)) {
+    auto node = autograd::make_node("ConvolutionBackward0", &conv2d_formula);
+    autograd::set_history(node, {&input_, &weight_, bias_ptr}, {&result});
+    node->saved.emplace_back(input_, false);
+    node->saved.emplace_back(weight_, false);
+    node->ints = DimVector{stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1]};
+    node->variant = unbatched ? 1 : 0;
+  }
+  return result;
 }
 
 Conv2dGrads conv2d_backward(const Tensor& grad_out, const Tensor& input_, const Tensor& weight_, Pair stride,

@@ -1,5 +1,6 @@
 #include "ops/pool.h"
 
+#include "autograd/formula_node.h"
 #include "core/error.h"
 #include "kernels/kernel_table.h"
 #include "ops/copy.h"
@@ -61,6 +62,34 @@ Window2d pool_window(const Tensor& x4, Pair kernel, Pair stride, Pair padding, P
 
 Tensor like_input(const Tensor& t, const Tensor& input) { return input.dim() == 3 ? squeeze(t, DimVector{0}) : t; }
 
+Pair pair_at(const DimVector& v, size_t i) { return {v[i], v[i + 1]}; }
+
+// Formulas: ints hold kernel, stride, padding (and dilation) pairs; variant bit 0 = ceil_mode, bit 1 =
+// count_include_pad. Saved: the input (and max pooling's indices).
+std::vector<Tensor> max_pool2d_formula(autograd::FormulaNode& n, const Tensor& grad) {
+  return {max_pool2d_backward(grad, n.saved_tensor(0), n.saved_tensor(1), pair_at(n.ints, 0), pair_at(n.ints, 2),
+                              pair_at(n.ints, 4), pair_at(n.ints, 6), n.variant & 1)};
+}
+std::vector<Tensor> avg_pool2d_formula(autograd::FormulaNode& n, const Tensor& grad) {
+  return {avg_pool2d_backward(grad, n.saved_tensor(0), pair_at(n.ints, 0), pair_at(n.ints, 2), pair_at(n.ints, 4),
+                              n.variant & 1, (n.variant & 2) != 0)};
+}
+std::vector<Tensor> adaptive_avg_pool2d_formula(autograd::FormulaNode& n, const Tensor& grad) {
+  return {adaptive_avg_pool2d_backward(grad, n.saved_tensor(0))};
+}
+
+// Records `node` as the grad_fn of `out` with `input` as its only differentiable input.
+std::shared_ptr<autograd::FormulaNode> record_pool(const char* name, autograd::FormulaNode::Formula f,
+                                                   const Tensor& input, const Tensor& out, DimVector ints,
+                                                   int8_t variant) {
+  auto node = autograd::make_node(name, f);
+  autograd::set_history(node, {&input}, {&out});
+  node->saved.emplace_back(input, false);
+  node->ints = std::move(ints);
+  node->variant = variant;
+  return node;
+}
+
 }  // namespace
 
 std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Pair kernel, Pair stride, Pair padding,
@@ -70,7 +99,15 @@ std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Pair kern
   Tensor out = empty(DimVector{g.n, g.c, g.oh, g.ow}, x.dtype(), x.device());
   Tensor idx = empty(out.sizes(), DType::Int64, x.device());
   if (out.numel() > 0) kernel_table(x.device().type).nn.max_pool2d(out, idx, x, g);
-  return {like_input(out, input), like_input(idx, input)};
+  Tensor result = like_input(out, input), indices = like_input(idx, input);
+  if (autograd::should_record(input)) {
+    auto node = record_pool("MaxPool2DWithIndicesBackward0", &max_pool2d_formula, input, result,
+                            DimVector{kernel[0], kernel[1], stride[0], stride[1], padding[0], padding[1],
+                                      dilation[0], dilation[1]},
+                            ceil_mode ? 1 : 0);
+    node->saved.emplace_back(indices, false);
+  }
+  return {result, indices};
 }
 
 Tensor max_pool2d_backward(const Tensor& grad_out, const Tensor& input, const Tensor& indices, Pair kernel,
@@ -89,7 +126,12 @@ Tensor avg_pool2d(const Tensor& input, Pair kernel, Pair stride, Pair padding, b
   const Window2d g = pool_window(x, kernel, stride, padding, {1, 1}, ceil_mode, "avg_pool2d");
   Tensor out = empty(DimVector{g.n, g.c, g.oh, g.ow}, x.dtype(), x.device());
   if (out.numel() > 0) kernel_table(x.device().type).nn.avg_pool2d(out, x, g, count_include_pad);
-  return like_input(out, input);
+  Tensor result = like_input(out, input);
+  if (autograd::should_record(input))
+    record_pool("AvgPool2DBackward0", &avg_pool2d_formula, input, result,
+                DimVector{kernel[0], kernel[1], stride[0], stride[1], padding[0], padding[1]},
+                static_cast<int8_t>((ceil_mode ? 1 : 0) | (count_include_pad ? 2 : 0)));
+  return result;
 }
 
 Tensor avg_pool2d_backward(const Tensor& grad_out, const Tensor& input, Pair kernel, Pair stride, Pair padding,
@@ -125,7 +167,10 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Pair output_size) {
   const Window2d g = adaptive_window(x, output_size);
   Tensor out = empty(DimVector{g.n, g.c, g.oh, g.ow}, x.dtype(), x.device());
   if (out.numel() > 0) kernel_table(x.device().type).nn.adaptive_avg_pool2d(out, x, g);
-  return like_input(out, input);
+  Tensor result = like_input(out, input);
+  if (autograd::should_record(input))
+    record_pool("AdaptiveAvgPool2DBackward0", &adaptive_avg_pool2d_formula, input, result, DimVector{}, 0);
+  return result;
 }
 
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_out, const Tensor& input) {

@@ -404,3 +404,112 @@ def test_conv_layer_matches_torch_with_copied_weights(device):
     ours.to(device)
     x = torch.randn(4, 2, 9, 9)
     close(ours(T(x).to(device)).cpu(), ref(x).detach(), atol=1e-5)
+
+
+# ---- gradients through autograd against PyTorch --------------------------------------------------------
+needs_reductions = pytest.mark.skipif(not hasattr(tandem, "log_softmax"), reason="reductions land with their branch")
+needs_indexing = pytest.mark.skipif(not hasattr(tandem, "gather"), reason="gather/index_select land with indexing")
+
+
+def leaf(t, device="cpu"):
+    return T(t.detach()).to(device).requires_grad_()
+
+
+def test_conv_and_pool_record_nodes_and_backprop(device):
+    torch.manual_seed(3)
+    x = torch.randn(2, 3, 9, 9, dtype=torch.float64, requires_grad=True)
+    conv = torch.nn.Conv2d(3, 4, 3, padding=1, stride=1).double()
+    ours = nn.Conv2d(3, 4, 3, padding=1).double()
+    ours.load_state_dict({k: T(v.detach()) for k, v in conv.state_dict().items()})
+    ours.to(device)
+    xt = leaf(x, device)
+    chain = lambda F_, m, inp: F_.adaptive_avg_pool2d(F_.avg_pool2d(F_.max_pool2d(m(inp), 2, 1), 3, 1, 1), (2, 2))
+    out_ref = chain(torch.nn.functional, conv, x)
+    out = chain(F, ours, xt)
+    assert out.grad_fn.name() == "AdaptiveAvgPool2DBackward0"
+    g = torch.randn_like(out_ref)
+    out_ref.backward(g)
+    out.backward(T(g).to(device))
+    close(xt.grad.cpu(), x.grad, atol=1e-10, rtol=1e-10)
+    close(ours.weight.grad.cpu(), conv.weight.grad, atol=1e-10, rtol=1e-10)
+    close(ours.bias.grad.cpu(), conv.bias.grad, atol=1e-10, rtol=1e-10)
+
+
+def test_conv_grad_fn_names_and_unbatched():
+    w = tandem.randn(2, 1, 3, 3).requires_grad_()
+    x = tandem.randn(1, 5, 5, dtype=tandem.float32).requires_grad_()
+    y = F.conv2d(x, w)
+    assert y.grad_fn.name() == "ConvolutionBackward0" and list(y.shape) == [2, 3, 3]
+    y.backward(tandem.ones(2, 3, 3))
+    assert list(x.grad.shape) == [1, 5, 5] and list(w.grad.shape) == [2, 1, 3, 3]
+    o = F.max_pool2d(y.detach().requires_grad_(), 2)
+    assert o.grad_fn.name() == "MaxPool2DWithIndicesBackward0"
+    assert F.avg_pool2d(x, 2).grad_fn.name() == "AvgPool2DBackward0"
+    with tandem.no_grad():
+        assert F.conv2d(x, w).grad_fn is None
+
+
+def test_gradcheck_conv_and_pools():
+    x = tandem.randn(1, 2, 5, 5, dtype=tandem.float64).requires_grad_()
+    w = tandem.randn(3, 2, 2, 2, dtype=tandem.float64).requires_grad_()
+    b = tandem.randn(3, dtype=tandem.float64).requires_grad_()
+    assert tandem.autograd.gradcheck(lambda a, k, c: F.conv2d(a, k, c, stride=2, padding=1), (x, w, b))
+    assert tandem.autograd.gradcheck(lambda a: F.max_pool2d(a, 2, 1), (x,))
+    assert tandem.autograd.gradcheck(lambda a: F.avg_pool2d(a, 3, 2, 1, count_include_pad=False), (x,))
+    assert tandem.autograd.gradcheck(lambda a: F.adaptive_avg_pool2d(a, (2, 3)), (x,))
+
+
+@pytest.mark.parametrize("name", ["relu", "sigmoid", "tanh", "gelu"])
+def test_activation_layers_match_torch(name):
+    x = torch.randn(4, 5, dtype=torch.float64, requires_grad=True)
+    layer = {"relu": nn.ReLU(), "sigmoid": nn.Sigmoid(), "tanh": nn.Tanh(), "gelu": nn.GELU()}[name]
+    ref = {"relu": torch.nn.ReLU(), "sigmoid": torch.nn.Sigmoid(), "tanh": torch.nn.Tanh(), "gelu": torch.nn.GELU()}[name]
+    xt = leaf(x)
+    out, out_ref = layer(xt), ref(x)
+    close(out, out_ref.detach(), atol=1e-10, rtol=1e-10)
+    g = torch.randn_like(out_ref)
+    out_ref.backward(g)
+    out.backward(T(g))
+    close(xt.grad, x.grad, atol=1e-10, rtol=1e-10)
+
+
+def test_linear_flatten_identity_match_torch(device):
+    torch.manual_seed(4)
+    ref = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(6, 4), torch.nn.Identity(), torch.nn.Linear(4, 3, bias=False))
+    ours = nn.Sequential(nn.Flatten(), nn.Linear(6, 4), nn.Identity(), nn.Linear(4, 3, bias=False))
+    ours.load_state_dict({k: T(v.detach()) for k, v in ref.state_dict().items()})
+    ours.to(device)
+    x = torch.randn(5, 2, 3)
+    out_ref, out = ref(x), ours(T(x).to(device))
+    close(out.cpu(), out_ref.detach(), atol=1e-5)
+    g = torch.randn(5, 3)
+    out_ref.backward(g)
+    out.backward(T(g).to(device))
+    for (n, p), (_, q) in zip(ours.named_parameters(), ref.named_parameters()):
+        close(p.grad.cpu(), q.grad, atol=1e-5)
+    ours.zero_grad()
+    assert all(p.grad is None for p in ours.parameters())
+
+
+def test_dropout_training_and_eval():
+    drop = nn.Dropout(0.5)
+    x = tandem.ones(1000, requires_grad=True)
+    y = drop(x)
+    vals = y.tolist()
+    assert set(vals) <= {0.0, 2.0} and 350 < vals.count(0.0) < 650
+    y.backward(tandem.ones(1000))
+    assert x.grad.tolist() == vals  # gradient is the same mask times 1/(1-p)
+    drop.eval()
+    assert drop(x) is x
+    assert F.dropout(x, 0.0) is x
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
+        nn.Dropout(1.5)
+
+
+def test_to_moves_gradients_too(device):
+    lin = nn.Linear(2, 2)
+    lin(tandem.ones(1, 2)).backward(tandem.ones(1, 2))
+    lin.to(tandem.float64)
+    assert lin.weight.grad.dtype == tandem.float64
+    lin.to(device)
+    assert lin.weight.grad.device == lin.weight.device

@@ -198,8 +198,11 @@ def test_scheduler_state_dict():
 
 
 def test_fused_step_errors():
-    p = nn.Parameter(tandem.ones(2, 2))
-    opt = optim.SGD([p], lr=0.1)
-    p.grad = tandem.ones(3)
+    p = tandem.ones(2, 2)
     with pytest.raises(RuntimeError, match="does not match the parameter"):
-        opt.step()
+        tandem._C._sgd_step(p, tandem.ones(3), None, 0.1, 0, 0, 0, False, False, False)
+    with pytest.raises(RuntimeError, match="momentum_buffer of shape \\[2\\]"):
+        tandem._C._sgd_step(p, tandem.ones(2, 2), tandem.ones(2), 0.1, 0.9, 0, 0, False, False, False)
+    with pytest.raises(RuntimeError, match="parameter of dtype int64 cannot be optimized"):
+        tandem._C._adam_step(tandem.ones(2, dtype=tandem.int64), tandem.ones(2), tandem.ones(2), tandem.ones(2),
+                             None, 1, 0.1, 0.9, 0.99, 1e-8, 0, False, False, False)

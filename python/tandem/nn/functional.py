@@ -2,7 +2,7 @@
 dedicated C++ op such as conv2d), so autograd and every device come for free; nothing loops in Python."""
 import tandem
 
-from ._conv_autograd import conv2d, max_pool2d_with_indices, avg_pool2d, adaptive_avg_pool2d
+from .. import _C
 from .parameter import untracked
 
 __all__ = [
@@ -72,6 +72,28 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 def flatten(input, start_dim=0, end_dim=-1):
     return tandem.flatten(input, start_dim, end_dim)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D convolution (a C++ op: im2col + one GEMM; records ConvolutionBackward0)."""
+    return _C.conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    return _C._max_pool2d_with_indices(input, kernel_size, stride or None, padding, dilation, ceil_mode)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    if divisor_override is not None:
+        raise NotImplementedError("avg_pool2d: divisor_override is not supported\nhint: divide the sum yourself")
+    return _C._avg_pool2d(input, kernel_size, stride or None, padding, ceil_mode, count_include_pad)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    if isinstance(output_size, (tuple, list)):
+        output_size = tuple(input.shape[-2 + i] if s is None else s for i, s in enumerate(output_size))
+    return _C._adaptive_avg_pool2d(input, output_size)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):

@@ -3,6 +3,7 @@ from collections import OrderedDict, namedtuple
 
 from ... import _C
 from ..._C import Tensor
+from ...autograd import no_grad as _no_grad
 from ..parameter import Parameter
 
 _IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
@@ -219,7 +220,7 @@ class Module:
 
     def requires_grad_(self, requires_grad=True):
         for p in self.parameters():
-            p.requires_grad_(requires_grad) if hasattr(p, "requires_grad_") else setattr(p, "requires_grad", requires_grad)
+            p.requires_grad_(requires_grad)
         return self
 
     def zero_grad(self, set_to_none=True):
@@ -238,6 +239,11 @@ class Module:
 
     # ---- moving between dtypes and devices (in place: Parameter objects keep their identity) ------------
     def _apply(self, fn):
+        with _no_grad():
+            self._apply_in_place(fn)
+        return self
+
+    def _apply_in_place(self, fn):
         for mod in self.modules():
             for store in (mod._parameters, mod._buffers):
                 for key, t in store.items():
@@ -248,12 +254,11 @@ class Module:
                         continue
                     if isinstance(t, Parameter):
                         _C._set_data(t, moved)
-                        grad = getattr(t, "grad", None)  # TEMP until autograd merges
+                        grad = t.grad
                         if grad is not None:
                             _C._set_data(grad, fn(grad))
                     else:
                         store[key] = moved
-        return self
 
     def to(self, *args, **kwargs):
         device, dtype = _parse_to(*args, **kwargs)
@@ -272,16 +277,16 @@ class Module:
         return self._apply(lambda t: t.cuda(device) if device is not None else t.cuda())
 
     def float(self):
-        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
+        return self._apply(lambda t: t.to(_C.float32) if t.is_floating_point() else t)
 
     def double(self):
-        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+        return self._apply(lambda t: t.to(_C.float64) if t.is_floating_point() else t)
 
     def half(self):
-        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+        return self._apply(lambda t: t.to(_C.float16) if t.is_floating_point() else t)
 
     def bfloat16(self):
-        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
+        return self._apply(lambda t: t.to(_C.bfloat16) if t.is_floating_point() else t)
 
     # ---- state dicts ------------------------------------------------------------------------------------
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
