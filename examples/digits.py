@@ -97,7 +97,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
     start = time.perf_counter()
-    for col, (model, epochs, lr) in enumerate([(MLP(), 30, 2e-3), (SmallCNN(), 30, 5e-3)], start=1):
+    for col, (model, epochs, lr) in enumerate([(MLP(), 15, 2e-3), (SmallCNN(), 15, 5e-3)], start=1):
         name = type(model).__name__
         model = model.to(device)
         losses = train(model, train_loader, epochs, lr)

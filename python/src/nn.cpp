@@ -25,16 +25,17 @@ Pair to_pair(nb::handle h, const char* name) {
 // An instance of `cls` (tandem.Tensor or a Python subclass such as nn.Parameter) sharing `data`'s memory.
 nb::object make_subclass(nb::handle cls, const Tensor& data, bool requires_grad) {
   nb::handle tensor_type = nb::type<Tensor>();
-  TANDEM_CHECK(PyType_Check(cls.ptr()) &&
-                   PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls.ptr()),
-                                    reinterpret_cast<PyTypeObject*>(tensor_type.ptr())),
-               Type, "_make_subclass(): cls must be a subclass of Tensor");
+  TANDEM_CHECK(
+      PyType_Check(cls.ptr()) && PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls.ptr()),
+                                                  reinterpret_cast<PyTypeObject*>(tensor_type.ptr())),
+      Type, "_make_subclass(): cls must be a subclass of Tensor");
   nb::object inst = nb::inst_alloc(cls);
   new (nb::inst_ptr<Tensor>(inst)) Tensor(alias(data));
   nb::inst_mark_ready(inst);
   if (requires_grad) {
     Tensor& t = as_tensor_ref(inst);
-    TANDEM_CHECK(is_floating(t.dtype()), Runtime, "Only Tensors of floating point dtype can require gradients");
+    TANDEM_CHECK(is_floating(t.dtype()), Runtime,
+                 "Only Tensors of floating point dtype can require gradients");
     t.impl()->ensure_autograd().requires_grad = true;
   }
   return inst;
@@ -66,11 +67,11 @@ void init_nn(nb::module_& m) {
       nb::arg("padding") = 0, nb::arg("dilation") = 1, nb::arg("groups") = 1);
   m.def(
       "_conv2d_backward",
-      [](const Tensor& grad_out, const Tensor& input, const Tensor& weight, nb::handle stride, nb::handle padding,
-         nb::handle dilation, bool need_input, bool need_weight, bool need_bias) {
-        Conv2dGrads g = conv2d_backward(grad_out, input, weight, to_pair(stride, "stride"),
-                                        to_pair(padding, "padding"), to_pair(dilation, "dilation"), need_input,
-                                        need_weight, need_bias);
+      [](const Tensor& grad_out, const Tensor& input, const Tensor& weight, nb::handle stride,
+         nb::handle padding, nb::handle dilation, bool need_input, bool need_weight, bool need_bias) {
+        Conv2dGrads g =
+            conv2d_backward(grad_out, input, weight, to_pair(stride, "stride"), to_pair(padding, "padding"),
+                            to_pair(dilation, "dilation"), need_input, need_weight, need_bias);
         return nb::make_tuple(grad_or_none(g.input), grad_or_none(g.weight), grad_or_none(g.bias));
       },
       nb::arg("grad_out"), nb::arg("input"), nb::arg("weight"), nb::arg("stride"), nb::arg("padding"),
@@ -83,22 +84,22 @@ void init_nn(nb::module_& m) {
          bool ceil_mode) {
         Pair k = to_pair(kernel, "kernel_size");
         Pair s = stride.is_none() ? k : to_pair(stride, "stride");
-        return max_pool2d_with_indices(input, k, s, to_pair(padding, "padding"), to_pair(dilation, "dilation"),
-                                       ceil_mode);
+        return max_pool2d_with_indices(input, k, s, to_pair(padding, "padding"),
+                                       to_pair(dilation, "dilation"), ceil_mode);
       },
       nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(), nb::arg("padding") = 0,
       nb::arg("dilation") = 1, nb::arg("ceil_mode") = false);
   m.def(
       "_max_pool2d_backward",
-      [](const Tensor& grad_out, const Tensor& input, const Tensor& indices, nb::handle kernel, nb::handle stride,
-         nb::handle padding, nb::handle dilation, bool ceil_mode) {
+      [](const Tensor& grad_out, const Tensor& input, const Tensor& indices, nb::handle kernel,
+         nb::handle stride, nb::handle padding, nb::handle dilation, bool ceil_mode) {
         Pair k = to_pair(kernel, "kernel_size");
         Pair s = stride.is_none() ? k : to_pair(stride, "stride");
         return max_pool2d_backward(grad_out, input, indices, k, s, to_pair(padding, "padding"),
                                    to_pair(dilation, "dilation"), ceil_mode);
       },
-      nb::arg("grad_out"), nb::arg("input"), nb::arg("indices"), nb::arg("kernel_size"), nb::arg("stride").none(),
-      nb::arg("padding"), nb::arg("dilation"), nb::arg("ceil_mode"));
+      nb::arg("grad_out"), nb::arg("input"), nb::arg("indices"), nb::arg("kernel_size"),
+      nb::arg("stride").none(), nb::arg("padding"), nb::arg("dilation"), nb::arg("ceil_mode"));
   m.def(
       "_avg_pool2d",
       [](const Tensor& input, nb::handle kernel, nb::handle stride, nb::handle padding, bool ceil_mode,
@@ -109,13 +110,17 @@ void init_nn(nb::module_& m) {
       },
       nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(), nb::arg("padding") = 0,
       nb::arg("ceil_mode") = false, nb::arg("count_include_pad") = true);
-  m.def("_avg_pool2d_backward", [](const Tensor& grad_out, const Tensor& input, nb::handle kernel,
-                                   nb::handle stride, nb::handle padding, bool ceil_mode, bool count_include_pad) {
-    Pair k = to_pair(kernel, "kernel_size");
-    Pair s = stride.is_none() ? k : to_pair(stride, "stride");
-    return avg_pool2d_backward(grad_out, input, k, s, to_pair(padding, "padding"), ceil_mode, count_include_pad);
-  }, nb::arg("grad_out"), nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride").none(), nb::arg("padding"),
-        nb::arg("ceil_mode"), nb::arg("count_include_pad"));
+  m.def(
+      "_avg_pool2d_backward",
+      [](const Tensor& grad_out, const Tensor& input, nb::handle kernel, nb::handle stride,
+         nb::handle padding, bool ceil_mode, bool count_include_pad) {
+        Pair k = to_pair(kernel, "kernel_size");
+        Pair s = stride.is_none() ? k : to_pair(stride, "stride");
+        return avg_pool2d_backward(grad_out, input, k, s, to_pair(padding, "padding"), ceil_mode,
+                                   count_include_pad);
+      },
+      nb::arg("grad_out"), nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride").none(),
+      nb::arg("padding"), nb::arg("ceil_mode"), nb::arg("count_include_pad"));
   m.def(
       "_adaptive_avg_pool2d",
       [](const Tensor& input, nb::handle output_size) {
@@ -131,14 +136,14 @@ void init_nn(nb::module_& m) {
         SgdConfig cfg{lr, momentum, dampening, weight_decay, nesterov, maximize, first_step};
         sgd_step(param, grad, buf ? *buf : Tensor(), cfg);
       },
-      nb::arg("param"), nb::arg("grad"), nb::arg("momentum_buffer").none(), nb::arg("lr"), nb::arg("momentum"),
-      nb::arg("dampening"), nb::arg("weight_decay"), nb::arg("nesterov"), nb::arg("maximize"),
-      nb::arg("first_step"));
+      nb::arg("param"), nb::arg("grad"), nb::arg("momentum_buffer").none(), nb::arg("lr"),
+      nb::arg("momentum"), nb::arg("dampening"), nb::arg("weight_decay"), nb::arg("nesterov"),
+      nb::arg("maximize"), nb::arg("first_step"));
   m.def(
       "_adam_step",
       [](const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
-         std::optional<Tensor> max_exp_avg_sq, int64_t step, double lr, double beta1, double beta2, double eps,
-         double weight_decay, bool amsgrad, bool maximize, bool decoupled) {
+         std::optional<Tensor> max_exp_avg_sq, int64_t step, double lr, double beta1, double beta2,
+         double eps, double weight_decay, bool amsgrad, bool maximize, bool decoupled) {
         AdamConfig cfg{lr, beta1, beta2, eps, weight_decay, step, amsgrad, maximize, decoupled};
         adam_step(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq ? *max_exp_avg_sq : Tensor(), cfg);
       },

@@ -29,7 +29,8 @@ Tensor tensor_from_bytes(nb::handle buffer, size_t offset, nb::handle dtype_obj,
                "_tensor_from_bytes(): expected a bytes-like object");
   size_t have = static_cast<size_t>(view.len);
   bool fits = offset <= have && out.nbytes() <= have - offset;
-  if (fits && out.nbytes() > 0) std::memcpy(out.data_ptr(), static_cast<const char*>(view.buf) + offset, out.nbytes());
+  if (fits && out.nbytes() > 0)
+    std::memcpy(out.data_ptr(), static_cast<const char*>(view.buf) + offset, out.nbytes());
   PyBuffer_Release(&view);
   TANDEM_CHECK(fits, Value, "tensor data of ", out.nbytes(), " bytes at offset ", offset,
                " does not fit in a buffer of ", have, " bytes");
@@ -39,7 +40,8 @@ Tensor tensor_from_bytes(nb::handle buffer, size_t offset, nb::handle dtype_obj,
 }  // namespace
 
 void init_serialization(nb::module_& m) {
-  m.def("_tensor_bytes", &tensor_bytes, nb::arg("tensor"), "The tensor's elements, row-major, as host bytes.");
+  m.def("_tensor_bytes", &tensor_bytes, nb::arg("tensor"),
+        "The tensor's elements, row-major, as host bytes.");
   m.def("_tensor_from_bytes", &tensor_from_bytes, nb::arg("buffer"), nb::arg("offset"), nb::arg("dtype"),
         nb::arg("shape"), "A CPU tensor read from raw little-endian bytes.");
 }

@@ -35,16 +35,19 @@ struct NnKernels {
   // The adjoint: grad_input (zeroed by the kernel) accumulates every column entry at its input position.
   void (*col2im)(const Tensor& grad_input, const Tensor& cols, const Window2d& g) = nullptr;
   // Max over each window (padding never wins); `indices` (int64) gets the flat h*w position of the max.
-  void (*max_pool2d)(const Tensor& out, const Tensor& indices, const Tensor& input, const Window2d& g) = nullptr;
+  void (*max_pool2d)(const Tensor& out, const Tensor& indices, const Tensor& input,
+                     const Window2d& g) = nullptr;
   void (*max_pool2d_backward)(const Tensor& grad_input, const Tensor& grad_out, const Tensor& indices,
                               const Window2d& g) = nullptr;
   // Mean over each window; the divisor counts padding when count_include_pad.
-  void (*avg_pool2d)(const Tensor& out, const Tensor& input, const Window2d& g, bool count_include_pad) = nullptr;
+  void (*avg_pool2d)(const Tensor& out, const Tensor& input, const Window2d& g,
+                     bool count_include_pad) = nullptr;
   void (*avg_pool2d_backward)(const Tensor& grad_input, const Tensor& grad_out, const Window2d& g,
                               bool count_include_pad) = nullptr;
   // Output cell (i, j) averages rows [floor(i*H/OH), ceil((i+1)*H/OH)) and the same for columns.
   void (*adaptive_avg_pool2d)(const Tensor& out, const Tensor& input, const Window2d& g) = nullptr;
-  void (*adaptive_avg_pool2d_backward)(const Tensor& grad_input, const Tensor& grad_out, const Window2d& g) = nullptr;
+  void (*adaptive_avg_pool2d_backward)(const Tensor& grad_input, const Tensor& grad_out,
+                                       const Window2d& g) = nullptr;
   // In-place updates of `param` (and the state tensors) from `grad`; all have param's dtype and shape.
   void (*sgd_step)(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer,
                    const SgdConfig& cfg) = nullptr;

@@ -38,11 +38,11 @@ Tensor im2col(const Tensor& input, const Window2d& g) {
   return cols;
 }
 
-void check_conv_args(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, Pair stride,
-                     Pair padding, Pair dilation, int64_t groups) {
-  TANDEM_CHECK(input.dim() == 4, Runtime,
-               "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: ",
-               input.shape_str());
+void check_conv_args(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                     Pair stride, Pair padding, Pair dilation, int64_t groups) {
+  TANDEM_CHECK(
+      input.dim() == 4, Runtime,
+      "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: ", input.shape_str());
   TANDEM_CHECK(weight.dim() == 4, Runtime, "weight should have at least three dimensions");
   TANDEM_CHECK(groups == 1, NotImplemented, "conv2d: groups=", groups,
                " is not supported\nhint: tandem's conv2d supports groups=1 only");
@@ -51,15 +51,17 @@ void check_conv_args(const Tensor& input, const Tensor& weight, const std::optio
     TANDEM_CHECK(padding[i] >= 0, Runtime, "negative padding is not supported");
     TANDEM_CHECK(dilation[i] > 0, Runtime, "dilation should be greater than zero");
   }
-  TANDEM_CHECK(input.size(1) == weight.size(1), Runtime, "Given groups=1, weight of size ", weight.shape_str(),
-               ", expected input", input.shape_str(), " to have ", weight.size(1), " channels, but got ",
-               input.size(1), " channels instead");
+  TANDEM_CHECK(input.size(1) == weight.size(1), Runtime, "Given groups=1, weight of size ",
+               weight.shape_str(), ", expected input", input.shape_str(), " to have ", weight.size(1),
+               " channels, but got ", input.size(1), " channels instead");
   TANDEM_CHECK(input.dtype() == weight.dtype(), Runtime, "Input type (", dtype_title(input.dtype()),
-               ") and weight type (", dtype_title(weight.dtype()), ") should be the same\nhint: convert the input, e.g. input.to(weight.dtype)");
+               ") and weight type (", dtype_title(weight.dtype()),
+               ") should be the same\nhint: convert the input, e.g. input.to(weight.dtype)");
   TANDEM_CHECK(is_floating(input.dtype()), NotImplemented, "\"conv2d\" not implemented for '",
                dtype_title(input.dtype()), "'\nhint: convolve floating-point tensors, e.g. input.float()");
-  TANDEM_CHECK(input.device() == weight.device(), Runtime,
-               "Input and weight should be on the same device\nhint: move the input with input.to(weight.device)");
+  TANDEM_CHECK(
+      input.device() == weight.device(), Runtime,
+      "Input and weight should be on the same device\nhint: move the input with input.to(weight.device)");
   if (bias) {
     TANDEM_CHECK(bias->dim() == 1 && bias->size(0) == weight.size(0), Runtime, "Given weight of size ",
                  weight.shape_str(), ", expected bias to be 1-dimensional with ", weight.size(0),
@@ -69,13 +71,15 @@ void check_conv_args(const Tensor& input, const Tensor& weight, const std::optio
   }
 }
 
-// ConvolutionBackward0: saved input and weight; ints = stride, padding, dilation; variant 1 = unbatched input.
+// ConvolutionBackward0: saved input and weight; ints = stride, padding, dilation; variant 1 = unbatched
+// input.
 std::vector<Tensor> conv2d_formula(autograd::FormulaNode& n, const Tensor& grad) {
   const bool unbatched = n.variant == 1;
   Tensor input = n.saved_tensor(0), weight = n.saved_tensor(1);
-  Conv2dGrads r = conv2d_backward(unbatched ? unsqueeze(grad, 0) : grad, unbatched ? unsqueeze(input, 0) : input,
-                                  weight, {n.ints[0], n.ints[1]}, {n.ints[2], n.ints[3]}, {n.ints[4], n.ints[5]},
-                                  n.needs_input_grad(0), n.needs_input_grad(1), n.needs_input_grad(2));
+  Conv2dGrads r =
+      conv2d_backward(unbatched ? unsqueeze(grad, 0) : grad, unbatched ? unsqueeze(input, 0) : input, weight,
+                      {n.ints[0], n.ints[1]}, {n.ints[2], n.ints[3]}, {n.ints[4], n.ints[5]},
+                      n.needs_input_grad(0), n.needs_input_grad(1), n.needs_input_grad(2));
   if (unbatched && r.input.defined()) r.input = squeeze(r.input, DimVector{0});
   return {r.input, r.weight, r.bias};
 }
@@ -91,8 +95,9 @@ Tensor conv2d(const Tensor& input_, const Tensor& weight_, const std::optional<T
   check_conv_args(input, weight, bias, stride, padding, dilation, groups);
   input = contiguous(input);
   const Window2d g = conv_window(input, weight, stride, padding, dilation);
-  TANDEM_CHECK(g.oh > 0 && g.ow > 0, Runtime, "Calculated output size: (", weight.size(0), "x", g.oh, "x", g.ow,
-               "). Output size is too small\nhint: the kernel (with dilation) is larger than the padded input");
+  TANDEM_CHECK(
+      g.oh > 0 && g.ow > 0, Runtime, "Calculated output size: (", weight.size(0), "x", g.oh, "x", g.ow,
+      "). Output size is too small\nhint: the kernel (with dilation) is larger than the padded input");
   const int64_t cout = weight.size(0);
   Tensor out_t = mm(reshape(weight, DimVector{cout, g.c * g.kh * g.kw}), im2col(input, g));
   Tensor out = contiguous(permute(view(out_t, DimVector{cout, g.n, g.oh, g.ow}), DimVector{1, 0, 2, 3}));
@@ -117,7 +122,8 @@ Conv2dGrads conv2d_backward(const Tensor& grad_out, const Tensor& input_, const 
   const Window2d g = conv_window(input, weight, stride, padding, dilation);
   const int64_t cout = weight.size(0), ck = g.c * g.kh * g.kw;
   // Output gradient as Cout x (n, oy, ox), matching the column order of the patch matrix.
-  Tensor g_t = reshape(contiguous(permute(alias(grad_out), DimVector{1, 0, 2, 3})), DimVector{cout, g.n * g.oh * g.ow});
+  Tensor g_t = reshape(contiguous(permute(alias(grad_out), DimVector{1, 0, 2, 3})),
+                       DimVector{cout, g.n * g.oh * g.ow});
   Conv2dGrads r;
   if (need_weight) r.weight = reshape(mm(g_t, t(im2col(input, g))), weight.sizes());
   if (need_bias) r.bias = mv(g_t, full(DimVector{g_t.size(1)}, Scalar(1.0), g_t.dtype(), g_t.device()));

@@ -60,19 +60,21 @@ Window2d pool_window(const Tensor& x4, Pair kernel, Pair stride, Pair padding, P
   return g;
 }
 
-Tensor like_input(const Tensor& t, const Tensor& input) { return input.dim() == 3 ? squeeze(t, DimVector{0}) : t; }
+Tensor like_input(const Tensor& t, const Tensor& input) {
+  return input.dim() == 3 ? squeeze(t, DimVector{0}) : t;
+}
 
 Pair pair_at(const DimVector& v, size_t i) { return {v[i], v[i + 1]}; }
 
 // Formulas: ints hold kernel, stride, padding (and dilation) pairs; variant bit 0 = ceil_mode, bit 1 =
 // count_include_pad. Saved: the input (and max pooling's indices).
 std::vector<Tensor> max_pool2d_formula(autograd::FormulaNode& n, const Tensor& grad) {
-  return {max_pool2d_backward(grad, n.saved_tensor(0), n.saved_tensor(1), pair_at(n.ints, 0), pair_at(n.ints, 2),
-                              pair_at(n.ints, 4), pair_at(n.ints, 6), n.variant & 1)};
+  return {max_pool2d_backward(grad, n.saved_tensor(0), n.saved_tensor(1), pair_at(n.ints, 0),
+                              pair_at(n.ints, 2), pair_at(n.ints, 4), pair_at(n.ints, 6), n.variant & 1)};
 }
 std::vector<Tensor> avg_pool2d_formula(autograd::FormulaNode& n, const Tensor& grad) {
-  return {avg_pool2d_backward(grad, n.saved_tensor(0), pair_at(n.ints, 0), pair_at(n.ints, 2), pair_at(n.ints, 4),
-                              n.variant & 1, (n.variant & 2) != 0)};
+  return {avg_pool2d_backward(grad, n.saved_tensor(0), pair_at(n.ints, 0), pair_at(n.ints, 2),
+                              pair_at(n.ints, 4), n.variant & 1, (n.variant & 2) != 0)};
 }
 std::vector<Tensor> adaptive_avg_pool2d_formula(autograd::FormulaNode& n, const Tensor& grad) {
   return {adaptive_avg_pool2d_backward(grad, n.saved_tensor(0))};
@@ -134,13 +136,14 @@ Tensor avg_pool2d(const Tensor& input, Pair kernel, Pair stride, Pair padding, b
   return result;
 }
 
-Tensor avg_pool2d_backward(const Tensor& grad_out, const Tensor& input, Pair kernel, Pair stride, Pair padding,
-                           bool ceil_mode, bool count_include_pad) {
+Tensor avg_pool2d_backward(const Tensor& grad_out, const Tensor& input, Pair kernel, Pair stride,
+                           Pair padding, bool ceil_mode, bool count_include_pad) {
   Tensor x = as_batched(input, "avg_pool2d");
   const Window2d g = pool_window(x, kernel, stride, padding, {1, 1}, ceil_mode, "avg_pool2d");
   Tensor gi = empty(x.sizes(), x.dtype(), x.device());
   if (gi.numel() > 0)
-    kernel_table(x.device().type).nn.avg_pool2d_backward(gi, contiguous(alias(grad_out)), g, count_include_pad);
+    kernel_table(x.device().type)
+        .nn.avg_pool2d_backward(gi, contiguous(alias(grad_out)), g, count_include_pad);
   return like_input(gi, input);
 }
 
@@ -154,10 +157,11 @@ Window2d adaptive_window(const Tensor& x4, Pair output_size) {
   g.oh = output_size[0];
   g.ow = output_size[1];
   TANDEM_CHECK(g.oh >= 0 && g.ow >= 0, Runtime, "adaptive_avg_pool2d: elements of output_size must be >= 0");
-  TANDEM_CHECK(g.h > 0 && g.w > 0, Runtime,
-               "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but input "
-               "has sizes ",
-               x4.shape_str(), " with dimension 2 or 3 being empty");
+  TANDEM_CHECK(
+      g.h > 0 && g.w > 0, Runtime,
+      "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but input "
+      "has sizes ",
+      x4.shape_str(), " with dimension 2 or 3 being empty");
   return g;
 }
 }  // namespace

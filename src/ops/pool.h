@@ -13,8 +13,8 @@ Tensor max_pool2d_backward(const Tensor& grad_out, const Tensor& input, const Te
                            Pair stride, Pair padding, Pair dilation, bool ceil_mode);
 Tensor avg_pool2d(const Tensor& input, Pair kernel, Pair stride, Pair padding, bool ceil_mode,
                   bool count_include_pad);
-Tensor avg_pool2d_backward(const Tensor& grad_out, const Tensor& input, Pair kernel, Pair stride, Pair padding,
-                           bool ceil_mode, bool count_include_pad);
+Tensor avg_pool2d_backward(const Tensor& grad_out, const Tensor& input, Pair kernel, Pair stride,
+                           Pair padding, bool ceil_mode, bool count_include_pad);
 Tensor adaptive_avg_pool2d(const Tensor& input, Pair output_size);
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_out, const Tensor& input);
 

@@ -246,8 +246,8 @@ void adaptive_avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_o
           const int64_t y0 = start_index(oy, g.oh, g.h), y1 = end_index(oy, g.oh, g.h);
           for (int64_t ox = 0; ox < g.ow; ++ox) {
             const int64_t x0 = start_index(ox, g.ow, g.w), x1 = end_index(ox, g.ow, g.w);
-            const Acc v = static_cast<Acc>(go[(p * g.oh + oy) * g.ow + ox]) /
-                          static_cast<Acc>((y1 - y0) * (x1 - x0));
+            const Acc v =
+                static_cast<Acc>(go[(p * g.oh + oy) * g.ow + ox]) / static_cast<Acc>((y1 - y0) * (x1 - x0));
             for (int64_t y = y0; y < y1; ++y)
               for (int64_t x = x0; x < x1; ++x) acc[y * g.w + x] += v;
           }

@@ -63,8 +63,10 @@ void adam_step(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, c
           Acc gi = static_cast<Acc>(g[i]);
           if (cfg.maximize) gi = -gi;
           if (cfg.weight_decay != 0) {
-            if (cfg.decoupled_weight_decay) pi *= decay;
-            else gi += wd * pi;
+            if (cfg.decoupled_weight_decay)
+              pi *= decay;
+            else
+              gi += wd * pi;
           }
           const Acc mi = static_cast<Acc>(m[i]) + (gi - static_cast<Acc>(m[i])) * (Acc(1) - b1);
           const Acc vi = static_cast<Acc>(v[i]) * b2 + (Acc(1) - b2) * gi * gi;
