@@ -513,3 +513,40 @@ def test_to_moves_gradients_too(device):
     assert lin.weight.grad.dtype == tandem.float64
     lin.to(device)
     assert lin.weight.grad.device == lin.weight.device
+
+
+def test_deepcopy_of_modules():
+    import copy
+
+    net = Net().eval()  # eval: batch norm uses its running statistics
+    net(tandem.randn(4, 4)).backward(tandem.ones(4, 3))
+    clone = copy.deepcopy(net)
+    assert clone.fc1.weight is not net.fc1.weight and isinstance(clone.fc1.weight, nn.Parameter)
+    assert clone.fc1.weight.requires_grad and clone.fc1.weight.tolist() == net.fc1.weight.tolist()
+    assert clone.fc1.weight.grad.tolist() == net.fc1.weight.grad.tolist()
+    assert not clone.fc1.weight._is_view_of(net.fc1.weight)
+    assert clone.norm.running_mean.tolist() == net.norm.running_mean.tolist()
+    shared = nn.Sequential(net.fc1, net.fc1)
+    c2 = copy.deepcopy(shared)
+    assert c2[0] is c2[1]
+
+
+def test_train_loop_with_autograd_and_sgd():
+    # least squares with the loss gradient given to backward: Linear + autograd + a fused optimizer step
+    g = tandem.Generator().manual_seed(0)
+    x = tandem.randn(64, 3, generator=g)
+    true_w = tandem.tensor([[1.5, -2.0, 0.5]])
+    y = x @ true_w.t() + 0.25
+    model = nn.Linear(3, 1)
+    opt = tandem.optim.SGD(model.parameters(), lr=0.1, momentum=0.5)
+    for _ in range(200):
+        opt.zero_grad()
+        out = model(x)
+        out.backward((out - y) * (2.0 / 64))
+        opt.step()
+    assert model.weight.tolist()[0] == pytest.approx([1.5, -2.0, 0.5], abs=1e-3)
+    assert model.bias.item() == pytest.approx(0.25, abs=1e-3)
+    model.zero_grad(set_to_none=False)
+    assert model.weight.grad.tolist() == [[0.0, 0.0, 0.0]]
+    model.requires_grad_(False)
+    assert not any(p.requires_grad for p in model.parameters())

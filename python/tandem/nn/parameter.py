@@ -17,6 +17,27 @@ class Parameter(Tensor):
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(untracked(self).clone(), self.requires_grad)
+        if self.grad is not None:
+            result.grad = untracked(self.grad).clone()
+        memo[id(self)] = result
+        return result
+
+
+def tensor_deepcopy(self, memo):
+    """copy.deepcopy of a plain tensor (as PyTorch: a clone keeping requires_grad), so that copy.deepcopy(model)
+    works for modules with buffers."""
+    if id(self) in memo:
+        return memo[id(self)]
+    result = untracked(self).clone()
+    if self.requires_grad:
+        result.requires_grad_(True)
+    memo[id(self)] = result
+    return result
+
 
 def untracked(t):
     """A plain tensor over ``t``'s memory that autograd does not track (what ``t.data`` is in PyTorch):
