@@ -10,6 +10,7 @@
 #include "autograd/engine.h"
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
+#include "backend/cpu/cpu_allocator.h"
 #include "bindings.h"
 #include "core/error.h"
 #include "ops/view.h"
@@ -29,8 +30,10 @@ std::vector<Tensor> tensor_list(nb::handle h, const char* what) {
     return out;
   }
   for (nb::handle item : h) {
-    if (item.is_none()) out.emplace_back();
-    else out.push_back(expect_tensor(item, what, "tensors"));
+    if (item.is_none())
+      out.emplace_back();
+    else
+      out.push_back(expect_tensor(item, what, "tensors"));
   }
   return out;
 }
@@ -47,10 +50,13 @@ void set_grad(const Tensor& t, nb::handle value) {
     return;
   }
   const Tensor& g = expect_tensor(value, "grad", "value");
-  TANDEM_CHECK(g.dtype() == t.dtype(), Runtime, "assigned grad has data of a different type\nhint: convert it "
+  TANDEM_CHECK(g.dtype() == t.dtype(), Runtime,
+               "assigned grad has data of a different type\nhint: convert it "
                "first, e.g. g.to(x.dtype)");
-  TANDEM_CHECK(g.sizes() == t.sizes(), Runtime, "assigned grad has data of a different size\nhint: the "
-               "gradient must have the tensor's shape ", t.shape_str());
+  TANDEM_CHECK(g.sizes() == t.sizes(), Runtime,
+               "assigned grad has data of a different size\nhint: the "
+               "gradient must have the tensor's shape ",
+               t.shape_str());
   TANDEM_CHECK(g.device() == t.device(), Runtime, "assigned grad has data located on a different device");
   AutogradMeta& m = t.impl()->ensure_autograd();
   if (!m.grad) m.grad = std::make_shared<Tensor>();
@@ -59,12 +65,14 @@ void set_grad(const Tensor& t, nb::handle value) {
 
 void set_requires_grad(const Tensor& t, bool v) {
   AutogradMeta* m = t.impl()->autograd();
-  TANDEM_CHECK(!(m && m->grad_fn) || v, Runtime,
-               "you can only change requires_grad flags of leaf variables. If you want to use a computed variable "
-               "in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
-  TANDEM_CHECK(!v || is_floating(t.dtype()), Runtime,
-               "only Tensors of floating point and complex dtype can require gradients\nhint: convert first, e.g. "
-               "x.float().requires_grad_()");
+  TANDEM_CHECK(
+      !(m && m->grad_fn) || v, Runtime,
+      "you can only change requires_grad flags of leaf variables. If you want to use a computed variable "
+      "in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+  TANDEM_CHECK(
+      !v || is_floating(t.dtype()), Runtime,
+      "only Tensors of floating point and complex dtype can require gradients\nhint: convert first, e.g. "
+      "x.float().requires_grad_()");
   if (v || m) t.impl()->ensure_autograd().requires_grad = v;
 }
 
@@ -91,9 +99,10 @@ struct RemovableHandle {
 };
 
 RemovableHandle register_hook(const Tensor& t, nb::object fn) {
-  TANDEM_CHECK(t.requires_grad(), Runtime,
-               "cannot register a hook on a tensor that doesn't require gradient\nhint: set requires_grad=True "
-               "on it (or on the inputs it is computed from) first");
+  TANDEM_CHECK(
+      t.requires_grad(), Runtime,
+      "cannot register a hook on a tensor that doesn't require gradient\nhint: set requires_grad=True "
+      "on it (or on the inputs it is computed from) first");
   static int next_id = 0;
   int id = next_id++;
   TensorHook hook = [fn](const Tensor& g) -> Tensor {
@@ -150,12 +159,13 @@ void init_autograd(nb::module_& m) {
 
   auto cls = nb::type<Tensor>();
   auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
-  tensor.def_prop_rw("requires_grad", [](const Tensor& t) { return t.requires_grad(); }, &set_requires_grad);
+  tensor.def_prop_rw(
+      "requires_grad", [](const Tensor& t) { return t.requires_grad(); }, &set_requires_grad);
   tensor.def(
       "requires_grad_",
-      [](const Tensor& t, bool v) {
-        set_requires_grad(t, v);
-        return t;
+      [](nb::handle self, bool v) {
+        set_requires_grad(as_tensor_ref(self), v);
+        return nb::borrow(self);  // the same Python object, as PyTorch returns self
       },
       nb::arg("requires_grad") = true);
   tensor.def_prop_ro("is_leaf", [](const Tensor& t) {
@@ -175,20 +185,18 @@ void init_autograd(nb::module_& m) {
   tensor.def("retain_grad", &retain_grad);
   tensor.def("register_hook", &register_hook, nb::arg("hook"));
   tensor.def("detach", &detach);
-  tensor.def("detach_", [](const Tensor& t) {
-    if (AutogradMeta* m = t.impl()->autograd()) {
+  tensor.def("detach_", [](nb::handle self) {
+    if (AutogradMeta* m = as_tensor_ref(self).impl()->autograd()) {
       m->grad_fn.reset();
       m->requires_grad = false;
       m->output_nr = 0;
     }
-    return t;
+    return nb::borrow(self);
   });
-  tensor.def_prop_rw(
-      "data", &detach,
-      [](const Tensor& t, const Tensor& src) {
-        t.impl()->set_storage(src.storage(), src.dtype());
-        t.impl()->set_geometry(src.storage_offset(), src.sizes(), src.strides());
-      });
+  tensor.def_prop_rw("data", &detach, [](const Tensor& t, const Tensor& src) {
+    t.impl()->set_storage(src.storage(), src.dtype());
+    t.impl()->set_geometry(src.storage_offset(), src.sizes(), src.strides());
+  });
   tensor.def(
       "backward",
       [](const Tensor& t, nb::handle gradient, std::optional<bool> retain_graph, bool create_graph,
@@ -200,6 +208,8 @@ void init_autograd(nb::module_& m) {
       nb::arg("gradient") = nb::none(), nb::arg("retain_graph") = nb::none(), nb::arg("create_graph") = false,
       nb::arg("inputs") = nb::none());
 
+  // Live host bytes: lets tests check that a training loop's memory stays flat (no graph kept alive).
+  m.def("_cpu_allocated_bytes", [] { return cpu_allocator_stats().allocated_bytes; });
   m.def("is_grad_enabled", &GradMode::is_enabled);
   m.def("_set_grad_enabled", &GradMode::set_enabled);
   m.def("is_inference_mode_enabled", &GradMode::is_inference);
@@ -208,8 +218,8 @@ void init_autograd(nb::module_& m) {
       "_autograd_backward",
       [](nb::handle tensors, nb::handle grad_tensors, std::optional<bool> retain_graph, bool create_graph,
          nb::handle inputs) {
-        autograd::backward(tensor_list(tensors, "backward"), tensor_list(grad_tensors, "backward"), retain_graph,
-                           create_graph, tensor_list(inputs, "backward"));
+        autograd::backward(tensor_list(tensors, "backward"), tensor_list(grad_tensors, "backward"),
+                           retain_graph, create_graph, tensor_list(inputs, "backward"));
       },
       nb::arg("tensors"), nb::arg("grad_tensors").none(), nb::arg("retain_graph").none(),
       nb::arg("create_graph"), nb::arg("inputs").none());

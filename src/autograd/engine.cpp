@@ -40,8 +40,10 @@ Tensor fit_gradient(const Node& from, size_t index, Tensor g, const OutputMeta& 
 }
 
 void add_to_slot(Tensor& slot, Tensor g) {
-  if (!slot.defined()) slot = std::move(g);
-  else slot = add(slot, g);
+  if (!slot.defined())
+    slot = std::move(g);
+  else
+    slot = add(slot, g);
 }
 
 Tensor implicit_grad(const Tensor& out) {
@@ -58,7 +60,8 @@ struct RunResult {
 // The core loop. `targets` (may be empty) are outputs of nodes whose incoming gradient is returned; when
 // `only_targets` is set, only nodes leading to targets run and AccumulateGrad nodes never run (grad()).
 RunResult run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs, bool keep_graph,
-              bool create_graph, const std::vector<Target>& targets, bool only_targets, bool accumulate_leaves) {
+              bool create_graph, const std::vector<Target>& targets, bool only_targets,
+              bool accumulate_leaves) {
   TANDEM_CHECK(grad_outputs.empty() || grad_outputs.size() == outputs.size(), Runtime, "grad_tensors (",
                grad_outputs.size(), ") and tensors (", outputs.size(), ") must have the same length");
   std::vector<Edge> roots;
@@ -66,9 +69,10 @@ RunResult run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Tensor& out = outputs[i];
     Edge e = gradient_edge(out);
-    TANDEM_CHECK(e.fn, Runtime, "element ", i,
-                 " of tensors does not require grad and does not have a grad_fn\nhint: the result was computed "
-                 "from tensors without requires_grad=True (or under no_grad()); set requires_grad on the inputs");
+    TANDEM_CHECK(
+        e.fn, Runtime, "element ", i,
+        " of tensors does not require grad and does not have a grad_fn\nhint: the result was computed "
+        "from tensors without requires_grad=True (or under no_grad()); set requires_grad on the inputs");
     Tensor g = i < grad_outputs.size() && grad_outputs[i].defined() ? grad_outputs[i] : implicit_grad(out);
     TANDEM_CHECK(g.sizes() == out.sizes(), Runtime, "Mismatch in shape: grad_output[", i, "] has a shape of ",
                  g.shape_str(), " and output[", i, "] has a shape of ", out.shape_str(), ".");
@@ -108,7 +112,8 @@ RunResult run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
     for (auto& [n, t] : tasks) deps[n] = t.dependencies;
     std::vector<Node*> topo;
     for (const Edge& r : roots)
-      if (deps[r.fn.get()] == 0 && (topo.empty() || std::find(topo.begin(), topo.end(), r.fn.get()) == topo.end()))
+      if (deps[r.fn.get()] == 0 &&
+          (topo.empty() || std::find(topo.begin(), topo.end(), r.fn.get()) == topo.end()))
         topo.push_back(r.fn.get());
     for (size_t i = 0; i < topo.size(); ++i)
       for (const Edge& e : topo[i]->next_edges)
@@ -173,7 +178,8 @@ RunResult run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
       if (run_node) {
         for (size_t k = 0; k < grads.size(); ++k) {
           if (!grads[k].defined())
-            grads[k] = full(node->outputs[k].sizes, Scalar(0.0), node->outputs[k].dtype, node->outputs[k].device);
+            grads[k] =
+                full(node->outputs[k].sizes, Scalar(0.0), node->outputs[k].dtype, node->outputs[k].device);
         }
         input_grads = node->apply(std::move(grads));
         if (!keep_graph) node->release_saved();
@@ -184,7 +190,8 @@ RunResult run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
         Task& next = tasks[e.fn.get()];
         if (!next.wanted) continue;
         if (next.grads.empty()) next.grads.resize(e.fn->outputs.size());
-        add_to_slot(next.grads[e.input_nr], fit_gradient(*node, k, std::move(input_grads[k]), e.fn->outputs[e.input_nr]));
+        add_to_slot(next.grads[e.input_nr],
+                    fit_gradient(*node, k, std::move(input_grads[k]), e.fn->outputs[e.input_nr]));
       }
     }
     for (const Edge& e : node->next_edges) {
@@ -233,12 +240,13 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
     targets.push_back({e.fn.get(), e.input_nr});
     keep_alive.push_back(std::move(e.fn));
   }
-  RunResult r = run(outputs, grad_outputs, retain_graph.value_or(create_graph), create_graph, targets, true, false);
+  RunResult r =
+      run(outputs, grad_outputs, retain_graph.value_or(create_graph), create_graph, targets, true, false);
   for (size_t i = 0; i < inputs.size(); ++i) {
     TANDEM_CHECK(r.captured[i].defined() || allow_unused, Runtime,
                  "One of the differentiated Tensors appears to not have been used in the graph. Set "
-                 "allow_unused=True if this is the desired behavior.\nhint: input ", i,
-                 " does not influence the outputs; pass allow_unused=True to get None for it");
+                 "allow_unused=True if this is the desired behavior.\nhint: input ",
+                 i, " does not influence the outputs; pass allow_unused=True to get None for it");
   }
   return std::move(r.captured);
 }

@@ -12,8 +12,8 @@ namespace tandem::autograd {
 // ---- elementwise (formulas_elementwise.cpp) ----
 Tensor record_unary(UnaryOp op, const Tensor& x, const Tensor& out);
 // A null tensor pointer means that operand was the scalar next to it.
-Tensor record_binary(BinaryOp op, const Tensor* a, const Scalar& a_scalar, const Tensor* b, const Scalar& b_scalar,
-                     const Tensor& out);
+Tensor record_binary(BinaryOp op, const Tensor* a, const Scalar& a_scalar, const Tensor* b,
+                     const Scalar& b_scalar, const Tensor& out);
 Tensor record_where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out);
 Tensor record_clamp(const Tensor& x, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi,
                     const Tensor& out);
@@ -25,7 +25,8 @@ Tensor record_permute(const Tensor& x, IntArrayRef dims, const Tensor& out);
 Tensor record_transpose(const Tensor& x, int64_t d0, int64_t d1, const Tensor& out);
 Tensor record_alias(const char* name, const Tensor& x, const Tensor& out);  // gradient passes unchanged
 Tensor record_expand(const Tensor& x, const Tensor& out);
-Tensor record_slice(const Tensor& x, int64_t dim, int64_t start, int64_t stop, int64_t step, const Tensor& out);
+Tensor record_slice(const Tensor& x, int64_t dim, int64_t start, int64_t stop, int64_t step,
+                    const Tensor& out);
 Tensor record_select(const Tensor& x, int64_t dim, int64_t index, const Tensor& out);
 // The gradients of slice/select: `grad` placed into zeros of `sizes` (differentiable themselves).
 Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64_t start, int64_t stop,

@@ -2,6 +2,7 @@
 // input's dtype and moves it to the input's device (each node output remembers both).
 #include "autograd/formulas.h"
 #include "ops/copy.h"
+#include "ops/view.h"
 
 namespace tandem::autograd {
 namespace {
@@ -15,6 +16,12 @@ Tensor record_copy(const char* name, const Tensor& x, const Tensor& out) {
 }
 
 void record_copy_(const Tensor& self, const Tensor& src) {
+  if (AutogradMeta* m = self.impl()->autograd(); m && m->view_base) {
+    // Into a view: the written value, with src's history, becomes the region of the view's base.
+    Tensor result = to_device(expand(src, self.sizes()), self.device(), self.dtype(), true);
+    rebase_view(self, result);
+    return;
+  }
   // self's old values are overwritten: no gradient for them; src gets the gradient (summed over broadcast).
   auto node = make_node("CopyBackwards", [](FormulaNode& n, const Tensor& g) {
     Grads r(2);
@@ -26,6 +33,10 @@ void record_copy_(const Tensor& self, const Tensor& src) {
 }
 
 void record_fill_(const Tensor& self) {
+  if (AutogradMeta* m = self.impl()->autograd(); m && m->view_base) {
+    rebase_view(self, Tensor());  // the region's new value is a constant
+    return;
+  }
   auto node = make_node("FillBackward0", [](FormulaNode& n, const Tensor& g) {
     return Grads{full(g.sizes(), Scalar(0.0), g.dtype(), g.device())};
   });

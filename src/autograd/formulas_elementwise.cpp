@@ -20,24 +20,38 @@ Tensor scalar_zero(const Tensor& like) { return full(DimVector{}, Scalar(0.0), l
 Tensor unary_grad(UnaryOp op, const Tensor& g, const FormulaNode& n) {
   const Tensor v = n.saved.empty() ? Tensor() : n.saved_tensor(0);
   switch (op) {
-    case UnaryOp::neg: return neg(g);
-    case UnaryOp::abs: return mul(g, sign(v));
+    case UnaryOp::neg:
+      return neg(g);
+    case UnaryOp::abs:
+      return mul(g, sign(v));
     case UnaryOp::sign:
     case UnaryOp::floor:
     case UnaryOp::ceil:
     case UnaryOp::round:
-    case UnaryOp::trunc: return zeros_like(g);
-    case UnaryOp::relu: return mul(g, gt(v, Scalar(0.0)));  // v is the output
-    case UnaryOp::exp: return mul(g, v);                     // output
-    case UnaryOp::log: return div(g, v);
-    case UnaryOp::log1p: return div(g, add(v, Scalar(1.0)));
-    case UnaryOp::expm1: return mul(g, add(v, Scalar(1.0)));   // output
-    case UnaryOp::sqrt: return div(g, mul(v, Scalar(2.0)));    // output
-    case UnaryOp::rsqrt: return mul(g, mul(pow(v, Scalar(3.0)), Scalar(-0.5)));  // output
-    case UnaryOp::sin: return mul(g, cos(v));
-    case UnaryOp::cos: return mul(g, neg(sin(v)));
-    case UnaryOp::tanh: return mul(g, sub(Scalar(1.0), mul(v, v)));        // output
-    case UnaryOp::sigmoid: return mul(g, mul(v, sub(Scalar(1.0), v)));    // output
+    case UnaryOp::trunc:
+      return zeros_like(g);
+    case UnaryOp::relu:
+      return mul(g, gt(v, Scalar(0.0)));  // v is the output
+    case UnaryOp::exp:
+      return mul(g, v);  // output
+    case UnaryOp::log:
+      return div(g, v);
+    case UnaryOp::log1p:
+      return div(g, add(v, Scalar(1.0)));
+    case UnaryOp::expm1:
+      return mul(g, add(v, Scalar(1.0)));  // output
+    case UnaryOp::sqrt:
+      return div(g, mul(v, Scalar(2.0)));  // output
+    case UnaryOp::rsqrt:
+      return mul(g, mul(pow(v, Scalar(3.0)), Scalar(-0.5)));  // output
+    case UnaryOp::sin:
+      return mul(g, cos(v));
+    case UnaryOp::cos:
+      return mul(g, neg(sin(v)));
+    case UnaryOp::tanh:
+      return mul(g, sub(Scalar(1.0), mul(v, v)));  // output
+    case UnaryOp::sigmoid:
+      return mul(g, mul(v, sub(Scalar(1.0), v)));  // output
     case UnaryOp::gelu: {
       // d/dx x*Phi(x) = Phi(x) + x*phi(x); Phi recovered as gelu(x)/x (0.5 at 0: no erf op yet).
       Tensor cdf = where(eq(v, Scalar(0.0)), full(DimVector{}, Scalar(0.5), v.dtype()), div(gelu(v), v));
@@ -53,7 +67,8 @@ Tensor unary_grad(UnaryOp op, const Tensor& g, const FormulaNode& n) {
                          add(mul(x2, Scalar(3.0 * c)), Scalar(1.0)));
       return mul(g, add(left, right));
     }
-    default: TANDEM_THROW(Runtime, "the derivative for '", unary_op_name(op), "' is not implemented");
+    default:
+      TANDEM_THROW(Runtime, "the derivative for '", unary_op_name(op), "' is not implemented");
   }
 }
 
@@ -66,8 +81,10 @@ bool saves_output(UnaryOp op) {
     case UnaryOp::sqrt:
     case UnaryOp::rsqrt:
     case UnaryOp::tanh:
-    case UnaryOp::sigmoid: return true;
-    default: return false;
+    case UnaryOp::sigmoid:
+      return true;
+    default:
+      return false;
   }
 }
 bool saves_nothing(UnaryOp op) {
@@ -79,7 +96,8 @@ bool saves_nothing(UnaryOp op) {
 const char* unary_node_name(UnaryOp op) {
   switch (op) {
 #define TANDEM_UNARY_NAME(op, name) \
-  case UnaryOp::op: return name;
+  case UnaryOp::op:                 \
+    return name;
     TANDEM_UNARY_NAME(neg, "NegBackward0")
     TANDEM_UNARY_NAME(abs, "AbsBackward0")
     TANDEM_UNARY_NAME(sign, "SignBackward0")
@@ -101,7 +119,8 @@ const char* unary_node_name(UnaryOp op) {
     TANDEM_UNARY_NAME(gelu, "GeluBackward0")
     TANDEM_UNARY_NAME(gelu_tanh, "GeluBackward0")
 #undef TANDEM_UNARY_NAME
-    default: return nullptr;  // not differentiable (predicates, bitwise)
+    default:
+      return nullptr;  // not differentiable (predicates, bitwise)
   }
 }
 
@@ -113,7 +132,8 @@ Grads unary_formula(FormulaNode& n, const Tensor& g) {
 FormulaNode::Formula unary_formula_for(UnaryOp op) {
   switch (op) {
 #define TANDEM_UNARY_OP(name, functor, rule) \
-  case UnaryOp::name: return &unary_formula<UnaryOp::name>;
+  case UnaryOp::name:                        \
+    return &unary_formula<UnaryOp::name>;
 #include "ops/op_list.def"
 #undef TANDEM_UNARY_OP
   }
@@ -211,16 +231,35 @@ struct BinaryInfo {
 };
 bool binary_info(BinaryOp op, BinaryInfo& info) {
   switch (op) {
-    case BinaryOp::add: info = {"AddBackward0", &add_formula, false}; return true;
-    case BinaryOp::sub: info = {"SubBackward0", &sub_formula, false}; return true;
-    case BinaryOp::mul: info = {"MulBackward0", &mul_formula, true}; return true;
-    case BinaryOp::div: info = {"DivBackward0", &div_formula, true}; return true;
-    case BinaryOp::floor_divide: info = {"FloorDivideBackward0", &floor_divide_formula, false}; return true;
-    case BinaryOp::remainder: info = {"RemainderBackward0", &remainder_formula, true}; return true;
-    case BinaryOp::pow: info = {"PowBackward0", &pow_formula, true}; return true;
-    case BinaryOp::maximum: info = {"MaximumBackward0", &extremum_formula<true>, true}; return true;
-    case BinaryOp::minimum: info = {"MinimumBackward0", &extremum_formula<false>, true}; return true;
-    default: return false;  // comparisons, logical and bitwise ops have no gradient
+    case BinaryOp::add:
+      info = {"AddBackward0", &add_formula, false};
+      return true;
+    case BinaryOp::sub:
+      info = {"SubBackward0", &sub_formula, false};
+      return true;
+    case BinaryOp::mul:
+      info = {"MulBackward0", &mul_formula, true};
+      return true;
+    case BinaryOp::div:
+      info = {"DivBackward0", &div_formula, true};
+      return true;
+    case BinaryOp::floor_divide:
+      info = {"FloorDivideBackward0", &floor_divide_formula, false};
+      return true;
+    case BinaryOp::remainder:
+      info = {"RemainderBackward0", &remainder_formula, true};
+      return true;
+    case BinaryOp::pow:
+      info = {"PowBackward0", &pow_formula, true};
+      return true;
+    case BinaryOp::maximum:
+      info = {"MaximumBackward0", &extremum_formula<true>, true};
+      return true;
+    case BinaryOp::minimum:
+      info = {"MinimumBackward0", &extremum_formula<false>, true};
+      return true;
+    default:
+      return false;  // comparisons, logical and bitwise ops have no gradient
   }
 }
 
@@ -235,8 +274,8 @@ Tensor record_unary(UnaryOp op, const Tensor& x, const Tensor& out) {
   return out;
 }
 
-Tensor record_binary(BinaryOp op, const Tensor* a, const Scalar& a_scalar, const Tensor* b, const Scalar& b_scalar,
-                     const Tensor& out) {
+Tensor record_binary(BinaryOp op, const Tensor* a, const Scalar& a_scalar, const Tensor* b,
+                     const Scalar& b_scalar, const Tensor& out) {
   BinaryInfo info;
   if (!binary_info(op, info) || !is_floating(out.dtype())) return out;
   auto node = make_node(info.name, info.formula);
@@ -254,7 +293,8 @@ Tensor record_binary(BinaryOp op, const Tensor* a, const Scalar& a_scalar, const
   // PyTorch's names for the scalar forms: x - 2 is SubBackward0, 2 - x is RsubBackward1, 2 ** x PowBackward1.
   if (op == BinaryOp::sub && !a) node->name_ = "RsubBackward1";
   if (op == BinaryOp::pow && !a) node->name_ = "PowBackward1";
-  if (op == BinaryOp::sub && !a) node->formula = [](FormulaNode& n, const Tensor& g) { return Grads{neg(g)}; };
+  if (op == BinaryOp::sub && !a)
+    node->formula = [](FormulaNode& n, const Tensor& g) { return Grads{neg(g)}; };
   if (op == BinaryOp::sub && a) node->formula = [](FormulaNode& n, const Tensor& g) { return Grads{g}; };
   if (op == BinaryOp::add) node->formula = [](FormulaNode& n, const Tensor& g) { return Grads{g}; };
   if (op == BinaryOp::maximum || op == BinaryOp::minimum) {

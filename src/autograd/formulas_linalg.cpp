@@ -21,53 +21,68 @@ std::shared_ptr<FormulaNode> two_operand_node(const char* name, FormulaNode::For
 }  // namespace
 
 Tensor record_mm(const Tensor& a, const Tensor& b, const Tensor& out) {
-  two_operand_node("MmBackward0", [](FormulaNode& n, const Tensor& g) {
-    Grads r(2);
-    if (n.needs_input_grad(0)) r[0] = mm(g, t(n.saved_tensor(1)));
-    if (n.needs_input_grad(1)) r[1] = mm(t(n.saved_tensor(0)), g);
-    return r;
-  }, a, b, out);
+  two_operand_node(
+      "MmBackward0",
+      [](FormulaNode& n, const Tensor& g) {
+        Grads r(2);
+        if (n.needs_input_grad(0)) r[0] = mm(g, t(n.saved_tensor(1)));
+        if (n.needs_input_grad(1)) r[1] = mm(t(n.saved_tensor(0)), g);
+        return r;
+      },
+      a, b, out);
   return out;
 }
 
 Tensor record_bmm(const Tensor& a, const Tensor& b, const Tensor& out) {
-  two_operand_node("BmmBackward0", [](FormulaNode& n, const Tensor& g) {
-    Grads r(2);
-    if (n.needs_input_grad(0)) r[0] = bmm(g, transpose(n.saved_tensor(1), 1, 2));
-    if (n.needs_input_grad(1)) r[1] = bmm(transpose(n.saved_tensor(0), 1, 2), g);
-    return r;
-  }, a, b, out);
+  two_operand_node(
+      "BmmBackward0",
+      [](FormulaNode& n, const Tensor& g) {
+        Grads r(2);
+        if (n.needs_input_grad(0)) r[0] = bmm(g, transpose(n.saved_tensor(1), 1, 2));
+        if (n.needs_input_grad(1)) r[1] = bmm(transpose(n.saved_tensor(0), 1, 2), g);
+        return r;
+      },
+      a, b, out);
   return out;
 }
 
 Tensor record_batched_matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
   // Broadcast batch dims are summed back by the engine (the gradients come out with the batch shape).
-  two_operand_node("MatmulBackward0", [](FormulaNode& n, const Tensor& g) {
-    Grads r(2);
-    if (n.needs_input_grad(0)) r[0] = matmul(g, mT(n.saved_tensor(1)));
-    if (n.needs_input_grad(1)) r[1] = matmul(mT(n.saved_tensor(0)), g);
-    return r;
-  }, a, b, out);
+  two_operand_node(
+      "MatmulBackward0",
+      [](FormulaNode& n, const Tensor& g) {
+        Grads r(2);
+        if (n.needs_input_grad(0)) r[0] = matmul(g, mT(n.saved_tensor(1)));
+        if (n.needs_input_grad(1)) r[1] = matmul(mT(n.saved_tensor(0)), g);
+        return r;
+      },
+      a, b, out);
   return out;
 }
 
 Tensor record_mv(const Tensor& mat, const Tensor& vec, const Tensor& out) {
-  two_operand_node("MvBackward0", [](FormulaNode& n, const Tensor& g) {
-    Grads r(2);
-    if (n.needs_input_grad(0)) r[0] = outer(g, n.saved_tensor(1));
-    if (n.needs_input_grad(1)) r[1] = mv(t(n.saved_tensor(0)), g);
-    return r;
-  }, mat, vec, out);
+  two_operand_node(
+      "MvBackward0",
+      [](FormulaNode& n, const Tensor& g) {
+        Grads r(2);
+        if (n.needs_input_grad(0)) r[0] = outer(g, n.saved_tensor(1));
+        if (n.needs_input_grad(1)) r[1] = mv(t(n.saved_tensor(0)), g);
+        return r;
+      },
+      mat, vec, out);
   return out;
 }
 
 Tensor record_dot(const Tensor& a, const Tensor& b, const Tensor& out) {
-  two_operand_node("DotBackward0", [](FormulaNode& n, const Tensor& g) {
-    Grads r(2);
-    if (n.needs_input_grad(0)) r[0] = mul(g, n.saved_tensor(1));
-    if (n.needs_input_grad(1)) r[1] = mul(g, n.saved_tensor(0));
-    return r;
-  }, a, b, out);
+  two_operand_node(
+      "DotBackward0",
+      [](FormulaNode& n, const Tensor& g) {
+        Grads r(2);
+        if (n.needs_input_grad(0)) r[0] = mul(g, n.saved_tensor(1));
+        if (n.needs_input_grad(1)) r[1] = mul(g, n.saved_tensor(0));
+        return r;
+      },
+      a, b, out);
   return out;
 }
 
@@ -75,9 +90,11 @@ Tensor record_addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, con
                     const Scalar& alpha, const Tensor& out) {
   auto node = make_node("AddmmBackward0", [](FormulaNode& n, const Tensor& g) {
     Grads r(3);
-    if (n.needs_input_grad(0)) r[0] = mul(g, n.scalar);  // summed to input's shape by the engine
-    if (n.needs_input_grad(1)) r[1] = mul(mm(g, t(n.saved_tensor(1))), n.scalar2);
-    if (n.needs_input_grad(2)) r[2] = mul(mm(t(n.saved_tensor(0)), g), n.scalar2);
+    // beta/alpha of 1 (nn.Linear) cost nothing; the input's gradient is summed to its shape by the engine.
+    auto scaled = [](const Tensor& t, const Scalar& s) { return s.to_double() == 1.0 ? t : mul(t, s); };
+    if (n.needs_input_grad(0)) r[0] = scaled(g, n.scalar);
+    if (n.needs_input_grad(1)) r[1] = scaled(mm(g, t(n.saved_tensor(1))), n.scalar2);
+    if (n.needs_input_grad(2)) r[2] = scaled(mm(t(n.saved_tensor(0)), g), n.scalar2);
     return r;
   });
   node->scalar = beta;

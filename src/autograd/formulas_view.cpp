@@ -9,12 +9,23 @@
 namespace tandem::autograd {
 namespace {
 using Grads = std::vector<Tensor>;
+
+// Records `node` for a view and remembers the view's base, so that an in-place write into the view can
+// re-base the base's history (rebase_history).
+Tensor record_view(const std::shared_ptr<FormulaNode>& node, const Tensor& x, const Tensor& out) {
+  record(node, {&x}, out);
+  AutogradMeta& m = out.impl()->ensure_autograd();
+  const AutogradMeta* xm = x.impl()->autograd();
+  m.view_of_leaf = xm->view_of_leaf || !xm->grad_fn;
+  m.view_base = xm->view_base ? xm->view_base : std::make_shared<Tensor>(x);
+  return out;
 }
+}  // namespace
 
 Tensor record_reshape_view(const char* name, const Tensor& x, const Tensor& out) {
   auto node = make_node(name, [](FormulaNode& n, const Tensor& g) { return Grads{reshape(g, n.sizes)}; });
   node->sizes = x.sizes();
-  return record(node, {&x}, out);
+  return record_view(node, x, out);
 }
 
 Tensor record_permute(const Tensor& x, IntArrayRef dims, const Tensor& out) {
@@ -24,7 +35,7 @@ Tensor record_permute(const Tensor& x, IntArrayRef dims, const Tensor& out) {
     return Grads{permute(g, inverse)};
   });
   for (int64_t d : dims) node->ints.push_back(wrap_dim(d, x.dim()));
-  return record(node, {&x}, out);
+  return record_view(node, x, out);
 }
 
 Tensor record_transpose(const Tensor& x, int64_t d0, int64_t d1, const Tensor& out) {
@@ -32,25 +43,27 @@ Tensor record_transpose(const Tensor& x, int64_t d0, int64_t d1, const Tensor& o
     return Grads{transpose(g, n.ints[0], n.ints[1])};
   });
   node->ints = DimVector{d0, d1};
-  return record(node, {&x}, out);
+  return record_view(node, x, out);
 }
 
 Tensor record_alias(const char* name, const Tensor& x, const Tensor& out) {
-  return record(make_node(name, [](FormulaNode& n, const Tensor& g) { return Grads{g}; }), {&x}, out);
+  return record_view(make_node(name, [](FormulaNode& n, const Tensor& g) { return Grads{g}; }), x, out);
 }
 
 Tensor record_expand(const Tensor& x, const Tensor& out) {
   // The engine sums the gradient over the broadcast dims when it does not match x's shape.
-  return record(make_node("ExpandBackward0", [](FormulaNode& n, const Tensor& g) { return Grads{g}; }), {&x}, out);
+  return record_view(make_node("ExpandBackward0", [](FormulaNode& n, const Tensor& g) { return Grads{g}; }),
+                     x, out);
 }
 
-Tensor record_slice(const Tensor& x, int64_t dim, int64_t start, int64_t stop, int64_t step, const Tensor& out) {
+Tensor record_slice(const Tensor& x, int64_t dim, int64_t start, int64_t stop, int64_t step,
+                    const Tensor& out) {
   auto node = make_node("SliceBackward0", [](FormulaNode& n, const Tensor& g) {
     return Grads{slice_backward(g, n.sizes, n.ints[0], n.ints[1], n.ints[2], n.ints[3])};
   });
   node->sizes = x.sizes();
   node->ints = DimVector{dim, start, stop, step};
-  return record(node, {&x}, out);
+  return record_view(node, x, out);
 }
 
 Tensor record_select(const Tensor& x, int64_t dim, int64_t index, const Tensor& out) {
@@ -59,7 +72,7 @@ Tensor record_select(const Tensor& x, int64_t dim, int64_t index, const Tensor& 
   });
   node->sizes = x.sizes();
   node->ints = DimVector{dim, index};
-  return record(node, {&x}, out);
+  return record_view(node, x, out);
 }
 
 Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64_t start, int64_t stop,

@@ -62,27 +62,34 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output) : is_output_(is_output
 }
 
 Tensor SavedTensor::unpack(const Node& owner) const {
-  TANDEM_CHECK(!released_, Runtime,
-               "Trying to backward through the graph a second time (or directly access saved tensors after they "
-               "have already been freed). Saved intermediate values of the graph are freed when you call "
-               ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
-               "graph a second time or if you need to access saved tensors after calling backward.\nhint: pass "
-               "retain_graph=True to the first backward()/autograd.grad() call, or run the forward pass again "
-               "before each backward");
+  TANDEM_CHECK(
+      !released_, Runtime,
+      "Trying to backward through the graph a second time (or directly access saved tensors after they "
+      "have already been freed). Saved intermediate values of the graph are freed when you call "
+      ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+      "graph a second time or if you need to access saved tensors after calling backward.\nhint: pass "
+      "retain_graph=True to the first backward()/autograd.grad() call, or run the forward pass again "
+      "before each backward");
   if (!data_.defined()) return data_;
   if (data_.version() != version_) {
+    // PyTorch names the op without its "Backward0" suffix: the saving node for outputs, the tensor's
+    // current grad_fn for inputs.
+    auto op_name = [](const Node& n) {
+      std::string s = n.name();
+      size_t pos = s.rfind("Backward");
+      return pos == std::string::npos ? s : s.substr(0, pos);
+    };
     std::string which;
     if (is_output_) {
-      which = ", which is output " + std::to_string(output_nr_) + " of " + owner.name() + ",";
+      which = ", which is output " + std::to_string(output_nr_) + " of " + op_name(owner) + ",";
     } else if (auto* m = data_.impl()->autograd(); m && m->grad_fn) {
-      which = ", which is output " + std::to_string(m->output_nr) + " of " + m->grad_fn->name() + ",";
+      which = ", which is output " + std::to_string(m->output_nr) + " of " + op_name(*m->grad_fn) + ",";
     }
     TANDEM_THROW(Runtime,
                  "one of the variables needed for gradient computation has been modified by an inplace "
                  "operation: [",
-                 legacy_type_name(data_), " ", data_.shape_str(), "]", which, " is at version ", data_.version(),
-                 "; expected version ", version_,
-                 " instead.\nhint: ", owner.name(),
+                 legacy_type_name(data_), " ", data_.shape_str(), "]", which, " is at version ",
+                 data_.version(), "; expected version ", version_, " instead.\nhint: ", owner.name(),
                  " needs this tensor's value from before the in-place change; use the out-of-place op (e.g. "
                  "y = y + 1 instead of y += 1) or .clone() the tensor before modifying it");
   }
@@ -114,14 +121,19 @@ Tensor run_leaf_hooks(const Tensor& leaf, Tensor grad) {
 void accumulate_into(Tensor& slot, const Tensor& grad) {
   if (!slot.defined()) {
     // Keep the graph only when it is being recorded (create_graph); never alias memory the caller holds.
-    if (GradMode::is_enabled()) slot = grad;
-    else slot = grad.impl()->use_count() == 1 && grad.is_contiguous() && !grad.impl()->autograd()
-                    ? grad
-                    : clone(grad);
+    if (GradMode::is_enabled())
+      slot = grad;
+    else
+      slot = grad.impl()->use_count() == 1 && grad.storage()->use_count() == 1 && grad.is_contiguous() &&
+                     !grad.impl()->autograd()
+                 ? grad
+                 : clone(grad);
     return;
   }
-  if (GradMode::is_enabled()) slot = add(slot, grad);
-  else add_(slot, grad);
+  if (GradMode::is_enabled())
+    slot = add(slot, grad);
+  else
+    add_(slot, grad);
 }
 
 std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
@@ -168,16 +180,96 @@ void set_history(const std::shared_ptr<Node>& node, std::initializer_list<const 
 }
 
 void check_inplace(const Tensor& self) {
+  if (!GradMode::is_enabled()) return;
   AutogradMeta* m = self.impl()->autograd();
-  TANDEM_CHECK(!(m && m->requires_grad && !m->grad_fn && GradMode::is_enabled()), Runtime,
+  if (!m || !m->requires_grad) {
+    // A value that requires grad is written into a plain tensor. If other tensors share its memory (it is a
+    // view, or has views), they would see the values without the history: refuse rather than lose gradients.
+    TANDEM_CHECK(
+        self.storage()->use_count() == 1, NotImplemented,
+        "an in-place write of a tensor that requires grad into a tensor that shares memory with others "
+        "(a view or a viewed tensor) is not supported by tandem's autograd\nhint: build the result out "
+        "of place (e.g. with tandem.where or tandem.cat), or clone() the target first");
+    return;
+  }
+  TANDEM_CHECK(m->grad_fn, Runtime,
                "a leaf Variable that requires grad is being used in an in-place operation.\nhint: wrap the "
                "update in `with tandem.no_grad():` (as optimizers do), or use the out-of-place op");
+  TANDEM_CHECK(!m->view_of_leaf, Runtime,
+               "a view of a leaf Variable that requires grad is being used in an in-place operation.\nhint: "
+               "wrap the update in `with tandem.no_grad():`, or use the out-of-place op");
+}
+
+namespace {
+
+// The gradient of a view's region inside its (contiguous) base: a view of a contiguous copy of `grad`.
+Tensor region_of(const Tensor& base_shaped, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  return make_view(base_shaped, sizes, strides, base_shaped.storage_offset() + offset);
+}
+
+// After an in-place write into a view V of base B (PyTorch's CopySlices): B's new value is its old value
+// outside V's region and the written result inside it. Gradients: the old B gets the gradient with the
+// region zeroed, the result gets the region. Computed with raw ops (no graph of this backward is recorded).
+struct CopySlices final : Node {
+  std::string name() const override { return "torch::autograd::CopySlices"; }
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    GradModeGuard off(false);
+    Tensor g = clone(grads[0]);  // contiguous, base-shaped
+    std::vector<Tensor> r(2);
+    if (needs_input_grad(1)) r[1] = clone(region_of(g, sizes, strides, offset));
+    if (needs_input_grad(0)) {
+      fill_(region_of(g, sizes, strides, offset), Scalar(0.0));
+      r[0] = g;
+    }
+    return r;
+  }
+  DimVector sizes, strides;
+  int64_t offset = 0;
+};
+
+// The view's new history: a view of its base's new value.
+struct AsStridedBackward final : Node {
+  std::string name() const override { return "AsStridedBackward0"; }
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    GradModeGuard off(false);
+    Tensor z = full(base_sizes, Scalar(0.0), grads[0].dtype(), grads[0].device());
+    copy_(region_of(z, sizes, strides, offset), grads[0]);
+    return {z};
+  }
+  DimVector base_sizes, sizes, strides;
+  int64_t offset = 0;
+};
+
+}  // namespace
+
+void rebase_view(const Tensor& view, const Tensor& result) {
+  const Tensor& base = *view.impl()->autograd()->view_base;
+  TANDEM_CHECK(base.is_contiguous() && base.strides() == contiguous_strides(base.sizes()), NotImplemented,
+               "in-place operation on a view of a non-contiguous tensor that requires grad is not supported\n"
+               "hint: call .contiguous() on the tensor before taking the view, or use the out-of-place op");
+  const int64_t offset = view.storage_offset() - base.storage_offset();
+  auto copy_slices = std::make_shared<CopySlices>();
+  copy_slices->sizes = view.sizes();
+  copy_slices->strides = view.strides();
+  copy_slices->offset = offset;
+  set_history(copy_slices, {&base, &result}, {&base});
+  auto as_strided = std::make_shared<AsStridedBackward>();
+  as_strided->base_sizes = base.sizes();
+  as_strided->sizes = view.sizes();
+  as_strided->strides = view.strides();
+  as_strided->offset = offset;
+  set_history(as_strided, {&base}, {&view});
 }
 
 Tensor rebase_history(const Tensor& self, const Tensor& result) {
   {
     GradModeGuard off(false);
     copy_(self, result);
+  }
+  AutogradMeta* sm = self.impl()->autograd();
+  if (sm && sm->view_base) {
+    rebase_view(self, result);
+    return self;
   }
   AutogradMeta* rm = result.impl()->autograd();
   if (!rm || !rm->grad_fn) return self;

@@ -123,7 +123,11 @@ inline Tensor record(const std::shared_ptr<Node>& node, std::initializer_list<co
 // "a leaf Variable that requires grad is being used in an in-place operation." when it applies.
 void check_inplace(const Tensor& self);
 // After an in-place op computed `result` (with history) for `self`: self takes result's values and history.
+// When self is a recorded view, its base's history is re-based instead (see rebase_view).
 Tensor rebase_history(const Tensor& self, const Tensor& result);
+// `view` (a recorded view, already holding `result`'s values) and its base get PyTorch's CopySlices history:
+// the base's old value outside the view's region, `result` (may be undefined: no gradient) inside it.
+void rebase_view(const Tensor& view, const Tensor& result);
 
 // PyTorch's legacy type string for messages: "torch.FloatTensor", "torch.cuda.DoubleTensor".
 std::string legacy_type_name(const Tensor& t);

@@ -20,13 +20,15 @@ using TensorHook = std::function<Tensor(const Tensor&)>;
 struct AutogradMeta {
   bool requires_grad = false;
   bool retains_grad = false;
+  bool view_of_leaf = false;  // a recorded view of a leaf that requires grad (in-place writes refused)
+  std::shared_ptr<Tensor> view_base;  // for a recorded view: the tensor that owns its memory (not a view)
   // Accumulated gradient of a leaf (or of a tensor that retains grad). Shared with the node that writes it
   // so that a retain_grad slot never needs a reference back to the tensor (no cycles).
   std::shared_ptr<Tensor> grad;
-  std::shared_ptr<Node> grad_fn;                 // the node that produced this tensor; null for leaves
-  std::weak_ptr<Node> grad_accumulator;          // a leaf's AccumulateGrad, shared by every use of the leaf
+  std::shared_ptr<Node> grad_fn;                  // the node that produced this tensor; null for leaves
+  std::weak_ptr<Node> grad_accumulator;           // a leaf's AccumulateGrad, shared by every use of the leaf
   std::vector<std::pair<int, TensorHook>> hooks;  // a leaf's hooks (id, fn), run before accumulation
-  uint32_t output_nr = 0;                        // which output of grad_fn this tensor is
+  uint32_t output_nr = 0;                         // which output of grad_fn this tensor is
   ~AutogradMeta();  // defined in src/autograd: releases grad_fn without recursing down long chains
 };
 

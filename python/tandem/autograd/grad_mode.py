@@ -25,7 +25,16 @@ class _DecoratorContextManager:
         return self.__class__()
 
 
-class no_grad(_DecoratorContextManager):
+class _NoParamDecoratorContextManager(_DecoratorContextManager):
+    """Also usable as a bare decorator (@no_grad without parentheses), as in PyTorch."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecoratorContextManager):
     """Disables gradient recording: results computed inside do not require grad."""
 
     def __enter__(self):
@@ -37,7 +46,7 @@ class no_grad(_DecoratorContextManager):
         return False
 
 
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_NoParamDecoratorContextManager):
     """Enables gradient recording (inside no_grad, for example)."""
 
     def __enter__(self):
@@ -76,13 +85,13 @@ class set_grad_enabled(_DecoratorContextManager):
 class inference_mode(_DecoratorContextManager):
     """Like no_grad (results never require grad), and is_inference_mode_enabled() is True inside."""
 
+    def __new__(cls, mode=True):
+        if callable(mode) and not isinstance(mode, bool):  # bare @inference_mode
+            return cls()(mode)
+        return super().__new__(cls)
+
     def __init__(self, mode=True):
         self.mode = bool(mode)
-
-    def __call__(self, func):
-        if not callable(func) or isinstance(func, bool):
-            raise TypeError("inference_mode() used as a decorator takes the function, e.g. @inference_mode()")
-        return super().__call__(func)
 
     def __enter__(self):
         self._prev = (_C.is_grad_enabled(), _C.is_inference_mode_enabled())
