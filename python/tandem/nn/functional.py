@@ -151,9 +151,13 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 
 def embedding(input, weight, padding_idx=None):
-    """Rows of ``weight`` picked by the integer ``input`` (any shape)."""
-    flat = tandem.index_select(weight, 0, input.reshape(-1))
-    return flat.reshape(list(input.shape) + [weight.size(1)])
+    """Rows of ``weight`` picked by the integer ``input`` (any shape); positions holding ``padding_idx`` pass
+    no gradient to their row, as in PyTorch."""
+    out = tandem.index_select(weight, 0, input.reshape(-1)).reshape(list(input.shape) + [weight.size(1)])
+    if padding_idx is not None and out.requires_grad:
+        keep = (input != padding_idx).unsqueeze(-1)
+        out = tandem.where(keep, out, out.detach())
+    return out
 
 
 def one_hot(tensor, num_classes=-1):
@@ -223,8 +227,10 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
         per_class = logp * target
         if weight is not None:
             per_class = per_class * (weight.reshape(_class_weight_shape(input)) if class_dim else weight)
-        return _reduce(-per_class.sum(class_dim), reduction) if reduction != "mean" else (
-            -per_class.sum(class_dim)).sum() / (input.numel() // num_classes)
+        loss = -per_class.sum(class_dim)
+        if reduction == "mean":  # PyTorch divides by the number of samples (batch times spatial positions)
+            return loss.sum() / (input.numel() // num_classes)
+        return _reduce(loss, reduction)
     nll = nll_loss(logp, target, weight, ignore_index, reduction)
     if label_smoothing == 0.0:
         return nll
