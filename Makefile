@@ -49,6 +49,7 @@ test: test-cpp test-python
 
 bench: build
 	PYTHONPATH=python $(PY) bench/run.py
+	PYTHONPATH=python $(PY) bench/nn_bench.py
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')
