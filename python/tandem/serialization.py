@@ -210,7 +210,7 @@ def _parse(buf):
         code, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
         if code not in _ITEMSIZE:
             raise ValueError(f"tandem.load: tensor {key!r} has unsupported dtype {code!r}")
-        if not isinstance(shape, list) or not all(_is_int(s) and s >= 0 for s in shape):
+        if not isinstance(shape, list) or not all(_is_int(s) and 0 <= s < 2**63 for s in shape):
             raise ValueError(f"tandem.load: tensor {key!r} has an invalid shape {shape!r}")
         if not (isinstance(offsets, list) and len(offsets) == 2 and all(_is_int(o) for o in offsets)
                 and 0 <= offsets[0] <= offsets[1] <= data_len):

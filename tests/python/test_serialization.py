@@ -130,6 +130,7 @@ DAMAGED = [
     ("deep nesting", lambda p: _write(p, raw_header=b"[" * 100000 + b"]" * 100000), "not valid UTF-8 JSON"),
     ("bad dtype", lambda p: _write(p, {"a": {"dtype": "X9", "shape": [1], "data_offsets": [0, 1]}}, b"\0"), "unsupported dtype"),
     ("negative shape", lambda p: _write(p, {"a": {"dtype": "U8", "shape": [-1], "data_offsets": [0, 1]}}, b"\0"), "invalid shape"),
+    ("huge dim", lambda p: _write(p, {"a": {"dtype": "U8", "shape": [0, 2**70], "data_offsets": [0, 0]}}), "invalid shape"),
     ("float shape", lambda p: _write(p, {"a": {"dtype": "U8", "shape": [1.5], "data_offsets": [0, 1]}}, b"\0"), "invalid shape"),
     ("offsets past end", lambda p: _write(p, {"a": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}}, b"\0" * 8), "outside the data"),
     ("reversed offsets", lambda p: _write(p, {"a": {"dtype": "U8", "shape": [0], "data_offsets": [2, 1]}}, b"\0\0"), "outside the data"),
