@@ -40,6 +40,17 @@ std::vector<Tensor> tensor_list(nb::handle h, const char* what) {
 
 nb::object grad_object(const Tensor& t) {
   AutogradMeta* m = t.impl()->autograd();
+  if (m && m->grad_fn && !m->retains_grad) {
+    // PyTorch's warning: a non-leaf's .grad stays None unless retain_grad() was called.
+    if (PyErr_WarnEx(
+            PyExc_UserWarning,
+            "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+            "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+            "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+            "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead.",
+            1) < 0)
+      throw nb::python_error();
+  }
   if (!m || !m->grad || !m->grad->defined()) return nb::none();
   return wrap(*m->grad);
 }
@@ -128,6 +139,83 @@ void retain_grad(const Tensor& t) {
   m->grad_fn->retained.emplace_back(m->output_nr, m->grad);
 }
 
+// The node of a Python tandem.autograd.Function: calls cls.backward(ctx, *grads). Saved tensors are kept as
+// SavedTensor (outputs without their grad_fn), so ctx.save_for_backward never creates a reference cycle.
+struct PyFunctionNode final : Node {
+  std::string name() const override { return name_; }
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    nb::tuple saved = nb::steal<nb::tuple>(PyTuple_New(static_cast<Py_ssize_t>(saved_.size())));
+    for (size_t i = 0; i < saved_.size(); ++i) {
+      Tensor t = saved_[i].unpack(*this);
+      PyTuple_SET_ITEM(saved.ptr(), i, (t.defined() ? wrap(std::move(t)) : nb::none()).release().ptr());
+    }
+    ctx_.attr("saved_tensors") = saved;
+    nb::list args;
+    args.append(ctx_);
+    for (Tensor& g : grads) args.append(wrap(std::move(g)));
+    nb::object r = backward_(*nb::tuple(args));
+    nb::delattr(ctx_, "saved_tensors");
+    nb::tuple rs = nb::isinstance<nb::tuple>(r) ? nb::borrow<nb::tuple>(r) : nb::make_tuple(r);
+    TANDEM_CHECK(rs.size() == num_args_, Runtime, "function ", name_,
+                 " returned an incorrect number of gradients "
+                 "(expected ",
+                 num_args_, ", got ", rs.size(),
+                 ")\nhint: backward returns one value per forward "
+                 "argument (None for non-tensor arguments)");
+    std::vector<Tensor> out;
+    for (size_t pos : tensor_positions_) {
+      nb::handle g = rs[pos];
+      out.push_back(g.is_none() ? Tensor() : expect_tensor(g, "backward", "gradient"));
+    }
+    return out;
+  }
+  void release_saved() override {
+    for (auto& s : saved_) s.release();
+  }
+  std::string name_;
+  nb::object backward_, ctx_;
+  size_t num_args_ = 0;
+  std::vector<size_t> tensor_positions_;  // which forward arguments are tensors (one edge each)
+  std::vector<autograd::SavedTensor> saved_;
+};
+
+// Attaches a PyFunctionNode to the outputs of Function.apply.
+void record_function(nb::str name, nb::object backward, nb::object ctx, nb::tuple args, nb::tuple outputs,
+                     nb::tuple to_save) {
+  auto node = std::make_shared<PyFunctionNode>();
+  node->name_ = nb::cast<std::string>(name);
+  node->backward_ = std::move(backward);
+  node->ctx_ = std::move(ctx);
+  node->num_args_ = args.size();
+  std::vector<Tensor> inputs, outs;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!is_tensor(args[i])) continue;
+    node->tensor_positions_.push_back(i);
+    inputs.push_back(as_tensor_ref(args[i]));
+  }
+  for (nb::handle o : outputs) outs.push_back(expect_tensor(o, "Function.apply", "output"));
+  for (const Tensor& in : inputs) node->next_edges.push_back(autograd::gradient_edge(in));
+  for (size_t k = 0; k < outs.size(); ++k) {
+    const Tensor& o = outs[k];
+    node->outputs.push_back({o.sizes(), o.dtype(), o.device()});
+    if (!is_floating(o.dtype())) continue;
+    AutogradMeta& m = o.impl()->ensure_autograd();
+    m.requires_grad = true;
+    m.grad_fn = node;
+    m.output_nr = static_cast<uint32_t>(k);
+  }
+  for (nb::handle h : to_save) {
+    if (h.is_none()) {
+      node->saved_.emplace_back();
+      continue;
+    }
+    const Tensor& t = expect_tensor(h, "save_for_backward", "tensors");
+    bool is_output = false;
+    for (const Tensor& o : outs) is_output |= o.is_same(t);
+    node->saved_.emplace_back(t, is_output);
+  }
+}
+
 std::string node_repr(const Node& n) {
   char buf[64];
   std::snprintf(buf, sizeof buf, " object at %p>", static_cast<const void*>(&n));
@@ -209,7 +297,9 @@ void init_autograd(nb::module_& m) {
       nb::arg("inputs") = nb::none());
 
   // Live host bytes: lets tests check that a training loop's memory stays flat (no graph kept alive).
-  m.def("_cpu_allocated_bytes", [] { return cpu_allocator_stats().allocated_bytes; });
+  m.def("_cpu_allocated_bytes", [] { return cpu_allocator_stats().allocated_bytes; });  // blocks >= 1 MiB
+  m.def("_autograd_live_nodes", &autograd::live_node_count);
+  m.def("_record_function", &record_function);
   m.def("is_grad_enabled", &GradMode::is_enabled);
   m.def("_set_grad_enabled", &GradMode::set_enabled);
   m.def("is_inference_mode_enabled", &GradMode::is_inference);

@@ -16,6 +16,23 @@ Tensor zeros_like(const Tensor& t) { return full(t.sizes(), Scalar(0.0), t.dtype
 // A 0-dim zero that joins any device (as a scalar operand of where).
 Tensor scalar_zero(const Tensor& like) { return full(DimVector{}, Scalar(0.0), like.dtype()); }
 
+// relu's gradient: g where the output is positive. Recorded as its own op (as PyTorch's threshold_backward)
+// so that under create_graph it depends on the output too: the gradient then requires grad even when g
+// does not, with a zero derivative with respect to the output.
+Tensor threshold_backward(const Tensor& g, const Tensor& out) {
+  Tensor r = without_grad([&] { return mul(g, gt(out, Scalar(0.0))); });
+  if (!should_record(g, out)) return r;
+  auto node = make_node("ThresholdBackwardBackward0", [](FormulaNode& n, const Tensor& gg) {
+    Grads grads(2);
+    if (n.needs_input_grad(0)) grads[0] = mul(gg, gt(n.saved_tensor(0), Scalar(0.0)));
+    if (n.needs_input_grad(1)) grads[1] = zeros_like(gg);
+    return grads;
+  });
+  set_history(node, {&g, &out}, {&r});
+  node->saved.emplace_back(out, false);
+  return r;
+}
+
 // ---- unary: saved[0] = input (or output where the formula reads it) ----
 Tensor unary_grad(UnaryOp op, const Tensor& g, const FormulaNode& n) {
   const Tensor v = n.saved.empty() ? Tensor() : n.saved_tensor(0);
@@ -31,7 +48,7 @@ Tensor unary_grad(UnaryOp op, const Tensor& g, const FormulaNode& n) {
     case UnaryOp::trunc:
       return zeros_like(g);
     case UnaryOp::relu:
-      return mul(g, gt(v, Scalar(0.0)));  // v is the output
+      return threshold_backward(g, v);  // v is the output
     case UnaryOp::exp:
       return mul(g, v);  // output
     case UnaryOp::log:

@@ -1,5 +1,7 @@
 #include "autograd/node.h"
 
+#include <atomic>
+
 #include "core/error.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -37,11 +39,16 @@ void release_node(std::shared_ptr<Node>&& n) {
   pending_release = nullptr;
 }
 
+std::atomic<int64_t> live_nodes{0};
+
 }  // namespace
 
-Node::Node() : sequence_nr(next_sequence_nr++) {}
+int64_t live_node_count() { return live_nodes.load(std::memory_order_relaxed); }
+
+Node::Node() : sequence_nr(next_sequence_nr++) { live_nodes.fetch_add(1, std::memory_order_relaxed); }
 
 Node::~Node() {
+  live_nodes.fetch_sub(1, std::memory_order_relaxed);
   for (Edge& e : next_edges) release_node(std::move(e.fn));
 }
 

@@ -129,6 +129,9 @@ Tensor rebase_history(const Tensor& self, const Tensor& result);
 // the base's old value outside the view's region, `result` (may be undefined: no gradient) inside it.
 void rebase_view(const Tensor& view, const Tensor& result);
 
+// Nodes alive in the process: lets tests check that graphs are freed (no reference cycles).
+int64_t live_node_count();
+
 // PyTorch's legacy type string for messages: "torch.FloatTensor", "torch.cuda.DoubleTensor".
 std::string legacy_type_name(const Tensor& t);
 

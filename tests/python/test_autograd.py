@@ -332,7 +332,8 @@ def test_retain_grad():
     z = y * y
     z.backward(tandem.ones(2, dtype=F64))
     assert y.grad.tolist() == [6.0, 12.0]
-    assert z.grad is None
+    with pytest.warns(UserWarning, match="The .grad attribute of a Tensor that is not a leaf Tensor is being"):
+        assert z.grad is None
     with pytest.raises(RuntimeError) as e:
         tandem.ones(2).retain_grad()
     assert first_line(e) == "can't retain_grad on Tensor that has requires_grad=False"
@@ -393,7 +394,7 @@ def test_create_graph_second_and_third_derivatives():
     assert g3.tolist() == pytest.approx([6.0] * 3)
 
 
-@pytest.mark.parametrize("name", ["tanh", "sigmoid", "exp", "sin", "log", "sqrt", "gelu"])
+@pytest.mark.parametrize("name", ["tanh", "sigmoid", "exp", "sin", "log", "sqrt", "gelu", "relu"])
 def test_second_derivative_matches_torch(name):
     vals = [0.4, 1.3, 2.1]
     x, tx = leaf(vals), torch.tensor(vals, dtype=torch.float64, requires_grad=True)
@@ -659,40 +660,49 @@ def test_error_grad_of_tensor_not_requiring_grad():
 
 # ---------------------------------------------------------------- memory and graph lifetime
 
+def _live():
+    """(autograd nodes alive, host bytes in blocks of 1 MiB and more)."""
+    gc.collect()
+    return tandem._C._autograd_live_nodes(), tandem._C._cpu_allocated_bytes()
+
+
 def test_memory_stays_flat_over_training_loop():
     w = leaf(rand(16, 8), tandem.float32)
     b = leaf(rand(8), tandem.float32)
-    x = tandem.tensor(rand(32, 16))
-    x = x.to(tandem.float32)
+    x = tandem.tensor(rand(32, 16)).to(tandem.float32)
+    big = leaf(rand(512, 512), tandem.float32)  # 1 MiB: its graph's buffers show in the allocator's count
+    seen = []
 
     def step():
         h = tandem.relu(tandem.addmm(b, x, w))
+        h.register_hook(lambda g: seen.append(1))
+        h.retain_grad()
         loss = (h * h).tanh()
         loss.backward(tandem.ones(32, 8))
+        z = (big * 1.5).sigmoid().narrow(0, 0, 256)
+        z.backward(tandem.ones(256, 512))
         with tandem.no_grad():
-            w.sub_(w.grad * 0.01)
-            b.sub_(b.grad * 0.01)
-        w.grad = None
-        b.grad = None
+            for p in (w, b, big):
+                p.sub_(p.grad * 0.01)
+                p.grad = None
 
-    for _ in range(20):
+    for _ in range(5):
         step()
-    gc.collect()
-    before = tandem._C._cpu_allocated_bytes()
+    before = _live()
     for _ in range(1000):
         step()
-    gc.collect()
-    assert tandem._C._cpu_allocated_bytes() == before
+    assert _live() == before
 
 
 def test_graph_freed_when_output_dropped():
-    x = leaf(rand(64, 64), tandem.float32)
-    before = tandem._C._cpu_allocated_bytes()
+    x = leaf(rand(512, 512), tandem.float32)
+    before = _live()
     y = x
-    for _ in range(50):
+    for _ in range(20):
         y = (y * 1.01).tanh()
+    assert _live()[0] > before[0] and _live()[1] > before[1]
     del y
-    assert tandem._C._cpu_allocated_bytes() == before
+    assert _live() == before
 
 
 def test_long_chain_has_no_recursion_limit():
@@ -708,6 +718,7 @@ def test_long_chain_has_no_recursion_limit():
     del z  # destroying a 100k-node graph must not overflow the stack
 
 
+@pytest.mark.filterwarnings("ignore:The .grad attribute")  # PyTorch warns there too
 def test_backward_inputs_non_leaf_and_grad_of_non_leaf():
     x = leaf([1.0, 2.0])
     y = x * x
@@ -773,3 +784,69 @@ def test_gradcheck_catches_a_wrong_gradient():
     assert not gradcheck(lambda a: a * a.detach(), (x,), raise_exception=False)
     with pytest.raises(RuntimeError, match="Jacobian mismatch"):
         gradcheck(lambda a: a * a.detach(), (x,))
+
+
+class _Exp(tandem.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, scale):
+        y = x.exp() * scale
+        ctx.save_for_backward(y)
+        ctx.scale = scale
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return g * y, None
+
+
+class _Split(tandem.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b, a + b
+
+    @staticmethod
+    def backward(ctx, g_prod, g_sum):
+        a, b = ctx.saved_tensors
+        return g_prod * b + g_sum, g_prod * a + g_sum
+
+
+def test_custom_function():
+    x = leaf([0.1, 0.7])
+    y = _Exp.apply(x, 2.0)
+    assert y.grad_fn.name() == "_ExpBackward" and y.requires_grad
+    assert gradcheck(lambda a: _Exp.apply(a, 2.0), (x,))
+    a, b = leaf([1.0, 2.0]), leaf([3.0, 4.0])
+    assert gradcheck(lambda p, q: _Split.apply(p, q), (a, b))
+    p, s = _Split.apply(a, b)
+    (p * s).backward(tandem.ones(2, dtype=F64))
+    with pytest.raises(RuntimeError) as e:
+        (p * s).backward(tandem.ones(2, dtype=F64))
+    assert first_line(e).startswith("Trying to backward through the graph a second time")
+    with tandem.no_grad():
+        assert not _Exp.apply(x, 1.0).requires_grad
+
+
+def test_custom_function_saving_its_output_does_not_leak():
+    x = leaf(rand(512, 512), tandem.float32)
+    before = _live()
+    for _ in range(20):
+        y = _Exp.apply(x, 1.0)
+        del y
+    assert _live() == before
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_mixed_dtype_grads_come_back_in_each_input_dtype(dtype):
+    low = getattr(tandem, dtype)
+    a = tandem.ones(2, 3, dtype=low, requires_grad=True)
+    b = tandem.ones(3, dtype=F64, requires_grad=True)
+    c = tandem.ones(3, dtype=low, requires_grad=True)
+    y = (a * b).exp() + a * c
+    assert y.dtype == F64
+    y.backward(tandem.ones(2, 3, dtype=F64))
+    assert (a.grad.dtype, b.grad.dtype, c.grad.dtype) == (low, F64, low)
+    assert a.grad.tolist()[0][0] == pytest.approx(2.718281828 + 1, rel=1e-2)
+    assert b.grad.tolist() == pytest.approx([2 * 2.718281828459045] * 3)
+    assert c.grad.tolist() == [2.0] * 3

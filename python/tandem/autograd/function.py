@@ -1,0 +1,51 @@
+"""tandem.autograd.Function: custom differentiable operations written as a forward and a backward in Python
+(over tandem ops). The node itself is C++ (python/src/autograd.cpp: PyFunctionNode)."""
+from .. import _C
+from .grad_mode import no_grad
+
+__all__ = ["Function", "FunctionCtx"]
+
+
+class FunctionCtx:
+    """The `ctx` passed to forward and backward."""
+
+    def save_for_backward(self, *tensors):
+        """Tensors backward needs, version-checked and released after use (read back as ctx.saved_tensors)."""
+        self._to_save = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, value):
+        self.materialize_grads = bool(value)
+
+
+class Function:
+    """Subclass with @staticmethod forward(ctx, *args) and backward(ctx, *grad_outputs); call cls.apply(*args)."""
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    @classmethod
+    def apply(cls, *args):
+        ctx = FunctionCtx()
+        ctx._to_save = ()
+        ctx.needs_input_grad = tuple(isinstance(a, _C.Tensor) and a.requires_grad for a in args)
+        with no_grad():
+            result = cls.forward(ctx, *args)
+        if not (_C.is_grad_enabled() and any(ctx.needs_input_grad)):
+            return result
+        outputs = result if isinstance(result, tuple) else (result,)
+        non_diff = getattr(ctx, "_non_differentiable", ())
+        # Outputs that are inputs returned as is get a fresh object, so the input keeps its own history.
+        outputs = tuple(o.detach() if any(o is a for a in args) else o for o in outputs)
+        diff = tuple(o for o in outputs if isinstance(o, _C.Tensor) and not any(o is n for n in non_diff))
+        to_save, ctx._to_save = tuple(ctx._to_save), ()  # the node keeps them; ctx holding them could be a cycle
+        _C._record_function(cls.__name__ + "Backward", cls.backward, ctx, tuple(args), diff, to_save)
+        return outputs if isinstance(result, tuple) else outputs[0]
