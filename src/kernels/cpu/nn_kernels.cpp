@@ -14,6 +14,15 @@ namespace tandem::cpu {
 
 namespace {
 
+// Rows/planes per task so that each task touches at least ~32k elements: a parallel region costs more than
+// the loop below that, and every region is a point where a descheduled thread stalls the others.
+int64_t grain_for(int64_t elements_per_item) {
+  return std::max<int64_t>(1, (int64_t{1} << 15) / std::max<int64_t>(elements_per_item, 1));
+}
+
+// Planes per task for the per-(n, c)-plane loops (a plane reads h*w inputs and visits oh*ow windows).
+int64_t plane_grain(const Window2d& g) { return grain_for(std::max(g.h * g.w, g.oh * g.ow * g.kh * g.kw)); }
+
 template <typename Fn>
 void dispatch_floating(DType d, Fn&& fn) {
   dispatch_dtype(d, [&](auto tag) {
@@ -29,7 +38,7 @@ void im2col(const Tensor& cols, const Tensor& input, const Window2d& g) {
     const T* in = input.data<T>();
     T* out = cols.data<T>();
     const int64_t l = g.oh * g.ow, ncols = g.n * l, rows = g.c * g.kh * g.kw;
-    parallel_for(0, rows, 1, [&](int64_t r0, int64_t r1) {
+    parallel_for(0, rows, grain_for(ncols), [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
         const int64_t c = r / (g.kh * g.kw), ky = (r / g.kw) % g.kh, kx = r % g.kw;
         T* row = out + r * ncols;
@@ -62,7 +71,7 @@ void col2im(const Tensor& grad_input, const Tensor& cols, const Window2d& g) {
     const T* in = cols.data<T>();
     T* out = grad_input.data<T>();
     const int64_t l = g.oh * g.ow, ncols = g.n * l, hw = g.h * g.w;
-    parallel_for(0, g.n * g.c, 1, [&](int64_t p0, int64_t p1) {
+    parallel_for(0, g.n * g.c, plane_grain(g), [&](int64_t p0, int64_t p1) {
       std::vector<Acc> acc(hw);
       for (int64_t p = p0; p < p1; ++p) {
         const int64_t n = p / g.c, c = p % g.c;
@@ -93,7 +102,7 @@ void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& input, c
     const T* in = input.data<T>();
     T* o = out.data<T>();
     int64_t* idx = indices.data<int64_t>();
-    parallel_for(0, g.n * g.c, 1, [&](int64_t p0, int64_t p1) {
+    parallel_for(0, g.n * g.c, plane_grain(g), [&](int64_t p0, int64_t p1) {
       for (int64_t p = p0; p < p1; ++p) {
         const T* plane = in + p * g.h * g.w;
         for (int64_t oy = 0; oy < g.oh; ++oy)
@@ -134,7 +143,7 @@ void max_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const
     const int64_t* idx = indices.data<int64_t>();
     T* gi = grad_input.data<T>();
     const int64_t hw = g.h * g.w, ohw = g.oh * g.ow;
-    parallel_for(0, g.n * g.c, 1, [&](int64_t p0, int64_t p1) {
+    parallel_for(0, g.n * g.c, plane_grain(g), [&](int64_t p0, int64_t p1) {
       std::vector<Acc> acc(hw);
       for (int64_t p = p0; p < p1; ++p) {
         std::fill(acc.begin(), acc.end(), Acc(0));
@@ -167,7 +176,7 @@ void avg_pool2d(const Tensor& out, const Tensor& input, const Window2d& g, bool 
     using Acc = opmath_t<T>;
     const T* in = input.data<T>();
     T* o = out.data<T>();
-    parallel_for(0, g.n * g.c, 1, [&](int64_t p0, int64_t p1) {
+    parallel_for(0, g.n * g.c, plane_grain(g), [&](int64_t p0, int64_t p1) {
       for (int64_t p = p0; p < p1; ++p)
         for (int64_t oy = 0; oy < g.oh; ++oy)
           for (int64_t ox = 0; ox < g.ow; ++ox) {
@@ -189,7 +198,7 @@ void avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const
     const T* go = grad_out.data<T>();
     T* gi = grad_input.data<T>();
     const int64_t hw = g.h * g.w;
-    parallel_for(0, g.n * g.c, 1, [&](int64_t p0, int64_t p1) {
+    parallel_for(0, g.n * g.c, plane_grain(g), [&](int64_t p0, int64_t p1) {
       std::vector<Acc> acc(hw);
       for (int64_t p = p0; p < p1; ++p) {
         std::fill(acc.begin(), acc.end(), Acc(0));
@@ -215,7 +224,7 @@ void adaptive_avg_pool2d(const Tensor& out, const Tensor& input, const Window2d&
     using Acc = opmath_t<T>;
     const T* in = input.data<T>();
     T* o = out.data<T>();
-    parallel_for(0, g.n * g.c, 1, [&](int64_t p0, int64_t p1) {
+    parallel_for(0, g.n * g.c, plane_grain(g), [&](int64_t p0, int64_t p1) {
       for (int64_t p = p0; p < p1; ++p)
         for (int64_t oy = 0; oy < g.oh; ++oy) {
           const int64_t y0 = start_index(oy, g.oh, g.h), y1 = end_index(oy, g.oh, g.h);
@@ -238,7 +247,7 @@ void adaptive_avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_o
     const T* go = grad_out.data<T>();
     T* gi = grad_input.data<T>();
     const int64_t hw = g.h * g.w;
-    parallel_for(0, g.n * g.c, 1, [&](int64_t p0, int64_t p1) {
+    parallel_for(0, g.n * g.c, plane_grain(g), [&](int64_t p0, int64_t p1) {
       std::vector<Acc> acc(hw);
       for (int64_t p = p0; p < p1; ++p) {
         std::fill(acc.begin(), acc.end(), Acc(0));

@@ -10,7 +10,8 @@ namespace tandem::cpu {
 
 namespace {
 
-constexpr int64_t kGrain = 1 << 14;
+// Updates are memory-bound: split only tensors large enough (~1 MB of float32) for threads to pay off.
+constexpr int64_t kGrain = 1 << 18;
 
 void sgd_step(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer, const SgdConfig& cfg) {
   dispatch_dtype(param.dtype(), [&](auto tag) {
