@@ -2,7 +2,14 @@
 
 The math lives in the C++ core (tandem._C); this package only adds Python bookkeeping.
 """
-from . import _C
+import os as _os
+
+# OpenMP threads that finish early sleep instead of spinning: with more runnable threads than cores (other
+# processes, a second thread count), spinning workers starve the one still computing and a 1 ms step
+# becomes 30 ms. Must be set before _C loads the OpenMP runtime; an explicit setting wins.
+_os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+from . import _C  # noqa: E402
 from ._C import *  # noqa: F401,F403  (dtypes, Tensor, ops)
 from ._C import Tensor, OutOfMemoryError  # noqa: F401
 from ._size import Size
