@@ -550,3 +550,39 @@ def test_train_loop_with_autograd_and_sgd():
     assert model.weight.grad.tolist() == [[0.0, 0.0, 0.0]]
     model.requires_grad_(False)
     assert not any(p.requires_grad for p in model.parameters())
+
+
+def test_memory_stays_flat_over_1000_training_steps():
+    # conv, pooling, linear layers, autograd and Adam; the loss gradient is given to backward directly so the
+    # test needs no reductions. Python objects and process memory must not grow.
+    import gc
+    import tracemalloc
+
+    def rss_bytes():
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * 4096
+
+    model = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(64, 3))
+    opt = tandem.optim.Adam(model.parameters(), lr=1e-3)
+    x, target = tandem.randn(8, 1, 8, 8), tandem.randn(8, 3)
+
+    def step():
+        opt.zero_grad()
+        out = model(x)
+        out.backward((out - target) * 0.25)
+        opt.step()
+
+    for _ in range(50):
+        step()
+    gc.collect()
+    rss, objects = rss_bytes(), len(gc.get_objects())
+    tracemalloc.start()
+    start = tracemalloc.get_traced_memory()[0]
+    for _ in range(1000):
+        step()
+    gc.collect()
+    grown = tracemalloc.get_traced_memory()[0] - start
+    tracemalloc.stop()
+    assert grown < 64 * 1024
+    assert len(gc.get_objects()) - objects < 100
+    assert rss_bytes() - rss < 8 * 2**20
