@@ -68,15 +68,16 @@ void init_nn(nb::module_& m) {
   m.def(
       "_conv2d_backward",
       [](const Tensor& grad_out, const Tensor& input, const Tensor& weight, nb::handle stride,
-         nb::handle padding, nb::handle dilation, bool need_input, bool need_weight, bool need_bias) {
+         nb::handle padding, nb::handle dilation, bool need_input, bool need_weight, bool need_bias,
+         int64_t groups) {
         Conv2dGrads g =
             conv2d_backward(grad_out, input, weight, to_pair(stride, "stride"), to_pair(padding, "padding"),
-                            to_pair(dilation, "dilation"), need_input, need_weight, need_bias);
+                            to_pair(dilation, "dilation"), groups, need_input, need_weight, need_bias);
         return nb::make_tuple(grad_or_none(g.input), grad_or_none(g.weight), grad_or_none(g.bias));
       },
       nb::arg("grad_out"), nb::arg("input"), nb::arg("weight"), nb::arg("stride"), nb::arg("padding"),
       nb::arg("dilation"), nb::arg("need_input") = true, nb::arg("need_weight") = true,
-      nb::arg("need_bias") = true);
+      nb::arg("need_bias") = true, nb::arg("groups") = 1);
 
   m.def(
       "_max_pool2d_with_indices",

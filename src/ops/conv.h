@@ -9,7 +9,7 @@ namespace tandem {
 
 using Pair = std::array<int64_t, 2>;
 
-// input N x C x H x W (or C x H x W), weight Cout x C x kh x kw, bias Cout. groups must be 1.
+// input N x C x H x W (or C x H x W), weight Cout x C/groups x kh x kw, bias Cout.
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, Pair stride,
               Pair padding, Pair dilation, int64_t groups);
 
@@ -18,6 +18,7 @@ struct Conv2dGrads {
 };
 // Gradients of conv2d (batched 4-D input) given the gradient of its output.
 Conv2dGrads conv2d_backward(const Tensor& grad_out, const Tensor& input, const Tensor& weight, Pair stride,
-                            Pair padding, Pair dilation, bool need_input, bool need_weight, bool need_bias);
+                            Pair padding, Pair dilation, int64_t groups, bool need_input, bool need_weight,
+                            bool need_bias);
 
 }  // namespace tandem

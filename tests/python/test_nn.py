@@ -79,6 +79,7 @@ def test_repr_matches_pytorch():
     pairs = [
         (nn.Conv2d(1, 16, 3, padding=1), torch.nn.Conv2d(1, 16, 3, padding=1)),
         (nn.Conv2d(2, 4, (3, 5), stride=2, dilation=2, bias=False), torch.nn.Conv2d(2, 4, (3, 5), stride=2, dilation=2, bias=False)),
+        (nn.Conv2d(4, 8, 3, groups=4), torch.nn.Conv2d(4, 8, 3, groups=4)),
         (nn.MaxPool2d(2), torch.nn.MaxPool2d(2)),
         (nn.AvgPool2d(3, 1, 1), torch.nn.AvgPool2d(3, 1, 1)),
         (nn.AdaptiveAvgPool2d((1, 1)), torch.nn.AdaptiveAvgPool2d((1, 1))),
@@ -287,6 +288,8 @@ CONV_CASES = [
     dict(shape=(1, 2, 9, 9), w=(3, 2, 3, 3), stride=(2, 1), padding=(2, 1), dilation=2),
     dict(shape=(3, 1, 5, 5), w=(2, 1, 1, 1), stride=1, padding=0, dilation=1),
     dict(shape=(2, 2, 4, 4), w=(5, 2, 4, 4), stride=1, padding=0, dilation=1),
+    dict(shape=(2, 4, 6, 5), w=(6, 2, 3, 3), stride=1, padding=1, dilation=1, groups=2),
+    dict(shape=(1, 3, 7, 7), w=(3, 1, 3, 2), stride=2, padding=1, dilation=2, groups=3),
 ]
 
 
@@ -299,14 +302,15 @@ def test_conv2d_forward_backward(case, dtype, bias):
     x = torch.randn(case["shape"], dtype=td, requires_grad=True)
     w = torch.randn(case["w"], dtype=td, requires_grad=True)
     b = torch.randn(case["w"][0], dtype=td, requires_grad=True) if bias else None
-    kw = dict(stride=case["stride"], padding=case["padding"], dilation=case["dilation"])
+    kw = dict(stride=case["stride"], padding=case["padding"], dilation=case["dilation"], groups=case.get("groups", 1))
     out = torch.nn.functional.conv2d(x, w, b, **kw)
     ours = C.conv2d(T(x.detach()), T(w.detach()), T(b.detach()) if bias else None, **kw)
     tol = 1e-4 if dtype == "float32" else 1e-10
     close(ours, out.detach(), atol=tol, rtol=tol)
     g = torch.randn_like(out)
     out.backward(g)
-    gi, gw, gb = C._conv2d_backward(T(g), T(x.detach()), T(w.detach()), case["stride"], case["padding"], case["dilation"], True, True, bias)
+    gi, gw, gb = C._conv2d_backward(T(g), T(x.detach()), T(w.detach()), case["stride"], case["padding"],
+                                    case["dilation"], True, True, bias, groups=kw["groups"])
     close(gi, x.grad, atol=tol, rtol=tol)
     close(gw, w.grad, atol=tol, rtol=tol)
     if bias:
@@ -326,6 +330,10 @@ def test_conv2d_unbatched_non_contiguous_and_errors(device):
         C.conv2d(tandem.ones(1, 4, 5, 5), T(w))
     with pytest.raises(RuntimeError, match=r"Expected 3D \(unbatched\) or 4D \(batched\) input to conv2d, but got input of size: \[5, 5\]"):
         C.conv2d(tandem.ones(5, 5), T(w))
+    with pytest.raises(RuntimeError, match=r"Given groups=2, expected weight to be divisible by 2 at dimension 0, but got weight of size \[3, 1, 3, 3\] instead"):
+        C.conv2d(tandem.ones(1, 2, 5, 5), tandem.ones(3, 1, 3, 3), groups=2)
+    with pytest.raises(RuntimeError, match=r"Given groups=2, weight of size \[4, 1, 3, 3\], expected input\[1, 3, 5, 5\] to have 2 channels, but got 3 channels instead"):
+        C.conv2d(tandem.ones(1, 3, 5, 5), tandem.ones(4, 1, 3, 3), groups=2)
     with pytest.raises(RuntimeError, match="Output size is too small"):
         C.conv2d(tandem.ones(1, 3, 2, 2), T(w))
     with pytest.raises(RuntimeError, match=r"Input type \(Double\) and weight type \(Float\) should be the same"):
@@ -454,6 +462,8 @@ def test_gradcheck_conv_and_pools():
     w = tandem.randn(3, 2, 2, 2, dtype=tandem.float64).requires_grad_()
     b = tandem.randn(3, dtype=tandem.float64).requires_grad_()
     assert tandem.autograd.gradcheck(lambda a, k, c: F.conv2d(a, k, c, stride=2, padding=1), (x, w, b))
+    wg = tandem.randn(4, 1, 2, 2, dtype=tandem.float64).requires_grad_()
+    assert tandem.autograd.gradcheck(lambda a, k: F.conv2d(a, k, groups=2, dilation=2), (x, wg))
     assert tandem.autograd.gradcheck(lambda a: F.max_pool2d(a, 2, 1), (x,))
     assert tandem.autograd.gradcheck(lambda a: F.avg_pool2d(a, 3, 2, 1, count_include_pad=False), (x,))
     assert tandem.autograd.gradcheck(lambda a: F.adaptive_avg_pool2d(a, (2, 3)), (x,))

@@ -14,7 +14,7 @@ def _pair(x):
 
 
 class Conv2d(Module):
-    """2-D convolution (groups=1), initialised as PyTorch does."""
+    """2-D convolution (grouped too), initialised as PyTorch does."""
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
                  bias=True, padding_mode="zeros", device=None, dtype=None):
