@@ -96,6 +96,9 @@ def test_repr_matches_pytorch():
         (nn.CrossEntropyLoss(), torch.nn.CrossEntropyLoss()),
         (nn.ModuleList([nn.Tanh(), nn.Sigmoid()]), torch.nn.ModuleList([torch.nn.Tanh(), torch.nn.Sigmoid()])),
         (nn.ModuleDict({"a": nn.Linear(1, 2)}), torch.nn.ModuleDict({"a": torch.nn.Linear(1, 2)})),
+        (nn.ModuleList([nn.Linear(1, 1) for _ in range(3)] + [nn.ReLU(), nn.ReLU(), nn.Tanh()]),
+         torch.nn.ModuleList([torch.nn.Linear(1, 1) for _ in range(3)] + [torch.nn.ReLU(), torch.nn.ReLU(), torch.nn.Tanh()])),
+        (nn.ModuleList(), torch.nn.ModuleList()),
     ]
     for ours, theirs in pairs:
         assert repr(ours) == repr(theirs)
@@ -596,3 +599,18 @@ def test_memory_stays_flat_over_1000_training_steps():
     assert grown < 64 * 1024
     assert len(gc.get_objects()) - objects < 100
     assert rss_bytes() - rss < 8 * 2**20
+
+
+def test_forward_hooks():
+    lin = nn.Linear(2, 2)
+    seen = []
+    h1 = lin.register_forward_pre_hook(lambda m, args: (args[0] * 0,))
+    h2 = lin.register_forward_hook(lambda m, args, out: seen.append(args[0].tolist()) or out + 1)
+    out = lin(tandem.ones(1, 2))
+    assert seen == [[[0.0, 0.0]]]
+    assert out.tolist()[0] == pytest.approx([b + 1 for b in lin.bias.tolist()])
+    h1.remove()
+    with h2:
+        lin(tandem.ones(1, 2))
+    assert seen[-1] == [[1.0, 1.0]]
+    assert not lin._forward_hooks and not lin._forward_pre_hooks

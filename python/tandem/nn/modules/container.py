@@ -2,7 +2,7 @@
 import operator
 from collections import OrderedDict
 
-from .module import Module
+from .module import Module, _addindent
 
 
 def _index(idx, n):
@@ -101,6 +101,22 @@ class ModuleList(Module):
         for m in modules:
             self.append(m)
         return self
+
+    def __repr__(self):
+        """Runs of identical entries are collapsed ("(0-2): 3 x Linear(...)"), as PyTorch prints them."""
+        reprs = [repr(m) for m in self]
+        if not reprs:
+            return self._get_name() + "()"
+        runs = []  # [start, end, repr]
+        for i, r in enumerate(reprs):
+            if runs and runs[-1][2] == r:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, r])
+        lines = [
+            _addindent(f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}", 2) for a, b, r in runs
+        ]
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
     def insert(self, index, module):
         items = list(self._modules.values())

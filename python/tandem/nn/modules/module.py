@@ -17,6 +17,27 @@ def _addindent(s, num_spaces):
     return first + "\n" + "\n".join(num_spaces * " " + line for line in lines)
 
 
+class RemovableHandle:
+    """Returned by register_*_hook: ``remove()`` (or leaving a ``with`` block) unregisters the hook."""
+
+    _next_id = 0
+
+    def __init__(self, hooks, hook):
+        self.hooks_dict_ref = hooks
+        self.id = RemovableHandle._next_id
+        RemovableHandle._next_id += 1
+        hooks[self.id] = hook
+
+    def remove(self):
+        self.hooks_dict_ref.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
 class Module:
     """Base class of all layers and models. Subclasses define ``forward`` and assign submodules, Parameters
     and buffers as attributes in ``__init__`` (after calling ``super().__init__()``)."""
@@ -31,6 +52,8 @@ class Module:
         object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
+        object.__setattr__(self, "_forward_hooks", OrderedDict())
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(
@@ -39,7 +62,26 @@ class Module:
         )
 
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        if not (self._forward_pre_hooks or self._forward_hooks):
+            return self.forward(*args, **kwargs)
+        for hook in list(self._forward_pre_hooks.values()):
+            result = hook(self, args)
+            if result is not None:
+                args = result if isinstance(result, tuple) else (result,)
+        output = self.forward(*args, **kwargs)
+        for hook in list(self._forward_hooks.values()):
+            result = hook(self, args, output)
+            if result is not None:
+                output = result
+        return output
+
+    def register_forward_pre_hook(self, hook):
+        """hook(module, args) runs before forward; a non-None result replaces the positional arguments."""
+        return RemovableHandle(self._forward_pre_hooks, hook)
+
+    def register_forward_hook(self, hook):
+        """hook(module, args, output) runs after forward; a non-None result replaces the output."""
+        return RemovableHandle(self._forward_hooks, hook)
 
     # ---- registration -------------------------------------------------------------------------------
     def _check_name(self, name, kind):
