@@ -253,8 +253,9 @@ class Module:
     def train(self, mode=True):
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
-        for m in self.modules():
-            object.__setattr__(m, "training", mode)
+        object.__setattr__(self, "training", mode)
+        for m in self.children():  # through each child's train(), which subclasses may override
+            m.train(mode)
         return self
 
     def eval(self):
@@ -275,7 +276,16 @@ class Module:
                 p.grad.zero_()
 
     def apply(self, fn):
-        for m in list(self.modules())[::-1]:  # children first, as PyTorch's recursive apply does
+        """fn on every submodule, children before their parent (PyTorch's post-order), then on self."""
+        order, stack = [], [(self, False)]
+        while stack:
+            mod, children_done = stack.pop()
+            if children_done:
+                order.append(mod)
+                continue
+            stack.append((mod, True))
+            stack.extend((child, False) for child in reversed(list(mod.children())))
+        for m in order:
             fn(m)
         return self
 
