@@ -153,16 +153,13 @@ FormulaNode::Formula unary_formula_for(UnaryOp op) {
     return &unary_formula<UnaryOp::name>;
 #include "ops/op_list.def"
 #undef TANDEM_UNARY_OP
+    default:
+      return nullptr;
   }
-  return nullptr;
 }
 
 // ---- binary: variant 0 = tensor op tensor, 1 = tensor op scalar, 2 = scalar op tensor ----
 // saved: [a, b] as available (tensors only); n.scalar holds the scalar operand.
-Tensor operand(const FormulaNode& n, int which) {
-  if (n.variant == 0) return n.saved_tensor(which);
-  return n.saved_tensor(0);  // the only tensor
-}
 
 Grads add_formula(FormulaNode& n, const Tensor& g) { return {g, g}; }
 Grads sub_formula(FormulaNode& n, const Tensor& g) {
