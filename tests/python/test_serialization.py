@@ -188,3 +188,11 @@ def test_kill_mid_save_leaves_old_file_intact(tmp_path):
     child.wait()
     assert target.read_bytes() == before
     assert tandem.load(target)["w"].tolist() == [7.0] * 4
+
+
+def test_safetensors_reads_nested_tandem_files(tmp_path):
+    path = tmp_path / "nested.safetensors"
+    tandem.save({"model": {"w": tandem.ones(2)}, "step": 3, "list": [tandem.zeros(1)]}, path)
+    got = safetensors_torch.load_file(str(path))
+    assert sorted(got) == ["list.0", "model.w"]
+    assert got["model.w"].tolist() == [1.0, 1.0]
