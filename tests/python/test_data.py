@@ -86,7 +86,7 @@ def test_collate_numbers_tuples_namedtuples():
     assert default_collate([1, 2]).dtype == tandem.int64
     assert default_collate([True, False]).tolist() == [True, False]
     out = default_collate([(1, 2.0), (3, 4.0)])
-    assert isinstance(out, tuple) and out[0].tolist() == [1, 3] and out[1].tolist() == [2.0, 4.0]
+    assert isinstance(out, list) and out[0].tolist() == [1, 3] and out[1].tolist() == [2.0, 4.0]
     out = default_collate([[1, 2], [3, 4]])
     assert isinstance(out, list) and out[1].tolist() == [2, 4]
     p = default_collate([Point(1, 2), Point(3, 4)])
@@ -115,6 +115,7 @@ def test_tensor_dataset_batches(shuffle, drop_last, device):
     loader = DataLoader(TensorDataset(x, y), batch_size=4, shuffle=shuffle, drop_last=drop_last, generator=g,
                         pin_memory=True)
     batches = list(loader)
+    assert all(isinstance(b, list) for b in batches)  # default_collate gives lists for tuple samples
     assert len(batches) == len(loader) == (2 if drop_last else 3)
     assert [len(b[1].tolist()) for b in batches] == ([4, 4] if drop_last else [4, 4, 3])
     seen = [v for _, yb in batches for v in yb.tolist()]

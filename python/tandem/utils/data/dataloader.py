@@ -30,8 +30,7 @@ def default_collate(batch):
     if isinstance(elem, collections.abc.Sequence):
         if any(len(e) != len(elem) for e in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        transposed = [default_collate(samples) for samples in zip(*batch)]
-        return tuple(transposed) if isinstance(elem, tuple) else transposed
+        return [default_collate(samples) for samples in zip(*batch)]  # a list for tuples too, as PyTorch
     raise TypeError(
         f"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {type(elem)}"
     )
@@ -91,7 +90,7 @@ class DataLoader:
         end = n - n % bs if self.drop_last else n
         for start in range(0, end, bs):
             idx = order.narrow(0, start, min(bs, n - start))
-            yield tuple(tandem.index_select(t, 0, idx.to(t.device)) for t in self.dataset.tensors)
+            yield [tandem.index_select(t, 0, idx.to(t.device)) for t in self.dataset.tensors]
 
 
 def _convert(data):
