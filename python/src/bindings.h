@@ -56,8 +56,11 @@ void init_reductions(nb::module_& m);
 void init_indexing(nb::module_& m);
 void init_random(nb::module_& m);
 void init_numpy(nb::module_& m);
+// The Tensor class's buffer-protocol slots (numpy_interop.cpp), installed where the class is created.
+extern PyType_Slot tensor_buffer_slots[];
 void init_linalg(nb::module_& m);
 void init_cuda(nb::module_& m);
+void init_conversions(nb::module_& m);
 void init_autograd(nb::module_& m);
 void init_serialization(nb::module_& m);
 void init_nn(nb::module_& m);

@@ -88,7 +88,7 @@ void fill_from(nb::handle h, T*& out) {
   }
   Scalar s;
   if (is_tensor(h)) s = item(as_tensor_ref(h));
-  else to_scalar(h, s);
+  else TANDEM_CHECK(to_scalar(h, s), Type, "new(): invalid data type '", nb::inst_name(h).c_str(), "'");
   *out++ = s.to<T>();
 }
 

@@ -92,7 +92,6 @@ void init_cuda(nb::module_& m) {
         return wrap(std::move(out));
       },
       nb::arg("device").none() = nb::none(), nb::arg("non_blocking") = false);
-  tensor.def_prop_ro("is_cuda", [](const Tensor& t) { return t.device().is_cuda(); });
   tensor.def("get_device", [](const Tensor& t) { return t.device().is_cpu() ? -1 : t.device().index; });
 
   m.def("_cuda_is_available", [] { return cuda_available(); });

@@ -1,5 +1,7 @@
 // Elementwise ops as module functions (tandem.add), methods (t.add, t.add_) and operators (t + u), all
 // generated from ops/op_list.def.
+#include <cstring>
+
 #include "bindings.h"
 #include "core/error.h"
 #include "ops/copy.h"
@@ -20,14 +22,34 @@ struct BinaryFns {
 
 nb::object not_implemented() { return nb::borrow(Py_NotImplemented); }
 
-// self <op> other, with other a tensor or a number; NotImplemented otherwise so Python tries the other side.
+// NumPy passes out=None to the methods it dispatches to; tandem has no out= arguments yet.
+void check_no_out(nb::handle out, const char* fn) {
+  TANDEM_CHECK(out.is_none(), Type, fn, "(): out= is not supported\nhint: use the returned tensor (x = ",
+               fn, "(...)) or an in-place method");
+}
+
+// NumPy arrays take part in arithmetic as CPU tensors sharing their memory (as in PyTorch), so `t + a` and,
+// thanks to __array_priority__, `a + t` both give tensors. Returns an undefined tensor for anything else.
+Tensor array_operand(nb::handle other) {
+  PyTypeObject* tp = Py_TYPE(other.ptr());
+  if (!tp->tp_name || std::strcmp(tp->tp_name, "numpy.ndarray") != 0) return Tensor();
+  static nb::handle as_tensor = nb::object(nb::module_::import_("tandem").attr("as_tensor")).release();
+  return nb::cast<Tensor>(as_tensor(other));
+}
+
+// self <op> other, with other a tensor, a number or an ndarray; NotImplemented otherwise so Python tries the
+// other side.
 nb::object apply(const BinaryFns& f, const Tensor& self, nb::handle other, bool reflected) {
   if (is_tensor(other)) {
     const Tensor& o = as_tensor_ref(other);
     return wrap(reflected ? f.tt(o, self) : f.tt(self, o));
   }
   Scalar s;
-  if (!to_scalar(other, s)) return not_implemented();
+  if (!to_scalar(other, s)) {
+    Tensor a = array_operand(other);
+    if (!a.defined()) return not_implemented();
+    return wrap(reflected ? f.tt(a, self) : f.tt(self, a));
+  }
   return wrap(reflected ? f.st(s, self) : f.ts(self, s));
 }
 
@@ -188,16 +210,46 @@ void init_elementwise(nb::module_& m) {
   m.def("clamp", clamp_fn, nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
   m.def("clip", clamp_fn, nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
   tensor.def("clamp", clamp_fn, nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
+  // clip is clamp's NumPy name; np.clip(t, lo, hi) calls t.clip(lo, hi, out=None).
+  tensor.def(
+      "clip",
+      [clamp_fn](const Tensor& x, nb::handle lo, nb::handle hi, nb::handle out) {
+        check_no_out(out, "clip");
+        return clamp_fn(x, lo, hi);
+      },
+      nb::arg("min").none() = nb::none(), nb::arg("max").none() = nb::none(), nb::arg("out").none() = nb::none());
+  // round(decimals=0); np.round(t, d) calls t.round(decimals=d, out=None).
+  auto round_fn = [](const Tensor& x, int64_t decimals, nb::handle out) {
+    check_no_out(out, "round");
+    return tandem::round(x, decimals);
+  };
+  tensor.def("round", round_fn, nb::kw_only(), nb::arg("decimals") = 0, nb::arg("out").none() = nb::none());
+  m.def("round", round_fn, nb::arg("input"), nb::kw_only(), nb::arg("decimals") = 0,
+        nb::arg("out").none() = nb::none());
   tensor.def(
       "clamp_",
       [](const Tensor& x, nb::handle lo, nb::handle hi) {
+        if (is_tensor(lo) || is_tensor(hi)) {
+          // Tensor bounds: compute out of place, then write back (same result as PyTorch's clamp_).
+          Tensor r = tandem::clamp(x, is_tensor(lo) ? &as_tensor_ref(lo) : nullptr,
+                                   is_tensor(hi) ? &as_tensor_ref(hi) : nullptr);
+          return copy_(x, r);
+        }
         Scalar s;
         std::optional<Scalar> l, h;
-        if (!lo.is_none() && to_scalar(lo, s)) l = s;
-        if (!hi.is_none() && to_scalar(hi, s)) h = s;
+        if (!lo.is_none()) {
+          TANDEM_CHECK(to_scalar(lo, s), Type, "clamp_(): argument 'min' must be Number or Tensor, not ",
+                       nb::inst_name(lo).c_str());
+          l = s;
+        }
+        if (!hi.is_none()) {
+          TANDEM_CHECK(to_scalar(hi, s), Type, "clamp_(): argument 'max' must be Number or Tensor, not ",
+                       nb::inst_name(hi).c_str());
+          h = s;
+        }
         return tandem::clamp_(x, l, h);
       },
-      nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
+      nb::arg("min").none() = nb::none(), nb::arg("max").none() = nb::none());
 }
 
 }  // namespace tandem::py

@@ -1,8 +1,207 @@
-// Bindings of the indexing area.
+// Tensor.__getitem__ / __setitem__: the Python index (ints, slices, None, Ellipsis, bools, masks, integer
+// tensors and lists) is parsed here into views plus per-dim advanced indices; the ops do the rest.
+#include <cstring>
+#include <vector>
+
 #include "bindings.h"
+#include "core/error.h"
+#include "ops/copy.h"
+#include "ops/indexing.h"
+#include "ops/view.h"
 
 namespace tandem::py {
 
-void init_indexing(nb::module_& m) { (void)m; }
+Tensor tensor_from_data(nb::handle data, std::optional<DType> dtype, Device device);  // creation.cpp
+void init_indexing_ops(nb::module_& m);                                               // indexing_ops.cpp
+
+namespace {
+
+// NumPy 2 calls its bool scalar numpy.bool, NumPy 1 numpy.bool_.
+bool is_numpy_bool(PyObject* o) {
+  const char* name = Py_TYPE(o)->tp_name;
+  return std::strcmp(name, "numpy.bool") == 0 || std::strcmp(name, "numpy.bool_") == 0;
+}
+bool is_python_bool(PyObject* o) { return PyBool_Check(o) || is_numpy_bool(o); }
+bool is_int_index(PyObject* o) { return !is_python_bool(o) && (PyLong_Check(o) || PyIndex_Check(o)); }
+bool is_mask(const Tensor& t) { return t.dtype() == DType::Bool || t.dtype() == DType::UInt8; }
+
+int64_t as_index_int(PyObject* o) {
+  nb::object i = nb::steal(PyNumber_Index(o));
+  if (!i.is_valid()) throw nb::python_error();
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+  TANDEM_CHECK(!overflow, Index, "index ", nb::str(i).c_str(),
+               " is out of bounds\nhint: indices must fit in int64");
+  return v;
+}
+
+// A list index as a tensor: ints -> int64, bools -> a mask; [] selects nothing (int64, as PyTorch).
+Tensor sequence_index(nb::handle seq) {
+  if (PySequence_Size(seq.ptr()) == 0) return empty(DimVector{0}, DType::Int64);
+  return tensor_from_data(seq, std::nullopt, Device());
+}
+
+// Dims of self an index item consumes (None, Ellipsis and bools consume none; a mask consumes its ndim).
+int64_t consumed_dims(PyObject* o) {
+  if (o == Py_None || o == Py_Ellipsis || is_python_bool(o)) return 0;
+  if (is_tensor(o)) {
+    const Tensor& t = as_tensor_ref(o);
+    return is_mask(t) ? t.dim() : 1;
+  }
+  return 1;
+}
+
+struct Parsed {
+  Tensor view;                  // self after ints, slices, None and Ellipsis
+  std::vector<Tensor> indices;  // advanced index per dim of view (undefined = whole dim)
+  bool advanced = false;
+};
+
+class IndexParser {
+ public:
+  explicit IndexParser(const Tensor& self) : self_(self), result_(self) {}
+
+  Parsed parse(nb::handle index) {
+    PyObject* single = index.ptr();
+    PyObject* const* items = &single;
+    Py_ssize_t n = 1;
+    if (PyTuple_Check(index.ptr())) {
+      items = &PyTuple_GET_ITEM(index.ptr(), 0);
+      n = PyTuple_GET_SIZE(index.ptr());
+    }
+    int64_t specified = 0;
+    for (Py_ssize_t i = 0; i < n; ++i) specified += consumed_dims(items[i]);
+    TANDEM_CHECK(specified <= self_.dim(), Index, "too many indices for tensor of dimension ", self_.dim(),
+                 "\nhint: the tensor has shape ", self_.shape_str(), "; index at most ", self_.dim(),
+                 " dims (None and ... add or skip dims without counting)");
+    for (Py_ssize_t i = 0; i < n; ++i) apply(items[i], specified);
+    return Parsed{result_, std::move(indices_), advanced_};
+  }
+
+ private:
+  void record(const Tensor& index) {
+    if (static_cast<int64_t>(indices_.size()) <= dim_) indices_.resize(dim_ + 1);
+    indices_[dim_++] = index;
+    advanced_ = true;
+  }
+  // A bool as an index: a new dim of size 1 that is kept (true) or emptied (false).
+  void apply_bool(bool keep) {
+    result_ = unsqueeze(result_, dim_);
+    record(keep ? full(DimVector{1}, Scalar(int64_t{0}), DType::Int64) : empty(DimVector{0}, DType::Int64));
+  }
+  void apply_tensor(const Tensor& t) {
+    if (t.dim() == 0 && is_mask(t)) return apply_bool(item(t).to_bool());
+    if (t.dim() == 0 && is_integral(t.dtype(), false)) {
+      result_ = select(result_, dim_, item(t).to_int());
+      return;
+    }
+    if (!is_mask(t)) return record(t);
+    for (const Tensor& c : mask_indices(result_, dim_, t)) record(c);
+  }
+  void apply_slice(PyObject* o) {
+    Py_ssize_t start, stop, step;
+    if (PySlice_Unpack(o, &start, &stop, &step) < 0) throw nb::python_error();
+    TANDEM_CHECK(step > 0, Value,
+                 "step must be greater than zero\nhint: negative steps are not supported "
+                 "(as in PyTorch); use x.flip(dim) to reverse");
+    const int64_t size = result_.sizes()[dim_];
+    int64_t b = start, e = stop;
+    if (b < 0) b = std::max<int64_t>(b + size, 0);
+    if (e < 0) e = std::max<int64_t>(e + size, 0);
+    result_ = slice(result_, dim_, std::min<int64_t>(b, size), std::min<int64_t>(e, size), step);
+    ++dim_;
+  }
+  void apply(PyObject* o, int64_t specified) {
+    if (std::strcmp(Py_TYPE(o)->tp_name, "numpy.ndarray") == 0) {
+      // NumPy index arrays act like the nested lists they hold (0-d ones like their scalar).
+      nb::object data = nb::borrow(o).attr("tolist")();
+      return apply(data.ptr(), specified);
+    }
+    if (is_int_index(o) && !is_tensor(o)) {
+      result_ = select(result_, dim_, as_index_int(o));
+    } else if (PySlice_Check(o)) {
+      apply_slice(o);
+    } else if (o == Py_None) {
+      result_ = unsqueeze(result_, dim_++);
+    } else if (o == Py_Ellipsis) {
+      // Only the first Ellipsis spans dims; PyTorch accepts (and ignores) further ones.
+      if (!seen_ellipsis_) dim_ += self_.dim() - specified;
+      seen_ellipsis_ = true;
+    } else if (is_python_bool(o)) {
+      apply_bool(PyObject_IsTrue(o) == 1);
+    } else if (is_tensor(o)) {
+      apply_tensor(as_tensor_ref(o));
+    } else if (PySequence_Check(o)) {
+      // Any other sequence is tensor data, as in PyTorch (so t["a"] fails in tensor creation).
+      apply_tensor(sequence_index(o));
+    } else {
+      TANDEM_THROW(Index,
+                   "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                   "valid indices (got ",
+                   Py_TYPE(o)->tp_name, ")");
+    }
+  }
+
+  const Tensor& self_;
+  Tensor result_;
+  int64_t dim_ = 0;
+  std::vector<Tensor> indices_;
+  bool advanced_ = false;
+  bool seen_ellipsis_ = false;
+};
+
+// The value of x[index] = value as a tensor: tensors as they are, Python numbers as 0-d tensors of x's dtype.
+Tensor value_tensor(const Tensor& x, nb::handle value) {
+  if (is_tensor(value)) return as_tensor_ref(value);
+  Scalar s;
+  TANDEM_CHECK(to_scalar(value, s), Type, "can't assign a ", Py_TYPE(value.ptr())->tp_name, " to a tandem.",
+               dtype_title(x.dtype()), "Tensor\nhint: assign a number or a tensor (tandem.tensor(...))");
+  return full(DimVector{}, s, x.dtype(), x.device());
+}
+
+// dst = value through a view: fill_ for numbers, copy_ for tensors (leading size-1 dims of value dropped).
+void assign_view(const Tensor& dst, nb::handle value) {
+  Scalar s;
+  if (!is_tensor(value) && to_scalar(value, s)) {
+    fill_(dst, s);
+    return;
+  }
+  Tensor v = value_tensor(dst, value);
+  while (v.dim() > dst.dim() && v.sizes()[0] == 1) v = select(v, 0, 0);
+  // A source overlapping the destination would be read while written.
+  if (v.storage().get() == dst.storage().get()) v = clone(v);
+  copy_(dst, expand(v, dst.sizes()));
+}
+
+bool is_plain_int(PyObject* o) { return PyLong_CheckExact(o); }
+
+}  // namespace
+
+void init_indexing(nb::module_& m) {
+  auto cls = nb::type<Tensor>();
+  auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
+
+  tensor.def(
+      "__getitem__",
+      [](const Tensor& self, nb::handle index) -> Tensor {
+        // t[i] is the hottest form: no tuple handling, no allocation besides the view.
+        if (is_plain_int(index.ptr())) return select(self, 0, as_index_int(index.ptr()));
+        Parsed p = IndexParser(self).parse(index);
+        if (p.advanced) return tandem::index(p.view, p.indices);
+        return p.view.is_same(self) ? alias(self) : p.view;
+      },
+      nb::arg("index").none());
+  tensor.def(
+      "__setitem__",
+      [](const Tensor& self, nb::handle index, nb::handle value) {
+        if (is_plain_int(index.ptr())) return assign_view(select(self, 0, as_index_int(index.ptr())), value);
+        if (index.ptr() == Py_False) return;  // selects nothing; PyTorch writes nothing and bumps no version
+        Parsed p = IndexParser(self).parse(index);
+        if (!p.advanced) return assign_view(p.view, value);
+        index_put_(p.view, p.indices, value_tensor(p.view, value));
+      },
+      nb::arg("index").none(), nb::arg("value").none());
+  init_indexing_ops(m);
+}
 
 }  // namespace tandem::py

@@ -16,6 +16,7 @@ NB_MODULE(_C, m) {
   init_numpy(m);
   init_linalg(m);
   init_cuda(m);
+  init_conversions(m);
   init_autograd(m);
   init_serialization(m);
   init_nn(m);

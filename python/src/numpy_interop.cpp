@@ -1,8 +1,393 @@
-// Bindings of the numpy area.
+// The NumPy boundary on the host. Tensor exports its memory through the buffer protocol (so np.asarray(t) and
+// t.numpy() are zero-copy views that keep the storage alive), and from_numpy imports any buffer without a
+// copy (the storage's deleter releases the buffer, which drops the array). Only the buffer protocol and
+// numpy.asarray are used, never NumPy's C API, so NumPy 1.x and 2.x both work.
+#include <nanobind/stl/string.h>
+
+#include <bit>
+#include <cstring>
+
 #include "bindings.h"
+#include "core/error.h"
+#include "ops/copy.h"
 
 namespace tandem::py {
 
-void init_numpy(nb::module_& m) { (void)m; }
+void init_dlpack(nb::module_& m);  // dlpack.cpp
+
+namespace {
+
+static_assert(sizeof(Py_ssize_t) == sizeof(int64_t), "shapes are handed to Python without conversion");
+
+// PEP 3118 format characters, chosen so NumPy picks its canonical dtype (int64 is 'l' where long is 64-bit).
+const char* buffer_format(DType d) {
+  switch (d) {
+    case DType::Bool:
+      return "?";
+    case DType::UInt8:
+      return "B";
+    case DType::Int8:
+      return "b";
+    case DType::Int16:
+      return "h";
+    case DType::Int32:
+      return "i";
+    case DType::Int64:
+      return sizeof(long) == 8 ? "l" : "q";
+    case DType::Float16:
+      return "e";
+    case DType::Float32:
+      return "f";
+    case DType::Float64:
+      return "d";
+    case DType::BFloat16:
+      return nullptr;  // NumPy has no bfloat16
+  }
+  return nullptr;
+}
+
+// The errors of PyTorch's tensor_to_numpy, in its order (device, grad, dtype); `force` skips the first two.
+// `implicit` is set when NumPy asked through __array__ or the buffer protocol (np.asarray, pandas, matplotlib,
+// scikit-learn): the hint then names that hidden conversion as well as the explicit fix for this tensor.
+void check_numpy_exportable(const Tensor& t, bool force, bool implicit = false) {
+  if (!force) {
+    const char* fix = t.requires_grad() ? "t.detach().cpu().numpy()" : "t.cpu().numpy()";
+    TANDEM_CHECK(t.device().is_cpu(), Type, "can't convert ", t.device().str(),
+                 " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.\n"
+                 "hint: ",
+                 implicit ? "this was an implicit conversion to a NumPy array (np.asarray, pandas, matplotlib, "
+                            "scikit-learn and friends call __array__), which never copies from a device "
+                            "behind your back; "
+                          : "",
+                 "call ", fix, " (or t.numpy(force=True) for a detached host copy)");
+    TANDEM_CHECK(!t.requires_grad(), Runtime,
+                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.\n"
+                 "hint: ",
+                 implicit ? "this was an implicit conversion to a NumPy array (via __array__); " : "",
+                 "t.detach().numpy() shares memory without gradient tracking; t.numpy(force=True) returns a "
+                 "copy");
+  }
+  TANDEM_CHECK(buffer_format(t.dtype()), Type, "Got unsupported ScalarType ", dtype_title(t.dtype()),
+               "\nhint: NumPy has no ", dtype_name(t.dtype()), "; convert first with t.float().numpy()");
+}
+
+bool is_f_contiguous(const Tensor& t) {
+  int64_t expected = 1;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.sizes()[d] == 1) continue;
+    if (t.strides()[d] != expected) return t.numel() == 0;
+    expected *= t.sizes()[d];
+  }
+  return true;
+}
+
+// What a Py_buffer of a tensor points at: the storage (kept alive even if the tensor is later re-pointed)
+// and the shape and byte strides the buffer describes.
+struct BufferExport {
+  Storage storage;
+  DimVector shape;
+  DimVector byte_strides;
+};
+
+int fail_buffer(Py_buffer* view, const char* msg) {
+  view->obj = nullptr;
+  PyErr_SetString(PyExc_BufferError, msg);
+  return -1;
+}
+
+// bf_getbuffer: refusals are BufferErrors carrying numpy()'s message; NumPy then falls back to __array__,
+// which raises the same message with PyTorch's exception type.
+int tensor_getbuffer(PyObject* self, Py_buffer* view, int flags) {
+  const Tensor& t = as_tensor_ref(self);
+  try {
+    check_numpy_exportable(t, false, true);
+  } catch (const Error& e) {
+    return fail_buffer(view, e.what());
+  }
+  bool writeable = t.storage()->writeable();
+  if ((flags & PyBUF_WRITABLE) && !writeable)
+    return fail_buffer(view, "the tensor's memory is read-only; a writable buffer needs a copy (t.clone())");
+  bool c_contig = t.is_contiguous();
+  if ((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS && !c_contig)
+    return fail_buffer(view, "the tensor is not C-contiguous; call .contiguous() first");
+  if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && !is_f_contiguous(t))
+    return fail_buffer(view, "the tensor is not Fortran-contiguous");
+  if ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS && !c_contig && !is_f_contiguous(t))
+    return fail_buffer(view, "the tensor is not contiguous; call .contiguous() first");
+  if ((flags & PyBUF_STRIDES) != PyBUF_STRIDES && !c_contig)
+    return fail_buffer(view, "the tensor is not contiguous and the consumer did not ask for strides");
+
+  auto itemsize = static_cast<int64_t>(t.element_size());
+  BufferExport* ex;
+  try {
+    ex = new BufferExport{t.storage(), t.sizes(), t.strides()};
+  } catch (const std::bad_alloc&) {  // no C++ exception may cross into CPython
+    view->obj = nullptr;
+    PyErr_NoMemory();
+    return -1;
+  }
+  for (int64_t& s : ex->byte_strides) s *= itemsize;
+  view->buf = t.data_ptr();
+  view->obj = Py_NewRef(self);
+  view->len = t.numel() * itemsize;
+  view->itemsize = itemsize;
+  view->readonly = !writeable;
+  view->ndim = static_cast<int>(t.dim());
+  view->format = (flags & PyBUF_FORMAT) ? const_cast<char*>(buffer_format(t.dtype())) : nullptr;
+  view->shape = (flags & PyBUF_ND) ? reinterpret_cast<Py_ssize_t*>(ex->shape.data()) : nullptr;
+  view->strides = (flags & PyBUF_STRIDES) == PyBUF_STRIDES
+                      ? reinterpret_cast<Py_ssize_t*>(ex->byte_strides.data())
+                      : nullptr;
+  view->suboffsets = nullptr;
+  view->internal = ex;
+  if (!(flags & PyBUF_ND)) view->ndim = 1;
+  return 0;
+}
+
+void tensor_releasebuffer(PyObject*, Py_buffer* view) { delete static_cast<BufferExport*>(view->internal); }
+
+// numpy.asarray, looked up once and held for the life of the process (a reference is kept on purpose, so
+// rebinding np.asarray later cannot leave a dangling pointer).
+PyObject* numpy_asarray() {
+  static PyObject* fn = nb::object(nb::module_::import_("numpy").attr("asarray")).release().ptr();
+  return fn;
+}
+
+nb::object asarray_of(nb::handle exporter) {
+  PyObject* r = PyObject_CallOneArg(numpy_asarray(), exporter.ptr());
+  if (!r) throw nb::python_error();
+  return nb::steal(r);
+}
+
+// An alias of `t` without autograd state (what detach() will return), so a copy never records history.
+Tensor detached_alias(const Tensor& t) { return make_view(t, t.sizes(), t.strides(), t.storage_offset()); }
+
+nb::object tensor_to_numpy(nb::handle self, bool force, bool implicit) {
+  const Tensor& t = as_tensor_ref(self);
+  check_numpy_exportable(t, force, implicit);
+  if (!force) return asarray_of(self);
+  Tensor host = empty(t.sizes(), t.dtype(), Device());
+  copy_(host, detached_alias(t));
+  return asarray_of(wrap(std::move(host)));
+}
+
+// ---- Import ----------------------------------------------------------------------------------------------
+
+// The Py_buffer lives on the heap for as long as the storage; releasing it drops the array.
+void release_buffer(void* ctx) {
+  auto* view = static_cast<Py_buffer*>(ctx);
+  if (Py_IsInitialized()) {  // at interpreter teardown the array is already gone
+    PyGILState_STATE gil = PyGILState_Ensure();
+    PyBuffer_Release(view);
+    PyGILState_Release(gil);
+  }
+  delete view;
+}
+
+struct BufferGuard {
+  Py_buffer* view;
+  ~BufferGuard() {
+    if (view) release_buffer(view);
+  }
+};
+
+// NumPy's name for the array's scalar type ("numpy.uint16"), for error messages.
+std::string numpy_type_name(nb::handle obj, const char* format) {
+  try {
+    nb::object type = obj.attr("dtype").attr("type");
+    return nb::cast<std::string>(type.attr("__module__")) + "." +
+           nb::cast<std::string>(type.attr("__name__"));
+  } catch (const nb::python_error&) {
+    return std::string("buffer format '") + (format ? format : "B") + "'";
+  }
+}
+
+[[noreturn]] void throw_unsupported_dtype(nb::handle obj, const char* format) {
+  TANDEM_THROW(
+      Type, "can't convert np.ndarray of type ", numpy_type_name(obj, format),
+      ". The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, and "
+      "bool.\nhint: convert the array first, e.g. a.astype(np.float32) or a.astype(np.int64)");
+}
+
+enum class ByteOrder { Native, Swapped };
+
+// The tandem dtype of a PEP 3118 format ("f", "<d", "=l"); false for anything else.
+bool dtype_from_format(const char* format, Py_ssize_t itemsize, DType& out, ByteOrder& order) {
+  if (!format) format = "B";
+  order = ByteOrder::Native;
+  constexpr bool little = std::endian::native == std::endian::little;
+  if (*format == '@' || *format == '=')
+    ++format;
+  else if (*format == '<' || *format == '>' || *format == '!') {
+    order = (*format == '<') == little ? ByteOrder::Native : ByteOrder::Swapped;
+    ++format;
+  }
+  if (format[0] == '\0' || format[1] != '\0') return false;
+  switch (format[0]) {
+    case '?':
+      out = DType::Bool;
+      return itemsize == 1;
+    case 'B':
+      out = DType::UInt8;
+      return itemsize == 1;
+    case 'b':
+      out = DType::Int8;
+      return itemsize == 1;
+    case 'h':
+    case 'i':
+    case 'l':
+    case 'q':
+    case 'n':
+      switch (itemsize) {
+        case 2:
+          out = DType::Int16;
+          return true;
+        case 4:
+          out = DType::Int32;
+          return true;
+        case 8:
+          out = DType::Int64;
+          return true;
+      }
+      return false;
+    case 'e':
+      out = DType::Float16;
+      return itemsize == 2;
+    case 'f':
+      out = DType::Float32;
+      return itemsize == 4;
+    case 'd':
+      out = DType::Float64;
+      return itemsize == 8;
+  }
+  return false;
+}
+
+// How from_numpy treats layouts a tensor cannot alias (negative strides, swapped bytes).
+enum class Layouts { Refuse, CopyFirst };
+
+Tensor tensor_from_buffer(nb::handle obj, Layouts layouts) {
+  if (!PyObject_CheckBuffer(obj.ptr()))
+    TANDEM_THROW(Type, "expected np.ndarray (got ", nb::inst_name(obj).c_str(), ")");
+  auto* view = new Py_buffer;
+  if (PyObject_GetBuffer(obj.ptr(), view, PyBUF_RECORDS_RO) != 0) {
+    delete view;
+    if (!nb::hasattr(obj, "dtype")) throw nb::python_error();
+    PyErr_Clear();  // e.g. datetime64, which NumPy refuses to export
+    throw_unsupported_dtype(obj, nullptr);
+  }
+  BufferGuard guard{view};
+  auto itemsize = static_cast<int64_t>(view->itemsize);
+  DimVector sizes(IntArrayRef(view->shape, static_cast<size_t>(view->ndim))), strides(view->ndim);
+  bool negative = false;
+  int64_t extent = itemsize;
+  for (int d = 0; d < view->ndim; ++d) {
+    int64_t s = view->strides ? view->strides[d] : 0;
+    TANDEM_CHECK(s % itemsize == 0, Value,
+                 "given numpy array strides not a multiple of the element byte size. Copy the numpy array to "
+                 "reallocate the memory.\nhint: pass a.copy()");
+    negative |= s < 0;
+    strides[d] = s / itemsize;
+    extent += (sizes[d] - 1) * s;
+  }
+  if (!view->strides) strides = contiguous_strides(sizes);
+  DType dtype;
+  ByteOrder order;
+  bool known = dtype_from_format(view->format, view->itemsize, dtype, order);
+  if ((negative || (known && order == ByteOrder::Swapped)) && layouts == Layouts::CopyFirst) {
+    nb::object native = nb::module_::import_("numpy").attr("ascontiguousarray")(
+        obj, nb::arg("dtype") = obj.attr("dtype").attr("newbyteorder")("="));
+    return tensor_from_buffer(native, Layouts::Refuse);
+  }
+  TANDEM_CHECK(
+      !negative, Value,
+      "At least one stride in the given numpy array is negative, and tensors with negative strides are "
+      "not currently supported. (You can probably work around this by making a copy of your array  "
+      "with array.copy().) \nhint: tandem.tensor(a) copies such arrays; from_numpy only shares memory");
+  TANDEM_CHECK(
+      !known || order == ByteOrder::Native, Value,
+      "given numpy array has byte order different from the native byte order. Conversion between byte "
+      "orders is currently not supported.\nhint: a.astype(a.dtype.newbyteorder('=')) makes a native copy");
+  if (!known) throw_unsupported_dtype(obj, view->format);
+
+  int64_t numel = compute_numel(sizes);
+  size_t nbytes = numel == 0 ? 0 : static_cast<size_t>(extent);
+  bool readonly = view->readonly;
+  void* data = view->buf;
+  guard.view = nullptr;  // from here on the storage owns the buffer
+  auto storage = make_intrusive<StorageImpl>(DataPtr(data, view, &release_buffer), nbytes, Device());
+  storage->set_writeable(!readonly);
+  return Tensor(
+      make_intrusive<TensorImpl>(std::move(storage), 0, std::move(sizes), std::move(strides), dtype));
+}
+
+// PyTorch warns too; tandem goes further and refuses in-place writes (check_writeable).
+Tensor warn_if_readonly(Tensor t) {
+  if (!t.storage()->writeable() &&
+      PyErr_WarnEx(
+          PyExc_UserWarning,
+          "The given NumPy array is not writable. tandem marks the tensor read-only, so in-place "
+          "operations on it raise.\nhint: pass a writable copy (np.array(a)) if you need to write to "
+          "the tensor",
+          1) != 0)
+    throw nb::python_error();  // warnings turned into errors: `t` releases the buffer on the way out
+  return t;
+}
+
+void finish_requires_grad(Tensor& t, bool requires_grad) {
+  TANDEM_CHECK(!requires_grad || is_floating(t.dtype()), Runtime,
+               "Only Tensors of floating point dtype can require gradients");
+  if (requires_grad) t.impl()->ensure_autograd().requires_grad = true;
+}
+
+void check_host(nb::handle device, const char* fn) {
+  if (device.is_none()) return;
+  Device d = to_device(device);
+  TANDEM_CHECK(d.is_cpu(), NotImplemented, fn, "(): device '", d.str(), "' is not supported yet");
+}
+
+}  // namespace
+
+// tp_as_buffer of the Tensor class (installed with nb::type_slots in tensor.cpp).
+PyType_Slot tensor_buffer_slots[] = {{Py_bf_getbuffer, reinterpret_cast<void*>(&tensor_getbuffer)},
+                                     {Py_bf_releasebuffer, reinterpret_cast<void*>(&tensor_releasebuffer)},
+                                     {0, nullptr}};
+
+void init_numpy(nb::module_& m) {
+  auto cls = nb::type<Tensor>();
+  auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
+  tensor.def(
+      "numpy", [](nb::handle self, bool force) { return tensor_to_numpy(self, force, false); },
+      nb::arg("force") = false, "A NumPy array sharing memory with this CPU tensor (a copy with force=True).");
+  // What __array__ calls: the same export, with errors that name the implicit conversion.
+  tensor.def("_numpy_implicit", [](nb::handle self) { return tensor_to_numpy(self, false, true); });
+  m.def(
+      "from_numpy", [](nb::handle a) { return warn_if_readonly(tensor_from_buffer(a, Layouts::Refuse)); },
+      nb::arg("ndarray"),
+      "A tensor sharing memory with the NumPy array `ndarray` (zero-copy; the array stays alive with it).");
+  // tandem.tensor(ndarray): always a copy, converted to `dtype`.
+  m.def(
+      "_tensor_from_array",
+      [](nb::handle a, nb::handle dtype, nb::handle device, bool requires_grad) {
+        check_host(device, "tensor");
+        Tensor shared = tensor_from_buffer(a, Layouts::CopyFirst);
+        Tensor t = to_dtype(shared, dtype.is_none() ? shared.dtype() : to_dtype(dtype), true);
+        finish_requires_grad(t, requires_grad);
+        return t;
+      },
+      nb::arg("data"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+      nb::arg("requires_grad") = false);
+  // tandem.as_tensor(ndarray): shares memory when the dtype and device allow, as PyTorch does.
+  m.def(
+      "_as_tensor_from_array",
+      [](nb::handle a, nb::handle dtype, nb::handle device) {
+        check_host(device, "as_tensor");
+        Tensor shared = tensor_from_buffer(a, Layouts::CopyFirst);
+        Tensor t = dtype.is_none() ? shared : to_dtype(shared, to_dtype(dtype));
+        return t.is_same(shared) ? warn_if_readonly(t) : t;
+      },
+      nb::arg("data"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
+  init_dlpack(m);
+}
 
 }  // namespace tandem::py

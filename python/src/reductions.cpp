@@ -1,8 +1,324 @@
-// Bindings of the reductions area.
+// Reductions, scans and sorts as module functions (tandem.sum) and Tensor methods (t.sum). Methods also take
+// NumPy's spellings (axis, keepdims, out=None, ddof, dtype=np.float64) so np.sum(t) and friends dispatch
+// here.
+#include <cmath>
+#include <string>
+
 #include "bindings.h"
+#include "core/error.h"
+#include "ops/copy.h"
+#include "ops/elementwise.h"
+#include "ops/reduce.h"
+#include "ops/view.h"
 
 namespace tandem::py {
 
-void init_reductions(nb::module_& m) { (void)m; }
+namespace {
+
+bool truthy(nb::handle h) {
+  int r = PyObject_IsTrue(h.ptr());
+  if (r < 0) throw nb::python_error();
+  return r != 0;
+}
+
+bool is_int(nb::handle h) {
+  return PyLong_Check(h.ptr()) || (!PyFloat_Check(h.ptr()) && PyIndex_Check(h.ptr()));
+}
+
+int64_t as_int(nb::handle h, const char* fn, const char* arg) {
+  TANDEM_CHECK(is_int(h) && !PyBool_Check(h.ptr()), Type, fn, "(): argument '", arg, "' must be int, not ",
+               nb::inst_name(h).c_str());
+  return nb::cast<int64_t>(h);
+}
+
+// dim or its NumPy alias axis: None, an int, or a tuple/list of ints.
+OptDims parse_dims(nb::handle dim, nb::handle axis, const char* fn) {
+  nb::handle h = dim.is_none() ? axis : dim;
+  if (h.is_none()) return std::nullopt;
+  DimVector dims;
+  if (nb::isinstance<nb::tuple>(h) || nb::isinstance<nb::list>(h)) {
+    for (nb::handle item : h) dims.push_back(as_int(item, fn, "dim"));
+    return dims;
+  }
+  TANDEM_CHECK(is_int(h) && !PyBool_Check(h.ptr()), Type, fn,
+               "(): argument 'dim' must be tuple of ints or int, not ", nb::inst_name(h).c_str());
+  dims.push_back(as_int(h, fn, "dim"));
+  return dims;
+}
+
+// A single dim (or None) where PyTorch takes only an int.
+std::optional<int64_t> parse_one_dim(nb::handle dim, nb::handle axis, const char* fn) {
+  nb::handle h = dim.is_none() ? axis : dim;
+  if (h.is_none()) return std::nullopt;
+  TANDEM_CHECK(is_int(h) && !PyBool_Check(h.ptr()), Type, fn,
+               "(): argument 'dim' (position 1) must be int, not ", nb::inst_name(h).c_str());
+  return as_int(h, fn, "dim");
+}
+
+bool parse_keepdim(nb::handle keepdim, nb::handle keepdims) {
+  return truthy(keepdims.is_none() ? keepdim : keepdims);
+}
+
+void check_no_out(nb::handle out, const char* fn) {
+  TANDEM_CHECK(out.is_none(), Type, fn,
+               "(): out= is not supported\nhint: use the returned tensor, e.g. r = x.", fn, "(...)");
+}
+
+// A tandem dtype, None, or a NumPy dtype, scalar type or dtype string, matched by name ("float64").
+OptDType parse_dtype(nb::handle h) {
+  if (h.is_none()) return std::nullopt;
+  if (is_dtype(h) || h.is(reinterpret_cast<PyObject*>(&PyFloat_Type)) ||
+      h.is(reinterpret_cast<PyObject*>(&PyLong_Type)) || h.is(reinterpret_cast<PyObject*>(&PyBool_Type)))
+    return to_dtype(h);
+  nb::object name;
+  if (nb::isinstance<nb::str>(h))  // NumPy also spells dtypes as strings: dtype='float32'
+    name = nb::borrow(h);
+  else if (nb::hasattr(h, "name") && nb::isinstance<nb::str>(h.attr("name")))
+    name = h.attr("name");
+  else if (nb::hasattr(h, "__name__"))
+    name = h.attr("__name__");
+  if (name.is_valid()) {
+    std::string n = nb::cast<std::string>(name);
+    for (int i = 0; i < kNumDTypes; ++i)
+      if (dtype_name(static_cast<DType>(i)) == n) return static_cast<DType>(i);
+  }
+  return to_dtype(h);  // raises the usual TypeError
+}
+
+// torch.return_types-style named tuples, created once at import and kept for the process's life.
+nb::handle& pair_type(int which) {
+  static nb::handle types[4];
+  return types[which];
+}
+enum PairKind { kMax = 0, kMin = 1, kSort = 2, kTopk = 3 };
+nb::object named_pair(PairKind kind, ValuesIndices r) {
+  return pair_type(kind)(wrap(std::move(r.first)), wrap(std::move(r.second)));
+}
+
+double number(nb::handle h) {
+  double v = PyFloat_AsDouble(h.ptr());
+  if (v == -1.0 && PyErr_Occurred()) throw nb::python_error();
+  return v;
+}
+
+double parse_norm_order(nb::handle p) {
+  if (nb::isinstance<nb::str>(p)) {
+    std::string s = nb::cast<std::string>(p);
+    TANDEM_CHECK(s == "fro", NotImplemented, "norm(): p='", s,
+                 "' is not supported\nhint: use p='fro', or a number such as 1, 2 or float('inf')");
+    return 2.0;
+  }
+  TANDEM_CHECK(PyNumber_Check(p.ptr()), Type, "norm(): argument 'p' must be a number or 'fro', not ",
+               nb::inst_name(p).c_str());
+  return number(p);
+}
+
+// Correction for std/var from PyTorch's unbiased=/correction= or NumPy's ddof=.
+double parse_correction(nb::handle unbiased, nb::handle correction, nb::handle ddof) {
+  if (!correction.is_none()) return number(correction);
+  if (!ddof.is_none()) return number(ddof);
+  if (!unbiased.is_none()) return truthy(unbiased) ? 1.0 : 0.0;
+  return 1.0;
+}
+
+// Defines `name` both as tandem.name(input, ...) and as the method Tensor.name(...).
+template <typename Fn, typename... Extra>
+void def_both(nb::module_& m, nb::class_<Tensor>& tensor, const char* name, Fn fn, const Extra&... extra) {
+  m.def(name, fn, nb::arg("input"), extra...);
+  tensor.def(name, fn, extra...);
+}
+
+}  // namespace
+
+void init_reductions(nb::module_& m) {
+  auto cls = nb::type<Tensor>();
+  auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
+
+  nb::module_ rt =
+      m.def_submodule("return_types", "Named (values, indices) results, like torch.return_types");
+  nb::object namedtuple = nb::module_::import_("collections").attr("namedtuple");
+  const char* pair_names[] = {"max", "min", "sort", "topk"};
+  for (int i = 0; i < 4; ++i) {
+    nb::object t = namedtuple(pair_names[i], nb::make_tuple("values", "indices"));
+    t.attr("__module__") = "tandem.return_types";
+    rt.attr(pair_names[i]) = t;
+    pair_type(i) = t.release();
+  }
+
+  auto none = nb::none();
+  // sum/mean/nansum-style folds with an optional dtype.
+  auto folds_with_dtype = [&](const char* name, Tensor (*op)(const Tensor&, const OptDims&, bool, OptDType)) {
+    def_both(
+        m, tensor, name,
+        [op, name](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle dtype, nb::handle axis,
+                   nb::handle keepdims, nb::handle out) {
+          check_no_out(out, name);
+          return op(x, parse_dims(dim, axis, name), parse_keepdim(keepdim, keepdims), parse_dtype(dtype));
+        },
+        nb::arg("dim") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("dtype") = none,
+        nb::arg("axis") = none, nb::arg("keepdims") = none, nb::arg("out") = none);
+  };
+  folds_with_dtype("sum", &tandem::sum);
+  folds_with_dtype("mean", &tandem::mean);
+  def_both(
+      m, tensor, "prod",
+      [](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle dtype, nb::handle axis,
+         nb::handle keepdims, nb::handle out) {
+        check_no_out(out, "prod");
+        return tandem::prod(x, parse_one_dim(dim, axis, "prod"), parse_keepdim(keepdim, keepdims),
+                            parse_dtype(dtype));
+      },
+      nb::arg("dim") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("dtype") = none,
+      nb::arg("axis") = none, nb::arg("keepdims") = none, nb::arg("out") = none);
+
+  // amax/amin/all/any: dims without dtype.
+  auto plain_folds = [&](const char* name, Tensor (*op)(const Tensor&, const OptDims&, bool)) {
+    def_both(
+        m, tensor, name,
+        [op, name](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle axis, nb::handle keepdims,
+                   nb::handle out) {
+          check_no_out(out, name);
+          return op(x, parse_dims(dim, axis, name), parse_keepdim(keepdim, keepdims));
+        },
+        nb::arg("dim") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("axis") = none,
+        nb::arg("keepdims") = none, nb::arg("out") = none);
+  };
+  plain_folds("amax", &tandem::amax);
+  plain_folds("amin", &tandem::amin);
+  plain_folds("all", &tandem::all);
+  plain_folds("any", static_cast<Tensor (*)(const Tensor&, const OptDims&, bool)>(&tandem::any));
+
+  // max/min: full reduction, (values, indices) along a dim, the elementwise form with a tensor, or NumPy's
+  // axis= form (values only, as np.max returns).
+  auto extreme = [&](const char* name, bool is_max) {
+    def_both(
+        m, tensor, name,
+        [name, is_max](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle axis,
+                       nb::handle keepdims, nb::handle out, nb::handle initial,
+                       nb::handle where) -> nb::object {
+          check_no_out(out, name);
+          TANDEM_CHECK(initial.is_none() && where.is_none(), Type, name,
+                       "(): initial= and where= are not supported\nhint: filter the tensor first");
+          bool kd = parse_keepdim(keepdim, keepdims);
+          if (is_tensor(dim))
+            return wrap(is_max ? maximum(x, as_tensor_ref(dim)) : minimum(x, as_tensor_ref(dim)));
+          if (dim.is_none()) {
+            OptDims dims = parse_dims(dim, axis, name);
+            if (!dims && !kd) return wrap(is_max ? tandem::max(x) : tandem::min(x));
+            return wrap(is_max ? amax(x, dims, kd) : amin(x, dims, kd));
+          }
+          int64_t d = *parse_one_dim(dim, nb::none(), name);
+          return named_pair(is_max ? kMax : kMin, is_max ? tandem::max(x, d, kd) : tandem::min(x, d, kd));
+        },
+        nb::arg("dim") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("axis") = none,
+        nb::arg("keepdims") = none, nb::arg("out") = none, nb::arg("initial") = none,
+        nb::arg("where") = none);
+  };
+  extreme("max", true);
+  extreme("min", false);
+
+  auto arg_extreme = [&](const char* name, bool is_max) {
+    def_both(
+        m, tensor, name,
+        [name, is_max](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle axis,
+                       nb::handle keepdims, nb::handle out) {
+          check_no_out(out, name);
+          std::optional<int64_t> d = parse_one_dim(dim, axis, name);
+          bool kd = parse_keepdim(keepdim, keepdims);
+          return is_max ? argmax(x, d, kd) : argmin(x, d, kd);
+        },
+        nb::arg("dim") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("axis") = none,
+        nb::arg("keepdims") = none, nb::arg("out") = none);
+  };
+  arg_extreme("argmax", true);
+  arg_extreme("argmin", false);
+
+  // std/var: std(dim, unbiased, keepdim), std(unbiased) with a bool first, correction=, and NumPy's ddof=.
+  auto spread = [&](const char* name, bool is_std) {
+    def_both(
+        m, tensor, name,
+        [name, is_std](const Tensor& x, nb::handle dim, nb::handle unbiased, nb::handle keepdim,
+                       nb::handle correction, nb::handle axis, nb::handle dtype, nb::handle out,
+                       nb::handle ddof, nb::handle keepdims) {
+          check_no_out(out, name);
+          if (PyBool_Check(dim.ptr())) {
+            unbiased = dim;
+            dim = nb::none();
+          }
+          OptDType dt = parse_dtype(dtype);
+          Tensor in = dt ? tandem::to_dtype(x, *dt) : x;
+          OptDims dims = parse_dims(dim, axis, name);
+          double c = parse_correction(unbiased, correction, ddof);
+          bool kd = parse_keepdim(keepdim, keepdims);
+          return is_std ? stddev(in, dims, c, kd) : var(in, dims, c, kd);
+        },
+        nb::arg("dim") = none, nb::arg("unbiased") = none, nb::arg("keepdim") = false, nb::kw_only(),
+        nb::arg("correction") = none, nb::arg("axis") = none, nb::arg("dtype") = none, nb::arg("out") = none,
+        nb::arg("ddof") = none, nb::arg("keepdims") = none);
+  };
+  spread("std", true);
+  spread("var", false);
+
+  def_both(
+      m, tensor, "norm",
+      [](const Tensor& x, nb::handle p, nb::handle dim, nb::handle keepdim, nb::handle dtype) {
+        return tandem::norm(x, parse_norm_order(p), parse_dims(dim, nb::none(), "norm"), truthy(keepdim),
+                            parse_dtype(dtype));
+      },
+      nb::arg("p") = "fro", nb::arg("dim") = none, nb::arg("keepdim") = false, nb::arg("dtype") = none);
+
+  def_both(
+      m, tensor, "logsumexp",
+      [](const Tensor& x, nb::handle dim, nb::handle keepdim) {
+        OptDims dims = parse_dims(dim, nb::none(), "logsumexp");
+        return tandem::logsumexp(x, dims.value_or(DimVector{}), truthy(keepdim));
+      },
+      nb::arg("dim") = none, nb::arg("keepdim") = false);
+
+  auto softmax_like = [&](const char* name, Tensor (*op)(const Tensor&, int64_t, OptDType)) {
+    def_both(
+        m, tensor, name,
+        [op, name](const Tensor& x, nb::handle dim, nb::handle dtype) {
+          TANDEM_CHECK(!dim.is_none(), Type, name,
+                       "(): missing required argument 'dim'\nhint: pass the dim to ",
+                       "normalise over, e.g. x.", name, "(dim=-1)");
+          return op(x, as_int(dim, name, "dim"), parse_dtype(dtype));
+        },
+        nb::arg("dim") = none, nb::arg("dtype") = none);
+  };
+  softmax_like("softmax", &tandem::softmax);
+  softmax_like("log_softmax", &tandem::log_softmax);
+
+  // cumsum(dim); NumPy's axis=None flattens first, as np.cumsum does.
+  def_both(
+      m, tensor, "cumsum",
+      [](const Tensor& x, nb::handle dim, nb::handle dtype, nb::handle axis, nb::handle out) {
+        check_no_out(out, "cumsum");
+        std::optional<int64_t> d = parse_one_dim(dim, axis, "cumsum");
+        if (!d) return tandem::cumsum(tandem::reshape(x, DimVector{-1}), 0, parse_dtype(dtype));
+        return tandem::cumsum(x, *d, parse_dtype(dtype));
+      },
+      nb::arg("dim") = none, nb::kw_only(), nb::arg("dtype") = none, nb::arg("axis") = none,
+      nb::arg("out") = none);
+
+  def_both(
+      m, tensor, "sort",
+      [](const Tensor& x, int64_t dim, bool descending, bool stable) {
+        return named_pair(kSort, tandem::sort(x, dim, descending, stable));
+      },
+      nb::arg("dim") = -1, nb::arg("descending") = false, nb::kw_only(), nb::arg("stable") = false);
+  def_both(
+      m, tensor, "argsort",
+      [](const Tensor& x, int64_t dim, bool descending, bool stable) {
+        return tandem::argsort(x, dim, descending, stable);
+      },
+      nb::arg("dim") = -1, nb::arg("descending") = false, nb::kw_only(), nb::arg("stable") = false);
+  def_both(
+      m, tensor, "topk",
+      [](const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted) {
+        return named_pair(kTopk, tandem::topk(x, k, dim, largest, sorted));
+      },
+      nb::arg("k"), nb::arg("dim") = -1, nb::arg("largest") = true, nb::arg("sorted") = true);
+}
 
 }  // namespace tandem::py

@@ -44,7 +44,8 @@ bool to_scalar(nb::handle h, Scalar& out) {
   // NumPy scalars (np.int64, np.float32, np.bool_) act like the Python number they hold.
   PyTypeObject* tp = Py_TYPE(o);
   if (tp->tp_name && std::strncmp(tp->tp_name, "numpy.", 6) == 0 && nb::hasattr(h, "item") &&
-      nb::hasattr(h, "dtype") && nb::cast<int>(h.attr("ndim")) == 0 && !nb::hasattr(h, "__array_interface__")) {
+      nb::hasattr(h, "dtype") && nb::cast<int>(h.attr("ndim")) == 0 &&
+      std::strcmp(tp->tp_name, "numpy.ndarray") != 0) {
     return to_scalar(h.attr("item")(), out);
   }
   return false;
@@ -88,7 +89,8 @@ nb::object size_object(IntArrayRef sizes) {
 
 void init_tensor(nb::module_& m) {
   m.def("_set_size_class", [](nb::handle cls) { size_class() = cls; });
-  nb::class_<Tensor>(m, "Tensor", nb::is_weak_referenceable(), nb::dynamic_attr())
+  nb::class_<Tensor>(m, "Tensor", nb::is_weak_referenceable(), nb::dynamic_attr(),
+                     nb::type_slots(tensor_buffer_slots))
       .def_prop_ro("shape", [](const Tensor& t) { return size_object(t.sizes()); })
       .def(
           "size",

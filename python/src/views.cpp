@@ -1,6 +1,8 @@
 // View ops: t.view(2, 3), t.permute(1, 0), t.split(2), ... and their module-level forms.
 #include <nanobind/stl/vector.h>
 
+#include <nanobind/stl/string.h>
+
 #include "bindings.h"
 #include "core/error.h"
 #include "ops/view.h"
@@ -30,7 +32,21 @@ void init_views(nb::module_& m) {
                  "view(dtype) is not supported\nhint: use x.to(dtype) to convert values");
     return view(x, dims_from_args(shape, "view"));
   });
-  tensor.def("reshape", [](const Tensor& x, nb::args shape) { return reshape(x, dims_from_args(shape, "reshape")); });
+  // order= and copy= are what np.reshape(t, shape) passes to this method.
+  tensor.def("reshape", [](const Tensor& x, nb::args shape, nb::kwargs kwargs) {
+    for (auto [k, v] : kwargs) {
+      std::string key = nb::cast<std::string>(k);
+      if (key == "order") {
+        TANDEM_CHECK(v.is_none() || nb::cast<std::string>(v) == "C", NotImplemented,
+                     "reshape(): only order='C' is supported (tensors are row-major)");
+      } else if (key == "shape") {
+        return reshape(x, to_shape(v, "reshape"));
+      } else {
+        TANDEM_CHECK(key == "copy" && v.is_none(), Type, "reshape() got an unexpected keyword argument '", key, "'");
+      }
+    }
+    return reshape(x, dims_from_args(shape, "reshape"));
+  });
   m.def("reshape", [](const Tensor& x, nb::handle shape) { return reshape(x, to_shape(shape, "reshape")); },
         nb::arg("input"), nb::arg("shape"));
   tensor.def("view_as", [](const Tensor& x, const Tensor& o) { return view(x, o.sizes()); });
@@ -43,7 +59,18 @@ void init_views(nb::module_& m) {
   m.def("permute", [](const Tensor& x, nb::handle dims) { return permute(x, to_shape(dims, "permute")); },
         nb::arg("input"), nb::arg("dims"));
   auto transpose_fn = [](const Tensor& x, int64_t a, int64_t b) { return transpose(x, a, b); };
-  tensor.def("transpose", transpose_fn, nb::arg("dim0"), nb::arg("dim1"));
+  // t.transpose(d0, d1) as in PyTorch; t.transpose() / t.transpose(None) / t.transpose(axes) as NumPy calls it
+  // for np.transpose(t[, axes]).
+  tensor.def(
+      "transpose",
+      [](const Tensor& x, nb::handle d0, nb::handle d1) {
+        if (d1.is_none()) {
+          if (d0.is_none()) return matrix_T(x);
+          return permute(x, to_shape(d0, "transpose"));
+        }
+        return transpose(x, nb::cast<int64_t>(d0), nb::cast<int64_t>(d1));
+      },
+      nb::arg("dim0").none() = nb::none(), nb::arg("dim1").none() = nb::none());
   tensor.def("swapaxes", transpose_fn, nb::arg("axis0"), nb::arg("axis1"));
   m.def("transpose", transpose_fn, nb::arg("input"), nb::arg("dim0"), nb::arg("dim1"));
   tensor.def("t", [](const Tensor& x) { return t(x); });

@@ -1,17 +1,43 @@
 """Python-side entry points for creating tensors from Python data."""
+import sys
+
 from . import _C
+
+
+def _is_ndarray(data):
+    # Without importing NumPy: if it was never imported, nothing can be an ndarray.
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(data, np.ndarray)
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
     """A new tensor holding a copy of ``data`` (numbers, nested lists/tuples, NumPy arrays, tensors).
 
-    The dtype is inferred as PyTorch does: bools -> bool, ints -> int64, any float -> the default dtype.
+    The dtype is inferred as PyTorch does: bools -> bool, ints -> int64, any float -> the default dtype;
+    NumPy arrays and scalars keep their dtype.
     """
+    if _is_ndarray(data):
+        return _C._tensor_from_array(data, dtype, device, requires_grad)
+    if isinstance(data, (list, tuple)) and data and _is_ndarray(data[0]):
+        # A list of arrays (a common way to stack rows): let NumPy assemble them, keeping their dtype.
+        import numpy as np
+        return _C._tensor_from_array(np.array(data), dtype, device, requires_grad)
     return _C._tensor_from_data(data, dtype, device, requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None):
-    """``data`` itself when it already is a tensor of that dtype and device, otherwise ``tensor(data)``."""
+    """``data`` itself when it already is a tensor of that dtype and device; a tensor sharing memory with a
+    NumPy array when the dtype and device allow; otherwise ``tensor(data)``."""
     if isinstance(data, _C.Tensor) and (dtype is None or data.dtype is dtype) and device is None:
         return data
+    if _is_ndarray(data):
+        return _C._as_tensor_from_array(data, dtype, device)
     return tensor(data, dtype=dtype, device=device)
+
+
+def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    """A new tensor from ``data`` with this tensor's dtype and device unless given."""
+    return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+
+_C.Tensor.new_tensor = _new_tensor

@@ -10,9 +10,10 @@ struct DTypeInfo {
   std::string_view name;
   DTypeCategory category;
   std::string_view title;
+  std::string_view cpp_name;
 };
 constexpr DTypeInfo kInfo[] = {
-#define TANDEM_INFO(e, t, n, c, title) {sizeof(t), n, DTypeCategory::c, title},
+#define TANDEM_INFO(e, t, n, c, title, cpp) {sizeof(t), n, DTypeCategory::c, title, cpp},
     TANDEM_FORALL_DTYPES(TANDEM_INFO)
 #undef TANDEM_INFO
 };
@@ -34,6 +35,7 @@ DType signed_int_of_width(int bytes) {
 size_t element_size(DType d) { return kInfo[static_cast<int>(d)].size; }
 std::string_view dtype_name(DType d) { return kInfo[static_cast<int>(d)].name; }
 std::string_view dtype_title(DType d) { return kInfo[static_cast<int>(d)].title; }
+std::string_view dtype_cpp_name(DType d) { return kInfo[static_cast<int>(d)].cpp_name; }
 DTypeCategory dtype_category(DType d) { return kInfo[static_cast<int>(d)].category; }
 
 DType promote_types(DType a, DType b) {

@@ -9,21 +9,22 @@
 
 namespace tandem {
 
-// _(EnumName, C++ storage type, PyTorch name, category, legacy name used in PyTorch's messages)
-#define TANDEM_FORALL_DTYPES(_)                          \
-  _(Bool, bool, "bool", Bool, "Bool")                    \
-  _(UInt8, uint8_t, "uint8", Integral, "Byte")           \
-  _(Int8, int8_t, "int8", Integral, "Char")              \
-  _(Int16, int16_t, "int16", Integral, "Short")          \
-  _(Int32, int32_t, "int32", Integral, "Int")            \
-  _(Int64, int64_t, "int64", Integral, "Long")           \
-  _(Float16, Half, "float16", Floating, "Half")          \
-  _(BFloat16, BFloat16, "bfloat16", Floating, "BFloat16") \
-  _(Float32, float, "float32", Floating, "Float")        \
-  _(Float64, double, "float64", Floating, "Double")
+// _(EnumName, C++ storage type, PyTorch name, category, legacy name, C++ type name) -- the last two are what
+// PyTorch prints in its messages ("Float"; "float != double", "out of bounds for short int").
+#define TANDEM_FORALL_DTYPES(_)                                            \
+  _(Bool, bool, "bool", Bool, "Bool", "bool")                              \
+  _(UInt8, uint8_t, "uint8", Integral, "Byte", "unsigned char")            \
+  _(Int8, int8_t, "int8", Integral, "Char", "signed char")                 \
+  _(Int16, int16_t, "int16", Integral, "Short", "short int")               \
+  _(Int32, int32_t, "int32", Integral, "Int", "int")                       \
+  _(Int64, int64_t, "int64", Integral, "Long", "long int")                 \
+  _(Float16, Half, "float16", Floating, "Half", "c10::Half")               \
+  _(BFloat16, BFloat16, "bfloat16", Floating, "BFloat16", "c10::BFloat16") \
+  _(Float32, float, "float32", Floating, "Float", "float")                 \
+  _(Float64, double, "float64", Floating, "Double", "double")
 
 enum class DType : int8_t {
-#define TANDEM_ENUM(e, t, n, c, title) e,
+#define TANDEM_ENUM(e, t, n, c, title, cpp) e,
   TANDEM_FORALL_DTYPES(TANDEM_ENUM)
 #undef TANDEM_ENUM
 };
@@ -34,7 +35,7 @@ enum class DTypeCategory : int8_t { Bool = 0, Integral = 1, Floating = 2 };
 
 template <DType D>
 struct CppTypeOf;
-#define TANDEM_CPP_TYPE(e, t, n, c, title) \
+#define TANDEM_CPP_TYPE(e, t, n, c, title, cpp) \
   template <>                       \
   struct CppTypeOf<DType::e> {      \
     using type = t;                 \
@@ -46,7 +47,7 @@ using cpp_type_t = typename CppTypeOf<D>::type;
 
 template <typename T>
 constexpr DType dtype_of();
-#define TANDEM_DTYPE_OF(e, t, n, c, title) \
+#define TANDEM_DTYPE_OF(e, t, n, c, title, cpp) \
   template <>                       \
   constexpr DType dtype_of<t>() {   \
     return DType::e;                \
@@ -58,6 +59,8 @@ size_t element_size(DType d);
 std::string_view dtype_name(DType d);  // "float32"
 // The legacy name PyTorch uses in error messages: "Float", "Long", "Bool", ...
 std::string_view dtype_title(DType d);
+// The C++ type name PyTorch prints in some messages: "long int", "c10::Half", ...
+std::string_view dtype_cpp_name(DType d);
 DTypeCategory dtype_category(DType d);
 inline bool is_floating(DType d) { return dtype_category(d) == DTypeCategory::Floating; }
 inline bool is_integral(DType d, bool include_bool) {
@@ -101,7 +104,7 @@ struct TypeTag {
 template <typename Fn>
 decltype(auto) dispatch_dtype(DType d, Fn&& fn) {
   switch (d) {
-#define TANDEM_DISPATCH_CASE(e, t, n, c, title) \
+#define TANDEM_DISPATCH_CASE(e, t, n, c, title, cpp) \
   case DType::e:                         \
     return fn(TypeTag<t>{});
     TANDEM_FORALL_DTYPES(TANDEM_DISPATCH_CASE)

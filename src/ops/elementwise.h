@@ -26,6 +26,8 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi);
 Tensor clamp_(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi);
 Tensor clamp(const Tensor& x, const Tensor* lo, const Tensor* hi);
+// Rounds half to even at `decimals` decimal places (negative: to tens, hundreds, ...).
+Tensor round(const Tensor& x, int64_t decimals);
 
 // Shape that a and b broadcast to, or a RuntimeError in PyTorch's words.
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b);

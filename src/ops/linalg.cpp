@@ -13,33 +13,6 @@ namespace tandem {
 
 namespace {
 
-// The C++ type names PyTorch prints in some dtype-mismatch messages ("float != double").
-const char* cpp_type_name(DType d) {
-  switch (d) {
-    case DType::Bool:
-      return "bool";
-    case DType::UInt8:
-      return "unsigned char";
-    case DType::Int8:
-      return "signed char";
-    case DType::Int16:
-      return "short int";
-    case DType::Int32:
-      return "int";
-    case DType::Int64:
-      return "long int";
-    case DType::Float16:
-      return "c10::Half";
-    case DType::BFloat16:
-      return "c10::BFloat16";
-    case DType::Float32:
-      return "float";
-    case DType::Float64:
-      return "double";
-  }
-  return "?";
-}
-
 // The shortest way to convert a tensor to `d`: ".float()" or ".to(tandem.int8)".
 std::string conversion(DType d) {
   switch (d) {
@@ -174,8 +147,8 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   check_same_device("mm", a, b);
   check_mm_shapes("mm", a, b);
   TANDEM_CHECK(a.dtype() == b.dtype(), Runtime,
-               "expected m1 and m2 to have the same dtype, but got: ", cpp_type_name(a.dtype()),
-               " != ", cpp_type_name(b.dtype()), dtype_hint("mat1", a.dtype(), "mat2", b.dtype()));
+               "expected m1 and m2 to have the same dtype, but got: ", dtype_cpp_name(a.dtype()),
+               " != ", dtype_cpp_name(b.dtype()), dtype_hint("mat1", a.dtype(), "mat2", b.dtype()));
   check_not_bool(a.dtype(), "addmm_impl_cpu_");
   if (autograd::should_record(a, b)) return autograd::record_mm(a, b, mm_unchecked(a, b));
   return mm_unchecked(a, b);

@@ -48,33 +48,6 @@ void check_floating(const Tensor& x, const char* kernel) {
                "'\nhint: this draw needs a floating-point tensor; pass dtype=tandem.float32");
 }
 
-// The C++ type names PyTorch prints in randint's bound errors.
-const char* cpp_type_name(DType d) {
-  switch (d) {
-    case DType::Bool:
-      return "bool";
-    case DType::UInt8:
-      return "unsigned char";
-    case DType::Int8:
-      return "signed char";
-    case DType::Int16:
-      return "short";
-    case DType::Int32:
-      return "int";
-    case DType::Int64:
-      return "long";
-    case DType::Float16:
-      return "c10::Half";
-    case DType::BFloat16:
-      return "c10::BFloat16";
-    case DType::Float32:
-      return "float";
-    case DType::Float64:
-      return "double";
-  }
-  return "?";
-}
-
 // Largest finite value of a floating dtype.
 double floating_max(DType d) {
   switch (d) {
@@ -110,7 +83,7 @@ const char* bounds_hint(DType d) {
 Tensor uniform_(const Tensor& x, double from, double to, Generator* gen) {
   check_floating(x, "check_uniform_bounds");
   double max = floating_max(x.dtype());
-  const char* type = cpp_type_name(x.dtype());
+  const std::string_view type = dtype_cpp_name(x.dtype());
   TANDEM_CHECK(from >= -max && from <= max, Runtime, "from is out of bounds for ", type,
                "\nhint: uniform_ needs finite bounds the tensor's dtype can hold");
   TANDEM_CHECK(to >= -max && to <= max, Runtime, "to is out of bounds for ", type,
@@ -139,7 +112,7 @@ Tensor random_(const Tensor& x, int64_t low, int64_t high, Generator* gen) {
   if (!is_floating(x.dtype())) {
     int64_t lo, hi;
     integral_bounds(x.dtype(), lo, hi);
-    const char* type = cpp_type_name(x.dtype());
+    const std::string_view type = dtype_cpp_name(x.dtype());
     TANDEM_CHECK(low >= lo && low <= hi, Runtime, "from is out of bounds for ", type, bounds_hint(x.dtype()));
     TANDEM_CHECK(high - 1 >= lo && high - 1 <= hi, Runtime, "to - 1 is out of bounds for ", type,
                  bounds_hint(x.dtype()));

@@ -1,19 +1,191 @@
 #include "ops/reduce.h"
 
 #include "core/error.h"
+#include "kernels/kernel_table.h"
 #include "ops/copy.h"
+#include "ops/reduce_plan.h"
+#include "ops/view.h"
 
 namespace tandem {
 
-Tensor any(const Tensor& x) {
-  TANDEM_CHECK(x.device().is_cpu(), NotImplemented, "any() on ", x.device().str(), " is not implemented yet");
-  Tensor c = contiguous(to_dtype(x, DType::Bool));
-  const bool* p = c.data<bool>();
-  bool r = false;
-  for (int64_t i = 0; i < c.numel() && !r; ++i) r = p[i];
-  Tensor out = empty(DimVector{}, DType::Bool, x.device());
-  *out.data<bool>() = r;
-  return out;
+ReducePlan plan_reduction(const Tensor& x, const OptDims& dims, bool keepdim, bool empty_means_all) {
+  int64_t nd = x.dim();
+  bool all_dims = !dims || (dims->empty() && empty_means_all);
+  uint64_t mask = 0;
+  if (!all_dims) {
+    for (int64_t d : *dims) {
+      int64_t w = wrap_dim(d, nd);
+      TANDEM_CHECK(!(mask >> w & 1), Runtime, "dim ", w, " appears multiple times in the list of dims",
+                   "\nhint: list each dim to reduce once");
+      mask |= uint64_t{1} << w;
+    }
+  }
+  ReducePlan plan;
+  // PyTorch names the first empty reduced dim as the user wrote it.
+  if (!all_dims)
+    for (int64_t d : *dims)
+      if (nd && x.sizes()[wrap_dim(d, nd)] == 0 && !plan.has_empty_dim()) plan.first_empty_dim = d;
+  DimVector order;
+  for (int64_t d = 0; d < nd; ++d) {
+    bool reduced = all_dims || (mask >> d & 1);
+    if (reduced) {
+      plan.reduced_numel *= x.sizes()[d];
+      if (all_dims && x.sizes()[d] == 0 && !plan.has_empty_dim()) plan.first_empty_dim = d;
+      if (keepdim) plan.result_shape.push_back(1);
+    } else {
+      order.push_back(d);
+      plan.kept_shape.push_back(x.sizes()[d]);
+      plan.result_shape.push_back(x.sizes()[d]);
+    }
+  }
+  plan.n_reduced = nd - static_cast<int64_t>(order.size());
+  for (int64_t d = 0; d < nd; ++d)
+    if (all_dims || (mask >> d & 1)) order.push_back(d);
+  plan.permuted = nd ? permute(x, order) : x;
+  return plan;
 }
+
+Tensor as_result(const Tensor& out, const ReducePlan& plan) {
+  if (out.dim() == static_cast<int64_t>(plan.result_shape.size())) return out;
+  return make_view(out, plan.result_shape, contiguous_strides(plan.result_shape), out.storage_offset());
+}
+
+Tensor move_dim_last(const Tensor& x, int64_t dim) {
+  if (x.dim() == 0) return x;
+  DimVector order;
+  for (int64_t d = 0; d < x.dim(); ++d)
+    if (d != dim) order.push_back(d);
+  order.push_back(dim);
+  return permute(x, order);
+}
+
+namespace {
+
+const ReduceKernels& kernels(const Tensor& x) { return kernel_table(x.device().type).reduce; }
+
+// Output dtype the kernels write for each op (see ReduceOp).
+DType natural_dtype(ReduceOp op, DType in) {
+  switch (op) {
+    case ReduceOp::Sum:
+    case ReduceOp::Mean:
+    case ReduceOp::Prod:
+      return is_floating(in) ? in : DType::Int64;
+    case ReduceOp::All:
+    case ReduceOp::Any:
+      return in == DType::UInt8 ? DType::UInt8 : DType::Bool;
+    default:
+      return in;
+  }
+}
+
+Tensor fold(ReduceOp op, const Tensor& x, const OptDims& dims, bool keepdim) {
+  bool logical = op == ReduceOp::All || op == ReduceOp::Any;
+  ReducePlan plan = plan_reduction(x, dims, keepdim, !logical);
+  Tensor out = empty(plan.kept_shape, natural_dtype(op, x.dtype()), x.device());
+  kernels(x).reduce(op, out, plan.permuted, plan.n_reduced);
+  return as_result(out, plan);
+}
+
+// max/min/amax/amin refuse empty reductions, with PyTorch's two messages.
+void check_nonempty(const char* op, const Tensor& x, const ReducePlan& plan, bool dim_given) {
+  if (!dim_given) {
+    TANDEM_CHECK(
+        x.numel() != 0, Runtime, op,
+        "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim "
+        "with the 'dim' argument.\nhint: an empty tensor has no ",
+        op, "; pass dim= to reduce a non-empty dim");
+  }
+  TANDEM_CHECK(
+      !plan.has_empty_dim(), Index, op, "(): Expected reduction dim ", plan.first_empty_dim,
+      " to have non-zero size.\nhint: the reduced dim is empty; reduce a non-empty dim or check the shape");
+}
+
+Tensor extreme(ReduceOp op, const char* name, const Tensor& x, const OptDims& dims, bool keepdim) {
+  bool dim_given = dims && !dims->empty();
+  ReducePlan plan = plan_reduction(x, dims, keepdim);
+  check_nonempty(name, x, plan, dim_given);
+  Tensor out = empty(plan.kept_shape, x.dtype(), x.device());
+  kernels(x).reduce(op, out, plan.permuted, plan.n_reduced);
+  return as_result(out, plan);
+}
+
+ValuesIndices arg_extreme(bool is_max, const char* name, const Tensor& x, int64_t dim, bool keepdim,
+                          bool want_values) {
+  // Unlike amax, max(dim)/argmax name the wrapped dim in their empty-dim error.
+  ReducePlan plan = plan_reduction(x, DimVector{wrap_dim(dim, x.dim())}, keepdim);
+  check_nonempty(name, x, plan, true);
+  Tensor values = want_values ? empty(plan.kept_shape, x.dtype(), x.device()) : Tensor();
+  Tensor indices = empty(plan.kept_shape, DType::Int64, x.device());
+  kernels(x).arg_reduce(is_max, values, indices, plan.permuted);
+  return {want_values ? as_result(values, plan) : values, as_result(indices, plan)};
+}
+
+Tensor arg_only(bool is_max, const char* name, const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  TANDEM_CHECK(x.dtype() != DType::Bool, NotImplemented, name, "(): does not support bool input",
+               "\nhint: convert first, e.g. x.int().", name, "()");
+  if (dim) return arg_extreme(is_max, name, x, *dim, keepdim, false).second;
+  TANDEM_CHECK(
+      x.numel() != 0, Index, name,
+      "(): Expected reduction dim to be specified for input.numel() == 0.\nhint: an empty tensor has no ",
+      name, "; pass dim= to reduce a non-empty dim");
+  Tensor c = contiguous(x);
+  Tensor flat = make_view(c, DimVector{c.numel()}, DimVector{1}, c.storage_offset());
+  Tensor idx = arg_extreme(is_max, name, flat, 0, false, false).second;
+  if (!keepdim) return idx;
+  DimVector ones(static_cast<size_t>(x.dim()), 1);
+  return make_view(idx, ones, ones, idx.storage_offset());
+}
+
+}  // namespace
+
+Tensor sum(const Tensor& x, const OptDims& dims, bool keepdim, OptDType dtype) {
+  Tensor in = dtype ? to_dtype(x, *dtype) : x;
+  Tensor r = fold(ReduceOp::Sum, in, dims, keepdim);
+  return dtype ? to_dtype(r, *dtype) : r;
+}
+
+Tensor mean(const Tensor& x, const OptDims& dims, bool keepdim, OptDType dtype) {
+  DType d = dtype.value_or(x.dtype());
+  TANDEM_CHECK(is_floating(d), NotImplemented, "mean(): could not infer output dtype. ",
+               dtype ? "Optional" : "Input",
+               " dtype must be either a floating point or complex dtype. Got: ", dtype_title(d),
+               "\nhint: convert first, e.g. x.float().mean(), or pass dtype=tandem.float32");
+  return fold(ReduceOp::Mean, to_dtype(x, d), dims, keepdim);
+}
+
+Tensor prod(const Tensor& x, std::optional<int64_t> dim, bool keepdim, OptDType dtype) {
+  Tensor in = dtype ? to_dtype(x, *dtype) : x;
+  Tensor r = dim ? fold(ReduceOp::Prod, in, DimVector{*dim}, keepdim) : fold(ReduceOp::Prod, in, {}, false);
+  return dtype ? to_dtype(r, *dtype) : r;
+}
+
+Tensor amax(const Tensor& x, const OptDims& dims, bool keepdim) {
+  return extreme(ReduceOp::Max, "amax", x, dims, keepdim);
+}
+Tensor amin(const Tensor& x, const OptDims& dims, bool keepdim) {
+  return extreme(ReduceOp::Min, "amin", x, dims, keepdim);
+}
+Tensor max(const Tensor& x) { return extreme(ReduceOp::Max, "max", x, {}, false); }
+Tensor min(const Tensor& x) { return extreme(ReduceOp::Min, "min", x, {}, false); }
+ValuesIndices max(const Tensor& x, int64_t dim, bool keepdim) {
+  return arg_extreme(true, "max", x, dim, keepdim, true);
+}
+ValuesIndices min(const Tensor& x, int64_t dim, bool keepdim) {
+  return arg_extreme(false, "min", x, dim, keepdim, true);
+}
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  return arg_only(true, "argmax", x, dim, keepdim);
+}
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  return arg_only(false, "argmin", x, dim, keepdim);
+}
+
+Tensor all(const Tensor& x, const OptDims& dims, bool keepdim) {
+  return fold(ReduceOp::All, x, dims, keepdim);
+}
+Tensor any(const Tensor& x, const OptDims& dims, bool keepdim) {
+  return fold(ReduceOp::Any, x, dims, keepdim);
+}
+Tensor any(const Tensor& x) { return to_dtype(fold(ReduceOp::Any, x, {}, false), DType::Bool); }
 
 }  // namespace tandem

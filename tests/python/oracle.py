@@ -28,7 +28,8 @@ def to_torch(t):
 def from_torch(x, device="cpu"):
     """A tandem tensor with the same values, dtype and shape as torch tensor ``x``."""
     t = tandem.tensor(x.tolist(), dtype=tdtype(str(x.dtype).split(".")[-1]))
-    return t.reshape(*x.shape) if x.dim() else t
+    t = t.reshape(*x.shape) if x.dim() else t
+    return t.to(device)
 
 
 def random_torch(shape, name, gen, low=-5, high=5):
@@ -41,9 +42,11 @@ def random_torch(shape, name, gen, low=-5, high=5):
     return (torch.randn(shape, generator=gen, dtype=torch.float64) * 3).to(torch_dtype(name))
 
 
-def assert_same(t, expected, rtol=None, atol=None):
+def assert_same(t, expected, rtol=None, atol=None, device=None):
     """Values, dtype and shape of tandem tensor ``t`` equal torch tensor ``expected``."""
     assert dtype_name(t.dtype) == str(expected.dtype).split(".")[-1], (t.dtype, expected.dtype)
+    if device is not None:
+        assert t.device == device, (t.device, device)
     assert tuple(t.shape) == tuple(expected.shape), (t.shape, expected.shape)
     got = to_torch(t)
     if expected.dtype.is_floating_point:

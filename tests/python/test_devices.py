@@ -37,12 +37,20 @@ def test_cpu_returns_same_object_and_to_is_identity_when_nothing_changes():
     assert t.to(tandem.float64).dtype is tandem.float64
 
 
-@pytest.mark.skipif(tandem.cuda.is_available(), reason="checks the message when CUDA is missing")
 def test_cuda_unavailable_names_the_reason_and_the_fix():
-    assert tandem.cuda.device_count() == 0
-    with pytest.raises(RuntimeError) as info:
-        tandem.ones(2, device="cuda")
-    lines = str(info.value).splitlines()
+    # A fresh interpreter without emulation, so this runs whatever the suite's environment is.
+    code = textwrap.dedent("""
+        import tandem
+        assert not tandem.cuda.is_available() and tandem.cuda.device_count() == 0
+        try:
+            tandem.ones(2, device="cuda")
+        except RuntimeError as e:
+            print(str(e))
+    """)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TANDEM_EMULATE")}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
     assert lines[0] == "Torch not compiled with CUDA enabled"
     assert lines[1].startswith("hint:") and "TANDEM_EMULATE_CUDA" in lines[1]
 
@@ -198,3 +206,39 @@ def test_out_of_memory_is_an_error_the_process_survives():
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+@needs_cuda
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_numpy_of_device_tensor_raises_with_the_fix_for_this_tensor(requires_grad):
+    import numpy as np
+
+    t = tandem.ones(3, device="cuda")
+    t.requires_grad = requires_grad
+    fix = "t.detach().cpu().numpy()" if requires_grad else "t.cpu().numpy()"
+    with pytest.raises(TypeError) as info:
+        t.numpy()
+    first, hint = str(info.value).splitlines()
+    assert first == ("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to "
+                     "host memory first.")
+    assert hint.startswith("hint: call " + fix) and "numpy(force=True)" in hint
+    with pytest.raises(TypeError) as info:
+        np.asarray(t)
+    first, hint = str(info.value).splitlines()
+    assert first.startswith("can't convert cuda:0 device type tensor to numpy.")
+    assert "implicit conversion" in hint and fix in hint
+    forced = t.numpy(force=True)
+    assert isinstance(forced, np.ndarray) and forced.tolist() == [1.0, 1.0, 1.0]
+    assert t.detach().cpu().numpy().tolist() == [1.0] * 3 if hasattr(t, "detach") else True
+
+
+@needs_cuda
+def test_implicit_conversions_of_device_tensors_name_the_fix():
+    import pandas as pd
+    from sklearn.metrics import accuracy_score
+
+    y = tandem.tensor([0, 1, 1], device="cuda")
+    for convert in (lambda: pd.DataFrame(y), lambda: accuracy_score(y, y)):
+        with pytest.raises(TypeError, match="can't convert cuda:0 device type tensor to numpy"):
+            convert()
+    assert accuracy_score(y.cpu(), y.cpu()) == 1.0

@@ -26,7 +26,7 @@ def tolerance(name):
 
 @pytest.mark.parametrize("op", UNARY_SAME + UNARY_NO_BOOL + UNARY_FLOAT + PREDICATES)
 @pytest.mark.parametrize("name", DTYPE_NAMES)
-def test_unary_matches_torch(op, name):
+def test_unary_matches_torch(op, name, device):
     gen = torch.Generator().manual_seed(zlib.crc32(f"{op}{name}".encode()))
     x = random_torch((3, 4), name, gen)
     if op in ("log", "sqrt", "rsqrt", "log1p") and name not in ("bool", "uint8"):
@@ -35,9 +35,9 @@ def test_unary_matches_torch(op, name):
         expected = torch_unary(op, x)
     except RuntimeError:
         with pytest.raises(RuntimeError):
-            getattr(tandem, op)(from_torch(x))
+            getattr(tandem, op)(from_torch(x, device))
         return
-    got = getattr(tandem, op)(from_torch(x))
+    got = getattr(tandem, op)(from_torch(x, device))
     rtol, atol = tolerance(str(expected.dtype).split(".")[-1])
     assert_same(got, expected, rtol=rtol, atol=atol)
 
@@ -61,7 +61,7 @@ def call_torch(op, a, b):
 
 @pytest.mark.parametrize("op", BINARY + BITWISE + ["pow"])
 @pytest.mark.parametrize("na,nb", [(a, b) for a in DTYPE_NAMES for b in DTYPE_NAMES if a <= b or a == "bool"])
-def test_binary_promotion_and_values_match_torch(op, na, nb):
+def test_binary_promotion_and_values_match_torch(op, na, nb, device):
     gen = torch.Generator().manual_seed(7)
     a = random_torch((2, 3), na, gen)
     b = random_torch((3,), nb, gen)
@@ -73,9 +73,9 @@ def test_binary_promotion_and_values_match_torch(op, na, nb):
         expected = call_torch(op, a, b)
     except RuntimeError:
         with pytest.raises(RuntimeError):
-            getattr(tandem, op)(from_torch(a), from_torch(b))
+            getattr(tandem, op)(from_torch(a, device), from_torch(b, device))
         return
-    got = getattr(tandem, op)(from_torch(a), from_torch(b))
+    got = getattr(tandem, op)(from_torch(a, device), from_torch(b, device))
     rtol, atol = tolerance(str(expected.dtype).split(".")[-1])
     if op == "pow" and not expected.dtype.is_floating_point:
         # integer overflow wraps identically in both, compare exactly
@@ -86,7 +86,7 @@ def test_binary_promotion_and_values_match_torch(op, na, nb):
 @pytest.mark.parametrize("scalar", [2, -3, 2.5, True, 0.0])
 @pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "pow", "maximum", "eq", "lt"])
-def test_tensor_scalar_weak_promotion(op, name, scalar):
+def test_tensor_scalar_weak_promotion(op, name, scalar, device):
     gen = torch.Generator().manual_seed(3)
     a = random_torch((5,), name, gen, low=1, high=4)
     tscalar = torch.tensor(scalar) if op in ("maximum",) else scalar
@@ -94,9 +94,9 @@ def test_tensor_scalar_weak_promotion(op, name, scalar):
         expected = getattr(torch, op)(a, tscalar)
     except (RuntimeError, TypeError):
         with pytest.raises((RuntimeError, TypeError)):
-            getattr(tandem, op)(from_torch(a), tandem.tensor(scalar) if op == "maximum" else scalar)
+            getattr(tandem, op)(from_torch(a, device), tandem.tensor(scalar) if op == "maximum" else scalar)
         return
-    got = getattr(tandem, op)(from_torch(a), tandem.tensor(scalar) if op == "maximum" else scalar)
+    got = getattr(tandem, op)(from_torch(a, device), tandem.tensor(scalar) if op == "maximum" else scalar)
     rtol, atol = tolerance(str(expected.dtype).split(".")[-1])
     assert_same(got, expected, rtol=rtol, atol=atol)
 
@@ -109,24 +109,24 @@ def test_tensor_scalar_weak_promotion(op, name, scalar):
     lambda m, a: a > 1, lambda m, a: 1 < a, lambda m, a: a == 2, lambda m, a: a != 2,
 ])
 @pytest.mark.parametrize("name", ["int64", "float32", "int32", "float64"])
-def test_operators_and_reflected_operators(expr, name):
+def test_operators_and_reflected_operators(expr, name, device):
     gen = torch.Generator().manual_seed(11)
     a = random_torch((4, 3), name, gen, low=0, high=6)
-    assert_same(expr(tandem, from_torch(a)), expr(torch, a))
+    assert_same(expr(tandem, from_torch(a, device)), expr(torch, a))
 
 
-def test_broadcasting_noncontiguous_and_zero_dim():
+def test_broadcasting_noncontiguous_and_zero_dim(device):
     gen = torch.Generator().manual_seed(5)
     a = torch.randn(4, 1, 3, generator=gen)
     b = torch.randn(3, 5, generator=gen).t()  # (5, 3), non-contiguous
-    assert_same(tandem.add(from_torch(a), from_torch(b).t().t()), a + b)
-    ta = from_torch(torch.randn(3, 5, generator=gen))
+    assert_same(tandem.add(from_torch(a, device), from_torch(b, device).t().t()), a + b)
+    ta = from_torch(torch.randn(3, 5, generator=gen), device)
     tt = ta.t()
     assert not tt.is_contiguous()
     assert_same(tt * 2, torch.tensor(ta.tolist()).t() * 2)
     z = tandem.tensor(2.0)
     assert z.dim() == 0
-    assert_same(z * from_torch(a), 2.0 * a)
+    assert_same(z * from_torch(a, device), 2.0 * a)
     assert_same(tandem.tensor([]) + 1, torch.tensor([]) + 1)
     e = tandem.zeros(0, 3) + tandem.ones(3)
     assert tuple(e.shape) == (0, 3)
@@ -225,37 +225,37 @@ def test_error_table(fn, exc, first_line):
                                       "Integers", "result type"))
 
 
-def test_where_and_clamp_match_torch():
+def test_where_and_clamp_match_torch(device):
     gen = torch.Generator().manual_seed(2)
     x = torch.randn(3, 4, generator=gen)
     y = torch.randn(4, generator=gen)
     c = x > 0
-    assert_same(tandem.where(from_torch(c), from_torch(x), from_torch(y)), torch.where(c, x, y))
-    assert_same(tandem.where(from_torch(c), from_torch(x), 0.0), torch.where(c, x, 0.0))
-    assert_same(tandem.clamp(from_torch(x), -0.5, 0.5), torch.clamp(x, -0.5, 0.5))
-    assert_same(tandem.clamp(from_torch(x), min=0.1), torch.clamp(x, min=0.1))
+    assert_same(tandem.where(from_torch(c, device), from_torch(x, device), from_torch(y, device)), torch.where(c, x, y))
+    assert_same(tandem.where(from_torch(c, device), from_torch(x, device), 0.0), torch.where(c, x, 0.0))
+    assert_same(tandem.clamp(from_torch(x, device), -0.5, 0.5), torch.clamp(x, -0.5, 0.5))
+    assert_same(tandem.clamp(from_torch(x, device), min=0.1), torch.clamp(x, min=0.1))
     i = torch.arange(-5, 5)
-    assert_same(tandem.clamp(from_torch(i), -2, 3), torch.clamp(i, -2, 3))
-    assert_same(tandem.clamp(from_torch(i), -2.5, 3), torch.clamp(i, -2.5, 3))
-    assert_same(tandem.clamp(from_torch(x), from_torch(y), None), torch.clamp(x, y, None))
+    assert_same(tandem.clamp(from_torch(i, device), -2, 3), torch.clamp(i, -2, 3))
+    assert_same(tandem.clamp(from_torch(i, device), -2.5, 3), torch.clamp(i, -2.5, 3))
+    assert_same(tandem.clamp(from_torch(x, device), from_torch(y, device), None), torch.clamp(x, y, None))
 
 
-def test_nan_propagation():
+def test_nan_propagation(device):
     x = torch.tensor([float("nan"), 1.0, -2.0])
     y = torch.tensor([0.0, float("nan"), 3.0])
-    assert_same(tandem.maximum(from_torch(x), from_torch(y)), torch.maximum(x, y))
-    assert_same(tandem.minimum(from_torch(x), from_torch(y)), torch.minimum(x, y))
-    assert_same(tandem.relu(from_torch(x)), torch.relu(x))
-    assert_same(tandem.clamp(from_torch(x), 0, 0.5), torch.clamp(x, 0, 0.5))
-    assert_same(tandem.sign(from_torch(x)), torch.sign(x))
+    assert_same(tandem.maximum(from_torch(x, device), from_torch(y, device)), torch.maximum(x, y))
+    assert_same(tandem.minimum(from_torch(x, device), from_torch(y, device)), torch.minimum(x, y))
+    assert_same(tandem.relu(from_torch(x, device)), torch.relu(x))
+    assert_same(tandem.clamp(from_torch(x, device), 0, 0.5), torch.clamp(x, 0, 0.5))
+    assert_same(tandem.sign(from_torch(x, device)), torch.sign(x))
 
 
-def test_float_floor_divide_and_remainder_signs_match_python():
+def test_float_floor_divide_and_remainder_signs_match_python(device):
     a = torch.tensor([7.0, -7.0, 7.0, -7.0, 0.5, -0.0])
     b = torch.tensor([2.0, 2.0, -2.0, -2.0, 0.0, 3.0])
-    assert_same(tandem.floor_divide(from_torch(a), from_torch(b)), torch.floor_divide(a, b))
-    assert_same(tandem.remainder(from_torch(a), from_torch(b)), torch.remainder(a, b))
+    assert_same(tandem.floor_divide(from_torch(a, device), from_torch(b, device)), torch.floor_divide(a, b))
+    assert_same(tandem.remainder(from_torch(a, device), from_torch(b, device)), torch.remainder(a, b))
     ia = torch.tensor([7, -7, 7, -7])
     ib = torch.tensor([2, 2, -2, -2])
-    assert_same(from_torch(ia) // from_torch(ib), ia // ib)
-    assert_same(from_torch(ia) % from_torch(ib), ia % ib)
+    assert_same(from_torch(ia, device) // from_torch(ib, device), ia // ib)
+    assert_same(from_torch(ia, device) % from_torch(ib, device), ia % ib)

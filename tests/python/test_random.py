@@ -367,7 +367,7 @@ def test_normal_forms_shapes_and_statistics(device):
     t = tandem.normal(2.0, 0.5, (3, 4), dtype=tandem.float64, device=device)
     assert t.dtype is tandem.float64 and tuple(t.shape) == (3, 4)
     assert tandem.normal(tandem.zeros(3, dtype=tandem.float16), tandem.ones(3)).dtype is tandem.float16
-    g = tandem.Generator()
+    g = tandem.Generator(device=device)
     assert (tandem.normal(mean, std, generator=g.manual_seed(2)).tolist()
             == tandem.normal(mean, std, generator=g.manual_seed(2)).tolist())
 

@@ -8,6 +8,7 @@
 #include "backend/emulated/emulated_backend.h"
 #include "core/scalar.h"
 #include "core/tensor.h"
+#include "kernels/index_kernels.h"
 #include "kernels/linalg_kernels.h"
 #include "ops/tensor_iterator.h"
 
@@ -49,9 +50,13 @@ struct Hold<IntArrayRef> {
 };
 
 // The device a call runs on: that of its first tensor or iterator argument.
-inline std::optional<Device> device_of_arg(const Tensor& t) { return t.device(); }
+// (An undefined tensor marks an output the caller does not want.)
+inline std::optional<Device> device_of_arg(const Tensor& t) {
+  return t.defined() ? std::optional<Device>(t.device()) : std::nullopt;
+}
 inline std::optional<Device> device_of_arg(const TensorIterator& it) { return it.device(); }
 inline std::optional<Device> device_of_arg(const GemmArgs& g) { return g.device; }
+inline std::optional<Device> device_of_arg(const IndexPlan& p) { return p.device; }
 template <typename T>
 std::optional<Device> device_of_arg(const T&) {
   return std::nullopt;
@@ -79,16 +84,25 @@ struct AsyncSlot<R (*)(Args...)> {
     return result;
   }
 };
+// Raw pointers other than optional scalars are results the host reads right after the call.
+template <typename Arg>
+constexpr bool is_out_pointer_v = std::is_pointer_v<Arg> && !std::is_same_v<Arg, const Scalar*>;
+
 template <typename... Args>
 struct AsyncSlot<void (*)(Args...)> {
   template <typename Get>
   static void call(Args... args) {
     auto fn = Get::fn();
     Device device = device_of(args...);
-    auto held = std::make_tuple(typename Hold<Args>::type(Hold<Args>::keep(args))...);
-    emulated_backend().enqueue(device, [fn, held]() mutable {
-      std::apply([&](auto&... h) { fn(Hold<Args>::use(h)...); }, held);
-    });
+    if constexpr ((is_out_pointer_v<Args> || ...)) {
+      emulated_backend().run_and_wait(device, [&] { fn(args...); });
+    }
+    else {
+      auto held = std::make_tuple(typename Hold<Args>::type(Hold<Args>::keep(args))...);
+      emulated_backend().enqueue(device, [fn, held]() mutable {
+        std::apply([&](auto&... h) { fn(Hold<Args>::use(h)...); }, held);
+      });
+    }
   }
 };
 

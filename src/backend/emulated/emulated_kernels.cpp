@@ -42,7 +42,16 @@ void register_emulated_kernels(KernelTable& t) {
   TANDEM_ASYNC_SLOT(copy);
   TANDEM_ASYNC_SLOT(where);
   TANDEM_ASYNC_SLOT(clamp);
+  TANDEM_ASYNC_SLOT(reduce.reduce);
+  TANDEM_ASYNC_SLOT(reduce.arg_reduce);
+  TANDEM_ASYNC_SLOT(reduce.cumsum);
+  TANDEM_ASYNC_SLOT(reduce.sort);
   TANDEM_ASYNC_SLOT(linalg.gemm);
+  TANDEM_ASYNC_SLOT(index.gather);
+  TANDEM_ASYNC_SLOT(index.put);
+  TANDEM_ASYNC_SLOT(index.min_max);
+  TANDEM_ASYNC_SLOT(index.count_nonzero);
+  TANDEM_ASYNC_SLOT(index.nonzero);
   TANDEM_ASYNC_SLOT(random.uniform);
   TANDEM_ASYNC_SLOT(random.normal);
   TANDEM_ASYNC_SLOT(random.randint);

@@ -1,9 +1,236 @@
-// CPU kernels of the index family.
+// CPU kernels of the index family. Gather and put move raw elements (only their size matters), so one loop
+// per element width serves all dtypes; only accumulation needs the dtype.
+#include <algorithm>
+#include <cstring>
+
+#include "core/parallel.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/functors.h"
 #include "kernels/kernel_table.h"
 
 namespace tandem::cpu {
 
-void register_index_kernels(KernelTable& table) { (void)table; }
+namespace {
+
+// Walks an IndexPlan row by row (a row is the innermost dim), giving each row's starting offsets.
+struct RowCursor {
+  const IndexPlan& plan;
+  int64_t nd, inner;
+  bool index_const_in_row;  // every index operand has stride 0 along the row
+
+  explicit RowCursor(const IndexPlan& p)
+      : plan(p), nd(static_cast<int64_t>(p.shape.size())), inner(nd ? p.shape[nd - 1] : 1) {
+    index_const_in_row = true;
+    for (const IndexOperand& ix : p.indices) index_const_in_row &= nd == 0 || ix.strides[nd - 1] == 0;
+  }
+  int64_t rows() const {
+    int64_t n = 1;
+    for (int64_t d = 0; d + 1 < nd; ++d) n *= plan.shape[d];
+    return n;
+  }
+  // Offsets (elements) of the first element of `row` in self (without index terms) and other, and each
+  // index operand's offset.
+  void start(int64_t row, int64_t& self_off, int64_t& other_off, int64_t* idx_off) const {
+    self_off = other_off = 0;
+    const size_t k = plan.indices.size();
+    for (size_t i = 0; i < k; ++i) idx_off[i] = 0;
+    for (int64_t d = nd - 2; d >= 0; --d) {
+      int64_t c = row % plan.shape[d];
+      row /= plan.shape[d];
+      self_off += c * plan.self_strides[d];
+      other_off += c * plan.other_strides[d];
+      for (size_t i = 0; i < k; ++i) idx_off[i] += c * plan.indices[i].strides[d];
+    }
+  }
+  // The index contribution (elements into self) of element j of a row whose index offsets are idx_off.
+  int64_t index_term(const int64_t* idx_off, int64_t j) const {
+    int64_t off = 0;
+    for (size_t i = 0; i < plan.indices.size(); ++i) {
+      const IndexOperand& ix = plan.indices[i];
+      int64_t v = ix.data[idx_off[i] + (nd ? j * ix.strides[nd - 1] : 0)];
+      if (v < 0) v += ix.dim_size;
+      off += v * ix.dim_stride;
+    }
+    return off;
+  }
+};
+
+constexpr size_t kMaxIndexOperands = 64;
+
+// One row with a single index operand: other[j] <-> self[j * ss + wrap(index[j]) * stride]. Always inlined so
+// call sites with literal unit strides get their own tight loop.
+template <typename E, bool kToOther>
+__attribute__((always_inline)) inline void move_row(const int64_t* __restrict ip, int64_t is, int64_t size,
+                                                    int64_t stride, E* __restrict srow, int64_t ss,
+                                                    E* __restrict orow, int64_t os, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) {
+    int64_t v = ip[j * is];
+    v += v < 0 ? size : 0;
+    if constexpr (kToOther)
+      orow[j * os] = srow[j * ss + v * stride];
+    else
+      srow[j * ss + v * stride] = orow[j * os];
+  }
+}
+
+// Copies elements between self (at indexed positions) and other; kToOther picks the direction.
+template <typename E, bool kToOther>
+void move_elements(const IndexPlan& plan) {
+  RowCursor cur(plan);
+  const int64_t inner = cur.inner;
+  const int64_t ss = cur.nd ? plan.self_strides[cur.nd - 1] : 0;
+  const int64_t os = cur.nd ? plan.other_strides[cur.nd - 1] : 0;
+  E* self = reinterpret_cast<E*>(plan.self);
+  E* other = reinterpret_cast<E*>(plan.other);
+  const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(inner, 1));
+  parallel_for(0, cur.rows(), grain, [&](int64_t b, int64_t e) {
+    int64_t idx_off[kMaxIndexOperands];
+    for (int64_t row = b; row < e; ++row) {
+      int64_t so, oo;
+      cur.start(row, so, oo, idx_off);
+      if (cur.index_const_in_row) {
+        E* s = self + so + cur.index_term(idx_off, 0);
+        E* o = other + oo;
+        if (ss == 1 && os == 1) {
+          if constexpr (kToOther)
+            std::memcpy(o, s, inner * sizeof(E));
+          else
+            std::memcpy(s, o, inner * sizeof(E));
+        } else {
+          for (int64_t j = 0; j < inner; ++j) {
+            if constexpr (kToOther)
+              o[j * os] = s[j * ss];
+            else
+              s[j * ss] = o[j * os];
+          }
+        }
+      } else if (plan.indices.size() == 1) {
+        // One index varying along the row (gather, index_select on the last dim, x[:, idx]): a tight loop.
+        const IndexOperand& ix = plan.indices[0];
+        const int64_t is = ix.strides[cur.nd - 1];
+        if (is == 1 && os == 1 &&
+            ss == 0) {  // gather along a contiguous index: unit strides help the compiler
+          move_row<E, kToOther>(ix.data + idx_off[0], 1, ix.dim_size, ix.dim_stride, self + so, 0, other + oo,
+                                1, inner);
+        } else {
+          move_row<E, kToOther>(ix.data + idx_off[0], is, ix.dim_size, ix.dim_stride, self + so, ss,
+                                other + oo, os, inner);
+        }
+      } else {
+        for (int64_t j = 0; j < inner; ++j) {
+          E* s = self + so + j * ss + cur.index_term(idx_off, j);
+          if constexpr (kToOther)
+            other[oo + j * os] = *s;
+          else
+            *s = other[oo + j * os];
+        }
+      }
+    }
+  });
+}
+
+template <bool kToOther>
+void move_by_width(const IndexPlan& plan) {
+  switch (element_size(plan.dtype)) {
+    case 1:
+      return move_elements<uint8_t, kToOther>(plan);
+    case 2:
+      return move_elements<uint16_t, kToOther>(plan);
+    case 4:
+      return move_elements<uint32_t, kToOther>(plan);
+    default:
+      return move_elements<uint64_t, kToOther>(plan);
+  }
+}
+
+// self[index(i)] += other[i], serially so that duplicate positions add up without races.
+template <typename T>
+void accumulate_elements(const IndexPlan& plan) {
+  RowCursor cur(plan);
+  const int64_t ss = cur.nd ? plan.self_strides[cur.nd - 1] : 0;
+  const int64_t os = cur.nd ? plan.other_strides[cur.nd - 1] : 0;
+  T* self = reinterpret_cast<T*>(plan.self);
+  const T* other = reinterpret_cast<const T*>(plan.other);
+  int64_t idx_off[kMaxIndexOperands];
+  for (int64_t row = 0, rows = cur.rows(); row < rows; ++row) {
+    int64_t so, oo;
+    cur.start(row, so, oo, idx_off);
+    for (int64_t j = 0; j < cur.inner; ++j) {
+      T* s = self + so + j * ss + cur.index_term(idx_off, j);
+      *s = convert<T>(static_cast<opmath_t<T>>(*s) + static_cast<opmath_t<T>>(other[oo + j * os]));
+    }
+  }
+}
+
+void gather(const IndexPlan& plan) { move_by_width<true>(plan); }
+
+void put(const IndexPlan& plan, bool accumulate) {
+  if (!accumulate) return move_by_width<false>(plan);
+  dispatch_dtype(plan.dtype, [&](auto tag) { accumulate_elements<typename decltype(tag)::type>(plan); });
+}
+
+// Bounds checks run over every index, so this loop matters: AVX2 has the 64-bit compares it vectorises with
+// (picked at run time; other CPUs get the portable build).
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void min_max_values(const int64_t* p, int64_t n, int64_t* lo, int64_t* hi) {
+  int64_t mn = p[0], mx = p[0];
+  for (int64_t i = 1; i < n; ++i) {
+    mn = p[i] < mn ? p[i] : mn;
+    mx = p[i] > mx ? p[i] : mx;
+  }
+  *lo = mn;
+  *hi = mx;
+}
+
+void min_max(const Tensor& index, int64_t* lo, int64_t* hi) {
+  min_max_values(index.data<int64_t>(), index.numel(), lo, hi);
+}
+
+template <typename T>
+bool nonzero_at(const T* p, int64_t i) {
+  if constexpr (std::is_arithmetic_v<T>)
+    return p[i] != T(0);
+  else
+    return static_cast<float>(p[i]) != 0.0f;
+}
+
+int64_t count_nonzero(const Tensor& x) {
+  return dispatch_dtype(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* p = x.data<T>();
+    int64_t count = 0;
+    for (int64_t i = 0, n = x.numel(); i < n; ++i) count += nonzero_at(p, i);
+    return count;
+  });
+}
+
+void nonzero(const Tensor& out, const Tensor& x) {
+  dispatch_dtype(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* p = x.data<T>();
+    const int64_t nd = x.dim();
+    int64_t* o = out.data<int64_t>();
+    DimVector coord(nd, 0);
+    for (int64_t i = 0, n = x.numel(); i < n; ++i) {
+      if (nonzero_at(p, i)) {
+        std::memcpy(o, coord.data(), nd * sizeof(int64_t));
+        o += nd;
+      }
+      for (int64_t d = nd - 1; d >= 0 && ++coord[d] == x.sizes()[d]; --d) coord[d] = 0;
+    }
+  });
+}
+
+}  // namespace
+
+void register_index_kernels(KernelTable& table) {
+  table.index.gather = &gather;
+  table.index.put = &put;
+  table.index.min_max = &min_max;
+  table.index.count_nonzero = &count_nonzero;
+  table.index.nonzero = &nonzero;
+}
 
 }  // namespace tandem::cpu

@@ -1,0 +1,102 @@
+// dtype conversions PyTorch users write as methods (t.float(), t.long(), t.type_as(u)), the new_* factories
+// that inherit a tensor's dtype and device, and whole-tensor comparisons (isclose, allclose, equal).
+#include "bindings.h"
+#include "core/error.h"
+#include "ops/compare.h"
+#include "ops/copy.h"
+
+namespace tandem::py {
+
+namespace {
+// t.float() and friends return the tensor itself when it already has the dtype, as in PyTorch.
+nb::object cast_to(nb::handle self, DType d) {
+  const Tensor& t = as_tensor_ref(self);
+  if (t.dtype() == d) return nb::borrow(self);
+  return wrap(to_dtype(t, d));
+}
+
+struct NewArgs {
+  DType dtype;
+  Device device;
+};
+NewArgs new_args(const Tensor& t, nb::handle dtype, nb::handle device) {
+  return {dtype.is_none() ? t.dtype() : to_dtype(dtype), device.is_none() ? t.device() : to_device(device)};
+}
+}  // namespace
+
+void init_conversions(nb::module_& m) {
+  auto cls = nb::type<Tensor>();
+  auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
+#define TANDEM_CAST_METHOD(name, dtype) \
+  tensor.def(name, [](nb::handle self) { return cast_to(self, DType::dtype); });
+  TANDEM_CAST_METHOD("float", Float32)
+  TANDEM_CAST_METHOD("double", Float64)
+  TANDEM_CAST_METHOD("half", Float16)
+  TANDEM_CAST_METHOD("bfloat16", BFloat16)
+  TANDEM_CAST_METHOD("long", Int64)
+  TANDEM_CAST_METHOD("int", Int32)
+  TANDEM_CAST_METHOD("short", Int16)
+  TANDEM_CAST_METHOD("char", Int8)
+  TANDEM_CAST_METHOD("byte", UInt8)
+  TANDEM_CAST_METHOD("bool", Bool)
+#undef TANDEM_CAST_METHOD
+  tensor.def(
+      "type_as", [](nb::handle self, const Tensor& other) { return cast_to(self, other.dtype()); },
+      "This tensor converted to other's dtype.");
+
+  auto shape_arg = [](nb::args size) { return shape_from_args(size, "new"); };
+  tensor.def(
+      "new_empty",
+      [shape_arg](const Tensor& t, nb::args size, nb::handle dtype, nb::handle device) {
+        NewArgs a = new_args(t, dtype, device);
+        return empty(shape_arg(size), a.dtype, a.device);
+      },
+      nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
+  tensor.def(
+      "new_zeros",
+      [shape_arg](const Tensor& t, nb::args size, nb::handle dtype, nb::handle device) {
+        NewArgs a = new_args(t, dtype, device);
+        return full(shape_arg(size), Scalar(int64_t{0}), a.dtype, a.device);
+      },
+      nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
+  tensor.def(
+      "new_ones",
+      [shape_arg](const Tensor& t, nb::args size, nb::handle dtype, nb::handle device) {
+        NewArgs a = new_args(t, dtype, device);
+        return full(shape_arg(size), Scalar(int64_t{1}), a.dtype, a.device);
+      },
+      nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
+  tensor.def(
+      "new_full",
+      [](const Tensor& t, nb::handle size, nb::handle value, nb::handle dtype, nb::handle device) {
+        NewArgs a = new_args(t, dtype, device);
+        Scalar v;
+        TANDEM_CHECK(to_scalar(value, v), Type, "new_full(): argument 'fill_value' must be Number, not ",
+                     nb::inst_name(value).c_str());
+        return full(to_shape(size, "new_full"), v, a.dtype, a.device);
+      },
+      nb::arg("size"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
+      nb::arg("device") = nb::none());
+
+  auto isclose_fn = [](const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+    return isclose(a, b, rtol, atol, equal_nan);
+  };
+  auto allclose_fn = [](const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+    return allclose(a, b, rtol, atol, equal_nan);
+  };
+  m.def("isclose", isclose_fn, nb::arg("input"), nb::arg("other"), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8,
+        nb::arg("equal_nan") = false);
+  tensor.def("isclose", isclose_fn, nb::arg("other"), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8,
+             nb::arg("equal_nan") = false);
+  m.def("allclose", allclose_fn, nb::arg("input"), nb::arg("other"), nb::arg("rtol") = 1e-5,
+        nb::arg("atol") = 1e-8, nb::arg("equal_nan") = false);
+  tensor.def("allclose", allclose_fn, nb::arg("other"), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8,
+             nb::arg("equal_nan") = false);
+  m.def("equal", [](const Tensor& a, const Tensor& b) { return equal(a, b); }, nb::arg("input"), nb::arg("other"));
+  tensor.def("equal", [](const Tensor& a, const Tensor& b) { return equal(a, b); }, nb::arg("other"));
+  m.def("is_tensor", [](nb::handle h) { return is_tensor(h); }, "True for tandem tensors (and subclasses).");
+  m.def("is_floating_point", [](const Tensor& t) { return is_floating(t.dtype()); });
+  m.def("numel", [](const Tensor& t) { return t.numel(); });
+}
+
+}  // namespace tandem::py

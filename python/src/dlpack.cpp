@@ -1,0 +1,219 @@
+// DLPack on the host: Tensor.__dlpack__ / __dlpack_device__ export a zero-copy capsule (versioned
+// "dltensor_versioned" when the consumer asks for max_version >= (1, 0), legacy "dltensor" otherwise), and
+// _from_dlpack_capsule imports one. Capsule protocol: the consumer renames the capsule to "used_..." and owns
+// the managed tensor from then on; an unconsumed capsule frees it in its destructor. So the deleter runs
+// exactly once either way.
+#include "core/dlpack.h"
+#include "bindings.h"
+#include "core/error.h"
+#include "ops/copy.h"
+
+namespace tandem::py {
+
+namespace {
+
+using namespace tandem::dlpack;
+
+constexpr const char* kLegacyName = "dltensor";
+constexpr const char* kVersionedName = "dltensor_versioned";
+constexpr const char* kUsedLegacyName = "used_dltensor";
+constexpr const char* kUsedVersionedName = "used_dltensor_versioned";
+
+DLDataType dl_dtype(DType d) {
+  auto bits = static_cast<uint8_t>(element_size(d) * 8);
+  switch (dtype_category(d)) {
+    case DTypeCategory::Bool:
+      return {kDLBool, 8, 1};
+    case DTypeCategory::Integral:
+      return {d == DType::UInt8 ? kDLUInt : kDLInt, bits, 1};
+    case DTypeCategory::Floating:
+      return {d == DType::BFloat16 ? kDLBfloat : kDLFloat, bits, 1};
+  }
+  __builtin_unreachable();
+}
+
+bool dtype_from_dl(DLDataType t, DType& out) {
+  if (t.lanes != 1) return false;
+  for (int i = 0; i < kNumDTypes; ++i) {
+    DLDataType c = dl_dtype(static_cast<DType>(i));
+    if (c.code == t.code && c.bits == t.bits) {
+      out = static_cast<DType>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+DLDevice dl_device_of(Device d) {
+  return d.is_cpu() ? DLDevice{kDLCPU, 0} : DLDevice{kDLCUDA, d.index < 0 ? 0 : d.index};
+}
+
+// Owns what a managed tensor points at: the tensor (so its storage) and copies of its shape and strides.
+template <typename Managed>
+struct ExportCtx {
+  Tensor tensor;
+  DimVector shape;
+  DimVector strides;
+  Managed managed{};
+};
+
+template <typename Managed>
+void delete_export(Managed* self) {
+  delete static_cast<ExportCtx<Managed>*>(self->manager_ctx);
+}
+
+template <typename Managed>
+Managed* make_managed(const Tensor& t) {
+  auto* ctx = new ExportCtx<Managed>{t, t.sizes(), t.strides()};
+  Managed& m = ctx->managed;
+  m.manager_ctx = ctx;
+  m.deleter = &delete_export<Managed>;
+  m.dl_tensor = DLTensor{t.data_ptr(),
+                         dl_device_of(t.device()),
+                         static_cast<int32_t>(t.dim()),
+                         dl_dtype(t.dtype()),
+                         ctx->shape.data(),
+                         ctx->strides.data(),
+                         0};
+  return &m;
+}
+
+// Frees the managed tensor of a capsule nobody consumed (a consumer renames it first).
+void capsule_destructor(PyObject* capsule) {
+  if (PyCapsule_IsValid(capsule, kVersionedName)) {
+    auto* m = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(capsule, kVersionedName));
+    if (m->deleter) m->deleter(m);
+  } else if (PyCapsule_IsValid(capsule, kLegacyName)) {
+    auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, kLegacyName));
+    if (m->deleter) m->deleter(m);
+  }
+}
+
+nb::object to_capsule(void* managed, const char* name) {
+  PyObject* cap = PyCapsule_New(managed, name, &capsule_destructor);
+  if (!cap) throw nb::python_error();
+  return nb::steal(cap);
+}
+
+nb::object tensor_dlpack(const Tensor& t, nb::handle stream, nb::handle max_version, nb::handle dl_device,
+                         nb::handle copy) {
+  if (t.requires_grad())
+    throw nb::buffer_error("Can't export tensors that require gradient, use tensor.detach()");
+  if (!stream.is_none() && t.device().is_cpu())
+    throw nb::value_error("__dlpack__: stream must be None for a cpu tensor");
+  bool versioned = !max_version.is_none() && nb::cast<int64_t>(max_version[0]) >= 1;
+  bool copied = !copy.is_none() && nb::cast<bool>(copy);
+  if (!dl_device.is_none()) {
+    DLDevice want{nb::cast<int32_t>(dl_device[0]), nb::cast<int32_t>(dl_device[1])};
+    DLDevice have = dl_device_of(t.device());
+    if (want.device_type != have.device_type || want.device_id != have.device_id)
+      throw nb::buffer_error(
+          "__dlpack__: can't export to another device; move the tensor there first (t.to(...))");
+  }
+  // An alias without autograd state, or a fresh copy when the consumer asked for one.
+  Tensor out = copied ? clone(make_view(t, t.sizes(), t.strides(), t.storage_offset()))
+                      : make_view(t, t.sizes(), t.strides(), t.storage_offset());
+  bool readonly = !out.storage()->writeable();
+  if (!versioned) {
+    if (readonly)
+      throw nb::buffer_error(
+          "Cannot export a read-only tensor through a legacy DLPack capsule, which cannot say it is "
+          "read-only; "
+          "pass max_version=(1, 0) or copy=True");
+    return to_capsule(make_managed<DLManagedTensor>(out), kLegacyName);
+  }
+  DLManagedTensorVersioned* m = make_managed<DLManagedTensorVersioned>(out);
+  m->version = {kMajorVersion, kMinorVersion};
+  m->flags = (readonly ? kFlagReadOnly : 0) | (copied ? kFlagIsCopied : 0);
+  try {
+    return to_capsule(m, kVersionedName);
+  } catch (...) {
+    m->deleter(m);
+    throw;
+  }
+}
+
+// The storage's deleter for an imported tensor: hands the managed tensor back to its producer.
+template <typename Managed>
+void release_managed(void* ctx) {
+  auto* m = static_cast<Managed*>(ctx);
+  if (m->deleter) m->deleter(m);
+}
+
+template <typename Managed>
+Tensor import_managed(PyObject* capsule, Managed* m, const char* used_name, bool readonly) {
+  const DLTensor& dl = m->dl_tensor;
+  TANDEM_CHECK(
+      dl.device.device_type == kDLCPU || dl.device.device_type == kDLCUDAHost, NotImplemented,
+      "from_dlpack(): DLPack device type ", dl.device.device_type,
+      " is not supported by this build (only host memory)\nhint: copy the tensor to the host in its own "
+      "framework first (e.g. x.cpu())");
+  DType dtype;
+  TANDEM_CHECK(dtype_from_dl(dl.dtype, dtype), Type, "from_dlpack(): unsupported DLPack dtype (code ",
+               int(dl.dtype.code), ", bits ", int(dl.dtype.bits), ", lanes ", dl.dtype.lanes,
+               ")\nhint: convert it in its own framework first to one of bool, uint8, int8..int64, float16, "
+               "bfloat16, float32, float64");
+  TANDEM_CHECK(dl.ndim >= 0, Value, "from_dlpack(): negative ndim ", dl.ndim);
+  DimVector sizes(IntArrayRef(dl.shape, static_cast<size_t>(dl.ndim)));
+  DimVector strides = dl.strides ? DimVector(IntArrayRef(dl.strides, static_cast<size_t>(dl.ndim)))
+                                 : contiguous_strides(sizes);
+  int64_t numel = compute_numel(sizes), extent = 1;
+  for (int32_t d = 0; d < dl.ndim; ++d) {
+    TANDEM_CHECK(strides[d] >= 0, Value,
+                 "from_dlpack(): tensors with negative strides are not supported\nhint: make a contiguous "
+                 "copy in the producing framework first");
+    extent += (sizes[d] - 1) * strides[d];
+  }
+  size_t nbytes = numel == 0 ? 0 : static_cast<size_t>(extent) * element_size(dtype);
+  // Take ownership, then mark the capsule consumed before anything else can throw.
+  DataPtr data(static_cast<char*>(dl.data) + dl.byte_offset, m, &release_managed<Managed>);
+  PyCapsule_SetName(capsule, used_name);
+  auto storage = make_intrusive<StorageImpl>(std::move(data), nbytes, Device());
+  storage->set_writeable(!readonly);
+  return Tensor(
+      make_intrusive<TensorImpl>(std::move(storage), 0, std::move(sizes), std::move(strides), dtype));
+}
+
+Tensor tensor_from_capsule(nb::handle obj) {
+  PyObject* cap = obj.ptr();
+  TANDEM_CHECK(PyCapsule_CheckExact(cap), Type,
+               "from_dlpack(): expected an object with __dlpack__ or a DLPack capsule (got ",
+               nb::inst_name(obj).c_str(), ")");
+  if (PyCapsule_IsValid(cap, kVersionedName)) {
+    auto* m = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, kVersionedName));
+    TANDEM_CHECK(m->version.major == kMajorVersion, Runtime, "from_dlpack(): unsupported DLPack version ",
+                 m->version.major, ".", m->version.minor, " (tandem reads ", kMajorVersion,
+                 ".x)\nhint: ask the producer for max_version=(1, 0)");
+    return import_managed(cap, m, kUsedVersionedName, m->flags & kFlagReadOnly);
+  }
+  if (PyCapsule_IsValid(cap, kLegacyName))
+    return import_managed(cap, static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, kLegacyName)),
+                          kUsedLegacyName, false);
+  TANDEM_THROW(
+      Runtime,
+      "from_dlpack received an invalid capsule. Note that DLTensor capsules can be consumed only once, so "
+      "you might have already constructed a tensor from it once.\nhint: call __dlpack__() again for a "
+      "fresh capsule");
+}
+
+}  // namespace
+
+void init_dlpack(nb::module_& m) {
+  auto cls = nb::type<Tensor>();
+  auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
+  tensor.def("__dlpack__", &tensor_dlpack, nb::arg("stream") = nb::none(),
+             nb::arg("max_version") = nb::none(), nb::arg("dl_device") = nb::none(),
+             nb::arg("copy") = nb::none(),
+             "A DLPack capsule viewing this tensor (versioned when max_version >= (1, 0)).");
+  tensor.def(
+      "__dlpack_device__",
+      [](const Tensor& t) {
+        DLDevice d = dl_device_of(t.device());
+        return nb::make_tuple(d.device_type, d.device_id);
+      },
+      "(DLPack device type, device id): (1, 0) for the CPU.");
+  m.def("_from_dlpack_capsule", &tensor_from_capsule, nb::arg("capsule"));
+  m.attr("_DLPACK_MAX_VERSION") = nb::make_tuple(kMajorVersion, kMinorVersion);
+}
+
+}  // namespace tandem::py

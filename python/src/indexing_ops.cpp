@@ -1,0 +1,223 @@
+// Bindings of the indexing and joining ops: cat/stack, gather/scatter, index_select, masked ops, nonzero,
+// flip, take_along_dim, one_hot, index_put. Called from init_indexing.
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/vector.h>
+
+#include <vector>
+
+#include "bindings.h"
+#include "core/error.h"
+#include "ops/copy.h"
+#include "ops/indexing.h"
+#include "ops/join.h"
+
+namespace tandem::py {
+
+void init_indexing_ops(nb::module_& m);
+
+namespace {
+
+std::vector<Tensor> tensor_list(nb::handle seq, const char* fn, const char* arg) {
+  TANDEM_CHECK(PyList_Check(seq.ptr()) || PyTuple_Check(seq.ptr()), Type, fn, "(): argument '", arg,
+               "' (position 1) must be tuple of Tensors, not ", nb::inst_name(seq).c_str());
+  std::vector<Tensor> out;
+  for (nb::handle h : seq) {
+    TANDEM_CHECK(is_tensor(h), Type, fn, "(): argument '", arg,
+                 "' (position 1) must be tuple of Tensors, not ", nb::inst_name(h).c_str());
+    out.push_back(as_tensor_ref(h));
+  }
+  return out;
+}
+
+nb::object tensor_tuple(const std::vector<Tensor>& parts) {
+  nb::list out;
+  for (const Tensor& t : parts) out.append(wrap(t));
+  return nb::tuple(out);
+}
+
+// index_put's indices: a tuple/list of tensors or None.
+std::vector<Tensor> optional_tensor_list(nb::handle seq) {
+  TANDEM_CHECK(PyList_Check(seq.ptr()) || PyTuple_Check(seq.ptr()), Type,
+               "index_put(): argument 'indices' must be tuple of Tensors, not ", nb::inst_name(seq).c_str());
+  std::vector<Tensor> out;
+  for (nb::handle h : seq) out.push_back(h.is_none() ? Tensor() : expect_tensor(h, "index_put", "indices"));
+  return out;
+}
+
+Scalar number(nb::handle h, const char* fn, const char* arg) {
+  Scalar s;
+  TANDEM_CHECK(to_scalar(h, s), Type, fn, "(): argument '", arg, "' must be Number, not ",
+               nb::inst_name(h).c_str());
+  return s;
+}
+
+// masked_fill's value: a Python number or a 0-d tensor.
+template <typename Fn>
+Tensor with_fill_value(nb::handle value, Fn&& fn) {
+  if (is_tensor(value)) return fn(as_tensor_ref(value));
+  return fn(number(value, "masked_fill", "value"));
+}
+
+DimVector dims_arg(nb::handle h) { return to_shape(h, "flip"); }
+
+}  // namespace
+
+void init_indexing_ops(nb::module_& m) {
+  auto cls = nb::type<Tensor>();
+  auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
+
+  auto cat_fn = [](nb::handle tensors, int64_t dim) {
+    return cat(tensor_list(tensors, "cat", "tensors"), dim);
+  };
+  m.def("cat", cat_fn, nb::arg("tensors"), nb::arg("dim") = 0);
+  m.def("concat", cat_fn, nb::arg("tensors"), nb::arg("dim") = 0);
+  m.def("concatenate", cat_fn, nb::arg("tensors"), nb::arg("axis") = 0);
+  m.def(
+      "stack",
+      [](nb::handle tensors, int64_t dim) { return stack(tensor_list(tensors, "stack", "tensors"), dim); },
+      nb::arg("tensors"), nb::arg("dim") = 0);
+  m.def(
+      "hstack", [](nb::handle t) { return hstack(tensor_list(t, "hstack", "tensors")); }, nb::arg("tensors"));
+  m.def(
+      "vstack", [](nb::handle t) { return vstack(tensor_list(t, "vstack", "tensors")); }, nb::arg("tensors"));
+  m.def(
+      "row_stack", [](nb::handle t) { return vstack(tensor_list(t, "row_stack", "tensors")); },
+      nb::arg("tensors"));
+  m.def(
+      "dstack", [](nb::handle t) { return dstack(tensor_list(t, "dstack", "tensors")); }, nb::arg("tensors"));
+
+  auto gather_fn = [](const Tensor& x, int64_t dim, const Tensor& index) { return gather(x, dim, index); };
+  m.def("gather", gather_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"));
+  tensor.def("gather", gather_fn, nb::arg("dim"), nb::arg("index"));
+
+  // scatter's src may be a tensor or a number (PyTorch's `value` overload).
+  auto scatter_fn = [](const Tensor& x, int64_t dim, const Tensor& index, nb::handle src) {
+    if (is_tensor(src)) return scatter(x, dim, index, as_tensor_ref(src));
+    return scatter(x, dim, index, number(src, "scatter", "value"));
+  };
+  auto scatter_inplace_fn = [](const Tensor& x, int64_t dim, const Tensor& index, nb::handle src) {
+    if (is_tensor(src)) return scatter_(x, dim, index, as_tensor_ref(src));
+    return scatter_(x, dim, index, number(src, "scatter_", "value"));
+  };
+  m.def("scatter", scatter_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("src"));
+  tensor.def("scatter", scatter_fn, nb::arg("dim"), nb::arg("index"), nb::arg("src"));
+  tensor.def("scatter_", scatter_inplace_fn, nb::arg("dim"), nb::arg("index"), nb::arg("src"));
+  auto scatter_add_fn = [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+    return scatter_add(x, dim, index, src);
+  };
+  m.def("scatter_add", scatter_add_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("src"));
+  tensor.def("scatter_add", scatter_add_fn, nb::arg("dim"), nb::arg("index"), nb::arg("src"));
+  tensor.def(
+      "scatter_add_",
+      [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+        return scatter_add_(x, dim, index, src);
+      },
+      nb::arg("dim"), nb::arg("index"), nb::arg("src"));
+
+  auto index_select_fn = [](const Tensor& x, int64_t dim, const Tensor& index) {
+    return index_select(x, dim, index);
+  };
+  m.def("index_select", index_select_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"));
+  tensor.def("index_select", index_select_fn, nb::arg("dim"), nb::arg("index"));
+
+  auto index_add_fn = [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
+                         nb::handle alpha) {
+    return index_add(x, dim, index, source, number(alpha, "index_add", "alpha"));
+  };
+  m.def("index_add", index_add_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("source"),
+        nb::kw_only(), nb::arg("alpha") = 1);
+  tensor.def("index_add", index_add_fn, nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::kw_only(),
+             nb::arg("alpha") = 1);
+  tensor.def(
+      "index_add_",
+      [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source, nb::handle alpha) {
+        return index_add_(x, dim, index, source, number(alpha, "index_add_", "alpha"));
+      },
+      nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::kw_only(), nb::arg("alpha") = 1);
+  auto index_copy_fn = [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
+    return index_copy(x, dim, index, source);
+  };
+  m.def("index_copy", index_copy_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("source"));
+  tensor.def("index_copy", index_copy_fn, nb::arg("dim"), nb::arg("index"), nb::arg("source"));
+  tensor.def(
+      "index_copy_",
+      [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
+        return index_copy_(x, dim, index, source);
+      },
+      nb::arg("dim"), nb::arg("index"), nb::arg("source"));
+  // index_fill's value: a number or a 0-d tensor.
+  auto index_fill_inplace_fn = [](const Tensor& x, int64_t dim, const Tensor& index, nb::handle value) {
+    if (is_tensor(value)) return index_fill_(x, dim, index, as_tensor_ref(value));
+    return index_fill_(x, dim, index, number(value, "index_fill_", "value"));
+  };
+  auto index_fill_fn = [=](const Tensor& x, int64_t dim, const Tensor& index, nb::handle value) {
+    return index_fill_inplace_fn(clone(x), dim, index, value);
+  };
+  m.def("index_fill", index_fill_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("value"));
+  tensor.def("index_fill", index_fill_fn, nb::arg("dim"), nb::arg("index"), nb::arg("value"));
+  tensor.def("index_fill_", index_fill_inplace_fn, nb::arg("dim"), nb::arg("index"), nb::arg("value"));
+  auto take_fn = [](const Tensor& x, const Tensor& index) { return take(x, index); };
+  m.def("take", take_fn, nb::arg("input"), nb::arg("index"));
+  tensor.def("take", take_fn, nb::arg("index"));
+
+  auto masked_fill_fn = [](const Tensor& x, const Tensor& mask, nb::handle value) {
+    return with_fill_value(value, [&](const auto& v) { return masked_fill(x, mask, v); });
+  };
+  m.def("masked_fill", masked_fill_fn, nb::arg("input"), nb::arg("mask"), nb::arg("value"));
+  tensor.def("masked_fill", masked_fill_fn, nb::arg("mask"), nb::arg("value"));
+  tensor.def(
+      "masked_fill_",
+      [](const Tensor& x, const Tensor& mask, nb::handle value) {
+        return with_fill_value(value, [&](const auto& v) { return masked_fill_(x, mask, v); });
+      },
+      nb::arg("mask"), nb::arg("value"));
+  auto masked_select_fn = [](const Tensor& x, const Tensor& mask) { return masked_select(x, mask); };
+  m.def("masked_select", masked_select_fn, nb::arg("input"), nb::arg("mask"));
+  tensor.def("masked_select", masked_select_fn, nb::arg("mask"));
+
+  auto nonzero_fn = [](const Tensor& x, bool as_tuple) -> nb::object {
+    if (as_tuple) return tensor_tuple(nonzero_tuple(x));
+    return wrap(nonzero(x));
+  };
+  m.def("nonzero", nonzero_fn, nb::arg("input"), nb::kw_only(), nb::arg("as_tuple") = false);
+  tensor.def("nonzero", nonzero_fn, nb::kw_only(), nb::arg("as_tuple") = false);
+  m.def(
+      "argwhere", [](const Tensor& x) { return nonzero(x); }, nb::arg("input"));
+  tensor.def("argwhere", [](const Tensor& x) { return nonzero(x); });
+
+  m.def(
+      "flip", [](const Tensor& x, nb::handle dims) { return flip(x, dims_arg(dims)); }, nb::arg("input"),
+      nb::arg("dims"));
+  tensor.def("flip", [](const Tensor& x, nb::args dims) { return flip(x, shape_from_args(dims, "flip")); });
+
+  auto take_along_fn = [](const Tensor& x, const Tensor& indices, std::optional<int64_t> dim) {
+    return take_along_dim(x, indices, dim);
+  };
+  m.def("take_along_dim", take_along_fn, nb::arg("input"), nb::arg("indices"), nb::arg("dim") = nb::none());
+  tensor.def("take_along_dim", take_along_fn, nb::arg("indices"), nb::arg("dim") = nb::none());
+  m.def(
+      "fliplr", [](const Tensor& x) { return fliplr(x); }, nb::arg("input"));
+  tensor.def("fliplr", [](const Tensor& x) { return fliplr(x); });
+  m.def(
+      "flipud", [](const Tensor& x) { return flipud(x); }, nb::arg("input"));
+  tensor.def("flipud", [](const Tensor& x) { return flipud(x); });
+
+  m.def(
+      "one_hot", [](const Tensor& x, int64_t num_classes) { return one_hot(x, num_classes); },
+      nb::arg("tensor"), nb::arg("num_classes") = -1);
+
+  tensor.def(
+      "index_put_",
+      [](const Tensor& x, nb::handle indices, const Tensor& values, bool accumulate) {
+        return index_put_(x, optional_tensor_list(indices), values, accumulate);
+      },
+      nb::arg("indices"), nb::arg("values"), nb::arg("accumulate") = false);
+  tensor.def(
+      "index_put",
+      [](const Tensor& x, nb::handle indices, const Tensor& values, bool accumulate) {
+        return index_put(x, optional_tensor_list(indices), values, accumulate);
+      },
+      nb::arg("indices"), nb::arg("values"), nb::arg("accumulate") = false);
+}
+
+}  // namespace tandem::py

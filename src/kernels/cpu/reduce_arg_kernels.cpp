@@ -1,0 +1,195 @@
+// CPU max/min with indices over the last dim (max(dim), argmax, ...). First index wins ties; a NaN beats
+// every number and the first NaN is reported, as in PyTorch.
+#include <utility>
+#include <vector>
+
+#include "kernels/cpu/reduce_fold.h"
+#include "kernels/cpu/simd.h"
+
+namespace tandem::cpu {
+
+namespace {
+
+template <bool IsMax, typename V>
+TANDEM_INLINE bool better(V x, V best) {
+  // Bitwise, not short-circuit, so the column loops vectorise.
+  return (IsMax ? x > best : x < best) | ((x != x) & (best == best));
+}
+
+template <typename T, bool IsMax>
+std::pair<opmath_t<T>, int64_t> arg_strided(const T* in, int64_t n, int64_t stride) {
+  using V = opmath_t<T>;
+  V best = static_cast<V>(in[0]);
+  int64_t at = 0;
+  for (int64_t i = 1; i < n; ++i) {
+    V x = static_cast<V>(in[i * stride]);
+    if (better<IsMax>(x, best)) best = x, at = i;
+  }
+  return {best, at};
+}
+
+template <bool IsMax, typename X>
+TANDEM_INLINE X pick(X x, X best) {
+  return (IsMax ? x > best : x < best) ? x : best;
+}
+
+// Index of the first element equal to `target` (or the first NaN when `find_nan`), or n. Blocks are tested
+// without early exit so they vectorise.
+template <int B, typename T>
+TANDEM_INLINE auto match(const T* at, T target, bool find_nan) {
+  auto v = vload<B>(at);
+  return find_nan ? v != v : v == target;
+}
+
+template <int B, typename T>
+TANDEM_INLINE int64_t find_first(const T* in, int64_t n, T target, bool find_nan) {
+  constexpr int64_t W = B / sizeof(T), K = 4;
+  int64_t i = 0;
+  for (; i + K * W <= n; i += K * W) {
+    auto hit = match<B>(in + i, target, find_nan) | match<B>(in + i + W, target, find_nan) |
+               match<B>(in + i + 2 * W, target, find_nan) | match<B>(in + i + 3 * W, target, find_nan);
+    if (any_lane(hit)) break;
+  }
+  for (; i + W <= n; i += W) {
+    auto hit = match<B>(in + i, target, find_nan);
+    if (any_lane(hit)) return i + first_lane<sizeof(T)>(hit);
+  }
+  for (; i < n; ++i)
+    if (find_nan ? in[i] != in[i] : in[i] == target) return i;
+  return n;
+}
+
+// Contiguous row of a vectorisable type: one pass for the extreme value and a NaN probe, then a search for
+// the value's first index. x - x is 0 for numbers and NaN for NaN or inf, so any NaN leaves the probe NaN.
+template <int B, typename T, bool IsMax>
+TANDEM_INLINE std::pair<T, int64_t> arg_vectors(const T* in, int64_t n) {
+  using Vec = vec_t<T, B>;
+  constexpr int64_t W = B / sizeof(T);
+  // Named accumulators (not arrays) stay in registers.
+  Vec m0 = vsplat<B, T>(in[0]), m1 = m0, m2 = m0, m3 = m0;
+  Vec q0 = vsplat<B, T>(T(0)), q1 = q0, q2 = q0, q3 = q0;
+  int64_t i = 0;
+  for (; i + 4 * W <= n; i += 4 * W) {
+    Vec x0 = vload<B>(in + i), x1 = vload<B>(in + i + W), x2 = vload<B>(in + i + 2 * W),
+        x3 = vload<B>(in + i + 3 * W);
+    m0 = pick<IsMax>(x0, m0), m1 = pick<IsMax>(x1, m1), m2 = pick<IsMax>(x2, m2), m3 = pick<IsMax>(x3, m3);
+    q0 += x0 - x0, q1 += x1 - x1, q2 += x2 - x2, q3 += x3 - x3;
+  }
+  m0 = pick<IsMax>(pick<IsMax>(m0, m1), pick<IsMax>(m2, m3));
+  q0 += q1 + q2 + q3;
+  for (; i + W <= n; i += W) {  // short rows stay vectorised
+    Vec x = vload<B>(in + i);
+    m0 = pick<IsMax>(x, m0);
+    q0 += x - x;
+  }
+  T best = in[0], probe = T(0);
+  for (int64_t j = 0; j < W; ++j) best = pick<IsMax>(static_cast<T>(m0[j]), best), probe += q0[j];
+  for (; i < n; ++i) best = pick<IsMax>(in[i], best), probe += in[i] - in[i];
+  if (probe != probe) {  // a NaN or an infinity: look for the first NaN
+    int64_t at = find_first<B>(in, n, T(0), true);
+    if (at < n) return {in[at], at};
+  }
+  return {best, find_first<B>(in, n, best, false)};
+}
+template <typename T, bool IsMax>
+TANDEM_TARGET_AVX2 std::pair<T, int64_t> arg_vectors_avx2(const T* in, int64_t n) {
+  return arg_vectors<32, T, IsMax>(in, n);
+}
+
+template <typename T, bool IsMax>
+std::pair<opmath_t<T>, int64_t> arg_contig(const T* in, int64_t n) {
+  if constexpr (kSimdType<T>) {
+    return cpu_has_avx2() ? arg_vectors_avx2<T, IsMax>(in, n) : arg_vectors<16, T, IsMax>(in, n);
+  } else {
+    return arg_strided<T, IsMax>(in, n, 1);
+  }
+}
+
+template <typename T, bool IsMax>
+void run_arg(const Tensor& values, const Tensor& indices, const Tensor& in) {
+  using V = opmath_t<T>;
+  ReduceGeometry g = make_reduce_geometry(in, 1);
+  if (g.n_out == 0) return;
+  const T* data = in.data<T>();
+  T* vals = values.defined() ? values.data<T>() : nullptr;
+  int64_t* idxs = indices.data<int64_t>();
+  int64_t n = g.red_sizes.empty() ? 1 : g.red_sizes[0], rs = g.red_sizes.empty() ? 0 : g.red_strides[0];
+  auto emit = [&](int64_t o, V v, int64_t i) {
+    if (vals) vals[o] = convert<T>(v);
+    idxs[o] = i;
+  };
+  auto row = [&](const T* p, int64_t len) {
+    return rs == 1 ? arg_contig<T, IsMax>(p, len) : arg_strided<T, IsMax>(p, len, rs);
+  };
+  size_t nk = g.kept_sizes.size();
+  if (nk && rs != 1 && g.kept_strides[nk - 1] == 1) {
+    // Innermost kept dim contiguous: fold whole rows into a tile of (value, index) accumulators.
+    constexpr int64_t kTile = 256;
+    int64_t J = g.kept_sizes[nk - 1], tiles = (J + kTile - 1) / kTile;
+    DimVector outer_sizes(g.kept_sizes), outer_strides(g.kept_strides);
+    outer_sizes[nk - 1] = 1;
+    parallel_over_outputs(g.n_out / J * tiles, n * kTile, [&](int64_t ub, int64_t ue) {
+      V best[kTile];
+      int64_t at[kTile];
+      for (int64_t u = ub; u < ue; ++u) {
+        int64_t outer = u / tiles, j0 = (u % tiles) * kTile, m = std::min(kTile, J - j0);
+        OffsetCounter pos(outer_sizes, outer_strides, outer);
+        const T* base = data + pos.offset() + j0;
+        for (int64_t j = 0; j < m; ++j) best[j] = static_cast<V>(base[j]), at[j] = 0;
+        for (int64_t r = 1; r < n; ++r) {
+          const T* __restrict p = base + r * rs;
+          for (int64_t j = 0; j < m; ++j) {
+            V x = static_cast<V>(p[j]);
+            bool b = better<IsMax>(x, best[j]);
+            best[j] = b ? x : best[j];
+            at[j] = b ? r : at[j];
+          }
+        }
+        for (int64_t j = 0; j < m; ++j) emit(outer * J + j0 + j, best[j], at[j]);
+      }
+    });
+    return;
+  }
+  if (should_split_reduction(g.n_out, n, g.n_out * n)) {
+    // Few long rows: each thread scans a chunk; chunk results combine in order so the first index wins.
+    int64_t chunks = get_num_threads();
+    for (int64_t o = 0; o < g.n_out; ++o) {
+      OffsetCounter pos(g.kept_sizes, g.kept_strides, o);
+      const T* base = data + pos.offset();
+      std::vector<std::pair<V, int64_t>> part(static_cast<size_t>(chunks));
+      parallel_for(0, chunks, 1, [&](int64_t cb, int64_t ce) {
+        for (int64_t c = cb; c < ce; ++c) {
+          int64_t lo = n * c / chunks, hi = n * (c + 1) / chunks;
+          part[c] = row(base + lo * rs, hi - lo);
+          part[c].second += lo;
+        }
+      });
+      auto best = part[0];
+      for (int64_t c = 1; c < chunks; ++c)
+        if (better<IsMax>(part[c].first, best.first)) best = part[c];
+      emit(o, best.first, best.second);
+    }
+    return;
+  }
+  parallel_over_outputs(g.n_out, n, [&](int64_t b, int64_t e) {
+    OffsetCounter pos(g.kept_sizes, g.kept_strides, b);
+    for (int64_t o = b; o < e; ++o, pos.next()) {
+      auto r = row(data + pos.offset(), n);
+      emit(o, r.first, r.second);
+    }
+  });
+}
+
+}  // namespace
+
+void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in) {
+  dispatch_dtype(in.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (is_max)
+      run_arg<T, true>(values, indices, in);
+    else
+      run_arg<T, false>(values, indices, in);
+  });
+}
+
+}  // namespace tandem::cpu

@@ -1,0 +1,69 @@
+// Portable vectors through GCC/Clang vector extensions, for reduction loops the auto-vectoriser leaves
+// scalar (without -ffast-math it may not reorder float folds). Arithmetic, comparisons (lane masks) and
+// `mask ? a : b` work on these types as on scalars, so one templated expression serves both.
+//
+// Hot loops are written once over a vector width B and instantiated twice: B = 16 (SSE2, every x86-64 and
+// any other CPU) and B = 32 inside a function compiled for AVX2, chosen at run time by cpu_has_avx2().
+// The loop bodies are always_inline and call nothing out of line, so no AVX2 code leaks into shared code.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "core/macros.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TANDEM_TARGET_AVX2 __attribute__((target("avx2,fma")))
+#else
+#define TANDEM_TARGET_AVX2
+#endif
+
+// 32-byte vectors passed by value would change the ABI without AVX; they never cross a call here.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace tandem::cpu {
+
+// True when the CPU runs AVX2 code (checked once).
+bool cpu_has_avx2();
+
+template <typename T, int B>
+struct VecOf {
+  typedef T type __attribute__((vector_size(B)));
+};
+template <typename T, int B>
+using vec_t = typename VecOf<T, B>::type;
+// Types the vectors hold: plain arithmetic types (16-bit floats are storage types, not arithmetic ones).
+template <typename T>
+constexpr bool kSimdType = std::is_arithmetic_v<T> && !std::is_same_v<T, bool>;
+
+template <int B, typename T>
+TANDEM_INLINE vec_t<T, B> vload(const T* p) {
+  vec_t<T, B> v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <int B, typename T>
+TANDEM_INLINE vec_t<T, B> vsplat(T x) {
+  return vec_t<T, B>{} + x;
+}
+// True when any lane of a comparison mask is set (tested as 64-bit words, not lane by lane).
+template <typename M>
+TANDEM_INLINE bool any_lane(M m) {
+  uint64_t w[sizeof(M) / 8];
+  std::memcpy(w, &m, sizeof w);
+  uint64_t r = 0;
+  for (uint64_t x : w) r |= x;
+  return r != 0;
+}
+
+// Index of the first set lane of a mask whose lanes are LaneBytes wide (the mask must have one set).
+template <int LaneBytes, typename M>
+TANDEM_INLINE int64_t first_lane(M m) {
+  uint64_t w[sizeof(M) / 8];
+  std::memcpy(w, &m, sizeof w);
+  int64_t k = 0;
+  while (w[k] == 0) ++k;
+  return k * (8 / LaneBytes) + __builtin_ctzll(w[k]) / (8 * LaneBytes);
+}
+
+}  // namespace tandem::cpu

@@ -1,0 +1,36 @@
+#include "ops/compare.h"
+
+#include "core/error.h"
+#include "ops/copy.h"
+#include "ops/elementwise.h"
+#include "ops/reduce.h"
+
+namespace tandem {
+
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  TANDEM_CHECK(a.dtype() == b.dtype(), Runtime, dtype_title(a.dtype()), " did not match ", dtype_title(b.dtype()),
+               "\nhint: convert one side first, e.g. a.to(b.dtype)");
+  TANDEM_CHECK(rtol >= 0 && atol >= 0, Runtime, "isclose(): rtol and atol must be non-negative, got rtol=", rtol,
+               " and atol=", atol);
+  Tensor close = eq(a, b);
+  if (a.dtype() == DType::Bool) return close;
+  // Computed in the default float dtype for integers, as the tolerance is fractional.
+  DType d = is_floating(a.dtype()) ? a.dtype() : default_float_dtype();
+  Tensor fa = to_dtype(a, d), fb = to_dtype(b, d);
+  Tensor within = le(abs(sub(fa, fb)), add(mul(abs(fb), Scalar(rtol)), Scalar(atol)));
+  close = logical_or(close, logical_and(within, isfinite(fb)));
+  if (equal_nan) close = logical_or(close, logical_and(isnan(fa), isnan(fb)));
+  return close;
+}
+
+bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  return item(all(isclose(a, b, rtol, atol, equal_nan))).to_bool();
+}
+
+bool equal(const Tensor& a, const Tensor& b) {
+  check_same_device("equal", a, b);
+  if (a.sizes() != b.sizes()) return false;
+  return item(all(eq(a, b))).to_bool();
+}
+
+}  // namespace tandem

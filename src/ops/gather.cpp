@@ -1,0 +1,210 @@
+// The gather/scatter family: gather, scatter(_add), take_along_dim, one_hot, flip. Each builds an IndexPlan
+// along one dim; the kernels are shared with advanced indexing.
+#include <vector>
+
+#include "core/error.h"
+#include "ops/copy.h"
+#include "ops/elementwise.h"
+#include "ops/index_plan.h"
+#include "ops/indexing.h"
+#include "ops/view.h"
+
+namespace tandem {
+
+namespace {
+
+// A plan over `index64`'s shape that pairs self (indexed along dim) with `other` at other_strides.
+IndexPlan plan_along_dim(const Tensor& self, int64_t dim, const Tensor& index64, const char* other,
+                         IntArrayRef other_strides) {
+  IndexPlan plan;
+  plan.device = self.device();
+  plan.shape = index64.sizes();
+  plan.self = static_cast<char*>(self.data_ptr());
+  plan.self_strides = self.strides();
+  plan.self_strides[dim] = 0;
+  plan.other = const_cast<char*>(other);
+  plan.other_strides = DimVector(other_strides);
+  plan.indices.push_back(
+      {index64.data<int64_t>(), index64.strides(), self.sizes()[dim], self.strides()[dim]});
+  plan.dtype = self.dtype();
+  coalesce(plan);
+  return plan;
+}
+
+// PyTorch accepts int32 and int64 indices in this family (and names the op "scatter" for scatter_add too).
+void check_index_dtype(const Tensor& index, const char* op) {
+  TANDEM_CHECK(index.dtype() == DType::Int64 || index.dtype() == DType::Int32, Runtime, op,
+               "(): Expected dtype int32/int64 for index\nhint: convert the index with .long()");
+}
+
+void check_index_range(const Tensor& index64, int64_t dim, int64_t size) {
+  int64_t bad;
+  TANDEM_CHECK(index_in_range(index64, size, false, bad), Runtime, "index ", bad,
+               " is out of bounds for dimension ", dim, " with size ", size);
+}
+
+// index.size(d) <= self.size(d) for d != dim and (for scatter) <= src.size(d) for every d.
+void check_scatter_shapes(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src) {
+  TANDEM_CHECK(index.dim() == self.dim(), Runtime,
+               "Index tensor must have the same number of dimensions as self tensor");
+  if (src) {
+    TANDEM_CHECK(index.dim() == src->dim(), Runtime,
+                 "Index tensor must have the same number of dimensions as src tensor");
+  }
+  bool ok = true;
+  for (int64_t d = 0; d < index.dim(); ++d) {
+    ok = ok && (d == dim || index.sizes()[d] <= self.sizes()[d]);
+    ok = ok && (!src || index.sizes()[d] <= src->sizes()[d]);
+  }
+  if (src) {
+    TANDEM_CHECK(ok, Runtime, "Expected index ", index.shape_str(), " to be no larger than self ",
+                 self.shape_str(), " apart from dimension ", dim, " and to be no larger size than src ",
+                 src->shape_str());
+  } else {
+    TANDEM_CHECK(ok, Runtime, "Expected index ", index.shape_str(), " to be no larger than self ",
+                 self.shape_str(), " apart from dimension ", dim);
+  }
+}
+
+// scatter_ / scatter_add_ with src already broadcast or shaped (src_view's strides are used over index's
+// shape).
+Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src_view,
+                    bool accumulate, const char* op) {
+  check_writeable(self, op);
+  const Tensor s = at_least_1d(self), i = at_least_1d(index), v = at_least_1d(src_view);
+  dim = wrap_dim(dim, s.dim());
+  check_same_device(op, self, index);
+  check_same_device(op, self, src_view);
+  const Tensor index64 = contiguous_int64(i);
+  check_index_range(index64, dim, s.sizes()[dim]);
+  if (index64.numel() == 0) return self;
+  const Tensor src = v.storage().get() == s.storage().get() ? clone(v) : v;
+  run_put(s, plan_along_dim(s, dim, index64, static_cast<char*>(src.data_ptr()), src.strides()), accumulate);
+  self.bump_version();
+  return self;
+}
+
+Tensor scatter_src(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, bool accumulate,
+                   const char* op) {
+  check_index_dtype(index, "scatter");
+  TANDEM_CHECK(self.dtype() == src.dtype(), Runtime, op, "(): Expected self.dtype to be equal to src.dtype");
+  const Tensor s = at_least_1d(self), i = at_least_1d(index), v = at_least_1d(src);
+  check_scatter_shapes(s, wrap_dim(dim, s.dim()), i, &v);
+  return scatter_impl(self, dim, index, src, accumulate, op);
+}
+
+}  // namespace
+
+Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
+  check_index_dtype(index, "gather");
+  const Tensor s = at_least_1d(x), i = at_least_1d(index);
+  dim = wrap_dim(dim, s.dim());
+  TANDEM_CHECK(i.dim() == s.dim(), Runtime,
+               "Index tensor must have the same number of dimensions as input tensor");
+  for (int64_t d = 0; d < s.dim(); ++d) {
+    TANDEM_CHECK(d == dim || i.sizes()[d] <= s.sizes()[d], Runtime, "Size does not match at dimension ", d,
+                 " expected index ", index.shape_str(), " to be no larger than self ", x.shape_str(),
+                 " apart from dimension ", dim);
+  }
+  check_same_device("gather", x, index);
+  const Tensor index64 = contiguous_int64(i);
+  check_index_range(index64, dim, s.sizes()[dim]);
+  Tensor out = empty(index.sizes(), x.dtype(), x.device());
+  if (out.numel() > 0) {
+    run_gather(s, plan_along_dim(s, dim, index64, static_cast<char*>(out.data_ptr()),
+                                 contiguous_strides(index64.sizes())));
+  }
+  return out;
+}
+
+Tensor scatter_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_src(x, dim, index, src, false, "scatter");
+}
+Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_(clone(x), dim, index, src);
+}
+Tensor scatter_(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value) {
+  check_index_dtype(index, "scatter");
+  const Tensor s = at_least_1d(x), i = at_least_1d(index);
+  check_scatter_shapes(s, wrap_dim(dim, s.dim()), i, nullptr);
+  const Tensor v = expand(full(DimVector{}, value, x.dtype(), x.device()), i.sizes());
+  return scatter_impl(x, dim, index, v, false, "scatter");
+}
+Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value) {
+  return scatter_(clone(x), dim, index, value);
+}
+Tensor scatter_add_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_src(x, dim, index, src, true, "scatter_add");
+}
+Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_add_(clone(x), dim, index, src);
+}
+
+Tensor take_along_dim(const Tensor& x, const Tensor& indices, std::optional<int64_t> dim) {
+  TANDEM_CHECK(indices.dtype() == DType::Int64, Runtime,
+               "torch.take_along_dim(): dtype of indices should be Long but got ",
+               dtype_title(indices.dtype()));
+  if (!dim) return gather(flattened(x), 0, flattened(indices));
+  TANDEM_CHECK(
+      x.dim() == indices.dim(), Runtime,
+      "torch.take_along_dim(): input and indices should have the same number of dimensions, but got ",
+      x.dim(), " dimensions for input, and ", indices.dim(), " dimensions for indices");
+  const Tensor s = at_least_1d(x), i = at_least_1d(indices);
+  const int64_t d = wrap_dim(*dim, s.dim());
+  DimVector self_sizes = s.sizes();
+  self_sizes[d] = i.sizes()[d];
+  DimVector shape = broadcast_shapes(self_sizes, i.sizes());
+  const Tensor ib = expand(i, shape);
+  shape[d] = s.sizes()[d];
+  Tensor out = gather(expand(s, shape), d, ib);
+  return x.dim() == 0 ? reshape(out, indices.sizes()) : out;
+}
+
+Tensor one_hot(const Tensor& x, int64_t num_classes) {
+  TANDEM_CHECK(x.dtype() == DType::Int64, Runtime,
+               "one_hot is only applicable to index tensor of type LongTensor.");
+  const Tensor x64 = contiguous(x);
+  int64_t lo = 0, hi = -1;
+  const bool any = index_min_max(x64, lo, hi);
+  TANDEM_CHECK(any || num_classes > 0, Runtime, "Can not infer total number of classes from empty tensor.");
+  TANDEM_CHECK(lo >= 0, Runtime, "Class values must be non-negative.");
+  if (num_classes == -1) num_classes = hi + 1;
+  TANDEM_CHECK(hi < num_classes, Runtime, "Class values must be smaller than num_classes.");
+  DimVector shape = x.sizes();
+  shape.push_back(num_classes);
+  Tensor out = full(shape, Scalar(int64_t{0}), DType::Int64, x.device());
+  if (any) scatter_(out, -1, unsqueeze(x64, -1), Scalar(int64_t{1}));
+  return out;
+}
+
+Tensor flip(const Tensor& x, IntArrayRef dims) {
+  std::vector<bool> flipped(std::max<int64_t>(x.dim(), 1), false);
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(d, x.dim());
+    TANDEM_CHECK(!flipped[w], Runtime, "dim ", w, " appears multiple times in the list of dims");
+    flipped[w] = true;
+  }
+  if (x.numel() == 0 || x.dim() == 0) return clone(x);
+  // A private view that walks the flipped dims backwards (negative strides); the copy makes it a normal
+  // tensor.
+  DimVector strides = x.strides();
+  int64_t offset = x.storage_offset();
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    if (!flipped[d]) continue;
+    offset += (x.sizes()[d] - 1) * strides[d];
+    strides[d] = -strides[d];
+  }
+  return clone(make_view(x, x.sizes(), strides, offset));
+}
+
+Tensor fliplr(const Tensor& x) {
+  TANDEM_CHECK(x.dim() >= 2, Runtime, "Input must be >= 2-d.");
+  return flip(x, DimVector{1});
+}
+
+Tensor flipud(const Tensor& x) {
+  TANDEM_CHECK(x.dim() >= 1, Runtime, "Input must be >= 1-d.");
+  return flip(x, DimVector{0});
+}
+
+}  // namespace tandem

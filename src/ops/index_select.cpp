@@ -1,0 +1,169 @@
+// The index_select family (index_select, index_add_, index_copy_, index_fill_) and take: a 1-D index picks
+// whole slices along one dim, read or written through the shared IndexPlan kernels.
+#include "core/error.h"
+#include "ops/copy.h"
+#include "ops/elementwise.h"
+#include "ops/index_plan.h"
+#include "ops/indexing.h"
+#include "ops/view.h"
+
+namespace tandem {
+
+namespace {
+
+// The plan pairing self's slices index[j] along dim with slice j of `other` (shaped like self, with
+// index.numel() entries along dim).
+IndexPlan plan_slices(const Tensor& self, int64_t dim, const Tensor& index64, const Tensor& other) {
+  IndexPlan plan;
+  plan.device = self.device();
+  plan.shape = other.sizes();
+  plan.self = static_cast<char*>(self.data_ptr());
+  plan.self_strides = self.strides();
+  plan.self_strides[dim] = 0;
+  plan.other = static_cast<char*>(other.data_ptr());
+  plan.other_strides = other.strides();
+  DimVector index_strides(other.dim(), 0);
+  index_strides[dim] = 1;
+  plan.indices.push_back({index64.data<int64_t>(), index_strides, self.sizes()[dim], self.strides()[dim]});
+  plan.dtype = self.dtype();
+  coalesce(plan);
+  return plan;
+}
+
+// The write shared by index_add_ and index_copy_ (after their checks).
+Tensor put_slices(const Tensor& x, int64_t dim, const Tensor& index64, const Tensor& source,
+                  bool accumulate) {
+  check_writeable(x, accumulate ? "index_add_" : "index_copy_");
+  const Tensor s = at_least_1d(x);
+  const Tensor src = at_least_1d(source.storage().get() == x.storage().get() ? clone(source) : source);
+  if (index64.numel() > 0) run_put(s, plan_slices(s, dim, index64, src), accumulate);
+  x.bump_version();
+  return x;
+}
+
+void check_source_shape(const Tensor& s, int64_t dim, const Tensor& src) {
+  bool ok = src.dim() == s.dim();
+  for (int64_t d = 0; ok && d < s.dim(); ++d) ok = d == dim || src.sizes()[d] == s.sizes()[d];
+  TANDEM_CHECK(ok, Runtime,
+               "source tensor shape must match self tensor shape, excluding the specified dimension. Got "
+               "self.shape = ",
+               s.shape_str(), " source.shape = ", src.shape_str());
+}
+
+}  // namespace
+
+Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
+  TANDEM_CHECK(index.dim() <= 1, Index, "index_select(): Index is supposed to be a vector");
+  TANDEM_CHECK(index.dtype() == DType::Int64 || index.dtype() == DType::Int32, Runtime,
+               "index_select(): Expected dtype int32 or int64 for index");
+  check_same_device("index_select", x, index);
+  const Tensor s = at_least_1d(x);
+  dim = wrap_dim(dim, s.dim());
+  const Tensor index64 = contiguous_int64(at_least_1d(index));
+  int64_t bad;
+  TANDEM_CHECK(index_in_range(index64, s.sizes()[dim], false, bad), Index, "index out of range in self",
+               "\nhint: index_select(dim=", dim, ") needs indices in [0, ", s.sizes()[dim], "); got ", bad);
+  DimVector shape = s.sizes();
+  shape[dim] = index64.numel();
+  Tensor out = empty(shape, x.dtype(), x.device());
+  if (out.numel() > 0) run_gather(s, plan_slices(s, dim, index64, out));
+  return x.dim() == 0 ? reshape(out, index.sizes()) : out;
+}
+
+Tensor index_add_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
+                  const Scalar& alpha) {
+  TANDEM_CHECK(index.dim() <= 1, Index,
+               "index_add_(): Index is supposed to be a vector, but got dim: ", index.dim(),
+               " with type: ", dtype_title(index.dtype()), " and size: ", index.shape_str());
+  TANDEM_CHECK(index.dtype() == DType::Int64 || index.dtype() == DType::Int32, Runtime,
+               "index_add_(): Expected dtype int32/int64 for index but got: ", dtype_title(index.dtype()));
+  TANDEM_CHECK(x.dtype() == source.dtype(), Runtime, "index_add_(): self (", dtype_title(x.dtype()),
+               ") and source (", dtype_title(source.dtype()), ") must have the same scalar type");
+  TANDEM_CHECK(!alpha.is_float() || is_floating(x.dtype()), Runtime,
+               "For integral input tensors, argument alpha must not be a floating point number.");
+  check_same_device("index_add_", x, index);
+  check_same_device("index_add_", x, source);
+  const Tensor s = at_least_1d(x), src = at_least_1d(source);
+  dim = wrap_dim(dim, s.dim());
+  const Tensor index64 = contiguous_int64(at_least_1d(index));
+  TANDEM_CHECK(src.sizes()[dim] == index64.numel(), Runtime, "index_add_(): Number of indices (",
+               index64.numel(), ") should be equal to source.size(dim): (", src.sizes()[dim],
+               "), for dim: ", dim);
+  check_source_shape(s, dim, src);
+  int64_t bad;
+  TANDEM_CHECK(index_in_range(index64, s.sizes()[dim], false, bad), Runtime, "index ", bad,
+               " is out of bounds for dimension ", dim, " with size ", s.sizes()[dim]);
+  const bool unit = alpha.is_bool() ? alpha.to_bool() : alpha.to_double() == 1.0;
+  return put_slices(x, dim, index64, unit ? source : to_dtype(mul(source, alpha), x.dtype()), true);
+}
+
+Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
+                 const Scalar& alpha) {
+  return index_add_(clone(x), dim, index, source, alpha);
+}
+
+Tensor index_copy_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
+  TANDEM_CHECK(index.dtype() == DType::Int64, Runtime,
+               "index_copy_(): Expected a long tensor for index, but got ", dtype_title(index.dtype()));
+  TANDEM_CHECK(x.dtype() == source.dtype(), Runtime,
+               "index_copy_(): self and source expected to have the same dtype, but got (self) ",
+               dtype_title(x.dtype()), " and (source) ", dtype_title(source.dtype()));
+  TANDEM_CHECK(index.dim() <= 1, Index, "index_copy_(): Index should have dimension 1 or 0 (got ",
+               index.dim(), ")");
+  const Tensor s = at_least_1d(x), src = at_least_1d(source);
+  dim = wrap_dim(dim, s.dim());
+  const Tensor index64 = contiguous(at_least_1d(index));
+  TANDEM_CHECK(src.sizes()[dim] == index64.numel(), Index, "index_copy_(): Number of indices (",
+               index64.numel(), ") should be equal to source.size(dim) (", src.sizes()[dim], ")");
+  check_source_shape(s, dim, src);
+  int64_t bad;
+  TANDEM_CHECK(index_in_range(index64, s.sizes()[dim], false, bad), Index, "index_copy_(): index ", bad,
+               " is out of bounds for dimension ", dim, " with size ", s.sizes()[dim]);
+  return put_slices(x, dim, index64, source, false);
+}
+
+Tensor index_copy(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
+  return index_copy_(clone(x), dim, index, source);
+}
+
+Tensor index_fill_(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value) {
+  TANDEM_CHECK(index.dtype() == DType::Int64, Index, "index_fill_(): Expected dtype int64 for index.");
+  TANDEM_CHECK(index.dim() <= 1, Index, "index_fill_(): Index is supposed to be a vector");
+  check_writeable(x, "index_fill_");
+  const Tensor s = at_least_1d(x);
+  dim = wrap_dim(dim, s.dim());
+  const Tensor index64 = contiguous(at_least_1d(index));
+  int64_t bad;
+  TANDEM_CHECK(index_in_range(index64, s.sizes()[dim], true, bad), Index, "index ", bad,
+               " is out of bounds for dimension ", dim, " with size ", s.sizes()[dim]);
+  DimVector shape = s.sizes();
+  shape[dim] = index64.numel();
+  const Tensor v = expand(full(DimVector{}, value, x.dtype(), x.device()), shape);
+  if (index64.numel() > 0 && compute_numel(shape) > 0) run_put(s, plan_slices(s, dim, index64, v), false);
+  x.bump_version();
+  return x;
+}
+
+Tensor index_fill_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& value) {
+  TANDEM_CHECK(value.dim() == 0, Runtime,
+               "index_fill_ only supports a 0-dimensional value tensor, but got tensor "
+               "with ",
+               value.dim(), " dimension(s).");
+  return index_fill_(x, dim, index, item(value));
+}
+
+Tensor index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value) {
+  return index_fill_(clone(x), dim, index, value);
+}
+
+Tensor take(const Tensor& x, const Tensor& index) {
+  TANDEM_CHECK(index.dtype() == DType::Int64, Runtime, "take(): Expected a long tensor for index, but got ",
+               dtype_title(index.dtype()));
+  const Tensor index64 = contiguous(index);
+  int64_t bad;
+  TANDEM_CHECK(index_in_range(index64, x.numel(), true, bad), Index, "out of range: tried to access index ",
+               bad, " on a tensor of ", x.numel(), " elements.");
+  return tandem::index(flattened(x), {index64});
+}
+
+}  // namespace tandem

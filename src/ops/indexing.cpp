@@ -1,0 +1,244 @@
+// Advanced indexing (index / index_put_), nonzero and the masked ops.
+#include "ops/indexing.h"
+
+#include "core/error.h"
+#include "kernels/kernel_table.h"
+#include "ops/copy.h"
+#include "ops/elementwise.h"
+#include "ops/index_plan.h"
+#include "ops/view.h"
+
+namespace tandem {
+
+namespace {
+
+bool is_mask_dtype(DType d) { return d == DType::Bool || d == DType::UInt8; }
+
+// One entry per dim of self: masks replaced by their nonzero() coordinates, integer indices as int64.
+std::vector<Tensor> expand_indices(const Tensor& self, const std::vector<Tensor>& indices) {
+  std::vector<Tensor> out;
+  for (const Tensor& given : indices) {
+    if (!given.defined()) {
+      out.push_back(given);
+      continue;
+    }
+    // CPU index tensors may index a device tensor (as in PyTorch): they are copied to its device.
+    const Tensor t = to_device(given, self.device(), std::nullopt, false);
+    if (is_mask_dtype(t.dtype())) {
+      for (Tensor& c : mask_indices(self, static_cast<int64_t>(out.size()), t)) out.push_back(std::move(c));
+      continue;
+    }
+    TANDEM_CHECK(t.dtype() == DType::Int64 || t.dtype() == DType::Int32, Index,
+                 "tensors used as indices must be long, int, byte or bool tensors");
+    out.push_back(contiguous_int64(t));
+  }
+  TANDEM_CHECK(static_cast<int64_t>(out.size()) <= self.dim(), Index,
+               "too many indices for tensor of dimension ", self.dim());
+  out.resize(self.dim());
+  return out;
+}
+
+// The shape all defined indices broadcast to, or PyTorch's IndexError listing every shape.
+DimVector broadcast_indices(const std::vector<Tensor>& idx) {
+  DimVector shape;
+  bool ok = true;
+  for (const Tensor& t : idx) {
+    if (!t.defined()) continue;
+    const size_t nd = std::max(shape.size(), t.sizes().size());
+    DimVector next(nd, 1);
+    for (size_t i = 0; i < nd; ++i) {
+      const int64_t a = i < shape.size() ? shape[shape.size() - 1 - i] : 1;
+      const int64_t b = i < t.sizes().size() ? t.sizes()[t.sizes().size() - 1 - i] : 1;
+      ok = ok && (a == b || a == 1 || b == 1);
+      next[nd - 1 - i] = a == 1 ? b : a;
+    }
+    shape = next;
+  }
+  if (ok) return shape;
+  std::string shapes;
+  for (const Tensor& t : idx) {
+    if (!t.defined()) continue;
+    shapes += (shapes.empty() ? "" : ", ") + t.shape_str();
+  }
+  TANDEM_THROW(Index, "shape mismatch: indexing tensors could not be broadcast together with shapes ",
+               shapes);
+}
+
+// The result shape of self[idx] and the plan reading it (other left for the caller). `idx` holds int64
+// contiguous tensors, one entry per dim of self; they must stay alive while the plan is used.
+IndexPlan plan_advanced(const Tensor& self, const std::vector<Tensor>& idx) {
+  TANDEM_CHECK(self.dim() <= 64, NotImplemented, "advanced indexing supports tensors of up to 64 dims");
+  const DimVector bshape = broadcast_indices(idx);
+  int64_t first = -1, last = -1, k = 0;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (!idx[d].defined()) continue;
+    if (first < 0) first = d;
+    last = d;
+    int64_t bad;
+    TANDEM_CHECK(index_in_range(idx[d], self.sizes()[d], true, bad), Index, "index ", bad,
+                 " is out of bounds for dimension ", k, " with size ", self.sizes()[d],
+                 "\nhint: indices into dim ", d, " of a tensor of shape ", self.shape_str(), " must lie in [",
+                 -self.sizes()[d], ", ", self.sizes()[d] - 1, "]");
+    ++k;
+  }
+  bool adjacent = true;
+  for (int64_t d = std::max<int64_t>(first, 0); d <= last; ++d) adjacent = adjacent && idx[d].defined();
+
+  IndexPlan plan;
+  plan.device = self.device();
+  plan.self = static_cast<char*>(self.data_ptr());
+  plan.dtype = self.dtype();
+  const int64_t nb = static_cast<int64_t>(bshape.size());
+  // Where the broadcast dims start in the result: in place of adjacent indices, else in front.
+  const int64_t bpos = adjacent ? std::max<int64_t>(first, 0) : 0;
+  auto push_dim = [&](int64_t size, int64_t self_stride) {
+    plan.shape.push_back(size);
+    plan.self_strides.push_back(self_stride);
+  };
+  auto push_broadcast = [&] {
+    for (int64_t i = 0; i < nb; ++i) push_dim(bshape[i], 0);
+  };
+  if (!adjacent) push_broadcast();
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (idx[d].defined()) {
+      if (adjacent && d == first) push_broadcast();
+      continue;
+    }
+    push_dim(self.sizes()[d], self.strides()[d]);
+  }
+  const int64_t nd = static_cast<int64_t>(plan.shape.size());
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (!idx[d].defined()) continue;
+    const Tensor e = expand(idx[d], bshape);
+    IndexOperand op{idx[d].data<int64_t>(), DimVector(nd, 0), self.sizes()[d], self.strides()[d]};
+    for (int64_t i = 0; i < nb; ++i) op.strides[bpos + i] = e.strides()[i];
+    plan.indices.push_back(std::move(op));
+  }
+  return plan;
+}
+
+// Values as self's dtype, broadcast to `shape` after dropping leading size-1 dims (as PyTorch's setitem).
+Tensor values_for(const Tensor& values, IntArrayRef shape) {
+  Tensor v = values;
+  while (v.dim() > 0 && v.sizes()[0] == 1 && v.dim() > static_cast<int64_t>(shape.size()))
+    v = select(v, 0, 0);
+  bool ok = v.dim() <= static_cast<int64_t>(shape.size());
+  for (int64_t i = 1; ok && i <= v.dim(); ++i) {
+    const int64_t have = v.sizes()[v.dim() - i], want = shape[shape.size() - i];
+    ok = have == want || have == 1;
+  }
+  TANDEM_CHECK(ok, Runtime, "shape mismatch: value tensor of shape ", values.shape_str(),
+               " cannot be broadcast to indexing result of shape ", shape_to_string(shape));
+  return expand(v, shape);
+}
+
+}  // namespace
+
+std::vector<Tensor> mask_indices(const Tensor& self, int64_t dim, const Tensor& mask) {
+  TANDEM_CHECK(dim + mask.dim() <= self.dim(), Index, "too many indices for tensor of dimension ",
+               self.dim());
+  for (int64_t j = 0; j < mask.dim(); ++j) {
+    TANDEM_CHECK(mask.sizes()[j] == self.sizes()[dim + j], Index, "The shape of the mask ", mask.shape_str(),
+                 " at index ", j, " does not match the shape of the indexed tensor ", self.shape_str(),
+                 " at index ", dim + j);
+  }
+  const Tensor coords = nonzero(mask);
+  std::vector<Tensor> out;
+  for (int64_t j = 0; j < mask.dim(); ++j) out.push_back(contiguous(select(coords, 1, j)));
+  return out;
+}
+
+Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
+  const std::vector<Tensor> idx = expand_indices(self, indices);
+  IndexPlan plan = plan_advanced(self, idx);
+  Tensor out = empty(plan.shape, self.dtype(), self.device());
+  if (out.numel() == 0) return out;
+  plan.other = static_cast<char*>(out.data_ptr());
+  plan.other_strides = out.strides();
+  coalesce(plan);
+  run_gather(self, plan);
+  return out;
+}
+
+Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
+                  bool accumulate) {
+  TANDEM_CHECK(values.dtype() == self.dtype(), Runtime,
+               "Index put requires the source and destination dtypes match, got ", dtype_title(self.dtype()),
+               " for the destination and ", dtype_title(values.dtype()), " for the source.");
+  check_writeable(self, "index_put_");
+  const std::vector<Tensor> idx = expand_indices(self, indices);
+  IndexPlan plan = plan_advanced(self, idx);
+  // Values that alias self are read while self is written: take a copy first.
+  Tensor src = values.storage().get() == self.storage().get() ? clone(values) : values;
+  Tensor v = values_for(src, plan.shape);
+  self.bump_version();
+  if (compute_numel(plan.shape) == 0) return self;
+  plan.other = static_cast<char*>(v.data_ptr());
+  plan.other_strides = v.strides();
+  coalesce(plan);
+  run_put(self, plan, accumulate);
+  return self;
+}
+
+Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
+                 bool accumulate) {
+  return index_put_(clone(self), indices, values, accumulate);
+}
+
+Tensor nonzero(const Tensor& x) {
+  const Tensor xc = contiguous(x);
+  const IndexKernels& k = kernel_table(x.device().type).index;
+  const int64_t count = x.numel() ? k.count_nonzero(xc) : 0;
+  Tensor out = empty(DimVector{count, x.dim()}, DType::Int64, x.device());
+  if (count > 0) k.nonzero(out, xc);
+  return out;
+}
+
+std::vector<Tensor> nonzero_tuple(const Tensor& x) {
+  const Tensor coords = nonzero(x.dim() == 0 ? unsqueeze(x, 0) : x);
+  std::vector<Tensor> out;
+  for (int64_t j = 0; j < coords.sizes()[1]; ++j) out.push_back(contiguous(select(coords, 1, j)));
+  return out;
+}
+
+namespace {
+void check_mask(const Tensor& mask) {
+  TANDEM_CHECK(mask.dtype() == DType::Bool, Runtime,
+               "masked_fill_ only supports boolean masks, but got mask with dtype ",
+               dtype_cpp_name(mask.dtype()), "\nhint: pass a bool mask, e.g. mask.bool() or (mask != 0)");
+}
+Scalar value_of(const Tensor& value) {
+  TANDEM_CHECK(value.dim() == 0, Runtime,
+               "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ", value.dim(),
+               " dimension(s).");
+  return item(value);
+}
+}  // namespace
+
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
+  check_mask(mask);
+  return where(mask, full(DimVector{}, value, x.dtype(), x.device()), x);
+}
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value) {
+  check_mask(mask);
+  return masked_fill(x, mask, value_of(value));
+}
+
+Tensor masked_fill_(const Tensor& x, const Tensor& mask, const Scalar& value) {
+  check_mask(mask);
+  check_writeable(x, "masked_fill_");
+  return copy_(x, where(expand(mask, x.sizes()), full(DimVector{}, value, x.dtype(), x.device()), x));
+}
+Tensor masked_fill_(const Tensor& x, const Tensor& mask, const Tensor& value) {
+  check_mask(mask);
+  return masked_fill_(x, mask, value_of(value));
+}
+
+Tensor masked_select(const Tensor& x, const Tensor& mask) {
+  TANDEM_CHECK(mask.dtype() == DType::Bool, Runtime, "masked_select: expected BoolTensor for mask");
+  DimVector shape = broadcast_shapes(x.sizes(), mask.sizes());
+  if (shape.empty()) shape.push_back(1);  // a 0-d pair selects like a 1-element vector
+  return index(expand(x, shape), {expand(mask, shape)});
+}
+
+}  // namespace tandem

@@ -1,0 +1,103 @@
+// Reductions built from other public ops (so every device gets them once it has the basic folds):
+// var/std, norm, logsumexp, softmax, log_softmax. 16-bit floats compute in float32, as PyTorch's CPU does.
+#include <cmath>
+#include <limits>
+
+#include "core/error.h"
+#include "ops/copy.h"
+#include "ops/elementwise.h"
+#include "ops/reduce.h"
+#include "ops/reduce_plan.h"
+#include "ops/view.h"
+
+namespace tandem {
+
+namespace {
+
+bool is_half_like(DType d) { return d == DType::Float16 || d == DType::BFloat16; }
+Tensor widen(const Tensor& x) { return is_half_like(x.dtype()) ? to_dtype(x, DType::Float32) : x; }
+Tensor scalar_like(double v, const Tensor& x) { return full(DimVector{}, Scalar(v), x.dtype(), x.device()); }
+
+}  // namespace
+
+Tensor var(const Tensor& x, const OptDims& dims, double correction, bool keepdim) {
+  TANDEM_CHECK(is_floating(x.dtype()), NotImplemented,
+               "std and var only support floating point and complex dtypes",
+               "\nhint: convert first, e.g. x.float().var()");
+  Tensor w = widen(x);
+  ReducePlan plan = plan_reduction(x, dims, keepdim);
+  Tensor centered = sub(w, mean(w, dims, true));
+  Tensor ss = sum(mul(centered, centered), dims, keepdim);
+  double dof = std::max(0.0, static_cast<double>(plan.reduced_numel) - correction);
+  return to_dtype(div(ss, Scalar(dof)), x.dtype());
+}
+
+Tensor stddev(const Tensor& x, const OptDims& dims, double correction, bool keepdim) {
+  return sqrt(var(x, dims, correction, keepdim));
+}
+
+Tensor norm(const Tensor& x, double p, const OptDims& dims, bool keepdim, OptDType dtype) {
+  Tensor in = dtype ? to_dtype(x, *dtype) : x;
+  TANDEM_CHECK(is_floating(in.dtype()), NotImplemented,
+               "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
+               dtype_title(in.dtype()), "\nhint: convert first, e.g. x.float().norm()");
+  Tensor w = widen(in);
+  Tensor r;
+  if (std::isinf(p)) {
+    // An empty reduction has norm 0, as in PyTorch, where amax/amin would raise.
+    ReducePlan plan = plan_reduction(w, dims, keepdim);
+    r = plan.reduced_numel == 0 ? full(plan.result_shape, Scalar(0.0), w.dtype(), w.device())
+        : p > 0                 ? amax(abs(w), dims, keepdim)
+                                : amin(abs(w), dims, keepdim);
+  } else if (p == 0) {
+    r = sum(ne(w, Scalar(0.0)), dims, keepdim, w.dtype());
+  } else if (p == 1) {
+    r = sum(abs(w), dims, keepdim);
+  } else if (p == 2) {
+    r = sqrt(sum(mul(w, w), dims, keepdim));
+  } else {
+    r = pow(sum(pow(abs(w), Scalar(p)), dims, keepdim), Scalar(1.0 / p));
+  }
+  return to_dtype(r, in.dtype());
+}
+
+Tensor logsumexp(const Tensor& x, const DimVector& dims, bool keepdim) {
+  Tensor w = is_floating(x.dtype()) ? widen(x) : to_dtype(x, default_float_dtype());
+  DType result = is_floating(x.dtype()) ? x.dtype() : default_float_dtype();
+  ReducePlan plan = plan_reduction(w, dims, keepdim);
+  if (plan.reduced_numel == 0)
+    return full(plan.result_shape, Scalar(-std::numeric_limits<double>::infinity()), result, x.device());
+  // Shifting by the max keeps exp() in range; an infinite max shifts by 0 so inf - inf never appears.
+  Tensor m = amax(w, dims, true);
+  m = where(isinf(m), scalar_like(0.0, m), m);
+  Tensor r = add(log(sum(exp(sub(w, m)), dims, true)), m);
+  return to_dtype(as_result(contiguous(r), plan), result);
+}
+
+namespace {
+
+Tensor softmax_impl(const Tensor& x, int64_t dim, OptDType dtype, bool log_space) {
+  Tensor in = dtype ? to_dtype(x, *dtype) : x;
+  int64_t d = wrap_dim(dim, in.dim());
+  bool last = in.dim() == 0 || d == in.dim() - 1;
+  TANDEM_CHECK(is_floating(in.dtype()), NotImplemented, "\"", log_space ? "log_softmax" : "softmax",
+               last ? "_lastdim_kernel_impl" : "_kernel_impl", "\" not implemented for '",
+               dtype_title(in.dtype()),
+               "'\nhint: convert first, e.g. x.float(), or pass dtype=tandem.float32");
+  if (in.numel() == 0) return empty_like(in);
+  Tensor w = widen(in);
+  DimVector dims{d};
+  Tensor shifted = sub(w, amax(w, dims, true));
+  Tensor r = log_space ? sub(shifted, log(sum(exp(shifted), dims, true))) : [&] {
+    Tensor e = exp(shifted);
+    return div(e, sum(e, dims, true));
+  }();
+  return to_dtype(r, in.dtype());
+}
+
+}  // namespace
+
+Tensor softmax(const Tensor& x, int64_t dim, OptDType dtype) { return softmax_impl(x, dim, dtype, false); }
+Tensor log_softmax(const Tensor& x, int64_t dim, OptDType dtype) { return softmax_impl(x, dim, dtype, true); }
+
+}  // namespace tandem

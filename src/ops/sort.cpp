@@ -1,0 +1,56 @@
+// Scans and sorts along one dim: cumsum, sort, argsort, topk.
+#include "core/error.h"
+#include "kernels/kernel_table.h"
+#include "ops/copy.h"
+#include "ops/reduce.h"
+#include "ops/reduce_plan.h"
+
+namespace tandem {
+
+Tensor cumsum(const Tensor& x, int64_t dim, OptDType dtype) {
+  int64_t d = wrap_dim(dim, x.dim());
+  DType out_dtype = dtype.value_or(is_floating(x.dtype()) ? x.dtype() : DType::Int64);
+  Tensor in = to_dtype(x, out_dtype);
+  Tensor out = empty(x.sizes(), out_dtype, x.device());
+  if (out.numel()) kernel_table(x.device().type).reduce.cumsum(move_dim_last(out, d), move_dim_last(in, d));
+  return out;
+}
+
+namespace {
+
+ValuesIndices sort_along(const Tensor& x, int64_t d, int64_t k, bool descending, bool stable) {
+  DimVector shape(x.sizes());
+  if (x.dim()) shape[d] = k;
+  Tensor values = empty(shape, x.dtype(), x.device());
+  Tensor indices = empty(shape, DType::Int64, x.device());
+  if (values.numel())
+    kernel_table(x.device().type)
+        .reduce.sort(move_dim_last(values, d), move_dim_last(indices, d), move_dim_last(x, d), k, descending,
+                     stable);
+  return {values, indices};
+}
+
+}  // namespace
+
+ValuesIndices sort(const Tensor& x, int64_t dim, bool descending, bool stable) {
+  int64_t d = wrap_dim(dim, x.dim());
+  return sort_along(x, d, x.dim() ? x.sizes()[d] : 1, descending, stable);
+}
+
+Tensor argsort(const Tensor& x, int64_t dim, bool descending, bool stable) {
+  return sort(x, dim, descending, stable).second;
+}
+
+ValuesIndices topk(const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted) {
+  // Results always come sorted: a sorted answer is a valid unsorted one too.
+  (void)sorted;
+  int64_t d = wrap_dim(dim, x.dim());
+  int64_t n = x.dim() ? x.sizes()[d] : 1;
+  TANDEM_CHECK(k >= 0 && k <= n, Runtime, "selected index k out of range\nhint: k is ", k, " but dim ", d,
+               " has size ", n, "; pick k in [0, ", n, "]");
+  TANDEM_CHECK(x.dtype() != DType::Bool, NotImplemented, "topk does not support bool dtypes on CPU",
+               "\nhint: convert first, e.g. x.int().topk(k)");
+  return sort_along(x, d, k, largest, false);
+}
+
+}  // namespace tandem
