@@ -37,6 +37,7 @@ build: setup
 
 demo: build
 	PYTHONPATH=python $(PY) examples/demo.py
+	PYTHONPATH=python $(PY) examples/digits.py
 
 test-cpp: build
 	cd $(BUILD) && ctest --output-on-failure -j 2 | tail -n 3
@@ -48,6 +49,7 @@ test: test-cpp test-python
 
 bench: build
 	PYTHONPATH=python $(PY) bench/run.py
+	PYTHONPATH=python $(PY) bench/nn_bench.py
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')

@@ -62,5 +62,7 @@ void init_linalg(nb::module_& m);
 void init_cuda(nb::module_& m);
 void init_conversions(nb::module_& m);
 void init_autograd(nb::module_& m);
+void init_serialization(nb::module_& m);
+void init_nn(nb::module_& m);
 
 }  // namespace tandem::py

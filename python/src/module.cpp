@@ -18,4 +18,6 @@ NB_MODULE(_C, m) {
   init_cuda(m);
   init_conversions(m);
   init_autograd(m);
+  init_serialization(m);
+  init_nn(m);
 }

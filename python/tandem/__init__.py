@@ -2,7 +2,14 @@
 
 The math lives in the C++ core (tandem._C); this package only adds Python bookkeeping.
 """
-from . import _C
+import os as _os
+
+# OpenMP threads that finish early sleep instead of spinning: with more runnable threads than cores (other
+# processes, a second thread count), spinning workers starve the one still computing and a 1 ms step
+# becomes 30 ms. Must be set before _C loads the OpenMP runtime; an explicit setting wins.
+_os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+from . import _C  # noqa: E402
 from ._C import *  # noqa: F401,F403  (dtypes, Tensor, ops)
 from ._C import Tensor, OutOfMemoryError  # noqa: F401
 from ._size import Size
@@ -11,6 +18,7 @@ from ._tensor_str import set_printoptions, get_printoptions, printoptions, tenso
 from ._numpy import from_numpy, from_dlpack  # noqa: F401
 from . import cuda  # noqa: F401
 from ._autograd import *  # noqa: F401,F403
+from ._nn import nn, optim, utils, save, load  # noqa: F401
 
 _C._set_size_class(Size)
 Tensor.__repr__ = _tensor_repr

@@ -8,6 +8,7 @@
 #include "core/tensor.h"
 #include "kernels/index_kernels.h"
 #include "kernels/linalg_kernels.h"
+#include "kernels/nn_kernels.h"
 #include "kernels/random_kernels.h"
 #include "kernels/reduce_kernels.h"
 
@@ -49,6 +50,7 @@ struct KernelTable {
   IndexKernels index;
   RandomKernels random;
   LinalgKernels linalg;
+  NnKernels nn;
 };
 
 KernelTable& kernel_table(DeviceType type);

@@ -30,6 +30,7 @@ void register_cpu_backend() {
   cpu::register_index_kernels(kernels);
   cpu::register_random_kernels(kernels);
   cpu::register_linalg_kernels(kernels);
+  cpu::register_nn_kernels(kernels);
 }
 
 }  // namespace tandem

@@ -61,6 +61,16 @@ void register_emulated_kernels(KernelTable& t) {
   TANDEM_ASYNC_SLOT(random.multinomial);
   TANDEM_ASYNC_SLOT(random.arange);
   TANDEM_ASYNC_SLOT(random.linspace);
+  TANDEM_ASYNC_SLOT(nn.im2col);
+  TANDEM_ASYNC_SLOT(nn.col2im);
+  TANDEM_ASYNC_SLOT(nn.max_pool2d);
+  TANDEM_ASYNC_SLOT(nn.max_pool2d_backward);
+  TANDEM_ASYNC_SLOT(nn.avg_pool2d);
+  TANDEM_ASYNC_SLOT(nn.avg_pool2d_backward);
+  TANDEM_ASYNC_SLOT(nn.adaptive_avg_pool2d);
+  TANDEM_ASYNC_SLOT(nn.adaptive_avg_pool2d_backward);
+  TANDEM_ASYNC_SLOT(nn.sgd_step);
+  TANDEM_ASYNC_SLOT(nn.adam_step);
 }
 
 }  // namespace tandem::emulated

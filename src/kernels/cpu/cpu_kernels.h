@@ -9,5 +9,6 @@ void register_reduce_kernels(KernelTable& table);
 void register_index_kernels(KernelTable& table);
 void register_random_kernels(KernelTable& table);
 void register_linalg_kernels(KernelTable& table);
+void register_nn_kernels(KernelTable& table);
 }  // namespace cpu
 }  // namespace tandem

@@ -1,0 +1,118 @@
+"""Training-side benchmarks, tandem and PyTorch side by side in one run (issue 3's performance targets):
+
+- the digits MLP (64-256-256-10, batch 64): samples/s of a training epoch and of the evaluation loop;
+- Conv2d(1, 32, 3, padding=1) forward + backward on a 64 x 1 x 28 x 28 batch;
+- backward overhead per graph node (a chain of small ops on a one-element tensor).
+
+Usage: PYTHONPATH=python python bench/nn_bench.py [--threads 1 2] [--repeats 5]
+"""
+import argparse
+import time
+
+import numpy as np
+import torch
+from sklearn.datasets import load_digits
+
+import tandem
+
+
+def best_of(fn, repeats):
+    fn()  # warm-up (allocator pools, first-call costs)
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def mlp(lib):
+    nn = lib.nn
+    return nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 10))
+
+
+def digits_cases(lib, x_np, y_np):
+    lib.manual_seed(0)
+    model = mlp(lib)
+    x, y = lib.tensor(x_np), lib.tensor(y_np)
+    train_loader = lib.utils.data.DataLoader(lib.utils.data.TensorDataset(x, y), batch_size=64, shuffle=True)
+    eval_loader = lib.utils.data.DataLoader(lib.utils.data.TensorDataset(x, y), batch_size=64)
+    opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    loss_fn = lib.nn.CrossEntropyLoss()
+
+    def train_epoch():
+        model.train()
+        for xb, yb in train_loader:
+            opt.zero_grad()
+            loss_fn(model(xb), yb).backward()
+            opt.step()
+
+    def eval_loop():
+        model.eval()
+        preds = []
+        with lib.no_grad():
+            for xb, _ in eval_loader:
+                preds.append(model(xb).argmax(dim=1).cpu())
+        return lib.cat(preds).numpy()
+
+    return train_epoch, eval_loop
+
+
+def conv_case(lib):
+    lib.manual_seed(0)
+    conv = lib.nn.Conv2d(1, 32, 3, padding=1)
+    x = lib.randn(64, 1, 28, 28).requires_grad_()
+    g = lib.ones(64, 32, 28, 28)
+
+    def run():
+        conv.zero_grad()
+        x.grad = None
+        conv(x).backward(g)
+
+    return run
+
+
+def node_case(lib, n=200):
+    x = lib.ones(1).requires_grad_()
+
+    def run():
+        y = x
+        for _ in range(n):
+            y = y * 1.0001
+        y.backward(lib.ones(1))
+        x.grad = None
+
+    return run, n
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    digits = load_digits()
+    x_np = (digits.data / 16.0).astype(np.float32)
+    y_np = digits.target.astype(np.int64)
+    n = len(x_np)
+    print(f"{'case':46s} {'threads':>7s} {'tandem':>14s} {'torch':>14s} {'ratio':>7s}")
+    for threads in args.threads:
+        tandem.set_num_threads(threads)
+        torch.set_num_threads(threads)
+        rows = []
+        (t_train, t_eval), (r_train, r_eval) = digits_cases(tandem, x_np, y_np), digits_cases(torch, x_np, y_np)
+        rows.append(("digits MLP training epoch (samples/s)", n / best_of(t_train, args.repeats),
+                     n / best_of(r_train, args.repeats), True))
+        rows.append(("digits MLP evaluation loop (samples/s)", n / best_of(t_eval, args.repeats),
+                     n / best_of(r_eval, args.repeats), True))
+        rows.append(("Conv2d 64x1x28x28 fwd+bwd (batches/s)", 1 / best_of(conv_case(tandem), args.repeats),
+                     1 / best_of(conv_case(torch), args.repeats), True))
+        (tn, nodes), (rn, _) = node_case(tandem), node_case(torch)
+        rows.append(("backward per graph node (us, lower is better)", best_of(tn, args.repeats) / nodes * 1e6,
+                     best_of(rn, args.repeats) / nodes * 1e6, False))
+        for name, ours, theirs, higher in rows:
+            ratio = ours / theirs if higher else theirs / ours
+            print(f"{name:46s} {threads:7d} {ours:14.1f} {theirs:14.1f} {ratio:6.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,156 @@
+// Bindings of the nn area: Parameter construction and in-place data swaps (Module.to), convolution and
+// pooling ops with their backward functions, and the fused optimizer steps.
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/tuple.h>
+
+#include "bindings.h"
+#include "core/error.h"
+#include "ops/optim.h"
+#include "ops/pool.h"
+#include "ops/view.h"
+
+namespace tandem::py {
+
+namespace {
+
+// An int or a pair of ints (PyTorch's _pair).
+Pair to_pair(nb::handle h, const char* name) {
+  DimVector v = to_shape(h, name);
+  if (v.size() == 1) return {v[0], v[0]};
+  TANDEM_CHECK(v.size() == 2, Value, name, " must be an int or a pair of ints, got ", v.size(), " values");
+  return {v[0], v[1]};
+}
+
+// An instance of `cls` (tandem.Tensor or a Python subclass such as nn.Parameter) sharing `data`'s memory.
+nb::object make_subclass(nb::handle cls, const Tensor& data, bool requires_grad) {
+  nb::handle tensor_type = nb::type<Tensor>();
+  TANDEM_CHECK(
+      PyType_Check(cls.ptr()) && PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls.ptr()),
+                                                  reinterpret_cast<PyTypeObject*>(tensor_type.ptr())),
+      Type, "_make_subclass(): cls must be a subclass of Tensor");
+  nb::object inst = nb::inst_alloc(cls);
+  new (nb::inst_ptr<Tensor>(inst)) Tensor(alias(data));
+  nb::inst_mark_ready(inst);
+  if (requires_grad) {
+    Tensor& t = as_tensor_ref(inst);
+    TANDEM_CHECK(is_floating(t.dtype()), Runtime,
+                 "Only Tensors of floating point dtype can require gradients");
+    t.impl()->ensure_autograd().requires_grad = true;
+  }
+  return inst;
+}
+
+// Re-points `self` at `src`'s memory, dtype and geometry, keeping the Python object (and its identity in
+// optimizers) — what `param.data = ...` does in PyTorch.
+void set_data(const Tensor& self, const Tensor& src) {
+  self.impl()->set_storage(src.storage(), src.dtype());
+  self.impl()->set_geometry(src.storage_offset(), src.sizes(), src.strides());
+}
+
+nb::object grad_or_none(const Tensor& t) { return t.defined() ? wrap(t) : nb::none(); }
+
+}  // namespace
+
+void init_nn(nb::module_& m) {
+  m.def("_make_subclass", &make_subclass, nb::arg("cls"), nb::arg("data"), nb::arg("requires_grad") = false);
+  m.def("_set_data", &set_data, nb::arg("self"), nb::arg("src"));
+
+  m.def(
+      "conv2d",
+      [](const Tensor& input, const Tensor& weight, std::optional<Tensor> bias, nb::handle stride,
+         nb::handle padding, nb::handle dilation, int64_t groups) {
+        return conv2d(input, weight, bias, to_pair(stride, "stride"), to_pair(padding, "padding"),
+                      to_pair(dilation, "dilation"), groups);
+      },
+      nb::arg("input"), nb::arg("weight"), nb::arg("bias") = nb::none(), nb::arg("stride") = 1,
+      nb::arg("padding") = 0, nb::arg("dilation") = 1, nb::arg("groups") = 1);
+  m.def(
+      "_conv2d_backward",
+      [](const Tensor& grad_out, const Tensor& input, const Tensor& weight, nb::handle stride,
+         nb::handle padding, nb::handle dilation, bool need_input, bool need_weight, bool need_bias,
+         int64_t groups) {
+        Conv2dGrads g =
+            conv2d_backward(grad_out, input, weight, to_pair(stride, "stride"), to_pair(padding, "padding"),
+                            to_pair(dilation, "dilation"), groups, need_input, need_weight, need_bias);
+        return nb::make_tuple(grad_or_none(g.input), grad_or_none(g.weight), grad_or_none(g.bias));
+      },
+      nb::arg("grad_out"), nb::arg("input"), nb::arg("weight"), nb::arg("stride"), nb::arg("padding"),
+      nb::arg("dilation"), nb::arg("need_input") = true, nb::arg("need_weight") = true,
+      nb::arg("need_bias") = true, nb::arg("groups") = 1);
+
+  m.def(
+      "_max_pool2d_with_indices",
+      [](const Tensor& input, nb::handle kernel, nb::handle stride, nb::handle padding, nb::handle dilation,
+         bool ceil_mode) {
+        Pair k = to_pair(kernel, "kernel_size");
+        Pair s = stride.is_none() ? k : to_pair(stride, "stride");
+        return max_pool2d_with_indices(input, k, s, to_pair(padding, "padding"),
+                                       to_pair(dilation, "dilation"), ceil_mode);
+      },
+      nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(), nb::arg("padding") = 0,
+      nb::arg("dilation") = 1, nb::arg("ceil_mode") = false);
+  m.def(
+      "_max_pool2d_backward",
+      [](const Tensor& grad_out, const Tensor& input, const Tensor& indices, nb::handle kernel,
+         nb::handle stride, nb::handle padding, nb::handle dilation, bool ceil_mode) {
+        Pair k = to_pair(kernel, "kernel_size");
+        Pair s = stride.is_none() ? k : to_pair(stride, "stride");
+        return max_pool2d_backward(grad_out, input, indices, k, s, to_pair(padding, "padding"),
+                                   to_pair(dilation, "dilation"), ceil_mode);
+      },
+      nb::arg("grad_out"), nb::arg("input"), nb::arg("indices"), nb::arg("kernel_size"),
+      nb::arg("stride").none(), nb::arg("padding"), nb::arg("dilation"), nb::arg("ceil_mode"));
+  m.def(
+      "_avg_pool2d",
+      [](const Tensor& input, nb::handle kernel, nb::handle stride, nb::handle padding, bool ceil_mode,
+         bool count_include_pad) {
+        Pair k = to_pair(kernel, "kernel_size");
+        Pair s = stride.is_none() ? k : to_pair(stride, "stride");
+        return avg_pool2d(input, k, s, to_pair(padding, "padding"), ceil_mode, count_include_pad);
+      },
+      nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(), nb::arg("padding") = 0,
+      nb::arg("ceil_mode") = false, nb::arg("count_include_pad") = true);
+  m.def(
+      "_avg_pool2d_backward",
+      [](const Tensor& grad_out, const Tensor& input, nb::handle kernel, nb::handle stride,
+         nb::handle padding, bool ceil_mode, bool count_include_pad) {
+        Pair k = to_pair(kernel, "kernel_size");
+        Pair s = stride.is_none() ? k : to_pair(stride, "stride");
+        return avg_pool2d_backward(grad_out, input, k, s, to_pair(padding, "padding"), ceil_mode,
+                                   count_include_pad);
+      },
+      nb::arg("grad_out"), nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride").none(),
+      nb::arg("padding"), nb::arg("ceil_mode"), nb::arg("count_include_pad"));
+  m.def(
+      "_adaptive_avg_pool2d",
+      [](const Tensor& input, nb::handle output_size) {
+        return adaptive_avg_pool2d(input, to_pair(output_size, "output_size"));
+      },
+      nb::arg("input"), nb::arg("output_size"));
+  m.def("_adaptive_avg_pool2d_backward", &adaptive_avg_pool2d_backward);
+
+  m.def(
+      "_sgd_step",
+      [](const Tensor& param, const Tensor& grad, std::optional<Tensor> buf, double lr, double momentum,
+         double dampening, double weight_decay, bool nesterov, bool maximize, bool first_step) {
+        SgdConfig cfg{lr, momentum, dampening, weight_decay, nesterov, maximize, first_step};
+        sgd_step(param, grad, buf ? *buf : Tensor(), cfg);
+      },
+      nb::arg("param"), nb::arg("grad"), nb::arg("momentum_buffer").none(), nb::arg("lr"),
+      nb::arg("momentum"), nb::arg("dampening"), nb::arg("weight_decay"), nb::arg("nesterov"),
+      nb::arg("maximize"), nb::arg("first_step"));
+  m.def(
+      "_adam_step",
+      [](const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
+         std::optional<Tensor> max_exp_avg_sq, int64_t step, double lr, double beta1, double beta2,
+         double eps, double weight_decay, bool amsgrad, bool maximize, bool decoupled) {
+        AdamConfig cfg{lr, beta1, beta2, eps, weight_decay, step, amsgrad, maximize, decoupled};
+        adam_step(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq ? *max_exp_avg_sq : Tensor(), cfg);
+      },
+      nb::arg("param"), nb::arg("grad"), nb::arg("exp_avg"), nb::arg("exp_avg_sq"),
+      nb::arg("max_exp_avg_sq").none(), nb::arg("step"), nb::arg("lr"), nb::arg("beta1"), nb::arg("beta2"),
+      nb::arg("eps"), nb::arg("weight_decay"), nb::arg("amsgrad"), nb::arg("maximize"), nb::arg("decoupled"));
+}
+
+}  // namespace tandem::py

@@ -1,0 +1,5 @@
+"""tandem.nn: layers, losses and containers with PyTorch's API. Python keeps the bookkeeping; the math runs
+in tandem's C++ ops."""
+from .parameter import Parameter  # noqa: F401
+from .modules import *  # noqa: F401,F403
+from . import functional, init  # noqa: F401

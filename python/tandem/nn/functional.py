@@ -1,0 +1,299 @@
+"""nn.functional: layers and losses as functions. Each one is a composition of tandem's C++ ops (or a
+dedicated C++ op such as conv2d), so autograd and every device come for free; nothing loops in Python."""
+import tandem
+
+from .. import _C
+from .parameter import untracked
+
+__all__ = [
+    "linear", "relu", "relu_", "gelu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout", "flatten",
+    "conv2d", "max_pool2d", "max_pool2d_with_indices", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm",
+    "layer_norm", "embedding", "nll_loss", "cross_entropy", "mse_loss", "l1_loss", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "one_hot",
+]
+
+
+def linear(input, weight, bias=None):
+    """input @ weight.T + bias, as one addmm for the common 2-D case."""
+    if input.dim() == 2 and bias is not None:
+        return tandem.addmm(bias, input, weight.t())
+    out = tandem.matmul(input, weight.t())
+    return out + bias if bias is not None else out
+
+
+def relu(input, inplace=False):
+    return tandem.relu_(input) if inplace else tandem.relu(input)
+
+
+def relu_(input):
+    return tandem.relu_(input)
+
+
+def gelu(input, approximate="none"):
+    if approximate == "none":
+        return tandem.gelu(input)
+    if approximate == "tanh":
+        return tandem.gelu_tanh(input)
+    raise RuntimeError(f"approximate argument must be either none or tanh.\nhint: got approximate={approximate!r}")
+
+
+def sigmoid(input):
+    return tandem.sigmoid(input)
+
+
+def tanh(input):
+    return tandem.tanh(input)
+
+
+def _softmax_dim(ndim):
+    # PyTorch's legacy choice when dim is not given (it also warns).
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, dtype=None):
+    return tandem.softmax(input, _softmax_dim(input.dim()) if dim is None else dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, dtype=None):
+    return tandem.log_softmax(input, _softmax_dim(input.dim()) if dim is None else dim, dtype=dtype)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input.mul_(0) if inplace else input * 0
+    mask = tandem.empty_like(input).bernoulli_(1.0 - p)
+    mask.mul_(1.0 / (1.0 - p))
+    return input.mul_(mask) if inplace else input * mask
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    return tandem.flatten(input, start_dim, end_dim)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D convolution (a C++ op: im2col + one GEMM; records ConvolutionBackward0)."""
+    return _C.conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    return _C._max_pool2d_with_indices(input, kernel_size, stride or None, padding, dilation, ceil_mode)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    if divisor_override is not None:
+        raise NotImplementedError("avg_pool2d: divisor_override is not supported\nhint: divide the sum yourself")
+    return _C._avg_pool2d(input, kernel_size, stride or None, padding, ceil_mode, count_include_pad)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    if isinstance(output_size, (tuple, list)):
+        output_size = tuple(input.shape[-2 + i] if s is None else s for i, s in enumerate(output_size))
+    return _C._adaptive_avg_pool2d(input, output_size)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    out, indices = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return (out, indices) if return_indices else out
+
+
+def _reduce_dims(x, dims):
+    return [d for d in range(x.dim()) if d not in dims]
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    """Normalises over every dim but the channel dim 1; in training the batch statistics are used and the
+    running ones updated in place (with the unbiased variance, as PyTorch does)."""
+    if input.dim() < 2:
+        raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+    dims = [0] + list(range(2, input.dim()))
+    shape = [1, input.size(1)] + [1] * (input.dim() - 2)
+    if training:
+        count = input.numel() // input.size(1)
+        if count <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {list(input.shape)}")
+        mean = input.mean(dim=dims)
+        var = input.var(dim=dims, correction=0)
+        if running_mean is not None:
+            untracked(running_mean).mul_(1 - momentum).add_(untracked(mean) * momentum)
+            untracked(running_var).mul_(1 - momentum).add_(untracked(var) * (momentum * count / (count - 1)))
+    else:
+        mean, var = running_mean, running_var
+    out = (input - mean.reshape(shape)) * tandem.rsqrt(var.reshape(shape) + eps)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(normalized_shape)
+    if tuple(input.shape[input.dim() - k:]) != normalized_shape:
+        raise RuntimeError(
+            f"Given normalized_shape={list(normalized_shape)}, expected input with shape [*, "
+            f"{', '.join(str(s) for s in normalized_shape)}], but got input of size{list(input.shape)}"
+        )
+    dims = list(range(input.dim() - k, input.dim()))
+    mean = input.mean(dim=dims, keepdim=True)
+    var = input.var(dim=dims, correction=0, keepdim=True)
+    out = (input - mean) * tandem.rsqrt(var + eps)
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def embedding(input, weight, padding_idx=None):
+    """Rows of ``weight`` picked by the integer ``input`` (any shape); positions holding ``padding_idx`` pass
+    no gradient to their row, as in PyTorch."""
+    out = tandem.index_select(weight, 0, input.reshape(-1)).reshape(list(input.shape) + [weight.size(1)])
+    if padding_idx is not None and out.requires_grad:
+        keep = (input != padding_idx).unsqueeze(-1)
+        out = tandem.where(keep, out, out.detach())
+    return out
+
+
+def one_hot(tensor, num_classes=-1):
+    if num_classes < 0:
+        num_classes = int(tensor.max().item()) + 1
+    return tandem.zeros(list(tensor.shape) + [num_classes], dtype=tandem.int64, device=tensor.device).scatter_(
+        -1, tensor.unsqueeze(-1), 1
+    )
+
+
+def _reduce(loss, reduction):
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _check_reduction(reduction):
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _class_weight_shape(input):
+    return [1, input.size(1)] + [1] * (input.dim() - 2)
+
+
+def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
+    """-input[n, target[n]] (times the class weight), averaged over the weights of the kept targets."""
+    _check_reduction(reduction)
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    batched = input.dim() >= 2
+    if not batched:
+        input, target = input.unsqueeze(0), target.unsqueeze(0)
+    if target.shape[0] != input.shape[0]:
+        raise ValueError(
+            f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({target.shape[0]})."
+        )
+    keep = target != ignore_index
+    safe_target = tandem.where(keep, target, 0)
+    picked = -tandem.gather(input, 1, safe_target.unsqueeze(1)).squeeze(1)
+    w = keep.to(input.dtype)
+    if weight is not None:
+        w = w * tandem.index_select(weight, 0, safe_target.reshape(-1)).reshape(safe_target.shape)
+    loss = picked * w
+    if reduction == "none":
+        return loss if batched else loss.squeeze(0)
+    if reduction == "sum":
+        return loss.sum()
+    return loss.sum() / w.sum()
+
+
+def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+    """log_softmax over dim 1, then nll_loss; class-probability targets and label smoothing as in PyTorch."""
+    _check_reduction(reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    class_dim = 1 if input.dim() >= 2 else 0
+    logp = log_softmax(input, class_dim)
+    num_classes = input.size(class_dim)
+    if target.is_floating_point():  # class probabilities
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / num_classes
+        per_class = logp * target
+        if weight is not None:
+            per_class = per_class * (weight.reshape(_class_weight_shape(input)) if class_dim else weight)
+        loss = -per_class.sum(class_dim)
+        if reduction == "mean":  # PyTorch divides by the number of samples (batch times spatial positions)
+            return loss.sum() / (input.numel() // num_classes)
+        return _reduce(loss, reduction)
+    nll = nll_loss(logp, target, weight, ignore_index, reduction)
+    if label_smoothing == 0.0:
+        return nll
+    if class_dim == 0:
+        logp, target = logp.unsqueeze(0), target.unsqueeze(0)
+    keep = target != ignore_index
+    per_class = logp if weight is None else logp * weight.reshape(_class_weight_shape(logp))
+    smooth = -per_class.sum(1) * keep.to(logp.dtype)
+    if reduction == "none":
+        smooth = smooth if class_dim else smooth.squeeze(0)
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    elif weight is None:
+        smooth = smooth.sum() / keep.sum()
+    else:
+        safe_target = tandem.where(keep, target, 0)
+        picked_w = tandem.index_select(weight, 0, safe_target.reshape(-1)).reshape(safe_target.shape)
+        smooth = smooth.sum() / (picked_w * keep.to(logp.dtype)).sum()
+    return (1 - label_smoothing) * nll + smooth * (label_smoothing / num_classes)
+
+
+def _check_same_size(input, target):
+    if tuple(input.shape) != tuple(target.shape):
+        raise ValueError(
+            f"Using a target size ({tuple(target.shape)}) that is different to the input size ({tuple(input.shape)}) "
+            "is deprecated. Please ensure they have the same size."
+        )
+
+
+def mse_loss(input, target, reduction="mean"):
+    _check_reduction(reduction)
+    diff = input - target
+    return _reduce(diff * diff, reduction)
+
+
+def l1_loss(input, target, reduction="mean"):
+    _check_reduction(reduction)
+    return _reduce(tandem.abs(input - target), reduction)
+
+
+def binary_cross_entropy(input, target, weight=None, reduction="mean"):
+    """-(t log x + (1 - t) log(1 - x)), each log clamped at -100 as PyTorch does."""
+    _check_reduction(reduction)
+    _check_same_size(input, target)
+    log_x = tandem.clamp(tandem.log(input), min=-100)
+    log_1mx = tandem.clamp(tandem.log(1 - input), min=-100)
+    loss = -(target * log_x + (1 - target) * log_1mx)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):
+    """The stable form (1 - t) x + (1 + (pw - 1) t) (log1p(exp(-|x|)) + max(-x, 0))."""
+    _check_reduction(reduction)
+    if tuple(input.shape) != tuple(target.shape):
+        raise ValueError(f"Target size ({tuple(target.shape)}) must be the same as input size ({tuple(input.shape)})")
+    softplus_neg = tandem.log1p(tandem.exp(-tandem.abs(input))) + tandem.clamp(-input, min=0)
+    if pos_weight is not None:
+        loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * softplus_neg
+    else:
+        loss = (1 - target) * input + softplus_neg
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+

@@ -1,0 +1,99 @@
+"""BatchNorm1d/2d (running statistics used in eval) and LayerNorm."""
+import tandem
+
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter, untracked
+from .module import Module
+
+
+class _BatchNorm(Module):
+    _expected_dims = ()
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
+                 dtype=None, *, bias=True):
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        self.use_bias = affine and bias
+        if affine:
+            self.weight = Parameter(tandem.empty(num_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+        if self.use_bias:
+            self.bias = Parameter(tandem.empty(num_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", tandem.zeros(num_features, device=device, dtype=dtype))
+            self.register_buffer("running_var", tandem.ones(num_features, device=device, dtype=dtype))
+            self.register_buffer("num_batches_tracked", tandem.tensor(0, dtype=tandem.int64, device=device))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            untracked(self.running_mean).zero_()
+            untracked(self.running_var).fill_(1)
+            untracked(self.num_batches_tracked).zero_()
+
+    def reset_parameters(self):
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+        if self.use_bias:
+            init.zeros_(self.bias)
+
+    def forward(self, input):
+        if input.dim() not in self._expected_dims:
+            raise ValueError(f"expected {' or '.join(f'{d}D' for d in self._expected_dims)} input (got {input.dim()}D input)")
+        momentum = self.momentum
+        if self.training and self.track_running_stats:
+            untracked(self.num_batches_tracked).add_(1)
+            if momentum is None:  # cumulative moving average
+                momentum = 1.0 / float(self.num_batches_tracked.item())
+        use_batch_stats = self.training or self.running_mean is None
+        return F.batch_norm(
+            input,
+            self.running_mean if not self.training or self.track_running_stats else None,
+            self.running_var if not self.training or self.track_running_stats else None,
+            self.weight, self.bias, use_batch_stats, momentum if momentum is not None else 0.0, self.eps,
+        )
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, bias={self.use_bias}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    _expected_dims = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    _expected_dims = (4,)
+
+
+class LayerNorm(Module):
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(tandem.ones(self.normalized_shape, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(tandem.zeros(self.normalized_shape, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, input):
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
+                f"bias={self.bias is not None}")

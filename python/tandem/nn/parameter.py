@@ -1,0 +1,45 @@
+"""nn.Parameter: a Tensor that a Module registers as trainable when assigned as an attribute."""
+from .. import _C
+from .._C import Tensor
+
+
+class Parameter(Tensor):
+    """A tensor that shares ``data``'s memory, requires grad by default, and is found by Module.parameters()."""
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            data = _C.empty(0)
+        return _C._make_subclass(cls, data, requires_grad)
+
+    def __init__(self, data=None, requires_grad=True):
+        pass  # everything happened in __new__ (the C++ object is built there)
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(untracked(self).clone(), self.requires_grad)
+        if self.grad is not None:
+            result.grad = untracked(self.grad).clone()
+        memo[id(self)] = result
+        return result
+
+
+def tensor_deepcopy(self, memo):
+    """copy.deepcopy of a plain tensor (as PyTorch: a clone keeping requires_grad), so that copy.deepcopy(model)
+    works for modules with buffers."""
+    if id(self) in memo:
+        return memo[id(self)]
+    result = untracked(self).clone()
+    if self.requires_grad:
+        result.requires_grad_(True)
+    memo[id(self)] = result
+    return result
+
+
+def untracked(t):
+    """A plain tensor over ``t``'s memory that autograd does not track (what ``t.data`` is in PyTorch):
+    in-place writes through it update ``t`` without recording anything."""
+    return _C._make_subclass(Tensor, t, False)

@@ -1,0 +1,62 @@
+"""Adam and AdamW (optionally AMSGrad); one fused C++ update per tensor."""
+import tandem
+
+from .. import _C
+from ..nn.parameter import untracked
+from .optimizer import Optimizer
+
+
+def _check(lr, betas, eps, weight_decay):
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+class Adam(Optimizer):
+    _decoupled = False
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
+                 maximize=False):
+        _check(lr, betas, eps, weight_decay)
+        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+                        maximize=maximize)
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with tandem.enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            beta1, beta2 = group["betas"]
+            amsgrad = group["amsgrad"]
+            for p, grad in self._grads(group):
+                state = self.state[p]
+                if not state:
+                    state["step"] = tandem.tensor(0.0)
+                    state["exp_avg"] = tandem.zeros_like(p)
+                    state["exp_avg_sq"] = tandem.zeros_like(p)
+                    if amsgrad:
+                        state["max_exp_avg_sq"] = tandem.zeros_like(p)
+                untracked(state["step"]).add_(1)
+                _C._adam_step(p, grad, state["exp_avg"], state["exp_avg_sq"], state.get("max_exp_avg_sq"),
+                              int(state["step"].item()), group["lr"], beta1, beta2, group["eps"],
+                              group["weight_decay"], amsgrad, group["maximize"], self._decoupled)
+        return loss
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (param *= 1 - lr * weight_decay before the Adam update)."""
+
+    _decoupled = True
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
+                 maximize=False):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)

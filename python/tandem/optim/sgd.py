@@ -1,0 +1,39 @@
+"""SGD with momentum, dampening, Nesterov momentum and weight decay; one fused C++ update per tensor."""
+import tandem
+
+from .. import _C
+from .optimizer import Optimizer, required
+
+
+class SGD(Optimizer):
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
+                 maximize=False):
+        if lr is not required and lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                        nesterov=nesterov, maximize=maximize)
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with tandem.enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            momentum = group["momentum"]
+            for p, grad in self._grads(group):
+                state = self.state[p]
+                buf = state.get("momentum_buffer")
+                first = False
+                if momentum != 0 and buf is None:
+                    buf = state["momentum_buffer"] = tandem.empty_like(p)
+                    first = True
+                _C._sgd_step(p, grad, buf, group["lr"], momentum, group["dampening"],
+                             group["weight_decay"], group["nesterov"], group["maximize"], first)
+        return loss

@@ -1,0 +1,264 @@
+"""tandem.save / tandem.load in the safetensors format: an 8-byte little-endian header length, a JSON header
+naming each tensor's dtype, shape and byte range, then the raw bytes. No pickle: loading never runs code.
+
+A flat dict of str -> Tensor is stored under its own keys, so files are interchangeable with the
+`safetensors` package. Anything else (a bare tensor, nested dicts/lists/tuples, numbers and strings inside
+them, such as an optimizer's state_dict) is flattened to dotted keys, and its shape is recorded as JSON in
+the header's ``__metadata__`` under ``tandem.structure``.
+"""
+import json
+import os
+import struct
+import tempfile
+from collections import OrderedDict
+
+from . import _C
+from ._C import Tensor
+
+_DTYPE_CODES = {
+    "float16": "F16", "bfloat16": "BF16", "float32": "F32", "float64": "F64", "int8": "I8", "int16": "I16",
+    "int32": "I32", "int64": "I64", "uint8": "U8", "bool": "BOOL",
+}
+_CODE_DTYPES = {code: getattr(_C, name) for name, code in _DTYPE_CODES.items()}
+_ITEMSIZE = {"F16": 2, "BF16": 2, "F32": 4, "F64": 8, "I8": 1, "I16": 2, "I32": 4, "I64": 8, "U8": 1, "BOOL": 1}
+_STRUCTURE_KEY = "tandem.structure"
+_MAX_HEADER = 100 * 1024 * 1024  # the reference implementation's limit
+
+
+# ---- flattening ----------------------------------------------------------------------------------------
+def _flatten(obj):
+    """(tensors by key, structure or None). The structure is None for a flat dict of str -> Tensor."""
+    if isinstance(obj, dict) and all(isinstance(k, str) for k in obj) and all(isinstance(v, Tensor) for v in obj.values()):
+        return OrderedDict(obj), None
+    tensors = OrderedDict()
+
+    def key_for(path):
+        key = ".".join(path) or "tensor"
+        base, n = key, 1
+        while key in tensors:
+            key, n = f"{base}#{n}", n + 1
+        return key
+
+    # Iterative walk: each work item fills one slot of an already created container.
+    root = [None]
+    stack = [(obj, (), root, 0)]
+    while stack:
+        value, path, parent, slot = stack.pop()
+        if isinstance(value, Tensor):
+            key = key_for(path)
+            tensors[key] = value
+            parent[slot] = {"tensor": key}
+        elif isinstance(value, dict):
+            items = []
+            for k, v in value.items():
+                if not isinstance(k, (str, int)) or isinstance(k, bool):
+                    raise TypeError(f"tandem.save: dict keys must be str or int, got {type(k).__name__}")
+                items.append([k, None])
+            parent[slot] = {"dict": items}
+            for i, v in enumerate(value.values()):
+                stack.append((v, path + (str(items[i][0]),), items[i], 1))
+        elif isinstance(value, (list, tuple)):
+            children = [None] * len(value)
+            parent[slot] = {"tuple" if isinstance(value, tuple) else "list": children}
+            for i, v in enumerate(value):
+                stack.append((v, path + (str(i),), children, i))
+        elif value is None or isinstance(value, (bool, int, float, str)):
+            parent[slot] = {"value": value}
+        else:
+            raise TypeError(
+                f"tandem.save: cannot store an object of type {type(value).__name__}\n"
+                "hint: tandem.save stores tensors and dicts/lists/tuples of tensors, numbers and strings (no pickle)"
+            )
+    return tensors, root[0]
+
+
+def _children(kind, payload):
+    if kind == "dict":
+        if not all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], (str, int)) for p in payload):
+            raise ValueError("tandem.load: malformed dict entry in the file's metadata")
+        return [p[1] for p in payload]
+    return payload
+
+
+def _unflatten(structure, tensors):
+    """Rebuilds the saved object: a post-order walk with an explicit stack (hostile nesting cannot overflow)."""
+    results = []
+    work = [(False, structure)]
+    while work:
+        built, node = work.pop()
+        if not isinstance(node, dict) or len(node) != 1:
+            raise ValueError("tandem.load: malformed structure in the file's metadata")
+        ((kind, payload),) = node.items()
+        if kind == "tensor":
+            if not isinstance(payload, str) or payload not in tensors:
+                raise ValueError(f"tandem.load: the structure names a tensor {payload!r} that the file does not hold")
+            results.append(tensors[payload])
+        elif kind == "value":
+            results.append(payload)
+        elif kind not in ("dict", "list", "tuple") or not isinstance(payload, list):
+            raise ValueError(f"tandem.load: unknown structure kind {kind!r} in the file's metadata")
+        elif not built:
+            work.append((True, node))
+            work.extend((False, child) for child in reversed(_children(kind, payload)))
+        else:
+            values = results[len(results) - len(payload):]
+            del results[len(results) - len(payload):]
+            if kind == "dict":
+                results.append({pair[0]: v for pair, v in zip(payload, values)})
+            else:
+                results.append(values if kind == "list" else tuple(values))
+    return results[0]
+
+
+# ---- writing -------------------------------------------------------------------------------------------
+def _encode(obj, metadata):
+    tensors, structure = _flatten(obj)
+    meta = dict(metadata or {})
+    if structure is not None:
+        meta[_STRUCTURE_KEY] = json.dumps(structure)
+    # Widest dtypes first, so every tensor starts at a multiple of its element size.
+    order = sorted(tensors, key=lambda k: -tensors[k].element_size())
+    header, blobs, offset = {}, [], 0
+    for key in order:
+        t = tensors[key]
+        name = str(t.dtype).replace("tandem.", "")
+        data = _C._tensor_bytes(t)
+        header[key] = {"dtype": _DTYPE_CODES[name], "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    if meta:
+        header = {"__metadata__": meta, **header}
+    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    text += b" " * (-len(text) % 8)
+    return [struct.pack("<Q", len(text)), text] + blobs
+
+
+def save(obj, f, metadata=None):
+    """Writes ``obj`` (a tensor, or dicts/lists/tuples of tensors and plain values) to ``f`` in the
+    safetensors format. For a path the write is atomic: the data goes to a temporary file in the same
+    directory, is flushed to disk, and replaces ``f`` in one rename, so a crash never leaves a damaged file."""
+    chunks = _encode(obj, metadata)
+    if hasattr(f, "write"):
+        for c in chunks:
+            f.write(c)
+        return
+    path = os.fspath(f)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for c in chunks:
+                out.write(c)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    dir_fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)  # make the rename itself durable
+    finally:
+        os.close(dir_fd)
+
+
+# ---- reading -------------------------------------------------------------------------------------------
+def _reject_duplicates(pairs):
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise ValueError(f"tandem.load: invalid header: duplicate key {k!r}")
+        out[k] = v
+    return out
+
+
+def _is_int(x):
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _parse(buf):
+    """(header dict, data offset) after checking every field the tensors will be built from."""
+    if len(buf) < 8:
+        raise ValueError(f"tandem.load: file too small ({len(buf)} bytes) to hold a safetensors header\n"
+                         "hint: the file is truncated or not a safetensors file")
+    (n,) = struct.unpack("<Q", buf[:8])
+    if n > _MAX_HEADER:
+        raise ValueError(f"tandem.load: header length {n} exceeds the 100 MB limit\n"
+                         "hint: the file is corrupted or not a safetensors file")
+    if 8 + n > len(buf):
+        raise ValueError(f"tandem.load: header length {n} runs past the end of the file ({len(buf)} bytes)\n"
+                         "hint: the file is truncated")
+    try:
+        header = json.loads(bytes(buf[8:8 + n]).decode("utf-8"), object_pairs_hook=_reject_duplicates)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise ValueError(f"tandem.load: invalid header: not valid UTF-8 JSON ({e})\n"
+                         "hint: the file is corrupted or not a safetensors file") from None
+    if not isinstance(header, dict):
+        raise ValueError("tandem.load: invalid header: expected a JSON object")
+    data_len = len(buf) - 8 - n
+    spans = []
+    for key, info in header.items():
+        if key == "__metadata__":
+            if not isinstance(info, dict) or not all(isinstance(v, str) for v in info.values()):
+                raise ValueError("tandem.load: invalid header: __metadata__ must map strings to strings")
+            continue
+        if not isinstance(info, dict) or set(info) != {"dtype", "shape", "data_offsets"}:
+            raise ValueError(f"tandem.load: invalid header entry for {key!r}: expected dtype, shape, data_offsets")
+        code, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
+        if code not in _ITEMSIZE:
+            raise ValueError(f"tandem.load: tensor {key!r} has unsupported dtype {code!r}")
+        if not isinstance(shape, list) or not all(_is_int(s) and 0 <= s < 2**63 for s in shape):
+            raise ValueError(f"tandem.load: tensor {key!r} has an invalid shape {shape!r}")
+        if not (isinstance(offsets, list) and len(offsets) == 2 and all(_is_int(o) for o in offsets)
+                and 0 <= offsets[0] <= offsets[1] <= data_len):
+            raise ValueError(f"tandem.load: tensor {key!r} has data_offsets {offsets!r} outside the data "
+                             f"({data_len} bytes)\nhint: the file is truncated or corrupted")
+        numel = 1
+        for s in shape:
+            numel *= s
+        if numel * _ITEMSIZE[code] != offsets[1] - offsets[0]:
+            raise ValueError(f"tandem.load: tensor {key!r} of dtype {code} and shape {shape} needs "
+                             f"{numel * _ITEMSIZE[code]} bytes but data_offsets span {offsets[1] - offsets[0]}")
+        spans.append((offsets[0], offsets[1], key))
+    # The byte ranges must tile the data exactly: no overlap (aliasing) and no gap (hidden bytes).
+    end = 0
+    for begin, stop, key in sorted(spans):
+        if begin != end:
+            what = "overlaps the previous tensor" if begin < end else "leaves a gap before it"
+            raise ValueError(f"tandem.load: tensor {key!r} {what} (data_offsets start at {begin}, expected {end})")
+        end = stop
+    if end != data_len:
+        raise ValueError(f"tandem.load: the tensors cover {end} bytes but the file holds {data_len} data bytes\n"
+                         "hint: the file has trailing garbage or is corrupted")
+    return header, 8 + n
+
+
+def load(f, map_location=None, *, weights_only=True):
+    """Reads what ``save`` wrote (or any safetensors file). Tensors are created on the CPU, or on
+    ``map_location`` (a device, a device string, or a dict mapping 'cpu' to the target device)."""
+    if not weights_only:
+        raise ValueError("tandem.load: weights_only=False is not supported: tandem files never hold code")
+    if hasattr(f, "read"):
+        buf = f.read()
+    else:
+        with open(os.fspath(f), "rb") as fh:
+            buf = fh.read()
+    header, base = _parse(buf)
+    device = map_location.get("cpu") if isinstance(map_location, dict) else map_location
+    tensors = OrderedDict()
+    for key, info in header.items():
+        if key == "__metadata__":
+            continue
+        t = _C._tensor_from_bytes(buf, base + info["data_offsets"][0], _CODE_DTYPES[info["dtype"]], info["shape"])
+        tensors[key] = t if device is None else t.to(device)
+    meta = header.get("__metadata__", {})
+    if _STRUCTURE_KEY not in meta:
+        return tensors
+    try:
+        structure = json.loads(meta[_STRUCTURE_KEY])
+    except (json.JSONDecodeError, RecursionError):
+        raise ValueError("tandem.load: malformed structure in the file's metadata") from None
+    return _unflatten(structure, tensors)

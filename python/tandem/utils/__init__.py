@@ -1,0 +1,2 @@
+"""tandem.utils: data loading."""
+from . import data  # noqa: F401

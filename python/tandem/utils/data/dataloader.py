@@ -1,0 +1,97 @@
+"""DataLoader and default_collate, as in PyTorch (single process: batches are built in the calling thread)."""
+import collections.abc
+
+import tandem
+
+from ..._C import Tensor
+from .dataset import TensorDataset
+from .sampler import BatchSampler, RandomSampler, SequentialSampler
+
+
+def default_collate(batch):
+    """Stacks tensors, turns numbers into tensors, and recurses into dicts, tuples, namedtuples and lists."""
+    elem = batch[0]
+    if isinstance(elem, Tensor):
+        return tandem.stack(batch, 0)
+    if type(elem).__module__ == "numpy" and hasattr(elem, "shape"):
+        return default_collate([tandem.as_tensor(b) for b in batch])
+    if isinstance(elem, bool):
+        return tandem.tensor(batch, dtype=tandem.bool)
+    if isinstance(elem, int):
+        return tandem.tensor(batch, dtype=tandem.int64)
+    if isinstance(elem, float):
+        return tandem.tensor(batch, dtype=tandem.float64)
+    if isinstance(elem, (str, bytes)):
+        return batch
+    if isinstance(elem, collections.abc.Mapping):
+        return {key: default_collate([d[key] for d in batch]) for key in elem}
+    if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
+        return type(elem)(*(default_collate(samples) for samples in zip(*batch)))
+    if isinstance(elem, collections.abc.Sequence):
+        if any(len(e) != len(elem) for e in batch):
+            raise RuntimeError("each element in list of batch should be of equal size")
+        return [default_collate(samples) for samples in zip(*batch)]  # a list for tuples too, as PyTorch
+    raise TypeError(
+        f"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {type(elem)}"
+    )
+
+
+class DataLoader:
+    """Iterates over ``dataset`` in batches. ``pin_memory`` and ``num_workers`` are accepted for source
+    compatibility; batches are always built in the calling process."""
+
+    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
+                 collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
+                 generator=None, *, prefetch_factor=None, persistent_workers=False, pin_memory_device=""):
+        if num_workers < 0:
+            raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
+        if sampler is not None and shuffle:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or sampler is not None or drop_last:
+                raise ValueError(
+                    "batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and drop_last"
+                )
+            batch_size, drop_last = None, False
+        self.dataset = dataset
+        self.num_workers, self.pin_memory, self.timeout = num_workers, pin_memory, timeout
+        self.generator = generator
+        self._user_sampler = sampler is not None or batch_sampler is not None
+        if sampler is None:
+            sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
+        self.sampler = sampler
+        self.batch_size, self.drop_last = batch_size, drop_last
+        if batch_sampler is None and batch_size is not None:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+        self.batch_sampler = batch_sampler
+        self._auto_collation = batch_sampler is not None
+        self.collate_fn = collate_fn if collate_fn is not None else (
+            default_collate if self._auto_collation else _convert)
+
+    def __len__(self):
+        return len(self.batch_sampler) if self._auto_collation else len(self.sampler)
+
+    def __iter__(self):
+        if self._auto_collation and self._can_gather_batches():
+            return self._gathered_batches()
+        if self._auto_collation:
+            return (self.collate_fn([self.dataset[i] for i in batch]) for batch in self.batch_sampler)
+        return (self.collate_fn(self.dataset[i]) for i in self.sampler)
+
+    # A TensorDataset with the default collate gets each batch with one gather per tensor instead of
+    # indexing sample by sample and stacking: the same tensors, without a Python loop over samples.
+    def _can_gather_batches(self):
+        return (isinstance(self.dataset, TensorDataset) and self.collate_fn is default_collate
+                and not self._user_sampler)
+
+    def _gathered_batches(self):
+        order = self.sampler.order()
+        n, bs = order.numel(), self.batch_size
+        end = n - n % bs if self.drop_last else n
+        for start in range(0, end, bs):
+            idx = order.narrow(0, start, min(bs, n - start))
+            yield [tandem.index_select(t, 0, idx.to(t.device)) for t in self.dataset.tensors]
+
+
+def _convert(data):
+    return data

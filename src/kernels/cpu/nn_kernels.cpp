@@ -1,0 +1,285 @@
+// CPU kernels of the nn family: im2col/col2im for convolution and the pooling loops. Work is split over
+// (channel) or (batch, channel) planes, so every thread writes its own rows.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "core/parallel.h"
+#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/optim_kernels.h"
+#include "kernels/kernel_table.h"
+
+namespace tandem::cpu {
+
+namespace {
+
+// Rows/planes per task so that each task touches at least ~32k elements: a parallel region costs more than
+// the loop below that, and every region is a point where a descheduled thread stalls the others.
+int64_t grain_for(int64_t elements_per_item) {
+  return std::max<int64_t>(1, (int64_t{1} << 15) / std::max<int64_t>(elements_per_item, 1));
+}
+
+// Planes per task for the per-(n, c)-plane loops (a plane reads h*w inputs and visits oh*ow windows).
+int64_t plane_grain(const Window2d& g) { return grain_for(std::max(g.h * g.w, g.oh * g.ow * g.kh * g.kw)); }
+
+template <typename Fn>
+void dispatch_floating(DType d, Fn&& fn) {
+  dispatch_dtype(d, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_floating_type_v<T>) fn(tag);
+  });
+}
+
+// cols has rows (c, ky, kx) and columns (n, oy, ox).
+void im2col(const Tensor& cols, const Tensor& input, const Window2d& g) {
+  dispatch_floating(input.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* in = input.data<T>();
+    T* out = cols.data<T>();
+    const int64_t l = g.oh * g.ow, ncols = g.n * l, rows = g.c * g.kh * g.kw;
+    parallel_for(0, rows, grain_for(ncols), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t c = r / (g.kh * g.kw), ky = (r / g.kw) % g.kh, kx = r % g.kw;
+        T* row = out + r * ncols;
+        for (int64_t n = 0; n < g.n; ++n) {
+          const T* plane = in + (n * g.c + c) * g.h * g.w;
+          for (int64_t oy = 0; oy < g.oh; ++oy) {
+            const int64_t iy = oy * g.sh - g.ph + ky * g.dh;
+            T* dst = row + n * l + oy * g.ow;
+            if (iy < 0 || iy >= g.h) {
+              std::fill(dst, dst + g.ow, T(0.0f));
+              continue;
+            }
+            const T* src = plane + iy * g.w;
+            for (int64_t ox = 0; ox < g.ow; ++ox) {
+              const int64_t ix = ox * g.sw - g.pw + kx * g.dw;
+              dst[ox] = (ix >= 0 && ix < g.w) ? src[ix] : T(0.0f);
+            }
+          }
+        }
+      }
+    });
+  });
+}
+
+// Each (n, c) plane of grad_input gathers from its own kh*kw rows of cols, so planes run in parallel.
+void col2im(const Tensor& grad_input, const Tensor& cols, const Window2d& g) {
+  dispatch_floating(cols.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Acc = opmath_t<T>;
+    const T* in = cols.data<T>();
+    T* out = grad_input.data<T>();
+    const int64_t l = g.oh * g.ow, ncols = g.n * l, hw = g.h * g.w;
+    parallel_for(0, g.n * g.c, plane_grain(g), [&](int64_t p0, int64_t p1) {
+      std::vector<Acc> acc(hw);
+      for (int64_t p = p0; p < p1; ++p) {
+        const int64_t n = p / g.c, c = p % g.c;
+        std::fill(acc.begin(), acc.end(), Acc(0));
+        for (int64_t ky = 0; ky < g.kh; ++ky)
+          for (int64_t kx = 0; kx < g.kw; ++kx) {
+            const T* row = in + ((c * g.kh + ky) * g.kw + kx) * ncols + n * l;
+            for (int64_t oy = 0; oy < g.oh; ++oy) {
+              const int64_t iy = oy * g.sh - g.ph + ky * g.dh;
+              if (iy < 0 || iy >= g.h) continue;
+              for (int64_t ox = 0; ox < g.ow; ++ox) {
+                const int64_t ix = ox * g.sw - g.pw + kx * g.dw;
+                if (ix >= 0 && ix < g.w) acc[iy * g.w + ix] += static_cast<Acc>(row[oy * g.ow + ox]);
+              }
+            }
+          }
+        T* dst = out + p * hw;
+        for (int64_t i = 0; i < hw; ++i) dst[i] = static_cast<T>(acc[i]);
+      }
+    });
+  });
+}
+
+void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& input, const Window2d& g) {
+  dispatch_floating(input.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Acc = opmath_t<T>;
+    const T* in = input.data<T>();
+    T* o = out.data<T>();
+    int64_t* idx = indices.data<int64_t>();
+    parallel_for(0, g.n * g.c, plane_grain(g), [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        const T* plane = in + p * g.h * g.w;
+        for (int64_t oy = 0; oy < g.oh; ++oy)
+          for (int64_t ox = 0; ox < g.ow; ++ox) {
+            Acc best = -std::numeric_limits<Acc>::infinity();
+            int64_t best_i = -1;
+            for (int64_t ky = 0; ky < g.kh; ++ky) {
+              const int64_t iy = oy * g.sh - g.ph + ky * g.dh;
+              if (iy < 0 || iy >= g.h) continue;
+              for (int64_t kx = 0; kx < g.kw; ++kx) {
+                const int64_t ix = ox * g.sw - g.pw + kx * g.dw;
+                if (ix < 0 || ix >= g.w) continue;
+                const Acc v = static_cast<Acc>(plane[iy * g.w + ix]);
+                // NaN wins, as in PyTorch.
+                if (best_i < 0 || v > best || std::isnan(v)) {
+                  best = v;
+                  best_i = iy * g.w + ix;
+                  if (std::isnan(v)) goto done;
+                }
+              }
+            }
+          done:
+            const int64_t at = (p * g.oh + oy) * g.ow + ox;
+            o[at] = static_cast<T>(best);
+            idx[at] = best_i;
+          }
+      }
+    });
+  });
+}
+
+void max_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Tensor& indices,
+                         const Window2d& g) {
+  dispatch_floating(grad_out.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Acc = opmath_t<T>;
+    const T* go = grad_out.data<T>();
+    const int64_t* idx = indices.data<int64_t>();
+    T* gi = grad_input.data<T>();
+    const int64_t hw = g.h * g.w, ohw = g.oh * g.ow;
+    parallel_for(0, g.n * g.c, plane_grain(g), [&](int64_t p0, int64_t p1) {
+      std::vector<Acc> acc(hw);
+      for (int64_t p = p0; p < p1; ++p) {
+        std::fill(acc.begin(), acc.end(), Acc(0));
+        for (int64_t i = 0; i < ohw; ++i)
+          if (idx[p * ohw + i] >= 0) acc[idx[p * ohw + i]] += static_cast<Acc>(go[p * ohw + i]);
+        for (int64_t i = 0; i < hw; ++i) gi[p * hw + i] = static_cast<T>(acc[i]);
+      }
+    });
+  });
+}
+
+// The window of output (oy, ox) clipped to the input, and the divisor PyTorch uses for it.
+struct AvgWindow {
+  int64_t y0, y1, x0, x1, divisor;
+};
+AvgWindow avg_window(const Window2d& g, int64_t oy, int64_t ox, bool count_include_pad) {
+  int64_t y0 = oy * g.sh - g.ph, x0 = ox * g.sw - g.pw;
+  int64_t y1 = std::min(y0 + g.kh, g.h + g.ph), x1 = std::min(x0 + g.kw, g.w + g.pw);
+  const int64_t padded = (y1 - y0) * (x1 - x0);
+  y0 = std::max<int64_t>(y0, 0);
+  x0 = std::max<int64_t>(x0, 0);
+  y1 = std::min(y1, g.h);
+  x1 = std::min(x1, g.w);
+  return {y0, y1, x0, x1, count_include_pad ? padded : (y1 - y0) * (x1 - x0)};
+}
+
+void avg_pool2d(const Tensor& out, const Tensor& input, const Window2d& g, bool count_include_pad) {
+  dispatch_floating(input.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Acc = opmath_t<T>;
+    const T* in = input.data<T>();
+    T* o = out.data<T>();
+    parallel_for(0, g.n * g.c, plane_grain(g), [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p)
+        for (int64_t oy = 0; oy < g.oh; ++oy)
+          for (int64_t ox = 0; ox < g.ow; ++ox) {
+            const AvgWindow w = avg_window(g, oy, ox, count_include_pad);
+            Acc s = 0;
+            for (int64_t y = w.y0; y < w.y1; ++y)
+              for (int64_t x = w.x0; x < w.x1; ++x) s += static_cast<Acc>(in[(p * g.h + y) * g.w + x]);
+            o[(p * g.oh + oy) * g.ow + ox] = static_cast<T>(s / static_cast<Acc>(w.divisor));
+          }
+    });
+  });
+}
+
+void avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Window2d& g,
+                         bool count_include_pad) {
+  dispatch_floating(grad_out.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Acc = opmath_t<T>;
+    const T* go = grad_out.data<T>();
+    T* gi = grad_input.data<T>();
+    const int64_t hw = g.h * g.w;
+    parallel_for(0, g.n * g.c, plane_grain(g), [&](int64_t p0, int64_t p1) {
+      std::vector<Acc> acc(hw);
+      for (int64_t p = p0; p < p1; ++p) {
+        std::fill(acc.begin(), acc.end(), Acc(0));
+        for (int64_t oy = 0; oy < g.oh; ++oy)
+          for (int64_t ox = 0; ox < g.ow; ++ox) {
+            const AvgWindow w = avg_window(g, oy, ox, count_include_pad);
+            const Acc v = static_cast<Acc>(go[(p * g.oh + oy) * g.ow + ox]) / static_cast<Acc>(w.divisor);
+            for (int64_t y = w.y0; y < w.y1; ++y)
+              for (int64_t x = w.x0; x < w.x1; ++x) acc[y * g.w + x] += v;
+          }
+        for (int64_t i = 0; i < hw; ++i) gi[p * hw + i] = static_cast<T>(acc[i]);
+      }
+    });
+  });
+}
+
+int64_t start_index(int64_t i, int64_t out, int64_t in) { return (i * in) / out; }
+int64_t end_index(int64_t i, int64_t out, int64_t in) { return ((i + 1) * in + out - 1) / out; }
+
+void adaptive_avg_pool2d(const Tensor& out, const Tensor& input, const Window2d& g) {
+  dispatch_floating(input.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Acc = opmath_t<T>;
+    const T* in = input.data<T>();
+    T* o = out.data<T>();
+    parallel_for(0, g.n * g.c, plane_grain(g), [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p)
+        for (int64_t oy = 0; oy < g.oh; ++oy) {
+          const int64_t y0 = start_index(oy, g.oh, g.h), y1 = end_index(oy, g.oh, g.h);
+          for (int64_t ox = 0; ox < g.ow; ++ox) {
+            const int64_t x0 = start_index(ox, g.ow, g.w), x1 = end_index(ox, g.ow, g.w);
+            Acc s = 0;
+            for (int64_t y = y0; y < y1; ++y)
+              for (int64_t x = x0; x < x1; ++x) s += static_cast<Acc>(in[(p * g.h + y) * g.w + x]);
+            o[(p * g.oh + oy) * g.ow + ox] = static_cast<T>(s / static_cast<Acc>((y1 - y0) * (x1 - x0)));
+          }
+        }
+    });
+  });
+}
+
+void adaptive_avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Window2d& g) {
+  dispatch_floating(grad_out.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Acc = opmath_t<T>;
+    const T* go = grad_out.data<T>();
+    T* gi = grad_input.data<T>();
+    const int64_t hw = g.h * g.w;
+    parallel_for(0, g.n * g.c, plane_grain(g), [&](int64_t p0, int64_t p1) {
+      std::vector<Acc> acc(hw);
+      for (int64_t p = p0; p < p1; ++p) {
+        std::fill(acc.begin(), acc.end(), Acc(0));
+        for (int64_t oy = 0; oy < g.oh; ++oy) {
+          const int64_t y0 = start_index(oy, g.oh, g.h), y1 = end_index(oy, g.oh, g.h);
+          for (int64_t ox = 0; ox < g.ow; ++ox) {
+            const int64_t x0 = start_index(ox, g.ow, g.w), x1 = end_index(ox, g.ow, g.w);
+            const Acc v =
+                static_cast<Acc>(go[(p * g.oh + oy) * g.ow + ox]) / static_cast<Acc>((y1 - y0) * (x1 - x0));
+            for (int64_t y = y0; y < y1; ++y)
+              for (int64_t x = x0; x < x1; ++x) acc[y * g.w + x] += v;
+          }
+        }
+        for (int64_t i = 0; i < hw; ++i) gi[p * hw + i] = static_cast<T>(acc[i]);
+      }
+    });
+  });
+}
+
+}  // namespace
+
+void register_nn_kernels(KernelTable& table) {
+  NnKernels& k = table.nn;
+  k.im2col = &im2col;
+  k.col2im = &col2im;
+  k.max_pool2d = &max_pool2d;
+  k.max_pool2d_backward = &max_pool2d_backward;
+  k.avg_pool2d = &avg_pool2d;
+  k.avg_pool2d_backward = &avg_pool2d_backward;
+  k.adaptive_avg_pool2d = &adaptive_avg_pool2d;
+  k.adaptive_avg_pool2d_backward = &adaptive_avg_pool2d_backward;
+  register_optim_kernels(table);
+}
+
+}  // namespace tandem::cpu

@@ -1,0 +1,24 @@
+// 2-D convolution as im2col + one GEMM over the whole batch, and its backward.
+#pragma once
+#include <array>
+#include <optional>
+
+#include "core/tensor.h"
+
+namespace tandem {
+
+using Pair = std::array<int64_t, 2>;
+
+// input N x C x H x W (or C x H x W), weight Cout x C/groups x kh x kw, bias Cout.
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, Pair stride,
+              Pair padding, Pair dilation, int64_t groups);
+
+struct Conv2dGrads {
+  Tensor input, weight, bias;  // undefined where not asked for
+};
+// Gradients of conv2d (batched 4-D input) given the gradient of its output.
+Conv2dGrads conv2d_backward(const Tensor& grad_out, const Tensor& input, const Tensor& weight, Pair stride,
+                            Pair padding, Pair dilation, int64_t groups, bool need_input, bool need_weight,
+                            bool need_bias);
+
+}  // namespace tandem
