@@ -99,7 +99,12 @@ TANDEM_TARGET_AVX2 std::pair<T, int64_t> arg_vectors_avx2(const T* in, int64_t n
 template <typename T, bool IsMax>
 std::pair<opmath_t<T>, int64_t> arg_contig(const T* in, int64_t n) {
   if constexpr (kSimdType<T>) {
+#if defined(__AVX512F__)
+    // Built for a CPU with AVX-512 (TANDEM_CPU_ARCH=native on such a machine): use the full width.
+    return arg_vectors<64, T, IsMax>(in, n);
+#else
     return cpu_has_avx2() ? arg_vectors_avx2<T, IsMax>(in, n) : arg_vectors<16, T, IsMax>(in, n);
+#endif
   } else {
     return arg_strided<T, IsMax>(in, n, 1);
   }
