@@ -170,6 +170,11 @@ Edge gradient_edge(const Tensor& t) {
 
 void set_history(const std::shared_ptr<Node>& node, std::initializer_list<const Tensor*> inputs,
                  std::initializer_list<const Tensor*> outputs) {
+  set_history(node, std::vector<const Tensor*>(inputs), outputs);
+}
+
+void set_history(const std::shared_ptr<Node>& node, const std::vector<const Tensor*>& inputs,
+                 std::initializer_list<const Tensor*> outputs) {
   node->next_edges.reserve(inputs.size());
   for (const Tensor* in : inputs) node->next_edges.push_back(in ? gradient_edge(*in) : Edge{});
   uint32_t nr = 0;

@@ -114,6 +114,9 @@ inline bool should_record(const Ts&... ts) {
 // entry of `inputs` (undefined tensors and tensors that do not require grad get a null edge).
 void set_history(const std::shared_ptr<Node>& node, std::initializer_list<const Tensor*> inputs,
                  std::initializer_list<const Tensor*> outputs);
+// The same for a list of inputs whose length is known only at run time (cat, stack).
+void set_history(const std::shared_ptr<Node>& node, const std::vector<const Tensor*>& inputs,
+                 std::initializer_list<const Tensor*> outputs);
 inline Tensor record(const std::shared_ptr<Node>& node, std::initializer_list<const Tensor*> inputs,
                      const Tensor& out) {
   set_history(node, inputs, {&out});

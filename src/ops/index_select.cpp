@@ -1,5 +1,6 @@
 // The index_select family (index_select, index_add_, index_copy_, index_fill_) and take: a 1-D index picks
 // whole slices along one dim, read or written through the shared IndexPlan kernels.
+#include "autograd/formulas.h"
 #include "core/error.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -53,6 +54,9 @@ void check_source_shape(const Tensor& s, int64_t dim, const Tensor& src) {
 }  // namespace
 
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
+  if (autograd::should_record(x))
+    return autograd::record_index_select(x, dim, index,
+                                         autograd::without_grad([&] { return index_select(x, dim, index); }));
   TANDEM_CHECK(index.dim() <= 1, Index, "index_select(): Index is supposed to be a vector");
   TANDEM_CHECK(index.dtype() == DType::Int64 || index.dtype() == DType::Int32, Runtime,
                "index_select(): Expected dtype int32 or int64 for index");
@@ -72,6 +76,10 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
 
 Tensor index_add_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
                   const Scalar& alpha) {
+  if (autograd::should_record(x, source)) {
+    return autograd::inplace_with_grad(
+        x, [&](const Tensor& before) { return index_add(before, dim, index, source, alpha); });
+  }
   TANDEM_CHECK(index.dim() <= 1, Index,
                "index_add_(): Index is supposed to be a vector, but got dim: ", index.dim(),
                " with type: ", dtype_title(index.dtype()), " and size: ", index.shape_str());
@@ -99,6 +107,10 @@ Tensor index_add_(const Tensor& x, int64_t dim, const Tensor& index, const Tenso
 
 Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
                  const Scalar& alpha) {
+  if (autograd::should_record(x, source)) {
+    Tensor out = autograd::without_grad([&] { return index_add(x, dim, index, source, alpha); });
+    return autograd::record_index_add(x, dim, index, source, alpha, out);
+  }
   return index_add_(clone(x), dim, index, source, alpha);
 }
 
