@@ -68,10 +68,11 @@ Grads prod_backward(FormulaNode& n, const Tensor& g) {
   return {mul(restore(n, g), local)};
 }
 
-// amax/amin and max()/min(): the gradient is split evenly among the elements equal to the result.
+// amax/amin and max()/min(): the gradient is split evenly among the elements equal to the result (the NaNs
+// when the result is NaN).
 Grads extreme_backward(FormulaNode& n, const Tensor& g) {
   Tensor x = n.saved_tensor(0), out = restore(n, n.saved_tensor(1));
-  Tensor mask = eq(x, out);
+  Tensor mask = logical_or(eq(x, out), logical_and(isnan(x), isnan(out)));
   Tensor count = sum(mask, dims_of(n), true);
   return {div(mul(restore(n, g), mask), count)};
 }

@@ -197,8 +197,10 @@ void check_inplace(const Tensor& self) {
   if (!m || !m->requires_grad) {
     // A value that requires grad is written into a plain tensor. If other tensors share its memory (it is a
     // view, or has views), they would see the values without the history: refuse rather than lose gradients.
+    // A view marked by track_view_write shares it with its base only: the base takes the history.
+    const long sharers = m && m->view_base ? 2 : 1;
     TANDEM_CHECK(
-        self.storage()->use_count() == 1, NotImplemented,
+        self.storage()->use_count() == sharers, NotImplemented,
         "an in-place write of a tensor that requires grad into a tensor that shares memory with others "
         "(a view or a viewed tensor) is not supported by tandem's autograd\nhint: build the result out "
         "of place (e.g. with tandem.where or tandem.cat), or clone() the target first");
@@ -253,6 +255,11 @@ struct AsStridedBackward final : Node {
 };
 
 }  // namespace
+
+void track_view_write(const Tensor& base, const Tensor& view) {
+  if (view.is_same(base) || base.impl()->autograd()) return;
+  view.impl()->ensure_autograd().view_base = std::make_shared<Tensor>(base);
+}
 
 void rebase_view(const Tensor& view, const Tensor& result) {
   const Tensor& base = *view.impl()->autograd()->view_base;

@@ -223,3 +223,21 @@ def test_plain_indexing_records_nothing():
     x = tandem.tensor(rand(3, 4), dtype=F64)
     for out in (x[[0, 1]], x.gather(1, tandem.tensor([[0], [1], [2]])), tandem.cat([x, x]), x.flip(0)):
         assert out.grad_fn is None and not out.requires_grad
+
+
+def test_basic_setitem_of_grad_value_into_plain_tensor_gives_copy_slices():
+    for L in (tandem, torch):
+        v = L.tensor([1.0, 2.0], dtype=L.float64, requires_grad=True)
+        z = L.zeros(3, 2, dtype=L.float64)
+        z[1] = v * 2
+        z[2, :1] = v[1:] * v[1:]
+        assert z.requires_grad and z.grad_fn.name() == "torch::autograd::CopySlices"
+        (z * L.tensor([[1.0, 1.0], [3.0, 4.0], [5.0, 6.0]], dtype=L.float64)).sum().backward()
+        assert v.grad.tolist() == [6.0, 8.0 + 20.0]
+
+
+def test_basic_setitem_into_a_shared_plain_tensor_is_refused():
+    z = tandem.zeros(3, 2, dtype=F64)
+    other_view = z[0]  # noqa: F841 (another tensor sees z's memory)
+    with pytest.raises(NotImplementedError):
+        z[1] = leaf([1.0, 2.0]) * 2

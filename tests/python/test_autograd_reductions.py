@@ -200,3 +200,10 @@ def test_zero_norm_gradient_is_zero():
     x.norm().backward()
     assert x.grad.tolist() == [0.0, 0.0]
     assert not any(math.isnan(v) for v in x.grad.tolist())
+
+
+def test_max_of_nan_sends_gradient_to_the_nans():
+    for L in (tandem, torch):
+        x = L.tensor([1.0, float("nan"), 2.0], dtype=L.float64, requires_grad=True)
+        x.max().backward()
+        assert x.grad.tolist() == [0.0, 1.0, 0.0]
