@@ -90,6 +90,14 @@ Grads index_add_backward(FormulaNode& n, const Tensor& g) {
   return r;
 }
 
+Grads index_copy_backward(FormulaNode& n, const Tensor& g) {
+  Tensor index = n.saved_tensor(0);
+  Grads r(2);
+  if (n.needs_input_grad(0)) r[0] = index_fill(g, n.ints[0], index, Scalar(0.0));
+  if (n.needs_input_grad(1)) r[1] = reshape(index_select(g, n.ints[0], index), n.sizes);
+  return r;
+}
+
 Grads masked_fill_backward(FormulaNode& n, const Tensor& g) {
   Tensor mask = n.saved_tensor(0);
   Grads r(2);
@@ -189,6 +197,16 @@ Tensor record_index_add(const Tensor& x, int64_t dim, const Tensor& index, const
   node->scalar = alpha;
   node->saved.emplace_back(index, false);
   set_history(node, {&x, &source}, {&out});
+  return out;
+}
+
+Tensor record_index_copy(const Tensor& x, int64_t dim, const Tensor& index, const Tensor* source,
+                         const Tensor& out) {
+  auto node = make_node(source ? "IndexCopyBackward0" : "IndexFillBackward0", &index_copy_backward);
+  if (source) node->sizes = source->sizes();
+  node->ints = DimVector{dim};
+  node->saved.emplace_back(index, false);
+  set_history(node, {&x, source}, {&out});
   return out;
 }
 

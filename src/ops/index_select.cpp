@@ -115,6 +115,10 @@ Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor
 }
 
 Tensor index_copy_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
+  if (autograd::should_record(x, source)) {
+    return autograd::inplace_with_grad(
+        x, [&](const Tensor& before) { return index_copy(before, dim, index, source); });
+  }
   TANDEM_CHECK(index.dtype() == DType::Int64, Runtime,
                "index_copy_(): Expected a long tensor for index, but got ", dtype_title(index.dtype()));
   TANDEM_CHECK(x.dtype() == source.dtype(), Runtime,
@@ -135,10 +139,18 @@ Tensor index_copy_(const Tensor& x, int64_t dim, const Tensor& index, const Tens
 }
 
 Tensor index_copy(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
+  if (autograd::should_record(x, source)) {
+    Tensor out = autograd::without_grad([&] { return index_copy(x, dim, index, source); });
+    return autograd::record_index_copy(x, dim, index, &source, out);
+  }
   return index_copy_(clone(x), dim, index, source);
 }
 
 Tensor index_fill_(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value) {
+  if (autograd::should_record(x)) {
+    return autograd::inplace_with_grad(
+        x, [&](const Tensor& before) { return index_fill(before, dim, index, value); });
+  }
   TANDEM_CHECK(index.dtype() == DType::Int64, Index, "index_fill_(): Expected dtype int64 for index.");
   TANDEM_CHECK(index.dim() <= 1, Index, "index_fill_(): Index is supposed to be a vector");
   check_writeable(x, "index_fill_");
@@ -165,6 +177,10 @@ Tensor index_fill_(const Tensor& x, int64_t dim, const Tensor& index, const Tens
 }
 
 Tensor index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value) {
+  if (autograd::should_record(x)) {
+    Tensor out = autograd::without_grad([&] { return index_fill(x, dim, index, value); });
+    return autograd::record_index_copy(x, dim, index, nullptr, out);
+  }
   return index_fill_(clone(x), dim, index, value);
 }
 
