@@ -102,7 +102,7 @@ Tensor unless_zero_norm(const Tensor& out, const Tensor& v) {
 Grads norm_backward(FormulaNode& n, const Tensor& g) {
   Tensor x = n.saved_tensor(0), out = n.saved_tensor(1);
   double p = n.scalar.to_double();
-  if (p == 0) return {full(x.sizes(), Scalar(0.0), x.dtype(), x.device())};
+  if (p == 0) return {Tensor()};  // piecewise constant: no gradient, as PyTorch (x.grad stays None)
   if (p == 1) return {mul(sign(x), restore(n, g))};
   if (std::isinf(p)) {
     Tensor mask = eq(abs(x), restore(n, out));

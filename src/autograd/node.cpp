@@ -257,7 +257,8 @@ struct AsStridedBackward final : Node {
 }  // namespace
 
 void track_view_write(const Tensor& base, const Tensor& view) {
-  if (view.is_same(base) || base.impl()->autograd()) return;
+  // CopySlices needs a contiguous base; otherwise check_inplace refuses the write before it happens.
+  if (view.is_same(base) || base.impl()->autograd() || !base.is_contiguous()) return;
   view.impl()->ensure_autograd().view_base = std::make_shared<Tensor>(base);
 }
 

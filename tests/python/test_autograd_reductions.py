@@ -87,13 +87,13 @@ def test_gradcheck(name, fn, values, device):
     assert gradcheck(lambda x: fn(tandem, x), (leaf(values, device),))
 
 
-@pytest.mark.parametrize("name,fn,values", [c for c in CASES if isinstance(c[2], list) and
-                                            len(c[2]) and isinstance(c[2][0], list) and c[0] not in NO_FD],
-                         ids=[c[0] for c in CASES if isinstance(c[2], list) and len(c[2]) and
-                              isinstance(c[2][0], list) and c[0] not in NO_FD])
+MATRIX_CASES = [c for c in CASES if c[0] not in NO_FD and len(torch.tensor(c[2]).shape) == 2]
+
+
+@pytest.mark.parametrize("name,fn,values", MATRIX_CASES, ids=[c[0] for c in MATRIX_CASES])
 def test_gradcheck_noncontiguous(name, fn, values, device):
-    if len(torch.tensor(values).shape) != 2:
-        pytest.skip("2-D inputs only")
+    # The transpose of a leaf of the transposed shape: same values, non-contiguous.
+    values = torch.tensor(values).t().tolist()
     assert gradcheck(lambda x: fn(tandem, x), (leaf(values, device, transpose=True),))
 
 
@@ -207,3 +207,12 @@ def test_max_of_nan_sends_gradient_to_the_nans():
         x = L.tensor([1.0, float("nan"), 2.0], dtype=L.float64, requires_grad=True)
         x.max().backward()
         assert x.grad.tolist() == [0.0, 1.0, 0.0]
+
+
+def test_zero_norm_order_gives_no_gradient_like_torch():
+    for L in (tandem, torch):
+        x = L.tensor([[1.0, 0.0], [2.0, 3.0]], dtype=L.float64, requires_grad=True)
+        out = x.norm(0, dim=1)
+        assert out.grad_fn.name() == "LinalgVectorNormBackward0"
+        (out * 1).sum().backward()
+        assert x.grad is None
