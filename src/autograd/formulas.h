@@ -87,10 +87,13 @@ Tensor record_scatter(const Tensor& x, int64_t dim, const Tensor& index, const T
 Tensor record_index_select(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out);
 Tensor record_index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
                         const Scalar& alpha, const Tensor& out);
-// index_copy (IndexCopyBackward0) / index_fill with a scalar (source null, IndexFillBackward0): the
-// overwritten slices of x get no gradient.
-Tensor record_index_copy(const Tensor& x, int64_t dim, const Tensor& index, const Tensor* source,
+// index_copy / index_fill (value null: a scalar; else a 0-d tensor): the overwritten slices of x get no
+// gradient.
+Tensor record_index_copy(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
                          const Tensor& out);
+Tensor record_index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Tensor* value,
+                         const Tensor& out);
+Tensor record_take(const Tensor& x, const Tensor& index, const Tensor& out);
 // value null: a scalar fill.
 Tensor record_masked_fill(const Tensor& x, const Tensor& mask, const Tensor* value, const Tensor& out);
 Tensor record_masked_select(const Tensor& x, const Tensor& mask, const Tensor& out);

@@ -94,8 +94,16 @@ Grads index_copy_backward(FormulaNode& n, const Tensor& g) {
   Tensor index = n.saved_tensor(0);
   Grads r(2);
   if (n.needs_input_grad(0)) r[0] = index_fill(g, n.ints[0], index, Scalar(0.0));
-  if (n.needs_input_grad(1)) r[1] = reshape(index_select(g, n.ints[0], index), n.sizes);
+  if (n.needs_input_grad(1)) {
+    Tensor picked = index_select(g, n.ints[0], index);
+    r[1] = n.variant ? sum(picked) : reshape(picked, n.sizes);  // variant: the fill value of index_fill
+  }
   return r;
+}
+
+Grads take_backward(FormulaNode& n, const Tensor& g) {
+  Tensor flat = index_put(zeros_of(DimVector{compute_numel(n.sizes)}, g), {n.saved_tensor(0)}, g, true);
+  return {reshape(flat, n.sizes)};
 }
 
 Grads masked_fill_backward(FormulaNode& n, const Tensor& g) {
@@ -200,14 +208,31 @@ Tensor record_index_add(const Tensor& x, int64_t dim, const Tensor& index, const
   return out;
 }
 
-Tensor record_index_copy(const Tensor& x, int64_t dim, const Tensor& index, const Tensor* source,
+Tensor record_index_copy(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
                          const Tensor& out) {
-  auto node = make_node(source ? "IndexCopyBackward0" : "IndexFillBackward0", &index_copy_backward);
-  if (source) node->sizes = source->sizes();
+  auto node = make_node("IndexCopyBackward0", &index_copy_backward);
+  node->sizes = source.sizes();
   node->ints = DimVector{dim};
   node->saved.emplace_back(index, false);
-  set_history(node, {&x, source}, {&out});
+  set_history(node, {&x, &source}, {&out});
   return out;
+}
+
+Tensor record_index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Tensor* value,
+                         const Tensor& out) {
+  auto node = make_node(value ? "IndexFillBackward1" : "IndexFillBackward0", &index_copy_backward);
+  node->ints = DimVector{dim};
+  node->variant = 1;
+  node->saved.emplace_back(index, false);
+  set_history(node, {&x, value}, {&out});
+  return out;
+}
+
+Tensor record_take(const Tensor& x, const Tensor& index, const Tensor& out) {
+  auto node = make_node("TakeBackward0", &take_backward);
+  node->sizes = x.sizes();
+  node->saved.emplace_back(index, false);
+  return record(node, {&x}, out);
 }
 
 Tensor record_masked_fill(const Tensor& x, const Tensor& mask, const Tensor* value, const Tensor& out) {

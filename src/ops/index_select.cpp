@@ -141,7 +141,7 @@ Tensor index_copy_(const Tensor& x, int64_t dim, const Tensor& index, const Tens
 Tensor index_copy(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
   if (autograd::should_record(x, source)) {
     Tensor out = autograd::without_grad([&] { return index_copy(x, dim, index, source); });
-    return autograd::record_index_copy(x, dim, index, &source, out);
+    return autograd::record_index_copy(x, dim, index, source, out);
   }
   return index_copy_(clone(x), dim, index, source);
 }
@@ -173,13 +173,19 @@ Tensor index_fill_(const Tensor& x, int64_t dim, const Tensor& index, const Tens
                "index_fill_ only supports a 0-dimensional value tensor, but got tensor "
                "with ",
                value.dim(), " dimension(s).");
+  if (autograd::should_record(value)) {
+    return autograd::inplace_with_grad(x, [&](const Tensor& before) {
+      Tensor out = autograd::without_grad([&] { return index_fill(before, dim, index, item(value)); });
+      return autograd::record_index_fill(before, dim, index, &value, out);
+    });
+  }
   return index_fill_(x, dim, index, item(value));
 }
 
 Tensor index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value) {
   if (autograd::should_record(x)) {
     Tensor out = autograd::without_grad([&] { return index_fill(x, dim, index, value); });
-    return autograd::record_index_copy(x, dim, index, nullptr, out);
+    return autograd::record_index_fill(x, dim, index, nullptr, out);
   }
   return index_fill_(clone(x), dim, index, value);
 }
@@ -191,6 +197,8 @@ Tensor take(const Tensor& x, const Tensor& index) {
   int64_t bad;
   TANDEM_CHECK(index_in_range(index64, x.numel(), true, bad), Index, "out of range: tried to access index ",
                bad, " on a tensor of ", x.numel(), " elements.");
+  if (autograd::should_record(x))
+    return autograd::record_take(x, index64, autograd::without_grad([&] { return take(x, index); }));
   return tandem::index(flattened(x), {index64});
 }
 

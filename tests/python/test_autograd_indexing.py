@@ -109,6 +109,8 @@ CASES = [
     ("index_copy_", lambda L, x, s: (x * 1).index_copy_(0, idx(L, [1], dev(L, x)), s), [rand(3, 4), rand(1, 4)]),
     ("index_fill", lambda L, x: x.index_fill(1, idx(L, [3, 0], dev(L, x)), -2.0), [rand(3, 4)]),
     ("index_fill_", lambda L, x: (x * 1).index_fill_(0, idx(L, [2], dev(L, x)), 1.0), [rand(3, 4)]),
+    ("index_fill_tensor_value", lambda L, x, v: x.index_fill(1, idx(L, [1, 3], dev(L, x)), v), [rand(3, 4), 0.5]),
+    ("take", lambda L, x: L.take(x, idx(L, [[0, 11], [5, 5]], dev(L, x))), [rand(3, 4)]),
     ("masked_fill", lambda L, x: x.masked_fill(x > 0, 0.5), [rand(3, 4)]),
     ("masked_fill_broadcast_mask",
      lambda L, x: x.masked_fill(idx(L, [True, False, True, False], dev(L, x), L.bool), -1.0), [rand(3, 4)]),
