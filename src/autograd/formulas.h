@@ -77,7 +77,7 @@ Tensor record_cumsum(const Tensor& x, int64_t dim, const Tensor& out);
 Tensor record_index(const Tensor& x, const std::vector<Tensor>& indices, const Tensor& out);
 Tensor record_index_put(const Tensor& x, const std::vector<Tensor>& indices, const Tensor& values,
                         bool accumulate, const Tensor& out);
-// Inputs skipped by cat (1-D empty tensors) get no gradient.
+// Inputs skipped by cat (1-D empty tensors) get an empty gradient.
 Tensor record_cat(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out);
 Tensor record_stack(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out);
 Tensor record_gather(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out);

@@ -52,7 +52,10 @@ Grads cat_backward(FormulaNode& n, const Tensor& g) {
   Grads r(n.sizes.size());
   int64_t offset = 0;
   for (size_t i = 0; i < n.sizes.size(); ++i) {
-    if (n.sizes[i] < 0) continue;
+    if (n.sizes[i] < 0) {  // a skipped 1-D empty input: an empty gradient, as PyTorch
+      if (n.needs_input_grad(i)) r[i] = zeros_of(DimVector{0}, g);
+      continue;
+    }
     if (n.needs_input_grad(i)) r[i] = slice(g, n.ints[0], offset, offset + n.sizes[i], 1);
     offset += n.sizes[i];
   }
@@ -154,7 +157,8 @@ Tensor record_cat(const std::vector<Tensor>& tensors, int64_t dim, const Tensor&
     const bool skipped = t.dim() == 1 && t.sizes()[0] == 0;
     node->sizes.push_back(skipped ? -1 : t.sizes()[wrap_dim(dim, t.dim())]);
   }
-  node->ints = DimVector{wrap_dim(dim, out.dim())};
+  // When every input was skipped, the output is an empty 1-D tensor whatever dim was.
+  node->ints = DimVector{out.dim() > 1 || out.numel() ? wrap_dim(dim, out.dim()) : 0};
   set_history(node, inputs, {&out});
   return out;
 }

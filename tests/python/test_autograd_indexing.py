@@ -247,3 +247,12 @@ def test_basic_setitem_into_a_shared_plain_tensor_is_refused():
     other_view = z[0]  # noqa: F841 (another tensor sees z's memory)
     with pytest.raises(NotImplementedError):
         z[1] = leaf([1.0, 2.0]) * 2
+
+
+def test_cat_of_skipped_empty_inputs_gives_them_empty_gradients():
+    for L in (tandem, torch):
+        a = L.zeros(0, dtype=L.float64, requires_grad=True)
+        b = L.ones(2, 3, dtype=L.float64, requires_grad=True)
+        L.cat([a, a], 1).sum().backward()
+        L.cat([a, b], -1).sum().backward()
+        assert list(a.grad.shape) == [0] and b.grad.tolist() == [[1.0] * 3] * 2
