@@ -68,14 +68,18 @@ Grads prod_backward(FormulaNode& n, const Tensor& g) {
   return {mul(restore(n, g), local)};
 }
 
-// amax/amin and max()/min(): the gradient is split evenly among the elements equal to the result (the NaNs
-// when the result is NaN).
-Grads extreme_backward(FormulaNode& n, const Tensor& g) {
+// amax/amin and max()/min(): the gradient is split evenly among the elements equal to the result. For a
+// NaN result, max()/min() send it to the NaNs while amax/amin (x == NaN matches nothing) give NaN, both as
+// PyTorch.
+Grads split_among(FormulaNode& n, const Tensor& g, bool to_nans) {
   Tensor x = n.saved_tensor(0), out = restore(n, n.saved_tensor(1));
-  Tensor mask = logical_or(eq(x, out), logical_and(isnan(x), isnan(out)));
+  Tensor mask = eq(x, out);
+  if (to_nans) mask = logical_or(mask, logical_and(isnan(x), isnan(out)));
   Tensor count = sum(mask, dims_of(n), true);
   return {div(mul(restore(n, g), mask), count)};
 }
+Grads amax_backward(FormulaNode& n, const Tensor& g) { return split_among(n, g, false); }
+Grads max_all_backward(FormulaNode& n, const Tensor& g) { return split_among(n, g, true); }
 
 // max(dim)/min(dim)/sort/topk: the gradient goes to the positions the indices name.
 Grads select_values_backward(FormulaNode& n, const Tensor& g) {
@@ -159,7 +163,8 @@ Tensor record_prod(const Tensor& x, std::optional<int64_t> dim, bool keepdim, co
 
 Tensor record_extreme(const char* name, const Tensor& x, const OptDims& dims, bool keepdim,
                       const Tensor& out) {
-  auto node = reduce_node(name, &extreme_backward, x, reduced_dims(x, dims), keepdim);
+  const bool all = name[0] == 'M';  // MaxBackward1 / MinBackward1
+  auto node = reduce_node(name, all ? &max_all_backward : &amax_backward, x, reduced_dims(x, dims), keepdim);
   node->saved.emplace_back(x, false);
   node->saved.emplace_back(out, true);
   return record(node, {&x}, out);

@@ -202,11 +202,14 @@ def test_zero_norm_gradient_is_zero():
     assert not any(math.isnan(v) for v in x.grad.tolist())
 
 
-def test_max_of_nan_sends_gradient_to_the_nans():
+def test_nan_results_of_max_and_amax_match_torch():
     for L in (tandem, torch):
         x = L.tensor([1.0, float("nan"), 2.0], dtype=L.float64, requires_grad=True)
         x.max().backward()
         assert x.grad.tolist() == [0.0, 1.0, 0.0]
+        x.grad = None
+        x.amax(0).backward()  # x == NaN matches nothing: 0/0 everywhere, as PyTorch
+        assert all(math.isnan(v) for v in x.grad.tolist())
 
 
 def test_zero_norm_order_gives_no_gradient_like_torch():
