@@ -5,6 +5,7 @@
 
 #include "bindings.h"
 #include "core/error.h"
+#include "factory_args.h"
 #include "ops/copy.h"
 
 namespace tandem::py {
@@ -119,8 +120,7 @@ struct FactoryArgs {
 FactoryArgs factory_args(nb::handle dtype, nb::handle device, bool requires_grad, DType fallback) {
   FactoryArgs a{dtype.is_none() ? fallback : to_dtype(dtype), device.is_none() ? Device() : to_device(device),
                 requires_grad};
-  TANDEM_CHECK(!requires_grad || is_floating(a.dtype), Runtime,
-               "Only Tensors of floating point dtype can require gradients");
+  check_requires_grad(requires_grad, a.dtype);
   return a;
 }
 Tensor finish(Tensor t, const FactoryArgs& a) {
@@ -135,8 +135,7 @@ void init_creation(nb::module_& m) {
       [](nb::handle data, nb::handle dtype, nb::handle device, bool requires_grad) {
         Tensor t = tensor_from_data(data, to_optional_dtype(dtype),
                                     device.is_none() ? Device() : to_device(device));
-        TANDEM_CHECK(!requires_grad || is_floating(t.dtype()), Runtime,
-                     "Only Tensors of floating point dtype can require gradients");
+        check_requires_grad(requires_grad, t.dtype());
         return finish(t, {t.dtype(), t.device(), requires_grad});
       },
       nb::arg("data"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <vector>
 
+#include "autograd/node.h"
 #include "bindings.h"
 #include "core/error.h"
 #include "ops/copy.h"
@@ -160,7 +161,8 @@ Tensor value_tensor(const Tensor& x, nb::handle value) {
 }
 
 // dst = value through a view: fill_ for numbers, copy_ for tensors (leading size-1 dims of value dropped).
-void assign_view(const Tensor& dst, nb::handle value) {
+// self[...] = value for a basic index: `dst` is the view of self that the index selects.
+void assign_view(const Tensor& self, const Tensor& dst, nb::handle value) {
   Scalar s;
   if (!is_tensor(value) && to_scalar(value, s)) {
     fill_(dst, s);
@@ -170,6 +172,7 @@ void assign_view(const Tensor& dst, nb::handle value) {
   while (v.dim() > dst.dim() && v.sizes()[0] == 1) v = select(v, 0, 0);
   // A source overlapping the destination would be read while written.
   if (v.storage().get() == dst.storage().get()) v = clone(v);
+  if (autograd::should_record(v)) autograd::track_view_write(self, dst);
   copy_(dst, expand(v, dst.sizes()));
 }
 
@@ -194,10 +197,11 @@ void init_indexing(nb::module_& m) {
   tensor.def(
       "__setitem__",
       [](const Tensor& self, nb::handle index, nb::handle value) {
-        if (is_plain_int(index.ptr())) return assign_view(select(self, 0, as_index_int(index.ptr())), value);
+        if (is_plain_int(index.ptr()))
+          return assign_view(self, select(self, 0, as_index_int(index.ptr())), value);
         if (index.ptr() == Py_False) return;  // selects nothing; PyTorch writes nothing and bumps no version
         Parsed p = IndexParser(self).parse(index);
-        if (!p.advanced) return assign_view(p.view, value);
+        if (!p.advanced) return assign_view(self, p.view, value);
         index_put_(p.view, p.indices, value_tensor(p.view, value));
       },
       nb::arg("index").none(), nb::arg("value").none());

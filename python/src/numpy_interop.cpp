@@ -9,6 +9,7 @@
 
 #include "bindings.h"
 #include "core/error.h"
+#include "factory_args.h"
 #include "ops/copy.h"
 
 namespace tandem::py {
@@ -335,8 +336,7 @@ Tensor warn_if_readonly(Tensor t) {
 }
 
 void finish_requires_grad(Tensor& t, bool requires_grad) {
-  TANDEM_CHECK(!requires_grad || is_floating(t.dtype()), Runtime,
-               "Only Tensors of floating point dtype can require gradients");
+  check_requires_grad(requires_grad, t.dtype());
   if (requires_grad) t.impl()->ensure_autograd().requires_grad = true;
 }
 

@@ -36,9 +36,9 @@ inline std::shared_ptr<FormulaNode> make_node(const char* name, FormulaNode::For
   return std::make_shared<FormulaNode>(name, formula);
 }
 
-// Runs `f` with grad mode off: the raw forward of an op that records its own node.
+// Runs `f` with grad mode off: the raw forward of an op that records its own node (returns f's result).
 template <typename F>
-Tensor without_grad(F&& f) {
+auto without_grad(F&& f) {
   GradModeGuard off(false);
   return f();
 }

@@ -6,6 +6,7 @@
 
 #include "autograd/formula_node.h"
 #include "kernels/kernel_table.h"
+#include "ops/reduce.h"
 
 namespace tandem::autograd {
 
@@ -52,6 +53,52 @@ Tensor record_mv(const Tensor& mat, const Tensor& vec, const Tensor& out);
 Tensor record_dot(const Tensor& a, const Tensor& b, const Tensor& out);
 Tensor record_addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta,
                     const Scalar& alpha, const Tensor& out);
+
+// ---- reductions, scans, sorts (formulas_reduce.cpp) ----
+// `dims` as the front end got them (unset: every dim).
+Tensor record_sum(const Tensor& x, const OptDims& dims, bool keepdim, const Tensor& out);
+Tensor record_mean(const Tensor& x, const OptDims& dims, bool keepdim, const Tensor& out);
+Tensor record_prod(const Tensor& x, std::optional<int64_t> dim, bool keepdim, const Tensor& out);
+// amax/amin (AmaxBackward0...) and max()/min() (MaxBackward1...): ties share the gradient evenly.
+Tensor record_extreme(const char* name, const Tensor& x, const OptDims& dims, bool keepdim,
+                      const Tensor& out);
+// max(dim)/min(dim)/sort/topk: `values` get the node, `indices` none.
+void record_select_values(const char* name, const Tensor& x, int64_t dim, bool keepdim, const Tensor& values,
+                          const Tensor& indices);
+// var (is_std false) / std; dof = reduced count - correction.
+Tensor record_var(bool is_std, const Tensor& x, const OptDims& dims, double dof, bool keepdim,
+                  const Tensor& out);
+Tensor record_norm(const Tensor& x, double p, const OptDims& dims, bool keepdim, const Tensor& out);
+Tensor record_logsumexp(const Tensor& x, const DimVector& dims, bool keepdim, const Tensor& out);
+Tensor record_softmax(bool log_space, const Tensor& x, int64_t dim, const Tensor& out);
+Tensor record_cumsum(const Tensor& x, int64_t dim, const Tensor& out);
+
+// ---- indexing and joining (formulas_index.cpp) ----
+Tensor record_index(const Tensor& x, const std::vector<Tensor>& indices, const Tensor& out);
+Tensor record_index_put(const Tensor& x, const std::vector<Tensor>& indices, const Tensor& values,
+                        bool accumulate, const Tensor& out);
+// Inputs skipped by cat (1-D empty tensors) get an empty gradient.
+Tensor record_cat(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out);
+Tensor record_stack(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out);
+Tensor record_gather(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out);
+// src null: scatter of a scalar value.
+Tensor record_scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor* src, bool accumulate,
+                      const Tensor& out);
+Tensor record_index_select(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out);
+Tensor record_index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
+                        const Scalar& alpha, const Tensor& out);
+// index_copy / index_fill (value null: a scalar; else a 0-d tensor): the overwritten slices of x get no
+// gradient.
+Tensor record_index_copy(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
+                         const Tensor& out);
+Tensor record_index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Tensor* value,
+                         const Tensor& out);
+Tensor record_take(const Tensor& x, const Tensor& index, const Tensor& out);
+// value null: a scalar fill.
+Tensor record_masked_fill(const Tensor& x, const Tensor& mask, const Tensor* value, const Tensor& out);
+Tensor record_masked_select(const Tensor& x, const Tensor& mask, const Tensor& out);
+Tensor record_flip(const Tensor& x, IntArrayRef dims, const Tensor& out);
+bool any_requires_grad(const std::vector<Tensor>& tensors);
 
 }  // namespace tandem::autograd
 

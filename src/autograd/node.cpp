@@ -170,6 +170,11 @@ Edge gradient_edge(const Tensor& t) {
 
 void set_history(const std::shared_ptr<Node>& node, std::initializer_list<const Tensor*> inputs,
                  std::initializer_list<const Tensor*> outputs) {
+  set_history(node, std::vector<const Tensor*>(inputs), outputs);
+}
+
+void set_history(const std::shared_ptr<Node>& node, const std::vector<const Tensor*>& inputs,
+                 std::initializer_list<const Tensor*> outputs) {
   node->next_edges.reserve(inputs.size());
   for (const Tensor* in : inputs) node->next_edges.push_back(in ? gradient_edge(*in) : Edge{});
   uint32_t nr = 0;
@@ -192,8 +197,10 @@ void check_inplace(const Tensor& self) {
   if (!m || !m->requires_grad) {
     // A value that requires grad is written into a plain tensor. If other tensors share its memory (it is a
     // view, or has views), they would see the values without the history: refuse rather than lose gradients.
+    // A view marked by track_view_write shares it with its base only: the base takes the history.
+    const long sharers = m && m->view_base ? 2 : 1;
     TANDEM_CHECK(
-        self.storage()->use_count() == 1, NotImplemented,
+        self.storage()->use_count() == sharers, NotImplemented,
         "an in-place write of a tensor that requires grad into a tensor that shares memory with others "
         "(a view or a viewed tensor) is not supported by tandem's autograd\nhint: build the result out "
         "of place (e.g. with tandem.where or tandem.cat), or clone() the target first");
@@ -248,6 +255,12 @@ struct AsStridedBackward final : Node {
 };
 
 }  // namespace
+
+void track_view_write(const Tensor& base, const Tensor& view) {
+  // CopySlices needs a contiguous base; otherwise check_inplace refuses the write before it happens.
+  if (view.is_same(base) || base.impl()->autograd() || !base.is_contiguous()) return;
+  view.impl()->ensure_autograd().view_base = std::make_shared<Tensor>(base);
+}
 
 void rebase_view(const Tensor& view, const Tensor& result) {
   const Tensor& base = *view.impl()->autograd()->view_base;

@@ -114,6 +114,9 @@ inline bool should_record(const Ts&... ts) {
 // entry of `inputs` (undefined tensors and tensors that do not require grad get a null edge).
 void set_history(const std::shared_ptr<Node>& node, std::initializer_list<const Tensor*> inputs,
                  std::initializer_list<const Tensor*> outputs);
+// The same for a list of inputs whose length is known only at run time (cat, stack).
+void set_history(const std::shared_ptr<Node>& node, const std::vector<const Tensor*>& inputs,
+                 std::initializer_list<const Tensor*> outputs);
 inline Tensor record(const std::shared_ptr<Node>& node, std::initializer_list<const Tensor*> inputs,
                      const Tensor& out) {
   set_history(node, inputs, {&out});
@@ -125,6 +128,9 @@ void check_inplace(const Tensor& self);
 // After an in-place op computed `result` (with history) for `self`: self takes result's values and history.
 // When self is a recorded view, its base's history is re-based instead (see rebase_view).
 Tensor rebase_history(const Tensor& self, const Tensor& result);
+// Before writing a value that requires grad into `view`, a plain view of the plain tensor `base` (setitem
+// with basic indices): marks it as a recorded view so the write gives `base` PyTorch's CopySlices history.
+void track_view_write(const Tensor& base, const Tensor& view);
 // `view` (a recorded view, already holding `result`'s values) and its base get PyTorch's CopySlices history:
 // the base's old value outside the view's region, `result` (may be undefined: no gradient) inside it.
 void rebase_view(const Tensor& view, const Tensor& result);

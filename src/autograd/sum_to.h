@@ -1,7 +1,5 @@
-// Reducing a broadcast gradient back to an input's shape. A stop-gap built from existing public ops
-// (permute + reshape + a matrix-vector product with ones) until the reductions family lands: then
-// sum_to becomes x.sum(dims, keepdim) (see docs/autograd.md). Being built from recording ops, it is
-// itself differentiable (create_graph).
+// Reducing a broadcast gradient back to an input's shape: sum(dims, keepdim=true) over the broadcast dims,
+// then a reshape. Being built from recording ops, it is itself differentiable (create_graph).
 #pragma once
 #include "core/tensor.h"
 

@@ -213,7 +213,8 @@ Tensor binary_op(BinaryOp op, BinaryRule rule, const Operand& a, const Operand& 
   }
   check_operands(op, rule, a, b);
   DType compute = binary_compute_dtype(op, rule, state.result());
-  if (rule == BinaryRule::IntDiv) check_int_divisor(op, compute, b);
+  // An empty result divides nothing: PyTorch raises only when a zero divisor is used.
+  if (rule == BinaryRule::IntDiv && compute_numel(shape) > 0) check_int_divisor(op, compute, b);
   check_pow_exponent(op, compute, b);
   Tensor out = empty(shape, rule_outputs_bool(rule) ? DType::Bool : compute, device);
   run_binary(op, compute, out, a, b);
@@ -243,7 +244,7 @@ Tensor binary_op_(BinaryOp op, BinaryRule rule, const Tensor& self, const Operan
                " can't be cast to the desired output type ", dtype_title(self.dtype()),
                "\nhint: use the out-of-place ", binary_op_name(op), "() (it returns a ",
                dtype_name(result), " tensor) or convert first, e.g. x = x.to(", dtype_name(result), ")");
-  if (rule == BinaryRule::IntDiv) check_int_divisor(op, compute, b);
+  if (rule == BinaryRule::IntDiv && self.numel() > 0) check_int_divisor(op, compute, b);
   check_pow_exponent(op, compute, b);
   if (autograd::should_record(&self, b.tensor)) {
     return autograd::inplace_with_grad(self, [&](const Tensor& before) {

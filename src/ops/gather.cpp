@@ -2,6 +2,7 @@
 // along one dim; the kernels are shared with advanced indexing.
 #include <vector>
 
+#include "autograd/formulas.h"
 #include "core/error.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -96,6 +97,9 @@ Tensor scatter_src(const Tensor& self, int64_t dim, const Tensor& index, const T
 }  // namespace
 
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
+  if (autograd::should_record(x))
+    return autograd::record_gather(x, dim, index,
+                                   autograd::without_grad([&] { return gather(x, dim, index); }));
   check_index_dtype(index, "gather");
   const Tensor s = at_least_1d(x), i = at_least_1d(index);
   dim = wrap_dim(dim, s.dim());
@@ -118,12 +122,22 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
 }
 
 Tensor scatter_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+  if (autograd::should_record(x, src))
+    return autograd::inplace_with_grad(
+        x, [&](const Tensor& before) { return scatter(before, dim, index, src); });
   return scatter_src(x, dim, index, src, false, "scatter");
 }
 Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+  if (autograd::should_record(x, src)) {
+    Tensor out = autograd::without_grad([&] { return scatter(x, dim, index, src); });
+    return autograd::record_scatter(x, dim, index, &src, false, out);
+  }
   return scatter_(clone(x), dim, index, src);
 }
 Tensor scatter_(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value) {
+  if (autograd::should_record(x))
+    return autograd::inplace_with_grad(
+        x, [&](const Tensor& before) { return scatter(before, dim, index, value); });
   check_index_dtype(index, "scatter");
   const Tensor s = at_least_1d(x), i = at_least_1d(index);
   check_scatter_shapes(s, wrap_dim(dim, s.dim()), i, nullptr);
@@ -131,12 +145,24 @@ Tensor scatter_(const Tensor& x, int64_t dim, const Tensor& index, const Scalar&
   return scatter_impl(x, dim, index, v, false, "scatter");
 }
 Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value) {
+  if (autograd::should_record(x)) {
+    Tensor out = autograd::without_grad([&] { return scatter(x, dim, index, value); });
+    return autograd::record_scatter(x, dim, index, nullptr, false, out);
+  }
   return scatter_(clone(x), dim, index, value);
 }
 Tensor scatter_add_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+  if (autograd::should_record(x, src)) {
+    return autograd::inplace_with_grad(
+        x, [&](const Tensor& before) { return scatter_add(before, dim, index, src); });
+  }
   return scatter_src(x, dim, index, src, true, "scatter_add");
 }
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+  if (autograd::should_record(x, src)) {
+    Tensor out = autograd::without_grad([&] { return scatter_add(x, dim, index, src); });
+    return autograd::record_scatter(x, dim, index, &src, true, out);
+  }
   return scatter_add_(clone(x), dim, index, src);
 }
 
@@ -178,6 +204,8 @@ Tensor one_hot(const Tensor& x, int64_t num_classes) {
 }
 
 Tensor flip(const Tensor& x, IntArrayRef dims) {
+  if (autograd::should_record(x))
+    return autograd::record_flip(x, dims, autograd::without_grad([&] { return flip(x, dims); }));
   std::vector<bool> flipped(std::max<int64_t>(x.dim(), 1), false);
   for (int64_t d : dims) {
     const int64_t w = wrap_dim(d, x.dim());

@@ -1,5 +1,6 @@
 // The index_select family (index_select, index_add_, index_copy_, index_fill_) and take: a 1-D index picks
 // whole slices along one dim, read or written through the shared IndexPlan kernels.
+#include "autograd/formulas.h"
 #include "core/error.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -53,6 +54,9 @@ void check_source_shape(const Tensor& s, int64_t dim, const Tensor& src) {
 }  // namespace
 
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
+  if (autograd::should_record(x))
+    return autograd::record_index_select(x, dim, index,
+                                         autograd::without_grad([&] { return index_select(x, dim, index); }));
   TANDEM_CHECK(index.dim() <= 1, Index, "index_select(): Index is supposed to be a vector");
   TANDEM_CHECK(index.dtype() == DType::Int64 || index.dtype() == DType::Int32, Runtime,
                "index_select(): Expected dtype int32 or int64 for index");
@@ -72,6 +76,10 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
 
 Tensor index_add_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
                   const Scalar& alpha) {
+  if (autograd::should_record(x, source)) {
+    return autograd::inplace_with_grad(
+        x, [&](const Tensor& before) { return index_add(before, dim, index, source, alpha); });
+  }
   TANDEM_CHECK(index.dim() <= 1, Index,
                "index_add_(): Index is supposed to be a vector, but got dim: ", index.dim(),
                " with type: ", dtype_title(index.dtype()), " and size: ", index.shape_str());
@@ -99,10 +107,18 @@ Tensor index_add_(const Tensor& x, int64_t dim, const Tensor& index, const Tenso
 
 Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
                  const Scalar& alpha) {
+  if (autograd::should_record(x, source)) {
+    Tensor out = autograd::without_grad([&] { return index_add(x, dim, index, source, alpha); });
+    return autograd::record_index_add(x, dim, index, source, alpha, out);
+  }
   return index_add_(clone(x), dim, index, source, alpha);
 }
 
 Tensor index_copy_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
+  if (autograd::should_record(x, source)) {
+    return autograd::inplace_with_grad(
+        x, [&](const Tensor& before) { return index_copy(before, dim, index, source); });
+  }
   TANDEM_CHECK(index.dtype() == DType::Int64, Runtime,
                "index_copy_(): Expected a long tensor for index, but got ", dtype_title(index.dtype()));
   TANDEM_CHECK(x.dtype() == source.dtype(), Runtime,
@@ -123,10 +139,18 @@ Tensor index_copy_(const Tensor& x, int64_t dim, const Tensor& index, const Tens
 }
 
 Tensor index_copy(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
+  if (autograd::should_record(x, source)) {
+    Tensor out = autograd::without_grad([&] { return index_copy(x, dim, index, source); });
+    return autograd::record_index_copy(x, dim, index, source, out);
+  }
   return index_copy_(clone(x), dim, index, source);
 }
 
 Tensor index_fill_(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value) {
+  if (autograd::should_record(x)) {
+    return autograd::inplace_with_grad(
+        x, [&](const Tensor& before) { return index_fill(before, dim, index, value); });
+  }
   TANDEM_CHECK(index.dtype() == DType::Int64, Index, "index_fill_(): Expected dtype int64 for index.");
   TANDEM_CHECK(index.dim() <= 1, Index, "index_fill_(): Index is supposed to be a vector");
   check_writeable(x, "index_fill_");
@@ -149,10 +173,20 @@ Tensor index_fill_(const Tensor& x, int64_t dim, const Tensor& index, const Tens
                "index_fill_ only supports a 0-dimensional value tensor, but got tensor "
                "with ",
                value.dim(), " dimension(s).");
+  if (autograd::should_record(value)) {
+    return autograd::inplace_with_grad(x, [&](const Tensor& before) {
+      Tensor out = autograd::without_grad([&] { return index_fill(before, dim, index, item(value)); });
+      return autograd::record_index_fill(before, dim, index, &value, out);
+    });
+  }
   return index_fill_(x, dim, index, item(value));
 }
 
 Tensor index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value) {
+  if (autograd::should_record(x)) {
+    Tensor out = autograd::without_grad([&] { return index_fill(x, dim, index, value); });
+    return autograd::record_index_fill(x, dim, index, nullptr, out);
+  }
   return index_fill_(clone(x), dim, index, value);
 }
 
@@ -163,6 +197,8 @@ Tensor take(const Tensor& x, const Tensor& index) {
   int64_t bad;
   TANDEM_CHECK(index_in_range(index64, x.numel(), true, bad), Index, "out of range: tried to access index ",
                bad, " on a tensor of ", x.numel(), " elements.");
+  if (autograd::should_record(x))
+    return autograd::record_take(x, index64, autograd::without_grad([&] { return take(x, index); }));
   return tandem::index(flattened(x), {index64});
 }
 

@@ -1,6 +1,7 @@
 // Advanced indexing (index / index_put_), nonzero and the masked ops.
 #include "ops/indexing.h"
 
+#include "autograd/formulas.h"
 #include "core/error.h"
 #include "kernels/kernel_table.h"
 #include "ops/copy.h"
@@ -149,6 +150,9 @@ std::vector<Tensor> mask_indices(const Tensor& self, int64_t dim, const Tensor& 
 }
 
 Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
+  if (autograd::should_record(self))
+    return autograd::record_index(self, indices,
+                                  autograd::without_grad([&] { return index(self, indices); }));
   const std::vector<Tensor> idx = expand_indices(self, indices);
   IndexPlan plan = plan_advanced(self, idx);
   Tensor out = empty(plan.shape, self.dtype(), self.device());
@@ -162,6 +166,10 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
 
 Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
                   bool accumulate) {
+  if (autograd::should_record(self, values)) {
+    return autograd::inplace_with_grad(
+        self, [&](const Tensor& before) { return index_put(before, indices, values, accumulate); });
+  }
   TANDEM_CHECK(values.dtype() == self.dtype(), Runtime,
                "Index put requires the source and destination dtypes match, got ", dtype_title(self.dtype()),
                " for the destination and ", dtype_title(values.dtype()), " for the source.");
@@ -182,6 +190,10 @@ Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const 
 
 Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
                  bool accumulate) {
+  if (autograd::should_record(self, values)) {
+    Tensor out = autograd::without_grad([&] { return index_put(self, indices, values, accumulate); });
+    return autograd::record_index_put(self, indices, values, accumulate, out);
+  }
   return index_put_(clone(self), indices, values, accumulate);
 }
 
@@ -217,25 +229,41 @@ Scalar value_of(const Tensor& value) {
 
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
   check_mask(mask);
+  if (autograd::should_record(x))
+    return autograd::record_masked_fill(x, mask, nullptr,
+                                        autograd::without_grad([&] { return masked_fill(x, mask, value); }));
   return where(mask, full(DimVector{}, value, x.dtype(), x.device()), x);
 }
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value) {
   check_mask(mask);
+  if (autograd::should_record(x, value)) {
+    Tensor out = autograd::without_grad([&] { return masked_fill(x, mask, value); });
+    return autograd::record_masked_fill(x, mask, &value, out);
+  }
   return masked_fill(x, mask, value_of(value));
 }
 
 Tensor masked_fill_(const Tensor& x, const Tensor& mask, const Scalar& value) {
   check_mask(mask);
+  if (autograd::should_record(x))
+    return autograd::inplace_with_grad(
+        x, [&](const Tensor& before) { return masked_fill(before, mask, value); });
   check_writeable(x, "masked_fill_");
   return copy_(x, where(expand(mask, x.sizes()), full(DimVector{}, value, x.dtype(), x.device()), x));
 }
 Tensor masked_fill_(const Tensor& x, const Tensor& mask, const Tensor& value) {
   check_mask(mask);
+  if (autograd::should_record(x, value))
+    return autograd::inplace_with_grad(
+        x, [&](const Tensor& before) { return masked_fill(before, mask, value); });
   return masked_fill_(x, mask, value_of(value));
 }
 
 Tensor masked_select(const Tensor& x, const Tensor& mask) {
   TANDEM_CHECK(mask.dtype() == DType::Bool, Runtime, "masked_select: expected BoolTensor for mask");
+  if (autograd::should_record(x))
+    return autograd::record_masked_select(x, mask,
+                                          autograd::without_grad([&] { return masked_select(x, mask); }));
   DimVector shape = broadcast_shapes(x.sizes(), mask.sizes());
   if (shape.empty()) shape.push_back(1);  // a 0-d pair selects like a 1-element vector
   return index(expand(x, shape), {expand(mask, shape)});

@@ -1,5 +1,6 @@
 #include "ops/join.h"
 
+#include "autograd/formulas.h"
 #include "core/error.h"
 #include "kernels/kernel_table.h"
 #include "ops/copy.h"
@@ -45,6 +46,8 @@ std::vector<Tensor> all_at_least(const std::vector<Tensor>& tensors, int64_t n, 
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   TANDEM_CHECK(!tensors.empty(), Value, "torch.cat(): expected a non-empty list of Tensors");
+  if (autograd::any_requires_grad(tensors))
+    return autograd::record_cat(tensors, dim, autograd::without_grad([&] { return cat(tensors, dim); }));
   ResultTypeState types;
   const Tensor* ref = nullptr;
   for (size_t i = 0; i < tensors.size(); ++i) {
@@ -91,6 +94,8 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   TANDEM_CHECK(!tensors.empty(), Runtime, "stack expects a non-empty TensorList");
+  if (autograd::any_requires_grad(tensors))
+    return autograd::record_stack(tensors, dim, autograd::without_grad([&] { return stack(tensors, dim); }));
   for (size_t i = 1; i < tensors.size(); ++i) {
     TANDEM_CHECK(tensors[i].sizes() == tensors[0].sizes(), Runtime,
                  "stack expects each tensor to be equal size, but got ", tensors[0].shape_str(),

@@ -1,5 +1,6 @@
 #include "ops/reduce.h"
 
+#include "autograd/formulas.h"
 #include "core/error.h"
 #include "kernels/kernel_table.h"
 #include "ops/copy.h"
@@ -101,6 +102,15 @@ void check_nonempty(const char* op, const Tensor& x, const ReducePlan& plan, boo
 }
 
 Tensor extreme(ReduceOp op, const char* name, const Tensor& x, const OptDims& dims, bool keepdim) {
+  if (autograd::should_record(x)) {
+    // amax -> AmaxBackward0; max() -> MaxBackward1 (same formula: ties share the gradient).
+    const bool is_max = op == ReduceOp::Max;
+    const bool all = name[0] == 'm';
+    const char* node =
+        all ? (is_max ? "MaxBackward1" : "MinBackward1") : (is_max ? "AmaxBackward0" : "AminBackward0");
+    return autograd::record_extreme(
+        node, x, dims, keepdim, autograd::without_grad([&] { return extreme(op, name, x, dims, keepdim); }));
+  }
   bool dim_given = dims && !dims->empty();
   ReducePlan plan = plan_reduction(x, dims, keepdim);
   check_nonempty(name, x, plan, dim_given);
@@ -139,12 +149,18 @@ Tensor arg_only(bool is_max, const char* name, const Tensor& x, std::optional<in
 }  // namespace
 
 Tensor sum(const Tensor& x, const OptDims& dims, bool keepdim, OptDType dtype) {
+  if (autograd::should_record(x))
+    return autograd::record_sum(x, dims, keepdim,
+                                autograd::without_grad([&] { return sum(x, dims, keepdim, dtype); }));
   Tensor in = dtype ? to_dtype(x, *dtype) : x;
   Tensor r = fold(ReduceOp::Sum, in, dims, keepdim);
   return dtype ? to_dtype(r, *dtype) : r;
 }
 
 Tensor mean(const Tensor& x, const OptDims& dims, bool keepdim, OptDType dtype) {
+  if (autograd::should_record(x))
+    return autograd::record_mean(x, dims, keepdim,
+                                 autograd::without_grad([&] { return mean(x, dims, keepdim, dtype); }));
   DType d = dtype.value_or(x.dtype());
   TANDEM_CHECK(is_floating(d), NotImplemented, "mean(): could not infer output dtype. ",
                dtype ? "Optional" : "Input",
@@ -154,6 +170,9 @@ Tensor mean(const Tensor& x, const OptDims& dims, bool keepdim, OptDType dtype) 
 }
 
 Tensor prod(const Tensor& x, std::optional<int64_t> dim, bool keepdim, OptDType dtype) {
+  if (autograd::should_record(x))
+    return autograd::record_prod(x, dim, keepdim,
+                                 autograd::without_grad([&] { return prod(x, dim, keepdim, dtype); }));
   Tensor in = dtype ? to_dtype(x, *dtype) : x;
   Tensor r = dim ? fold(ReduceOp::Prod, in, DimVector{*dim}, keepdim) : fold(ReduceOp::Prod, in, {}, false);
   return dtype ? to_dtype(r, *dtype) : r;
@@ -168,9 +187,19 @@ Tensor amin(const Tensor& x, const OptDims& dims, bool keepdim) {
 Tensor max(const Tensor& x) { return extreme(ReduceOp::Max, "max", x, {}, false); }
 Tensor min(const Tensor& x) { return extreme(ReduceOp::Min, "min", x, {}, false); }
 ValuesIndices max(const Tensor& x, int64_t dim, bool keepdim) {
+  if (autograd::should_record(x)) {
+    ValuesIndices r = autograd::without_grad([&] { return max(x, dim, keepdim); });
+    autograd::record_select_values("MaxBackward0", x, dim, keepdim, r.first, r.second);
+    return r;
+  }
   return arg_extreme(true, "max", x, dim, keepdim, true);
 }
 ValuesIndices min(const Tensor& x, int64_t dim, bool keepdim) {
+  if (autograd::should_record(x)) {
+    ValuesIndices r = autograd::without_grad([&] { return min(x, dim, keepdim); });
+    autograd::record_select_values("MinBackward0", x, dim, keepdim, r.first, r.second);
+    return r;
+  }
   return arg_extreme(false, "min", x, dim, keepdim, true);
 }
 Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {

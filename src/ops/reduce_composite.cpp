@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/formulas.h"
 #include "core/error.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -17,6 +18,10 @@ namespace {
 bool is_half_like(DType d) { return d == DType::Float16 || d == DType::BFloat16; }
 Tensor widen(const Tensor& x) { return is_half_like(x.dtype()) ? to_dtype(x, DType::Float32) : x; }
 Tensor scalar_like(double v, const Tensor& x) { return full(DimVector{}, Scalar(v), x.dtype(), x.device()); }
+// The divisor of var/std: the reduced count less the correction, never below 0.
+double dof(const Tensor& x, const OptDims& dims, double correction) {
+  return std::max(0.0, static_cast<double>(plan_reduction(x, dims, false).reduced_numel) - correction);
+}
 
 }  // namespace
 
@@ -24,19 +29,26 @@ Tensor var(const Tensor& x, const OptDims& dims, double correction, bool keepdim
   TANDEM_CHECK(is_floating(x.dtype()), NotImplemented,
                "std and var only support floating point and complex dtypes",
                "\nhint: convert first, e.g. x.float().var()");
+  if (autograd::should_record(x))
+    return autograd::record_var(false, x, dims, dof(x, dims, correction), keepdim,
+                                autograd::without_grad([&] { return var(x, dims, correction, keepdim); }));
   Tensor w = widen(x);
-  ReducePlan plan = plan_reduction(x, dims, keepdim);
   Tensor centered = sub(w, mean(w, dims, true));
   Tensor ss = sum(mul(centered, centered), dims, keepdim);
-  double dof = std::max(0.0, static_cast<double>(plan.reduced_numel) - correction);
-  return to_dtype(div(ss, Scalar(dof)), x.dtype());
+  return to_dtype(div(ss, Scalar(dof(x, dims, correction))), x.dtype());
 }
 
 Tensor stddev(const Tensor& x, const OptDims& dims, double correction, bool keepdim) {
+  if (autograd::should_record(x))
+    return autograd::record_var(true, x, dims, dof(x, dims, correction), keepdim,
+                                autograd::without_grad([&] { return stddev(x, dims, correction, keepdim); }));
   return sqrt(var(x, dims, correction, keepdim));
 }
 
 Tensor norm(const Tensor& x, double p, const OptDims& dims, bool keepdim, OptDType dtype) {
+  if (autograd::should_record(x))
+    return autograd::record_norm(x, p, dims, keepdim,
+                                 autograd::without_grad([&] { return norm(x, p, dims, keepdim, dtype); }));
   Tensor in = dtype ? to_dtype(x, *dtype) : x;
   TANDEM_CHECK(is_floating(in.dtype()), NotImplemented,
                "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
@@ -62,6 +74,9 @@ Tensor norm(const Tensor& x, double p, const OptDims& dims, bool keepdim, OptDTy
 }
 
 Tensor logsumexp(const Tensor& x, const DimVector& dims, bool keepdim) {
+  if (autograd::should_record(x))
+    return autograd::record_logsumexp(x, dims, keepdim,
+                                      autograd::without_grad([&] { return logsumexp(x, dims, keepdim); }));
   Tensor w = is_floating(x.dtype()) ? widen(x) : to_dtype(x, default_float_dtype());
   DType result = is_floating(x.dtype()) ? x.dtype() : default_float_dtype();
   ReducePlan plan = plan_reduction(w, dims, keepdim);
@@ -77,6 +92,12 @@ Tensor logsumexp(const Tensor& x, const DimVector& dims, bool keepdim) {
 namespace {
 
 Tensor softmax_impl(const Tensor& x, int64_t dim, OptDType dtype, bool log_space) {
+  if (autograd::should_record(x)) {
+    // dtype= converts first (a recorded conversion), as PyTorch does.
+    if (dtype) return softmax_impl(to_dtype(x, *dtype), dim, {}, log_space);
+    return autograd::record_softmax(
+        log_space, x, dim, autograd::without_grad([&] { return softmax_impl(x, dim, {}, log_space); }));
+  }
   Tensor in = dtype ? to_dtype(x, *dtype) : x;
   int64_t d = wrap_dim(dim, in.dim());
   bool last = in.dim() == 0 || d == in.dim() - 1;

@@ -1,4 +1,5 @@
 // Scans and sorts along one dim: cumsum, sort, argsort, topk.
+#include "autograd/formulas.h"
 #include "core/error.h"
 #include "kernels/kernel_table.h"
 #include "ops/copy.h"
@@ -8,6 +9,8 @@
 namespace tandem {
 
 Tensor cumsum(const Tensor& x, int64_t dim, OptDType dtype) {
+  if (autograd::should_record(x))
+    return autograd::record_cumsum(x, dim, autograd::without_grad([&] { return cumsum(x, dim, dtype); }));
   int64_t d = wrap_dim(dim, x.dim());
   DType out_dtype = dtype.value_or(is_floating(x.dtype()) ? x.dtype() : DType::Int64);
   Tensor in = to_dtype(x, out_dtype);
@@ -33,15 +36,26 @@ ValuesIndices sort_along(const Tensor& x, int64_t d, int64_t k, bool descending,
 }  // namespace
 
 ValuesIndices sort(const Tensor& x, int64_t dim, bool descending, bool stable) {
+  if (autograd::should_record(x)) {
+    ValuesIndices r = autograd::without_grad([&] { return sort(x, dim, descending, stable); });
+    autograd::record_select_values("SortBackward0", x, dim, true, r.first, r.second);
+    return r;
+  }
   int64_t d = wrap_dim(dim, x.dim());
   return sort_along(x, d, x.dim() ? x.sizes()[d] : 1, descending, stable);
 }
 
 Tensor argsort(const Tensor& x, int64_t dim, bool descending, bool stable) {
-  return sort(x, dim, descending, stable).second;
+  int64_t d = wrap_dim(dim, x.dim());
+  return sort_along(x, d, x.dim() ? x.sizes()[d] : 1, descending, stable).second;
 }
 
 ValuesIndices topk(const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted) {
+  if (autograd::should_record(x)) {
+    ValuesIndices r = autograd::without_grad([&] { return topk(x, k, dim, largest, sorted); });
+    autograd::record_select_values("TopkBackward0", x, dim, true, r.first, r.second);
+    return r;
+  }
   // Results always come sorted: a sorted answer is a valid unsorted one too.
   (void)sorted;
   int64_t d = wrap_dim(dim, x.dim());
