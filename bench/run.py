@@ -9,6 +9,7 @@ import json
 import os
 import platform
 import socket
+import subprocess
 import sys
 import timeit
 
@@ -161,25 +162,45 @@ def format_row(r):
             f"x{r['ratio_torch_over_tandem']:5.2f} | numpy {numpy_part}{extra}")
 
 
+def run_thread_count(threads, args):
+    """This process measures one thread count (its OpenBLAS pools were sized by the parent's environment)."""
+    set_threads(threads)
+    n = 16 << 20
+    groups = overhead_cases() if threads == 1 else []
+    groups += streaming_cases(n) + reduction_cases() + matmul_cases((512, 1024) if args.quick else (512, 1024, 2048))
+    return run([c for c in groups if args.filter in c["name"]], threads, args.quick)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="shorter timing runs")
     parser.add_argument("--filter", default="", help="only cases whose name contains this")
     parser.add_argument("--out", default=None, help="results file (default bench/results/<host>-<date>.json)")
+    parser.add_argument("--threads", type=int, default=None, help=argparse.SUPPRESS)  # child mode
     args = parser.parse_args()
 
+    if args.threads:
+        rows = run_thread_count(args.threads, args)
+        print(json.dumps(rows))
+        return 0
+
     info = machine()
-    n = 16 << 20
-    info["copy_bandwidth_gb_per_s"] = measured_bandwidth(n) / 1e9
+    info["copy_bandwidth_gb_per_s"] = measured_bandwidth(16 << 20) / 1e9
     print(f"# {info['cpu']}, {info['cores']} cores, torch {info['torch']}, numpy {info['numpy']}")
     print(f"# measured copy bandwidth (read+write): {info['copy_bandwidth_gb_per_s']:.1f} GB/s")
     print("# ratios are other/tandem: above 1 means tandem is faster")
     rows = []
     for threads in (1, 2):
-        set_threads(threads)
-        groups = overhead_cases() if threads == 1 else []
-        groups += streaming_cases(n) + reduction_cases() + matmul_cases((512, 1024) if args.quick else (512, 1024, 2048))
-        rows += run([c for c in groups if args.filter in c["name"]], threads, args.quick)
+        # One process per thread count: NumPy's and tandem's OpenBLAS size their pools from the environment at
+        # load time, so a 1-thread NumPy matmul needs a fresh process.
+        env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads))
+        cmd = [sys.executable, __file__, "--threads", str(threads), "--filter", args.filter]
+        if args.quick:
+            cmd.append("--quick")
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+        lines = out.stdout.splitlines()
+        print("\n".join(lines[:-1]), flush=True)
+        rows += json.loads(lines[-1])
     for r in rows:
         if "tandem_gb_per_s" in r and r["group"] == "elementwise":
             r["fraction_of_copy_bandwidth"] = r["tandem_gb_per_s"] / info["copy_bandwidth_gb_per_s"]

@@ -170,7 +170,10 @@ AvgWindow avg_window(const Window2d& g, int64_t oy, int64_t ox, bool count_inclu
   return {y0, y1, x0, x1, count_include_pad ? padded : (y1 - y0) * (x1 - x0)};
 }
 
-void avg_pool2d(const Tensor& out, const Tensor& input, const Window2d& g, bool count_include_pad) {
+// Average pooling of either kind is a mean over a window per output pixel; only the window differs, so the
+// forward and backward loops are written once over a window function (oy, ox) -> AvgWindow.
+template <typename WindowFn>
+void mean_over_windows(const Tensor& out, const Tensor& input, const Window2d& g, const WindowFn& window) {
   dispatch_floating(input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     using Acc = opmath_t<T>;
@@ -180,7 +183,7 @@ void avg_pool2d(const Tensor& out, const Tensor& input, const Window2d& g, bool 
       for (int64_t p = p0; p < p1; ++p)
         for (int64_t oy = 0; oy < g.oh; ++oy)
           for (int64_t ox = 0; ox < g.ow; ++ox) {
-            const AvgWindow w = avg_window(g, oy, ox, count_include_pad);
+            const AvgWindow w = window(oy, ox);
             Acc s = 0;
             for (int64_t y = w.y0; y < w.y1; ++y)
               for (int64_t x = w.x0; x < w.x1; ++x) s += static_cast<Acc>(in[(p * g.h + y) * g.w + x]);
@@ -190,8 +193,10 @@ void avg_pool2d(const Tensor& out, const Tensor& input, const Window2d& g, bool 
   });
 }
 
-void avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Window2d& g,
-                         bool count_include_pad) {
+// The adjoint: each output gradient spreads evenly over its window (planes accumulate in Acc precision).
+template <typename WindowFn>
+void mean_over_windows_backward(const Tensor& grad_input, const Tensor& grad_out, const Window2d& g,
+                                const WindowFn& window) {
   dispatch_floating(grad_out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     using Acc = opmath_t<T>;
@@ -204,7 +209,7 @@ void avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const
         std::fill(acc.begin(), acc.end(), Acc(0));
         for (int64_t oy = 0; oy < g.oh; ++oy)
           for (int64_t ox = 0; ox < g.ow; ++ox) {
-            const AvgWindow w = avg_window(g, oy, ox, count_include_pad);
+            const AvgWindow w = window(oy, ox);
             const Acc v = static_cast<Acc>(go[(p * g.oh + oy) * g.ow + ox]) / static_cast<Acc>(w.divisor);
             for (int64_t y = w.y0; y < w.y1; ++y)
               for (int64_t x = w.x0; x < w.x1; ++x) acc[y * g.w + x] += v;
@@ -218,53 +223,27 @@ void avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const
 int64_t start_index(int64_t i, int64_t out, int64_t in) { return (i * in) / out; }
 int64_t end_index(int64_t i, int64_t out, int64_t in) { return ((i + 1) * in + out - 1) / out; }
 
-void adaptive_avg_pool2d(const Tensor& out, const Tensor& input, const Window2d& g) {
-  dispatch_floating(input.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using Acc = opmath_t<T>;
-    const T* in = input.data<T>();
-    T* o = out.data<T>();
-    parallel_for(0, g.n * g.c, plane_grain(g), [&](int64_t p0, int64_t p1) {
-      for (int64_t p = p0; p < p1; ++p)
-        for (int64_t oy = 0; oy < g.oh; ++oy) {
-          const int64_t y0 = start_index(oy, g.oh, g.h), y1 = end_index(oy, g.oh, g.h);
-          for (int64_t ox = 0; ox < g.ow; ++ox) {
-            const int64_t x0 = start_index(ox, g.ow, g.w), x1 = end_index(ox, g.ow, g.w);
-            Acc s = 0;
-            for (int64_t y = y0; y < y1; ++y)
-              for (int64_t x = x0; x < x1; ++x) s += static_cast<Acc>(in[(p * g.h + y) * g.w + x]);
-            o[(p * g.oh + oy) * g.ow + ox] = static_cast<T>(s / static_cast<Acc>((y1 - y0) * (x1 - x0)));
-          }
-        }
-    });
-  });
+// Adaptive pooling: output pixel i covers input rows [floor(i*in/out), ceil((i+1)*in/out)).
+AvgWindow adaptive_window(const Window2d& g, int64_t oy, int64_t ox) {
+  const int64_t y0 = start_index(oy, g.oh, g.h), y1 = end_index(oy, g.oh, g.h);
+  const int64_t x0 = start_index(ox, g.ow, g.w), x1 = end_index(ox, g.ow, g.w);
+  return {y0, y1, x0, x1, (y1 - y0) * (x1 - x0)};
 }
 
+void avg_pool2d(const Tensor& out, const Tensor& input, const Window2d& g, bool count_include_pad) {
+  mean_over_windows(out, input, g, [&](int64_t oy, int64_t ox) { return avg_window(g, oy, ox, count_include_pad); });
+}
+void avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Window2d& g,
+                         bool count_include_pad) {
+  mean_over_windows_backward(grad_input, grad_out, g,
+                             [&](int64_t oy, int64_t ox) { return avg_window(g, oy, ox, count_include_pad); });
+}
+void adaptive_avg_pool2d(const Tensor& out, const Tensor& input, const Window2d& g) {
+  mean_over_windows(out, input, g, [&](int64_t oy, int64_t ox) { return adaptive_window(g, oy, ox); });
+}
 void adaptive_avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Window2d& g) {
-  dispatch_floating(grad_out.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using Acc = opmath_t<T>;
-    const T* go = grad_out.data<T>();
-    T* gi = grad_input.data<T>();
-    const int64_t hw = g.h * g.w;
-    parallel_for(0, g.n * g.c, plane_grain(g), [&](int64_t p0, int64_t p1) {
-      std::vector<Acc> acc(hw);
-      for (int64_t p = p0; p < p1; ++p) {
-        std::fill(acc.begin(), acc.end(), Acc(0));
-        for (int64_t oy = 0; oy < g.oh; ++oy) {
-          const int64_t y0 = start_index(oy, g.oh, g.h), y1 = end_index(oy, g.oh, g.h);
-          for (int64_t ox = 0; ox < g.ow; ++ox) {
-            const int64_t x0 = start_index(ox, g.ow, g.w), x1 = end_index(ox, g.ow, g.w);
-            const Acc v =
-                static_cast<Acc>(go[(p * g.oh + oy) * g.ow + ox]) / static_cast<Acc>((y1 - y0) * (x1 - x0));
-            for (int64_t y = y0; y < y1; ++y)
-              for (int64_t x = x0; x < x1; ++x) acc[y * g.w + x] += v;
-          }
-        }
-        for (int64_t i = 0; i < hw; ++i) gi[p * hw + i] = static_cast<T>(acc[i]);
-      }
-    });
-  });
+  mean_over_windows_backward(grad_input, grad_out, g,
+                             [&](int64_t oy, int64_t ox) { return adaptive_window(g, oy, ox); });
 }
 
 }  // namespace
