@@ -71,14 +71,16 @@ void check_conv_args(const Tensor& input, const Tensor& weight, const std::optio
   TANDEM_CHECK(input.size(1) == weight.size(1) * groups, Runtime, "Given groups=", groups,
                ", weight of size ", weight.shape_str(), ", expected input", input.shape_str(), " to have ",
                weight.size(1) * groups, " channels, but got ", input.size(1), " channels instead");
-  TANDEM_CHECK(input.dtype() == weight.dtype(), Runtime, "Input type (", dtype_title(input.dtype()),
-               ") and weight type (", dtype_title(weight.dtype()),
-               ") should be the same\nhint: convert the input, e.g. input.to(weight.dtype)");
+  check_same_device("conv2d", input, weight);
+  TANDEM_CHECK(input.dtype() == weight.dtype(), Runtime, "expected scalar type ", dtype_title(input.dtype()),
+               " but found ", dtype_title(weight.dtype()), "\nhint: the input is ", dtype_name(input.dtype()),
+               " and the weights are ", dtype_name(weight.dtype()), "; convert the input, e.g. x.",
+               weight.dtype() == DType::Float32 ? "float()" : "to(weight.dtype)",
+               input.dtype() == DType::Float64 ? " (NumPy arrays are float64 by default: tandem.from_numpy("
+                                                 "a.astype(np.float32)))"
+                                               : "");
   TANDEM_CHECK(is_floating(input.dtype()), NotImplemented, "\"conv2d\" not implemented for '",
                dtype_title(input.dtype()), "'\nhint: convolve floating-point tensors, e.g. input.float()");
-  TANDEM_CHECK(
-      input.device() == weight.device(), Runtime,
-      "Input and weight should be on the same device\nhint: move the input with input.to(weight.device)");
   if (bias) {
     TANDEM_CHECK(bias->dim() == 1 && bias->size(0) == weight.size(0), Runtime, "Given weight of size ",
                  weight.shape_str(), ", expected bias to be 1-dimensional with ", weight.size(0),

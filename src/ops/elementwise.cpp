@@ -35,12 +35,13 @@ void check_same_device(const char* op, const Tensor& a, const Tensor& b) {
   if (__builtin_expect(da == db, 1)) return;
   // A 0-dim CPU tensor behaves like a scalar and may join any device.
   if ((da.is_cpu() && a.dim() == 0) || (db.is_cpu() && b.dim() == 0)) return;
-  const Tensor& cpu_side = da.is_cpu() ? a : b;
+  const bool first_moves = da.is_cpu();  // move the CPU side; between two devices, the second operand
+  const std::string target = (first_moves ? db : da).str();
   TANDEM_THROW(Runtime, "Expected all tensors to be on the same device, but found at least two devices, ",
-               da.str(), " and ", db.str(), "!\nhint: in ", op, ", move the ",
-               (&cpu_side == &a ? "first" : "second"), " operand with .to(",
-               (da.is_cpu() ? db : da).str() == "cpu" ? "'cpu'" : "'" + (da.is_cpu() ? db : da).str() + "'",
-               ") so both live on one device");
+               da.str(), " and ", db.str(), "!\nhint: in ", op, ", the ", first_moves ? "first" : "second",
+               " operand is on ", (first_moves ? da : db).str(), "; move it with .to('", target,
+               "') so both live on one device (for a model on ", target,
+               ", move each batch: x = x.to(device))");
 }
 
 namespace {

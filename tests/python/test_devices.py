@@ -242,3 +242,46 @@ def test_implicit_conversions_of_device_tensors_name_the_fix():
         with pytest.raises(TypeError, match="can't convert cuda:0 device type tensor to numpy"):
             convert()
     assert accuracy_score(y.cpu(), y.cpu()) == 1.0
+
+
+@needs_cuda
+@pytest.mark.parametrize("draw", [
+    lambda d: tandem.rand(1000, device=d), lambda d: tandem.randn(1000, device=d),
+    lambda d: tandem.randint(0, 100, (1000,), device=d), lambda d: tandem.randperm(100, device=d),
+    lambda d: tandem.nn.functional.dropout(tandem.ones(1000, device=d), p=0.3, training=True),
+    lambda d: tandem.empty(1000, device=d).normal_(2.0, 3.0),
+], ids=["rand", "randn", "randint", "randperm", "dropout", "normal_"])
+def test_manual_seed_gives_the_same_numbers_on_cpu_and_cuda(draw):
+    tandem.manual_seed(1234)
+    on_cpu = draw("cpu").tolist()
+    tandem.manual_seed(1234)
+    on_cuda = draw("cuda")
+    assert on_cuda.device == "cuda:0"
+    assert on_cuda.tolist() == on_cpu
+
+
+@needs_cuda
+def test_module_on_cuda_called_with_a_cpu_batch_names_the_fix():
+    model = tandem.nn.Linear(3, 2).cuda()
+    assert model.weight.device == "cuda:0"
+    with pytest.raises(RuntimeError) as info:
+        model(tandem.ones(4, 3))
+    first, hint = str(info.value).splitlines()
+    assert first == "Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0!"
+    assert "x = x.to(device)" in hint
+    assert model(tandem.ones(4, 3).to("cuda")).device == "cuda:0"
+
+
+@needs_cuda
+def test_float64_input_into_float32_weights_names_the_fix():
+    import numpy as np
+
+    batch = tandem.from_numpy(np.ones((4, 3)))
+    with pytest.raises(RuntimeError) as info:
+        tandem.nn.Linear(3, 2)(batch)
+    assert str(info.value).splitlines()[0] == "mat1 and mat2 must have the same dtype, but got Double and Float"
+    assert "astype(np.float32)" in str(info.value)
+    with pytest.raises(RuntimeError) as info:
+        tandem.nn.Conv2d(1, 1, 3)(tandem.from_numpy(np.ones((1, 1, 5, 5))))
+    assert str(info.value).splitlines()[0] == "expected scalar type Double but found Float"
+    assert "x.float()" in str(info.value)
