@@ -176,8 +176,10 @@ Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const 
   check_writeable(self, "index_put_");
   const std::vector<Tensor> idx = expand_indices(self, indices);
   IndexPlan plan = plan_advanced(self, idx);
-  // Values that alias self are read while self is written: take a copy first.
-  Tensor src = values.storage().get() == self.storage().get() ? clone(values) : values;
+  // Values that alias self are read while self is written: take a copy first. Values on another device are
+  // copied to self's device first, as an assignment t[i] = v copies v in.
+  Tensor src = values.storage().get() == self.storage().get() ? clone(values)
+                                                               : to_device(values, self.device(), std::nullopt, false);
   Tensor v = values_for(src, plan.shape);
   self.bump_version();
   if (compute_numel(plan.shape) == 0) return self;

@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "kernels/kernel_table.h"
 #include "ops/copy.h"
+#include "ops/elementwise.h"
 #include "ops/tensor_iterator.h"
 #include "ops/type_promotion.h"
 #include "ops/view.h"
@@ -54,10 +55,9 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     const Tensor& t = tensors[i];
     TANDEM_CHECK(t.dim() > 0, Runtime, "zero-dimensional tensor (at position ", i,
                  ") cannot be concatenated");
-    TANDEM_CHECK(t.device() == tensors[0].device(), Runtime,
-                 "Expected all tensors to be on the same device, but found at least two devices, ",
-                 tensors[0].device().str(), " and ", t.device().str(), "!\nhint: move them with .to(",
-                 tensors[0].device().str(), ") first");
+    // Unlike elementwise ops, no tensor of a cat may live elsewhere, not even a 0-dim one (it is an error
+    // above), so the shared check applies as is.
+    check_same_device("cat", tensors[0], t);
     types.add(t);
     if (!ref && !is_legacy_empty(t)) ref = &t;
   }

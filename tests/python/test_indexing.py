@@ -5,6 +5,20 @@ from hypothesis import given, settings, strategies as st
 
 import tandem
 
+from conftest import available_devices
+
+# Every test here runs once per available device: the helpers below build tandem tensors on DEVICE.
+DEVICE = "cpu"
+
+
+@pytest.fixture(autouse=True, params=available_devices())
+def on_each_device(request):
+    global DEVICE
+    DEVICE = request.param
+    yield
+    DEVICE = "cpu"
+
+
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
 
 
@@ -25,9 +39,9 @@ def pair(shape, dtype="int64", layout="contiguous"):
         # A view with gaps: every other element of a bigger tensor.
         big_ref = torch.zeros(*shape[:-1], shape[-1] * 2, dtype=ref.dtype)
         big_ref[..., ::2] = ref
-        big = tandem.tensor(big_ref.tolist(), dtype=getattr(tandem, dtype))
+        big = tandem.tensor(big_ref.tolist(), dtype=getattr(tandem, dtype), device=DEVICE)
         return big_ref[..., ::2], big[..., ::2]
-    return ref, mine
+    return ref, mine.to(DEVICE)
 
 
 def same(mine, ref):
