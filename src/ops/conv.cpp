@@ -10,22 +10,30 @@
 
 namespace tandem {
 
-namespace {
-
-Window2d conv_window(const Tensor& input, const Tensor& weight, Pair stride, Pair padding, Pair dilation) {
+Window2d window_geometry(int64_t n, int64_t c, int64_t h, int64_t w, Pair kernel, Pair stride, Pair padding,
+                         Pair dilation) {
   Window2d g;
-  g.n = input.size(0);
-  g.c = weight.size(1);  // channels of one group
-  g.h = input.size(2);
-  g.w = input.size(3);
-  g.kh = weight.size(2);
-  g.kw = weight.size(3);
+  g.n = n;
+  g.c = c;
+  g.h = h;
+  g.w = w;
+  g.kh = kernel[0];
+  g.kw = kernel[1];
   g.sh = stride[0];
   g.sw = stride[1];
   g.ph = padding[0];
   g.pw = padding[1];
   g.dh = dilation[0];
   g.dw = dilation[1];
+  return g;
+}
+
+namespace {
+
+Window2d conv_window(const Tensor& input, const Tensor& weight, Pair stride, Pair padding, Pair dilation) {
+  // c: the channels of one group
+  Window2d g = window_geometry(input.size(0), weight.size(1), input.size(2), input.size(3),
+                               Pair{weight.size(2), weight.size(3)}, stride, padding, dilation);
   g.oh = (g.h + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1;
   g.ow = (g.w + 2 * g.pw - g.dw * (g.kw - 1) - 1) / g.sw + 1;
   return g;

@@ -4,10 +4,16 @@
 #include <optional>
 
 #include "core/tensor.h"
+#include "kernels/nn_kernels.h"
 
 namespace tandem {
 
 using Pair = std::array<int64_t, 2>;
+
+// The sliding-window geometry shared by convolution and pooling (output size left for the caller, which is
+// where the two differ): batch n, channels c, input h x w, kernel, stride, padding and dilation.
+Window2d window_geometry(int64_t n, int64_t c, int64_t h, int64_t w, Pair kernel, Pair stride, Pair padding,
+                         Pair dilation);
 
 // input N x C x H x W (or C x H x W), weight Cout x C/groups x kh x kw, bias Cout.
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, Pair stride,

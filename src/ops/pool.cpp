@@ -31,19 +31,7 @@ Tensor as_batched(const Tensor& input, const char* op) {
 
 Window2d pool_window(const Tensor& x4, Pair kernel, Pair stride, Pair padding, Pair dilation, bool ceil_mode,
                      const char* op) {
-  Window2d g;
-  g.n = x4.size(0);
-  g.c = x4.size(1);
-  g.h = x4.size(2);
-  g.w = x4.size(3);
-  g.kh = kernel[0];
-  g.kw = kernel[1];
-  g.sh = stride[0];
-  g.sw = stride[1];
-  g.ph = padding[0];
-  g.pw = padding[1];
-  g.dh = dilation[0];
-  g.dw = dilation[1];
+  Window2d g = window_geometry(x4.size(0), x4.size(1), x4.size(2), x4.size(3), kernel, stride, padding, dilation);
   for (int i = 0; i < 2; ++i) {
     TANDEM_CHECK(kernel[i] > 0, Runtime, op, ": kernel_size must be greater than zero");
     TANDEM_CHECK(stride[i] > 0, Runtime, op, ": stride must be greater than zero");

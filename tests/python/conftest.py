@@ -1,6 +1,7 @@
 """Shared pytest fixtures: the devices every op test runs on."""
 import pytest
 
+import oracle
 import tandem
 
 
@@ -16,3 +17,11 @@ def available_devices():
 @pytest.fixture(params=available_devices())
 def device(request):
     return request.param
+
+
+@pytest.fixture(params=available_devices())
+def on_each_device(request):
+    """For modules whose helpers build tensors on oracle.current_device: run each test once per device."""
+    oracle.current_device = request.param
+    yield request.param
+    oracle.current_device = "cpu"

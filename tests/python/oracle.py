@@ -3,6 +3,9 @@ import torch
 
 import tandem
 
+# The device helpers in modules using the on_each_device fixture build tensors on (set by that fixture).
+current_device = "cpu"
+
 DTYPE_NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
 FLOAT_NAMES = ["float16", "bfloat16", "float32", "float64"]
 INT_NAMES = ["uint8", "int8", "int16", "int32", "int64"]

@@ -5,19 +5,10 @@ from hypothesis import given, settings, strategies as st
 
 import tandem
 
-from conftest import available_devices
+import oracle
 
-# Every test here runs once per available device: the helpers below build tandem tensors on DEVICE.
-DEVICE = "cpu"
-
-
-@pytest.fixture(autouse=True, params=available_devices())
-def on_each_device(request):
-    global DEVICE
-    DEVICE = request.param
-    yield
-    DEVICE = "cpu"
-
+# Every test here runs once per available device; the helpers below build tandem tensors on it.
+pytestmark = pytest.mark.usefixtures("on_each_device")
 
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
 
@@ -39,9 +30,9 @@ def pair(shape, dtype="int64", layout="contiguous"):
         # A view with gaps: every other element of a bigger tensor.
         big_ref = torch.zeros(*shape[:-1], shape[-1] * 2, dtype=ref.dtype)
         big_ref[..., ::2] = ref
-        big = tandem.tensor(big_ref.tolist(), dtype=getattr(tandem, dtype), device=DEVICE)
+        big = tandem.tensor(big_ref.tolist(), dtype=getattr(tandem, dtype), device=oracle.current_device)
         return big_ref[..., ::2], big[..., ::2]
-    return ref, mine.to(DEVICE)
+    return ref, mine.to(oracle.current_device)
 
 
 def same(mine, ref):

@@ -5,19 +5,10 @@ import torch
 
 import tandem
 
-from conftest import available_devices
+import oracle
 
-# Every test here runs once per available device: the helpers below build tandem tensors on DEVICE.
-DEVICE = "cpu"
-
-
-@pytest.fixture(autouse=True, params=available_devices())
-def on_each_device(request):
-    global DEVICE
-    DEVICE = request.param
-    yield
-    DEVICE = "cpu"
-
+# Every test here runs once per available device; the helpers below build tandem tensors on it.
+pytestmark = pytest.mark.usefixtures("on_each_device")
 
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
 
@@ -32,14 +23,14 @@ def make(shape, dtype="float32", seed=0, transposed=False):
         ref = ref.transpose(0, 1).contiguous().transpose(0, 1)
         mine = mine.transpose(0, 1).contiguous().transpose(0, 1)
         assert not mine.is_contiguous() or min(shape[:2]) <= 1
-    return ref, mine.to(DEVICE)
+    return ref, mine.to(oracle.current_device)
 
 
 def as_tandem(ref):
     dtype = getattr(tandem, str(ref.dtype).split(".")[-1])
     if ref.numel() == 0:
-        return tandem.zeros(*ref.shape, dtype=dtype, device=DEVICE)
-    return tandem.tensor(ref.tolist(), dtype=dtype, device=DEVICE)
+        return tandem.zeros(*ref.shape, dtype=dtype, device=oracle.current_device)
+    return tandem.tensor(ref.tolist(), dtype=dtype, device=oracle.current_device)
 
 
 def same(mine, ref):
@@ -79,7 +70,7 @@ def test_cat_promotes_dtypes(da, db):
 
 def test_cat_skips_legacy_empty_and_handles_empty_slices():
     a_ref, a = make((2, 3))
-    empty = tandem.zeros(0, device=DEVICE)
+    empty = tandem.zeros(0, device=oracle.current_device)
     same(tandem.cat([empty, a, empty]), torch.cat([torch.zeros(0), a_ref, torch.zeros(0)]))
     same(tandem.cat([a[:0], a]), torch.cat([a_ref[:0], a_ref]))
     same(tandem.cat([empty, empty]), torch.cat([torch.zeros(0), torch.zeros(0)]))
