@@ -56,3 +56,17 @@ def assert_same(t, expected, rtol=None, atol=None, device=None):
         torch.testing.assert_close(got, expected, rtol=rtol, atol=atol, equal_nan=True)
     else:
         assert torch.equal(got, expected), (got, expected)
+
+
+def rand_values(*shape, low=-1.0, high=1.0, seed=0, salt=11):
+    """Nested lists of float64 values in [low, high), reproducible from (shape, seed, salt)."""
+    g = torch.Generator().manual_seed(seed + salt * len(shape) + sum(shape))
+    return (torch.rand(*shape, generator=g, dtype=torch.float64) * (high - low) + low).tolist()
+
+
+def leaf(values, device="cpu", transpose=False):
+    """A float64 leaf that requires grad; transpose=True makes it non-contiguous."""
+    t = tandem.tensor(values, dtype=tandem.float64, device=device)
+    if transpose:
+        t = t.t()
+    return t.requires_grad_()

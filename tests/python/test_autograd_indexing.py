@@ -7,20 +7,13 @@ import torch
 
 import tandem
 from tandem.autograd import gradcheck
+from oracle import leaf, rand_values
 
 F64 = tandem.float64
 
 
 def rand(*shape, low=-1.0, high=1.0, seed=0):
-    g = torch.Generator().manual_seed(seed + 13 * len(shape) + sum(shape))
-    return (torch.rand(*shape, generator=g, dtype=torch.float64) * (high - low) + low).tolist()
-
-
-def leaf(values, device="cpu", transpose=False):
-    t = tandem.tensor(values, dtype=F64, device=device)
-    if transpose:
-        t = t.t()
-    return t.requires_grad_()
+    return rand_values(*shape, low=low, high=high, seed=seed, salt=13)
 
 
 def torch_leaf(values, transpose=False):

@@ -2,6 +2,8 @@
 from collections import defaultdict
 from copy import deepcopy
 
+import tandem
+
 from .. import _C
 from .._C import Tensor
 
@@ -76,6 +78,14 @@ class Optimizer:
                     p.grad = None
                 else:
                     p.grad.zero_()
+
+    @staticmethod
+    def _evaluate(closure):
+        """The loss from ``closure`` (recomputed with grad enabled), or None without one."""
+        if closure is None:
+            return None
+        with tandem.enable_grad():
+            return closure()
 
     def _grads(self, group):
         """(param, grad) for the params of `group` that have a gradient."""
