@@ -54,6 +54,17 @@ class AcceleratorBackend : public Backend {
   virtual void synchronize_event(EventId event) = 0;
   virtual bool query_event(EventId event) = 0;
   virtual double elapsed_ms(EventId start, EventId end) = 0;
+
+  // Interop with other CUDA libraries (DLPack, __cuda_array_interface__). Only a real backend has device
+  // pointers and streams that another library can use; the emulated one answers false and callers raise.
+  virtual bool has_native_handles() const { return false; }
+  // The cudaStream_t behind one of our streams, as an integer (0 for the emulated backend).
+  virtual uintptr_t native_stream(int device, StreamId stream) { return 0; }
+  // Orders foreign work after ours: `foreign` (a cudaStream_t; 1 and 2 are the legacy and per-thread
+  // default streams) waits for everything queued so far on our `stream`.
+  virtual void foreign_stream_wait(int device, uintptr_t foreign, StreamId stream) {}
+  // Orders our work after foreign work: our `stream` waits for everything queued so far on `foreign`.
+  virtual void stream_wait_foreign(int device, StreamId stream, uintptr_t foreign) {}
 };
 
 // Registers `backend` as the CUDA-type accelerator (also as the CUDA Backend).
