@@ -14,7 +14,8 @@
 
 namespace tandem::py {
 
-void init_dlpack(nb::module_& m);  // dlpack.cpp
+void init_dlpack(nb::module_& m);                // dlpack.cpp
+void init_cuda_array_interface(nb::module_& m);  // cuda_array_interface.cpp
 
 namespace {
 
@@ -388,6 +389,7 @@ void init_numpy(nb::module_& m) {
       },
       nb::arg("data"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
   init_dlpack(m);
+  init_cuda_array_interface(m);
 }
 
 }  // namespace tandem::py

@@ -1,4 +1,5 @@
-// CPU kernels of the linalg family: gemm routes float32/float64 to OpenBLAS and other dtypes to a loop.
+// CPU kernels of the linalg family: gemm routes float32/float64 to OpenBLAS (when the build found it) and
+// other dtypes to a loop.
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/gemm_batch.h"
 #include "kernels/kernel_table.h"
@@ -35,7 +36,9 @@ void gemm(const GemmArgs& g) {
   for (int64_t s : g.batch_sizes)
     if (s == 0) return;
   if (g.k == 0) return scale_output(g);
+#if TANDEM_HAS_BLAS
   if (g.dtype == DType::Float32 || g.dtype == DType::Float64) return gemm_blas(g);
+#endif
   gemm_loop(g);
 }
 
