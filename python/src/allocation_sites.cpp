@@ -19,12 +19,7 @@ std::string package_prefix;  // ".../tandem/": frames in here are tandem's, not 
 std::string cwd_prefix;      // stripped from sites so they read like "train.py:12"
 
 std::string code_filename(PyCodeObject* code) {
-  nb::object name = nb::steal(PyObject_GetAttrString(reinterpret_cast<PyObject*>(code), "co_filename"));
-  if (!name || !PyUnicode_Check(name.ptr())) {
-    PyErr_Clear();
-    return {};
-  }
-  const char* text = PyUnicode_AsUTF8(name.ptr());
+  const char* text = PyUnicode_Check(code->co_filename) ? PyUnicode_AsUTF8(code->co_filename) : nullptr;
   if (!text) PyErr_Clear();
   return text ? text : "";
 }
@@ -33,6 +28,8 @@ std::string code_filename(PyCodeObject* code) {
 // hold the GIL (then there is no Python caller to name) or every frame is tandem's.
 std::string user_source_site() {
   if (!PyGILState_Check()) return {};
+  PyObject *type, *value, *traceback;  // an allocation may happen while an exception is being handled
+  PyErr_Fetch(&type, &value, &traceback);
   PyFrameObject* frame = PyEval_GetFrame();  // borrowed
   Py_XINCREF(frame);
   std::string site;
@@ -50,6 +47,7 @@ std::string user_source_site() {
     frame = back;
   }
   Py_XDECREF(frame);
+  PyErr_Restore(type, value, traceback);
   return site;
 }
 

@@ -9,8 +9,7 @@
 
 namespace tandem::py {
 
-// [(bytes, 'file.py:line' or None), ...]: also what tandem.cuda.memory_summary() lists
-// (allocation_sites.cpp).
+// [(bytes, 'file.py:line' or None), ...], as OutOfMemoryError.largest_allocations and memory_summary() list.
 nb::object allocations_object(const std::vector<SitedAllocation>& allocations) {
   nb::list out;
   for (const SitedAllocation& a : allocations)
@@ -105,33 +104,30 @@ void raise(const Error& e) {
 
 void init_errors(nb::module_& m) {
   ErrorTypes& types = error_types();
-  types.oom = new_error_type(m, "OutOfMemoryError",
-                             "Raised when an allocation fails (torch.cuda.OutOfMemoryError). The process and "
-                             "the device keep working "
-                             "afterwards.\n\nAttributes (device allocations): device, requested_bytes, "
-                             "allocated_bytes, reserved_bytes, "
-                             "free_bytes, total_bytes, largest_allocations (a list of (bytes, 'file.py:line' "
-                             "or None), largest first), "
-                             "fix.",
-                             PyExc_RuntimeError);
+  types.oom = new_error_type(
+      m, "OutOfMemoryError",
+      "Raised when an allocation fails (torch.cuda.OutOfMemoryError). The process and the device keep "
+      "working afterwards.\n\nAttributes (device allocations): device, requested_bytes, allocated_bytes, "
+      "reserved_bytes, free_bytes, total_bytes, largest_allocations (a list of (bytes, 'file.py:line' or "
+      "None), largest first), fix.",
+      PyExc_RuntimeError);
   types.device_mismatch = new_error_type(
       m, "DeviceMismatchError",
       "An op got operands on different devices (a RuntimeError, as in PyTorch).\n\nAttributes: devices (the "
       "two tandem.device), op, operand (the argument to move), expected_device, fix.",
       PyExc_RuntimeError);
-  types.host_conversion = new_error_type(m, "HostConversionError",
-                                         "A tensor could not become a NumPy array without an explicit step "
-                                         "(a TypeError for device tensors, as in "
-                                         "PyTorch).\n\nAttributes: device, shape, dtype, requires_grad, "
-                                         "reason ('device' or 'requires_grad'), fix.",
-                                         PyExc_TypeError);
+  types.host_conversion = new_error_type(
+      m, "HostConversionError",
+      "A tensor could not become a NumPy array without an explicit step (a TypeError for device tensors, as "
+      "in PyTorch).\n\nAttributes: device, shape, dtype, requires_grad, reason ('device' or "
+      "'requires_grad'), fix.",
+      PyExc_TypeError);
   nb::object grad_bases = nb::make_tuple(types.host_conversion, nb::handle(PyExc_RuntimeError));
-  types.requires_grad_conversion =
-      new_error_type(m, "RequiresGradConversionError",
-                     "numpy() of a tensor that requires grad: a HostConversionError with reason "
-                     "'requires_grad' that is also "
-                     "a RuntimeError, so code written for PyTorch's RuntimeError keeps catching it.",
-                     grad_bases.ptr());
+  types.requires_grad_conversion = new_error_type(
+      m, "RequiresGradConversionError",
+      "numpy() of a tensor that requires grad: a HostConversionError with reason 'requires_grad' that is "
+      "also a RuntimeError, so code written for PyTorch's RuntimeError keeps catching it.",
+      grad_bases.ptr());
   // Documented attributes exist on every instance (None when an error does not carry them, e.g. a host OOM).
   for (const char* name : {"device", "requested_bytes", "allocated_bytes", "reserved_bytes", "free_bytes",
                            "total_bytes", "largest_allocations", "fix"})
