@@ -2,6 +2,7 @@
 // other dtypes to a loop.
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/gemm_batch.h"
+#include "kernels/gemm_math.h"
 #include "kernels/kernel_table.h"
 
 namespace tandem::cpu {
@@ -15,17 +16,7 @@ void scale_output(const GemmArgs& g) {
     for_each_batch<T>(g, [&](T*, T*, T* out) {
       for (int64_t i = 0; i < g.m; ++i) {
         T* row = out + i * g.out.row_stride;
-        for (int64_t j = 0; j < g.n; ++j) {
-          if constexpr (std::is_same_v<T, bool>) {
-            row[j] = g.beta != 0 && row[j];
-          } else if constexpr (std::is_integral_v<T>) {
-            row[j] = g.beta == 0
-                         ? T(0)
-                         : static_cast<T>(static_cast<int64_t>(g.beta) * static_cast<int64_t>(row[j]));
-          } else {
-            row[j] = g.beta == 0 ? T(0.0f) : static_cast<T>(g.beta * static_cast<double>(row[j]));
-          }
-        }
+        for (int64_t j = 0; j < g.n; ++j) row[j] = scale_by_beta(row[j], g.beta);
       }
     });
   });
