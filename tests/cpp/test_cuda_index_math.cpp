@@ -128,7 +128,8 @@ StridedOffsets dims(std::initializer_list<int64_t> sizes, std::initializer_list<
 
 TEST(CudaReduceConfig, RowReductionsUseVectorLoadsAlongTheRow) {
   // sum(dim=-1) of a contiguous 4096 x 4096 float tensor.
-  ReduceConfig c = choose_reduce_config(dims({4096}, {4096}), dims({4096}, {1}), 4096, 4096, 4, 132, true, true);
+  ReduceConfig c =
+      choose_reduce_config(dims({4096}, {4096}), dims({4096}, {1}), 4096, 4096, 4, 132, true, true);
   EXPECT_TRUE(c.x_is_reduce);
   EXPECT_TRUE(c.vectorized);
   EXPECT_EQ(c.vector, 4);
@@ -138,7 +139,8 @@ TEST(CudaReduceConfig, RowReductionsUseVectorLoadsAlongTheRow) {
 
 TEST(CudaReduceConfig, ColumnReductionsPutNeighbouringOutputsOnNeighbouringThreads) {
   // sum(dim=0) of a contiguous 4096 x 1000 float tensor: kept stride 1, reduced stride 1000.
-  ReduceConfig c = choose_reduce_config(dims({1000}, {1}), dims({4096}, {1000}), 1000, 4096, 4, 132, true, true);
+  ReduceConfig c =
+      choose_reduce_config(dims({1000}, {1}), dims({4096}, {1000}), 1000, 4096, 4, 132, true, true);
   EXPECT_FALSE(c.x_is_reduce);
   EXPECT_FALSE(c.vectorized);
   EXPECT_EQ(c.block_x, 32);
@@ -152,7 +154,8 @@ TEST(CudaReduceConfig, WholeTensorReductionsSplitOverBlocks) {
   EXPECT_EQ(c.block_x, kReduceThreads);
   EXPECT_GT(c.grid_y, 132);
   expect_valid(c, 1, n);
-  ReduceConfig second = choose_reduce_config(dims({}, {}), dims({c.grid_y}, {1}), 1, c.grid_y, 8, 132, false, false);
+  ReduceConfig second =
+      choose_reduce_config(dims({}, {}), dims({c.grid_y}, {1}), 1, c.grid_y, 8, 132, false, false);
   EXPECT_EQ(second.grid_y, 1);
   expect_valid(second, 1, c.grid_y);
 }
@@ -160,12 +163,15 @@ TEST(CudaReduceConfig, WholeTensorReductionsSplitOverBlocks) {
 TEST(CudaReduceConfig, CoversOddShapes) {
   for (int64_t n_red : {0, 1, 3, 31, 33, 1000, 100003}) {
     for (int64_t n_out : {1, 2, 7, 5000}) {
-      expect_valid(choose_reduce_config(dims({n_out}, {n_red}), dims({n_red}, {1}), n_out, n_red, 2, 8, true, true),
-                   n_out, n_red);
-      expect_valid(choose_reduce_config(dims({n_out}, {1}), dims({n_red}, {n_out}), n_out, n_red, 8, 8, true, true),
-                   n_out, n_red);
-      expect_valid(choose_reduce_config(dims({n_out}, {3}), dims({n_red}, {7}), n_out, n_red, 1, 8, true, true),
-                   n_out, n_red);
+      expect_valid(
+          choose_reduce_config(dims({n_out}, {n_red}), dims({n_red}, {1}), n_out, n_red, 2, 8, true, true),
+          n_out, n_red);
+      expect_valid(
+          choose_reduce_config(dims({n_out}, {1}), dims({n_red}, {n_out}), n_out, n_red, 8, 8, true, true),
+          n_out, n_red);
+      expect_valid(
+          choose_reduce_config(dims({n_out}, {3}), dims({n_red}, {7}), n_out, n_red, 1, 8, true, true), n_out,
+          n_red);
     }
   }
 }
@@ -189,9 +195,8 @@ void expect_key_order(const std::vector<T>& values) {
     std::vector<int64_t> by_cpu(values.size()), by_key(values.size());
     std::iota(by_cpu.begin(), by_cpu.end(), 0);
     std::iota(by_key.begin(), by_key.end(), 0);
-    std::sort(by_cpu.begin(), by_cpu.end(), [&](int64_t a, int64_t c) {
-      return cpu_before(values[a], values[c], a, c, descending);
-    });
+    std::sort(by_cpu.begin(), by_cpu.end(),
+              [&](int64_t a, int64_t c) { return cpu_before(values[a], values[c], a, c, descending); });
     std::stable_sort(by_key.begin(), by_key.end(), [&](int64_t a, int64_t c) {
       return sort_key(values[a], descending) < sort_key(values[c], descending);
     });
@@ -211,8 +216,9 @@ std::vector<T> float_cases() {
 template <typename T>
 std::vector<T> int_cases() {
   // Negative literals wrap for unsigned types, which only adds more large values.
-  return {T(3), std::numeric_limits<T>::max(), T(0), std::numeric_limits<T>::lowest(), T(3), T(1), T(-1), T(-100),
-          T(-1)};
+  return {
+      T(3), std::numeric_limits<T>::max(), T(0), std::numeric_limits<T>::lowest(), T(3), T(1), T(-1), T(-100),
+      T(-1)};
 }
 
 }  // namespace

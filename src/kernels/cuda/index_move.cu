@@ -1,6 +1,6 @@
-// CUDA gather (other[i] = self[index(i)]) and non-accumulating put (self[index(i)] = other[i]; which of several
-// writes to one position lands is unspecified, as in PyTorch). Elements move as raw bytes of their width, so
-// one kernel per width serves every dtype.
+// CUDA gather (other[i] = self[index(i)]) and non-accumulating put (self[index(i)] = other[i]; which of
+// several writes to one position lands is unspecified, as in PyTorch). Elements move as raw bytes of their
+// width, so one kernel per width serves every dtype.
 #include <algorithm>
 
 #include "kernels/cuda/index_entry.h"
@@ -12,7 +12,8 @@ namespace {
 
 template <typename E, int NI, bool kToOther>
 __global__ void move_kernel(IndexGeometry<NI> g, E* self, E* other, int64_t total) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total;
+       i += int64_t(gridDim.x) * blockDim.x) {
     int64_t so, oo;
     g.offsets(i, so, oo);
     if constexpr (kToOther)
@@ -27,7 +28,8 @@ void move_elements(const IndexPlan& plan, int64_t total, cudaStream_t stream) {
   const unsigned blocks = static_cast<unsigned>(std::clamp<int64_t>(ceil_div(total, 256), 1, 65536));
   E* self = reinterpret_cast<E*>(plan.self);
   E* other = reinterpret_cast<E*>(plan.other);
-  if (plan.indices.size() == 1)  // the common case (gather, index_select, x[idx]) with a small parameter block
+  if (plan.indices.size() ==
+      1)  // the common case (gather, index_select, x[idx]) with a small parameter block
     move_kernel<E, 1, kToOther><<<blocks, 256, 0, stream>>>(make_index_geometry<1>(plan), self, other, total);
   else
     move_kernel<E, kMaxDims, kToOther>

@@ -1,7 +1,7 @@
 // CUDA nonzero: flag the non-zero elements, let CUB's DeviceSelect compact their linear positions (in order),
 // then turn each position into its row-major coordinates.
-#include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
+#include <cub/device/device_select.cuh>
 
 #include <algorithm>
 
@@ -13,17 +13,22 @@ namespace tandem::cuda {
 
 namespace {
 
-unsigned grid_for(int64_t total) { return static_cast<unsigned>(std::clamp<int64_t>(ceil_div(total, 256), 1, 65536)); }
+unsigned grid_for(int64_t total) {
+  return static_cast<unsigned>(std::clamp<int64_t>(ceil_div(total, 256), 1, 65536));
+}
 
 template <typename T>
 __global__ void flag_nonzero(uint8_t* flags, const T* x, int64_t n) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x)
     flags[i] = convert<bool>(x[i]);
 }
 
 // out[j] = coordinates of linear position selected[j] in a tensor of `shape` (its `sizes`).
-__global__ void write_coordinates(int64_t* out, const int64_t* selected, StridedOffsets shape, int64_t count) {
-  for (int64_t j = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; j < count; j += int64_t(gridDim.x) * blockDim.x) {
+__global__ void write_coordinates(int64_t* out, const int64_t* selected, StridedOffsets shape,
+                                  int64_t count) {
+  for (int64_t j = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; j < count;
+       j += int64_t(gridDim.x) * blockDim.x) {
     int64_t linear = selected[j];
     for (int d = shape.ndim - 1; d >= 0; --d) {
       out[j * shape.ndim + d] = linear % shape.sizes[d];

@@ -56,7 +56,8 @@ __device__ void atomic_accumulate(T* addr, T v) {
 
 template <typename T, int NI>
 __global__ void accumulate_kernel(IndexGeometry<NI> g, T* self, const T* other, int64_t total) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total;
+       i += int64_t(gridDim.x) * blockDim.x) {
     int64_t so, oo;
     g.offsets(i, so, oo);
     atomic_accumulate(self + so, other[oo]);

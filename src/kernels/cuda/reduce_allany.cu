@@ -13,9 +13,11 @@ void fold_all_any(ReduceOp op, const Tensor& out, const Tensor& in, int64_t n_re
     using T = typename decltype(tag)::type;
     using out_t = typename AllAnyPolicy<T, true>::out_t;
     if (op == ReduceOp::All)
-      run_reduce(AllAnyPolicy<T, true>{out.data<out_t>()}, in.data<T>(), kept, red, n_out, n_red, in.device());
+      run_reduce(AllAnyPolicy<T, true>{out.data<out_t>()}, in.data<T>(), kept, red, n_out, n_red,
+                 in.device());
     else
-      run_reduce(AllAnyPolicy<T, false>{out.data<out_t>()}, in.data<T>(), kept, red, n_out, n_red, in.device());
+      run_reduce(AllAnyPolicy<T, false>{out.data<out_t>()}, in.data<T>(), kept, red, n_out, n_red,
+                 in.device());
   });
 }
 

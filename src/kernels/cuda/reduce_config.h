@@ -4,7 +4,8 @@
 //     output, with vectorised loads when the reduced dim is contiguous (sum(dim=-1), argmax(dim=1), whole
 //     tensors); groups combine with warp shuffles.
 //   x over the outputs: when the outputs are contiguous and the reduction is not (sum(dim=0)), neighbouring
-//     threads fold neighbouring outputs, so each step reads a contiguous row; block_y threads share an output.
+//     threads fold neighbouring outputs, so each step reads a contiguous row; block_y threads share an
+//     output.
 // When the outputs alone cannot fill the GPU, grid_y blocks split the reduction into chunks whose partial
 // results a second pass combines (no atomics, so results are deterministic).
 #pragma once
@@ -63,7 +64,8 @@ inline ReduceConfig choose_reduce_config(const StridedOffsets& kept, const Strid
   if (allow_split && c.grid_x < target_blocks) {
     // Split only while every thread keeps at least sixteen loads of work per slice.
     const int64_t min_chunk = red_threads * c.vector * 16;
-    splits = std::clamp<int64_t>(std::min(ceil_div(target_blocks, c.grid_x), n_red / min_chunk), 1, kMaxGridY);
+    splits =
+        std::clamp<int64_t>(std::min(ceil_div(target_blocks, c.grid_x), n_red / min_chunk), 1, kMaxGridY);
   }
   c.red_chunk = ceil_div(ceil_div(n_red, splits), c.vector) * c.vector;
   c.grid_y = c.red_chunk ? ceil_div(n_red, c.red_chunk) : 1;

@@ -36,8 +36,8 @@ __device__ __forceinline__ A warp_inclusive_scan(A v, int lane) {
 
 template <typename T>
 __global__ void __launch_bounds__(kReduceThreads)
-    cumsum_kernel(T* out, const T* in, StridedOffsets out_rows, StridedOffsets in_rows, int64_t rows, int64_t n,
-                  int64_t so, int64_t si) {
+    cumsum_kernel(T* out, const T* in, StridedOffsets out_rows, StridedOffsets in_rows, int64_t rows,
+                  int64_t n, int64_t so, int64_t si) {
   using A = opmath_t<T>;
   __shared__ __align__(16) unsigned char raw[32 * sizeof(A)];
   A* warp_totals = reinterpret_cast<A*>(raw);

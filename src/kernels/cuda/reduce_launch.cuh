@@ -27,9 +27,9 @@ __device__ __forceinline__ A shfl_down(A v, int delta, int width) {
 template <typename P>
 struct ReduceArgs {
   P policy;
-  const void* in;                     // elements (first pass) or accumulators (second pass)
-  typename P::acc_t* partial;         // first pass of a split reduction: partial[slice * n_out + o]
-  StridedOffsets kept, red;           // offsets of output o's first element and of reduced position r
+  const void* in;              // elements (first pass) or accumulators (second pass)
+  typename P::acc_t* partial;  // first pass of a split reduction: partial[slice * n_out + o]
+  StridedOffsets kept, red;    // offsets of output o's first element and of reduced position r
   int64_t n_out, n_red, red_chunk;
   bool x_is_reduce, vectorized;
 };
@@ -147,8 +147,10 @@ __global__ void __launch_bounds__(kReduceThreads) reduce_kernel(ReduceArgs<P> a)
   if (o < a.n_out) {
     const In* base = static_cast<const In*>(a.in) + a.kept(o);
     if constexpr (!kInIsAcc && sizeof(In) < 16) {
-      if (a.vectorized) acc = fold_contiguous(p, base, lo, hi, tr, nr);
-      else acc = fold_strided<kInIsAcc>(p, base, a.red, lo, hi, tr, nr);
+      if (a.vectorized)
+        acc = fold_contiguous(p, base, lo, hi, tr, nr);
+      else
+        acc = fold_strided<kInIsAcc>(p, base, a.red, lo, hi, tr, nr);
     } else {
       acc = fold_strided<kInIsAcc>(p, base, a.red, lo, hi, tr, nr);
     }
@@ -191,8 +193,10 @@ void run_reduce(const P& p, const T* in, const StridedOffsets& kept, const Strid
   // Second pass: partials laid out [slice, output], folded over the slices.
   const int64_t sizes[2] = {n_out, c.grid_y}, strides[2] = {1, n_out};
   StridedOffsets kept2 = merged_offsets(sizes, strides, 1), red2 = merged_offsets(sizes + 1, strides + 1, 1);
-  ReduceConfig c2 = choose_reduce_config(kept2, red2, n_out, c.grid_y, sizeof(acc_t), current_sm_count(), false, false);
-  ReduceArgs<P> args2{p, args.partial, nullptr, kept2, red2, n_out, c.grid_y, c2.red_chunk, c2.x_is_reduce, false};
+  ReduceConfig c2 =
+      choose_reduce_config(kept2, red2, n_out, c.grid_y, sizeof(acc_t), current_sm_count(), false, false);
+  ReduceArgs<P> args2{p,     args.partial, nullptr,      kept2,          red2,
+                      n_out, c.grid_y,     c2.red_chunk, c2.x_is_reduce, false};
   launch_reduce_pass<acc_t, true>(c2, args2, stream);
 }
 

@@ -1,7 +1,7 @@
 // Fold policies of the CUDA reductions, with the CPU's accumulator types (kernels/cpu/reduce_fold.h): 16-bit
 // floats accumulate in float, integer and bool sums and products in int64; max/min propagate NaN; all/any
-// write uint8 for uint8 input. The arg policies carry (value, index) pairs and prefer the lower index on ties,
-// which makes their combine order-independent.
+// write uint8 for uint8 input. The arg policies carry (value, index) pairs and prefer the lower index on
+// ties, which makes their combine order-independent.
 #pragma once
 #include <cstdint>
 #include <limits>
@@ -93,7 +93,9 @@ struct ArgPolicy {
   using acc_t = ValueIndex<V>;
   T* values;  // null for argmax/argmin
   int64_t* indices;
-  __device__ acc_t identity() const { return {extreme_identity<V, IsMax>(), std::numeric_limits<int64_t>::max()}; }
+  __device__ acc_t identity() const {
+    return {extreme_identity<V, IsMax>(), std::numeric_limits<int64_t>::max()};
+  }
   __device__ acc_t combine(acc_t a, acc_t b) const {
     const bool a_nan = a.value != a.value, b_nan = b.value != b.value;
     bool take_b;

@@ -17,10 +17,12 @@ namespace {
 
 // keys/positions of rows [row0, row0 + count) laid out contiguously, and each segment's start.
 template <typename T>
-__global__ void make_keys(sort_key_t<T>* keys, int32_t* positions, int32_t* offsets, const T* in, StridedOffsets rows,
-                          int64_t row0, int64_t count, int64_t n, int64_t si, bool descending) {
+__global__ void make_keys(sort_key_t<T>* keys, int32_t* positions, int32_t* offsets, const T* in,
+                          StridedOffsets rows, int64_t row0, int64_t count, int64_t n, int64_t si,
+                          bool descending) {
   const int64_t total = count * n;
-  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total; e += int64_t(gridDim.x) * blockDim.x) {
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total;
+       e += int64_t(gridDim.x) * blockDim.x) {
     const int64_t r = e / n, i = e % n;
     keys[e] = sort_key(in[rows(row0 + r) + i * si], descending);
     positions[e] = static_cast<int32_t>(i);
@@ -36,7 +38,8 @@ __global__ void write_first_k(E* values, int64_t* indices, const E* in, const in
                               int64_t row0, int64_t count, int64_t n, int64_t k, int64_t si, int64_t sv,
                               int64_t sx) {
   const int64_t total = count * k;
-  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total; e += int64_t(gridDim.x) * blockDim.x) {
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total;
+       e += int64_t(gridDim.x) * blockDim.x) {
     const int64_t r = e / k, j = e % k, row = row0 + r;
     const int64_t at = positions[r * n + j];
     values[value_rows(row) + j * sv] = in[in_rows(row) + at * si];
@@ -44,7 +47,9 @@ __global__ void write_first_k(E* values, int64_t* indices, const E* in, const in
   }
 }
 
-unsigned grid_for(int64_t total) { return static_cast<unsigned>(std::clamp<int64_t>(ceil_div(total, 256), 1, 65536)); }
+unsigned grid_for(int64_t total) {
+  return static_cast<unsigned>(std::clamp<int64_t>(ceil_div(total, 256), 1, 65536));
+}
 
 StridedOffsets row_offsets(const Tensor& t) {
   return merged_offsets(t.sizes().data(), t.strides().data(), t.dim() ? t.dim() - 1 : 0);
@@ -54,15 +59,16 @@ template <typename T>
 void sort_rows(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k, bool descending,
                cudaStream_t stream) {
   using K = sort_key_t<T>;
-  using E = std::conditional_t<sizeof(T) == 1, uint8_t,
-                               std::conditional_t<sizeof(T) == 2, uint16_t,
-                                                  std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+  using E = std::conditional_t<
+      sizeof(T) == 1, uint8_t,
+      std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
   const int64_t nd = in.dim(), n = nd ? in.sizes()[nd - 1] : 1, rows = in.numel() / n;
   const int64_t si = nd ? in.strides()[nd - 1] : 0, sv = nd ? values.strides()[nd - 1] : 0;
   const int64_t sx = nd ? indices.strides()[nd - 1] : 0;
-  const StridedOffsets in_rows = row_offsets(in), value_rows = row_offsets(values), index_rows = row_offsets(indices);
-  TANDEM_CHECK(n <= INT_MAX, NotImplemented, "sort on CUDA supports at most ", INT_MAX, " elements per row, got ", n,
-               "\nhint: sort on the CPU, or split the row");
+  const StridedOffsets in_rows = row_offsets(in), value_rows = row_offsets(values),
+                       index_rows = row_offsets(indices);
+  TANDEM_CHECK(n <= INT_MAX, NotImplemented, "sort on CUDA supports at most ", INT_MAX,
+               " elements per row, got ", n, "\nhint: sort on the CPU, or split the row");
   // CUB counts items in int: sort as many rows at a time as fit.
   const int64_t batch = std::min(rows, std::max<int64_t>(1, INT_MAX / n));
   const size_t items = static_cast<size_t>(batch * n);
@@ -80,16 +86,16 @@ void sort_rows(const Tensor& values, const Tensor& indices, const Tensor& in, in
   DataPtr temp = allocate_scratch(std::max<size_t>(temp_bytes, 1), in.device());
   for (int64_t row0 = 0; row0 < rows; row0 += batch) {
     const int64_t count = std::min(batch, rows - row0), m = count * n;
-    make_keys<T><<<grid_for(m), 256, 0, stream>>>(keys_in, pos_in, offs, in.data<T>(), in_rows, row0, count, n, si,
-                                                   descending);
+    make_keys<T><<<grid_for(m), 256, 0, stream>>>(keys_in, pos_in, offs, in.data<T>(), in_rows, row0, count,
+                                                  n, si, descending);
     TANDEM_CUDA_CHECK_LAUNCH();
     TANDEM_CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortPairs(
         temp.ptr, temp_bytes, keys_in, keys_in + items, pos_in, pos_in + items, static_cast<int>(m),
         static_cast<int>(count), offs, offs + 1, 0, end_bit, stream));
     if (k == 0) continue;
     write_first_k<E><<<grid_for(count * k), 256, 0, stream>>>(
-        values.data<E>(), indices.data<int64_t>(), in.data<E>(), pos_in + items, in_rows, value_rows, index_rows,
-        row0, count, n, k, si, sv, sx);
+        values.data<E>(), indices.data<int64_t>(), in.data<E>(), pos_in + items, in_rows, value_rows,
+        index_rows, row0, count, n, k, si, sv, sx);
     TANDEM_CUDA_CHECK_LAUNCH();
   }
 }
@@ -103,7 +109,9 @@ void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t
   if (in.numel() == 0) return;
   DeviceGuard guard(in.device());
   cudaStream_t stream = current_stream(in.device());
-  dispatch_dtype(in.dtype(), [&](auto tag) { sort_rows<typename decltype(tag)::type>(values, indices, in, k, descending, stream); });
+  dispatch_dtype(in.dtype(), [&](auto tag) {
+    sort_rows<typename decltype(tag)::type>(values, indices, in, k, descending, stream);
+  });
 }
 
 }  // namespace tandem::cuda

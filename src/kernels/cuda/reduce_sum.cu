@@ -20,7 +20,8 @@ void fold_sum_prod(ReduceOp op, const Tensor& out, const Tensor& in, int64_t n_r
       using acc_t = sum_acc_t<T>;
       acc_t scale = acc_t(1);
       if constexpr (is_floating_type_v<T>)
-        if (op == ReduceOp::Mean) scale = acc_t(1) / static_cast<acc_t>(n_red);  // NaN for empty, as on the CPU
+        if (op == ReduceOp::Mean)
+          scale = acc_t(1) / static_cast<acc_t>(n_red);  // NaN for empty, as on the CPU
       run_reduce(SumPolicy<T>{dst, scale}, src, kept, red, n_out, n_red, in.device());
     }
   });

@@ -28,7 +28,8 @@ TANDEM_HOST_DEVICE sort_key_t<T> sort_key(T x, bool descending) {
       key = kMask;  // every NaN sorts last, after +inf
     } else {
       if (static_cast<V>(x) == V(0)) x = T(0.0f);  // -0.0 ties with 0.0
-      using Bits = std::conditional_t<kBits == 16, uint16_t, std::conditional_t<kBits == 32, uint32_t, uint64_t>>;
+      using Bits =
+          std::conditional_t<kBits == 16, uint16_t, std::conditional_t<kBits == 32, uint32_t, uint64_t>>;
       Bits bits;
       std::memcpy(&bits, &x, sizeof(T));
       // Negative numbers: larger magnitude sorts first, so flip every bit; positive ones go above them.

@@ -32,9 +32,9 @@ struct StridedOffsets {
 };
 
 inline void check_dims(size_t ndim) {
-  TANDEM_CHECK(ndim <= static_cast<size_t>(kMaxDims), NotImplemented, "CUDA kernels support tensors with at most ",
-               kMaxDims, " dims that cannot be merged, got ", ndim,
-               "\nhint: make the tensor contiguous() or reshape it to fewer dims first");
+  TANDEM_CHECK(ndim <= static_cast<size_t>(kMaxDims), NotImplemented,
+               "CUDA kernels support tensors with at most ", kMaxDims, " dims that cannot be merged, got ",
+               ndim, "\nhint: make the tensor contiguous() or reshape it to fewer dims first");
 }
 
 // Dims [0, n) of (sizes, strides) with size-1 dims dropped and neighbours merged where the outer stride is
