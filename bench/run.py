@@ -93,6 +93,12 @@ def streaming_cases(n):
     ]
 
 
+def numpy_softmax(a):
+    """softmax over axis 1 the usual NumPy way (shift by the row max for range)."""
+    e = np.exp(a - a.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
 def reduction_cases():
     x = tandem.rand(4096, 1000)
     tx = torch.rand(4096, 1000)
@@ -105,6 +111,8 @@ def reduction_cases():
         case("mean(dim=1)", "reduction", lambda: x.mean(dim=1), lambda: tx.mean(dim=1), lambda: nx.mean(axis=1), nbytes),
         case("argmax(dim=1)", "reduction", lambda: x.argmax(dim=1), lambda: tx.argmax(dim=1),
              lambda: nx.argmax(axis=1), nbytes),
+        case("softmax(dim=1)", "reduction", lambda: x.softmax(dim=1), lambda: tx.softmax(dim=1),
+             lambda: numpy_softmax(nx), 2 * nbytes),
     ]
 
 

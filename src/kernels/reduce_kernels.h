@@ -26,11 +26,19 @@ using CumsumKernel = void (*)(const Tensor& out, const Tensor& in);
 using SortKernel = void (*)(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k,
                             bool descending, bool stable);
 
+// out = softmax of `in` along `dim`, or log_softmax when `log_space`. out and in are contiguous with the same
+// floating shape and dtype, numel > 0 (a 0-dim tensor is one row of length 1). Seen as [outer, n, inner]
+// with n = size(dim): row (o, j) is in[o, 0..n, j]. Per row: the max m, then s = sum of exp(x - m)
+// (accumulated in float for 16-bit floats, in the type itself otherwise), then exp(x - m) / s or x - m -
+// log(s). A row holding NaN gives NaN; a row of all -inf gives NaN (-inf - -inf), as in PyTorch.
+using SoftmaxKernel = void (*)(const Tensor& out, const Tensor& in, int64_t dim, bool log_space);
+
 struct ReduceKernels {
   ReduceKernel reduce = nullptr;
   ArgReduceKernel arg_reduce = nullptr;
   CumsumKernel cumsum = nullptr;
   SortKernel sort = nullptr;
+  SoftmaxKernel softmax = nullptr;
 };
 
 }  // namespace tandem

@@ -1,10 +1,12 @@
 // Reductions built from other public ops (so every device gets them once it has the basic folds):
-// var/std, norm, logsumexp, softmax, log_softmax. 16-bit floats compute in float32, as PyTorch's CPU does.
+// var/std, norm, logsumexp. 16-bit floats compute in float32, as PyTorch's CPU does. softmax and log_softmax
+// live here too: their front end, over the reduce family's fused softmax kernel.
 #include <cmath>
 #include <limits>
 
 #include "autograd/formulas.h"
 #include "core/error.h"
+#include "kernels/kernel_table.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/reduce.h"
@@ -106,14 +108,11 @@ Tensor softmax_impl(const Tensor& x, int64_t dim, OptDType dtype, bool log_space
                dtype_title(in.dtype()),
                "'\nhint: convert first, e.g. x.float(), or pass dtype=tandem.float32");
   if (in.numel() == 0) return empty_like(in);
-  Tensor w = widen(in);
-  DimVector dims{d};
-  Tensor shifted = sub(w, amax(w, dims, true));
-  Tensor r = log_space ? sub(shifted, log(sum(exp(shifted), dims, true))) : [&] {
-    Tensor e = exp(shifted);
-    return div(e, sum(e, dims, true));
-  }();
-  return to_dtype(r, in.dtype());
+  // One fused kernel over a contiguous input (as PyTorch's softmax, which also makes its input contiguous).
+  Tensor src = contiguous(in);
+  Tensor out = empty_like(src);
+  kernel_table(src.device().type).reduce.softmax(out, src, d, log_space);
+  return out;
 }
 
 }  // namespace

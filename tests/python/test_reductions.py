@@ -422,3 +422,76 @@ def test_sse2_loops_match_when_avx2_is_disabled():
         env=env, capture_output=True, text=True, timeout=600,
     )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+
+
+ARG_ROW_LENGTHS = [1, 3, 7, 8, 15, 16, 17, 31, 33, 63, 64, 65, 127, 129, 255, 257, 1000]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "int8", "uint8", "int16", "float16"])
+def test_arg_rows_of_every_length_with_ties_and_nan(dtype, device):
+    # Row lengths around the vector widths (4-64 lanes, groups of four vectors) so every tail and overlap
+    # path runs; few distinct values so the extreme ties across lanes and vectors.
+    g = torch.Generator().manual_seed(7)
+    for n in ARG_ROW_LENGTHS:
+        x = torch.randint(-3, 4, (6, n), generator=g).double()
+        x[1] = 2.0  # every element ties
+        x[2, n - 1] = 9.0  # the extreme is the last element (in the overlapping tail)
+        x[3, 0] = -9.0
+        if dtype in FLOATS:
+            x[4, n // 2] = float("nan")
+            x[4, n - 1] = float("nan")
+            x[5, n - 1] = float("nan")  # a NaN only in the tail
+            x[3, n // 3] = float("inf")
+            x[2, 0] = -float("inf")
+        if dtype == "uint8":
+            x = x.abs()
+        x = x.to(getattr(torch, dtype))
+        for f in [lambda t: t.argmax(1), lambda t: t.argmin(1), lambda t: tuple(t.max(1)), lambda t: tuple(t.min(1)),
+                  lambda t: t.argmax(), lambda t: t.argmin()]:
+            check(f, f, x, device)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_arg_signed_zeros_and_infinities(dtype, device):
+    x = torch.tensor([[0.0] * 20 + [-0.0] * 20, [-0.0] * 33 + [0.0] * 7, [float("-inf")] * 40,
+                      [float("inf")] * 40, [float("inf"), float("-inf")] * 20], dtype=getattr(torch, dtype))
+    for f in [lambda t: t.argmax(1), lambda t: t.argmin(1), lambda t: tuple(t.max(1)), lambda t: tuple(t.min(1))]:
+        check(f, f, x, device)
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_softmax_fused_kernel_paths(op, dtype, device):
+    g = torch.Generator().manual_seed(11)
+    f = lambda d: (lambda t: getattr(t, op)(d))  # noqa: E731
+    # Contiguous rows of lengths around the vector widths, long rows, and the column path (dim not last)
+    # with more columns than one tile.
+    for shape, dim in [((5, 1), 1), ((4, 17), 1), ((3, 64), -1), ((3, 65), 1), ((2, 1000), 1), ((2, 3000), 1),
+                       ((3, 50, 130), 1), ((40, 70), 0), ((2, 3, 4, 5), 2), ((2, 3, 4, 5), 0)]:
+        x = (torch.randn(shape, generator=g, dtype=torch.float64) * 5).to(getattr(torch, dtype))
+        check(f(dim), f(dim), x, device)
+    # Non-contiguous input, then rows of -inf (NaN, as torch), with -inf entries, with NaN, with +inf.
+    x = torch.randn(6, 9, generator=g, dtype=torch.float64).to(getattr(torch, dtype))
+    check(lambda t: getattr(t.t(), op)(1), lambda t: getattr(t.t(), op)(1), x, device)
+    check(lambda t: getattr(t[:, ::2], op)(0), lambda t: getattr(t[:, ::2], op)(0), x, device)
+    inf, nan = float("inf"), float("nan")
+    special = torch.tensor([[-inf] * 20, [-inf, 1.0, -inf, 2.0] * 5, [1.0] * 19 + [nan], [inf] + [1.0] * 19,
+                            [0.0] * 20, [-1e4, 1e4] * 10], dtype=getattr(torch, dtype))
+    check(f(1), f(1), special, device)
+    check(f(0), f(0), special, device)
+    check(f(0), f(0), torch.tensor(3.0, dtype=getattr(torch, dtype)), device)
+    check(f(-1), f(-1), torch.zeros(3, 0, dtype=getattr(torch, dtype)), device)
+    check(f(0), f(0), torch.zeros(3, 0, dtype=getattr(torch, dtype)), device)
+
+
+def test_softmax_dtype_argument_and_errors(device):
+    x = random_torch((4, 6), "float32")
+    for op in ("softmax", "log_softmax"):
+        for dt in ("float64", "float16", "bfloat16"):
+            f = lambda t: getattr(t, op)(1, dtype=getattr(tandem if isinstance(t, tandem.Tensor) else torch, dt))  # noqa: E731,B023
+            check(f, f, x, device)
+        i = random_torch((4, 6), "int64")
+        f = lambda t: getattr(t, op)(0)  # noqa: E731,B023
+        check(f, f, i, device)
+        f = lambda t: getattr(t, op)(1, dtype=getattr(tandem if isinstance(t, tandem.Tensor) else torch, "float32"))  # noqa: E731,B023
+        check(f, f, i, device)

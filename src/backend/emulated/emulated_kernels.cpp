@@ -46,6 +46,7 @@ void register_emulated_kernels(KernelTable& t) {
   TANDEM_ASYNC_SLOT(reduce.arg_reduce);
   TANDEM_ASYNC_SLOT(reduce.cumsum);
   TANDEM_ASYNC_SLOT(reduce.sort);
+  TANDEM_ASYNC_SLOT(reduce.softmax);
   TANDEM_ASYNC_SLOT(linalg.gemm);
   TANDEM_ASYNC_SLOT(index.gather);
   TANDEM_ASYNC_SLOT(index.put);

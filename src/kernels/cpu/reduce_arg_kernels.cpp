@@ -1,5 +1,6 @@
 // CPU max/min with indices over the last dim (max(dim), argmax, ...). First index wins ties; a NaN beats
 // every number and the first NaN is reported, as in PyTorch.
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -59,37 +60,154 @@ TANDEM_INLINE int64_t find_first(const T* in, int64_t n, T target, bool find_nan
   return n;
 }
 
-// Contiguous row of a vectorisable type: one pass for the extreme value and a NaN probe, then a search for
-// the value's first index. x - x is 0 for numbers and NaN for NaN or inf, so any NaN leaves the probe NaN.
+// Contiguous row of 1- or 2-byte integers (lane positions would overflow their lanes): one pass for the
+// extreme value, then a search for its first index.
 template <int B, typename T, bool IsMax>
-TANDEM_INLINE std::pair<T, int64_t> arg_vectors(const T* in, int64_t n) {
+TANDEM_INLINE std::pair<T, int64_t> arg_two_pass(const T* in, int64_t n) {
   using Vec = vec_t<T, B>;
   constexpr int64_t W = B / sizeof(T);
   // Named accumulators (not arrays) stay in registers.
   Vec m0 = vsplat<B, T>(in[0]), m1 = m0, m2 = m0, m3 = m0;
-  Vec q0 = vsplat<B, T>(T(0)), q1 = q0, q2 = q0, q3 = q0;
   int64_t i = 0;
   for (; i + 4 * W <= n; i += 4 * W) {
-    Vec x0 = vload<B>(in + i), x1 = vload<B>(in + i + W), x2 = vload<B>(in + i + 2 * W),
-        x3 = vload<B>(in + i + 3 * W);
-    m0 = pick<IsMax>(x0, m0), m1 = pick<IsMax>(x1, m1), m2 = pick<IsMax>(x2, m2), m3 = pick<IsMax>(x3, m3);
-    q0 += x0 - x0, q1 += x1 - x1, q2 += x2 - x2, q3 += x3 - x3;
+    m0 = pick<IsMax>(vload<B>(in + i), m0), m1 = pick<IsMax>(vload<B>(in + i + W), m1);
+    m2 = pick<IsMax>(vload<B>(in + i + 2 * W), m2), m3 = pick<IsMax>(vload<B>(in + i + 3 * W), m3);
   }
   m0 = pick<IsMax>(pick<IsMax>(m0, m1), pick<IsMax>(m2, m3));
-  q0 += q1 + q2 + q3;
-  for (; i + W <= n; i += W) {  // short rows stay vectorised
-    Vec x = vload<B>(in + i);
-    m0 = pick<IsMax>(x, m0);
-    q0 += x - x;
-  }
-  T best = in[0], probe = T(0);
-  for (int64_t j = 0; j < W; ++j) best = pick<IsMax>(static_cast<T>(m0[j]), best), probe += q0[j];
-  for (; i < n; ++i) best = pick<IsMax>(in[i], best), probe += in[i] - in[i];
-  if (probe != probe) {  // a NaN or an infinity: look for the first NaN
-    int64_t at = find_first<B>(in, n, T(0), true);
-    if (at < n) return {in[at], at};
-  }
+  for (; i + W <= n; i += W) m0 = pick<IsMax>(vload<B>(in + i), m0);  // short rows stay vectorised
+  T best = in[0];
+  for (int64_t j = 0; j < W; ++j) best = pick<IsMax>(static_cast<T>(m0[j]), best);
+  for (; i < n; ++i) best = pick<IsMax>(in[i], best);
   return {best, find_first<B>(in, n, best, false)};
+}
+
+// Positions kept in vector lanes as wide as the values, so a select moves both with one mask.
+template <size_t S>
+struct LaneIndex;
+template <>
+struct LaneIndex<4> {
+  using type = int32_t;
+};
+template <>
+struct LaneIndex<8> {
+  using type = int64_t;
+};
+template <typename T>
+using lane_index_t = typename LaneIndex<sizeof(T)>::type;
+
+template <int B, typename I>
+TANDEM_INLINE vec_t<I, B> iota(I start) {
+  vec_t<I, B> v;
+  for (int j = 0; j < static_cast<int>(B / sizeof(I)); ++j) v[j] = start + static_cast<I>(j);
+  return v;
+}
+
+// Per-lane winners (values v at positions p) to the row's winner: the best value, the smallest position
+// among equal ones. Halves fold together until a 16-byte vector is left.
+template <bool IsMax, int B, typename T, typename I>
+TANDEM_INLINE std::pair<T, int64_t> resolve_lanes(vec_t<T, B> v, vec_t<I, B> p) {
+  if constexpr (B > 16) {
+    auto [vl, vh] = split_halves(v);
+    auto [pl, ph] = split_halves(p);
+    auto take = (IsMax ? vh > vl : vh < vl) | ((vh == vl) & (ph < pl));
+    return resolve_lanes<IsMax, B / 2, T, I>(take ? vh : vl, take ? ph : pl);
+  } else {
+    T best = v[0];
+    I at = p[0];
+    for (int j = 1; j < static_cast<int>(B / sizeof(T)); ++j)
+      if ((IsMax ? v[j] > best : v[j] < best) || (v[j] == best && p[j] < at)) best = v[j], at = p[j];
+    return {best, at};
+  }
+}
+
+// One pass over a contiguous row of W <= n < 2^31 elements of a 4- or 8-byte type. Four accumulators keep,
+// per lane, the best value and the position of the vector it came from. The value update is a plain max
+// (x > m ? x : m, one instruction) so the loop-carried chain is short; a lane's position moves when its value
+// changed, which keeps the earliest of equal values. A ragged end reloads the last full group (or vector),
+// overlapping elements already seen: they keep their true positions, so they change nothing. A NaN never
+// wins a comparison; `probe` (a running sum, NaN once any element is) tells the caller to look for one.
+template <int B, typename T, bool IsMax>
+TANDEM_INLINE std::pair<T, int64_t> arg_one_pass(const T* in, int64_t n, bool& maybe_nan) {
+  using Vec = vec_t<T, B>;
+  using I = lane_index_t<T>;
+  using IVec = vec_t<I, B>;
+  constexpr int64_t W = B / sizeof(T);
+  auto take = [](Vec x, Vec& m, IVec& pos, IVec at) TANDEM_LAMBDA_INLINE {
+    Vec next = pick<IsMax>(x, m);
+    pos = next != m ? at : pos;
+    m = next;
+  };
+  Vec best, probe;
+  IVec pos;
+  if (n >= 4 * W) {
+    Vec m0 = vload<B>(in), m1 = vload<B>(in + W), m2 = vload<B>(in + 2 * W), m3 = vload<B>(in + 3 * W);
+    Vec q0 = m0, q1 = m1, q2 = m2, q3 = m3;
+    IVec at{}, p0{}, p1{}, p2{}, p3{};
+    auto step = [&](int64_t i) TANDEM_LAMBDA_INLINE {
+      Vec x0 = vload<B>(in + i), x1 = vload<B>(in + i + W), x2 = vload<B>(in + i + 2 * W),
+          x3 = vload<B>(in + i + 3 * W);
+      take(x0, m0, p0, at), take(x1, m1, p1, at), take(x2, m2, p2, at), take(x3, m3, p3, at);
+      if constexpr (std::is_floating_point_v<T>) q0 += x0, q1 += x1, q2 += x2, q3 += x3;
+    };
+    int64_t i = 4 * W;
+    for (; i + 4 * W <= n; i += 4 * W) at += static_cast<I>(4 * W), step(i);
+    if (i < n) at = vsplat<B, I>(static_cast<I>(n - 4 * W)), step(n - 4 * W);
+    // Fold the four streams with absolute positions; ties keep the smaller one.
+    p0 += iota<B, I>(0), p1 += iota<B, I>(W), p2 += iota<B, I>(2 * W), p3 += iota<B, I>(3 * W);
+    auto fold = [](Vec& m, IVec& p, Vec m2, IVec p2) TANDEM_LAMBDA_INLINE {
+      auto t = (IsMax ? m2 > m : m2 < m) | ((m2 == m) & (p2 < p));
+      m = t ? m2 : m, p = t ? p2 : p;
+    };
+    fold(m0, p0, m1, p1), fold(m2, p2, m3, p3), fold(m0, p0, m2, p2);
+    best = m0, pos = p0, probe = (q0 + q1) + (q2 + q3);
+  } else {
+    Vec m = vload<B>(in);
+    IVec p{};
+    probe = m;
+    auto step = [&](int64_t i) TANDEM_LAMBDA_INLINE {
+      Vec x = vload<B>(in + i);
+      take(x, m, p, vsplat<B, I>(static_cast<I>(i)));
+      if constexpr (std::is_floating_point_v<T>) probe += x;
+    };
+    int64_t i = W;
+    for (; i + W <= n; i += W) step(i);
+    if (i < n) step(n - W);
+    best = m, pos = p + iota<B, I>(0);
+  }
+  if constexpr (std::is_floating_point_v<T>)
+    maybe_nan = any_lane(probe != probe);
+  else
+    maybe_nan = false;
+  return resolve_lanes<IsMax, B, T, I>(best, pos);
+}
+
+template <int B, typename T, bool IsMax>
+TANDEM_INLINE std::pair<T, int64_t> arg_vectors(const T* in, int64_t n) {
+  constexpr int64_t W = B / sizeof(T);
+  if constexpr (sizeof(T) < 4) {
+    return arg_two_pass<B, T, IsMax>(in, n);
+  } else {
+    if (n < W) return arg_strided<T, IsMax>(in, n, 1);
+    // Lane positions are 32-bit for 4-byte types: longer rows go in chunks, combined in order.
+    constexpr int64_t kChunk = int64_t{1} << 30;
+    bool maybe_nan = false;
+    std::pair<T, int64_t> best;
+    for (int64_t lo = 0; lo < n; lo += kChunk) {
+      int64_t start = std::min(lo, n - W), len = std::min(n, lo + kChunk) - start;
+      bool chunk_nan;
+      auto r = arg_one_pass<B, T, IsMax>(in + start, len, chunk_nan);
+      r.second += start;
+      maybe_nan |= chunk_nan;
+      if (lo == 0 || (IsMax ? r.first > best.first : r.first < best.first)) best = r;
+    }
+    if constexpr (std::is_floating_point_v<T>) {
+      if (maybe_nan) {  // a NaN, or infinities that summed to one: the first NaN wins if there is one
+        int64_t at = find_first<B>(in, n, T(0), true);
+        if (at < n) return {in[at], at};
+      }
+    }
+    return best;
+  }
 }
 template <typename T, bool IsMax>
 TANDEM_TARGET_AVX2 std::pair<T, int64_t> arg_vectors_avx2(const T* in, int64_t n) {

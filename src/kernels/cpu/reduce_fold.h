@@ -317,6 +317,7 @@ void fold_max_min(ReduceOp op, const Tensor& out, const Tensor& in, int64_t n_re
 void fold_all_any(ReduceOp op, const Tensor& out, const Tensor& in, int64_t n_reduced);
 void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in);
 void cumsum(const Tensor& out, const Tensor& in);
+void softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log_space);
 void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k, bool descending,
           bool stable);
 }  // namespace tandem::cpu

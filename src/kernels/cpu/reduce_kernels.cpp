@@ -47,6 +47,7 @@ void register_reduce_kernels(KernelTable& table) {
   table.reduce.arg_reduce = &arg_reduce;
   table.reduce.cumsum = &cumsum;
   table.reduce.sort = &sort;
+  table.reduce.softmax = &softmax;
 }
 
 }  // namespace tandem::cpu

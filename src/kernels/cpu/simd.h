@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "core/macros.h"
 
@@ -17,6 +18,9 @@
 #else
 #define TANDEM_TARGET_AVX2
 #endif
+
+// Lambdas inside the hot loops: inlined like TANDEM_INLINE functions, so they take the caller's target.
+#define TANDEM_LAMBDA_INLINE __attribute__((always_inline))
 
 // 32-byte vectors passed by value would change the ABI without AVX; they never cross a call here.
 #pragma GCC diagnostic ignored "-Wpsabi"
@@ -45,6 +49,20 @@ TANDEM_INLINE vec_t<T, B> vload(const T* p) {
 template <int B, typename T>
 TANDEM_INLINE vec_t<T, B> vsplat(T x) {
   return vec_t<T, B>{} + x;
+}
+// Lanes [0, L/2) and [L/2, L) of an L-lane vector (L = 4, 8 or 16), as shuffles so nothing goes through
+// memory.
+template <typename V>
+TANDEM_INLINE auto split_halves(V v) {
+  constexpr int L = sizeof(V) / sizeof(v[0]);
+  static_assert(L == 4 || L == 8 || L == 16);
+  if constexpr (L == 4)
+    return std::pair{__builtin_shufflevector(v, v, 0, 1), __builtin_shufflevector(v, v, 2, 3)};
+  else if constexpr (L == 8)
+    return std::pair{__builtin_shufflevector(v, v, 0, 1, 2, 3), __builtin_shufflevector(v, v, 4, 5, 6, 7)};
+  else
+    return std::pair{__builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7),
+                     __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15)};
 }
 // True when any lane of a comparison mask is set (tested as 64-bit words, not lane by lane).
 template <typename M>

@@ -7,6 +7,7 @@ struct KernelTable;
 namespace cuda {
 void register_elementwise_kernels(KernelTable& table);  // unary, binary, copy, where, clamp
 void register_reduce_kernels(KernelTable& table);       // reduce, arg_reduce, cumsum, sort
+void register_softmax_kernels(KernelTable& table);      // reduce.softmax
 void register_index_kernels(KernelTable& table);
 void register_random_kernels(KernelTable& table);       // draws, arange, linspace
 void register_linalg_kernels(KernelTable& table);       // gemm through cuBLAS
@@ -15,6 +16,7 @@ void register_nn_kernels(KernelTable& table);           // im2col/col2im, poolin
 inline void register_all_kernels(KernelTable& table) {
   register_elementwise_kernels(table);
   register_reduce_kernels(table);
+  register_softmax_kernels(table);
   register_index_kernels(table);
   register_random_kernels(table);
   register_linalg_kernels(table);
