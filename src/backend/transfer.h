@@ -1,5 +1,6 @@
 // The only functions through which bytes cross the host/device boundary, and the device syncs tandem does on
 // the user's behalf. Each is counted (tandem.cuda.transfer_stats), so diagnostics hook here and nowhere else.
+// Each entry point constructs a CrossingRecord (backend/crossing.h) first: the transfer guard and profiler.
 #pragma once
 #include <cstddef>
 #include <cstdint>
