@@ -116,18 +116,47 @@ void record(const Crossing& c, int64_t start_ns, int64_t duration_ns) {
   PyGILState_Release(gil);
 }
 
-nb::list events_since(size_t start) {
+// Events as tuples in the field order of tandem.profiler.TransferEvent, times in seconds from t0. Strings
+// that repeat (directions, devices, op names) are made once per call.
+nb::list events_since(size_t start, int64_t t0_ns) {
+  static const char* const kDirections[kCrossingKinds] = {"host_to_device", "device_to_host",
+                                                          "device_to_device", "sync"};
+  std::unordered_map<uint32_t, nb::object> devices;
+  std::unordered_map<const char*, nb::object> ops;
+  auto device = [&](Device d) -> PyObject* {
+    uint32_t key = (static_cast<uint32_t>(d.type) << 16) | static_cast<uint16_t>(d.index);
+    auto it = devices.find(key);
+    if (it == devices.end()) it = devices.emplace(key, device_str(d)).first;
+    return it->second.inc_ref().ptr();
+  };
+  auto op = [&](const char* name) -> PyObject* {  // op names and directions, keyed by their static address
+    auto it = ops.find(name);
+    if (it == ops.end()) it = ops.emplace(name, nb::str(name)).first;
+    return it->second.inc_ref().ptr();
+  };
   nb::list out;
   for (size_t i = start; i < g_events.size(); ++i) {
     const Event& e = g_events[i];
-    nb::object file = nb::none(), function = nb::none();
-    if (e.where.code) {
-      file = nb::borrow(e.where.code->co_filename);
-      function = nb::borrow(e.where.code->co_name);
-    }
-    out.append(nb::make_tuple(static_cast<int>(e.kind), device_str(e.from), device_str(e.to), e.nbytes, e.op,
-                              e.is_explicit, file, e.where.lineno, function, e.thread, e.start_ns,
-                              e.duration_ns));
+    PyObject* file = e.where.code ? e.where.code->co_filename : Py_None;
+    PyObject* function = e.where.code ? e.where.code->co_name : Py_None;
+    Py_INCREF(file);
+    Py_INCREF(function);
+    PyObject* items[] = {op(kDirections[static_cast<int>(e.kind)]),
+                         device(e.from),
+                         device(e.to),
+                         PyLong_FromSize_t(e.nbytes),
+                         op(e.op),
+                         PyBool_FromLong(e.is_explicit),
+                         file,
+                         PyLong_FromLong(e.where.lineno),
+                         function,
+                         PyLong_FromUnsignedLong(e.thread),
+                         PyFloat_FromDouble(static_cast<double>(e.start_ns - t0_ns) * 1e-9),
+                         PyFloat_FromDouble(static_cast<double>(e.duration_ns) * 1e-9)};
+    constexpr Py_ssize_t n = sizeof(items) / sizeof(items[0]);
+    PyObject* t = PyTuple_New(n);
+    for (Py_ssize_t k = 0; k < n; ++k) PyTuple_SET_ITEM(t, k, items[k]);  // steals each reference
+    out.append(nb::steal(t));
   }
   return out;
 }
@@ -176,9 +205,9 @@ void init_boundary(nb::module_& m) {
     if (g_profilers++ == 0) set_crossing_profiling(true);
     return nb::make_tuple(g_events.size(), steady_now_ns());
   });
-  m.def("_profiler_events", [](size_t start) { return events_since(start); });
-  m.def("_profiler_stop", [](size_t start) {
-    nb::list out = events_since(start);
+  m.def("_profiler_events", [](size_t start, int64_t t0_ns) { return events_since(start, t0_ns); });
+  m.def("_profiler_stop", [](size_t start, int64_t t0_ns) {
+    nb::list out = events_since(start, t0_ns);
     if (--g_profilers == 0) {
       set_crossing_profiling(false);
       g_events.clear();

@@ -5,12 +5,12 @@ and every device sync (the functions of src/backend/transfer.h) with its bytes, 
 implicit, the op and the first source line outside tandem. Recording is process-wide: crossings of every thread
 are recorded (each event names its thread). Profilers nest: each sees the crossings made while it was open.
 """
+import gc
 import json
 import os
 from typing import NamedTuple
 
 from . import _C
-from ._transfer_guard import DIRECTIONS
 
 __all__ = ["transfers", "TransferEvent"]
 
@@ -35,10 +35,15 @@ class TransferEvent(NamedTuple):
         return f"{os.path.basename(self.filename or '?')}:{self.lineno}"
 
 
-def _event(raw, t0_ns):
-    kind, source, target, nbytes, op, explicit, filename, lineno, function, thread, start_ns, dur_ns = raw
-    return TransferEvent(DIRECTIONS[kind], source, target, nbytes, op, explicit, filename, lineno, function,
-                         thread, (start_ns - t0_ns) * 1e-9, dur_ns * 1e-9)
+def _events(fetch, *args):
+    # Hundreds of thousands of new tuples would trigger the cyclic collector many times over; none form cycles.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return list(map(TransferEvent._make, fetch(*args)))
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _fmt_time(s):
@@ -74,16 +79,15 @@ class transfers:
         return self
 
     def __exit__(self, *exc):
-        raw = _C._profiler_stop(self._start)
-        self._start = None
-        self._events = [_event(r, self._t0_ns) for r in raw]
+        start, self._start = self._start, None
+        self._events = _events(_C._profiler_stop, start, self._t0_ns)
         return False
 
     @property
     def events(self):
         """The crossings recorded so far, in order."""
         if self._start is not None:
-            return [_event(r, self._t0_ns) for r in _C._profiler_events(self._start)]
+            return _events(_C._profiler_events, self._start, self._t0_ns)
         return list(self._events)
 
     def groups(self):
