@@ -1,7 +1,8 @@
 """Find the line that makes a training loop wait for the device, then fix it.
 
 A `.item()` per batch copies the loss to the host and waits for the device every step. The transfer profiler
-points at that line; the fixed loop accumulates the loss on the device and moves it once per epoch.
+points at that line; the fixed loop accumulates the loss on the device and moves it once per epoch, so the
+host queues a whole epoch of work ahead (on a busy device the remaining wait moves to that one `.item()`).
 Runs on a real GPU when there is one, otherwise on an emulated cuda device.
 """
 import os

@@ -77,12 +77,13 @@ bool finalizing() {
 nb::object device_str(Device d) { return nb::str(d.str().c_str()); }
 
 // Guard reports go to a Python callable (tandem._transfer_guard._report) that logs, warns or raises.
-nb::object g_reporter;
+// A leaked reference on purpose: a static nb::object would be released after the interpreter is gone.
+PyObject* g_reporter = nullptr;
 
 void report(const Crossing& c, GuardLevel level) {
   if (finalizing()) return;
   nb::gil_scoped_acquire gil;
-  if (!g_reporter.is_valid()) return;
+  if (!g_reporter) return;
   SourceLine where = user_source_line();
   nb::object shape = nb::none(), dtype = nb::none();
   if (c.subject) {
@@ -90,8 +91,9 @@ void report(const Crossing& c, GuardLevel level) {
     dtype = dtype_object(c.subject->dtype());
   }
   nb::object file = where.code ? nb::borrow(where.code->co_filename) : nb::object(nb::none());
-  g_reporter(static_cast<int>(level), static_cast<int>(c.kind), c.is_explicit, c.op, shape, dtype,
-             device_str(c.from), device_str(c.to), c.nbytes, file, where.lineno);  // raises to refuse
+  nb::handle reporter(g_reporter);
+  reporter(static_cast<int>(level), static_cast<int>(c.kind), c.is_explicit, c.op, shape, dtype,
+           device_str(c.from), device_str(c.to), c.nbytes, file, where.lineno);  // raises to refuse
 }
 
 // Profiled crossings from every thread, appended under the GIL (which also guards the readers).
@@ -191,7 +193,7 @@ void init_boundary(nb::module_& m) {
     set_guard_level(static_cast<CrossingKind>(kind), static_cast<GuardLevel>(level));
   });
   m.def("_set_boundary_hooks", [](nb::object reporter, std::string package_dir) {
-    g_reporter = std::move(reporter);
+    g_reporter = reporter.release().ptr();  // set once, at import
     g_package_dir = std::move(package_dir);
     set_crossing_hooks({&report, &record});
   });
