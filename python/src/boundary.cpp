@@ -197,12 +197,6 @@ void init_boundary(nb::module_& m) {
     g_package_dir = std::move(package_dir);
     set_crossing_hooks({&report, &record});
   });
-  // The user's source line as (filename, lineno), for messages written in Python.
-  m.def("_user_source_line", [] {
-    SourceLine where = user_source_line();
-    if (!where.code) return nb::make_tuple(nb::none(), 0);
-    return nb::make_tuple(nb::borrow(where.code->co_filename), where.lineno);
-  });
   m.def("_profiler_start", [] {
     if (g_profilers++ == 0) set_crossing_profiling(true);
     return nb::make_tuple(g_events.size(), steady_now_ns());

@@ -68,7 +68,10 @@ class transfer_guard:
 
 def get_transfer_guard(direction):
     """The calling thread's level for one direction ("warn" when set by set_sync_debug_mode("warn"))."""
-    level = _C._transfer_guard_levels()[_kinds(direction)[0] if direction != "all" else 0]
+    if direction == "all":
+        raise ValueError("get_transfer_guard: name one direction\n"
+                         f"hint: use one of {', '.join(map(repr, DIRECTIONS))}")
+    level = _C._transfer_guard_levels()[_kinds(direction)[0]]
     return "warn" if level == _WARN else LEVELS[level]
 
 

@@ -202,6 +202,8 @@ def test_unknown_level_and_direction():
         tandem.transfer_guard("forbid")
     with pytest.raises(ValueError, match="unknown direction"):
         tandem.transfer_guard("log", "to_gpu")
+    with pytest.raises(ValueError, match="name one direction"):
+        tandem.get_transfer_guard("all")
 
 
 def test_sync_debug_mode_error_and_default():
