@@ -7,6 +7,7 @@
 #include <bit>
 #include <cstring>
 
+#include "backend/crossing.h"
 #include "bindings.h"
 #include "core/error.h"
 #include "factory_args.h"
@@ -357,7 +358,11 @@ void init_numpy(nb::module_& m) {
   auto cls = nb::type<Tensor>();
   auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
   tensor.def(
-      "numpy", [](nb::handle self, bool force) { return tensor_to_numpy(self, force, false); },
+      "numpy",
+      [](nb::handle self, bool force) {
+        CrossingScope scope(".numpy(force=True)", true);  // explicit for tandem.transfer_guard
+        return tensor_to_numpy(self, force, false);
+      },
       nb::arg("force") = false, "A NumPy array sharing memory with this CPU tensor (a copy with force=True).");
   // What __array__ calls: the same export, with errors that name the implicit conversion.
   tensor.def("_numpy_implicit", [](nb::handle self) { return tensor_to_numpy(self, false, true); });

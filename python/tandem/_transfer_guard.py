@@ -39,7 +39,8 @@ class transfer_guard:
     ``direction``: "host_to_device", "device_to_host", "device_to_device", "sync" or "all".
 
     Explicit crossings are the ones asked for by name: ``.cpu()``, ``.to()``, ``.cuda()``, ``.item()``,
-    ``.tolist()``, ``copy_`` between devices, ``tandem.tensor(..., device=)``, ``tandem.cuda.synchronize()``.
+    ``.tolist()``, ``.numpy(force=True)``, ``copy_`` between devices, ``tandem.tensor(..., device=)``,
+    ``tandem.cuda.synchronize()``.
     Everything else is implicit: printing a device tensor, ``bool(t)``/``float(t)``/``int(t)``, values an op reads
     or moves on its own, ``tandem.tensor([cuda_scalar, ...])``.
 

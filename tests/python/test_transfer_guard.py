@@ -46,6 +46,7 @@ def _crossings():
         ".tolist()": ("device_to_host", True, prepared(vec, lambda v: v.tolist())),
         ".cpu()": ("device_to_host", True, prepared(vec, lambda v: v.cpu())),
         ".to(cpu)": ("device_to_host", True, prepared(vec, lambda v: v.to("cpu"))),
+        ".numpy(force=True)": ("device_to_host", True, prepared(vec, lambda v: v.numpy(force=True))),
         "cpu.copy_(cuda)": ("device_to_host", True, prepared(
             lambda: (tandem.zeros(2), tandem.ones(2, device="cuda:0")), lambda d, s: d.copy_(s))),
         ".cuda()": ("host_to_device", True, prepared(lambda: (tandem.ones(2),), lambda v: v.cuda())),
