@@ -3,12 +3,11 @@
 A `.item()` per batch copies the loss to the host and waits for the device every step. The transfer profiler
 points at that line; the fixed loop accumulates the loss on the device and moves it once per epoch, so the
 host queues a whole epoch of work ahead (on a busy device the remaining wait moves to that one `.item()`).
-Runs on a real GPU when there is one, otherwise on an emulated cuda device.
+Runs on a real GPU when there is one, otherwise on an emulated cuda device:
+    PYTHONPATH=python python examples/find_syncs.py
 """
 import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 os.environ.setdefault("TANDEM_EMULATE_CUDA", "1")  # read at import; a real GPU is used when present
 
 import tandem  # noqa: E402
