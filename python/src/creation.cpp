@@ -90,7 +90,7 @@ void fill_from(nb::handle h, T*& out) {
   }
   Scalar s;
   if (is_tensor(h)) {
-    CrossingScope scope("tandem.tensor(tensor)", false);  // the user named no crossing
+    CrossingScope scope("tandem.tensor(tensor)", false, !as_tensor_ref(h).device().is_cpu());  // implicit
     s = item(as_tensor_ref(h));
   }
   else TANDEM_CHECK(to_scalar(h, s), Type, "new(): invalid data type '", nb::inst_name(h).c_str(), "'");

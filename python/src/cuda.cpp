@@ -42,7 +42,7 @@ nb::object tensor_to(nb::handle self, nb::args args, nb::kwargs kwargs) {
     else TANDEM_THROW(Type, "to() got an unexpected keyword argument '", key, "'");
   }
   Device target = device.value_or(x.device());
-  CrossingScope scope(".to()", true);
+  CrossingScope scope(".to()", true, !(x.device().is_cpu() && target.is_cpu()));
   Tensor out = to_device(x, target, dtype, copy);
   if (out.is_same(x)) return nb::borrow(self);  // PyTorch returns the very same object when nothing changes
   return wrap(std::move(out));

@@ -360,7 +360,7 @@ void init_numpy(nb::module_& m) {
   tensor.def(
       "numpy",
       [](nb::handle self, bool force) {
-        CrossingScope scope(".numpy(force=True)", true);  // explicit for tandem.transfer_guard
+        CrossingScope scope(".numpy(force=True)", true, force);  // explicit for tandem.transfer_guard
         return tensor_to_numpy(self, force, false);
       },
       nb::arg("force") = false, "A NumPy array sharing memory with this CPU tensor (a copy with force=True).");

@@ -130,7 +130,7 @@ void init_tensor(nb::module_& m) {
       .def("clone", [](const Tensor& t) { return clone(t); })
       .def("copy_",
            [](const Tensor& t, const Tensor& src) {
-             CrossingScope scope(".copy_()", true);  // explicit for tandem.transfer_guard
+             CrossingScope scope(".copy_()", true, t.device() != src.device());  // explicit for the guard
              return copy_(t, src);
            })
       .def("fill_",

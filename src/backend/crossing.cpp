@@ -55,7 +55,8 @@ void set_guard_level(CrossingKind kind, GuardLevel level) {
   for (GuardLevel l : s.levels) s.guarded |= l != GuardLevel::Allow;
 }
 
-CrossingScope::CrossingScope(const char* op, bool is_explicit) : owner_(t_state.op == nullptr) {
+CrossingScope::CrossingScope(const char* op, bool is_explicit, bool active)
+    : owner_(active && t_state.op == nullptr) {
   if (!owner_) return;
   t_state.op = op;
   t_state.is_explicit = is_explicit;

@@ -25,9 +25,11 @@ void set_guard_level(CrossingKind kind, GuardLevel level);
 // Marks the crossings made while it lives as asked for by name (is_explicit, op = ".item()") or done on the
 // user's behalf (op = "print"). Crossings outside any scope are implicit. The outermost scope wins, so a
 // .tolist() that printing does stays implicit. `op` must outlive the scope (a literal or an interned string).
+// With `active` false (nothing can cross, e.g. item() of a CPU tensor) it does nothing, not even touch the
+// thread-local state, so the CPU fast paths stay as fast as without it.
 class CrossingScope {
  public:
-  CrossingScope(const char* op, bool is_explicit);
+  CrossingScope(const char* op, bool is_explicit, bool active = true);
   ~CrossingScope();
   CrossingScope(const CrossingScope&) = delete;
   CrossingScope& operator=(const CrossingScope&) = delete;
