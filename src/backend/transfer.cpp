@@ -47,6 +47,13 @@ void copy_device_to_device(void* dst, Device dst_device, const void* src, Device
   b.copy_host_to_device(dst, staging.data(), nbytes, dst_device);
 }
 
+void read_results_on_host(Device device, size_t nbytes, const std::function<void()>& run) {
+  CrossingRecord crossing(CrossingKind::DeviceToHost, device, Device(), nbytes);
+  counters().d2h++;
+  counters().d2h_bytes += nbytes;
+  run();
+}
+
 void synchronize_device(Device device) {
   CrossingRecord crossing(CrossingKind::Sync, device, device, 0);
   counters().syncs++;

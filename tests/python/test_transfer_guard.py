@@ -40,8 +40,11 @@ def _crossings():
         "tensor(cuda scalar)": ("device_to_host", False, prepared(scalar, lambda s: tandem.tensor([s, s]))),
         "value read inside an op": ("device_to_host", False, prepared(
             lambda: (tandem.ones(3, device="cuda:0"), tandem.ones(3, device="cuda:0")), tandem.equal)),
-        "op moves a cpu index": ("host_to_device", False, prepared(
-            lambda: (tandem.ones(3, device="cuda:0"), tandem.tensor([0, 2])), lambda x, i: x[i])),
+        "index bounds check": ("device_to_host", False, prepared(
+            lambda: (tandem.ones(3, device="cuda:0"), tandem.tensor([0, 2], device="cuda:0")), lambda x, i: x[i])),
+        "boolean mask": ("device_to_host", False, prepared(vec, lambda v: v[v > 1])),
+        "x[:] = cpu tensor": ("host_to_device", False, prepared(
+            lambda: (tandem.ones(3, device="cuda:0"), tandem.ones(3)), lambda x, v: x.__setitem__(slice(None), v))),
         ".item()": ("device_to_host", True, prepared(scalar, lambda s: s.item())),
         ".tolist()": ("device_to_host", True, prepared(vec, lambda v: v.tolist())),
         ".cpu()": ("device_to_host", True, prepared(vec, lambda v: v.cpu())),
