@@ -1,4 +1,25 @@
-"""tandem's typed boundary errors: Python exception classes whose attributes carry the data of the message."""
+"""Typed boundary errors. Each keeps PyTorch's exception base and first message line, so code written for
+PyTorch catches them unchanged, and carries the facts as attributes for code that wants to react:
+
+- ``DeviceMismatchError(RuntimeError)``: devices, op, operand, expected_device, fix
+- ``HostConversionError(TypeError)``: device, shape, dtype, requires_grad, reason, fix
+- ``RequiresGradConversionError(HostConversionError, RuntimeError)``: ``numpy()`` of a tensor that requires
+  grad, which PyTorch reports as a RuntimeError; being both, every ``except`` clause written for PyTorch's
+  error still catches it, and ``except tandem.HostConversionError`` catches both reasons
+- ``OutOfMemoryError(RuntimeError)`` (also ``tandem.cuda.OutOfMemoryError``): device, requested_bytes,
+  allocated_bytes, reserved_bytes, free_bytes, total_bytes, largest_allocations, fix
+- ``TransferGuardError(RuntimeError)``: direction, explicit, op, shape, dtype, source, target, nbytes, level,
+  filename, lineno, hint
+
+The classes mapped from C++ error kinds are created in C++ (python/src/errors.cpp), in one place;
+TransferGuardError is defined below and raised by the transfer guard's reporter (_transfer_guard.py).
+"""
+from ._C import (  # noqa: F401
+    DeviceMismatchError,
+    HostConversionError,
+    OutOfMemoryError,
+    RequiresGradConversionError,
+)
 
 
 class TransferGuardError(RuntimeError):

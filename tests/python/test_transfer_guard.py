@@ -23,6 +23,12 @@ def cuda_scalar():
     return tandem.tensor(1.5, device="cuda:0")
 
 
+def asarray_allowed(t):
+    import numpy as np
+    with tandem.allow_host_conversion():
+        return np.asarray(t)
+
+
 # name -> (direction, explicit, (make inputs, make exactly that crossing from them)); inputs are made before
 # the guard is set.
 def _crossings():
@@ -50,6 +56,7 @@ def _crossings():
         ".cpu()": ("device_to_host", True, prepared(vec, lambda v: v.cpu())),
         ".to(cpu)": ("device_to_host", True, prepared(vec, lambda v: v.to("cpu"))),
         ".numpy(force=True)": ("device_to_host", True, prepared(vec, lambda v: v.numpy(force=True))),
+        "np.asarray in allow_host_conversion": ("device_to_host", False, prepared(vec, asarray_allowed)),
         "cpu.copy_(cuda)": ("device_to_host", True, prepared(
             lambda: (tandem.zeros(2), tandem.ones(2, device="cuda:0")), lambda d, s: d.copy_(s))),
         ".cuda()": ("host_to_device", True, prepared(lambda: (tandem.ones(2),), lambda v: v.cuda())),
