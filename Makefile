@@ -38,6 +38,7 @@ build: setup
 demo: build
 	PYTHONPATH=python $(PY) examples/demo.py
 	PYTHONPATH=python $(PY) examples/digits.py
+	PYTHONPATH=python $(PY) examples/find_syncs.py
 
 test-cpp: build
 	cd $(BUILD) && ctest --output-on-failure -j 2 | tail -n 3

@@ -64,5 +64,6 @@ void init_conversions(nb::module_& m);
 void init_autograd(nb::module_& m);
 void init_serialization(nb::module_& m);
 void init_nn(nb::module_& m);
+void init_boundary(nb::module_& m);
 
 }  // namespace tandem::py

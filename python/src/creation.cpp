@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "backend/crossing.h"
 #include "bindings.h"
 #include "core/error.h"
 #include "factory_args.h"
@@ -88,7 +89,10 @@ void fill_from(nb::handle h, T*& out) {
     return;
   }
   Scalar s;
-  if (is_tensor(h)) s = item(as_tensor_ref(h));
+  if (is_tensor(h)) {
+    CrossingScope scope("tandem.tensor(tensor)", false, !as_tensor_ref(h).device().is_cpu());  // implicit
+    s = item(as_tensor_ref(h));
+  }
   else TANDEM_CHECK(to_scalar(h, s), Type, "new(): invalid data type '", nb::inst_name(h).c_str(), "'");
   *out++ = s.to<T>();
 }
@@ -108,7 +112,9 @@ Tensor tensor_from_data(nb::handle data, std::optional<DType> dtype, Device devi
     T* p = out.data<T>();
     fill_from<T>(data, p);
   });
-  return device.is_cpu() ? out : to_device(out, device, std::nullopt, false);
+  if (device.is_cpu()) return out;
+  CrossingScope scope("tandem.tensor(device=)", true);
+  return to_device(out, device, std::nullopt, false);
 }
 
 namespace {

@@ -3,6 +3,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "backend/accelerator.h"
+#include "backend/crossing.h"
 #include "backend/transfer.h"
 #include "bindings.h"
 #include "core/error.h"
@@ -43,6 +44,7 @@ nb::object tensor_to(nb::handle self, nb::args args, nb::kwargs kwargs) {
     else TANDEM_THROW(Type, "to() got an unexpected keyword argument '", key, "'");
   }
   Device target = device.value_or(x.device());
+  CrossingScope scope(".to()", true, !(x.device().is_cpu() && target.is_cpu()));
   Tensor out = to_device(x, target, dtype, copy);
   if (out.is_same(x)) return nb::borrow(self);  // PyTorch returns the very same object when nothing changes
   return wrap(std::move(out));
@@ -81,6 +83,7 @@ void init_cuda(nb::module_& m) {
       [](nb::handle self) -> nb::object {
         const Tensor& x = as_tensor_ref(self);
         if (x.device().is_cpu()) return nb::borrow(self);
+        CrossingScope scope(".cpu()", true);
         return wrap(to_device(x, Device(), std::nullopt, false));
       },
       "A copy in host memory (the tensor itself when it already is on the CPU).");
@@ -90,6 +93,7 @@ void init_cuda(nb::module_& m) {
         const Tensor& x = as_tensor_ref(self);
         Device target = device.is_none() ? Device(DeviceType::CUDA) : to_device(device);
         TANDEM_CHECK(target.is_cuda(), Value, "Invalid device, must be cuda device");
+        CrossingScope scope(".cuda()", true);
         Tensor out = to_device(x, target, std::nullopt, false);
         if (out.is_same(x)) return nb::borrow(self);
         return wrap(std::move(out));
@@ -114,6 +118,7 @@ void init_cuda(nb::module_& m) {
     return out;
   }, nb::arg("device").none());
   m.def("_cuda_synchronize", [](nb::handle d) {
+    CrossingScope scope("tandem.cuda.synchronize()", true);
     synchronize_device(Device(DeviceType::CUDA, static_cast<int16_t>(device_index(d))));
   }, nb::arg("device").none());
   m.def("_cuda_memory_stats", [](nb::handle d) { return stats_dict(cuda_backend().memory_stats(device_index(d))); }, nb::arg("device").none());

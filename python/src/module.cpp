@@ -20,4 +20,5 @@ NB_MODULE(_C, m) {
   init_autograd(m);
   init_serialization(m);
   init_nn(m);
+  init_boundary(m);
 }

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <utility>
 
+#include "backend/crossing.h"
 #include "bindings.h"
 #include "core/error.h"
 #include "factory_args.h"
@@ -208,6 +209,8 @@ nb::object tensor_to_numpy(nb::handle self, bool force, bool implicit) {
   if (!force && t.device().is_cpu()) return asarray_of(self);  // zero-copy
   // A host copy (a counted transfer): force=True, or a device tensor inside allow_host_conversion().
   Tensor host = empty(t.sizes(), t.dtype(), Device());
+  // For tandem.transfer_guard: numpy() names the copy, __array__ (np.asarray, pandas, ...) does not.
+  CrossingScope scope(implicit ? "__array__" : ".numpy()", !implicit, !t.device().is_cpu());
   copy_(host, detached_alias(t));
   return asarray_of(wrap(std::move(host)));
 }

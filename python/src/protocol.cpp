@@ -2,6 +2,7 @@
 #include <cstring>
 #include <vector>
 
+#include "backend/crossing.h"
 #include "bindings.h"
 #include "core/error.h"
 #include "ops/copy.h"
@@ -73,11 +74,18 @@ Scalar one_value(const Tensor& t, const char* what) {
 void init_protocol(nb::module_& m) {
   auto cls = nb::type<Tensor>();
   auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
-  tensor.def("item", [](const Tensor& t) { return scalar_object(one_value(t, "item()")); },
+  // Crossing scopes tell tandem.transfer_guard which reads were asked for by name (backend/crossing.h).
+  tensor.def(
+      "item",
+      [](const Tensor& t) {
+        CrossingScope scope(".item()", true, !t.device().is_cpu());
+        return scalar_object(one_value(t, "item()"));
+      },
              "The value of a one-element tensor as a Python number.");
   tensor.def(
       "tolist",
       [](const Tensor& t) {
+        CrossingScope scope(".tolist()", true, !t.device().is_cpu());
         Tensor h = to_host(t);
         return dispatch_dtype(h.dtype(), [&](auto tag) {
           using T = typename decltype(tag)::type;
@@ -85,16 +93,24 @@ void init_protocol(nb::module_& m) {
         });
       },
       "The values as (nested) Python lists of numbers.");
-  tensor.def("__float__", [](const Tensor& t) { return one_value(t, "float()").to_double(); });
-  tensor.def("__int__", [](const Tensor& t) { return one_value(t, "int()").to_int(); });
+  tensor.def("__float__", [](const Tensor& t) {
+    CrossingScope scope("float()", false, !t.device().is_cpu());
+    return one_value(t, "float()").to_double();
+  });
+  tensor.def("__int__", [](const Tensor& t) {
+    CrossingScope scope("int()", false, !t.device().is_cpu());
+    return one_value(t, "int()").to_int();
+  });
   tensor.def("__bool__", [](const Tensor& t) {
     TANDEM_CHECK(t.numel() == 1, Runtime, "Boolean value of Tensor with more than one value is ambiguous",
                  "\nhint: use t.any() or t.all() to reduce to one value");
+    CrossingScope scope("bool()", false, !t.device().is_cpu());
     return item(t).to_bool();
   });
   tensor.def("__index__", [](const Tensor& t) {
     TANDEM_CHECK(!is_floating(t.dtype()) && t.numel() == 1, Type,
                  "only integer tensors of a single element can be converted to an index");
+    CrossingScope scope("__index__()", false, !t.device().is_cpu());
     return item(t).to_int();
   });
   tensor.def("__len__", [](const Tensor& t) {

@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "backend/crossing.h"
 #include "bindings.h"
 #include "core/error.h"
 #include "ops/copy.h"
@@ -127,7 +128,11 @@ void init_tensor(nb::module_& m) {
       .def(
           "contiguous", [](const Tensor& t) { return contiguous(t); }, "This tensor if contiguous, else a copy.")
       .def("clone", [](const Tensor& t) { return clone(t); })
-      .def("copy_", [](const Tensor& t, const Tensor& src) { return copy_(t, src); })
+      .def("copy_",
+           [](const Tensor& t, const Tensor& src) {
+             CrossingScope scope(".copy_()", true, t.device() != src.device());  // explicit for the guard
+             return copy_(t, src);
+           })
       .def("fill_",
            [](const Tensor& t, nb::handle v) {
              Scalar s;

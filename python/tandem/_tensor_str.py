@@ -9,6 +9,7 @@ import dataclasses
 import math
 
 from . import _C
+from ._transfer_guard import _crossing
 
 
 @dataclasses.dataclass
@@ -203,7 +204,8 @@ def tensor_repr(t):
         if summarize and not opts.edgeitems and t.dim() > 0:
             body = "[...]"
         else:
-            values = _edge_values(t, summarize, opts.edgeitems)
+            with _crossing("print"):  # an implicit crossing for tandem.transfer_guard
+                values = _edge_values(t, summarize, opts.edgeitems)
             flat = [values] if t.dim() == 0 else _leaves(values, [])
             fmt = _Formatter(flat, t.is_floating_point(), opts.precision, opts.sci_mode)
             body = _nested_str(values, t.dim(), indent, fmt, opts.linewidth)

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "backend/crossing.h"
 
 namespace tandem {
 
@@ -18,18 +19,21 @@ Counters& counters() {
 }  // namespace
 
 void copy_host_to_device(void* dst, Device device, const void* src, size_t nbytes) {
+  CrossingRecord crossing(CrossingKind::HostToDevice, Device(), device, nbytes);
   counters().h2d++;
   counters().h2d_bytes += nbytes;
   backend_for(device.type).copy_host_to_device(dst, src, nbytes, device);
 }
 
 void copy_device_to_host(void* dst, const void* src, Device device, size_t nbytes) {
+  CrossingRecord crossing(CrossingKind::DeviceToHost, device, Device(), nbytes);
   counters().d2h++;
   counters().d2h_bytes += nbytes;
   backend_for(device.type).copy_device_to_host(dst, src, nbytes, device);
 }
 
 void copy_device_to_device(void* dst, Device dst_device, const void* src, Device src_device, size_t nbytes) {
+  CrossingRecord crossing(CrossingKind::DeviceToDevice, src_device, dst_device, nbytes);
   counters().d2d++;
   counters().d2d_bytes += nbytes;
   Backend& b = backend_for(dst_device.type);
@@ -43,7 +47,15 @@ void copy_device_to_device(void* dst, Device dst_device, const void* src, Device
   b.copy_host_to_device(dst, staging.data(), nbytes, dst_device);
 }
 
+void read_results_on_host(Device device, size_t nbytes, const std::function<void()>& run) {
+  CrossingRecord crossing(CrossingKind::DeviceToHost, device, Device(), nbytes);
+  counters().d2h++;
+  counters().d2h_bytes += nbytes;
+  run();
+}
+
 void synchronize_device(Device device) {
+  CrossingRecord crossing(CrossingKind::Sync, device, device, 0);
   counters().syncs++;
   backend_for(device.type).synchronize(device);
 }

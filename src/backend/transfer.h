@@ -1,8 +1,10 @@
 // The only functions through which bytes cross the host/device boundary, and the device syncs tandem does on
 // the user's behalf. Each is counted (tandem.cuda.transfer_stats), so diagnostics hook here and nowhere else.
+// Each entry point constructs a CrossingRecord (backend/crossing.h) first: the transfer guard and profiler.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "core/device.h"
 
@@ -20,6 +22,10 @@ void copy_device_to_host(void* dst, const void* src, Device device, size_t nbyte
 // Between two devices of one type (cuda:0 -> cuda:1), or within one device.
 void copy_device_to_device(void* dst, Device dst_device, const void* src, Device src_device, size_t nbytes);
 void synchronize_device(Device device);
+// For a device whose memory the host can address (the emulated device): `run` makes a kernel's `nbytes` of
+// results (a count, a bounds check) readable by the host and waits. Counted, guarded and profiled as the
+// device->host copy of those results that a real device makes.
+void read_results_on_host(Device device, size_t nbytes, const std::function<void()>& run);
 
 TransferStats transfer_stats();
 void reset_transfer_stats();

@@ -4,6 +4,7 @@
 
 #include "autograd/formulas.h"
 #include "backend/backend.h"
+#include "backend/crossing.h"
 #include "backend/transfer.h"
 #include "core/error.h"
 #include "kernels/kernel_table.h"
@@ -31,6 +32,7 @@ Tensor copy_across_devices(const Tensor& dst, const Tensor& src) {
   bool direct = dst.is_contiguous() && dst.sizes() == staged.sizes();
   Tensor target = direct ? dst : empty(staged.sizes(), dst.dtype(), dst.device());
   size_t n = staged.nbytes();
+  CrossingSubject subject(src);  // the transfer guard names the user's tensor, not the staged copy
   if (n) {
     if (src.device().is_cpu()) copy_host_to_device(target.data_ptr(), dst.device(), staged.data_ptr(), n);
     else if (dst.device().is_cpu()) copy_device_to_host(target.data_ptr(), staged.data_ptr(), src.device(), n);
@@ -134,6 +136,7 @@ Scalar item(const Tensor& x) {
   if (x.device().is_cpu()) {
     std::memcpy(buf, x.data_ptr(), x.element_size());
   } else {
+    CrossingSubject subject(x);
     copy_device_to_host(buf, x.data_ptr(), x.device(), x.element_size());
   }
   return dispatch_dtype(x.dtype(), [&](auto tag) -> Scalar {

@@ -6,6 +6,7 @@ import contextlib
 
 from .. import _C
 from .._C import OutOfMemoryError  # noqa: F401  (a RuntimeError subclass, as in PyTorch)
+from .._transfer_guard import set_sync_debug_mode, get_sync_debug_mode  # noqa: F401
 from . import memory  # noqa: F401
 
 
@@ -72,7 +73,7 @@ def get_device_name(device=None):
 
 
 def synchronize(device=None):
-    """Waits until all queued work on the device has finished."""
+    """Waits until all queued work on the device has finished (an explicit sync for tandem.transfer_guard)."""
     _C._cuda_synchronize(device)
 
 

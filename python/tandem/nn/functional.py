@@ -3,6 +3,7 @@ dedicated C++ op such as conv2d), so autograd and every device come for free; no
 import tandem
 
 from .. import _C
+from .._transfer_guard import _crossing
 from .parameter import untracked
 
 __all__ = [
@@ -162,7 +163,8 @@ def embedding(input, weight, padding_idx=None):
 
 def one_hot(tensor, num_classes=-1):
     if num_classes < 0:
-        num_classes = int(tensor.max().item()) + 1
+        with _crossing("F.one_hot"):  # a device read the caller did not name (implicit for transfer_guard)
+            num_classes = int(tensor.max().item()) + 1
     return tandem.zeros(list(tensor.shape) + [num_classes], dtype=tandem.int64, device=tensor.device).scatter_(
         -1, tensor.unsqueeze(-1), 1
     )

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "backend/emulated/emulated_backend.h"
+#include "backend/transfer.h"
 #include "core/scalar.h"
 #include "core/tensor.h"
 #include "kernels/index_kernels.h"
@@ -71,7 +72,8 @@ Device device_of(const Args&... args) {
 EmulatedBackend& emulated_backend();
 
 // AsyncSlot<Fn>::call<Get> has the slot's signature; Get::fn() returns the CPU kernel to run. Slots that
-// return a value (a status the front end checks) run synchronously: the host needs the answer now.
+// return a value (a status the front end checks) run synchronously: the host needs the answer now. Those
+// reads go through read_results_on_host, so they are device->host crossings as on a real device.
 template <typename Fn>
 struct AsyncSlot;
 template <typename R, typename... Args>
@@ -80,13 +82,17 @@ struct AsyncSlot<R (*)(Args...)> {
   static R call(Args... args) {
     auto fn = Get::fn();
     R result{};
-    emulated_backend().run_and_wait(device_of(args...), [&] { result = fn(args...); });
+    Device device = device_of(args...);
+    read_results_on_host(device, sizeof(R),
+                         [&] { emulated_backend().run_and_wait(device, [&] { result = fn(args...); }); });
     return result;
   }
 };
 // Raw pointers other than optional scalars are results the host reads right after the call.
 template <typename Arg>
 constexpr bool is_out_pointer_v = std::is_pointer_v<Arg> && !std::is_same_v<Arg, const Scalar*>;
+template <typename Arg>
+constexpr size_t out_bytes_v = is_out_pointer_v<Arg> ? sizeof(std::remove_pointer_t<Arg>) : 0;
 
 template <typename... Args>
 struct AsyncSlot<void (*)(Args...)> {
@@ -95,7 +101,8 @@ struct AsyncSlot<void (*)(Args...)> {
     auto fn = Get::fn();
     Device device = device_of(args...);
     if constexpr ((is_out_pointer_v<Args> || ...)) {
-      emulated_backend().run_and_wait(device, [&] { fn(args...); });
+      read_results_on_host(device, (out_bytes_v<Args> + ...),
+                           [&] { emulated_backend().run_and_wait(device, [&] { fn(args...); }); });
     }
     else {
       auto held = std::make_tuple(typename Hold<Args>::type(Hold<Args>::keep(args))...);

@@ -3,6 +3,7 @@ import tandem
 
 from .. import functional as F
 from .. import init
+from ..._transfer_guard import _crossing
 from ..parameter import Parameter, untracked
 from .module import Module
 
@@ -54,7 +55,8 @@ class _BatchNorm(Module):
         if self.training and self.track_running_stats:
             untracked(self.num_batches_tracked).add_(1)
             if momentum is None:  # cumulative moving average
-                momentum = 1.0 / float(self.num_batches_tracked.item())
+                with _crossing("BatchNorm(momentum=None)"):  # implicit for transfer_guard
+                    momentum = 1.0 / float(self.num_batches_tracked.item())
         use_batch_stats = self.training or self.running_mean is None
         return F.batch_norm(
             input,
