@@ -1,7 +1,7 @@
-// log and sin/cos for the random distributions, built only from +, -, *, / and bit operations. Those round the
-// same under g++ and nvcc (both built without FMA contraction for the random kernels), so a draw gives the
-// same bits on the CPU and on a GPU; glibc's and CUDA's log/sin/cos differ in the last bit on some inputs.
-// Accuracy is about 1 ulp, far below what sampling can observe.
+// log and sin/cos for the random distributions, built only from +, -, *, / and bit operations. Those round
+// the same under g++ and nvcc (both built without FMA contraction for the random kernels), so a draw gives
+// the same bits on the CPU and on a GPU; glibc's and CUDA's log/sin/cos differ in the last bit on some
+// inputs. Accuracy is about 1 ulp, far below what sampling can observe.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -16,7 +16,7 @@ template <typename T>
 struct Bits {  // float
   using type = uint32_t;
   static constexpr int kMantissa = 23, kBias = 127;
-  static constexpr float kLn2Hi = 0.693145751953125f;      // ln 2 with trailing zero bits: e * kLn2Hi is exact
+  static constexpr float kLn2Hi = 0.693145751953125f;  // ln 2 with trailing zero bits: e * kLn2Hi is exact
   static constexpr float kLn2Lo = 1.42860682030941723212e-6f;
   static constexpr int kLogTerms = 5, kSinTerms = 4, kCosTerms = 5;
 };
@@ -82,10 +82,18 @@ TANDEM_HOST_DEVICE TANDEM_INLINE void random_sincos_2pi(T u, T* sin_out, T* cos_
   const T s = x + x * x2 * sp;
   const T c = T(1) + x2 * cp;
   switch (q & 3) {
-    case 0: *sin_out = s, *cos_out = c; break;
-    case 1: *sin_out = c, *cos_out = -s; break;
-    case 2: *sin_out = -s, *cos_out = -c; break;
-    default: *sin_out = -c, *cos_out = s; break;
+    case 0:
+      *sin_out = s, *cos_out = c;
+      break;
+    case 1:
+      *sin_out = c, *cos_out = -s;
+      break;
+    case 2:
+      *sin_out = -s, *cos_out = -c;
+      break;
+    default:
+      *sin_out = -c, *cos_out = s;
+      break;
   }
 }
 

@@ -58,7 +58,7 @@ TEST(OffsetCalculator, BroadcastOperands) {
 TEST(OffsetCalculator, TransposedAndSlicedInputsOfMixedDtypes) {
   Tensor base = filled({6, 7, 9}, DType::Float64);
   const std::vector<int64_t> order = {2, 0, 1};
-  Tensor transposed = permute(base, order);                               // (9, 6, 7)
+  Tensor transposed = permute(base, order);                              // (9, 6, 7)
   Tensor sliced = slice(filled({9, 12, 7}, DType::Int16), 1, 1, 12, 2);  // (9, 6, 7), step 2
   Tensor out = filled({9, 6, 7}, DType::Int8);
   TensorIterator iter;

@@ -57,7 +57,8 @@ struct Input {
 };
 
 template <typename out_t, typename F, typename... Tiles>
-__device__ TANDEM_INLINE void apply_tile(out_t* out, int64_t base, int64_t n, const F& f, const Tiles&... tiles) {
+__device__ TANDEM_INLINE void apply_tile(out_t* out, int64_t base, int64_t n, const F& f,
+                                         const Tiles&... tiles) {
   VecTile<out_t> r;
 #pragma unroll
   for (int j = 0; j < kVec; ++j) r.v[j] = f(tiles.v[j]...);

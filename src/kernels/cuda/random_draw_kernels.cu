@@ -86,7 +86,8 @@ bool bernoulli_tensor_kernel(const Tensor& out, const Tensor& prob, PhiloxState 
   if (host_invalid) return false;
   dispatch_dtype(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    launch_draw(device, state, n, Uniform32Dist{}, StoreBernoulliTensor<T>{out.data<T>(), prob.data<double>()});
+    launch_draw(device, state, n, Uniform32Dist{},
+                StoreBernoulliTensor<T>{out.data<T>(), prob.data<double>()});
   });
   return true;
 }

@@ -54,8 +54,8 @@ __global__ void cumulative_kernel(const double* p, int64_t rows, int64_t k, doub
 }
 
 // Sample s of row r: the first category whose running sum exceeds u * total (std::upper_bound).
-__global__ void inverse_cdf_kernel(const double* cum, const double* u, int64_t rows, int64_t k, int64_t samples,
-                                   int64_t* out) {
+__global__ void inverse_cdf_kernel(const double* cum, const double* u, int64_t rows, int64_t k,
+                                   int64_t samples, int64_t* out) {
   const int64_t n = rows * samples;
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
@@ -64,8 +64,10 @@ __global__ void inverse_cdf_kernel(const double* cum, const double* u, int64_t r
     int64_t lo = 0, hi = k;
     while (lo < hi) {
       int64_t mid = lo + (hi - lo) / 2;
-      if (target < row[mid]) hi = mid;
-      else lo = mid + 1;
+      if (target < row[mid])
+        hi = mid;
+      else
+        lo = mid + 1;
     }
     out[i] = lo < k - 1 ? lo : k - 1;
   }
@@ -120,7 +122,7 @@ void without_replacement(const double* p, int64_t rows, int64_t k, int64_t sampl
     order = val_a;
   }
   first_finishers_kernel<<<random_grid(rows * samples), kRandomThreads, 0, stream>>>(order, rows, k, samples,
-                                                                                      out);
+                                                                                     out);
   TANDEM_CUDA_CHECK_LAUNCH();
 }
 
@@ -134,7 +136,7 @@ void with_replacement(const double* p, int64_t rows, int64_t k, int64_t samples,
   cumulative_kernel<<<random_grid(rows), kRandomThreads, 0, stream>>>(p, rows, k, cum_p);
   TANDEM_CUDA_CHECK_LAUNCH();
   inverse_cdf_kernel<<<random_grid(rows * samples), kRandomThreads, 0, stream>>>(cum_p, u_p, rows, k, samples,
-                                                                                  out);
+                                                                                 out);
   TANDEM_CUDA_CHECK_LAUNCH();
 }
 
