@@ -11,21 +11,23 @@
 namespace tandem {
 
 // Unsigned division by a fixed divisor as a multiply-high, add and shift (Granlund and Montgomery; PyTorch's
-// IntDivider): dividing by a runtime value is a long instruction sequence on a GPU. Exact for dividend and
-// divisor below 2^31.
+// IntDivider, here on 64 bits): a GPU has no divide instruction, and 64-bit division is a long subroutine.
+// Exact for dividend and divisor below 2^63.
 struct IntDivider {
-  uint32_t divisor = 1, magic = 0, shift = 0;
+  uint64_t divisor = 1, magic = 0;
+  uint32_t shift = 0;
 
   IntDivider() = default;
-  explicit IntDivider(uint32_t d) : divisor(d) {
-    while (shift < 32 && (uint64_t{1} << shift) < d) ++shift;
-    magic = static_cast<uint32_t>(((uint64_t{1} << 32) * ((uint64_t{1} << shift) - d)) / d + 1);
+  explicit IntDivider(uint64_t d) : divisor(d) {
+    while (shift < 64 && (uint64_t{1} << shift) < d) ++shift;
+    using u128 = unsigned __int128;
+    magic = static_cast<uint64_t>(((u128{1} << 64) * ((u128{1} << shift) - d)) / d + 1);
   }
-  TANDEM_HOST_DEVICE TANDEM_INLINE uint32_t div(uint32_t n) const {
+  TANDEM_HOST_DEVICE TANDEM_INLINE uint64_t div(uint64_t n) const {
 #if defined(__CUDA_ARCH__)
-    uint32_t t = __umulhi(n, magic);
+    uint64_t t = __umul64hi(n, magic);
 #else
-    uint32_t t = static_cast<uint32_t>((static_cast<uint64_t>(n) * magic) >> 32);
+    uint64_t t = static_cast<uint64_t>((static_cast<unsigned __int128>(n) * magic) >> 64);
 #endif
     return (t + n) >> shift;
   }
@@ -42,9 +44,7 @@ struct OffsetCalculator {
   // Dims left after coalescing; PyTorch's CUDA iterator has the same limit.
   static constexpr int kMaxDims = 25;
   int ndim = 0;
-  bool index32 = true;  // every linear index fits in 31 bits: use the multiply-high dividers
-  int64_t sizes[kMaxDims] = {};
-  IntDivider dividers[kMaxDims] = {};
+  IntDivider sizes[kMaxDims] = {};
   int64_t strides[kMaxDims][N] = {};
 
   explicit OffsetCalculator(const TensorIterator& iter) : ndim(iter.ndim()) {
@@ -52,10 +52,8 @@ struct OffsetCalculator {
                  " operands, the kernel expects ", N);
     TANDEM_CHECK(ndim <= kMaxDims, NotImplemented, "CUDA elementwise kernels support at most ", kMaxDims,
                  " dims that cannot be merged, got ", ndim, "\nhint: call .contiguous() on the inputs first");
-    index32 = iter.numel() <= INT32_MAX;
     for (int d = 0; d < ndim; ++d) {
-      sizes[d] = iter.shape()[d];
-      if (index32) dividers[d] = IntDivider(static_cast<uint32_t>(sizes[d]));
+      sizes[d] = IntDivider(static_cast<uint64_t>(iter.shape()[d]));
       for (int k = 0; k < N; ++k) strides[d][k] = iter.strides(k)[d];
     }
   }
@@ -63,22 +61,12 @@ struct OffsetCalculator {
   TANDEM_HOST_DEVICE OperandOffsets<N> get(int64_t linear) const {
     OperandOffsets<N> out;
     for (int k = 0; k < N; ++k) out.v[k] = 0;
-    if (index32) {
-      uint32_t rem = static_cast<uint32_t>(linear);
-      for (int d = 0; d < ndim; ++d) {
-        uint32_t q = dividers[d].div(rem);
-        int64_t idx = rem - q * dividers[d].divisor;
-        rem = q;
-        for (int k = 0; k < N; ++k) out.v[k] += idx * strides[d][k];
-      }
-    } else {
-      int64_t rem = linear;
-      for (int d = 0; d < ndim; ++d) {
-        int64_t q = rem / sizes[d];
-        int64_t idx = rem - q * sizes[d];
-        rem = q;
-        for (int k = 0; k < N; ++k) out.v[k] += idx * strides[d][k];
-      }
+    uint64_t rem = static_cast<uint64_t>(linear);
+    for (int d = 0; d < ndim; ++d) {
+      const uint64_t q = sizes[d].div(rem);
+      const int64_t idx = static_cast<int64_t>(rem - q * sizes[d].divisor);
+      rem = q;
+      for (int k = 0; k < N; ++k) out.v[k] += idx * strides[d][k];
     }
     return out;
   }

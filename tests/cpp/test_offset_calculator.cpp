@@ -31,13 +31,9 @@ template <int N>
 void expect_same_offsets(const TensorIterator& iter) {
   auto expected = strip_offsets(iter);
   OffsetCalculator<N> calc(iter);
-  for (bool index32 : {true, false}) {
-    if (index32 && !calc.index32) continue;
-    calc.index32 = index32;
-    for (int64_t i = 0; i < iter.numel(); ++i) {
-      OperandOffsets<N> got = calc.get(i);
-      for (int k = 0; k < N; ++k) ASSERT_EQ(got.v[k], expected[k][i]) << "element " << i << " operand " << k;
-    }
+  for (int64_t i = 0; i < iter.numel(); ++i) {
+    OperandOffsets<N> got = calc.get(i);
+    for (int k = 0; k < N; ++k) ASSERT_EQ(got.v[k], expected[k][i]) << "element " << i << " operand " << k;
   }
 }
 
@@ -99,17 +95,35 @@ TEST(OffsetCalculator, TooManyDimsIsANotImplementedError) {
 }
 
 TEST(IntDivider, MatchesIntegerDivision) {
-  std::mt19937 rng(7);
-  std::vector<uint32_t> divisors = {1, 2, 3, 5, 7, 10, 255, 256, 1000, 65535, 65536, 1u << 30, 0x7fffffffu};
-  for (int i = 0; i < 50; ++i) divisors.push_back(1 + rng() % 0x7fffffffu);
-  for (uint32_t d : divisors) {
+  std::mt19937_64 rng(7);
+  const uint64_t kMax = (uint64_t{1} << 63) - 1;  // dividends and divisors stay below 2^63
+  std::vector<uint64_t> divisors = {1,
+                                    2,
+                                    3,
+                                    5,
+                                    7,
+                                    10,
+                                    255,
+                                    256,
+                                    1000,
+                                    65535,
+                                    65536,
+                                    1u << 30,
+                                    0x7fffffffu,
+                                    uint64_t{1} << 32,
+                                    (uint64_t{1} << 32) + 1,
+                                    uint64_t{1} << 62,
+                                    kMax};
+  for (int i = 0; i < 50; ++i) divisors.push_back(1 + rng() % 100000);
+  for (int i = 0; i < 50; ++i) divisors.push_back(1 + (rng() >> (2 + rng() % 62)));
+  for (uint64_t d : divisors) {
     IntDivider div(d);
-    for (uint32_t n : {0u, 1u, d - 1, d, d + 1, 0x7fffffffu, 0x7ffffffeu}) {
-      if (n > 0x7fffffffu) continue;
-      ASSERT_EQ(div.div(n), n / d) << n << " / " << d;
-    }
+    for (uint64_t n : {uint64_t{0}, uint64_t{1}, d - 1, d, d + 1, kMax, kMax - 1, uint64_t{0x7fffffff}})
+      if (n <= kMax) {
+        ASSERT_EQ(div.div(n), n / d) << n << " / " << d;
+      }
     for (int j = 0; j < 200; ++j) {
-      uint32_t n = rng() % 0x80000000u;
+      uint64_t n = rng() >> (1 + rng() % 63);
       ASSERT_EQ(div.div(n), n / d) << n << " / " << d;
     }
   }
