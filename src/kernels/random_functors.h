@@ -9,6 +9,7 @@
 #include "core/dtype.h"
 #include "core/macros.h"
 #include "core/philox.h"
+#include "kernels/random_math.h"
 
 namespace tandem {
 
@@ -63,11 +64,13 @@ struct NormalDist {
   acc_t mean, std;
 
   TANDEM_HOST_DEVICE void pair(acc_t u1, acc_t u2, T* out) const {
-    // u1 lies in (0, 1], so the log is finite.
-    acc_t r = std::sqrt(acc_t(-2) * std::log(u1));
-    acc_t theta = acc_t(6.283185307179586476925286766559) * u2;
-    out[0] = static_cast<T>(mean + std * r * std::cos(theta));
-    out[1] = static_cast<T>(mean + std * r * std::sin(theta));
+    // u1 lies in (0, 1], so the log is finite. random_math.h's log and sin/cos (not the math library's) give
+    // the same bits on every device; sqrt is correctly rounded everywhere.
+    acc_t r = std::sqrt(acc_t(-2) * random_log(u1));
+    acc_t sin_theta, cos_theta;
+    random_sincos_2pi(u2, &sin_theta, &cos_theta);
+    out[0] = static_cast<T>(mean + std * r * cos_theta);
+    out[1] = static_cast<T>(mean + std * r * sin_theta);
   }
   TANDEM_HOST_DEVICE void operator()(const PhiloxWords& b, T* out) const {
     if constexpr (std::is_same_v<T, double>) {
@@ -122,7 +125,7 @@ struct OpenUniform32Dist {
 // Sampling without replacement as an exponential race: category j finishes at time Exp(1) / weight_j, and
 // the first k finishers are a weighted sample of k categories in draw order. Zero weights never finish.
 TANDEM_HOST_DEVICE TANDEM_INLINE double exponential_race_key(double open_uniform, double weight) {
-  return weight > 0 ? -std::log(open_uniform) / weight : INFINITY;
+  return weight > 0 ? -random_log(open_uniform) / weight : INFINITY;
 }
 
 // 64-bit random sort keys (randperm sorts indices by them, ties broken by index).

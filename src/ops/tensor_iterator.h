@@ -35,6 +35,8 @@ class TensorIterator {
   const DimVector& strides(int k) const { return strides_[k]; }  // bytes, innermost first
   char* data(int k) const { return data_[k]; }
   DType dtype(int k) const { return dtypes_[k]; }
+  // Whether operand k is an add_scalar_input value: data(k) then points into this (host) iterator.
+  bool is_scalar(int k) const { return data_[k] == scalars_[k]; }
   Device device() const { return device_; }
   bool is_contiguous_1d() const { return ndim() == 1; }
 

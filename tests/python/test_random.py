@@ -385,3 +385,35 @@ def test_normal_errors_match_torch(call, exc, msg):
         call(torch)
     assert first_line(ours) == msg == first_line(theirs)
     assert "hint:" in str(ours.value)
+
+
+# ---- the same bits on cpu and cuda (a real GPU runs the CUDA kernels; the emulated one the CPU's) ----
+
+def _weights(d):
+    return tandem.tensor([[1.0, 0.0, 3.0, 4.0, 0.5], [2.0, 2.0, 0.0, 1.0, 1.0], [0.1, 0.2, 0.3, 0.4, 0.5]], device=d)
+
+
+@pytest.mark.skipif(not tandem.cuda.is_available(), reason="no CUDA device (set TANDEM_EMULATE_CUDA=2)")
+@pytest.mark.parametrize("draw", [
+    *[lambda d, t=t: tandem.rand(1001, dtype=getattr(tandem, t), device=d) for t in FLOATS],
+    *[lambda d, t=t: tandem.randn(1001, dtype=getattr(tandem, t), device=d) for t in FLOATS],
+    lambda d: tandem.empty(999, dtype=tandem.float64, device=d).uniform_(-3.0, 5.0),
+    lambda d: tandem.empty(999, device=d).normal_(2.0, 3.0),
+    lambda d: tandem.randint(-50, 50, (777,), dtype=tandem.int8, device=d),
+    lambda d: tandem.randint(0, 2**40, (777,), device=d),
+    lambda d: tandem.randperm(3000, dtype=tandem.int32, device=d),
+    lambda d: tandem.randperm(3000, device=d),
+    lambda d: tandem.empty(555, dtype=tandem.bool, device=d).bernoulli_(0.3),
+    lambda d: tandem.bernoulli(tandem.rand(555, dtype=tandem.float64, device=d)),
+    lambda d: tandem.multinomial(_weights(d), 50, replacement=True),
+    lambda d: tandem.multinomial(_weights(d), 4),
+    lambda d: tandem.arange(-3.0, 7.0, 0.1, device=d),
+    lambda d: tandem.arange(0, 1000, 0.7, dtype=tandem.float16, device=d),
+    lambda d: tandem.linspace(-1.0, 3.0, 1001, device=d),
+    lambda d: tandem.linspace(0, 100, 77, dtype=tandem.int32, device=d),
+])
+def test_cpu_and_cuda_give_the_same_bits(draw):
+    tandem.manual_seed(2024)
+    on_cpu = draw("cpu").tolist()
+    tandem.manual_seed(2024)
+    assert draw("cuda").tolist() == on_cpu

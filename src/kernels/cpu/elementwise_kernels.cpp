@@ -3,23 +3,11 @@
 #include "kernels/cpu/loops.h"
 #include "kernels/functors.h"
 #include "kernels/kernel_table.h"
+#include "kernels/op_accepts.h"
 #include "ops/op_rules.h"
 
 namespace tandem::cpu {
 namespace {
-
-template <typename T, UnaryRule R>
-constexpr bool unary_accepts() {
-  if constexpr (R == UnaryRule::Float) return is_floating_type_v<T>;
-  else if constexpr (R == UnaryRule::Integral) return is_integral_or_bool_type_v<T>;
-  else return true;
-}
-template <typename T, BinaryRule R>
-constexpr bool binary_accepts() {
-  if constexpr (R == BinaryRule::TrueDiv) return is_floating_type_v<T>;
-  else if constexpr (R == BinaryRule::Bitwise) return is_integral_or_bool_type_v<T>;
-  else return true;
-}
 
 template <typename F, UnaryRule R>
 void unary_kernel(TensorIterator& iter) {

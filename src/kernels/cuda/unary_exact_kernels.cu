@@ -1,0 +1,28 @@
+// CUDA kernels of the unary ops outside rule Float (neg, abs, rounding, predicates, bitwise_not) and clamp.
+#include "kernels/cuda/elementwise_parts.h"
+#include "kernels/cuda/op_list_kernels.cuh"
+
+namespace tandem::cuda {
+namespace {
+constexpr bool in_this_file(UnaryRule r) { return r != UnaryRule::Float; }
+
+void clamp_kernel(TensorIterator& iter, const Scalar* lo, const Scalar* hi) {
+  dispatch_dtype(iter.dtype(0), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using op_t = opmath_t<T>;
+    ClampOp<op_t> f{lo ? lo->to<op_t>() : op_t(0), hi ? hi->to<op_t>() : op_t(0), lo != nullptr,
+                    hi != nullptr};
+    launch_elementwise<T, T>(iter, UnaryFn<T, T, ClampOp<op_t>>{f});
+  });
+}
+}  // namespace
+
+void register_unary_exact_kernels(KernelTable& table) {
+#define TANDEM_UNARY_OP(name, functor, rule) \
+  set_unary<in_this_file, functor, UnaryRule::rule>(table, UnaryOp::name);
+#include "ops/op_list.def"
+#undef TANDEM_UNARY_OP
+  table.clamp = &clamp_kernel;
+}
+
+}  // namespace tandem::cuda
