@@ -127,7 +127,9 @@ void init_tensor(nb::module_& m) {
       .def(
           "contiguous", [](const Tensor& t) { return contiguous(t); }, "This tensor if contiguous, else a copy.")
       .def("clone", [](const Tensor& t) { return clone(t); })
-      .def("copy_", [](const Tensor& t, const Tensor& src) { return copy_(t, src); })
+      .def(
+          "copy_", [](const Tensor& t, const Tensor& src, bool non_blocking) { return copy_(t, src, non_blocking); },
+          nb::arg("src"), nb::arg("non_blocking") = false)
       .def("fill_",
            [](const Tensor& t, nb::handle v) {
              Scalar s;

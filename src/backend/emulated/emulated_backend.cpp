@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "backend/cpu/size_class.h"
+#include "backend/oom_error.h"
 #include "core/error.h"
 
 namespace tandem::emulated {
@@ -39,18 +39,6 @@ thread_local int t_current_device = 0;
 // Current stream per device for this thread (device index -> stream id).
 thread_local std::array<StreamId, 64> t_current_stream{};
 
-std::string format_bytes(double b) {
-  const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (b >= 1024 && u < 4) {
-    b /= 1024;
-    ++u;
-  }
-  char buf[64];
-  if (u == 0) std::snprintf(buf, sizeof buf, "%.0f bytes", b);
-  else std::snprintf(buf, sizeof buf, "%.2f %s", b, units[u]);
-  return buf;
-}
 }  // namespace
 
 void release_block(void* ctx) {
@@ -165,24 +153,21 @@ void EmulatedBackend::empty_cache() {
 }
 
 void EmulatedBackend::throw_oom(int device, size_t requested) {
+  OutOfMemoryReport r;
   DeviceMemoryStats s = memory_stats(device);
-  std::vector<size_t> largest = largest_live_allocations(device, 3);
-  std::string top;
-  for (size_t b : largest) top += (top.empty() ? "" : ", ") + format_bytes(static_cast<double>(b));
+  r.largest_live = largest_live_allocations(device, 3);
   {
     std::lock_guard<std::mutex> lock(state(device).mu);
     state(device).stats.ooms++;
   }
-  size_t free_bytes = capacity_ > s.reserved ? capacity_ - s.reserved : 0;
-  TANDEM_THROW(OutOfMemory, "CUDA out of memory. Tried to allocate ", format_bytes(static_cast<double>(requested)),
-               ". GPU ", device, " has a total capacity of ", format_bytes(static_cast<double>(capacity_)),
-               " of which ", format_bytes(static_cast<double>(free_bytes)), " is free. Of the allocated memory ",
-               format_bytes(static_cast<double>(s.allocated)), " is allocated by tandem, and ",
-               format_bytes(static_cast<double>(s.reserved - s.allocated)),
-               " is reserved by tandem but unallocated.\nhint: largest live allocations on cuda:", device, ": ",
-               top.empty() ? std::string("none") : top,
-               "; free tensors you no longer need (del x), use a smaller batch, or move data to the CPU "
-               "(emulated device capped by TANDEM_EMULATE_CUDA_MEMORY)");
+  r.device = device;
+  r.requested = requested;
+  r.capacity = capacity_;
+  r.free = capacity_ > s.reserved ? capacity_ - s.reserved : 0;
+  r.allocated = s.allocated;
+  r.reserved = s.reserved;
+  r.note = "emulated device capped by TANDEM_EMULATE_CUDA_MEMORY";
+  throw_cuda_out_of_memory(r);
 }
 
 DeviceMemoryStats EmulatedBackend::memory_stats(int index) {
@@ -265,6 +250,7 @@ void EmulatedBackend::synchronize(Device device) {
     for (auto& q : d.streams) qs.push_back(q.get());
   }
   for (WorkQueue* q : qs) q->synchronize();
+  release_finished_reads();
 }
 
 StreamId EmulatedBackend::create_stream(int device) {
