@@ -91,6 +91,9 @@ def test_dataloader_pin_memory_gives_pinned_batches():
     loader = DataLoader(ds, batch_size=2, pin_memory=True, collate_fn=lambda b: {"x": [s[0] for s in b], "n": 2})
     out = next(iter(loader))
     assert out["n"] == 2 and all(t.is_pinned() for t in out["x"])
+    # Tensors already on the device stay there (only CPU tensors are pinned).
+    on_device = next(iter(DataLoader(TensorDataset(tandem.ones(4, 2, device="cuda")), batch_size=2, pin_memory=True)))
+    assert on_device[0].device == "cuda:0" and not on_device[0].is_pinned()
 
 
 def _held_stream_source(n=1 << 16):

@@ -38,9 +38,10 @@ def default_collate(batch):
 
 
 def pin_memory(data):
-    """``data`` with every tensor in it copied to pinned memory (dicts, namedtuples, tuples and lists kept)."""
+    """``data`` with every CPU tensor in it copied to pinned memory (dicts, namedtuples, tuples and lists kept;
+    tensors already on a device stay as they are)."""
     if isinstance(data, Tensor):
-        return data.pin_memory()
+        return data.pin_memory() if data.device.type == "cpu" else data
     if isinstance(data, (str, bytes)):
         return data
     if isinstance(data, collections.abc.Mapping):
