@@ -12,6 +12,8 @@
 
 namespace tandem::py {
 
+void init_allocation_sites(nb::module_& m);  // allocation_sites.cpp
+
 namespace {
 
 // Tensor.to(...) accepts PyTorch's forms: to(dtype), to(device[, dtype]), to(other), with keywords
@@ -72,6 +74,7 @@ int device_index(nb::handle h) {
 }  // namespace
 
 void init_cuda(nb::module_& m) {
+  init_allocation_sites(m);
   auto cls = nb::type<Tensor>();
   auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
   tensor.def("to", &tensor_to, "Returns the tensor on another device and/or dtype (itself if nothing changes).");

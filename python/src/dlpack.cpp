@@ -1,9 +1,11 @@
-// DLPack on the host: Tensor.__dlpack__ / __dlpack_device__ export a zero-copy capsule (versioned
-// "dltensor_versioned" when the consumer asks for max_version >= (1, 0), legacy "dltensor" otherwise), and
-// _from_dlpack_capsule imports one. Capsule protocol: the consumer renames the capsule to "used_..." and owns
-// the managed tensor from then on; an unconsumed capsule frees it in its destructor. So the deleter runs
-// exactly once either way.
+// DLPack: Tensor.__dlpack__ / __dlpack_device__ export a zero-copy capsule (versioned "dltensor_versioned"
+// when the consumer asks for max_version >= (1, 0), legacy "dltensor" otherwise), and _from_dlpack_capsule
+// imports one. Capsule protocol: the consumer renames the capsule to "used_..." and owns the managed tensor
+// from then on; an unconsumed capsule frees it in its destructor. So the deleter runs exactly once either way.
+// CUDA memory crosses only with a real CUDA backend (an emulated device's memory is host memory); the stream
+// handshake makes the consumer's stream wait for the work tandem queued on the tensor.
 #include "core/dlpack.h"
+#include "backend/accelerator.h"
 #include "bindings.h"
 #include "core/error.h"
 #include "ops/copy.h"
@@ -46,6 +48,20 @@ bool dtype_from_dl(DLDataType t, DType& out) {
 
 DLDevice dl_device_of(Device d) {
   return d.is_cpu() ? DLDevice{kDLCPU, 0} : DLDevice{kDLCUDA, d.index < 0 ? 0 : d.index};
+}
+
+// DLPack's stream argument for CUDA: None means the legacy default stream, -1 asks for no synchronisation,
+// 0 is disallowed (ambiguous), anything else is a cudaStream_t (1 legacy, 2 per-thread default).
+void order_consumer_stream(const Tensor& t, nb::handle stream) {
+  int64_t s = stream.is_none() ? 1 : nb::cast<int64_t>(stream);
+  if (s == -1) return;
+  if (s == 0)
+    throw nb::value_error(
+        "__dlpack__: stream=0 is ambiguous for CUDA\nhint: pass 1 for the legacy default stream, 2 for the "
+        "per-thread default stream, a cudaStream_t as an int, or -1 for no synchronisation");
+  AcceleratorBackend& b = cuda_backend();
+  int device = t.device().index;
+  b.foreign_stream_wait(device, static_cast<uintptr_t>(s), b.current_stream(device));
 }
 
 // Owns what a managed tensor points at: the tensor (so its storage) and copies of its shape and strides.
@@ -98,21 +114,38 @@ nb::object to_capsule(void* managed, const char* name) {
 nb::object tensor_dlpack(const Tensor& t, nb::handle stream, nb::handle max_version, nb::handle dl_device,
                          nb::handle copy) {
   if (t.requires_grad())
-    throw nb::buffer_error("Can't export tensors that require gradient, use tensor.detach()");
-  if (!stream.is_none() && t.device().is_cpu())
-    throw nb::value_error("__dlpack__: stream must be None for a cpu tensor");
+    throw nb::buffer_error(
+        "Can't export tensors that require gradient, use tensor.detach()\nhint: t.detach() shares the same "
+        "memory without autograd");
   bool versioned = !max_version.is_none() && nb::cast<int64_t>(max_version[0]) >= 1;
   bool copied = !copy.is_none() && nb::cast<bool>(copy);
+  bool copy_forbidden = !copy.is_none() && !copied;
+  Tensor alias = make_view(t, t.sizes(), t.strides(), t.storage_offset());  // no autograd state
   if (!dl_device.is_none()) {
     DLDevice want{nb::cast<int32_t>(dl_device[0]), nb::cast<int32_t>(dl_device[1])};
     DLDevice have = dl_device_of(t.device());
-    if (want.device_type != have.device_type || want.device_id != have.device_id)
-      throw nb::buffer_error(
-          "__dlpack__: can't export to another device; move the tensor there first (t.to(...))");
+    if (want.device_type != have.device_type || want.device_id != have.device_id) {
+      // The one cross-device export DLPack allows: a host copy of a device tensor, when copying is allowed.
+      if (want.device_type != kDLCPU || t.device().is_cpu() || copy_forbidden)
+        throw nb::buffer_error(
+            copy_forbidden ? "__dlpack__: exporting to another device needs a copy, but copy=False was passed"
+                           : "__dlpack__: can't export to another device; move the tensor there first "
+                             "(t.to(...))");
+      alias = to_device(alias, Device(), std::nullopt, false);
+      copied = true;
+    }
   }
-  // An alias without autograd state, or a fresh copy when the consumer asked for one.
-  Tensor out = copied ? clone(make_view(t, t.sizes(), t.strides(), t.storage_offset()))
-                      : make_view(t, t.sizes(), t.strides(), t.storage_offset());
+  if (!alias.device().is_cpu()) {
+    TANDEM_CHECK(cuda_backend().has_native_handles(), Runtime, "__dlpack__: ", alias.device().str(),
+                 " is an emulated device (TANDEM_EMULATE_CUDA): its memory is host memory that other "
+                 "libraries cannot use as CUDA memory\nhint: share a host copy instead (t.cpu()), or run on a "
+                 "machine with a GPU");
+    order_consumer_stream(alias, stream);
+  } else if (!stream.is_none() && t.device().is_cpu()) {
+    throw nb::value_error("__dlpack__: stream must be None for a cpu tensor");
+  }
+  // The alias, or a fresh copy when the consumer asked for one.
+  Tensor out = copied && alias.device() == t.device() ? clone(alias) : alias;
   bool readonly = !out.storage()->writeable();
   if (!versioned) {
     if (readonly)
@@ -140,14 +173,28 @@ void release_managed(void* ctx) {
   if (m->deleter) m->deleter(m);
 }
 
+// Where an imported tensor lives: host memory (incl. pinned) is cpu; CUDA memory needs real CUDA devices.
+Device import_device(DLDevice d) {
+  if (d.device_type == kDLCPU || d.device_type == kDLCUDAHost) return Device();
+  TANDEM_CHECK(d.device_type == kDLCUDA || d.device_type == kDLCUDAManaged, NotImplemented,
+               "from_dlpack(): DLPack device type ", d.device_type,
+               " is not supported (tandem reads host and CUDA memory)\nhint: copy the tensor to the host in its "
+               "own framework first (e.g. x.cpu())");
+  bool native = cuda_available() && cuda_backend().has_native_handles();
+  TANDEM_CHECK(native, Runtime, "from_dlpack(): the tensor lives in CUDA memory (device ", d.device_id,
+               "), but this process has no real CUDA device (",
+               cuda_available() ? "tandem's cuda devices are emulated" : "no CUDA backend",
+               ")\nhint: copy it to the host in its own framework first (e.g. x.cpu())");
+  TANDEM_CHECK(d.device_id >= 0 && d.device_id < cuda_backend().device_count(), Runtime,
+               "from_dlpack(): CUDA device ", d.device_id, " does not exist here (", cuda_backend().device_count(),
+               " visible)");
+  return Device(DeviceType::CUDA, static_cast<int16_t>(d.device_id));
+}
+
 template <typename Managed>
 Tensor import_managed(PyObject* capsule, Managed* m, const char* used_name, bool readonly) {
   const DLTensor& dl = m->dl_tensor;
-  TANDEM_CHECK(
-      dl.device.device_type == kDLCPU || dl.device.device_type == kDLCUDAHost, NotImplemented,
-      "from_dlpack(): DLPack device type ", dl.device.device_type,
-      " is not supported by this build (only host memory)\nhint: copy the tensor to the host in its own "
-      "framework first (e.g. x.cpu())");
+  Device device = import_device(dl.device);
   DType dtype;
   TANDEM_CHECK(dtype_from_dl(dl.dtype, dtype), Type, "from_dlpack(): unsupported DLPack dtype (code ",
                int(dl.dtype.code), ", bits ", int(dl.dtype.bits), ", lanes ", dl.dtype.lanes,
@@ -168,7 +215,7 @@ Tensor import_managed(PyObject* capsule, Managed* m, const char* used_name, bool
   // Take ownership, then mark the capsule consumed before anything else can throw.
   DataPtr data(static_cast<char*>(dl.data) + dl.byte_offset, m, &release_managed<Managed>);
   PyCapsule_SetName(capsule, used_name);
-  auto storage = make_intrusive<StorageImpl>(std::move(data), nbytes, Device());
+  auto storage = make_intrusive<StorageImpl>(std::move(data), nbytes, device);
   storage->set_writeable(!readonly);
   return Tensor(
       make_intrusive<TensorImpl>(std::move(storage), 0, std::move(sizes), std::move(strides), dtype));
@@ -211,7 +258,7 @@ void init_dlpack(nb::module_& m) {
         DLDevice d = dl_device_of(t.device());
         return nb::make_tuple(d.device_type, d.device_id);
       },
-      "(DLPack device type, device id): (1, 0) for the CPU.");
+      "(DLPack device type, device id): (1, 0) for the CPU, (2, i) for cuda:i.");
   m.def("_from_dlpack_capsule", &tensor_from_capsule, nb::arg("capsule"));
   m.attr("_DLPACK_MAX_VERSION") = nb::make_tuple(kMajorVersion, kMinorVersion);
 }

@@ -6,6 +6,7 @@
 
 #include <bit>
 #include <cstring>
+#include <utility>
 
 #include "bindings.h"
 #include "core/error.h"
@@ -14,7 +15,8 @@
 
 namespace tandem::py {
 
-void init_dlpack(nb::module_& m);  // dlpack.cpp
+void init_dlpack(nb::module_& m);                // dlpack.cpp
+void init_cuda_array_interface(nb::module_& m);  // cuda_array_interface.cpp
 
 namespace {
 
@@ -47,26 +49,59 @@ const char* buffer_format(DType d) {
   return nullptr;
 }
 
-// The errors of PyTorch's tensor_to_numpy, in its order (device, grad, dtype); `force` skips the first two.
-// `implicit` is set when NumPy asked through __array__ or the buffer protocol (np.asarray, pandas, matplotlib,
-// scikit-learn): the hint then names that hidden conversion as well as the explicit fix for this tensor.
+// What tandem.allow_host_conversion() allows on this thread (its context manager sets and restores it).
+enum class HostConversion : int { Refuse = 0, AllowDevice = 1, AllowDeviceAndDetach = 2 };
+thread_local HostConversion t_host_conversion = HostConversion::Refuse;
+
+// The hint for a refused conversion: the hidden caller when NumPy asked implicitly, then the fix.
+std::string host_conversion_hint(bool device_reason, bool implicit, const char* fix) {
+  const char* scoped =
+      "; to allow such conversions in one block of code, use `with tandem.allow_host_conversion():`";
+  if (device_reason)
+    return detail::concat(
+        implicit ? "this was an implicit conversion to a NumPy array (np.asarray, pandas, "
+                   "matplotlib, scikit-learn and friends call __array__), which never copies "
+                   "from a device behind your back; "
+                 : "",
+        "call ", fix, " (or t.numpy(force=True) for a detached host copy)", implicit ? scoped : "");
+  const char* tail = t_host_conversion == HostConversion::AllowDevice
+                         ? " (this block uses allow_host_conversion(detach=False); detach=True detaches)"
+                         : (implicit ? scoped : "");
+  return detail::concat(implicit ? "this was an implicit conversion to a NumPy array (via __array__); " : "",
+                        fix, " shares memory without gradient tracking; t.numpy(force=True) returns a copy",
+                        tail);
+}
+
+// tandem.HostConversionError (for requires grad: RequiresGradConversionError) with PyTorch's first line.
+[[noreturn]] void throw_host_conversion(const Tensor& t, bool device_reason, bool implicit) {
+  const char* fix = device_reason ? (t.requires_grad() ? "t.detach().cpu().numpy()" : "t.cpu().numpy()")
+                                  : "t.detach().numpy()";
+  std::string first =
+      device_reason
+          ? detail::concat("can't convert ", t.device().str(),
+                           " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host "
+                           "memory first.")
+          : "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.";
+  detail::throw_error(device_reason ? ErrorKind::HostConversion : ErrorKind::HostConversionGrad,
+                      first + "\nhint: " + host_conversion_hint(device_reason, implicit, fix),
+                      {{"device", t.device()},
+                       {"shape", std::vector<int64_t>(t.sizes().begin(), t.sizes().end())},
+                       {"dtype", t.dtype()},
+                       {"requires_grad", t.requires_grad()},
+                       {"reason", std::string(device_reason ? "device" : "requires_grad")},
+                       {"fix", std::string(fix)}});
+}
+
+// The errors of PyTorch's tensor_to_numpy, in its order (device, grad, dtype); `force` skips the first two,
+// and so does an enclosing tandem.allow_host_conversion() block for what it allows. `implicit` is set when
+// NumPy asked through __array__ or the buffer protocol (np.asarray, pandas, matplotlib, scikit-learn): the
+// hint then names that hidden conversion as well as the explicit fix for this tensor.
 void check_numpy_exportable(const Tensor& t, bool force, bool implicit = false) {
   if (!force) {
-    const char* fix = t.requires_grad() ? "t.detach().cpu().numpy()" : "t.cpu().numpy()";
-    TANDEM_CHECK(t.device().is_cpu(), Type, "can't convert ", t.device().str(),
-                 " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.\n"
-                 "hint: ",
-                 implicit ? "this was an implicit conversion to a NumPy array (np.asarray, pandas, matplotlib, "
-                            "scikit-learn and friends call __array__), which never copies from a device "
-                            "behind your back; "
-                          : "",
-                 "call ", fix, " (or t.numpy(force=True) for a detached host copy)");
-    TANDEM_CHECK(!t.requires_grad(), Runtime,
-                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.\n"
-                 "hint: ",
-                 implicit ? "this was an implicit conversion to a NumPy array (via __array__); " : "",
-                 "t.detach().numpy() shares memory without gradient tracking; t.numpy(force=True) returns a "
-                 "copy");
+    if (!t.device().is_cpu() && t_host_conversion == HostConversion::Refuse)
+      throw_host_conversion(t, true, implicit);
+    if (t.requires_grad() && t_host_conversion != HostConversion::AllowDeviceAndDetach)
+      throw_host_conversion(t, false, implicit);
   }
   TANDEM_CHECK(buffer_format(t.dtype()), Type, "Got unsupported ScalarType ", dtype_title(t.dtype()),
                "\nhint: NumPy has no ", dtype_name(t.dtype()), "; convert first with t.float().numpy()");
@@ -105,6 +140,10 @@ int tensor_getbuffer(PyObject* self, Py_buffer* view, int flags) {
   } catch (const Error& e) {
     return fail_buffer(view, e.what());
   }
+  // Inside allow_host_conversion() a device tensor passes the check, but its memory is no host buffer:
+  // refusing here makes NumPy fall back to __array__, which copies it to the host.
+  if (!t.device().is_cpu())
+    return fail_buffer(view, "device memory is not a host buffer; __array__ copies it");
   bool writeable = t.storage()->writeable();
   if ((flags & PyBUF_WRITABLE) && !writeable)
     return fail_buffer(view, "the tensor's memory is read-only; a writable buffer needs a copy (t.clone())");
@@ -166,7 +205,8 @@ Tensor detached_alias(const Tensor& t) { return make_view(t, t.sizes(), t.stride
 nb::object tensor_to_numpy(nb::handle self, bool force, bool implicit) {
   const Tensor& t = as_tensor_ref(self);
   check_numpy_exportable(t, force, implicit);
-  if (!force) return asarray_of(self);
+  if (!force && t.device().is_cpu()) return asarray_of(self);  // zero-copy
+  // A host copy (a counted transfer): force=True, or a device tensor inside allow_host_conversion().
   Tensor host = empty(t.sizes(), t.dtype(), Device());
   copy_(host, detached_alias(t));
   return asarray_of(wrap(std::move(host)));
@@ -361,6 +401,11 @@ void init_numpy(nb::module_& m) {
       nb::arg("force") = false, "A NumPy array sharing memory with this CPU tensor (a copy with force=True).");
   // What __array__ calls: the same export, with errors that name the implicit conversion.
   tensor.def("_numpy_implicit", [](nb::handle self) { return tensor_to_numpy(self, false, true); });
+  // The thread's allow_host_conversion() level (0 refuse, 1 device tensors, 2 also detach); returns the old.
+  m.def("_set_host_conversion", [](int level) {
+    TANDEM_CHECK(level >= 0 && level <= 2, Value, "host conversion level must be 0, 1 or 2, got ", level);
+    return static_cast<int>(std::exchange(t_host_conversion, static_cast<HostConversion>(level)));
+  });
   m.def(
       "from_numpy", [](nb::handle a) { return warn_if_readonly(tensor_from_buffer(a, Layouts::Refuse)); },
       nb::arg("ndarray"),
@@ -388,6 +433,7 @@ void init_numpy(nb::module_& m) {
       },
       nb::arg("data"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
   init_dlpack(m);
+  init_cuda_array_interface(m);
 }
 
 }  // namespace tandem::py

@@ -16,6 +16,8 @@ from ._size import Size
 from ._creation import tensor, as_tensor  # noqa: F401
 from ._tensor_str import set_printoptions, get_printoptions, printoptions, tensor_repr as _tensor_repr  # noqa: F401
 from ._numpy import from_numpy, from_dlpack  # noqa: F401
+from ._errors import DeviceMismatchError, HostConversionError, RequiresGradConversionError  # noqa: F401
+from ._host_conversion import allow_host_conversion  # noqa: F401
 from . import cuda  # noqa: F401
 from . import backends  # noqa: F401
 from ._autograd import *  # noqa: F401,F403

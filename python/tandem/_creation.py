@@ -1,13 +1,18 @@
 """Python-side entry points for creating tensors from Python data."""
 import sys
 
-from . import _C
+from . import _C, _numpy
 
 
 def _is_ndarray(data):
     # Without importing NumPy: if it was never imported, nothing can be an ndarray.
     np = sys.modules.get("numpy")
     return np is not None and isinstance(data, np.ndarray)
+
+
+def _is_cuda_array(data):
+    # Plain Python data never carries CUDA memory; skip the attribute probe for it.
+    return not isinstance(data, (list, tuple, int, float, bool)) and _numpy._has_cuda_array_interface(data)
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
@@ -18,6 +23,9 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     """
     if _is_ndarray(data):
         return _C._tensor_from_array(data, dtype, device, requires_grad)
+    if _is_cuda_array(data):
+        out = _numpy.from_cuda_array_interface(data).to(device=device, dtype=dtype, copy=True)
+        return out.requires_grad_(requires_grad) if requires_grad else out
     if isinstance(data, (list, tuple)) and data and _is_ndarray(data[0]):
         # A list of arrays (a common way to stack rows): let NumPy assemble them, keeping their dtype.
         import numpy as np
@@ -32,6 +40,8 @@ def as_tensor(data, dtype=None, device=None):
         return data
     if _is_ndarray(data):
         return _C._as_tensor_from_array(data, dtype, device)
+    if _is_cuda_array(data):
+        return _numpy.from_cuda_array_interface(data).to(device=device, dtype=dtype)
     return tensor(data, dtype=dtype, device=device)
 
 

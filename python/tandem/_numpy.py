@@ -29,17 +29,48 @@ Tensor.__array__ = _array
 Tensor.__array_priority__ = 1000
 
 
+_DL_CUDA = (2, 13)  # DLPack device types of CUDA memory (device and managed)
+
+
+def _consumer_stream(ext_tensor):
+    """The stream argument for a producer's ``__dlpack__``: tandem's current stream on that CUDA device, so
+    the producer makes it wait for its pending work; None for host memory (DLPack requires None there)."""
+    get_device = getattr(ext_tensor, "__dlpack_device__", None)
+    if get_device is None:
+        return None
+    device_type, device_id = get_device()
+    if device_type not in _DL_CUDA:
+        return None
+    return _C._cuda_native_stream(device_id)
+
+
 def from_dlpack(ext_tensor):
     """A tensor sharing memory with ``ext_tensor`` (any object with ``__dlpack__``, or a DLPack capsule).
 
     Asks the producer for a versioned (DLPack 1.x) capsule and falls back to a legacy one for producers
-    that predate ``max_version`` (NumPy 1.x, old PyTorch).
+    that predate ``max_version`` (NumPy 1.x, old PyTorch). For CUDA producers it passes tandem's current
+    stream, so reading the result in tandem is ordered after the producer's work.
     """
     if hasattr(ext_tensor, "__dlpack__"):
+        kwargs = {}
+        stream = _consumer_stream(ext_tensor)
+        if stream is not None:
+            kwargs["stream"] = stream
         try:
-            capsule = ext_tensor.__dlpack__(max_version=_C._DLPACK_MAX_VERSION)
+            capsule = ext_tensor.__dlpack__(max_version=_C._DLPACK_MAX_VERSION, **kwargs)
         except TypeError:
-            capsule = ext_tensor.__dlpack__()
+            capsule = ext_tensor.__dlpack__(**kwargs)
     else:
         capsule = ext_tensor
     return _C._from_dlpack_capsule(capsule)
+
+
+def _has_cuda_array_interface(obj):
+    """True for foreign objects (CuPy, Numba, PyTorch cuda tensors) that expose CUDA memory."""
+    return not isinstance(obj, Tensor) and hasattr(obj, "__cuda_array_interface__")
+
+
+def from_cuda_array_interface(obj):
+    """A cuda tensor sharing memory with ``obj`` through ``__cuda_array_interface__`` (no copy); it keeps
+    ``obj`` alive, and tandem's current stream waits for the stream the producer names."""
+    return _C._from_cuda_array_interface(obj)

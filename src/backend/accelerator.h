@@ -73,6 +73,8 @@ class AcceleratorBackend : public Backend {
   virtual void foreign_stream_wait(int device, uintptr_t foreign, StreamId stream) {}
   // Orders our work after foreign work: our `stream` waits for everything queued so far on `foreign`.
   virtual void stream_wait_foreign(int device, StreamId stream, uintptr_t foreign) {}
+  // The device whose memory `ptr` (from another library) points into, or -1 when it is not device memory.
+  virtual int native_pointer_device(const void* ptr) { return -1; }
 };
 
 // Registers `backend` as the CUDA-type accelerator (also as the CUDA Backend).

@@ -79,7 +79,7 @@ void check_conv_args(const Tensor& input, const Tensor& weight, const std::optio
   TANDEM_CHECK(input.size(1) == weight.size(1) * groups, Runtime, "Given groups=", groups,
                ", weight of size ", weight.shape_str(), ", expected input", input.shape_str(), " to have ",
                weight.size(1) * groups, " channels, but got ", input.size(1), " channels instead");
-  check_same_device("conv2d", input, weight);
+  check_same_device("conv2d", input, weight, "input", "weight");
   TANDEM_CHECK(input.dtype() == weight.dtype(), Runtime, "expected scalar type ", dtype_title(input.dtype()),
                " but found ", dtype_title(weight.dtype()), "\nhint: the input is ", dtype_name(input.dtype()),
                " and the weights are ", dtype_name(weight.dtype()), "; convert the input, e.g. x.",

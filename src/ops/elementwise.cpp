@@ -30,18 +30,31 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b) {
   return out;
 }
 
-void check_same_device(const char* op, const Tensor& a, const Tensor& b) {
+void throw_device_mismatch(const char* op, Device first, Device second, const char* operand,
+                           Device expected) {
+  const Device moving = first == expected ? second : first;
+  std::string fix = detail::concat(operand, " = ", operand, ".to('", expected.str(), "')");
+  std::string msg = detail::concat(
+      "Expected all tensors to be on the same device, but found at least two devices, ", first.str(), " and ",
+      second.str(), "!\nhint: in ", op, ", ", operand, " is on ", moving.str(), "; move it with ", fix,
+      " so both live on one device (for a model on ", expected.str(), ", move each batch: x = x.to(device))");
+  detail::throw_error(ErrorKind::DeviceMismatch, std::move(msg),
+                      {{"devices", std::vector<Device>{first, second}},
+                       {"op", std::string(op)},
+                       {"operand", std::string(operand)},
+                       {"expected_device", expected},
+                       {"fix", std::move(fix)}});
+}
+
+void check_same_device(const char* op, const Tensor& a, const Tensor& b, const char* a_name,
+                       const char* b_name) {
   Device da = a.device(), db = b.device();
   if (__builtin_expect(da == db, 1)) return;
   // A 0-dim CPU tensor behaves like a scalar and may join any device.
   if ((da.is_cpu() && a.dim() == 0) || (db.is_cpu() && b.dim() == 0)) return;
-  const bool first_moves = da.is_cpu();  // move the CPU side; between two devices, the second operand
-  const std::string target = (first_moves ? db : da).str();
-  TANDEM_THROW(Runtime, "Expected all tensors to be on the same device, but found at least two devices, ",
-               da.str(), " and ", db.str(), "!\nhint: in ", op, ", the ", first_moves ? "first" : "second",
-               " operand is on ", (first_moves ? da : db).str(), "; move it with .to('", target,
-               "') so both live on one device (for a model on ", target,
-               ", move each batch: x = x.to(device))");
+  // Move the CPU side; between two devices, the second operand.
+  if (da.is_cpu()) throw_device_mismatch(op, da, db, a_name, db);
+  throw_device_mismatch(op, da, db, b_name, da);
 }
 
 namespace {
@@ -289,7 +302,7 @@ Tensor binary_op_(BinaryOp op, BinaryRule rule, const Tensor& self, const Operan
 #undef TANDEM_BINARY_OP
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
-  check_same_device("where", cond, a);
+  check_same_device("where", cond, a, "condition", "input");
   check_same_device("where", a, b);
   TANDEM_CHECK(cond.dtype() == DType::Bool || cond.dtype() == DType::UInt8, Runtime,
                "where expected condition to be a boolean tensor, but got a tensor with dtype ",

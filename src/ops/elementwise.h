@@ -31,7 +31,13 @@ Tensor round(const Tensor& x, int64_t decimals);
 
 // Shape that a and b broadcast to, or a RuntimeError in PyTorch's words.
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b);
-// Same device for all operands, allowing 0-dim CPU tensors to join any device (as PyTorch does).
-void check_same_device(const char* op, const Tensor& a, const Tensor& b);
+// Same device for all operands, allowing 0-dim CPU tensors to join any device (as PyTorch does). The names
+// are the operands' argument names in PyTorch's signature of `op`; they reach DeviceMismatchError.operand.
+void check_same_device(const char* op, const Tensor& a, const Tensor& b, const char* a_name = "input",
+                       const char* b_name = "other");
+// tandem.DeviceMismatchError with PyTorch's first line for devices `first` and `second` (in the order the
+// message names them): `operand` should move to `expected`.
+[[noreturn]] void throw_device_mismatch(const char* op, Device first, Device second, const char* operand,
+                                        Device expected);
 
 }  // namespace tandem

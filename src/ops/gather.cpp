@@ -74,8 +74,8 @@ Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const 
   check_writeable(self, op);
   const Tensor s = at_least_1d(self), i = at_least_1d(index), v = at_least_1d(src_view);
   dim = wrap_dim(dim, s.dim());
-  check_same_device(op, self, index);
-  check_same_device(op, self, src_view);
+  check_same_device(op, self, index, "input", "index");
+  check_same_device(op, self, src_view, "input", "src");
   const Tensor index64 = contiguous_int64(i);
   check_index_range(index64, dim, s.sizes()[dim]);
   if (index64.numel() == 0) return self;
@@ -110,7 +110,7 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
                  " expected index ", index.shape_str(), " to be no larger than self ", x.shape_str(),
                  " apart from dimension ", dim);
   }
-  check_same_device("gather", x, index);
+  check_same_device("gather", x, index, "input", "index");
   const Tensor index64 = contiguous_int64(i);
   check_index_range(index64, dim, s.sizes()[dim]);
   Tensor out = empty(index.sizes(), x.dtype(), x.device());

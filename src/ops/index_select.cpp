@@ -60,7 +60,7 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   TANDEM_CHECK(index.dim() <= 1, Index, "index_select(): Index is supposed to be a vector");
   TANDEM_CHECK(index.dtype() == DType::Int64 || index.dtype() == DType::Int32, Runtime,
                "index_select(): Expected dtype int32 or int64 for index");
-  check_same_device("index_select", x, index);
+  check_same_device("index_select", x, index, "input", "index");
   const Tensor s = at_least_1d(x);
   dim = wrap_dim(dim, s.dim());
   const Tensor index64 = contiguous_int64(at_least_1d(index));
@@ -89,8 +89,8 @@ Tensor index_add_(const Tensor& x, int64_t dim, const Tensor& index, const Tenso
                ") and source (", dtype_title(source.dtype()), ") must have the same scalar type");
   TANDEM_CHECK(!alpha.is_float() || is_floating(x.dtype()), Runtime,
                "For integral input tensors, argument alpha must not be a floating point number.");
-  check_same_device("index_add_", x, index);
-  check_same_device("index_add_", x, source);
+  check_same_device("index_add_", x, index, "input", "index");
+  check_same_device("index_add_", x, source, "input", "source");
   const Tensor s = at_least_1d(x), src = at_least_1d(source);
   dim = wrap_dim(dim, s.dim());
   const Tensor index64 = contiguous_int64(at_least_1d(index));

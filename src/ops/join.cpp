@@ -57,7 +57,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
                  ") cannot be concatenated");
     // Unlike elementwise ops, no tensor of a cat may live elsewhere, not even a 0-dim one (it is an error
     // above), so the shared check applies as is.
-    check_same_device("cat", tensors[0], t);
+    check_same_device("cat", tensors[0], t, "tensors", "tensors");
     types.add(t);
     if (!ref && !is_legacy_empty(t)) ref = &t;
   }

@@ -144,7 +144,7 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
 Tensor mm(const Tensor& a, const Tensor& b) {
   check_matrix("mm", a, "self");
   check_matrix("mm", b, "mat2");
-  check_same_device("mm", a, b);
+  check_same_device("mm", a, b, "input", "mat2");
   check_mm_shapes("mm", a, b);
   TANDEM_CHECK(a.dtype() == b.dtype(), Runtime,
                "expected m1 and m2 to have the same dtype, but got: ", dtype_cpp_name(a.dtype()),
@@ -161,7 +161,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   TANDEM_CHECK(b.dim() == 3, Runtime, "batch2 must be a 3D tensor",
                "\nhint: bmm takes (b, n, m) and (b, m, p) "
                "tensors; use tandem.matmul (or @) to broadcast other shapes");
-  check_same_device("bmm", a, b);
+  check_same_device("bmm", a, b, "input", "mat2");
   check_batch_shapes(a.size(0), a.size(2), b.size(0), b.size(1));
   check_batch_dtypes(a, b);
   check_not_bool(a.dtype(), "bmm");
@@ -174,7 +174,7 @@ Tensor mv(const Tensor& mat, const Tensor& vec) {
   TANDEM_CHECK(mat.dim() == 2 && vec.dim() == 1, Runtime, "vector + matrix @ vector expected, got 1, ",
                mat.dim(), ", ", vec.dim(),
                "\nhint: mv takes a 2-D matrix and a 1-D vector; use tandem.matmul (or @) for other shapes");
-  check_same_device("mv", mat, vec);
+  check_same_device("mv", mat, vec, "input", "vec");
   TANDEM_CHECK(mat.size(1) == vec.size(0), Runtime, "size mismatch, got input (", mat.size(0), "), mat (",
                mat.size(0), "x", mat.size(1), "), vec (", vec.size(0), ")", "\nhint: the vector's length (",
                vec.size(0), ") must equal the matrix's columns (", mat.size(1), ")");
@@ -193,7 +193,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
   TANDEM_CHECK(a.dim() == 1 && b.dim() == 1, Runtime, "1D tensors expected, but got ", a.dim(), "D and ",
                b.dim(), "D tensors",
                "\nhint: dot takes two 1-D tensors; use tandem.matmul (or @) for other shapes");
-  check_same_device("dot", a, b);
+  check_same_device("dot", a, b, "input", "tensor");
   TANDEM_CHECK(a.dtype() == b.dtype(), Runtime, "dot : expected both vectors to have same dtype, but found ",
                dtype_title(a.dtype()), " and ", dtype_title(b.dtype()),
                dtype_hint("self", a.dtype(), "other", b.dtype()));
@@ -250,8 +250,8 @@ Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, const 
              const Scalar& alpha) {
   check_matrix("addmm", mat1, "self");
   check_matrix("addmm", mat2, "mat2");
-  check_same_device("addmm", mat1, mat2);
-  check_same_device("addmm", input, mat1);
+  check_same_device("addmm", mat1, mat2, "mat1", "mat2");
+  check_same_device("addmm", input, mat1, "input", "mat1");
   check_mm_shapes("addmm", mat1, mat2);
   TANDEM_CHECK(input.dtype() == mat2.dtype(), Runtime, "self and mat2 must have the same dtype, but got ",
                dtype_title(input.dtype()), " and ", dtype_title(mat2.dtype()),

@@ -139,9 +139,7 @@ Tensor bernoulli_(const Tensor& x, const Tensor& p, Generator* gen) {
   TANDEM_CHECK(is_floating(p.dtype()), NotImplemented, "\"bernoulli_tensor_cpu_p_\" not implemented for '",
                dtype_title(p.dtype()),
                "'\nhint: probabilities must be a floating-point tensor; use p.float()");
-  TANDEM_CHECK(p.device() == x.device(), Runtime, "Expected all tensors to be on the same device, but found ",
-               "at least two devices, ", x.device().str(), " and ", p.device().str(),
-               "!\nhint: move p with .to('", x.device().str(), "')");
+  if (p.device() != x.device()) throw_device_mismatch("bernoulli_", x.device(), p.device(), "p", x.device());
   // A fresh float64 copy: contiguous, in x's shape, readable by every device's kernel.
   Tensor probs = to_dtype(expand(p, x.sizes()), DType::Float64, true);
   bool valid = true;
@@ -174,7 +172,7 @@ void check_std_tensor(const Tensor& std) {
 Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen) {
   check_floating(mean, "normal_kernel_cpu");
   check_std_tensor(std);
-  check_same_device("normal", mean, std);
+  check_same_device("normal", mean, std, "mean", "std");
   Tensor out =
       normal_(empty(broadcast_shapes(mean.sizes(), std.sizes()), mean.dtype(), mean.device()), 0.0, 1.0, gen);
   return add_(mul_(out, std), mean);

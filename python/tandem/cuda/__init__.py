@@ -6,6 +6,7 @@ import contextlib
 
 from .. import _C
 from .._C import OutOfMemoryError  # noqa: F401  (a RuntimeError subclass, as in PyTorch)
+from . import memory  # noqa: F401
 
 
 def is_available():
@@ -249,18 +250,31 @@ def _fmt(n):
 
 
 def memory_summary(device=None, abbreviated=False):
-    """A printable report of the device's memory use and its largest live allocations."""
+    """A printable report of the device's memory use, its largest live allocations (with the source line of
+    each when ``tandem.cuda.memory.record_allocation_sites(True)`` was on) and what the figures mean."""
     idx = _index(device)
     s = memory_stats(idx)
-    largest = _C._cuda_largest_live_allocations(idx, 5)
+    free, total = mem_get_info(idx)
     lines = [
         f"tandem memory summary, device cuda:{idx} ({get_device_name(idx)})",
-        f"  total capacity      {_fmt(s['total_bytes'])}",
+        f"  total capacity      {_fmt(total)}",
         f"  allocated (current) {_fmt(s['allocated_bytes.all.current'])}   peak {_fmt(s['allocated_bytes.all.peak'])}",
         f"  reserved (current)  {_fmt(s['reserved_bytes.all.current'])}   peak {_fmt(s['reserved_bytes.all.peak'])}",
+        f"  free                {_fmt(free)}",
         f"  allocations {s['allocation.all.allocated']}, frees {s['allocation.all.freed']}, "
         f"alloc retries {s['num_alloc_retries']}, out-of-memory errors {s['num_ooms']}",
-        "  largest live allocations: " + (", ".join(_fmt(b) for b in largest) or "none"),
+    ]
+    largest = memory.largest_allocations(idx, 5)
+    lines.append("  largest live allocations:" + ("" if largest else " none"))
+    for nbytes, site in largest:
+        lines.append(f"    {_fmt(nbytes):>12}  {site or '(site not recorded)'}")
+    if largest and not memory.is_recording_allocation_sites():
+        lines.append("    (tandem.cuda.memory.record_allocation_sites(True) records where each allocation is made)")
+    lines += [
+        "  allocated: memory held by live tensors",
+        "  reserved:  allocated plus blocks the allocator keeps cached for reuse (tandem.cuda.empty_cache() "
+        "returns them)",
+        "  free:      what the device can still hand out",
     ]
     return "\n".join(lines)
 

@@ -1,8 +1,9 @@
 #include "backend/cuda/cuda_allocator.h"
 
+#include "backend/allocation_sites.h"
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/cuda_context.h"
-#include "backend/oom_error.h"
+#include "backend/out_of_memory.h"
 
 namespace tandem::cuda {
 
@@ -43,6 +44,9 @@ DataPtr CudaAllocator::allocate(size_t nbytes, int device, cudaStream_t stream) 
     TANDEM_CUDA_CHECK(err);
     block = d.pool.add_segment(reinterpret_cast<uintptr_t>(p), segment, nbytes, key);
   }
+  // The size noted is the one largest_live_allocations reports for the block (allocation_sites.h).
+  allocation_sites::note_allocation(Device(DeviceType::CUDA, static_cast<int16_t>(device)), block->ptr(),
+                                    block->requested);
   return DataPtr(block->ptr(), new BlockHandle{this, device, block}, &free_block);
 }
 
@@ -51,6 +55,7 @@ DataPtr CudaAllocator::allocate(size_t nbytes, int device, cudaStream_t stream) 
 void CudaAllocator::free_block(void* ctx) {
   auto* h = static_cast<BlockHandle*>(ctx);
   DeviceState& d = *h->allocator->devices_[h->device];
+  allocation_sites::note_free(h->block->ptr());
   {
     std::lock_guard<std::mutex> lock(d.mu);
     d.pool.release(h->block);
@@ -81,14 +86,14 @@ void CudaAllocator::throw_out_of_memory(int device, DeviceState& d, size_t nbyte
     TANDEM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
   }
   OutOfMemoryReport r;
-  r.device = device;
+  r.device = Device(DeviceType::CUDA, static_cast<int16_t>(device));
   r.requested = nbytes;
-  r.capacity = total;
+  r.total = total;
   r.free = free_bytes;
   r.allocated = d.pool.stats().allocated;
   r.reserved = d.pool.stats().reserved;
-  r.largest_live = d.pool.largest_live(3);
-  throw_cuda_out_of_memory(r);
+  r.largest = d.pool.largest_live(3);
+  ::tandem::throw_out_of_memory(r);
 }
 
 DeviceMemoryStats CudaAllocator::stats(int device) {

@@ -7,8 +7,9 @@
 #include <cstring>
 #include <string>
 
+#include "backend/allocation_sites.h"
 #include "backend/cpu/size_class.h"
-#include "backend/oom_error.h"
+#include "backend/out_of_memory.h"
 #include "core/error.h"
 
 namespace tandem::emulated {
@@ -38,7 +39,6 @@ struct BlockContext {
 thread_local int t_current_device = 0;
 // Current stream per device for this thread (device index -> stream id).
 thread_local std::array<StreamId, 64> t_current_stream{};
-
 }  // namespace
 
 void release_block(void* ctx) {
@@ -125,6 +125,7 @@ DataPtr EmulatedBackend::allocate(size_t nbytes, Device device) {
   d.stats.allocated += cls;
   d.stats.max_allocated = std::max(d.stats.max_allocated, d.stats.allocated);
   d.stats.allocations++;
+  allocation_sites::note_allocation(device, p, cls);
   return DataPtr(p, new BlockContext{this, idx, p, cls}, &release_block);
 }
 
@@ -132,6 +133,7 @@ DataPtr EmulatedBackend::allocate(size_t nbytes, Device device) {
 // queued: whoever gets the block next enqueues behind that work on the same stream, as with CUDA's allocator.
 void EmulatedBackend::release(int device, void* ptr, size_t cls) {
   DeviceState& d = state(device);
+  allocation_sites::note_free(ptr);
   std::lock_guard<std::mutex> lock(d.mu);
   d.live.erase(ptr);
   d.stats.allocated -= cls;
@@ -153,21 +155,21 @@ void EmulatedBackend::empty_cache() {
 }
 
 void EmulatedBackend::throw_oom(int device, size_t requested) {
-  OutOfMemoryReport r;
   DeviceMemoryStats s = memory_stats(device);
-  r.largest_live = largest_live_allocations(device, 3);
   {
     std::lock_guard<std::mutex> lock(state(device).mu);
     state(device).stats.ooms++;
   }
-  r.device = device;
+  OutOfMemoryReport r;
+  r.device = Device(DeviceType::CUDA, static_cast<int16_t>(device));
   r.requested = requested;
-  r.capacity = capacity_;
+  r.total = capacity_;
   r.free = capacity_ > s.reserved ? capacity_ - s.reserved : 0;
   r.allocated = s.allocated;
   r.reserved = s.reserved;
+  r.largest = largest_live_allocations(device, 3);
   r.note = "emulated device capped by TANDEM_EMULATE_CUDA_MEMORY";
-  throw_cuda_out_of_memory(r);
+  throw_out_of_memory(r);
 }
 
 DeviceMemoryStats EmulatedBackend::memory_stats(int index) {

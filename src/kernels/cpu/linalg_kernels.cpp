@@ -1,6 +1,8 @@
-// CPU kernels of the linalg family: gemm routes float32/float64 to OpenBLAS and other dtypes to a loop.
+// CPU kernels of the linalg family: gemm routes float32/float64 to OpenBLAS (when the build found it) and
+// other dtypes to a loop.
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/gemm_batch.h"
+#include "kernels/gemm_math.h"
 #include "kernels/kernel_table.h"
 
 namespace tandem::cpu {
@@ -14,17 +16,7 @@ void scale_output(const GemmArgs& g) {
     for_each_batch<T>(g, [&](T*, T*, T* out) {
       for (int64_t i = 0; i < g.m; ++i) {
         T* row = out + i * g.out.row_stride;
-        for (int64_t j = 0; j < g.n; ++j) {
-          if constexpr (std::is_same_v<T, bool>) {
-            row[j] = g.beta != 0 && row[j];
-          } else if constexpr (std::is_integral_v<T>) {
-            row[j] = g.beta == 0
-                         ? T(0)
-                         : static_cast<T>(static_cast<int64_t>(g.beta) * static_cast<int64_t>(row[j]));
-          } else {
-            row[j] = g.beta == 0 ? T(0.0f) : static_cast<T>(g.beta * static_cast<double>(row[j]));
-          }
-        }
+        for (int64_t j = 0; j < g.n; ++j) row[j] = scale_by_beta(row[j], g.beta);
       }
     });
   });
@@ -35,7 +27,9 @@ void gemm(const GemmArgs& g) {
   for (int64_t s : g.batch_sizes)
     if (s == 0) return;
   if (g.k == 0) return scale_output(g);
+#if TANDEM_HAS_BLAS
   if (g.dtype == DType::Float32 || g.dtype == DType::Float64) return gemm_blas(g);
+#endif
   gemm_loop(g);
 }
 

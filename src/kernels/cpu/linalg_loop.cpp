@@ -1,41 +1,24 @@
-// Matrix products for dtypes BLAS does not cover (integers, float16, bfloat16). Integers accumulate in
-// wrapping 64-bit arithmetic (so overflow wraps as in PyTorch, without undefined behaviour); 16-bit floats
-// accumulate in float.
+// Matrix products for dtypes BLAS does not cover (integers, float16, bfloat16), accumulating as
+// GemmAccumulator says.
 #include <algorithm>
 #include <vector>
 
 #include "core/parallel.h"
 #include "kernels/cpu/gemm_batch.h"
+#include "kernels/gemm_math.h"
 
 namespace tandem::cpu {
 
 namespace {
-
-template <typename T>
-struct Accumulator {
-  using type = opmath_t<T>;
-  static type load(T v) { return static_cast<type>(v); }
-  static T store(type v) { return static_cast<T>(v); }
-};
-template <typename T>
-requires std::is_integral_v<T>
-struct Accumulator<T> {
-  using type = uint64_t;
-  static type load(T v) { return static_cast<uint64_t>(static_cast<int64_t>(v)); }
-  static T store(type v) { return static_cast<T>(static_cast<int64_t>(v)); }
-};
 
 // Columns per block: the accumulator row stays in L1 while the inner dim streams past.
 constexpr int64_t kColumnBlock = 256;
 
 template <typename T>
 void gemm_rows(const GemmArgs& g, const T* a, const T* b, T* out, int64_t row_begin, int64_t row_end) {
-  using Acc = Accumulator<T>;
+  using Acc = GemmAccumulator<T>;
   using A = typename Acc::type;
-  const A alpha =
-      std::is_integral_v<T> ? static_cast<A>(static_cast<int64_t>(g.alpha)) : static_cast<A>(g.alpha);
-  const A beta =
-      std::is_integral_v<T> ? static_cast<A>(static_cast<int64_t>(g.beta)) : static_cast<A>(g.beta);
+  const A alpha = Acc::scalar(g.alpha), beta = Acc::scalar(g.beta);
   A acc[kColumnBlock];
   for (int64_t i = row_begin; i < row_end; ++i) {
     const T* arow = a + i * g.a.row_stride;

@@ -1,14 +1,13 @@
 // CPU kernels of the nn family: im2col/col2im for convolution and the pooling loops. Work is split over
 // (channel) or (batch, channel) planes, so every thread writes its own rows.
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <vector>
 
 #include "core/parallel.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/optim_kernels.h"
 #include "kernels/kernel_table.h"
+#include "kernels/pool_windows.h"
 
 namespace tandem::cpu {
 
@@ -98,7 +97,6 @@ void col2im(const Tensor& grad_input, const Tensor& cols, const Window2d& g) {
 void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& input, const Window2d& g) {
   dispatch_floating(input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using Acc = opmath_t<T>;
     const T* in = input.data<T>();
     T* o = out.data<T>();
     int64_t* idx = indices.data<int64_t>();
@@ -107,27 +105,10 @@ void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& input, c
         const T* plane = in + p * g.h * g.w;
         for (int64_t oy = 0; oy < g.oh; ++oy)
           for (int64_t ox = 0; ox < g.ow; ++ox) {
-            Acc best = -std::numeric_limits<Acc>::infinity();
-            int64_t best_i = -1;
-            for (int64_t ky = 0; ky < g.kh; ++ky) {
-              const int64_t iy = oy * g.sh - g.ph + ky * g.dh;
-              if (iy < 0 || iy >= g.h) continue;
-              for (int64_t kx = 0; kx < g.kw; ++kx) {
-                const int64_t ix = ox * g.sw - g.pw + kx * g.dw;
-                if (ix < 0 || ix >= g.w) continue;
-                const Acc v = static_cast<Acc>(plane[iy * g.w + ix]);
-                // NaN wins, as in PyTorch.
-                if (best_i < 0 || v > best || std::isnan(v)) {
-                  best = v;
-                  best_i = iy * g.w + ix;
-                  if (std::isnan(v)) goto done;
-                }
-              }
-            }
-          done:
+            const WindowMax<T> best = max_in_window(plane, g, oy, ox);
             const int64_t at = (p * g.oh + oy) * g.ow + ox;
-            o[at] = static_cast<T>(best);
-            idx[at] = best_i;
+            o[at] = static_cast<T>(best.value);
+            idx[at] = best.index;
           }
       }
     });
@@ -155,39 +136,20 @@ void max_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const
   });
 }
 
-// The window of output (oy, ox) clipped to the input, and the divisor PyTorch uses for it.
-struct AvgWindow {
-  int64_t y0, y1, x0, x1, divisor;
-};
-AvgWindow avg_window(const Window2d& g, int64_t oy, int64_t ox, bool count_include_pad) {
-  int64_t y0 = oy * g.sh - g.ph, x0 = ox * g.sw - g.pw;
-  int64_t y1 = std::min(y0 + g.kh, g.h + g.ph), x1 = std::min(x0 + g.kw, g.w + g.pw);
-  const int64_t padded = (y1 - y0) * (x1 - x0);
-  y0 = std::max<int64_t>(y0, 0);
-  x0 = std::max<int64_t>(x0, 0);
-  y1 = std::min(y1, g.h);
-  x1 = std::min(x1, g.w);
-  return {y0, y1, x0, x1, count_include_pad ? padded : (y1 - y0) * (x1 - x0)};
-}
-
 // Average pooling of either kind is a mean over a window per output pixel; only the window differs, so the
 // forward and backward loops are written once over a window function (oy, ox) -> AvgWindow.
 template <typename WindowFn>
 void mean_over_windows(const Tensor& out, const Tensor& input, const Window2d& g, const WindowFn& window) {
   dispatch_floating(input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using Acc = opmath_t<T>;
     const T* in = input.data<T>();
     T* o = out.data<T>();
     parallel_for(0, g.n * g.c, plane_grain(g), [&](int64_t p0, int64_t p1) {
       for (int64_t p = p0; p < p1; ++p)
         for (int64_t oy = 0; oy < g.oh; ++oy)
           for (int64_t ox = 0; ox < g.ow; ++ox) {
-            const AvgWindow w = window(oy, ox);
-            Acc s = 0;
-            for (int64_t y = w.y0; y < w.y1; ++y)
-              for (int64_t x = w.x0; x < w.x1; ++x) s += static_cast<Acc>(in[(p * g.h + y) * g.w + x]);
-            o[(p * g.oh + oy) * g.ow + ox] = static_cast<T>(s / static_cast<Acc>(w.divisor));
+            o[(p * g.oh + oy) * g.ow + ox] =
+                static_cast<T>(mean_in_window(in + p * g.h * g.w, g.w, window(oy, ox)));
           }
     });
   });
@@ -220,23 +182,15 @@ void mean_over_windows_backward(const Tensor& grad_input, const Tensor& grad_out
   });
 }
 
-int64_t start_index(int64_t i, int64_t out, int64_t in) { return (i * in) / out; }
-int64_t end_index(int64_t i, int64_t out, int64_t in) { return ((i + 1) * in + out - 1) / out; }
-
-// Adaptive pooling: output pixel i covers input rows [floor(i*in/out), ceil((i+1)*in/out)).
-AvgWindow adaptive_window(const Window2d& g, int64_t oy, int64_t ox) {
-  const int64_t y0 = start_index(oy, g.oh, g.h), y1 = end_index(oy, g.oh, g.h);
-  const int64_t x0 = start_index(ox, g.ow, g.w), x1 = end_index(ox, g.ow, g.w);
-  return {y0, y1, x0, x1, (y1 - y0) * (x1 - x0)};
-}
-
 void avg_pool2d(const Tensor& out, const Tensor& input, const Window2d& g, bool count_include_pad) {
-  mean_over_windows(out, input, g, [&](int64_t oy, int64_t ox) { return avg_window(g, oy, ox, count_include_pad); });
+  mean_over_windows(out, input, g,
+                    [&](int64_t oy, int64_t ox) { return avg_window(g, oy, ox, count_include_pad); });
 }
 void avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Window2d& g,
                          bool count_include_pad) {
-  mean_over_windows_backward(grad_input, grad_out, g,
-                             [&](int64_t oy, int64_t ox) { return avg_window(g, oy, ox, count_include_pad); });
+  mean_over_windows_backward(grad_input, grad_out, g, [&](int64_t oy, int64_t ox) {
+    return avg_window(g, oy, ox, count_include_pad);
+  });
 }
 void adaptive_avg_pool2d(const Tensor& out, const Tensor& input, const Window2d& g) {
   mean_over_windows(out, input, g, [&](int64_t oy, int64_t ox) { return adaptive_window(g, oy, ox); });

@@ -1,0 +1,32 @@
+"""``tandem.allow_host_conversion``: opt-in, scoped NumPy conversion of device tensors."""
+import contextlib
+
+from . import _C
+
+
+@contextlib.contextmanager
+def allow_host_conversion(detach=True):
+    """Inside the block, implicit NumPy conversions of device tensors copy them to the host.
+
+    ``np.asarray(t)``, ``t.numpy()``, ``pd.DataFrame(t)``, ``plt.plot(t)`` and scikit-learn metrics then work
+    on cuda tensors; each conversion is a device-to-host copy, counted by ``tandem.cuda.transfer_stats()``
+    like any other. With ``detach=True`` tensors that require grad convert too (as ``t.detach()``); with
+    ``detach=False`` they still raise. The setting is per thread, nests (the innermost block wins) and is
+    restored on exit, also when the block raises. Usable as a decorator.
+    """
+    previous = _C._set_host_conversion(2 if detach else 1)
+    try:
+        yield
+    finally:
+        _C._set_host_conversion(previous)
+
+
+def _tensor_copy(self):
+    """``copy.copy(t)``: a new tensor object sharing ``t``'s memory, a leaf with its requires_grad (as PyTorch).
+
+    Libraries keep shallow copies of their inputs (matplotlib's ``Line2D.set_data``), so plotting needs it.
+    """
+    return self.detach().requires_grad_(self.requires_grad)
+
+
+_C.Tensor.__copy__ = _tensor_copy

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# The GPU check (issue 5), for a machine with an NVIDIA GPU and no internet: builds tandem with CUDA for that
+# GPU, runs the C++ tests and the whole Python suite on the real cuda device, runs the GPU benchmarks against
+# PyTorch (and CuPy) side by side, and writes gpu-check.md (summary) and gpu-check.json into OUTDIR, with the
+# logs next to them. What the machine may lack comes prepared in .gpu-carry/ (scripts/gpu-carry.sh).
+# Budget: under 8 minutes on the H200 machine. Exit status 0 only when everything passed.
+#
+# Usage: scripts/gpu-check.sh OUTDIR
+#   GPU_CHECK_REHEARSAL=1 runs it on a machine without a GPU (checks the script: cuda tests skip, no benchmarks).
+set -uo pipefail
+OUT=$(mkdir -p "${1:?usage: scripts/gpu-check.sh OUTDIR}" && cd "$1" && pwd)
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+PY=${PYTHON:-python3}
+CARRY=$ROOT/.gpu-carry
+BUILD=$ROOT/build-gpu
+JOBS=$(nproc)
+export PYTHONPATH=$ROOT/python${PYTHONPATH:+:$PYTHONPATH}
+[ -d "$CARRY/pylib" ] && export PYTHONPATH=$PYTHONPATH:$CARRY/pylib  # after the machine's own packages
+unset TANDEM_EMULATE_CUDA TANDEM_EMULATE_CUDA_MEMORY
+T0=$(date +%s)
+declare -A STATUS SECONDS_TAKEN
+
+# step NAME TIMEOUT_S CMD...: runs CMD with its output in $OUT/NAME.log, recording status and seconds.
+step() {
+  local name=$1 limit=$2; shift 2
+  local t=$(date +%s)
+  echo "== $name" >&2
+  timeout --kill-after=10 "$limit" "$@" >"$OUT/$name.log" 2>&1
+  local rc=$?
+  STATUS[$name]=$rc
+  SECONDS_TAKEN[$name]=$(( $(date +%s) - t ))
+  tail -n 3 "$OUT/$name.log" >&2
+  return $rc
+}
+
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total --format=csv,noheader 2>&1 || true
+  nvcc --version 2>&1 | tail -n 2
+  cmake --version | head -n 1
+  "$PY" - <<'PYEOF'
+import platform, importlib
+print("python", platform.python_version())
+for m in ("numpy", "torch", "cupy", "nanobind", "pytest", "xdist", "hypothesis"):
+    try:
+        print(m, getattr(importlib.import_module(m), "__version__", "?"))
+    except Exception as e:
+        print(m, "absent", type(e).__name__)
+PYEOF
+} >"$OUT/environment.log" 2>&1
+
+# Only the GPU that is here: one architecture builds fast (make test builds sm_80 + sm_90 + PTX).
+ARCH=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d ' .')
+ARCH=${ARCH:-90}
+NB_DIR=$("$PY" -m nanobind --cmake_dir 2>/dev/null)
+GTEST_ARGS=()
+[ -d "$CARRY/googletest" ] && GTEST_ARGS=(-DTANDEM_GTEST_SOURCE_DIR="$CARRY/googletest")
+
+step configure 120 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTANDEM_CUDA=ON \
+  -DCMAKE_CUDA_ARCHITECTURES="$ARCH" -DPython_EXECUTABLE="$(command -v "$PY")" -Dnanobind_DIR="$NB_DIR" \
+  "${GTEST_ARGS[@]}"
+if [ "${STATUS[configure]}" = 0 ]; then
+  step build 300 cmake --build "$BUILD" -j "$JOBS"
+fi
+if [ "${STATUS[build]:-1}" = 0 ]; then
+  step cpp_tests 120 "$BUILD/tandem_tests" --gtest_brief=1
+  step cuda_device 60 "$PY" -c "
+import tandem
+print('is_available', tandem.cuda.is_available(), 'device_count', tandem.cuda.device_count())
+assert tandem.cuda.is_available(), 'tandem sees no CUDA device'
+p = tandem.cuda.get_device_properties(0)
+print(p)
+assert not getattr(p, 'emulated', False), 'the cuda device is emulated'
+x = tandem.arange(10, device='cuda').float()
+assert (x * 2).sum().item() == 90.0
+"
+  if [ "${STATUS[cuda_device]}" != 0 ] && [ -z "${GPU_CHECK_REHEARSAL:-}" ]; then
+    echo "no real cuda device: skipping the tests and benchmarks" >&2
+  else
+    XDIST=()
+    "$PY" -c "import xdist" 2>/dev/null && XDIST=(-n 8)
+    step python_tests 330 "$PY" -m pytest tests/python -q -p no:cacheprovider "${XDIST[@]}" \
+      --junitxml="$OUT/pytest.xml" -o junit_family=xunit1
+    if [ -z "${GPU_CHECK_REHEARSAL:-}" ]; then
+      step gpu_bench 200 "$PY" bench/gpu_bench.py --out "$OUT"
+    fi
+  fi
+fi
+
+TOTAL=$(( $(date +%s) - T0 ))
+STEPS=(configure build cpp_tests cuda_device python_tests gpu_bench)
+status_json=$(for s in "${STEPS[@]}"; do printf '"%s": {"status": %s, "seconds": %s},' "$s" "${STATUS[$s]:-null}" "${SECONDS_TAKEN[$s]:-null}"; done)
+"$PY" - "$OUT" "$TOTAL" "{${status_json%,}}" <<'PYEOF'
+import json, os, re, sys
+out, total, steps = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
+def read(name):
+    p = os.path.join(out, name)
+    return open(p, errors="replace").read() if os.path.exists(p) else ""
+env = read("environment.log").strip()
+tests = read("python_tests.log")
+summary_line = next((l for l in reversed(tests.splitlines()) if re.search(r"\d+ (passed|failed)", l)), "")
+failures = [l for l in tests.splitlines() if l.startswith(("FAILED", "ERROR"))]
+ok = all(v["status"] == 0 for k, v in steps.items() if v["status"] is not None) and \
+    steps["python_tests"]["status"] is not None
+bench = read("gpu-bench.md")
+lines = ["# GPU check", "", f"Result: **{'PASS' if ok else 'FAIL'}** in {total} s.", "", "```", env, "```", "",
+         "| step | exit status | seconds |", "|---|---:|---:|"]
+lines += [f"| {k} | {v['status'] if v['status'] is not None else 'not run'} | {v['seconds'] or ''} |"
+          for k, v in steps.items()]
+lines += ["", f"Python tests: {summary_line or 'no summary (see python_tests.log)'}"]
+cpp = read("cpp_tests.log").strip().splitlines()
+lines += [f"C++ tests: {cpp[-1] if cpp else 'not run'}", ""]
+if failures:
+    lines += ["## Failing tests", ""] + [f"- {f}" for f in failures[:100]] + [""]
+if steps["build"]["status"] not in (0, None):
+    lines += ["## Build errors (last lines)", "", "```"] + read("build.log").splitlines()[-60:] + ["```", ""]
+if bench:
+    lines += [bench.replace("# GPU benchmarks", "## GPU benchmarks", 1)]
+open(os.path.join(out, "gpu-check.md"), "w").write("\n".join(lines) + "\n")
+json.dump({"ok": ok, "seconds": total, "steps": steps, "python_tests": summary_line, "failures": failures,
+           "environment": env.splitlines()}, open(os.path.join(out, "gpu-check.json"), "w"), indent=1)
+print("\n".join(lines[:12]))
+sys.exit(0 if ok else 1)
+PYEOF

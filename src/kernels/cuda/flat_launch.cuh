@@ -1,0 +1,36 @@
+// Launch geometry shared by the linalg and nn CUDA kernels: flat grid-stride loops over 64-bit counts, and
+// the floating-dtype dispatch of kernels that exist only for float types (as on the CPU).
+#pragma once
+#include <cstdint>
+
+#include "core/dtype.h"
+
+namespace tandem::cuda {
+
+constexpr int kFlatBlock = 256;
+// Enough blocks to fill any current GPU many times over; grid-stride loops cover larger counts.
+constexpr int64_t kMaxFlatBlocks = int64_t{1} << 20;
+
+// Blocks for a flat loop over n > 0 items.
+inline unsigned flat_blocks(int64_t n) {
+  const int64_t blocks = (n + kFlatBlock - 1) / kFlatBlock;
+  return static_cast<unsigned>(blocks < kMaxFlatBlocks ? blocks : kMaxFlatBlocks);
+}
+
+// The first item of this thread and the stride between its items, in 64 bits.
+__device__ __forceinline__ int64_t flat_begin() {
+  return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+__device__ __forceinline__ int64_t flat_stride() { return static_cast<int64_t>(gridDim.x) * blockDim.x; }
+
+// Calls fn(TypeTag<T>{}) for the floating dtypes (float16, bfloat16, float32, float64); others are never
+// passed by the front ends of these kernels.
+template <typename Fn>
+void dispatch_floating(DType d, Fn&& fn) {
+  dispatch_dtype(d, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_floating_type_v<T>) fn(tag);
+  });
+}
+
+}  // namespace tandem::cuda

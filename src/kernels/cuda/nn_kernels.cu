@@ -1,0 +1,15 @@
+// CUDA kernels of the nn family: convolution's im2col/col2im, pooling and the fused optimizer updates.
+#include "kernels/cuda/cuda_kernels.h"
+#include "kernels/cuda/nn_parts.h"
+#include "kernels/kernel_table.h"
+
+namespace tandem::cuda {
+
+void register_nn_kernels(KernelTable& table) {
+  register_conv_kernels(table.nn);
+  register_max_pool_kernels(table.nn);
+  register_avg_pool_kernels(table.nn);
+  register_optim_kernels(table.nn);
+}
+
+}  // namespace tandem::cuda

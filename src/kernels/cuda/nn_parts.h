@@ -1,0 +1,13 @@
+// The parts of the CUDA nn family, one file each (nvcc is slow on big files); register_nn_kernels in
+// nn_kernels.cu installs them all.
+#pragma once
+
+namespace tandem {
+struct NnKernels;
+namespace cuda {
+void register_conv_kernels(NnKernels& k);      // im2col, col2im: nn_conv_kernels.cu
+void register_max_pool_kernels(NnKernels& k);  // max_pool2d and its backward: nn_max_pool_kernels.cu
+void register_avg_pool_kernels(NnKernels& k);  // avg and adaptive avg pooling: nn_avg_pool_kernels.cu
+void register_optim_kernels(NnKernels& k);     // sgd_step, adam_step: nn_optim_kernels.cu
+}  // namespace cuda
+}  // namespace tandem
