@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "factory_args.h"
 #include "ops/copy.h"
+#include "ops/pinned.h"
 
 namespace tandem::py {
 
@@ -129,6 +130,13 @@ FactoryArgs factory_args(nb::handle dtype, nb::handle device, bool requires_grad
   check_requires_grad(requires_grad, a.dtype);
   return a;
 }
+// pin_memory=True: the tensor is made in pinned host memory (CPU tensors only, as in PyTorch).
+Tensor new_tensor(IntArrayRef shape, const FactoryArgs& a, bool pin_memory) {
+  if (!pin_memory) return empty(shape, a.dtype, a.device);
+  TANDEM_CHECK(a.device.is_cpu(), Runtime, "Only dense CPU tensors can be pinned\nhint: drop pin_memory=True "
+               "for a tensor made directly on ", a.device.str());
+  return empty_pinned(shape, a.dtype);
+}
 Tensor finish(Tensor t, const FactoryArgs& a) {
   if (a.requires_grad) t.impl()->ensure_autograd().requires_grad = true;
   return t;
@@ -150,14 +158,14 @@ void init_creation(nb::module_& m) {
 #define TANDEM_FACTORY(name, fill)                                                                      \
   m.def(                                                                                              \
       #name,                                                                                          \
-      [](nb::args size, nb::handle dtype, nb::handle device, bool requires_grad) {                    \
+      [](nb::args size, nb::handle dtype, nb::handle device, bool requires_grad, bool pin_memory) {   \
         FactoryArgs a = factory_args(dtype, device, requires_grad, default_float_dtype());            \
-        Tensor t = empty(shape_from_args(size, #name), a.dtype, a.device);                            \
+        Tensor t = new_tensor(shape_from_args(size, #name), a, pin_memory);                           \
         fill;                                                                                         \
         return finish(t, a);                                                                          \
       },                                                                                              \
       nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), \
-      nb::arg("requires_grad") = false);                                                             \
+      nb::arg("requires_grad") = false, nb::arg("pin_memory") = false);                              \
   m.def(                                                                                              \
       #name "_like",                                                                                  \
       [](const Tensor& x, nb::handle dtype, nb::handle device, bool requires_grad) {                  \

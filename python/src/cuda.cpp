@@ -4,10 +4,12 @@
 
 #include "backend/accelerator.h"
 #include "backend/crossing.h"
+#include "backend/math_flags.h"
 #include "backend/transfer.h"
 #include "bindings.h"
 #include "core/error.h"
 #include "ops/copy.h"
+#include "ops/pinned.h"
 
 namespace tandem::py {
 
@@ -21,7 +23,7 @@ nb::object tensor_to(nb::handle self, nb::args args, nb::kwargs kwargs) {
   const Tensor& x = as_tensor_ref(self);
   std::optional<Device> device;
   std::optional<DType> dtype;
-  bool copy = false;
+  bool copy = false, non_blocking = false;
   for (nb::handle a : args) {
     if (is_dtype(a) || a.is(reinterpret_cast<PyObject*>(&PyFloat_Type))) {
       dtype = to_dtype(a);
@@ -39,13 +41,13 @@ nb::object tensor_to(nb::handle self, nb::args args, nb::kwargs kwargs) {
     if (key == "dtype") dtype = to_optional_dtype(v);
     else if (key == "device") device = to_optional_device(v);
     else if (key == "copy") copy = nb::cast<bool>(v);
-    else if (key == "non_blocking") (void)nb::cast<bool>(v);  // copies from pageable memory are synchronous
+    else if (key == "non_blocking") non_blocking = nb::cast<bool>(v);
     else if (key == "memory_format") continue;
     else TANDEM_THROW(Type, "to() got an unexpected keyword argument '", key, "'");
   }
   Device target = device.value_or(x.device());
   CrossingScope scope(".to()", true, !(x.device().is_cpu() && target.is_cpu()));
-  Tensor out = to_device(x, target, dtype, copy);
+  Tensor out = to_device(x, target, dtype, copy, non_blocking);
   if (out.is_same(x)) return nb::borrow(self);  // PyTorch returns the very same object when nothing changes
   return wrap(std::move(out));
 }
@@ -80,25 +82,36 @@ void init_cuda(nb::module_& m) {
   tensor.def("to", &tensor_to, "Returns the tensor on another device and/or dtype (itself if nothing changes).");
   tensor.def(
       "cpu",
-      [](nb::handle self) -> nb::object {
+      [](nb::handle self, bool non_blocking) -> nb::object {
         const Tensor& x = as_tensor_ref(self);
         if (x.device().is_cpu()) return nb::borrow(self);
         CrossingScope scope(".cpu()", true);
-        return wrap(to_device(x, Device(), std::nullopt, false));
+        return wrap(to_device(x, Device(), std::nullopt, false, non_blocking));
       },
-      "A copy in host memory (the tensor itself when it already is on the CPU).");
+      nb::arg("non_blocking") = false,
+      "A copy in host memory (the tensor itself when it already is on the CPU). With non_blocking=True the "
+      "copy lands in pinned memory and returns at once; reading the result waits for the copy.");
   tensor.def(
       "cuda",
-      [](nb::handle self, nb::handle device, bool) -> nb::object {
+      [](nb::handle self, nb::handle device, bool non_blocking) -> nb::object {
         const Tensor& x = as_tensor_ref(self);
         Device target = device.is_none() ? Device(DeviceType::CUDA) : to_device(device);
         TANDEM_CHECK(target.is_cuda(), Value, "Invalid device, must be cuda device");
         CrossingScope scope(".cuda()", true);
-        Tensor out = to_device(x, target, std::nullopt, false);
+        Tensor out = to_device(x, target, std::nullopt, false, non_blocking);
         if (out.is_same(x)) return nb::borrow(self);
         return wrap(std::move(out));
       },
       nb::arg("device").none() = nb::none(), nb::arg("non_blocking") = false);
+  tensor.def(
+      "pin_memory", [](nb::handle self) -> nb::object {
+        const Tensor& x = as_tensor_ref(self);
+        Tensor out = pin_memory(x);
+        if (out.is_same(x)) return nb::borrow(self);
+        return wrap(std::move(out));
+      },
+      "A copy in pinned (page-locked) host memory, or the tensor itself when it already is pinned.");
+  tensor.def("is_pinned", [](const Tensor& t) { return is_pinned(t); }, "Whether the tensor is in pinned memory.");
   tensor.def("get_device", [](const Tensor& t) { return t.device().is_cpu() ? -1 : t.device().index; });
 
   m.def("_cuda_is_available", [] { return cuda_available(); });
@@ -145,6 +158,14 @@ void init_cuda(nb::module_& m) {
   m.def("_cuda_synchronize_event", [](EventId e) { cuda_backend().synchronize_event(e); });
   m.def("_cuda_query_event", [](EventId e) { return cuda_backend().query_event(e); });
   m.def("_cuda_elapsed_ms", [](EventId a, EventId b) { return cuda_backend().elapsed_ms(a, b); });
+  m.def("_cuda_is_built", [] { return cuda_backend_built(); });
+  m.def("_get_allow_tf32", [] { return allow_tf32(); });
+  m.def("_set_allow_tf32", [](bool allow) { set_allow_tf32(allow); });
+  m.def("_cuda_sleep", [](double ms) {
+    AcceleratorBackend& b = cuda_backend();
+    int device = b.current_device();
+    b.delay_stream(device, b.current_stream(device), ms);
+  });
   m.def("_cuda_missing_reason", []() -> std::string {
     try {
       cuda_backend();
@@ -163,6 +184,7 @@ void init_cuda(nb::module_& m) {
     d["device_to_device_copies"] = s.device_to_device_copies;
     d["device_to_device_bytes"] = s.device_to_device_bytes;
     d["synchronizations"] = s.synchronizations;
+    d["non_blocking_copies"] = s.non_blocking_copies;
     return d;
   });
   m.def("_reset_transfer_stats", &reset_transfer_stats);

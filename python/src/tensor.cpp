@@ -128,11 +128,13 @@ void init_tensor(nb::module_& m) {
       .def(
           "contiguous", [](const Tensor& t) { return contiguous(t); }, "This tensor if contiguous, else a copy.")
       .def("clone", [](const Tensor& t) { return clone(t); })
-      .def("copy_",
-           [](const Tensor& t, const Tensor& src) {
-             CrossingScope scope(".copy_()", true, t.device() != src.device());  // explicit for the guard
-             return copy_(t, src);
-           })
+      .def(
+          "copy_",
+          [](const Tensor& t, const Tensor& src, bool non_blocking) {
+            CrossingScope scope(".copy_()", true, t.device() != src.device());  // explicit for the guard
+            return copy_(t, src, non_blocking);
+          },
+          nb::arg("src"), nb::arg("non_blocking") = false)
       .def("fill_",
            [](const Tensor& t, nb::handle v) {
              Scalar s;

@@ -21,6 +21,7 @@ from ._host_conversion import allow_host_conversion  # noqa: F401
 from . import cuda  # noqa: F401
 from ._transfer_guard import transfer_guard, get_transfer_guard, TransferGuardError  # noqa: F401
 from . import profiler  # noqa: F401
+from . import backends  # noqa: F401
 from ._autograd import *  # noqa: F401,F403
 from ._nn import nn, optim, utils, save, load  # noqa: F401
 

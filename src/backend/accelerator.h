@@ -41,6 +41,11 @@ class AcceleratorBackend : public Backend {
   virtual std::vector<size_t> largest_live_allocations(int index, size_t count) = 0;
   virtual void empty_cache() = 0;
 
+  // Page-locked ("pinned") host memory: the copy engine reads and writes it directly, so copies to and from
+  // it run at full bandwidth and may be asynchronous. is_pinned answers for any address inside a block.
+  virtual DataPtr allocate_pinned(size_t nbytes) = 0;
+  virtual bool is_pinned(const void* ptr) = 0;
+
   virtual StreamId create_stream(int device) = 0;
   virtual StreamId current_stream(int device) = 0;  // per thread
   virtual void set_current_stream(int device, StreamId stream) = 0;
@@ -54,6 +59,9 @@ class AcceleratorBackend : public Backend {
   virtual void synchronize_event(EventId event) = 0;
   virtual bool query_event(EventId event) = 0;
   virtual double elapsed_ms(EventId start, EventId end) = 0;
+  // Testing aid (tandem.cuda._sleep): `stream` waits `ms` milliseconds before its next work, so tests can
+  // prove that host reads wait for queued work.
+  virtual void delay_stream(int device, StreamId stream, double ms) = 0;
 
   // Interop with other CUDA libraries (DLPack, __cuda_array_interface__). Only a real backend has device
   // pointers and streams that another library can use; the emulated one answers false and callers raise.

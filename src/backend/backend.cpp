@@ -15,8 +15,11 @@ std::array<Backend*, kNumDeviceTypes>& registry() {
   ensure_builtin_backends();
   return table();
 }
-std::array<std::string, kNumDeviceTypes>& missing_reasons() {
-  static std::array<std::string, kNumDeviceTypes> reasons{};
+struct MissingReason {
+  std::string first_line = "Torch not compiled with CUDA enabled", hint;
+};
+std::array<MissingReason, kNumDeviceTypes>& missing_reasons() {
+  static std::array<MissingReason, kNumDeviceTypes> reasons{};
   return reasons;
 }
 }  // namespace
@@ -29,15 +32,16 @@ void ensure_builtin_backends() {
 
 void register_backend(DeviceType type, Backend* backend) { table()[static_cast<int>(type)] = backend; }
 bool has_backend(DeviceType type) { return registry()[static_cast<int>(type)] != nullptr; }
-void set_missing_backend_reason(DeviceType type, std::string reason) {
-  missing_reasons()[static_cast<int>(type)] = std::move(reason);
+void set_missing_backend_reason(DeviceType type, std::string reason, std::string first_line) {
+  missing_reasons()[static_cast<int>(type)] = {std::move(first_line), std::move(reason)};
 }
 
 Backend& backend_for(DeviceType type) {
   Backend* b = registry()[static_cast<int>(type)];
   if (__builtin_expect(b != nullptr, 1)) return *b;
-  const std::string& why = missing_reasons()[static_cast<int>(type)];
-  TANDEM_THROW(Runtime, "Torch not compiled with CUDA enabled\nhint: ",
+  const MissingReason& missing = missing_reasons()[static_cast<int>(type)];
+  const std::string& why = missing.hint;
+  TANDEM_THROW(Runtime, missing.first_line, "\nhint: ",
                why.empty() ? std::string("tandem has no ") + std::string(device_type_name(type)) +
                                  " backend in this build; use device='cpu'"
                            : why);

@@ -11,6 +11,7 @@ namespace tandem {
 namespace {
 struct Counters {
   std::atomic<uint64_t> h2d{0}, h2d_bytes{0}, d2h{0}, d2h_bytes{0}, d2d{0}, d2d_bytes{0}, syncs{0};
+  std::atomic<uint64_t> non_blocking{0};
 };
 Counters& counters() {
   static Counters c;
@@ -54,6 +55,26 @@ void read_results_on_host(Device device, size_t nbytes, const std::function<void
   run();
 }
 
+void copy_device_to_host_async(void* dst, StorageImpl& dst_storage, const void* src, Device device,
+                               size_t nbytes) {
+  CrossingRecord crossing(CrossingKind::DeviceToHost, device, Device(), nbytes);
+  counters().d2h++;
+  counters().d2h_bytes += nbytes;
+  counters().non_blocking++;
+  IntrusivePtr<PendingWrite> pending =
+      backend_for(device.type).copy_device_to_host_async(dst, src, nbytes, device);
+  if (pending) dst_storage.add_pending_write(std::move(pending));
+}
+
+void copy_host_to_device_async(void* dst, Device device, const void* src, const Storage& src_storage,
+                               size_t nbytes) {
+  CrossingRecord crossing(CrossingKind::HostToDevice, Device(), device, nbytes);
+  counters().h2d++;
+  counters().h2d_bytes += nbytes;
+  counters().non_blocking++;
+  backend_for(device.type).copy_host_to_device_async(dst, src, nbytes, device, src_storage);
+}
+
 void synchronize_device(Device device) {
   CrossingRecord crossing(CrossingKind::Sync, device, device, 0);
   counters().syncs++;
@@ -62,12 +83,12 @@ void synchronize_device(Device device) {
 
 TransferStats transfer_stats() {
   Counters& c = counters();
-  return {c.h2d, c.h2d_bytes, c.d2h, c.d2h_bytes, c.d2d, c.d2d_bytes, c.syncs};
+  return {c.h2d, c.h2d_bytes, c.d2h, c.d2h_bytes, c.d2d, c.d2d_bytes, c.syncs, c.non_blocking};
 }
 
 void reset_transfer_stats() {
   Counters& c = counters();
-  c.h2d = c.h2d_bytes = c.d2h = c.d2h_bytes = c.d2d = c.d2d_bytes = c.syncs = 0;
+  c.h2d = c.h2d_bytes = c.d2h = c.d2h_bytes = c.d2d = c.d2d_bytes = c.syncs = c.non_blocking = 0;
 }
 
 }  // namespace tandem

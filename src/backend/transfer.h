@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "core/device.h"
+#include "core/storage.h"
 
 namespace tandem {
 
@@ -15,6 +16,7 @@ struct TransferStats {
   uint64_t device_to_host_copies = 0, device_to_host_bytes = 0;
   uint64_t device_to_device_copies = 0, device_to_device_bytes = 0;
   uint64_t synchronizations = 0;
+  uint64_t non_blocking_copies = 0;  // of the host<->device copies above, those asked for with non_blocking
 };
 
 void copy_host_to_device(void* dst, Device device, const void* src, size_t nbytes);
@@ -26,6 +28,13 @@ void synchronize_device(Device device);
 // results (a count, a bounds check) readable by the host and waits. Counted, guarded and profiled as the
 // device->host copy of those results that a real device makes.
 void read_results_on_host(Device device, size_t nbytes, const std::function<void()>& run);
+// non_blocking copies (counted with the copies above). The device-to-host one returns at once when `dst`
+// is pinned and registers the copy as a pending write of `dst_storage`, which every host read waits for;
+// the host-to-device one keeps `src_storage` alive until the copy has read it.
+void copy_device_to_host_async(void* dst, StorageImpl& dst_storage, const void* src, Device device,
+                               size_t nbytes);
+void copy_host_to_device_async(void* dst, Device device, const void* src, const Storage& src_storage,
+                               size_t nbytes);
 
 TransferStats transfer_stats();
 void reset_transfer_stats();

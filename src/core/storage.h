@@ -4,7 +4,9 @@
 #pragma once
 #include <atomic>
 #include <cstddef>
+#include <mutex>
 #include <utility>
+#include <vector>
 
 #include "core/device.h"
 #include "core/intrusive_ptr.h"
@@ -35,11 +37,37 @@ struct DataPtr {
   }
 };
 
+// Work that is still writing into a storage's memory: an asynchronous (non_blocking) device-to-host copy.
+// A backend makes one per such copy; wait() blocks until the write is done and may be called repeatedly.
+class PendingWrite : public RefCounted {
+ public:
+  virtual void wait() = 0;
+};
+
 class StorageImpl : public RefCounted {
  public:
   StorageImpl(DataPtr data, size_t nbytes, Device device)
       : data_(std::move(data)), nbytes_(nbytes), device_(device) {}
-  void* data() const { return data_.ptr; }
+  // Memory still being written must not be freed under the copy. (A device error while waiting cannot be
+  // raised from a destructor; the next CUDA call reports it.)
+  ~StorageImpl() override {
+    if (!has_pending_.load(std::memory_order_acquire)) return;
+    try {
+      wait_pending_writes();
+    } catch (...) {
+    }
+  }
+  // The pointer host code reads and writes through: waits for pending writes first, so the result of a
+  // non_blocking copy is never seen half-written. One relaxed-cost flag check when nothing is pending.
+  void* data() const {
+    if (__builtin_expect(has_pending_.load(std::memory_order_acquire), 0)) wait_pending_writes();
+    return data_.ptr;
+  }
+  // The pointer without waiting: only for queuing more device work on the memory (another async copy).
+  void* data_without_waiting() const { return data_.ptr; }
+  void add_pending_write(IntrusivePtr<PendingWrite> write);
+  bool has_pending_writes() const { return has_pending_.load(std::memory_order_acquire); }
+  void wait_pending_writes() const;
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
   // Bumped by every in-place write; autograd compares it with the value saved at forward time.
@@ -54,6 +82,9 @@ class StorageImpl : public RefCounted {
   Device device_;
   std::atomic<uint32_t> version_{0};
   bool writeable_ = true;
+  mutable std::atomic<bool> has_pending_{false};
+  mutable std::mutex pending_mu_;
+  mutable std::vector<IntrusivePtr<PendingWrite>> pending_;
 };
 
 using Storage = IntrusivePtr<StorageImpl>;

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "kernels/kernel_table.h"
 #include "ops/elementwise.h"
+#include "ops/pinned.h"
 #include "ops/tensor_iterator.h"
 
 namespace tandem {
@@ -25,18 +26,37 @@ void check_writeable(const Tensor& x, const char* op) {
 }
 
 namespace {
+// Where an asynchronous copy writes into host memory: taking data_ptr() would wait for earlier pending
+// copies into the same storage, which the new copy need not do.
+void* host_ptr_without_waiting(const Tensor& t) {
+  return static_cast<char*>(t.storage()->data_without_waiting()) +
+         t.storage_offset() * static_cast<int64_t>(t.element_size());
+}
+
 // Bytes cross the boundary in one contiguous block through backend/transfer.h; layout and dtype changes
-// happen on one side with the ordinary copy kernel.
-Tensor copy_across_devices(const Tensor& dst, const Tensor& src) {
+// happen on one side with the ordinary copy kernel. non_blocking applies to a direct copy (dst contiguous and
+// of src's shape); a staged one ends with a host-side copy that has to wait anyway.
+Tensor copy_across_devices(const Tensor& dst, const Tensor& src, bool non_blocking) {
   Tensor staged = contiguous(src.dtype() == dst.dtype() ? src : to_dtype(src, dst.dtype()));
   bool direct = dst.is_contiguous() && dst.sizes() == staged.sizes();
   Tensor target = direct ? dst : empty(staged.sizes(), dst.dtype(), dst.device());
   size_t n = staged.nbytes();
   CrossingSubject subject(src);  // the transfer guard names the user's tensor, not the staged copy
+  bool async = non_blocking && direct;
   if (n) {
-    if (src.device().is_cpu()) copy_host_to_device(target.data_ptr(), dst.device(), staged.data_ptr(), n);
-    else if (dst.device().is_cpu()) copy_device_to_host(target.data_ptr(), staged.data_ptr(), src.device(), n);
-    else copy_device_to_device(target.data_ptr(), dst.device(), staged.data_ptr(), src.device(), n);
+    if (src.device().is_cpu()) {
+      if (async) copy_host_to_device_async(target.data_ptr(), dst.device(), staged.data_ptr(), staged.storage(), n);
+      else copy_host_to_device(target.data_ptr(), dst.device(), staged.data_ptr(), n);
+    } else if (dst.device().is_cpu()) {
+      if (async) {
+        copy_device_to_host_async(host_ptr_without_waiting(target), *target.storage(), staged.data_ptr(),
+                                  src.device(), n);
+      } else {
+        copy_device_to_host(target.data_ptr(), staged.data_ptr(), src.device(), n);
+      }
+    } else {
+      copy_device_to_device(target.data_ptr(), dst.device(), staged.data_ptr(), src.device(), n);
+    }
   }
   if (!direct) return copy_(dst, target);
   dst.bump_version();
@@ -44,19 +64,19 @@ Tensor copy_across_devices(const Tensor& dst, const Tensor& src) {
 }
 }  // namespace
 
-Tensor copy_(const Tensor& dst, const Tensor& src) {
+Tensor copy_(const Tensor& dst, const Tensor& src, bool non_blocking) {
   check_writeable(dst, "copy_");
   DimVector shape = broadcast_shapes(dst.sizes(), src.sizes());
   TANDEM_CHECK(shape == dst.sizes(), Runtime, "output with shape ", dst.shape_str(),
                " doesn't match the broadcast shape ", shape_to_string(shape));
   if (autograd::should_record(dst, src)) {
     autograd::check_inplace(dst);
-    autograd::without_grad([&] { return copy_(dst, src); });
+    autograd::without_grad([&] { return copy_(dst, src, non_blocking); });
     if (is_floating(dst.dtype())) autograd::record_copy_(dst, src);
     return dst;
   }
   if (dst.numel() == 0) return dst;
-  if (dst.device() != src.device()) return copy_across_devices(dst, src);
+  if (dst.device() != src.device()) return copy_across_devices(dst, src, non_blocking);
   TensorIterator iter;
   iter.add_output(dst);
   iter.add_input(src);
@@ -116,16 +136,18 @@ Tensor full(IntArrayRef sizes, const Scalar& value, DType dtype, Device device) 
   return fill_(t, value);
 }
 
-Tensor to_device(const Tensor& x, Device device, std::optional<DType> dtype, bool copy) {
+Tensor to_device(const Tensor& x, Device device, std::optional<DType> dtype, bool copy, bool non_blocking) {
   Device target = backend_for(device.type).resolve(device);
   DType d = dtype.value_or(x.dtype());
   if (target == x.device()) return to_dtype(x, d, copy);
   if (autograd::should_record(x)) {
-    Tensor out = autograd::without_grad([&] { return to_device(x, device, dtype, copy); });
+    Tensor out = autograd::without_grad([&] { return to_device(x, device, dtype, copy, non_blocking); });
     return autograd::record_copy("ToCopyBackward0", x, out);
   }
-  Tensor out = empty(x.sizes(), d, target);
-  return copy_(out, x);
+  // As in PyTorch, a non_blocking copy to the host lands in pinned memory: only that can be written
+  // asynchronously.
+  Tensor out = non_blocking && target.is_cpu() ? empty_pinned(x.sizes(), d) : empty(x.sizes(), d, target);
+  return copy_(out, x, non_blocking);
 }
 
 Scalar item(const Tensor& x) {

@@ -7,8 +7,9 @@
 
 namespace tandem {
 
-// Writes src into dst (broadcasting src to dst's shape, converting dtype, crossing devices).
-Tensor copy_(const Tensor& dst, const Tensor& src);
+// Writes src into dst (broadcasting src to dst's shape, converting dtype, crossing devices). non_blocking
+// lets a host<->device copy involving pinned memory return before it finished (reads of dst wait for it).
+Tensor copy_(const Tensor& dst, const Tensor& src, bool non_blocking = false);
 // `x` itself when it already has `dtype`, otherwise a converted contiguous copy.
 Tensor to_dtype(const Tensor& x, DType dtype, bool copy = false);
 // `x` itself when contiguous, otherwise a contiguous copy.
@@ -25,8 +26,10 @@ void check_writeable(const Tensor& x, const char* op);
 }  // namespace tandem
 
 namespace tandem {
-// `x` on `device` (with `dtype` when given): x itself when nothing changes and copy is false.
-Tensor to_device(const Tensor& x, Device device, std::optional<DType> dtype, bool copy);
+// `x` on `device` (with `dtype` when given): x itself when nothing changes and copy is false. With
+// non_blocking, a copy to the host is made into pinned memory and returns before it finished.
+Tensor to_device(const Tensor& x, Device device, std::optional<DType> dtype, bool copy,
+                 bool non_blocking = false);
 // The value of a one-element tensor (copying from the device when needed). RuntimeError otherwise.
 Scalar item(const Tensor& x);
 }  // namespace tandem

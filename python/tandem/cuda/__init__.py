@@ -187,6 +187,12 @@ class Event:
             pass
 
 
+def _sleep(ms):
+    """Testing aid: the current stream waits ``ms`` milliseconds before running the work queued after this
+    call (the host does not wait). Unlike torch.cuda._sleep, the argument is in milliseconds."""
+    _C._cuda_sleep(float(ms))
+
+
 def manual_seed(seed):
     """Seeds the generator used for random numbers on CUDA devices (shared with the CPU: same numbers)."""
     from .. import manual_seed as _manual_seed

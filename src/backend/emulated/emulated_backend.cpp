@@ -252,6 +252,7 @@ void EmulatedBackend::synchronize(Device device) {
     for (auto& q : d.streams) qs.push_back(q.get());
   }
   for (WorkQueue* q : qs) q->synchronize();
+  release_finished_reads();
 }
 
 StreamId EmulatedBackend::create_stream(int device) {

@@ -24,6 +24,10 @@ class EmulatedBackend final : public AcceleratorBackend {
   void copy_host_to_device(void* dst, const void* src, size_t nbytes, Device device) override;
   void copy_device_to_host(void* dst, const void* src, size_t nbytes, Device device) override;
   void copy_within_device(void* dst, const void* src, size_t nbytes, Device device) override;
+  IntrusivePtr<PendingWrite> copy_device_to_host_async(void* dst, const void* src, size_t nbytes,
+                                                       Device device) override;
+  void copy_host_to_device_async(void* dst, const void* src, size_t nbytes, Device device,
+                                 const Storage& host_owner) override;
   void synchronize(Device device) override;
   int device_count() const override { return static_cast<int>(devices_.size()); }
   Device resolve(Device device) override;
@@ -35,6 +39,8 @@ class EmulatedBackend final : public AcceleratorBackend {
   void reset_peak_memory_stats(int index) override;
   std::vector<size_t> largest_live_allocations(int index, size_t count) override;
   void empty_cache() override;
+  DataPtr allocate_pinned(size_t nbytes) override;
+  bool is_pinned(const void* ptr) override;
 
   StreamId create_stream(int device) override;
   StreamId current_stream(int device) override;
@@ -49,6 +55,7 @@ class EmulatedBackend final : public AcceleratorBackend {
   void synchronize_event(EventId event) override;
   bool query_event(EventId event) override;
   double elapsed_ms(EventId start, EventId end) override;
+  void delay_stream(int device, StreamId stream, double ms) override;
 
   // Runs `task` on the device's current stream, in order with everything queued there before.
   void enqueue(Device device, std::function<void()> task);
@@ -63,12 +70,25 @@ class EmulatedBackend final : public AcceleratorBackend {
   void release(int device, void* ptr, size_t cls);
   [[noreturn]] void throw_oom(int device, size_t requested);
   friend void release_block(void* ctx);
+  friend void release_pinned(void* ctx);
 
   std::vector<std::unique_ptr<DeviceState>> devices_;
   size_t capacity_;
   std::mutex events_mu_;
   std::unordered_map<EventId, std::shared_ptr<EventState>> events_;
   EventId next_event_ = 1;
+  std::mutex pinned_mu_;
+  std::map<uintptr_t, size_t> pinned_;  // start address -> size of each live pinned block
+  // Host storages read by queued non_blocking host-to-device copies, released on a host thread once done
+  // (a storage's deleter may need the Python interpreter, which worker threads must not touch).
+  struct InFlightRead {
+    WorkQueue* queue;
+    uint64_t seq;
+    Storage host;
+  };
+  std::mutex reads_mu_;
+  std::vector<InFlightRead> in_flight_reads_;
+  void release_finished_reads();
 };
 
 // Parses sizes like "512MiB", "2GiB", "1.5GB", "1048576"; returns 0 when the text is not a size.

@@ -4,6 +4,7 @@
 #include "backend/emulated/register_emulated.h"
 
 namespace tandem {
+bool cuda_backend_built() { return false; }
 void register_cuda_backend() {
   if (emulated::register_emulated_cuda_from_env()) return;
   set_missing_backend_reason(DeviceType::CUDA,

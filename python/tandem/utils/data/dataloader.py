@@ -1,5 +1,6 @@
 """DataLoader and default_collate, as in PyTorch (single process: batches are built in the calling thread)."""
 import collections.abc
+import warnings
 
 import tandem
 
@@ -36,8 +37,29 @@ def default_collate(batch):
     )
 
 
+def pin_memory(data):
+    """``data`` with every CPU tensor in it copied to pinned memory (dicts, namedtuples, tuples and lists kept;
+    tensors already on a device stay as they are)."""
+    if isinstance(data, Tensor):
+        return data.pin_memory() if data.device.type == "cpu" else data
+    if isinstance(data, (str, bytes)):
+        return data
+    if isinstance(data, collections.abc.Mapping):
+        return {k: pin_memory(v) for k, v in data.items()}
+    if isinstance(data, tuple) and hasattr(data, "_fields"):  # namedtuple
+        return type(data)(*(pin_memory(v) for v in data))
+    if isinstance(data, tuple):
+        return tuple(pin_memory(v) for v in data)
+    if isinstance(data, list):
+        return [pin_memory(v) for v in data]
+    if hasattr(data, "pin_memory"):
+        return data.pin_memory()
+    return data
+
+
 class DataLoader:
-    """Iterates over ``dataset`` in batches. ``pin_memory`` and ``num_workers`` are accepted for source
+    """Iterates over ``dataset`` in batches. With ``pin_memory=True`` every batch's tensors come out in pinned
+    memory (so ``.cuda(non_blocking=True)`` on them is asynchronous). ``num_workers`` is accepted for source
     compatibility; batches are always built in the calling process."""
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
@@ -54,6 +76,10 @@ class DataLoader:
                 )
             batch_size, drop_last = None, False
         self.dataset = dataset
+        if pin_memory and not tandem.cuda.is_available():
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
+                          "memory won't be used.")
+            pin_memory = False
         self.num_workers, self.pin_memory, self.timeout = num_workers, pin_memory, timeout
         self.generator = generator
         self._user_sampler = sampler is not None or batch_sampler is not None
@@ -72,6 +98,10 @@ class DataLoader:
         return len(self.batch_sampler) if self._auto_collation else len(self.sampler)
 
     def __iter__(self):
+        batches = self._batches()
+        return (pin_memory(b) for b in batches) if self.pin_memory else batches
+
+    def _batches(self):
         if self._auto_collation and self._can_gather_batches():
             return self._gathered_batches()
         if self._auto_collation:

@@ -1,0 +1,2 @@
+"""tandem.backends: process-wide switches of the math backends, as torch.backends."""
+from . import cuda  # noqa: F401
