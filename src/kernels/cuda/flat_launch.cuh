@@ -3,7 +3,10 @@
 #pragma once
 #include <cstdint>
 
+#include "backend/cuda/cuda_check.h"
+#include "backend/cuda/cuda_context.h"
 #include "core/dtype.h"
+#include "core/tensor.h"
 
 namespace tandem::cuda {
 
@@ -30,6 +33,20 @@ void dispatch_floating(DType d, Fn&& fn) {
   dispatch_dtype(d, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (is_floating_type_v<T>) fn(tag);
+  });
+}
+
+// The launch of a flat kernel with one thread per element of `out` (a floating tensor): on out's device and
+// current stream, once per dtype. launch(tag, blocks, stream) issues the <<<blocks, kFlatBlock, 0, stream>>>
+// call; the launch is checked here. Nothing is launched for an empty `out`.
+template <typename Launch>
+void launch_flat_floating(const Tensor& out, Launch&& launch) {
+  if (out.numel() == 0) return;
+  DeviceGuard guard(out.device());
+  cudaStream_t stream = current_stream(out.device());
+  dispatch_floating(out.dtype(), [&](auto tag) {
+    launch(tag, flat_blocks(out.numel()), stream);
+    TANDEM_CUDA_CHECK_LAUNCH();
   });
 }
 

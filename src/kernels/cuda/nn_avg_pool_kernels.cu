@@ -64,28 +64,19 @@ __global__ void mean_pool_backward_kernel(T* __restrict__ grad_input, const T* _
 template <typename Rule>
 void mean_pool(const Tensor& out, const Tensor& input, const Rule& rule) {
   const int64_t total = out.numel();
-  if (total == 0) return;
-  DeviceGuard guard(out.device());
-  cudaStream_t stream = current_stream(out.device());
-  dispatch_floating(out.dtype(), [&](auto tag) {
+  launch_flat_floating(out, [&](auto tag, unsigned blocks, cudaStream_t stream) {
     using T = typename decltype(tag)::type;
-    mean_pool_kernel<T, Rule>
-        <<<flat_blocks(total), kFlatBlock, 0, stream>>>(out.data<T>(), input.data<T>(), rule, total);
-    TANDEM_CUDA_CHECK_LAUNCH();
+    mean_pool_kernel<T, Rule><<<blocks, kFlatBlock, 0, stream>>>(out.data<T>(), input.data<T>(), rule, total);
   });
 }
 
 template <typename Rule>
 void mean_pool_backward(const Tensor& grad_input, const Tensor& grad_out, const Rule& rule) {
   const int64_t total = grad_input.numel();
-  if (total == 0) return;
-  DeviceGuard guard(grad_input.device());
-  cudaStream_t stream = current_stream(grad_input.device());
-  dispatch_floating(grad_input.dtype(), [&](auto tag) {
+  launch_flat_floating(grad_input, [&](auto tag, unsigned blocks, cudaStream_t stream) {
     using T = typename decltype(tag)::type;
-    mean_pool_backward_kernel<T, Rule><<<flat_blocks(total), kFlatBlock, 0, stream>>>(
-        grad_input.data<T>(), grad_out.data<T>(), rule, total);
-    TANDEM_CUDA_CHECK_LAUNCH();
+    mean_pool_backward_kernel<T, Rule>
+        <<<blocks, kFlatBlock, 0, stream>>>(grad_input.data<T>(), grad_out.data<T>(), rule, total);
   });
 }
 

@@ -50,27 +50,17 @@ __global__ void col2im_kernel(T* __restrict__ grad_input, const T* __restrict__ 
 
 void im2col(const Tensor& cols, const Tensor& input, const Window2d& g) {
   const int64_t total = cols.numel();
-  if (total == 0) return;
-  DeviceGuard guard(cols.device());
-  cudaStream_t stream = current_stream(cols.device());
-  dispatch_floating(cols.dtype(), [&](auto tag) {
+  launch_flat_floating(cols, [&](auto tag, unsigned blocks, cudaStream_t stream) {
     using T = typename decltype(tag)::type;
-    im2col_kernel<T>
-        <<<flat_blocks(total), kFlatBlock, 0, stream>>>(cols.data<T>(), input.data<T>(), g, total);
-    TANDEM_CUDA_CHECK_LAUNCH();
+    im2col_kernel<T><<<blocks, kFlatBlock, 0, stream>>>(cols.data<T>(), input.data<T>(), g, total);
   });
 }
 
 void col2im(const Tensor& grad_input, const Tensor& cols, const Window2d& g) {
   const int64_t total = grad_input.numel();
-  if (total == 0) return;
-  DeviceGuard guard(grad_input.device());
-  cudaStream_t stream = current_stream(grad_input.device());
-  dispatch_floating(grad_input.dtype(), [&](auto tag) {
+  launch_flat_floating(grad_input, [&](auto tag, unsigned blocks, cudaStream_t stream) {
     using T = typename decltype(tag)::type;
-    col2im_kernel<T>
-        <<<flat_blocks(total), kFlatBlock, 0, stream>>>(grad_input.data<T>(), cols.data<T>(), g, total);
-    TANDEM_CUDA_CHECK_LAUNCH();
+    col2im_kernel<T><<<blocks, kFlatBlock, 0, stream>>>(grad_input.data<T>(), cols.data<T>(), g, total);
   });
 }
 

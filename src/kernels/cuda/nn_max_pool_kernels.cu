@@ -43,28 +43,20 @@ __global__ void max_pool2d_backward_kernel(T* __restrict__ grad_input, const T* 
 
 void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& input, const Window2d& g) {
   const int64_t total = out.numel();
-  if (total == 0) return;
-  DeviceGuard guard(out.device());
-  cudaStream_t stream = current_stream(out.device());
-  dispatch_floating(out.dtype(), [&](auto tag) {
+  launch_flat_floating(out, [&](auto tag, unsigned blocks, cudaStream_t stream) {
     using T = typename decltype(tag)::type;
-    max_pool2d_kernel<T><<<flat_blocks(total), kFlatBlock, 0, stream>>>(
-        out.data<T>(), indices.data<int64_t>(), input.data<T>(), g, total);
-    TANDEM_CUDA_CHECK_LAUNCH();
+    max_pool2d_kernel<T><<<blocks, kFlatBlock, 0, stream>>>(out.data<T>(), indices.data<int64_t>(),
+                                                            input.data<T>(), g, total);
   });
 }
 
 void max_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Tensor& indices,
                          const Window2d& g) {
   const int64_t total = grad_input.numel();
-  if (total == 0) return;
-  DeviceGuard guard(grad_input.device());
-  cudaStream_t stream = current_stream(grad_input.device());
-  dispatch_floating(grad_input.dtype(), [&](auto tag) {
+  launch_flat_floating(grad_input, [&](auto tag, unsigned blocks, cudaStream_t stream) {
     using T = typename decltype(tag)::type;
-    max_pool2d_backward_kernel<T><<<flat_blocks(total), kFlatBlock, 0, stream>>>(
-        grad_input.data<T>(), grad_out.data<T>(), indices.data<int64_t>(), g, total);
-    TANDEM_CUDA_CHECK_LAUNCH();
+    max_pool2d_backward_kernel<T><<<blocks, kFlatBlock, 0, stream>>>(grad_input.data<T>(), grad_out.data<T>(),
+                                                                     indices.data<int64_t>(), g, total);
   });
 }
 
