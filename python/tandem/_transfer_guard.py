@@ -76,16 +76,16 @@ def get_transfer_guard(direction):
     return "warn" if level == _WARN else LEVELS[level]
 
 
-_SYNC_MODES = {"default": 0, "warn": _WARN, "error": LEVELS.index("disallow")}
+_SYNC_MODES = {"default": 0, "warn": _WARN, "error": LEVELS.index("disallow_explicit")}
 
 
 def set_sync_debug_mode(debug_mode):
     """PyTorch's sync debug mode on tandem's transfer guard, for the calling thread.
 
     "default"/0 allows, "warn"/1 warns (UserWarning at your line) and "error"/2 raises TransferGuardError on
-    implicit device syncs and device->host copies (printing, ``bool(t)``, values read inside ops). Unlike
-    PyTorch it is per thread and leaves explicit ``.item()``/``.cpu()`` alone; use
-    ``transfer_guard("disallow_explicit", "device_to_host")`` to catch those too.
+    every device sync and device->host copy, explicit ones (``.item()``, ``.cpu()``, ``synchronize()``)
+    included, as PyTorch does. Unlike PyTorch it is per thread. To flag only the implicit ones (printing,
+    ``bool(t)``, values read inside ops), use ``transfer_guard("disallow", "device_to_host")``.
     """
     if isinstance(debug_mode, str):
         if debug_mode not in _SYNC_MODES:
@@ -102,7 +102,7 @@ def set_sync_debug_mode(debug_mode):
 def get_sync_debug_mode():
     """0 (default), 1 (warn) or 2 (error), as in PyTorch: read from the thread's guard on device syncs."""
     level = _C._transfer_guard_levels()[_SYNC]
-    return {_WARN: 1, LEVELS.index("disallow"): 2}.get(level, 0)
+    return {_WARN: 1, LEVELS.index("disallow_explicit"): 2}.get(level, 0)
 
 
 def _describe(kind, explicit, op, shape, dtype, source, target, nbytes, filename, lineno):

@@ -25,8 +25,8 @@ bool level_applies(GuardLevel level, bool is_explicit) {
       return false;
     case GuardLevel::Log:
     case GuardLevel::Disallow:
-    case GuardLevel::Warn:
       return !is_explicit;
+    case GuardLevel::Warn:  // PyTorch's sync debug mode flags every sync, .item() included
     case GuardLevel::LogExplicit:
     case GuardLevel::DisallowExplicit:
       return true;

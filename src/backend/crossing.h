@@ -14,8 +14,8 @@ class Tensor;
 enum class CrossingKind : uint8_t { HostToDevice, DeviceToHost, DeviceToDevice, Sync };
 inline constexpr int kCrossingKinds = 4;
 
-// Log and Disallow act on implicit crossings only; the *Explicit levels on every crossing. Warn is Log
-// reported as a Python warning (tandem.cuda.set_sync_debug_mode("warn")).
+// Log and Disallow act on implicit crossings only; the *Explicit levels on every crossing. Warn is
+// LogExplicit reported as a Python warning (tandem.cuda.set_sync_debug_mode("warn")).
 enum class GuardLevel : uint8_t { Allow, Log, Disallow, LogExplicit, DisallowExplicit, Warn };
 
 // The calling thread's guard level for one kind of crossing (threads start at Allow).

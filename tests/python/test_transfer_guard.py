@@ -224,9 +224,13 @@ def test_sync_debug_mode_error_and_default():
     assert tandem.cuda.get_sync_debug_mode() == 2
     with pytest.raises(tandem.TransferGuardError, match="implicit device_to_host"):
         bool(x)
-    assert x.item() == 1.5  # explicit reads stay allowed
-    tandem.cuda.synchronize()
+    with pytest.raises(tandem.TransferGuardError, match="explicit device_to_host"):
+        x.item()  # as in PyTorch, explicit syncs are flagged too
+    with pytest.raises(tandem.TransferGuardError, match="explicit sync"):
+        tandem.cuda.synchronize()
     assert tandem.ones(2).cuda().shape == (2,)  # host_to_device is not a sync
+    with tandem.transfer_guard("allow"):  # a nested region re-allows
+        assert x.item() == 1.5
     tandem.cuda.set_sync_debug_mode("default")
     assert tandem.cuda.get_sync_debug_mode() == 0 and bool(x)
 
@@ -242,6 +246,12 @@ def test_sync_debug_mode_warn_points_at_the_line():
     assert len(caught) == 1 and issubclass(caught[0].category, UserWarning)
     assert (caught[0].filename, caught[0].lineno) == (__file__, line)
     assert "implicit device_to_host" in str(caught[0].message)
+    tandem.cuda.set_sync_debug_mode("warn")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        x.item()
+    tandem.cuda.set_sync_debug_mode("default")
+    assert len(caught) == 1 and "explicit device_to_host" in str(caught[0].message)
 
 
 def test_sync_debug_mode_rejects_unknown_modes():
