@@ -146,7 +146,8 @@ void init_cuda(nb::module_& m) {
   m.def("_cuda_current_stream", [](nb::handle d) { return cuda_backend().current_stream(device_index(d)); }, nb::arg("device").none());
   m.def("_cuda_set_stream", [](int device, StreamId s) { cuda_backend().set_current_stream(device, s); });
   m.def("_cuda_synchronize_stream", [](int device, StreamId s) {
-    cuda_backend().synchronize_stream(device, s);
+    CrossingScope scope("Stream.synchronize()", true);
+    synchronize_stream(Device(DeviceType::CUDA, static_cast<int16_t>(device)), s);
   });
   m.def("_cuda_query_stream", [](int device, StreamId s) { return cuda_backend().query_stream(device, s); });
   m.def("_cuda_create_event", [](bool timing) { return cuda_backend().create_event(timing); });
@@ -155,7 +156,10 @@ void init_cuda(nb::module_& m) {
   });
   m.def("_cuda_record_event", [](EventId e, int device, StreamId s) { cuda_backend().record_event(e, device, s); });
   m.def("_cuda_wait_event", [](EventId e, int device, StreamId s) { cuda_backend().wait_event(e, device, s); });
-  m.def("_cuda_synchronize_event", [](EventId e) { cuda_backend().synchronize_event(e); });
+  m.def("_cuda_synchronize_event", [](EventId e, int device) {
+    CrossingScope scope("Event.synchronize()", true);
+    synchronize_event(Device(DeviceType::CUDA, static_cast<int16_t>(device)), e);
+  });
   m.def("_cuda_query_event", [](EventId e) { return cuda_backend().query_event(e); });
   m.def("_cuda_elapsed_ms", [](EventId a, EventId b) { return cuda_backend().elapsed_ms(a, b); });
   m.def("_cuda_is_built", [] { return cuda_backend_built(); });

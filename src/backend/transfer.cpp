@@ -3,6 +3,7 @@
 #include <atomic>
 #include <vector>
 
+#include "backend/accelerator.h"
 #include "backend/backend.h"
 #include "backend/crossing.h"
 
@@ -79,6 +80,18 @@ void synchronize_device(Device device) {
   CrossingRecord crossing(CrossingKind::Sync, device, device, 0);
   counters().syncs++;
   backend_for(device.type).synchronize(device);
+}
+
+void synchronize_stream(Device device, int64_t stream) {
+  CrossingRecord crossing(CrossingKind::Sync, device, device, 0);
+  counters().syncs++;
+  cuda_backend().synchronize_stream(device.index, stream);
+}
+
+void synchronize_event(Device device, int64_t event) {
+  CrossingRecord crossing(CrossingKind::Sync, device, device, 0);
+  counters().syncs++;
+  cuda_backend().synchronize_event(event);
 }
 
 TransferStats transfer_stats() {

@@ -24,6 +24,9 @@ void copy_device_to_host(void* dst, const void* src, Device device, size_t nbyte
 // Between two devices of one type (cuda:0 -> cuda:1), or within one device.
 void copy_device_to_device(void* dst, Device dst_device, const void* src, Device src_device, size_t nbytes);
 void synchronize_device(Device device);
+// The host waits for one stream, or for one event recorded on `device`: syncs too, counted and guarded alike.
+void synchronize_stream(Device device, int64_t stream);
+void synchronize_event(Device device, int64_t event);
 // For a device whose memory the host can address (the emulated device): `run` makes a kernel's `nbytes` of
 // results (a count, a bounds check) readable by the host and waits. Counted, guarded and profiled as the
 // device->host copy of those results that a real device makes.

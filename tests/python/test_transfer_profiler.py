@@ -49,6 +49,22 @@ def test_directions_bytes_and_ops():
     ]
 
 
+def test_stream_and_event_syncs_are_recorded_and_guarded():
+    stream = tandem.cuda.Stream("cuda:1")
+    event = tandem.cuda.Event()
+    event.record(stream)
+    with tandem.profiler.transfers() as prof:
+        stream.synchronize()
+        event.synchronize()
+    got = [(e.direction, e.source, e.op, e.explicit) for e in prof.events]
+    assert got == [("sync", "cuda:1", "Stream.synchronize()", True), ("sync", "cuda:1", "Event.synchronize()", True)]
+    with tandem.transfer_guard("disallow_explicit", "sync"):
+        with pytest.raises(tandem.TransferGuardError, match="Stream.synchronize"):
+            stream.synchronize()
+        with pytest.raises(tandem.TransferGuardError, match="Event.synchronize"):
+            event.synchronize()
+
+
 def test_implicit_reads_inside_tandem_python_point_at_the_user_line():
     x = tandem.arange(3.0, device="cuda:0")
     with tandem.profiler.transfers() as prof:

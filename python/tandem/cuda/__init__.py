@@ -157,11 +157,13 @@ class Event:
     def __init__(self, enable_timing=False, blocking=False, interprocess=False):
         self.enable_timing = enable_timing
         self._id = _C._cuda_create_event(enable_timing)
+        self._device_index = None  # where it was last recorded
 
     def record(self, stream=None):
         """Records the event on ``stream`` (the current stream if None)."""
         stream = stream or current_stream()
         _C._cuda_record_event(self._id, stream.device_index, stream.stream_id)
+        self._device_index = stream.device_index
 
     def wait(self, stream=None):
         """Makes future work on ``stream`` wait for this event."""
@@ -170,7 +172,8 @@ class Event:
 
     def synchronize(self):
         """Blocks the host until the recorded work has finished."""
-        _C._cuda_synchronize_event(self._id)
+        device = current_device() if self._device_index is None else self._device_index
+        _C._cuda_synchronize_event(self._id, device)
 
     def query(self):
         """True when the recorded work has finished."""
