@@ -139,6 +139,10 @@ void init_cuda(nb::module_& m) {
   m.def("_cuda_largest_live_allocations", [](nb::handle d, size_t n) {
     return cuda_backend().largest_live_allocations(device_index(d), n);
   }, nb::arg("device").none(), nb::arg("count"));
+  m.def("_cuda_mem_get_info", [](nb::handle d) {
+    auto [free, total] = cuda_backend().mem_get_info(device_index(d));
+    return nb::make_tuple(free, total);
+  }, nb::arg("device").none());
   m.def("_cuda_empty_cache", [] {
     if (cuda_available()) cuda_backend().empty_cache();
   });

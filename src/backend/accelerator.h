@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend/backend.h"
@@ -38,6 +39,12 @@ class AcceleratorBackend : public Backend {
   virtual DeviceProperties properties(int index) = 0;
   virtual DeviceMemoryStats memory_stats(int index) = 0;
   virtual void reset_peak_memory_stats(int index) = 0;
+  // (free, total) bytes of the device. A real device asks the driver (other processes and the context use
+  // memory too); an emulated one has only what its allocator reserved.
+  virtual std::pair<size_t, size_t> mem_get_info(int index) {
+    DeviceMemoryStats s = memory_stats(index);
+    return {s.total - s.reserved, s.total};
+  }
   virtual std::vector<size_t> largest_live_allocations(int index, size_t count) = 0;
   virtual void empty_cache() = 0;
 

@@ -241,9 +241,9 @@ def empty_cache():
 
 
 def mem_get_info(device=None):
-    """(free, total) bytes of the device."""
-    s = memory_stats(device)
-    return s["total_bytes"] - s["reserved_bytes.all.current"], s["total_bytes"]
+    """(free, total) bytes of the device, as the driver reports them (cudaMemGetInfo); on an emulated device,
+    its capacity less what tandem's allocator reserved."""
+    return _C._cuda_mem_get_info(device)
 
 
 def _fmt(n):

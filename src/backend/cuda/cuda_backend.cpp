@@ -79,6 +79,12 @@ void CudaBackend::set_current_device(int index) {
 DeviceProperties CudaBackend::properties(int index) { return state(index).props; }
 DeviceMemoryStats CudaBackend::memory_stats(int index) { return allocator_->stats(index); }
 void CudaBackend::reset_peak_memory_stats(int index) { allocator_->reset_peak_stats(index); }
+std::pair<size_t, size_t> CudaBackend::mem_get_info(int index) {
+  DeviceGuard guard(Device(DeviceType::CUDA, static_cast<int16_t>(index)));
+  size_t free = 0, total = 0;
+  TANDEM_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  return {free, total};
+}
 std::vector<size_t> CudaBackend::largest_live_allocations(int index, size_t count) {
   return allocator_->largest_live_allocations(index, count);
 }

@@ -38,6 +38,7 @@ class CudaBackend final : public AcceleratorBackend {
   DeviceProperties properties(int index) override;
   DeviceMemoryStats memory_stats(int index) override;
   void reset_peak_memory_stats(int index) override;
+  std::pair<size_t, size_t> mem_get_info(int index) override;
   std::vector<size_t> largest_live_allocations(int index, size_t count) override;
   void empty_cache() override;
   DataPtr allocate_pinned(size_t nbytes) override;
