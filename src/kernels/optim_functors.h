@@ -4,11 +4,22 @@
 // time.
 #pragma once
 #include <cmath>
+#include <type_traits>
 
 #include "core/macros.h"
 #include "kernels/nn_kernels.h"
 
 namespace tandem {
+
+// Calls fn(std::bool_constant<b>{}) so that an option tested per element becomes a compile-time branch (the
+// CPU loop vectorises, the CUDA kernel has no per-element branch). Host code only.
+template <typename Fn>
+void with_flag(bool b, Fn&& fn) {
+  if (b)
+    fn(std::true_type{});
+  else
+    fn(std::false_type{});
+}
 
 template <typename Acc>
 struct SgdUpdate {

@@ -88,6 +88,18 @@ def test_emulated_import_of_cuda_array_interface_raises():
         tandem.as_tensor(FakeCudaArray())
 
 
+def test_cuda_array_interface_import_rejects_what_it_cannot_read():
+    def fake(**changes):
+        iface = {"shape": (2,), "typestr": "<f4", "data": (1 << 40, False), "version": 3, "strides": None}
+        iface.update(changes)
+        return type("FakeCudaArray", (), {"__cuda_array_interface__": iface})()
+
+    with pytest.raises(NotImplementedError, match="version 1 is not supported"):
+        tandem.as_tensor(fake(version=1))
+    with pytest.raises(NotImplementedError, match="with a mask is not supported"):
+        tandem.as_tensor(fake(mask=fake()))
+
+
 # ---- a real GPU ---------------------------------------------------------------------------------------------
 
 @real_gpu

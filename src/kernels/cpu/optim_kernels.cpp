@@ -14,16 +14,6 @@ namespace {
 // Updates are memory-bound: split only tensors large enough (~1 MB of float32) for threads to pay off.
 constexpr int64_t kGrain = 1 << 18;
 
-// Calls fn(std::bool_constant<b>{}) so that a flag tested per element becomes a compile-time branch and the
-// element loop vectorises.
-template <typename Fn>
-void with_flag(bool b, Fn&& fn) {
-  if (b)
-    fn(std::true_type{});
-  else
-    fn(std::false_type{});
-}
-
 void sgd_step(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer, const SgdConfig& cfg) {
   dispatch_dtype(param.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -39,8 +39,7 @@ void move_elements(const IndexPlan& plan, int64_t total, cudaStream_t stream) {
 
 template <bool kToOther>
 void move_by_width(const IndexPlan& plan) {
-  int64_t total = 1;
-  for (int64_t s : plan.shape) total *= s;
+  const int64_t total = compute_numel(plan.shape);
   if (total == 0) return;
   DeviceGuard guard(plan.device);
   cudaStream_t stream = current_stream(plan.device);

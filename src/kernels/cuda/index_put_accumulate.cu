@@ -67,8 +67,7 @@ __global__ void accumulate_kernel(IndexGeometry<NI> g, T* self, const T* other, 
 }  // namespace
 
 void put_accumulate(const IndexPlan& plan) {
-  int64_t total = 1;
-  for (int64_t s : plan.shape) total *= s;
+  const int64_t total = compute_numel(plan.shape);
   if (total == 0) return;
   DeviceGuard guard(plan.device);
   cudaStream_t stream = current_stream(plan.device);

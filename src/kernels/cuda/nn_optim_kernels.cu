@@ -12,14 +12,6 @@ namespace tandem::cuda {
 
 namespace {
 
-template <typename Fn>
-void with_flag(bool b, Fn&& fn) {
-  if (b)
-    fn(std::true_type{});
-  else
-    fn(std::false_type{});
-}
-
 template <typename T, bool kDecay, bool kMomentum, bool kNesterov, bool kFirst>
 __global__ void sgd_kernel(T* __restrict__ param, const T* __restrict__ grad, T* __restrict__ buf,
                            SgdUpdate<opmath_t<T>> update, int64_t n) {
