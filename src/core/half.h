@@ -40,16 +40,16 @@ struct Half {
     mag += 0xc8000fffu + odd;  // rebias exponent (-112 << 23) and round to nearest even
     return static_cast<uint16_t>(sign | (mag >> 13));
   }
+  // Branch-free (all three cases computed, one selected) so that loops over halves vectorise.
   TANDEM_HOST_DEVICE static float to_float(uint16_t h) {
     uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-    uint32_t exp = (h >> 10) & 0x1fu;
-    uint32_t man = h & 0x3ffu;
-    if (exp == 0x1f) return bits_float(sign | 0x7f800000u | (man << 13));
-    if (exp == 0) {
-      float v = static_cast<float>(man) * 5.9604644775390625e-08f;  // man * 2^-24
-      return sign ? -v : v;
-    }
-    return bits_float(sign | ((exp + 112u) << 23) | (man << 13));
+    uint32_t em = static_cast<uint32_t>(h & 0x7fffu) << 13;  // exponent and mantissa at float positions
+    uint32_t exp = em & 0x0f800000u;
+    uint32_t normal = em + (112u << 23);  // rebias the exponent from 15 to 127
+    uint32_t inf_nan = em + (224u << 23);  // exponent 31 becomes 255, the payload is kept
+    // A subnormal is man * 2^-24: give it the exponent of 2^-14 and subtract the implicit one (exact).
+    uint32_t subnormal = float_bits(bits_float(em + (113u << 23)) - bits_float(113u << 23));
+    return bits_float(sign | (exp == 0x0f800000u ? inf_nan : exp == 0 ? subnormal : normal));
   }
 };
 

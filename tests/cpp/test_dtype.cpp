@@ -35,3 +35,19 @@ TEST(Half, RoundTripsAndRoundsToNearestEven) {
   EXPECT_EQ(static_cast<float>(BFloat16(1.0f)), 1.0f);
   EXPECT_EQ(static_cast<float>(BFloat16(3.0f)), 3.0f);
 }
+
+// Every one of the 65536 halves widens to the value IEEE 754 binary16 defines: (-1)^s 2^(e-15) (1 + m/1024)
+// for normals, (-1)^s 2^-14 (m/1024) for subnormals, and inf/NaN with the payload kept.
+TEST(Half, EveryBitPatternWidensExactly) {
+  for (uint32_t h = 0; h < 0x10000u; ++h) {
+    uint32_t sign = h >> 15, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
+    float widened = Half::to_float(static_cast<uint16_t>(h));
+    if (exp == 0x1f) {
+      ASSERT_EQ(float_bits(widened), (sign << 31) | 0x7f800000u | (man << 13)) << std::hex << h;
+      continue;
+    }
+    double magnitude = exp == 0 ? std::ldexp(man / 1024.0, -14) : std::ldexp(1.0 + man / 1024.0, exp - 15);
+    double expected = sign ? -magnitude : magnitude;
+    ASSERT_EQ(float_bits(widened), float_bits(static_cast<float>(expected))) << std::hex << h;
+  }
+}
