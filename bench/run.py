@@ -93,6 +93,26 @@ def streaming_cases(n):
     ]
 
 
+def half_precision_cases(n):
+    """16-bit floats compute in float32 on the CPU: these rows measure the conversions around the math."""
+    x = tandem.rand(n).half()
+    tx = torch.rand(n).half()
+    nx = tx.numpy().copy()
+    bx, tbx = tandem.rand(n).bfloat16(), torch.rand(n).bfloat16()
+    m, tm = tandem.rand(4096, 1000).half(), torch.rand(4096, 1000).half()
+    nm = tm.numpy().copy()
+    mbytes = 4096 * 1000 * 2
+    return [
+        case("c = a + a (16M f16)", "elementwise", lambda: x + x, lambda: tx + tx, lambda: nx + nx, 2 * n * 2),
+        case("c = a + a (16M bf16)", "elementwise", lambda: bx + bx, lambda: tbx + tbx, None, 2 * n * 2),
+        case("exp(a) (16M f16)", "elementwise", lambda: x.exp(), lambda: tx.exp(), lambda: np.exp(nx), 2 * n * 2),
+        case("sum(dim=1) f16", "reduction", lambda: m.sum(dim=1), lambda: tm.sum(dim=1), lambda: nm.sum(axis=1),
+             mbytes),
+        case("softmax(dim=1) f16", "reduction", lambda: m.softmax(dim=1), lambda: tm.softmax(dim=1),
+             lambda: numpy_softmax(nm), 2 * mbytes),
+    ]
+
+
 def numpy_softmax(a):
     """softmax over axis 1 the usual NumPy way (shift by the row max for range)."""
     e = np.exp(a - a.max(axis=1, keepdims=True))
@@ -175,7 +195,7 @@ def run_thread_count(threads, args):
     set_threads(threads)
     n = 16 << 20
     groups = overhead_cases() if threads == 1 else []
-    groups += streaming_cases(n) + reduction_cases() + matmul_cases((512, 1024) if args.quick else (512, 1024, 2048))
+    groups += streaming_cases(n) + half_precision_cases(n) + reduction_cases() + matmul_cases((512, 1024) if args.quick else (512, 1024, 2048))
     return run([c for c in groups if args.filter in c["name"]], threads, args.quick)
 
 

@@ -14,8 +14,10 @@ void unary_kernel(TensorIterator& iter) {
   dispatch_dtype(iter.dtype(1), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (unary_accepts<T, R>()) {
-      if constexpr (rule_outputs_bool(R)) unary_loop<bool, T>(iter, F{});
-      else unary_loop<T, T>(iter, F{});
+      if constexpr (rule_outputs_bool(R))
+        unary_loop<bool, T>(iter, F{});
+      else
+        unary_loop<T, T>(iter, F{});
     }
   });
 }
@@ -25,8 +27,10 @@ void binary_kernel(TensorIterator& iter) {
   dispatch_dtype(iter.dtype(1), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (binary_accepts<T, R>()) {
-      if constexpr (rule_outputs_bool(R)) binary_loop<bool, T>(iter, F{});
-      else binary_loop<T, T>(iter, F{});
+      if constexpr (rule_outputs_bool(R))
+        binary_loop<bool, T>(iter, F{});
+      else
+        binary_loop<T, T>(iter, F{});
     }
   });
 }
@@ -40,7 +44,12 @@ void copy_kernel(TensorIterator& iter) {
         if (strides[0] == sizeof(O) && strides[1] == sizeof(I)) {
           O* __restrict out = reinterpret_cast<O*>(data[0]);
           const I* __restrict in = reinterpret_cast<const I*>(data[1]);
-          for (int64_t i = 0; i < n; ++i) out[i] = convert<O>(in[i]);
+          if constexpr (std::is_same_v<O, float> && std::is_same_v<I, Half>)
+            widen_halves(in, out, n);
+          else if constexpr (std::is_same_v<O, Half> && std::is_same_v<I, float>)
+            narrow_to_halves(in, out, n);
+          else
+            for (int64_t i = 0; i < n; ++i) out[i] = convert<O>(in[i]);
         } else if (strides[0] == sizeof(O) && strides[1] == 0) {
           const O v = convert<O>(*reinterpret_cast<const I*>(data[1]));
           O* __restrict out = reinterpret_cast<O*>(data[0]);
@@ -62,8 +71,8 @@ void where_kernel(TensorIterator& iter) {
     iter.for_each([&](char** data, const int64_t* strides, int64_t n) {
       char *o = data[0], *c = data[1], *a = data[2], *b = data[3];
       for (int64_t i = 0; i < n; ++i) {
-        *reinterpret_cast<T*>(o) =
-            *reinterpret_cast<const bool*>(c) ? *reinterpret_cast<const T*>(a) : *reinterpret_cast<const T*>(b);
+        *reinterpret_cast<T*>(o) = *reinterpret_cast<const bool*>(c) ? *reinterpret_cast<const T*>(a)
+                                                                     : *reinterpret_cast<const T*>(b);
         o += strides[0];
         c += strides[1];
         a += strides[2];
@@ -77,7 +86,8 @@ void clamp_kernel(TensorIterator& iter, const Scalar* lo, const Scalar* hi) {
   dispatch_dtype(iter.dtype(0), [&](auto tag) {
     using T = typename decltype(tag)::type;
     using op_t = opmath_t<T>;
-    ClampOp<op_t> f{lo ? lo->to<op_t>() : op_t(0), hi ? hi->to<op_t>() : op_t(0), lo != nullptr, hi != nullptr};
+    ClampOp<op_t> f{lo ? lo->to<op_t>() : op_t(0), hi ? hi->to<op_t>() : op_t(0), lo != nullptr,
+                    hi != nullptr};
     unary_loop<T, T>(iter, f);
   });
 }

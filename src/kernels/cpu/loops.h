@@ -1,9 +1,11 @@
 // CPU strip loops: the inner loop the TensorIterator calls for each 1-D strip. Each has a contiguous fast
 // path (plain indexing, which the compiler vectorises), a scalar-operand path, and a generic strided path.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 
 #include "core/dtype.h"
+#include "kernels/cpu/half_blocks.h"
 #include "kernels/functors.h"
 #include "ops/tensor_iterator.h"
 
@@ -14,6 +16,41 @@ TANDEM_INLINE opmath_t<T> load(const char* p) {
   return static_cast<opmath_t<T>>(*reinterpret_cast<const T*>(p));
 }
 
+// Contiguous float16 strips a block at a time (see half_blocks.h): widen, compute in float, narrow.
+template <typename F>
+void half_unary_strip(Half* out, const Half* a, int64_t n, const F& f) {
+  float x[kHalfBlock];
+  for (int64_t i = 0; i < n; i += kHalfBlock) {
+    const int64_t len = std::min(kHalfBlock, n - i);
+    widen_halves(a + i, x, len);
+    for (int64_t k = 0; k < len; ++k) x[k] = convert<float>(f(x[k]));
+    narrow_to_halves(x, out + i, len);
+  }
+}
+// The same for two operands; a scalar operand (stride 0) is widened once.
+template <typename F>
+void half_binary_strip(Half* out, const Half* a, const Half* b, bool a_scalar, bool b_scalar, int64_t n,
+                       const F& f) {
+  float x[kHalfBlock], y[kHalfBlock];
+  const float a0 = static_cast<float>(*a), b0 = static_cast<float>(*b);
+  for (int64_t i = 0; i < n; i += kHalfBlock) {
+    const int64_t len = std::min(kHalfBlock, n - i);
+    if (!a_scalar) widen_halves(a + i, x, len);
+    if (!b_scalar) widen_halves(b + i, y, len);
+    if (a_scalar && b_scalar)
+      std::fill(x, x + len, convert<float>(f(a0, b0)));
+    else if (a_scalar)
+      for (int64_t k = 0; k < len; ++k) x[k] = convert<float>(f(a0, y[k]));
+    else if (b_scalar)
+      for (int64_t k = 0; k < len; ++k) x[k] = convert<float>(f(x[k], b0));
+    else
+      for (int64_t k = 0; k < len; ++k) x[k] = convert<float>(f(x[k], y[k]));
+    narrow_to_halves(x, out + i, len);
+  }
+}
+template <typename out_t, typename in_t>
+constexpr bool kHalfToHalf = (std::is_same_v<out_t, Half> && std::is_same_v<in_t, Half>);
+
 // out[i] = f(in[i]); in_t is the storage type of the input, out_t of the output.
 template <typename out_t, typename in_t, typename F>
 void unary_loop(TensorIterator& iter, const F& f) {
@@ -22,7 +59,10 @@ void unary_loop(TensorIterator& iter, const F& f) {
     if (strides[0] == sizeof(out_t) && strides[1] == sizeof(in_t)) {
       out_t* __restrict out = reinterpret_cast<out_t*>(data[0]);
       const in_t* __restrict in = reinterpret_cast<const in_t*>(data[1]);
-      for (int64_t i = 0; i < n; ++i) out[i] = convert<out_t>(f(static_cast<op_t>(in[i])));
+      if constexpr (kHalfToHalf<out_t, in_t>)
+        half_unary_strip(out, in, n, f);
+      else
+        for (int64_t i = 0; i < n; ++i) out[i] = convert<out_t>(f(static_cast<op_t>(in[i])));
     } else {
       char* o = data[0];
       const char* a = data[1];
@@ -41,6 +81,13 @@ void binary_loop(TensorIterator& iter, const F& f) {
     out_t* __restrict out = reinterpret_cast<out_t*>(data[0]);
     const in_t* __restrict a = reinterpret_cast<const in_t*>(data[1]);
     const in_t* __restrict b = reinterpret_cast<const in_t*>(data[2]);
+    if constexpr (kHalfToHalf<out_t, in_t>) {
+      if (strides[0] == so && (strides[1] == si || strides[1] == 0) &&
+          (strides[2] == si || strides[2] == 0)) {
+        half_binary_strip(out, a, b, strides[1] == 0, strides[2] == 0, n, f);
+        return;
+      }
+    }
     if (strides[0] == so && strides[1] == si && strides[2] == si) {
       for (int64_t i = 0; i < n; ++i)
         out[i] = convert<out_t>(f(static_cast<op_t>(a[i]), static_cast<op_t>(b[i])));

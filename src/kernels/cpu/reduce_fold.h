@@ -1,10 +1,12 @@
 // The fold engine: out[o] = finish(fold of in[o, r] over r) for a Policy that names the accumulator type,
 // its identity, how one element enters it and how two partial results combine.
 #pragma once
+#include <algorithm>
 #include <limits>
 #include <memory>
 
 #include "core/dtype.h"
+#include "kernels/cpu/half_blocks.h"
 #include "kernels/cpu/reduce_engine.h"
 #include "kernels/cpu/simd.h"
 #include "kernels/functors.h"
@@ -121,12 +123,29 @@ TANDEM_INLINE T fold_vectors(const P& p, const T* in, int64_t n) {
   for (; i + W <= n; i += W) a0 = p.combine(a0, vload<B>(in + i));  // short rows stay vectorised
   T r = p.identity();
   for (int64_t j = 0; j < W; ++j) r = p.combine(r, static_cast<T>(a0[j]));
-  for (; i < n; ++i) r = p.step(r, in[i]);
+  // combine, not step: T may be the float accumulator of a float16 policy (see fold_widened_halves).
+  for (; i < n; ++i) r = p.combine(r, in[i]);
   return r;
 }
 template <typename T, typename P>
 TANDEM_TARGET_AVX2 T fold_vectors_avx2(const P& p, const T* in, int64_t n) {
   return fold_vectors<32, T>(p, in, n);
+}
+
+// A contiguous float16 strip folded by a float-accumulating policy: widened a block at a time (see
+// half_blocks.h) and folded with the float vector loops.
+template <typename P>
+typename P::acc_t fold_widened_halves(const P& p, const Half* in, int64_t n) {
+  constexpr int64_t kBlock = 1024;
+  float buf[kBlock];
+  float r = p.identity();
+  for (int64_t i = 0; i < n; i += kBlock) {
+    const int64_t len = std::min(kBlock, n - i);
+    widen_halves(in + i, buf, len);
+    r = p.combine(
+        r, cpu_has_avx2() ? fold_vectors_avx2<float>(p, buf, len) : fold_vectors<16, float>(p, buf, len));
+  }
+  return r;
 }
 
 // all()/any() of a contiguous strip on B-byte vectors: OR together the masks of "is zero" (all) or "is not
@@ -173,6 +192,9 @@ typename P::acc_t fold_strip(const P& p, const T* in, int64_t n, int64_t stride)
   }
   if constexpr (Contig && P::kSimd && kSimdType<T> && std::is_same_v<acc_t, T>) {
     return cpu_has_avx2() ? fold_vectors_avx2<T>(p, in, n) : fold_vectors<16, T>(p, in, n);
+  }
+  if constexpr (Contig && P::kSimd && std::is_same_v<T, Half> && std::is_same_v<acc_t, float>) {
+    return fold_widened_halves(p, in, n);
   }
   const int64_t s = Contig ? 1 : stride;
   acc_t lanes[kLanes];

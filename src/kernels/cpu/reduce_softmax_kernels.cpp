@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "kernels/cpu/half_blocks.h"
 #include "kernels/cpu/reduce_fold.h"
 #include "kernels/cpu/simd.h"
 
@@ -76,6 +77,9 @@ void softmax_row(T* out, const T* in, int64_t n, opmath_t<T>* buf) {
   const A* x;
   if constexpr (std::is_same_v<T, A>) {
     x = in;
+  } else if constexpr (std::is_same_v<T, Half>) {
+    widen_halves(in, buf, n);
+    x = buf;
   } else {
     for (int64_t i = 0; i < n; ++i) buf[i] = static_cast<A>(in[i]);
     x = buf;
@@ -91,7 +95,11 @@ void softmax_row(T* out, const T* in, int64_t n, opmath_t<T>* buf) {
     for (int64_t i = 0; i < n; ++i) out[i] *= inv;
   } else {
     A inv = A(1) / row_sum_exp(x, n, m, buf);
-    for (int64_t i = 0; i < n; ++i) out[i] = convert<T>(buf[i] * inv);
+    for (int64_t i = 0; i < n; ++i) buf[i] *= inv;
+    if constexpr (std::is_same_v<T, Half>)
+      narrow_to_halves(buf, out, n);
+    else
+      for (int64_t i = 0; i < n; ++i) out[i] = convert<T>(buf[i]);
   }
 }
 
