@@ -13,16 +13,26 @@ namespace {
 // NumPy-style type strings; bfloat16 has none, so it is shared through DLPack instead.
 const char* typestr_of(DType d) {
   switch (d) {
-    case DType::Bool: return "|b1";
-    case DType::UInt8: return "|u1";
-    case DType::Int8: return "|i1";
-    case DType::Int16: return "<i2";
-    case DType::Int32: return "<i4";
-    case DType::Int64: return "<i8";
-    case DType::Float16: return "<f2";
-    case DType::Float32: return "<f4";
-    case DType::Float64: return "<f8";
-    default: return nullptr;
+    case DType::Bool:
+      return "|b1";
+    case DType::UInt8:
+      return "|u1";
+    case DType::Int8:
+      return "|i1";
+    case DType::Int16:
+      return "<i2";
+    case DType::Int32:
+      return "<i4";
+    case DType::Int64:
+      return "<i8";
+    case DType::Float16:
+      return "<f2";
+    case DType::Float32:
+      return "<f4";
+    case DType::Float64:
+      return "<f8";
+    default:
+      return nullptr;
   }
 }
 
@@ -45,16 +55,16 @@ bool has_native_cuda() { return cuda_available() && cuda_backend().has_native_ha
 
 nb::object cuda_array_interface(const Tensor& t) {
   if (!t.device().is_cuda())
-    throw nb::attribute_error(
-        ("Can't get __cuda_array_interface__ on non-CUDA tensor type: " + std::string(dtype_name(t.dtype())) +
-         " on " + t.device().str() +
-         " If CUDA data is required use tensor.cuda() to copy tensor to device memory.")
-            .c_str());
-  if (!has_native_cuda())
-    throw nb::attribute_error(("__cuda_array_interface__: " + t.device().str() +
-                               " is an emulated device (TANDEM_EMULATE_CUDA) whose memory is host memory; "
-                               "other libraries cannot use it as CUDA memory\nhint: share a host copy (t.cpu())")
+    throw nb::attribute_error(("Can't get __cuda_array_interface__ on non-CUDA tensor type: " +
+                               std::string(dtype_name(t.dtype())) + " on " + t.device().str() +
+                               " If CUDA data is required use tensor.cuda() to copy tensor to device memory.")
                                   .c_str());
+  if (!has_native_cuda())
+    throw nb::attribute_error(
+        ("__cuda_array_interface__: " + t.device().str() +
+         " is an emulated device (TANDEM_EMULATE_CUDA) whose memory is host memory; "
+         "other libraries cannot use it as CUDA memory\nhint: share a host copy (t.cpu())")
+            .c_str());
   if (t.requires_grad())
     TANDEM_THROW(Runtime,
                  "Can't get __cuda_array_interface__ on Variable that requires grad. If gradients aren't "
@@ -79,7 +89,9 @@ nb::object cuda_array_interface(const Tensor& t) {
   uintptr_t ptr = t.numel() ? reinterpret_cast<uintptr_t>(t.data_ptr()) : 0;
   iface["data"] = nb::make_tuple(ptr, !t.storage()->writeable());
   iface["strides"] = t.is_contiguous() ? nb::none() : nb::object(nb::tuple(strides));
-  iface["descr"] = nb::make_tuple(nb::make_tuple("", typestr));
+  nb::list descr;  // the protocol's descr is a list of (name, typestr) tuples
+  descr.append(nb::make_tuple("", typestr));
+  iface["descr"] = descr;
   iface["version"] = 3;
   // The consumer synchronises with the stream tandem's pending work on this tensor was queued on.
   iface["stream"] = b.native_stream(device, b.current_stream(device));
@@ -102,14 +114,17 @@ Tensor from_cuda_array_interface(nb::handle obj) {
                " is not supported (tandem reads versions 2 and 3)");
   TANDEM_CHECK(!iface.contains("mask") || iface["mask"].is_none(), NotImplemented,
                "__cuda_array_interface__ with a mask is not supported\nhint: fill the masked entries first");
-  TANDEM_CHECK(has_native_cuda(), Runtime,
-               "__cuda_array_interface__: the object holds CUDA memory, but this process has no real CUDA device "
-               "(", cuda_available() ? "tandem's cuda devices are emulated" : "no CUDA backend",
-               ")\nhint: copy it to the host in its own library first");
+  TANDEM_CHECK(
+      has_native_cuda(), Runtime,
+      "__cuda_array_interface__: the object holds CUDA memory, but this process has no real CUDA device "
+      "(",
+      cuda_available() ? "tandem's cuda devices are emulated" : "no CUDA backend",
+      ")\nhint: copy it to the host in its own library first");
   std::string typestr = nb::cast<std::string>(iface["typestr"]);
   DType dtype = DType::Float32;
   TANDEM_CHECK(dtype_of_typestr(typestr, dtype), Type, "__cuda_array_interface__: unsupported typestr '",
-               typestr, "'\nhint: convert it in its own library to bool, uint8, int8..int64 or float16..float64");
+               typestr,
+               "'\nhint: convert it in its own library to bool, uint8, int8..int64 or float16..float64");
   nb::tuple data = nb::cast<nb::tuple>(iface["data"]);
   auto ptr = nb::cast<uintptr_t>(data[0]);
   bool readonly = nb::cast<bool>(data[1]);
@@ -132,12 +147,20 @@ Tensor from_cuda_array_interface(nb::handle obj) {
   int64_t numel = compute_numel(sizes), extent = 1;
   for (size_t d = 0; d < sizes.size(); ++d) extent += (sizes[d] - 1) * strides[d];
   AcceleratorBackend& b = cuda_backend();
-  int device = ptr ? b.native_pointer_device(reinterpret_cast<void*>(ptr)) : b.current_device();
+  int device = ptr ? b.native_pointer_device(reinterpret_cast<void*>(ptr)) : -1;
   TANDEM_CHECK(numel == 0 || device >= 0, Runtime,
                "__cuda_array_interface__: the data pointer is not CUDA device memory tandem can use");
-  // Our later work on this memory waits for what the producer queued on its stream.
-  if (iface.contains("stream") && !iface["stream"].is_none())
-    b.stream_wait_foreign(device, b.current_stream(device), nb::cast<uintptr_t>(iface["stream"]));
+  if (device < 0) device = b.current_device();  // an empty array: no memory, so any device will do
+  // Our later work on this memory waits for what the producer queued on its stream. Version 3 names the
+  // stream (None: nothing to wait for). Without the key (version 2 producers, among them PyTorch, whose
+  // tensors come from work on the legacy default stream) we wait for the legacy default stream (1): our
+  // streams are non-blocking, so without this our reads could overtake the producer's pending writes.
+  if (numel) {  // an empty array has no memory to order
+    if (!iface.contains("stream"))
+      b.stream_wait_foreign(device, b.current_stream(device), 1);
+    else if (!iface["stream"].is_none())
+      b.stream_wait_foreign(device, b.current_stream(device), nb::cast<uintptr_t>(iface["stream"]));
+  }
   size_t nbytes = numel == 0 ? 0 : static_cast<size_t>(extent * esize);
   PyObject* keep = obj.ptr();
   Py_INCREF(keep);
@@ -145,7 +168,8 @@ Tensor from_cuda_array_interface(nb::handle obj) {
   auto storage = make_intrusive<StorageImpl>(std::move(owner), nbytes,
                                              Device(DeviceType::CUDA, static_cast<int16_t>(device)));
   storage->set_writeable(!readonly);
-  return Tensor(make_intrusive<TensorImpl>(std::move(storage), 0, std::move(sizes), std::move(strides), dtype));
+  return Tensor(
+      make_intrusive<TensorImpl>(std::move(storage), 0, std::move(sizes), std::move(strides), dtype));
 }
 
 // The cudaStream_t of tandem's current stream on cuda:index, for the DLPack handshake; None when the cuda
@@ -153,6 +177,8 @@ Tensor from_cuda_array_interface(nb::handle obj) {
 nb::object native_stream(int index) {
   if (!has_native_cuda()) return nb::none();
   AcceleratorBackend& b = cuda_backend();
+  // A producer's device id we do not have: no stream; importing the capsule then raises a clear error.
+  if (index < 0 || index >= b.device_count()) return nb::none();
   return nb::int_(b.native_stream(index, b.current_stream(index)));
 }
 
@@ -161,8 +187,9 @@ nb::object native_stream(int index) {
 void init_cuda_array_interface(nb::module_& m) {
   auto cls = nb::type<Tensor>();
   auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
-  tensor.def_prop_ro("__cuda_array_interface__", &cuda_array_interface,
-                     "CUDA Array Interface v3 of a cuda tensor (zero-copy sharing with CuPy, Numba, PyTorch).");
+  tensor.def_prop_ro(
+      "__cuda_array_interface__", &cuda_array_interface,
+      "CUDA Array Interface v3 of a cuda tensor (zero-copy sharing with CuPy, Numba, PyTorch).");
   m.def("_from_cuda_array_interface", &from_cuda_array_interface, nb::arg("obj"));
   m.def("_cuda_native_stream", &native_stream, nb::arg("index"));
   m.def("_cuda_has_native_handles", &has_native_cuda);

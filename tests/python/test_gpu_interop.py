@@ -143,7 +143,8 @@ def test_dlpack_stream_handshake_orders_producer_work():
         a = torch.ones(4096, 4096, device="cuda")
         for _ in range(20):
             a = a @ a / 4096.0  # long-running work on a non-default torch stream
-    t = tandem.from_dlpack(a)  # passes tandem's stream; torch makes it wait for `side`
+        # Inside the block: the producer makes the consumer's stream wait for its *current* stream (`side`).
+        t = tandem.from_dlpack(a)  # passes tandem's stream; torch makes it wait for `side`
     assert abs(t.sum().item() - 4096.0 * 4096.0) < 1.0
 
 
@@ -155,6 +156,8 @@ def test_cuda_array_interface_export():
     assert iface["data"] == (t.data_ptr(), False) and iface["strides"] is None
     assert isinstance(iface["stream"], int) and iface["stream"] != 0
     assert t.t().__cuda_array_interface__["strides"] == (4, 12)
+    assert iface["descr"] == [("", "<f4")]
+    tandem.cuda.synchronize()  # PyTorch ignores the interface's "stream" (it reads on its legacy stream)
     p = torch.as_tensor(t, device="cuda")  # PyTorch imports through the interface, no copy
     assert p.data_ptr() == t.data_ptr() and p.tolist() == t.tolist()
     with pytest.raises(AttributeError, match="bfloat16"):

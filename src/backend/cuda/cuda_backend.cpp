@@ -216,6 +216,8 @@ double CudaBackend::elapsed_ms(EventId start, EventId end) {
                "Both events must be created with argument 'enable_timing=True'.");
   TANDEM_CHECK(a.recorded && b.recorded, Runtime,
                "Both events must be recorded before calculating elapsed time.");
+  // cudaEventElapsedTime needs both events completed; on two streams the start may finish after the end.
+  TANDEM_CUDA_CHECK(cudaEventSynchronize(a.handle));
   TANDEM_CUDA_CHECK(cudaEventSynchronize(b.handle));
   float ms = 0;
   TANDEM_CUDA_CHECK(cudaEventElapsedTime(&ms, a.handle, b.handle));
