@@ -1,9 +1,9 @@
 // DLPack: Tensor.__dlpack__ / __dlpack_device__ export a zero-copy capsule (versioned "dltensor_versioned"
 // when the consumer asks for max_version >= (1, 0), legacy "dltensor" otherwise), and _from_dlpack_capsule
 // imports one. Capsule protocol: the consumer renames the capsule to "used_..." and owns the managed tensor
-// from then on; an unconsumed capsule frees it in its destructor. So the deleter runs exactly once either
-// way. CUDA memory crosses only with a real CUDA backend (an emulated device's memory is host memory); the
-// stream handshake makes the consumer's stream wait for the work tandem queued on the tensor.
+// from then on; an unconsumed capsule frees it in its destructor. So the deleter runs exactly once either way.
+// CUDA memory crosses only with a real CUDA backend (an emulated device's memory is host memory); the stream
+// handshake makes the consumer's stream wait for the work tandem queued on the tensor.
 #include "core/dlpack.h"
 #include "backend/accelerator.h"
 #include "bindings.h"
@@ -136,11 +136,10 @@ nb::object tensor_dlpack(const Tensor& t, nb::handle stream, nb::handle max_vers
     }
   }
   if (!alias.device().is_cpu()) {
-    TANDEM_CHECK(
-        cuda_backend().has_native_handles(), Runtime, "__dlpack__: ", alias.device().str(),
-        " is an emulated device (TANDEM_EMULATE_CUDA): its memory is host memory that other "
-        "libraries cannot use as CUDA memory\nhint: share a host copy instead (t.cpu()), or run on a "
-        "machine with a GPU");
+    TANDEM_CHECK(cuda_backend().has_native_handles(), Runtime, "__dlpack__: ", alias.device().str(),
+                 " is an emulated device (TANDEM_EMULATE_CUDA): its memory is host memory that other "
+                 "libraries cannot use as CUDA memory\nhint: share a host copy instead (t.cpu()), or run on a "
+                 "machine with a GPU");
   } else if (!stream.is_none() && t.device().is_cpu()) {
     throw nb::value_error("__dlpack__: stream must be None for a cpu tensor");
   }
@@ -178,19 +177,18 @@ void release_managed(void* ctx) {
 // Where an imported tensor lives: host memory (incl. pinned) is cpu; CUDA memory needs real CUDA devices.
 Device import_device(DLDevice d) {
   if (d.device_type == kDLCPU || d.device_type == kDLCUDAHost) return Device();
-  TANDEM_CHECK(
-      d.device_type == kDLCUDA || d.device_type == kDLCUDAManaged, NotImplemented,
-      "from_dlpack(): DLPack device type ", d.device_type,
-      " is not supported (tandem reads host and CUDA memory)\nhint: copy the tensor to the host in its "
-      "own framework first (e.g. x.cpu())");
+  TANDEM_CHECK(d.device_type == kDLCUDA || d.device_type == kDLCUDAManaged, NotImplemented,
+               "from_dlpack(): DLPack device type ", d.device_type,
+               " is not supported (tandem reads host and CUDA memory)\nhint: copy the tensor to the host in its "
+               "own framework first (e.g. x.cpu())");
   bool native = cuda_available() && cuda_backend().has_native_handles();
   TANDEM_CHECK(native, Runtime, "from_dlpack(): the tensor lives in CUDA memory (device ", d.device_id,
                "), but this process has no real CUDA device (",
                cuda_available() ? "tandem's cuda devices are emulated" : "no CUDA backend",
                ")\nhint: copy it to the host in its own framework first (e.g. x.cpu())");
   TANDEM_CHECK(d.device_id >= 0 && d.device_id < cuda_backend().device_count(), Runtime,
-               "from_dlpack(): CUDA device ", d.device_id, " does not exist here (",
-               cuda_backend().device_count(), " visible)");
+               "from_dlpack(): CUDA device ", d.device_id, " does not exist here (", cuda_backend().device_count(),
+               " visible)");
   return Device(DeviceType::CUDA, static_cast<int16_t>(d.device_id));
 }
 
