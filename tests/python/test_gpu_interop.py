@@ -47,12 +47,13 @@ def test_dlpack_device_of_cpu_tensor():
 
 @emulated
 def test_emulated_dlpack_export_raises():
-    t = tandem.ones(3, device="cuda:1")
-    assert t.__dlpack_device__() == (2, 1)
+    last = tandem.cuda.device_count() - 1  # cuda:1 with TANDEM_EMULATE_CUDA=2
+    t = tandem.ones(3, device=f"cuda:{last}")
+    assert t.__dlpack_device__() == (2, last)
     with pytest.raises(RuntimeError) as e:
         t.__dlpack__()
     msg = str(e.value)
-    assert msg.startswith("__dlpack__: cuda:1 is an emulated device (TANDEM_EMULATE_CUDA)")
+    assert msg.startswith(f"__dlpack__: cuda:{last} is an emulated device (TANDEM_EMULATE_CUDA)")
     assert "hint: share a host copy instead (t.cpu())" in msg
 
 
