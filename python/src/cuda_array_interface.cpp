@@ -79,7 +79,9 @@ nb::object cuda_array_interface(const Tensor& t) {
   uintptr_t ptr = t.numel() ? reinterpret_cast<uintptr_t>(t.data_ptr()) : 0;
   iface["data"] = nb::make_tuple(ptr, !t.storage()->writeable());
   iface["strides"] = t.is_contiguous() ? nb::none() : nb::object(nb::tuple(strides));
-  iface["descr"] = nb::make_tuple(nb::make_tuple("", typestr));
+  nb::list descr;  // the protocol's descr is a list of (name, typestr) tuples
+  descr.append(nb::make_tuple("", typestr));
+  iface["descr"] = descr;
   iface["version"] = 3;
   // The consumer synchronises with the stream tandem's pending work on this tensor was queued on.
   iface["stream"] = b.native_stream(device, b.current_stream(device));
@@ -132,12 +134,20 @@ Tensor from_cuda_array_interface(nb::handle obj) {
   int64_t numel = compute_numel(sizes), extent = 1;
   for (size_t d = 0; d < sizes.size(); ++d) extent += (sizes[d] - 1) * strides[d];
   AcceleratorBackend& b = cuda_backend();
-  int device = ptr ? b.native_pointer_device(reinterpret_cast<void*>(ptr)) : b.current_device();
+  int device = ptr ? b.native_pointer_device(reinterpret_cast<void*>(ptr)) : -1;
   TANDEM_CHECK(numel == 0 || device >= 0, Runtime,
                "__cuda_array_interface__: the data pointer is not CUDA device memory tandem can use");
-  // Our later work on this memory waits for what the producer queued on its stream.
-  if (iface.contains("stream") && !iface["stream"].is_none())
-    b.stream_wait_foreign(device, b.current_stream(device), nb::cast<uintptr_t>(iface["stream"]));
+  if (device < 0) device = b.current_device();  // an empty array: no memory, so any device will do
+  // Our later work on this memory waits for what the producer queued on its stream. Version 3 names the
+  // stream (None: nothing to wait for). Without the key (version 2 producers, among them PyTorch, whose
+  // tensors come from work on the legacy default stream) we wait for the legacy default stream (1): our
+  // streams are non-blocking, so without this our reads could overtake the producer's pending writes.
+  if (numel) {  // an empty array has no memory to order
+    if (!iface.contains("stream"))
+      b.stream_wait_foreign(device, b.current_stream(device), 1);
+    else if (!iface["stream"].is_none())
+      b.stream_wait_foreign(device, b.current_stream(device), nb::cast<uintptr_t>(iface["stream"]));
+  }
   size_t nbytes = numel == 0 ? 0 : static_cast<size_t>(extent * esize);
   PyObject* keep = obj.ptr();
   Py_INCREF(keep);
@@ -153,6 +163,8 @@ Tensor from_cuda_array_interface(nb::handle obj) {
 nb::object native_stream(int index) {
   if (!has_native_cuda()) return nb::none();
   AcceleratorBackend& b = cuda_backend();
+  // A producer's device id we do not have: no stream; importing the capsule then raises a clear error.
+  if (index < 0 || index >= b.device_count()) return nb::none();
   return nb::int_(b.native_stream(index, b.current_stream(index)));
 }
 

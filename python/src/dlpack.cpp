@@ -140,12 +140,13 @@ nb::object tensor_dlpack(const Tensor& t, nb::handle stream, nb::handle max_vers
                  " is an emulated device (TANDEM_EMULATE_CUDA): its memory is host memory that other "
                  "libraries cannot use as CUDA memory\nhint: share a host copy instead (t.cpu()), or run on a "
                  "machine with a GPU");
-    order_consumer_stream(alias, stream);
   } else if (!stream.is_none() && t.device().is_cpu()) {
     throw nb::value_error("__dlpack__: stream must be None for a cpu tensor");
   }
   // The alias, or a fresh copy when the consumer asked for one.
   Tensor out = copied && alias.device() == t.device() ? clone(alias) : alias;
+  // After the clone: the consumer's stream must also wait for the copy kernel queued just now.
+  if (!out.device().is_cpu()) order_consumer_stream(out, stream);
   bool readonly = !out.storage()->writeable();
   if (!versioned) {
     if (readonly)

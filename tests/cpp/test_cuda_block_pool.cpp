@@ -2,6 +2,8 @@
 // per-stream pools, releasing free segments, statistics.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 #include "backend/cuda/block_pool.h"
 
 namespace tandem::cuda {
@@ -19,6 +21,14 @@ TEST(CudaBlockPool, RoundsRequestsAndPicksSegmentSizes) {
   EXPECT_EQ(segment_size_for(MiB + 512), 20 * MiB);
   EXPECT_EQ(segment_size_for(10 * MiB), 10 * MiB);
   EXPECT_EQ(segment_size_for(10 * MiB + 512), 12 * MiB);
+}
+
+// The allocator refuses requests above kMaxRequest before rounding; up to it, rounding never wraps around.
+TEST(CudaBlockPool, RequestsUpToTheLimitRoundWithoutWrapping) {
+  EXPECT_EQ(round_request(kMaxRequest), kMaxRequest);
+  EXPECT_EQ(round_request(kMaxRequest - 1), kMaxRequest);
+  EXPECT_EQ(segment_size_for(kMaxRequest), kMaxRequest);
+  EXPECT_GE(segment_size_for(round_request(kMaxRequest - 1)), kMaxRequest - 1);
 }
 
 TEST(CudaBlockPool, SmallRequestsShareASegmentAndCoalesceBack) {

@@ -47,12 +47,13 @@ def test_dlpack_device_of_cpu_tensor():
 
 @emulated
 def test_emulated_dlpack_export_raises():
-    t = tandem.ones(3, device="cuda:1")
-    assert t.__dlpack_device__() == (2, 1)
+    last = tandem.cuda.device_count() - 1  # cuda:1 with TANDEM_EMULATE_CUDA=2
+    t = tandem.ones(3, device=f"cuda:{last}")
+    assert t.__dlpack_device__() == (2, last)
     with pytest.raises(RuntimeError) as e:
         t.__dlpack__()
     msg = str(e.value)
-    assert msg.startswith("__dlpack__: cuda:1 is an emulated device (TANDEM_EMULATE_CUDA)")
+    assert msg.startswith(f"__dlpack__: cuda:{last} is an emulated device (TANDEM_EMULATE_CUDA)")
     assert "hint: share a host copy instead (t.cpu())" in msg
 
 
@@ -143,7 +144,8 @@ def test_dlpack_stream_handshake_orders_producer_work():
         a = torch.ones(4096, 4096, device="cuda")
         for _ in range(20):
             a = a @ a / 4096.0  # long-running work on a non-default torch stream
-    t = tandem.from_dlpack(a)  # passes tandem's stream; torch makes it wait for `side`
+        # Inside the block: the producer makes the consumer's stream wait for its *current* stream (`side`).
+        t = tandem.from_dlpack(a)  # passes tandem's stream; torch makes it wait for `side`
     assert abs(t.sum().item() - 4096.0 * 4096.0) < 1.0
 
 
@@ -155,6 +157,8 @@ def test_cuda_array_interface_export():
     assert iface["data"] == (t.data_ptr(), False) and iface["strides"] is None
     assert isinstance(iface["stream"], int) and iface["stream"] != 0
     assert t.t().__cuda_array_interface__["strides"] == (4, 12)
+    assert iface["descr"] == [("", "<f4")]
+    tandem.cuda.synchronize()  # PyTorch ignores the interface's "stream" (it reads on its legacy stream)
     p = torch.as_tensor(t, device="cuda")  # PyTorch imports through the interface, no copy
     assert p.data_ptr() == t.data_ptr() and p.tolist() == t.tolist()
     with pytest.raises(AttributeError, match="bfloat16"):

@@ -222,10 +222,11 @@ def test_to_dtype_keeps_parameter_objects():
 def test_to_device_keeps_parameter_objects():
     net = Net()
     params = list(net.parameters())
-    net.to("cuda:1")
-    assert all(p.device == tandem.device("cuda:1") for p in net.parameters())
+    last = f"cuda:{tandem.cuda.device_count() - 1}"  # cuda:1 with two emulated devices; cuda:0 on one GPU
+    net.to(last)
+    assert all(p.device == tandem.device(last) for p in net.parameters())
     assert [id(p) for p in net.parameters()] == [id(p) for p in params]
-    assert net.scale.device == tandem.device("cuda:1")
+    assert net.scale.device == tandem.device(last)
     net.cpu()
     assert all(p.device.type == "cpu" for p in params)
     net.cuda()

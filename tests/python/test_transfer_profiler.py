@@ -50,14 +50,15 @@ def test_directions_bytes_and_ops():
 
 
 def test_stream_and_event_syncs_are_recorded_and_guarded():
-    stream = tandem.cuda.Stream("cuda:1")
+    last = f"cuda:{tandem.cuda.device_count() - 1}"  # cuda:1 with two emulated devices; cuda:0 on one GPU
+    stream = tandem.cuda.Stream(last)
     event = tandem.cuda.Event()
     event.record(stream)
     with tandem.profiler.transfers() as prof:
         stream.synchronize()
         event.synchronize()
     got = [(e.direction, e.source, e.op, e.explicit) for e in prof.events]
-    assert got == [("sync", "cuda:1", "Stream.synchronize()", True), ("sync", "cuda:1", "Event.synchronize()", True)]
+    assert got == [("sync", last, "Stream.synchronize()", True), ("sync", last, "Event.synchronize()", True)]
     with tandem.transfer_guard("disallow_explicit", "sync"):
         with pytest.raises(tandem.TransferGuardError, match="Stream.synchronize"):
             stream.synchronize()

@@ -31,6 +31,9 @@ constexpr size_t kSmallSegment = size_t{2} << 20;    // segment size of the smal
 constexpr size_t kMediumRequest = size_t{10} << 20;  // below this: 20 MiB segments shared by several blocks
 constexpr size_t kMediumSegment = size_t{20} << 20;
 constexpr size_t kLargeRound = size_t{2} << 20;
+// Larger requests are out of memory on any device, and are refused before rounding: rounding a size near
+// SIZE_MAX up would wrap around to a tiny block handed out for a huge tensor.
+constexpr size_t kMaxRequest = size_t{1} << 56;
 
 inline size_t round_request(size_t n) {
   return std::max(kBlockRound, (n + kBlockRound - 1) / kBlockRound * kBlockRound);

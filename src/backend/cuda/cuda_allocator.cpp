@@ -25,6 +25,7 @@ DataPtr CudaAllocator::allocate(size_t nbytes, int device, cudaStream_t stream) 
   DeviceState& d = *devices_[device];
   auto key = reinterpret_cast<StreamKey>(stream);
   std::lock_guard<std::mutex> lock(d.mu);
+  if (nbytes > kMaxRequest) throw_out_of_memory(device, d, nbytes);  // no device has that much
   Block* block = d.pool.take(nbytes, key);
   if (!block) {
     size_t segment = segment_size_for(round_request(nbytes));
@@ -74,6 +75,9 @@ void CudaAllocator::empty_cache() {
   for (size_t i = 0; i < devices_.size(); ++i) {
     DeviceState& d = *devices_[i];
     std::lock_guard<std::mutex> lock(d.mu);
+    // A device with nothing cached is left alone: the guard's cudaSetDevice would create a context on a
+    // device this process never used.
+    if (d.pool.cached_blocks() == 0) continue;
     release_cached(static_cast<int>(i), d);
   }
 }

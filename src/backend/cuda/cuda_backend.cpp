@@ -33,6 +33,13 @@ cudaStream_t foreign_handle(uintptr_t foreign) {
   return reinterpret_cast<cudaStream_t>(foreign);
 }
 
+// "Not ready" is an answer, not a failure; cleared (as PyTorch does) so that the next launch check's
+// cudaGetLastError cannot report it as an error of an unrelated kernel.
+bool not_ready() {
+  (void)cudaGetLastError();
+  return false;
+}
+
 void CUDART_CB sleep_on_stream(void* ms) {
   std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(*static_cast<double*>(ms)));
   delete static_cast<double*>(ms);
@@ -134,7 +141,7 @@ void CudaBackend::synchronize_stream(int device, StreamId id) {
 
 bool CudaBackend::query_stream(int device, StreamId id) {
   cudaError_t err = cudaStreamQuery(stream(device, id));
-  if (err == cudaErrorNotReady) return false;
+  if (err == cudaErrorNotReady) return not_ready();
   TANDEM_CUDA_CHECK(err);
   return true;
 }
@@ -203,7 +210,7 @@ bool CudaBackend::query_event(EventId id) {
   Event& e = event(id);
   if (!e.recorded) return true;
   cudaError_t err = cudaEventQuery(e.handle);
-  if (err == cudaErrorNotReady) return false;
+  if (err == cudaErrorNotReady) return not_ready();
   TANDEM_CUDA_CHECK(err);
   return true;
 }
@@ -216,6 +223,8 @@ double CudaBackend::elapsed_ms(EventId start, EventId end) {
                "Both events must be created with argument 'enable_timing=True'.");
   TANDEM_CHECK(a.recorded && b.recorded, Runtime,
                "Both events must be recorded before calculating elapsed time.");
+  // cudaEventElapsedTime needs both events completed; on two streams the start may finish after the end.
+  TANDEM_CUDA_CHECK(cudaEventSynchronize(a.handle));
   TANDEM_CUDA_CHECK(cudaEventSynchronize(b.handle));
   float ms = 0;
   TANDEM_CUDA_CHECK(cudaEventElapsedTime(&ms, a.handle, b.handle));

@@ -107,7 +107,10 @@ void CudaBackend::release_finished_reads() {
     std::lock_guard<std::mutex> lock(reads_mu_);
     while (!in_flight_reads_.empty()) {
       cudaError_t err = cudaEventQuery(in_flight_reads_.front().done);
-      if (err == cudaErrorNotReady) break;
+      if (err == cudaErrorNotReady) {
+        (void)cudaGetLastError();  // an answer, not an error for the next launch check to report
+        break;
+      }
       TANDEM_CUDA_CHECK(err);
       finished.push_back(std::move(in_flight_reads_.front()));
       in_flight_reads_.pop_front();

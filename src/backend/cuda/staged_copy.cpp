@@ -20,10 +20,19 @@ void parallel_memcpy(void* dst, const void* src, size_t n) {
 }  // namespace
 
 void StagedCopier::ensure_buffers() {
-  if (buffers_[0]) return;
+  if (done_[kStages - 1]) return;
+  // Slot by slot, so a failure part-way (out of pinned memory) is retried at the next copy, not half-used.
   for (int i = 0; i < kStages; ++i) {
-    TANDEM_CUDA_CHECK(cudaHostAlloc(&buffers_[i], kChunk, cudaHostAllocDefault));
-    TANDEM_CUDA_CHECK(cudaEventCreateWithFlags(&done_[i], cudaEventDisableTiming));
+    if (!buffers_[i]) {
+      void* p = nullptr;
+      TANDEM_CUDA_CHECK(cudaHostAlloc(&p, kChunk, cudaHostAllocDefault));
+      buffers_[i] = p;
+    }
+    if (!done_[i]) {
+      cudaEvent_t e = nullptr;
+      TANDEM_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+      done_[i] = e;
+    }
   }
 }
 
