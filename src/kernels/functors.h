@@ -20,16 +20,14 @@ TANDEM_HOST_DEVICE TANDEM_INLINE To convert(From v) {
   if constexpr (std::is_same_v<To, From>) {
     return v;
   } else if constexpr (std::is_same_v<To, bool>) {
-    if constexpr (std::is_arithmetic_v<From>)
-      return v != From(0);
-    else
-      return static_cast<float>(v) != 0.0f;
+    if constexpr (std::is_arithmetic_v<From>) return v != From(0);
+    else return static_cast<float>(v) != 0.0f;
   } else if constexpr (std::is_same_v<From, bool>) {
     return To(static_cast<float>(v ? 1 : 0));
   } else if constexpr (std::is_arithmetic_v<To> && std::is_arithmetic_v<From>) {
 #if defined(__CUDA_ARCH__)
-    // A GPU's float-to-integer conversion saturates (-1.0f to uint8 gives 0, 200.0f to int8 127), while the
-    // CPU build (x86 converts through int32, then truncates) and PyTorch (uint8 through int64) wrap (255,
+    // A GPU's float-to-integer conversion saturates (-3.0f to uint8 gives 0, 200.0f to int8 127), while the
+    // CPU build (x86 converts through int32, then truncates) and PyTorch (uint8 through int64) wrap (253,
     // -56). Going through int64 on the device gives the CPU's results for every value below 2^31.
     if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To> && sizeof(To) < 4)
       return static_cast<To>(static_cast<int64_t>(v));
@@ -46,9 +44,9 @@ TANDEM_HOST_DEVICE TANDEM_INLINE To convert(From v) {
 }
 
 // exp for float in a branch-free form the compiler vectorises (glibc's expf is a call per element, which
-// makes exp compute-bound at a fraction of memory bandwidth). Range reduction x = n ln2 + r with a
-// Cephes-style polynomial for e^r; 2^n is applied in two halves so results down to the subnormal range stay
-// exact-ish. Max error about 1 ulp on [-87, 88]; inf, -inf and NaN behave like std::exp.
+// makes exp compute-bound at a fraction of memory bandwidth). Range reduction x = n ln2 + r with a Cephes-style
+// polynomial for e^r; 2^n is applied in two halves so results down to the subnormal range stay exact-ish.
+// Max error about 1 ulp on [-87, 88]; inf, -inf and NaN behave like std::exp.
 TANDEM_HOST_DEVICE TANDEM_INLINE float vector_expf(float x) {
 #if defined(__CUDA_ARCH__)
   return expf(x);
@@ -80,190 +78,109 @@ TANDEM_HOST_DEVICE TANDEM_INLINE float vector_expf(float x) {
 
 // ---- unary ----
 struct NegOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T x) const {
-    return static_cast<T>(-x);
-  }
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return static_cast<T>(-x); }
 };
 struct AbsOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T x) const {
-    if constexpr (std::is_unsigned_v<T> || std::is_same_v<T, bool>)
-      return x;
-    else if constexpr (is_float_v<T>)
-      return std::fabs(x);
-    else
-      return static_cast<T>(x < 0 ? -x : x);
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_unsigned_v<T> || std::is_same_v<T, bool>) return x;
+    else if constexpr (is_float_v<T>) return std::fabs(x);
+    else return static_cast<T>(x < 0 ? -x : x);
   }
 };
 struct SignOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T x) const {
-    if constexpr (std::is_same_v<T, bool>)
-      return x;
-    else
-      return static_cast<T>((T(0) < x) - (x < T(0)));
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_same_v<T, bool>) return x;
+    else return static_cast<T>((T(0) < x) - (x < T(0)));
   }
 };
 struct ReluOp {
   // NaN propagates, as in PyTorch.
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T x) const {
-    return (x > T(0) || x != x) ? x : T(0);
-  }
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return (x > T(0) || x != x) ? x : T(0); }
 };
 struct FloorOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T x) const {
-    if constexpr (is_float_v<T>)
-      return std::floor(x);
-    else
-      return x;
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (is_float_v<T>) return std::floor(x); else return x;
   }
 };
 struct CeilOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T x) const {
-    if constexpr (is_float_v<T>)
-      return std::ceil(x);
-    else
-      return x;
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (is_float_v<T>) return std::ceil(x); else return x;
   }
 };
 struct RoundOp {  // half to even, like NumPy and PyTorch
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T x) const {
-    if constexpr (is_float_v<T>)
-      return std::nearbyint(x);
-    else
-      return x;
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (is_float_v<T>) return std::nearbyint(x); else return x;
   }
 };
 struct TruncOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T x) const {
-    if constexpr (is_float_v<T>)
-      return std::trunc(x);
-    else
-      return x;
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (is_float_v<T>) return std::trunc(x); else return x;
   }
 };
 struct ExpOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T x) const {
-    if constexpr (std::is_same_v<T, float>)
-      return vector_expf(x);
-    else
-      return std::exp(x);
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_same_v<T, float>) return vector_expf(x); else return std::exp(x);
   }
 };
 struct LogOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T x) const {
-    return std::log(x);
-  }
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return std::log(x); }
 };
 struct Log1pOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T x) const {
-    return std::log1p(x);
-  }
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return std::log1p(x); }
 };
 struct Expm1Op {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T x) const {
-    return std::expm1(x);
-  }
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return std::expm1(x); }
 };
 struct SqrtOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T x) const {
-    return std::sqrt(x);
-  }
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return std::sqrt(x); }
 };
 struct RsqrtOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T x) const {
-    return T(1) / std::sqrt(x);
-  }
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return T(1) / std::sqrt(x); }
 };
 struct SinOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T x) const {
-    return std::sin(x);
-  }
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return std::sin(x); }
 };
 struct CosOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T x) const {
-    return std::cos(x);
-  }
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return std::cos(x); }
 };
 struct TanhOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T x) const {
-    return std::tanh(x);
-  }
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return std::tanh(x); }
 };
 struct SigmoidOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T x) const {
-    return T(1) / (T(1) + ExpOp{}(-x));
-  }
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return T(1) / (T(1) + ExpOp{}(-x)); }
 };
 struct GeluOp {  // exact: x * Phi(x)
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T x) const {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
     return T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440)));
   }
 };
 struct GeluTanhOp {  // the tanh approximation (approximate='tanh')
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T x) const {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
     const T k = T(0.79788456080286535588);  // sqrt(2/pi)
     return T(0.5) * x * (T(1) + std::tanh(k * (x + T(0.044715) * x * x * x)));
   }
 };
 struct LogicalNotOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE bool operator()(T x) const {
-    return !(x != T(0));
-  }
+  template <typename T> TANDEM_HOST_DEVICE bool operator()(T x) const { return !(x != T(0)); }
 };
 struct BitwiseNotOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T x) const {
-    if constexpr (std::is_same_v<T, bool>)
-      return !x;
-    else
-      return static_cast<T>(~x);
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_same_v<T, bool>) return !x; else return static_cast<T>(~x);
   }
 };
 struct IsNanOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE bool operator()(T x) const {
-    if constexpr (is_float_v<T>)
-      return x != x;
-    else
-      return false;
+  template <typename T> TANDEM_HOST_DEVICE bool operator()(T x) const {
+    if constexpr (is_float_v<T>) return x != x; else return false;
   }
 };
 struct IsInfOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE bool operator()(T x) const {
-    if constexpr (is_float_v<T>)
-      return std::isinf(x);
-    else
-      return false;
+  template <typename T> TANDEM_HOST_DEVICE bool operator()(T x) const {
+    if constexpr (is_float_v<T>) return std::isinf(x); else return false;
   }
 };
 struct IsFiniteOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE bool operator()(T x) const {
-    if constexpr (is_float_v<T>)
-      return std::isfinite(x);
-    else
-      return true;
+  template <typename T> TANDEM_HOST_DEVICE bool operator()(T x) const {
+    if constexpr (is_float_v<T>) return std::isfinite(x); else return true;
   }
 };
 // clamp(min, max) with either bound optional; NaN propagates.
@@ -281,35 +198,21 @@ struct ClampOp {
 
 // ---- binary ----
 struct AddOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T a, T b) const {
-    return static_cast<T>(a + b);
-  }
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const { return static_cast<T>(a + b); }
 };
 struct SubOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T a, T b) const {
-    return static_cast<T>(a - b);
-  }
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const { return static_cast<T>(a - b); }
 };
 struct MulOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T a, T b) const {
-    if constexpr (std::is_same_v<T, bool>)
-      return a && b;
-    else
-      return static_cast<T>(a * b);
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (std::is_same_v<T, bool>) return a && b; else return static_cast<T>(a * b);
   }
 };
 struct DivOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T a, T b) const {
-    return a / b;
-  }
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const { return a / b; }
 };
 struct FloorDivOp {  // Python's //: rounds toward negative infinity
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T a, T b) const {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const {
     if constexpr (is_float_v<T>) {
       if (b == T(0)) return a / b;
       T mod = std::fmod(a, b);
@@ -329,8 +232,7 @@ struct FloorDivOp {  // Python's //: rounds toward negative infinity
   }
 };
 struct RemainderOp {  // Python's %: the result has the divisor's sign
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T a, T b) const {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const {
     if constexpr (is_float_v<T>) {
       T r = std::fmod(a, b);
       if (r != T(0) && ((r < T(0)) != (b < T(0)))) r += b;
@@ -346,8 +248,7 @@ struct RemainderOp {  // Python's %: the result has the divisor's sign
   }
 };
 struct PowOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T a, T b) const {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const {
     if constexpr (is_float_v<T>) {
       return std::pow(a, b);
     } else if constexpr (std::is_same_v<T, bool>) {
@@ -368,8 +269,7 @@ struct PowOp {
   }
 };
 struct MaximumOp {  // NaN propagates
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T a, T b) const {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const {
     if constexpr (is_float_v<T>) {
       if (a != a) return a;
       if (b != b) return b;
@@ -378,8 +278,7 @@ struct MaximumOp {  // NaN propagates
   }
 };
 struct MinimumOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T a, T b) const {
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const {
     if constexpr (is_float_v<T>) {
       if (a != a) return a;
       if (b != b) return b;
@@ -388,83 +287,44 @@ struct MinimumOp {
   }
 };
 struct EqOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE bool operator()(T a, T b) const {
-    return a == b;
-  }
+  template <typename T> TANDEM_HOST_DEVICE bool operator()(T a, T b) const { return a == b; }
 };
 struct NeOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE bool operator()(T a, T b) const {
-    return a != b;
-  }
+  template <typename T> TANDEM_HOST_DEVICE bool operator()(T a, T b) const { return a != b; }
 };
 struct LtOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE bool operator()(T a, T b) const {
-    return a < b;
-  }
+  template <typename T> TANDEM_HOST_DEVICE bool operator()(T a, T b) const { return a < b; }
 };
 struct LeOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE bool operator()(T a, T b) const {
-    return a <= b;
-  }
+  template <typename T> TANDEM_HOST_DEVICE bool operator()(T a, T b) const { return a <= b; }
 };
 struct GtOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE bool operator()(T a, T b) const {
-    return a > b;
-  }
+  template <typename T> TANDEM_HOST_DEVICE bool operator()(T a, T b) const { return a > b; }
 };
 struct GeOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE bool operator()(T a, T b) const {
-    return a >= b;
-  }
+  template <typename T> TANDEM_HOST_DEVICE bool operator()(T a, T b) const { return a >= b; }
 };
 struct LogicalAndOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE bool operator()(T a, T b) const {
-    return (a != T(0)) && (b != T(0));
-  }
+  template <typename T> TANDEM_HOST_DEVICE bool operator()(T a, T b) const { return (a != T(0)) && (b != T(0)); }
 };
 struct LogicalOrOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE bool operator()(T a, T b) const {
-    return (a != T(0)) || (b != T(0));
-  }
+  template <typename T> TANDEM_HOST_DEVICE bool operator()(T a, T b) const { return (a != T(0)) || (b != T(0)); }
 };
 struct LogicalXorOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE bool operator()(T a, T b) const {
-    return (a != T(0)) != (b != T(0));
-  }
+  template <typename T> TANDEM_HOST_DEVICE bool operator()(T a, T b) const { return (a != T(0)) != (b != T(0)); }
 };
 struct BitwiseAndOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T a, T b) const {
-    return static_cast<T>(a & b);
-  }
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const { return static_cast<T>(a & b); }
 };
 struct BitwiseOrOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T a, T b) const {
-    return static_cast<T>(a | b);
-  }
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const { return static_cast<T>(a | b); }
 };
 struct BitwiseXorOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T a, T b) const {
-    return static_cast<T>(a ^ b);
-  }
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const { return static_cast<T>(a ^ b); }
 };
 // where(cond, a, b)
 struct WhereOp {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(bool c, T a, T b) const {
-    return c ? a : b;
-  }
+  template <typename T> TANDEM_HOST_DEVICE T operator()(bool c, T a, T b) const { return c ? a : b; }
 };
 
 }  // namespace tandem
