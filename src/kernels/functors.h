@@ -25,9 +25,19 @@ TANDEM_HOST_DEVICE TANDEM_INLINE To convert(From v) {
   } else if constexpr (std::is_same_v<From, bool>) {
     return To(static_cast<float>(v ? 1 : 0));
   } else if constexpr (std::is_arithmetic_v<To> && std::is_arithmetic_v<From>) {
+#if defined(__CUDA_ARCH__)
+    // A GPU's float-to-integer conversion saturates (-3.0f to uint8 gives 0, 200.0f to int8 127), while the
+    // CPU build (x86 converts through int32, then truncates) and PyTorch (uint8 through int64) wrap (253,
+    // -56). Going through int64 on the device gives the CPU's results for every value below 2^31.
+    if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To> && sizeof(To) < 4)
+      return static_cast<To>(static_cast<int64_t>(v));
+    else
+      return static_cast<To>(v);
+#else
     return static_cast<To>(v);
+#endif
   } else if constexpr (std::is_arithmetic_v<To>) {  // from Half/BFloat16
-    return static_cast<To>(static_cast<float>(v));
+    return convert<To>(static_cast<float>(v));
   } else {  // to Half/BFloat16
     return To(static_cast<float>(v));
   }

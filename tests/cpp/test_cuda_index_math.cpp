@@ -160,6 +160,26 @@ TEST(CudaReduceConfig, WholeTensorReductionsSplitOverBlocks) {
   expect_valid(second, 1, c.grid_y);
 }
 
+TEST(CudaReduceConfig, SeveralWarpsPerOutputComeInWholeWarpsWithSeveralOutputsPerBlock) {
+  // sum(dim=-1) of a contiguous 4096 x 1000 float tensor: 64 threads (two warps) fold each row and a block
+  // holds eight rows, so the kernel's cross-warp step (combine_in_block) must keep rows apart. It relies on
+  // block_x being a multiple of 32 whenever it exceeds a warp, so that no warp straddles two rows.
+  ReduceConfig c =
+      choose_reduce_config(dims({4096}, {1000}), dims({1000}, {1}), 4096, 1000, 4, 132, true, true);
+  EXPECT_TRUE(c.x_is_reduce);
+  EXPECT_EQ(c.block_x, 64);
+  EXPECT_EQ(c.block_y, 8);
+  for (int64_t n_red = 1; n_red < 100000; n_red = n_red * 3 + 1) {
+    for (int64_t elem : {1, 2, 4, 8}) {
+      ReduceConfig r =
+          choose_reduce_config(dims({64}, {n_red}), dims({n_red}, {1}), 64, n_red, elem, 132, true, true);
+      if (r.block_x > 32) {
+        EXPECT_EQ(r.block_x % 32, 0) << n_red << " " << elem;
+      }
+    }
+  }
+}
+
 TEST(CudaReduceConfig, CoversOddShapes) {
   for (int64_t n_red : {0, 1, 3, 31, 33, 1000, 100003}) {
     for (int64_t n_out : {1, 2, 7, 5000}) {

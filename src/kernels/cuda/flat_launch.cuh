@@ -14,10 +14,11 @@ constexpr int kFlatBlock = 256;
 // Enough blocks to fill any current GPU many times over; grid-stride loops cover larger counts.
 constexpr int64_t kMaxFlatBlocks = int64_t{1} << 20;
 
-// Blocks for a flat loop over n > 0 items.
+// Blocks for a flat loop over n items: at least one (a launch of zero blocks is an error, so n == 0 gets one
+// block whose loop does nothing), at most kMaxFlatBlocks.
 inline unsigned flat_blocks(int64_t n) {
   const int64_t blocks = (n + kFlatBlock - 1) / kFlatBlock;
-  return static_cast<unsigned>(blocks < kMaxFlatBlocks ? blocks : kMaxFlatBlocks);
+  return static_cast<unsigned>(blocks < 1 ? 1 : blocks < kMaxFlatBlocks ? blocks : kMaxFlatBlocks);
 }
 
 // The first item of this thread and the stride between its items, in 64 bits.

@@ -111,12 +111,17 @@ __device__ typename P::acc_t combine_in_block(const P& p, typename P::acc_t acc,
   if (x_is_reduce) {
     const int width = min(static_cast<int>(blockDim.x), 32);
     for (int d = width / 2; d > 0; d /= 2) acc = p.combine(acc, shfl_down(acc, d, width));
-    if (blockDim.x > 32) {  // a whole block per output (block_y == 1): combine the warps' results
+    if (blockDim.x > 32) {
+      // Several warps per output: combine the warps' results. block_y can be > 1 here (block_x = 64 with
+      // block_y = 8, ...), so each row of the block gets its own slots; block_x is then a multiple of 32,
+      // so every warp lies within one row and warp 0 of each row is a full warp for the shuffles.
+      const int warps = static_cast<int>(blockDim.x / 32);
       const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-      if (lane == 0) shared[warp] = acc;
+      acc_t* row = shared + threadIdx.y * warps;
+      if (lane == 0) row[warp] = acc;
       __syncthreads();
       if (warp == 0) {
-        acc = lane < static_cast<int>(blockDim.x / 32) ? shared[lane] : p.identity();
+        acc = lane < warps ? row[lane] : p.identity();
         for (int d = 16; d > 0; d /= 2) acc = p.combine(acc, shfl_down(acc, d, 32));
       }
     }
