@@ -16,22 +16,6 @@ namespace tandem::cuda {
 
 namespace {
 
-// How a rows x cols matrix with element strides (rs, cs) is handed to cuBLAS; a stride along a size-1 dim
-// never matters, and the leading dimension must cover the other dim.
-struct CublasView {
-  bool usable;
-  cublasOperation_t op;
-  int64_t ld;
-};
-CublasView cublas_view(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
-  const int64_t min_row_ld = cols > 1 ? cols : 1, min_col_ld = rows > 1 ? rows : 1;
-  if ((cs == 1 || cols == 1) && (rows == 1 || rs >= min_row_ld))
-    return {true, CUBLAS_OP_N, rows == 1 ? min_row_ld : rs};
-  if ((rs == 1 || rows == 1) && (cols == 1 || cs >= min_col_ld))
-    return {true, CUBLAS_OP_T, cols == 1 ? min_col_ld : cs};
-  return {false, CUBLAS_OP_N, 0};
-}
-
 // dst[b][r][c] = src[b * batch_stride + r * rs + c * cs]: `count` matrices made contiguous. Elements are
 // copied as words of their size, so one kernel per element size serves every dtype.
 template <typename Word>
@@ -78,7 +62,7 @@ class OperandSource {
         rows_(rows),
         cols_(cols),
         element_size_(element_size),
-        view_(cublas_view(rows, cols, m.row_stride, m.col_stride)) {
+        view_(blas_view(rows, cols, m.row_stride, m.col_stride)) {
     if (view_.usable) return;
     const int64_t matrices = inner_stride == 0 ? 1 : inner_count;  // a broadcast operand is packed once
     scratch_ = allocate_scratch(static_cast<size_t>(matrices * rows * cols) * element_size, device);
@@ -86,7 +70,7 @@ class OperandSource {
 
   CublasOperand for_launch(int64_t offset, int64_t count, int64_t stride, cudaStream_t stream) const {
     const char* first = static_cast<const char*>(m_.data) + offset * static_cast<int64_t>(element_size_);
-    if (view_.usable) return {first, view_.op, view_.ld, stride};
+    if (view_.usable) return {first, view_.transposed ? CUBLAS_OP_T : CUBLAS_OP_N, view_.ld, stride};
     const int64_t matrices = stride == 0 ? 1 : count;
     pack(scratch_.ptr, first, element_size_, matrices, rows_, cols_, stride, m_.row_stride, m_.col_stride,
          stream);
@@ -97,7 +81,7 @@ class OperandSource {
   const MatrixOperand& m_;
   int64_t rows_, cols_;
   size_t element_size_;
-  CublasView view_;
+  BlasView view_;
   DataPtr scratch_;
 };
 
@@ -137,7 +121,7 @@ void gemm_cublas(const GemmArgs& g) {
   const OperandSource a(g.a, g.m, g.k, plan.inner.size, plan.inner.a, es, g.device);
   const OperandSource b(g.b, g.k, g.n, plan.inner.size, plan.inner.b, es, g.device);
   // The output has unit column stride (front-end contract); a single row's leading dim is free.
-  const int64_t ldc = g.m == 1 ? (g.n > 1 ? g.n : 1) : g.out.row_stride;
+  const int64_t ldc = blas_ldc(g.m, g.n, g.out.row_stride);
   plan.for_each_launch([&](const GemmLaunch& l) {
     const CublasOperand ca = a.for_launch(l.a_offset, l.count, l.a_stride, stream);
     const CublasOperand cb = b.for_launch(l.b_offset, l.count, l.b_stride, stream);

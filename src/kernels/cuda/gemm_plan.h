@@ -12,6 +12,33 @@
 
 namespace tandem::cuda {
 
+// How a rows x cols matrix with element strides (rs, cs) is handed to a column-major BLAS (cuBLAS). With unit
+// column stride its memory is the column-major cols x rows matrix with leading dim rs, read as it is
+// (`transposed` false: CUBLAS_OP_N); with unit row stride it is the column-major rows x cols matrix with
+// leading dim cs, read transposed (CUBLAS_OP_T). cuBLAS rejects a leading dim below the stored matrix's
+// row count with CUBLAS_STATUS_INVALID_VALUE even where it never steps by it, so a stride along a size-1 dim
+// (which never matters) becomes the smallest valid leading dim. Anything else (no unit stride, a zero
+// stride of a broadcast) is not `usable`: gemm_cublas packs it into contiguous scratch first.
+struct BlasView {
+  bool usable;
+  bool transposed;
+  int64_t ld;
+};
+inline BlasView blas_view(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
+  const int64_t min_row_ld = cols > 1 ? cols : 1, min_col_ld = rows > 1 ? rows : 1;
+  if ((cs == 1 || cols == 1) && (rows == 1 || rs >= min_row_ld))
+    return {true, false, rows == 1 ? min_row_ld : rs};
+  if ((rs == 1 || rows == 1) && (cols == 1 || cs >= min_col_ld))
+    return {true, true, cols == 1 ? min_col_ld : cs};
+  return {false, false, 0};
+}
+
+// The leading dim of an m x n output with unit column stride (the column-major n x m matrix out^T): its row
+// stride, except for a single row, whose row stride never matters (and may be anything).
+inline int64_t blas_ldc(int64_t m, int64_t n, int64_t row_stride) {
+  return m == 1 ? (n > 1 ? n : 1) : row_stride;
+}
+
 // Element offsets of one batched launch's first product, and the strides between its products.
 struct GemmLaunch {
   int64_t a_offset = 0, b_offset = 0, out_offset = 0;
