@@ -31,7 +31,7 @@ struct Half {
     uint32_t mag = x & 0x7fffffffu;
     if (mag >= 0x7f800000u) return static_cast<uint16_t>(sign | 0x7c00u | (mag > 0x7f800000u ? 0x200u : 0u));
     if (mag >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to inf
-    if (mag < 0x38800000u) {                                                // subnormal or zero in half
+    if (mag < 0x38800000u) {                                               // subnormal or zero in half
       // Add 0.5 so that the float adder performs round-to-nearest-even at the half subnormal grid.
       float v = bits_float(mag) + 0.5f;
       return static_cast<uint16_t>(sign | (float_bits(v) - 0x3f000000u));
@@ -45,7 +45,7 @@ struct Half {
     uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
     uint32_t em = static_cast<uint32_t>(h & 0x7fffu) << 13;  // exponent and mantissa at float positions
     uint32_t exp = em & 0x0f800000u;
-    uint32_t normal = em + (112u << 23);  // rebias the exponent from 15 to 127
+    uint32_t normal = em + (112u << 23);   // rebias the exponent from 15 to 127
     uint32_t inf_nan = em + (224u << 23);  // exponent 31 becomes 255, the payload is kept
     // A subnormal is man * 2^-24: give it the exponent of 2^-14 and subtract the implicit one (exact).
     uint32_t subnormal = float_bits(bits_float(em + (113u << 23)) - bits_float(113u << 23));
