@@ -94,8 +94,8 @@ struct SignOp {
   }
 };
 struct ReluOp {
-  // NaN propagates, as in PyTorch.
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return (x > T(0) || x != x) ? x : T(0); }
+  // As in PyTorch: NaN and -0.0 pass through (neither is less than zero).
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return x < T(0) ? T(0) : x; }
 };
 struct FloorOp {
   template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
