@@ -73,6 +73,31 @@ int device_index(nb::handle h) {
   return cuda_backend().resolve(d).index;
 }
 
+// Tensor.record_stream(stream). The caching allocator reuses freed memory on the stream it was allocated
+// for; work that another stream still has queued on it must be declared, as in PyTorch.
+void record_stream(const Tensor& t, nb::handle stream) {
+  TANDEM_CHECK(
+      !t.device().is_cpu(), NotImplemented,
+      "Could not run 'aten::record_stream' with arguments from the 'CPU' backend.\n"
+      "hint: record_stream only applies to cuda tensors (streams order GPU work); guard the call with "
+      "`if t.is_cuda:`");
+  TANDEM_CHECK(nb::hasattr(stream, "stream_id") && nb::hasattr(stream, "device_index"), Type,
+               "record_stream(): argument 'stream' must be tandem.cuda.Stream, not ",
+               nb::inst_name(stream).c_str(),
+               "\nhint: pass a tandem stream, e.g. tandem.cuda.current_stream()");
+  int device = nb::cast<int>(stream.attr("device_index"));
+  auto id = nb::cast<StreamId>(stream.attr("stream_id"));
+  TANDEM_CHECK(device == t.device().index, Runtime, "record_stream(): the stream is on cuda:", device,
+               " but the tensor is on ", t.device().str(),
+               "\nhint: pass a stream of the tensor's device, e.g. tandem.cuda.current_stream(t.device)");
+  if (!t.storage()->owner().ptr) return;  // an empty tensor has no memory to protect
+  TANDEM_CHECK(
+      cuda_backend().record_stream(t.storage()->owner(), device, id), Runtime,
+      "record_stream(): this tensor's memory was not allocated by tandem (it was imported, e.g. through "
+      "DLPack or __cuda_array_interface__), so tandem cannot delay its reuse\n"
+      "hint: call record_stream on the producer's tensor, which owns the memory");
+}
+
 }  // namespace
 
 void init_cuda(nb::module_& m) {
@@ -113,6 +138,10 @@ void init_cuda(nb::module_& m) {
       "A copy in pinned (page-locked) host memory, or the tensor itself when it already is pinned.");
   tensor.def("is_pinned", [](const Tensor& t) { return is_pinned(t); }, "Whether the tensor is in pinned memory.");
   tensor.def("get_device", [](const Tensor& t) { return t.device().is_cpu() ? -1 : t.device().index; });
+  tensor.def(
+      "record_stream", &record_stream, nb::arg("stream").none(),
+      "Marks the tensor's memory as used by work on `stream` (a stream other than the one it was allocated "
+      "on): once freed, the memory is not reused before the work queued on `stream` by then has run.");
 
   m.def("_cuda_is_available", [] { return cuda_available(); });
   m.def("_cuda_device_count", [] { return cuda_available() ? cuda_backend().device_count() : 0; });

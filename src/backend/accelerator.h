@@ -47,6 +47,10 @@ class AcceleratorBackend : public Backend {
   }
   virtual std::vector<size_t> largest_live_allocations(int index, size_t count) = 0;
   virtual void empty_cache() = 0;
+  // Tensor.record_stream: memory this backend allocated on `device` is also used by work on `stream`, so once
+  // freed it is not reused before the work queued on `stream` by then has run. False (and nothing done) when
+  // `data` did not come from this backend's allocator.
+  virtual bool record_stream(const DataPtr& data, int device, StreamId stream) = 0;
 
   // Page-locked ("pinned") host memory: the copy engine reads and writes it directly, so copies to and from
   // it run at full bandwidth and may be asynchronous. is_pinned answers for any address inside a block.

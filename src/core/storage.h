@@ -65,6 +65,8 @@ class StorageImpl : public RefCounted {
   }
   // The pointer without waiting: only for queuing more device work on the memory (another async copy).
   void* data_without_waiting() const { return data_.ptr; }
+  // Who owns the memory (the allocator's context), for allocator bookkeeping such as record_stream.
+  const DataPtr& owner() const { return data_; }
   void add_pending_write(IntrusivePtr<PendingWrite> write);
   bool has_pending_writes() const { return has_pending_.load(std::memory_order_acquire); }
   void wait_pending_writes() const;

@@ -1,5 +1,7 @@
 #include "backend/cuda/cuda_allocator.h"
 
+#include <algorithm>
+
 #include "backend/allocation_sites.h"
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/cuda_context.h"
@@ -12,6 +14,8 @@ struct CudaAllocator::BlockHandle {
   CudaAllocator* allocator;
   int device;
   Block* block;
+  std::vector<cudaStream_t> used_on =
+      {};  // other streams named by record_stream (guarded by the device's mu)
 };
 
 CudaAllocator::CudaAllocator(std::vector<size_t> capacities) : capacities_(std::move(capacities)) {
@@ -26,6 +30,7 @@ DataPtr CudaAllocator::allocate(size_t nbytes, int device, cudaStream_t stream) 
   auto key = reinterpret_cast<StreamKey>(stream);
   std::lock_guard<std::mutex> lock(d.mu);
   if (nbytes > kMaxRequest) throw_out_of_memory(device, d, nbytes);  // no device has that much
+  if (!d.awaited.empty()) reclaim_awaited(d);
   Block* block = d.pool.take(nbytes, key);
   if (!block) {
     size_t segment = segment_size_for(round_request(nbytes));
@@ -52,21 +57,73 @@ DataPtr CudaAllocator::allocate(size_t nbytes, int device, cudaStream_t stream) 
 }
 
 // No device sync here: the block goes back to the pool of the stream it was allocated on, and whoever gets
-// it next queues behind the work that still uses it on that stream.
+// it next queues behind the work that still uses it on that stream. Streams named by record_stream get an
+// event each, and the block waits for them. Failures to make the events (a broken device) are reported by
+// the next checked CUDA call: a deleter cannot throw, and the block is then kept out of reuse for good.
 void CudaAllocator::free_block(void* ctx) {
   auto* h = static_cast<BlockHandle*>(ctx);
   DeviceState& d = *h->allocator->devices_[h->device];
   allocation_sites::note_free(h->block->ptr());
   {
     std::lock_guard<std::mutex> lock(d.mu);
-    d.pool.release(h->block);
+    if (h->used_on.empty()) {
+      d.pool.release(h->block);
+    } else {
+      int previous = -1;
+      (void)cudaGetDevice(&previous);
+      (void)cudaSetDevice(h->device);
+      AwaitedBlock awaited{h->block, {}};
+      bool recorded = true;
+      for (cudaStream_t s : h->used_on) {
+        cudaEvent_t e = nullptr;
+        if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess) {
+          recorded = false;
+          break;
+        }
+        awaited.events.push_back(e);
+        recorded = recorded && cudaEventRecord(e, s) == cudaSuccess;
+      }
+      if (recorded)
+        d.awaited.push_back(std::move(awaited));
+      else
+        for (cudaEvent_t e : awaited.events) (void)cudaEventDestroy(e);
+      if (previous >= 0 && previous != h->device) (void)cudaSetDevice(previous);
+    }
   }
   delete h;
+}
+
+void CudaAllocator::reclaim_awaited(DeviceState& d) {
+  std::erase_if(d.awaited, [&](AwaitedBlock& a) {
+    for (cudaEvent_t e : a.events) {
+      cudaError_t err = cudaEventQuery(e);
+      if (err == cudaErrorNotReady) {
+        (void)cudaGetLastError();  // not an error: keep it out of the next launch check
+        return false;
+      }
+    }
+    for (cudaEvent_t e : a.events) (void)cudaEventDestroy(e);
+    d.pool.release(a.block);
+    return true;
+  });
+}
+
+bool CudaAllocator::record_stream(const DataPtr& data, cudaStream_t stream) {
+  if (data.deleter != &free_block) return false;
+  auto* h = static_cast<BlockHandle*>(data.ctx);
+  DeviceState& d = *devices_[h->device];
+  std::lock_guard<std::mutex> lock(d.mu);
+  auto& used = h->used_on;
+  if (reinterpret_cast<StreamKey>(stream) != h->block->stream &&
+      std::find(used.begin(), used.end(), stream) == used.end())
+    used.push_back(stream);
+  return true;
 }
 
 void CudaAllocator::release_cached(int device, DeviceState& d) {
   DeviceGuard guard(Device(DeviceType::CUDA, static_cast<int16_t>(device)));
   TANDEM_CUDA_CHECK(cudaDeviceSynchronize());  // no queued work may still use a block we free
+  reclaim_awaited(d);                          // so every awaited block's events are done
   for (const FreedSegment& s : d.pool.take_free_segments())
     TANDEM_CUDA_CHECK(cudaFree(reinterpret_cast<void*>(s.addr)));
 }

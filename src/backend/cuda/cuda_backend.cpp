@@ -85,6 +85,9 @@ void CudaBackend::set_current_device(int index) {
 
 DeviceProperties CudaBackend::properties(int index) { return state(index).props; }
 DeviceMemoryStats CudaBackend::memory_stats(int index) { return allocator_->stats(index); }
+bool CudaBackend::record_stream(const DataPtr& data, int device, StreamId stream) {
+  return allocator_->record_stream(data, this->stream(device, stream));
+}
 void CudaBackend::reset_peak_memory_stats(int index) { allocator_->reset_peak_stats(index); }
 std::pair<size_t, size_t> CudaBackend::mem_get_info(int index) {
   DeviceGuard guard(Device(DeviceType::CUDA, static_cast<int16_t>(index)));

@@ -41,6 +41,7 @@ class CudaBackend final : public AcceleratorBackend {
   std::pair<size_t, size_t> mem_get_info(int index) override;
   std::vector<size_t> largest_live_allocations(int index, size_t count) override;
   void empty_cache() override;
+  bool record_stream(const DataPtr& data, int device, StreamId stream) override;
   DataPtr allocate_pinned(size_t nbytes) override;
   bool is_pinned(const void* ptr) override;
 

@@ -14,12 +14,38 @@
 
 namespace tandem::emulated {
 
+// A freed block that streams named by record_stream may still use: it waits here until the work they had
+// queued when it was freed has run (each queue's sequence number then).
+struct AwaitedBlock {
+  void* ptr;
+  size_t cls;
+  StreamId stream;
+  std::vector<std::pair<WorkQueue*, uint64_t>> waits;
+};
+
 struct EmulatedBackend::DeviceState {
   std::mutex mu;
-  std::map<size_t, std::vector<void*>> cache;  // size class -> free blocks
-  std::unordered_map<void*, size_t> live;      // block -> size class
+  std::map<std::pair<StreamId, size_t>, std::vector<void*>> cache;  // (stream, size class) -> free blocks
+  std::unordered_map<void*, size_t> live;                           // block -> size class
+  std::vector<AwaitedBlock> awaited;
   DeviceMemoryStats stats;
   std::vector<std::unique_ptr<WorkQueue>> streams;  // [0] is the default stream
+
+  // With mu held: gives back the blocks whose awaited work has run (all of them after a device sync).
+  void reclaim_awaited() {
+    std::erase_if(awaited, [&](const AwaitedBlock& b) {
+      for (auto& [q, seq] : b.waits)
+        if (!q->done(seq)) return false;
+      give_back(b.ptr, b.cls, b.stream);
+      return true;
+    });
+  }
+  void give_back(void* ptr, size_t cls, StreamId stream) {
+    live.erase(ptr);
+    stats.allocated -= cls;
+    stats.frees++;
+    cache[{stream, cls}].push_back(ptr);
+  }
 };
 
 struct EmulatedBackend::EventState {
@@ -29,21 +55,24 @@ struct EmulatedBackend::EventState {
   std::chrono::steady_clock::time_point when{};
 };
 
-namespace {
-struct BlockContext {
+struct EmulatedBackend::BlockContext {
   EmulatedBackend* backend;
   int device;
   void* ptr;
   size_t cls;
+  StreamId stream;                // the stream it was allocated for
+  std::vector<StreamId> used_on;  // other streams named by record_stream (guarded by the device's mu)
 };
+
+namespace {
 thread_local int t_current_device = 0;
 // Current stream per device for this thread (device index -> stream id).
 thread_local std::array<StreamId, 64> t_current_stream{};
 }  // namespace
 
 void release_block(void* ctx) {
-  auto* c = static_cast<BlockContext*>(ctx);
-  c->backend->release(c->device, c->ptr, c->cls);
+  auto* c = static_cast<EmulatedBackend::BlockContext*>(ctx);
+  c->backend->release(*c);
   delete c;
 }
 
@@ -92,10 +121,12 @@ DataPtr EmulatedBackend::allocate(size_t nbytes, Device device) {
   int idx = device.index;
   DeviceState& d = state(idx);
   size_t cls = allocation_size_class(std::max<size_t>(nbytes, 1));
+  StreamId stream = current_stream(idx);
   void* p = nullptr;
   {
     std::lock_guard<std::mutex> lock(d.mu);
-    auto it = d.cache.find(cls);
+    d.reclaim_awaited();
+    auto it = d.cache.find({stream, cls});
     if (it != d.cache.end() && !it->second.empty()) {
       p = it->second.back();
       it->second.pop_back();
@@ -126,19 +157,40 @@ DataPtr EmulatedBackend::allocate(size_t nbytes, Device device) {
   d.stats.max_allocated = std::max(d.stats.max_allocated, d.stats.allocated);
   d.stats.allocations++;
   allocation_sites::note_allocation(device, p, cls);
-  return DataPtr(p, new BlockContext{this, idx, p, cls}, &release_block);
+  return DataPtr(p, new BlockContext{this, idx, p, cls, stream, {}}, &release_block);
 }
 
-// Freed blocks go back to the device's cache at once. That is safe while work that still reads them is
-// queued: whoever gets the block next enqueues behind that work on the same stream, as with CUDA's allocator.
-void EmulatedBackend::release(int device, void* ptr, size_t cls) {
-  DeviceState& d = state(device);
-  allocation_sites::note_free(ptr);
+// A freed block goes back to the cache of the stream it was allocated for at once. That is safe while work
+// that still reads it is queued there: whoever gets the block next enqueues behind that work on the same
+// stream, as with CUDA's allocator. Work on other streams is the user's to declare (record_stream): the
+// block then waits until that work has run.
+void EmulatedBackend::release(const BlockContext& block) {
+  DeviceState& d = state(block.device);
+  allocation_sites::note_free(block.ptr);
+  std::vector<std::pair<WorkQueue*, uint64_t>> waits;
+  {
+    std::lock_guard<std::mutex> lock(d.mu);
+    for (StreamId s : block.used_on) {
+      WorkQueue& q = *d.streams[s];
+      waits.emplace_back(&q, q.last_pushed());
+    }
+    if (waits.empty())
+      d.give_back(block.ptr, block.cls, block.stream);
+    else
+      d.awaited.push_back({block.ptr, block.cls, block.stream, std::move(waits)});
+  }
+}
+
+bool EmulatedBackend::record_stream(const DataPtr& data, int device, StreamId stream) {
+  if (data.deleter != &release_block) return false;
+  auto* block = static_cast<BlockContext*>(data.ctx);
+  queue(device, stream);  // validates the stream
+  DeviceState& d = state(block->device);
   std::lock_guard<std::mutex> lock(d.mu);
-  d.live.erase(ptr);
-  d.stats.allocated -= cls;
-  d.stats.frees++;
-  d.cache[cls].push_back(ptr);
+  auto& used = block->used_on;
+  if (stream != block->stream && std::find(used.begin(), used.end(), stream) == used.end())
+    used.push_back(stream);
+  return true;
 }
 
 void EmulatedBackend::empty_cache() {
@@ -146,9 +198,10 @@ void EmulatedBackend::empty_cache() {
     synchronize(Device(DeviceType::CUDA, static_cast<int16_t>(i)));  // no queued work may touch freed memory
     DeviceState& d = state(i);
     std::lock_guard<std::mutex> lock(d.mu);
-    for (auto& [cls, blocks] : d.cache) {
+    d.reclaim_awaited();  // all of them: their streams have just been synchronised
+    for (auto& [key, blocks] : d.cache) {
       for (void* p : blocks) std::free(p);
-      d.stats.reserved -= cls * blocks.size();
+      d.stats.reserved -= key.second * blocks.size();
     }
     d.cache.clear();
   }

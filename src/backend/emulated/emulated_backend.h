@@ -39,6 +39,7 @@ class EmulatedBackend final : public AcceleratorBackend {
   void reset_peak_memory_stats(int index) override;
   std::vector<size_t> largest_live_allocations(int index, size_t count) override;
   void empty_cache() override;
+  bool record_stream(const DataPtr& data, int device, StreamId stream) override;
   DataPtr allocate_pinned(size_t nbytes) override;
   bool is_pinned(const void* ptr) override;
 
@@ -65,9 +66,10 @@ class EmulatedBackend final : public AcceleratorBackend {
  private:
   struct DeviceState;
   struct EventState;
+  struct BlockContext;
   DeviceState& state(int index);
   WorkQueue& queue(int device, StreamId stream);
-  void release(int device, void* ptr, size_t cls);
+  void release(const BlockContext& block);
   [[noreturn]] void throw_oom(int device, size_t requested);
   friend void release_block(void* ctx);
   friend void release_pinned(void* ctx);
