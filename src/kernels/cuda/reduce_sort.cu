@@ -1,7 +1,9 @@
-// CUDA sort/argsort/topk along the last dim through CUB's segmented radix sort. Elements become unsigned keys
-// whose order is the CPU's (NaN above every number, -0.0 equal to 0.0; descending flips the bits), paired
-// with their positions; the radix sort is stable, so equal keys keep position order as on the CPU, and the
-// first k positions of each sorted row select the values from the input.
+// CUDA sort/argsort/topk along the last dim through CUB's radix sorts. Elements become unsigned keys whose
+// order is the CPU's (NaN above every number, -0.0 equal to 0.0; descending flips the bits), paired with their
+// positions; the radix sort is stable, so equal keys keep position order as on the CPU, and the first k
+// positions of each sorted row select the values from the input. Many rows go through one segmented sort
+// (a thread block per row); a few long rows are each sorted by the whole GPU.
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_segmented_radix_sort.cuh>
 
 #include <algorithm>
@@ -47,6 +49,11 @@ __global__ void write_first_k(E* values, int64_t* indices, const E* in, const in
   }
 }
 
+// Rows at least this long, when there are at most kMaxWholeGpuRows of them, are sorted one at a time by the
+// device-wide radix sort (each launch fills the GPU) instead of one thread block each.
+constexpr int64_t kWholeGpuRow = int64_t{1} << 16;
+constexpr int64_t kMaxWholeGpuRows = 32;
+
 unsigned grid_for(int64_t total) {
   return static_cast<unsigned>(std::clamp<int64_t>(ceil_div(total, 256), 1, 65536));
 }
@@ -79,19 +86,33 @@ void sort_rows(const Tensor& values, const Tensor& indices, const Tensor& in, in
   int32_t* pos_in = static_cast<int32_t*>(pos.ptr);
   int32_t* offs = static_cast<int32_t*>(offsets.ptr);
   const int end_bit = 8 * sizeof(T);
+  // A segmented sort gives each row one thread block: a handful of long rows would leave the GPU idle.
+  const bool row_by_row = n >= kWholeGpuRow && rows <= kMaxWholeGpuRows;
   size_t temp_bytes = 0;
-  TANDEM_CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortPairs(
-      nullptr, temp_bytes, keys_in, keys_in + items, pos_in, pos_in + items, static_cast<int>(items),
-      static_cast<int>(batch), offs, offs + 1, 0, end_bit, stream));
+  if (row_by_row)
+    TANDEM_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys_in, keys_in + items, pos_in,
+                                                      pos_in + items, static_cast<int>(n), 0, end_bit, stream));
+  else
+    TANDEM_CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortPairs(
+        nullptr, temp_bytes, keys_in, keys_in + items, pos_in, pos_in + items, static_cast<int>(items),
+        static_cast<int>(batch), offs, offs + 1, 0, end_bit, stream));
   DataPtr temp = allocate_scratch(std::max<size_t>(temp_bytes, 1), in.device());
   for (int64_t row0 = 0; row0 < rows; row0 += batch) {
     const int64_t count = std::min(batch, rows - row0), m = count * n;
     make_keys<T><<<grid_for(m), 256, 0, stream>>>(keys_in, pos_in, offs, in.data<T>(), in_rows, row0, count,
                                                   n, si, descending);
     TANDEM_CUDA_CHECK_LAUNCH();
-    TANDEM_CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortPairs(
-        temp.ptr, temp_bytes, keys_in, keys_in + items, pos_in, pos_in + items, static_cast<int>(m),
-        static_cast<int>(count), offs, offs + 1, 0, end_bit, stream));
+    if (row_by_row) {
+      for (int64_t r = 0; r < count; ++r)
+        TANDEM_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.ptr, temp_bytes, keys_in + r * n,
+                                                          keys_in + items + r * n, pos_in + r * n,
+                                                          pos_in + items + r * n, static_cast<int>(n), 0, end_bit,
+                                                          stream));
+    } else {
+      TANDEM_CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortPairs(
+          temp.ptr, temp_bytes, keys_in, keys_in + items, pos_in, pos_in + items, static_cast<int>(m),
+          static_cast<int>(count), offs, offs + 1, 0, end_bit, stream));
+    }
     if (k == 0) continue;
     write_first_k<E><<<grid_for(count * k), 256, 0, stream>>>(
         values.data<E>(), indices.data<int64_t>(), in.data<E>(), pos_in + items, in_rows, value_rows,
