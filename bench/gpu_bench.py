@@ -4,6 +4,7 @@ Measures what issue 5 sets goals for and writes the rows as JSON plus a markdown
 - device-to-device copy bandwidth (the reference for the bandwidth goals: the best of every library's copy);
 - elementwise float32 ops on 256 MiB operands (goal: >= 85% of copy bandwidth);
 - reductions: sum, argmax(dim=1), softmax(dim=1) (goal: >= 80% of copy bandwidth and not slower than PyTorch);
+- sort of one long row and topk over many short rows (no goal; the two CUDA sort paths against PyTorch);
 - matmul 8192 x 8192 float32 and bfloat16 (goal: within 10% of PyTorch; TF32 off in both, PyTorch's default);
 - .cpu() of a 1 GiB float32 tensor into new pageable memory (goal: >= 1.5x PyTorch's throughput);
 - a digits-sized MLP training epoch on cuda (goal: >= PyTorch's samples/s; measures per-op launch overhead).
@@ -159,6 +160,16 @@ def reduction_cases(rows, rows_n, cols):
              bytes_moved=2 * nbytes, goal=0.80)
 
 
+def sort_cases(rows, n, rows_n, cols):
+    """No goal: a 1-D sort (one long row, the device-wide path) and many short rows (the segmented path)."""
+    t, p = both((n,))
+    rows.add(f"sort 1-D {n // (1 << 20)}M float32", "sort", {"tandem": lambda: t.sort(), "torch": lambda: p.sort()},
+             bytes_moved=2 * n * 4)
+    m, q = both((rows_n, cols))
+    rows.add(f"topk(k=8, dim=1) {rows_n}x{cols}", "sort",
+             {"tandem": lambda: m.topk(8, dim=1), "torch": lambda: q.topk(8, dim=1)}, bytes_moved=rows_n * cols * 4)
+
+
 def matmul_cases(rows, n, repeats):
     torch.backends.cuda.matmul.allow_tf32 = False
     tandem.backends.cuda.matmul.allow_tf32 = False
@@ -268,6 +279,7 @@ def main():
     n = (16 * MiB if quick else 256 * MiB) // 4
     ref_bw = bandwidth_cases(rows, n)
     reduction_cases(rows, 1024 if quick else 16384, 4096)
+    sort_cases(rows, (1 if quick else 16) << 20, 1024 if quick else 8192, 1024)
     matmul_cases(rows, 1024 if quick else 8192, rows.repeats)
     to_host_cases(rows, (64 * MiB if quick else 1024 * MiB) // 4)
     training_cases(rows)
