@@ -89,6 +89,8 @@ def streaming_cases(n):
         case("relu(a) (16M f32)", "elementwise", lambda: tandem.relu(a), lambda: torch.relu(ta),
              lambda: np.maximum(na, 0), two),
         case("exp(a) (16M f32)", "elementwise", lambda: tandem.exp(a), lambda: torch.exp(ta), lambda: np.exp(na), two),
+        case("tanh(a) (16M f32)", "elementwise", lambda: tandem.tanh(a), lambda: torch.tanh(ta), lambda: np.tanh(na),
+             two),
         case("numpy() (16M f32)", "overhead", lambda: big.numpy(), lambda: ta.numpy(), None),
     ]
 

@@ -8,6 +8,7 @@
 
 #include "core/half.h"
 #include "core/macros.h"
+#include "kernels/vector_math.h"
 
 namespace tandem {
 
@@ -41,39 +42,6 @@ TANDEM_HOST_DEVICE TANDEM_INLINE To convert(From v) {
   } else {  // to Half/BFloat16
     return To(static_cast<float>(v));
   }
-}
-
-// exp for float in a branch-free form the compiler vectorises (glibc's expf is a call per element, which
-// makes exp compute-bound at a fraction of memory bandwidth). Range reduction x = n ln2 + r with a Cephes-style
-// polynomial for e^r; 2^n is applied in two halves so results down to the subnormal range stay exact-ish.
-// Max error about 1 ulp on [-87, 88]; inf, -inf and NaN behave like std::exp.
-TANDEM_HOST_DEVICE TANDEM_INLINE float vector_expf(float x) {
-#if defined(__CUDA_ARCH__)
-  return expf(x);
-#else
-  const float hi = 88.72283935546875f, lo = -103.972084045410f;
-  float xc = x > hi ? hi : (x < lo ? lo : x);
-  float t = xc * 1.44269504088896341f + 12582912.0f;  // adding 1.5*2^23 rounds to the nearest integer
-  float n = t - 12582912.0f;
-  float r = xc - n * 0.693359375f;
-  r = r - n * -2.12194440e-4f;
-  float z = r * r;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * z + r + 1.0f;
-  int32_t ni = static_cast<int32_t>(n);
-  int32_t n1 = ni >> 1, n2 = ni - n1;
-  float s1 = bits_float(static_cast<uint32_t>(n1 + 127) << 23);
-  float s2 = bits_float(static_cast<uint32_t>(n2 + 127) << 23);
-  float result = p * s1 * s2;
-  result = x > hi ? __builtin_inff() : result;
-  result = x < lo ? 0.0f : result;
-  return x != x ? x : result;
-#endif
 }
 
 // ---- unary ----
@@ -123,13 +91,19 @@ struct ExpOp {
   }
 };
 struct LogOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return std::log(x); }
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_same_v<T, float>) return vector_logf(x); else return std::log(x);
+  }
 };
 struct Log1pOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return std::log1p(x); }
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_same_v<T, float>) return vector_log1pf(x); else return std::log1p(x);
+  }
 };
 struct Expm1Op {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return std::expm1(x); }
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_same_v<T, float>) return vector_expm1f(x); else return std::expm1(x);
+  }
 };
 struct SqrtOp {
   template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return std::sqrt(x); }
@@ -144,7 +118,9 @@ struct CosOp {
   template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return std::cos(x); }
 };
 struct TanhOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return std::tanh(x); }
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_same_v<T, float>) return vector_tanhf(x); else return std::tanh(x);
+  }
 };
 struct SigmoidOp {
   template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return T(1) / (T(1) + ExpOp{}(-x)); }
@@ -157,7 +133,7 @@ struct GeluOp {  // exact: x * Phi(x)
 struct GeluTanhOp {  // the tanh approximation (approximate='tanh')
   template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
     const T k = T(0.79788456080286535588);  // sqrt(2/pi)
-    return T(0.5) * x * (T(1) + std::tanh(k * (x + T(0.044715) * x * x * x)));
+    return T(0.5) * x * (T(1) + TanhOp{}(k * (x + T(0.044715) * x * x * x)));
   }
 };
 struct LogicalNotOp {
