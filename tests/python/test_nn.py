@@ -616,3 +616,39 @@ def test_forward_hooks():
         lin(tandem.ones(1, 2))
     assert seen[-1] == [[1.0, 1.0]]
     assert not lin._forward_hooks and not lin._forward_pre_hooks
+
+
+MORE_ACTIVATIONS = {
+    "silu": (lambda: nn.SiLU(), lambda: torch.nn.SiLU()),
+    "leaky_relu": (lambda: nn.LeakyReLU(0.2), lambda: torch.nn.LeakyReLU(0.2)),
+    "elu": (lambda: nn.ELU(alpha=1.5), lambda: torch.nn.ELU(alpha=1.5)),
+    "softplus": (lambda: nn.Softplus(beta=2.0, threshold=10.0), lambda: torch.nn.Softplus(beta=2.0, threshold=10.0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MORE_ACTIVATIONS))
+def test_more_activation_layers_match_torch_with_finite_gradients(name, device):
+    ours_factory, ref_factory = MORE_ACTIVATIONS[name]
+    layer, ref = ours_factory(), ref_factory()
+    assert repr(layer) == repr(ref)
+    # Zero (the kink), the softplus threshold's neighbourhood and values whose exp overflows.
+    x = torch.cat([torch.randn(40, dtype=torch.float64), torch.tensor([0.0, -0.0, 4.99, 5.01, 100.0, -100.0, 500.0],
+                                                                      dtype=torch.float64)]).requires_grad_()
+    xt = T(x.detach()).to(device).requires_grad_()
+    out, out_ref = layer(xt), ref(x)
+    assert out.dtype is tandem.float64 and out.device == device
+    close(out.cpu(), out_ref.detach(), atol=1e-12, rtol=1e-12)
+    g = torch.randn_like(out_ref)
+    out_ref.backward(g)
+    out.backward(T(g).to(device))
+    assert not xt.grad.isnan().any().item()
+    close(xt.grad.cpu(), x.grad, atol=1e-12, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["silu", "leaky_relu", "elu"])
+def test_inplace_activations_write_into_their_input(name):
+    x = torch.randn(3, 4)
+    ours = T(x.clone())
+    result = getattr(F, name)(ours, inplace=True)
+    close(ours, getattr(torch.nn.functional, name)(x))  # written into the input
+    assert result.data_ptr() == ours.data_ptr()

@@ -7,7 +7,8 @@ from .._transfer_guard import _crossing
 from .parameter import untracked
 
 __all__ = [
-    "linear", "relu", "relu_", "gelu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout", "flatten",
+    "linear", "relu", "relu_", "gelu", "silu", "leaky_relu", "elu", "softplus", "sigmoid", "tanh", "softmax",
+    "log_softmax", "dropout", "flatten",
     "conv2d", "max_pool2d", "max_pool2d_with_indices", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm",
     "layer_norm", "embedding", "nll_loss", "cross_entropy", "mse_loss", "l1_loss", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "one_hot",
@@ -36,6 +37,36 @@ def gelu(input, approximate="none"):
     if approximate == "tanh":
         return tandem.gelu_tanh(input)
     raise RuntimeError(f"approximate argument must be either none or tanh.\nhint: got approximate={approximate!r}")
+
+
+def _result(input, out, inplace):
+    """In place, the result is written into `input` (which autograd then records), as PyTorch's inplace=True."""
+    return input.copy_(out) if inplace else out
+
+
+def silu(input, inplace=False):
+    """x * sigmoid(x) (also called swish)."""
+    return _result(input, input * tandem.sigmoid(input), inplace)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """x for x > 0, negative_slope * x otherwise (the gradient at 0 is negative_slope, as in PyTorch)."""
+    return _result(input, tandem.where(input > 0, input, input * negative_slope), inplace)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """x for x > 0, alpha * (exp(x) - 1) otherwise."""
+    # exp of the clamped input: the branch where() drops would overflow for large x and turn its zero
+    # gradient into 0 * inf = NaN.
+    negative = tandem.expm1(tandem.clamp(input, max=0.0)) * alpha
+    return _result(input, tandem.where(input > 0, input, negative), inplace)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (where the two agree in float)."""
+    scaled = input * beta
+    smooth = tandem.log1p(tandem.exp(tandem.clamp(scaled, max=threshold))) / beta  # clamped as in elu
+    return tandem.where(scaled > threshold, input, smooth)
 
 
 def sigmoid(input):
