@@ -4,6 +4,7 @@
 #include <nanobind/nanobind.h>
 
 #include <optional>
+#include <utility>
 
 #include "core/device.h"
 #include "core/dtype.h"
@@ -20,7 +21,7 @@ struct PyDType {
 };
 nb::object dtype_object(DType d);
 bool is_dtype(nb::handle h);
-DType to_dtype(nb::handle h);                    // TypeError for anything that is not a tandem.dtype
+DType to_dtype(nb::handle h);                          // TypeError for anything that is not a tandem.dtype
 std::optional<DType> to_optional_dtype(nb::handle h);  // None -> nullopt
 
 struct PyDevice {
@@ -65,5 +66,24 @@ void init_autograd(nb::module_& m);
 void init_serialization(nb::module_& m);
 void init_nn(nb::module_& m);
 void init_boundary(nb::module_& m);
+
+// In-place methods return the object they were called on, as PyTorch's do: `x.add_(1) is x`, and `x += 1`
+// keeps x's identity (tensors hash by identity). returning_self(f) turns f(const Tensor& self, args...) into
+// the method (self, args...) that calls f and returns self.
+template <typename F, typename Call = decltype(&F::operator())>
+struct SelfReturning;
+template <typename F, typename C, typename R, typename... Args>
+struct SelfReturning<F, R (C::*)(const Tensor&, Args...) const> {
+  static auto make(F f) {
+    return [f](nb::handle self, Args... args) -> nb::object {
+      f(as_tensor_ref(self), std::forward<Args>(args)...);
+      return nb::borrow(self);
+    };
+  }
+};
+template <typename F>
+auto returning_self(F f) {
+  return SelfReturning<F>::make(std::move(f));
+}
 
 }  // namespace tandem::py

@@ -107,7 +107,7 @@ void init_elementwise(nb::module_& m) {
 #define TANDEM_UNARY_OP(name, functor, rule)                                           \
   m.def(#name, [](const Tensor& x) { return tandem::name(x); }, nb::arg("input"));   \
   tensor.def(#name, [](const Tensor& x) { return tandem::name(x); });                 \
-  tensor.def(#name "_", [](const Tensor& x) { return tandem::name##_(x); });
+  tensor.def(#name "_", returning_self([](const Tensor& x) { return tandem::name##_(x); }));
 #include "ops/op_list.def"
 #undef TANDEM_UNARY_OP
 
@@ -115,12 +115,11 @@ void init_elementwise(nb::module_& m) {
   m.def(#name, [](nb::handle a, nb::handle b) { return apply_function(name##_fns, a, b); },             \
         nb::arg("input"), nb::arg("other"));                                                            \
   tensor.def(#name, [](const Tensor& a, nb::handle b) { return apply_function(name##_fns, nb::cast(a), b); }); \
-  tensor.def(#name "_", [](const Tensor& a, nb::handle b) {                                             \
+  tensor.def(#name "_", returning_self([](const Tensor& a, nb::handle b) {                             \
     nb::object r = apply_inplace(name##_fns, a, b);                                                     \
     TANDEM_CHECK(!r.is(Py_NotImplemented), Type, #name "_(): argument 'other' must be Tensor or Number, not ", \
                  nb::inst_name(b).c_str());                                                             \
-    return r;                                                                                           \
-  });
+  }));
 #include "ops/op_list.def"
 #undef TANDEM_BINARY_OP
 
@@ -134,7 +133,10 @@ void init_elementwise(nb::module_& m) {
 #define TANDEM_OPERATOR(py, fns)                                                                           \
   tensor.def("__" py "__", [](const Tensor& a, nb::handle b) { return apply(fns, a, b, false); });         \
   tensor.def("__r" py "__", [](const Tensor& a, nb::handle b) { return apply(fns, a, b, true); });         \
-  tensor.def("__i" py "__", [](const Tensor& a, nb::handle b) { return apply_inplace(fns, a, b); });
+  tensor.def("__i" py "__", [](nb::handle self, nb::handle b) {                                           \
+    nb::object r = apply_inplace(fns, as_tensor_ref(self), b);                                             \
+    return r.is(Py_NotImplemented) ? r : nb::borrow(self);                                                 \
+  });
   TANDEM_OPERATOR("add", add_fns)
   TANDEM_OPERATOR("sub", sub_fns)
   TANDEM_OPERATOR("mul", mul_fns)
@@ -228,7 +230,7 @@ void init_elementwise(nb::module_& m) {
         nb::arg("out").none() = nb::none());
   tensor.def(
       "clamp_",
-      [](const Tensor& x, nb::handle lo, nb::handle hi) {
+      returning_self([](const Tensor& x, nb::handle lo, nb::handle hi) {
         if (is_tensor(lo) || is_tensor(hi)) {
           // Tensor bounds: compute out of place, then write back (same result as PyTorch's clamp_).
           Tensor r = tandem::clamp(x, is_tensor(lo) ? &as_tensor_ref(lo) : nullptr,
@@ -248,7 +250,7 @@ void init_elementwise(nb::module_& m) {
           h = s;
         }
         return tandem::clamp_(x, l, h);
-      },
+      }),
       nb::arg("min").none() = nb::none(), nb::arg("max").none() = nb::none());
 }
 

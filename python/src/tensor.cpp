@@ -130,20 +130,19 @@ void init_tensor(nb::module_& m) {
       .def("clone", [](const Tensor& t) { return clone(t); })
       .def(
           "copy_",
-          [](const Tensor& t, const Tensor& src, bool non_blocking) {
+          returning_self([](const Tensor& t, const Tensor& src, bool non_blocking) {
             CrossingScope scope(".copy_()", true, t.device() != src.device());  // explicit for the guard
             return copy_(t, src, non_blocking);
-          },
+          }),
           nb::arg("src"), nb::arg("non_blocking") = false)
-      .def("fill_",
-           [](const Tensor& t, nb::handle v) {
+      .def("fill_", returning_self([](const Tensor& t, nb::handle v) {
              Scalar s;
              if (is_tensor(v)) return fill_(t, item(as_tensor_ref(v)));
              TANDEM_CHECK(to_scalar(v, s), Type, "fill_(): argument 'value' must be Number, not ",
                           nb::inst_name(v).c_str());
              return fill_(t, s);
-           })
-      .def("zero_", [](const Tensor& t) { return fill_(t, Scalar(int64_t{0})); });
+           }))
+      .def("zero_", returning_self([](const Tensor& t) { return fill_(t, Scalar(int64_t{0})); }));
 }
 
 }  // namespace tandem::py

@@ -259,3 +259,30 @@ def test_float_floor_divide_and_remainder_signs_match_python(device):
     ib = torch.tensor([2, 2, -2, -2])
     assert_same(from_torch(ia, device) // from_torch(ib, device), ia // ib)
     assert_same(from_torch(ia, device) % from_torch(ib, device), ia % ib)
+
+
+def test_inplace_methods_return_the_same_object_like_pytorch(device):
+    # `x.add_(1) is x` in PyTorch, and `x += 1` keeps x's identity: tensors hash by identity, so a tensor stays
+    # a dict key across in-place updates.
+    x = tandem.ones(4, device=device)
+    idx = tandem.tensor([0], device=device)
+    calls = [
+        lambda: x.add_(1), lambda: x.mul_(2), lambda: x.relu_(), lambda: x.exp_(), lambda: x.clamp_(0, 10),
+        lambda: x.copy_(tandem.ones(4)), lambda: x.fill_(2), lambda: x.zero_(), lambda: x.uniform_(),
+        lambda: x.normal_(), lambda: x.bernoulli_(0.5), lambda: x.masked_fill_(x > 0.5, 1.0),
+        lambda: x.index_fill_(0, idx, 3.0), lambda: x.scatter_(0, idx, 4.0), lambda: x.index_add_(0, idx, x[:1]),
+        lambda: x.index_put_((idx,), tandem.tensor(5.0, device=device)), lambda: x.requires_grad_(False),
+    ]
+    for call in calls:
+        assert call() is x
+    assert x.tolist()[0] == 5.0
+    table = {x: "x"}
+    y = x
+    x += 1
+    x *= 2
+    assert x is y and table[x] == "x"
+    p = tandem.nn.Parameter(tandem.zeros(2))
+    with tandem.no_grad():
+        assert p.add_(1) is p and type(p.add_(1)) is tandem.nn.Parameter
+    with pytest.raises(TypeError, match=r"add_\(\): argument 'other' must be Tensor or Number, not str"):
+        x.add_("a")
