@@ -127,7 +127,11 @@ struct SigmoidOp {
 };
 struct GeluOp {  // exact: x * Phi(x)
   template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
-    return T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440)));
+    const T scaled = x * T(0.70710678118654752440);
+    if constexpr (std::is_same_v<T, float>)
+      return T(0.5) * x * (T(1) + vector_erff(scaled));
+    else
+      return T(0.5) * x * (T(1) + std::erf(scaled));
   }
 };
 struct GeluTanhOp {  // the tanh approximation (approximate='tanh')

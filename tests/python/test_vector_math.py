@@ -52,3 +52,23 @@ def test_special_values_are_exact(name):
     assert np.array_equal(got, want, equal_nan=True), (got, want)
     numbers = ~np.isnan(want)  # a NaN's sign bit is unspecified
     assert np.array_equal(np.signbit(got[numbers]), np.signbit(want[numbers]))
+
+
+def test_float32_gelu_uses_an_accurate_erf():
+    # gelu(x) = x/2 (1 + erf(x/sqrt 2)): within 4 ulp of the float64 value, plus the cancellation of 1 + erf
+    # for negative x (about 1e-7 |x|, which PyTorch's float32 gelu has too).
+    x = wide_sample()
+    x = x[np.abs(x) < 1e4]
+    with np.errstate(all="ignore"):
+        want = torch.nn.functional.gelu(torch.from_numpy(x.astype(np.float64))).numpy()
+    got = tandem.nn.functional.gelu(tandem.from_numpy(x)).numpy()
+    assert got.dtype == np.float32
+    bound = 4 * np.spacing(np.abs(want).astype(np.float32)).astype(np.float64) + 1e-7 * np.abs(x)
+    err = np.abs(got.astype(np.float64) - want)
+    worst = int(np.argmax(err / bound))
+    assert err[worst] <= bound[worst], (x[worst], got[worst], want[worst])
+    # gelu(inf) = inf as in float64 (PyTorch's float32 CPU kernel gives NaN there); gelu(-inf) = -inf * 0.
+    specials = np.float32([0.0, -0.0, np.inf, -np.inf, np.nan])
+    got = tandem.nn.functional.gelu(tandem.from_numpy(specials)).numpy()
+    assert np.array_equal(got, np.float32([0.0, -0.0, np.inf, np.nan, np.nan]), equal_nan=True)
+    assert np.signbit(got[1])
