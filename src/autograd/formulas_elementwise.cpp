@@ -84,6 +84,10 @@ Tensor unary_grad(UnaryOp op, const Tensor& g, const FormulaNode& n) {
                          add(mul(x2, Scalar(3.0 * c)), Scalar(1.0)));
       return mul(g, add(left, right));
     }
+    case UnaryOp::silu: {
+      Tensor s = sigmoid(v);  // d/dx x s(x) = s (1 + x (1 - s))
+      return mul(g, mul(s, add(mul(v, sub(Scalar(1.0), s)), Scalar(1.0))));
+    }
     default:
       TANDEM_THROW(Runtime, "the derivative for '", unary_op_name(op), "' is not implemented");
   }
@@ -135,6 +139,7 @@ const char* unary_node_name(UnaryOp op) {
     TANDEM_UNARY_NAME(sigmoid, "SigmoidBackward0")
     TANDEM_UNARY_NAME(gelu, "GeluBackward0")
     TANDEM_UNARY_NAME(gelu_tanh, "GeluBackward0")
+    TANDEM_UNARY_NAME(silu, "SiluBackward0")
 #undef TANDEM_UNARY_NAME
     default:
       return nullptr;  // not differentiable (predicates, bitwise)

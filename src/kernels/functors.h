@@ -140,6 +140,9 @@ struct GeluTanhOp {  // the tanh approximation (approximate='tanh')
     return T(0.5) * x * (T(1) + TanhOp{}(k * (x + T(0.044715) * x * x * x)));
   }
 };
+struct SiluOp {  // x * sigmoid(x), one division instead of a sigmoid and a product
+  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return x / (T(1) + ExpOp{}(-x)); }
+};
 struct LogicalNotOp {
   template <typename T> TANDEM_HOST_DEVICE bool operator()(T x) const { return !(x != T(0)); }
 };

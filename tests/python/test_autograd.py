@@ -394,13 +394,13 @@ def test_create_graph_second_and_third_derivatives():
     assert g3.tolist() == pytest.approx([6.0] * 3)
 
 
-@pytest.mark.parametrize("name", ["tanh", "sigmoid", "exp", "sin", "log", "sqrt", "gelu", "relu"])
+@pytest.mark.parametrize("name", ["tanh", "sigmoid", "exp", "sin", "log", "sqrt", "gelu", "relu", "silu"])
 def test_second_derivative_matches_torch(name):
     vals = [0.4, 1.3, 2.1]
     x, tx = leaf(vals), torch.tensor(vals, dtype=torch.float64, requires_grad=True)
     (g,) = tandem.autograd.grad(getattr(tandem, name)(x), x, tandem.ones(3, dtype=F64), create_graph=True)
     (g2,) = tandem.autograd.grad(g * g, x, tandem.ones(3, dtype=F64))
-    tf = torch.nn.functional.gelu if name == "gelu" else getattr(torch, name)
+    tf = getattr(torch.nn.functional, name) if name in ("gelu", "silu") else getattr(torch, name)
     (tg,) = torch.autograd.grad(tf(tx), tx, torch.ones(3, dtype=torch.float64), create_graph=True)
     (tg2,) = torch.autograd.grad(tg * tg, tx, torch.ones(3, dtype=torch.float64))
     torch.testing.assert_close(torch.tensor(g2.tolist(), dtype=torch.float64), tg2)

@@ -10,13 +10,15 @@ from oracle import DTYPE_NAMES, FLOAT_NAMES, INT_NAMES, assert_same, from_torch,
 
 UNARY_SAME = ["abs", "sign", "floor", "ceil", "round", "trunc"]
 UNARY_NO_BOOL = ["neg", "relu"]
-UNARY_FLOAT = ["exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid"]
+UNARY_FLOAT = ["exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "silu"]
 PREDICATES = ["isnan", "isinf", "isfinite", "logical_not"]
 
 
 def torch_unary(name, x):
     if name == "relu":
         return torch.relu(x)
+    if name == "silu":  # only in torch.nn.functional, for floats (tandem promotes integers as for sigmoid)
+        return torch.nn.functional.silu(x if x.is_floating_point() else x.float())
     return getattr(torch, name)(x)
 
 

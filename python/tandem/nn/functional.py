@@ -24,11 +24,11 @@ def linear(input, weight, bias=None):
 
 
 def relu(input, inplace=False):
-    return tandem.relu_(input) if inplace else tandem.relu(input)
+    return input.relu_() if inplace else tandem.relu(input)
 
 
 def relu_(input):
-    return tandem.relu_(input)
+    return input.relu_()
 
 
 def gelu(input, approximate="none"):
@@ -46,7 +46,7 @@ def _result(input, out, inplace):
 
 def silu(input, inplace=False):
     """x * sigmoid(x) (also called swish)."""
-    return _result(input, input * tandem.sigmoid(input), inplace)
+    return input.silu_() if inplace else tandem.silu(input)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
