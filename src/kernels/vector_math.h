@@ -98,15 +98,22 @@ TANDEM_HOST_DEVICE TANDEM_INLINE float vector_log1pf(float x) {
 #endif
 }
 
-// expm1(x) = (u - 1) x / log(u) with u = e^x (Kahan's trick: the error of u cancels as above).
+// expm1: x + x^2/2 + x^3 P(x) below |x| = 1/2 (P a least-squares fit at Chebyshev nodes, relative error
+// 1.3e-8), e^x - 1 above, where the subtraction loses no more than a bit. Max error about 2 ulp.
 TANDEM_HOST_DEVICE TANDEM_INLINE float vector_expm1f(float x) {
 #if defined(__CUDA_ARCH__)
   return expm1f(x);
 #else
-  const float u = vector_expf(x);
-  const float um1 = u - 1.0f;
-  const float r = um1 * (x / vector_logf(u));
-  return u == 1.0f ? x : (um1 == -1.0f ? -1.0f : (u == __builtin_inff() ? u : r));
+  float p = 2.4922443117247894e-05f;
+  p = p * x + 0.00019944885571021587f;
+  p = p * x + 0.0013888737885281444f;
+  p = p * x + 0.0083332359790802f;
+  p = p * x + 0.0416666679084301f;
+  p = p * x + 0.1666666716337204f;
+  const float small = x + x * x * (0.5f + x * p);
+  const float large = vector_expf(x) - 1.0f;
+  const float a = x < 0.0f ? -x : x;
+  return a < 0.5f ? (a == 0.0f ? x : small) : large;  // x: expm1(-0) = -0
 #endif
 }
 
