@@ -22,32 +22,37 @@ def use_on_side_stream(x, side):
 @needs_cuda
 def test_recorded_memory_is_not_reused_while_the_other_stream_uses_it():
     side = tandem.cuda.Stream()
+    base = tandem.cuda.memory_allocated()
     x = tandem.full((N,), 3.0, device="cuda")
+    x_size = tandem.cuda.memory_allocated() - base
     y = use_on_side_stream(x, side)
     x.record_stream(side)
     freed = x.data_ptr()
     del x
-    z = tandem.full((N,), 7.0, device="cuda")  # same size, same stream as x
+    z = tandem.full((N,), 7.0, device="cuda")  # same size, same stream as x: would be x's block if it were free
     assert not side.query()
     assert z.data_ptr() != freed
     side.synchronize()
-    assert y.cpu().tolist() == [6.0] * N
-    w = tandem.empty((N,), device="cuda")  # the side stream is done: the block is reused
-    assert w.data_ptr() == freed
+    assert y.cpu().tolist() == [6.0] * N  # the side stream read x, not z's sevens
+    # Once the side stream is done, the next allocation (a temporary, freed at once) gives x's block back.
+    before = tandem.cuda.memory_allocated()
+    tandem.empty(1, device="cuda")
+    assert tandem.cuda.memory_allocated() == before - x_size
 
 
 @needs_cuda
-def test_without_record_stream_the_block_is_reused_at_once():
-    # The hazard record_stream exists for: the allocator only knows the stream the block was allocated for.
+def test_without_record_stream_the_block_is_free_at_once():
+    # The hazard record_stream exists for: the allocator only knows the stream the block was allocated for,
+    # so x's block is free (and reusable by x's stream) while the side stream's work may still read it.
     side = tandem.cuda.Stream()
     x = tandem.full((N,), 3.0, device="cuda")
     y = use_on_side_stream(x, side)
-    freed = x.data_ptr()
+    before = tandem.cuda.memory_allocated()
     del x
-    z = tandem.empty((N,), device="cuda")
-    assert z.data_ptr() == freed
+    assert tandem.cuda.memory_allocated() < before
+    assert not side.query()
     side.synchronize()
-    del y, z
+    del y
 
 
 @needs_cuda
