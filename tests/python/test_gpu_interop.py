@@ -190,3 +190,14 @@ def test_cupy_both_ways():
     assert back.get().tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
     back2 = cupy.from_dlpack(tandem.ones(3, device="cuda"))
     assert back2.get().tolist() == [1.0, 1.0, 1.0]
+
+
+@real_gpu
+def test_record_stream_refuses_imported_memory():
+    # tandem's allocator cannot delay the reuse of memory PyTorch owns: the error says whom to ask.
+    t = tandem.from_dlpack(torch.ones(4, device="cuda"))
+    with pytest.raises(RuntimeError) as e:
+        t.record_stream(tandem.cuda.Stream())
+    lines = str(e.value).splitlines()
+    assert lines[0].startswith("record_stream(): this tensor's memory was not allocated by tandem")
+    assert lines[1] == "hint: call record_stream on the producer's tensor, which owns the memory"

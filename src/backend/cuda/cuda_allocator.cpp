@@ -14,8 +14,8 @@ struct CudaAllocator::BlockHandle {
   CudaAllocator* allocator;
   int device;
   Block* block;
-  std::vector<cudaStream_t> used_on =
-      {};  // other streams named by record_stream (guarded by the device's mu)
+  // Other streams named by record_stream (guarded by the device's mu).
+  std::vector<cudaStream_t> used_on = {};
 };
 
 CudaAllocator::CudaAllocator(std::vector<size_t> capacities) : capacities_(std::move(capacities)) {
@@ -69,6 +69,7 @@ void CudaAllocator::free_block(void* ctx) {
     if (h->used_on.empty()) {
       d.pool.release(h->block);
     } else {
+      // Not a DeviceGuard: it throws on failure, and a deleter must not.
       int previous = -1;
       (void)cudaGetDevice(&previous);
       (void)cudaSetDevice(h->device);
