@@ -10,9 +10,10 @@
 #include "autograd/engine.h"
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
-#include "backend/cpu/cpu_allocator.h"
+#include "backend/backend.h"
 #include "bindings.h"
 #include "core/error.h"
+#include "ops/copy.h"
 #include "ops/view.h"
 
 namespace tandem::py {
@@ -273,6 +274,33 @@ void init_autograd(nb::module_& m) {
   tensor.def("retain_grad", &retain_grad);
   tensor.def("register_hook", &register_hook, nb::arg("hook"));
   tensor.def("detach", &detach);
+  // copy.deepcopy(t), as PyTorch's: leaves only; a copy of the data with the same requires_grad and a copy
+  // of .grad; memo keeps tensors shared inside a deep-copied container shared in the copy. (Parameter keeps
+  // its own __deepcopy__ in Python, to stay a Parameter.)
+  tensor.def(
+      "__deepcopy__",
+      [](nb::handle self, nb::dict memo) -> nb::object {
+        const Tensor& t = as_tensor_ref(self);
+        AutogradMeta* m = t.impl()->autograd();
+        TANDEM_CHECK(
+            !m || !m->grad_fn, Runtime,
+            "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at "
+            "the moment.  If you were attempting to deepcopy a module, this may be because of a "
+            "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001\nhint: "
+            "deep-copy t.detach() instead");
+        nb::int_ key(reinterpret_cast<uintptr_t>(self.ptr()));  // id(self), the key copy.deepcopy uses
+        if (memo.contains(key)) return memo[key];
+        Tensor copy = clone(detach(t));
+        if (t.requires_grad()) copy.impl()->ensure_autograd().requires_grad = true;
+        if (m && m->grad && m->grad->defined()) {
+          AutogradMeta& cm = copy.impl()->ensure_autograd();
+          cm.grad = std::make_shared<Tensor>(clone(detach(*m->grad)));
+        }
+        nb::object result = wrap(std::move(copy));
+        memo[key] = result;
+        return result;
+      },
+      nb::arg("memo"));
   tensor.def("detach_", [](nb::handle self) {
     if (AutogradMeta* m = as_tensor_ref(self).impl()->autograd()) {
       m->grad_fn.reset();
@@ -297,7 +325,7 @@ void init_autograd(nb::module_& m) {
       nb::arg("inputs") = nb::none());
 
   // Live host bytes: lets tests check that a training loop's memory stays flat (no graph kept alive).
-  m.def("_cpu_allocated_bytes", [] { return cpu_allocator_stats().allocated_bytes; });  // blocks >= 1 MiB
+  m.def("_cpu_allocated_bytes", [] { return backend_for(DeviceType::CPU).live_bytes(); });  // blocks >= 1 MiB
   m.def("_autograd_live_nodes", &autograd::live_node_count);
   m.def("_record_function", &record_function);
   m.def("is_grad_enabled", &GradMode::is_enabled);

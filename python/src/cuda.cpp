@@ -8,6 +8,7 @@
 #include "backend/transfer.h"
 #include "bindings.h"
 #include "core/error.h"
+#include "kernels/startup.h"
 #include "ops/copy.h"
 #include "ops/pinned.h"
 
@@ -31,19 +32,26 @@ nb::object tensor_to(nb::handle self, nb::args args, nb::kwargs kwargs) {
       device = as_tensor_ref(a).device();
       dtype = as_tensor_ref(a).dtype();
     } else if (!a.is_none()) {
-      TANDEM_CHECK(!(PyBool_Check(a.ptr())), Type, "to() received an invalid combination of arguments: a bool "
+      TANDEM_CHECK(!(PyBool_Check(a.ptr())), Type,
+                   "to() received an invalid combination of arguments: a bool "
                    "positional argument\nhint: pass non_blocking=/copy= as keywords");
       device = to_device(a);
     }
   }
   for (auto [k, v] : kwargs) {
     std::string key = nb::cast<std::string>(k);
-    if (key == "dtype") dtype = to_optional_dtype(v);
-    else if (key == "device") device = to_optional_device(v);
-    else if (key == "copy") copy = nb::cast<bool>(v);
-    else if (key == "non_blocking") non_blocking = nb::cast<bool>(v);
-    else if (key == "memory_format") continue;
-    else TANDEM_THROW(Type, "to() got an unexpected keyword argument '", key, "'");
+    if (key == "dtype")
+      dtype = to_optional_dtype(v);
+    else if (key == "device")
+      device = to_optional_device(v);
+    else if (key == "copy")
+      copy = nb::cast<bool>(v);
+    else if (key == "non_blocking")
+      non_blocking = nb::cast<bool>(v);
+    else if (key == "memory_format")
+      continue;
+    else
+      TANDEM_THROW(Type, "to() got an unexpected keyword argument '", key, "'");
   }
   Device target = device.value_or(x.device());
   CrossingScope scope(".to()", true, !(x.device().is_cpu() && target.is_cpu()));
@@ -104,7 +112,8 @@ void init_cuda(nb::module_& m) {
   init_allocation_sites(m);
   auto cls = nb::type<Tensor>();
   auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
-  tensor.def("to", &tensor_to, "Returns the tensor on another device and/or dtype (itself if nothing changes).");
+  tensor.def("to", &tensor_to,
+             "Returns the tensor on another device and/or dtype (itself if nothing changes).");
   tensor.def(
       "cpu",
       [](nb::handle self, bool non_blocking) -> nb::object {
@@ -129,14 +138,16 @@ void init_cuda(nb::module_& m) {
       },
       nb::arg("device").none() = nb::none(), nb::arg("non_blocking") = false);
   tensor.def(
-      "pin_memory", [](nb::handle self) -> nb::object {
+      "pin_memory",
+      [](nb::handle self) -> nb::object {
         const Tensor& x = as_tensor_ref(self);
         Tensor out = pin_memory(x);
         if (out.is_same(x)) return nb::borrow(self);
         return wrap(std::move(out));
       },
       "A copy in pinned (page-locked) host memory, or the tensor itself when it already is pinned.");
-  tensor.def("is_pinned", [](const Tensor& t) { return is_pinned(t); }, "Whether the tensor is in pinned memory.");
+  tensor.def(
+      "is_pinned", [](const Tensor& t) { return is_pinned(t); }, "Whether the tensor is in pinned memory.");
   tensor.def("get_device", [](const Tensor& t) { return t.device().is_cpu() ? -1 : t.device().index; });
   tensor.def(
       "record_stream", &record_stream, nb::arg("stream").none(),
@@ -146,37 +157,59 @@ void init_cuda(nb::module_& m) {
   m.def("_cuda_is_available", [] { return cuda_available(); });
   m.def("_cuda_device_count", [] { return cuda_available() ? cuda_backend().device_count() : 0; });
   m.def("_cuda_current_device", [] { return cuda_backend().current_device(); });
-  m.def("_cuda_set_device", [](nb::handle d) { cuda_backend().set_current_device(device_index(d)); }, nb::arg("device").none());
+  m.def(
+      "_cuda_set_device", [](nb::handle d) { cuda_backend().set_current_device(device_index(d)); },
+      nb::arg("device").none());
   m.def("_cuda_device_index", &device_index, nb::arg("device").none());
-  m.def("_cuda_properties", [](nb::handle d) {
-    DeviceProperties p = cuda_backend().properties(device_index(d));
-    nb::dict out;
-    out["name"] = p.name;
-    out["total_memory"] = p.total_memory;
-    out["major"] = p.major;
-    out["minor"] = p.minor;
-    out["multi_processor_count"] = p.multi_processor_count;
-    out["is_emulated"] = p.emulated;
-    return out;
-  }, nb::arg("device").none());
-  m.def("_cuda_synchronize", [](nb::handle d) {
-    CrossingScope scope("tandem.cuda.synchronize()", true);
-    synchronize_device(Device(DeviceType::CUDA, static_cast<int16_t>(device_index(d))));
-  }, nb::arg("device").none());
-  m.def("_cuda_memory_stats", [](nb::handle d) { return stats_dict(cuda_backend().memory_stats(device_index(d))); }, nb::arg("device").none());
-  m.def("_cuda_reset_peak_memory_stats", [](nb::handle d) { cuda_backend().reset_peak_memory_stats(device_index(d)); }, nb::arg("device").none());
-  m.def("_cuda_largest_live_allocations", [](nb::handle d, size_t n) {
-    return cuda_backend().largest_live_allocations(device_index(d), n);
-  }, nb::arg("device").none(), nb::arg("count"));
-  m.def("_cuda_mem_get_info", [](nb::handle d) {
-    auto [free, total] = cuda_backend().mem_get_info(device_index(d));
-    return nb::make_tuple(free, total);
-  }, nb::arg("device").none());
+  m.def(
+      "_cuda_properties",
+      [](nb::handle d) {
+        DeviceProperties p = cuda_backend().properties(device_index(d));
+        nb::dict out;
+        out["name"] = p.name;
+        out["total_memory"] = p.total_memory;
+        out["major"] = p.major;
+        out["minor"] = p.minor;
+        out["multi_processor_count"] = p.multi_processor_count;
+        out["is_emulated"] = p.emulated;
+        return out;
+      },
+      nb::arg("device").none());
+  m.def(
+      "_cuda_synchronize",
+      [](nb::handle d) {
+        CrossingScope scope("tandem.cuda.synchronize()", true);
+        synchronize_device(Device(DeviceType::CUDA, static_cast<int16_t>(device_index(d))));
+      },
+      nb::arg("device").none());
+  m.def(
+      "_cuda_memory_stats",
+      [](nb::handle d) { return stats_dict(cuda_backend().memory_stats(device_index(d))); },
+      nb::arg("device").none());
+  m.def(
+      "_cuda_reset_peak_memory_stats",
+      [](nb::handle d) { cuda_backend().reset_peak_memory_stats(device_index(d)); },
+      nb::arg("device").none());
+  m.def(
+      "_cuda_largest_live_allocations",
+      [](nb::handle d, size_t n) { return cuda_backend().largest_live_allocations(device_index(d), n); },
+      nb::arg("device").none(), nb::arg("count"));
+  m.def(
+      "_cuda_mem_get_info",
+      [](nb::handle d) {
+        auto [free, total] = cuda_backend().mem_get_info(device_index(d));
+        return nb::make_tuple(free, total);
+      },
+      nb::arg("device").none());
   m.def("_cuda_empty_cache", [] {
     if (cuda_available()) cuda_backend().empty_cache();
   });
-  m.def("_cuda_create_stream", [](nb::handle d) { return cuda_backend().create_stream(device_index(d)); }, nb::arg("device").none());
-  m.def("_cuda_current_stream", [](nb::handle d) { return cuda_backend().current_stream(device_index(d)); }, nb::arg("device").none());
+  m.def(
+      "_cuda_create_stream", [](nb::handle d) { return cuda_backend().create_stream(device_index(d)); },
+      nb::arg("device").none());
+  m.def(
+      "_cuda_current_stream", [](nb::handle d) { return cuda_backend().current_stream(device_index(d)); },
+      nb::arg("device").none());
   m.def("_cuda_set_stream", [](int device, StreamId s) { cuda_backend().set_current_stream(device, s); });
   m.def("_cuda_synchronize_stream", [](int device, StreamId s) {
     CrossingScope scope("Stream.synchronize()", true);
@@ -187,8 +220,10 @@ void init_cuda(nb::module_& m) {
   m.def("_cuda_destroy_event", [](EventId e) {
     if (cuda_available()) cuda_backend().destroy_event(e);
   });
-  m.def("_cuda_record_event", [](EventId e, int device, StreamId s) { cuda_backend().record_event(e, device, s); });
-  m.def("_cuda_wait_event", [](EventId e, int device, StreamId s) { cuda_backend().wait_event(e, device, s); });
+  m.def("_cuda_record_event",
+        [](EventId e, int device, StreamId s) { cuda_backend().record_event(e, device, s); });
+  m.def("_cuda_wait_event",
+        [](EventId e, int device, StreamId s) { cuda_backend().wait_event(e, device, s); });
   m.def("_cuda_synchronize_event", [](EventId e, int device) {
     CrossingScope scope("Event.synchronize()", true);
     synchronize_event(Device(DeviceType::CUDA, static_cast<int16_t>(device)), e);

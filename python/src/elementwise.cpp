@@ -1,7 +1,15 @@
 // Elementwise ops as module functions (tandem.add), methods (t.add, t.add_) and operators (t + u), all
-// generated from ops/op_list.def.
-#include <cstring>
+// generated from kernels/op_list.def.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
+#include <cstring>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "autograd/formulas.h"
 #include "bindings.h"
 #include "core/error.h"
 #include "ops/copy.h"
@@ -24,8 +32,8 @@ nb::object not_implemented() { return nb::borrow(Py_NotImplemented); }
 
 // NumPy passes out=None to the methods it dispatches to; tandem has no out= arguments yet.
 void check_no_out(nb::handle out, const char* fn) {
-  TANDEM_CHECK(out.is_none(), Type, fn, "(): out= is not supported\nhint: use the returned tensor (x = ",
-               fn, "(...)) or an in-place method");
+  TANDEM_CHECK(out.is_none(), Type, fn, "(): out= is not supported\nhint: use the returned tensor (x = ", fn,
+               "(...)) or an in-place method");
 }
 
 // NumPy arrays take part in arithmetic as CPU tensors sharing their memory (as in PyTorch), so `t + a` and,
@@ -64,8 +72,8 @@ nb::object apply_inplace(const BinaryFns& f, const Tensor& self, nb::handle othe
 nb::object apply_function(const BinaryFns& f, nb::handle a, nb::handle b) {
   if (is_tensor(a)) {
     nb::object r = apply(f, as_tensor_ref(a), b, false);
-    TANDEM_CHECK(!r.is(Py_NotImplemented), Type, f.name, "(): argument 'other' must be Tensor or Number, not ",
-                 nb::inst_name(b).c_str());
+    TANDEM_CHECK(!r.is(Py_NotImplemented), Type, f.name,
+                 "(): argument 'other' must be Tensor or Number, not ", nb::inst_name(b).c_str());
     return r;
   }
   Scalar s;
@@ -74,14 +82,14 @@ nb::object apply_function(const BinaryFns& f, nb::handle a, nb::handle b) {
   return wrap(f.st(s, as_tensor_ref(b)));
 }
 
-#define TANDEM_BINARY_OP(name, functor, rule)                                                    \
-  const BinaryFns name##_fns{#name,                                                              \
-                             static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&tandem::name),  \
-                             static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&tandem::name),  \
-                             static_cast<Tensor (*)(const Scalar&, const Tensor&)>(&tandem::name),  \
+#define TANDEM_BINARY_OP(name, functor, rule, ...)                                                    \
+  const BinaryFns name##_fns{#name,                                                                   \
+                             static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&tandem::name),    \
+                             static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&tandem::name),    \
+                             static_cast<Tensor (*)(const Scalar&, const Tensor&)>(&tandem::name),    \
                              static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&tandem::name##_), \
                              static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&tandem::name##_)};
-#include "ops/op_list.def"
+#include "kernels/op_list.def"
 #undef TANDEM_BINARY_OP
 
 // a + alpha * b, PyTorch's add/sub signature.
@@ -104,38 +112,69 @@ void init_elementwise(nb::module_& m) {
   auto cls = nb::type<Tensor>();
   nb::class_<Tensor>& tensor = static_cast<nb::class_<Tensor>&>(cls);
 
-#define TANDEM_UNARY_OP(name, functor, rule)                                           \
-  m.def(#name, [](const Tensor& x) { return tandem::name(x); }, nb::arg("input"));   \
-  tensor.def(#name, [](const Tensor& x) { return tandem::name(x); });                 \
+#define TANDEM_UNARY_OP(name, functor, rule, ...)                                \
+  m.def(                                                                         \
+      #name, [](const Tensor& x) { return tandem::name(x); }, nb::arg("input")); \
+  tensor.def(#name, [](const Tensor& x) { return tandem::name(x); });            \
   tensor.def(#name "_", returning_self([](const Tensor& x) { return tandem::name##_(x); }));
-#include "ops/op_list.def"
+#include "kernels/op_list.def"
 #undef TANDEM_UNARY_OP
 
-#define TANDEM_BINARY_OP(name, functor, rule)                                                           \
-  m.def(#name, [](nb::handle a, nb::handle b) { return apply_function(name##_fns, a, b); },             \
-        nb::arg("input"), nb::arg("other"));                                                            \
-  tensor.def(#name, [](const Tensor& a, nb::handle b) { return apply_function(name##_fns, nb::cast(a), b); }); \
-  tensor.def(#name "_", returning_self([](const Tensor& a, nb::handle b) {                             \
-    nb::object r = apply_inplace(name##_fns, a, b);                                                     \
-    TANDEM_CHECK(!r.is(Py_NotImplemented), Type, #name "_(): argument 'other' must be Tensor or Number, not ", \
-                 nb::inst_name(b).c_str());                                                             \
-  }));
-#include "ops/op_list.def"
+#define TANDEM_BINARY_OP(name, functor, rule, ...)                                                          \
+  m.def(                                                                                                    \
+      #name, [](nb::handle a, nb::handle b) { return apply_function(name##_fns, a, b); }, nb::arg("input"), \
+      nb::arg("other"));                                                                                    \
+  tensor.def(#name,                                                                                         \
+             [](const Tensor& a, nb::handle b) { return apply_function(name##_fns, nb::cast(a), b); });     \
+  tensor.def(#name "_", returning_self([](const Tensor& a, nb::handle b) {                                  \
+               nb::object r = apply_inplace(name##_fns, a, b);                                              \
+               TANDEM_CHECK(!r.is(Py_NotImplemented), Type,                                                 \
+                            #name "_(): argument 'other' must be Tensor or Number, not ",                   \
+                            nb::inst_name(b).c_str());                                                      \
+             }));
+#include "kernels/op_list.def"
 #undef TANDEM_BINARY_OP
 
+  // The op list itself, so tests parametrise over every op (a new op in op_list.def is tested without
+  // editing a hand-kept table): (name, dtype rule, autograd node name or None).
+  m.def("_unary_ops", [] {
+    std::vector<std::tuple<std::string, std::string, nb::object>> ops;
+#define TANDEM_UNARY_OP(name, functor, rule, ...)                                      \
+  ops.emplace_back(#name, #rule,                                                       \
+                   autograd::unary_node_name(UnaryOp::name)                            \
+                       ? nb::object(nb::str(autograd::unary_node_name(UnaryOp::name))) \
+                       : nb::none());
+#include "kernels/op_list.def"
+#undef TANDEM_UNARY_OP
+    return ops;
+  });
+  m.def("_binary_ops", [] {
+    std::vector<std::tuple<std::string, std::string, nb::object>> ops;
+#define TANDEM_BINARY_OP(name, functor, rule, ...)                                       \
+  ops.emplace_back(#name, #rule,                                                         \
+                   autograd::binary_node_name(BinaryOp::name)                            \
+                       ? nb::object(nb::str(autograd::binary_node_name(BinaryOp::name))) \
+                       : nb::none());
+#include "kernels/op_list.def"
+#undef TANDEM_BINARY_OP
+    return ops;
+  });
+
   // add/sub take alpha, as in PyTorch.
-  m.def("add", [](nb::handle a, nb::handle b, nb::handle alpha) { return with_alpha(add_fns, a, b, alpha); },
-        nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha") = nb::none());
-  m.def("sub", [](nb::handle a, nb::handle b, nb::handle alpha) { return with_alpha(sub_fns, a, b, alpha); },
-        nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha") = nb::none());
+  m.def(
+      "add", [](nb::handle a, nb::handle b, nb::handle alpha) { return with_alpha(add_fns, a, b, alpha); },
+      nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha") = nb::none());
+  m.def(
+      "sub", [](nb::handle a, nb::handle b, nb::handle alpha) { return with_alpha(sub_fns, a, b, alpha); },
+      nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha") = nb::none());
 
   // Operators. Each returns NotImplemented for operands it does not understand.
-#define TANDEM_OPERATOR(py, fns)                                                                           \
-  tensor.def("__" py "__", [](const Tensor& a, nb::handle b) { return apply(fns, a, b, false); });         \
-  tensor.def("__r" py "__", [](const Tensor& a, nb::handle b) { return apply(fns, a, b, true); });         \
-  tensor.def("__i" py "__", [](nb::handle self, nb::handle b) {                                           \
-    nb::object r = apply_inplace(fns, as_tensor_ref(self), b);                                             \
-    return r.is(Py_NotImplemented) ? r : nb::borrow(self);                                                 \
+#define TANDEM_OPERATOR(py, fns)                                                                   \
+  tensor.def("__" py "__", [](const Tensor& a, nb::handle b) { return apply(fns, a, b, false); }); \
+  tensor.def("__r" py "__", [](const Tensor& a, nb::handle b) { return apply(fns, a, b, true); }); \
+  tensor.def("__i" py "__", [](nb::handle self, nb::handle b) {                                    \
+    nb::object r = apply_inplace(fns, as_tensor_ref(self), b);                                     \
+    return r.is(Py_NotImplemented) ? r : nb::borrow(self);                                         \
   });
   TANDEM_OPERATOR("add", add_fns)
   TANDEM_OPERATOR("sub", sub_fns)
@@ -184,7 +223,8 @@ void init_elementwise(nb::module_& m) {
           TANDEM_CHECK(to_scalar(h, s), Type, "where(): argument '", arg, "' must be Tensor or Number, not ",
                        nb::inst_name(h).c_str());
           // A Python number takes part like a 0-dim tensor of the other operand's dtype category.
-          const Tensor* other = is_tensor(a) ? &as_tensor_ref(a) : (is_tensor(b) ? &as_tensor_ref(b) : nullptr);
+          const Tensor* other =
+              is_tensor(a) ? &as_tensor_ref(a) : (is_tensor(b) ? &as_tensor_ref(b) : nullptr);
           DType d = s.natural_dtype();
           if (other && dtype_category(other->dtype()) >= s.category()) d = other->dtype();
           return full(DimVector{}, s, d);
@@ -200,11 +240,13 @@ void init_elementwise(nb::module_& m) {
     std::optional<Scalar> l, h;
     Scalar s;
     if (!lo.is_none()) {
-      TANDEM_CHECK(to_scalar(lo, s), Type, "clamp(): argument 'min' must be Number, not ", nb::inst_name(lo).c_str());
+      TANDEM_CHECK(to_scalar(lo, s), Type, "clamp(): argument 'min' must be Number, not ",
+                   nb::inst_name(lo).c_str());
       l = s;
     }
     if (!hi.is_none()) {
-      TANDEM_CHECK(to_scalar(hi, s), Type, "clamp(): argument 'max' must be Number, not ", nb::inst_name(hi).c_str());
+      TANDEM_CHECK(to_scalar(hi, s), Type, "clamp(): argument 'max' must be Number, not ",
+                   nb::inst_name(hi).c_str());
       h = s;
     }
     return tandem::clamp(x, l, h);
@@ -219,7 +261,8 @@ void init_elementwise(nb::module_& m) {
         check_no_out(out, "clip");
         return clamp_fn(x, lo, hi);
       },
-      nb::arg("min").none() = nb::none(), nb::arg("max").none() = nb::none(), nb::arg("out").none() = nb::none());
+      nb::arg("min").none() = nb::none(), nb::arg("max").none() = nb::none(),
+      nb::arg("out").none() = nb::none());
   // round(decimals=0); np.round(t, d) calls t.round(decimals=d, out=None).
   auto round_fn = [](const Tensor& x, int64_t decimals, nb::handle out) {
     check_no_out(out, "round");
@@ -229,8 +272,7 @@ void init_elementwise(nb::module_& m) {
   m.def("round", round_fn, nb::arg("input"), nb::kw_only(), nb::arg("decimals") = 0,
         nb::arg("out").none() = nb::none());
   tensor.def(
-      "clamp_",
-      returning_self([](const Tensor& x, nb::handle lo, nb::handle hi) {
+      "clamp_", returning_self([](const Tensor& x, nb::handle lo, nb::handle hi) {
         if (is_tensor(lo) || is_tensor(hi)) {
           // Tensor bounds: compute out of place, then write back (same result as PyTorch's clamp_).
           Tensor r = tandem::clamp(x, is_tensor(lo) ? &as_tensor_ref(lo) : nullptr,

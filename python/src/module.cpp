@@ -1,8 +1,10 @@
 // The extension module tandem._C. Each area registers itself from its own file.
 #include "bindings.h"
+#include "kernels/startup.h"
 
 NB_MODULE(_C, m) {
   using namespace tandem::py;
+  tandem::start_runtime();
   init_errors(m);
   init_dtype_device(m);
   init_tensor(m);

@@ -11,6 +11,9 @@
 namespace tandem::autograd {
 
 // ---- elementwise (formulas_elementwise.cpp) ----
+// PyTorch's name of the op's autograd node (from op_list.def), or null when the op is not differentiable.
+const char* unary_node_name(UnaryOp op);
+const char* binary_node_name(BinaryOp op);
 Tensor record_unary(UnaryOp op, const Tensor& x, const Tensor& out);
 // A null tensor pointer means that operand was the scalar next to it.
 Tensor record_binary(BinaryOp op, const Tensor* a, const Scalar& a_scalar, const Tensor* b,

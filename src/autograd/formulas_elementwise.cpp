@@ -1,6 +1,7 @@
 // Gradients of the elementwise ops (op_list.def), where and clamp, written with public ops so they run on
 // every device and are themselves differentiable (create_graph).
 #include <cmath>
+#include <string_view>
 
 #include "autograd/formulas.h"
 #include "core/error.h"
@@ -33,151 +34,110 @@ Tensor threshold_backward(const Tensor& g, const Tensor& out) {
   return r;
 }
 
-// ---- unary: saved[0] = input (or output where the formula reads it) ----
-Tensor unary_grad(UnaryOp op, const Tensor& g, const FormulaNode& n) {
-  const Tensor v = n.saved.empty() ? Tensor() : n.saved_tensor(0);
-  switch (op) {
-    case UnaryOp::neg:
-      return neg(g);
-    case UnaryOp::abs:
-      return mul(g, sign(v));
-    case UnaryOp::sign:
-    case UnaryOp::floor:
-    case UnaryOp::ceil:
-    case UnaryOp::round:
-    case UnaryOp::trunc:
-      return zeros_like(g);
-    case UnaryOp::relu:
-      return threshold_backward(g, v);  // v is the output
-    case UnaryOp::exp:
-      return mul(g, v);  // output
-    case UnaryOp::log:
-      return div(g, v);
-    case UnaryOp::log1p:
-      return div(g, add(v, Scalar(1.0)));
-    case UnaryOp::expm1:
-      return mul(g, add(v, Scalar(1.0)));  // output
-    case UnaryOp::sqrt:
-      return div(g, mul(v, Scalar(2.0)));  // output
-    case UnaryOp::rsqrt:
-      return mul(g, mul(pow(v, Scalar(3.0)), Scalar(-0.5)));  // output
-    case UnaryOp::sin:
-      return mul(g, cos(v));
-    case UnaryOp::cos:
-      return mul(g, neg(sin(v)));
-    case UnaryOp::tanh:
-      return mul(g, sub(Scalar(1.0), mul(v, v)));  // output
-    case UnaryOp::sigmoid:
-      return mul(g, mul(v, sub(Scalar(1.0), v)));  // output
-    case UnaryOp::gelu: {
-      // d/dx x*Phi(x) = Phi(x) + x*phi(x); Phi recovered as gelu(x)/x (0.5 at 0: no erf op yet).
-      Tensor cdf = where(eq(v, Scalar(0.0)), full(DimVector{}, Scalar(0.5), v.dtype()), div(gelu(v), v));
-      Tensor pdf = mul(exp(mul(mul(v, v), Scalar(-0.5))), Scalar(0.3989422804014327));
-      return mul(g, add(cdf, mul(v, pdf)));
-    }
-    case UnaryOp::gelu_tanh: {
-      const double k = std::sqrt(2.0 / M_PI), c = 0.044715;
-      Tensor x2 = mul(v, v);
-      Tensor th = tanh(mul(mul(v, add(mul(x2, Scalar(c)), Scalar(1.0))), Scalar(k)));
-      Tensor left = mul(add(th, Scalar(1.0)), Scalar(0.5));
-      Tensor right = mul(mul(mul(v, sub(Scalar(1.0), mul(th, th))), Scalar(0.5 * k)),
-                         add(mul(x2, Scalar(3.0 * c)), Scalar(1.0)));
-      return mul(g, add(left, right));
-    }
-    case UnaryOp::silu: {
-      Tensor s = sigmoid(v);  // d/dx x s(x) = s (1 + x (1 - s))
-      return mul(g, mul(s, add(mul(v, sub(Scalar(1.0), s)), Scalar(1.0))));
-    }
-    default:
-      TANDEM_THROW(Runtime, "the derivative for '", unary_op_name(op), "' is not implemented");
-  }
-}
+// ---- unary: v = what op_list.def's `reads` column says the node saved (input or output) ----
+// One specialisation per differentiable op. The primary template is never defined: an op that op_list.def
+// marks differentiable without a gradient here fails to link instead of silently getting no grad_fn.
+template <UnaryOp Op>
+Tensor unary_grad(const Tensor& g, const Tensor& v);
 
-// Which ops' formulas read the output instead of the input (saving the output avoids keeping the input).
-bool saves_output(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::relu:
-    case UnaryOp::exp:
-    case UnaryOp::expm1:
-    case UnaryOp::sqrt:
-    case UnaryOp::rsqrt:
-    case UnaryOp::tanh:
-    case UnaryOp::sigmoid:
-      return true;
-    default:
-      return false;
-  }
-}
-bool saves_nothing(UnaryOp op) {
-  return op == UnaryOp::neg || op == UnaryOp::sign || op == UnaryOp::floor || op == UnaryOp::ceil ||
-         op == UnaryOp::round || op == UnaryOp::trunc;
-}
+#define TANDEM_UNARY_GRAD(op) \
+  template <>                 \
+  Tensor unary_grad<UnaryOp::op>(const Tensor& g, const Tensor& v)
 
-// PyTorch's node names.
-const char* unary_node_name(UnaryOp op) {
-  switch (op) {
-#define TANDEM_UNARY_NAME(op, name) \
-  case UnaryOp::op:                 \
-    return name;
-    TANDEM_UNARY_NAME(neg, "NegBackward0")
-    TANDEM_UNARY_NAME(abs, "AbsBackward0")
-    TANDEM_UNARY_NAME(sign, "SignBackward0")
-    TANDEM_UNARY_NAME(relu, "ReluBackward0")
-    TANDEM_UNARY_NAME(floor, "FloorBackward0")
-    TANDEM_UNARY_NAME(ceil, "CeilBackward0")
-    TANDEM_UNARY_NAME(round, "RoundBackward0")
-    TANDEM_UNARY_NAME(trunc, "TruncBackward0")
-    TANDEM_UNARY_NAME(exp, "ExpBackward0")
-    TANDEM_UNARY_NAME(log, "LogBackward0")
-    TANDEM_UNARY_NAME(log1p, "Log1PBackward0")
-    TANDEM_UNARY_NAME(expm1, "Expm1Backward0")
-    TANDEM_UNARY_NAME(sqrt, "SqrtBackward0")
-    TANDEM_UNARY_NAME(rsqrt, "RsqrtBackward0")
-    TANDEM_UNARY_NAME(sin, "SinBackward0")
-    TANDEM_UNARY_NAME(cos, "CosBackward0")
-    TANDEM_UNARY_NAME(tanh, "TanhBackward0")
-    TANDEM_UNARY_NAME(sigmoid, "SigmoidBackward0")
-    TANDEM_UNARY_NAME(gelu, "GeluBackward0")
-    TANDEM_UNARY_NAME(gelu_tanh, "GeluBackward0")
-    TANDEM_UNARY_NAME(silu, "SiluBackward0")
-#undef TANDEM_UNARY_NAME
-    default:
-      return nullptr;  // not differentiable (predicates, bitwise)
-  }
+TANDEM_UNARY_GRAD(neg) { return neg(g); }
+TANDEM_UNARY_GRAD(abs) { return mul(g, sign(v)); }
+TANDEM_UNARY_GRAD(sign) { return zeros_like(g); }
+TANDEM_UNARY_GRAD(floor) { return zeros_like(g); }
+TANDEM_UNARY_GRAD(ceil) { return zeros_like(g); }
+TANDEM_UNARY_GRAD(round) { return zeros_like(g); }
+TANDEM_UNARY_GRAD(trunc) { return zeros_like(g); }
+TANDEM_UNARY_GRAD(relu) { return threshold_backward(g, v); }  // v is the output
+TANDEM_UNARY_GRAD(exp) { return mul(g, v); }                  // output
+TANDEM_UNARY_GRAD(log) { return div(g, v); }
+TANDEM_UNARY_GRAD(log1p) { return div(g, add(v, Scalar(1.0))); }
+TANDEM_UNARY_GRAD(expm1) { return mul(g, add(v, Scalar(1.0))); }                     // output
+TANDEM_UNARY_GRAD(sqrt) { return div(g, mul(v, Scalar(2.0))); }                      // output
+TANDEM_UNARY_GRAD(rsqrt) { return mul(g, mul(pow(v, Scalar(3.0)), Scalar(-0.5))); }  // output
+TANDEM_UNARY_GRAD(sin) { return mul(g, cos(v)); }
+TANDEM_UNARY_GRAD(cos) { return mul(g, neg(sin(v))); }
+TANDEM_UNARY_GRAD(tanh) { return mul(g, sub(Scalar(1.0), mul(v, v))); }     // output
+TANDEM_UNARY_GRAD(sigmoid) { return mul(g, mul(v, sub(Scalar(1.0), v))); }  // output
+TANDEM_UNARY_GRAD(gelu) {
+  // d/dx x*Phi(x) = Phi(x) + x*phi(x); Phi recovered as gelu(x)/x (0.5 at 0: no erf op yet).
+  Tensor cdf = where(eq(v, Scalar(0.0)), full(DimVector{}, Scalar(0.5), v.dtype()), div(gelu(v), v));
+  Tensor pdf = mul(exp(mul(mul(v, v), Scalar(-0.5))), Scalar(0.3989422804014327));
+  return mul(g, add(cdf, mul(v, pdf)));
 }
+TANDEM_UNARY_GRAD(gelu_tanh) {
+  const double k = std::sqrt(2.0 / M_PI), c = 0.044715;
+  Tensor x2 = mul(v, v);
+  Tensor th = tanh(mul(mul(v, add(mul(x2, Scalar(c)), Scalar(1.0))), Scalar(k)));
+  Tensor left = mul(add(th, Scalar(1.0)), Scalar(0.5));
+  Tensor right = mul(mul(mul(v, sub(Scalar(1.0), mul(th, th))), Scalar(0.5 * k)),
+                     add(mul(x2, Scalar(3.0 * c)), Scalar(1.0)));
+  return mul(g, add(left, right));
+}
+TANDEM_UNARY_GRAD(silu) {
+  Tensor s = sigmoid(v);  // d/dx x s(x) = s (1 + x (1 - s))
+  return mul(g, mul(s, add(mul(v, sub(Scalar(1.0), s)), Scalar(1.0))));
+}
+#undef TANDEM_UNARY_GRAD
 
 template <UnaryOp Op>
 Grads unary_formula(FormulaNode& n, const Tensor& g) {
-  return {unary_grad(Op, g, n)};
+  return {unary_grad<Op>(g, n.saved.empty() ? Tensor() : n.saved_tensor(0))};
 }
 
-FormulaNode::Formula unary_formula_for(UnaryOp op) {
-  switch (op) {
-#define TANDEM_UNARY_OP(name, functor, rule) \
-  case UnaryOp::name:                        \
-    return &unary_formula<UnaryOp::name>;
-#include "ops/op_list.def"
-#undef TANDEM_UNARY_OP
-    default:
-      return nullptr;
+// What op_list.def says about each op's gradient, as data.
+enum class GradReads : int8_t { Input, Output, Operands, Nothing, NotDifferentiable };
+struct GradInfo {
+  const char* node_name;  // null when not differentiable
+  GradReads reads;
+  FormulaNode::Formula formula;
+};
+
+template <UnaryOp Op, GradReads Reads>
+constexpr GradInfo unary_info(const char* node) {
+  if constexpr (Reads == GradReads::NotDifferentiable) {
+    return {nullptr, Reads, nullptr};
+  } else {
+    return {node, Reads, &unary_formula<Op>};
   }
 }
+#define TANDEM_CHECK_NODE(name, node, reads)                                                                 \
+  static_assert((std::string_view(#node) == "NoNode") == (GradReads::reads == GradReads::NotDifferentiable), \
+                "op_list.def: '" #name "' must name a node exactly when it is differentiable");
+
+constexpr GradInfo kUnaryGrad[] = {
+#define TANDEM_UNARY_OP(name, functor, rule, node, reads) unary_info<UnaryOp::name, GradReads::reads>(#node),
+#include "kernels/op_list.def"
+#undef TANDEM_UNARY_OP
+};
+#define TANDEM_UNARY_OP(name, functor, rule, node, reads) TANDEM_CHECK_NODE(name, node, reads)
+#include "kernels/op_list.def"
+#undef TANDEM_UNARY_OP
 
 // ---- binary: variant 0 = tensor op tensor, 1 = tensor op scalar, 2 = scalar op tensor ----
-// saved: [a, b] as available (tensors only); n.scalar holds the scalar operand.
+// saved: [a, b] as available (tensors only); n.scalar holds the scalar operand. As for unary ops, the primary
+// template is never defined, so a differentiable op without its formula fails to link.
+template <BinaryOp Op>
+Grads binary_formula(FormulaNode& n, const Tensor& g);
+#define TANDEM_BINARY_GRAD(op) \
+  template <>                  \
+  Grads binary_formula<BinaryOp::op>(FormulaNode & n, const Tensor& g)
 
-Grads add_formula(FormulaNode& n, const Tensor& g) { return {g, g}; }
-Grads sub_formula(FormulaNode& n, const Tensor& g) {
+TANDEM_BINARY_GRAD(add) { return {g, g}; }
+TANDEM_BINARY_GRAD(sub) {
   return {n.needs_input_grad(0) ? g : Tensor(), n.needs_input_grad(1) ? neg(g) : Tensor()};
 }
-Grads mul_formula(FormulaNode& n, const Tensor& g) {
+TANDEM_BINARY_GRAD(mul) {
   if (n.variant != 0) return {mul(g, n.scalar)};
   Grads r(2);
   if (n.needs_input_grad(0)) r[0] = mul(g, n.saved_tensor(1));
   if (n.needs_input_grad(1)) r[1] = mul(g, n.saved_tensor(0));
   return r;
 }
-Grads div_formula(FormulaNode& n, const Tensor& g) {
+TANDEM_BINARY_GRAD(div) {
   if (n.variant == 1) return {div(g, n.scalar)};
   if (n.variant == 2) {  // s / b: -s / b^2
     Tensor b = n.saved_tensor(0);
@@ -189,10 +149,8 @@ Grads div_formula(FormulaNode& n, const Tensor& g) {
   if (n.needs_input_grad(1)) r[1] = neg(div(mul(g, a), mul(b, b)));
   return r;
 }
-Grads floor_divide_formula(FormulaNode& n, const Tensor& g) {
-  return {zeros_like(g), n.variant == 0 ? zeros_like(g) : Tensor()};
-}
-Grads remainder_formula(FormulaNode& n, const Tensor& g) {
+TANDEM_BINARY_GRAD(floor_divide) { return {zeros_like(g), n.variant == 0 ? zeros_like(g) : Tensor()}; }
+TANDEM_BINARY_GRAD(remainder) {
   // a - floor(a / b) * b
   if (n.variant == 1) return {g};
   if (n.variant == 2) {
@@ -202,7 +160,7 @@ Grads remainder_formula(FormulaNode& n, const Tensor& g) {
   Tensor a = n.saved_tensor(0), b = n.saved_tensor(1);
   return {g, mul(neg(g), floor(div(a, b)))};
 }
-Grads pow_formula(FormulaNode& n, const Tensor& g) {
+TANDEM_BINARY_GRAD(pow) {
   if (n.variant == 1) {  // a ** s
     double s = n.scalar.to_double();
     Tensor a = n.saved_tensor(0);
@@ -242,65 +200,52 @@ Grads extremum_formula(FormulaNode& n, const Tensor& g) {
   if (n.needs_input_grad(1)) r[1] = where(tie, half, where(b_wins, g, scalar_zero(g)));
   return r;
 }
+TANDEM_BINARY_GRAD(maximum) { return extremum_formula<true>(n, g); }
+TANDEM_BINARY_GRAD(minimum) { return extremum_formula<false>(n, g); }
+#undef TANDEM_BINARY_GRAD
 
-struct BinaryInfo {
-  const char* name;
-  FormulaNode::Formula formula;
-  bool saves;  // formula reads the operands
-};
-bool binary_info(BinaryOp op, BinaryInfo& info) {
-  switch (op) {
-    case BinaryOp::add:
-      info = {"AddBackward0", &add_formula, false};
-      return true;
-    case BinaryOp::sub:
-      info = {"SubBackward0", &sub_formula, false};
-      return true;
-    case BinaryOp::mul:
-      info = {"MulBackward0", &mul_formula, true};
-      return true;
-    case BinaryOp::div:
-      info = {"DivBackward0", &div_formula, true};
-      return true;
-    case BinaryOp::floor_divide:
-      info = {"FloorDivideBackward0", &floor_divide_formula, false};
-      return true;
-    case BinaryOp::remainder:
-      info = {"RemainderBackward0", &remainder_formula, true};
-      return true;
-    case BinaryOp::pow:
-      info = {"PowBackward0", &pow_formula, true};
-      return true;
-    case BinaryOp::maximum:
-      info = {"MaximumBackward0", &extremum_formula<true>, true};
-      return true;
-    case BinaryOp::minimum:
-      info = {"MinimumBackward0", &extremum_formula<false>, true};
-      return true;
-    default:
-      return false;  // comparisons, logical and bitwise ops have no gradient
+template <BinaryOp Op, GradReads Reads>
+constexpr GradInfo binary_info(const char* node) {
+  if constexpr (Reads == GradReads::NotDifferentiable) {
+    return {nullptr, Reads, nullptr};
+  } else {
+    return {node, Reads, &binary_formula<Op>};
   }
 }
+constexpr GradInfo kBinaryGrad[] = {
+#define TANDEM_BINARY_OP(name, functor, rule, node, reads) \
+  binary_info<BinaryOp::name, GradReads::reads>(#node),
+#include "kernels/op_list.def"
+#undef TANDEM_BINARY_OP
+};
+#define TANDEM_BINARY_OP(name, functor, rule, node, reads) TANDEM_CHECK_NODE(name, node, reads)
+#include "kernels/op_list.def"
+#undef TANDEM_BINARY_OP
+#undef TANDEM_CHECK_NODE
 
 }  // namespace
 
+const char* unary_node_name(UnaryOp op) { return kUnaryGrad[static_cast<int>(op)].node_name; }
+const char* binary_node_name(BinaryOp op) { return kBinaryGrad[static_cast<int>(op)].node_name; }
+
 Tensor record_unary(UnaryOp op, const Tensor& x, const Tensor& out) {
-  const char* name = unary_node_name(op);
-  if (!name || !is_floating(out.dtype())) return out;
-  auto node = make_node(name, unary_formula_for(op));
+  const GradInfo& info = kUnaryGrad[static_cast<int>(op)];
+  if (!info.formula || !is_floating(out.dtype())) return out;
+  auto node = make_node(info.node_name, info.formula);
   record(node, {&x}, out);
-  if (!saves_nothing(op)) node->saved.emplace_back(saves_output(op) ? out : x, saves_output(op));
+  if (info.reads != GradReads::Nothing)
+    node->saved.emplace_back(info.reads == GradReads::Output ? out : x, info.reads == GradReads::Output);
   return out;
 }
 
 Tensor record_binary(BinaryOp op, const Tensor* a, const Scalar& a_scalar, const Tensor* b,
                      const Scalar& b_scalar, const Tensor& out) {
-  BinaryInfo info;
-  if (!binary_info(op, info) || !is_floating(out.dtype())) return out;
-  auto node = make_node(info.name, info.formula);
+  const GradInfo& info = kBinaryGrad[static_cast<int>(op)];
+  if (!info.formula || !is_floating(out.dtype())) return out;
+  auto node = make_node(info.node_name, info.formula);
   if (a && b) {
     set_history(node, {a, b}, {&out});
-    if (info.saves) {
+    if (info.reads == GradReads::Operands) {
       node->saved.emplace_back(*a, false);
       node->saved.emplace_back(*b, false);
     }
@@ -309,9 +254,11 @@ Tensor record_binary(BinaryOp op, const Tensor* a, const Scalar& a_scalar, const
   node->variant = a ? 1 : 2;
   node->scalar = a ? b_scalar : a_scalar;
   const Tensor& t = a ? *a : *b;
-  // PyTorch's names for the scalar forms: x - 2 is SubBackward0, 2 - x is RsubBackward1, 2 ** x PowBackward1.
+  // PyTorch's names for the scalar forms: x - 2 is SubBackward0 but 2 - x RsubBackward1; x ** 2 is
+  // PowBackward0 and 2 ** x PowBackward2 (x ** y: PowBackward1); x % 2 is RemainderBackward0 (x % y: 1).
   if (op == BinaryOp::sub && !a) node->name_ = "RsubBackward1";
-  if (op == BinaryOp::pow && !a) node->name_ = "PowBackward1";
+  if (op == BinaryOp::pow) node->name_ = a ? "PowBackward0" : "PowBackward2";
+  if (op == BinaryOp::remainder && a) node->name_ = "RemainderBackward0";
   if (op == BinaryOp::sub && !a)
     node->formula = [](FormulaNode& n, const Tensor& g) { return Grads{neg(g)}; };
   if (op == BinaryOp::sub && a) node->formula = [](FormulaNode& n, const Tensor& g) { return Grads{g}; };
@@ -331,7 +278,7 @@ Tensor record_binary(BinaryOp op, const Tensor* a, const Scalar& a_scalar, const
                           };
   }
   set_history(node, {&t}, {&out});
-  if (info.saves) node->saved.emplace_back(t, false);
+  if (info.reads == GradReads::Operands) node->saved.emplace_back(t, false);
   return out;
 }
 

@@ -14,12 +14,12 @@ void register_cuda_accelerator(AcceleratorBackend* backend) {
 }
 
 bool cuda_available() {
-  ensure_builtin_backends();
+  start_device_type(DeviceType::CUDA);
   return g_cuda != nullptr && g_cuda->device_count() > 0;
 }
 
 AcceleratorBackend& cuda_backend() {
-  ensure_builtin_backends();
+  start_device_type(DeviceType::CUDA);
   if (g_cuda) return *g_cuda;
   backend_for(DeviceType::CUDA);  // throws the reason CUDA is missing
   TANDEM_THROW(Runtime, "no CUDA backend");

@@ -46,6 +46,11 @@ class AcceleratorBackend : public Backend {
     return {s.total - s.reserved, s.total};
   }
   virtual std::vector<size_t> largest_live_allocations(int index, size_t count) = 0;
+  size_t live_bytes() override {
+    size_t total = 0;
+    for (int i = 0; i < device_count(); ++i) total += memory_stats(i).allocated;
+    return total;
+  }
   virtual void empty_cache() = 0;
   // Tensor.record_stream: memory this backend allocated on `device` is also used by work on `stream`, so once
   // freed it is not reused before the work queued on `stream` by then has run. False (and nothing done) when

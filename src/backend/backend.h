@@ -1,20 +1,19 @@
-// The per-device-type backend interface. A backend registers itself at start-up; the core never names a
-// concrete device (no #ifdef CUDA outside backend/). A device type with no registered backend answers with a
-// clear error that says why it is missing.
+// The per-device-type backend interface. A backend registers itself at start-up (kernels/startup.cpp wires
+// backends and kernel tables together); the core never names a concrete device (no #ifdef CUDA outside
+// backend/). A device type with no registered backend answers with a clear error that says why it is missing.
 #pragma once
 #include <cstddef>
 #include <string>
 
 #include "core/device.h"
+#include "core/device_registry.h"
 #include "core/storage.h"
 
 namespace tandem {
 
-class Backend {
+// A backend is its device type's allocator (the slot core allocates through) plus copies and sync.
+class Backend : public DeviceAllocator {
  public:
-  virtual ~Backend() = default;
-  // Allocates nbytes on `device`; throws OutOfMemory (never returns null). nbytes == 0 is allowed.
-  virtual DataPtr allocate(size_t nbytes, Device device) = 0;
   // Plain byte copies. Every host<->device crossing goes through these two, so diagnostics hook here.
   virtual void copy_host_to_device(void* dst, const void* src, size_t nbytes, Device device) = 0;
   virtual void copy_device_to_host(void* dst, const void* src, size_t nbytes, Device device) = 0;
@@ -34,29 +33,20 @@ class Backend {
   }
   virtual void synchronize(Device device) = 0;
   virtual int device_count() const = 0;
-  // 'cuda' (no index) becomes the thread's current device; an index past device_count() is an error.
-  virtual Device resolve(Device device) { return device; }
+  // Bytes held by live allocations on this backend's devices (on the CPU: the cached size classes, blocks of
+  // 1 MiB or more), so tests can check that a loop's memory stays flat.
+  virtual size_t live_bytes() = 0;
 };
 
+// Also registers `backend` as the type's allocator.
 void register_backend(DeviceType type, Backend* backend);
-// The backend for a type, or a RuntimeError explaining why that device type is unavailable.
+// The backend for a type (starting the type first), or a RuntimeError explaining why it is unavailable.
 Backend& backend_for(DeviceType type);
 bool has_backend(DeviceType type);
-// Why a device type has no backend, for its error: `first_line` is PyTorch's message for that case, `reason`
-// the hint (set by a build without CUDA, or by a CUDA build that found no GPU).
-void set_missing_backend_reason(DeviceType type, std::string reason,
-                                std::string first_line = "Torch not compiled with CUDA enabled");
 
-// Defined per build configuration: cpu/ always, cuda/ or no_cuda/ for the CUDA slot.
+// Defined per build configuration: cpu/ always; cuda/ registers the real GPUs when a driver finds some (and
+// otherwise sets the reason there are none) and says whether it did.
 void register_cpu_backend();
-void register_cuda_backend();
-// Whether this build has the real CUDA backend (defined next to register_cuda_backend).
-bool cuda_backend_built();
-inline void register_builtin_backends() {
-  register_cpu_backend();
-  register_cuda_backend();
-}
-// Runs register_builtin_backends once; cheap after the first call.
-void ensure_builtin_backends();
+bool register_cuda_backend();
 
 }  // namespace tandem

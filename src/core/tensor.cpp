@@ -1,12 +1,15 @@
 #include "core/tensor.h"
 
-#include "backend/backend.h"
+#include "core/device_registry.h"
 #include "core/error.h"
 
 namespace tandem {
 
 TensorImpl::TensorImpl(Storage storage, int64_t offset, DimVector sizes, DimVector strides, DType dtype)
-    : storage_(std::move(storage)), offset_(offset), sizes_(std::move(sizes)), strides_(std::move(strides)),
+    : storage_(std::move(storage)),
+      offset_(offset),
+      sizes_(std::move(sizes)),
+      strides_(std::move(strides)),
       dtype_(dtype) {
   refresh();
 }
@@ -90,7 +93,8 @@ int64_t compute_numel(IntArrayRef sizes) {
                  shape_to_string(sizes));
     overflow |= __builtin_mul_overflow(n, s, &n);
   }
-  TANDEM_CHECK(!overflow, Runtime, "numel: integer multiplication overflow for shape ", shape_to_string(sizes));
+  TANDEM_CHECK(!overflow, Runtime, "numel: integer multiplication overflow for shape ",
+               shape_to_string(sizes));
   return n;
 }
 
@@ -98,18 +102,19 @@ Tensor empty(IntArrayRef sizes, DType dtype, Device device) {
   int64_t n = compute_numel(sizes);
   size_t nbytes;
   TANDEM_CHECK(!__builtin_mul_overflow(static_cast<size_t>(n), element_size(dtype), &nbytes), OutOfMemory,
-               "Trying to allocate more bytes than the address space holds for shape ", shape_to_string(sizes));
-  Backend& backend = backend_for(device.type);
-  device = backend.resolve(device);
-  DataPtr data = backend.allocate(nbytes, device);
+               "Trying to allocate more bytes than the address space holds for shape ",
+               shape_to_string(sizes));
+  DeviceAllocator& allocator = allocator_for(device.type);
+  device = allocator.resolve(device);
+  DataPtr data = allocator.allocate(nbytes, device);
   auto storage = make_intrusive<StorageImpl>(std::move(data), nbytes, device);
-  return Tensor(make_intrusive<TensorImpl>(std::move(storage), 0, DimVector(sizes), contiguous_strides(sizes),
-                                           dtype));
+  return Tensor(
+      make_intrusive<TensorImpl>(std::move(storage), 0, DimVector(sizes), contiguous_strides(sizes), dtype));
 }
 
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
-  return Tensor(make_intrusive<TensorImpl>(base.storage(), offset, DimVector(sizes), DimVector(strides),
-                                           base.dtype()));
+  return Tensor(
+      make_intrusive<TensorImpl>(base.storage(), offset, DimVector(sizes), DimVector(strides), base.dtype()));
 }
 
 }  // namespace tandem

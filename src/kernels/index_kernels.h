@@ -43,12 +43,11 @@ using CountNonzeroKernel = int64_t (*)(const Tensor& x);
 // out ([count, x.dim()] int64, contiguous) = coordinates of the non-zero elements of contiguous x, row-major.
 using NonzeroKernel = void (*)(const Tensor& out, const Tensor& x);
 
+// The slots, listed in kernels/kernel_slots.def.
 struct IndexKernels {
-  IndexGatherKernel gather = nullptr;
-  IndexPutKernel put = nullptr;
-  IndexMinMaxKernel min_max = nullptr;
-  CountNonzeroKernel count_nonzero = nullptr;
-  NonzeroKernel nonzero = nullptr;
+#define TANDEM_INDEX_SLOT(name, Type) Type name = nullptr;
+#include "kernels/kernel_slots.def"
+#undef TANDEM_INDEX_SLOT
 };
 
 }  // namespace tandem

@@ -1,18 +1,19 @@
 #include "kernels/kernel_table.h"
 
-#include "backend/backend.h"
+#include "core/device_registry.h"
+#include "kernels/startup.h"
 
 namespace tandem {
 
 namespace {
 const char* const kUnaryNames[] = {
-#define TANDEM_UNARY_OP(name, functor, rule) #name,
-#include "ops/op_list.def"
+#define TANDEM_UNARY_OP(name, functor, rule, ...) #name,
+#include "kernels/op_list.def"
 #undef TANDEM_UNARY_OP
 };
 const char* const kBinaryNames[] = {
-#define TANDEM_BINARY_OP(name, functor, rule) #name,
-#include "ops/op_list.def"
+#define TANDEM_BINARY_OP(name, functor, rule, ...) #name,
+#include "kernels/op_list.def"
 #undef TANDEM_BINARY_OP
 };
 }  // namespace
@@ -26,7 +27,8 @@ KernelTable& kernel_table_for_registration(DeviceType type) {
 }
 
 KernelTable& kernel_table(DeviceType type) {
-  ensure_builtin_backends();
+  start_runtime();
+  start_device_type(type);
   return kernel_table_for_registration(type);
 }
 

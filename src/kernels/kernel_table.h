@@ -1,5 +1,6 @@
-// Kernel slots per device type. Every slot is filled by a backend at registration; front ends look up the
-// slot for the output's device and call it. The unary/binary arrays are generated from ops/op_list.def.
+// Kernel slots per device type. Every slot is filled by that device's kernels at start-up
+// (kernels/startup.cpp); front ends look up the slot for the output's device and call it. The unary/binary
+// arrays are generated from kernels/op_list.def, every other slot from kernels/kernel_slots.def.
 #pragma once
 #include <cstdint>
 
@@ -17,14 +18,14 @@ namespace tandem {
 class TensorIterator;
 
 enum class UnaryOp : int {
-#define TANDEM_UNARY_OP(name, functor, rule) name,
-#include "ops/op_list.def"
+#define TANDEM_UNARY_OP(name, functor, rule, ...) name,
+#include "kernels/op_list.def"
 #undef TANDEM_UNARY_OP
   kCount
 };
 enum class BinaryOp : int {
-#define TANDEM_BINARY_OP(name, functor, rule) name,
-#include "ops/op_list.def"
+#define TANDEM_BINARY_OP(name, functor, rule, ...) name,
+#include "kernels/op_list.def"
 #undef TANDEM_BINARY_OP
   kCount
 };
@@ -39,19 +40,39 @@ using ElementwiseKernel = void (*)(TensorIterator& iter);
 // out = clamp(in, lo, hi); lo/hi optional.
 using ClampKernel = void (*)(TensorIterator& iter, const Scalar* lo, const Scalar* hi);
 
+// The op list's slots, then those of kernels/kernel_slots.def: the top-level ones and one struct per family.
 struct KernelTable {
   ElementwiseKernel unary[kNumUnaryOps] = {};
   ElementwiseKernel binary[kNumBinaryOps] = {};
-  ElementwiseKernel copy = nullptr;   // out = in with dtype conversion (out and in dtypes may differ)
-  ElementwiseKernel where = nullptr;  // out = cond ? a : b (cond is bool)
-  ClampKernel clamp = nullptr;
-  // Families with their own slot structs, one header each.
+#define TANDEM_TOP_SLOT(name, Type) Type name = nullptr;
+#include "kernels/kernel_slots.def"
+#undef TANDEM_TOP_SLOT
   ReduceKernels reduce;
   IndexKernels index;
   RandomKernels random;
   LinalgKernels linalg;
   NnKernels nn;
 };
+
+// Calls visit(path, slot) for every slot of kernel_slots.def in `table`, with path its name ("reduce.sort");
+// the op list's arrays are walked by their callers. (Type-generic: `visit` is called with each slot's own
+// function-pointer type.)
+template <typename Table, typename Visit>
+void for_each_kernel_slot(Table& table, Visit&& visit) {
+#define TANDEM_TOP_SLOT(name, Type) visit(#name, table.name);
+#define TANDEM_REDUCE_SLOT(name, Type) visit("reduce." #name, table.reduce.name);
+#define TANDEM_INDEX_SLOT(name, Type) visit("index." #name, table.index.name);
+#define TANDEM_RANDOM_SLOT(name, Type) visit("random." #name, table.random.name);
+#define TANDEM_LINALG_SLOT(name, Type) visit("linalg." #name, table.linalg.name);
+#define TANDEM_NN_SLOT(name, Type) visit("nn." #name, table.nn.name);
+#include "kernels/kernel_slots.def"
+#undef TANDEM_TOP_SLOT
+#undef TANDEM_REDUCE_SLOT
+#undef TANDEM_INDEX_SLOT
+#undef TANDEM_RANDOM_SLOT
+#undef TANDEM_LINALG_SLOT
+#undef TANDEM_NN_SLOT
+}
 
 KernelTable& kernel_table(DeviceType type);
 // The same table without triggering backend registration; only backends call this while registering.

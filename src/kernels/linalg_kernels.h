@@ -28,8 +28,11 @@ struct GemmArgs {
 };
 using GemmKernel = void (*)(const GemmArgs& args);
 
+// The slots, listed in kernels/kernel_slots.def.
 struct LinalgKernels {
-  GemmKernel gemm = nullptr;
+#define TANDEM_LINALG_SLOT(name, Type) Type name = nullptr;
+#include "kernels/kernel_slots.def"
+#undef TANDEM_LINALG_SLOT
 };
 
 }  // namespace tandem

@@ -29,30 +29,36 @@ struct AdamConfig {
   bool decoupled_weight_decay = false;  // AdamW
 };
 
+// cols[(c, ky, kx), (n, oy, ox)] = input[n, c, oy*sh - ph + ky*dh, ox*sw - pw + kx*dw] (0 outside).
+using Im2colKernel = void (*)(const Tensor& cols, const Tensor& input, const Window2d& g);
+// The adjoint: grad_input (zeroed by the kernel) accumulates every column entry at its input position.
+using Col2imKernel = void (*)(const Tensor& grad_input, const Tensor& cols, const Window2d& g);
+// Max over each window (padding never wins); `indices` (int64) gets the flat h*w position of the max.
+using MaxPool2dKernel = void (*)(const Tensor& out, const Tensor& indices, const Tensor& input,
+                                 const Window2d& g);
+using MaxPool2dBackwardKernel = void (*)(const Tensor& grad_input, const Tensor& grad_out,
+                                         const Tensor& indices, const Window2d& g);
+// Mean over each window; the divisor counts padding when count_include_pad.
+using AvgPool2dKernel = void (*)(const Tensor& out, const Tensor& input, const Window2d& g,
+                                 bool count_include_pad);
+using AvgPool2dBackwardKernel = void (*)(const Tensor& grad_input, const Tensor& grad_out, const Window2d& g,
+                                         bool count_include_pad);
+// Output cell (i, j) averages rows [floor(i*H/OH), ceil((i+1)*H/OH)) and the same for columns.
+using AdaptiveAvgPool2dKernel = void (*)(const Tensor& out, const Tensor& input, const Window2d& g);
+using AdaptiveAvgPool2dBackwardKernel = void (*)(const Tensor& grad_input, const Tensor& grad_out,
+                                                 const Window2d& g);
+// In-place updates of `param` (and the state tensors) from `grad`; all have param's dtype and shape.
+using SgdStepKernel = void (*)(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer,
+                               const SgdConfig& cfg);
+using AdamStepKernel = void (*)(const Tensor& param, const Tensor& grad, const Tensor& exp_avg,
+                                const Tensor& exp_avg_sq, const Tensor& max_exp_avg_sq,
+                                const AdamConfig& cfg);
+
+// The slots, listed in kernels/kernel_slots.def.
 struct NnKernels {
-  // cols[(c, ky, kx), (n, oy, ox)] = input[n, c, oy*sh - ph + ky*dh, ox*sw - pw + kx*dw] (0 outside).
-  void (*im2col)(const Tensor& cols, const Tensor& input, const Window2d& g) = nullptr;
-  // The adjoint: grad_input (zeroed by the kernel) accumulates every column entry at its input position.
-  void (*col2im)(const Tensor& grad_input, const Tensor& cols, const Window2d& g) = nullptr;
-  // Max over each window (padding never wins); `indices` (int64) gets the flat h*w position of the max.
-  void (*max_pool2d)(const Tensor& out, const Tensor& indices, const Tensor& input,
-                     const Window2d& g) = nullptr;
-  void (*max_pool2d_backward)(const Tensor& grad_input, const Tensor& grad_out, const Tensor& indices,
-                              const Window2d& g) = nullptr;
-  // Mean over each window; the divisor counts padding when count_include_pad.
-  void (*avg_pool2d)(const Tensor& out, const Tensor& input, const Window2d& g,
-                     bool count_include_pad) = nullptr;
-  void (*avg_pool2d_backward)(const Tensor& grad_input, const Tensor& grad_out, const Window2d& g,
-                              bool count_include_pad) = nullptr;
-  // Output cell (i, j) averages rows [floor(i*H/OH), ceil((i+1)*H/OH)) and the same for columns.
-  void (*adaptive_avg_pool2d)(const Tensor& out, const Tensor& input, const Window2d& g) = nullptr;
-  void (*adaptive_avg_pool2d_backward)(const Tensor& grad_input, const Tensor& grad_out,
-                                       const Window2d& g) = nullptr;
-  // In-place updates of `param` (and the state tensors) from `grad`; all have param's dtype and shape.
-  void (*sgd_step)(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer,
-                   const SgdConfig& cfg) = nullptr;
-  void (*adam_step)(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
-                    const Tensor& max_exp_avg_sq, const AdamConfig& cfg) = nullptr;
+#define TANDEM_NN_SLOT(name, Type) Type name = nullptr;
+#include "kernels/kernel_slots.def"
+#undef TANDEM_NN_SLOT
 };
 
 }  // namespace tandem

@@ -6,7 +6,7 @@
 
 #include "core/error.h"
 #include "core/macros.h"
-#include "ops/tensor_iterator.h"
+#include "kernels/tensor_iterator.h"
 
 namespace tandem {
 

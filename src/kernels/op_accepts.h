@@ -3,7 +3,7 @@
 // dtypes.
 #pragma once
 #include "core/dtype.h"
-#include "ops/op_rules.h"
+#include "kernels/op_rules.h"
 
 namespace tandem {
 

@@ -10,28 +10,33 @@ namespace tandem {
 
 enum class MultinomialStatus : int8_t { kOk, kBadProbability, kZeroSum };
 
+// U[from, to) into a floating `out`.
+using UniformKernel = void (*)(const Tensor& out, PhiloxState state, double from, double to);
+// N(mean, std^2) into a floating `out`.
+using NormalKernel = void (*)(const Tensor& out, PhiloxState state, double mean, double std);
+// Integers in [low, low + range) into `out` of any dtype.
+using RandintKernel = void (*)(const Tensor& out, PhiloxState state, int64_t low, uint64_t range);
+// 1 with probability p, else 0, into `out` of any dtype.
+using BernoulliScalarKernel = void (*)(const Tensor& out, PhiloxState state, double p);
+// The same with a per-element probability `p` (float64, out's shape). Returns false when some p lies
+// outside [0, 1] so the front end can raise.
+using BernoulliTensorKernel = bool (*)(const Tensor& out, const Tensor& p, PhiloxState state);
+// A random permutation of 0..numel-1 into `out` (sorting indices by 64-bit random keys).
+using RandpermKernel = void (*)(const Tensor& out, PhiloxState state);
+// out.size(-1) category indices per row of `probs` (float64, rows x categories) into int64 `out`
+// (rows x samples). Reports rows with a negative/non-finite weight or a zero sum instead of drawing.
+using MultinomialKernel = MultinomialStatus (*)(const Tensor& out, const Tensor& probs, bool replacement,
+                                                PhiloxState state);
+// out[i] = start + i * step, computed in PyTorch's accumulate type for out's dtype.
+using ArangeKernel = void (*)(const Tensor& out, const Scalar& start, const Scalar& step);
+// numel evenly spaced values from start to end (numel >= 2), symmetric from both ends as in PyTorch.
+using LinspaceKernel = void (*)(const Tensor& out, const Scalar& start, const Scalar& end);
+
+// The slots, listed in kernels/kernel_slots.def.
 struct RandomKernels {
-  // U[from, to) into a floating `out`.
-  void (*uniform)(const Tensor& out, PhiloxState state, double from, double to) = nullptr;
-  // N(mean, std^2) into a floating `out`.
-  void (*normal)(const Tensor& out, PhiloxState state, double mean, double std) = nullptr;
-  // Integers in [low, low + range) into `out` of any dtype.
-  void (*randint)(const Tensor& out, PhiloxState state, int64_t low, uint64_t range) = nullptr;
-  // 1 with probability p, else 0, into `out` of any dtype.
-  void (*bernoulli_scalar)(const Tensor& out, PhiloxState state, double p) = nullptr;
-  // The same with a per-element probability `p` (float64, out's shape). Returns false when some p lies
-  // outside [0, 1] so the front end can raise.
-  bool (*bernoulli_tensor)(const Tensor& out, const Tensor& p, PhiloxState state) = nullptr;
-  // A random permutation of 0..numel-1 into `out` (sorting indices by 64-bit random keys).
-  void (*randperm)(const Tensor& out, PhiloxState state) = nullptr;
-  // out.size(-1) category indices per row of `probs` (float64, rows x categories) into int64 `out`
-  // (rows x samples). Reports rows with a negative/non-finite weight or a zero sum instead of drawing.
-  MultinomialStatus (*multinomial)(const Tensor& out, const Tensor& probs, bool replacement,
-                                   PhiloxState state) = nullptr;
-  // out[i] = start + i * step, computed in PyTorch's accumulate type for out's dtype.
-  void (*arange)(const Tensor& out, const Scalar& start, const Scalar& step) = nullptr;
-  // numel evenly spaced values from start to end (numel >= 2), symmetric from both ends as in PyTorch.
-  void (*linspace)(const Tensor& out, const Scalar& start, const Scalar& end) = nullptr;
+#define TANDEM_RANDOM_SLOT(name, Type) Type name = nullptr;
+#include "kernels/kernel_slots.def"
+#undef TANDEM_RANDOM_SLOT
 };
 
 }  // namespace tandem

@@ -33,12 +33,11 @@ using SortKernel = void (*)(const Tensor& values, const Tensor& indices, const T
 // log(s). A row holding NaN gives NaN; a row of all -inf gives NaN (-inf - -inf), as in PyTorch.
 using SoftmaxKernel = void (*)(const Tensor& out, const Tensor& in, int64_t dim, bool log_space);
 
+// The slots, listed in kernels/kernel_slots.def.
 struct ReduceKernels {
-  ReduceKernel reduce = nullptr;
-  ArgReduceKernel arg_reduce = nullptr;
-  CumsumKernel cumsum = nullptr;
-  SortKernel sort = nullptr;
-  SoftmaxKernel softmax = nullptr;
+#define TANDEM_REDUCE_SLOT(name, Type) Type name = nullptr;
+#include "kernels/kernel_slots.def"
+#undef TANDEM_REDUCE_SLOT
 };
 
 }  // namespace tandem

@@ -8,9 +8,9 @@
 #include "backend/transfer.h"
 #include "core/error.h"
 #include "kernels/kernel_table.h"
+#include "kernels/tensor_iterator.h"
 #include "ops/elementwise.h"
 #include "ops/pinned.h"
-#include "ops/tensor_iterator.h"
 
 namespace tandem {
 
@@ -45,8 +45,10 @@ Tensor copy_across_devices(const Tensor& dst, const Tensor& src, bool non_blocki
   bool async = non_blocking && direct;
   if (n) {
     if (src.device().is_cpu()) {
-      if (async) copy_host_to_device_async(target.data_ptr(), dst.device(), staged.data_ptr(), staged.storage(), n);
-      else copy_host_to_device(target.data_ptr(), dst.device(), staged.data_ptr(), n);
+      if (async)
+        copy_host_to_device_async(target.data_ptr(), dst.device(), staged.data_ptr(), staged.storage(), n);
+      else
+        copy_host_to_device(target.data_ptr(), dst.device(), staged.data_ptr(), n);
     } else if (dst.device().is_cpu()) {
       if (async) {
         copy_device_to_host_async(host_ptr_without_waiting(target), *target.storage(), staged.data_ptr(),
@@ -151,9 +153,10 @@ Tensor to_device(const Tensor& x, Device device, std::optional<DType> dtype, boo
 }
 
 Scalar item(const Tensor& x) {
-  TANDEM_CHECK(x.numel() == 1, Runtime, "a Tensor with ", x.numel(),
-               " elements cannot be converted to Scalar\nhint: item() needs exactly one element; reduce first "
-               "(e.g. x.sum().item()) or use x.tolist()");
+  TANDEM_CHECK(
+      x.numel() == 1, Runtime, "a Tensor with ", x.numel(),
+      " elements cannot be converted to Scalar\nhint: item() needs exactly one element; reduce first "
+      "(e.g. x.sum().item()) or use x.tolist()");
   alignas(8) char buf[8];
   if (x.device().is_cpu()) {
     std::memcpy(buf, x.data_ptr(), x.element_size());
@@ -165,9 +168,12 @@ Scalar item(const Tensor& x) {
     using T = typename decltype(tag)::type;
     T v;
     std::memcpy(&v, buf, sizeof(T));
-    if constexpr (std::is_same_v<T, bool>) return Scalar(v);
-    else if constexpr (std::is_integral_v<T>) return Scalar(static_cast<int64_t>(v));
-    else return Scalar(static_cast<double>(static_cast<opmath_t<T>>(v)));
+    if constexpr (std::is_same_v<T, bool>)
+      return Scalar(v);
+    else if constexpr (std::is_integral_v<T>)
+      return Scalar(static_cast<int64_t>(v));
+    else
+      return Scalar(static_cast<double>(static_cast<opmath_t<T>>(v)));
   });
 }
 

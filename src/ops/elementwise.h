@@ -8,16 +8,16 @@
 
 namespace tandem {
 
-#define TANDEM_UNARY_OP(name, functor, rule) \
-  Tensor name(const Tensor& x);              \
+#define TANDEM_UNARY_OP(name, functor, rule, ...) \
+  Tensor name(const Tensor& x);                   \
   Tensor name##_(const Tensor& x);
-#define TANDEM_BINARY_OP(name, functor, rule)         \
-  Tensor name(const Tensor& a, const Tensor& b);      \
-  Tensor name(const Tensor& a, const Scalar& b);      \
-  Tensor name(const Scalar& a, const Tensor& b);      \
+#define TANDEM_BINARY_OP(name, functor, rule, ...)     \
+  Tensor name(const Tensor& a, const Tensor& b);       \
+  Tensor name(const Tensor& a, const Scalar& b);       \
+  Tensor name(const Scalar& a, const Tensor& b);       \
   Tensor name##_(const Tensor& self, const Tensor& b); \
   Tensor name##_(const Tensor& self, const Scalar& b);
-#include "ops/op_list.def"
+#include "kernels/op_list.def"
 #undef TANDEM_UNARY_OP
 #undef TANDEM_BINARY_OP
 

@@ -3,9 +3,9 @@
 #include "autograd/formulas.h"
 #include "core/error.h"
 #include "kernels/kernel_table.h"
+#include "kernels/tensor_iterator.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
-#include "ops/tensor_iterator.h"
 #include "ops/type_promotion.h"
 #include "ops/view.h"
 

@@ -2,9 +2,9 @@
 
 #include "backend/cpu/cpu_allocator.h"
 #include "core/error.h"
+#include "kernels/tensor_iterator.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
-#include "ops/tensor_iterator.h"
 #include "ops/view.h"
 
 using namespace tandem;

@@ -9,8 +9,8 @@
 #include "core/error.h"
 #include "kernels/offset_calculator.h"
 #include "kernels/random_math.h"
+#include "kernels/tensor_iterator.h"
 #include "ops/copy.h"
-#include "ops/tensor_iterator.h"
 #include "ops/view.h"
 
 using namespace tandem;

@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "backend/cpu/size_class.h"
+#include "backend/size_class.h"
 #include "core/error.h"
 
 namespace tandem {

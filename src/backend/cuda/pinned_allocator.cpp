@@ -4,8 +4,8 @@
 
 #include <iterator>
 
-#include "backend/cpu/size_class.h"
 #include "backend/cuda/cuda_check.h"
+#include "backend/size_class.h"
 #include "core/error.h"
 
 namespace tandem::cuda {

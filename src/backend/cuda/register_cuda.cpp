@@ -1,15 +1,12 @@
-// Linked when tandem is built with CUDA. TANDEM_EMULATE_CUDA still selects emulated devices (for testing
-// GPU code paths); otherwise the real devices are used, and with no GPU or driver the 'cuda' slot stays
-// empty with CUDA's own explanation, while everything on the CPU keeps working.
+// Linked when tandem is built with CUDA: registers the real devices. With no GPU or driver the 'cuda' slot
+// stays empty with CUDA's own explanation, while everything on the CPU keeps working. (Emulated devices,
+// which TANDEM_EMULATE_CUDA selects instead, are chosen by kernels/startup.cpp before this runs.)
 #include <cuda_runtime_api.h>
 
 #include <string>
 
 #include "backend/backend.h"
 #include "backend/cuda/cuda_backend.h"
-#include "backend/emulated/register_emulated.h"
-#include "kernels/cuda/cuda_kernels.h"
-#include "kernels/kernel_table.h"
 
 namespace tandem {
 
@@ -19,8 +16,6 @@ CudaBackend* g_runtime = nullptr;
 }
 CudaBackend& cuda_runtime() { return *g_runtime; }
 }  // namespace cuda
-
-bool cuda_backend_built() { return true; }
 
 namespace {
 // PyTorch's words for each way of finding no usable GPU.
@@ -43,19 +38,18 @@ std::string no_gpu_hint(cudaError_t err) {
 }
 }  // namespace
 
-void register_cuda_backend() {
-  if (emulated::register_emulated_cuda_from_env()) return;
+bool register_cuda_backend() {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess || count == 0) {
     (void)cudaGetLastError();  // the library stays usable on the CPU
-    set_missing_backend_reason(DeviceType::CUDA, no_gpu_hint(err), no_gpu_message(err));
-    return;
+    set_missing_device_reason(DeviceType::CUDA, no_gpu_hint(err), no_gpu_message(err));
+    return false;
   }
   // Leaked on purpose: tensors may be destroyed during interpreter shutdown, after static destructors.
   cuda::g_runtime = new cuda::CudaBackend(count);
   register_cuda_accelerator(cuda::g_runtime);
-  cuda::register_all_kernels(kernel_table_for_registration(DeviceType::CUDA));
+  return true;
 }
 
 }  // namespace tandem

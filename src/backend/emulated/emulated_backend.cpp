@@ -8,8 +8,8 @@
 #include <string>
 
 #include "backend/allocation_sites.h"
-#include "backend/cpu/size_class.h"
 #include "backend/out_of_memory.h"
+#include "backend/size_class.h"
 #include "core/error.h"
 
 namespace tandem::emulated {
@@ -85,14 +85,22 @@ size_t parse_memory_size(const char* text) {
   unit.erase(std::remove(unit.begin(), unit.end(), ' '), unit.end());
   for (auto& ch : unit) ch = static_cast<char>(std::tolower(ch));
   double scale = 1;
-  if (unit.empty() || unit == "b") scale = 1;
-  else if (unit == "kib" || unit == "k") scale = 1024.0;
-  else if (unit == "mib" || unit == "m") scale = 1024.0 * 1024;
-  else if (unit == "gib" || unit == "g") scale = 1024.0 * 1024 * 1024;
-  else if (unit == "kb") scale = 1e3;
-  else if (unit == "mb") scale = 1e6;
-  else if (unit == "gb") scale = 1e9;
-  else return 0;
+  if (unit.empty() || unit == "b")
+    scale = 1;
+  else if (unit == "kib" || unit == "k")
+    scale = 1024.0;
+  else if (unit == "mib" || unit == "m")
+    scale = 1024.0 * 1024;
+  else if (unit == "gib" || unit == "g")
+    scale = 1024.0 * 1024 * 1024;
+  else if (unit == "kb")
+    scale = 1e3;
+  else if (unit == "mb")
+    scale = 1e6;
+  else if (unit == "gb")
+    scale = 1e9;
+  else
+    return 0;
   return static_cast<size_t>(value * scale);
 }
 
@@ -111,8 +119,9 @@ EmulatedBackend::DeviceState& EmulatedBackend::state(int index) { return *device
 
 Device EmulatedBackend::resolve(Device device) {
   if (device.index < 0) return Device(device.type, static_cast<int16_t>(t_current_device));
-  TANDEM_CHECK(device.index < device_count(), Runtime, "CUDA error: invalid device ordinal\nhint: ",
-               device.str(), " does not exist; this process has ", device_count(),
+  TANDEM_CHECK(device.index < device_count(), Runtime,
+               "CUDA error: invalid device ordinal\nhint: ", device.str(),
+               " does not exist; this process has ", device_count(),
                " (emulated) CUDA device(s): cuda:0 .. cuda:", device_count() - 1);
   return device;
 }
@@ -258,7 +267,8 @@ void EmulatedBackend::set_current_device(int index) {
 
 DeviceProperties EmulatedBackend::properties(int index) {
   DeviceProperties p;
-  p.name = "tandem emulated CUDA device " + std::to_string(index) + " (host memory and CPU threads, for testing)";
+  p.name =
+      "tandem emulated CUDA device " + std::to_string(index) + " (host memory and CPU threads, for testing)";
   p.total_memory = capacity_;
   p.major = 0;
   p.minor = 0;
@@ -270,8 +280,8 @@ DeviceProperties EmulatedBackend::properties(int index) {
 WorkQueue& EmulatedBackend::queue(int device, StreamId stream) {
   DeviceState& d = state(device);
   std::lock_guard<std::mutex> lock(d.mu);
-  TANDEM_CHECK(stream >= 0 && stream < static_cast<StreamId>(d.streams.size()), Runtime,
-               "invalid stream ", stream, " for cuda:", device);
+  TANDEM_CHECK(stream >= 0 && stream < static_cast<StreamId>(d.streams.size()), Runtime, "invalid stream ",
+               stream, " for cuda:", device);
   return *d.streams[stream];
 }
 
@@ -388,7 +398,8 @@ double EmulatedBackend::elapsed_ms(EventId start, EventId end) {
   }
   TANDEM_CHECK(a->timing && b->timing, Runtime,
                "Both events must be created with argument 'enable_timing=True'.");
-  TANDEM_CHECK(a->queue && b->queue, Runtime, "Both events must be recorded before calculating elapsed time.");
+  TANDEM_CHECK(a->queue && b->queue, Runtime,
+               "Both events must be recorded before calculating elapsed time.");
   a->queue->wait_for(a->seq);
   b->queue->wait_for(b->seq);
   return std::chrono::duration<double, std::milli>(b->when - a->when).count();

@@ -1,15 +1,11 @@
 // Registers emulated CUDA devices when TANDEM_EMULATE_CUDA=N asks for them.
 #include <cstdlib>
 
-#include "backend/emulated/async_kernels.h"
 #include "backend/emulated/emulated_backend.h"
 #include "backend/emulated/register_emulated.h"
 #include "core/error.h"
-#include "kernels/kernel_table.h"
 
 namespace tandem::emulated {
-
-void register_emulated_kernels(KernelTable& t);
 
 namespace {
 EmulatedBackend* g_backend = nullptr;
@@ -32,7 +28,6 @@ bool register_emulated_cuda_from_env() {
   // Leaked on purpose: tensors may be destroyed during interpreter shutdown, after static destructors.
   g_backend = new EmulatedBackend(n > 64 ? 64 : n, capacity);
   register_cuda_accelerator(g_backend);
-  register_emulated_kernels(kernel_table_for_registration(DeviceType::CUDA));
   return true;
 }
 

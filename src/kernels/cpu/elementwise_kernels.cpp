@@ -1,39 +1,13 @@
-// CPU kernels for the op list's unary and binary ops, plus copy/cast, where and clamp.
+// CPU kernels of copy/cast, where and clamp, and the registration of every elementwise slot (the op list's
+// unary and binary ops are instantiated in their own files, see op_list_kernels.h).
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/loops.h"
+#include "kernels/cpu/op_list_kernels.h"
 #include "kernels/functors.h"
 #include "kernels/kernel_table.h"
-#include "kernels/op_accepts.h"
-#include "ops/op_rules.h"
 
 namespace tandem::cpu {
 namespace {
-
-template <typename F, UnaryRule R>
-void unary_kernel(TensorIterator& iter) {
-  dispatch_dtype(iter.dtype(1), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (unary_accepts<T, R>()) {
-      if constexpr (rule_outputs_bool(R))
-        unary_loop<bool, T>(iter, F{});
-      else
-        unary_loop<T, T>(iter, F{});
-    }
-  });
-}
-
-template <typename F, BinaryRule R>
-void binary_kernel(TensorIterator& iter) {
-  dispatch_dtype(iter.dtype(1), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (binary_accepts<T, R>()) {
-      if constexpr (rule_outputs_bool(R))
-        binary_loop<bool, T>(iter, F{});
-      else
-        binary_loop<T, T>(iter, F{});
-    }
-  });
-}
 
 void copy_kernel(TensorIterator& iter) {
   dispatch_dtype(iter.dtype(0), [&](auto out_tag) {
@@ -95,13 +69,10 @@ void clamp_kernel(TensorIterator& iter, const Scalar* lo, const Scalar* hi) {
 }  // namespace
 
 void register_elementwise_kernels(KernelTable& table) {
-#define TANDEM_UNARY_OP(name, functor, rule) \
-  table.unary[static_cast<int>(UnaryOp::name)] = &unary_kernel<functor, UnaryRule::rule>;
-#define TANDEM_BINARY_OP(name, functor, rule) \
-  table.binary[static_cast<int>(BinaryOp::name)] = &binary_kernel<functor, BinaryRule::rule>;
-#include "ops/op_list.def"
-#undef TANDEM_UNARY_OP
-#undef TANDEM_BINARY_OP
+  register_unary_float_kernels(table);
+  register_unary_exact_kernels(table);
+  register_binary_arith_kernels(table);
+  register_binary_compare_kernels(table);
   table.copy = &copy_kernel;
   table.where = &where_kernel;
   table.clamp = &clamp_kernel;

@@ -7,7 +7,7 @@
 #include "core/dtype.h"
 #include "kernels/cpu/half_blocks.h"
 #include "kernels/functors.h"
-#include "ops/tensor_iterator.h"
+#include "kernels/tensor_iterator.h"
 
 namespace tandem::cpu {
 

@@ -11,9 +11,9 @@ constexpr bool in_this_file(BinaryRule r) {
 }  // namespace
 
 void register_binary_arith_kernels(KernelTable& table) {
-#define TANDEM_BINARY_OP(name, functor, rule) \
+#define TANDEM_BINARY_OP(name, functor, rule, ...) \
   set_binary<in_this_file, functor, BinaryRule::rule>(table, BinaryOp::name);
-#include "ops/op_list.def"
+#include "kernels/op_list.def"
 #undef TANDEM_BINARY_OP
 }
 

@@ -21,7 +21,7 @@
 #include "core/dtype.h"
 #include "kernels/functors.h"
 #include "kernels/offset_calculator.h"
-#include "ops/tensor_iterator.h"
+#include "kernels/tensor_iterator.h"
 
 namespace tandem::cuda {
 

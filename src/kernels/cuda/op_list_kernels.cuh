@@ -7,7 +7,7 @@
 #include "kernels/cuda/elementwise_parts.h"
 #include "kernels/kernel_table.h"
 #include "kernels/op_accepts.h"
-#include "ops/op_rules.h"
+#include "kernels/op_rules.h"
 
 namespace tandem::cuda {
 

@@ -18,9 +18,9 @@ void clamp_kernel(TensorIterator& iter, const Scalar* lo, const Scalar* hi) {
 }  // namespace
 
 void register_unary_exact_kernels(KernelTable& table) {
-#define TANDEM_UNARY_OP(name, functor, rule) \
+#define TANDEM_UNARY_OP(name, functor, rule, ...) \
   set_unary<in_this_file, functor, UnaryRule::rule>(table, UnaryOp::name);
-#include "ops/op_list.def"
+#include "kernels/op_list.def"
 #undef TANDEM_UNARY_OP
   table.clamp = &clamp_kernel;
 }

@@ -8,9 +8,9 @@ constexpr bool in_this_file(UnaryRule r) { return r == UnaryRule::Float; }
 }  // namespace
 
 void register_unary_float_kernels(KernelTable& table) {
-#define TANDEM_UNARY_OP(name, functor, rule) \
+#define TANDEM_UNARY_OP(name, functor, rule, ...) \
   set_unary<in_this_file, functor, UnaryRule::rule>(table, UnaryOp::name);
-#include "ops/op_list.def"
+#include "kernels/op_list.def"
 #undef TANDEM_UNARY_OP
 }
 

@@ -8,6 +8,8 @@ enum class UnaryRule { Same, NoBool, Float, Predicate, Integral };
 enum class BinaryRule { Arith, ArithNoBool, TrueDiv, IntDiv, Compare, Logical, Bitwise };
 
 constexpr bool rule_outputs_bool(UnaryRule r) { return r == UnaryRule::Predicate; }
-constexpr bool rule_outputs_bool(BinaryRule r) { return r == BinaryRule::Compare || r == BinaryRule::Logical; }
+constexpr bool rule_outputs_bool(BinaryRule r) {
+  return r == BinaryRule::Compare || r == BinaryRule::Logical;
+}
 
 }  // namespace tandem

@@ -1,4 +1,4 @@
-#include "ops/tensor_iterator.h"
+#include "kernels/tensor_iterator.h"
 
 #include <cstring>
 
@@ -88,8 +88,7 @@ void TensorIterator::coalesce() {
   int out = 0;
   for (int d = 1; d < nd; ++d) {
     bool mergeable = true;
-    for (int k = 0; k < n_ && mergeable; ++k)
-      mergeable = strides_[k][d] == strides_[k][out] * shape_[out];
+    for (int k = 0; k < n_ && mergeable; ++k) mergeable = strides_[k][d] == strides_[k][out] * shape_[out];
     if (mergeable) {
       shape_[out] *= shape_[d];
     } else {

@@ -31,7 +31,7 @@ class TensorIterator {
   int ntensors() const { return n_; }
   int ndim() const { return static_cast<int>(shape_.size()); }
   int64_t numel() const { return numel_; }
-  const DimVector& shape() const { return shape_; }  // innermost first
+  const DimVector& shape() const { return shape_; }              // innermost first
   const DimVector& strides(int k) const { return strides_[k]; }  // bytes, innermost first
   char* data(int k) const { return data_[k]; }
   DType dtype(int k) const { return dtypes_[k]; }

@@ -6,12 +6,13 @@
 #include <type_traits>
 
 #include "backend/emulated/emulated_backend.h"
+#include "backend/emulated/register_emulated.h"
 #include "backend/transfer.h"
 #include "core/scalar.h"
 #include "core/tensor.h"
 #include "kernels/index_kernels.h"
 #include "kernels/linalg_kernels.h"
-#include "ops/tensor_iterator.h"
+#include "kernels/tensor_iterator.h"
 
 namespace tandem::emulated {
 
@@ -69,8 +70,6 @@ Device device_of(const Args&... args) {
   return *found;
 }
 
-EmulatedBackend& emulated_backend();
-
 // AsyncSlot<Fn>::call<Get> has the slot's signature; Get::fn() returns the CPU kernel to run. Slots that
 // return a value (a status the front end checks) run synchronously: the host needs the answer now. Those
 // reads go through read_results_on_host, so they are device->host crossings as on a real device.
@@ -103,12 +102,10 @@ struct AsyncSlot<void (*)(Args...)> {
     if constexpr ((is_out_pointer_v<Args> || ...)) {
       read_results_on_host(device, (out_bytes_v<Args> + ...),
                            [&] { emulated_backend().run_and_wait(device, [&] { fn(args...); }); });
-    }
-    else {
+    } else {
       auto held = std::make_tuple(typename Hold<Args>::type(Hold<Args>::keep(args))...);
-      emulated_backend().enqueue(device, [fn, held]() mutable {
-        std::apply([&](auto&... h) { fn(Hold<Args>::use(h)...); }, held);
-      });
+      emulated_backend().enqueue(
+          device, [fn, held]() mutable { std::apply([&](auto&... h) { fn(Hold<Args>::use(h)...); }, held); });
     }
   }
 };

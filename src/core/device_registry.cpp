@@ -1,0 +1,74 @@
+#include "core/device_registry.h"
+
+#include <array>
+#include <atomic>
+#include <mutex>
+
+#include "core/error.h"
+
+namespace tandem {
+
+namespace {
+struct Slot {
+  DeviceAllocator* allocator = nullptr;
+  void (*starter)() = nullptr;
+  std::atomic<bool> started{false};
+  bool starting = false;  // guarded by the start mutex
+  std::string first_line = "Torch not compiled with CUDA enabled", hint;
+};
+std::array<Slot, kNumDeviceTypes>& slots() {
+  static std::array<Slot, kNumDeviceTypes> s;
+  return s;
+}
+Slot& slot(DeviceType type) { return slots()[static_cast<int>(type)]; }
+}  // namespace
+
+void register_allocator(DeviceType type, DeviceAllocator* allocator) { slot(type).allocator = allocator; }
+
+void set_device_type_starter(DeviceType type, void (*starter)()) { slot(type).starter = starter; }
+
+void start_device_type(DeviceType type) {
+  Slot& s = slot(type);
+  if (__builtin_expect(s.started.load(std::memory_order_acquire), 1)) return;
+  // Other threads wait until the starter has finished; the starter itself may look its own type up again
+  // (the recursive mutex lets it through, and `starting` stops the recursion). A starter that throws (a bad
+  // TANDEM_EMULATE_CUDA_MEMORY, say) leaves the type unstarted, so the next lookup raises the error again.
+  static std::recursive_mutex mutex;
+  std::lock_guard<std::recursive_mutex> lock(mutex);
+  // No starter yet: nothing to run (start_runtime() has not been called), and a later lookup tries again.
+  if (s.started.load(std::memory_order_relaxed) || s.starting || !s.starter) return;
+  s.starting = true;
+  try {
+    s.starter();
+  } catch (...) {
+    s.starting = false;
+    throw;
+  }
+  s.starting = false;
+  s.started.store(true, std::memory_order_release);
+}
+
+DeviceAllocator& allocator_for(DeviceType type) {
+  start_device_type(type);
+  DeviceAllocator* a = slot(type).allocator;
+  if (__builtin_expect(a != nullptr, 1)) return *a;
+  throw_missing_device(type);
+}
+
+void set_missing_device_reason(DeviceType type, std::string hint, std::string first_line) {
+  slot(type).first_line = std::move(first_line);
+  slot(type).hint = std::move(hint);
+}
+
+void throw_missing_device(DeviceType type) {
+  const Slot& s = slot(type);
+  TANDEM_CHECK(s.starter, Runtime,
+               "tandem's devices are not started\nhint: call tandem::start_runtime() (or "
+               "include <tandem/tandem.h>) before creating tensors");
+  TANDEM_THROW(Runtime, s.first_line, "\nhint: ",
+               s.hint.empty() ? std::string("tandem has no ") + std::string(device_type_name(type)) +
+                                    " backend in this build; use device='cpu'"
+                              : s.hint);
+}
+
+}  // namespace tandem

@@ -1,0 +1,18 @@
+// CPU kernels of the comparison, logical and bitwise binary ops.
+#include "kernels/cpu/op_list_kernels.h"
+
+namespace tandem::cpu {
+namespace {
+constexpr bool in_this_file(BinaryRule r) {
+  return r == BinaryRule::Compare || r == BinaryRule::Logical || r == BinaryRule::Bitwise;
+}
+}  // namespace
+
+void register_binary_compare_kernels(KernelTable& table) {
+#define TANDEM_BINARY_OP(name, functor, rule, ...) \
+  set_binary<in_this_file, functor, BinaryRule::rule>(table, BinaryOp::name);
+#include "kernels/op_list.def"
+#undef TANDEM_BINARY_OP
+}
+
+}  // namespace tandem::cpu

@@ -1,0 +1,15 @@
+// The CUDA slot of a build with the CUDA backend: the real GPUs and their kernels.
+#include "backend/backend.h"
+#include "kernels/cuda/cuda_kernels.h"
+#include "kernels/kernel_table.h"
+#include "kernels/startup.h"
+
+namespace tandem {
+
+bool cuda_backend_built() { return true; }
+
+void start_cuda_hardware() {
+  if (register_cuda_backend()) cuda::register_all_kernels(kernel_table_for_registration(DeviceType::CUDA));
+}
+
+}  // namespace tandem
