@@ -6,6 +6,7 @@
 #include "backend/accelerator.h"
 #include "backend/backend.h"
 #include "backend/crossing.h"
+#include "backend/deferred_errors.h"
 
 namespace tandem {
 
@@ -32,6 +33,7 @@ void copy_device_to_host(void* dst, const void* src, Device device, size_t nbyte
   counters().d2h++;
   counters().d2h_bytes += nbytes;
   backend_for(device.type).copy_device_to_host(dst, src, nbytes, device);
+  raise_deferred_device_errors(device);
 }
 
 void copy_device_to_device(void* dst, Device dst_device, const void* src, Device src_device, size_t nbytes) {
@@ -54,6 +56,7 @@ void read_results_on_host(Device device, size_t nbytes, const std::function<void
   counters().d2h++;
   counters().d2h_bytes += nbytes;
   run();
+  raise_deferred_device_errors(device);
 }
 
 void copy_device_to_host_async(void* dst, StorageImpl& dst_storage, const void* src, Device device,
@@ -80,6 +83,7 @@ void synchronize_device(Device device) {
   CrossingRecord crossing(CrossingKind::Sync, device, device, 0);
   counters().syncs++;
   backend_for(device.type).synchronize(device);
+  raise_deferred_device_errors(device);
 }
 
 void synchronize_stream(Device device, int64_t stream) {

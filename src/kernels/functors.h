@@ -21,8 +21,10 @@ TANDEM_HOST_DEVICE TANDEM_INLINE To convert(From v) {
   if constexpr (std::is_same_v<To, From>) {
     return v;
   } else if constexpr (std::is_same_v<To, bool>) {
-    if constexpr (std::is_arithmetic_v<From>) return v != From(0);
-    else return static_cast<float>(v) != 0.0f;
+    if constexpr (std::is_arithmetic_v<From>)
+      return v != From(0);
+    else
+      return static_cast<float>(v) != 0.0f;
   } else if constexpr (std::is_same_v<From, bool>) {
     return To(static_cast<float>(v ? 1 : 0));
   } else if constexpr (std::is_arithmetic_v<To> && std::is_arithmetic_v<From>) {
@@ -45,88 +47,165 @@ TANDEM_HOST_DEVICE TANDEM_INLINE To convert(From v) {
 }
 
 // ---- unary ----
+// -x for integers wraps (the negation of the most negative value is itself, as in PyTorch) instead of being
+// undefined behaviour: computed in the unsigned type, where wrapping is defined.
+template <typename T>
+TANDEM_HOST_DEVICE T wrapping_neg(T x) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(U(0) - static_cast<U>(x)));
+  } else {
+    return static_cast<T>(-x);
+  }
+}
+
 struct NegOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return static_cast<T>(-x); }
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T x) const {
+    return wrapping_neg(x);
+  }
 };
 struct AbsOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
-    if constexpr (std::is_unsigned_v<T> || std::is_same_v<T, bool>) return x;
-    else if constexpr (is_float_v<T>) return std::fabs(x);
-    else return static_cast<T>(x < 0 ? -x : x);
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_unsigned_v<T> || std::is_same_v<T, bool>)
+      return x;
+    else if constexpr (is_float_v<T>)
+      return std::fabs(x);
+    else
+      return x < 0 ? wrapping_neg(x) : x;
   }
 };
 struct SignOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
-    if constexpr (std::is_same_v<T, bool>) return x;
-    else return static_cast<T>((T(0) < x) - (x < T(0)));
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_same_v<T, bool>)
+      return x;
+    else
+      return static_cast<T>((T(0) < x) - (x < T(0)));
   }
 };
 struct ReluOp {
   // As in PyTorch: NaN and -0.0 pass through (neither is less than zero).
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return x < T(0) ? T(0) : x; }
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T x) const {
+    return x < T(0) ? T(0) : x;
+  }
 };
 struct FloorOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
-    if constexpr (is_float_v<T>) return std::floor(x); else return x;
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (is_float_v<T>)
+      return std::floor(x);
+    else
+      return x;
   }
 };
 struct CeilOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
-    if constexpr (is_float_v<T>) return std::ceil(x); else return x;
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (is_float_v<T>)
+      return std::ceil(x);
+    else
+      return x;
   }
 };
 struct RoundOp {  // half to even, like NumPy and PyTorch
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
-    if constexpr (is_float_v<T>) return std::nearbyint(x); else return x;
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (is_float_v<T>)
+      return std::nearbyint(x);
+    else
+      return x;
   }
 };
 struct TruncOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
-    if constexpr (is_float_v<T>) return std::trunc(x); else return x;
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (is_float_v<T>)
+      return std::trunc(x);
+    else
+      return x;
   }
 };
 struct ExpOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
-    if constexpr (std::is_same_v<T, float>) return vector_expf(x); else return std::exp(x);
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_same_v<T, float>)
+      return vector_expf(x);
+    else
+      return std::exp(x);
   }
 };
 struct LogOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
-    if constexpr (std::is_same_v<T, float>) return vector_logf(x); else return std::log(x);
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_same_v<T, float>)
+      return vector_logf(x);
+    else
+      return std::log(x);
   }
 };
 struct Log1pOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
-    if constexpr (std::is_same_v<T, float>) return vector_log1pf(x); else return std::log1p(x);
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_same_v<T, float>)
+      return vector_log1pf(x);
+    else
+      return std::log1p(x);
   }
 };
 struct Expm1Op {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
-    if constexpr (std::is_same_v<T, float>) return vector_expm1f(x); else return std::expm1(x);
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_same_v<T, float>)
+      return vector_expm1f(x);
+    else
+      return std::expm1(x);
   }
 };
 struct SqrtOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return std::sqrt(x); }
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T x) const {
+    return std::sqrt(x);
+  }
 };
 struct RsqrtOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return T(1) / std::sqrt(x); }
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T x) const {
+    return T(1) / std::sqrt(x);
+  }
 };
 struct SinOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return std::sin(x); }
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T x) const {
+    return std::sin(x);
+  }
 };
 struct CosOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return std::cos(x); }
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T x) const {
+    return std::cos(x);
+  }
 };
 struct TanhOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
-    if constexpr (std::is_same_v<T, float>) return vector_tanhf(x); else return std::tanh(x);
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_same_v<T, float>)
+      return vector_tanhf(x);
+    else
+      return std::tanh(x);
   }
 };
 struct SigmoidOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return T(1) / (T(1) + ExpOp{}(-x)); }
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T x) const {
+    return T(1) / (T(1) + ExpOp{}(-x));
+  }
 };
 struct GeluOp {  // exact: x * Phi(x)
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T x) const {
     const T scaled = x * T(0.70710678118654752440);
     if constexpr (std::is_same_v<T, float>)
       return T(0.5) * x * (T(1) + vector_erff(scaled));
@@ -135,35 +214,58 @@ struct GeluOp {  // exact: x * Phi(x)
   }
 };
 struct GeluTanhOp {  // the tanh approximation (approximate='tanh')
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T x) const {
     const T k = T(0.79788456080286535588);  // sqrt(2/pi)
     return T(0.5) * x * (T(1) + TanhOp{}(k * (x + T(0.044715) * x * x * x)));
   }
 };
 struct SiluOp {  // x * sigmoid(x), one division instead of a sigmoid and a product
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const { return x / (T(1) + ExpOp{}(-x)); }
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T x) const {
+    return x / (T(1) + ExpOp{}(-x));
+  }
 };
 struct LogicalNotOp {
-  template <typename T> TANDEM_HOST_DEVICE bool operator()(T x) const { return !(x != T(0)); }
+  template <typename T>
+  TANDEM_HOST_DEVICE bool operator()(T x) const {
+    return !(x != T(0));
+  }
 };
 struct BitwiseNotOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T x) const {
-    if constexpr (std::is_same_v<T, bool>) return !x; else return static_cast<T>(~x);
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_same_v<T, bool>)
+      return !x;
+    else
+      return static_cast<T>(~x);
   }
 };
 struct IsNanOp {
-  template <typename T> TANDEM_HOST_DEVICE bool operator()(T x) const {
-    if constexpr (is_float_v<T>) return x != x; else return false;
+  template <typename T>
+  TANDEM_HOST_DEVICE bool operator()(T x) const {
+    if constexpr (is_float_v<T>)
+      return x != x;
+    else
+      return false;
   }
 };
 struct IsInfOp {
-  template <typename T> TANDEM_HOST_DEVICE bool operator()(T x) const {
-    if constexpr (is_float_v<T>) return std::isinf(x); else return false;
+  template <typename T>
+  TANDEM_HOST_DEVICE bool operator()(T x) const {
+    if constexpr (is_float_v<T>)
+      return std::isinf(x);
+    else
+      return false;
   }
 };
 struct IsFiniteOp {
-  template <typename T> TANDEM_HOST_DEVICE bool operator()(T x) const {
-    if constexpr (is_float_v<T>) return std::isfinite(x); else return true;
+  template <typename T>
+  TANDEM_HOST_DEVICE bool operator()(T x) const {
+    if constexpr (is_float_v<T>)
+      return std::isfinite(x);
+    else
+      return true;
   }
 };
 // clamp(min, max) with either bound optional; NaN propagates.
@@ -181,21 +283,35 @@ struct ClampOp {
 
 // ---- binary ----
 struct AddOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const { return static_cast<T>(a + b); }
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T a, T b) const {
+    return static_cast<T>(a + b);
+  }
 };
 struct SubOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const { return static_cast<T>(a - b); }
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T a, T b) const {
+    return static_cast<T>(a - b);
+  }
 };
 struct MulOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const {
-    if constexpr (std::is_same_v<T, bool>) return a && b; else return static_cast<T>(a * b);
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (std::is_same_v<T, bool>)
+      return a && b;
+    else
+      return static_cast<T>(a * b);
   }
 };
 struct DivOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const { return a / b; }
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T a, T b) const {
+    return a / b;
+  }
 };
 struct FloorDivOp {  // Python's //: rounds toward negative infinity
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const {
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T a, T b) const {
     if constexpr (is_float_v<T>) {
       if (b == T(0)) return a / b;
       T mod = std::fmod(a, b);
@@ -207,7 +323,10 @@ struct FloorDivOp {  // Python's //: rounds toward negative infinity
     } else if constexpr (std::is_same_v<T, bool>) {
       return a;
     } else {
-      if (b == 0) return T(0);  // front end raises before this can happen
+      if (b == 0) return T(0);  // the CPU front end raises first; other devices report it later (ops/)
+      if constexpr (std::is_signed_v<T>) {
+        if (b == T(-1)) return wrapping_neg(a);  // INT_MIN / -1 wraps to INT_MIN, as in PyTorch (no SIGFPE)
+      }
       T q = static_cast<T>(a / b);
       if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
       return q;
@@ -215,7 +334,8 @@ struct FloorDivOp {  // Python's //: rounds toward negative infinity
   }
 };
 struct RemainderOp {  // Python's %: the result has the divisor's sign
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const {
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T a, T b) const {
     if constexpr (is_float_v<T>) {
       T r = std::fmod(a, b);
       if (r != T(0) && ((r < T(0)) != (b < T(0)))) r += b;
@@ -224,6 +344,9 @@ struct RemainderOp {  // Python's %: the result has the divisor's sign
       return false;
     } else {
       if (b == 0) return T(0);
+      if constexpr (std::is_signed_v<T>) {
+        if (b == T(-1)) return T(0);  // INT_MIN % -1 traps in hardware; every x % -1 is 0
+      }
       T r = static_cast<T>(a % b);
       if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
       return r;
@@ -231,7 +354,8 @@ struct RemainderOp {  // Python's %: the result has the divisor's sign
   }
 };
 struct PowOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const {
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T a, T b) const {
     if constexpr (is_float_v<T>) {
       return std::pow(a, b);
     } else if constexpr (std::is_same_v<T, bool>) {
@@ -252,7 +376,8 @@ struct PowOp {
   }
 };
 struct MaximumOp {  // NaN propagates
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const {
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T a, T b) const {
     if constexpr (is_float_v<T>) {
       if (a != a) return a;
       if (b != b) return b;
@@ -261,7 +386,8 @@ struct MaximumOp {  // NaN propagates
   }
 };
 struct MinimumOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const {
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T a, T b) const {
     if constexpr (is_float_v<T>) {
       if (a != a) return a;
       if (b != b) return b;
@@ -270,44 +396,83 @@ struct MinimumOp {
   }
 };
 struct EqOp {
-  template <typename T> TANDEM_HOST_DEVICE bool operator()(T a, T b) const { return a == b; }
+  template <typename T>
+  TANDEM_HOST_DEVICE bool operator()(T a, T b) const {
+    return a == b;
+  }
 };
 struct NeOp {
-  template <typename T> TANDEM_HOST_DEVICE bool operator()(T a, T b) const { return a != b; }
+  template <typename T>
+  TANDEM_HOST_DEVICE bool operator()(T a, T b) const {
+    return a != b;
+  }
 };
 struct LtOp {
-  template <typename T> TANDEM_HOST_DEVICE bool operator()(T a, T b) const { return a < b; }
+  template <typename T>
+  TANDEM_HOST_DEVICE bool operator()(T a, T b) const {
+    return a < b;
+  }
 };
 struct LeOp {
-  template <typename T> TANDEM_HOST_DEVICE bool operator()(T a, T b) const { return a <= b; }
+  template <typename T>
+  TANDEM_HOST_DEVICE bool operator()(T a, T b) const {
+    return a <= b;
+  }
 };
 struct GtOp {
-  template <typename T> TANDEM_HOST_DEVICE bool operator()(T a, T b) const { return a > b; }
+  template <typename T>
+  TANDEM_HOST_DEVICE bool operator()(T a, T b) const {
+    return a > b;
+  }
 };
 struct GeOp {
-  template <typename T> TANDEM_HOST_DEVICE bool operator()(T a, T b) const { return a >= b; }
+  template <typename T>
+  TANDEM_HOST_DEVICE bool operator()(T a, T b) const {
+    return a >= b;
+  }
 };
 struct LogicalAndOp {
-  template <typename T> TANDEM_HOST_DEVICE bool operator()(T a, T b) const { return (a != T(0)) && (b != T(0)); }
+  template <typename T>
+  TANDEM_HOST_DEVICE bool operator()(T a, T b) const {
+    return (a != T(0)) && (b != T(0));
+  }
 };
 struct LogicalOrOp {
-  template <typename T> TANDEM_HOST_DEVICE bool operator()(T a, T b) const { return (a != T(0)) || (b != T(0)); }
+  template <typename T>
+  TANDEM_HOST_DEVICE bool operator()(T a, T b) const {
+    return (a != T(0)) || (b != T(0));
+  }
 };
 struct LogicalXorOp {
-  template <typename T> TANDEM_HOST_DEVICE bool operator()(T a, T b) const { return (a != T(0)) != (b != T(0)); }
+  template <typename T>
+  TANDEM_HOST_DEVICE bool operator()(T a, T b) const {
+    return (a != T(0)) != (b != T(0));
+  }
 };
 struct BitwiseAndOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const { return static_cast<T>(a & b); }
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T a, T b) const {
+    return static_cast<T>(a & b);
+  }
 };
 struct BitwiseOrOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const { return static_cast<T>(a | b); }
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T a, T b) const {
+    return static_cast<T>(a | b);
+  }
 };
 struct BitwiseXorOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(T a, T b) const { return static_cast<T>(a ^ b); }
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T a, T b) const {
+    return static_cast<T>(a ^ b);
+  }
 };
 // where(cond, a, b)
 struct WhereOp {
-  template <typename T> TANDEM_HOST_DEVICE T operator()(bool c, T a, T b) const { return c ? a : b; }
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(bool c, T a, T b) const {
+    return c ? a : b;
+  }
 };
 
 }  // namespace tandem

@@ -2,14 +2,16 @@
 
 #include <cmath>
 #include <cstring>
+#include <string>
 
 #include "autograd/formulas.h"
+#include "backend/deferred_errors.h"
 #include "core/error.h"
 #include "kernels/kernel_table.h"
+#include "kernels/op_rules.h"
+#include "kernels/tensor_iterator.h"
 #include "ops/copy.h"
-#include "ops/op_rules.h"
 #include "ops/reduce.h"
-#include "ops/tensor_iterator.h"
 #include "ops/type_promotion.h"
 
 namespace tandem {
@@ -59,7 +61,9 @@ void check_same_device(const char* op, const Tensor& a, const Tensor& b, const c
 
 namespace {
 
-ElementwiseKernel unary_kernel(UnaryOp op, Device d) { return kernel_table(d.type).unary[static_cast<int>(op)]; }
+ElementwiseKernel unary_kernel(UnaryOp op, Device d) {
+  return kernel_table(d.type).unary[static_cast<int>(op)];
+}
 ElementwiseKernel binary_kernel(BinaryOp op, Device d) {
   return kernel_table(d.type).binary[static_cast<int>(op)];
 }
@@ -70,20 +74,25 @@ DType unary_compute_dtype(UnaryOp op, UnaryRule rule, DType in) {
     case UnaryRule::NoBool:
       if (in == DType::Bool) {
         if (op == UnaryOp::neg)
-          TANDEM_THROW(NotImplemented,
-                       "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert "
-                       "a mask, use the `~` or `logical_not()` operator instead.");
+          TANDEM_THROW(
+              NotImplemented,
+              "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert "
+              "a mask, use the `~` or `logical_not()` operator instead.");
         if (op == UnaryOp::relu) TANDEM_THROW(NotImplemented, "Boolean inputs not supported for relu");
-        TANDEM_THROW(NotImplemented, "\"", unary_op_name(op), "_cpu\" not implemented for 'Bool'\nhint: convert "
+        TANDEM_THROW(NotImplemented, "\"", unary_op_name(op),
+                     "_cpu\" not implemented for 'Bool'\nhint: convert "
                      "first, e.g. x.int() or x.float()");
       }
       return in;
-    case UnaryRule::Float: return is_floating(in) ? in : default_float_dtype();
+    case UnaryRule::Float:
+      return is_floating(in) ? in : default_float_dtype();
     case UnaryRule::Integral:
       TANDEM_CHECK(!is_floating(in), NotImplemented, "\"", unary_op_name(op), "_cpu\" not implemented for '",
-                   dtype_title(in), "'\nhint: ", unary_op_name(op), " works on integer and bool tensors only");
+                   dtype_title(in), "'\nhint: ", unary_op_name(op),
+                   " works on integer and bool tensors only");
       return in;
-    default: return in;
+    default:
+      return in;
   }
 }
 
@@ -136,20 +145,39 @@ DType binary_compute_dtype(BinaryOp op, BinaryRule rule, DType common) {
                    op == BinaryOp::floor_divide ? "div_floor_cpu" : "remainder_cpu",
                    "\" not implemented for 'Bool'\nhint: convert first, e.g. x.int()");
       return common;
-    case BinaryRule::TrueDiv: return is_floating(common) ? common : default_float_dtype();
+    case BinaryRule::TrueDiv:
+      return is_floating(common) ? common : default_float_dtype();
     case BinaryRule::Bitwise:
-      TANDEM_CHECK(!is_floating(common), NotImplemented, "\"", binary_op_name(op), "_cpu\" not implemented for '",
-                   dtype_title(common), "'\nhint: bitwise operators work on integer and bool tensors only");
+      TANDEM_CHECK(!is_floating(common), NotImplemented, "\"", binary_op_name(op),
+                   "_cpu\" not implemented for '", dtype_title(common),
+                   "'\nhint: bitwise operators work on integer and bool tensors only");
       return common;
-    default: return common;
+    default:
+      return common;
   }
 }
 
+// Integer division by zero raises ZeroDivisionError, as PyTorch's CPU kernels do. A divisor on a device is
+// checked without making the host wait: the check is queued on the device and raised at the next
+// synchronising crossing (backend/deferred_errors.h); the kernel meanwhile writes 0 where the divisor is 0.
 void check_int_divisor(BinaryOp op, DType compute, const Operand& b) {
   if (is_floating(compute) || compute == DType::Bool) return;
-  bool zero = b.tensor ? item(any(eq(*b.tensor, Scalar(int64_t{0})))).to_bool() : b.scalar.to_double() == 0.0;
-  TANDEM_CHECK(!zero, Runtime, "ZeroDivisionError\nhint: integer ", binary_op_name(op),
-               " by zero; check the divisor, or convert to float first to get inf/nan instead");
+  const char* hint = " by zero; check the divisor, or convert to float first to get inf/nan instead";
+  if (!b.tensor || b.tensor->device().is_cpu()) {
+    bool zero =
+        b.tensor ? item(any(eq(*b.tensor, Scalar(int64_t{0})))).to_bool() : b.scalar.to_double() == 0.0;
+    TANDEM_CHECK(!zero, Runtime, "ZeroDivisionError\nhint: integer ", binary_op_name(op), hint);
+    return;
+  }
+  const Device device = b.tensor->device();
+  Tensor zero = any(eq(*b.tensor, Scalar(int64_t{0})));
+  Tensor earlier = pending_device_error_flag(device);
+  defer_device_error(device, earlier.defined() ? logical_or(earlier, zero) : zero,
+                     std::string("ZeroDivisionError\nhint: an integer ") + binary_op_name(op) + " on " +
+                         device.str() +
+                         " had a divisor of 0 (reported at the first synchronisation after it, "
+                         "since tandem does not make the host wait for each device op);" +
+                         hint);
 }
 
 bool is_bool_operand(const Operand& o) {
@@ -160,10 +188,12 @@ bool is_bool_operand(const Operand& o) {
 void check_operands(BinaryOp op, BinaryRule rule, const Operand& a, const Operand& b) {
   if (rule == BinaryRule::ArithNoBool && (is_bool_operand(a) || is_bool_operand(b))) {
     if (is_bool_operand(a) && is_bool_operand(b))
-      TANDEM_THROW(NotImplemented, "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
-                                   "`^` or `logical_xor()` operator instead.");
-    TANDEM_THROW(NotImplemented, "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
-                                 "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+      TANDEM_THROW(NotImplemented,
+                   "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+                   "`^` or `logical_xor()` operator instead.");
+    TANDEM_THROW(NotImplemented,
+                 "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                 "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
   }
   if (op == BinaryOp::pow && a.tensor && b.tensor && is_bool_operand(a) && is_bool_operand(b))
     TANDEM_THROW(NotImplemented, "\"pow\" not implemented for 'Bool'\nhint: convert first, e.g. x.int()");
@@ -173,7 +203,8 @@ void check_pow_exponent(BinaryOp op, DType compute, const Operand& b) {
   if (op != BinaryOp::pow || is_floating(compute) || b.tensor) return;
   TANDEM_CHECK(b.scalar.is_float() || b.scalar.to_int() >= 0, Runtime,
                "Integers to negative integer powers are not allowed.\nhint: convert the base to float first, "
-               "e.g. x.float() ** ", b.scalar.to_int());
+               "e.g. x.float() ** ",
+               b.scalar.to_int());
 }
 
 // Runs the kernel into `out` (already allocated with the broadcast shape).
@@ -244,9 +275,9 @@ Tensor binary_op_(BinaryOp op, BinaryRule rule, const Tensor& self, const Operan
     state.add(*b.tensor);
     DimVector shape = broadcast_shapes(self.sizes(), b.tensor->sizes());
     TANDEM_CHECK(shape == self.sizes(), Runtime, "output with shape ", self.shape_str(),
-                 " doesn't match the broadcast shape ", shape_to_string(shape),
-                 "\nhint: the in-place ", binary_op_name(op), "_ cannot grow its tensor; use the out-of-place ",
-                 binary_op_name(op), "()");
+                 " doesn't match the broadcast shape ", shape_to_string(shape), "\nhint: the in-place ",
+                 binary_op_name(op), "_ cannot grow its tensor; use the out-of-place ", binary_op_name(op),
+                 "()");
   } else {
     state.add(b.scalar);
   }
@@ -256,8 +287,8 @@ Tensor binary_op_(BinaryOp op, BinaryRule rule, const Tensor& self, const Operan
   DType result = rule_outputs_bool(rule) ? DType::Bool : compute;
   TANDEM_CHECK(can_cast(result, self.dtype()), Runtime, "result type ", dtype_title(result),
                " can't be cast to the desired output type ", dtype_title(self.dtype()),
-               "\nhint: use the out-of-place ", binary_op_name(op), "() (it returns a ",
-               dtype_name(result), " tensor) or convert first, e.g. x = x.to(", dtype_name(result), ")");
+               "\nhint: use the out-of-place ", binary_op_name(op), "() (it returns a ", dtype_name(result),
+               " tensor) or convert first, e.g. x = x.to(", dtype_name(result), ")");
   if (rule == BinaryRule::IntDiv && self.numel() > 0) check_int_divisor(op, compute, b);
   check_pow_exponent(op, compute, b);
   if (autograd::should_record(&self, b.tensor)) {
@@ -278,26 +309,26 @@ Tensor binary_op_(BinaryOp op, BinaryRule rule, const Tensor& self, const Operan
 
 }  // namespace
 
-#define TANDEM_UNARY_OP(name, functor, rule) \
+#define TANDEM_UNARY_OP(name, functor, rule, ...)                                      \
   Tensor name(const Tensor& x) { return unary_op(UnaryOp::name, UnaryRule::rule, x); } \
   Tensor name##_(const Tensor& x) { return unary_op_(UnaryOp::name, UnaryRule::rule, x); }
-#define TANDEM_BINARY_OP(name, functor, rule)                                                       \
-  Tensor name(const Tensor& a, const Tensor& b) {                                                   \
-    return binary_op(BinaryOp::name, BinaryRule::rule, {&a, {}}, {&b, {}});                         \
-  }                                                                                                 \
-  Tensor name(const Tensor& a, const Scalar& b) {                                                   \
-    return binary_op(BinaryOp::name, BinaryRule::rule, {&a, {}}, {nullptr, b});                     \
-  }                                                                                                 \
-  Tensor name(const Scalar& a, const Tensor& b) {                                                   \
-    return binary_op(BinaryOp::name, BinaryRule::rule, {nullptr, a}, {&b, {}});                     \
-  }                                                                                                 \
-  Tensor name##_(const Tensor& self, const Tensor& b) {                                             \
-    return binary_op_(BinaryOp::name, BinaryRule::rule, self, {&b, {}});                            \
-  }                                                                                                 \
-  Tensor name##_(const Tensor& self, const Scalar& b) {                                             \
-    return binary_op_(BinaryOp::name, BinaryRule::rule, self, {nullptr, b});                        \
+#define TANDEM_BINARY_OP(name, functor, rule, ...)                              \
+  Tensor name(const Tensor& a, const Tensor& b) {                               \
+    return binary_op(BinaryOp::name, BinaryRule::rule, {&a, {}}, {&b, {}});     \
+  }                                                                             \
+  Tensor name(const Tensor& a, const Scalar& b) {                               \
+    return binary_op(BinaryOp::name, BinaryRule::rule, {&a, {}}, {nullptr, b}); \
+  }                                                                             \
+  Tensor name(const Scalar& a, const Tensor& b) {                               \
+    return binary_op(BinaryOp::name, BinaryRule::rule, {nullptr, a}, {&b, {}}); \
+  }                                                                             \
+  Tensor name##_(const Tensor& self, const Tensor& b) {                         \
+    return binary_op_(BinaryOp::name, BinaryRule::rule, self, {&b, {}});        \
+  }                                                                             \
+  Tensor name##_(const Tensor& self, const Scalar& b) {                         \
+    return binary_op_(BinaryOp::name, BinaryRule::rule, self, {nullptr, b});    \
   }
-#include "ops/op_list.def"
+#include "kernels/op_list.def"
 #undef TANDEM_UNARY_OP
 #undef TANDEM_BINARY_OP
 
@@ -309,8 +340,8 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
                dtype_title(cond.dtype()), "\nhint: pass a comparison such as x > 0, or cond.bool()");
   DType dtype = result_type(a, b);
   DimVector shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes()), b.sizes());
-  Device device = cond.dim() == 0 && cond.device().is_cpu() ? (a.dim() ? a.device() : b.device())
-                                                             : cond.device();
+  Device device =
+      cond.dim() == 0 && cond.device().is_cpu() ? (a.dim() ? a.device() : b.device()) : cond.device();
   if (autograd::should_record(cond, a, b))
     return autograd::record_where(cond, a, b, autograd::without_grad([&] { return where(cond, a, b); }));
   Tensor out = empty(shape, dtype, device);
@@ -361,7 +392,8 @@ Tensor clamp_(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> h
   const Scalar* phi = hi ? &*hi : nullptr;
   check_clamp_args(x, plo, phi);
   if (!is_floating(x.dtype()) && ((plo && plo->is_float()) || (phi && phi->is_float()))) {
-    TANDEM_THROW(Runtime, "result type Float can't be cast to the desired output type ", dtype_title(x.dtype()));
+    TANDEM_THROW(Runtime, "result type Float can't be cast to the desired output type ",
+                 dtype_title(x.dtype()));
   }
   if (autograd::should_record(x))
     return autograd::inplace_with_grad(x, [&](const Tensor& before) { return clamp(before, lo, hi); });
