@@ -786,6 +786,19 @@ def test_gradcheck_catches_a_wrong_gradient():
         gradcheck(lambda a: a * a.detach(), (x,))
 
 
+def test_gradcheck_takes_pytorchs_keywords_and_rejects_others():
+    x = leaf([0.5, 1.5])
+    assert gradcheck(tandem.exp, (x,), nondet_tol=0.0, check_undefined_grad=True, fast_mode=True,
+                     check_grad_dtypes=True, check_backward_ad=True, masked=None)
+    assert gradcheck(lambda a: a * a.detach(), (x,), check_backward_ad=False)  # nothing compared
+    assert gradcheck(lambda a: a * a.detach(), (x,), nondet_tol=10.0)  # the tolerance widens
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus_kwarg'"):
+        gradcheck(tandem.exp, (x,), bogus_kwarg=1)
+    for flag in ("check_forward_ad", "check_batched_grad", "check_batched_forward_grad", "masked"):
+        with pytest.raises(NotImplementedError, match=f"gradcheck\\({flag}=True\\)"):
+            gradcheck(tandem.exp, (x,), **{flag: True})
+
+
 class _Exp(tandem.autograd.Function):
     @staticmethod
     def forward(ctx, x, scale):

@@ -7,9 +7,6 @@ import tandem
 from tandem.utils.data import (BatchSampler, DataLoader, Dataset, RandomSampler, SequentialSampler, Subset,
                                TensorDataset, default_collate, random_split)
 
-needs_stack = pytest.mark.skipif(not hasattr(tandem, "stack"), reason="tandem.stack lands with the indexing branch")
-needs_getitem = pytest.mark.skipif(not hasattr(tandem.Tensor, "__getitem__"), reason="indexing lands with its branch")
-needs_gather = pytest.mark.skipif(not hasattr(tandem, "index_select"), reason="index_select lands with indexing")
 
 
 class Squares(Dataset):
@@ -25,7 +22,6 @@ class Squares(Dataset):
         return {"x": float(i), "y": i * i, "name": f"s{i}"}
 
 
-@needs_getitem
 def test_tensor_dataset():
     x, y = tandem.arange(10).reshape(5, 2), tandem.arange(5)
     ds = TensorDataset(x, y)
@@ -97,7 +93,6 @@ def test_collate_numbers_tuples_namedtuples():
         default_collate([object()])
 
 
-@needs_stack
 def test_collate_tensors_in_dicts():
     batch = [{"a": tandem.ones(2) * i, "b": (tandem.tensor(i), i)} for i in range(3)]
     out = default_collate(batch)
@@ -105,7 +100,6 @@ def test_collate_tensors_in_dicts():
     assert out["b"][0].tolist() == [0, 1, 2] and out["b"][1].tolist() == [0, 1, 2]
 
 
-@needs_gather
 @pytest.mark.parametrize("shuffle", [False, True])
 @pytest.mark.parametrize("drop_last", [False, True])
 def test_tensor_dataset_batches(shuffle, drop_last, device):

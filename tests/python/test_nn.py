@@ -420,8 +420,6 @@ def test_conv_layer_matches_torch_with_copied_weights(device):
 
 
 # ---- gradients through autograd against PyTorch --------------------------------------------------------
-needs_reductions = pytest.mark.skipif(not hasattr(tandem, "log_softmax"), reason="reductions land with their branch")
-needs_indexing = pytest.mark.skipif(not hasattr(tandem, "gather"), reason="gather/index_select land with indexing")
 
 
 def leaf(t, device="cpu"):
@@ -544,6 +542,50 @@ def test_deepcopy_of_modules():
     shared = nn.Sequential(net.fc1, net.fc1)
     c2 = copy.deepcopy(shared)
     assert c2[0] is c2[1]
+
+
+@pytest.mark.parametrize("kind", ["Sequential", "ModuleList"])
+def test_sequence_containers_edit_like_torch(kind):
+    def build(lib):
+        cls = getattr(lib.nn, kind)
+        mods = [lib.nn.ReLU(), lib.nn.Tanh(), lib.nn.Sigmoid(), lib.nn.Identity()]
+        return cls(*mods) if kind == "Sequential" else cls(mods)
+
+    def names(c):
+        return [(k, type(m).__name__) for k, m in c._modules.items()]
+
+    ours, ref = build(tandem), build(torch)
+    for edit in (lambda c, lib: c.pop(1), lambda c, lib: c.insert(1, lib.nn.ELU()),
+                 lambda c, lib: c.append(lib.nn.SiLU()), lambda c, lib: c.extend([lib.nn.ReLU()]),
+                 lambda c, lib: c.__delitem__(slice(0, 2)), lambda c, lib: c.__setitem__(-1, lib.nn.Tanh())):
+        got, expected = edit(ours, tandem), edit(ref, torch)
+        assert names(ours) == names(ref)
+        if got is not None and not isinstance(got, (tandem.nn.Module,)):
+            assert type(got).__name__ == type(expected).__name__
+    assert len(ours) == len(ref) and names(ours[1:]) == names(ref[1:])
+    assert type(ours[1:]).__name__ == kind and type(ours[-1]).__name__ == type(ref[-1]).__name__
+    with pytest.raises(IndexError):
+        ours[len(ours)]
+
+
+def test_deepcopy_of_plain_tensors_matches_torch(device):
+    import copy
+
+    for lib in (tandem, torch):
+        dev = device if lib is tandem else "cpu"
+        x = lib.arange(6.0, device=dev).reshape(2, 3).requires_grad_()
+        (x * 2).sum().backward()
+        y = lib.zeros(2, device=dev)
+        box = {"x": x, "again": x, "y": y}
+        c = copy.deepcopy(box)
+        assert c["x"] is c["again"] and c["x"] is not x and c["y"] is not y
+        assert c["x"].requires_grad and c["x"].is_leaf and not c["y"].requires_grad
+        assert c["x"].tolist() == x.tolist() and c["x"].grad.tolist() == [[2.0] * 3] * 2
+        assert c["x"].dtype == x.dtype and str(c["x"].device) == str(x.device)
+        c["y"].add_(1)
+        assert y.tolist() == [0.0, 0.0]  # the copy owns its memory
+        with pytest.raises(RuntimeError, match="Only Tensors created explicitly by the user"):
+            copy.deepcopy(x * 2)
 
 
 def test_train_loop_with_autograd_and_sgd():

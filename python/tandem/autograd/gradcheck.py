@@ -25,13 +25,30 @@ def _as_tuple(x):
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
-def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **_ignored):
-    """True when d func / d inputs from autograd matches finite differences (use float64 inputs)."""
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, nondet_tol=0.0,
+              check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
+              check_batched_forward_grad=False, check_forward_ad=False, check_backward_ad=True, fast_mode=False,
+              masked=None):
+    """True when d func / d inputs from autograd matches finite differences (use float64 inputs).
+
+    PyTorch's keywords, with these meanings here: ``nondet_tol`` widens the tolerance; ``check_grad_dtypes``
+    checks each gradient's dtype against its input's; ``fast_mode`` is accepted and the full Jacobian is
+    compared (a stricter check than PyTorch's fast mode); ``check_undefined_grad`` is accepted with nothing to
+    check (tandem's engine gives formulas zero gradients, never undefined ones); ``check_backward_ad=False``
+    skips the comparison. Forward-mode AD and batched (vmap) gradients do not exist in tandem, so asking to
+    check them raises NotImplementedError, and so does ``masked=True``."""
+    for flag, name in ((check_batched_grad, "check_batched_grad"), (check_batched_forward_grad,
+                       "check_batched_forward_grad"), (check_forward_ad, "check_forward_ad"), (masked, "masked")):
+        if flag:
+            raise NotImplementedError(f"gradcheck({name}=True): tandem has no forward-mode AD, vmap or masked "
+                                      f"gradients\nhint: leave {name} at its default")
     inputs = _as_tuple(inputs)
     diff = [x for x in inputs if isinstance(x, _C.Tensor) and x.requires_grad]
     if not diff:
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them "
                          "have requires_grad=True.")
+    if not check_backward_ad:
+        return True
     # Numerical Jacobian: one column per input element.
     numerical = []
     for x in diff:
@@ -61,6 +78,11 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
             for i, g in enumerate(grads):
                 if g is None:
                     continue
+                if check_grad_dtypes and g.dtype != diff[i].dtype:
+                    if raise_exception:
+                        raise RuntimeError(f"Gradient has dtype mismatch: grad dtype {g.dtype}, input dtype "
+                                           f"{diff[i].dtype} (input {i})")
+                    return False
                 for j, v in enumerate(_elements(g)):
                     analytical[i][j][row] = float(v.item())
             row += 1
@@ -69,7 +91,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         for j in range(x.numel()):
             for r in range(n_out):
                 a, n = analytical[i][j][r], numerical[i][j][r]
-                if abs(a - n) > atol + rtol * abs(n):
+                if abs(a - n) > atol + nondet_tol + rtol * abs(n):
                     if raise_exception:
                         raise RuntimeError(
                             f"Jacobian mismatch for output {r} with respect to input {i},\n"

@@ -27,18 +27,6 @@ class Parameter(Tensor):
         return result
 
 
-def tensor_deepcopy(self, memo):
-    """copy.deepcopy of a plain tensor (as PyTorch: a clone keeping requires_grad), so that copy.deepcopy(model)
-    works for modules with buffers."""
-    if id(self) in memo:
-        return memo[id(self)]
-    result = untracked(self).clone()
-    if self.requires_grad:
-        result.requires_grad_(True)
-    memo[id(self)] = result
-    return result
-
-
 def untracked(t):
     """A plain tensor over ``t``'s memory that autograd does not track (what ``t.data`` is in PyTorch):
     in-place writes through it update ``t`` without recording anything."""

@@ -12,77 +12,32 @@ def _index(idx, n):
     return idx % n
 
 
-class Sequential(Module):
-    """Runs its modules in order, feeding each one's output to the next."""
+class _ModuleSequence(Module):
+    """What Sequential and ModuleList share: a sequence of modules, indexed by position, numbered "0", "1", ...
+    (Sequential may also hold named ones), and renumbered when entries are removed or inserted, as PyTorch does."""
 
-    def __init__(self, *args):
-        super().__init__()
-        if len(args) == 1 and isinstance(args[0], OrderedDict):
-            for key, module in args[0].items():
-                self.add_module(key, module)
-        else:
-            for idx, module in enumerate(args):
-                self.add_module(str(idx), module)
+    def _from_items(self, items):
+        """A container of the same type holding (key, module) pairs, for slicing."""
+        raise NotImplementedError
+
+    def _renumber(self, modules):
+        self._modules.clear()
+        for i, m in enumerate(modules):
+            self.add_module(str(i), m)
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
-            return type(self)(OrderedDict(list(self._modules.items())[idx]))
+            return self._from_items(list(self._modules.items())[idx])
         return list(self._modules.values())[_index(idx, len(self))]
 
     def __setitem__(self, idx, module):
-        key = list(self._modules.keys())[_index(idx, len(self))]
-        setattr(self, key, module)
+        setattr(self, list(self._modules.keys())[_index(idx, len(self))], module)
 
     def __delitem__(self, idx):
         keys = list(self._modules.keys())
         for key in keys[idx] if isinstance(idx, slice) else [keys[_index(idx, len(self))]]:
             delattr(self, key)
-        # keep the numbering contiguous, as PyTorch does
-        items = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self._modules[str(i)] = m
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
-
-    def forward(self, input):
-        for module in self:
-            input = module(input)
-        return input
-
-
-class ModuleList(Module):
-    """A list of modules whose parameters are registered with the parent."""
-
-    def __init__(self, modules=None):
-        super().__init__()
-        if modules is not None:
-            self.extend(modules)
-
-    def __getitem__(self, idx):
-        if isinstance(idx, slice):
-            return type(self)(list(self._modules.values())[idx])
-        return self._modules[str(_index(idx, len(self)))]
-
-    def __setitem__(self, idx, module):
-        setattr(self, str(_index(idx, len(self))), module)
-
-    def __delitem__(self, idx):
-        keys = list(self._modules.keys())
-        for key in keys[idx] if isinstance(idx, slice) else [keys[_index(idx, len(self))]]:
-            delattr(self, key)
-        items = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self._modules[str(i)] = m
+        self._renumber(list(self._modules.values()))
 
     def __len__(self):
         return len(self._modules)
@@ -102,6 +57,53 @@ class ModuleList(Module):
             self.append(m)
         return self
 
+    def insert(self, index, module):
+        items = list(self._modules.values())
+        items.insert(index, module)
+        self._renumber(items)
+
+    def pop(self, index=-1):
+        module = self[index]
+        del self[index]
+        return module
+
+
+class Sequential(_ModuleSequence):
+    """Runs its modules in order, feeding each one's output to the next."""
+
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for key, module in args[0].items():
+                self.add_module(key, module)
+        else:
+            for idx, module in enumerate(args):
+                self.add_module(str(idx), module)
+
+    def _from_items(self, items):
+        return type(self)(OrderedDict(items))
+
+    def insert(self, index, module):
+        super().insert(index, module)
+        return self  # Sequential.insert returns the container in PyTorch (ModuleList.insert returns None)
+
+    def forward(self, input):
+        for module in self:
+            input = module(input)
+        return input
+
+
+class ModuleList(_ModuleSequence):
+    """A list of modules whose parameters are registered with the parent."""
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def _from_items(self, items):
+        return type(self)([m for _, m in items])
+
     def __repr__(self):
         """Runs of identical entries are collapsed ("(0-2): 3 x Linear(...)"), as PyTorch prints them."""
         reprs = [repr(m) for m in self]
@@ -117,13 +119,6 @@ class ModuleList(Module):
             _addindent(f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}", 2) for a, b, r in runs
         ]
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
-
-    def insert(self, index, module):
-        items = list(self._modules.values())
-        items.insert(index, module)
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self.add_module(str(i), m)
 
 
 class ModuleDict(Module):

@@ -1,0 +1,99 @@
+"""The op list (src/kernels/op_list.def) as the tests see it through tandem._C: every op is either
+differentiable, with PyTorch's node name and a gradient that passes gradcheck, or explicitly marked not
+differentiable; each op's dtype rule matches what it does. A new line in the list is tested here without
+editing any table."""
+import pytest
+import torch
+
+import tandem
+from tandem.autograd import gradcheck
+
+UNARY = tandem._C._unary_ops()  # (name, rule, node name or None)
+BINARY = tandem._C._binary_ops()
+UNARY_RULES = {"Same", "NoBool", "Float", "Predicate", "Integral"}
+BINARY_RULES = {"Arith", "ArithNoBool", "TrueDiv", "IntDiv", "Compare", "Logical", "Bitwise"}
+
+# Where PyTorch spells an op differently (PyTorch's name, keyword arguments).
+TORCH_SPELLING = {"gelu": ("nn.functional.gelu", {}), "gelu_tanh": ("nn.functional.gelu", {"approximate": "tanh"}),
+                  "silu": ("nn.functional.silu", {})}
+
+
+def torch_fn(name):
+    path, kwargs = TORCH_SPELLING.get(name, (name, {}))
+    fn = torch
+    for part in path.split("."):
+        fn = getattr(fn, part)
+    return lambda *args: fn(*args, **kwargs)
+
+
+def smooth_input(device, seed=0, low=1.1, high=1.4):
+    """float64 values away from every kink of the list's ops (0, integers, halves), where finite differences
+    are exact enough for gradcheck."""
+    g = torch.Generator().manual_seed(seed)
+    values = (torch.rand(2, 3, generator=g, dtype=torch.float64) * (high - low) + low).tolist()
+    return tandem.tensor(values, dtype=tandem.float64, device=device, requires_grad=True)
+
+
+def test_the_list_is_complete_and_well_formed():
+    names = [n for n, _, _ in UNARY] + [n for n, _, _ in BINARY]
+    assert len(names) == len(set(names))
+    assert {"exp", "neg", "isnan", "bitwise_not"} <= {n for n, _, _ in UNARY}
+    assert {"add", "pow", "eq", "bitwise_and"} <= {n for n, _, _ in BINARY}
+    assert {r for _, r, _ in UNARY} <= UNARY_RULES and {r for _, r, _ in BINARY} <= BINARY_RULES
+    for name, _, _ in UNARY + BINARY:
+        assert callable(getattr(tandem, name)) and callable(getattr(tandem.Tensor, name))
+        assert callable(getattr(tandem.Tensor, name + "_"))
+
+
+@pytest.mark.parametrize("name,rule,node", [u for u in UNARY if u[2] is not None], ids=lambda v: str(v))
+def test_differentiable_unary_op(name, rule, node, device):
+    x = smooth_input(device)
+    out = getattr(tandem, name)(x)
+    assert out.grad_fn is not None and out.grad_fn.name() == node
+    expected = torch_fn(name)(torch.tensor(x.tolist(), dtype=torch.float64, requires_grad=True))
+    assert node == expected.grad_fn.name()
+    assert gradcheck(getattr(tandem, name), (x,))
+
+
+@pytest.mark.parametrize("name,rule,node", [u for u in UNARY if u[2] is None], ids=lambda v: str(v))
+def test_not_differentiable_unary_op(name, rule, node, device):
+    # Only ops whose result is bool or integer can be marked not differentiable.
+    assert rule in ("Predicate", "Integral")
+    x = tandem.tensor([1, 0, 3], device=device)
+    out = getattr(tandem, name)(x if rule == "Integral" else x.double())
+    assert out.grad_fn is None and not out.requires_grad
+    assert out.dtype == (tandem.bool if rule == "Predicate" else tandem.int64)
+
+
+@pytest.mark.parametrize("name,rule,node", [b for b in BINARY if b[2] is not None], ids=lambda v: str(v))
+def test_differentiable_binary_op(name, rule, node, device):
+    a, b = smooth_input(device, 1), smooth_input(device, 2, low=2.1, high=2.4)
+    out = getattr(tandem, name)(a, b)
+    assert out.grad_fn is not None and out.grad_fn.name() == node
+    ta = torch.tensor(a.tolist(), dtype=torch.float64, requires_grad=True)
+    expected = getattr(torch, name)(ta, torch.tensor(b.tolist(), dtype=torch.float64, requires_grad=True))
+    if expected.grad_fn.name() != "torch::autograd::NotImplemented":  # floor_divide: PyTorch has no gradient
+        assert node == expected.grad_fn.name()
+    assert gradcheck(getattr(tandem, name), (a, b))
+
+
+@pytest.mark.parametrize("name,rule,node", [b for b in BINARY if b[2] is None], ids=lambda v: str(v))
+def test_not_differentiable_binary_op(name, rule, node, device):
+    assert rule in ("Compare", "Logical", "Bitwise")
+    a = tandem.tensor([1, 0, 3], device=device)
+    out = getattr(tandem, name)(a, a)
+    assert out.grad_fn is None and out.dtype == (tandem.int64 if rule == "Bitwise" else tandem.bool)
+    if rule != "Bitwise":
+        x = tandem.tensor([1.0, 0.0, 3.0], device=device, requires_grad=True)
+        r = getattr(tandem, name)(x, x)
+        assert r.grad_fn is None and not r.requires_grad
+
+
+@pytest.mark.parametrize("expr,node", [
+    (lambda x: x ** 2, "PowBackward0"), (lambda x: 2 ** x, "PowBackward2"), (lambda x: x % 2, "RemainderBackward0"),
+    (lambda x: 2 - x, "RsubBackward1"), (lambda x: x - 2, "SubBackward0"), (lambda x: x * 2, "MulBackward0"),
+])
+def test_scalar_forms_use_pytorchs_node_names(expr, node):
+    x = tandem.tensor([1.5, 2.5], dtype=tandem.float64, requires_grad=True)
+    assert expr(x).grad_fn.name() == node
+    assert expr(torch.tensor([1.5, 2.5], dtype=torch.float64, requires_grad=True)).grad_fn.name() == node
