@@ -5,9 +5,13 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 BUILD := build
-APT_PACKAGES := cmake ninja-build g++ libopenblas-dev libgtest-dev libbenchmark-dev python3-venv
+APT_PACKAGES := cmake ninja-build g++ ccache libopenblas-dev libgtest-dev libbenchmark-dev python3-venv
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DTANDEM_WERROR=ON
 PYTEST_FLAGS ?= -q -n 2
+# The test run is the same everywhere (a developer's `make test` and CI's .ci/run): two emulated CUDA devices
+# make every device-parametrised test run on cpu, cuda:0 and cuda:1. On a GPU machine, `make test
+# TEST_DEVICES=` tests the real GPU instead (scripts/gpu-check.sh does).
+TEST_DEVICES ?= TANDEM_EMULATE_CUDA=2
 
 .PHONY: all setup apt venv build demo test test-cpp test-python bench format clean
 
@@ -40,11 +44,14 @@ demo: build
 	PYTHONPATH=python $(PY) examples/digits.py
 	PYTHONPATH=python $(PY) examples/find_syncs.py
 
+# A passing run prints ctest's summary; a failing one prints the whole log (with each failure's output) and
+# fails the target.
 test-cpp: build
-	cd $(BUILD) && ctest --output-on-failure -j 2 | tail -n 3
+	@cd $(BUILD) && if $(TEST_DEVICES) ctest --output-on-failure -j 2 > ctest.log 2>&1; then tail -n 3 ctest.log; \
+	  else cat ctest.log; exit 1; fi
 
 test-python: build
-	PYTHONPATH=python $(PY) -m pytest tests/python $(PYTEST_FLAGS)
+	$(TEST_DEVICES) PYTHONPATH=python $(PY) -m pytest tests/python $(PYTEST_FLAGS)
 
 test: test-cpp test-python
 
