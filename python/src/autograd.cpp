@@ -262,6 +262,7 @@ void init_autograd(nb::module_& m) {
     return !m || !m->grad_fn;
   });
   tensor.def_prop_ro("grad_fn", [](const Tensor& t) -> nb::object {
+    autograd::refresh_view_history(t);
     AutogradMeta* m = t.impl()->autograd();
     if (!m || !m->grad_fn) return nb::none();
     return nb::cast(m->grad_fn);

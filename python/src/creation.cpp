@@ -9,6 +9,7 @@
 #include "factory_args.h"
 #include "ops/copy.h"
 #include "ops/pinned.h"
+#include "ops/value_range.h"
 
 namespace tandem::py {
 
@@ -60,10 +61,12 @@ struct Inference {
   }
 
   void walk(nb::handle h, size_t depth) {
-    TANDEM_CHECK(depth < kMaxNesting, Value, "tensor(): data is nested more than ", kMaxNesting, " levels deep");
+    TANDEM_CHECK(depth < kMaxNesting, Value, "tensor(): data is nested more than ", kMaxNesting,
+                 " levels deep");
     if (!is_sequence(h)) {
-      TANDEM_CHECK(depth == shape.size(), Value, "expected sequence of length ", shape.size() > depth ? shape[depth] : 0,
-                   " at dim ", depth, " (got ", nb::inst_name(h).c_str(), ")\nhint: nested lists must be rectangular");
+      TANDEM_CHECK(depth == shape.size(), Value, "expected sequence of length ",
+                   shape.size() > depth ? shape[depth] : 0, " at dim ", depth, " (got ",
+                   nb::inst_name(h).c_str(), ")\nhint: nested lists must be rectangular");
       leaf(h);
       return;
     }
@@ -93,8 +96,9 @@ void fill_from(nb::handle h, T*& out) {
   if (is_tensor(h)) {
     CrossingScope scope("tandem.tensor(tensor)", false, !as_tensor_ref(h).device().is_cpu());  // implicit
     s = item(as_tensor_ref(h));
-  }
-  else TANDEM_CHECK(to_scalar(h, s), Type, "new(): invalid data type '", nb::inst_name(h).c_str(), "'");
+  } else
+    TANDEM_CHECK(to_scalar(h, s), Type, "new(): invalid data type '", nb::inst_name(h).c_str(), "'");
+  check_value_fits(s, dtype_of<T>(), false);
   *out++ = s.to<T>();
 }
 
@@ -133,8 +137,10 @@ FactoryArgs factory_args(nb::handle dtype, nb::handle device, bool requires_grad
 // pin_memory=True: the tensor is made in pinned host memory (CPU tensors only, as in PyTorch).
 Tensor new_tensor(IntArrayRef shape, const FactoryArgs& a, bool pin_memory) {
   if (!pin_memory) return empty(shape, a.dtype, a.device);
-  TANDEM_CHECK(a.device.is_cpu(), Runtime, "Only dense CPU tensors can be pinned\nhint: drop pin_memory=True "
-               "for a tensor made directly on ", a.device.str());
+  TANDEM_CHECK(a.device.is_cpu(), Runtime,
+               "Only dense CPU tensors can be pinned\nhint: drop pin_memory=True "
+               "for a tensor made directly on ",
+               a.device.str());
   return empty_pinned(shape, a.dtype);
 }
 Tensor finish(Tensor t, const FactoryArgs& a) {
@@ -147,15 +153,15 @@ void init_creation(nb::module_& m) {
   m.def(
       "_tensor_from_data",
       [](nb::handle data, nb::handle dtype, nb::handle device, bool requires_grad) {
-        Tensor t = tensor_from_data(data, to_optional_dtype(dtype),
-                                    device.is_none() ? Device() : to_device(device));
+        Tensor t =
+            tensor_from_data(data, to_optional_dtype(dtype), device.is_none() ? Device() : to_device(device));
         check_requires_grad(requires_grad, t.dtype());
         return finish(t, {t.dtype(), t.device(), requires_grad});
       },
       nb::arg("data"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
       nb::arg("requires_grad") = false);
 
-#define TANDEM_FACTORY(name, fill)                                                                      \
+#define TANDEM_FACTORY(name, fill)                                                                    \
   m.def(                                                                                              \
       #name,                                                                                          \
       [](nb::args size, nb::handle dtype, nb::handle device, bool requires_grad, bool pin_memory) {   \
@@ -164,8 +170,8 @@ void init_creation(nb::module_& m) {
         fill;                                                                                         \
         return finish(t, a);                                                                          \
       },                                                                                              \
-      nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), \
-      nb::arg("requires_grad") = false, nb::arg("pin_memory") = false);                              \
+      nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),  \
+      nb::arg("requires_grad") = false, nb::arg("pin_memory") = false);                               \
   m.def(                                                                                              \
       #name "_like",                                                                                  \
       [](const Tensor& x, nb::handle dtype, nb::handle device, bool requires_grad) {                  \

@@ -1,9 +1,9 @@
 // DLPack: Tensor.__dlpack__ / __dlpack_device__ export a zero-copy capsule (versioned "dltensor_versioned"
 // when the consumer asks for max_version >= (1, 0), legacy "dltensor" otherwise), and _from_dlpack_capsule
 // imports one. Capsule protocol: the consumer renames the capsule to "used_..." and owns the managed tensor
-// from then on; an unconsumed capsule frees it in its destructor. So the deleter runs exactly once either way.
-// CUDA memory crosses only with a real CUDA backend (an emulated device's memory is host memory); the stream
-// handshake makes the consumer's stream wait for the work tandem queued on the tensor.
+// from then on; an unconsumed capsule frees it in its destructor. So the deleter runs exactly once either
+// way. CUDA memory crosses only with a real CUDA backend (an emulated device's memory is host memory); the
+// stream handshake makes the consumer's stream wait for the work tandem queued on the tensor.
 #include "core/dlpack.h"
 #include "backend/accelerator.h"
 #include "bindings.h"
@@ -136,10 +136,11 @@ nb::object tensor_dlpack(const Tensor& t, nb::handle stream, nb::handle max_vers
     }
   }
   if (!alias.device().is_cpu()) {
-    TANDEM_CHECK(cuda_backend().has_native_handles(), Runtime, "__dlpack__: ", alias.device().str(),
-                 " is an emulated device (TANDEM_EMULATE_CUDA): its memory is host memory that other "
-                 "libraries cannot use as CUDA memory\nhint: share a host copy instead (t.cpu()), or run on a "
-                 "machine with a GPU");
+    TANDEM_CHECK(
+        cuda_backend().has_native_handles(), Runtime, "__dlpack__: ", alias.device().str(),
+        " is an emulated device (TANDEM_EMULATE_CUDA): its memory is host memory that other "
+        "libraries cannot use as CUDA memory\nhint: share a host copy instead (t.cpu()), or run on a "
+        "machine with a GPU");
   } else if (!stream.is_none() && t.device().is_cpu()) {
     throw nb::value_error("__dlpack__: stream must be None for a cpu tensor");
   }
@@ -177,20 +178,24 @@ void release_managed(void* ctx) {
 // Where an imported tensor lives: host memory (incl. pinned) is cpu; CUDA memory needs real CUDA devices.
 Device import_device(DLDevice d) {
   if (d.device_type == kDLCPU || d.device_type == kDLCUDAHost) return Device();
-  TANDEM_CHECK(d.device_type == kDLCUDA || d.device_type == kDLCUDAManaged, NotImplemented,
-               "from_dlpack(): DLPack device type ", d.device_type,
-               " is not supported (tandem reads host and CUDA memory)\nhint: copy the tensor to the host in its "
-               "own framework first (e.g. x.cpu())");
+  TANDEM_CHECK(
+      d.device_type == kDLCUDA || d.device_type == kDLCUDAManaged, NotImplemented,
+      "from_dlpack(): DLPack device type ", d.device_type,
+      " is not supported (tandem reads host and CUDA memory)\nhint: copy the tensor to the host in its "
+      "own framework first (e.g. x.cpu())");
   bool native = cuda_available() && cuda_backend().has_native_handles();
   TANDEM_CHECK(native, Runtime, "from_dlpack(): the tensor lives in CUDA memory (device ", d.device_id,
                "), but this process has no real CUDA device (",
                cuda_available() ? "tandem's cuda devices are emulated" : "no CUDA backend",
                ")\nhint: copy it to the host in its own framework first (e.g. x.cpu())");
   TANDEM_CHECK(d.device_id >= 0 && d.device_id < cuda_backend().device_count(), Runtime,
-               "from_dlpack(): CUDA device ", d.device_id, " does not exist here (", cuda_backend().device_count(),
-               " visible)");
+               "from_dlpack(): CUDA device ", d.device_id, " does not exist here (",
+               cuda_backend().device_count(), " visible)");
   return Device(DeviceType::CUDA, static_cast<int16_t>(d.device_id));
 }
+
+// More dims than any real tensor has: a corrupt ndim would otherwise make us read that many shape entries.
+constexpr int32_t kMaxImportDims = 64;
 
 template <typename Managed>
 Tensor import_managed(PyObject* capsule, Managed* m, const char* used_name, bool readonly) {
@@ -201,18 +206,36 @@ Tensor import_managed(PyObject* capsule, Managed* m, const char* used_name, bool
                int(dl.dtype.code), ", bits ", int(dl.dtype.bits), ", lanes ", dl.dtype.lanes,
                ")\nhint: convert it in its own framework first to one of bool, uint8, int8..int64, float16, "
                "bfloat16, float32, float64");
-  TANDEM_CHECK(dl.ndim >= 0, Value, "from_dlpack(): negative ndim ", dl.ndim);
+  // A capsule comes from another library (or a hostile caller): check every field before reading through it.
+  TANDEM_CHECK(dl.ndim >= 0 && dl.ndim <= kMaxImportDims, Value, "from_dlpack(): ndim ", dl.ndim,
+               " is out of range (0 to ", kMaxImportDims, ")\nhint: the producer made a malformed DLTensor");
+  TANDEM_CHECK(dl.ndim == 0 || dl.shape, Value, "from_dlpack(): the DLTensor has ", dl.ndim,
+               " dims but a null shape\nhint: the producer made a malformed DLTensor");
   DimVector sizes(IntArrayRef(dl.shape, static_cast<size_t>(dl.ndim)));
   DimVector strides = dl.strides ? DimVector(IntArrayRef(dl.strides, static_cast<size_t>(dl.ndim)))
                                  : contiguous_strides(sizes);
-  int64_t numel = compute_numel(sizes), extent = 1;
+  int64_t numel = compute_numel(sizes), extent = 1;  // compute_numel rejects negative sizes and overflow
+  bool overflow = false;
   for (int32_t d = 0; d < dl.ndim; ++d) {
     TANDEM_CHECK(strides[d] >= 0, Value,
                  "from_dlpack(): tensors with negative strides are not supported\nhint: make a contiguous "
                  "copy in the producing framework first");
-    extent += (sizes[d] - 1) * strides[d];
+    int64_t span = 0;
+    if (sizes[d] > 0) overflow |= __builtin_mul_overflow(sizes[d] - 1, strides[d], &span);
+    overflow |= __builtin_add_overflow(extent, span, &extent);
   }
-  size_t nbytes = numel == 0 ? 0 : static_cast<size_t>(extent) * element_size(dtype);
+  size_t nbytes = 0;
+  if (numel > 0)
+    overflow |= __builtin_mul_overflow(static_cast<size_t>(extent), element_size(dtype), &nbytes);
+  uintptr_t start = 0;
+  overflow |= __builtin_add_overflow(reinterpret_cast<uintptr_t>(dl.data), dl.byte_offset, &start);
+  overflow |= numel > 0 && start + nbytes < start;
+  TANDEM_CHECK(!overflow, Value, "from_dlpack(): the DLTensor's shape, strides and byte_offset (",
+               dl.byte_offset,
+               ") reach past the end of the address space\nhint: the producer made a malformed "
+               "DLTensor");
+  TANDEM_CHECK(numel == 0 || dl.data, Value, "from_dlpack(): the DLTensor has ", numel,
+               " elements but a null data pointer\nhint: the producer made a malformed DLTensor");
   // Take ownership, then mark the capsule consumed before anything else can throw.
   DataPtr data(static_cast<char*>(dl.data) + dl.byte_offset, m, &release_managed<Managed>);
   PyCapsule_SetName(capsule, used_name);

@@ -142,9 +142,30 @@ void init_errors(nb::module_& m) {
       std::rethrow_exception(p);
     } catch (const Error& e) {
       raise(e);
+    } catch (const nb::python_error&) {
+      throw;  // a Python exception on its way through C++: nanobind restores it
+    } catch (const nb::builtin_exception&) {
+      throw;  // nb::type_error and friends: nanobind maps them
     } catch (const std::bad_alloc&) {
       PyErr_SetString(error_types().oom.ptr(),
                       "out of memory: a host allocation failed\nhint: use smaller tensors");
+    } catch (const std::length_error&) {  // a std container asked for more than it can hold
+      PyErr_SetString(error_types().oom.ptr(),
+                      "out of memory: a size too large to allocate was requested\nhint: use smaller tensors");
+    } catch (
+        const std::bad_cast&) {  // nanobind's cast_error: a Python value that did not convert in a binding
+      PyErr_SetString(
+          PyExc_TypeError,
+          "an argument could not be converted to the type the function takes (an integer outside "
+          "the 64-bit range, or an object of the wrong type)\nhint: check the types and ranges of "
+          "the arguments");
+    }
+    // No C++ library message ("std::...") reaches Python: anything else that escaped is a tandem bug.
+    catch (const std::exception& e) {
+      PyErr_Format(PyExc_RuntimeError,
+                   "internal error in tandem (%s)\nhint: this is a bug in tandem; please report it with the "
+                   "code that raised it",
+                   e.what());
     }
   });
 }

@@ -39,11 +39,18 @@ def _flatten(obj):
             key, n = f"{base}#{n}", n + 1
         return key
 
-    # Iterative walk: each work item fills one slot of an already created container.
+    # Iterative walk: each work item fills one slot of an already created container. `inside` holds the ids
+    # of the containers above the item: one that contains itself has no finite encoding (the walk would never
+    # end), while a container shared by two others is simply written twice.
     root = [None]
-    stack = [(obj, (), root, 0)]
+    stack = [(obj, (), root, 0, frozenset())]
     while stack:
-        value, path, parent, slot = stack.pop()
+        value, path, parent, slot, inside = stack.pop()
+        if isinstance(value, (dict, list, tuple)):
+            if id(value) in inside:
+                raise ValueError(f"tandem.save: the object contains itself (at {'.'.join(path) or 'the top'})\n"
+                                 "hint: tandem.save writes trees of containers; break the reference cycle first")
+            inside = inside | {id(value)}
         if isinstance(value, Tensor):
             key = key_for(path)
             tensors[key] = value
@@ -56,12 +63,12 @@ def _flatten(obj):
                 items.append([k, None])
             parent[slot] = {"dict": items}
             for i, v in enumerate(value.values()):
-                stack.append((v, path + (str(items[i][0]),), items[i], 1))
+                stack.append((v, path + (str(items[i][0]),), items[i], 1, inside))
         elif isinstance(value, (list, tuple)):
             children = [None] * len(value)
             parent[slot] = {"tuple" if isinstance(value, tuple) else "list": children}
             for i, v in enumerate(value):
-                stack.append((v, path + (str(i),), children, i))
+                stack.append((v, path + (str(i),), children, i, inside))
         elif value is None or isinstance(value, (bool, int, float, str)):
             parent[slot] = {"value": value}
         else:
@@ -114,6 +121,13 @@ def _unflatten(structure, tensors):
 def _encode(obj, metadata):
     tensors, structure = _flatten(obj)
     meta = dict(metadata or {})
+    # The format's metadata maps strings to strings (load refuses anything else), and one key is tandem's own.
+    for k, v in meta.items():
+        if not isinstance(k, str) or not isinstance(v, str):
+            raise TypeError(f"tandem.save: metadata must map str to str, got {type(k).__name__} -> "
+                            f"{type(v).__name__} for {k!r}\nhint: convert the values with str() or json.dumps()")
+    if _STRUCTURE_KEY in meta:
+        raise ValueError(f"tandem.save: the metadata key {_STRUCTURE_KEY!r} is reserved for tandem's own use")
     if structure is not None:
         meta[_STRUCTURE_KEY] = json.dumps(structure)
     # Widest dtypes first, so every tensor starts at a multiple of its element size.
@@ -252,7 +266,11 @@ def load(f, map_location=None, *, weights_only=True):
     for key, info in header.items():
         if key == "__metadata__":
             continue
-        t = _C._tensor_from_bytes(buf, base + info["data_offsets"][0], _CODE_DTYPES[info["dtype"]], info["shape"])
+        begin, end = base + info["data_offsets"][0], base + info["data_offsets"][1]
+        if info["dtype"] == "BOOL" and bytes(buf[begin:end]).translate(None, b"\x00\x01"):
+            raise ValueError(f"tandem.load: tensor {key!r} of dtype BOOL holds bytes other than 0 and 1\n"
+                             "hint: the file is corrupted, or its writer stored booleans another way")
+        t = _C._tensor_from_bytes(buf, begin, _CODE_DTYPES[info["dtype"]], info["shape"])
         tensors[key] = t if device is None else t.to(device)
     meta = header.get("__metadata__", {})
     if _STRUCTURE_KEY not in meta:

@@ -164,6 +164,7 @@ Edge gradient_edge(const Tensor& t) {
   if (!t.defined()) return {};
   AutogradMeta* m = t.impl()->autograd();
   if (!m || !m->requires_grad) return {};
+  if (m->view_base) refresh_view_history(t);
   if (m->grad_fn) return {m->grad_fn, m->output_nr};
   return {grad_accumulator(t), 0};
 }
@@ -262,23 +263,44 @@ void track_view_write(const Tensor& base, const Tensor& view) {
   view.impl()->ensure_autograd().view_base = std::make_shared<Tensor>(base);
 }
 
-void rebase_view(const Tensor& view, const Tensor& result) {
-  const Tensor& base = *view.impl()->autograd()->view_base;
-  TANDEM_CHECK(base.is_contiguous() && base.strides() == contiguous_strides(base.sizes()), NotImplemented,
-               "in-place operation on a view of a non-contiguous tensor that requires grad is not supported\n"
-               "hint: call .contiguous() on the tensor before taking the view, or use the out-of-place op");
-  const int64_t offset = view.storage_offset() - base.storage_offset();
-  auto copy_slices = std::make_shared<CopySlices>();
-  copy_slices->sizes = view.sizes();
-  copy_slices->strides = view.strides();
-  copy_slices->offset = offset;
-  set_history(copy_slices, {&base, &result}, {&base});
+namespace {
+bool contiguous_base(const Tensor& base) {
+  return base.is_contiguous() && base.strides() == contiguous_strides(base.sizes());
+}
+
+// The view's history becomes "a region of its base's current value".
+void set_view_history_from_base(const Tensor& view, const Tensor& base) {
   auto as_strided = std::make_shared<AsStridedBackward>();
   as_strided->base_sizes = base.sizes();
   as_strided->sizes = view.sizes();
   as_strided->strides = view.strides();
-  as_strided->offset = offset;
+  as_strided->offset = view.storage_offset() - base.storage_offset();
   set_history(as_strided, {&base}, {&view});
+  view.impl()->autograd()->view_version = view.version();
+}
+}  // namespace
+
+void rebase_view(const Tensor& view, const Tensor& result) {
+  const Tensor& base = *view.impl()->autograd()->view_base;
+  TANDEM_CHECK(contiguous_base(base), NotImplemented,
+               "in-place operation on a view of a non-contiguous tensor that requires grad is not supported\n"
+               "hint: call .contiguous() on the tensor before taking the view, or use the out-of-place op");
+  auto copy_slices = std::make_shared<CopySlices>();
+  copy_slices->sizes = view.sizes();
+  copy_slices->strides = view.strides();
+  copy_slices->offset = view.storage_offset() - base.storage_offset();
+  set_history(copy_slices, {&base, &result}, {&base});
+  set_view_history_from_base(view, base);
+}
+
+void refresh_view_history(const Tensor& t) {
+  AutogradMeta* m = t.impl()->autograd();
+  if (!m || !m->view_base || !m->grad_fn || m->view_version == t.version()) return;
+  // Written since its history was recorded (through the base or another view of it, e.g. b = a[1];
+  // a.mul_(2)): its old grad_fn describes the old values. As PyTorch does, rebuild it from the base's current
+  // history. (A base that is not contiguous cannot be described by AsStridedBackward; its views keep theirs.)
+  const Tensor& base = *m->view_base;
+  if (contiguous_base(base)) set_view_history_from_base(t, base);
 }
 
 Tensor rebase_history(const Tensor& self, const Tensor& result) {

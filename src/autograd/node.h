@@ -134,6 +134,9 @@ void track_view_write(const Tensor& base, const Tensor& view);
 // `view` (a recorded view, already holding `result`'s values) and its base get PyTorch's CopySlices history:
 // the base's old value outside the view's region, `result` (may be undefined: no gradient) inside it.
 void rebase_view(const Tensor& view, const Tensor& result);
+// A recorded view whose memory was written since its grad_fn was set (through its base or another view) gets
+// a grad_fn that reads its base's current history (PyTorch's view replay). gradient_edge calls it.
+void refresh_view_history(const Tensor& t);
 
 // Nodes alive in the process: lets tests check that graphs are freed (no reference cycles).
 int64_t live_node_count();

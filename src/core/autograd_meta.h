@@ -22,6 +22,9 @@ struct AutogradMeta {
   bool retains_grad = false;
   bool view_of_leaf = false;  // a recorded view of a leaf that requires grad (in-place writes refused)
   std::shared_ptr<Tensor> view_base;  // for a recorded view: the tensor that owns its memory (not a view)
+  // For a recorded view: its memory's version when its grad_fn was set. An in-place write through the base or
+  // another view changes the version, and the view's history is then rebuilt from the base's (view replay).
+  uint32_t view_version = 0;
   // Accumulated gradient of a leaf (or of a tensor that retains grad). Shared with the node that writes it
   // so that a retain_grad slot never needs a reference back to the tensor (no cycles).
   std::shared_ptr<Tensor> grad;

@@ -1,5 +1,6 @@
 #include "core/parallel.h"
 
+#include <algorithm>
 #include <atomic>
 
 namespace tandem {
@@ -14,5 +15,11 @@ int get_num_threads() {
   }
   return n;
 }
-void set_num_threads(int n) { g_threads.store(n < 1 ? 1 : n, std::memory_order_relaxed); }
+// Capped at 4 threads per processor: more only adds scheduling overhead, and an OpenMP team of tens of
+// thousands of threads exhausts the process (set_num_threads(100000) and a large sum crashed). The count in
+// use is what get_num_threads() reports.
+void set_num_threads(int n) {
+  const int limit = std::max(4 * omp_get_num_procs(), 4);
+  g_threads.store(std::clamp(n, 1, limit), std::memory_order_relaxed);
+}
 }  // namespace tandem

@@ -33,15 +33,17 @@ void TensorImpl::set_storage(Storage s, DType dtype) {
 }
 
 void TensorImpl::refresh() {
-  numel_ = 1;
-  for (int64_t s : sizes_) numel_ *= s;
+  // Checked: a view's sizes come from the user (expand(2**40, 2**40, 5), view(2**62, 2**62, 0)), and an
+  // overflowed numel would make every later size computation wrong.
+  numel_ = compute_numel(sizes_);
   // Contiguous in PyTorch's sense: size-1 dims may have any stride.
   contiguous_ = true;
+  if (numel_ == 0) return;
   int64_t expected = 1;
   for (int64_t i = dim() - 1; i >= 0; --i) {
     if (sizes_[i] == 1) continue;
     if (strides_[i] != expected) {
-      contiguous_ = numel_ == 0;
+      contiguous_ = false;
       break;
     }
     expected *= sizes_[i];

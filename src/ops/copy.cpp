@@ -11,6 +11,7 @@
 #include "kernels/tensor_iterator.h"
 #include "ops/elementwise.h"
 #include "ops/pinned.h"
+#include "ops/value_range.h"
 
 namespace tandem {
 
@@ -111,6 +112,7 @@ Tensor clone(const Tensor& x) { return to_dtype(x, x.dtype(), true); }
 
 Tensor fill_(const Tensor& x, const Scalar& value) {
   check_writeable(x, "fill_");
+  check_value_fits(value, x.dtype(), true);
   if (autograd::should_record(x)) {
     autograd::check_inplace(x);
     autograd::without_grad([&] { return fill_(x, value); });

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "autograd/formulas.h"
@@ -363,6 +364,13 @@ void check_clamp_args(const Tensor& x, const Scalar* lo, const Scalar* hi) {
   TANDEM_CHECK(lo || hi, Runtime, "torch.clamp: At least one of 'min' or 'max' must not be None");
   TANDEM_CHECK(x.dtype() != DType::Bool, Runtime, "\"clamp\" not implemented for 'Bool'");
 }
+
+// A NaN bound makes every result NaN, as in PyTorch (the clamp functor's comparisons are false for NaN, so
+// without this it would return x unchanged).
+bool has_nan_bound(const Scalar* lo, const Scalar* hi) {
+  return (lo && lo->is_float() && std::isnan(lo->to_double())) ||
+         (hi && hi->is_float() && std::isnan(hi->to_double()));
+}
 }  // namespace
 
 Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi) {
@@ -376,6 +384,8 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi
   if (autograd::should_record(x))
     return autograd::record_clamp(x, lo, hi, autograd::without_grad([&] { return clamp(x, lo, hi); }));
   DType dtype = state.result();
+  if (is_floating(dtype) && has_nan_bound(plo, phi))
+    return fill_(empty(x.sizes(), dtype, x.device()), Scalar(std::numeric_limits<double>::quiet_NaN()));
   Tensor in = to_dtype(x, dtype);
   Tensor out = empty(x.sizes(), dtype, x.device());
   TensorIterator iter;
@@ -397,6 +407,8 @@ Tensor clamp_(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> h
   }
   if (autograd::should_record(x))
     return autograd::inplace_with_grad(x, [&](const Tensor& before) { return clamp(before, lo, hi); });
+  if (is_floating(x.dtype()) && has_nan_bound(plo, phi))
+    return fill_(x, Scalar(std::numeric_limits<double>::quiet_NaN()));
   TensorIterator iter;
   iter.add_output(x);
   iter.add_input(x);

@@ -196,3 +196,45 @@ def test_safetensors_reads_nested_tandem_files(tmp_path):
     got = safetensors_torch.load_file(str(path))
     assert sorted(got) == ["list.0", "model.w"]
     assert got["model.w"].tolist() == [1.0, 1.0]
+
+
+def test_save_refuses_what_load_would_refuse(tmp_path):
+    path = tmp_path / "m.safetensors"
+    x = tandem.ones(2)
+    with pytest.raises(TypeError, match="metadata must map str to str"):
+        tandem.save({"x": x}, path, metadata={"epoch": 3})
+    with pytest.raises(ValueError, match="reserved"):
+        tandem.save({"x": x}, path, metadata={"tandem.structure": "[]"})
+    assert not path.exists()  # nothing half-written
+    tandem.save({"x": x}, path, metadata={"epoch": "3"})
+    assert tandem.load(path)["x"].tolist() == [1.0, 1.0]
+
+
+def test_save_of_a_container_that_contains_itself_raises_instead_of_hanging(tmp_path):
+    loop = [tandem.ones(1)]
+    loop.append(loop)
+    with pytest.raises(ValueError, match="contains itself"):
+        tandem.save(loop, tmp_path / "loop.safetensors")
+    d = {"w": tandem.ones(1)}
+    d["self"] = {"again": d}
+    with pytest.raises(ValueError, match="contains itself"):
+        tandem.save(d, tmp_path / "d.safetensors")
+    shared = [tandem.zeros(1)]
+    tandem.save({"a": shared, "b": shared}, tmp_path / "shared.safetensors")  # shared, not cyclic: fine
+    back = tandem.load(tmp_path / "shared.safetensors")
+    assert back["a"][0].tolist() == [0.0] and back["b"][0].tolist() == [0.0]
+
+
+def test_load_refuses_bool_bytes_other_than_0_and_1(tmp_path):
+    import json
+    import struct
+
+    header = json.dumps({"m": {"dtype": "BOOL", "shape": [3], "data_offsets": [0, 3]}}).encode()
+    header += b" " * (-len(header) % 8)
+    path = tmp_path / "bad_bool.safetensors"
+    path.write_bytes(struct.pack("<Q", len(header)) + header + bytes([1, 2, 0]))
+    with pytest.raises(ValueError, match="BOOL holds bytes other than 0 and 1"):
+        tandem.load(path)
+    path.write_bytes(struct.pack("<Q", len(header)) + header + bytes([1, 0, 1]))
+    t = tandem.load(path)["m"]
+    assert t.tolist() == [True, False, True] and t.sum().item() == 2

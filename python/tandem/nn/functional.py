@@ -111,15 +111,24 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _C.conv2d(input, weight, bias, stride, padding, dilation, groups)
 
 
+def _pool_stride(stride):
+    """None (the kernel size) for PyTorch's "no stride" spellings, None and []; a zero stride is refused."""
+    if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0):
+        return None
+    if 0 in (tuple(stride) if isinstance(stride, (list, tuple)) else (stride,)):
+        raise RuntimeError("stride should not be zero\nhint: use a positive stride, or stride=None for the kernel size")
+    return stride
+
+
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    return _C._max_pool2d_with_indices(input, kernel_size, stride or None, padding, dilation, ceil_mode)
+    return _C._max_pool2d_with_indices(input, kernel_size, _pool_stride(stride), padding, dilation, ceil_mode)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     if divisor_override is not None:
         raise NotImplementedError("avg_pool2d: divisor_override is not supported\nhint: divide the sum yourself")
-    return _C._avg_pool2d(input, kernel_size, stride or None, padding, ceil_mode, count_include_pad)
+    return _C._avg_pool2d(input, kernel_size, _pool_stride(stride), padding, ceil_mode, count_include_pad)
 
 
 def adaptive_avg_pool2d(input, output_size):
@@ -193,9 +202,25 @@ def embedding(input, weight, padding_idx=None):
 
 
 def one_hot(tensor, num_classes=-1):
-    if num_classes < 0:
+    """int64 one-hot rows, as PyTorch: class values must lie in [0, num_classes)."""
+    if tensor.dtype != tandem.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.\nhint: convert the "
+                           "class indices with .long()")
+    if num_classes == -1 and tensor.numel() == 0:
+        raise RuntimeError("Can not infer total number of classes from empty tensor.\nhint: pass num_classes")
+    if tensor.numel() and (num_classes == -1 or tensor.device.type == "cpu"):
+        # One read of both bounds (on a device only when num_classes has to be inferred anyway).
         with _crossing("F.one_hot"):  # a device read the caller did not name (implicit for transfer_guard)
-            num_classes = int(tensor.max().item()) + 1
+            low, high = (int(v) for v in tandem.stack([tensor.min(), tensor.max()]).tolist())
+        if low < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if num_classes == -1:
+            num_classes = high + 1
+        elif high >= num_classes:
+            raise RuntimeError(f"Class values must be smaller than num_classes.\nhint: the largest class value is "
+                               f"{high}, so num_classes must be at least {high + 1}")
+    if num_classes < 0 or (num_classes == 0 and tensor.numel()):
+        raise RuntimeError("Class values must be smaller than num_classes.")
     return tandem.zeros(list(tensor.shape) + [num_classes], dtype=tandem.int64, device=tensor.device).scatter_(
         -1, tensor.unsqueeze(-1), 1
     )
@@ -220,11 +245,19 @@ def _class_weight_shape(input):
     return [1, input.size(1)] + [1] * (input.dim() - 2)
 
 
+def _check_class_weight(weight, input, prefix=""):
+    num_classes = input.size(1 if input.dim() >= 2 else 0)
+    if weight is not None and (weight.dim() != 1 or weight.numel() != num_classes):
+        raise RuntimeError(f"{prefix}weight tensor should be defined either for all {num_classes} classes or no "
+                           f"classes but got weight tensor of shape: {list(weight.shape)}")
+
+
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     """-input[n, target[n]] (times the class weight), averaged over the weights of the kept targets."""
     _check_reduction(reduction)
     if input.dim() < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    _check_class_weight(weight, input)
     batched = input.dim() >= 2
     if not batched:
         input, target = input.unsqueeze(0), target.unsqueeze(0)
@@ -252,6 +285,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     class_dim = 1 if input.dim() >= 2 else 0
+    _check_class_weight(weight, input, "cross_entropy: " if target.is_floating_point() else "")
     logp = log_softmax(input, class_dim)
     num_classes = input.size(class_dim)
     if target.is_floating_point():  # class probabilities

@@ -1,0 +1,57 @@
+#include "ops/value_range.h"
+
+#include <cmath>
+#include <string_view>
+
+#include "core/error.h"
+
+namespace tandem {
+
+void check_value_fits(const Scalar& v, DType dtype, bool for_fill) {
+  const bool floating = dtype == DType::Float16 || dtype == DType::BFloat16 || dtype == DType::Float32;
+  if (v.is_bool() || dtype == DType::Bool || dtype == DType::Float64 || (floating && !for_fill)) return;
+  const char* c_type = nullptr;
+  double lo = 0, hi = 0;  // the representable range, as doubles (hi exclusive for int64: 2^63 rounds up)
+  switch (dtype) {
+    case DType::UInt8:
+      c_type = "uint8_t", lo = v.is_int() ? -255.0 : 0.0, hi = 255.0;
+      break;
+    case DType::Int8:
+      c_type = "int8_t", lo = -128.0, hi = 127.0;
+      break;
+    case DType::Int16:
+      c_type = "int16_t", lo = -32768.0, hi = 32767.0;
+      break;
+    case DType::Int32:
+      c_type = "int", lo = -2147483648.0, hi = 2147483647.0;
+      break;
+    case DType::Int64:
+      c_type = "int64_t", lo = -9223372036854775808.0, hi = 9223372036854775807.0;
+      break;
+    case DType::Float16:
+      c_type = "c10::Half", lo = -65504.0, hi = 65504.0;
+      break;
+    case DType::BFloat16:
+      c_type = "c10::BFloat16", lo = -3.3895313892515355e38, hi = 3.3895313892515355e38;
+      break;
+    case DType::Float32:
+      c_type = "float", lo = -3.4028234663852886e38, hi = 3.4028234663852886e38;
+      break;
+    default:
+      return;
+  }
+  bool fits;
+  if (v.is_int()) {
+    fits = dtype == DType::Int64 || (v.to_int() >= lo && v.to_int() <= hi);
+  } else {
+    const double d = v.to_double();
+    fits = floating ? (std::isinf(d) || std::isnan(d) || (d >= lo && d <= hi))
+                    : (d >= lo && (dtype == DType::Int64 ? d < hi : d <= hi));  // NaN fails
+  }
+  TANDEM_CHECK(fits, Runtime, "value cannot be converted to type ",
+               for_fill ? std::string_view(c_type) : dtype_name(dtype),
+               " without overflow\nhint: the value is outside the range of ", dtype_name(dtype),
+               "; pick a wider dtype or a value in range");
+}
+
+}  // namespace tandem
