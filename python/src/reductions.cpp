@@ -46,11 +46,12 @@ OptDims parse_dims(nb::handle dim, nb::handle axis, const char* fn) {
   return dims;
 }
 
-// A single dim (or None) where PyTorch takes only an int.
+// A single dim (or None) where PyTorch takes only an int: a Python int or a 0-dim integer tensor (PyTorch's
+// argument parser refuses bools and tensors with dims there, although their __index__ works).
 std::optional<int64_t> parse_one_dim(nb::handle dim, nb::handle axis, const char* fn) {
   nb::handle h = dim.is_none() ? axis : dim;
   if (h.is_none()) return std::nullopt;
-  TANDEM_CHECK(is_int(h) && !PyBool_Check(h.ptr()), Type, fn,
+  TANDEM_CHECK(is_int(h) && !PyBool_Check(h.ptr()) && (!is_tensor(h) || as_tensor_ref(h).dim() == 0), Type, fn,
                "(): argument 'dim' (position 1) must be int, not ", nb::inst_name(h).c_str());
   return as_int(h, fn, "dim");
 }
@@ -193,15 +194,20 @@ void init_reductions(nb::module_& m) {
   auto extreme = [&](const char* name, bool is_max) {
     def_both(
         m, tensor, name,
-        [name, is_max](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle axis,
+        [name, is_max](const Tensor& x, nb::handle other, nb::handle keepdim, nb::handle dim, nb::handle axis,
                        nb::handle keepdims, nb::handle out, nb::handle initial,
                        nb::handle where) -> nb::object {
           check_no_out(out, name);
           TANDEM_CHECK(initial.is_none() && where.is_none(), Type, name,
                        "(): initial= and where= are not supported\nhint: filter the tensor first");
           bool kd = parse_keepdim(keepdim, keepdims);
-          if (is_tensor(dim))
-            return wrap(is_max ? maximum(x, as_tensor_ref(dim)) : minimum(x, as_tensor_ref(dim)));
+          // As PyTorch's overloads: a tensor in the first place (or other=) is the elementwise form; dim= is
+          // always a dim, even a 0-dim tensor (x.max(dim=tandem.tensor(1)) reduces, it does not compare).
+          if (!other.is_none() && !dim.is_none())
+            TANDEM_THROW(Type, name, "(): got both 'other' (or a first positional argument) and 'dim'");
+          if (is_tensor(other))
+            return wrap(is_max ? maximum(x, as_tensor_ref(other)) : minimum(x, as_tensor_ref(other)));
+          if (dim.is_none()) dim = other;
           if (dim.is_none()) {
             OptDims dims = parse_dims(dim, axis, name);
             if (!dims && !kd) return wrap(is_max ? tandem::max(x) : tandem::min(x));
@@ -210,8 +216,8 @@ void init_reductions(nb::module_& m) {
           int64_t d = *parse_one_dim(dim, nb::none(), name);
           return named_pair(is_max ? kMax : kMin, is_max ? tandem::max(x, d, kd) : tandem::min(x, d, kd));
         },
-        nb::arg("dim") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("axis") = none,
-        nb::arg("keepdims") = none, nb::arg("out") = none, nb::arg("initial") = none,
+        nb::arg("other") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("dim") = none,
+        nb::arg("axis") = none, nb::arg("keepdims") = none, nb::arg("out") = none, nb::arg("initial") = none,
         nb::arg("where") = none);
   };
   extreme("max", true);

@@ -79,6 +79,8 @@ void init_views(nb::module_& m) {
   tensor.def_prop_ro("mT", [](const Tensor& x) { return mT(x); });
   auto squeeze_fn = [](const Tensor& x, nb::handle dim) {
     if (dim.is_none()) return squeeze(x);
+    if (is_tensor(dim) && as_tensor_ref(dim).dim() == 0)  // a 0-dim integer tensor is an int, as in PyTorch
+      return squeeze(x, DimVector{nb::cast<int64_t>(dim.attr("__index__")())});
     return squeeze(x, to_shape(dim, "squeeze"));
   };
   tensor.def("squeeze", squeeze_fn, nb::arg("dim") = nb::none());

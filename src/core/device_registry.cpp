@@ -27,9 +27,9 @@ void register_allocator(DeviceType type, DeviceAllocator* allocator) { slot(type
 
 void set_device_type_starter(DeviceType type, void (*starter)()) { slot(type).starter = starter; }
 
-void start_device_type(DeviceType type) {
-  Slot& s = slot(type);
-  if (__builtin_expect(s.started.load(std::memory_order_acquire), 1)) return;
+namespace {
+// The slow path of start_device_type, out of line so that the check every allocation makes stays two loads.
+[[gnu::noinline]] void run_starter(Slot& s) {
   // Other threads wait until the starter has finished; the starter itself may look its own type up again
   // (the recursive mutex lets it through, and `starting` stops the recursion). A starter that throws (a bad
   // TANDEM_EMULATE_CUDA_MEMORY, say) leaves the type unstarted, so the next lookup raises the error again.
@@ -47,10 +47,17 @@ void start_device_type(DeviceType type) {
   s.starting = false;
   s.started.store(true, std::memory_order_release);
 }
+}  // namespace
+
+void start_device_type(DeviceType type) {
+  Slot& s = slot(type);
+  if (__builtin_expect(!s.started.load(std::memory_order_acquire), 0)) run_starter(s);
+}
 
 DeviceAllocator& allocator_for(DeviceType type) {
-  start_device_type(type);
-  DeviceAllocator* a = slot(type).allocator;
+  Slot& s = slot(type);
+  if (__builtin_expect(!s.started.load(std::memory_order_acquire), 0)) run_starter(s);
+  DeviceAllocator* a = s.allocator;
   if (__builtin_expect(a != nullptr, 1)) return *a;
   throw_missing_device(type);
 }

@@ -35,7 +35,10 @@ void TensorImpl::set_storage(Storage s, DType dtype) {
 void TensorImpl::refresh() {
   // Checked: a view's sizes come from the user (expand(2**40, 2**40, 5), view(2**62, 2**62, 0)), and an
   // overflowed numel would make every later size computation wrong.
-  numel_ = compute_numel(sizes_);
+  int64_t n = 1;
+  bool bad = false;
+  for (int64_t size : sizes_) bad |= (size < 0) | __builtin_mul_overflow(n, size, &n);
+  numel_ = __builtin_expect(bad, 0) ? compute_numel(sizes_) : n;  // compute_numel raises the error
   // Contiguous in PyTorch's sense: size-1 dims may have any stride.
   contiguous_ = true;
   if (numel_ == 0) return;

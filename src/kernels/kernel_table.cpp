@@ -1,5 +1,7 @@
 #include "kernels/kernel_table.h"
 
+#include <atomic>
+
 #include "core/device_registry.h"
 #include "kernels/startup.h"
 
@@ -27,8 +29,14 @@ KernelTable& kernel_table_for_registration(DeviceType type) {
 }
 
 KernelTable& kernel_table(DeviceType type) {
-  start_runtime();
-  start_device_type(type);
+  // Every op looks its table up: after the first lookup of a type, one relaxed load decides.
+  static std::atomic<bool> ready[kNumDeviceTypes];
+  std::atomic<bool>& r = ready[static_cast<int>(type)];
+  if (__builtin_expect(!r.load(std::memory_order_acquire), 0)) {
+    start_runtime();
+    start_device_type(type);
+    r.store(true, std::memory_order_release);
+  }
   return kernel_table_for_registration(type);
 }
 

@@ -86,9 +86,16 @@ void TensorIterator::add_scalar_input(const void* value, DType dtype) {
 
 void TensorIterator::build() {
   const Tensor& out = *sources_[0].tensor;
-  const Tensor* inputs[kMaxOperands];
-  for (int k = 1; k < n_; ++k) inputs[k - 1] = sources_[k].tensor;
-  check_memory_overlap(out, inputs, n_ - 1);
+  // The overlap rules only matter for an output that is not contiguous or that shares storage with an
+  // input; the usual fresh output costs these few compares.
+  bool shared = !out.is_contiguous();
+  for (int k = 1; k < n_; ++k)
+    shared |= sources_[k].tensor && sources_[k].tensor->storage().get() == out.storage().get();
+  if (__builtin_expect(shared, 0)) {
+    const Tensor* inputs[kMaxOperands];
+    for (int k = 1; k < n_; ++k) inputs[k - 1] = sources_[k].tensor;
+    check_memory_overlap(out, inputs, n_ - 1);
+  }
   device_ = out.device();
   numel_ = out.numel();
   const DimVector& out_sizes = out.sizes();

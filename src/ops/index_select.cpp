@@ -71,7 +71,12 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   shape[dim] = index64.numel();
   Tensor out = empty(shape, x.dtype(), x.device());
   if (out.numel() > 0) run_gather(s, plan_slices(s, dim, index64, out));
-  return x.dim() == 0 ? reshape(out, index.sizes()) : out;
+  if (x.dim() == 0) {  // a scalar's selection is a scalar, as in PyTorch
+    TANDEM_CHECK(index64.numel() == 1, Runtime, "index_select(): Index to scalar can have only 1 value, got ",
+                 index64.numel(), " value(s)");
+    return reshape(out, DimVector{});
+  }
+  return out;
 }
 
 Tensor index_add_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,

@@ -82,7 +82,11 @@ Tensor reshape(const Tensor& x, IntArrayRef shape) {
 }
 
 Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
-  if (x.dim() == 0) return reshape(x, DimVector{1});
+  if (x.dim() == 0) {  // the dims are still checked: a 0-dim tensor takes 0 and -1, as in PyTorch
+    wrap_dim(start_dim, 0);
+    wrap_dim(end_dim, 0);
+    return reshape(x, DimVector{1});
+  }
   start_dim = wrap_dim(start_dim, x.dim());
   end_dim = wrap_dim(end_dim, x.dim());
   TANDEM_CHECK(start_dim <= end_dim, Runtime, "flatten() has invalid args: start_dim cannot come after end_dim");
@@ -161,9 +165,11 @@ Tensor squeeze(const Tensor& x) {
 }
 
 Tensor squeeze(const Tensor& x, IntArrayRef dims) {
-  std::vector<bool> drop(std::max<int64_t>(x.dim(), 1), false);
+  std::vector<bool> drop(std::max<int64_t>(x.dim(), 1), false), seen(drop.size(), false);
   for (int64_t d : dims) {
     int64_t w = wrap_dim(d, x.dim());
+    TANDEM_CHECK(!seen[w], Runtime, "dim ", w, " appears multiple times in the list of dims");
+    seen[w] = true;
     if (x.dim() > 0 && x.sizes()[w] == 1) drop[w] = true;
   }
   DimVector sizes, strides;
