@@ -94,6 +94,17 @@ CASES.update({
     "expand/fine": lambda L, F: L.ones(1, 3).expand(4, 3),
     "zeros/negative": lambda L, F: L.zeros(-1),
     "zeros/beyond_int64": lambda L, F: L.zeros(2**63),
+    # Memory overlap between what an op writes and what it reads (PyTorch's rules).
+    "copy_/own_transpose": lambda L, F: (lambda a: a.copy_(a.t()))(L.arange(9.0).reshape(3, 3)),
+    "add_/own_transpose": lambda L, F: (lambda a: a.add_(a.t()))(L.arange(9.0).reshape(3, 3)),
+    "copy_/shifted_slice": lambda L, F: (lambda a: a[1:].copy_(a[:-1]))(L.arange(5.0)),
+    "mul_/shifted_slice": lambda L, F: (lambda a: a[1:].mul_(a[:-1]))(L.arange(5.0)),
+    "add_/expanded_output": lambda L, F: L.zeros(3).expand(2, 3).add_(1),
+    "fill_/expanded_output": lambda L, F: L.zeros(3).expand(2, 3).copy_(L.ones(2, 3)),
+    "copy_/itself": lambda L, F: (lambda a: a.copy_(a))(L.arange(3.0)),
+    "add_/itself": lambda L, F: (lambda a: a.add_(a))(L.arange(3.0)),
+    "copy_/disjoint_step_slices": lambda L, F: (lambda a: (a[::2].copy_(a[1::2]), a)[1])(L.arange(6.0)),
+    "copy_/disjoint_halves": lambda L, F: (lambda a: (a[:3].copy_(a[3:]), a)[1])(L.arange(6.0)),
 })
 
 # Where tandem's first line intentionally differs from PyTorch's (same exception type): the case and why.

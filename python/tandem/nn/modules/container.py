@@ -62,9 +62,9 @@ class _ModuleSequence(Module):
         items.insert(index, module)
         self._renumber(items)
 
-    def pop(self, index=-1):
-        module = self[index]
-        del self[index]
+    def pop(self, key):
+        module = self[key]
+        del self[key]
         return module
 
 
