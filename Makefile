@@ -12,8 +12,9 @@ PYTEST_FLAGS ?= -q -n 2
 # make every device-parametrised test run on cpu, cuda:0 and cuda:1. On a GPU machine, `make test
 # TEST_DEVICES=` tests the real GPU instead (scripts/gpu-check.sh does).
 TEST_DEVICES ?= TANDEM_EMULATE_CUDA=2
+COMMA := ,
 
-.PHONY: all setup apt venv build demo test test-cpp test-python bench format clean
+.PHONY: all setup apt venv build demo test test-cpp test-python test-asan test-tsan bench format clean
 
 all: build
 
@@ -55,6 +56,69 @@ test-python: build
 
 test: test-cpp test-python
 
+# Sanitizer runs (docs/reliability.md, "Sanitizers"): CPU-only builds (the emulated CUDA devices still run) in their
+# own directories, each with its own extension in <dir>/python/tandem next to links to the Python sources. Every
+# report fails the test that caused it. The Python interpreter is not instrumented, so the runtime is preloaded.
+ASAN_BUILD := build-asan
+TSAN_BUILD := build-tsan
+sanitizer-build = cmake -S . -B $(1) -G Ninja -DCMAKE_BUILD_TYPE=Release -DTANDEM_WERROR=ON -DTANDEM_CUDA=OFF \
+	-DTANDEM_SANITIZE=$(2) -DTANDEM_PYTHON_PACKAGE_DIR=$(abspath $(1))/python/tandem \
+	-DPython_EXECUTABLE=$(abspath $(PY)) >/dev/null && cmake --build $(1)
+sanitizer-ctest = cd $(1) && if $(2) $(TEST_DEVICES) ctest --output-on-failure -j 2 > ctest.log 2>&1; \
+	then tail -n 3 ctest.log; else cat ctest.log; exit 1; fi
+# pytest-xdist does not show a crashed worker's output, so the Python runs write reports to <dir>/reports,
+# printed when the run fails.
+sanitizer-pytest = rm -rf $(1)/reports && mkdir -p $(1)/reports && \
+	if $(2) $(TEST_DEVICES) PYTHONPATH=$(1)/python $(PY) -m pytest $(3) $(PYTEST_FLAGS); \
+	then :; else cat $(1)/reports/* 2>/dev/null; exit 1; fi
+# Tests ask for impossible sizes and expect tandem's out-of-memory error: malloc must fail, not abort.
+SANITIZER_OPTIONS := allocator_may_return_null=1
+UBSAN_FLAGS := print_stacktrace=1:halt_on_error=1
+# LeakSanitizer runs in the C++ tests; under Python it would report the interpreter's own live objects at exit.
+# libstdc++ is preloaded too: Python does not link it, and without it ASan's C++ exception interceptor finds
+# nothing to forward to and aborts at the first throw.
+ASAN_PYTHON_ENV := LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libstdc++.so)" \
+	ASAN_OPTIONS=$(SANITIZER_OPTIONS):detect_leaks=0:log_path=$(abspath $(ASAN_BUILD))/reports/asan \
+	UBSAN_OPTIONS=$(UBSAN_FLAGS):log_path=$(abspath $(ASAN_BUILD))/reports/ubsan TANDEM_SANITIZER=address
+# libgomp is not built with TSan, so the ordering its barriers give looks like races: OpenMP regions run on
+# one thread here, and the threads under test are the program's own (Python threads, emulated device queues).
+TSAN_ENV := TSAN_OPTIONS=$(SANITIZER_OPTIONS):halt_on_error=1:second_deadlock_stack=1 OMP_NUM_THREADS=1
+TSAN_PYTHON_ENV := LD_PRELOAD=$$(gcc -print-file-name=libtsan.so) OMP_NUM_THREADS=1 TANDEM_SANITIZER=thread \
+	TSAN_OPTIONS=$(SANITIZER_OPTIONS):halt_on_error=1:second_deadlock_stack=1:log_path=$(abspath $(TSAN_BUILD))/reports/tsan
+
+test-asan: setup
+	$(call sanitizer-build,$(ASAN_BUILD),address$(COMMA)undefined)
+	$(call sanitizer-ctest,$(ASAN_BUILD),ASAN_OPTIONS=$(SANITIZER_OPTIONS) UBSAN_OPTIONS=$(UBSAN_FLAGS))
+	$(call sanitizer-pytest,$(ASAN_BUILD),$(ASAN_PYTHON_ENV),tests/python)
+
+test-tsan: setup
+	$(call sanitizer-build,$(TSAN_BUILD),thread)
+	$(call sanitizer-ctest,$(TSAN_BUILD),$(TSAN_ENV))
+	$(call sanitizer-pytest,$(TSAN_BUILD),$(TSAN_PYTHON_ENV),tests/python/test_concurrency.py)
+
+# Fuzzing (fuzz/, docs/reliability.md "Fuzzing"): libFuzzer targets built with clang, AddressSanitizer and UBSan
+# in their own directory, and atheris targets for the Python file readers. fuzz-smoke (CI) runs each target a
+# fixed number of inputs with a fixed seed; fuzz runs each for FUZZ_SECONDS. A finding fails the target.
+APT_PACKAGES += clang libclang-rt-14-dev libomp-14-dev
+FUZZ_BUILD := build-fuzz
+FUZZ_SMOKE_RUNS ?= 30000
+FUZZ_SECONDS ?= 600
+.PHONY: fuzz-build fuzz-smoke fuzz
+
+fuzz-build: setup $(VENV)/.fuzz-installed
+	CC=clang CXX=clang++ cmake -S fuzz -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build $(FUZZ_BUILD)
+
+$(VENV)/.fuzz-installed: fuzz/requirements.txt $(VENV)/.installed
+	$(PY) -m pip install -q -r fuzz/requirements.txt
+	@touch $@
+
+fuzz-smoke: fuzz-build build
+	PY=$(PY) FUZZ_BUILD=$(FUZZ_BUILD) fuzz/run.sh smoke $(FUZZ_SMOKE_RUNS)
+
+fuzz: fuzz-build build
+	PY=$(PY) FUZZ_BUILD=$(FUZZ_BUILD) fuzz/run.sh long $(FUZZ_SECONDS)
+
 bench: build
 	PYTHONPATH=python $(PY) bench/run.py
 	PYTHONPATH=python $(PY) bench/nn_bench.py
@@ -63,4 +127,4 @@ format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')
 
 clean:
-	rm -rf $(BUILD) python/tandem/_C*.so
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) python/tandem/_C*.so

@@ -90,6 +90,17 @@ void set_requires_grad(const Tensor& t, bool v) {
 
 Tensor detach(const Tensor& t) { return alias(t); }
 
+// A Python callable as a tensor hook. A named type (not a lambda) so the garbage collector's traversal can
+// find the callable inside the std::function (see visit_autograd_objects).
+struct PythonHook {
+  nb::object fn;
+  Tensor operator()(const Tensor& g) const {
+    nb::object r = fn(wrap(g));
+    if (r.is_none()) return Tensor();
+    return expect_tensor(r, "hook", "return value");
+  }
+};
+
 // A handle returned by register_hook: remove() takes the hook out again.
 struct RemovableHandle {
   Tensor tensor;
@@ -117,11 +128,7 @@ RemovableHandle register_hook(const Tensor& t, nb::object fn) {
       "on it (or on the inputs it is computed from) first");
   static int next_id = 0;
   int id = next_id++;
-  TensorHook hook = [fn](const Tensor& g) -> Tensor {
-    nb::object r = fn(wrap(g));
-    if (r.is_none()) return Tensor();
-    return expect_tensor(r, "hook", "return value");
-  };
+  TensorHook hook = PythonHook{std::move(fn)};
   AutogradMeta& m = t.impl()->ensure_autograd();
   if (m.grad_fn) {
     m.grad_fn->pre_hooks.push_back({m.output_nr, id, std::move(hook)});
@@ -179,6 +186,62 @@ struct PyFunctionNode final : Node {
   std::vector<size_t> tensor_positions_;  // which forward arguments are tensors (one edge each)
   std::vector<autograd::SavedTensor> saved_;
 };
+
+// Python objects held by C++ autograd state, shown to Python's garbage collector so that cycles through it
+// are freed: a hook whose closure names its own tensor, or a Function output kept in a global that the
+// Function's backward (through its module's globals) refers to. Only state this Python tensor owns alone is
+// visited (the collector counts each visit as a reference owned by the tensor): an impl or node that anything
+// else also holds is skipped, which at worst leaves such a cycle uncollected, never frees a live object.
+template <typename Hooks, typename Fn>
+int visit_hook_list(const Hooks& hooks, Fn&& hook_of, visitproc visit, void* arg) {
+  for (const auto& h : hooks)
+    if (const PythonHook* p = hook_of(h).template target<PythonHook>()) Py_VISIT(p->fn.ptr());
+  return 0;
+}
+
+int visit_leaf_hooks(const TensorImpl& impl, visitproc visit, void* arg) {
+  const AutogradMeta* m = impl.autograd();
+  if (!m) return 0;
+  return visit_hook_list(
+      m->hooks, [](const auto& h) -> const TensorHook& { return h.second; }, visit, arg);
+}
+
+// The nodes reachable from `root` through edges that alone own the next node (an iterative walk: graphs of
+// unrolled loops are deep).
+int visit_graph(const Node* root, visitproc visit, void* arg) {
+  std::vector<const Node*> todo{root};
+  while (!todo.empty()) {
+    const Node* n = todo.back();
+    todo.pop_back();
+    if (int r = visit_hook_list(
+            n->pre_hooks, [](const auto& h) -> const TensorHook& { return h.fn; }, visit, arg))
+      return r;
+    if (auto* f = dynamic_cast<const PyFunctionNode*>(n)) {
+      Py_VISIT(f->backward_.ptr());
+      Py_VISIT(f->ctx_.ptr());
+    }
+    if (auto* acc = dynamic_cast<const autograd::AccumulateGrad*>(n)) {
+      const TensorImpl* leaf = acc->variable.defined() ? acc->variable.impl() : nullptr;
+      if (leaf && leaf->use_count() == 1)
+        if (int r = visit_leaf_hooks(*leaf, visit, arg)) return r;
+    }
+    for (const autograd::Edge& e : n->next_edges)
+      if (e.fn && e.fn.use_count() == 1) todo.push_back(e.fn.get());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int visit_autograd_objects(const Tensor& t, visitproc visit, void* arg) {
+  if (!t.defined() || t.impl()->use_count() != 1) return 0;
+  if (int r = visit_leaf_hooks(*t.impl(), visit, arg)) return r;
+  const AutogradMeta* m = t.impl()->autograd();
+  if (m && m->grad_fn && m->grad_fn.use_count() == 1) return visit_graph(m->grad_fn.get(), visit, arg);
+  return 0;
+}
+
+namespace {
 
 // Attaches a PyFunctionNode to the outputs of Function.apply.
 void record_function(nb::str name, nb::object backward, nb::object ctx, nb::tuple args, nb::tuple outputs,

@@ -44,26 +44,25 @@ void init_conversions(nb::module_& m) {
       "type_as", [](nb::handle self, const Tensor& other) { return cast_to(self, other.dtype()); },
       "This tensor converted to other's dtype.");
 
-  auto shape_arg = [](nb::args size) { return shape_from_args(size, "new"); };
   tensor.def(
       "new_empty",
-      [shape_arg](const Tensor& t, nb::args size, nb::handle dtype, nb::handle device) {
+      [](const Tensor& t, nb::args size, nb::handle dtype, nb::handle device) {
         NewArgs a = new_args(t, dtype, device);
-        return empty(shape_arg(size), a.dtype, a.device);
+        return empty(shape_from_args(size, "new_empty"), a.dtype, a.device);
       },
       nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
   tensor.def(
       "new_zeros",
-      [shape_arg](const Tensor& t, nb::args size, nb::handle dtype, nb::handle device) {
+      [](const Tensor& t, nb::args size, nb::handle dtype, nb::handle device) {
         NewArgs a = new_args(t, dtype, device);
-        return full(shape_arg(size), Scalar(int64_t{0}), a.dtype, a.device);
+        return full(shape_from_args(size, "new_zeros"), Scalar(int64_t{0}), a.dtype, a.device);
       },
       nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
   tensor.def(
       "new_ones",
-      [shape_arg](const Tensor& t, nb::args size, nb::handle dtype, nb::handle device) {
+      [](const Tensor& t, nb::args size, nb::handle dtype, nb::handle device) {
         NewArgs a = new_args(t, dtype, device);
-        return full(shape_arg(size), Scalar(int64_t{1}), a.dtype, a.device);
+        return full(shape_from_args(size, "new_ones"), Scalar(int64_t{1}), a.dtype, a.device);
       },
       nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
   tensor.def(
@@ -84,17 +83,21 @@ void init_conversions(nb::module_& m) {
   auto allclose_fn = [](const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
     return allclose(a, b, rtol, atol, equal_nan);
   };
-  m.def("isclose", isclose_fn, nb::arg("input"), nb::arg("other"), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8,
-        nb::arg("equal_nan") = false);
+  m.def("isclose", isclose_fn, nb::arg("input"), nb::arg("other"), nb::arg("rtol") = 1e-5,
+        nb::arg("atol") = 1e-8, nb::arg("equal_nan") = false);
   tensor.def("isclose", isclose_fn, nb::arg("other"), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8,
              nb::arg("equal_nan") = false);
   m.def("allclose", allclose_fn, nb::arg("input"), nb::arg("other"), nb::arg("rtol") = 1e-5,
         nb::arg("atol") = 1e-8, nb::arg("equal_nan") = false);
   tensor.def("allclose", allclose_fn, nb::arg("other"), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8,
              nb::arg("equal_nan") = false);
-  m.def("equal", [](const Tensor& a, const Tensor& b) { return equal(a, b); }, nb::arg("input"), nb::arg("other"));
-  tensor.def("equal", [](const Tensor& a, const Tensor& b) { return equal(a, b); }, nb::arg("other"));
-  m.def("is_tensor", [](nb::handle h) { return is_tensor(h); }, "True for tandem tensors (and subclasses).");
+  m.def(
+      "equal", [](const Tensor& a, const Tensor& b) { return equal(a, b); }, nb::arg("input"),
+      nb::arg("other"));
+  tensor.def(
+      "equal", [](const Tensor& a, const Tensor& b) { return equal(a, b); }, nb::arg("other"));
+  m.def(
+      "is_tensor", [](nb::handle h) { return is_tensor(h); }, "True for tandem tensors (and subclasses).");
   m.def("is_floating_point", [](const Tensor& t) { return is_floating(t.dtype()); });
   m.def("numel", [](const Tensor& t) { return t.numel(); });
 }

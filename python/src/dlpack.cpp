@@ -9,6 +9,7 @@
 #include "bindings.h"
 #include "core/error.h"
 #include "ops/copy.h"
+#include "ops/dlpack.h"
 
 namespace tandem::py {
 
@@ -20,31 +21,6 @@ constexpr const char* kLegacyName = "dltensor";
 constexpr const char* kVersionedName = "dltensor_versioned";
 constexpr const char* kUsedLegacyName = "used_dltensor";
 constexpr const char* kUsedVersionedName = "used_dltensor_versioned";
-
-DLDataType dl_dtype(DType d) {
-  auto bits = static_cast<uint8_t>(element_size(d) * 8);
-  switch (dtype_category(d)) {
-    case DTypeCategory::Bool:
-      return {kDLBool, 8, 1};
-    case DTypeCategory::Integral:
-      return {d == DType::UInt8 ? kDLUInt : kDLInt, bits, 1};
-    case DTypeCategory::Floating:
-      return {d == DType::BFloat16 ? kDLBfloat : kDLFloat, bits, 1};
-  }
-  __builtin_unreachable();
-}
-
-bool dtype_from_dl(DLDataType t, DType& out) {
-  if (t.lanes != 1) return false;
-  for (int i = 0; i < kNumDTypes; ++i) {
-    DLDataType c = dl_dtype(static_cast<DType>(i));
-    if (c.code == t.code && c.bits == t.bits) {
-      out = static_cast<DType>(i);
-      return true;
-    }
-  }
-  return false;
-}
 
 DLDevice dl_device_of(Device d) {
   return d.is_cpu() ? DLDevice{kDLCPU, 0} : DLDevice{kDLCUDA, d.index < 0 ? 0 : d.index};
@@ -175,74 +151,14 @@ void release_managed(void* ctx) {
   if (m->deleter) m->deleter(m);
 }
 
-// Where an imported tensor lives: host memory (incl. pinned) is cpu; CUDA memory needs real CUDA devices.
-Device import_device(DLDevice d) {
-  if (d.device_type == kDLCPU || d.device_type == kDLCUDAHost) return Device();
-  TANDEM_CHECK(
-      d.device_type == kDLCUDA || d.device_type == kDLCUDAManaged, NotImplemented,
-      "from_dlpack(): DLPack device type ", d.device_type,
-      " is not supported (tandem reads host and CUDA memory)\nhint: copy the tensor to the host in its "
-      "own framework first (e.g. x.cpu())");
-  bool native = cuda_available() && cuda_backend().has_native_handles();
-  TANDEM_CHECK(native, Runtime, "from_dlpack(): the tensor lives in CUDA memory (device ", d.device_id,
-               "), but this process has no real CUDA device (",
-               cuda_available() ? "tandem's cuda devices are emulated" : "no CUDA backend",
-               ")\nhint: copy it to the host in its own framework first (e.g. x.cpu())");
-  TANDEM_CHECK(d.device_id >= 0 && d.device_id < cuda_backend().device_count(), Runtime,
-               "from_dlpack(): CUDA device ", d.device_id, " does not exist here (",
-               cuda_backend().device_count(), " visible)");
-  return Device(DeviceType::CUDA, static_cast<int16_t>(d.device_id));
-}
-
-// More dims than any real tensor has: a corrupt ndim would otherwise make us read that many shape entries.
-constexpr int32_t kMaxImportDims = 64;
-
+// Checks the capsule's DLTensor (ops/dlpack.h), takes ownership, then marks the capsule consumed before
+// anything else can throw.
 template <typename Managed>
 Tensor import_managed(PyObject* capsule, Managed* m, const char* used_name, bool readonly) {
-  const DLTensor& dl = m->dl_tensor;
-  Device device = import_device(dl.device);
-  DType dtype;
-  TANDEM_CHECK(dtype_from_dl(dl.dtype, dtype), Type, "from_dlpack(): unsupported DLPack dtype (code ",
-               int(dl.dtype.code), ", bits ", int(dl.dtype.bits), ", lanes ", dl.dtype.lanes,
-               ")\nhint: convert it in its own framework first to one of bool, uint8, int8..int64, float16, "
-               "bfloat16, float32, float64");
-  // A capsule comes from another library (or a hostile caller): check every field before reading through it.
-  TANDEM_CHECK(dl.ndim >= 0 && dl.ndim <= kMaxImportDims, Value, "from_dlpack(): ndim ", dl.ndim,
-               " is out of range (0 to ", kMaxImportDims, ")\nhint: the producer made a malformed DLTensor");
-  TANDEM_CHECK(dl.ndim == 0 || dl.shape, Value, "from_dlpack(): the DLTensor has ", dl.ndim,
-               " dims but a null shape\nhint: the producer made a malformed DLTensor");
-  DimVector sizes(IntArrayRef(dl.shape, static_cast<size_t>(dl.ndim)));
-  DimVector strides = dl.strides ? DimVector(IntArrayRef(dl.strides, static_cast<size_t>(dl.ndim)))
-                                 : contiguous_strides(sizes);
-  int64_t numel = compute_numel(sizes), extent = 1;  // compute_numel rejects negative sizes and overflow
-  bool overflow = false;
-  for (int32_t d = 0; d < dl.ndim; ++d) {
-    TANDEM_CHECK(strides[d] >= 0, Value,
-                 "from_dlpack(): tensors with negative strides are not supported\nhint: make a contiguous "
-                 "copy in the producing framework first");
-    int64_t span = 0;
-    if (sizes[d] > 0) overflow |= __builtin_mul_overflow(sizes[d] - 1, strides[d], &span);
-    overflow |= __builtin_add_overflow(extent, span, &extent);
-  }
-  size_t nbytes = 0;
-  if (numel > 0)
-    overflow |= __builtin_mul_overflow(static_cast<size_t>(extent), element_size(dtype), &nbytes);
-  uintptr_t start = 0;
-  overflow |= __builtin_add_overflow(reinterpret_cast<uintptr_t>(dl.data), dl.byte_offset, &start);
-  overflow |= numel > 0 && start + nbytes < start;
-  TANDEM_CHECK(!overflow, Value, "from_dlpack(): the DLTensor's shape, strides and byte_offset (",
-               dl.byte_offset,
-               ") reach past the end of the address space\nhint: the producer made a malformed "
-               "DLTensor");
-  TANDEM_CHECK(numel == 0 || dl.data, Value, "from_dlpack(): the DLTensor has ", numel,
-               " elements but a null data pointer\nhint: the producer made a malformed DLTensor");
-  // Take ownership, then mark the capsule consumed before anything else can throw.
-  DataPtr data(static_cast<char*>(dl.data) + dl.byte_offset, m, &release_managed<Managed>);
+  DLPackImport import = check_dltensor(m->dl_tensor);
+  DataPtr data(import.data, m, &release_managed<Managed>);
   PyCapsule_SetName(capsule, used_name);
-  auto storage = make_intrusive<StorageImpl>(std::move(data), nbytes, device);
-  storage->set_writeable(!readonly);
-  return Tensor(
-      make_intrusive<TensorImpl>(std::move(storage), 0, std::move(sizes), std::move(strides), dtype));
+  return wrap_dltensor(std::move(import), std::move(data), readonly);
 }
 
 Tensor tensor_from_capsule(nb::handle obj) {

@@ -102,15 +102,7 @@ class IndexParser {
   void apply_slice(PyObject* o) {
     Py_ssize_t start, stop, step;
     if (PySlice_Unpack(o, &start, &stop, &step) < 0) throw nb::python_error();
-    TANDEM_CHECK(step > 0, Value,
-                 "step must be greater than zero\nhint: negative steps are not supported "
-                 "(as in PyTorch); use x.flip(dim) to reverse");
-    const int64_t size = result_.sizes()[dim_];
-    int64_t b = start, e = stop;
-    if (b < 0) b = std::max<int64_t>(b + size, 0);
-    if (e < 0) e = std::max<int64_t>(e + size, 0);
-    result_ = slice(result_, dim_, std::min<int64_t>(b, size), std::min<int64_t>(e, size), step);
-    ++dim_;
+    result_ = python_slice(result_, dim_++, start, stop, step);
   }
   void apply(PyObject* o, int64_t specified) {
     if (std::strcmp(Py_TYPE(o)->tp_name, "numpy.ndarray") == 0) {
@@ -125,9 +117,9 @@ class IndexParser {
     } else if (o == Py_None) {
       result_ = unsqueeze(result_, dim_++);
     } else if (o == Py_Ellipsis) {
-      // Only the first Ellipsis spans dims; PyTorch accepts (and ignores) further ones.
-      if (!seen_ellipsis_) dim_ += self_.dim() - specified;
-      seen_ellipsis_ = true;
+      // Every Ellipsis spans the unindexed dims, as in PyTorch: a second one moves what follows past the
+      // end (x[..., ..., None] is an IndexError), and x[..., ...] is x.
+      dim_ += self_.dim() - specified;
     } else if (is_python_bool(o)) {
       apply_bool(PyObject_IsTrue(o) == 1);
     } else if (is_tensor(o)) {
@@ -148,7 +140,6 @@ class IndexParser {
   int64_t dim_ = 0;
   std::vector<Tensor> indices_;
   bool advanced_ = false;
-  bool seen_ellipsis_ = false;
 };
 
 // The value of x[index] = value as a tensor: tensors as they are, Python numbers as 0-d tensors of x's dtype.

@@ -23,4 +23,5 @@ NB_MODULE(_C, m) {
   init_serialization(m);
   init_nn(m);
   init_boundary(m);
+  init_long_work(m);
 }

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <utility>
 
+#include "autograd/grad_mode.h"
 #include "backend/crossing.h"
 #include "bindings.h"
 #include "core/error.h"
@@ -101,7 +102,9 @@ void check_numpy_exportable(const Tensor& t, bool force, bool implicit = false) 
   if (!force) {
     if (!t.device().is_cpu() && t_host_conversion == HostConversion::Refuse)
       throw_host_conversion(t, true, implicit);
-    if (t.requires_grad() && t_host_conversion != HostConversion::AllowDeviceAndDetach)
+    // As PyTorch: inside no_grad a tensor that requires grad converts (nothing would be recorded anyway).
+    if (t.requires_grad() && autograd::GradMode::is_enabled() &&
+        t_host_conversion != HostConversion::AllowDeviceAndDetach)
       throw_host_conversion(t, false, implicit);
   }
   TANDEM_CHECK(buffer_format(t.dtype()), Type, "Got unsupported ScalarType ", dtype_title(t.dtype()),
@@ -338,9 +341,15 @@ Tensor tensor_from_buffer(nb::handle obj, Layouts layouts) {
   DType dtype;
   ByteOrder order;
   bool known = dtype_from_format(view->format, view->itemsize, dtype, order);
-  if ((negative || (known && order == ByteOrder::Swapped)) && layouts == Layouts::CopyFirst) {
-    nb::object native = nb::module_::import_("numpy").attr("ascontiguousarray")(
-        obj, nb::arg("dtype") = obj.attr("dtype").attr("newbyteorder")("="));
+  // Kernels read elements through typed pointers, which must be aligned, but NumPy also makes arrays whose
+  // data is not (np.frombuffer with an offset, fields of packed structured arrays). Strides are multiples of
+  // the element size (checked above), so the first element's address decides.
+  bool misaligned = known && compute_numel(sizes) > 0 &&
+                    reinterpret_cast<uintptr_t>(view->buf) % static_cast<uintptr_t>(itemsize) != 0;
+  if ((negative || misaligned || (known && order == ByteOrder::Swapped)) && layouts == Layouts::CopyFirst) {
+    // "CA": a C-contiguous, aligned array, copied only when `obj` is not one already.
+    nb::object native =
+        nb::module_::import_("numpy").attr("require")(obj, obj.attr("dtype").attr("newbyteorder")("="), "CA");
     return tensor_from_buffer(native, Layouts::Refuse);
   }
   TANDEM_CHECK(
@@ -353,6 +362,23 @@ Tensor tensor_from_buffer(nb::handle obj, Layouts layouts) {
       "given numpy array has byte order different from the native byte order. Conversion between byte "
       "orders is currently not supported.\nhint: a.astype(a.dtype.newbyteorder('=')) makes a native copy");
   if (!known) throw_unsupported_dtype(obj, view->format);
+  TANDEM_CHECK(
+      !misaligned, Value, "given numpy array is not aligned to its ", itemsize,
+      "-byte elements, and a tensor can only share aligned memory.\nhint: tandem.tensor(a) copies it; "
+      "from_numpy can share np.require(a, requirements='A'), an aligned copy");
+  // Kernels read bool elements as C++ bool, for which a byte other than 0 or 1 is undefined, but a NumPy bool
+  // array can hold one (a uint8 array viewed as bool).
+  if (dtype == DType::Bool && compute_numel(sizes) > 0) {
+    nb::module_ np = nb::module_::import_("numpy");
+    nb::object bytes = np.attr("asarray")(obj).attr("view")(np.attr("uint8"));
+    if (nb::cast<bool>(np.attr("any")(np.attr("greater")(bytes, 1)))) {
+      TANDEM_CHECK(
+          layouts == Layouts::CopyFirst, Value,
+          "given numpy array of bools holds bytes other than 0 and 1, which a tensor cannot share.\n"
+          "hint: tandem.tensor(a) copies it as True/False; from_numpy can share a.view(np.uint8) != 0");
+      return tensor_from_buffer(np.attr("not_equal")(bytes, 0), Layouts::Refuse);
+    }
+  }
 
   int64_t numel = compute_numel(sizes);
   size_t nbytes = numel == 0 ? 0 : static_cast<size_t>(extent);

@@ -2,6 +2,7 @@
 #include <nanobind/stl/string.h>
 
 #include <cstring>
+#include <string_view>
 
 #include "backend/crossing.h"
 #include "bindings.h"
@@ -34,7 +35,8 @@ bool to_scalar(nb::handle h, Scalar& out) {
   if (PyLong_Check(o)) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    TANDEM_CHECK(!overflow, Runtime, "Overflow when unpacking long\nhint: the Python int does not fit in int64");
+    TANDEM_CHECK(!overflow, Runtime,
+                 "Overflow when unpacking long\nhint: the Python int does not fit in int64");
     out = Scalar(static_cast<int64_t>(v));
     return true;
   }
@@ -70,7 +72,22 @@ DimVector to_shape(nb::handle h, const char* fn) {
   TANDEM_THROW(Type, fn, "(): argument 'size' must be tuple of ints, not ", nb::inst_name(h).c_str());
 }
 
+// A call with no sizes at all (zeros(), x.view()) is PyTorch's TypeError, not a guessed 0-dim shape.
+[[noreturn]] void missing_shape(const char* fn) {
+  std::string_view f(fn);
+  if (f == "view" || f == "rand" || f == "randn")
+    TANDEM_THROW(Type, fn,
+                 "() received an invalid combination of arguments - got (), but expected one of:\n * (",
+                 f == "view" ? "tandem.dtype dtype)\n * (" : "", "tuple of ints size)");
+  const char* arg = f == "reshape"                    ? "shape"
+                    : (f == "flip" || f == "permute") ? "dims"
+                    : f == "repeat"                   ? "repeats"
+                                                      : "size";
+  TANDEM_THROW(Type, fn, "() missing 1 required positional arguments: \"", arg, "\"");
+}
+
 DimVector shape_from_args(nb::args args, const char* fn) {
+  if (args.size() == 0) missing_shape(fn);
   if (args.size() == 1 && !PyLong_Check(args[0].ptr())) return to_shape(args[0], fn);
   return to_shape(args, fn);
 }
@@ -86,12 +103,41 @@ nb::object size_object(IntArrayRef sizes) {
   nb::object t = shape_object(sizes);
   return size_class().is_valid() ? size_class()(t) : t;
 }
+// The garbage collector's view of a tensor: its type, its __dict__, and the Python objects its autograd state
+// holds (visit_autograd_objects). Clearing drops the C++ tensor, which breaks any cycle through that state.
+PyObject** dict_slot(PyObject* self) {
+  Py_ssize_t offset = Py_TYPE(self)->tp_dictoffset;
+  return offset > 0 ? reinterpret_cast<PyObject**>(reinterpret_cast<char*>(self) + offset) : nullptr;
+}
+
+int tensor_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(Py_TYPE(self));
+  if (PyObject** dict = dict_slot(self)) Py_VISIT(*dict);
+  return nb::inst_ready(self) ? visit_autograd_objects(as_tensor_ref(self), visit, arg) : 0;
+}
+
+int tensor_clear(PyObject* self) {
+  if (PyObject** dict = dict_slot(self)) Py_CLEAR(*dict);
+  if (nb::inst_ready(self)) as_tensor_ref(self) = Tensor();
+  return 0;
+}
+
+// The buffer protocol's slots (numpy_interop.cpp) and the collector's.
+PyType_Slot* tensor_slots() {
+  static PyType_Slot slots[8];
+  size_t n = 0;
+  for (PyType_Slot* s = tensor_buffer_slots; s->slot; ++s) slots[n++] = *s;
+  slots[n++] = {Py_tp_traverse, reinterpret_cast<void*>(&tensor_traverse)};
+  slots[n++] = {Py_tp_clear, reinterpret_cast<void*>(&tensor_clear)};
+  slots[n] = {0, nullptr};
+  return slots;
+}
 }  // namespace
 
 void init_tensor(nb::module_& m) {
   m.def("_set_size_class", [](nb::handle cls) { size_class() = cls; });
   nb::class_<Tensor>(m, "Tensor", nb::is_weak_referenceable(), nb::dynamic_attr(),
-                     nb::type_slots(tensor_buffer_slots))
+                     nb::type_slots(tensor_slots()))
       .def_prop_ro("shape", [](const Tensor& t) { return size_object(t.sizes()); })
       .def(
           "size",
@@ -124,17 +170,17 @@ void init_tensor(nb::module_& m) {
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
       .def("is_floating_point", [](const Tensor& t) { return is_floating(t.dtype()); })
       .def("_version", [](const Tensor& t) { return t.version(); })
-      .def("_is_view_of", [](const Tensor& a, const Tensor& b) { return a.storage().get() == b.storage().get(); })
+      .def("_is_view_of",
+           [](const Tensor& a, const Tensor& b) { return a.storage().get() == b.storage().get(); })
       .def(
-          "contiguous", [](const Tensor& t) { return contiguous(t); }, "This tensor if contiguous, else a copy.")
+          "contiguous", [](const Tensor& t) { return contiguous(t); },
+          "This tensor if contiguous, else a copy.")
       .def("clone", [](const Tensor& t) { return clone(t); })
-      .def(
-          "copy_",
-          returning_self([](const Tensor& t, const Tensor& src, bool non_blocking) {
-            CrossingScope scope(".copy_()", true, t.device() != src.device());  // explicit for the guard
-            return copy_(t, src, non_blocking);
-          }),
-          nb::arg("src"), nb::arg("non_blocking") = false)
+      .def("copy_", returning_self([](const Tensor& t, const Tensor& src, bool non_blocking) {
+             CrossingScope scope(".copy_()", true, t.device() != src.device());  // explicit for the guard
+             return copy_(t, src, non_blocking);
+           }),
+           nb::arg("src"), nb::arg("non_blocking") = false)
       .def("fill_", returning_self([](const Tensor& t, nb::handle v) {
              Scalar s;
              if (is_tensor(v)) return fill_(t, item(as_tensor_ref(v)));

@@ -15,6 +15,7 @@ from ._C import Tensor, OutOfMemoryError  # noqa: F401
 from ._size import Size
 from ._creation import tensor, as_tensor  # noqa: F401
 from ._tensor_str import set_printoptions, get_printoptions, printoptions, tensor_repr as _tensor_repr  # noqa: F401
+from ._tensor_str import tensor_format as _tensor_format
 from ._numpy import from_numpy, from_dlpack  # noqa: F401
 from ._errors import DeviceMismatchError, HostConversionError, RequiresGradConversionError  # noqa: F401
 from ._host_conversion import allow_host_conversion  # noqa: F401
@@ -24,8 +25,17 @@ from . import profiler  # noqa: F401
 from . import backends  # noqa: F401
 from ._autograd import *  # noqa: F401,F403
 from ._nn import nn, optim, utils, save, load  # noqa: F401
+from . import accelerator  # noqa: F401
+from ._legacy import LEGACY_TYPES as _LEGACY_TYPES, tensor_type as _tensor_type, Variable as _Variable
+from ._legacy import tensor_where as _tensor_where
+
+globals().update(_LEGACY_TYPES)  # FloatTensor, LongTensor, ...
+autograd.Variable = _Variable
 
 _C._set_size_class(Size)
 Tensor.__repr__ = _tensor_repr
+Tensor.__format__ = _tensor_format
+Tensor.type = _tensor_type
+Tensor.where = _tensor_where
 
 __version__ = "0.1.0"

@@ -15,8 +15,26 @@ def _is_cuda_array(data):
     return not isinstance(data, (list, tuple, int, float, bool)) and _numpy._has_cuda_array_interface(data)
 
 
+def _is_dlpack_producer(data):
+    # Any other library's array (CuPy, JAX, a tensor of another framework): exchanged through DLPack.
+    return (not isinstance(data, (list, tuple, int, float, bool, _C.Tensor)) and hasattr(data, "__dlpack__")
+            and hasattr(data, "__dlpack_device__"))
+
+
+def _sequence_of_buffer(data):
+    """memoryview, array.array and bytearray are sequences of numbers to PyTorch (bytes is refused)."""
+    import array  # noqa: PLC0415
+
+    if isinstance(data, (memoryview, array.array)):
+        return data.tolist()
+    if isinstance(data, bytearray):
+        return list(data)
+    return None
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
-    """A new tensor holding a copy of ``data`` (numbers, nested lists/tuples, NumPy arrays, tensors).
+    """A new tensor holding a copy of ``data`` (numbers, nested lists/tuples, NumPy arrays, tensors, any
+    DLPack producer; memoryview, array.array and bytearray as sequences of numbers).
 
     The dtype is inferred as PyTorch does: bools -> bool, ints -> int64, any float -> the default dtype;
     NumPy arrays and scalars keep their dtype.
@@ -30,18 +48,25 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
         # A list of arrays (a common way to stack rows): let NumPy assemble them, keeping their dtype.
         import numpy as np
         return _C._tensor_from_array(np.array(data), dtype, device, requires_grad)
-    return _C._tensor_from_data(data, dtype, device, requires_grad)
+    if _is_dlpack_producer(data):
+        out = _numpy.from_dlpack(data).to(device=device, dtype=dtype, copy=True)
+        return out.requires_grad_(requires_grad) if requires_grad else out
+    seq = _sequence_of_buffer(data)
+    return _C._tensor_from_data(data if seq is None else seq, dtype, device, requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None):
     """``data`` itself when it already is a tensor of that dtype and device; a tensor sharing memory with a
     NumPy array when the dtype and device allow; otherwise ``tensor(data)``."""
-    if isinstance(data, _C.Tensor) and (dtype is None or data.dtype is dtype) and device is None:
-        return data
+    if isinstance(data, _C.Tensor):
+        # Converted only where asked (recorded by autograd, as PyTorch's as_tensor).
+        return data.to(device=device if device is not None else data.device, dtype=dtype or data.dtype)
     if _is_ndarray(data):
         return _C._as_tensor_from_array(data, dtype, device)
     if _is_cuda_array(data):
         return _numpy.from_cuda_array_interface(data).to(device=device, dtype=dtype)
+    if _is_dlpack_producer(data):
+        return _numpy.from_dlpack(data).to(device=device, dtype=dtype)
     return tensor(data, dtype=dtype, device=device)
 
 

@@ -216,3 +216,10 @@ def tensor_repr(t):
     elif t.requires_grad:
         suffixes.append(_suffix("requires_grad=True"))
     return _add_suffixes(prefix + body, suffixes, indent, opts.linewidth)
+
+
+def tensor_format(self, spec):
+    """f"{loss:.3f}": a 0-dim tensor formats as its Python number; others only with an empty spec (as str)."""
+    if self.dim() == 0:
+        return self.item().__format__(spec)
+    return object.__format__(self, spec)

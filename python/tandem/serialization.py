@@ -81,7 +81,9 @@ def _flatten(obj):
 
 def _children(kind, payload):
     if kind == "dict":
-        if not all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], (str, int)) for p in payload):
+        # save writes str and int keys only (bool is an int to isinstance, but save refuses it).
+        if not all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], (str, int)) and not isinstance(p[0], bool)
+                   for p in payload):
             raise ValueError("tandem.load: malformed dict entry in the file's metadata")
         return [p[1] for p in payload]
     return payload
@@ -130,16 +132,18 @@ def _encode(obj, metadata):
         raise ValueError(f"tandem.save: the metadata key {_STRUCTURE_KEY!r} is reserved for tandem's own use")
     if structure is not None:
         meta[_STRUCTURE_KEY] = json.dumps(structure)
-    # Widest dtypes first, so every tensor starts at a multiple of its element size.
+    # Widest dtypes first, so every tensor starts at a multiple of its element size. The header keeps the
+    # caller's key order: load returns the keys in header order, as torch.load returns a dict's.
     order = sorted(tensors, key=lambda k: -tensors[k].element_size())
-    header, blobs, offset = {}, [], 0
+    entries, blobs, offset = {}, [], 0
     for key in order:
         t = tensors[key]
         name = str(t.dtype).replace("tandem.", "")
         data = _C._tensor_bytes(t)
-        header[key] = {"dtype": _DTYPE_CODES[name], "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
+        entries[key] = {"dtype": _DTYPE_CODES[name], "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
         blobs.append(data)
         offset += len(data)
+    header = {key: entries[key] for key in tensors}
     if meta:
         header = {"__metadata__": meta, **header}
     text = json.dumps(header, separators=(",", ":")).encode("utf-8")
@@ -207,7 +211,8 @@ def _parse(buf):
                          "hint: the file is truncated")
     try:
         header = json.loads(bytes(buf[8:8 + n]).decode("utf-8"), object_pairs_hook=_reject_duplicates)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+    # ValueError: also numbers past Python's int digit limit (and UnicodeDecodeError, JSONDecodeError).
+    except (ValueError, RecursionError) as e:
         raise ValueError(f"tandem.load: invalid header: not valid UTF-8 JSON ({e})\n"
                          "hint: the file is corrupted or not a safetensors file") from None
     if not isinstance(header, dict):
@@ -222,17 +227,23 @@ def _parse(buf):
         if not isinstance(info, dict) or set(info) != {"dtype", "shape", "data_offsets"}:
             raise ValueError(f"tandem.load: invalid header entry for {key!r}: expected dtype, shape, data_offsets")
         code, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
-        if code not in _ITEMSIZE:
+        if not isinstance(code, str) or code not in _ITEMSIZE:
             raise ValueError(f"tandem.load: tensor {key!r} has unsupported dtype {code!r}")
         if not isinstance(shape, list) or not all(_is_int(s) and 0 <= s < 2**63 for s in shape):
             raise ValueError(f"tandem.load: tensor {key!r} has an invalid shape {shape!r}")
+        # tandem's rules for a shape, even one with no elements: no prefix of the sizes multiplies past int64
+        # (compute_numel), nor do the sizes after the first one (the contiguous strides, contiguous_strides).
+        numel, stride = 1, 1
+        for i, s in enumerate(shape):
+            numel *= s
+            stride *= max(s, 1) if i else 1
+            if numel >= 2**63 or stride >= 2**63:
+                raise ValueError(f"tandem.load: tensor {key!r} has a shape {shape} whose element count or "
+                                 "strides overflow int64\nhint: the file is corrupted")
         if not (isinstance(offsets, list) and len(offsets) == 2 and all(_is_int(o) for o in offsets)
                 and 0 <= offsets[0] <= offsets[1] <= data_len):
             raise ValueError(f"tandem.load: tensor {key!r} has data_offsets {offsets!r} outside the data "
                              f"({data_len} bytes)\nhint: the file is truncated or corrupted")
-        numel = 1
-        for s in shape:
-            numel *= s
         if numel * _ITEMSIZE[code] != offsets[1] - offsets[0]:
             raise ValueError(f"tandem.load: tensor {key!r} of dtype {code} and shape {shape} needs "
                              f"{numel * _ITEMSIZE[code]} bytes but data_offsets span {offsets[1] - offsets[0]}")
@@ -277,6 +288,6 @@ def load(f, map_location=None, *, weights_only=True):
         return tensors
     try:
         structure = json.loads(meta[_STRUCTURE_KEY])
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):
         raise ValueError("tandem.load: malformed structure in the file's metadata") from None
     return _unflatten(structure, tensors)

@@ -5,18 +5,27 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/long_work.h"
+
 namespace tandem {
 
 int get_num_threads();
 void set_num_threads(int n);
 
-// fn(begin, end) over contiguous chunks of [begin, end); serial below `grain` elements.
+// fn(begin, end) over contiguous chunks of [begin, end); serial below `grain` elements. Work of `grain`
+// elements or more is worth a thread, and so long enough to run in a LongWorkRegion (other Python threads
+// run meanwhile), on one thread as on several. Call it with no mutex held (see long_work.h).
 template <typename Fn>
 void parallel_for(int64_t begin, int64_t end, int64_t grain, const Fn& fn) {
   int64_t total = end - begin;
   if (total <= 0) return;
+  if (total < grain || omp_in_parallel()) {
+    fn(begin, end);
+    return;
+  }
+  LongWorkRegion region;
   int threads = get_num_threads();
-  if (total < grain || threads <= 1 || omp_in_parallel()) {
+  if (threads <= 1) {
     fn(begin, end);
     return;
   }

@@ -83,7 +83,9 @@ class DimVector {
       heap_ = std::make_unique<int64_t[]>(n);
       heap_cap_ = n;
     }
-    std::memmove(data(), src, n * sizeof(int64_t));
+    // copy_n, not memmove: an empty span's data() may be null, which memmove must not be given even for 0
+    // bytes.
+    std::copy_n(src, n, data());
     size_ = n;
   }
   void steal(DimVector& o) {

@@ -83,10 +83,14 @@ std::string Tensor::shape_str() const { return shape_to_string(sizes()); }
 DimVector contiguous_strides(IntArrayRef sizes) {
   DimVector st(sizes.size());
   int64_t acc = 1;
+  bool overflow = false;
   for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
     st[i] = acc;
-    acc *= sizes[i] > 1 ? sizes[i] : 1;
+    if (i > 0) overflow |= __builtin_mul_overflow(acc, sizes[i] > 1 ? sizes[i] : 1, &acc);
   }
+  // Only a shape with no elements gets here with an overflow (numel is checked first): (0, 2**62, 4).
+  TANDEM_CHECK(!overflow, Runtime, "Stride calculation overflowed\nhint: shape ", shape_to_string(sizes),
+               " has no elements, but the strides of a contiguous tensor of that shape do not fit in int64");
   return st;
 }
 

@@ -46,6 +46,25 @@ TANDEM_HOST_DEVICE TANDEM_INLINE To convert(From v) {
   }
 }
 
+// Integer +, - and * wrap (two's complement, as in PyTorch) instead of overflowing, which is undefined: they
+// are computed in an unsigned type at least as wide as int (a narrower one would be promoted to signed int).
+// Floating types and bool compute in themselves.
+template <typename T>
+struct wrapping_type {
+  using type = T;
+};
+template <typename T>
+requires std::is_integral_v<T>
+struct wrapping_type<T> {
+  using type = std::common_type_t<std::make_unsigned_t<T>, unsigned>;
+};
+template <>
+struct wrapping_type<bool> {
+  using type = bool;
+};
+template <typename T>
+using wrapping_t = typename wrapping_type<T>::type;
+
 // ---- unary ----
 // -x for integers wraps (the negation of the most negative value is itself, as in PyTorch) instead of being
 // undefined behaviour: computed in the unsigned type, where wrapping is defined.
@@ -285,13 +304,13 @@ struct ClampOp {
 struct AddOp {
   template <typename T>
   TANDEM_HOST_DEVICE T operator()(T a, T b) const {
-    return static_cast<T>(a + b);
+    return static_cast<T>(static_cast<wrapping_t<T>>(a) + static_cast<wrapping_t<T>>(b));
   }
 };
 struct SubOp {
   template <typename T>
   TANDEM_HOST_DEVICE T operator()(T a, T b) const {
-    return static_cast<T>(a - b);
+    return static_cast<T>(static_cast<wrapping_t<T>>(a) - static_cast<wrapping_t<T>>(b));
   }
 };
 struct MulOp {
@@ -300,7 +319,7 @@ struct MulOp {
     if constexpr (std::is_same_v<T, bool>)
       return a && b;
     else
-      return static_cast<T>(a * b);
+      return static_cast<T>(static_cast<wrapping_t<T>>(a) * static_cast<wrapping_t<T>>(b));
   }
 };
 struct DivOp {
@@ -366,12 +385,12 @@ struct PowOp {
         if (a == -1) return (b & 1) ? T(-1) : T(1);
         return 0;
       }
-      T result = 1, base = a;
+      wrapping_t<T> result = 1, base = static_cast<wrapping_t<T>>(a);
       for (auto e = b; e; e >>= 1) {
-        if (e & 1) result = static_cast<T>(result * base);
-        base = static_cast<T>(base * base);
+        if (e & 1) result *= base;
+        base *= base;
       }
-      return result;
+      return static_cast<T>(result);
     }
   }
 };

@@ -127,7 +127,8 @@ void TensorIterator::build() {
     for (int64_t d = 0; d < tnd; ++d) {
       int64_t src_dim = tnd - 1 - d;
       int64_t sz = t->sizes()[src_dim];
-      strides_[k][d] = (sz == 1 && shape_[d] != 1) ? 0 : t->strides()[src_dim] * es;
+      // A size-1 dim is never stepped, and its stride may be anything (x[:, ::2**63 - 1] has stride * step).
+      strides_[k][d] = sz == 1 ? 0 : t->strides()[src_dim] * es;
     }
   }
   coalesce();

@@ -30,12 +30,24 @@ Window2d window_geometry(int64_t n, int64_t c, int64_t h, int64_t w, Pair kernel
 
 namespace {
 
+// (size + 2 * pad - dil * (k - 1) - 1) / stride + 1, refused where a huge padding or dilation would overflow.
+int64_t conv_output_size(int64_t size, int64_t pad, int64_t dil, int64_t k, int64_t stride) {
+  int64_t padded, reach, span;
+  bool overflow = __builtin_mul_overflow(pad, 2, &padded) || __builtin_add_overflow(size, padded, &padded) ||
+                  __builtin_mul_overflow(dil, k - 1, &reach) ||
+                  __builtin_sub_overflow(padded, reach + 1, &span);
+  TANDEM_CHECK(!overflow, Runtime, "conv2d: the output size overflows for input size ", size, ", padding ",
+               pad, ", dilation ", dil, " and kernel size ", k,
+               "\nhint: padding and dilation must be far below 2**62");
+  return span / stride + 1;
+}
+
 Window2d conv_window(const Tensor& input, const Tensor& weight, Pair stride, Pair padding, Pair dilation) {
   // c: the channels of one group
   Window2d g = window_geometry(input.size(0), weight.size(1), input.size(2), input.size(3),
                                Pair{weight.size(2), weight.size(3)}, stride, padding, dilation);
-  g.oh = (g.h + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1;
-  g.ow = (g.w + 2 * g.pw - g.dw * (g.kw - 1) - 1) / g.sw + 1;
+  g.oh = conv_output_size(g.h, g.ph, g.dh, g.kh, g.sh);
+  g.ow = conv_output_size(g.w, g.pw, g.dw, g.kw, g.sw);
   return g;
 }
 

@@ -35,11 +35,13 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::o
     int64_t a = start.to_int(), z = end.to_int(), s = step.to_int();
     TANDEM_CHECK(s != 0, Runtime, "step must be nonzero\nhint: a fractional step truncates to 0 for int64");
     int64_t sgn = (s > 0) - (s < 0);
-    size = static_cast<double>((z - a + s - sgn) / s);  // exact: the + s - sgn rounds the quotient up
+    // Exact: the + s - sgn rounds the quotient up. In 128 bits, as the bounds may be int64's extremes.
+    size = static_cast<double>((static_cast<__int128>(z) - a + s - sgn) / s);
   } else {
     size = std::ceil((xend - xstart) / xstep);
   }
-  TANDEM_CHECK(size >= 0 && size <= static_cast<double>(std::numeric_limits<int64_t>::max()), Runtime,
+  // `<`: 2**63 - 1 rounds up to 2**63 as a double, which does not convert back to int64.
+  TANDEM_CHECK(size >= 0 && size < static_cast<double>(std::numeric_limits<int64_t>::max()), Runtime,
                "invalid size, possible overflow?\nhint: the range holds too many elements");
   const int64_t sizes[1] = {static_cast<int64_t>(size)};
   Tensor out = empty(sizes, d, device);

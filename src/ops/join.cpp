@@ -79,7 +79,11 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
                    " in the list.\nhint: shapes ", ref->shape_str(), " and ", t.shape_str(),
                    " may differ only in dim ", dim);
     }
-    shape[dim] += t.sizes()[dim];
+    TANDEM_CHECK(!__builtin_add_overflow(shape[dim], t.sizes()[dim], &shape[dim]), Runtime,
+                 "cat: the result's size in dim ", dim,
+                 " overflows\nhint: the inputs hold more than 2**63 - 1 "
+                 "elements along dim ",
+                 dim, " together");
   }
   Tensor out = empty(shape, dtype, ref->device());
   int64_t offset = 0;

@@ -11,16 +11,21 @@ namespace tandem {
 DimVector infer_size(IntArrayRef shape, int64_t numel) {
   DimVector out(shape);
   int64_t known = 1, infer = -1;
+  bool overflow = false;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
       TANDEM_CHECK(infer < 0, Runtime, "only one dimension can be inferred");
       infer = static_cast<int64_t>(i);
     } else {
       TANDEM_CHECK(shape[i] >= 0, Runtime, "invalid shape dimension ", shape[i]);
-      known *= shape[i];
+      overflow |= __builtin_mul_overflow(known, shape[i], &known);
     }
   }
-  bool ok = infer >= 0 ? (known != 0 && numel % known == 0) : known == numel;
+  // Sizes whose product overflows (compute_numel's rule: a later 0 does not undo it) hold no tensor: PyTorch
+  // says so for an empty input and calls the shape invalid for any other.
+  TANDEM_CHECK(!overflow || numel != 0, Runtime, "numel: integer multiplication overflow for shape ",
+               shape_to_string(shape));
+  bool ok = !overflow && (infer >= 0 ? (known != 0 && numel % known == 0) : known == numel);
   TANDEM_CHECK(ok, Runtime, "shape '", shape_to_string(shape), "' is invalid for input of size ", numel);
   if (infer >= 0) out[infer] = numel / known;
   return out;
@@ -186,7 +191,10 @@ Tensor squeeze(const Tensor& x, IntArrayRef dims) {
 Tensor unsqueeze(const Tensor& x, int64_t dim) {
   dim = wrap_dim(dim, x.dim() + 1);
   DimVector sizes = x.sizes(), strides = x.strides();
-  int64_t st = dim < x.dim() ? x.sizes()[dim] * x.strides()[dim] : 1;
+  // PyTorch's stride for the new size-1 dim: size * stride of the dim it precedes. It is never stepped, so
+  // when that overflows (a huge dim of an empty tensor) any value will do: 1.
+  int64_t st = 1;
+  if (dim < x.dim() && __builtin_mul_overflow(x.sizes()[dim], x.strides()[dim], &st)) st = 1;
   sizes.insert(dim, 1);
   strides.insert(dim, st);
   Tensor out = make_view(x, sizes, strides, x.storage_offset());
@@ -259,11 +267,22 @@ Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t stop, int64_t 
   start = std::clamp<int64_t>(start, 0, size);
   stop = std::clamp<int64_t>(stop, start, size);
   DimVector sizes = x.sizes(), strides = x.strides();
-  int64_t offset = x.storage_offset() + (start < size ? start * strides[dim] : 0);
-  sizes[dim] = (stop - start + step - 1) / step;
-  strides[dim] *= step;
+  // PyTorch's offset even for an empty result (x[5:] of 5 elements starts one past the end): it is visible
+  // through storage_offset() and data_ptr().
+  int64_t offset = x.storage_offset() + start * strides[dim];
+  sizes[dim] = (stop - start) / step + ((stop - start) % step != 0);  // rounded up without overflow
+  // A step that overflows the stride leaves at most one element, whose stride is never stepped
+  // (x[::2**62]): keep the old one.
+  if (__builtin_mul_overflow(strides[dim], step, &strides[dim])) strides[dim] = x.strides()[dim];
   Tensor out = make_view(x, sizes, strides, offset);
   return autograd::should_record(x) ? autograd::record_slice(x, dim, start, stop, step, out) : out;
+}
+
+Tensor python_slice(const Tensor& x, int64_t dim, int64_t start, int64_t stop, int64_t step) {
+  const int64_t size = x.sizes()[dim];
+  if (start < 0) start = std::max<int64_t>(start + size, 0);
+  if (stop < 0) stop = std::max<int64_t>(stop + size, 0);
+  return slice(x, dim, std::min(start, size), std::min(stop, size), step);
 }
 
 std::vector<Tensor> unbind(const Tensor& x, int64_t dim) {
@@ -278,14 +297,15 @@ std::vector<Tensor> split_with_sizes(const Tensor& x, IntArrayRef sizes, int64_t
   TANDEM_CHECK(x.dim() > 0, Runtime, "split expects at least a 1-dimensional tensor");
   dim = wrap_dim(dim, x.dim());
   int64_t total = 0;
+  bool overflow = false;  // sizes that overflow int64 cannot sum to a size
   for (int64_t s : sizes) {
     TANDEM_CHECK(s >= 0, Runtime, "split_with_sizes expects split_sizes have only non-negative entries, but got "
                                   "split_sizes=", shape_to_string(sizes));
-    total += s;
+    overflow |= __builtin_add_overflow(total, s, &total);
   }
-  TANDEM_CHECK(total == x.sizes()[dim], Runtime, "split_with_sizes expects split_sizes to sum exactly to ",
-               x.sizes()[dim], " (input tensor's size at dimension ", dim, "), but got split_sizes=",
-               shape_to_string(sizes));
+  TANDEM_CHECK(!overflow && total == x.sizes()[dim], Runtime,
+               "split_with_sizes expects split_sizes to sum exactly to ", x.sizes()[dim],
+               " (input tensor's size at dimension ", dim, "), but got split_sizes=", shape_to_string(sizes));
   std::vector<Tensor> out;
   int64_t start = 0;
   for (int64_t s : sizes) {
@@ -318,7 +338,7 @@ std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim) {
   TANDEM_CHECK(chunks > 0, Runtime, "chunk expects `chunks` to be greater than 0, got: ", chunks);
   dim = wrap_dim(dim, x.dim());
   int64_t size = x.sizes()[dim];
-  int64_t each = (size + chunks - 1) / chunks;
+  int64_t each = size / chunks + (size % chunks != 0);  // rounded up without overflow (chunks near 2**63)
   if (each == 0 && size == 0) each = 0;
   return split(x, std::max<int64_t>(each, size == 0 ? 0 : 1), dim);
 }

@@ -24,6 +24,9 @@ Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length);
 Tensor select(const Tensor& x, int64_t dim, int64_t index);
 // Python slice semantics already resolved: start in [0, size], step > 0.
 Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t stop, int64_t step);
+// x[start:stop:step] on a valid dim, bounds as Python gives them: negative ones count from the end and
+// out-of-range ones are clipped (Tensor.__getitem__'s slices; step must still be > 0).
+Tensor python_slice(const Tensor& x, int64_t dim, int64_t start, int64_t stop, int64_t step);
 std::vector<Tensor> unbind(const Tensor& x, int64_t dim = 0);
 std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim = 0);
 std::vector<Tensor> split_with_sizes(const Tensor& x, IntArrayRef sizes, int64_t dim = 0);

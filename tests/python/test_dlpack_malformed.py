@@ -58,6 +58,7 @@ def test_a_hand_made_capsule_imports():
     t = tandem.from_dlpack(capsule(buffer([1, 2, 3, 4, 5, 6]), [3], strides=[2], byte_offset=4))
     assert t.tolist() == [2, 4, 6]
     assert tandem.from_dlpack(capsule(None, [0, 3])).shape == (0, 3)  # no elements: a null pointer is fine
+    assert tandem.from_dlpack(capsule(None, [0, 3], byte_offset=4)).shape == (0, 3)  # fuzz_dlpack: was UB
 
 
 @pytest.mark.parametrize("fields,kind,words", [
@@ -71,6 +72,8 @@ def test_a_hand_made_capsule_imports():
     (dict(data=buffer([1, 2]), shape=[2], ndim=100000), ValueError, "ndim 100000 is out of range"),
     (dict(data=buffer([1, 2]), shape=[-3]), RuntimeError, "negative dimension"),
     (dict(data=buffer([1, 2]), shape=[2], strides=[-1]), ValueError, "negative strides"),
+    (dict(data=buffer([1, 2]), shape=[1], byte_offset=2), ValueError,  # fuzz_dlpack: was a misaligned read
+     r"^from_dlpack\(\): the first element \(data \+ byte_offset 2\) is not aligned to the element size \(4 bytes\)"),
 ])
 def test_malformed_capsules_are_refused(fields, kind, words):
     cap = capsule(**fields)

@@ -265,3 +265,24 @@ def test_many_random_shapes_and_dtypes():
             else:
                 t = torch.randint(0, 120, shape, generator=g).to(getattr(torch, dtype))
             assert_same_repr(t)
+
+
+@pytest.mark.parametrize(
+    "make, spec",
+    [
+        (lambda lib: lib.tensor(2.5), ".3f"),
+        (lambda lib: lib.tensor(3), "d"),
+        (lambda lib: lib.tensor(3), ">5"),
+        (lambda lib: lib.tensor(1.5), ""),
+        (lambda lib: lib.tensor(True), ""),
+        (lambda lib: lib.tensor(1.5, requires_grad=True), ".2e"),
+        (lambda lib: lib.tensor([1.0, 2.0]), ""),
+    ],
+)
+def test_format_matches_pytorch(make, spec):
+    assert format(make(tandem), spec) == format(make(torch), spec)
+
+
+def test_format_spec_on_a_non_scalar_tensor_is_refused_as_in_pytorch():
+    with pytest.raises(TypeError, match="^unsupported format string passed to Tensor.__format__$"):
+        f"{tandem.tensor([1.0, 2.0]):.2f}"

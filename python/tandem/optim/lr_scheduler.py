@@ -1,95 +1,18 @@
-"""Learning-rate schedulers: StepLR and CosineAnnealingLR, with PyTorch's (chainable) update rules."""
-import math
+"""tandem.optim.lr_scheduler: PyTorch's learning-rate schedulers, with its update rules, warnings, errors and
+state dicts. The classes live in four modules by family; this one is the public namespace."""
+from ._scheduler_base import EPOCH_DEPRECATION_WARNING, LRScheduler, _LRScheduler  # noqa: F401
+from ._decay_schedulers import (ConstantLR, CosineAnnealingLR, ExponentialLR, LambdaLR, LinearLR,  # noqa: F401
+                                MultiplicativeLR, MultiStepLR, PolynomialLR, StepLR)
+from ._cyclic_schedulers import CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR  # noqa: F401
+from ._combined_schedulers import ChainedScheduler, ReduceLROnPlateau, SequentialLR  # noqa: F401
 
-from .optimizer import Optimizer
+__all__ = [
+    "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR", "ExponentialLR",
+    "SequentialLR", "CosineAnnealingLR", "ChainedScheduler", "ReduceLROnPlateau", "CyclicLR",
+    "CosineAnnealingWarmRestarts", "OneCycleLR", "PolynomialLR", "LRScheduler",
+]
 
-
-class LRScheduler:
-    def __init__(self, optimizer, last_epoch=-1):
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
-        self.optimizer = optimizer
-        if last_epoch == -1:
-            for group in optimizer.param_groups:
-                group.setdefault("initial_lr", group["lr"])
-        else:
-            for i, group in enumerate(optimizer.param_groups):
-                if "initial_lr" not in group:
-                    raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] when resuming an optimizer")
-        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
-        self.last_epoch = last_epoch
-        self._step_count = 0
-        self.step()
-
-    def get_lr(self):
-        raise NotImplementedError
-
-    def get_last_lr(self):
-        return self._last_lr
-
-    def step(self, epoch=None):
-        self._step_count += 1
-        if epoch is None:
-            self.last_epoch += 1
-            values = self.get_lr()
-        else:
-            self.last_epoch = epoch
-            values = self._get_closed_form_lr()
-        for group, lr in zip(self.optimizer.param_groups, values):
-            group["lr"] = lr
-        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
-
-    def state_dict(self):
-        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
-
-    def load_state_dict(self, state_dict):
-        self.__dict__.update(state_dict)
-
-
-class StepLR(LRScheduler):
-    """Multiplies the learning rate by gamma every step_size epochs."""
-
-    def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
-        self.step_size, self.gamma = step_size, gamma
-        super().__init__(optimizer, last_epoch)
-
-    def get_lr(self):
-        if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
-            return [group["lr"] for group in self.optimizer.param_groups]
-        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
-
-    def _get_closed_form_lr(self):
-        return [base * self.gamma ** (self.last_epoch // self.step_size) for base in self.base_lrs]
-
-
-class CosineAnnealingLR(LRScheduler):
-    """Anneals each learning rate from its initial value to eta_min along a half cosine of T_max epochs."""
-
-    def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
-        self.T_max, self.eta_min = T_max, eta_min
-        super().__init__(optimizer, last_epoch)
-
-    def get_lr(self):
-        groups = self.optimizer.param_groups
-        if self.last_epoch == 0:
-            return [group["lr"] for group in groups]
-        if self._step_count == 1 and self.last_epoch > 0:
-            return self._get_closed_form_lr()
-        if (self.last_epoch - 1 - self.T_max) % (2 * self.T_max) == 0:
-            return [
-                group["lr"] + (base - self.eta_min) * (1 - math.cos(math.pi / self.T_max)) / 2
-                for base, group in zip(self.base_lrs, groups)
-            ]
-        return [
-            (1 + math.cos(math.pi * self.last_epoch / self.T_max))
-            / (1 + math.cos(math.pi * (self.last_epoch - 1) / self.T_max))
-            * (group["lr"] - self.eta_min)
-            + self.eta_min
-            for group in groups
-        ]
-
-    def _get_closed_form_lr(self):
-        return [
-            self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
-            for base in self.base_lrs
-        ]
+# Classes report (and pickle under) the public module name, as torch.optim.lr_scheduler.X does.
+for _name in __all__ + ["_LRScheduler"]:
+    globals()[_name].__module__ = __name__
+del _name

@@ -9,6 +9,7 @@
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/cuda_context.h"
 #include "core/error.h"
+#include "core/long_work.h"
 
 namespace tandem::cuda {
 
@@ -105,7 +106,10 @@ void CudaBackend::empty_cache() {
 
 void CudaBackend::synchronize(Device device) {
   DeviceGuard guard(device);
-  TANDEM_CUDA_CHECK(cudaDeviceSynchronize());
+  {
+    LongWorkRegion region;  // other Python threads run while this one waits for the device
+    TANDEM_CUDA_CHECK(cudaDeviceSynchronize());
+  }
   release_finished_reads();
 }
 
@@ -139,7 +143,9 @@ void CudaBackend::set_current_stream(int device, StreamId id) {
 }
 
 void CudaBackend::synchronize_stream(int device, StreamId id) {
-  TANDEM_CUDA_CHECK(cudaStreamSynchronize(stream(device, id)));
+  cudaStream_t s = stream(device, id);
+  LongWorkRegion region;
+  TANDEM_CUDA_CHECK(cudaStreamSynchronize(s));
 }
 
 bool CudaBackend::query_stream(int device, StreamId id) {
@@ -205,6 +211,7 @@ void CudaBackend::synchronize_event(EventId id) {
     if (!e.recorded) return;
     h = e.handle;
   }
+  LongWorkRegion region;
   TANDEM_CUDA_CHECK(cudaEventSynchronize(h));
 }
 

@@ -4,6 +4,7 @@
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/cuda_context.h"
+#include "core/long_work.h"
 
 namespace tandem::cuda {
 
@@ -18,7 +19,10 @@ class CopyDone final : public PendingWrite {
  public:
   CopyDone(cudaEvent_t done) : done_(done) {}
   ~CopyDone() override { (void)cudaEventDestroy(done_); }  // no throwing from a destructor
-  void wait() override { TANDEM_CUDA_CHECK(cudaEventSynchronize(done_)); }
+  void wait() override {
+    LongWorkRegion region;
+    TANDEM_CUDA_CHECK(cudaEventSynchronize(done_));
+  }
 
  private:
   cudaEvent_t done_;
@@ -43,9 +47,12 @@ DataPtr CudaBackend::allocate_on(size_t nbytes, int device, cudaStream_t s) {
 DataPtr CudaBackend::allocate_pinned(size_t nbytes) { return pinned_.allocate(nbytes); }
 bool CudaBackend::is_pinned(const void* ptr) { return pinned_.is_pinned(ptr); }
 
+// Blocking copies wait for the device: other Python threads run meanwhile. The region opens before the
+// staging ring's mutex (see core/long_work.h).
 void CudaBackend::copy_host_to_device(void* dst, const void* src, size_t n, Device device) {
   DeviceGuard guard(device);
   cudaStream_t s = stream(device.index, current_stream(device.index));
+  LongWorkRegion region;
   if (n >= kStagedMin && !is_pinned(src)) {
     state(device.index).staging.host_to_device(dst, src, n, s);
     return;
@@ -57,6 +64,7 @@ void CudaBackend::copy_host_to_device(void* dst, const void* src, size_t n, Devi
 void CudaBackend::copy_device_to_host(void* dst, const void* src, size_t n, Device device) {
   DeviceGuard guard(device);
   cudaStream_t s = stream(device.index, current_stream(device.index));
+  LongWorkRegion region;
   if (n >= kStagedMin && !is_pinned(dst)) {
     state(device.index).staging.device_to_host(dst, src, n, s);
     return;

@@ -1,5 +1,7 @@
 #include "backend/emulated/work_queue.h"
 
+#include "core/long_work.h"
+
 namespace tandem::emulated {
 
 WorkQueue::WorkQueue() : worker_([this] { run(); }) {}
@@ -25,6 +27,8 @@ uint64_t WorkQueue::push(std::function<void()> task) {
 }
 
 void WorkQueue::wait_for(uint64_t seq) {
+  if (done(seq)) return;
+  LongWorkRegion region;  // a wait for the device: other Python threads run meanwhile (taken before mu_)
   std::unique_lock<std::mutex> lock(mu_);
   done_cv_.wait(lock, [&] { return completed_ >= seq; });
 }

@@ -3,6 +3,7 @@
 #include "kernels/cpu/simd.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
 #include <immintrin.h>
 #define TANDEM_HAS_F16C_PATH 1
 #endif
@@ -25,7 +26,11 @@ __attribute__((target("avx2,f16c"))) int64_t narrow_f16c(const float* in, Half* 
   return i;
 }
 bool cpu_has_f16c() {
-  static const bool has = cpu_has_avx2() && __builtin_cpu_supports("f16c");
+  // CPUID directly: clang before 16 (the fuzz build's compiler) has no __builtin_cpu_supports("f16c").
+  static const bool has = [] {
+    unsigned eax, ebx, ecx, edx;
+    return cpu_has_avx2() && __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
+  }();
   return has;
 }
 #endif

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <optional>
 #include <vector>
 
+#include "core/long_work.h"
 #include "core/parallel.h"
 #include "kernels/cpu/gemm_batch.h"
 
@@ -54,9 +56,15 @@ struct BlasMatrix {
   }
 };
 
+// Products of a million multiply-adds or more (and matrix-vector products of a million elements) run in a
+// LongWorkRegion (other Python threads run meanwhile).
+constexpr int64_t kLongGemm = int64_t{1} << 20;
+
 template <typename T>
 void blas_gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, T alpha, const T* a, int lda,
                const T* b, int ldb, T beta, T* c, int ldc) {
+  std::optional<LongWorkRegion> region;
+  if (int64_t{m} * n * k >= kLongGemm) region.emplace();
   if constexpr (std::is_same_v<T, float>)
     cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   else
@@ -65,6 +73,8 @@ void blas_gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, T al
 template <typename T>
 void blas_gemv(CBLAS_TRANSPOSE t, int rows, int cols, T alpha, const T* a, int lda, const T* x, int incx,
                T beta, T* y, int incy) {
+  std::optional<LongWorkRegion> region;
+  if (int64_t{rows} * cols >= kLongGemm) region.emplace();
   if constexpr (std::is_same_v<T, float>)
     cblas_sgemv(CblasRowMajor, t, rows, cols, alpha, a, lda, x, incx, beta, y, incy);
   else

@@ -27,7 +27,9 @@ class OffsetCounter {
  public:
   OffsetCounter(const DimVector& sizes, const DimVector& strides, int64_t start)
       : sizes_(sizes), strides_(strides), idx_(sizes.size(), 0) {
-    for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+    // Stops once `start` is used up (the remaining indices are 0), so an empty space (a size-0 dim), which is
+    // only ever started at 0, is never divided by its zero size.
+    for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0 && start != 0; --d) {
       idx_[d] = start % sizes[d];
       start /= sizes[d];
       offset_ += idx_[d] * strides[d];

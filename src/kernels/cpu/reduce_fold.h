@@ -14,9 +14,11 @@
 
 namespace tandem::cpu {
 
-// Sum/Mean/Prod accumulate 16-bit floats in float and integers in int64, as PyTorch does.
+// Sum/Mean/Prod accumulate 16-bit floats in float and integers in 64 bits, as PyTorch does. The integer
+// accumulator is unsigned so that overflow wraps (PyTorch's two's-complement result) instead of being
+// undefined; finish() converts it back to int64.
 template <typename T>
-using sum_acc_t = std::conditional_t<is_floating_type_v<T>, opmath_t<T>, int64_t>;
+using sum_acc_t = std::conditional_t<is_floating_type_v<T>, opmath_t<T>, uint64_t>;
 
 template <typename T>
 struct SumPolicy {
@@ -311,7 +313,12 @@ void run_fold(const P& p, const Tensor& out, const Tensor& in, int64_t n_reduced
     parallel_for(0, chunks, 1, [&](int64_t cb, int64_t ce) {
       for (int64_t c = cb; c < ce; ++c) {
         ReduceGeometry sub = g;
-        int64_t lo = g.red_sizes[0] * c / chunks, hi = g.red_sizes[0] * (c + 1) / chunks;
+        // size * c / chunks without overflowing size * c (the size may be near 2**63 for an expanded input).
+        auto split = [&](int64_t i) {
+          const int64_t q = g.red_sizes[0] / chunks, r = g.red_sizes[0] % chunks;
+          return q * i + r * i / chunks;
+        };
+        int64_t lo = split(c), hi = split(c + 1);
         sub.red_sizes[0] = hi - lo;
         sub.n_red = g.n_red / g.red_sizes[0] * (hi - lo);
         acc_t* part = partial.get() + c * g.n_out;

@@ -30,7 +30,7 @@ int64_t last_stride(const Tensor& t) { return t.dim() ? t.strides()[t.dim() - 1]
 void cumsum(const Tensor& out, const Tensor& in) {
   dispatch_dtype(in.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using A = opmath_t<T>;
+    using A = wrapping_t<opmath_t<T>>;  // integer running sums wrap, as in PyTorch
     Rows ri(in), ro(out);
     int64_t n = last_size(in), si = last_stride(in), so = last_stride(out);
     const T* src = in.data<T>();

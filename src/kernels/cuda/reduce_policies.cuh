@@ -1,7 +1,7 @@
 // Fold policies of the CUDA reductions, with the CPU's accumulator types (kernels/cpu/reduce_fold.h): 16-bit
-// floats accumulate in float, integer and bool sums and products in int64; max/min propagate NaN; all/any
-// write uint8 for uint8 input. The arg policies carry (value, index) pairs and prefer the lower index on
-// ties, which makes their combine order-independent.
+// floats accumulate in float, integer and bool sums and products in uint64 (so overflow wraps) and write
+// int64; max/min propagate NaN; all/any write uint8 for uint8 input. The arg policies carry (value, index)
+// pairs and prefer the lower index on ties, which makes their combine order-independent.
 #pragma once
 #include <cstdint>
 #include <limits>
@@ -13,7 +13,7 @@
 namespace tandem::cuda {
 
 template <typename T>
-using sum_acc_t = std::conditional_t<is_floating_type_v<T>, opmath_t<T>, int64_t>;
+using sum_acc_t = std::conditional_t<is_floating_type_v<T>, opmath_t<T>, uint64_t>;
 template <typename T>
 using sum_out_t = std::conditional_t<is_floating_type_v<T>, T, int64_t>;
 
@@ -30,7 +30,7 @@ struct SumPolicy {
     if constexpr (is_floating_type_v<T>)
       out[o] = convert<sum_out_t<T>>(a * scale);
     else
-      out[o] = a;
+      out[o] = static_cast<sum_out_t<T>>(a);
   }
 };
 

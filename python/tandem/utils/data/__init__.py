@@ -1,4 +1,6 @@
 """tandem.utils.data: datasets, samplers and the DataLoader, with PyTorch's API."""
-from .dataset import Dataset, TensorDataset, ConcatDataset, Subset, random_split  # noqa: F401
-from .sampler import Sampler, SequentialSampler, RandomSampler, SubsetRandomSampler, BatchSampler  # noqa: F401
+from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset,  # noqa: F401
+                      Subset, TensorDataset, random_split)
+from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,  # noqa: F401
+                      WeightedRandomSampler)
 from .dataloader import DataLoader, default_collate  # noqa: F401

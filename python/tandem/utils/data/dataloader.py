@@ -1,11 +1,13 @@
 """DataLoader and default_collate, as in PyTorch (single process: batches are built in the calling thread)."""
 import collections.abc
+import itertools
+import math
 import warnings
 
 import tandem
 
 from ..._C import Tensor
-from .dataset import TensorDataset
+from .dataset import IterableDataset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 
@@ -67,6 +69,27 @@ class DataLoader:
                  generator=None, *, prefetch_factor=None, persistent_workers=False, pin_memory_device=""):
         if num_workers < 0:
             raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
+        if timeout < 0:
+            raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError(
+                "prefetch_factor option could only be specified in multiprocessing."
+                "let num_workers > 0 to enable multiprocessing, otherwise set prefetch_factor to None.")
+        if prefetch_factor is not None and prefetch_factor < 0:
+            raise ValueError("prefetch_factor option should be non-negative")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
+        self._iterable = isinstance(dataset, IterableDataset)
+        if self._iterable:
+            if shuffle not in {False, None}:
+                raise ValueError(
+                    f"DataLoader with IterableDataset: expected unspecified shuffle option, but got shuffle={shuffle}")
+            if sampler is not None:
+                raise ValueError(
+                    f"DataLoader with IterableDataset: expected unspecified sampler option, but got sampler={sampler}")
+            if batch_sampler is not None:
+                raise ValueError("DataLoader with IterableDataset: expected unspecified batch_sampler option, but got "
+                                 f"batch_sampler={batch_sampler}")
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
         if batch_sampler is not None:
@@ -75,6 +98,8 @@ class DataLoader:
                     "batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and drop_last"
                 )
             batch_size, drop_last = None, False
+        elif batch_size is None and drop_last:
+            raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with drop_last")
         self.dataset = dataset
         if pin_memory and not tandem.cuda.is_available():
             warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
@@ -83,7 +108,9 @@ class DataLoader:
         self.num_workers, self.pin_memory, self.timeout = num_workers, pin_memory, timeout
         self.generator = generator
         self._user_sampler = sampler is not None or batch_sampler is not None
-        if sampler is None:
+        if sampler is None and self._iterable:
+            sampler = _InfiniteConstantSampler()
+        elif sampler is None:
             sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
         self.sampler = sampler
         self.batch_size, self.drop_last = batch_size, drop_last
@@ -95,6 +122,11 @@ class DataLoader:
             default_collate if self._auto_collation else _convert)
 
     def __len__(self):
+        if self._iterable:  # the dataset's own length, in batches
+            n = len(self.dataset)
+            if self.batch_size is not None:
+                n = n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
+            return n
         return len(self.batch_sampler) if self._auto_collation else len(self.sampler)
 
     def __iter__(self):
@@ -102,11 +134,31 @@ class DataLoader:
         return (pin_memory(b) for b in batches) if self.pin_memory else batches
 
     def _batches(self):
+        if self._iterable:
+            return self._stream_batches()
         if self._auto_collation and self._can_gather_batches():
             return self._gathered_batches()
         if self._auto_collation:
-            return (self.collate_fn([self.dataset[i] for i in batch]) for batch in self.batch_sampler)
+            return (self.collate_fn(self._fetch(batch)) for batch in self.batch_sampler)
         return (self.collate_fn(self.dataset[i]) for i in self.sampler)
+
+    def _fetch(self, indices):
+        """The samples at `indices`: through the dataset's __getitems__ when it has one (as PyTorch's fetcher)."""
+        getitems = getattr(self.dataset, "__getitems__", None)
+        if getitems:
+            return getitems(indices)
+        return [self.dataset[i] for i in indices]
+
+    def _stream_batches(self):
+        stream = iter(self.dataset)
+        if not self._auto_collation:
+            yield from (self.collate_fn(sample) for sample in stream)
+            return
+        while True:
+            batch = list(itertools.islice(stream, self.batch_size))
+            if not batch or (self.drop_last and len(batch) < self.batch_size):
+                return
+            yield self.collate_fn(batch)
 
     # A TensorDataset with the default collate gets each batch with one gather per tensor instead of
     # indexing sample by sample and stacking: the same tensors, without a Python loop over samples.
@@ -125,3 +177,11 @@ class DataLoader:
 
 def _convert(data):
     return data
+
+
+class _InfiniteConstantSampler:
+    """The sampler an IterableDataset gets: yields None forever (the dataset decides what comes next)."""
+
+    def __iter__(self):
+        while True:
+            yield None

@@ -1,0 +1,102 @@
+"""PyTorch's legacy tensor types and conversions that old programs still use: FloatTensor(...),
+LongTensor(...), isinstance(t, FloatTensor), t.type(), t.type(dtype or "tandem.FloatTensor"), and
+autograd.Variable. Each type stands for a CPU tensor of one dtype."""
+from . import _C
+
+Tensor = _C.Tensor
+
+_NAMES = {
+    "FloatTensor": _C.float32, "DoubleTensor": _C.float64, "HalfTensor": _C.float16,
+    "BFloat16Tensor": _C.bfloat16, "ByteTensor": _C.uint8, "CharTensor": _C.int8, "ShortTensor": _C.int16,
+    "IntTensor": _C.int32, "LongTensor": _C.int64, "BoolTensor": _C.bool,
+}
+_BY_DTYPE = {d: n for n, d in _NAMES.items()}
+
+
+class tensortype(type):
+    """The class of FloatTensor & co.: isinstance(t, FloatTensor) is true for float32 CPU tensors."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, Tensor) and obj.dtype == cls.dtype and obj.device.type == "cpu"
+
+    def __repr__(cls):
+        return f"<class 'tandem.{cls.__name__}'>"
+
+
+def _construct(cls, *args, device=None):
+    from . import tensor, empty, Size  # noqa: PLC0415  (tandem's namespace is complete by the first call)
+
+    if device is not None and _C.device(device).type != "cpu":
+        raise RuntimeError(f"legacy constructor expects device type: cpu but device type: "
+                           f"{_C.device(device).type} was passed\nhint: use tandem.tensor(data, "
+                           f"dtype={cls.dtype}, device=...) or tandem.empty(size, dtype=..., device=...)")
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        t = args[0]
+        if t.dtype != cls.dtype or t.device.type != "cpu":
+            raise TypeError(f"expected {cls.dtype} on cpu (got {t.dtype} on {t.device})\n"
+                            f"hint: convert first: t.to({cls.dtype})")
+        return t.detach()  # an alias of the same memory, as in PyTorch
+    if len(args) == 1 and not isinstance(args[0], (int, Size)):
+        return tensor(args[0], dtype=cls.dtype)  # data: a list, tuple or NumPy array
+    if not args:
+        return empty(0, dtype=cls.dtype)
+    return empty(*args, dtype=cls.dtype)  # sizes: uninitialised memory, as in PyTorch
+
+
+def _make(name, dtype):
+    return tensortype(name, (), {"dtype": dtype, "__new__": _construct, "__module__": "tandem",
+                                 "__doc__": f"Legacy constructor of {dtype} CPU tensors."})
+
+
+LEGACY_TYPES = {name: _make(name, dtype) for name, dtype in _NAMES.items()}
+
+
+def _dtype_from_type_arg(arg):
+    if isinstance(arg, _C.dtype):
+        return arg
+    if isinstance(arg, tensortype):
+        return arg.dtype
+    if isinstance(arg, str):
+        prefix, _, name = arg.rpartition(".")
+        if prefix in ("tandem", "torch") and name in _NAMES:
+            return _NAMES[name]
+        raise ValueError(f"invalid type: {arg!r}\nhint: pass a dtype (tandem.float64) or a name such as "
+                         "'tandem.DoubleTensor'")
+    raise TypeError(f"type(): expected a dtype, a tensor type or its name, not {type(arg).__name__}")
+
+
+def tensor_type(self, dtype=None, non_blocking=False, **kwargs):
+    """t.type() -> 'tandem.FloatTensor' (or 'tandem.cuda.FloatTensor'); t.type(dtype or type or name) -> t
+    converted to that dtype (t itself when it already has it)."""
+    if kwargs:
+        raise TypeError(f"type() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    if dtype is None:
+        where = "tandem.cuda." if self.device.type == "cuda" else "tandem."
+        return where + _BY_DTYPE[self.dtype]
+    target = _dtype_from_type_arg(dtype)
+    return self if target == self.dtype else self.to(target, non_blocking=non_blocking)
+
+
+class _VariableMeta(type):
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """The pre-0.4 autograd wrapper. A tensor is its own Variable today: Variable(t) is a detached alias of t
+    with the requires_grad given (as in PyTorch), and isinstance(t, Variable) holds for every tensor."""
+
+    def __new__(cls, data, requires_grad=False, volatile=False):
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        if volatile:
+            import warnings  # noqa: PLC0415
+
+            warnings.warn("volatile was removed and now has no effect. Use `with tandem.no_grad():` instead.",
+                          UserWarning, stacklevel=2)
+        return data.detach().requires_grad_(requires_grad)
+
+
+def tensor_where(self, condition, other):
+    """t.where(condition, other): tandem.where(condition, t, other), as PyTorch's method."""
+    return _C.where(condition, self, other)
