@@ -346,6 +346,19 @@ Tensor tensor_from_buffer(nb::handle obj, Layouts layouts) {
   // the element size (checked above), so the first element's address decides.
   bool misaligned = known && compute_numel(sizes) > 0 &&
                     reinterpret_cast<uintptr_t>(view->buf) % static_cast<uintptr_t>(itemsize) != 0;
+  // Kernels read bool elements as C++ bool, for which a byte other than 0 or 1 is undefined, but a NumPy bool
+  // array can hold one (a uint8 array viewed as bool).
+  if (known && dtype == DType::Bool && compute_numel(sizes) > 0) {
+    nb::module_ np = nb::module_::import_("numpy");
+    nb::object bytes = np.attr("asarray")(obj).attr("view")(np.attr("uint8"));
+    if (nb::cast<bool>(np.attr("any")(np.attr("greater")(bytes, 1)).attr("item")())) {
+      TANDEM_CHECK(
+          layouts == Layouts::CopyFirst, Value,
+          "given numpy array of bools holds bytes other than 0 and 1, which a tensor cannot share.\n"
+          "hint: tandem.tensor(a) copies it as True/False; from_numpy can share a.view(np.uint8) != 0");
+      return tensor_from_buffer(np.attr("not_equal")(bytes, 0), Layouts::Refuse);
+    }
+  }
   if ((negative || misaligned || (known && order == ByteOrder::Swapped)) && layouts == Layouts::CopyFirst) {
     // "CA": a C-contiguous, aligned array, copied only when `obj` is not one already.
     nb::object native =
@@ -366,19 +379,6 @@ Tensor tensor_from_buffer(nb::handle obj, Layouts layouts) {
       !misaligned, Value, "given numpy array is not aligned to its ", itemsize,
       "-byte elements, and a tensor can only share aligned memory.\nhint: tandem.tensor(a) copies it; "
       "from_numpy can share np.require(a, requirements='A'), an aligned copy");
-  // Kernels read bool elements as C++ bool, for which a byte other than 0 or 1 is undefined, but a NumPy bool
-  // array can hold one (a uint8 array viewed as bool).
-  if (dtype == DType::Bool && compute_numel(sizes) > 0) {
-    nb::module_ np = nb::module_::import_("numpy");
-    nb::object bytes = np.attr("asarray")(obj).attr("view")(np.attr("uint8"));
-    if (nb::cast<bool>(np.attr("any")(np.attr("greater")(bytes, 1)))) {
-      TANDEM_CHECK(
-          layouts == Layouts::CopyFirst, Value,
-          "given numpy array of bools holds bytes other than 0 and 1, which a tensor cannot share.\n"
-          "hint: tandem.tensor(a) copies it as True/False; from_numpy can share a.view(np.uint8) != 0");
-      return tensor_from_buffer(np.attr("not_equal")(bytes, 0), Layouts::Refuse);
-    }
-  }
 
   int64_t numel = compute_numel(sizes);
   size_t nbytes = numel == 0 ? 0 : static_cast<size_t>(extent);

@@ -40,6 +40,16 @@ Device import_device(DLDevice d) {
   return Device(DeviceType::CUDA, static_cast<int16_t>(d.device_id));
 }
 
+// True when every element of a host bool tensor is a 0 or 1 byte. Kernels read bool elements as C++ bool, for
+// which any other byte is undefined behaviour, and a producer's bool array can hold one (NumPy's uint8 array
+// viewed as bool). One pass over the elements, walking the strides (bytes between elements are not looked at).
+bool host_bools_valid(const uint8_t* p, const DimVector& sizes, const DimVector& strides, size_t dim = 0) {
+  if (dim == sizes.size()) return *p <= 1;
+  for (int64_t i = 0; i < sizes[dim]; ++i)
+    if (!host_bools_valid(p + i * strides[dim], sizes, strides, dim + 1)) return false;
+  return true;
+}
+
 // More dims than any real tensor has: a corrupt ndim would otherwise make us read that many shape entries.
 constexpr int32_t kMaxImportDims = 64;
 
@@ -100,6 +110,11 @@ DLPackImport check_dltensor(const DLTensor& dl) {
                "from_dlpack(): the first element (data + ", "byte_offset ", dl.byte_offset,
                ") is not aligned to the element size (", element_size(dtype),
                " bytes)\nhint: copy the tensor to an aligned buffer in the producing framework first");
+  TANDEM_CHECK(dtype != DType::Bool || !device.is_cpu() || numel == 0 ||
+                   host_bools_valid(reinterpret_cast<const uint8_t*>(start), sizes, strides),
+               Value,
+               "from_dlpack(): the bool tensor holds bytes other than 0 and 1, which a tensor cannot share\n"
+               "hint: export it as uint8 and compare with 0 (tandem.from_dlpack(a.view(np.uint8)) != 0)");
   // From the checked integer sum: null data plus an offset (allowed with no elements) is UB as pointer math.
   return DLPackImport{device, dtype, std::move(sizes), std::move(strides), reinterpret_cast<void*>(start),
                       nbytes};

@@ -279,6 +279,7 @@ Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t stop, int64_t 
 }
 
 Tensor python_slice(const Tensor& x, int64_t dim, int64_t start, int64_t stop, int64_t step) {
+  dim = wrap_dim(dim, x.dim());  // an index with two Ellipsis items can put a slice past the last dim
   const int64_t size = x.sizes()[dim];
   if (start < 0) start = std::max<int64_t>(start + size, 0);
   if (stop < 0) stop = std::max<int64_t>(stop + size, 0);

@@ -140,3 +140,17 @@ def test_cat_whose_size_overflows_is_refused():
     big = tandem.ones(1).expand(2**62)
     with pytest.raises(RuntimeError, match=r"^cat: the result's size in dim 0 overflows\nhint:"):
         tandem.cat([big, big])
+
+
+def test_from_dlpack_refuses_bool_bytes_other_than_0_and_1():
+    msg = r"^from_dlpack\(\): the bool tensor holds bytes other than 0 and 1, which a tensor cannot share"
+    with pytest.raises(ValueError, match=msg):
+        tandem.from_dlpack(_odd_bools())
+    with pytest.raises(ValueError, match=msg):
+        tandem.from_dlpack(_odd_bools()[::2])  # strided: the 2 is an element
+    # Bytes between strided elements are not elements: [::2] of [1, 2, 0, 2] is [1, 0].
+    between = np.array([1, 2, 0, 2], np.uint8).view(np.bool_)[::2]
+    assert tandem.from_dlpack(between).tolist() == [True, False]
+    ok = np.array([1, 0, 1], np.uint8).view(np.bool_)
+    shared = tandem.from_dlpack(ok)
+    assert shared.tolist() == [True, False, True] and shared.data_ptr() == ok.ctypes.data

@@ -17,41 +17,41 @@ def _lambda_list(optimizer, lr_lambda):
     return list(lr_lambda)
 
 
-class LambdaLR(LRScheduler):
-    """lr = initial_lr * lr_lambda(epoch), one lambda per group or one for all."""
+class _LambdaScheduler(LRScheduler):
+    """A scheduler driven by one lr_lambda per group (or one for all); the lambdas themselves are saved by
+    state_dict only when they are callable objects, as in PyTorch."""
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         self.optimizer = optimizer
         self.lr_lambdas = _lambda_list(optimizer, lr_lambda)
+        self._check_lambdas()
         super().__init__(optimizer, last_epoch)
+
+    def _check_lambdas(self):
+        pass
 
     def state_dict(self):
         return _lambdas_state_dict(self, "lr_lambdas")
 
     def load_state_dict(self, state_dict):
         _load_lambdas_state_dict(self, state_dict, "lr_lambdas")
+
+
+class LambdaLR(_LambdaScheduler):
+    """lr = initial_lr * lr_lambda(epoch), one lambda per group or one for all."""
 
     def get_lr(self):
         _warn_get_lr_called_within_step(self)
         return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs, strict=True)]
 
 
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(_LambdaScheduler):
     """lr *= lr_lambda(epoch) on every step after the first."""
 
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        self.optimizer = optimizer
-        self.lr_lambdas = _lambda_list(optimizer, lr_lambda)
+    def _check_lambdas(self):
         for fn in self.lr_lambdas:
             if not callable(fn):
                 raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
-        super().__init__(optimizer, last_epoch)
-
-    def state_dict(self):
-        return _lambdas_state_dict(self, "lr_lambdas")
-
-    def load_state_dict(self, state_dict):
-        _load_lambdas_state_dict(self, state_dict, "lr_lambdas")
 
     def get_lr(self):
         _warn_get_lr_called_within_step(self)

@@ -27,7 +27,10 @@ void arange_kernel(const Tensor& out, const Scalar& start, const Scalar& step) {
       acc_t a = start.to<acc_t>(), s = step.to<acc_t>();
       T* p = out.data<T>();
       parallel_for(0, out.numel(), kGrain, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) p[i] = static_cast<T>(a + s * static_cast<acc_t>(i));
+        // Integers step in wrapping arithmetic: s * i may leave int64's range for an element inside it.
+        using W = wrapping_t<acc_t>;
+        for (int64_t i = b; i < e; ++i)
+          p[i] = static_cast<T>(static_cast<W>(a) + static_cast<W>(s) * static_cast<W>(i));
       });
     }
   });
