@@ -3,6 +3,7 @@
 #include <cstring>
 #include <vector>
 
+#include "autograd/formulas.h"
 #include "autograd/node.h"
 #include "bindings.h"
 #include "core/error.h"
@@ -102,6 +103,12 @@ class IndexParser {
   void apply_slice(PyObject* o) {
     Py_ssize_t start, stop, step;
     if (PySlice_Unpack(o, &start, &stop, &step) < 0) throw nb::python_error();
+    // `:` past the last dim (after a second Ellipsis) selects everything without looking at the dim, as in
+    // PyTorch; elsewhere it is a real slice (a view recorded for autograd).
+    if (start == 0 && stop == PY_SSIZE_T_MAX && step == 1 && dim_ >= result_.dim()) {
+      ++dim_;
+      return;
+    }
     result_ = python_slice(result_, dim_++, start, stop, step);
   }
   void apply(PyObject* o, int64_t specified) {
@@ -182,7 +189,10 @@ void init_indexing(nb::module_& m) {
         if (is_plain_int(index.ptr())) return select(self, 0, as_index_int(index.ptr()));
         Parsed p = IndexParser(self).parse(index);
         if (p.advanced) return tandem::index(p.view, p.indices);
-        return p.view.is_same(self) ? alias(self) : p.view;
+        if (!p.view.is_same(self)) return p.view;
+        // x[...] and x[()] are new views of x (AliasBackward0 in the graph, as in PyTorch).
+        return autograd::should_record(self) ? autograd::record_alias("AliasBackward0", self, alias(self))
+                                             : alias(self);
       },
       nb::arg("index").none());
   tensor.def(

@@ -42,7 +42,8 @@ Device import_device(DLDevice d) {
 
 // True when every element of a host bool tensor is a 0 or 1 byte. Kernels read bool elements as C++ bool, for
 // which any other byte is undefined behaviour, and a producer's bool array can hold one (NumPy's uint8 array
-// viewed as bool). One pass over the elements, walking the strides (bytes between elements are not looked at).
+// viewed as bool). One pass over the elements, walking the strides (bytes between elements are not looked
+// at).
 bool host_bools_valid(const uint8_t* p, const DimVector& sizes, const DimVector& strides, size_t dim = 0) {
   if (dim == sizes.size()) return *p <= 1;
   for (int64_t i = 0; i < sizes[dim]; ++i)

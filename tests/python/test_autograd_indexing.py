@@ -249,3 +249,21 @@ def test_cat_of_skipped_empty_inputs_gives_them_empty_gradients():
         L.cat([a, a], 1).sum().backward()
         L.cat([a, b], -1).sum().backward()
         assert list(a.grad.shape) == [0] and b.grad.tolist() == [[1.0] * 3] * 2
+
+
+@pytest.mark.parametrize("index", [Ellipsis, (), slice(None), (Ellipsis, slice(None))], ids=["...", "()", ":", "...,:"])
+def test_whole_tensor_indexes_are_recorded_views(index):
+    # x[...] was an unrecorded alias: it dropped requires_grad and the gradient. PyTorch records AliasBackward0
+    # (SliceBackward0 for `:`).
+    for lib in (tandem, torch):
+        x = lib.ones(3, requires_grad=True)
+        y = x[index]
+        assert y.requires_grad
+        (y * 2).sum().backward()
+        assert x.grad.tolist() == [2.0, 2.0, 2.0]
+    # x[..., :]: PyTorch skips the full slice (AliasBackward0), tandem records it (SliceBackward0); same gradient.
+    names = {tandem.ones(2, requires_grad=True)[index].grad_fn.name(),
+             torch.ones(2, requires_grad=True)[index].grad_fn.name()}
+    assert names <= {"AliasBackward0", "SliceBackward0"}
+    if index in (Ellipsis, (), slice(None)):
+        assert len(names) == 1, names
