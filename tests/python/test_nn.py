@@ -698,3 +698,14 @@ def test_inplace_activations_write_into_their_input(name):
     result = getattr(F, name)(ours, inplace=True)
     close(ours, getattr(torch.nn.functional, name)(x))  # written into the input
     assert result.data_ptr() == ours.data_ptr()
+
+
+@pytest.mark.parametrize("form", ["keyword", "positional"])
+def test_module_to_passes_non_blocking_on(form):
+    if not tandem.cuda.is_available():
+        pytest.skip("needs a (real or emulated) CUDA device")
+    m = tandem.nn.Linear(3, 2)
+    before = tandem.cuda.transfer_stats()["non_blocking_copies"]
+    m.to("cuda:0", non_blocking=True) if form == "keyword" else m.to("cuda:0", True)
+    assert m.weight.device == tandem.device("cuda:0")
+    assert tandem.cuda.transfer_stats()["non_blocking_copies"] - before == 2  # weight and bias

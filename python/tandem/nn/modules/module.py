@@ -313,12 +313,12 @@ class Module:
                         store[key] = moved
 
     def to(self, *args, **kwargs):
-        device, dtype = _parse_to(*args, **kwargs)
+        device, dtype, non_blocking = _parse_to(*args, **kwargs)
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}")
 
         def convert(t):
-            return t.to(device=device, dtype=dtype if t.is_floating_point() else None)
+            return t.to(device=device, dtype=dtype if t.is_floating_point() else None, non_blocking=non_blocking)
 
         return self._apply(convert)
 
@@ -417,10 +417,11 @@ class Module:
 
 
 def _parse_to(*args, **kwargs):
-    """(device, dtype) from Module.to's forms: to(device), to(dtype), to(device, dtype), to(tensor)."""
+    """(device, dtype, non_blocking) from Module.to's forms: to(device), to(dtype), to(device, dtype),
+    to(tensor), each with non_blocking= (positional after the device or tensor, as in PyTorch)."""
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
-    kwargs.pop("non_blocking", None)
+    non_blocking = kwargs.pop("non_blocking", False)
     if kwargs:
         raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
     for a in args:
@@ -428,10 +429,10 @@ def _parse_to(*args, **kwargs):
             device, dtype = a.device, a.dtype
         elif isinstance(a, _C.dtype):
             dtype = a
+        elif isinstance(a, bool):  # before int: bool is an int subclass
+            non_blocking = a
         elif isinstance(a, (str, int, _C.device)):
             device = a
-        elif isinstance(a, bool):
-            continue
         else:
             raise TypeError(f"to() received an invalid combination of arguments: {type(a).__name__}")
-    return device, dtype
+    return device, dtype, non_blocking

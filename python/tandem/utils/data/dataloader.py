@@ -62,7 +62,7 @@ def pin_memory(data):
 class DataLoader:
     """Iterates over ``dataset`` in batches. With ``pin_memory=True`` every batch's tensors come out in pinned
     memory (so ``.cuda(non_blocking=True)`` on them is asynchronous). ``num_workers`` is accepted for source
-    compatibility; batches are always built in the calling process."""
+    compatibility, with a warning: batches are always built in the calling process."""
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
                  collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
@@ -105,6 +105,11 @@ class DataLoader:
             warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
                           "memory won't be used.")
             pin_memory = False
+        if num_workers > 0:
+            # Accepted so PyTorch programs run, but not silently: the batches are the same, the parallelism is not.
+            warnings.warn(f"DataLoader(num_workers={num_workers}): tandem builds batches in the calling process "
+                          "(worker processes are not implemented yet), so num_workers, worker_init_fn, timeout, "
+                          "prefetch_factor and persistent_workers have no effect", UserWarning, stacklevel=2)
         self.num_workers, self.pin_memory, self.timeout = num_workers, pin_memory, timeout
         self.generator = generator
         self._user_sampler = sampler is not None or batch_sampler is not None
