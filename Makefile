@@ -122,6 +122,7 @@ fuzz: fuzz-build build
 bench: build
 	PYTHONPATH=python $(PY) bench/run.py
 	PYTHONPATH=python $(PY) bench/nn_bench.py
+	PYTHONPATH=python $(PY) bench/gil_bench.py
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')
