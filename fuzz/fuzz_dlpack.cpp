@@ -79,6 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto first = reinterpret_cast<uintptr_t>(import.data), begin = reinterpret_cast<uintptr_t>(buffer.data());
     bool in_buffer =
         first >= begin && first - begin <= buffer.size() && import.nbytes <= begin + buffer.size() - first;
+    if (in_buffer) check_host_bools(import);  // reads the elements: only over real memory
     t = wrap_dltensor(std::move(import),
                       DataPtr(reinterpret_cast<void*>(first), nullptr, &fuzz::count_release), false);
     fuzz::check_geometry(t);

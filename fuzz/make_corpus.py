@@ -205,6 +205,9 @@ FINDINGS = {
                                     b"\x02\x00\x02\x01\x00",
         "finding_misaligned_elements": b"\x00\x00\x00\x03\x01\xa1\x02\x02\x03\x01\x01\x03\x01\x00\x01!\x00\x00\x02"
                                        b"\x02\x01\x01\x00",
+        # A bool check that read the elements inside check_dltensor, whose DLTensors may point anywhere.
+        "finding_bool_scan_of_foreign_memory": b"\x00\x00\x06\x00\x03\x00\x00\x02\x03\x01\x01\x01\x01\x01\x01\x01"
+                                               b"\x01\x02\x01\x01\x01\x00",
     },
     "fuzz_checkpoint": {
         "finding_key_order": '{"dict":[["w",{"tensor":"w"}],["b",{"tensor":"b"}]]}',

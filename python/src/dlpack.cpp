@@ -156,6 +156,7 @@ void release_managed(void* ctx) {
 template <typename Managed>
 Tensor import_managed(PyObject* capsule, Managed* m, const char* used_name, bool readonly) {
   DLPackImport import = check_dltensor(m->dl_tensor);
+  check_host_bools(import);
   DataPtr data(import.data, m, &release_managed<Managed>);
   PyCapsule_SetName(capsule, used_name);
   return wrap_dltensor(std::move(import), std::move(data), readonly);

@@ -111,14 +111,17 @@ DLPackImport check_dltensor(const DLTensor& dl) {
                "from_dlpack(): the first element (data + ", "byte_offset ", dl.byte_offset,
                ") is not aligned to the element size (", element_size(dtype),
                " bytes)\nhint: copy the tensor to an aligned buffer in the producing framework first");
-  TANDEM_CHECK(dtype != DType::Bool || !device.is_cpu() || numel == 0 ||
-                   host_bools_valid(reinterpret_cast<const uint8_t*>(start), sizes, strides),
-               Value,
-               "from_dlpack(): the bool tensor holds bytes other than 0 and 1, which a tensor cannot share\n"
-               "hint: export it as uint8 and compare with 0 (tandem.from_dlpack(a.view(np.uint8)) != 0)");
   // From the checked integer sum: null data plus an offset (allowed with no elements) is UB as pointer math.
   return DLPackImport{device, dtype, std::move(sizes), std::move(strides), reinterpret_cast<void*>(start),
                       nbytes};
+}
+
+void check_host_bools(const DLPackImport& import) {
+  TANDEM_CHECK(import.dtype != DType::Bool || !import.device.is_cpu() || import.nbytes == 0 ||
+                   host_bools_valid(static_cast<const uint8_t*>(import.data), import.sizes, import.strides),
+               Value,
+               "from_dlpack(): the bool tensor holds bytes other than 0 and 1, which a tensor cannot share\n"
+               "hint: export it as uint8 and compare with 0 (tandem.from_dlpack(a.view(np.uint8)) != 0)");
 }
 
 Tensor wrap_dltensor(DLPackImport import, DataPtr data, bool readonly) {

@@ -26,6 +26,10 @@ struct DLPackImport {
 // that would overflow) and throws tandem errors naming the problem; reads `dl.shape`/`dl.strides` only once
 // ndim is known to be sane.
 DLPackImport check_dltensor(const dlpack::DLTensor& dl);
+// Refuses a host bool tensor holding a byte other than 0 or 1 (kernels read bool elements as C++ bool, for
+// which any other byte is undefined). Reads every element: call it only on memory a producer really handed
+// over.
+void check_host_bools(const DLPackImport& import);
 // A tensor over the checked memory; `data` (pointing at import.data) hands it back to its producer.
 Tensor wrap_dltensor(DLPackImport import, DataPtr data, bool readonly);
 
