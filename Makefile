@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 BUILD := build
-APT_PACKAGES := cmake ninja-build g++ ccache libopenblas-dev libgtest-dev libbenchmark-dev python3-venv
+APT_PACKAGES := cmake ninja-build g++ ccache libopenblas-dev libgtest-dev libbenchmark-dev python3-venv qemu-user
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DTANDEM_WERROR=ON
 PYTEST_FLAGS ?= -q -n 2
 # The test run is the same everywhere (a developer's `make test` and CI's .ci/run): two emulated CUDA devices

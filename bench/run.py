@@ -7,8 +7,6 @@ import argparse
 import datetime
 import json
 import os
-import platform
-import socket
 import subprocess
 import sys
 import timeit
@@ -19,6 +17,8 @@ import torch
 import tandem
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from machine import describe  # noqa: E402
 
 
 def best_time(fn, min_total=0.05, repeats=5):
@@ -34,16 +34,7 @@ def best_time(fn, min_total=0.05, repeats=5):
 
 
 def machine():
-    cpu = "unknown"
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    return {"host": socket.gethostname(), "cpu": cpu, "cores": os.cpu_count(), "memory_gib": round(mem / 2**30, 1),
-            "python": platform.python_version(), "numpy": np.__version__, "torch": torch.__version__,
-            "tandem": tandem.__version__}
+    return describe()
 
 
 def set_threads(n):
@@ -217,6 +208,9 @@ def main():
     info = machine()
     info["copy_bandwidth_gb_per_s"] = measured_bandwidth(16 << 20) / 1e9
     print(f"# {info['cpu']}, {info['cores']} cores, torch {info['torch']}, numpy {info['numpy']}")
+    print(f"# CPU flags: {' '.join(info['cpu_flags'])}; tandem kernels: {info['tandem_capability']} "
+          f"(TANDEM_CPU_CAPABILITY forces one of {', '.join(info['tandem_capabilities_supported'])}); "
+          f"torch: {info['torch_cpu_capability']}")
     print(f"# measured copy bandwidth (read+write): {info['copy_bandwidth_gb_per_s']:.1f} GB/s")
     print("# ratios are other/tandem: above 1 means tandem is faster")
     rows = []

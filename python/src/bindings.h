@@ -69,6 +69,7 @@ void init_serialization(nb::module_& m);
 void init_nn(nb::module_& m);
 void init_boundary(nb::module_& m);
 void init_long_work(nb::module_& m);
+void init_cpu_capability(nb::module_& m);
 
 // In-place methods return the object they were called on, as PyTorch's do: `x.add_(1) is x`, and `x += 1`
 // keeps x's identity (tensors hash by identity). returning_self(f) turns f(const Tensor& self, args...) into

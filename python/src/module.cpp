@@ -24,4 +24,5 @@ NB_MODULE(_C, m) {
   init_nn(m);
   init_boundary(m);
   init_long_work(m);
+  init_cpu_capability(m);
 }

@@ -2,8 +2,21 @@
 
 #include "backend/backend.h"
 #include "backend/emulated/register_emulated.h"
-#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu_capability.h"
 #include "kernels/kernel_table.h"
+
+// Each capability's build of src/kernels/cpu (kernels/cpu/isa_region.h) has its own entry point.
+namespace tandem::cpu {
+namespace baseline {
+void register_cpu_kernels(KernelTable& table);
+}
+namespace avx2 {
+void register_cpu_kernels(KernelTable& table);
+}
+namespace avx512 {
+void register_cpu_kernels(KernelTable& table);
+}
+}  // namespace tandem::cpu
 
 namespace tandem {
 
@@ -11,12 +24,20 @@ namespace {
 void start_cpu() {
   register_cpu_backend();
   KernelTable& kernels = kernel_table_for_registration(DeviceType::CPU);
-  cpu::register_elementwise_kernels(kernels);
-  cpu::register_reduce_kernels(kernels);
-  cpu::register_index_kernels(kernels);
-  cpu::register_random_kernels(kernels);
-  cpu::register_linalg_kernels(kernels);
-  cpu::register_nn_kernels(kernels);
+  switch (cpu_capability()) {
+#ifdef TANDEM_CPU_BUILT_AVX512
+    case CpuCapability::Avx512:
+      cpu::avx512::register_cpu_kernels(kernels);
+      return;
+#endif
+#ifdef TANDEM_CPU_BUILT_AVX2
+    case CpuCapability::Avx2:
+      cpu::avx2::register_cpu_kernels(kernels);
+      return;
+#endif
+    default:
+      cpu::baseline::register_cpu_kernels(kernels);
+  }
 }
 
 // TANDEM_EMULATE_CUDA=N selects emulated devices (for testing GPU code paths anywhere), even in a CUDA build.

@@ -3,7 +3,7 @@
 #include <numeric>
 
 #include "core/error.h"
-#include "kernels/cpu/reduce_engine.h"
+#include "kernels/reduce_geometry.h"
 #include "ops/reduce.h"
 #include "ops/reduce_plan.h"
 #include "ops/view.h"

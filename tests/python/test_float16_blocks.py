@@ -85,7 +85,7 @@ def test_float16_folds_and_softmax_match_torch():
 
 def test_scalar_loops_match_when_avx2_is_disabled():
     # Without AVX2 the conversions take the branch-free scalar loop: this file's tests must pass there too.
-    env = dict(os.environ, TANDEM_DISABLE_AVX2="1")
+    env = dict(os.environ, TANDEM_CPU_CAPABILITY="baseline")
     r = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", __file__, "-k", "not avx2"],
         env=env, capture_output=True, text=True, timeout=600,

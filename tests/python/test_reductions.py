@@ -433,7 +433,7 @@ def test_sse2_loops_match_when_avx2_is_disabled():
     import subprocess
     import sys
 
-    env = dict(os.environ, TANDEM_DISABLE_AVX2="1")
+    env = dict(os.environ, TANDEM_CPU_CAPABILITY="baseline")
     r = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", __file__,
          "-k", "vector_paths or large_reductions or folds_over_dims and float32"],

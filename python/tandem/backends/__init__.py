@@ -1,2 +1,3 @@
 """tandem.backends: process-wide switches of the math backends, as torch.backends."""
+from . import cpu  # noqa: F401
 from . import cuda  # noqa: F401

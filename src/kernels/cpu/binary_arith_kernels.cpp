@@ -1,7 +1,8 @@
 // CPU kernels of the arithmetic binary ops (add, sub, mul, div, floor_divide, remainder, pow, ...).
+#include "kernels/cpu/isa_region.h"
 #include "kernels/cpu/op_list_kernels.h"
 
-namespace tandem::cpu {
+TANDEM_CPU_KERNELS_BEGIN
 namespace {
 constexpr bool in_this_file(BinaryRule r) {
   return r == BinaryRule::Arith || r == BinaryRule::ArithNoBool || r == BinaryRule::TrueDiv ||
@@ -16,4 +17,4 @@ void register_binary_arith_kernels(KernelTable& table) {
 #undef TANDEM_BINARY_OP
 }
 
-}  // namespace tandem::cpu
+TANDEM_CPU_KERNELS_END

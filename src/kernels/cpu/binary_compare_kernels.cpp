@@ -1,7 +1,8 @@
 // CPU kernels of the comparison, logical and bitwise binary ops.
+#include "kernels/cpu/isa_region.h"
 #include "kernels/cpu/op_list_kernels.h"
 
-namespace tandem::cpu {
+TANDEM_CPU_KERNELS_BEGIN
 namespace {
 constexpr bool in_this_file(BinaryRule r) {
   return r == BinaryRule::Compare || r == BinaryRule::Logical || r == BinaryRule::Bitwise;
@@ -15,4 +16,4 @@ void register_binary_compare_kernels(KernelTable& table) {
 #undef TANDEM_BINARY_OP
 }
 
-}  // namespace tandem::cpu
+TANDEM_CPU_KERNELS_END

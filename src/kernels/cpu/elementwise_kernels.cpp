@@ -1,12 +1,13 @@
 // CPU kernels of copy/cast, where and clamp, and the registration of every elementwise slot (the op list's
 // unary and binary ops are instantiated in their own files, see op_list_kernels.h).
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/isa_region.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/op_list_kernels.h"
 #include "kernels/functors.h"
 #include "kernels/kernel_table.h"
 
-namespace tandem::cpu {
+TANDEM_CPU_KERNELS_BEGIN
 namespace {
 
 void copy_kernel(TensorIterator& iter) {
@@ -78,4 +79,4 @@ void register_elementwise_kernels(KernelTable& table) {
   table.clamp = &clamp_kernel;
 }
 
-}  // namespace tandem::cpu
+TANDEM_CPU_KERNELS_END

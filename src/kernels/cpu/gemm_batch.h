@@ -2,9 +2,10 @@
 #pragma once
 #include <cstdint>
 
+#include "kernels/cpu/isa_region.h"
 #include "kernels/linalg_kernels.h"
 
-namespace tandem::cpu {
+TANDEM_CPU_KERNELS_BEGIN
 
 template <typename T, typename Fn>
 void for_each_batch(const GemmArgs& g, const Fn& fn) {
@@ -32,4 +33,4 @@ void for_each_batch(const GemmArgs& g, const Fn& fn) {
 void gemm_blas(const GemmArgs& g);
 void gemm_loop(const GemmArgs& g);
 
-}  // namespace tandem::cpu
+TANDEM_CPU_KERNELS_END

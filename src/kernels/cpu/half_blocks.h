@@ -5,8 +5,9 @@
 #include <cstdint>
 
 #include "core/half.h"
+#include "kernels/cpu/isa_region.h"
 
-namespace tandem::cpu {
+TANDEM_CPU_KERNELS_BEGIN
 
 // Elements per block: the float copies of a block stay in L1.
 constexpr int64_t kHalfBlock = 256;
@@ -16,4 +17,4 @@ void widen_halves(const Half* in, float* out, int64_t n);
 // out[i] = Half(in[i]) for i < n, rounding to nearest even. A NaN stays a NaN (its payload may differ).
 void narrow_to_halves(const float* in, Half* out, int64_t n);
 
-}  // namespace tandem::cpu
+TANDEM_CPU_KERNELS_END

@@ -5,11 +5,12 @@
 
 #include "core/parallel.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/isa_region.h"
 #include "kernels/cpu/simd.h"
 #include "kernels/functors.h"
 #include "kernels/kernel_table.h"
 
-namespace tandem::cpu {
+TANDEM_CPU_KERNELS_BEGIN
 
 namespace {
 
@@ -170,10 +171,9 @@ void put(const IndexPlan& plan, bool accumulate) {
   dispatch_dtype(plan.dtype, [&](auto tag) { accumulate_elements<typename decltype(tag)::type>(plan); });
 }
 
-// Bounds checks run over every index, so this loop matters: AVX2 has the 64-bit compares it vectorises with
-// (picked at run time by cpu_has_avx2(); other CPUs get the portable build). Not target_clones: its ifunc
-// resolver runs while the program is loaded, before a sanitizer's runtime is ready, and crashes TSan builds.
-TANDEM_INLINE void min_max_loop(const int64_t* p, int64_t n, int64_t* lo, int64_t* hi) {
+// Bounds checks run over every index, so this loop matters: it vectorises where the capability has 64-bit
+// compares (AVX2 and up).
+void min_max_values(const int64_t* p, int64_t n, int64_t* lo, int64_t* hi) {
   int64_t mn = p[0], mx = p[0];
   for (int64_t i = 1; i < n; ++i) {
     mn = p[i] < mn ? p[i] : mn;
@@ -181,12 +181,6 @@ TANDEM_INLINE void min_max_loop(const int64_t* p, int64_t n, int64_t* lo, int64_
   }
   *lo = mn;
   *hi = mx;
-}
-TANDEM_TARGET_AVX2 void min_max_loop_avx2(const int64_t* p, int64_t n, int64_t* lo, int64_t* hi) {
-  min_max_loop(p, n, lo, hi);
-}
-void min_max_values(const int64_t* p, int64_t n, int64_t* lo, int64_t* hi) {
-  cpu_has_avx2() ? min_max_loop_avx2(p, n, lo, hi) : min_max_loop(p, n, lo, hi);
 }
 
 void min_max(const Tensor& index, int64_t* lo, int64_t* hi) {
@@ -238,4 +232,4 @@ void register_index_kernels(KernelTable& table) {
   table.index.nonzero = &nonzero;
 }
 
-}  // namespace tandem::cpu
+TANDEM_CPU_KERNELS_END

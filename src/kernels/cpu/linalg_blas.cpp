@@ -11,8 +11,9 @@
 #include "core/long_work.h"
 #include "core/parallel.h"
 #include "kernels/cpu/gemm_batch.h"
+#include "kernels/cpu/isa_region.h"
 
-namespace tandem::cpu {
+TANDEM_CPU_KERNELS_BEGIN
 
 namespace {
 
@@ -155,4 +156,4 @@ void gemm_blas(const GemmArgs& g) {
   }
 }
 
-}  // namespace tandem::cpu
+TANDEM_CPU_KERNELS_END

@@ -2,10 +2,11 @@
 // other dtypes to a loop.
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/gemm_batch.h"
+#include "kernels/cpu/isa_region.h"
 #include "kernels/gemm_math.h"
 #include "kernels/kernel_table.h"
 
-namespace tandem::cpu {
+TANDEM_CPU_KERNELS_BEGIN
 
 namespace {
 
@@ -37,4 +38,4 @@ void gemm(const GemmArgs& g) {
 
 void register_linalg_kernels(KernelTable& table) { table.linalg.gemm = &gemm; }
 
-}  // namespace tandem::cpu
+TANDEM_CPU_KERNELS_END

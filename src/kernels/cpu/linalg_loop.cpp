@@ -5,9 +5,10 @@
 
 #include "core/parallel.h"
 #include "kernels/cpu/gemm_batch.h"
+#include "kernels/cpu/isa_region.h"
 #include "kernels/gemm_math.h"
 
-namespace tandem::cpu {
+TANDEM_CPU_KERNELS_BEGIN
 
 namespace {
 
@@ -58,4 +59,4 @@ void gemm_loop(const GemmArgs& g) {
   });
 }
 
-}  // namespace tandem::cpu
+TANDEM_CPU_KERNELS_END

@@ -6,10 +6,12 @@
 
 #include "core/dtype.h"
 #include "kernels/cpu/half_blocks.h"
+#include "kernels/cpu/isa_region.h"
 #include "kernels/functors.h"
 #include "kernels/tensor_iterator.h"
+#include "kernels/vector_libm.h"
 
-namespace tandem::cpu {
+TANDEM_CPU_KERNELS_BEGIN
 
 template <typename T>
 TANDEM_INLINE opmath_t<T> load(const char* p) {
@@ -118,4 +120,4 @@ void binary_loop(TensorIterator& iter, const F& f) {
   });
 }
 
-}  // namespace tandem::cpu
+TANDEM_CPU_KERNELS_END

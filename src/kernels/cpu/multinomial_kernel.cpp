@@ -6,11 +6,12 @@
 
 #include "core/parallel.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/isa_region.h"
 #include "kernels/cpu/philox_loop.h"
 #include "kernels/kernel_table.h"
 #include "kernels/random_functors.h"
 
-namespace tandem::cpu {
+TANDEM_CPU_KERNELS_BEGIN
 
 namespace {
 
@@ -73,4 +74,4 @@ MultinomialStatus multinomial_kernel(const Tensor& out, const Tensor& probs, boo
 
 void register_multinomial_kernel(KernelTable& table) { table.random.multinomial = multinomial_kernel; }
 
-}  // namespace tandem::cpu
+TANDEM_CPU_KERNELS_END

@@ -5,11 +5,12 @@
 
 #include "core/parallel.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/isa_region.h"
 #include "kernels/cpu/optim_kernels.h"
 #include "kernels/kernel_table.h"
 #include "kernels/pool_windows.h"
 
-namespace tandem::cpu {
+TANDEM_CPU_KERNELS_BEGIN
 
 namespace {
 
@@ -215,4 +216,4 @@ void register_nn_kernels(KernelTable& table) {
   register_optim_kernels(table);
 }
 
-}  // namespace tandem::cpu
+TANDEM_CPU_KERNELS_END

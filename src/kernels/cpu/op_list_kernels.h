@@ -2,13 +2,14 @@
 // list in one file took ten minutes to compile): a file passes a constexpr predicate on the rule and
 // registers only the entries it selects, as the CUDA side does (kernels/cuda/op_list_kernels.cuh).
 #pragma once
+#include "kernels/cpu/isa_region.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/functors.h"
 #include "kernels/kernel_table.h"
 #include "kernels/op_accepts.h"
 #include "kernels/op_rules.h"
 
-namespace tandem::cpu {
+TANDEM_CPU_KERNELS_BEGIN
 
 template <typename F, UnaryRule R>
 void unary_kernel(TensorIterator& iter) {
@@ -52,4 +53,4 @@ void register_unary_exact_kernels(KernelTable& table);
 void register_binary_arith_kernels(KernelTable& table);
 void register_binary_compare_kernels(KernelTable& table);
 
-}  // namespace tandem::cpu
+TANDEM_CPU_KERNELS_END

@@ -3,11 +3,12 @@
 #include <type_traits>
 
 #include "core/parallel.h"
+#include "kernels/cpu/isa_region.h"
 #include "kernels/cpu/optim_kernels.h"
 #include "kernels/kernel_table.h"
 #include "kernels/optim_functors.h"
 
-namespace tandem::cpu {
+TANDEM_CPU_KERNELS_BEGIN
 
 namespace {
 
@@ -105,4 +106,4 @@ void register_optim_kernels(KernelTable& table) {
   table.nn.adam_step = &adam_step;
 }
 
-}  // namespace tandem::cpu
+TANDEM_CPU_KERNELS_END

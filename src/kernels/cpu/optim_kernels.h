@@ -1,9 +1,11 @@
 // The fused optimizer-update kernels, registered together with the rest of the nn family.
 #pragma once
+#include "kernels/cpu/isa_region.h"
 
 namespace tandem {
 struct KernelTable;
-namespace cpu {
+}
+
+TANDEM_CPU_KERNELS_BEGIN
 void register_optim_kernels(KernelTable& table);
-}  // namespace cpu
-}  // namespace tandem
+TANDEM_CPU_KERNELS_END

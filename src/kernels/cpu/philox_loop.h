@@ -6,8 +6,9 @@
 
 #include "core/parallel.h"
 #include "core/philox.h"
+#include "kernels/cpu/isa_region.h"
 
-namespace tandem::cpu {
+TANDEM_CPU_KERNELS_BEGIN
 
 constexpr int64_t kGrainBlocks = 4096;
 
@@ -27,4 +28,4 @@ void draw(PhiloxState state, int64_t n, const Dist& dist, const Store& store) {
   });
 }
 
-}  // namespace tandem::cpu
+TANDEM_CPU_KERNELS_END

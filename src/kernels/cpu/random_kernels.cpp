@@ -5,12 +5,13 @@
 
 #include "core/parallel.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/isa_region.h"
 #include "kernels/cpu/philox_loop.h"
 #include "kernels/functors.h"
 #include "kernels/kernel_table.h"
 #include "kernels/random_functors.h"
 
-namespace tandem::cpu {
+TANDEM_CPU_KERNELS_BEGIN
 
 void register_range_kernels(KernelTable& table);       // range_kernels.cpp: arange/linspace
 void register_multinomial_kernel(KernelTable& table);  // multinomial_kernel.cpp
@@ -121,4 +122,4 @@ void register_random_kernels(KernelTable& table) {
   register_multinomial_kernel(table);
 }
 
-}  // namespace tandem::cpu
+TANDEM_CPU_KERNELS_END

@@ -4,10 +4,11 @@
 
 #include "core/parallel.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/isa_region.h"
 #include "kernels/functors.h"
 #include "kernels/kernel_table.h"
 
-namespace tandem::cpu {
+TANDEM_CPU_KERNELS_BEGIN
 
 namespace {
 
@@ -64,4 +65,4 @@ void register_range_kernels(KernelTable& table) {
   table.random.linspace = linspace_kernel;
 }
 
-}  // namespace tandem::cpu
+TANDEM_CPU_KERNELS_END

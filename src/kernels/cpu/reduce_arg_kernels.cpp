@@ -4,10 +4,11 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/cpu/isa_region.h"
 #include "kernels/cpu/reduce_fold.h"
 #include "kernels/cpu/simd.h"
 
-namespace tandem::cpu {
+TANDEM_CPU_KERNELS_BEGIN
 
 namespace {
 
@@ -209,20 +210,11 @@ TANDEM_INLINE std::pair<T, int64_t> arg_vectors(const T* in, int64_t n) {
     return best;
   }
 }
-template <typename T, bool IsMax>
-TANDEM_TARGET_AVX2 std::pair<T, int64_t> arg_vectors_avx2(const T* in, int64_t n) {
-  return arg_vectors<32, T, IsMax>(in, n);
-}
 
 template <typename T, bool IsMax>
 std::pair<opmath_t<T>, int64_t> arg_contig(const T* in, int64_t n) {
   if constexpr (kSimdType<T>) {
-#if defined(__AVX512F__)
-    // Built for a CPU with AVX-512 (TANDEM_CPU_ARCH=native on such a machine): use the full width.
-    return arg_vectors<64, T, IsMax>(in, n);
-#else
-    return cpu_has_avx2() ? arg_vectors_avx2<T, IsMax>(in, n) : arg_vectors<16, T, IsMax>(in, n);
-#endif
+    return arg_vectors<kVectorBytes, T, IsMax>(in, n);
   } else {
     return arg_strided<T, IsMax>(in, n, 1);
   }
@@ -315,4 +307,4 @@ void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const 
   });
 }
 
-}  // namespace tandem::cpu
+TANDEM_CPU_KERNELS_END

@@ -7,12 +7,13 @@
 
 #include "core/dtype.h"
 #include "kernels/cpu/half_blocks.h"
+#include "kernels/cpu/isa_region.h"
 #include "kernels/cpu/reduce_engine.h"
 #include "kernels/cpu/simd.h"
 #include "kernels/functors.h"
 #include "kernels/reduce_kernels.h"
 
-namespace tandem::cpu {
+TANDEM_CPU_KERNELS_BEGIN
 
 // Sum/Mean/Prod accumulate 16-bit floats in float and integers in 64 bits, as PyTorch does. The integer
 // accumulator is unsigned so that overflow wraps (PyTorch's two's-complement result) instead of being
@@ -129,10 +130,6 @@ TANDEM_INLINE T fold_vectors(const P& p, const T* in, int64_t n) {
   for (; i < n; ++i) r = p.combine(r, in[i]);
   return r;
 }
-template <typename T, typename P>
-TANDEM_TARGET_AVX2 T fold_vectors_avx2(const P& p, const T* in, int64_t n) {
-  return fold_vectors<32, T>(p, in, n);
-}
 
 // A contiguous float16 strip folded by a float-accumulating policy: widened a block at a time (see
 // half_blocks.h) and folded with the float vector loops.
@@ -144,8 +141,7 @@ typename P::acc_t fold_widened_halves(const P& p, const Half* in, int64_t n) {
   for (int64_t i = 0; i < n; i += kBlock) {
     const int64_t len = std::min(kBlock, n - i);
     widen_halves(in + i, buf, len);
-    r = p.combine(
-        r, cpu_has_avx2() ? fold_vectors_avx2<float>(p, buf, len) : fold_vectors<16, float>(p, buf, len));
+    r = p.combine(r, fold_vectors<kVectorBytes, float>(p, buf, len));
   }
   return r;
 }
@@ -171,10 +167,6 @@ TANDEM_INLINE bool fold_truth_vectors(const T* in, int64_t n) {
   for (; i < n; ++i) found |= IsAll ? in[i] == T(0) : in[i] != T(0);
   return IsAll ? !found : found;
 }
-template <typename T, bool IsAll>
-TANDEM_TARGET_AVX2 bool fold_truth_vectors_avx2(const T* in, int64_t n) {
-  return fold_truth_vectors<32, T, IsAll>(in, n);
-}
 
 // Folds one strip. Above kBlock elements, halves combine pairwise (O(log n) float error); below it,
 // contiguous strips of vectorisable types use the vector loops and the rest (16-bit floats, integer sums
@@ -189,11 +181,10 @@ typename P::acc_t fold_strip(const P& p, const T* in, int64_t n, int64_t stride)
                      fold_strip<T, P, Contig>(p, in + half * stride, n - half, stride));
   }
   if constexpr (Contig && requires { P::kIsAll; } && kSimdType<T>) {
-    return cpu_has_avx2() ? fold_truth_vectors_avx2<T, P::kIsAll>(in, n)
-                          : fold_truth_vectors<16, T, P::kIsAll>(in, n);
+    return fold_truth_vectors<kVectorBytes, T, P::kIsAll>(in, n);
   }
   if constexpr (Contig && P::kSimd && kSimdType<T> && std::is_same_v<acc_t, T>) {
-    return cpu_has_avx2() ? fold_vectors_avx2<T>(p, in, n) : fold_vectors<16, T>(p, in, n);
+    return fold_vectors<kVectorBytes, T>(p, in, n);
   }
   if constexpr (Contig && P::kSimd && std::is_same_v<T, Half> && std::is_same_v<acc_t, float>) {
     return fold_widened_halves(p, in, n);
@@ -337,9 +328,9 @@ void run_fold(const P& p, const Tensor& out, const Tensor& in, int64_t n_reduced
   });
 }
 
-}  // namespace tandem::cpu
+TANDEM_CPU_KERNELS_END
 
-namespace tandem::cpu {
+TANDEM_CPU_KERNELS_BEGIN
 // One translation unit per op group keeps compile units small.
 void fold_sum_prod(ReduceOp op, const Tensor& out, const Tensor& in, int64_t n_reduced);
 void fold_max_min(ReduceOp op, const Tensor& out, const Tensor& in, int64_t n_reduced);
@@ -349,4 +340,4 @@ void cumsum(const Tensor& out, const Tensor& in);
 void softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log_space);
 void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k, bool descending,
           bool stable);
-}  // namespace tandem::cpu
+TANDEM_CPU_KERNELS_END

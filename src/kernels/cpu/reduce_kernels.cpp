@@ -1,9 +1,10 @@
 // CPU kernels of the reduce family: the sum/mean/prod folds here, the rest in reduce_*_kernels.cpp.
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/isa_region.h"
 #include "kernels/cpu/reduce_fold.h"
 #include "kernels/kernel_table.h"
 
-namespace tandem::cpu {
+TANDEM_CPU_KERNELS_BEGIN
 
 void fold_sum_prod(ReduceOp op, const Tensor& out, const Tensor& in, int64_t n_reduced) {
   dispatch_dtype(in.dtype(), [&](auto tag) {
@@ -50,4 +51,4 @@ void register_reduce_kernels(KernelTable& table) {
   table.reduce.softmax = &softmax;
 }
 
-}  // namespace tandem::cpu
+TANDEM_CPU_KERNELS_END

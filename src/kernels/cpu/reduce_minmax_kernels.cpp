@@ -1,7 +1,8 @@
 // CPU folds for max/min (NaN-propagating) and all/any.
+#include "kernels/cpu/isa_region.h"
 #include "kernels/cpu/reduce_fold.h"
 
-namespace tandem::cpu {
+TANDEM_CPU_KERNELS_BEGIN
 
 void fold_max_min(ReduceOp op, const Tensor& out, const Tensor& in, int64_t n_reduced) {
   dispatch_dtype(in.dtype(), [&](auto tag) {
@@ -23,4 +24,4 @@ void fold_all_any(ReduceOp op, const Tensor& out, const Tensor& in, int64_t n_re
   });
 }
 
-}  // namespace tandem::cpu
+TANDEM_CPU_KERNELS_END

@@ -3,9 +3,10 @@
 #include <numeric>
 #include <vector>
 
+#include "kernels/cpu/isa_region.h"
 #include "kernels/cpu/reduce_fold.h"
 
-namespace tandem::cpu {
+TANDEM_CPU_KERNELS_BEGIN
 
 namespace {
 
@@ -90,4 +91,4 @@ void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t
   });
 }
 
-}  // namespace tandem::cpu
+TANDEM_CPU_KERNELS_END

@@ -7,10 +7,11 @@
 #include <vector>
 
 #include "kernels/cpu/half_blocks.h"
+#include "kernels/cpu/isa_region.h"
 #include "kernels/cpu/reduce_fold.h"
 #include "kernels/cpu/simd.h"
 
-namespace tandem::cpu {
+TANDEM_CPU_KERNELS_BEGIN
 
 namespace {
 
@@ -181,4 +182,4 @@ void softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log_space) {
   });
 }
 
-}  // namespace tandem::cpu
+TANDEM_CPU_KERNELS_END

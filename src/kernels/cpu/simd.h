@@ -2,9 +2,8 @@
 // scalar (without -ffast-math it may not reorder float folds). Arithmetic, comparisons (lane masks) and
 // `mask ? a : b` work on these types as on scalars, so one templated expression serves both.
 //
-// Hot loops are written once over a vector width B and instantiated twice: B = 16 (SSE2, every x86-64 and
-// any other CPU) and B = 32 inside a function compiled for AVX2, chosen at run time by cpu_has_avx2().
-// The loop bodies are always_inline and call nothing out of line, so no AVX2 code leaks into shared code.
+// Hot loops are written once over a vector width B and instantiated with kVectorBytes, the width of the
+// capability this file is compiled for (kernels/cpu/isa_region.h).
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -12,12 +11,7 @@
 #include <utility>
 
 #include "core/macros.h"
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define TANDEM_TARGET_AVX2 __attribute__((target("avx2,fma")))
-#else
-#define TANDEM_TARGET_AVX2
-#endif
+#include "kernels/cpu/isa_region.h"
 
 // Lambdas inside the hot loops: inlined like TANDEM_INLINE functions, so they take the caller's target.
 #define TANDEM_LAMBDA_INLINE __attribute__((always_inline))
@@ -25,10 +19,12 @@
 // 32-byte vectors passed by value would change the ABI without AVX; they never cross a call here.
 #pragma GCC diagnostic ignored "-Wpsabi"
 
-namespace tandem::cpu {
+TANDEM_CPU_KERNELS_BEGIN
 
-// True when the CPU runs AVX2 code (checked once).
-bool cpu_has_avx2();
+// Bytes per vector register of this build's capability: SSE2/NEON 16, AVX2 32, AVX-512 64.
+constexpr int kVectorBytes = TANDEM_CPU_CAPABILITY_LEVEL == 2   ? 64
+                             : TANDEM_CPU_CAPABILITY_LEVEL == 1 ? 32
+                                                                : 16;
 
 template <typename T, int B>
 struct VecOf {
@@ -84,4 +80,4 @@ TANDEM_INLINE int64_t first_lane(M m) {
   return k * (8 / LaneBytes) + __builtin_ctzll(w[k]) / (8 * LaneBytes);
 }
 
-}  // namespace tandem::cpu
+TANDEM_CPU_KERNELS_END

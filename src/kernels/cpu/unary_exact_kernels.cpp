@@ -1,7 +1,8 @@
 // CPU kernels of the other unary ops (neg, abs, floor, the predicates, bitwise_not).
+#include "kernels/cpu/isa_region.h"
 #include "kernels/cpu/op_list_kernels.h"
 
-namespace tandem::cpu {
+TANDEM_CPU_KERNELS_BEGIN
 namespace {
 constexpr bool in_this_file(UnaryRule r) { return r != UnaryRule::Float; }
 }  // namespace
@@ -13,4 +14,4 @@ void register_unary_exact_kernels(KernelTable& table) {
 #undef TANDEM_UNARY_OP
 }
 
-}  // namespace tandem::cpu
+TANDEM_CPU_KERNELS_END

@@ -1,8 +1,4 @@
-#include "kernels/cpu/reduce_engine.h"
-
-#include <cstdlib>
-
-#include "kernels/cpu/simd.h"
+#include "kernels/reduce_geometry.h"
 
 namespace tandem::cpu {
 
@@ -34,17 +30,4 @@ ReduceGeometry make_reduce_geometry(const Tensor& in, int64_t n_reduced) {
   return g;
 }
 
-}  // namespace tandem::cpu
-
-namespace tandem::cpu {
-bool cpu_has_avx2() {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  // TANDEM_DISABLE_AVX2=1 forces the SSE2 loops, so tests can check both variants on one machine.
-  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                          std::getenv("TANDEM_DISABLE_AVX2") == nullptr;
-  return has;
-#else
-  return false;
-#endif
-}
 }  // namespace tandem::cpu
