@@ -83,6 +83,23 @@ def streaming_cases(n):
         case("tanh(a) (16M f32)", "elementwise", lambda: tandem.tanh(a), lambda: torch.tanh(ta), lambda: np.tanh(na),
              two),
         case("numpy() (16M f32)", "overhead", lambda: big.numpy(), lambda: ta.numpy(), None),
+    ] + out_cases(a, b, ta, tb, na, nb, "16M f32", n * 4)
+
+
+def out_cases(a, b, ta, tb, na, nb, label, nbytes):
+    """The same ops into a preallocated out= tensor on every side: no allocator in the measurement (the
+    allocating rows above also compare tandem's cached allocator with PyTorch's fresh pages)."""
+    c, tc, nc = tandem.empty_like(a), torch.empty_like(ta), np.empty_like(na)
+    return [
+        case(f"add(out=) ({label})", "elementwise", lambda: tandem.add(a, b, out=c), lambda: torch.add(ta, tb, out=tc),
+             lambda: np.add(na, nb, out=nc), 3 * nbytes),
+        case(f"mul(out=) ({label})", "elementwise", lambda: tandem.mul(a, b, out=c), lambda: torch.mul(ta, tb, out=tc),
+             lambda: np.multiply(na, nb, out=nc), 3 * nbytes),
+        # torch.relu has no out=; clamp_min is the same pass.
+        case(f"relu(out=) ({label})", "elementwise", lambda: tandem.relu(a, out=c),
+             lambda: torch.clamp_min(ta, 0, out=tc), lambda: np.maximum(na, 0, out=nc), 2 * nbytes),
+        case(f"exp(out=) ({label})", "elementwise", lambda: tandem.exp(a, out=c), lambda: torch.exp(ta, out=tc),
+             lambda: np.exp(na, out=nc), 2 * nbytes),
     ]
 
 
@@ -92,12 +109,15 @@ def half_precision_cases(n):
     tx = torch.rand(n).half()
     nx = tx.numpy().copy()
     bx, tbx = tandem.rand(n).bfloat16(), torch.rand(n).bfloat16()
+    hx_out, htx_out, hnx_out = tandem.empty_like(x), torch.empty_like(tx), np.empty_like(nx)
     m, tm = tandem.rand(4096, 1000).half(), torch.rand(4096, 1000).half()
     nm = tm.numpy().copy()
     mbytes = 4096 * 1000 * 2
     return [
         case("c = a + a (16M f16)", "elementwise", lambda: x + x, lambda: tx + tx, lambda: nx + nx, 2 * n * 2),
         case("c = a + a (16M bf16)", "elementwise", lambda: bx + bx, lambda: tbx + tbx, None, 2 * n * 2),
+        case("add(out=) (16M f16)", "elementwise", lambda: tandem.add(x, x, out=hx_out),
+             lambda: torch.add(tx, tx, out=htx_out), lambda: np.add(nx, nx, out=hnx_out), 3 * n * 2),
         case("exp(a) (16M f16)", "elementwise", lambda: x.exp(), lambda: tx.exp(), lambda: np.exp(nx), 2 * n * 2),
         case("sum(dim=1) f16", "reduction", lambda: m.sum(dim=1), lambda: tm.sum(dim=1), lambda: nm.sum(axis=1),
              mbytes),

@@ -109,7 +109,7 @@ def cases(dtype):
             ot, ox = torch.empty_like(a), tandem.empty(SHAPE, dtype=tx)
             out.append((f"{name}(out=)", "binary", lambda ox=ox, f=getattr(tandem, name): f(b, b2, out=ox),
                         lambda ot=ot, f=getattr(torch, name): f(a, a2, out=ot), 3 * n))
-        for name in ("exp", "relu", "neg", "abs", "sqrt", "sigmoid", "tanh"):
+        for name in ("exp", "neg", "abs", "sqrt", "sigmoid", "tanh"):
             ot, ox = torch.empty_like(a), tandem.empty(SHAPE, dtype=tx)
             out.append((f"{name}(out=)", "unary", lambda ox=ox, f=getattr(tandem, name): f(b, out=ox),
                         lambda ot=ot, f=getattr(torch, name): f(a, out=ot), 2 * n))

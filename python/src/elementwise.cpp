@@ -12,8 +12,10 @@
 #include "autograd/formulas.h"
 #include "bindings.h"
 #include "core/error.h"
+#include "kernels/op_rules.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "ops/out_arg.h"
 
 namespace tandem::py {
 
@@ -26,6 +28,9 @@ struct BinaryFns {
   Tensor (*st)(const Scalar&, const Tensor&);
   Tensor (*tt_)(const Tensor&, const Tensor&);
   Tensor (*ts_)(const Tensor&, const Scalar&);
+  Tensor (*tt_out)(const Tensor&, const Tensor&, const Tensor&);
+  Tensor (*ts_out)(const Tensor&, const Scalar&, const Tensor&);
+  Tensor (*st_out)(const Scalar&, const Tensor&, const Tensor&);
 };
 
 nb::object not_implemented() { return nb::borrow(Py_NotImplemented); }
@@ -68,6 +73,46 @@ nb::object apply_inplace(const BinaryFns& f, const Tensor& self, nb::handle othe
   return wrap(f.ts_(self, s));
 }
 
+// The tensor passed as out= (ops/out_arg.h has PyTorch's rules), after PyTorch's warning when an out with
+// elements gets resized to `shape`.
+Tensor& out_argument(nb::handle out, const char* fn, IntArrayRef shape) {
+  TANDEM_CHECK(is_tensor(out), Type, fn, "(): argument 'out' must be Tensor, not ",
+               nb::inst_name(out).c_str());
+  Tensor& t = as_tensor_ref(out);
+  if (out_needs_resize_warning(t, shape)) {
+    std::string msg =
+        "An output with one or more elements was resized since it had shape " + t.shape_str() +
+        ", which does not match the required output shape " + shape_to_string(shape) +
+        ". This behavior is deprecated, and in a future PyTorch release outputs will not be resized "
+        "unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, "
+        "inplace, to zero elements with t.resize_(0).";
+    if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) < 0) throw nb::python_error();
+  }
+  return t;
+}
+
+// tandem.add(input, other, out=t): the result written into t, which is returned (the same object).
+nb::object apply_out(const BinaryFns& f, nb::handle a, nb::handle b, nb::handle out) {
+  if (is_tensor(a)) {
+    const Tensor& ta = as_tensor_ref(a);
+    Tensor tb = is_tensor(b) ? as_tensor_ref(b) : array_operand(b);
+    if (tb.defined()) {
+      f.tt_out(ta, tb, out_argument(out, f.name, broadcast_shapes(ta.sizes(), tb.sizes())));
+      return nb::borrow(out);
+    }
+    Scalar s;
+    TANDEM_CHECK(to_scalar(b, s), Type, f.name, "(): argument 'other' must be Tensor or Number, not ",
+                 nb::inst_name(b).c_str());
+    f.ts_out(ta, s, out_argument(out, f.name, ta.sizes()));
+    return nb::borrow(out);
+  }
+  Scalar s;
+  TANDEM_CHECK(is_tensor(b) && to_scalar(a, s), Type, f.name, "(): argument 'input' must be Tensor, not ",
+               nb::inst_name(a).c_str());
+  f.st_out(s, as_tensor_ref(b), out_argument(out, f.name, as_tensor_ref(b).sizes()));
+  return nb::borrow(out);
+}
+
 // tandem.add(input, other): like the operator, but a TypeError instead of NotImplemented.
 nb::object apply_function(const BinaryFns& f, nb::handle a, nb::handle b) {
   if (is_tensor(a)) {
@@ -82,28 +127,46 @@ nb::object apply_function(const BinaryFns& f, nb::handle a, nb::handle b) {
   return wrap(f.st(s, as_tensor_ref(b)));
 }
 
-#define TANDEM_BINARY_OP(name, functor, rule, ...)                                                    \
-  const BinaryFns name##_fns{#name,                                                                   \
-                             static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&tandem::name),    \
-                             static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&tandem::name),    \
-                             static_cast<Tensor (*)(const Scalar&, const Tensor&)>(&tandem::name),    \
-                             static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&tandem::name##_), \
-                             static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&tandem::name##_)};
+#define TANDEM_BINARY_OP(name, functor, rule, ...)                                               \
+  const BinaryFns name##_fns{                                                                    \
+      #name,                                                                                     \
+      static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&tandem::name),                      \
+      static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&tandem::name),                      \
+      static_cast<Tensor (*)(const Scalar&, const Tensor&)>(&tandem::name),                      \
+      static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&tandem::name##_),                   \
+      static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&tandem::name##_),                   \
+      static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&tandem::name##_out), \
+      static_cast<Tensor (*)(const Tensor&, const Scalar&, const Tensor&)>(&tandem::name##_out), \
+      static_cast<Tensor (*)(const Scalar&, const Tensor&, const Tensor&)>(&tandem::name##_out)};
 #include "kernels/op_list.def"
 #undef TANDEM_BINARY_OP
 
-// a + alpha * b, PyTorch's add/sub signature.
-nb::object with_alpha(const BinaryFns& f, nb::handle a, nb::handle b, nb::handle alpha) {
-  if (alpha.is_none()) return apply_function(f, a, b);
+// a + alpha * b, PyTorch's add/sub signature, with or without out=.
+nb::object with_alpha(const BinaryFns& f, nb::handle a, nb::handle b, nb::handle alpha, nb::handle out) {
+  if (alpha.is_none()) return out.is_none() ? apply_function(f, a, b) : apply_out(f, a, b, out);
   Scalar s;
   TANDEM_CHECK(to_scalar(alpha, s), Type, f.name, "(): argument 'alpha' must be Number, not ",
                nb::inst_name(alpha).c_str());
   Tensor& ta = expect_tensor(a, f.name, "input");
-  if (is_tensor(b)) return wrap(f.tt(ta, tandem::mul(as_tensor_ref(b), s)));
-  Scalar sb;
-  TANDEM_CHECK(to_scalar(b, sb), Type, f.name, "(): argument 'other' must be Tensor or Number, not ",
-               nb::inst_name(b).c_str());
-  return wrap(f.tt(ta, tandem::mul(full(DimVector{}, sb, sb.natural_dtype()), s)));
+  Tensor scaled;
+  if (is_tensor(b)) {
+    scaled = tandem::mul(as_tensor_ref(b), s);
+  } else {
+    Scalar sb;
+    TANDEM_CHECK(to_scalar(b, sb), Type, f.name, "(): argument 'other' must be Tensor or Number, not ",
+                 nb::inst_name(b).c_str());
+    scaled = tandem::mul(full(DimVector{}, sb, sb.natural_dtype()), s);
+  }
+  if (out.is_none()) return wrap(f.tt(ta, scaled));
+  return apply_out(f, a, nb::cast(scaled), out);
+}
+
+// tandem.exp(input, out=t) for the op list's unary ops.
+template <Tensor (*Fn)(const Tensor&), Tensor (*FnOut)(const Tensor&, const Tensor&)>
+nb::object unary_function(const Tensor& x, nb::handle out, const char* name) {
+  if (out.is_none()) return wrap(Fn(x));
+  FnOut(x, out_argument(out, name, x.sizes()));
+  return nb::borrow(out);
 }
 
 }  // namespace
@@ -112,25 +175,37 @@ void init_elementwise(nb::module_& m) {
   auto cls = nb::type<Tensor>();
   nb::class_<Tensor>& tensor = static_cast<nb::class_<Tensor>&>(cls);
 
-#define TANDEM_UNARY_OP(name, functor, rule, ...)                                \
-  m.def(                                                                         \
-      #name, [](const Tensor& x) { return tandem::name(x); }, nb::arg("input")); \
-  tensor.def(#name, [](const Tensor& x) { return tandem::name(x); });            \
+  // Functions take out= as PyTorch's do (its predicates isnan, isinf, isfinite have none).
+#define TANDEM_UNARY_OP(name, functor, rule, ...)                                   \
+  if constexpr (UnaryRule::rule == UnaryRule::Predicate)                            \
+    m.def(                                                                          \
+        #name, [](const Tensor& x) { return tandem::name(x); }, nb::arg("input"));  \
+  else                                                                              \
+    m.def(                                                                          \
+        #name,                                                                      \
+        [](const Tensor& x, nb::handle out) {                                       \
+          return unary_function<&tandem::name, &tandem::name##_out>(x, out, #name); \
+        },                                                                          \
+        nb::arg("input"), nb::kw_only(), nb::arg("out") = nb::none());              \
+  tensor.def(#name, [](const Tensor& x) { return tandem::name(x); });               \
   tensor.def(#name "_", returning_self([](const Tensor& x) { return tandem::name##_(x); }));
 #include "kernels/op_list.def"
 #undef TANDEM_UNARY_OP
 
-#define TANDEM_BINARY_OP(name, functor, rule, ...)                                                          \
-  m.def(                                                                                                    \
-      #name, [](nb::handle a, nb::handle b) { return apply_function(name##_fns, a, b); }, nb::arg("input"), \
-      nb::arg("other"));                                                                                    \
-  tensor.def(#name,                                                                                         \
-             [](const Tensor& a, nb::handle b) { return apply_function(name##_fns, nb::cast(a), b); });     \
-  tensor.def(#name "_", returning_self([](const Tensor& a, nb::handle b) {                                  \
-               nb::object r = apply_inplace(name##_fns, a, b);                                              \
-               TANDEM_CHECK(!r.is(Py_NotImplemented), Type,                                                 \
-                            #name "_(): argument 'other' must be Tensor or Number, not ",                   \
-                            nb::inst_name(b).c_str());                                                      \
+#define TANDEM_BINARY_OP(name, functor, rule, ...)                                                      \
+  m.def(                                                                                                \
+      #name,                                                                                            \
+      [](nb::handle a, nb::handle b, nb::handle out) {                                                  \
+        return out.is_none() ? apply_function(name##_fns, a, b) : apply_out(name##_fns, a, b, out);     \
+      },                                                                                                \
+      nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out") = nb::none());                  \
+  tensor.def(#name,                                                                                     \
+             [](const Tensor& a, nb::handle b) { return apply_function(name##_fns, nb::cast(a), b); }); \
+  tensor.def(#name "_", returning_self([](const Tensor& a, nb::handle b) {                              \
+               nb::object r = apply_inplace(name##_fns, a, b);                                          \
+               TANDEM_CHECK(!r.is(Py_NotImplemented), Type,                                             \
+                            #name "_(): argument 'other' must be Tensor or Number, not ",               \
+                            nb::inst_name(b).c_str());                                                  \
              }));
 #include "kernels/op_list.def"
 #undef TANDEM_BINARY_OP
@@ -162,11 +237,19 @@ void init_elementwise(nb::module_& m) {
 
   // add/sub take alpha, as in PyTorch.
   m.def(
-      "add", [](nb::handle a, nb::handle b, nb::handle alpha) { return with_alpha(add_fns, a, b, alpha); },
-      nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha") = nb::none());
+      "add",
+      [](nb::handle a, nb::handle b, nb::handle alpha, nb::handle out) {
+        return with_alpha(add_fns, a, b, alpha, out);
+      },
+      nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha") = nb::none(),
+      nb::arg("out") = nb::none());
   m.def(
-      "sub", [](nb::handle a, nb::handle b, nb::handle alpha) { return with_alpha(sub_fns, a, b, alpha); },
-      nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha") = nb::none());
+      "sub",
+      [](nb::handle a, nb::handle b, nb::handle alpha, nb::handle out) {
+        return with_alpha(sub_fns, a, b, alpha, out);
+      },
+      nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha") = nb::none(),
+      nb::arg("out") = nb::none());
 
   // Operators. Each returns NotImplemented for operands it does not understand.
 #define TANDEM_OPERATOR(py, fns)                                                                   \

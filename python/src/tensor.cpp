@@ -169,7 +169,8 @@ void init_tensor(nb::module_& m) {
       .def_prop_ro("nbytes", &Tensor::nbytes)
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
       .def("is_floating_point", [](const Tensor& t) { return is_floating(t.dtype()); })
-      .def("_version", [](const Tensor& t) { return t.version(); })
+      // A property, as PyTorch's (code compares x._version before and after an in-place op).
+      .def_prop_ro("_version", [](const Tensor& t) { return t.version(); })
       .def("_is_view_of",
            [](const Tensor& a, const Tensor& b) { return a.storage().get() == b.storage().get(); })
       .def(

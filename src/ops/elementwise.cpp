@@ -12,6 +12,7 @@
 #include "kernels/op_rules.h"
 #include "kernels/tensor_iterator.h"
 #include "ops/copy.h"
+#include "ops/out_arg.h"
 #include "ops/reduce.h"
 #include "ops/type_promotion.h"
 
@@ -133,6 +134,19 @@ Tensor unary_op_(UnaryOp op, UnaryRule rule, const Tensor& x) {
   return x;
 }
 
+Tensor unary_out(UnaryOp op, UnaryRule rule, const Tensor& x, const Tensor& out) {
+  DType compute = unary_compute_dtype(op, rule, x.dtype());
+  DType result = rule_outputs_bool(rule) ? DType::Bool : compute;
+  check_out(unary_op_name(op), out, result, x.device(), {&x});
+  resize_out(out, x.sizes());
+  if (out.dtype() == result)
+    run_unary(op, out, to_dtype(x, compute));
+  else
+    copy_(out, unary_op(op, rule, x));
+  out.bump_version();
+  return out;
+}
+
 // ---- binary ----
 struct Operand {
   const Tensor* tensor;  // null: scalar
@@ -236,34 +250,61 @@ void run_binary(BinaryOp op, DType compute, const Tensor& out, const Operand& a,
   binary_kernel(op, out.device())(iter);
 }
 
+// The result's compute dtype, shape and device, after the checks every form of the op makes.
+struct BinaryPlan {
+  DType compute;
+  DimVector shape;
+  Device device;
+};
+BinaryPlan plan_binary(BinaryOp op, BinaryRule rule, const Operand& a, const Operand& b) {
+  ResultTypeState state;
+  BinaryPlan plan;
+  if (a.tensor && b.tensor) {
+    check_same_device(binary_op_name(op), *a.tensor, *b.tensor);
+    state.add(*a.tensor);
+    state.add(*b.tensor);
+    plan.shape = broadcast_shapes(a.tensor->sizes(), b.tensor->sizes());
+    plan.device =
+        a.tensor->dim() == 0 && a.tensor->device().is_cpu() ? b.tensor->device() : a.tensor->device();
+  } else {
+    const Tensor& t = a.tensor ? *a.tensor : *b.tensor;
+    state.add(t);
+    state.add(a.tensor ? b.scalar : a.scalar);
+    plan.shape = t.sizes();
+    plan.device = t.device();
+  }
+  check_operands(op, rule, a, b);
+  plan.compute = binary_compute_dtype(op, rule, state.result());
+  // An empty result divides nothing: PyTorch raises only when a zero divisor is used.
+  if (rule == BinaryRule::IntDiv && compute_numel(plan.shape) > 0) check_int_divisor(op, plan.compute, b);
+  check_pow_exponent(op, plan.compute, b);
+  return plan;
+}
+
 Tensor binary_op(BinaryOp op, BinaryRule rule, const Operand& a, const Operand& b) {
   if (autograd::should_record(a.tensor, b.tensor)) {
     Tensor out = autograd::without_grad([&] { return binary_op(op, rule, a, b); });
     return autograd::record_binary(op, a.tensor, a.scalar, b.tensor, b.scalar, out);
   }
-  ResultTypeState state;
-  DimVector shape;
-  Device device;
-  if (a.tensor && b.tensor) {
-    check_same_device(binary_op_name(op), *a.tensor, *b.tensor);
-    state.add(*a.tensor);
-    state.add(*b.tensor);
-    shape = broadcast_shapes(a.tensor->sizes(), b.tensor->sizes());
-    device = a.tensor->dim() == 0 && a.tensor->device().is_cpu() ? b.tensor->device() : a.tensor->device();
+  BinaryPlan plan = plan_binary(op, rule, a, b);
+  Tensor out = empty(plan.shape, rule_outputs_bool(rule) ? DType::Bool : plan.compute, plan.device);
+  run_binary(op, plan.compute, out, a, b);
+  return out;
+}
+
+Tensor binary_out(BinaryOp op, BinaryRule rule, const Operand& a, const Operand& b, const Tensor& out) {
+  BinaryPlan plan = plan_binary(op, rule, a, b);
+  DType result = rule_outputs_bool(rule) ? DType::Bool : plan.compute;
+  check_out(binary_op_name(op), out, result, plan.device, {a.tensor, b.tensor});
+  resize_out(out, plan.shape);
+  if (out.dtype() == result) {
+    run_binary(op, plan.compute, out, a, b);
   } else {
-    const Tensor& t = a.tensor ? *a.tensor : *b.tensor;
-    state.add(t);
-    state.add(a.tensor ? b.scalar : a.scalar);
-    shape = t.sizes();
-    device = t.device();
+    Tensor tmp = empty(plan.shape, result, plan.device);
+    run_binary(op, plan.compute, tmp, a, b);
+    copy_(out, tmp);
   }
-  check_operands(op, rule, a, b);
-  DType compute = binary_compute_dtype(op, rule, state.result());
-  // An empty result divides nothing: PyTorch raises only when a zero divisor is used.
-  if (rule == BinaryRule::IntDiv && compute_numel(shape) > 0) check_int_divisor(op, compute, b);
-  check_pow_exponent(op, compute, b);
-  Tensor out = empty(shape, rule_outputs_bool(rule) ? DType::Bool : compute, device);
-  run_binary(op, compute, out, a, b);
+  out.bump_version();
   return out;
 }
 
@@ -310,24 +351,36 @@ Tensor binary_op_(BinaryOp op, BinaryRule rule, const Tensor& self, const Operan
 
 }  // namespace
 
-#define TANDEM_UNARY_OP(name, functor, rule, ...)                                      \
-  Tensor name(const Tensor& x) { return unary_op(UnaryOp::name, UnaryRule::rule, x); } \
-  Tensor name##_(const Tensor& x) { return unary_op_(UnaryOp::name, UnaryRule::rule, x); }
-#define TANDEM_BINARY_OP(name, functor, rule, ...)                              \
-  Tensor name(const Tensor& a, const Tensor& b) {                               \
-    return binary_op(BinaryOp::name, BinaryRule::rule, {&a, {}}, {&b, {}});     \
-  }                                                                             \
-  Tensor name(const Tensor& a, const Scalar& b) {                               \
-    return binary_op(BinaryOp::name, BinaryRule::rule, {&a, {}}, {nullptr, b}); \
-  }                                                                             \
-  Tensor name(const Scalar& a, const Tensor& b) {                               \
-    return binary_op(BinaryOp::name, BinaryRule::rule, {nullptr, a}, {&b, {}}); \
-  }                                                                             \
-  Tensor name##_(const Tensor& self, const Tensor& b) {                         \
-    return binary_op_(BinaryOp::name, BinaryRule::rule, self, {&b, {}});        \
-  }                                                                             \
-  Tensor name##_(const Tensor& self, const Scalar& b) {                         \
-    return binary_op_(BinaryOp::name, BinaryRule::rule, self, {nullptr, b});    \
+#define TANDEM_UNARY_OP(name, functor, rule, ...)                                          \
+  Tensor name(const Tensor& x) { return unary_op(UnaryOp::name, UnaryRule::rule, x); }     \
+  Tensor name##_(const Tensor& x) { return unary_op_(UnaryOp::name, UnaryRule::rule, x); } \
+  Tensor name##_out(const Tensor& x, const Tensor& out) {                                  \
+    return unary_out(UnaryOp::name, UnaryRule::rule, x, out);                              \
+  }
+#define TANDEM_BINARY_OP(name, functor, rule, ...)                                    \
+  Tensor name(const Tensor& a, const Tensor& b) {                                     \
+    return binary_op(BinaryOp::name, BinaryRule::rule, {&a, {}}, {&b, {}});           \
+  }                                                                                   \
+  Tensor name(const Tensor& a, const Scalar& b) {                                     \
+    return binary_op(BinaryOp::name, BinaryRule::rule, {&a, {}}, {nullptr, b});       \
+  }                                                                                   \
+  Tensor name(const Scalar& a, const Tensor& b) {                                     \
+    return binary_op(BinaryOp::name, BinaryRule::rule, {nullptr, a}, {&b, {}});       \
+  }                                                                                   \
+  Tensor name##_(const Tensor& self, const Tensor& b) {                               \
+    return binary_op_(BinaryOp::name, BinaryRule::rule, self, {&b, {}});              \
+  }                                                                                   \
+  Tensor name##_(const Tensor& self, const Scalar& b) {                               \
+    return binary_op_(BinaryOp::name, BinaryRule::rule, self, {nullptr, b});          \
+  }                                                                                   \
+  Tensor name##_out(const Tensor& a, const Tensor& b, const Tensor& out) {            \
+    return binary_out(BinaryOp::name, BinaryRule::rule, {&a, {}}, {&b, {}}, out);     \
+  }                                                                                   \
+  Tensor name##_out(const Tensor& a, const Scalar& b, const Tensor& out) {            \
+    return binary_out(BinaryOp::name, BinaryRule::rule, {&a, {}}, {nullptr, b}, out); \
+  }                                                                                   \
+  Tensor name##_out(const Scalar& a, const Tensor& b, const Tensor& out) {            \
+    return binary_out(BinaryOp::name, BinaryRule::rule, {nullptr, a}, {&b, {}}, out); \
   }
 #include "kernels/op_list.def"
 #undef TANDEM_UNARY_OP

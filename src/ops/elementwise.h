@@ -8,15 +8,20 @@
 
 namespace tandem {
 
+// name##_out: the out= form (ops/out_arg.h): the result written into `out`, which is returned.
 #define TANDEM_UNARY_OP(name, functor, rule, ...) \
   Tensor name(const Tensor& x);                   \
-  Tensor name##_(const Tensor& x);
-#define TANDEM_BINARY_OP(name, functor, rule, ...)     \
-  Tensor name(const Tensor& a, const Tensor& b);       \
-  Tensor name(const Tensor& a, const Scalar& b);       \
-  Tensor name(const Scalar& a, const Tensor& b);       \
-  Tensor name##_(const Tensor& self, const Tensor& b); \
-  Tensor name##_(const Tensor& self, const Scalar& b);
+  Tensor name##_(const Tensor& x);                \
+  Tensor name##_out(const Tensor& x, const Tensor& out);
+#define TANDEM_BINARY_OP(name, functor, rule, ...)                        \
+  Tensor name(const Tensor& a, const Tensor& b);                          \
+  Tensor name(const Tensor& a, const Scalar& b);                          \
+  Tensor name(const Scalar& a, const Tensor& b);                          \
+  Tensor name##_(const Tensor& self, const Tensor& b);                    \
+  Tensor name##_(const Tensor& self, const Scalar& b);                    \
+  Tensor name##_out(const Tensor& a, const Tensor& b, const Tensor& out); \
+  Tensor name##_out(const Tensor& a, const Scalar& b, const Tensor& out); \
+  Tensor name##_out(const Scalar& a, const Tensor& b, const Tensor& out);
 #include "kernels/op_list.def"
 #undef TANDEM_UNARY_OP
 #undef TANDEM_BINARY_OP

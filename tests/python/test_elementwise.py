@@ -181,10 +181,10 @@ def test_default_dtype_controls_python_floats():
 
 def test_inplace_ops_write_through_and_bump_version():
     a = tandem.ones(2, 3)
-    v = a._version()
+    v = a._version
     r = a.add_(2)
     assert r is not None and a.tolist() == [[3.0] * 3] * 2
-    assert a._version() > v
+    assert a._version > v
     a.mul_(tandem.tensor([1.0, 2.0, 3.0]))
     assert a.tolist() == [[3.0, 6.0, 9.0]] * 2
     b = a

@@ -139,11 +139,11 @@ def test_scatter_and_scatter_add(dtype, dim):
     if dtype != "bool":
         dup_ref = torch.zeros_like(idx_ref)
         same(tandem.scatter_add(x, dim, as_tandem(dup_ref), src), torch.scatter_add(x_ref, dim, dup_ref, src_ref))
-    before = x._version()
+    before = x._version
     x.scatter_(dim, idx, src)
     x_ref.scatter_(dim, idx_ref, src_ref)
     same(x, x_ref)
-    assert x._version() > before
+    assert x._version > before
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -207,11 +207,11 @@ def test_masked_fill_and_select(dtype):
     same(tandem.masked_fill(x, m, tandem.tensor(3)), torch.masked_fill(x_ref, m_ref, torch.tensor(3)))
     same(x.masked_select(m), x_ref.masked_select(m_ref))
     same(tandem.masked_select(x[0], as_tandem(m_ref.expand(3, 4))), torch.masked_select(x_ref[0], m_ref.expand(3, 4)))
-    before = x._version()
+    before = x._version
     x.masked_fill_(m, 0)
     x_ref.masked_fill_(m_ref, 0)
     same(x, x_ref)
-    assert x._version() > before
+    assert x._version > before
 
 
 def test_masked_fill_broadcasts_out_of_place():
@@ -299,13 +299,13 @@ def test_index_add_copy_fill(dtype, dim):
     same(x.index_copy(dim, as_tandem(uniq), src), x_ref.index_copy(dim, uniq, src_ref))
     same(tandem.index_fill(x, dim, as_tandem(torch.tensor([-1, 0])), 1),
          torch.index_fill(x_ref, dim, torch.tensor([-1, 0]), 1))
-    before = x._version()
+    before = x._version
     x.index_fill_(dim, as_tandem(uniq), tandem.tensor(0))
     x_ref.index_fill_(dim, uniq, torch.tensor(0))
     x.index_copy_(dim, as_tandem(uniq[:1]), src[:1] if dim == 0 else src[:, :1])
     x_ref.index_copy_(dim, uniq[:1], src_ref[:1] if dim == 0 else src_ref[:, :1])
     same(x, x_ref)
-    assert x._version() > before
+    assert x._version > before
 
 
 def test_index_add_float_alpha_and_accumulates_duplicates():

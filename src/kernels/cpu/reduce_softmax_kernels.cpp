@@ -24,9 +24,22 @@ TANDEM_INLINE A exp_acc(A x) {
     return std::exp(x);
 }
 
-// Folds over a contiguous row of the accumulation type in explicit vectors (four accumulators): a plain
-// loop would stay scalar, since without -ffast-math the compiler may not reorder a float fold.
-constexpr int kVecBytes = 64;
+// Folds over a contiguous row of the accumulation type in explicit vectors of the capability's width (four
+// accumulators): a plain loop would stay scalar, since without -ffast-math the compiler may not reorder a
+// float fold. (Vectors wider than the registers are split into scalars, not into two registers.)
+constexpr int kVecBytes = kVectorBytes;
+
+// e[k] = exp(x[k] - m) for k < n: plain elementwise loops the compiler vectorises, flattened so the
+// branch-free exp is inlined whatever the inlining heuristics decide (as unary_strip in loops.h). Without
+// restrict (or the in-place form) GCC kept the loop scalar.
+template <typename A>
+[[gnu::noinline, gnu::flatten]] void exp_shifted(const A* __restrict x, int64_t n, A m, A* __restrict e) {
+  for (int64_t k = 0; k < n; ++k) e[k] = exp_acc(x[k] - m);
+}
+template <typename A>
+[[gnu::noinline, gnu::flatten]] void exp_shifted_in_place(A* e, int64_t n, A m) {
+  for (int64_t k = 0; k < n; ++k) e[k] = exp_acc(e[k] - m);
+}
 
 template <typename A>
 A row_max(const A* x, int64_t n) {
@@ -58,7 +71,10 @@ A row_sum_exp(const A* x, int64_t n, A m, A* e) {
   A s = 0;
   for (int64_t i = 0; i < n; i += kBlock) {
     int64_t len = std::min(kBlock, n - i);
-    for (int64_t k = 0; k < len; ++k) e[i + k] = exp_acc(x[i + k] - m);
+    if (x == e)
+      exp_shifted_in_place(e + i, len, m);
+    else
+      exp_shifted(x + i, len, m, e + i);
     int64_t k = 0;
     for (; k + 2 * W <= len; k += 2 * W)
       s0 += vload<kVecBytes>(e + i + k), s1 += vload<kVecBytes>(e + i + k + W);
