@@ -2,10 +2,12 @@
 // pooling ops with their backward functions, and the fused optimizer steps.
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 
 #include "bindings.h"
 #include "core/error.h"
+#include "ops/activation.h"
 #include "ops/optim.h"
 #include "ops/pool.h"
 #include "ops/view.h"
@@ -55,6 +57,19 @@ nb::object grad_or_none(const Tensor& t) { return t.defined() ? wrap(t) : nb::no
 void init_nn(nb::module_& m) {
   m.def("_make_subclass", &make_subclass, nb::arg("cls"), nb::arg("data"), nb::arg("requires_grad") = false);
   m.def("_set_data", &set_data, nb::arg("self"), nb::arg("src"));
+  // The activations with parameters (ops/activation.h), for torch.nn.functional: name, input, the
+  // parameters in kernels/activation.h's order; in place when `inplace` (the input is returned then).
+  m.def(
+      "_activation",
+      [](const std::string& name, nb::handle input, double a, double b, double c,
+         bool inplace) -> nb::object {
+        const Tensor& x = expect_tensor(input, name.c_str(), "input");
+        if (!inplace) return wrap(activation(name, x, a, b, c));
+        activation_(name, x, a, b, c);
+        return nb::borrow(input);
+      },
+      nb::arg("name"), nb::arg("input"), nb::arg("a") = 0.0, nb::arg("b") = 0.0, nb::arg("c") = 0.0,
+      nb::arg("inplace") = false);
 
   m.def(
       "conv2d",

@@ -26,6 +26,7 @@ struct FormulaNode final : Node {
   std::vector<SavedTensor> saved;
   Scalar scalar;       // e.g. the scalar operand of a * 2, or addmm's beta
   Scalar scalar2;      // addmm's alpha
+  double real = 0;     // a third number, e.g. elu's input_scale
   DimVector sizes;     // e.g. the input's shape
   DimVector ints;      // op arguments: dims, start/stop/step, index
   int8_t variant = 0;  // which operand was a scalar, etc.

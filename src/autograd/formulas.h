@@ -19,6 +19,8 @@ Tensor record_unary(UnaryOp op, const Tensor& x, const Tensor& out);
 Tensor record_binary(BinaryOp op, const Tensor* a, const Scalar& a_scalar, const Tensor* b,
                      const Scalar& b_scalar, const Tensor& out);
 Tensor record_where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out);
+// Activations with parameters (ops/activation.h): `node` is PyTorch's node name.
+Tensor record_activation(const ActivationSpec& spec, const char* node, const Tensor& x, const Tensor& out);
 Tensor record_clamp(const Tensor& x, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi,
                     const Tensor& out);
 

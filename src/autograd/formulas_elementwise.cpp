@@ -5,6 +5,7 @@
 
 #include "autograd/formulas.h"
 #include "core/error.h"
+#include "ops/activation.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 
@@ -312,6 +313,32 @@ Tensor record_clamp(const Tensor& x, const std::optional<Scalar>& lo, const std:
   node->variant = static_cast<int8_t>((lo ? 1 : 0) | (hi ? 2 : 0));
   if (lo) node->scalar = *lo;
   if (hi) node->scalar2 = *hi;
+  set_history(node, {&x}, {&out});
+  node->saved.emplace_back(x, false);
+  return out;
+}
+
+Tensor record_activation(const ActivationSpec& spec, const char* node_name, const Tensor& x,
+                         const Tensor& out) {
+  auto node = make_node(node_name, [](FormulaNode& n, const Tensor& g) {
+    const ActivationSpec spec{static_cast<Activation>(n.variant), n.scalar.to_double(), n.scalar2.to_double(),
+                              n.real};
+    Tensor x = n.saved_tensor(0);
+    // One kernel normally; under create_graph the same derivative from differentiable ops, so that double
+    // backward (e.g. a gradient penalty through leaky_relu) gets its own graph.
+    if (!GradMode::is_enabled()) return Grads{activation_backward(spec, g, x)};
+    Tensor grad = mul(g, activation_derivative(spec, x));
+    // A piecewise-constant derivative (leaky_relu, hardtanh, ...) times a constant g does not depend on x,
+    // but PyTorch still links it to x with a zero gradient (gradgradcheck and second-order code rely on
+    // it): add +-0 computed from x (its finite values, so an infinite x adds no NaN).
+    if (!grad.requires_grad() && x.requires_grad())
+      grad = add(grad, mul(where(isfinite(x), x, full(DimVector{}, Scalar(0.0), x.dtype())), Scalar(0.0)));
+    return Grads{grad};
+  });
+  node->variant = static_cast<int8_t>(spec.op);
+  node->scalar = Scalar(spec.a);
+  node->scalar2 = Scalar(spec.b);
+  node->real = spec.c;
   set_history(node, {&x}, {&out});
   node->saved.emplace_back(x, false);
   return out;

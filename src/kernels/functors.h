@@ -4,6 +4,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "core/half.h"
@@ -290,15 +291,22 @@ struct IsFiniteOp {
 // clamp(min, max) with either bound optional; NaN propagates.
 template <typename T>
 struct ClampOp {
-  T lo, hi;
-  bool has_lo, has_hi;
+  T lo, hi;  // a missing bound is the type's lowest/highest value (-inf/inf for floats): no flags to test
+  // Selects only, so CPU loops vectorise; a NaN input fails both comparisons and stays NaN.
+  // min(max(x, lo), hi) as PyTorch: with lo > hi every result is hi.
   TANDEM_HOST_DEVICE T operator()(T x) const {
-    if (x != x) return x;
-    if (has_lo && x < lo) x = lo;
-    if (has_hi && x > hi) x = hi;
-    return x;
+    const T y = x < lo ? lo : x;
+    return y > hi ? hi : y;
   }
 };
+// The clamp functor for optional bounds (Scalar: anything with to<T>()), built on the host by the kernels.
+template <typename T, typename Bound>
+ClampOp<T> make_clamp(const Bound* lo, const Bound* hi) {
+  using L = std::numeric_limits<T>;
+  const T none_lo = L::has_infinity ? -L::infinity() : L::lowest();
+  const T none_hi = L::has_infinity ? L::infinity() : L::max();
+  return {lo ? lo->template to<T>() : none_lo, hi ? hi->template to<T>() : none_hi};
+}
 
 // ---- binary ----
 struct AddOp {

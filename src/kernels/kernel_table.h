@@ -7,6 +7,7 @@
 #include "core/device.h"
 #include "core/scalar.h"
 #include "core/tensor.h"
+#include "kernels/activation.h"
 #include "kernels/index_kernels.h"
 #include "kernels/linalg_kernels.h"
 #include "kernels/nn_kernels.h"
@@ -39,6 +40,9 @@ const char* binary_op_name(BinaryOp op);
 using ElementwiseKernel = void (*)(TensorIterator& iter);
 // out = clamp(in, lo, hi); lo/hi optional.
 using ClampKernel = void (*)(TensorIterator& iter, const Scalar* lo, const Scalar* hi);
+// activation: out = f(x) (operands out, x); activation_backward: grad_in = grad_out * f'(x) (operands
+// grad_in, grad_out, x). Floating dtypes, all operands of one dtype.
+using ActivationKernel = void (*)(TensorIterator& iter, const ActivationSpec& spec);
 
 // The op list's slots, then those of kernels/kernel_slots.def: the top-level ones and one struct per family.
 struct KernelTable {

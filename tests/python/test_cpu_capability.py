@@ -170,6 +170,8 @@ def test_every_capability_agrees_with_the_baseline(tmp_path):
 # Import picks the capability from the model's CPUID, and the battery gives the native run's results.
 @pytest.mark.skipif(shutil.which("qemu-x86_64") is None or os.uname().machine != "x86_64",
                     reason="needs qemu-user on x86-64 (make setup installs it)")
+@pytest.mark.skipif(bool(os.environ.get("TANDEM_SANITIZER")),
+                    reason="the sanitizer runtime preloaded into qemu itself is not supported")
 @pytest.mark.parametrize("cpu_model,expected", [("Nehalem", "baseline"), ("Haswell", "avx2")])
 def test_runs_on_an_emulated_older_cpu(cpu_model, expected, tmp_path):
     if expected not in INFO["built"]:

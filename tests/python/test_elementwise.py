@@ -250,6 +250,13 @@ def test_where_and_clamp_match_torch(device):
     assert_same(tandem.clamp(from_torch(i, device), -2, 3), torch.clamp(i, -2, 3))
     assert_same(tandem.clamp(from_torch(i, device), -2.5, 3), torch.clamp(i, -2.5, 3))
     assert_same(tandem.clamp(from_torch(x, device), from_torch(y, device), None), torch.clamp(x, y, None))
+    # min > max: every result is max (min(max(x, lo), hi)); one-sided integer bounds; long rows (vector loop)
+    assert_same(tandem.clamp(from_torch(x, device), 0.5, -0.5), torch.clamp(x, 0.5, -0.5))
+    assert_same(tandem.clamp(from_torch(i, device), max=2), torch.clamp(i, max=2))
+    big = torch.randn(1037, generator=gen) * 3
+    big[::7] = float("nan")
+    assert_same(tandem.clamp(from_torch(big, device), -1.0, 2.0), torch.clamp(big, -1.0, 2.0))
+    assert_same(tandem.clamp(from_torch(big, device), max=0.25), torch.clamp(big, max=0.25))
 
 
 def test_nan_propagation(device):

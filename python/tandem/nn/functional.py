@@ -7,7 +7,9 @@ from .._transfer_guard import _crossing
 from .parameter import untracked
 
 __all__ = [
-    "linear", "relu", "relu_", "gelu", "silu", "leaky_relu", "elu", "softplus", "sigmoid", "tanh", "softmax",
+    "linear", "relu", "relu_", "gelu", "silu", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "selu_", "celu",
+    "celu_", "softplus", "hardtanh", "hardtanh_", "relu6", "hardsigmoid", "hardswish", "mish", "softsign",
+    "logsigmoid", "tanhshrink", "threshold", "threshold_", "hardshrink", "softshrink", "sigmoid", "tanh", "softmax",
     "log_softmax", "dropout", "flatten",
     "conv2d", "max_pool2d", "max_pool2d_with_indices", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm",
     "layer_norm", "embedding", "nll_loss", "cross_entropy", "mse_loss", "l1_loss", "binary_cross_entropy",
@@ -39,34 +41,129 @@ def gelu(input, approximate="none"):
     raise RuntimeError(f"approximate argument must be either none or tanh.\nhint: got approximate={approximate!r}")
 
 
-def _result(input, out, inplace):
-    """In place, the result is written into `input` (which autograd then records), as PyTorch's inplace=True."""
-    return input.copy_(out) if inplace else out
-
-
 def silu(input, inplace=False):
     """x * sigmoid(x) (also called swish)."""
     return input.silu_() if inplace else tandem.silu(input)
 
 
+# Activations with parameters run as one C++ kernel each (ops/activation.h, kernels/activation_functors.h),
+# forward and backward, on every device; _C._activation takes the parameters in its own order.
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """x for x > 0, negative_slope * x otherwise (the gradient at 0 is negative_slope, as in PyTorch)."""
-    return _result(input, tandem.where(input > 0, input, input * negative_slope), inplace)
+    return _C._activation("leaky_relu", input, negative_slope, inplace=inplace)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, inplace=True)
 
 
 def elu(input, alpha=1.0, inplace=False):
     """x for x > 0, alpha * (exp(x) - 1) otherwise."""
-    # exp of the clamped input: the branch where() drops would overflow for large x and turn its zero
-    # gradient into 0 * inf = NaN.
-    negative = tandem.expm1(tandem.clamp(input, max=0.0)) * alpha
-    return _result(input, tandem.where(input > 0, input, negative), inplace)
+    return _C._activation("elu", input, alpha, 1.0, 1.0, inplace)
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, inplace=True)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    """scale * elu(x, alpha) with the self-normalising constants."""
+    return _C._activation("selu", input, _SELU_ALPHA, _SELU_SCALE, 1.0, inplace)
+
+
+def selu_(input):
+    return selu(input, inplace=True)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return _C._activation("celu", input, alpha, 1.0, 1.0 / alpha, inplace)
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, inplace=True)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
     """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (where the two agree in float)."""
-    scaled = input * beta
-    smooth = tandem.log1p(tandem.exp(tandem.clamp(scaled, max=threshold))) / beta  # clamped as in elu
-    return tandem.where(scaled > threshold, input, smooth)
+    return _C._activation("softplus", input, beta, threshold)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """x clamped to [min_val, max_val]."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _C._activation("hardtanh", input, min_val, max_val, inplace=inplace)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input, inplace=False):
+    """min(max(0, x), 6)."""
+    return _C._activation("relu6", input, 0.0, 6.0, inplace=inplace)
+
+
+def hardsigmoid(input, inplace=False):
+    """relu6(x + 3) / 6."""
+    return _C._activation("hardsigmoid", input, inplace=inplace)
+
+
+def hardswish(input, inplace=False):
+    """x * relu6(x + 3) / 6."""
+    return _C._activation("hardswish", input, inplace=inplace)
+
+
+def mish(input, inplace=False):
+    """x * tanh(softplus(x))."""
+    return _C._activation("mish", input, inplace=inplace)
+
+
+def logsigmoid(input):
+    """log(sigmoid(x)), without overflow for large |x|."""
+    return _C._activation("logsigmoid", input)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """value where x <= threshold, x elsewhere."""
+    return _C._activation("threshold", input, threshold, value, inplace=inplace)
+
+
+def threshold_(input, threshold, value):
+    return _C._activation("threshold", input, threshold, value, inplace=True)
+
+
+def hardshrink(input, lambd=0.5):
+    """0 on [-lambd, lambd], x elsewhere."""
+    return _C._activation("hardshrink", input, lambd)
+
+
+def softshrink(input, lambd=0.5):
+    """x - lambd above lambd, x + lambd below -lambd, 0 between."""
+    if lambd < 0:
+        top = tandem.finfo(input.dtype).max if hasattr(tandem, "finfo") else 3.4028234663852886e38
+        name = {tandem.float32: "Float", tandem.float64: "Double", tandem.float16: "Half",
+                tandem.bfloat16: "BFloat16"}.get(input.dtype, str(input.dtype))
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype {name}, but found {lambd:g}")
+    return _C._activation("softshrink", input, lambd)
+
+
+# As in PyTorch, two activations are compositions (their autograd nodes are DivBackward0 and SubBackward0).
+def softsign(input):
+    """x / (1 + |x|)."""
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    """x - tanh(x)."""
+    return input - input.tanh()
 
 
 def sigmoid(input):

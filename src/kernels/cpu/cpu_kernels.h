@@ -10,6 +10,7 @@ struct KernelTable;
 TANDEM_CPU_KERNELS_BEGIN
 void register_cpu_kernels(KernelTable& table);
 void register_elementwise_kernels(KernelTable& table);
+void register_activation_kernels(KernelTable& table);
 void register_reduce_kernels(KernelTable& table);
 void register_index_kernels(KernelTable& table);
 void register_random_kernels(KernelTable& table);

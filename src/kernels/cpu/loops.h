@@ -56,9 +56,13 @@ constexpr bool kHalfToHalf = (std::is_same_v<out_t, Half> && std::is_same_v<in_t
 // One strip of unary_loop. flatten: the functor and everything it calls are inlined here, so the contiguous
 // loop vectorises whatever GCC's inlining heuristics decide for the functor elsewhere (they stopped inlining
 // the branch-free tanh/log/expm1 once the op list's kernels were split over several files, 6x slower).
+//
+// The functor is copied into a local first: a functor with parameters (clamp's bounds, leaky_relu's slope)
+// read through the reference could alias the output as far as GCC knows, and kept the loop scalar.
 template <typename out_t, typename in_t, typename F>
-[[gnu::flatten]] void unary_strip(char** data, const int64_t* strides, int64_t n, const F& f) {
+[[gnu::flatten]] void unary_strip(char** data, const int64_t* strides, int64_t n, const F& functor) {
   using op_t = opmath_t<in_t>;
+  const F f = functor;
   if (strides[0] == sizeof(out_t) && strides[1] == sizeof(in_t)) {
     out_t* __restrict out = reinterpret_cast<out_t*>(data[0]);
     const in_t* __restrict in = reinterpret_cast<const in_t*>(data[1]);
@@ -83,8 +87,9 @@ void unary_loop(TensorIterator& iter, const F& f) {
 
 // One strip of binary_loop, flattened for the same reason as unary_strip.
 template <typename out_t, typename in_t, typename F>
-[[gnu::flatten]] void binary_strip(char** data, const int64_t* strides, int64_t n, const F& f) {
+[[gnu::flatten]] void binary_strip(char** data, const int64_t* strides, int64_t n, const F& functor) {
   using op_t = opmath_t<in_t>;
+  const F f = functor;
   constexpr int64_t so = sizeof(out_t), si = sizeof(in_t);
   out_t* __restrict out = reinterpret_cast<out_t*>(data[0]);
   const in_t* __restrict a = reinterpret_cast<const in_t*>(data[1]);

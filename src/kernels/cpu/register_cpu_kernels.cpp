@@ -6,6 +6,7 @@ TANDEM_CPU_KERNELS_BEGIN
 
 void register_cpu_kernels(KernelTable& table) {
   register_elementwise_kernels(table);
+  register_activation_kernels(table);
   register_reduce_kernels(table);
   register_index_kernels(table);
   register_random_kernels(table);

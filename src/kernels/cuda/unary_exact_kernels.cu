@@ -10,8 +10,7 @@ void clamp_kernel(TensorIterator& iter, const Scalar* lo, const Scalar* hi) {
   dispatch_dtype(iter.dtype(0), [&](auto tag) {
     using T = typename decltype(tag)::type;
     using op_t = opmath_t<T>;
-    ClampOp<op_t> f{lo ? lo->to<op_t>() : op_t(0), hi ? hi->to<op_t>() : op_t(0), lo != nullptr,
-                    hi != nullptr};
+    const ClampOp<op_t> f = make_clamp<op_t>(lo, hi);
     launch_elementwise<T, T>(iter, UnaryFn<T, T, ClampOp<op_t>>{f});
   });
 }
