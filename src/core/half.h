@@ -59,11 +59,13 @@ struct BFloat16 {
   TANDEM_HOST_DEVICE BFloat16(float f) : bits(from_float(f)) {}
   TANDEM_HOST_DEVICE operator float() const { return bits_float(static_cast<uint32_t>(bits) << 16); }
 
+  // Round to nearest even; a NaN stays a quiet NaN. Both results are computed and one selected, so loops that
+  // narrow to bfloat16 vectorise (an early return kept them scalar).
   TANDEM_HOST_DEVICE static uint16_t from_float(float f) {
-    uint32_t x = float_bits(f);
-    if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet NaN
-    x += 0x7fffu + ((x >> 16) & 1u);
-    return static_cast<uint16_t>(x >> 16);
+    const uint32_t x = float_bits(f);
+    const uint32_t quiet_nan = (x >> 16) | 0x40u;
+    const uint32_t rounded = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
+    return static_cast<uint16_t>((x & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
   }
 };
 

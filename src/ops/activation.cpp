@@ -50,7 +50,7 @@ void run_activation(const ActivationSpec& spec, const Tensor& out, const Tensor&
 }
 
 // Integer inputs: only hardtanh (a clamp) and threshold take them, as in PyTorch.
-Tensor integral_activation(const ActivationInfo& info, const ActivationSpec& spec, const Tensor& x) {
+Tensor integral_activation(const ActivationSpec& spec, const Tensor& x) {
   if (spec.op == Activation::Hardtanh)
     return clamp(x, Scalar(static_cast<int64_t>(spec.a)), Scalar(static_cast<int64_t>(spec.b)));
   Tensor value = full(DimVector{}, Scalar(static_cast<int64_t>(spec.b)), x.dtype());
@@ -72,7 +72,7 @@ Tensor activation(std::string_view name, const Tensor& x, double a, double b, do
   const ActivationInfo& info = info_of(name);
   const ActivationSpec spec{info.op, a, b, c};
   check_dtype(info, x);
-  if (!is_floating(x.dtype())) return integral_activation(info, spec, x);
+  if (!is_floating(x.dtype())) return integral_activation(spec, x);
   if (autograd::should_record(x)) {
     Tensor out = autograd::without_grad([&] { return activation(name, x, a, b, c); });
     return autograd::record_activation(spec, info.node, x, out);
