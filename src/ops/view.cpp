@@ -67,11 +67,12 @@ bool view_strides(const Tensor& x, IntArrayRef shape, DimVector& out) {
 Tensor view(const Tensor& x, IntArrayRef shape) {
   DimVector sizes = infer_size(shape, x.numel());
   DimVector strides;
-  TANDEM_CHECK(view_strides(x, sizes, strides), Runtime,
-               "view size is not compatible with input tensor's size and stride (at least one dimension spans "
-               "across two contiguous subspaces). Use .reshape(...) instead.\nhint: x.reshape(",
-               shape_to_string(shape).substr(1, shape_to_string(shape).size() - 2),
-               ") copies when it must; or call .contiguous() before .view()");
+  TANDEM_CHECK(
+      view_strides(x, sizes, strides), Runtime,
+      "view size is not compatible with input tensor's size and stride (at least one dimension spans "
+      "across two contiguous subspaces). Use .reshape(...) instead.\nhint: x.reshape(",
+      shape_to_string(shape).substr(1, shape_to_string(shape).size() - 2),
+      ") copies when it must; or call .contiguous() before .view()");
   Tensor out = make_view(x, sizes, strides, x.storage_offset());
   return autograd::should_record(x) ? autograd::record_reshape_view("ViewBackward0", x, out) : out;
 }
@@ -94,7 +95,8 @@ Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
   }
   start_dim = wrap_dim(start_dim, x.dim());
   end_dim = wrap_dim(end_dim, x.dim());
-  TANDEM_CHECK(start_dim <= end_dim, Runtime, "flatten() has invalid args: start_dim cannot come after end_dim");
+  TANDEM_CHECK(start_dim <= end_dim, Runtime,
+               "flatten() has invalid args: start_dim cannot come after end_dim");
   if (start_dim == end_dim) return x;
   DimVector shape;
   for (int64_t d = 0; d < start_dim; ++d) shape.push_back(x.sizes()[d]);
@@ -107,10 +109,11 @@ Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
 
 Tensor permute(const Tensor& x, IntArrayRef dims) {
   int64_t nd = x.dim();
-  TANDEM_CHECK(static_cast<int64_t>(dims.size()) == nd, Runtime,
-               "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the "
-               "desired ordering of dimensions i.e. input.dim() = ",
-               nd, " is not equal to len(dims) = ", dims.size());
+  TANDEM_CHECK(
+      static_cast<int64_t>(dims.size()) == nd, Runtime,
+      "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the "
+      "desired ordering of dimensions i.e. input.dim() = ",
+      nd, " is not equal to len(dims) = ", dims.size());
   DimVector sizes(nd), strides(nd);
   std::vector<bool> seen(nd, false);
   for (int64_t i = 0; i < nd; ++i) {
@@ -141,7 +144,8 @@ Tensor transpose(const Tensor& x, int64_t d0, int64_t d1) {
 }
 
 Tensor t(const Tensor& x) {
-  TANDEM_CHECK(x.dim() <= 2, Runtime, "t() expects a tensor with <= 2 dimensions, but self is ", x.dim(), "D");
+  TANDEM_CHECK(x.dim() <= 2, Runtime, "t() expects a tensor with <= 2 dimensions, but self is ", x.dim(),
+               "D");
   if (x.dim() >= 2) return transpose(x, 0, 1);
   return autograd::should_record(x) ? autograd::record_alias("TBackward0", x, alias(x)) : alias(x);
 }
@@ -203,8 +207,8 @@ Tensor unsqueeze(const Tensor& x, int64_t dim) {
 
 Tensor expand(const Tensor& x, IntArrayRef shape) {
   int64_t nd = static_cast<int64_t>(shape.size());
-  TANDEM_CHECK(nd >= x.dim(), Runtime, "expand(", x.shape_str(),
-               ", size=", shape.size(), "): the number of sizes provided (", shape.size(),
+  TANDEM_CHECK(nd >= x.dim(), Runtime, "expand(", x.shape_str(), ", size=", shape.size(),
+               "): the number of sizes provided (", shape.size(),
                ") must be greater or equal to the number of dimensions in the tensor (", x.dim(), ")");
   DimVector sizes(nd), strides(nd);
   for (int64_t i = nd - 1; i >= 0; --i) {
@@ -223,7 +227,14 @@ Tensor expand(const Tensor& x, IntArrayRef shape) {
       TANDEM_CHECK(want >= 0, Runtime, "The expanded size of the tensor (", want,
                    ") isn't allowed in a leading, non-existing dimension ", i);
       sizes[i] = want;
-      strides[i] = 0;
+      // A new leading dim of size 1 gets the stride a contiguous layout would give it, as PyTorch's
+      // inferExpandGeometry does (visible in .stride(), and in the offset of an empty slice of that dim).
+      // (Only its value differs, never an address: a product that overflows, possible for empty tensors
+      // with huge dims, gives 0.)
+      int64_t contiguous = 0;
+      if (want == 1 && i + 1 < nd && __builtin_mul_overflow(sizes[i + 1], strides[i + 1], &contiguous))
+        contiguous = 0;
+      strides[i] = contiguous;
     }
   }
   Tensor out = make_view(x, sizes, strides, x.storage_offset());
@@ -236,8 +247,8 @@ Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
   TANDEM_CHECK(x.dim() > 0, Runtime, "narrow() cannot be applied to a 0-dim tensor.");
   dim = wrap_dim(dim, x.dim());
   int64_t size = x.sizes()[dim];
-  TANDEM_CHECK(start >= -size && start <= size, Index, "start out of range (expected to be in range of [", -size,
-               ", ", size, "], but got ", start, ")");
+  TANDEM_CHECK(start >= -size && start <= size, Index, "start out of range (expected to be in range of [",
+               -size, ", ", size, "], but got ", start, ")");
   if (start < 0) start += size;
   TANDEM_CHECK(length >= 0 && start <= size - length, Runtime, "start (", start, ") + length (", length,
                ") exceeds dimension size (", size, ").");
@@ -245,12 +256,13 @@ Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
 }
 
 Tensor select(const Tensor& x, int64_t dim, int64_t index) {
-  TANDEM_CHECK(x.dim() > 0, Index, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                                   "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
+  TANDEM_CHECK(x.dim() > 0, Index,
+               "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+               "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
   dim = wrap_dim(dim, x.dim());
   int64_t size = x.sizes()[dim];
-  TANDEM_CHECK(index >= -size && index < size, Index, "index ", index, " is out of bounds for dimension ", dim,
-               " with size ", size);
+  TANDEM_CHECK(index >= -size && index < size, Index, "index ", index, " is out of bounds for dimension ",
+               dim, " with size ", size);
   if (index < 0) index += size;
   DimVector sizes = x.sizes(), strides = x.strides();
   int64_t offset = x.storage_offset() + index * strides[dim];
@@ -261,8 +273,9 @@ Tensor select(const Tensor& x, int64_t dim, int64_t index) {
 }
 
 Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t stop, int64_t step) {
-  TANDEM_CHECK(step > 0, Value, "step must be greater than zero\nhint: negative steps are not supported "
-                                "(as in PyTorch); use x.flip(dim) to reverse");
+  TANDEM_CHECK(step > 0, Value,
+               "step must be greater than zero\nhint: negative steps are not supported "
+               "(as in PyTorch); use x.flip(dim) to reverse");
   int64_t size = x.sizes()[dim];
   start = std::clamp<int64_t>(start, 0, size);
   stop = std::clamp<int64_t>(stop, start, size);
@@ -300,8 +313,10 @@ std::vector<Tensor> split_with_sizes(const Tensor& x, IntArrayRef sizes, int64_t
   int64_t total = 0;
   bool overflow = false;  // sizes that overflow int64 cannot sum to a size
   for (int64_t s : sizes) {
-    TANDEM_CHECK(s >= 0, Runtime, "split_with_sizes expects split_sizes have only non-negative entries, but got "
-                                  "split_sizes=", shape_to_string(sizes));
+    TANDEM_CHECK(s >= 0, Runtime,
+                 "split_with_sizes expects split_sizes have only non-negative entries, but got "
+                 "split_sizes=",
+                 shape_to_string(sizes));
     overflow |= __builtin_add_overflow(total, s, &total);
   }
   TANDEM_CHECK(!overflow && total == x.sizes()[dim], Runtime,
@@ -318,14 +333,14 @@ std::vector<Tensor> split_with_sizes(const Tensor& x, IntArrayRef sizes, int64_t
 
 std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim) {
   TANDEM_CHECK(x.dim() > 0, Runtime, "split expects at least a 1-dimensional tensor");
-  TANDEM_CHECK(split_size >= 0, Runtime, "split expects split_size be non-negative, but got split_size=",
-               split_size);
+  TANDEM_CHECK(split_size >= 0, Runtime,
+               "split expects split_size be non-negative, but got split_size=", split_size);
   dim = wrap_dim(dim, x.dim());
   int64_t size = x.sizes()[dim];
   DimVector sizes;
   if (split_size == 0) {
-    TANDEM_CHECK(size == 0, Runtime, "split_size can only be 0 if dimension size is 0, but got dimension size of ",
-                 size);
+    TANDEM_CHECK(size == 0, Runtime,
+                 "split_size can only be 0 if dimension size is 0, but got dimension size of ", size);
     sizes.push_back(0);
   }
   for (int64_t start = 0; split_size > 0 && start < size; start += split_size)

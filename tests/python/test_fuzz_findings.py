@@ -85,3 +85,16 @@ def test_chunk_and_split_with_huge_counts():
     assert [p.tolist() for p in tandem.arange(4).chunk(2**63 - 1)] == [[0], [1], [2], [3]]
     with pytest.raises(RuntimeError, match=r"^split_with_sizes expects split_sizes to sum exactly to 4 "):
         tandem.arange(4).split([2**63 - 1, 2])
+
+
+def test_expand_gives_new_size_one_dims_pytorchs_strides():
+    # test_properties found it: x.expand(1, *x.shape) gave the new dim stride 0 where PyTorch gives it the
+    # contiguous stride, so an empty slice of that dim had another storage offset.
+    import torch
+
+    for shape, target in [((1,), (1, 1)), ((3,), (1, 3)), ((3,), (2, 1, 3)), ((2, 3), (1, 1, 2, 3)), ((), (1, 1)),
+                          ((0,), (1, 0))]:
+        t = torch.zeros(shape).expand(*target)
+        x = (tandem.zeros(*shape) if shape else tandem.tensor(0.0)).expand(*target)
+        assert x.stride() == t.stride(), (shape, target)
+        assert x[1:].storage_offset() == t[1:].storage_offset(), (shape, target)
