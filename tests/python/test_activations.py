@@ -153,6 +153,11 @@ def test_argument_errors_are_pytorchs():
     with pytest.raises(RuntimeError, match=r"^lambda must be in range \[0, 3.40282e\+38\] for input dtype Float, "
                        "but found -0.5"):
         torch.nn.functional.softshrink(torch.tensor([0.5]), -0.5)
+    with pytest.raises(RuntimeError, match=r"^lambda must be in range \[0, 1.79769e\+308\] for input dtype Double, "
+                       "but found -2"):
+        TF.softshrink(x.double(), -2.0)
+    with pytest.raises(RuntimeError, match=r"^lambda must be in range \[0, 65504\] for input dtype Half, but found -2"):
+        TF.softshrink(x.half(), -2.0)
 
 
 def test_modules_match_pytorch():

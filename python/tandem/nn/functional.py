@@ -145,12 +145,15 @@ def hardshrink(input, lambd=0.5):
     return _C._activation("hardshrink", input, lambd)
 
 
+# Each floating dtype's largest value and PyTorch's name for it, for softshrink's range message.
+_LARGEST = {tandem.float32: (3.4028234663852886e38, "Float"), tandem.float64: (1.7976931348623157e308, "Double"),
+            tandem.float16: (65504.0, "Half"), tandem.bfloat16: (3.3895313892515355e38, "BFloat16")}
+
+
 def softshrink(input, lambd=0.5):
     """x - lambd above lambd, x + lambd below -lambd, 0 between."""
     if lambd < 0:
-        top = tandem.finfo(input.dtype).max if hasattr(tandem, "finfo") else 3.4028234663852886e38
-        name = {tandem.float32: "Float", tandem.float64: "Double", tandem.float16: "Half",
-                tandem.bfloat16: "BFloat16"}.get(input.dtype, str(input.dtype))
+        top, name = _LARGEST.get(input.dtype, (3.4028234663852886e38, str(input.dtype)))
         raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype {name}, but found {lambd:g}")
     return _C._activation("softshrink", input, lambd)
 
