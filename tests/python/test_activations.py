@@ -126,6 +126,9 @@ def test_trailing_underscore_functions():
 def test_integer_inputs_follow_pytorch(device):
     values = [-7, -1, 0, 2, 9]
     x, t = tandem.tensor(values, device=device), torch.tensor(values)
+    y = tandem.tensor(values, device=device)
+    assert TF.hardtanh(y, inplace=True) is y and y.tolist() == [-1, -1, 0, 1, 1] and y.dtype == tandem.int64
+    assert TF.threshold_(y, 0, 5) is y and y.tolist() == [5, 5, 5, 1, 1]
     for name, kw in [("hardtanh", {}), ("relu6", {}), ("hardtanh", {"min_val": -2.5, "max_val": 3.7}),
                      ("threshold", {"threshold": 1, "value": 5})]:
         got, want = getattr(TF, name)(x, **kw), torch_fn(name)(t, **kw)
@@ -141,6 +144,14 @@ def test_integer_inputs_follow_pytorch(device):
 
 def test_argument_errors_are_pytorchs():
     x = tandem.tensor([0.5, -1.0])
+    for call, msg in [(lambda: TF.leaky_relu(x, "a"), r"^leaky_relu\(\): argument 'negative_slope' must be Number, not str"),
+                      (lambda: TF.elu(x, alpha=None), r"^elu\(\): argument 'alpha' must be Number, not NoneType"),
+                      (lambda: TF.softplus(x, beta="x"), r"^softplus\(\): argument 'beta' must be Number, not str"),
+                      (lambda: TF.threshold(x, "a", 1.0), r"^threshold\(\): argument 'threshold' must be Number"),
+                      (lambda: TF.elu([1.0]), r"^elu\(\): argument 'input' must be Tensor, not list")]:
+        with pytest.raises(TypeError, match=msg):
+            call()
+    assert TF.leaky_relu(tandem.tensor([-2.0]), np.float32(0.25)).tolist() == [-0.5]  # NumPy numbers are numbers
     with pytest.raises(RuntimeError, match="^ZeroDivisionError: alpha cannot be 0 for CELU"):
         TF.celu(x, alpha=0.0)
     with pytest.raises(ValueError, match="^min_val cannot be greater than max_val"):

@@ -1,5 +1,7 @@
 """nn.functional: layers and losses as functions. Each one is a composition of tandem's C++ ops (or a
 dedicated C++ op such as conv2d), so autograd and every device come for free; nothing loops in Python."""
+import numbers
+
 import tandem
 
 from .. import _C
@@ -48,9 +50,17 @@ def silu(input, inplace=False):
 
 # Activations with parameters run as one C++ kernel each (ops/activation.h, kernels/activation_functors.h),
 # forward and backward, on every device; _C._activation takes the parameters in its own order.
+def _number(value, fn, arg):
+    """value as a float, or PyTorch's TypeError naming the function and the argument."""
+    if not isinstance(value, numbers.Number) or isinstance(value, complex):
+        raise TypeError(f"{fn}(): argument '{arg}' must be Number, not {type(value).__name__}")
+    return float(value)
+
+
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """x for x > 0, negative_slope * x otherwise (the gradient at 0 is negative_slope, as in PyTorch)."""
-    return _C._activation("leaky_relu", input, negative_slope, inplace=inplace)
+    return _C._activation("leaky_relu", input, _number(negative_slope, "leaky_relu", "negative_slope"),
+                          inplace=inplace)
 
 
 def leaky_relu_(input, negative_slope=0.01):
@@ -59,7 +69,7 @@ def leaky_relu_(input, negative_slope=0.01):
 
 def elu(input, alpha=1.0, inplace=False):
     """x for x > 0, alpha * (exp(x) - 1) otherwise."""
-    return _C._activation("elu", input, alpha, 1.0, 1.0, inplace)
+    return _C._activation("elu", input, _number(alpha, "elu", "alpha"), 1.0, 1.0, inplace)
 
 
 def elu_(input, alpha=1.0):
@@ -81,6 +91,7 @@ def selu_(input):
 
 def celu(input, alpha=1.0, inplace=False):
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    alpha = _number(alpha, "celu", "alpha")
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return _C._activation("celu", input, alpha, 1.0, 1.0 / alpha, inplace)
@@ -92,11 +103,13 @@ def celu_(input, alpha=1.0):
 
 def softplus(input, beta=1.0, threshold=20.0):
     """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (where the two agree in float)."""
-    return _C._activation("softplus", input, beta, threshold)
+    return _C._activation("softplus", input, _number(beta, "softplus", "beta"),
+                          _number(threshold, "softplus", "threshold"))
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """x clamped to [min_val, max_val]."""
+    min_val, max_val = _number(min_val, "hardtanh", "min_val"), _number(max_val, "hardtanh", "max_val")
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     return _C._activation("hardtanh", input, min_val, max_val, inplace=inplace)
@@ -131,18 +144,23 @@ def logsigmoid(input):
     return _C._activation("logsigmoid", input)
 
 
+def _threshold(input, th, value, inplace):
+    return _C._activation("threshold", input, _number(th, "threshold", "threshold"),
+                          _number(value, "threshold", "value"), inplace=inplace)
+
+
 def threshold(input, threshold, value, inplace=False):
     """value where x <= threshold, x elsewhere."""
-    return _C._activation("threshold", input, threshold, value, inplace=inplace)
+    return _threshold(input, threshold, value, inplace)
 
 
 def threshold_(input, threshold, value):
-    return _C._activation("threshold", input, threshold, value, inplace=True)
+    return _threshold(input, threshold, value, True)
 
 
 def hardshrink(input, lambd=0.5):
     """0 on [-lambd, lambd], x elsewhere."""
-    return _C._activation("hardshrink", input, lambd)
+    return _C._activation("hardshrink", input, _number(lambd, "hardshrink", "lambd"))
 
 
 # Each floating dtype's largest value and PyTorch's name for it, for softshrink's range message.
@@ -152,6 +170,7 @@ _LARGEST = {tandem.float32: (3.4028234663852886e38, "Float"), tandem.float64: (1
 
 def softshrink(input, lambd=0.5):
     """x - lambd above lambd, x + lambd below -lambd, 0 between."""
+    lambd = _number(lambd, "softshrink", "lambd")
     if lambd < 0:
         top, name = _LARGEST.get(input.dtype, (3.4028234663852886e38, str(input.dtype)))
         raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype {name}, but found {lambd:g}")

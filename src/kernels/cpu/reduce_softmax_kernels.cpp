@@ -24,10 +24,10 @@ TANDEM_INLINE A exp_acc(A x) {
     return std::exp(x);
 }
 
-// Folds over a contiguous row of the accumulation type in explicit vectors of the capability's width (four
-// accumulators): a plain loop would stay scalar, since without -ffast-math the compiler may not reorder a
-// float fold. (Vectors wider than the registers are split into scalars, not into two registers.)
-constexpr int kVecBytes = kVectorBytes;
+// Folds over a contiguous row of the accumulation type in explicit vectors of the capability's width,
+// kVectorBytes (four accumulators): a plain loop would stay scalar, since without -ffast-math the compiler
+// may not reorder a float fold. (Vectors wider than the registers are split into scalars, not into two
+// registers: that kept the AVX2 build's folds scalar when this was a fixed 64.)
 
 // e[k] = exp(x[k] - m) for k < n: plain elementwise loops the compiler vectorises, flattened so the
 // branch-free exp is inlined whatever the inlining heuristics decide (as unary_strip in loops.h). Without
@@ -43,15 +43,15 @@ template <typename A>
 
 template <typename A>
 A row_max(const A* x, int64_t n) {
-  using Vec = vec_t<A, kVecBytes>;
-  constexpr int64_t W = kVecBytes / sizeof(A);
+  using Vec = vec_t<A, kVectorBytes>;
+  constexpr int64_t W = kVectorBytes / sizeof(A);
   const A lowest = -std::numeric_limits<A>::infinity();
-  Vec m0 = vsplat<kVecBytes>(lowest), m1 = m0, m2 = m0, m3 = m0;
+  Vec m0 = vsplat<kVectorBytes>(lowest), m1 = m0, m2 = m0, m3 = m0;
   int64_t i = 0;
   // x > m ? x : m is one max instruction; a NaN never wins it but reaches every output through the sum.
   for (; i + 4 * W <= n; i += 4 * W) {
-    Vec x0 = vload<kVecBytes>(x + i), x1 = vload<kVecBytes>(x + i + W), x2 = vload<kVecBytes>(x + i + 2 * W),
-        x3 = vload<kVecBytes>(x + i + 3 * W);
+    Vec x0 = vload<kVectorBytes>(x + i), x1 = vload<kVectorBytes>(x + i + W),
+        x2 = vload<kVectorBytes>(x + i + 2 * W), x3 = vload<kVectorBytes>(x + i + 3 * W);
     m0 = x0 > m0 ? x0 : m0, m1 = x1 > m1 ? x1 : m1, m2 = x2 > m2 ? x2 : m2, m3 = x3 > m3 ? x3 : m3;
   }
   m0 = m1 > m0 ? m1 : m0, m2 = m3 > m2 ? m3 : m2, m0 = m2 > m0 ? m2 : m0;
@@ -65,8 +65,8 @@ A row_max(const A* x, int64_t n) {
 // a block at a time by a vectorisable elementwise loop, then summed in vectors.
 template <typename A>
 A row_sum_exp(const A* x, int64_t n, A m, A* e) {
-  using Vec = vec_t<A, kVecBytes>;
-  constexpr int64_t W = kVecBytes / sizeof(A), kBlock = 16 * W;
+  using Vec = vec_t<A, kVectorBytes>;
+  constexpr int64_t W = kVectorBytes / sizeof(A), kBlock = 16 * W;
   Vec s0{}, s1{};
   A s = 0;
   for (int64_t i = 0; i < n; i += kBlock) {
@@ -77,7 +77,7 @@ A row_sum_exp(const A* x, int64_t n, A m, A* e) {
       exp_shifted(x + i, len, m, e + i);
     int64_t k = 0;
     for (; k + 2 * W <= len; k += 2 * W)
-      s0 += vload<kVecBytes>(e + i + k), s1 += vload<kVecBytes>(e + i + k + W);
+      s0 += vload<kVectorBytes>(e + i + k), s1 += vload<kVectorBytes>(e + i + k + W);
     for (; k < len; ++k) s += e[i + k];
   }
   s0 += s1;
