@@ -2,7 +2,8 @@
 
 - the digits MLP (64-256-256-10, batch 64): samples/s of a training epoch and of the evaluation loop;
 - Conv2d(1, 32, 3, padding=1) forward + backward on a 64 x 1 x 28 x 28 batch;
-- backward overhead per graph node (a chain of small ops on a one-element tensor).
+- backward overhead per graph node (a chain of small ops on a one-element tensor);
+- LSTM, 2 layers, hidden 256, batch 64, sequence 100, forward + backward (issue 12's target shape).
 
 Usage: PYTHONPATH=python python bench/nn_bench.py [--threads 1 2] [--repeats 5]
 """
@@ -72,6 +73,20 @@ def conv_case(lib):
     return run
 
 
+def lstm_case(lib):
+    lib.manual_seed(0)
+    lstm = lib.nn.LSTM(256, 256, num_layers=2)
+    x = lib.randn(100, 64, 256).requires_grad_()
+
+    def run():
+        lstm.zero_grad()
+        x.grad = None
+        out, (h, c) = lstm(x)
+        (out.sum() + h.sum() + c.sum()).backward()
+
+    return run
+
+
 def node_case(lib, n=200):
     x = lib.ones(1).requires_grad_()
 
@@ -106,6 +121,8 @@ def main():
                      n / best_of(r_eval, args.repeats), True))
         rows.append(("Conv2d 64x1x28x28 fwd+bwd (batches/s)", 1 / best_of(conv_case(tandem), args.repeats),
                      1 / best_of(conv_case(torch), args.repeats), True))
+        rows.append(("LSTM 2x256, batch 64, seq 100 fwd+bwd (batches/s)",
+                     1 / best_of(lstm_case(tandem), args.repeats), 1 / best_of(lstm_case(torch), args.repeats), True))
         (tn, nodes), (rn, _) = node_case(tandem), node_case(torch)
         rows.append(("backward per graph node (us, lower is better)", best_of(tn, args.repeats) / nodes * 1e6,
                      best_of(rn, args.repeats) / nodes * 1e6, False))

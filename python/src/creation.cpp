@@ -17,7 +17,14 @@ namespace {
 
 constexpr int kMaxNesting = 64;
 
-bool is_sequence(nb::handle h) { return PyList_Check(h.ptr()) || PyTuple_Check(h.ptr()); }
+// Lists, tuples and ranges are tensor data (tandem.tensor(range(3)), as in PyTorch).
+bool is_sequence(nb::handle h) { return PyList_Check(h.ptr()) || PyTuple_Check(h.ptr()) || PyRange_Check(h.ptr()); }
+// The items of a sequence as a list or tuple (a range is materialised; lists and tuples are returned as they are).
+nb::object fast_sequence(nb::handle h) {
+  PyObject* fast = PySequence_Fast(h.ptr(), "tensor(): expected a sequence");
+  if (!fast) throw nb::python_error();
+  return nb::steal(fast);
+}
 
 // The dtype NumPy scalars carry (np.float64 stays float64, as in PyTorch); -1 when not a NumPy scalar.
 int numpy_scalar_dtype(nb::handle h) {
@@ -54,7 +61,7 @@ struct Inference {
       saw_float = true;
     } else {
       TANDEM_THROW(Type, "new(): invalid data type '", nb::inst_name(h).c_str(),
-                   "'\nhint: tensor() accepts numbers, bools, nested lists/tuples of them, and NumPy arrays");
+                   "'\nhint: tensor() accepts numbers, bools, nested lists/tuples/ranges of them, and NumPy arrays");
     }
     dtype = any_leaf ? promote_types(dtype, d) : d;
     any_leaf = true;
@@ -70,7 +77,8 @@ struct Inference {
       leaf(h);
       return;
     }
-    int64_t n = static_cast<int64_t>(PySequence_Fast_GET_SIZE(h.ptr()));
+    nb::object seq = fast_sequence(h);
+    int64_t n = static_cast<int64_t>(PySequence_Fast_GET_SIZE(seq.ptr()));
     if (depth == shape.size()) {
       TANDEM_CHECK(!any_leaf, Value, "expected a number at dim ", depth,
                    " but found a sequence\nhint: nested lists must be rectangular");
@@ -79,7 +87,7 @@ struct Inference {
       TANDEM_CHECK(depth < shape.size() && shape[depth] == n, Value, "expected sequence of length ",
                    depth < shape.size() ? shape[depth] : 0, " at dim ", depth, " (got ", n, ")");
     }
-    PyObject** items = PySequence_Fast_ITEMS(h.ptr());
+    PyObject** items = PySequence_Fast_ITEMS(seq.ptr());
     for (int64_t i = 0; i < n; ++i) walk(items[i], depth + 1);
   }
 };
@@ -87,8 +95,9 @@ struct Inference {
 template <typename T>
 void fill_from(nb::handle h, T*& out) {
   if (is_sequence(h)) {
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(h.ptr());
-    PyObject** items = PySequence_Fast_ITEMS(h.ptr());
+    nb::object seq = fast_sequence(h);
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.ptr());
+    PyObject** items = PySequence_Fast_ITEMS(seq.ptr());
     for (Py_ssize_t i = 0; i < n; ++i) fill_from<T>(items[i], out);
     return;
   }
@@ -129,7 +138,7 @@ struct FactoryArgs {
   bool requires_grad;
 };
 FactoryArgs factory_args(nb::handle dtype, nb::handle device, bool requires_grad, DType fallback) {
-  FactoryArgs a{dtype.is_none() ? fallback : to_dtype(dtype), device.is_none() ? Device() : to_device(device),
+  FactoryArgs a{dtype.is_none() ? fallback : to_dtype(dtype), device_or_default(device),
                 requires_grad};
   check_requires_grad(requires_grad, a.dtype);
   return a;
@@ -154,7 +163,7 @@ void init_creation(nb::module_& m) {
       "_tensor_from_data",
       [](nb::handle data, nb::handle dtype, nb::handle device, bool requires_grad) {
         Tensor t =
-            tensor_from_data(data, to_optional_dtype(dtype), device.is_none() ? Device() : to_device(device));
+            tensor_from_data(data, to_optional_dtype(dtype), device_or_default(device));
         check_requires_grad(requires_grad, t.dtype());
         return finish(t, {t.dtype(), t.device(), requires_grad});
       },

@@ -3,8 +3,11 @@
 
 #include <array>
 
+#include <vector>
+
 #include "bindings.h"
 #include "core/error.h"
+#include "factory_args.h"
 #include "ops/type_promotion.h"
 
 namespace tandem::py {
@@ -51,6 +54,19 @@ std::optional<Device> to_optional_device(nb::handle h) {
   return to_device(h);
 }
 nb::object device_object(Device d) { return nb::cast(PyDevice{d}); }
+
+Device& default_factory_device() {
+  thread_local Device device;
+  return device;
+}
+
+namespace {
+// The defaults that `with tandem.device(...)` blocks replaced, innermost last, per thread.
+std::vector<Device>& outer_default_devices() {
+  thread_local std::vector<Device> stack;
+  return stack;
+}
+}  // namespace
 
 void init_dtype_device(nb::module_& m) {
   nb::class_<PyDType>(m, "dtype")
@@ -144,9 +160,30 @@ void init_dtype_device(nb::module_& m) {
              }
              return false;
            })
-      .def("__hash__", [](const PyDevice& d) {
-        return static_cast<int64_t>(d.device.type) * 65536 + d.device.index;
+      .def("__hash__",
+           [](const PyDevice& d) { return static_cast<int64_t>(d.device.type) * 65536 + d.device.index; })
+      // `with tandem.device("cuda:0"):` makes it the factories' default inside the block, as in PyTorch.
+      .def("__enter__",
+           [](nb::handle self) {
+             outer_default_devices().push_back(default_factory_device());
+             default_factory_device() = nb::inst_ptr<PyDevice>(self)->device;
+             return self;
+           })
+      .def("__exit__", [](const PyDevice&, nb::args) {
+        std::vector<Device>& outer = outer_default_devices();
+        if (outer.empty()) return;  // __exit__ without __enter__: nothing to restore
+        default_factory_device() = outer.back();
+        outer.pop_back();
       });
+
+  m.def("get_default_device", [] { return device_object(default_factory_device()); },
+        "The device factory functions use when none is given (this thread's).");
+  m.def(
+      "set_default_device",
+      [](nb::handle device) { default_factory_device() = device.is_none() ? Device() : to_device(device); },
+      nb::arg("device").none(),
+      "Sets the device factory functions (tensor, zeros, randn, arange, nn layers' parameters, ...) use when "
+      "none is given, for this thread; None restores cpu.");
 }
 
 }  // namespace tandem::py

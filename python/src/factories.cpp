@@ -33,7 +33,7 @@ void init_factories(nb::module_& m) {
         Scalar a = start.is_none() ? Scalar(int64_t{0}) : scalar_arg(start, "arange", "start");
         Scalar z = scalar_arg(end, "arange", "end");
         Scalar s = step.is_none() ? Scalar(int64_t{1}) : scalar_arg(step, "arange", "step");
-        Tensor t = arange(a, z, s, to_optional_dtype(dtype), device_or_cpu(device));
+        Tensor t = arange(a, z, s, to_optional_dtype(dtype), device_or_default(device));
         return with_requires_grad(t, requires_grad);
       },
       nb::arg("start") = nb::none(), nb::arg("end") = nb::none(), nb::arg("step") = nb::none(), nb::kw_only(),
@@ -43,7 +43,7 @@ void init_factories(nb::module_& m) {
       [](nb::handle start, nb::handle end, int64_t steps, nb::handle dtype, nb::handle device,
          bool requires_grad) {
         Tensor t = linspace(scalar_arg(start, "linspace", "start"), scalar_arg(end, "linspace", "end"), steps,
-                            to_optional_dtype(dtype), device_or_cpu(device));
+                            to_optional_dtype(dtype), device_or_default(device));
         return with_requires_grad(t, requires_grad);
       },
       nb::arg("start"), nb::arg("end"), nb::arg("steps"), nb::kw_only(), nb::arg("dtype") = nb::none(),
@@ -52,7 +52,7 @@ void init_factories(nb::module_& m) {
       "eye",
       [](int64_t n, std::optional<int64_t> m, nb::handle dtype, nb::handle device, bool requires_grad) {
         DType d = dtype.is_none() ? default_float_dtype() : to_dtype(dtype);
-        return with_requires_grad(eye(n, m, d, device_or_cpu(device)), requires_grad);
+        return with_requires_grad(eye(n, m, d, device_or_default(device)), requires_grad);
       },
       nb::arg("n"), nb::arg("m") = nb::none(), nb::kw_only(), nb::arg("dtype") = nb::none(),
       nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);

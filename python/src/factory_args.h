@@ -5,7 +5,12 @@
 
 namespace tandem::py {
 
-inline Device device_or_cpu(nb::handle device) { return device.is_none() ? Device() : to_device(device); }
+// The device factories use when none is given: cpu unless tandem.set_default_device or `with tandem.device(...)`
+// changed it for this thread (PyTorch keeps it per thread too). Defined in dtype_device.cpp.
+Device& default_factory_device();
+inline Device device_or_default(nb::handle device) {
+  return device.is_none() ? default_factory_device() : to_device(device);
+}
 
 inline void check_requires_grad(bool requires_grad, DType dtype) {
   TANDEM_CHECK(

@@ -59,11 +59,47 @@ struct Parsed {
   bool advanced = false;
 };
 
+// PyTorch (2.15 still) reads a short non-tuple sequence that holds a tensor, a sequence, a slice, None or
+// Ellipsis as a tuple of indices (x[[rows, cols]] is x[rows, cols]), with a deprecation warning. Other
+// sequences, and NumPy arrays, are tensor data (x[[0, 2]] picks rows 0 and 2).
+bool sequence_as_tuple(PyObject* index) {
+  if (PyTuple_Check(index) || is_tensor(index) || !PySequence_Check(index)) return false;
+  if (std::strcmp(Py_TYPE(index)->tp_name, "numpy.ndarray") == 0) return false;
+  Py_ssize_t n = PySequence_Size(index);
+  if (n < 0) {
+    PyErr_Clear();
+    return false;
+  }
+  if (n >= 32) return false;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    nb::object item = nb::steal(PySequence_GetItem(index, i));
+    if (!item) {
+      PyErr_Clear();
+      return false;
+    }
+    PyObject* o = item.ptr();
+    if (is_tensor(o) || PySequence_Check(o) || PySlice_Check(o) || o == Py_None || o == Py_Ellipsis) return true;
+  }
+  return false;
+}
+
 class IndexParser {
  public:
   explicit IndexParser(const Tensor& self) : self_(self), result_(self) {}
 
   Parsed parse(nb::handle index) {
+    if (sequence_as_tuple(index.ptr())) {
+      if (PyErr_WarnEx(PyExc_UserWarning,
+                       "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+                       "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+                       "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error "
+                       "or a different result",
+                       1) < 0)
+        throw nb::python_error();  // warnings turned into errors
+      nb::object items = nb::steal(PySequence_Tuple(index.ptr()));
+      if (!items) throw nb::python_error();
+      return parse(items);
+    }
     PyObject* single = index.ptr();
     PyObject* const* items = &single;
     Py_ssize_t n = 1;

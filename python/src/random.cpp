@@ -89,7 +89,7 @@ void init_random(nb::module_& m) {
          bool requires_grad) {                                                                             \
         DType d = dtype.is_none() ? default_float_dtype() : to_dtype(dtype);                               \
         Tensor t =                                                                                         \
-            draw(size_from(args, size, #name), d, device_or_cpu(device), to_generator(generator, #name));  \
+            draw(size_from(args, size, #name), d, device_or_default(device), to_generator(generator, #name));  \
         return with_requires_grad(t, requires_grad);                                                       \
       },                                                                                                   \
       nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("generator") = nb::none(),                    \
@@ -116,7 +116,7 @@ void init_random(nb::module_& m) {
         int64_t hi = int_arg(p[1], "randint", "high");
         DType d = dtype.is_none() ? DType::Int64 : to_dtype(dtype);
         check_requires_grad(requires_grad, d);
-        Tensor t = randint(lo, hi, to_shape(p[2], "randint"), d, device_or_cpu(device),
+        Tensor t = randint(lo, hi, to_shape(p[2], "randint"), d, device_or_default(device),
                            to_generator(generator, "randint"));
         return with_requires_grad(t, requires_grad);
       },
@@ -144,7 +144,7 @@ void init_random(nb::module_& m) {
       [](int64_t n, nb::handle generator, nb::handle dtype, nb::handle device, bool requires_grad) {
         DType d = dtype.is_none() ? DType::Int64 : to_dtype(dtype);
         check_requires_grad(requires_grad, d);
-        Tensor t = randperm(n, d, device_or_cpu(device), to_generator(generator, "randperm"));
+        Tensor t = randperm(n, d, device_or_default(device), to_generator(generator, "randperm"));
         return with_requires_grad(t, requires_grad);
       },
       nb::arg("n"), nb::kw_only(), nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(),
@@ -176,7 +176,7 @@ void init_random(nb::module_& m) {
           TANDEM_CHECK(!size.is_none(), Type, "normal() missing required argument 'size'",
                        "\nhint: with a float mean and std, pass the shape: normal(0.0, 1.0, size=(2, 3))");
           DType d = dtype.is_none() ? default_float_dtype() : to_dtype(dtype);
-          t = normal_(empty(to_shape(size, "normal"), d, device_or_cpu(device)),
+          t = normal_(empty(to_shape(size, "normal"), d, device_or_default(device)),
                       float_arg(mean, "normal", "mean"), float_arg(std, "normal", "std"), gen);
         }
         return with_requires_grad(t, requires_grad);

@@ -1,4 +1,7 @@
 """Tensor.__getitem__ / __setitem__ against PyTorch: index forms, views, broadcasting, errors."""
+import warnings
+
+import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings, strategies as st
@@ -332,3 +335,34 @@ def test_random_mask_setitem_matches_torch(mask, where, value):
     ref[idx_ref] = rv
     mine[idx_mine] = mv
     assert mine.tolist() == ref.tolist()
+
+
+SEQUENCE_INDICES = [
+    lambda L: range(2), lambda L: (slice(None), range(1, 3)), lambda L: [L.tensor([0, 1]), L.tensor([1, 2])],
+    lambda L: [[0, 1], [1, 2]], lambda L: [0, slice(None), 2], lambda L: [None, 0], lambda L: [Ellipsis, 1],
+    lambda L: [0, 1], lambda L: np.array([[0, 1], [1, 0]]), lambda L: [range(2)], lambda L: [0, L.tensor(1)],
+    lambda L: [0] * 40, lambda L: [np.array([0, 1])], lambda L: [[True, False]],
+]
+
+
+@pytest.mark.parametrize("make_index", SEQUENCE_INDICES)
+def test_ranges_and_sequences_index_as_pytorch(make_index):
+    # Ranges are index data; a short non-tuple sequence holding a tensor, sequence, slice, None or Ellipsis is
+    # read as a tuple of indices with PyTorch's deprecation warning (PyTorch 2.15 still does this).
+    def run(L, dev):
+        t = L.arange(24).reshape(2, 3, 4).to(dev)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            values = t[make_index(L)].tolist()
+            t[make_index(L)] = 0
+        # PyTorch's C++ warnings end with where they were triggered.
+        return values, t.tolist(), [str(w.message).split(" (Triggered internally")[0] for w in caught
+                                    if w.category is UserWarning]
+
+    assert run(tandem, oracle.current_device) == run(torch, "cpu")
+
+
+def test_tensor_from_ranges():
+    assert tandem.tensor(range(3)).tolist() == [0, 1, 2] and tandem.tensor(range(3)).dtype == tandem.int64
+    assert tandem.tensor([range(2), range(2)]).tolist() == [[0, 1], [0, 1]]
+    assert tandem.tensor(range(0)).shape == (0,)

@@ -483,3 +483,13 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
         loss = loss * weight
     return _reduce(loss, reduction)
 
+
+# Further functions, one file per family (each with its own __all__).
+from . import _functional_losses, _functional_layers, _functional_attention, _functional_conv  # noqa: E402
+from ._functional_losses import *  # noqa: F401,F403,E402
+from ._functional_layers import *  # noqa: F401,F403,E402
+from ._functional_attention import *  # noqa: F401,F403,E402
+from ._functional_conv import *  # noqa: F401,F403,E402  (its conv2d adds padding="same"/"valid")
+
+__all__ = list(dict.fromkeys(__all__ + _functional_losses.__all__ + _functional_layers.__all__
+                             + _functional_attention.__all__ + _functional_conv.__all__))

@@ -4,6 +4,9 @@ Each writes through an untracked view of the tensor (PyTorch runs them under no_
 Parameter records nothing for autograd.
 """
 import math
+import warnings
+
+import tandem
 
 from .parameter import untracked
 
@@ -95,3 +98,114 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
     return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan), generator)
+
+
+# Acklam's rational approximation of the standard normal quantile (relative error below 1.2e-9): tandem has
+# no erfinv, and this keeps trunc_normal_'s inverse-CDF sampling on the tensor's device.
+_ACKLAM_A = (-3.969683028665376e01, 2.209460984245205e02, -2.759285104469687e02, 1.383577518672690e02,
+             -3.066479806614716e01, 2.506628277459239e00)
+_ACKLAM_B = (-5.447609879822406e01, 1.615858368580409e02, -1.556989798598866e02, 6.680131188771972e01,
+             -1.328068155288572e01, 1.0)
+_ACKLAM_C = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e00, -2.549732539343734e00,
+             4.374664141464968e00, 2.938163982698783e00)
+_ACKLAM_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00, 3.754408661907416e00, 1.0)
+_ACKLAM_TAIL = 0.02425
+
+
+def _polyval(coefficients, x):
+    out = tandem.full_like(x, coefficients[0])
+    for c in coefficients[1:]:
+        out = out * x + c
+    return out
+
+
+def _ndtri(p):
+    """The standard normal quantile of each probability in p (a floating tensor)."""
+    q = p - 0.5
+    r = q * q
+    central = _polyval(_ACKLAM_A, r) * q / _polyval(_ACKLAM_B, r)
+    tail_p = tandem.minimum(p, 1 - p)
+    t = tandem.sqrt(-2 * tandem.log(tail_p))
+    lower_tail = _polyval(_ACKLAM_C, t) / _polyval(_ACKLAM_D, t)  # negative: the quantile of tail_p
+    tail = tandem.where(p < 0.5, lower_tail, -lower_tail)
+    return tandem.where(tail_p < _ACKLAM_TAIL, tail, central)
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """N(mean, std^2) restricted to [a, b], by the inverse CDF of a uniform draw between the CDF at a and b."""
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may "
+                      "be incorrect.", stacklevel=2)
+    low, high = (0.5 * (1.0 + math.erf((v - mean) / std / math.sqrt(2.0))) for v in (a, b))
+    # The quantile is computed in float32 at least (a half-precision polynomial would be too coarse).
+    work = tandem.float64 if tensor.dtype == tandem.float64 else tandem.float32
+    u = tandem.empty(tensor.shape, dtype=work, device=tensor.device).uniform_(low, high, generator=generator)
+    untracked(tensor).copy_((_ndtri(u) * std + mean).clamp(a, b))
+    return tensor
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    """A (semi-)orthogonal matrix over the flattened trailing dims, drawn as PyTorch draws it: Q of the QR of
+    a normal matrix with R's diagonal made positive. tandem has no QR, so Q comes from classical Gram-Schmidt
+    with re-orthogonalisation over the rows of the wide orientation: one step per row, each a few ops on the
+    device, in float32 (float64 for float64 tensors) so that half-precision tensors get well-formed rows."""
+    if tensor.dim() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.size(0)
+    cols = tensor.numel() // rows
+    work = tandem.float64 if tensor.dtype == tandem.float64 else tandem.float32
+    flat = tandem.empty(rows, cols, dtype=work, device=tensor.device).normal_(0, 1, generator=generator)
+    wide = flat if rows < cols else flat.t()
+    q = tandem.zeros(wide.shape, dtype=work, device=tensor.device)
+    for i in range(wide.size(0)):
+        v = wide.narrow(0, i, 1)
+        done = q.narrow(0, 0, i)
+        for _ in range(2):  # "twice is enough" (Giraud et al.) for orthogonality to rounding
+            v = v - tandem.matmul(tandem.matmul(v, done.t()), done)
+        q.narrow(0, i, 1).copy_(v / tandem.norm(v))
+    untracked(tensor).copy_((q if rows < cols else q.t()).reshape(tensor.shape) * gain)
+    return tensor
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """N(0, std^2) values with ceil(sparsity * rows) zeros in every column, at rows drawn without replacement
+    (the first ones of an argsort of uniform keys: a random permutation per column)."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = min(int(math.ceil(sparsity * rows)), rows)
+    target = untracked(tensor)
+    target.normal_(0, std, generator=generator)
+    if num_zeros:
+        keys = tandem.rand(rows, cols, generator=generator, device=tensor.device)
+        target.scatter_(0, keys.argsort(dim=0).narrow(0, 0, num_zeros), 0)
+    return tensor
+
+
+def dirac_(tensor, groups=1):
+    """The identity of a conv layer: weight[g * out + d, d, centre...] = 1 for every group g, channel d."""
+    if tensor.dim() not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tensor.shape
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    out_per_group = sizes[0] // groups
+    channels = min(out_per_group, sizes[1])
+    target = untracked(tensor)
+    target.zero_()
+    d = tandem.arange(channels, device=tensor.device).reshape(1, channels).expand(groups, channels)
+    g = tandem.arange(groups, device=tensor.device).reshape(groups, 1) * out_per_group
+    centres = [tandem.full([groups * channels], s // 2, dtype=tandem.int64, device=tensor.device) for s in sizes[2:]]
+    one = tandem.ones([], dtype=tensor.dtype, device=tensor.device)
+    target.index_put_(((g + d).reshape(-1), d.reshape(-1), *centres), one)
+    return tensor
+
+
+def eye_(tensor):
+    """The identity matrix (ones on the main diagonal of a 2-D tensor)."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    untracked(tensor).copy_(tandem.eye(tensor.size(0), tensor.size(1), dtype=tensor.dtype, device=tensor.device))
+    return tensor

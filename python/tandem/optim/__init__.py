@@ -1,5 +1,13 @@
-"""tandem.optim: optimizers whose per-tensor update runs as one fused C++ kernel."""
+"""tandem.optim: PyTorch's optimizers. SGD and Adam(W) run one fused C++ kernel per tensor; the others compose a
+few in-place tensor ops per tensor in PyTorch's order of operations."""
 from .optimizer import Optimizer  # noqa: F401
 from .sgd import SGD  # noqa: F401
 from .adam import Adam, AdamW  # noqa: F401
+from .adadelta import Adadelta  # noqa: F401
+from .adagrad import Adagrad  # noqa: F401
+from .adamax import Adamax  # noqa: F401
+from .lbfgs import LBFGS  # noqa: F401
+from .nadam import NAdam  # noqa: F401
+from .radam import RAdam  # noqa: F401
+from .rmsprop import RMSprop  # noqa: F401
 from . import lr_scheduler  # noqa: F401

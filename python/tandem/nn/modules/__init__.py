@@ -5,7 +5,7 @@ from .conv import Conv2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from .activation import (ReLU, GELU, SiLU, LeakyReLU, ELU, SELU, CELU, Softplus, Hardtanh, ReLU6, Hardsigmoid,
                          Hardswish, Mish, Softsign, LogSigmoid, Tanhshrink, Threshold, Hardshrink, Softshrink, Sigmoid,
-                         Tanh, Softmax, LogSoftmax, Dropout)
+                         Tanh, Softmax, LogSoftmax, Dropout, PReLU, GLU, Softmin, Softmax2d)
 from .loss import CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, BCELoss, BCEWithLogitsLoss
 
 __all__ = [
@@ -13,5 +13,28 @@ __all__ = [
     "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "ReLU", "GELU",
     "SiLU", "LeakyReLU", "ELU", "SELU", "CELU", "Softplus", "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish", "Mish",
     "Softsign", "LogSigmoid", "Tanhshrink", "Threshold", "Hardshrink", "Softshrink", "Sigmoid", "Tanh", "Softmax",
-    "LogSoftmax", "Dropout", "CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss",
+    "LogSoftmax", "Dropout", "PReLU", "GLU", "Softmin", "Softmax2d", "CrossEntropyLoss", "NLLLoss", "MSELoss",
+    "L1Loss", "BCELoss", "BCEWithLogitsLoss",
 ]
+
+# Layers added module by module; each file lists its public names in its own __all__.
+from . import (dropout, padding, pixelshuffle, loss_more, normalization_more, rnn,  # noqa: E402
+               activation_attention, transformer, embedding_bag, conv_more, pooling, upsampling, lazy)
+from .dropout import *  # noqa: F401,F403,E402
+from .padding import *  # noqa: F401,F403,E402
+from .pixelshuffle import *  # noqa: F401,F403,E402
+from .loss_more import *  # noqa: F401,F403,E402
+from .normalization_more import *  # noqa: F401,F403,E402
+from .rnn import *  # noqa: F401,F403,E402
+from .activation_attention import *  # noqa: F401,F403,E402
+from .transformer import *  # noqa: F401,F403,E402
+from .embedding_bag import *  # noqa: F401,F403,E402
+from .conv_more import *  # noqa: F401,F403,E402
+from .pooling import *  # noqa: F401,F403,E402
+from .upsampling import *  # noqa: F401,F403,E402
+from .lazy import *  # noqa: F401,F403,E402
+
+for _family in (dropout, padding, pixelshuffle, loss_more, normalization_more, rnn, activation_attention, transformer,
+                embedding_bag, conv_more, pooling, upsampling, lazy):
+    __all__ += _family.__all__
+del _family

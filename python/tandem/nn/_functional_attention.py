@@ -1,0 +1,486 @@
+"""nn.functional attention and bag-of-embeddings functions (re-exported by nn.functional): scaled dot-product
+attention, multi-head attention and embedding_bag, each a composition of tandem ops (matmul, the fused softmax,
+index_select/index_add), so autograd and every device come for free. There is no fused attention kernel yet."""
+import math
+import warnings
+
+import tandem
+
+from .._transfer_guard import _crossing
+from .functional import dropout, embedding, linear, softmax
+from .parameter import untracked
+
+__all__ = ["scaled_dot_product_attention", "multi_head_attention_forward", "embedding_bag"]
+
+# The C++ type names PyTorch prints in its attention messages ("float", "long int"); src/core/dtype.h holds the
+# same column but does not expose it to Python.
+_CPP_TYPE_NAMES = {
+    tandem.bool: "bool", tandem.uint8: "unsigned char", tandem.int8: "signed char", tandem.int16: "short int",
+    tandem.int32: "int", tandem.int64: "long int", tandem.float16: "c10::Half", tandem.bfloat16: "c10::BFloat16",
+    tandem.float32: "float", tandem.float64: "double",
+}
+
+# At most this many attention scores (64 MiB in float32) are alive per block of query rows.
+_SCORES_PER_BLOCK = 1 << 24
+
+
+def _check_attention_inputs(query, key, value, attn_mask, dropout_p, is_causal):
+    if min(query.dim(), key.dim(), value.dim()) < 2:
+        raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+                           f"{query.dim()} key.dim: {key.dim()} and value.dim: {value.dim()} instead.")
+    if not query.dtype == key.dtype == value.dtype:
+        names = [_CPP_TYPE_NAMES[t.dtype] for t in (query, key, value)]
+        raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: {names[0]} "
+                           f"key.dtype: {names[1]} and value.dtype: {names[2]} instead.")
+    if dropout_p > 1.0:  # (a negative dropout_p means no dropout, as in PyTorch)
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
+    if attn_mask is not None:
+        if is_causal:
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+                               "is_causal=True")
+        if attn_mask.dtype not in (tandem.bool, tandem.float32, query.dtype):
+            raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                               f"attn_mask.dtype: {_CPP_TYPE_NAMES[attn_mask.dtype]} and  query.dtype: "
+                               f"{_CPP_TYPE_NAMES[query.dtype]} instead.")
+
+
+def _share_heads(t, query_heads):
+    """t with each of its heads repeated for query_heads // heads consecutive query heads (repeat_interleave on
+    dim -3, as a broadcast view plus one copy)."""
+    heads = t.size(-3)
+    if query_heads % heads:
+        raise RuntimeError("Number of heads in key and value must divide the number of heads in query")
+    if heads == query_heads:
+        return t
+    shape = list(t.shape)
+    grouped = t.unsqueeze(-3).expand(shape[:-2] + [query_heads // heads] + shape[-2:])
+    return grouped.reshape(shape[:-3] + [query_heads] + shape[-2:])
+
+
+def _batch_numel(t):
+    return math.prod(t.shape[:-2])
+
+
+def _attend_rows(query, key_t, value, attn_mask, is_causal, row0, dropout_p):
+    """Attention for the query rows row0 .. row0 + query.size(-2) (query already scaled)."""
+    scores = tandem.matmul(query, key_t)
+    rows, keys = scores.size(-2), scores.size(-1)
+    if is_causal:  # top-left aligned: query row i sees keys 0..i
+        future = (tandem.arange(row0, row0 + rows, device=scores.device).unsqueeze(-1)
+                  < tandem.arange(keys, device=scores.device))
+        scores = scores.masked_fill(future, float("-inf"))
+    blocked = None
+    if attn_mask is not None:
+        if attn_mask.dim() >= 2 and attn_mask.size(-2) != 1:
+            attn_mask = attn_mask.narrow(-2, row0, rows)
+        if attn_mask.dtype == tandem.bool:
+            scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
+        else:
+            scores = scores + attn_mask
+        # A row that may attend nothing gives zeros (and zero gradients), as PyTorch's math backend, not the
+        # NaNs of a softmax over -inf only.
+        blocked = (scores == float("-inf")).all(dim=-1, keepdim=True)
+        scores = scores.masked_fill(blocked, 0.0)
+    # Half-precision scores are normalised in float32, as PyTorch's math backend does.
+    low_precision = scores.dtype in (tandem.float16, tandem.bfloat16)
+    weights = tandem.softmax(scores, -1, dtype=tandem.float32 if low_precision else None).to(value.dtype)
+    if blocked is not None:
+        weights = weights.masked_fill(blocked, 0.0)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p)
+    return tandem.matmul(weights, value)
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    """softmax(query @ key^T * scale + mask) @ value over the last two dims, batch dims broadcast, as PyTorch's
+    math backend. A bool ``attn_mask`` is True where a query may attend; a float one is added to the scores;
+    ``is_causal`` hides the keys after each query (top-left aligned when L != S); rows that may attend nothing
+    give zeros; ``enable_gqa`` shares each key/value head among query heads; ``scale`` defaults to 1/sqrt(E).
+
+    No fused (flash) kernel: this is matmul + tandem's fused softmax + matmul. When L * S is large the queries
+    run in blocks of rows so that at most ~16 Mi scores exist at once, which bounds the memory of inference;
+    under autograd each block's attention weights are still kept for the backward pass."""
+    _check_attention_inputs(query, key, value, attn_mask, dropout_p, is_causal)
+    if enable_gqa and query.dim() >= 3:
+        key, value = _share_heads(key, query.size(-3)), _share_heads(value, query.size(-3))
+    query = query * (1.0 / math.sqrt(query.size(-1)) if scale is None else scale)
+    key_t = key.transpose(-2, -1)
+    length, keys = query.size(-2), key.size(-2)
+    rows = max(1, _SCORES_PER_BLOCK // max(1, max(_batch_numel(query), _batch_numel(key)) * keys))
+    blocks = [_attend_rows(query.narrow(-2, r, min(rows, length - r)), key_t, value, attn_mask, is_causal, r,
+                           dropout_p) for r in range(0, max(length, 1), rows)]
+    return blocks[0] if len(blocks) == 1 else tandem.cat(blocks, dim=-2)
+
+
+# ---- multi-head attention (PyTorch's F.multi_head_attention_forward, minus its fused fast path) ---------------
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    """True for batched (3-D) input, False for unbatched (2-D); PyTorch's AssertionErrors otherwise."""
+    if query.dim() == 3:
+        if key.dim() != 3 or value.dim() != 3:
+            raise AssertionError("For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
+                                 f"{key.dim()}-D and {value.dim()}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.dim() != 2:
+            raise AssertionError("For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D but "
+                                 f"found {key_padding_mask.dim()}-D tensor instead")
+        if attn_mask is not None and attn_mask.dim() not in (2, 3):
+            raise AssertionError("For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but "
+                                 f"found {attn_mask.dim()}-D tensor instead")
+        return True
+    if query.dim() == 2:
+        if key.dim() != 2 or value.dim() != 2:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found "
+                                 f"{key.dim()}-D and {value.dim()}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.dim() != 1:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D but "
+                                 f"found {key_padding_mask.dim()}-D tensor instead")
+        if attn_mask is not None:
+            if attn_mask.dim() not in (2, 3):
+                raise AssertionError("For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D "
+                                     f"but found {attn_mask.dim()}-D tensor instead")
+            expected = (num_heads, query.shape[0], key.shape[0])
+            if attn_mask.dim() == 3 and tuple(attn_mask.shape) != expected:
+                raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got {attn_mask.shape}")
+        return False
+    raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.dim()}-D query tensor")
+
+
+def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
+    """A float (additive) mask: a bool mask's True entries become -inf; float masks pass unchanged."""
+    if mask is None:
+        return None
+    if mask.dtype != tandem.bool and not mask.is_floating_point():
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other_type is not None and mask.dtype != other_type:
+        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
+                      "instead.", stacklevel=3)
+    if mask.is_floating_point():
+        return mask
+    return tandem.zeros(mask.shape, dtype=target_type, device=mask.device).masked_fill_(mask, float("-inf"))
+
+
+def _none_or_dtype(input):
+    if input is None:
+        return None
+    if isinstance(input, tandem.Tensor):
+        return input.dtype
+    raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")
+
+
+def _same_layout(fn, query, key, value):
+    """fn applied to query, key and value, keeping which of them are the same tensor (self-attention then
+    projects with one GEMM)."""
+    if key is value:
+        if query is key:
+            query = key = value = fn(query)
+        else:
+            query, key = fn(query), fn(key)
+            value = key
+        return query, key, value
+    return fn(query), fn(key), fn(value)
+
+
+def _in_projection_packed(q, k, v, w, b=None):
+    """q, k, v projected by the packed (3E, E) weight: one GEMM for self-attention, two for shared key/value."""
+    embed_dim = q.size(-1)
+    if k is v:
+        if q is k:
+            return linear(q, w, b).chunk(3, dim=-1)
+        w_q, w_kv = w.split([embed_dim, 2 * embed_dim])
+        b_q, b_kv = (None, None) if b is None else b.split([embed_dim, 2 * embed_dim])
+        return (linear(q, w_q, b_q),) + tuple(linear(k, w_kv, b_kv).chunk(2, dim=-1))
+    w_q, w_k, w_v = w.chunk(3)
+    b_q, b_k, b_v = (None, None, None) if b is None else b.chunk(3)
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
+def _in_projection(q, k, v, w_q, w_k, w_v, b_q=None, b_k=None, b_v=None):
+    eq, ek, ev = q.size(-1), k.size(-1), v.size(-1)
+    for name, w, shape in (("query", w_q, (eq, eq)), ("key", w_k, (eq, ek)), ("value", w_v, (eq, ev))):
+        if tuple(w.shape) != shape:
+            raise AssertionError(f"expecting {name} weights shape of {shape}, but got {w.shape}")
+    for name, b in (("query", b_q), ("key", b_k), ("value", b_v)):
+        if b is not None and tuple(b.shape) != (eq,):
+            raise AssertionError(f"expecting {name} bias shape of {(eq,)}, but got {b.shape}")
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
+def _append_zero_column(mask):
+    """The mask for one more key (bias_k or the zero attention), which every query may attend."""
+    return tandem.cat([mask, mask.new_zeros(list(mask.shape[:-1]) + [1])], dim=-1)
+
+
+def _split_heads(t, length, batch_heads, head_dim):
+    """(length, batch, heads * head_dim) -> (batch * heads, length, head_dim)."""
+    return t.reshape(length, batch_heads, head_dim).transpose(0, 1)
+
+
+def _check_static(static, name, batch_heads, head_dim):
+    if static.size(0) != batch_heads:
+        raise AssertionError(f"expecting {name}.size(0) of {batch_heads}, but got {static.size(0)}")
+    if static.size(2) != head_dim:
+        raise AssertionError(f"expecting {name}.size(2) of {head_dim}, but got {static.size(2)}")
+    return static
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
+                                 bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
+                                 training=True, key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None, k_proj_weight=None,
+                                 v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
+                                 is_causal=False):
+    """nn.MultiheadAttention's computation on (L, N, E) / unbatched (L, E) input, as PyTorch: project, split
+    heads, attend (through scaled_dot_product_attention unless the weights are wanted), merge heads, project.
+    Returns (output, weights) where weights is None unless need_weights."""
+    is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
+    if not is_batched:
+        query, key, value = _same_layout(lambda t: t.unsqueeze(1), query, key, value)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    src_len = key.shape[0]
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask), "attn_mask",
+                                       query.dtype)
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                           "method `generate_square_subsequent_mask` to create this mask.")
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None  # the hint says attn_mask is causal: attention builds that mask itself
+    else:
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+        if key_padding_mask is not None:
+            is_causal = False  # the merged mask is no longer causal
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if use_separate_proj_weight:
+        if key.shape[:2] != value.shape[:2]:
+            raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match value's "
+                                 f"{value.shape[:2]}")
+    elif key.shape != value.shape:
+        raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
+
+    if not use_separate_proj_weight:
+        if in_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+    else:
+        for name, w in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
+            if w is None:
+                raise AssertionError(f"use_separate_proj_weight is True but {name}_proj_weight is None")
+        biases = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
+        q, k, v = _in_projection(query, key, value, q_proj_weight, k_proj_weight, v_proj_weight, *biases)
+
+    if attn_mask is not None:
+        if attn_mask.dim() == 2:
+            if tuple(attn_mask.shape) != (tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
+                                   f"{(tgt_len, src_len)}.")
+            attn_mask = attn_mask.unsqueeze(0)
+        elif tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
+            raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
+                               f"{(bsz * num_heads, tgt_len, src_len)}.")
+
+    if bias_k is not None and bias_v is not None:
+        if static_k is not None:
+            raise AssertionError("bias cannot be added to static key.")
+        if static_v is not None:
+            raise AssertionError("bias cannot be added to static value.")
+        k = tandem.cat([k, bias_k.expand(1, bsz, embed_dim)])
+        v = tandem.cat([v, bias_v.expand(1, bsz, embed_dim)])
+        attn_mask = None if attn_mask is None else _append_zero_column(attn_mask)
+        key_padding_mask = None if key_padding_mask is None else _append_zero_column(key_padding_mask)
+    elif bias_k is not None:
+        raise AssertionError("bias_k is set but bias_v is None")
+    elif bias_v is not None:
+        raise AssertionError("bias_v is set but bias_k is None")
+
+    batch_heads = bsz * num_heads
+    q = _split_heads(q, tgt_len, batch_heads, head_dim)
+    k = _split_heads(k, k.shape[0], batch_heads, head_dim) if static_k is None else _check_static(
+        static_k, "static_k", batch_heads, head_dim)
+    v = _split_heads(v, v.shape[0], batch_heads, head_dim) if static_v is None else _check_static(
+        static_v, "static_v", batch_heads, head_dim)
+    if add_zero_attn:
+        k = tandem.cat([k, k.new_zeros((batch_heads, 1, head_dim))], dim=1)
+        v = tandem.cat([v, v.new_zeros((batch_heads, 1, head_dim))], dim=1)
+        attn_mask = None if attn_mask is None else _append_zero_column(attn_mask)
+        key_padding_mask = None if key_padding_mask is None else _append_zero_column(key_padding_mask)
+    src_len = k.size(1)
+
+    if key_padding_mask is not None:
+        if key_padding_mask.shape[0] != bsz:
+            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got "
+                                 f"{key_padding_mask.shape[0]}")
+        if key_padding_mask.shape[1] != src_len:
+            raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
+                                 f"{key_padding_mask.shape[1]}")
+        key_padding_mask = (key_padding_mask.reshape(bsz, 1, 1, src_len).expand(bsz, num_heads, 1, src_len)
+                            .reshape(batch_heads, 1, src_len))
+        attn_mask = key_padding_mask if attn_mask is None else attn_mask + key_padding_mask
+    if not training:
+        dropout_p = 0.0
+
+    if need_weights:  # the weights themselves are wanted: PyTorch's explicit path (a fully masked row gives NaN)
+        scores = tandem.matmul(q * math.sqrt(1.0 / head_dim), k.transpose(-2, -1))
+        weights = softmax(scores if attn_mask is None else scores + attn_mask, dim=-1)
+        if dropout_p > 0.0:
+            weights = dropout(weights, dropout_p)
+        out = tandem.matmul(weights, v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+        out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
+        weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
+        if average_attn_weights:
+            weights = weights.mean(dim=1)
+        return (out, weights) if is_batched else (out.squeeze(1), weights.squeeze(0))
+
+    if attn_mask is not None:
+        attn_mask = (attn_mask.unsqueeze(0) if attn_mask.size(0) == 1
+                     else attn_mask.reshape(bsz, num_heads, -1, src_len))
+    q, k, v = (t.reshape(bsz, num_heads, t.size(1), head_dim) for t in (q, k, v))
+    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
+    out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
+    return (out if is_batched else out.squeeze(1)), None
+
+
+# ---- embedding_bag -------------------------------------------------------------------------------------------
+def _renorm_rows_(weight, input, max_norm, norm_type):
+    """Rescale in place, untracked, the rows ``input`` picks whose norm exceeds max_norm (PyTorch's
+    embedding_renorm_, which embedding_bag runs before the lookup)."""
+    with tandem.no_grad():
+        index = input.reshape(-1).long()
+        rows = untracked(weight).index_select(0, index)
+        norms = rows.norm(p=norm_type, dim=1, keepdim=True)
+        scale = tandem.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        untracked(weight).index_copy_(0, index, rows * scale)
+
+
+def _reduce_dense_bags(indices, weight, keep, per_sample_weights, mode):
+    """Reduce the rows picked by ``indices`` (bags, length) over each bag; ``keep`` (or None: all) marks the
+    entries that count."""
+    rows = embedding(indices, weight)
+    if mode == "max":
+        if keep is None:
+            return rows.max(dim=1).values
+        best = rows.masked_fill(keep.logical_not().unsqueeze(-1), float("-inf")).max(dim=1).values
+        return best.masked_fill(keep.any(dim=1, keepdim=True).logical_not(), 0.0)  # empty bags give zeros
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.unsqueeze(-1)
+    if keep is not None:
+        rows = rows.masked_fill(keep.logical_not().unsqueeze(-1), 0.0)
+    total = rows.sum(dim=1)
+    if mode == "sum":
+        return total
+    count = max(indices.size(1), 1) if keep is None else keep.sum(dim=1, keepdim=True).clamp(min=1)
+    return total / count
+
+
+def _check_offsets(offsets, length):
+    """PyTorch's offset checks; they need the values on the host, so (like PyTorch) they run on cpu only."""
+    if offsets.device.type != "cpu" or offsets.numel() == 0:
+        return
+    first, last = (int(x) for x in tandem.stack([offsets[0], offsets[-1]]).tolist())
+    if first != 0:
+        raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
+                           f"position 0. However, got {first}")
+    if last > length:
+        raise RuntimeError(f"offsets[-1] can not be greater than input's length {length} but got offsets[-1] of "
+                           f"{last}")
+
+
+def _bags_from_offsets(input, weight, offsets, num_bags, keep, per_sample_weights, mode, include_last_offset):
+    """Bags of a 1-D input: sum and mean add each entry into its bag (index_add); max pads the bags to the longest
+    one (read on the host) and reduces them densely."""
+    length = input.numel()
+    offsets = offsets.long()
+    starts = offsets.narrow(0, 0, num_bags)
+    if mode == "max":
+        ends = offsets.narrow(0, 1, num_bags) if include_last_offset else tandem.cat(
+            [offsets.narrow(0, 1, num_bags - 1), offsets.new_full((1,), length)])
+        sizes = ends - starts
+        with _crossing("F.embedding_bag(mode='max')"):  # the longest bag sets the padded width
+            longest = int(sizes.max().item()) if num_bags and length else 0
+        if longest == 0:
+            return weight.new_zeros((num_bags, weight.size(1)))
+        steps = tandem.arange(longest, device=input.device)
+        positions = (starts.unsqueeze(1) + steps).clamp(max=length - 1)
+        inside = steps < sizes.unsqueeze(1)
+        indices = input.index_select(0, positions.reshape(-1)).reshape(num_bags, longest)
+        keep = inside if keep is None else inside & keep.index_select(0, positions.reshape(-1)).reshape(inside.shape)
+        return _reduce_dense_bags(indices, weight, keep, None, mode)
+    # Entry i belongs to the last bag starting at or before i (offsets are sorted): count the starts up to i.
+    # Entries past offsets[-1] with include_last_offset land in one extra bag that is dropped.
+    starts_at = tandem.zeros(length + 1, dtype=tandem.int64, device=input.device).index_add(
+        0, offsets.clamp(max=length), tandem.ones_like(offsets))
+    bag_of = (starts_at.cumsum(0).narrow(0, 0, length) - 1).clamp(min=0)
+    rows = embedding(input, weight)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.unsqueeze(-1)
+    if keep is not None:
+        rows = rows.masked_fill(keep.logical_not().unsqueeze(-1), 0.0)
+    slots = offsets.numel()
+    total = rows.new_zeros((slots, weight.size(1))).index_add(0, bag_of, rows).narrow(0, 0, num_bags)
+    if mode == "sum":
+        return total
+    counted = rows.new_ones((length,)) if keep is None else keep.to(rows.dtype)
+    count = rows.new_zeros((slots,)).index_add(0, bag_of, counted).narrow(0, 0, num_bags)
+    return total / count.clamp(min=1).unsqueeze(-1)
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """Sum, mean or max of bags of rows of ``weight``: each row of a 2-D ``input`` is a bag, or the runs of a 1-D
+    ``input`` that start at ``offsets``. Entries equal to ``padding_idx`` are left out (mean does not count them);
+    empty bags give zeros; ``per_sample_weights`` scales each entry (mode='sum' only). Unlike PyTorch the picked
+    rows are materialised (index_select, then index_add or a padded max), and ``sparse=True`` still gives a
+    dense gradient (tandem has no sparse tensors)."""
+    if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
+                         f"must have the same shape as the input ({input.shape})")
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
+    if scale_grad_by_freq:
+        raise NotImplementedError("embedding_bag: scale_grad_by_freq=True is not supported by tandem\nhint: scale "
+                                  "the gradient yourself, or pass scale_grad_by_freq=False")
+    if input.dtype not in (tandem.int64, tandem.int32):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding_bag)")
+    if max_norm is not None:
+        _renorm_rows_(weight, input, max_norm, norm_type)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+                                  "GitHub.")
+    keep = None
+    if padding_idx is not None:
+        rows = weight.size(0)
+        if not -rows <= padding_idx < rows:
+            raise RuntimeError(f"padding_idx must be within the number of embeddings, -{rows} through {rows - 1}, "
+                               f"but got {padding_idx}")
+        keep = input != padding_idx % rows
+    if input.dim() == 2:
+        return _reduce_dense_bags(input, weight, keep, per_sample_weights, mode)
+    _check_offsets(offsets, input.numel())
+    num_bags = offsets.numel() - 1 if include_last_offset else offsets.numel()
+    if num_bags <= 0:
+        return weight.new_zeros((0, weight.size(1)))
+    return _bags_from_offsets(input, weight, offsets, num_bags, keep, per_sample_weights, mode, include_last_offset)

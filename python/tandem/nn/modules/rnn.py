@@ -1,0 +1,456 @@
+"""Recurrent layers: RNN, LSTM, GRU (layers, bidirectional, batch_first, dropout, proj_size, PackedSequence input)
+and the single-step cells, with PyTorch's parameter names, initialisation, shapes and errors.
+
+A layer runs in two parts. The input projection of every time step is one matrix product over the whole
+sequence (both biases folded in where the gate math allows). Each step then costs one addmm for the hidden
+projection and the gate math as a chain of tandem ops (a fused C++ cell kernel is the next step: issue 12).
+
+Every sequence is handled as PackedSequence data: rows of all time steps stacked, ``batch_sizes[t]`` rows at step
+t, longest sequences first. An ordinary (L, N, F) input is the special case of N rows at every step. A shorter
+sequence's state simply stops being carried (forward direction) or starts later from its initial state
+(reverse direction), which is what PyTorch computes.
+"""
+import math
+import numbers
+import warnings
+
+import tandem
+
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+
+_GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+# The cell math each mode runs (_cell_step).
+_CELL = {"RNN_TANH": "rnn_tanh", "RNN_RELU": "rnn_relu", "LSTM": "lstm", "GRU": "gru"}
+
+
+def _packed_sequence():
+    from ..utils.rnn import PackedSequence
+
+    return PackedSequence
+
+
+def _cell_step(kind, x_proj, h, c, w_hh, b_hh):
+    """One step from x_proj = W_ih x + b_ih (+ b_hh, except for GRU: its candidate gate multiplies the hidden
+    projection by r before adding it). Returns (h', c') with c' None except for LSTM."""
+    if kind == "gru":
+        hr, hz, hn = F.linear(h, w_hh, b_hh).chunk(3, 1)
+        xr, xz, xn = x_proj.chunk(3, 1)
+        r = tandem.sigmoid(xr + hr)
+        z = tandem.sigmoid(xz + hz)
+        n = tandem.tanh(xn + r * hn)
+        return n + z * (h - n), None
+    gates = tandem.addmm(x_proj, h, w_hh.t())
+    if kind == "lstm":
+        i, f, g, o = gates.chunk(4, 1)
+        c = tandem.sigmoid(f) * c + tandem.sigmoid(i) * tandem.tanh(g)
+        return tandem.sigmoid(o) * tandem.tanh(c), c
+    return (tandem.tanh(gates) if kind == "rnn_tanh" else tandem.relu(gates)), None
+
+
+def _run_direction(kind, x_proj, batch_sizes, h0, c0, w_hh, b_hh, w_hr, reverse):
+    """Runs one direction of one layer over packed rows. Returns (output rows, final h, final c)."""
+    steps = len(batch_sizes)
+    offsets = [0] * steps
+    for t in range(1, steps):
+        offsets[t] = offsets[t - 1] + batch_sizes[t - 1]
+    outputs = [None] * steps
+    if not reverse:
+        h, c = h0, c0
+        finished_h, finished_c = [], []  # states of sequences that ended, last ones first
+        for t in range(steps):
+            n = batch_sizes[t]
+            if n < h.shape[0]:  # the sequences from row n on ended at step t - 1
+                finished_h.append(h[n:])
+                h = h[:n]
+                if c is not None:
+                    finished_c.append(c[n:])
+                    c = c[:n]
+            h, c = _cell_step(kind, x_proj[offsets[t]:offsets[t] + n], h, c, w_hh, b_hh)
+            if w_hr is not None:
+                h = h.matmul(w_hr.t())
+            outputs[t] = h
+        h_n = tandem.cat([h] + finished_h[::-1]) if finished_h else h
+        c_n = (tandem.cat([c] + finished_c[::-1]) if finished_c else c) if c is not None else None
+    else:
+        n = batch_sizes[-1]
+        h = h0[:n]
+        c = c0[:n] if c0 is not None else None
+        for t in range(steps - 1, -1, -1):
+            n = batch_sizes[t]
+            if n > h.shape[0]:  # sequences that are this long start here, from their initial state
+                h = tandem.cat([h, h0[h.shape[0]:n]])
+                if c is not None:
+                    c = tandem.cat([c, c0[c.shape[0]:n]])
+            h, c = _cell_step(kind, x_proj[offsets[t]:offsets[t] + n], h, c, w_hh, b_hh)
+            if w_hr is not None:
+                h = h.matmul(w_hr.t())
+            outputs[t] = h
+        h_n, c_n = h, c
+    return tandem.cat(outputs) if steps > 1 else outputs[0], h_n, c_n
+
+
+def _check_number_arguments(input_size, hidden_size, num_layers, bias, batch_first, dropout, proj_size):
+    if not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1 or isinstance(dropout, bool):
+        raise ValueError("dropout should be a number in range [0, 1] representing the probability of an element "
+                         "being zeroed")
+    if dropout > 0 and num_layers == 1:
+        warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout expects "
+                      f"num_layers greater than 1, but got dropout={dropout} and num_layers={num_layers}",
+                      stacklevel=3)
+    if not isinstance(bias, bool):
+        raise TypeError(f"bias should be of type bool, got: {type(bias).__name__}")
+    if not isinstance(batch_first, bool):
+        raise TypeError(f"batch_first should be of type bool, got: {type(batch_first).__name__}")
+    if not isinstance(input_size, int):
+        raise TypeError(f"input_size should be of type int, got: {type(input_size).__name__}")
+    if input_size <= 0:
+        raise ValueError("input_size must be greater than zero")
+    if not isinstance(hidden_size, int):
+        raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
+    if hidden_size <= 0:
+        raise ValueError("hidden_size must be greater than zero")
+    if num_layers <= 0:
+        raise ValueError("num_layers must be greater than zero")
+    if proj_size < 0:
+        raise ValueError("proj_size should be a positive integer or zero to disable projections")
+    if proj_size >= hidden_size:
+        raise ValueError("proj_size has to be smaller than hidden_size")
+
+
+class RNNBase(Module):
+    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, proj_size=0, device=None, dtype=None):
+        super().__init__()
+        if mode not in _GATES:
+            raise ValueError("Unrecognized RNN mode: " + mode)
+        _check_number_arguments(input_size, hidden_size, num_layers, bias, batch_first, dropout, proj_size)
+        if proj_size and mode != "LSTM":
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        self.mode = mode
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.bias = bias
+        self.batch_first = batch_first
+        self.dropout = float(dropout)
+        self.bidirectional = bidirectional
+        self.proj_size = proj_size
+        gate_size = _GATES[mode] * hidden_size
+        real_hidden = proj_size if proj_size > 0 else hidden_size
+        directions = 2 if bidirectional else 1
+        self._flat_weights_names = []
+        self._all_weights = []
+        for layer in range(num_layers):
+            for direction in range(directions):
+                layer_input = input_size if layer == 0 else real_hidden * directions
+                suffix = "_reverse" if direction == 1 else ""
+                shapes = [(f"weight_ih_l{layer}{suffix}", (gate_size, layer_input)),
+                          (f"weight_hh_l{layer}{suffix}", (gate_size, real_hidden))]
+                if bias:
+                    shapes += [(f"bias_ih_l{layer}{suffix}", (gate_size,)), (f"bias_hh_l{layer}{suffix}", (gate_size,))]
+                if proj_size > 0:
+                    shapes.append((f"weight_hr_l{layer}{suffix}", (proj_size, hidden_size)))
+                for name, shape in shapes:
+                    setattr(self, name, Parameter(tandem.empty(shape, device=device, dtype=dtype)))
+                self._flat_weights_names.extend(name for name, _ in shapes)
+                self._all_weights.append([name for name, _ in shapes])
+        self.reset_parameters()
+
+    @property
+    def _flat_weights(self):
+        return [getattr(self, name) for name in self._flat_weights_names]
+
+    @property
+    def all_weights(self):
+        return [[getattr(self, name) for name in names] for names in self._all_weights]
+
+    def flatten_parameters(self):
+        """Kept for PyTorch programs that call it: tandem's weights are always usable as they are."""
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def extra_repr(self):
+        s = "{input_size}, {hidden_size}"
+        if self.proj_size != 0:
+            s += ", proj_size={proj_size}"
+        if self.num_layers != 1:
+            s += ", num_layers={num_layers}"
+        if self.bias is not True:
+            s += ", bias={bias}"
+        if self.batch_first is not False:
+            s += ", batch_first={batch_first}"
+        if self.dropout != 0:
+            s += ", dropout={dropout}"
+        if self.bidirectional is not False:
+            s += ", bidirectional={bidirectional}"
+        return s.format(**self.__dict__)
+
+    # --- argument checks (PyTorch's messages) ---
+
+    def _check_input(self, input, packed):
+        weight_dtype = self._flat_weights[0].dtype
+        if input.dtype != weight_dtype:
+            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight_dtype}). "
+                             f"Convert input: input.to({weight_dtype}), or convert model: model.to({input.dtype})")
+        expected = 2 if packed else 3
+        if input.dim() != expected:
+            raise RuntimeError(f"input must have {expected} dimensions, got {input.dim()}")
+        if self.input_size != input.shape[-1]:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                               f"got {input.shape[-1]}")
+
+    def _state_shape(self, batch, size):
+        return (self.num_layers * (2 if self.bidirectional else 1), batch, size)
+
+    @staticmethod
+    def _check_state(state, expected, msg="Expected hidden size {}, got {}"):
+        if tuple(state.shape) != expected:
+            raise RuntimeError(msg.format(expected, list(state.shape)))
+
+    # --- the forward pass shared by RNN, LSTM and GRU ---
+
+    def _prepare(self, input, hx):
+        """(rows, batch_sizes list, batch_sizes tensor, sorted/unsorted indices, hx as batched, layout flags)."""
+        PackedSequence = _packed_sequence()
+        if isinstance(input, PackedSequence):
+            data, batch_sizes_t, sorted_indices, unsorted_indices = input
+            return data, [int(b) for b in batch_sizes_t.tolist()], batch_sizes_t, sorted_indices, unsorted_indices, \
+                hx, True, True
+        name = "RNN" if self.mode.startswith("RNN") else self.mode
+        if input.dim() not in (2, 3):
+            raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D"
+                             + (" tensor instead" if name == "RNN" else " instead"))
+        batched = input.dim() == 3
+        if not batched:
+            input = input.unsqueeze(1)
+            hx = self._unbatched_state(hx)
+        else:
+            self._check_batched_state(hx)
+        if self.batch_first and batched:
+            input = input.transpose(0, 1)
+        return input, None, None, None, None, hx, batched, False
+
+    def _unbatched_state(self, hx):
+        if hx is None:
+            return None
+        if self.mode == "LSTM":
+            if hx[0].dim() != 2 or hx[1].dim() != 2:
+                raise RuntimeError("For unbatched 2-D input, hx and cx should also be 2-D but got "
+                                   f"({hx[0].dim()}-D, {hx[1].dim()}-D) tensors")
+            return hx[0].unsqueeze(1), hx[1].unsqueeze(1)
+        if hx.dim() != 2:
+            raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but got {hx.dim()}-D tensor")
+        return hx.unsqueeze(1)
+
+    def _check_batched_state(self, hx):
+        if hx is None:
+            return
+        if self.mode == "LSTM":
+            if hx[0].dim() != 3 or hx[1].dim() != 3:
+                raise RuntimeError("For batched 3-D input, hx and cx should also be 3-D but got "
+                                   f"({hx[0].dim()}-D, {hx[1].dim()}-D) tensors")
+        elif hx.dim() != 3:
+            raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got {hx.dim()}-D tensor")
+
+    def forward(self, input, hx=None):
+        rows, batch_sizes, batch_sizes_t, sorted_indices, unsorted_indices, hx, batched, packed = \
+            self._prepare(input, hx)
+        if packed:
+            self._check_input(rows, True)
+            batch = batch_sizes[0]
+        else:
+            self._check_input(rows, False)
+            steps, batch = rows.shape[0], rows.shape[1]
+            batch_sizes = [batch] * steps
+            rows = rows.reshape(steps * batch, rows.shape[2])
+        lstm = self.mode == "LSTM"
+        h_size = self.proj_size if self.proj_size > 0 else self.hidden_size
+        h_shape, c_shape = self._state_shape(batch, h_size), self._state_shape(batch, self.hidden_size)
+        if hx is None:
+            h0 = tandem.zeros(h_shape, dtype=rows.dtype, device=rows.device)
+            c0 = tandem.zeros(c_shape, dtype=rows.dtype, device=rows.device) if lstm else None
+        else:
+            h0, c0 = (hx[0], hx[1]) if lstm else (hx, None)
+            if lstm:
+                self._check_state(h0, h_shape, "Expected hidden[0] size {}, got {}")
+                self._check_state(c0, c_shape, "Expected hidden[1] size {}, got {}")
+            else:
+                self._check_state(h0, h_shape)
+            if sorted_indices is not None:
+                h0 = h0.index_select(1, sorted_indices)
+                c0 = c0.index_select(1, sorted_indices) if lstm else None
+        if not batch_sizes or batch_sizes[0] == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
+        output, h_n, c_n = self._layers(rows, batch_sizes, h0, c0)
+        if packed:
+            if unsorted_indices is not None:
+                h_n = h_n.index_select(1, unsorted_indices)
+                c_n = c_n.index_select(1, unsorted_indices) if lstm else None
+            result = _packed_sequence()(output, batch_sizes_t, sorted_indices, unsorted_indices)
+        else:
+            result = output.reshape(len(batch_sizes), batch, output.shape[-1])
+            if not batched:
+                result = result.squeeze(1)
+                h_n = h_n.squeeze(1)
+                c_n = c_n.squeeze(1) if lstm else None
+            elif self.batch_first:
+                result = result.transpose(0, 1)
+        return result, ((h_n, c_n) if lstm else h_n)
+
+    def _layers(self, rows, batch_sizes, h0, c0):
+        kind = _CELL[self.mode]
+        directions = 2 if self.bidirectional else 1
+        final_h, final_c = [], []
+        layer_input = rows
+        for layer in range(self.num_layers):
+            outs = []
+            for direction in range(directions):
+                names = self._all_weights[layer * directions + direction]
+                params = {name.split("_l")[0]: getattr(self, name) for name in names}
+                w_ih, w_hh, w_hr = params["weight_ih"], params["weight_hh"], params.get("weight_hr")
+                b_ih, b_hh = params.get("bias_ih"), params.get("bias_hh")
+                if b_ih is not None and kind != "gru":  # constant over time: both biases go into the projection
+                    b_ih = b_ih + b_hh
+                    b_hh = None
+                x_proj = F.linear(layer_input, w_ih, b_ih)
+                index = layer * directions + direction
+                out, h_n, c_n = _run_direction(kind, x_proj, batch_sizes, h0[index],
+                                               c0[index] if c0 is not None else None, w_hh, b_hh, w_hr,
+                                               reverse=direction == 1)
+                outs.append(out)
+                final_h.append(h_n)
+                final_c.append(c_n)
+            layer_input = outs[0] if directions == 1 else tandem.cat(outs, dim=1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_input = F.dropout(layer_input, self.dropout, True)
+        h_n = tandem.stack(final_h)
+        c_n = tandem.stack(final_c) if c0 is not None else None
+        return layer_input, h_n, c_n
+
+
+class RNN(RNNBase):
+    """Elman RNN: h' = tanh(W_ih x + b_ih + W_hh h + b_hh) (or relu)."""
+
+    def __init__(self, *args, **kwargs):
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        if len(args) > 3:
+            self.nonlinearity = args[3]
+            args = args[:3] + args[4:]
+        else:
+            self.nonlinearity = kwargs.pop("nonlinearity", "tanh")
+        if self.nonlinearity == "tanh":
+            mode = "RNN_TANH"
+        elif self.nonlinearity == "relu":
+            mode = "RNN_RELU"
+        else:
+            raise ValueError(f"Unknown nonlinearity '{self.nonlinearity}'. Select from 'tanh' or 'relu'.")
+        super().__init__(mode, *args, **kwargs)
+
+
+class LSTM(RNNBase):
+    """LSTM with gates (i, f, g, o) in PyTorch's order; proj_size > 0 projects h with weight_hr."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__("LSTM", *args, **kwargs)
+
+
+class GRU(RNNBase):
+    """GRU with gates (r, z, n) in PyTorch's order."""
+
+    def __init__(self, *args, **kwargs):
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        super().__init__("GRU", *args, **kwargs)
+
+
+class RNNCellBase(Module):
+    def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
+        super().__init__()
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.bias = bias
+        self.weight_ih = Parameter(tandem.empty((num_chunks * hidden_size, input_size), device=device, dtype=dtype))
+        self.weight_hh = Parameter(tandem.empty((num_chunks * hidden_size, hidden_size), device=device, dtype=dtype))
+        if bias:
+            self.bias_ih = Parameter(tandem.empty(num_chunks * hidden_size, device=device, dtype=dtype))
+            self.bias_hh = Parameter(tandem.empty(num_chunks * hidden_size, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def extra_repr(self):
+        s = "{input_size}, {hidden_size}"
+        if "bias" in self.__dict__ and self.bias is not True:
+            s += ", bias={bias}"
+        if "nonlinearity" in self.__dict__ and self.nonlinearity != "tanh":
+            s += ", nonlinearity={nonlinearity}"
+        return s.format(**self.__dict__)
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def _batched(self, name, input, states):
+        """input (and states) as 2-D, checking PyTorch's dimension rules; None states become zeros."""
+        if input.dim() not in (1, 2):
+            raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D instead")
+        for i, s in enumerate(states):
+            if s is not None and s.dim() not in (1, 2):
+                what = "hidden" if len(states) == 1 else f"hx[{i}]"
+                raise ValueError(f"{name}: Expected {what} to be 1D or 2D, got {s.dim()}D instead")
+        batched = input.dim() == 2
+        if not batched:
+            input = input.unsqueeze(0)
+        states = [tandem.zeros((input.shape[0], self.hidden_size), dtype=input.dtype, device=input.device)
+                  if s is None else (s if batched else s.unsqueeze(0)) for s in states]
+        return input, states, batched
+
+    def _step(self, kind, input, h, c):
+        b_ih, b_hh = self.bias_ih, self.bias_hh
+        if b_ih is not None and kind != "gru":
+            b_ih, b_hh = b_ih + b_hh, None
+        return _cell_step(kind, F.linear(input, self.weight_ih, b_ih), h, c, self.weight_hh, b_hh)
+
+
+class RNNCell(RNNCellBase):
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device, dtype=dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        input, (h,), batched = self._batched("RNNCell", input, [hx])
+        if self.nonlinearity not in ("tanh", "relu"):
+            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        h, _ = self._step("rnn_" + self.nonlinearity, input, h, None)
+        return h if batched else h.squeeze(0)
+
+
+class LSTMCell(RNNCellBase):
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device, dtype=dtype)
+
+    def forward(self, input, hx=None):
+        input, (h, c), batched = self._batched("LSTMCell", input, [None, None] if hx is None else list(hx))
+        h, c = self._step("lstm", input, h, c)
+        return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
+
+
+class GRUCell(RNNCellBase):
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
+
+    def forward(self, input, hx=None):
+        input, (h,), batched = self._batched("GRUCell", input, [hx])
+        h, _ = self._step("gru", input, h, None)
+        return h if batched else h.squeeze(0)

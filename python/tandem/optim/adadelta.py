@@ -1,0 +1,43 @@
+"""Adadelta, as torch.optim.Adadelta: a few in-place tensor ops per parameter, in PyTorch's order of operations."""
+import tandem
+
+from ..nn.parameter import untracked
+from .optimizer import Optimizer
+
+
+class Adadelta(Optimizer):
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, *, maximize=False):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"Invalid rho value: {rho}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize)
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        loss = self._evaluate(closure)
+        for group in self.param_groups:
+            rho, eps = group["rho"], group["eps"]
+            for p, grad in self._grads(group):
+                state = self.state[p]
+                if not state:
+                    state["step"] = tandem.tensor(0.0)
+                    state["square_avg"] = tandem.zeros_like(p)
+                    state["acc_delta"] = tandem.zeros_like(p)
+                untracked(state["step"]).add_(1)
+                param, grad = untracked(p), untracked(grad)
+                if group["maximize"]:
+                    grad = grad.neg()
+                if group["weight_decay"] != 0:
+                    grad = tandem.add(grad, param, alpha=group["weight_decay"])
+                square_avg, acc_delta = state["square_avg"], state["acc_delta"]
+                square_avg.mul_(rho).add_(grad.mul(1 - rho).mul_(grad))
+                std = square_avg.add(eps).sqrt_()
+                delta = acc_delta.add(eps).sqrt_().div_(std).mul_(grad)
+                acc_delta.mul_(rho).add_(delta.mul(1 - rho).mul_(delta))
+                tandem.add(param, delta, alpha=-group["lr"], out=param)
+        return loss

@@ -1,0 +1,51 @@
+"""Adagrad, as torch.optim.Adagrad: a few in-place tensor ops per parameter, in PyTorch's order of operations."""
+import tandem
+
+from ..nn.parameter import untracked
+from .optimizer import Optimizer
+
+
+class Adagrad(Optimizer):
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10, *,
+                 maximize=False):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= lr_decay:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                        initial_accumulator_value=initial_accumulator_value, maximize=maximize)
+        super().__init__(params, defaults)
+
+    def add_param_group(self, param_group):
+        # PyTorch creates Adagrad's state up front (the state dict lists every param before the first step);
+        # doing it here also covers groups added later.
+        super().add_param_group(param_group)
+        group = self.param_groups[-1]
+        for p in group["params"]:
+            self.state[p] = {"step": tandem.tensor(0.0),
+                             "sum": tandem.full_like(p, group["initial_accumulator_value"])}
+
+    def step(self, closure=None):
+        loss = self._evaluate(closure)
+        for group in self.param_groups:
+            for p, grad in self._grads(group):
+                state = self.state[p]
+                untracked(state["step"]).add_(1)
+                step = state["step"].item()
+                param, grad = untracked(p), untracked(grad)
+                if group["maximize"]:
+                    grad = grad.neg()
+                if group["weight_decay"] != 0:
+                    grad = tandem.add(grad, param, alpha=group["weight_decay"])
+                clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+                state_sum = state["sum"]
+                state_sum.add_(grad.mul(grad))
+                std = state_sum.sqrt().add_(group["eps"])
+                param.add_(grad.mul(-clr).div_(std))
+        return loss

@@ -1,0 +1,54 @@
+"""NAdam (Adam with Nesterov momentum and a momentum-decay schedule), as torch.optim.NAdam: a few in-place tensor
+ops per parameter, in PyTorch's order of operations."""
+import tandem
+
+from ..nn.parameter import untracked
+from .adam import _check
+from .optimizer import Optimizer
+
+
+class NAdam(Optimizer):
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
+                 decoupled_weight_decay=False, *, maximize=False):
+        _check(lr, betas, eps, weight_decay)
+        if not 0.0 <= momentum_decay:
+            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, momentum_decay=momentum_decay,
+                        decoupled_weight_decay=decoupled_weight_decay, maximize=maximize)
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        loss = self._evaluate(closure)
+        for group in self.param_groups:
+            lr, weight_decay, momentum_decay = group["lr"], group["weight_decay"], group["momentum_decay"]
+            beta1, beta2 = group["betas"]
+            for p, grad in self._grads(group):
+                state = self.state[p]
+                if not state:
+                    state["step"] = tandem.tensor(0.0)
+                    # A float32 scalar tensor as in PyTorch, so the running product rounds the same way.
+                    state["mu_product"] = tandem.tensor(1.0)
+                    state["exp_avg"] = tandem.zeros_like(p)
+                    state["exp_avg_sq"] = tandem.zeros_like(p)
+                untracked(state["step"]).add_(1)
+                step = state["step"].item()
+                param, grad = untracked(p), untracked(grad)
+                if group["maximize"]:
+                    grad = grad.neg()
+                if weight_decay != 0:
+                    if group["decoupled_weight_decay"]:
+                        param.mul_(1 - lr * weight_decay)
+                    else:
+                        grad = tandem.add(grad, param, alpha=weight_decay)
+                # The momentum schedule mu_t and mu_{t+1}.
+                mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
+                mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
+                untracked(state["mu_product"]).mul_(mu)
+                mu_product = state["mu_product"].item()
+                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                exp_avg.add_(grad.sub(exp_avg).mul_(1 - beta1))  # lerp towards grad
+                exp_avg_sq.mul_(beta2).add_(grad.mul(1 - beta2).mul_(grad))
+                denom = exp_avg_sq.div(1 - beta2 ** step).sqrt().add_(group["eps"])
+                param.add_(grad.mul(-lr * (1.0 - mu) / (1.0 - mu_product)).div_(denom))
+                param.add_(exp_avg.mul((-lr * mu_next) / (1.0 - mu_product * mu_next)).div_(denom))
+        return loss

@@ -1,0 +1,54 @@
+"""RAdam (Adam with a rectified adaptive learning rate), as torch.optim.RAdam: a few in-place tensor ops per
+parameter, in PyTorch's order of operations."""
+import tandem
+
+from ..nn.parameter import untracked
+from .adam import _check
+from .optimizer import Optimizer
+
+
+class RAdam(Optimizer):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False,
+                 *, maximize=False):
+        _check(lr, betas, eps, weight_decay)
+        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+                        decoupled_weight_decay=decoupled_weight_decay, maximize=maximize)
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        loss = self._evaluate(closure)
+        for group in self.param_groups:
+            lr, weight_decay = group["lr"], group["weight_decay"]
+            beta1, beta2 = group["betas"]
+            # The maximum length of the approximated simple moving average.
+            rho_inf = 2 / (1 - beta2) - 1
+            for p, grad in self._grads(group):
+                state = self.state[p]
+                if not state:
+                    state["step"] = tandem.tensor(0.0)
+                    state["exp_avg"] = tandem.zeros_like(p)
+                    state["exp_avg_sq"] = tandem.zeros_like(p)
+                untracked(state["step"]).add_(1)
+                step = state["step"].item()
+                param, grad = untracked(p), untracked(grad)
+                if group["maximize"]:
+                    grad = grad.neg()
+                if weight_decay != 0:
+                    if group["decoupled_weight_decay"]:
+                        param.mul_(1 - lr * weight_decay)
+                    else:
+                        grad = tandem.add(grad, param, alpha=weight_decay)
+                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                exp_avg.add_(grad.sub(exp_avg).mul_(1 - beta1))  # lerp towards grad
+                exp_avg_sq.mul_(beta2).add_(grad.mul(1 - beta2).mul_(grad))
+                bias_correction2 = 1 - beta2 ** step
+                update = exp_avg.div(1 - beta1 ** step).mul_(lr)
+                rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+                # Early on the variance of the adaptive rate is intractable: take a plain momentum step then.
+                if rho_t > 5.0:
+                    rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+                    # PyTorch evaluates scalar / tensor as reciprocal(tensor) * scalar.
+                    adaptive_lr = (1.0 / exp_avg_sq.sqrt().add_(group["eps"])).mul_(bias_correction2 ** 0.5)
+                    update.mul_(adaptive_lr).mul_(rect)
+                param.sub_(update)
+        return loss

@@ -1,0 +1,60 @@
+"""RMSprop (optionally centered, with momentum), as torch.optim.RMSprop: a few in-place tensor ops per parameter,
+in PyTorch's order of operations (its single-tensor path), so results agree to the last bits."""
+import tandem
+
+from ..nn.parameter import untracked
+from .optimizer import Optimizer
+
+
+class RMSprop(Optimizer):
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False, *,
+                 maximize=False):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= momentum:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= alpha:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered, weight_decay=weight_decay,
+                        maximize=maximize)
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        loss = self._evaluate(closure)
+        for group in self.param_groups:
+            lr, alpha, momentum = group["lr"], group["alpha"], group["momentum"]
+            for p, grad in self._grads(group):
+                state = self.state[p]
+                if not state:
+                    state["step"] = tandem.tensor(0.0)
+                    state["square_avg"] = tandem.zeros_like(p)
+                    if momentum > 0:
+                        state["momentum_buffer"] = tandem.zeros_like(p)
+                    if group["centered"]:
+                        state["grad_avg"] = tandem.zeros_like(p)
+                untracked(state["step"]).add_(1)
+                param, grad = untracked(p), untracked(grad)
+                if group["maximize"]:
+                    grad = grad.neg()
+                if group["weight_decay"] != 0:
+                    grad = tandem.add(grad, param, alpha=group["weight_decay"])
+                square_avg = state["square_avg"]
+                square_avg.mul_(alpha).add_(grad.mul(1 - alpha).mul_(grad))
+                if group["centered"]:
+                    grad_avg = state["grad_avg"]
+                    grad_avg.add_(grad.sub(grad_avg).mul_(1 - alpha))  # lerp towards grad
+                    avg = square_avg.sub(grad_avg.mul(grad_avg)).sqrt_()
+                else:
+                    avg = square_avg.sqrt()
+                avg.add_(group["eps"])
+                if momentum > 0:
+                    buf = state["momentum_buffer"]
+                    buf.mul_(momentum).add_(grad.div(avg))
+                    tandem.add(param, buf, alpha=-lr, out=param)
+                else:
+                    param.add_(grad.mul(-lr).div_(avg))
+        return loss
