@@ -66,7 +66,7 @@ TSAN_BUILD := build-tsan
 # vector loops and their tails are the same templates at every vector width) and at -O0, which compiles several
 # times faster than -O1 for a slower test run (docs/reliability.md, "Sanitizers", has the measurements).
 sanitizer-build = cmake -S . -B $(1) -G Ninja -DCMAKE_BUILD_TYPE=Release -DTANDEM_WERROR=ON -DTANDEM_CUDA=OFF \
-	-DTANDEM_CPU_CAPABILITIES=baseline -DTANDEM_SANITIZE_OPT=-O0 \
+	-DTANDEM_CPU_ARCH= -DTANDEM_CPU_CAPABILITIES=baseline -DTANDEM_SANITIZE_OPT=-O0 \
 	-DTANDEM_SANITIZE=$(2) -DTANDEM_PYTHON_PACKAGE_DIR=$(abspath $(1))/python/tandem \
 	-DPython_EXECUTABLE=$(abspath $(PY)) >/dev/null && cmake --build $(1)
 sanitizer-ctest = cd $(1) && if $(2) $(TEST_DEVICES) ctest --output-on-failure -j 2 > ctest.log 2>&1; \

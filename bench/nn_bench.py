@@ -8,13 +8,23 @@
 Usage: PYTHONPATH=python python bench/nn_bench.py [--threads 1 2] [--repeats 5]
 """
 import argparse
+import os
+import sys
 import time
+
+# Both libraries in one process, each with its own OpenMP runtime: with spinning waits (libgomp's default, and
+# what PyTorch's bundled runtime reads at import) one runtime's idle threads hold the cores the other needs, and
+# the second library's 2-thread rows measure that. Both run with sleeping waits (tandem's default) instead.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numpy as np
 import torch
 from sklearn.datasets import load_digits
 
 import tandem
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from machine import describe  # noqa: E402
 
 
 def best_of(fn, repeats):
@@ -109,7 +119,11 @@ def main():
     x_np = (digits.data / 16.0).astype(np.float32)
     y_np = digits.target.astype(np.int64)
     n = len(x_np)
-    print(f"{'case':46s} {'threads':>7s} {'tandem':>14s} {'torch':>14s} {'ratio':>7s}")
+    info = describe()
+    print(f"# {info['cpu']} ({info['cores']} cores), flags: {' '.join(info['cpu_flags'])}; tandem kernels "
+          f"{info['tandem_capability']}, torch {info['torch']} {info['torch_cpu_capability']}; "
+          f"OMP_WAIT_POLICY={os.environ['OMP_WAIT_POLICY']}")
+    print(f"{'case':52s} {'threads':>7s} {'tandem':>14s} {'torch':>14s} {'ratio':>7s}")
     for threads in args.threads:
         tandem.set_num_threads(threads)
         torch.set_num_threads(threads)
@@ -128,7 +142,7 @@ def main():
                      best_of(rn, args.repeats) / nodes * 1e6, False))
         for name, ours, theirs, higher in rows:
             ratio = ours / theirs if higher else theirs / ours
-            print(f"{name:46s} {threads:7d} {ours:14.1f} {theirs:14.1f} {ratio:6.2f}x")
+            print(f"{name:52s} {threads:7d} {ours:14.1f} {theirs:14.1f} {ratio:6.2f}x")
 
 
 if __name__ == "__main__":

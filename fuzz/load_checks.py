@@ -1,7 +1,10 @@
 """What the Python fuzz targets accept from tandem.load: a result that survives save -> load unchanged, or a
-ValueError whose message starts with "tandem.load:" (a clear refusal). Any other exception is a finding."""
+clear refusal: a ValueError or RuntimeError whose message starts with "tandem.load:", PyTorch's
+"PytorchStreamReader failed ..." RuntimeError for a damaged zip checkpoint, or an UnpicklingError from the
+checkpoint's restricted unpickler. Any other exception is a finding."""
 import io
 import math
+import pickle
 
 import tandem
 from tandem import _C
@@ -15,9 +18,11 @@ def load_or_refuse(data):
     """tandem.load(data), or None when it refused the bytes the way it should."""
     try:
         return tandem.load(io.BytesIO(data))
-    except ValueError as e:
-        if not str(e).startswith("tandem.load:"):
-            raise Finding(f"ValueError without the tandem.load prefix: {e}") from e
+    except pickle.UnpicklingError:
+        return None
+    except (ValueError, RuntimeError) as e:
+        if not str(e).startswith(("tandem.load:", "PytorchStreamReader failed")):
+            raise Finding(f"{type(e).__name__} that is not one of tandem.load's refusals: {e}") from e
         return None
 
 

@@ -18,8 +18,11 @@ namespace {
 constexpr int kMaxNesting = 64;
 
 // Lists, tuples and ranges are tensor data (tandem.tensor(range(3)), as in PyTorch).
-bool is_sequence(nb::handle h) { return PyList_Check(h.ptr()) || PyTuple_Check(h.ptr()) || PyRange_Check(h.ptr()); }
-// The items of a sequence as a list or tuple (a range is materialised; lists and tuples are returned as they are).
+bool is_sequence(nb::handle h) {
+  return PyList_Check(h.ptr()) || PyTuple_Check(h.ptr()) || PyRange_Check(h.ptr());
+}
+// The items of a sequence as a list or tuple (a range is materialised; lists and tuples are returned as they
+// are).
 nb::object fast_sequence(nb::handle h) {
   PyObject* fast = PySequence_Fast(h.ptr(), "tensor(): expected a sequence");
   if (!fast) throw nb::python_error();
@@ -60,8 +63,9 @@ struct Inference {
       d = default_float_dtype();
       saw_float = true;
     } else {
-      TANDEM_THROW(Type, "new(): invalid data type '", nb::inst_name(h).c_str(),
-                   "'\nhint: tensor() accepts numbers, bools, nested lists/tuples/ranges of them, and NumPy arrays");
+      TANDEM_THROW(
+          Type, "new(): invalid data type '", nb::inst_name(h).c_str(),
+          "'\nhint: tensor() accepts numbers, bools, nested lists/tuples/ranges of them, and NumPy arrays");
     }
     dtype = any_leaf ? promote_types(dtype, d) : d;
     any_leaf = true;
@@ -138,8 +142,7 @@ struct FactoryArgs {
   bool requires_grad;
 };
 FactoryArgs factory_args(nb::handle dtype, nb::handle device, bool requires_grad, DType fallback) {
-  FactoryArgs a{dtype.is_none() ? fallback : to_dtype(dtype), device_or_default(device),
-                requires_grad};
+  FactoryArgs a{dtype.is_none() ? fallback : to_dtype(dtype), device_or_default(device), requires_grad};
   check_requires_grad(requires_grad, a.dtype);
   return a;
 }
@@ -162,8 +165,7 @@ void init_creation(nb::module_& m) {
   m.def(
       "_tensor_from_data",
       [](nb::handle data, nb::handle dtype, nb::handle device, bool requires_grad) {
-        Tensor t =
-            tensor_from_data(data, to_optional_dtype(dtype), device_or_default(device));
+        Tensor t = tensor_from_data(data, to_optional_dtype(dtype), device_or_default(device));
         check_requires_grad(requires_grad, t.dtype());
         return finish(t, {t.dtype(), t.device(), requires_grad});
       },

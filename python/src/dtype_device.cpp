@@ -29,8 +29,8 @@ DType to_dtype(nb::handle h) {
   if (h.is(reinterpret_cast<PyObject*>(&PyFloat_Type))) return DType::Float64;
   if (h.is(reinterpret_cast<PyObject*>(&PyLong_Type))) return DType::Int64;
   if (h.is(reinterpret_cast<PyObject*>(&PyBool_Type))) return DType::Bool;
-  TANDEM_THROW(Type, "dtype must be a tandem.dtype (e.g. tandem.float32), not ",
-               nb::inst_name(h).c_str(), "\nhint: NumPy dtypes are not accepted here; use tandem.float32, "
+  TANDEM_THROW(Type, "dtype must be a tandem.dtype (e.g. tandem.float32), not ", nb::inst_name(h).c_str(),
+               "\nhint: NumPy dtypes are not accepted here; use tandem.float32, "
                "tandem.int64, ...");
 }
 std::optional<DType> to_optional_dtype(nb::handle h) {
@@ -71,7 +71,8 @@ std::vector<Device>& outer_default_devices() {
 void init_dtype_device(nb::module_& m) {
   nb::class_<PyDType>(m, "dtype")
       .def_prop_ro("is_floating_point", [](const PyDType& d) { return is_floating(d.dtype); })
-      .def_prop_ro("is_signed", [](const PyDType& d) { return d.dtype != DType::Bool && d.dtype != DType::UInt8; })
+      .def_prop_ro("is_signed",
+                   [](const PyDType& d) { return d.dtype != DType::Bool && d.dtype != DType::UInt8; })
       .def_prop_ro("is_complex", [](const PyDType&) { return false; })
       .def_prop_ro("itemsize", [](const PyDType& d) { return element_size(d.dtype); })
       .def("__repr__", [](const PyDType& d) { return "tandem." + std::string(dtype_name(d.dtype)); })
@@ -90,8 +91,9 @@ void init_dtype_device(nb::module_& m) {
   alias("int", DType::Int32);
   alias("long", DType::Int64);
 
-  m.def("get_default_dtype", [] { return dtype_object(default_float_dtype()); },
-        "The dtype Python floats become (tandem.float32 unless changed).");
+  m.def(
+      "get_default_dtype", [] { return dtype_object(default_float_dtype()); },
+      "The dtype Python floats become (tandem.float32 unless changed).");
   m.def(
       "set_default_dtype",
       [](nb::handle h) {
@@ -110,9 +112,12 @@ void init_dtype_device(nb::module_& m) {
         ResultTypeState s;
         for (nb::handle h : {a, b}) {
           Scalar sc;
-          if (is_tensor(h)) s.add(as_tensor_ref(h));
-          else if (to_scalar(h, sc)) s.add(sc);
-          else TANDEM_THROW(Type, "result_type() expects tensors or numbers, got ", nb::inst_name(h).c_str());
+          if (is_tensor(h))
+            s.add(as_tensor_ref(h));
+          else if (to_scalar(h, sc))
+            s.add(sc);
+          else
+            TANDEM_THROW(Type, "result_type() expects tensors or numbers, got ", nb::inst_name(h).c_str());
         }
         return dtype_object(s.result());
       },
@@ -176,8 +181,9 @@ void init_dtype_device(nb::module_& m) {
         outer.pop_back();
       });
 
-  m.def("get_default_device", [] { return device_object(default_factory_device()); },
-        "The device factory functions use when none is given (this thread's).");
+  m.def(
+      "get_default_device", [] { return device_object(default_factory_device()); },
+      "The device factory functions use when none is given (this thread's).");
   m.def(
       "set_default_device",
       [](nb::handle device) { default_factory_device() = device.is_none() ? Device() : to_device(device); },

@@ -5,8 +5,9 @@
 
 namespace tandem::py {
 
-// The device factories use when none is given: cpu unless tandem.set_default_device or `with tandem.device(...)`
-// changed it for this thread (PyTorch keeps it per thread too). Defined in dtype_device.cpp.
+// The device factories use when none is given: cpu unless tandem.set_default_device or `with
+// tandem.device(...)` changed it for this thread (PyTorch keeps it per thread too). Defined in
+// dtype_device.cpp.
 Device& default_factory_device();
 inline Device device_or_default(nb::handle device) {
   return device.is_none() ? default_factory_device() : to_device(device);

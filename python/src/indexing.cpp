@@ -78,7 +78,8 @@ bool sequence_as_tuple(PyObject* index) {
       return false;
     }
     PyObject* o = item.ptr();
-    if (is_tensor(o) || PySequence_Check(o) || PySlice_Check(o) || o == Py_None || o == Py_Ellipsis) return true;
+    if (is_tensor(o) || PySequence_Check(o) || PySlice_Check(o) || o == Py_None || o == Py_Ellipsis)
+      return true;
   }
   return false;
 }
@@ -89,12 +90,13 @@ class IndexParser {
 
   Parsed parse(nb::handle index) {
     if (sequence_as_tuple(index.ptr())) {
-      if (PyErr_WarnEx(PyExc_UserWarning,
-                       "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
-                       "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
-                       "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error "
-                       "or a different result",
-                       1) < 0)
+      if (PyErr_WarnEx(
+              PyExc_UserWarning,
+              "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+              "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+              "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error "
+              "or a different result",
+              1) < 0)
         throw nb::python_error();  // warnings turned into errors
       nb::object items = nb::steal(PySequence_Tuple(index.ptr()));
       if (!items) throw nb::python_error();

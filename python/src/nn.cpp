@@ -10,6 +10,7 @@
 #include "ops/activation.h"
 #include "ops/optim.h"
 #include "ops/pool.h"
+#include "ops/rnn_cell.h"
 #include "ops/view.h"
 
 namespace tandem::py {
@@ -166,6 +167,15 @@ void init_nn(nb::module_& m) {
       nb::arg("param"), nb::arg("grad"), nb::arg("exp_avg"), nb::arg("exp_avg_sq"),
       nb::arg("max_exp_avg_sq").none(), nb::arg("step"), nb::arg("lr"), nb::arg("beta1"), nb::arg("beta2"),
       nb::arg("eps"), nb::arg("weight_decay"), nb::arg("amsgrad"), nb::arg("maximize"), nb::arg("decoupled"));
+  // The fused recurrent cells (ops/rnn_cell.h), one call per step of nn.LSTM/GRU and their cells.
+  m.def(
+      "_lstm_cell",
+      [](const Tensor& gates, const Tensor& c_prev) {
+        auto [h, c] = lstm_cell(gates, c_prev);
+        return std::make_tuple(h, c);
+      },
+      nb::arg("gates"), nb::arg("c_prev"));
+  m.def("_gru_cell", &gru_cell, nb::arg("x_proj"), nb::arg("h_proj"), nb::arg("h"));
 }
 
 }  // namespace tandem::py

@@ -28,6 +28,8 @@ from ._nn import nn, optim, utils, save, load  # noqa: F401
 from . import accelerator  # noqa: F401
 from ._legacy import LEGACY_TYPES as _LEGACY_TYPES, tensor_type as _tensor_type, Variable as _Variable
 from ._legacy import tensor_where as _tensor_where
+from ._finfo import finfo, iinfo  # noqa: F401
+from . import _compositions
 
 globals().update(_LEGACY_TYPES)  # FloatTensor, LongTensor, ...
 autograd.Variable = _Variable
@@ -37,5 +39,6 @@ Tensor.__repr__ = _tensor_repr
 Tensor.__format__ = _tensor_format
 Tensor.type = _tensor_type
 Tensor.where = _tensor_where
+_compositions.install(globals())  # tril, einsum, ... and their Tensor methods
 
 __version__ = "0.1.0"

@@ -1,19 +1,28 @@
-"""tandem.save / tandem.load in the safetensors format: an 8-byte little-endian header length, a JSON header
-naming each tensor's dtype, shape and byte range, then the raw bytes. No pickle: loading never runs code.
+"""tandem.save / tandem.load: PyTorch's checkpoint format (torch.save's zip archive, in _torch_format*.py) by
+default, and safetensors for paths ending in ``.safetensors``. load tells the two apart by the file's first
+bytes, whatever its name, and names what it found when it is neither.
 
-A flat dict of str -> Tensor is stored under its own keys, so files are interchangeable with the
-`safetensors` package. Anything else (a bare tensor, nested dicts/lists/tuples, numbers and strings inside
-them, such as an optimizer's state_dict) is flattened to dotted keys, and its shape is recorded as JSON in
-the header's ``__metadata__`` under ``tandem.structure``.
+safetensors (this file): an 8-byte little-endian header length, a JSON header naming each tensor's dtype,
+shape and byte range, then the raw bytes. No pickle: loading never runs code. A flat dict of str -> Tensor is
+stored under its own keys, so files are interchangeable with the `safetensors` package. Anything else (a bare
+tensor, nested dicts/lists/tuples, numbers and strings inside them, such as an optimizer's state_dict) is
+flattened to dotted keys, and its shape is recorded as JSON in the header's ``__metadata__`` under
+``tandem.structure``.
 """
+import io
 import json
 import os
+import pickle
 import struct
 import tempfile
 from collections import OrderedDict
 
 from . import _C
 from ._C import Tensor
+from ._torch_format import (ZIP_MAGIC, add_safe_globals, clear_safe_globals, get_safe_globals,  # noqa: F401
+                            restore_device, safe_globals)
+
+DEFAULT_PROTOCOL = 2  # torch.save's
 
 _DTYPE_CODES = {
     "float16": "F16", "bfloat16": "BF16", "float32": "F32", "float64": "F64", "int8": "I8", "int16": "I16",
@@ -73,8 +82,9 @@ def _flatten(obj):
             parent[slot] = {"value": value}
         else:
             raise TypeError(
-                f"tandem.save: cannot store an object of type {type(value).__name__}\n"
-                "hint: tandem.save stores tensors and dicts/lists/tuples of tensors, numbers and strings (no pickle)"
+                f"tandem.save: cannot store an object of type {type(value).__name__} in the safetensors format\n"
+                "hint: safetensors holds tensors and dicts/lists/tuples of tensors, numbers and strings; other "
+                "paths get PyTorch's format, which pickles any object"
             )
     return tensors, root[0]
 
@@ -151,22 +161,19 @@ def _encode(obj, metadata):
     return [struct.pack("<Q", len(text)), text] + blobs
 
 
-def save(obj, f, metadata=None):
-    """Writes ``obj`` (a tensor, or dicts/lists/tuples of tensors and plain values) to ``f`` in the
-    safetensors format. For a path the write is atomic: the data goes to a temporary file in the same
-    directory, is flushed to disk, and replaces ``f`` in one rename, so a crash never leaves a damaged file."""
-    chunks = _encode(obj, metadata)
+def _write_file(f, write):
+    """Runs ``write(binary_file)`` on ``f``. For a path the write is atomic: the data goes to a temporary file in
+    the same directory, is flushed to disk, and replaces ``f`` in one rename, so a crash never leaves a damaged
+    file."""
     if hasattr(f, "write"):
-        for c in chunks:
-            f.write(c)
+        write(f)
         return
     path = os.fspath(f)
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as out:
-            for c in chunks:
-                out.write(c)
+            write(out)
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp, path)
@@ -181,6 +188,37 @@ def save(obj, f, metadata=None):
         os.fsync(dir_fd)  # make the rename itself durable
     finally:
         os.close(dir_fd)
+
+
+def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_new_zipfile_serialization=True,
+         _disable_byteorder_record=False, *, metadata=None):
+    """Writes ``obj`` to ``f`` (a path or a binary file object) as torch.save does: PyTorch's zip format, which
+    holds any picklable object and which ``torch.load(f, weights_only=True)`` reads when ``obj`` is made of
+    tensors, containers, numbers and strings. A path ending in ``.safetensors`` gets the safetensors format
+    (tensors and dicts/lists/tuples of them, numbers and strings; string ``metadata`` in its header)."""
+    if not hasattr(f, "write") and os.fsdecode(f).lower().endswith(".safetensors"):
+        chunks = _encode(obj, metadata)
+
+        def write_chunks(out):
+            for c in chunks:
+                out.write(c)
+        _write_file(f, write_chunks)
+        return
+    if metadata is not None:
+        raise ValueError("tandem.save: metadata is stored only in the safetensors format\n"
+                         "hint: save to a path ending in .safetensors")
+    if pickle_module is not pickle:
+        raise NotImplementedError("tandem.save: only the standard pickle module is supported as pickle_module")
+    if not _use_new_zipfile_serialization:
+        raise NotImplementedError("tandem.save writes PyTorch's zip format only, not the legacy format that "
+                                  "_use_new_zipfile_serialization=False selects")
+    if not (isinstance(pickle_protocol, int) and 2 <= pickle_protocol <= pickle.HIGHEST_PROTOCOL):
+        raise ValueError(f"tandem.save: pickle_protocol must be 2..{pickle.HIGHEST_PROTOCOL}, got {pickle_protocol!r}")
+    from ._torch_format_write import Checkpoint
+    checkpoint = Checkpoint(obj, pickle_protocol)
+    # The archive's folder is named after the file, as torch.save names it.
+    archive = "archive" if hasattr(f, "write") else os.path.splitext(os.path.basename(os.fsdecode(f)))[0] or "archive"
+    _write_file(f, lambda out: checkpoint.write(out, archive, not _disable_byteorder_record))
 
 
 # ---- reading -------------------------------------------------------------------------------------------
@@ -261,18 +299,64 @@ def _parse(buf):
     return header, 8 + n
 
 
-def load(f, map_location=None, *, weights_only=True):
-    """Reads what ``save`` wrote (or any safetensors file). Tensors are created on the CPU, or on
-    ``map_location`` (a device, a device string, or a dict mapping 'cpu' to the target device)."""
-    if not weights_only:
-        raise ValueError("tandem.load: weights_only=False is not supported: tandem files never hold code")
-    if hasattr(f, "read"):
-        buf = f.read()
+_LEGACY_MAGIC = b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19"  # torch.save's legacy format: a pickled magic number
+
+
+def _unknown_format(head):
+    """The error for a file that is neither format, naming what it looks like."""
+    hint = "tandem.load reads torch.save's zip checkpoints and safetensors files"
+    if not head:
+        what = "the file is empty"
+    elif head.startswith(_LEGACY_MAGIC):
+        what = "the file is in PyTorch's legacy format (torch.save before PyTorch 1.6, or with " \
+               "_use_new_zipfile_serialization=False)"
+        hint = "in PyTorch, torch.save(torch.load(f, weights_only=False), f) rewrites it in the zip format"
+    elif head[0] == 0x80:
+        what = "the file is a plain pickle stream (pickle.dump), not a torch.save checkpoint"
+        hint = "read it with pickle.load, only if you trust it: unpickling runs code named in the file"
+    elif head.startswith(b"\x93NUMPY"):
+        what, hint = "the file is a NumPy .npy array", "read it with numpy.load"
+    elif head.startswith(b"\x1f\x8b"):
+        what, hint = "the file is gzip-compressed", "decompress it first (gzip.open)"
     else:
+        what = f"the file starts with {head[:8]!r}"
+    return ValueError(f"tandem.load: unrecognized file format: {what}; expected PyTorch's zip format (starting "
+                      f"with b'PK\\x03\\x04') or safetensors (an 8-byte header length, then '{{')\nhint: {hint}")
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
+    """Reads what ``save`` or ``torch.save`` wrote, or any safetensors file, from a path or a binary file object.
+    Tensors go back to the device they were saved on, or where ``map_location`` says (a device or device
+    string, a dict from saved to new locations, or a callable, as in torch.load).
+
+    ``weights_only=True`` (the default, as in PyTorch >= 2.6) reads only tensors, Parameters, containers,
+    numbers, strings, NumPy arrays and globals allowed with add_safe_globals, and refuses anything else
+    without running it. ``weights_only=False`` unpickles any object, which runs code the file names: only for
+    files you trust. ``mmap`` is accepted; the file is read, not mapped."""
+    if pickle_module not in (None, pickle):
+        raise NotImplementedError("tandem.load: only the standard pickle module is supported as pickle_module")
+    weights_only = True if weights_only is None else weights_only
+    if mmap and hasattr(f, "read"):
+        raise ValueError("f must be a file path in order to use the mmap argument")
+    if not hasattr(f, "read"):
         with open(os.fspath(f), "rb") as fh:
-            buf = fh.read()
+            return _load_from(fh, os.fsdecode(f), map_location, weights_only, pickle_load_args)
+    if not (hasattr(f, "seekable") and f.seekable()):
+        f = io.BytesIO(f.read())  # the zip reader jumps around the file
+    return _load_from(f, "", map_location, weights_only, pickle_load_args)
+
+
+def _load_from(fh, name, map_location, weights_only, pickle_load_args):
+    start = fh.tell()
+    head = fh.read(16)
+    fh.seek(start)
+    if head.startswith(ZIP_MAGIC):
+        from . import _torch_format_read
+        return _torch_format_read.load(fh, map_location, weights_only, pickle_load_args)
+    if not (name.lower().endswith(".safetensors") or head[8:9] == b"{"):
+        raise _unknown_format(head)
+    buf = fh.read()
     header, base = _parse(buf)
-    device = map_location.get("cpu") if isinstance(map_location, dict) else map_location
     tensors = OrderedDict()
     for key, info in header.items():
         if key == "__metadata__":
@@ -282,7 +366,8 @@ def load(f, map_location=None, *, weights_only=True):
             raise ValueError(f"tandem.load: tensor {key!r} of dtype BOOL holds bytes other than 0 and 1\n"
                              "hint: the file is corrupted, or its writer stored booleans another way")
         t = _C._tensor_from_bytes(buf, begin, _CODE_DTYPES[info["dtype"]], info["shape"])
-        tensors[key] = t if device is None else t.to(device)
+        device = restore_device(map_location, "cpu")  # safetensors holds no device: its tensors are the CPU's
+        tensors[key] = t if device.type == "cpu" else t.to(device)
     meta = header.get("__metadata__", {})
     if _STRUCTURE_KEY not in meta:
         return tensors

@@ -24,6 +24,11 @@ Tensor record_activation(const ActivationSpec& spec, const char* node, const Ten
 Tensor record_clamp(const Tensor& x, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi,
                     const Tensor& out);
 
+// ---- recurrent cells (formulas_rnn.cpp; ops/rnn_cell.h) ----
+// The LSTM cell's node is the grad_fn of both its outputs (h, c).
+void record_lstm_cell(const Tensor& gates, const Tensor& c_prev, const Tensor& h, const Tensor& c);
+void record_gru_cell(const Tensor& x_proj, const Tensor& h_proj, const Tensor& h, const Tensor& out);
+
 // ---- views (formulas_view.cpp) ----
 // Shape-only views (view, squeeze, unsqueeze, reshape-as-view): the gradient is reshaped back.
 Tensor record_reshape_view(const char* name, const Tensor& x, const Tensor& out);

@@ -54,6 +54,20 @@ using AdamStepKernel = void (*)(const Tensor& param, const Tensor& grad, const T
                                 const Tensor& exp_avg_sq, const Tensor& max_exp_avg_sq,
                                 const AdamConfig& cfg);
 
+// The fused recurrent cells (ops/rnn_cell.h, math in kernels/rnn_functors.h). All tensors are contiguous, of
+// one floating dtype, with N rows: gates (N, 4H) and x_proj/h_proj (N, 3H) in PyTorch's gate order, the rest
+// (N, H).
+using LstmCellKernel = void (*)(const Tensor& h, const Tensor& c, const Tensor& gates, const Tensor& c_prev);
+// grad_c may be undefined (no gradient reached the new cell state).
+using LstmCellBackwardKernel = void (*)(const Tensor& grad_gates, const Tensor& grad_c_prev,
+                                        const Tensor& gates, const Tensor& c_prev, const Tensor& grad_h,
+                                        const Tensor& grad_c);
+using GruCellKernel = void (*)(const Tensor& h_new, const Tensor& x_proj, const Tensor& h_proj,
+                               const Tensor& h);
+using GruCellBackwardKernel = void (*)(const Tensor& grad_x_proj, const Tensor& grad_h_proj,
+                                       const Tensor& grad_h, const Tensor& x_proj, const Tensor& h_proj,
+                                       const Tensor& h, const Tensor& grad);
+
 // The slots, listed in kernels/kernel_slots.def.
 struct NnKernels {
 #define TANDEM_NN_SLOT(name, Type) Type name = nullptr;

@@ -70,3 +70,25 @@ def leaf(values, device="cpu", transpose=False):
     if transpose:
         t = t.t()
     return t.requires_grad_()
+
+
+def raised(call):
+    """The exception call() raises (its warnings silenced), or None."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            call()
+        except Exception as e:  # noqa: BLE001 - the point is to compare whatever each library raises
+            return e
+    return None
+
+
+def assert_same_error(case):
+    """case(lib) raises the same exception type in PyTorch and tandem, with PyTorch's message before tandem's
+    hint: line (sizes print as tandem.Size)."""
+    want, got = raised(lambda: case(torch)), raised(lambda: case(tandem))
+    assert want is not None, "PyTorch accepts this case"
+    assert isinstance(got, type(want)), (got, want)
+    assert str(got).split("\nhint:")[0] == str(want).replace("torch.Size", "tandem.Size")

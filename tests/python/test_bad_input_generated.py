@@ -81,8 +81,6 @@ KNOWN_DIFFERENCES = {
 def _lenient(op, dim, expected, got_kind):
     """Inputs PyTorch refuses and tandem deliberately (or, for now, knowingly) accepts; None when the case
     must match. Each reason is listed in docs/reliability.md."""
-    if op == "roll":
-        return "tandem has no roll yet (the op set of issue 14)"
     if not isinstance(expected, TypeError):
         return None
     if dim == "none":

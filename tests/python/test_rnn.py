@@ -264,3 +264,55 @@ def test_constructor_errors_match_pytorch(make):
         expected = errors(lambda: make(torch))
         assert expected is not None
         assert errors(lambda: make(tandem)) == expected
+
+
+def test_fused_cells_pass_gradcheck(device):
+    gen = tandem.Generator().manual_seed(0)
+    gates = tandem.randn(3, 8, dtype=tandem.float64, generator=gen).to(device).requires_grad_()
+    c = tandem.randn(3, 2, dtype=tandem.float64, generator=gen).to(device).requires_grad_()
+    assert tandem.autograd.gradcheck(lambda g, c: tandem._C._lstm_cell(g, c), (gates, c))
+    x = tandem.randn(3, 6, dtype=tandem.float64, generator=gen).to(device).requires_grad_()
+    hp = tandem.randn(3, 6, dtype=tandem.float64, generator=gen).to(device).requires_grad_()
+    h = tandem.randn(3, 2, dtype=tandem.float64, generator=gen).to(device).requires_grad_()
+    assert tandem.autograd.gradcheck(tandem._C._gru_cell, (x, hp, h))
+    h_new, c_new = tandem._C._lstm_cell(gates, c)
+    assert h_new.grad_fn.name() == c_new.grad_fn.name() == "ThnnFusedLstmCellBackward0"
+
+
+@pytest.mark.parametrize("cls", ["LSTM", "GRU"])
+def test_double_backward_matches_pytorch(cls):
+    # A gradient penalty through the layer: create_graph rebuilds the cell gradients from differentiable ops.
+    ref, ours = twin(cls, 3, 4, num_layers=2)
+    x = torch.randn(5, 2, 3, dtype=torch.float64, requires_grad=True)
+    xt = T(x).requires_grad_()
+    (gx,) = torch.autograd.grad(ref(x)[0].pow(2).sum(), x, create_graph=True)
+    (gxt,) = tandem.autograd.grad(ours(xt)[0].pow(2).sum(), xt, create_graph=True)
+    assert_close(gxt, gx)
+    gx.pow(2).sum().backward()
+    gxt.pow(2).sum().backward()
+    for p, rp in zip(ours.parameters(), ref.parameters()):
+        assert_close(p.grad, rp.grad)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_layers_compute_in_float(dtype, device):
+    ref, ours = twin("LSTM", 8, 16, device=device)
+    ours = ours.to(getattr(tandem, dtype))
+    x = torch.randn(6, 3, 8, dtype=torch.float64)
+    out, _ = ref(x)
+    tout, (h, c) = ours(T(x, device).to(getattr(tandem, dtype)))
+    assert tout.dtype == h.dtype == c.dtype == getattr(tandem, dtype)
+    tol = 2e-2 if dtype == "bfloat16" else 3e-3
+    np.testing.assert_allclose(N(tout.double()), out.detach().numpy(), atol=tol, rtol=tol)
+    tout.float().sum().backward()
+    assert all(p.grad is not None and p.grad.dtype == getattr(tandem, dtype) for p in ours.parameters())
+
+
+def test_cell_op_errors():
+    with pytest.raises(RuntimeError, match=r"lstm_cell: gates must have shape \[2, 12\], got \[2, 8\]"):
+        tandem._C._lstm_cell(tandem.zeros(2, 8), tandem.zeros(2, 3))
+    with pytest.raises(RuntimeError, match="gru_cell: hidden projection is float64 on cpu but the other operands "
+                                           "are float32 on cpu"):
+        tandem._C._gru_cell(tandem.zeros(2, 9), tandem.zeros(2, 9, dtype=tandem.float64), tandem.zeros(2, 3))
+    with pytest.raises(RuntimeError, match="lstm_cell: expected a floating-point dtype, got int64"):
+        tandem._C._lstm_cell(tandem.zeros(2, 8, dtype=tandem.int64), tandem.zeros(2, 2, dtype=tandem.int64))

@@ -1,7 +1,6 @@
 """Adadelta, as torch.optim.Adadelta: a few in-place tensor ops per parameter, in PyTorch's order of operations."""
 import tandem
 
-from ..nn.parameter import untracked
 from .optimizer import Optimizer
 
 
@@ -23,17 +22,8 @@ class Adadelta(Optimizer):
         for group in self.param_groups:
             rho, eps = group["rho"], group["eps"]
             for p, grad in self._grads(group):
-                state = self.state[p]
-                if not state:
-                    state["step"] = tandem.tensor(0.0)
-                    state["square_avg"] = tandem.zeros_like(p)
-                    state["acc_delta"] = tandem.zeros_like(p)
-                untracked(state["step"]).add_(1)
-                param, grad = untracked(p), untracked(grad)
-                if group["maximize"]:
-                    grad = grad.neg()
-                if group["weight_decay"] != 0:
-                    grad = tandem.add(grad, param, alpha=group["weight_decay"])
+                state = self._state_for(p, "square_avg", "acc_delta")
+                param, grad = self._update_direction(p, grad, group)
                 square_avg, acc_delta = state["square_avg"], state["acc_delta"]
                 square_avg.mul_(rho).add_(grad.mul(1 - rho).mul_(grad))
                 std = square_avg.add(eps).sqrt_()

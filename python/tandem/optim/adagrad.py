@@ -38,11 +38,7 @@ class Adagrad(Optimizer):
                 state = self.state[p]
                 untracked(state["step"]).add_(1)
                 step = state["step"].item()
-                param, grad = untracked(p), untracked(grad)
-                if group["maximize"]:
-                    grad = grad.neg()
-                if group["weight_decay"] != 0:
-                    grad = tandem.add(grad, param, alpha=group["weight_decay"])
+                param, grad = self._update_direction(p, grad, group)
                 clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
                 state_sum = state["sum"]
                 state_sum.add_(grad.mul(grad))

@@ -1,8 +1,5 @@
 """Adamax (Adam with an infinity-norm second moment), as torch.optim.Adamax: a few in-place tensor ops per
 parameter, in PyTorch's order of operations."""
-import tandem
-
-from ..nn.parameter import untracked
 from .adam import _check
 from .optimizer import Optimizer
 
@@ -18,17 +15,8 @@ class Adamax(Optimizer):
         for group in self.param_groups:
             beta1, beta2 = group["betas"]
             for p, grad in self._grads(group):
-                state = self.state[p]
-                if not state:
-                    state["step"] = tandem.tensor(0.0)
-                    state["exp_avg"] = tandem.zeros_like(p)
-                    state["exp_inf"] = tandem.zeros_like(p)
-                untracked(state["step"]).add_(1)
-                param, grad = untracked(p), untracked(grad)
-                if group["maximize"]:
-                    grad = grad.neg()
-                if group["weight_decay"] != 0:
-                    grad = tandem.add(grad, param, alpha=group["weight_decay"])
+                state = self._state_for(p, "exp_avg", "exp_inf")
+                param, grad = self._update_direction(p, grad, group)
                 exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
                 exp_avg.add_(grad.sub(exp_avg).mul_(1 - beta1))  # lerp towards grad
                 exp_inf.mul_(beta2).maximum_(grad.abs().add_(group["eps"]))

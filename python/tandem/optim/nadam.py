@@ -20,7 +20,7 @@ class NAdam(Optimizer):
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            lr, weight_decay, momentum_decay = group["lr"], group["weight_decay"], group["momentum_decay"]
+            lr, momentum_decay = group["lr"], group["momentum_decay"]
             beta1, beta2 = group["betas"]
             for p, grad in self._grads(group):
                 state = self.state[p]
@@ -32,14 +32,7 @@ class NAdam(Optimizer):
                     state["exp_avg_sq"] = tandem.zeros_like(p)
                 untracked(state["step"]).add_(1)
                 step = state["step"].item()
-                param, grad = untracked(p), untracked(grad)
-                if group["maximize"]:
-                    grad = grad.neg()
-                if weight_decay != 0:
-                    if group["decoupled_weight_decay"]:
-                        param.mul_(1 - lr * weight_decay)
-                    else:
-                        grad = tandem.add(grad, param, alpha=weight_decay)
+                param, grad = self._update_direction(p, grad, group)
                 # The momentum schedule mu_t and mu_{t+1}.
                 mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
                 mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))

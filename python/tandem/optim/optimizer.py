@@ -6,6 +6,7 @@ import tandem
 
 from .. import _C
 from .._C import Tensor
+from ..nn.parameter import untracked
 
 
 class _RequiredParameter:
@@ -86,6 +87,33 @@ class Optimizer:
             return None
         with tandem.enable_grad():
             return closure()
+
+    def _state_for(self, p, *buffers):
+        """p's state, made on its first step as `step` (a 0-d float tensor, as PyTorch's) and a zero tensor like p
+        for each name in `buffers`; counts the step."""
+        state = self.state[p]
+        if not state:
+            state["step"] = tandem.tensor(0.0)
+            for name in buffers:
+                state[name] = tandem.zeros_like(p)
+        untracked(state["step"]).add_(1)
+        return state
+
+    @staticmethod
+    def _update_direction(p, grad, group):
+        """(untracked p, the gradient the update follows): grad negated under `maximize`, plus weight_decay * p
+        (L2), or with `decoupled_weight_decay` p shrunk in place by lr * weight_decay instead, in PyTorch's
+        single-tensor order."""
+        param, grad = untracked(p), untracked(grad)
+        if group["maximize"]:
+            grad = grad.neg()
+        decay = group["weight_decay"]
+        if decay != 0:
+            if group.get("decoupled_weight_decay", False):
+                param.mul_(1 - group["lr"] * decay)
+            else:
+                grad = tandem.add(grad, param, alpha=decay)
+        return param, grad
 
     def _grads(self, group):
         """(param, grad) for the params of `group` that have a gradient."""

@@ -1,8 +1,5 @@
 """RAdam (Adam with a rectified adaptive learning rate), as torch.optim.RAdam: a few in-place tensor ops per
 parameter, in PyTorch's order of operations."""
-import tandem
-
-from ..nn.parameter import untracked
 from .adam import _check
 from .optimizer import Optimizer
 
@@ -18,26 +15,14 @@ class RAdam(Optimizer):
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            lr, weight_decay = group["lr"], group["weight_decay"]
+            lr = group["lr"]
             beta1, beta2 = group["betas"]
             # The maximum length of the approximated simple moving average.
             rho_inf = 2 / (1 - beta2) - 1
             for p, grad in self._grads(group):
-                state = self.state[p]
-                if not state:
-                    state["step"] = tandem.tensor(0.0)
-                    state["exp_avg"] = tandem.zeros_like(p)
-                    state["exp_avg_sq"] = tandem.zeros_like(p)
-                untracked(state["step"]).add_(1)
+                state = self._state_for(p, "exp_avg", "exp_avg_sq")
                 step = state["step"].item()
-                param, grad = untracked(p), untracked(grad)
-                if group["maximize"]:
-                    grad = grad.neg()
-                if weight_decay != 0:
-                    if group["decoupled_weight_decay"]:
-                        param.mul_(1 - lr * weight_decay)
-                    else:
-                        grad = tandem.add(grad, param, alpha=weight_decay)
+                param, grad = self._update_direction(p, grad, group)
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
                 exp_avg.add_(grad.sub(exp_avg).mul_(1 - beta1))  # lerp towards grad
                 exp_avg_sq.mul_(beta2).add_(grad.mul(1 - beta2).mul_(grad))

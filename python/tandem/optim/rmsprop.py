@@ -37,11 +37,7 @@ class RMSprop(Optimizer):
                     if group["centered"]:
                         state["grad_avg"] = tandem.zeros_like(p)
                 untracked(state["step"]).add_(1)
-                param, grad = untracked(p), untracked(grad)
-                if group["maximize"]:
-                    grad = grad.neg()
-                if group["weight_decay"] != 0:
-                    grad = tandem.add(grad, param, alpha=group["weight_decay"])
+                param, grad = self._update_direction(p, grad, group)
                 square_avg = state["square_avg"]
                 square_avg.mul_(alpha).add_(grad.mul(1 - alpha).mul_(grad))
                 if group["centered"]:

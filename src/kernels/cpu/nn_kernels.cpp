@@ -7,6 +7,7 @@
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/isa_region.h"
 #include "kernels/cpu/optim_kernels.h"
+#include "kernels/cpu/rnn_kernels.h"
 #include "kernels/kernel_table.h"
 #include "kernels/pool_windows.h"
 
@@ -214,6 +215,7 @@ void register_nn_kernels(KernelTable& table) {
   k.adaptive_avg_pool2d = &adaptive_avg_pool2d;
   k.adaptive_avg_pool2d_backward = &adaptive_avg_pool2d_backward;
   register_optim_kernels(table);
+  register_rnn_kernels(table);
 }
 
 TANDEM_CPU_KERNELS_END

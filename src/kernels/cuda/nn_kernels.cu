@@ -1,4 +1,5 @@
-// CUDA kernels of the nn family: convolution's im2col/col2im, pooling and the fused optimizer updates.
+// CUDA kernels of the nn family: convolution's im2col/col2im, pooling, the fused optimizer updates and
+// recurrent cells.
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/nn_parts.h"
 #include "kernels/kernel_table.h"
@@ -10,6 +11,7 @@ void register_nn_kernels(KernelTable& table) {
   register_max_pool_kernels(table.nn);
   register_avg_pool_kernels(table.nn);
   register_optim_kernels(table.nn);
+  register_rnn_kernels(table.nn);
 }
 
 }  // namespace tandem::cuda

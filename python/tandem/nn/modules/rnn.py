@@ -3,7 +3,8 @@ and the single-step cells, with PyTorch's parameter names, initialisation, shape
 
 A layer runs in two parts. The input projection of every time step is one matrix product over the whole
 sequence (both biases folded in where the gate math allows). Each step then costs one addmm for the hidden
-projection and the gate math as a chain of tandem ops (a fused C++ cell kernel is the next step: issue 12).
+projection and one fused C++ cell op (``_C._lstm_cell``/``_C._gru_cell``: the gate nonlinearities and the state
+update in one kernel, with its own backward), so a step is two autograd nodes whatever the gate count.
 
 Every sequence is handled as PackedSequence data: rows of all time steps stacked, ``batch_sizes[t]`` rows at step
 t, longest sequences first. An ordinary (L, N, F) input is the special case of N rows at every step. A shorter
@@ -16,6 +17,8 @@ import warnings
 
 import tandem
 
+from ... import _C
+from ...autograd import Function
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -34,30 +37,50 @@ def _packed_sequence():
     return PackedSequence
 
 
-def _cell_step(kind, x_proj, h, c, w_hh, b_hh):
+def _cell_step(kind, x_proj, h, c, w_hh_t, b_hh):
     """One step from x_proj = W_ih x + b_ih (+ b_hh, except for GRU: its candidate gate multiplies the hidden
-    projection by r before adding it). Returns (h', c') with c' None except for LSTM."""
+    projection by r before adding it); w_hh_t is W_hh transposed. Returns (h', c') with c' None except for
+    LSTM. The gate math is one fused C++ op (ops/rnn_cell.h) for LSTM and GRU."""
     if kind == "gru":
-        hr, hz, hn = F.linear(h, w_hh, b_hh).chunk(3, 1)
-        xr, xz, xn = x_proj.chunk(3, 1)
-        r = tandem.sigmoid(xr + hr)
-        z = tandem.sigmoid(xz + hz)
-        n = tandem.tanh(xn + r * hn)
-        return n + z * (h - n), None
-    gates = tandem.addmm(x_proj, h, w_hh.t())
+        h_proj = h.matmul(w_hh_t) if b_hh is None else tandem.addmm(b_hh, h, w_hh_t)
+        return _C._gru_cell(x_proj, h_proj, h), None
+    gates = tandem.addmm(x_proj, h, w_hh_t)
     if kind == "lstm":
-        i, f, g, o = gates.chunk(4, 1)
-        c = tandem.sigmoid(f) * c + tandem.sigmoid(i) * tandem.tanh(g)
-        return tandem.sigmoid(o) * tandem.tanh(c), c
+        return _C._lstm_cell(gates, c)
     return (tandem.tanh(gates) if kind == "rnn_tanh" else tandem.relu(gates)), None
+
+
+class _StepRows(Function):
+    """The packed rows split into one block per time step, with ONE backward node that concatenates the blocks'
+    gradients. Slicing each step out separately would give every step's gradient its own zero tensor the size
+    of the whole sequence (a slice's backward), which made the LSTM backward pass 6x slower."""
+
+    @staticmethod
+    def forward(ctx, rows, *sizes):
+        ctx.steps = len(sizes)
+        return tuple(rows.split(list(sizes)))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return (tandem.cat(grads),) + (None,) * ctx.steps
+
+
+def _step_rows(rows, batch_sizes):
+    if len(batch_sizes) == 1:
+        return (rows,)
+    if rows.requires_grad and tandem.is_grad_enabled():
+        return _StepRows.apply(rows, *batch_sizes)
+    return rows.split(batch_sizes)
 
 
 def _run_direction(kind, x_proj, batch_sizes, h0, c0, w_hh, b_hh, w_hr, reverse):
     """Runs one direction of one layer over packed rows. Returns (output rows, final h, final c)."""
     steps = len(batch_sizes)
-    offsets = [0] * steps
-    for t in range(1, steps):
-        offsets[t] = offsets[t - 1] + batch_sizes[t - 1]
+    x_steps = _step_rows(x_proj, batch_sizes)
+    # Transposed once: every step's weight gradient then adds up in one (contiguous) buffer before a single
+    # transpose back, instead of each step adding a transposed gradient into the weight's.
+    w_hh_t = w_hh.t()
+    w_hr_t = w_hr.t() if w_hr is not None else None
     outputs = [None] * steps
     if not reverse:
         h, c = h0, c0
@@ -70,9 +93,9 @@ def _run_direction(kind, x_proj, batch_sizes, h0, c0, w_hh, b_hh, w_hr, reverse)
                 if c is not None:
                     finished_c.append(c[n:])
                     c = c[:n]
-            h, c = _cell_step(kind, x_proj[offsets[t]:offsets[t] + n], h, c, w_hh, b_hh)
-            if w_hr is not None:
-                h = h.matmul(w_hr.t())
+            h, c = _cell_step(kind, x_steps[t], h, c, w_hh_t, b_hh)
+            if w_hr_t is not None:
+                h = h.matmul(w_hr_t)
             outputs[t] = h
         h_n = tandem.cat([h] + finished_h[::-1]) if finished_h else h
         c_n = (tandem.cat([c] + finished_c[::-1]) if finished_c else c) if c is not None else None
@@ -86,9 +109,9 @@ def _run_direction(kind, x_proj, batch_sizes, h0, c0, w_hh, b_hh, w_hr, reverse)
                 h = tandem.cat([h, h0[h.shape[0]:n]])
                 if c is not None:
                     c = tandem.cat([c, c0[c.shape[0]:n]])
-            h, c = _cell_step(kind, x_proj[offsets[t]:offsets[t] + n], h, c, w_hh, b_hh)
-            if w_hr is not None:
-                h = h.matmul(w_hr.t())
+            h, c = _cell_step(kind, x_steps[t], h, c, w_hh_t, b_hh)
+            if w_hr_t is not None:
+                h = h.matmul(w_hr_t)
             outputs[t] = h
         h_n, c_n = h, c
     return tandem.cat(outputs) if steps > 1 else outputs[0], h_n, c_n
@@ -420,7 +443,7 @@ class RNNCellBase(Module):
         b_ih, b_hh = self.bias_ih, self.bias_hh
         if b_ih is not None and kind != "gru":
             b_ih, b_hh = b_ih + b_hh, None
-        return _cell_step(kind, F.linear(input, self.weight_ih, b_ih), h, c, self.weight_hh, b_hh)
+        return _cell_step(kind, F.linear(input, self.weight_ih, b_ih), h, c, self.weight_hh.t(), b_hh)
 
 
 class RNNCell(RNNCellBase):

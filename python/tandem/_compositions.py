@@ -1,0 +1,849 @@
+"""PyTorch functions that are compositions of tandem's ops: triangles and diagonals, repeats and rolls,
+broadcasting helpers, einsum/tensordot/kron, splits and stacks, NaN-aware and paired reductions, and fused
+arithmetic such as addcmul and lerp. They run on every device and differentiate because the ops they are made
+of do. install() adds them to the tandem namespace and, where PyTorch has the method, to Tensor."""
+import collections
+import math
+import operator
+import warnings
+
+from . import _C
+from ._dim_args import _ints, _wrap_dim
+from ._einsum import einsum, tensordot  # noqa: F401  (contractions, in their own file; listed in __all__)
+from ._size import Size
+
+Tensor = _C.Tensor
+
+__all__ = [
+    "tril", "triu", "tril_indices", "triu_indices", "diagonal", "diag", "diag_embed", "trace",
+    "repeat_interleave", "tile", "roll", "rot90",
+    "broadcast_shapes", "broadcast_tensors", "meshgrid", "cartesian_prod", "kron", "tensordot", "einsum",
+    "cross", "cdist", "diff",
+    "movedim", "moveaxis", "swapaxes", "swapdims", "atleast_1d", "atleast_2d", "atleast_3d", "column_stack",
+    "hsplit", "vsplit", "dsplit", "tensor_split", "unflatten", "narrow_copy", "count_nonzero", "aminmax",
+    "var_mean", "std_mean", "nansum", "nanmean", "clone",
+    "addcmul", "addcdiv", "lerp", "xlogy", "square", "reciprocal", "clamp_min", "clamp_max", "rsub", "fmod",
+]
+
+# PyTorch's spellings of dtypes in messages: ScalarType names ("Float") and C++ type names ("float").
+_TITLE = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+          "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+_CPP = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+        "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+        "bool": "bool"}
+
+
+def _name(dtype):
+    return str(dtype).rsplit(".", 1)[-1]
+
+
+def _category(dtype):
+    """0 bool, 1 integer, 2 floating: a result may be written into a tensor of the same or a higher one."""
+    return 2 if dtype.is_floating_point else 0 if dtype == _C.bool else 1
+
+
+def _sizes_arg(args, arg):
+    """f(2, 3) and f((2, 3)) alike, as PyTorch's varargs size methods take them."""
+    return _ints(args[0] if len(args) == 1 else args, arg)
+
+
+def _zero(x):
+    return _C.zeros((), dtype=x.dtype, device=x.device)
+
+
+def _check_same_dims(name, dim1, dim2, d1, d2):
+    if d1 == d2:
+        raise RuntimeError(f"{name} dimensions cannot be identical {dim1}, {dim2}")
+
+
+# ---- triangles and diagonals ----
+
+def _triangle_mask(rows, cols, diagonal, device, lower):
+    r = _C.arange(rows, device=device).unsqueeze(-1)
+    c = _C.arange(cols, device=device)
+    return (c - r <= diagonal) if lower else (c - r >= diagonal)
+
+
+def _triangle(name, x, diagonal, lower):
+    if x.dim() < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    return _triangle_mask(x.shape[-2], x.shape[-1], diagonal, x.device, lower)
+
+
+def tril(input, diagonal=0):
+    return _C.where(_triangle("tril", input, diagonal, True), input, _zero(input))
+
+
+def triu(input, diagonal=0):
+    return _C.where(_triangle("triu", input, diagonal, False), input, _zero(input))
+
+
+def _tril_(self, diagonal=0):
+    return self.masked_fill_(_triangle("tril", self, diagonal, True).logical_not(), 0)
+
+
+def _triu_(self, diagonal=0):
+    return self.masked_fill_(_triangle("triu", self, diagonal, False).logical_not(), 0)
+
+
+def _triangle_indices(name, row, col, offset, dtype, device, lower):
+    if row < 0 or col < 0:
+        which, value = ("row", row) if row < 0 else ("col", col)
+        raise RuntimeError(f"{which} must be non-negative, got{value}")  # sic: PyTorch's text has no space
+    dtype = _C.int64 if dtype is None else dtype
+    if dtype not in (_C.int32, _C.int64):
+        raise NotImplementedError(f"\"{name}\" not implemented for '{_TITLE[_name(dtype)]}'")
+    mask = _triangle_mask(row, col, offset, device, lower)
+    return _C.nonzero(mask).t().contiguous().to(dtype)  # nonzero lists row-major, PyTorch's order
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None):
+    return _triangle_indices("tril_indices", row, col, offset, dtype, device or "cpu", True)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None):
+    return _triangle_indices("triu_indices", row, col, offset, dtype, device or "cpu", False)
+
+
+def _diagonal_view(m, offset, length):
+    """The diagonal of m's last two dims by flattening them and slicing with stride cols + 1, or None when
+    they do not flatten into one strided dim (tandem has no as_strided to build the stride directly)."""
+    rows, cols = m.shape[-2:]
+    if rows != 1 and cols != 1 and m.stride(-2) != cols * m.stride(-1):
+        return None
+    flat = m.view(*m.shape[:-2], rows * cols)
+    start = offset if offset >= 0 else -offset * cols
+    return flat[..., start:start + (length - 1) * (cols + 1) + 1:cols + 1]
+
+
+def _last_two_diagonal(m, offset):
+    """The diagonal of m's last two dims: a view when they flatten into one dim (contiguous or transposed
+    layouts), a copy otherwise."""
+    rows, cols = m.shape[-2:]
+    length = max(0, min(rows - max(-offset, 0), cols - max(offset, 0)))
+    if length == 0:
+        return m.reshape(*m.shape[:-2], rows * cols)[..., :0]
+    view = _diagonal_view(m, offset, length)
+    if view is None:  # the same diagonal, read along the transposed pair
+        view = _diagonal_view(m.transpose(-2, -1), -offset, length)
+    if view is not None:
+        return view
+    i = _C.arange(length, device=m.device)
+    return m[..., i + max(-offset, 0), i + max(offset, 0)]
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    d1, d2 = _wrap_dim(dim1, input.dim()), _wrap_dim(dim2, input.dim())
+    _check_same_dims("diagonal", dim1, dim2, d1, d2)
+    return _last_two_diagonal(movedim(input, (d1, d2), (-2, -1)), offset)
+
+
+def _embed_last(v, offset):
+    """(..., n) -> (..., n + |offset|, n + |offset|) with v on that diagonal: v padded to n + |offset| becomes
+    column |offset| of an (N, N + 1) block whose first N * N elements, read as (N, N), place it there."""
+    k, batch = abs(offset), tuple(v.shape[:-1])
+    n = v.shape[-1] + k
+
+    def zeros(*shape):
+        return _C.zeros(batch + shape, dtype=v.dtype, device=v.device)
+
+    column = _C.cat([v, zeros(k)], -1).unsqueeze(-1)
+    block = _C.cat([zeros(n, k), column, zeros(n, n - k)], -1)
+    square = block.reshape(*batch, n * (n + 1)).narrow(-1, 0, n * n).reshape(*batch, n, n)
+    return square if offset >= 0 else square.transpose(-2, -1)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    ndim = input.dim() + 1
+    d1, d2 = _wrap_dim(dim1, ndim), _wrap_dim(dim2, ndim)
+    _check_same_dims("diagonal", dim1, dim2, d1, d2)
+    return movedim(_embed_last(input, offset), (-2, -1), (d1, d2))
+
+
+def diag(input, diagonal=0):
+    if input.dim() == 1:
+        return _embed_last(input, diagonal)
+    if input.dim() == 2:
+        return _last_two_diagonal(input, diagonal).clone()
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.dim()}D")
+
+
+def trace(input):
+    if input.dim() != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
+    return diagonal(input).sum()
+
+
+# ---- repeats, rolls, rotations ----
+
+def _repeat(self, *sizes):
+    if not sizes:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
+    sizes = _sizes_arg(sizes, "repeat(): argument 'repeats' (position 1)")
+    if len(sizes) < self.dim():
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
+    shape = (1,) * (len(sizes) - self.dim()) + tuple(self.shape)
+    target = [r * s for r, s in zip(sizes, shape)]
+    if any(t < 0 for t in target):
+        bad = next(t for t in target if t < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {target}")
+    # Each dim d becomes (repeats[d], size[d]); expanding the repeats and merging the pairs copies once.
+    paired = self.reshape([v for s in shape for v in (1, s)])
+    return paired.expand([v for r, s in zip(sizes, shape) for v in (r, s)]).reshape(target)
+
+
+def tile(input, dims):
+    dims = _ints(dims, "tile(): argument 'dims' (position 2)")
+    return _repeat(input, (1,) * (input.dim() - len(dims)) + dims)
+
+
+def _tile_method(self, *dims):
+    return tile(self, _sizes_arg(dims, "tile(): argument 'dims' (position 1)"))
+
+
+def _check_repeats_dtype(repeats):
+    if repeats.dtype not in (_C.int32, _C.int64):
+        raise NotImplementedError(f"\"repeat_interleave_{repeats.device.type}\" not implemented for "
+                                  f"'{_TITLE[_name(repeats.dtype)]}'")
+
+
+def _repeat_index(repeats, output_size):
+    """[0] * repeats[0] + [1] * repeats[1] + ...: ones scattered at each run's end, then a running sum."""
+    if repeats.dim() != 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    _check_repeats_dtype(repeats)
+    if output_size is None:  # output_size lets callers skip this device sync, as in PyTorch
+        if bool((repeats < 0).any()):
+            raise RuntimeError("repeats can not be negative")
+        output_size = int(repeats.sum())
+    ends = repeats.cumsum(0)[:-1].clamp(max=output_size)
+    marks = _C.zeros(output_size + 1, dtype=_C.int64, device=repeats.device)
+    marks = marks.scatter_add(0, ends, _C.ones_like(ends))
+    return marks[:output_size].cumsum(0).to(repeats.dtype)
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    if repeats is None:
+        return _repeat_index(input, output_size)
+    if dim is None:
+        input, dim = input.flatten(), 0
+    dim = _wrap_dim(dim, input.dim())
+    if isinstance(repeats, Tensor):
+        if repeats.dim() > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        _check_repeats_dtype(repeats)
+        if repeats.numel() != 1:
+            if repeats.shape[0] != input.shape[dim]:
+                raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                                   f"{repeats.shape[0]} and input.size({dim}) = {input.shape[dim]}")
+            index = _repeat_index(repeats.to(input.device), output_size)
+            return input.index_select(dim, index)
+        repeats = int(repeats.reshape(1)[0])
+    if repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    x = input.unsqueeze(dim + 1)
+    shape = list(x.shape)
+    shape[dim + 1] = repeats
+    return x.expand(shape).flatten(dim, dim + 1)
+
+
+def roll(input, shifts, dims=None):
+    shifts = _ints(shifts, "roll(): argument 'shifts' (position 2)")
+    dims = () if dims is None else _ints(dims, "roll(): argument 'dims' (position 3)")
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    if len(shifts) != len(dims) and (dims or len(shifts) != 1):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    if input.numel() == 0:  # PyTorch checks no dims here
+        return input.clone()
+    if not dims:
+        return roll(input.flatten(), shifts, 0).view(input.shape)
+    out = input
+    for shift, dim in zip(shifts, dims):
+        dim = _wrap_dim(dim, input.dim())
+        n = input.shape[dim]
+        if n and shift % n:
+            s = shift % n
+            out = _C.cat([out.narrow(dim, n - s, s), out.narrow(dim, 0, n - s)], dim)
+    return input.clone() if out is input else out
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    dims = _ints(dims, "rot90(): argument 'dims' (position 3)")
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.dim() < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.dim()}")
+    if dims[0] == dims[1] or abs(dims[0] - dims[1]) == input.dim():
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
+    d0, d1 = (_wrap_dim(d, input.dim()) for d in dims)
+    k %= 4
+    if k == 1:
+        return input.flip(d1).transpose(d0, d1)
+    if k == 2:
+        return input.flip((d0, d1))
+    if k == 3:
+        return input.flip(d0).transpose(d0, d1)
+    return input.clone()
+
+
+# ---- broadcasting and products ----
+
+def _broadcast(shapes, mismatch):
+    """The broadcast of shapes; mismatch(index, shape, dim, result) raises for sizes that do not broadcast."""
+    result = [1] * max((len(s) for s in shapes), default=0)
+    for index, shape in enumerate(shapes):
+        for j in range(-1, -len(shape) - 1, -1):
+            if shape[j] < 0:
+                raise ValueError("Attempting to broadcast a dimension with negative length!")
+            if shape[j] == 1 or shape[j] == result[j]:
+                continue
+            if result[j] != 1:
+                mismatch(index, shape, j, result)
+            result[j] = shape[j]
+    return Size(result)
+
+
+def broadcast_shapes(*shapes):
+    def mismatch(index, shape, j, result):
+        raise RuntimeError(f"Attempting to broadcast a dimension of length {shape[j]} at {j}! Mismatching argument "
+                           f"at index {index} had {shape}; but expected shape should be broadcastable to {result}")
+
+    return _broadcast([_ints(s, "broadcast_shapes(): shape") for s in shapes], mismatch)
+
+
+def _tensor_mismatch(index, shape, j, result):
+    raise RuntimeError(f"The size of tensor a ({result[j]}) must match the size of tensor b ({shape[j]}) at "
+                       f"non-singleton dimension {len(result) + j}")
+
+
+def broadcast_tensors(*tensors):
+    shape = _broadcast([tuple(t.shape) for t in tensors], _tensor_mismatch)
+    return tuple(t.expand(shape) for t in tensors)
+
+
+def meshgrid(*tensors, indexing=None):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+                      UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for t in tensors:
+        if t.dim() > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}")
+        if t.dtype != tensors[0].dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+        if t.device != tensors[0].device:
+            raise RuntimeError("meshgrid expects all tensors to have the same device")
+    # "xy" is "ij" over the inputs with the first two swapped: the grids vary along (y, x, ...).
+    order = [1, 0, *range(2, len(tensors))] if indexing == "xy" and len(tensors) >= 2 else range(len(tensors))
+    shape = [tensors[i].numel() for i in order]
+    grids = [None] * len(tensors)
+    for axis, i in enumerate(order):
+        grids[i] = tensors[i].reshape([-1 if a == axis else 1 for a in range(len(shape))]).expand(shape)
+    return tuple(grids)
+
+
+def cartesian_prod(*tensors):
+    for t in tensors:
+        if t.dim() != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    return _C.stack([g.flatten() for g in meshgrid(*tensors, indexing="ij")], 1)
+
+
+def kron(input, other):
+    ndim = max(input.dim(), other.dim())
+    a_shape = (1,) * (ndim - input.dim()) + tuple(input.shape)
+    b_shape = (1,) * (ndim - other.dim()) + tuple(other.shape)
+    a = input.reshape([v for s in a_shape for v in (s, 1)])
+    b = other.reshape([v for s in b_shape for v in (1, s)])
+    return (a * b).reshape([x * y for x, y in zip(a_shape, b_shape)])
+
+
+
+def cross(input, other, dim=None):
+    if dim is None:
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+                      "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
+                      "with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
+        dim = next((d for d, s in enumerate(input.shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    if input.dim() != other.dim():
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"expected scalar type {_TITLE[_name(input.dtype)]} but found "
+                           f"{_TITLE[_name(other.dtype)]}")
+    d = _wrap_dim(dim, input.dim())
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and "
+                           f"{other.shape[d]}")
+    a, b = ([x.narrow(d, i, 1) for i in range(3)] for x in broadcast_tensors(input, other))
+    return _C.cat([a[(i + 1) % 3] * b[(i + 2) % 3] - a[(i + 2) % 3] * b[(i + 1) % 3] for i in range(3)], d)
+
+
+_CDIST_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist")
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    for name, x in (("X1", x1), ("X2", x2)):
+        if x.dim() < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {x.dim()}D")
+    for name, x in (("X1", x1), ("X2", x2)):
+        if not x.dtype.is_floating_point:
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {_TITLE[_name(x.dtype)]}")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    if x1.dtype != x2.dtype:
+        raise RuntimeError(f"expected scalar type {_TITLE[_name(x1.dtype)]} but found {_TITLE[_name(x2.dtype)]}")
+    batch = tuple(_broadcast([tuple(x1.shape[:-2]), tuple(x2.shape[:-2])], _tensor_mismatch))
+    x1, x2 = x1.expand(batch + tuple(x1.shape[-2:])), x2.expand(batch + tuple(x2.shape[-2:]))
+    rows = max(x1.shape[-2], x2.shape[-2])
+    if p == 2 and (compute_mode == _CDIST_MODES[1] or (compute_mode == _CDIST_MODES[0] and rows > 25)):
+        # |a - b|^2 = |a|^2 + |b|^2 - 2 a.b as one matrix product, PyTorch's _euclidean_dist.
+        n1, n2 = x1.pow(2).sum(-1, keepdim=True), x2.pow(2).sum(-1, keepdim=True)
+        a = _C.cat([x1 * -2, n1, _C.ones_like(n1)], -1)
+        b = _C.cat([x2, _C.ones_like(n2), n2], -1)
+        return a.matmul(b.mT).clamp(min=0).sqrt()
+    return _C.norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, dim=-1)
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    if input.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = _wrap_dim(dim, input.dim())
+    for label, t in (("prepend", prepend), ("append", append)):
+        if t is None:
+            continue
+        if not isinstance(t, Tensor):
+            raise TypeError(f"diff(): argument '{label}' must be Tensor, not {type(t).__name__}")
+        if t.dim() != input.dim():
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+        for i in range(input.dim()):
+            if i != d and t.shape[i] != input.shape[i]:
+                raise RuntimeError("diff expects the shape of tensor to prepend or append to match that of input "
+                                   f"except along the differencing dimension; input.size({i}) = {input.shape[i]}, "
+                                   f"but got tensor.size({i}) = {t.shape[i]}")
+    parts = [t for t in (prepend, input, append) if t is not None]
+    x = _C.cat(parts, d) if len(parts) > 1 else input
+    for _ in range(n):
+        length = max(x.shape[d] - 1, 0)
+        hi, lo = x.narrow(d, x.shape[d] - length, length), x.narrow(d, 0, length)
+        x = hi.logical_xor(lo) if x.dtype == _C.bool else hi - lo
+    return x
+
+
+# ---- dims, stacks and splits ----
+
+def movedim(input, source, destination):
+    src = _ints(source, "movedim(): argument 'source' (position 2)")
+    dst = _ints(destination, "movedim(): argument 'destination' (position 3)")
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain "
+                           f"the same number of dims as destination ({list(dst)} dims)")
+    ndim = input.dim()
+    for label, raw in (("source", src), ("destination", dst)):
+        if len({_wrap_dim(d, ndim) for d in raw}) != len(raw):
+            raise RuntimeError(f"movedim: repeated dim in `{label}` ({list(raw)})")
+    if ndim == 0:
+        return input.view(())
+    order = [None] * ndim
+    for s, d in zip(src, dst):
+        order[_wrap_dim(d, ndim)] = _wrap_dim(s, ndim)
+    rest = iter(d for d in range(ndim) if d not in order)
+    return input.permute([o if o is not None else next(rest) for o in order])
+
+
+moveaxis = movedim
+
+
+def swapaxes(input, axis0, axis1):
+    return input.transpose(axis0, axis1)
+
+
+def swapdims(input, dim0, dim1):
+    return input.transpose(dim0, dim1)
+
+
+def _atleast(name, tensors, shape):
+    single = len(tensors) == 1 and isinstance(tensors[0], Tensor)
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    for t in tensors:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}() received an invalid combination of arguments - got ({type(t).__name__}), but "
+                            "expected one of:\n * (Tensor input)\n * (tuple of Tensors tensors)")
+    out = tuple(t.reshape(shape(tuple(t.shape))) for t in tensors)
+    return out[0] if single else out
+
+
+def atleast_1d(*tensors):
+    return _atleast("atleast_1d", tensors, lambda s: s or (1,))
+
+
+def atleast_2d(*tensors):
+    return _atleast("atleast_2d", tensors, lambda s: (1,) * (2 - len(s)) + s if len(s) < 2 else s)
+
+
+def atleast_3d(*tensors):
+    return _atleast("atleast_3d", tensors, lambda s: {0: (1, 1, 1), 1: (1, *s, 1), 2: (*s, 1)}.get(len(s), s))
+
+
+def column_stack(tensors):
+    return _C.hstack([t.reshape(t.numel(), 1) if t.dim() <= 1 else t for t in tensors])
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    if input.dim() == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
+    d = _wrap_dim(dim, input.dim())
+    arg = indices_or_sections
+    if isinstance(arg, Tensor):
+        if arg.device.type != "cpu":
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be on cpu, but it's on "
+                               f"{arg.device}")
+        if arg.dtype != _C.int64:
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                               f"{_TITLE[_name(arg.dtype)]}")
+        if arg.dim() > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                               f"one-dimensional tensor, but got a tensor with {arg.dim()} dims")
+        arg = arg.tolist()
+    if isinstance(arg, (list, tuple)):  # indices as Python slice bounds: negative count from the end
+        lead = (slice(None),) * d
+        bounds = [0, *_ints(arg, "tensor_split(): argument 'indices' (position 2)"), None]
+        return tuple(input[lead + (slice(a, b),)] for a, b in zip(bounds, bounds[1:]))
+    try:
+        sections = operator.index(arg)
+    except TypeError:
+        raise TypeError(f"tensor_split() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(arg).__name__}), but expected one of:\n * (Tensor input, tuple of ints indices, "
+                        "int dim = 0)\n * (Tensor input, Tensor tensor_indices_or_sections, int dim = 0)\n"
+                        " * (Tensor input, int sections, int dim = 0)") from None
+    if sections <= 0:
+        raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+    size, extra = divmod(input.shape[d], sections)
+    starts = [i * size + min(i, extra) for i in range(sections + 1)]
+    return tuple(input.narrow(d, a, b - a) for a, b in zip(starts, starts[1:]))
+
+
+def _split_along(name, input, arg, dim, min_dims):
+    if input.dim() < min_dims:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a tensor "
+                           f"with {input.dim()} dimensions!")
+    if isinstance(arg, int) and (arg == 0 or input.shape[dim] % arg):
+        raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the dimension "
+                           f"{input.shape[dim]} is not divisible by the split_size {arg}!")
+    return tensor_split(input, arg, dim)
+
+
+def hsplit(input, indices_or_sections):
+    return _split_along("hsplit", input, indices_or_sections, 1 if input.dim() > 1 else 0, 1)
+
+
+def vsplit(input, indices_or_sections):
+    return _split_along("vsplit", input, indices_or_sections, 0, 2)
+
+
+def dsplit(input, indices_or_sections):
+    return _split_along("dsplit", input, indices_or_sections, 2, 3)
+
+
+def unflatten(input, dim, sizes):
+    sizes = _ints(sizes, "unflatten(): argument 'sizes' (position 3)")
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    d = _wrap_dim(dim, input.dim())
+    n, known = input.shape[d], math.prod(s for s in sizes if s != -1)
+    if sizes.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if (n % known if -1 in sizes and known else known != n):
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} ({n}) "
+                           "in the input tensor")
+    return input.reshape(tuple(input.shape[:d]) + sizes + tuple(input.shape[d + 1:]))
+
+
+def narrow_copy(input, dim, start, length):
+    return input.narrow(dim, start, length).clone()
+
+
+# ---- reductions ----
+
+def count_nonzero(input, dim=None):
+    return (input != 0).sum() if dim is None else (input != 0).sum(_ints(dim, "count_nonzero(): argument 'dim'"))
+
+
+_aminmax_result = collections.namedtuple("aminmax", ["min", "max"])
+_aminmax_result.__module__ = "tandem.return_types"
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                               "identity.")
+        dims = tuple(range(input.dim()))
+    else:
+        if input.dim() and input.shape[_wrap_dim(dim, input.dim())] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {dim} to have non-zero size.")
+        dims = (dim,) if input.dim() else ()
+    return _aminmax_result(input.amin(dims, keepdim=keepdim), input.amax(dims, keepdim=keepdim))
+
+
+def _stat_mean(name, stat, input, dim, unbiased, keepdim, correction):
+    if isinstance(dim, bool):  # the (input, unbiased) overload
+        dim, unbiased = None, dim
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"{name} only support floating point and complex dtypes")
+    value = stat(input, dim, unbiased=unbiased, keepdim=keepdim, correction=correction)
+    return value, input.mean(dim, keepdim=keepdim)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _stat_mean("var_mean", _C.var, input, dim, unbiased, keepdim, correction)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _stat_mean("std_mean", _C.std, input, dim, unbiased, keepdim, correction)
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    x = _C.where(input.isnan(), _zero(input), input) if input.dtype.is_floating_point else input
+    return x.sum(dim, keepdim=keepdim, dtype=dtype)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                                  f"{_TITLE[_name(input.dtype)]}")
+    return nansum(input, dim, keepdim, dtype=dtype) / input.isnan().logical_not().sum(dim, keepdim=keepdim)
+
+
+def clone(input, *, memory_format=None):
+    if memory_format is not None:
+        raise NotImplementedError("clone(): memory_format is not supported\nhint: tandem tensors are row-major; "
+                                  "call clone() without it")
+    return input.clone()
+
+
+# ---- fused and helper arithmetic ----
+
+def _integral_value(value, *tensors):
+    """PyTorch casts value to an integral result's dtype (0.5 -> 0) before it multiplies."""
+    return value if any(t.dtype.is_floating_point for t in tensors) else int(value)
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    if _C.result_type(tensor1, tensor2) == _C.bool and input.dtype == _C.bool:
+        raise NotImplementedError(f"\"addcmul_{input.device.type}_out\" not implemented for 'Bool'")
+    return input + _integral_value(value, input, tensor1, tensor2) * (tensor1 * tensor2)
+
+
+def _check_addcdiv(tensor1, tensor2):
+    if not tensor1.dtype.is_floating_point and not tensor2.dtype.is_floating_point:
+        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
+                           "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+                           "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+                           "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
+                           "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
+                           "for all dtypes.")
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    _check_addcdiv(tensor1, tensor2)
+    return input + value * (tensor1 / tensor2)
+
+
+def _addcmul_(self, tensor1, tensor2, *, value=1):
+    return self.add_(_integral_value(value, self, tensor1, tensor2) * (tensor1 * tensor2))
+
+
+def _addcdiv_(self, tensor1, tensor2, *, value=1):
+    _check_addcdiv(tensor1, tensor2)
+    return self.add_(value * (tensor1 / tensor2))
+
+
+def lerp(input, end, weight):
+    for label, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t.dtype != input.dtype:
+            raise RuntimeError(f"expected dtype {_CPP[_name(input.dtype)]} for `{label}` but got dtype "
+                               f"{_CPP[_name(t.dtype)]}")
+    if not input.dtype.is_floating_point:
+        kind = "tensor" if isinstance(weight, Tensor) else "scalar"
+        raise NotImplementedError(f"\"lerp_kernel_{kind}\" not implemented for '{_TITLE[_name(input.dtype)]}'")
+    diff_ = end - input
+    # PyTorch's two-sided formula: exact at weight 0 and at weight 1.
+    if isinstance(weight, Tensor):
+        return _C.where(weight.abs() < 0.5, input + weight * diff_, end - diff_ * (1 - weight))
+    return input + weight * diff_ if abs(weight) < 0.5 else end - diff_ * (1 - weight)
+
+
+def xlogy(input, other):
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError(f"xlogy() received an invalid combination of arguments - got ({type(input).__name__}, "
+                        f"{type(other).__name__}), but expected one of:\n * (Tensor input, Tensor other)\n"
+                        " * (Number self, Tensor other)\n * (Tensor input, Number other)")
+    dtype = _C.result_type(input, other)
+    dtype = dtype if dtype.is_floating_point else _C.get_default_dtype()
+    device = (input if isinstance(input, Tensor) else other).device
+    x, y = (v.to(dtype) if isinstance(v, Tensor) else _C.full((), v, dtype=dtype, device=device)
+            for v in (input, other))
+    # x * log(y) keeps d/dx = log(y) at x == 0, as PyTorch's gradient does; where x == 0 and log(y) is not finite,
+    # log(1) gives PyTorch's value 0 instead of 0 * inf. A NaN y gives NaN whatever x is.
+    log_undefined = y.isfinite().logical_and(y > 0).logical_not()
+    safe_y = _C.where((x == 0).logical_and(log_undefined), 1, y)
+    return _C.where(y.isnan(), y, x * safe_y.log())
+
+
+def square(input):
+    x = input.to(_C.int64) if input.dtype == _C.bool else input
+    return x * x
+
+
+def reciprocal(input):
+    return 1 / input
+
+
+def clamp_min(input, min):
+    return _C.clamp(input, min=min)
+
+
+def clamp_max(input, max):
+    return _C.clamp(input, max=max)
+
+
+def rsub(input, other, *, alpha=1):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"rsub(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if isinstance(alpha, float) and not _C.result_type(input, other).is_floating_point:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    return other - (input if alpha == 1 else input * alpha)
+
+
+def fmod(input, other):
+    r = _C.remainder(input, other)
+    # remainder takes the divisor's sign and fmod the dividend's; where they differ, they differ by `other`.
+    return _C.where((r != 0).logical_and((r < 0) != (input < 0)), r - other, r)
+
+
+# ---- in-place forms ----
+
+def _in_place(fn):
+    """Tensor.<op>_ for composition fn: fn's result written into self, with PyTorch's shape and dtype checks.
+    While autograd records, fn reads a clone: values it saved for backward must not be the ones overwritten."""
+    def method(self, *args, **kwargs):
+        tensors = [t for t in (self, *args, *kwargs.values()) if isinstance(t, Tensor)]
+        recording = _C.is_grad_enabled() and any(t.requires_grad for t in tensors)
+        src = self.clone() if recording else self
+        result = fn(src, *args, **kwargs)
+        if tuple(result.shape) != tuple(self.shape):
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
+                               f"{list(result.shape)}")
+        if _category(result.dtype) > _category(self.dtype):
+            raise RuntimeError(f"result type {_TITLE[_name(result.dtype)]} can't be cast to the desired output type "
+                               f"{_TITLE[_name(self.dtype)]}")
+        return self.copy_(result)
+
+    method.__name__ = fn.__name__ + "_"
+    return method
+
+
+def _geometry_in_place(name):
+    """Tensor.<view>_ for a view method: self re-pointed at the view's geometry. The autograd graph cannot follow
+    the re-pointing, so a tensor that records gradients gets PyTorch's leaf error or a hint instead."""
+    def method(self, *args, **kwargs):
+        if name == "t_" and self.dim() > 2:
+            raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
+        result = getattr(self, name[:-1])(*args, **kwargs)
+        if self.requires_grad and _C.is_grad_enabled():
+            if self.is_leaf:
+                raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+            raise NotImplementedError(f"{name}() on a tensor that requires grad is not supported\nhint: use the "
+                                      f"out-of-place form, x = x.{name[:-1]}(...)")
+        _bump_version(self)
+        _C._set_data(self, result)
+        return self
+
+    method.__name__ = name
+    return method
+
+
+def _bump_version(t):
+    """Marks t as written, so autograd nodes that saved it refuse its new geometry, as PyTorch's in-place view
+    ops do. _set_data leaves the version alone; rewriting one element in place moves it."""
+    if t.numel():
+        one = t
+        for d in range(t.dim()):
+            one = one.narrow(d, 0, 1)
+        one.copy_(one.clone())
+
+
+def _broadcast_to(self, size):
+    return _C.broadcast_to(self, size)
+
+
+def _check_clamp_bound(self, bound):
+    if isinstance(bound, float) and not self.dtype.is_floating_point:  # PyTorch names the type in C++ here
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {_CPP[_name(self.dtype)]}")
+
+
+def _clamp_min_(self, min):
+    _check_clamp_bound(self, min)
+    return self.clamp_(min=min)
+
+
+def _clamp_max_(self, max):
+    _check_clamp_bound(self, max)
+    return self.clamp_(max=max)
+
+
+def _true_divide(self, other):
+    return self.div(other)
+
+
+def _true_divide_(self, other):
+    return self.div_(other)
+
+
+def _methods():
+    """Tensor methods by name; each takes self where the function takes input."""
+    both = ["tril", "triu", "diagonal", "diag", "diag_embed", "trace", "repeat_interleave", "roll", "rot90", "kron",
+            "cross", "diff", "movedim", "moveaxis", "swapaxes", "swapdims", "hsplit", "vsplit", "dsplit",
+            "tensor_split", "unflatten", "narrow_copy", "count_nonzero", "aminmax", "nansum", "nanmean", "addcmul",
+            "addcdiv", "lerp", "xlogy", "square", "reciprocal", "clamp_min", "clamp_max", "fmod"]
+    methods = {name: globals()[name] for name in both}
+    methods.update({
+        "repeat": _repeat, "tile": _tile_method, "broadcast_to": _broadcast_to,
+        "true_divide": _true_divide, "true_divide_": _true_divide_, "tril_": _tril_, "triu_": _triu_,
+        "addcmul_": _addcmul_, "addcdiv_": _addcdiv_,
+        "clamp_min_": _clamp_min_, "clamp_max_": _clamp_max_,
+    })
+    methods.update({name: _geometry_in_place(name) for name in ("transpose_", "swapaxes_", "swapdims_", "t_",
+                                                                 "squeeze_", "unsqueeze_")})
+    methods.update({name + "_": _in_place(globals()[name]) for name in ("lerp", "xlogy", "square", "reciprocal",
+                                                                         "fmod")})
+    return methods
+
+
+def install(namespace):
+    """Adds the functions and methods that tandem's core does not already provide (its own ops win)."""
+    for name in __all__:
+        namespace.setdefault(name, globals()[name])
+    for name, method in _methods().items():
+        if not hasattr(Tensor, name):
+            setattr(Tensor, name, method)
+    if not hasattr(_C.return_types, "aminmax"):
+        _C.return_types.aminmax = _aminmax_result

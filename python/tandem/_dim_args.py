@@ -1,0 +1,23 @@
+"""Dim and int-list arguments checked the way PyTorch's argument parser checks them, shared by the Python
+compositions (_compositions.py, _einsum.py)."""
+import operator
+
+from ._size import Size
+
+
+def _wrap_dim(dim, ndim):
+    n = max(ndim, 1)  # a 0-d tensor takes dims 0 and -1, as in PyTorch
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
+def _ints(value, arg):
+    """An int or a sequence of ints as a tuple. Like PyTorch's argument parser it refuses bools and floats,
+    with a TypeError that names arg ("roll(): argument 'dims' (position 3)")."""
+    items = value if isinstance(value, (list, tuple, Size)) else (value,)
+    for pos, v in enumerate(items):
+        if isinstance(v, bool) or not hasattr(v, "__index__"):
+            raise TypeError(f"{arg} must be tuple of ints, " + (f"but found element of type {type(v).__name__} at "
+                            f"pos {pos}" if items is value else f"not {type(v).__name__}"))
+    return tuple(operator.index(v) for v in items)
