@@ -45,6 +45,7 @@ demo: build
 	PYTHONPATH=python $(PY) examples/demo.py
 	PYTHONPATH=python $(PY) examples/digits.py
 	PYTHONPATH=python $(PY) examples/find_syncs.py
+	PYTHONPATH=python $(PY) examples/char_lstm.py
 
 # A passing run prints ctest's summary; a failing one prints the whole log (with each failure's output) and
 # fails the target.

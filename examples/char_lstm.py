@@ -1,8 +1,9 @@
 """A character-level LSTM language model trained on tandem's own docs (text shipped in the repo), written as an
-ordinary PyTorch program: `import tandem as torch` is the only change. It trains for a fixed number of steps,
-prints the loss (well below the ~3.4 nats of guessing among the characters) and samples a line of text.
+ordinary PyTorch program: `import tandem as torch` is the only change. The docs have ~104 distinct characters
+whose frequencies alone give 3.39 nats per character; after the default 400 steps (about 30 s on 2 cores) the
+loss is about 2.5 and the sample below it is made of word-like pieces.
 
-Run: PYTHONPATH=python python examples/char_lstm.py [--steps 300] [--device cpu|cuda]
+Run: PYTHONPATH=python python examples/char_lstm.py [--steps 400] [--device cpu|cuda]
 """
 import argparse
 import pathlib
@@ -49,7 +50,7 @@ def sample(model, stoi, itos, prompt, n, device, generator):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--steps", type=int, default=400)
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     args = parser.parse_args()
     root = pathlib.Path(__file__).resolve().parents[1]
