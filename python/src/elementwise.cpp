@@ -142,21 +142,30 @@ nb::object apply_function(const BinaryFns& f, nb::handle a, nb::handle b) {
 #undef TANDEM_BINARY_OP
 
 // a + alpha * b, PyTorch's add/sub signature, with or without out=.
+// other * alpha, the operand add/sub(input, other, alpha=) combine with input. A float alpha cannot scale an
+// integer result (PyTorch's check, before any arithmetic).
+Tensor scaled_other(const char* op, const Tensor& input, nb::handle b, nb::handle alpha) {
+  Scalar s;
+  TANDEM_CHECK(to_scalar(alpha, s), Type, op, "(): argument 'alpha' must be Number, not ",
+               nb::inst_name(alpha).c_str());
+  const bool integral_result =
+      !is_floating(input.dtype()) &&
+      (is_tensor(b) ? !is_floating(as_tensor_ref(b).dtype()) : !PyFloat_Check(b.ptr()));
+  TANDEM_CHECK(
+      !(integral_result && s.is_float()), Runtime,
+      "For integral input tensors, argument alpha must not be a floating point number.\nhint: pass an "
+      "integer alpha, or convert the tensors to a floating dtype first");
+  if (is_tensor(b)) return tandem::mul(as_tensor_ref(b), s);
+  Scalar sb;
+  TANDEM_CHECK(to_scalar(b, sb), Type, op, "(): argument 'other' must be Tensor or Number, not ",
+               nb::inst_name(b).c_str());
+  return tandem::mul(full(DimVector{}, sb, sb.natural_dtype()), s);
+}
+
 nb::object with_alpha(const BinaryFns& f, nb::handle a, nb::handle b, nb::handle alpha, nb::handle out) {
   if (alpha.is_none()) return out.is_none() ? apply_function(f, a, b) : apply_out(f, a, b, out);
-  Scalar s;
-  TANDEM_CHECK(to_scalar(alpha, s), Type, f.name, "(): argument 'alpha' must be Number, not ",
-               nb::inst_name(alpha).c_str());
   Tensor& ta = expect_tensor(a, f.name, "input");
-  Tensor scaled;
-  if (is_tensor(b)) {
-    scaled = tandem::mul(as_tensor_ref(b), s);
-  } else {
-    Scalar sb;
-    TANDEM_CHECK(to_scalar(b, sb), Type, f.name, "(): argument 'other' must be Tensor or Number, not ",
-                 nb::inst_name(b).c_str());
-    scaled = tandem::mul(full(DimVector{}, sb, sb.natural_dtype()), s);
-  }
+  Tensor scaled = scaled_other(f.name, ta, b, alpha);
   if (out.is_none()) return wrap(f.tt(ta, scaled));
   return apply_out(f, a, nb::cast(scaled), out);
 }
@@ -250,6 +259,29 @@ void init_elementwise(nb::module_& m) {
       },
       nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha") = nb::none(),
       nb::arg("out") = nb::none());
+
+  // Tensor.add/sub(other, alpha=) and add_/sub_(other, alpha=) (hand-written SGD: p.data.add_(p.grad,
+  // alpha=-lr)). Calls without alpha match the plain overloads defined with the op list above.
+#define TANDEM_ALPHA_METHODS(name)                                                                   \
+  tensor.def(                                                                                        \
+      #name,                                                                                         \
+      [](const Tensor& self, nb::handle b, nb::handle alpha) {                                       \
+        return wrap(name##_fns.tt(self, scaled_other(#name, self, b, alpha)));                       \
+      },                                                                                             \
+      nb::arg("other"), nb::kw_only(), nb::arg("alpha").none());                                     \
+  tensor.def(                                                                                        \
+      #name "_",                                                                                     \
+      [](nb::handle self, nb::handle b, nb::handle alpha) {                                          \
+        const Tensor& t = as_tensor_ref(self);                                                       \
+        nb::object r = apply_inplace(name##_fns, t, nb::cast(scaled_other(#name "_", t, b, alpha))); \
+        TANDEM_CHECK(!r.is(Py_NotImplemented), Type,                                                 \
+                     #name "_(): argument 'other' must be Tensor or Number");                        \
+        return nb::borrow(self);                                                                     \
+      },                                                                                             \
+      nb::arg("other"), nb::kw_only(), nb::arg("alpha").none());
+  TANDEM_ALPHA_METHODS(add)
+  TANDEM_ALPHA_METHODS(sub)
+#undef TANDEM_ALPHA_METHODS
 
   // Operators. Each returns NotImplemented for operands it does not understand.
 #define TANDEM_OPERATOR(py, fns)                                                                   \

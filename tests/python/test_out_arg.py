@@ -9,6 +9,8 @@ import torch
 
 import tandem
 
+import oracle
+
 UNARY = [(n, r) for n, r, _ in tandem._C._unary_ops() if r != "Predicate"]
 BINARY = [(n, r) for n, r, _ in tandem._C._binary_ops()]
 TORCH_NAMES = {"gelu_tanh": None, "gelu": None, "silu": None}  # not torch.* functions
@@ -141,3 +143,43 @@ def test_alpha_with_out(device):
     ref = torch.empty(3)
     torch.sub(torch.ones(3), torch.full((3,), 2.0), alpha=0.5, out=ref)
     assert ref.tolist() == out.tolist()
+
+
+ALPHA_CASES = [
+    lambda L, a, b: a.add(b, alpha=2), lambda L, a, b: a.sub(b, alpha=0.5), lambda L, a, b: L.add(a, b, alpha=-1),
+    lambda L, a, b: a.clone().add_(b, alpha=-3), lambda L, a, b: a.clone().sub_(2, alpha=2),
+    lambda L, a, b: a.add(1.5, alpha=2), lambda L, a, b: a.long().add(b.long(), alpha=3),
+]
+
+
+@pytest.mark.parametrize("case", range(len(ALPHA_CASES)))
+def test_alpha_on_methods_and_in_place(case, device):
+    # p.data.add_(p.grad, alpha=-lr) is how hand-written SGD updates parameters.
+    got = ALPHA_CASES[case](tandem, tandem.ones(3, device=device), tandem.arange(3.0, device=device))
+    want = ALPHA_CASES[case](torch, torch.ones(3), torch.arange(3.0))
+    assert got.tolist() == want.tolist() and str(got.dtype).split(".")[1] == str(want.dtype).split(".")[1]
+    assert got.device == tandem.device(device)
+
+
+ALPHA_ERRORS = [
+    lambda L: L.ones(3, dtype=L.int64).add(L.ones(3, dtype=L.int64), alpha=0.5),
+    lambda L: L.ones(3, dtype=L.int64).add_(1, alpha=0.5),
+    lambda L: L.add(L.ones(3, dtype=L.int64), 2, alpha=1.5),
+    lambda L: L.ones(3).add(L.ones(3), alpha="x"),
+    lambda L: L.ones(3).sub_(L.ones(3), alpha=None),
+]
+
+
+@pytest.mark.parametrize("case", range(len(ALPHA_ERRORS)))
+def test_alpha_errors_match_pytorch(case):
+    want, got = oracle.raised(lambda: ALPHA_ERRORS[case](torch)), oracle.raised(lambda: ALPHA_ERRORS[case](tandem))
+    assert want is not None and type(got) is type(want), (got, want)
+    assert str(got).split("\n")[0] == str(want).split("\n")[0]
+
+
+def test_alpha_in_place_records_gradients():
+    p = tandem.ones(2, requires_grad=True)
+    q = p * 1
+    q.add_(p, alpha=2)
+    q.sum().backward()
+    assert p.grad.tolist() == [3.0, 3.0]
