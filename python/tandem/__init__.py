@@ -25,7 +25,7 @@ from . import profiler  # noqa: F401
 from . import backends  # noqa: F401
 from ._autograd import *  # noqa: F401,F403
 from ._nn import nn, optim, utils, save, load  # noqa: F401
-from . import accelerator  # noqa: F401
+from . import accelerator, onnx  # noqa: F401
 from ._legacy import LEGACY_TYPES as _LEGACY_TYPES, tensor_type as _tensor_type, Variable as _Variable
 from ._legacy import tensor_where as _tensor_where
 from ._finfo import finfo, iinfo  # noqa: F401

@@ -19,7 +19,9 @@ __all__ = [
 
 # Layers added module by module; each file lists its public names in its own __all__.
 from . import (dropout, padding, pixelshuffle, loss_more, normalization_more, rnn,  # noqa: E402
-               activation_attention, transformer, embedding_bag, conv_more, pooling, upsampling, lazy)
+               activation_attention, transformer, embedding_bag, conv_more, pooling, upsampling, lazy,
+               # PyTorch's module paths for classes defined elsewhere (re-exports only)
+               sparse, distance, batchnorm, instancenorm, flatten)
 from .dropout import *  # noqa: F401,F403,E402
 from .padding import *  # noqa: F401,F403,E402
 from .pixelshuffle import *  # noqa: F401,F403,E402

@@ -297,3 +297,7 @@ class Softmax2d(Module):
         if input.dim() not in (3, 4):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
         return F.softmax(input, -3)
+
+
+# PyTorch defines MultiheadAttention in its activation module; programs name it there.
+from .activation_attention import MultiheadAttention  # noqa: E402,F401

@@ -4,14 +4,10 @@ import tandem
 from .. import init
 from .._functional_attention import _canonical_mask, _none_or_dtype, _same_layout, multi_head_attention_forward
 from ..parameter import Parameter
-from .linear import Linear
+from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 
 __all__ = ["MultiheadAttention"]
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """PyTorch's name for MultiheadAttention's output projection (kept so the module prints the same)."""
 
 
 class MultiheadAttention(Module):

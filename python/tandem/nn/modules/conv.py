@@ -114,3 +114,7 @@ class Conv2d(_ConvForwardNd):
 
     _dims = 2
     _conv = staticmethod(F.conv2d)
+
+
+# PyTorch's module path for these (torch.nn.modules.conv.Conv1d); they are defined in conv_more.py.
+from .conv_more import Conv1d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d  # noqa: E402,F401

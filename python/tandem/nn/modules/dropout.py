@@ -1,5 +1,7 @@
-"""Channel-wise and alpha dropout layers (plain Dropout lives in activation.py)."""
+"""Channel-wise and alpha dropout layers; plain Dropout is defined in activation.py and re-exported here, where
+PyTorch programs name it (torch.nn.modules.dropout.Dropout)."""
 from .. import functional as F
+from .activation import Dropout  # noqa: F401
 from .module import Module
 
 __all__ = ["Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]

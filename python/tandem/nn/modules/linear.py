@@ -45,6 +45,11 @@ class Linear(Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """PyTorch's name for MultiheadAttention's output projection (kept so the module prints the same and
+    programs that list it, e.g. in torch.serialization.safe_globals, find it here as in PyTorch)."""
+
+
 class Flatten(Module):
     def __init__(self, start_dim=1, end_dim=-1):
         super().__init__()

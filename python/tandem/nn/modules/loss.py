@@ -55,3 +55,11 @@ class BCEWithLogitsLoss(_WeightedLoss):
 
     def forward(self, input, target):
         return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction, self.pos_weight)
+
+
+# PyTorch's module path for these (torch.nn.modules.loss.HuberLoss); they are defined in loss_more.py.
+from .loss_more import (  # noqa: E402,F401
+    SmoothL1Loss, HuberLoss, KLDivLoss, PoissonNLLLoss, GaussianNLLLoss,
+    MarginRankingLoss, HingeEmbeddingLoss, SoftMarginLoss, MultiLabelSoftMarginLoss, CosineEmbeddingLoss,
+    MultiMarginLoss, MultiLabelMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss, CTCLoss,
+)

@@ -99,3 +99,8 @@ class LayerNorm(Module):
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
                 f"bias={self.bias is not None}")
+
+
+# PyTorch's module path for these (torch.nn.modules.normalization.GroupNorm), which pickled models and
+# safe_globals lists name; they are defined in normalization_more.py.
+from .normalization_more import GroupNorm, LocalResponseNorm, RMSNorm  # noqa: E402,F401
