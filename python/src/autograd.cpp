@@ -92,7 +92,28 @@ Tensor detach(const Tensor& t) { return alias(t); }
 
 // A Python callable as a tensor hook. A named type (not a lambda) so the garbage collector's traversal can
 // find the callable inside the std::function (see visit_autograd_objects).
+// Drops a Python reference held by C++ autograd state under the GIL. The last reference to a graph can go on
+// any thread: an emulated device's stream worker releases the tensors a finished kernel captured, and with
+// them their grad_fn (a Function's node, a hook). At interpreter exit the reference is left to the process's
+// end.
+void release_under_gil(nb::object& o) {
+  if (!o.is_valid()) return;
+  if (!Py_IsInitialized()) {
+    o.release();
+    return;
+  }
+  nb::gil_scoped_acquire gil;
+  nb::object dropped = std::move(o);
+}
+
 struct PythonHook {
+  explicit PythonHook(nb::object f) : fn(std::move(f)) {}
+  PythonHook(const PythonHook& other) {
+    nb::gil_scoped_acquire gil;
+    fn = other.fn;
+  }
+  PythonHook& operator=(const PythonHook&) = delete;
+  ~PythonHook() { release_under_gil(fn); }
   nb::object fn;
   Tensor operator()(const Tensor& g) const {
     nb::object r = fn(wrap(g));
@@ -128,7 +149,7 @@ RemovableHandle register_hook(const Tensor& t, nb::object fn) {
       "on it (or on the inputs it is computed from) first");
   static int next_id = 0;
   int id = next_id++;
-  TensorHook hook = PythonHook{std::move(fn)};
+  TensorHook hook = PythonHook(std::move(fn));
   AutogradMeta& m = t.impl()->ensure_autograd();
   if (m.grad_fn) {
     m.grad_fn->pre_hooks.push_back({m.output_nr, id, std::move(hook)});
@@ -179,6 +200,10 @@ struct PyFunctionNode final : Node {
   }
   void release_saved() override {
     for (auto& s : saved_) s.release();
+  }
+  ~PyFunctionNode() override {
+    release_under_gil(backward_);
+    release_under_gil(ctx_);
   }
   std::string name_;
   nb::object backward_, ctx_;

@@ -261,3 +261,33 @@ def test_device_streams_from_threads():
         assert np.array_equal(x.cpu().numpy(), host)
 
     run_in_threads(work)
+
+
+class _Identity(tandem.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 1
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+@pytest.mark.skipif(not tandem.cuda.is_available(), reason="needs a (real or emulated) CUDA device")
+def test_graphs_with_python_nodes_released_by_a_device_stream():
+    # A kernel queued on a device keeps its inputs alive until it has run; when the program has dropped them
+    # meanwhile, the stream's worker thread releases the last reference, and with it the input's grad_fn. For a
+    # Function's node or a hook that means Python objects: they must be released under the GIL (this crashed
+    # with "PyThreadState_Get: the function must be called with the GIL held" before).
+    x = tandem.ones(256, 256, device="cuda:0", requires_grad=True)
+    busy = tandem.ones(600, 600, device="cuda:0")
+    for _ in range(60):
+        busy.matmul(busy)  # keeps the stream busy, so the kernels below are still queued at the del
+        y = _Identity.apply(x)
+        y.register_hook(lambda g: g)
+        z = y.exp()
+        del y, z
+    tandem.cuda.synchronize()
+    y = _Identity.apply(x)
+    y.exp().sum().backward()
+    assert x.grad is not None and x.grad.device == tandem.device("cuda:0")
