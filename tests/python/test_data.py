@@ -148,3 +148,16 @@ def test_loader_argument_errors():
     with pytest.raises(ValueError, match="batch_sampler option is mutually exclusive"):
         DataLoader(ds, batch_size=2, batch_sampler=BatchSampler(range(4), 2, False))
     assert len(list(DataLoader(ds, batch_sampler=BatchSampler(range(4), 3, False)))) == 2
+
+
+def test_get_worker_info_is_none_in_the_loading_process():
+    # The usual sharding pattern of an IterableDataset: with no worker processes it yields its whole range once.
+    class Range(tandem.utils.data.IterableDataset):
+        def __iter__(self):
+            info = tandem.utils.data.get_worker_info()
+            start, step = (0, 1) if info is None else (info.id, info.num_workers)
+            return iter(range(start, 10, step))
+
+    assert tandem.utils.data.get_worker_info() is None
+    batches = list(tandem.utils.data.DataLoader(Range(), batch_size=4))
+    assert [b.tolist() for b in batches] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]

@@ -190,3 +190,9 @@ class _InfiniteConstantSampler:
     def __iter__(self):
         while True:
             yield None
+
+
+def get_worker_info():
+    """None, as PyTorch returns in the main process: tandem's DataLoader builds every batch in the calling process,
+    so an IterableDataset that splits its stream by ``get_worker_info()`` reads all of it once."""
+    return None
