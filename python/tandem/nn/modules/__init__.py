@@ -5,7 +5,7 @@ from .conv import Conv2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from .activation import (ReLU, GELU, SiLU, LeakyReLU, ELU, SELU, CELU, Softplus, Hardtanh, ReLU6, Hardsigmoid,
                          Hardswish, Mish, Softsign, LogSigmoid, Tanhshrink, Threshold, Hardshrink, Softshrink, Sigmoid,
-                         Tanh, Softmax, LogSoftmax, Dropout, PReLU, GLU, Softmin, Softmax2d)
+                         Tanh, Softmax, LogSoftmax, PReLU, GLU, Softmin, Softmax2d)
 from .loss import CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, BCELoss, BCEWithLogitsLoss
 
 __all__ = [
@@ -13,7 +13,7 @@ __all__ = [
     "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "ReLU", "GELU",
     "SiLU", "LeakyReLU", "ELU", "SELU", "CELU", "Softplus", "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish", "Mish",
     "Softsign", "LogSigmoid", "Tanhshrink", "Threshold", "Hardshrink", "Softshrink", "Sigmoid", "Tanh", "Softmax",
-    "LogSoftmax", "Dropout", "PReLU", "GLU", "Softmin", "Softmax2d", "CrossEntropyLoss", "NLLLoss", "MSELoss",
+    "LogSoftmax", "PReLU", "GLU", "Softmin", "Softmax2d", "CrossEntropyLoss", "NLLLoss", "MSELoss",
     "L1Loss", "BCELoss", "BCEWithLogitsLoss",
 ]
 

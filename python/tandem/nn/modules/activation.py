@@ -231,22 +231,6 @@ class LogSoftmax(Softmax):
         return F.log_softmax(input, self.dim)
 
 
-class Dropout(Module):
-    """Zeroes elements with probability p (scaling the rest by 1/(1-p)) in training mode only."""
-
-    def __init__(self, p=0.5, inplace=False):
-        super().__init__()
-        if p < 0 or p > 1:
-            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-        self.p, self.inplace = p, inplace
-
-    def forward(self, input):
-        return F.dropout(input, self.p, self.training, self.inplace)
-
-    def extra_repr(self):
-        return f"p={self.p}, inplace={self.inplace}"
-
-
 class PReLU(Module):
     """leaky_relu with a learnt slope: one shared (num_parameters=1) or one per channel, starting at init."""
 

@@ -1,10 +1,8 @@
-"""Channel-wise and alpha dropout layers; plain Dropout is defined in activation.py and re-exported here, where
-PyTorch programs name it (torch.nn.modules.dropout.Dropout)."""
+"""The dropout layers: Dropout, the channel-wise Dropout1d/2d/3d, AlphaDropout and FeatureAlphaDropout."""
 from .. import functional as F
-from .activation import Dropout  # noqa: F401
 from .module import Module
 
-__all__ = ["Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
 
 
 class _DropoutNd(Module):
@@ -23,6 +21,12 @@ class _DropoutNd(Module):
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout(_DropoutNd):
+    """Zeroes elements with probability p (scaling the rest by 1/(1-p)) in training mode only."""
+
+    _fn = staticmethod(F.dropout)
 
 
 class Dropout1d(_DropoutNd):

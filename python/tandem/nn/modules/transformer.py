@@ -7,9 +7,9 @@ import tandem
 from .. import functional as F
 from .. import init
 from .._functional_attention import _canonical_mask, _none_or_dtype
-from .activation import Dropout
 from .activation_attention import MultiheadAttention
 from .container import ModuleList
+from .dropout import Dropout
 from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
