@@ -4,6 +4,7 @@
 #include "backend/emulated/register_emulated.h"
 #include "kernels/cpu_capability.h"
 #include "kernels/kernel_table.h"
+#include "kernels/lapack_kernels.h"
 
 // Each capability's build of src/kernels/cpu (kernels/cpu/isa_region.h) has its own entry point.
 namespace tandem::cpu {
@@ -23,6 +24,7 @@ namespace tandem {
 namespace {
 void start_cpu() {
   register_cpu_backend();
+  register_lapack_cpu_kernels(lapack_kernels_for_registration(DeviceType::CPU));
   KernelTable& kernels = kernel_table_for_registration(DeviceType::CPU);
   switch (cpu_capability()) {
 #ifdef TANDEM_CPU_BUILT_AVX512
@@ -45,6 +47,8 @@ void start_cuda() {
   start_device_type(DeviceType::CPU);  // emulated kernels wrap the CPU's
   if (emulated::register_emulated_cuda_from_env()) {
     emulated::register_emulated_kernels(kernel_table_for_registration(DeviceType::CUDA));
+    emulated::register_emulated_lapack_kernels(lapack_kernels_for_registration(DeviceType::CUDA),
+                                               lapack_kernels_for_registration(DeviceType::CPU));
     return;
   }
   start_cuda_hardware();

@@ -1,0 +1,382 @@
+"""tandem.linalg: PyTorch's torch.linalg for float32/float64 tensors on every device.
+
+The factorizations and solvers are C++ front ends over LAPACK (CPU) and cuSOLVER (CUDA), bound as private
+_C functions; this module gives them PyTorch's public names, keyword arguments and named-tuple results. The
+remaining functions (norms, pinv, matrix_rank, matrix_power, matrix_exp, cond, multi_dot, vecdot, cross) are
+compositions of those and of tandem's ops, as in _compositions.py. Complex results (eig, eigvals) need complex
+dtypes, which tandem does not have yet.
+"""
+import collections as _collections
+import math as _math
+
+from . import _C
+
+from ._finfo import finfo as _finfo
+
+# An extension built before the linalg bindings existed has no _LinAlgError: the module still imports (its
+# decompositions then fail with an AttributeError naming the missing binding).
+LinAlgError = _C._LinAlgError
+LinAlgError.__module__ = "tandem.linalg"
+LinAlgError.__qualname__ = LinAlgError.__name__ = "LinAlgError"
+
+
+def _result(name, fields):
+    t = _collections.namedtuple(name, fields)
+    t.__module__ = "tandem.return_types"
+    return t
+
+
+_SolveEx = _result("linalg_solve_ex", ["result", "info"])
+_InvEx = _result("linalg_inv_ex", ["inverse", "info"])
+_Slogdet = _result("linalg_slogdet", ["sign", "logabsdet"])
+_CholeskyEx = _result("linalg_cholesky_ex", ["L", "info"])
+_Qr = _result("linalg_qr", ["Q", "R"])
+_Eigh = _result("linalg_eigh", ["eigenvalues", "eigenvectors"])
+_Svd = _result("linalg_svd", ["U", "S", "Vh"])
+_LuFactor = _result("linalg_lu_factor", ["LU", "pivots"])
+_LuFactorEx = _result("linalg_lu_factor_ex", ["LU", "pivots", "info"])
+_Lu = _result("linalg_lu", ["P", "L", "U"])
+_Lstsq = _result("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
+_OldSvd = _result("svd", ["U", "S", "V"])
+
+
+def _no_out(name, out):
+    if out is not None:
+        raise NotImplementedError(f"{name}: out= is not supported by tandem yet\nhint: assign the result instead")
+
+
+def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    _no_out("linalg.solve_ex", out)
+    return _SolveEx(*_C._linalg_solve_ex(A, B, left, check_errors))
+
+
+def solve(A, B, *, left=True, out=None):
+    _no_out("linalg.solve", out)
+    return _C._linalg_solve_ex(A, B, left, True)[0]
+
+
+def inv_ex(A, *, check_errors=False, out=None):
+    _no_out("linalg.inv_ex", out)
+    return _InvEx(*_C._linalg_inv_ex(A, check_errors))
+
+
+def inv(A, *, out=None):
+    _no_out("linalg.inv", out)
+    return _C._linalg_inv_ex(A, True)[0]
+
+
+def det(A, *, out=None):
+    _no_out("linalg.det", out)
+    return _C._linalg_det(A)
+
+
+def slogdet(A, *, out=None):
+    _no_out("linalg.slogdet", out)
+    return _Slogdet(*_C._linalg_slogdet(A))
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    _no_out("linalg.cholesky_ex", out)
+    return _CholeskyEx(*_C._linalg_cholesky_ex(A, upper, check_errors))
+
+
+def cholesky(A, *, upper=False, out=None):
+    _no_out("linalg.cholesky", out)
+    return _C._linalg_cholesky_ex(A, upper, True)[0]
+
+
+def qr(A, mode="reduced", *, out=None):
+    _no_out("linalg.qr", out)
+    return _Qr(*_C._linalg_qr(A, mode))
+
+
+def eigh(A, UPLO="L", *, out=None):
+    _no_out("linalg.eigh", out)
+    return _Eigh(*_C._linalg_eigh(A, UPLO))
+
+
+def eigvalsh(A, UPLO="L", *, out=None):
+    _no_out("linalg.eigvalsh", out)
+    return _C._linalg_eigvalsh(A, UPLO)
+
+
+def svd(A, full_matrices=True, *, driver=None, out=None):
+    _no_out("linalg.svd", out)
+    return _Svd(*_C._linalg_svd(A, full_matrices))
+
+
+def svdvals(A, *, driver=None, out=None):
+    _no_out("linalg.svdvals", out)
+    return _C._linalg_svdvals(A)
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    _no_out("linalg.solve_triangular", out)
+    return _C._linalg_solve_triangular(A, B, upper, left, unitriangular)
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+    _no_out("linalg.lu_factor_ex", out)
+    return _LuFactorEx(*_C._linalg_lu_factor_ex(A, pivot, check_errors))
+
+
+def lu_factor(A, *, pivot=True, out=None):
+    _no_out("linalg.lu_factor", out)
+    return _LuFactor(*_C._linalg_lu_factor(A, pivot))
+
+
+def lu(A, *, pivot=True, out=None):
+    _no_out("linalg.lu", out)
+    return _Lu(*_C._linalg_lu(A, pivot))
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+    _no_out("linalg.lu_solve", out)
+    return _C._linalg_lu_solve(LU, pivots, B, left, adjoint)
+
+
+def eig(A, *, out=None):
+    raise NotImplementedError("linalg.eig: the eigenvalues of a general matrix are complex, and tandem has no "
+                              "complex dtypes yet\nhint: for a symmetric matrix use tandem.linalg.eigh")
+
+
+def eigvals(A, *, out=None):
+    raise NotImplementedError("linalg.eigvals: the eigenvalues of a general matrix are complex, and tandem has no "
+                              "complex dtypes yet\nhint: for a symmetric matrix use tandem.linalg.eigvalsh")
+
+
+# ---- compositions ----
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """Least squares through QR (full-rank A): the 'gels' driver's result on every device."""
+    if A.dim() < 2:
+        raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    vector = B.dim() == A.dim() - 1
+    Bm = B.unsqueeze(-1) if vector else B
+    if A.shape[-2] != Bm.shape[-2]:
+        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    m, n = A.shape[-2], A.shape[-1]
+    if m >= n:
+        Q, R = qr(A)
+        X = solve_triangular(R, Q.mT @ Bm, upper=True)
+    else:
+        Q, R = qr(A.mT)
+        X = Q @ solve_triangular(R.mT, Bm, upper=False)
+    if vector:
+        X = X.squeeze(-1)
+    empty = _C.empty(0, dtype=A.dtype, device=A.device)
+    return _Lstsq(X, empty, _C.empty(0, dtype=_C.int64, device=A.device), empty)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    _no_out("linalg.vector_norm", out)
+    if dtype is not None:
+        x = x.to(dtype)
+    if isinstance(dim, int):
+        dim = (dim,)
+    a = x.abs()
+    if ord == _math.inf:
+        return a.amax(dim=dim, keepdim=keepdim) if dim is not None else a.amax()
+    if ord == -_math.inf:
+        return a.amin(dim=dim, keepdim=keepdim) if dim is not None else a.amin()
+    if ord == 0:
+        return (a != 0).to(a.dtype).sum(dim=dim, keepdim=keepdim) if dim is not None else (a != 0).to(a.dtype).sum()
+    s = (a.pow(ord)).sum(dim=dim, keepdim=keepdim) if dim is not None else a.pow(ord).sum()
+    return s.pow(1.0 / ord)
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    _no_out("linalg.matrix_norm", out)
+    if dtype is not None:
+        A = A.to(dtype)
+    if A.dim() < 2:
+        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    d0, d1 = (d % A.dim() for d in dim)
+    if ord == "fro":
+        return vector_norm(A, 2, (d0, d1), keepdim)
+    if ord == "nuc" or ord in (2, -2):
+        M = A.movedim((d0, d1), (-2, -1)) if hasattr(A, "movedim") else A
+        S = svdvals(M)
+        r = S.sum(-1) if ord == "nuc" else (S.amax(-1) if ord == 2 else S.amin(-1))
+        if keepdim:
+            r = r.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
+        return r
+    if ord in (1, -1, _math.inf, -_math.inf):
+        sum_dim, red_dim = (d0, d1) if ord in (1, -1) else (d1, d0)
+        s = A.abs().sum(dim=sum_dim, keepdim=True)
+        r = s.amax(dim=red_dim, keepdim=True) if ord > 0 else s.amin(dim=red_dim, keepdim=True)
+        return r if keepdim else r.squeeze((d0, d1))
+    raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+    _no_out("linalg.norm", out)
+    if isinstance(dim, int):
+        dim = (dim,)
+    if ord is None:
+        if dim is not None and len(dim) == 2:
+            return matrix_norm(A, "fro", dim, keepdim, dtype=dtype)
+        return vector_norm(A.flatten() if dim is None else A, 2, dim, keepdim, dtype=dtype)
+    if isinstance(ord, str) or (dim is not None and len(dim) == 2) or (dim is None and A.dim() == 2):
+        return matrix_norm(A, ord, dim if dim is not None else (-2, -1), keepdim, dtype=dtype)
+    return vector_norm(A, ord, dim, keepdim, dtype=dtype)
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    _no_out("linalg.pinv", out)
+    U, S, Vh = svd(A, full_matrices=False)
+    smax = S.amax(-1, keepdim=True) if S.shape[-1] > 0 else S
+    if rtol is None:
+        rtol = max(A.shape[-2], A.shape[-1]) * _finfo(A.dtype).eps if atol is None else 0.0
+    tol = smax * rtol
+    if atol is not None:
+        tol = _C.maximum(tol, _C.full_like(tol, atol) if not isinstance(atol, _C.Tensor) else atol)
+    S_inv = _C.where(S > tol, 1.0 / S, _C.zeros_like(S))
+    return (Vh.mT * S_inv.unsqueeze(-2)) @ U.mT
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    _no_out("linalg.matrix_rank", out)
+    S = svdvals(A)
+    smax = S.amax(-1, keepdim=True) if S.shape[-1] > 0 else S
+    if rtol is None:
+        rtol = max(A.shape[-2], A.shape[-1]) * _finfo(A.dtype).eps if atol is None else 0.0
+    tol = smax * rtol
+    if atol is not None:
+        tol = _C.maximum(tol, _C.full_like(tol, atol))
+    return (S > tol).sum(-1)
+
+
+def matrix_power(A, n, *, out=None):
+    _no_out("linalg.matrix_power", out)
+    if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
+        if A.dim() < 2:
+            raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    if n < 0:
+        A, n = inv(A), -n
+    result = None
+    base = A
+    if n == 0:
+        return _C.eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(A.shape).clone()
+    while n:
+        if n & 1:
+            result = base if result is None else result @ base
+        n >>= 1
+        if n:
+            base = base @ base
+    return result
+
+
+def matrix_exp(A):
+    """Scaling and squaring with a degree-18 Taylor polynomial (accurate to float64 round-off after scaling)."""
+    if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
+        raise RuntimeError("linalg.matrix_exp: A must be batches of square matrices")
+    norm1 = float(A.abs().sum(-2).amax()) if A.numel() else 0.0
+    s = max(0, int(_math.ceil(_math.log2(norm1))) + 1) if norm1 > 0.5 else 0
+    X = A / (2 ** s)
+    eye = _C.eye(A.shape[-1], dtype=A.dtype, device=A.device)
+    term = eye.expand(A.shape)
+    result = term
+    for k in range(1, 19):
+        term = (term @ X) / k
+        result = result + term
+    for _ in range(s):
+        result = result @ result
+    return result
+
+
+def cond(A, p=None, *, out=None):
+    _no_out("linalg.cond", out)
+    if p is None or p in (2, -2):
+        S = svdvals(A)
+        r = S.amax(-1) / S.amin(-1)
+        return 1.0 / r if p == -2 else r
+    return matrix_norm(A, p) * matrix_norm(inv(A), p)
+
+
+def multi_dot(tensors, *, out=None):
+    _no_out("linalg.multi_dot", out)
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    result = tensors[0]
+    for t in tensors[1:]:
+        result = result @ t
+    return result
+
+
+def vecdot(x, y, *, dim=-1, out=None):
+    _no_out("linalg.vecdot", out)
+    return (x * y).sum(dim)
+
+
+def cross(input, other, *, dim=-1, out=None):
+    _no_out("linalg.cross", out)
+    from ._compositions import cross as _cross
+    return _cross(input, other, dim=dim)
+
+
+def matmul(input, other, *, out=None):
+    _no_out("linalg.matmul", out)
+    return input @ other
+
+
+__all__ = [n for n in dir() if not n.startswith("_")]
+
+
+# ---- PyTorch's top-level aliases and Tensor methods ----
+
+def _cholesky_old(input, upper=False, *, out=None):
+    """torch.cholesky was removed in PyTorch 2.x: the same error, with its replacement."""
+    raise RuntimeError("This function was deprecated since version 1.9 and is now removed. `torch.cholesky` is "
+                       "deprecated in favor of `torch.linalg.cholesky`.\nL = torch.cholesky(A) should be replaced "
+                       "with:\nL = torch.linalg.cholesky(A)\nU = torch.cholesky(A, upper=True) should be replaced "
+                       "with:\nU = torch.linalg.cholesky(A).mH")
+
+
+def _svd_old(input, some=True, compute_uv=True, *, out=None):
+    """torch.svd: V instead of Vh; `some` picks the reduced form; without compute_uv, U and V are zeros."""
+    _no_out("svd", out)
+    U, S, Vh = svd(input, full_matrices=not some)
+    if not compute_uv:
+        return _OldSvd(_C.zeros_like(U), S, _C.zeros_like(Vh))
+    return _OldSvd(U, S, Vh.mT)
+
+
+def _triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    _no_out("triangular_solve", out)
+    coefficient = A.mT if transpose else A
+    x = solve_triangular(coefficient, b, upper=upper != transpose, unitriangular=unitriangular)
+    return _result_triangular(x, A.clone())
+
+
+_result_triangular = _result("triangular_solve", ["solution", "cloned_coefficient"])
+
+
+def _logdet(input):
+    return _C._logdet(input)
+
+
+def _cholesky_solve(input, input2, upper=False, *, out=None):
+    _no_out("cholesky_solve", out)
+    return _C._cholesky_solve(input, input2, upper)
+
+
+def _cholesky_inverse(input, upper=False, *, out=None):
+    _no_out("cholesky_inverse", out)
+    return _C._cholesky_inverse(input, upper)
+
+
+def _install(namespace):
+    """Called by tandem/__init__.py: the top-level names PyTorch has for these functions."""
+    aliases = {
+        "det": det, "inverse": inv, "logdet": _logdet, "slogdet": slogdet, "cholesky": _cholesky_old,
+        "svd": _svd_old, "cholesky_solve": _cholesky_solve, "cholesky_inverse": _cholesky_inverse,
+        "triangular_solve": _triangular_solve,
+    }
+    for name, fn in aliases.items():
+        namespace.setdefault(name, fn)
+    for name, fn in aliases.items():
+        if not hasattr(_C.Tensor, name):
+            setattr(_C.Tensor, name, fn)

@@ -1,0 +1,27 @@
+// Recording entry points of tandem.linalg's factorizations and solvers (ops/linalg_decomp.h): each takes
+// the inputs and the outputs the front end computed with grad mode off, and attaches the node. The formulas
+// (formulas_linalg_decomp.cpp) are PyTorch's (FunctionsManual.cpp), written with public ops, so they run on
+// every device and are differentiable again. Matrices only: front ends turn vectors into (n, 1) first.
+#pragma once
+#include "core/tensor.h"
+
+namespace tandem::autograd {
+
+// X with A X = B (A square, both batched; broadcast batch dims are summed back by the engine).
+Tensor record_linalg_solve(const Tensor& a, const Tensor& b, const Tensor& x);
+Tensor record_solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool unitriangular,
+                               const Tensor& x);
+Tensor record_det(const Tensor& a, const Tensor& det);
+// logabsdet gets the gradient; sign is piecewise constant.
+void record_slogdet(const Tensor& a, const Tensor& sign, const Tensor& logabsdet);
+Tensor record_cholesky(const Tensor& a, bool upper, const Tensor& factor);
+// Reduced QR of an m x n matrix with m >= n, or complete QR of a square one.
+void record_qr(const Tensor& a, const Tensor& q, const Tensor& r);
+// vectors undefined: eigvalsh (only the eigenvalues were computed, and saved vectors are needed: the front
+// end passes them anyway, so `vectors` is always defined here; `vectors_output` says whether it is an
+// output).
+void record_eigh(const Tensor& a, const Tensor& values, const Tensor& vectors, bool vectors_output);
+// Reduced SVD; `uv_output` false for svdvals (U and Vh only saved).
+void record_svd(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& vh, bool uv_output);
+
+}  // namespace tandem::autograd

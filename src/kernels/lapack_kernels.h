@@ -1,0 +1,59 @@
+// Kernel slots of the matrix decompositions (LAPACK on the CPU, cuSOLVER on CUDA). A table of their own, not
+// kernel_slots.def: they are one library call per matrix, need no per-ISA builds, and a build without LAPACK
+// leaves them empty (the front ends then raise "built without LAPACK").
+//
+// Layout: every matrix operand is a contiguous tensor of shape (batch, cols, rows), i.e. `batch` column-major
+// rows x cols matrices, the layout LAPACK and cuSOLVER read. Front ends make these copies (they are also the
+// in-place workspace the libraries overwrite) and return transposed views of them. All operands of a call
+// have one floating dtype (float32 or float64) and live on one device; `info` is int32 (batch), LAPACK's
+// per-matrix status. Kernels never throw user-facing errors: the front end reads `info`.
+#pragma once
+#include "core/device.h"
+#include "core/tensor.h"
+
+namespace tandem {
+
+struct LapackKernels {
+  // getrf: a (B, n, m) -> its LU factors in place; pivots (B, min(m, n)) int32, 1-based as LAPACK's.
+  void (*lu_factor)(const Tensor& a, const Tensor& pivots, const Tensor& info) = nullptr;
+  // getrs: lu (B, n, n) with its pivots; b (B, k, n) is overwritten by X with A X = B (A^T X = B: transpose).
+  void (*lu_solve)(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool transpose) = nullptr;
+  // potrf: a (B, n, n) -> the factor in its `upper` (else lower) triangle; the other triangle is left as is.
+  void (*cholesky)(const Tensor& a, bool upper, const Tensor& info) = nullptr;
+  // potrs: factor (B, n, n) from cholesky; b (B, k, n) overwritten by X with A X = B.
+  void (*cholesky_solve)(const Tensor& factor, const Tensor& b, bool upper) = nullptr;
+  // trsm: b (B, k, n) overwritten by X with op(A) X = B, op(A) = A^T when `transpose`; only A's `upper` (else
+  // lower) triangle is read, its diagonal taken as ones when `unit_diagonal`.
+  void (*triangular_solve)(const Tensor& a, const Tensor& b, bool upper, bool transpose,
+                           bool unit_diagonal) = nullptr;
+  // geqrf: a (B, n, m) -> R above the diagonal and Householder vectors below; tau (B, min(m, n)).
+  void (*qr_factor)(const Tensor& a, const Tensor& tau) = nullptr;
+  // orgqr: q (B, k, m) holds the Householder vectors in its first tau.size(1) columns (k <= m) and is
+  // overwritten by the first k columns of Q.
+  void (*qr_q)(const Tensor& q, const Tensor& tau) = nullptr;
+  // syevd: a (B, n, n) symmetric, its `upper` (else lower) triangle read; w (B, n) ascending eigenvalues; a
+  // overwritten by the eigenvectors (columns) when `vectors`.
+  void (*eigh)(const Tensor& a, const Tensor& w, bool vectors, bool upper, const Tensor& info) = nullptr;
+  // gesvd/gesdd: a (B, n, m) with m >= n, destroyed; s (B, n) descending. When u is defined: u (B, n, m)
+  // (reduced) or (B, m, m) (full), vt (B, n, n).
+  void (*svd)(const Tensor& a, const Tensor& s, const Tensor& u, const Tensor& vt,
+              const Tensor& info) = nullptr;
+};
+
+// The table of a device type (empty slots where its backend has no LAPACK). Starts the device type.
+const LapackKernels& lapack_kernels(DeviceType type);
+// Only backends call this, while they register (kernels/startup.cpp).
+LapackKernels& lapack_kernels_for_registration(DeviceType type);
+
+// Fillers, one per backend: CPU through LAPACK (kernels/lapack/lapack_cpu.cpp; a no-op without it), real
+// CUDA through cuSOLVER (kernels/cuda/lapack_cusolver.cpp), emulated CUDA by wrapping the CPU's
+// (kernels/emulated/emulated_lapack.cpp).
+void register_lapack_cpu_kernels(LapackKernels& table);
+namespace cuda {
+void register_lapack_cusolver_kernels(LapackKernels& table);
+}
+namespace emulated {
+void register_emulated_lapack_kernels(LapackKernels& table, const LapackKernels& cpu);
+}
+
+}  // namespace tandem

@@ -1,0 +1,196 @@
+// tandem.linalg's symmetric and orthogonal factorizations: cholesky, qr, eigh/eigvalsh, svd/svdvals
+// (ops/linalg_decomp.h).
+#include "ops/linalg_decomp.h"
+
+#include <algorithm>
+
+#include "autograd/formula_node.h"
+#include "autograd/formulas_linalg_decomp.h"
+#include "core/error.h"
+#include "ops/copy.h"
+#include "ops/elementwise.h"
+#include "ops/linalg_lapack_call.h"
+#include "ops/reduce.h"
+#include "ops/view.h"
+
+namespace tandem {
+
+using namespace linalg_detail;
+
+namespace {
+DimVector with_last(IntArrayRef batch, int64_t n) {
+  DimVector s(batch);
+  s.push_back(n);
+  return s;
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& a, bool upper, bool check_errors) {
+  const char* op = "linalg.cholesky";
+  check_square(op, a);
+  check_float(op, a);
+  DimVector batch = batch_shape(a);
+  const int64_t n = a.size(-1);
+  auto [factor, info] = autograd::without_grad([&] {
+    const LapackKernels& k = lapack_for(op, a);
+    Tensor buf = column_major_copy(a, batch, a.dtype());
+    Tensor info = full(DimVector{batch_count(batch)}, Scalar(int64_t{0}), DType::Int32, a.device());
+    if (buf.numel() > 0) k.cholesky(buf, upper, info);
+    return std::make_tuple(triangle(from_column_major(buf, batch, n, n), upper), reshape(info, batch));
+  });
+  if (autograd::should_record(a)) autograd::record_cholesky(a, upper, factor);
+  if (check_errors) {
+    std::vector<int> codes = read_info(info);
+    for (size_t i = 0; i < codes.size(); ++i)
+      if (codes[i] > 0)
+        throw_linalg_error(
+            "linalg.cholesky: " + batch_prefix(i, !batch.empty()) +
+            "The factorization could not be completed because the input is not positive-definite "
+            "(the leading minor of order " +
+            std::to_string(codes[i]) + " is not positive-definite).");
+  }
+  return {factor, info};
+}
+
+Tensor linalg_cholesky(const Tensor& a, bool upper) {
+  return std::get<0>(linalg_cholesky_ex(a, upper, true));
+}
+
+std::tuple<Tensor, Tensor> linalg_qr(const Tensor& a, const std::string& mode) {
+  const char* op = "linalg.qr";
+  TANDEM_CHECK(mode == "reduced" || mode == "complete" || mode == "r", Runtime,
+               "qr received unrecognized mode '", mode,
+               "' but expected one of 'reduced' (default), 'r', or 'complete'",
+               "\nhint: pass mode='reduced', 'complete' or 'r'");
+  check_matrix(op, a);
+  check_float(op, a);
+  DimVector batch = batch_shape(a);
+  const int64_t m = a.size(-2), n = a.size(-1), k = std::min(m, n), count = batch_count(batch);
+  const bool complete = mode == "complete";
+  const int64_t q_cols = complete ? m : k, r_rows = complete ? m : k;
+  auto [q, r] = autograd::without_grad([&] {
+    const LapackKernels& kern = lapack_for(op, a);
+    Tensor buf = column_major_copy(a, batch, a.dtype());
+    Tensor tau = empty(DimVector{count, k}, a.dtype(), a.device());
+    if (buf.numel() > 0) kern.qr_factor(buf, tau);
+    Tensor r = narrow(triangle(from_column_major(buf, batch, m, n), true), -2, 0, r_rows);
+    if (mode == "r") return std::make_tuple(empty(DimVector{0}, a.dtype(), a.device()), contiguous(r));
+    // Q's column-major buffer starts as the Householder vectors (first min(m, n) columns) and orgqr expands
+    // it.
+    Tensor q_buf = full(DimVector{count, q_cols, m}, Scalar(0.0), a.dtype(), a.device());
+    copy_(narrow(q_buf, 1, 0, std::min(n, q_cols)), narrow(buf, 1, 0, std::min(n, q_cols)));
+    if (q_buf.numel() > 0) kern.qr_q(q_buf, tau);
+    return std::make_tuple(from_column_major(q_buf, batch, m, q_cols), contiguous(r));
+  });
+  if (mode != "r" && autograd::should_record(a)) {
+    TANDEM_CHECK(
+        m >= n && (!complete || m == n), NotImplemented,
+        "linalg.qr: the derivative is implemented for m >= n in mode='reduced' (and square matrices), got a ",
+        m, " by ", n, " matrix in mode='", mode, "'",
+        "\nhint: differentiate the QR of the transpose, or use linalg.lstsq / linalg.pinv for wide matrices");
+    autograd::record_qr(a, q, r);
+  } else if (mode == "r" && autograd::should_record(a)) {
+    TANDEM_THROW(NotImplemented,
+                 "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+                 "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.",
+                 "\nhint: use mode='reduced'");
+  }
+  return {q, r};
+}
+
+namespace {
+std::tuple<Tensor, Tensor> eigh_impl(const char* op, const Tensor& a, const std::string& uplo, bool vectors) {
+  TANDEM_CHECK(uplo == "L" || uplo == "U" || uplo == "l" || uplo == "u", Runtime,
+               "Expected UPLO argument to be 'L' or 'U', but got ", uplo,
+               "\nhint: pass UPLO='L' or UPLO='U'");
+  check_square(op, a);
+  check_float(op, a);
+  DimVector batch = batch_shape(a);
+  const int64_t n = a.size(-1), count = batch_count(batch);
+  // Vectors are computed whenever a gradient will be needed (eigvalsh's backward uses them).
+  const bool need_vectors = vectors || autograd::should_record(a);
+  auto [w, v] = autograd::without_grad([&] {
+    const LapackKernels& k = lapack_for(op, a);
+    Tensor buf = column_major_copy(a, batch, a.dtype());
+    Tensor w = empty(DimVector{count, n}, a.dtype(), a.device());
+    Tensor info = full(DimVector{count}, Scalar(int64_t{0}), DType::Int32, a.device());
+    if (buf.numel() > 0) k.eigh(buf, w, need_vectors, uplo == "U" || uplo == "u", info);
+    std::vector<int> codes = read_info(info);
+    for (size_t i = 0; i < codes.size(); ++i)
+      if (codes[i] != 0)
+        throw_linalg_error(
+            std::string(op) + ": " + batch_prefix(i, !batch.empty()) +
+            "The algorithm failed to converge because the input matrix is ill-conditioned or has "
+            "too many repeated eigenvalues (error code: " +
+            std::to_string(codes[i]) + ").");
+    return std::make_tuple(reshape(w, with_last(batch, n)),
+                           need_vectors ? from_column_major(buf, batch, n, n) : Tensor());
+  });
+  if (autograd::should_record(a)) autograd::record_eigh(a, w, v, vectors);
+  return {w, vectors ? v : Tensor()};
+}
+
+// True when any entry of a is NaN or infinite (only asked after LAPACK reported a failure).
+bool has_non_finite(const Tensor& a) { return !item(all(isfinite(a))).to_bool(); }
+
+std::tuple<Tensor, Tensor, Tensor> svd_impl(const char* op, const Tensor& a, bool full_matrices,
+                                            bool vectors) {
+  check_matrix(op, a);
+  check_float(op, a);
+  const int64_t m = a.size(-2), n = a.size(-1);
+  // The kernels take tall matrices: a wide A is the transpose of the tall A^T = U' S Vh', A = Vh'^T S U'^T.
+  if (m < n) {
+    auto [u, s, vh] = svd_impl(op, mT(a), full_matrices, vectors);
+    return {vectors ? mT(vh) : Tensor(), s, vectors ? mT(u) : Tensor()};
+  }
+  DimVector batch = batch_shape(a);
+  const int64_t count = batch_count(batch);
+  const bool need_vectors = vectors || autograd::should_record(a);
+  const int64_t u_cols = full_matrices && vectors ? m : n;
+  auto [u, s, vh] = autograd::without_grad([&] {
+    const LapackKernels& k = lapack_for(op, a);
+    Tensor buf = column_major_copy(a, batch, a.dtype());
+    Tensor s = empty(DimVector{count, n}, a.dtype(), a.device());
+    Tensor u = need_vectors ? empty(DimVector{count, u_cols, m}, a.dtype(), a.device()) : Tensor();
+    Tensor vt = need_vectors ? empty(DimVector{count, n, n}, a.dtype(), a.device()) : Tensor();
+    Tensor info = full(DimVector{count}, Scalar(int64_t{0}), DType::Int32, a.device());
+    if (buf.numel() > 0) k.svd(buf, s, u, vt, info);
+    std::vector<int> codes = read_info(info);
+    for (size_t i = 0; i < codes.size(); ++i) {
+      if (codes[i] == 0) continue;
+      const std::string prefix = std::string(op) + ": " + batch_prefix(i, !batch.empty());
+      if (has_non_finite(a))
+        throw_linalg_error(prefix +
+                           "The algorithm failed to converge because the input matrix contained "
+                           "non-finite values.");
+      throw_linalg_error(prefix +
+                         "The algorithm failed to converge because the input matrix is ill-conditioned "
+                         "or has too many repeated singular values (error code: " +
+                         std::to_string(codes[i]) + ").");
+    }
+    return std::make_tuple(need_vectors ? from_column_major(u, batch, m, u_cols) : Tensor(),
+                           reshape(s, with_last(batch, n)),
+                           need_vectors ? from_column_major(vt, batch, n, n) : Tensor());
+  });
+  if (autograd::should_record(a)) {
+    TANDEM_CHECK(!(vectors && full_matrices && m != n), NotImplemented,
+                 "torch.linalg.svd: The derivative of linalg.svd is not implemented when full_matrices=True",
+                 "\nhint: use full_matrices=False to differentiate through the SVD");
+    autograd::record_svd(a, u, s, vh, vectors);
+  }
+  return {vectors ? u : Tensor(), s, vectors ? vh : Tensor()};
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& a, const std::string& uplo) {
+  return eigh_impl("linalg.eigh", a, uplo, true);
+}
+Tensor linalg_eigvalsh(const Tensor& a, const std::string& uplo) {
+  return std::get<0>(eigh_impl("linalg.eigvalsh", a, uplo, false));
+}
+std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& a, bool full_matrices) {
+  return svd_impl("linalg.svd", a, full_matrices, true);
+}
+Tensor linalg_svdvals(const Tensor& a) { return std::get<1>(svd_impl("linalg.svd", a, false, false)); }
+
+}  // namespace tandem

@@ -1,0 +1,318 @@
+// tandem.linalg's LU family and solvers: lu_factor, lu, lu_solve, solve, inv, det, slogdet,
+// solve_triangular, cholesky_solve, cholesky_inverse (ops/linalg_decomp.h).
+#include <algorithm>
+
+#include "autograd/formula_node.h"
+#include "autograd/formulas_linalg_decomp.h"
+#include "core/error.h"
+#include "ops/copy.h"
+#include "ops/elementwise.h"
+#include "ops/factories.h"
+#include "ops/linalg.h"
+#include "ops/linalg_decomp.h"
+#include "ops/linalg_lapack_call.h"
+#include "ops/reduce.h"
+#include "ops/view.h"
+
+namespace tandem {
+
+using namespace linalg_detail;
+
+namespace {
+
+DimVector with_matrix(IntArrayRef batch, int64_t rows, int64_t cols) {
+  DimVector s(batch);
+  s.push_back(rows);
+  s.push_back(cols);
+  return s;
+}
+
+// The batch shape two operands broadcast to (PyTorch's message when they do not).
+DimVector broadcast_batch(const char* op, const Tensor& a, const Tensor& b) {
+  return broadcast_shapes(batch_shape(a), batch_shape(b));
+}
+
+void check_same_dtype(const char* op, const Tensor& a, const Tensor& b, const char* an, const char* bn) {
+  TANDEM_CHECK(a.dtype() == b.dtype(), Runtime, op, ": Expected ", an, " and ", bn,
+               " to have the same dtype, but found ", an, " of type ", dtype_title(a.dtype()), " and ", bn,
+               " of type ", dtype_title(b.dtype()), " instead", "\nhint: convert one of them, e.g. ", bn,
+               ".to(", an, ".dtype)");
+}
+
+void check_same_device_linalg(const char* op, const Tensor& a, const Tensor& b, const char* an,
+                              const char* bn) {
+  check_same_device(op, a, b, an, bn);
+}
+
+// LU factors of `a` (square or not) as column-major buffers: (lu (B, n, m), pivots (B, k), info (B)).
+struct LuBuffers {
+  Tensor lu, pivots, info;
+};
+LuBuffers lu_buffers(const char* op, const Tensor& a, IntArrayRef batch) {
+  const LapackKernels& k = lapack_for(op, a);
+  const int64_t m = a.size(-2), n = a.size(-1), count = batch_count(batch);
+  LuBuffers r;
+  r.lu = column_major_copy(a, batch, a.dtype());
+  r.pivots = empty(DimVector{count, std::min(m, n)}, DType::Int32, a.device());
+  r.info = full(DimVector{count}, Scalar(int64_t{0}), DType::Int32, a.device());
+  if (r.lu.numel() > 0) k.lu_factor(r.lu, r.pivots, r.info);
+  return r;
+}
+
+// X with A X = B for matrices A (..., n, n) and B (..., n, k), batch dims broadcast; (X, info).
+std::tuple<Tensor, Tensor> solve_matrices(const char* op, const Tensor& a, const Tensor& b) {
+  DimVector batch = broadcast_batch(op, a, b);
+  const int64_t n = a.size(-1), k = b.size(-1);
+  LuBuffers lu = lu_buffers(op, a, batch);
+  Tensor x = column_major_copy(b, batch, a.dtype());
+  if (x.numel() > 0 && n > 0) lapack_for(op, a).lu_solve(lu.lu, lu.pivots, x, false);
+  return {from_column_major(x, batch, n, k), reshape(lu.info, batch)};
+}
+
+// The first failing matrix of `info` (positive entries), as the message `describe(prefix, code)` says.
+template <typename Describe>
+void raise_on_info(const Tensor& info, bool batched, Describe&& describe) {
+  std::vector<int> codes = read_info(info);
+  for (size_t i = 0; i < codes.size(); ++i)
+    if (codes[i] != 0) throw_linalg_error(describe(batch_prefix(i, batched), codes[i]));
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& a, bool pivot, bool check_errors) {
+  const char* op = "torch.lu_factor";
+  TANDEM_CHECK(a.dim() >= 2, Runtime, op,
+               ": Expected tensor with 2 or more dimensions. Got size: ", a.shape_str(), " instead",
+               "\nhint: lu_factor takes matrices (..., m, n)");
+  check_float("linalg.lu_factor", a);
+  TANDEM_CHECK(pivot, NotImplemented, "linalg.lu_factor: LU without pivoting is not implemented on the CPU",
+               "\nhint: call it with pivot=True");
+  DimVector batch = batch_shape(a);
+  LuBuffers lu = autograd::without_grad([&] { return lu_buffers("linalg.lu_factor", a, batch); });
+  const int64_t m = a.size(-2), n = a.size(-1);
+  DimVector piv_shape(batch);
+  piv_shape.push_back(std::min(m, n));
+  Tensor info = reshape(lu.info, batch);
+  if (check_errors)
+    raise_on_info(info, !batch.empty(), [](const std::string& p, int code) {
+      return p + "linalg.lu_factor_ex: The LU factorization failed with error code " + std::to_string(code);
+    });
+  return {from_column_major(lu.lu, batch, m, n), reshape(lu.pivots, piv_shape), info};
+}
+
+std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& a, bool pivot) {
+  auto [lu, pivots, info] = linalg_lu_factor_ex(a, pivot, false);
+  raise_on_info(info, a.dim() > 2, [](const std::string& p, int code) {
+    return p + "torch.linalg.lu_factor: U[" + std::to_string(code) + "," + std::to_string(code) +
+           "] is zero and using it on lu_solve would result in a division by zero. If you still want to "
+           "perform "
+           "the factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)";
+  });
+  return {lu, pivots};
+}
+
+std::tuple<Tensor, Tensor, Tensor> linalg_lu(const Tensor& a, bool pivot) {
+  check_matrix("linalg.lu", a);
+  auto [lu, pivots, info] = linalg_lu_factor_ex(a, pivot, false);
+  const int64_t m = a.size(-2), n = a.size(-1), k = std::min(m, n);
+  Tensor l = add(narrow(triangle(lu, false, -1), -1, 0, k), eye(m, k, a.dtype(), a.device()));
+  Tensor u = narrow(triangle(lu, true), -2, 0, k);
+  // P from LAPACK's row swaps, applied in order to the identity's rows (on the host: k small steps each).
+  Tensor piv = contiguous(to_device(reshape(pivots, DimVector{-1, k}), Device(), std::nullopt, false));
+  const int64_t count = piv.size(0);
+  Tensor perm_host = empty(DimVector{count, m}, DType::Int64, Device());
+  for (int64_t b = 0; b < count; ++b) {
+    int64_t* perm = perm_host.data<int64_t>() + b * m;
+    for (int64_t i = 0; i < m; ++i) perm[i] = i;
+    const int* p = piv.data<int>() + b * k;
+    for (int64_t i = 0; i < k; ++i) std::swap(perm[i], perm[p[i] - 1]);
+  }
+  // P[perm[i], i] = 1: A = P L U with row i of L U being row perm[i] of A.
+  Tensor perm = to_device(perm_host, a.device(), std::nullopt, false);
+  Tensor rows = arange(Scalar(int64_t{0}), Scalar(m), Scalar(int64_t{1}), DType::Int64, a.device());
+  Tensor p = to_dtype(eq(unsqueeze(rows, -1), unsqueeze(perm, -2)), a.dtype());
+  DimVector batch = batch_shape(a);
+  return {reshape(p, with_matrix(batch, m, m)), l, u};
+}
+
+Tensor linalg_lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool left, bool adjoint) {
+  const char* op = "linalg.lu_solve";
+  check_square(op, lu, "LU");
+  check_matrix(op, b, "B");
+  check_float(op, lu);
+  check_same_dtype(op, lu, b, "LU", "B");
+  const int64_t n = lu.size(-1);
+  TANDEM_CHECK((left ? b.size(-2) : b.size(-1)) == n, Runtime, op,
+               ": Incompatible shapes of A and B for the equation ", left ? "AX = B" : "XA = B", " (", n, "x",
+               n, " and ", b.size(-2), "x", b.size(-1), ")", "\nhint: B's ", left ? "rows" : "columns",
+               " must match A's size");
+  TANDEM_CHECK(pivots.dtype() == DType::Int32, Runtime, op, ": Expected pivots to be int32, got ",
+               dtype_name(pivots.dtype()), "\nhint: pass the pivots linalg.lu_factor returned");
+  // B^T for XA = B: A^T X^T = B^T, one transposed solve.
+  Tensor rhs = left ? b : mT(b);
+  const bool transpose = left ? adjoint : !adjoint;
+  DimVector batch = broadcast_shapes(batch_shape(lu), batch_shape(rhs));
+  return autograd::without_grad([&] {
+    Tensor lu_buf = column_major_copy(lu, batch, lu.dtype());
+    DimVector piv_shape(batch);
+    piv_shape.push_back(n);
+    Tensor piv = contiguous(reshape(contiguous(expand(pivots, piv_shape)), DimVector{batch_count(batch), n}));
+    Tensor x = column_major_copy(rhs, batch, lu.dtype());
+    if (x.numel() > 0 && n > 0) lapack_for(op, lu).lu_solve(lu_buf, piv, x, transpose);
+    Tensor out = from_column_major(x, batch, n, rhs.size(-1));
+    return left ? out : mT(out);
+  });
+}
+
+std::tuple<Tensor, Tensor> linalg_solve_ex(const Tensor& a, const Tensor& b, bool left, bool check_errors) {
+  const char* op = "linalg.solve";
+  check_square(op, a);
+  check_float(op, a);
+  check_same_dtype(op, a, b, "A", "B");
+  check_same_device_linalg(op, a, b, "A", "B");
+  // B is a vector (or a batch of them) when it has one dim less than A and A's leading shape (PyTorch's
+  // rule).
+  const bool vector_case =
+      b.dim() == 1 ||
+      (b.dim() == a.dim() - 1 && std::equal(b.sizes().begin(), b.sizes().end(), a.sizes().begin()));
+  Tensor bm = vector_case ? unsqueeze(b, -1) : b;
+  const int64_t n = a.size(-1);
+  TANDEM_CHECK(bm.dim() >= 2 && (left ? bm.size(-2) : bm.size(-1)) == n, Runtime, op,
+               ": Incompatible shapes of A and B for the equation ", left ? "AX = B" : "XA = B", " (", n, "x",
+               n, " and ", bm.dim() >= 2 ? bm.size(-2) : bm.size(-1), "x", bm.dim() >= 2 ? bm.size(-1) : 1,
+               ")", "\nhint: B must be (..., ", n, ", k) or a vector of size ", n);
+  Tensor am = left ? a : mT(a);
+  Tensor rhs = left ? bm : mT(bm);
+  auto [x, info] = autograd::without_grad([&] { return solve_matrices(op, am, rhs); });
+  if (autograd::should_record(am, rhs)) autograd::record_linalg_solve(am, rhs, x);
+  if (!left) x = mT(x);
+  if (vector_case) x = squeeze(x, DimVector{-1});
+  if (check_errors)
+    raise_on_info(info, a.dim() > 2, [](const std::string& p, int) {
+      return "torch.linalg.solve: " + p + "The solver failed because the input matrix is singular.";
+    });
+  return {x, info};
+}
+
+Tensor linalg_solve(const Tensor& a, const Tensor& b, bool left) {
+  return std::get<0>(linalg_solve_ex(a, b, left, true));
+}
+
+std::tuple<Tensor, Tensor> linalg_inv_ex(const Tensor& a, bool check_errors) {
+  const char* op = "linalg.inv";
+  check_square(op, a);
+  check_float(op, a);
+  Tensor eye_n = identity(a.size(-1), a);
+  auto [x, info] = autograd::without_grad([&] { return solve_matrices(op, a, eye_n); });
+  if (autograd::should_record(a)) autograd::record_linalg_solve(a, eye_n, x);
+  if (check_errors)
+    raise_on_info(info, a.dim() > 2, [](const std::string& p, int code) {
+      return "linalg.inv: " + p + "The diagonal element " + std::to_string(code) +
+             " is zero, the inversion could not be completed because the input matrix is singular.";
+    });
+  return {x, info};
+}
+
+Tensor linalg_inv(const Tensor& a) { return std::get<0>(linalg_inv_ex(a, true)); }
+
+namespace {
+// (sign of the row permutation, diagonal of U) of the LU factors of a (square, batched).
+std::tuple<Tensor, Tensor> lu_sign_and_diagonal(const char* op, const Tensor& a) {
+  DimVector batch = batch_shape(a);
+  const int64_t n = a.size(-1);
+  LuBuffers lu = lu_buffers(op, a, batch);
+  Tensor diag = diagonal_view(from_column_major(lu.lu, batch, n, n));
+  Tensor expected = arange(Scalar(int64_t{1}), Scalar(n + 1), Scalar(int64_t{1}), DType::Int32, a.device());
+  Tensor swaps = sum(ne(lu.pivots, expected), DimVector{-1});
+  // (-1)^swaps = 1 - 2 (swaps mod 2)
+  Tensor sign = sub(Scalar(1.0), mul(to_dtype(remainder(swaps, Scalar(int64_t{2})), a.dtype()), Scalar(2.0)));
+  return {reshape(sign, batch), diag};
+}
+}  // namespace
+
+Tensor linalg_det(const Tensor& a) {
+  const char* op = "linalg.det";
+  check_square(op, a);
+  check_float(op, a);
+  Tensor det = autograd::without_grad([&] {
+    auto [sign, diag] = lu_sign_and_diagonal(op, a);
+    return mul(sign, prod(diag, -1));
+  });
+  return autograd::should_record(a) ? autograd::record_det(a, det) : det;
+}
+
+std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& a) {
+  const char* op = "linalg.slogdet";
+  check_square(op, a);
+  check_float(op, a);
+  auto [sgn, logabs] = autograd::without_grad([&] {
+    auto [perm_sign, diag] = lu_sign_and_diagonal(op, a);
+    return std::make_tuple(mul(perm_sign, prod(sign(diag), -1)), sum(log(abs(diag)), DimVector{-1}));
+  });
+  if (autograd::should_record(a)) autograd::record_slogdet(a, sgn, logabs);
+  return {sgn, logabs};
+}
+
+Tensor logdet(const Tensor& a) {
+  check_square("logdet", a);
+  check_float("logdet", a);
+  auto [sign, logabs] = linalg_slogdet(a);
+  // log of a negative determinant is nan, of zero -inf (PyTorch's rule).
+  Tensor nan = full(DimVector{}, Scalar(std::numeric_limits<double>::quiet_NaN()), a.dtype(), a.device());
+  return where(lt(sign, Scalar(0.0)), nan, logabs);
+}
+
+Tensor linalg_solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left, bool unitriangular) {
+  const char* op = "linalg.solve_triangular";
+  check_square(op, a);
+  check_matrix(op, b, "B");
+  check_float(op, a);
+  check_same_dtype(op, a, b, "A", "B");
+  check_same_device_linalg(op, a, b, "A", "B");
+  const int64_t n = a.size(-1);
+  TANDEM_CHECK((left ? b.size(-2) : b.size(-1)) == n, Runtime, op,
+               ": Incompatible shapes of A and B for the equation ", left ? "AX = B" : "XA = B", " (", n, "x",
+               n, " and ", b.size(-2), "x", b.size(-1), ")", "\nhint: B's ", left ? "rows" : "columns",
+               " must match A's size");
+  if (!left) return mT(linalg_solve_triangular(mT(a), mT(b), !upper, true, unitriangular));
+  DimVector batch = broadcast_shapes(batch_shape(a), batch_shape(b));
+  Tensor x = autograd::without_grad([&] {
+    Tensor a_buf = column_major_copy(a, batch, a.dtype());
+    Tensor x_buf = column_major_copy(b, batch, a.dtype());
+    if (x_buf.numel() > 0 && n > 0)
+      lapack_for(op, a).triangular_solve(a_buf, x_buf, upper, false, unitriangular);
+    return from_column_major(x_buf, batch, n, b.size(-1));
+  });
+  return autograd::should_record(a, b) ? autograd::record_solve_triangular(a, b, upper, unitriangular, x) : x;
+}
+
+Tensor cholesky_solve(const Tensor& b, const Tensor& factor, bool upper) {
+  const char* op = "cholesky_solve";
+  check_square(op, factor, "A");
+  check_matrix(op, b, "B");
+  check_float(op, factor);
+  check_same_dtype(op, factor, b, "A", "B");
+  const int64_t n = factor.size(-1);
+  TANDEM_CHECK(b.size(-2) == n, Runtime, op,
+               ": Incompatible matrix sizes for cholesky_solve: each A matrix is ", n, " by ", n,
+               " but each b matrix is ", b.size(-2), " by ", b.size(-1),
+               "\nhint: B's rows must match the factor's size");
+  if (autograd::should_record(b, factor)) {
+    // Differentiable through the two triangular solves: A = L L^T, X = L^{-T} L^{-1} B.
+    Tensor l = upper ? mT(factor) : factor;
+    Tensor y = linalg_solve_triangular(l, b, false, true, false);
+    return linalg_solve_triangular(mT(l), y, true, true, false);
+  }
+  DimVector batch = broadcast_shapes(batch_shape(factor), batch_shape(b));
+  Tensor f_buf = column_major_copy(factor, batch, factor.dtype());
+  Tensor x_buf = column_major_copy(b, batch, factor.dtype());
+  if (x_buf.numel() > 0 && n > 0) lapack_for(op, factor).cholesky_solve(f_buf, x_buf, upper);
+  return from_column_major(x_buf, batch, n, b.size(-1));
+}
+
+Tensor cholesky_inverse(const Tensor& factor, bool upper) {
+  check_square("cholesky_inverse", factor, "input");
+  return cholesky_solve(identity(factor.size(-1), factor), factor, upper);
+}
+
+}  // namespace tandem
