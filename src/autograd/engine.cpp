@@ -6,6 +6,7 @@
 
 #include "autograd/sum_to.h"
 #include "core/error.h"
+#include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 
@@ -81,6 +82,7 @@ RunResult run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
   }
 
   GradModeGuard mode(create_graph);
+  autocast::SuspendGuard no_autocast;  // backward ops run in the dtypes autocast chose for the forward
 
   // Discover the graph (iterative DFS) and count dependencies.
   std::unordered_map<Node*, Task> tasks;

@@ -1,4 +1,5 @@
 #include "ops/activation.h"
+#include "ops/autocast.h"
 
 #include "autograd/formulas.h"
 #include "core/error.h"
@@ -69,6 +70,9 @@ void check_dtype(const ActivationInfo& info, const Tensor& x) {
 }  // namespace
 
 Tensor activation(std::string_view name, const Tensor& x, double a, double b, double c) {
+  if (autocast::is_active() && name == "softplus")
+    return autocast::run(
+        autocast::kCudaFp32, [&](const Tensor& t) { return activation(name, t, a, b, c); }, x);
   const ActivationInfo& info = info_of(name);
   const ActivationSpec spec{info.op, a, b, c};
   check_dtype(info, x);

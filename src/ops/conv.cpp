@@ -1,4 +1,5 @@
 #include "ops/conv.h"
+#include "ops/autocast.h"
 
 #include "autograd/formula_node.h"
 #include "core/error.h"
@@ -127,6 +128,8 @@ std::vector<Tensor> conv2d_formula(autograd::FormulaNode& n, const Tensor& grad)
 
 Tensor conv2d(const Tensor& input_, const Tensor& weight_, const std::optional<Tensor>& bias, Pair stride,
               Pair padding, Pair dilation, int64_t groups) {
+  if (autocast::is_active())
+    return autocast::run(autocast::kLower, conv2d, input_, weight_, bias, stride, padding, dilation, groups);
   // Inner ops work on aliases so that they record nothing for autograd: conv2d is one node.
   const bool unbatched = input_.dim() == 3;
   Tensor input = unbatched ? unsqueeze(alias(input_), 0) : alias(input_);

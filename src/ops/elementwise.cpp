@@ -11,6 +11,7 @@
 #include "kernels/kernel_table.h"
 #include "kernels/op_rules.h"
 #include "kernels/tensor_iterator.h"
+#include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/out_arg.h"
 #include "ops/reduce.h"
@@ -106,7 +107,16 @@ void run_unary(UnaryOp op, const Tensor& out, const Tensor& in) {
   unary_kernel(op, out.device())(iter);
 }
 
+// The unary ops of PyTorch's CUDA autocast float32 list that tandem has.
+bool autocasts_to_fp32(UnaryOp op) {
+  return op == UnaryOp::exp || op == UnaryOp::log || op == UnaryOp::log1p || op == UnaryOp::expm1 ||
+         op == UnaryOp::rsqrt;
+}
+
 Tensor unary_op(UnaryOp op, UnaryRule rule, const Tensor& x) {
+  if (autocast::is_active() && autocasts_to_fp32(op))
+    return autocast::run(
+        autocast::kCudaFp32, [&](const Tensor& t) { return unary_op(op, rule, t); }, x);
   if (autograd::should_record(x))
     return autograd::record_unary(op, x, autograd::without_grad([&] { return unary_op(op, rule, x); }));
   DType compute = unary_compute_dtype(op, rule, x.dtype());
@@ -281,7 +291,23 @@ BinaryPlan plan_binary(BinaryOp op, BinaryRule rule, const Operand& a, const Ope
   return plan;
 }
 
+Tensor binary_op(BinaryOp op, BinaryRule rule, const Operand& a, const Operand& b);
+
+// pow under autocast: its tensor operands cast to float32 (CUDA's list), then the op with autocast suspended.
+Tensor autocast_pow(BinaryRule rule, const Operand& a, const Operand& b) {
+  std::vector<const Tensor*> tensors;
+  for (const Operand* o : {&a, &b})
+    if (o->tensor) tensors.push_back(o->tensor);
+  const autocast::Decision d = autocast::decide(autocast::kCudaFp32, tensors);
+  autocast::SuspendGuard suspended;
+  Tensor ca = a.tensor ? autocast::cast(d, *a.tensor) : Tensor(),
+         cb = b.tensor ? autocast::cast(d, *b.tensor) : Tensor();
+  return binary_op(BinaryOp::pow, rule, {a.tensor ? &ca : nullptr, a.scalar},
+                   {b.tensor ? &cb : nullptr, b.scalar});
+}
+
 Tensor binary_op(BinaryOp op, BinaryRule rule, const Operand& a, const Operand& b) {
+  if (autocast::is_active() && op == BinaryOp::pow) return autocast_pow(rule, a, b);
   if (autograd::should_record(a.tensor, b.tensor)) {
     Tensor out = autograd::without_grad([&] { return binary_op(op, rule, a, b); });
     return autograd::record_binary(op, a.tensor, a.scalar, b.tensor, b.scalar, out);

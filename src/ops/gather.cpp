@@ -4,6 +4,7 @@
 
 #include "autograd/formulas.h"
 #include "core/error.h"
+#include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/index_plan.h"
@@ -159,6 +160,7 @@ Tensor scatter_add_(const Tensor& x, int64_t dim, const Tensor& index, const Ten
   return scatter_src(x, dim, index, src, true, "scatter_add");
 }
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+  if (autocast::is_active()) return autocast::run(autocast::kCudaPromote, scatter_add, x, dim, index, src);
   if (autograd::should_record(x, src)) {
     Tensor out = autograd::without_grad([&] { return scatter_add(x, dim, index, src); });
     return autograd::record_scatter(x, dim, index, &src, true, out);

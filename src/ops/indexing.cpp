@@ -1,5 +1,6 @@
 // Advanced indexing (index / index_put_), nonzero and the masked ops.
 #include "ops/indexing.h"
+#include "ops/autocast.h"
 
 #include "autograd/formulas.h"
 #include "core/error.h"
@@ -192,6 +193,8 @@ Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const 
 
 Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
                  bool accumulate) {
+  if (autocast::is_active())
+    return autocast::run(autocast::kCudaPromote, index_put, self, indices, values, accumulate);
   if (autograd::should_record(self, values)) {
     Tensor out = autograd::without_grad([&] { return index_put(self, indices, values, accumulate); });
     return autograd::record_index_put(self, indices, values, accumulate, out);

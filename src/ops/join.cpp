@@ -1,4 +1,5 @@
 #include "ops/join.h"
+#include "ops/autocast.h"
 
 #include "autograd/formulas.h"
 #include "core/error.h"
@@ -46,6 +47,9 @@ std::vector<Tensor> all_at_least(const std::vector<Tensor>& tensors, int64_t n, 
 }  // namespace
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
+  if (autocast::is_active())
+    return autocast::run(
+        autocast::kCpuPromote, [](const auto& ts, int64_t d) { return cat(ts, d); }, tensors, dim);
   TANDEM_CHECK(!tensors.empty(), Value, "torch.cat(): expected a non-empty list of Tensors");
   if (autograd::any_requires_grad(tensors))
     return autograd::record_cat(tensors, dim, autograd::without_grad([&] { return cat(tensors, dim); }));
@@ -97,6 +101,9 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
+  if (autocast::is_active())
+    return autocast::run(
+        autocast::kCpuPromote, [](const auto& ts, int64_t d) { return stack(ts, d); }, tensors, dim);
   TANDEM_CHECK(!tensors.empty(), Runtime, "stack expects a non-empty TensorList");
   if (autograd::any_requires_grad(tensors))
     return autograd::record_stack(tensors, dim, autograd::without_grad([&] { return stack(tensors, dim); }));

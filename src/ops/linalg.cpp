@@ -5,6 +5,7 @@
 #include "autograd/formulas.h"
 #include "core/error.h"
 #include "kernels/kernel_table.h"
+#include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/view.h"
@@ -142,6 +143,7 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  if (autocast::is_active()) return autocast::run(autocast::kLower, mm, a, b);
   check_matrix("mm", a, "self");
   check_matrix("mm", b, "mat2");
   check_same_device("mm", a, b, "input", "mat2");
@@ -155,6 +157,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  if (autocast::is_active()) return autocast::run(autocast::kLower, bmm, a, b);
   TANDEM_CHECK(a.dim() == 3, Runtime, "batch1 must be a 3D tensor",
                "\nhint: bmm takes (b, n, m) and (b, m, p) "
                "tensors; use tandem.matmul (or @) to broadcast other shapes");
@@ -171,6 +174,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mv(const Tensor& mat, const Tensor& vec) {
+  if (autocast::is_active()) return autocast::run(autocast::kCudaLower, mv, mat, vec);
   TANDEM_CHECK(mat.dim() == 2 && vec.dim() == 1, Runtime, "vector + matrix @ vector expected, got 1, ",
                mat.dim(), ", ", vec.dim(),
                "\nhint: mv takes a 2-D matrix and a 1-D vector; use tandem.matmul (or @) for other shapes");
@@ -190,6 +194,7 @@ Tensor mv(const Tensor& mat, const Tensor& vec) {
 }
 
 Tensor dot(const Tensor& a, const Tensor& b) {
+  if (autocast::is_active()) return autocast::run(autocast::kCudaPromote, dot, a, b);
   TANDEM_CHECK(a.dim() == 1 && b.dim() == 1, Runtime, "1D tensors expected, but got ", a.dim(), "D and ",
                b.dim(), "D tensors",
                "\nhint: dot takes two 1-D tensors; use tandem.matmul (or @) for other shapes");
@@ -218,6 +223,7 @@ Tensor outer(const Tensor& a, const Tensor& b) {
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  if (autocast::is_active()) return autocast::run(autocast::kLower, matmul, a, b);
   const int64_t da = a.dim(), db = b.dim();
   TANDEM_CHECK(da >= 1 && db >= 1, Runtime, "both arguments to matmul need to be at least 1D, but they are ",
                da, "D and ", db, "D", "\nhint: use * (tandem.mul) to multiply by a scalar or a 0-D tensor");
@@ -248,6 +254,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 
 Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
              const Scalar& alpha) {
+  if (autocast::is_active()) return autocast::run(autocast::kLower, addmm, input, mat1, mat2, beta, alpha);
   check_matrix("addmm", mat1, "self");
   check_matrix("addmm", mat2, "mat2");
   check_same_device("addmm", mat1, mat2, "mat1", "mat2");

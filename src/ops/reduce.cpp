@@ -1,4 +1,5 @@
 #include "ops/reduce.h"
+#include "ops/autocast.h"
 
 #include "autograd/formulas.h"
 #include "core/error.h"
@@ -149,6 +150,9 @@ Tensor arg_only(bool is_max, const char* name, const Tensor& x, std::optional<in
 }  // namespace
 
 Tensor sum(const Tensor& x, const OptDims& dims, bool keepdim, OptDType dtype) {
+  if (autocast::is_active())
+    return autocast::run_fp32_output(autocast::kCudaFp32Output, x, dtype,
+                                     [&](OptDType d) { return sum(x, dims, keepdim, d); });
   if (autograd::should_record(x))
     return autograd::record_sum(x, dims, keepdim,
                                 autograd::without_grad([&] { return sum(x, dims, keepdim, dtype); }));
@@ -170,6 +174,9 @@ Tensor mean(const Tensor& x, const OptDims& dims, bool keepdim, OptDType dtype) 
 }
 
 Tensor prod(const Tensor& x, std::optional<int64_t> dim, bool keepdim, OptDType dtype) {
+  if (autocast::is_active())
+    return autocast::run_fp32_output(autocast::kProd, x, dtype,
+                                     [&](OptDType d) { return prod(x, dim, keepdim, d); });
   if (autograd::should_record(x))
     return autograd::record_prod(x, dim, keepdim,
                                  autograd::without_grad([&] { return prod(x, dim, keepdim, dtype); }));

@@ -7,6 +7,7 @@
 #include "autograd/formulas.h"
 #include "core/error.h"
 #include "kernels/kernel_table.h"
+#include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/reduce.h"
@@ -48,6 +49,9 @@ Tensor stddev(const Tensor& x, const OptDims& dims, double correction, bool keep
 }
 
 Tensor norm(const Tensor& x, double p, const OptDims& dims, bool keepdim, OptDType dtype) {
+  if (autocast::is_active())
+    return autocast::run_fp32_output(autocast::kCudaFp32Output, x, dtype,
+                                     [&](OptDType d) { return norm(x, p, dims, keepdim, d); });
   if (autograd::should_record(x))
     return autograd::record_norm(x, p, dims, keepdim,
                                  autograd::without_grad([&] { return norm(x, p, dims, keepdim, dtype); }));
@@ -76,6 +80,9 @@ Tensor norm(const Tensor& x, double p, const OptDims& dims, bool keepdim, OptDTy
 }
 
 Tensor logsumexp(const Tensor& x, const DimVector& dims, bool keepdim) {
+  if (autocast::is_active())
+    return autocast::run(
+        autocast::kCudaFp32, [&](const Tensor& t) { return logsumexp(t, dims, keepdim); }, x);
   if (autograd::should_record(x))
     return autograd::record_logsumexp(x, dims, keepdim,
                                       autograd::without_grad([&] { return logsumexp(x, dims, keepdim); }));
@@ -94,6 +101,9 @@ Tensor logsumexp(const Tensor& x, const DimVector& dims, bool keepdim) {
 namespace {
 
 Tensor softmax_impl(const Tensor& x, int64_t dim, OptDType dtype, bool log_space) {
+  if (autocast::is_active())
+    return autocast::run_fp32_output(autocast::kCudaFp32Output, x, dtype,
+                                     [&](OptDType d) { return softmax_impl(x, dim, d, log_space); });
   if (autograd::should_record(x)) {
     // dtype= converts first (a recorded conversion), as PyTorch does.
     if (dtype) return softmax_impl(to_dtype(x, *dtype), dim, {}, log_space);

@@ -1,4 +1,5 @@
 #include "ops/rnn_cell.h"
+#include "ops/autocast.h"
 
 #include "autograd/formulas.h"
 #include "core/error.h"
@@ -33,6 +34,7 @@ void check_state(const char* op, const Tensor& state) {
 }  // namespace
 
 std::pair<Tensor, Tensor> lstm_cell(const Tensor& gates_, const Tensor& c_prev_) {
+  if (autocast::is_active()) return autocast::run(autocast::kRnnCell, lstm_cell, gates_, c_prev_);
   check_state("lstm_cell", c_prev_);
   const int64_t rows = c_prev_.sizes()[0], hidden = c_prev_.sizes()[1];
   Tensor gates = matrix_operand("lstm_cell", "gates", gates_, c_prev_, rows, 4 * hidden);
@@ -62,6 +64,7 @@ std::pair<Tensor, Tensor> lstm_cell_backward(const Tensor& gates_, const Tensor&
 }
 
 Tensor gru_cell(const Tensor& x_proj_, const Tensor& h_proj_, const Tensor& h_) {
+  if (autocast::is_active()) return autocast::run(autocast::kRnnCell, gru_cell, x_proj_, h_proj_, h_);
   check_state("gru_cell", h_);
   const int64_t rows = h_.sizes()[0], hidden = h_.sizes()[1];
   Tensor x_proj = matrix_operand("gru_cell", "input projection", x_proj_, h_, rows, 3 * hidden);

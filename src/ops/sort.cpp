@@ -2,6 +2,7 @@
 #include "autograd/formulas.h"
 #include "core/error.h"
 #include "kernels/kernel_table.h"
+#include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/reduce.h"
 #include "ops/reduce_plan.h"
@@ -9,6 +10,9 @@
 namespace tandem {
 
 Tensor cumsum(const Tensor& x, int64_t dim, OptDType dtype) {
+  if (autocast::is_active())
+    return autocast::run_fp32_output(autocast::kCudaFp32Output, x, dtype,
+                                     [&](OptDType d) { return cumsum(x, dim, d); });
   if (autograd::should_record(x))
     return autograd::record_cumsum(x, dim, autograd::without_grad([&] { return cumsum(x, dim, dtype); }));
   int64_t d = wrap_dim(dim, x.dim());

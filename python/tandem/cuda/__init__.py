@@ -8,6 +8,7 @@ from .. import _C
 from .._C import OutOfMemoryError  # noqa: F401  (a RuntimeError subclass, as in PyTorch)
 from .._transfer_guard import set_sync_debug_mode, get_sync_debug_mode  # noqa: F401
 from . import memory  # noqa: F401
+from . import amp  # noqa: F401  (tandem.cuda.amp.autocast/GradScaler, PyTorch's older spelling)
 
 
 def is_available():

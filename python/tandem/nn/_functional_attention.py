@@ -6,6 +6,7 @@ import warnings
 
 import tandem
 
+from .._autocast import active as _amp_active, run as _amp_run
 from .._transfer_guard import _crossing
 from .functional import dropout, embedding, linear, softmax
 from .parameter import untracked
@@ -101,6 +102,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     No fused (flash) kernel: this is matmul + tandem's fused softmax + matmul. When L * S is large the queries
     run in blocks of rows so that at most ~16 Mi scores exist at once, which bounds the memory of inference;
     under autograd each block's attention weights are still kept for the backward pass."""
+    if _amp_active():  # PyTorch's autocast list: lower
+        return _amp_run("lower", scaled_dot_product_attention,
+                        query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     _check_attention_inputs(query, key, value, attn_mask, dropout_p, is_causal)
     if enable_gqa and query.dim() >= 3:
         key, value = _share_heads(key, query.size(-3)), _share_heads(value, query.size(-3))

@@ -13,6 +13,7 @@ import warnings
 import tandem
 
 from .. import _C
+from .._autocast import active as _amp_active, run as _amp_run
 from ._functional_layers import pad
 from .functional import adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_with_indices, relu
 
@@ -201,6 +202,9 @@ def _check_transposed_sizes(x, weight, stride, padding, output_padding, dilation
 def _conv_transpose(fn, n, input, weight, bias, stride, padding, output_padding, groups, dilation):
     """The adjoint of a strided convolution, as PyTorch computes it: one matmul gives every input position's
     contribution to its k-window of the output (columns), and col2im (one index_add) sums them in place."""
+    if _amp_active():  # PyTorch's autocast list: lower
+        return _amp_run("lower", _conv_transpose,
+                        fn, n, input, weight, bias, stride, padding, output_padding, groups, dilation)
     if isinstance(padding, str):
         raise TypeError(f"{fn}(): argument 'padding' must be tuple of ints, not str")
     x, batched = _batched(input, n, fn)
@@ -749,6 +753,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                 recompute_scale_factor=None, antialias=False):
     """Resamples the spatial dims one at a time (last first): nearest modes gather, linear and cubic modes
     take weighted sums of 2 or 4 gathered neighbours, 'area' is adaptive average pooling."""
+    if _amp_active():  # PyTorch's autocast list: cuda fp32
+        return _amp_run("cuda_fp32", interpolate,
+                        input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating modes: "

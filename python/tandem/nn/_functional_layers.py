@@ -10,6 +10,7 @@ import warnings
 
 import tandem
 
+from .._autocast import active as _amp_active, run as _amp_run
 from .functional import _LARGEST, _softmax_dim
 from .parameter import untracked
 
@@ -44,6 +45,8 @@ def _affine(out, weight, bias, shape):
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalises each sample's channels in num_groups groups (biased variance), then the per-channel affine."""
+    if _amp_active():  # PyTorch's autocast list: cuda fp32
+        return _amp_run("cuda_fp32", group_norm, input, num_groups, weight, bias, eps)
     if input.dim() < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
     _verify_batch_size([input.size(0) * input.size(1) // num_groups, num_groups] + list(input.shape[2:]))
@@ -66,6 +69,9 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                   momentum=0.1, eps=1e-5):
     """Normalises every (sample, channel) plane over its spatial dims. With input statistics the running ones
     move towards the batch average of the per-instance mean and unbiased variance, as PyTorch's does."""
+    if _amp_active():  # one op outside PyTorch's autocast lists: its inner reductions keep the input dtype
+        return _amp_run("none", instance_norm, input, running_mean, running_var, weight, bias, use_input_stats,
+                        momentum, eps)
     if use_input_stats:
         spatial = 1
         for s in input.shape[2:]:
@@ -335,6 +341,9 @@ def pad(input, pad, mode="constant", value=None):
     the last dim backwards. Non-constant modes gather input positions with index_select, so gradients of
     repeated positions add up."""
     pad = _pad_ints(pad)
+    if _amp_active() and (mode == "replicate" or (mode == "reflect" and len(pad) < 6)):
+        # PyTorch's cpu autocast list: fp32 for replication_pad1d/2d/3d and reflection_pad1d/2d
+        return _amp_run("cpu_fp32", _pad, input, pad, mode, value)
     if mode not in _PAD_MODES:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if len(pad) % 2:
@@ -358,6 +367,9 @@ def pad(input, pad, mode="constant", value=None):
     for dim, left, right in _padded_dims(input, pad):
         out = tandem.index_select(out, dim, _source_index(input.size(dim), left, right, mode, input.device))
     return out
+
+
+_pad = pad  # pad() by another name, for its autocast hook (inside it the argument `pad` hides the function)
 
 
 # ------------------------------------------------------------------------------------------- shape and gates
@@ -406,6 +418,8 @@ def _dtype_name(dtype):
 
 def prelu(input, weight):
     """x for x > 0, weight * x otherwise, with one weight shared or one per channel (dim 1)."""
+    if _amp_active():  # PyTorch's autocast list: lower
+        return _amp_run("lower", prelu, input, weight)
     if input.dtype != weight.dtype:
         raise RuntimeError(f"prelu: Type promoting not supported. Got {_dtype_name(input.dtype)} and "
                            f"{_dtype_name(weight.dtype)}")

@@ -8,6 +8,7 @@ import warnings
 
 import tandem
 
+from .._autocast import active as _amp_active, run as _amp_run
 from .._transfer_guard import _crossing
 from .functional import _check_reduction, _reduce, logsigmoid
 
@@ -57,6 +58,8 @@ def _index_bounds(target, op):
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5 (x - y)^2 / beta where |x - y| < beta, |x - y| - 0.5 beta elsewhere (L1 when beta is 0)."""
+    if _amp_active():  # PyTorch's autocast list: fp32
+        return _amp_run("fp32", smooth_l1_loss, input, target, size_average, reduce, reduction, beta)
     _warn_if_sizes_differ(input, target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     z = tandem.abs(input - target)
@@ -69,6 +72,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """0.5 (x - y)^2 where |x - y| < delta, delta (|x - y| - 0.5 delta) elsewhere; times weight if given."""
+    if _amp_active():  # PyTorch's autocast list: fp32
+        return _amp_run("fp32", huber_loss, input, target, reduction, delta, weight)
     _warn_if_sizes_differ(input, target)
     z = tandem.abs(input - target)
     if weight is None:
@@ -93,6 +98,8 @@ def _xlogy_self(t):
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """target (log target - input) pointwise, input being log-probabilities; 'batchmean' divides the sum by the
     batch size (the KL divergence proper), 'mean' by the element count."""
+    if _amp_active():  # PyTorch's autocast list: fp32
+        return _amp_run("fp32", kl_div, input, target, size_average, reduce, reduction, log_target)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce, reduction)
     elif reduction == "mean":
@@ -116,6 +123,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
     """exp(x) - t x for log-rate inputs, x - t log(x + eps) otherwise; full adds Stirling's term for t > 1."""
+    if _amp_active():  # PyTorch's autocast list: fp32
+        return _amp_run("fp32", poisson_nll_loss, input, target, log_input, full, size_average, eps, reduce, reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if log_input:
@@ -161,6 +170,8 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """max(0, -t (x1 - x2) + margin): t = 1 asks for x1 ranked above x2, t = -1 for the reverse."""
+    if _amp_active():  # PyTorch's autocast list: fp32
+        return _amp_run("fp32", margin_ranking_loss, input1, input2, target, margin, size_average, reduce, reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
@@ -171,6 +182,8 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     """x where t = 1, max(0, margin - x) where t = -1 (both terms for any other t, as PyTorch)."""
+    if _amp_active():  # PyTorch's autocast list: fp32
+        return _amp_run("fp32", hinge_embedding_loss, input, target, margin, size_average, reduce, reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     margin_clamp = (margin - input).clamp(min=0)
@@ -180,6 +193,8 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """log(1 + exp(-t x)), as -logsigmoid(t x) so that large |t x| neither overflows nor rounds to 0."""
+    if _amp_active():  # PyTorch's autocast list: fp32
+        return _amp_run("fp32", soft_margin_loss, input, target, size_average, reduce, reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     return _reduce(-logsigmoid(input * target), reduction)
@@ -203,6 +218,8 @@ _COSINE_EPSILON = 1e-12  # ATen's EPSILON, added to each squared magnitude
 
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """1 - cos(x1, x2) where t = 1, max(0, cos(x1, x2) - margin) where t = -1."""
+    if _amp_active():  # PyTorch's autocast list: fp32
+        return _amp_run("fp32", cosine_embedding_loss, input1, input2, target, margin, size_average, reduce, reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     dim = target.dim()
@@ -231,6 +248,8 @@ def _margin_loss_input_shape(input):
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
     """Per sample: the sum over classes j != y of max(0, margin - x[y] + x[j])^p (times weight[y]), over C."""
+    if _amp_active():  # PyTorch's autocast list: fp32
+        return _amp_run("fp32", multi_margin_loss, input, target, p, margin, weight, size_average, reduce, reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if p != 1 and p != 2:
@@ -264,6 +283,8 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Per sample: the sum over its targets y (the entries before the first -1) and non-target classes j of
     max(0, 1 - (x[y] - x[j])), over C."""
+    if _amp_active():  # PyTorch's autocast list: fp32
+        return _amp_run("fp32", multilabel_margin_loss, input, target, size_average, reduce, reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     samples, classes = _margin_loss_input_shape(input)
@@ -306,6 +327,8 @@ def _broadcast_pair(a, b):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """<x1 / max(|x1|, eps), x2 / max(|x2|, eps)> along dim; normalising first keeps the result in [-1, 1]."""
+    if _amp_active():  # PyTorch's autocast list: cuda fp32
+        return _amp_run("cuda_fp32", cosine_similarity, x1, x2, dim, eps)
     dtype = tandem.result_type(x1, x2)
     if not dtype.is_floating_point:
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
@@ -340,6 +363,9 @@ def _check_margin(margin):
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
     """max(0, margin + d(a, p) - d(a, n)) with the pairwise p-norm distance; swap uses min(d(a, n), d(p, n))."""
+    if _amp_active():  # PyTorch's autocast list: fp32
+        return _amp_run("fp32", triplet_margin_loss,
+                        anchor, positive, negative, margin, p, eps, swap, size_average, reduce, reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _check_margin(margin)

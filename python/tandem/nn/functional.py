@@ -5,6 +5,7 @@ import numbers
 import tandem
 
 from .. import _C
+from .._autocast import active as _amp_active, run as _amp_run
 from .._transfer_guard import _crossing
 from .parameter import untracked
 
@@ -21,6 +22,8 @@ __all__ = [
 
 def linear(input, weight, bias=None):
     """input @ weight.T + bias, as one addmm for the common 2-D case."""
+    if _amp_active():  # PyTorch's autocast list: lower
+        return _amp_run("lower", linear, input, weight, bias)
     if input.dim() == 2 and bias is not None:
         return tandem.addmm(bias, input, weight.t())
     out = tandem.matmul(input, weight.t())
@@ -268,6 +271,8 @@ def _reduce_dims(x, dims):
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     """Normalises over every dim but the channel dim 1; in training the batch statistics are used and the
     running ones updated in place (with the unbiased variance, as PyTorch does)."""
+    if _amp_active():  # one op outside PyTorch's autocast lists: its inner reductions keep the input dtype
+        return _amp_run("none", batch_norm, input, running_mean, running_var, weight, bias, training, momentum, eps)
     if input.dim() < 2:
         raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
     dims = [0] + list(range(2, input.dim()))
@@ -292,6 +297,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    if _amp_active():  # PyTorch's autocast list: cuda fp32
+        return _amp_run("cuda_fp32", layer_norm, input, normalized_shape, weight, bias, eps)
     normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(normalized_shape)
     if tuple(input.shape[input.dim() - k:]) != normalized_shape:
@@ -373,6 +380,8 @@ def _check_class_weight(weight, input, prefix=""):
 
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     """-input[n, target[n]] (times the class weight), averaged over the weights of the kept targets."""
+    if _amp_active():  # PyTorch's autocast list: fp32
+        return _amp_run("fp32", nll_loss, input, target, weight, ignore_index, reduction)
     _check_reduction(reduction)
     if input.dim() < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
@@ -400,6 +409,8 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
     """log_softmax over dim 1, then nll_loss; class-probability targets and label smoothing as in PyTorch."""
+    if _amp_active():  # PyTorch's autocast list: fp32
+        return _amp_run("fp32", cross_entropy, input, target, weight, ignore_index, reduction, label_smoothing)
     _check_reduction(reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
@@ -447,18 +458,24 @@ def _check_same_size(input, target):
 
 
 def mse_loss(input, target, reduction="mean"):
+    if _amp_active():  # PyTorch's autocast list: fp32
+        return _amp_run("fp32", mse_loss, input, target, reduction)
     _check_reduction(reduction)
     diff = input - target
     return _reduce(diff * diff, reduction)
 
 
 def l1_loss(input, target, reduction="mean"):
+    if _amp_active():  # PyTorch's autocast list: fp32
+        return _amp_run("fp32", l1_loss, input, target, reduction)
     _check_reduction(reduction)
     return _reduce(tandem.abs(input - target), reduction)
 
 
 def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     """-(t log x + (1 - t) log(1 - x)), each log clamped at -100 as PyTorch does."""
+    if _amp_active():  # PyTorch's autocast list: bce
+        return _amp_run("bce", binary_cross_entropy, input, target, weight, reduction)
     _check_reduction(reduction)
     _check_same_size(input, target)
     log_x = tandem.clamp(tandem.log(input), min=-100)
@@ -471,6 +488,8 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
 
 def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):
     """The stable form (1 - t) x + (1 + (pw - 1) t) (log1p(exp(-|x|)) + max(-x, 0))."""
+    if _amp_active():  # PyTorch's autocast list: fp32
+        return _amp_run("fp32", binary_cross_entropy_with_logits, input, target, weight, reduction, pos_weight)
     _check_reduction(reduction)
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(f"Target size ({tuple(target.shape)}) must be the same as input size ({tuple(input.shape)})")
