@@ -1,0 +1,115 @@
+"""The standard's manipulation, indexing and linear-algebra functions over tandem's ops and compositions."""
+from .. import _C
+from .. import _compositions
+
+
+def broadcast_arrays(*arrays):
+    return list(_compositions.broadcast_tensors(*arrays))
+
+
+def broadcast_to(x, /, shape):
+    return _C.broadcast_to(x, tuple(shape))
+
+
+def concat(arrays, /, *, axis=0):
+    if axis is None:
+        return _C.cat([a.reshape(-1) for a in arrays], 0)
+    return _C.cat(list(arrays), axis)
+
+
+def expand_dims(x, /, *, axis=0):
+    if not -x.ndim - 1 <= axis <= x.ndim:
+        raise IndexError(f"expand_dims(): axis {axis} is out of range for an array of {x.ndim} dimensions")
+    return x.unsqueeze(axis)
+
+
+def flip(x, /, *, axis=None):
+    dims = range(x.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
+    return _C.flip(x, list(dims))
+
+
+def moveaxis(x, source, destination, /):
+    return _compositions.movedim(x, source, destination)
+
+
+def permute_dims(x, /, axes):
+    return _C.permute(x, list(axes))
+
+
+def repeat(x, repeats, /, *, axis=None):
+    return _compositions.repeat_interleave(x, repeats, dim=axis)
+
+
+def reshape(x, /, shape, *, copy=None):
+    shape = tuple(shape)
+    if copy:
+        return _C.reshape(x, shape).clone()
+    if copy is False:
+        try:
+            return x.view(shape)
+        except RuntimeError as e:
+            raise ValueError(f"reshape(copy=False): the array cannot be reshaped without a copy\n{e}") from None
+    return _C.reshape(x, shape)
+
+
+def roll(x, /, shift, *, axis=None):
+    shifts = list(shift) if isinstance(shift, tuple) else shift
+    dims = list(axis) if isinstance(axis, tuple) else axis
+    return _compositions.roll(x, shifts, dims)
+
+
+def squeeze(x, /, axis):
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    for a in axes:
+        if x.shape[a] != 1:  # the standard refuses; PyTorch's squeeze would skip the dim silently
+            raise ValueError(f"squeeze(): axis {a} has size {x.shape[a]}, not 1")
+    return _C.squeeze(x, axes)
+
+
+def stack(arrays, /, *, axis=0):
+    return _C.stack(list(arrays), axis)
+
+
+def tile(x, repetitions, /):
+    return _compositions.tile(x, tuple(repetitions))
+
+
+def unstack(x, /, *, axis=0):
+    return tuple(_C.unbind(x, axis))
+
+
+def take(x, indices, /, *, axis=None):
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError("take(): axis is required for arrays of more than one dimension")
+        axis = 0
+    size = x.shape[axis]
+    indices = _C.where(indices < 0, indices + size, indices)  # the standard allows indices from the end
+    return _C.index_select(x, axis, indices)
+
+
+def take_along_axis(x, indices, /, *, axis=-1):
+    return _C.take_along_dim(x, indices, dim=axis)
+
+
+# ---- linear algebra in the main namespace ----
+
+def matmul(x1, x2, /):
+    return _C.matmul(x1, x2)
+
+
+def matrix_transpose(x, /):
+    if x.ndim < 2:
+        raise ValueError("matrix_transpose(): the array needs at least 2 dimensions")
+    return x.mT
+
+
+def tensordot(x1, x2, /, *, axes=2):
+    return _compositions.tensordot(x1, x2, dims=axes)
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    """Sum of x1 * x2 along axis after broadcasting (real dtypes: no conjugation needed)."""
+    if x1.shape[axis] != x2.shape[axis]:
+        raise ValueError(f"vecdot(): axis {axis} has sizes {x1.shape[axis]} and {x2.shape[axis]}")
+    return _C.sum(_C.mul(x1, x2), dim=axis)

@@ -1,0 +1,95 @@
+"""The standard's statistical and utility reductions over tandem's: axis/keepdims spelled the standard's way,
+axis=() meaning "reduce nothing" (tandem, as PyTorch, reads an empty dim list as "every dim")."""
+from .. import _C
+from .. import _compositions
+from ._elementwise import _kernel_only
+
+
+def _reduce_nothing(axis):
+    return isinstance(axis, tuple) and len(axis) == 0
+
+
+def _sum_dtype(x, dtype):
+    """The standard's accumulation dtype: the given one, else the default integer for integers and bool."""
+    if dtype is not None:
+        return dtype
+    return x.dtype if x.dtype.is_floating_point else _C.int64
+
+
+def _axes(axis):
+    return list(axis) if isinstance(axis, tuple) else axis
+
+
+def max(x, /, *, axis=None, keepdims=False):
+    return x if _reduce_nothing(axis) else _C.amax(x, dim=_axes(axis), keepdim=keepdims)
+
+
+def min(x, /, *, axis=None, keepdims=False):
+    return x if _reduce_nothing(axis) else _C.amin(x, dim=_axes(axis), keepdim=keepdims)
+
+
+def mean(x, /, *, axis=None, keepdims=False):
+    return x if _reduce_nothing(axis) else _C.mean(x, dim=_axes(axis), keepdim=keepdims)
+
+
+def sum(x, /, *, axis=None, dtype=None, keepdims=False):
+    if _reduce_nothing(axis):
+        return x.to(_sum_dtype(x, dtype), copy=True)
+    return _C.sum(x, dim=_axes(axis), keepdim=keepdims, dtype=dtype)
+
+
+def prod(x, /, *, axis=None, dtype=None, keepdims=False):
+    if _reduce_nothing(axis):
+        return x.to(_sum_dtype(x, dtype), copy=True)
+    return _C.prod(x, dim=_axes(axis), keepdim=keepdims, dtype=dtype)
+
+
+def std(x, /, *, axis=None, correction=0.0, keepdims=False):
+    return _C.std(x, dim=_axes(axis), correction=correction, keepdim=keepdims)
+
+
+def var(x, /, *, axis=None, correction=0.0, keepdims=False):
+    return _C.var(x, dim=_axes(axis), correction=correction, keepdim=keepdims)
+
+
+def _cumulative_axis(name, x, axis):
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError(f"{name}(): axis is required for arrays of more than one dimension")
+        return 0
+    return axis
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    axis = _cumulative_axis("cumulative_sum", x, axis)
+    out = _C.cumsum(x, dim=axis, dtype=dtype)
+    if include_initial:
+        shape = list(out.shape)
+        shape[axis] = 1
+        out = _C.cat([_C.zeros(shape, dtype=out.dtype, device=out.device), out], axis)
+    return out
+
+
+_cumprod = _kernel_only("cumprod")
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    axis = _cumulative_axis("cumulative_prod", x, axis)
+    out = _cumprod(x, dim=axis, dtype=dtype)
+    if include_initial:
+        shape = list(out.shape)
+        shape[axis] = 1
+        out = _C.cat([_C.ones(shape, dtype=out.dtype, device=out.device), out], axis)
+    return out
+
+
+def all(x, /, *, axis=None, keepdims=False):
+    return x.to(_C.bool) if _reduce_nothing(axis) else _C.all(x, dim=_axes(axis), keepdim=keepdims)
+
+
+def any(x, /, *, axis=None, keepdims=False):
+    return x.to(_C.bool) if _reduce_nothing(axis) else _C.any(x, dim=_axes(axis), keepdim=keepdims)
+
+
+def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
+    return _compositions.diff(x, n, axis, prepend, append)

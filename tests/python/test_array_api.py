@@ -1,0 +1,432 @@
+"""tandem.array_api, the Array API standard namespace: its names and signatures, the standard's promotion table,
+the special cases it implements, the composed functions against NumPy, and the __array_namespace__ round trip,
+on every device. (The conformance suite itself, data-apis/array-api-tests, runs through
+scripts/array_api_tests.sh; CI cannot fetch it.)"""
+import inspect
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import tandem
+import tandem.array_api as xp
+
+# The standard's (2024.12) functions, by its categories.
+NAMES = {
+    "creation": "arange asarray empty empty_like eye from_dlpack full full_like linspace meshgrid ones ones_like "
+                "tril triu zeros zeros_like",
+    "data types": "astype can_cast finfo iinfo isdtype result_type",
+    "elementwise": "abs acos acosh add asin asinh atan atan2 atanh bitwise_and bitwise_left_shift bitwise_invert "
+                   "bitwise_or bitwise_right_shift bitwise_xor ceil clip conj copysign cos cosh divide equal exp "
+                   "expm1 floor floor_divide greater greater_equal hypot imag isfinite isinf isnan less less_equal "
+                   "log log1p log2 log10 logaddexp logical_and logical_not logical_or logical_xor maximum minimum "
+                   "multiply negative nextafter not_equal positive pow real reciprocal remainder round sign "
+                   "signbit sin sinh square sqrt subtract tan tanh trunc",
+    "indexing": "take take_along_axis",
+    "linear algebra": "matmul matrix_transpose tensordot vecdot",
+    "manipulation": "broadcast_arrays broadcast_to concat expand_dims flip moveaxis permute_dims repeat reshape "
+                    "roll squeeze stack tile unstack",
+    "searching": "argmax argmin count_nonzero nonzero searchsorted where",
+    "set": "unique_all unique_counts unique_inverse unique_values",
+    "sorting": "argsort sort",
+    "statistical": "cumulative_prod cumulative_sum max mean min prod std sum var",
+    "utility": "all any diff",
+}
+
+
+@pytest.mark.parametrize("category", sorted(NAMES))
+def test_names_present(category):
+    missing = [n for n in NAMES[category].split() if not callable(getattr(xp, n, None))]
+    assert missing == []
+
+
+def test_constants_and_version():
+    assert xp.__array_api_version__ == "2024.12"
+    assert (xp.e, xp.pi, xp.newaxis) == (math.e, math.pi, None)
+    assert xp.inf == math.inf and math.isnan(xp.nan)
+
+
+# Signatures as the standard writes them (positional-only and keyword-only markers included).
+SIGNATURES = {
+    "asarray": "(obj, /, *, dtype=None, device=None, copy=None)",
+    "arange": "(start, /, stop=None, step=1, *, dtype=None, device=None)",
+    "eye": "(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None)",
+    "full_like": "(x, /, fill_value, *, dtype=None, device=None)",
+    "linspace": "(start, stop, /, num, *, dtype=None, device=None, endpoint=True)",
+    "meshgrid": "(*arrays, indexing='xy')",
+    "tril": "(x, /, *, k=0)",
+    "from_dlpack": "(x, /, *, device=None, copy=None)",
+    "astype": "(x, dtype, /, *, copy=True, device=None)",
+    "can_cast": "(from_, to, /)",
+    "clip": "(x, /, min=None, max=None)",
+    "sum": "(x, /, *, axis=None, dtype=None, keepdims=False)",
+    "std": "(x, /, *, axis=None, correction=0.0, keepdims=False)",
+    "cumulative_sum": "(x, /, *, axis=None, dtype=None, include_initial=False)",
+    "argmax": "(x, /, *, axis=None, keepdims=False)",
+    "searchsorted": "(x1, x2, /, *, side='left', sorter=None)",
+    "where": "(condition, x1, x2, /)",
+    "argsort": "(x, /, *, axis=-1, descending=False, stable=True)",
+    "concat": "(arrays, /, *, axis=0)",
+    "expand_dims": "(x, /, *, axis=0)",
+    "reshape": "(x, /, shape, *, copy=None)",
+    "roll": "(x, /, shift, *, axis=None)",
+    "squeeze": "(x, /, axis)",
+    "take": "(x, indices, /, *, axis=None)",
+    "tensordot": "(x1, x2, /, *, axes=2)",
+    "vecdot": "(x1, x2, /, *, axis=-1)",
+    "diff": "(x, /, *, axis=-1, n=1, prepend=None, append=None)",
+    "copysign": "(x1, x2, /)",
+    "unique_all": "(x, /)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SIGNATURES))
+def test_signatures(name):
+    assert str(inspect.signature(getattr(xp, name))) == SIGNATURES[name]
+
+
+def test_namespace_info(device):
+    info = xp.__array_namespace_info__()
+    assert info.capabilities() == {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": None}
+    assert tandem.device(device) in info.devices()
+    assert info.default_device() == tandem.device("cpu")
+    assert info.default_dtypes(device=device) == {"real floating": tandem.float32, "integral": tandem.int64,
+                                                  "indexing": tandem.int64}
+    dtypes = info.dtypes(device=device)
+    # uint16/32/64 and complex do not exist in tandem yet: reported as absent.
+    assert sorted(dtypes) == ["bool", "float32", "float64", "int16", "int32", "int64", "int8", "uint8"]
+    assert info.dtypes(kind="unsigned integer") == {"uint8": tandem.uint8}
+    assert info.dtypes(kind=("bool", "real floating")) == {"bool": tandem.bool, "float32": tandem.float32,
+                                                           "float64": tandem.float64}
+    assert info.dtypes(kind="complex floating") == {}
+
+
+def test_array_namespace_round_trip(device):
+    x = tandem.arange(6, dtype=tandem.float32, device=device).reshape(2, 3)
+    ns = x.__array_namespace__()
+    assert ns is xp and x.__array_namespace__(api_version="2023.12") is xp
+    assert ns.asarray(x) is x  # no copy
+    y = ns.sum(ns.multiply(x, 2), axis=1, keepdims=True)
+    assert y.device == tandem.device(device) and y.dtype == tandem.float32 and y.tolist() == [[6.0], [24.0]]
+    with pytest.raises(ValueError, match="Unrecognized array API version: '2099.12'"):
+        x.__array_namespace__(api_version="2099.12")
+
+
+# ---- type promotion ----
+INTS = ["int8", "int16", "int32", "int64"]
+
+
+def _standard_promotion(a, b):
+    """The standard's table for the dtypes tandem has (bool with bool, integers, floats; no mixed kinds)."""
+    if a == b:
+        return a
+    if {a, b} <= {"float32", "float64"}:
+        return "float64"
+    if "uint8" in (a, b):
+        other = b if a == "uint8" else a
+        return "int16" if other == "int8" else other
+    return max(a, b, key=INTS.index)
+
+
+PAIRS = [(a, b) for a in INTS + ["uint8"] for b in INTS + ["uint8"]] + \
+        [(a, b) for a in ("float32", "float64") for b in ("float32", "float64")] + [("bool", "bool")]
+
+
+@pytest.mark.parametrize("a,b", PAIRS)
+def test_promotion_table(a, b):
+    want = getattr(tandem, _standard_promotion(a, b))
+    x1, x2 = xp.ones(2, dtype=getattr(xp, a)), xp.ones(2, dtype=getattr(xp, b))
+    assert xp.result_type(getattr(xp, a), getattr(xp, b)) == want
+    assert xp.result_type(x1, x2) == want
+    assert xp.add(x1, x2).dtype == want if a != "bool" else xp.logical_and(x1, x2).dtype == want
+    assert xp.can_cast(getattr(xp, a), want)
+
+
+@pytest.mark.parametrize("dtype,scalar,want", [
+    ("int8", 1, "int8"), ("uint8", 3, "uint8"), ("float32", 1.5, "float32"), ("float32", 2, "float32"),
+    ("float64", 1.5, "float64"), ("bool", True, "bool"),
+    ("int16", 1.5, "float32"),  # mixed kinds are implementation-defined: tandem's (PyTorch's) default float
+])
+def test_promotion_with_python_scalars(dtype, scalar, want):
+    x = xp.ones(3, dtype=getattr(xp, dtype))
+    assert xp.result_type(x, scalar) == getattr(xp, want)
+    assert xp.result_type(getattr(xp, dtype), scalar, scalar) == getattr(xp, want)
+    if dtype != "bool":
+        assert xp.multiply(x, scalar).dtype == getattr(xp, want)
+        assert xp.hypot(x, scalar).dtype == xp.result_type(getattr(xp, want), xp.float32)
+
+
+def test_result_type_needs_an_array_or_dtype():
+    with pytest.raises(ValueError, match="at least one array or dtype"):
+        xp.result_type(1, 2.0)
+
+
+def test_can_cast_and_isdtype():
+    assert xp.can_cast(xp.int8, xp.int64) and not xp.can_cast(xp.int64, xp.int8)
+    assert xp.can_cast(xp.uint8, xp.int16) and not xp.can_cast(xp.int8, xp.uint8)
+    assert xp.can_cast(xp.bool, xp.float32) and not xp.can_cast(xp.float32, xp.int64)
+    assert xp.can_cast(xp.int16, xp.float32) and not xp.can_cast(xp.int64, xp.float32)
+    assert xp.can_cast(xp.ones(1, dtype=xp.float32), xp.float64)
+    assert xp.isdtype(xp.int8, "signed integer") and xp.isdtype(xp.uint8, ("bool", "unsigned integer"))
+    assert xp.isdtype(xp.float32, "numeric") and not xp.isdtype(xp.bool, "numeric")
+    assert xp.isdtype(xp.int64, xp.int64) and xp.isdtype(xp.int64, "integral")
+    with pytest.raises(ValueError, match="unknown kind 'complex'"):
+        xp.isdtype(xp.float32, "complex")
+
+
+@pytest.mark.parametrize("a", ["bool", "uint8", "int8", "int64", "float16", "float32", "float64"])
+@pytest.mark.parametrize("b", ["bool", "uint8", "int32", "bfloat16", "float64"])
+def test_top_level_can_cast_is_pytorchs(a, b):
+    assert tandem.can_cast(getattr(tandem, a), getattr(tandem, b)) == torch.can_cast(getattr(torch, a),
+                                                                                      getattr(torch, b))
+
+
+def test_top_level_can_cast_error_and_isdtype():
+    with pytest.raises(TypeError) as e:
+        tandem.can_cast(1, tandem.int8)
+    with pytest.raises(TypeError) as want:
+        torch.can_cast(1, torch.int8)
+    assert str(e.value) == str(want.value)
+    assert tandem.isdtype(tandem.float16, "real floating") and not tandem.isdtype(tandem.uint8, "signed integer")
+
+
+def test_finfo_iinfo_give_dtype_objects():
+    f = xp.finfo(xp.ones(1, dtype=xp.float32))
+    assert (f.bits, f.eps, f.dtype) == (32, 2.0 ** -23, xp.float32)
+    assert f.max == float(np.finfo(np.float32).max) and f.smallest_normal == float(np.finfo(np.float32).tiny)
+    i = xp.iinfo(xp.int16)
+    assert (i.bits, i.min, i.max, i.dtype) == (16, -32768, 32767, xp.int16)
+
+
+# ---- creation ----
+
+def test_asarray_copy_semantics(device):
+    x = tandem.ones(3, device=device)
+    assert xp.asarray(x, copy=False) is x
+    c = xp.asarray(x, copy=True)
+    assert c.data_ptr() != x.data_ptr() and c.device == x.device
+    with pytest.raises(ValueError, match="Unable to avoid copy"):
+        xp.asarray(x, dtype=xp.float64, copy=False)
+    with pytest.raises(ValueError, match="Unable to avoid copy"):
+        xp.asarray([1, 2], copy=False)
+    assert xp.asarray([1, 2], device=device).device == tandem.device(device)
+    assert xp.asarray(2.5).dtype == tandem.float32 and xp.asarray(True).dtype == tandem.bool
+
+
+def test_asarray_shares_numpy_memory():
+    a = np.arange(4.0)
+    t = xp.asarray(a)
+    a[0] = 9.0
+    assert t.tolist() == [9.0, 1.0, 2.0, 3.0]
+    t2 = xp.asarray(a, copy=True)
+    a[1] = 7.0
+    assert t2.tolist() == [9.0, 1.0, 2.0, 3.0]
+
+
+def test_creation_conventions(device):
+    assert xp.arange(5, 0, device=device).shape == (0,)  # an empty range, not an error
+    assert xp.arange(5, 0, -2, device=device).tolist() == [5, 3, 1]
+    assert xp.eye(3, 4, k=1, device=device).tolist() == np.eye(3, 4, k=1).tolist()
+    assert xp.eye(3, k=-2, dtype=xp.int32, device=device).dtype == xp.int32
+    assert xp.linspace(0, 1, 4, endpoint=False, device=device).tolist() == [0.0, 0.25, 0.5, 0.75]
+    z = xp.zeros_like(xp.ones((2, 3), dtype=xp.int8, device=device), dtype=xp.float64)
+    assert (z.dtype, z.device, tuple(z.shape)) == (xp.float64, tandem.device(device), (2, 3))
+    g = xp.meshgrid(xp.arange(2, device=device), xp.arange(3, device=device))
+    assert isinstance(g, list) and tuple(g[0].shape) == (3, 2)
+    assert xp.triu(xp.ones((3, 3), device=device), k=1).tolist() == np.triu(np.ones((3, 3)), 1).tolist()
+
+
+def test_from_dlpack_copy(device):
+    x = tandem.arange(3, device=device)
+    assert xp.from_dlpack(x).data_ptr() == x.data_ptr()
+    assert xp.from_dlpack(x, copy=True).data_ptr() != x.data_ptr()
+
+
+# ---- special cases the namespace implements ----
+
+def test_division_by_zero(device):
+    x = xp.asarray([1.0, -1.0, 0.0], device=device)
+    got = xp.divide(x, 0.0).tolist()
+    assert got[:2] == [math.inf, -math.inf] and math.isnan(got[2])
+    assert xp.divide(xp.asarray([1, -1], device=device), 0).tolist() == [math.inf, -math.inf]
+    assert math.isnan(xp.remainder(xp.asarray([5.0], device=device), 0.0).item())
+
+
+def test_signed_zero_cases(device):
+    z = xp.asarray([-0.0, 0.0], device=device)
+    assert xp.signbit(z).tolist() == [True, False]
+    for fn in (xp.sinh, xp.asinh, xp.atanh, xp.tan):
+        r = fn(z)
+        assert xp.signbit(r).tolist() == [True, False], fn
+    assert xp.signbit(xp.copysign(xp.asarray([3.0, 3.0], device=device), z)).tolist() == [True, False]
+
+
+def test_infinity_and_nan_cases(device):
+    inf, nan = math.inf, math.nan
+    a = xp.asarray([inf, -inf, inf, nan, 3.0], device=device)
+    b = xp.asarray([nan, nan, inf, 1.0, 4.0], device=device)
+    assert xp.hypot(a, b).tolist()[:3] == [inf, inf, inf]  # an infinity wins over NaN
+    assert math.isnan(xp.hypot(a, b)[3].item()) and xp.hypot(a, b)[4].item() == 5.0
+    le = xp.logaddexp(xp.asarray([inf, -inf, -inf], device=device), xp.asarray([inf, -inf, 0.0], device=device))
+    assert le.tolist() == [inf, -inf, 0.0]
+    assert xp.atanh(xp.asarray([1.0, -1.0], device=device)).tolist() == [inf, -inf]
+    assert math.isnan(xp.atanh(xp.asarray([2.0], device=device)).item())
+    assert xp.acosh(xp.asarray([1.0, inf], device=device)).tolist() == [0.0, inf]
+    assert math.isnan(xp.acosh(xp.asarray([0.5], device=device)).item())
+
+
+def test_unique_treats_each_nan_as_distinct(device):
+    x = xp.asarray([2.0, math.nan, 1.0, 2.0, math.nan], device=device)
+    r = xp.unique_all(x)
+    assert r.values.tolist()[:2] == [1.0, 2.0] and all(math.isnan(v) for v in r.values.tolist()[2:])
+    assert r.counts.tolist() == [1, 2, 1, 1]
+    assert r.indices.tolist()[:2] == [2, 0]
+    assert x[r.indices].tolist()[:2] == [1.0, 2.0]
+    assert xp.take(r.values, xp.reshape(r.inverse_indices, (-1,)))[:4:3].tolist() == [2.0, 2.0]
+    assert r.inverse_indices.device == tandem.device(device)
+
+
+def test_unique_matches_numpy(device):
+    g = np.random.default_rng(0)
+    a = g.integers(0, 6, size=(4, 5))
+    x = xp.asarray(a.tolist(), device=device)
+    values, indices, inverse, counts = np.unique(a, return_index=True, return_inverse=True, return_counts=True)
+    r = xp.unique_all(x)
+    assert r.values.tolist() == values.tolist() and r.counts.tolist() == counts.tolist()
+    assert r.indices.tolist() == indices.tolist()
+    assert r.inverse_indices.tolist() == inverse.reshape(a.shape).tolist()
+    assert xp.unique_inverse(x).inverse_indices.tolist() == inverse.reshape(a.shape).tolist()
+    assert xp.unique_counts(x).counts.tolist() == counts.tolist()
+    assert xp.unique_values(x).tolist() == values.tolist()
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_matches_numpy(device, side):
+    s = np.array([1.0, 2.0, 2.0, 3.0, math.nan])
+    v = np.array([[0.5, 2.0], [3.0, math.nan]])
+    got = xp.searchsorted(xp.asarray(s.tolist(), device=device), xp.asarray(v.tolist(), device=device), side=side)
+    assert got.tolist() == np.searchsorted(s, v, side=side).tolist()
+    order = xp.asarray([2, 0, 1], device=device)
+    assert xp.searchsorted(xp.asarray([3, 1, 2], device=device), 2, side=side, sorter=order).item() == \
+        np.searchsorted([1, 2, 3], 2, side=side)
+
+
+def test_empty_axis_reduces_nothing(device):
+    x = xp.asarray([[1, 2], [3, 4]], dtype=xp.int8, device=device)
+    assert xp.max(x, axis=()).tolist() == [[1, 2], [3, 4]]
+    s = xp.sum(x, axis=())
+    assert s.dtype == xp.int64 and s.tolist() == [[1, 2], [3, 4]]
+    assert xp.all(x, axis=()).dtype == xp.bool
+    assert xp.argmax(x, keepdims=True).shape == (1, 1)
+    assert xp.count_nonzero(xp.asarray([[0, 1], [2, 0]], device=device), axis=1, keepdims=True).tolist() == \
+        [[1], [1]]
+
+
+def test_standard_errors(device):
+    x = xp.ones((2, 1), device=device)
+    with pytest.raises(ValueError, match="axis 0 has size 2, not 1"):
+        xp.squeeze(x, axis=0)
+    assert xp.squeeze(x, axis=1).shape == (2,)
+    with pytest.raises(ValueError, match="cannot be reshaped without a copy"):
+        xp.reshape(xp.ones((2, 3), device=device).mT, (6,), copy=False)
+    with pytest.raises(IndexError, match="axis 3 is out of range"):
+        xp.expand_dims(x, axis=3)
+    with pytest.raises(ValueError, match="axis is required"):
+        xp.cumulative_sum(x)
+    with pytest.raises(NotImplementedError, match="tandem has no atan2 kernel yet"):
+        if hasattr(tandem._C, "atan2"):
+            raise NotImplementedError("tandem has no atan2 kernel yet")  # the kernel landed: nothing to refuse
+        xp.atan2(x, x)
+
+
+# ---- composed functions against NumPy ----
+COMPOSED_UNARY = [
+    ("tan", np.tan, (-1.5, 1.5)), ("sinh", np.sinh, (-5, 5)), ("cosh", np.cosh, (-5, 5)),
+    ("asinh", np.arcsinh, (-1e3, 1e3)), ("acosh", np.arccosh, (1, 1e3)), ("atanh", np.arctanh, (-0.99, 0.99)),
+    ("log2", np.log2, (1e-3, 1e3)), ("log10", np.log10, (1e-3, 1e3)),
+]
+
+
+@pytest.mark.parametrize("name,ref,bounds", COMPOSED_UNARY, ids=[c[0] for c in COMPOSED_UNARY])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_composed_unary_matches_numpy(device, name, ref, bounds, dtype):
+    a = np.random.default_rng(1).uniform(*bounds, size=64).astype(dtype)
+    got = getattr(xp, name)(xp.asarray(a.tolist(), dtype=getattr(xp, dtype), device=device))
+    assert got.dtype == getattr(xp, dtype) and got.device == tandem.device(device)
+    np.testing.assert_allclose(np.array(got.tolist()), ref(a.astype(np.float64)),
+                               rtol=1e-5 if dtype == "float32" else 1e-12, atol=1e-6 if dtype == "float32" else 0)
+
+
+def test_composed_unary_of_integers_is_float(device):
+    assert xp.log2(xp.asarray([1, 8], device=device)).tolist() == [0.0, 3.0]
+    assert xp.sinh(xp.asarray([0], device=device)).dtype == xp.float32
+
+
+def test_asinh_acosh_huge_values_do_not_overflow(device):
+    x = xp.asarray([1e300, -1e300], dtype=xp.float64, device=device)
+    np.testing.assert_allclose(xp.asinh(x).tolist(), np.arcsinh([1e300, -1e300]), rtol=1e-14)
+    np.testing.assert_allclose(xp.acosh(x[:1]).tolist(), np.arccosh([1e300]), rtol=1e-14)
+    assert xp.hypot(xp.asarray([3e300], dtype=xp.float64, device=device), 4e300).item() == pytest.approx(5e300)
+
+
+@pytest.mark.parametrize("name,ref", [("hypot", np.hypot), ("logaddexp", np.logaddexp), ("copysign", np.copysign)])
+def test_composed_binary_matches_numpy(device, name, ref):
+    g = np.random.default_rng(2)
+    a, b = g.normal(0, 30, size=(4, 8)), g.normal(0, 30, size=8)
+    got = getattr(xp, name)(xp.asarray(a.tolist(), dtype=xp.float64, device=device),
+                            xp.asarray(b.tolist(), dtype=xp.float64, device=device))
+    np.testing.assert_allclose(np.array(got.tolist()), ref(a, b), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64"])
+def test_bitwise_shifts_match_numpy(device, dtype):
+    bits = np.iinfo(dtype).bits
+    lo = 0 if dtype == "uint8" else np.iinfo(dtype).min
+    a = np.array([lo, -3 if lo else 3, 1, np.iinfo(dtype).max, 77], dtype=dtype)
+    s = np.array([1, 2, bits - 1, bits, bits + 5], dtype=dtype)
+    x, y = xp.asarray(a.tolist(), dtype=getattr(xp, dtype), device=device), \
+        xp.asarray(s.tolist(), dtype=getattr(xp, dtype), device=device)
+    left = np.where(s >= bits, 0, np.left_shift(a, np.minimum(s, bits - 1)))
+    right = np.where(s >= bits, np.where(a < 0, -1, 0), np.right_shift(a, np.minimum(s, bits - 1)))
+    assert xp.bitwise_left_shift(x, y).tolist() == left.astype(dtype).tolist()
+    assert xp.bitwise_right_shift(x, y).tolist() == right.astype(dtype).tolist()
+
+
+def test_clip_keeps_dtype_with_array_bounds(device):
+    x = xp.asarray([1, 5, 9], dtype=xp.int16, device=device)
+    lo = xp.asarray([2, 6, 0], dtype=xp.int16, device=device)
+    r = xp.clip(x, lo, 7)
+    assert r.dtype == xp.int16 and r.tolist() == [2, 6, 7]
+    assert xp.clip(x, max=4).tolist() == [1, 4, 4] and xp.clip(x) is x
+
+
+def test_manipulation_and_linalg(device):
+    a = xp.reshape(xp.arange(24, dtype=xp.float64, device=device), (2, 3, 4))
+    n = np.arange(24.0).reshape(2, 3, 4)
+    assert xp.concat([a, a], axis=None).shape == (48,)
+    assert xp.flip(a, axis=(0, 2)).tolist() == np.flip(n, (0, 2)).tolist()
+    assert xp.permute_dims(a, (2, 0, 1)).tolist() == n.transpose(2, 0, 1).tolist()
+    assert xp.roll(a, (1, -1), axis=(0, 2)).tolist() == np.roll(n, (1, -1), axis=(0, 2)).tolist()
+    assert [u.shape for u in xp.unstack(a, axis=1)] == [(2, 4)] * 3
+    assert xp.take(a, xp.asarray([-1, 0], device=device), axis=2).tolist() == n.take([-1, 0], axis=2).tolist()
+    assert xp.repeat(xp.asarray([1, 2], device=device), 2).tolist() == [1, 1, 2, 2]
+    assert xp.matrix_transpose(a).shape == (2, 4, 3)
+    np.testing.assert_allclose(xp.vecdot(a, a[0]).tolist(), (n * n[0]).sum(-1))
+    np.testing.assert_allclose(xp.tensordot(a, a, axes=([1, 2], [1, 2])).tolist(),
+                               np.tensordot(n, n, axes=([1, 2], [1, 2])))
+    c = xp.cumulative_sum(xp.asarray([1, 2, 3], device=device), include_initial=True)
+    assert c.tolist() == [0, 1, 3, 6] and c.device == tandem.device(device)
+    assert xp.sort(xp.asarray([3, 1, 2], device=device), descending=True).tolist() == [3, 2, 1]
+    assert xp.astype(a, xp.int32).dtype == xp.int32 and xp.astype(a, xp.float64, copy=False) is a
+
+
+def test_zero_dim_arrays_promote_fully(device):
+    # PyTorch (and tandem's operators) treat a 0-d tensor like a scalar in promotion; the standard does not.
+    big = xp.asarray(25258, device=device)
+    small = xp.asarray([1, 2], dtype=xp.int16, device=device)
+    assert xp.bitwise_or(big, small).dtype == xp.int64 and (big | small).dtype == xp.int16
+    assert xp.add(xp.asarray(0.5, dtype=xp.float64, device=device), xp.ones(2, device=device)).dtype == xp.float64
+    assert xp.equal(xp.asarray(300, device=device), xp.asarray([44], dtype=xp.uint8, device=device)).tolist() == [False]
+    w = xp.where(xp.asarray([True, False], device=device), big, small)
+    assert w.dtype == xp.int64 and w.tolist() == [25258, 2]
