@@ -4,6 +4,8 @@
 #include <atomic>
 #include <mutex>
 
+#include <pthread.h>
+
 #include "core/error.h"
 
 namespace tandem {
@@ -28,6 +30,26 @@ void register_allocator(DeviceType type, DeviceAllocator* allocator) { slot(type
 void set_device_type_starter(DeviceType type, void (*starter)()) { slot(type).starter = starter; }
 
 namespace {
+// A forked child has none of its parent's device threads (stream workers, driver threads), so a device that
+// was started in the parent would wait forever there. PyTorch refuses CUDA in such a child; so does tandem:
+// the child's started device types are reset to a starter that raises.
+void refuse_device_after_fork() {
+  TANDEM_THROW(Runtime,
+               "Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the "
+               "'spawn' start method\nhint: this process was forked after its parent used a cuda device; start "
+               "workers with multiprocessing's 'spawn' context (DataLoader(multiprocessing_context=\"spawn\")) "
+               "or keep the child's work on the cpu");
+}
+void reset_devices_in_child() {
+  for (int t = 0; t < kNumDeviceTypes; ++t) {
+    Slot& s = slots()[static_cast<size_t>(t)];
+    if (static_cast<DeviceType>(t) == DeviceType::CPU || !s.started.load(std::memory_order_relaxed)) continue;
+    s.started.store(false, std::memory_order_relaxed);
+    s.starting = false;
+    s.starter = &refuse_device_after_fork;
+  }
+}
+
 // The slow path of start_device_type, out of line so that the check every allocation makes stays two loads.
 [[gnu::noinline]] void run_starter(Slot& s) {
   // Other threads wait until the starter has finished; the starter itself may look its own type up again
@@ -46,6 +68,8 @@ namespace {
   }
   s.starting = false;
   s.started.store(true, std::memory_order_release);
+  static std::once_flag fork_handler;
+  std::call_once(fork_handler, [] { pthread_atfork(nullptr, nullptr, &reset_devices_in_child); });
 }
 }  // namespace
 

@@ -395,9 +395,8 @@ def test_dataloader_option_errors_match_torch(kwargs):
     same_error(lambda m: m.DataLoader(Range(0, 4), **kwargs))
 
 
-def test_num_workers_is_accepted_with_a_warning():
-    # Worker processes are not implemented: the batches are right, and the user is told the rest is ignored.
+def test_num_workers_gives_the_same_batches():
+    # Worker processes build the batches (test_dataloader_workers.py tests them in depth); the batches are the same.
     ds = tandem.utils.data.TensorDataset(tandem.arange(6.0))
-    with pytest.warns(UserWarning, match=r"^DataLoader\(num_workers=2\): tandem builds batches in the calling "):
-        loader = tandem.utils.data.DataLoader(ds, batch_size=4, num_workers=2)
+    loader = tandem.utils.data.DataLoader(ds, batch_size=4, num_workers=2)
     assert [b[0].tolist() for b in loader] == [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0]]

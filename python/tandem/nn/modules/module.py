@@ -328,6 +328,15 @@ class Module:
     def cuda(self, device=None):
         return self._apply(lambda t: t.cuda(device) if device is not None else t.cuda())
 
+    def share_memory(self):
+        """Moves every parameter, its gradient and every buffer into shared memory, in place
+        (Tensor.share_memory_), so processes the module is then sent to work on the same values; returns self."""
+        for t in list(self.parameters()) + list(self.buffers()):
+            t.share_memory_()
+            if t.grad is not None:
+                t.grad.share_memory_()
+        return self
+
     def float(self):
         return self._apply(lambda t: t.to(_C.float32) if t.is_floating_point() else t)
 
@@ -388,8 +397,14 @@ class Module:
             if missing:
                 errors.insert(0, "Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing)))
         if errors:
+            hint = ""
+            if unexpected and missing and all(k.startswith("module.") for k in unexpected):
+                hint = ("\nhint: this state_dict was saved from a DistributedDataParallel wrapper (keys start with "
+                        "'module.'): save model.module.state_dict(), or strip the prefix with tandem.nn.modules."
+                        "utils.consume_prefix_in_state_dict_if_present(state_dict, 'module.')")
             raise RuntimeError(
                 "Error(s) in loading state_dict for {}:\n\t{}".format(type(self).__name__, "\n\t".join(errors))
+                + hint
             )
         return _IncompatibleKeys(missing, unexpected)
 

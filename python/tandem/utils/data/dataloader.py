@@ -1,12 +1,17 @@
-"""DataLoader and default_collate, as in PyTorch (single process: batches are built in the calling thread)."""
+"""DataLoader and default_collate, as in PyTorch. With num_workers=0 batches are built in the calling thread;
+with num_workers > 0 in worker processes (_multiprocessing_iter.py, _worker.py)."""
 import collections.abc
 import itertools
 import math
+import multiprocessing
 import warnings
 
 import tandem
+import tandem.multiprocessing  # noqa: F401  (registers how tensors cross processes: through shared memory)
 
 from ..._C import Tensor
+from ._multiprocessing_iter import MultiProcessingDataLoaderIter
+from ._worker import get_worker_info  # noqa: F401  (re-exported by utils.data)
 from .dataset import IterableDataset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
@@ -61,12 +66,15 @@ def pin_memory(data):
 
 class DataLoader:
     """Iterates over ``dataset`` in batches. With ``pin_memory=True`` every batch's tensors come out in pinned
-    memory (so ``.cuda(non_blocking=True)`` on them is asynchronous). ``num_workers`` is accepted for source
-    compatibility, with a warning: batches are always built in the calling process."""
+    memory (so ``.cuda(non_blocking=True)`` on them is asynchronous). With ``num_workers > 0`` each batch is
+    fetched and collated in one of that many worker processes (started with ``multiprocessing_context``, fork
+    by default on Linux), each holding its own copy of the dataset; batches come back through shared memory,
+    in order unless ``in_order=False``."""
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
                  collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
-                 generator=None, *, prefetch_factor=None, persistent_workers=False, pin_memory_device=""):
+                 multiprocessing_context=None, generator=None, *, prefetch_factor=None, persistent_workers=False,
+                 pin_memory_device="", in_order=True):
         if num_workers < 0:
             raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
         if timeout < 0:
@@ -79,6 +87,7 @@ class DataLoader:
             raise ValueError("prefetch_factor option should be non-negative")
         if persistent_workers and num_workers == 0:
             raise ValueError("persistent_workers option needs num_workers > 0")
+        self.multiprocessing_context = _start_context(multiprocessing_context, num_workers)
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
             if shuffle not in {False, None}:
@@ -105,13 +114,12 @@ class DataLoader:
             warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
                           "memory won't be used.")
             pin_memory = False
-        if num_workers > 0:
-            # Accepted so PyTorch programs run, but not silently: the batches are the same, the parallelism is not.
-            warnings.warn(f"DataLoader(num_workers={num_workers}): tandem builds batches in the calling process "
-                          "(worker processes are not implemented yet), so num_workers, worker_init_fn, timeout, "
-                          "prefetch_factor and persistent_workers have no effect", UserWarning, stacklevel=2)
         self.num_workers, self.pin_memory, self.timeout = num_workers, pin_memory, timeout
+        self.prefetch_factor = 2 if prefetch_factor is None and num_workers > 0 else prefetch_factor
+        self.worker_init_fn, self.persistent_workers, self.in_order = worker_init_fn, persistent_workers, in_order
+        self.pin_memory_device = pin_memory_device
         self.generator = generator
+        self._iterator = None  # the live worker pool, kept across epochs with persistent_workers
         self._user_sampler = sampler is not None or batch_sampler is not None
         if sampler is None and self._iterable:
             sampler = _InfiniteConstantSampler()
@@ -135,8 +143,25 @@ class DataLoader:
         return len(self.batch_sampler) if self._auto_collation else len(self.sampler)
 
     def __iter__(self):
+        if self.num_workers > 0:
+            if not self.persistent_workers:
+                return MultiProcessingDataLoaderIter(self)
+            if self._iterator is None:
+                self._iterator = MultiProcessingDataLoaderIter(self)
+            else:
+                self._iterator._reset(self)
+            return self._iterator
         batches = self._batches()
         return (pin_memory(b) for b in batches) if self.pin_memory else batches
+
+    def _index_sampler(self):
+        """What the main process draws per batch: lists of indices (or one index without auto-collation)."""
+        return self.batch_sampler if self._auto_collation else self.sampler
+
+    def _new_base_seed(self):
+        """The seed of one epoch's workers (worker i seeds its generators with it + i), drawn from ``generator``
+        (the default generator when None), so tandem.manual_seed makes worker randomness reproducible."""
+        return tandem.randint(0, 2**62, (), dtype=tandem.int64, generator=self.generator).item()
 
     def _batches(self):
         if self._iterable:
@@ -192,7 +217,20 @@ class _InfiniteConstantSampler:
             yield None
 
 
-def get_worker_info():
-    """None, as PyTorch returns in the main process: tandem's DataLoader builds every batch in the calling process,
-    so an IterableDataset that splits its stream by ``get_worker_info()`` reads all of it once."""
-    return None
+def _start_context(context, num_workers):
+    """The multiprocessing context workers start in (None: multiprocessing's default), checked as PyTorch."""
+    if context is None:
+        return None
+    if num_workers <= 0:
+        raise ValueError("multiprocessing_context can only be used with multi-process loading (num_workers > 0), "
+                         f"but got num_workers={num_workers}")
+    if isinstance(context, str):
+        valid = multiprocessing.get_all_start_methods()
+        if context not in valid:
+            raise ValueError(f"multiprocessing_context option should specify a valid start method in {valid!r}, "
+                             f"but got multiprocessing_context={context!r}")
+        context = multiprocessing.get_context(context)
+    if not isinstance(context, multiprocessing.context.BaseContext):
+        raise TypeError("multiprocessing_context option should be a valid context object or a string specifying "
+                        f"the start method, but got multiprocessing_context={context}")
+    return context

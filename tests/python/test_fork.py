@@ -1,0 +1,36 @@
+"""A process forked after its parent used a cuda device refuses cuda (PyTorch's error) instead of waiting
+forever on device threads that fork() did not copy; cpu work in the child is unaffected."""
+import os
+
+import pytest
+
+import tandem
+
+needs_cuda = pytest.mark.skipif(not tandem.cuda.is_available(), reason="no cuda device (real or emulated)")
+
+
+@needs_cuda
+def test_forked_child_refuses_cuda_and_keeps_cpu():
+    x = tandem.ones(3, device="cuda:0") * 2
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports through the pipe
+        lines = []
+        for attempt in (lambda: tandem.ones(2, device="cuda:0"), lambda: x + 1, lambda: x.cpu()):
+            try:
+                attempt()
+                lines.append("ran")
+            except RuntimeError as e:
+                lines.append(str(e).splitlines()[0])
+        lines.append(str(tandem.arange(4).sum().item()))
+        os.write(write, "\n".join(lines).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as f:
+        report = f.read().splitlines()
+    _, status = os.waitpid(pid, 0)
+    assert status == 0
+    message = ("Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use "
+               "the 'spawn' start method")
+    assert report == [message, message, message, "6"]
+    assert x.sum().item() == 6.0  # the parent's device still works
