@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fails when a source file includes a layer above its own (docs/core.md, "Layers").
 
-Layers, top to bottom: bindings (python/src) -> ops -> autograd -> kernels -> backend -> core. A file may
+Layers, top to bottom: bindings (python/src) -> distributed -> ops -> autograd -> kernels -> backend -> core. A file may
 include its own layer and any layer below. Two rules on top of the order:
   - autograd may include ops' headers: gradient formulas and the engine are written with public ops (the one
     upward call; ops record autograd nodes, formulas use ops).
@@ -16,7 +16,7 @@ import sys
 from collections import Counter
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-ORDER = ["core", "backend", "kernels", "autograd", "ops", "bindings"]
+ORDER = ["core", "backend", "kernels", "autograd", "ops", "distributed", "bindings"]
 CONCRETE_BACKENDS = ("cpu", "cuda", "emulated")
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 

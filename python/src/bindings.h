@@ -62,6 +62,7 @@ extern PyType_Slot tensor_buffer_slots[];
 // Python objects owned through a tensor's autograd state (hooks, Function nodes), for the garbage collector.
 int visit_autograd_objects(const Tensor& t, visitproc visit, void* arg);
 void init_linalg(nb::module_& m);
+void init_linalg_decomp(nb::module_& m);
 void init_cuda(nb::module_& m);
 void init_conversions(nb::module_& m);
 void init_autograd(nb::module_& m);
@@ -70,6 +71,8 @@ void init_nn(nb::module_& m);
 void init_boundary(nb::module_& m);
 void init_long_work(nb::module_& m);
 void init_cpu_capability(nb::module_& m);
+void init_distributed(nb::module_& m);
+void init_autocast(nb::module_& m);
 
 // In-place methods return the object they were called on, as PyTorch's do: `x.add_(1) is x`, and `x += 1`
 // keeps x's identity (tensors hash by identity). returning_self(f) turns f(const Tensor& self, args...) into

@@ -17,6 +17,7 @@ NB_MODULE(_C, m) {
   init_random(m);
   init_numpy(m);
   init_linalg(m);
+  init_linalg_decomp(m);
   init_cuda(m);
   init_conversions(m);
   init_autograd(m);
@@ -25,4 +26,6 @@ NB_MODULE(_C, m) {
   init_boundary(m);
   init_long_work(m);
   init_cpu_capability(m);
+  init_distributed(m);
+  init_autocast(m);
 }

@@ -409,11 +409,6 @@ void finish_requires_grad(Tensor& t, bool requires_grad) {
   if (requires_grad) t.impl()->ensure_autograd().requires_grad = true;
 }
 
-void check_host(nb::handle device, const char* fn) {
-  if (device.is_none()) return;
-  Device d = to_device(device);
-  TANDEM_CHECK(d.is_cpu(), NotImplemented, fn, "(): device '", d.str(), "' is not supported yet");
-}
 
 }  // namespace
 
@@ -443,9 +438,11 @@ void init_numpy(nb::module_& m) {
   m.def(
       "_tensor_from_array",
       [](nb::handle a, nb::handle dtype, nb::handle device, bool requires_grad) {
-        check_host(device, "tensor");
+        Device target = device_or_default(device);
         Tensor shared = tensor_from_buffer(a, Layouts::CopyFirst);
-        Tensor t = to_dtype(shared, dtype.is_none() ? shared.dtype() : to_dtype(dtype), true);
+        DType as = dtype.is_none() ? shared.dtype() : to_dtype(dtype);
+        // One copy: converted on the host, or converted while crossing to the device.
+        Tensor t = target.is_cpu() ? to_dtype(shared, as, true) : to_device(shared, target, as, true);
         finish_requires_grad(t, requires_grad);
         return t;
       },
@@ -455,9 +452,10 @@ void init_numpy(nb::module_& m) {
   m.def(
       "_as_tensor_from_array",
       [](nb::handle a, nb::handle dtype, nb::handle device) {
-        check_host(device, "as_tensor");
+        Device target = device_or_default(device);
         Tensor shared = tensor_from_buffer(a, Layouts::CopyFirst);
-        Tensor t = dtype.is_none() ? shared : to_dtype(shared, to_dtype(dtype));
+        std::optional<DType> as = to_optional_dtype(dtype);
+        Tensor t = target.is_cpu() ? (as ? to_dtype(shared, *as) : shared) : to_device(shared, target, as, false);
         return t.is_same(shared) ? warn_if_readonly(t) : t;
       },
       nb::arg("data"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());

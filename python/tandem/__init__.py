@@ -26,9 +26,14 @@ from . import backends  # noqa: F401
 from ._autograd import *  # noqa: F401,F403
 from ._nn import nn, optim, utils, save, load  # noqa: F401
 from . import accelerator, onnx  # noqa: F401
+from . import amp, cpu  # noqa: F401  (mixed precision; tandem.cpu.amp)
+from .amp import autocast  # noqa: F401
+from . import distributed  # noqa: F401
 from ._legacy import LEGACY_TYPES as _LEGACY_TYPES, tensor_type as _tensor_type, Variable as _Variable
 from ._legacy import tensor_where as _tensor_where
 from ._finfo import finfo, iinfo  # noqa: F401
+from ._dtype_functions import can_cast, isdtype  # noqa: F401
+from . import array_api  # noqa: F401
 from . import _compositions
 
 globals().update(_LEGACY_TYPES)  # FloatTensor, LongTensor, ...
@@ -39,6 +44,9 @@ Tensor.__repr__ = _tensor_repr
 Tensor.__format__ = _tensor_format
 Tensor.type = _tensor_type
 Tensor.where = _tensor_where
+Tensor.__array_namespace__ = array_api._array_namespace
 _compositions.install(globals())  # tril, einsum, ... and their Tensor methods
+from . import linalg  # noqa: E402
+linalg._install(globals())  # tandem.det, tandem.inverse, Tensor.det(), ...
 
 __version__ = "0.1.0"

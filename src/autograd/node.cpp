@@ -149,6 +149,7 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
   if (!m.grad) m.grad = std::make_shared<Tensor>();
   grads.clear();
   accumulate_into(*m.grad, g);
+  for (const auto& hook : post_hooks) hook.second(variable);
   return {};
 }
 

@@ -1,6 +1,7 @@
 // The graph: a Node per recorded op, holding the edges to the nodes of its differentiable inputs and the
 // tensors its formula needs (SavedTensor, version-checked). Leaves end in an AccumulateGrad node.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -85,6 +86,9 @@ struct AccumulateGrad final : Node {
   std::string name() const override { return "torch::autograd::AccumulateGrad"; }
   std::vector<Tensor> apply(std::vector<Tensor>&& grads) override;
   Tensor variable;
+  // Run after each accumulation into .grad, with the leaf (the DDP reducer marks its parameter ready here).
+  // Whoever adds one keeps this node alive (a leaf holds its accumulator weakly) and removes it by id.
+  std::vector<std::pair<int64_t, std::function<void(const Tensor&)>>> post_hooks;
 };
 
 // Runs a leaf's hooks on `grad` (each may replace it).

@@ -507,3 +507,21 @@ def test_dlpack_export_context_is_freed_on_every_path(max_version):
             del t, out
     gc.collect()
     assert sys.getrefcount(a) == start
+
+
+def test_tensor_and_as_tensor_from_ndarray_onto_a_device(device):
+    """tandem.tensor(ndarray, device=...) copies onto the device in one step (converted on the way), and
+    as_tensor too; both follow the default device when none is given."""
+    a = np.arange(6.0).reshape(2, 3)
+    for dtype in (None, tandem.float32, tandem.bfloat16, tandem.int64):
+        t = tandem.tensor(a, dtype=dtype, device=device)
+        assert t.device == tandem.device(device) and t.dtype == (dtype or tandem.float64)
+        assert t.cpu().tolist() == a.tolist()
+    t = tandem.as_tensor(a, device=device)
+    assert t.device == tandem.device(device) and t.dtype == tandem.float64 and t.cpu().tolist() == a.tolist()
+    a[0, 0] = 7.0  # a device copy never aliases the array; a cpu as_tensor does (as PyTorch)
+    assert t[0, 0].item() == (7.0 if device == "cpu" else 0.0)
+    with tandem.device(device):
+        assert tandem.tensor(a).device == tandem.device(device)
+    r = tandem.tensor(a, device=device, requires_grad=True)
+    assert r.requires_grad and r.is_leaf

@@ -4,3 +4,4 @@ from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, Sta
 from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,  # noqa: F401
                       WeightedRandomSampler)
 from .dataloader import DataLoader, default_collate, get_worker_info  # noqa: F401
+from .distributed import DistributedSampler  # noqa: F401

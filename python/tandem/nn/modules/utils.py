@@ -1,0 +1,33 @@
+"""Helpers of PyTorch's torch.nn.modules.utils that programs import directly."""
+import collections
+from itertools import repeat
+
+
+def _ntuple(n, name="parse"):
+    def parse(x):
+        if isinstance(x, collections.abc.Iterable):
+            return tuple(x)
+        return tuple(repeat(x, n))
+
+    parse.__name__ = name
+    return parse
+
+
+_single = _ntuple(1, "_single")
+_pair = _ntuple(2, "_pair")
+_triple = _ntuple(3, "_triple")
+_quadruple = _ntuple(4, "_quadruple")
+
+
+def consume_prefix_in_state_dict_if_present(state_dict, prefix):
+    """Strips ``prefix`` (e.g. DistributedDataParallel's "module.") from the keys that have it, in place."""
+    for key in list(state_dict.keys()):
+        if key.startswith(prefix):
+            state_dict[key[len(prefix):]] = state_dict.pop(key)
+    metadata = getattr(state_dict, "_metadata", None)
+    if metadata is not None:
+        for key in list(metadata.keys()):
+            if len(key) == 0:
+                continue
+            if key == prefix.replace(".", "") or key.startswith(prefix):
+                metadata[key[len(prefix):]] = metadata.pop(key)

@@ -1,0 +1,105 @@
+"""DistributedDataParallel: PyTorch's DDP over tandem.distributed.
+
+The reducer (src/distributed/reducer.cpp) does the work: parameters in buckets, each bucket all-reduced as soon
+as backward has produced all its gradients (hooked on the autograd engine's gradient accumulation), so
+communication overlaps the rest of backward. This module only starts an iteration at each forward.
+"""
+import contextlib
+import dataclasses
+
+import tandem
+import tandem.distributed as dist
+from tandem import _C
+from tandem.nn.modules.module import Module
+
+_DEFAULT_BUCKET_CAP_MB = 25
+
+
+def _output_tensors(value, found):
+    """Every tensor in a forward's result (tuples, lists, dicts, namedtuples, dataclasses)."""
+    if isinstance(value, tandem.Tensor):
+        found.append(value)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _output_tensors(v, found)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _output_tensors(v, found)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            _output_tensors(getattr(value, f.name), found)
+    return found
+
+
+class DistributedDataParallel(Module):
+    """Wraps ``module`` so that every rank's backward leaves the same, averaged gradients: parameters and
+    buffers are broadcast from rank 0 at construction, buffers again before each forward
+    (``broadcast_buffers``), and gradients are averaged in ``bucket_cap_mb`` buckets during backward.
+    ``no_sync()`` accumulates gradients locally; ``find_unused_parameters=True`` allows parameters that some
+    forward does not use."""
+
+    def __init__(self, module, device_ids=None, output_device=None, dim=0, broadcast_buffers=True,
+                 init_sync=True, process_group=None, bucket_cap_mb=None, find_unused_parameters=False,
+                 check_reduction=False, gradient_as_bucket_view=False, static_graph=False,
+                 delay_all_reduce_named_params=None, param_to_hook_all_reduce=None, mixed_precision=None,
+                 device_mesh=None):
+        super().__init__()
+        if not dist.is_initialized():
+            raise ValueError(dist.distributed_c10d._NOT_INITIALIZED + dist.distributed_c10d._NOT_INITIALIZED_HINT)
+        self.module = module
+        pg = process_group if process_group is not None else dist.group.WORLD
+        self.process_group = pg
+        self.broadcast_buffers = broadcast_buffers
+        self.find_unused_parameters = find_unused_parameters
+        self.require_backward_grad_sync = True
+        self.device_ids = device_ids
+        self.output_device = output_device
+        self.dim = dim
+        named = [(n, p) for n, p in module.named_parameters() if p.requires_grad]
+        if not named:
+            raise RuntimeError("DistributedDataParallel is not needed when a module doesn't have any parameter "
+                               "that requires a gradient.")
+        devices = {p.device for _, p in named}
+        if len(devices) > 1:
+            raise ValueError(f"DistributedDataParallel's input module must be on the same type of devices, but "
+                             f"input module parameters locate in {sorted(str(d) for d in devices)}.")
+        self._root = dist.get_global_rank(pg, 0)
+        if init_sync:
+            self._sync_states()
+        cap_mb = _DEFAULT_BUCKET_CAP_MB if bucket_cap_mb is None else bucket_cap_mb
+        if cap_mb <= 0:
+            raise ValueError(f"bucket_cap_mb must be positive, got {bucket_cap_mb}")
+        self.reducer = _C._Reducer.create([p for _, p in named], [n for n, _ in named],
+                                          pg._impl_for(named[0][1]), int(cap_mb * 1024 * 1024),
+                                          bool(find_unused_parameters))
+
+    def _sync_states(self):
+        """Rank 0's parameters and buffers on every rank (a shape mismatch raises on every rank)."""
+        with tandem.no_grad():
+            for t in [*self.module.parameters(), *self.module.buffers()]:
+                dist.broadcast(t, src=self._root, group=self.process_group)
+
+    def forward(self, *inputs, **kwargs):
+        if self.broadcast_buffers:
+            with tandem.no_grad():
+                for b in self.module.buffers():
+                    dist.broadcast(b, src=self._root, group=self.process_group)
+        output = self.module(*inputs, **kwargs)
+        if tandem.is_grad_enabled():
+            self.reducer.set_require_sync(self.require_backward_grad_sync)
+            self.reducer.prepare_for_backward(
+                _output_tensors(output, []) if self.find_unused_parameters else [])
+        return output
+
+    @contextlib.contextmanager
+    def no_sync(self):
+        """Inside, backward only accumulates gradients locally; the first backward after it averages the sum."""
+        old = self.require_backward_grad_sync
+        self.require_backward_grad_sync = False
+        try:
+            yield
+        finally:
+            self.require_backward_grad_sync = old
+
+    def _bucket_indices(self):
+        return self.reducer.bucket_indices()
