@@ -19,11 +19,19 @@ needs_mpi = pytest.mark.skipif(not (dist.is_available() and MPIRUN), reason="bui
 
 
 def mpirun(script, *args, timeout=300):
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), OMP_NUM_THREADS="1")
+    # The ranks import the same tandem as this process (the sanitizer runs use their own build's package).
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(tandem.__file__)))
+    env = dict(os.environ, PYTHONPATH=package_root, OMP_NUM_THREADS="1")
+    # Under the sanitizer runs the Python processes get the sanitizer runtime preloaded; mpirun and its daemons
+    # must not (ASan then reports Open MPI's own launcher), so only the ranks get LD_PRELOAD, through -x.
+    preload = env.pop("LD_PRELOAD", None)
     cmd = [MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", "2", "--mca", "btl", "self,vader,tcp",
            "-x", "PYTHONPATH", "-x", "OMP_NUM_THREADS"]
-    if "TANDEM_EMULATE_CUDA" in env:
-        cmd += ["-x", "TANDEM_EMULATE_CUDA"]
+    if preload:
+        cmd += ["-x", f"LD_PRELOAD={preload}"]
+    for var in ("TANDEM_EMULATE_CUDA", "ASAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS", "TANDEM_SANITIZER"):
+        if var in env:
+            cmd += ["-x", var]
     return subprocess.run(cmd + [sys.executable, os.path.join(ROOT, "tests", "distributed", script), *args],
                           env=env, capture_output=True, text=True, timeout=timeout)
 

@@ -297,7 +297,7 @@ struct Descriptor {
   int32_t reduce_op = -1;
   int64_t numel = 0;
   int64_t sizes[6] = {0, 0, 0, 0, 0, 0};
-  int64_t size_hash = 0;  // all dims (above 6 dims the listed sizes are a prefix)
+  uint64_t size_hash = 0;  // all dims (above 6 dims the listed sizes are a prefix)
 
   bool operator==(const Descriptor& o) const {
     return op_kind == o.op_kind && dtype == o.dtype && device_type == o.device_type && ndim == o.ndim &&
@@ -321,10 +321,10 @@ Descriptor describe(const char* what, const Tensor* t, int root = -1, std::optio
     d.device_type = static_cast<int32_t>(t->device().type);
     d.ndim = static_cast<int32_t>(t->dim());
     d.numel = t->numel();
-    int64_t h = 1469598103934665603LL;
+    uint64_t h = 1469598103934665603ULL;  // FNV-1a over the sizes (unsigned: wraps by definition)
     for (int64_t i = 0; i < t->dim(); ++i) {
       if (i < 6) d.sizes[i] = t->sizes()[i];
-      h = (h ^ t->sizes()[i]) * 1099511628211LL;
+      h = (h ^ static_cast<uint64_t>(t->sizes()[i])) * 1099511628211ULL;
     }
     d.size_hash = h;
   }
