@@ -367,9 +367,11 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
     if len(set(ranks)) != len(ranks):
         raise ValueError(f"new_group: ranks must be distinct, got {ranks}")
     sub = world._mpi.new_group(ranks)
+    # Every rank splits the NCCL communicator too (ncclCommSplit is collective over the parent, like new_group).
+    nccl_sub = world._nccl.new_group(ranks) if world._nccl is not None else None
     if sub is None:
         return GroupMember.NON_GROUP_MEMBER
-    return ProcessGroup(sub, ranks, world._backend)
+    return ProcessGroup(sub, ranks, world._backend, nccl_sub)
 
 
 def _group_rank(pg, global_rank, what):
