@@ -68,7 +68,7 @@ SIGNATURES = {
     "where": "(condition, x1, x2, /)",
     "argsort": "(x, /, *, axis=-1, descending=False, stable=True)",
     "concat": "(arrays, /, *, axis=0)",
-    "expand_dims": "(x, /, *, axis=0)",
+    "expand_dims": "(x, /, axis=0)",
     "reshape": "(x, /, shape, *, copy=None)",
     "roll": "(x, /, shift, *, axis=None)",
     "squeeze": "(x, /, axis)",
@@ -430,3 +430,217 @@ def test_zero_dim_arrays_promote_fully(device):
     assert xp.equal(xp.asarray(300, device=device), xp.asarray([44], dtype=xp.uint8, device=device)).tolist() == [False]
     w = xp.where(xp.asarray([True, False], device=device), big, small)
     assert w.dtype == xp.int64 and w.tolist() == [25258, 2]
+
+
+# ---- the standard's special cases where PyTorch differs: only the namespace's functions change ----
+
+def test_floor_divide_with_infinities_follows_the_standard(device):
+    inf, nan = math.inf, math.nan
+    a = [inf, -inf, inf, -inf, -1.0, 1.0, 1.0, -1.0, inf, 7.5, -7.5, nan]
+    b = [2.0, 2.0, -3.0, -3.0, inf, -inf, inf, -inf, inf, -2.0, 2.0, 1.0]
+    r = xp.floor_divide(xp.asarray(a, device=device), xp.asarray(b, device=device))
+    # the standard's floor(x1 / x2): an infinite x1 keeps its infinity; a finite x1 over an infinity is a signed 0
+    want = [inf, -inf, -inf, inf, -0.0, -0.0, 0.0, 0.0, nan, -4.0, -4.0, nan]
+    got = r.tolist()
+    assert [math.copysign(1, g) for g in got[:8]] == [math.copysign(1, w) for w in want[:8]]
+    np.testing.assert_array_equal(got, want)
+    finite = np.array([7.5, -7.5, 3.0, -0.5])
+    np.testing.assert_array_equal(xp.floor_divide(xp.asarray(finite, device=device), 2.0).tolist(),
+                                  np.floor_divide(finite, 2.0))
+    assert (xp.asarray([inf], device=device) // 2.0).tolist() != [inf]  # the operator keeps PyTorch's NaN
+    ints = xp.floor_divide(xp.asarray([7, -7], dtype=xp.int16, device=device), 2)
+    assert ints.dtype == xp.int16 and ints.tolist() == [3, -4]
+
+
+def test_remainder_zero_takes_the_divisors_sign(device):
+    a = np.array([-0.0, 0.0, 4.0, -4.0, 5.5, -5.5, -1.0, 3.0])
+    b = np.array([1.0, -1.0, -2.0, 2.0, 2.0, 2.0, math.inf, -math.inf])
+    got = xp.remainder(xp.asarray(a, device=device), xp.asarray(b, device=device))
+    want = np.remainder(a, b)  # NumPy's remainder has the standard's signed zeros
+    np.testing.assert_array_equal(got.tolist(), want)
+    assert np.signbit(got.tolist()).tolist() == np.signbit(want).tolist()
+    assert np.signbit((xp.asarray([-0.0], device=device) % 1.0).tolist()).tolist() == [True]  # operator: PyTorch's
+    i = xp.remainder(xp.asarray([-7, 7], dtype=xp.int8, device=device), 3)
+    assert i.dtype == xp.int8 and i.tolist() == [2, 1]
+
+
+def test_sign_of_nan_is_nan(device):
+    a = np.array([math.nan, -2.0, 0.0, -0.0, 3.0, math.inf])
+    got = xp.sign(xp.asarray(a, device=device))
+    np.testing.assert_array_equal(got.tolist(), np.sign(a))
+    assert xp.sign(xp.asarray([-3, 0, 4], device=device)).tolist() == [-1, 0, 1]
+    assert xp.asarray([math.nan], device=device).sign().tolist() == [0.0]  # the Tensor method keeps PyTorch's
+
+
+def test_acosh_below_minus_one_is_nan(device):
+    x = np.array([-5.0, -1.0, 0.5, 3.0])
+    with np.errstate(invalid="ignore"):
+        want = np.arccosh(x)
+    np.testing.assert_allclose(xp.acosh(xp.asarray(x, device=device)).tolist(), want, rtol=1e-15)
+
+
+# ---- promotion, broadcasting and axis conventions the standard asks of the namespace ----
+
+def test_matrix_products_promote(device):
+    a = np.arange(6).reshape(2, 3)
+    b = np.arange(3)
+    ta = xp.asarray(a, dtype=xp.int64, device=device)
+    tb = xp.asarray(b, dtype=xp.uint8, device=device)
+    for fn, ref in ((xp.matmul, np.matmul), (xp.linalg.matmul, np.matmul), (xp.vecdot, None),
+                    (xp.linalg.vecdot, None)):
+        r = fn(ta, tb)
+        assert r.dtype == xp.int64 and r.device == tandem.device(device)
+        assert r.tolist() == (a @ b).tolist()
+    u8 = xp.asarray([200, 100], dtype=xp.uint8, device=device)
+    v = xp.vecdot(u8, xp.asarray([2, 1], dtype=xp.uint8, device=device))
+    assert v.dtype == xp.uint8 and v.item() == np.uint8(244)  # wraps in uint8, as NumPy's vecdot
+    f = xp.tensordot(xp.asarray([1.0, 2.0], dtype=xp.float32, device=device),
+                     xp.asarray([3.0, 4.0], dtype=xp.float64, device=device), axes=1)
+    assert f.dtype == xp.float64 and f.item() == 11.0
+
+
+def test_expand_dims_takes_axis_positionally(device):
+    x = xp.ones((2, 3), device=device)
+    assert xp.expand_dims(x, 1).shape == (2, 1, 3) and xp.expand_dims(x, axis=-1).shape == (2, 3, 1)
+
+
+def test_take_along_axis_broadcasts_and_wraps(device):
+    x = np.arange(12.0).reshape(3, 4)
+    idx = np.array([[-1, 0, 2]])  # one row of indices for all three rows of x
+    got = xp.take_along_axis(xp.asarray(x, device=device), xp.asarray(idx, device=device), axis=1)
+    np.testing.assert_array_equal(got.tolist(), np.take_along_axis(x, idx, axis=1))
+    col = np.array([[2], [-3]])  # one column of indices for all four columns of x
+    got = xp.take_along_axis(xp.asarray(x, device=device), xp.asarray(col, device=device), axis=0)
+    np.testing.assert_array_equal(got.tolist(), np.take_along_axis(x, col, axis=0))
+    with pytest.raises(ValueError, match="x has 2 dimensions but indices has 1"):
+        xp.take_along_axis(xp.asarray(x, device=device), xp.asarray([0], device=device), axis=0)
+
+
+def test_prod_over_several_axes(device):
+    n = np.arange(1.0, 25.0).reshape(2, 3, 4)
+    a = xp.asarray(n, dtype=xp.float64, device=device)
+    np.testing.assert_allclose(xp.prod(a, axis=(0, 2)).tolist(), n.prod(axis=(0, 2)))
+    assert xp.prod(a, axis=(-1, 0), keepdims=True).shape == (1, 3, 1)
+    i = xp.prod(xp.asarray([[1, 2], [3, 4]], dtype=xp.int8, device=device), axis=(0, 1))
+    assert i.dtype == xp.int64 and i.item() == 24
+
+
+def test_std_var_over_no_axes(device):
+    n = np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]])
+    a = xp.asarray(n, dtype=xp.float64, device=device)
+    for fn, ref in ((xp.std, np.std), (xp.var, np.var)):
+        r = fn(a, axis=(), correction=0.5, keepdims=True)
+        assert r.shape == (2, 3)
+        np.testing.assert_array_equal(r.tolist(), ref(n[..., None], axis=-1, ddof=0.5))
+
+
+# ---- the linalg extension ----
+
+LINALG_NAMES = ("cholesky cross det diagonal eigh eigvalsh inv matmul matrix_norm matrix_power matrix_rank "
+                "matrix_transpose outer pinv qr slogdet solve svd svdvals tensordot trace vecdot vector_norm")
+
+LINALG_SIGNATURES = {
+    "cholesky": "(x, /, *, upper=False)",
+    "cross": "(x1, x2, /, *, axis=-1)",
+    "diagonal": "(x, /, *, offset=0)",
+    "matrix_norm": "(x, /, *, keepdims=False, ord='fro')",
+    "matrix_power": "(x, n, /)",
+    "matrix_rank": "(x, /, *, rtol=None)",
+    "pinv": "(x, /, *, rtol=None)",
+    "qr": "(x, /, *, mode='reduced')",
+    "solve": "(x1, x2, /)",
+    "svd": "(x, /, *, full_matrices=True)",
+    "trace": "(x, /, *, offset=0, dtype=None)",
+    "vecdot": "(x1, x2, /, *, axis=-1)",
+    "vector_norm": "(x, /, *, axis=None, keepdims=False, ord=2)",
+}
+
+
+def test_linalg_extension_names_and_signatures():
+    assert [n for n in LINALG_NAMES.split() if not callable(getattr(xp.linalg, n, None))] == []
+    for name, sig in LINALG_SIGNATURES.items():
+        assert str(inspect.signature(getattr(xp.linalg, name))) == sig, name
+    assert xp.linalg.matmul is xp.matmul and xp.linalg.vecdot is xp.vecdot  # the standard's aliases
+
+
+def _spd(rng, n, batch=()):
+    a = rng.standard_normal(batch + (n, n))
+    return a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_linalg_matches_numpy(device, dtype):
+    rng = np.random.default_rng(3)
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype == "float32" else dict(rtol=1e-10, atol=1e-10)
+    A = _spd(rng, 4, (2,)).astype(dtype)
+    B = rng.standard_normal((2, 4, 3)).astype(dtype)
+    M = rng.standard_normal((2, 5, 3)).astype(dtype)
+    t = lambda a: xp.asarray(a, device=device)  # noqa: E731
+    L = xp.linalg
+
+    def same(got, want):
+        assert got.device == tandem.device(device) and got.dtype == getattr(xp, dtype)
+        np.testing.assert_allclose(np.asarray(got.tolist()), want, **tol)
+
+    same(L.cholesky(t(A)), np.linalg.cholesky(A))
+    same(L.cholesky(t(A), upper=True), np.swapaxes(np.linalg.cholesky(A), -1, -2))
+    same(L.det(t(A)), np.linalg.det(A))
+    same(L.inv(t(A)), np.linalg.inv(A))
+    same(L.solve(t(A), t(B)), np.linalg.solve(A, B))
+    sign, logabs = L.slogdet(t(A))
+    same(sign, np.linalg.slogdet(A).sign)
+    same(logabs, np.linalg.slogdet(A).logabsdet)
+    same(L.eigvalsh(t(A)), np.linalg.eigvalsh(A))
+    w, v = L.eigh(t(A))
+    same(w, np.linalg.eigh(A).eigenvalues)
+    same(xp.matmul(v * w[..., None, :], xp.matrix_transpose(v)), A)
+    same(L.svdvals(t(M)), np.linalg.svd(M, compute_uv=False))
+    U, S, Vh = L.svd(t(M), full_matrices=False)
+    assert U.shape == (2, 5, 3) and L.svd(t(M)).U.shape == (2, 5, 5)
+    same(xp.matmul(U * S[..., None, :], Vh), M)
+    Q, R = L.qr(t(M))
+    same(xp.matmul(Q, R), M)
+    assert L.qr(t(M), mode="complete").Q.shape == (2, 5, 5)
+    same(L.pinv(t(M)), np.linalg.pinv(M))
+    assert L.matrix_rank(t(M)).tolist() == np.linalg.matrix_rank(M).tolist()
+    same(L.matrix_power(t(A), 3), np.linalg.matrix_power(A, 3))
+    same(L.matrix_power(t(A), -1), np.linalg.inv(A))
+    same(L.matrix_norm(t(M)), np.linalg.norm(M, "fro", axis=(-2, -1)))
+    same(L.matrix_norm(t(M), ord=1, keepdims=True), np.linalg.norm(M, 1, axis=(-2, -1), keepdims=True))
+    same(L.matrix_norm(t(M), ord="nuc"), np.linalg.norm(M, "nuc", axis=(-2, -1)))
+    same(L.vector_norm(t(M)), np.linalg.norm(M.reshape(-1)))
+    same(L.vector_norm(t(M), axis=(0, 2), keepdims=True, ord=3), (np.abs(M) ** 3).sum((0, 2), keepdims=True) ** (1 / 3))
+    assert L.vector_norm(t(M), keepdims=True).shape == (1, 1, 1)
+    same(L.vector_norm(t(M), axis=1, ord=math.inf), np.abs(M).max(1))
+    same(L.diagonal(t(M), offset=1), np.diagonal(M, 1, -2, -1))
+    same(L.trace(t(M), offset=-1), np.trace(M, -1, -2, -1))
+    same(L.outer(t(M[0, 0]), t(M[0, 1])), np.outer(M[0, 0], M[0, 1]))
+    same(L.cross(t(M[:, :2]), t(M[0, 4])), np.cross(M[:, :2], M[0, 4]))  # broadcast, as the standard asks
+    same(L.tensordot(t(M), t(M), axes=([1, 2], [1, 2])), np.tensordot(M, M, axes=([1, 2], [1, 2])))
+
+
+def test_linalg_argument_adaptations(device):
+    rng = np.random.default_rng(4)
+    A = _spd(rng, 3, (3,))
+    # a 3x3 right-hand side beside three 3x3 matrices is one matrix to the standard (and NumPy 2), broadcast over
+    # the stack; PyTorch reads it as a batch of three vectors since its shape is A.shape[:-1]
+    b = rng.standard_normal((3, 3))
+    got = xp.linalg.solve(xp.asarray(A, device=device), xp.asarray(b, device=device))
+    assert got.shape == (3, 3, 3)
+    np.testing.assert_allclose(got.tolist(), np.linalg.solve(A, b), rtol=1e-10)
+    one = xp.linalg.solve(xp.asarray(A[0], device=device), xp.asarray(b[0], device=device))  # 1-d: a vector
+    np.testing.assert_allclose(one.tolist(), np.linalg.solve(A[0], b[0]), rtol=1e-10)
+    # an array rtol gives one tolerance per matrix
+    M = np.stack([np.diag([1.0, 1e-3, 1e-8]), np.diag([1.0, 0.5, 0.1])])
+    rtol = xp.asarray([1e-2, 1e-9], dtype=xp.float64, device=device)
+    assert xp.linalg.matrix_rank(xp.asarray(M, device=device), rtol=rtol).tolist() == [1, 3]
+    np.testing.assert_allclose(xp.linalg.pinv(xp.asarray(M, device=device), rtol=rtol).tolist(),
+                               np.linalg.pinv(M, rtol=np.array([1e-2, 1e-9])), rtol=1e-10)
+    # trace: integers narrower than int64 sum in int64; an explicit dtype wins
+    i = xp.asarray([[100, 1], [2, 100]], dtype=xp.int8, device=device)
+    assert xp.linalg.trace(i).dtype == xp.int64 and xp.linalg.trace(i).item() == 200
+    assert xp.linalg.trace(i, dtype=xp.float64).dtype == xp.float64
+    # mixed dtypes promote
+    o = xp.linalg.outer(xp.asarray([1, 2], dtype=xp.int8, device=device),
+                        xp.asarray([1.5], dtype=xp.float64, device=device))
+    assert o.dtype == xp.float64 and o.tolist() == [[1.5], [3.0]]

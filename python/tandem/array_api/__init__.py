@@ -32,11 +32,13 @@ nan = _math.nan
 pi = _math.pi
 newaxis = None
 
+from . import _linalg as linalg  # noqa: F401  the standard's linalg extension over tandem.linalg
+
+
 def __getattr__(name):
-    """The standard's linalg and fft extensions are tandem.linalg and tandem.fft themselves once they exist (their
-    PyTorch signatures cover what scikit-learn and the standard call: svd(full_matrices=), eigh, solve, inv, ...).
-    Until then the attribute is missing, which is how the standard says an extension is absent."""
-    if name in ("linalg", "fft"):
+    """The standard's fft extension is tandem.fft itself once that module exists; until then the attribute is
+    missing, which is how the standard says an extension is absent."""
+    if name == "fft":
         import importlib
         try:
             return importlib.import_module(f"tandem.{name}")

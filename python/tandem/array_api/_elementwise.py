@@ -76,8 +76,6 @@ add = _promoted(_C.add, "add")
 subtract = _promoted(_C.sub, "subtract")
 multiply = _promoted(_C.mul, "multiply")
 divide = _promoted(_C.div, "divide")
-floor_divide = _promoted(_C.floor_divide, "floor_divide")
-remainder = _promoted(_C.remainder, "remainder")
 pow = _promoted(_C.pow, "pow")
 negative = _C.neg
 maximum = _promoted(_C.maximum, "maximum")
@@ -100,7 +98,6 @@ ceil = _C.ceil
 floor = _C.floor
 trunc = _C.trunc
 round = _C.round
-sign = _C.sign
 exp = _C.exp
 expm1 = _C.expm1
 log = _C.log
@@ -145,6 +142,37 @@ def clip(x, /, min=None, max=None):
     if max is not None:
         out = _C.minimum(out, max if isinstance(max, Tensor) else tensor(max, dtype=x.dtype, device=x.device))
     return out.to(x.dtype)
+
+
+# ---- the standard's special cases where tandem's (PyTorch's) ops differ ----
+# Only these functions change: the Tensor operators `//` and `%` keep PyTorch's results.
+
+def floor_divide(x1, x2, /):
+    """tandem.floor_divide, except with an infinite operand: the standard's floor(x1 / x2) (inf // 2 is inf,
+    -1 // inf is -0), where PyTorch follows Python (inf // 2 is NaN, -1 // inf is -1)."""
+    x1, x2 = _tensors(x1, x2)
+    out = _C.floor_divide(x1, x2)
+    if not out.dtype.is_floating_point:
+        return out
+    return _C.where(_C.isinf(x1) | _C.isinf(x2), _C.floor(_C.div(x1, x2)), out)
+
+
+def remainder(x1, x2, /):
+    """tandem.remainder, except a zero result takes x2's sign, as the standard (and NumPy) ask: -0 % 1 is +0 and
+    0 % -1 is -0 (PyTorch keeps x1's zero)."""
+    x1, x2 = _tensors(x1, x2)
+    out = _C.remainder(x1, x2)
+    if not out.dtype.is_floating_point:
+        return out
+    return _C.where(out == 0, copysign(_C.zeros((), dtype=out.dtype, device=out.device), x2), out)
+
+
+def sign(x, /):
+    """tandem.sign, except sign(NaN) is NaN as the standard asks (PyTorch gives 0)."""
+    out = _C.sign(x)
+    if not x.dtype.is_floating_point:
+        return out
+    return _C.where(_C.isnan(x), x, out)
 
 
 # ---- compositions of tandem ops (no kernel yet) ----
@@ -193,7 +221,8 @@ def _asinh(x, /):
 def _acosh(x, /):
     x = _floating(x)
     t = x - 1
-    return _C.where(x > _LARGE, _C.log(x) + _LN2, _C.log1p(t + _C.sqrt(2 * t + t * t)))
+    r = _C.where(x > _LARGE, _C.log(x) + _LN2, _C.log1p(t + _C.sqrt(2 * t + t * t)))
+    return _C.where(x < 1, math.nan, r)  # below -1, 2t + t^2 is positive again and the log form finite
 
 
 def _atanh(x, /):

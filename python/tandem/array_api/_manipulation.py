@@ -17,7 +17,7 @@ def concat(arrays, /, *, axis=0):
     return _C.cat(list(arrays), axis)
 
 
-def expand_dims(x, /, *, axis=0):
+def expand_dims(x, /, axis=0):
     if not -x.ndim - 1 <= axis <= x.ndim:
         raise IndexError(f"expand_dims(): axis {axis} is out of range for an array of {x.ndim} dimensions")
     return x.unsqueeze(axis)
@@ -89,13 +89,33 @@ def take(x, indices, /, *, axis=None):
 
 
 def take_along_axis(x, indices, /, *, axis=-1):
+    """tandem.take_along_dim after the standard's adaptations: indices from the end wrap, and x and indices
+    broadcast against each other in every dim but axis (take_along_dim wants equal sizes there)."""
+    if x.ndim != indices.ndim:
+        raise ValueError(f"take_along_axis(): x has {x.ndim} dimensions but indices has {indices.ndim}")
+    axis = axis % x.ndim if x.ndim else axis
+    indices = _C.where(indices < 0, indices + x.shape[axis], indices)
+    shape = list(_compositions.broadcast_shapes(
+        tuple(x.shape[:axis]) + (1,) + tuple(x.shape[axis + 1:]),
+        tuple(indices.shape[:axis]) + (1,) + tuple(indices.shape[axis + 1:])))
+    x = x.expand(tuple(shape[:axis] + [x.shape[axis]] + shape[axis + 1:]))
+    indices = indices.expand(tuple(shape[:axis] + [indices.shape[axis]] + shape[axis + 1:]))
     return _C.take_along_dim(x, indices, dim=axis)
 
 
 # ---- linear algebra in the main namespace ----
+# tandem's matrix products, as PyTorch's, want equal dtypes; the standard promotes, so operands of different
+# dtypes are cast to their common dtype first.
+
+def _same_dtype(x1, x2):
+    if x1.dtype != x2.dtype:
+        dtype = _C.promote_types(x1.dtype, x2.dtype)
+        return x1.to(dtype), x2.to(dtype)
+    return x1, x2
+
 
 def matmul(x1, x2, /):
-    return _C.matmul(x1, x2)
+    return _C.matmul(*_same_dtype(x1, x2))
 
 
 def matrix_transpose(x, /):
@@ -105,11 +125,13 @@ def matrix_transpose(x, /):
 
 
 def tensordot(x1, x2, /, *, axes=2):
-    return _compositions.tensordot(x1, x2, dims=axes)
+    return _compositions.tensordot(*_same_dtype(x1, x2), dims=axes)
 
 
 def vecdot(x1, x2, /, *, axis=-1):
-    """Sum of x1 * x2 along axis after broadcasting (real dtypes: no conjugation needed)."""
+    """Sum of x1 * x2 along axis after broadcasting (real dtypes: no conjugation needed), in the operands'
+    promoted dtype (tandem's sum, as PyTorch's, would widen integers to int64)."""
     if x1.shape[axis] != x2.shape[axis]:
         raise ValueError(f"vecdot(): axis {axis} has sizes {x1.shape[axis]} and {x2.shape[axis]}")
-    return _C.sum(_C.mul(x1, x2), dim=axis)
+    x1, x2 = _same_dtype(x1, x2)
+    return _C.sum(_C.mul(x1, x2), dim=axis, dtype=x1.dtype)

@@ -39,16 +39,28 @@ def sum(x, /, *, axis=None, dtype=None, keepdims=False):
 
 
 def prod(x, /, *, axis=None, dtype=None, keepdims=False):
+    """tandem.prod, as PyTorch's, reduces one dim or all of them: a tuple of axes is reduced one axis at a time
+    (keeping dims so the others keep their positions), then squeezed unless keepdims."""
     if _reduce_nothing(axis):
         return x.to(_sum_dtype(x, dtype), copy=True)
-    return _C.prod(x, dim=_axes(axis), keepdim=keepdims, dtype=dtype)
+    if not isinstance(axis, (tuple, list)):
+        return _C.prod(x, dim=axis, keepdim=keepdims, dtype=dtype)
+    axes = sorted({a % x.ndim for a in axis}) if x.ndim else []
+    out = x.to(_sum_dtype(x, dtype))
+    for a in axes:
+        out = _C.prod(out, a, keepdim=True)
+    return out if keepdims else _C.squeeze(out, tuple(axes))
 
 
 def std(x, /, *, axis=None, correction=0.0, keepdims=False):
+    if _reduce_nothing(axis):  # each element its own sample: over a new size-1 dim, keeping x's shape
+        return _C.std(x.unsqueeze(-1), dim=-1, correction=correction)
     return _C.std(x, dim=_axes(axis), correction=correction, keepdim=keepdims)
 
 
 def var(x, /, *, axis=None, correction=0.0, keepdims=False):
+    if _reduce_nothing(axis):
+        return _C.var(x.unsqueeze(-1), dim=-1, correction=correction)
     return _C.var(x, dim=_axes(axis), correction=correction, keepdim=keepdims)
 
 
