@@ -3,7 +3,13 @@
 - the digits MLP (64-256-256-10, batch 64): samples/s of a training epoch and of the evaluation loop;
 - Conv2d(1, 32, 3, padding=1) forward + backward on a 64 x 1 x 28 x 28 batch;
 - backward overhead per graph node (a chain of small ops on a one-element tensor);
-- LSTM, 2 layers, hidden 256, batch 64, sequence 100, forward + backward (issue 12's target shape).
+- LSTM, 2 layers, hidden 256, batch 64, sequence 100, forward + backward (issue 12's target shape);
+- issue 12's other layers, forward (under no_grad) and forward + backward: F.scaled_dot_product_attention (batch 8,
+  8 heads, L = S = 256, head dim 64, float32; plain and is_causal=True), Conv1d(64, 64, 3, padding=1) on 16 x 64 x
+  256, ConvTranspose2d(64, 32, 4, stride=2, padding=1) on 8 x 64 x 32 x 32;
+- DataLoader over a TensorDataset of 50k 1x28x28 float32 images (and int64 labels), batch 256, shuffle, one full
+  epoch with num_workers 0 and 2 (worker start-up included, as a training loop sees it). bench/dataloader_bench.py
+  measures the other side of the loader: workers hiding a costly Python __getitem__.
 
 Usage: PYTHONPATH=python python bench/nn_bench.py [--threads 1 2] [--repeats 5]
 """
@@ -97,6 +103,65 @@ def lstm_case(lib):
     return run
 
 
+def sdpa_case(lib, backward, causal=False):
+    lib.manual_seed(0)
+    q, k, v = (lib.randn(8, 8, 256, 64).requires_grad_(backward) for _ in range(3))
+    g = lib.ones(8, 8, 256, 64)
+    attend = lib.nn.functional.scaled_dot_product_attention
+
+    def forward():
+        with lib.no_grad():
+            attend(q, k, v, is_causal=causal)
+
+    def forward_backward():
+        q.grad = k.grad = v.grad = None
+        attend(q, k, v, is_causal=causal).backward(g)
+
+    return forward_backward if backward else forward
+
+
+def layer_case(lib, make, shape, backward):
+    """Forward under no_grad, or forward + backward of a layer (weights' and input's gradients) on a seeded input."""
+    lib.manual_seed(0)
+    layer = make(lib.nn)
+    x = lib.randn(*shape).requires_grad_(backward)
+    with lib.no_grad():
+        g = lib.ones_like(layer(x))
+
+    def forward():
+        with lib.no_grad():
+            layer(x)
+
+    def forward_backward():
+        layer.zero_grad()
+        x.grad = None
+        layer(x).backward(g)
+
+    return forward_backward if backward else forward
+
+
+LAYERS = (
+    ("Conv1d 64->64 k3, 16x64x256", lambda nn: nn.Conv1d(64, 64, 3, padding=1), (16, 64, 256)),
+    ("ConvTranspose2d 64->32 k4 s2, 8x64x32x32", lambda nn: nn.ConvTranspose2d(64, 32, 4, stride=2, padding=1),
+     (8, 64, 32, 32)),
+)
+
+
+def loader_case(lib, images, labels, workers):
+    data = lib.utils.data.TensorDataset(lib.from_numpy(images), lib.from_numpy(labels))
+    # One thread per worker, as PyTorch's own worker loop sets for itself (so a no-op on the torch side): tandem's
+    # workers do not yet, and a child forked from a parent that ran 2-thread OpenMP regions hangs in its first
+    # parallel region (libgomp's thread pool does not survive fork) -- found by this benchmark, reported on issue 12.
+    loader = lib.utils.data.DataLoader(data, batch_size=256, shuffle=True, num_workers=workers,
+                                       worker_init_fn=lambda _: lib.set_num_threads(1))
+
+    def epoch():
+        for _ in loader:
+            pass
+
+    return epoch
+
+
 def node_case(lib, n=200):
     x = lib.ones(1).requires_grad_()
 
@@ -119,11 +184,14 @@ def main():
     x_np = (digits.data / 16.0).astype(np.float32)
     y_np = digits.target.astype(np.int64)
     n = len(x_np)
+    rng = np.random.default_rng(0)
+    images = rng.standard_normal((50_000, 1, 28, 28), dtype=np.float32)
+    labels = rng.integers(0, 10, 50_000, dtype=np.int64)
     info = describe()
     print(f"# {info['cpu']} ({info['cores']} cores), flags: {' '.join(info['cpu_flags'])}; tandem kernels "
           f"{info['tandem_capability']}, torch {info['torch']} {info['torch_cpu_capability']}; "
           f"OMP_WAIT_POLICY={os.environ['OMP_WAIT_POLICY']}")
-    print(f"{'case':52s} {'threads':>7s} {'tandem':>14s} {'torch':>14s} {'ratio':>7s}")
+    print(f"{'case':62s} {'threads':>7s} {'tandem':>14s} {'torch':>14s} {'ratio':>7s}")
     for threads in args.threads:
         tandem.set_num_threads(threads)
         torch.set_num_threads(threads)
@@ -137,12 +205,27 @@ def main():
                      1 / best_of(conv_case(torch), args.repeats), True))
         rows.append(("LSTM 2x256, batch 64, seq 100 fwd+bwd (batches/s)",
                      1 / best_of(lstm_case(tandem), args.repeats), 1 / best_of(lstm_case(torch), args.repeats), True))
+        for causal in (False, True):
+            label = "SDPA 8x8x256x64" + (" causal" if causal else "")
+            for backward in (False, True):
+                rows.append((f"{label} {'fwd+bwd' if backward else 'fwd'} (calls/s)",
+                             1 / best_of(sdpa_case(tandem, backward, causal), args.repeats),
+                             1 / best_of(sdpa_case(torch, backward, causal), args.repeats), True))
+        for label, make, shape in LAYERS:
+            for backward in (False, True):
+                rows.append((f"{label} {'fwd+bwd' if backward else 'fwd'} (batches/s)",
+                             1 / best_of(layer_case(tandem, make, shape, backward), args.repeats),
+                             1 / best_of(layer_case(torch, make, shape, backward), args.repeats), True))
+        for workers in (0, 2):
+            rows.append((f"DataLoader 50k 1x28x28, batch 256, workers {workers} (samples/s)",
+                         len(images) / best_of(loader_case(tandem, images, labels, workers), args.repeats),
+                         len(images) / best_of(loader_case(torch, images, labels, workers), args.repeats), True))
         (tn, nodes), (rn, _) = node_case(tandem), node_case(torch)
         rows.append(("backward per graph node (us, lower is better)", best_of(tn, args.repeats) / nodes * 1e6,
                      best_of(rn, args.repeats) / nodes * 1e6, False))
         for name, ours, theirs, higher in rows:
             ratio = ours / theirs if higher else theirs / ours
-            print(f"{name:52s} {threads:7d} {ours:14.1f} {theirs:14.1f} {ratio:6.2f}x")
+            print(f"{name:62s} {threads:7d} {ours:14.1f} {theirs:14.1f} {ratio:6.2f}x")
 
 
 if __name__ == "__main__":
