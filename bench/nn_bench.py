@@ -149,11 +149,9 @@ LAYERS = (
 
 def loader_case(lib, images, labels, workers):
     data = lib.utils.data.TensorDataset(lib.from_numpy(images), lib.from_numpy(labels))
-    # One thread per worker, as PyTorch's own worker loop sets for itself (so a no-op on the torch side): tandem's
-    # workers do not yet, and a child forked from a parent that ran 2-thread OpenMP regions hangs in its first
-    # parallel region (libgomp's thread pool does not survive fork) -- found by this benchmark, reported on issue 12.
-    loader = lib.utils.data.DataLoader(data, batch_size=256, shuffle=True, num_workers=workers,
-                                       worker_init_fn=lambda _: lib.set_num_threads(1))
+    # Both libraries' workers run on one thread (this benchmark found tandem's forked workers hanging in their first
+    # parallel region after the parent ran 2 threads; fixed in session 8, tests/python/test_fork.py).
+    loader = lib.utils.data.DataLoader(data, batch_size=256, shuffle=True, num_workers=workers)
 
     def epoch():
         for _ in loader:

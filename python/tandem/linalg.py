@@ -174,6 +174,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
         x = x.to(dtype)
     if isinstance(dim, int):
         dim = (dim,)
+    if dim is None and keepdim and x.dim():  # every dim reduced, each kept as size 1 (PyTorch's shape)
+        dim = tuple(range(x.dim()))
     a = x.abs()
     if ord == _math.inf:
         return a.amax(dim=dim, keepdim=keepdim) if dim is not None else a.amax()

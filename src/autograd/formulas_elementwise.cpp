@@ -82,6 +82,22 @@ TANDEM_UNARY_GRAD(silu) {
   Tensor s = sigmoid(v);  // d/dx x s(x) = s (1 + x (1 - s))
   return mul(g, mul(s, add(mul(v, sub(Scalar(1.0), s)), Scalar(1.0))));
 }
+constexpr double kTwoOverSqrtPi = 1.1283791670955126, kLn2 = 0.6931471805599453, kLn10 = 2.302585092994046;
+TANDEM_UNARY_GRAD(asin) { return div(g, sqrt(sub(Scalar(1.0), mul(v, v)))); }
+TANDEM_UNARY_GRAD(acos) { return neg(div(g, sqrt(sub(Scalar(1.0), mul(v, v))))); }
+TANDEM_UNARY_GRAD(atan) { return div(g, add(mul(v, v), Scalar(1.0))); }
+TANDEM_UNARY_GRAD(sinh) { return mul(g, cosh(v)); }
+TANDEM_UNARY_GRAD(cosh) { return mul(g, sinh(v)); }
+TANDEM_UNARY_GRAD(tan) { return mul(g, add(mul(v, v), Scalar(1.0))); }  // output
+TANDEM_UNARY_GRAD(asinh) { return mul(g, rsqrt(add(mul(v, v), Scalar(1.0)))); }
+TANDEM_UNARY_GRAD(acosh) { return mul(g, rsqrt(sub(mul(v, v), Scalar(1.0)))); }
+TANDEM_UNARY_GRAD(atanh) { return div(g, sub(Scalar(1.0), mul(v, v))); }
+TANDEM_UNARY_GRAD(log2) { return div(g, mul(v, Scalar(kLn2))); }
+TANDEM_UNARY_GRAD(log10) { return div(g, mul(v, Scalar(kLn10))); }
+TANDEM_UNARY_GRAD(exp2) { return mul(g, mul(v, Scalar(kLn2))); }  // output
+TANDEM_UNARY_GRAD(erf) { return mul(g, mul(exp(neg(mul(v, v))), Scalar(kTwoOverSqrtPi))); }
+TANDEM_UNARY_GRAD(erfc) { return mul(g, mul(exp(neg(mul(v, v))), Scalar(-kTwoOverSqrtPi))); }
+TANDEM_UNARY_GRAD(erfinv) { return mul(g, mul(exp(mul(v, v)), Scalar(1.0 / kTwoOverSqrtPi))); }  // output
 #undef TANDEM_UNARY_GRAD
 
 template <UnaryOp Op>
@@ -203,6 +219,58 @@ Grads extremum_formula(FormulaNode& n, const Tensor& g) {
 }
 TANDEM_BINARY_GRAD(maximum) { return extremum_formula<true>(n, g); }
 TANDEM_BINARY_GRAD(minimum) { return extremum_formula<false>(n, g); }
+
+// The two operands of a binary node, a scalar one (variants 1 and 2) as a 0-dim tensor, and the gradients of
+// the tensor operands from the partials `da`/`db` (called only when needed).
+std::pair<Tensor, Tensor> binary_operands(FormulaNode& n) {
+  if (n.variant == 0) return {n.saved_tensor(0), n.saved_tensor(1)};
+  Tensor t = n.saved_tensor(0);
+  Tensor s = full(DimVector{}, n.scalar, t.dtype(), t.device());
+  return n.variant == 1 ? std::pair{t, s} : std::pair{s, t};
+}
+template <typename Da, typename Db>
+Grads binary_grads(FormulaNode& n, Da da, Db db) {
+  if (n.variant == 1) return {da()};
+  if (n.variant == 2) return {db()};
+  Grads r(2);
+  if (n.needs_input_grad(0)) r[0] = da();
+  if (n.needs_input_grad(1)) r[1] = db();
+  return r;
+}
+TANDEM_BINARY_GRAD(atan2) {  // atan2(a, b): d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2)
+  auto [a, b] = binary_operands(n);
+  Tensor scale = div(g, add(mul(a, a), mul(b, b)));
+  return binary_grads(
+      n, [&] { return mul(scale, b); }, [&] { return neg(mul(scale, a)); });
+}
+TANDEM_BINARY_GRAD(hypot) {
+  auto [a, b] = binary_operands(n);
+  Tensor scale = div(g, hypot(a, b));
+  return binary_grads(
+      n, [&] { return mul(scale, a); }, [&] { return mul(scale, b); });
+}
+TANDEM_BINARY_GRAD(logaddexp) {
+  auto [a, b] = binary_operands(n);
+  return binary_grads(
+      n, [&] { return div(g, add(exp(sub(b, a)), Scalar(1.0))); },
+      [&] { return div(g, add(exp(sub(a, b)), Scalar(1.0))); });
+}
+TANDEM_BINARY_GRAD(logaddexp2) {
+  auto [a, b] = binary_operands(n);
+  return binary_grads(
+      n, [&] { return div(g, add(exp2(sub(b, a)), Scalar(1.0))); },
+      [&] { return div(g, add(exp2(sub(a, b)), Scalar(1.0))); });
+}
+TANDEM_BINARY_GRAD(copysign) {  // d/da = result / a (+-1), 0 where a == 0; the sign operand gets 0
+  auto [a, b] = binary_operands(n);
+  return binary_grads(
+      n,
+      [&] {
+        Tensor ratio = div(copysign(a, b), a);
+        return mul(g, where(eq(a, Scalar(0.0)), scalar_zero(ratio), ratio));
+      },
+      [&] { return zeros_like(g); });
+}
 #undef TANDEM_BINARY_GRAD
 
 template <BinaryOp Op, GradReads Reads>

@@ -3,10 +3,21 @@
 #include <algorithm>
 #include <atomic>
 
+#include <pthread.h>
+
 namespace tandem {
 namespace {
 std::atomic<int> g_threads{0};  // 0: not yet read from OpenMP
-}
+
+// A forked child inherits none of the parent's OpenMP worker threads, but libgomp still believes its team
+// exists: the child's first parallel region then waits forever at a barrier (a DataLoader worker forked after
+// the parent ran 2 threads hung so). The child runs on one thread, as PyTorch's DataLoader workers do;
+// set_num_threads raises it again for a program that knows its OpenMP runtime copes.
+const bool fork_handler_installed = [] {
+  pthread_atfork(nullptr, nullptr, [] { g_threads.store(1, std::memory_order_relaxed); });
+  return true;
+}();
+}  // namespace
 int get_num_threads() {
   int n = g_threads.load(std::memory_order_relaxed);
   if (n == 0) {

@@ -9,6 +9,7 @@
 
 #include "core/half.h"
 #include "core/macros.h"
+#include "kernels/math_functors.h"
 #include "kernels/vector_math.h"
 
 namespace tandem {

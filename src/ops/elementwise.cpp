@@ -109,8 +109,22 @@ void run_unary(UnaryOp op, const Tensor& out, const Tensor& in) {
 
 // The unary ops of PyTorch's CUDA autocast float32 list that tandem has.
 bool autocasts_to_fp32(UnaryOp op) {
-  return op == UnaryOp::exp || op == UnaryOp::log || op == UnaryOp::log1p || op == UnaryOp::expm1 ||
-         op == UnaryOp::rsqrt;
+  switch (op) {
+    case UnaryOp::exp:
+    case UnaryOp::log:
+    case UnaryOp::log1p:
+    case UnaryOp::expm1:
+    case UnaryOp::rsqrt:
+    case UnaryOp::acos:
+    case UnaryOp::asin:
+    case UnaryOp::cosh:
+    case UnaryOp::sinh:
+    case UnaryOp::tan:
+    case UnaryOp::erfinv:
+    case UnaryOp::log2:
+    case UnaryOp::log10: return true;
+    default: return false;
+  }
 }
 
 Tensor unary_op(UnaryOp op, UnaryRule rule, const Tensor& x) {

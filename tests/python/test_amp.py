@@ -55,6 +55,9 @@ OPS = {
 HALF_INPUT = {
     "mm": F16, "exp": F32, "sum": F32, "softmax": F32, "layer_norm": F32, "relu": F16, "add": F16,
     "mse_loss": F32, "linear": F16, "rsqrt": F32, "mean": F16, "batch_norm": F16, "instance_norm": F16,
+    # PyTorch's cuda float32 list has these math ops and not atan/erf/atan2:
+    "tan": F32, "sinh": F32, "asin": F32, "erfinv": F32, "log2": F32, "log10": F32, "atan": F16, "erf": F16,
+    "atan2": F16,
 }
 
 
@@ -88,7 +91,10 @@ def test_half_inputs_under_cuda_autocast(name):
     ops = {"mm": lambda: x @ w, "exp": lambda: x.exp(), "sum": lambda: x.sum(), "softmax": lambda: x.softmax(0),
            "layer_norm": lambda: F.layer_norm(x, (4,)), "relu": lambda: x.relu(), "add": lambda: x + w,
            "mse_loss": lambda: F.mse_loss(x, w), "linear": lambda: F.linear(x, w), "rsqrt": lambda: x.abs().rsqrt(),
-           "mean": lambda: x.mean(),
+           "mean": lambda: x.mean(), "tan": lambda: x.tan(), "sinh": lambda: x.sinh(),
+           "asin": lambda: (x * 0.1).asin(), "erfinv": lambda: (x * 0.1).erfinv(), "log2": lambda: x.abs().log2(),
+           "log10": lambda: x.abs().log10(), "atan": lambda: x.atan(), "erf": lambda: x.erf(),
+           "atan2": lambda: tandem.atan2(x, w),
            # Unlisted, one op in PyTorch: its inner reductions (sum is on the fp32 list) must not widen it.
            "batch_norm": lambda: F.batch_norm(x[None], None, None, training=True),
            "instance_norm": lambda: F.instance_norm(x[None, None])}

@@ -422,3 +422,25 @@ def test_module_share_memory_lets_a_child_update_the_parent_model():
     p.join(10)
     assert p.exitcode == 0
     assert model.weight.tolist() == [2.0, 2.0] and model.running_mean.tolist() == [7.0, 7.0]
+
+
+def test_workers_forked_after_two_threads_ran_do_not_hang():
+    """libgomp's team does not survive fork: a worker forked after the parent ran a 2-thread region used to wait
+    forever at its first parallel region (found by bench/nn_bench.py). Forked children run on one thread."""
+    import subprocess
+    import sys
+    import textwrap
+    script = textwrap.dedent("""
+        import tandem
+        from tandem.utils.data import DataLoader, TensorDataset
+        tandem.set_num_threads(2)
+        a = tandem.randn(512, 512)
+        (a @ a).sum().item()
+        (tandem.randn(1 << 20) * 2).sum().item()   # parallel elementwise and reduction regions
+        data = TensorDataset(tandem.randn(2048, 64), tandem.arange(2048))
+        loader = DataLoader(data, batch_size=256, num_workers=2, multiprocessing_context="fork",
+                            collate_fn=lambda items: tandem.stack([x for x, _ in items]).repeat(64, 1).exp().sum())
+        print(sum(float(b) for b in loader) > 0)
+    """)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and run.stdout.strip() == "True", run.stderr

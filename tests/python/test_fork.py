@@ -34,3 +34,25 @@ def test_forked_child_refuses_cuda_and_keeps_cpu():
                "the 'spawn' start method")
     assert report == [message, message, message, "6"]
     assert x.sum().item() == 6.0  # the parent's device still works
+
+
+def test_forked_child_runs_parallel_regions_after_the_parent_used_two_threads():
+    """libgomp's thread team does not survive fork(); a child that entered a parallel region after the parent
+    ran one with 2 threads waited forever. tandem's fork handler makes the child run on one thread."""
+    import subprocess
+    import sys
+    import textwrap
+    script = textwrap.dedent("""
+        import os, tandem
+        tandem.set_num_threads(2)
+        x = tandem.randn(1 << 21)
+        (x.exp() * 2).sum().item()
+        pid = os.fork()
+        if pid == 0:
+            ok = (x.exp() * 2).sum().item() > 0 and tandem.get_num_threads() == 1
+            os._exit(0 if ok else 3)
+        _, status = os.waitpid(pid, 0)
+        print(os.waitstatus_to_exitcode(status), tandem.get_num_threads())
+    """)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0 and run.stdout.split() == ["0", "2"], run.stdout + run.stderr

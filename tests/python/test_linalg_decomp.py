@@ -408,3 +408,14 @@ def test_gradcheck_eigh_and_svd():
     assert tandem.autograd.gradcheck(lambda a: tandem.linalg.eigvalsh(a + a.mT), (x,))
     assert tandem.autograd.gradcheck(lambda a: tandem.linalg.svdvals(a), (x,))
     assert tandem.autograd.gradcheck(lambda a: tandem.linalg.slogdet(a).logabsdet, (x,))
+
+
+def test_vector_norm_keepdim_without_dim_keeps_every_dim(device):
+    x = tandem.arange(6.0, device=device).reshape(2, 3)
+    expected = torch.linalg.vector_norm(torch.arange(6.0).reshape(2, 3), keepdim=True)
+    for ord in (2, 1, float("inf"), 0):
+        got = tandem.linalg.vector_norm(x, ord=ord, keepdim=True)
+        assert tuple(got.shape) == (1, 1) and got.device == tandem.device(device)
+        want = torch.linalg.vector_norm(torch.arange(6.0).reshape(2, 3), ord=ord, keepdim=True)
+        assert abs(got.item() - want.item()) < 1e-5
+    assert tuple(expected.shape) == (1, 1)

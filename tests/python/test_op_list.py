@@ -45,9 +45,13 @@ def test_the_list_is_complete_and_well_formed():
         assert callable(getattr(tandem.Tensor, name + "_"))
 
 
+# Ops defined only inside (-1, 1) get inputs there (still away from 0, where abs-like kinks sit).
+SMALL_DOMAIN = {"asin", "acos", "atanh", "erfinv"}
+
+
 @pytest.mark.parametrize("name,rule,node", [u for u in UNARY if u[2] is not None], ids=lambda v: str(v))
 def test_differentiable_unary_op(name, rule, node, device):
-    x = smooth_input(device)
+    x = smooth_input(device, low=0.3, high=0.6) if name in SMALL_DOMAIN else smooth_input(device)
     out = getattr(tandem, name)(x)
     assert out.grad_fn is not None and out.grad_fn.name() == node
     expected = torch_fn(name)(torch.tensor(x.tolist(), dtype=torch.float64, requires_grad=True))

@@ -4,6 +4,7 @@ exactly (atan, asin, acos, atan2, nextafter) use tandem's kernel once one exists
 
 Where a tandem op of the same name appears later (issue 14 adds the trig and hyperbolic families), _native picks
 it over the composition, so the composition is only a bridge."""
+import inspect
 import math
 
 from .. import _C
@@ -27,8 +28,18 @@ __all__ = [
 
 
 def _native(name, composition):
-    """tandem's own op when it exists, else the composition (so a kernel added later replaces it)."""
-    return getattr(_C, name, None) or composition
+    """tandem's own op when it exists, else the composition (so a kernel added later replaces it). The op gets
+    the composition's positional-only signature, and two-operand ops the standard's promotion."""
+    fn = getattr(_C, name, None)
+    if fn is None:
+        return composition
+    if len(inspect.signature(composition).parameters) == 2:
+        return _promoted(fn, name)
+
+    def op(x, /):
+        return fn(x)
+    op.__name__ = op.__qualname__ = name
+    return op
 
 
 def _kernel_only(name):

@@ -145,6 +145,9 @@ def worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_col
     """A worker's life: seed, run worker_init_fn, then answer (send_idx, indices) messages from index_queue with
     (send_idx, batch or ExceptionWrapper) on data_queue until told to stop (None) or the parent dies."""
     global _worker_info
+    # One thread per worker, as PyTorch's workers: the workers already run side by side (and a forked child
+    # cannot use the parent's OpenMP team; tandem's fork handler sets this too).
+    tandem.set_num_threads(1)
     try:
         seed = base_seed + worker_id
         _seed_worker(seed, worker_id)
