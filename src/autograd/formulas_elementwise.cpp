@@ -222,11 +222,16 @@ TANDEM_BINARY_GRAD(minimum) { return extremum_formula<false>(n, g); }
 
 // The two operands of a binary node, a scalar one (variants 1 and 2) as a 0-dim tensor, and the gradients of
 // the tensor operands from the partials `da`/`db` (called only when needed).
-std::pair<Tensor, Tensor> binary_operands(FormulaNode& n) {
+// A struct, not a pair unpacked by a structured binding: the gradient lambdas capture both operands, and
+// clang before 16 cannot capture structured bindings.
+struct BinaryOperands {
+  Tensor a, b;
+};
+BinaryOperands binary_operands(FormulaNode& n) {
   if (n.variant == 0) return {n.saved_tensor(0), n.saved_tensor(1)};
   Tensor t = n.saved_tensor(0);
   Tensor s = full(DimVector{}, n.scalar, t.dtype(), t.device());
-  return n.variant == 1 ? std::pair{t, s} : std::pair{s, t};
+  return n.variant == 1 ? BinaryOperands{t, s} : BinaryOperands{s, t};
 }
 template <typename Da, typename Db>
 Grads binary_grads(FormulaNode& n, Da da, Db db) {
@@ -238,31 +243,36 @@ Grads binary_grads(FormulaNode& n, Da da, Db db) {
   return r;
 }
 TANDEM_BINARY_GRAD(atan2) {  // atan2(a, b): d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2)
-  auto [a, b] = binary_operands(n);
+  const BinaryOperands ops = binary_operands(n);
+  const Tensor &a = ops.a, &b = ops.b;
   Tensor scale = div(g, add(mul(a, a), mul(b, b)));
   return binary_grads(
       n, [&] { return mul(scale, b); }, [&] { return neg(mul(scale, a)); });
 }
 TANDEM_BINARY_GRAD(hypot) {
-  auto [a, b] = binary_operands(n);
+  const BinaryOperands ops = binary_operands(n);
+  const Tensor &a = ops.a, &b = ops.b;
   Tensor scale = div(g, hypot(a, b));
   return binary_grads(
       n, [&] { return mul(scale, a); }, [&] { return mul(scale, b); });
 }
 TANDEM_BINARY_GRAD(logaddexp) {
-  auto [a, b] = binary_operands(n);
+  const BinaryOperands ops = binary_operands(n);
+  const Tensor &a = ops.a, &b = ops.b;
   return binary_grads(
       n, [&] { return div(g, add(exp(sub(b, a)), Scalar(1.0))); },
       [&] { return div(g, add(exp(sub(a, b)), Scalar(1.0))); });
 }
 TANDEM_BINARY_GRAD(logaddexp2) {
-  auto [a, b] = binary_operands(n);
+  const BinaryOperands ops = binary_operands(n);
+  const Tensor &a = ops.a, &b = ops.b;
   return binary_grads(
       n, [&] { return div(g, add(exp2(sub(b, a)), Scalar(1.0))); },
       [&] { return div(g, add(exp2(sub(a, b)), Scalar(1.0))); });
 }
 TANDEM_BINARY_GRAD(copysign) {  // d/da = result / a (+-1), 0 where a == 0; the sign operand gets 0
-  auto [a, b] = binary_operands(n);
+  const BinaryOperands ops = binary_operands(n);
+  const Tensor &a = ops.a, &b = ops.b;
   return binary_grads(
       n,
       [&] {

@@ -8,7 +8,7 @@
 #pragma once
 #include <cmath>
 
-#if defined(TANDEM_HAS_LIBMVEC) && !defined(__CUDACC__)
+#if defined(TANDEM_HAS_LIBMVEC) && !defined(__CUDACC__) && !defined(__clang__)
 extern "C" {
 __attribute__((simd("notinbranch"))) float sinf(float) noexcept;
 __attribute__((simd("notinbranch"))) float cosf(float) noexcept;
