@@ -7,7 +7,9 @@ Rows (rank 0 prints; ratios > 1 mean tandem is faster):
     including its cross-rank argument check), mpi4py Allreduce on NumPy arrays, torch.distributed gloo.
   - the cost of the argument check: a 4-byte all_reduce, tandem vs mpi4py (latency).
   - DDP step on the digits MLP (batch 64 per rank): samples/s per rank with 2 ranks and, in a second
-    `-np 1` run, with 1 rank; and the share of the gradient all-reduce hidden behind backward.
+    `-np 1` run, with 1 rank; and the share of the gradient all-reduce hidden behind backward. Its gradients
+    (0.3 MB) fit one bucket, launched when backward ends, so nothing can hide; a second row, a 6-layer
+    1024-wide MLP (25 MB of gradients) with bucket_cap_mb=4, has several buckets launched during backward.
 Goals (issue 13): all_reduce at least 0.95x mpi4py's bandwidth and at least gloo's.
 """
 import os
@@ -95,12 +97,22 @@ def main():
 def ddp_row(rank, world):
     from tandem import nn
     tandem.manual_seed(0)
-    model = nn.Sequential(nn.Flatten(), nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(),
-                          nn.Linear(256, 10))
-    ddp = nn.parallel.DistributedDataParallel(model)
+    digits = nn.Sequential(nn.Flatten(), nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(),
+                           nn.Linear(256, 10))
+    ddp_step_row(rank, world, "DDP digits MLP step", digits, 25, (64, 1, 8, 8))
+    layers = [nn.Flatten(), nn.Linear(64, 1024), nn.ReLU()]
+    for _ in range(5):
+        layers += [nn.Linear(1024, 1024), nn.ReLU()]
+    wide = nn.Sequential(*layers, nn.Linear(1024, 10))
+    ddp_step_row(rank, world, "DDP 6x1024 MLP step (bucket_cap_mb=4)", wide, 4, (64, 1, 8, 8))
+
+
+def ddp_step_row(rank, world, label, model, bucket_cap_mb, input_shape):
+    from tandem import nn
+    ddp = nn.parallel.DistributedDataParallel(model, bucket_cap_mb=bucket_cap_mb)
     opt = tandem.optim.SGD(ddp.parameters(), lr=0.01)
-    x = tandem.randn(64, 1, 8, 8)
-    y = tandem.randint(0, 10, (64,))
+    x = tandem.randn(*input_shape)
+    y = tandem.randint(0, 10, (input_shape[0],))
     loss_fn = nn.CrossEntropyLoss()
 
     def step(module):
@@ -108,17 +120,18 @@ def ddp_row(rank, world):
         loss_fn(module(x), y).backward()
         opt.step()
 
-    for _ in range(20):
+    for _ in range(10):
         step(ddp)
     dist.barrier()
-    t_ddp = best_of(lambda: step(ddp), 5, 50)
-    t_local = best_of(lambda: step(model), 5, 50)  # the same step without the reducer (no communication)
+    t_ddp = best_of(lambda: step(ddp), 5, 10)
+    t_local = best_of(lambda: step(model), 5, 10)  # the same step without the reducer (no communication)
     grads = [p.grad for p in model.parameters()]
     flat = tandem.cat([g.reshape(-1) for g in grads])
-    t_comm = best_of(lambda: dist.all_reduce(flat), 5, 50)  # the gradient all-reduce alone
+    t_comm = best_of(lambda: dist.all_reduce(flat), 5, 10)  # the gradient all-reduce alone
     if rank == 0:
         hidden = max(0.0, min(1.0, 1 - (t_ddp - t_local) / t_comm)) if t_comm > 0 else 1.0
-        print(f"DDP digits MLP step, batch 64/rank, {world} rank(s): {64 / t_ddp:.0f} samples/s per rank "
+        n = input_shape[0]
+        print(f"{label}, batch {n}/rank, {world} rank(s): {n / t_ddp:.0f} samples/s per rank "
               f"(local step {t_local * 1e3:.2f} ms, DDP step {t_ddp * 1e3:.2f} ms, gradient all_reduce alone "
               f"{t_comm * 1e3:.2f} ms, {hidden:.0%} of it hidden behind backward)")
 

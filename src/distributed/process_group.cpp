@@ -48,6 +48,7 @@ std::atomic<bool> timed_out{false};
 }
 
 bool had_timeout() { return timed_out.load(); }
+void mark_timed_out() { timed_out = true; }
 
 void Work::wait(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mutex_);

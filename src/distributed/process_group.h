@@ -100,7 +100,9 @@ ProcessGroupPtr nccl_world(const ProcessGroupPtr& bootstrap, std::chrono::millis
 // Ends the MPI side at process exit: waits for queued operations (up to `grace`), then MPI_Finalize; after a
 // timed-out operation, MPI_Abort instead (a stuck collective would never return).
 void shutdown_mpi(std::chrono::milliseconds grace);
-// True once a wait timed out in this process.
+// True once a wait timed out in this process (or a watchdog found an operation past its timeout: the mark
+// makes the process abort the job at exit).
 bool had_timeout();
+void mark_timed_out();
 
 }  // namespace tandem::distributed

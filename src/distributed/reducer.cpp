@@ -84,8 +84,27 @@ std::vector<std::vector<int64_t>> Reducer::bucket_indices() const {
   return out;
 }
 
+// Waits for the all-reduces a failed iteration launched: their buffers are reused by the next one, and a
+// collective still in flight would write into them. Returns the first failure's message ("" when none).
+std::string Reducer::drain_in_flight() {
+  std::string failure;
+  for (Bucket& b : buckets_) {
+    for (WorkPtr* w : {&b.work, &b.used_work}) {
+      if (!*w) continue;
+      try {
+        (*w)->wait(group_->timeout());
+      } catch (const std::exception& e) {
+        if (failure.empty()) failure = e.what();
+      }
+      w->reset();
+    }
+  }
+  return failure;
+}
+
 void Reducer::prepare_for_backward(const std::vector<Tensor>& outputs) {
   if (started_) {
+    const std::string in_flight_failure = drain_in_flight();
     std::ostringstream os;
     os << "Expected to have finished reduction in the prior iteration before starting a new one. This error "
           "indicates that your module has parameters that were not used in producing loss. You can enable "
@@ -99,14 +118,14 @@ void Reducer::prepare_for_backward(const std::vector<Tensor>& outputs) {
     os << "\nhint: pass find_unused_parameters=True to DistributedDataParallel, or make every parameter take "
           "part "
           "in the loss on every rank";
+    if (!in_flight_failure.empty())
+      os << "\n(an all-reduce launched before this error failed too: " << in_flight_failure << ")";
     started_ = false;
     TANDEM_CHECK(false, Runtime, os.str());
   }
-  for (Bucket& b : buckets_) {
-    b.pending = b.params.size();
-    b.work.reset();
-    b.used_work.reset();
-  }
+  // No work is in flight here: finalize() waited for every bucket, and an iteration that stopped part-way
+  // (started_) was drained above.
+  for (Bucket& b : buckets_) b.pending = b.params.size();
   ready_.assign(params_.size(), false);
   locally_used_.assign(params_.size(), false);
   next_bucket_ = 0;

@@ -40,6 +40,7 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   void mark_ready(size_t param, bool used);
   void launch_ready_buckets();
   void finalize();
+  std::string drain_in_flight();
 
   struct Bucket {
     std::vector<size_t> params;

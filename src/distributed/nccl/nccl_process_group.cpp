@@ -3,19 +3,23 @@
 // communicator per process on its current device. Its unique id is handed out over the MPI group.
 //
 // A Work completes when an event recorded after the operation has passed; wait() needs nothing more from the
-// host for later work on the same stream, so it only checks for NCCL errors (asynchronous semantics, as
-// PyTorch's NCCL work). Built only with the CUDA backend and NCCL; never run on emulated devices (host
-// memory).
+// host for later work on the same stream, so it only checks for errors (asynchronous semantics, as PyTorch's
+// NCCL work). Since no host thread blocks on the operations, a watchdog thread (distributed/watchdog.h) polls
+// their events and NCCL's asynchronous error: one past the group's timeout aborts the communicator
+// (ncclCommAbort ends the stuck kernels), and every later wait or collective raises. Built only with the CUDA
+// backend and NCCL; never run on emulated devices (host memory).
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <nccl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "backend/accelerator.h"
 #include "core/error.h"
 #include "distributed/process_group.h"
+#include "distributed/watchdog.h"
 #include "ops/copy.h"
 #include "ops/view.h"
 
@@ -23,10 +27,11 @@ namespace tandem::distributed {
 
 namespace {
 
-#define TANDEM_NCCL_FUNCTIONS(_)                                                                  \
-  _(GetErrorString)                                                                               \
-  _(AllReduce) _(Broadcast) _(Reduce) _(AllGather) _(ReduceScatter) _(Send) _(Recv) _(GroupStart) \
-      _(GroupEnd) _(CommSplit) _(CommDestroy) _(GetUniqueId) _(CommInitRank)
+#define TANDEM_NCCL_FUNCTIONS(_)                                                                 \
+  _(GetErrorString)                                                                              \
+  _(AllReduce)                                                                                   \
+  _(Broadcast) _(Reduce) _(AllGather) _(ReduceScatter) _(Send) _(Recv) _(GroupStart) _(GroupEnd) \
+      _(CommSplit) _(CommDestroy) _(CommAbort) _(CommGetAsyncError) _(GetUniqueId) _(CommInitRank)
 
 // NCCL is loaded when a NCCL group starts, not linked: PyTorch ships its own libnccl.so.2, and a process that
 // imports tandem first would otherwise make PyTorch bind to the toolkit's copy (missing symbols at its
@@ -109,24 +114,35 @@ ncclRedOp_t nccl_op(ReduceOp op, DType d, const char* what) {
   TANDEM_CHECK(false, NotImplemented, what, ": ReduceOp.", reduce_op_name(op), " is not supported by NCCL");
 }
 
+// The event recorded after an operation, shared by its Work and the watchdog (either may outlive the other).
+struct CompletionEvent {
+  cudaEvent_t event{};
+  CompletionEvent(cudaStream_t stream, const char* what) {
+    check_cuda(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), what);
+    check_cuda(cudaEventRecord(event, stream), what);
+  }
+  ~CompletionEvent() { cudaEventDestroy(event); }
+  CompletionEvent(const CompletionEvent&) = delete;
+  CompletionEvent& operator=(const CompletionEvent&) = delete;
+};
+
 class NcclWork final : public Work {
  public:
-  NcclWork(int device, cudaStream_t stream, const char* what) : device_(device) {
+  NcclWork(std::shared_ptr<CompletionEvent> done, std::weak_ptr<Watchdog> watchdog, const char* what)
+      : done_(std::move(done)), watchdog_(std::move(watchdog)) {
     description = what;
-    check_cuda(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), what);
-    check_cuda(cudaEventRecord(event_, stream), what);
   }
-  ~NcclWork() override { cudaEventDestroy(event_); }
-  bool is_completed() override { return cudaEventQuery(event_) == cudaSuccess; }
+  bool is_completed() override { return cudaEventQuery(done_->event) == cudaSuccess; }
   void wait(std::chrono::milliseconds) override {
-    cudaError_t rc = cudaEventQuery(event_);
+    if (auto watchdog = watchdog_.lock()) watchdog->check();
+    cudaError_t rc = cudaEventQuery(done_->event);
     TANDEM_CHECK(rc == cudaSuccess || rc == cudaErrorNotReady, Runtime, "tandem.distributed: ", description,
                  " failed on the GPU: ", cudaGetErrorString(rc));
   }
 
  private:
-  int device_;
-  cudaEvent_t event_{};
+  std::shared_ptr<CompletionEvent> done_;
+  std::weak_ptr<Watchdog> watchdog_;
 };
 
 class NcclProcessGroup final : public ProcessGroup {
@@ -136,8 +152,24 @@ class NcclProcessGroup final : public ProcessGroup {
     rank_ = rank;
     size_ = size;
     timeout_ = timeout;
+    watchdog_ = std::make_shared<Watchdog>(
+        timeout, Watchdog::Hooks{[device] { cudaSetDevice(device); },
+                                 [this] {
+                                   ncclResult_t rc = ncclSuccess;
+                                   if (api().CommGetAsyncError(comm_, &rc) != ncclSuccess)
+                                     return std::string();
+                                   if (rc == ncclSuccess || rc == ncclInProgress) return std::string();
+                                   return std::string(api().GetErrorString(rc));
+                                 },
+                                 [this] {
+                                   api().CommAbort(comm_);
+                                   aborted_ = true;
+                                 }});
   }
-  ~NcclProcessGroup() override { api().CommDestroy(comm_); }
+  ~NcclProcessGroup() override {
+    watchdog_.reset();  // its thread stops before the communicator goes
+    if (!aborted_) api().CommDestroy(comm_);
+  }
   std::string backend_name() const override { return "nccl"; }
 
   WorkPtr all_reduce(const Tensor& tensor, ReduceOp op) override {
@@ -295,6 +327,7 @@ class NcclProcessGroup final : public ProcessGroup {
                    ": NCCL tensors must be on this process's device cuda:", device_, ", got ",
                    t.device().str(), "\nhint: move the tensor with .to(\"cuda:", device_,
                    "\") or use a cpu tensor (MPI)");
+    watchdog_->check();  // an aborted communicator runs nothing more
     std::vector<Tensor> dense;
     for (const Tensor& t : tensors) dense.push_back(contiguous(t));
     AcceleratorBackend& cuda = cuda_backend();
@@ -302,11 +335,15 @@ class NcclProcessGroup final : public ProcessGroup {
     body(stream, dense);
     for (size_t i = 0; i < tensors.size(); ++i)
       if (!dense[i].is_same(tensors[i])) copy_(tensors[i], dense[i]);
-    return std::make_shared<NcclWork>(device_, stream, what);
+    auto done = std::make_shared<CompletionEvent>(stream, what);
+    watchdog_->watch([done] { return cudaEventQuery(done->event) != cudaErrorNotReady; }, what);
+    return std::make_shared<NcclWork>(done, watchdog_, what);
   }
 
   ncclComm_t comm_;
   int device_;
+  std::atomic<bool> aborted_{false};
+  std::shared_ptr<Watchdog> watchdog_;
 };
 
 }  // namespace
