@@ -26,12 +26,16 @@
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factories.h"
+#include "ops/histogram.h"
 #include "ops/indexing.h"
 #include "ops/join.h"
 #include "ops/linalg.h"
+#include "ops/order_stats.h"
 #include "ops/pool.h"
 #include "ops/random.h"
 #include "ops/reduce.h"
+#include "ops/search_sets.h"
+#include "ops/unfold.h"
 #include "ops/view.h"
 
 namespace tandem {

@@ -36,6 +36,7 @@ autocast::Rule rule_named(const std::string& name) {
 
 void init_autocast(nb::module_& m) {
   m.def("_autocast_active", &autocast::is_active);
+  m.def("_set_autocast_suspended", &autocast::set_suspended, nb::arg("suspended"));
   m.def(
       "is_autocast_enabled",
       [](std::optional<std::string> type) {

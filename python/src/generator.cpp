@@ -78,6 +78,12 @@ void init_generator(nb::module_& m) {
            [](const Generator& g) { return "<tandem.Generator device='" + g.device().str() + "'>"; });
 
   m.attr("default_generator") = nb::cast(&default_generator(Device()), nb::rv_policy::reference);
+  // The default generator of a CUDA ordinal (tandem.cuda.get_rng_state and friends; the Python side resolves
+  // "cuda" to the current device and checks the ordinal against the device count).
+  m.def(
+      "_cuda_default_generator",
+      [](int index) -> Generator& { return default_generator(Device(DeviceType::CUDA, int16_t(index))); },
+      nb::arg("index"), nb::rv_policy::reference);
   m.def(
       "manual_seed", [](nb::handle seed) -> Generator& { return manual_seed_all(to_seed(seed)); },
       nb::arg("seed"), nb::rv_policy::reference);

@@ -28,4 +28,7 @@ NB_MODULE(_C, m) {
   init_cpu_capability(m);
   init_distributed(m);
   init_autocast(m);
+  init_scan_scatter(m);
+  init_order_stats(m);
+  init_unfold(m);
 }

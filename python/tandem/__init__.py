@@ -23,6 +23,9 @@ from . import cuda  # noqa: F401
 from ._transfer_guard import transfer_guard, get_transfer_guard, TransferGuardError  # noqa: F401
 from . import profiler  # noqa: F401
 from . import backends  # noqa: F401
+from ._runtime_flags import *  # noqa: F401,F403  (set_float32_matmul_precision, use_deterministic_algorithms)
+from .compiler import compile  # noqa: F401,A001  (returns the model as is: tandem has no graph compiler)
+from . import compiler, _dynamo, jit, testing, random, types  # noqa: F401  (small, stdlib-only: docs/compat.md)
 from ._autograd import *  # noqa: F401,F403
 from ._nn import nn, optim, utils, save, load  # noqa: F401
 from . import accelerator, onnx  # noqa: F401
@@ -48,5 +51,8 @@ Tensor.__array_namespace__ = array_api._array_namespace
 _compositions.install(globals())  # tril, einsum, ... and their Tensor methods
 from . import linalg  # noqa: E402
 linalg._install(globals())  # tandem.det, tandem.inverse, Tensor.det(), ...
+from . import _compositions_more  # noqa: E402
+_compositions_more.install(globals())  # nan_to_num, addr, asarray, ... and their Tensor methods
+from . import distributions  # noqa: E402,F401  (eager, as torch.distributions; pure Python, ~20 ms)
 
 __version__ = "0.1.0"

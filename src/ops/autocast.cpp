@@ -85,6 +85,13 @@ int increment_nesting() { return ++state.nesting; }
 int decrement_nesting() { return --state.nesting; }
 void clear_cache() { state.cache.clear(); }
 
+bool set_suspended(bool suspended) {
+  const bool prev = state.suspended;
+  state.suspended = suspended;
+  detail::refresh_active();
+  return prev;
+}
+
 SuspendGuard::SuspendGuard() : prev_(state.suspended) {
   state.suspended = true;
   detail::refresh_active();

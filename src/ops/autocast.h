@@ -74,6 +74,11 @@ class SuspendGuard {
   bool prev_;
 };
 
+// Sets whether autocast is suspended on this thread and returns the previous setting: custom_bwd and
+// activation checkpointing lift the engine's suspension to run a backward under the forward's autocast state,
+// as PyTorch's do.
+bool set_suspended(bool suspended);
+
 // ---- the casts ----
 // The policy that applies to an op with these tensor arguments: CUDA's when any of them is on a CUDA device
 // (emulated or real), CPU's otherwise; None when autocast is off for that device type.

@@ -278,6 +278,36 @@ def test_custom_fwd_bwd():
     assert a.grad.dtype == tandem.bfloat16
 
 
+def test_custom_bwd_runs_backward_under_the_forwards_autocast_state():
+    """custom_bwd lifts the engine's suspension of autocast: a matmul in backward runs in bfloat16 when the
+    forward ran under autocast (as PyTorch's custom_bwd), and in float32 when it did not."""
+    seen = []
+
+    class Scale(tandem.autograd.Function):
+        @staticmethod
+        @tandem.amp.custom_fwd(device_type="cpu")
+        def forward(ctx, a, w):
+            ctx.save_for_backward(w)
+            return a @ w
+
+        @staticmethod
+        @tandem.amp.custom_bwd(device_type="cpu")
+        def backward(ctx, g):
+            (w,) = ctx.saved_tensors
+            grad = g @ w.t()
+            seen.append((tandem.is_autocast_enabled("cpu"), grad.dtype))
+            return grad.float(), None
+
+    a = tandem.ones(2, 3, requires_grad=True)
+    w = tandem.ones(3, 2)
+    with tandem.autocast("cpu", dtype=tandem.bfloat16):
+        out = Scale.apply(a, w)
+    out.float().sum().backward()
+    Scale.apply(a, w).sum().backward()
+    assert seen == [(True, tandem.bfloat16), (False, tandem.float32)]
+    assert not tandem.is_autocast_enabled("cpu") and not tandem._C._autocast_active()
+
+
 def _train(lib, device, inject_inf_at):
     """A tiny regression trained with GradScaler (growth_interval=2), an inf injected into a gradient at the
     given steps; returns the scale after each update and the final weight."""

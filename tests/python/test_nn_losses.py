@@ -77,6 +77,17 @@ def test_regression_and_binary_losses(reduction):
           lambda x: torch.nn.functional.binary_cross_entropy_with_logits(x, t, pw[:1].expand(3)), [a])
 
 
+@pytest.mark.parametrize("pos_weight", [None, 2.5])
+def test_bce_with_logits_at_exactly_zero_and_large_logits(pos_weight):
+    """The gradient at a logit of exactly 0 is sigmoid(0) - t (a model with zero-initialised weights starts
+    there), and huge logits stay finite."""
+    x = torch.tensor([0.0, 0.0, -0.0, 40.0, -40.0, 1e-8], dtype=torch.float64)
+    t = torch.tensor([0.0, 1.0, 0.3, 0.0, 1.0, 0.5], dtype=torch.float64)
+    pw = None if pos_weight is None else torch.full((6,), pos_weight, dtype=torch.float64)
+    check(lambda v: F.binary_cross_entropy_with_logits(v, T(t), pos_weight=None if pw is None else T(pw)),
+          lambda v: torch.nn.functional.binary_cross_entropy_with_logits(v, t, pos_weight=pw), [x])
+
+
 def test_loss_errors():
     with pytest.raises(ValueError, match="bogus is not a valid value for reduction"):
         F.mse_loss(tandem.ones(2), tandem.ones(2), reduction="bogus")

@@ -4,6 +4,7 @@ The state is per thread and lives in C++ (src/ops/autocast.h); this class only s
 ``with`` block or a decorated call. Which op runs in which dtype is decided in the op front ends.
 """
 import collections.abc
+import contextlib
 import functools
 import warnings
 
@@ -136,6 +137,17 @@ def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
     return decorate_fwd
 
 
+@contextlib.contextmanager
+def _autocast_resumed():
+    """Lifts the suspension the backward engine puts on autocast (its ops run in the forward's dtypes), for code
+    that re-enters an autocast state inside backward: custom_bwd, activation checkpointing's recompute."""
+    previous = _C._set_autocast_suspended(False)
+    try:
+        yield
+    finally:
+        _C._set_autocast_suspended(previous)
+
+
 def custom_bwd(bwd=None, *, device_type):
     """Decorator for the ``backward`` of a custom autograd Function: runs it under the autocast state that
     the matching custom_fwd forward ran under."""
@@ -147,7 +159,8 @@ def custom_bwd(bwd=None, *, device_type):
     @functools.wraps(bwd)
     def decorate_bwd(*args, **kwargs):
         ctx = args[0]
-        with autocast(device_type=device_type, enabled=ctx._fwd_used_autocast, dtype=ctx._dtype):
+        with _autocast_resumed(), autocast(device_type=device_type, enabled=ctx._fwd_used_autocast,
+                                           dtype=ctx._dtype):
             return bwd(*args, **kwargs)
 
     return decorate_bwd

@@ -197,13 +197,72 @@ def _sleep(ms):
     _C._cuda_sleep(float(ms))
 
 
+# Each CUDA ordinal has its own default generator, as in PyTorch; tandem.manual_seed seeds the CPU's and all of
+# these. `device` below is an index, "cuda", "cuda:N" or a tandem.device ("cuda" meaning the current device).
+def _generator(device="cuda"):
+    return _C._cuda_default_generator(_index(device))
+
+
+def _all_generators():
+    return [_C._cuda_default_generator(i) for i in range(device_count())]
+
+
 def manual_seed(seed):
-    """Seeds the generator used for random numbers on CUDA devices (shared with the CPU: same numbers)."""
-    from .. import manual_seed as _manual_seed
-    _manual_seed(seed)
+    """Seeds the current CUDA device's generator (manual_seed_all seeds every device's)."""
+    _generator().manual_seed(seed)
 
 
-manual_seed_all = manual_seed
+def manual_seed_all(seed):
+    """Seeds every CUDA device's generator."""
+    for g in _all_generators():
+        g.manual_seed(seed)
+
+
+def seed():
+    """Seeds the current CUDA device's generator with a non-deterministic number."""
+    _generator().seed()
+
+
+def seed_all():
+    """Seeds every CUDA device's generator with one non-deterministic number."""
+    generators = _all_generators()
+    if generators:
+        value = generators[0].seed()
+        for g in generators[1:]:
+            g.manual_seed(value)
+
+
+def initial_seed():
+    """The current CUDA device's seed."""
+    return _generator().initial_seed()
+
+
+def get_rng_state(device="cuda"):
+    """The device generator's state as a uint8 CPU tensor (for set_rng_state)."""
+    return _generator(device).get_state()
+
+
+def set_rng_state(new_state, device="cuda"):
+    """Restores a state get_rng_state returned."""
+    _generator(device).set_state(new_state)
+
+
+def get_rng_state_all():
+    """Every CUDA device's generator state, in ordinal order."""
+    return [g.get_state() for g in _all_generators()]
+
+
+def set_rng_state_all(new_states):
+    """Restores the states get_rng_state_all returned."""
+    for g, state in zip(_all_generators(), new_states):
+        g.set_state(state)
+
+
+def __getattr__(name):
+    # default_generators: a tuple over the devices present when it is read, as torch.cuda.default_generators.
+    if name == "default_generators":
+        return tuple(_all_generators())
+    raise AttributeError(f"module 'tandem.cuda' has no attribute '{name}'")
 
 
 def memory_stats(device=None):

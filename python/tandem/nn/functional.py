@@ -487,13 +487,15 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):
-    """The stable form (1 - t) x + (1 + (pw - 1) t) (log1p(exp(-|x|)) + max(-x, 0))."""
+    """The stable form (1 - t) x + (1 + (pw - 1) t) softplus(-x)."""
     if _amp_active():  # PyTorch's autocast list: fp32
         return _amp_run("fp32", binary_cross_entropy_with_logits, input, target, weight, reduction, pos_weight)
     _check_reduction(reduction)
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(f"Target size ({tuple(target.shape)}) must be the same as input size ({tuple(input.shape)})")
-    softplus_neg = tandem.log1p(tandem.exp(-tandem.abs(input))) + tandem.clamp(-input, min=0)
+    # softplus(-x) = log(1 + e^-x) as logaddexp(-x, 0): stable, and smooth at x = 0 (the split form
+    # max(-x, 0) + log1p(e^-|x|) has kinks there whose subgradients gave -t instead of 1/2 - t).
+    softplus_neg = tandem.logaddexp(-input, 0.0)
     if pos_weight is not None:
         loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * softplus_neg
     else:

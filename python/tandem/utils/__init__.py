@@ -1,2 +1,3 @@
-"""tandem.utils: data loading."""
+"""tandem.utils: data loading and activation checkpointing."""
 from . import data  # noqa: F401
+from . import checkpoint  # noqa: F401

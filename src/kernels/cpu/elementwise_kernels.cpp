@@ -1,6 +1,10 @@
 // CPU kernels of copy/cast, where and clamp, and the registration of every elementwise slot (the op list's
 // unary and binary ops are instantiated in their own files, see op_list_kernels.h).
+#include <bit>
+#include <cstdint>
+#include <type_traits>
 #include "kernels/cpu/cpu_kernels.h"
+
 #include "kernels/cpu/isa_region.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/op_list_kernels.h"
@@ -40,20 +44,52 @@ void copy_kernel(TensorIterator& iter) {
   });
 }
 
+// A bitwise select on the operands' bits, never a branch on the condition: a random mask mispredicts half the
+// branches (where() ran at 8-11 ns per element), and GCC keeps `c ? a : b` as a branch even with both
+// operands loaded, while the mask form vectorises.
+template <typename T>
+TANDEM_INLINE T select_bits(uint8_t c, T a, T b) {
+  using U = std::conditional_t<
+      sizeof(T) == 1, uint8_t,
+      std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+  static_assert(sizeof(T) == sizeof(U));
+  const U mask = static_cast<U>(U(0) - static_cast<U>(c != 0));
+  return std::bit_cast<T>(static_cast<U>((std::bit_cast<U>(a) & mask) | (std::bit_cast<U>(b) & ~mask)));
+}
+
+template <typename T>
+void where_strip(char** data, const int64_t* strides, int64_t n) {
+  constexpr int64_t sz = sizeof(T);
+  T* __restrict out = reinterpret_cast<T*>(data[0]);
+  const uint8_t* __restrict cond = reinterpret_cast<const uint8_t*>(data[1]);  // bool bytes
+  const T* __restrict a = reinterpret_cast<const T*>(data[2]);
+  const T* __restrict b = reinterpret_cast<const T*>(data[3]);
+  if (strides[0] == sz && strides[1] == 1 && strides[2] == sz && strides[3] == sz) {
+    for (int64_t i = 0; i < n; ++i) out[i] = select_bits(cond[i], a[i], b[i]);
+  } else if (strides[0] == sz && strides[1] == 1 && strides[2] == 0 && strides[3] == sz) {
+    const T av = *a;
+    for (int64_t i = 0; i < n; ++i) out[i] = select_bits(cond[i], av, b[i]);
+  } else if (strides[0] == sz && strides[1] == 1 && strides[2] == sz && strides[3] == 0) {
+    const T bv = *b;
+    for (int64_t i = 0; i < n; ++i) out[i] = select_bits(cond[i], a[i], bv);
+  } else {
+    char *o = data[0], *c = data[1], *pa = data[2], *pb = data[3];
+    for (int64_t i = 0; i < n; ++i) {
+      *reinterpret_cast<T*>(o) =
+          select_bits(*reinterpret_cast<const uint8_t*>(c), *reinterpret_cast<const T*>(pa),
+                      *reinterpret_cast<const T*>(pb));
+      o += strides[0];
+      c += strides[1];
+      pa += strides[2];
+      pb += strides[3];
+    }
+  }
+}
+
 void where_kernel(TensorIterator& iter) {
   dispatch_dtype(iter.dtype(0), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    iter.for_each([&](char** data, const int64_t* strides, int64_t n) {
-      char *o = data[0], *c = data[1], *a = data[2], *b = data[3];
-      for (int64_t i = 0; i < n; ++i) {
-        *reinterpret_cast<T*>(o) = *reinterpret_cast<const bool*>(c) ? *reinterpret_cast<const T*>(a)
-                                                                     : *reinterpret_cast<const T*>(b);
-        o += strides[0];
-        c += strides[1];
-        a += strides[2];
-        b += strides[3];
-      }
-    });
+    iter.for_each([&](char** data, const int64_t* strides, int64_t n) { where_strip<T>(data, strides, n); });
   });
 }
 

@@ -1,0 +1,332 @@
+// Bindings of the order statistics (median, nanmedian, kthvalue, mode, quantile, nanquantile, msort), the
+// searches and set ops (searchsorted, bucketize, unique, unique_consecutive, isin) and the counting ops
+// (bincount, histc, histogram): tandem.X, and Tensor.X where PyTorch has the method too.
+#include <nanobind/stl/string.h>
+
+#include <string>
+
+#include "bindings.h"
+#include "core/error.h"
+#include "ops/copy.h"
+#include "ops/histogram.h"
+#include "ops/order_stats.h"
+#include "ops/out_arg.h"
+#include "ops/search_sets.h"
+
+namespace tandem::py {
+
+namespace {
+
+// torch.return_types-style named tuples, created at import and kept for the process's life.
+enum ResultKind { kMedian, kNanmedian, kKthvalue, kMode, kHistogram, kNumKinds };
+nb::handle& result_type(ResultKind kind) {
+  static nb::handle types[kNumKinds];
+  return types[kind];
+}
+nb::object named(ResultKind kind, const Tensor& a, const Tensor& b) {
+  return result_type(kind)(wrap(a), wrap(b));
+}
+nb::object named(ResultKind kind, const ValuesIndices& r) { return named(kind, r.first, r.second); }
+
+template <typename Fn, typename... Extra>
+void def_both(nb::module_& m, nb::class_<Tensor>& tensor, const char* name, Fn fn, const Extra&... extra) {
+  m.def(name, fn, nb::arg("input"), extra...);
+  tensor.def(name, fn, extra...);
+}
+
+bool truthy(nb::handle h) {
+  int r = PyObject_IsTrue(h.ptr());
+  if (r < 0) throw nb::python_error();
+  return r != 0;
+}
+
+bool is_int(nb::handle h) {
+  return !PyBool_Check(h.ptr()) && !PyFloat_Check(h.ptr()) && PyIndex_Check(h.ptr()) &&
+         (!is_tensor(h) || as_tensor_ref(h).dim() == 0);
+}
+int64_t int_arg(nb::handle h, const char* fn, const char* arg) {
+  TANDEM_CHECK(is_int(h), Type, fn, "(): argument '", arg, "' must be int, not ", nb::inst_name(h).c_str());
+  return nb::cast<int64_t>(h);
+}
+std::optional<int64_t> optional_int(nb::handle h, const char* fn, const char* arg) {
+  if (h.is_none()) return std::nullopt;
+  return int_arg(h, fn, arg);
+}
+std::optional<Tensor> optional_tensor(nb::handle h, const char* fn, const char* arg) {
+  if (h.is_none()) return std::nullopt;
+  return expect_tensor(h, fn, arg);
+}
+double float_arg(nb::handle h, const char* fn, const char* arg) {
+  TANDEM_CHECK(PyNumber_Check(h.ptr()) && !is_tensor(h), Type, fn, "(): argument '", arg,
+               "' must be float, not ", nb::inst_name(h).c_str());
+  double v = PyFloat_AsDouble(h.ptr());
+  if (v == -1.0 && PyErr_Occurred()) throw nb::python_error();
+  return v;
+}
+
+void check_no_out(nb::handle out, const char* fn) {
+  TANDEM_CHECK(out.is_none(), Type, fn,
+               "(): out= is not supported\nhint: use the returned values, e.g. r = x.", fn, "(...)");
+}
+
+// `result` written into out= (PyTorch's rules from ops/out_arg.h and its warning when an out with elements
+// is resized), or returned as is without out.
+nb::object into_out(const char* fn, const Tensor& result, nb::handle out,
+                    std::initializer_list<const Tensor*> inputs) {
+  if (out.is_none()) return wrap(result);
+  Tensor& o = expect_tensor(out, fn, "out");
+  check_out(fn, o, result.dtype(), result.device(), inputs);
+  if (out_needs_resize_warning(o, result.sizes())) {
+    std::string msg =
+        "An output with one or more elements was resized since it had shape " + o.shape_str() +
+        ", which does not match the required output shape " + result.shape_str() +
+        ". This behavior is deprecated, and in a future PyTorch release outputs will not be resized "
+        "unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, "
+        "inplace, to zero elements with t.resize_(0).";
+    if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) < 0) throw nb::python_error();
+  }
+  resize_out(o, result.sizes());
+  copy_(o, result);
+  return nb::borrow(out);
+}
+
+// median/nanmedian: no dim reduces everything (and takes no keepdim), as PyTorch's two overloads.
+void def_median(nb::module_& m, nb::class_<Tensor>& tensor, const char* name, bool ignore_nan) {
+  def_both(
+      m, tensor, name,
+      [name, ignore_nan](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle out) -> nb::object {
+        check_no_out(out, name);
+        if (dim.is(Py_Ellipsis)) {  // not given (an explicit None is PyTorch's TypeError below)
+          TANDEM_CHECK(keepdim.is_none(), Type, name, "() missing 1 required positional arguments: \"dim\"",
+                       "\nhint: keepdim needs a dim, e.g. x.", name, "(dim=0, keepdim=True)");
+          return wrap(ignore_nan ? tandem::nanmedian(x) : tandem::median(x));
+        }
+        int64_t d = int_arg(dim, name, "dim");
+        bool kd = !keepdim.is_none() && truthy(keepdim);
+        return named(ignore_nan ? kNanmedian : kMedian,
+                     ignore_nan ? tandem::nanmedian(x, d, kd) : tandem::median(x, d, kd));
+      },
+      nb::arg("dim") = nb::ellipsis(), nb::arg("keepdim") = nb::none(), nb::kw_only(),
+      nb::arg("out") = nb::none());
+}
+
+// quantile/nanquantile: q a number or a tensor; interpolation by name.
+void def_quantile(nb::module_& m, nb::class_<Tensor>& tensor, const char* name, bool ignore_nan) {
+  def_both(
+      m, tensor, name,
+      [name, ignore_nan](const Tensor& x, nb::handle q, nb::handle dim, bool keepdim,
+                         const std::string& interpolation, nb::handle out) {
+        std::optional<int64_t> d = optional_int(dim, name, "dim");
+        QuantileInterpolation how = parse_quantile_interpolation(interpolation);
+        Tensor r;
+        if (is_tensor(q)) {
+          const Tensor& qt = as_tensor_ref(q);
+          r = ignore_nan ? nanquantile(x, qt, d, keepdim, how) : quantile(x, qt, d, keepdim, how);
+        } else {
+          TANDEM_CHECK(PyFloat_Check(q.ptr()) || PyLong_Check(q.ptr()), Type, name,
+                       "(): argument 'q' must be float or Tensor, not ", nb::inst_name(q).c_str(),
+                       "\nhint: pass several quantiles as a tensor, e.g. tandem.tensor([0.25, 0.75])");
+          double qv = float_arg(q, name, "q");
+          r = ignore_nan ? nanquantile(x, qv, d, keepdim, how) : quantile(x, qv, d, keepdim, how);
+        }
+        return into_out(name, r, out, {&x});
+      },
+      nb::arg("q"), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
+      nb::arg("interpolation") = "linear", nb::arg("out") = nb::none());
+}
+
+// The tuple unique/unique_consecutive return: the values alone, or with the inverse and/or counts asked for.
+nb::object unique_result(const UniqueResult& r, bool return_inverse, bool return_counts) {
+  if (return_inverse && return_counts) return nb::make_tuple(wrap(r.values), wrap(r.inverse), wrap(r.counts));
+  if (return_inverse) return nb::make_tuple(wrap(r.values), wrap(r.inverse));
+  if (return_counts) return nb::make_tuple(wrap(r.values), wrap(r.counts));
+  return wrap(r.values);
+}
+
+void def_order_stats(nb::module_& m, nb::class_<Tensor>& tensor) {
+  def_median(m, tensor, "median", false);
+  def_median(m, tensor, "nanmedian", true);
+  def_both(
+      m, tensor, "kthvalue",
+      [](const Tensor& x, nb::handle k, nb::handle dim, bool keepdim, nb::handle out) {
+        check_no_out(out, "kthvalue");
+        return named(kKthvalue, tandem::kthvalue(x, int_arg(k, "kthvalue", "k"),
+                                                 int_arg(dim, "kthvalue", "dim"), keepdim));
+      },
+      nb::arg("k"), nb::arg("dim") = -1, nb::arg("keepdim") = false, nb::kw_only(),
+      nb::arg("out") = nb::none());
+  def_both(
+      m, tensor, "mode",
+      [](const Tensor& x, nb::handle dim, bool keepdim, nb::handle out) {
+        check_no_out(out, "mode");
+        return named(kMode, tandem::mode(x, int_arg(dim, "mode", "dim"), keepdim));
+      },
+      nb::arg("dim") = -1, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("out") = nb::none());
+  def_quantile(m, tensor, "quantile", false);
+  def_quantile(m, tensor, "nanquantile", true);
+  def_both(
+      m, tensor, "msort",
+      [](const Tensor& x, nb::handle out) { return into_out("msort", tandem::msort(x), out, {&x}); },
+      nb::kw_only(), nb::arg("out") = nb::none());
+}
+
+void def_search_sets(nb::module_& m, nb::class_<Tensor>& tensor) {
+  m.def(
+      "searchsorted",
+      [](const Tensor& seq, nb::handle values, bool out_int32, bool right, nb::handle side, nb::handle sorter,
+         nb::handle out) {
+        std::optional<std::string> side_name;
+        if (!side.is_none()) {
+          TANDEM_CHECK(nb::isinstance<nb::str>(side), Type,
+                       "searchsorted(): argument 'side' must be str, not ", nb::inst_name(side).c_str());
+          side_name = nb::cast<std::string>(side);
+        }
+        std::optional<std::string_view> side_view;
+        if (side_name) side_view = *side_name;
+        std::optional<Tensor> order = optional_tensor(sorter, "searchsorted", "sorter");
+        if (!out.is_none()) check_searchsorted_out(expect_tensor(out, "searchsorted", "out"), out_int32);
+        Tensor r;
+        Scalar s;
+        if (is_tensor(values))
+          r = tandem::searchsorted(seq, as_tensor_ref(values), out_int32, right, side_view, order);
+        else if (to_scalar(values, s))
+          r = tandem::searchsorted(seq, s, out_int32, right, side_view, order);
+        else
+          TANDEM_THROW(Type, "searchsorted(): argument 'input' must be Tensor or Number, not ",
+                       nb::inst_name(values).c_str());
+        return into_out("searchsorted", r, out, {});
+      },
+      nb::arg("sorted_sequence"), nb::arg("input"), nb::kw_only(), nb::arg("out_int32") = false,
+      nb::arg("right") = false, nb::arg("side") = nb::none(), nb::arg("sorter") = nb::none(),
+      nb::arg("out") = nb::none());
+  m.def(
+      "bucketize",
+      [](nb::handle input, const Tensor& boundaries, bool out_int32, bool right, nb::handle out) {
+        if (!out.is_none()) check_searchsorted_out(expect_tensor(out, "bucketize", "out"), out_int32);
+        Tensor r;
+        Scalar s;
+        if (is_tensor(input))
+          r = tandem::bucketize(as_tensor_ref(input), boundaries, out_int32, right);
+        else if (to_scalar(input, s))
+          r = tandem::bucketize(s, boundaries, out_int32, right);
+        else
+          TANDEM_THROW(Type, "bucketize(): argument 'input' must be Tensor or Number, not ",
+                       nb::inst_name(input).c_str());
+        return into_out("bucketize", r, out, {});
+      },
+      nb::arg("input"), nb::arg("boundaries"), nb::kw_only(), nb::arg("out_int32") = false,
+      nb::arg("right") = false, nb::arg("out") = nb::none());
+
+  def_both(
+      m, tensor, "unique",
+      [](const Tensor& x, bool sorted, bool return_inverse, bool return_counts, nb::handle dim) {
+        (void)sorted;  // always sorted, as PyTorch's CPU unique
+        return unique_result(tandem::unique(x, optional_int(dim, "unique", "dim")), return_inverse,
+                             return_counts);
+      },
+      nb::arg("sorted") = true, nb::arg("return_inverse") = false, nb::arg("return_counts") = false,
+      nb::arg("dim") = nb::none());
+  def_both(
+      m, tensor, "unique_consecutive",
+      [](const Tensor& x, bool return_inverse, bool return_counts, nb::handle dim) {
+        return unique_result(tandem::unique_consecutive(x, optional_int(dim, "unique_consecutive", "dim")),
+                             return_inverse, return_counts);
+      },
+      nb::arg("return_inverse") = false, nb::arg("return_counts") = false, nb::arg("dim") = nb::none());
+  m.def(
+      "isin",
+      [](nb::handle elements, nb::handle test_elements, bool assume_unique, bool invert, nb::handle out) {
+        Tensor r;
+        Scalar s;
+        if (is_tensor(elements) && is_tensor(test_elements))
+          r = tandem::isin(as_tensor_ref(elements), as_tensor_ref(test_elements), assume_unique, invert);
+        else if (is_tensor(elements) && to_scalar(test_elements, s))
+          r = tandem::isin(as_tensor_ref(elements), s, assume_unique, invert);
+        else if (is_tensor(test_elements) && to_scalar(elements, s))
+          r = tandem::isin(s, as_tensor_ref(test_elements), assume_unique, invert);
+        else
+          TANDEM_THROW(
+              Type, "isin() received an invalid combination of arguments - got (",
+              nb::inst_name(elements).c_str(), ", ", nb::inst_name(test_elements).c_str(),
+              "), but expected one of: (Tensor elements, Tensor test_elements), (Tensor elements, Number "
+              "test_element), (Number element, Tensor test_elements)");
+        return into_out("isin", r, out, {});
+      },
+      nb::arg("elements"), nb::arg("test_elements"), nb::kw_only(), nb::arg("assume_unique") = false,
+      nb::arg("invert") = false, nb::arg("out") = nb::none());
+}
+
+void def_counting(nb::module_& m, nb::class_<Tensor>& tensor) {
+  def_both(
+      m, tensor, "bincount",
+      [](const Tensor& x, nb::handle weights, nb::handle minlength) {
+        return tandem::bincount(x, optional_tensor(weights, "bincount", "weights"),
+                                int_arg(minlength, "bincount", "minlength"));
+      },
+      nb::arg("weights") = nb::none(), nb::arg("minlength") = 0);
+  def_both(
+      m, tensor, "histc",
+      [](const Tensor& x, nb::handle bins, nb::handle min, nb::handle max, nb::handle out) {
+        Tensor r = tandem::histc(x, int_arg(bins, "histc", "bins"), float_arg(min, "histc", "min"),
+                                 float_arg(max, "histc", "max"));
+        return into_out("histc", r, out, {&x});
+      },
+      nb::arg("bins") = 100, nb::arg("min") = 0, nb::arg("max") = 0, nb::kw_only(),
+      nb::arg("out") = nb::none());
+  def_both(
+      m, tensor, "histogram",
+      [](const Tensor& x, nb::handle bins, nb::handle range, nb::handle weight, bool density,
+         nb::handle out) {
+        check_no_out(out, "histogram");
+        std::optional<Tensor> w = optional_tensor(weight, "histogram", "weight");
+        if (is_tensor(bins)) {
+          TANDEM_CHECK(range.is_none(), Type,
+                       "histogram(): range= goes with a number of bins, not with bin edges",
+                       "\nhint: drop range=, the edges already fix it");
+          Histogram h = tandem::histogram(x, as_tensor_ref(bins), w, density);
+          return named(kHistogram, h.hist, h.bin_edges);
+        }
+        std::optional<std::pair<double, double>> r;
+        if (!range.is_none()) {
+          TANDEM_CHECK(PySequence_Check(range.ptr()) && !nb::isinstance<nb::str>(range), Type,
+                       "histogram(): argument 'range' must be tuple of floats, not ",
+                       nb::inst_name(range).c_str());
+          nb::sequence seq = nb::borrow<nb::sequence>(range);
+          TANDEM_CHECK(
+              nb::len(seq) == 2, Runtime,
+              "torch.histogramdd: for a 1-dimensional histogram range should have 2 elements, but got ",
+              nb::len(seq), "\nhint: pass range=(min, max)");
+          r = std::make_pair(float_arg(seq[0], "histogram", "range"),
+                             float_arg(seq[1], "histogram", "range"));
+        }
+        Histogram h = tandem::histogram(x, int_arg(bins, "histogram", "bins"), r, w, density);
+        return named(kHistogram, h.hist, h.bin_edges);
+      },
+      nb::arg("bins") = 100, nb::kw_only(), nb::arg("range") = nb::none(), nb::arg("weight") = nb::none(),
+      nb::arg("density") = false, nb::arg("out") = nb::none());
+}
+
+}  // namespace
+
+void init_order_stats(nb::module_& m) {
+  auto cls = nb::type<Tensor>();
+  auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
+
+  nb::object rt = m.attr("return_types");
+  nb::object namedtuple = nb::module_::import_("collections").attr("namedtuple");
+  const char* names[kNumKinds] = {"median", "nanmedian", "kthvalue", "mode", "histogram"};
+  for (int i = 0; i < kNumKinds; ++i) {
+    nb::object fields =
+        i == kHistogram ? nb::make_tuple("hist", "bin_edges") : nb::make_tuple("values", "indices");
+    nb::object t = namedtuple(names[i], fields);
+    t.attr("__module__") = "tandem.return_types";
+    rt.attr(names[i]) = t;
+    result_type(static_cast<ResultKind>(i)) = t.release();
+  }
+
+  def_order_stats(m, tensor);
+  def_search_sets(m, tensor);
+  def_counting(m, tensor);
+}
+
+}  // namespace tandem::py

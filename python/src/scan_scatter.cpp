@@ -1,0 +1,139 @@
+// Bindings of the composed scans (cumprod, cummax/cummin, logcumsumexp, cumsum_/cumprod_) and reducing
+// scatters (scatter_reduce, index_reduce, masked_scatter) as tandem.X and Tensor.X where PyTorch has both.
+#include <nanobind/stl/string.h>
+
+#include <string>
+
+#include "bindings.h"
+#include "core/error.h"
+#include "ops/scan.h"
+#include "ops/scatter_reduce.h"
+
+namespace tandem::py {
+
+namespace {
+
+// PyTorch's argument parser: dim is a required int (a bool or None is refused).
+int64_t dim_arg(nb::handle h, const char* fn) {
+  const bool ok = !h.is_none() && !PyBool_Check(h.ptr()) && !PyFloat_Check(h.ptr()) &&
+                  PyIndex_Check(h.ptr()) && (!is_tensor(h) || as_tensor_ref(h).dim() == 0);
+  TANDEM_CHECK(ok, Type, fn, "(): argument 'dim' must be int, not ", nb::inst_name(h).c_str());
+  return nb::cast<int64_t>(nb::int_(h));
+}
+
+void check_no_out(nb::handle out, const char* fn) {
+  TANDEM_CHECK(out.is_none(), Type, fn,
+               "(): out= is not supported\nhint: use the returned value, e.g. r = x.", fn, "(...)");
+}
+
+// tandem.return_types.cummax / cummin, created at import and kept for the process's life.
+nb::handle pair_types[2];
+nb::object named_pair(bool is_max, ValuesIndices r) {
+  return pair_types[is_max ? 0 : 1](wrap(std::move(r.first)), wrap(std::move(r.second)));
+}
+
+template <typename Fn, typename... Extra>
+void def_both(nb::module_& m, nb::class_<Tensor>& tensor, const char* name, Fn fn, const Extra&... extra) {
+  m.def(name, fn, nb::arg("input"), extra...);
+  tensor.def(name, fn, extra...);
+}
+
+}  // namespace
+
+void init_scan_scatter(nb::module_& m) {
+  auto cls = nb::type<Tensor>();
+  auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
+  auto none = nb::none();
+
+  nb::object rt = m.attr("return_types");
+  nb::object namedtuple = nb::module_::import_("collections").attr("namedtuple");
+  const char* pair_names[] = {"cummax", "cummin"};
+  for (int i = 0; i < 2; ++i) {
+    nb::object t = namedtuple(pair_names[i], nb::make_tuple("values", "indices"));
+    t.attr("__module__") = "tandem.return_types";
+    rt.attr(pair_names[i]) = t;
+    pair_types[i] = t.release();
+  }
+
+  def_both(
+      m, tensor, "cumprod",
+      [](const Tensor& x, nb::handle dim, nb::handle dtype, nb::handle out) {
+        check_no_out(out, "cumprod");
+        return cumprod(x, dim_arg(dim, "cumprod"), to_optional_dtype(dtype));
+      },
+      nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = none, nb::arg("out") = none);
+  auto extreme = [&](const char* name, bool is_max) {
+    def_both(
+        m, tensor, name,
+        [name, is_max](const Tensor& x, nb::handle dim, nb::handle out) {
+          check_no_out(out, name);
+          int64_t d = dim_arg(dim, name);
+          return named_pair(is_max, is_max ? cummax(x, d) : cummin(x, d));
+        },
+        nb::arg("dim"), nb::kw_only(), nb::arg("out") = none);
+  };
+  extreme("cummax", true);
+  extreme("cummin", false);
+  def_both(
+      m, tensor, "logcumsumexp",
+      [](const Tensor& x, nb::handle dim, nb::handle out) {
+        check_no_out(out, "logcumsumexp");
+        return logcumsumexp(x, dim_arg(dim, "logcumsumexp"));
+      },
+      nb::arg("dim"), nb::kw_only(), nb::arg("out") = none);
+  tensor.def("cumsum_", returning_self([](const Tensor& x, nb::handle dim, nb::handle dtype) {
+               return cumsum_(x, dim_arg(dim, "cumsum_"), to_optional_dtype(dtype));
+             }),
+             nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = none);
+  tensor.def("cumprod_", returning_self([](const Tensor& x, nb::handle dim, nb::handle dtype) {
+               return cumprod_(x, dim_arg(dim, "cumprod_"), to_optional_dtype(dtype));
+             }),
+             nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = none);
+
+  def_both(
+      m, tensor, "scatter_reduce",
+      [](const Tensor& x, nb::handle dim, const Tensor& index, const Tensor& src, const std::string& reduce,
+         bool include_self, nb::handle out) {
+        check_no_out(out, "scatter_reduce");
+        return scatter_reduce(x, dim_arg(dim, "scatter_reduce"), index, src, reduce, include_self);
+      },
+      nb::arg("dim"), nb::arg("index"), nb::arg("src"), nb::arg("reduce"), nb::kw_only(),
+      nb::arg("include_self") = true, nb::arg("out") = none);
+  tensor.def("scatter_reduce_",
+             returning_self([](const Tensor& x, nb::handle dim, const Tensor& index, const Tensor& src,
+                               const std::string& reduce, bool include_self) {
+               return scatter_reduce_(x, dim_arg(dim, "scatter_reduce_"), index, src, reduce, include_self);
+             }),
+             nb::arg("dim"), nb::arg("index"), nb::arg("src"), nb::arg("reduce"), nb::kw_only(),
+             nb::arg("include_self") = true);
+
+  def_both(
+      m, tensor, "index_reduce",
+      [](const Tensor& x, nb::handle dim, const Tensor& index, const Tensor& source,
+         const std::string& reduce, bool include_self, nb::handle out) {
+        check_no_out(out, "index_reduce");
+        return index_reduce(x, dim_arg(dim, "index_reduce"), index, source, reduce, include_self);
+      },
+      nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::arg("reduce"), nb::kw_only(),
+      nb::arg("include_self") = true, nb::arg("out") = none);
+  tensor.def("index_reduce_",
+             returning_self([](const Tensor& x, nb::handle dim, const Tensor& index, const Tensor& source,
+                               const std::string& reduce, bool include_self) {
+               return index_reduce_(x, dim_arg(dim, "index_reduce_"), index, source, reduce, include_self);
+             }),
+             nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::arg("reduce"), nb::kw_only(),
+             nb::arg("include_self") = true);
+
+  def_both(
+      m, tensor, "masked_scatter",
+      [](const Tensor& x, const Tensor& mask, const Tensor& source) {
+        return masked_scatter(x, mask, source);
+      },
+      nb::arg("mask"), nb::arg("source"));
+  tensor.def("masked_scatter_", returning_self([](const Tensor& x, const Tensor& mask, const Tensor& source) {
+               return masked_scatter_(x, mask, source);
+             }),
+             nb::arg("mask"), nb::arg("source"));
+}
+
+}  // namespace tandem::py

@@ -1,0 +1,686 @@
+"""More PyTorch functions and Tensor methods built from tandem's ops: NumPy-style aliases (arccos, greater_equal),
+NaN/inf helpers (nan_to_num, isposinf, fmin), fused products (addr, addmv, addbmm, baddbmm), distances, the
+legacy linear-algebra spellings (pinverse, lu, lu_unpack), flat puts, frexp/ldexp and Tensor-only methods
+(fill_diagonal_, sum_to_size, H, ...). They run on every device and differentiate because the ops they
+are made of do. install() also adds asarray/frombuffer/empty_strided (_creation_more.py) and the random fills
+(_random_fills.py), and only what tandem does not already have."""
+import collections
+import math
+import warnings
+
+from . import _C, _compositions
+from ._compositions import _CPP, _TITLE, _in_place, _name, _sizes_arg
+from ._dim_args import _wrap_dim
+from ._creation_more import asarray, empty_strided, frombuffer  # noqa: F401  (listed in __all__)
+from ._random_fills import METHODS as _RANDOM_FILLS
+from ._size import Size
+
+Tensor = _C.Tensor
+
+__all__ = [
+    "nan_to_num", "nan_to_num_", "isneginf", "isposinf", "sgn", "fix", "fmin", "fmax", "inner", "divide", "div",
+    "arccos", "arcsin", "arctan", "arccosh", "arcsinh", "arctanh", "arctan2", "greater_equal", "less_equal",
+    "not_equal", "positive", "ravel", "detach",
+    "addr", "addmv", "addbmm", "baddbmm", "cosine_similarity", "pairwise_distance", "pdist",
+    "dropout", "alpha_dropout", "feature_dropout", "feature_alpha_dropout",
+    "is_nonzero", "is_same_size", "is_complex", "is_conj", "is_neg", "typename", "resolve_conj", "resolve_neg",
+    "empty_strided", "frombuffer", "asarray", "frexp", "ldexp", "chain_matmul", "dist", "renorm",
+    "matrix_power", "matrix_exp", "pinverse", "lu", "lu_unpack", "lu_solve", "index_put", "index_put_", "put",
+]
+
+_div = _C.div  # the core's div, which has no rounding_mode
+_MISSING = object()  # a required argument not given: PyTorch's parser words that TypeError its own way
+
+
+# ---- NaN, infinity and sign helpers ----
+
+def _float_max(dtype):
+    from ._finfo import finfo  # noqa: PLC0415  (finfo imports tandem's dtypes at call time)
+    return finfo(dtype).max
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    if not input.dtype.is_floating_point:
+        return input.clone()  # integers and bools hold no NaN or infinity
+    big = _float_max(input.dtype)
+    posinf = big if posinf is None else posinf
+    neginf = -big if neginf is None else neginf
+    # One where per special value: the gradient reaches only the entries that were kept, as in PyTorch.
+    out = _C.where(input.isnan(), nan, input)
+    out = _C.where(input == math.inf, posinf, out)
+    return _C.where(input == -math.inf, neginf, out)
+
+
+nan_to_num_ = _in_place(nan_to_num)
+
+
+def _isinf_of_sign(name, input, value):
+    _require_tensors(name, ("input", input))
+    if not input.dtype.is_floating_point:
+        return _C.zeros_like(input, dtype=_C.bool)
+    return input == value
+
+
+def isposinf(input):
+    return _isinf_of_sign("isposinf", input, math.inf)
+
+
+def isneginf(input):
+    return _isinf_of_sign("isneginf", input, -math.inf)
+
+
+def sgn(input):
+    return _C.sign(input)  # the sign of a real number; tandem has no complex dtypes
+
+
+def fix(input):
+    return _C.trunc(input)
+
+
+def _require_tensors(name, *args):
+    for position, (label, value) in enumerate(args, 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"{name}(): argument '{label}' (position {position}) must be Tensor, not "
+                            f"{type(value).__name__}")
+
+
+def _nan_ignoring_extremum(name, input, other, better):
+    _require_tensors(name, ("input", input), ("other", other))
+    out = _C.where(better(input, other).logical_or(other.isnan()), input, other)
+    if not out.dtype.is_floating_point:
+        return out
+    # PyTorch splits the gradient of a tie evenly; input + (other - input) / 2 is input's value with that gradient.
+    tie = (input == other).logical_and(input.isfinite())
+    return _C.where(tie, input + (other - input) * 0.5, out)
+
+
+def fmin(input, other):
+    return _nan_ignoring_extremum("fmin", input, other, _C.lt)
+
+
+def fmax(input, other):
+    return _nan_ignoring_extremum("fmax", input, other, _C.gt)
+
+
+def inner(input, other):
+    if input.dim() == 0 or other.dim() == 0:
+        return input * other
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(input.shape)} and {list(other.shape)}")
+    from ._einsum import tensordot  # noqa: PLC0415
+    return tensordot(input, other, ([input.dim() - 1], [other.dim() - 1]))
+
+
+def _check_rounding_mode(mode, *tensors):
+    if mode not in (None, "trunc", "floor"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
+    if mode is not None:
+        for t in tensors:
+            if isinstance(t, Tensor) and t.dtype == _C.bool:
+                raise NotImplementedError(f"\"div_{mode}_{t.device.type}\" not implemented for 'Bool'")
+
+
+def _trunc_divide(input, other):
+    if _C.result_type(input, other).is_floating_point:
+        return _C.trunc(_div(input, other))
+    q = _C.floor_divide(input, other)  # raises PyTorch's ZeroDivisionError for an integer zero divisor
+    # floor and trunc differ by one where the quotient is negative and inexact.
+    inexact = (q * other != input).logical_and((input < 0) != (other < 0))
+    return q + inexact.to(q.dtype)
+
+
+def div(input, other, *, rounding_mode=None, out=None):
+    if rounding_mode is None:
+        return _div(input, other, out=out) if out is not None else _div(input, other)
+    _check_rounding_mode(rounding_mode, input, other)
+    if not isinstance(input, Tensor):
+        raise TypeError(f"div(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    result = _C.floor_divide(input, other) if rounding_mode == "floor" else _trunc_divide(input, other)
+    return result if out is None else out.copy_(result)
+
+
+def divide(input, other, *, rounding_mode=None, out=None):
+    return div(input, other, rounding_mode=rounding_mode, out=out)
+
+
+def _div_method(self, other, *, rounding_mode=None):
+    return div(self, other, rounding_mode=rounding_mode)
+
+
+_core_div_ = Tensor.div_
+_rounded_div_ = _in_place(_div_method)
+
+
+def _div_(self, other, *, rounding_mode=None):
+    if rounding_mode is None:
+        return _core_div_(self, other)
+    return _rounded_div_(self, other, rounding_mode=rounding_mode)
+
+# NumPy's spellings, the same functions as tandem's own.
+arccos, arcsin, arctan = _C.acos, _C.asin, _C.atan
+arccosh, arcsinh, arctanh, arctan2 = _C.acosh, _C.asinh, _C.atanh, _C.atan2
+greater_equal, less_equal, not_equal = _C.ge, _C.le, _C.ne
+
+
+def positive(input):
+    if input.dtype == _C.bool:
+        raise NotImplementedError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def ravel(input):
+    return input.ravel()
+
+
+def detach(input):
+    return input.detach()
+
+
+# ---- fused products: beta * input + alpha * product ----
+
+def _scaled_sum(input, product, beta, alpha):
+    """beta * input + alpha * product, PyTorch's way: input expanded to the product's shape, beta == 0 ignores
+    input (its NaNs too), integral results truncate beta and alpha, bools combine with and/or."""
+    input = input.expand(product.shape)
+    if product.dtype == _C.bool:
+        product = product if alpha else _C.zeros_like(product)
+        return product.logical_or(input) if beta else product.logical_or(_C.zeros_like(product))
+    if not _C.result_type(input, product).is_floating_point:
+        beta, alpha = int(beta), int(alpha)
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:
+        return product + _C.zeros_like(input, dtype=product.dtype)
+    return product + (input if beta == 1 else input * beta)
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    for label, v in (("vec1", vec1), ("vec2", vec2)):
+        if v.dim() != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {label}, but got {v.dim()}-D")
+    if not _C.promote_types(input.dtype, _C.result_type(vec1, vec2)).is_floating_point:
+        for label, v in (("beta", beta), ("alpha", alpha)):
+            if isinstance(v, float):
+                raise RuntimeError(f"For integral input tensors, argument {label} must not be a floating point "
+                                   "number.")
+    product = vec1.unsqueeze(1).logical_and(vec2) if vec1.dtype == vec2.dtype == _C.bool else _C.outer(vec1, vec2)
+    return _scaled_sum(input, product, beta, alpha)
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    if input.dim() > 1 or mat.dim() != 2 or vec.dim() != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.dim()}, {mat.dim()}, {vec.dim()}")
+    if mat.shape[1] != vec.shape[0] or input.numel() not in (1, mat.shape[0]):
+        raise RuntimeError(f"size mismatch, got input ({'x'.join(map(str, input.shape))}), mat "
+                           f"({'x'.join(map(str, mat.shape))}), vec ({'x'.join(map(str, vec.shape))})")
+    if not input.dtype == mat.dtype == vec.dtype:
+        raise RuntimeError("addmv input tensors must have the same dtype, but got " +
+                           ", ".join(_TITLE[_name(t.dtype)] for t in (input, mat)) +
+                           f", and {_TITLE[_name(vec.dtype)]}")
+    return _scaled_sum(input, _C.mv(mat, vec), beta, alpha)
+
+
+def _check_batches(input, batch1, batch2, target):
+    """PyTorch's order: the result's shape (sizes read from both batches), input's expansion to it, then the
+    batches' ranks."""
+    for d in (0, 1):
+        _wrap_dim(d, batch1.dim())
+    _wrap_dim(2, batch2.dim())
+    input.expand(target(batch2.shape[2]))
+    for label, b in (("batch1", batch1), ("batch2", batch2)):
+        if b.dim() != 3:
+            raise RuntimeError(f"{label} must be a 3D tensor")
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    _check_batches(input, batch1, batch2, lambda p: (batch1.shape[1], p))
+    if batch1.shape[0] != batch2.shape[0]:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {batch1.shape[0]} and "
+                           f"{batch2.shape[0]}")
+    if batch1.shape[2] != batch2.shape[1]:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x{batch1.shape[2]} and "
+                           f"{batch2.shape[1]}x{batch2.shape[2]})")
+    if input.dtype != batch2.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_TITLE[_name(input.dtype)]} and "
+                           f"{_TITLE[_name(batch2.dtype)]}")
+    return _scaled_sum(input, _C.bmm(batch1, batch2).sum(0), beta, alpha)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    _check_batches(input, batch1, batch2, lambda p: (batch1.shape[0], batch1.shape[1], p))
+    if batch1.dtype != batch2.dtype:
+        raise RuntimeError(f"expected scalar type {_TITLE[_name(batch1.dtype)]} but found "
+                           f"{_TITLE[_name(batch2.dtype)]}")
+    product = _C.bmm(batch1, batch2)
+    if input.dtype != batch1.dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {_CPP[_name(input.dtype)]}, batch1: "
+                           f"{_CPP[_name(batch1.dtype)]}, batch2: {_CPP[_name(batch2.dtype)]}")
+    return _scaled_sum(input, product, beta, alpha)
+
+
+# ---- distances ----
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    from .nn import functional  # noqa: PLC0415  (nn imports this package)
+    return functional.cosine_similarity(x1, x2, dim, eps)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    from .nn import functional  # noqa: PLC0415
+    return functional.pairwise_distance(x1, x2, p, eps, keepdim)
+
+
+def pdist(input, p=2):
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = input.shape[0]
+    rows, cols = _compositions.triu_indices(n, n, 1, device=input.device)
+    diff_ = input.index_select(0, rows) - input.index_select(0, cols)
+    return _C.norm(diff_, p, dim=1)
+
+
+def dist(input, other, p=2):
+    return _C.norm(input - other, p)
+
+
+def renorm(input, p, dim, maxnorm):
+    if input.dim() <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    d = _wrap_dim(dim, input.dim())
+    others = tuple(i for i in range(input.dim()) if i != d)
+    norm = _vector_norm(input, p, others)
+    # PyTorch's factor: rows above maxnorm are scaled to maxnorm (the 1e-7 keeps the division finite).
+    factor = _C.where(norm > maxnorm, maxnorm / (norm + 1e-7), _C.ones_like(norm))
+    return input * factor
+
+
+def _vector_norm(input, p, dims):
+    from . import linalg  # noqa: PLC0415
+    return linalg.vector_norm(input, p, dim=dims, keepdim=True)
+
+
+# ---- dropout under torch's names: (input, p, train), all positional ----
+
+def _dropout_fn(alpha, feature):
+    def fn(input, p, train=_MISSING):
+        if train is _MISSING:  # PyTorch's parser names the missing argument this way
+            raise TypeError(f'{fn.__name__}() missing 1 required positional arguments: "train"')
+        if p < 0 or p > 1:
+            raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+        if feature and train and input.dim() < 2:
+            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+        from .nn import _functional_layers  # noqa: PLC0415
+        return _functional_layers._dropout(input, p, train, False, alpha, feature)
+
+    return fn
+
+
+dropout = _dropout_fn(False, False)
+alpha_dropout = _dropout_fn(True, False)
+feature_dropout = _dropout_fn(False, True)
+feature_alpha_dropout = _dropout_fn(True, True)
+for _fn, _fn_name in ((dropout, "dropout"), (alpha_dropout, "alpha_dropout"), (feature_dropout, "feature_dropout"),
+                      (feature_alpha_dropout, "feature_alpha_dropout")):
+    _fn.__name__ = _fn.__qualname__ = _fn_name
+
+
+# ---- predicates and no-op conversions (tandem has no complex, conjugate or negative-bit tensors) ----
+
+def is_nonzero(input):
+    if input.numel() == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if input.numel() > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(input.item())
+
+
+def is_same_size(input, other):
+    return tuple(input.shape) == tuple(other.shape)
+
+
+def is_complex(input):
+    return False
+
+
+def is_conj(input):
+    return False
+
+
+def is_neg(input):
+    return False
+
+
+def resolve_conj(input):
+    return input
+
+
+def resolve_neg(input):
+    return input
+
+
+def typename(obj):
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module, qualname = obj.__class__.__module__ or "", obj.__class__.__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
+
+
+# ---- floating-point decomposition ----
+
+_frexp_result = collections.namedtuple("frexp", ["mantissa", "exponent"])
+_frexp_result.__module__ = "tandem.return_types"
+
+
+def frexp(input):
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    x = input.double()  # every dtype's values and exponents are exact in float64
+    special = (x == 0).logical_or(x.isfinite().logical_not())
+    a = _C.where(special, 1.0, x.abs())
+    e = (a.log2().floor() + 1).detach()
+    # x * 2^-e in two steps: 2^-e alone overflows for float64 subnormals.
+    half = (-e / 2).floor()
+    m = x * half.exp2() * (-e - half).exp2()
+    # log2 may round across a power of two; one halving or doubling puts |m| back in [0.5, 1).
+    low, high = m.abs() < 0.5, m.abs() >= 1
+    m = _C.where(low, m * 2, _C.where(high, m / 2, m))
+    e = e - low.to(e.dtype) + high.to(e.dtype)
+    m = _C.where(special, x, m)
+    e = _C.where(special, 0.0, e)
+    return _frexp_result(m.to(input.dtype), e.to(_C.int32))
+
+
+def ldexp(input, other):
+    _require_tensors("ldexp", ("input", input), ("other", other))
+    return input * _C.pow(2.0, other)
+
+
+def _ldexp_(self, other):
+    _require_tensors("ldexp_", ("self", self), ("other", other))
+    return self.mul_(_C.pow(2.0, other))
+
+
+# ---- linear algebra under its older names ----
+
+def chain_matmul(*matrices):
+    warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+                  "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
+                  "parameters.", UserWarning, stacklevel=2)
+    if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
+        matrices = tuple(matrices[0])
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    for m in matrices:
+        if m.dim() != 2:
+            raise RuntimeError(f"Tensor dimension is {m.dim()}, expected 2 instead.")
+    if len(matrices) == 1:
+        return matrices[0].clone()
+    from . import linalg  # noqa: PLC0415
+    return linalg.multi_dot(list(matrices))
+
+
+def matrix_power(input, n):
+    from . import linalg  # noqa: PLC0415
+    return linalg.matrix_power(input, n)
+
+
+def matrix_exp(input):
+    from . import linalg  # noqa: PLC0415
+    return linalg.matrix_exp(input)
+
+
+def pinverse(input, rcond=1e-15):
+    from . import linalg  # noqa: PLC0415
+    return linalg.pinv(input, rtol=rcond)
+
+
+def lu(A, pivot=True, get_infos=False):
+    warnings.warn("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will "
+                  "be removed in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be "
+                  "replaced with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = "
+                  "torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\nLU, pivots, info = "
+                  "torch.linalg.lu_factor_ex(A, compute_pivots)", UserWarning, stacklevel=2)
+    from . import linalg  # noqa: PLC0415
+    LU, pivots, infos = linalg.lu_factor_ex(A, pivot=pivot)
+    return (LU, pivots, infos) if get_infos else (LU, pivots)
+
+
+def lu_solve(b, LU_data, LU_pivots):
+    warnings.warn("torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a future "
+                  "PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\nX = "
+                  "torch.lu_solve(B, LU, pivots)\nshould be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)",
+                  UserWarning, stacklevel=2)
+    from . import linalg  # noqa: PLC0415
+    return linalg.lu_solve(LU_data, LU_pivots, b)
+
+
+_lu_unpack_result = collections.namedtuple("lu_unpack", ["P", "L", "U"])
+_lu_unpack_result.__module__ = "tandem.return_types"
+
+
+def _permutation_from_pivots(pivots, m):
+    """LAPACK's pivots (row i was swapped with row pivots[i] - 1, in order) as the permutation they build."""
+    batch = tuple(pivots.shape[:-1])
+    perm = _C.arange(m, device=pivots.device).expand(batch + (m,)).contiguous()
+    piv = pivots.to(_C.int64) - 1
+    for i in range(pivots.shape[-1]):
+        j = piv[..., i:i + 1]
+        at_i, at_j = perm[..., i:i + 1], perm.gather(-1, j)
+        perm = perm.scatter(-1, j, at_i).scatter(-1, _C.full_like(j, i), at_j)
+    return perm
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    if LU_data.dim() < 2:
+        raise RuntimeError(f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: "
+                           f"{list(LU_data.shape)} instead")
+    m, n = LU_data.shape[-2:]
+    k = min(m, n)
+    empty = _C.empty(0, dtype=LU_data.dtype, device=LU_data.device)
+    L = U = P = empty
+    if unpack_data:
+        eye = _C.eye(m, k, dtype=LU_data.dtype, device=LU_data.device)
+        L = _compositions.tril(LU_data[..., :, :k], -1) + eye
+        U = _compositions.triu(LU_data[..., :k, :])
+    if unpack_pivots:
+        if LU_pivots.dtype != _C.int32:
+            raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 "
+                               "dtype. Note: this function is intended to be used with the output produced by "
+                               "torch.linalg.lu_factor")
+        perm = _permutation_from_pivots(LU_pivots, m)
+        # A = P @ L @ U with P[perm[i], i] = 1: column i of P marks the row that moved to place i.
+        P = _C.one_hot(perm, m).to(LU_data.dtype).mT
+    return _lu_unpack_result(P, L, U)
+
+
+# ---- flat and functional indexing ----
+
+def index_put(input, indices, values, accumulate=False):
+    return input.index_put(indices, values, accumulate)
+
+
+def index_put_(input, indices, values, accumulate=False):
+    return input.index_put_(indices, values, accumulate)
+
+
+def _check_put(self, index, source):
+    if index.dtype != _C.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {_TITLE[_name(index.dtype)]}")
+    if self.dtype != source.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+                           f"{_TITLE[_name(self.dtype)]} and source.dtype = {_TITLE[_name(source.dtype)]}")
+    if index.numel() != source.numel():
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
+                         f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+    n = self.numel()
+    if index.numel():
+        bad = (index >= n).logical_or(index < -n)
+        if bool(bad.any()):
+            value = int(index.flatten()[bad.flatten().nonzero()[0, 0]])
+            raise IndexError(f"out of range: tried to access index {value} on a tensor of {n} elements.")
+
+
+def put(input, index, source, accumulate=False):
+    _check_put(input, index, source)
+    flat = input.reshape(-1).index_put((index.flatten(),), source.flatten(), accumulate)
+    return flat.view(input.shape)
+
+
+def _put_(self, index, source, accumulate=False):
+    _check_put(self, index, source)
+    if self.is_contiguous():  # the flat view writes straight into self
+        self.view(-1).index_put_((index.flatten(),), source.flatten(), accumulate)
+        return self
+    return self.copy_(put(self, index, source, accumulate))
+
+
+# ---- Tensor-only methods ----
+
+def _fill_diagonal_(self, fill_value, wrap=False):
+    if self.dim() < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if self.dim() > 2 and any(s != self.shape[0] for s in self.shape):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    rows, cols = self.shape[0], self.shape[-1]
+    step = sum(cols ** i for i in range(self.dim())) if self.dim() > 2 else cols + 1
+    numel = self.numel()
+    # Row-major positions k * step: all of them with wrap (a tall matrix starts over below its square part),
+    # else only the first min(rows, cols) diagonal entries.
+    limit = numel if wrap or self.dim() > 2 else min(numel, (min(rows, cols) - 1) * step + 1)
+    flat = _C.arange(numel, device=self.device)
+    mask = (flat.remainder(step) == 0).logical_and(flat < limit)
+    return self.masked_fill_(mask.view(self.shape), fill_value)
+
+
+def _H(self):
+    if self.dim() == 0:
+        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+        return self
+    if self.dim() != 2:
+        extra = " For batches of matrices, consider using tensor.mH" if self.dim() > 2 else ""
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor.{extra}")
+    return self.transpose(0, 1)
+
+
+def _mH(self):
+    if self.dim() < 2:
+        raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {self.dim()}-D "
+                           "tensor.")
+    return self.transpose(-2, -1)
+
+
+def _sum_to_size(self, *size):
+    size = _sizes_arg(size, "sum_to_size(): argument 'size' (position 1)")
+    shape = tuple(self.shape)
+    lead = len(shape) - len(size)
+    if lead < 0 or any(s not in (1, t) for s, t in zip(size, shape[lead:])):
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
+    out = self.sum(tuple(range(lead))) if lead else self
+    dims = tuple(i for i, s in enumerate(size) if s == 1 and out.shape[i] != 1)
+    return out.sum(dims, keepdim=True) if dims else out
+
+
+def _is_signed(self):
+    return self.dtype not in (_C.uint8, _C.bool)
+
+
+def _is_inference(self):
+    return False  # tandem's inference_mode turns recording off without marking the tensors it makes
+
+
+def _reversed(self):
+    return self if self.dim() == 0 else self.flip(0)
+
+
+def _contains(self, element):
+    if isinstance(element, (Tensor, int, float, bool)):
+        return bool((element == self).any())
+    raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}.")
+
+
+def _new(self, *args, **kwargs):
+    """The legacy constructor: new(*sizes) is uninitialised memory, new(data) copies data, both with self's dtype
+    and device."""
+    dtype, device = self.dtype, kwargs.pop("device", self.device)
+    if kwargs:
+        raise TypeError(f"new() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        if args[0].dtype != dtype:
+            raise TypeError(f"expected dtype {_TITLE[_name(dtype)]} (got {_TITLE[_name(args[0].dtype)]})")
+        return args[0].view_as(args[0])  # an alias, recorded as PyTorch's is
+    if len(args) == 1 and isinstance(args[0], (list, tuple)) and not isinstance(args[0], Size):
+        from ._creation import tensor  # noqa: PLC0415
+        return tensor(args[0], dtype=dtype, device=device)
+    return _C.empty(_sizes_arg(args, "new(): argument 'size'") if args else (0,), dtype=dtype, device=device)
+
+
+def _method(fn):
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = fn.__name__
+    return method
+
+
+def _methods():
+    own = {name: globals()[name] for name in (
+        "nan_to_num", "isneginf", "isposinf", "sgn", "fix", "fmin", "fmax", "inner", "divide", "positive", "addr",
+        "addmv", "addbmm", "baddbmm", "is_nonzero", "is_same_size", "is_complex", "is_conj", "is_neg",
+        "resolve_conj", "resolve_neg", "frexp", "ldexp", "dist", "renorm", "matrix_power", "matrix_exp",
+        "pinverse", "lu_solve", "put")}
+    methods = {name: _method(fn) for name, fn in own.items()}
+    methods.update({"nan_to_num_": nan_to_num_}, **_RANDOM_FILLS)
+    methods.update({name + "_": _in_place(globals()[name]) for name in (
+        "addr", "addmv", "addbmm", "baddbmm", "renorm")})
+    methods.update({"lu": _method(lu), "div": _div_method, "div_": _div_, "divide_": _div_,
+                    "ldexp_": _ldexp_, "put_": _put_,
+                    "fill_diagonal_": _fill_diagonal_,
+                    "sum_to_size": _sum_to_size, "is_signed": _is_signed,
+                    "is_inference": _is_inference, "__reversed__": _reversed, "__contains__": _contains,
+                    "new": _new, "addmm_": _in_place(_C.addmm)})
+    # Other spellings of the core's methods.
+    for alias, name in (("arccos", "acos"), ("arcsin", "asin"), ("arctan", "atan"), ("arccosh", "acosh"),
+                        ("arcsinh", "asinh"), ("arctanh", "atanh"), ("arctan2", "atan2"), ("absolute", "abs"),
+                        ("multiply", "mul"), ("subtract", "sub"), ("negative", "neg"), ("greater", "gt"),
+                        ("greater_equal", "ge"), ("less", "lt"), ("less_equal", "le"), ("not_equal", "ne"),
+                        ("sgn", "sign"), ("fix", "trunc"), ("clip", "clamp")):
+        for suffix in ("", "_"):
+            if hasattr(Tensor, name + suffix):
+                methods.setdefault(alias + suffix, getattr(Tensor, name + suffix))
+    return methods
+
+
+# The core's div has no rounding_mode, and its fmax was maximum (NaN-propagating): these replace them.
+_REPLACED = ("div", "div_", "fmax")
+
+
+def install(namespace):
+    """Adds the functions, methods and properties tandem's core does not already provide (its own ops win,
+    except for _REPLACED)."""
+    for name in __all__:
+        if name in _REPLACED or name not in namespace:
+            namespace[name] = globals()[name]
+    for name, method in _methods().items():
+        if name in _REPLACED or not hasattr(Tensor, name):
+            setattr(Tensor, name, method)
+    for name, getter in (("H", _H), ("mH", _mH)):
+        if not hasattr(Tensor, name):
+            setattr(Tensor, name, property(getter))
+    for name, result in (("frexp", _frexp_result), ("lu_unpack", _lu_unpack_result)):
+        if not hasattr(_C.return_types, name):
+            setattr(_C.return_types, name, result)

@@ -1,0 +1,154 @@
+"""torch.empty_strided, torch.frombuffer and torch.asarray: tensors over memory that already exists (NumPy
+arrays, Python buffers, DLPack producers, other tensors), shared unless a copy is asked for or needed."""
+import math
+import sys
+import warnings
+
+from . import _C
+from ._compositions import _TITLE, _name
+from ._dim_args import _ints
+
+Tensor = _C.Tensor
+_MISSING = object()  # a required argument not given: PyTorch's parser words that TypeError its own way
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    size = _ints(size, "empty_strided(): argument 'size' (position 1)")
+    stride = _ints(stride, "empty_strided(): argument 'stride' (position 2)")
+    if len(size) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
+                           f"({len(stride)})")
+    # Without an as_strided op, a layout is reachable when it is a dense layout in some dim order: allocate in
+    # that order (largest stride first) and permute back.
+    order = sorted(range(len(size)), key=lambda d: -stride[d])
+    expected, dense = 1, True
+    for d in reversed(order):
+        if size[d] != 1 and stride[d] != expected:
+            dense = False
+        expected *= size[d]
+    if not dense and math.prod(size) != 0:
+        raise NotImplementedError(f"empty_strided(): strides {list(stride)} for size {list(size)} are not a dense "
+                                  "layout, which is all tandem can make without an as_strided op\nhint: use "
+                                  "tandem.empty(size) (row-major) or empty of the permuted size then .permute()")
+    out = _C.empty([size[d] for d in order], dtype=dtype, device=device, pin_memory=pin_memory)
+    inverse = sorted(range(len(order)), key=order.__getitem__)
+    out = out.permute(inverse) if order != sorted(order) else out
+    return out.requires_grad_() if requires_grad else out
+
+
+_BUFFER_FORMATS = {"?": "bool", "b": "int8", "B": "uint8", "h": "int16", "i": "int32", "l": "int64", "q": "int64",
+                   "e": "float16", "f": "float32", "d": "float64"}
+
+
+def _numpy_dtype(dtype):
+    import numpy as np  # noqa: PLC0415
+    name = _name(dtype)
+    if name == "bfloat16":
+        raise NotImplementedError("frombuffer(): a bfloat16 view of a buffer is not supported\nhint: read it as "
+                                  "int16 or copy the bytes, then convert with .to(tandem.bfloat16)")
+    return np.dtype(name)
+
+
+def frombuffer(buffer, *, dtype=_MISSING, count=-1, offset=0, requires_grad=False):
+    """A CPU tensor over buffer's memory (no copy): writes to either show in the other."""
+    if dtype is _MISSING:
+        raise TypeError('frombuffer() missing 1 required positional arguments: "dtype"')
+    try:
+        length = memoryview(buffer).nbytes
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    size = dtype.itemsize
+    if length == 0 and count != 0 and count == -1:
+        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
+    if offset < 0 or offset >= length:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than buffer length "
+                         f"({length} bytes) minus 1")
+    if count <= 0 and (length - offset) % size:
+        raise ValueError(f"buffer length ({length - offset} bytes) after offset ({offset} bytes) must be a multiple "
+                         f"of element size ({size})")
+    if count > 0 and count * size > length - offset:
+        raise ValueError(f"requested buffer length ({count} * {size} bytes) after offset ({offset} bytes) must not "
+                         f"be greater than actual buffer length ({length} bytes)")
+    import numpy as np  # noqa: PLC0415
+    array = np.frombuffer(buffer, dtype=_numpy_dtype(dtype), count=count if count > 0 else -1, offset=offset)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = _C.from_numpy(array)
+    if not array.flags.writeable:
+        warnings.warn("The given buffer is not writable. tandem marks the tensor read-only, so in-place operations "
+                      "on it raise.\nhint: pass a bytearray (or another writable buffer) to write through the tensor",
+                      UserWarning, stacklevel=2)
+    return out.requires_grad_() if requires_grad else out
+
+
+def _buffer_dtype(obj):
+    fmt = memoryview(obj).format.lstrip("@=<")
+    if fmt not in _BUFFER_FORMATS:
+        raise TypeError(f"asarray(): buffer format '{fmt}' has no tandem dtype")
+    return getattr(_C, _BUFFER_FORMATS[fmt])
+
+
+def _is_buffer(obj):
+    try:
+        memoryview(obj)
+    except TypeError:
+        return False
+    return True
+
+
+def _alias_error(src, dtype, device):
+    if dtype is not None and dtype != src.dtype:
+        return ValueError(f"can't alias tensor with dtype '{_TITLE[_name(src.dtype)]}' into dtype "
+                          f"'{_TITLE[_name(dtype)]}'.")
+    return ValueError(f"can't alias tensor from device '{src.device}' to '{device}'.")
+
+
+def _asarray_tensor(obj, dtype, device, copy, requires_grad):
+    """torch.asarray on a tensor: obj itself unless dtype, device or copy ask for a new one (then a recorded
+    conversion, so the history is kept when it requires grad)."""
+    device = _C.device(device) if device is not None else None
+    changes = (dtype is not None and dtype != obj.dtype) or (device is not None and device != obj.device)
+    if copy is False and changes:
+        raise _alias_error(obj, dtype, device)
+    if requires_grad is None:
+        if obj.requires_grad:
+            warnings.warn("torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of "
+                          "False. Pass requires_grad=False explicitly to get the old behavior and silence this "
+                          "warning.", UserWarning, stacklevel=3)
+        requires_grad = obj.requires_grad
+    if not (copy or changes):
+        if requires_grad != obj.requires_grad:
+            obj.requires_grad_(requires_grad)  # PyTorch sets the flag on obj itself here
+        return obj
+    out = obj.to(dtype=dtype or obj.dtype, device=device or obj.device, copy=True)
+    if not requires_grad:
+        return out.detach()
+    return out if out.requires_grad else out.requires_grad_()
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
+    from . import _creation, _numpy  # noqa: PLC0415
+    if isinstance(obj, Tensor):
+        return _asarray_tensor(obj, dtype, device, copy, requires_grad)
+    if _creation._is_ndarray(obj):
+        shared = _C.from_numpy(obj) if obj.dtype.kind in "biuf" and obj.dtype.name != "float128" else None
+    elif _creation._is_cuda_array(obj):
+        shared = _numpy.from_cuda_array_interface(obj)
+    elif _creation._is_dlpack_producer(obj) and not isinstance(obj, (bytes, bytearray, memoryview)):
+        shared = _numpy.from_dlpack(obj)
+    elif _is_buffer(obj) and not _is_numpy_scalar(obj):
+        shared = frombuffer(obj, dtype=dtype or _buffer_dtype(obj)) if memoryview(obj).nbytes else \
+            _C.empty(0, dtype=dtype or _buffer_dtype(obj))
+        dtype = None  # the buffer's bytes were read as dtype
+    else:
+        shared = None
+    if shared is not None:
+        return _asarray_tensor(shared, dtype, device, copy, bool(requires_grad))
+    if copy is False:
+        raise ValueError("can't alias arbitrary sequence into a tensor.")
+    return _creation.tensor(obj, dtype=dtype, device=device, requires_grad=bool(requires_grad))
+
+
+def _is_numpy_scalar(obj):
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(obj, np.generic)

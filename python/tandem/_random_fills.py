@@ -1,0 +1,130 @@
+"""Tensor methods that fill a tensor in place with random draws: exponential_, geometric_, cauchy_, log_normal_
+(transforms of uniform_/normal_ draws, made in float64) and random_ (integers in [from, to) with PyTorch's
+default range per dtype)."""
+import math
+
+from . import _C
+from ._compositions import _CPP, _TITLE, _name
+
+
+def _fmt(value):
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _check_float_distribution(self, name):
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(f"{name} distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified " +
+                           (_TITLE if name == "Exponential" else _CPP)[_name(self.dtype)])
+
+
+def _uniform_like(self, generator):
+    """Uniform [0, 1) draws of self's shape, in float64 so the transforms below keep full precision."""
+    return _C.empty(tuple(self.shape), dtype=_C.float64, device=self.device).uniform_(generator=generator)
+
+
+def _fill_from(self, sample):
+    return self.copy_(sample)  # recorded like PyTorch's fills: no gradient reaches self's old values
+
+
+def _exponential_(self, lambd=1.0, *, generator=None):
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
+    _check_float_distribution(self, "Exponential")
+    return _fill_from(self, -(-_uniform_like(self, generator)).log1p() / lambd)
+
+
+def _geometric_(self, p, *, generator=None):
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
+    u = _uniform_like(self, generator)
+    # The number of Bernoulli(p) trials up to the first success: ceil(log(1 - u) / log(1 - p)), at least 1.
+    return _fill_from(self, ((-u).log1p() / math.log1p(-p)).ceil().clamp(min=1))
+
+
+def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
+    _check_float_distribution(self, "Cauchy")
+    u = _uniform_like(self, generator)
+    return _fill_from(self, ((u - 0.5) * math.pi).tan() * sigma + median)
+
+
+def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
+    if not self.dtype.is_floating_point:
+        raise NotImplementedError(f"\"log_normal_{self.device.type}\" not implemented for "
+                                  f"'{_TITLE[_name(self.dtype)]}'")
+    normal = _C.empty(tuple(self.shape), dtype=_C.float64, device=self.device).normal_(mean, std,
+                                                                                       generator=generator)
+    return _fill_from(self, normal.exp())
+
+
+# random_'s default range per dtype: [0, 2^digits] for floats (every integer there is exact), [0, max] for ints.
+_RANDOM_TOP = {"float16": 2 ** 11, "bfloat16": 2 ** 8, "float32": 2 ** 24, "float64": 2 ** 53, "bool": 1,
+               "uint8": 255, "int8": 127, "int16": 2 ** 15 - 1, "int32": 2 ** 31 - 1, "int64": 2 ** 63 - 1}
+_INT_RANGE = {"uint8": (0, 255), "int8": (-128, 127), "int16": (-2 ** 15, 2 ** 15 - 1),
+              "int32": (-2 ** 31, 2 ** 31 - 1), "int64": (-2 ** 63, 2 ** 63 - 1), "bool": (0, 1)}
+
+
+def _random_args(args, kwargs):
+    generator = kwargs.pop("generator", None)
+    if kwargs or len(args) > 2 or any(not isinstance(a, int) or isinstance(a, bool)
+                                      for a in args if a is not None) or (len(args) == 1 and args[0] is None):
+        got = ", ".join([type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
+        raise TypeError(f"random_() received an invalid combination of arguments - got ({got}, ), but expected one "
+                        "of:\n * (*, torch.Generator generator = None)\n * (int from, int to, *, torch.Generator "
+                        "generator = None)\n * (int to, *, torch.Generator generator = None)\n")
+    if not args:
+        return 0, None, generator
+    if len(args) == 1:
+        return 0, args[0], generator
+    return args[0], args[1], generator
+
+
+def _random_(self, *args, **kwargs):
+    low, high, generator = _random_args(args, dict(kwargs))
+    name = _name(self.dtype)
+    if high is None and len(args) < 2:
+        high = _RANDOM_TOP[name] + 1
+    elif high is None:  # random_(from, None): up to the dtype's largest value
+        high = _RANDOM_TOP[name] + 1
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    if name in _INT_RANGE:
+        lo, hi = _INT_RANGE[name]
+        if not lo <= low <= hi:
+            raise RuntimeError(f"from is out of bounds for {_CPP[name]}")
+        if not lo <= high - 1 <= hi:
+            raise RuntimeError(f"to - 1 is out of bounds for {_CPP[name]}")
+    sample = _randint(low, high, tuple(self.shape), self.device, generator)
+    return _fill_from(self, sample)
+
+
+def _randint(low, high, shape, device, generator):
+    """Uniform integers in [low, high) as int64; spans past 2^62 come from 64 random bits."""
+    span = high - low
+    if span <= 2 ** 62:
+        return _C.randint(0, span, shape, generator=generator, device=device) + low
+
+    def bits():
+        return (_C.randint(-2 ** 31, 2 ** 31, shape, generator=generator, device=device) * 2 ** 32 +
+                _C.randint(0, 2 ** 32, shape, generator=generator, device=device))
+
+    if span <= 2 ** 63:
+        positive = bits().bitwise_and(2 ** 63 - 1)  # uniform in [0, 2^63)
+        return (positive if span == 2 ** 63 else positive.remainder(span)) + low
+    # Wider than int64's positive half: u = bits + 2^63 is uniform in [0, 2^64); keep draws with u < span
+    # (more than half of them) and redraw the rest.
+    limit = span - 2 ** 63
+    out = bits()
+    rejected = out >= limit if limit < 2 ** 63 else _C.zeros(shape, dtype=_C.bool, device=device)
+    while bool(rejected.any()):
+        out = _C.where(rejected, bits(), out)
+        rejected = out >= limit
+    return out + (low + 2 ** 63)
+
+
+METHODS = {"exponential_": _exponential_, "geometric_": _geometric_, "cauchy_": _cauchy_,
+           "log_normal_": _log_normal_, "random_": _random_}

@@ -1,0 +1,28 @@
+"""HalfCauchy: |X| for X ~ Cauchy(0, scale), as a TransformedDistribution."""
+import math
+
+import tandem
+
+from .cauchy import Cauchy
+from .half_normal import _HalfDistribution
+from .transforms import AbsTransform
+
+__all__ = ["HalfCauchy"]
+
+
+class HalfCauchy(_HalfDistribution):
+    def __init__(self, scale, validate_args=None):
+        base_dist = Cauchy(0, scale, validate_args=False)
+        super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(HalfCauchy, _instance)
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def mean(self):
+        return tandem.full(tuple(self._extended_shape()), math.inf, dtype=self.scale.dtype, device=self.scale.device)
+
+    @property
+    def variance(self):
+        return self.base_dist.variance

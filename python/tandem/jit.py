@@ -1,0 +1,135 @@
+"""tandem.jit: the TorchScript names ordinary scripts use, over tandem's eager execution.
+
+tandem has no TorchScript compiler or serialized-program format. ``script`` returns the module or function as
+is; ``trace`` runs it once on the example inputs, as PyTorch's trace does (so errors surface at the same place
+and a module's side effects, such as BatchNorm running statistics, happen as in PyTorch), then returns it as is
+(PyTorch runs it again to check the trace; tandem does not need to). Both warn as PyTorch 2.x does that they are
+deprecated. ``save``/``load`` raise NotImplementedError: save the ``state_dict`` with tandem.save instead.
+"""
+import contextlib
+import warnings
+from typing import Final  # noqa: F401  (torch.jit.Final is typing.Final)
+
+__all__ = ["script", "trace", "ignore", "unused", "export", "is_scripting", "is_tracing", "annotate", "Final",
+           "script_if_tracing", "fork", "wait", "save", "load", "freeze", "optimize_for_inference"]
+
+_tracing = [False]
+
+
+def is_scripting():
+    """False: code always runs eagerly in tandem."""
+    return False
+
+
+def is_tracing():
+    """True only while ``trace`` runs the traced function on its example inputs."""
+    return _tracing[0]
+
+
+@contextlib.contextmanager
+def _trace_run():
+    before = _tracing[0]
+    _tracing[0] = True
+    try:
+        yield
+    finally:
+        _tracing[0] = before
+
+
+def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
+    """Returns ``obj`` (a module, function or class) unchanged: tandem runs Python code eagerly."""
+    warnings.warn("`torch.jit.script` is deprecated. Please switch to `torch.compile` or `torch.export`.",
+                  FutureWarning, stacklevel=2)
+    if not callable(obj) and type(obj).__module__ == "builtins":
+        raise TypeError(f"{type(obj)} is a built-in class")
+    return obj
+
+
+def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inputs=None, check_tolerance=1e-05,
+          strict=True, _force_outplace=False, _module_class=None, _compilation_unit=None,
+          example_kwarg_inputs=None, _store_inputs=True):
+    """Runs ``func`` once on the example inputs (a tensor, a tuple of arguments, or ``example_kwarg_inputs``)
+    and returns it unchanged."""
+    warnings.warn("`torch.jit.trace` is deprecated. Please switch to `torch.compile` or `torch.export`.",
+                  FutureWarning, stacklevel=2)
+    if example_kwarg_inputs is not None:
+        if not isinstance(example_kwarg_inputs, dict):
+            raise RuntimeError("example_kwarg_inputs should be a dict")
+        args, kwargs = (), example_kwarg_inputs
+    else:
+        if example_inputs is None:
+            raise TypeError("'NoneType' object is not iterable")
+        args, kwargs = (example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)), {}
+    if not callable(func):
+        raise RuntimeError("Could not get name of python class object")
+    with _trace_run():
+        func(*args, **kwargs)
+    return func
+
+
+def ignore(drop=False, **kwargs):
+    """Leaves a function to Python when scripting: with tandem everything is Python, so it is returned as is.
+    Usable as ``@ignore`` and ``@ignore(drop=True)``."""
+    if callable(drop):
+        return drop
+    return lambda fn: fn
+
+
+def unused(fn):
+    return fn
+
+
+def export(fn):
+    return fn
+
+
+def script_if_tracing(fn):
+    return fn
+
+
+def annotate(the_type, the_value):
+    """Returns ``the_value``: the type hint only guides TorchScript."""
+    return the_value
+
+
+class _CompletedFuture:
+    """What ``fork`` returns: the call has already run, ``wait`` hands its result back."""
+
+    def __init__(self, value):
+        self._value = value
+
+    def wait(self):
+        return self._value
+
+    def done(self):
+        return True
+
+
+def fork(func, *args, **kwargs):
+    """Runs ``func`` now (TorchScript would run it asynchronously) and returns a future holding the result."""
+    return _CompletedFuture(func(*args, **kwargs))
+
+
+def wait(future):
+    return future.wait()
+
+
+def freeze(mod, preserved_attrs=None, optimize_numerics=True):
+    return mod
+
+
+def optimize_for_inference(mod, other_methods=None):
+    return mod
+
+
+_SAVE_HINT = ("hint: tandem has no TorchScript archive format; save the weights with "
+              "tandem.save(model.state_dict(), path) and load them into the model class with "
+              "model.load_state_dict(tandem.load(path))")
+
+
+def save(m, f, _extra_files=None):
+    raise NotImplementedError("torch.jit.save: tandem cannot serialize a scripted program\n" + _SAVE_HINT)
+
+
+def load(f, map_location=None, _extra_files=None, _restore_shapes=False):
+    raise NotImplementedError("torch.jit.load: tandem cannot load a TorchScript archive\n" + _SAVE_HINT)

@@ -1,0 +1,288 @@
+"""assert_close: PyTorch's torch.testing.assert_close over tandem tensors, with its default tolerances, its
+recursion into sequences and mappings, and its error messages word for word (tensor reprs are tandem's).
+
+Inputs are paired like PyTorch's: None with None, bools, Python/NumPy numbers, then tensor-likes of directly
+related types (two tandem tensors, two NumPy arrays: a tensor and an array do not pair, as in PyTorch).
+"""
+import cmath
+import collections.abc
+
+from .. import _C
+
+__all__ = ["assert_close"]
+
+# {dtype: (rtol, atol)}, PyTorch's table; other dtypes (integers, bool) compare exactly.
+_DTYPE_PRECISIONS = {
+    _C.float16: (0.001, 1e-5),
+    _C.bfloat16: (0.016, 1e-5),
+    _C.float32: (1.3e-6, 1e-5),
+    _C.float64: (1e-7, 1e-7),
+}
+
+
+class _Unsupported(Exception):
+    """A pair type cannot handle these inputs: try the next one."""
+
+
+class _Mismatch(Exception):
+    """A user-facing failure, turned into its exception type (with the item path) by _to_error."""
+
+    def __init__(self, type, msg, id=()):
+        super().__init__(msg)
+        self.type, self.msg, self.id = type, msg, id
+
+    def to_error(self, msg=None):
+        if not isinstance(msg, str):
+            generated = self.msg
+            if self.id:
+                generated += f"\n\nThe failure occurred for item {''.join(str([item]) for item in self.id)}"
+            msg = msg(generated) if callable(msg) else generated
+        return self.type(msg)
+
+
+def _default_tolerances(*dtypes):
+    rtols, atols = zip(*[_DTYPE_PRECISIONS.get(d, (0.0, 0.0)) for d in dtypes])
+    return max(rtols), max(atols)
+
+
+def _tolerances(*dtypes, rtol, atol, id):
+    if (rtol is None) ^ (atol is None):
+        raise _Mismatch(ValueError, "Both 'rtol' and 'atol' must be either specified or omitted, "
+                        f"but got no {'rtol' if rtol is None else 'atol'}.", id)
+    if rtol is not None:
+        return rtol, atol
+    return _default_tolerances(*dtypes)
+
+
+def _mismatch_msg(*, default_identifier, extra, abs_diff, abs_diff_idx, atol, rel_diff, rel_diff_idx, rtol):
+    equality = rtol == 0 and atol == 0
+
+    def diff_line(kind, diff, idx, tol):
+        if idx is None:
+            line = f"{kind.title()} difference: {diff}"
+        else:
+            line = f"Greatest {kind} difference: {diff} at index {idx}"
+        return line + ("" if equality else f" (up to {tol} allowed)") + "\n"
+
+    msg = f"{default_identifier} are not {'equal' if equality else 'close'}!\n\n"
+    if extra:
+        msg += f"{extra.strip()}\n"
+    msg += diff_line("absolute", abs_diff, abs_diff_idx, atol)
+    msg += diff_line("relative", rel_diff, rel_diff_idx, rtol)
+    return msg.strip()
+
+
+def _scalar_mismatch_msg(actual, expected, *, rtol, atol):
+    abs_diff = abs(actual - expected)
+    rel_diff = float("inf") if expected == 0 else abs_diff / abs(expected)
+    return _mismatch_msg(default_identifier="Scalars", extra=f"Expected {expected} but got {actual}.",
+                         abs_diff=abs_diff, abs_diff_idx=None, atol=atol, rel_diff=rel_diff, rel_diff_idx=None,
+                         rtol=rtol)
+
+
+def _unravel(flat_index, shape):
+    index = []
+    for size in reversed(tuple(shape)):
+        flat_index, mod = divmod(flat_index, size)
+        index.append(mod)
+    return tuple(reversed(index))
+
+
+def _tensor_mismatch_msg(actual, expected, matches, *, rtol, atol):
+    total = matches.numel()
+    mismatches = total - int(_C.sum(matches))
+    extra = f"Mismatched elements: {mismatches} / {total} ({mismatches / total:.1%})"
+    actual_flat, expected_flat, matches_flat = actual.flatten(), expected.flatten(), matches.flatten()
+    if not actual.dtype.is_floating_point:
+        actual_flat, expected_flat = actual_flat.to(_C.int64), expected_flat.to(_C.int64)
+    abs_diff = _C.abs(actual_flat - expected_flat)
+    abs_diff[matches_flat] = 0  # only mismatches count for the greatest difference
+    max_abs, max_abs_idx = _C.max(abs_diff, 0)
+    rel_diff = abs_diff / _C.abs(expected_flat)
+    rel_diff[matches_flat] = 0
+    max_rel, max_rel_idx = _C.max(rel_diff, 0)
+    return _mismatch_msg(default_identifier="Tensor-likes", extra=extra, abs_diff=max_abs.item(),
+                         abs_diff_idx=_unravel(int(max_abs_idx), matches.shape), atol=atol,
+                         rel_diff=max_rel.item(), rel_diff_idx=_unravel(int(max_rel_idx), matches.shape), rtol=rtol)
+
+
+class _NonePair:
+    def __init__(self, actual, expected, id, **options):
+        if not (actual is None or expected is None):
+            raise _Unsupported
+        self.actual, self.expected, self.id = actual, expected, id
+
+    def compare(self):
+        if not (self.actual is None and self.expected is None):
+            raise _Mismatch(AssertionError, f"None mismatch: {self.actual} is not {self.expected}", self.id)
+
+
+def _numpy():
+    import sys
+    return sys.modules.get("numpy")  # an input can only be a NumPy object if NumPy is already imported
+
+
+class _BooleanPair:
+    def __init__(self, actual, expected, id, **options):
+        np = _numpy()
+        types = (bool,) if np is None else (bool, np.bool_)
+        if not (isinstance(actual, types) and isinstance(expected, types)):
+            raise _Unsupported
+        self.actual, self.expected, self.id = bool(actual), bool(expected), id
+
+    def compare(self):
+        if self.actual is not self.expected:
+            raise _Mismatch(AssertionError, f"Booleans mismatch: {self.actual} is not {self.expected}", self.id)
+
+
+class _NumberPair:
+    # Python numbers compare with the tolerances of the dtype PyTorch maps them to (int64, float64, complex128).
+    _TOLERANCE_DTYPES = {int: _C.int64, float: _C.float64}
+    _COMPLEX_TOLERANCES = (1e-7, 1e-7)
+
+    def __init__(self, actual, expected, id, rtol=None, atol=None, equal_nan=False, check_dtype=False,
+                 **options):
+        np = _numpy()
+        types = (int, float, complex) if np is None else (int, float, complex, np.number)
+        if not (isinstance(actual, types) and isinstance(expected, types)):
+            raise _Unsupported
+        actual, expected = (x.item() if np is not None and isinstance(x, np.number) else x
+                            for x in (actual, expected))
+        self.actual, self.expected, self.id = actual, expected, id
+        if any(type(x) is complex for x in (actual, expected)) and rtol is None and atol is None:
+            self.rtol, self.atol = self._COMPLEX_TOLERANCES
+        else:
+            self.rtol, self.atol = _tolerances(*[self._TOLERANCE_DTYPES.get(type(x), _C.float64)
+                                                 for x in (actual, expected)], rtol=rtol, atol=atol, id=id)
+        self.equal_nan, self.check_dtype = equal_nan, check_dtype
+
+    def compare(self):
+        if self.check_dtype and type(self.actual) is not type(self.expected):
+            raise _Mismatch(AssertionError, f"The (d)types do not match: {type(self.actual)} != "
+                            f"{type(self.expected)}.", self.id)
+        if self.actual == self.expected:
+            return
+        if self.equal_nan and cmath.isnan(self.actual) and cmath.isnan(self.expected):
+            return
+        abs_diff = abs(self.actual - self.expected)
+        if cmath.isfinite(abs_diff) and abs_diff <= self.atol + self.rtol * abs(self.expected):
+            return
+        raise _Mismatch(AssertionError, _scalar_mismatch_msg(self.actual, self.expected, rtol=self.rtol,
+                                                             atol=self.atol), self.id)
+
+
+class _TensorLikePair:
+    def __init__(self, actual, expected, id, allow_subclasses=True, rtol=None, atol=None, equal_nan=False,
+                 check_device=True, check_dtype=True, check_layout=True, check_stride=False, **options):
+        if not (isinstance(actual, type(expected)) or isinstance(expected, type(actual))):
+            raise _Unsupported
+        if not allow_subclasses and type(actual) is not type(expected):
+            raise _Unsupported
+        self.actual, self.expected = self._to_tensor(actual), self._to_tensor(expected)
+        self.id = id
+        self.rtol, self.atol = _tolerances(self.actual.dtype, self.expected.dtype, rtol=rtol, atol=atol, id=id)
+        self.equal_nan, self.check_device, self.check_dtype = equal_nan, check_device, check_dtype
+        self.check_stride = check_stride  # check_layout: every tandem tensor is strided
+
+    @staticmethod
+    def _to_tensor(tensor_like):
+        if isinstance(tensor_like, _C.Tensor):
+            return tensor_like
+        from .._creation import as_tensor
+        try:
+            return as_tensor(tensor_like)
+        except Exception:
+            raise _Unsupported from None
+
+    def _fail_attribute(self, name, actual_value, expected_value):
+        raise _Mismatch(AssertionError, f"The values for attribute '{name}' do not match: {actual_value} != "
+                        f"{expected_value}.", self.id)
+
+    def compare(self):
+        actual, expected = self.actual, self.expected
+        if actual.shape != expected.shape:
+            self._fail_attribute("shape", actual.shape, expected.shape)
+        if self.check_stride and actual.stride() != expected.stride():
+            self._fail_attribute("stride()", actual.stride(), expected.stride())
+        if self.check_device and actual.device != expected.device:
+            self._fail_attribute("device", actual.device, expected.device)
+        if self.check_dtype and actual.dtype != expected.dtype:
+            self._fail_attribute("dtype", actual.dtype, expected.dtype)
+        # Unchecked differences are equalised: both to the CPU, both to the promoted dtype.
+        if actual.device != expected.device:
+            actual, expected = actual.cpu(), expected.cpu()
+        if actual.dtype != expected.dtype:
+            dtype = _C.promote_types(actual.dtype, expected.dtype)
+            actual, expected = actual.to(dtype), expected.to(dtype)
+        actual, expected = actual.detach(), expected.detach()
+        matches = _C.isclose(actual, expected, rtol=self.rtol, atol=self.atol, equal_nan=self.equal_nan)
+        if bool(_C.all(matches)):
+            return
+        if actual.dim() == 0:
+            msg = _scalar_mismatch_msg(actual.item(), expected.item(), rtol=self.rtol, atol=self.atol)
+        else:
+            msg = _tensor_mismatch_msg(actual, expected, matches, rtol=self.rtol, atol=self.atol)
+        raise _Mismatch(AssertionError, msg, self.id)
+
+
+_PAIR_TYPES = (_NonePair, _BooleanPair, _NumberPair, _TensorLikePair)
+
+
+def _originate_pairs(actual, expected, id, options):
+    """The leaf pairs of two (possibly nested) inputs, walked with an explicit stack (no recursion)."""
+    pairs, stack = [], [(actual, expected, id)]
+    while stack:
+        actual, expected, id = stack.pop()
+        if (isinstance(actual, collections.abc.Sequence) and not isinstance(actual, str)
+                and isinstance(expected, collections.abc.Sequence) and not isinstance(expected, str)):
+            if len(actual) != len(expected):
+                raise _Mismatch(AssertionError,
+                                f"The length of the sequences mismatch: {len(actual)} != {len(expected)}", id)
+            stack.extend((actual[i], expected[i], (*id, i)) for i in reversed(range(len(actual))))
+            continue
+        if isinstance(actual, collections.abc.Mapping) and isinstance(expected, collections.abc.Mapping):
+            actual_keys, expected_keys = set(actual.keys()), set(expected.keys())
+            if actual_keys != expected_keys:
+                raise _Mismatch(AssertionError,
+                                "The keys of the mappings do not match:\n"
+                                f"Missing keys in the actual mapping: {sorted(expected_keys - actual_keys)}\n"
+                                f"Additional keys in the actual mapping: {sorted(actual_keys - expected_keys)}", id)
+            keys = list(actual_keys)
+            try:  # sorted when possible, so the first failure reported does not depend on hashing
+                keys = sorted(keys)
+            except Exception:
+                pass
+            stack.extend((actual[k], expected[k], (*id, k)) for k in reversed(keys))
+            continue
+        for pair_type in _PAIR_TYPES:
+            try:
+                pairs.append(pair_type(actual, expected, id, **options))
+                break
+            except _Unsupported:
+                continue
+        else:
+            raise _Mismatch(TypeError, f"No comparison pair was able to handle inputs of type {type(actual)} and "
+                            f"{type(expected)}.", id)
+    return pairs
+
+
+def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=None, equal_nan=False,
+                 check_device=True, check_dtype=True, check_layout=True, check_stride=False, msg=None):
+    """Asserts that ``actual`` and ``expected`` are close: |actual - expected| <= atol + rtol * |expected|
+    elementwise, with PyTorch's default (rtol, atol) per dtype (float32: 1.3e-6, 1e-5; float64: 1e-7, 1e-7;
+    float16: 1e-3, 1e-5; bfloat16: 1.6e-2, 1e-5; integers and bool: exact), after checking shape, device and
+    dtype. Raises AssertionError with PyTorch's report; ``msg`` replaces it (a str) or rewrites it (a callable).
+    """
+    __tracebackhide__ = True
+    options = dict(allow_subclasses=allow_subclasses, rtol=rtol, atol=atol, equal_nan=equal_nan,
+                   check_device=check_device, check_dtype=check_dtype, check_layout=check_layout,
+                   check_stride=check_stride)
+    try:
+        pairs = _originate_pairs(actual, expected, (), options)
+    except _Mismatch as error:
+        raise error.to_error() from None
+    for pair in pairs:
+        try:
+            pair.compare()
+        except _Mismatch as error:
+            raise error.to_error(msg) from None
