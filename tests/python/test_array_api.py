@@ -303,11 +303,12 @@ def test_unique_matches_numpy(device):
 
 @pytest.mark.parametrize("side", ["left", "right"])
 def test_searchsorted_matches_numpy(device, side):
-    s = np.array([1.0, 2.0, 2.0, 3.0, math.nan])
-    v = np.array([[0.5, 2.0], [3.0, math.nan]])
+    s = np.array([1.0, 2.0, 2.0, 3.0, math.nan])  # sorted as tandem sorts: NaN last
+    v = np.array([[0.5, 2.0], [3.0, 2.5]])
     got = xp.searchsorted(xp.asarray(s.tolist(), device=device), xp.asarray(v.tolist(), device=device), side=side)
-    assert got.tolist() == np.searchsorted(s, v, side=side).tolist()
-    order = xp.asarray([2, 0, 1], device=device)
+    assert got.tolist() == np.searchsorted(s, v, side=side).tolist()  # PyTorch's binary search would give 5 for 3.0
+    assert xp.searchsorted(xp.asarray(s.tolist(), device=device), math.nan, side=side).item() == 5  # PyTorch's place
+    order = xp.asarray([1, 2, 0], device=device)  # argsort of [3, 1, 2]
     assert xp.searchsorted(xp.asarray([3, 1, 2], device=device), 2, side=side, sorter=order).item() == \
         np.searchsorted([1, 2, 3], 2, side=side)
 
@@ -391,6 +392,52 @@ def test_bitwise_shifts_match_numpy(device, dtype):
     right = np.where(s >= bits, np.where(a < 0, -1, 0), np.right_shift(a, np.minimum(s, bits - 1)))
     assert xp.bitwise_left_shift(x, y).tolist() == left.astype(dtype).tolist()
     assert xp.bitwise_right_shift(x, y).tolist() == right.astype(dtype).tolist()
+
+
+def test_bitwise_shifts_promote_zero_dim_arrays_fully(device):
+    x = xp.asarray(-3783, dtype=xp.int32, device=device)
+    s = xp.asarray([0, 3, 7], dtype=xp.uint8, device=device)
+    r = xp.bitwise_right_shift(x, s)  # the standard promotes the 0-d int32 array: int32 (PyTorch's >> gives uint8)
+    assert r.dtype == xp.int32 and r.tolist() == [-3783, -473, -30]
+    assert xp.bitwise_left_shift(s, xp.asarray(1, dtype=xp.int16, device=device)).dtype == xp.int16
+    assert (x >> s).dtype == xp.uint8  # the operator keeps PyTorch's promotion
+
+
+def test_signbit_reads_the_sign_of_nan_and_zero(device):
+    x = xp.asarray([-math.nan, math.nan, -0.0, 0.0, -math.inf, 2.0], device=device)
+    assert xp.signbit(x).tolist() == [True, False, True, False, True, False]
+    assert xp.signbit(xp.asarray([-2, 0, 3], device=device)).tolist() == [True, False, False]
+
+
+def test_atan2_promotes_zero_dim_arrays_fully(device):
+    r = xp.atan2(xp.asarray(1.0, dtype=xp.float64, device=device), xp.asarray([1.0, -1.0], device=device))
+    assert r.dtype == xp.float64
+    np.testing.assert_allclose(r.tolist(), [math.pi / 4, 3 * math.pi / 4], rtol=1e-15)
+    assert list(inspect.signature(xp.atan2).parameters) == ["x1", "x2"]
+
+
+def test_cumulative_prod(device):
+    x = xp.asarray([[1, 2, 3], [4, 5, 6]], dtype=xp.int16, device=device)
+    r = xp.cumulative_prod(x, axis=1, include_initial=True)
+    assert r.dtype == xp.int64 and r.tolist() == [[1, 1, 2, 6], [1, 4, 20, 120]]
+    assert xp.cumulative_prod(x, axis=0, dtype=xp.float64).tolist() == [[1, 2, 3], [4, 10, 18]]
+    assert xp.cumulative_prod(xp.asarray([2.0, 0.5], device=device)).tolist() == [2.0, 1.0]
+    with pytest.raises(ValueError, match="axis is required"):
+        xp.cumulative_prod(x)
+
+
+def test_to_device_and_complex(device):
+    x = xp.asarray([1.5], device=device)
+    assert x.to_device(device) is x
+    moved = x.to_device("cpu")
+    assert moved.device == tandem.device("cpu") and moved.tolist() == [1.5]
+    assert list(inspect.signature(tandem.Tensor.to_device).parameters) == ["self", "device", "stream"]
+    with pytest.raises(TypeError, match="stream must be a tandem.cuda.Stream"):
+        x.to_device("cpu", stream=3)
+    assert complex(x) == 1.5 + 0j and complex(xp.asarray(True, device=device)) == 1 + 0j
+    assert complex(tandem.tensor([[7]], device=device)) == complex(torch.tensor([[7]]))
+    with pytest.raises(ValueError, match="^only one element tensors can be converted to Python scalars$"):
+        complex(xp.asarray([1.0, 2.0], device=device))
 
 
 def test_clip_keeps_dtype_with_array_bounds(device):

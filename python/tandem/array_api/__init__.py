@@ -33,6 +33,8 @@ pi = _math.pi
 newaxis = None
 
 from . import _linalg as linalg  # noqa: F401  the standard's linalg extension over tandem.linalg
+from . import _array_methods
+_array_methods.install()  # Tensor.to_device, Tensor.__complex__
 
 
 def __getattr__(name):

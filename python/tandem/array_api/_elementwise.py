@@ -1,15 +1,13 @@
-"""The standard's element-wise functions. Most are tandem's own ops under the standard's names; the ones tandem
-has no kernel for yet are composed from tandem ops here (each says so), and the few that cannot be composed
-exactly (atan, asin, acos, atan2, nextafter) use tandem's kernel once one exists and raise until then.
-
-Where a tandem op of the same name appears later (issue 14 adds the trig and hyperbolic families), _native picks
-it over the composition, so the composition is only a bridge."""
+"""The standard's element-wise functions: tandem's own ops under the standard's names, with the standard's
+promotion for two operands and its special cases where PyTorch's differ. signbit is composed from tandem ops
+(no kernel yet; _native picks tandem's once it exists); nextafter, which no composition computes exactly, uses
+tandem's kernel once one exists and raises until then."""
 import inspect
-import math
 
 from .. import _C
 from .._creation import tensor
 from .. import _compositions
+from .. import _bit_shifts
 from ._dtypes import result_type
 
 Tensor = _C.Tensor
@@ -27,6 +25,16 @@ __all__ = [
 
 
 
+def _unary(name):
+    """tandem's one-operand kernel under the standard's positional-only signature."""
+    fn = getattr(_C, name)
+
+    def op(x, /):
+        return fn(x)
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
 def _native(name, composition):
     """tandem's own op when it exists, else the composition (so a kernel added later replaces it). The op gets
     the composition's positional-only signature, and two-operand ops the standard's promotion."""
@@ -42,14 +50,22 @@ def _native(name, composition):
     return op
 
 
-def _kernel_only(name):
-    """An op no composition of tandem ops computes exactly: tandem's kernel when it exists, else an error."""
-    def op(*args, **kwargs):
+def _kernel_only(name, binary=False):
+    """An op no composition of tandem ops computes exactly: tandem's kernel when it exists, else an error.
+    Two-operand ops get the standard's promotion (see _promoted)."""
+    def kernel():
         fn = getattr(_C, name, None)
         if fn is None:
             raise NotImplementedError(f"tandem has no {name} kernel yet\nhint: it arrives with issue 14's "
                                       f"pointwise ops; NumPy's np.{name} works on t.numpy() meanwhile")
-        return fn(*args, **kwargs)
+        return fn
+
+    def unary(x, /):
+        return kernel()(x)
+
+    def two_operands(x1, x2, /):
+        return _promoted(kernel(), name)(x1, x2)
+    op = two_operands if binary else unary
     op.__name__ = op.__qualname__ = name
     return op
 
@@ -60,10 +76,6 @@ def _tensors(x1, x2):
     device = x1.device if isinstance(x1, Tensor) else x2.device
     return (tensor(x1, dtype=dtype, device=device) if not isinstance(x1, Tensor) else x1.to(dtype),
             tensor(x2, dtype=dtype, device=device) if not isinstance(x2, Tensor) else x2.to(dtype))
-
-
-def _floating(x):
-    return x if x.dtype.is_floating_point else x.to(_C.get_default_dtype())
 
 
 def _promoted(fn, name):
@@ -186,128 +198,26 @@ def sign(x, /):
     return _C.where(_C.isnan(x), x, out)
 
 
-# ---- compositions of tandem ops (no kernel yet) ----
+# ---- compositions of tandem ops (no kernel yet) and the rest of tandem's kernels ----
 
 def _signbit(x, /):
-    """x < 0, with -0.0 counted as negative through 1/x = -inf (NaN's sign bit cannot be read without a bit view)."""
+    """The sign bit, read through tandem's copysign kernel: copysign(1, x) is -1 exactly when x's sign bit is set
+    (-0.0 and -NaN included)."""
     if not x.dtype.is_floating_point:
         return x < 0
-    return (x < 0) | ((x == 0) & (_C.div(1, x) < 0))
-
-
-def _copysign(x1, x2, /):
-    x1, x2 = _tensors(x1, x2)
-    x1, x2 = _floating(x1), _floating(x2)
-    magnitude = _C.abs(x1)
-    return _C.where(_signbit(x2), _C.neg(magnitude), magnitude)
-
-
-def _tan(x, /):
-    x = _floating(x)
-    return _C.div(_C.sin(x), _C.cos(x))
-
-
-def _sinh(x, /):
-    x = _floating(x)
-    return _C.div(_C.sub(_C.expm1(x), _C.expm1(_C.neg(x))), 2)  # expm1 keeps small |x| exact
-
-
-def _cosh(x, /):
-    x = _floating(x)
-    return _C.div(_C.add(_C.exp(x), _C.exp(_C.neg(x))), 2)
-
-
-_LN2 = math.log(2.0)
-_LARGE = 2.0 ** 28  # above it x^2 + 1 == x^2 in float64, and the log form cannot overflow
-
-
-def _asinh(x, /):
-    x = _floating(x)
-    a = _C.abs(x)
-    small = _C.log1p(a + a * a / (1 + _C.sqrt(1 + a * a)))
-    r = _C.where(a > _LARGE, _C.log(a) + _LN2, small)
-    return _C.where(_signbit(x), _C.neg(r), r)
-
-
-def _acosh(x, /):
-    x = _floating(x)
-    t = x - 1
-    r = _C.where(x > _LARGE, _C.log(x) + _LN2, _C.log1p(t + _C.sqrt(2 * t + t * t)))
-    return _C.where(x < 1, math.nan, r)  # below -1, 2t + t^2 is positive again and the log form finite
-
-
-def _atanh(x, /):
-    x = _floating(x)
-    return _C.mul(_C.log1p(_C.div(2 * x, 1 - x)), 0.5)
-
-
-def _log2(x, /):
-    return _C.div(_C.log(_floating(x)), _LN2)
-
-
-def _log10(x, /):
-    return _C.div(_C.log(_floating(x)), math.log(10.0))
-
-
-def _hypot(x1, x2, /):
-    x1, x2 = _tensors(x1, x2)
-    a, b = _C.abs(_floating(x1)), _C.abs(_floating(x2))
-    big, small = _C.maximum(a, b), _C.minimum(a, b)
-    ratio = _C.div(small, big)
-    r = big * _C.sqrt(1 + ratio * ratio)  # scaled so squares cannot overflow
-    r = _C.where(big == 0, _C.zeros((), dtype=r.dtype, device=r.device), r)
-    return _C.where(_C.isinf(a) | _C.isinf(b), math.inf, r)  # inf wins over NaN, as C's hypot
-
-
-def _logaddexp(x1, x2, /):
-    x1, x2 = _tensors(x1, x2)
-    x1, x2 = _floating(x1), _floating(x2)
-    big = _C.maximum(x1, x2)
-    r = big + _C.log1p(_C.exp(_C.neg(_C.abs(x1 - x2))))
-    return _C.where(x1 == x2, x1 + _LN2, r)  # equal infinities would give inf - inf
-
-
-def _shift_parts(x1, x2):
-    x1, x2 = _tensors(x1, x2)
-    if x1.dtype.is_floating_point or x1.dtype == _C.bool:
-        raise TypeError(f"bitwise shifts need integer arrays, got {x1.dtype}")
-    return x1, x2, x1.dtype.itemsize * 8
-
-
-def _bitwise_left_shift(x1, x2, /):
-    """x1 * 2**x2 (integer products wrap as shifts do); shifts of the width or more give 0."""
-    x1, x2, bits = _shift_parts(x1, x2)
-    r = x1 * _C.pow(_C.ones((), dtype=x1.dtype, device=x1.device) * 2, _C.clamp(x2, 0, bits - 1))
-    return _C.where(x2 >= bits, _C.zeros((), dtype=r.dtype, device=r.device), r)
-
-
-def _bitwise_right_shift(x1, x2, /):
-    """floor(x1 / 2**x2), an arithmetic shift; past the width, 0 or -1 by sign."""
-    x1, x2, bits = _shift_parts(x1, x2)
-    top = bits - 2 if x1.dtype.is_signed else bits - 1  # the largest power of 2 the dtype holds
-    r = _C.floor_divide(x1, _C.pow(_C.ones((), dtype=x1.dtype, device=x1.device) * 2, _C.clamp(x2, 0, top)))
-    past = _C.where(x1 < 0, _C.full((), -1, dtype=x1.dtype, device=x1.device),
-                    _C.zeros((), dtype=x1.dtype, device=x1.device))
-    return _C.where(x2 > top, past, r)
+    return _C.copysign(_C.ones((), dtype=x.dtype, device=x.device), x) < 0
 
 
 signbit = _native("signbit", _signbit)
-copysign = _native("copysign", _copysign)
-tan = _native("tan", _tan)
-sinh = _native("sinh", _sinh)
-cosh = _native("cosh", _cosh)
-asinh = _native("asinh", _asinh)
-acosh = _native("acosh", _acosh)
-atanh = _native("atanh", _atanh)
-log2 = _native("log2", _log2)
-log10 = _native("log10", _log10)
-hypot = _native("hypot", _hypot)
-logaddexp = _native("logaddexp", _logaddexp)
-bitwise_left_shift = _native("bitwise_left_shift", _bitwise_left_shift)
-bitwise_right_shift = _native("bitwise_right_shift", _bitwise_right_shift)
+copysign = _promoted(_C.copysign, "copysign")
+hypot = _promoted(_C.hypot, "hypot")
+logaddexp = _promoted(_C.logaddexp, "logaddexp")
+atan2 = _promoted(_C.atan2, "atan2")
+tan, sinh, cosh, asinh, acosh, atanh, log2, log10, atan, asin, acos = (
+    _unary(name) for name in ("tan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "atan", "asin",
+                              "acos"))
+# tandem's shifts (PyTorch's results: a count outside [0, bits) gives 0, or the sign fill for >>)
+bitwise_left_shift = _promoted(_bit_shifts.bitwise_left_shift, "bitwise_left_shift")
+bitwise_right_shift = _promoted(_bit_shifts.bitwise_right_shift, "bitwise_right_shift")
 
-atan = _kernel_only("atan")
-asin = _kernel_only("asin")
-acos = _kernel_only("acos")
-atan2 = _kernel_only("atan2")
-nextafter = _kernel_only("nextafter")
+nextafter = _kernel_only("nextafter", binary=True)

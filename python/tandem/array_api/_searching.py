@@ -1,7 +1,7 @@
-"""The standard's searching, sorting and set functions. argmax/argsort/sort/where are tandem's ops; searchsorted
-and the unique_* family are composed from tandem ops (no kernel yet): unique from a stable sort, searchsorted from
-a broadcast comparison (O(len(x1) * len(x2)) memory, fine for the sizes the standard's users pass)."""
+"""The standard's searching, sorting and set functions over tandem's argmax/argsort/sort/where/searchsorted/unique.
+tandem.unique, as PyTorch's, counts each NaN as its own value, as the standard asks."""
 import collections
+import math
 
 from .. import _C
 from .._creation import tensor
@@ -45,20 +45,19 @@ def where(condition, x1, x2, /):
 
 
 def searchsorted(x1, x2, /, *, side="left", sorter=None):
-    """Insertion points of x2 in sorted 1-d x1: how many x1 sort before each value (NaN sorts last)."""
+    """tandem.searchsorted with the standard's keywords; a Python scalar x2 takes x1's dtype and device.
+
+    tandem's sort puts NaNs last, but its binary search (PyTorch's) reads a NaN in x1 as smaller than every value,
+    so searching a sorted x1 that ends in NaNs can misplace ordinary values (3.0 in [1, 2, 2, 3, nan] lands at 5).
+    Searching x1 with its NaNs read as +inf keeps every finite value's insertion point NumPy's; a NaN value
+    lands at the end, as in PyTorch (the standard leaves NaNs' order to the implementation)."""
     if side not in ("left", "right"):
         raise ValueError(f"searchsorted(): side must be 'left' or 'right', got {side!r}")
-    if sorter is not None:
-        x1 = _C.take(x1, sorter)
     if not isinstance(x2, _C.Tensor):
         x2 = tensor(x2, dtype=x1.dtype, device=x1.device)
-    values = x2.unsqueeze(-1)
-    before = (x1 < values) if side == "left" else (x1 <= values)
-    if x1.dtype.is_floating_point:  # NaN sorts after every number, and (for side="right") after other NaNs
-        nan_value = _C.isnan(values)
-        tail = _C.isnan(x1) if side == "right" else _C.zeros((), dtype=_C.bool, device=x1.device)
-        before = before | (nan_value & (_C.isnan(x1).logical_not() | tail))
-    return _C.sum(before, dim=-1)
+    if x1.dtype.is_floating_point:
+        x1 = _C.where(_C.isnan(x1), math.inf, x1)
+    return _C.searchsorted(x1, x2, side=side, sorter=sorter)
 
 
 def argsort(x, /, *, axis=-1, descending=False, stable=True):
@@ -69,48 +68,27 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
     return _C.sort(x, axis, descending, stable=stable)[0]
 
 
-def _unique_parts(x):
-    """Sorted values, the permutation that sorted them, where each run of equal values starts, and each element's
-    run number. NaNs compare unequal, so each is its own run, as the standard asks."""
-    flat = x.reshape(-1)
-    order = _C.argsort(flat, stable=True)
-    ordered = flat[order]
-    starts = _C.ones(ordered.shape, dtype=_C.bool, device=x.device)
-    if ordered.shape[0] > 1:
-        starts[1:] = ordered[1:] != ordered[:-1]
-    run = _C.cumsum(starts, dim=0) - 1
-    return ordered, order, starts, run
-
-
-def _inverse(x, order, run):
-    inverse = _C.empty(order.shape, dtype=_C.int64, device=x.device)
-    inverse[order] = run
-    return inverse.reshape(tuple(x.shape))
-
-
-def _counts(starts):
-    first = _C.nonzero(starts).reshape(-1)
-    ends = _C.cat([first[1:], tensor([starts.shape[0]], device=starts.device)])
-    return ends - first, first
+def _first_indices(inverse, counts):
+    """Where each unique value first occurs in the flattened x: a stable sort of the inverse indices lists each
+    value's positions in order, so every run starts at that value's first position."""
+    order = _C.argsort(inverse.reshape(-1), stable=True)
+    return order[_C.cumsum(counts, dim=0) - counts]
 
 
 def unique_values(x, /):
-    ordered, _, starts, _ = _unique_parts(x)
-    return ordered[starts]
+    return _C.unique(x)
 
 
 def unique_counts(x, /):
-    ordered, _, starts, _ = _unique_parts(x)
-    counts, _ = _counts(starts)
-    return UniqueCountsResult(ordered[starts], counts)
+    values, counts = _C.unique(x, return_counts=True)
+    return UniqueCountsResult(values, counts)
 
 
 def unique_inverse(x, /):
-    ordered, order, starts, run = _unique_parts(x)
-    return UniqueInverseResult(ordered[starts], _inverse(x, order, run))
+    values, inverse = _C.unique(x, return_inverse=True)
+    return UniqueInverseResult(values, inverse)
 
 
 def unique_all(x, /):
-    ordered, order, starts, run = _unique_parts(x)
-    counts, first = _counts(starts)
-    return UniqueAllResult(ordered[starts], order[first], _inverse(x, order, run), counts)
+    values, inverse, counts = _C.unique(x, return_inverse=True, return_counts=True)
+    return UniqueAllResult(values, _first_indices(inverse, counts), inverse, counts)

@@ -2,7 +2,6 @@
 axis=() meaning "reduce nothing" (tandem, as PyTorch, reads an empty dim list as "every dim")."""
 from .. import _C
 from .. import _compositions
-from ._elementwise import _kernel_only
 
 
 def _reduce_nothing(axis):
@@ -82,12 +81,9 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     return out
 
 
-_cumprod = _kernel_only("cumprod")
-
-
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     axis = _cumulative_axis("cumulative_prod", x, axis)
-    out = _cumprod(x, dim=axis, dtype=dtype)
+    out = _C.cumprod(x, dim=axis, dtype=dtype)
     if include_initial:
         shape = list(out.shape)
         shape[axis] = 1
