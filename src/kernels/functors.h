@@ -9,7 +9,9 @@
 
 #include "core/half.h"
 #include "core/macros.h"
+#include "kernels/integer_functors.h"
 #include "kernels/math_functors.h"
+#include "kernels/special_functors.h"
 #include "kernels/vector_math.h"
 
 namespace tandem {
