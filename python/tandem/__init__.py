@@ -47,6 +47,7 @@ Tensor.where = _tensor_where
 Tensor.__array_namespace__ = array_api._array_namespace
 _compositions.install(globals())  # tril, einsum, ... and their Tensor methods
 from . import linalg  # noqa: E402
+from . import special  # noqa: E402,F401
 linalg._install(globals())  # tandem.det, tandem.inverse, Tensor.det(), ...
 
 __version__ = "0.1.0"
