@@ -311,18 +311,17 @@ TANDEM_BINARY_GRAD(copysign) {  // d/da = result / a (+-1), 0 where a == 0; the 
       },
       [&] { return zeros_like(g); });
 }
-TANDEM_BINARY_GRAD(xlogy) {  // d/da = log b (0 where a == 0), d/db = a / b
+TANDEM_BINARY_GRAD(xlogy) {  // d/da = log b (also where a == 0, as PyTorch's), d/db = a / b
   const BinaryOperands ops = binary_operands(n);
   const Tensor &a = ops.a, &b = ops.b;
   return binary_grads(
-      n, [&] { return mul(g, xlogy(ne(a, Scalar(0.0)), b)); }, [&] { return mul(g, div(a, b)); });
+      n, [&] { return mul(g, log(b)); }, [&] { return mul(g, div(a, b)); });
 }
 TANDEM_BINARY_GRAD(xlog1py) {
   const BinaryOperands ops = binary_operands(n);
   const Tensor &a = ops.a, &b = ops.b;
   return binary_grads(
-      n, [&] { return mul(g, xlog1py(ne(a, Scalar(0.0)), b)); },
-      [&] { return mul(g, div(a, add(b, Scalar(1.0)))); });
+      n, [&] { return mul(g, log1p(b)); }, [&] { return mul(g, div(a, add(b, Scalar(1.0)))); });
 }
 TANDEM_BINARY_GRAD(zeta) {  // d/dq zeta(s, q) = -s zeta(s + 1, q); PyTorch has no derivative in s
   const BinaryOperands ops = binary_operands(n);

@@ -230,7 +230,8 @@ TANDEM_UNARY_OPMATH_FUNCTOR(EntrOp, x > M(0)    ? -x * std::log(x)
 TANDEM_BINARY_OPMATH_FUNCTOR(XlogyOp, b != b ? b : a == M(0) ? M(0) : a * std::log(b))
 TANDEM_BINARY_OPMATH_FUNCTOR(Xlog1pyOp, b != b ? b : a == M(0) ? M(0) : a * std::log1p(b))
 TANDEM_BINARY_OPMATH_FUNCTOR(ZetaOp, M(special_math::zeta(double(a), double(b))))
-// float and double only (the front end rejects 16-bit types, whose neighbours the float loop cannot see)
+// float and double; float16/bfloat16 come from float32 steps in the front end (the loop sees their values as
+// float32, whose neighbours are closer)
 TANDEM_BINARY_OPMATH_FUNCTOR(NextafterOp, std::nextafter(a, b))
 #undef TANDEM_BINARY_OPMATH_FUNCTOR
 
