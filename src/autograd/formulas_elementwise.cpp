@@ -311,17 +311,24 @@ TANDEM_BINARY_GRAD(copysign) {  // d/da = result / a (+-1), 0 where a == 0; the 
       },
       [&] { return zeros_like(g); });
 }
-TANDEM_BINARY_GRAD(xlogy) {  // d/da = log b (also where a == 0, as PyTorch's), d/db = a / b
+// PyTorch's d/dx of x log y: xlogy(g, y), but 0 where x == 0 and log y is undefined (y <= 0); d/dy = x / y.
+Tensor xlogy_grad_x(const Tensor& g, const Tensor& x, const Tensor& y, double pole, bool plus_one) {
+  Tensor grad = plus_one ? xlog1py(g, y) : xlogy(g, y);
+  Tensor undefined = logical_and(eq(x, Scalar(0.0)), le(y, Scalar(pole)));
+  return where(undefined, scalar_zero(grad), grad);
+}
+TANDEM_BINARY_GRAD(xlogy) {
   const BinaryOperands ops = binary_operands(n);
   const Tensor &a = ops.a, &b = ops.b;
   return binary_grads(
-      n, [&] { return mul(g, log(b)); }, [&] { return mul(g, div(a, b)); });
+      n, [&] { return xlogy_grad_x(g, a, b, 0.0, false); }, [&] { return mul(g, div(a, b)); });
 }
 TANDEM_BINARY_GRAD(xlog1py) {
   const BinaryOperands ops = binary_operands(n);
   const Tensor &a = ops.a, &b = ops.b;
   return binary_grads(
-      n, [&] { return mul(g, log1p(b)); }, [&] { return mul(g, div(a, add(b, Scalar(1.0)))); });
+      n, [&] { return xlogy_grad_x(g, a, b, -1.0, true); },
+      [&] { return mul(g, div(a, add(b, Scalar(1.0)))); });
 }
 TANDEM_BINARY_GRAD(zeta) {  // d/dq zeta(s, q) = -s zeta(s + 1, q); PyTorch has no derivative in s
   const BinaryOperands ops = binary_operands(n);

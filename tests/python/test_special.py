@@ -397,3 +397,16 @@ def test_special_namespace_reductions_and_binaries(device):
     assert_same(tandem.special.log_softmax(tx, 1), torch.special.log_softmax(x, 1), rtol=1e-15, atol=0)
     assert_same(tandem.special.xlog1py(tx, tx), torch.special.xlog1py(x, x), rtol=1e-15, atol=0)
     assert_same(tandem.special.zeta(tx + 2, tx.abs()), torch.special.zeta(x + 2, x.abs()), rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize("op", ["xlogy", "xlog1py"])
+def test_xlogy_gradients_where_x_is_zero(op, device):
+    """PyTorch's d/dx: xlogy(g, y), 0 where x == 0 and the log is undefined; d/dy = x / y (0 / 0 is NaN)."""
+    grads = []
+    for lib, make in ((tandem, lambda v: tandem.tensor(v, dtype=tandem.float64, device=device, requires_grad=True)),
+                      (torch, lambda v: torch.tensor(v, dtype=torch.float64, requires_grad=True))):
+        x = make([0.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0])
+        y = make([0.0, 2.0, -1.0, float("inf"), 0.0, -1.5, float("nan")])
+        out = getattr(lib.special, op)(x, y)
+        grads.append([g.tolist() for g in lib.autograd.grad(out.sum(), [x, y])])
+    torch.testing.assert_close(torch.tensor(grads[0]), torch.tensor(grads[1]), equal_nan=True, rtol=0, atol=0)
