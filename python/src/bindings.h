@@ -50,6 +50,7 @@ void init_errors(nb::module_& m);
 void init_dtype_device(nb::module_& m);
 void init_tensor(nb::module_& m);
 void init_elementwise(nb::module_& m);
+void init_special(nb::module_& m);  // after init_elementwise: adds overloads to its functions
 void init_views(nb::module_& m);
 void init_creation(nb::module_& m);
 void init_protocol(nb::module_& m);

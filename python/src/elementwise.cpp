@@ -121,6 +121,12 @@ nb::object apply_function(const BinaryFns& f, nb::handle a, nb::handle b) {
                  "(): argument 'other' must be Tensor or Number, not ", nb::inst_name(b).c_str());
     return r;
   }
+  // xlogy has PyTorch overloads with a Number on either side, so two numbers are its overload error.
+  TANDEM_CHECK(is_tensor(b) || std::strcmp(f.name, "xlogy") != 0, Type,
+               "xlogy() received an invalid combination of arguments - got (", nb::inst_name(a).c_str(), ", ",
+               nb::inst_name(b).c_str(),
+               "), but expected one of:\n * (Tensor input, Tensor other)\n * (Number self, Tensor other)\n * "
+               "(Tensor input, Number other)");
   Scalar s;
   TANDEM_CHECK(is_tensor(b) && to_scalar(a, s), Type, f.name, "(): argument 'input' must be Tensor, not ",
                nb::inst_name(a).c_str());
@@ -301,6 +307,8 @@ void init_elementwise(nb::module_& m) {
   TANDEM_OPERATOR("and", bitwise_and_fns)
   TANDEM_OPERATOR("or", bitwise_or_fns)
   TANDEM_OPERATOR("xor", bitwise_xor_fns)
+  TANDEM_OPERATOR("lshift", bitwise_left_shift_fns)
+  TANDEM_OPERATOR("rshift", bitwise_right_shift_fns)
 #undef TANDEM_OPERATOR
 #define TANDEM_COMPARE(py, fns) \
   tensor.def("__" py "__", [](const Tensor& a, nb::handle b) { return apply(fns, a, b, false); });

@@ -9,6 +9,7 @@ NB_MODULE(_C, m) {
   init_dtype_device(m);
   init_tensor(m);
   init_elementwise(m);
+  init_special(m);
   init_views(m);
   init_creation(m);
   init_protocol(m);

@@ -34,6 +34,15 @@ void def_both(nb::module_& m, nb::class_<Tensor>& tensor, const char* name, Fn f
   tensor.def(name, fn, extra...);
 }
 
+// def_both for bindings whose messages name argument positions: make(shift) builds the binding, with shift 1
+// for tandem.X (input is argument 1) and 0 for Tensor.X (self is not counted).
+template <typename Make, typename... Extra>
+void def_both_positioned(nb::module_& m, nb::class_<Tensor>& tensor, const char* name, Make make,
+                         const Extra&... extra) {
+  m.def(name, make(1), nb::arg("input"), extra...);
+  tensor.def(name, make(0), extra...);
+}
+
 bool truthy(nb::handle h) {
   int r = PyObject_IsTrue(h.ptr());
   if (r < 0) throw nb::python_error();
@@ -46,6 +55,12 @@ bool is_int(nb::handle h) {
 }
 int64_t int_arg(nb::handle h, const char* fn, const char* arg) {
   TANDEM_CHECK(is_int(h), Type, fn, "(): argument '", arg, "' must be int, not ", nb::inst_name(h).c_str());
+  return nb::cast<int64_t>(h);
+}
+// PyTorch's wording for a positional argument: "argument 'k' (position 2) must be int".
+int64_t int_arg(nb::handle h, const char* fn, const char* arg, int position) {
+  TANDEM_CHECK(is_int(h), Type, fn, "(): argument '", arg, "' (position ", position, ") must be int, not ",
+               nb::inst_name(h).c_str());
   return nb::cast<int64_t>(h);
 }
 std::optional<int64_t> optional_int(nb::handle h, const char* fn, const char* arg) {
@@ -92,21 +107,24 @@ nb::object into_out(const char* fn, const Tensor& result, nb::handle out,
 
 // median/nanmedian: no dim reduces everything (and takes no keepdim), as PyTorch's two overloads.
 void def_median(nb::module_& m, nb::class_<Tensor>& tensor, const char* name, bool ignore_nan) {
-  def_both(
+  def_both_positioned(
       m, tensor, name,
-      [name, ignore_nan](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle out) -> nb::object {
-        check_no_out(out, name);
-        if (dim.is(Py_Ellipsis)) {  // not given (an explicit None is PyTorch's TypeError below)
-          TANDEM_CHECK(keepdim.is_none(), Type, name, "() missing 1 required positional arguments: \"dim\"",
-                       "\nhint: keepdim needs a dim, e.g. x.", name, "(dim=0, keepdim=True)");
-          return wrap(ignore_nan ? tandem::nanmedian(x) : tandem::median(x));
-        }
-        int64_t d = int_arg(dim, name, "dim");
-        bool kd = !keepdim.is_none() && truthy(keepdim);
-        return named(ignore_nan ? kNanmedian : kMedian,
-                     ignore_nan ? tandem::nanmedian(x, d, kd) : tandem::median(x, d, kd));
+      [name, ignore_nan](int shift) {
+        return [name, ignore_nan, shift](const Tensor& x, nb::handle dim, nb::handle keepdim,
+                                         nb::handle out) -> nb::object {
+          check_no_out(out, name);
+          if (dim.is(Py_Ellipsis)) {  // not given (an explicit None is PyTorch's TypeError below)
+            TANDEM_CHECK(keepdim.is_none(), Type, name, "() missing 1 required positional arguments: \"dim\"",
+                         "\nhint: keepdim needs a dim, e.g. x.", name, "(dim=0, keepdim=True)");
+            return wrap(ignore_nan ? tandem::nanmedian(x) : tandem::median(x));
+          }
+          int64_t d = int_arg(dim, name, "dim", 1 + shift);
+          bool kd = !keepdim.is_none() && truthy(keepdim);
+          return named(ignore_nan ? kNanmedian : kMedian,
+                       ignore_nan ? tandem::nanmedian(x, d, kd) : tandem::median(x, d, kd));
+        };
       },
-      nb::arg("dim") = nb::ellipsis(), nb::arg("keepdim") = nb::none(), nb::kw_only(),
+      nb::arg("dim").none() = nb::ellipsis(), nb::arg("keepdim") = nb::none(), nb::kw_only(),
       nb::arg("out") = nb::none());
 }
 
@@ -146,22 +164,26 @@ nb::object unique_result(const UniqueResult& r, bool return_inverse, bool return
 void def_order_stats(nb::module_& m, nb::class_<Tensor>& tensor) {
   def_median(m, tensor, "median", false);
   def_median(m, tensor, "nanmedian", true);
-  def_both(
+  def_both_positioned(
       m, tensor, "kthvalue",
-      [](const Tensor& x, nb::handle k, nb::handle dim, bool keepdim, nb::handle out) {
-        check_no_out(out, "kthvalue");
-        return named(kKthvalue, tandem::kthvalue(x, int_arg(k, "kthvalue", "k"),
-                                                 int_arg(dim, "kthvalue", "dim"), keepdim));
+      [](int shift) {
+        return [shift](const Tensor& x, nb::handle k, nb::handle dim, bool keepdim, nb::handle out) {
+          check_no_out(out, "kthvalue");
+          return named(kKthvalue, tandem::kthvalue(x, int_arg(k, "kthvalue", "k", 1 + shift),
+                                                   int_arg(dim, "kthvalue", "dim", 2 + shift), keepdim));
+        };
       },
-      nb::arg("k"), nb::arg("dim") = -1, nb::arg("keepdim") = false, nb::kw_only(),
+      nb::arg("k").none(), nb::arg("dim").none() = -1, nb::arg("keepdim") = false, nb::kw_only(),
       nb::arg("out") = nb::none());
-  def_both(
+  def_both_positioned(
       m, tensor, "mode",
-      [](const Tensor& x, nb::handle dim, bool keepdim, nb::handle out) {
-        check_no_out(out, "mode");
-        return named(kMode, tandem::mode(x, int_arg(dim, "mode", "dim"), keepdim));
+      [](int shift) {
+        return [shift](const Tensor& x, nb::handle dim, bool keepdim, nb::handle out) {
+          check_no_out(out, "mode");
+          return named(kMode, tandem::mode(x, int_arg(dim, "mode", "dim", 1 + shift), keepdim));
+        };
       },
-      nb::arg("dim") = -1, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("out") = nb::none());
+      nb::arg("dim").none() = -1, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("out") = nb::none());
   def_quantile(m, tensor, "quantile", false);
   def_quantile(m, tensor, "nanquantile", true);
   def_both(

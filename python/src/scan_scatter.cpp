@@ -13,12 +13,20 @@ namespace tandem::py {
 
 namespace {
 
-// PyTorch's argument parser: dim is a required int (a bool or None is refused).
-int64_t dim_arg(nb::handle h, const char* fn) {
+// PyTorch's argument parser: dim is a required int (a bool or None is refused). `position` counts from 1 as
+// PyTorch's message does: one more in the tandem.X form than in the Tensor.X form, where self is not counted.
+int64_t dim_arg(nb::handle h, const char* fn, int position) {
   const bool ok = !h.is_none() && !PyBool_Check(h.ptr()) && !PyFloat_Check(h.ptr()) &&
                   PyIndex_Check(h.ptr()) && (!is_tensor(h) || as_tensor_ref(h).dim() == 0);
-  TANDEM_CHECK(ok, Type, fn, "(): argument 'dim' must be int, not ", nb::inst_name(h).c_str());
+  TANDEM_CHECK(ok, Type, fn, "(): argument 'dim' (position ", position, ") must be int, not ",
+               nb::inst_name(h).c_str());
   return nb::cast<int64_t>(nb::int_(h));
+}
+
+std::string reduce_arg(nb::handle h, const char* fn, int position) {
+  TANDEM_CHECK(PyUnicode_Check(h.ptr()), Type, fn, "(): argument 'reduce' (position ", position,
+               ") must be str, not ", nb::inst_name(h).c_str());
+  return nb::cast<std::string>(h);
 }
 
 void check_no_out(nb::handle out, const char* fn) {
@@ -32,10 +40,12 @@ nb::object named_pair(bool is_max, ValuesIndices r) {
   return pair_types[is_max ? 0 : 1](wrap(std::move(r.first)), wrap(std::move(r.second)));
 }
 
-template <typename Fn, typename... Extra>
-void def_both(nb::module_& m, nb::class_<Tensor>& tensor, const char* name, Fn fn, const Extra&... extra) {
-  m.def(name, fn, nb::arg("input"), extra...);
-  tensor.def(name, fn, extra...);
+// make(shift) builds the binding; shift is 1 for tandem.X (input is argument 1) and 0 for Tensor.X.
+template <typename Make, typename... Extra>
+void def_both(nb::module_& m, nb::class_<Tensor>& tensor, const char* name, Make make,
+              const Extra&... extra) {
+  m.def(name, make(1), nb::arg("input"), extra...);
+  tensor.def(name, make(0), extra...);
 }
 
 }  // namespace
@@ -57,77 +67,93 @@ void init_scan_scatter(nb::module_& m) {
 
   def_both(
       m, tensor, "cumprod",
-      [](const Tensor& x, nb::handle dim, nb::handle dtype, nb::handle out) {
-        check_no_out(out, "cumprod");
-        return cumprod(x, dim_arg(dim, "cumprod"), to_optional_dtype(dtype));
+      [](int shift) {
+        return [shift](const Tensor& x, nb::handle dim, nb::handle dtype, nb::handle out) {
+          check_no_out(out, "cumprod");
+          return cumprod(x, dim_arg(dim, "cumprod", 1 + shift), to_optional_dtype(dtype));
+        };
       },
-      nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = none, nb::arg("out") = none);
+      nb::arg("dim").none(), nb::kw_only(), nb::arg("dtype") = none, nb::arg("out") = none);
   auto extreme = [&](const char* name, bool is_max) {
     def_both(
         m, tensor, name,
-        [name, is_max](const Tensor& x, nb::handle dim, nb::handle out) {
-          check_no_out(out, name);
-          int64_t d = dim_arg(dim, name);
-          return named_pair(is_max, is_max ? cummax(x, d) : cummin(x, d));
+        [name, is_max](int shift) {
+          return [name, is_max, shift](const Tensor& x, nb::handle dim, nb::handle out) {
+            check_no_out(out, name);
+            int64_t d = dim_arg(dim, name, 1 + shift);
+            return named_pair(is_max, is_max ? cummax(x, d) : cummin(x, d));
+          };
         },
-        nb::arg("dim"), nb::kw_only(), nb::arg("out") = none);
+        nb::arg("dim").none(), nb::kw_only(), nb::arg("out") = none);
   };
   extreme("cummax", true);
   extreme("cummin", false);
   def_both(
       m, tensor, "logcumsumexp",
-      [](const Tensor& x, nb::handle dim, nb::handle out) {
-        check_no_out(out, "logcumsumexp");
-        return logcumsumexp(x, dim_arg(dim, "logcumsumexp"));
+      [](int shift) {
+        return [shift](const Tensor& x, nb::handle dim, nb::handle out) {
+          check_no_out(out, "logcumsumexp");
+          return logcumsumexp(x, dim_arg(dim, "logcumsumexp", 1 + shift));
+        };
       },
-      nb::arg("dim"), nb::kw_only(), nb::arg("out") = none);
+      nb::arg("dim").none(), nb::kw_only(), nb::arg("out") = none);
   tensor.def("cumsum_", returning_self([](const Tensor& x, nb::handle dim, nb::handle dtype) {
-               return cumsum_(x, dim_arg(dim, "cumsum_"), to_optional_dtype(dtype));
+               return cumsum_(x, dim_arg(dim, "cumsum_", 1), to_optional_dtype(dtype));
              }),
-             nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = none);
+             nb::arg("dim").none(), nb::kw_only(), nb::arg("dtype") = none);
   tensor.def("cumprod_", returning_self([](const Tensor& x, nb::handle dim, nb::handle dtype) {
-               return cumprod_(x, dim_arg(dim, "cumprod_"), to_optional_dtype(dtype));
+               return cumprod_(x, dim_arg(dim, "cumprod_", 1), to_optional_dtype(dtype));
              }),
-             nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = none);
+             nb::arg("dim").none(), nb::kw_only(), nb::arg("dtype") = none);
 
   def_both(
       m, tensor, "scatter_reduce",
-      [](const Tensor& x, nb::handle dim, const Tensor& index, const Tensor& src, const std::string& reduce,
-         bool include_self, nb::handle out) {
-        check_no_out(out, "scatter_reduce");
-        return scatter_reduce(x, dim_arg(dim, "scatter_reduce"), index, src, reduce, include_self);
+      [](int shift) {
+        return [shift](const Tensor& x, nb::handle dim, const Tensor& index, const Tensor& src,
+                       nb::handle reduce, bool include_self, nb::handle out) {
+          check_no_out(out, "scatter_reduce");
+          return scatter_reduce(x, dim_arg(dim, "scatter_reduce", 1 + shift), index, src,
+                                reduce_arg(reduce, "scatter_reduce", 4 + shift), include_self);
+        };
       },
-      nb::arg("dim"), nb::arg("index"), nb::arg("src"), nb::arg("reduce"), nb::kw_only(),
+      nb::arg("dim").none(), nb::arg("index"), nb::arg("src"), nb::arg("reduce").none(), nb::kw_only(),
       nb::arg("include_self") = true, nb::arg("out") = none);
   tensor.def("scatter_reduce_",
              returning_self([](const Tensor& x, nb::handle dim, const Tensor& index, const Tensor& src,
-                               const std::string& reduce, bool include_self) {
-               return scatter_reduce_(x, dim_arg(dim, "scatter_reduce_"), index, src, reduce, include_self);
+                               nb::handle reduce, bool include_self) {
+               return scatter_reduce_(x, dim_arg(dim, "scatter_reduce_", 1), index, src,
+                                      reduce_arg(reduce, "scatter_reduce_", 4), include_self);
              }),
-             nb::arg("dim"), nb::arg("index"), nb::arg("src"), nb::arg("reduce"), nb::kw_only(),
+             nb::arg("dim").none(), nb::arg("index"), nb::arg("src"), nb::arg("reduce").none(), nb::kw_only(),
              nb::arg("include_self") = true);
 
   def_both(
       m, tensor, "index_reduce",
-      [](const Tensor& x, nb::handle dim, const Tensor& index, const Tensor& source,
-         const std::string& reduce, bool include_self, nb::handle out) {
-        check_no_out(out, "index_reduce");
-        return index_reduce(x, dim_arg(dim, "index_reduce"), index, source, reduce, include_self);
+      [](int shift) {
+        return [shift](const Tensor& x, nb::handle dim, const Tensor& index, const Tensor& source,
+                       nb::handle reduce, bool include_self, nb::handle out) {
+          check_no_out(out, "index_reduce");
+          return index_reduce(x, dim_arg(dim, "index_reduce", 1 + shift), index, source,
+                              reduce_arg(reduce, "index_reduce", 4 + shift), include_self);
+        };
       },
-      nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::arg("reduce"), nb::kw_only(),
+      nb::arg("dim").none(), nb::arg("index"), nb::arg("source"), nb::arg("reduce").none(), nb::kw_only(),
       nb::arg("include_self") = true, nb::arg("out") = none);
   tensor.def("index_reduce_",
              returning_self([](const Tensor& x, nb::handle dim, const Tensor& index, const Tensor& source,
-                               const std::string& reduce, bool include_self) {
-               return index_reduce_(x, dim_arg(dim, "index_reduce_"), index, source, reduce, include_self);
+                               nb::handle reduce, bool include_self) {
+               return index_reduce_(x, dim_arg(dim, "index_reduce_", 1), index, source,
+                                    reduce_arg(reduce, "index_reduce_", 4), include_self);
              }),
-             nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::arg("reduce"), nb::kw_only(),
-             nb::arg("include_self") = true);
+             nb::arg("dim").none(), nb::arg("index"), nb::arg("source"), nb::arg("reduce").none(),
+             nb::kw_only(), nb::arg("include_self") = true);
 
   def_both(
       m, tensor, "masked_scatter",
-      [](const Tensor& x, const Tensor& mask, const Tensor& source) {
-        return masked_scatter(x, mask, source);
+      [](int) {
+        return [](const Tensor& x, const Tensor& mask, const Tensor& source) {
+          return masked_scatter(x, mask, source);
+        };
       },
       nb::arg("mask"), nb::arg("source"));
   tensor.def("masked_scatter_", returning_self([](const Tensor& x, const Tensor& mask, const Tensor& source) {

@@ -50,11 +50,10 @@ Tensor.where = _tensor_where
 Tensor.__array_namespace__ = array_api._array_namespace
 _compositions.install(globals())  # tril, einsum, ... and their Tensor methods
 from . import linalg  # noqa: E402
+from . import special  # noqa: E402,F401
 linalg._install(globals())  # tandem.det, tandem.inverse, Tensor.det(), ...
 from . import _compositions_more  # noqa: E402
 _compositions_more.install(globals())  # nan_to_num, addr, asarray, ... and their Tensor methods
-from . import _bit_shifts  # noqa: E402
-_bit_shifts.install(globals())  # bitwise_left/right_shift, Tensor << >> <<= >>=
 from . import distributions  # noqa: E402,F401  (eager, as torch.distributions; pure Python, ~20 ms)
 
 __version__ = "0.1.0"

@@ -22,7 +22,7 @@ __all__ = [
     "movedim", "moveaxis", "swapaxes", "swapdims", "atleast_1d", "atleast_2d", "atleast_3d", "column_stack",
     "hsplit", "vsplit", "dsplit", "tensor_split", "unflatten", "narrow_copy", "count_nonzero", "aminmax",
     "var_mean", "std_mean", "nansum", "nanmean", "clone",
-    "addcmul", "addcdiv", "lerp", "xlogy", "square", "reciprocal", "clamp_min", "clamp_max", "rsub", "fmod",
+    "addcmul", "addcdiv", "lerp", "square", "reciprocal", "clamp_min", "clamp_max", "rsub", "fmod",
 ]
 
 # PyTorch's spellings of dtypes in messages: ScalarType names ("Float") and C++ type names ("float").
@@ -691,23 +691,6 @@ def lerp(input, end, weight):
     return input + weight * diff_ if abs(weight) < 0.5 else end - diff_ * (1 - weight)
 
 
-def xlogy(input, other):
-    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
-        raise TypeError(f"xlogy() received an invalid combination of arguments - got ({type(input).__name__}, "
-                        f"{type(other).__name__}), but expected one of:\n * (Tensor input, Tensor other)\n"
-                        " * (Number self, Tensor other)\n * (Tensor input, Number other)")
-    dtype = _C.result_type(input, other)
-    dtype = dtype if dtype.is_floating_point else _C.get_default_dtype()
-    device = (input if isinstance(input, Tensor) else other).device
-    x, y = (v.to(dtype) if isinstance(v, Tensor) else _C.full((), v, dtype=dtype, device=device)
-            for v in (input, other))
-    # x * log(y) keeps d/dx = log(y) at x == 0, as PyTorch's gradient does; where x == 0 and log(y) is not finite,
-    # log(1) gives PyTorch's value 0 instead of 0 * inf. A NaN y gives NaN whatever x is.
-    log_undefined = y.isfinite().logical_and(y > 0).logical_not()
-    safe_y = _C.where((x == 0).logical_and(log_undefined), 1, y)
-    return _C.where(y.isnan(), y, x * safe_y.log())
-
-
 def square(input):
     x = input.to(_C.int64) if input.dtype == _C.bool else input
     return x * x
@@ -823,7 +806,7 @@ def _methods():
     both = ["tril", "triu", "diagonal", "diag", "diag_embed", "trace", "repeat_interleave", "roll", "rot90", "kron",
             "cross", "diff", "movedim", "moveaxis", "swapaxes", "swapdims", "hsplit", "vsplit", "dsplit",
             "tensor_split", "unflatten", "narrow_copy", "count_nonzero", "aminmax", "nansum", "nanmean", "addcmul",
-            "addcdiv", "lerp", "xlogy", "square", "reciprocal", "clamp_min", "clamp_max", "fmod"]
+            "addcdiv", "lerp", "square", "reciprocal", "clamp_min", "clamp_max", "fmod"]
     methods = {name: globals()[name] for name in both}
     methods.update({
         "repeat": _repeat, "tile": _tile_method, "broadcast_to": _broadcast_to,
@@ -833,7 +816,7 @@ def _methods():
     })
     methods.update({name: _geometry_in_place(name) for name in ("transpose_", "swapaxes_", "swapdims_", "t_",
                                                                  "squeeze_", "unsqueeze_")})
-    methods.update({name + "_": _in_place(globals()[name]) for name in ("lerp", "xlogy", "square", "reciprocal",
+    methods.update({name + "_": _in_place(globals()[name]) for name in ("lerp", "square", "reciprocal",
                                                                          "fmod")})
     return methods
 

@@ -39,12 +39,29 @@ def _float_max(dtype):
     return finfo(dtype).max
 
 
+def _as_dtype_value(value, dtype):
+    """value rounded to dtype as PyTorch's static_cast does: past the largest finite value it becomes an
+    infinity (tandem's checked scalar conversion would refuse it)."""
+    if not math.isfinite(value) or dtype == _C.float64:
+        return value
+    if dtype in (_C.float16, _C.float32):
+        import numpy as np  # noqa: PLC0415
+        with np.errstate(over="ignore"):
+            return float(np.dtype(_name(dtype)).type(value))
+    return value if abs(value) <= _float_max(dtype) else math.copysign(math.inf, value)
+
+
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    _require_tensors("nan_to_num", ("input", input))
+    for label, value in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
+        if value is not None and not isinstance(value, (int, float)):
+            raise TypeError(f"nan_to_num(): argument '{label}' must be float, not {type(value).__name__}")
     if not input.dtype.is_floating_point:
         return input.clone()  # integers and bools hold no NaN or infinity
     big = _float_max(input.dtype)
-    posinf = big if posinf is None else posinf
-    neginf = -big if neginf is None else neginf
+    posinf = big if posinf is None else _as_dtype_value(float(posinf), input.dtype)
+    neginf = -big if neginf is None else _as_dtype_value(float(neginf), input.dtype)
+    nan = _as_dtype_value(float(nan), input.dtype)
     # One where per special value: the gradient reaches only the entries that were kept, as in PyTorch.
     out = _C.where(input.isnan(), nan, input)
     out = _C.where(input == math.inf, posinf, out)
@@ -113,6 +130,11 @@ def inner(input, other):
 
 
 def _check_rounding_mode(mode, *tensors):
+    if mode is not None and not isinstance(mode, str):  # PyTorch's parser refuses it before the op runs
+        got = ", ".join("Tensor" if isinstance(t, Tensor) else type(t).__name__ for t in tensors)
+        raise TypeError(f"div() received an invalid combination of arguments - got ({got}, rounding_mode="
+                        f"{type(mode).__name__}), but expected one of:\n * (Tensor input, Tensor other, *, str "
+                        "rounding_mode)\n * (Tensor input, Number other, *, str rounding_mode)")
     if mode not in (None, "trunc", "floor"):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
     if mode is not None:
@@ -285,7 +307,11 @@ def pdist(input, p=2):
 
 
 def dist(input, other, p=2):
-    return _C.norm(input - other, p)
+    difference = input - other
+    if not (difference.dtype.is_floating_point or difference.dtype.is_complex):
+        raise NotImplementedError("norm(): input dtype should be either floating point or complex. Got "
+                                  f"{_TITLE[_name(difference.dtype)]} instead.")
+    return _C.norm(difference, p)
 
 
 def renorm(input, p, dim, maxnorm):
@@ -296,6 +322,9 @@ def renorm(input, p, dim, maxnorm):
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
     d = _wrap_dim(dim, input.dim())
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):  # PyTorch's norm refuses integers
+        raise NotImplementedError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                                  f"{_TITLE[_name(input.dtype)]}")
     others = tuple(i for i in range(input.dim()) if i != d)
     norm = _vector_norm(input, p, others)
     # PyTorch's factor: rows above maxnorm are scaled to maxnorm (the 1e-7 keeps the division finite).
@@ -336,6 +365,7 @@ for _fn, _fn_name in ((dropout, "dropout"), (alpha_dropout, "alpha_dropout"), (f
 # ---- predicates and no-op conversions (tandem has no complex, conjugate or negative-bit tensors) ----
 
 def is_nonzero(input):
+    _require_tensors("is_nonzero", ("input", input))
     if input.numel() == 0:
         raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
     if input.numel() > 1:
@@ -435,6 +465,8 @@ def chain_matmul(*matrices):
 
 
 def matrix_power(input, n):
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"matrix_power(): argument 'n' (position 2) must be int, not {type(n).__name__}")
     from . import linalg  # noqa: PLC0415
     return linalg.matrix_power(input, n)
 
@@ -500,8 +532,16 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     if unpack_pivots:
         if LU_pivots.dtype != _C.int32:
             raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 "
-                               "dtype. Note: this function is intended to be used with the output produced by "
+                               "dtype.\nNote: this function is intended to be used with the output produced by "
                                "torch.linalg.lu_factor")
+        _check_same_device(LU_data, LU_pivots)
+        want = list(LU_data.shape[:-2]) + [k]
+        if list(LU_pivots.shape) != want:
+            raise ValueError(f"Expected LU_pivots to have shape {want} but got {list(LU_pivots.shape)} instead.")
+        # Pivots out of [1, m] would index past the rows (the gathers below would raise an unrelated error).
+        if LU_pivots.numel() and not bool(((LU_pivots >= 1) & (LU_pivots <= m)).all()):
+            raise RuntimeError("pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive.Did you "
+                               "properly pass the result of lu_factor?")
         perm = _permutation_from_pivots(LU_pivots, m)
         # A = P @ L @ U with P[perm[i], i] = 1: column i of P marks the row that moved to place i.
         P = _C.one_hot(perm, m).to(LU_data.dtype).mT
@@ -510,15 +550,33 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
 
 # ---- flat and functional indexing ----
 
+def _check_indices(name, indices):
+    if not isinstance(indices, (tuple, list)):  # position 2 in the function form (the method's says 1)
+        kind = "Tensor" if isinstance(indices, Tensor) else type(indices).__name__
+        raise TypeError(f"{name}(): argument 'indices' (position 2) must be tuple of Tensors, not {kind}")
+
+
 def index_put(input, indices, values, accumulate=False):
+    _check_indices("index_put", indices)
     return input.index_put(indices, values, accumulate)
 
 
 def index_put_(input, indices, values, accumulate=False):
+    _check_indices("index_put_", indices)
     return input.index_put_(indices, values, accumulate)
 
 
+def _check_same_device(*tensors):
+    """PyTorch's refusal of operands on another device (the index_put_ these are built on would move them)."""
+    first = tensors[0].device
+    for t in tensors[1:]:
+        if t.device != first:
+            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                               f"{first} and {t.device}!\nhint: move them first, e.g. t.to({str(first)!r})")
+
+
 def _check_put(self, index, source):
+    _check_same_device(self, index, source)
     if index.dtype != _C.int64:
         raise RuntimeError(f"put_(): Expected a long tensor for index, but got {_TITLE[_name(index.dtype)]}")
     if self.dtype != source.dtype:
@@ -528,6 +586,8 @@ def _check_put(self, index, source):
         raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
                          f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
     n = self.numel()
+    if n == 0 and index.numel():
+        raise IndexError("put_(): Tried to put elements into an empty tensor")
     if index.numel():
         bad = (index >= n).logical_or(index < -n)
         if bool(bad.any()):
@@ -552,6 +612,9 @@ def _put_(self, index, source, accumulate=False):
 # ---- Tensor-only methods ----
 
 def _fill_diagonal_(self, fill_value, wrap=False):
+    if not isinstance(fill_value, (int, float, complex, Tensor)):
+        raise TypeError(f"fill_diagonal_(): argument 'fill_value' (position 1) must be Number, not "
+                        f"{type(fill_value).__name__}")
     if self.dim() < 2:
         raise RuntimeError("dimensions must larger than 1")
     if self.dim() > 2 and any(s != self.shape[0] for s in self.shape):
@@ -626,6 +689,10 @@ def _new(self, *args, **kwargs):
     if len(args) == 1 and isinstance(args[0], (list, tuple)) and not isinstance(args[0], Size):
         from ._creation import tensor  # noqa: PLC0415
         return tensor(args[0], dtype=dtype, device=device)
+    if len(args) == 1 and isinstance(args[0], str):
+        raise TypeError("new(): invalid data type 'str'")
+    if len(args) == 1 and (args[0] is None or isinstance(args[0], float)):  # neither a size nor data
+        raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
     return _C.empty(_sizes_arg(args, "new(): argument 'size'") if args else (0,), dtype=dtype, device=device)
 
 

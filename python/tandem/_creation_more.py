@@ -13,11 +13,27 @@ _MISSING = object()  # a required argument not given: PyTorch's parser words tha
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    for value, what in ((size, "'size' (position 1)"), (stride, "'stride' (position 2)")):
+        if not isinstance(value, (tuple, list)):  # PyTorch takes no bare int here (Size is a tuple)
+            raise TypeError(f"empty_strided(): argument {what} must be tuple of ints, not {type(value).__name__}")
     size = _ints(size, "empty_strided(): argument 'size' (position 1)")
     stride = _ints(stride, "empty_strided(): argument 'stride' (position 2)")
     if len(size) != len(stride):
         raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
                            f"({len(stride)})")
+    if any(s < 0 for s in size):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: {list(size)}")
+    # PyTorch's storage size: 1 + sum((size - 1) * stride), refused when a stride is negative or it passes int64.
+    extent = 1 + sum((n - 1) * st for n, st in zip(size, stride)) if all(size) else 0
+    itemsize = (dtype or _C.get_default_dtype()).itemsize
+    if any(st < 0 for st in stride) or extent * itemsize >= 2 ** 63:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
+    if any(st == 0 and n > 1 for n, st in zip(size, stride)):
+        # A zero stride repeats one element: allocate the rest and expand (an expanded view, as PyTorch's).
+        base = empty_strided([1 if st == 0 else n for n, st in zip(size, stride)], stride, dtype=dtype,
+                             device=device, pin_memory=pin_memory)
+        out = base.expand(size)
+        return out.requires_grad_() if requires_grad else out
     # Without an as_strided op, a layout is reachable when it is a dense layout in some dim order: allocate in
     # that order (largest stride first) and permute back.
     order = sorted(range(len(size)), key=lambda d: -stride[d])
@@ -53,12 +69,15 @@ def frombuffer(buffer, *, dtype=_MISSING, count=-1, offset=0, requires_grad=Fals
     """A CPU tensor over buffer's memory (no copy): writes to either show in the other."""
     if dtype is _MISSING:
         raise TypeError('frombuffer() missing 1 required positional arguments: "dtype"')
+    for label, value in (("count", count), ("offset", offset)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"frombuffer(): argument '{label}' must be int, not {type(value).__name__}")
     try:
         length = memoryview(buffer).nbytes
     except TypeError:
         raise ValueError("object does not implement Python buffer protocol.") from None
     size = dtype.itemsize
-    if length == 0 and count != 0 and count == -1:
+    if length == 0 or count == 0:
         raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
     if offset < 0 or offset >= length:
         raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than buffer length "
@@ -146,6 +165,8 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
         return _asarray_tensor(shared, dtype, device, copy, bool(requires_grad))
     if copy is False:
         raise ValueError("can't alias arbitrary sequence into a tensor.")
+    if obj is None or isinstance(obj, (dict, set, frozenset)):  # PyTorch's data parser finds no dtype here
+        raise RuntimeError(f"Could not infer dtype of {type(obj).__name__}")
     return _creation.tensor(obj, dtype=dtype, device=device, requires_grad=bool(requires_grad))
 
 

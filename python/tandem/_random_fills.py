@@ -37,6 +37,8 @@ def _exponential_(self, lambd=1.0, *, generator=None):
 def _geometric_(self, p, *, generator=None):
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
+    if self.dtype == _C.bool:  # PyTorch's kernel has no bool instantiation (counts start at 1)
+        raise NotImplementedError(f"\"geometric_{self.device.type}\" not implemented for 'Bool'")
     u = _uniform_like(self, generator)
     # The number of Bernoulli(p) trials up to the first success: ceil(log(1 - u) / log(1 - p)), at least 1.
     return _fill_from(self, ((-u).log1p() / math.log1p(-p)).ceil().clamp(min=1))
@@ -64,6 +66,9 @@ def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
 # random_'s default range per dtype: [0, 2^digits] for floats (every integer there is exact), [0, max] for ints.
 _RANDOM_TOP = {"float16": 2 ** 11, "bfloat16": 2 ** 8, "float32": 2 ** 24, "float64": 2 ** 53, "bool": 1,
                "uint8": 255, "int8": 127, "int16": 2 ** 15 - 1, "int32": 2 ** 31 - 1, "int64": 2 ** 63 - 1}
+# The floating dtypes' finite range, which PyTorch checks `from` and `to - 1` against.
+_FLOAT_RANGE = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38,
+                "float64": 1.7976931348623157e308}
 _INT_RANGE = {"uint8": (0, 255), "int8": (-128, 127), "int16": (-2 ** 15, 2 ** 15 - 1),
               "int32": (-2 ** 31, 2 ** 31 - 1), "int64": (-2 ** 63, 2 ** 63 - 1), "bool": (0, 1)}
 
@@ -72,10 +77,16 @@ def _random_args(args, kwargs):
     generator = kwargs.pop("generator", None)
     if kwargs or len(args) > 2 or any(not isinstance(a, int) or isinstance(a, bool)
                                       for a in args if a is not None) or (len(args) == 1 and args[0] is None):
-        got = ", ".join([type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
-        raise TypeError(f"random_() received an invalid combination of arguments - got ({got}, ), but expected one "
+        if len(args) > 2:
+            raise TypeError(f"random_() takes 2 positional arguments but {len(args)} were given")
+        # PyTorch's wording: positionals joined by ", ", each keyword followed by ", ".
+        got = ", ".join(type(a).__name__ for a in args) + (", " if args and kwargs else "") + \
+            "".join(f"{k}={type(v).__name__}, " for k, v in kwargs.items())
+        raise TypeError(f"random_() received an invalid combination of arguments - got ({got}), but expected one "
                         "of:\n * (*, torch.Generator generator = None)\n * (int from, int to, *, torch.Generator "
                         "generator = None)\n * (int to, *, torch.Generator generator = None)\n")
+    if any(a is not None and not -2 ** 63 <= a < 2 ** 63 for a in args):
+        raise ValueError("Overflow when unpacking long long")  # PyTorch's parser reads int64 arguments
     if not args:
         return 0, None, generator
     if len(args) == 1:
@@ -92,8 +103,8 @@ def _random_(self, *args, **kwargs):
         high = _RANDOM_TOP[name] + 1
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    if name in _INT_RANGE:
-        lo, hi = _INT_RANGE[name]
+    if name in _INT_RANGE or name in _FLOAT_RANGE:
+        lo, hi = _INT_RANGE[name] if name in _INT_RANGE else (-_FLOAT_RANGE[name], _FLOAT_RANGE[name])
         if not lo <= low <= hi:
             raise RuntimeError(f"from is out of bounds for {_CPP[name]}")
         if not lo <= high - 1 <= hi:

@@ -8,6 +8,7 @@
 #include "ops/activation.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "ops/special.h"
 
 namespace tandem::autograd {
 namespace {
@@ -98,6 +99,35 @@ TANDEM_UNARY_GRAD(exp2) { return mul(g, mul(v, Scalar(kLn2))); }  // output
 TANDEM_UNARY_GRAD(erf) { return mul(g, mul(exp(neg(mul(v, v))), Scalar(kTwoOverSqrtPi))); }
 TANDEM_UNARY_GRAD(erfc) { return mul(g, mul(exp(neg(mul(v, v))), Scalar(-kTwoOverSqrtPi))); }
 TANDEM_UNARY_GRAD(erfinv) { return mul(g, mul(exp(mul(v, v)), Scalar(1.0 / kTwoOverSqrtPi))); }  // output
+constexpr double kPi = 3.141592653589793, kSqrtTwoPi = 2.5066282746310002;
+// `value` where x == 0 (a removable singularity of the formula), else `formula`.
+Tensor at_zero(const Tensor& x, double value, const Tensor& formula) {
+  return where(eq(x, Scalar(0.0)), full(DimVector{}, Scalar(value), formula.dtype()), formula);
+}
+TANDEM_UNARY_GRAD(lgamma) { return mul(g, digamma(v)); }
+TANDEM_UNARY_GRAD(digamma) { return mul(g, polygamma(1, v)); }
+TANDEM_UNARY_GRAD(i0) { return mul(g, i1(v)); }
+TANDEM_UNARY_GRAD(i0e) { return mul(g, sub(i1e(v), mul(sign(v), i0e(v)))); }
+TANDEM_UNARY_GRAD(i1) { return mul(g, at_zero(v, 0.5, sub(i0(v), div(i1(v), v)))); }
+TANDEM_UNARY_GRAD(i1e) {
+  return mul(g, at_zero(v, 0.5, sub(i0e(v), mul(i1e(v), add(sign(v), div(Scalar(1.0), v))))));
+}
+TANDEM_UNARY_GRAD(sinc) { return mul(g, at_zero(v, 0.0, div(sub(cos(mul(v, Scalar(kPi))), sinc(v)), v))); }
+TANDEM_UNARY_GRAD(logit) {  // NaN outside [0, 1], as PyTorch's
+  Tensor outside = logical_or(lt(v, Scalar(0.0)), gt(v, Scalar(1.0)));
+  Tensor grad = div(g, mul(v, sub(Scalar(1.0), v)));
+  return where(outside, full(DimVector{}, Scalar(std::nan("")), grad.dtype()), grad);
+}
+TANDEM_UNARY_GRAD(erfcx) { return mul(g, sub(mul(mul(v, erfcx(v)), Scalar(2.0)), Scalar(kTwoOverSqrtPi))); }
+TANDEM_UNARY_GRAD(ndtr) { return mul(g, div(exp(mul(mul(v, v), Scalar(-0.5))), Scalar(kSqrtTwoPi))); }
+TANDEM_UNARY_GRAD(ndtri) {
+  return mul(g, mul(exp(mul(mul(v, v), Scalar(0.5))), Scalar(kSqrtTwoPi)));
+}  // output
+TANDEM_UNARY_GRAD(log_ndtr) {  // pdf / cdf as one exponential: neither underflows on its own in the tail
+  return mul(g, exp(sub(mul(mul(v, v), Scalar(-0.5)), add(log_ndtr(v), Scalar(std::log(kSqrtTwoPi))))));
+}
+TANDEM_UNARY_GRAD(entr) { return mul(g, neg(add(log(v), Scalar(1.0)))); }
+TANDEM_UNARY_GRAD(frac) { return g; }
 #undef TANDEM_UNARY_GRAD
 
 template <UnaryOp Op>
@@ -281,6 +311,36 @@ TANDEM_BINARY_GRAD(copysign) {  // d/da = result / a (+-1), 0 where a == 0; the 
       },
       [&] { return zeros_like(g); });
 }
+// PyTorch's d/dx of x log y: xlogy(g, y), but 0 where x == 0 and log y is undefined (y <= 0); d/dy = x / y.
+Tensor xlogy_grad_x(const Tensor& g, const Tensor& x, const Tensor& y, double pole, bool plus_one) {
+  Tensor grad = plus_one ? xlog1py(g, y) : xlogy(g, y);
+  Tensor undefined = logical_and(eq(x, Scalar(0.0)), le(y, Scalar(pole)));
+  return where(undefined, scalar_zero(grad), grad);
+}
+TANDEM_BINARY_GRAD(xlogy) {
+  const BinaryOperands ops = binary_operands(n);
+  const Tensor &a = ops.a, &b = ops.b;
+  return binary_grads(
+      n, [&] { return xlogy_grad_x(g, a, b, 0.0, false); }, [&] { return mul(g, div(a, b)); });
+}
+TANDEM_BINARY_GRAD(xlog1py) {
+  const BinaryOperands ops = binary_operands(n);
+  const Tensor &a = ops.a, &b = ops.b;
+  return binary_grads(
+      n, [&] { return xlogy_grad_x(g, a, b, -1.0, true); },
+      [&] { return mul(g, div(a, add(b, Scalar(1.0)))); });
+}
+TANDEM_BINARY_GRAD(zeta) {  // d/dq zeta(s, q) = -s zeta(s + 1, q); PyTorch has no derivative in s
+  const BinaryOperands ops = binary_operands(n);
+  const Tensor &s = ops.a, &q = ops.b;
+  return binary_grads(
+      n, [&]() -> Tensor { TANDEM_THROW(NotImplemented, "the derivative for 'zeta' is not implemented."); },
+      [&] { return mul(g, mul(neg(s), zeta(add(s, Scalar(1.0)), q))); });
+}
+TANDEM_BINARY_GRAD(nextafter) {  // PyTorch's: the first operand's gradient passes, the direction gets 0
+  return binary_grads(
+      n, [&] { return g; }, [&] { return zeros_like(g); });
+}
 #undef TANDEM_BINARY_GRAD
 
 template <BinaryOp Op, GradReads Reads>
@@ -338,6 +398,10 @@ Tensor record_binary(BinaryOp op, const Tensor* a, const Scalar& a_scalar, const
   if (op == BinaryOp::sub && !a) node->name_ = "RsubBackward1";
   if (op == BinaryOp::pow) node->name_ = a ? "PowBackward0" : "PowBackward2";
   if (op == BinaryOp::remainder && a) node->name_ = "RemainderBackward0";
+  // xlogy(2, y) is XlogyBackward1, xlogy(x, 2) XlogyBackward2; the same for xlog1py and zeta.
+  if (op == BinaryOp::xlogy) node->name_ = a ? "XlogyBackward2" : "XlogyBackward1";
+  if (op == BinaryOp::xlog1py) node->name_ = a ? "SpecialXlog1PyBackward2" : "SpecialXlog1PyBackward1";
+  if (op == BinaryOp::zeta) node->name_ = a ? "SpecialZetaBackward2" : "SpecialZetaBackward1";
   if (op == BinaryOp::sub && !a)
     node->formula = [](FormulaNode& n, const Tensor& g) { return Grads{neg(g)}; };
   if (op == BinaryOp::sub && a) node->formula = [](FormulaNode& n, const Tensor& g) { return Grads{g}; };

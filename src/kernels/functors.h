@@ -9,7 +9,9 @@
 
 #include "core/half.h"
 #include "core/macros.h"
+#include "kernels/integer_functors.h"
 #include "kernels/math_functors.h"
+#include "kernels/special_functors.h"
 #include "kernels/vector_math.h"
 
 namespace tandem {
@@ -459,16 +461,18 @@ struct GeOp {
     return a >= b;
   }
 };
+// & and |, not && and ||: the short-circuit forms compile to a branch per element, which a random mask
+// mispredicts half the time (logical_or of two bool tensors ran at 8 ns per element, 40x PyTorch's time).
 struct LogicalAndOp {
   template <typename T>
   TANDEM_HOST_DEVICE bool operator()(T a, T b) const {
-    return (a != T(0)) && (b != T(0));
+    return static_cast<bool>((a != T(0)) & (b != T(0)));
   }
 };
 struct LogicalOrOp {
   template <typename T>
   TANDEM_HOST_DEVICE bool operator()(T a, T b) const {
-    return (a != T(0)) || (b != T(0));
+    return static_cast<bool>((a != T(0)) | (b != T(0)));
   }
 };
 struct LogicalXorOp {

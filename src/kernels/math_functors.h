@@ -4,9 +4,11 @@
 #pragma once
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "core/dtype.h"
 #include "core/macros.h"
+#include "kernels/vector_math.h"
 
 namespace tandem {
 
@@ -105,27 +107,30 @@ TANDEM_BINARY_MATH_FUNCTOR(HypotOp, std::hypot(a, b))
 TANDEM_BINARY_MATH_FUNCTOR(CopysignOp, std::copysign(a, b))
 #undef TANDEM_BINARY_MATH_FUNCTOR
 
-// log(e^a + e^b) without overflow: the larger term factored out; equal infinities give that infinity.
-struct LogaddexpOp {
+// log(e^a + e^b) and log2(2^a + 2^b) without overflow: the larger term factored out; equal infinities give
+// that infinity. Branch-free (every case computed, one selected), so the CPU loop vectorises; float uses the
+// vectorised exp and log1p, and base 2 keeps std::exp2 (scaling the argument by ln 2 for the vector exp would
+// cost tens of ulp in the tail term).
+template <bool Base2>
+struct LogaddexpBaseOp {
   template <typename T>
   TANDEM_HOST_DEVICE T operator()(T in_a, T in_b) const {
     using M = opmath_t<T>;
     const M a = static_cast<M>(in_a), b = static_cast<M>(in_b);
-    if (std::isinf(a) && a == b) return static_cast<T>(a);
-    const M hi = a > b ? a : b, lo = a > b ? b : a;
-    return static_cast<T>(hi + std::log1p(std::exp(lo - hi)));
+    const M hi = a > b ? a : b, lo = a > b ? b : a;  // a NaN reaches the result through either
+    const M d = lo - hi;
+    M tail;
+    if constexpr (Base2)
+      tail = std::log1p(std::exp2(d)) / M(0.6931471805599453);
+    else if constexpr (std::is_same_v<M, float>)
+      tail = vector_log1pf(vector_expf(d));
+    else
+      tail = std::log1p(std::exp(d));
+    const M sum = hi + tail;
+    return static_cast<T>(std::isinf(a) && a == b ? a : sum);
   }
 };
-// log2(2^a + 2^b), the same way.
-struct Logaddexp2Op {
-  template <typename T>
-  TANDEM_HOST_DEVICE T operator()(T in_a, T in_b) const {
-    using M = opmath_t<T>;
-    const M a = static_cast<M>(in_a), b = static_cast<M>(in_b);
-    if (std::isinf(a) && a == b) return static_cast<T>(a);
-    const M hi = a > b ? a : b, lo = a > b ? b : a;
-    return static_cast<T>(hi + std::log1p(std::exp2(lo - hi)) / M(0.6931471805599453));
-  }
-};
+using LogaddexpOp = LogaddexpBaseOp<false>;
+using Logaddexp2Op = LogaddexpBaseOp<true>;
 
 }  // namespace tandem

@@ -9,7 +9,7 @@ namespace tandem {
 
 template <typename T, UnaryRule R>
 constexpr bool unary_accepts() {
-  if constexpr (R == UnaryRule::Float)
+  if constexpr (R == UnaryRule::Float || R == UnaryRule::FloatOnly)
     return is_floating_type_v<T>;
   else if constexpr (R == UnaryRule::Integral)
     return is_integral_or_bool_type_v<T>;
@@ -19,8 +19,10 @@ constexpr bool unary_accepts() {
 
 template <typename T, BinaryRule R>
 constexpr bool binary_accepts() {
-  if constexpr (R == BinaryRule::TrueDiv)
+  if constexpr (R == BinaryRule::TrueDiv || R == BinaryRule::FloatOnly)
     return is_floating_type_v<T>;
+  else if constexpr (R == BinaryRule::Integer)
+    return is_integral_or_bool_type_v<T> && !std::is_same_v<T, bool>;
   else if constexpr (R == BinaryRule::Bitwise)
     return is_integral_or_bool_type_v<T>;
   else

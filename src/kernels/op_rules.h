@@ -4,8 +4,8 @@
 
 namespace tandem {
 
-enum class UnaryRule { Same, NoBool, Float, Predicate, Integral };
-enum class BinaryRule { Arith, ArithNoBool, TrueDiv, IntDiv, Compare, Logical, Bitwise };
+enum class UnaryRule { Same, NoBool, Float, FloatOnly, Predicate, Integral };
+enum class BinaryRule { Arith, ArithNoBool, TrueDiv, FloatOnly, Integer, IntDiv, Compare, Logical, Bitwise };
 
 constexpr bool rule_outputs_bool(UnaryRule r) { return r == UnaryRule::Predicate; }
 constexpr bool rule_outputs_bool(BinaryRule r) {

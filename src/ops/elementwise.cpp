@@ -89,6 +89,11 @@ DType unary_compute_dtype(UnaryOp op, UnaryRule rule, DType in) {
       return in;
     case UnaryRule::Float:
       return is_floating(in) ? in : default_float_dtype();
+    case UnaryRule::FloatOnly:
+      TANDEM_CHECK(is_floating(in), NotImplemented, "\"", unary_op_name(op), "_cpu\" not implemented for '",
+                   dtype_title(in), "'\nhint: ", unary_op_name(op),
+                   " works on floating tensors only; convert first, e.g. x.float()");
+      return in;
     case UnaryRule::Integral:
       TANDEM_CHECK(!is_floating(in), NotImplemented, "\"", unary_op_name(op), "_cpu\" not implemented for '",
                    dtype_title(in), "'\nhint: ", unary_op_name(op),
@@ -177,6 +182,22 @@ struct Operand {
   Scalar scalar;
 };
 
+// PyTorch's kernel names in the dtype errors of the integer-only ops.
+const char* integer_kernel_name(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::gcd:
+      return "gcd_cpu";
+    case BinaryOp::lcm:
+      return "lcm_cpu";
+    case BinaryOp::bitwise_left_shift:
+      return "lshift_cpu";
+    case BinaryOp::bitwise_right_shift:
+      return "rshift_cpu";
+    default:
+      return binary_op_name(op);
+  }
+}
+
 DType binary_compute_dtype(BinaryOp op, BinaryRule rule, DType common) {
   switch (rule) {
     case BinaryRule::IntDiv:
@@ -186,6 +207,17 @@ DType binary_compute_dtype(BinaryOp op, BinaryRule rule, DType common) {
       return common;
     case BinaryRule::TrueDiv:
       return is_floating(common) ? common : default_float_dtype();
+    case BinaryRule::FloatOnly:
+      TANDEM_CHECK(is_floating(common), NotImplemented, "\"", binary_op_name(op),
+                   "_cpu\" not implemented for '", dtype_title(common), "'\nhint: ", binary_op_name(op),
+                   " works on floating tensors only; convert first, e.g. x.float()");
+      return common;
+    case BinaryRule::Integer:
+      TANDEM_CHECK(!is_floating(common) && common != DType::Bool, NotImplemented, "\"",
+                   integer_kernel_name(op), "\" not implemented for '", dtype_title(common),
+                   "'\nhint: ", binary_op_name(op),
+                   " works on integer tensors only; convert first, e.g. x.long()");
+      return common;
     case BinaryRule::Bitwise:
       TANDEM_CHECK(!is_floating(common), NotImplemented, "\"", binary_op_name(op),
                    "_cpu\" not implemented for '", dtype_title(common),
@@ -234,6 +266,11 @@ void check_operands(BinaryOp op, BinaryRule rule, const Operand& a, const Operan
                  "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
                  "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
   }
+  if (op == BinaryOp::heaviside && a.tensor && b.tensor)
+    TANDEM_CHECK(
+        a.tensor->dtype() == b.tensor->dtype(), Runtime,
+        "heaviside is not yet implemented for tensors with different dtypes.\nhint: convert `values` to "
+        "the input's dtype, e.g. values.to(input.dtype)");
   if (op == BinaryOp::pow && a.tensor && b.tensor && is_bool_operand(a) && is_bool_operand(b))
     TANDEM_THROW(NotImplemented, "\"pow\" not implemented for 'Bool'\nhint: convert first, e.g. x.int()");
 }
@@ -246,8 +283,34 @@ void check_pow_exponent(BinaryOp op, DType compute, const Operand& b) {
                b.scalar.to_int());
 }
 
+Tensor operand_tensor(const Operand& o, DType dtype, Device device) {
+  return o.tensor ? to_dtype(*o.tensor, dtype) : full(DimVector{}, o.scalar, dtype, device);
+}
+
+// nextafter of float16/bfloat16 values: the kernel loop sees them as float32, whose neighbours are closer.
+// The float32 step scaled by the mantissa difference (2^13, 2^16) is the 16-bit step, except among float16's
+// subnormals, whose step is 2^-24 everywhere (bfloat16's subnormal step 2^-133 is float32's scaled). A step
+// toward 0 keeps the sign of zero; from an infinity the result is the largest finite value.
+Tensor nextafter_16bit(DType dtype, const Operand& a, const Operand& b, Device device) {
+  return autograd::without_grad([&] {
+    Tensor fa = operand_tensor(a, DType::Float32, device), fb = operand_tensor(b, DType::Float32, device);
+    const bool half = dtype == DType::Float16;
+    auto scalar = [](double v) { return full(DimVector{}, Scalar(v), DType::Float32); };
+    Tensor step = mul(sub(nextafter(fa, fb), fa), Scalar(half ? 8192.0 : 65536.0));
+    step = copysign(maximum(abs(step), scalar(half ? std::ldexp(1.0, -24) : std::ldexp(1.0, -133))), step);
+    Tensor moved = copysign(add(fa, step), where(eq(fa, Scalar(0.0)), step, fa));
+    Tensor largest = copysign(scalar(half ? 65504.0 : 3.3895313892515355e38), fa);
+    Tensor from_inf = logical_and(isinf(fa), eq(fb, fb));  // (a NaN direction gives NaN)
+    return to_dtype(where(eq(fa, fb), fb, where(from_inf, largest, moved)), dtype);
+  });
+}
+
 // Runs the kernel into `out` (already allocated with the broadcast shape).
 void run_binary(BinaryOp op, DType compute, const Tensor& out, const Operand& a, const Operand& b) {
+  if (op == BinaryOp::nextafter && (compute == DType::Float16 || compute == DType::BFloat16)) {
+    copy_(out, nextafter_16bit(compute, a, b, out.device()));
+    return;
+  }
   TensorIterator iter;
   iter.add_output(out);
   Tensor ta, tb;  // keep converted inputs alive for the kernel

@@ -5,6 +5,7 @@
 #include "ops/histogram.h"
 
 #include <cmath>
+#include <limits>
 
 #include "autograd/formulas.h"
 #include "core/error.h"
@@ -31,7 +32,12 @@ Tensor bincount(const Tensor& x, const std::optional<Tensor>& weights, int64_t m
   TANDEM_CHECK(!weights || (weights->dim() == 1 && weights->sizes()[0] == x.sizes()[0]), Runtime,
                "weights should be 1-d and have the same length as input");
   if (weights) check_same_device("bincount", x, *weights, "input", "weights");
-  const int64_t nbins = std::max(item(amax(x)).to_int() + 1, minlength);
+  const int64_t largest = item(amax(x)).to_int();
+  // One bin past the largest value must still be an int64 size.
+  TANDEM_CHECK(largest < std::numeric_limits<int64_t>::max(), Runtime,
+               "maximum value of input overflowed, it should be < ", std::numeric_limits<int64_t>::max(),
+               " but got ", largest);
+  const int64_t nbins = std::max(largest + 1, minlength);
   const DType out_dtype = !weights                             ? DType::Int64
                           : weights->dtype() == DType::Float32 ? DType::Float32
                                                                : DType::Float64;
@@ -179,6 +185,11 @@ Histogram histogram(const Tensor& x, int64_t bins, std::optional<std::pair<doubl
 }
 
 Histogram histogram(const Tensor& x, const Tensor& bins, const std::optional<Tensor>& weight, bool density) {
+  TANDEM_CHECK(
+      bins.numel() > 0, Runtime,
+      "torch.histogramdd: bins tensor should have at least 1 element, but got 0 elements in the bins "
+      "tensor for dimension 0",
+      "\nhint: give at least two bin edges");
   const int64_t n = bins.numel() - 1;
   check_bins(n);
   TANDEM_CHECK(

@@ -207,10 +207,10 @@ Tensor quantile_impl(const Tensor& x, const Tensor& q, std::optional<int64_t> di
     if (dim) wrap_dim(*dim, x.dim());
     if (keepdim) reduced = DimVector(static_cast<size_t>(x.dim()), 1);
   }
-  // As PyTorch, the range check runs on the host only: elsewhere it would cost a device sync.
-  if (x.device().is_cpu())
-    TANDEM_CHECK(item(all(logical_and(ge(q, Scalar(0.0)), le(q, Scalar(1.0))))).to_bool(), Runtime, fn,
-                 " q values must be in the range [0, 1]");
+  // Checked on every device (PyTorch's CUDA build asserts on the device instead): an out-of-range q would
+  // otherwise reach the gathers below as an out-of-bounds position.
+  TANDEM_CHECK(item(all(logical_and(ge(q, Scalar(0.0)), le(q, Scalar(1.0))))).to_bool(), Runtime, fn,
+               " q values must be in the range [0, 1]");
 
   Tensor base = dim && x.dim() > 0 ? move_dim_last(x, d) : reshape(x, DimVector{-1});
   const int64_t n = base.sizes().back();

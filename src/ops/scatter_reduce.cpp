@@ -247,9 +247,30 @@ Tensor scatter_reduce(const Tensor& x, int64_t dim, const Tensor& index, const T
   return scatter_reduce_raw(x, dim, index, src, r, include_self);
 }
 
+namespace {
+
+// PyTorch's assert_no_overlap for the in-place reductions: an operand that shares any of self's memory
+// (self itself included) is refused, since the result would depend on the order of the writes. As
+// PyTorch, layouts too irregular to decide cheaply (non-contiguous ones) are let through.
+void check_no_overlap(const Tensor& self, const Tensor& other) {
+  if (self.numel() == 0 || other.numel() == 0 || self.storage().get() != other.storage().get()) return;
+  if (!self.is_contiguous() || !other.is_contiguous()) return;
+  const char* a = static_cast<const char*>(self.data_ptr());
+  const char* b = static_cast<const char*>(other.data_ptr());
+  TANDEM_CHECK(
+      !(a < b + other.nbytes() && b < a + self.nbytes()), Runtime,
+      "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+      "single memory location. Please clone() the tensor before performing the operation.",
+      "\nhint: the source or index shares memory with the tensor written to; pass a .clone()");
+}
+
+}  // namespace
+
 Tensor scatter_reduce_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src,
                        std::string_view reduce, bool include_self) {
   parse_reduce(reduce, false);
+  check_no_overlap(x, index);
+  check_no_overlap(x, src);
   if (autograd::should_record(x, src))
     return autograd::inplace_with_grad(x, [&](const Tensor& before) {
       return scatter_reduce(before, dim, index, src, reduce, include_self);
@@ -295,6 +316,9 @@ Tensor index_as_scatter(const Tensor& x, int64_t d, const Tensor& index, const T
 Tensor index_reduce(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
                     std::string_view reduce, bool include_self) {
   const Reduce r = parse_reduce(reduce, true);
+  // PyTorch's index_reduce kernel has no bool instantiation, for any reduction.
+  TANDEM_CHECK(x.dtype() != DType::Bool, NotImplemented, "\"index_func_\" not implemented for 'Bool'",
+               "\nhint: convert first, e.g. x.int()");
   const int64_t d = wrap_dim(dim, std::max<int64_t>(x.dim(), 1));
   const Tensor scatter_index = index_as_scatter(x, d, index, source);
   if (autograd::should_record(x, source)) {
@@ -309,6 +333,8 @@ Tensor index_reduce(const Tensor& x, int64_t dim, const Tensor& index, const Ten
 Tensor index_reduce_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
                      std::string_view reduce, bool include_self) {
   parse_reduce(reduce, true);
+  check_no_overlap(x, index);
+  check_no_overlap(x, source);
   if (autograd::should_record(x, source))
     return autograd::inplace_with_grad(x, [&](const Tensor& before) {
       return index_reduce(before, dim, index, source, reduce, include_self);

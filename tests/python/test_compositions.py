@@ -226,9 +226,7 @@ def test_xlogy_where_x_is_zero_matches_pytorch():
         out = lib.xlogy(x, y)
         results.append([out.tolist()] + [g.tolist() for g in lib.autograd.grad(out.sum(), [x, y])])
     ours, theirs = results
-    # PyTorch's d/dy at x == y == 0 is 0 / 0 = NaN, and its d/dx at y = inf is inf; the composition gives 0 for both.
-    assert theirs[2][0] != theirs[2][0] and ours[2][0] == 0.0 and theirs[1][3] == float("inf") and ours[1][3] == 0
-    ours[2][0], ours[1][3] = theirs[2][0], theirs[1][3]
+    # xlogy is a kernel with PyTorch's gradient: d/dy at x == y == 0 is 0 / 0 = NaN, d/dx at y = inf is inf.
     torch.testing.assert_close(torch.tensor(ours), torch.tensor(theirs), equal_nan=True)
 
 

@@ -7,7 +7,6 @@ import inspect
 from .. import _C
 from .._creation import tensor
 from .. import _compositions
-from .. import _bit_shifts
 from ._dtypes import result_type
 
 Tensor = _C.Tensor
@@ -217,7 +216,7 @@ tan, sinh, cosh, asinh, acosh, atanh, log2, log10, atan, asin, acos = (
     _unary(name) for name in ("tan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "atan", "asin",
                               "acos"))
 # tandem's shifts (PyTorch's results: a count outside [0, bits) gives 0, or the sign fill for >>)
-bitwise_left_shift = _promoted(_bit_shifts.bitwise_left_shift, "bitwise_left_shift")
-bitwise_right_shift = _promoted(_bit_shifts.bitwise_right_shift, "bitwise_right_shift")
+bitwise_left_shift = _promoted(_C.bitwise_left_shift, "bitwise_left_shift")
+bitwise_right_shift = _promoted(_C.bitwise_right_shift, "bitwise_right_shift")
 
 nextafter = _kernel_only("nextafter", binary=True)

@@ -163,8 +163,9 @@ def _kl_expfamily_expfamily(p, q):
     KL = F(theta_q) - F(theta_p) - <theta_q - theta_p, grad F(theta_p)>, the gradient taken by autograd."""
     if type(p) is not type(q):
         raise NotImplementedError(
-            "The cross KL-divergence between different exponential families cannot be computed using Bregman "
-            "divergences"
+            # PyTorch's message keeps its source's line-continuation indent
+            "The cross KL-divergence between different exponential families cannot " + " " * 28 +
+            "be computed using Bregman divergences"
         )
     p_nparams = [np_.detach().requires_grad_() for np_ in p._natural_params]
     q_nparams = q._natural_params
@@ -203,7 +204,8 @@ def _kl_pareto_pareto(p, q):
 def _kl_multivariatenormal_multivariatenormal(p, q):
     if p.event_shape != q.event_shape:
         raise ValueError(
-            "KL-divergence between two Multivariate Normals with different event shapes cannot be computed"
+            "KL-divergence between two Multivariate Normals with" + " " * 26 +  # PyTorch's source indent
+            "different event shapes cannot be computed"
         )
     p_L, q_L = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
     half_term1 = q_L.diagonal(dim1=-2, dim2=-1).log().sum(-1) - p_L.diagonal(dim1=-2, dim2=-1).log().sum(-1)

@@ -12,7 +12,7 @@ def broadcast_all(*values):
     (the default dtype on cpu when there is none)."""
     if not all(isinstance(v, (tandem.Tensor, Number)) for v in values):
         raise ValueError(
-            "Input arguments must all be instances of numbers.Number, torch.Tensor or objects implementing "
+            "Input arguments must all be instances of Number, torch.Tensor or objects implementing "
             "__torch_function__."
         )
     options = {"dtype": tandem.get_default_dtype()}
@@ -21,7 +21,11 @@ def broadcast_all(*values):
             options = {"dtype": v.dtype, "device": v.device}
             break
     tensors = [v if isinstance(v, tandem.Tensor) else tandem.tensor(v, **options) for v in values]
-    shape = tandem.broadcast_shapes(*(t.shape for t in tensors))
+    try:
+        shape = tandem.broadcast_shapes(*(t.shape for t in tensors))
+    except RuntimeError:
+        tandem.broadcast_tensors(*tensors)  # raises PyTorch's error for broadcast_all ("size of tensor a ...")
+        raise
     # a tensor already of the common shape is returned itself, as PyTorch does: a leaf parameter stays the
     # distribution's attribute (dist.loc is loc), not an expand view of it
     return tuple(t if t.shape == shape else t.expand(shape) for t in tensors)

@@ -6,7 +6,7 @@ TANDEM_CPU_KERNELS_BEGIN
 namespace {
 constexpr bool in_this_file(BinaryRule r) {
   return r == BinaryRule::Arith || r == BinaryRule::ArithNoBool || r == BinaryRule::TrueDiv ||
-         r == BinaryRule::IntDiv;
+         r == BinaryRule::FloatOnly || r == BinaryRule::IntDiv;
 }
 }  // namespace
 

@@ -4,7 +4,7 @@
 
 TANDEM_CPU_KERNELS_BEGIN
 namespace {
-constexpr bool in_this_file(UnaryRule r) { return r != UnaryRule::Float; }
+constexpr bool in_this_file(UnaryRule r) { return r != UnaryRule::Float && r != UnaryRule::FloatOnly; }
 }  // namespace
 
 void register_unary_exact_kernels(KernelTable& table) {

@@ -6,7 +6,7 @@ namespace tandem::cuda {
 namespace {
 constexpr bool in_this_file(BinaryRule r) {
   return r == BinaryRule::Arith || r == BinaryRule::ArithNoBool || r == BinaryRule::TrueDiv ||
-         r == BinaryRule::IntDiv;
+         r == BinaryRule::FloatOnly || r == BinaryRule::IntDiv;
 }
 }  // namespace
 

@@ -5,7 +5,8 @@
 namespace tandem::cuda {
 namespace {
 constexpr bool in_this_file(BinaryRule r) {
-  return r == BinaryRule::Compare || r == BinaryRule::Logical || r == BinaryRule::Bitwise;
+  return r == BinaryRule::Compare || r == BinaryRule::Logical || r == BinaryRule::Bitwise ||
+         r == BinaryRule::Integer;
 }
 }  // namespace
 

@@ -4,7 +4,7 @@
 
 namespace tandem::cuda {
 namespace {
-constexpr bool in_this_file(UnaryRule r) { return r != UnaryRule::Float; }
+constexpr bool in_this_file(UnaryRule r) { return r != UnaryRule::Float && r != UnaryRule::FloatOnly; }
 
 void clamp_kernel(TensorIterator& iter, const Scalar* lo, const Scalar* hi) {
   dispatch_dtype(iter.dtype(0), [&](auto tag) {

@@ -4,7 +4,7 @@
 
 namespace tandem::cuda {
 namespace {
-constexpr bool in_this_file(UnaryRule r) { return r == UnaryRule::Float; }
+constexpr bool in_this_file(UnaryRule r) { return r == UnaryRule::Float || r == UnaryRule::FloatOnly; }
 }  // namespace
 
 void register_unary_float_kernels(KernelTable& table) {

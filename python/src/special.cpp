@@ -1,0 +1,83 @@
+// Bindings of the composite special functions (ops/special.h) and of the op-list functions that PyTorch
+// calls with more arguments: polygamma(n, x), logit(x, eps), float_power, mvlgamma(x, p). Registered after
+// the op list, so logit(x, eps) is an overload next to the generated logit(x, *, out=).
+#include <nanobind/stl/optional.h>
+
+#include "bindings.h"
+#include "core/error.h"
+#include "ops/elementwise.h"
+#include "ops/special.h"
+
+namespace tandem::py {
+
+namespace {
+
+nb::object float_power_function(nb::handle a, nb::handle b) {
+  Scalar s;
+  if (is_tensor(a)) {
+    const Tensor& ta = as_tensor_ref(a);
+    if (is_tensor(b)) return wrap(float_power(ta, as_tensor_ref(b)));
+    TANDEM_CHECK(to_scalar(b, s), Type, "float_power(): argument 'exponent' must be Tensor or Number, not ",
+                 nb::inst_name(b).c_str());
+    return wrap(float_power(ta, s));
+  }
+  TANDEM_CHECK(is_tensor(b) && to_scalar(a, s), Type, "float_power(): argument 'input' must be Tensor, not ",
+               nb::inst_name(a).c_str());
+  return wrap(float_power(s, as_tensor_ref(b)));
+}
+
+}  // namespace
+
+void init_special(nb::module_& m) {
+  auto cls = nb::type<Tensor>();
+  nb::class_<Tensor>& tensor = static_cast<nb::class_<Tensor>&>(cls);
+
+  m.def(
+      "polygamma", [](int64_t n, const Tensor& x) { return polygamma(n, x); }, nb::arg("n"),
+      nb::arg("input"));
+  tensor.def(
+      "polygamma", [](const Tensor& x, int64_t n) { return polygamma(n, x); }, nb::arg("n"));
+  tensor.def("polygamma_", returning_self([](const Tensor& x, int64_t n) { polygamma_(n, x); }),
+             nb::arg("n"));
+
+  m.def(
+      "logit", [](const Tensor& x, std::optional<double> eps) { return eps ? logit(x, *eps) : logit(x); },
+      nb::arg("input"), nb::arg("eps").none());
+  tensor.def(
+      "logit", [](const Tensor& x, std::optional<double> eps) { return eps ? logit(x, *eps) : logit(x); },
+      nb::arg("eps").none());
+  tensor.def("logit_", returning_self([](const Tensor& x, std::optional<double> eps) {
+               if (eps)
+                 logit_(x, *eps);
+               else
+                 logit_(x);
+             }),
+             nb::arg("eps").none());
+
+  m.def("float_power", &float_power_function, nb::arg("input"), nb::arg("exponent"));
+  tensor.def(
+      "float_power", [](const Tensor& a, nb::handle b) { return float_power_function(nb::cast(a), b); },
+      nb::arg("exponent"));
+  tensor.def("float_power_", returning_self([](const Tensor& a, nb::handle b) {
+               Scalar s;
+               if (is_tensor(b)) {
+                 float_power_(a, as_tensor_ref(b));
+                 return;
+               }
+               TANDEM_CHECK(to_scalar(b, s), Type,
+                            "float_power_(): argument 'exponent' must be Tensor or Number, not ",
+                            nb::inst_name(b).c_str());
+               float_power_(a, s);
+             }),
+             nb::arg("exponent"));
+
+  m.def(
+      "mvlgamma", [](const Tensor& x, int64_t p) { return multigammaln(x, p); }, nb::arg("input"),
+      nb::arg("p"));
+  tensor.def(
+      "mvlgamma", [](const Tensor& x, int64_t p) { return multigammaln(x, p); }, nb::arg("p"));
+  tensor.def("mvlgamma_", returning_self([](const Tensor& x, int64_t p) { multigammaln_(x, p); }),
+             nb::arg("p"));
+}
+
+}  // namespace tandem::py

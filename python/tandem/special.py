@@ -1,0 +1,47 @@
+"""tandem.special: PyTorch's torch.special names over tandem's ops. Each name is an op of the op list
+(src/kernels/op_list.def: one kernel per function, with its gradient) or a composition in the C++ front ends
+(src/ops/special.cpp: polygamma, multigammaln, logit's eps); nothing here computes."""
+from . import _C
+
+erf = _C.erf
+erfc = _C.erfc
+erfinv = _C.erfinv
+erfcx = _C.erfcx
+expit = _C.sigmoid
+logit = _C.logit
+exp2 = _C.exp2
+expm1 = _C.expm1
+log1p = _C.log1p
+gammaln = _C.lgamma
+digamma = _C.digamma
+psi = _C.digamma
+polygamma = _C.polygamma
+i0 = _C.i0
+i0e = _C.i0e
+i1 = _C.i1
+i1e = _C.i1e
+modified_bessel_i0 = _C.i0
+modified_bessel_i1 = _C.i1
+sinc = _C.sinc
+ndtr = _C.ndtr
+ndtri = _C.ndtri
+log_ndtr = _C.log_ndtr
+xlogy = _C.xlogy
+xlog1py = _C.xlog1py
+zeta = _C.zeta
+entr = _C.entr
+round = _C.round
+logsumexp = _C.logsumexp
+softmax = _C.softmax
+log_softmax = _C.log_softmax
+
+
+def multigammaln(input, p):
+    """log of the multivariate gamma function of dimension p (torch.special.multigammaln; tandem.mvlgamma)."""
+    return _C.mvlgamma(input, p)
+
+
+__all__ = ["erf", "erfc", "erfinv", "erfcx", "expit", "logit", "exp2", "expm1", "log1p", "gammaln", "digamma",
+           "psi", "polygamma", "multigammaln", "i0", "i0e", "i1", "i1e", "modified_bessel_i0", "modified_bessel_i1",
+           "sinc", "ndtr", "ndtri", "log_ndtr", "xlogy", "xlog1py", "zeta", "entr", "round", "logsumexp", "softmax",
+           "log_softmax"]

@@ -1,0 +1,238 @@
+// The special functions of the op list (gamma family, modified Bessel I0/I1, the normal distribution's
+// ndtr/ndtri/log_ndtr, erfcx, Hurwitz zeta) and the small float ops around them (sinc, entr, logit, frac,
+// xlogy, xlog1py, nextafter), written once for the CPU and CUDA loops. The series and recurrences compute in
+// double for every floating dtype: each of their steps rounds, and a float32 result rounded once from a
+// double is within half an ulp. The one-line ops compute in opmath_t<T>, as PyTorch does.
+#pragma once
+#include <cmath>
+#include <limits>
+
+#include "core/dtype.h"
+#include "core/macros.h"
+#include "kernels/math_functors.h"
+
+namespace tandem {
+namespace special_math {
+
+constexpr double kPi = 3.141592653589793238462643383279502884;
+constexpr double kSqrtHalf = 0.7071067811865475244008443621048490;
+constexpr double kEps = 1.1102230246251565e-16;  // 2^-53
+
+TANDEM_HOST_DEVICE inline double inf() { return std::numeric_limits<double>::infinity(); }
+TANDEM_HOST_DEVICE inline double nan() { return std::numeric_limits<double>::quiet_NaN(); }
+
+// psi(x): the reflection psi(x) = psi(1 - x) - pi / tan(pi x) for x < 0, the recurrence psi(x) = psi(x + 1)
+// - 1/x up to x >= 10, then the asymptotic series log x - 1/(2x) - sum B_2k / (2k x^2k). Poles: +-0 give
+// -+inf, negative integers NaN (PyTorch's values).
+TANDEM_HOST_DEVICE inline double digamma(double x) {
+  if (x == 0) return std::copysign(inf(), -x);
+  double result = 0;
+  if (x < 0) {
+    if (x == std::trunc(x)) return nan();
+    // tan has period pi: the fractional part avoids the rounding of pi * x for large |x|.
+    result = -kPi / std::tan(kPi * (x - std::trunc(x)));
+    x = 1 - x;
+  }
+  while (x < 10) {
+    result -= 1 / x;
+    x += 1;
+  }
+  const double z = 1 / (x * x);
+  const double tail =
+      z *
+      (1.0 / 12 -
+       z * (1.0 / 120 - z * (1.0 / 252 - z * (1.0 / 240 - z * (1.0 / 132 - z * (691.0 / 32760 - z / 12))))));
+  return result + std::log(x) - 0.5 / x - tail;
+}
+
+// Hurwitz zeta(s, q) = sum_k (q + k)^-s: the terms summed directly until the base passes 9, then the
+// Euler-Maclaurin tail with Bernoulli numbers up to B_24. zeta(s, +inf) = 0. A non-integer q below -1e6 would
+// take |q| terms to reach the tail and gives NaN instead.
+TANDEM_HOST_DEVICE inline double zeta(double s, double q) {
+  if (s == 1) return inf();
+  if (s < 1) return nan();
+  if (q <= 0) {
+    if (q == std::floor(q)) return inf();
+    if (s != std::floor(s) || q < -1e6) return nan();  // a negative base to a fractional power
+  }
+  if (q == inf()) return 0;
+  double a = q, term = std::pow(q, -s), sum = term;
+  for (int n = 0; n < 9 || a <= 9; ++n) {
+    a += 1;
+    term = std::pow(a, -s);
+    sum += term;
+    if (std::fabs(term) < kEps * std::fabs(sum)) return sum;
+  }
+  // B_2j / (2j)!, j = 1..12
+  const double c[12] = {1.0 / 12,
+                        -1.0 / 720,
+                        1.0 / 30240,
+                        -1.0 / 1209600,
+                        1.0 / 47900160,
+                        -691.0 / 1307674368000.0,
+                        1.0 / 74724249600.0,
+                        -3617.0 / 10670622842880000.0,
+                        43867.0 / 5109094217170944000.0,
+                        -174611.0 / 802857662698291200000.0,
+                        854513.0 / 155112100433309859840000.0,
+                        -236364091.0 / 1693824136731743669452800000.0};
+  // The last term (base a) is in the sum: add the integral from a and take half of f(a) back.
+  sum += term * a / (s - 1) - 0.5 * term;
+  double rising = s, power = term / a;  // s (s+1) ... (s+2j-2) and a^(-s-2j+1)
+  for (int j = 0; j < 12; ++j) {
+    const double t = c[j] * rising * power;
+    sum += t;
+    if (std::fabs(t) < kEps * std::fabs(sum)) break;
+    rising *= (s + 2 * j + 1) * (s + 2 * j + 2);
+    power /= a * a;
+  }
+  return sum;
+}
+
+// I_nu(x) for nu = 0 or 1, times e^-|x| when scaled: the power series sum (x/2)^(2k+nu) / (k! (k+nu)!) (all
+// terms positive) for |x| <= 30, the asymptotic series e^x / sqrt(2 pi x) sum_k prod_j ((2j-1)^2 - 4 nu^2) /
+// (8 j x) beyond (its smallest term there is below e^-60).
+TANDEM_HOST_DEVICE inline double bessel_i(int nu, double x, bool scaled) {
+  const double ax = std::fabs(x);
+  double r;
+  if (ax <= 30) {
+    const double q = 0.25 * ax * ax;
+    double term = nu ? 0.5 * ax : 1.0, sum = term;
+    for (int k = 1; k < 200; ++k) {
+      term *= q / (double(k) * double(k + nu));
+      sum += term;
+      if (term <= 1e-17 * sum) break;
+    }
+    r = scaled ? sum * std::exp(-ax) : sum;
+  } else {
+    const double mu = 4.0 * nu * nu;
+    double term = 1, sum = 1;
+    for (int k = 1; k < 60; ++k) {
+      const double odd = 2.0 * k - 1;
+      term *= (odd * odd - mu) / (8.0 * k * ax);
+      sum += term;
+      if (!(std::fabs(term) >= 1e-17 * std::fabs(sum))) break;
+    }
+    const double s = sum / std::sqrt(2 * kPi * ax);
+    r = scaled ? s : std::exp(ax) * s;  // exp(inf) * 0: NaN, as PyTorch's i0(inf)
+  }
+  return nu && x < 0 ? -r : r;
+}
+
+// e^(x^2) erfc(x): inf below -26.7 (e^(x^2) overflows), directly for x < 26, with x^2 split exactly (fma) so
+// e^(x^2) carries no rounding of x^2; for larger x, where erfc underflows, the asymptotic series 1/(x
+// sqrt(pi)) sum_k (-1)^k (2k-1)!! / (2x^2)^k.
+TANDEM_HOST_DEVICE inline double erfcx(double x) {
+  if (x < -26.7) return inf();  // e^(x^2) overflows
+  if (x < 26) {
+    const double hi = x * x, lo = std::fma(x, x, -hi);
+    return std::exp(hi) * (1 + lo) * std::erfc(x);
+  }
+  const double w = 1 / (2 * x * x);
+  double term = 1, sum = 1;
+  for (int k = 1; k < 30; ++k) {
+    term *= -(2.0 * k - 1) * w;
+    sum += term;
+    if (!(std::fabs(term) >= 1e-17)) break;
+  }
+  return sum / (x * 1.7724538509055160273);
+}
+
+TANDEM_HOST_DEVICE inline double ndtr(double x) { return 0.5 * std::erfc(-x * kSqrtHalf); }
+
+// log(ndtr(x)) without underflow: through erfcx below -1 (log ndtr(x) = log(erfcx(-t) / 2) - t^2), through
+// log1p above.
+TANDEM_HOST_DEVICE inline double log_ndtr(double x) {
+  const double t = x * kSqrtHalf;
+  if (x < -1) return std::log(0.5 * erfcx(-t)) - t * t;
+  return std::log1p(-0.5 * std::erfc(t));
+}
+
+// ndtri(p) for 0 < p <= 0.5: a first guess (sqrt(2) erfinv(2p - 1), or the tail's sqrt(L - log(2 pi L)) with
+// L = -2 log p), then Newton steps on log ndtr(y) = log p, full relative precision down to p = 1e-308.
+// ndtr(y) / ndtr'(y) = erfcx(-y/sqrt 2) sqrt(pi/2) never under- or overflows.
+TANDEM_HOST_DEVICE inline double ndtri_lower(double p) {
+  double y;
+  if (p > 1e-3) {
+    y = ErfinvOp{}(2 * p - 1) / kSqrtHalf;
+  } else {
+    const double big_l = -2 * std::log(p);
+    y = -std::sqrt(big_l - std::log(2 * kPi * big_l));
+  }
+  const double log_p = std::log(p);
+  for (int i = 0; i < 8; ++i) {
+    const double step = (log_ndtr(y) - log_p) * erfcx(-y * kSqrtHalf) * 1.2533141373155002512;
+    y -= step;
+    if (!(std::fabs(step) > 1e-17 * std::fabs(y))) break;
+  }
+  return y;
+}
+TANDEM_HOST_DEVICE inline double ndtri(double p) {
+  if (!(p > 0 && p < 1)) return p == 0 ? -inf() : p == 1 ? inf() : nan();
+  if (p > 0.5) return -ndtri_lower(1 - p);  // 1 - p is exact there
+  return ndtri_lower(p);
+}
+
+}  // namespace special_math
+
+#define TANDEM_SPECIAL_FUNCTOR(Name, expr)                                \
+  struct Name {                                                           \
+    template <typename T>                                                 \
+    TANDEM_HOST_DEVICE T operator()(T in) const {                         \
+      const double x = static_cast<double>(static_cast<opmath_t<T>>(in)); \
+      return static_cast<T>(static_cast<opmath_t<T>>(expr));              \
+    }                                                                     \
+  };
+TANDEM_SPECIAL_FUNCTOR(LgammaOp, std::lgamma(x))
+TANDEM_SPECIAL_FUNCTOR(DigammaOp, special_math::digamma(x))
+TANDEM_SPECIAL_FUNCTOR(I0Op, special_math::bessel_i(0, x, false))
+TANDEM_SPECIAL_FUNCTOR(I0eOp, special_math::bessel_i(0, x, true))
+TANDEM_SPECIAL_FUNCTOR(I1Op, special_math::bessel_i(1, x, false))
+TANDEM_SPECIAL_FUNCTOR(I1eOp, special_math::bessel_i(1, x, true))
+TANDEM_SPECIAL_FUNCTOR(ErfcxOp, special_math::erfcx(x))
+TANDEM_SPECIAL_FUNCTOR(NdtrOp, special_math::ndtr(x))
+TANDEM_SPECIAL_FUNCTOR(NdtriOp, special_math::ndtri(x))
+TANDEM_SPECIAL_FUNCTOR(LogNdtrOp, special_math::log_ndtr(x))
+#undef TANDEM_SPECIAL_FUNCTOR
+
+#define TANDEM_UNARY_OPMATH_FUNCTOR(Name, expr)   \
+  struct Name {                                   \
+    template <typename T>                         \
+    TANDEM_HOST_DEVICE T operator()(T in) const { \
+      using M = opmath_t<T>;                      \
+      const M x = static_cast<M>(in);             \
+      return static_cast<T>(expr);                \
+    }                                             \
+  };
+// sin(pi x) / (pi x), 1 at 0
+TANDEM_UNARY_OPMATH_FUNCTOR(SincOp, x == M(0)
+                                        ? M(1)
+                                        : std::sin(M(special_math::kPi) * x) / (M(special_math::kPi) * x))
+TANDEM_UNARY_OPMATH_FUNCTOR(FracOp, x - std::trunc(x))
+TANDEM_UNARY_OPMATH_FUNCTOR(LogitOp, std::log(x / (M(1) - x)))
+// -x log x: 0 at 0, -inf below (PyTorch's special.entr)
+TANDEM_UNARY_OPMATH_FUNCTOR(EntrOp, x > M(0)    ? -x * std::log(x)
+                                    : x == M(0) ? M(0)
+                                    : x < M(0)  ? -std::numeric_limits<M>::infinity()
+                                                : x)
+#undef TANDEM_UNARY_OPMATH_FUNCTOR
+
+#define TANDEM_BINARY_OPMATH_FUNCTOR(Name, expr)                  \
+  struct Name {                                                   \
+    template <typename T>                                         \
+    TANDEM_HOST_DEVICE T operator()(T in_a, T in_b) const {       \
+      using M = opmath_t<T>;                                      \
+      const M a = static_cast<M>(in_a), b = static_cast<M>(in_b); \
+      return static_cast<T>(expr);                                \
+    }                                                             \
+  };
+// a log b, 0 where a == 0 unless b is NaN
+TANDEM_BINARY_OPMATH_FUNCTOR(XlogyOp, b != b ? b : a == M(0) ? M(0) : a * std::log(b))
+TANDEM_BINARY_OPMATH_FUNCTOR(Xlog1pyOp, b != b ? b : a == M(0) ? M(0) : a * std::log1p(b))
+TANDEM_BINARY_OPMATH_FUNCTOR(ZetaOp, M(special_math::zeta(double(a), double(b))))
+// float and double; float16/bfloat16 come from float32 steps in the front end (the loop sees their values as
+// float32, whose neighbours are closer)
+TANDEM_BINARY_OPMATH_FUNCTOR(NextafterOp, std::nextafter(a, b))
+#undef TANDEM_BINARY_OPMATH_FUNCTOR
+
+}  // namespace tandem

@@ -1,0 +1,91 @@
+#include "ops/special.h"
+
+#include <cmath>
+
+#include "core/error.h"
+#include "ops/copy.h"
+#include "ops/elementwise.h"
+#include "ops/factories.h"
+#include "ops/reduce.h"
+#include "ops/type_promotion.h"
+#include "ops/view.h"
+
+namespace tandem {
+
+namespace {
+Tensor as_float(const Tensor& x) { return is_floating(x.dtype()) ? x : to_dtype(x, default_float_dtype()); }
+
+// The in-place forms: the out-of-place result written back, when the base's dtype can hold it.
+Tensor assign(const Tensor& self, const Tensor& result, const char* name) {
+  TANDEM_CHECK(can_cast(result.dtype(), self.dtype()), Runtime, "result type ", dtype_title(result.dtype()),
+               " can't be cast to the desired output type ", dtype_title(self.dtype()),
+               "\nhint: use the out-of-place ", name, "() or convert first, e.g. x = x.float()");
+  copy_(self, result);
+  return self;
+}
+}  // namespace
+
+Tensor polygamma(int64_t n, const Tensor& x) {
+  TANDEM_CHECK(n >= 0, Runtime,
+               "polygamma(n, x) does not support negative n.\nhint: polygamma(0, x) is digamma(x); n counts "
+               "derivatives from there");
+  if (n == 0) return digamma(x);
+  double factorial = 1;
+  for (int64_t i = 2; i <= n; ++i) factorial *= static_cast<double>(i);
+  return mul(zeta(Scalar(static_cast<double>(n + 1)), x), Scalar(n % 2 ? factorial : -factorial));
+}
+
+Tensor polygamma_(int64_t n, const Tensor& self) { return assign(self, polygamma(n, self), "polygamma"); }
+
+Tensor logit(const Tensor& x, double eps) {
+  Tensor in = as_float(x);
+  if (eps < 0) return logit(in);
+  return logit(clamp(in, Scalar(eps), Scalar(1.0 - eps)));
+}
+
+Tensor logit_(const Tensor& self, double eps) { return assign(self, logit(self, eps), "logit"); }
+
+Tensor float_power(const Tensor& a, const Tensor& b) {
+  return pow(to_dtype(a, DType::Float64), to_dtype(b, DType::Float64));
+}
+Tensor float_power(const Tensor& a, const Scalar& b) {
+  return pow(to_dtype(a, DType::Float64), Scalar(b.to_double()));
+}
+Tensor float_power(const Scalar& a, const Tensor& b) {
+  return pow(Scalar(a.to_double()), to_dtype(b, DType::Float64));
+}
+
+namespace {
+void check_float_power_base(const Tensor& self) {
+  TANDEM_CHECK(self.dtype() == DType::Float64, Runtime, "the base given to float_power_ has dtype ",
+               dtype_title(self.dtype()),
+               " but the operation's result requires dtype Double\nhint: convert the base first, e.g. x = "
+               "x.double(), or use the out-of-place float_power()");
+}
+}  // namespace
+
+Tensor float_power_(const Tensor& self, const Tensor& b) {
+  check_float_power_base(self);
+  return pow_(self, to_dtype(b, DType::Float64));
+}
+Tensor float_power_(const Tensor& self, const Scalar& b) {
+  check_float_power_base(self);
+  return pow_(self, Scalar(b.to_double()));
+}
+
+Tensor multigammaln(const Tensor& x, int64_t p) {
+  TANDEM_CHECK(p >= 1, Runtime, "p has to be greater than or equal to 1");
+  Tensor in = as_float(x);
+  // the offsets 0, -1/2, ..., -(p-1)/2 along a new last dimension
+  Tensor offsets =
+      arange(Scalar(0.0), Scalar(-0.5 * static_cast<double>(p)), Scalar(-0.5), in.dtype(), in.device());
+  Tensor terms = lgamma(add(unsqueeze(in, -1), offsets));
+  const double pd = static_cast<double>(p);
+  return add(sum(terms, DimVector{-1}), Scalar(pd * (pd - 1) / 4 * std::log(3.141592653589793)));
+}
+
+Tensor multigammaln_(const Tensor& self, int64_t p) {
+  return assign(self, multigammaln(self, p), "mvlgamma");
+}
+
+}  // namespace tandem
