@@ -1,9 +1,10 @@
 // CPU kernels of copy/cast, where and clamp, and the registration of every elementwise slot (the op list's
 // unary and binary ops are instantiated in their own files, see op_list_kernels.h).
+#include "kernels/cpu/cpu_kernels.h"
+
 #include <bit>
 #include <cstdint>
 #include <type_traits>
-#include "kernels/cpu/cpu_kernels.h"
 
 #include "kernels/cpu/isa_region.h"
 #include "kernels/cpu/loops.h"
