@@ -91,7 +91,7 @@ ASAN_PYTHON_ENV := LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print
 # one thread here, and the threads under test are the program's own (Python threads, emulated device queues).
 TSAN_ENV := TSAN_OPTIONS=$(SANITIZER_OPTIONS):halt_on_error=1:second_deadlock_stack=1 OMP_NUM_THREADS=1
 TSAN_PYTHON_ENV := LD_PRELOAD=$$(gcc -print-file-name=libtsan.so) OMP_NUM_THREADS=1 TANDEM_SANITIZER=thread \
-	TSAN_OPTIONS=$(SANITIZER_OPTIONS):halt_on_error=1:second_deadlock_stack=1:log_path=$(abspath $(TSAN_BUILD))/reports/tsan
+	TSAN_OPTIONS=$(SANITIZER_OPTIONS):halt_on_error=1:second_deadlock_stack=1:suppressions=$(abspath tests/tsan.supp):log_path=$(abspath $(TSAN_BUILD))/reports/tsan
 
 test-asan: setup
 	$(call sanitizer-build,$(ASAN_BUILD),address$(COMMA)undefined)

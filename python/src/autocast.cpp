@@ -29,7 +29,7 @@ autocast::Rule rule_named(const std::string& name) {
   if (name == "cpu_fp32") return autocast::kCpuFp32;
   if (name == "bce") return autocast::kBce;
   if (name == "none") return autocast::kNone;
-  TANDEM_CHECK(false, Value, "unknown autocast rule '", name, "'");
+  TANDEM_THROW(Value, "unknown autocast rule '", name, "'");
 }
 
 }  // namespace
