@@ -75,6 +75,9 @@ void init_dtype_device(nb::module_& m) {
                    [](const PyDType& d) { return d.dtype != DType::Bool && d.dtype != DType::UInt8; })
       .def_prop_ro("is_complex", [](const PyDType&) { return false; })
       .def_prop_ro("itemsize", [](const PyDType& d) { return element_size(d.dtype); })
+      // PyTorch's two spellings of a dtype in its messages ("Long"; "long int"), for the Python front ends.
+      .def_prop_ro("_scalar_type_name", [](const PyDType& d) { return std::string(dtype_title(d.dtype)); })
+      .def_prop_ro("_cpp_type_name", [](const PyDType& d) { return std::string(dtype_cpp_name(d.dtype)); })
       .def("__repr__", [](const PyDType& d) { return "tandem." + std::string(dtype_name(d.dtype)); })
       .def("__reduce__", [](const PyDType& d) { return std::string(dtype_name(d.dtype)); });
   for (int i = 0; i < kNumDTypes; ++i) {

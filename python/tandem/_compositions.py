@@ -25,13 +25,6 @@ __all__ = [
     "addcmul", "addcdiv", "lerp", "square", "reciprocal", "clamp_min", "clamp_max", "rsub", "fmod",
 ]
 
-# PyTorch's spellings of dtypes in messages: ScalarType names ("Float") and C++ type names ("float").
-_TITLE = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
-          "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-_CPP = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-        "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-        "bool": "bool"}
-
 
 def _name(dtype):
     return str(dtype).rsplit(".", 1)[-1]
@@ -92,7 +85,7 @@ def _triangle_indices(name, row, col, offset, dtype, device, lower):
         raise RuntimeError(f"{which} must be non-negative, got{value}")  # sic: PyTorch's text has no space
     dtype = _C.int64 if dtype is None else dtype
     if dtype not in (_C.int32, _C.int64):
-        raise NotImplementedError(f"\"{name}\" not implemented for '{_TITLE[_name(dtype)]}'")
+        raise NotImplementedError(f"\"{name}\" not implemented for '{dtype._scalar_type_name}'")
     mask = _triangle_mask(row, col, offset, device, lower)
     return _C.nonzero(mask).t().contiguous().to(dtype)  # nonzero lists row-major, PyTorch's order
 
@@ -204,7 +197,7 @@ def _tile_method(self, *dims):
 def _check_repeats_dtype(repeats):
     if repeats.dtype not in (_C.int32, _C.int64):
         raise NotImplementedError(f"\"repeat_interleave_{repeats.device.type}\" not implemented for "
-                                  f"'{_TITLE[_name(repeats.dtype)]}'")
+                                  f"'{repeats.dtype._scalar_type_name}'")
 
 
 def _repeat_index(repeats, output_size):
@@ -379,8 +372,8 @@ def cross(input, other, dim=None):
     if input.dim() != other.dim():
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     if input.dtype != other.dtype:
-        raise RuntimeError(f"expected scalar type {_TITLE[_name(input.dtype)]} but found "
-                           f"{_TITLE[_name(other.dtype)]}")
+        raise RuntimeError(f"expected scalar type {input.dtype._scalar_type_name} but found "
+                           f"{other.dtype._scalar_type_name}")
     d = _wrap_dim(dim, input.dim())
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and "
@@ -398,7 +391,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
             raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {x.dim()}D")
     for name, x in (("X1", x1), ("X2", x2)):
         if not x.dtype.is_floating_point:
-            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {_TITLE[_name(x.dtype)]}")
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {x.dtype._scalar_type_name}")
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
     if p < 0:
@@ -406,7 +399,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if compute_mode not in _CDIST_MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     if x1.dtype != x2.dtype:
-        raise RuntimeError(f"expected scalar type {_TITLE[_name(x1.dtype)]} but found {_TITLE[_name(x2.dtype)]}")
+        raise RuntimeError(f"expected scalar type {x1.dtype._scalar_type_name} but found {x2.dtype._scalar_type_name}")
     batch = tuple(_broadcast([tuple(x1.shape[:-2]), tuple(x2.shape[:-2])], _tensor_mismatch))
     x1, x2 = x1.expand(batch + tuple(x1.shape[-2:])), x2.expand(batch + tuple(x2.shape[-2:]))
     rows = max(x1.shape[-2], x2.shape[-2])
@@ -517,7 +510,7 @@ def tensor_split(input, indices_or_sections, dim=0):
                                f"{arg.device}")
         if arg.dtype != _C.int64:
             raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
-                               f"{_TITLE[_name(arg.dtype)]}")
+                               f"{arg.dtype._scalar_type_name}")
         if arg.dim() > 1:
             raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
                                f"one-dimensional tensor, but got a tensor with {arg.dim()} dims")
@@ -628,7 +621,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"nanmean(): expected input to have floating point or complex dtype but got "
-                                  f"{_TITLE[_name(input.dtype)]}")
+                                  f"{input.dtype._scalar_type_name}")
     return nansum(input, dim, keepdim, dtype=dtype) / input.isnan().logical_not().sum(dim, keepdim=keepdim)
 
 
@@ -679,11 +672,11 @@ def _addcdiv_(self, tensor1, tensor2, *, value=1):
 def lerp(input, end, weight):
     for label, t in (("end", end), ("weight", weight)):
         if isinstance(t, Tensor) and t.dtype != input.dtype:
-            raise RuntimeError(f"expected dtype {_CPP[_name(input.dtype)]} for `{label}` but got dtype "
-                               f"{_CPP[_name(t.dtype)]}")
+            raise RuntimeError(f"expected dtype {input.dtype._cpp_type_name} for `{label}` but got dtype "
+                               f"{t.dtype._cpp_type_name}")
     if not input.dtype.is_floating_point:
         kind = "tensor" if isinstance(weight, Tensor) else "scalar"
-        raise NotImplementedError(f"\"lerp_kernel_{kind}\" not implemented for '{_TITLE[_name(input.dtype)]}'")
+        raise NotImplementedError(f"\"lerp_kernel_{kind}\" not implemented for '{input.dtype._scalar_type_name}'")
     diff_ = end - input
     # PyTorch's two-sided formula: exact at weight 0 and at weight 1.
     if isinstance(weight, Tensor):
@@ -736,8 +729,8 @@ def _in_place(fn):
             raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
                                f"{list(result.shape)}")
         if _category(result.dtype) > _category(self.dtype):
-            raise RuntimeError(f"result type {_TITLE[_name(result.dtype)]} can't be cast to the desired output type "
-                               f"{_TITLE[_name(self.dtype)]}")
+            raise RuntimeError(f"result type {result.dtype._scalar_type_name} can't be cast to the desired output type "
+                               f"{self.dtype._scalar_type_name}")
         return self.copy_(result)
 
     method.__name__ = fn.__name__ + "_"
@@ -780,7 +773,7 @@ def _broadcast_to(self, size):
 
 def _check_clamp_bound(self, bound):
     if isinstance(bound, float) and not self.dtype.is_floating_point:  # PyTorch names the type in C++ here
-        raise RuntimeError(f"result type Float can't be cast to the desired output type {_CPP[_name(self.dtype)]}")
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {self.dtype._cpp_type_name}")
 
 
 def _clamp_min_(self, min):

@@ -9,7 +9,7 @@ import math
 import warnings
 
 from . import _C, _compositions
-from ._compositions import _CPP, _TITLE, _in_place, _name, _sizes_arg
+from ._compositions import _in_place, _name, _sizes_arg
 from ._dim_args import _wrap_dim
 from ._creation_more import asarray, empty_strided, frombuffer  # noqa: F401  (listed in __all__)
 from ._random_fills import METHODS as _RANDOM_FILLS
@@ -238,8 +238,8 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
                            f"({'x'.join(map(str, mat.shape))}), vec ({'x'.join(map(str, vec.shape))})")
     if not input.dtype == mat.dtype == vec.dtype:
         raise RuntimeError("addmv input tensors must have the same dtype, but got " +
-                           ", ".join(_TITLE[_name(t.dtype)] for t in (input, mat)) +
-                           f", and {_TITLE[_name(vec.dtype)]}")
+                           ", ".join(t.dtype._scalar_type_name for t in (input, mat)) +
+                           f", and {vec.dtype._scalar_type_name}")
     return _scaled_sum(input, _C.mv(mat, vec), beta, alpha)
 
 
@@ -264,20 +264,20 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
         raise RuntimeError(f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x{batch1.shape[2]} and "
                            f"{batch2.shape[1]}x{batch2.shape[2]})")
     if input.dtype != batch2.dtype:
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_TITLE[_name(input.dtype)]} and "
-                           f"{_TITLE[_name(batch2.dtype)]}")
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {input.dtype._scalar_type_name} and "
+                           f"{batch2.dtype._scalar_type_name}")
     return _scaled_sum(input, _C.bmm(batch1, batch2).sum(0), beta, alpha)
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     _check_batches(input, batch1, batch2, lambda p: (batch1.shape[0], batch1.shape[1], p))
     if batch1.dtype != batch2.dtype:
-        raise RuntimeError(f"expected scalar type {_TITLE[_name(batch1.dtype)]} but found "
-                           f"{_TITLE[_name(batch2.dtype)]}")
+        raise RuntimeError(f"expected scalar type {batch1.dtype._scalar_type_name} but found "
+                           f"{batch2.dtype._scalar_type_name}")
     product = _C.bmm(batch1, batch2)
     if input.dtype != batch1.dtype:
-        raise RuntimeError(f"Input dtypes must be the same, got: input {_CPP[_name(input.dtype)]}, batch1: "
-                           f"{_CPP[_name(batch1.dtype)]}, batch2: {_CPP[_name(batch2.dtype)]}")
+        raise RuntimeError(f"Input dtypes must be the same, got: input {input.dtype._cpp_type_name}, batch1: "
+                           f"{batch1.dtype._cpp_type_name}, batch2: {batch2.dtype._cpp_type_name}")
     return _scaled_sum(input, product, beta, alpha)
 
 
@@ -310,7 +310,7 @@ def dist(input, other, p=2):
     difference = input - other
     if not (difference.dtype.is_floating_point or difference.dtype.is_complex):
         raise NotImplementedError("norm(): input dtype should be either floating point or complex. Got "
-                                  f"{_TITLE[_name(difference.dtype)]} instead.")
+                                  f"{difference.dtype._scalar_type_name} instead.")
     return _C.norm(difference, p)
 
 
@@ -324,7 +324,7 @@ def renorm(input, p, dim, maxnorm):
     d = _wrap_dim(dim, input.dim())
     if not (input.dtype.is_floating_point or input.dtype.is_complex):  # PyTorch's norm refuses integers
         raise NotImplementedError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
-                                  f"{_TITLE[_name(input.dtype)]}")
+                                  f"{input.dtype._scalar_type_name}")
     others = tuple(i for i in range(input.dim()) if i != d)
     norm = _vector_norm(input, p, others)
     # PyTorch's factor: rows above maxnorm are scaled to maxnorm (the 1e-7 keeps the division finite).
@@ -578,10 +578,10 @@ def _check_same_device(*tensors):
 def _check_put(self, index, source):
     _check_same_device(self, index, source)
     if index.dtype != _C.int64:
-        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {_TITLE[_name(index.dtype)]}")
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {index.dtype._scalar_type_name}")
     if self.dtype != source.dtype:
         raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
-                           f"{_TITLE[_name(self.dtype)]} and source.dtype = {_TITLE[_name(source.dtype)]}")
+                           f"{self.dtype._scalar_type_name} and source.dtype = {source.dtype._scalar_type_name}")
     if index.numel() != source.numel():
         raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
                          f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
@@ -684,7 +684,7 @@ def _new(self, *args, **kwargs):
         raise TypeError(f"new() got an unexpected keyword argument '{next(iter(kwargs))}'")
     if len(args) == 1 and isinstance(args[0], Tensor):
         if args[0].dtype != dtype:
-            raise TypeError(f"expected dtype {_TITLE[_name(dtype)]} (got {_TITLE[_name(args[0].dtype)]})")
+            raise TypeError(f"expected dtype {dtype._scalar_type_name} (got {args[0].dtype._scalar_type_name})")
         return args[0].view_as(args[0])  # an alias, recorded as PyTorch's is
     if len(args) == 1 and isinstance(args[0], (list, tuple)) and not isinstance(args[0], Size):
         from ._creation import tensor  # noqa: PLC0415

@@ -5,7 +5,7 @@ import sys
 import warnings
 
 from . import _C
-from ._compositions import _TITLE, _name
+from ._compositions import _name
 from ._dim_args import _ints
 
 Tensor = _C.Tensor
@@ -117,8 +117,8 @@ def _is_buffer(obj):
 
 def _alias_error(src, dtype, device):
     if dtype is not None and dtype != src.dtype:
-        return ValueError(f"can't alias tensor with dtype '{_TITLE[_name(src.dtype)]}' into dtype "
-                          f"'{_TITLE[_name(dtype)]}'.")
+        return ValueError(f"can't alias tensor with dtype '{src.dtype._scalar_type_name}' into dtype "
+                          f"'{dtype._scalar_type_name}'.")
     return ValueError(f"can't alias tensor from device '{src.device}' to '{device}'.")
 
 

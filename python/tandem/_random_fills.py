@@ -4,7 +4,7 @@ default range per dtype)."""
 import math
 
 from . import _C
-from ._compositions import _CPP, _TITLE, _name
+from ._compositions import _name
 
 
 def _fmt(value):
@@ -15,7 +15,7 @@ def _check_float_distribution(self, name):
     if not self.dtype.is_floating_point:
         raise RuntimeError(f"{name} distribution is a continuous probability distribution. dtype must be a "
                            f"floating point but you specified " +
-                           (_TITLE if name == "Exponential" else _CPP)[_name(self.dtype)])
+                           (self.dtype._scalar_type_name if name == "Exponential" else self.dtype._cpp_type_name))
 
 
 def _uniform_like(self, generator):
@@ -57,7 +57,7 @@ def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
     if not self.dtype.is_floating_point:
         raise NotImplementedError(f"\"log_normal_{self.device.type}\" not implemented for "
-                                  f"'{_TITLE[_name(self.dtype)]}'")
+                                  f"'{self.dtype._scalar_type_name}'")
     normal = _C.empty(tuple(self.shape), dtype=_C.float64, device=self.device).normal_(mean, std,
                                                                                        generator=generator)
     return _fill_from(self, normal.exp())
@@ -106,9 +106,9 @@ def _random_(self, *args, **kwargs):
     if name in _INT_RANGE or name in _FLOAT_RANGE:
         lo, hi = _INT_RANGE[name] if name in _INT_RANGE else (-_FLOAT_RANGE[name], _FLOAT_RANGE[name])
         if not lo <= low <= hi:
-            raise RuntimeError(f"from is out of bounds for {_CPP[name]}")
+            raise RuntimeError(f"from is out of bounds for {self.dtype._cpp_type_name}")
         if not lo <= high - 1 <= hi:
-            raise RuntimeError(f"to - 1 is out of bounds for {_CPP[name]}")
+            raise RuntimeError(f"to - 1 is out of bounds for {self.dtype._cpp_type_name}")
     sample = _randint(low, high, tuple(self.shape), self.device, generator)
     return _fill_from(self, sample)
 

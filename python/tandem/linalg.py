@@ -170,7 +170,13 @@ def lstsq(A, B, rcond=None, *, driver=None):
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     _no_out("linalg.vector_norm", out)
+    if not x.is_floating_point():  # PyTorch refuses integer and bool inputs, even with a float dtype=
+        raise NotImplementedError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                                  f"Got {x.dtype._scalar_type_name}")
     if dtype is not None:
+        if not dtype.is_floating_point:
+            raise RuntimeError(f"linalg.vector_norm: dtype should be floating point or complex, but got "
+                               f"{dtype._scalar_type_name}")
         x = x.to(dtype)
     if isinstance(dim, int):
         dim = (dim,)
@@ -276,8 +282,10 @@ def matrix_exp(A):
     if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
         raise RuntimeError("linalg.matrix_exp: A must be batches of square matrices")
     norm1 = float(A.abs().sum(-2).amax()) if A.numel() else 0.0
+    if not _math.isfinite(norm1):  # inf or NaN entries: every entry of the result is NaN, as in PyTorch
+        return _C.full_like(A, _math.nan)
     s = max(0, int(_math.ceil(_math.log2(norm1))) + 1) if norm1 > 0.5 else 0
-    X = A / (2 ** s)
+    X = A / (2.0 ** s)
     eye = _C.eye(A.shape[-1], dtype=A.dtype, device=A.device)
     term = eye.expand(A.shape)
     result = term

@@ -419,3 +419,24 @@ def test_vector_norm_keepdim_without_dim_keeps_every_dim(device):
         want = torch.linalg.vector_norm(torch.arange(6.0).reshape(2, 3), ord=ord, keepdim=True)
         assert abs(got.item() - want.item()) < 1e-5
     assert tuple(expected.shape) == (1, 1)
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib: lib.linalg.vector_norm(lib.arange(6)),
+    lambda lib: lib.linalg.vector_norm(lib.arange(6).reshape(2, 3), dim=1),
+    lambda lib: lib.linalg.vector_norm(lib.arange(6), dtype=lib.float32),
+    lambda lib: lib.linalg.vector_norm(lib.tensor([True, False])),
+    lambda lib: lib.linalg.norm(lib.arange(6)),
+    lambda lib: lib.linalg.vector_norm(lib.ones(3), dtype=lib.int64),
+])
+def test_vector_norm_refuses_integer_inputs_and_dtypes(case):
+    assert_same_error(case)
+
+
+@pytest.mark.parametrize("entry", [math.inf, -math.inf, math.nan, 1e30])
+def test_matrix_exp_of_non_finite_or_huge_entries_is_nan(entry, device):
+    a = torch.tensor([[entry, 0.0], [0.0, 1.0]], dtype=torch.float64)
+    want = torch.linalg.matrix_exp(a)
+    got = tandem.linalg.matrix_exp(T(a, device))
+    assert got.device == tandem.device(device) and got.dtype == tandem.float64
+    assert torch.equal(to_torch(got).isnan(), want.isnan())

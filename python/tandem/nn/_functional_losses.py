@@ -19,11 +19,6 @@ __all__ = [
     "ctc_loss", "cosine_similarity", "pairwise_distance",
 ]
 
-# PyTorch's ScalarType names, which its dtype messages print.
-_SCALAR_NAMES = {tandem.float64: "Double", tandem.float32: "Float", tandem.float16: "Half",
-                 tandem.bfloat16: "BFloat16", tandem.int64: "Long", tandem.int32: "Int", tandem.int16: "Short",
-                 tandem.int8: "Char", tandem.uint8: "Byte", tandem.bool: "Bool"}
-
 
 def _legacy_reduction(size_average, reduce, reduction):
     """PyTorch's deprecated size_average/reduce pair: when either is given it overrides reduction (with a warning)."""
@@ -46,7 +41,7 @@ def _warn_if_sizes_differ(input, target):
 
 def _check_long_target(target):
     if target.dtype != tandem.int64:
-        raise RuntimeError(f"expected scalar type Long but found {_SCALAR_NAMES.get(target.dtype, target.dtype)}"
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype._scalar_type_name}"
                            "\nhint: convert the class indices with .long()")
 
 
@@ -332,7 +327,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     dtype = tandem.result_type(x1, x2)
     if not dtype.is_floating_point:
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
-                           f"{_SCALAR_NAMES.get(dtype, dtype)}")
+                           f"{dtype._scalar_type_name}")
     x1, x2 = _broadcast_pair(x1 if x1.is_floating_point() else x1.to(dtype),
                              x2 if x2.is_floating_point() else x2.to(dtype))
     norm1 = tandem.norm(x1, 2, dim, keepdim=True).clone()

@@ -108,14 +108,7 @@ def invert_permutation(permutation):
 def _check_long_tensor(t):
     if t.dim() != 1 or t.device.type != "cpu" or t.dtype != tandem.int64:
         raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got {t.dim()}D {t.device} "
-                           f"{_scalar_type_name(t.dtype)} tensor")
-
-
-def _scalar_type_name(dtype):
-    names = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-             "float64": "Double", "float32": "Float", "float16": "Half", "bfloat16": "BFloat16"}
-    name = repr(dtype).split(".")[-1]
-    return names.get(name, name)
+                           f"{t.dtype._scalar_type_name} tensor")
 
 
 def _gather_rows(source, rows, shape):
