@@ -76,7 +76,7 @@ def assert_same_params(ref, ours, tolerance=TOLERANCE):
 
 def run_and_compare(name, cfg, device, steps=STEPS, dtype=torch.float64, tolerance=TOLERANCE):
     ref, ours = make_pair(device, dtype)
-    ref_opt, our_opt = getattr(torch.optim, name)(ref, foreach=False, **cfg), getattr(optim, name)(ours, **cfg)
+    ref_opt, our_opt = getattr(torch.optim, name)(ref, foreach=False, **cfg), getattr(optim, name)(ours, foreach=False, **cfg)
     gen = torch.Generator().manual_seed(1)
     for _ in range(steps):
         set_grads(ref, ours, gen, device)
@@ -112,7 +112,7 @@ def test_float32_matches_torch(name):
 def test_state_dict_round_trip_continues_like_torch(name, tmp_path):
     cfg = RICH[name]
     ref, ours = make_pair("cpu")
-    ref_opt, our_opt = getattr(torch.optim, name)(ref, foreach=False, **cfg), getattr(optim, name)(ours, **cfg)
+    ref_opt, our_opt = getattr(torch.optim, name)(ref, foreach=False, **cfg), getattr(optim, name)(ours, foreach=False, **cfg)
     gen = torch.Generator().manual_seed(1)
     for _ in range(3):
         set_grads(ref, ours, gen, "cpu")
@@ -125,7 +125,7 @@ def test_state_dict_round_trip_continues_like_torch(name, tmp_path):
     ref_fresh = getattr(torch.optim, name)(ref_clones, foreach=False, **cfg)
     ref_fresh.load_state_dict(torch.load(tmp_path / "ref"))
     clones = [nn.Parameter(p.detach().clone()) for p in ours]
-    fresh = getattr(optim, name)(clones, **dict(cfg, lr=0.5))
+    fresh = getattr(optim, name)(clones, foreach=False, **dict(cfg, lr=0.5))
     fresh.load_state_dict(tandem.load(tmp_path / "opt"))
     assert fresh.param_groups[0]["lr"] == cfg["lr"]
     assert_same_state(ref_fresh, fresh)
@@ -147,7 +147,7 @@ def test_param_groups_with_their_own_options(name):
         return [{"params": params[:2]}, {"params": params[2:], **second}]
 
     ref_opt = getattr(torch.optim, name)(groups(ref), lr=0.01, foreach=False, **cfg)
-    our_opt = getattr(optim, name)(groups(ours), lr=0.01, **cfg)
+    our_opt = getattr(optim, name)(groups(ours), lr=0.01, foreach=False, **cfg)
     gen = torch.Generator().manual_seed(2)
     for _ in range(4):
         set_grads(ref, ours, gen, "cpu")

@@ -2,12 +2,13 @@
 import tandem
 
 from ..nn.parameter import untracked
-from .optimizer import Optimizer
+from .optimizer import Optimizer, implementation_switches
 
 
 class Adagrad(Optimizer):
-    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10, *,
-                 maximize=False):
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+                 foreach=None, *, maximize=False, differentiable=False, fused=None):
+        switches = implementation_switches(lr, foreach=foreach, differentiable=differentiable, fused=fused)
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= lr_decay:
@@ -19,7 +20,7 @@ class Adagrad(Optimizer):
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
-                        initial_accumulator_value=initial_accumulator_value, maximize=maximize)
+                        initial_accumulator_value=initial_accumulator_value, maximize=maximize, **switches)
         super().__init__(params, defaults)
 
     def add_param_group(self, param_group):

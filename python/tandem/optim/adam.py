@@ -2,8 +2,9 @@
 import tandem
 
 from .. import _C
+from .._C import Tensor
 from ..nn.parameter import untracked
-from .optimizer import Optimizer
+from .optimizer import Optimizer, implementation_switches
 
 
 def _check(lr, betas, eps, weight_decay):
@@ -20,13 +21,16 @@ def _check(lr, betas, eps, weight_decay):
 
 
 class Adam(Optimizer):
-    _decoupled = False
-
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
-                 maximize=False):
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
+                 decoupled_weight_decay=False):
+        switches = implementation_switches(lr, foreach=foreach, capturable=capturable,
+                                           differentiable=differentiable, fused=fused)
+        if isinstance(lr, Tensor) and foreach and not capturable:
+            raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
         _check(lr, betas, eps, weight_decay)
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
-                        maximize=maximize)
+                        maximize=maximize, decoupled_weight_decay=decoupled_weight_decay, **switches)
         super().__init__(params, defaults)
 
     def step(self, closure=None):
@@ -45,15 +49,15 @@ class Adam(Optimizer):
                 untracked(state["step"]).add_(1)
                 _C._adam_step(p, grad, state["exp_avg"], state["exp_avg_sq"], state.get("max_exp_avg_sq"),
                               int(state["step"].item()), group["lr"], beta1, beta2, group["eps"],
-                              group["weight_decay"], amsgrad, group["maximize"], self._decoupled)
+                              group["weight_decay"], amsgrad, group["maximize"], group["decoupled_weight_decay"])
         return loss
 
 
 class AdamW(Adam):
     """Adam with decoupled weight decay (param *= 1 - lr * weight_decay before the Adam update)."""
 
-    _decoupled = True
-
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
-                 maximize=False):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
+                         capturable=capturable, differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)

@@ -1,13 +1,15 @@
 """Adamax (Adam with an infinity-norm second moment), as torch.optim.Adamax: a few in-place tensor ops per
 parameter, in PyTorch's order of operations."""
 from .adam import _check
-from .optimizer import Optimizer
+from .optimizer import Optimizer, implementation_switches
 
 
 class Adamax(Optimizer):
-    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, *, maximize=False):
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
+                 maximize=False, differentiable=False, capturable=False):
+        switches = implementation_switches(lr, foreach=foreach, differentiable=differentiable, capturable=capturable)
         _check(lr, betas, eps, weight_decay)
-        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, maximize=maximize)
+        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, maximize=maximize, **switches)
         super().__init__(params, defaults)
 
     def step(self, closure=None):

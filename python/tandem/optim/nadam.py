@@ -4,17 +4,19 @@ import tandem
 
 from ..nn.parameter import untracked
 from .adam import _check
-from .optimizer import Optimizer
+from .optimizer import Optimizer, implementation_switches
 
 
 class NAdam(Optimizer):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
-                 decoupled_weight_decay=False, *, maximize=False):
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False):
+        switches = implementation_switches(lr, foreach=foreach, capturable=capturable, differentiable=differentiable)
         _check(lr, betas, eps, weight_decay)
         if not 0.0 <= momentum_decay:
             raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, momentum_decay=momentum_decay,
-                        decoupled_weight_decay=decoupled_weight_decay, maximize=maximize)
+                        decoupled_weight_decay=decoupled_weight_decay, maximize=maximize, **switches)
         super().__init__(params, defaults)
 
     def step(self, closure=None):

@@ -1,4 +1,5 @@
 """The Optimizer base class: parameter groups, per-parameter state and state dicts, as in PyTorch."""
+import functools
 from collections import defaultdict
 from copy import deepcopy
 
@@ -16,8 +17,34 @@ class _RequiredParameter:
 
 required = _RequiredParameter()
 
+# PyTorch's message for capturable=True on parameters outside a device (its list, kept for searchability).
+_CAPTURABLE_DEVICES = "['cuda', 'xpu', 'hpu', 'privateuseone', 'xla']"
+
+
+def implementation_switches(lr, **switches):
+    """PyTorch's implementation switches (foreach, fused, capturable, differentiable: each optimizer passes the
+    ones its PyTorch signature has), checked as PyTorch checks them, for the optimizer's defaults. Every setting
+    runs tandem's one update per tensor (a fused C++ kernel where the optimizer has one), so foreach and fused
+    give the same numbers as the default; capturable (for CUDA graphs, which tandem does not have) only checks
+    that the parameters are on a cuda device, as PyTorch's step does; differentiable is refused at step() (the
+    updates run outside autograd). A 1-element tensor lr stays in the group and is read at each step."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if switches.get("fused"):
+        if switches.get("foreach"):
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        if switches.get("differentiable"):
+            raise RuntimeError("`fused` does not support `differentiable`")
+    return switches
+
 
 class Optimizer:
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is not None:
+            cls.step = _checked_step(step)
+
     def __init__(self, params, defaults):
         self.defaults = defaults
         self.state = defaultdict(dict)
@@ -115,6 +142,25 @@ class Optimizer:
                 grad = tandem.add(grad, param, alpha=decay)
         return param, grad
 
+    def _prepare_step(self):
+        """Checks the groups' switches before a step; returns [(group, tensor lr)] for the groups whose lr is a
+        tensor, which hold its value as a float while the step runs."""
+        tensor_lrs = []
+        for group in self.param_groups:
+            if group.get("differentiable"):
+                raise NotImplementedError(
+                    f"{type(self).__name__}(differentiable=True) is not supported: tandem's optimizers update "
+                    "parameters outside autograd\nhint: write the update with tensor ops under autograd, or use "
+                    "differentiable=False")
+            if group.get("capturable") and any(p.device.type != "cuda" for p in group["params"]):
+                raise AssertionError(f"If capturable=True, params and state_steps must be on supported devices: "
+                                     f"{_CAPTURABLE_DEVICES}.")
+            lr = group.get("lr")
+            if isinstance(lr, Tensor):
+                tensor_lrs.append((group, lr))
+                group["lr"] = float(lr)
+        return tensor_lrs
+
     def _grads(self, group):
         """(param, grad) for the params of `group` that have a gradient."""
         for p in group["params"]:
@@ -159,6 +205,24 @@ class Optimizer:
 
     def step(self, closure=None):
         raise NotImplementedError
+
+
+def _checked_step(step):
+    """An optimizer's step() behind _prepare_step, with tensor learning rates put back afterwards."""
+    if getattr(step, "_checks_switches", False):
+        return step
+
+    @functools.wraps(step)
+    def checked_step(self, *args, **kwargs):
+        tensor_lrs = self._prepare_step()
+        try:
+            return step(self, *args, **kwargs)
+        finally:
+            for group, lr in tensor_lrs:
+                group["lr"] = lr
+
+    checked_step._checks_switches = True
+    return checked_step
 
 
 def _cast_state(param, key, value):

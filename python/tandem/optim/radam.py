@@ -1,15 +1,16 @@
 """RAdam (Adam with a rectified adaptive learning rate), as torch.optim.RAdam: a few in-place tensor ops per
 parameter, in PyTorch's order of operations."""
 from .adam import _check
-from .optimizer import Optimizer
+from .optimizer import Optimizer, implementation_switches
 
 
 class RAdam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False,
-                 *, maximize=False):
+                 *, foreach=None, maximize=False, capturable=False, differentiable=False):
+        switches = implementation_switches(lr, foreach=foreach, capturable=capturable, differentiable=differentiable)
         _check(lr, betas, eps, weight_decay)
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
-                        decoupled_weight_decay=decoupled_weight_decay, maximize=maximize)
+                        decoupled_weight_decay=decoupled_weight_decay, maximize=maximize, **switches)
         super().__init__(params, defaults)
 
     def step(self, closure=None):

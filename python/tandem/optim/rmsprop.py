@@ -3,12 +3,13 @@ in PyTorch's order of operations (its single-tensor path), so results agree to t
 import tandem
 
 from ..nn.parameter import untracked
-from .optimizer import Optimizer
+from .optimizer import Optimizer, implementation_switches
 
 
 class RMSprop(Optimizer):
-    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False, *,
-                 maximize=False):
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
+                 capturable=False, foreach=None, maximize=False, differentiable=False):
+        switches = implementation_switches(lr, capturable=capturable, foreach=foreach, differentiable=differentiable)
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= eps:
@@ -20,7 +21,7 @@ class RMSprop(Optimizer):
         if not 0.0 <= alpha:
             raise ValueError(f"Invalid alpha value: {alpha}")
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered, weight_decay=weight_decay,
-                        maximize=maximize)
+                        maximize=maximize, **switches)
         super().__init__(params, defaults)
 
     def step(self, closure=None):

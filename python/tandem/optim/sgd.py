@@ -2,12 +2,13 @@
 import tandem
 
 from .. import _C
-from .optimizer import Optimizer, required
+from .optimizer import Optimizer, implementation_switches, required
 
 
 class SGD(Optimizer):
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
-                 maximize=False):
+                 maximize=False, foreach=None, differentiable=False, fused=None):
+        switches = implementation_switches(lr, foreach=foreach, differentiable=differentiable, fused=fused)
         if lr is not required and lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
@@ -17,7 +18,7 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
-                        nesterov=nesterov, maximize=maximize)
+                        nesterov=nesterov, maximize=maximize, **switches)
         super().__init__(params, defaults)
 
     def step(self, closure=None):

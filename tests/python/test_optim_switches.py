@@ -1,0 +1,120 @@
+"""PyTorch's optimizer implementation switches (foreach, fused, capturable, differentiable) and tensor learning
+rates: accepted with PyTorch's signatures, param-group keys and errors; every setting gives the same update."""
+import inspect
+
+import pytest
+import torch
+
+import tandem
+from oracle import assert_same_error
+
+NAMES = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam", "LBFGS"]
+
+
+def make(lib, name, params, **kw):
+    if name == "SGD":
+        kw.setdefault("lr", 0.1)
+    return getattr(lib.optim, name)(params, **kw)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_signature_matches_pytorch(name):
+    want = inspect.signature(getattr(torch.optim, name).__init__).parameters
+    got = inspect.signature(getattr(tandem.optim, name).__init__).parameters
+    assert [(p.name, p.kind, p.default) for p in got.values()] == [(p.name, p.kind, p.default) for p in want.values()]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_param_group_keys_match_pytorch(name):
+    want = make(torch, name, [torch.nn.Parameter(torch.zeros(2))]).param_groups[0]
+    got = make(tandem, name, [tandem.nn.Parameter(tandem.zeros(2))]).param_groups[0]
+    assert sorted(got) == sorted(want)
+    assert {k: v for k, v in got.items() if k != "params"} == {k: v for k, v in want.items() if k != "params"}
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib: lib.optim.Adam([lib.nn.Parameter(lib.zeros(2))], fused=True, foreach=True),
+    lambda lib: lib.optim.Adagrad([lib.nn.Parameter(lib.zeros(2))], fused=True, foreach=True),
+    lambda lib: lib.optim.SGD([lib.nn.Parameter(lib.zeros(2))], lr=0.1, fused=True, differentiable=True),
+    lambda lib: lib.optim.AdamW([lib.nn.Parameter(lib.zeros(2))], fused=True, differentiable=True),
+    lambda lib: lib.optim.Adam([lib.nn.Parameter(lib.zeros(2))], lr=lib.tensor([0.1, 0.2])),
+    lambda lib: lib.optim.RMSprop([lib.nn.Parameter(lib.zeros(2))], lr=lib.tensor([0.1, 0.2])),
+    lambda lib: lib.optim.Adam([lib.nn.Parameter(lib.zeros(2))], lr=lib.tensor(0.1), foreach=True),
+    lambda lib: lib.optim.Adam([lib.nn.Parameter(lib.zeros(2))], lr=lib.tensor(-1.0)),
+])
+def test_switch_errors_match_pytorch(case):
+    assert_same_error(case)
+
+
+def run_steps(lib, name, device, steps=3, **kw):
+    lib_device = device if lib is tandem else "cpu"
+    gen = torch.Generator().manual_seed(0)
+    start = torch.randn(5, generator=gen, dtype=torch.float64)
+    grads = [torch.randn(5, generator=gen, dtype=torch.float64) for _ in range(steps)]
+    p = lib.nn.Parameter(lib.tensor(start.tolist(), dtype=lib.float64, device=lib_device))
+    opt = make(lib, name, [p], weight_decay=0.01, **kw) if name != "LBFGS" else None
+    for g in grads:
+        p.grad = lib.tensor(g.tolist(), dtype=lib.float64, device=lib_device)
+        opt.step()
+    return p.detach().cpu().tolist()
+
+
+@pytest.mark.parametrize("name,switches", [
+    ("SGD", dict(foreach=True)), ("SGD", dict(fused=True)), ("Adam", dict(fused=True)),
+    ("Adam", dict(foreach=False)), ("AdamW", dict(fused=True)), ("Adagrad", dict(fused=True)),
+    ("RMSprop", dict(foreach=True)), ("Adadelta", dict(foreach=True)), ("Adamax", dict(foreach=True)),
+    ("NAdam", dict(foreach=True)), ("RAdam", dict(foreach=False)),
+])
+def test_switches_give_pytorch_updates(name, switches, device):
+    got = run_steps(tandem, name, device, **switches)
+    assert got == pytest.approx(run_steps(torch, name, "cpu", **switches), rel=1e-12, abs=1e-12)
+    assert got == run_steps(tandem, name, device)
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "NAdam"])
+def test_tensor_lr_is_read_each_step_and_stays_a_tensor(name, device):
+    got = run_steps(tandem, name, device, lr=tandem.tensor(0.05))
+    assert got == pytest.approx(run_steps(torch, name, "cpu", lr=torch.tensor(0.05)), rel=1e-6)
+    p = tandem.nn.Parameter(tandem.zeros(3, device=device))
+    opt = make(tandem, name, [p], lr=tandem.tensor(0.05))
+    sched = tandem.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
+    lr = opt.param_groups[0]["lr"]
+    p.grad = tandem.ones(3, device=device)
+    opt.step()
+    sched.step()
+    assert opt.param_groups[0]["lr"] is lr and isinstance(lr, tandem.Tensor)
+    assert lr.item() == pytest.approx(0.025)
+
+
+def test_capturable_needs_device_parameters(device):
+    p = tandem.nn.Parameter(tandem.zeros(3, device=device))
+    p.grad = tandem.ones(3, device=device)
+    opt = tandem.optim.Adam([p], capturable=True)
+    if device == "cpu":
+        with pytest.raises(AssertionError, match=r"^If capturable=True, params and state_steps must be on supported "
+                           r"devices: \['cuda', 'xpu', 'hpu', 'privateuseone', 'xla'\]\.$"):
+            opt.step()
+        assert p.tolist() == [0.0, 0.0, 0.0]
+    else:
+        opt.step()
+        assert p.detach().cpu().tolist() == pytest.approx([-1e-3] * 3, rel=1e-5)
+
+
+def test_differentiable_is_refused_at_step():
+    p = tandem.nn.Parameter(tandem.zeros(3))
+    p.grad = tandem.ones(3)
+    opt = tandem.optim.Adam([p], differentiable=True)
+    assert opt.param_groups[0]["differentiable"] is True
+    with pytest.raises(NotImplementedError, match=r"^Adam\(differentiable=True\) is not supported"):
+        opt.step()
+
+
+def test_state_dict_round_trip_keeps_switches():
+    p = tandem.nn.Parameter(tandem.zeros(3))
+    opt = tandem.optim.AdamW([p], fused=True, capturable=False)
+    p.grad = tandem.ones(3)
+    opt.step()
+    other = tandem.optim.AdamW([p])
+    other.load_state_dict(opt.state_dict())
+    assert other.param_groups[0]["fused"] is True
+    assert other.param_groups[0]["decoupled_weight_decay"] is True
