@@ -231,6 +231,11 @@ void init_cuda(nb::module_& m) {
   m.def("_cuda_query_event", [](EventId e) { return cuda_backend().query_event(e); });
   m.def("_cuda_elapsed_ms", [](EventId a, EventId b) { return cuda_backend().elapsed_ms(a, b); });
   m.def("_cuda_is_built", [] { return cuda_backend_built(); });
+#ifdef TANDEM_CUDA_VERSION
+  m.attr("_cuda_version") = TANDEM_CUDA_VERSION;  // the toolkit it was built with (CMakeLists.txt)
+#else
+  m.attr("_cuda_version") = nb::none();
+#endif
   m.def("_get_allow_tf32", [] { return allow_tf32(); });
   m.def("_set_allow_tf32", [](bool allow) { set_allow_tf32(allow); });
   m.def("_cuda_sleep", [](double ms) {

@@ -15,6 +15,7 @@
 #include "kernels/op_rules.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "ops/indexing.h"
 #include "ops/out_arg.h"
 
 namespace tandem::py {
@@ -355,6 +356,15 @@ void init_elementwise(nb::module_& m) {
         return tandem::where(cond, as_operand(a, "input"), as_operand(b, "other"));
       },
       nb::arg("condition"), nb::arg("input"), nb::arg("other"));
+  // where(condition) alone is nonzero(condition, as_tuple=True).
+  m.def(
+      "where",
+      [](const Tensor& cond) {
+        nb::list out;
+        for (Tensor& t : nonzero_tuple(cond)) out.append(nb::cast(std::move(t)));
+        return nb::tuple(out);
+      },
+      nb::arg("condition"));
   auto clamp_fn = [](const Tensor& x, nb::handle lo, nb::handle hi) {
     if (is_tensor(lo) || is_tensor(hi)) {
       return tandem::clamp(x, is_tensor(lo) ? &as_tensor_ref(lo) : nullptr,

@@ -10,6 +10,7 @@
 #include "ops/copy.h"
 #include "ops/indexing.h"
 #include "ops/join.h"
+#include "ops/scatter_reduce.h"
 
 namespace tandem::py {
 
@@ -60,6 +61,30 @@ Tensor with_fill_value(nb::handle value, Fn&& fn) {
 
 DimVector dims_arg(nb::handle h) { return to_shape(h, "flip"); }
 
+// scatter(..., reduce="add"|"multiply"): PyTorch's older spelling of scatter_reduce(include_self=True).
+Tensor scatter_reduce_arg(const Tensor& x, int64_t dim, const Tensor& index, nb::handle src,
+                          nb::handle reduce, bool in_place) {
+  TANDEM_CHECK(nb::isinstance<nb::str>(reduce), Type, "scatter(): argument 'reduce' must be str, not ",
+               nb::inst_name(reduce).c_str());
+  std::string kind = nb::cast<std::string>(reduce);
+  TANDEM_CHECK(kind == "add" || kind == "multiply", Runtime,
+               "reduce argument must be either add or multiply.");
+  Tensor values;
+  if (is_tensor(src)) {
+    if (PyErr_WarnEx(
+            PyExc_UserWarning,
+            "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
+            "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
+            1) < 0)
+      throw nb::python_error();
+    values = as_tensor_ref(src);
+  } else {
+    values = full(index.sizes(), number(src, "scatter", "value"), x.dtype(), x.device());
+  }
+  std::string_view op = kind == "add" ? "sum" : "prod";
+  return in_place ? scatter_reduce_(x, dim, index, values, op) : scatter_reduce(x, dim, index, values, op);
+}
+
 }  // namespace
 
 void init_indexing_ops(nb::module_& m) {
@@ -90,29 +115,36 @@ void init_indexing_ops(nb::module_& m) {
   m.def("gather", gather_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"));
   tensor.def("gather", gather_fn, nb::arg("dim"), nb::arg("index"));
 
-  // scatter's src may be a tensor or a number (PyTorch's `value` overload).
-  auto scatter_fn = [](const Tensor& x, int64_t dim, const Tensor& index, nb::handle src) {
+  // scatter's src may be a tensor or a number (PyTorch's `value` overload). The older
+  // `reduce="add"|"multiply"` form is scatter_reduce with include_self, a number standing for a src filled
+  // with it.
+  auto scatter_fn = [](const Tensor& x, int64_t dim, const Tensor& index, nb::handle src, nb::handle reduce) {
+    if (!reduce.is_none()) return scatter_reduce_arg(x, dim, index, src, reduce, false);
     if (is_tensor(src)) return scatter(x, dim, index, as_tensor_ref(src));
     return scatter(x, dim, index, number(src, "scatter", "value"));
   };
-  auto scatter_inplace_fn = [](const Tensor& x, int64_t dim, const Tensor& index, nb::handle src) {
+  auto scatter_inplace_fn = [](const Tensor& x, int64_t dim, const Tensor& index, nb::handle src,
+                               nb::handle reduce) {
+    if (!reduce.is_none()) return scatter_reduce_arg(x, dim, index, src, reduce, true);
     if (is_tensor(src)) return scatter_(x, dim, index, as_tensor_ref(src));
     return scatter_(x, dim, index, number(src, "scatter_", "value"));
   };
-  m.def("scatter", scatter_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("src"));
-  tensor.def("scatter", scatter_fn, nb::arg("dim"), nb::arg("index"), nb::arg("src"));
-  tensor.def("scatter_", returning_self(scatter_inplace_fn), nb::arg("dim"), nb::arg("index"), nb::arg("src"));
+  m.def("scatter", scatter_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("src"),
+        nb::kw_only(), nb::arg("reduce") = nb::none());
+  tensor.def("scatter", scatter_fn, nb::arg("dim"), nb::arg("index"), nb::arg("src"), nb::kw_only(),
+             nb::arg("reduce") = nb::none());
+  tensor.def("scatter_", returning_self(scatter_inplace_fn), nb::arg("dim"), nb::arg("index"), nb::arg("src"),
+             nb::kw_only(), nb::arg("reduce") = nb::none());
   auto scatter_add_fn = [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
     return scatter_add(x, dim, index, src);
   };
   m.def("scatter_add", scatter_add_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("src"));
   tensor.def("scatter_add", scatter_add_fn, nb::arg("dim"), nb::arg("index"), nb::arg("src"));
-  tensor.def(
-      "scatter_add_",
-      returning_self([](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
-        return scatter_add_(x, dim, index, src);
-      }),
-      nb::arg("dim"), nb::arg("index"), nb::arg("src"));
+  tensor.def("scatter_add_",
+             returning_self([](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+               return scatter_add_(x, dim, index, src);
+             }),
+             nb::arg("dim"), nb::arg("index"), nb::arg("src"));
 
   auto index_select_fn = [](const Tensor& x, int64_t dim, const Tensor& index) {
     return index_select(x, dim, index);
@@ -128,23 +160,22 @@ void init_indexing_ops(nb::module_& m) {
         nb::kw_only(), nb::arg("alpha") = 1);
   tensor.def("index_add", index_add_fn, nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::kw_only(),
              nb::arg("alpha") = 1);
-  tensor.def(
-      "index_add_",
-      returning_self([](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source, nb::handle alpha) {
-        return index_add_(x, dim, index, source, number(alpha, "index_add_", "alpha"));
-      }),
-      nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::kw_only(), nb::arg("alpha") = 1);
+  tensor.def("index_add_",
+             returning_self([](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
+                               nb::handle alpha) {
+               return index_add_(x, dim, index, source, number(alpha, "index_add_", "alpha"));
+             }),
+             nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::kw_only(), nb::arg("alpha") = 1);
   auto index_copy_fn = [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
     return index_copy(x, dim, index, source);
   };
   m.def("index_copy", index_copy_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("source"));
   tensor.def("index_copy", index_copy_fn, nb::arg("dim"), nb::arg("index"), nb::arg("source"));
-  tensor.def(
-      "index_copy_",
-      returning_self([](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
-        return index_copy_(x, dim, index, source);
-      }),
-      nb::arg("dim"), nb::arg("index"), nb::arg("source"));
+  tensor.def("index_copy_",
+             returning_self([](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
+               return index_copy_(x, dim, index, source);
+             }),
+             nb::arg("dim"), nb::arg("index"), nb::arg("source"));
   // index_fill's value: a number or a 0-d tensor.
   auto index_fill_inplace_fn = [](const Tensor& x, int64_t dim, const Tensor& index, nb::handle value) {
     if (is_tensor(value)) return index_fill_(x, dim, index, as_tensor_ref(value));
@@ -155,7 +186,8 @@ void init_indexing_ops(nb::module_& m) {
   };
   m.def("index_fill", index_fill_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("value"));
   tensor.def("index_fill", index_fill_fn, nb::arg("dim"), nb::arg("index"), nb::arg("value"));
-  tensor.def("index_fill_", returning_self(index_fill_inplace_fn), nb::arg("dim"), nb::arg("index"), nb::arg("value"));
+  tensor.def("index_fill_", returning_self(index_fill_inplace_fn), nb::arg("dim"), nb::arg("index"),
+             nb::arg("value"));
   auto take_fn = [](const Tensor& x, const Tensor& index) { return take(x, index); };
   m.def("take", take_fn, nb::arg("input"), nb::arg("index"));
   tensor.def("take", take_fn, nb::arg("index"));
@@ -165,12 +197,10 @@ void init_indexing_ops(nb::module_& m) {
   };
   m.def("masked_fill", masked_fill_fn, nb::arg("input"), nb::arg("mask"), nb::arg("value"));
   tensor.def("masked_fill", masked_fill_fn, nb::arg("mask"), nb::arg("value"));
-  tensor.def(
-      "masked_fill_",
-      returning_self([](const Tensor& x, const Tensor& mask, nb::handle value) {
-        return with_fill_value(value, [&](const auto& v) { return masked_fill_(x, mask, v); });
-      }),
-      nb::arg("mask"), nb::arg("value"));
+  tensor.def("masked_fill_", returning_self([](const Tensor& x, const Tensor& mask, nb::handle value) {
+               return with_fill_value(value, [&](const auto& v) { return masked_fill_(x, mask, v); });
+             }),
+             nb::arg("mask"), nb::arg("value"));
   auto masked_select_fn = [](const Tensor& x, const Tensor& mask) { return masked_select(x, mask); };
   m.def("masked_select", masked_select_fn, nb::arg("input"), nb::arg("mask"));
   tensor.def("masked_select", masked_select_fn, nb::arg("mask"));
@@ -206,12 +236,11 @@ void init_indexing_ops(nb::module_& m) {
       "one_hot", [](const Tensor& x, int64_t num_classes) { return one_hot(x, num_classes); },
       nb::arg("tensor"), nb::arg("num_classes") = -1);
 
-  tensor.def(
-      "index_put_",
-      returning_self([](const Tensor& x, nb::handle indices, const Tensor& values, bool accumulate) {
-        return index_put_(x, optional_tensor_list(indices), values, accumulate);
-      }),
-      nb::arg("indices"), nb::arg("values"), nb::arg("accumulate") = false);
+  tensor.def("index_put_",
+             returning_self([](const Tensor& x, nb::handle indices, const Tensor& values, bool accumulate) {
+               return index_put_(x, optional_tensor_list(indices), values, accumulate);
+             }),
+             nb::arg("indices"), nb::arg("values"), nb::arg("accumulate") = false);
   tensor.def(
       "index_put",
       [](const Tensor& x, nb::handle indices, const Tensor& values, bool accumulate) {

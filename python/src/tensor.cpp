@@ -138,6 +138,15 @@ void init_tensor(nb::module_& m) {
   m.def("_set_size_class", [](nb::handle cls) { size_class() = cls; });
   nb::class_<Tensor>(m, "Tensor", nb::is_weak_referenceable(), nb::dynamic_attr(),
                      nb::type_slots(tensor_slots()))
+      // tandem.Tensor(...) is PyTorch's legacy constructor of the default dtype (sizes, data or a tensor),
+      // built in tandem/_legacy.py; Python subclasses that define their own __new__ (nn.Parameter) are
+      // unaffected, and __init__ accepts whatever __new__ accepted.
+      .def_static(
+          "__new__",
+          [](nb::handle cls, nb::args args, nb::kwargs kwargs) {
+            return nb::module_::import_("tandem._legacy").attr("construct_tensor")(cls, *args, **kwargs);
+          })
+      .def("__init__", [](nb::handle, nb::args, nb::kwargs) {})
       .def_prop_ro("shape", [](const Tensor& t) { return size_object(t.sizes()); })
       .def(
           "size",

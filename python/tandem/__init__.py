@@ -56,4 +56,5 @@ from . import _compositions_more  # noqa: E402
 _compositions_more.install(globals())  # nan_to_num, addr, asarray, ... and their Tensor methods
 from . import distributions  # noqa: E402,F401  (eager, as torch.distributions; pure Python, ~20 ms)
 
-__version__ = "0.1.0"
+from . import version  # noqa: E402
+from .version import __version__  # noqa: E402,F401

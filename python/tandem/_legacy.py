@@ -43,6 +43,15 @@ def _construct(cls, *args, device=None):
     return empty(*args, dtype=cls.dtype)  # sizes: uninitialised memory, as in PyTorch
 
 
+def construct_tensor(cls, *args, device=None):
+    """tandem.Tensor(...): the legacy constructor of the default dtype (FloatTensor unless set_default_dtype
+    changed it); a Python subclass of Tensor gets an instance of itself sharing the new tensor's memory."""
+    from . import get_default_dtype  # noqa: PLC0415
+
+    t = _construct(LEGACY_TYPES[_BY_DTYPE[get_default_dtype()]], *args, device=device)
+    return t if cls is Tensor else _C._make_subclass(cls, t, False)
+
+
 def _make(name, dtype):
     return tensortype(name, (), {"dtype": dtype, "__new__": _construct, "__module__": "tandem",
                                  "__doc__": f"Legacy constructor of {dtype} CPU tensors."})

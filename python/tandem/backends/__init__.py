@@ -2,3 +2,4 @@
 from . import cpu  # noqa: F401
 from . import cuda  # noqa: F401
 from . import cudnn  # noqa: F401  (flags only: tandem has no cuDNN)
+from . import mps  # noqa: F401  (never available: tandem has no Metal backend)

@@ -1,0 +1,116 @@
+"""Entry points ordinary PyTorch programs reach for: the tandem.Tensor(...) legacy constructor, where(condition)
+alone, scatter's older reduce= form, tandem.version and backends.mps."""
+import warnings
+
+import pytest
+import torch
+
+import tandem
+from oracle import assert_same_error, to_torch
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.Tensor(2, 3),
+    lambda lib: lib.Tensor(),
+    lambda lib: lib.Tensor(lib.Size([4])),
+])
+def test_tensor_constructor_of_sizes_matches_pytorch(make):
+    want, got = make(torch), make(tandem)  # uninitialised memory in both libraries
+    assert tuple(got.shape) == tuple(want.shape)
+    assert got.dtype == tandem.float32 and got.device == tandem.device("cpu") and type(got) is tandem.Tensor
+
+
+@pytest.mark.parametrize("data", [[1, 2.5], [[1, 2], [3, 4]], (2, 1), [True, False], []])
+def test_tensor_constructor_of_data_matches_pytorch(data):
+    want, got = torch.Tensor(data), tandem.Tensor(data)
+    assert got.dtype == tandem.float32 and type(got) is tandem.Tensor
+    assert tuple(got.shape) == tuple(want.shape) and got.tolist() == want.tolist()
+
+
+def test_tensor_constructor_follows_default_dtype():
+    old = tandem.get_default_dtype()
+    try:
+        tandem.set_default_dtype(tandem.float64)
+        assert tandem.Tensor([1]).dtype == tandem.float64
+        assert tandem.Tensor(3).dtype == tandem.float64
+    finally:
+        tandem.set_default_dtype(old)
+
+
+def test_tensor_constructor_aliases_a_tensor_of_its_dtype():
+    src = tandem.ones(3)
+    alias = tandem.Tensor(src)
+    alias[0] = 5.0
+    assert src.tolist() == [5.0, 1.0, 1.0]
+
+
+def test_tensor_constructor_in_custom_layers_and_subclasses():
+    weight = tandem.nn.Parameter(tandem.Tensor(4, 3))
+    assert type(weight) is tandem.nn.Parameter and weight.shape == (4, 3) and weight.requires_grad
+
+    class Tagged(tandem.Tensor):
+        pass
+
+    t = Tagged([1.0, 2.0])
+    assert type(t) is Tagged and isinstance(t, tandem.Tensor) and t.tolist() == [1.0, 2.0]
+    assert (t * 2).tolist() == [2.0, 4.0]
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib: lib.Tensor(2, device="cuda"),
+    lambda lib: lib.Tensor("abc"),
+])
+def test_tensor_constructor_errors(case):
+    want = pytest.raises(Exception, case, torch)
+    with pytest.raises(type(want.value)):
+        case(tandem)
+
+
+@pytest.mark.parametrize("cond", [[[1, 0], [0, 1]], [0, 0, 3], 1, 0, [[True, False, True]]])
+def test_where_with_condition_only_is_nonzero_as_tuple(cond, device):
+    want = torch.where(torch.tensor(cond))
+    got = tandem.where(tandem.tensor(cond, device=device))
+    assert isinstance(got, tuple) and len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.dtype == tandem.int64 and g.device == tandem.device(device)
+        assert to_torch(g).tolist() == w.tolist()
+
+
+@pytest.mark.parametrize("reduce", ["add", "multiply"])
+@pytest.mark.parametrize("src_kind", ["value", "tensor"])
+@pytest.mark.parametrize("in_place", [True, False])
+def test_scatter_reduce_argument(reduce, src_kind, in_place, device):
+    base = torch.arange(1.0, 16.0).reshape(3, 5)
+    index = torch.tensor([[0, 1, 2, 0, 0], [2, 0, 0, 1, 2]])
+    src = 3.0 if src_kind == "value" else torch.arange(10.0).reshape(2, 5) + 1
+
+    def call(lib, x, idx, s):
+        return x.clone().scatter_(0, idx, s, reduce=reduce) if in_place else x.scatter(0, idx, s, reduce=reduce)
+
+    with warnings.catch_warnings(record=True) as caught_torch:
+        warnings.simplefilter("always")
+        want = call(torch, base, index, src)
+    t_src = src if src_kind == "value" else tandem.tensor(src.tolist(), device=device)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = call(tandem, tandem.tensor(base.tolist(), device=device), tandem.tensor(index.tolist(), device=device),
+                   t_src)
+    assert got.device == tandem.device(device)
+    assert to_torch(got).tolist() == want.tolist()
+    # PyTorch's own warning (it warns once per process, so it is compared as text, not per call).
+    expected = ["The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a future "
+                "PyTorch release. Use torch.scatter_reduce instead for more reduction options."]
+    assert [str(w.message) for w in caught] == (expected if src_kind == "tensor" else [])
+    assert all(str(w.message).startswith(expected[0]) for w in caught_torch)
+
+
+def test_scatter_reduce_argument_errors():
+    assert_same_error(lambda lib: lib.zeros(3).scatter_(0, lib.tensor([0]), 1.0, reduce="mean"))
+
+
+def test_version_and_mps():
+    assert tandem.version.__version__ == tandem.__version__
+    assert tandem.version.hip is None
+    assert tandem.version.cuda is None or tandem.version.cuda.count(".") == 1
+    assert (tandem.version.cuda is not None) == tandem._C._cuda_is_built()
+    assert tandem.backends.mps.is_available() is False and tandem.backends.mps.is_built() is False
