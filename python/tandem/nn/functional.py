@@ -317,14 +317,42 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return out
 
 
-def embedding(input, weight, padding_idx=None):
-    """Rows of ``weight`` picked by the integer ``input`` (any shape); positions holding ``padding_idx`` pass
-    no gradient to their row, as in PyTorch."""
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    """Rows of ``weight`` picked by the integer ``input`` (any shape), as PyTorch: positions holding
+    ``padding_idx`` pass no gradient to their row; ``max_norm`` first rescales, in place and outside autograd, the
+    referenced rows whose ``norm_type``-norm exceeds it; ``scale_grad_by_freq`` divides each row's gradient by
+    how often the batch uses it. ``sparse`` is accepted and gives the same dense gradient (tandem has no sparse
+    tensors)."""
+    if padding_idx is not None:
+        if not -weight.size(0) <= padding_idx < weight.size(0):
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        padding_idx %= weight.size(0)
+    if max_norm is not None:
+        embedding_renorm_(weight, input, max_norm, norm_type)
     out = tandem.index_select(weight, 0, input.reshape(-1)).reshape(list(input.shape) + [weight.size(1)])
-    if padding_idx is not None and out.requires_grad:
+    if not out.requires_grad:
+        return out
+    if scale_grad_by_freq:
+        uses = tandem.bincount(input.reshape(-1), minlength=weight.size(0))
+        scale = (1.0 / uses.index_select(0, input.reshape(-1)).to(out.dtype)).reshape(list(input.shape) + [1])
+        out = out.detach() + (out - out.detach()) * scale  # the same values; gradients divided by the counts
+    if padding_idx is not None:
         keep = (input != padding_idx).unsqueeze(-1)
         out = tandem.where(keep, out, out.detach())
     return out
+
+
+def embedding_renorm_(weight, input, max_norm, norm_type=2.0):
+    """Rescales the rows of ``weight`` that ``input`` uses whose ``norm_type``-norm exceeds ``max_norm`` to
+    max_norm / (norm + 1e-7) of their length, in place and outside autograd (PyTorch's embedding_renorm_)."""
+    with tandem.no_grad():
+        rows = tandem.unique(input.reshape(-1))
+        picked = untracked(weight).index_select(0, rows)
+        norms = tandem.linalg.vector_norm(picked, norm_type, dim=1, keepdim=True)
+        scale = tandem.where(norms > max_norm, max_norm / (norms + 1e-7), tandem.ones_like(norms))
+        untracked(weight).index_copy_(0, rows, picked * scale)
+    return weight
 
 
 def one_hot(tensor, num_classes=-1):
