@@ -5,6 +5,8 @@ and every device sync (the functions of src/backend/transfer.h) with its bytes, 
 implicit, the op and the first source line outside tandem. Recording is process-wide: crossings of every thread
 are recorded (each event names its thread). Profilers nest: each sees the crossings made while it was open.
 """
+import contextlib
+import enum
 import gc
 import json
 import os
@@ -12,7 +14,43 @@ from typing import NamedTuple
 
 from . import _C
 
-__all__ = ["transfers", "TransferEvent"]
+__all__ = ["transfers", "TransferEvent", "record_function", "profile", "ProfilerActivity"]
+
+
+class ProfilerActivity(enum.Enum):
+    """The activities ``torch.profiler.profile(activities=...)`` takes (so the call's arguments evaluate)."""
+    CPU = 0
+    XPU = 1
+    MTIA = 2
+    CUDA = 3
+    HPU = 4
+    PrivateUse1 = 5
+
+
+class record_function(contextlib.ContextDecorator):
+    """PyTorch's ``record_function(name)``: marks a region (``with`` block or decorated function) for a profiler.
+    Outside a profile it does nothing, as in PyTorch; tandem has no op-level profiler (``profile`` below), so
+    programs that mark their regions run unchanged."""
+
+    def __init__(self, name: str, args=None):
+        self.name, self.args = name, args
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class profile:
+    """``torch.profiler.profile`` records every op's time; tandem has no op-level profiler yet, so this refuses
+    clearly instead of returning an empty table. ``tandem.profiler.transfers()`` records every host/device
+    crossing and sync with the source line that caused it."""
+
+    def __init__(self, *args, **kwargs):
+        raise NotImplementedError("tandem has no op-level profiler (torch.profiler.profile)\nhint: "
+                                  "tandem.profiler.transfers() records host/device copies and syncs with their "
+                                  "source lines; time regions with time.perf_counter() and tandem.cuda.synchronize()")
 
 
 class TransferEvent(NamedTuple):

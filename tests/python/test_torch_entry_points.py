@@ -114,3 +114,19 @@ def test_version_and_mps():
     assert tandem.version.cuda is None or tandem.version.cuda.count(".") == 1
     assert (tandem.version.cuda is not None) == tandem._C._cuda_is_built()
     assert tandem.backends.mps.is_available() is False and tandem.backends.mps.is_built() is False
+
+
+def test_record_function_marks_regions_and_profile_refuses():
+    assert tandem.autograd.profiler.record_function is tandem.profiler.record_function
+    with tandem.profiler.record_function("forward") as region:
+        assert region.name == "forward"
+
+    @tandem.autograd.profiler.record_function("step")
+    def step(x):
+        return x + 1
+
+    assert step(1) == 2
+    assert [a.name for a in tandem.profiler.ProfilerActivity] == ["CPU", "XPU", "MTIA", "CUDA", "HPU", "PrivateUse1"]
+    with pytest.raises(NotImplementedError, match=r"^tandem has no op-level profiler \(torch.profiler.profile\)\n"
+                                                  r"hint: tandem.profiler.transfers\(\)"):
+        tandem.profiler.profile(activities=[tandem.profiler.ProfilerActivity.CPU])
