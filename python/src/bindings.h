@@ -77,6 +77,7 @@ void init_autocast(nb::module_& m);
 void init_scan_scatter(nb::module_& m);
 void init_order_stats(nb::module_& m);
 void init_unfold(nb::module_& m);
+void init_attention(nb::module_& m);
 
 // In-place methods return the object they were called on, as PyTorch's do: `x.add_(1) is x`, and `x += 1`
 // keeps x's identity (tensors hash by identity). returning_self(f) turns f(const Tensor& self, args...) into

@@ -1,11 +1,13 @@
 """nn.functional attention and bag-of-embeddings functions (re-exported by nn.functional): scaled dot-product
-attention, multi-head attention and embedding_bag, each a composition of tandem ops (matmul, the fused softmax,
-index_select/index_add), so autograd and every device come for free. There is no fused attention kernel yet."""
+attention (argument checks here, the computation in one C++ op), multi-head attention and embedding_bag, both
+compositions of tandem ops (projections, the attention op, index_select/index_add), so autograd and every
+device come for free."""
 import math
 import warnings
 
 import tandem
 
+from .. import _C
 from .._autocast import active as _amp_active, run as _amp_run
 from .._transfer_guard import _crossing
 from .functional import dropout, embedding, linear, softmax
@@ -21,8 +23,9 @@ _CPP_TYPE_NAMES = {
     tandem.float32: "float", tandem.float64: "double",
 }
 
-# At most this many attention scores (64 MiB in float32) are alive per block of query rows.
-_SCORES_PER_BLOCK = 1 << 24
+# At most this many attention scores per block of query rows; 0 leaves the choice to the C++ op (its tuned
+# default). Tests set 1 to run every query row as its own block.
+_SCORES_PER_BLOCK = 0
 
 
 def _check_attention_inputs(query, key, value, attn_mask, dropout_p, is_causal):
@@ -45,53 +48,6 @@ def _check_attention_inputs(query, key, value, attn_mask, dropout_p, is_causal):
                                f"{_CPP_TYPE_NAMES[query.dtype]} instead.")
 
 
-def _share_heads(t, query_heads):
-    """t with each of its heads repeated for query_heads // heads consecutive query heads (repeat_interleave on
-    dim -3, as a broadcast view plus one copy)."""
-    heads = t.size(-3)
-    if query_heads % heads:
-        raise RuntimeError("Number of heads in key and value must divide the number of heads in query")
-    if heads == query_heads:
-        return t
-    shape = list(t.shape)
-    grouped = t.unsqueeze(-3).expand(shape[:-2] + [query_heads // heads] + shape[-2:])
-    return grouped.reshape(shape[:-3] + [query_heads] + shape[-2:])
-
-
-def _batch_numel(t):
-    return math.prod(t.shape[:-2])
-
-
-def _attend_rows(query, key_t, value, attn_mask, is_causal, row0, dropout_p):
-    """Attention for the query rows row0 .. row0 + query.size(-2) (query already scaled)."""
-    scores = tandem.matmul(query, key_t)
-    rows, keys = scores.size(-2), scores.size(-1)
-    if is_causal:  # top-left aligned: query row i sees keys 0..i
-        future = (tandem.arange(row0, row0 + rows, device=scores.device).unsqueeze(-1)
-                  < tandem.arange(keys, device=scores.device))
-        scores = scores.masked_fill(future, float("-inf"))
-    blocked = None
-    if attn_mask is not None:
-        if attn_mask.dim() >= 2 and attn_mask.size(-2) != 1:
-            attn_mask = attn_mask.narrow(-2, row0, rows)
-        if attn_mask.dtype == tandem.bool:
-            scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
-        else:
-            scores = scores + attn_mask
-        # A row that may attend nothing gives zeros (and zero gradients), as PyTorch's math backend, not the
-        # NaNs of a softmax over -inf only.
-        blocked = (scores == float("-inf")).all(dim=-1, keepdim=True)
-        scores = scores.masked_fill(blocked, 0.0)
-    # Half-precision scores are normalised in float32, as PyTorch's math backend does.
-    low_precision = scores.dtype in (tandem.float16, tandem.bfloat16)
-    weights = tandem.softmax(scores, -1, dtype=tandem.float32 if low_precision else None).to(value.dtype)
-    if blocked is not None:
-        weights = weights.masked_fill(blocked, 0.0)
-    if dropout_p > 0.0:
-        weights = dropout(weights, dropout_p)
-    return tandem.matmul(weights, value)
-
-
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     """softmax(query @ key^T * scale + mask) @ value over the last two dims, batch dims broadcast, as PyTorch's
@@ -99,22 +55,17 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     ``is_causal`` hides the keys after each query (top-left aligned when L != S); rows that may attend nothing
     give zeros; ``enable_gqa`` shares each key/value head among query heads; ``scale`` defaults to 1/sqrt(E).
 
-    No fused (flash) kernel: this is matmul + tandem's fused softmax + matmul. When L * S is large the queries
-    run in blocks of rows so that at most ~16 Mi scores exist at once, which bounds the memory of inference;
-    under autograd each block's attention weights are still kept for the backward pass."""
+    One C++ op (src/ops/attention.cpp): blocks of query rows (causal blocks skip the keys no row sees), one
+    autograd node that keeps only the inputs, the output and each row's logsumexp, and a backward that
+    recomputes each block's probabilities, so memory stays linear in the sequence length. Dropout draws are
+    regenerated in the backward from the forward's generator offset."""
     if _amp_active():  # PyTorch's autocast list: lower
         return _amp_run("lower", scaled_dot_product_attention,
                         query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     _check_attention_inputs(query, key, value, attn_mask, dropout_p, is_causal)
-    if enable_gqa and query.dim() >= 3:
-        key, value = _share_heads(key, query.size(-3)), _share_heads(value, query.size(-3))
-    query = query * (1.0 / math.sqrt(query.size(-1)) if scale is None else scale)
-    key_t = key.transpose(-2, -1)
-    length, keys = query.size(-2), key.size(-2)
-    rows = max(1, _SCORES_PER_BLOCK // max(1, max(_batch_numel(query), _batch_numel(key)) * keys))
-    blocks = [_attend_rows(query.narrow(-2, r, min(rows, length - r)), key_t, value, attn_mask, is_causal, r,
-                           dropout_p) for r in range(0, max(length, 1), rows)]
-    return blocks[0] if len(blocks) == 1 else tandem.cat(blocks, dim=-2)
+    return _C._scaled_dot_product_attention(query, key, value, attn_mask, float(dropout_p), bool(is_causal),
+                                            None if scale is None else float(scale), bool(enable_gqa),
+                                            _SCORES_PER_BLOCK)
 
 
 # ---- multi-head attention (PyTorch's F.multi_head_attention_forward, minus its fused fast path) ---------------
