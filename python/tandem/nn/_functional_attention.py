@@ -15,14 +15,6 @@ from .parameter import untracked
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward", "embedding_bag"]
 
-# The C++ type names PyTorch prints in its attention messages ("float", "long int"); src/core/dtype.h holds the
-# same column but does not expose it to Python.
-_CPP_TYPE_NAMES = {
-    tandem.bool: "bool", tandem.uint8: "unsigned char", tandem.int8: "signed char", tandem.int16: "short int",
-    tandem.int32: "int", tandem.int64: "long int", tandem.float16: "c10::Half", tandem.bfloat16: "c10::BFloat16",
-    tandem.float32: "float", tandem.float64: "double",
-}
-
 # At most this many attention scores per block of query rows; 0 leaves the choice to the C++ op (its tuned
 # default). Tests set 1 to run every query row as its own block.
 _SCORES_PER_BLOCK = 0
@@ -33,7 +25,7 @@ def _check_attention_inputs(query, key, value, attn_mask, dropout_p, is_causal):
         raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
                            f"{query.dim()} key.dim: {key.dim()} and value.dim: {value.dim()} instead.")
     if not query.dtype == key.dtype == value.dtype:
-        names = [_CPP_TYPE_NAMES[t.dtype] for t in (query, key, value)]
+        names = [t.dtype._cpp_type_name for t in (query, key, value)]
         raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: {names[0]} "
                            f"key.dtype: {names[1]} and value.dtype: {names[2]} instead.")
     if dropout_p > 1.0:  # (a negative dropout_p means no dropout, as in PyTorch)
@@ -44,8 +36,8 @@ def _check_attention_inputs(query, key, value, attn_mask, dropout_p, is_causal):
                                "is_causal=True")
         if attn_mask.dtype not in (tandem.bool, tandem.float32, query.dtype):
             raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
-                               f"attn_mask.dtype: {_CPP_TYPE_NAMES[attn_mask.dtype]} and  query.dtype: "
-                               f"{_CPP_TYPE_NAMES[query.dtype]} instead.")
+                               f"attn_mask.dtype: {attn_mask.dtype._cpp_type_name} and  query.dtype: "
+                               f"{query.dtype._cpp_type_name} instead.")
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
