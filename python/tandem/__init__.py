@@ -54,6 +54,10 @@ from . import special  # noqa: E402,F401
 linalg._install(globals())  # tandem.det, tandem.inverse, Tensor.det(), ...
 from . import _compositions_more  # noqa: E402
 _compositions_more.install(globals())  # nan_to_num, addr, asarray, ... and their Tensor methods
+from . import _compositions_extra, _torch_functional_forms, _layouts  # noqa: E402
+_compositions_extra.install(globals())  # deg2rad, block_diag, cov, *_scatter, *_copy, linalg.vander, ...
+_torch_functional_forms.install(globals())  # torch.conv1d, torch.batch_norm, torch.kl_div, torch.abs_, ...
+_layouts.install(globals())  # e, pi, strided, channels_last; memory_format= on contiguous/clone/to/*_like
 from . import distributions  # noqa: E402,F401  (eager, as torch.distributions; pure Python, ~20 ms)
 
 from . import version  # noqa: E402

@@ -626,10 +626,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 
 
 def clone(input, *, memory_format=None):
-    if memory_format is not None:
-        raise NotImplementedError("clone(): memory_format is not supported\nhint: tandem tensors are row-major; "
-                                  "call clone() without it")
-    return input.clone()
+    return input.clone(memory_format=memory_format)  # Tensor.clone takes memory_format (_layouts.py)
 
 
 # ---- fused and helper arithmetic ----

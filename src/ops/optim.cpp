@@ -1,35 +1,68 @@
 #include "ops/optim.h"
 
+#include <algorithm>
+#include <optional>
+
 #include "core/error.h"
 #include "kernels/kernel_table.h"
 #include "ops/copy.h"
+#include "ops/view.h"
 
 namespace tandem {
 
 namespace {
 
-// State tensors must match the parameter exactly: the kernel walks them as flat arrays side by side.
-void check_state(const char* op, const Tensor& param, const Tensor& t, const char* name) {
-  TANDEM_CHECK(t.sizes() == param.sizes() && t.dtype() == param.dtype() && t.device() == param.device() &&
-                   t.is_contiguous(),
-               Runtime, op, ": ", name, " of shape ", t.shape_str(), " (", dtype_name(t.dtype()), ", ",
-               t.device().str(), ") does not match the parameter of shape ", param.shape_str(), " (",
-               dtype_name(param.dtype()), ", ", param.device().str(),
-               ")\nhint: optimizer state must be created like the parameter; reload a matching state_dict");
+// The kernels walk the parameter, its gradient and its state as flat arrays side by side, so each must be
+// dense (its elements fill numel() slots from data_ptr() without gaps) and lay its elements out in the same
+// order. That order is the dims from the largest stride to the smallest, size-1 dims left out (they move
+// nothing); nullopt when t is not dense. A contiguous tensor gives 0, 1, ..., a channels-last one 0, 2, 3, 1.
+std::optional<DimVector> dense_order(const Tensor& t) {
+  DimVector dims;
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (t.size(d) != 1) dims.push_back(d);
+  std::stable_sort(dims.begin(), dims.end(), [&](int64_t a, int64_t b) { return t.stride(a) > t.stride(b); });
+  int64_t expected = 1;
+  for (size_t i = dims.size(); i-- > 0;) {
+    if (t.stride(dims[i]) != expected) return std::nullopt;
+    expected *= t.size(dims[i]);
+  }
+  return dims;
 }
 
-// The gradient in the parameter's dtype and layout.
+// State tensors must match the parameter exactly: shape, dtype, device and element order.
+void check_state(const char* op, const Tensor& param, const Tensor& t, const char* name) {
+  TANDEM_CHECK(
+      t.sizes() == param.sizes() && t.dtype() == param.dtype() && t.device() == param.device() &&
+          dense_order(t) == dense_order(param),
+      Runtime, op, ": ", name, " of shape ", t.shape_str(), " (", dtype_name(t.dtype()), ", ",
+      t.device().str(), ") does not match the parameter of shape ", param.shape_str(), " (",
+      dtype_name(param.dtype()), ", ", param.device().str(),
+      ")\nhint: optimizer state must be created like the parameter (zeros_like(param) keeps its memory "
+      "format); reload a matching state_dict");
+}
+
+// The gradient in the parameter's dtype and element order (a copy only when it differs).
 Tensor prepare(const char* op, const Tensor& param, const Tensor& grad) {
   TANDEM_CHECK(is_floating(param.dtype()), Runtime, op, ": parameter of dtype ", dtype_name(param.dtype()),
                " cannot be optimized\nhint: only floating-point parameters have gradients");
-  TANDEM_CHECK(param.is_contiguous(), NotImplemented, op,
-               ": the parameter is not contiguous\nhint: make it contiguous before building the optimizer");
+  std::optional<DimVector> order = dense_order(param);
+  TANDEM_CHECK(order.has_value(), NotImplemented, op,
+               ": the parameter is a view with gaps between its elements\nhint: optimize a dense tensor (a "
+               "contiguous or channels-last one), e.g. param.contiguous(), before building the optimizer");
   check_writeable(param, op);
   TANDEM_CHECK(grad.sizes() == param.sizes() && grad.device() == param.device(), Runtime, op,
                ": gradient of shape ", grad.shape_str(), " on ", grad.device().str(),
                " does not match the parameter of shape ", param.shape_str(), " on ", param.device().str(),
                "\nhint: the gradient must have the parameter's shape and device");
-  return contiguous(to_dtype(grad, param.dtype()));
+  Tensor g = to_dtype(grad, param.dtype());
+  if (dense_order(g) == order) return g;
+  // Copy into the parameter's order: its dims outermost first (size-1 dims anywhere), made contiguous.
+  DimVector perm = *order;
+  for (int64_t d = 0; d < param.dim(); ++d)
+    if (param.size(d) == 1) perm.push_back(d);
+  DimVector inverse(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+  return permute(contiguous(permute(g, perm)), inverse);
 }
 
 }  // namespace

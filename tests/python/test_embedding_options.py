@@ -49,3 +49,12 @@ def test_from_pretrained(device):
 ])
 def test_embedding_errors(case):
     assert_same_error(case)
+
+
+def test_torch_embedding_renorm_(device):
+    w = torch.randn(5, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(3)) * 4
+    ours = from_torch(w.clone(), device)
+    idx = [0, 2, 2]
+    torch.embedding_renorm_(w, torch.tensor(idx), 1.5, 2.0)
+    assert tandem.embedding_renorm_(ours, tandem.tensor(idx, device=device), 1.5, 2.0) is ours
+    torch.testing.assert_close(to_torch(ours), w)

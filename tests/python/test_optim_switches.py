@@ -118,3 +118,26 @@ def test_state_dict_round_trip_keeps_switches():
     other.load_state_dict(opt.state_dict())
     assert other.param_groups[0]["fused"] is True
     assert other.param_groups[0]["decoupled_weight_decay"] is True
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "NAdam"])
+def test_channels_last_parameters_step_like_contiguous_ones(name, device):
+    """model.to(memory_format=channels_last) gives conv weights channels-last strides; the fused updates walk
+    parameter, gradient and state in the parameter's element order, and state_dict round trips keep it."""
+    def train(memory_format):
+        tandem.manual_seed(0)
+        conv = tandem.nn.Conv2d(3, 4, 3).to(device=device, dtype=tandem.float64, memory_format=memory_format)
+        kw = dict(lr=0.1, momentum=0.9) if name == "SGD" else {}
+        opt = getattr(tandem.optim, name)(conv.parameters(), **kw)
+        x = tandem.randn(2, 3, 6, 6, dtype=tandem.float64, device=device).contiguous(memory_format=memory_format)
+        for step in range(3):
+            conv(x).square().sum().backward()
+            opt.step()
+            opt.zero_grad()
+            if step == 1:
+                opt.load_state_dict(opt.state_dict())
+        return conv.weight
+    plain, last = train(tandem.contiguous_format), train(tandem.channels_last)
+    assert last.is_contiguous(memory_format=tandem.channels_last) and not last.is_contiguous()
+    torch.testing.assert_close(last.detach().cpu().contiguous().numpy(), plain.detach().cpu().numpy(),
+                               rtol=1e-12, atol=1e-12)

@@ -231,4 +231,6 @@ def _cast_state(param, key, value):
         return value
     if key == "step":
         return value.clone()
+    if value.shape == param.shape:  # in the parameter's memory format (channels-last state for such params)
+        return tandem.empty_like(param, requires_grad=False).copy_(value)
     return _C._make_subclass(Tensor, value.to(device=param.device, dtype=param.dtype), False).clone()

@@ -312,13 +312,16 @@ class Module:
                     else:
                         store[key] = moved
 
-    def to(self, *args, **kwargs):
+    def to(self, *args, memory_format=None, **kwargs):
         device, dtype, non_blocking = _parse_to(*args, **kwargs)
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}")
 
         def convert(t):
-            return t.to(device=device, dtype=dtype if t.is_floating_point() else None, non_blocking=non_blocking)
+            # As PyTorch: memory_format applies to the 4-D and 5-D tensors (conv weights) only.
+            fmt = {"memory_format": memory_format} if memory_format is not None and t.dim() in (4, 5) else {}
+            return t.to(device=device, dtype=dtype if t.is_floating_point() else None, non_blocking=non_blocking,
+                        **fmt)
 
         return self._apply(convert)
 

@@ -1,0 +1,248 @@
+"""Constants (e, pi, inf, nan, newaxis), layouts and memory formats: tandem.strided (the only layout: dense
+strided tensors) and the memory formats contiguous_format, preserve_format, channels_last and channels_last_3d,
+accepted where PyTorch accepts them.
+A channels-last tensor is a row-major copy of the permuted tensor viewed back (NCHW sizes, NHWC strides), so
+every op reads it through its strides; is_contiguous(memory_format=...) checks strides with PyTorch's rules."""
+import math
+
+from . import _C
+
+Tensor = _C.Tensor
+
+
+class layout:
+    """A tensor layout; tandem has one, strided."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return f"tandem.{self._name}"
+
+    def __reduce__(self):
+        return self._name  # pickles as the module-level singleton
+
+
+class memory_format:
+    """How a tensor's elements are ordered in memory (PyTorch's torch.memory_format)."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return f"tandem.{self._name}"
+
+    def __reduce__(self):
+        return self._name
+
+
+strided = layout("strided")
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+
+e, pi, inf, nan, newaxis = math.e, math.pi, math.inf, math.nan, None
+
+__all__ = ["e", "pi", "inf", "nan", "newaxis", "layout", "memory_format", "strided", "contiguous_format",
+           "preserve_format", "channels_last", "channels_last_3d"]
+
+# The dims of NCHW / NCDHW from outermost to innermost in memory (N, then spatial, channels last).
+_ORDERS = {channels_last: (0, 2, 3, 1), channels_last_3d: (0, 2, 3, 4, 1)}
+_RANKS = {channels_last: 4, channels_last_3d: 5}
+
+
+def _check_format(name, fmt):
+    if not isinstance(fmt, memory_format):
+        raise TypeError(f"{name}(): argument 'memory_format' must be torch.memory_format, not {type(fmt).__name__}")
+
+
+def _check_rank(t, fmt):
+    rank = _RANKS.get(fmt)
+    if rank is not None and t.dim() != rank:
+        raise RuntimeError(f"required rank {rank} tensor to use {fmt._name} format")
+
+
+def _is_contiguous_in(t, fmt):
+    """PyTorch's compute_channels_last_contiguous_2d/3d: size-1 dims may have any stride."""
+    if t.dim() != _RANKS[fmt]:
+        return False
+    sizes, strides, expected = tuple(t.shape), t.stride(), 1
+    for d in reversed(_ORDERS[fmt]):
+        if sizes[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= sizes[d]
+    return True
+
+
+def _looks_in(t, fmt):
+    """PyTorch's is_channels_last_strides_2d/3d (what suggest_memory_format asks of a non-dense tensor)."""
+    if t.dim() != _RANKS[fmt]:
+        return False
+    sizes, strides, low = tuple(t.shape), t.stride(), 0
+    if strides[1] == 0:
+        return False
+    for d in reversed(_ORDERS[fmt]):
+        if sizes[d] == 0 or strides[d] < low or (d == 0 and low == strides[1]):
+            return False
+        low = strides[d] * (sizes[d] if sizes[d] > 1 else 1)
+    return True
+
+
+def _dense_order(t):
+    """The dims of t from outermost to innermost in memory when t is non-overlapping and dense, else None."""
+    sizes, strides = tuple(t.shape), t.stride()
+    order = sorted(range(len(sizes)), key=lambda d: -strides[d])
+    expected = 1
+    for d in reversed(order):
+        if sizes[d] != 1:
+            if strides[d] != expected:
+                return None
+            expected *= sizes[d]
+    return order
+
+
+def _inverse(order):
+    return sorted(range(len(order)), key=order.__getitem__)
+
+
+def _laid_out(t, order, copy):
+    """t's values with dims `order` row-major in memory: a row-major copy of the permuted tensor, viewed back."""
+    order = list(order)
+    moved = t.permute(order)
+    moved = _original["clone"](moved) if copy else moved.contiguous()
+    return moved.permute(_inverse(order))
+
+
+def _suggested_order(t):
+    """preserve_format's layout for t: its own order when dense, else channels last when its strides look so
+    (PyTorch's suggest_memory_format), else row-major."""
+    order = _dense_order(t)
+    if order is not None:
+        return order
+    for fmt in (channels_last, channels_last_3d):
+        if _looks_in(t, fmt):
+            return _ORDERS[fmt]
+    return list(range(t.dim()))
+
+
+def _target_order(t, fmt):
+    """The dim order fmt asks for t, or None for row-major."""
+    if fmt is preserve_format:
+        if _original["is_contiguous"](t):  # the common case, answered in C++
+            return None
+        order = _suggested_order(t)
+        return None if order == sorted(order) else order
+    _check_rank(t, fmt)
+    return _ORDERS.get(fmt)
+
+
+_original = {}
+
+
+def contiguous(self, memory_format=contiguous_format):
+    _check_format("contiguous", memory_format)
+    if memory_format is contiguous_format:
+        return _original["contiguous"](self)
+    if memory_format is preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    _check_rank(self, memory_format)
+    return self if _is_contiguous_in(self, memory_format) else _laid_out(self, _ORDERS[memory_format], False)
+
+
+def is_contiguous(self, memory_format=contiguous_format):
+    _check_format("is_contiguous", memory_format)
+    if memory_format is contiguous_format:
+        return _original["is_contiguous"](self)
+    if memory_format is preserve_format:
+        raise RuntimeError("is_contiguous with memory_format preserve_format is not supported")
+    return _is_contiguous_in(self, memory_format)
+
+
+def clone(self, *, memory_format=None):
+    """Without memory_format a row-major copy (tandem's clone); with one, PyTorch's layout for it."""
+    if memory_format is None:
+        return _original["clone"](self)
+    _check_format("clone", memory_format)
+    order = _target_order(self, memory_format) if memory_format is not contiguous_format else None
+    return _original["clone"](self) if order is None else _laid_out(self, order, True)
+
+
+def to(self, *args, memory_format=None, **kwargs):
+    out = _original["to"](self, *args, **kwargs)
+    if memory_format is None:
+        return out
+    _check_format("to", memory_format)
+    if memory_format is preserve_format:
+        order = _target_order(self, preserve_format)  # the source's layout: a converted result is row-major
+    else:
+        order = _target_order(out, memory_format) if memory_format is not contiguous_format else None
+    if order is None:
+        return out if out.is_contiguous() else _original["contiguous"](out)
+    if _dense_order(out) == list(order):
+        return out
+    return _laid_out(out, order, False)
+
+
+def _like_with_format(name):
+    make = getattr(_C, name)
+
+    def fn(input, *args, memory_format=preserve_format, layout=None, **kwargs):
+        if layout is not None and layout is not strided:
+            raise NotImplementedError(f"{name}(): layout={layout} is not supported\nhint: tandem tensors are "
+                                      "strided; leave layout out")
+        _check_format(name, memory_format)
+        order = _target_order(input, memory_format) if memory_format is not contiguous_format else None
+        if order is None:
+            return make(input, *args, **kwargs)
+        requires_grad = kwargs.pop("requires_grad", False)
+        # Made for the permuted input (row-major), viewed back: the fill runs once, on dense memory.
+        out = make(input.permute(list(order)), *args, **kwargs).permute(_inverse(order))
+        return out.requires_grad_() if requires_grad else out
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = make.__doc__
+    return fn
+
+
+_LIKE = ("empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "randint_like")
+
+
+def empty(*size, memory_format=contiguous_format, layout=None, **kwargs):
+    if layout is not None and layout is not strided:
+        raise NotImplementedError(f"empty(): layout={layout} is not supported\nhint: tandem tensors are strided; "
+                                  "leave layout out")
+    _check_format("empty", memory_format)
+    if memory_format is preserve_format:
+        raise RuntimeError("unsupported memory format Preserve")
+    if memory_format is contiguous_format:
+        return _original["empty"](*size, **kwargs)
+    requires_grad = kwargs.pop("requires_grad", False)
+    shape = _original["empty"](*size, **kwargs).shape  # tandem's own parsing of the size forms
+    if len(shape) != _RANKS[memory_format]:
+        raise RuntimeError(f"required rank {_RANKS[memory_format]} tensor to use {memory_format._name} format")
+    order = _ORDERS[memory_format]
+    out = _original["empty"]([shape[d] for d in order], **kwargs).permute(_inverse(order))
+    return out.requires_grad_() if requires_grad else out
+
+
+def _layout_property(self):
+    return strided
+
+
+def install(namespace):
+    """Adds the layout objects, memory_format= on the Tensor methods and *_like/empty functions, Tensor.layout."""
+    for name in __all__:
+        namespace.setdefault(name, globals()[name])
+    if _original:
+        return  # installed once: the wrappers below must wrap tandem's own methods, not themselves
+    for name in ("contiguous", "is_contiguous", "clone", "to"):
+        _original[name] = getattr(Tensor, name)
+        setattr(Tensor, name, globals()[name])
+    for name in _LIKE:
+        namespace[name] = _like_with_format(name)
+    _original["empty"] = namespace["empty"]
+    namespace["empty"] = empty
+    if not hasattr(Tensor, "layout"):
+        Tensor.layout = property(_layout_property)
