@@ -5,11 +5,12 @@ from .._C import Node  # noqa: F401
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,  # noqa: F401
                         is_inference_mode_enabled)
 from .gradcheck import gradcheck  # noqa: F401
+from .gradgradcheck import gradgradcheck  # noqa: F401
 from .function import Function, FunctionCtx  # noqa: F401
 from . import functional  # noqa: F401
 from . import profiler  # noqa: F401  (record_function; tandem.profiler has the rest)
 
-__all__ = ["backward", "grad", "gradcheck", "Function", "FunctionCtx", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+__all__ = ["backward", "grad", "gradcheck", "gradgradcheck", "Function", "FunctionCtx", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled"]
 
 

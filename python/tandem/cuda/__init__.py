@@ -351,3 +351,8 @@ def transfer_stats():
 def reset_transfer_stats():
     """Sets every transfer counter back to zero."""
     _C._reset_transfer_stats()
+
+
+# Capability queries, deprecated memory aliases and the legacy tandem.cuda.FloatTensor & co. types.
+from . import nvtx  # noqa: F401,E402
+from ._extras import *  # noqa: F401,F403,E402

@@ -542,3 +542,11 @@ from ._functional_conv import *  # noqa: F401,F403,E402  (its conv2d adds paddin
 
 __all__ = list(dict.fromkeys(__all__ + _functional_losses.__all__ + _functional_layers.__all__
                              + _functional_attention.__all__ + _functional_conv.__all__))
+
+from . import _functional_grid, _functional_breadth, _functional_fractional  # noqa: E402
+from ._functional_grid import *  # noqa: F401,F403,E402
+from ._functional_breadth import *  # noqa: F401,F403,E402
+from ._functional_fractional import *  # noqa: F401,F403,E402
+
+__all__ = list(dict.fromkeys(__all__ + _functional_grid.__all__ + _functional_breadth.__all__
+                             + _functional_fractional.__all__))

@@ -209,3 +209,31 @@ def eye_(tensor):
         raise ValueError("Only tensors with 2 dimensions are supported")
     untracked(tensor).copy_(tandem.eye(tensor.size(0), tensor.size(1), dtype=tensor.dtype, device=tensor.device))
     return tensor
+
+
+def _make_deprecate(meth):
+    """The pre-0.4 name of an initialiser (uniform for uniform_): warns as PyTorch does, then calls it."""
+    new_name = meth.__name__
+    old_name = new_name[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.", FutureWarning,
+                      stacklevel=2)
+        return meth(*args, **kwargs)
+
+    deprecated_init.__doc__ = f"{old_name}(...): deprecated in favor of tandem.nn.init.{new_name}."
+    deprecated_init.__name__ = old_name
+    return deprecated_init
+
+
+uniform = _make_deprecate(uniform_)
+normal = _make_deprecate(normal_)
+constant = _make_deprecate(constant_)
+eye = _make_deprecate(eye_)
+dirac = _make_deprecate(dirac_)
+xavier_uniform = _make_deprecate(xavier_uniform_)
+xavier_normal = _make_deprecate(xavier_normal_)
+kaiming_uniform = _make_deprecate(kaiming_uniform_)
+kaiming_normal = _make_deprecate(kaiming_normal_)
+orthogonal = _make_deprecate(orthogonal_)
+sparse = _make_deprecate(sparse_)

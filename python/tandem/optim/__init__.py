@@ -12,3 +12,7 @@ from .radam import RAdam  # noqa: F401
 from .rmsprop import RMSprop  # noqa: F401
 from . import lr_scheduler  # noqa: F401
 from . import swa_utils  # noqa: F401
+from .asgd import ASGD  # noqa: F401,E402
+from .rprop import Rprop  # noqa: F401,E402
+from .adafactor import Adafactor  # noqa: F401,E402
+from .sparse_adam import SparseAdam  # noqa: F401,E402

@@ -40,3 +40,15 @@ for _family in (dropout, padding, pixelshuffle, loss_more, normalization_more, r
                 embedding_bag, conv_more, pooling, upsampling, lazy):
     __all__ += _family.__all__
 del _family
+
+from . import containers_more, unpool, breadth, adaptive, sync_batchnorm, fractional_pool  # noqa: E402
+from .containers_more import *  # noqa: F401,F403,E402
+from .fractional_pool import *  # noqa: F401,F403,E402
+from .unpool import *  # noqa: F401,F403,E402
+from .breadth import *  # noqa: F401,F403,E402
+from .adaptive import *  # noqa: F401,F403,E402
+from .sync_batchnorm import *  # noqa: F401,F403,E402
+
+for _family in (containers_more, unpool, breadth, adaptive, sync_batchnorm, fractional_pool):
+    __all__ += _family.__all__
+del _family

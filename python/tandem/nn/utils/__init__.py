@@ -9,3 +9,13 @@ __all__ = [
     "clip_grad_norm", "clip_grad_norm_", "clip_grads_with_norm_", "clip_grad_value_", "get_total_norm",
     "parameters_to_vector", "vector_to_parameters", "rnn",
 ]
+
+from . import parametrize, parametrizations, stateless, fusion  # noqa: F401,E402
+from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights  # noqa
+from .init import skip_init  # noqa: F401,E402
+from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401,E402
+from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401,E402
+
+__all__ += ["parametrize", "parametrizations", "stateless", "fusion", "fuse_conv_bn_eval", "fuse_conv_bn_weights",
+            "fuse_linear_bn_eval", "fuse_linear_bn_weights", "skip_init", "spectral_norm", "remove_spectral_norm",
+            "weight_norm", "remove_weight_norm"]

@@ -1,0 +1,120 @@
+"""torch.cuda's capability queries and deprecated memory aliases, and the legacy tandem.cuda.FloatTensor & co.
+types (tensors of one dtype on a CUDA device)."""
+import warnings
+
+from .. import _C
+from .._legacy import _NAMES, tensortype
+
+__all__ = ["is_bf16_supported", "get_device_capability", "reset_max_memory_allocated", "reset_max_memory_cached",
+           "memory_cached", "max_memory_cached", "memory_stats_as_nested_dict", "init", "is_initialized"]
+
+
+def _cuda():
+    from .. import cuda  # noqa: PLC0415  (this module is imported while tandem.cuda is being built)
+    return cuda
+
+
+def is_bf16_supported(including_emulation=True):
+    """Whether the current device computes in bfloat16: compute capability 8.0 or newer natively; older real
+    devices (and tandem's emulated devices, capability 0.0, which compute on the host) only via emulation."""
+    cuda = _cuda()
+    if not cuda.is_available():
+        return False
+    if get_device_capability()[0] >= 8:
+        return True
+    return bool(including_emulation)
+
+
+def get_device_capability(device=None):
+    """(major, minor) compute capability; (0, 0) for an emulated device."""
+    prop = _cuda().get_device_properties(device)
+    return prop.major, prop.minor
+
+
+def reset_max_memory_allocated(device=None):
+    warnings.warn("torch.cuda.reset_max_memory_allocated now calls torch.cuda.reset_peak_memory_stats, which resets "
+                  "/all/ peak memory stats.", FutureWarning, stacklevel=2)
+    return _cuda().reset_peak_memory_stats(device=device)
+
+
+def reset_max_memory_cached(device=None):
+    warnings.warn("torch.cuda.reset_max_memory_cached now calls torch.cuda.reset_peak_memory_stats, which resets "
+                  "/all/ peak memory stats.", FutureWarning, stacklevel=2)
+    return _cuda().reset_peak_memory_stats(device=device)
+
+
+def memory_cached(device=None):
+    warnings.warn("`torch.cuda.memory_cached` has been renamed to `torch.cuda.memory_reserved`", FutureWarning,
+                  stacklevel=2)
+    return _cuda().memory_reserved(device=device)
+
+
+def max_memory_cached(device=None):
+    warnings.warn("`torch.cuda.max_memory_cached` has been renamed to `torch.cuda.max_memory_reserved`",
+                  FutureWarning, stacklevel=2)
+    return _cuda().max_memory_reserved(device=device)
+
+
+def memory_stats_as_nested_dict(device=None):
+    """memory_stats() with its dotted keys ("allocated_bytes.all.peak") split into nested dicts; {} without
+    CUDA."""
+    if not is_initialized():
+        return {}
+    nested = {}
+    for key, value in _cuda().memory_stats(device).items():
+        *path, last = key.split(".")
+        node = nested
+        for part in path:
+            node = node.setdefault(part, {})
+        node[last] = value
+    return nested
+
+
+def init():
+    """Initialises CUDA; raises PyTorch's error (with a hint) when no device can be used. tandem sets its devices
+    up when first asked, so on a working machine there is nothing left to do."""
+    if not _cuda().is_available():
+        _C._cuda_properties(None)  # raises the error that names the reason
+
+
+def is_initialized():
+    """True once CUDA is usable in this process (tandem initialises on the first query, so: is_available())."""
+    return _cuda().is_available()
+
+
+class cudatensortype(tensortype):
+    """The class of tandem.cuda.FloatTensor & co.: isinstance(t, tandem.cuda.FloatTensor) is true for float32
+    tensors on a CUDA device."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, _C.Tensor) and obj.dtype == cls.dtype and obj.device.type == "cuda"
+
+    def __repr__(cls):
+        return f"<class 'tandem.cuda.{cls.__name__}'>"
+
+
+def _construct_cuda(cls, *args, device=None):
+    from .. import tensor, empty, Size  # noqa: PLC0415
+    dev = _C.device(device) if device is not None else _C.device("cuda", _cuda().current_device())
+    if dev.type != "cuda":
+        raise RuntimeError(f"legacy constructor expects device type: cuda but device type: {dev.type} was passed")
+    if len(args) == 1 and isinstance(args[0], _C.Tensor):
+        t = args[0]
+        if t.dtype != cls.dtype or t.device.type != "cuda":
+            raise TypeError(f"expected {cls.dtype} on cuda (got {t.dtype} on {t.device})\n"
+                            f"hint: convert first: t.to('cuda', {cls.dtype})")
+        return t.detach()
+    if len(args) == 1 and not isinstance(args[0], (int, Size)):
+        return tensor(args[0], dtype=cls.dtype, device=dev)
+    if not args:
+        return empty(0, dtype=cls.dtype, device=dev)
+    return empty(*args, dtype=cls.dtype, device=dev)
+
+
+LEGACY_CUDA_TYPES = {
+    name: cudatensortype(name, (), {"dtype": dtype, "__new__": _construct_cuda, "__module__": "tandem.cuda",
+                                    "is_cuda": True, "__doc__": f"Legacy constructor of {dtype} CUDA tensors."})
+    for name, dtype in _NAMES.items()
+}
+__all__ += list(LEGACY_CUDA_TYPES)
+globals().update(LEGACY_CUDA_TYPES)
