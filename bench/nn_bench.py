@@ -177,6 +177,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--only", nargs="+", metavar="TEXT",
+                        help="run only the rows whose name contains one of these texts, e.g. --only Conv")
     args = parser.parse_args()
     digits = load_digits()
     x_np = (digits.data / 16.0).astype(np.float32)
@@ -194,33 +196,43 @@ def main():
         tandem.set_num_threads(threads)
         torch.set_num_threads(threads)
         rows = []
-        (t_train, t_eval), (r_train, r_eval) = digits_cases(tandem, x_np, y_np), digits_cases(torch, x_np, y_np)
-        rows.append(("digits MLP training epoch (samples/s)", n / best_of(t_train, args.repeats),
-                     n / best_of(r_train, args.repeats), True))
-        rows.append(("digits MLP evaluation loop (samples/s)", n / best_of(t_eval, args.repeats),
-                     n / best_of(r_eval, args.repeats), True))
-        rows.append(("Conv2d 64x1x28x28 fwd+bwd (batches/s)", 1 / best_of(conv_case(tandem), args.repeats),
-                     1 / best_of(conv_case(torch), args.repeats), True))
-        rows.append(("LSTM 2x256, batch 64, seq 100 fwd+bwd (batches/s)",
-                     1 / best_of(lstm_case(tandem), args.repeats), 1 / best_of(lstm_case(torch), args.repeats), True))
+
+        def add(name, ours, theirs, higher=True):
+            """Times the row (ours/theirs: () -> value) only when --only selects it."""
+            if args.only is None or any(text in name for text in args.only):
+                rows.append((name, ours(), theirs(), higher))
+
+        mlp_cases = {}
+
+        def digit_rate(lib, which):
+            if lib not in mlp_cases:
+                mlp_cases[lib] = digits_cases(lib, x_np, y_np)
+            return n / best_of(mlp_cases[lib][which], args.repeats)
+
+        add("digits MLP training epoch (samples/s)", lambda: digit_rate(tandem, 0), lambda: digit_rate(torch, 0))
+        add("digits MLP evaluation loop (samples/s)", lambda: digit_rate(tandem, 1), lambda: digit_rate(torch, 1))
+        add("Conv2d 64x1x28x28 fwd+bwd (batches/s)", lambda: 1 / best_of(conv_case(tandem), args.repeats),
+            lambda: 1 / best_of(conv_case(torch), args.repeats))
+        add("LSTM 2x256, batch 64, seq 100 fwd+bwd (batches/s)", lambda: 1 / best_of(lstm_case(tandem), args.repeats),
+            lambda: 1 / best_of(lstm_case(torch), args.repeats))
         for causal in (False, True):
             label = "SDPA 8x8x256x64" + (" causal" if causal else "")
             for backward in (False, True):
-                rows.append((f"{label} {'fwd+bwd' if backward else 'fwd'} (calls/s)",
-                             1 / best_of(sdpa_case(tandem, backward, causal), args.repeats),
-                             1 / best_of(sdpa_case(torch, backward, causal), args.repeats), True))
+                add(f"{label} {'fwd+bwd' if backward else 'fwd'} (calls/s)",
+                    lambda b=backward, c=causal: 1 / best_of(sdpa_case(tandem, b, c), args.repeats),
+                    lambda b=backward, c=causal: 1 / best_of(sdpa_case(torch, b, c), args.repeats))
         for label, make, shape in LAYERS:
             for backward in (False, True):
-                rows.append((f"{label} {'fwd+bwd' if backward else 'fwd'} (batches/s)",
-                             1 / best_of(layer_case(tandem, make, shape, backward), args.repeats),
-                             1 / best_of(layer_case(torch, make, shape, backward), args.repeats), True))
+                add(f"{label} {'fwd+bwd' if backward else 'fwd'} (batches/s)",
+                    lambda m=make, s=shape, b=backward: 1 / best_of(layer_case(tandem, m, s, b), args.repeats),
+                    lambda m=make, s=shape, b=backward: 1 / best_of(layer_case(torch, m, s, b), args.repeats))
         for workers in (0, 2):
-            rows.append((f"DataLoader 50k 1x28x28, batch 256, workers {workers} (samples/s)",
-                         len(images) / best_of(loader_case(tandem, images, labels, workers), args.repeats),
-                         len(images) / best_of(loader_case(torch, images, labels, workers), args.repeats), True))
+            add(f"DataLoader 50k 1x28x28, batch 256, workers {workers} (samples/s)",
+                lambda w=workers: len(images) / best_of(loader_case(tandem, images, labels, w), args.repeats),
+                lambda w=workers: len(images) / best_of(loader_case(torch, images, labels, w), args.repeats))
         (tn, nodes), (rn, _) = node_case(tandem), node_case(torch)
-        rows.append(("backward per graph node (us, lower is better)", best_of(tn, args.repeats) / nodes * 1e6,
-                     best_of(rn, args.repeats) / nodes * 1e6, False))
+        add("backward per graph node (us, lower is better)", lambda: best_of(tn, args.repeats) / nodes * 1e6,
+            lambda: best_of(rn, args.repeats) / nodes * 1e6, False)
         for name, ours, theirs, higher in rows:
             ratio = ours / theirs if higher else theirs / ours
             print(f"{name:62s} {threads:7d} {ours:14.1f} {theirs:14.1f} {ratio:6.2f}x")

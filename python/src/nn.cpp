@@ -82,6 +82,16 @@ void init_nn(nb::module_& m) {
       nb::arg("input"), nb::arg("weight"), nb::arg("bias") = nb::none(), nb::arg("stride") = 1,
       nb::arg("padding") = 0, nb::arg("dilation") = 1, nb::arg("groups") = 1);
   m.def(
+      "_conv_transpose2d",
+      [](const Tensor& input, const Tensor& weight, std::optional<Tensor> bias, nb::handle stride,
+         nb::handle padding, nb::handle output_padding, nb::handle dilation, int64_t groups) {
+        return conv_transpose2d(input, weight, bias, to_pair(stride, "stride"), to_pair(padding, "padding"),
+                                to_pair(output_padding, "output_padding"), to_pair(dilation, "dilation"),
+                                groups);
+      },
+      nb::arg("input"), nb::arg("weight"), nb::arg("bias") = nb::none(), nb::arg("stride") = 1,
+      nb::arg("padding") = 0, nb::arg("output_padding") = 0, nb::arg("dilation") = 1, nb::arg("groups") = 1);
+  m.def(
       "_conv2d_backward",
       [](const Tensor& grad_out, const Tensor& input, const Tensor& weight, nb::handle stride,
          nb::handle padding, nb::handle dilation, bool need_input, bool need_weight, bool need_bias,

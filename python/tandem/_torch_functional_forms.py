@@ -15,7 +15,7 @@ __all__ = [
     "threshold", "hardshrink", "selu_", "celu_", "threshold_", "dropout_", "alpha_dropout_", "feature_dropout_",
     "feature_alpha_dropout_", "kl_div", "poisson_nll_loss", "cosine_embedding_loss", "margin_ranking_loss",
     "hinge_embedding_loss", "triplet_margin_loss", "ctc_loss", "binary_cross_entropy_with_logits", "fill",
-    "embedding_renorm_",
+    "embedding_renorm_", "rrelu", "rrelu_", "bilinear",
 ]
 
 # The in-place function forms: torch.X_(t, *args) is t.X_(*args). One list, PyTorch's top-level X_ names;
@@ -157,6 +157,22 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
                            "checking arguments for embedding)")
     return _F().embedding(indices, weight, padding_idx if padding_idx >= 0 else None,
                           scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    if generator is not None:
+        raise NotImplementedError("rrelu(): generator= is not supported\nhint: seed with tandem.manual_seed")
+    return _F().rrelu(input, lower, upper, training)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    if generator is not None:
+        raise NotImplementedError("rrelu_(): generator= is not supported\nhint: seed with tandem.manual_seed")
+    return _F().rrelu_(input, lower, upper, training)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    return _F().bilinear(input1, input2, weight, bias)
 
 
 def embedding_renorm_(input, indices, max_norm, norm_type):

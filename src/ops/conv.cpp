@@ -1,11 +1,14 @@
 #include "ops/conv.h"
 #include "ops/autocast.h"
 
+#include <algorithm>
+
 #include "autograd/formula_node.h"
 #include "core/error.h"
-#include "kernels/kernel_table.h"
+#include "ops/conv_columns.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "ops/gemm_launch.h"
 #include "ops/linalg.h"
 #include "ops/view.h"
 
@@ -50,28 +53,6 @@ Window2d conv_window(const Tensor& input, const Tensor& weight, Pair stride, Pai
   g.oh = conv_output_size(g.h, g.ph, g.dh, g.kh, g.sh);
   g.ow = conv_output_size(g.w, g.pw, g.dw, g.kw, g.sw);
   return g;
-}
-
-// Group gi's share of dim `dim` (its input channels, its filters, its rows of the output gradient).
-Tensor group_slice(const Tensor& t, int64_t dim, int64_t gi, int64_t groups) {
-  if (groups == 1) return t;
-  const int64_t size = t.size(dim) / groups;
-  return narrow(t, dim, gi * size, size);
-}
-
-// Writes group gi's result into its slice of `whole`, or makes it the whole result when there is one group.
-void place(Tensor& whole, int64_t dim, int64_t gi, int64_t groups, const Tensor& part) {
-  if (groups == 1)
-    whole = part;
-  else
-    copy_(group_slice(whole, dim, gi, groups), part);
-}
-
-// The (c, ky, kx) x (n, oy, ox) patch matrix of a contiguous input.
-Tensor im2col(const Tensor& input, const Window2d& g) {
-  Tensor cols = empty(DimVector{g.c * g.kh * g.kw, g.n * g.oh * g.ow}, input.dtype(), input.device());
-  if (cols.numel() > 0) kernel_table(input.device().type).nn.im2col(cols, input, g);
-  return cols;
 }
 
 void check_conv_args(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
@@ -140,15 +121,26 @@ Tensor conv2d(const Tensor& input_, const Tensor& weight_, const std::optional<T
   TANDEM_CHECK(
       g.oh > 0 && g.ow > 0, Runtime, "Calculated output size: (", weight.size(0), "x", g.oh, "x", g.ow,
       "). Output size is too small\nhint: the kernel (with dilation) is larger than the padded input");
-  const int64_t cout = weight.size(0), ck = g.c * g.kh * g.kw, nl = g.n * g.oh * g.ow;
-  // One GEMM per group: its filters times the patch matrix of its input channels.
-  Tensor out_t = groups == 1 ? Tensor() : empty(DimVector{cout, nl}, input.dtype(), input.device());
+  const int64_t cout = weight.size(0), coutg = cout / groups, ck = g.c * g.kh * g.kw, l = g.oh * g.ow;
+  // Per group and round of batch elements: the patch matrix, then one batched GEMM (its filters times each
+  // element's columns) written straight into those elements' output channels. A bias starts the output,
+  // which the GEMMs then add to (one pass over the output, not two).
+  Tensor out = empty(DimVector{g.n, cout, g.oh, g.ow}, input.dtype(), input.device());
+  if (bias) copy_(out, expand(view(alias(*bias), DimVector{1, cout, 1, 1}), out.sizes()));
+  const int64_t round = batch_per_round(g, input.device());
+  Tensor buffer = empty(DimVector{ck, round * l}, input.dtype(), input.device());
   for (int64_t gi = 0; gi < groups; ++gi) {
-    Tensor w = reshape(group_slice(weight, 0, gi, groups), DimVector{cout / groups, ck});
-    place(out_t, 0, gi, groups, mm(w, im2col(contiguous(group_slice(input, 1, gi, groups)), g)));
+    Tensor w = reshape(group_slice(weight, 0, gi, groups), DimVector{coutg, ck});
+    Tensor input_g = contiguous(group_slice(input, 1, gi, groups));
+    for (int64_t n0 = 0; n0 < g.n; n0 += round) {
+      Window2d part = g;
+      part.n = std::min(round, g.n - n0);
+      Tensor cols = leading_columns(buffer, part.n * l);
+      im2col(cols, narrow(input_g, 0, n0, part.n), part);
+      gemm_per_batch(w, per_batch(cols, part.n), channel_rows(narrow(out, 0, n0, part.n), gi * coutg, coutg),
+                     bias.has_value());
+    }
   }
-  Tensor out = contiguous(permute(view(out_t, DimVector{cout, g.n, g.oh, g.ow}), DimVector{1, 0, 2, 3}));
-  if (bias) add_(out, view(alias(*bias), DimVector{1, cout, 1, 1}));
   Tensor result = unbatched ? squeeze(out, DimVector{0}) : out;
   const Tensor* bias_ptr = bias ? &*bias : nullptr;
   if (autograd::should_record(input_, weight_, bias_ptr)) {
@@ -168,27 +160,45 @@ Conv2dGrads conv2d_backward(const Tensor& grad_out, const Tensor& input_, const 
   Tensor input = contiguous(alias(input_));
   Tensor weight = alias(weight_);
   const Window2d g = conv_window(input, weight, stride, padding, dilation);
-  const int64_t cout = weight.size(0), ck = g.c * g.kh * g.kw;
-  // Output gradient as Cout x (n, oy, ox), matching the column order of the patch matrix.
-  Tensor g_t = reshape(contiguous(permute(alias(grad_out), DimVector{1, 0, 2, 3})),
-                       DimVector{cout, g.n * g.oh * g.ow});
+  const int64_t cout = weight.size(0), coutg = cout / groups, ck = g.c * g.kh * g.kw, l = g.oh * g.ow;
+  Tensor grad = contiguous(alias(grad_out));
   Conv2dGrads r;
+  // The weight's and bias's gradients sum over the batch: GEMMs (or a matrix-vector product) over the output
+  // gradient as Cout x (n, oy, ox), matching the column order of the patch matrix.
+  Tensor g_t;
+  if (need_weight || need_bias)
+    g_t = reshape(contiguous(permute(grad, DimVector{1, 0, 2, 3})), DimVector{cout, g.n * l});
   if (need_bias) r.bias = mv(g_t, full(DimVector{g_t.size(1)}, Scalar(1.0), g_t.dtype(), g_t.device()));
-  if (groups > 1 && need_weight) r.weight = empty(weight.sizes(), weight.dtype(), weight.device());
-  if (groups > 1 && need_input) r.input = empty(input.sizes(), input.dtype(), input.device());
-  const int64_t coutg = cout / groups;
+  if (!need_input && !need_weight) return r;
+  // An empty batch sums nothing into the weight's gradient (no round runs).
+  if (need_weight) r.weight = full(weight.sizes(), Scalar(0.0), weight.dtype(), weight.device());
+  if (need_input) r.input = empty(input.sizes(), input.dtype(), input.device());
+  Tensor weight_rows = need_weight ? view(r.weight, DimVector{cout, ck}) : Tensor();
+  const int64_t round = batch_per_round(g, input.device());
+  Tensor buffer = empty(DimVector{ck, round * l}, input.dtype(), input.device());
+  Tensor input_grad_g = need_input && groups > 1
+                            ? empty(DimVector{g.n, g.c, g.h, g.w}, input.dtype(), input.device())
+                            : r.input;
   for (int64_t gi = 0; gi < groups; ++gi) {
-    Tensor grad_g = group_slice(g_t, 0, gi, groups);  // contiguous rows
-    Tensor input_g = contiguous(group_slice(input, 1, gi, groups));
-    if (need_weight)
-      place(r.weight, 0, gi, groups,
-            reshape(mm(grad_g, t(im2col(input_g, g))), DimVector{coutg, g.c, g.kh, g.kw}));
-    if (need_input) {
-      Tensor grad_cols = mm(t(reshape(group_slice(weight, 0, gi, groups), DimVector{coutg, ck})), grad_g);
-      Tensor grad_input = empty(input_g.sizes(), input.dtype(), input.device());
-      if (grad_input.numel() > 0) kernel_table(input.device().type).nn.col2im(grad_input, grad_cols, g);
-      place(r.input, 1, gi, groups, grad_input);
+    Tensor input_g = need_weight ? contiguous(group_slice(input, 1, gi, groups)) : Tensor();
+    Tensor w = reshape(group_slice(weight, 0, gi, groups), DimVector{coutg, ck});
+    for (int64_t n0 = 0; n0 < g.n; n0 += round) {
+      Window2d part = g;
+      part.n = std::min(round, g.n - n0);
+      Tensor cols = leading_columns(buffer, part.n * l);
+      if (need_weight) {  // accumulated over the rounds
+        im2col(cols, narrow(input_g, 0, n0, part.n), part);
+        launch_gemm(narrow(group_slice(g_t, 0, gi, groups), 1, n0 * l, part.n * l), t(cols),
+                    group_slice(weight_rows, 0, gi, groups), 1.0, n0 == 0 ? 0.0 : 1.0);
+      }
+      if (need_input) {
+        // Each batch element's columns are the filters' transpose times its own output gradient.
+        gemm_per_batch(t(w), channel_rows(narrow(grad, 0, n0, part.n), gi * coutg, coutg),
+                       per_batch(cols, part.n));
+        col2im(narrow(input_grad_g, 0, n0, part.n), cols, part);
+      }
     }
+    if (need_input && groups > 1) copy_(group_slice(r.input, 1, gi, groups), input_grad_g);
   }
   return r;
 }

@@ -27,4 +27,15 @@ Conv2dGrads conv2d_backward(const Tensor& grad_out, const Tensor& input, const T
                             Pair padding, Pair dilation, int64_t groups, bool need_input, bool need_weight,
                             bool need_bias);
 
+// The adjoint of conv2d (ops/conv_transpose.cpp): input N x Cin x H x W, weight Cin x Cout/groups x kh x kw,
+// bias Cout; each input pixel's products with the filters are summed into its window of the output (one
+// batched GEMM per group, then col2im), cropped by `padding` and extended at the end by `output_padding`.
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                        Pair stride, Pair padding, Pair output_padding, Pair dilation, int64_t groups);
+// Its gradients given the gradient of its output (which is conv2d's work: im2col of grad_out, shared by the
+// input's and the weight's gradient).
+Conv2dGrads conv_transpose2d_backward(const Tensor& grad_out, const Tensor& input, const Tensor& weight,
+                                      Pair stride, Pair padding, Pair output_padding, Pair dilation,
+                                      int64_t groups, bool need_input, bool need_weight, bool need_bias);
+
 }  // namespace tandem

@@ -8,6 +8,7 @@
 #include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "ops/gemm_launch.h"
 #include "ops/view.h"
 
 namespace tandem {
@@ -83,35 +84,6 @@ void check_batch_shapes(int64_t batch1, int64_t k1, int64_t batch2, int64_t k2) 
 void check_batch_dtypes(const Tensor& a, const Tensor& b) {
   TANDEM_CHECK(a.dtype() == b.dtype(), Runtime, "expected scalar type ", dtype_title(a.dtype()),
                " but found ", dtype_title(b.dtype()), dtype_hint("self", a.dtype(), "other", b.dtype()));
-}
-
-// out = alpha * (a @ b) + beta * out, where a is (batch..., m, k), b is (batch..., k, n) and out is a fresh
-// (batch..., m, n) tensor; a and b may be broadcast over the batch dims (zero strides).
-void launch_gemm(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta) {
-  if (out.numel() == 0) return;
-  const size_t nb = static_cast<size_t>(out.dim() - 2);
-  auto operand = [&](const Tensor& t) {
-    MatrixOperand o;
-    o.data = t.data_ptr();
-    o.row_stride = t.strides()[nb];
-    o.col_stride = t.strides()[nb + 1];
-    o.batch_strides = DimVector(IntArrayRef(t.strides()).first(nb));
-    return o;
-  };
-  GemmArgs g;
-  g.device = out.device();
-  g.dtype = out.dtype();
-  g.batch_sizes = DimVector(IntArrayRef(out.sizes()).first(nb));
-  g.m = out.sizes()[nb];
-  g.n = out.sizes()[nb + 1];
-  g.k = a.sizes()[nb + 1];
-  g.a = operand(a);
-  g.b = operand(b);
-  g.out = operand(out);
-  g.alpha = alpha;
-  g.beta = beta;
-  kernel_table(out.device().type).linalg.gemm(g);
-  out.bump_version();
 }
 
 Tensor mm_unchecked(const Tensor& a, const Tensor& b) {

@@ -223,3 +223,12 @@ def test_fill(device):
     for value in (2.7, 3):
         assert_same(tandem.fill(tandem.ones(2, 3, dtype=tandem.int32, device=device), value),
                     torch.fill(torch.ones(2, 3, dtype=torch.int32), value))
+
+
+def test_rrelu_and_bilinear_forms(device):
+    x = tandem.tensor([-2.0, -0.5, 1.0], device=device)
+    assert tandem.rrelu(x).tolist() == pytest.approx(torch.rrelu(torch.tensor([-2.0, -0.5, 1.0])).tolist())
+    a, b, w = tandem.ones(2, 3, device=device), tandem.ones(2, 4, device=device), tandem.ones(5, 3, 4, device=device)
+    got = tandem.bilinear(a, b, w, tandem.ones(5, device=device))
+    want = torch.bilinear(torch.ones(2, 3), torch.ones(2, 4), torch.ones(5, 3, 4), torch.ones(5))
+    assert got.device == tandem.device(device) and got.tolist() == want.tolist()

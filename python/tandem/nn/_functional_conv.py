@@ -201,7 +201,8 @@ def _check_transposed_sizes(x, weight, stride, padding, output_padding, dilation
 
 def _conv_transpose(fn, n, input, weight, bias, stride, padding, output_padding, groups, dilation):
     """The adjoint of a strided convolution, as PyTorch computes it: one matmul gives every input position's
-    contribution to its k-window of the output (columns), and col2im (one index_add) sums them in place."""
+    contribution to its k-window of the output (columns), and col2im sums them in place. 1-d and 2-d run as the
+    C++ conv_transpose2d (a kernel col2im); 3-d composes matmul with one index_add."""
     if _amp_active():  # PyTorch's autocast list: lower
         return _amp_run("lower", _conv_transpose,
                         fn, n, input, weight, bias, stride, padding, output_padding, groups, dilation)
@@ -213,6 +214,13 @@ def _conv_transpose(fn, n, input, weight, bias, stride, padding, output_padding,
     dilation = _conv_tuple(dilation, n, "dilation")
     _check_conv(x, weight, bias, stride, padding, dilation, groups, output_padding)
     _check_transposed_sizes(x, weight, stride, padding, output_padding, dilation)
+    if n < 3:  # the C++ op (a 1-d one runs over a height-1 plane)
+        if n == 1:
+            out = _C._conv_transpose2d(x.unsqueeze(2), weight.unsqueeze(2), bias, (1,) + stride, (0,) + padding,
+                                       (0,) + output_padding, (1,) + dilation, groups).squeeze(2)
+        else:
+            out = _C._conv_transpose2d(x, weight, bias, stride, padding, output_padding, dilation, groups)
+        return _unbatch(out, batched)
     batch, c_in, c_out_g = x.size(0), x.size(1), weight.size(1)
     kernel, sizes = list(weight.shape[2:]), list(x.shape[2:])
     padded = [(size - 1) * s + d * (k - 1) + op + 1

@@ -28,6 +28,24 @@ void for_each_batch(const GemmArgs& g, const Fn& fn) {
   }
 }
 
+// fn(a, b, out) for batch elements [begin, end) (row-major order over batch_sizes), each located from its
+// index, so that threads can take ranges of a batch.
+template <typename T, typename Fn>
+void for_batch_range(const GemmArgs& g, int64_t begin, int64_t end, const Fn& fn) {
+  const int64_t nd = static_cast<int64_t>(g.batch_sizes.size());
+  for (int64_t i = begin; i < end; ++i) {
+    int64_t rest = i, oa = 0, ob = 0, oo = 0;
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      const int64_t at = rest % g.batch_sizes[d];
+      rest /= g.batch_sizes[d];
+      oa += at * g.a.batch_strides[d];
+      ob += at * g.b.batch_strides[d];
+      oo += at * g.out.batch_strides[d];
+    }
+    fn(static_cast<T*>(g.a.data) + oa, static_cast<T*>(g.b.data) + ob, static_cast<T*>(g.out.data) + oo);
+  }
+}
+
 // The BLAS product for float32/float64 (linalg_blas.cpp) and the plain loop for every other dtype
 // (linalg_loop.cpp). Both see k > 0 and a non-empty output.
 void gemm_blas(const GemmArgs& g);

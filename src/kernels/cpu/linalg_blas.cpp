@@ -18,11 +18,23 @@ TANDEM_CPU_KERNELS_BEGIN
 namespace {
 
 // OpenBLAS keeps its own thread pool; follow tandem's thread count (set_num_threads) whenever it changes.
+std::atomic<int> blas_threads{0};
 void sync_blas_threads() {
-  static std::atomic<int> current{0};
   int n = get_num_threads();
-  if (current.exchange(n, std::memory_order_relaxed) != n) openblas_set_num_threads(n);
+  if (blas_threads.exchange(n, std::memory_order_relaxed) != n) openblas_set_num_threads(n);
 }
+// One BLAS thread, for products that tandem's threads run side by side (the next sync restores the count).
+void single_blas_thread() {
+  if (blas_threads.exchange(1, std::memory_order_relaxed) != 1) openblas_set_num_threads(1);
+}
+
+// A batch of small products (below 2**22 multiply-adds each, ~0.1 ms on one core) runs one product per
+// thread, each BLAS call on one thread. OpenBLAS's own threads would meet once per product, and after each
+// call they spin-wait a while for more work on the cores that tandem's next parallel region needs:
+// convolutions issue one product per batch element between im2col/col2im regions, and at 2 threads on a
+// loaded machine that ran Conv1d slower than on 1 thread. Larger products keep OpenBLAS's threads (SDPA's
+// 256 x 256 x 64 heads, exactly 2**22, among them: not measured either way yet).
+constexpr int64_t kSmallBatchedGemm = int64_t{1} << 22;
 
 // How a rows x cols matrix with element strides (rs, cs) is handed to row-major BLAS: as it is (ld = rs),
 // transposed (ld = cs), or not at all. A stride along a size-1 dim never matters.
@@ -148,6 +160,22 @@ void gemm_one(const GemmArgs& g, const T* a, const T* b, T* out) {
 void gemm_blas(const GemmArgs& g) {
   // BLAS takes 32-bit sizes; anything larger takes the plain loop.
   if (g.m > INT_MAX || g.n > INT_MAX || g.k > INT_MAX || g.out.row_stride > INT_MAX) return gemm_loop(g);
+  int64_t count = 1;
+  for (int64_t s : g.batch_sizes) count *= s;
+  if (count > 1 && get_num_threads() > 1 && g.m * g.n * g.k < kSmallBatchedGemm) {
+    single_blas_thread();
+    // Tasks of at least ~32k multiply-adds: below that a parallel region costs more than it saves.
+    const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 15) / std::max<int64_t>(1, g.m * g.n * g.k));
+    parallel_for(0, count, grain, [&](int64_t begin, int64_t end) {
+      if (g.dtype == DType::Float32)
+        for_batch_range<float>(g, begin, end,
+                               [&](float* a, float* b, float* out) { gemm_one<float>(g, a, b, out); });
+      else
+        for_batch_range<double>(g, begin, end,
+                                [&](double* a, double* b, double* out) { gemm_one<double>(g, a, b, out); });
+    });
+    return;
+  }
   sync_blas_threads();
   if (g.dtype == DType::Float32) {
     for_each_batch<float>(g, [&](float* a, float* b, float* out) { gemm_one<float>(g, a, b, out); });

@@ -1,6 +1,7 @@
 // CPU kernels of the nn family: im2col/col2im for convolution and the pooling loops. Work is split over
 // (channel) or (batch, channel) planes, so every thread writes its own rows.
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "core/parallel.h"
@@ -32,7 +33,19 @@ void dispatch_floating(DType d, Fn&& fn) {
   });
 }
 
-// cols has rows (c, ky, kx) and columns (n, oy, ox).
+// The outputs o in [0, out) whose input position o * stride + offset lies in [0, size): one contiguous run,
+// so the copy and accumulate loops below have no per-element bounds test (and vectorise at stride 1).
+struct Span {
+  int64_t lo, hi;
+};
+Span inside(int64_t out, int64_t size, int64_t stride, int64_t offset) {
+  const int64_t lo = std::min(out, offset >= 0 ? int64_t{0} : (stride - 1 - offset) / stride);
+  const int64_t hi = size - 1 - offset < 0 ? int64_t{0} : (size - 1 - offset) / stride + 1;
+  return {lo, std::clamp(hi, lo, out)};
+}
+
+// cols has rows (c, ky, kx) and columns (n, oy, ox). Padding columns of a row are the same for every (n, oy),
+// so each output row is zeros, a copied run, zeros.
 void im2col(const Tensor& cols, const Tensor& input, const Window2d& g) {
   dispatch_floating(input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -42,29 +55,76 @@ void im2col(const Tensor& cols, const Tensor& input, const Window2d& g) {
     parallel_for(0, rows, grain_for(ncols), [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
         const int64_t c = r / (g.kh * g.kw), ky = (r / g.kw) % g.kh, kx = r % g.kw;
+        const int64_t y_off = ky * g.dh - g.ph, x_off = kx * g.dw - g.pw;
+        const Span ys = inside(g.oh, g.h, g.sh, y_off), xs = inside(g.ow, g.w, g.sw, x_off);
         T* row = out + r * ncols;
         for (int64_t n = 0; n < g.n; ++n) {
           const T* plane = in + (n * g.c + c) * g.h * g.w;
-          for (int64_t oy = 0; oy < g.oh; ++oy) {
-            const int64_t iy = oy * g.sh - g.ph + ky * g.dh;
-            T* dst = row + n * l + oy * g.ow;
-            if (iy < 0 || iy >= g.h) {
-              std::fill(dst, dst + g.ow, T(0.0f));
-              continue;
+          T* dst_n = row + n * l;
+          std::fill(dst_n, dst_n + ys.lo * g.ow, T(0.0f));
+          for (int64_t oy = ys.lo; oy < ys.hi; ++oy) {
+            T* dst = dst_n + oy * g.ow;
+            const T* src = plane + (oy * g.sh + y_off) * g.w + x_off;
+            std::fill(dst, dst + xs.lo, T(0.0f));
+            if (g.sw == 1) {
+              std::copy(src + xs.lo, src + xs.hi, dst + xs.lo);
+            } else {
+              for (int64_t ox = xs.lo; ox < xs.hi; ++ox) dst[ox] = src[ox * g.sw];
             }
-            const T* src = plane + iy * g.w;
-            for (int64_t ox = 0; ox < g.ow; ++ox) {
-              const int64_t ix = ox * g.sw - g.pw + kx * g.dw;
-              dst[ox] = (ix >= 0 && ix < g.w) ? src[ix] : T(0.0f);
-            }
+            std::fill(dst + xs.hi, dst + g.ow, T(0.0f));
           }
+          std::fill(dst_n + ys.hi * g.ow, dst_n + l, T(0.0f));
         }
       }
     });
   });
 }
 
-// Each (n, c) plane of grad_input gathers from its own kh*kw rows of cols, so planes run in parallel.
+// acc[(oy*sh + y_off) * w + ox*sw + x_off] += row[oy * ow + ox] over the window's valid outputs.
+template <typename Acc, typename T>
+void accumulate_window(Acc* __restrict acc, const T* __restrict row, const Window2d& g, int64_t ky,
+                       int64_t kx) {
+  const int64_t y_off = ky * g.dh - g.ph, x_off = kx * g.dw - g.pw;
+  const Span ys = inside(g.oh, g.h, g.sh, y_off), xs = inside(g.ow, g.w, g.sw, x_off);
+  for (int64_t oy = ys.lo; oy < ys.hi; ++oy) {
+    Acc* dst = acc + (oy * g.sh + y_off) * g.w + x_off;
+    const T* src = row + oy * g.ow;
+    if (g.sw == 1) {
+      for (int64_t ox = xs.lo; ox < xs.hi; ++ox) dst[ox] += static_cast<Acc>(src[ox]);
+    } else {
+      for (int64_t ox = xs.lo; ox < xs.hi; ++ox) dst[ox * g.sw] += static_cast<Acc>(src[ox]);
+    }
+  }
+}
+
+// At stride 2 and dilation 1, kernel columns kx and kx + 1 fill the even and odd elements of one run: adding
+// the two rows interleaved is one contiguous (vectorised) pass instead of two strided ones. Every element
+// still gets one entry, so the summation order is unchanged.
+template <typename Acc, typename T>
+void accumulate_window_pair(Acc* __restrict acc, const T* __restrict row0, const T* __restrict row1,
+                            const Window2d& g, int64_t ky, int64_t kx) {
+  const int64_t y_off = ky * g.dh - g.ph, x_off = kx - g.pw;
+  const Span ys = inside(g.oh, g.h, g.sh, y_off);
+  const Span x0 = inside(g.ow, g.w, 2, x_off), x1 = inside(g.ow, g.w, 2, x_off + 1);
+  const int64_t lo = std::max(x0.lo, x1.lo), hi = std::max(lo, std::min(x0.hi, x1.hi));
+  for (int64_t oy = ys.lo; oy < ys.hi; ++oy) {
+    Acc* dst = acc + (oy * g.sh + y_off) * g.w + x_off;
+    const T* s0 = row0 + oy * g.ow;
+    const T* s1 = row1 + oy * g.ow;
+    for (int64_t ox = x0.lo; ox < std::min(lo, x0.hi); ++ox) dst[2 * ox] += static_cast<Acc>(s0[ox]);
+    for (int64_t ox = x1.lo; ox < std::min(lo, x1.hi); ++ox) dst[2 * ox + 1] += static_cast<Acc>(s1[ox]);
+    for (int64_t ox = lo; ox < hi; ++ox) {
+      dst[2 * ox] += static_cast<Acc>(s0[ox]);
+      dst[2 * ox + 1] += static_cast<Acc>(s1[ox]);
+    }
+    for (int64_t ox = std::max(hi, x0.lo); ox < x0.hi; ++ox) dst[2 * ox] += static_cast<Acc>(s0[ox]);
+    for (int64_t ox = std::max(hi, x1.lo); ox < x1.hi; ++ox) dst[2 * ox + 1] += static_cast<Acc>(s1[ox]);
+  }
+}
+
+// Each (n, c) plane of grad_input gathers from its own kh*kw rows of cols, so planes run in parallel. Every
+// input element sums its entries in (ky, kx) order, as the CUDA kernel does; float and double planes
+// accumulate in place, narrower types in an Acc buffer.
 void col2im(const Tensor& grad_input, const Tensor& cols, const Window2d& g) {
   dispatch_floating(cols.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -73,24 +133,30 @@ void col2im(const Tensor& grad_input, const Tensor& cols, const Window2d& g) {
     T* out = grad_input.data<T>();
     const int64_t l = g.oh * g.ow, ncols = g.n * l, hw = g.h * g.w;
     parallel_for(0, g.n * g.c, plane_grain(g), [&](int64_t p0, int64_t p1) {
-      std::vector<Acc> acc(hw);
+      std::vector<Acc> buffer(std::is_same_v<Acc, T> ? 0 : hw);
       for (int64_t p = p0; p < p1; ++p) {
         const int64_t n = p / g.c, c = p % g.c;
-        std::fill(acc.begin(), acc.end(), Acc(0));
-        for (int64_t ky = 0; ky < g.kh; ++ky)
+        T* dst = out + p * hw;
+        Acc* acc;
+        if constexpr (std::is_same_v<Acc, T>)
+          acc = dst;
+        else
+          acc = buffer.data();
+        std::fill(acc, acc + hw, Acc(0));
+        const bool pairs = g.sw == 2 && g.dw == 1;
+        for (int64_t ky = 0; ky < g.kh; ++ky) {
+          const T* rows = in + (c * g.kh + ky) * g.kw * ncols + n * l;  // row kx at rows + kx * ncols
           for (int64_t kx = 0; kx < g.kw; ++kx) {
-            const T* row = in + ((c * g.kh + ky) * g.kw + kx) * ncols + n * l;
-            for (int64_t oy = 0; oy < g.oh; ++oy) {
-              const int64_t iy = oy * g.sh - g.ph + ky * g.dh;
-              if (iy < 0 || iy >= g.h) continue;
-              for (int64_t ox = 0; ox < g.ow; ++ox) {
-                const int64_t ix = ox * g.sw - g.pw + kx * g.dw;
-                if (ix >= 0 && ix < g.w) acc[iy * g.w + ix] += static_cast<Acc>(row[oy * g.ow + ox]);
-              }
+            if (pairs && kx + 1 < g.kw) {
+              accumulate_window_pair(acc, rows + kx * ncols, rows + (kx + 1) * ncols, g, ky, kx);
+              ++kx;
+            } else {
+              accumulate_window(acc, rows + kx * ncols, g, ky, kx);
             }
           }
-        T* dst = out + p * hw;
-        for (int64_t i = 0; i < hw; ++i) dst[i] = static_cast<T>(acc[i]);
+        }
+        if constexpr (!std::is_same_v<Acc, T>)
+          for (int64_t i = 0; i < hw; ++i) dst[i] = static_cast<T>(acc[i]);
       }
     });
   });

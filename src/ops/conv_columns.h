@@ -1,0 +1,36 @@
+// The patch matrix shared by conv2d and conv_transpose2d (im2col's `cols`: rows (c, ky, kx), columns
+// (n, oy, ox)) and the views through which one batched GEMM reads or writes it per batch element, so that no
+// operand or result is permuted into place with an extra copy. The convolutions build it a few batch
+// elements at a time (batch_per_round), in one reused buffer that stays in cache between im2col, the GEMM
+// and col2im.
+#pragma once
+#include <cstdint>
+
+#include "core/tensor.h"
+#include "kernels/nn_kernels.h"
+
+namespace tandem {
+
+// cols (c*kh*kw, n*oh*ow) = the patch matrix of the contiguous n x c x h x w `input` (g's sizes).
+void im2col(const Tensor& cols, const Tensor& input, const Window2d& g);
+// Its adjoint: the contiguous n x c x h x w `out` = every entry of `cols` summed at its input position.
+void col2im(const Tensor& out, const Tensor& cols, const Window2d& g);
+// How many batch elements one round of the patch matrix covers. On one CPU thread about 2**18 entries (1 MiB
+// of float32, so it stays in cache between the kernels that write and read it), at least one. With more
+// threads the whole batch: each round's parallel im2col/col2im regions alternate with OpenBLAS's own threads,
+// whose spinning between calls then holds the cores the next region needs (under load one round per batch
+// element ran 3-5x slower at 2 threads). On a GPU the whole batch too (each round costs kernel launches).
+int64_t batch_per_round(const Window2d& g, Device device);
+// A (rows, cols) matrix over the start of a contiguous (rows, more columns) buffer.
+Tensor leading_columns(const Tensor& buffer, int64_t cols);
+// Group gi's share of dim `dim` (its input channels, its filters, its rows of the output gradient).
+Tensor group_slice(const Tensor& t, int64_t dim, int64_t gi, int64_t groups);
+// A (rows, n * l) patch matrix as n matrices (rows, l): the (n, rows, l) view with strides (l, n * l, 1).
+Tensor per_batch(const Tensor& cols, int64_t n);
+// Channels [c0, c0 + count) of a contiguous N x C x H x W tensor as N matrices (count, H * W).
+Tensor channel_rows(const Tensor& t, int64_t c0, int64_t count);
+// out[b] = a @ b[b] (+ out[b] when `accumulate`) for every batch element b of `b` and `out` (3-D views),
+// `a` one matrix for all.
+void gemm_per_batch(const Tensor& a, const Tensor& b, const Tensor& out, bool accumulate = false);
+
+}  // namespace tandem
