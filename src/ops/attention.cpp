@@ -11,10 +11,10 @@
 #include "autograd/sum_to.h"
 #include "core/error.h"
 #include "core/generator.h"
-#include "kernels/kernel_table.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factories.h"
+#include "ops/gemm_launch.h"
 #include "ops/indexing.h"
 #include "ops/random.h"
 #include "ops/reduce.h"
@@ -48,37 +48,13 @@ DimVector with_matrix(DimVector batch, int64_t rows, int64_t cols) {
   return batch;
 }
 
-// out = alpha * (a @ b) + beta * out through the output device's gemm slot; a, b and out have the same
-// batch dims (a and b may be broadcast views with zero strides, out must not be).
+// out = alpha * (a @ b) + beta * out (launch_gemm), also for an empty inner dim: alpha * 0 + beta * out.
 void gemm_into(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta) {
-  if (out.numel() == 0) return;
-  if (a.size(-1) == 0) {  // an empty inner dim: alpha * 0 + beta * out
+  if (out.numel() > 0 && a.size(-1) == 0) {
     if (beta == 0.0) fill_(out, Scalar(0.0));
     return;
   }
-  const size_t nb = static_cast<size_t>(out.dim() - 2);
-  auto operand = [&](const Tensor& t) {
-    MatrixOperand o;
-    o.data = t.data_ptr();
-    o.row_stride = t.strides()[nb];
-    o.col_stride = t.strides()[nb + 1];
-    o.batch_strides = DimVector(IntArrayRef(t.strides()).first(nb));
-    return o;
-  };
-  GemmArgs g;
-  g.device = out.device();
-  g.dtype = out.dtype();
-  g.batch_sizes = DimVector(IntArrayRef(out.sizes()).first(nb));
-  g.m = out.sizes()[nb];
-  g.n = out.sizes()[nb + 1];
-  g.k = a.sizes()[nb + 1];
-  g.a = operand(a);
-  g.b = operand(b);
-  g.out = operand(out);
-  g.alpha = alpha;
-  g.beta = beta;
-  kernel_table(out.device().type).linalg.gemm(g);
-  out.bump_version();
+  launch_gemm(a, b, out, alpha, beta);
 }
 
 // The operands in the compute dtype, broadcast to one batch shape (at least one dim: 2-D inputs get a
