@@ -32,4 +32,5 @@ NB_MODULE(_C, m) {
   init_scan_scatter(m);
   init_order_stats(m);
   init_unfold(m);
+  init_complex(m);
 }
