@@ -65,7 +65,7 @@ struct ComplexFromRealFn {
   }
 };
 
-// Calls fn(std::integral_constant-like tag) for the op: every kernel instantiates each op's loop once.
+// Calls fn(functor) with the functor of `op`, so each kernel instantiates one loop per op.
 template <typename Fn>
 void dispatch_complex_unary(ComplexUnaryOp op, Fn&& fn) {
   switch (op) {

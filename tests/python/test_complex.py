@@ -283,6 +283,9 @@ def test_view_as_real_and_complex(device):
     lambda m: m.ones(2, dtype=m.complex64).bitwise_not(),
     lambda m: m.ones(2, dtype=m.float32).add_(1j),
     lambda m: m.ones(2, 2, dtype=m.float32) @ m.ones(2, 2, dtype=m.complex64),
+    lambda m: m.full((2,), 1j, dtype=m.float32),
+    lambda m: m.ones(2, dtype=m.float64).fill_(1 + 1j),
+    lambda m: m.zeros(2, dtype=m.int64).fill_(2j),
 ])
 def test_errors_match_pytorch(case):
     assert_same_error(case)
