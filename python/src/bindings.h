@@ -33,6 +33,8 @@ nb::object device_object(Device d);
 
 // Python bool/int/float and NumPy scalars -> Scalar. Returns false for anything else.
 bool to_scalar(nb::handle h, Scalar& out);
+// PyTorch's UserWarning when a conversion from `from` to `to` drops imaginary parts (complex -> real).
+void warn_if_discarding_imag(DType from, DType to);
 inline bool is_tensor(nb::handle h) { return nb::isinstance<Tensor>(h); }
 inline Tensor& as_tensor_ref(nb::handle h) { return *nb::inst_ptr<Tensor>(h); }
 // A Tensor argument, or a TypeError naming the function, the argument and what was passed.
@@ -47,6 +49,7 @@ nb::object shape_object(IntArrayRef sizes);
 nb::object wrap(Tensor t);
 
 void init_errors(nb::module_& m);
+void init_complex(nb::module_& m);
 void init_dtype_device(nb::module_& m);
 void init_tensor(nb::module_& m);
 void init_elementwise(nb::module_& m);

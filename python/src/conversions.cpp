@@ -3,6 +3,7 @@
 #include "bindings.h"
 #include "core/error.h"
 #include "ops/compare.h"
+#include "ops/complex.h"
 #include "ops/copy.h"
 
 namespace tandem::py {
@@ -12,6 +13,10 @@ namespace {
 nb::object cast_to(nb::handle self, DType d) {
   const Tensor& t = as_tensor_ref(self);
   if (t.dtype() == d) return nb::borrow(self);
+  if (is_complex(t.dtype()) && !is_complex(d)) {
+    warn_if_discarding_imag(t.dtype(), d);
+    return wrap(cast_discarding_imag(t, d));
+  }
   return wrap(to_dtype(t, d));
 }
 

@@ -62,6 +62,8 @@ struct Inference {
     } else if (PyFloat_Check(h.ptr())) {
       d = default_float_dtype();
       saw_float = true;
+    } else if (PyComplex_Check(h.ptr())) {
+      d = complex_dtype_for(default_float_dtype());  // complex64, or complex128 under a float64 default
     } else {
       TANDEM_THROW(
           Type, "new(): invalid data type '", nb::inst_name(h).c_str(),
@@ -125,7 +127,7 @@ Tensor tensor_from_data(nb::handle data, std::optional<DType> dtype, Device devi
   // Fill straight in the requested dtype: going through the inferred one would round float64 data to float32.
   DType target = dtype.value_or(inferred);
   Tensor out = empty(inf.shape, target, Device());
-  dispatch_dtype(target, [&](auto tag) {
+  dispatch_dtype_with_complex(target, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* p = out.data<T>();
     fill_from<T>(data, p);

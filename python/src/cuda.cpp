@@ -9,6 +9,7 @@
 #include "bindings.h"
 #include "core/error.h"
 #include "kernels/startup.h"
+#include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/pinned.h"
 
@@ -55,7 +56,13 @@ nb::object tensor_to(nb::handle self, nb::args args, nb::kwargs kwargs) {
   }
   Device target = device.value_or(x.device());
   CrossingScope scope(".to()", true, !(x.device().is_cpu() && target.is_cpu()));
-  Tensor out = to_device(x, target, dtype, copy, non_blocking);
+  Tensor out;
+  if (dtype && is_complex(x.dtype()) && !is_complex(*dtype)) {  // the cast first, on x's device
+    warn_if_discarding_imag(x.dtype(), *dtype);
+    out = to_device(cast_discarding_imag(x, *dtype), target, std::nullopt, false, non_blocking);
+  } else {
+    out = to_device(x, target, dtype, copy, non_blocking);
+  }
   if (out.is_same(x)) return nb::borrow(self);  // PyTorch returns the very same object when nothing changes
   return wrap(std::move(out));
 }

@@ -22,6 +22,10 @@ const char* typestr_of(DType d) {
     case DType::Float16: return "<f2";
     case DType::Float32: return "<f4";
     case DType::Float64: return "<f8";
+    case DType::Complex64:
+      return "<c8";
+    case DType::Complex128:
+      return "<c16";
     default: return nullptr;
   }
 }

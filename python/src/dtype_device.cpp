@@ -29,6 +29,7 @@ DType to_dtype(nb::handle h) {
   if (h.is(reinterpret_cast<PyObject*>(&PyFloat_Type))) return DType::Float64;
   if (h.is(reinterpret_cast<PyObject*>(&PyLong_Type))) return DType::Int64;
   if (h.is(reinterpret_cast<PyObject*>(&PyBool_Type))) return DType::Bool;
+  if (h.is(reinterpret_cast<PyObject*>(&PyComplex_Type))) return DType::Complex128;
   TANDEM_THROW(Type, "dtype must be a tandem.dtype (e.g. tandem.float32), not ", nb::inst_name(h).c_str(),
                "\nhint: NumPy dtypes are not accepted here; use tandem.float32, "
                "tandem.int64, ...");
@@ -73,7 +74,7 @@ void init_dtype_device(nb::module_& m) {
       .def_prop_ro("is_floating_point", [](const PyDType& d) { return is_floating(d.dtype); })
       .def_prop_ro("is_signed",
                    [](const PyDType& d) { return d.dtype != DType::Bool && d.dtype != DType::UInt8; })
-      .def_prop_ro("is_complex", [](const PyDType&) { return false; })
+      .def_prop_ro("is_complex", [](const PyDType& d) { return is_complex(d.dtype); })
       .def_prop_ro("itemsize", [](const PyDType& d) { return element_size(d.dtype); })
       // PyTorch's two spellings of a dtype in its messages ("Long"; "long int"), for the Python front ends.
       .def_prop_ro("_scalar_type_name", [](const PyDType& d) { return std::string(dtype_title(d.dtype)); })
@@ -93,6 +94,8 @@ void init_dtype_device(nb::module_& m) {
   alias("short", DType::Int16);
   alias("int", DType::Int32);
   alias("long", DType::Int64);
+  alias("cfloat", DType::Complex64);
+  alias("cdouble", DType::Complex128);
 
   m.def(
       "get_default_dtype", [] { return dtype_object(default_float_dtype()); },

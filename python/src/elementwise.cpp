@@ -155,9 +155,10 @@ Tensor scaled_other(const char* op, const Tensor& input, nb::handle b, nb::handl
   Scalar s;
   TANDEM_CHECK(to_scalar(alpha, s), Type, op, "(): argument 'alpha' must be Number, not ",
                nb::inst_name(alpha).c_str());
+  auto integral = [](DType d) { return !is_floating(d) && !is_complex(d); };
   const bool integral_result =
-      !is_floating(input.dtype()) &&
-      (is_tensor(b) ? !is_floating(as_tensor_ref(b).dtype()) : !PyFloat_Check(b.ptr()));
+      integral(input.dtype()) && (is_tensor(b) ? integral(as_tensor_ref(b).dtype())
+                                               : !PyFloat_Check(b.ptr()) && !PyComplex_Check(b.ptr()));
   TANDEM_CHECK(
       !(integral_result && s.is_float()), Runtime,
       "For integral input tensors, argument alpha must not be a floating point number.\nhint: pass an "

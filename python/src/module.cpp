@@ -33,4 +33,5 @@ NB_MODULE(_C, m) {
   init_order_stats(m);
   init_unfold(m);
   init_attention(m);
+  init_complex(m);
 }

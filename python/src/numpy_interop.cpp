@@ -47,6 +47,10 @@ const char* buffer_format(DType d) {
       return "d";
     case DType::BFloat16:
       return nullptr;  // NumPy has no bfloat16
+    case DType::Complex64:
+      return "Zf";
+    case DType::Complex128:
+      return "Zd";
   }
   return nullptr;
 }
@@ -250,10 +254,10 @@ std::string numpy_type_name(nb::handle obj, const char* format) {
 }
 
 [[noreturn]] void throw_unsupported_dtype(nb::handle obj, const char* format) {
-  TANDEM_THROW(
-      Type, "can't convert np.ndarray of type ", numpy_type_name(obj, format),
-      ". The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, and "
-      "bool.\nhint: convert the array first, e.g. a.astype(np.float32) or a.astype(np.int64)");
+  TANDEM_THROW(Type, "can't convert np.ndarray of type ", numpy_type_name(obj, format),
+               ". The only supported types are: float64, float32, float16, complex64, complex128, int64, "
+               "int32, int16, int8, uint8, and "
+               "bool.\nhint: convert the array first, e.g. a.astype(np.float32) or a.astype(np.int64)");
 }
 
 enum class ByteOrder { Native, Swapped };
@@ -268,6 +272,16 @@ bool dtype_from_format(const char* format, Py_ssize_t itemsize, DType& out, Byte
   else if (*format == '<' || *format == '>' || *format == '!') {
     order = (*format == '<') == little ? ByteOrder::Native : ByteOrder::Swapped;
     ++format;
+  }
+  // Complex: "Zf" / "Zd" (NumPy's complex64 / complex128).
+  if (format[0] == 'Z' && format[1] != '\0' && format[2] == '\0') {
+    if (format[1] == 'f')
+      out = DType::Complex64;
+    else if (format[1] == 'd')
+      out = DType::Complex128;
+    else
+      return false;
+    return itemsize == static_cast<Py_ssize_t>(element_size(out));
   }
   if (format[0] == '\0' || format[1] != '\0') return false;
   switch (format[0]) {

@@ -16,6 +16,8 @@ nb::object scalar_object(const Scalar& s) {
   switch (s.kind()) {
     case Scalar::Kind::Bool: return nb::bool_(s.to_bool());
     case Scalar::Kind::Int: return nb::int_(s.to_int());
+    case Scalar::Kind::Complex:
+      return nb::steal(PyComplex_FromDoubles(s.to_complex().re, s.to_complex().im));
     default: return nb::float_(s.to_double());
   }
 }
@@ -24,7 +26,10 @@ template <typename T>
 nb::object to_py(const char* p) {
   T v;
   std::memcpy(&v, p, sizeof(T));
-  if constexpr (std::is_same_v<T, bool>) return nb::bool_(v);
+  if constexpr (is_complex_type_v<T>)
+    return nb::steal(PyComplex_FromDoubles(static_cast<double>(v.re), static_cast<double>(v.im)));
+  else if constexpr (std::is_same_v<T, bool>)
+    return nb::bool_(v);
   else if constexpr (std::is_integral_v<T>) return nb::int_(static_cast<int64_t>(v));
   else return nb::float_(static_cast<double>(static_cast<opmath_t<T>>(v)));
 }
@@ -69,6 +74,13 @@ Scalar one_value(const Tensor& t, const char* what) {
   return item(t);
 }
 
+// float() / int() of a complex value: PyTorch takes the real part only when the imaginary part is zero.
+const Scalar& real_value(const Scalar& s, const char* c_type) {
+  TANDEM_CHECK(!s.is_complex() || s.to_complex().im == 0.0, Runtime, "value cannot be converted to type ",
+               c_type, " without overflow\nhint: take the part you want first, e.g. float(t.real) or abs(t)");
+  return s;
+}
+
 }  // namespace
 
 void init_protocol(nb::module_& m) {
@@ -87,7 +99,7 @@ void init_protocol(nb::module_& m) {
       [](const Tensor& t) {
         CrossingScope scope(".tolist()", true, !t.device().is_cpu());
         Tensor h = to_host(t);
-        return dispatch_dtype(h.dtype(), [&](auto tag) {
+        return dispatch_dtype_with_complex(h.dtype(), [&](auto tag) {
           using T = typename decltype(tag)::type;
           return tolist_impl<T>(h);
         });
@@ -95,11 +107,11 @@ void init_protocol(nb::module_& m) {
       "The values as (nested) Python lists of numbers.");
   tensor.def("__float__", [](const Tensor& t) {
     CrossingScope scope("float()", false, !t.device().is_cpu());
-    return one_value(t, "float()").to_double();
+    return real_value(one_value(t, "float()"), "double").to_double();
   });
   tensor.def("__int__", [](const Tensor& t) {
     CrossingScope scope("int()", false, !t.device().is_cpu());
-    return one_value(t, "int()").to_int();
+    return real_value(one_value(t, "int()"), "int64_t").to_int();
   });
   tensor.def("__bool__", [](const Tensor& t) {
     TANDEM_CHECK(t.numel() == 1, Runtime, "Boolean value of Tensor with more than one value is ambiguous",
@@ -108,7 +120,7 @@ void init_protocol(nb::module_& m) {
     return item(t).to_bool();
   });
   tensor.def("__index__", [](const Tensor& t) {
-    TANDEM_CHECK(!is_floating(t.dtype()) && t.numel() == 1, Type,
+    TANDEM_CHECK(!is_floating(t.dtype()) && !is_complex(t.dtype()) && t.numel() == 1, Type,
                  "only integer tensors of a single element can be converted to an index");
     CrossingScope scope("__index__()", false, !t.device().is_cpu());
     return item(t).to_int();

@@ -44,6 +44,10 @@ bool to_scalar(nb::handle h, Scalar& out) {
     out = Scalar(PyFloat_AS_DOUBLE(o));
     return true;
   }
+  if (PyComplex_Check(o)) {
+    out = Scalar(complex<double>(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)));
+    return true;
+  }
   // NumPy scalars (np.int64, np.float32, np.bool_) act like the Python number they hold.
   PyTypeObject* tp = Py_TYPE(o);
   if (tp->tp_name && std::strncmp(tp->tp_name, "numpy.", 6) == 0 && nb::hasattr(h, "item") &&
@@ -188,6 +192,7 @@ void init_tensor(nb::module_& m) {
       .def("clone", [](const Tensor& t) { return clone(t); })
       .def("copy_", returning_self([](const Tensor& t, const Tensor& src, bool non_blocking) {
              CrossingScope scope(".copy_()", true, t.device() != src.device());  // explicit for the guard
+             warn_if_discarding_imag(src.dtype(), t.dtype());
              return copy_(t, src, non_blocking);
            }),
            nb::arg("src"), nb::arg("non_blocking") = false)

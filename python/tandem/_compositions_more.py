@@ -362,7 +362,7 @@ for _fn, _fn_name in ((dropout, "dropout"), (alpha_dropout, "alpha_dropout"), (f
     _fn.__name__ = _fn.__qualname__ = _fn_name
 
 
-# ---- predicates and no-op conversions (tandem has no complex, conjugate or negative-bit tensors) ----
+# ---- predicates and no-op conversions (tandem has no conjugate or negative-bit tensors: conj() is eager) ----
 
 def is_nonzero(input):
     _require_tensors("is_nonzero", ("input", input))
@@ -378,7 +378,7 @@ def is_same_size(input, other):
 
 
 def is_complex(input):
-    return False
+    return input.dtype.is_complex
 
 
 def is_conj(input):

@@ -22,6 +22,8 @@ class finfo:
 
     def __init__(self, type=None):
         dtype = _C.get_default_dtype() if type is None else _dtype_arg("finfo", type)
+        if dtype.is_complex:  # the limits of its parts, as PyTorch reports them (dtype=float32 for complex64)
+            dtype = _C.float32 if dtype == _C.complex64 else _C.float64
         if not dtype.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
                             "'torch.finfo'")

@@ -138,6 +138,24 @@ class _Formatter:
         return text.rjust(self.width)
 
 
+class _ComplexFormatter:
+    """PyTorch's complex layout: the real parts and the imaginary parts each get their own formatter (so each
+    chooses its notation alone), joined as "1.5000-2.0000j"."""
+
+    def __init__(self, values, precision, sci_mode):
+        self.real = _Formatter([v.real for v in values], True, precision, sci_mode)
+        self.imag = _Formatter([v.imag for v in values], True, precision, sci_mode)
+        self.width = self.real.width + self.imag.width + 1  # + 1 for the "j"
+
+    def __call__(self, value):
+        imag = (self.imag(value.imag) + "j").lstrip()
+        return self.real(value.real) + (imag if imag[0] in "+-" else "+" + imag)
+
+
+def _default_complex_dtype():
+    return _C.complex128 if _C.get_default_dtype() == _C.float64 else _C.complex64
+
+
 def _vector_str(values, indent, fmt, linewidth):
     items = [" ..." if v is _ELIDED else fmt(v) for v in values]
     per_line = max(1, int(math.floor((linewidth - indent) / (fmt.width + 2))))
@@ -198,7 +216,7 @@ def tensor_repr(t):
     else:
         if not opts.edgeitems:  # nothing of a summary would be shown, so the shape is
             suffixes.append(_suffix("size=" + str(tuple(t.shape))))
-        if t.dtype not in (_C.get_default_dtype(), _C.int64, _C.bool):
+        if t.dtype not in (_C.get_default_dtype(), _default_complex_dtype(), _C.int64, _C.bool):
             suffixes.append(_dtype_suffix(t.dtype))
         summarize = t.numel() > opts.threshold
         if summarize and not opts.edgeitems and t.dim() > 0:
@@ -207,7 +225,10 @@ def tensor_repr(t):
             with _crossing("print"):  # an implicit crossing for tandem.transfer_guard
                 values = _edge_values(t, summarize, opts.edgeitems)
             flat = [values] if t.dim() == 0 else _leaves(values, [])
-            fmt = _Formatter(flat, t.is_floating_point(), opts.precision, opts.sci_mode)
+            if t.dtype.is_complex:
+                fmt = _ComplexFormatter(flat, opts.precision, opts.sci_mode)
+            else:
+                fmt = _Formatter(flat, t.is_floating_point(), opts.precision, opts.sci_mode)
             body = _nested_str(values, t.dim(), indent, fmt, opts.linewidth)
     grad_fn = getattr(t, "grad_fn", None)
     if grad_fn is not None:

@@ -21,6 +21,7 @@ DTYPES = {
     "float16": ("HalfStorage", 2, "<f2"), "bfloat16": ("BFloat16Storage", 2, None),
     "int64": ("LongStorage", 8, "<i8"), "int32": ("IntStorage", 4, "<i4"), "int16": ("ShortStorage", 2, "<i2"),
     "int8": ("CharStorage", 1, "i1"), "uint8": ("ByteStorage", 1, "u1"), "bool": ("BoolStorage", 1, "?"),
+    "complex64": ("ComplexFloatStorage", 8, "<c8"), "complex128": ("ComplexDoubleStorage", 16, "<c16"),
 }
 
 

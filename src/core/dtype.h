@@ -1,10 +1,12 @@
-// The dtype list. Every per-dtype table in tandem is generated from TANDEM_FORALL_DTYPES so no two
-// hand-kept tables can drift apart.
+// The dtype lists. Every per-dtype table in tandem is generated from TANDEM_FORALL_ALL_DTYPES so no two
+// hand-kept tables can drift apart. TANDEM_FORALL_DTYPES is the real dtypes only: dispatch_dtype instantiates
+// op bodies for those, so an op meets complex only where it asks for it (dispatch_dtype_with_complex).
 #pragma once
 #include <type_traits>
 #include <cstdint>
 #include <string_view>
 
+#include "core/complex.h"
 #include "core/half.h"
 
 namespace tandem {
@@ -22,16 +24,23 @@ namespace tandem {
   _(BFloat16, BFloat16, "bfloat16", Floating, "BFloat16", "c10::BFloat16") \
   _(Float32, float, "float32", Floating, "Float", "float")                 \
   _(Float64, double, "float64", Floating, "Double", "double")
+#define TANDEM_FORALL_COMPLEX_DTYPES(_)                                                     \
+  _(Complex64, complex<float>, "complex64", Complex, "ComplexFloat", "c10::complex<float>") \
+  _(Complex128, complex<double>, "complex128", Complex, "ComplexDouble", "c10::complex<double>")
+#define TANDEM_FORALL_ALL_DTYPES(_) \
+  TANDEM_FORALL_DTYPES(_)           \
+  TANDEM_FORALL_COMPLEX_DTYPES(_)
 
 enum class DType : int8_t {
 #define TANDEM_ENUM(e, t, n, c, title, cpp) e,
-  TANDEM_FORALL_DTYPES(TANDEM_ENUM)
+  TANDEM_FORALL_ALL_DTYPES(TANDEM_ENUM)
 #undef TANDEM_ENUM
 };
-constexpr int kNumDTypes = 10;
+constexpr int kNumRealDTypes = 10;
+constexpr int kNumDTypes = 12;  // every dtype, complex included: the size of per-dtype tables
 
 // Type-promotion categories, ordered: a higher category wins regardless of width.
-enum class DTypeCategory : int8_t { Bool = 0, Integral = 1, Floating = 2 };
+enum class DTypeCategory : int8_t { Bool = 0, Integral = 1, Floating = 2, Complex = 3 };
 
 template <DType D>
 struct CppTypeOf;
@@ -40,7 +49,7 @@ struct CppTypeOf;
   struct CppTypeOf<DType::e> {      \
     using type = t;                 \
   };
-TANDEM_FORALL_DTYPES(TANDEM_CPP_TYPE)
+TANDEM_FORALL_ALL_DTYPES(TANDEM_CPP_TYPE)
 #undef TANDEM_CPP_TYPE
 template <DType D>
 using cpp_type_t = typename CppTypeOf<D>::type;
@@ -52,7 +61,7 @@ constexpr DType dtype_of();
   constexpr DType dtype_of<t>() {   \
     return DType::e;                \
   }
-TANDEM_FORALL_DTYPES(TANDEM_DTYPE_OF)
+TANDEM_FORALL_ALL_DTYPES(TANDEM_DTYPE_OF)
 #undef TANDEM_DTYPE_OF
 
 size_t element_size(DType d);
@@ -63,11 +72,16 @@ std::string_view dtype_title(DType d);
 std::string_view dtype_cpp_name(DType d);
 DTypeCategory dtype_category(DType d);
 inline bool is_floating(DType d) { return dtype_category(d) == DTypeCategory::Floating; }
+inline bool is_complex(DType d) { return dtype_category(d) == DTypeCategory::Complex; }
+// complex64 <-> float32, complex128 <-> float64 (a real dtype maps to itself / to its complex counterpart;
+// float16 and bfloat16 map to complex64, tandem having no complex32).
+DType complex_value_dtype(DType d);
+DType complex_dtype_for(DType real);
 inline bool is_integral(DType d, bool include_bool) {
   DTypeCategory c = dtype_category(d);
   return c == DTypeCategory::Integral || (include_bool && c == DTypeCategory::Bool);
 }
-// PyTorch's promote_types table.
+// PyTorch's promote_types table (complex included: complex64 with float64 gives complex128).
 DType promote_types(DType a, DType b);
 
 // The dtype a Python float becomes (float32 unless set_default_dtype changed it). Process-wide, as in PyTorch.
@@ -90,6 +104,11 @@ struct OpMath<BFloat16> {
 template <typename T>
 using opmath_t = typename OpMath<T>::type;
 
+// The error every real-only op body raises for a complex dtype, in PyTorch's words:
+// "<op>" not implemented for 'ComplexFloat' (NotImplementedError). `op` may be null (a kernel without a
+// name).
+[[noreturn]] void throw_complex_not_implemented(const char* op, DType d);
+
 }  // namespace tandem
 
 namespace tandem {
@@ -99,8 +118,10 @@ struct TypeTag {
   using type = T;
 };
 
-// Calls fn(TypeTag<T>{}) with T the C++ type of `d`. Bodies use `if constexpr` to skip dtypes an op does
-// not support, so each op instantiates only the loops it needs.
+// Calls fn(TypeTag<T>{}) with T the C++ type of `d`, a real dtype. Bodies use `if constexpr` to skip dtypes
+// an op does not support, so each op instantiates only the loops it needs. A complex `d` raises
+// NotImplementedError instead: real op bodies are never instantiated for complex<T>. (Front ends check
+// complex operands before kernels run; this is the backstop.)
 template <typename Fn>
 decltype(auto) dispatch_dtype(DType d, Fn&& fn) {
   switch (d) {
@@ -109,8 +130,30 @@ decltype(auto) dispatch_dtype(DType d, Fn&& fn) {
     return fn(TypeTag<t>{});
     TANDEM_FORALL_DTYPES(TANDEM_DISPATCH_CASE)
 #undef TANDEM_DISPATCH_CASE
+    default:
+      break;
+  }
+  throw_complex_not_implemented(nullptr, d);
+}
+
+// dispatch_dtype over every dtype, complex<float> and complex<double> included.
+template <typename Fn>
+decltype(auto) dispatch_dtype_with_complex(DType d, Fn&& fn) {
+  switch (d) {
+#define TANDEM_DISPATCH_CASE(e, t, n, c, title, cpp) \
+  case DType::e:                                     \
+    return fn(TypeTag<t>{});
+    TANDEM_FORALL_ALL_DTYPES(TANDEM_DISPATCH_CASE)
+#undef TANDEM_DISPATCH_CASE
   }
   __builtin_unreachable();
+}
+
+// Calls fn(TypeTag<complex<float>>{}) or fn(TypeTag<complex<double>>{}); `d` must be complex.
+template <typename Fn>
+decltype(auto) dispatch_complex(DType d, Fn&& fn) {
+  if (d == DType::Complex128) return fn(TypeTag<complex<double>>{});
+  return fn(TypeTag<complex<float>>{});
 }
 
 template <typename T>

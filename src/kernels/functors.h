@@ -7,6 +7,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "core/complex.h"
 #include "core/half.h"
 #include "core/macros.h"
 #include "kernels/integer_functors.h"
@@ -24,6 +25,17 @@ template <typename To, typename From>
 TANDEM_HOST_DEVICE TANDEM_INLINE To convert(From v) {
   if constexpr (std::is_same_v<To, From>) {
     return v;
+  } else if constexpr (is_complex_type_v<To>) {  // real -> complex: imaginary part 0
+    using V = typename To::value_type;
+    if constexpr (is_complex_type_v<From>)
+      return To(static_cast<V>(v.re), static_cast<V>(v.im));
+    else
+      return To(convert<V>(v), V(0));
+  } else if constexpr (is_complex_type_v<From>) {  // complex -> real keeps the real part; -> bool: non-zero
+    if constexpr (std::is_same_v<To, bool>)
+      return v.re != 0 || v.im != 0;
+    else
+      return convert<To>(v.re);
   } else if constexpr (std::is_same_v<To, bool>) {
     if constexpr (std::is_arithmetic_v<From>)
       return v != From(0);

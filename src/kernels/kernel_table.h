@@ -8,6 +8,7 @@
 #include "core/scalar.h"
 #include "core/tensor.h"
 #include "kernels/activation.h"
+#include "kernels/complex_kernels.h"
 #include "kernels/index_kernels.h"
 #include "kernels/linalg_kernels.h"
 #include "kernels/nn_kernels.h"

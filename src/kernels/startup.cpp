@@ -22,10 +22,7 @@ void register_cpu_kernels(KernelTable& table);
 namespace tandem {
 
 namespace {
-void start_cpu() {
-  register_cpu_backend();
-  register_lapack_cpu_kernels(lapack_kernels_for_registration(DeviceType::CPU));
-  KernelTable& kernels = kernel_table_for_registration(DeviceType::CPU);
+void register_cpu_kernels_for_capability(KernelTable& kernels) {
   switch (cpu_capability()) {
 #ifdef TANDEM_CPU_BUILT_AVX512
     case CpuCapability::Avx512:
@@ -42,6 +39,13 @@ void start_cpu() {
   }
 }
 
+void start_cpu() {
+  register_cpu_backend();
+  register_lapack_cpu_kernels(lapack_kernels_for_registration(DeviceType::CPU));
+  register_cpu_kernels_for_capability(kernel_table_for_registration(DeviceType::CPU));
+  guard_complex_operands(DeviceType::CPU);
+}
+
 // TANDEM_EMULATE_CUDA=N selects emulated devices (for testing GPU code paths anywhere), even in a CUDA build.
 void start_cuda() {
   start_device_type(DeviceType::CPU);  // emulated kernels wrap the CPU's
@@ -49,9 +53,10 @@ void start_cuda() {
     emulated::register_emulated_kernels(kernel_table_for_registration(DeviceType::CUDA));
     emulated::register_emulated_lapack_kernels(lapack_kernels_for_registration(DeviceType::CUDA),
                                                lapack_kernels_for_registration(DeviceType::CPU));
-    return;
+  } else {
+    start_cuda_hardware();
   }
-  start_cuda_hardware();
+  guard_complex_operands(DeviceType::CUDA);
 }
 }  // namespace
 

@@ -3,6 +3,7 @@
 // initialises the driver (too slow for import, and a driver initialised before fork() is unusable in the
 // child, which DataLoader workers rely on).
 #pragma once
+#include "core/device.h"
 
 namespace tandem {
 
@@ -17,6 +18,11 @@ void start_runtime();
 bool cuda_backend_built();
 // Registers the real CUDA devices and their kernels, or records why there are none.
 void start_cuda_hardware();
+
+// Wraps every kernel slot of a device type's (filled) table so that complex operands reaching a slot written
+// for real dtypes raise NotImplementedError at the call (kernels/complex_guard.cpp). Called once per type,
+// last.
+void guard_complex_operands(DeviceType type);
 
 namespace emulated {
 // Wraps every CPU kernel slot to run asynchronously on an emulated device's stream.

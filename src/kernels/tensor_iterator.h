@@ -57,7 +57,7 @@ class TensorIterator {
   };
   int n_ = 0;
   Source sources_[kMaxOperands]{};
-  alignas(8) char scalars_[kMaxOperands][8]{};  // values of scalar operands live in the iterator
+  alignas(16) char scalars_[kMaxOperands][16]{};  // values of scalar operands (up to complex128)
   char* data_[kMaxOperands]{};
   DType dtypes_[kMaxOperands]{};
   DimVector strides_[kMaxOperands];

@@ -94,6 +94,10 @@ Tensor empty_like(const Tensor& x, DType dtype) { return empty(x.sizes(), dtype,
 
 Tensor to_dtype(const Tensor& x, DType dtype, bool copy) {
   if (x.dtype() == dtype && !copy) return x;
+  // Front ends convert inputs to their compute dtype with this; a real compute dtype for a complex input
+  // means the op has no complex form, and converting would silently drop the imaginary parts. The user's
+  // explicit casts (x.float(), x.to(dtype)) go through cast_discarding_imag (ops/complex.h) instead.
+  if (is_complex(x.dtype()) && !is_complex(dtype)) throw_complex_not_implemented(nullptr, x.dtype());
   if (autograd::should_record(x)) {
     Tensor out = autograd::without_grad([&] { return to_dtype(x, dtype, copy); });
     return autograd::record_copy(x.dtype() == dtype ? "CloneBackward0" : "ToCopyBackward0", x, out);
@@ -122,8 +126,8 @@ Tensor fill_(const Tensor& x, const Scalar& value) {
   if (x.numel() == 0) return x;
   TensorIterator iter;
   iter.add_output(x);
-  alignas(8) char buf[8];
-  dispatch_dtype(x.dtype(), [&](auto tag) {
+  alignas(16) char buf[16];
+  dispatch_dtype_with_complex(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T v = value.to<T>();
     std::memcpy(buf, &v, sizeof(T));
@@ -159,18 +163,20 @@ Scalar item(const Tensor& x) {
       x.numel() == 1, Runtime, "a Tensor with ", x.numel(),
       " elements cannot be converted to Scalar\nhint: item() needs exactly one element; reduce first "
       "(e.g. x.sum().item()) or use x.tolist()");
-  alignas(8) char buf[8];
+  alignas(16) char buf[16];  // the widest element: complex128
   if (x.device().is_cpu()) {
     std::memcpy(buf, x.data_ptr(), x.element_size());
   } else {
     CrossingSubject subject(x);
     copy_device_to_host(buf, x.data_ptr(), x.device(), x.element_size());
   }
-  return dispatch_dtype(x.dtype(), [&](auto tag) -> Scalar {
+  return dispatch_dtype_with_complex(x.dtype(), [&](auto tag) -> Scalar {
     using T = typename decltype(tag)::type;
     T v;
     std::memcpy(&v, buf, sizeof(T));
-    if constexpr (std::is_same_v<T, bool>)
+    if constexpr (is_complex_type_v<T>)
+      return Scalar(complex<double>(v));
+    else if constexpr (std::is_same_v<T, bool>)
       return Scalar(v);
     else if constexpr (std::is_integral_v<T>)
       return Scalar(static_cast<int64_t>(v));

@@ -65,6 +65,8 @@ DLDataType dl_dtype(DType d) {
       return {d == DType::UInt8 ? kDLUInt : kDLInt, bits, 1};
     case DTypeCategory::Floating:
       return {d == DType::BFloat16 ? kDLBfloat : kDLFloat, bits, 1};
+    case DTypeCategory::Complex:
+      return {kDLComplex, bits, 1};
   }
   __builtin_unreachable();
 }

@@ -12,6 +12,7 @@
 #include "kernels/op_rules.h"
 #include "kernels/tensor_iterator.h"
 #include "ops/autocast.h"
+#include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/out_arg.h"
 #include "ops/reduce.h"
@@ -73,6 +74,7 @@ ElementwiseKernel binary_kernel(BinaryOp op, Device d) {
 
 // ---- unary ----
 DType unary_compute_dtype(UnaryOp op, UnaryRule rule, DType in) {
+  if (is_complex(in)) return in;  // complex stays complex (ops/complex.cpp runs or refuses it)
   switch (rule) {
     case UnaryRule::NoBool:
       if (in == DType::Bool) {
@@ -133,6 +135,7 @@ bool autocasts_to_fp32(UnaryOp op) {
 }
 
 Tensor unary_op(UnaryOp op, UnaryRule rule, const Tensor& x) {
+  if (is_complex(x.dtype())) return complex_unary(op, x);
   if (autocast::is_active() && autocasts_to_fp32(op))
     return autocast::run(
         autocast::kCudaFp32, [&](const Tensor& t) { return unary_op(op, rule, t); }, x);
@@ -147,6 +150,14 @@ Tensor unary_op(UnaryOp op, UnaryRule rule, const Tensor& x) {
 
 Tensor unary_op_(UnaryOp op, UnaryRule rule, const Tensor& x) {
   check_writeable(x, unary_op_name(op));
+  if (is_complex(x.dtype())) {
+    Tensor r = complex_unary(op, x);
+    TANDEM_CHECK(r.dtype() == x.dtype(), Runtime, "In-place ", unary_op_name(op),
+                 " is not supported for complex tensors.\nhint: use the out-of-place ", unary_op_name(op),
+                 "()");
+    copy_(x, r);
+    return x;
+  }
   DType compute = unary_compute_dtype(op, rule, x.dtype());
   DType result = rule_outputs_bool(rule) ? DType::Bool : compute;
   TANDEM_CHECK(can_cast(result, x.dtype()), Runtime, "result type ", dtype_title(result),
@@ -164,6 +175,14 @@ Tensor unary_op_(UnaryOp op, UnaryRule rule, const Tensor& x) {
 }
 
 Tensor unary_out(UnaryOp op, UnaryRule rule, const Tensor& x, const Tensor& out) {
+  if (is_complex(x.dtype())) {
+    Tensor r = complex_unary(op, x);
+    check_out(unary_op_name(op), out, r.dtype(), x.device(), {&x});
+    resize_out(out, x.sizes());
+    copy_(out, r);
+    out.bump_version();
+    return out;
+  }
   DType compute = unary_compute_dtype(op, rule, x.dtype());
   DType result = rule_outputs_bool(rule) ? DType::Bool : compute;
   check_out(unary_op_name(op), out, result, x.device(), {&x});
@@ -199,6 +218,9 @@ const char* integer_kernel_name(BinaryOp op) {
 }
 
 DType binary_compute_dtype(BinaryOp op, BinaryRule rule, DType common) {
+  // Complex stays complex: run_binary sends it to the complex slot, whose guard refuses ops without a complex
+  // form. (FloatOnly ops refuse it below, with their own name.)
+  if (is_complex(common) && rule != BinaryRule::FloatOnly) return common;
   switch (rule) {
     case BinaryRule::IntDiv:
       TANDEM_CHECK(common != DType::Bool, NotImplemented, "\"",
@@ -232,7 +254,7 @@ DType binary_compute_dtype(BinaryOp op, BinaryRule rule, DType common) {
 // checked without making the host wait: the check is queued on the device and raised at the next
 // synchronising crossing (backend/deferred_errors.h); the kernel meanwhile writes 0 where the divisor is 0.
 void check_int_divisor(BinaryOp op, DType compute, const Operand& b) {
-  if (is_floating(compute) || compute == DType::Bool) return;
+  if (is_floating(compute) || is_complex(compute) || compute == DType::Bool) return;
   const char* hint = " by zero; check the divisor, or convert to float first to get inf/nan instead";
   if (!b.tensor || b.tensor->device().is_cpu()) {
     bool zero =
@@ -314,7 +336,7 @@ void run_binary(BinaryOp op, DType compute, const Tensor& out, const Operand& a,
   TensorIterator iter;
   iter.add_output(out);
   Tensor ta, tb;  // keep converted inputs alive for the kernel
-  alignas(8) char sa[8], sb[8];
+  alignas(16) char sa[16], sb[16];  // up to complex128
   auto add = [&](const Operand& o, Tensor& keep, char* buf) {
     // A 0-dim CPU tensor next to a device tensor travels as a kernel argument, as PyTorch passes CPU scalars.
     bool host_scalar = o.tensor && o.tensor->device() != out.device();
@@ -323,7 +345,7 @@ void run_binary(BinaryOp op, DType compute, const Tensor& out, const Operand& a,
       iter.add_input(keep);
     } else {
       Scalar value = host_scalar ? item(*o.tensor) : o.scalar;
-      dispatch_dtype(compute, [&](auto tag) {
+      dispatch_dtype_with_complex(compute, [&](auto tag) {
         using T = typename decltype(tag)::type;
         T v = value.to<T>();
         std::memcpy(buf, &v, sizeof(T));
@@ -334,7 +356,14 @@ void run_binary(BinaryOp op, DType compute, const Tensor& out, const Operand& a,
   add(a, ta, sa);
   add(b, tb, sb);
   iter.build();
+  if (is_complex(compute)) return run_complex_binary(op, iter, out.device());
   binary_kernel(op, out.device())(iter);
+}
+
+bool involves_complex(const Operand& a, const Operand& b) {
+  for (const Operand* o : {&a, &b})
+    if (o->tensor ? is_complex(o->tensor->dtype()) : o->scalar.is_complex()) return true;
+  return false;
 }
 
 // The result's compute dtype, shape and device, after the checks every form of the op makes.
@@ -386,6 +415,7 @@ Tensor autocast_pow(BinaryRule rule, const Operand& a, const Operand& b) {
 Tensor binary_op(BinaryOp op, BinaryRule rule, const Operand& a, const Operand& b) {
   if (autocast::is_active() && op == BinaryOp::pow) return autocast_pow(rule, a, b);
   if (autograd::should_record(a.tensor, b.tensor)) {
+    if (involves_complex(a, b)) check_no_complex_grad(binary_op_name(op), true);
     Tensor out = autograd::without_grad([&] { return binary_op(op, rule, a, b); });
     return autograd::record_binary(op, a.tensor, a.scalar, b.tensor, b.scalar, out);
   }
@@ -437,6 +467,7 @@ Tensor binary_op_(BinaryOp op, BinaryRule rule, const Tensor& self, const Operan
   if (rule == BinaryRule::IntDiv && self.numel() > 0) check_int_divisor(op, compute, b);
   check_pow_exponent(op, compute, b);
   if (autograd::should_record(&self, b.tensor)) {
+    if (involves_complex(a, b)) check_no_complex_grad(binary_op_name(op), true);
     return autograd::inplace_with_grad(self, [&](const Tensor& before) {
       return binary_op(op, rule, {&before, {}}, b);
     });

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "kernels/kernel_table.h"
 #include "ops/autocast.h"
+#include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/gemm_launch.h"
@@ -194,8 +195,20 @@ Tensor outer(const Tensor& a, const Tensor& b) {
   return mul(unsqueeze(a, 1), unsqueeze(b, 0));
 }
 
+// A complex product as four real ones on the parts' views: (ar + i ai)(br + i bi). Every device's real GEMM
+// serves, at the cost of 4 real products (cgemm/zgemm would do the work of about 4 too, in one pass).
+Tensor complex_matmul(const Tensor& a, const Tensor& b) {
+  check_no_complex_grad("matmul", autograd::should_record(a, b));
+  TANDEM_CHECK(a.dtype() == b.dtype(), Runtime,
+               "expected m1 and m2 to have the same dtype, but got: ", dtype_cpp_name(a.dtype()),
+               " != ", dtype_cpp_name(b.dtype()), "\nhint: convert one, e.g. a @ b.to(a.dtype)");
+  const Tensor ar = real(a), ai = imag(a), br = real(b), bi = imag(b);
+  return make_complex(sub(matmul(ar, br), matmul(ai, bi)), add(matmul(ar, bi), matmul(ai, br)));
+}
+
 Tensor matmul(const Tensor& a, const Tensor& b) {
   if (autocast::is_active()) return autocast::run(autocast::kLower, matmul, a, b);
+  if (is_complex(a.dtype()) || is_complex(b.dtype())) return complex_matmul(a, b);
   const int64_t da = a.dim(), db = b.dim();
   TANDEM_CHECK(da >= 1 && db >= 1, Runtime, "both arguments to matmul need to be at least 1D, but they are ",
                da, "D and ", db, "D", "\nhint: use * (tandem.mul) to multiply by a scalar or a 0-D tensor");

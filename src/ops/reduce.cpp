@@ -4,6 +4,7 @@
 #include "autograd/formulas.h"
 #include "core/error.h"
 #include "kernels/kernel_table.h"
+#include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/reduce_plan.h"
 #include "ops/view.h"
@@ -80,7 +81,25 @@ DType natural_dtype(ReduceOp op, DType in) {
   }
 }
 
+Tensor fold(ReduceOp op, const Tensor& x, const OptDims& dims, bool keepdim);
+
+// Sum and mean of a complex tensor: the same reduction of its (..., 2) real view, over the same dims, viewed
+// back as complex (the real and imaginary parts add up independently).
+Tensor complex_fold(ReduceOp op, const Tensor& x, const OptDims& dims, bool keepdim) {
+  plan_reduction(x, dims, keepdim, true);  // PyTorch's dim errors, for the complex shape
+  if (x.dim() == 0) return to_dtype(x, x.dtype(), true);
+  DimVector reduced;
+  if (dims && !dims->empty()) {
+    for (int64_t d : *dims) reduced.push_back(d < 0 ? d + x.dim() : d);
+  } else {
+    for (int64_t d = 0; d < x.dim(); ++d) reduced.push_back(d);
+  }
+  return view_as_complex(fold(op, view_as_real(x), reduced, keepdim));
+}
+
 Tensor fold(ReduceOp op, const Tensor& x, const OptDims& dims, bool keepdim) {
+  if (is_complex(x.dtype()) && (op == ReduceOp::Sum || op == ReduceOp::Mean))
+    return complex_fold(op, x, dims, keepdim);
   bool logical = op == ReduceOp::All || op == ReduceOp::Any;
   ReducePlan plan = plan_reduction(x, dims, keepdim, !logical);
   Tensor out = empty(plan.kept_shape, natural_dtype(op, x.dtype()), x.device());
@@ -150,6 +169,8 @@ Tensor arg_only(bool is_max, const char* name, const Tensor& x, std::optional<in
 }  // namespace
 
 Tensor sum(const Tensor& x, const OptDims& dims, bool keepdim, OptDType dtype) {
+  if (is_complex(x.dtype()) || (dtype && is_complex(*dtype)))
+    check_no_complex_grad("sum", autograd::should_record(x));
   if (autocast::is_active())
     return autocast::run_fp32_output(autocast::kCudaFp32Output, x, dtype,
                                      [&](OptDType d) { return sum(x, dims, keepdim, d); });
@@ -162,11 +183,13 @@ Tensor sum(const Tensor& x, const OptDims& dims, bool keepdim, OptDType dtype) {
 }
 
 Tensor mean(const Tensor& x, const OptDims& dims, bool keepdim, OptDType dtype) {
+  if (is_complex(x.dtype()) || (dtype && is_complex(*dtype)))
+    check_no_complex_grad("mean", autograd::should_record(x));
   if (autograd::should_record(x))
     return autograd::record_mean(x, dims, keepdim,
                                  autograd::without_grad([&] { return mean(x, dims, keepdim, dtype); }));
   DType d = dtype.value_or(x.dtype());
-  TANDEM_CHECK(is_floating(d), NotImplemented, "mean(): could not infer output dtype. ",
+  TANDEM_CHECK(is_floating(d) || is_complex(d), NotImplemented, "mean(): could not infer output dtype. ",
                dtype ? "Optional" : "Input",
                " dtype must be either a floating point or complex dtype. Got: ", dtype_title(d),
                "\nhint: convert first, e.g. x.float().mean(), or pass dtype=tandem.float32");

@@ -8,6 +8,16 @@
 namespace tandem {
 
 void check_value_fits(const Scalar& v, DType dtype, bool for_fill) {
+  // A complex value fits a real dtype only when its imaginary part is 0 (PyTorch's rule for fill and full).
+  if (v.is_complex() && !is_complex(dtype) && v.to_complex().im != 0.0) {
+    const char* c_type = dtype == DType::Float32   ? "float"
+                         : dtype == DType::Float64 ? "double"
+                         : dtype == DType::Int64   ? "int64_t"
+                                                   : nullptr;
+    TANDEM_THROW(
+        Runtime, "value cannot be converted to type ", c_type ? c_type : dtype_cpp_name(dtype),
+        " without overflow\nhint: a complex value needs a complex dtype, e.g. dtype=tandem.complex64");
+  }
   const bool floating = dtype == DType::Float16 || dtype == DType::BFloat16 || dtype == DType::Float32;
   if (v.is_bool() || dtype == DType::Bool || dtype == DType::Float64 || (floating && !for_fill)) return;
   const char* c_type = nullptr;

@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <complex>
+
+#include "core/error.h"
 
 #include "core/dtype.h"
 #include "core/half.h"
@@ -16,6 +19,51 @@ TEST(DType, PromoteTypesFollowsPyTorchTable) {
   EXPECT_EQ(promote_types(DType::Int64, DType::Float16), DType::Float16);
   EXPECT_EQ(promote_types(DType::Float32, DType::Float64), DType::Float64);
   EXPECT_EQ(promote_types(DType::Int32, DType::Int64), DType::Int64);
+}
+
+TEST(DType, PromoteTypesWithComplex) {
+  EXPECT_EQ(promote_types(DType::Complex64, DType::Float64), DType::Complex128);
+  EXPECT_EQ(promote_types(DType::Float64, DType::Complex64), DType::Complex128);
+  EXPECT_EQ(promote_types(DType::Int64, DType::Complex64), DType::Complex64);
+  EXPECT_EQ(promote_types(DType::Bool, DType::Complex128), DType::Complex128);
+  EXPECT_EQ(promote_types(DType::Float16, DType::Complex64), DType::Complex64);
+  EXPECT_EQ(promote_types(DType::Complex64, DType::Complex128), DType::Complex128);
+  EXPECT_TRUE(is_complex(DType::Complex64));
+  EXPECT_FALSE(is_floating(DType::Complex128));
+  EXPECT_EQ(element_size(DType::Complex128), 16u);
+  EXPECT_EQ(dtype_title(DType::Complex64), "ComplexFloat");
+  EXPECT_EQ(dtype_cpp_name(DType::Complex128), "c10::complex<double>");
+}
+
+// dispatch_dtype instantiates real bodies only: a complex dtype is PyTorch's NotImplementedError, not UB.
+TEST(DType, DispatchDtypeRefusesComplex) {
+  EXPECT_THROW(dispatch_dtype(DType::Complex64, [](auto) { return 0; }), Error);
+  EXPECT_EQ(dispatch_dtype_with_complex(DType::Complex128,
+                                        [](auto tag) { return sizeof(typename decltype(tag)::type); }),
+            16u);
+}
+
+TEST(Complex, ArithmeticMatchesStdComplex) {
+  const complex<double> a(1.5, -2.0), b(-0.25, 3.0);
+  const std::complex<double> sa(1.5, -2.0), sb(-0.25, 3.0);
+  auto near = [](complex<double> z, std::complex<double> w) {
+    return std::abs(z.re - w.real()) < 1e-14 && std::abs(z.im - w.imag()) < 1e-14;
+  };
+  EXPECT_TRUE(near(a + b, sa + sb));
+  EXPECT_TRUE(near(a - b, sa - sb));
+  EXPECT_TRUE(near(a * b, sa * sb));
+  EXPECT_TRUE(near(a / b, sa / sb));
+  EXPECT_TRUE(near(cexp(a), std::exp(sa)));
+  EXPECT_TRUE(near(clog(a), std::log(sa)));
+  EXPECT_TRUE(near(csqrt(b), std::sqrt(sb)));
+  EXPECT_TRUE(near(csqrt(complex<double>(-4.0, 0.0)), std::sqrt(std::complex<double>(-4.0, 0.0))));
+  EXPECT_TRUE(near(csin(a), std::sin(sa)));
+  EXPECT_TRUE(near(ccos(a), std::cos(sa)));
+  EXPECT_TRUE(near(ctanh(a), std::tanh(sa)));
+  EXPECT_DOUBLE_EQ(cabs(a), std::abs(sa));
+  EXPECT_DOUBLE_EQ(carg(a), std::arg(sa));
+  static_assert(sizeof(complex<float>) == 8 && alignof(complex<double>) == 16);
+  static_assert(std::is_trivially_copyable_v<complex<double>>);
 }
 
 TEST(DType, SizesAndNames) {

@@ -217,6 +217,10 @@ MPI_Datatype mpi_type(DType d) {
       return MPI_FLOAT;
     case DType::Float64:
       return MPI_DOUBLE;
+    case DType::Complex64:
+      return MPI_C_FLOAT_COMPLEX;
+    case DType::Complex128:
+      return MPI_C_DOUBLE_COMPLEX;
   }
   return MPI_BYTE;
 }

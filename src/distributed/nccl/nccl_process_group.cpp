@@ -88,6 +88,8 @@ ncclDataType_t nccl_type(DType d, const char* what) {
     case DType::Float64:
       return ncclFloat64;
     case DType::Int16:
+    case DType::Complex64:
+    case DType::Complex128:
       break;
   }
   TANDEM_CHECK(false, Type, what, ": NCCL has no ", dtype_name(d), " type\nhint: convert to int32 first");

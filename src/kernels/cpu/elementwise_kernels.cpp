@@ -13,12 +13,15 @@
 #include "kernels/kernel_table.h"
 
 TANDEM_CPU_KERNELS_BEGIN
+void register_complex_kernels(KernelTable& table);  // complex_kernels.cpp
+
 namespace {
 
+// Every pair of dtypes, complex included: the real <-> complex casts are the way into and out of complex.
 void copy_kernel(TensorIterator& iter) {
-  dispatch_dtype(iter.dtype(0), [&](auto out_tag) {
+  dispatch_dtype_with_complex(iter.dtype(0), [&](auto out_tag) {
     using O = typename decltype(out_tag)::type;
-    dispatch_dtype(iter.dtype(1), [&](auto in_tag) {
+    dispatch_dtype_with_complex(iter.dtype(1), [&](auto in_tag) {
       using I = typename decltype(in_tag)::type;
       iter.for_each([&](char** data, const int64_t* strides, int64_t n) {
         if (strides[0] == sizeof(O) && strides[1] == sizeof(I)) {
@@ -110,6 +113,7 @@ void register_elementwise_kernels(KernelTable& table) {
   register_unary_exact_kernels(table);
   register_binary_arith_kernels(table);
   register_binary_compare_kernels(table);
+  register_complex_kernels(table);
   table.copy = &copy_kernel;
   table.where = &where_kernel;
   table.clamp = &clamp_kernel;

@@ -25,10 +25,11 @@ void where_kernel(TensorIterator& iter) {
 
 }  // namespace
 
+// Every pair of dtypes, complex included: the real <-> complex casts are the way into and out of complex.
 void copy_kernel(TensorIterator& iter) {
-  dispatch_dtype(iter.dtype(0), [&](auto out_tag) {
+  dispatch_dtype_with_complex(iter.dtype(0), [&](auto out_tag) {
     using O = typename decltype(out_tag)::type;
-    dispatch_dtype(iter.dtype(1), [&](auto in_tag) {
+    dispatch_dtype_with_complex(iter.dtype(1), [&](auto in_tag) {
       using I = typename decltype(in_tag)::type;
       launch_elementwise<O, I>(iter, ConvertFn<O, I>{});
     });

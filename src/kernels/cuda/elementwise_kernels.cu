@@ -10,6 +10,7 @@ void register_elementwise_kernels(KernelTable& table) {
   register_binary_arith_kernels(table);
   register_binary_compare_kernels(table);
   register_copy_kernels(table);
+  register_complex_kernels(table);
   register_activation_kernels(table);
 }
 

@@ -11,6 +11,7 @@ void register_unary_exact_kernels(KernelTable& table);     // the other unary op
 void register_binary_arith_kernels(KernelTable& table);    // Arith, ArithNoBool, TrueDiv, IntDiv
 void register_binary_compare_kernels(KernelTable& table);  // Compare, Logical, Bitwise
 void register_copy_kernels(KernelTable& table);            // copy (every dtype pair) and where
+void register_complex_kernels(KernelTable& table);         // complex_unary, complex_binary
 void register_activation_kernels(KernelTable& table);      // activation, activation_backward
 void copy_kernel(TensorIterator& iter);                    // the copy slot
 }  // namespace cuda

@@ -50,6 +50,8 @@ void move_by_width(const IndexPlan& plan) {
       return move_elements<uint16_t, kToOther>(plan, total, stream);
     case 4:
       return move_elements<uint32_t, kToOther>(plan, total, stream);
+    case 16:  // complex128, moved as its own 16-byte type
+      return move_elements<complex<double>, kToOther>(plan, total, stream);
     default:
       return move_elements<uint64_t, kToOther>(plan, total, stream);
   }

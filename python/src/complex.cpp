@@ -1,0 +1,50 @@
+// Complex numbers: the .real/.imag views, view_as_real/view_as_complex, conj, angle, polar, complex (argument
+// conversion only; ops/complex.h has the rules).
+#include "ops/complex.h"
+#include "bindings.h"
+#include "ops/copy.h"
+
+namespace tandem::py {
+
+void warn_if_discarding_imag(DType from, DType to) {
+  if (!is_complex(from) || is_complex(to)) return;
+  if (PyErr_WarnEx(PyExc_UserWarning, "Casting complex values to real discards the imaginary part", 1) < 0)
+    throw nb::python_error();
+}
+
+void init_complex(nb::module_& m) {
+  auto cls = nb::type<Tensor>();
+  auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
+
+  // Assigning to .real / .imag writes through the view, as in PyTorch (x.imag = 0).
+  tensor.def_prop_rw(
+      "real", [](const Tensor& x) { return real(x); },
+      [](const Tensor& x, const Tensor& v) { copy_(real(x), v); });
+  tensor.def_prop_rw(
+      "imag", [](const Tensor& x) { return imag(x); },
+      [](const Tensor& x, const Tensor& v) { copy_(imag(x), v); });
+  m.def(
+      "real", [](const Tensor& x) { return real(x); }, nb::arg("input"));
+  m.def(
+      "imag", [](const Tensor& x) { return imag(x); }, nb::arg("input"));
+  m.def(
+      "view_as_real", [](const Tensor& x) { return view_as_real(x); }, nb::arg("input"));
+  m.def(
+      "view_as_complex", [](const Tensor& x) { return view_as_complex(x); }, nb::arg("input"));
+  for (const char* name : {"conj", "conj_physical"}) {
+    m.def(
+        name, [](const Tensor& x) { return conj(x); }, nb::arg("input"));
+    tensor.def(name, [](const Tensor& x) { return conj(x); });
+  }
+  m.def(
+      "angle", [](const Tensor& x) { return angle(x); }, nb::arg("input"));
+  tensor.def("angle", [](const Tensor& x) { return angle(x); });
+  m.def(
+      "polar", [](const Tensor& a, const Tensor& b) { return polar(a, b); }, nb::arg("abs"),
+      nb::arg("angle"));
+  m.def(
+      "complex", [](const Tensor& a, const Tensor& b) { return make_complex(a, b); }, nb::arg("real"),
+      nb::arg("imag"));
+}
+
+}  // namespace tandem::py

@@ -1,0 +1,19 @@
+// Kernel slots of complex arithmetic. Real ops never see complex operands (dispatch_dtype is real-only and
+// the complex guard refuses them up front); ops that support complex route complex operands to these slots.
+#pragma once
+#include <cstdint>
+
+namespace tandem {
+
+class TensorIterator;
+
+// Operands (out, z). Neg..Tanh: out has z's complex dtype. Abs, Angle: out is z's real value dtype.
+enum class ComplexUnaryOp : int8_t { Neg, Conj, Exp, Log, Sqrt, Sin, Cos, Tanh, Abs, Angle };
+// Operands (out, a, b). Add..Div: a, b, out one complex dtype (b may be a scalar operand). Eq, Ne: out bool.
+// Polar (abs, angle), Complex (real, imag): a, b of the real value dtype, out complex.
+enum class ComplexBinaryOp : int8_t { Add, Sub, Mul, Div, Eq, Ne, Polar, Complex };
+
+using ComplexUnaryKernel = void (*)(ComplexUnaryOp op, TensorIterator& iter);
+using ComplexBinaryKernel = void (*)(ComplexBinaryOp op, TensorIterator& iter);
+
+}  // namespace tandem

@@ -1,0 +1,38 @@
+// Front ends of complex numbers: the real/complex views, the ops that build or take apart complex values, and
+// the complex forms of the elementwise ops that support complex (the elementwise front ends route to these).
+#pragma once
+#include "core/tensor.h"
+#include "kernels/kernel_table.h"
+
+namespace tandem {
+
+// Views of a complex tensor's real and imaginary parts (writable). real() of a real tensor is the tensor
+// itself; imag() of one raises TypeError, as in PyTorch.
+Tensor real(const Tensor& x);
+Tensor imag(const Tensor& x);
+// complex (..., ) <-> float (..., 2) views of the same memory.
+Tensor view_as_real(const Tensor& x);
+Tensor view_as_complex(const Tensor& x);
+// The conjugate, computed eagerly (tandem has no lazy conjugate bit: is_conj() is always False). A real
+// tensor is returned as is.
+Tensor conj(const Tensor& x);
+// Argument of each element (real result); for real tensors: pi where negative, 0 elsewhere (NaN kept).
+Tensor angle(const Tensor& x);
+Tensor polar(const Tensor& abs, const Tensor& angle);
+Tensor make_complex(const Tensor& real, const Tensor& imag);  // tandem.complex
+
+// The complex form of an op-list unary op (neg, abs, exp, log, sqrt, sin, cos, tanh),
+// or PyTorch's NotImplementedError for the others. `x` is complex.
+Tensor complex_unary(UnaryOp op, const Tensor& x);
+// Runs the complex form of a binary op on a built iterator whose inputs have the complex compute dtype; ops
+// without one go to their own slot, whose complex guard raises PyTorch's error.
+void run_complex_binary(BinaryOp op, TensorIterator& iter, Device device);
+// x converted to the real `dtype`, keeping the real parts: the user's explicit casts (x.float(),
+// x.to(dtype)), which PyTorch allows with a warning (the bindings give it). Internal conversions (to_dtype)
+// refuse instead.
+Tensor cast_discarding_imag(const Tensor& x, DType dtype);
+// Complex autograd is not supported yet: an op given a complex tensor that requires grad (or asked to make a
+// complex result from ones that do) raises NotImplementedError instead of recording a wrong gradient.
+void check_no_complex_grad(const char* op, bool records_grad);
+
+}  // namespace tandem
