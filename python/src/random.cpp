@@ -8,6 +8,7 @@
 #include "factory_args.h"
 #include "ops/copy.h"
 #include "ops/random.h"
+#include "ops/random_gamma.h"
 
 namespace tandem::py {
 
@@ -88,8 +89,8 @@ void init_random(nb::module_& m) {
       [](nb::args args, nb::handle size, nb::handle generator, nb::handle dtype, nb::handle device,        \
          bool requires_grad) {                                                                             \
         DType d = dtype.is_none() ? default_float_dtype() : to_dtype(dtype);                               \
-        Tensor t =                                                                                         \
-            draw(size_from(args, size, #name), d, device_or_default(device), to_generator(generator, #name));  \
+        Tensor t = draw(size_from(args, size, #name), d, device_or_default(device),                        \
+                        to_generator(generator, #name));                                                   \
         return with_requires_grad(t, requires_grad);                                                       \
       },                                                                                                   \
       nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("generator") = nb::none(),                    \
@@ -191,34 +192,55 @@ void init_random(nb::module_& m) {
   m.def("multinomial", multinomial_fn, nb::arg("input"), nb::arg("num_samples"),
         nb::arg("replacement") = false, nb::kw_only(), nb::arg("generator") = nb::none());
 
+  // The draws with a rejection sampler; PyTorch has them as functions only (no Tensor methods).
+  m.def(
+      "_standard_gamma",
+      [](const Tensor& x, nb::handle generator) {
+        return standard_gamma(x, to_generator(generator, "_standard_gamma"));
+      },
+      nb::arg("input"), nb::arg("generator") = nb::none());
+  m.def("_standard_gamma_grad", &standard_gamma_grad, nb::arg("input"), nb::arg("output"));
+  m.def(
+      "poisson",
+      [](const Tensor& x, nb::handle generator) { return poisson(x, to_generator(generator, "poisson")); },
+      nb::arg("input"), nb::arg("generator") = nb::none());
+  m.def(
+      "binomial",
+      [](const Tensor& count, const Tensor& prob, nb::handle generator) {
+        return binomial(count, prob, to_generator(generator, "binomial"));
+      },
+      nb::arg("count"), nb::arg("prob"), nb::arg("generator") = nb::none());
+  m.def(
+      "_sample_dirichlet",
+      [](const Tensor& x, nb::handle generator) {
+        return sample_dirichlet(x, to_generator(generator, "_sample_dirichlet"));
+      },
+      nb::arg("input"), nb::arg("generator") = nb::none());
+
   auto cls = nb::type<Tensor>();
   auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
   tensor.def("bernoulli", bernoulli_fn, nb::arg("p") = nb::none(), nb::kw_only(),
              nb::arg("generator") = nb::none());
   tensor.def("multinomial", multinomial_fn, nb::arg("num_samples"), nb::arg("replacement") = false,
              nb::kw_only(), nb::arg("generator") = nb::none());
-  tensor.def(
-      "uniform_",
-      returning_self([](const Tensor& x, nb::handle from, nb::handle to, nb::handle generator) {
-        return uniform_(x, float_arg(from, "uniform_", "from"), float_arg(to, "uniform_", "to"),
-                        to_generator(generator, "uniform_"));
-      }),
-      nb::arg("from") = 0.0, nb::arg("to") = 1.0, nb::kw_only(), nb::arg("generator") = nb::none());
-  tensor.def(
-      "normal_",
-      returning_self([](const Tensor& x, nb::handle mean, nb::handle std, nb::handle generator) {
-        return normal_(x, float_arg(mean, "normal_", "mean"), float_arg(std, "normal_", "std"),
-                       to_generator(generator, "normal_"));
-      }),
-      nb::arg("mean") = 0.0, nb::arg("std") = 1.0, nb::kw_only(), nb::arg("generator") = nb::none());
-  tensor.def(
-      "bernoulli_",
-      returning_self([](const Tensor& x, nb::handle p, nb::handle generator) {
-        Generator* gen = to_generator(generator, "bernoulli_");
-        if (is_tensor(p)) return bernoulli_(x, as_tensor_ref(p), gen);
-        return bernoulli_(x, float_arg(p, "bernoulli_", "p"), gen);
-      }),
-      nb::arg("p") = 0.5, nb::kw_only(), nb::arg("generator") = nb::none());
+  tensor.def("uniform_",
+             returning_self([](const Tensor& x, nb::handle from, nb::handle to, nb::handle generator) {
+               return uniform_(x, float_arg(from, "uniform_", "from"), float_arg(to, "uniform_", "to"),
+                               to_generator(generator, "uniform_"));
+             }),
+             nb::arg("from") = 0.0, nb::arg("to") = 1.0, nb::kw_only(), nb::arg("generator") = nb::none());
+  tensor.def("normal_",
+             returning_self([](const Tensor& x, nb::handle mean, nb::handle std, nb::handle generator) {
+               return normal_(x, float_arg(mean, "normal_", "mean"), float_arg(std, "normal_", "std"),
+                              to_generator(generator, "normal_"));
+             }),
+             nb::arg("mean") = 0.0, nb::arg("std") = 1.0, nb::kw_only(), nb::arg("generator") = nb::none());
+  tensor.def("bernoulli_", returning_self([](const Tensor& x, nb::handle p, nb::handle generator) {
+               Generator* gen = to_generator(generator, "bernoulli_");
+               if (is_tensor(p)) return bernoulli_(x, as_tensor_ref(p), gen);
+               return bernoulli_(x, float_arg(p, "bernoulli_", "p"), gen);
+             }),
+             nb::arg("p") = 0.5, nb::kw_only(), nb::arg("generator") = nb::none());
 }
 
 }  // namespace tandem::py

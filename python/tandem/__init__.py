@@ -12,6 +12,7 @@ _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 from . import _C  # noqa: E402
 from ._C import *  # noqa: F401,F403  (dtypes, Tensor, ops)
 from ._C import Tensor, OutOfMemoryError  # noqa: F401
+from ._C import _standard_gamma, _standard_gamma_grad, _sample_dirichlet  # noqa: F401  (import * skips _names)
 from ._size import Size
 from ._creation import tensor, as_tensor  # noqa: F401
 from ._tensor_str import set_printoptions, get_printoptions, printoptions, tensor_repr as _tensor_repr  # noqa: F401

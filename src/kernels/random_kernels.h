@@ -27,6 +27,18 @@ using RandpermKernel = void (*)(const Tensor& out, PhiloxState state);
 // (rows x samples). Reports rows with a negative/non-finite weight or a zero sum instead of drawing.
 using MultinomialKernel = MultinomialStatus (*)(const Tensor& out, const Tensor& probs, bool replacement,
                                                 PhiloxState state);
+// The rejection samplers (kernels/gamma_samplers.h). Their operands are contiguous, in out's shape and dtype
+// (floating); element i reads its own Philox stream (block state.offset + i, see PhiloxStream), so a draw
+// reserves one block per element whatever number of words each element consumes.
+// Gamma(alpha[i], 1), at least the dtype's smallest normal value as in PyTorch.
+using StandardGammaKernel = void (*)(const Tensor& out, const Tensor& alpha, PhiloxState state);
+// d sample / d alpha of a Gamma(alpha, 1) sample x (implicit reparameterisation); deterministic.
+using StandardGammaGradKernel = void (*)(const Tensor& out, const Tensor& alpha, const Tensor& x);
+// Poisson(rate[i]) (rates already checked to be >= 0).
+using PoissonKernel = void (*)(const Tensor& out, const Tensor& rate, PhiloxState state);
+// Binomial(count[i], prob[i]).
+using BinomialKernel = void (*)(const Tensor& out, const Tensor& count, const Tensor& prob,
+                                PhiloxState state);
 // out[i] = start + i * step, computed in PyTorch's accumulate type for out's dtype.
 using ArangeKernel = void (*)(const Tensor& out, const Scalar& start, const Scalar& step);
 // numel evenly spaced values from start to end (numel >= 2), symmetric from both ends as in PyTorch.

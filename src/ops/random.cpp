@@ -13,9 +13,6 @@
 
 namespace tandem {
 
-namespace {
-
-// The generator for a draw on `device`: the given one, which must be for that device type, or the default.
 Generator& pick_generator(Generator* gen, Device device) {
   if (!gen) return default_generator(device);
   TANDEM_CHECK(gen->device().type == device.type, Runtime, "Expected a '", device_type_name(device.type),
@@ -24,6 +21,8 @@ Generator& pick_generator(Generator* gen, Device device) {
                "') or drop generator=");
   return *gen;
 }
+
+namespace {
 
 // Runs fill(contiguous_out, state) for `x`, through a contiguous temporary when x is strided.
 template <typename Fill>

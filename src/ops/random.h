@@ -6,6 +6,9 @@
 
 namespace tandem {
 
+// The generator for a draw on `device`: `gen`, which must be for that device type, or the device's default.
+Generator& pick_generator(Generator* gen, Device device);
+
 Tensor rand(IntArrayRef sizes, DType dtype, Device device, Generator* gen = nullptr);
 Tensor randn(IntArrayRef sizes, DType dtype, Device device, Generator* gen = nullptr);
 // Integers in [low, high).

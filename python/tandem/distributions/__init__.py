@@ -1,25 +1,34 @@
 """tandem.distributions: probability distributions in PyTorch's shape (torch.distributions), composed from
 tandem ops so that every family runs on every device and gradients flow through rsample and log_prob.
 
-Not here yet: families whose densities need lgamma/digamma (Gamma, Beta, Dirichlet, StudentT, Chi2, Binomial,
-Poisson, Multinomial, ...) and a few others; docs/distributions.md lists them.
+The gamma families (Gamma, Chi2, Beta, Dirichlet, StudentT, Poisson, Binomial, FisherSnedecor, Kumaraswamy,
+InverseGamma, VonMises) sample through the C++ rejection samplers (tandem._standard_gamma, poisson, binomial).
+Not here yet: Multinomial, NegativeBinomial, Wishart and a few others; docs/distributions.md lists them.
 """
 from . import constraints, transforms
 from .bernoulli import Bernoulli
+from .beta import Beta
+from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .chi2 import Chi2
 from .constraint_registry import biject_to, transform_to
 from .continuous_bernoulli import ContinuousBernoulli
+from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .fishersnedecor import FisherSnedecor
+from .gamma import Gamma
 from .generalized_pareto import GeneralizedPareto
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
 from .independent import Independent
+from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
+from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
@@ -29,8 +38,10 @@ from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .pareto import Pareto
+from .poisson import Poisson
 from .relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
 from .relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
+from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import (
     AbsTransform,
@@ -55,10 +66,12 @@ from .transforms import (
     identity_transform,
 )
 from .uniform import Uniform
+from .von_mises import VonMises
 
 __all__ = [
-    "Bernoulli", "Categorical", "Cauchy", "ContinuousBernoulli", "Distribution", "Exponential",
-    "ExponentialFamily", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
+    "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet", "Distribution",
+    "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto", "InverseGamma", "Kumaraswamy",
+    "Poisson", "StudentT", "VonMises", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
     "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "MultivariateNormal",
     "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "RelaxedBernoulli",
     "RelaxedOneHotCategorical", "TransformedDistribution", "Uniform", "biject_to", "kl_divergence", "register_kl",

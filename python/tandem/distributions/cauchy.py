@@ -1,12 +1,11 @@
 """Cauchy (Lorentz) distribution with location ``loc`` and half width ``scale``; mean and variance undefined."""
 import math
-from numbers import Number
 
 import tandem
 
 from . import constraints
+from ._params import expand_params, set_broadcast_params
 from .distribution import Distribution
-from .utils import broadcast_all
 
 __all__ = ["Cauchy"]
 
@@ -17,21 +16,11 @@ class Cauchy(Distribution):
     has_rsample = True
 
     def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, Number) and isinstance(scale, Number):
-            batch_shape = tandem.Size()
-        else:
-            batch_shape = self.loc.size()
+        batch_shape = set_broadcast_params(self, loc=loc, scale=scale)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Cauchy, _instance)
-        batch_shape = tandem.Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        super(Cauchy, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return expand_params(Cauchy, self, ("loc", "scale"), batch_shape, _instance)
 
     @property
     def mean(self):

@@ -253,3 +253,4 @@ def _kl_transformed_transformed(p, q):
 
 
 from . import _kl_cross  # noqa: E402,F401  (registers the cross-family pairs; it uses register_kl above)
+from . import _kl_gamma  # noqa: E402,F401  (the gamma families' pairs)

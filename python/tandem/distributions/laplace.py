@@ -1,11 +1,9 @@
 """Laplace (double exponential) distribution with location ``loc`` and scale ``scale``."""
-from numbers import Number
-
 import tandem
 
 from . import constraints
+from ._params import expand_params, set_broadcast_params
 from .distribution import Distribution
-from .utils import broadcast_all
 
 __all__ = ["Laplace"]
 
@@ -32,21 +30,11 @@ class Laplace(Distribution):
         return (2**0.5) * self.scale
 
     def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, Number) and isinstance(scale, Number):
-            batch_shape = tandem.Size()
-        else:
-            batch_shape = self.loc.size()
+        batch_shape = set_broadcast_params(self, loc=loc, scale=scale)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Laplace, _instance)
-        batch_shape = tandem.Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        super(Laplace, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return expand_params(Laplace, self, ("loc", "scale"), batch_shape, _instance)
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)

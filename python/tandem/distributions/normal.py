@@ -1,12 +1,13 @@
 """Normal (Gaussian) distribution with mean ``loc`` and standard deviation ``scale``."""
 import math
-from numbers import Number, Real
+from numbers import Real
 
 import tandem
 
 from . import constraints
+from ._params import expand_params, set_broadcast_params
 from .exp_family import ExponentialFamily
-from .utils import _standard_normal, broadcast_all
+from .utils import _standard_normal
 
 __all__ = ["Normal"]
 
@@ -34,21 +35,11 @@ class Normal(ExponentialFamily):
         return self.stddev.pow(2)
 
     def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, Number) and isinstance(scale, Number):
-            batch_shape = tandem.Size()
-        else:
-            batch_shape = self.loc.size()
+        batch_shape = set_broadcast_params(self, loc=loc, scale=scale)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Normal, _instance)
-        batch_shape = tandem.Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        super(Normal, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return expand_params(Normal, self, ("loc", "scale"), batch_shape, _instance)
 
     def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)

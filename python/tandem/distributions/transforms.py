@@ -273,6 +273,13 @@ class ComposeTransform(Transform):
 identity_transform = ComposeTransform([])
 
 
+def _with_event_dims(value, event_dim):
+    """``value``, after checking it has the ``event_dim`` dimensions an event needs."""
+    if value.dim() < event_dim:
+        raise ValueError("Too few dimensions on input")
+    return value
+
+
 class IndependentTransform(Transform):
     """Treats the rightmost ``reinterpreted_batch_ndims`` dims of a transform's input as event dims."""
 
@@ -303,14 +310,10 @@ class IndependentTransform(Transform):
         return self.base_transform.sign
 
     def _call(self, x):
-        if x.dim() < self.domain.event_dim:
-            raise ValueError("Too few dimensions on input")
-        return self.base_transform(x)
+        return self.base_transform(_with_event_dims(x, self.domain.event_dim))
 
     def _inverse(self, y):
-        if y.dim() < self.codomain.event_dim:
-            raise ValueError("Too few dimensions on input")
-        return self.base_transform.inv(y)
+        return self.base_transform.inv(_with_event_dims(y, self.codomain.event_dim))
 
     def log_abs_det_jacobian(self, x, y):
         result = self.base_transform.log_abs_det_jacobian(x, y)
@@ -326,16 +329,20 @@ class IndependentTransform(Transform):
         return self.base_transform.inverse_shape(shape)
 
 
-class ExpTransform(Transform):
+class _ParameterFreeTransform(Transform):
+    """A transform without parameters: any two instances of its class are equal."""
+
+    def __eq__(self, other):
+        return isinstance(other, type(self))
+
+
+class ExpTransform(_ParameterFreeTransform):
     """y = exp(x)."""
 
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, ExpTransform)
 
     def _call(self, x):
         return x.exp()
@@ -384,20 +391,16 @@ class PowerTransform(Transform):
     def forward_shape(self, shape):
         return tandem.broadcast_shapes(shape, getattr(self.exponent, "shape", ()))
 
-    def inverse_shape(self, shape):
-        return tandem.broadcast_shapes(shape, getattr(self.exponent, "shape", ()))
+    inverse_shape = forward_shape  # elementwise: both directions broadcast with the exponent
 
 
-class SigmoidTransform(Transform):
+class SigmoidTransform(_ParameterFreeTransform):
     """y = 1 / (1 + exp(-x)), kept strictly inside (0, 1)."""
 
     domain = constraints.real
     codomain = constraints.unit_interval
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SigmoidTransform)
 
     def _call(self, x):
         return clamp_probs(tandem.sigmoid(x))
@@ -412,16 +415,13 @@ class SigmoidTransform(Transform):
         return -softplus(-x) - softplus(x)
 
 
-class SoftplusTransform(Transform):
+class SoftplusTransform(_ParameterFreeTransform):
     """y = log(1 + exp(x))."""
 
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SoftplusTransform)
 
     def _call(self, x):
         return softplus(x)
@@ -433,16 +433,13 @@ class SoftplusTransform(Transform):
         return -softplus(-x)
 
 
-class TanhTransform(Transform):
+class TanhTransform(_ParameterFreeTransform):
     """y = tanh(x); its log-det is written in a form that stays finite for large |x|."""
 
     domain = constraints.real
     codomain = constraints.interval(-1.0, 1.0)
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, TanhTransform)
 
     def _call(self, x):
         return x.tanh()
@@ -455,14 +452,11 @@ class TanhTransform(Transform):
         return 2.0 * (math.log(2.0) - x - softplus(-2.0 * x))
 
 
-class AbsTransform(Transform):
+class AbsTransform(_ParameterFreeTransform):
     """y = |x| (not invertible: the inverse picks the non-negative root)."""
 
     domain = constraints.real
     codomain = constraints.positive
-
-    def __eq__(self, other):
-        return isinstance(other, AbsTransform)
 
     def _call(self, x):
         return x.abs()
@@ -541,18 +535,14 @@ class AffineTransform(Transform):
     def forward_shape(self, shape):
         return tandem.broadcast_shapes(shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ()))
 
-    def inverse_shape(self, shape):
-        return tandem.broadcast_shapes(shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ()))
+    inverse_shape = forward_shape  # elementwise: both directions broadcast with loc and scale
 
 
-class SoftmaxTransform(Transform):
+class SoftmaxTransform(_ParameterFreeTransform):
     """x -> softmax(x) over the last dim (not bijective: the inverse is log, defined up to a constant)."""
 
     domain = constraints.real_vector
     codomain = constraints.simplex
-
-    def __eq__(self, other):
-        return isinstance(other, SoftmaxTransform)
 
     def _call(self, x):
         probs = (x - x.max(-1, True)[0]).exp()
@@ -566,10 +556,7 @@ class SoftmaxTransform(Transform):
             raise ValueError("Too few dimensions on input")
         return shape
 
-    def inverse_shape(self, shape):
-        if len(shape) < 1:
-            raise ValueError("Too few dimensions on input")
-        return shape
+    inverse_shape = forward_shape  # both sides are vectors of the same length
 
 
 from ._transforms_structured import (  # noqa: E402  (they derive from Transform above)

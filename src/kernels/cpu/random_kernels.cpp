@@ -15,6 +15,7 @@ TANDEM_CPU_KERNELS_BEGIN
 
 void register_range_kernels(KernelTable& table);       // range_kernels.cpp: arange/linspace
 void register_multinomial_kernel(KernelTable& table);  // multinomial_kernel.cpp
+void register_gamma_kernels(KernelTable& table);       // random_gamma_kernels.cpp: gamma, poisson, binomial
 
 namespace {
 
@@ -120,6 +121,7 @@ void register_random_kernels(KernelTable& table) {
   k.randperm = randperm_kernel;
   register_range_kernels(table);
   register_multinomial_kernel(table);
+  register_gamma_kernels(table);
 }
 
 TANDEM_CPU_KERNELS_END

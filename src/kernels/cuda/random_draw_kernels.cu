@@ -104,6 +104,7 @@ void register_random_kernels(KernelTable& table) {
   register_randperm_kernel(table);
   register_multinomial_kernel(table);
   register_range_kernels(table);
+  register_gamma_kernels(table);
 }
 
 }  // namespace tandem::cuda

@@ -13,6 +13,7 @@ namespace cuda {
 void register_randperm_kernel(KernelTable& table);     // random_randperm_kernel.cu
 void register_multinomial_kernel(KernelTable& table);  // random_multinomial_kernel.cu
 void register_range_kernels(KernelTable& table);       // random_range_kernels.cu: arange, linspace
+void register_gamma_kernels(KernelTable& table);       // random_gamma_kernels.cu: gamma, poisson, binomial
 
 // Stable sort of n (key, value) pairs by the key bits [0, end_bit) on `stream`: equal keys keep their input
 // order. Inputs are left unchanged; scratch memory comes from allocate_scratch.

@@ -1,0 +1,83 @@
+"""Dirichlet distribution over the simplex of the last dimension, with ``concentration`` (alpha)."""
+import tandem
+
+from . import constraints
+from .exp_family import ExponentialFamily
+
+__all__ = ["Dirichlet"]
+
+
+class Dirichlet(ExponentialFamily):
+    arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
+    support = constraints.simplex
+    has_rsample = True
+
+    def __init__(self, concentration, validate_args=None):
+        if concentration.dim() < 1:
+            raise ValueError("`concentration` parameter must be at least one-dimensional.")
+        self.concentration = concentration
+        batch_shape, event_shape = concentration.shape[:-1], concentration.shape[-1:]
+        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Dirichlet, _instance)
+        batch_shape = tandem.Size(batch_shape)
+        new.concentration = self.concentration.expand(batch_shape + self.event_shape)
+        super(Dirichlet, new).__init__(batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    def rsample(self, sample_shape=()):
+        # Normalised gammas, drawn in float64 as _sample_dirichlet does (the same numbers for the same seed);
+        # the gradient flows through _standard_gamma's implicit reparameterisation instead of PyTorch's
+        # _dirichlet_grad: another unbiased pathwise gradient of the same sample.
+        shape = self._extended_shape(sample_shape)
+        concentration = self.concentration.expand(shape)
+        gammas = tandem._standard_gamma(concentration.to(tandem.float64))
+        x = (gammas / gammas.sum(-1, True)).to(concentration.dtype)
+        finfo = tandem.finfo(x.dtype)
+        return x.clamp(min=finfo.tiny, max=1 - finfo.eps / 2)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return (
+            tandem.xlogy(self.concentration - 1.0, value).sum(-1)
+            + tandem.lgamma(self.concentration.sum(-1))
+            - tandem.lgamma(self.concentration).sum(-1)
+        )
+
+    @property
+    def mean(self):
+        return self.concentration / self.concentration.sum(-1, True)
+
+    @property
+    def mode(self):
+        concentrationm1 = (self.concentration - 1).clamp(min=0.0)
+        mode = concentrationm1 / concentrationm1.sum(-1, True)
+        # where every concentration is below 1 the density peaks at a vertex: PyTorch picks the argmax's
+        one_hot = tandem.nn.functional.one_hot(mode.argmax(dim=-1), concentrationm1.shape[-1]).to(mode.dtype)
+        mask = (self.concentration < 1).all(dim=-1, keepdim=True)
+        return tandem.where(mask, one_hot, mode)
+
+    @property
+    def variance(self):
+        con0 = self.concentration.sum(-1, True)
+        return self.concentration * (con0 - self.concentration) / (con0.pow(2) * (con0 + 1))
+
+    def entropy(self):
+        k = self.concentration.size(-1)
+        a0 = self.concentration.sum(-1)
+        return (
+            tandem.lgamma(self.concentration).sum(-1)
+            - tandem.lgamma(a0)
+            - (k - a0) * tandem.digamma(a0)
+            - ((self.concentration - 1.0) * tandem.digamma(self.concentration)).sum(-1)
+        )
+
+    @property
+    def _natural_params(self):
+        return (self.concentration,)
+
+    def _log_normalizer(self, x):
+        return x.lgamma().sum(-1) - tandem.lgamma(x.sum(-1))
