@@ -16,15 +16,21 @@ void init_complex(nb::module_& m) {
   auto cls = nb::type<Tensor>();
   auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
 
+  // A real tensor is its own real part and its own conjugate: PyTorch returns the very same object.
+  auto real_or_self = [](nb::handle self) -> nb::object {
+    const Tensor& x = as_tensor_ref(self);
+    return is_complex(x.dtype()) ? wrap(real(x)) : nb::borrow(self);
+  };
+  auto conj_or_self = [](nb::handle self) -> nb::object {
+    const Tensor& x = as_tensor_ref(self);
+    return is_complex(x.dtype()) ? wrap(conj(x)) : nb::borrow(self);
+  };
   // Assigning to .real / .imag writes through the view, as in PyTorch (x.imag = 0).
-  tensor.def_prop_rw(
-      "real", [](const Tensor& x) { return real(x); },
-      [](const Tensor& x, const Tensor& v) { copy_(real(x), v); });
+  tensor.def_prop_rw("real", real_or_self, [](const Tensor& x, const Tensor& v) { copy_(real(x), v); });
   tensor.def_prop_rw(
       "imag", [](const Tensor& x) { return imag(x); },
       [](const Tensor& x, const Tensor& v) { copy_(imag(x), v); });
-  m.def(
-      "real", [](const Tensor& x) { return real(x); }, nb::arg("input"));
+  m.def("real", real_or_self, nb::arg("input"));
   m.def(
       "imag", [](const Tensor& x) { return imag(x); }, nb::arg("input"));
   m.def(
@@ -32,9 +38,8 @@ void init_complex(nb::module_& m) {
   m.def(
       "view_as_complex", [](const Tensor& x) { return view_as_complex(x); }, nb::arg("input"));
   for (const char* name : {"conj", "conj_physical"}) {
-    m.def(
-        name, [](const Tensor& x) { return conj(x); }, nb::arg("input"));
-    tensor.def(name, [](const Tensor& x) { return conj(x); });
+    m.def(name, conj_or_self, nb::arg("input"));
+    tensor.def(name, conj_or_self);
   }
   m.def(
       "angle", [](const Tensor& x) { return angle(x); }, nb::arg("input"));

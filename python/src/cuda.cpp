@@ -9,6 +9,7 @@
 #include "bindings.h"
 #include "core/error.h"
 #include "kernels/startup.h"
+#include "layouts.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/pinned.h"
@@ -26,6 +27,7 @@ nb::object tensor_to(nb::handle self, nb::args args, nb::kwargs kwargs) {
   std::optional<Device> device;
   std::optional<DType> dtype;
   bool copy = false, non_blocking = false;
+  nb::handle memory_format = nb::none();
   for (nb::handle a : args) {
     if (is_dtype(a) || a.is(reinterpret_cast<PyObject*>(&PyFloat_Type))) {
       dtype = to_dtype(a);
@@ -50,7 +52,7 @@ nb::object tensor_to(nb::handle self, nb::args args, nb::kwargs kwargs) {
     else if (key == "non_blocking")
       non_blocking = nb::cast<bool>(v);
     else if (key == "memory_format")
-      continue;
+      memory_format = v;
     else
       TANDEM_THROW(Type, "to() got an unexpected keyword argument '", key, "'");
   }
@@ -63,8 +65,11 @@ nb::object tensor_to(nb::handle self, nb::args args, nb::kwargs kwargs) {
   } else {
     out = to_device(x, target, dtype, copy, non_blocking);
   }
-  if (out.is_same(x)) return nb::borrow(self);  // PyTorch returns the very same object when nothing changes
-  return wrap(std::move(out));
+  // PyTorch returns the very same object when nothing changes.
+  nb::object result = out.is_same(x) ? nb::borrow(self) : wrap(std::move(out));
+  if (memory_format.is_none()) return result;
+  return layouts("to")(self, result,
+                       memory_format);  // the layout memory_format asks for (tandem/_layouts.py)
 }
 
 nb::dict stats_dict(const DeviceMemoryStats& s) {

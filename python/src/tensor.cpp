@@ -7,6 +7,7 @@
 #include "backend/crossing.h"
 #include "bindings.h"
 #include "core/error.h"
+#include "layouts.h"
 #include "ops/copy.h"
 #include "ops/view.h"
 
@@ -20,6 +21,12 @@ nb::handle& size_class() {
 }  // namespace
 
 nb::object wrap(Tensor t) { return nb::cast(std::move(t)); }
+
+nb::object layouts(const char* name) {
+  // A borrowed handle kept for the process: an owned object would be released after the interpreter is gone.
+  static nb::handle module = nb::module_::import_("tandem._layouts").release();
+  return module.attr(name);
+}
 
 Tensor& expect_tensor(nb::handle h, const char* fn, const char* arg) {
   if (__builtin_expect(is_tensor(h), 1)) return as_tensor_ref(h);
@@ -176,7 +183,13 @@ void init_tensor(nb::module_& m) {
       .def_prop_ro("is_cuda", [](const Tensor& t) { return t.device().is_cuda(); })
       .def_prop_ro("is_cpu", [](const Tensor& t) { return t.device().is_cpu(); })
       .def("storage_offset", &Tensor::storage_offset)
-      .def("is_contiguous", [](const Tensor& t) { return t.is_contiguous(); })
+      .def(
+          "is_contiguous",
+          [](nb::handle self, nb::handle memory_format) -> nb::object {
+            if (memory_format.is_none()) return nb::bool_(as_tensor_ref(self).is_contiguous());
+            return layouts("is_contiguous")(self, memory_format);
+          },
+          nb::arg("memory_format") = nb::none())
       .def("element_size", &Tensor::element_size)
       .def_prop_ro("itemsize", &Tensor::element_size)
       .def_prop_ro("nbytes", &Tensor::nbytes)
@@ -187,9 +200,19 @@ void init_tensor(nb::module_& m) {
       .def("_is_view_of",
            [](const Tensor& a, const Tensor& b) { return a.storage().get() == b.storage().get(); })
       .def(
-          "contiguous", [](const Tensor& t) { return contiguous(t); },
-          "This tensor if contiguous, else a copy.")
-      .def("clone", [](const Tensor& t) { return clone(t); })
+          "contiguous",
+          [](nb::handle self, nb::handle memory_format) -> nb::object {
+            if (memory_format.is_none()) return wrap(contiguous(as_tensor_ref(self)));
+            return layouts("contiguous")(self, memory_format);
+          },
+          nb::arg("memory_format") = nb::none(), "This tensor if contiguous, else a copy.")
+      .def(
+          "clone",
+          [](nb::handle self, nb::handle memory_format) -> nb::object {
+            if (memory_format.is_none()) return wrap(clone(as_tensor_ref(self)));
+            return layouts("clone")(self, memory_format);
+          },
+          nb::kw_only(), nb::arg("memory_format") = nb::none())
       .def("copy_", returning_self([](const Tensor& t, const Tensor& src, bool non_blocking) {
              CrossingScope scope(".copy_()", true, t.device() != src.device());  // explicit for the guard
              warn_if_discarding_imag(src.dtype(), t.dtype());

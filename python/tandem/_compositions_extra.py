@@ -460,14 +460,22 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
 # ---- small predicates and splits ----
 
 def isreal(input):
-    return _C.ones_like(input, dtype=_C.bool)  # tandem has no complex dtypes: every value is real
+    if input.dtype.is_complex:
+        return input.imag == 0
+    return _C.ones_like(input, dtype=_C.bool)
 
 
 def conj(input):
-    return input  # a real tensor is its own conjugate: PyTorch returns input itself
+    return input  # a real tensor is its own conjugate (tandem's C++ conj, which wins, also takes complex ones)
 
 
-conj_physical = conj_physical_ = real = conj
+conj_physical = real = conj
+
+
+def conj_physical_(input):
+    if input.dtype.is_complex:
+        input.copy_(input.conj())
+    return input
 
 
 def angle(input):
@@ -480,7 +488,8 @@ def adjoint(input):
     if input.dim() < 2:
         raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of matrices. Got "
                            f"{input.dim()}-D tensor.")
-    return input.transpose(-2, -1)
+    out = input.transpose(-2, -1)
+    return out.conj() if input.dtype.is_complex else out
 
 
 def _imag(self):

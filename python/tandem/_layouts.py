@@ -111,7 +111,7 @@ def _laid_out(t, order, copy):
     """t's values with dims `order` row-major in memory: a row-major copy of the permuted tensor, viewed back."""
     order = list(order)
     moved = t.permute(order)
-    moved = _original["clone"](moved) if copy else moved.contiguous()
+    moved = Tensor.clone(moved) if copy else moved.contiguous()
     return moved.permute(_inverse(order))
 
 
@@ -130,7 +130,7 @@ def _suggested_order(t):
 def _target_order(t, fmt):
     """The dim order fmt asks for t, or None for row-major."""
     if fmt is preserve_format:
-        if _original["is_contiguous"](t):  # the common case, answered in C++
+        if Tensor.is_contiguous(t):  # the common case, answered in C++
             return None
         order = _suggested_order(t)
         return None if order == sorted(order) else order
@@ -141,45 +141,44 @@ def _target_order(t, fmt):
 _original = {}
 
 
-def contiguous(self, memory_format=contiguous_format):
+# The memory_format= forms of four Tensor methods. The C++ bindings handle the calls without memory_format and
+# call these only when one is passed (python/src/layouts.h), so plain calls pay no Python frame.
+
+def contiguous(self, memory_format):
     _check_format("contiguous", memory_format)
     if memory_format is contiguous_format:
-        return _original["contiguous"](self)
+        return Tensor.contiguous(self)
     if memory_format is preserve_format:
         raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
     _check_rank(self, memory_format)
     return self if _is_contiguous_in(self, memory_format) else _laid_out(self, _ORDERS[memory_format], False)
 
 
-def is_contiguous(self, memory_format=contiguous_format):
+def is_contiguous(self, memory_format):
     _check_format("is_contiguous", memory_format)
     if memory_format is contiguous_format:
-        return _original["is_contiguous"](self)
+        return Tensor.is_contiguous(self)
     if memory_format is preserve_format:
         raise RuntimeError("is_contiguous with memory_format preserve_format is not supported")
     return _is_contiguous_in(self, memory_format)
 
 
-def clone(self, *, memory_format=None):
-    """Without memory_format a row-major copy (tandem's clone); with one, PyTorch's layout for it."""
-    if memory_format is None:
-        return _original["clone"](self)
+def clone(self, memory_format):
+    """A copy in memory_format's layout (without one, tandem's clone is a row-major copy)."""
     _check_format("clone", memory_format)
     order = _target_order(self, memory_format) if memory_format is not contiguous_format else None
-    return _original["clone"](self) if order is None else _laid_out(self, order, True)
+    return Tensor.clone(self) if order is None else _laid_out(self, order, True)
 
 
-def to(self, *args, memory_format=None, **kwargs):
-    out = _original["to"](self, *args, **kwargs)
-    if memory_format is None:
-        return out
+def to(self, out, memory_format):
+    """out (self moved or converted by Tensor.to) in memory_format's layout."""
     _check_format("to", memory_format)
     if memory_format is preserve_format:
         order = _target_order(self, preserve_format)  # the source's layout: a converted result is row-major
     else:
         order = _target_order(out, memory_format) if memory_format is not contiguous_format else None
     if order is None:
-        return out if out.is_contiguous() else _original["contiguous"](out)
+        return out if Tensor.is_contiguous(out) else Tensor.contiguous(out)
     if _dense_order(out) == list(order):
         return out
     return _laid_out(out, order, False)
@@ -236,10 +235,7 @@ def install(namespace):
     for name in __all__:
         namespace.setdefault(name, globals()[name])
     if _original:
-        return  # installed once: the wrappers below must wrap tandem's own methods, not themselves
-    for name in ("contiguous", "is_contiguous", "clone", "to"):
-        _original[name] = getattr(Tensor, name)
-        setattr(Tensor, name, globals()[name])
+        return  # installed once: the wrappers below must wrap tandem's own functions, not themselves
     for name in _LIKE:
         namespace[name] = _like_with_format(name)
     _original["empty"] = namespace["empty"]

@@ -480,3 +480,14 @@ def raised_or_value(call):
         return call()
     except Exception as e:  # noqa: BLE001 - compared with PyTorch's
         return e
+
+
+def test_isreal_adjoint_conj_physical_on_complex(device):
+    values = [[1 + 0j, 2 - 1j], [0 + 3j, -4 + 0j]]
+    x = torch.tensor(values, dtype=torch.complex64)
+    t = tandem.tensor(values, dtype=tandem.complex64, device=device)
+    assert tandem.isreal(t).cpu().tolist() == torch.isreal(x).tolist()
+    assert tandem.adjoint(t).cpu().tolist() == torch.adjoint(x).resolve_conj().tolist()
+    assert tandem.conj_physical_(t) is t
+    assert t.cpu().tolist() == x.conj_physical_().tolist()
+    assert tandem.real(t).dtype == tandem.float32 and tandem.conj(t).dtype == tandem.complex64
