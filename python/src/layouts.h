@@ -1,5 +1,5 @@
-// The memory_format= forms of Tensor.contiguous/is_contiguous/clone/to live in tandem/_layouts.py; the bindings
-// call them only when a memory format is passed, so the plain calls stay in C++.
+// The memory_format= forms of Tensor.contiguous/is_contiguous/clone/to live in tandem/_layouts.py; the
+// bindings call them only when a memory format is passed, so the plain calls stay in C++.
 #pragma once
 #include <nanobind/nanobind.h>
 
