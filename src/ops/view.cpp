@@ -282,7 +282,12 @@ Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t stop, int64_t 
   DimVector sizes = x.sizes(), strides = x.strides();
   // PyTorch's offset even for an empty result (x[5:] of 5 elements starts one past the end): it is visible
   // through storage_offset() and data_ptr().
-  int64_t offset = x.storage_offset() + start * strides[dim];
+  // Only an empty result can overflow here (start == size on a dim whose stride is huge, as a size-1 dim's
+  // may be); any offset is valid for it, so it keeps x's.
+  int64_t offset;
+  if (__builtin_mul_overflow(start, strides[dim], &offset) ||
+      __builtin_add_overflow(offset, x.storage_offset(), &offset))
+    offset = x.storage_offset();
   sizes[dim] = (stop - start) / step + ((stop - start) % step != 0);  // rounded up without overflow
   // A step that overflows the stride leaves at most one element, whose stride is never stepped
   // (x[::2**62]): keep the old one.
