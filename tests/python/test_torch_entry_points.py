@@ -130,3 +130,17 @@ def test_record_function_marks_regions_and_profile_refuses():
     with pytest.raises(NotImplementedError, match=r"^tandem has no op-level profiler \(torch.profiler.profile\)\n"
                                                   r"hint: tandem.profiler.transfers\(\)"):
         tandem.profiler.profile(activities=[tandem.profiler.ProfilerActivity.CPU])
+
+
+def test_anomaly_mode_off_is_accepted_and_on_is_refused():
+    assert tandem.is_anomaly_enabled() is False and tandem.autograd.is_anomaly_enabled() is False
+    assert tandem.is_anomaly_check_nan_enabled() is True
+    tandem.autograd.set_detect_anomaly(False)
+    with tandem.autograd.set_detect_anomaly(False):
+        assert tandem.is_anomaly_enabled() is False
+    message = r"^anomaly detection \(torch.autograd.detect_anomaly\) is not supported by tandem\nhint: "
+    with pytest.raises(NotImplementedError, match=message):
+        tandem.autograd.set_detect_anomaly(True)
+    with pytest.raises(NotImplementedError, match=message):
+        with tandem.autograd.detect_anomaly():
+            pass

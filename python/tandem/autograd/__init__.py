@@ -9,6 +9,8 @@ from .gradgradcheck import gradgradcheck  # noqa: F401
 from .function import Function, FunctionCtx  # noqa: F401
 from . import functional  # noqa: F401
 from . import profiler  # noqa: F401  (record_function; tandem.profiler has the rest)
+from .anomaly_mode import (detect_anomaly, set_detect_anomaly, is_anomaly_enabled,  # noqa: F401
+                           is_anomaly_check_nan_enabled)
 
 __all__ = ["backward", "grad", "gradcheck", "gradgradcheck", "Function", "FunctionCtx", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled"]
