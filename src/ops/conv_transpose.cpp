@@ -24,10 +24,11 @@ namespace {
 // (size - 1) * stride - 2 * pad + dil * (k - 1) + out_pad + 1, refused where huge arguments would overflow.
 int64_t transposed_output_size(int64_t size, int64_t stride, int64_t pad, int64_t dil, int64_t k,
                                int64_t out_pad) {
-  int64_t spread, reach, out;
+  int64_t spread, reach, pads, out;
   const bool overflow =
       __builtin_mul_overflow(size - 1, stride, &spread) || __builtin_mul_overflow(dil, k - 1, &reach) ||
-      __builtin_add_overflow(spread, reach + out_pad + 1, &out) || __builtin_sub_overflow(out, 2 * pad, &out);
+      __builtin_mul_overflow(pad, 2, &pads) || __builtin_add_overflow(reach, out_pad + 1, &reach) ||
+      __builtin_add_overflow(spread, reach, &out) || __builtin_sub_overflow(out, pads, &out);
   TANDEM_CHECK(!overflow, Runtime, "conv_transpose2d: the output size overflows for input size ", size,
                "\nhint: stride, padding and dilation must be far below 2**62");
   return out;
