@@ -148,7 +148,9 @@ def contiguous(self, memory_format):
     _check_format("contiguous", memory_format)
     if memory_format is contiguous_format:
         return Tensor.contiguous(self)
-    if memory_format is preserve_format:
+    if memory_format is preserve_format:  # PyTorch returns an already contiguous tensor before refusing
+        if Tensor.is_contiguous(self):
+            return self
         raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
     _check_rank(self, memory_format)
     return self if _is_contiguous_in(self, memory_format) else _laid_out(self, _ORDERS[memory_format], False)

@@ -141,3 +141,17 @@ def test_channels_last_parameters_step_like_contiguous_ones(name, device):
     assert last.is_contiguous(memory_format=tandem.channels_last) and not last.is_contiguous()
     torch.testing.assert_close(last.detach().cpu().contiguous().numpy(), plain.detach().cpu().numpy(),
                                rtol=1e-12, atol=1e-12)
+
+
+def test_fused_updates_refuse_gapped_parameters_and_mismatched_state():
+    p = tandem.nn.Parameter(tandem.ones(8)[::2])  # a view with gaps: the flat walk would skip elements
+    p.grad = tandem.ones(4)
+    with pytest.raises(NotImplementedError, match=r"^adam: the parameter is a view with gaps between its elements"):
+        tandem.optim.Adam([p]).step()
+    w = tandem.nn.Parameter(tandem.ones(2, 3, 4, 5).contiguous(memory_format=tandem.channels_last))
+    w.grad = tandem.ones(2, 3, 4, 5)
+    opt = tandem.optim.SGD([w], lr=0.1, momentum=0.9)
+    opt.step()
+    opt.state[w]["momentum_buffer"] = tandem.zeros(2, 3, 4, 5)  # row-major state for a channels-last parameter
+    with pytest.raises(RuntimeError, match=r"^sgd: momentum_buffer of shape \[2, 3, 4, 5\] .* does not match"):
+        opt.step()

@@ -144,3 +144,23 @@ def test_anomaly_mode_off_is_accepted_and_on_is_refused():
     with pytest.raises(NotImplementedError, match=message):
         with tandem.autograd.detect_anomaly():
             pass
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib: lib.ones(2, 3, 4, 5).contiguous(memory_format="channels_last"),
+    lambda lib: lib.ones(2, 3, 4, 5).is_contiguous(memory_format=1),
+    lambda lib: lib.ones(2, 3).contiguous(memory_format=lib.channels_last),
+    lambda lib: lib.ones(2, 3, 4, 5).permute(0, 2, 3, 1).contiguous(memory_format=lib.preserve_format),
+])
+def test_memory_format_argument_errors(case):
+    assert_same_error(case)
+
+
+def test_contiguous_preserve_format_returns_a_contiguous_tensor_itself():
+    x = tandem.ones(2, 3, 4, 5)
+    assert x.contiguous(memory_format=tandem.preserve_format) is x
+
+
+def test_scatter_reduce_must_be_a_string():
+    with pytest.raises(TypeError, match=r"^scatter\(\): argument 'reduce' must be str, not int$"):
+        tandem.zeros(3).scatter_(0, tandem.tensor([0]), 1.0, reduce=2)

@@ -69,9 +69,14 @@ def weight_norm(module, name="weight", dim=0):
 
 
 def remove_weight_norm(module, name="weight"):
+    return remove_reparametrization_hook(module, WeightNorm, name, "weight_norm")
+
+
+def remove_reparametrization_hook(module, hook_type, name, what):
+    """Undoes module.`name`'s hook of hook_type (weight_norm's or spectral_norm's), PyTorch's error if none."""
     for k, hook in list(module._forward_pre_hooks.items()):
-        if isinstance(hook, WeightNorm) and hook.name == name:
+        if isinstance(hook, hook_type) and hook.name == name:
             hook.remove(module)
             del module._forward_pre_hooks[k]
             return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    raise ValueError(f"{what} of '{name}' not found in {module}")
