@@ -43,6 +43,8 @@ Tensor& expect_tensor(nb::handle h, const char* fn, const char* arg);
 // (2, 3), [2, 3], a single int, torch.Size, or *args of ints -> a shape.
 DimVector to_shape(nb::handle h, const char* fn);
 DimVector shape_from_args(nb::args args, const char* fn);
+// The same shape given either as varargs or as one keyword (zeros(size=(2, 3)), x.permute(dims=(1, 0))).
+DimVector shape_from_args(nb::args args, nb::handle keyword, const char* fn, const char* keyword_name);
 // A tuple of Python ints (what PyTorch returns for stride()/size()).
 nb::object shape_object(IntArrayRef sizes);
 

@@ -47,29 +47,32 @@ void init_conversions(nb::module_& m) {
 #undef TANDEM_CAST_METHOD
   tensor.def(
       "type_as", [](nb::handle self, const Tensor& other) { return cast_to(self, other.dtype()); },
-      "This tensor converted to other's dtype.");
+      nb::arg("other"), "This tensor converted to other's dtype.");
 
   tensor.def(
       "new_empty",
-      [](const Tensor& t, nb::args size, nb::handle dtype, nb::handle device) {
+      [](const Tensor& t, nb::args args, nb::handle size, nb::handle dtype, nb::handle device) {
         NewArgs a = new_args(t, dtype, device);
-        return empty(shape_from_args(size, "new_empty"), a.dtype, a.device);
+        return empty(shape_from_args(args, size, "new_empty", "size"), a.dtype, a.device);
       },
-      nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
+      nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),
+      nb::arg("device") = nb::none());
   tensor.def(
       "new_zeros",
-      [](const Tensor& t, nb::args size, nb::handle dtype, nb::handle device) {
+      [](const Tensor& t, nb::args args, nb::handle size, nb::handle dtype, nb::handle device) {
         NewArgs a = new_args(t, dtype, device);
-        return full(shape_from_args(size, "new_zeros"), Scalar(int64_t{0}), a.dtype, a.device);
+        return full(shape_from_args(args, size, "new_zeros", "size"), Scalar(int64_t{0}), a.dtype, a.device);
       },
-      nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
+      nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),
+      nb::arg("device") = nb::none());
   tensor.def(
       "new_ones",
-      [](const Tensor& t, nb::args size, nb::handle dtype, nb::handle device) {
+      [](const Tensor& t, nb::args args, nb::handle size, nb::handle dtype, nb::handle device) {
         NewArgs a = new_args(t, dtype, device);
-        return full(shape_from_args(size, "new_ones"), Scalar(int64_t{1}), a.dtype, a.device);
+        return full(shape_from_args(args, size, "new_ones", "size"), Scalar(int64_t{1}), a.dtype, a.device);
       },
-      nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
+      nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),
+      nb::arg("device") = nb::none());
   tensor.def(
       "new_full",
       [](const Tensor& t, nb::handle size, nb::handle value, nb::handle dtype, nb::handle device) {

@@ -177,14 +177,16 @@ void init_creation(nb::module_& m) {
 #define TANDEM_FACTORY(name, fill)                                                                    \
   m.def(                                                                                              \
       #name,                                                                                          \
-      [](nb::args size, nb::handle dtype, nb::handle device, bool requires_grad, bool pin_memory) {   \
+      [](nb::args args, nb::handle size, nb::handle dtype, nb::handle device, bool requires_grad,     \
+         bool pin_memory) {                                                                           \
         FactoryArgs a = factory_args(dtype, device, requires_grad, default_float_dtype());            \
-        Tensor t = new_tensor(shape_from_args(size, #name), a, pin_memory);                           \
+        Tensor t = new_tensor(shape_from_args(args, size, #name, "size"), a, pin_memory);             \
         fill;                                                                                         \
         return finish(t, a);                                                                          \
       },                                                                                              \
-      nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),  \
-      nb::arg("requires_grad") = false, nb::arg("pin_memory") = false);                               \
+      nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),                   \
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false,                               \
+      nb::arg("pin_memory") = false);                                                                 \
   m.def(                                                                                              \
       #name "_like",                                                                                  \
       [](const Tensor& x, nb::handle dtype, nb::handle device, bool requires_grad) {                  \

@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -188,6 +189,11 @@ nb::object unary_function(const Tensor& x, nb::handle out, const char* name) {
 
 }  // namespace
 
+// The second operand's keyword as PyTorch names it (x.mul(other=y), torch.pow(x, exponent=2)).
+constexpr const char* second_operand_name(std::string_view op) {
+  return op == "pow" ? "exponent" : op == "heaviside" ? "values" : "other";
+}
+
 void init_elementwise(nb::module_& m) {
   auto cls = nb::type<Tensor>();
   nb::class_<Tensor>& tensor = static_cast<nb::class_<Tensor>&>(cls);
@@ -215,15 +221,18 @@ void init_elementwise(nb::module_& m) {
       [](nb::handle a, nb::handle b, nb::handle out) {                                                  \
         return out.is_none() ? apply_function(name##_fns, a, b) : apply_out(name##_fns, a, b, out);     \
       },                                                                                                \
-      nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out") = nb::none());                  \
-  tensor.def(#name,                                                                                     \
-             [](const Tensor& a, nb::handle b) { return apply_function(name##_fns, nb::cast(a), b); }); \
-  tensor.def(#name "_", returning_self([](const Tensor& a, nb::handle b) {                              \
+      nb::arg("input"), nb::arg(second_operand_name(#name)), nb::kw_only(), nb::arg("out") = nb::none()); \
+  tensor.def(                                                                                           \
+      #name, [](const Tensor& a, nb::handle b) { return apply_function(name##_fns, nb::cast(a), b); },  \
+      nb::arg(second_operand_name(#name)));                                                             \
+  tensor.def(#name "_",                                                                                 \
+             returning_self([](const Tensor& a, nb::handle b) {                                         \
                nb::object r = apply_inplace(name##_fns, a, b);                                          \
                TANDEM_CHECK(!r.is(Py_NotImplemented), Type,                                             \
                             #name "_(): argument 'other' must be Tensor or Number, not ",               \
                             nb::inst_name(b).c_str());                                                  \
-             }));
+             }),                                                                                        \
+             nb::arg(second_operand_name(#name)));
 #include "kernels/op_list.def"
 #undef TANDEM_BINARY_OP
 

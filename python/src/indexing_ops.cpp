@@ -61,6 +61,14 @@ Tensor with_fill_value(nb::handle value, Fn&& fn) {
 
 DimVector dims_arg(nb::handle h) { return to_shape(h, "flip"); }
 
+// scatter's third operand, given positionally (a tensor or a number) or as value= (a number).
+nb::handle scatter_source(nb::handle src, nb::handle value, const char* fn) {
+  TANDEM_CHECK(src.is_none() || value.is_none(), Type, fn, "() got multiple values for argument 'value'");
+  TANDEM_CHECK(!(src.is_none() && value.is_none()), Type, fn,
+               "() missing 1 required positional argument: \"src\" (or value=)");
+  return src.is_none() ? value : src;
+}
+
 // scatter(..., reduce="add"|"multiply"): PyTorch's older spelling of scatter_reduce(include_self=True).
 Tensor scatter_reduce_arg(const Tensor& x, int64_t dim, const Tensor& index, nb::handle src,
                           nb::handle reduce, bool in_place) {
@@ -111,30 +119,37 @@ void init_indexing_ops(nb::module_& m) {
   m.def(
       "dstack", [](nb::handle t) { return dstack(tensor_list(t, "dstack", "tensors")); }, nb::arg("tensors"));
 
-  auto gather_fn = [](const Tensor& x, int64_t dim, const Tensor& index) { return gather(x, dim, index); };
-  m.def("gather", gather_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"));
-  tensor.def("gather", gather_fn, nb::arg("dim"), nb::arg("index"));
+  // sparse_grad=True asks PyTorch for a sparse gradient; tandem has no sparse tensors and gives the same values
+  // dense.
+  auto gather_fn = [](const Tensor& x, int64_t dim, const Tensor& index, bool) { return gather(x, dim, index); };
+  m.def("gather", gather_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::kw_only(),
+        nb::arg("sparse_grad") = false);
+  tensor.def("gather", gather_fn, nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("sparse_grad") = false);
 
   // scatter's src may be a tensor or a number (PyTorch's `value` overload). The older
   // `reduce="add"|"multiply"` form is scatter_reduce with include_self, a number standing for a src filled
   // with it.
-  auto scatter_fn = [](const Tensor& x, int64_t dim, const Tensor& index, nb::handle src, nb::handle reduce) {
+  auto scatter_fn = [](const Tensor& x, int64_t dim, const Tensor& index, nb::handle src, nb::handle value,
+                       nb::handle reduce) {
+    src = scatter_source(src, value, "scatter");
     if (!reduce.is_none()) return scatter_reduce_arg(x, dim, index, src, reduce, false);
     if (is_tensor(src)) return scatter(x, dim, index, as_tensor_ref(src));
     return scatter(x, dim, index, number(src, "scatter", "value"));
   };
   auto scatter_inplace_fn = [](const Tensor& x, int64_t dim, const Tensor& index, nb::handle src,
-                               nb::handle reduce) {
+                               nb::handle value, nb::handle reduce) {
+    src = scatter_source(src, value, "scatter_");
     if (!reduce.is_none()) return scatter_reduce_arg(x, dim, index, src, reduce, true);
     if (is_tensor(src)) return scatter_(x, dim, index, as_tensor_ref(src));
     return scatter_(x, dim, index, number(src, "scatter_", "value"));
   };
-  m.def("scatter", scatter_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("src"),
-        nb::kw_only(), nb::arg("reduce") = nb::none());
-  tensor.def("scatter", scatter_fn, nb::arg("dim"), nb::arg("index"), nb::arg("src"), nb::kw_only(),
+  m.def("scatter", scatter_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("src") = nb::none(),
+        nb::kw_only(), nb::arg("value") = nb::none(), nb::arg("reduce") = nb::none());
+  tensor.def("scatter", scatter_fn, nb::arg("dim"), nb::arg("index"), nb::arg("src") = nb::none(), nb::kw_only(),
+             nb::arg("value") = nb::none(), nb::arg("reduce") = nb::none());
+  tensor.def("scatter_", returning_self(scatter_inplace_fn), nb::arg("dim"), nb::arg("index"),
+             nb::arg("src") = nb::none(), nb::kw_only(), nb::arg("value") = nb::none(),
              nb::arg("reduce") = nb::none());
-  tensor.def("scatter_", returning_self(scatter_inplace_fn), nb::arg("dim"), nb::arg("index"), nb::arg("src"),
-             nb::kw_only(), nb::arg("reduce") = nb::none());
   auto scatter_add_fn = [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
     return scatter_add(x, dim, index, src);
   };
@@ -218,7 +233,12 @@ void init_indexing_ops(nb::module_& m) {
   m.def(
       "flip", [](const Tensor& x, nb::handle dims) { return flip(x, dims_arg(dims)); }, nb::arg("input"),
       nb::arg("dims"));
-  tensor.def("flip", [](const Tensor& x, nb::args dims) { return flip(x, shape_from_args(dims, "flip")); });
+  tensor.def(
+      "flip",
+      [](const Tensor& x, nb::args args, nb::handle dims) {
+        return flip(x, shape_from_args(args, dims, "flip", "dims"));
+      },
+      nb::arg("args"), nb::arg("dims") = nb::none());
 
   auto take_along_fn = [](const Tensor& x, const Tensor& indices, std::optional<int64_t> dim) {
     return take_along_dim(x, indices, dim);

@@ -66,11 +66,7 @@ std::vector<nb::handle> bind_positional(nb::args args, std::vector<nb::handle> k
 }
 
 DimVector size_from(nb::args args, nb::handle size, const char* fn) {
-  if (!size.is_none()) {
-    TANDEM_CHECK(args.size() == 0, Type, fn, "() got multiple values for argument 'size'");
-    return to_shape(size, fn);
-  }
-  return shape_from_args(args, fn);
+  return shape_from_args(args, size, fn, "size");
 }
 
 Device like_device(const Tensor& x, nb::handle device) {

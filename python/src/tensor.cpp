@@ -103,6 +103,12 @@ DimVector shape_from_args(nb::args args, const char* fn) {
   return to_shape(args, fn);
 }
 
+DimVector shape_from_args(nb::args args, nb::handle keyword, const char* fn, const char* keyword_name) {
+  if (keyword.is_none()) return shape_from_args(args, fn);
+  TANDEM_CHECK(args.size() == 0, Type, fn, "() got multiple values for argument '", keyword_name, "'");
+  return to_shape(keyword, fn);
+}
+
 nb::object shape_object(IntArrayRef sizes) {
   nb::tuple t = nb::steal<nb::tuple>(PyTuple_New(static_cast<Py_ssize_t>(sizes.size())));
   for (size_t i = 0; i < sizes.size(); ++i) PyTuple_SET_ITEM(t.ptr(), i, PyLong_FromLongLong(sizes[i]));
@@ -225,7 +231,8 @@ void init_tensor(nb::module_& m) {
              TANDEM_CHECK(to_scalar(v, s), Type, "fill_(): argument 'value' must be Number, not ",
                           nb::inst_name(v).c_str());
              return fill_(t, s);
-           }))
+           }),
+           nb::arg("value"))
       .def("zero_", returning_self([](const Tensor& t) { return fill_(t, Scalar(int64_t{0})); }));
 }
 

@@ -27,11 +27,18 @@ void init_views(nb::module_& m) {
   auto cls = nb::type<Tensor>();
   auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
 
-  tensor.def("view", [](const Tensor& x, nb::args shape) {
-    TANDEM_CHECK(!(shape.size() == 1 && is_dtype(shape[0])), NotImplemented,
-                 "view(dtype) is not supported\nhint: use x.to(dtype) to convert values");
-    return view(x, dims_from_args(shape, "view"));
-  });
+  tensor.def(
+      "view",
+      [](const Tensor& x, nb::args shape, nb::handle size, nb::handle dtype) {
+        if (shape.size() == 1 && is_dtype(shape[0])) dtype = shape[0];
+        if (!dtype.is_none()) {
+          TANDEM_CHECK(shape.size() <= 1 && size.is_none(), Type,
+                       "view() received an invalid combination of arguments: pass a shape or a dtype, not both");
+          return view_dtype(x, to_dtype(dtype));
+        }
+        return view(x, shape_from_args(shape, size, "view", "size"));
+      },
+      nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none());
   // order= and copy= are what np.reshape(t, shape) passes to this method.
   tensor.def("reshape", [](const Tensor& x, nb::args shape, nb::kwargs kwargs) {
     for (auto [k, v] : kwargs) {
@@ -49,13 +56,18 @@ void init_views(nb::module_& m) {
   });
   m.def("reshape", [](const Tensor& x, nb::handle shape) { return reshape(x, to_shape(shape, "reshape")); },
         nb::arg("input"), nb::arg("shape"));
-  tensor.def("view_as", [](const Tensor& x, const Tensor& o) { return view(x, o.sizes()); });
-  tensor.def("reshape_as", [](const Tensor& x, const Tensor& o) { return reshape(x, o.sizes()); });
+  tensor.def("view_as", [](const Tensor& x, const Tensor& o) { return view(x, o.sizes()); }, nb::arg("other"));
+  tensor.def("reshape_as", [](const Tensor& x, const Tensor& o) { return reshape(x, o.sizes()); }, nb::arg("other"));
   auto flatten_fn = [](const Tensor& x, int64_t s, int64_t e) { return flatten(x, s, e); };
   tensor.def("flatten", flatten_fn, nb::arg("start_dim") = 0, nb::arg("end_dim") = -1);
   m.def("flatten", flatten_fn, nb::arg("input"), nb::arg("start_dim") = 0, nb::arg("end_dim") = -1);
   tensor.def("ravel", [](const Tensor& x) { return reshape(x, DimVector{-1}); });
-  tensor.def("permute", [](const Tensor& x, nb::args dims) { return permute(x, dims_from_args(dims, "permute")); });
+  tensor.def(
+      "permute",
+      [](const Tensor& x, nb::args args, nb::handle dims) {
+        return permute(x, shape_from_args(args, dims, "permute", "dims"));
+      },
+      nb::arg("args"), nb::arg("dims") = nb::none());
   m.def("permute", [](const Tensor& x, nb::handle dims) { return permute(x, to_shape(dims, "permute")); },
         nb::arg("input"), nb::arg("dims"));
   auto transpose_fn = [](const Tensor& x, int64_t a, int64_t b) { return transpose(x, a, b); };
@@ -88,8 +100,13 @@ void init_views(nb::module_& m) {
   auto unsqueeze_fn = [](const Tensor& x, int64_t d) { return unsqueeze(x, d); };
   tensor.def("unsqueeze", unsqueeze_fn, nb::arg("dim"));
   m.def("unsqueeze", unsqueeze_fn, nb::arg("input"), nb::arg("dim"));
-  tensor.def("expand", [](const Tensor& x, nb::args sizes) { return expand(x, dims_from_args(sizes, "expand")); });
-  tensor.def("expand_as", [](const Tensor& x, const Tensor& o) { return expand(x, o.sizes()); });
+  tensor.def(
+      "expand",
+      [](const Tensor& x, nb::args args, nb::handle size) {
+        return expand(x, shape_from_args(args, size, "expand", "size"));
+      },
+      nb::arg("args"), nb::arg("size") = nb::none());
+  tensor.def("expand_as", [](const Tensor& x, const Tensor& o) { return expand(x, o.sizes()); }, nb::arg("other"));
   m.def("broadcast_to", [](const Tensor& x, nb::handle s) { return broadcast_to(x, to_shape(s, "broadcast_to")); },
         nb::arg("input"), nb::arg("size"));
   auto narrow_fn = [](const Tensor& x, int64_t d, int64_t s, int64_t l) { return narrow(x, d, s, l); };

@@ -169,7 +169,11 @@ def trace(input):
 
 # ---- repeats, rolls, rotations ----
 
-def _repeat(self, *sizes):
+def _repeat(self, *sizes, repeats=None):
+    if repeats is not None:  # x.repeat(repeats=(2, 1))
+        if sizes:
+            raise TypeError("repeat() got multiple values for argument 'repeats'")
+        sizes = (repeats,)
     if not sizes:
         raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
     sizes = _sizes_arg(sizes, "repeat(): argument 'repeats' (position 1)")
@@ -190,8 +194,12 @@ def tile(input, dims):
     return _repeat(input, (1,) * (input.dim() - len(dims)) + dims)
 
 
-def _tile_method(self, *dims):
-    return tile(self, _sizes_arg(dims, "tile(): argument 'dims' (position 1)"))
+def _tile_method(self, *args, dims=None):
+    if dims is not None:  # x.tile(dims=(2,))
+        if args:
+            raise TypeError("tile() got multiple values for argument 'dims'")
+        args = (dims,)
+    return tile(self, _sizes_arg(args, "tile(): argument 'dims' (position 1)"))
 
 
 def _check_repeats_dtype(repeats):

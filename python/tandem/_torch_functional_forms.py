@@ -339,7 +339,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
     if tuple(input.shape) != tuple(target.shape):  # ATen broadcasts target and input (F requires equal sizes)
         target, input = _compositions.broadcast_tensors(target, input)
     return _F().binary_cross_entropy_with_logits(
-        input, target, weight, _reduction("binary_cross_entropy_with_logits", reduction, 5), pos_weight)
+        input, target, weight, reduction=_reduction("binary_cross_entropy_with_logits", reduction, 5),
+        pos_weight=pos_weight)
 
 
 def _in_place_form(name):

@@ -1,6 +1,7 @@
 #include "ops/view.h"
 
 #include <algorithm>
+#include <string>
 
 #include "autograd/formulas.h"
 #include "core/error.h"
@@ -362,6 +363,45 @@ std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim) {
   int64_t each = size / chunks + (size % chunks != 0);  // rounded up without overflow (chunks near 2**63)
   if (each == 0 && size == 0) each = 0;
   return split(x, std::max<int64_t>(each, size == 0 ? 0 : 1), dim);
+}
+
+Tensor view_dtype(const Tensor& x, DType dtype) {
+  const int64_t from = static_cast<int64_t>(element_size(x.dtype()));
+  const int64_t to = static_cast<int64_t>(element_size(dtype));
+  DimVector sizes(x.sizes()), strides(x.strides());
+  int64_t offset = x.storage_offset();
+  if (from != to) {
+    auto what = [&] {
+      return std::string(" to view ") + std::string(dtype_title(x.dtype())) + " as " +
+             std::string(dtype_title(dtype)) + " (different element sizes)";
+    };
+    TANDEM_CHECK(x.dim() > 0, Runtime, "self.dim() cannot be 0", what());
+    auto check_unit_stride = [&] {
+      TANDEM_CHECK(strides.back() == 1, Runtime, "self.stride(-1) must be 1", what(), ", but got ", strides.back());
+    };
+    if (from > to) {
+      check_unit_stride();  // each element becomes `ratio` narrower ones along the last dim
+      const int64_t ratio = from / to;
+      for (size_t d = 0; d + 1 < strides.size(); ++d) strides[d] *= ratio;
+      sizes[sizes.size() - 1] *= ratio;
+      offset *= ratio;
+    } else {  // `ratio` elements along the last dim become one
+      const int64_t ratio = to / from;
+      TANDEM_CHECK(sizes.back() % ratio == 0, Runtime, "self.size(-1) must be divisible by ", ratio, what(),
+                   ", but got ", sizes.back());
+      TANDEM_CHECK(offset % ratio == 0, Runtime, "self.storage_offset() must be divisible by ", ratio, what(),
+                   ", but got ", offset);
+      check_unit_stride();
+      for (size_t d = 0; d + 1 < strides.size(); ++d) {
+        TANDEM_CHECK(strides[d] % ratio == 0, Runtime, "self.stride(", d, ") must be divisible by ", ratio,
+                     what(), ", but got ", strides[d]);
+        strides[d] /= ratio;
+      }
+      sizes[sizes.size() - 1] /= ratio;
+      offset /= ratio;
+    }
+  }
+  return Tensor(make_intrusive<TensorImpl>(x.storage(), offset, std::move(sizes), std::move(strides), dtype));
 }
 
 Tensor alias(const Tensor& x) { return make_view(x, x.sizes(), x.strides(), x.storage_offset()); }

@@ -32,6 +32,9 @@ std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim = 0);
 std::vector<Tensor> split_with_sizes(const Tensor& x, IntArrayRef sizes, int64_t dim = 0);
 std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim = 0);
 Tensor alias(const Tensor& x);  // a new tensor object over the same memory (detach's geometry)
+// x's bytes read as another dtype (Tensor.view(dtype)); a different element size rescales the last dim.
+// Never differentiable, as in PyTorch.
+Tensor view_dtype(const Tensor& x, DType dtype);
 // The shape with a -1 replaced, after checking the element count matches.
 DimVector infer_size(IntArrayRef shape, int64_t numel);
 

@@ -10,7 +10,7 @@ import tandem
 
 from .._autocast import active as _amp_active, run as _amp_run
 from .._transfer_guard import _crossing
-from .functional import _check_reduction, _reduce, logsigmoid
+from .functional import _check_reduction, _legacy_reduction, _reduce, logsigmoid
 
 __all__ = [
     "smooth_l1_loss", "huber_loss", "kl_div", "poisson_nll_loss", "gaussian_nll_loss", "margin_ranking_loss",
@@ -18,18 +18,6 @@ __all__ = [
     "multi_margin_loss", "multilabel_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
     "ctc_loss", "cosine_similarity", "pairwise_distance",
 ]
-
-
-def _legacy_reduction(size_average, reduce, reduction):
-    """PyTorch's deprecated size_average/reduce pair: when either is given it overrides reduction (with a warning)."""
-    if size_average is None and reduce is None:
-        return reduction
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
-    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
-                  stacklevel=3)
-    return reduction
 
 
 def _warn_if_sizes_differ(input, target):

@@ -1,6 +1,7 @@
 """nn.functional: layers and losses as functions. Each one is a composition of tandem's C++ ops (or a
 dedicated C++ op such as conv2d), so autograd and every device come for free; nothing loops in Python."""
 import numbers
+import warnings
 
 import tandem
 
@@ -399,6 +400,18 @@ def _class_weight_shape(input):
     return [1, input.size(1)] + [1] * (input.dim() - 2)
 
 
+def _legacy_reduction(size_average, reduce, reduction):
+    """PyTorch's deprecated size_average/reduce pair: when either is given it overrides reduction (with a warning)."""
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
+                  stacklevel=3)
+    return reduction
+
+
 def _check_class_weight(weight, input, prefix=""):
     num_classes = input.size(1 if input.dim() >= 2 else 0)
     if weight is not None and (weight.dim() != 1 or weight.numel() != num_classes):
@@ -406,10 +419,11 @@ def _check_class_weight(weight, input, prefix=""):
                            f"classes but got weight tensor of shape: {list(weight.shape)}")
 
 
-def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """-input[n, target[n]] (times the class weight), averaged over the weights of the kept targets."""
     if _amp_active():  # PyTorch's autocast list: fp32
-        return _amp_run("fp32", nll_loss, input, target, weight, ignore_index, reduction)
+        return _amp_run("fp32", nll_loss, input, target, weight, size_average, ignore_index, reduce, reduction)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if input.dim() < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
@@ -435,10 +449,13 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     return loss.sum() / w.sum()
 
 
-def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                  label_smoothing=0.0):
     """log_softmax over dim 1, then nll_loss; class-probability targets and label smoothing as in PyTorch."""
     if _amp_active():  # PyTorch's autocast list: fp32
-        return _amp_run("fp32", cross_entropy, input, target, weight, ignore_index, reduction, label_smoothing)
+        return _amp_run("fp32", cross_entropy, input, target, weight, size_average, ignore_index, reduce, reduction,
+                        label_smoothing)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
@@ -456,7 +473,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
         if reduction == "mean":  # PyTorch divides by the number of samples (batch times spatial positions)
             return loss.sum() / (input.numel() // num_classes)
         return _reduce(loss, reduction)
-    nll = nll_loss(logp, target, weight, ignore_index, reduction)
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing == 0.0:
         return nll
     if class_dim == 0:
@@ -485,25 +502,37 @@ def _check_same_size(input, target):
         )
 
 
-def mse_loss(input, target, reduction="mean"):
+def _elementwise_weight(loss, weight):
+    """mse_loss/l1_loss's weight=: one weight per element, of the input's size (the mean still divides by numel)."""
+    if weight is None:
+        return loss
+    if tuple(weight.shape) != tuple(loss.shape):
+        raise ValueError("Weights and input must have the same size.")
+    return loss * weight
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     if _amp_active():  # PyTorch's autocast list: fp32
-        return _amp_run("fp32", mse_loss, input, target, reduction)
+        return _amp_run("fp32", mse_loss, input, target, size_average, reduce, reduction, weight)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     diff = input - target
-    return _reduce(diff * diff, reduction)
+    return _reduce(_elementwise_weight(diff * diff, weight), reduction)
 
 
-def l1_loss(input, target, reduction="mean"):
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     if _amp_active():  # PyTorch's autocast list: fp32
-        return _amp_run("fp32", l1_loss, input, target, reduction)
+        return _amp_run("fp32", l1_loss, input, target, size_average, reduce, reduction, weight)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    return _reduce(tandem.abs(input - target), reduction)
+    return _reduce(_elementwise_weight(tandem.abs(input - target), weight), reduction)
 
 
-def binary_cross_entropy(input, target, weight=None, reduction="mean"):
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """-(t log x + (1 - t) log(1 - x)), each log clamped at -100 as PyTorch does."""
     if _amp_active():  # PyTorch's autocast list: bce
-        return _amp_run("bce", binary_cross_entropy, input, target, weight, reduction)
+        return _amp_run("bce", binary_cross_entropy, input, target, weight, size_average, reduce, reduction)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _check_same_size(input, target)
     log_x = tandem.clamp(tandem.log(input), min=-100)
@@ -514,10 +543,13 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     return _reduce(loss, reduction)
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
     """The stable form (1 - t) x + (1 + (pw - 1) t) softplus(-x)."""
     if _amp_active():  # PyTorch's autocast list: fp32
-        return _amp_run("fp32", binary_cross_entropy_with_logits, input, target, weight, reduction, pos_weight)
+        return _amp_run("fp32", binary_cross_entropy_with_logits, input, target, weight, size_average, reduce,
+                        reduction, pos_weight)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(f"Target size ({tuple(target.shape)}) must be the same as input size ({tuple(input.shape)})")

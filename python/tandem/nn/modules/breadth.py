@@ -129,10 +129,7 @@ class NLLLoss2d(NLLLoss):
         warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in replacement and see "
                       "https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.", FutureWarning,
                       stacklevel=2)
-        if size_average is not None or reduce is not None:
-            from .._functional_losses import _legacy_reduction
-            reduction = _legacy_reduction(size_average, reduce, reduction)
-        super().__init__(weight, ignore_index, reduction)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 
 class _CrossMapLRNFunction(tandem.autograd.Function):

@@ -1,7 +1,6 @@
 """More loss layers, and the distance layers some of them use: thin wrappers over nn.functional with PyTorch's
-arguments (including the deprecated size_average/reduce pair where PyTorch still takes it)."""
+arguments (the deprecated size_average/reduce pair, where PyTorch still takes it, is handled by _Loss)."""
 from .. import functional as F
-from .._functional_losses import _legacy_reduction
 from .loss import _Loss, _WeightedLoss
 from .module import Module
 
@@ -13,14 +12,7 @@ __all__ = [
 ]
 
 
-class _LegacyLoss(_Loss):
-    """A loss whose constructor still takes size_average and reduce (which override reduction when given)."""
-
-    def __init__(self, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(_legacy_reduction(size_average, reduce, reduction))
-
-
-class SmoothL1Loss(_LegacyLoss):
+class SmoothL1Loss(_Loss):
     def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
         super().__init__(size_average, reduce, reduction)
         self.beta = beta
@@ -33,14 +25,14 @@ class HuberLoss(_Loss):
     def __init__(self, reduction="mean", delta=1.0):
         if not isinstance(delta, (float, int)):
             raise TypeError(f"delta must be a float or int, got: {type(delta)}")
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         self.delta = delta
 
     def forward(self, input, target):
         return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
 
 
-class KLDivLoss(_LegacyLoss):
+class KLDivLoss(_Loss):
     def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
         super().__init__(size_average, reduce, reduction)
         self.log_target = log_target
@@ -49,7 +41,7 @@ class KLDivLoss(_LegacyLoss):
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
 
 
-class PoissonNLLLoss(_LegacyLoss):
+class PoissonNLLLoss(_Loss):
     def __init__(self, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
         self.log_input, self.full, self.eps = log_input, full, eps
@@ -61,14 +53,14 @@ class PoissonNLLLoss(_LegacyLoss):
 
 class GaussianNLLLoss(_Loss):
     def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         self.full, self.eps = full, eps
 
     def forward(self, input, target, var):
         return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
 
 
-class MarginRankingLoss(_LegacyLoss):
+class MarginRankingLoss(_Loss):
     def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
@@ -77,7 +69,7 @@ class MarginRankingLoss(_LegacyLoss):
         return F.margin_ranking_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
 
 
-class HingeEmbeddingLoss(_LegacyLoss):
+class HingeEmbeddingLoss(_Loss):
     def __init__(self, margin=1.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
@@ -86,20 +78,20 @@ class HingeEmbeddingLoss(_LegacyLoss):
         return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
 
 
-class SoftMarginLoss(_LegacyLoss):
+class SoftMarginLoss(_Loss):
     def forward(self, input, target):
         return F.soft_margin_loss(input, target, reduction=self.reduction)
 
 
 class MultiLabelSoftMarginLoss(_WeightedLoss):
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(weight, _legacy_reduction(size_average, reduce, reduction))
+        super().__init__(weight, size_average, reduce, reduction)
 
     def forward(self, input, target):
         return F.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
 
 
-class CosineEmbeddingLoss(_LegacyLoss):
+class CosineEmbeddingLoss(_Loss):
     def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
@@ -110,7 +102,7 @@ class CosineEmbeddingLoss(_LegacyLoss):
 
 class MultiMarginLoss(_WeightedLoss):
     def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(weight, _legacy_reduction(size_average, reduce, reduction))
+        super().__init__(weight, size_average, reduce, reduction)
         if p != 1 and p != 2:
             raise ValueError("only p == 1 and p == 2 supported")
         if weight is not None and weight.dim() != 1:
@@ -122,12 +114,12 @@ class MultiMarginLoss(_WeightedLoss):
                                    reduction=self.reduction)
 
 
-class MultiLabelMarginLoss(_LegacyLoss):
+class MultiLabelMarginLoss(_Loss):
     def forward(self, input, target):
         return F.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
-class TripletMarginLoss(_LegacyLoss):
+class TripletMarginLoss(_Loss):
     def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
         if margin <= 0:
@@ -159,7 +151,7 @@ class CosineSimilarity(Module):
 
 class TripletMarginWithDistanceLoss(_Loss):
     def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         if margin <= 0:
             raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
                              "instead")
@@ -175,7 +167,7 @@ class TripletMarginWithDistanceLoss(_Loss):
 
 class CTCLoss(_Loss):
     def __init__(self, blank=0, reduction="mean", zero_infinity=False):
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         self.blank, self.zero_infinity = blank, zero_infinity
 
     def forward(self, log_probs, targets, input_lengths, target_lengths):
