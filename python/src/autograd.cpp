@@ -177,6 +177,11 @@ void retain_grad(const Tensor& t) {
 struct PyFunctionNode final : Node {
   std::string name() const override { return name_; }
   std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    if (!backward_.is_valid()) {  // released by an earlier backward: the engine's freed-graph error
+      autograd::SavedTensor freed;
+      freed.release();
+      freed.unpack(*this);
+    }
     nb::tuple saved = nb::steal<nb::tuple>(PyTuple_New(static_cast<Py_ssize_t>(saved_.size())));
     for (size_t i = 0; i < saved_.size(); ++i) {
       Tensor t = saved_[i].unpack(*this);
@@ -202,8 +207,15 @@ struct PyFunctionNode final : Node {
     }
     return out;
   }
+  // A node that saved tensors cannot run again after a backward without retain_graph, so it also lets go of its
+  // Python objects: a Function output and a later result both kept (in a module's globals, which backward_
+  // refers to) would otherwise hold a cycle through this shared node that the garbage collector cannot see.
+  // Without saved tensors PyTorch lets backward run again, so such a node keeps them.
   void release_saved() override {
+    if (saved_.empty()) return;
     for (auto& s : saved_) s.release();
+    release_under_gil(backward_);
+    release_under_gil(ctx_);
   }
   ~PyFunctionNode() override {
     release_under_gil(backward_);

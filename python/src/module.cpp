@@ -1,9 +1,17 @@
 // The extension module tandem._C. Each area registers itself from its own file.
+#include <cstdlib>
+#include <string_view>
+
 #include "bindings.h"
 #include "kernels/startup.h"
 
 NB_MODULE(_C, m) {
   using namespace tandem::py;
+  // nanobind lists the tensors still alive when the interpreter tears the module down. Objects held at exit
+  // through autograd graphs (cycles the collector cannot see through C++ nodes) are not leaks a user can act
+  // on, so the report is for developers: TANDEM_REPORT_LEAKS=1 turns it on.
+  const char* report_leaks = std::getenv("TANDEM_REPORT_LEAKS");
+  nb::set_leak_warnings(report_leaks != nullptr && std::string_view(report_leaks) == "1");
   tandem::start_runtime();
   init_errors(m);
   init_dtype_device(m);

@@ -288,9 +288,42 @@ SCRIPTS = {
 
 @pytest.mark.parametrize("name", sorted(SCRIPTS))
 def test_interpreter_exits_without_a_leak_report(name):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p), TANDEM_REPORT_LEAKS="1")
     r = subprocess.run([sys.executable, "-c", textwrap.dedent(SCRIPTS[name])], capture_output=True, text=True,
                        env=env, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "leaked" not in r.stderr, r.stderr
     assert r.stdout.strip()
+
+
+# A Function output and a later result of its graph, both kept in the module's globals: the Function's node is
+# shared, so the collector cannot see the cycle through backward's globals. A Function that saved tensors lets go
+# of its Python objects after backward (no report even with reporting on); one that saved nothing keeps them
+# (PyTorch lets it run backward again), and only the developer report (TANDEM_REPORT_LEAKS=1) lists them.
+SHARED_NODE = """
+    import tandem as torch
+    class Double(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            {save}
+            return x * 2
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+    w = torch.ones(2, requires_grad=True)
+    out = Double.apply(w * 3)
+    loss = out.sum()
+    loss.backward()
+    print(w.grad.tolist())
+"""
+
+
+@pytest.mark.parametrize("saves,report,expect_report", [
+    (True, "1", False), (False, "0", False), (False, "1", True)])
+def test_shared_function_node_at_exit(saves, report, expect_report):
+    script = textwrap.dedent(SHARED_NODE).replace("{save}", "ctx.save_for_backward(x)" if saves else "pass")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p), TANDEM_REPORT_LEAKS=report)
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[6.0, 6.0]"
+    assert ("leaked" in r.stderr) == expect_report, r.stderr

@@ -1,12 +1,19 @@
 """nn.Module: the bookkeeping of parameters, buffers and submodules, as in PyTorch."""
-from collections import OrderedDict, namedtuple
+from collections import OrderedDict
 
 from ... import _C
 from ..._C import Tensor
 from ...autograd import no_grad as _no_grad
 from ..parameter import Parameter
+from . import module_hooks as _hooks
+from . import module_state as _state
+from .module_hooks import RemovableHandle  # noqa: F401 (PyTorch's torch.utils.hooks.RemovableHandle)
+from .module_hooks import (  # noqa: F401 (torch.nn.modules.module.register_module_*_hook)
+    register_module_backward_hook, register_module_forward_hook, register_module_forward_pre_hook,
+    register_module_full_backward_hook, register_module_full_backward_pre_hook,
+)
 
-_IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+_IncompatibleKeys = _state.IncompatibleKeys
 
 
 def _addindent(s, num_spaces):
@@ -15,27 +22,6 @@ def _addindent(s, num_spaces):
         return s
     first = lines.pop(0)
     return first + "\n" + "\n".join(num_spaces * " " + line for line in lines)
-
-
-class RemovableHandle:
-    """Returned by register_*_hook: ``remove()`` (or leaving a ``with`` block) unregisters the hook."""
-
-    _next_id = 0
-
-    def __init__(self, hooks, hook):
-        self.hooks_dict_ref = hooks
-        self.id = RemovableHandle._next_id
-        RemovableHandle._next_id += 1
-        hooks[self.id] = hook
-
-    def remove(self):
-        self.hooks_dict_ref.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 class Module:
@@ -52,8 +38,26 @@ class Module:
         object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "_modules", OrderedDict())
-        object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
-        object.__setattr__(self, "_forward_hooks", OrderedDict())
+        self._init_hook_tables()
+
+    _HOOK_DICTS = ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks", "_backward_hooks",
+                   "_state_dict_pre_hooks", "_state_dict_hooks", "_load_state_dict_pre_hooks",
+                   "_load_state_dict_post_hooks")
+    _HOOK_ID_SETS = ("_forward_pre_hooks_with_kwargs", "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
+                     "_state_dict_post_hook_ids", "_load_state_dict_pre_hook_with_module")
+
+    def _init_hook_tables(self):
+        d = self.__dict__
+        for name in self._HOOK_DICTS:
+            d.setdefault(name, OrderedDict())
+        for name in self._HOOK_ID_SETS:
+            d.setdefault(name, set())
+        d.setdefault("_is_full_backward_hook", None)
+
+    def __setstate__(self, state):
+        # A module pickled before a hook table existed (an older tandem) gets empty tables.
+        self.__dict__.update(state)
+        self._init_hook_tables()
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(
@@ -62,26 +66,70 @@ class Module:
         )
 
     def __call__(self, *args, **kwargs):
-        if not (self._forward_pre_hooks or self._forward_hooks):
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks
+                or _hooks.any_global_hooks()):
             return self.forward(*args, **kwargs)
-        for hook in list(self._forward_pre_hooks.values()):
-            result = hook(self, args)
-            if result is not None:
-                args = result if isinstance(result, tuple) else (result,)
-        output = self.forward(*args, **kwargs)
-        for hook in list(self._forward_hooks.values()):
-            result = hook(self, args, output)
-            if result is not None:
-                output = result
-        return output
+        return _hooks.call_with_hooks(self, args, kwargs)
 
-    def register_forward_pre_hook(self, hook):
-        """hook(module, args) runs before forward; a non-None result replaces the positional arguments."""
-        return RemovableHandle(self._forward_pre_hooks, hook)
+    # ---- hooks (module_hooks.py runs them) --------------------------------------------------------------
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """hook(module, args) runs before forward; a non-None result replaces the positional arguments. With
+        with_kwargs, hook(module, args, kwargs) may return (args, kwargs)."""
+        extra = [self._forward_pre_hooks_with_kwargs] if with_kwargs else []
+        return _hooks.add_hook(self._forward_pre_hooks, hook, prepend, extra)
 
-    def register_forward_hook(self, hook):
-        """hook(module, args, output) runs after forward; a non-None result replaces the output."""
-        return RemovableHandle(self._forward_hooks, hook)
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+        """hook(module, args, output) (or (module, args, kwargs, output)) runs after forward; a non-None result
+        replaces the output. always_call hooks run even when forward raises."""
+        extra = ([self._forward_hooks_with_kwargs] if with_kwargs else []) + (
+            [self._forward_hooks_always_called] if always_call else [])
+        return _hooks.add_hook(self._forward_hooks, hook, prepend, extra)
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """hook(module, grad_output) runs when the output gradients are known; may return new grad_output."""
+        return _hooks.add_hook(self._backward_pre_hooks, hook, prepend)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """hook(module, grad_input, grad_output) runs when the input gradients are known; may return new
+        grad_input."""
+        if self._is_full_backward_hook is False:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single Module. "
+                               "Please use only one of them.")
+        object.__setattr__(self, "_is_full_backward_hook", True)
+        return _hooks.add_hook(self._backward_hooks, hook, prepend)
+
+    def register_backward_hook(self, hook):
+        """Deprecated in PyTorch, where grad_input is that of the module's last autograd node; tandem runs it as a
+        full backward hook (grad_input of the module's inputs)."""
+        if self._is_full_backward_hook is True:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single Module. "
+                               "Please use only one of them.")
+        object.__setattr__(self, "_is_full_backward_hook", False)
+        return _hooks.add_hook(self._backward_hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook):
+        """hook(module, prefix, keep_vars) runs before the module saves its state."""
+        return _hooks.add_hook(self._state_dict_pre_hooks, hook)
+
+    def register_state_dict_post_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata) runs after the module and its children saved."""
+        return _hooks.add_hook(self._state_dict_hooks, hook, extra=[self._state_dict_post_hook_ids])
+
+    def _register_state_dict_hook(self, hook):
+        return _hooks.add_hook(self._state_dict_hooks, hook)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)."""
+        return _hooks.add_hook(self._load_state_dict_pre_hooks, hook,
+                               extra=[self._load_state_dict_pre_hook_with_module])
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        extra = [self._load_state_dict_pre_hook_with_module] if with_module else []
+        return _hooks.add_hook(self._load_state_dict_pre_hooks, hook, extra=extra)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """hook(module, incompatible_keys) runs after loading; it may edit the key lists in place."""
+        return _hooks.add_hook(self._load_state_dict_post_hooks, hook)
 
     # ---- registration -------------------------------------------------------------------------------
     def _check_name(self, name, kind):
@@ -136,6 +184,38 @@ class Module:
                 raise AttributeError(f"{type(mod).__name__} has no attribute `{item}`")
             mod = getattr(mod, item)
         return mod
+
+    def set_submodule(self, target, module, strict=False):
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(f"{parent._get_name()} has no attribute `{name}`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError(f"`{name}` is not an nn.Module")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        setattr(parent, name, module)
+
+    def get_parameter(self, target):
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        param = getattr(mod, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target):
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return getattr(mod, name)
 
     def __getattr__(self, name):
         d = self.__dict__
@@ -290,6 +370,17 @@ class Module:
         return self
 
     # ---- moving between dtypes and devices (in place: Parameter objects keep their identity) ------------
+    def to_empty(self, *, device, recurse=True):
+        """Parameters and buffers moved to `device` without copying their values (uninitialised memory)."""
+        import tandem
+        return self._apply(lambda t: tandem.empty_like(t, device=device))
+
+    def type(self, dst_type):
+        return self._apply(lambda t: t.type(dst_type))
+
+    def compile(self, *args, **kwargs):
+        """PyTorch compiles the module in place; tandem runs it eagerly (tandem.compile returns models as is)."""
+
     def _apply(self, fn):
         with _no_grad():
             self._apply_in_place(fn)
@@ -352,64 +443,32 @@ class Module:
     def bfloat16(self):
         return self._apply(lambda t: t.to(_C.bfloat16) if t.is_floating_point() else t)
 
-    # ---- state dicts ------------------------------------------------------------------------------------
+    # ---- state dicts (module_state.py) -------------------------------------------------------------------
+    _version = 1  # written to state_dict()._metadata; a subclass bumps it when its saved form changes
+
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
-        if args:
-            raise TypeError("state_dict() takes keyword arguments only (destination=, prefix=, keep_vars=)")
-        out = OrderedDict() if destination is None else destination
-        for mod_prefix, mod in self.named_modules(prefix=prefix.rstrip("."), remove_duplicate=False):
-            base = mod_prefix + "." if mod_prefix else ""
-            for name, p in mod._parameters.items():
-                if p is not None:
-                    out[base + name] = p if keep_vars else _C._make_subclass(Tensor, p, False)
-            for name, b in mod._buffers.items():
-                if b is not None and name not in mod._non_persistent_buffers_set:
-                    out[base + name] = b if keep_vars else _C._make_subclass(Tensor, b, False)
-        return out
+        return _state.state_dict(self, *args, destination=destination, prefix=prefix, keep_vars=keep_vars)
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        _state.save_to_state_dict(self, destination, prefix, keep_vars)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        _state.load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                                    unexpected_keys, error_msgs)
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
-        if not hasattr(state_dict, "items"):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        own = self.state_dict(keep_vars=True)
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        errors = []
-        for key, target in own.items():
-            if key not in state_dict:
-                continue
-            src = state_dict[key]
-            if not isinstance(src, Tensor):
-                errors.append(
-                    f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like object '
-                    f"from checkpoint but received {type(src)}"
-                )
-                continue
-            if tuple(src.shape) != tuple(target.shape):
-                errors.append(
-                    f"size mismatch for {key}: copying a param with shape {src.shape!r} from checkpoint, "
-                    f"the shape in current model is {target.shape!r}."
-                )
-                continue
-            if assign:
-                _C._set_data(target, src)
-            else:
-                _C._make_subclass(Tensor, target, False).copy_(src)
-        if strict:
-            if unexpected:
-                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in unexpected)))
-            if missing:
-                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing)))
-        if errors:
-            hint = ""
-            if unexpected and missing and all(k.startswith("module.") for k in unexpected):
-                hint = ("\nhint: this state_dict was saved from a DistributedDataParallel wrapper (keys start with "
-                        "'module.'): save model.module.state_dict(), or strip the prefix with tandem.nn.modules."
-                        "utils.consume_prefix_in_state_dict_if_present(state_dict, 'module.')")
-            raise RuntimeError(
-                "Error(s) in loading state_dict for {}:\n\t{}".format(type(self).__name__, "\n\t".join(errors))
-                + hint
-            )
-        return _IncompatibleKeys(missing, unexpected)
+        return _state.load_state_dict(self, state_dict, strict, assign)
+
+    def get_extra_state(self):
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called. Please "
+                           "file an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml "
+                           "to report this bug.")
+
+    def set_extra_state(self, state):
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called. Please "
+                           "file an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml "
+                           "to report this bug.")
 
     # ---- printing ---------------------------------------------------------------------------------------
     def extra_repr(self):

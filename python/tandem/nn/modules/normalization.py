@@ -10,6 +10,19 @@ from .module import Module
 
 class _BatchNorm(Module):
     _expected_dims = ()
+    _version = 2  # PyTorch's: num_batches_tracked exists from version 2 on
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        # A checkpoint from before num_batches_tracked (version < 2, e.g. old torchvision weights) loads with the
+        # module's own counter, as in PyTorch.
+        version = local_metadata.get("version", None)
+        key = prefix + "num_batches_tracked"
+        if (version is None or version < 2) and self.track_running_stats and key not in state_dict:
+            state_dict[key] = (self.num_batches_tracked if self.num_batches_tracked is not None
+                               else tandem.tensor(0, dtype=tandem.int64))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
                  dtype=None, *, bias=True):

@@ -1,0 +1,171 @@
+"""Module.state_dict / load_state_dict in PyTorch's structure: each module saves and loads its own entries through
+`_save_to_state_dict` / `_load_from_state_dict` (which subclasses override, e.g. to migrate old checkpoints using
+the `_metadata` version), with extra state and the state-dict hooks. The walk over submodules is iterative."""
+from collections import OrderedDict, namedtuple
+from collections.abc import Mapping
+
+from ... import _C
+from ..._C import Tensor
+from ...autograd import no_grad
+
+IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+_EXTRA_STATE_KEY_SUFFIX = "_extra_state"
+
+
+def _plain(t, keep_vars):
+    return t if keep_vars else _C._make_subclass(Tensor, t, False)
+
+
+def has_extra_state(module):
+    from .module import Module
+    return type(module).get_extra_state is not Module.get_extra_state
+
+
+def save_to_state_dict(module, destination, prefix, keep_vars):
+    """The module's own parameters, persistent buffers and extra state (not its children's)."""
+    for name, p in module._parameters.items():
+        if p is not None:
+            destination[prefix + name] = _plain(p, keep_vars)
+    for name, b in module._buffers.items():
+        if b is not None and name not in module._non_persistent_buffers_set:
+            destination[prefix + name] = _plain(b, keep_vars)
+    if has_extra_state(module):
+        destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = module.get_extra_state()
+
+
+def walk_modules(root, prefix, enter, leave):
+    """enter(prefix, module) before a module's children and leave(prefix, module) after them, depth first in
+    registration order (a shared submodule is visited at each place it appears), without recursion."""
+    stack = [(prefix, root, False)]
+    while stack:
+        base, mod, done = stack.pop()
+        if done:
+            leave(base, mod)
+            continue
+        enter(base, mod)
+        stack.append((base, mod, True))
+        for name, child in reversed(list(mod._modules.items())):
+            if child is not None:
+                stack.append((base + name + ".", child, False))
+
+
+def state_dict(module, *args, destination=None, prefix="", keep_vars=False):
+    if args:
+        raise TypeError("state_dict() takes keyword arguments only (destination=, prefix=, keep_vars=)")
+    if destination is None:
+        destination = OrderedDict()
+        destination._metadata = OrderedDict()
+    metadata = getattr(destination, "_metadata", None)
+
+    def enter(base, mod):
+        if metadata is not None:
+            metadata[base[:-1]] = dict(version=mod._version)
+        for hook in mod._state_dict_pre_hooks.values():
+            hook(mod, base, keep_vars)
+        mod._save_to_state_dict(destination, base, keep_vars)
+
+    def leave(base, mod):  # after the module's children, as PyTorch's recursion
+        for hook_id, hook in mod._state_dict_hooks.items():
+            result = hook(mod, destination, base, {})
+            if result is not None and hook_id in mod._state_dict_post_hook_ids:
+                raise RuntimeError("state_dict post-hook must return None")
+
+    walk_modules(module, prefix, enter, leave)
+    return destination
+
+
+def load_from_state_dict(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                         error_msgs):
+    """Copies the entries under `prefix` into the module's own parameters and persistent buffers."""
+    for hook_id, hook in module._load_state_dict_pre_hooks.items():
+        if hook_id in module._load_state_dict_pre_hook_with_module:
+            hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+        else:
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+    local = {k: v for k, v in module._parameters.items() if v is not None}
+    local.update((k, v) for k, v in module._buffers.items()
+                 if v is not None and k not in module._non_persistent_buffers_set)
+    assign = local_metadata.get("assign_to_params_buffers", False)
+    for name, target in local.items():
+        key = prefix + name
+        if key not in state_dict:
+            if strict:
+                missing_keys.append(key)
+            continue
+        src = state_dict[key]
+        if not isinstance(src, Tensor):
+            error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
+                              f"object from checkpoint but received {type(src)}")
+            continue
+        if target.dim() == 0 and src.dim() == 1 and src.numel() == 1:  # PyTorch's pre-0.4 scalar parameters
+            src = src[0]
+        if tuple(src.shape) != tuple(target.shape):
+            error_msgs.append(f"size mismatch for {key}: copying a param with shape {src.shape!r} from checkpoint, "
+                              f"the shape in current model is {target.shape!r}.")
+            continue
+        try:
+            if assign:
+                _C._set_data(target, src)
+            else:
+                with no_grad():
+                    _C._make_subclass(Tensor, target, False).copy_(src)
+        except Exception as e:
+            error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
+                              f"{target.shape} and whose dimensions in the checkpoint are {src.shape}, an "
+                              f"exception occurred : {e.args}.")
+    extra_key = prefix + _EXTRA_STATE_KEY_SUFFIX
+    if has_extra_state(module):
+        if extra_key in state_dict:
+            module.set_extra_state(state_dict[extra_key])
+        elif strict:
+            missing_keys.append(extra_key)
+    elif strict and extra_key in state_dict:
+        unexpected_keys.append(extra_key)
+    if strict:
+        for key in state_dict:
+            if key.startswith(prefix) and key != extra_key:
+                first = key[len(prefix):].split(".", 1)[0]
+                if first not in module._modules and first not in local:
+                    unexpected_keys.append(key)
+
+
+def load_state_dict(module, state_dict, strict=True, assign=False):
+    if not isinstance(state_dict, Mapping):
+        raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+    metadata = getattr(state_dict, "_metadata", None)
+    state_dict = OrderedDict(state_dict)  # hooks may edit it; the caller's dict stays as it was
+    if metadata is not None:
+        state_dict._metadata = metadata
+    missing, unexpected, errors = [], [], []
+    incompatible = IncompatibleKeys(missing, unexpected)
+
+    def enter(base, mod):
+        local_metadata = {} if metadata is None else dict(metadata.get(base[:-1], {}))
+        if assign:
+            local_metadata["assign_to_params_buffers"] = assign
+        # strict=True here as in PyTorch: the lists are filtered by the caller's strict below.
+        mod._load_from_state_dict(state_dict, base, local_metadata, True, missing, unexpected, errors)
+
+    def leave(base, mod):  # post hooks see the keys found so far and may edit the lists in place
+        for hook in mod._load_state_dict_post_hooks.values():
+            if hook(mod, incompatible) is not None:
+                raise RuntimeError("Hooks registered with ``register_load_state_dict_post_hook`` are not expected "
+                                   "to return new values, if incompatible_keys need to be modified, it should be "
+                                   "done inplace.")
+
+    walk_modules(module, "", enter, leave)
+    if strict:
+        if unexpected:
+            errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in unexpected)))
+        if missing:
+            errors.insert(0, "Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing)))
+    if errors:
+        hint = ""
+        if unexpected and missing and all(k.startswith("module.") for k in unexpected):
+            hint = ("\nhint: this state_dict was saved from a DistributedDataParallel wrapper (keys start with "
+                    "'module.'): save model.module.state_dict(), or strip the prefix with tandem.nn.modules."
+                    "utils.consume_prefix_in_state_dict_if_present(state_dict, 'module.')")
+        raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(type(module).__name__,
+                                                                              "\n\t".join(errors)) + hint)
+    return incompatible
