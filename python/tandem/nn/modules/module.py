@@ -8,6 +8,9 @@ from ..parameter import Parameter
 from . import module_hooks as _hooks
 from . import module_state as _state
 from .module_hooks import RemovableHandle  # noqa: F401 (PyTorch's torch.utils.hooks.RemovableHandle)
+from .module_hooks import (  # the global hook tables, read by every call
+    _global_backward_hooks, _global_backward_pre_hooks, _global_forward_hooks, _global_forward_pre_hooks,
+)
 from .module_hooks import (  # noqa: F401 (torch.nn.modules.module.register_module_*_hook)
     register_module_backward_hook, register_module_forward_hook, register_module_forward_pre_hook,
     register_module_full_backward_hook, register_module_full_backward_pre_hook,
@@ -66,8 +69,10 @@ class Module:
         )
 
     def __call__(self, *args, **kwargs):
-        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks
-                or _hooks.any_global_hooks()):
+        d = self.__dict__  # subscripts and module globals: the cheapest test of "no hook anywhere"
+        if not (d["_forward_pre_hooks"] or d["_forward_hooks"] or d["_backward_hooks"] or d["_backward_pre_hooks"]
+                or _global_forward_pre_hooks or _global_forward_hooks or _global_backward_pre_hooks
+                or _global_backward_hooks):
             return self.forward(*args, **kwargs)
         return _hooks.call_with_hooks(self, args, kwargs)
 

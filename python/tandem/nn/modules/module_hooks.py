@@ -53,11 +53,6 @@ def add_hook(hooks, hook, prepend=False, extra=()):
     return handle
 
 
-def any_global_hooks():
-    return bool(_global_forward_pre_hooks or _global_forward_hooks or _global_backward_pre_hooks
-                or _global_backward_hooks)
-
-
 def register_module_forward_pre_hook(hook):
     return add_hook(_global_forward_pre_hooks, hook)
 
