@@ -173,6 +173,14 @@ void init_dtype_device(nb::module_& m) {
            })
       .def("__hash__",
            [](const PyDevice& d) { return static_cast<int64_t>(d.device.type) * 65536 + d.device.index; })
+      // Pickled as PyTorch's (device, (type[, index])), so devices cross into worker processes and checkpoints.
+      .def("__reduce__",
+           [](nb::handle self) {
+             const Device& d = nb::inst_ptr<PyDevice>(self)->device;
+             nb::str type(device_type_name(d.type).data(), device_type_name(d.type).size());
+             nb::tuple args = d.index < 0 ? nb::make_tuple(type) : nb::make_tuple(type, int64_t{d.index});
+             return nb::make_tuple(self.type(), args);
+           })
       // `with tandem.device("cuda:0"):` makes it the factories' default inside the block, as in PyTorch.
       .def("__enter__",
            [](nb::handle self) {

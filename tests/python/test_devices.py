@@ -6,6 +6,7 @@ import sys
 import textwrap
 
 import pytest
+import torch
 
 import tandem
 
@@ -296,3 +297,14 @@ def test_float64_input_into_float32_weights_names_the_fix():
         tandem.nn.Conv2d(1, 1, 3)(tandem.from_numpy(np.ones((1, 1, 5, 5))))
     assert str(info.value).splitlines()[0] == "expected scalar type Double but found Float"
     assert "x.float()" in str(info.value)
+
+
+@pytest.mark.parametrize("spec", ["cpu", "cuda", "cuda:1", ("cuda", 0)])
+def test_device_pickles_as_pytorch(spec):
+    """Devices cross into worker processes (multiprocessing pickles the arguments) and into checkpoints."""
+    import pickle
+    d = tandem.device(*spec) if isinstance(spec, tuple) else tandem.device(spec)
+    r = pickle.loads(pickle.dumps(d))
+    assert r == d and repr(r) == repr(d) and type(r) is tandem.device
+    ref = torch.device(*spec) if isinstance(spec, tuple) else torch.device(spec)
+    assert d.__reduce__()[1] == ref.__reduce__()[1]
