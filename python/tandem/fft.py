@@ -60,7 +60,7 @@ def _norm_mode(fname, norm, forward):
     raise RuntimeError(f'Invalid normalization mode: "{norm}"\nhint: norm is "backward", "ortho" or "forward"')
 
 
-def _promote(x, require_complex):
+def _promote(fname, x, require_complex):
     """PyTorch's promote_type_fft: integers and bools to the default float dtype; float16/bfloat16 refused
     (as PyTorch on the CPU; tandem's FFTs are float32/float64 on every device)."""
     if x.dtype.is_complex:
@@ -72,6 +72,13 @@ def _promote(x, require_complex):
                                   "hint: tandem.fft takes float32/float64 (and complex) tensors: convert with .float()")
     if require_complex:
         dtype = {float32: _complex(64), float64: _complex(128)}[dtype]
+        from . import is_grad_enabled
+        if x.requires_grad and is_grad_enabled():
+            # The C++ ops refuse to record complex autograd (ops/complex.h, check_no_complex_grad); a real input
+            # made complex here would otherwise leave the graph without a word.
+            raise NotImplementedError(
+                f"{fname}(): complex autograd is not supported yet (a complex tensor that requires grad, or a "
+                "complex result from ones that do)\nhint: run it under tandem.no_grad() or on .detach()ed inputs")
     return x if x.dtype == dtype else x.to(dtype)
 
 
@@ -131,7 +138,7 @@ def _one_dim(fname, input, n, dim):
 def _c2c(fname, input, n, dim, norm, forward, out):
     d = _one_dim(fname, input, n, dim)
     mode = _norm_mode(fname, norm, forward)
-    x = _promote(input, require_complex=True)
+    x = _promote(fname, input, require_complex=True)
     size = n if n is not None else x.shape[d]
     _check_points(size)
     if n is not None:
@@ -145,7 +152,7 @@ def _r2c(fname, input, n, dim, norm, forward, out):
         raise TypeError(f"{fname} expects a real input tensor, but got {input.dtype._scalar_type_name}\n"
                         f"hint: take the real part first (x.real), or use tandem.fft.{'fft' if forward else 'ifft'}")
     mode = _norm_mode(fname, norm, forward)
-    x = _promote(input, require_complex=False)
+    x = _promote(fname, input, require_complex=False)
     size = n if n is not None else x.shape[d]
     _check_points(size)
     if n is not None:
@@ -157,7 +164,7 @@ def _r2c(fname, input, n, dim, norm, forward, out):
 def _c2r(fname, input, n, dim, norm, forward, out):
     d = _one_dim(fname, input, n, dim)
     mode = _norm_mode(fname, norm, forward)
-    x = _promote(input, require_complex=True)
+    x = _promote(fname, input, require_complex=True)
     size = n if n is not None else 2 * (x.shape[d] - 1)
     _check_points(size)
     if n is not None:
@@ -235,7 +242,7 @@ def _c2r_shape_and_dims(fname, input, s, dim):
 def _cnn(fname, input, s, dim, norm, forward, out):
     shape, dims, _ = _shape_and_dims(fname, input, s, dim)
     mode = _norm_mode(fname, norm, forward)
-    x = _resize(_promote(input, require_complex=True), dims, shape)
+    x = _resize(_promote(fname, input, require_complex=True), dims, shape)
     return _finish(fname, _C._fft_c2c(x, list(dims), mode, forward), out, input)
 
 
@@ -243,13 +250,16 @@ def _rnn(fname, input, s, dim, norm, forward, out):
     """rfftn (forward) and ihfftn (the conjugate of the inverse)."""
     _check_input(fname, input)
     if input.dtype.is_complex:
-        raise TypeError(f"{fname} expects a real-valued input tensor, but got {input.dtype._scalar_type_name}\n"
+        # PyTorch's wording: rfft2 reports itself as rfftn, ihfftn/ihfft2 with its generic dtype check.
+        msg = ("rfftn expects a real-valued input tensor, but got " if forward
+               else "Only supports floating-point dtypes, but found: ")
+        raise TypeError(f"{msg}{input.dtype._scalar_type_name}\n"
                         "hint: take the real part first (x.real), or use tandem.fft.fftn/ifftn")
     shape, dims, _ = _shape_and_dims(fname, input, s, dim)
     if not dims:
         raise RuntimeError(f"{fname} must transform at least one axis")
     mode = _norm_mode(fname, norm, forward)
-    x = _resize(_promote(input, require_complex=False), dims, shape)
+    x = _resize(_promote(fname, input, require_complex=False), dims, shape)
     if forward:
         return _finish(fname, _C._fft_r2c(x, list(dims), mode, True), out, input)
     # ihfftn: the conjugate of the onesided transform of the last dim, then the inverse c2c over the others
@@ -265,7 +275,7 @@ def _c2rn(fname, input, s, dim, norm, forward, out):
     _check_input(fname, input)
     shape, dims, last = _c2r_shape_and_dims(fname, input, s, dim)
     mode = _norm_mode(fname, norm, forward)
-    x = _resize(_promote(input, require_complex=True), dims, shape)
+    x = _resize(_promote(fname, input, require_complex=True), dims, shape)
     if not forward:
         return _finish(fname, _C._fft_c2r(x, list(dims), mode, last), out, input)
     # hfftn: the forward c2c over all dims but the last, then the c2r of the conjugate over the last.
@@ -343,28 +353,31 @@ def _freq_scale(n, d):
 def _freq_args(fname, n, layout):
     if isinstance(n, bool) or not isinstance(n, int):
         raise TypeError(f"fft_{fname}(): argument 'n' (position 1) must be int, not {type(n).__name__}")
-    if n < 0:
-        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     if layout is not None:
         from . import strided
         if layout is not strided:
             raise NotImplementedError(f"{fname}: only layout=tandem.strided is supported")
 
 
-def _freq_values(count, dtype, device):
-    """arange(count) in `dtype` (complex dtypes: made in the real one, then converted)."""
+def _arange(count, dtype, device):
+    """PyTorch's arange(count) step of fftfreq: its errors for a negative count and for complex dtypes."""
+    if count < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {count}: [{count}]")
+    if dtype.is_complex:
+        where = "cuda" if device is not None and "cuda" in str(device) else "cpu"
+        raise NotImplementedError(f'"arange_{where}" not implemented for \'{dtype._scalar_type_name}\'\n'
+                                  "hint: make the frequencies real (the default dtype) and convert: .to(dtype)")
     from . import arange
-    real = dtype if not dtype.is_complex else {_complex(64): _tandem()[2], _complex(128): _tandem()[3]}[dtype]
-    return arange(count, dtype=real, device=device), real
+    return arange(count, dtype=dtype, device=device)
 
 
 def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     _freq_args("fftfreq", n, layout)
     dtype = _freq_dtype("fftfreq", dtype if out is None or dtype is not None else out.dtype)
-    r, real = _freq_values(n, dtype, device if out is None or device is not None else out.device)
+    r = _arange(n, dtype, device if out is None or device is not None else out.device)
     if n > (n + 1) // 2:
         r[(n + 1) // 2:] -= n
-    r = (r * _freq_scale(n, d)).to(dtype)
+    r = r * _freq_scale(n, d)
     if out is not None:
         return _C._fft_into_out("fftfreq", r, out, r)
     return r.requires_grad_(requires_grad) if requires_grad else r
@@ -373,8 +386,9 @@ def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, require
 def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     _freq_args("rfftfreq", n, layout)
     dtype = _freq_dtype("rfftfreq", dtype if out is None or dtype is not None else out.dtype)
-    r, real = _freq_values(n // 2 + 1, dtype, device if out is None or device is not None else out.device)
-    r = (r * _freq_scale(n, d)).to(dtype)
+    half = abs(n) // 2 * (1 if n >= 0 else -1)  # C++'s n / 2 (truncated), as PyTorch computes it
+    r = _arange(half + 1, dtype, device if out is None or device is not None else out.device)
+    r = r * _freq_scale(n, d)
     if out is not None:
         return _C._fft_into_out("rfftfreq", r, out, r)
     return r.requires_grad_(requires_grad) if requires_grad else r
@@ -388,7 +402,10 @@ def _shift(input, dim, half):
         dims = [dim]
     else:
         dims = list(dim)
-    return roll(input, [half(input.shape[d]) for d in dims], dims)
+    if input.dim() > 0:  # roll reports dims out of range (and a 0-d input's missing shifts) itself
+        dims = [d if not -input.dim() <= d < input.dim() else d % input.dim() for d in dims]
+    shifts = [half(input.shape[d]) if 0 <= d < input.dim() else 0 for d in dims]
+    return roll(input, shifts, dims)
 
 
 def fftshift(input, dim=None):
