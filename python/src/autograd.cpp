@@ -287,7 +287,7 @@ void record_function(nb::str name, nb::object backward, nb::object ctx, nb::tupl
   for (size_t k = 0; k < outs.size(); ++k) {
     const Tensor& o = outs[k];
     node->outputs.push_back({o.sizes(), o.dtype(), o.device()});
-    if (!is_floating(o.dtype())) continue;
+    if (!autograd::is_differentiable(o.dtype())) continue;
     AutogradMeta& m = o.impl()->ensure_autograd();
     m.requires_grad = true;
     m.grad_fn = node;

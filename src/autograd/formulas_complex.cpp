@@ -34,15 +34,16 @@ Tensor record_conj(const Tensor& x, const Tensor& out) {
 }
 
 // real(z) is linear in x only: the (real) gradient goes to the real part, the engine makes it complex.
+// (Named as in PyTorch, whose real/imag are selects of view_as_real.)
 Tensor record_real(const Tensor& x, const Tensor& out) {
   return record_one_input(
-      "RealBackward0", [](FormulaNode&, const Tensor& g) { return Grads{g}; }, x, out);
+      "SelectBackward0", [](FormulaNode&, const Tensor& g) { return Grads{g}; }, x, out);
 }
 
 // imag(z) = y: the gradient goes to the imaginary part, i * g.
 Tensor record_imag(const Tensor& x, const Tensor& out) {
   return record_one_input(
-      "ImagBackward0", [](FormulaNode&, const Tensor& g) { return Grads{mul(g, kI)}; }, x, out);
+      "SelectBackward0", [](FormulaNode&, const Tensor& g) { return Grads{mul(g, kI)}; }, x, out);
 }
 
 Tensor record_view_as_real(const Tensor& x, const Tensor& out) {
