@@ -72,13 +72,6 @@ def _promote(fname, x, require_complex):
                                   "hint: tandem.fft takes float32/float64 (and complex) tensors: convert with .float()")
     if require_complex:
         dtype = {float32: _complex(64), float64: _complex(128)}[dtype]
-        from . import is_grad_enabled
-        if x.requires_grad and is_grad_enabled():
-            # The C++ ops refuse to record complex autograd (ops/complex.h, check_no_complex_grad); a real input
-            # made complex here would otherwise leave the graph without a word.
-            raise NotImplementedError(
-                f"{fname}(): complex autograd is not supported yet (a complex tensor that requires grad, or a "
-                "complex result from ones that do)\nhint: run it under tandem.no_grad() or on .detach()ed inputs")
     return x if x.dtype == dtype else x.to(dtype)
 
 

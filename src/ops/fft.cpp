@@ -4,10 +4,11 @@
 #include <cmath>
 #include <span>
 
+#include "autograd/formula_node.h"
+#include "autograd/formulas_fft.h"
 #include "autograd/node.h"
 #include "core/error.h"
 #include "kernels/fft_kernels.h"
-#include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/view.h"
 
@@ -156,9 +157,11 @@ Tensor fft_c2c(const Tensor& x, IntArrayRef dims_in, FftNorm norm, bool forward)
                dtype_title(x.dtype()), "\nhint: tandem.fft.fft takes real tensors too (it converts them)");
   DimVector dims = wrap_fft_dims("_fft_c2c", x, dims_in);
   check_sizes(x, dims);
-  check_no_complex_grad("_fft_c2c", autograd::should_record(x));
   if (dims.empty()) return clone(x);  // fftn(x, dim=()): nothing to transform
-  return c2c_groups(x, dims, forward, norm_scale(norm, signal_numel(x, dims)));
+  const double scale = norm_scale(norm, signal_numel(x, dims));
+  Tensor out = autograd::without_grad([&] { return c2c_groups(x, dims, forward, scale); });
+  if (autograd::should_record(x)) autograd::record_fft_c2c(x, dims, norm, forward, out);
+  return out;
 }
 
 Tensor fft_r2c(const Tensor& x, IntArrayRef dims_in, FftNorm norm, bool onesided) {
@@ -168,19 +171,22 @@ Tensor fft_r2c(const Tensor& x, IntArrayRef dims_in, FftNorm norm, bool onesided
   DimVector dims = wrap_fft_dims("_fft_r2c", x, dims_in);
   TANDEM_CHECK(!dims.empty(), Runtime, "_fft_r2c: expected at least one dim to transform");
   check_sizes(x, dims);
-  check_no_complex_grad("_fft_r2c", autograd::should_record(x));
   const double scale = norm_scale(norm, signal_numel(x, dims));
   const DType cdtype = complex_dtype_for(x.dtype());
   // The full spectrum is the complex transform of the real signal (the redundant half costs a factor two;
   // fft/ifft of real input, whose speed matters less than rfft's).
-  if (!onesided) return c2c_groups(to_dtype(x, cdtype), dims, true, scale);
+  if (!onesided) return fft_c2c(to_dtype(x, cdtype), dims, norm, true);
   // The last max_rank dims (with the halved one) in one r2c call, then c2c over the rest.
   const size_t take = std::min<size_t>(dims.size(), static_cast<size_t>(max_rank_for(x)));
   DimVector last = part(dims, dims.size() - take, dims.size());
   DimVector rest = part(dims, 0, dims.size() - take);
-  Tensor r =
-      run_kernel(Kind::R2C, x, last, true, rest.empty() ? scale : 1.0, x.size(last.back()) / 2 + 1, cdtype);
-  return rest.empty() ? r : c2c_groups(r, rest, true, scale);
+  Tensor out = autograd::without_grad([&] {
+    Tensor r =
+        run_kernel(Kind::R2C, x, last, true, rest.empty() ? scale : 1.0, x.size(last.back()) / 2 + 1, cdtype);
+    return rest.empty() ? r : c2c_groups(r, rest, true, scale);
+  });
+  if (autograd::should_record(x)) autograd::record_fft_r2c(x, dims, norm, out);
+  return out;
 }
 
 Tensor fft_c2r(const Tensor& x, IntArrayRef dims_in, FftNorm norm, int64_t last_dim_size) {
@@ -194,8 +200,8 @@ Tensor fft_c2r(const Tensor& x, IntArrayRef dims_in, FftNorm norm, int64_t last_
                half, " complex values along dim ", dims.back(), ", but the input has ", x.size(dims.back()),
                "\nhint: tandem.fft.irfft(x, n=...) pads the input as needed");
   check_sizes(x, dims);
-  check_no_complex_grad("_fft_c2r", autograd::should_record(x));
-  Tensor in = x.size(dims.back()) == half ? x : narrow(x, dims.back(), 0, half);
+  // Extra entries are ignored: the narrowed view (whose own node pads the gradient back with zeros).
+  if (x.size(dims.back()) != half) return fft_c2r(narrow(x, dims.back(), 0, half), dims, norm, last_dim_size);
   double n = static_cast<double>(last_dim_size);
   for (size_t i = 0; i + 1 < dims.size(); ++i) n *= static_cast<double>(x.size(dims[i]));
   const double scale = norm_scale(norm, n);
@@ -203,8 +209,12 @@ Tensor fft_c2r(const Tensor& x, IntArrayRef dims_in, FftNorm norm, int64_t last_
   const size_t take = std::min<size_t>(dims.size(), static_cast<size_t>(max_rank_for(x)));
   DimVector last = part(dims, dims.size() - take, dims.size());
   DimVector rest = part(dims, 0, dims.size() - take);
-  if (!rest.empty()) in = c2c_groups(in, rest, false, 1.0);
-  return run_kernel(Kind::C2R, in, last, false, scale, last_dim_size, complex_value_dtype(x.dtype()));
+  Tensor out = autograd::without_grad([&] {
+    Tensor in = rest.empty() ? x : c2c_groups(x, rest, false, 1.0);
+    return run_kernel(Kind::C2R, in, last, false, scale, last_dim_size, complex_value_dtype(x.dtype()));
+  });
+  if (autograd::should_record(x)) autograd::record_fft_c2r(x, dims, norm, out);
+  return out;
 }
 
 }  // namespace tandem

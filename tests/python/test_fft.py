@@ -300,15 +300,47 @@ def test_bool_input_is_promoted(device):
     compare(device, lambda lib, of: lib.fft.rfft(of(x)))
 
 
-def test_autograd_is_refused_until_complex_autograd_lands(device):
-    x = tandem.randn(8, dtype=tandem.float64, device=device, requires_grad=True)
-    for call in [lambda: tandem.fft.rfft(x), lambda: tandem.fft.fft(x), lambda: tandem.fft.irfft(x)]:
-        with pytest.raises(NotImplementedError, match="complex autograd is not supported yet"):
-            call()
+ALL = ONE_DIM + TWO_DIM + N_DIM
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_gradients_match_torch(device, name):
+    # d/dx of Re(sum(y * conj(w))) (or sum(y * w) for real results): PyTorch's conjugate-Wirtinger gradient.
+    two = name[-1] in "2n"
+    for dtype in ["float64"] + ([] if name in REAL_ONLY else ["complex128"]):
+        for norm in [None, "ortho", "forward"]:
+            for kw in [{}, {"s": (3, 7)} if two else {"n": 7}, {"dim": (1, 0)} if two else {"dim": 0}]:
+                x = sample((4, 6), dtype, seed=1).requires_grad_()
+                y = getattr(torch.fft, name)(x, norm=norm, **kw)
+                w = sample(tuple(y.shape), str(y.dtype).split(".")[-1], seed=2)
+                loss = (y * w.conj()).real.sum() if y.is_complex() else (y * w).sum()
+                (want,) = torch.autograd.grad(loss, x)
+                tx = from_torch(x.detach(), device).requires_grad_()
+                ty = getattr(tandem.fft, name)(tx, norm=norm, **kw)
+                tw = from_torch(w, device)
+                tloss = (ty * tw.conj()).real.sum() if ty.is_complex() else (ty * tw).sum()
+                (got,) = tandem.autograd.grad(tloss, tx)
+                check_same(got, want, device)
+
+
+@pytest.mark.parametrize("name", ["fftn", "rfftn", "irfftn", "hfftn", "ihfftn"])
+def test_gradcheck(device, name):
+    # Finite differences in float64/complex128 (more than three dims: the split path on the emulated device).
+    for shape in [(3, 5), (2, 3, 2, 3)]:
+        dtypes = ["float64"] + ([] if name in REAL_ONLY else ["complex128"])
+        for dtype in dtypes:
+            x = from_torch(sample(shape, dtype, seed=4), device).requires_grad_()
+            assert tandem.autograd.gradcheck(lambda t: getattr(tandem.fft, name)(t, norm="ortho"), (x,))
+
+
+def test_grad_fn_names(device):
+    x = tandem.ones(4, 4, dtype=tandem.complex128, device=device, requires_grad=True)
+    r = tandem.ones(4, 4, dtype=tandem.float64, device=device, requires_grad=True)
+    assert tandem.fft.fft2(x).grad_fn.name() == "FftC2CBackward0"
+    assert tandem.fft.rfft(r).grad_fn.name() == "FftR2CBackward0"
+    assert tandem.fft.irfft(x).grad_fn.name() == "FftC2RBackward0"
     with tandem.no_grad():
-        r = tandem.fft.rfft(x)
-    assert not r.requires_grad
-    assert tuple(tandem.fft.rfft(x.detach()).shape) == (5,)
+        assert not tandem.fft.rfft(r).requires_grad
 
 
 # ---- helpers --------------------------------------------------------------------------------------------
