@@ -399,3 +399,16 @@ def test_module_surface():
     import tandem.fft as fft_module
 
     assert fft_module is tandem.fft
+
+
+def test_array_api_fft_extension(device):
+    x = sample((4, 6), "float64")
+    t = from_torch(x, device)
+    xp = t.__array_namespace__()
+    check_same(xp.fft.fft(t, axis=0), torch.fft.fft(x, dim=0), device)
+    check_same(xp.fft.irfftn(xp.fft.rfftn(t, axes=(0, 1)), s=(4, 6), axes=(0, 1)), x, device)
+    check_same(xp.fft.hfft(t, n=5, norm="ortho"), torch.fft.hfft(x, n=5, norm="ortho"), device)
+    check_same(xp.fft.fftshift(t, axes=(1,)), torch.fft.fftshift(x, dim=(1,)), device)
+    check_same(xp.fft.fftfreq(5, d=0.5, device=device), torch.fft.fftfreq(5, 0.5), device)
+    check_same(xp.fft.rfftfreq(6, dtype=tandem.float64, device=device), torch.fft.rfftfreq(6, dtype=torch.float64),
+               device)

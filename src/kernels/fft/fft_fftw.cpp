@@ -3,10 +3,11 @@
 // FFTW"). Linking FFTW makes a distributed build GPL (docs/fft.md).
 //
 // Plans: FFTW's planner is not thread-safe, so plans are made (and destroyed) under one mutex and cached by
-// kind, precision, shape, batch count and the alignment of the arrays; they are executed with FFTW's
-// new-array functions, which are thread-safe, on any arrays with that alignment. FFTW_ESTIMATE plans never
-// touch the arrays, so planning needs no scratch copy (FFTW_MEASURE gained little on the benchmark sizes
-// for its first-call cost: docs/fft.md). Batches are split over tandem's threads, one plan per chunk size.
+// kind, precision, length, batch count, distances, in-place-ness and the alignment of the arrays; they are
+// executed with FFTW's new-array functions, which are thread-safe, on any arrays with that alignment.
+// FFTW_ESTIMATE plans never touch the arrays, so planning needs no scratch copy (FFTW_MEASURE was measured and
+// does not pay: docs/fft.md). Every plan is 1-D: a k-dim transform is k passes (run_transform), rows and
+// column blocks split over tandem's threads.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
