@@ -5,8 +5,8 @@
 // Plans: FFTW's planner is not thread-safe, so plans are made (and destroyed) under one mutex and cached by
 // kind, precision, length, batch count, distances, in-place-ness and the alignment of the arrays; they are
 // executed with FFTW's new-array functions, which are thread-safe, on any arrays with that alignment.
-// FFTW_ESTIMATE plans never touch the arrays, so planning needs no scratch copy (FFTW_MEASURE was measured and
-// does not pay: docs/fft.md). Every plan is 1-D: a k-dim transform is k passes (run_transform), rows and
+// FFTW_ESTIMATE plans never touch the arrays, so planning needs no scratch copy (FFTW_MEASURE was measured
+// and does not pay: docs/fft.md). Every plan is 1-D: a k-dim transform is k passes (run_transform), rows and
 // column blocks split over tandem's threads.
 #include <algorithm>
 #include <cstddef>
