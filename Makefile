@@ -130,6 +130,7 @@ bench: build
 	PYTHONPATH=python $(PY) bench/run.py
 	PYTHONPATH=python $(PY) bench/nn_bench.py
 	PYTHONPATH=python $(PY) bench/gil_bench.py
+	PYTHONPATH=python $(PY) bench/fft_bench.py
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')
