@@ -4,6 +4,7 @@
 // front end hands contiguous (batch, n_1, ..., n_rank) tensors, cuFFT's basic layout; rank <= 3.
 #include <cufft.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -104,7 +105,7 @@ void run(Kind kind, const Tensor& in, const Tensor& out, bool forward, double sc
   PlanKey key{device.index, kind, is_double, sizes[0],
               DimVector(std::span<const int64_t>(sizes.data() + 1, sizes.size() - 1))};
   Plan& plan = plan_for(key);
-  DataPtr work = allocate_scratch(plan.work_bytes, device);
+  DataPtr work = allocate_scratch(std::max<size_t>(plan.work_bytes, 1), device);  // never a null area
   check(cufftSetWorkArea(plan.handle, work.ptr), "cufftSetWorkArea");
   check(cufftSetStream(plan.handle, stream), "cufftSetStream");
   void* src = in.data_ptr();
