@@ -9,6 +9,7 @@
 
 #include "bindings.h"
 #include "core/error.h"
+#include "kernels/fft_kernels.h"
 #include "ops/copy.h"
 #include "ops/fft.h"
 #include "ops/out_arg.h"
@@ -72,6 +73,12 @@ void init_fft(nb::module_& m) {
         return fft_c2r(x, dim, to_norm(normalization), last_dim_size);
       },
       nb::arg("input"), nb::arg("dim"), nb::arg("normalization"), nb::arg("last_dim_size"));
+  // The FFT library a device type's kernels use ("FFTW", "cuFFT"), or "" for a build without one (the tests
+  // skip there; tandem.fft raises "built without FFTW").
+  m.def(
+      "_fft_library",
+      [](nb::handle device) { return std::string(fft_kernels(to_device(device).type).library); },
+      nb::arg("device"));
   m.def("_fft_into_out", &fft_into_out, nb::arg("fn"), nb::arg("result"), nb::arg("out"), nb::arg("input"));
 }
 

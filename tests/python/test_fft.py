@@ -19,6 +19,15 @@ DTYPES = ["float32", "float64", "complex64", "complex128", "int64"]
 NORMS = [None, "backward", "ortho", "forward"]
 
 
+@pytest.fixture(autouse=True)
+def needs_fft_library(request):
+    """Every test here needs the FFT library of its device (a build without FFTW, e.g. a machine without
+    libfftw3-dev, skips them; test_fft.py checks the error such a build raises)."""
+    device = request.getfixturevalue("device") if "device" in request.fixturenames else "cpu"
+    if not tandem._C._fft_library(device) and request.node.originalname != "test_built_without_fft_library":
+        pytest.skip(f"tandem was built without an FFT library for {device}")
+
+
 def sample(shape, dtype, seed=0):
     g = torch.Generator().manual_seed(seed)
     if dtype == "int64":
@@ -412,3 +421,10 @@ def test_array_api_fft_extension(device):
     check_same(xp.fft.fftfreq(5, d=0.5, device=device), torch.fft.fftfreq(5, 0.5), device)
     check_same(xp.fft.rfftfreq(6, dtype=tandem.float64, device=device), torch.fft.rfftfreq(6, dtype=torch.float64),
                device)
+
+
+def test_built_without_fft_library(device):
+    if tandem._C._fft_library(device):
+        pytest.skip(f"this build has {tandem._C._fft_library(device)} for {device}")
+    with pytest.raises(RuntimeError, match="tandem was built without (FFTW|an FFT library)"):
+        tandem.fft.rfft(tandem.ones(8, device=device))
