@@ -40,6 +40,12 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
                       "return complex tensors for all inputs, and return_complex=False will raise an error.\n"
                       "Note: you can still call torch.view_as_real on the complex output to recover the old "
                       "return format.", UserWarning, stacklevel=2)
+    if align_to_window is not None:
+        if center:
+            raise RuntimeError("stft align_to_window should only be set when center = false")
+        if align_to_window:
+            raise NotImplementedError("stft: align_to_window=True is not supported by tandem yet\n"
+                                      "hint: leave it out (or False): frames start at the signal's first sample")
     hop_length = n_fft // 4 if hop_length is None else hop_length
     win_length = n_fft if win_length is None else win_length
     if window is None:

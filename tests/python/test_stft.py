@@ -137,6 +137,8 @@ def test_stft_gradient(device):
      "Cannot have onesided output if window or input is complex"),
     (lambda lib, x: lib.stft(x, 16, pad_mode="bad", return_complex=True), NotImplementedError,
      "Unrecognised padding mode bad"),
+    (lambda lib, x: lib.stft(x, 16, align_to_window=True, return_complex=True), RuntimeError,
+     "stft align_to_window should only be set when center = false"),
     (lambda lib, x: lib.istft(x.reshape(10, 10), 16), TypeError,
      "istft requires a complex-valued input tensor matching the output from stft with return_complex=True."),
 ])
@@ -146,3 +148,13 @@ def test_errors(case, kind, match):
         case(torch, x)
     with pytest.raises(kind, match=match):
         case(tandem, from_torch(x))
+
+
+def test_align_to_window_is_refused_clearly():
+    with pytest.raises(NotImplementedError, match="align_to_window=True is not supported"):
+        tandem.stft(tandem.ones(100), 16, center=False, align_to_window=True, return_complex=True)
+    x = sample((100,), torch.float64)
+    close(tandem.stft(from_torch(x), 16, center=False, align_to_window=False, return_complex=True,
+                      window=tandem.ones(16, dtype=tandem.float64)),
+          torch.stft(x, 16, center=False, align_to_window=False, return_complex=True,
+                     window=torch.ones(16, dtype=torch.float64)), "cpu")
