@@ -26,6 +26,7 @@
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factories.h"
+#include "ops/fft.h"
 #include "ops/histogram.h"
 #include "ops/indexing.h"
 #include "ops/join.h"

@@ -82,11 +82,7 @@ void set_requires_grad(const Tensor& t, bool v) {
       "you can only change requires_grad flags of leaf variables. If you want to use a computed variable "
       "in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
   TANDEM_CHECK(
-      !v || !is_complex(t.dtype()), NotImplemented,
-      "complex autograd is not supported yet: a complex tensor cannot require grad in tandem (PyTorch allows "
-      "it)\nhint: keep the real and imaginary parts as two real tensors that require grad");
-  TANDEM_CHECK(
-      !v || is_floating(t.dtype()), Runtime,
+      !v || autograd::is_differentiable(t.dtype()), Runtime,
       "only Tensors of floating point and complex dtype can require gradients\nhint: convert first, e.g. "
       "x.float().requires_grad_()");
   if (v || m) t.impl()->ensure_autograd().requires_grad = v;
@@ -303,7 +299,7 @@ void record_function(nb::str name, nb::object backward, nb::object ctx, nb::tupl
   for (size_t k = 0; k < outs.size(); ++k) {
     const Tensor& o = outs[k];
     node->outputs.push_back({o.sizes(), o.dtype(), o.device()});
-    if (!is_floating(o.dtype())) continue;
+    if (!autograd::is_differentiable(o.dtype())) continue;
     AutogradMeta& m = o.impl()->ensure_autograd();
     m.requires_grad = true;
     m.grad_fn = node;

@@ -69,6 +69,7 @@ extern PyType_Slot tensor_buffer_slots[];
 int visit_autograd_objects(const Tensor& t, visitproc visit, void* arg);
 void init_linalg(nb::module_& m);
 void init_linalg_decomp(nb::module_& m);
+void init_fft(nb::module_& m);
 void init_cuda(nb::module_& m);
 void init_conversions(nb::module_& m);
 void init_autograd(nb::module_& m);

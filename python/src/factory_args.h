@@ -15,11 +15,7 @@ inline Device device_or_default(nb::handle device) {
 
 inline void check_requires_grad(bool requires_grad, DType dtype) {
   TANDEM_CHECK(
-      !requires_grad || !is_complex(dtype), NotImplemented,
-      "complex autograd is not supported yet: a complex tensor cannot require grad in tandem (PyTorch allows "
-      "it)\nhint: keep the real and imaginary parts as two real tensors that require grad");
-  TANDEM_CHECK(
-      !requires_grad || is_floating(dtype), Runtime,
+      !requires_grad || is_floating(dtype) || is_complex(dtype), Runtime,
       "Only Tensors of floating point and complex dtype can require gradients\nhint: pass a floating "
       "dtype such as tandem.float32, or drop requires_grad=True");
 }

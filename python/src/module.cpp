@@ -27,6 +27,7 @@ NB_MODULE(_C, m) {
   init_numpy(m);
   init_linalg(m);
   init_linalg_decomp(m);
+  init_fft(m);
   init_cuda(m);
   init_conversions(m);
   init_autograd(m);

@@ -37,11 +37,7 @@ nb::object make_subclass(nb::handle cls, const Tensor& data, bool requires_grad)
   nb::inst_mark_ready(inst);
   if (requires_grad) {
     Tensor& t = as_tensor_ref(inst);
-    TANDEM_CHECK(!is_complex(t.dtype()), NotImplemented,
-                 "complex autograd is not supported yet: a complex tensor cannot require grad in tandem "
-                 "(PyTorch allows "
-                 "it)\nhint: keep the real and imaginary parts as two real tensors that require grad");
-    TANDEM_CHECK(is_floating(t.dtype()), Runtime,
+    TANDEM_CHECK(is_floating(t.dtype()) || is_complex(t.dtype()), Runtime,
                  "Only Tensors of floating point dtype can require gradients");
     t.impl()->ensure_autograd().requires_grad = true;
   }

@@ -52,6 +52,9 @@ Tensor.__array_namespace__ = array_api._array_namespace
 _compositions.install(globals())  # tril, einsum, ... and their Tensor methods
 from . import linalg  # noqa: E402
 from . import special  # noqa: E402,F401
+from . import fft  # noqa: E402,F401
+from . import _stft  # noqa: E402
+_stft.install(globals())  # tandem.stft/istft and the Tensor methods
 linalg._install(globals())  # tandem.det, tandem.inverse, Tensor.det(), ...
 from . import _compositions_more  # noqa: E402
 _compositions_more.install(globals())  # nan_to_num, addr, asarray, ... and their Tensor methods

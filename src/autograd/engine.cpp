@@ -7,6 +7,7 @@
 #include "autograd/sum_to.h"
 #include "core/error.h"
 #include "ops/autocast.h"
+#include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 
@@ -36,7 +37,12 @@ Tensor fit_gradient(const Node& from, size_t index, Tensor g, const OutputMeta& 
                  "\nhint: a custom gradient or hook must return a tensor of the input's shape");
     g = sum_to(g, meta.sizes);
   }
-  if (g.dtype() != meta.dtype || g.device() != meta.device) g = to_device(g, meta.device, meta.dtype, false);
+  if (g.dtype() != meta.dtype || g.device() != meta.device) {
+    // A real input that took part in a complex computation gets the real part of its gradient (PyTorch's
+    // handle_r_to_c): the imaginary part is the slope of the output along a direction the input cannot move.
+    if (is_complex(g.dtype()) && !is_complex(meta.dtype)) g = real(g);
+    g = to_device(g, meta.device, meta.dtype, false);
+  }
   return g;
 }
 
@@ -51,6 +57,10 @@ Tensor implicit_grad(const Tensor& out) {
   TANDEM_CHECK(out.numel() == 1, Runtime,
                "grad can be implicitly created only for scalar outputs\nhint: pass gradient= with the shape ",
                out.shape_str(), " (e.g. tandem.ones_like(out)), or reduce first with .sum() or .mean()");
+  TANDEM_CHECK(!is_complex(out.dtype()), Runtime,
+               "grad can be implicitly created only for real scalar outputs but got torch.",
+               dtype_name(out.dtype()),
+               "\nhint: differentiate a real function of it, e.g. out.abs() or out.real, or pass gradient=");
   return full(out.sizes(), Scalar(1.0), out.dtype(), out.device());
 }
 
@@ -77,6 +87,12 @@ RunResult run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
     Tensor g = i < grad_outputs.size() && grad_outputs[i].defined() ? grad_outputs[i] : implicit_grad(out);
     TANDEM_CHECK(g.sizes() == out.sizes(), Runtime, "Mismatch in shape: grad_output[", i, "] has a shape of ",
                  g.shape_str(), " and output[", i, "] has a shape of ", out.shape_str(), ".");
+    TANDEM_CHECK(is_complex(g.dtype()) == is_complex(out.dtype()), Runtime,
+                 "For complex Tensors, both grad_output and output are required to have the same dtype. "
+                 "Mismatch in dtype: grad_output[",
+                 i, "] has a dtype of torch.", dtype_name(g.dtype()), " and output[", i,
+                 "] has a dtype of torch.", dtype_name(out.dtype()), ".\nhint: pass a gradient of dtype ",
+                 dtype_name(out.dtype()));
     roots.push_back(std::move(e));
     root_grads.push_back(std::move(g));
   }

@@ -64,6 +64,20 @@ Tensor record_dot(const Tensor& a, const Tensor& b, const Tensor& out);
 Tensor record_addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta,
                     const Scalar& alpha, const Tensor& out);
 
+// ---- complex numbers (formulas_complex.cpp; ops/complex.h) ----
+// z / |z| (0 at 0): PyTorch's sgn, the slope of |z|.
+Tensor complex_sgn(const Tensor& z);
+Tensor record_conj(const Tensor& x, const Tensor& out);
+Tensor record_real(const Tensor& x, const Tensor& out);
+Tensor record_imag(const Tensor& x, const Tensor& out);
+Tensor record_view_as_real(const Tensor& x, const Tensor& out);
+Tensor record_view_as_complex(const Tensor& x, const Tensor& out);
+Tensor record_angle(const Tensor& x, const Tensor& out);  // complex x
+Tensor record_polar(const Tensor& abs, const Tensor& angle, const Tensor& out);
+Tensor record_make_complex(const Tensor& re, const Tensor& im, const Tensor& out);
+// A complex matrix product of operands of at least 2 dims (batch dims broadcast).
+Tensor record_complex_matmul(const Tensor& a, const Tensor& b, const Tensor& out);
+
 // ---- reductions, scans, sorts (formulas_reduce.cpp) ----
 // `dims` as the front end got them (unset: every dim).
 Tensor record_sum(const Tensor& x, const OptDims& dims, bool keepdim, const Tensor& out);

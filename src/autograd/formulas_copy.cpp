@@ -11,7 +11,7 @@ Grads pass_through(FormulaNode& n, const Tensor& g) { return {g}; }
 }  // namespace
 
 Tensor record_copy(const char* name, const Tensor& x, const Tensor& out) {
-  if (!is_floating(out.dtype())) return out;
+  if (!is_differentiable(out.dtype())) return out;
   return record(make_node(name, &pass_through), {&x}, out);
 }
 

@@ -1,11 +1,14 @@
 // Gradients of the elementwise ops (op_list.def), where and clamp, written with public ops so they run on
-// every device and are themselves differentiable (create_graph).
+// every device and are themselves differentiable (create_graph). The ops that also take complex tensors
+// (ops/complex.h) use PyTorch's convention there: grad * conj(f'(z)) for holomorphic f (formulas_complex.cpp
+// says why); conj() of a real tensor is the tensor itself, so the real forms pay nothing for it.
 #include <cmath>
 #include <string_view>
 
 #include "autograd/formulas.h"
 #include "core/error.h"
 #include "ops/activation.h"
+#include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/special.h"
@@ -18,6 +21,17 @@ using Grads = std::vector<Tensor>;
 Tensor zeros_like(const Tensor& t) { return full(t.sizes(), Scalar(0.0), t.dtype(), t.device()); }
 // A 0-dim zero that joins any device (as a scalar operand of where).
 Tensor scalar_zero(const Tensor& like) { return full(DimVector{}, Scalar(0.0), like.dtype()); }
+// The conjugate of a scalar operand (a real one is itself), and its negation.
+Scalar conj(const Scalar& s) {
+  if (!s.is_complex()) return s;
+  const complex<double> c = s.to_complex();
+  return Scalar(complex<double>(c.real(), -c.imag()));
+}
+Scalar neg(const Scalar& s) {
+  if (!s.is_complex()) return Scalar(-s.to_double());
+  const complex<double> c = s.to_complex();
+  return Scalar(complex<double>(-c.real(), -c.imag()));
+}
 
 // relu's gradient: g where the output is positive. Recorded as its own op (as PyTorch's threshold_backward)
 // so that under create_graph it depends on the output too: the gradient then requires grad even when g
@@ -47,23 +61,23 @@ Tensor unary_grad(const Tensor& g, const Tensor& v);
   Tensor unary_grad<UnaryOp::op>(const Tensor& g, const Tensor& v)
 
 TANDEM_UNARY_GRAD(neg) { return neg(g); }
-TANDEM_UNARY_GRAD(abs) { return mul(g, sign(v)); }
+TANDEM_UNARY_GRAD(abs) { return mul(g, is_complex(v.dtype()) ? complex_sgn(v) : sign(v)); }
 TANDEM_UNARY_GRAD(sign) { return zeros_like(g); }
 TANDEM_UNARY_GRAD(floor) { return zeros_like(g); }
 TANDEM_UNARY_GRAD(ceil) { return zeros_like(g); }
 TANDEM_UNARY_GRAD(round) { return zeros_like(g); }
 TANDEM_UNARY_GRAD(trunc) { return zeros_like(g); }
 TANDEM_UNARY_GRAD(relu) { return threshold_backward(g, v); }  // v is the output
-TANDEM_UNARY_GRAD(exp) { return mul(g, v); }                  // output
-TANDEM_UNARY_GRAD(log) { return div(g, v); }
+TANDEM_UNARY_GRAD(exp) { return mul(g, conj(v)); }            // output
+TANDEM_UNARY_GRAD(log) { return div(g, conj(v)); }
 TANDEM_UNARY_GRAD(log1p) { return div(g, add(v, Scalar(1.0))); }
 TANDEM_UNARY_GRAD(expm1) { return mul(g, add(v, Scalar(1.0))); }                     // output
-TANDEM_UNARY_GRAD(sqrt) { return div(g, mul(v, Scalar(2.0))); }                      // output
+TANDEM_UNARY_GRAD(sqrt) { return div(g, mul(conj(v), Scalar(2.0))); }                // output
 TANDEM_UNARY_GRAD(rsqrt) { return mul(g, mul(pow(v, Scalar(3.0)), Scalar(-0.5))); }  // output
-TANDEM_UNARY_GRAD(sin) { return mul(g, cos(v)); }
-TANDEM_UNARY_GRAD(cos) { return mul(g, neg(sin(v))); }
-TANDEM_UNARY_GRAD(tanh) { return mul(g, sub(Scalar(1.0), mul(v, v))); }     // output
-TANDEM_UNARY_GRAD(sigmoid) { return mul(g, mul(v, sub(Scalar(1.0), v))); }  // output
+TANDEM_UNARY_GRAD(sin) { return mul(g, conj(cos(v))); }
+TANDEM_UNARY_GRAD(cos) { return mul(g, conj(neg(sin(v)))); }
+TANDEM_UNARY_GRAD(tanh) { return mul(g, conj(sub(Scalar(1.0), mul(v, v)))); }  // output
+TANDEM_UNARY_GRAD(sigmoid) { return mul(g, mul(v, sub(Scalar(1.0), v))); }     // output
 TANDEM_UNARY_GRAD(gelu) {
   // d/dx x*Phi(x) = Phi(x) + x*phi(x); Phi recovered as gelu(x)/x (0.5 at 0: no erf op yet).
   Tensor cdf = where(eq(v, Scalar(0.0)), full(DimVector{}, Scalar(0.5), v.dtype()), div(gelu(v), v));
@@ -178,22 +192,22 @@ TANDEM_BINARY_GRAD(sub) {
   return {n.needs_input_grad(0) ? g : Tensor(), n.needs_input_grad(1) ? neg(g) : Tensor()};
 }
 TANDEM_BINARY_GRAD(mul) {
-  if (n.variant != 0) return {mul(g, n.scalar)};
+  if (n.variant != 0) return {mul(g, conj(n.scalar))};
   Grads r(2);
-  if (n.needs_input_grad(0)) r[0] = mul(g, n.saved_tensor(1));
-  if (n.needs_input_grad(1)) r[1] = mul(g, n.saved_tensor(0));
+  if (n.needs_input_grad(0)) r[0] = mul(g, conj(n.saved_tensor(1)));
+  if (n.needs_input_grad(1)) r[1] = mul(g, conj(n.saved_tensor(0)));
   return r;
 }
 TANDEM_BINARY_GRAD(div) {
-  if (n.variant == 1) return {div(g, n.scalar)};
+  if (n.variant == 1) return {div(g, conj(n.scalar))};
   if (n.variant == 2) {  // s / b: -s / b^2
     Tensor b = n.saved_tensor(0);
-    return {mul(div(g, mul(b, b)), Scalar(-n.scalar.to_double()))};
+    return {mul(div(g, conj(mul(b, b))), neg(conj(n.scalar)))};
   }
   Tensor a = n.saved_tensor(0), b = n.saved_tensor(1);
   Grads r(2);
-  if (n.needs_input_grad(0)) r[0] = div(g, b);
-  if (n.needs_input_grad(1)) r[1] = neg(div(mul(g, a), mul(b, b)));
+  if (n.needs_input_grad(0)) r[0] = div(g, conj(b));
+  if (n.needs_input_grad(1)) r[1] = neg(div(mul(g, conj(a)), conj(mul(b, b))));
   return r;
 }
 TANDEM_BINARY_GRAD(floor_divide) { return {zeros_like(g), n.variant == 0 ? zeros_like(g) : Tensor()}; }
@@ -369,7 +383,7 @@ const char* binary_node_name(BinaryOp op) { return kBinaryGrad[static_cast<int>(
 
 Tensor record_unary(UnaryOp op, const Tensor& x, const Tensor& out) {
   const GradInfo& info = kUnaryGrad[static_cast<int>(op)];
-  if (!info.formula || !is_floating(out.dtype())) return out;
+  if (!info.formula || !is_differentiable(out.dtype())) return out;
   auto node = make_node(info.node_name, info.formula);
   record(node, {&x}, out);
   if (info.reads != GradReads::Nothing)
@@ -380,7 +394,7 @@ Tensor record_unary(UnaryOp op, const Tensor& x, const Tensor& out) {
 Tensor record_binary(BinaryOp op, const Tensor* a, const Scalar& a_scalar, const Tensor* b,
                      const Scalar& b_scalar, const Tensor& out) {
   const GradInfo& info = kBinaryGrad[static_cast<int>(op)];
-  if (!info.formula || !is_floating(out.dtype())) return out;
+  if (!info.formula || !is_differentiable(out.dtype())) return out;
   auto node = make_node(info.node_name, info.formula);
   if (a && b) {
     set_history(node, {a, b}, {&out});
@@ -426,7 +440,7 @@ Tensor record_binary(BinaryOp op, const Tensor* a, const Scalar& a_scalar, const
 }
 
 Tensor record_where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) {
-  if (!is_floating(out.dtype())) return out;
+  if (!is_differentiable(out.dtype())) return out;
   auto node = make_node("WhereBackward0", [](FormulaNode& n, const Tensor& g) {
     Tensor c = n.saved_tensor(0);
     Tensor z = scalar_zero(g);
@@ -442,7 +456,7 @@ Tensor record_where(const Tensor& cond, const Tensor& a, const Tensor& b, const 
 
 Tensor record_clamp(const Tensor& x, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi,
                     const Tensor& out) {
-  if (!is_floating(out.dtype())) return out;
+  if (!is_differentiable(out.dtype())) return out;
   const char* name = lo && hi ? "ClampBackward1" : lo ? "ClampMinBackward0" : "ClampMaxBackward0";
   auto node = make_node(name, [](FormulaNode& n, const Tensor& g) {
     Tensor x = n.saved_tensor(0);

@@ -1,8 +1,10 @@
 // Gradients of the indexing and joining ops. Each backward is written with the public scatter/index ops
 // that are themselves recorded (index <-> index_put, gather <-> scatter_add, index_select <-> index_add),
-// so gradients of gradients work.
+// so gradients of gradients work. Those scatter ops have no complex kernels: a complex gradient goes through
+// them as its real and imaginary parts (on_parts).
 #include "autograd/formulas.h"
 #include "autograd/sum_to.h"
+#include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/indexing.h"
@@ -27,8 +29,16 @@ std::vector<Tensor> unpack_all(const FormulaNode& n, size_t from = 0) {
   return r;
 }
 
+// f(g) for a map f that is linear over the reals: f(re g) + i f(im g) when g is complex.
+template <typename F>
+Tensor on_parts(const Tensor& g, F f) {
+  if (!is_complex(g.dtype())) return f(g);
+  return make_complex(f(real(g)), f(imag(g)));
+}
+
 Grads index_backward(FormulaNode& n, const Tensor& g) {
-  return {index_put(zeros_of(n.sizes, g), unpack_all(n), g, true)};
+  const std::vector<Tensor> idx = unpack_all(n);
+  return {on_parts(g, [&](const Tensor& p) { return index_put(zeros_of(n.sizes, p), idx, p, true); })};
 }
 
 // values broadcast to the indexed shape after dropping leading size-1 dims (see index_put_): the gradient
@@ -36,7 +46,9 @@ Grads index_backward(FormulaNode& n, const Tensor& g) {
 Grads index_put_backward(FormulaNode& n, const Tensor& g) {
   std::vector<Tensor> idx = unpack_all(n);
   Grads r(2);
-  if (n.needs_input_grad(0)) r[0] = n.variant ? g : index_put(g, idx, zero_scalar(g), false);
+  if (n.needs_input_grad(0))
+    r[0] = n.variant ? g
+                     : on_parts(g, [&](const Tensor& p) { return index_put(p, idx, zero_scalar(p), false); });
   if (n.needs_input_grad(1)) {
     Tensor gv = index(g, idx);
     size_t lead = 0;
@@ -70,19 +82,25 @@ Grads stack_backward(FormulaNode& n, const Tensor& g) {
 }
 
 Grads gather_backward(FormulaNode& n, const Tensor& g) {
-  return {scatter_add(zeros_of(n.sizes, g), n.ints[0], n.saved_tensor(0), g)};
+  const Tensor index = n.saved_tensor(0);
+  return {
+      on_parts(g, [&](const Tensor& p) { return scatter_add(zeros_of(n.sizes, p), n.ints[0], index, p); })};
 }
 
 Grads scatter_backward(FormulaNode& n, const Tensor& g) {
   Tensor index = n.saved_tensor(0);
   Grads r(2);
-  if (n.needs_input_grad(0)) r[0] = n.variant ? g : scatter(g, n.ints[0], index, Scalar(0.0));
+  if (n.needs_input_grad(0))
+    r[0] = n.variant
+               ? g
+               : on_parts(g, [&](const Tensor& p) { return scatter(p, n.ints[0], index, Scalar(0.0)); });
   if (n.needs_input_grad(1)) r[1] = gather(g, n.ints[0], index);
   return r;
 }
 
 Grads index_select_backward(FormulaNode& n, const Tensor& g) {
-  return {index_add(zeros_of(n.sizes, g), n.ints[0], n.saved_tensor(0), g)};
+  const Tensor index = n.saved_tensor(0);
+  return {on_parts(g, [&](const Tensor& p) { return index_add(zeros_of(n.sizes, p), n.ints[0], index, p); })};
 }
 
 Grads index_add_backward(FormulaNode& n, const Tensor& g) {
@@ -96,7 +114,8 @@ Grads index_add_backward(FormulaNode& n, const Tensor& g) {
 Grads index_copy_backward(FormulaNode& n, const Tensor& g) {
   Tensor index = n.saved_tensor(0);
   Grads r(2);
-  if (n.needs_input_grad(0)) r[0] = index_fill(g, n.ints[0], index, Scalar(0.0));
+  if (n.needs_input_grad(0))
+    r[0] = on_parts(g, [&](const Tensor& p) { return index_fill(p, n.ints[0], index, Scalar(0.0)); });
   if (n.needs_input_grad(1)) {
     Tensor picked = index_select(g, n.ints[0], index);
     r[1] = n.variant ? sum(picked) : reshape(picked, n.sizes);  // variant: the fill value of index_fill
@@ -105,21 +124,26 @@ Grads index_copy_backward(FormulaNode& n, const Tensor& g) {
 }
 
 Grads take_backward(FormulaNode& n, const Tensor& g) {
-  Tensor flat = index_put(zeros_of(DimVector{compute_numel(n.sizes)}, g), {n.saved_tensor(0)}, g, true);
+  const Tensor index = n.saved_tensor(0);
+  Tensor flat = on_parts(g, [&](const Tensor& p) {
+    return index_put(zeros_of(DimVector{compute_numel(n.sizes)}, p), {index}, p, true);
+  });
   return {reshape(flat, n.sizes)};
 }
 
 Grads masked_fill_backward(FormulaNode& n, const Tensor& g) {
   Tensor mask = n.saved_tensor(0);
   Grads r(2);
-  if (n.needs_input_grad(0)) r[0] = where(mask, zero_scalar(g), g);
-  if (n.needs_input_grad(1)) r[1] = sum(where(mask, g, zero_scalar(g)));
+  if (n.needs_input_grad(0))
+    r[0] = on_parts(g, [&](const Tensor& p) { return where(mask, zero_scalar(p), p); });
+  if (n.needs_input_grad(1))
+    r[1] = sum(on_parts(g, [&](const Tensor& p) { return where(mask, p, zero_scalar(p)); }));
   return r;
 }
 
 Grads masked_select_backward(FormulaNode& n, const Tensor& g) {
   Tensor mask = expand(n.saved_tensor(0), n.sizes);
-  return {index_put(zeros_of(n.sizes, g), {mask}, g, true)};
+  return {on_parts(g, [&](const Tensor& p) { return index_put(zeros_of(n.sizes, p), {mask}, p, true); })};
 }
 
 Grads flip_backward(FormulaNode& n, const Tensor& g) { return {flip(g, n.ints)}; }

@@ -183,7 +183,7 @@ void set_history(const std::shared_ptr<Node>& node, const std::vector<const Tens
   node->outputs.reserve(outputs.size());
   for (const Tensor* out : outputs) {
     node->outputs.push_back({out->sizes(), out->dtype(), out->device()});
-    if (is_floating(out->dtype())) {
+    if (is_differentiable(out->dtype())) {
       AutogradMeta& m = out->impl()->ensure_autograd();
       m.requires_grad = true;
       m.grad_fn = node;

@@ -103,6 +103,9 @@ Edge gradient_edge(const Tensor& t);
 
 // ---- recording (used by op front ends) ----
 
+// The dtypes that carry gradients: floating and complex (integer and bool results get no grad_fn).
+inline bool is_differentiable(DType d) { return is_floating(d) || is_complex(d); }
+
 // The hot-path test: true only when grad mode is on and some input requires grad.
 inline bool requires_grad_fast(const Tensor& t) {
   const AutogradMeta* m = t.defined() ? t.impl()->autograd() : nullptr;
@@ -114,8 +117,9 @@ inline bool should_record(const Ts&... ts) {
   return __builtin_expect((requires_grad_fast(ts) || ...), 0) && GradMode::is_enabled();
 }
 
-// Attaches `node` as the grad_fn of `outputs` (non-floating outputs are left alone), with one next edge per
-// entry of `inputs` (undefined tensors and tensors that do not require grad get a null edge).
+// Attaches `node` as the grad_fn of `outputs` (outputs of other dtypes than floating/complex are left alone),
+// with one next edge per entry of `inputs` (undefined tensors and tensors that do not require grad get a null
+// edge).
 void set_history(const std::shared_ptr<Node>& node, std::initializer_list<const Tensor*> inputs,
                  std::initializer_list<const Tensor*> outputs);
 // The same for a list of inputs whose length is known only at run time (cat, stack).

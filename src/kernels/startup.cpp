@@ -3,6 +3,7 @@
 #include "backend/backend.h"
 #include "backend/emulated/register_emulated.h"
 #include "kernels/cpu_capability.h"
+#include "kernels/fft_kernels.h"
 #include "kernels/kernel_table.h"
 #include "kernels/lapack_kernels.h"
 
@@ -42,6 +43,7 @@ void register_cpu_kernels_for_capability(KernelTable& kernels) {
 void start_cpu() {
   register_cpu_backend();
   register_lapack_cpu_kernels(lapack_kernels_for_registration(DeviceType::CPU));
+  register_fft_cpu_kernels(fft_kernels_for_registration(DeviceType::CPU));
   register_cpu_kernels_for_capability(kernel_table_for_registration(DeviceType::CPU));
   guard_complex_operands(DeviceType::CPU);
 }
@@ -53,6 +55,8 @@ void start_cuda() {
     emulated::register_emulated_kernels(kernel_table_for_registration(DeviceType::CUDA));
     emulated::register_emulated_lapack_kernels(lapack_kernels_for_registration(DeviceType::CUDA),
                                                lapack_kernels_for_registration(DeviceType::CPU));
+    emulated::register_emulated_fft_kernels(fft_kernels_for_registration(DeviceType::CUDA),
+                                            fft_kernels_for_registration(DeviceType::CPU));
   } else {
     start_cuda_hardware();
   }

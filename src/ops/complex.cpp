@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "autograd/node.h"
+#include "autograd/formulas.h"
 #include "core/error.h"
 #include "kernels/tensor_iterator.h"
 #include "ops/copy.h"
@@ -41,7 +41,6 @@ Tensor run_unary_slot(ComplexUnaryOp op, const Tensor& x, DType out_dtype) {
 // complex(real, imag) and polar(abs, angle): two real tensors of one floating dtype (float32 or float64;
 // float16 needs complex32, which tandem does not have) make a complex one.
 Tensor from_real_parts(ComplexBinaryOp op, const char* name, const Tensor& a, const Tensor& b) {
-  check_no_complex_grad(name, autograd::should_record(a, b));
   check_same_device(name, a, b);
   const bool floats = (a.dtype() == DType::Float32 || a.dtype() == DType::Float64) &&
                       (b.dtype() == DType::Float32 || b.dtype() == DType::Float64);
@@ -61,23 +60,20 @@ Tensor from_real_parts(ComplexBinaryOp op, const char* name, const Tensor& a, co
   Tensor out = empty(broadcast_shapes(a.sizes(), b.sizes()),
                      a.dtype() == DType::Float64 ? DType::Complex128 : DType::Complex64,
                      a.dim() == 0 && a.device().is_cpu() ? b.device() : a.device());
-  if (out.numel() == 0) return out;
-  TensorIterator iter;
-  iter.add_output(out);
-  iter.add_input(a);
-  iter.add_input(b);
-  iter.build();
-  kernel_table(out.device().type).complex_binary(op, iter);
-  return out;
+  if (out.numel() > 0) {
+    TensorIterator iter;
+    iter.add_output(out);
+    iter.add_input(a);
+    iter.add_input(b);
+    iter.build();
+    kernel_table(out.device().type).complex_binary(op, iter);
+  }
+  if (!autograd::should_record(a, b)) return out;
+  return op == ComplexBinaryOp::Polar ? autograd::record_polar(a, b, out)
+                                      : autograd::record_make_complex(a, b, out);
 }
 
 }  // namespace
-
-void check_no_complex_grad(const char* op, bool records_grad) {
-  TANDEM_CHECK(!records_grad, NotImplemented, op,
-               "(): complex autograd is not supported yet (a complex tensor that requires grad, or a complex "
-               "result from ones that do)\nhint: run it under tandem.no_grad() or on .detach()ed inputs");
-}
 
 Tensor cast_discarding_imag(const Tensor& x, DType dtype) {
   Tensor out = empty(x.sizes(), dtype, x.device());
@@ -87,25 +83,25 @@ Tensor cast_discarding_imag(const Tensor& x, DType dtype) {
 
 Tensor real(const Tensor& x) {
   if (!is_complex(x.dtype())) return x;
-  check_no_complex_grad("real", autograd::should_record(x));
-  return part_view(x, 0);
+  Tensor out = part_view(x, 0);
+  return autograd::should_record(x) ? autograd::record_real(x, out) : out;
 }
 
 Tensor imag(const Tensor& x) {
   TANDEM_CHECK(is_complex(x.dtype()), Type, "imag is not implemented for tensors with non-complex dtypes.");
-  check_no_complex_grad("imag", autograd::should_record(x));
-  return part_view(x, 1);
+  Tensor out = part_view(x, 1);
+  return autograd::should_record(x) ? autograd::record_imag(x, out) : out;
 }
 
 Tensor view_as_real(const Tensor& x) {
   TANDEM_CHECK(is_complex(x.dtype()), Type, "view_as_real is only supported for complex tensors");
-  check_no_complex_grad("view_as_real", autograd::should_record(x));
   DimVector sizes(x.sizes()), strides;
   for (int64_t s : x.strides()) strides.push_back(s * 2);
   sizes.push_back(2);
   strides.push_back(1);
-  return retyped_view(x, complex_value_dtype(x.dtype()), std::move(sizes), std::move(strides),
-                      x.storage_offset() * 2);
+  Tensor out = retyped_view(x, complex_value_dtype(x.dtype()), std::move(sizes), std::move(strides),
+                            x.storage_offset() * 2);
+  return autograd::should_record(x) ? autograd::record_view_as_real(x, out) : out;
 }
 
 Tensor view_as_complex(const Tensor& x) {
@@ -117,7 +113,6 @@ Tensor view_as_complex(const Tensor& x) {
   TANDEM_CHECK(x.dtype() != DType::Float16, NotImplemented,
                "view_as_complex of a float16 tensor would be complex32, which tandem does not have\nhint: "
                "convert first, e.g. x.float()");
-  check_no_complex_grad("view_as_complex", autograd::should_record(x));
   TANDEM_CHECK(x.dim() > 0 && x.sizes()[x.dim() - 1] == 2, Runtime,
                "Tensor must have a last dimension of size 2");
   TANDEM_CHECK(x.strides()[x.dim() - 1] == 1, Runtime, "Tensor must have a last dimension with stride 1");
@@ -129,20 +124,21 @@ Tensor view_as_complex(const Tensor& x) {
     strides.push_back(x.strides()[d] / 2);
   }
   TANDEM_CHECK(x.storage_offset() % 2 == 0, Runtime, "Tensor must have a storage_offset divisible by 2");
-  return retyped_view(x, complex_dtype_for(x.dtype()), std::move(sizes), std::move(strides),
-                      x.storage_offset() / 2);
+  Tensor out = retyped_view(x, complex_dtype_for(x.dtype()), std::move(sizes), std::move(strides),
+                            x.storage_offset() / 2);
+  return autograd::should_record(x) ? autograd::record_view_as_complex(x, out) : out;
 }
 
 Tensor conj(const Tensor& x) {
   if (!is_complex(x.dtype())) return x;
-  check_no_complex_grad("conj", autograd::should_record(x));
-  return run_unary_slot(ComplexUnaryOp::Conj, x, x.dtype());
+  Tensor out = run_unary_slot(ComplexUnaryOp::Conj, x, x.dtype());
+  return autograd::should_record(x) ? autograd::record_conj(x, out) : out;
 }
 
 Tensor angle(const Tensor& x) {
   if (is_complex(x.dtype())) {
-    check_no_complex_grad("angle", autograd::should_record(x));
-    return run_unary_slot(ComplexUnaryOp::Angle, x, complex_value_dtype(x.dtype()));
+    Tensor out = run_unary_slot(ComplexUnaryOp::Angle, x, complex_value_dtype(x.dtype()));
+    return autograd::should_record(x) ? autograd::record_angle(x, out) : out;
   }
   // Real input: pi below zero, 0 elsewhere, NaN kept; integers give the default float dtype, as in PyTorch.
   Tensor xf = is_floating(x.dtype()) ? x : to_dtype(x, default_float_dtype());
@@ -159,7 +155,8 @@ Tensor make_complex(const Tensor& real, const Tensor& imag) {
 }
 
 Tensor complex_unary(UnaryOp op, const Tensor& x) {
-  check_no_complex_grad(unary_op_name(op), autograd::should_record(x));
+  if (autograd::should_record(x))  // the same formulas as the real forms (written to hold for complex too)
+    return autograd::record_unary(op, x, autograd::without_grad([&] { return complex_unary(op, x); }));
   const DType value = complex_value_dtype(x.dtype());
   switch (op) {
     case UnaryOp::neg:

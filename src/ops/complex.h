@@ -31,8 +31,5 @@ void run_complex_binary(BinaryOp op, TensorIterator& iter, Device device);
 // x.to(dtype)), which PyTorch allows with a warning (the bindings give it). Internal conversions (to_dtype)
 // refuse instead.
 Tensor cast_discarding_imag(const Tensor& x, DType dtype);
-// Complex autograd is not supported yet: an op given a complex tensor that requires grad (or asked to make a
-// complex result from ones that do) raises NotImplementedError instead of recording a wrong gradient.
-void check_no_complex_grad(const char* op, bool records_grad);
 
 }  // namespace tandem

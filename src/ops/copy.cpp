@@ -75,7 +75,7 @@ Tensor copy_(const Tensor& dst, const Tensor& src, bool non_blocking) {
   if (autograd::should_record(dst, src)) {
     autograd::check_inplace(dst);
     autograd::without_grad([&] { return copy_(dst, src, non_blocking); });
-    if (is_floating(dst.dtype())) autograd::record_copy_(dst, src);
+    if (autograd::is_differentiable(dst.dtype())) autograd::record_copy_(dst, src);
     return dst;
   }
   if (dst.numel() == 0) return dst;

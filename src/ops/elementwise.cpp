@@ -129,8 +129,10 @@ bool autocasts_to_fp32(UnaryOp op) {
     case UnaryOp::tan:
     case UnaryOp::erfinv:
     case UnaryOp::log2:
-    case UnaryOp::log10: return true;
-    default: return false;
+    case UnaryOp::log10:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -335,7 +337,7 @@ void run_binary(BinaryOp op, DType compute, const Tensor& out, const Operand& a,
   }
   TensorIterator iter;
   iter.add_output(out);
-  Tensor ta, tb;  // keep converted inputs alive for the kernel
+  Tensor ta, tb;                    // keep converted inputs alive for the kernel
   alignas(16) char sa[16], sb[16];  // up to complex128
   auto add = [&](const Operand& o, Tensor& keep, char* buf) {
     // A 0-dim CPU tensor next to a device tensor travels as a kernel argument, as PyTorch passes CPU scalars.
@@ -358,12 +360,6 @@ void run_binary(BinaryOp op, DType compute, const Tensor& out, const Operand& a,
   iter.build();
   if (is_complex(compute)) return run_complex_binary(op, iter, out.device());
   binary_kernel(op, out.device())(iter);
-}
-
-bool involves_complex(const Operand& a, const Operand& b) {
-  for (const Operand* o : {&a, &b})
-    if (o->tensor ? is_complex(o->tensor->dtype()) : o->scalar.is_complex()) return true;
-  return false;
 }
 
 // The result's compute dtype, shape and device, after the checks every form of the op makes.
@@ -415,7 +411,6 @@ Tensor autocast_pow(BinaryRule rule, const Operand& a, const Operand& b) {
 Tensor binary_op(BinaryOp op, BinaryRule rule, const Operand& a, const Operand& b) {
   if (autocast::is_active() && op == BinaryOp::pow) return autocast_pow(rule, a, b);
   if (autograd::should_record(a.tensor, b.tensor)) {
-    if (involves_complex(a, b)) check_no_complex_grad(binary_op_name(op), true);
     Tensor out = autograd::without_grad([&] { return binary_op(op, rule, a, b); });
     return autograd::record_binary(op, a.tensor, a.scalar, b.tensor, b.scalar, out);
   }
@@ -467,7 +462,6 @@ Tensor binary_op_(BinaryOp op, BinaryRule rule, const Tensor& self, const Operan
   if (rule == BinaryRule::IntDiv && self.numel() > 0) check_int_divisor(op, compute, b);
   check_pow_exponent(op, compute, b);
   if (autograd::should_record(&self, b.tensor)) {
-    if (involves_complex(a, b)) check_no_complex_grad(binary_op_name(op), true);
     return autograd::inplace_with_grad(self, [&](const Tensor& before) {
       return binary_op(op, rule, {&before, {}}, b);
     });

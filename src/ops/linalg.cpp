@@ -198,10 +198,22 @@ Tensor outer(const Tensor& a, const Tensor& b) {
 // A complex product as four real ones on the parts' views: (ar + i ai)(br + i bi). Every device's real GEMM
 // serves, at the cost of 4 real products (cgemm/zgemm would do the work of about 4 too, in one pass).
 Tensor complex_matmul(const Tensor& a, const Tensor& b) {
-  check_no_complex_grad("matmul", autograd::should_record(a, b));
   TANDEM_CHECK(a.dtype() == b.dtype(), Runtime,
                "expected m1 and m2 to have the same dtype, but got: ", dtype_cpp_name(a.dtype()),
                " != ", dtype_cpp_name(b.dtype()), "\nhint: convert one, e.g. a @ b.to(a.dtype)");
+  if (autograd::should_record(a, b)) {
+    // One node for the product (as the real batched path): vectors become 1-row/1-column matrices.
+    TANDEM_CHECK(a.dim() >= 1 && b.dim() >= 1, Runtime,
+                 "both arguments to matmul need to be at least 1D, but they are ", a.dim(), "D and ", b.dim(),
+                 "D", "\nhint: use * (tandem.mul) to multiply by a scalar or a 0-D tensor");
+    Tensor a2 = a.dim() == 1 ? unsqueeze(a, 0) : a;
+    Tensor b2 = b.dim() == 1 ? unsqueeze(b, 1) : b;
+    Tensor out = autograd::record_complex_matmul(
+        a2, b2, autograd::without_grad([&] { return complex_matmul(a2, b2); }));
+    if (a.dim() == 1) out = squeeze(out, DimVector{-2});
+    if (b.dim() == 1) out = squeeze(out, DimVector{-1});
+    return out;
+  }
   const Tensor ar = real(a), ai = imag(a), br = real(b), bi = imag(b);
   return make_complex(sub(matmul(ar, br), matmul(ai, bi)), add(matmul(ar, bi), matmul(ai, br)));
 }

@@ -169,8 +169,6 @@ Tensor arg_only(bool is_max, const char* name, const Tensor& x, std::optional<in
 }  // namespace
 
 Tensor sum(const Tensor& x, const OptDims& dims, bool keepdim, OptDType dtype) {
-  if (is_complex(x.dtype()) || (dtype && is_complex(*dtype)))
-    check_no_complex_grad("sum", autograd::should_record(x));
   if (autocast::is_active())
     return autocast::run_fp32_output(autocast::kCudaFp32Output, x, dtype,
                                      [&](OptDType d) { return sum(x, dims, keepdim, d); });
@@ -183,8 +181,6 @@ Tensor sum(const Tensor& x, const OptDims& dims, bool keepdim, OptDType dtype) {
 }
 
 Tensor mean(const Tensor& x, const OptDims& dims, bool keepdim, OptDType dtype) {
-  if (is_complex(x.dtype()) || (dtype && is_complex(*dtype)))
-    check_no_complex_grad("mean", autograd::should_record(x));
   if (autograd::should_record(x))
     return autograd::record_mean(x, dims, keepdim,
                                  autograd::without_grad([&] { return mean(x, dims, keepdim, dtype); }));

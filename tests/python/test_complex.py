@@ -324,18 +324,16 @@ def test_not_implemented_message(device):
             call()
 
 
-def test_autograd_is_refused():
-    with pytest.raises(NotImplementedError, match="complex autograd is not supported yet"):
-        tandem.tensor([1j], requires_grad=True)
-    with pytest.raises(NotImplementedError, match="complex autograd is not supported yet"):
-        tandem.zeros(2, dtype=tandem.complex64).requires_grad_()
+def test_autograd_is_recorded():
+    # Complex autograd works (gradients are checked against PyTorch in test_complex_autograd.py).
+    assert tandem.tensor([1j], requires_grad=True).requires_grad
+    assert tandem.zeros(2, dtype=tandem.complex64).requires_grad_().requires_grad
     x = tandem.ones(2, requires_grad=True)
-    with pytest.raises(NotImplementedError, match="complex autograd is not supported yet"):
-        x * 1j
-    with pytest.raises(NotImplementedError, match="complex autograd is not supported yet"):
-        tandem.complex(x, x)
+    assert (x * 1j).grad_fn.name() == "MulBackward0"
+    assert tandem.complex(x, x).grad_fn.name() == "ComplexBackward0"
     with tandem.no_grad():
         assert (x * 1j).dtype == tandem.complex64
+        assert (x * 1j).grad_fn is None
 
 
 # ---- (c) math ----

@@ -37,16 +37,7 @@ from . import _array_methods
 _array_methods.install()  # Tensor.to_device, Tensor.__complex__
 
 
-def __getattr__(name):
-    """The standard's fft extension is tandem.fft itself once that module exists; until then the attribute is
-    missing, which is how the standard says an extension is absent."""
-    if name == "fft":
-        import importlib
-        try:
-            return importlib.import_module(f"tandem.{name}")
-        except ImportError:
-            pass
-    raise AttributeError(f"module 'tandem.array_api' has no attribute '{name}'")
+from . import _fft as fft  # noqa: E402,F401  the standard's fft extension over tandem.fft
 
 
 _VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")

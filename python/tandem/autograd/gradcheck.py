@@ -1,5 +1,10 @@
 """gradcheck: compares the analytical gradients (the engine) with central finite differences, element by
-element. A test tool: it drives C++ ops from Python loops, which is fine at test sizes."""
+element. A test tool: it drives C++ ops from Python loops, which is fine at test sizes.
+
+Complex numbers are checked as PyTorch's gradcheck does, as pairs of real numbers: a complex input element is
+two columns of the real Jacobian (perturbed along 1 and along 1j), a complex output element two rows (its real
+and imaginary parts, whose gradients come from backward passes with grad_output 1 and 1j). With PyTorch's
+convention (grad = dL/dx + i dL/dy) the analytical entries are the real and imaginary parts of the gradient."""
 from .. import _C
 
 __all__ = ["gradcheck"]
@@ -14,11 +19,21 @@ def _elements(t):
 
 
 def _flat_values(outputs):
+    """The real numbers of the outputs: each complex element as its real then its imaginary part."""
     vals = []
     for o in outputs:
-        if isinstance(o, _C.Tensor) and o.is_floating_point():
+        if isinstance(o, _C.Tensor) and o.is_complex():
+            for v in _elements(o):
+                c = complex(v.item())
+                vals.extend((c.real, c.imag))
+        elif isinstance(o, _C.Tensor) and o.is_floating_point():
             vals.extend(float(v.item()) for v in _elements(o))
     return vals
+
+
+def _directions(x):
+    """The perturbation directions of one element of x: 1, and 1j too when x is complex."""
+    return (1.0, 1j) if x.is_complex() else (1.0,)
 
 
 def _as_tuple(x):
@@ -55,47 +70,61 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         cols = []
         with _C_no_grad():
             for e in _elements(x.detach()):
-                orig = float(e.item())
-                e.fill_(orig + eps)
-                plus = _flat_values(_as_tuple(func(*inputs)))
-                e.fill_(orig - eps)
-                minus = _flat_values(_as_tuple(func(*inputs)))
-                e.fill_(orig)
-                cols.append([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
+                orig = e.item()
+                for d in _directions(x):
+                    e.fill_(orig + eps * d)
+                    plus = _flat_values(_as_tuple(func(*inputs)))
+                    e.fill_(orig - eps * d)
+                    minus = _flat_values(_as_tuple(func(*inputs)))
+                    e.fill_(orig)
+                    cols.append([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
         numerical.append(cols)
 
     # Analytical Jacobian (the forward runs after the perturbations, which bumped the inputs' versions).
     outputs = [o for o in _as_tuple(func(*inputs)) if isinstance(o, _C.Tensor) and o.requires_grad]
-    n_out = sum(o.numel() for o in outputs)
-    # One row per output element: a backward pass with a one-hot gradient.
-    analytical = [[[0.0] * n_out for _ in range(x.numel())] for x in diff]
+    n_out = sum(o.numel() * len(_directions(o)) for o in outputs)
+    # One row per real output number: a backward pass with a one-hot gradient (1, or 1j for the imaginary part
+    # of a complex output). row_part names the part of a complex output a row is (None for real outputs).
+    analytical = [[[0.0] * n_out for _ in range(x.numel() * len(_directions(x)))] for x in diff]
+    row_part = []
     row = 0
     for o in outputs:
         for k in range(o.numel()):
-            onehot = _C.zeros_like(o)
-            _elements(onehot)[k].fill_(1.0)
-            grads = _C._autograd_grad([o], diff, [onehot], True, False, True)
-            for i, g in enumerate(grads):
-                if g is None:
-                    continue
-                if check_grad_dtypes and g.dtype != diff[i].dtype:
-                    if raise_exception:
-                        raise RuntimeError(f"Gradient has dtype mismatch: grad dtype {g.dtype}, input dtype "
-                                           f"{diff[i].dtype} (input {i})")
-                    return False
-                for j, v in enumerate(_elements(g)):
-                    analytical[i][j][row] = float(v.item())
-            row += 1
+            for d in _directions(o):
+                row_part.append(None if not o.is_complex() else "real" if d == 1.0 else "imaginary")
+                onehot = _C.zeros_like(o)
+                _elements(onehot)[k].fill_(d)
+                grads = _C._autograd_grad([o], diff, [onehot], True, False, True)
+                for i, g in enumerate(grads):
+                    if g is None:
+                        continue
+                    if check_grad_dtypes and g.dtype != diff[i].dtype:
+                        if raise_exception:
+                            raise RuntimeError(f"Gradient has dtype mismatch: grad dtype {g.dtype}, input dtype "
+                                               f"{diff[i].dtype} (input {i})")
+                        return False
+                    for j, v in enumerate(_elements(g)):
+                        if diff[i].is_complex():  # the gradient's parts: the slopes along 1 and along 1j
+                            c = complex(v.item())
+                            analytical[i][2 * j][row], analytical[i][2 * j + 1][row] = c.real, c.imag
+                        else:
+                            analytical[i][j][row] = float(v.item())
+                row += 1
 
     for i, x in enumerate(diff):
-        for j in range(x.numel()):
+        parts = len(_directions(x))
+        for col in range(x.numel() * parts):
             for r in range(n_out):
-                a, n = analytical[i][j][r], numerical[i][j][r]
+                a, n = analytical[i][col][r], numerical[i][col][r]
                 if abs(a - n) > atol + nondet_tol + rtol * abs(n):
                     if raise_exception:
+                        prefix = (f"While considering the {row_part[r]} part of complex outputs only, "
+                                  if row_part[r] else "")
+                        where = (f"element {col // parts} of the input" if parts == 1 else
+                                 f"element {col // parts} of the input, its {('real', 'imaginary')[col % 2]} part")
                         raise RuntimeError(
-                            f"Jacobian mismatch for output {r} with respect to input {i},\n"
-                            f"numerical:{n}\nanalytical:{a}\n(element {j} of the input)")
+                            f"{prefix}Jacobian mismatch for output {r} with respect to input {i},\n"
+                            f"numerical:{n}\nanalytical:{a}\n({where})")
                     return False
     return True
 

@@ -10,6 +10,17 @@ from .gradcheck import _as_tuple, gradcheck
 __all__ = ["gradgradcheck"]
 
 
+def _random_like(o, gen):
+    """A random grad_output for o that requires grad (complex: normal real and imaginary parts)."""
+    if o.is_complex():
+        value_dtype = tandem.float64 if o.dtype == tandem.complex128 else tandem.float32
+        parts = tandem.randn(tuple(o.shape) + (2,), dtype=value_dtype, generator=gen)
+        return tandem.view_as_complex(parts).to(o.device).requires_grad_()
+    if o.is_floating_point():
+        return tandem.randn(o.shape, dtype=o.dtype, generator=gen).to(o.device).requires_grad_()
+    return tandem.zeros_like(o)
+
+
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
                   gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0,
                   check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
@@ -25,10 +36,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         # Random grad_outputs (fixed seed so that a failure reproduces), differentiable like the inputs.
         gen = tandem.Generator().manual_seed(233)
         outputs = [o for o in _as_tuple(func(*tupled_inputs)) if isinstance(o, _C.Tensor) and o.requires_grad]
-        tupled_grad_outputs = tuple(
-            tandem.randn(o.shape, dtype=o.dtype, generator=gen).to(o.device).requires_grad_()
-            if o.is_floating_point() or o.is_complex() else tandem.zeros_like(o)
-            for o in outputs)
+        tupled_grad_outputs = tuple(_random_like(o, gen) for o in outputs)
     else:
         tupled_grad_outputs = _as_tuple(grad_outputs)
     num_outputs = len(tupled_grad_outputs)

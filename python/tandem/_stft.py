@@ -1,0 +1,168 @@
+"""tandem.stft / tandem.istft (and the Tensor methods): PyTorch's short-time Fourier transform and its inverse,
+composed from tandem's ops (padding, unfold, the FFTs of tandem.fft, index_add for the overlap-add), so they run
+on every device and are differentiable. Argument checks follow PyTorch's (the key part of its messages: the
+"expected ..." text after PyTorch's own repr of the call)."""
+import warnings
+
+from . import fft as _fft
+
+
+def _fail(name, msg):
+    raise RuntimeError(f"{name}: {msg}")
+
+
+def _window_to_n_fft(name, window, n_fft, win_length):
+    """The window zero-padded on both sides to n_fft, as PyTorch centres a shorter one (None stays None)."""
+    from .nn.functional import pad
+    if window is None:
+        return None
+    if window.dim() != 1 or window.shape[0] != win_length:
+        _fail(name, f"expected a 1D window tensor of size equal to win_length={win_length}, but got window with "
+                    f"size {list(window.shape)}")
+    if win_length < n_fft:
+        left = (n_fft - win_length) // 2
+        window = pad(window, (left, n_fft - win_length - left))
+    return window
+
+
+def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
+         normalized=False, onesided=None, return_complex=None, align_to_window=None):
+    name = "stft"
+    complex_in = input.dtype.is_complex or (window is not None and window.dtype.is_complex)
+    if return_complex is None:
+        if not complex_in:
+            raise RuntimeError("stft requires the return_complex parameter be given for real inputs, and will "
+                               "further require that return_complex=True in a future PyTorch release.\n"
+                               "hint: pass return_complex=True (and use view_as_real for the old format)")
+        return_complex = True
+    if not return_complex:
+        warnings.warn("stft with return_complex=False is deprecated. In a future pytorch release, stft will "
+                      "return complex tensors for all inputs, and return_complex=False will raise an error.\n"
+                      "Note: you can still call torch.view_as_real on the complex output to recover the old "
+                      "return format.", UserWarning, stacklevel=2)
+    if align_to_window is not None:
+        if center:
+            raise RuntimeError("stft align_to_window should only be set when center = false")
+        if align_to_window:
+            raise NotImplementedError("stft: align_to_window=True is not supported by tandem yet\n"
+                                      "hint: leave it out (or False): frames start at the signal's first sample")
+    hop_length = n_fft // 4 if hop_length is None else hop_length
+    win_length = n_fft if win_length is None else win_length
+    if window is None:
+        warnings.warn("A window was not provided. A rectangular window will be applied,which is known to cause "
+                      "spectral leakage. Other windows such as torch.hann_window or torch.hamming_window are "
+                      "recommended to reduce spectral leakage.To suppress this warning and use a rectangular "
+                      "window, explicitly set `window=torch.ones(n_fft, device=<device>)`.", UserWarning,
+                      stacklevel=2)
+    if input.dim() not in (1, 2):
+        _fail(name, "expected a 1D or 2D tensor")
+    x = input if input.dim() == 2 else input.unsqueeze(0)
+    if center:
+        from .nn.functional import pad
+        p = n_fft // 2
+        x = pad(x.unsqueeze(1), (p, p), mode=pad_mode).squeeze(1)
+    length = x.shape[-1]
+    if not 0 < n_fft <= length:
+        _fail(name, f"expected 0 < n_fft < {length}, but got n_fft={n_fft}")
+    if hop_length <= 0:
+        _fail(name, f"expected hop_length > 0, but got hop_length={hop_length}")
+    if not 0 < win_length <= n_fft:
+        _fail(name, f"expected 0 < win_length <= n_fft, but got win_length={win_length}")
+    window = _window_to_n_fft(name, window, n_fft, win_length)
+    if onesided is None:
+        onesided = not complex_in
+    elif onesided and complex_in:
+        raise RuntimeError("Cannot have onesided output if window or input is complex")
+    frames = x.unfold(-1, n_fft, hop_length)  # (batch, n_frames, n_fft)
+    if window is not None:
+        frames = frames * window
+    norm = "ortho" if normalized else "backward"
+    spec = _fft.rfft(frames, norm=norm) if onesided else _fft.fft(frames, norm=norm)
+    spec = spec.transpose(-1, -2)  # (batch, freq, n_frames)
+    if input.dim() == 1:
+        spec = spec.squeeze(0)
+    if not return_complex:
+        from . import view_as_real
+        return view_as_real(spec)
+    return spec
+
+
+def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
+          onesided=None, length=None, return_complex=False):
+    name = "istft"
+    from . import arange, ones, zeros
+    if not input.dtype.is_complex:
+        raise TypeError("istft requires a complex-valued input tensor matching the output from stft with "
+                        "return_complex=True.\nhint: pass the complex result of tandem.stft(..., "
+                        "return_complex=True) (or view_as_complex of the old real format)")
+    hop_length = n_fft // 4 if hop_length is None else hop_length
+    win_length = n_fft if win_length is None else win_length
+    if input.dim() not in (2, 3):
+        _fail(name, f"expected a tensor with 2 or 3 dimensions of complex dtype, but got {input.dim()}")
+    spec = input if input.dim() == 3 else input.unsqueeze(0)
+    batch, fft_size, n_frames = spec.shape
+    if onesided is None:
+        onesided = fft_size != n_fft
+    if onesided and n_fft // 2 + 1 != fft_size:
+        _fail(name, "expected the frequency dimension (3rd to the last) of the input tensor to match n_fft / 2 + 1 "
+                    f"when onesided=True, but got {fft_size}")
+    if not onesided and n_fft != fft_size:
+        _fail(name, "expected the frequency dimension (3rd to the last) of the input tensor to match n_fft when "
+                    f"onesided=False, but got {fft_size}")
+    if not 0 < hop_length <= win_length:
+        _fail(name, "expected 0 < hop_length <= win_length")
+    if not 0 < win_length <= n_fft:
+        _fail(name, "expected 0 < win_length <= n_fft")
+    if onesided and return_complex:
+        raise RuntimeError("cannot have onesided output if window or input is complex")
+    window = _window_to_n_fft(name, window, n_fft, win_length)
+    if window is None:
+        warnings.warn("A window was not provided. A rectangular window will be applied.Please provide the same "
+                      "window used by stft to make the inversion lossless.To suppress this warning and use a "
+                      "rectangular window, explicitly set `window=torch.ones(n_fft, device=<device>)`.",
+                      UserWarning, stacklevel=2)
+        window = ones(n_fft, dtype=spec.real.dtype, device=spec.device)
+    norm = "ortho" if normalized else "backward"
+    frames = spec.transpose(1, 2)  # (batch, n_frames, freq)
+    if return_complex:
+        y = _fft.ifft(frames, dim=-1, norm=norm)
+    else:
+        if not onesided:
+            frames = frames.narrow(-1, 0, n_fft // 2 + 1)
+        y = _fft.irfft(frames, n=n_fft, dim=-1, norm=norm)
+    y = y * window  # (batch, n_frames, n_fft)
+    expected = n_fft + hop_length * (n_frames - 1)
+    # Overlap-add: frame i's sample k lands at i * hop + k.
+    idx = (arange(n_frames, device=spec.device).unsqueeze(1) * hop_length
+           + arange(n_fft, device=spec.device).unsqueeze(0)).reshape(-1)
+    if y.dtype.is_complex:  # index_add is real-only: add the (real, imag) pairs
+        from . import view_as_complex, view_as_real
+        pairs = view_as_real(y).reshape(batch, -1, 2)
+        out = view_as_complex(zeros(batch, expected, 2, dtype=pairs.dtype, device=spec.device).index_add(1, idx, pairs))
+    else:
+        out = zeros(batch, expected, dtype=y.dtype, device=spec.device).index_add(1, idx, y.reshape(batch, -1))
+    w2 = (window * window.conj()).real if window.dtype.is_complex else window * window
+    envelope = zeros(expected, dtype=w2.dtype, device=spec.device).index_add(0, idx, w2.repeat(n_frames))
+    start = n_fft // 2 if center else 0
+    end = expected if length is None and not center else (start + length if length is not None
+                                                         else expected - n_fft // 2)
+    end = min(end, expected)
+    out = out[:, start:end]
+    envelope = envelope[start:end]
+    if float(envelope.abs().min()) <= 1e-11:
+        _fail(name, "window overlap add min: " + str(float(envelope.abs().min())) +
+              "\nhint: the window must overlap itself with a nonzero sum everywhere (e.g. a Hann window with "
+              "hop_length <= n_fft / 2)")
+    out = out / envelope
+    if length is not None and out.shape[-1] < length:
+        from .nn.functional import pad
+        out = pad(out, (0, length - out.shape[-1]))
+    return out if input.dim() == 3 else out.squeeze(0)
+
+
+def install(namespace):
+    namespace["stft"] = stft
+    namespace["istft"] = istft
+    from . import Tensor
+    Tensor.stft = stft
+    Tensor.istft = istft
