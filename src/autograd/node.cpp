@@ -178,6 +178,10 @@ void set_history(const std::shared_ptr<Node>& node, std::initializer_list<const 
 
 void set_history(const std::shared_ptr<Node>& node, const std::vector<const Tensor*>& inputs,
                  std::initializer_list<const Tensor*> outputs) {
+  bool complex_involved = false;
+  for (const Tensor* in : inputs) complex_involved |= in && in->defined() && is_complex(in->dtype());
+  for (const Tensor* out : outputs) complex_involved |= is_complex(out->dtype());
+  if (__builtin_expect(complex_involved, 0)) check_complex_formula(*node);
   node->next_edges.reserve(inputs.size());
   for (const Tensor* in : inputs) node->next_edges.push_back(in ? gradient_edge(*in) : Edge{});
   uint32_t nr = 0;

@@ -339,3 +339,4 @@ def test_inplace_write_into_view_of_complex_leaf_is_refused():
         lib.tensor([1 + 2j], requires_grad=True).real.mul_(2)
 
     assert_same_error(case)
+
