@@ -310,9 +310,17 @@ def view_as_complex_mul_(lib, z, r):
     return w
 
 
+def imag_setter_then_inplace(lib, z, r):
+    w = z * 1
+    w.imag = r * 3
+    w.mul_(z)
+    w.exp_()
+    return w
+
+
 # In-place writes through the real/complex views update the base's history (and the other way round).
 VIEW_WRITES = {f.__name__: f for f in (real_imag_of_nonleaf, base_written_after_view, view_as_real_setitem,
-                                       view_as_complex_mul_)}
+                                       view_as_complex_mul_, imag_setter_then_inplace)}
 
 
 @pytest.mark.parametrize("case", sorted(VIEW_WRITES))
