@@ -30,6 +30,9 @@ void record_lstm_cell(const Tensor& gates, const Tensor& c_prev, const Tensor& h
 void record_gru_cell(const Tensor& x_proj, const Tensor& h_proj, const Tensor& h, const Tensor& out);
 
 // ---- views (formulas_view.cpp) ----
+// Records `node` for a view and remembers the view's base, so that an in-place write into the view can
+// re-base the base's history (rebase_history).
+Tensor record_view(const std::shared_ptr<FormulaNode>& node, const Tensor& x, const Tensor& out);
 // Shape-only views (view, squeeze, unsqueeze, reshape-as-view): the gradient is reshaped back.
 Tensor record_reshape_view(const char* name, const Tensor& x, const Tensor& out);
 Tensor record_permute(const Tensor& x, IntArrayRef dims, const Tensor& out);

@@ -24,6 +24,11 @@ Tensor abs_or_one(const Tensor& z) {
 Tensor record_one_input(const char* name, FormulaNode::Formula f, const Tensor& x, const Tensor& out) {
   return record(make_node(name, f), {&x}, out);
 }
+// The real/complex views share x's memory: recorded as views, so in-place writes through them (or through x)
+// update the other's history as for any view (node.cpp's CopySlices reads them in their own dtype).
+Tensor record_dtype_view(const char* name, FormulaNode::Formula f, const Tensor& x, const Tensor& out) {
+  return record_view(make_node(name, f), x, out);
+}
 }  // namespace
 
 Tensor complex_sgn(const Tensor& z) { return div(z, abs_or_one(z)); }
@@ -36,18 +41,18 @@ Tensor record_conj(const Tensor& x, const Tensor& out) {
 // real(z) is linear in x only: the (real) gradient goes to the real part, the engine makes it complex.
 // (Named as in PyTorch, whose real/imag are selects of view_as_real.)
 Tensor record_real(const Tensor& x, const Tensor& out) {
-  return record_one_input(
+  return record_dtype_view(
       "SelectBackward0", [](FormulaNode&, const Tensor& g) { return Grads{g}; }, x, out);
 }
 
 // imag(z) = y: the gradient goes to the imaginary part, i * g.
 Tensor record_imag(const Tensor& x, const Tensor& out) {
-  return record_one_input(
+  return record_dtype_view(
       "SelectBackward0", [](FormulaNode&, const Tensor& g) { return Grads{mul(g, kI)}; }, x, out);
 }
 
 Tensor record_view_as_real(const Tensor& x, const Tensor& out) {
-  return record_one_input(
+  return record_dtype_view(
       "ViewAsRealBackward0",
       [](FormulaNode&, const Tensor& g) {
         // view_as_complex needs a unit last stride and an even offset: a fresh contiguous copy when g has
@@ -60,7 +65,7 @@ Tensor record_view_as_real(const Tensor& x, const Tensor& out) {
 }
 
 Tensor record_view_as_complex(const Tensor& x, const Tensor& out) {
-  return record_one_input(
+  return record_dtype_view(
       "ViewAsComplexBackward0", [](FormulaNode&, const Tensor& g) { return Grads{view_as_real(g)}; }, x, out);
 }
 

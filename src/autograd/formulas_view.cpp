@@ -9,9 +9,8 @@
 namespace tandem::autograd {
 namespace {
 using Grads = std::vector<Tensor>;
+}  // namespace
 
-// Records `node` for a view and remembers the view's base, so that an in-place write into the view can
-// re-base the base's history (rebase_history).
 Tensor record_view(const std::shared_ptr<FormulaNode>& node, const Tensor& x, const Tensor& out) {
   record(node, {&x}, out);
   AutogradMeta& m = out.impl()->ensure_autograd();
@@ -21,7 +20,6 @@ Tensor record_view(const std::shared_ptr<FormulaNode>& node, const Tensor& x, co
   m.view_version = out.version();
   return out;
 }
-}  // namespace
 
 Tensor record_reshape_view(const char* name, const Tensor& x, const Tensor& out) {
   auto node = make_node(name, [](FormulaNode& n, const Tensor& g) { return Grads{reshape(g, n.sizes)}; });

@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "core/error.h"
+#include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/view.h"
@@ -177,6 +178,10 @@ void set_history(const std::shared_ptr<Node>& node, std::initializer_list<const 
 
 void set_history(const std::shared_ptr<Node>& node, const std::vector<const Tensor*>& inputs,
                  std::initializer_list<const Tensor*> outputs) {
+  bool complex_involved = false;
+  for (const Tensor* in : inputs) complex_involved |= in && in->defined() && is_complex(in->dtype());
+  for (const Tensor* out : outputs) complex_involved |= is_complex(out->dtype());
+  if (__builtin_expect(complex_involved, 0)) check_complex_formula(*node);
   node->next_edges.reserve(inputs.size());
   for (const Tensor* in : inputs) node->next_edges.push_back(in ? gradient_edge(*in) : Edge{});
   uint32_t nr = 0;
@@ -223,6 +228,21 @@ Tensor region_of(const Tensor& base_shaped, IntArrayRef sizes, IntArrayRef strid
   return make_view(base_shaped, sizes, strides, base_shaped.storage_offset() + offset);
 }
 
+// A contiguous base-shaped tensor read in the view's dtype, for views whose dtype differs from their base's
+// (.real/.imag/view_as_real of a complex tensor, view_as_complex of a real one): the same memory as real
+// pairs or as complex numbers. Sizes, strides and offsets of such a view count elements of its own dtype.
+Tensor in_view_dtype(const Tensor& t, DType dtype) {
+  if (t.dtype() == dtype) return t;
+  if (is_complex(t.dtype())) return view_as_real(t);
+  return view_as_complex(reshape(t, DimVector{t.numel() / 2, 2}));
+}
+
+// The view's offset from its base's start, in elements of the view's dtype.
+int64_t offset_in_base(const Tensor& view, const Tensor& base) {
+  const auto base_bytes = static_cast<int64_t>(element_size(base.dtype())) * base.storage_offset();
+  return view.storage_offset() - base_bytes / static_cast<int64_t>(element_size(view.dtype()));
+}
+
 // After an in-place write into a view V of base B (PyTorch's CopySlices): B's new value is its old value
 // outside V's region and the written result inside it. Gradients: the old B gets the gradient with the
 // region zeroed, the result gets the region. Computed with raw ops (no graph of this backward is recorded).
@@ -231,16 +251,18 @@ struct CopySlices final : Node {
   std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
     GradModeGuard off(false);
     Tensor g = clone(grads[0]);  // contiguous, base-shaped
+    Tensor g_view = in_view_dtype(g, view_dtype);
     std::vector<Tensor> r(2);
-    if (needs_input_grad(1)) r[1] = clone(region_of(g, sizes, strides, offset));
+    if (needs_input_grad(1)) r[1] = clone(region_of(g_view, sizes, strides, offset));
     if (needs_input_grad(0)) {
-      fill_(region_of(g, sizes, strides, offset), Scalar(0.0));
+      fill_(region_of(g_view, sizes, strides, offset), Scalar(0.0));
       r[0] = g;
     }
     return r;
   }
   DimVector sizes, strides;
   int64_t offset = 0;
+  DType view_dtype = DType::Float32;
 };
 
 // The view's new history: a view of its base's new value.
@@ -248,12 +270,13 @@ struct AsStridedBackward final : Node {
   std::string name() const override { return "AsStridedBackward0"; }
   std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
     GradModeGuard off(false);
-    Tensor z = full(base_sizes, Scalar(0.0), grads[0].dtype(), grads[0].device());
-    copy_(region_of(z, sizes, strides, offset), grads[0]);
+    Tensor z = full(base_sizes, Scalar(0.0), base_dtype, grads[0].device());
+    copy_(region_of(in_view_dtype(z, grads[0].dtype()), sizes, strides, offset), grads[0]);
     return {z};
   }
   DimVector base_sizes, sizes, strides;
   int64_t offset = 0;
+  DType base_dtype = DType::Float32;
 };
 
 }  // namespace
@@ -275,7 +298,8 @@ void set_view_history_from_base(const Tensor& view, const Tensor& base) {
   as_strided->base_sizes = base.sizes();
   as_strided->sizes = view.sizes();
   as_strided->strides = view.strides();
-  as_strided->offset = view.storage_offset() - base.storage_offset();
+  as_strided->offset = offset_in_base(view, base);
+  as_strided->base_dtype = base.dtype();
   set_history(as_strided, {&base}, {&view});
   view.impl()->autograd()->view_version = view.version();
 }
@@ -289,7 +313,8 @@ void rebase_view(const Tensor& view, const Tensor& result) {
   auto copy_slices = std::make_shared<CopySlices>();
   copy_slices->sizes = view.sizes();
   copy_slices->strides = view.strides();
-  copy_slices->offset = view.storage_offset() - base.storage_offset();
+  copy_slices->offset = offset_in_base(view, base);
+  copy_slices->view_dtype = view.dtype();
   set_history(copy_slices, {&base, &result}, {&base});
   set_view_history_from_base(view, base);
 }

@@ -117,6 +117,10 @@ inline bool should_record(const Ts&... ts) {
   return __builtin_expect((requires_grad_fast(ts) || ...), 0) && GradMode::is_enabled();
 }
 
+// Raises NotImplementedError unless `node`'s formula is known to hold for complex tensors
+// (complex_formulas.cpp); set_history calls it when a complex tensor enters or leaves the node.
+void check_complex_formula(const Node& node);
+
 // Attaches `node` as the grad_fn of `outputs` (outputs of other dtypes than floating/complex are left alone),
 // with one next edge per entry of `inputs` (undefined tensors and tensors that do not require grad get a null
 // edge).

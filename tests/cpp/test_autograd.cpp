@@ -3,6 +3,7 @@
 
 #include "autograd/engine.h"
 #include "autograd/formula_node.h"
+#include "core/error.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 
@@ -57,6 +58,27 @@ TEST(Autograd, CustomNodeAndHigherOrder) {
   EXPECT_DOUBLE_EQ(value(g[0]), 12.0);
   std::vector<Tensor> g2 = autograd::grad({g[0]}, {x}, {}, std::nullopt, false, false);
   EXPECT_DOUBLE_EQ(value(g2[0]), 12.0);  // d/dx 3x^2 = 6x
+}
+
+// A front end that records a node whose formula is not listed as holding for complex tensors
+// (autograd/complex_formulas.cpp) cannot attach it to complex tensors: no silently wrong gradient.
+TEST(Autograd, UncheckedFormulaRefusesComplex) {
+  Tensor z = full(DimVector{1}, Scalar(complex<double>(1.0, 2.0)), DType::Complex128);
+  z.impl()->ensure_autograd().requires_grad = true;
+  Tensor out = autograd::without_grad([&] { return mul(z, z); });
+  auto node = autograd::make_node(
+      "CubeBackward0", [](autograd::FormulaNode&, const Tensor& g) { return std::vector<Tensor>{g}; });
+  try {
+    autograd::record(node, {&z}, out);
+    FAIL() << "expected NotImplementedError";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::NotImplemented);
+    EXPECT_EQ(
+        std::string(e.what()).rfind("the derivative of CubeBackward0 is not implemented for complex", 0), 0u);
+  }
+  EXPECT_FALSE(out.requires_grad());
+  // The listed ones record as usual.
+  EXPECT_EQ(mul(z, z).impl()->autograd()->grad_fn->name(), "MulBackward0");
 }
 
 TEST(Autograd, LongGraphIsDestroyedWithoutRecursion) {

@@ -282,3 +282,69 @@ def test_real_gradients_keep_their_dtype_and_path():
     assert a.grad.dtype == tandem.float32
     torch.testing.assert_close(to_torch(a.grad), at.grad)
     torch.testing.assert_close(to_torch(b.grad), bt.grad)
+
+
+def real_imag_of_nonleaf(lib, z, r):
+    w = z * 1
+    w.real.mul_(2)
+    w.imag.add_(r)
+    return w
+
+
+def base_written_after_view(lib, z, r):
+    w = z * 1
+    v = w.real
+    w.mul_(2j)  # v now reads the new values: its history is rebuilt from w's
+    return v * 3
+
+
+def view_as_real_setitem(lib, z, r):
+    w = z * 1
+    lib.view_as_real(w)[0, 1] = r[0]
+    return w
+
+
+def view_as_complex_mul_(lib, z, r):
+    w = lib.stack([r, r * 2], -1) * 1
+    lib.view_as_complex(w).mul_(1 - 1j)
+    return w
+
+
+def imag_setter_then_inplace(lib, z, r):
+    w = z * 1
+    w.imag = r * 3
+    w.mul_(z)
+    w.exp_()
+    return w
+
+
+# In-place writes through the real/complex views update the base's history (and the other way round).
+VIEW_WRITES = {f.__name__: f for f in (real_imag_of_nonleaf, base_written_after_view, view_as_real_setitem,
+                                       view_as_complex_mul_, imag_setter_then_inplace)}
+
+
+@pytest.mark.parametrize("case", sorted(VIEW_WRITES))
+def test_inplace_writes_through_complex_views(case, device):
+    results = []
+    for lib in (torch, tandem):
+        kw = {} if lib is torch else {"device": device}
+        z = lib.tensor([1 + 2j, 3 - 1j], requires_grad=True, **kw)
+        r = lib.tensor([0.5, -2.0], requires_grad=True, **kw)
+        out = VIEW_WRITES[case](lib, z, r)
+        loss = (out * (1 + 1j)).abs().sum() if out.is_complex() else (out * out).sum()
+        loss.backward()
+        results.append((z.grad, r.grad))
+    for want, got in zip(*results):
+        if want is None:
+            assert got is None
+            continue
+        assert got.device == tandem.device(device)
+        torch.testing.assert_close(to_torch(got), want)
+
+
+def test_inplace_write_into_view_of_complex_leaf_is_refused():
+    def case(lib):
+        lib.tensor([1 + 2j], requires_grad=True).real.mul_(2)
+
+    assert_same_error(case)
+

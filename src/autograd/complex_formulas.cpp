@@ -1,0 +1,48 @@
+// Which gradient formulas hold for complex tensors. A formula written for real numbers is usually wrong for
+// complex ones (PyTorch's convention needs conj(f'(z)), see formulas_complex.cpp), and an op that gains a
+// complex forward would otherwise get it silently. So set_history lets complex tensors into a node only when
+// its formula is listed here, after being checked against PyTorch (tests/python/test_complex_autograd.py).
+#include <string_view>
+#include <unordered_set>
+
+#include "autograd/node.h"
+#include "core/error.h"
+
+namespace tandem::autograd {
+namespace {
+
+const std::unordered_set<std::string_view>& complex_checked_nodes() {
+  static const std::unordered_set<std::string_view> names = {
+      // elementwise (formulas_elementwise.cpp): grad * conj(f'(z))
+      "AddBackward0", "SubBackward0", "RsubBackward1", "MulBackward0", "DivBackward0", "NegBackward0",
+      "AbsBackward0", "ExpBackward0", "LogBackward0", "SqrtBackward0", "SinBackward0", "CosBackward0",
+      "TanhBackward0",
+      // complex numbers (formulas_complex.cpp); SelectBackward0 is also .real/.imag
+      "ConjBackward0", "ViewAsRealBackward0", "ViewAsComplexBackward0", "AngleBackward0", "PolarBackward0",
+      "ComplexBackward0", "MatmulBackward0",
+      // linear maps: reductions, copies, views, indexing and joins (the gradient moves or adds elements)
+      "SumBackward0", "SumBackward1", "MeanBackward0", "MeanBackward1", "ToCopyBackward0", "CloneBackward0",
+      "CopyBackwards", "FillBackward0", "AliasBackward0", "ViewBackward0", "UnsqueezeBackward0",
+      "SqueezeBackward0", "SqueezeBackward1", "SqueezeBackward2", "PermuteBackward0", "TransposeBackward0",
+      "TBackward0", "ExpandBackward0", "SliceBackward0", "SelectBackward0", "SliceBackwardBackward0",
+      "SelectBackwardBackward0", "UnfoldBackward0", "AsStridedBackward0", "torch::autograd::CopySlices",
+      "FlipBackward0", "CatBackward0", "StackBackward0", "IndexBackward0", "IndexPutBackward0",
+      "GatherBackward0", "ScatterBackward0", "ScatterBackward1", "ScatterAddBackward0",
+      "IndexSelectBackward0", "IndexCopyBackward0", "IndexFillBackward0", "IndexFillBackward1",
+      "TakeBackward0", "MaskedFillBackward0", "MaskedFillBackward1", "MaskedSelectBackward0",
+      // tandem.fft (formulas_fft.cpp, from the fft branch; its tests gradcheck them in complex128)
+      "FftC2CBackward0", "FftR2CBackward0", "FftC2RBackward0"};
+  return names;
+}
+
+}  // namespace
+
+void check_complex_formula(const Node& node) {
+  const std::string name = node.name();
+  TANDEM_CHECK(complex_checked_nodes().count(name), NotImplemented, "the derivative of ", name,
+               " is not implemented for complex tensors in tandem (its formula was written for real numbers)"
+               "\nhint: run this op under tandem.no_grad() or on .detach()ed inputs; to add it, check its "
+               "formula for complex inputs against PyTorch and list it in src/autograd/complex_formulas.cpp");
+}
+
+}  // namespace tandem::autograd
