@@ -671,7 +671,7 @@ def lerp(input, end, weight):
         if isinstance(t, Tensor) and t.dtype != input.dtype:
             raise RuntimeError(f"expected dtype {input.dtype._cpp_type_name} for `{label}` but got dtype "
                                f"{t.dtype._cpp_type_name}")
-    if not input.dtype.is_floating_point:
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
         kind = "tensor" if isinstance(weight, Tensor) else "scalar"
         raise NotImplementedError(f"\"lerp_kernel_{kind}\" not implemented for '{input.dtype._scalar_type_name}'")
     diff_ = end - input

@@ -170,14 +170,15 @@ std::optional<ComplexUnaryOp> complex_form(UnaryOp op) {
   case UnaryOp::u:       \
     return ComplexUnaryOp::c;
     TANDEM_MAP(neg, Neg)
-    TANDEM_MAP(abs, Abs) TANDEM_MAP(exp, Exp) TANDEM_MAP(log, Log) TANDEM_MAP(sqrt, Sqrt) TANDEM_MAP(sin, Sin)
-        TANDEM_MAP(cos, Cos) TANDEM_MAP(tanh, Tanh) TANDEM_MAP(rsqrt, Rsqrt) TANDEM_MAP(exp2, Exp2)
-            TANDEM_MAP(expm1, Expm1) TANDEM_MAP(log1p, Log1p) TANDEM_MAP(log2, Log2) TANDEM_MAP(log10, Log10)
-                TANDEM_MAP(sinh, Sinh) TANDEM_MAP(cosh, Cosh) TANDEM_MAP(tan, Tan) TANDEM_MAP(asin, Asin)
-                    TANDEM_MAP(acos, Acos) TANDEM_MAP(atan, Atan) TANDEM_MAP(asinh, Asinh)
-                        TANDEM_MAP(acosh, Acosh) TANDEM_MAP(atanh, Atanh) TANDEM_MAP(sigmoid, Sigmoid)
-                            TANDEM_MAP(sinc, Sinc) TANDEM_MAP(isnan, IsNan) TANDEM_MAP(isinf, IsInf)
-                                TANDEM_MAP(isfinite, IsFinite) TANDEM_MAP(logical_not, LogicalNot)
+    TANDEM_MAP(abs, Abs)
+    TANDEM_MAP(exp, Exp) TANDEM_MAP(log, Log) TANDEM_MAP(sqrt, Sqrt) TANDEM_MAP(sin, Sin) TANDEM_MAP(cos, Cos)
+        TANDEM_MAP(tanh, Tanh) TANDEM_MAP(rsqrt, Rsqrt) TANDEM_MAP(exp2, Exp2) TANDEM_MAP(expm1, Expm1)
+            TANDEM_MAP(log1p, Log1p) TANDEM_MAP(log2, Log2) TANDEM_MAP(log10, Log10) TANDEM_MAP(sinh, Sinh)
+                TANDEM_MAP(cosh, Cosh) TANDEM_MAP(tan, Tan) TANDEM_MAP(asin, Asin) TANDEM_MAP(acos, Acos)
+                    TANDEM_MAP(atan, Atan) TANDEM_MAP(asinh, Asinh) TANDEM_MAP(acosh, Acosh)
+                        TANDEM_MAP(atanh, Atanh) TANDEM_MAP(sigmoid, Sigmoid) TANDEM_MAP(sinc, Sinc)
+                            TANDEM_MAP(isnan, IsNan) TANDEM_MAP(isinf, IsInf) TANDEM_MAP(isfinite, IsFinite)
+                                TANDEM_MAP(logical_not, LogicalNot)
 #undef TANDEM_MAP
                                     default : return std::nullopt;
   }
@@ -189,8 +190,9 @@ std::optional<ComplexBinaryOp> complex_form(BinaryOp op) {
   case BinaryOp::b:      \
     return ComplexBinaryOp::c;
     TANDEM_MAP(add, Add)
-    TANDEM_MAP(sub, Sub) TANDEM_MAP(mul, Mul) TANDEM_MAP(div, Div) TANDEM_MAP(pow, Pow) TANDEM_MAP(eq, Eq)
-        TANDEM_MAP(ne, Ne) TANDEM_MAP(logical_and, LogicalAnd) TANDEM_MAP(logical_or, LogicalOr)
+    TANDEM_MAP(sub, Sub)
+    TANDEM_MAP(mul, Mul) TANDEM_MAP(div, Div) TANDEM_MAP(pow, Pow) TANDEM_MAP(eq, Eq) TANDEM_MAP(ne, Ne)
+        TANDEM_MAP(logical_and, LogicalAnd) TANDEM_MAP(logical_or, LogicalOr)
             TANDEM_MAP(logical_xor, LogicalXor)
 #undef TANDEM_MAP
                 default : return std::nullopt;
