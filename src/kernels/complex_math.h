@@ -57,7 +57,9 @@ template <typename T>
 TANDEM_HOST_DEVICE inline complex<T> ctanh_c99(complex<T> z) {
   if (z.re != z.re && z.im == T(0)) return z;                            // tanh(NaN + 0i) = NaN + 0i
   if (z.re == T(0) && !std::isfinite(z.im)) return {z.re, z.im - z.im};  // tanh(0 + i inf) = 0 + i NaN
-  if (std::isinf(z.re) && !std::isfinite(z.im)) return {std::copysign(T(1), z.re), T(0)};
+  if (std::isinf(z.re))
+    return {std::copysign(T(1), z.re), std::isfinite(z.im) ? std::copysign(T(0), z.im) : T(0)};
+  if (!std::isfinite(z.im)) return {z.im - z.im, z.im - z.im};  // finite x != 0: NaN + i NaN
   return ctanh(z);
 }
 
@@ -83,6 +85,7 @@ TANDEM_HOST_DEVICE inline complex<T> csgn(complex<T> z) {
 // exp(z) - 1 = (expm1(x) cos y - 2 sin^2(y/2)) + i e^x sin y: no cancellation near 0.
 template <typename T>
 TANDEM_HOST_DEVICE inline complex<T> cexpm1(complex<T> z) {
+  if (z.re == T(0) && z.im == T(0)) return {T(0), z.im};  // +0 for -0 too, as exp(z) - 1
   if (!cisfinite(z)) {  // exp's special values, less 1 (expm1(-inf + 0i) = -1 + 0i)
     complex<T> e = cexp_c99(z);
     return {e.re - T(1), e.im};

@@ -124,13 +124,13 @@ def result_type(*arrays_and_dtypes):
 
 class finfo_object:
     """The standard's finfo: tandem.finfo's numbers, with dtype the dtype object (tandem.finfo, as PyTorch's,
-    gives its name)."""
+    gives its name); a complex dtype's are those of its real parts, dtype included."""
 
     def __init__(self, dtype):
         limits = _finfo.finfo(_real_dtype(dtype))  # a complex dtype's are those of its parts
         self.bits, self.eps, self.max, self.min = limits.bits, limits.eps, limits.max, limits.min
         self.smallest_normal = limits.smallest_normal
-        self.dtype = dtype
+        self.dtype = _real_dtype(dtype)
 
     def __repr__(self):
         return (f"finfo(bits={self.bits}, eps={self.eps!r}, max={self.max!r}, min={self.min!r}, "

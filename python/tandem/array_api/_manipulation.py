@@ -37,6 +37,9 @@ def permute_dims(x, /, axes):
 
 
 def repeat(x, repeats, /, *, axis=None):
+    """tandem.repeat_interleave; an array of repeats of any integer dtype (PyTorch's takes int64 only)."""
+    if isinstance(repeats, _C.Tensor) and repeats.dtype != _C.int64:
+        repeats = repeats.to(_C.int64)
     return _compositions.repeat_interleave(x, repeats, dim=axis)
 
 
