@@ -320,8 +320,9 @@ def multi_dot(tensors, *, out=None):
 
 
 def vecdot(x, y, *, dim=-1, out=None):
+    """sum(conj(x) * y) along dim (conj is the identity for real x)."""
     _no_out("linalg.vecdot", out)
-    return (x * y).sum(dim)
+    return (_C.conj(x) * y).sum(dim)
 
 
 def cross(input, other, *, dim=-1, out=None):

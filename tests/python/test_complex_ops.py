@@ -340,3 +340,53 @@ def test_lerp(device):
     check(tandem.lerp(t, u, 0.75), torch.lerp(x, y, 0.75), device)
     w, ww = pair([0.1j, 0.9, 0.5 + 0.5j, 0j], "complex64", device)
     check(tandem.lerp(t, u, w), torch.lerp(x, y, ww), device)
+
+
+@pytest.mark.parametrize("name", CDTYPES)
+def test_accumulating_moves(device, name):
+    """scatter_add/index_add/index_put(accumulate=True): the parts add up independently, duplicates too."""
+    t, x = pair(VALUES[:6], name, device, shape=(2, 3))
+    u, y = pair(VALUES[6:], name, device, shape=(2, 3))
+    idx, ii = tandem.tensor([[0, 1, 0], [0, 0, 0]], device=device), torch.tensor([[0, 1, 0], [0, 0, 0]])
+    check(t.clone().scatter_add_(0, idx, u), x.clone().scatter_add_(0, ii, y), device, **tol(name))
+    check(t.scatter_add(1, idx, u), x.scatter_add(1, ii, y), device, **tol(name))
+    j, jj = tandem.tensor([2, 2], device=device), torch.tensor([2, 2])
+    check(t.clone().index_add_(1, j, u[:, :2]), x.clone().index_add_(1, jj, y[:, :2]), device, **tol(name))
+    check(t.clone().index_add_(1, j, u[:, :2], alpha=2), x.clone().index_add_(1, jj, y[:, :2], alpha=2), device,
+          **tol(name))
+    k, kk = tandem.tensor([1, 1, 0], device=device), torch.tensor([1, 1, 0])
+    check(t.mT.clone().index_put_((k, k), u[0], accumulate=True),
+          x.mT.clone().index_put_((kk, kk), y[0], accumulate=True), device, **tol(name))
+
+
+def test_more_compositions(device):
+    t, x = pair(VALUES[:6], "complex64", device, shape=(2, 3))
+    u, y = pair(VALUES[6:], "complex64", device, shape=(2, 3))
+    check(tandem.addcdiv(t, t, u, value=0.5), torch.addcdiv(x, x, y, value=0.5), device)
+    check(tandem.addcmul(t, t, u, value=2), torch.addcmul(x, x, y, value=2), device)
+    for got, want in zip(tandem.var_mean(t, 1), torch.var_mean(x, 1)):
+        check(got, want, device)
+    for got, want in zip(tandem.std_mean(t), torch.std_mean(x)):
+        check(got, want, device)
+    check(tandem.linalg.vecdot(t, u), torch.linalg.vecdot(x, y), device)
+    check(tandem.trapezoid(t), torch.trapezoid(x), device)
+    check(tandem.einsum("ij,kj->ik", t, u), torch.einsum("ij,kj->ik", x, y), device)
+    check(tandem.kron(t, u), torch.kron(x, y), device)
+    check(tandem.linalg.norm(t), torch.linalg.norm(x), device)
+    s = t.clone()
+    s.sgn_()
+    check(s, x.sgn(), device)
+    for op in ["exp_", "reciprocal_", "sqrt_", "sigmoid_", "log1p_"]:
+        s = t.clone()
+        getattr(s, op)()
+        check(s, getattr(x.clone(), op)(), device)
+
+
+@pytest.mark.parametrize("case", [
+    lambda m: m.nansum(m.ones(2, dtype=m.complex64)),
+    lambda m: m.nanmean(m.ones(2, dtype=m.complex64)),
+    lambda m: m.unique(m.ones(2, dtype=m.complex64)),
+    lambda m: m.isin(m.ones(2, dtype=m.complex64), m.ones(2, dtype=m.complex64)),
+])
+def test_more_refusals_match_pytorch(case):
+    assert_same_error(case)
