@@ -390,3 +390,18 @@ def test_more_compositions(device):
 ])
 def test_more_refusals_match_pytorch(case):
     assert_same_error(case)
+
+
+@pytest.mark.parametrize("name", CDTYPES)
+def test_random_fills(device, name):
+    """randn/rand of a complex dtype: each part N(0, 1/2) / U[0, 1), as PyTorch."""
+    z = tandem.randn(20000, dtype=tdtype(name), device=device)
+    assert z.dtype == tdtype(name) and z.device == tandem.device(device)
+    re, im = z.real.cpu(), z.imag.cpu()
+    assert abs(re.mean().item()) < 0.03 and abs(im.mean().item()) < 0.03
+    assert abs(re.var().item() - 0.5) < 0.03 and abs(im.var().item() - 0.5) < 0.03
+    assert abs(z.abs().pow(2).mean().item() - 1) < 0.05
+    u = tandem.rand(1000, dtype=tdtype(name), device=device)
+    assert 0 <= u.real.min().item() and u.real.max().item() < 1 and 0 <= u.imag.min().item() < 0.1
+    w = tandem.empty(3, 4, dtype=tdtype(name), device=device).normal_(2.0, 0.0)
+    assert w.tolist() == [[2 + 2j] * 4] * 3 == torch.empty(3, 4, dtype=getattr(torch, name)).normal_(2.0, 0.0).tolist()
