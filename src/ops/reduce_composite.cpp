@@ -104,6 +104,17 @@ Tensor logsumexp(const Tensor& x, const DimVector& dims, bool keepdim) {
   if (autograd::should_record(x))
     return autograd::record_logsumexp(x, dims, keepdim,
                                       autograd::without_grad([&] { return logsumexp(x, dims, keepdim); }));
+  if (is_complex(x.dtype())) {
+    // Shifted by the largest real part (PyTorch's choice: |exp| depends on it alone), 0 where infinite.
+    check_no_complex_grad("logsumexp", autograd::should_record(x));
+    ReducePlan plan = plan_reduction(x, dims, keepdim);
+    if (plan.reduced_numel == 0)
+      return full(plan.result_shape, Scalar(-std::numeric_limits<double>::infinity()), x.dtype(), x.device());
+    Tensor m = amax(real(x), dims, true);
+    m = where(isinf(m), scalar_like(0.0, m), m);
+    Tensor r = add(log(sum(exp(sub(x, m)), dims, true)), m);
+    return as_result(contiguous(r), plan);
+  }
   Tensor w = is_floating(x.dtype()) ? widen(x) : to_dtype(x, default_float_dtype());
   DType result = is_floating(x.dtype()) ? x.dtype() : default_float_dtype();
   ReducePlan plan = plan_reduction(w, dims, keepdim);

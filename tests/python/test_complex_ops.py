@@ -405,3 +405,12 @@ def test_random_fills(device, name):
     assert 0 <= u.real.min().item() and u.real.max().item() < 1 and 0 <= u.imag.min().item() < 0.1
     w = tandem.empty(3, 4, dtype=tdtype(name), device=device).normal_(2.0, 0.0)
     assert w.tolist() == [[2 + 2j] * 4] * 3 == torch.empty(3, 4, dtype=getattr(torch, name)).normal_(2.0, 0.0).tolist()
+
+
+@pytest.mark.parametrize("name", CDTYPES)
+def test_logsumexp(device, name):
+    t, x = pair(VALUES, name, device, shape=(3, 4))
+    check(tandem.logsumexp(t, 1), torch.logsumexp(x, 1), device, **tol(name))
+    check(tandem.logsumexp(t, (0, 1), keepdim=True), torch.logsumexp(x, (0, 1), keepdim=True), device, **tol(name))
+    big, xb = pair([1000 + 1j, 999 - 2j], name, device)  # no overflow: shifted by the largest real part
+    check(tandem.logsumexp(big, 0), torch.logsumexp(xb, 0), device, **tol(name))
