@@ -127,41 +127,32 @@ struct ComplexFromRealFn {
 };
 
 // Calls fn(functor) with the functor of `op`, so each kernel instantiates one loop per op.
+// clang-format off
 template <typename Fn>
 void dispatch_complex_unary(ComplexUnaryOp op, Fn&& fn) {
   switch (op) {
-#define TANDEM_CASE(name)    \
-  case ComplexUnaryOp::name: \
-    return fn(ComplexUnaryFn<ComplexUnaryOp::name>{});
-    TANDEM_CASE(Neg)
-    TANDEM_CASE(Conj)
-    TANDEM_CASE(Exp)
-    TANDEM_CASE(Log) TANDEM_CASE(Sqrt) TANDEM_CASE(Sin) TANDEM_CASE(Cos) TANDEM_CASE(Tanh)
-        TANDEM_CASE(Reciprocal) TANDEM_CASE(Rsqrt) TANDEM_CASE(Square) TANDEM_CASE(Sgn) TANDEM_CASE(Exp2)
-            TANDEM_CASE(Expm1) TANDEM_CASE(Log1p) TANDEM_CASE(Log2) TANDEM_CASE(Log10) TANDEM_CASE(Sinh)
-                TANDEM_CASE(Cosh) TANDEM_CASE(Tan) TANDEM_CASE(Asin) TANDEM_CASE(Acos) TANDEM_CASE(Atan)
-                    TANDEM_CASE(Asinh) TANDEM_CASE(Acosh) TANDEM_CASE(Atanh) TANDEM_CASE(Sigmoid)
-                        TANDEM_CASE(Sinc) TANDEM_CASE(Abs) TANDEM_CASE(Angle) TANDEM_CASE(IsNan)
-                            TANDEM_CASE(IsInf) TANDEM_CASE(IsFinite) TANDEM_CASE(LogicalNot)
+#define TANDEM_CASE(name) case ComplexUnaryOp::name: return fn(ComplexUnaryFn<ComplexUnaryOp::name>{});
+    TANDEM_CASE(Neg) TANDEM_CASE(Conj) TANDEM_CASE(Exp) TANDEM_CASE(Log) TANDEM_CASE(Sqrt) TANDEM_CASE(Sin)
+    TANDEM_CASE(Cos) TANDEM_CASE(Tanh) TANDEM_CASE(Reciprocal) TANDEM_CASE(Rsqrt) TANDEM_CASE(Square)
+    TANDEM_CASE(Sgn) TANDEM_CASE(Exp2) TANDEM_CASE(Expm1) TANDEM_CASE(Log1p) TANDEM_CASE(Log2) TANDEM_CASE(Log10)
+    TANDEM_CASE(Sinh) TANDEM_CASE(Cosh) TANDEM_CASE(Tan) TANDEM_CASE(Asin) TANDEM_CASE(Acos) TANDEM_CASE(Atan)
+    TANDEM_CASE(Asinh) TANDEM_CASE(Acosh) TANDEM_CASE(Atanh) TANDEM_CASE(Sigmoid) TANDEM_CASE(Sinc)
+    TANDEM_CASE(Abs) TANDEM_CASE(Angle) TANDEM_CASE(IsNan) TANDEM_CASE(IsInf) TANDEM_CASE(IsFinite)
+    TANDEM_CASE(LogicalNot)
 #undef TANDEM_CASE
   }
 }
 template <typename SameFn, typename FromRealFn>
 void dispatch_complex_binary(ComplexBinaryOp op, SameFn&& same, FromRealFn&& from_real) {
   switch (op) {
-#define TANDEM_CASE(name)     \
-  case ComplexBinaryOp::name: \
-    return same(ComplexBinaryFn<ComplexBinaryOp::name>{});
-    TANDEM_CASE(Add)
-    TANDEM_CASE(Sub)
-    TANDEM_CASE(Mul)
-    TANDEM_CASE(Div) TANDEM_CASE(Pow) TANDEM_CASE(Eq) TANDEM_CASE(Ne) TANDEM_CASE(LogicalAnd)
-        TANDEM_CASE(LogicalOr) TANDEM_CASE(LogicalXor)
+#define TANDEM_CASE(name) case ComplexBinaryOp::name: return same(ComplexBinaryFn<ComplexBinaryOp::name>{});
+    TANDEM_CASE(Add) TANDEM_CASE(Sub) TANDEM_CASE(Mul) TANDEM_CASE(Div) TANDEM_CASE(Pow) TANDEM_CASE(Eq)
+    TANDEM_CASE(Ne) TANDEM_CASE(LogicalAnd) TANDEM_CASE(LogicalOr) TANDEM_CASE(LogicalXor)
 #undef TANDEM_CASE
-            case ComplexBinaryOp::Polar : return from_real(ComplexFromRealFn<ComplexBinaryOp::Polar>{});
-    case ComplexBinaryOp::Complex:
-      return from_real(ComplexFromRealFn<ComplexBinaryOp::Complex>{});
+    case ComplexBinaryOp::Polar: return from_real(ComplexFromRealFn<ComplexBinaryOp::Polar>{});
+    case ComplexBinaryOp::Complex: return from_real(ComplexFromRealFn<ComplexBinaryOp::Complex>{});
   }
 }
+// clang-format on
 
 }  // namespace tandem

@@ -164,60 +164,47 @@ Tensor make_complex(const Tensor& real, const Tensor& imag) {
 namespace {
 
 // The complex form of each op-list unary op that has one (nullopt: PyTorch refuses complex there too).
+// clang-format off
 std::optional<ComplexUnaryOp> complex_form(UnaryOp op) {
   switch (op) {
-#define TANDEM_MAP(u, c) \
-  case UnaryOp::u:       \
-    return ComplexUnaryOp::c;
-    TANDEM_MAP(neg, Neg)
-    TANDEM_MAP(abs, Abs)
-    TANDEM_MAP(exp, Exp) TANDEM_MAP(log, Log) TANDEM_MAP(sqrt, Sqrt) TANDEM_MAP(sin, Sin) TANDEM_MAP(cos, Cos)
-        TANDEM_MAP(tanh, Tanh) TANDEM_MAP(rsqrt, Rsqrt) TANDEM_MAP(exp2, Exp2) TANDEM_MAP(expm1, Expm1)
-            TANDEM_MAP(log1p, Log1p) TANDEM_MAP(log2, Log2) TANDEM_MAP(log10, Log10) TANDEM_MAP(sinh, Sinh)
-                TANDEM_MAP(cosh, Cosh) TANDEM_MAP(tan, Tan) TANDEM_MAP(asin, Asin) TANDEM_MAP(acos, Acos)
-                    TANDEM_MAP(atan, Atan) TANDEM_MAP(asinh, Asinh) TANDEM_MAP(acosh, Acosh)
-                        TANDEM_MAP(atanh, Atanh) TANDEM_MAP(sigmoid, Sigmoid) TANDEM_MAP(sinc, Sinc)
-                            TANDEM_MAP(isnan, IsNan) TANDEM_MAP(isinf, IsInf) TANDEM_MAP(isfinite, IsFinite)
-                                TANDEM_MAP(logical_not, LogicalNot)
+#define TANDEM_MAP(u, c) case UnaryOp::u: return ComplexUnaryOp::c;
+    TANDEM_MAP(neg, Neg) TANDEM_MAP(abs, Abs) TANDEM_MAP(exp, Exp) TANDEM_MAP(log, Log) TANDEM_MAP(sqrt, Sqrt)
+    TANDEM_MAP(sin, Sin) TANDEM_MAP(cos, Cos) TANDEM_MAP(tanh, Tanh) TANDEM_MAP(rsqrt, Rsqrt)
+    TANDEM_MAP(exp2, Exp2) TANDEM_MAP(expm1, Expm1) TANDEM_MAP(log1p, Log1p) TANDEM_MAP(log2, Log2)
+    TANDEM_MAP(log10, Log10) TANDEM_MAP(sinh, Sinh) TANDEM_MAP(cosh, Cosh) TANDEM_MAP(tan, Tan)
+    TANDEM_MAP(asin, Asin) TANDEM_MAP(acos, Acos) TANDEM_MAP(atan, Atan) TANDEM_MAP(asinh, Asinh)
+    TANDEM_MAP(acosh, Acosh) TANDEM_MAP(atanh, Atanh) TANDEM_MAP(sigmoid, Sigmoid) TANDEM_MAP(sinc, Sinc)
+    TANDEM_MAP(isnan, IsNan) TANDEM_MAP(isinf, IsInf) TANDEM_MAP(isfinite, IsFinite)
+    TANDEM_MAP(logical_not, LogicalNot)
 #undef TANDEM_MAP
-                                    default : return std::nullopt;
+    default: return std::nullopt;
   }
 }
 
 std::optional<ComplexBinaryOp> complex_form(BinaryOp op) {
   switch (op) {
-#define TANDEM_MAP(b, c) \
-  case BinaryOp::b:      \
-    return ComplexBinaryOp::c;
-    TANDEM_MAP(add, Add)
-    TANDEM_MAP(sub, Sub)
-    TANDEM_MAP(mul, Mul) TANDEM_MAP(div, Div) TANDEM_MAP(pow, Pow) TANDEM_MAP(eq, Eq) TANDEM_MAP(ne, Ne)
-        TANDEM_MAP(logical_and, LogicalAnd) TANDEM_MAP(logical_or, LogicalOr)
-            TANDEM_MAP(logical_xor, LogicalXor)
+#define TANDEM_MAP(b, c) case BinaryOp::b: return ComplexBinaryOp::c;
+    TANDEM_MAP(add, Add) TANDEM_MAP(sub, Sub) TANDEM_MAP(mul, Mul) TANDEM_MAP(div, Div) TANDEM_MAP(pow, Pow)
+    TANDEM_MAP(eq, Eq) TANDEM_MAP(ne, Ne) TANDEM_MAP(logical_and, LogicalAnd) TANDEM_MAP(logical_or, LogicalOr)
+    TANDEM_MAP(logical_xor, LogicalXor)
 #undef TANDEM_MAP
-                default : return std::nullopt;
+    default: return std::nullopt;
   }
 }
 
 // PyTorch's CPU kernel names where they are not "<op>_cpu" (its vectorised kernels and a few others).
 const char* cpu_kernel_name(std::string_view op) {
-  static constexpr std::pair<std::string_view, const char*> names[] = {{"round", "round_vml_cpu"},
-                                                                       {"erf", "erf_vml_cpu"},
-                                                                       {"erfc", "erfc_vml_cpu"},
-                                                                       {"erfinv", "erfinv_vml_cpu"},
-                                                                       {"lgamma", "lgamma_vml_cpu"},
-                                                                       {"digamma", "digamma"},
-                                                                       {"i0", "i0_vml_cpu"},
-                                                                       {"ndtr", "erf_vml_cpu"},
-                                                                       {"gelu", "GeluKernelImpl"},
-                                                                       {"gelu_tanh", "GeluKernelImpl"},
-                                                                       {"floor_divide", "div_floor_cpu"},
-                                                                       {"bitwise_left_shift", "lshift_cpu"},
-                                                                       {"bitwise_right_shift", "rshift_cpu"}};
+  static constexpr std::pair<std::string_view, const char*> names[] = {
+      {"round", "round_vml_cpu"}, {"erf", "erf_vml_cpu"}, {"erfc", "erfc_vml_cpu"},
+      {"erfinv", "erfinv_vml_cpu"}, {"lgamma", "lgamma_vml_cpu"}, {"digamma", "digamma"}, {"i0", "i0_vml_cpu"},
+      {"ndtr", "erf_vml_cpu"}, {"gelu", "GeluKernelImpl"}, {"gelu_tanh", "GeluKernelImpl"},
+      {"floor_divide", "div_floor_cpu"}, {"bitwise_left_shift", "lshift_cpu"},
+      {"bitwise_right_shift", "rshift_cpu"}};
   for (const auto& [name, kernel] : names)
     if (name == op) return kernel;
   return nullptr;
 }
+// clang-format on
 
 }  // namespace
 
@@ -271,8 +258,10 @@ Tensor sgn(const Tensor& x) {
 void run_complex_binary(BinaryOp op, TensorIterator& iter, Device device) {
   const std::optional<ComplexBinaryOp> form = complex_form(op);
   if (!form) {
-    for (int k = 0; k < iter.ntensors(); ++k)
-      if (is_complex(iter.dtype(k))) refuse_complex(binary_op_name(op), device, iter.dtype(k));
+    DType dtype = iter.dtype(1);  // the inputs carry the complex compute dtype
+    for (int k = iter.ntensors() - 1; k >= 0; --k)
+      if (is_complex(iter.dtype(k))) dtype = iter.dtype(k);
+    refuse_complex(binary_op_name(op), device, dtype);
   }
   kernel_table(device.type).complex_binary(*form, iter);
 }
