@@ -21,23 +21,10 @@ PY=${PYTHON:-$ROOT/.venv/bin/python}
 export ARRAY_API_TESTS_MODULE=${ARRAY_API_TESTS_MODULE:-tandem.array_api}
 export PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}"
 unset TANDEM_EMULATE_CUDA
-# The suite assumes a complex dtype exists: at import it asks asarray(complex()) for the default complex dtype
-# unless complex is in ARRAY_API_TESTS_SKIP_DTYPES, and takes max() of the (then empty) complex dtypes. For a
-# namespace without complex64 (tandem today) we skip those dtypes and run a copy of the suite with that max()
-# given a default and test_signatures' lookup of the widest complex dtype's name made a .get(). A namespace
-# with complex dtypes (NumPy) runs the same two lines with no change in behaviour.
-if ! "$PY" -c "import importlib, sys; sys.exit(not hasattr(importlib.import_module('$ARRAY_API_TESTS_MODULE'), 'complex64'))"
-then
-  export ARRAY_API_TESTS_SKIP_DTYPES=${ARRAY_API_TESTS_SKIP_DTYPES:-complex64,complex128}
-fi
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 cp -r "$SUITE/array_api_tests" "$SUITE/conftest.py" "$SUITE/reporting.py" "$SUITE/pytest.ini" "$WORK/"
 ln -s "$SUITE/array-api" "$WORK/array-api"
-sed -i 's/^    \[(dt, dtype_nbits\[dt\]) for dt in complex_dtypes\], key=lambda x: x\[1\]$/&, default=(None, 0)/' \
-  "$WORK/array_api_tests/dtype_helpers.py"
-sed -i 's/cmplx_name = dh.dtype_to_name\[dh.widest_complex_dtype\]/cmplx_name = dh.dtype_to_name.get(dh.widest_complex_dtype, "complex128")/' \
-  "$WORK/array_api_tests/test_signatures.py"
 # Hypothesis shrinks each failing example, ~20 s per failing test here; NO_SHRINK=1 (the default) skips that
 # phase. Pass/fail counts are the same (shrinking only minimises an example already found to fail).
 if [ "${NO_SHRINK:-1}" = 1 ]; then

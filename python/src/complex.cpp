@@ -45,6 +45,10 @@ void init_complex(nb::module_& m) {
       "angle", [](const Tensor& x) { return angle(x); }, nb::arg("input"));
   tensor.def("angle", [](const Tensor& x) { return angle(x); });
   m.def(
+      "sgn", [](const Tensor& x) { return sgn(x); }, nb::arg("input"));
+  tensor.def("sgn", [](const Tensor& x) { return sgn(x); });
+  tensor.def("sgn_", [](const Tensor& x) { return copy_(x, sgn(x)); });
+  m.def(
       "polar", [](const Tensor& a, const Tensor& b) { return polar(a, b); }, nb::arg("abs"),
       nb::arg("angle"));
   m.def(

@@ -49,8 +49,8 @@ void init_linalg(nb::module_& m) {
   def_binary(m, tensor, "bmm", "mat2", [](const Tensor& a, const Tensor& b) { return bmm(a, b); });
   def_binary(m, tensor, "mv", "vec", [](const Tensor& a, const Tensor& b) { return mv(a, b); });
   def_binary(m, tensor, "dot", "tensor", [](const Tensor& a, const Tensor& b) { return dot(a, b); });
-  // For real dtypes vdot is dot (there is no conjugate to take).
-  def_binary(m, tensor, "vdot", "other", [](const Tensor& a, const Tensor& b) { return dot(a, b); });
+  // vdot conjugates its first operand (for real dtypes it is dot).
+  def_binary(m, tensor, "vdot", "other", [](const Tensor& a, const Tensor& b) { return vdot(a, b); });
   def_binary(m, tensor, "outer", "vec2", [](const Tensor& a, const Tensor& b) { return outer(a, b); });
   def_binary(m, tensor, "ger", "vec2", [](const Tensor& a, const Tensor& b) { return outer(a, b); });
 

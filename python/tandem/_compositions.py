@@ -607,7 +607,7 @@ def aminmax(input, *, dim=None, keepdim=False):
 def _stat_mean(name, stat, input, dim, unbiased, keepdim, correction):
     if isinstance(dim, bool):  # the (input, unbiased) overload
         dim, unbiased = None, dim
-    if not input.dtype.is_floating_point:
+    if not input.dtype.is_floating_point and not input.dtype.is_complex:
         raise NotImplementedError(f"{name} only support floating point and complex dtypes")
     value = stat(input, dim, unbiased=unbiased, keepdim=keepdim, correction=correction)
     return value, input.mean(dim, keepdim=keepdim)
@@ -622,12 +622,15 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    if input.dtype.is_complex:  # PyTorch's refusal
+        where = "on CPU " if input.device.type == "cpu" else ""
+        raise NotImplementedError(f"nansum {where}does not support complex inputs")
     x = _C.where(input.isnan(), _zero(input), input) if input.dtype.is_floating_point else input
     return x.sum(dim, keepdim=keepdim, dtype=dtype)
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
-    if not input.dtype.is_floating_point:
+    if not input.dtype.is_floating_point and not input.dtype.is_complex:  # (complex: nansum refuses it)
         raise NotImplementedError(f"nanmean(): expected input to have floating point or complex dtype but got "
                                   f"{input.dtype._scalar_type_name}")
     return nansum(input, dim, keepdim, dtype=dtype) / input.isnan().logical_not().sum(dim, keepdim=keepdim)
@@ -651,7 +654,8 @@ def addcmul(input, tensor1, tensor2, *, value=1):
 
 
 def _check_addcdiv(tensor1, tensor2):
-    if not tensor1.dtype.is_floating_point and not tensor2.dtype.is_floating_point:
+    inexact = [t.dtype.is_floating_point or t.dtype.is_complex for t in (tensor1, tensor2)]
+    if not any(inexact):
         raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
                            "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
                            "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
@@ -679,7 +683,7 @@ def lerp(input, end, weight):
         if isinstance(t, Tensor) and t.dtype != input.dtype:
             raise RuntimeError(f"expected dtype {input.dtype._cpp_type_name} for `{label}` but got dtype "
                                f"{t.dtype._cpp_type_name}")
-    if not input.dtype.is_floating_point:
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
         kind = "tensor" if isinstance(weight, Tensor) else "scalar"
         raise NotImplementedError(f"\"lerp_kernel_{kind}\" not implemented for '{input.dtype._scalar_type_name}'")
     diff_ = end - input

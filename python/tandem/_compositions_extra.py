@@ -24,7 +24,7 @@ __all__ = [
 
 
 def _float_result_dtype(input):
-    return input.dtype if input.is_floating_point() else _C.get_default_dtype()
+    return input.dtype if input.is_floating_point() or input.dtype.is_complex else _C.get_default_dtype()
 
 
 # ---- angles ----

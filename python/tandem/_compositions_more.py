@@ -18,7 +18,7 @@ from ._size import Size
 Tensor = _C.Tensor
 
 __all__ = [
-    "nan_to_num", "nan_to_num_", "isneginf", "isposinf", "sgn", "fix", "fmin", "fmax", "inner", "divide", "div",
+    "nan_to_num", "nan_to_num_", "isneginf", "isposinf", "fix", "fmin", "fmax", "inner", "divide", "div",
     "arccos", "arcsin", "arctan", "arccosh", "arcsinh", "arctanh", "arctan2", "greater_equal", "less_equal",
     "not_equal", "positive", "ravel", "detach",
     "addr", "addmv", "addbmm", "baddbmm", "cosine_similarity", "pairwise_distance", "pdist",
@@ -84,10 +84,6 @@ def isposinf(input):
 
 def isneginf(input):
     return _isinf_of_sign("isneginf", input, -math.inf)
-
-
-def sgn(input):
-    return _C.sign(input)  # the sign of a real number; tandem has no complex dtypes
 
 
 def fix(input):
@@ -706,7 +702,7 @@ def _method(fn):
 
 def _methods():
     own = {name: globals()[name] for name in (
-        "nan_to_num", "isneginf", "isposinf", "sgn", "fix", "fmin", "fmax", "inner", "divide", "positive", "addr",
+        "nan_to_num", "isneginf", "isposinf", "fix", "fmin", "fmax", "inner", "divide", "positive", "addr",
         "addmv", "addbmm", "baddbmm", "is_nonzero", "is_same_size", "is_complex", "is_conj", "is_neg",
         "resolve_conj", "resolve_neg", "frexp", "ldexp", "dist", "renorm", "matrix_power", "matrix_exp",
         "pinverse", "lu_solve", "put")}

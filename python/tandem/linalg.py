@@ -170,11 +170,14 @@ def lstsq(A, B, rcond=None, *, driver=None):
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     _no_out("linalg.vector_norm", out)
-    if not x.is_floating_point():  # PyTorch refuses integer and bool inputs, even with a float dtype=
+    if not x.is_floating_point() and not x.is_complex():  # PyTorch refuses integer and bool, even with dtype=
         raise NotImplementedError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
                                   f"Got {x.dtype._scalar_type_name}")
     if dtype is not None:
-        if not dtype.is_floating_point:
+        if x.is_complex() and not dtype.is_complex:
+            raise RuntimeError(f"linalg.vector_norm: dtype should be complex for complex inputs, but got "
+                               f"{dtype._scalar_type_name}")
+        if not dtype.is_floating_point and not dtype.is_complex:
             raise RuntimeError(f"linalg.vector_norm: dtype should be floating point or complex, but got "
                                f"{dtype._scalar_type_name}")
         x = x.to(dtype)
@@ -317,8 +320,9 @@ def multi_dot(tensors, *, out=None):
 
 
 def vecdot(x, y, *, dim=-1, out=None):
+    """sum(conj(x) * y) along dim (conj is the identity for real x)."""
     _no_out("linalg.vecdot", out)
-    return (x * y).sum(dim)
+    return (_C.conj(x) * y).sum(dim)
 
 
 def cross(input, other, *, dim=-1, out=None):

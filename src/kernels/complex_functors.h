@@ -4,6 +4,7 @@
 #include "core/complex.h"
 #include "core/macros.h"
 #include "kernels/complex_kernels.h"
+#include "kernels/complex_math.h"
 
 namespace tandem {
 
@@ -16,17 +17,65 @@ struct ComplexUnaryFn {
     else if constexpr (Op == ComplexUnaryOp::Conj)
       return cconj(z);
     else if constexpr (Op == ComplexUnaryOp::Exp)
-      return cexp(z);
+      return cexp_c99(z);
     else if constexpr (Op == ComplexUnaryOp::Log)
       return clog(z);
     else if constexpr (Op == ComplexUnaryOp::Sqrt)
-      return csqrt(z);
+      return csqrt_c99(z);
     else if constexpr (Op == ComplexUnaryOp::Sin)
-      return csin(z);
+      return csin_c99(z);
     else if constexpr (Op == ComplexUnaryOp::Cos)
-      return ccos(z);
+      return ccos_c99(z);
     else if constexpr (Op == ComplexUnaryOp::Tanh)
-      return ctanh(z);
+      return ctanh_c99(z);
+    else if constexpr (Op == ComplexUnaryOp::Reciprocal)
+      return creciprocal(z);
+    else if constexpr (Op == ComplexUnaryOp::Rsqrt)
+      return crsqrt(z);
+    else if constexpr (Op == ComplexUnaryOp::Square)
+      return z * z;
+    else if constexpr (Op == ComplexUnaryOp::Sgn)
+      return csgn(z);
+    else if constexpr (Op == ComplexUnaryOp::Exp2)
+      return cexp2(z);
+    else if constexpr (Op == ComplexUnaryOp::Expm1)
+      return cexpm1(z);
+    else if constexpr (Op == ComplexUnaryOp::Log1p)
+      return clog1p(z);
+    else if constexpr (Op == ComplexUnaryOp::Log2)
+      return clog2(z);
+    else if constexpr (Op == ComplexUnaryOp::Log10)
+      return clog10(z);
+    else if constexpr (Op == ComplexUnaryOp::Sinh)
+      return csinh(z);
+    else if constexpr (Op == ComplexUnaryOp::Cosh)
+      return ccosh(z);
+    else if constexpr (Op == ComplexUnaryOp::Tan)
+      return ctan(z);
+    else if constexpr (Op == ComplexUnaryOp::Asin)
+      return casin(z);
+    else if constexpr (Op == ComplexUnaryOp::Acos)
+      return cacos(z);
+    else if constexpr (Op == ComplexUnaryOp::Atan)
+      return catan(z);
+    else if constexpr (Op == ComplexUnaryOp::Asinh)
+      return casinh(z);
+    else if constexpr (Op == ComplexUnaryOp::Acosh)
+      return cacosh(z);
+    else if constexpr (Op == ComplexUnaryOp::Atanh)
+      return catanh(z);
+    else if constexpr (Op == ComplexUnaryOp::Sigmoid)
+      return csigmoid(z);
+    else if constexpr (Op == ComplexUnaryOp::Sinc)
+      return csinc(z);
+    else if constexpr (Op == ComplexUnaryOp::IsNan)
+      return cisnan(z);
+    else if constexpr (Op == ComplexUnaryOp::IsInf)
+      return cisinf(z);
+    else if constexpr (Op == ComplexUnaryOp::IsFinite)
+      return cisfinite(z);
+    else if constexpr (Op == ComplexUnaryOp::LogicalNot)
+      return z.re == T(0) && z.im == T(0);
     else if constexpr (Op == ComplexUnaryOp::Abs)
       return cabs(z);
     else
@@ -37,6 +86,10 @@ struct ComplexUnaryFn {
 template <ComplexBinaryOp Op>
 struct ComplexBinaryFn {
   template <typename T>
+  TANDEM_HOST_DEVICE TANDEM_INLINE static bool is_nonzero(complex<T> z) {
+    return z.re != T(0) || z.im != T(0);
+  }
+  template <typename T>
   TANDEM_HOST_DEVICE TANDEM_INLINE auto operator()(complex<T> a, complex<T> b) const {
     if constexpr (Op == ComplexBinaryOp::Add)
       return a + b;
@@ -46,10 +99,18 @@ struct ComplexBinaryFn {
       return a * b;
     else if constexpr (Op == ComplexBinaryOp::Div)
       return a / b;
+    else if constexpr (Op == ComplexBinaryOp::Pow)
+      return cpow(a, b);
     else if constexpr (Op == ComplexBinaryOp::Eq)
       return a == b;
+    else if constexpr (Op == ComplexBinaryOp::Ne)
+      return a != b;
+    else if constexpr (Op == ComplexBinaryOp::LogicalAnd)
+      return is_nonzero(a) && is_nonzero(b);
+    else if constexpr (Op == ComplexBinaryOp::LogicalOr)
+      return is_nonzero(a) || is_nonzero(b);
     else
-      return a != b;  // Ne
+      return is_nonzero(a) != is_nonzero(b);  // LogicalXor
   }
 };
 
@@ -66,31 +127,32 @@ struct ComplexFromRealFn {
 };
 
 // Calls fn(functor) with the functor of `op`, so each kernel instantiates one loop per op.
+// clang-format off
 template <typename Fn>
 void dispatch_complex_unary(ComplexUnaryOp op, Fn&& fn) {
   switch (op) {
-#define TANDEM_CASE(name)    \
-  case ComplexUnaryOp::name: \
-    return fn(ComplexUnaryFn<ComplexUnaryOp::name>{});
-    TANDEM_CASE(Neg)
-    TANDEM_CASE(Conj) TANDEM_CASE(Exp) TANDEM_CASE(Log) TANDEM_CASE(Sqrt) TANDEM_CASE(Sin) TANDEM_CASE(Cos)
-        TANDEM_CASE(Tanh) TANDEM_CASE(Abs) TANDEM_CASE(Angle)
+#define TANDEM_CASE(name) case ComplexUnaryOp::name: return fn(ComplexUnaryFn<ComplexUnaryOp::name>{});
+    TANDEM_CASE(Neg) TANDEM_CASE(Conj) TANDEM_CASE(Exp) TANDEM_CASE(Log) TANDEM_CASE(Sqrt) TANDEM_CASE(Sin)
+    TANDEM_CASE(Cos) TANDEM_CASE(Tanh) TANDEM_CASE(Reciprocal) TANDEM_CASE(Rsqrt) TANDEM_CASE(Square)
+    TANDEM_CASE(Sgn) TANDEM_CASE(Exp2) TANDEM_CASE(Expm1) TANDEM_CASE(Log1p) TANDEM_CASE(Log2) TANDEM_CASE(Log10)
+    TANDEM_CASE(Sinh) TANDEM_CASE(Cosh) TANDEM_CASE(Tan) TANDEM_CASE(Asin) TANDEM_CASE(Acos) TANDEM_CASE(Atan)
+    TANDEM_CASE(Asinh) TANDEM_CASE(Acosh) TANDEM_CASE(Atanh) TANDEM_CASE(Sigmoid) TANDEM_CASE(Sinc)
+    TANDEM_CASE(Abs) TANDEM_CASE(Angle) TANDEM_CASE(IsNan) TANDEM_CASE(IsInf) TANDEM_CASE(IsFinite)
+    TANDEM_CASE(LogicalNot)
 #undef TANDEM_CASE
   }
 }
 template <typename SameFn, typename FromRealFn>
 void dispatch_complex_binary(ComplexBinaryOp op, SameFn&& same, FromRealFn&& from_real) {
   switch (op) {
-#define TANDEM_CASE(name)     \
-  case ComplexBinaryOp::name: \
-    return same(ComplexBinaryFn<ComplexBinaryOp::name>{});
-    TANDEM_CASE(Add)
-    TANDEM_CASE(Sub) TANDEM_CASE(Mul) TANDEM_CASE(Div) TANDEM_CASE(Eq) TANDEM_CASE(Ne)
+#define TANDEM_CASE(name) case ComplexBinaryOp::name: return same(ComplexBinaryFn<ComplexBinaryOp::name>{});
+    TANDEM_CASE(Add) TANDEM_CASE(Sub) TANDEM_CASE(Mul) TANDEM_CASE(Div) TANDEM_CASE(Pow) TANDEM_CASE(Eq)
+    TANDEM_CASE(Ne) TANDEM_CASE(LogicalAnd) TANDEM_CASE(LogicalOr) TANDEM_CASE(LogicalXor)
 #undef TANDEM_CASE
-        case ComplexBinaryOp::Polar : return from_real(ComplexFromRealFn<ComplexBinaryOp::Polar>{});
-    case ComplexBinaryOp::Complex:
-      return from_real(ComplexFromRealFn<ComplexBinaryOp::Complex>{});
+    case ComplexBinaryOp::Polar: return from_real(ComplexFromRealFn<ComplexBinaryOp::Polar>{});
+    case ComplexBinaryOp::Complex: return from_real(ComplexFromRealFn<ComplexBinaryOp::Complex>{});
   }
 }
+// clang-format on
 
 }  // namespace tandem

@@ -5,8 +5,8 @@
 // throw would end the process: so the check belongs here, at the call, once for all slots, rather than in
 // every front end.
 //
-// Slots that do take complex: copy (every dtype pair), the complex_* slots, and the index moves (which move
-// elements by width; put's accumulation adds in the dtype, so it is refused for complex).
+// Slots that do take complex: copy (every dtype pair), where, gemm, the complex_* slots, and the index moves
+// (which move elements by width; put's accumulation adds in the dtype, so it is refused for complex).
 #include <string>
 #include <string_view>
 #include <utility>
@@ -90,7 +90,8 @@ void guard_binary(KernelTable& t, std::integer_sequence<int, I...>) {
 
 // Slots that handle complex operands themselves keep their kernel.
 constexpr bool takes_complex(std::string_view path) {
-  return path == "copy" || path == "complex_unary" || path == "complex_binary" || path == "index.gather";
+  return path == "copy" || path == "where" || path == "complex_unary" || path == "complex_binary" ||
+         path == "index.gather" || path == "linalg.gemm";
 }
 
 template <DeviceType D>

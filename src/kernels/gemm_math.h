@@ -40,6 +40,9 @@ TANDEM_HOST_DEVICE TANDEM_INLINE T scale_by_beta(T out, double beta) {
     if (beta == 0) return T(0);
     const uint64_t b = static_cast<uint64_t>(static_cast<int64_t>(beta));
     return static_cast<T>(static_cast<int64_t>(b * static_cast<uint64_t>(static_cast<int64_t>(out))));
+  } else if constexpr (is_complex_type_v<T>) {
+    using V = typename T::value_type;
+    return beta == 0 ? T(V(0)) : T(out.re * static_cast<V>(beta), out.im * static_cast<V>(beta));
   } else {
     return beta == 0 ? T(0.0f) : static_cast<T>(beta * static_cast<double>(out));
   }

@@ -8,14 +8,15 @@
 namespace tandem {
 
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
-  TANDEM_CHECK(a.dtype() == b.dtype(), Runtime, dtype_title(a.dtype()), " did not match ", dtype_title(b.dtype()),
-               "\nhint: convert one side first, e.g. a.to(b.dtype)");
-  TANDEM_CHECK(rtol >= 0 && atol >= 0, Runtime, "isclose(): rtol and atol must be non-negative, got rtol=", rtol,
-               " and atol=", atol);
+  TANDEM_CHECK(a.dtype() == b.dtype(), Runtime, dtype_title(a.dtype()), " did not match ",
+               dtype_title(b.dtype()), "\nhint: convert one side first, e.g. a.to(b.dtype)");
+  TANDEM_CHECK(rtol >= 0 && atol >= 0, Runtime,
+               "isclose(): rtol and atol must be non-negative, got rtol=", rtol, " and atol=", atol);
   Tensor close = eq(a, b);
   if (a.dtype() == DType::Bool) return close;
-  // Computed in the default float dtype for integers, as the tolerance is fractional.
-  DType d = is_floating(a.dtype()) ? a.dtype() : default_float_dtype();
+  // Computed in the default float dtype for integers, as the tolerance is fractional; complex values compare
+  // by the modulus of their difference (NaN when either part is).
+  DType d = is_floating(a.dtype()) || is_complex(a.dtype()) ? a.dtype() : default_float_dtype();
   Tensor fa = to_dtype(a, d), fb = to_dtype(b, d);
   Tensor within = le(abs(sub(fa, fb)), add(mul(abs(fb), Scalar(rtol)), Scalar(atol)));
   close = logical_or(close, logical_and(within, isfinite(fb)));

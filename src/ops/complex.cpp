@@ -1,7 +1,10 @@
 #include "ops/complex.h"
 
 #include <cmath>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "autograd/formulas.h"
 #include "core/error.h"
@@ -162,60 +165,114 @@ Tensor make_complex(const Tensor& real, const Tensor& imag) {
   return from_real_parts(ComplexBinaryOp::Complex, "complex", real, imag);
 }
 
-Tensor complex_unary(UnaryOp op, const Tensor& x) {
-  if (autograd::should_record(x))  // the same formulas as the real forms (written to hold for complex too)
-    return autograd::record_unary(op, x, autograd::without_grad([&] { return complex_unary(op, x); }));
-  const DType value = complex_value_dtype(x.dtype());
+namespace {
+
+// The complex form of each op-list unary op that has one (nullopt: PyTorch refuses complex there too).
+// clang-format off
+std::optional<ComplexUnaryOp> complex_form(UnaryOp op) {
   switch (op) {
-    case UnaryOp::neg:
-      return run_unary_slot(ComplexUnaryOp::Neg, x, x.dtype());
-    case UnaryOp::abs:
-      return run_unary_slot(ComplexUnaryOp::Abs, x, value);
-    case UnaryOp::exp:
-      return run_unary_slot(ComplexUnaryOp::Exp, x, x.dtype());
-    case UnaryOp::log:
-      return run_unary_slot(ComplexUnaryOp::Log, x, x.dtype());
-    case UnaryOp::sqrt:
-      return run_unary_slot(ComplexUnaryOp::Sqrt, x, x.dtype());
-    case UnaryOp::sin:
-      return run_unary_slot(ComplexUnaryOp::Sin, x, x.dtype());
-    case UnaryOp::cos:
-      return run_unary_slot(ComplexUnaryOp::Cos, x, x.dtype());
-    case UnaryOp::tanh:
-      return run_unary_slot(ComplexUnaryOp::Tanh, x, x.dtype());
-    default:
-      break;
+#define TANDEM_MAP(u, c) case UnaryOp::u: return ComplexUnaryOp::c;
+    TANDEM_MAP(neg, Neg) TANDEM_MAP(abs, Abs) TANDEM_MAP(exp, Exp) TANDEM_MAP(log, Log) TANDEM_MAP(sqrt, Sqrt)
+    TANDEM_MAP(sin, Sin) TANDEM_MAP(cos, Cos) TANDEM_MAP(tanh, Tanh) TANDEM_MAP(rsqrt, Rsqrt)
+    TANDEM_MAP(exp2, Exp2) TANDEM_MAP(expm1, Expm1) TANDEM_MAP(log1p, Log1p) TANDEM_MAP(log2, Log2)
+    TANDEM_MAP(log10, Log10) TANDEM_MAP(sinh, Sinh) TANDEM_MAP(cosh, Cosh) TANDEM_MAP(tan, Tan)
+    TANDEM_MAP(asin, Asin) TANDEM_MAP(acos, Acos) TANDEM_MAP(atan, Atan) TANDEM_MAP(asinh, Asinh)
+    TANDEM_MAP(acosh, Acosh) TANDEM_MAP(atanh, Atanh) TANDEM_MAP(sigmoid, Sigmoid) TANDEM_MAP(sinc, Sinc)
+    TANDEM_MAP(isnan, IsNan) TANDEM_MAP(isinf, IsInf) TANDEM_MAP(isfinite, IsFinite)
+    TANDEM_MAP(logical_not, LogicalNot)
+#undef TANDEM_MAP
+    default: return std::nullopt;
   }
-  throw_complex_not_implemented(
-      (std::string(unary_op_name(op)) + (x.device().is_cpu() ? "_cpu" : "_cuda")).c_str(), x.dtype());
+}
+
+std::optional<ComplexBinaryOp> complex_form(BinaryOp op) {
+  switch (op) {
+#define TANDEM_MAP(b, c) case BinaryOp::b: return ComplexBinaryOp::c;
+    TANDEM_MAP(add, Add) TANDEM_MAP(sub, Sub) TANDEM_MAP(mul, Mul) TANDEM_MAP(div, Div) TANDEM_MAP(pow, Pow)
+    TANDEM_MAP(eq, Eq) TANDEM_MAP(ne, Ne) TANDEM_MAP(logical_and, LogicalAnd) TANDEM_MAP(logical_or, LogicalOr)
+    TANDEM_MAP(logical_xor, LogicalXor)
+#undef TANDEM_MAP
+    default: return std::nullopt;
+  }
+}
+
+// PyTorch's CPU kernel names where they are not "<op>_cpu" (its vectorised kernels and a few others).
+const char* cpu_kernel_name(std::string_view op) {
+  static constexpr std::pair<std::string_view, const char*> names[] = {
+      {"round", "round_vml_cpu"}, {"erf", "erf_vml_cpu"}, {"erfc", "erfc_vml_cpu"},
+      {"erfinv", "erfinv_vml_cpu"}, {"lgamma", "lgamma_vml_cpu"}, {"digamma", "digamma"}, {"i0", "i0_vml_cpu"},
+      {"ndtr", "erf_vml_cpu"}, {"gelu", "GeluKernelImpl"}, {"gelu_tanh", "GeluKernelImpl"},
+      {"floor_divide", "div_floor_cpu"}, {"bitwise_left_shift", "lshift_cpu"},
+      {"bitwise_right_shift", "rshift_cpu"}};
+  for (const auto& [name, kernel] : names)
+    if (name == op) return kernel;
+  return nullptr;
+}
+// clang-format on
+
+}  // namespace
+
+void refuse_complex(std::string_view op, Device device, DType dtype) {
+  // PyTorch's op-specific messages first, then its generic "<kernel>" not implemented for 'ComplexFloat'.
+  if (op == "sign")
+    TANDEM_THROW(NotImplemented,
+                 "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn "
+                 "instead.");
+  if (op == "floor" || op == "ceil" || op == "trunc")
+    TANDEM_THROW(NotImplemented, op, " is not supported for complex inputs");
+  if (op == "relu" || op == "clamp") TANDEM_THROW(NotImplemented, "clamp is not supported for complex types");
+  if (op == "signbit") TANDEM_THROW(NotImplemented, "signbit is not implemented for complex tensors.");
+  if (op == "maximum" || op == "minimum") TANDEM_THROW(Type, op, " not implemented for complex tensors.");
+  if (op == "heaviside")
+    TANDEM_THROW(NotImplemented, "heaviside is not yet implemented for complex tensors.");
+  const char* cpu_name = device.is_cpu() ? cpu_kernel_name(op) : nullptr;
+  std::string name =
+      cpu_name ? std::string(cpu_name) : std::string(op) + (device.is_cpu() ? "_cpu" : "_cuda");
+  throw_complex_not_implemented(name.c_str(), dtype);
+}
+
+Tensor complex_unary(UnaryOp op, const Tensor& x) {
+  const std::optional<ComplexUnaryOp> form = complex_form(op);
+  if (!form) refuse_complex(unary_op_name(op), x.device(), x.dtype());
+  const bool boolean_result = *form == ComplexUnaryOp::IsNan || *form == ComplexUnaryOp::IsInf ||
+                              *form == ComplexUnaryOp::IsFinite || *form == ComplexUnaryOp::LogicalNot;
+  // The real forms' formulas, written to hold for complex; set_history admits only the nodes checked for
+  // complex (autograd/complex_formulas.cpp) and refuses the rest.
+  if (!boolean_result && autograd::should_record(x))
+    return autograd::record_unary(op, x, autograd::without_grad([&] { return complex_unary(op, x); }));
+  return run_complex_unary(*form, x);
+}
+
+Tensor run_complex_unary(ComplexUnaryOp op, const Tensor& x) {
+  switch (op) {
+    case ComplexUnaryOp::Abs:
+    case ComplexUnaryOp::Angle:
+      return run_unary_slot(op, x, complex_value_dtype(x.dtype()));
+    case ComplexUnaryOp::IsNan:
+    case ComplexUnaryOp::IsInf:
+    case ComplexUnaryOp::IsFinite:
+    case ComplexUnaryOp::LogicalNot:
+      return run_unary_slot(op, x, DType::Bool);
+    default:
+      return run_unary_slot(op, x, x.dtype());
+  }
+}
+
+Tensor sgn(const Tensor& x) {
+  if (!is_complex(x.dtype())) return sign(x);
+  check_no_complex_grad("sgn", autograd::should_record(x));
+  return run_complex_unary(ComplexUnaryOp::Sgn, x);
 }
 
 void run_complex_binary(BinaryOp op, TensorIterator& iter, Device device) {
-  ComplexBinaryOp cop;
-  switch (op) {
-    case BinaryOp::add:
-      cop = ComplexBinaryOp::Add;
-      break;
-    case BinaryOp::sub:
-      cop = ComplexBinaryOp::Sub;
-      break;
-    case BinaryOp::mul:
-      cop = ComplexBinaryOp::Mul;
-      break;
-    case BinaryOp::div:
-      cop = ComplexBinaryOp::Div;
-      break;
-    case BinaryOp::eq:
-      cop = ComplexBinaryOp::Eq;
-      break;
-    case BinaryOp::ne:
-      cop = ComplexBinaryOp::Ne;
-      break;
-    default:
-      kernel_table(device.type).binary[static_cast<int>(op)](iter);  // the guard raises PyTorch's error
-      return;
+  const std::optional<ComplexBinaryOp> form = complex_form(op);
+  if (!form) {
+    DType dtype = iter.dtype(1);  // the inputs carry the complex compute dtype
+    for (int k = iter.ntensors() - 1; k >= 0; --k)
+      if (is_complex(iter.dtype(k))) dtype = iter.dtype(k);
+    refuse_complex(binary_op_name(op), device, dtype);
   }
-  kernel_table(device.type).complex_binary(cop, iter);
+  kernel_table(device.type).complex_binary(*form, iter);
 }
 
 }  // namespace tandem

@@ -1,6 +1,8 @@
 // Front ends of complex numbers: the real/complex views, the ops that build or take apart complex values, and
 // the complex forms of the elementwise ops that support complex (the elementwise front ends route to these).
 #pragma once
+#include <string_view>
+
 #include "core/tensor.h"
 #include "kernels/kernel_table.h"
 
@@ -21,9 +23,16 @@ Tensor angle(const Tensor& x);
 Tensor polar(const Tensor& abs, const Tensor& angle);
 Tensor make_complex(const Tensor& real, const Tensor& imag);  // tandem.complex
 
-// The complex form of an op-list unary op (neg, abs, exp, log, sqrt, sin, cos, tanh),
-// or PyTorch's NotImplementedError for the others. `x` is complex.
+// The complex form of an op-list unary op (the math functions, isnan/isinf/isfinite, logical_not), or
+// PyTorch's error for the others (refuse_complex). `x` is complex.
 Tensor complex_unary(UnaryOp op, const Tensor& x);
+// One complex slot op on x, into a new tensor of the op's result dtype (complex, real or bool). No checks.
+Tensor run_complex_unary(ComplexUnaryOp op, const Tensor& x);
+// PyTorch's error for an op without a complex form: its op-specific message where it has one ("floor is not
+// supported for complex inputs"), else "\"<kernel>\" not implemented for 'ComplexFloat'".
+[[noreturn]] void refuse_complex(std::string_view op, Device device, DType dtype);
+// sgn: z / |z| (0 at 0) for complex, sign for real tensors.
+Tensor sgn(const Tensor& x);
 // Runs the complex form of a binary op on a built iterator whose inputs have the complex compute dtype; ops
 // without one go to their own slot, whose complex guard raises PyTorch's error.
 void run_complex_binary(BinaryOp op, TensorIterator& iter, Device device);

@@ -300,7 +300,7 @@ void check_operands(BinaryOp op, BinaryRule rule, const Operand& a, const Operan
 }
 
 void check_pow_exponent(BinaryOp op, DType compute, const Operand& b) {
-  if (op != BinaryOp::pow || is_floating(compute) || b.tensor) return;
+  if (op != BinaryOp::pow || is_floating(compute) || is_complex(compute) || b.tensor) return;
   TANDEM_CHECK(b.scalar.is_float() || b.scalar.to_int() >= 0, Runtime,
                "Integers to negative integer powers are not allowed.\nhint: convert the base to float first, "
                "e.g. x.float() ** ",
@@ -524,8 +524,10 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   DimVector shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes()), b.sizes());
   Device device =
       cond.dim() == 0 && cond.device().is_cpu() ? (a.dim() ? a.device() : b.device()) : cond.device();
-  if (autograd::should_record(cond, a, b))
+  if (autograd::should_record(cond, a, b)) {
+    if (is_complex(dtype)) check_no_complex_grad("where", true);
     return autograd::record_where(cond, a, b, autograd::without_grad([&] { return where(cond, a, b); }));
+  }
   Tensor out = empty(shape, dtype, device);
   // 0-dim CPU operands (allowed next to device tensors) are moved to the output's device first.
   auto prepare = [&](const Tensor& t, DType d) { return to_device(t, device, d, false); };
@@ -542,6 +544,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
 
 namespace {
 void check_clamp_args(const Tensor& x, const Scalar* lo, const Scalar* hi) {
+  TANDEM_CHECK(!is_complex(x.dtype()), NotImplemented, "clamp is not supported for complex types");
   TANDEM_CHECK(lo || hi, Runtime, "torch.clamp: At least one of 'min' or 'max' must not be None");
   TANDEM_CHECK(x.dtype() != DType::Bool, Runtime, "\"clamp\" not implemented for 'Bool'");
 }

@@ -60,6 +60,22 @@ Tensor flattened(const Tensor& x) { return x.dim() == 0 ? unsqueeze(x, 0) : resh
 void run_gather(const Tensor& t, const IndexPlan& plan) { kernel_table(t.device().type).index.gather(plan); }
 
 void run_put(const Tensor& t, const IndexPlan& plan, bool accumulate) {
+  if (accumulate && is_complex(plan.dtype)) {
+    // The real and imaginary parts add up independently: one real accumulating put per part, over the same
+    // elements read as (real, imag) pairs (strides doubled, the imaginary part one value further on).
+    const DType value = complex_value_dtype(plan.dtype);
+    for (int part = 0; part < 2; ++part) {
+      IndexPlan p = plan;
+      p.dtype = value;
+      p.self += part * element_size(value);
+      p.other += part * element_size(value);
+      for (int64_t& s : p.self_strides) s *= 2;
+      for (int64_t& s : p.other_strides) s *= 2;
+      for (IndexOperand& o : p.indices) o.dim_stride *= 2;
+      kernel_table(t.device().type).index.put(p, true);
+    }
+    return;
+  }
   kernel_table(t.device().type).index.put(plan, accumulate);
 }
 

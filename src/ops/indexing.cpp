@@ -179,8 +179,9 @@ Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const 
   IndexPlan plan = plan_advanced(self, idx);
   // Values that alias self are read while self is written: take a copy first. Values on another device are
   // copied to self's device first, as an assignment t[i] = v copies v in.
-  Tensor src = values.storage().get() == self.storage().get() ? clone(values)
-                                                               : to_device(values, self.device(), std::nullopt, false);
+  Tensor src = values.storage().get() == self.storage().get()
+                   ? clone(values)
+                   : to_device(values, self.device(), std::nullopt, false);
   Tensor v = values_for(src, plan.shape);
   self.bump_version();
   if (compute_numel(plan.shape) == 0) return self;
@@ -203,6 +204,7 @@ Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const T
 }
 
 Tensor nonzero(const Tensor& x) {
+  if (is_complex(x.dtype())) return nonzero(ne(x, Scalar(0.0)));  // nonzero when either part is
   const Tensor xc = contiguous(x);
   const IndexKernels& k = kernel_table(x.device().type).index;
   const int64_t count = x.numel() ? k.count_nonzero(xc) : 0;

@@ -125,6 +125,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
                "expected m1 and m2 to have the same dtype, but got: ", dtype_cpp_name(a.dtype()),
                " != ", dtype_cpp_name(b.dtype()), dtype_hint("mat1", a.dtype(), "mat2", b.dtype()));
   check_not_bool(a.dtype(), "addmm_impl_cpu_");
+  if (is_complex(a.dtype())) check_no_complex_grad("mm", autograd::should_record(a, b));
   if (autograd::should_record(a, b)) return autograd::record_mm(a, b, mm_unchecked(a, b));
   return mm_unchecked(a, b);
 }
@@ -141,6 +142,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   check_batch_shapes(a.size(0), a.size(2), b.size(0), b.size(1));
   check_batch_dtypes(a, b);
   check_not_bool(a.dtype(), "bmm");
+  if (is_complex(a.dtype())) check_no_complex_grad("bmm", autograd::should_record(a, b));
   Tensor out = empty(DimVector{a.size(0), a.size(1), b.size(2)}, a.dtype(), a.device());
   launch_gemm(a, b, out, 1.0, 0.0);
   return autograd::should_record(a, b) ? autograd::record_bmm(a, b, out) : out;
@@ -159,6 +161,7 @@ Tensor mv(const Tensor& mat, const Tensor& vec) {
                dtype_title(vec.dtype()), ", ", dtype_title(mat.dtype()), ", and ", dtype_title(vec.dtype()),
                dtype_hint("mat", mat.dtype(), "vec", vec.dtype()));
   check_not_bool(mat.dtype(), "addmv_impl_cpu");
+  if (is_complex(mat.dtype())) check_no_complex_grad("mv", autograd::should_record(mat, vec));
   if (autograd::should_record(mat, vec))
     return autograd::record_mv(mat, vec, autograd::without_grad([&] { return mv(mat, vec); }));
   Tensor out = empty(DimVector{mat.size(0)}, mat.dtype(), mat.device());
@@ -180,12 +183,15 @@ Tensor dot(const Tensor& a, const Tensor& b) {
                " and ", b.size(0), " elements respectively",
                "\nhint: both vectors must have the same length");
   check_not_bool(a.dtype(), "dot");
+  if (is_complex(a.dtype())) check_no_complex_grad("dot", autograd::should_record(a, b));
   if (autograd::should_record(a, b))
     return autograd::record_dot(a, b, autograd::without_grad([&] { return dot(a, b); }));
   Tensor out = empty(DimVector{}, a.dtype(), a.device());
   launch_gemm(unsqueeze(a, 0), unsqueeze(b, 1), unsqueeze(unsqueeze(out, 0), 0), 1.0, 0.0);
   return out;
 }
+
+Tensor vdot(const Tensor& a, const Tensor& b) { return dot(conj(a), b); }
 
 Tensor outer(const Tensor& a, const Tensor& b) {
   TANDEM_CHECK(a.dim() == 1, Runtime, "outer: Expected 1-D argument self, but got ", a.dim(), "-D",
@@ -195,32 +201,33 @@ Tensor outer(const Tensor& a, const Tensor& b) {
   return mul(unsqueeze(a, 1), unsqueeze(b, 0));
 }
 
-// A complex product as four real ones on the parts' views: (ar + i ai)(br + i bi). Every device's real GEMM
-// serves, at the cost of 4 real products (cgemm/zgemm would do the work of about 4 too, in one pass).
-Tensor complex_matmul(const Tensor& a, const Tensor& b) {
+// Complex products go to the gemm slot like real ones (cgemm/zgemm on the CPU, cuBLAS on CUDA); the operands
+// must share one complex dtype (matrix products do not promote).
+void check_complex_product(const Tensor& a, const Tensor& b) {
+  if (!is_complex(a.dtype()) && !is_complex(b.dtype())) return;
   TANDEM_CHECK(a.dtype() == b.dtype(), Runtime,
                "expected m1 and m2 to have the same dtype, but got: ", dtype_cpp_name(a.dtype()),
                " != ", dtype_cpp_name(b.dtype()), "\nhint: convert one, e.g. a @ b.to(a.dtype)");
-  if (autograd::should_record(a, b)) {
-    // One node for the product (as the real batched path): vectors become 1-row/1-column matrices.
-    TANDEM_CHECK(a.dim() >= 1 && b.dim() >= 1, Runtime,
-                 "both arguments to matmul need to be at least 1D, but they are ", a.dim(), "D and ", b.dim(),
-                 "D", "\nhint: use * (tandem.mul) to multiply by a scalar or a 0-D tensor");
-    Tensor a2 = a.dim() == 1 ? unsqueeze(a, 0) : a;
-    Tensor b2 = b.dim() == 1 ? unsqueeze(b, 1) : b;
-    Tensor out = autograd::record_complex_matmul(
-        a2, b2, autograd::without_grad([&] { return complex_matmul(a2, b2); }));
-    if (a.dim() == 1) out = squeeze(out, DimVector{-2});
-    if (b.dim() == 1) out = squeeze(out, DimVector{-1});
-    return out;
-  }
-  const Tensor ar = real(a), ai = imag(a), br = real(b), bi = imag(b);
-  return make_complex(sub(matmul(ar, br), matmul(ai, bi)), add(matmul(ar, bi), matmul(ai, br)));
+}
+
+// A complex matmul that records autograd: one node for the product (g @ b^H, a^H @ g), vectors as 1-row/1-column
+// matrices; the forward is the unrecorded matmul.
+Tensor recorded_complex_matmul(const Tensor& a, const Tensor& b) {
+  TANDEM_CHECK(a.dim() >= 1 && b.dim() >= 1, Runtime,
+               "both arguments to matmul need to be at least 1D, but they are ", a.dim(), "D and ", b.dim(), "D",
+               "\nhint: use * (tandem.mul) to multiply by a scalar or a 0-D tensor");
+  Tensor a2 = a.dim() == 1 ? unsqueeze(a, 0) : a;
+  Tensor b2 = b.dim() == 1 ? unsqueeze(b, 1) : b;
+  Tensor out = autograd::record_complex_matmul(a2, b2, autograd::without_grad([&] { return matmul(a2, b2); }));
+  if (a.dim() == 1) out = squeeze(out, DimVector{-2});
+  if (b.dim() == 1) out = squeeze(out, DimVector{-1});
+  return out;
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
   if (autocast::is_active()) return autocast::run(autocast::kLower, matmul, a, b);
-  if (is_complex(a.dtype()) || is_complex(b.dtype())) return complex_matmul(a, b);
+  check_complex_product(a, b);
+  if (is_complex(a.dtype()) && autograd::should_record(a, b)) return recorded_complex_matmul(a, b);
   const int64_t da = a.dim(), db = b.dim();
   TANDEM_CHECK(da >= 1 && db >= 1, Runtime, "both arguments to matmul need to be at least 1D, but they are ",
                da, "D and ", db, "D", "\nhint: use * (tandem.mul) to multiply by a scalar or a 0-D tensor");
@@ -264,6 +271,13 @@ Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, const 
                dtype_title(mat1.dtype()), " and ", dtype_title(mat2.dtype()),
                dtype_hint("mat1", mat1.dtype(), "mat2", mat2.dtype()));
   check_not_bool(mat1.dtype(), "addmm_impl_cpu_");
+  if (is_complex(mat1.dtype())) {
+    check_no_complex_grad("addmm", autograd::should_record(input, mat1, mat2));
+    TANDEM_CHECK(!(alpha.is_complex() && alpha.to_complex().im != 0) &&
+                     !(beta.is_complex() && beta.to_complex().im != 0),
+                 NotImplemented, "addmm(): complex alpha or beta are not supported yet",
+                 "\nhint: scale a real-alpha product instead, e.g. alpha * (mat1 @ mat2) + beta * input");
+  }
   if (autograd::should_record(input, mat1, mat2)) {
     Tensor out = autograd::without_grad([&] { return addmm(input, mat1, mat2, beta, alpha); });
     return autograd::record_addmm(input, mat1, mat2, beta, alpha, out);
@@ -271,10 +285,10 @@ Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, const 
   DimVector shape{mat1.size(0), mat2.size(1)};
   Tensor broadcast_input = expand(input, shape);
   Tensor out = empty(shape, mat1.dtype(), mat1.device());
-  const double b = beta.to_double();
+  const double b = beta.is_complex() ? beta.to_complex().re : beta.to_double();
   // beta == 0 ignores input entirely, so NaN in it does not reach the result (as in PyTorch).
   if (b != 0) copy_(out, broadcast_input);
-  launch_gemm(mat1, mat2, out, alpha.to_double(), b);
+  launch_gemm(mat1, mat2, out, alpha.is_complex() ? alpha.to_complex().re : alpha.to_double(), b);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "kernels/kernel_table.h"
 #include "kernels/random_functors.h"
+#include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/reduce.h"
@@ -80,6 +81,10 @@ const char* bounds_hint(DType d) {
 }  // namespace
 
 Tensor uniform_(const Tensor& x, double from, double to, Generator* gen) {
+  if (is_complex(x.dtype())) {  // each part drawn from [from, to), as PyTorch
+    uniform_(view_as_real(x), from, to, gen);
+    return x;
+  }
   check_floating(x, "check_uniform_bounds");
   double max = floating_max(x.dtype());
   const std::string_view type = dtype_cpp_name(x.dtype());
@@ -96,6 +101,12 @@ Tensor uniform_(const Tensor& x, double from, double to, Generator* gen) {
 }
 
 Tensor normal_(const Tensor& x, double mean, double std, Generator* gen) {
+  if (is_complex(x.dtype())) {  // each part N(mean, std^2 / 2), so |z - mean|^2 has mean std^2, as PyTorch
+    TANDEM_CHECK(std >= 0.0, Runtime, "normal expects std >= 0.0, but found std ", std,
+                 "\nhint: std is a standard deviation; pass its absolute value");
+    normal_(view_as_real(x), mean, std / std::sqrt(2.0), gen);
+    return x;
+  }
   check_floating(x, "normal_kernel_cpu");
   TANDEM_CHECK(std >= 0.0, Runtime, "normal expects std >= 0.0, but found std ", std,
                "\nhint: std is a standard deviation; pass its absolute value");

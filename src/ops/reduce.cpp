@@ -1,11 +1,16 @@
 #include "ops/reduce.h"
 #include "ops/autocast.h"
 
+#include <algorithm>
+#include <string_view>
+
 #include "autograd/formulas.h"
 #include "core/error.h"
 #include "kernels/kernel_table.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
+#include "ops/elementwise.h"
+#include "ops/join.h"
 #include "ops/reduce_plan.h"
 #include "ops/view.h"
 
@@ -97,9 +102,68 @@ Tensor complex_fold(ReduceOp op, const Tensor& x, const OptDims& dims, bool keep
   return view_as_complex(fold(op, view_as_real(x), reduced, keepdim));
 }
 
+// The reduced dims of x, wrapped and in order (all of them when dims is empty).
+DimVector reduced_dims(const Tensor& x, const OptDims& dims) {
+  DimVector reduced;
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    bool in = !dims || dims->empty();
+    if (!in)
+      for (int64_t r : *dims) in = in || (r < 0 ? r + x.dim() : r) == d;
+    if (in) reduced.push_back(d);
+  }
+  return reduced;
+}
+
+// The product of a complex tensor: the reduced dims moved last and flattened, then halves multiplied
+// pairwise (ceil(log2 n) rounds of the complex mul kernel, so every device has it).
+Tensor complex_prod(const Tensor& x, const OptDims& dims, bool keepdim) {
+  plan_reduction(x, dims, keepdim, true);  // PyTorch's dim errors
+  if (x.dim() == 0) return to_dtype(x, x.dtype(), true);
+  const DimVector reduced = reduced_dims(x, dims);
+  DimVector order, kept_shape, result_shape;
+  int64_t n = 1;
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    const bool r = std::find(reduced.begin(), reduced.end(), d) != reduced.end();
+    if (!r) order.push_back(d), kept_shape.push_back(x.sizes()[d]);
+    if (!r || keepdim) result_shape.push_back(r ? 1 : x.sizes()[d]);
+    if (r) n *= x.sizes()[d];
+  }
+  for (int64_t d : reduced) order.push_back(d);
+  DimVector flat_shape = kept_shape;
+  flat_shape.push_back(n);
+  Tensor v = reshape(permute(x, order), flat_shape);
+  const int64_t last = static_cast<int64_t>(kept_shape.size());
+  if (n == 0) return fill_(empty(result_shape, x.dtype(), x.device()), Scalar(1.0));
+  while (n > 1) {
+    const int64_t half = n / 2;
+    Tensor paired = mul(narrow(v, last, 0, half), narrow(v, last, half, half));
+    v = n % 2 ? cat({paired, narrow(v, last, n - 1, 1)}, last) : paired;
+    n = half + n % 2;
+  }
+  return reshape(v, result_shape);
+}
+
+// PyTorch refuses complex in the ordering reductions, with these messages (`all`: max()/min() over every
+// element, whose kernel it names "max_all").
+void check_not_complex(const char* op, const Tensor& x, bool all = false) {
+  if (!is_complex(x.dtype())) return;
+  const std::string_view name(op);
+  if (all && (name == "max" || name == "min"))
+    throw_complex_not_implemented(name == "max" ? "max_all" : "min_all", x.dtype());
+  if (name == "amax" || name == "amin")
+    throw_complex_not_implemented(name == "amax"
+                                      ? (x.device().is_cpu() ? "max_values_cpu" : "max_values_cuda")
+                                      : (x.device().is_cpu() ? "min_values_cpu" : "min_values_cuda"),
+                                  x.dtype());
+  TANDEM_THROW(Type, op, "(): does not support complex input");  // max(dim), argmax, ...
+}
+
 Tensor fold(ReduceOp op, const Tensor& x, const OptDims& dims, bool keepdim) {
   if (is_complex(x.dtype()) && (op == ReduceOp::Sum || op == ReduceOp::Mean))
     return complex_fold(op, x, dims, keepdim);
+  if (is_complex(x.dtype()) && op == ReduceOp::Prod) return complex_prod(x, dims, keepdim);
+  if (is_complex(x.dtype()) && (op == ReduceOp::All || op == ReduceOp::Any))
+    return fold(op, ne(x, Scalar(0.0)), dims, keepdim);  // a complex value is true when either part is
   bool logical = op == ReduceOp::All || op == ReduceOp::Any;
   ReducePlan plan = plan_reduction(x, dims, keepdim, !logical);
   Tensor out = empty(plan.kept_shape, natural_dtype(op, x.dtype()), x.device());
@@ -122,6 +186,7 @@ void check_nonempty(const char* op, const Tensor& x, const ReducePlan& plan, boo
 }
 
 Tensor extreme(ReduceOp op, const char* name, const Tensor& x, const OptDims& dims, bool keepdim) {
+  check_not_complex(name, x, true);
   if (autograd::should_record(x)) {
     // amax -> AmaxBackward0; max() -> MaxBackward1 (same formula: ties share the gradient).
     const bool is_max = op == ReduceOp::Max;
@@ -141,6 +206,7 @@ Tensor extreme(ReduceOp op, const char* name, const Tensor& x, const OptDims& di
 
 ValuesIndices arg_extreme(bool is_max, const char* name, const Tensor& x, int64_t dim, bool keepdim,
                           bool want_values) {
+  check_not_complex(name, x);
   // Unlike amax, max(dim)/argmax name the wrapped dim in their empty-dim error.
   ReducePlan plan = plan_reduction(x, DimVector{wrap_dim(dim, x.dim())}, keepdim);
   check_nonempty(name, x, plan, true);
@@ -151,6 +217,7 @@ ValuesIndices arg_extreme(bool is_max, const char* name, const Tensor& x, int64_
 }
 
 Tensor arg_only(bool is_max, const char* name, const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  check_not_complex(name, x);
   TANDEM_CHECK(x.dtype() != DType::Bool, NotImplemented, name, "(): does not support bool input",
                "\nhint: convert first, e.g. x.int().", name, "()");
   if (dim) return arg_extreme(is_max, name, x, *dim, keepdim, false).second;
@@ -193,6 +260,8 @@ Tensor mean(const Tensor& x, const OptDims& dims, bool keepdim, OptDType dtype) 
 }
 
 Tensor prod(const Tensor& x, std::optional<int64_t> dim, bool keepdim, OptDType dtype) {
+  if (is_complex(x.dtype()) || (dtype && is_complex(*dtype)))
+    check_no_complex_grad("prod", autograd::should_record(x));
   if (autocast::is_active())
     return autocast::run_fp32_output(autocast::kProd, x, dtype,
                                      [&](OptDType d) { return prod(x, dim, keepdim, d); });

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "kernels/kernel_table.h"
 #include "ops/autocast.h"
+#include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/reduce.h"
@@ -29,6 +30,14 @@ double dof(const Tensor& x, const OptDims& dims, double correction) {
 }  // namespace
 
 Tensor var(const Tensor& x, const OptDims& dims, double correction, bool keepdim) {
+  if (is_complex(x.dtype())) {
+    // The mean squared modulus of the deviations (a real result): the parts' variances added.
+    check_no_complex_grad("var", autograd::should_record(x));
+    Tensor centered = sub(x, mean(x, dims, true));
+    Tensor re = real(centered), im = imag(centered);
+    Tensor ss = sum(add(mul(re, re), mul(im, im)), dims, keepdim);
+    return div(ss, Scalar(dof(x, dims, correction)));
+  }
   TANDEM_CHECK(is_floating(x.dtype()), NotImplemented,
                "std and var only support floating point and complex dtypes",
                "\nhint: convert first, e.g. x.float().var()");
@@ -42,6 +51,7 @@ Tensor var(const Tensor& x, const OptDims& dims, double correction, bool keepdim
 }
 
 Tensor stddev(const Tensor& x, const OptDims& dims, double correction, bool keepdim) {
+  if (is_complex(x.dtype())) check_no_complex_grad("std", autograd::should_record(x));
   if (autograd::should_record(x))
     return autograd::record_var(true, x, dims, dof(x, dims, correction), keepdim,
                                 autograd::without_grad([&] { return stddev(x, dims, correction, keepdim); }));
@@ -49,6 +59,14 @@ Tensor stddev(const Tensor& x, const OptDims& dims, double correction, bool keep
 }
 
 Tensor norm(const Tensor& x, double p, const OptDims& dims, bool keepdim, OptDType dtype) {
+  if (is_complex(x.dtype())) {
+    // The norm of the moduli, a real result (dtype= names the complex dtype to compute in, as PyTorch).
+    check_no_complex_grad("linalg_vector_norm", autograd::should_record(x));
+    TANDEM_CHECK(!dtype || is_complex(*dtype), Runtime,
+                 "linalg.vector_norm: dtype should be complex for complex inputs, but got ",
+                 dtype_title(*dtype), "\nhint: pass dtype=tandem.complex128 (or none)");
+    return norm(abs(dtype ? to_dtype(x, *dtype) : x), p, dims, keepdim, {});
+  }
   if (autocast::is_active())
     return autocast::run_fp32_output(autocast::kCudaFp32Output, x, dtype,
                                      [&](OptDType d) { return norm(x, p, dims, keepdim, d); });
@@ -86,6 +104,17 @@ Tensor logsumexp(const Tensor& x, const DimVector& dims, bool keepdim) {
   if (autograd::should_record(x))
     return autograd::record_logsumexp(x, dims, keepdim,
                                       autograd::without_grad([&] { return logsumexp(x, dims, keepdim); }));
+  if (is_complex(x.dtype())) {
+    // Shifted by the largest real part (PyTorch's choice: |exp| depends on it alone), 0 where infinite.
+    check_no_complex_grad("logsumexp", autograd::should_record(x));
+    ReducePlan plan = plan_reduction(x, dims, keepdim);
+    if (plan.reduced_numel == 0)
+      return full(plan.result_shape, Scalar(-std::numeric_limits<double>::infinity()), x.dtype(), x.device());
+    Tensor m = amax(real(x), dims, true);
+    m = where(isinf(m), scalar_like(0.0, m), m);
+    Tensor r = add(log(sum(exp(sub(x, m)), dims, true)), m);
+    return as_result(contiguous(r), plan);
+  }
   Tensor w = is_floating(x.dtype()) ? widen(x) : to_dtype(x, default_float_dtype());
   DType result = is_floating(x.dtype()) ? x.dtype() : default_float_dtype();
   ReducePlan plan = plan_reduction(w, dims, keepdim);

@@ -12,6 +12,7 @@
 #include "autograd/formulas.h"
 #include "core/error.h"
 #include "ops/autocast.h"
+#include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factories.h"
@@ -155,6 +156,8 @@ std::shared_ptr<FormulaNode> scan_node(const char* name, FormulaNode::Formula f,
 }  // namespace autograd
 
 Tensor cumprod(const Tensor& x, int64_t dim, OptDType dtype) {
+  if (is_complex(x.dtype()) || (dtype && is_complex(*dtype)))
+    check_no_complex_grad("cumprod", autograd::should_record(x));
   if (autocast::is_active())
     return autocast::run_fp32_output(autocast::kCudaFp32Output, x, dtype,
                                      [&](OptDType d) { return cumprod(x, dim, d); });
@@ -167,7 +170,8 @@ Tensor cumprod(const Tensor& x, int64_t dim, OptDType dtype) {
     node->saved.emplace_back(x, false);
     return autograd::record(node, {&x}, out);
   }
-  const DType out_dtype = dtype.value_or(is_floating(x.dtype()) ? x.dtype() : DType::Int64);
+  const DType out_dtype =
+      dtype.value_or(is_floating(x.dtype()) || is_complex(x.dtype()) ? x.dtype() : DType::Int64);
   const Tensor in = widen(to_dtype(x, out_dtype));
   if (x.dim() == 0) return to_dtype(in, out_dtype, true);
   Tensor r = log_step_scan(

@@ -301,10 +301,12 @@ UniqueResult unique_flat(const Tensor& x, bool consecutive) {
 }  // namespace
 
 UniqueResult unique(const Tensor& x, std::optional<int64_t> dim) {
+  if (is_complex(x.dtype())) throw_complex_not_implemented("unique", x.dtype());  // PyTorch's text
   return autograd::without_grad([&] { return dim ? unique_along(x, *dim, false) : unique_flat(x, false); });
 }
 
 UniqueResult unique_consecutive(const Tensor& x, std::optional<int64_t> dim) {
+  if (is_complex(x.dtype())) throw_complex_not_implemented("unique_consecutive", x.dtype());
   // As PyTorch, dim 0 of a 1-D tensor is the flat case.
   bool flat = !dim || (*dim == 0 && x.dim() == 1);
   return autograd::without_grad([&] { return flat ? unique_flat(x, true) : unique_along(x, *dim, true); });
@@ -313,7 +315,7 @@ UniqueResult unique_consecutive(const Tensor& x, std::optional<int64_t> dim) {
 namespace {
 
 void check_isin_dtype(DType d) {
-  TANDEM_CHECK(d != DType::Bool, NotImplemented,
+  TANDEM_CHECK(d != DType::Bool && !is_complex(d), NotImplemented,
                "Unsupported input type encountered for isin(): ", dtype_title(d),
                "\nhint: compare bools with ==, or convert first, e.g. x.int()");
 }

@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "kernels/kernel_table.h"
 #include "ops/autocast.h"
+#include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/reduce.h"
 #include "ops/reduce_plan.h"
@@ -16,16 +17,34 @@ Tensor cumsum(const Tensor& x, int64_t dim, OptDType dtype) {
   if (autograd::should_record(x))
     return autograd::record_cumsum(x, dim, autograd::without_grad([&] { return cumsum(x, dim, dtype); }));
   int64_t d = wrap_dim(dim, x.dim());
-  DType out_dtype = dtype.value_or(is_floating(x.dtype()) ? x.dtype() : DType::Int64);
+  DType out_dtype =
+      dtype.value_or(is_floating(x.dtype()) || is_complex(x.dtype()) ? x.dtype() : DType::Int64);
+  if (is_complex(x.dtype()) || is_complex(out_dtype))
+    check_no_complex_grad("cumsum", autograd::should_record(x));
   Tensor in = to_dtype(x, out_dtype);
   Tensor out = empty(x.sizes(), out_dtype, x.device());
-  if (out.numel()) kernel_table(x.device().type).reduce.cumsum(move_dim_last(out, d), move_dim_last(in, d));
+  if (!out.numel()) return out;
+  if (is_complex(out_dtype)) {
+    // The real and imaginary parts add up independently: the real kernel scans the (..., 2) views along d.
+    if (x.dim() == 0) return copy_(out, in);
+    kernel_table(x.device().type)
+        .reduce.cumsum(move_dim_last(view_as_real(out), d), move_dim_last(view_as_real(in), d));
+    return out;
+  }
+  kernel_table(x.device().type).reduce.cumsum(move_dim_last(out, d), move_dim_last(in, d));
   return out;
 }
 
 namespace {
 
+// PyTorch's sort and topk refuse complex (there is no order), with these messages.
+void check_orderable(const char* op, const Tensor& x) {
+  TANDEM_CHECK(!is_complex(x.dtype()), Type, " ", op, " does not support complex dtypes on ",
+               x.device().is_cpu() ? "CPU" : "CUDA");
+}
+
 ValuesIndices sort_along(const Tensor& x, int64_t d, int64_t k, bool descending, bool stable) {
+  check_orderable("Sort", x);
   DimVector shape(x.sizes());
   if (x.dim()) shape[d] = k;
   Tensor values = empty(shape, x.dtype(), x.device());
@@ -55,6 +74,7 @@ Tensor argsort(const Tensor& x, int64_t dim, bool descending, bool stable) {
 }
 
 ValuesIndices topk(const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted) {
+  check_orderable("topk", x);
   if (autograd::should_record(x)) {
     ValuesIndices r = autograd::without_grad([&] { return topk(x, k, dim, largest, sorted); });
     autograd::record_select_values("TopkBackward0", x, dim, true, r.first, r.second);

@@ -91,15 +91,62 @@ def test_namespace_info(device):
     assert info.capabilities() == {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": None}
     assert tandem.device(device) in info.devices()
     assert info.default_device() == tandem.device("cpu")
-    assert info.default_dtypes(device=device) == {"real floating": tandem.float32, "integral": tandem.int64,
+    assert info.default_dtypes(device=device) == {"real floating": tandem.float32,
+                                                  "complex floating": tandem.complex64, "integral": tandem.int64,
                                                   "indexing": tandem.int64}
     dtypes = info.dtypes(device=device)
-    # uint16/32/64 and complex do not exist in tandem yet: reported as absent.
-    assert sorted(dtypes) == ["bool", "float32", "float64", "int16", "int32", "int64", "int8", "uint8"]
+    # uint16/32/64 do not exist in tandem yet: reported as absent.
+    assert sorted(dtypes) == ["bool", "complex128", "complex64", "float32", "float64", "int16", "int32", "int64",
+                              "int8", "uint8"]
     assert info.dtypes(kind="unsigned integer") == {"uint8": tandem.uint8}
     assert info.dtypes(kind=("bool", "real floating")) == {"bool": tandem.bool, "float32": tandem.float32,
                                                            "float64": tandem.float64}
-    assert info.dtypes(kind="complex floating") == {}
+    assert info.dtypes(kind="complex floating") == {"complex64": tandem.complex64, "complex128": tandem.complex128}
+    assert info.dtypes(kind="numeric")["complex128"] is tandem.complex128
+    previous = tandem.get_default_dtype()
+    tandem.set_default_dtype(tandem.float64)
+    try:
+        assert info.default_dtypes()["complex floating"] == tandem.complex128
+    finally:
+        tandem.set_default_dtype(previous)
+
+
+def test_complex_dtypes_and_promotion():
+    """The standard's complex dtypes, kinds, promotion (complex64 with float64 is complex128) and casts."""
+    assert xp.complex64 is tandem.complex64 and xp.complex128 is tandem.complex128
+    assert xp.isdtype(xp.complex64, "complex floating") and xp.isdtype(xp.complex128, "numeric")
+    assert not xp.isdtype(xp.complex64, ("real floating", "integral", "bool"))
+    assert xp.result_type(xp.complex64, xp.float64) == xp.complex128
+    assert xp.result_type(xp.complex64, xp.complex128) == xp.complex128
+    assert xp.result_type(xp.float32, 1j) == xp.complex64 and xp.result_type(xp.float64, 1j) == xp.complex128
+    assert xp.result_type(xp.complex64, 1.5) == xp.complex64 and xp.result_type(xp.complex128, 2) == xp.complex128
+    assert xp.can_cast(xp.float32, xp.complex64) and xp.can_cast(xp.complex64, xp.complex128)
+    assert not xp.can_cast(xp.float64, xp.complex64) and not xp.can_cast(xp.complex64, xp.float64)
+    assert xp.can_cast(xp.int16, xp.complex64) and not xp.can_cast(xp.int32, xp.complex64)
+    assert xp.can_cast(xp.int32, xp.complex128)
+    f = xp.finfo(xp.complex64)
+    assert f.dtype == xp.float32 and f.bits == 32 and f.eps == np.finfo(np.complex64).eps
+    assert xp.finfo(xp.complex128).dtype == xp.float64
+
+
+def test_complex_functions(device):
+    z = xp.asarray([1 + 2j, -3 + 0.5j, 0j], device=device)
+    assert z.dtype == xp.complex64
+    assert xp.real(z).tolist() == [1.0, -3.0, 0.0] and xp.real(z).dtype == xp.float32
+    assert xp.imag(z).tolist() == [2.0, 0.5, 0.0] and xp.imag(z).dtype == xp.float32
+    assert xp.conj(z).tolist() == [1 - 2j, -3 - 0.5j, 0j]
+    r = xp.real(z)
+    r[0] = 9  # a copy, not a view of z
+    assert z[0].item() == 1 + 2j
+    got = xp.sign(z).tolist()
+    want = torch.sgn(torch.tensor([1 + 2j, -3 + 0.5j, 0j])).tolist()
+    assert np.allclose(got, want)
+    assert xp.abs(z).dtype == xp.float32
+    v = xp.vecdot(z, z)
+    assert abs(v.item() - sum(abs(c) ** 2 for c in [1 + 2j, -3 + 0.5j])) < 1e-5  # conj(x1) * x2
+    assert xp.isnan(xp.asarray([complex(float("nan"), 0), 1j], device=device)).tolist() == [True, False]
+    assert xp.real(xp.asarray([1.5], device=device)).tolist() == [1.5]
+    assert xp.imag(xp.asarray([1.5], device=device)).tolist() == [0.0]
 
 
 def test_array_namespace_round_trip(device):

@@ -291,9 +291,8 @@ def test_errors_match_pytorch(case):
     assert_same_error(case)
 
 
-@pytest.mark.parametrize("op", ["floor", "relu", "sigmoid", "sort", "argmax", "cumsum", "erf", "round", "isnan",
-                                "sign", "clamp", "maximum", "logical_not", "prod", "softmax", "exp2", "pow",
-                                "atan2", "where", "nonzero", "mm", "topk"])
+@pytest.mark.parametrize("op", ["floor", "relu", "sort", "argmax", "erf", "round", "sign", "clamp", "maximum",
+                                "softmax", "atan2", "topk", "lgamma", "amax"])
 def test_unsupported_ops_raise_cleanly(device, op):
     """Every op without complex support raises a Python exception, on every device, never computes on the
     bytes (complex -> real ops included)."""
@@ -315,11 +314,11 @@ def test_unsupported_ops_raise_cleanly(device, op):
 def test_not_implemented_message(device):
     t = tandem.ones(2, dtype=tandem.complex128, device=device)
     suffix = "cpu" if device == "cpu" else "cuda"
-    with pytest.raises(NotImplementedError, match=f"\"floor_{suffix}\" not implemented for 'ComplexDouble'"):
-        t.floor()
+    with pytest.raises(NotImplementedError, match=f"\"frac_{suffix}\" not implemented for 'ComplexDouble'"):
+        t.frac()
     # ops whose kernel PyTorch names differently ("max_all", "fmod_cpu") keep its form and type
     c = tandem.ones(2, dtype=tandem.complex64, device=device)
-    for call in [c.max, lambda: c.fmod(2), lambda: c.cumsum(0), lambda: c.prod(), lambda: c.sort()]:
+    for call in [c.max, lambda: c.fmod(2), lambda: c.lgamma()]:
         with pytest.raises(NotImplementedError, match="not implemented for 'ComplexFloat'"):
             call()
 

@@ -17,8 +17,7 @@ def to_device(self, device, /, *, stream=None):
 
 
 def __complex__(self, /):
-    """complex(t) for a one-element tensor, with PyTorch's error otherwise (tandem has no complex dtypes yet, so
-    the imaginary part is 0)."""
+    """complex(t) for a one-element tensor, with PyTorch's error otherwise."""
     if self.numel() != 1:
         raise ValueError("only one element tensors can be converted to Python scalars")
     return complex(self.item())

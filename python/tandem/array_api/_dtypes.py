@@ -15,11 +15,12 @@ bool = _C.bool
 int8, int16, int32, int64 = _C.int8, _C.int16, _C.int32, _C.int64
 uint8 = _C.uint8
 float32, float64 = _C.float32, _C.float64
+complex64, complex128 = _C.complex64, _C.complex128
 
 # The standard's dtypes that tandem has (float16/bfloat16 exist in tandem but are not standard dtypes); the
-# unsigned 16/32/64-bit and complex dtypes are absent, so __array_namespace_info__().dtypes() leaves them out.
+# unsigned 16/32/64-bit dtypes are absent, so __array_namespace_info__().dtypes() leaves them out.
 DTYPES = {"bool": bool, "int8": int8, "int16": int16, "int32": int32, "int64": int64, "uint8": uint8,
-          "float32": float32, "float64": float64}
+          "float32": float32, "float64": float64, "complex64": complex64, "complex128": complex128}
 
 _KINDS = ("bool", "signed integer", "unsigned integer", "integral", "real floating", "complex floating", "numeric")
 
@@ -59,6 +60,11 @@ def isdtype(dtype, kind):
     raise TypeError(f"isdtype(): argument 'kind' must be a dtype, a str or a tuple, not {type(kind).__name__}")
 
 
+def _real_dtype(dtype):
+    """The dtype of a complex dtype's parts (float32 for complex64)."""
+    return {_C.complex64: _C.float32, _C.complex128: _C.float64}.get(dtype, dtype)
+
+
 def _mantissa_bits(dtype):
     return {_C.float16: 11, _C.bfloat16: 8, _C.float32: 24, _C.float64: 53}[dtype]
 
@@ -73,8 +79,12 @@ def can_cast(from_, to, /):
         return True
     if to == _C.bool:
         return False
+    if src.is_complex:
+        return to.is_complex and _C.promote_types(src, to) == to
     if src.is_floating_point:
-        return to.is_floating_point and _C.promote_types(src, to) == to
+        return (to.is_floating_point or to.is_complex) and _C.promote_types(src, to) == to
+    if to.is_complex:
+        return src.itemsize * 8 - (1 if src.is_signed else 0) <= _mantissa_bits(_real_dtype(to))
     if to.is_floating_point:
         return src.itemsize * 8 - (1 if src.is_signed else 0) <= _mantissa_bits(to)
     return _C.promote_types(src, to) == to
@@ -88,9 +98,13 @@ def _scalar_result(dtype, value):
     if isinstance(value, int):
         return _C.int64 if dtype == _C.bool else dtype
     if isinstance(value, float):
-        return dtype if dtype.is_floating_point else _C.get_default_dtype()
+        return dtype if dtype.is_floating_point or dtype.is_complex else _C.get_default_dtype()
     if isinstance(value, complex):
-        raise TypeError("result_type(): tandem has no complex dtypes yet")
+        if dtype.is_complex:
+            return dtype
+        if dtype.is_floating_point:
+            return _C.complex128 if dtype == _C.float64 else _C.complex64
+        return _C.complex128 if _C.get_default_dtype() == _C.float64 else _C.complex64
     raise TypeError(f"result_type(): expected arrays, dtypes or Python scalars, got {type(value).__name__}")
 
 
@@ -110,13 +124,13 @@ def result_type(*arrays_and_dtypes):
 
 class finfo_object:
     """The standard's finfo: tandem.finfo's numbers, with dtype the dtype object (tandem.finfo, as PyTorch's,
-    gives its name)."""
+    gives its name); a complex dtype's are those of its real parts, dtype included."""
 
     def __init__(self, dtype):
-        limits = _finfo.finfo(dtype)
+        limits = _finfo.finfo(_real_dtype(dtype))  # a complex dtype's are those of its parts
         self.bits, self.eps, self.max, self.min = limits.bits, limits.eps, limits.max, limits.min
         self.smallest_normal = limits.smallest_normal
-        self.dtype = dtype
+        self.dtype = _real_dtype(dtype)
 
     def __repr__(self):
         return (f"finfo(bits={self.bits}, eps={self.eps!r}, max={self.max!r}, min={self.min!r}, "

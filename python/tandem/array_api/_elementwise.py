@@ -139,16 +139,18 @@ def positive(x, /):
     return x
 
 
-# Real dtypes only (tandem has no complex dtypes yet): the real part is x, the imaginary part zero.
+# The standard's real/imag/conj are copies-or-views of the parts; for a real x, x itself and zeros.
 def real(x, /):
-    return x
+    return _C.real(x).clone() if x.dtype.is_complex else x
 
 
 def conj(x, /):
-    return x
+    return _C.conj(x)
 
 
 def imag(x, /):
+    if x.dtype.is_complex:
+        return _C.imag(x).clone()
     return _C.zeros(tuple(x.shape), dtype=x.dtype, device=x.device)
 
 
@@ -190,7 +192,10 @@ def remainder(x1, x2, /):
 
 
 def sign(x, /):
-    """tandem.sign, except sign(NaN) is NaN as the standard asks (PyTorch gives 0)."""
+    """tandem.sign, except sign(NaN) is NaN as the standard asks (PyTorch gives 0); for complex x, x / |x|
+    (tandem.sgn)."""
+    if x.dtype.is_complex:
+        return _C.sgn(x)
     out = _C.sign(x)
     if not x.dtype.is_floating_point:
         return out

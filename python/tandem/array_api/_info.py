@@ -17,10 +17,12 @@ class Info:
         return [_C.device("cpu")] + [_C.device("cuda", i) for i in range(cuda.device_count())]
 
     def default_dtypes(self, *, device=None):
-        return {"real floating": _C.get_default_dtype(), "integral": _C.int64, "indexing": _C.int64}
+        real = _C.get_default_dtype()
+        return {"real floating": real, "complex floating": _C.complex128 if real == _C.float64 else _C.complex64,
+                "integral": _C.int64, "indexing": _C.int64}
 
     def dtypes(self, *, device=None, kind=None):
-        """The standard's dtypes that tandem has, of the given kind(s); uint16/32/64 and complex are absent."""
+        """The standard's dtypes that tandem has, of the given kind(s); uint16/32/64 are absent."""
         if kind is None:
             return dict(DTYPES)
         return {name: d for name, d in DTYPES.items() if isdtype(d, kind)}

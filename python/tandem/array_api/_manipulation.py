@@ -37,6 +37,9 @@ def permute_dims(x, /, axes):
 
 
 def repeat(x, repeats, /, *, axis=None):
+    """tandem.repeat_interleave; an array of repeats of any integer dtype (PyTorch's takes int64 only)."""
+    if isinstance(repeats, _C.Tensor) and repeats.dtype != _C.int64:
+        repeats = repeats.to(_C.int64)
     return _compositions.repeat_interleave(x, repeats, dim=axis)
 
 
@@ -129,9 +132,9 @@ def tensordot(x1, x2, /, *, axes=2):
 
 
 def vecdot(x1, x2, /, *, axis=-1):
-    """Sum of x1 * x2 along axis after broadcasting (real dtypes: no conjugation needed), in the operands'
-    promoted dtype (tandem's sum, as PyTorch's, would widen integers to int64)."""
+    """Sum of conj(x1) * x2 along axis after broadcasting, in the operands' promoted dtype (tandem's sum, as
+    PyTorch's, would widen integers to int64)."""
     if x1.shape[axis] != x2.shape[axis]:
         raise ValueError(f"vecdot(): axis {axis} has sizes {x1.shape[axis]} and {x2.shape[axis]}")
     x1, x2 = _same_dtype(x1, x2)
-    return _C.sum(_C.mul(x1, x2), dim=axis, dtype=x1.dtype)
+    return _C.sum(_C.mul(_C.conj(x1), x2), dim=axis, dtype=x1.dtype)

@@ -42,6 +42,8 @@ def prod(x, /, *, axis=None, dtype=None, keepdims=False):
     (keeping dims so the others keep their positions), then squeezed unless keepdims."""
     if _reduce_nothing(axis):
         return x.to(_sum_dtype(x, dtype), copy=True)
+    if axis is None and keepdims:  # tandem's prod over all dims drops keepdim, as PyTorch's
+        axis = tuple(range(x.ndim))
     if not isinstance(axis, (tuple, list)):
         return _C.prod(x, dim=axis, keepdim=keepdims, dtype=dtype)
     axes = sorted({a % x.ndim for a in axis}) if x.ndim else []

@@ -53,12 +53,16 @@ void copy_kernel(TensorIterator& iter) {
 // operands loaded, while the mask form vectorises.
 template <typename T>
 TANDEM_INLINE T select_bits(uint8_t c, T a, T b) {
-  using U = std::conditional_t<
-      sizeof(T) == 1, uint8_t,
-      std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
-  static_assert(sizeof(T) == sizeof(U));
-  const U mask = static_cast<U>(U(0) - static_cast<U>(c != 0));
-  return std::bit_cast<T>(static_cast<U>((std::bit_cast<U>(a) & mask) | (std::bit_cast<U>(b) & ~mask)));
+  if constexpr (sizeof(T) > 8) {
+    return c ? a : b;  // complex128: no 16-byte integer to mask
+  } else {
+    using U = std::conditional_t<
+        sizeof(T) == 1, uint8_t,
+        std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+    static_assert(sizeof(T) == sizeof(U));
+    const U mask = static_cast<U>(U(0) - static_cast<U>(c != 0));
+    return std::bit_cast<T>(static_cast<U>((std::bit_cast<U>(a) & mask) | (std::bit_cast<U>(b) & ~mask)));
+  }
 }
 
 template <typename T>
@@ -90,8 +94,9 @@ void where_strip(char** data, const int64_t* strides, int64_t n) {
   }
 }
 
+// Complex too: where moves elements, it does no arithmetic.
 void where_kernel(TensorIterator& iter) {
-  dispatch_dtype(iter.dtype(0), [&](auto tag) {
+  dispatch_dtype_with_complex(iter.dtype(0), [&](auto tag) {
     using T = typename decltype(tag)::type;
     iter.for_each([&](char** data, const int64_t* strides, int64_t n) { where_strip<T>(data, strides, n); });
   });

@@ -49,6 +49,8 @@ void for_batch_range(const GemmArgs& g, int64_t begin, int64_t end, const Fn& fn
 // The BLAS product for float32/float64 (linalg_blas.cpp) and the plain loop for every other dtype
 // (linalg_loop.cpp). Both see k > 0 and a non-empty output.
 void gemm_blas(const GemmArgs& g);
+// complex64/complex128 through cblas_cgemm/zgemm (linalg_blas.cpp); m, n, k and ldc fit BLAS's int.
+void gemm_blas_complex(const GemmArgs& g);
 void gemm_loop(const GemmArgs& g);
 
 TANDEM_CPU_KERNELS_END

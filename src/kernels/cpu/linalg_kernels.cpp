@@ -1,5 +1,7 @@
 // CPU kernels of the linalg family: gemm routes float32/float64 to OpenBLAS (when the build found it) and
 // other dtypes to a loop.
+#include <climits>
+
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/gemm_batch.h"
 #include "kernels/cpu/isa_region.h"
@@ -12,7 +14,7 @@ namespace {
 
 // A product over an empty inner dim is alpha * 0 + beta * out.
 void scale_output(const GemmArgs& g) {
-  dispatch_dtype(g.dtype, [&](auto tag) {
+  dispatch_dtype_with_complex(g.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     for_each_batch<T>(g, [&](T*, T*, T* out) {
       for (int64_t i = 0; i < g.m; ++i) {
@@ -23,6 +25,10 @@ void scale_output(const GemmArgs& g) {
   });
 }
 
+bool fits_blas(const GemmArgs& g) {
+  return g.m <= INT_MAX && g.n <= INT_MAX && g.k <= INT_MAX && g.out.row_stride <= INT_MAX;
+}
+
 void gemm(const GemmArgs& g) {
   if (g.m == 0 || g.n == 0) return;
   for (int64_t s : g.batch_sizes)
@@ -30,6 +36,7 @@ void gemm(const GemmArgs& g) {
   if (g.k == 0) return scale_output(g);
 #if TANDEM_HAS_BLAS
   if (g.dtype == DType::Float32 || g.dtype == DType::Float64) return gemm_blas(g);
+  if (is_complex(g.dtype) && fits_blas(g)) return gemm_blas_complex(g);
 #endif
   gemm_loop(g);
 }

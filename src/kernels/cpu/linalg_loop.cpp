@@ -1,5 +1,5 @@
-// Matrix products for dtypes BLAS does not cover (integers, float16, bfloat16), accumulating as
-// GemmAccumulator says.
+// Matrix products for dtypes BLAS does not cover (integers, float16, bfloat16; complex beyond BLAS's int
+// sizes or in a build without BLAS), accumulating as GemmAccumulator says.
 #include <algorithm>
 #include <vector>
 
@@ -48,7 +48,7 @@ void gemm_rows(const GemmArgs& g, const T* a, const T* b, T* out, int64_t row_be
 }  // namespace
 
 void gemm_loop(const GemmArgs& g) {
-  dispatch_dtype(g.dtype, [&](auto tag) {
+  dispatch_dtype_with_complex(g.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (!std::is_same_v<T, bool>) {
       const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, g.n * g.k));

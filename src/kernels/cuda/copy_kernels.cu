@@ -16,8 +16,9 @@ struct WhereFn {
   __device__ TANDEM_INLINE T operator()(bool c, T a, T b) const { return c ? a : b; }
 };
 
+// Complex too: where moves elements, it does no arithmetic.
 void where_kernel(TensorIterator& iter) {
-  dispatch_dtype(iter.dtype(0), [&](auto tag) {
+  dispatch_dtype_with_complex(iter.dtype(0), [&](auto tag) {
     using T = typename decltype(tag)::type;
     launch_elementwise<T, bool, T, T>(iter, WhereFn<T>{});
   });

@@ -1,9 +1,10 @@
-// Floating-point gemm through cuBLAS. tandem's matrices are row-major-style (row and column strides), cuBLAS
-// is column-major: a row-major m x n matrix is the column-major n x m matrix out^T, so out^T = b^T a^T is
-// one cuBLAS product with the operands swapped. A matrix with unit column stride is read as it is (OP_N), one
-// with unit row stride as a transpose (OP_T), the same rules as linalg_blas.cpp; only a matrix with neither
-// (or a broadcast vector) is first packed into contiguous scratch. 16-bit floats accumulate in float; float32
-// uses TF32 tensor cores only when allow_tf32() says so (off by default, as in PyTorch).
+// Floating-point and complex gemm through cuBLAS (complex: cublasCgemm/Zgemm's types through cublasGemmEx).
+// tandem's matrices are row-major-style (row and column strides), cuBLAS is column-major: a row-major m x n
+// matrix is the column-major n x m matrix out^T, so out^T = b^T a^T is one cuBLAS product with the operands
+// swapped. A matrix with unit column stride is read as it is (OP_N), one with unit row stride as a transpose
+// (OP_T), the same rules as linalg_blas.cpp; only a matrix with neither (or a broadcast vector) is first
+// packed into contiguous scratch. 16-bit floats accumulate in float; float32 uses TF32 tensor cores only when
+// allow_tf32() says so (off by default, as in PyTorch).
 #include <cstdint>
 
 #include "backend/cuda/cuda_check.h"
@@ -40,8 +41,10 @@ void pack(void* dst, const void* src, size_t element_size, int64_t count, int64_
     launch(uint16_t{});
   else if (element_size == 4)
     launch(uint32_t{});
-  else
+  else if (element_size == 8)
     launch(uint64_t{});
+  else
+    launch(ulonglong2{});  // complex128
 }
 
 // One operand of a launch as cuBLAS reads it.
@@ -99,6 +102,10 @@ CublasTypes cublas_types(DType dtype) {
       return {CUDA_R_16F, CUBLAS_COMPUTE_32F};
     case DType::BFloat16:
       return {CUDA_R_16BF, CUBLAS_COMPUTE_32F};
+    case DType::Complex64:  // cublasCgemm's types
+      return {CUDA_C_32F, CUBLAS_COMPUTE_32F};
+    case DType::Complex128:  // cublasZgemm's
+      return {CUDA_C_64F, CUBLAS_COMPUTE_64F};
     default:  // float32, the only other dtype gemm_cublas is given
       return {CUDA_R_32F, allow_tf32() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F};
   }
@@ -111,11 +118,13 @@ void gemm_cublas(const GemmArgs& g) {
   cublasHandle_t handle = cublas_handle(g.device);
   const CublasTypes types = cublas_types(g.dtype);
   const size_t es = element_size(g.dtype);
-  const bool double_scalars = g.dtype == DType::Float64;
-  const double alpha_d = g.alpha, beta_d = g.beta;
-  const float alpha_f = static_cast<float>(g.alpha), beta_f = static_cast<float>(g.beta);
-  const void* alpha = double_scalars ? static_cast<const void*>(&alpha_d) : &alpha_f;
-  const void* beta = double_scalars ? static_cast<const void*>(&beta_d) : &beta_f;
+  // Scalars as the compute type reads them: (real, imaginary) pairs for complex dtypes.
+  const bool double_scalars = g.dtype == DType::Float64 || g.dtype == DType::Complex128;
+  const double alpha_d[2] = {g.alpha, 0.0}, beta_d[2] = {g.beta, 0.0};
+  const float alpha_f[2] = {static_cast<float>(g.alpha), 0.0f},
+              beta_f[2] = {static_cast<float>(g.beta), 0.0f};
+  const void* alpha = double_scalars ? static_cast<const void*>(alpha_d) : alpha_f;
+  const void* beta = double_scalars ? static_cast<const void*>(beta_d) : beta_f;
 
   const GemmBatchPlan plan(g);
   const OperandSource a(g.a, g.m, g.k, plan.inner.size, plan.inner.a, es, g.device);

@@ -5,7 +5,8 @@
 
 namespace tandem::cuda {
 
-void gemm_cublas(const GemmArgs& g);        // float16, bfloat16, float32, float64 with k > 0: gemm_cublas.cu
+void gemm_cublas(
+    const GemmArgs& g);  // float16, bfloat16, float32, float64, complex with k > 0: gemm_cublas.cu
 void gemm_tiled(const GemmArgs& g);         // integer dtypes with k > 0: gemm_tiled.cu
 void gemm_scale_output(const GemmArgs& g);  // k == 0, every dtype: out = beta * out, gemm_scale.cu
 

@@ -27,7 +27,7 @@ __global__ void scale_output_kernel(T* out, int64_t m, int64_t n, int64_t row_st
 void gemm_scale_output(const GemmArgs& g) {
   cudaStream_t stream = current_stream(g.device);
   const GemmBatchPlan plan(g);
-  dispatch_dtype(g.dtype, [&](auto tag) {
+  dispatch_dtype_with_complex(g.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* out = static_cast<T*>(g.out.data);
     plan.for_each_launch([&](const GemmLaunch& l) {

@@ -1,5 +1,5 @@
-// CUDA kernels of the linalg family: gemm through cuBLAS for floating dtypes, a tiled kernel for integers
-// (cuBLAS has none), and beta * out for products over an empty inner dim.
+// CUDA kernels of the linalg family: gemm through cuBLAS for floating and complex dtypes, a tiled kernel for
+// integers (cuBLAS has none), and beta * out for products over an empty inner dim.
 #include "backend/cuda/cuda_context.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/gemm_cuda.h"
@@ -15,7 +15,7 @@ void gemm(const GemmArgs& g) {
     if (s == 0) return;
   DeviceGuard guard(g.device);
   if (g.k == 0) return gemm_scale_output(g);
-  if (is_floating(g.dtype)) return gemm_cublas(g);
+  if (is_floating(g.dtype) || is_complex(g.dtype)) return gemm_cublas(g);
   gemm_tiled(g);
 }
 
