@@ -325,10 +325,13 @@ def test_refusals_on_every_device(device, op):
 
 
 def test_autograd_refused_by_new_ops():
+    # Complex forwards whose gradients are not checked yet refuse to record rather than use a real formula.
     x = tandem.ones(2, dtype=tandem.float32, requires_grad=True)
-    for call in [lambda: tandem.where(x > 0, x, 1j), lambda: x ** (1 + 1j)]:
-        with pytest.raises(NotImplementedError, match="complex autograd is not supported yet"):
-            call()
+    with pytest.raises(NotImplementedError, match="complex autograd is not supported yet"):
+        tandem.where(x > 0, x, 1j)
+    with pytest.raises(NotImplementedError, match="the derivative of PowBackward0 is not implemented for complex "
+                                                  "tensors in tandem"):
+        x ** (1 + 1j)
     with tandem.no_grad():
         assert tandem.where(x > 0, x, 1j).dtype == tandem.complex64
 
