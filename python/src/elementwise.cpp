@@ -189,6 +189,19 @@ nb::object unary_function(const Tensor& x, nb::handle out, const char* name) {
 
 }  // namespace
 
+// `result` written into out= (PyTorch's rules from ops/out_arg.h and its warning when an out with elements is
+// resized), or returned as is without out.
+nb::object into_out(const char* fn, const Tensor& result, nb::handle out,
+                    std::initializer_list<const Tensor*> inputs) {
+  if (out.is_none()) return wrap(result);
+  Tensor& o = expect_tensor(out, fn, "out");
+  check_out(fn, o, result.dtype(), result.device(), inputs);
+  out_argument(out, fn, result.sizes());
+  resize_out(o, result.sizes());
+  copy_(o, result);
+  return nb::borrow(out);
+}
+
 // The second operand's keyword as PyTorch names it (x.mul(other=y), torch.pow(x, exponent=2)).
 constexpr const char* second_operand_name(std::string_view op) {
   return op == "pow" ? "exponent" : op == "heaviside" ? "values" : "other";

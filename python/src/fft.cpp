@@ -37,19 +37,7 @@ nb::object fft_into_out(const std::string& fn, const Tensor& result, nb::handle 
                  dtype_title(o.dtype()),
                  "\nhint: pass out=tandem.empty(0, dtype=", dtype_name(result.dtype()), ")");
   }
-  check_out(fn.c_str(), o, result.dtype(), result.device(), {&input});
-  if (out_needs_resize_warning(o, result.sizes())) {
-    std::string msg =
-        "An output with one or more elements was resized since it had shape " + o.shape_str() +
-        ", which does not match the required output shape " + result.shape_str() +
-        ". This behavior is deprecated, and in a future PyTorch release outputs will not be resized "
-        "unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, "
-        "inplace, to zero elements with t.resize_(0).";
-    if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 2) < 0) throw nb::python_error();
-  }
-  resize_out(o, result.sizes());
-  copy_(o, result);
-  return nb::borrow(out);
+  return into_out(fn.c_str(), result, out, {&input});
 }
 
 }  // namespace

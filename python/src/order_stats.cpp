@@ -84,27 +84,6 @@ void check_no_out(nb::handle out, const char* fn) {
                "(): out= is not supported\nhint: use the returned values, e.g. r = x.", fn, "(...)");
 }
 
-// `result` written into out= (PyTorch's rules from ops/out_arg.h and its warning when an out with elements
-// is resized), or returned as is without out.
-nb::object into_out(const char* fn, const Tensor& result, nb::handle out,
-                    std::initializer_list<const Tensor*> inputs) {
-  if (out.is_none()) return wrap(result);
-  Tensor& o = expect_tensor(out, fn, "out");
-  check_out(fn, o, result.dtype(), result.device(), inputs);
-  if (out_needs_resize_warning(o, result.sizes())) {
-    std::string msg =
-        "An output with one or more elements was resized since it had shape " + o.shape_str() +
-        ", which does not match the required output shape " + result.shape_str() +
-        ". This behavior is deprecated, and in a future PyTorch release outputs will not be resized "
-        "unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, "
-        "inplace, to zero elements with t.resize_(0).";
-    if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) < 0) throw nb::python_error();
-  }
-  resize_out(o, result.sizes());
-  copy_(o, result);
-  return nb::borrow(out);
-}
-
 // median/nanmedian: no dim reduces everything (and takes no keepdim), as PyTorch's two overloads.
 void def_median(nb::module_& m, nb::class_<Tensor>& tensor, const char* name, bool ignore_nan) {
   def_both_positioned(
