@@ -85,7 +85,8 @@ def test_node_created_before_anomaly_mode_has_no_traceback():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with tandem.autograd.set_detect_anomaly(True):
-            with pytest.raises(RuntimeError, match=r"^Function 'DivBackward0' returned nan values in its 1th output\.$"):
+            with pytest.raises(RuntimeError,
+                               match=r"^Function 'DivBackward0' returned nan values in its 1th output\.$"):
                 loss.backward()
     assert [str(w.message) for w in caught] == [
         "Error detected in DivBackward0. No forward pass information available. Enable detect anomaly during "

@@ -181,7 +181,15 @@ JVP_CASES = {
                     [(4,), (4,)]),
     "linearize": (lambda lib, x, t: (lambda r: (r[0], r[1](t), r[1](t * 3)))(
         lib.func.linearize(lambda x: x.tanh() * 2, x)), [(3,), (3,)]),
+    "through_conv_and_pooling": (lambda lib, x, w, t, u: lib.func.jvp(lambda x, w: small_cnn(lib, x, w), (x, w),
+                                                                       (t, u)), [(1, 1, 6, 6), (2, 1, 3, 3)] * 2),
 }
+
+
+def small_cnn(lib, x, w):
+    F = lib.nn.functional
+    y = F.conv2d(x, w, padding=1, stride=1).tanh()
+    return F.avg_pool2d(F.max_pool2d(y, 2), 1) + F.adaptive_avg_pool2d(y, (3, 3))
 
 
 @pytest.mark.parametrize("name", list(JVP_CASES))
@@ -236,6 +244,11 @@ def test_hessian_matches_torch(name, device):
     else:
         run_both(lambda lib, x, y: lib.func.hessian(lambda x, y: (x.sin() * y).sum(), argnums=(0, 1))(x, y), device,
                  (2,), (2,))
+
+
+def test_hessian_through_conv_and_pooling_matches_torch(device):
+    run_both(lambda lib, x, w: lib.func.hessian(lambda w: small_cnn(lib, x, w).pow(2).sum())(w), device,
+             (1, 1, 6, 6), (2, 1, 3, 3))
 
 
 JAC_ERRORS = [

@@ -5,8 +5,9 @@ import warnings
 from .. import _C
 from .._legacy import _NAMES, tensortype
 
-__all__ = ["is_bf16_supported", "get_device_capability", "get_arch_list", "get_gencode_flags", "reset_max_memory_allocated", "reset_max_memory_cached",
-           "memory_cached", "max_memory_cached", "memory_stats_as_nested_dict", "init", "is_initialized"]
+__all__ = ["is_bf16_supported", "get_device_capability", "get_arch_list", "get_gencode_flags",
+           "reset_max_memory_allocated", "reset_max_memory_cached", "memory_cached", "max_memory_cached",
+           "memory_stats_as_nested_dict", "init", "is_initialized"]
 
 
 def _cuda():
