@@ -368,13 +368,20 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         flat_out, out_spec = tree_flatten(out)
         _check_output_tensors(flat_out, _JVP)
         reaches = level.reaches_outside(flat_out) or any(t.requires_grad for t in flat_tangents)
-        # u: a cotangent per output; vjp(u) = J^T u is linear in u, so d<vjp(u), t>/du = J t.
-        us = [_zeros_like(o).requires_grad_() if o.requires_grad and o.is_floating_point() else None
+        # u: a cotangent per output; vjp(u) = J^T u is linear in u, so d<vjp(u), t>/du = J t. (u is ones, not
+        # zeros, so that a vjp computed without a graph shows itself: nonzero but not depending on u.)
+        us = [tandem.ones_like(o).requires_grad_() if o.requires_grad and o.is_floating_point() else None
               for o in flat_out]
         used = [(o, u) for o, u in zip(flat_out, us) if u is not None]
         jt = [None] * len(flat_out)
         if used:
             vjps = _C._autograd_grad([o for o, _ in used], diff, [u for _, u in used], True, True, True)
+            for v in vjps:
+                if v is not None and not v.requires_grad and bool(v.ne(0).any()):
+                    raise NotImplementedError(
+                        f"{_JVP}: tandem computes jvp as the derivative of a vector-Jacobian product, and the backward "
+                        "of an op in f is not differentiable (it returned a gradient without a graph)\nhint: use "
+                        "the reverse-mode transforms (vjp, jacrev) for this function")
             pairs = [(v, t) for v, t in zip(vjps, flat_tangents) if v is not None and v.requires_grad]
             if pairs:
                 targets = [u for u in us if u is not None]

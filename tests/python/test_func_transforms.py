@@ -457,3 +457,23 @@ def test_treespec_matches_torch(tree):
     tleaves, tspec = theirs.tree_flatten(tree(torch))
     assert repr(spec) == repr(tspec) and len(leaves) == len(tleaves)
     assert ours.tree_unflatten(leaves, spec).__class__ is tree(tandem).__class__
+
+
+def test_jvp_refuses_a_backward_without_a_graph():
+    """jvp differentiates a vjp: a backward that records no graph (here a custom Function's) is refused rather
+    than giving a silent zero."""
+    class FirstOrder(tandem.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return (g * 2 * x).detach()
+
+    with pytest.raises(NotImplementedError, match=r"^jvp\(f, primals, tangents\): tandem computes jvp as the "
+                                                  r"derivative of a vector-Jacobian product, .*\nhint: use the "
+                                                  r"reverse-mode transforms \(vjp, jacrev\)"):
+        tandem.func.jvp(FirstOrder.apply, (tandem.ones(3),), (tandem.ones(3),))
