@@ -22,7 +22,7 @@ from .utils._pytree import (tree_flatten, tree_unflatten, tree_map, tree_map_, t
                             _broadcast_to_and_flatten)
 
 __all__ = ["functional_call", "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
-           "linearize", "stack_module_state"]
+           "linearize", "stack_module_state", "replace_all_batch_norm_modules_", "functionalize", "debug_unwrap"]
 
 Tensor = _C.Tensor
 
@@ -601,3 +601,41 @@ def stack_module_state(models):
     all_buffers = [dict(m.named_buffers()) for m in models]
     buffers = {k: _stacked_leaf(tuple(b[k] for b in all_buffers), k) for k in all_buffers[0]}
     return params, buffers
+
+
+def replace_all_batch_norm_modules_(root):
+    """In place: every BatchNorm (and SyncBatchNorm) under root stops tracking running statistics (they become
+    None), so it always normalizes with the batch's own statistics -- what vmap over a batch needs. Returns
+    root."""
+    from .nn.modules.normalization import _BatchNorm  # noqa: PLC0415
+    from .nn.modules.normalization_more import _InstanceNorm  # noqa: PLC0415
+    for module in root.modules():
+        # tandem's InstanceNorm shares _BatchNorm's code; PyTorch's does not derive from it and is left alone
+        if isinstance(module, _BatchNorm) and not isinstance(module, _InstanceNorm) and module.track_running_stats:
+            module.running_mean = None
+            module.running_var = None
+            module.num_batches_tracked = None
+            module.track_running_stats = False
+    return root
+
+
+def functionalize(func, *, remove="mutations"):
+    """torch.func.functionalize: the same function with its mutations replaced by out-of-place ops. Eagerly (no
+    tracing in tandem) that computes the same values, and mutations of the inputs still reach the inputs, so
+    tandem runs func as it is."""
+    if remove not in ("mutations", "mutations_and_views"):
+        raise RuntimeError(f"functionalize(f, remove='mutations'): received invalid argument for remove={remove}. "
+                           "Valid options are:\n     remove='mutations': all inplace and out= operators will be "
+                           "removed from the program, and replaced with their out-of-place equivalents.\n     "
+                           "remove='mutations_and_views': In addition to the above, all aliasing operators {view} "
+                           "will be replaced with their non-aliasing counterparts, {view}_copy.\n")
+
+    @functools.wraps(func)
+    def wrapped(*args, **kwargs):
+        return func(*args, **kwargs)
+    return wrapped
+
+
+def debug_unwrap(tensor, *, recurse=True):
+    """The tensor itself: tandem's transforms do not wrap tensors."""
+    return tensor

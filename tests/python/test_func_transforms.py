@@ -477,3 +477,36 @@ def test_jvp_refuses_a_backward_without_a_graph():
                                                   r"derivative of a vector-Jacobian product, .*\nhint: use the "
                                                   r"reverse-mode transforms \(vjp, jacrev\)"):
         tandem.func.jvp(FirstOrder.apply, (tandem.ones(3),), (tandem.ones(3),))
+
+
+def test_replace_all_batch_norm_modules_matches_torch(device):
+    def case(lib, x):
+        model = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4),
+                                  lib.nn.InstanceNorm1d(2, track_running_stats=True))
+        assert lib.func.replace_all_batch_norm_modules_(model) is model
+        bn, inorm = model[1], model[2]
+        assert bn.running_mean is None and bn.running_var is None and bn.num_batches_tracked is None
+        assert not bn.track_running_stats
+        assert inorm.track_running_stats and inorm.running_mean is not None
+        assert [n for n, _ in model.named_buffers()] == ["2.running_mean", "2.running_var", "2.num_batches_tracked"]
+        model.eval()  # still normalizes with the batch's statistics
+        with lib.no_grad():
+            for p in model.parameters():
+                p.fill_(0.5)
+        return model[:2].to(x.device).double()(x).detach()
+
+    run_both(case, device, (5, 3))
+
+
+def test_functionalize_and_debug_unwrap():
+    def f(x):
+        y = x.clone()
+        y.add_(1)
+        x.mul_(2)
+        return y
+
+    for lib in (tandem, torch):
+        x = lib.ones(3)
+        assert lib.func.functionalize(f)(x).tolist() == [2.0, 2.0, 2.0] and x.tolist() == [2.0, 2.0, 2.0]
+        assert lib.func.debug_unwrap(x) is x
+    assert_same_error(lambda lib: lib.func.functionalize(f, remove="everything"))
