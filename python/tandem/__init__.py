@@ -65,6 +65,7 @@ from . import _foreach  # noqa: E402
 _foreach.install(globals())  # torch._foreach_add_, _foreach_lerp_, _foreach_norm, ... (loops of tandem ops)
 from . import distributions  # noqa: E402,F401  (eager, as torch.distributions; pure Python, ~20 ms)
 from . import func  # noqa: E402,F401  (torch.func: grad, vjp, jvp, jacrev, vmap, ...; docs/compat.md)
+from .func import vmap  # noqa: E402,F401  (torch.vmap is torch.func.vmap)
 
 from . import version  # noqa: E402
 from .version import __version__  # noqa: E402,F401

@@ -330,6 +330,10 @@ def test_vmap_randomness(device):
         assert tandem.equal(tandem.get_rng_state(), state)  # the refused call drew nothing in the end
 
 
+def test_top_level_vmap_is_func_vmap():
+    assert tandem.vmap is tandem.func.vmap and torch.vmap is torch.func.vmap
+
+
 def test_vmap_keeps_the_function_name():
     def scaled(a):
         return a * 2
