@@ -26,8 +26,8 @@ void warn_error_detected(const Node& node) {
 
 }  // namespace
 
-bool AnomalyMode::enabled_ = false;
-bool AnomalyMode::check_nan_ = true;
+std::atomic<bool> AnomalyMode::enabled_{false};
+std::atomic<bool> AnomalyMode::check_nan_{true};
 
 void set_anomaly_callbacks(ForwardTraceCapture capture, AnomalyWarning warn) {
   capture_callback = capture;

@@ -2,6 +2,7 @@
 // that created it, and the engine checks each node's returned gradients for NaN. The Python layer supplies
 // the two things the core cannot do itself: capturing a Python traceback and issuing a Python warning.
 #pragma once
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,18 +13,19 @@ namespace tandem::autograd {
 
 struct Node;
 
-// Process-wide, as PyTorch's (a forward on one thread and its backward on another see the same mode).
+// Process-wide, as PyTorch's (a forward on one thread and its backward on another see the same mode). Relaxed
+// atomics: a plain load on the hot path, and no data race when a thread flips the mode while others run.
 struct AnomalyMode {
-  static bool is_enabled() { return enabled_; }
-  static bool should_check_nan() { return check_nan_; }
+  static bool is_enabled() { return enabled_.load(std::memory_order_relaxed); }
+  static bool should_check_nan() { return check_nan_.load(std::memory_order_relaxed); }
   static void set_enabled(bool enabled, bool check_nan = true) {
-    enabled_ = enabled;
-    check_nan_ = check_nan;
+    check_nan_.store(check_nan, std::memory_order_relaxed);
+    enabled_.store(enabled, std::memory_order_relaxed);
   }
 
  private:
-  static bool enabled_;
-  static bool check_nan_;
+  static std::atomic<bool> enabled_;
+  static std::atomic<bool> check_nan_;
 };
 
 // Set once by the Python bindings: the current (forward) traceback as text, and how to issue a warning.
