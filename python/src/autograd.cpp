@@ -6,7 +6,9 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstdio>
+#include <unordered_set>
 
+#include "autograd/anomaly_mode.h"
 #include "autograd/engine.h"
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
@@ -317,6 +319,46 @@ void record_function(nb::str name, nb::object backward, nb::object ctx, nb::tupl
   }
 }
 
+// tandem.func's transforms: whether the graph of `outputs` reaches a leaf other than `own_leaves` (the
+// transform's private differentiable copies of its inputs). Only then must a transform's results stay
+// differentiable: for an enclosing transform, or for the caller's own autograd.
+bool graph_reaches_other_leaves(nb::handle outputs, nb::handle own_leaves) {
+  std::unordered_set<const TensorImpl*> own;
+  for (const Tensor& t : tensor_list(own_leaves, "_graph_reaches_other_leaves")) own.insert(t.impl());
+  std::unordered_set<const Node*> seen;
+  std::vector<const Node*> todo;
+  for (const Tensor& t : tensor_list(outputs, "_graph_reaches_other_leaves")) {
+    if (!t.defined() || !t.requires_grad()) continue;
+    autograd::Edge e = autograd::gradient_edge(t);
+    if (e.fn && seen.insert(e.fn.get()).second) todo.push_back(e.fn.get());
+  }
+  while (!todo.empty()) {
+    const Node* n = todo.back();
+    todo.pop_back();
+    if (auto* acc = dynamic_cast<const autograd::AccumulateGrad*>(n)) {
+      if (!own.count(acc->variable.impl())) return true;
+      continue;
+    }
+    for (const autograd::Edge& e : n->next_edges)
+      if (e.fn && seen.insert(e.fn.get()).second) todo.push_back(e.fn.get());
+  }
+  return false;
+}
+
+// Anomaly mode's two Python services (see autograd/anomaly_mode.h): the forward traceback as
+// traceback.format_stack() writes it, and PyTorch's UserWarning before a failing node's error.
+std::string format_forward_stack() {
+  nb::gil_scoped_acquire gil;
+  nb::object frames = nb::module_::import_("traceback").attr("format_stack")();
+  return nb::cast<std::string>(nb::str("").attr("join")(frames));
+}
+
+void warn_anomaly(const std::string& message) {
+  nb::gil_scoped_acquire gil;
+  // A warnings filter that turns this into an error must not replace the node's own error: drop that one.
+  if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1) < 0) PyErr_Clear();
+}
+
 std::string node_repr(const Node& n) {
   char buf[64];
   std::snprintf(buf, sizeof buf, " object at %p>", static_cast<const void*>(&n));
@@ -433,6 +475,12 @@ void init_autograd(nb::module_& m) {
   m.def("_set_grad_enabled", &GradMode::set_enabled);
   m.def("is_inference_mode_enabled", &GradMode::is_inference);
   m.def("_set_inference_mode", &GradMode::set_inference);
+  autograd::set_anomaly_callbacks(&format_forward_stack, &warn_anomaly);
+  m.def("_graph_reaches_other_leaves", &graph_reaches_other_leaves);
+  m.def("is_anomaly_enabled", &autograd::AnomalyMode::is_enabled);
+  m.def("is_anomaly_check_nan_enabled", &autograd::AnomalyMode::should_check_nan);
+  m.def("set_anomaly_enabled", &autograd::AnomalyMode::set_enabled, nb::arg("enabled"),
+        nb::arg("check_nan") = true);
   m.def(
       "_autograd_backward",
       [](nb::handle tensors, nb::handle grad_tensors, std::optional<bool> retain_graph, bool create_graph,

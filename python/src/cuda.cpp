@@ -248,6 +248,11 @@ void init_cuda(nb::module_& m) {
 #else
   m.attr("_cuda_version") = nb::none();
 #endif
+#ifdef TANDEM_CUDA_ARCHITECTURES
+  m.attr("_cuda_architectures") = TANDEM_CUDA_ARCHITECTURES;  // CMAKE_CUDA_ARCHITECTURES, space-separated
+#else
+  m.attr("_cuda_architectures") = nb::none();
+#endif
   m.def("_get_allow_tf32", [] { return allow_tf32(); });
   m.def("_set_allow_tf32", [](bool allow) { set_allow_tf32(allow); });
   m.def("_cuda_sleep", [](double ms) {

@@ -62,11 +62,13 @@ from . import _compositions_extra, _torch_functional_forms, _layouts  # noqa: E4
 _compositions_extra.install(globals())  # deg2rad, block_diag, cov, *_scatter, *_copy, linalg.vander, ...
 _torch_functional_forms.install(globals())  # torch.conv1d, torch.batch_norm, torch.kl_div, torch.abs_, ...
 _layouts.install(globals())  # e, pi, strided, channels_last; memory_format= on contiguous/clone/to/*_like
-from .autograd.anomaly_mode import is_anomaly_enabled, is_anomaly_check_nan_enabled  # noqa: E402,F401
+from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_enabled,  # noqa: E402,F401
+                                    set_anomaly_enabled)
 from . import _foreach  # noqa: E402
 _foreach.install(globals())  # torch._foreach_add_, _foreach_lerp_, _foreach_norm, ... (loops of tandem ops)
 from . import distributions  # noqa: E402,F401  (eager, as torch.distributions; pure Python, ~20 ms)
-from . import func  # noqa: E402,F401  (torch.func: functional_call only; docs/compat.md)
+from . import func  # noqa: E402,F401  (torch.func: grad, vjp, jvp, jacrev, vmap, ...; docs/compat.md)
+from .func import vmap  # noqa: E402,F401  (torch.vmap is torch.func.vmap)
 
 from . import version  # noqa: E402
 from .version import __version__  # noqa: E402,F401

@@ -4,6 +4,7 @@
 #include <queue>
 #include <unordered_map>
 
+#include "autograd/anomaly_mode.h"
 #include "autograd/sum_to.h"
 #include "core/error.h"
 #include "ops/autocast.h"
@@ -199,7 +200,10 @@ RunResult run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
             grads[k] =
                 full(node->outputs[k].sizes, Scalar(0.0), node->outputs[k].dtype, node->outputs[k].device);
         }
-        input_grads = node->apply(std::move(grads));
+        if (__builtin_expect(AnomalyMode::is_enabled(), 0))
+          input_grads = apply_with_anomaly_checks(*node, std::move(grads));
+        else
+          input_grads = node->apply(std::move(grads));
         if (!keep_graph) node->release_saved();
       }
       for (size_t k = 0; k < input_grads.size() && k < node->next_edges.size(); ++k) {

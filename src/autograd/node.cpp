@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "autograd/anomaly_mode.h"
 #include "core/error.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
@@ -46,7 +47,10 @@ std::atomic<int64_t> live_nodes{0};
 
 int64_t live_node_count() { return live_nodes.load(std::memory_order_relaxed); }
 
-Node::Node() : sequence_nr(next_sequence_nr++) { live_nodes.fetch_add(1, std::memory_order_relaxed); }
+Node::Node() : sequence_nr(next_sequence_nr++) {
+  live_nodes.fetch_add(1, std::memory_order_relaxed);
+  if (__builtin_expect(AnomalyMode::is_enabled(), 0)) forward_trace = capture_forward_trace();
+}
 
 Node::~Node() {
   live_nodes.fetch_sub(1, std::memory_order_relaxed);

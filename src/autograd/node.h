@@ -78,6 +78,8 @@ struct Node : std::enable_shared_from_this<Node> {
   // retain_grad() slots: the gradient of output_nr is stored (accumulated) into *slot.
   std::vector<std::pair<uint32_t, std::shared_ptr<Tensor>>> retained;
   uint64_t sequence_nr;  // creation order: the engine runs later nodes first among ready ones
+  // Where the forward pass created this node; recorded only in anomaly mode (see anomaly_mode.h).
+  std::unique_ptr<const std::string> forward_trace;
 };
 
 // The node that adds a leaf's gradient into its .grad (after the leaf's hooks).

@@ -2,6 +2,7 @@
 #include "ops/autocast.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "autograd/formula_node.h"
 #include "core/error.h"
@@ -9,7 +10,9 @@
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/gemm_launch.h"
+#include "ops/join.h"
 #include "ops/linalg.h"
+#include "ops/reduce.h"
 #include "ops/view.h"
 
 namespace tandem {
@@ -92,15 +95,50 @@ void check_conv_args(const Tensor& input, const Tensor& weight, const std::optio
   }
 }
 
+// conv2d's gradients written with recorded ops, for create_graph (double backward, and so the jvp, hessian
+// and jacfwd of tandem.func): the input's is conv_transpose2d of the output gradient with the same weight
+// (output_padding restores the rows the forward's stride dropped); the weight's is, per group, conv2d of
+// the input (channels as batch, N as channels) with the output gradient as filters, stride and dilation
+// swapped, cropped to the kernel.
+Conv2dGrads conv2d_backward_recorded(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                     Pair stride, Pair padding, Pair dilation, int64_t groups,
+                                     bool need_input, bool need_weight, bool need_bias) {
+  Conv2dGrads r;
+  if (need_bias) r.bias = sum(grad, DimVector{0, 2, 3});
+  if (need_input) {
+    Pair output_padding{};
+    for (int d = 0; d < 2; ++d) {
+      const int64_t reach =
+          (grad.size(2 + d) - 1) * stride[d] - 2 * padding[d] + dilation[d] * (weight.size(2 + d) - 1) + 1;
+      output_padding[d] = input.size(2 + d) - reach;
+    }
+    r.input = conv_transpose2d(grad, weight, std::nullopt, stride, padding, output_padding, dilation, groups);
+  }
+  if (need_weight) {
+    std::vector<Tensor> parts;
+    for (int64_t gi = 0; gi < groups; ++gi) {
+      Tensor channels_as_batch = permute(group_slice(input, 1, gi, groups), DimVector{1, 0, 2, 3});
+      Tensor filters = permute(group_slice(grad, 1, gi, groups), DimVector{1, 0, 2, 3});
+      Tensor w = conv2d(channels_as_batch, filters, std::nullopt, dilation, padding, stride, 1);
+      w = narrow(narrow(w, 2, 0, weight.size(2)), 3, 0, weight.size(3));
+      parts.push_back(permute(w, DimVector{1, 0, 2, 3}));
+    }
+    r.weight = contiguous(groups == 1 ? parts[0] : cat(parts, 0));
+  }
+  return r;
+}
+
 // ConvolutionBackward0: saved input and weight; ints = stride, padding, dilation, groups; variant 1 =
 // unbatched input.
 std::vector<Tensor> conv2d_formula(autograd::FormulaNode& n, const Tensor& grad) {
   const bool unbatched = n.variant == 1;
   Tensor input = n.saved_tensor(0), weight = n.saved_tensor(1);
-  Conv2dGrads r =
-      conv2d_backward(unbatched ? unsqueeze(grad, 0) : grad, unbatched ? unsqueeze(input, 0) : input, weight,
-                      {n.ints[0], n.ints[1]}, {n.ints[2], n.ints[3]}, {n.ints[4], n.ints[5]}, n.ints[6],
-                      n.needs_input_grad(0), n.needs_input_grad(1), n.needs_input_grad(2));
+  const bool builds_graph = autograd::GradMode::is_enabled() &&
+                            (grad.requires_grad() || input.requires_grad() || weight.requires_grad());
+  Conv2dGrads r = (builds_graph ? conv2d_backward_recorded : conv2d_backward)(
+      unbatched ? unsqueeze(grad, 0) : grad, unbatched ? unsqueeze(input, 0) : input, weight,
+      {n.ints[0], n.ints[1]}, {n.ints[2], n.ints[3]}, {n.ints[4], n.ints[5]}, n.ints[6],
+      n.needs_input_grad(0), n.needs_input_grad(1), n.needs_input_grad(2));
   if (unbatched && r.input.defined()) r.input = squeeze(r.input, DimVector{0});
   return {r.input, r.weight, r.bias};
 }

@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "kernels/kernel_table.h"
 #include "ops/copy.h"
+#include "ops/indexing.h"
 #include "ops/view.h"
 
 namespace tandem {
@@ -31,7 +32,8 @@ Tensor as_batched(const Tensor& input, const char* op) {
 
 Window2d pool_window(const Tensor& x4, Pair kernel, Pair stride, Pair padding, Pair dilation, bool ceil_mode,
                      const char* op) {
-  Window2d g = window_geometry(x4.size(0), x4.size(1), x4.size(2), x4.size(3), kernel, stride, padding, dilation);
+  Window2d g =
+      window_geometry(x4.size(0), x4.size(1), x4.size(2), x4.size(3), kernel, stride, padding, dilation);
   for (int i = 0; i < 2; ++i) {
     TANDEM_CHECK(kernel[i] > 0, Runtime, op, ": kernel_size must be greater than zero");
     TANDEM_CHECK(stride[i] > 0, Runtime, op, ": stride must be greater than zero");
@@ -54,18 +56,60 @@ Tensor like_input(const Tensor& t, const Tensor& input) {
 
 Pair pair_at(const DimVector& v, size_t i) { return {v[i], v[i + 1]}; }
 
+// Double backward. A pooling backward is linear in the output gradient and, for fixed indices, does not
+// depend on the input, so under create_graph its result gets a node whose formula is the backward's adjoint
+// applied to the incoming gradient: max pooling's gathers at the saved indices, average pooling's is the
+// forward pooling again. Those are recorded ops, so higher orders follow.
+bool records_double_backward(const Tensor& grad) {
+  return autograd::GradMode::is_enabled() && grad.requires_grad();
+}
+Tensor record_double_backward(const char* name, autograd::FormulaNode& forward_node,
+                              autograd::FormulaNode::Formula f, const Tensor& grad,
+                              const Tensor& grad_input) {
+  auto node = autograd::make_node(name, f);
+  node->saved = forward_node.saved;  // the input (and indices)
+  node->ints = forward_node.ints;
+  node->variant = forward_node.variant;
+  node->sizes = grad.sizes();
+  return autograd::record(node, {&grad}, grad_input);
+}
+std::vector<Tensor> max_pool2d_double_formula(autograd::FormulaNode& n, const Tensor& gg) {
+  const Tensor indices = n.saved_tensor(1);  // flat h*w positions per plane, the grad's shape
+  const int64_t planes_dim = gg.dim() - 2;
+  Tensor picked = gather(flatten(gg, planes_dim), planes_dim, flatten(indices, planes_dim));
+  return {reshape(picked, n.sizes)};
+}
+std::vector<Tensor> avg_pool2d_double_formula(autograd::FormulaNode& n, const Tensor& gg) {
+  return {avg_pool2d(gg, pair_at(n.ints, 0), pair_at(n.ints, 2), pair_at(n.ints, 4), n.variant & 1,
+                     (n.variant & 2) != 0)};
+}
+std::vector<Tensor> adaptive_avg_pool2d_double_formula(autograd::FormulaNode& n, const Tensor& gg) {
+  return {adaptive_avg_pool2d(gg, {n.sizes[n.sizes.size() - 2], n.sizes[n.sizes.size() - 1]})};
+}
+
 // Formulas: ints hold kernel, stride, padding (and dilation) pairs; variant bit 0 = ceil_mode, bit 1 =
 // count_include_pad. Saved: the input (and max pooling's indices).
 std::vector<Tensor> max_pool2d_formula(autograd::FormulaNode& n, const Tensor& grad) {
-  return {max_pool2d_backward(grad, n.saved_tensor(0), n.saved_tensor(1), pair_at(n.ints, 0),
-                              pair_at(n.ints, 2), pair_at(n.ints, 4), pair_at(n.ints, 6), n.variant & 1)};
+  Tensor gi = max_pool2d_backward(grad, n.saved_tensor(0), n.saved_tensor(1), pair_at(n.ints, 0),
+                                  pair_at(n.ints, 2), pair_at(n.ints, 4), pair_at(n.ints, 6), n.variant & 1);
+  if (records_double_backward(grad))
+    gi = record_double_backward("MaxPool2DWithIndicesBackwardBackward0", n, &max_pool2d_double_formula, grad,
+                                gi);
+  return {gi};
 }
 std::vector<Tensor> avg_pool2d_formula(autograd::FormulaNode& n, const Tensor& grad) {
-  return {avg_pool2d_backward(grad, n.saved_tensor(0), pair_at(n.ints, 0), pair_at(n.ints, 2),
-                              pair_at(n.ints, 4), n.variant & 1, (n.variant & 2) != 0)};
+  Tensor gi = avg_pool2d_backward(grad, n.saved_tensor(0), pair_at(n.ints, 0), pair_at(n.ints, 2),
+                                  pair_at(n.ints, 4), n.variant & 1, (n.variant & 2) != 0);
+  if (records_double_backward(grad))
+    gi = record_double_backward("AvgPool2DBackwardBackward0", n, &avg_pool2d_double_formula, grad, gi);
+  return {gi};
 }
 std::vector<Tensor> adaptive_avg_pool2d_formula(autograd::FormulaNode& n, const Tensor& grad) {
-  return {adaptive_avg_pool2d_backward(grad, n.saved_tensor(0))};
+  Tensor gi = adaptive_avg_pool2d_backward(grad, n.saved_tensor(0));
+  if (records_double_backward(grad))
+    gi = record_double_backward("AdaptiveAvgPool2DBackwardBackward0", n, &adaptive_avg_pool2d_double_formula,
+                                grad, gi);
+  return {gi};
 }
 
 // Records `node` as the grad_fn of `out` with `input` as its only differentiable input.

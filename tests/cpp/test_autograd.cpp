@@ -1,6 +1,10 @@
 // The C++ side of autograd: recording from front ends, a custom FormulaNode, the engine, grad mode.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <string>
+
+#include "autograd/anomaly_mode.h"
 #include "autograd/engine.h"
 #include "autograd/formula_node.h"
 #include "core/error.h"
@@ -87,6 +91,28 @@ TEST(Autograd, LongGraphIsDestroyedWithoutRecursion) {
   for (int i = 0; i < 200000; ++i) y = mul(y, Scalar(1.0));
   y = Tensor();  // must not overflow the stack
   SUCCEED();
+}
+
+// Anomaly mode without the Python layer: no traceback is recorded, the NaN check still raises PyTorch's
+// error.
+TEST(Autograd, AnomalyModeRaisesOnNanGradients) {
+  Tensor x = leaf(0.0);
+  autograd::AnomalyMode::set_enabled(true);
+  Tensor y = div(x, x);  // d/d(divisor) = -x / x^2 = nan at 0
+  EXPECT_EQ(y.impl()->autograd()->grad_fn->forward_trace, nullptr);
+  try {
+    autograd::backward({y}, {}, std::nullopt, false);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(
+        std::string(e.what()).rfind("Function 'DivBackward0' returned nan values in its 1th output.", 0), 0u);
+  }
+  autograd::AnomalyMode::set_enabled(true, false);  // check_nan=false: the NaN reaches .grad
+  Tensor z = div(x, x);
+  autograd::backward({z}, {}, std::nullopt, false);
+  EXPECT_TRUE(std::isnan(value(grad_of(x))));
+  autograd::AnomalyMode::set_enabled(false);
+  EXPECT_FALSE(autograd::AnomalyMode::is_enabled());
 }
 
 }  // namespace

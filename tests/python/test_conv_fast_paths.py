@@ -178,6 +178,29 @@ def test_conv_transpose2d_double_backward(args):
         close(a, w, 1e-9, 1e-9)
 
 
+@pytest.mark.parametrize("args,shapes", [
+    (dict(stride=2, padding=1, groups=2, dilation=1), [(2, 4, 7, 6), (6, 2, 3, 3), (6,)]),
+    (dict(stride=1, padding=2, groups=1, dilation=2), [(2, 3, 6, 7), (4, 3, 3, 2), (4,)]),
+    (dict(stride=(3, 2), padding=0, groups=1, dilation=1), [(1, 2, 8, 9), (3, 2, 2, 3), None]),
+    (dict(stride=2, padding=1, groups=1, dilation=1), [(3, 7, 7), (2, 3, 3, 3), (2,)]),  # unbatched
+])
+def test_conv2d_double_backward(args, shapes):
+    """conv2d's backward is recorded under create_graph (conv_transpose2d and conv2d calls): gradients of
+    gradients (and tandem.func's jvp/hessian through convolutions) match PyTorch's."""
+    g = torch.Generator().manual_seed(6)
+    ref = [torch.randn(s, generator=g, dtype=torch.float64).requires_grad_() for s in shapes if s is not None]
+    mine = [to_tandem(t.detach()).requires_grad_() for t in ref]
+
+    def grads(lib, leaves):
+        out = lib.nn.functional.conv2d(*leaves, **args)
+        first = lib.autograd.grad(out.pow(2).sum(), leaves, create_graph=True)
+        assert all(t.requires_grad for t in first)
+        return first + lib.autograd.grad(sum(t.sin().sum() for t in first), leaves)
+
+    for a, w in zip(grads(tandem, mine), grads(torch, ref)):
+        close(a.detach(), w.detach(), 1e-9, 1e-9)
+
+
 def test_bad_arguments_raise_instead_of_crashing():
     from tandem import _C
 

@@ -218,10 +218,13 @@ def test_pooling_ties_pick_the_first_maximum_as_pytorch():
     lambda lib, x, w: F(lib).conv_transpose1d(x, w, stride=2, padding=1, output_padding=1),
     lambda lib, x, w: F(lib).fold(F(lib).unfold(x.unsqueeze(2) * w.sum(), (1, 2)), (1, 5), (1, 2)),
     lambda lib, x, w: F(lib).interpolate(x * w.sum(), scale_factor=1.5, mode="linear"),
+    lambda lib, x, w: F(lib).conv1d(x, w.transpose(0, 1), stride=2, padding=1),
+    lambda lib, x, w: F(lib).conv3d(x.view(1, 2, 1, 1, 5).expand(1, 2, 3, 2, 5),
+                                    w.transpose(0, 1).view(3, 2, 1, 1, 3), padding=(1, 0, 1)),
 ])
 def test_double_backward_matches_pytorch(call):
-    """Compositions of differentiable ops differentiate twice (not conv1d/conv3d: the C++ conv2d's backward is
-    not itself recorded)."""
+    """Compositions of differentiable ops, and conv1d/conv3d (conv2d underneath, whose backward is recorded
+    under create_graph), differentiate twice."""
     x, w = inputs([(1, 2, 5), (2, 3, 3)], 11)
     ref = [x.requires_grad_(), w.requires_grad_()]
     mine = [to_tandem(t.detach()).requires_grad_() for t in ref]
@@ -508,3 +511,24 @@ def test_deprecated_upsample_functions_warn_as_pytorch():
 def test_lanczos_is_refused_with_a_hint():
     with pytest.raises(NotImplementedError, match="lanczos.*\nhint: "):
         tandem.nn.functional.interpolate(tandem.ones(1, 1, 4, 4), size=2, mode="lanczos", antialias=True)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x: F(lib).max_pool2d(x, 3, stride=2, padding=1, ceil_mode=True),
+    lambda lib, x: F(lib).max_pool2d(x, 2, stride=1, dilation=2),
+    lambda lib, x: F(lib).max_pool2d(x[0], 2),
+    lambda lib, x: F(lib).avg_pool2d(x, 3, stride=2, padding=1, count_include_pad=False, ceil_mode=True),
+    lambda lib, x: F(lib).avg_pool2d(x, 2),
+    lambda lib, x: F(lib).adaptive_avg_pool2d(x, (4, 3)),
+])
+def test_pooling_double_backward_matches_pytorch(call, device):
+    """A 2-D pooling backward records its adjoint under create_graph (PyTorch's *BackwardBackward0 nodes), so
+    gradients of gradients and tandem.func.hessian through pooling are PyTorch's."""
+    x = inputs([(2, 3, 7, 6)], 9)[0]
+    ref, mine = x.requires_grad_(), to_tandem(x.detach(), device).requires_grad_()
+    (want,) = torch.autograd.grad(call(torch, ref).pow(2).sum(), ref, create_graph=True)
+    (got,) = tandem.autograd.grad(call(tandem, mine).pow(2).sum(), mine, create_graph=True)
+    assert got.grad_fn.name() == want.grad_fn.name()
+    close(got.detach(), want.detach())
+    close(tandem.autograd.grad((got * got.sin()).sum(), mine)[0],
+          torch.autograd.grad((want * want.sin()).sum(), ref)[0])

@@ -271,3 +271,27 @@ def test_cuda_build_without_a_gpu_imports_and_says_why():
         print(tandem.cuda.device_count(), (tandem.ones(2, device="cuda") * 3).cpu().tolist())
     """, TANDEM_EMULATE_CUDA="2")
     assert emulated == ["2 [3.0, 3.0]"]
+
+
+def test_arch_list_describes_the_build(monkeypatch):
+    """get_arch_list/get_gencode_flags: [] / "" without compiled CUDA kernels (emulated devices run host code);
+    CMake's CMAKE_CUDA_ARCHITECTURES mapped to PyTorch's names otherwise."""
+    if not tandem.backends.cuda.is_built():
+        assert tandem._C._cuda_architectures is None
+        assert tandem.cuda.get_arch_list() == [] and tandem.cuda.get_gencode_flags() == ""
+    monkeypatch.setattr(tandem._C, "_cuda_architectures", "80-real 90 100-virtual")
+    assert tandem.cuda.get_arch_list() == ["sm_80", "sm_90", "compute_100"]
+    assert tandem.cuda.get_gencode_flags() == ("-gencode compute=compute_80,code=sm_80 -gencode "
+                                               "compute=compute_90,code=sm_90 -gencode "
+                                               "compute=compute_100,code=compute_100")
+
+
+@needs_cuda
+def test_emulated_device_capability_and_properties():
+    for index in range(tandem.cuda.device_count()):
+        props = tandem.cuda.get_device_properties(index)
+        if not props.is_emulated:
+            continue
+        assert tandem.cuda.get_device_capability(index) == (0, 0) == (props.major, props.minor)
+        assert props.name == f"tandem emulated CUDA device {index} (host memory and CPU threads, for testing)"
+        assert tandem.cuda.get_device_name(index) == props.name

@@ -121,12 +121,12 @@ def test_train_eval_and_apply():
 
 def test_registration_errors():
     m = nn.Module()
-    with pytest.raises(TypeError, match="cannot assign 'Tensor' object to parameter 'w'"):
+    with pytest.raises(TypeError, match="cannot assign 'tandem.FloatTensor' object to parameter 'w'"):
         m.register_parameter("w", tandem.ones(1))
     with pytest.raises(KeyError, match='buffer name can'):
         m.register_buffer("a.b", tandem.ones(1))
     m.w = nn.Parameter(tandem.ones(1))
-    with pytest.raises(TypeError, match="cannot assign 'Tensor' as parameter 'w'"):
+    with pytest.raises(TypeError, match="cannot assign 'tandem.FloatTensor' as parameter 'w'"):
         m.w = tandem.ones(1)
     m.w = None
     assert list(m.parameters()) == []

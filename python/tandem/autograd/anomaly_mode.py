@@ -1,42 +1,57 @@
-"""torch.autograd's anomaly-mode switches. PyTorch's anomaly mode checks every backward node's outputs for NaN
-and records forward stack traces; tandem's C++ engine has no per-node hook for that yet, so turning it on
-raises NotImplementedError with the way round, and turning it off (what training scripts do for speed) works."""
-__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
+"""torch.autograd's anomaly mode. While it is on, every autograd node records the traceback of the forward call
+that created it, and the C++ engine checks each node's returned gradients for NaN (src/autograd/anomaly_mode.h):
+a NaN raises ``RuntimeError: Function 'MulBackward0' returned nan values in its 0th output.``, and any error
+raised by a node is preceded by PyTorch's UserWarning naming the node and that forward traceback. Off (the
+default) it costs the engine one flag test per node."""
+import warnings
 
-_HINT = ("hint: tandem's autograd engine cannot check each backward node for NaN yet; find the first NaN with "
-         "tensor hooks (t.register_hook(lambda g: print(g.isnan().any()))) or torch.autograd.gradcheck")
+from .. import _C
 
-
-def _refuse():
-    raise NotImplementedError("anomaly detection (torch.autograd.detect_anomaly) is not supported by tandem\n"
-                              + _HINT)
+__all__ = ["detect_anomaly", "set_detect_anomaly"]
 
 
 def is_anomaly_enabled():
-    return False
+    return _C.is_anomaly_enabled()
 
 
 def is_anomaly_check_nan_enabled():
-    return True  # PyTorch's default; it applies only while anomaly mode is on
+    return _C.is_anomaly_check_nan_enabled()
+
+
+def set_anomaly_enabled(enabled, check_nan=True):
+    """torch.set_anomaly_enabled: the switch detect_anomaly and set_detect_anomaly use."""
+    _C.set_anomaly_enabled(bool(enabled), bool(check_nan))
 
 
 class detect_anomaly:
-    """``with detect_anomaly():`` / ``@detect_anomaly()``: refused (see the module docstring)."""
+    """``with detect_anomaly(check_nan=True):`` turns anomaly mode on for the block (with PyTorch's warning that
+    it slows the program down), restoring the previous mode on exit."""
 
-    def __init__(self, check_nan=True):
-        _refuse()
+    def __init__(self, check_nan=True) -> None:
+        self.prev = is_anomaly_enabled()
+        self.check_nan = check_nan
+        self.prev_check_nan = is_anomaly_check_nan_enabled()
+        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
+                      "enabled for debugging.", stacklevel=2)
+
+    def __enter__(self) -> None:
+        set_anomaly_enabled(True, self.check_nan)
+
+    def __exit__(self, *args) -> None:
+        set_anomaly_enabled(self.prev, self.prev_check_nan)
 
 
 class set_detect_anomaly:
-    """``set_detect_anomaly(False)`` (also as a context manager) is accepted; ``True`` is refused."""
+    """``set_detect_anomaly(mode, check_nan=True)`` sets anomaly mode at once; used as a context manager it
+    restores the previous mode on exit."""
 
-    def __init__(self, mode, check_nan=True):
-        if mode:
-            _refuse()
-        self.prev = False
+    def __init__(self, mode: bool, check_nan: bool = True) -> None:
+        self.prev = is_anomaly_enabled()
+        self.prev_check_nan = is_anomaly_check_nan_enabled()
+        set_anomaly_enabled(mode, check_nan)
 
-    def __enter__(self):
-        return None
+    def __enter__(self) -> None:
+        pass
 
-    def __exit__(self, *exc):
-        return False
+    def __exit__(self, *args) -> None:
+        set_anomaly_enabled(self.prev, self.prev_check_nan)

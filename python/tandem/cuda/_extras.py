@@ -5,8 +5,9 @@ import warnings
 from .. import _C
 from .._legacy import _NAMES, tensortype
 
-__all__ = ["is_bf16_supported", "get_device_capability", "reset_max_memory_allocated", "reset_max_memory_cached",
-           "memory_cached", "max_memory_cached", "memory_stats_as_nested_dict", "init", "is_initialized"]
+__all__ = ["is_bf16_supported", "get_device_capability", "get_arch_list", "get_gencode_flags",
+           "reset_max_memory_allocated", "reset_max_memory_cached", "memory_cached", "max_memory_cached",
+           "memory_stats_as_nested_dict", "init", "is_initialized"]
 
 
 def _cuda():
@@ -29,6 +30,30 @@ def get_device_capability(device=None):
     """(major, minor) compute capability; (0, 0) for an emulated device."""
     prop = _cuda().get_device_properties(device)
     return prop.major, prop.minor
+
+
+def get_arch_list():
+    """The CUDA architectures tandem's kernels were compiled for, as PyTorch names them: CMake's "80-real 90"
+    gives ['sm_80', 'sm_90'] (a "-virtual" entry, PTX only, gives 'compute_N'). [] for a build without CUDA --
+    also when emulated devices are on (TANDEM_EMULATE_CUDA): they run host code, no device binaries exist.
+    Like PyTorch's, it describes the build, not the devices present."""
+    archs = _C._cuda_architectures
+    if not archs:
+        return []
+    out = []
+    for entry in archs.split():
+        number, _, kind = entry.partition("-")
+        if not number.isdigit():
+            out.append(entry)  # "native", "all": what CMake was told
+        else:
+            out.append(("compute_" if kind == "virtual" else "sm_") + number)
+    return out
+
+
+def get_gencode_flags():
+    """NVCC -gencode flags matching get_arch_list() ("" without CUDA), as torch.cuda.get_gencode_flags."""
+    pairs = [arch.split("_") for arch in get_arch_list() if "_" in arch]
+    return " ".join(f"-gencode compute=compute_{arch},code={kind}_{arch}" for kind, arch in pairs)
 
 
 def reset_max_memory_allocated(device=None):

@@ -1,6 +1,6 @@
 """tandem.nn: layers, losses and containers with PyTorch's API. Python keeps the bookkeeping; the math runs
 in tandem's C++ ops."""
-from .parameter import Parameter  # noqa: F401
+from .parameter import Parameter, Buffer  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from . import functional, init, utils  # noqa: F401
 from . import parallel  # noqa: F401

@@ -1,4 +1,5 @@
-"""nn.Parameter: a Tensor that a Module registers as trainable when assigned as an attribute."""
+"""nn.Parameter: a Tensor that a Module registers as trainable when assigned as an attribute; nn.Buffer: a Tensor
+marked to be registered as a buffer (persistent or not) when assigned as one."""
 from .. import _C
 from .._C import Tensor
 
@@ -25,6 +26,27 @@ class Parameter(Tensor):
             result.grad = untracked(self.grad).clone()
         memo[id(self)] = result
         return result
+
+
+class _BufferMeta(type):
+    # isinstance(t, nn.Buffer) is true for tensors nn.Buffer() marked, as PyTorch's metaclass makes it.
+    def __instancecheck__(cls, instance):
+        return isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False) is True
+
+
+class Buffer(metaclass=_BufferMeta):
+    """``nn.Buffer(data, persistent=True)``: ``data`` detached (keeping requires_grad), marked so that assigning it
+    to a Module attribute registers a buffer (``persistent=False``: left out of state_dict). As in PyTorch the
+    result is a plain Tensor carrying ``persistent`` and ``_is_buffer`` attributes. (tandem's Tensor type cannot
+    take a Python metaclass, so Buffer is not a Tensor subclass: issubclass(nn.Buffer, Tensor) is False.)"""
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            data = _C.empty(0)
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
 
 
 def untracked(t):

@@ -4,7 +4,7 @@ from collections import OrderedDict
 from ... import _C
 from ..._C import Tensor
 from ...autograd import no_grad as _no_grad
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter
 from . import module_hooks as _hooks
 from . import module_state as _state
 from .module_hooks import RemovableHandle  # noqa: F401 (PyTorch's torch.utils.hooks.RemovableHandle)
@@ -17,6 +17,12 @@ from .module_hooks import (  # noqa: F401 (torch.nn.modules.module.register_modu
 )
 
 _IncompatibleKeys = _state.IncompatibleKeys
+
+
+def _typename(obj):
+    """torch.typename, as PyTorch's registration errors name values ('torch.FloatTensor', 'int')."""
+    from ..._compositions_more import typename  # noqa: PLC0415  (tandem's namespace is still being built)
+    return typename(obj)
 
 
 def _addindent(s, num_spaces):
@@ -141,7 +147,7 @@ class Module:
         if "_parameters" not in self.__dict__:
             raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
         if not isinstance(name, str):
-            raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
+            raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
         if "." in name:
             raise KeyError(f'{kind} name can\'t contain "."')
         if name == "":
@@ -153,7 +159,7 @@ class Module:
             raise KeyError(f"attribute '{name}' already exists")
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(
-                f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
+                f"cannot assign '{_typename(param)}' object to parameter '{name}' "
                 "(torch.nn.Parameter or None required)"
             )
         self._parameters[name] = param
@@ -164,7 +170,7 @@ class Module:
             raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(
-                f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' (torch Tensor or None required)"
+                f"cannot assign '{_typename(tensor)}' object to buffer '{name}' (torch Tensor or None required)"
             )
         self._buffers[name] = tensor
         if persistent:
@@ -174,7 +180,7 @@ class Module:
 
     def add_module(self, name, module):
         if module is not None and not isinstance(module, Module):
-            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
         self._check_name(name, "module")
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
@@ -247,7 +253,7 @@ class Module:
         elif params is not None and name in params:
             if value is not None:
                 raise TypeError(
-                    f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                    f"cannot assign '{_typename(value)}' as parameter '{name}' "
                     "(torch.nn.Parameter or None expected)"
                 )
             params[name] = None
@@ -259,13 +265,18 @@ class Module:
         elif d.get("_modules") is not None and name in d["_modules"]:
             if value is not None:
                 raise TypeError(
-                    f"cannot assign '{type(value).__name__}' as child module '{name}' (torch.nn.Module or None expected)"
+                    f"cannot assign '{_typename(value)}' as child module '{name}' (torch.nn.Module or None expected)"
                 )
             d["_modules"][name] = None
-        elif d.get("_buffers") is not None and name in d["_buffers"]:
+        elif isinstance(value, Buffer) or (d.get("_buffers") is not None and name in d["_buffers"]):
             if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' (torch.Tensor or None expected)")
-            d["_buffers"][name] = value
+                raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' (torch.nn.Buffer, torch.Tensor "
+                                "or None expected)")
+            if isinstance(value, Buffer):
+                persistent = value.persistent
+            else:
+                persistent = name not in self._non_persistent_buffers_set
+            self.register_buffer(name, value, persistent)
         else:
             object.__setattr__(self, name, value)
 

@@ -8,7 +8,15 @@ from ... import _C
 from ..._C import Tensor
 from ...autograd import no_grad
 
-IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """load_state_dict's result; printed as PyTorch prints it when every key matched."""
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
