@@ -8,7 +8,7 @@ from ... import _C
 from ..._C import Tensor
 from ...autograd import no_grad
 
-class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+class IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     """load_state_dict's result; printed as PyTorch prints it when every key matched."""
 
     def __repr__(self):
