@@ -370,3 +370,19 @@ def test_lkj_cholesky_errors():
     assert_same_error(lambda lib: lib.distributions.LKJCholesky(2, lib.tensor([-1.0]), validate_args=True))
     assert_same_error(lambda lib: lib.distributions.LKJCholesky(2, 1.0, validate_args=True).log_prob(
         lib.tensor([[1.0, 0.0], [1.0, 1.0]])))
+
+
+# ---- Gumbel-Gumbel KL -------------------------------------------------------------------------------------------
+
+def test_kl_gumbel_gumbel(device):
+    locs, scales = [0.0, 1.5, -2.0], [1.0, 0.4, 3.0]
+    p = tandem.distributions.Gumbel(_t(tandem, locs, device).requires_grad_(), _t(tandem, scales, device))
+    q = tandem.distributions.Gumbel(_t(tandem, [0.5, 1.0, 1.0], device), _t(tandem, [2.0, 0.4, 0.5], device))
+    tp = torch.distributions.Gumbel(_t(torch, locs).requires_grad_(), _t(torch, scales))
+    tq = torch.distributions.Gumbel(_t(torch, [0.5, 1.0, 1.0]), _t(torch, [2.0, 0.4, 0.5]))
+    kl, tkl = tandem.distributions.kl_divergence(p, q), torch.distributions.kl_divergence(tp, tq)
+    assert_same(kl, tkl, device=tandem.device(device))
+    kl.sum().backward()
+    tkl.sum().backward()
+    assert_same(p.loc.grad, tp.loc.grad)
+    assert_same(tandem.distributions.kl_divergence(p, p), torch.zeros(3, dtype=torch.float64), atol=1e-12, rtol=0)
