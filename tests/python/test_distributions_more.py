@@ -386,3 +386,16 @@ def test_kl_gumbel_gumbel(device):
     tkl.sum().backward()
     assert_same(p.loc.grad, tp.loc.grad)
     assert_same(tandem.distributions.kl_divergence(p, p), torch.zeros(3, dtype=torch.float64), atol=1e-12, rtol=0)
+
+
+def test_kl_through_generic_pairs(device):
+    # Wishart-Wishart through the ExponentialFamily pair (as in PyTorch); Weibull-Weibull is not implemented
+    D, T = tandem.distributions, torch.distributions
+    kl = D.kl_divergence(D.Wishart(_t(tandem, 5.0, device), covariance_matrix=_t(tandem, COV[0], device)),
+                         D.Wishart(_t(tandem, 4.0, device), covariance_matrix=_t(tandem, COV[1], device)))
+    want = T.kl_divergence(T.Wishart(_t(torch, 5.0), covariance_matrix=_t(torch, COV[0])),
+                           T.Wishart(_t(torch, 4.0), covariance_matrix=_t(torch, COV[1])))
+    assert_same(kl, want, rtol=1e-6, atol=1e-9, device=tandem.device(device))
+    assert_same_error(lambda lib: lib.distributions.kl_divergence(
+        lib.distributions.Weibull(lib.tensor([1.0]), lib.tensor([2.0])),
+        lib.distributions.Weibull(lib.tensor([2.0]), lib.tensor([3.0]))))

@@ -37,8 +37,7 @@ class Multinomial(Distribution):
         batch_shape = tandem.Size(batch_shape)
         new.total_count = self.total_count
         new._categorical = self._categorical.expand(batch_shape)
-        # unlike PyTorch the expanded copy keeps a Binomial too, so that its entropy works
-        new._binomial = Binomial(total_count=self.total_count, probs=new._categorical.probs)
+        new._binomial = self._binomial.expand(batch_shape + self.event_shape)
         super(Multinomial, new).__init__(batch_shape, self.event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
