@@ -399,3 +399,38 @@ def test_kl_through_generic_pairs(device):
     assert_same_error(lambda lib: lib.distributions.kl_divergence(
         lib.distributions.Weibull(lib.tensor([1.0]), lib.tensor([2.0])),
         lib.distributions.Weibull(lib.tensor([2.0]), lib.tensor([3.0]))))
+
+
+# ---- constraints, reprs and modes at the edges ------------------------------------------------------------------
+
+def _families(lib):
+    D = lib.distributions
+    eye = lib.eye(2, dtype=lib.float64)
+    return [D.Multinomial(4, probs=lib.tensor([0.3, 0.7], dtype=lib.float64)),
+            D.NegativeBinomial(lib.tensor([2.0], dtype=lib.float64), logits=lib.tensor([0.1], dtype=lib.float64)),
+            D.Weibull(lib.tensor([1.0], dtype=lib.float64), lib.tensor([2.0], dtype=lib.float64)),
+            D.Wishart(lib.tensor([2.5, 4.0], dtype=lib.float64), scale_tril=eye),
+            D.LKJCholesky(3, lib.tensor([0.5], dtype=lib.float64))]
+
+
+def test_supports_and_arg_constraints_match_torch():
+    for ours, ref in zip(_families(tandem), _families(torch)):
+        assert type(ours).__name__ == type(ref).__name__
+        assert repr(ours.support) == repr(ref.support), (ours.support, ref.support)
+        assert ours.support.event_dim == ref.support.event_dim and ours.support.is_discrete == ref.support.is_discrete
+        assert {k: repr(v) for k, v in ours.arg_constraints.items()} == {
+            k: repr(v) for k, v in ref.arg_constraints.items()}
+        assert ours.has_rsample == ref.has_rsample
+        assert ours.batch_shape == ref.batch_shape and ours.event_shape == ref.event_shape
+        assert repr(ours).replace("tandem.", "torch.") == repr(ref)
+
+
+def test_modes_at_the_edges(device):
+    # Wishart's mode is nan where df <= p + 1; NegativeBinomial's is 0 for total_count <= 1; Weibull's nan for k < 1
+    ours, ref = _pair(device, lambda lib, t: lib.distributions.Wishart(t([2.5, 4.0]), scale_tril=t([[1.0, 0.0],
+                                                                                                   [0.5, 2.0]])))
+    assert_same(ours.mode, ref.mode, device=tandem.device(device))
+    ours, ref = _pair(device, lambda lib, t: lib.distributions.NegativeBinomial(t([0.5, 1.0, 3.0]), probs=t(0.6)))
+    assert_same(ours.mode, ref.mode)
+    ours, ref = _pair(device, lambda lib, t: lib.distributions.Weibull(t([1.0, 1.0]), t([0.5, 1.0])))
+    assert_same(ours.mode, ref.mode)
