@@ -3,7 +3,6 @@ tandem ops so that every family runs on every device and gradients flow through 
 
 The gamma families (Gamma, Chi2, Beta, Dirichlet, StudentT, Poisson, Binomial, FisherSnedecor, Kumaraswamy,
 InverseGamma, VonMises) sample through the C++ rejection samplers (tandem._standard_gamma, poisson, binomial).
-Not here yet: Multinomial, NegativeBinomial, Wishart and a few others; docs/distributions.md lists them.
 """
 from . import constraints, transforms
 from .bernoulli import Bernoulli
@@ -32,9 +31,12 @@ from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
+from .lkj_cholesky import LKJCholesky
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
+from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
+from .negative_binomial import NegativeBinomial
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .pareto import Pareto
@@ -67,17 +69,20 @@ from .transforms import (
 )
 from .uniform import Uniform
 from .von_mises import VonMises
+from .weibull import Weibull
+from .wishart import Wishart
 
 __all__ = [
-    "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet", "Distribution",
-    "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto", "InverseGamma", "Kumaraswamy",
-    "Poisson", "StudentT", "VonMises", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
-    "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "MultivariateNormal",
+    "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet",
+    "Distribution", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto",
+    "InverseGamma", "Kumaraswamy", "Poisson", "StudentT", "VonMises", "Geometric", "Gumbel", "HalfCauchy",
+    "HalfNormal", "Independent", "Laplace", "LKJCholesky", "LogNormal", "LogisticNormal",
+    "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial",
     "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "RelaxedBernoulli",
-    "RelaxedOneHotCategorical", "TransformedDistribution", "Uniform", "biject_to", "kl_divergence", "register_kl",
-    "transform_to", "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CorrCholeskyTransform",
-    "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
-    "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
-    "SoftplusTransform", "StackTransform", "StickBreakingTransform", "TanhTransform", "Transform",
-    "identity_transform",
+    "RelaxedOneHotCategorical", "TransformedDistribution", "Uniform", "Weibull", "Wishart", "biject_to",
+    "kl_divergence", "register_kl", "transform_to", "AbsTransform", "AffineTransform", "CatTransform",
+    "ComposeTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExpTransform",
+    "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform",
+    "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StackTransform",
+    "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform",
 ]

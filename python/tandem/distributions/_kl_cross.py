@@ -76,6 +76,13 @@ def _kl_normal_gumbel(p, q):
     return -p.entropy() + _gumbel_cross_entropy(q, p.loc, mgf)
 
 
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p, q):
+    # p = m1 - s1 log(-log U): E_p[exp(-x/s2)] exp(m2/s2) = exp((m2 - m1)/s2) Gamma(1 + s1/s2)
+    transform = tandem.exp((q.loc - p.loc) / q.scale + tandem.lgamma(1 + p.scale / q.scale))
+    return -p.entropy() + _gumbel_cross_entropy(q, p.mean, transform)
+
+
 @register_kl(Exponential, Gumbel)
 def _kl_exponential_gumbel(p, q):
     # exp(m/s) E[exp(-x/s)] = exp(m/s) r s / (r s + 1)
