@@ -16,7 +16,7 @@ from .module_hooks import (  # noqa: F401 (torch.nn.modules.module.register_modu
     register_module_full_backward_hook, register_module_full_backward_pre_hook,
 )
 
-_IncompatibleKeys = _state.IncompatibleKeys
+_IncompatibleKeys = _state._IncompatibleKeys
 
 
 def _typename(obj):

@@ -8,7 +8,7 @@ from ... import _C
 from ..._C import Tensor
 from ...autograd import no_grad
 
-class IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     """load_state_dict's result; printed as PyTorch prints it when every key matched."""
 
     def __repr__(self):
@@ -146,7 +146,7 @@ def load_state_dict(module, state_dict, strict=True, assign=False):
     if metadata is not None:
         state_dict._metadata = metadata
     missing, unexpected, errors = [], [], []
-    incompatible = IncompatibleKeys(missing, unexpected)
+    incompatible = _IncompatibleKeys(missing, unexpected)
 
     def enter(base, mod):
         local_metadata = {} if metadata is None else dict(metadata.get(base[:-1], {}))
