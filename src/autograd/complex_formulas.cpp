@@ -38,6 +38,7 @@ const std::unordered_set<std::string_view>& complex_checked_nodes() {
       "GatherBackward0", "ScatterBackward0", "ScatterBackward1", "ScatterAddBackward0",
       "IndexSelectBackward0", "IndexCopyBackward0", "IndexFillBackward0", "IndexFillBackward1",
       "TakeBackward0", "MaskedFillBackward0", "MaskedFillBackward1", "MaskedSelectBackward0",
+      "MaskedScatterBackward0", "IndexAddBackward0",
       // tandem.fft (formulas_fft.cpp, from the fft branch; its tests gradcheck them in complex128)
       "FftC2CBackward0", "FftR2CBackward0", "FftC2RBackward0"};
   return names;

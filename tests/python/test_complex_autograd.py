@@ -149,6 +149,8 @@ OPS = {
     "index": (lambda L, a: a[L.tensor([0, 1, 1])][:, L.tensor([2, 2, 0])], [C23]),
     "gather_index_select": (lambda L, a: a.gather(1, L.tensor([[0, 0], [2, 1]], device=a.device))
                             + a.index_select(1, L.tensor([1, 1], device=a.device)), [C23]),
+    "index_add_masked_scatter": (lambda L, a, b: a.index_add(1, L.tensor([2, 0, 2], device=a.device), b, alpha=2)
+                                 .masked_scatter(a.real.detach() > 0.5, b * 3), [C23, ((2, 3), "c")]),
     "cat_stack": (lambda L, a, b: L.cat([L.stack([a, a]), b.expand(1, 2, 3)]), [C23, C3]),
     "clone_flip": (lambda L, a: a.clone().flip(0).contiguous(), [C23]),
 }
@@ -168,6 +170,19 @@ def test_cast_complex_to_real_keeps_real_part(device):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the cast's warning itself is tested in test_complex.py
         check_grads(lambda lib, a: a.to(lib.float32) * 2, [C23], "complex64", device)
+
+
+def test_index_add_complex_alpha_conjugates_it(device):
+    # PyTorch multiplies source's gradient by alpha itself, which its own gradcheck rejects for a complex alpha;
+    # tandem takes conj(alpha) (the convention every other formula follows; gradcheck below passes).
+    a = tandem.tensor([[1 + 2j, 3 - 1j, 2j]], dtype=tandem.complex128, device=device, requires_grad=True)
+    b = tandem.tensor([[0.5 + 1j, 2 - 1j, 1j]], dtype=tandem.complex128, device=device, requires_grad=True)
+    g = tandem.tensor([[1 + 1j, 2, 3j]], dtype=tandem.complex128, device=device)
+    a.index_add(1, tandem.tensor([2, 0, 2], device=device), b, alpha=2 - 1j).backward(g)
+    assert a.grad.tolist() == g.tolist()
+    assert b.grad.tolist() == [[3j * (2 + 1j), (1 + 1j) * (2 + 1j), 3j * (2 + 1j)]]
+    assert b.grad.device == tandem.device(device)
+    assert gradcheck(lambda x, y: x.index_add(1, tandem.tensor([2, 0, 2], device=device), y, alpha=2 - 1j), (a, b))
 
 
 def test_grad_fn_names_match_torch():
@@ -256,6 +271,9 @@ GRADCHECK_CASES = {
                  + tandem.mv(a, b[0]) + tandem.dot(a[0], b[1]), ["c", "c"]),
     "where": (lambda a, b: tandem.where(a.real.detach() > 0.5, a, b * 2), ["c", "c"]),
     "scans": (lambda a: a.cumsum(0) * a.cumprod(1), ["c"]),
+    "index_add_masked_scatter": (lambda a, b: a.index_add(0, tandem.tensor([1, 1], device=a.device), b, alpha=1j)
+                                 .masked_scatter(a.real.detach() > 0.5, b * 2), ["c", "c"]),
+    "prod_with_zero": (lambda a: (a * tandem.tensor([[1.0, 0.0], [1.0, 1.0]], device=a.device)).prod(1), ["c"]),
     "prod_logsumexp": (lambda a: a.prod(1) + a.prod() + tandem.logsumexp(a, 0), ["c"]),
     "var_std_norm": (lambda a: a.var(0) * a.std() + tandem.linalg.vector_norm(a, dim=1) * a.norm(3), ["c"]),
 }
