@@ -143,6 +143,7 @@ OPS = {
     "vector_norm": (lambda L, a: L.linalg.vector_norm(a) + L.linalg.vector_norm(a, 1, dim=1)[0]
                     + L.linalg.vector_norm(a, 3) + L.linalg.vector_norm(a, float("inf")) + a.norm(), [C23]),
     "logsumexp": (lambda L, a: L.logsumexp(a, 1) + L.logsumexp(a, (0, 1)), [C23]),
+    "var_mean_std_mean": (lambda L, a: L.var_mean(a, 1)[0] * L.std_mean(a, 1)[1] + L.std_mean(a)[0], [C23]),
     "where_real_complex": (lambda L, a, b: L.where(a.real.detach() > 0.5, a, b.to(a.dtype) * 2), [C23, R3]),
     # element moves (views, indexing, joins): complex gradients pass through them
     "views": (lambda L, a: a.t().reshape(3, 2)[1:].unsqueeze(0).expand(2, 2, 2), [C23]),
