@@ -16,10 +16,18 @@ const std::unordered_set<std::string_view>& complex_checked_nodes() {
       // elementwise (formulas_elementwise.cpp): grad * conj(f'(z))
       "AddBackward0", "SubBackward0", "RsubBackward1", "MulBackward0", "DivBackward0", "NegBackward0",
       "AbsBackward0", "ExpBackward0", "LogBackward0", "SqrtBackward0", "SinBackward0", "CosBackward0",
-      "TanhBackward0",
+      "TanhBackward0", "SigmoidBackward0", "TanBackward0", "SinhBackward0", "CoshBackward0", "AsinBackward0",
+      "AcosBackward0", "AtanBackward0", "AsinhBackward0", "AcoshBackward0", "AtanhBackward0",
+      "Log1PBackward0", "Expm1Backward0", "Log2Backward0", "Log10Backward0", "Exp2Backward0",
+      "RsqrtBackward0", "SincBackward0", "PowBackward0", "PowBackward1", "PowBackward2", "WhereBackward0",
+      // matrix products (formulas_linalg.cpp): g @ b^H, a^H @ g
+      "MmBackward0", "BmmBackward0", "MvBackward0", "DotBackward0", "AddmmBackward0",
       // complex numbers (formulas_complex.cpp); SelectBackward0 is also .real/.imag
       "ConjBackward0", "ViewAsRealBackward0", "ViewAsComplexBackward0", "AngleBackward0", "PolarBackward0",
-      "ComplexBackward0", "MatmulBackward0",
+      "ComplexBackward0", "MatmulBackward0", "SgnBackward0",
+      // reductions and scans (formulas_reduce.cpp, ops/scan.cpp); var/std are real: 2 g (z - mean) / dof
+      "CumsumBackward0", "CumprodBackward0", "ProdBackward0", "ProdBackward1", "VarBackward0", "StdBackward0",
+      "LogsumexpBackward0",
       // linear maps: reductions, copies, views, indexing and joins (the gradient moves or adds elements)
       "SumBackward0", "SumBackward1", "MeanBackward0", "MeanBackward1", "ToCopyBackward0", "CloneBackward0",
       "CopyBackwards", "FillBackward0", "AliasBackward0", "ViewBackward0", "UnsqueezeBackward0",
@@ -30,6 +38,7 @@ const std::unordered_set<std::string_view>& complex_checked_nodes() {
       "GatherBackward0", "ScatterBackward0", "ScatterBackward1", "ScatterAddBackward0",
       "IndexSelectBackward0", "IndexCopyBackward0", "IndexFillBackward0", "IndexFillBackward1",
       "TakeBackward0", "MaskedFillBackward0", "MaskedFillBackward1", "MaskedSelectBackward0",
+      "MaskedScatterBackward0", "IndexAddBackward0",
       // tandem.fft (formulas_fft.cpp, from the fft branch; its tests gradcheck them in complex128)
       "FftC2CBackward0", "FftR2CBackward0", "FftC2RBackward0"};
   return names;

@@ -76,6 +76,7 @@ Tensor record_imag(const Tensor& x, const Tensor& out);
 Tensor record_view_as_real(const Tensor& x, const Tensor& out);
 Tensor record_view_as_complex(const Tensor& x, const Tensor& out);
 Tensor record_angle(const Tensor& x, const Tensor& out);  // complex x
+Tensor record_sgn(const Tensor& x, const Tensor& out);    // complex x
 Tensor record_polar(const Tensor& abs, const Tensor& angle, const Tensor& out);
 Tensor record_make_complex(const Tensor& re, const Tensor& im, const Tensor& out);
 // A complex matrix product of operands of at least 2 dims (batch dims broadcast).

@@ -81,6 +81,20 @@ Tensor record_angle(const Tensor& x, const Tensor& out) {
   return out;
 }
 
+// sgn(z) = z / |z|, not holomorphic: for s = sgn(z) the gradient is (g - s Re(g conj(s))) / |z| (the part of
+// g along s is the modulus' change, which sgn drops), 0 at z == 0, as PyTorch's sgn_backward.
+Tensor record_sgn(const Tensor& x, const Tensor& out) {
+  auto node = make_node("SgnBackward0", [](FormulaNode& n, const Tensor& g) {
+    Tensor z = n.saved_tensor(0), s = n.saved_tensor(1);
+    Tensor grad = div(sub(g, mul(s, real(mul(g, conj(s))))), abs_or_one(z));
+    return Grads{where(eq(z, Scalar(0.0)), full(DimVector{}, Scalar(0.0), grad.dtype()), grad)};
+  });
+  record(node, {&x}, out);
+  node->saved.emplace_back(x, false);
+  node->saved.emplace_back(out, true);
+  return out;
+}
+
 // polar(r, t) = r e^{it}: d/dr = e^{it} (PyTorch uses sgn(result), so 0 where r == 0), d/dt = i * result.
 // Real inputs: the real part of conj(g) times each partial.
 Tensor record_polar(const Tensor& abs, const Tensor& angle, const Tensor& out) {

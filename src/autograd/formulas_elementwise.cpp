@@ -3,6 +3,7 @@
 // (ops/complex.h) use PyTorch's convention there: grad * conj(f'(z)) for holomorphic f (formulas_complex.cpp
 // says why); conj() of a real tensor is the tensor itself, so the real forms pay nothing for it.
 #include <cmath>
+#include <complex>
 #include <string_view>
 
 #include "autograd/formulas.h"
@@ -70,14 +71,14 @@ TANDEM_UNARY_GRAD(trunc) { return zeros_like(g); }
 TANDEM_UNARY_GRAD(relu) { return threshold_backward(g, v); }  // v is the output
 TANDEM_UNARY_GRAD(exp) { return mul(g, conj(v)); }            // output
 TANDEM_UNARY_GRAD(log) { return div(g, conj(v)); }
-TANDEM_UNARY_GRAD(log1p) { return div(g, add(v, Scalar(1.0))); }
-TANDEM_UNARY_GRAD(expm1) { return mul(g, add(v, Scalar(1.0))); }                     // output
-TANDEM_UNARY_GRAD(sqrt) { return div(g, mul(conj(v), Scalar(2.0))); }                // output
-TANDEM_UNARY_GRAD(rsqrt) { return mul(g, mul(pow(v, Scalar(3.0)), Scalar(-0.5))); }  // output
+TANDEM_UNARY_GRAD(log1p) { return div(g, conj(add(v, Scalar(1.0)))); }
+TANDEM_UNARY_GRAD(expm1) { return mul(g, conj(add(v, Scalar(1.0)))); }                     // output
+TANDEM_UNARY_GRAD(sqrt) { return div(g, mul(conj(v), Scalar(2.0))); }                      // output
+TANDEM_UNARY_GRAD(rsqrt) { return mul(g, conj(mul(pow(v, Scalar(3.0)), Scalar(-0.5)))); }  // output
 TANDEM_UNARY_GRAD(sin) { return mul(g, conj(cos(v))); }
 TANDEM_UNARY_GRAD(cos) { return mul(g, conj(neg(sin(v)))); }
-TANDEM_UNARY_GRAD(tanh) { return mul(g, conj(sub(Scalar(1.0), mul(v, v)))); }  // output
-TANDEM_UNARY_GRAD(sigmoid) { return mul(g, mul(v, sub(Scalar(1.0), v))); }     // output
+TANDEM_UNARY_GRAD(tanh) { return mul(g, conj(sub(Scalar(1.0), mul(v, v)))); }     // output
+TANDEM_UNARY_GRAD(sigmoid) { return mul(g, conj(mul(v, sub(Scalar(1.0), v)))); }  // output
 TANDEM_UNARY_GRAD(gelu) {
   // d/dx x*Phi(x) = Phi(x) + x*phi(x); Phi recovered as gelu(x)/x (0.5 at 0: no erf op yet).
   Tensor cdf = where(eq(v, Scalar(0.0)), full(DimVector{}, Scalar(0.5), v.dtype()), div(gelu(v), v));
@@ -98,18 +99,23 @@ TANDEM_UNARY_GRAD(silu) {
   return mul(g, mul(s, add(mul(v, sub(Scalar(1.0), s)), Scalar(1.0))));
 }
 constexpr double kTwoOverSqrtPi = 1.1283791670955126, kLn2 = 0.6931471805599453, kLn10 = 2.302585092994046;
-TANDEM_UNARY_GRAD(asin) { return div(g, sqrt(sub(Scalar(1.0), mul(v, v)))); }
-TANDEM_UNARY_GRAD(acos) { return neg(div(g, sqrt(sub(Scalar(1.0), mul(v, v))))); }
-TANDEM_UNARY_GRAD(atan) { return div(g, add(mul(v, v), Scalar(1.0))); }
-TANDEM_UNARY_GRAD(sinh) { return mul(g, cosh(v)); }
-TANDEM_UNARY_GRAD(cosh) { return mul(g, sinh(v)); }
-TANDEM_UNARY_GRAD(tan) { return mul(g, add(mul(v, v), Scalar(1.0))); }  // output
-TANDEM_UNARY_GRAD(asinh) { return mul(g, rsqrt(add(mul(v, v), Scalar(1.0)))); }
-TANDEM_UNARY_GRAD(acosh) { return mul(g, rsqrt(sub(mul(v, v), Scalar(1.0)))); }
-TANDEM_UNARY_GRAD(atanh) { return div(g, sub(Scalar(1.0), mul(v, v))); }
-TANDEM_UNARY_GRAD(log2) { return div(g, mul(v, Scalar(kLn2))); }
-TANDEM_UNARY_GRAD(log10) { return div(g, mul(v, Scalar(kLn10))); }
-TANDEM_UNARY_GRAD(exp2) { return mul(g, mul(v, Scalar(kLn2))); }  // output
+TANDEM_UNARY_GRAD(asin) { return div(g, conj(sqrt(sub(Scalar(1.0), mul(v, v))))); }
+TANDEM_UNARY_GRAD(acos) { return neg(div(g, conj(sqrt(sub(Scalar(1.0), mul(v, v)))))); }
+TANDEM_UNARY_GRAD(atan) { return div(g, conj(add(mul(v, v), Scalar(1.0)))); }
+TANDEM_UNARY_GRAD(sinh) { return mul(g, conj(cosh(v))); }
+TANDEM_UNARY_GRAD(cosh) { return mul(g, conj(sinh(v))); }
+TANDEM_UNARY_GRAD(tan) { return mul(g, conj(add(mul(v, v), Scalar(1.0)))); }  // output
+TANDEM_UNARY_GRAD(asinh) { return mul(g, conj(rsqrt(add(mul(v, v), Scalar(1.0))))); }
+// For complex z, 1/sqrt(z^2 - 1) takes the wrong branch: 1/(sqrt(z + 1) sqrt(z - 1)) is acosh's slope (the
+// form PyTorch uses for complex; the real one saves an rsqrt).
+TANDEM_UNARY_GRAD(acosh) {
+  if (is_complex(v.dtype())) return mul(g, conj(mul(rsqrt(add(v, Scalar(1.0))), rsqrt(sub(v, Scalar(1.0))))));
+  return mul(g, rsqrt(sub(mul(v, v), Scalar(1.0))));
+}
+TANDEM_UNARY_GRAD(atanh) { return div(g, conj(sub(Scalar(1.0), mul(v, v)))); }
+TANDEM_UNARY_GRAD(log2) { return div(g, conj(mul(v, Scalar(kLn2)))); }
+TANDEM_UNARY_GRAD(log10) { return div(g, conj(mul(v, Scalar(kLn10)))); }
+TANDEM_UNARY_GRAD(exp2) { return mul(g, conj(mul(v, Scalar(kLn2)))); }  // output
 TANDEM_UNARY_GRAD(erf) { return mul(g, mul(exp(neg(mul(v, v))), Scalar(kTwoOverSqrtPi))); }
 TANDEM_UNARY_GRAD(erfc) { return mul(g, mul(exp(neg(mul(v, v))), Scalar(-kTwoOverSqrtPi))); }
 TANDEM_UNARY_GRAD(erfinv) { return mul(g, mul(exp(mul(v, v)), Scalar(1.0 / kTwoOverSqrtPi))); }  // output
@@ -126,7 +132,9 @@ TANDEM_UNARY_GRAD(i1) { return mul(g, at_zero(v, 0.5, sub(i0(v), div(i1(v), v)))
 TANDEM_UNARY_GRAD(i1e) {
   return mul(g, at_zero(v, 0.5, sub(i0e(v), mul(i1e(v), add(sign(v), div(Scalar(1.0), v))))));
 }
-TANDEM_UNARY_GRAD(sinc) { return mul(g, at_zero(v, 0.0, div(sub(cos(mul(v, Scalar(kPi))), sinc(v)), v))); }
+TANDEM_UNARY_GRAD(sinc) {
+  return mul(g, conj(at_zero(v, 0.0, div(sub(cos(mul(v, Scalar(kPi))), sinc(v)), v))));
+}
 TANDEM_UNARY_GRAD(logit) {  // NaN outside [0, 1], as PyTorch's
   Tensor outside = logical_or(lt(v, Scalar(0.0)), gt(v, Scalar(1.0)));
   Tensor grad = div(g, mul(v, sub(Scalar(1.0), v)));
@@ -221,30 +229,45 @@ TANDEM_BINARY_GRAD(remainder) {
   Tensor a = n.saved_tensor(0), b = n.saved_tensor(1);
   return {g, mul(neg(g), floor(div(a, b)))};
 }
+// For complex operands every slope is conjugated (PyTorch's pow_backward, pow_backward_self/exponent); the
+// mask of the exponent's slope takes a complex exponent as non-negative when it is real and >= 0, as
+// PyTorch's.
+Tensor real_part(const Tensor& t) { return is_complex(t.dtype()) ? real(t) : t; }
 TANDEM_BINARY_GRAD(pow) {
   if (n.variant == 1) {  // a ** s
-    double s = n.scalar.to_double();
+    const Scalar& s = n.scalar;
     Tensor a = n.saved_tensor(0);
-    if (s == 0.0) return {zeros_like(g)};
-    return {mul(g, mul(pow(a, Scalar(s - 1.0)), Scalar(s)))};
+    if (!s.is_complex()) {
+      const double d = s.to_double();
+      if (d == 0.0) return {zeros_like(g)};
+      return {mul(g, conj(mul(pow(a, Scalar(d - 1.0)), Scalar(d))))};
+    }
+    const complex<double> c = s.to_complex();
+    if (c.real() == 0.0 && c.imag() == 0.0) return {zeros_like(g)};
+    return {mul(g, conj(mul(pow(a, Scalar(complex<double>(c.real() - 1.0, c.imag()))), s)))};
   }
   if (n.variant == 2) {  // s ** b: s^b * log(s)
     Tensor b = n.saved_tensor(0);
-    double s = n.scalar.to_double();
-    if (s == 0.0) return {zeros_like(g)};  // 0**b has no useful slope in b (PyTorch masks it to 0)
-    return {mul(g, mul(pow(n.scalar, b), Scalar(std::log(s))))};
+    const complex<double> c = n.scalar.to_complex();
+    if (c.real() == 0.0 && c.imag() == 0.0) return {zeros_like(g)};  // 0**b: no useful slope (PyTorch: 0)
+    if (!is_complex(b.dtype()) && !n.scalar.is_complex())
+      return {mul(g, mul(pow(n.scalar, b), Scalar(std::log(c.real()))))};
+    const std::complex<double> log_s = std::log(std::complex<double>(c.real(), c.imag()));
+    return {mul(g, conj(mul(pow(n.scalar, b), Scalar(complex<double>(log_s.real(), log_s.imag())))))};
   }
   Tensor a = n.saved_tensor(0), b = n.saved_tensor(1);
   Grads r(2);
   if (n.needs_input_grad(0)) {
     // b * a^(b-1), and 0 where b == 0 (so 0**0 does not give nan)
-    Tensor ga = mul(g, mul(b, pow(a, sub(b, Scalar(1.0)))));
+    Tensor ga = mul(g, conj(mul(b, pow(a, sub(b, Scalar(1.0))))));
     r[0] = where(eq(b, Scalar(0.0)), scalar_zero(ga), ga);
   }
   if (n.needs_input_grad(1)) {
     // a^b * log(a), masked to 0 where a == 0 and b >= 0 (as PyTorch does)
-    Tensor gb = mul(g, mul(pow(a, b), log(a)));
-    r[1] = where(logical_and(eq(a, Scalar(0.0)), ge(b, Scalar(0.0))), scalar_zero(gb), gb);
+    Tensor gb = mul(g, conj(mul(pow(a, b), log(a))));
+    Tensor mask = logical_and(eq(a, Scalar(0.0)), ge(real_part(b), Scalar(0.0)));
+    if (is_complex(b.dtype())) mask = logical_and(mask, eq(imag(b), Scalar(0.0)));
+    r[1] = where(mask, scalar_zero(gb), gb);
   }
   return r;
 }

@@ -103,11 +103,16 @@ Grads index_select_backward(FormulaNode& n, const Tensor& g) {
   return {on_parts(g, [&](const Tensor& p) { return index_add(zeros_of(n.sizes, p), n.ints[0], index, p); })};
 }
 
+// source's gradient: the picked gradient times conj(alpha) (PyTorch's convention for a complex alpha).
 Grads index_add_backward(FormulaNode& n, const Tensor& g) {
   Grads r(2);
   if (n.needs_input_grad(0)) r[0] = g;
-  if (n.needs_input_grad(1))
-    r[1] = reshape(mul(index_select(g, n.ints[0], n.saved_tensor(0)), n.scalar), n.sizes);
+  if (n.needs_input_grad(1)) {
+    const Scalar alpha = n.scalar.is_complex()
+                             ? Scalar(complex<double>(n.scalar.to_complex().re, -n.scalar.to_complex().im))
+                             : n.scalar;
+    r[1] = reshape(mul(index_select(g, n.ints[0], n.saved_tensor(0)), alpha), n.sizes);
+  }
   return r;
 }
 

@@ -1,6 +1,9 @@
 // Gradients of the matrix products: each is again a matrix product of the incoming gradient with the other
-// operand (transposed), so they run on every device through the same gemm slot and are differentiable.
+// operand (transposed), so they run on every device through the same gemm slot and are differentiable. For
+// complex operands the other operand is conjugated (g @ b^H, a^H @ g: PyTorch's convention, see
+// formulas_complex.cpp); conj() of a real tensor is the tensor itself, so real products do no extra work.
 #include "autograd/formulas.h"
+#include "ops/complex.h"
 #include "ops/elementwise.h"
 #include "ops/linalg.h"
 #include "ops/view.h"
@@ -25,8 +28,8 @@ Tensor record_mm(const Tensor& a, const Tensor& b, const Tensor& out) {
       "MmBackward0",
       [](FormulaNode& n, const Tensor& g) {
         Grads r(2);
-        if (n.needs_input_grad(0)) r[0] = mm(g, t(n.saved_tensor(1)));
-        if (n.needs_input_grad(1)) r[1] = mm(t(n.saved_tensor(0)), g);
+        if (n.needs_input_grad(0)) r[0] = mm(g, conj(t(n.saved_tensor(1))));
+        if (n.needs_input_grad(1)) r[1] = mm(conj(t(n.saved_tensor(0))), g);
         return r;
       },
       a, b, out);
@@ -38,8 +41,8 @@ Tensor record_bmm(const Tensor& a, const Tensor& b, const Tensor& out) {
       "BmmBackward0",
       [](FormulaNode& n, const Tensor& g) {
         Grads r(2);
-        if (n.needs_input_grad(0)) r[0] = bmm(g, transpose(n.saved_tensor(1), 1, 2));
-        if (n.needs_input_grad(1)) r[1] = bmm(transpose(n.saved_tensor(0), 1, 2), g);
+        if (n.needs_input_grad(0)) r[0] = bmm(g, conj(transpose(n.saved_tensor(1), 1, 2)));
+        if (n.needs_input_grad(1)) r[1] = bmm(conj(transpose(n.saved_tensor(0), 1, 2)), g);
         return r;
       },
       a, b, out);
@@ -65,8 +68,8 @@ Tensor record_mv(const Tensor& mat, const Tensor& vec, const Tensor& out) {
       "MvBackward0",
       [](FormulaNode& n, const Tensor& g) {
         Grads r(2);
-        if (n.needs_input_grad(0)) r[0] = outer(g, n.saved_tensor(1));
-        if (n.needs_input_grad(1)) r[1] = mv(t(n.saved_tensor(0)), g);
+        if (n.needs_input_grad(0)) r[0] = outer(g, conj(n.saved_tensor(1)));
+        if (n.needs_input_grad(1)) r[1] = mv(conj(t(n.saved_tensor(0))), g);
         return r;
       },
       mat, vec, out);
@@ -78,8 +81,8 @@ Tensor record_dot(const Tensor& a, const Tensor& b, const Tensor& out) {
       "DotBackward0",
       [](FormulaNode& n, const Tensor& g) {
         Grads r(2);
-        if (n.needs_input_grad(0)) r[0] = mul(g, n.saved_tensor(1));
-        if (n.needs_input_grad(1)) r[1] = mul(g, n.saved_tensor(0));
+        if (n.needs_input_grad(0)) r[0] = mul(g, conj(n.saved_tensor(1)));
+        if (n.needs_input_grad(1)) r[1] = mul(g, conj(n.saved_tensor(0)));
         return r;
       },
       a, b, out);
@@ -90,11 +93,12 @@ Tensor record_addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, con
                     const Scalar& alpha, const Tensor& out) {
   auto node = make_node("AddmmBackward0", [](FormulaNode& n, const Tensor& g) {
     Grads r(3);
-    // beta/alpha of 1 (nn.Linear) cost nothing; the input's gradient is summed to its shape by the engine.
+    // beta/alpha of 1 (nn.Linear) cost nothing (complex ones are real: addmm refuses others); the input's
+    // gradient is summed to its shape by the engine.
     auto scaled = [](const Tensor& t, const Scalar& s) { return s.to_double() == 1.0 ? t : mul(t, s); };
     if (n.needs_input_grad(0)) r[0] = scaled(g, n.scalar);
-    if (n.needs_input_grad(1)) r[1] = scaled(mm(g, t(n.saved_tensor(1))), n.scalar2);
-    if (n.needs_input_grad(2)) r[2] = scaled(mm(t(n.saved_tensor(0)), g), n.scalar2);
+    if (n.needs_input_grad(1)) r[1] = scaled(mm(g, conj(t(n.saved_tensor(1)))), n.scalar2);
+    if (n.needs_input_grad(2)) r[2] = scaled(mm(conj(t(n.saved_tensor(0))), g), n.scalar2);
     return r;
   });
   node->scalar = beta;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "autograd/formulas.h"
+#include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/indexing.h"
@@ -65,7 +66,7 @@ Grads prod_backward(FormulaNode& n, const Tensor& g) {
   Tensor zs = zero_like_scalar(x);
   Tensor local = where(eq(zeros, Scalar(int64_t{0})), none_zero,
                        where(logical_and(eq(zeros, Scalar(int64_t{1})), zero), others, zs));
-  return {mul(restore(n, g), local)};
+  return {mul(restore(n, g), conj(local))};  // conj: PyTorch's convention for complex x (a no-op on real)
 }
 
 // amax/amin and max()/min(): the gradient is split evenly among the elements equal to the result. For a
@@ -120,7 +121,7 @@ Grads norm_backward(FormulaNode& n, const Tensor& g) {
 
 Grads logsumexp_backward(FormulaNode& n, const Tensor& g) {
   Tensor x = n.saved_tensor(0), out = n.saved_tensor(1);
-  return {mul(restore(n, g), exp(sub(x, restore(n, out))))};
+  return {mul(restore(n, g), conj(exp(sub(x, restore(n, out)))))};  // conj: a no-op on real x
 }
 
 Grads softmax_backward(FormulaNode& n, const Tensor& g) {

@@ -260,8 +260,8 @@ Tensor run_complex_unary(ComplexUnaryOp op, const Tensor& x) {
 
 Tensor sgn(const Tensor& x) {
   if (!is_complex(x.dtype())) return sign(x);
-  check_no_complex_grad("sgn", autograd::should_record(x));
-  return run_complex_unary(ComplexUnaryOp::Sgn, x);
+  Tensor out = run_complex_unary(ComplexUnaryOp::Sgn, x);
+  return autograd::should_record(x) ? autograd::record_sgn(x, out) : out;
 }
 
 void run_complex_binary(BinaryOp op, TensorIterator& iter, Device device) {

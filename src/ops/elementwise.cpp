@@ -525,7 +525,6 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   Device device =
       cond.dim() == 0 && cond.device().is_cpu() ? (a.dim() ? a.device() : b.device()) : cond.device();
   if (autograd::should_record(cond, a, b)) {
-    if (is_complex(dtype)) check_no_complex_grad("where", true);
     return autograd::record_where(cond, a, b, autograd::without_grad([&] { return where(cond, a, b); }));
   }
   Tensor out = empty(shape, dtype, device);

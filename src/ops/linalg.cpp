@@ -125,7 +125,6 @@ Tensor mm(const Tensor& a, const Tensor& b) {
                "expected m1 and m2 to have the same dtype, but got: ", dtype_cpp_name(a.dtype()),
                " != ", dtype_cpp_name(b.dtype()), dtype_hint("mat1", a.dtype(), "mat2", b.dtype()));
   check_not_bool(a.dtype(), "addmm_impl_cpu_");
-  if (is_complex(a.dtype())) check_no_complex_grad("mm", autograd::should_record(a, b));
   if (autograd::should_record(a, b)) return autograd::record_mm(a, b, mm_unchecked(a, b));
   return mm_unchecked(a, b);
 }
@@ -142,7 +141,6 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   check_batch_shapes(a.size(0), a.size(2), b.size(0), b.size(1));
   check_batch_dtypes(a, b);
   check_not_bool(a.dtype(), "bmm");
-  if (is_complex(a.dtype())) check_no_complex_grad("bmm", autograd::should_record(a, b));
   Tensor out = empty(DimVector{a.size(0), a.size(1), b.size(2)}, a.dtype(), a.device());
   launch_gemm(a, b, out, 1.0, 0.0);
   return autograd::should_record(a, b) ? autograd::record_bmm(a, b, out) : out;
@@ -161,7 +159,6 @@ Tensor mv(const Tensor& mat, const Tensor& vec) {
                dtype_title(vec.dtype()), ", ", dtype_title(mat.dtype()), ", and ", dtype_title(vec.dtype()),
                dtype_hint("mat", mat.dtype(), "vec", vec.dtype()));
   check_not_bool(mat.dtype(), "addmv_impl_cpu");
-  if (is_complex(mat.dtype())) check_no_complex_grad("mv", autograd::should_record(mat, vec));
   if (autograd::should_record(mat, vec))
     return autograd::record_mv(mat, vec, autograd::without_grad([&] { return mv(mat, vec); }));
   Tensor out = empty(DimVector{mat.size(0)}, mat.dtype(), mat.device());
@@ -183,7 +180,6 @@ Tensor dot(const Tensor& a, const Tensor& b) {
                " and ", b.size(0), " elements respectively",
                "\nhint: both vectors must have the same length");
   check_not_bool(a.dtype(), "dot");
-  if (is_complex(a.dtype())) check_no_complex_grad("dot", autograd::should_record(a, b));
   if (autograd::should_record(a, b))
     return autograd::record_dot(a, b, autograd::without_grad([&] { return dot(a, b); }));
   Tensor out = empty(DimVector{}, a.dtype(), a.device());
@@ -272,7 +268,6 @@ Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, const 
                dtype_hint("mat1", mat1.dtype(), "mat2", mat2.dtype()));
   check_not_bool(mat1.dtype(), "addmm_impl_cpu_");
   if (is_complex(mat1.dtype())) {
-    check_no_complex_grad("addmm", autograd::should_record(input, mat1, mat2));
     TANDEM_CHECK(!(alpha.is_complex() && alpha.to_complex().im != 0) &&
                      !(beta.is_complex() && beta.to_complex().im != 0),
                  NotImplemented, "addmm(): complex alpha or beta are not supported yet",

@@ -260,8 +260,6 @@ Tensor mean(const Tensor& x, const OptDims& dims, bool keepdim, OptDType dtype) 
 }
 
 Tensor prod(const Tensor& x, std::optional<int64_t> dim, bool keepdim, OptDType dtype) {
-  if (is_complex(x.dtype()) || (dtype && is_complex(*dtype)))
-    check_no_complex_grad("prod", autograd::should_record(x));
   if (autocast::is_active())
     return autocast::run_fp32_output(autocast::kProd, x, dtype,
                                      [&](OptDType d) { return prod(x, dim, keepdim, d); });

@@ -30,20 +30,20 @@ double dof(const Tensor& x, const OptDims& dims, double correction) {
 }  // namespace
 
 Tensor var(const Tensor& x, const OptDims& dims, double correction, bool keepdim) {
+  TANDEM_CHECK(is_floating(x.dtype()) || is_complex(x.dtype()), NotImplemented,
+               "std and var only support floating point and complex dtypes",
+               "\nhint: convert first, e.g. x.float().var()");
+  // One formula for both: 2 g (x - mean) / dof is also the gradient of a complex x's variance.
+  if (autograd::should_record(x))
+    return autograd::record_var(false, x, dims, dof(x, dims, correction), keepdim,
+                                autograd::without_grad([&] { return var(x, dims, correction, keepdim); }));
   if (is_complex(x.dtype())) {
     // The mean squared modulus of the deviations (a real result): the parts' variances added.
-    check_no_complex_grad("var", autograd::should_record(x));
     Tensor centered = sub(x, mean(x, dims, true));
     Tensor re = real(centered), im = imag(centered);
     Tensor ss = sum(add(mul(re, re), mul(im, im)), dims, keepdim);
     return div(ss, Scalar(dof(x, dims, correction)));
   }
-  TANDEM_CHECK(is_floating(x.dtype()), NotImplemented,
-               "std and var only support floating point and complex dtypes",
-               "\nhint: convert first, e.g. x.float().var()");
-  if (autograd::should_record(x))
-    return autograd::record_var(false, x, dims, dof(x, dims, correction), keepdim,
-                                autograd::without_grad([&] { return var(x, dims, correction, keepdim); }));
   Tensor w = widen(x);
   Tensor centered = sub(w, mean(w, dims, true));
   Tensor ss = sum(mul(centered, centered), dims, keepdim);
@@ -51,7 +51,6 @@ Tensor var(const Tensor& x, const OptDims& dims, double correction, bool keepdim
 }
 
 Tensor stddev(const Tensor& x, const OptDims& dims, double correction, bool keepdim) {
-  if (is_complex(x.dtype())) check_no_complex_grad("std", autograd::should_record(x));
   if (autograd::should_record(x))
     return autograd::record_var(true, x, dims, dof(x, dims, correction), keepdim,
                                 autograd::without_grad([&] { return stddev(x, dims, correction, keepdim); }));
@@ -60,8 +59,8 @@ Tensor stddev(const Tensor& x, const OptDims& dims, double correction, bool keep
 
 Tensor norm(const Tensor& x, double p, const OptDims& dims, bool keepdim, OptDType dtype) {
   if (is_complex(x.dtype())) {
-    // The norm of the moduli, a real result (dtype= names the complex dtype to compute in, as PyTorch).
-    check_no_complex_grad("linalg_vector_norm", autograd::should_record(x));
+    // The norm of the moduli, a real result (dtype= names the complex dtype to compute in, as PyTorch); its
+    // gradient goes through abs's (g * z / |z|), which is PyTorch's for complex inputs.
     TANDEM_CHECK(!dtype || is_complex(*dtype), Runtime,
                  "linalg.vector_norm: dtype should be complex for complex inputs, but got ",
                  dtype_title(*dtype), "\nhint: pass dtype=tandem.complex128 (or none)");
@@ -106,7 +105,6 @@ Tensor logsumexp(const Tensor& x, const DimVector& dims, bool keepdim) {
                                       autograd::without_grad([&] { return logsumexp(x, dims, keepdim); }));
   if (is_complex(x.dtype())) {
     // Shifted by the largest real part (PyTorch's choice: |exp| depends on it alone), 0 where infinite.
-    check_no_complex_grad("logsumexp", autograd::should_record(x));
     ReducePlan plan = plan_reduction(x, dims, keepdim);
     if (plan.reduced_numel == 0)
       return full(plan.result_shape, Scalar(-std::numeric_limits<double>::infinity()), x.dtype(), x.device());

@@ -96,12 +96,13 @@ Tensor linear_recurrence(Tensor a, Tensor b, int64_t d) {
 
 // d out_j / d x_k = prod_{i<k} x_i * prod_{k<i<=j} x_i, so grad_k = E_k * R_k with E the exclusive cumprod
 // and R_k = g_k + x_(k+1) R_(k+1), a reverse linear recurrence. No division: zeros in x need no special case,
-// and the formula is a polynomial in x, so second derivatives are right at zeros too.
+// and the formula is a polynomial in x, so second derivatives are right at zeros too. For complex x both
+// factors take conj(x) (grad * conj(d out / d x), PyTorch's convention); conj of a real x is x itself.
 Grads cumprod_backward(FormulaNode& n, const Tensor& g) {
   if (g.dim() == 0 || g.numel() == 0) return {g};
   const int64_t d = n.ints[0];
   const DimVector dims{d};
-  Tensor x = n.saved_tensor(0);
+  Tensor x = conj(n.saved_tensor(0));
   Tensor exclusive = cumprod(shift_in(x, d, 1.0), d);
   Tensor reverse = flip(linear_recurrence(shift_in(flip(x, dims), d, 0.0), flip(g, dims), d), dims);
   return {mul(exclusive, reverse)};
@@ -156,8 +157,6 @@ std::shared_ptr<FormulaNode> scan_node(const char* name, FormulaNode::Formula f,
 }  // namespace autograd
 
 Tensor cumprod(const Tensor& x, int64_t dim, OptDType dtype) {
-  if (is_complex(x.dtype()) || (dtype && is_complex(*dtype)))
-    check_no_complex_grad("cumprod", autograd::should_record(x));
   if (autocast::is_active())
     return autocast::run_fp32_output(autocast::kCudaFp32Output, x, dtype,
                                      [&](OptDType d) { return cumprod(x, dim, d); });

@@ -19,8 +19,6 @@ Tensor cumsum(const Tensor& x, int64_t dim, OptDType dtype) {
   int64_t d = wrap_dim(dim, x.dim());
   DType out_dtype =
       dtype.value_or(is_floating(x.dtype()) || is_complex(x.dtype()) ? x.dtype() : DType::Int64);
-  if (is_complex(x.dtype()) || is_complex(out_dtype))
-    check_no_complex_grad("cumsum", autograd::should_record(x));
   Tensor in = to_dtype(x, out_dtype);
   Tensor out = empty(x.sizes(), out_dtype, x.device());
   if (!out.numel()) return out;
