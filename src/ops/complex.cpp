@@ -78,14 +78,6 @@ Tensor from_real_parts(ComplexBinaryOp op, const char* name, const Tensor& a, co
 
 }  // namespace
 
-void check_no_complex_grad(const char* op, bool records_grad) {
-  TANDEM_CHECK(
-      !records_grad, NotImplemented, op,
-      "(): complex autograd is not supported yet for this op (a complex tensor that requires grad, or "
-      "a complex result from ones that do)\nhint: run it under tandem.no_grad() or on .detach()ed "
-      "inputs");
-}
-
 Tensor cast_discarding_imag(const Tensor& x, DType dtype) {
   Tensor out = empty(x.sizes(), dtype, x.device());
   copy_(out, x);

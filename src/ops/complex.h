@@ -40,9 +40,5 @@ void run_complex_binary(BinaryOp op, TensorIterator& iter, Device device);
 // x.to(dtype)), which PyTorch allows with a warning (the bindings give it). Internal conversions (to_dtype)
 // refuse instead.
 Tensor cast_discarding_imag(const Tensor& x, DType dtype);
-// For a front end whose complex form has no gradient formula checked for complex numbers yet: raises
-// NotImplementedError when it would record (the ops above and the elementwise ones in complex_unary/
-// run_complex_binary have theirs; autograd/complex_formulas.cpp is the list set_history enforces).
-void check_no_complex_grad(const char* op, bool records_grad);
 
 }  // namespace tandem
