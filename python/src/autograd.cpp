@@ -205,10 +205,10 @@ struct PyFunctionNode final : Node {
     }
     return out;
   }
-  // A node that saved tensors cannot run again after a backward without retain_graph, so it also lets go of its
-  // Python objects: a Function output and a later result both kept (in a module's globals, which backward_
-  // refers to) would otherwise hold a cycle through this shared node that the garbage collector cannot see.
-  // Without saved tensors PyTorch lets backward run again, so such a node keeps them.
+  // A node that saved tensors cannot run again after a backward without retain_graph, so it also lets go of
+  // its Python objects: a Function output and a later result both kept (in a module's globals, which
+  // backward_ refers to) would otherwise hold a cycle through this shared node that the garbage collector
+  // cannot see. Without saved tensors PyTorch lets backward run again, so such a node keeps them.
   void release_saved() override {
     if (saved_.empty()) return;
     for (auto& s : saved_) s.release();

@@ -45,9 +45,10 @@ DimVector to_shape(nb::handle h, const char* fn);
 DimVector shape_from_args(nb::args args, const char* fn);
 // The same shape given either as varargs or as one keyword (zeros(size=(2, 3)), x.permute(dims=(1, 0))).
 DimVector shape_from_args(nb::args args, nb::handle keyword, const char* fn, const char* keyword_name);
-// `result` written into out= with PyTorch's rules (check, resize warning, copy) and out returned; without out,
-// result itself (python/src/elementwise.cpp).
-nb::object into_out(const char* fn, const Tensor& result, nb::handle out, std::initializer_list<const Tensor*> inputs);
+// `result` written into out= with PyTorch's rules (check, resize warning, copy) and out returned; without
+// out, result itself (python/src/elementwise.cpp).
+nb::object into_out(const char* fn, const Tensor& result, nb::handle out,
+                    std::initializer_list<const Tensor*> inputs);
 // A tuple of Python ints (what PyTorch returns for stride()/size()).
 nb::object shape_object(IntArrayRef sizes);
 

@@ -174,29 +174,28 @@ void init_creation(nb::module_& m) {
       nb::arg("data"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
       nb::arg("requires_grad") = false);
 
-#define TANDEM_FACTORY(name, fill)                                                                    \
-  m.def(                                                                                              \
-      #name,                                                                                          \
-      [](nb::args args, nb::handle size, nb::handle dtype, nb::handle device, bool requires_grad,     \
-         bool pin_memory) {                                                                           \
-        FactoryArgs a = factory_args(dtype, device, requires_grad, default_float_dtype());            \
-        Tensor t = new_tensor(shape_from_args(args, size, #name, "size"), a, pin_memory);             \
-        fill;                                                                                         \
-        return finish(t, a);                                                                          \
-      },                                                                                              \
-      nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),                   \
-      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false,                               \
-      nb::arg("pin_memory") = false);                                                                 \
-  m.def(                                                                                              \
-      #name "_like",                                                                                  \
-      [](const Tensor& x, nb::handle dtype, nb::handle device, bool requires_grad) {                  \
-        FactoryArgs a = factory_args(dtype, device.is_none() ? device_object(x.device()) : device,    \
-                                     requires_grad, x.dtype());                                       \
-        Tensor t = empty(x.sizes(), a.dtype, a.device);                                               \
-        fill;                                                                                         \
-        return finish(t, a);                                                                          \
-      },                                                                                              \
-      nb::arg("input"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), \
+#define TANDEM_FACTORY(name, fill)                                                                      \
+  m.def(                                                                                                \
+      #name,                                                                                            \
+      [](nb::args args, nb::handle size, nb::handle dtype, nb::handle device, bool requires_grad,       \
+         bool pin_memory) {                                                                             \
+        FactoryArgs a = factory_args(dtype, device, requires_grad, default_float_dtype());              \
+        Tensor t = new_tensor(shape_from_args(args, size, #name, "size"), a, pin_memory);               \
+        fill;                                                                                           \
+        return finish(t, a);                                                                            \
+      },                                                                                                \
+      nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),                     \
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("pin_memory") = false); \
+  m.def(                                                                                                \
+      #name "_like",                                                                                    \
+      [](const Tensor& x, nb::handle dtype, nb::handle device, bool requires_grad) {                    \
+        FactoryArgs a = factory_args(dtype, device.is_none() ? device_object(x.device()) : device,      \
+                                     requires_grad, x.dtype());                                         \
+        Tensor t = empty(x.sizes(), a.dtype, a.device);                                                 \
+        fill;                                                                                           \
+        return finish(t, a);                                                                            \
+      },                                                                                                \
+      nb::arg("input"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),   \
       nb::arg("requires_grad") = false);
   TANDEM_FACTORY(empty, (void)0)
   TANDEM_FACTORY(zeros, fill_(t, Scalar(int64_t{0})))

@@ -173,7 +173,8 @@ void init_dtype_device(nb::module_& m) {
            })
       .def("__hash__",
            [](const PyDevice& d) { return static_cast<int64_t>(d.device.type) * 65536 + d.device.index; })
-      // Pickled as PyTorch's (device, (type[, index])), so devices cross into worker processes and checkpoints.
+      // Pickled as PyTorch's (device, (type[, index])), so devices cross into worker processes and
+      // checkpoints.
       .def("__reduce__",
            [](nb::handle self) {
              const Device& d = nb::inst_ptr<PyDevice>(self)->device;

@@ -228,23 +228,22 @@ void init_elementwise(nb::module_& m) {
 #include "kernels/op_list.def"
 #undef TANDEM_UNARY_OP
 
-#define TANDEM_BINARY_OP(name, functor, rule, ...)                                                      \
-  m.def(                                                                                                \
-      #name,                                                                                            \
-      [](nb::handle a, nb::handle b, nb::handle out) {                                                  \
-        return out.is_none() ? apply_function(name##_fns, a, b) : apply_out(name##_fns, a, b, out);     \
-      },                                                                                                \
+#define TANDEM_BINARY_OP(name, functor, rule, ...)                                                        \
+  m.def(                                                                                                  \
+      #name,                                                                                              \
+      [](nb::handle a, nb::handle b, nb::handle out) {                                                    \
+        return out.is_none() ? apply_function(name##_fns, a, b) : apply_out(name##_fns, a, b, out);       \
+      },                                                                                                  \
       nb::arg("input"), nb::arg(second_operand_name(#name)), nb::kw_only(), nb::arg("out") = nb::none()); \
-  tensor.def(                                                                                           \
-      #name, [](const Tensor& a, nb::handle b) { return apply_function(name##_fns, nb::cast(a), b); },  \
-      nb::arg(second_operand_name(#name)));                                                             \
-  tensor.def(#name "_",                                                                                 \
-             returning_self([](const Tensor& a, nb::handle b) {                                         \
-               nb::object r = apply_inplace(name##_fns, a, b);                                          \
-               TANDEM_CHECK(!r.is(Py_NotImplemented), Type,                                             \
-                            #name "_(): argument 'other' must be Tensor or Number, not ",               \
-                            nb::inst_name(b).c_str());                                                  \
-             }),                                                                                        \
+  tensor.def(                                                                                             \
+      #name, [](const Tensor& a, nb::handle b) { return apply_function(name##_fns, nb::cast(a), b); },    \
+      nb::arg(second_operand_name(#name)));                                                               \
+  tensor.def(#name "_", returning_self([](const Tensor& a, nb::handle b) {                                \
+               nb::object r = apply_inplace(name##_fns, a, b);                                            \
+               TANDEM_CHECK(!r.is(Py_NotImplemented), Type,                                               \
+                            #name "_(): argument 'other' must be Tensor or Number, not ",                 \
+                            nb::inst_name(b).c_str());                                                    \
+             }),                                                                                          \
              nb::arg(second_operand_name(#name)));
 #include "kernels/op_list.def"
 #undef TANDEM_BINARY_OP

@@ -119,12 +119,15 @@ void init_indexing_ops(nb::module_& m) {
   m.def(
       "dstack", [](nb::handle t) { return dstack(tensor_list(t, "dstack", "tensors")); }, nb::arg("tensors"));
 
-  // sparse_grad=True asks PyTorch for a sparse gradient; tandem has no sparse tensors and gives the same values
-  // dense.
-  auto gather_fn = [](const Tensor& x, int64_t dim, const Tensor& index, bool) { return gather(x, dim, index); };
+  // sparse_grad=True asks PyTorch for a sparse gradient; tandem has no sparse tensors and gives the same
+  // values dense.
+  auto gather_fn = [](const Tensor& x, int64_t dim, const Tensor& index, bool) {
+    return gather(x, dim, index);
+  };
   m.def("gather", gather_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::kw_only(),
         nb::arg("sparse_grad") = false);
-  tensor.def("gather", gather_fn, nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("sparse_grad") = false);
+  tensor.def("gather", gather_fn, nb::arg("dim"), nb::arg("index"), nb::kw_only(),
+             nb::arg("sparse_grad") = false);
 
   // scatter's src may be a tensor or a number (PyTorch's `value` overload). The older
   // `reduce="add"|"multiply"` form is scatter_reduce with include_self, a number standing for a src filled
@@ -143,10 +146,11 @@ void init_indexing_ops(nb::module_& m) {
     if (is_tensor(src)) return scatter_(x, dim, index, as_tensor_ref(src));
     return scatter_(x, dim, index, number(src, "scatter_", "value"));
   };
-  m.def("scatter", scatter_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("src") = nb::none(),
-        nb::kw_only(), nb::arg("value") = nb::none(), nb::arg("reduce") = nb::none());
-  tensor.def("scatter", scatter_fn, nb::arg("dim"), nb::arg("index"), nb::arg("src") = nb::none(), nb::kw_only(),
-             nb::arg("value") = nb::none(), nb::arg("reduce") = nb::none());
+  m.def("scatter", scatter_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"),
+        nb::arg("src") = nb::none(), nb::kw_only(), nb::arg("value") = nb::none(),
+        nb::arg("reduce") = nb::none());
+  tensor.def("scatter", scatter_fn, nb::arg("dim"), nb::arg("index"), nb::arg("src") = nb::none(),
+             nb::kw_only(), nb::arg("value") = nb::none(), nb::arg("reduce") = nb::none());
   tensor.def("scatter_", returning_self(scatter_inplace_fn), nb::arg("dim"), nb::arg("index"),
              nb::arg("src") = nb::none(), nb::kw_only(), nb::arg("value") = nb::none(),
              nb::arg("reduce") = nb::none());

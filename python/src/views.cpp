@@ -32,8 +32,9 @@ void init_views(nb::module_& m) {
       [](const Tensor& x, nb::args shape, nb::handle size, nb::handle dtype) {
         if (shape.size() == 1 && is_dtype(shape[0])) dtype = shape[0];
         if (!dtype.is_none()) {
-          TANDEM_CHECK(shape.size() <= 1 && size.is_none(), Type,
-                       "view() received an invalid combination of arguments: pass a shape or a dtype, not both");
+          TANDEM_CHECK(
+              shape.size() <= 1 && size.is_none(), Type,
+              "view() received an invalid combination of arguments: pass a shape or a dtype, not both");
           return view_dtype(x, to_dtype(dtype));
         }
         return view(x, shape_from_args(shape, size, "view", "size"));
@@ -49,15 +50,19 @@ void init_views(nb::module_& m) {
       } else if (key == "shape") {
         return reshape(x, to_shape(v, "reshape"));
       } else {
-        TANDEM_CHECK(key == "copy" && v.is_none(), Type, "reshape() got an unexpected keyword argument '", key, "'");
+        TANDEM_CHECK(key == "copy" && v.is_none(), Type, "reshape() got an unexpected keyword argument '",
+                     key, "'");
       }
     }
     return reshape(x, dims_from_args(shape, "reshape"));
   });
-  m.def("reshape", [](const Tensor& x, nb::handle shape) { return reshape(x, to_shape(shape, "reshape")); },
-        nb::arg("input"), nb::arg("shape"));
-  tensor.def("view_as", [](const Tensor& x, const Tensor& o) { return view(x, o.sizes()); }, nb::arg("other"));
-  tensor.def("reshape_as", [](const Tensor& x, const Tensor& o) { return reshape(x, o.sizes()); }, nb::arg("other"));
+  m.def(
+      "reshape", [](const Tensor& x, nb::handle shape) { return reshape(x, to_shape(shape, "reshape")); },
+      nb::arg("input"), nb::arg("shape"));
+  tensor.def(
+      "view_as", [](const Tensor& x, const Tensor& o) { return view(x, o.sizes()); }, nb::arg("other"));
+  tensor.def(
+      "reshape_as", [](const Tensor& x, const Tensor& o) { return reshape(x, o.sizes()); }, nb::arg("other"));
   auto flatten_fn = [](const Tensor& x, int64_t s, int64_t e) { return flatten(x, s, e); };
   tensor.def("flatten", flatten_fn, nb::arg("start_dim") = 0, nb::arg("end_dim") = -1);
   m.def("flatten", flatten_fn, nb::arg("input"), nb::arg("start_dim") = 0, nb::arg("end_dim") = -1);
@@ -68,11 +73,12 @@ void init_views(nb::module_& m) {
         return permute(x, shape_from_args(args, dims, "permute", "dims"));
       },
       nb::arg("args"), nb::arg("dims") = nb::none());
-  m.def("permute", [](const Tensor& x, nb::handle dims) { return permute(x, to_shape(dims, "permute")); },
-        nb::arg("input"), nb::arg("dims"));
+  m.def(
+      "permute", [](const Tensor& x, nb::handle dims) { return permute(x, to_shape(dims, "permute")); },
+      nb::arg("input"), nb::arg("dims"));
   auto transpose_fn = [](const Tensor& x, int64_t a, int64_t b) { return transpose(x, a, b); };
-  // t.transpose(d0, d1) as in PyTorch; t.transpose() / t.transpose(None) / t.transpose(axes) as NumPy calls it
-  // for np.transpose(t[, axes]).
+  // t.transpose(d0, d1) as in PyTorch; t.transpose() / t.transpose(None) / t.transpose(axes) as NumPy calls
+  // it for np.transpose(t[, axes]).
   tensor.def(
       "transpose",
       [](const Tensor& x, nb::handle d0, nb::handle d1) {
@@ -106,9 +112,12 @@ void init_views(nb::module_& m) {
         return expand(x, shape_from_args(args, size, "expand", "size"));
       },
       nb::arg("args"), nb::arg("size") = nb::none());
-  tensor.def("expand_as", [](const Tensor& x, const Tensor& o) { return expand(x, o.sizes()); }, nb::arg("other"));
-  m.def("broadcast_to", [](const Tensor& x, nb::handle s) { return broadcast_to(x, to_shape(s, "broadcast_to")); },
-        nb::arg("input"), nb::arg("size"));
+  tensor.def(
+      "expand_as", [](const Tensor& x, const Tensor& o) { return expand(x, o.sizes()); }, nb::arg("other"));
+  m.def(
+      "broadcast_to",
+      [](const Tensor& x, nb::handle s) { return broadcast_to(x, to_shape(s, "broadcast_to")); },
+      nb::arg("input"), nb::arg("size"));
   auto narrow_fn = [](const Tensor& x, int64_t d, int64_t s, int64_t l) { return narrow(x, d, s, l); };
   tensor.def("narrow", narrow_fn, nb::arg("dim"), nb::arg("start"), nb::arg("length"));
   m.def("narrow", narrow_fn, nb::arg("input"), nb::arg("dim"), nb::arg("start"), nb::arg("length"));

@@ -206,15 +206,16 @@ void check_complex_product(const Tensor& a, const Tensor& b) {
                " != ", dtype_cpp_name(b.dtype()), "\nhint: convert one, e.g. a @ b.to(a.dtype)");
 }
 
-// A complex matmul that records autograd: one node for the product (g @ b^H, a^H @ g), vectors as 1-row/1-column
-// matrices; the forward is the unrecorded matmul.
+// A complex matmul that records autograd: one node for the product (g @ b^H, a^H @ g), vectors as
+// 1-row/1-column matrices; the forward is the unrecorded matmul.
 Tensor recorded_complex_matmul(const Tensor& a, const Tensor& b) {
   TANDEM_CHECK(a.dim() >= 1 && b.dim() >= 1, Runtime,
-               "both arguments to matmul need to be at least 1D, but they are ", a.dim(), "D and ", b.dim(), "D",
-               "\nhint: use * (tandem.mul) to multiply by a scalar or a 0-D tensor");
+               "both arguments to matmul need to be at least 1D, but they are ", a.dim(), "D and ", b.dim(),
+               "D", "\nhint: use * (tandem.mul) to multiply by a scalar or a 0-D tensor");
   Tensor a2 = a.dim() == 1 ? unsqueeze(a, 0) : a;
   Tensor b2 = b.dim() == 1 ? unsqueeze(b, 1) : b;
-  Tensor out = autograd::record_complex_matmul(a2, b2, autograd::without_grad([&] { return matmul(a2, b2); }));
+  Tensor out =
+      autograd::record_complex_matmul(a2, b2, autograd::without_grad([&] { return matmul(a2, b2); }));
   if (a.dim() == 1) out = squeeze(out, DimVector{-2});
   if (b.dim() == 1) out = squeeze(out, DimVector{-1});
   return out;

@@ -377,7 +377,8 @@ Tensor view_dtype(const Tensor& x, DType dtype) {
     };
     TANDEM_CHECK(x.dim() > 0, Runtime, "self.dim() cannot be 0", what());
     auto check_unit_stride = [&] {
-      TANDEM_CHECK(strides.back() == 1, Runtime, "self.stride(-1) must be 1", what(), ", but got ", strides.back());
+      TANDEM_CHECK(strides.back() == 1, Runtime, "self.stride(-1) must be 1", what(), ", but got ",
+                   strides.back());
     };
     if (from > to) {
       check_unit_stride();  // each element becomes `ratio` narrower ones along the last dim

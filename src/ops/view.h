@@ -12,7 +12,7 @@ Tensor reshape(const Tensor& x, IntArrayRef shape);
 Tensor flatten(const Tensor& x, int64_t start_dim = 0, int64_t end_dim = -1);
 Tensor permute(const Tensor& x, IntArrayRef dims);
 Tensor transpose(const Tensor& x, int64_t d0, int64_t d1);
-Tensor t(const Tensor& x);        // 2-D transpose (0-D and 1-D returned as is)
+Tensor t(const Tensor& x);         // 2-D transpose (0-D and 1-D returned as is)
 Tensor matrix_T(const Tensor& x);  // .T: all dims reversed
 Tensor mT(const Tensor& x);        // last two dims swapped
 Tensor squeeze(const Tensor& x);
