@@ -327,9 +327,13 @@ bool graph_reaches_other_leaves(nb::handle outputs, nb::handle own_leaves) {
   for (const Tensor& t : tensor_list(own_leaves, "_graph_reaches_other_leaves")) own.insert(t.impl());
   std::unordered_set<const Node*> seen;
   std::vector<const Node*> todo;
+  // The roots' edges are kept alive for the walk: a leaf's gradient edge may be an AccumulateGrad made for
+  // this call, which a temporary Edge would free at once (the walk then read a freed node).
+  std::vector<autograd::Edge> roots;
   for (const Tensor& t : tensor_list(outputs, "_graph_reaches_other_leaves")) {
     if (!t.defined() || !t.requires_grad()) continue;
-    autograd::Edge e = autograd::gradient_edge(t);
+    roots.push_back(autograd::gradient_edge(t));
+    const autograd::Edge& e = roots.back();
     if (e.fn && seen.insert(e.fn.get()).second) todo.push_back(e.fn.get());
   }
   while (!todo.empty()) {
