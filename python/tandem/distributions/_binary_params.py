@@ -19,6 +19,25 @@ class BinaryProbsLogits:
         self._param = value
         return tandem.Size() if isinstance(given, Number) else value.size()
 
+    def _set_count_and_probs_or_logits(self, total_count, probs, logits):
+        """The binomial-like families: total_count broadcast with the given parameter and given its dtype; returns
+        the batch shape."""
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        name, given = ("probs", probs) if probs is not None else ("logits", logits)
+        total_count, value = broadcast_all(total_count, given)
+        self.total_count = total_count.type_as(value)
+        setattr(self, name, value)
+        self._param = value
+        return value.size()
+
+    def _expand_count_and_probs_or_logits(self, new, batch_shape):
+        new.total_count = self.total_count.expand(batch_shape)
+        self._expand_probs_or_logits(new, batch_shape)
+
+    def _new(self, *args, **kwargs):
+        return self._param.new(*args, **kwargs)
+
     def _expand_probs_or_logits(self, new, batch_shape):
         """Gives ``new`` this distribution's stored (or already derived) parameters expanded to batch_shape."""
         for name in ("probs", "logits"):

@@ -80,28 +80,20 @@ def register_module_backward_hook(hook):
 # one backward call sees the gradients of all outputs (grad_output) and one sees those of all inputs
 # (grad_input). The hooks run there and may replace the gradients.
 
-class _OutputGradients(Function):
+class BackwardHookFunction(Function):
+    """The identity on a module's tensors (PyTorch's name, so grad_fn reads BackwardHookFunctionBackward); its
+    backward hands their gradients to `on_grads` (the output or the input side of the hook state), which may
+    replace them."""
+
     @staticmethod
-    def forward(ctx, state, *tensors):
-        ctx.state = state
+    def forward(ctx, on_grads, *tensors):
+        ctx.on_grads = on_grads
         ctx.set_materialize_grads(False)
         return tensors
 
     @staticmethod
     def backward(ctx, *grads):
-        return (None,) + tuple(ctx.state.on_output_grads(grads))
-
-
-class _InputGradients(Function):
-    @staticmethod
-    def forward(ctx, state, *tensors):
-        ctx.state = state
-        ctx.set_materialize_grads(False)
-        return tensors
-
-    @staticmethod
-    def backward(ctx, *grads):
-        return (None,) + tuple(ctx.state.on_input_grads(grads))
+        return (None,) + tuple(ctx.on_grads(grads))
 
 
 class _BackwardHookState:
@@ -126,7 +118,7 @@ class _BackwardHookState:
         # As PyTorch: the other tensor inputs get zeros in grad_input (non-differentiable outputs of its identity).
         self.zero_inputs = [(i, args[i].shape, args[i].dtype, args[i].device) for i, a in enumerate(args)
                             if isinstance(a, Tensor) and not a.requires_grad]
-        new = _InputGradients.apply(self, *[args[i] for i in positions])
+        new = BackwardHookFunction.apply(self.on_input_grads, *[args[i] for i in positions])
         args = list(args)
         for i, t in zip(positions, new):
             args[i] = t
@@ -141,7 +133,7 @@ class _BackwardHookState:
         if not positions:
             return output
         self.n_outputs, self.output_positions = len(items), positions
-        new = _OutputGradients.apply(self, *[items[i] for i in positions])
+        new = BackwardHookFunction.apply(self.on_output_grads, *[items[i] for i in positions])
         for i, t in zip(positions, new):
             items[i] = t
         return items[0] if single else type(output)(items)
