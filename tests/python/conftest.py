@@ -32,3 +32,12 @@ def on_each_device(request):
     oracle.current_device = request.param
     yield request.param
     oracle.current_device = "cpu"
+
+
+@pytest.fixture
+def needs_fft_library(request):
+    """For the FFT test files: skips a test whose device has no FFT library (a build without FFTW, e.g. a machine
+    without libfftw3-dev); test_fft.py checks the error such a build raises."""
+    device = request.getfixturevalue("device") if "device" in request.fixturenames else "cpu"
+    if not tandem._C._fft_library(device) and request.node.originalname != "test_built_without_fft_library":
+        pytest.skip(f"tandem was built without an FFT library for {device}")

@@ -19,13 +19,7 @@ DTYPES = ["float32", "float64", "complex64", "complex128", "int64"]
 NORMS = [None, "backward", "ortho", "forward"]
 
 
-@pytest.fixture(autouse=True)
-def needs_fft_library(request):
-    """Every test here needs the FFT library of its device (a build without FFTW, e.g. a machine without
-    libfftw3-dev, skips them; test_fft.py checks the error such a build raises)."""
-    device = request.getfixturevalue("device") if "device" in request.fixturenames else "cpu"
-    if not tandem._C._fft_library(device) and request.node.originalname != "test_built_without_fft_library":
-        pytest.skip(f"tandem was built without an FFT library for {device}")
+pytestmark = pytest.mark.usefixtures("needs_fft_library")
 
 
 def sample(shape, dtype, seed=0):

@@ -104,6 +104,11 @@ def test_backward_hook_errors():
                                                "but expected 1"):
             lin(m.ones(1, 2, requires_grad=True)).sum().backward()
         lin = m.nn.Linear(2, 2)
+        lin.register_full_backward_pre_hook(lambda mod, go: (go[0], go[0]))
+        with pytest.raises(RuntimeError, match="Backward pre hook returned an invalid number of grad_output, got 2, "
+                                               "but expected 1"):
+            lin(m.ones(1, 2, requires_grad=True)).sum().backward()
+        lin = m.nn.Linear(2, 2)
         lin.register_backward_hook(lambda mod, gi, go: None)
         with pytest.raises(RuntimeError, match="Cannot use both regular backward hooks and full backward hooks"):
             lin.register_full_backward_hook(lambda mod, gi, go: None)

@@ -96,6 +96,17 @@ class BackwardHookFunction(Function):
         return (None,) + tuple(ctx.on_grads(grads))
 
 
+def _replaced(result, grads, hook_kind, what):
+    """The gradients a backward hook returned (None keeps `grads`), checked to be as many as it was given."""
+    if result is None:
+        return grads
+    result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
+    if len(result) != len(grads):
+        raise RuntimeError(f"{hook_kind} returned an invalid number of {what}, got {len(result)}, but expected "
+                           f"{len(grads)}")
+    return result
+
+
 class _BackwardHookState:
     def __init__(self, module, hooks, pre_hooks):
         self.module, self.hooks, self.pre_hooks = module, hooks, pre_hooks
@@ -141,13 +152,7 @@ class _BackwardHookState:
     def on_output_grads(self, grads):
         packed = self._pack(self.output_positions, grads, self.n_outputs)
         for hook in self.pre_hooks:
-            result = hook(self.module, packed)
-            if result is not None:
-                result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
-                if len(result) != len(packed):
-                    raise RuntimeError(f"Backward pre hook returned an invalid number of grad_output, got "
-                                       f"{len(result)}, but expected {len(packed)}")
-                packed = result
+            packed = _replaced(hook(self.module, packed), packed, "Backward pre hook", "grad_output")
         self.grad_outputs = packed
         if self.input_positions is None and self.hooks:  # no input requires grad: hooks see grad_input Nones now
             warnings.warn("Full backward hook is firing when gradients are computed with respect to module outputs "
@@ -167,13 +172,7 @@ class _BackwardHookState:
             packed[i] = _C.zeros(shape, dtype=dtype, device=device)
         packed = tuple(packed)
         for hook in self.hooks:
-            result = hook(self.module, packed, self.grad_outputs)
-            if result is not None:
-                result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
-                if len(result) != len(packed):
-                    raise RuntimeError(f"Backward hook returned an invalid number of grad_input, got {len(result)}, "
-                                       f"but expected {len(packed)}")
-                packed = result
+            packed = _replaced(hook(self.module, packed, self.grad_outputs), packed, "Backward hook", "grad_input")
         return [packed[i] for i in self.input_positions]
 
 
