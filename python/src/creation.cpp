@@ -7,6 +7,7 @@
 #include "bindings.h"
 #include "core/error.h"
 #include "factory_args.h"
+#include "layouts.h"
 #include "ops/copy.h"
 #include "ops/pinned.h"
 #include "ops/value_range.h"
@@ -174,29 +175,34 @@ void init_creation(nb::module_& m) {
       nb::arg("data"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
       nb::arg("requires_grad") = false);
 
-#define TANDEM_FACTORY(name, fill)                                                                      \
-  m.def(                                                                                                \
-      #name,                                                                                            \
-      [](nb::args args, nb::handle size, nb::handle dtype, nb::handle device, bool requires_grad,       \
-         bool pin_memory) {                                                                             \
-        FactoryArgs a = factory_args(dtype, device, requires_grad, default_float_dtype());              \
-        Tensor t = new_tensor(shape_from_args(args, size, #name, "size"), a, pin_memory);               \
-        fill;                                                                                           \
-        return finish(t, a);                                                                            \
-      },                                                                                                \
-      nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),                     \
-      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("pin_memory") = false); \
-  m.def(                                                                                                \
-      #name "_like",                                                                                    \
-      [](const Tensor& x, nb::handle dtype, nb::handle device, bool requires_grad) {                    \
-        FactoryArgs a = factory_args(dtype, device.is_none() ? device_object(x.device()) : device,      \
-                                     requires_grad, x.dtype());                                         \
-        Tensor t = empty(x.sizes(), a.dtype, a.device);                                                 \
-        fill;                                                                                           \
-        return finish(t, a);                                                                            \
-      },                                                                                                \
-      nb::arg("input"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),   \
-      nb::arg("requires_grad") = false);
+#define TANDEM_FACTORY(name, fill)                                                                          \
+  m.def(                                                                                                    \
+      #name,                                                                                                \
+      [](nb::args args, nb::handle size, nb::handle dtype, nb::handle device, bool requires_grad,           \
+         bool pin_memory) {                                                                                 \
+        FactoryArgs a = factory_args(dtype, device, requires_grad, default_float_dtype());                  \
+        Tensor t = new_tensor(shape_from_args(args, size, #name, "size"), a, pin_memory);                   \
+        fill;                                                                                               \
+        return finish(t, a);                                                                                \
+      },                                                                                                    \
+      nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),                         \
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("pin_memory") = false);     \
+  m.def(                                                                                                    \
+      #name "_like",                                                                                        \
+      [](const Tensor& x, nb::handle dtype, nb::handle device, bool requires_grad, nb::handle layout,       \
+         nb::handle memory_format) -> nb::object {                                                          \
+        if (!like_in_cpp(x, memory_format, layout))                                                         \
+          return like_via_layouts(#name "_like", x, nb::tuple(), like_kwargs(dtype, device, requires_grad), \
+                                  memory_format, layout);                                                   \
+        FactoryArgs a = factory_args(dtype, device.is_none() ? device_object(x.device()) : device,          \
+                                     requires_grad, x.dtype());                                             \
+        Tensor t = empty(x.sizes(), a.dtype, a.device);                                                     \
+        fill;                                                                                               \
+        return wrap(finish(t, a));                                                                          \
+      },                                                                                                    \
+      nb::arg("input"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),       \
+      nb::arg("requires_grad") = false, nb::arg("layout") = nb::none(),                                     \
+      nb::arg("memory_format") = nb::none());
   TANDEM_FACTORY(empty, (void)0)
   TANDEM_FACTORY(zeros, fill_(t, Scalar(int64_t{0})))
   TANDEM_FACTORY(ones, fill_(t, Scalar(int64_t{1})))
@@ -215,16 +221,21 @@ void init_creation(nb::module_& m) {
       nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
   m.def(
       "full_like",
-      [](const Tensor& x, nb::handle value, nb::handle dtype, nb::handle device, bool requires_grad) {
+      [](const Tensor& x, nb::handle value, nb::handle dtype, nb::handle device, bool requires_grad,
+         nb::handle layout, nb::handle memory_format) -> nb::object {
+        if (!like_in_cpp(x, memory_format, layout))
+          return like_via_layouts("full_like", x, nb::make_tuple(value),
+                                  like_kwargs(dtype, device, requires_grad), memory_format, layout);
         Scalar v;
         TANDEM_CHECK(to_scalar(value, v), Type, "full_like(): argument 'fill_value' must be Number, not ",
                      nb::inst_name(value).c_str());
         FactoryArgs a = factory_args(dtype, device.is_none() ? device_object(x.device()) : device,
                                      requires_grad, x.dtype());
-        return finish(full(x.sizes(), v, a.dtype, a.device), a);
+        return wrap(finish(full(x.sizes(), v, a.dtype, a.device), a));
       },
       nb::arg("input"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
-      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("layout") = nb::none(),
+      nb::arg("memory_format") = nb::none());
 }
 
 }  // namespace tandem::py

@@ -28,6 +28,20 @@ nb::object layouts(const char* name) {
   return module.attr(name);
 }
 
+bool like_in_cpp(const Tensor& input, nb::handle memory_format, nb::handle layout) {
+  // Borrowed handles kept for the process, as the module above.
+  static nb::handle strided = layouts("strided").release();
+  static nb::handle contiguous_format = layouts("contiguous_format").release();
+  if (!layout.is_none() && !layout.is(strided)) return false;
+  if (memory_format.is_none()) return input.is_contiguous();
+  return memory_format.is(contiguous_format);
+}
+
+nb::object like_via_layouts(const char* name, const Tensor& input, nb::tuple args, nb::dict kwargs,
+                            nb::handle memory_format, nb::handle layout) {
+  return layouts("like")(name, input, args, kwargs, memory_format, layout);
+}
+
 Tensor& expect_tensor(nb::handle h, const char* fn, const char* arg) {
   if (__builtin_expect(is_tensor(h), 1)) return as_tensor_ref(h);
   TANDEM_THROW(Type, fn, "(): argument '", arg, "' must be Tensor, not ", nb::inst_name(h).c_str());

@@ -27,9 +27,9 @@ void copy_kernel(TensorIterator& iter) {
         if (strides[0] == sizeof(O) && strides[1] == sizeof(I)) {
           O* __restrict out = reinterpret_cast<O*>(data[0]);
           const I* __restrict in = reinterpret_cast<const I*>(data[1]);
-          if constexpr (std::is_same_v<O, float> && std::is_same_v<I, Half>)
+          if constexpr (std::is_same_v<O, float> && kHalfFloat<I>)
             widen_halves(in, out, n);
-          else if constexpr (std::is_same_v<O, Half> && std::is_same_v<I, float>)
+          else if constexpr (kHalfFloat<O> && std::is_same_v<I, float>)
             narrow_to_halves(in, out, n);
           else
             for (int64_t i = 0; i < n; ++i) out[i] = convert<O>(in[i]);
