@@ -1,10 +1,10 @@
-"""tandem.linalg: PyTorch's torch.linalg for float32/float64 tensors on every device.
+"""tandem.linalg: PyTorch's torch.linalg for float32/float64/complex64/complex128 tensors on every device.
 
 The factorizations and solvers are C++ front ends over LAPACK (CPU) and cuSOLVER (CUDA), bound as private
 _C functions; this module gives them PyTorch's public names, keyword arguments and named-tuple results. The
 remaining functions (norms, pinv, matrix_rank, matrix_power, matrix_exp, cond, multi_dot, vecdot, cross) are
-compositions of those and of tandem's ops, as in _compositions.py. Complex results (eig, eigvals) need complex
-dtypes, which tandem does not have yet.
+compositions of those and of tandem's ops, as in _compositions.py. eig/eigvals return complex tensors for real
+inputs too, as PyTorch does.
 """
 import collections as _collections
 import math as _math
@@ -33,6 +33,7 @@ _CholeskyEx = _result("linalg_cholesky_ex", ["L", "info"])
 _Qr = _result("linalg_qr", ["Q", "R"])
 _Eigh = _result("linalg_eigh", ["eigenvalues", "eigenvectors"])
 _Svd = _result("linalg_svd", ["U", "S", "Vh"])
+_Eig = _result("linalg_eig", ["eigenvalues", "eigenvectors"])
 _LuFactor = _result("linalg_lu_factor", ["LU", "pivots"])
 _LuFactorEx = _result("linalg_lu_factor_ex", ["LU", "pivots", "info"])
 _Lu = _result("linalg_lu", ["P", "L", "U"])
@@ -136,13 +137,13 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
 
 
 def eig(A, *, out=None):
-    raise NotImplementedError("linalg.eig: the eigenvalues of a general matrix are complex, and tandem has no "
-                              "complex dtypes yet\nhint: for a symmetric matrix use tandem.linalg.eigh")
+    _no_out("linalg.eig", out)
+    return _Eig(*_C._linalg_eig(A))
 
 
 def eigvals(A, *, out=None):
-    raise NotImplementedError("linalg.eigvals: the eigenvalues of a general matrix are complex, and tandem has no "
-                              "complex dtypes yet\nhint: for a symmetric matrix use tandem.linalg.eigvalsh")
+    _no_out("linalg.eigvals", out)
+    return _C._linalg_eigvals(A)
 
 
 # ---- compositions ----
@@ -158,10 +159,10 @@ def lstsq(A, B, rcond=None, *, driver=None):
     m, n = A.shape[-2], A.shape[-1]
     if m >= n:
         Q, R = qr(A)
-        X = solve_triangular(R, Q.mT @ Bm, upper=True)
+        X = solve_triangular(R, Q.mH @ Bm, upper=True)
     else:
-        Q, R = qr(A.mT)
-        X = Q @ solve_triangular(R.mT, Bm, upper=False)
+        Q, R = qr(A.mH)
+        X = Q @ solve_triangular(R.mH, Bm, upper=False)
     if vector:
         X = X.squeeze(-1)
     empty = _C.empty(0, dtype=A.dtype, device=A.device)
@@ -243,7 +244,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     if atol is not None:
         tol = _C.maximum(tol, _C.full_like(tol, atol) if not isinstance(atol, _C.Tensor) else atol)
     S_inv = _C.where(S > tol, 1.0 / S, _C.zeros_like(S))
-    return (Vh.mT * S_inv.unsqueeze(-2)) @ U.mT
+    return (Vh.mH * S_inv.unsqueeze(-2).to(A.dtype)) @ U.mH
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
@@ -355,7 +356,7 @@ def _svd_old(input, some=True, compute_uv=True, *, out=None):
     U, S, Vh = svd(input, full_matrices=not some)
     if not compute_uv:
         return _OldSvd(_C.zeros_like(U), S, _C.zeros_like(Vh))
-    return _OldSvd(U, S, Vh.mT)
+    return _OldSvd(U, S, Vh.mH)
 
 
 def _triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):

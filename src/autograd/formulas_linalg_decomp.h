@@ -21,6 +21,8 @@ void record_qr(const Tensor& a, const Tensor& q, const Tensor& r);
 // end passes them anyway, so `vectors` is always defined here; `vectors_output` says whether it is an
 // output).
 void record_eigh(const Tensor& a, const Tensor& values, const Tensor& vectors, bool vectors_output);
+// eig / eigvals (vectors always computed and saved; `vectors_output` says whether they are an output).
+void record_eig(const Tensor& a, const Tensor& values, const Tensor& vectors, bool vectors_output);
 // Reduced SVD; `uv_output` false for svdvals (U and Vh only saved).
 void record_svd(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& vh, bool uv_output);
 

@@ -5,6 +5,7 @@
 #include "autograd/formula_node.h"
 #include "autograd/formulas_linalg_decomp.h"
 #include "core/error.h"
+#include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factories.h"
@@ -148,8 +149,8 @@ Tensor linalg_lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, 
                " must match A's size");
   TANDEM_CHECK(pivots.dtype() == DType::Int32, Runtime, op, ": Expected pivots to be int32, got ",
                dtype_name(pivots.dtype()), "\nhint: pass the pivots linalg.lu_factor returned");
-  // B^T for XA = B: A^T X^T = B^T, one transposed solve.
-  Tensor rhs = left ? b : mT(b);
+  // B^H for XA = B: A^H X^H = B^H, one (conjugate-)transposed solve; X A^H = B is A X^H = B^H.
+  Tensor rhs = left ? b : mH(b);
   const bool transpose = left ? adjoint : !adjoint;
   DimVector batch = broadcast_shapes(batch_shape(lu), batch_shape(rhs));
   return autograd::without_grad([&] {
@@ -160,7 +161,7 @@ Tensor linalg_lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, 
     Tensor x = column_major_copy(rhs, batch, lu.dtype());
     if (x.numel() > 0 && n > 0) lapack_for(op, lu).lu_solve(lu_buf, piv, x, transpose);
     Tensor out = from_column_major(x, batch, n, rhs.size(-1));
-    return left ? out : mT(out);
+    return left ? out : mH(out);
   });
 }
 
@@ -236,7 +237,7 @@ Tensor linalg_det(const Tensor& a) {
   check_float(op, a);
   Tensor det = autograd::without_grad([&] {
     auto [sign, diag] = lu_sign_and_diagonal(op, a);
-    return mul(sign, prod(diag, -1));
+    return mul(to_dtype(sign, a.dtype()), prod(diag, -1));
   });
   return autograd::should_record(a) ? autograd::record_det(a, det) : det;
 }
@@ -245,18 +246,22 @@ std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& a) {
   const char* op = "linalg.slogdet";
   check_square(op, a);
   check_float(op, a);
-  auto [sgn, logabs] = autograd::without_grad([&] {
+  auto [sign_out, logabs] = autograd::without_grad([&] {
     auto [perm_sign, diag] = lu_sign_and_diagonal(op, a);
-    return std::make_tuple(mul(perm_sign, prod(sign(diag), -1)), sum(log(abs(diag)), DimVector{-1}));
+    // The sign is the product of the diagonal's phases z / |z| (its signs for real matrices), 0 if singular.
+    return std::make_tuple(mul(to_dtype(perm_sign, a.dtype()), prod(sgn(diag), -1)),
+                           sum(log(abs(diag)), DimVector{-1}));
   });
-  if (autograd::should_record(a)) autograd::record_slogdet(a, sgn, logabs);
-  return {sgn, logabs};
+  if (autograd::should_record(a)) autograd::record_slogdet(a, sign_out, logabs);
+  return {sign_out, logabs};
 }
 
 Tensor logdet(const Tensor& a) {
   check_square("logdet", a);
   check_float("logdet", a);
   auto [sign, logabs] = linalg_slogdet(a);
+  // Complex: log(sign) + log|det| (the principal logarithm of det).
+  if (is_complex(a.dtype())) return add(log(sign), logabs);
   // log of a negative determinant is nan, of zero -inf (PyTorch's rule).
   Tensor nan = full(DimVector{}, Scalar(std::numeric_limits<double>::quiet_NaN()), a.dtype(), a.device());
   return where(lt(sign, Scalar(0.0)), nan, logabs);
@@ -298,10 +303,10 @@ Tensor cholesky_solve(const Tensor& b, const Tensor& factor, bool upper) {
                " but each b matrix is ", b.size(-2), " by ", b.size(-1),
                "\nhint: B's rows must match the factor's size");
   if (autograd::should_record(b, factor)) {
-    // Differentiable through the two triangular solves: A = L L^T, X = L^{-T} L^{-1} B.
-    Tensor l = upper ? mT(factor) : factor;
+    // Differentiable through the two triangular solves: A = L L^H, X = L^{-H} L^{-1} B.
+    Tensor l = upper ? mH(factor) : factor;
     Tensor y = linalg_solve_triangular(l, b, false, true, false);
-    return linalg_solve_triangular(mT(l), y, true, true, false);
+    return linalg_solve_triangular(mH(l), y, true, true, false);
   }
   DimVector batch = broadcast_shapes(batch_shape(factor), batch_shape(b));
   Tensor f_buf = column_major_copy(factor, batch, factor.dtype());

@@ -305,13 +305,6 @@ def test_argument_errors(device):
         assert_same_error(case)
 
 
-def test_eig_is_not_implemented():
-    with pytest.raises(NotImplementedError, match="complex"):
-        tandem.linalg.eig(tandem.eye(2))
-    with pytest.raises(NotImplementedError, match="complex"):
-        tandem.linalg.eigvals(tandem.eye(2))
-
-
 # ---- gradients (float64, against PyTorch's) ----
 
 def grads(lib, fn, *values, device="cpu"):
