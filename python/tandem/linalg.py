@@ -307,7 +307,10 @@ def cond(A, p=None, *, out=None):
         S = svdvals(A)
         r = S.amax(-1) / S.amin(-1)
         return 1.0 / r if p == -2 else r
-    return matrix_norm(A, p) * matrix_norm(inv(A), p)
+    # A singular matrix has condition number inf (PyTorch fills its inverse with inf rather than raising).
+    A_inv, info = inv_ex(A)
+    A_inv = _C.where((info > 0).unsqueeze(-1).unsqueeze(-1), _C.full_like(A_inv, _math.inf), A_inv)
+    return matrix_norm(A, p) * matrix_norm(A_inv, p)
 
 
 def multi_dot(tensors, *, out=None):

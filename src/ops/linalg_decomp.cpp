@@ -189,6 +189,13 @@ namespace {
 // the CUDA versions tandem supports; PyTorch also computes eig on the host there).
 std::tuple<Tensor, Tensor> eig_impl(const char* op, const Tensor& a, bool vectors) {
   check_square(op, a);
+  // PyTorch's errors: eig looks up the complex dtype of its input first, then the kernel for it.
+  const DType d = a.dtype();
+  TANDEM_CHECK(is_floating(d) || is_complex(d), Runtime, "Unknown Complex ScalarType for ", dtype_title(d),
+               "\nhint: convert the input with .double() (or .float()) first");
+  TANDEM_CHECK(d != DType::Float16 && d != DType::BFloat16, NotImplemented,
+               "\"linalg_eig_out_cpu\" not implemented for '", dtype_title(d), "'",
+               "\nhint: convert the input with .float() or .double() first");
   check_float(op, a);
   DimVector batch = batch_shape(a);
   const int64_t n = a.size(-1), count = batch_count(batch);
@@ -201,7 +208,8 @@ std::tuple<Tensor, Tensor> eig_impl(const char* op, const Tensor& a, bool vector
     Tensor src = on_host ? to_device(a, Device(), std::nullopt, false) : a;
     TANDEM_CHECK(k.eig, Runtime, op, ": tandem was built without LAPACK for the CPU",
                  "\nhint: rebuild tandem with OpenBLAS's LAPACK (libopenblas-dev)");
-    if (src.numel() > 0)
+    // eig refuses non-finite input (PyTorch's check); eigvals lets LAPACK return NaN eigenvalues for it.
+    if (vectors && src.numel() > 0)
       TANDEM_CHECK(item(all(isfinite(src))).to_bool(), Runtime,
                    "torch.linalg.eig: input tensor should not contain infs or NaNs.",
                    "\nhint: check A for inf/nan entries, e.g. A.isfinite().all()");
