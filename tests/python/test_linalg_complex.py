@@ -9,7 +9,7 @@ import torch
 
 import tandem
 from oracle import assert_same_error, from_torch, raised, to_torch
-from tandem.autograd import gradcheck
+from tandem.autograd import gradcheck, gradgradcheck
 
 CDTYPES = ["complex64", "complex128"]
 SHAPES = [(4, 4), (2, 3, 4, 4)]
@@ -398,6 +398,14 @@ def test_gradcheck_complex128(name):
     fn, _, shapes = GRAD_CASES[name]
     leaves = tuple(T(rand(s, seed=i)).requires_grad_() for i, s in enumerate(shapes))
     assert gradcheck(lambda *xs: fn(tandem, *xs), leaves)
+
+
+@pytest.mark.parametrize("name", ["solve", "det", "inv", "slogdet", "cholesky", "qr_square", "eigh", "svd_square",
+                                  "eig"])
+def test_gradgradcheck_complex128(name):
+    fn, _, shapes = GRAD_CASES[name]
+    leaves = tuple(T(rand(s[-2:], seed=i)).requires_grad_() for i, s in enumerate(shapes))
+    assert gradgradcheck(lambda *xs: fn(tandem, *xs), leaves)
 
 
 @pytest.mark.parametrize("name", sorted(GRAD_CASES))
