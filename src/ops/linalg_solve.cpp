@@ -119,8 +119,9 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu(const Tensor& a, bool pivot) {
   Tensor l = add(narrow(triangle(lu, false, -1), -1, 0, k), eye(m, k, a.dtype(), a.device()));
   Tensor u = narrow(triangle(lu, true), -2, 0, k);
   // P from LAPACK's row swaps, applied in order to the identity's rows (on the host: k small steps each).
-  Tensor piv = contiguous(to_device(reshape(pivots, DimVector{-1, k}), Device(), std::nullopt, false));
-  const int64_t count = piv.size(0);
+  // The batch count given explicitly: reshape cannot infer -1 when k == 0.
+  const int64_t count = batch_count(batch_shape(a));
+  Tensor piv = contiguous(to_device(reshape(pivots, DimVector{count, k}), Device(), std::nullopt, false));
   Tensor perm_host = empty(DimVector{count, m}, DType::Int64, Device());
   for (int64_t b = 0; b < count; ++b) {
     int64_t* perm = perm_host.data<int64_t>() + b * m;

@@ -456,3 +456,16 @@ def test_second_order_gradients(device):
         return to_torch(h) if lib is tandem else h
 
     torch.testing.assert_close(hessian_vector(tandem, a), hessian_vector(torch, a), rtol=1e-7, atol=1e-7)
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (2, 0, 0), (0, 3, 3)])
+@pytest.mark.parametrize("name", ["det", "slogdet", "inv", "eig", "eigvals", "eigh", "svd", "svdvals", "qr",
+                                  "cholesky", "lu", "lu_factor", "pinv", "matrix_rank", "logdet"])
+def test_empty_matrices_and_batches(device, shape, name):
+    fn = {"logdet": lambda L, a: L.logdet(a)}.get(name, lambda L, a: getattr(L.linalg, name)(a))
+    a = torch.zeros(shape, dtype=torch.complex64)
+    want, got = fn(torch, a), fn(tandem, T(a, device))
+    want, got = (want, got) if isinstance(want, tuple) else ((want,), (got,))
+    for g, w in zip(got, want):
+        assert tuple(g.shape) == tuple(w.shape) and str(g.dtype).split(".")[-1] == str(w.dtype).split(".")[-1]
+        assert g.device == tandem.device(device)
