@@ -9,6 +9,7 @@
 #include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "ops/join.h"
 #include "ops/linalg.h"
 #include "ops/linalg_decomp.h"
 #include "ops/linalg_lapack_call.h"
@@ -273,6 +274,83 @@ void record_eig(const Tensor& a, const Tensor& values, const Tensor& vectors, bo
     set_history(node, {&a}, {&values});
   node->saved.emplace_back(values, true);
   node->saved.emplace_back(vectors, vectors_output);
+}
+
+namespace {
+// PyTorch's linalg_lu_backward for A = P L U (L (..., m, k) unit lower, U (..., k, n) upper, k = min(m, n)):
+// the factors' gradients pulled back through the two triangular solves; a wide or tall A carries the extra
+// block of U (or L) straight through. Only the strictly lower part of gL and the upper part of gU count.
+Tensor lu_backward(const Tensor& gl, const Tensor& gu, const Tensor& p, const Tensor& l, const Tensor& u) {
+  const int64_t m = l.size(-2), n = u.size(-1), k = std::min(m, n);
+  Tensor ga;
+  if (m == n) {
+    // P L^{-H} [L^H gL o 1_L + gU U^H o 1_U] U^{-H}
+    ga = add(triangle(matmul(mH(l), gl), false, -1), triangle(matmul(gu, mH(u)), true));
+    ga = linalg_solve_triangular(mH(u), ga, false, false, false);
+    ga = linalg_solve_triangular(mH(l), ga, true, true, true);
+  } else if (m < n) {
+    // [P L^{-H} (gU1 o 1_U + (L^H gL - (gU o 1_U) U^H) o 1_L U1^{-H}),  P L^{-H} gU2]
+    Tensor u1 = narrow(u, -1, 0, k);
+    ga = sub(matmul(mH(l), gl), matmul(triangle(gu, true), mH(u)));
+    ga = linalg_solve_triangular(mH(u1), triangle(ga, false, -1), false, false, false);
+    ga = cat({add(ga, triangle(narrow(gu, -1, 0, k), true)), narrow(gu, -1, k, n - k)}, -1);
+    ga = linalg_solve_triangular(mH(l), ga, true, true, true);
+  } else {
+    // [P (gL1 o 1_L + L1^{-H} (gU U^H - L^H (gL o 1_L)) o 1_U) U^{-H};  P gL2 U^{-H}]
+    Tensor l1 = narrow(l, -2, 0, k);
+    ga = sub(matmul(gu, mH(u)), matmul(mH(l), triangle(gl, false, -1)));
+    ga = linalg_solve_triangular(mH(l1), triangle(ga, true), true, true, true);
+    ga = cat({add(ga, triangle(narrow(gl, -2, 0, k), false, -1)), narrow(gl, -2, k, m - k)}, -2);
+    ga = linalg_solve_triangular(mH(u), ga, false, false, false);
+  }
+  return matmul(p, ga);
+}
+}  // namespace
+
+void record_lu_factor(const Tensor& a, const Tensor& lu, const Tensor& pivots) {
+  auto node = make_node("LinalgLuFactorExBackward0", [](FormulaNode& n, const Tensor& g) {
+    Tensor lu = n.saved_tensor(0);
+    auto [p, l, u] = lu_unpack_factors(lu, n.saved_tensor(1));
+    const int64_t k = std::min(lu.size(-2), lu.size(-1));
+    return Grads{lu_backward(narrow(g, -1, 0, k), narrow(g, -2, 0, k), p, l, u)};
+  });
+  set_history(node, {&a}, {&lu});
+  node->saved.emplace_back(lu, true);
+  node->saved.emplace_back(pivots, false);
+}
+
+Tensor record_lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool left, bool adjoint,
+                       const Tensor& x) {
+  auto node = make_node("LinalgLuSolveBackward0", [](FormulaNode& n, const Tensor& g) {
+    // PyTorch's linalg_lu_solve_LU: with op_1 the system's (A or A^H) and op_2 X or X^H as left says,
+    // left != adjoint: gR = U^{-H} op_2(-gX) op_2(X)^H, gLU = (L^{-H} gR U^H) o 1_L + gR o 1_U;
+    // else: gR = -P^T op_3(X) op_1(op_2(gX)) P L^{-H}, gLU = gR o 1_L + (L^H gR U^{-H}) o 1_U.
+    Grads r(2);
+    const bool left = n.variant & 1, adjoint = n.variant & 2;
+    Tensor lu = n.saved_tensor(0), pivots = n.saved_tensor(1), x = n.saved_tensor(2);
+    if (n.needs_input_grad(1)) r[1] = linalg_lu_solve(lu, pivots, g, left, !adjoint);
+    if (n.needs_input_grad(0)) {
+      auto [p, l, u] = lu_unpack_factors(lu, pivots);
+      if (left != adjoint) {
+        Tensor gr = linalg_solve_triangular(mH(u), neg(matmul(left ? g : mH(g), left ? mH(x) : x)), false,
+                                            true, false);
+        Tensor gl = linalg_solve_triangular(mH(l), matmul(gr, mH(u)), true, true, true);
+        r[0] = add(triangle(gl, false, -1), triangle(gr, true));
+      } else {
+        Tensor gr = neg(matmul(matmul(matmul(mT(p), left ? x : mH(x)), left ? mH(g) : g), p));
+        gr = linalg_solve_triangular(mH(l), gr, true, false, true);
+        Tensor gu = linalg_solve_triangular(mH(u), matmul(mH(l), gr), false, false, false);
+        r[0] = add(triangle(gr, false, -1), triangle(gu, true));
+      }
+    }
+    return r;
+  });
+  node->variant = static_cast<int8_t>((left ? 1 : 0) | (adjoint ? 2 : 0));
+  set_history(node, {&lu, &b}, {&x});
+  node->saved.emplace_back(lu, false);
+  node->saved.emplace_back(pivots, false);
+  node->saved.emplace_back(x, true);
+  return x;
 }
 
 }  // namespace tandem::autograd

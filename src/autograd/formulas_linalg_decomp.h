@@ -7,6 +7,11 @@
 
 namespace tandem::autograd {
 
+// LU (..., m, n) of lu_factor (pivots int32, not differentiable); PyTorch's lu_factor_ex_backward.
+void record_lu_factor(const Tensor& a, const Tensor& lu, const Tensor& pivots);
+// X of lu_solve(LU, pivots, B, left, adjoint); gradients for LU and B.
+Tensor record_lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool left, bool adjoint,
+                       const Tensor& x);
 // X with A X = B (A square, both batched; broadcast batch dims are summed back by the engine).
 Tensor record_linalg_solve(const Tensor& a, const Tensor& b, const Tensor& x);
 Tensor record_solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool unitriangular,

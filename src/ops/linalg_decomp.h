@@ -16,6 +16,8 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& a, bool piv
 std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& a, bool pivot);
 // (P, L, U) with A = P L U.
 std::tuple<Tensor, Tensor, Tensor> linalg_lu(const Tensor& a, bool pivot);
+// (P, L, U) of lu_factor's packed result (L, U differentiable ops on `lu`; P from the pivots).
+std::tuple<Tensor, Tensor, Tensor> lu_unpack_factors(const Tensor& lu, const Tensor& pivots);
 Tensor linalg_lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool left, bool adjoint);
 // (result, info)
 std::tuple<Tensor, Tensor> linalg_solve_ex(const Tensor& a, const Tensor& b, bool left, bool check_errors);

@@ -94,11 +94,13 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& a, bool piv
   DimVector piv_shape(batch);
   piv_shape.push_back(std::min(m, n));
   Tensor info = reshape(lu.info, batch);
+  Tensor factors = from_column_major(lu.lu, batch, m, n), pivots = reshape(lu.pivots, piv_shape);
+  if (autograd::should_record(a)) autograd::record_lu_factor(a, factors, pivots);
   if (check_errors)
     raise_on_info(info, !batch.empty(), [](const std::string& p, int code) {
       return p + "linalg.lu_factor_ex: The LU factorization failed with error code " + std::to_string(code);
     });
-  return {from_column_major(lu.lu, batch, m, n), reshape(lu.pivots, piv_shape), info};
+  return {factors, pivots, info};
 }
 
 std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& a, bool pivot) {
@@ -115,6 +117,12 @@ std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& a, bool pivot) {
 std::tuple<Tensor, Tensor, Tensor> linalg_lu(const Tensor& a, bool pivot) {
   check_matrix("linalg.lu", a);
   auto [lu, pivots, info] = linalg_lu_factor_ex(a, pivot, false);
+  // L and U are ops on LU, so their gradients reach A through lu_factor's node.
+  return lu_unpack_factors(lu, pivots);
+}
+
+std::tuple<Tensor, Tensor, Tensor> lu_unpack_factors(const Tensor& lu, const Tensor& pivots) {
+  const Tensor& a = lu;
   const int64_t m = a.size(-2), n = a.size(-1), k = std::min(m, n);
   Tensor l = add(narrow(triangle(lu, false, -1), -1, 0, k), eye(m, k, a.dtype(), a.device()));
   Tensor u = narrow(triangle(lu, true), -2, 0, k);
@@ -154,7 +162,7 @@ Tensor linalg_lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, 
   Tensor rhs = left ? b : mH(b);
   const bool transpose = left ? adjoint : !adjoint;
   DimVector batch = broadcast_shapes(batch_shape(lu), batch_shape(rhs));
-  return autograd::without_grad([&] {
+  Tensor x = autograd::without_grad([&] {
     Tensor lu_buf = column_major_copy(lu, batch, lu.dtype());
     DimVector piv_shape(batch);
     piv_shape.push_back(n);
@@ -164,6 +172,7 @@ Tensor linalg_lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, 
     Tensor out = from_column_major(x, batch, n, rhs.size(-1));
     return left ? out : mH(out);
   });
+  return autograd::should_record(lu, b) ? autograd::record_lu_solve(lu, pivots, b, left, adjoint, x) : x;
 }
 
 std::tuple<Tensor, Tensor> linalg_solve_ex(const Tensor& a, const Tensor& b, bool left, bool check_errors) {

@@ -388,6 +388,25 @@ GRAD_CASES = {
     "lstsq": (lambda L, a, b: L.linalg.lstsq(a, b).solution,
               lambda L, a, b: L.linalg.lstsq(a, b).solution.sin().sum().abs(), [(5, 3), (5, 2)]),
     "pinv": (lambda L, a: L.linalg.pinv(a), lambda L, a: L.linalg.pinv(a).sin().sum().abs(), [(4, 3)]),
+    "lu_factor_wide": (lambda L, a: L.linalg.lu_factor(a).LU, lambda L, a: L.linalg.lu_factor(a).LU.cos().sum().abs(),
+                       [(3, 5)]),
+    "lu_tall": (lambda L, a: L.linalg.lu(a)[1:],
+                lambda L, a: (lambda r: r.L.sin().sum().abs() + (r.U * r.U).sum().abs())(L.linalg.lu(a)), [(5, 3)]),
+    "lu_square": (lambda L, a: L.linalg.lu(a)[1:],
+                  lambda L, a: (lambda r: r.L.sin().sum().abs() + (r.U * r.U).sum().abs())(L.linalg.lu(a)),
+                  [(2, 4, 4)]),
+    "lu_solve": (lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b),
+                 lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b).sin().sum().abs(), [(3, 3), (3, 2)]),
+    "lu_solve_adjoint": (lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b, adjoint=True),
+                         lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b, adjoint=True).sin().sum().abs(),
+                         [(3, 3), (3, 2)]),
+    "lu_solve_right": (lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b, left=False),
+                       lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b, left=False).sin().sum().abs(),
+                       [(3, 3), (2, 3)]),
+    "lu_solve_right_adjoint": (
+        lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b, left=False, adjoint=True),
+        lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b, left=False, adjoint=True).sin().sum().abs(),
+        [(3, 3), (2, 3)]),
     "matrix_exp": (lambda L, a: L.linalg.matrix_exp(a * 0.2), lambda L, a: L.linalg.matrix_exp(a * 0.2).sum().abs(),
                    [(3, 3)]),
 }
@@ -401,7 +420,7 @@ def test_gradcheck_complex128(name):
 
 
 @pytest.mark.parametrize("name", ["solve", "det", "inv", "slogdet", "cholesky", "qr_square", "eigh", "svd_square",
-                                  "eig"])
+                                  "eig", "lu_solve"])
 def test_gradgradcheck_complex128(name):
     fn, _, shapes = GRAD_CASES[name]
     leaves = tuple(T(rand(s[-2:], seed=i)).requires_grad_() for i, s in enumerate(shapes))
