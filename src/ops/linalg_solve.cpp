@@ -40,6 +40,15 @@ void check_same_dtype(const char* op, const Tensor& a, const Tensor& b, const ch
                ".to(", an, ".dtype)");
 }
 
+// PyTorch's dtype error of the ops named after their kernel (cholesky_solve, cholesky_inverse):
+// "\"<kernel>_cpu\" not implemented for 'Long'" (NotImplementedError), "_cuda" on CUDA devices.
+void check_lapack_dtype(const char* kernel, const Tensor& a) {
+  const DType d = a.dtype();
+  TANDEM_CHECK(d == DType::Float32 || d == DType::Float64 || is_complex(d), NotImplemented, "\"", kernel,
+               a.device().type == DeviceType::CPU ? "_cpu" : "_cuda", "\" not implemented for '",
+               dtype_title(d), "'", "\nhint: convert the input with .double() (or .float()) first");
+}
+
 void check_same_device_linalg(const char* op, const Tensor& a, const Tensor& b, const char* an,
                               const char* bn) {
   check_same_device(op, a, b, an, bn);
@@ -303,14 +312,23 @@ Tensor linalg_solve_triangular(const Tensor& a, const Tensor& b, bool upper, boo
 
 Tensor cholesky_solve(const Tensor& b, const Tensor& factor, bool upper) {
   const char* op = "cholesky_solve";
-  check_square(op, factor, "A");
-  check_matrix(op, b, "B");
-  check_float(op, factor);
-  check_same_dtype(op, factor, b, "A", "B");
+  // PyTorch's checks, in its order and words.
+  TANDEM_CHECK(b.dim() >= 2, Runtime, "b should have at least 2 dimensions, but has ", b.dim(),
+               " dimensions instead", "\nhint: B is (..., n, k); unsqueeze a vector with B.unsqueeze(-1)");
+  TANDEM_CHECK(factor.dim() >= 2, Runtime, "u should have at least 2 dimensions, but has ", factor.dim(),
+               " dimensions instead", "\nhint: pass the Cholesky factor (..., n, n)");
+  TANDEM_CHECK(b.dtype() == factor.dtype(), Runtime,
+               "Expected b and A to have the same dtype, but found b of type ", dtype_title(b.dtype()),
+               " and A of type ", dtype_title(factor.dtype()), " instead.",
+               "\nhint: convert one of them, e.g. B.to(L.dtype)");
+  check_lapack_dtype("cholesky_solve", factor);
+  TANDEM_CHECK(factor.size(-1) == factor.size(-2), Runtime,
+               "A must be batches of square matrices, but they are ", factor.size(-2), " by ",
+               factor.size(-1), " matrices", "\nhint: the last two dims are the matrix; got shape ",
+               factor.shape_str());
   const int64_t n = factor.size(-1);
-  TANDEM_CHECK(b.size(-2) == n, Runtime, op,
-               ": Incompatible matrix sizes for cholesky_solve: each A matrix is ", n, " by ", n,
-               " but each b matrix is ", b.size(-2), " by ", b.size(-1),
+  TANDEM_CHECK(b.size(-2) == n, Runtime, "Incompatible matrix sizes for cholesky_solve: each A matrix is ", n,
+               " by ", n, " but each b matrix is ", b.size(-2), " by ", b.size(-1),
                "\nhint: B's rows must match the factor's size");
   if (autograd::should_record(b, factor)) {
     // Differentiable through the two triangular solves: A = L L^H, X = L^{-H} L^{-1} B.
@@ -326,7 +344,8 @@ Tensor cholesky_solve(const Tensor& b, const Tensor& factor, bool upper) {
 }
 
 Tensor cholesky_inverse(const Tensor& factor, bool upper) {
-  check_square("cholesky_inverse", factor, "input");
+  check_square("cholesky_inverse", factor, "A");
+  check_lapack_dtype("cholesky_inverse_out", factor);
   return cholesky_solve(identity(factor.size(-1), factor), factor, upper);
 }
 

@@ -488,3 +488,19 @@ def test_empty_matrices_and_batches(device, shape, name):
     for g, w in zip(got, want):
         assert tuple(g.shape) == tuple(w.shape) and str(g.dtype).split(".")[-1] == str(w.dtype).split(".")[-1]
         assert g.device == tandem.device(device)
+
+
+@pytest.mark.parametrize("case", [
+    lambda L, d: L.cholesky_solve(L.ones(2, 2, 3, device=d), L.eye(3, device=d)),
+    lambda L, d: L.cholesky_solve(L.ones(3, device=d), L.eye(3, device=d)),
+    lambda L, d: L.cholesky_solve(L.ones(3, 1, device=d), L.ones(3, device=d)),
+    lambda L, d: L.cholesky_solve(L.ones(3, 1, device=d), L.ones(2, 3, device=d)),
+    lambda L, d: L.cholesky_solve(L.ones(3, 1, dtype=L.int64, device=d), L.eye(3, dtype=L.int64, device=d)),
+    lambda L, d: L.cholesky_solve(L.ones(3, 1, dtype=L.int64, device=d), L.eye(3, device=d)),
+    lambda L, d: L.cholesky_solve(L.ones(2, 1, dtype=L.float64, device=d), L.eye(2, dtype=L.complex64, device=d)),
+    lambda L, d: L.cholesky_inverse(L.ones(3, device=d)),
+    lambda L, d: L.cholesky_inverse(L.ones(2, 3, dtype=L.complex64, device=d)),
+    lambda L, d: L.cholesky_inverse(L.ones(2, 2, dtype=L.int32, device=d)),
+])
+def test_cholesky_solve_errors(case):
+    assert_same_error(lambda lib: case(lib, "cpu"))
