@@ -9,11 +9,13 @@
 #include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "ops/indexing.h"
 #include "ops/join.h"
 #include "ops/linalg.h"
 #include "ops/linalg_decomp.h"
 #include "ops/linalg_lapack_call.h"
 #include "ops/reduce.h"
+#include "ops/scan.h"
 #include "ops/view.h"
 
 namespace tandem::autograd {
@@ -105,11 +107,43 @@ Tensor record_solve_triangular(const Tensor& a, const Tensor& b, bool upper, boo
   return x;
 }
 
+namespace {
+// g * d prod(x) / dx along the last dim without dividing by x (zeros allowed): the exclusive products from
+// the left and from the right (PyTorch's prod_safe_zeros_backward).
+DimVector batch_shape_of(const Tensor& x) {
+  const auto& sizes = x.sizes();
+  return DimVector(IntArrayRef(sizes.data(), sizes.size() - 1));
+}
+Tensor prod_safe_zeros_backward(const Tensor& g, const Tensor& x) {
+  const int64_t n = x.size(-1);
+  if (n == 0) return expand(g, x.sizes());
+  DimVector ones_shape(batch_shape_of(x));
+  ones_shape.push_back(1);
+  Tensor ones = full(ones_shape, Scalar(1.0), x.dtype(), x.device());
+  Tensor left = cumprod(cat({ones, narrow(x, -1, 0, n - 1)}, -1), -1);
+  Tensor right =
+      flip(cumprod(cat({ones, flip(narrow(x, -1, 1, n - 1), DimVector{-1})}, -1), -1), DimVector{-1});
+  return mul(g, conj(mul(left, right)));
+}
+}  // namespace
+
 Tensor record_det(const Tensor& a, const Tensor& det) {
   auto node = make_node("LinalgDetBackward0", [](FormulaNode& n, const Tensor& g) {
-    // gA = g conj(det) A^{-H} (nonsingular A).
-    Tensor scale = unsqueeze(unsqueeze(mul(g, conj(n.saved_tensor(1))), -1), -1);
-    return Grads{mul(scale, mH(linalg_inv(n.saved_tensor(0))))};
+    // gA = g conj(det) A^{-H} for a nonsingular A. When some matrix of the batch is (nearly) singular,
+    // |det| < 100 eps, the whole batch takes PyTorch's adjugate form through the SVD A = U S V^H instead:
+    // gA = U diag(conj(det(U) det(V^H)) g d prod(S) / dS) V^H (the same value where both apply).
+    Tensor a = n.saved_tensor(0), det = n.saved_tensor(1);
+    const double eps =
+        complex_value_dtype(a.dtype()) == DType::Float32 ? 1.1920928955078125e-07 : 2.220446049250313e-16;
+    const bool singular = a.numel() > 0 && item(any(lt(abs(det), Scalar(100 * eps)))).to_bool();
+    if (!singular) {
+      Tensor scale = unsqueeze(unsqueeze(mul(g, conj(det)), -1), -1);
+      return Grads{mul(scale, mH(linalg_inv(a)))};
+    }
+    auto [u, s, vh] = linalg_svd(a, true);
+    Tensor alpha = mul(conj(mul(linalg_det(u), linalg_det(vh))), g);
+    Tensor d = prod_safe_zeros_backward(unsqueeze(alpha, -1), s);
+    return Grads{matmul(mul(u, unsqueeze(as_dtype_of(d, u), -2)), vh)};
   });
   set_history(node, {&a}, {&det});
   node->saved.emplace_back(a, false);

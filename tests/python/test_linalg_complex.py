@@ -504,3 +504,19 @@ def test_empty_matrices_and_batches(device, shape, name):
 ])
 def test_cholesky_solve_errors(case):
     assert_same_error(lambda lib: case(lib, "cpu"))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_det_gradient_of_singular_matrices(device, dtype):
+    # A batch with a rank-3 and a rank-2 matrix next to a regular one: PyTorch's adjugate (SVD) form.
+    x = rand((3, 4, 4), dtype, seed=7, well=False)
+    x[0, :, 3] = x[0, :, 0] + x[0, :, 1]
+    x[1, :, 2] = x[1, :, 0]
+    x[1, :, 3] = 2 * x[1, :, 0]
+
+    def loss(L, a):
+        return (L.linalg.det(a) * (1 + 2j)).real.sum() if dtype == "complex128" else L.linalg.det(a).sum()
+
+    (got,), (want,) = grads(tandem, loss, x, device=device), grads(torch, loss, x)
+    torch.testing.assert_close(got, want, rtol=1e-9, atol=1e-9)
+    assert want[0].abs().max() > 0.1  # the adjugate of a rank n-1 matrix is not zero
