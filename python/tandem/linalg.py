@@ -149,24 +149,57 @@ def eigvals(A, *, out=None):
 # ---- compositions ----
 
 def lstsq(A, B, rcond=None, *, driver=None):
-    """Least squares through QR (full-rank A): the 'gels' driver's result on every device."""
+    """Least squares as PyTorch's drivers give it: 'gels' (the CUDA default; full-rank A) through QR, with the
+    residuals when m > n; 'gelsy' (the CPU default), 'gelsd' and 'gelss' as the minimum-norm solution through the
+    SVD (any rank) with the rank (singular values below rcond * the largest dropped), 'gelsd'/'gelss' also with
+    A's singular values and, when m > n and A has full rank, the residuals."""
     if A.dim() < 2:
         raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    if B.dim() < 1:
+        raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
+    if A.dtype != B.dtype:
+        raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's "
+                           f"dtype {A.dtype._scalar_type_name} and other's dtype {B.dtype._scalar_type_name}")
+    cuda = A.device.type == "cuda"
+    if driver is None:
+        driver = "gels" if cuda else "gelsy"
+    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+    if cuda and driver != "gels":
+        raise RuntimeError("torch.linalg.lstsq: `driver` other than `gels` is not supported on CUDA")
     vector = B.dim() == A.dim() - 1
     Bm = B.unsqueeze(-1) if vector else B
     if A.shape[-2] != Bm.shape[-2]:
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
     m, n = A.shape[-2], A.shape[-1]
-    if m >= n:
-        Q, R = qr(A)
-        X = solve_triangular(R, Q.mH @ Bm, upper=True)
+    real = _C.empty(0, dtype=A.dtype).abs().dtype  # the real dtype of A's (singular values, residuals)
+    empty = _C.empty(0, dtype=real, device=A.device)
+    rank = _C.empty(0, dtype=_C.int64, device=A.device)
+    S = empty
+    if driver == "gels":
+        if m >= n:
+            Q, R = qr(A)
+            X = solve_triangular(R, Q.mH @ Bm, upper=True)
+        else:
+            Q, R = qr(A.mH)
+            X = Q @ solve_triangular(R.mH, Bm, upper=False)
+        full_rank = True
     else:
-        Q, R = qr(A.mH)
-        X = Q @ solve_triangular(R.mH, Bm, upper=False)
+        if rcond is None:
+            rcond = _finfo(real).eps * max(m, n)
+        sv = svdvals(A)
+        smax = sv.amax(-1, keepdim=True) if sv.shape[-1] > 0 else sv
+        rank = (sv > smax * rcond).sum(-1)
+        X = pinv(A, rtol=rcond) @ Bm
+        full_rank = bool((rank == n).all()) if rank.numel() else True
+        if driver != "gelsy":
+            S = sv
+    residuals = empty
+    if m > n and driver != "gelsy" and full_rank:
+        residuals = (A @ X - Bm).abs().pow(2).sum(-2)
     if vector:
         X = X.squeeze(-1)
-    empty = _C.empty(0, dtype=A.dtype, device=A.device)
-    return _Lstsq(X, empty, _C.empty(0, dtype=_C.int64, device=A.device), empty)
+    return _Lstsq(X, residuals, rank, S)
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):

@@ -520,3 +520,34 @@ def test_det_gradient_of_singular_matrices(device, dtype):
     (got,), (want,) = grads(tandem, loss, x, device=device), grads(torch, loss, x)
     torch.testing.assert_close(got, want, rtol=1e-9, atol=1e-9)
     assert want[0].abs().max() > 0.1  # the adjugate of a rank n-1 matrix is not zero
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128", "complex64"])
+@pytest.mark.parametrize("driver", [None, "gels", "gelsy", "gelsd", "gelss"])
+@pytest.mark.parametrize("shapes", [((5, 3), (5, 2)), ((5, 3), (5,)), ((3, 5), (3, 2)), ((2, 5, 3), (2, 5))])
+@pytest.mark.parametrize("deficient", [False, True])
+def test_lstsq_drivers(dtype, driver, shapes, deficient):
+    if deficient and driver == "gels":
+        pytest.skip("gels assumes a full-rank A")
+    a, b = rand(shapes[0], dtype, seed=1, well=False), rand(shapes[1], dtype, seed=2, well=False)
+    if deficient:
+        a[..., 2] = a[..., 0]
+    got, want = tandem.linalg.lstsq(T(a), T(b), driver=driver), torch.linalg.lstsq(a, b, driver=driver)
+    assert got._fields == ("solution", "residuals", "rank", "singular_values")
+    for g, w in zip(got, want):
+        close(g, w, rtol=1e-3 if dtype == "complex64" else 1e-8, atol=1e-3 if dtype == "complex64" else 1e-8)
+
+
+def test_lstsq_errors_and_cuda_driver(device):
+    a, b = rand((5, 3)), rand((5, 2), seed=1)
+    for case in (lambda L, A, B: L.linalg.lstsq(A, B, driver="foo"),
+                 lambda L, A, B: L.linalg.lstsq(A, B.to(L.complex64)),
+                 lambda L, A, B: L.linalg.lstsq(A, B[:4]),
+                 lambda L, A, B: L.linalg.lstsq(A[0], B)):
+        assert_same_error(lambda lib: case(lib, *((T(a), T(b)) if lib is tandem else (a, b))))
+    if device != "cpu":  # PyTorch's CUDA rule: gels only, and by default
+        with pytest.raises(RuntimeError, match="^torch.linalg.lstsq: `driver` other than `gels` is not supported"):
+            tandem.linalg.lstsq(T(a, device), T(b, device), driver="gelsd")
+        got = tandem.linalg.lstsq(T(a, device), T(b, device))
+        close(got.solution, torch.linalg.lstsq(a, b, driver="gels").solution, device, rtol=1e-9, atol=1e-9)
+        close(got.residuals, torch.linalg.lstsq(a, b, driver="gels").residuals, device, rtol=1e-9, atol=1e-9)
