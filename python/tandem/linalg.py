@@ -103,11 +103,13 @@ def eigvalsh(A, UPLO="L", *, out=None):
 
 def svd(A, full_matrices=True, *, driver=None, out=None):
     _no_out("linalg.svd", out)
+    _check_driver(A, driver)
     return _Svd(*_C._linalg_svd(A, full_matrices))
 
 
 def svdvals(A, *, driver=None, out=None):
     _no_out("linalg.svdvals", out)
+    _check_driver(A, driver)
     return _C._linalg_svdvals(A)
 
 
@@ -267,22 +269,37 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     return vector_norm(A, ord, dim, keepdim, dtype=dtype)
 
 
+def _check_driver(A, driver):
+    if driver is not None and A.device.type != "cuda":
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
+                           "cuSOLVER backend.")
+
+
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    """Through the SVD, or with hermitian=True (PyTorch's rule) through eigh of A's lower triangle: the
+    singular values are |eigenvalues| and A^+ = V diag(1 / w) V^H over the kept ones."""
     _no_out("linalg.pinv", out)
-    U, S, Vh = svd(A, full_matrices=False)
+    if hermitian:
+        w, V = eigh(A)
+        S = w.abs()
+    else:
+        U, S, Vh = svd(A, full_matrices=False)
     smax = S.amax(-1, keepdim=True) if S.shape[-1] > 0 else S
     if rtol is None:
         rtol = max(A.shape[-2], A.shape[-1]) * _finfo(A.dtype).eps if atol is None else 0.0
     tol = smax * rtol
     if atol is not None:
         tol = _C.maximum(tol, _C.full_like(tol, atol) if not isinstance(atol, _C.Tensor) else atol)
+    if hermitian:
+        w_inv = _C.where(S > tol, 1.0 / w, _C.zeros_like(w))
+        return (V * w_inv.unsqueeze(-2).to(A.dtype)) @ V.mH
     S_inv = _C.where(S > tol, 1.0 / S, _C.zeros_like(S))
     return (Vh.mH * S_inv.unsqueeze(-2).to(A.dtype)) @ U.mH
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     _no_out("linalg.matrix_rank", out)
-    S = svdvals(A)
+    S = eigvalsh(A).abs() if hermitian else svdvals(A)
     smax = S.amax(-1, keepdim=True) if S.shape[-1] > 0 else S
     if rtol is None:
         rtol = max(A.shape[-2], A.shape[-1]) * _finfo(A.dtype).eps if atol is None else 0.0

@@ -551,3 +551,20 @@ def test_lstsq_errors_and_cuda_driver(device):
         got = tandem.linalg.lstsq(T(a, device), T(b, device))
         close(got.solution, torch.linalg.lstsq(a, b, driver="gels").solution, device, rtol=1e-9, atol=1e-9)
         close(got.residuals, torch.linalg.lstsq(a, b, driver="gels").residuals, device, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_hermitian_pinv_and_rank(device, dtype):
+    a = rand((2, 4, 4), dtype, seed=4, well=False)  # not Hermitian: eigh reads the lower triangle, as PyTorch
+    h = a + a.mH
+    h[0, :, 3] = 0
+    h[0, 3, :] = 0  # a singular Hermitian matrix
+    for x in (a, h):
+        for kw in ({}, {"rtol": 0.3}, {"atol": 1.0}):
+            close(tandem.linalg.pinv(T(x, device), hermitian=True, **kw), torch.linalg.pinv(x, hermitian=True, **kw),
+                  device, rtol=1e-9, atol=1e-9)
+            close(tandem.linalg.matrix_rank(T(x, device), hermitian=True, **kw),
+                  torch.linalg.matrix_rank(x, hermitian=True, **kw), device)
+    if device == "cpu":
+        assert_same_error(lambda lib: lib.linalg.svd(lib.ones(2, 2), driver="gesvd"))
+        assert_same_error(lambda lib: lib.linalg.svdvals(lib.ones(2, 2), driver="gesvd"))
