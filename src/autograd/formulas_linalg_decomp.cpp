@@ -41,9 +41,15 @@ struct MultiOutputNode final : Node {
   Formula formula;
   std::vector<SavedTensor> saved;
   bool flag = false;
-  bool flag_real_input = false;  // eig of a real matrix: its gradient is the real part
+  bool flag_real_input = false;
+  int8_t variant = 0;  // qr: its mode  // eig of a real matrix: its gradient is the real part
 };
 
+// x's shape without its last dim.
+DimVector batch_shape_of(const Tensor& x) {
+  const auto& sizes = x.sizes();
+  return DimVector(IntArrayRef(sizes.data(), sizes.size() - 1));
+}
 Tensor eye_mask(const Tensor& x) { return identity(x.size(-1), x); }
 // diag(v): (..., n) -> (..., n, n).
 Tensor diag_embed_of(const Tensor& v) { return mul(unsqueeze(v, -1), identity(v.size(-1), v)); }
@@ -110,10 +116,6 @@ Tensor record_solve_triangular(const Tensor& a, const Tensor& b, bool upper, boo
 namespace {
 // g * d prod(x) / dx along the last dim without dividing by x (zeros allowed): the exclusive products from
 // the left and from the right (PyTorch's prod_safe_zeros_backward).
-DimVector batch_shape_of(const Tensor& x) {
-  const auto& sizes = x.sizes();
-  return DimVector(IntArrayRef(sizes.data(), sizes.size() - 1));
-}
 Tensor prod_safe_zeros_backward(const Tensor& g, const Tensor& x) {
   const int64_t n = x.size(-1);
   if (n == 0) return expand(g, x.sizes());
@@ -190,18 +192,44 @@ Tensor record_cholesky(const Tensor& a, bool upper, const Tensor& factor) {
   return factor;
 }
 
-void record_qr(const Tensor& a, const Tensor& q, const Tensor& r) {
+void record_qr(const Tensor& a, const Tensor& q, const Tensor& r, const std::string& mode) {
   auto node = std::make_shared<MultiOutputNode>("LinalgQrBackward0", [](MultiOutputNode& n, const Grads& g) {
+    TANDEM_CHECK(n.variant != 1, Runtime,
+                 "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+                 "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.",
+                 "\nhint: use mode='reduced'");
     Tensor q = n.saved_tensor(0), r = n.saved_tensor(1);
-    // gA = (gQ + Q syminvadj(triu(X))) R^{-H}, X = gR R^H - Q^H gQ, syminvadj(T) = T + T^H with the real
-    // part of its diagonal halved: the strict upper triangle of X, its adjoint, and Re(diag X).
-    Tensor x = sub(matmul(g[1], mH(r)), matmul(mH(q), g[0]));
-    Tensor upper = triangle(x, true, 1);
-    Tensor re_x = real(x);
-    Tensor sym = add(add(upper, mH(upper)), as_dtype_of(mul(re_x, eye_mask(re_x)), x));
-    Tensor rhs = add(g[0], matmul(q, sym));
-    return Grads{linalg_solve_triangular(mH(r), rhs, false, false, false)};
+    const int64_t m = q.size(-2), cols = r.size(-1);
+    TANDEM_CHECK(n.variant != 2 || m <= cols, Runtime,
+                 "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.",
+                 "\nhint: use mode='reduced' (the extra columns of Q are not determined by A)");
+    Tensor gq = g[0], gr = g[1];
+    // X = gR R^H - Q^H gQ.
+    Tensor x = sub(matmul(gr, mH(r)), matmul(mH(q), gq));
+    if (m >= cols) {
+      // gA = (gQ + Q syminvadj(triu(X))) R^{-H}, syminvadj(T) = T + T^H with the real part of its diagonal
+      // halved: the strict upper triangle of X, its adjoint, and Re(diag X).
+      Tensor upper = triangle(x, true, 1);
+      Tensor re_x = real(x);
+      Tensor sym = add(add(upper, mH(upper)), as_dtype_of(mul(re_x, eye_mask(re_x)), x));
+      return Grads{linalg_solve_triangular(mH(r), add(gq, matmul(q, sym)), false, false, false)};
+    }
+    // Wide A = Q [R1 R2]: gA = [Q trilImInvAdjSkew(-X) R1^{-H}, 0] + Q gR, trilImInvAdjSkew(Y) = tril(Y -
+    // Y^H) with the imaginary part of its diagonal halved (the diagonal of Y - Y^H is 2i Im(diag Y)).
+    Tensor y = neg(x);
+    Tensor d = sub(y, mH(y));
+    Tensor skew = add(triangle(d, false, -1), mul(mul(d, eye_mask(d)), Scalar(0.5)));
+    Tensor ga = linalg_solve_triangular(mH(narrow(r, -1, 0, m)), matmul(q, skew), false, false, false);
+    DimVector zeros_shape(batch_shape_of(ga));
+    zeros_shape.push_back(cols - m);
+    ga = cat({ga, full(zeros_shape, Scalar(0.0), ga.dtype(), ga.device())}, -1);
+    return Grads{add(ga, matmul(q, gr))};
   });
+  node->variant = mode == "r" ? 1 : (mode == "complete" ? 2 : 0);
+  if (mode == "r") {
+    set_history(node, {&a}, {&r});
+    return;
+  }
   set_history(node, {&a}, {&q, &r});
   node->saved.emplace_back(q, true);
   node->saved.emplace_back(r, true);
@@ -238,9 +266,18 @@ void record_svd(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor&
   auto node = std::make_shared<MultiOutputNode>("LinalgSvdBackward0", [](MultiOutputNode& n, const Grads& g) {
     Tensor u = n.saved_tensor(0), s = n.saved_tensor(1), vh = n.saved_tensor(2);
     const Tensor& gs = n.flag ? g[1] : g[0];
-    const int64_t m = u.size(-2), cols = vh.size(-1);
+    const int64_t m = u.size(-2), cols = vh.size(-1), k = s.size(-1);
     if (!n.flag) return Grads{matmul(mul(u, unsqueeze(gs, -2)), vh)};
     Tensor gu = g[0], gvh = g[2];
+    // full_matrices: the extra columns of U (rows of Vh) are not determined by A; PyTorch drops them.
+    if (u.size(-1) != k) {
+      u = narrow(u, -1, 0, k);
+      gu = narrow(gu, -1, 0, k);
+    }
+    if (vh.size(-2) != k) {
+      vh = narrow(vh, -2, 0, k);
+      gvh = narrow(gvh, -2, 0, k);
+    }
     Tensor uhgu = skew(matmul(mH(u), gu)), vhgv = skew(matmul(vh, mH(gvh)));
     const bool complex = is_complex(u.dtype());
     if (complex)

@@ -84,19 +84,8 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& a, const std::string& mode) {
     if (q_buf.numel() > 0) kern.qr_q(q_buf, tau);
     return std::make_tuple(from_column_major(q_buf, batch, m, q_cols), contiguous(r));
   });
-  if (mode != "r" && autograd::should_record(a)) {
-    TANDEM_CHECK(
-        m >= n && (!complete || m == n), NotImplemented,
-        "linalg.qr: the derivative is implemented for m >= n in mode='reduced' (and square matrices), got a ",
-        m, " by ", n, " matrix in mode='", mode, "'",
-        "\nhint: differentiate the QR of the transpose, or use linalg.lstsq / linalg.pinv for wide matrices");
-    autograd::record_qr(a, q, r);
-  } else if (mode == "r" && autograd::should_record(a)) {
-    TANDEM_THROW(NotImplemented,
-                 "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
-                 "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.",
-                 "\nhint: use mode='reduced'");
-  }
+  // As in PyTorch, mode='r' and a complete QR of a tall matrix are recorded and raise in backward.
+  if (autograd::should_record(a)) autograd::record_qr(a, q, r, mode);
   return {q, r};
 }
 
@@ -174,12 +163,7 @@ std::tuple<Tensor, Tensor, Tensor> svd_impl(const char* op, const Tensor& a, boo
                            reshape(s, with_last(batch, n)),
                            need_vectors ? from_column_major(vt, batch, n, n) : Tensor());
   });
-  if (autograd::should_record(a)) {
-    TANDEM_CHECK(!(vectors && full_matrices && m != n), NotImplemented,
-                 "torch.linalg.svd: The derivative of linalg.svd is not implemented when full_matrices=True",
-                 "\nhint: use full_matrices=False to differentiate through the SVD");
-    autograd::record_svd(a, u, s, vh, vectors);
-  }
+  if (autograd::should_record(a)) autograd::record_svd(a, u, s, vh, vectors);
   return {vectors ? u : Tensor(), s, vectors ? vh : Tensor()};
 }
 }  // namespace

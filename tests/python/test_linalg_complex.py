@@ -356,6 +356,17 @@ GRAD_CASES = {
     "qr_square": (lambda L, a: L.linalg.qr(a),
                   lambda L, a: (lambda r: r.Q.sin().sum().abs() + r.R.cos().sum().real)(L.linalg.qr(a)),
                   [(2, 3, 3)]),
+    "qr_wide": (lambda L, a: L.linalg.qr(a),
+                lambda L, a: (lambda r: r.Q.sin().sum().abs() + r.R.cos().sum().real)(L.linalg.qr(a)), [(2, 3, 5)]),
+    "qr_wide_complete": (lambda L, a: L.linalg.qr(a, mode="complete"),
+                         lambda L, a: (lambda r: r.Q.sin().sum().abs() + r.R.cos().sum().real)(
+                             L.linalg.qr(a, mode="complete")), [(3, 5)]),
+    "svd_full_tall": (lambda L, a: (lambda r: (r.S, r.U[:, :3].abs(), r.U[:, :3] @ r.Vh))(L.linalg.svd(a)),
+                      lambda L, a: (lambda r: r.S.sum() + r.U.abs().sum() + (r.U[:, :3] @ r.Vh).abs().sum())(
+                          L.linalg.svd(a)), [(5, 3)]),
+    "svd_full_wide": (lambda L, a: (lambda r: (r.S, r.Vh[:3].abs(), r.U @ r.Vh[:3]))(L.linalg.svd(a)),
+                      lambda L, a: (lambda r: r.S.sum() + r.Vh.abs().sum() + (r.U @ r.Vh[:3]).abs().sum())(
+                          L.linalg.svd(a)), [(3, 5)]),
     "eigvalsh": (lambda L, a: L.linalg.eigvalsh(a + a.mH), lambda L, a: (L.linalg.eigvalsh(a + a.mH) ** 3).sum(),
                  [(2, 4, 4)]),
     "eigh": (lambda L, a: (lambda r: (r.eigenvalues, r.eigenvectors.abs()))(L.linalg.eigh(a + a.mH)),
@@ -568,3 +579,15 @@ def test_hermitian_pinv_and_rank(device, dtype):
     if device == "cpu":
         assert_same_error(lambda lib: lib.linalg.svd(lib.ones(2, 2), driver="gesvd"))
         assert_same_error(lambda lib: lib.linalg.svdvals(lib.ones(2, 2), driver="gesvd"))
+
+
+@pytest.mark.parametrize("mode", ["r", "complete"])
+def test_qr_backward_errors(device, mode):
+    a = rand((5, 3), "float64")
+
+    def run(lib):
+        x = (T(a, device) if lib is tandem else a.clone()).requires_grad_()
+        r = lib.linalg.qr(x, mode=mode)  # the forward is recorded; backward raises, as in PyTorch
+        r.R.sum().backward()
+
+    assert_same_error(run)
