@@ -1,4 +1,5 @@
-"""xp.linalg, the standard's linalg extension, over tandem.linalg (LAPACK/cuSOLVER front ends, float32/float64).
+"""xp.linalg, the standard's linalg extension, over tandem.linalg (LAPACK/cuSOLVER front ends, float32/float64/
+complex64/complex128).
 
 The standard's signatures differ from PyTorch's in names and conventions, which is all this module adapts:
 axis/keepdims for dim/keepdim, vector_norm's and matrix_norm's keyword order, pinv/matrix_rank with rtol only,
