@@ -127,7 +127,7 @@ Tensor tensor_from_data(nb::handle data, std::optional<DType> dtype, Device devi
   // Fill straight in the requested dtype: going through the inferred one would round float64 data to float32.
   DType target = dtype.value_or(inferred);
   Tensor out = empty(inf.shape, target, Device());
-  dispatch_dtype_with_complex(target, [&](auto tag) {
+  dispatch_any_dtype(target, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* p = out.data<T>();
     fill_from<T>(data, p);

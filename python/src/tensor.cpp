@@ -42,6 +42,15 @@ bool to_scalar(nb::handle h, Scalar& out) {
   if (PyLong_Check(o)) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow > 0) {  // 2^63 to 2^64 - 1: a uint64 value (front ends refuse it for other dtypes)
+      unsigned long long u = PyLong_AsUnsignedLongLong(o);
+      if (u == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+        PyErr_Clear();
+        TANDEM_THROW(Runtime, "Overflow when unpacking long\nhint: the Python int does not fit in uint64");
+      }
+      out = Scalar::from_uint64(u);
+      return true;
+    }
     TANDEM_CHECK(!overflow, Runtime,
                  "Overflow when unpacking long\nhint: the Python int does not fit in int64");
     out = Scalar(static_cast<int64_t>(v));
