@@ -223,7 +223,7 @@ def test_uint64_with_a_signed_integer_has_no_result(signed):
         xp.result_type(xp.uint64, getattr(xp, signed))
     with pytest.raises(RuntimeError, match="Promotion for uint64"):
         xp.add(xp.ones(2, dtype=xp.uint64), xp.ones(2, dtype=getattr(xp, signed)))
-    assert not xp.can_cast(xp.uint64, getattr(xp, signed))
+    assert not xp.can_cast(xp.uint64, getattr(xp, signed)) and not xp.can_cast(getattr(xp, signed), xp.uint64)
 
 
 @pytest.mark.parametrize("dtype", UINTS)
@@ -254,6 +254,15 @@ def test_unsigned_arithmetic_matches_numpy(device, dtype):
                                   np.power(a, np.full(64, 3, dtype)))
     # Python ints keep the array's dtype.
     assert xp.add(x1, 1).dtype == x1.dtype and xp.multiply(2, x1).dtype == x1.dtype
+    # Matrix products (through int64: tandem, as PyTorch, has no unsigned gemm) wrap as NumPy's.
+    m1, m2 = a[:12].reshape(3, 4), b[:12].reshape(4, 3)
+    got = xp.matmul(xp.asarray(m1, device=device), xp.asarray(m2, device=device))
+    assert got.dtype == x1.dtype
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(got.cpu().numpy(), m1 @ m2)
+        np.testing.assert_array_equal(xp.tensordot(x1, x2, axes=1).cpu().numpy(), np.tensordot(a, b, axes=1))
+        np.testing.assert_array_equal(xp.vecdot(x1, x2).cpu().numpy(), np.vecdot(a, b) if hasattr(np, "vecdot")
+                                      else np.sum(a * b, dtype=dtype))
 
 
 @pytest.mark.parametrize("dtype", UINTS)

@@ -88,9 +88,10 @@ def can_cast(from_, to, /):
         return src.itemsize * 8 - (1 if src.is_signed else 0) <= _mantissa_bits(_real_dtype(to))
     if to.is_floating_point:
         return src.itemsize * 8 - (1 if src.is_signed else 0) <= _mantissa_bits(to)
-    if src == _C.uint64 and to.is_signed:  # no promotion: no signed integer holds uint64's values
+    try:
+        return _C.promote_types(src, to) == to
+    except RuntimeError:  # uint64 with a signed integer: no promotion, so no cast either way
         return False
-    return _C.promote_types(src, to) == to
 
 
 def _scalar_result(dtype, value):
