@@ -16,7 +16,8 @@ nb::object scalar_object(const Scalar& s) {
   switch (s.kind()) {
     case Scalar::Kind::Bool: return nb::bool_(s.to_bool());
     case Scalar::Kind::Int:
-      if (s.is_big_unsigned()) return nb::steal(PyLong_FromUnsignedLongLong(static_cast<uint64_t>(s.to_int())));
+      if (s.is_big_unsigned())
+        return nb::steal(PyLong_FromUnsignedLongLong(static_cast<uint64_t>(s.to_int())));
       return nb::int_(s.to_int());
     case Scalar::Kind::Complex:
       return nb::steal(PyComplex_FromDoubles(s.to_complex().re, s.to_complex().im));
@@ -32,7 +33,8 @@ nb::object to_py(const char* p) {
     return nb::steal(PyComplex_FromDoubles(static_cast<double>(v.re), static_cast<double>(v.im)));
   else if constexpr (std::is_same_v<T, bool>)
     return nb::bool_(v);
-  else if constexpr (std::is_same_v<T, uint64_t>) return nb::steal(PyLong_FromUnsignedLongLong(v));
+  else if constexpr (std::is_same_v<T, uint64_t>)
+    return nb::steal(PyLong_FromUnsignedLongLong(v));
   else if constexpr (std::is_integral_v<T>) return nb::int_(static_cast<int64_t>(v));
   else return nb::float_(static_cast<double>(static_cast<opmath_t<T>>(v)));
 }

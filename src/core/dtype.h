@@ -29,7 +29,7 @@ namespace tandem {
 #define TANDEM_FORALL_COMPLEX_DTYPES(_)                                                     \
   _(Complex64, complex<float>, "complex64", Complex, "ComplexFloat", "c10::complex<float>") \
   _(Complex128, complex<double>, "complex128", Complex, "ComplexDouble", "c10::complex<double>")
-#define TANDEM_FORALL_WIDE_UINT_DTYPES(_)                          \
+#define TANDEM_FORALL_WIDE_UINT_DTYPES(_)                             \
   _(UInt16, uint16_t, "uint16", Integral, "UInt16", "unsigned short") \
   _(UInt32, uint32_t, "uint32", Integral, "UInt32", "unsigned int")   \
   _(UInt64, uint64_t, "uint64", Integral, "UInt64", "unsigned long")
@@ -44,7 +44,7 @@ enum class DType : int8_t {
 #undef TANDEM_ENUM
 };
 constexpr int kNumRealDTypes = 10;  // the dtypes dispatch_dtype covers (TANDEM_FORALL_DTYPES)
-constexpr int kNumDTypes = 15;      // every dtype, complex and uint16..64 included: the size of per-dtype tables
+constexpr int kNumDTypes = 15;  // every dtype, complex and uint16..64 included: the size of per-dtype tables
 
 // Type-promotion categories, ordered: a higher category wins regardless of width.
 enum class DTypeCategory : int8_t { Bool = 0, Integral = 1, Floating = 2, Complex = 3 };
@@ -81,7 +81,9 @@ DTypeCategory dtype_category(DType d);
 inline bool is_floating(DType d) { return dtype_category(d) == DTypeCategory::Floating; }
 inline bool is_complex(DType d) { return dtype_category(d) == DTypeCategory::Complex; }
 // uint16, uint32, uint64: the unsigned dtypes beyond uint8, which only some ops take (see dispatch_dtype).
-constexpr bool is_wide_uint(DType d) { return d == DType::UInt16 || d == DType::UInt32 || d == DType::UInt64; }
+constexpr bool is_wide_uint(DType d) {
+  return d == DType::UInt16 || d == DType::UInt32 || d == DType::UInt64;
+}
 constexpr bool is_unsigned_integral(DType d) { return d == DType::UInt8 || is_wide_uint(d); }
 // complex64 <-> float32, complex128 <-> float64 (a real dtype maps to itself / to its complex counterpart;
 // float16 and bfloat16 map to complex64, tandem having no complex32).

@@ -18,8 +18,9 @@ class Scalar {
   Scalar(double v) : kind_(Kind::Float), d_(v) {}
   Scalar(float v) : kind_(Kind::Float), d_(v) {}
   Scalar(complex<double> v) : kind_(Kind::Complex), c_(v) {}
-  // A Python int up to 2^64 - 1 (only uint64 holds those from 2^63 up): kept as its 64 bits, so to<uint64_t>()
-  // gives it back; is_big_unsigned() marks the ones no signed type holds, which front ends refuse elsewhere.
+  // A Python int up to 2^64 - 1 (only uint64 holds those from 2^63 up): kept as its 64 bits, so
+  // to<uint64_t>() gives it back; is_big_unsigned() marks the ones no signed type holds, which front ends
+  // refuse elsewhere.
   static Scalar from_uint64(uint64_t v) {
     Scalar s(static_cast<int64_t>(v));
     s.big_unsigned_ = v > static_cast<uint64_t>(INT64_MAX);

@@ -1,9 +1,9 @@
-// The dtype guard: every kernel slot of every device is wrapped so that an operand of a dtype the slot was not
-// written for raises PyTorch's NotImplementedError ("abs_cpu" not implemented for 'ComplexFloat', "lt_cpu" not
-// implemented for 'UInt32') on the calling thread, before any kernel runs. Op bodies are instantiated for
-// complex and for uint16/uint32/uint64 only where they ask (dispatch_dtype is real-only) and an emulated
-// device runs kernels on its stream's worker thread, where a throw would end the process: so the check
-// belongs here, at the call, once for all slots, rather than in every front end.
+// The dtype guard: every kernel slot of every device is wrapped so that an operand of a dtype the slot was
+// not written for raises PyTorch's NotImplementedError ("abs_cpu" not implemented for 'ComplexFloat',
+// "lt_cpu" not implemented for 'UInt32') on the calling thread, before any kernel runs. Op bodies are
+// instantiated for complex and for uint16/uint32/uint64 only where they ask (dispatch_dtype is real-only) and
+// an emulated device runs kernels on its stream's worker thread, where a throw would end the process: so the
+// check belongs here, at the call, once for all slots, rather than in every front end.
 //
 // Slots that take complex: copy (every dtype pair), where, gemm, the complex_* slots, and the index moves
 // (which move elements by width; put's accumulation adds in the dtype, so it is refused for complex).
@@ -42,8 +42,12 @@ inline int refused_of(const TensorIterator& it, bool c, bool u) {
     if (!accepted(it.dtype(k), c, u)) return int(it.dtype(k));
   return -1;
 }
-inline int refused_of(const GemmArgs& g, bool c, bool u) { return accepted(g.dtype, c, u) ? -1 : int(g.dtype); }
-inline int refused_of(const IndexPlan& p, bool c, bool u) { return accepted(p.dtype, c, u) ? -1 : int(p.dtype); }
+inline int refused_of(const GemmArgs& g, bool c, bool u) {
+  return accepted(g.dtype, c, u) ? -1 : int(g.dtype);
+}
+inline int refused_of(const IndexPlan& p, bool c, bool u) {
+  return accepted(p.dtype, c, u) ? -1 : int(p.dtype);
+}
 template <typename T>
 int refused_of(const T&, bool, bool) {
   return -1;
@@ -86,7 +90,8 @@ struct Guarded<R (*)(Args...)> {
 template <DeviceType D>
 struct IndexPutGuard {
   static void call(const IndexPlan& plan, bool accumulate) {
-    if (accumulate && (is_complex(plan.dtype) || is_wide_uint(plan.dtype))) refuse("index_put", D, int(plan.dtype));
+    if (accumulate && (is_complex(plan.dtype) || is_wide_uint(plan.dtype)))
+      refuse("index_put", D, int(plan.dtype));
     unguarded(D).index.put(plan, accumulate);
   }
 };
@@ -116,7 +121,8 @@ void guard_binary(KernelTable& t, std::integer_sequence<int, I...>) {
   ((t.binary[I] = t.binary[I] ? &Guarded<ElementwiseKernel>::call<BinaryGet<D, I>> : nullptr), ...);
 }
 
-// Slots that handle complex or uint16..64 operands themselves (a slot taking both keeps its kernel unwrapped).
+// Slots that handle complex or uint16..64 operands themselves (a slot taking both keeps its kernel
+// unwrapped).
 constexpr bool takes_complex(std::string_view path) {
   return path == "copy" || path == "where" || path == "complex_unary" || path == "complex_binary" ||
          path == "index.gather" || path == "linalg.gemm";
@@ -134,18 +140,18 @@ void guard_table(KernelTable& t) {
   guard_unary<D>(t, std::make_integer_sequence<int, kNumUnaryOps>{});
   guard_binary<D>(t, std::make_integer_sequence<int, kNumBinaryOps>{});
   if (t.index.put) t.index.put = &IndexPutGuard<D>::call;
-#define TANDEM_GUARD_SLOT(path)                                                    \
-  do {                                                                             \
-    struct Get {                                                                   \
-      static DeviceType type() { return D; }                                       \
-      static auto fn() { return unguarded(D).path; }                               \
-      static const char* name() { return #path; }                                  \
-      static constexpr bool complex_ok() { return takes_complex(#path); }          \
-      static constexpr bool uint_ok() { return takes_wide_uint(#path); }           \
-    };                                                                             \
-    if (t.path && !(takes_complex(#path) && takes_wide_uint(#path)) &&             \
-        std::string_view(#path) != "index.put")                                    \
-      t.path = &Guarded<decltype(t.path)>::template call<Get>;                     \
+#define TANDEM_GUARD_SLOT(path)                                           \
+  do {                                                                    \
+    struct Get {                                                          \
+      static DeviceType type() { return D; }                              \
+      static auto fn() { return unguarded(D).path; }                      \
+      static const char* name() { return #path; }                         \
+      static constexpr bool complex_ok() { return takes_complex(#path); } \
+      static constexpr bool uint_ok() { return takes_wide_uint(#path); }  \
+    };                                                                    \
+    if (t.path && !(takes_complex(#path) && takes_wide_uint(#path)) &&    \
+        std::string_view(#path) != "index.put")                           \
+      t.path = &Guarded<decltype(t.path)>::template call<Get>;            \
   } while (0);
 #define TANDEM_TOP_SLOT(name, Type) TANDEM_GUARD_SLOT(name)
 #define TANDEM_REDUCE_SLOT(name, Type) TANDEM_GUARD_SLOT(reduce.name)

@@ -10,8 +10,8 @@
 namespace tandem {
 
 // The op-list ops whose kernels take uint16, uint32 and uint64 (dispatch_dtype_with_uint): the integer
-// arithmetic, comparisons, bitwise ops and rounding the Array API needs for them. PyTorch itself has only mul,
-// eq, ne, bitwise and/or/xor, minimum and maximum; every other op refuses them at the kernel call
+// arithmetic, comparisons, bitwise ops and rounding the Array API needs for them. PyTorch itself has only
+// mul, eq, ne, bitwise and/or/xor, minimum and maximum; every other op refuses them at the kernel call
 // (kernels/dtype_guard.cpp) with PyTorch's NotImplementedError.
 template <typename F>
 constexpr bool takes_wide_uint_v = false;

@@ -20,8 +20,8 @@ bool cuda_backend_built();
 void start_cuda_hardware();
 
 // Wraps every kernel slot of a device type's (filled) table so that complex or uint16..64 operands reaching a
-// slot not written for them raise NotImplementedError at the call (kernels/dtype_guard.cpp). Called once per type,
-// last.
+// slot not written for them raise NotImplementedError at the call (kernels/dtype_guard.cpp). Called once per
+// type, last.
 void guard_operand_dtypes(DeviceType type);
 
 namespace emulated {

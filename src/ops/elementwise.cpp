@@ -347,8 +347,8 @@ void run_binary(BinaryOp op, DType compute, const Tensor& out, const Operand& a,
       iter.add_input(keep);
     } else {
       Scalar value = host_scalar ? item(*o.tensor) : o.scalar;
-      TANDEM_CHECK(!value.is_big_unsigned() || !is_integral(compute, true) || compute == DType::UInt64, Runtime,
-                   "value cannot be converted to type ", dtype_name(compute),
+      TANDEM_CHECK(!value.is_big_unsigned() || !is_integral(compute, true) || compute == DType::UInt64,
+                   Runtime, "value cannot be converted to type ", dtype_name(compute),
                    " without overflow\nhint: only uint64 holds Python ints from 2**63 up");
       dispatch_any_dtype(compute, [&](auto tag) {
         using T = typename decltype(tag)::type;
@@ -551,12 +551,14 @@ void check_clamp_args(const Tensor& x, const Scalar* lo, const Scalar* hi) {
   TANDEM_CHECK(x.dtype() != DType::Bool, Runtime, "\"clamp\" not implemented for 'Bool'");
 }
 
-// Integer bounds of a uint16..64 clamp outside the dtype's range, as PyTorch: a min below 0 or a max above the
-// largest value changes nothing and is dropped (converted, it would wrap), a max below 0 or a min above the
-// largest value is an error.
+// Integer bounds of a uint16..64 clamp outside the dtype's range, as PyTorch: a min below 0 or a max above
+// the largest value changes nothing and is dropped (converted, it would wrap), a max below 0 or a min above
+// the largest value is an error.
 void fit_uint_bounds(DType d, std::optional<Scalar>& lo, std::optional<Scalar>& hi) {
   if (!is_wide_uint(d)) return;
-  const double top = d == DType::UInt16 ? 65535.0 : d == DType::UInt32 ? 4294967295.0 : 18446744073709551615.0;
+  const double top = d == DType::UInt16   ? 65535.0
+                     : d == DType::UInt32 ? 4294967295.0
+                                          : 18446744073709551615.0;
   auto below = [](const Scalar& v) { return v.is_int() && !v.is_big_unsigned() && v.to_int() < 0; };
   auto above = [&](const Scalar& v) { return v.is_int() && v.to_double() > top; };
   TANDEM_CHECK(!hi || !below(*hi), Runtime, "Clamp max value ", hi->to_int(),

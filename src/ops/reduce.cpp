@@ -151,10 +151,9 @@ void check_not_complex(const char* op, const Tensor& x, bool all = false) {
   if (all && (name == "max" || name == "min"))
     throw_dtype_not_implemented(name == "max" ? "max_all" : "min_all", x.dtype());
   if (name == "amax" || name == "amin")
-    throw_dtype_not_implemented(name == "amax"
-                                      ? (x.device().is_cpu() ? "max_values_cpu" : "max_values_cuda")
-                                      : (x.device().is_cpu() ? "min_values_cpu" : "min_values_cuda"),
-                                  x.dtype());
+    throw_dtype_not_implemented(name == "amax" ? (x.device().is_cpu() ? "max_values_cpu" : "max_values_cuda")
+                                               : (x.device().is_cpu() ? "min_values_cpu" : "min_values_cuda"),
+                                x.dtype());
   TANDEM_THROW(Type, op, "(): does not support complex input");  // max(dim), argmax, ...
 }
 

@@ -26,7 +26,8 @@ void where_kernel(TensorIterator& iter) {
 
 }  // namespace
 
-// Every pair of dtypes, complex and uint16..64 included: the real <-> complex casts are the way into and out of complex.
+// Every pair of dtypes, complex and uint16..64 included: the real <-> complex casts are the way into and out
+// of complex.
 void copy_kernel(TensorIterator& iter) {
   dispatch_any_dtype(iter.dtype(0), [&](auto out_tag) {
     using O = typename decltype(out_tag)::type;
