@@ -112,7 +112,7 @@ void fill_from(nb::handle h, T*& out) {
     CrossingScope scope("tandem.tensor(tensor)", false, !as_tensor_ref(h).device().is_cpu());  // implicit
     s = item(as_tensor_ref(h));
   } else
-    TANDEM_CHECK(to_scalar(h, s), Type, "new(): invalid data type '", nb::inst_name(h).c_str(), "'");
+    TANDEM_CHECK(to_scalar(h, s, true), Type, "new(): invalid data type '", nb::inst_name(h).c_str(), "'");
   check_value_fits(s, dtype_of<T>(), false);
   *out++ = s.to<T>();
 }
@@ -206,7 +206,7 @@ void init_creation(nb::module_& m) {
       "full",
       [](nb::handle size, nb::handle value, nb::handle dtype, nb::handle device, bool requires_grad) {
         Scalar v;
-        TANDEM_CHECK(to_scalar(value, v), Type, "full(): argument 'fill_value' must be Number, not ",
+        TANDEM_CHECK(to_scalar(value, v, true), Type, "full(): argument 'fill_value' must be Number, not ",
                      nb::inst_name(value).c_str());
         FactoryArgs a = factory_args(dtype, device, requires_grad, v.natural_dtype());
         return finish(full(to_shape(size, "full"), v, a.dtype, a.device), a);
@@ -217,7 +217,7 @@ void init_creation(nb::module_& m) {
       "full_like",
       [](const Tensor& x, nb::handle value, nb::handle dtype, nb::handle device, bool requires_grad) {
         Scalar v;
-        TANDEM_CHECK(to_scalar(value, v), Type, "full_like(): argument 'fill_value' must be Number, not ",
+        TANDEM_CHECK(to_scalar(value, v, true), Type, "full_like(): argument 'fill_value' must be Number, not ",
                      nb::inst_name(value).c_str());
         FactoryArgs a = factory_args(dtype, device.is_none() ? device_object(x.device()) : device,
                                      requires_grad, x.dtype());

@@ -116,6 +116,18 @@ def test_uint64_holds_values_above_int64(device):
     with pytest.raises(RuntimeError, match="Overflow when unpacking long"):
         tandem.full((1,), 2**64, dtype=tandem.uint64)
     assert (tandem.ones(1, device=device) + (2**64 - 1)).tolist() == [float(2**64)]
+    x[1] = 2**64 - 2
+    x[2:] = 2**63 + 5
+    assert x.tolist() == [2**64 - 1, 2**64 - 2, 2**63 + 5, 2**63 + 5]
+    assert x.fill_(2**64 - 3).tolist() == [2**64 - 3] * 4
+    assert (x * 2**63).tolist() == torch.full((4,), 2**64 - 3, dtype=torch.uint64).mul(2**63).tolist()
+    y = tandem.zeros(2, dtype=tandem.int64, device=device)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int64_t without overflow"):
+        y[0] = 2**63
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int64_t without overflow"):
+        y.fill_(2**63)
+    with pytest.raises(RuntimeError, match="Overflow when unpacking long"):  # where no uint64 value is meant
+        y.clamp(max=2**63)
 
 
 # ---- casts ----
