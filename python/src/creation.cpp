@@ -113,7 +113,7 @@ void fill_from(nb::handle h, T*& out) {
     CrossingScope scope("tandem.tensor(tensor)", false, !as_tensor_ref(h).device().is_cpu());  // implicit
     s = item(as_tensor_ref(h));
   } else
-    TANDEM_CHECK(to_scalar(h, s), Type, "new(): invalid data type '", nb::inst_name(h).c_str(), "'");
+    TANDEM_CHECK(to_scalar(h, s, true), Type, "new(): invalid data type '", nb::inst_name(h).c_str(), "'");
   check_value_fits(s, dtype_of<T>(), false);
   *out++ = s.to<T>();
 }
@@ -128,7 +128,7 @@ Tensor tensor_from_data(nb::handle data, std::optional<DType> dtype, Device devi
   // Fill straight in the requested dtype: going through the inferred one would round float64 data to float32.
   DType target = dtype.value_or(inferred);
   Tensor out = empty(inf.shape, target, Device());
-  dispatch_dtype_with_complex(target, [&](auto tag) {
+  dispatch_any_dtype(target, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* p = out.data<T>();
     fill_from<T>(data, p);
@@ -212,7 +212,7 @@ void init_creation(nb::module_& m) {
       "full",
       [](nb::handle size, nb::handle value, nb::handle dtype, nb::handle device, bool requires_grad) {
         Scalar v;
-        TANDEM_CHECK(to_scalar(value, v), Type, "full(): argument 'fill_value' must be Number, not ",
+        TANDEM_CHECK(to_scalar(value, v, true), Type, "full(): argument 'fill_value' must be Number, not ",
                      nb::inst_name(value).c_str());
         FactoryArgs a = factory_args(dtype, device, requires_grad, v.natural_dtype());
         return finish(full(to_shape(size, "full"), v, a.dtype, a.device), a);
@@ -227,7 +227,7 @@ void init_creation(nb::module_& m) {
           return like_via_layouts("full_like", x, nb::make_tuple(value),
                                   like_kwargs(dtype, device, requires_grad), memory_format, layout);
         Scalar v;
-        TANDEM_CHECK(to_scalar(value, v), Type, "full_like(): argument 'fill_value' must be Number, not ",
+        TANDEM_CHECK(to_scalar(value, v, true), Type, "full_like(): argument 'fill_value' must be Number, not ",
                      nb::inst_name(value).c_str());
         FactoryArgs a = factory_args(dtype, device.is_none() ? device_object(x.device()) : device,
                                      requires_grad, x.dtype());

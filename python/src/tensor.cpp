@@ -47,7 +47,7 @@ Tensor& expect_tensor(nb::handle h, const char* fn, const char* arg) {
   TANDEM_THROW(Type, fn, "(): argument '", arg, "' must be Tensor, not ", nb::inst_name(h).c_str());
 }
 
-bool to_scalar(nb::handle h, Scalar& out) {
+bool to_scalar(nb::handle h, Scalar& out, bool allow_uint64) {
   PyObject* o = h.ptr();
   if (PyBool_Check(o)) {
     out = Scalar(o == Py_True);
@@ -56,6 +56,15 @@ bool to_scalar(nb::handle h, Scalar& out) {
   if (PyLong_Check(o)) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow > 0 && allow_uint64) {  // 2^63 to 2^64 - 1: a uint64 value
+      unsigned long long u = PyLong_AsUnsignedLongLong(o);
+      if (u == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+        PyErr_Clear();
+        TANDEM_THROW(Runtime, "Overflow when unpacking long\nhint: the Python int does not fit in uint64");
+      }
+      out = Scalar::from_uint64(u);
+      return true;
+    }
     TANDEM_CHECK(!overflow, Runtime,
                  "Overflow when unpacking long\nhint: the Python int does not fit in int64");
     out = Scalar(static_cast<int64_t>(v));
@@ -74,7 +83,7 @@ bool to_scalar(nb::handle h, Scalar& out) {
   if (tp->tp_name && std::strncmp(tp->tp_name, "numpy.", 6) == 0 && nb::hasattr(h, "item") &&
       nb::hasattr(h, "dtype") && nb::cast<int>(h.attr("ndim")) == 0 &&
       std::strcmp(tp->tp_name, "numpy.ndarray") != 0) {
-    return to_scalar(h.attr("item")(), out);
+    return to_scalar(h.attr("item")(), out, allow_uint64);
   }
   return false;
 }
@@ -242,7 +251,7 @@ void init_tensor(nb::module_& m) {
       .def("fill_", returning_self([](const Tensor& t, nb::handle v) {
              Scalar s;
              if (is_tensor(v)) return fill_(t, item(as_tensor_ref(v)));
-             TANDEM_CHECK(to_scalar(v, s), Type, "fill_(): argument 'value' must be Number, not ",
+             TANDEM_CHECK(to_scalar(v, s, true), Type, "fill_(): argument 'value' must be Number, not ",
                           nb::inst_name(v).c_str());
              return fill_(t, s);
            }),

@@ -655,7 +655,7 @@ def _sum_to_size(self, *size):
 
 
 def _is_signed(self):
-    return self.dtype not in (_C.uint8, _C.bool)
+    return self.dtype not in (_C.uint8, _C.uint16, _C.uint32, _C.uint64, _C.bool)
 
 
 def _is_inference(self):

@@ -43,6 +43,13 @@ TANDEM_HOST_DEVICE TANDEM_INLINE To convert(From v) {
       return static_cast<float>(v) != 0.0f;
   } else if constexpr (std::is_same_v<From, bool>) {
     return To(static_cast<float>(v ? 1 : 0));
+  } else if constexpr (std::is_floating_point_v<From> && std::is_unsigned_v<To> && sizeof(To) > 1) {
+    // float to uint16/32/64 as PyTorch converts: through int64, so negative values wrap (-1.0 -> 65535), the
+    // same on every CPU capability and on GPUs (whose direct conversion saturates). Values from 2^63 up only
+    // fit uint64, which takes them directly.
+    if constexpr (sizeof(To) == 8)
+      if (v >= From(9223372036854775808.0)) return static_cast<To>(v);
+    return static_cast<To>(static_cast<int64_t>(v));
   } else if constexpr (std::is_arithmetic_v<To> && std::is_arithmetic_v<From>) {
 #if defined(__CUDA_ARCH__)
     // A GPU's float-to-integer conversion saturates (-3.0f to uint8 gives 0, 200.0f to int8 127), while the
@@ -370,7 +377,8 @@ struct FloorDivOp {  // Python's //: rounds toward negative infinity
         if (b == T(-1)) return wrapping_neg(a);  // INT_MIN / -1 wraps to INT_MIN, as in PyTorch (no SIGFPE)
       }
       T q = static_cast<T>(a / b);
-      if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+      if constexpr (std::is_signed_v<T>)  // unsigned quotients are already floored
+        if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
       return q;
     }
   }
@@ -390,7 +398,8 @@ struct RemainderOp {  // Python's %: the result has the divisor's sign
         if (b == T(-1)) return T(0);  // INT_MIN % -1 traps in hardware; every x % -1 is 0
       }
       T r = static_cast<T>(a % b);
-      if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+      if constexpr (std::is_signed_v<T>)
+        if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
       return r;
     }
   }
@@ -403,10 +412,12 @@ struct PowOp {
     } else if constexpr (std::is_same_v<T, bool>) {
       return a || !b;
     } else {
-      if (b < 0) {  // only reached for tensor exponents; scalar negative exponents are rejected up front
-        if (a == 1) return 1;
-        if (a == -1) return (b & 1) ? T(-1) : T(1);
-        return 0;
+      if constexpr (std::is_signed_v<T>) {
+        if (b < 0) {  // only reached for tensor exponents; scalar negative exponents are rejected up front
+          if (a == 1) return 1;
+          if (a == -1) return (b & 1) ? T(-1) : T(1);
+          return 0;
+        }
       }
       wrapping_t<T> result = 1, base = static_cast<wrapping_t<T>>(a);
       for (auto e = b; e; e >>= 1) {
