@@ -192,7 +192,10 @@ void init_tensor(nb::module_& m) {
       .def(
           "is_contiguous",
           [](nb::handle self, nb::handle memory_format) -> nb::object {
-            if (memory_format.is_none()) return nb::bool_(as_tensor_ref(self).is_contiguous());
+            // Checked: called unbound (Tensor.is_contiguous(x), as tandem._layouts does) self may be
+            // anything.
+            if (memory_format.is_none())
+              return nb::bool_(expect_tensor(self, "is_contiguous", "self").is_contiguous());
             return layouts("is_contiguous")(self, memory_format);
           },
           nb::arg("memory_format") = nb::none())

@@ -190,6 +190,8 @@ def _like_with_format(name):
     make = getattr(_C, name)
 
     def fn(input, *args, memory_format=preserve_format, layout=None, **kwargs):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
         if layout is not None and layout is not strided:
             raise NotImplementedError(f"{name}(): layout={layout} is not supported\nhint: tandem tensors are "
                                       "strided; leave layout out")

@@ -339,6 +339,16 @@ def test_container_rejects_other_tensor_names():
     _same_error(build)
 
 
+def test_like_factories_refuse_other_objects():
+    # A PyTorch tensor or a list passed to tandem's *_like (e.g. a torch model given to tandem's prune) is a
+    # TypeError, as PyTorch raises for a non-tensor (it used to crash).
+    for bad in (torch.ones(2), [1.0, 2.0]):
+        with pytest.raises(TypeError, match=r"^ones_like\(\): argument 'input' \(position 1\) must be Tensor, not "):
+            tandem.ones_like(bad)
+    with pytest.raises(TypeError):
+        tandem.Tensor.is_contiguous([1])
+
+
 def test_failed_pruning_restores_the_parameter():
     for m in (torch, tandem):
         lin = _linear(m, "cpu")
@@ -347,3 +357,82 @@ def test_failed_pruning_restores_the_parameter():
             PRUNE[m].l1_unstructured(lin, "weight", amount=100)
         assert lin.weight is weight and "weight" in dict(lin.named_parameters())
         assert not hasattr(lin, "weight_orig") and not PRUNE[m].is_pruned(lin)
+
+
+def _pruning_tutorial(torch, device):
+    """PyTorch's Pruning Tutorial, its code unchanged except that the library is the parameter `torch` (an
+    import statement would always load PyTorch)."""
+    nn, F = torch.nn, torch.nn.functional
+    prune = PRUNE[torch]
+    seen = {}
+
+    class LeNet(nn.Module):
+        def __init__(self):
+            super(LeNet, self).__init__()
+            self.conv1 = nn.Conv2d(1, 6, 3)
+            self.conv2 = nn.Conv2d(6, 16, 3)
+            self.fc1 = nn.Linear(16 * 5 * 5, 120)
+            self.fc2 = nn.Linear(120, 84)
+            self.fc3 = nn.Linear(84, 10)
+
+        def forward(self, x):
+            x = F.max_pool2d(F.relu(self.conv1(x)), (2, 2))
+            x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+            x = x.view(-1, int(x.nelement() / x.shape[0]))
+            x = F.relu(self.fc1(x))
+            x = F.relu(self.fc2(x))
+            return self.fc3(x)
+
+    model = LeNet().to(device=device)
+    module = model.conv1
+    prune.random_unstructured(module, name="weight", amount=0.3)
+    seen["zeros after random"] = int(torch.sum(module.weight == 0))
+    prune.l1_unstructured(module, name="bias", amount=3)
+    prune.ln_structured(module, name="weight", amount=0.5, n=2, dim=0)
+    for hook in module._forward_pre_hooks.values():
+        if hook._tensor_name == "weight":
+            break
+    seen["history"] = [type(h).__name__ for h in hook]
+    seen["keys"] = list(model.state_dict().keys())
+    prune.remove(module, "weight")
+    seen["params after remove"] = [n for n, _ in module.named_parameters()]
+
+    new_model = LeNet()
+    for name, module in new_model.named_modules():
+        if isinstance(module, torch.nn.Conv2d):
+            prune.l1_unstructured(module, name="weight", amount=0.2)
+        elif isinstance(module, torch.nn.Linear):
+            prune.l1_unstructured(module, name="weight", amount=0.4)
+    seen["buffers"] = list(dict(new_model.named_buffers()).keys())
+
+    model = LeNet()
+    parameters_to_prune = ((model.conv1, "weight"), (model.conv2, "weight"), (model.fc1, "weight"),
+                           (model.fc2, "weight"), (model.fc3, "weight"))
+    prune.global_unstructured(parameters_to_prune, pruning_method=prune.L1Unstructured, amount=0.2)
+    total = sum(float(torch.sum(m.weight == 0)) for m, _ in parameters_to_prune)
+    seen["global sparsity"] = 100.0 * total / sum(float(m.weight.nelement()) for m, _ in parameters_to_prune)
+    seen["forward"] = tuple(model(torch.ones(2, 1, 28, 28)).shape)
+
+    class FooBarPruningMethod(prune.BasePruningMethod):
+        PRUNING_TYPE = "unstructured"
+
+        def compute_mask(self, t, default_mask):
+            mask = default_mask.clone()
+            mask.view(-1)[::2] = 0
+            return mask
+
+    def foobar_unstructured(module, name):
+        FooBarPruningMethod.apply(module, name)
+        return module
+
+    model = LeNet()
+    foobar_unstructured(model.fc3, name="bias")
+    seen["foobar"] = model.fc3.bias_mask.tolist()
+    return seen
+
+
+def test_the_pruning_tutorial_runs_unchanged(device):
+    ours, ref = _pruning_tutorial(tandem, device), _pruning_tutorial(torch, "cpu")
+    assert ours["history"] == ["RandomUnstructured", "LnStructured"]
+    assert ours.pop("global sparsity") == pytest.approx(ref.pop("global sparsity"))
+    assert ours == ref
