@@ -471,3 +471,26 @@ def test_forward_ad_imports_and_refuses_dual_tensors():
     primal, tangent = fwAD.unpack_dual(x)
     assert primal is x and tangent is None
     assert tandem.autograd.forward_ad is fwAD
+
+
+def test_cycles_through_node_hooks_metadata_and_packed_tensors_are_collected():
+    import gc
+
+    def live():
+        for _ in range(3):  # a cycle freed by one pass can release the next one
+            gc.collect()
+        return tandem._C._autograd_live_nodes()
+
+    before = live()
+    for _ in range(5):
+        x = _leaf(tandem, [1.0, 2.0])
+        y = x * x
+        y.grad_fn.metadata["y"] = y
+        z = y.exp()
+        z.grad_fn.register_prehook(lambda go, z=z: None)
+        z.grad_fn.register_hook(lambda gi, go, z=z: None)
+        with tandem.autograd.graph.saved_tensors_hooks(lambda t: (t, z), lambda p: p[0]):
+            w = (z * 2).sin()
+        w.sum().backward(retain_graph=True)
+        del x, y, z, w
+    assert live() == before
