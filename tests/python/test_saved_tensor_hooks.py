@@ -494,3 +494,30 @@ def test_cycles_through_node_hooks_metadata_and_packed_tensors_are_collected():
         w.sum().backward(retain_graph=True)
         del x, y, z, w
     assert live() == before
+
+
+def test_hooks_on_a_custom_function_node(device):
+    def run(m, dev):
+        class Square(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                ctx.save_for_backward(a)
+                return a * a
+
+            @staticmethod
+            def backward(ctx, g):
+                (a,) = ctx.saved_tensors
+                return 2 * a * g
+
+        log = []
+        a = _leaf(m, [1.0, -2.0], dev)
+        out = Square.apply(a)
+        out.grad_fn.metadata["k"] = "v"
+        out.grad_fn.register_prehook(lambda go: log.append("pre") or (go[0] * 3,))
+        out.grad_fn.register_hook(lambda gi, go: log.append("post") or (gi[0] + 1,))
+        out.sum().backward()
+        return log, _np(a.grad), dict(out.grad_fn.metadata)
+
+    ref, ours = run(torch, "cpu"), run(tandem, device)
+    assert ours[0] == ref[0] == ["pre", "post"] and ours[2] == ref[2]
+    np.testing.assert_allclose(ours[1], ref[1])
