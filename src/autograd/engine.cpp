@@ -223,13 +223,12 @@ RunResult run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
           accumulate_into(*slot, grads[nr]);
         }
       }
-      auto* acc = dynamic_cast<AccumulateGrad*>(node);
-      for (size_t k = 0; k < task.captures.size(); ++k) {
-        if (task.captures[k] < 0) continue;
-        Tensor g = grads[k];
-        if (acc && !accumulate_leaves) g = run_leaf_hooks(acc->variable, g);
-        result.captured[task.captures[k]] = g;
-      }
+      // A leaf's own hooks are its accumulator's tensor pre-hooks (as in PyTorch): before captures (grad()
+      // returns the hooked gradient) and before the node's own pre-hooks.
+      if (auto* acc = dynamic_cast<AccumulateGrad*>(node))
+        grads[0] = run_leaf_hooks(acc->variable, std::move(grads[0]));
+      for (size_t k = 0; k < task.captures.size(); ++k)
+        if (task.captures[k] >= 0) result.captured[task.captures[k]] = grads[k];
       bool run_node = task.needed;
       std::vector<Tensor> input_grads;
       if (run_node) {

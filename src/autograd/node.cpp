@@ -200,7 +200,7 @@ void accumulate_into(Tensor& slot, const Tensor& grad) {
 }
 
 std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
-  Tensor g = run_leaf_hooks(variable, std::move(grads[0]));
+  Tensor g = std::move(grads[0]);  // the leaf's hooks already ran (the engine runs them as tensor pre-hooks)
   AutogradMeta& m = variable.impl()->ensure_autograd();
   if (!m.grad) m.grad = std::make_shared<Tensor>();
   grads.clear();

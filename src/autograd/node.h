@@ -127,7 +127,7 @@ struct Node : std::enable_shared_from_this<Node> {
   std::unique_ptr<NodeBindingState> binding_state;
 };
 
-// The node that adds a leaf's gradient into its .grad (after the leaf's hooks).
+// The node that adds a leaf's gradient into its .grad (the engine runs the leaf's hooks before it).
 struct AccumulateGrad final : Node {
   explicit AccumulateGrad(Tensor variable);
   std::string name() const override { return "torch::autograd::AccumulateGrad"; }

@@ -521,3 +521,21 @@ def test_hooks_on_a_custom_function_node(device):
     ref, ours = run(torch, "cpu"), run(tandem, device)
     assert ours[0] == ref[0] == ["pre", "post"] and ours[2] == ref[2]
     np.testing.assert_allclose(ours[1], ref[1])
+
+
+@pytest.mark.parametrize("use_grad", [False, True])
+def test_leaf_hooks_run_before_accumulator_pre_hooks(use_grad):
+    def run(m):
+        log = []
+        x = _leaf(m, [1.0, 2.0])
+        y = x * x
+        x.register_hook(lambda g: log.append(("leaf", g.tolist())) or g * 2)
+        acc = y.grad_fn.next_functions[0][0]
+        acc.register_prehook(lambda go: log.append(("acc", go[0].tolist())))
+        if use_grad:
+            (g,) = m.autograd.grad(y.sum(), x)
+            return log, g.tolist()
+        y.sum().backward()
+        return log, x.grad.tolist()
+
+    assert run(tandem) == run(torch)

@@ -4,9 +4,8 @@ pack hook when the node is recorded and through its unpack hook in backward), sa
 graph nodes (grad_fn.register_hook / register_prehook / metadata), register_multi_grad_hook and
 increment_version. The hook stack lives in C++ per thread (src/autograd/node.h, python/src/autograd_graph.cpp).
 
-Differences from PyTorch: the pack hook of a node's own output sees it without its grad_fn (so a hook that keeps
-it makes no reference cycle through the node); a leaf's own hooks (x.register_hook) run after the pre-hooks of
-its AccumulateGrad node (PyTorch runs them before)."""
+Difference from PyTorch: the pack hook of a node's own output sees it without its grad_fn (so a hook that keeps
+it makes no reference cycle through the node)."""
 import contextlib
 import threading
 from collections import defaultdict
