@@ -13,6 +13,10 @@
 
 namespace nb = nanobind;
 
+namespace tandem::autograd {
+struct Node;
+}
+
 namespace tandem::py {
 
 // The Python object for each dtype (tandem.float32, ...), created once at import.
@@ -79,6 +83,11 @@ void init_fft(nb::module_& m);
 void init_cuda(nb::module_& m);
 void init_conversions(nb::module_& m);
 void init_autograd(nb::module_& m);
+void init_autograd_graph(nb::module_& m);  // after init_autograd: adds to its Node class
+// Drops a Python reference held by C++ state, taking the GIL (the last owner may be any thread).
+void release_under_gil(nb::object& o);
+// Python objects held by a node's own hooks and metadata (autograd_graph.cpp), for the garbage collector.
+int visit_node_objects(const autograd::Node& node, visitproc visit, void* arg);
 void init_serialization(nb::module_& m);
 void init_nn(nb::module_& m);
 void init_boundary(nb::module_& m);

@@ -221,14 +221,15 @@ void init_creation(nb::module_& m) {
       nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
   m.def(
       "full_like",
-      [](const Tensor& x, nb::handle value, nb::handle dtype, nb::handle device, bool requires_grad,
+      [](nb::handle input, nb::handle value, nb::handle dtype, nb::handle device, bool requires_grad,
          nb::handle layout, nb::handle memory_format) -> nb::object {
+        const Tensor& x = like_input(input, "full_like");
         if (!like_in_cpp(x, memory_format, layout))
           return like_via_layouts("full_like", x, nb::make_tuple(value),
                                   like_kwargs(dtype, device, requires_grad), memory_format, layout);
         Scalar v;
-        TANDEM_CHECK(to_scalar(value, v, true), Type, "full_like(): argument 'fill_value' must be Number, not ",
-                     nb::inst_name(value).c_str());
+        TANDEM_CHECK(to_scalar(value, v, true), Type,
+                     "full_like(): argument 'fill_value' must be Number, not ", nb::inst_name(value).c_str());
         FactoryArgs a = factory_args(dtype, device.is_none() ? device_object(x.device()) : device,
                                      requires_grad, x.dtype());
         return wrap(finish(full(x.sizes(), v, a.dtype, a.device), a));

@@ -13,6 +13,9 @@ namespace nb = nanobind;
 // tandem._layouts.<name>, looked up once.
 nb::object layouts(const char* name);
 
+// The input of a *_like factory, or PyTorch's TypeError for anything else (a list, a PyTorch tensor).
+const Tensor& like_input(nb::handle input, const char* name);
+
 // The *_like factories answer the common call in C++: no layout or tandem.strided, and either
 // memory_format=contiguous_format or no memory_format (PyTorch's preserve_format) on a row-major input, whose
 // result is row-major too. Any other call goes through like_via_layouts.

@@ -130,9 +130,10 @@ void init_random(nb::module_& m) {
       nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
   m.def(
       "randint_like",
-      [](const Tensor& x, nb::args args, nb::handle low, nb::handle high, nb::handle generator,
+      [](nb::handle input, nb::args args, nb::handle low, nb::handle high, nb::handle generator,
          nb::handle dtype, nb::handle device, bool requires_grad, nb::handle layout,
          nb::handle memory_format) -> nb::object {
+        const Tensor& x = like_input(input, "randint_like");
         if (!like_in_cpp(x, memory_format, layout)) {
           nb::dict kwargs = like_kwargs(dtype, device, requires_grad);
           kwargs["generator"] = generator;

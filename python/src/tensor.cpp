@@ -28,6 +28,12 @@ nb::object layouts(const char* name) {
   return module.attr(name);
 }
 
+const Tensor& like_input(nb::handle input, const char* name) {
+  if (__builtin_expect(is_tensor(input), 1)) return as_tensor_ref(input);
+  TANDEM_THROW(Type, name, "(): argument 'input' (position 1) must be Tensor, not ",
+               nb::inst_name(input).c_str());
+}
+
 bool like_in_cpp(const Tensor& input, nb::handle memory_format, nb::handle layout) {
   // Borrowed handles kept for the process, as the module above.
   static nb::handle strided = layouts("strided").release();
@@ -215,7 +221,10 @@ void init_tensor(nb::module_& m) {
       .def(
           "is_contiguous",
           [](nb::handle self, nb::handle memory_format) -> nb::object {
-            if (memory_format.is_none()) return nb::bool_(as_tensor_ref(self).is_contiguous());
+            // Checked: called unbound (Tensor.is_contiguous(x), as tandem._layouts does) self may be
+            // anything.
+            if (memory_format.is_none())
+              return nb::bool_(expect_tensor(self, "is_contiguous", "self").is_contiguous());
             return layouts("is_contiguous")(self, memory_format);
           },
           nb::arg("memory_format") = nb::none())
