@@ -189,8 +189,9 @@ void init_creation(nb::module_& m) {
       nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("pin_memory") = false);     \
   m.def(                                                                                                    \
       #name "_like",                                                                                        \
-      [](const Tensor& x, nb::handle dtype, nb::handle device, bool requires_grad, nb::handle layout,       \
+      [](nb::handle input, nb::handle dtype, nb::handle device, bool requires_grad, nb::handle layout,      \
          nb::handle memory_format) -> nb::object {                                                          \
+        const Tensor& x = like_input(input, #name "_like");                                                 \
         if (!like_in_cpp(x, memory_format, layout))                                                         \
           return like_via_layouts(#name "_like", x, nb::tuple(), like_kwargs(dtype, device, requires_grad), \
                                   memory_format, layout);                                                   \

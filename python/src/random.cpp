@@ -80,33 +80,34 @@ void init_random(nb::module_& m) {
   init_generator(m);
   init_factories(m);
 
-#define TANDEM_FLOAT_DRAW(name, draw)                                                                    \
-  m.def(                                                                                                 \
-      #name,                                                                                             \
-      [](nb::args args, nb::handle size, nb::handle generator, nb::handle dtype, nb::handle device,      \
-         bool requires_grad) {                                                                           \
-        DType d = dtype.is_none() ? default_float_dtype() : to_dtype(dtype);                             \
-        Tensor t = draw(size_from(args, size, #name), d, device_or_default(device),                      \
-                        to_generator(generator, #name));                                                 \
-        return with_requires_grad(t, requires_grad);                                                     \
-      },                                                                                                 \
-      nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("generator") = nb::none(),                  \
-      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);  \
-  m.def(                                                                                                 \
-      #name "_like",                                                                                     \
-      [](const Tensor& x, nb::handle generator, nb::handle dtype, nb::handle device, bool requires_grad, \
-         nb::handle layout, nb::handle memory_format) -> nb::object {                                    \
-        if (!like_in_cpp(x, memory_format, layout)) {                                                    \
-          nb::dict kwargs = like_kwargs(dtype, device, requires_grad);                                   \
-          kwargs["generator"] = generator;                                                               \
-          return like_via_layouts(#name "_like", x, nb::tuple(), kwargs, memory_format, layout);         \
-        }                                                                                                \
-        DType d = dtype.is_none() ? x.dtype() : to_dtype(dtype);                                         \
-        Tensor t = draw(x.sizes(), d, like_device(x, device), to_generator(generator, #name "_like"));   \
-        return wrap(with_requires_grad(t, requires_grad));                                               \
-      },                                                                                                 \
-      nb::arg("input"), nb::kw_only(), nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(), \
-      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("layout") = nb::none(),  \
+#define TANDEM_FLOAT_DRAW(name, draw)                                                                     \
+  m.def(                                                                                                  \
+      #name,                                                                                              \
+      [](nb::args args, nb::handle size, nb::handle generator, nb::handle dtype, nb::handle device,       \
+         bool requires_grad) {                                                                            \
+        DType d = dtype.is_none() ? default_float_dtype() : to_dtype(dtype);                              \
+        Tensor t = draw(size_from(args, size, #name), d, device_or_default(device),                       \
+                        to_generator(generator, #name));                                                  \
+        return with_requires_grad(t, requires_grad);                                                      \
+      },                                                                                                  \
+      nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("generator") = nb::none(),                   \
+      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);   \
+  m.def(                                                                                                  \
+      #name "_like",                                                                                      \
+      [](nb::handle input, nb::handle generator, nb::handle dtype, nb::handle device, bool requires_grad, \
+         nb::handle layout, nb::handle memory_format) -> nb::object {                                     \
+        const Tensor& x = like_input(input, #name "_like");                                               \
+        if (!like_in_cpp(x, memory_format, layout)) {                                                     \
+          nb::dict kwargs = like_kwargs(dtype, device, requires_grad);                                    \
+          kwargs["generator"] = generator;                                                                \
+          return like_via_layouts(#name "_like", x, nb::tuple(), kwargs, memory_format, layout);          \
+        }                                                                                                 \
+        DType d = dtype.is_none() ? x.dtype() : to_dtype(dtype);                                          \
+        Tensor t = draw(x.sizes(), d, like_device(x, device), to_generator(generator, #name "_like"));    \
+        return wrap(with_requires_grad(t, requires_grad));                                                \
+      },                                                                                                  \
+      nb::arg("input"), nb::kw_only(), nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(),  \
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("layout") = nb::none(),   \
       nb::arg("memory_format") = nb::none());
   TANDEM_FLOAT_DRAW(rand, rand)
   TANDEM_FLOAT_DRAW(randn, randn)
