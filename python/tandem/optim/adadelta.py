@@ -1,5 +1,8 @@
-"""Adadelta, as torch.optim.Adadelta: a few in-place tensor ops per parameter, in PyTorch's order of operations."""
+"""Adadelta, as torch.optim.Adadelta: one fused C++ update per real parameter (kernels/optim_functors.h), in
+PyTorch's order of operations; complex parameters take a few in-place tensor ops in the same order."""
 import tandem
+
+from .. import _C
 
 from .optimizer import Optimizer, implementation_switches
 
@@ -25,6 +28,11 @@ class Adadelta(Optimizer):
             rho, eps = group["rho"], group["eps"]
             for p, grad in self._grads(group):
                 state = self._state_for(p, "square_avg", "acc_delta")
+                if not p.is_complex():
+                    _C._optim_step("adadelta", p, grad, state["square_avg"], state["acc_delta"],
+                                   step=state["step"].item(), lr=group["lr"], weight_decay=group["weight_decay"],
+                                   eps=eps, maximize=group["maximize"], alpha=rho)
+                    continue
                 param, grad = self._update_direction(p, grad, group)
                 square_avg, acc_delta = state["square_avg"], state["acc_delta"]
                 square_avg.mul_(rho).add_(grad.mul(1 - rho).mul_(grad))

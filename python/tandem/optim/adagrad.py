@@ -1,5 +1,8 @@
-"""Adagrad, as torch.optim.Adagrad: a few in-place tensor ops per parameter, in PyTorch's order of operations."""
+"""Adagrad, as torch.optim.Adagrad: one fused C++ update per real parameter (kernels/optim_functors.h), in PyTorch's
+order of operations; complex parameters take a few in-place tensor ops in the same order."""
 import tandem
+
+from .. import _C
 
 from ..nn.parameter import untracked
 from .optimizer import Optimizer, implementation_switches
@@ -39,6 +42,11 @@ class Adagrad(Optimizer):
                 state = self.state[p]
                 untracked(state["step"]).add_(1)
                 step = state["step"].item()
+                if not p.is_complex():
+                    _C._optim_step("adagrad", p, grad, state["sum"], step=step, lr=group["lr"],
+                                   weight_decay=group["weight_decay"], eps=group["eps"], maximize=group["maximize"],
+                                   lr_decay=group["lr_decay"])
+                    continue
                 param, grad = self._update_direction(p, grad, group)
                 clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
                 state_sum = state["sum"]

@@ -1,5 +1,7 @@
-"""Adamax (Adam with an infinity-norm second moment), as torch.optim.Adamax: a few in-place tensor ops per
-parameter, in PyTorch's order of operations."""
+"""Adamax (Adam with an infinity-norm second moment), as torch.optim.Adamax: one fused C++ update per real parameter
+(kernels/optim_functors.h), in PyTorch's order of operations; complex parameters take a few in-place tensor ops in
+the same order."""
+from .. import _C
 from .adam import _check
 from .optimizer import Optimizer, implementation_switches
 
@@ -18,6 +20,11 @@ class Adamax(Optimizer):
             beta1, beta2 = group["betas"]
             for p, grad in self._grads(group):
                 state = self._state_for(p, "exp_avg", "exp_inf")
+                if not p.is_complex():
+                    _C._optim_step("adamax", p, grad, state["exp_avg"], state["exp_inf"], step=state["step"].item(),
+                                   lr=group["lr"], weight_decay=group["weight_decay"], eps=group["eps"],
+                                   maximize=group["maximize"], beta1=beta1, beta2=beta2)
+                    continue
                 param, grad = self._update_direction(p, grad, group)
                 exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
                 exp_avg.add_(grad.sub(exp_avg).mul_(1 - beta1))  # lerp towards grad

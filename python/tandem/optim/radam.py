@@ -1,5 +1,7 @@
-"""RAdam (Adam with a rectified adaptive learning rate), as torch.optim.RAdam: a few in-place tensor ops per
-parameter, in PyTorch's order of operations."""
+"""RAdam (Adam with a rectified adaptive learning rate), as torch.optim.RAdam: one fused C++ update per real
+parameter (kernels/optim_functors.h), in PyTorch's order of operations; complex parameters take a few in-place
+tensor ops in the same order."""
+from .. import _C
 from .adam import _check
 from .optimizer import Optimizer, implementation_switches
 
@@ -23,6 +25,12 @@ class RAdam(Optimizer):
             for p, grad in self._grads(group):
                 state = self._state_for(p, "exp_avg", "exp_avg_sq")
                 step = state["step"].item()
+                if not p.is_complex():
+                    _C._optim_step("radam", p, grad, state["exp_avg"], state["exp_avg_sq"], step=step, lr=lr,
+                                   weight_decay=group["weight_decay"], eps=group["eps"], maximize=group["maximize"],
+                                   beta1=beta1, beta2=beta2,
+                                   decoupled_weight_decay=group["decoupled_weight_decay"])
+                    continue
                 param, grad = self._update_direction(p, grad, group)
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
                 exp_avg.add_(grad.sub(exp_avg).mul_(1 - beta1))  # lerp towards grad

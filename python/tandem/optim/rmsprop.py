@@ -1,6 +1,9 @@
-"""RMSprop (optionally centered, with momentum), as torch.optim.RMSprop: a few in-place tensor ops per parameter,
-in PyTorch's order of operations (its single-tensor path), so results agree to the last bits."""
+"""RMSprop (optionally centered, with momentum), as torch.optim.RMSprop: one fused C++ update per real parameter
+(kernels/optim_functors.h, in PyTorch's single-tensor order of operations, so results agree to the last bits);
+complex parameters take a few in-place tensor ops in the same order."""
 import tandem
+
+from .. import _C
 
 from ..nn.parameter import untracked
 from .optimizer import Optimizer, implementation_switches
@@ -38,6 +41,13 @@ class RMSprop(Optimizer):
                     if group["centered"]:
                         state["grad_avg"] = tandem.zeros_like(p)
                 untracked(state["step"]).add_(1)
+                if not p.is_complex():
+                    _C._optim_step("rmsprop", p, grad, state["square_avg"],
+                                   state["grad_avg"] if group["centered"] else None,
+                                   state["momentum_buffer"] if momentum > 0 else None, step=state["step"].item(), lr=lr,
+                                   weight_decay=group["weight_decay"], eps=group["eps"], maximize=group["maximize"],
+                                   alpha=alpha, momentum=momentum, centered=group["centered"])
+                    continue
                 param, grad = self._update_direction(p, grad, group)
                 square_avg = state["square_avg"]
                 square_avg.mul_(alpha).add_(grad.mul(1 - alpha).mul_(grad))
