@@ -36,7 +36,11 @@ struct OptimStepConfig {
 using OptimStepKernel = void (*)(const Tensor& param, const Tensor& grad, const Tensor& s0, const Tensor& s1,
                                  const Tensor& s2, const OptimStepConfig& cfg);
 
-// The slot of a device type (nullptr until that device's kernels register).
-OptimStepKernel& optim_step_kernel(DeviceType type);
+// The slot of a device type (nullptr until that device's kernels register). Inline: one table for the whole
+// library, whichever file asks.
+inline OptimStepKernel& optim_step_kernel(DeviceType type) {
+  static OptimStepKernel slots[kNumDeviceTypes] = {};
+  return slots[static_cast<int>(type)];
+}
 
 }  // namespace tandem
