@@ -96,13 +96,26 @@ struct AdamUpdate {
 // PyTorch casts a Python float scalar to the tensor's compute type), kFlags compile-time options (flags()
 // says which are on), states<flags>() (a mask of the state slots s0..s2 the loop loads and stores) and
 // step<flags>(p, g, s0, s1, s2), which returns the new parameter. The arithmetic follows PyTorch's
-// single-tensor code op by op: add(alpha=a) is self + a * other, addcmul(value=v) self + v * t1 * t2, addcdiv
-// self + v * (t1 / t2), lerp (optim_lerp), scalar / tensor reciprocal(tensor) * scalar.
+// single-tensor code op by op, as its CPU kernels evaluate them (checked bit for bit): add(alpha=a) is
+// fma(a, other, self), addcmul(value=v) fma(v * t1, t2, self), lerp optim_lerp, addcdiv(value=v)
+// self + v * t1 / t2 (no fused multiply-add: the division comes last), scalar / tensor
+// reciprocal(tensor) * scalar.
 
-// torch.lerp's scalar formula: self + w * (end - self) for |w| < 0.5, else end - (end - self) * (1 - w).
+// a * b + c rounded once. PyTorch's CPU kernels are built with FMA contraction (and its vectorised add(alpha=) and
+// lerp call fmadd), so on an FMA machine each self + x * y of its ops is one fused multiply-add; nvcc contracts
+// too. Spelled out, the result is the same on every ISA build and device (where the CPU has no FMA instruction,
+// glibc's fma is exact in software).
+template <typename Acc>
+TANDEM_HOST_DEVICE TANDEM_INLINE Acc optim_fma(Acc a, Acc b, Acc c) {
+  return std::fma(a, b, c);
+}
+
+// torch.lerp: self + w * (end - self) for |w| < 0.5, else end - (end - self) * (1 - w) (fused as above; its
+// vectorised form fma(w - 1, end - self, end) gives the same bits, w - 1 being exact).
 template <typename Acc>
 TANDEM_HOST_DEVICE TANDEM_INLINE Acc optim_lerp(Acc self, Acc end, Acc w, Acc one_minus_w, bool small) {
-  return small ? self + w * (end - self) : end - (end - self) * one_minus_w;
+  const Acc d = end - self;
+  return small ? optim_fma(w, d, self) : optim_fma(-d, one_minus_w, end);
 }
 
 // torch.maximum: NaN if either is NaN.
@@ -145,23 +158,23 @@ struct RmspropUpdate {
   template <bool kDecay, bool kCentered, bool kMomentum>
   TANDEM_HOST_DEVICE TANDEM_INLINE Acc step(Acc p, Acc g, Acc& sq, Acc& ga, Acc& buf) const {
     g = sign * g;
-    if constexpr (kDecay) g = g + weight_decay * p;
+    if constexpr (kDecay) g = optim_fma(weight_decay, p, g);
     sq = sq * alpha;
-    sq = sq + one_minus_alpha * g * g;
+    sq = optim_fma(one_minus_alpha * g, g, sq);
     Acc avg;
     if constexpr (kCentered) {
       ga = optim_lerp(ga, g, lerp.w, lerp.one_minus_w, lerp.small);
-      avg = std::sqrt(sq + Acc(-1) * ga * ga);
+      avg = std::sqrt(optim_fma(Acc(-1) * ga, ga, sq));
     } else {
       avg = std::sqrt(sq);
     }
     avg = avg + eps;
     if constexpr (kMomentum) {
       buf = buf * momentum;
-      buf = buf + Acc(1) * (g / avg);
-      return p + neg_lr * buf;
+      buf = buf + Acc(1) * g / avg;
+      return optim_fma(neg_lr, buf, p);
     } else {
-      return p + neg_lr * (g / avg);
+      return p + neg_lr * g / avg;
     }
   }
 };
@@ -185,10 +198,10 @@ struct AdagradUpdate {
   template <bool kDecay, bool, bool>
   TANDEM_HOST_DEVICE TANDEM_INLINE Acc step(Acc p, Acc g, Acc& sum, Acc&, Acc&) const {
     g = sign * g;
-    if constexpr (kDecay) g = g + weight_decay * p;
-    sum = sum + Acc(1) * g * g;
+    if constexpr (kDecay) g = optim_fma(weight_decay, p, g);
+    sum = optim_fma(Acc(1) * g, g, sum);
     const Acc std_ = std::sqrt(sum) + eps;
-    return p + neg_clr * (g / std_);
+    return p + neg_clr * g / std_;
   }
 };
 
@@ -210,16 +223,16 @@ struct AdadeltaUpdate {
   template <bool kDecay, bool, bool>
   TANDEM_HOST_DEVICE TANDEM_INLINE Acc step(Acc p, Acc g, Acc& sq, Acc& acc, Acc&) const {
     g = sign * g;
-    if constexpr (kDecay) g = g + weight_decay * p;
+    if constexpr (kDecay) g = optim_fma(weight_decay, p, g);
     sq = sq * rho;
-    sq = sq + one_minus_rho * g * g;
+    sq = optim_fma(one_minus_rho * g, g, sq);
     const Acc std_ = std::sqrt(sq + eps);
     Acc delta = std::sqrt(acc + eps);
     delta = delta / std_;
     delta = delta * g;
     acc = acc * rho;
-    acc = acc + one_minus_rho * delta * delta;
-    return p + neg_lr * delta;
+    acc = optim_fma(one_minus_rho * delta, delta, acc);
+    return optim_fma(neg_lr, delta, p);
   }
 };
 
@@ -244,10 +257,10 @@ struct AdamaxUpdate {
   template <bool kDecay, bool, bool>
   TANDEM_HOST_DEVICE TANDEM_INLINE Acc step(Acc p, Acc g, Acc& m, Acc& inf, Acc&) const {
     g = sign * g;
-    if constexpr (kDecay) g = g + weight_decay * p;
+    if constexpr (kDecay) g = optim_fma(weight_decay, p, g);
     m = optim_lerp(m, g, lerp.w, lerp.one_minus_w, lerp.small);
     inf = optim_maximum(inf * beta2, (g < Acc(0) ? -g : g) + eps);
-    return p + neg_clr * (m / inf);
+    return p + neg_clr * m / inf;
   }
 };
 
@@ -286,13 +299,13 @@ struct NadamUpdate {
   TANDEM_HOST_DEVICE TANDEM_INLINE Acc step(Acc p, Acc g, Acc& m, Acc& v, Acc&) const {
     g = sign * g;
     if constexpr (kDecoupled) p = p * decay;
-    if constexpr (kL2) g = g + weight_decay * p;
+    if constexpr (kL2) g = optim_fma(weight_decay, p, g);
     m = optim_lerp(m, g, lerp.w, lerp.one_minus_w, lerp.small);
     v = v * beta2;
-    v = v + one_minus_beta2 * g * g;
+    v = optim_fma(one_minus_beta2 * g, g, v);
     const Acc denom = std::sqrt(v / bias_correction2) + eps;
-    p = p + grad_coef * (g / denom);
-    return p + avg_coef * (m / denom);
+    p = p + grad_coef * g / denom;
+    return p + avg_coef * m / denom;
   }
 };
 
@@ -340,17 +353,17 @@ struct RadamUpdate {
   TANDEM_HOST_DEVICE TANDEM_INLINE Acc step(Acc p, Acc g, Acc& m, Acc& v, Acc&) const {
     g = sign * g;
     if constexpr (kDecoupled) p = p * decay;
-    if constexpr (kL2) g = g + weight_decay * p;
+    if constexpr (kL2) g = optim_fma(weight_decay, p, g);
     m = optim_lerp(m, g, lerp.w, lerp.one_minus_w, lerp.small);
     v = v * beta2;
-    v = v + one_minus_beta2 * g * g;
+    v = optim_fma(one_minus_beta2 * g, g, v);
     const Acc corrected = m / bias_correction1;
     if constexpr (kRectified) {
       // (bias_correction2 ** 0.5) / (sqrt(v) + eps), which PyTorch evaluates as reciprocal(...) * scalar.
       const Acc adaptive_lr = (Acc(1) / (std::sqrt(v) + eps)) * bias_correction2_sqrt;
-      return p + Acc(-1) * (corrected * lr * adaptive_lr * rect);
+      return optim_fma(Acc(-1), corrected * lr * adaptive_lr * rect, p);
     } else {
-      return p + Acc(-1) * (corrected * lr);
+      return optim_fma(Acc(-1), corrected * lr, p);
     }
   }
 };
