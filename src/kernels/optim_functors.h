@@ -101,10 +101,11 @@ struct AdamUpdate {
 // self + v * t1 / t2 (no fused multiply-add: the division comes last), scalar / tensor
 // reciprocal(tensor) * scalar.
 
-// a * b + c rounded once. PyTorch's CPU kernels are built with FMA contraction (and its vectorised add(alpha=) and
-// lerp call fmadd), so on an FMA machine each self + x * y of its ops is one fused multiply-add; nvcc contracts
-// too. Spelled out, the result is the same on every ISA build and device (where the CPU has no FMA instruction,
-// glibc's fma is exact in software).
+// a * b + c rounded once. PyTorch's CPU kernels are built with FMA contraction (and its vectorised
+// add(alpha=) and lerp call fmadd), so on an FMA machine each self + x * y of its ops is one fused
+// multiply-add; nvcc contracts too. Spelled out, the result is the same on every ISA build and device. (The
+// baseline ISA build has no FMA instruction: there glibc's exact fma is a call per element, slower and not
+// vectorised.)
 template <typename Acc>
 TANDEM_HOST_DEVICE TANDEM_INLINE Acc optim_fma(Acc a, Acc b, Acc c) {
   return std::fma(a, b, c);
