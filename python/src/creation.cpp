@@ -217,8 +217,8 @@ void init_creation(nb::module_& m) {
       "full_like",
       [](const Tensor& x, nb::handle value, nb::handle dtype, nb::handle device, bool requires_grad) {
         Scalar v;
-        TANDEM_CHECK(to_scalar(value, v, true), Type, "full_like(): argument 'fill_value' must be Number, not ",
-                     nb::inst_name(value).c_str());
+        TANDEM_CHECK(to_scalar(value, v, true), Type,
+                     "full_like(): argument 'fill_value' must be Number, not ", nb::inst_name(value).c_str());
         FactoryArgs a = factory_args(dtype, device.is_none() ? device_object(x.device()) : device,
                                      requires_grad, x.dtype());
         return finish(full(x.sizes(), v, a.dtype, a.device), a);

@@ -17,8 +17,9 @@ template <typename T>
 constexpr bool is_wide_uint_type_v =
     std::is_same_v<T, uint16_t> || std::is_same_v<T, uint32_t> || std::is_same_v<T, uint64_t>;
 template <typename T>
-constexpr bool needs_float_waypoint_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16> ||
-                                        std::is_same_v<T, complex<float>> || std::is_same_v<T, complex<double>>;
+constexpr bool needs_float_waypoint_v =
+    std::is_same_v<T, Half> || std::is_same_v<T, BFloat16> || std::is_same_v<T, complex<float>> ||
+    std::is_same_v<T, complex<double>>;
 // True for the dtype pairs the copy kernels skip.
 template <typename O, typename I>
 constexpr bool cast_through_float_v = (is_wide_uint_type_v<O> && needs_float_waypoint_v<I>) ||

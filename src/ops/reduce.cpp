@@ -164,7 +164,8 @@ Tensor fold(ReduceOp op, const Tensor& x, const OptDims& dims, bool keepdim) {
   if (is_complex(x.dtype()) && (op == ReduceOp::All || op == ReduceOp::Any))
     return fold(op, ne(x, Scalar(0.0)), dims, keepdim);  // a complex value is true when either part is
   bool logical = op == ReduceOp::All || op == ReduceOp::Any;
-  // uint16..64 sums and products in int64 (their result dtype), all/any over x != 0: no uint kernels for them.
+  // uint16..64 sums and products in int64 (their result dtype), all/any over x != 0: no uint kernels for
+  // them.
   if (is_wide_uint(x.dtype()) && (op == ReduceOp::Sum || op == ReduceOp::Prod))
     return fold(op, to_dtype(x, DType::Int64), dims, keepdim);
   if (is_wide_uint(x.dtype()) && logical) return fold(op, ne(x, Scalar(int64_t{0})), dims, keepdim);
