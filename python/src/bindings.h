@@ -37,7 +37,8 @@ nb::object device_object(Device d);
 
 // Python bool/int/float and NumPy scalars -> Scalar. Returns false for anything else. An int from 2^63 to
 // 2^64 - 1 (a uint64 value) is accepted only with allow_uint64, by callers whose op refuses it for any dtype
-// but uint64 and the floats (fill_, full, tensor(), the binary ops); elsewhere it raises PyTorch's overflow error.
+// but uint64 and the floats (fill_, full, tensor(), the binary ops); elsewhere it raises PyTorch's overflow
+// error.
 bool to_scalar(nb::handle h, Scalar& out, bool allow_uint64 = false);
 // PyTorch's UserWarning when a conversion from `from` to `to` drops imaginary parts (complex -> real).
 void warn_if_discarding_imag(DType from, DType to);

@@ -109,8 +109,8 @@ nb::object apply_out(const BinaryFns& f, nb::handle a, nb::handle b, nb::handle 
     return nb::borrow(out);
   }
   Scalar s;
-  TANDEM_CHECK(is_tensor(b) && to_scalar(a, s, true), Type, f.name, "(): argument 'input' must be Tensor, not ",
-               nb::inst_name(a).c_str());
+  TANDEM_CHECK(is_tensor(b) && to_scalar(a, s, true), Type, f.name,
+               "(): argument 'input' must be Tensor, not ", nb::inst_name(a).c_str());
   f.st_out(s, as_tensor_ref(b), out_argument(out, f.name, as_tensor_ref(b).sizes()));
   return nb::borrow(out);
 }
@@ -130,8 +130,8 @@ nb::object apply_function(const BinaryFns& f, nb::handle a, nb::handle b) {
                "), but expected one of:\n * (Tensor input, Tensor other)\n * (Number self, Tensor other)\n * "
                "(Tensor input, Number other)");
   Scalar s;
-  TANDEM_CHECK(is_tensor(b) && to_scalar(a, s, true), Type, f.name, "(): argument 'input' must be Tensor, not ",
-               nb::inst_name(a).c_str());
+  TANDEM_CHECK(is_tensor(b) && to_scalar(a, s, true), Type, f.name,
+               "(): argument 'input' must be Tensor, not ", nb::inst_name(a).c_str());
   return wrap(f.st(s, as_tensor_ref(b)));
 }
 

@@ -191,8 +191,9 @@ class IndexParser {
 Tensor value_tensor(const Tensor& x, nb::handle value) {
   if (is_tensor(value)) return as_tensor_ref(value);
   Scalar s;
-  TANDEM_CHECK(to_scalar(value, s, true), Type, "can't assign a ", Py_TYPE(value.ptr())->tp_name, " to a tandem.",
-               dtype_title(x.dtype()), "Tensor\nhint: assign a number or a tensor (tandem.tensor(...))");
+  TANDEM_CHECK(to_scalar(value, s, true), Type, "can't assign a ", Py_TYPE(value.ptr())->tp_name,
+               " to a tandem.", dtype_title(x.dtype()),
+               "Tensor\nhint: assign a number or a tensor (tandem.tensor(...))");
   return full(DimVector{}, s, x.dtype(), x.device());
 }
 

@@ -8,7 +8,7 @@
 // Slots that take complex: copy (every dtype pair), where, gemm, the complex_* slots, and the index moves
 // (which move elements by width; put's accumulation adds in the dtype, so it is refused for complex).
 // Slots that take uint16..64: copy, where, clamp, the index moves (not accumulation), the reductions
-// (max/min, sort, arg max/min; front ends convert sum/prod/cumsum inputs to int64 and all/any's to bool),
+// (max/min, sort, arg max/min; front ends convert sum/prod/cumsum inputs to int64 and all/any's to x != 0),
 // count_nonzero, nonzero, randint, arange, and the op-list ops op_accepts.h's takes_wide_uint_v names.
 #include <string>
 #include <string_view>

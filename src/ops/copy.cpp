@@ -7,6 +7,7 @@
 #include "backend/crossing.h"
 #include "backend/transfer.h"
 #include "core/error.h"
+#include "kernels/cast_waypoint.h"
 #include "kernels/kernel_table.h"
 #include "kernels/tensor_iterator.h"
 #include "ops/elementwise.h"
@@ -80,13 +81,24 @@ Tensor copy_(const Tensor& dst, const Tensor& src, bool non_blocking) {
   }
   if (dst.numel() == 0) return dst;
   if (dst.device() != src.device()) return copy_across_devices(dst, src, non_blocking);
+  copy_elements(dst, src);
+  dst.bump_version();
+  return dst;
+}
+
+void copy_elements(const Tensor& dst, const Tensor& src) {
+  const DType waypoint = cast_waypoint(dst.dtype(), src.dtype());
+  if (waypoint != dst.dtype()) {
+    Tensor mid = empty(src.sizes(), waypoint, src.device());
+    copy_elements(mid, src);
+    copy_elements(dst, mid);
+    return;
+  }
   TensorIterator iter;
   iter.add_output(dst);
   iter.add_input(src);
   iter.build();
   kernel_table(dst.device().type).copy(iter);
-  dst.bump_version();
-  return dst;
 }
 
 Tensor empty_like(const Tensor& x) { return empty(x.sizes(), x.dtype(), x.device()); }
@@ -103,11 +115,7 @@ Tensor to_dtype(const Tensor& x, DType dtype, bool copy) {
     return autograd::record_copy(x.dtype() == dtype ? "CloneBackward0" : "ToCopyBackward0", x, out);
   }
   Tensor out = empty(x.sizes(), dtype, x.device());
-  TensorIterator iter;
-  iter.add_output(out);
-  iter.add_input(x);
-  iter.build();
-  kernel_table(x.device().type).copy(iter);
+  copy_elements(out, x);
   return out;
 }
 

@@ -10,6 +10,9 @@ namespace tandem {
 // Writes src into dst (broadcasting src to dst's shape, converting dtype, crossing devices). non_blocking
 // lets a host<->device copy involving pinned memory return before it finished (reads of dst wait for it).
 Tensor copy_(const Tensor& dst, const Tensor& src, bool non_blocking = false);
+// dst = src converted, on one device (src broadcast to dst's shape), with no checks, autograd or version
+// bump: the copy kernel, in two steps for the casts kernels/cast_waypoint.h routes through a float.
+void copy_elements(const Tensor& dst, const Tensor& src);
 // `x` itself when it already has `dtype`, otherwise a converted contiguous copy.
 Tensor to_dtype(const Tensor& x, DType dtype, bool copy = false);
 // `x` itself when contiguous, otherwise a contiguous copy.

@@ -18,13 +18,7 @@ namespace {
 bool is_legacy_empty(const Tensor& t) { return t.dim() == 1 && t.sizes()[0] == 0; }
 
 // dst = src (converted); dst is a slice of a fresh output, so no writeability checks or version bumps.
-void copy_into(const Tensor& dst, const Tensor& src) {
-  TensorIterator iter;
-  iter.add_output(dst);
-  iter.add_input(src);
-  iter.build();
-  kernel_table(dst.device().type).copy(iter);
-}
+void copy_into(const Tensor& dst, const Tensor& src) { copy_elements(dst, src); }
 
 // x viewed with at least `n` dims the way NumPy's atleast_1d/2d/3d do it: [] -> [1, ...], [a] -> [1, a]
 // (2-D) or [1, a, 1] (3-D), [a, b] -> [a, b, 1] (3-D).

@@ -163,9 +163,12 @@ Tensor fold(ReduceOp op, const Tensor& x, const OptDims& dims, bool keepdim) {
   if (is_complex(x.dtype()) && op == ReduceOp::Prod) return complex_prod(x, dims, keepdim);
   if (is_complex(x.dtype()) && (op == ReduceOp::All || op == ReduceOp::Any))
     return fold(op, ne(x, Scalar(0.0)), dims, keepdim);  // a complex value is true when either part is
-  if (is_wide_uint(x.dtype()) && (op == ReduceOp::Sum || op == ReduceOp::Prod))
-    return fold(op, to_dtype(x, DType::Int64), dims, keepdim);  // their int64 result, without uint kernels
   bool logical = op == ReduceOp::All || op == ReduceOp::Any;
+  // uint16..64 sums and products in int64 (their result dtype), all/any over x != 0: no uint kernels for
+  // them.
+  if (is_wide_uint(x.dtype()) && (op == ReduceOp::Sum || op == ReduceOp::Prod))
+    return fold(op, to_dtype(x, DType::Int64), dims, keepdim);
+  if (is_wide_uint(x.dtype()) && logical) return fold(op, ne(x, Scalar(int64_t{0})), dims, keepdim);
   ReducePlan plan = plan_reduction(x, dims, keepdim, !logical);
   Tensor out = empty(plan.kept_shape, natural_dtype(op, x.dtype()), x.device());
   kernels(x).reduce(op, out, plan.permuted, plan.n_reduced);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/cast_waypoint.h"
 #include "kernels/cpu/isa_region.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/op_list_kernels.h"
@@ -24,27 +25,29 @@ void copy_kernel(TensorIterator& iter) {
     using O = typename decltype(out_tag)::type;
     dispatch_any_dtype(iter.dtype(1), [&](auto in_tag) {
       using I = typename decltype(in_tag)::type;
-      iter.for_each([&](char** data, const int64_t* strides, int64_t n) {
-        if (strides[0] == sizeof(O) && strides[1] == sizeof(I)) {
-          O* __restrict out = reinterpret_cast<O*>(data[0]);
-          const I* __restrict in = reinterpret_cast<const I*>(data[1]);
-          if constexpr (std::is_same_v<O, float> && kHalfFloat<I>)
-            widen_halves(in, out, n);
-          else if constexpr (kHalfFloat<O> && std::is_same_v<I, float>)
-            narrow_to_halves(in, out, n);
-          else
-            for (int64_t i = 0; i < n; ++i) out[i] = convert<O>(in[i]);
-        } else if (strides[0] == sizeof(O) && strides[1] == 0) {
-          const O v = convert<O>(*reinterpret_cast<const I*>(data[1]));
-          O* __restrict out = reinterpret_cast<O*>(data[0]);
-          for (int64_t i = 0; i < n; ++i) out[i] = v;
-        } else {
-          char* o = data[0];
-          const char* a = data[1];
-          for (int64_t i = 0; i < n; ++i, o += strides[0], a += strides[1])
-            *reinterpret_cast<O*>(o) = convert<O>(*reinterpret_cast<const I*>(a));
-        }
-      });
+      if constexpr (!cast_through_float_v<O, I>) {  // front ends cast those in two steps (cast_waypoint.h)
+        iter.for_each([&](char** data, const int64_t* strides, int64_t n) {
+          if (strides[0] == sizeof(O) && strides[1] == sizeof(I)) {
+            O* __restrict out = reinterpret_cast<O*>(data[0]);
+            const I* __restrict in = reinterpret_cast<const I*>(data[1]);
+            if constexpr (std::is_same_v<O, float> && kHalfFloat<I>)
+              widen_halves(in, out, n);
+            else if constexpr (kHalfFloat<O> && std::is_same_v<I, float>)
+              narrow_to_halves(in, out, n);
+            else
+              for (int64_t i = 0; i < n; ++i) out[i] = convert<O>(in[i]);
+          } else if (strides[0] == sizeof(O) && strides[1] == 0) {
+            const O v = convert<O>(*reinterpret_cast<const I*>(data[1]));
+            O* __restrict out = reinterpret_cast<O*>(data[0]);
+            for (int64_t i = 0; i < n; ++i) out[i] = v;
+          } else {
+            char* o = data[0];
+            const char* a = data[1];
+            for (int64_t i = 0; i < n; ++i, o += strides[0], a += strides[1])
+              *reinterpret_cast<O*>(o) = convert<O>(*reinterpret_cast<const I*>(a));
+          }
+        });
+      }
     });
   });
 }

@@ -1,4 +1,5 @@
 // CUDA kernels of copy (every pair of dtypes: the cast) and where. One generic body per dtype pair.
+#include "kernels/cast_waypoint.h"
 #include "kernels/cuda/elementwise_launch.cuh"
 #include "kernels/cuda/elementwise_parts.h"
 #include "kernels/kernel_table.h"
@@ -33,7 +34,8 @@ void copy_kernel(TensorIterator& iter) {
     using O = typename decltype(out_tag)::type;
     dispatch_any_dtype(iter.dtype(1), [&](auto in_tag) {
       using I = typename decltype(in_tag)::type;
-      launch_elementwise<O, I>(iter, ConvertFn<O, I>{});
+      if constexpr (!cast_through_float_v<O, I>)  // front ends cast those in two steps (cast_waypoint.h)
+        launch_elementwise<O, I>(iter, ConvertFn<O, I>{});
     });
   });
 }
