@@ -24,7 +24,8 @@ nb::object input_dtype_name(int8_t dtype) {
 
 // Events as tuples in the field order tandem/profiler.py's _event_from_tuple reads: name, kind, start_ns,
 // end_ns, id, parent, thread, os_thread, device type ("cpu"/"cuda"), device index, self cpu bytes, self
-// device bytes, input shapes, input dtypes. Names repeat a lot and are made once per call.
+// device bytes, input shapes, input dtypes, correlation (a kernel's op id). Names repeat a lot and are made
+// once per call.
 nb::list events_to_python(std::vector<profiler::Event>& events) {
   std::unordered_map<std::string, nb::object> names;
   nb::str cpu("cpu"), cuda("cuda");
@@ -41,8 +42,8 @@ nb::list events_to_python(std::vector<profiler::Event>& events) {
     }
     out.append(nb::make_tuple(it->second, static_cast<int>(e.kind), e.start_ns, e.end_ns, e.id, e.parent,
                               e.thread, e.os_thread, e.device.is_cpu() ? cpu : cuda,
-                              static_cast<int>(e.device.index), e.self_cpu_memory, e.self_device_memory, shapes,
-                              dtypes));
+                              static_cast<int>(e.device.index), e.self_cpu_memory, e.self_device_memory,
+                              shapes, dtypes, e.correlation));
   }
   return out;
 }

@@ -156,10 +156,14 @@ class FunctionEvent(_FormattedTimes):
 
     @property
     def device_time_total(self):
+        if self.device_type != DeviceType.CPU:
+            return self.time_range.elapsed_us()
         return sum(k.duration for k in self.kernels) + sum(c.device_time_total for c in self.cpu_children)
 
     @property
     def self_device_time_total(self):
+        if self.device_type != DeviceType.CPU:
+            return self.time_range.elapsed_us()
         return sum(k.duration for k in self.kernels)
 
     def __repr__(self):
@@ -383,7 +387,9 @@ def _build_table(events, sort_by=None, header=None, row_limit=100, max_src_colum
         return path
 
     sum_self_cpu = sum(e.self_cpu_time_total for e in events)
-    sum_self_device = sum(e.self_device_time_total for e in events if not e.is_user_annotation)
+    # Device time is counted once: on the device's own events (kernels, memcpys), not again on their ops.
+    sum_self_device = sum(e.self_device_time_total for e in events
+                          if e.device_type != DeviceType.CPU and not e.is_user_annotation)
     out = []
     if header is not None:
         out += ["=" * line_length, header]
@@ -438,24 +444,33 @@ _VIEW_OPS = frozenset("aten::" + n for n in (
     "view", "t", "transpose", "permute", "expand", "reshape", "select", "slice", "squeeze", "unsqueeze", "alias",
     "narrow", "split", "split_with_sizes", "chunk", "unbind", "flatten", "broadcast_to", "view_as_real",
     "view_as_complex", "real", "imag", "conj", "detach", "as_strided", "unfold"))
-_KINDS = ("cpu_op", "user_annotation", "cpu_op", "cpu_instant_event")
+_KINDS = ("cpu_op", "user_annotation", "cpu_op", "cpu_instant_event", "kernel")
 
 
 def build_events(raw, t0_ns, use_device=None, profile_memory=False, with_flops=False, flops=None):
     """FunctionEvents (sorted by start, PyTorch's order) from the recorder's tuples, with parents, children,
-    total memory and, when a device activity was asked for, each device op's kernel."""
-    events, by_id = [], {}
+    total memory and, when a device activity was asked for, the device's kernels linked to their ops."""
+    events, by_id, kernels = [], {}, []
     for (name, kind, start_ns, end_ns, eid, parent, thread, os_thread, device, index, cpu_mem, dev_mem, shapes,
-         dtypes) in raw:
+         dtypes, correlation) in raw:
+        if kind == 4 and not use_device:
+            continue  # a device kernel, with CPU activity only
+        # PyTorch's events name every step "ProfilerStep*"; the trace keeps "ProfilerStep#N".
+        trace_name = name
+        if kind == 1 and name.startswith("ProfilerStep#"):
+            name = "ProfilerStep*"
         e = FunctionEvent(eid, name, thread, (start_ns - t0_ns) / 1e3, (end_ns - t0_ns) / 1e3, input_shapes=shapes,
                           input_dtypes=dtypes, device_index=max(index, 0), self_cpu_memory_usage=cpu_mem,
                           self_device_memory_usage=dev_mem, is_user_annotation=kind == 1, use_device=use_device,
-                          category=_KINDS[kind], os_thread=os_thread)
+                          trace_name=trace_name, category=_KINDS[kind], os_thread=os_thread)
         e._parent_id = parent
         e._device = device
+        if kind == 4:
+            e.device_type = DeviceType.CUDA
+            e._correlation = correlation
+            kernels.append(e)
         events.append(e)
         by_id[eid] = e
-    events.sort(key=lambda e: (e.time_range.start, -e.time_range.end, e.id))
     for e in events:
         parent = by_id.get(e._parent_id)
         if parent is not None:
@@ -467,14 +482,35 @@ def build_events(raw, t0_ns, use_device=None, profile_memory=False, with_flops=F
             e.cpu_parent.cpu_memory_usage += e.cpu_memory_usage
             e.cpu_parent.device_memory_usage += e.device_memory_usage
     if use_device:
-        for e in events:
-            if (e._device == "cuda" and e.category == "cpu_op" and e.name not in _VIEW_OPS
-                    and not any(c._device == "cuda" and c.category == "cpu_op" for c in e.cpu_children)):
-                e.append_kernel(e.name, e.device_index, e.time_range.elapsed_us())
+        if not kernels:
+            kernels = _kernels_from_cpu_times(events, use_device)
+            events += kernels
+        for k in kernels:
+            op = by_id.get(k._correlation)
+            if op is not None:
+                op.append_kernel(k.name, k.device_index, k.time_range.elapsed_us())
     if with_flops and flops is not None:
         for e in events:
             e.flops = flops(e.name, e.input_shapes)
+    events.sort(key=lambda e: (e.time_range.start, -e.time_range.end, e.id))
     return EventList(events, use_device=use_device, profile_memory=profile_memory, with_flops=with_flops)
+
+
+def _kernels_from_cpu_times(events, use_device):
+    """Without device-side records (a real GPU: tandem has no CUPTI) each op on a cuda device that calls no
+    other cuda op and is not a view gets one kernel lasting the op's own CPU-side time."""
+    out = []
+    next_id = max((e.id for e in events), default=0) + 1
+    for e in events:
+        if (e._device == "cuda" and e.category == "cpu_op" and e.name not in _VIEW_OPS
+                and not any(c._device == "cuda" and c.category == "cpu_op" for c in e.cpu_children)):
+            k = FunctionEvent(next_id, "tandem::kernel::" + e.name.split("::")[-1], e.thread, e.time_range.start,
+                              e.time_range.end, device_type=DeviceType.CUDA, device_index=e.device_index,
+                              use_device=use_device, category="kernel")
+            k._device, k._correlation, k._parent_id = "cuda", e.id, -1
+            next_id += 1
+            out.append(k)
+    return out
 
 
 def _depth(event):
@@ -502,16 +538,17 @@ def chrome_trace(events):
                                    "Device Id": -1 if e.self_device_memory_usage == 0 else e.device_index,
                                    "Bytes": e.self_cpu_memory_usage or e.self_device_memory_usage}})
             continue
-        trace.append({"ph": "X", "cat": e.category, "name": e.name, "pid": pid, "tid": e.os_thread or e.thread,
-                      "ts": start, "dur": dur, "args": args})
-        for k in e.kernels:
-            trace.append({"ph": "X", "cat": "kernel", "name": k.name, "pid": k.device, "tid": 7, "ts": start,
-                          "dur": k.duration, "args": {"External id": e.id, "device": k.device,
-                                                      "note": "CPU-side time (tandem has no CUPTI)"}})
+        if e.device_type == DeviceType.CPU:
+            trace.append({"ph": "X", "cat": e.category, "name": e.trace_name, "pid": pid,
+                          "tid": e.os_thread or e.thread, "ts": start, "dur": dur, "args": args})
+        else:  # on the device's own row, as Kineto puts a GPU's kernels and memcpys
+            trace.append({"ph": "X", "cat": e.category, "name": e.name, "pid": e.device_index, "tid": 7,
+                          "ts": start, "dur": dur,
+                          "args": {"External id": getattr(e, "_correlation", e.id), "device": e.device_index}})
     names = {pid: "CPU"}
     for e in events:
-        for k in e.kernels:
-            names[k.device] = f"cuda:{k.device}"
+        if e.device_type != DeviceType.CPU:
+            names[e.device_index] = f"cuda:{e.device_index}"
     for p, name in names.items():
         trace.append({"name": "process_name", "ph": "M", "pid": p, "tid": 0, "args": {"name": name}})
     return {"schemaVersion": 1, "deviceProperties": [], "traceEvents": trace, "displayTimeUnit": "ms",

@@ -66,9 +66,15 @@ def _crossing_events(transfers, first_id, use_device):
                           device_index=_device_index(device), use_device=use_device, category=category)
         e._device = "cuda"
         e.nbytes = nbytes
-        e.append_kernel(name, e.device_index, duration)
         out.append(e)
     return out
+
+
+def _finish_device_work():
+    from . import cuda
+    if cuda.is_initialized():
+        for index in range(cuda.device_count()):
+            cuda.synchronize(index)
 
 
 def _numel(shape):
@@ -155,12 +161,14 @@ class profile:
         return False
 
     def _stop_trace(self):
-        raw = _C._op_profiler_stop()
-        self._running = False
         transfers = []
         if self._transfers is not None:
             transfers = _C._profiler_stop(self._transfers, self._t0)
             self._transfers = None
+        if self.use_device:
+            _finish_device_work()  # so the kernels queued in the block are recorded (as PyTorch's stop does)
+        raw = _C._op_profiler_stop()
+        self._running = False
         events = build_events(raw, self._t0, use_device=self.use_device, profile_memory=self.profile_memory,
                               with_flops=self.with_flops, flops=flops_of)
         if transfers:

@@ -18,7 +18,7 @@ import warnings
 from typing import NamedTuple
 
 from . import _C
-from . import _profiler_events as _events
+from . import _profiler_events as _pevents
 from . import _profiler_session as _session
 from ._profiler_events import DeviceType, EventList, FunctionEvent, FunctionEventAvg
 from ._profiler_session import record_function
@@ -245,7 +245,7 @@ class profile:
         if not self.profiler:
             raise AssertionError("Profiler must be initialized before accessing events")
         if self.profiler.function_events is None:  # still recording: its events come at stop
-            return _events.EventList(use_device=self.use_device)
+            return _pevents.EventList(use_device=self.use_device)
         return self.profiler.function_events
 
     def key_averages(self, group_by_input_shape=False, group_by_stack_n=0, group_by_overload_name=False):
@@ -254,7 +254,7 @@ class profile:
         if not self.profiler:
             raise AssertionError("Profiler must be initialized before getting key averages")
         if self.profiler.function_events is None:
-            return _events.EventList(use_device=self.use_device)
+            return _pevents.EventList(use_device=self.use_device)
         return self.profiler.key_averages(group_by_input_shape, group_by_stack_n, group_by_overload_name)
 
     def export_chrome_trace(self, path):

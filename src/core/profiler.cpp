@@ -73,9 +73,10 @@ void enter_session(ThreadLog& log, uint64_t session) {
 
 void start(uint32_t options) {
   std::lock_guard<std::mutex> lock(g_registry_mu);
-  TANDEM_CHECK(g_session.load() == 0, Runtime,
-               "Profiler is already enabled\nhint: stop the profiler that is running (leave its `with` block or "
-               "call its stop()) before starting another one");
+  TANDEM_CHECK(
+      g_session.load() == 0, Runtime,
+      "Profiler is already enabled\nhint: stop the profiler that is running (leave its `with` block or "
+      "call its stop()) before starting another one");
   // Logs of threads that ended (only the registry still holds them) are dropped with their old events.
   std::erase_if(g_logs, [](const std::shared_ptr<ThreadLog>& l) { return l.use_count() == 1; });
   g_next_id.store(0);
@@ -142,6 +143,29 @@ void end_event(const Token& token) {
       break;
     }
   }
+}
+
+KernelLaunch kernel_launch() {
+  uint64_t session = g_session.load(std::memory_order_acquire);
+  if (session == 0) return {};
+  ThreadLog& log = this_thread_log();
+  std::lock_guard<std::mutex> lock(log.mu);
+  enter_session(log, session);
+  for (size_t k = log.open.size(); k-- > 0;) {
+    const Event& e = log.events[log.open[k]];
+    if (e.kind == EventKind::Op) return {session, e.id};
+  }
+  return {session, -1};
+}
+
+Token begin_kernel(const char* name, Device device, const KernelLaunch& launch) {
+  if (launch.session == 0 || launch.session != g_session.load(std::memory_order_acquire)) return {};
+  Token t = begin_event(name, EventKind::DeviceKernel, device);
+  if (t.session == 0) return t;
+  ThreadLog& log = this_thread_log();
+  std::lock_guard<std::mutex> lock(log.mu);
+  if (log.session == t.session) log.events[t.log_index].correlation = launch.op_id;
+  return t;
 }
 
 void note_memory(Device device, int64_t delta) {

@@ -23,7 +23,8 @@
 
 namespace tandem::profiler {
 
-enum class EventKind : uint8_t { Op = 0, UserAnnotation = 1, BackwardNode = 2, Memory = 3 };
+// DeviceKernel: a kernel of the emulated device, timed on the device's worker thread while it runs.
+enum class EventKind : uint8_t { Op = 0, UserAnnotation = 1, BackwardNode = 2, Memory = 3, DeviceKernel = 4 };
 
 // What record_shapes keeps of one input: a tensor's sizes and dtype, or no sizes and a Python number's
 // "Scalar" (dtype kNumber), or nothing for other arguments (kOther).
@@ -44,6 +45,7 @@ struct Event {
   Device device;
   int64_t self_cpu_memory = 0, self_device_memory = 0;  // bytes allocated minus freed, innermost only
   std::vector<InputMeta> inputs;                        // with record_shapes
+  int64_t correlation = -1;                             // a kernel's op (the op that queued it)
 };
 
 // A started event, for end_event. session == 0: nothing was started (not recording).
@@ -61,6 +63,15 @@ bool is_recording();
 
 Token begin_event(std::string name, EventKind kind, Device device, std::vector<InputMeta> inputs = {});
 void end_event(const Token& token);
+
+// A kernel queued by the innermost op open on this thread, to be timed where it runs (kernel_launch() on the
+// queuing thread, begin_kernel() on the device's worker).
+struct KernelLaunch {
+  uint64_t session = 0;
+  int64_t op_id = -1;
+};
+KernelLaunch kernel_launch();
+Token begin_kernel(const char* name, Device device, const KernelLaunch& launch);
 
 // Ends its event when it goes out of scope (also when an exception unwinds).
 class Range {

@@ -24,7 +24,8 @@ struct DataPtr {
   DataPtr(const DataPtr&) = delete;
   DataPtr& operator=(const DataPtr&) = delete;
   DataPtr(DataPtr&& o) noexcept
-      : ptr(std::exchange(o.ptr, nullptr)), ctx(std::exchange(o.ctx, nullptr)),
+      : ptr(std::exchange(o.ptr, nullptr)),
+        ctx(std::exchange(o.ctx, nullptr)),
         deleter(std::exchange(o.deleter, nullptr)) {}
   DataPtr& operator=(DataPtr&& o) noexcept {
     DataPtr tmp(std::move(o));

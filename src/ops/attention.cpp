@@ -309,7 +309,8 @@ Tensor finish_grad(const Tensor& grad, const Tensor& like) {
 
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key_, const Tensor& value_,
                                     const Tensor& attn_mask, const AttentionOptions& options) {
-  profiler::RecordScope profile_scope("aten::scaled_dot_product_attention", query, key_, value_, attn_mask, options);
+  profiler::RecordScope profile_scope("aten::scaled_dot_product_attention", query, key_, value_, attn_mask,
+                                      options);
   Tensor key = key_, value = value_;
   if (options.enable_gqa && query.dim() >= 3 && key.dim() >= 3 && value.dim() >= 3) {
     key = share_heads(key, query.size(-3));

@@ -101,7 +101,8 @@ Tensor empty_like(const Tensor& x, DType dtype) {
 }
 
 Tensor to_dtype(const Tensor& x, DType dtype, bool copy) {
-  if (x.dtype() == dtype && !copy) return x;  // (front ends call this on every input: no event when nothing is done)
+  if (x.dtype() == dtype && !copy)
+    return x;  // (front ends call this on every input: no event when nothing is done)
   profiler::RecordScope profile_scope("aten::to", x, dtype, copy);
   // Front ends convert inputs to their compute dtype with this; a real compute dtype for a complex input
   // means the op has no complex form, and converting would silently drop the imaginary parts. The user's

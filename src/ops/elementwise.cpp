@@ -482,18 +482,18 @@ Tensor binary_op_(BinaryOp op, BinaryRule rule, const Tensor& self, const Operan
 
 // Each front end records its op for the profiler under PyTorch's name (aten::add, aten::add_; out= forms are
 // aten::add too, as PyTorch's add.out overload).
-#define TANDEM_UNARY_OP(name, functor, rule, ...)                     \
-  Tensor name(const Tensor& x) {                                      \
-    profiler::RecordScope profile_scope("aten::" #name, x);           \
-    return unary_op(UnaryOp::name, UnaryRule::rule, x);               \
-  }                                                                   \
-  Tensor name##_(const Tensor& x) {                                   \
-    profiler::RecordScope profile_scope("aten::" #name "_", x);       \
-    return unary_op_(UnaryOp::name, UnaryRule::rule, x);              \
-  }                                                                   \
-  Tensor name##_out(const Tensor& x, const Tensor& out) {             \
-    profiler::RecordScope profile_scope("aten::" #name, x, out);      \
-    return unary_out(UnaryOp::name, UnaryRule::rule, x, out);         \
+#define TANDEM_UNARY_OP(name, functor, rule, ...)                \
+  Tensor name(const Tensor& x) {                                 \
+    profiler::RecordScope profile_scope("aten::" #name, x);      \
+    return unary_op(UnaryOp::name, UnaryRule::rule, x);          \
+  }                                                              \
+  Tensor name##_(const Tensor& x) {                              \
+    profiler::RecordScope profile_scope("aten::" #name "_", x);  \
+    return unary_op_(UnaryOp::name, UnaryRule::rule, x);         \
+  }                                                              \
+  Tensor name##_out(const Tensor& x, const Tensor& out) {        \
+    profiler::RecordScope profile_scope("aten::" #name, x, out); \
+    return unary_out(UnaryOp::name, UnaryRule::rule, x, out);    \
   }
 #define TANDEM_BINARY_OP(name, functor, rule, ...)                                    \
   Tensor name(const Tensor& a, const Tensor& b) {                                     \

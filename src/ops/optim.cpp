@@ -79,7 +79,8 @@ void sgd_step(const Tensor& param, const Tensor& grad_, const Tensor& momentum_b
 
 void adam_step(const Tensor& param, const Tensor& grad_, const Tensor& exp_avg, const Tensor& exp_avg_sq,
                const Tensor& max_exp_avg_sq, const AdamConfig& cfg) {
-  profiler::RecordScope profile_scope("tandem::adam_step", param, grad_, exp_avg, exp_avg_sq, max_exp_avg_sq, cfg);
+  profiler::RecordScope profile_scope("tandem::adam_step", param, grad_, exp_avg, exp_avg_sq, max_exp_avg_sq,
+                                      cfg);
   const char* op = cfg.decoupled_weight_decay ? "adamw" : "adam";
   Tensor grad = prepare(op, param, grad_);
   check_state(op, param, exp_avg, "exp_avg");

@@ -129,7 +129,8 @@ std::shared_ptr<autograd::FormulaNode> record_pool(const char* name, autograd::F
 
 std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Pair kernel, Pair stride, Pair padding,
                                                   Pair dilation, bool ceil_mode) {
-  profiler::RecordScope profile_scope("aten::max_pool2d_with_indices", input, kernel, stride, padding, dilation, ceil_mode);
+  profiler::RecordScope profile_scope("aten::max_pool2d_with_indices", input, kernel, stride, padding,
+                                      dilation, ceil_mode);
   Tensor x = as_batched(input, "max_pool2d");
   const Window2d g = pool_window(x, kernel, stride, padding, dilation, ceil_mode, "max_pool2d");
   Tensor out = empty(DimVector{g.n, g.c, g.oh, g.ow}, x.dtype(), x.device());
@@ -148,7 +149,8 @@ std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Pair kern
 
 Tensor max_pool2d_backward(const Tensor& grad_out, const Tensor& input, const Tensor& indices, Pair kernel,
                            Pair stride, Pair padding, Pair dilation, bool ceil_mode) {
-  profiler::RecordScope profile_scope("aten::max_pool2d_with_indices_backward", grad_out, input, indices, kernel, stride, padding, dilation, ceil_mode);
+  profiler::RecordScope profile_scope("aten::max_pool2d_with_indices_backward", grad_out, input, indices,
+                                      kernel, stride, padding, dilation, ceil_mode);
   Tensor x = as_batched(input, "max_pool2d");
   const Window2d g = pool_window(x, kernel, stride, padding, dilation, ceil_mode, "max_pool2d");
   Tensor gi = empty(x.sizes(), x.dtype(), x.device());
@@ -159,7 +161,8 @@ Tensor max_pool2d_backward(const Tensor& grad_out, const Tensor& input, const Te
 
 Tensor avg_pool2d(const Tensor& input, Pair kernel, Pair stride, Pair padding, bool ceil_mode,
                   bool count_include_pad) {
-  profiler::RecordScope profile_scope("aten::avg_pool2d", input, kernel, stride, padding, ceil_mode, count_include_pad);
+  profiler::RecordScope profile_scope("aten::avg_pool2d", input, kernel, stride, padding, ceil_mode,
+                                      count_include_pad);
   Tensor x = as_batched(input, "avg_pool2d");
   const Window2d g = pool_window(x, kernel, stride, padding, {1, 1}, ceil_mode, "avg_pool2d");
   Tensor out = empty(DimVector{g.n, g.c, g.oh, g.ow}, x.dtype(), x.device());
@@ -174,7 +177,8 @@ Tensor avg_pool2d(const Tensor& input, Pair kernel, Pair stride, Pair padding, b
 
 Tensor avg_pool2d_backward(const Tensor& grad_out, const Tensor& input, Pair kernel, Pair stride,
                            Pair padding, bool ceil_mode, bool count_include_pad) {
-  profiler::RecordScope profile_scope("aten::avg_pool2d_backward", grad_out, input, kernel, stride, padding, ceil_mode, count_include_pad);
+  profiler::RecordScope profile_scope("aten::avg_pool2d_backward", grad_out, input, kernel, stride, padding,
+                                      ceil_mode, count_include_pad);
   Tensor x = as_batched(input, "avg_pool2d");
   const Window2d g = pool_window(x, kernel, stride, padding, {1, 1}, ceil_mode, "avg_pool2d");
   Tensor gi = empty(x.sizes(), x.dtype(), x.device());

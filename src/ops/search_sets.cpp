@@ -121,7 +121,8 @@ void check_searchsorted_out(const Tensor& out, bool out_int32) {
 
 Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool out_int32, bool right,
                     std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
-  profiler::RecordScope profile_scope("aten::searchsorted", sorted_sequence, values, out_int32, right, side, sorter);
+  profiler::RecordScope profile_scope("aten::searchsorted", sorted_sequence, values, out_int32, right, side,
+                                      sorter);
   searchsorted_checks(sorted_sequence, values, right, side, sorter);
   const bool is_right = side ? *side == "right" : right;
   const DType out_dtype = out_int32 ? DType::Int32 : DType::Int64;
@@ -153,7 +154,8 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool ou
 
 Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& value, bool out_int32, bool right,
                     std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
-  profiler::RecordScope profile_scope("aten::searchsorted", sorted_sequence, value, out_int32, right, side, sorter);
+  profiler::RecordScope profile_scope("aten::searchsorted", sorted_sequence, value, out_int32, right, side,
+                                      sorter);
   return searchsorted(sorted_sequence, scalar_tensor(value, sorted_sequence.device()), out_int32, right, side,
                       sorter);
 }

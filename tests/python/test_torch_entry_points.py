@@ -128,8 +128,9 @@ def test_record_function_marks_regions_and_profile_records():
     assert step(1) == 2
     assert [a.name for a in tandem.profiler.ProfilerActivity] == ["CPU", "XPU", "MTIA", "CUDA", "HPU", "PrivateUse1"]
     # behaviour: tests/python/test_profiler_ops.py
+    one = tandem.ones(1)
     with tandem.profiler.profile(activities=[tandem.profiler.ProfilerActivity.CPU]) as prof:
-        step(tandem.ones(1))
+        step(one)
     assert [e.name for e in prof.events()] == ["step", "aten::add"]
     for name in ("profile", "schedule", "tensorboard_trace_handler", "ProfilerAction", "supported_activities"):
         assert hasattr(tandem.profiler, name) and hasattr(torch.profiler, name)
