@@ -6,6 +6,7 @@
 #include "backend/crossing.h"
 #include "bindings.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "factory_args.h"
 #include "ops/copy.h"
 #include "ops/pinned.h"
@@ -179,6 +180,7 @@ void init_creation(nb::module_& m) {
       #name,                                                                                            \
       [](nb::args args, nb::handle size, nb::handle dtype, nb::handle device, bool requires_grad,       \
          bool pin_memory) {                                                                             \
+        profiler::RecordScope profile_scope("aten::" #name);                                            \
         FactoryArgs a = factory_args(dtype, device, requires_grad, default_float_dtype());              \
         Tensor t = new_tensor(shape_from_args(args, size, #name, "size"), a, pin_memory);               \
         fill;                                                                                           \
@@ -189,6 +191,7 @@ void init_creation(nb::module_& m) {
   m.def(                                                                                                \
       #name "_like",                                                                                    \
       [](const Tensor& x, nb::handle dtype, nb::handle device, bool requires_grad) {                    \
+        profiler::RecordScope profile_scope("aten::" #name "_like", x);                                 \
         FactoryArgs a = factory_args(dtype, device.is_none() ? device_object(x.device()) : device,      \
                                      requires_grad, x.dtype());                                         \
         Tensor t = empty(x.sizes(), a.dtype, a.device);                                                 \

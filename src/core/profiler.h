@@ -127,6 +127,7 @@ template <typename... Inputs>
   } else {
     (detail::find_device(device, found, inputs), ...);
   }
+  (void)found;  // (no inputs)
   return begin_event(std::move(name), EventKind::Op, device, std::move(metas));
 }
 
