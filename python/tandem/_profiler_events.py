@@ -260,6 +260,9 @@ class EventList(list):
     def self_cpu_time_total(self):
         return sum(e.self_cpu_time_total for e in self)
 
+    def __str__(self):
+        return self.table()
+
     def table(self, sort_by=None, row_limit=100, max_src_column_width=75, max_name_column_width=55,
               max_shapes_column_width=80, header=None, top_level_events_only=False, time_unit=None):
         """PyTorch's table: one row per event (per key after key_averages), sorted by an attribute such as

@@ -13,9 +13,11 @@ namespace tandem::profiler {
 enum : uint32_t { kRecording = 1, kRecordShapes = 2, kProfileMemory = 4 };
 extern std::atomic<uint32_t> g_flags;
 
-inline uint32_t flags() { return g_flags.load(std::memory_order_relaxed); }
-inline bool recording() { return __builtin_expect(flags() != 0, 0); }
-inline bool profiling_memory() { return __builtin_expect((flags() & kProfileMemory) != 0, 0); }
+[[gnu::always_inline]] inline uint32_t flags() { return g_flags.load(std::memory_order_relaxed); }
+[[gnu::always_inline]] inline bool recording() { return __builtin_expect(flags() != 0, 0); }
+[[gnu::always_inline]] inline bool profiling_memory() {
+  return __builtin_expect((flags() & kProfileMemory) != 0, 0);
+}
 
 // `delta` bytes allocated (> 0) or freed (< 0) on `device` by this thread: added to the innermost open event
 // of the thread, or recorded as a "[memory]" event when none is open. Only while memory is profiled.
