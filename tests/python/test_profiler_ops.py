@@ -323,6 +323,14 @@ def test_cuda_activity_device_time_and_memcpy():
     header = re.split(r"\s{2,}", table_lines(table)[1].strip())
     assert header[6:10] == ["Self CUDA", "Self CUDA %", "CUDA total", "CUDA time avg"]
     assert "Self CUDA time total: " in table
+    # A kernel whose result the host reads at once (nonzero's count) is timed on the device too, and the
+    # read is a device->host memcpy.
+    with tandem.profiler.profile(activities=list(tandem.profiler.supported_activities())) as sync_read:
+        d.nonzero()
+    nonzero = next(e for e in sync_read.events() if e.name == "aten::nonzero")
+    assert [k.name for k in nonzero.kernels] == ["tandem::kernel::index.count_nonzero",
+                                                 "tandem::kernel::index.nonzero"]
+    assert "Memcpy DtoH (Device -> Host)" in names(sync_read.events())
     # CPU only: the same program shows no device columns.
     with tandem.profiler.profile(activities=[tandem.profiler.ProfilerActivity.CPU]) as cpu_only:
         (d @ d).relu()

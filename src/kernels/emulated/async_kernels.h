@@ -84,8 +84,15 @@ struct AsyncSlot<R (*)(Args...)> {
     auto fn = Get::fn();
     R result{};
     Device device = device_of(args...);
-    read_results_on_host(device, sizeof(R),
-                         [&] { emulated_backend().run_and_wait(device, [&] { result = fn(args...); }); });
+    profiler::KernelLaunch launch =
+        profiler::recording() ? profiler::kernel_launch() : profiler::KernelLaunch{};
+    read_results_on_host(device, sizeof(R), [&] {
+      emulated_backend().run_and_wait(device, [&] {
+        profiler::Range range(launch.session ? profiler::begin_kernel(Get::name(), device, launch)
+                                             : profiler::Token{});
+        result = fn(args...);
+      });
+    });
     return result;
   }
 };
@@ -102,8 +109,15 @@ struct AsyncSlot<void (*)(Args...)> {
     auto fn = Get::fn();
     Device device = device_of(args...);
     if constexpr ((is_out_pointer_v<Args> || ...)) {
-      read_results_on_host(device, (out_bytes_v<Args> + ...),
-                           [&] { emulated_backend().run_and_wait(device, [&] { fn(args...); }); });
+      profiler::KernelLaunch launch =
+          profiler::recording() ? profiler::kernel_launch() : profiler::KernelLaunch{};
+      read_results_on_host(device, (out_bytes_v<Args> + ...), [&] {
+        emulated_backend().run_and_wait(device, [&] {
+          profiler::Range range(launch.session ? profiler::begin_kernel(Get::name(), device, launch)
+                                               : profiler::Token{});
+          fn(args...);
+        });
+      });
     } else {
       auto held = std::make_tuple(typename Hold<Args>::type(Hold<Args>::keep(args))...);
       auto task = [fn, held]() mutable { std::apply([&](auto&... h) { fn(Hold<Args>::use(h)...); }, held); };
