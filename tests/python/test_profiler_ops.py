@@ -109,9 +109,11 @@ def test_op_names_follow_aten(device):
         x.add_(1)
         x.relu()
         tandem.nn.functional.elu(x)
+        tandem.zeros(2, device=device)
+        tandem.ones_like(x)
     got = names(prof.events())
     for n in ("aten::sum", "aten::mean", "aten::t", "aten::contiguous", "aten::view", "aten::cat",
-              "aten::softmax", "aten::add_", "aten::relu", "aten::elu"):
+              "aten::softmax", "aten::add_", "aten::relu", "aten::elu", "aten::zeros", "aten::ones_like"):
         assert n in got, n
     # A front end re-entering itself (sum under autograd, overloads) is one event, not two nested.
     for e in prof.events():
