@@ -388,3 +388,28 @@ def test_profile_while_running_and_after_an_exception():
             with tandem.profiler.record_function("r"):
                 raise ValueError("boom")
     assert names(prof.events()) == ["r"] and not tandem._C._op_profiler_enabled()
+
+
+def test_flops_as_torch():
+    results = []
+    for lib in (tandem, torch):
+        a, b = lib.ones(8, 16), lib.ones(16, 4)
+        with lib.profiler.profile(with_flops=True) as prof:
+            lib.mm(a, b)
+            lib.addmm(lib.ones(4), a, b)
+        flops = {e.name: e.flops for e in prof.events() if e.name in ("aten::mm", "aten::addmm")}
+        header = re.split(r"\s{2,}", table_lines(prof.key_averages().table())[1].strip())
+        results.append((flops, header[-1]))
+    assert results[0] == results[1]
+
+
+def test_acc_events_accumulates_cycles():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sched = tandem.profiler.schedule(wait=0, warmup=0, active=1, repeat=3)
+    with tandem.profiler.profile(schedule=sched, acc_events=True) as prof:
+        for i in range(3):
+            with tandem.profiler.record_function(f"step{i}"):
+                tandem.ones(1) + i
+            prof.step()
+    assert [n for n in names(prof.events()) if n.startswith("step")] == ["step0", "step1", "step2"]
