@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "bindings.h"
+#include "core/error.h"
 
 namespace tandem::py {
 
@@ -60,18 +61,19 @@ void init_op_profiler(nb::module_& m) {
     return events_to_python(events);
   });
   m.def("_op_profiler_enabled", &profiler::is_recording);
-  // record_function's range: a token (session, index) for _record_function_exit, or None when no profiler
-  // records.
+  // record_function's range: a token (session, index, thread) for _record_function_exit, or None when no
+  // profiler records.
   m.def("_record_function_enter", [](const std::string& name) -> nb::object {
     if (!profiler::recording()) return nb::none();
     profiler::Token t = profiler::begin_event(name, profiler::EventKind::UserAnnotation, Device());
     if (t.session == 0) return nb::none();
-    return nb::make_tuple(t.session, t.log_index);
+    return nb::make_tuple(t.session, t.log_index, t.thread);
   });
   m.def("_record_function_exit", [](nb::handle token) {
     if (token.is_none()) return;
     auto t = nb::cast<nb::tuple>(token);
-    profiler::end_event({nb::cast<uint64_t>(t[0]), nb::cast<uint32_t>(t[1])});
+    TANDEM_CHECK(t.size() == 3, Value, "_record_function_exit: not a token of _record_function_enter");
+    profiler::end_event({nb::cast<uint64_t>(t[0]), nb::cast<uint32_t>(t[1]), nb::cast<uint32_t>(t[2])});
   });
   m.def("_steady_clock_ns", [] {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(

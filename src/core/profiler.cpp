@@ -127,14 +127,16 @@ Token begin_event(std::string name, EventKind kind, Device device, std::vector<I
   log.events.push_back(std::move(e));
   log.open.push_back(index);
   log.events.back().start_ns = now_ns();  // last, so the bookkeeping above is not the op's time
-  return {session, index};
+  return {session, index, static_cast<uint32_t>(log.thread)};
 }
 
 void end_event(const Token& token) {
   int64_t end = now_ns();
   ThreadLog& log = this_thread_log();
   std::lock_guard<std::mutex> lock(log.mu);
-  if (log.session != token.session || token.log_index >= log.events.size()) return;  // a stopped session's
+  // A token of a stopped session, or of an event another thread started (a Python range closed elsewhere).
+  if (log.session != token.session || log.thread != token.thread || token.log_index >= log.events.size())
+    return;
   log.events[token.log_index].end_ns = end;
   // Innermost first; a Python range closed out of order leaves the ones opened after it open.
   for (size_t k = log.open.size(); k-- > 0;) {

@@ -52,6 +52,7 @@ struct Event {
 struct Token {
   uint64_t session = 0;
   uint32_t log_index = 0;  // the event's index in its thread's log
+  uint32_t thread = 0;  // that thread's number: an end on another thread is ignored (the event ends at stop)
 };
 
 // Starts recording (flags: kRecordShapes | kProfileMemory); RuntimeError when a profiler already records, as

@@ -133,3 +133,19 @@ TEST(Profiler, OneSessionAtATime) {
   EXPECT_FALSE(profiler::is_recording());
   EXPECT_TRUE(profiler::stop().empty());
 }
+
+TEST(Profiler, AnEndOnAnotherThreadLeavesTheEventOpenUntilStop) {
+  profiler::start(0);
+  profiler::Token range = profiler::begin_event("range", profiler::EventKind::UserAnnotation, Device());
+  std::thread([&] {
+    profiler::RecordScope scope("aten::add");
+    profiler::end_event(range);  // not this thread's event: ignored, and aten::add is not ended by it
+  }).join();
+  { profiler::RecordScope scope("aten::mul"); }
+  std::vector<profiler::Event> events = profiler::stop();
+  const auto& r = find(events, "range");
+  const auto& mul = find(events, "aten::mul");
+  EXPECT_EQ(mul.parent, r.id);  // the range was still open
+  EXPECT_GE(r.end_ns, mul.end_ns);
+  EXPECT_EQ(find(events, "aten::add").parent, -1);
+}
