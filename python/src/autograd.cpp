@@ -92,8 +92,8 @@ void set_requires_grad(const Tensor& t, bool v) {
 
 Tensor detach(const Tensor& t) { return alias(t); }
 
-// A Python callable as a tensor hook. A named type (not a lambda) so the garbage collector's traversal can
-// find the callable inside the std::function (see visit_autograd_objects).
+}  // namespace
+
 // Drops a Python reference held by C++ autograd state under the GIL. The last reference to a graph can go on
 // any thread: an emulated device's stream worker releases the tensors a finished kernel captured, and with
 // them their grad_fn (a Function's node, a hook). At interpreter exit the reference is left to the process's
@@ -108,6 +108,10 @@ void release_under_gil(nb::object& o) {
   nb::object dropped = std::move(o);
 }
 
+namespace {
+
+// A Python callable as a tensor hook. A named type (not a lambda) so the garbage collector's traversal can
+// find the callable inside the std::function (see visit_autograd_objects).
 struct PythonHook {
   explicit PythonHook(nb::object f) : fn(std::move(f)) {}
   PythonHook(const PythonHook& other) {
@@ -255,6 +259,7 @@ int visit_graph(const Node* root, visitproc visit, void* arg) {
     if (int r = visit_hook_list(
             n->pre_hooks, [](const auto& h) -> const TensorHook& { return h.fn; }, visit, arg))
       return r;
+    if (int r = visit_node_objects(*n, visit, arg)) return r;
     if (auto* f = dynamic_cast<const PyFunctionNode*>(n)) {
       Py_VISIT(f->backward_.ptr());
       Py_VISIT(f->ctx_.ptr());

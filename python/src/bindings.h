@@ -13,6 +13,10 @@
 
 namespace nb = nanobind;
 
+namespace tandem::autograd {
+struct Node;
+}
+
 namespace tandem::py {
 
 // The Python object for each dtype (tandem.float32, ...), created once at import.
@@ -31,8 +35,10 @@ Device to_device(nb::handle h);  // tandem.device, "cuda:0", "cpu", an int (a CU
 std::optional<Device> to_optional_device(nb::handle h);
 nb::object device_object(Device d);
 
-// Python bool/int/float and NumPy scalars -> Scalar. Returns false for anything else.
-bool to_scalar(nb::handle h, Scalar& out);
+// Python bool/int/float and NumPy scalars -> Scalar. Returns false for anything else. An int from 2^63 to
+// 2^64 - 1 (a uint64 value) is accepted only with allow_uint64, by callers whose op refuses it for any dtype
+// but uint64 and the floats (fill_, full, tensor(), the binary ops); elsewhere it raises PyTorch's overflow error.
+bool to_scalar(nb::handle h, Scalar& out, bool allow_uint64 = false);
 // PyTorch's UserWarning when a conversion from `from` to `to` drops imaginary parts (complex -> real).
 void warn_if_discarding_imag(DType from, DType to);
 inline bool is_tensor(nb::handle h) { return nb::isinstance<Tensor>(h); }
@@ -77,6 +83,11 @@ void init_fft(nb::module_& m);
 void init_cuda(nb::module_& m);
 void init_conversions(nb::module_& m);
 void init_autograd(nb::module_& m);
+void init_autograd_graph(nb::module_& m);  // after init_autograd: adds to its Node class
+// Drops a Python reference held by C++ state, taking the GIL (the last owner may be any thread).
+void release_under_gil(nb::object& o);
+// Python objects held by a node's own hooks and metadata (autograd_graph.cpp), for the garbage collector.
+int visit_node_objects(const autograd::Node& node, visitproc visit, void* arg);
 void init_serialization(nb::module_& m);
 void init_nn(nb::module_& m);
 void init_boundary(nb::module_& m);

@@ -78,7 +78,7 @@ void init_conversions(nb::module_& m) {
       [](const Tensor& t, nb::handle size, nb::handle value, nb::handle dtype, nb::handle device) {
         NewArgs a = new_args(t, dtype, device);
         Scalar v;
-        TANDEM_CHECK(to_scalar(value, v), Type, "new_full(): argument 'fill_value' must be Number, not ",
+        TANDEM_CHECK(to_scalar(value, v, true), Type, "new_full(): argument 'fill_value' must be Number, not ",
                      nb::inst_name(value).c_str());
         return full(to_shape(size, "new_full"), v, a.dtype, a.device);
       },

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/profiler.h"
 #include "factory_args.h"
+#include "layouts.h"
 #include "ops/copy.h"
 #include "ops/pinned.h"
 #include "ops/value_range.h"
@@ -113,7 +114,7 @@ void fill_from(nb::handle h, T*& out) {
     CrossingScope scope("tandem.tensor(tensor)", false, !as_tensor_ref(h).device().is_cpu());  // implicit
     s = item(as_tensor_ref(h));
   } else
-    TANDEM_CHECK(to_scalar(h, s), Type, "new(): invalid data type '", nb::inst_name(h).c_str(), "'");
+    TANDEM_CHECK(to_scalar(h, s, true), Type, "new(): invalid data type '", nb::inst_name(h).c_str(), "'");
   check_value_fits(s, dtype_of<T>(), false);
   *out++ = s.to<T>();
 }
@@ -128,7 +129,7 @@ Tensor tensor_from_data(nb::handle data, std::optional<DType> dtype, Device devi
   // Fill straight in the requested dtype: going through the inferred one would round float64 data to float32.
   DType target = dtype.value_or(inferred);
   Tensor out = empty(inf.shape, target, Device());
-  dispatch_dtype_with_complex(target, [&](auto tag) {
+  dispatch_any_dtype(target, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* p = out.data<T>();
     fill_from<T>(data, p);
@@ -175,31 +176,37 @@ void init_creation(nb::module_& m) {
       nb::arg("data"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
       nb::arg("requires_grad") = false);
 
-#define TANDEM_FACTORY(name, fill)                                                                      \
-  m.def(                                                                                                \
-      #name,                                                                                            \
-      [](nb::args args, nb::handle size, nb::handle dtype, nb::handle device, bool requires_grad,       \
-         bool pin_memory) {                                                                             \
-        profiler::RecordScope profile_scope("aten::" #name);                                            \
-        FactoryArgs a = factory_args(dtype, device, requires_grad, default_float_dtype());              \
-        Tensor t = new_tensor(shape_from_args(args, size, #name, "size"), a, pin_memory);               \
-        fill;                                                                                           \
-        return finish(t, a);                                                                            \
-      },                                                                                                \
-      nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),                     \
-      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("pin_memory") = false); \
-  m.def(                                                                                                \
-      #name "_like",                                                                                    \
-      [](const Tensor& x, nb::handle dtype, nb::handle device, bool requires_grad) {                    \
-        profiler::RecordScope profile_scope("aten::" #name "_like", x);                                 \
-        FactoryArgs a = factory_args(dtype, device.is_none() ? device_object(x.device()) : device,      \
-                                     requires_grad, x.dtype());                                         \
-        Tensor t = empty(x.sizes(), a.dtype, a.device);                                                 \
-        fill;                                                                                           \
-        return finish(t, a);                                                                            \
-      },                                                                                                \
-      nb::arg("input"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),   \
-      nb::arg("requires_grad") = false);
+#define TANDEM_FACTORY(name, fill)                                                                          \
+  m.def(                                                                                                    \
+      #name,                                                                                                \
+      [](nb::args args, nb::handle size, nb::handle dtype, nb::handle device, bool requires_grad,           \
+         bool pin_memory) {                                                                                 \
+        profiler::RecordScope profile_scope("aten::" #name);                                                \
+        FactoryArgs a = factory_args(dtype, device, requires_grad, default_float_dtype());                  \
+        Tensor t = new_tensor(shape_from_args(args, size, #name, "size"), a, pin_memory);                   \
+        fill;                                                                                               \
+        return finish(t, a);                                                                                \
+      },                                                                                                    \
+      nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),                         \
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("pin_memory") = false);     \
+  m.def(                                                                                                    \
+      #name "_like",                                                                                        \
+      [](nb::handle input, nb::handle dtype, nb::handle device, bool requires_grad, nb::handle layout,      \
+         nb::handle memory_format) -> nb::object {                                                          \
+        const Tensor& x = like_input(input, #name "_like");                                                 \
+        profiler::RecordScope profile_scope("aten::" #name "_like", x);                                     \
+        if (!like_in_cpp(x, memory_format, layout))                                                         \
+          return like_via_layouts(#name "_like", x, nb::tuple(), like_kwargs(dtype, device, requires_grad), \
+                                  memory_format, layout);                                                   \
+        FactoryArgs a = factory_args(dtype, device.is_none() ? device_object(x.device()) : device,          \
+                                     requires_grad, x.dtype());                                             \
+        Tensor t = empty(x.sizes(), a.dtype, a.device);                                                     \
+        fill;                                                                                               \
+        return wrap(finish(t, a));                                                                          \
+      },                                                                                                    \
+      nb::arg("input"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),       \
+      nb::arg("requires_grad") = false, nb::arg("layout") = nb::none(),                                     \
+      nb::arg("memory_format") = nb::none());
   TANDEM_FACTORY(empty, (void)0)
   TANDEM_FACTORY(zeros, fill_(t, Scalar(int64_t{0})))
   TANDEM_FACTORY(ones, fill_(t, Scalar(int64_t{1})))
@@ -209,7 +216,7 @@ void init_creation(nb::module_& m) {
       "full",
       [](nb::handle size, nb::handle value, nb::handle dtype, nb::handle device, bool requires_grad) {
         Scalar v;
-        TANDEM_CHECK(to_scalar(value, v), Type, "full(): argument 'fill_value' must be Number, not ",
+        TANDEM_CHECK(to_scalar(value, v, true), Type, "full(): argument 'fill_value' must be Number, not ",
                      nb::inst_name(value).c_str());
         FactoryArgs a = factory_args(dtype, device, requires_grad, v.natural_dtype());
         return finish(full(to_shape(size, "full"), v, a.dtype, a.device), a);
@@ -218,16 +225,22 @@ void init_creation(nb::module_& m) {
       nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
   m.def(
       "full_like",
-      [](const Tensor& x, nb::handle value, nb::handle dtype, nb::handle device, bool requires_grad) {
+      [](nb::handle input, nb::handle value, nb::handle dtype, nb::handle device, bool requires_grad,
+         nb::handle layout, nb::handle memory_format) -> nb::object {
+        const Tensor& x = like_input(input, "full_like");
+        if (!like_in_cpp(x, memory_format, layout))
+          return like_via_layouts("full_like", x, nb::make_tuple(value),
+                                  like_kwargs(dtype, device, requires_grad), memory_format, layout);
         Scalar v;
-        TANDEM_CHECK(to_scalar(value, v), Type, "full_like(): argument 'fill_value' must be Number, not ",
-                     nb::inst_name(value).c_str());
+        TANDEM_CHECK(to_scalar(value, v, true), Type,
+                     "full_like(): argument 'fill_value' must be Number, not ", nb::inst_name(value).c_str());
         FactoryArgs a = factory_args(dtype, device.is_none() ? device_object(x.device()) : device,
                                      requires_grad, x.dtype());
-        return finish(full(x.sizes(), v, a.dtype, a.device), a);
+        return wrap(finish(full(x.sizes(), v, a.dtype, a.device), a));
       },
       nb::arg("input"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
-      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("layout") = nb::none(),
+      nb::arg("memory_format") = nb::none());
 }
 
 }  // namespace tandem::py

@@ -19,6 +19,12 @@ const char* typestr_of(DType d) {
     case DType::Int16: return "<i2";
     case DType::Int32: return "<i4";
     case DType::Int64: return "<i8";
+    case DType::UInt16:
+      return "<u2";
+    case DType::UInt32:
+      return "<u4";
+    case DType::UInt64:
+      return "<u8";
     case DType::Float16: return "<f2";
     case DType::Float32: return "<f4";
     case DType::Float64: return "<f8";
@@ -114,8 +120,9 @@ Tensor from_cuda_array_interface(nb::handle obj) {
                ")\nhint: copy it to the host in its own library first");
   std::string typestr = nb::cast<std::string>(iface["typestr"]);
   DType dtype = DType::Float32;
-  TANDEM_CHECK(dtype_of_typestr(typestr, dtype), Type, "__cuda_array_interface__: unsupported typestr '",
-               typestr, "'\nhint: convert it in its own library to bool, uint8, int8..int64 or float16..float64");
+  TANDEM_CHECK(
+      dtype_of_typestr(typestr, dtype), Type, "__cuda_array_interface__: unsupported typestr '", typestr,
+      "'\nhint: convert it in its own library to bool, uint8..uint64, int8..int64 or float16..float64");
   nb::tuple data = nb::cast<nb::tuple>(iface["data"]);
   auto ptr = nb::cast<uintptr_t>(data[0]);
   bool readonly = nb::cast<bool>(data[1]);

@@ -73,7 +73,7 @@ void init_dtype_device(nb::module_& m) {
   nb::class_<PyDType>(m, "dtype")
       .def_prop_ro("is_floating_point", [](const PyDType& d) { return is_floating(d.dtype); })
       .def_prop_ro("is_signed",
-                   [](const PyDType& d) { return d.dtype != DType::Bool && d.dtype != DType::UInt8; })
+                   [](const PyDType& d) { return d.dtype != DType::Bool && !is_unsigned_integral(d.dtype); })
       .def_prop_ro("is_complex", [](const PyDType& d) { return is_complex(d.dtype); })
       .def_prop_ro("itemsize", [](const PyDType& d) { return element_size(d.dtype); })
       // PyTorch's two spellings of a dtype in its messages ("Long"; "long int"), for the Python front ends.

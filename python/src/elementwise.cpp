@@ -60,7 +60,7 @@ nb::object apply(const BinaryFns& f, const Tensor& self, nb::handle other, bool 
     return wrap(reflected ? f.tt(o, self) : f.tt(self, o));
   }
   Scalar s;
-  if (!to_scalar(other, s)) {
+  if (!to_scalar(other, s, true)) {
     Tensor a = array_operand(other);
     if (!a.defined()) return not_implemented();
     return wrap(reflected ? f.tt(a, self) : f.tt(self, a));
@@ -71,7 +71,7 @@ nb::object apply(const BinaryFns& f, const Tensor& self, nb::handle other, bool 
 nb::object apply_inplace(const BinaryFns& f, const Tensor& self, nb::handle other) {
   if (is_tensor(other)) return wrap(f.tt_(self, as_tensor_ref(other)));
   Scalar s;
-  if (!to_scalar(other, s)) return not_implemented();
+  if (!to_scalar(other, s, true)) return not_implemented();
   return wrap(f.ts_(self, s));
 }
 
@@ -103,13 +103,13 @@ nb::object apply_out(const BinaryFns& f, nb::handle a, nb::handle b, nb::handle 
       return nb::borrow(out);
     }
     Scalar s;
-    TANDEM_CHECK(to_scalar(b, s), Type, f.name, "(): argument 'other' must be Tensor or Number, not ",
+    TANDEM_CHECK(to_scalar(b, s, true), Type, f.name, "(): argument 'other' must be Tensor or Number, not ",
                  nb::inst_name(b).c_str());
     f.ts_out(ta, s, out_argument(out, f.name, ta.sizes()));
     return nb::borrow(out);
   }
   Scalar s;
-  TANDEM_CHECK(is_tensor(b) && to_scalar(a, s), Type, f.name, "(): argument 'input' must be Tensor, not ",
+  TANDEM_CHECK(is_tensor(b) && to_scalar(a, s, true), Type, f.name, "(): argument 'input' must be Tensor, not ",
                nb::inst_name(a).c_str());
   f.st_out(s, as_tensor_ref(b), out_argument(out, f.name, as_tensor_ref(b).sizes()));
   return nb::borrow(out);
@@ -130,7 +130,7 @@ nb::object apply_function(const BinaryFns& f, nb::handle a, nb::handle b) {
                "), but expected one of:\n * (Tensor input, Tensor other)\n * (Number self, Tensor other)\n * "
                "(Tensor input, Number other)");
   Scalar s;
-  TANDEM_CHECK(is_tensor(b) && to_scalar(a, s), Type, f.name, "(): argument 'input' must be Tensor, not ",
+  TANDEM_CHECK(is_tensor(b) && to_scalar(a, s, true), Type, f.name, "(): argument 'input' must be Tensor, not ",
                nb::inst_name(a).c_str());
   return wrap(f.st(s, as_tensor_ref(b)));
 }
@@ -166,7 +166,7 @@ Tensor scaled_other(const char* op, const Tensor& input, nb::handle b, nb::handl
       "integer alpha, or convert the tensors to a floating dtype first");
   if (is_tensor(b)) return tandem::mul(as_tensor_ref(b), s);
   Scalar sb;
-  TANDEM_CHECK(to_scalar(b, sb), Type, op, "(): argument 'other' must be Tensor or Number, not ",
+  TANDEM_CHECK(to_scalar(b, sb, true), Type, op, "(): argument 'other' must be Tensor or Number, not ",
                nb::inst_name(b).c_str());
   return tandem::mul(full(DimVector{}, sb, sb.natural_dtype()), s);
 }

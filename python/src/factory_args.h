@@ -27,4 +27,13 @@ inline Tensor with_requires_grad(Tensor t, bool requires_grad) {
   return t;
 }
 
+// The keywords a *_like factory passes on when tandem/_layouts.py lays its result out (layouts.h).
+inline nb::dict like_kwargs(nb::handle dtype, nb::handle device, bool requires_grad) {
+  nb::dict kwargs;
+  kwargs["dtype"] = dtype;
+  kwargs["device"] = device;
+  kwargs["requires_grad"] = requires_grad;
+  return kwargs;
+}
+
 }  // namespace tandem::py

@@ -191,7 +191,7 @@ class IndexParser {
 Tensor value_tensor(const Tensor& x, nb::handle value) {
   if (is_tensor(value)) return as_tensor_ref(value);
   Scalar s;
-  TANDEM_CHECK(to_scalar(value, s), Type, "can't assign a ", Py_TYPE(value.ptr())->tp_name, " to a tandem.",
+  TANDEM_CHECK(to_scalar(value, s, true), Type, "can't assign a ", Py_TYPE(value.ptr())->tp_name, " to a tandem.",
                dtype_title(x.dtype()), "Tensor\nhint: assign a number or a tensor (tandem.tensor(...))");
   return full(DimVector{}, s, x.dtype(), x.device());
 }
@@ -200,7 +200,7 @@ Tensor value_tensor(const Tensor& x, nb::handle value) {
 // self[...] = value for a basic index: `dst` is the view of self that the index selects.
 void assign_view(const Tensor& self, const Tensor& dst, nb::handle value) {
   Scalar s;
-  if (!is_tensor(value) && to_scalar(value, s)) {
+  if (!is_tensor(value) && to_scalar(value, s, true)) {  // fill_ checks the value fits dst's dtype
     fill_(dst, s);
     return;
   }

@@ -132,6 +132,12 @@ void init_linalg_decomp(nb::module_& m) {
       },
       nb::arg("A"), nb::arg("UPLO") = "L");
   m.def(
+      "_linalg_eig", [](const Tensor& a) { return linalg_call([&] { return tuple_of(linalg_eig(a)); }); },
+      nb::arg("A"));
+  m.def(
+      "_linalg_eigvals", [](const Tensor& a) { return linalg_call([&] { return linalg_eigvals(a); }); },
+      nb::arg("A"));
+  m.def(
       "_linalg_svd",
       [](const Tensor& a, bool full_matrices) {
         return linalg_call([&] { return tuple_of(linalg_svd(a, full_matrices)); });

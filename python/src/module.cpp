@@ -31,6 +31,7 @@ NB_MODULE(_C, m) {
   init_cuda(m);
   init_conversions(m);
   init_autograd(m);
+  init_autograd_graph(m);
   init_serialization(m);
   init_nn(m);
   init_boundary(m);

@@ -177,6 +177,43 @@ void init_nn(nb::module_& m) {
       nb::arg("param"), nb::arg("grad"), nb::arg("exp_avg"), nb::arg("exp_avg_sq"),
       nb::arg("max_exp_avg_sq").none(), nb::arg("step"), nb::arg("lr"), nb::arg("beta1"), nb::arg("beta2"),
       nb::arg("eps"), nb::arg("weight_decay"), nb::arg("amsgrad"), nb::arg("maximize"), nb::arg("decoupled"));
+  // RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam: one fused update per tensor (kernels/fused_optim.h
+  // lists each one's states s0..s2; None where it has none). `step` is already incremented.
+  m.def(
+      "_optim_step",
+      [](const std::string& kind, const Tensor& param, const Tensor& grad, std::optional<Tensor> s0,
+         std::optional<Tensor> s1, std::optional<Tensor> s2, double step, double lr, double weight_decay,
+         double eps, bool maximize, double alpha, double beta1, double beta2, double momentum,
+         double lr_decay, double momentum_decay, double mu_product, bool centered,
+         bool decoupled_weight_decay) {
+        OptimStepConfig cfg;
+        if (kind == "rmsprop")
+          cfg.kind = OptimKind::Rmsprop;
+        else if (kind == "adagrad")
+          cfg.kind = OptimKind::Adagrad;
+        else if (kind == "adadelta")
+          cfg.kind = OptimKind::Adadelta;
+        else if (kind == "adamax")
+          cfg.kind = OptimKind::Adamax;
+        else if (kind == "nadam")
+          cfg.kind = OptimKind::Nadam;
+        else if (kind == "radam")
+          cfg.kind = OptimKind::Radam;
+        else
+          throw nb::value_error(("_optim_step: unknown optimizer '" + kind + "'").c_str());
+        cfg.lr = lr, cfg.weight_decay = weight_decay, cfg.eps = eps, cfg.alpha = alpha, cfg.beta1 = beta1;
+        cfg.beta2 = beta2, cfg.momentum = momentum, cfg.lr_decay = lr_decay,
+        cfg.momentum_decay = momentum_decay;
+        cfg.mu_product = mu_product, cfg.step = step, cfg.maximize = maximize, cfg.centered = centered;
+        cfg.decoupled_weight_decay = decoupled_weight_decay;
+        optim_step(param, grad, s0 ? *s0 : Tensor(), s1 ? *s1 : Tensor(), s2 ? *s2 : Tensor(), cfg);
+      },
+      nb::arg("kind"), nb::arg("param"), nb::arg("grad"), nb::arg("s0").none(),
+      nb::arg("s1").none() = nb::none(), nb::arg("s2").none() = nb::none(), nb::kw_only(), nb::arg("step"),
+      nb::arg("lr"), nb::arg("weight_decay"), nb::arg("eps"), nb::arg("maximize"), nb::arg("alpha") = 0.0,
+      nb::arg("beta1") = 0.0, nb::arg("beta2") = 0.0, nb::arg("momentum") = 0.0, nb::arg("lr_decay") = 0.0,
+      nb::arg("momentum_decay") = 0.0, nb::arg("mu_product") = 1.0, nb::arg("centered") = false,
+      nb::arg("decoupled_weight_decay") = false);
   // The fused recurrent cells (ops/rnn_cell.h), one call per step of nn.LSTM/GRU and their cells.
   m.def(
       "_lstm_cell",

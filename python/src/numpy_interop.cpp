@@ -39,6 +39,12 @@ const char* buffer_format(DType d) {
       return "i";
     case DType::Int64:
       return sizeof(long) == 8 ? "l" : "q";
+    case DType::UInt16:
+      return "H";
+    case DType::UInt32:
+      return "I";
+    case DType::UInt64:
+      return sizeof(long) == 8 ? "L" : "Q";
     case DType::Float16:
       return "e";
     case DType::Float32:
@@ -256,7 +262,7 @@ std::string numpy_type_name(nb::handle obj, const char* format) {
 [[noreturn]] void throw_unsupported_dtype(nb::handle obj, const char* format) {
   TANDEM_THROW(Type, "can't convert np.ndarray of type ", numpy_type_name(obj, format),
                ". The only supported types are: float64, float32, float16, complex64, complex128, int64, "
-               "int32, int16, int8, uint8, and "
+               "int32, int16, int8, uint64, uint32, uint16, uint8, and "
                "bool.\nhint: convert the array first, e.g. a.astype(np.float32) or a.astype(np.int64)");
 }
 
@@ -308,6 +314,23 @@ bool dtype_from_format(const char* format, Py_ssize_t itemsize, DType& out, Byte
           return true;
         case 8:
           out = DType::Int64;
+          return true;
+      }
+      return false;
+    case 'H':
+    case 'I':
+    case 'L':
+    case 'Q':
+    case 'N':
+      switch (itemsize) {
+        case 2:
+          out = DType::UInt16;
+          return true;
+        case 4:
+          out = DType::UInt32;
+          return true;
+        case 8:
+          out = DType::UInt64;
           return true;
       }
       return false;

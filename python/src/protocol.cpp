@@ -15,7 +15,10 @@ namespace {
 nb::object scalar_object(const Scalar& s) {
   switch (s.kind()) {
     case Scalar::Kind::Bool: return nb::bool_(s.to_bool());
-    case Scalar::Kind::Int: return nb::int_(s.to_int());
+    case Scalar::Kind::Int:
+      if (s.is_big_unsigned())
+        return nb::steal(PyLong_FromUnsignedLongLong(static_cast<uint64_t>(s.to_int())));
+      return nb::int_(s.to_int());
     case Scalar::Kind::Complex:
       return nb::steal(PyComplex_FromDoubles(s.to_complex().re, s.to_complex().im));
     default: return nb::float_(s.to_double());
@@ -30,6 +33,8 @@ nb::object to_py(const char* p) {
     return nb::steal(PyComplex_FromDoubles(static_cast<double>(v.re), static_cast<double>(v.im)));
   else if constexpr (std::is_same_v<T, bool>)
     return nb::bool_(v);
+  else if constexpr (std::is_same_v<T, uint64_t>)
+    return nb::steal(PyLong_FromUnsignedLongLong(v));
   else if constexpr (std::is_integral_v<T>) return nb::int_(static_cast<int64_t>(v));
   else return nb::float_(static_cast<double>(static_cast<opmath_t<T>>(v)));
 }
@@ -99,7 +104,7 @@ void init_protocol(nb::module_& m) {
       [](const Tensor& t) {
         CrossingScope scope(".tolist()", true, !t.device().is_cpu());
         Tensor h = to_host(t);
-        return dispatch_dtype_with_complex(h.dtype(), [&](auto tag) {
+        return dispatch_any_dtype(h.dtype(), [&](auto tag) {
           using T = typename decltype(tag)::type;
           return tolist_impl<T>(h);
         });
@@ -111,7 +116,8 @@ void init_protocol(nb::module_& m) {
   });
   tensor.def("__int__", [](const Tensor& t) {
     CrossingScope scope("int()", false, !t.device().is_cpu());
-    return real_value(one_value(t, "int()"), "int64_t").to_int();
+    Scalar v = real_value(one_value(t, "int()"), "int64_t");
+    return scalar_object(v.is_int() ? v : Scalar(v.to_int()));  // an int, uint64's values above 2^63 too
   });
   tensor.def("__bool__", [](const Tensor& t) {
     TANDEM_CHECK(t.numel() == 1, Runtime, "Boolean value of Tensor with more than one value is ambiguous",
@@ -123,7 +129,8 @@ void init_protocol(nb::module_& m) {
     TANDEM_CHECK(!is_floating(t.dtype()) && !is_complex(t.dtype()) && t.numel() == 1, Type,
                  "only integer tensors of a single element can be converted to an index");
     CrossingScope scope("__index__()", false, !t.device().is_cpu());
-    return item(t).to_int();
+    Scalar v = item(t);
+    return scalar_object(v.is_int() ? v : Scalar(v.to_int()));
   });
   tensor.def("__len__", [](const Tensor& t) {
     TANDEM_CHECK(t.dim() > 0, Type, "len() of a 0-d tensor");

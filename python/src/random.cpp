@@ -6,6 +6,7 @@
 #include "bindings.h"
 #include "core/error.h"
 #include "factory_args.h"
+#include "layouts.h"
 #include "ops/copy.h"
 #include "ops/random.h"
 #include "ops/random_gamma.h"
@@ -79,27 +80,35 @@ void init_random(nb::module_& m) {
   init_generator(m);
   init_factories(m);
 
-#define TANDEM_FLOAT_DRAW(name, draw)                                                                      \
-  m.def(                                                                                                   \
-      #name,                                                                                               \
-      [](nb::args args, nb::handle size, nb::handle generator, nb::handle dtype, nb::handle device,        \
-         bool requires_grad) {                                                                             \
-        DType d = dtype.is_none() ? default_float_dtype() : to_dtype(dtype);                               \
-        Tensor t = draw(size_from(args, size, #name), d, device_or_default(device),                        \
-                        to_generator(generator, #name));                                                   \
-        return with_requires_grad(t, requires_grad);                                                       \
-      },                                                                                                   \
-      nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("generator") = nb::none(),                    \
-      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);    \
-  m.def(                                                                                                   \
-      #name "_like",                                                                                       \
-      [](const Tensor& x, nb::handle generator, nb::handle dtype, nb::handle device, bool requires_grad) { \
-        DType d = dtype.is_none() ? x.dtype() : to_dtype(dtype);                                           \
-        Tensor t = draw(x.sizes(), d, like_device(x, device), to_generator(generator, #name "_like"));     \
-        return with_requires_grad(t, requires_grad);                                                       \
-      },                                                                                                   \
-      nb::arg("input"), nb::kw_only(), nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(),   \
-      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+#define TANDEM_FLOAT_DRAW(name, draw)                                                                     \
+  m.def(                                                                                                  \
+      #name,                                                                                              \
+      [](nb::args args, nb::handle size, nb::handle generator, nb::handle dtype, nb::handle device,       \
+         bool requires_grad) {                                                                            \
+        DType d = dtype.is_none() ? default_float_dtype() : to_dtype(dtype);                              \
+        Tensor t = draw(size_from(args, size, #name), d, device_or_default(device),                       \
+                        to_generator(generator, #name));                                                  \
+        return with_requires_grad(t, requires_grad);                                                      \
+      },                                                                                                  \
+      nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("generator") = nb::none(),                   \
+      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);   \
+  m.def(                                                                                                  \
+      #name "_like",                                                                                      \
+      [](nb::handle input, nb::handle generator, nb::handle dtype, nb::handle device, bool requires_grad, \
+         nb::handle layout, nb::handle memory_format) -> nb::object {                                     \
+        const Tensor& x = like_input(input, #name "_like");                                               \
+        if (!like_in_cpp(x, memory_format, layout)) {                                                     \
+          nb::dict kwargs = like_kwargs(dtype, device, requires_grad);                                    \
+          kwargs["generator"] = generator;                                                                \
+          return like_via_layouts(#name "_like", x, nb::tuple(), kwargs, memory_format, layout);          \
+        }                                                                                                 \
+        DType d = dtype.is_none() ? x.dtype() : to_dtype(dtype);                                          \
+        Tensor t = draw(x.sizes(), d, like_device(x, device), to_generator(generator, #name "_like"));    \
+        return wrap(with_requires_grad(t, requires_grad));                                                \
+      },                                                                                                  \
+      nb::arg("input"), nb::kw_only(), nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(),  \
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("layout") = nb::none(),   \
+      nb::arg("memory_format") = nb::none());
   TANDEM_FLOAT_DRAW(rand, rand)
   TANDEM_FLOAT_DRAW(randn, randn)
 #undef TANDEM_FLOAT_DRAW
@@ -122,8 +131,17 @@ void init_random(nb::module_& m) {
       nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
   m.def(
       "randint_like",
-      [](const Tensor& x, nb::args args, nb::handle low, nb::handle high, nb::handle generator,
-         nb::handle dtype, nb::handle device, bool requires_grad) {
+      [](nb::handle input, nb::args args, nb::handle low, nb::handle high, nb::handle generator,
+         nb::handle dtype, nb::handle device, bool requires_grad, nb::handle layout,
+         nb::handle memory_format) -> nb::object {
+        const Tensor& x = like_input(input, "randint_like");
+        if (!like_in_cpp(x, memory_format, layout)) {
+          nb::dict kwargs = like_kwargs(dtype, device, requires_grad);
+          kwargs["generator"] = generator;
+          if (!low.is_none()) kwargs["low"] = low;
+          if (!high.is_none()) kwargs["high"] = high;
+          return like_via_layouts("randint_like", x, nb::tuple(args), kwargs, memory_format, layout);
+        }
         auto p = bind_positional(args, {low, high}, "randint_like", {"low", "high"}, 1);
         int64_t lo = p[0].is_none() ? 0 : int_arg(p[0], "randint_like", "low");
         int64_t hi = int_arg(p[1], "randint_like", "high");
@@ -131,11 +149,12 @@ void init_random(nb::module_& m) {
         check_requires_grad(requires_grad, d);
         Tensor t =
             randint(lo, hi, x.sizes(), d, like_device(x, device), to_generator(generator, "randint_like"));
-        return with_requires_grad(t, requires_grad);
+        return wrap(with_requires_grad(t, requires_grad));
       },
       nb::arg("input"), nb::arg("args"), nb::arg("low") = nb::none(), nb::arg("high") = nb::none(),
       nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-      nb::arg("requires_grad") = false);
+      nb::arg("requires_grad") = false, nb::arg("layout") = nb::none(),
+      nb::arg("memory_format") = nb::none());
   m.def(
       "randperm",
       [](int64_t n, nb::handle generator, nb::handle dtype, nb::handle device, bool requires_grad) {

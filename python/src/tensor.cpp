@@ -28,12 +28,32 @@ nb::object layouts(const char* name) {
   return module.attr(name);
 }
 
+const Tensor& like_input(nb::handle input, const char* name) {
+  if (__builtin_expect(is_tensor(input), 1)) return as_tensor_ref(input);
+  TANDEM_THROW(Type, name, "(): argument 'input' (position 1) must be Tensor, not ",
+               nb::inst_name(input).c_str());
+}
+
+bool like_in_cpp(const Tensor& input, nb::handle memory_format, nb::handle layout) {
+  // Borrowed handles kept for the process, as the module above.
+  static nb::handle strided = layouts("strided").release();
+  static nb::handle contiguous_format = layouts("contiguous_format").release();
+  if (!layout.is_none() && !layout.is(strided)) return false;
+  if (memory_format.is_none()) return input.is_contiguous();
+  return memory_format.is(contiguous_format);
+}
+
+nb::object like_via_layouts(const char* name, const Tensor& input, nb::tuple args, nb::dict kwargs,
+                            nb::handle memory_format, nb::handle layout) {
+  return layouts("like")(name, input, args, kwargs, memory_format, layout);
+}
+
 Tensor& expect_tensor(nb::handle h, const char* fn, const char* arg) {
   if (__builtin_expect(is_tensor(h), 1)) return as_tensor_ref(h);
   TANDEM_THROW(Type, fn, "(): argument '", arg, "' must be Tensor, not ", nb::inst_name(h).c_str());
 }
 
-bool to_scalar(nb::handle h, Scalar& out) {
+bool to_scalar(nb::handle h, Scalar& out, bool allow_uint64) {
   PyObject* o = h.ptr();
   if (PyBool_Check(o)) {
     out = Scalar(o == Py_True);
@@ -42,6 +62,15 @@ bool to_scalar(nb::handle h, Scalar& out) {
   if (PyLong_Check(o)) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow > 0 && allow_uint64) {  // 2^63 to 2^64 - 1: a uint64 value
+      unsigned long long u = PyLong_AsUnsignedLongLong(o);
+      if (u == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+        PyErr_Clear();
+        TANDEM_THROW(Runtime, "Overflow when unpacking long\nhint: the Python int does not fit in uint64");
+      }
+      out = Scalar::from_uint64(u);
+      return true;
+    }
     TANDEM_CHECK(!overflow, Runtime,
                  "Overflow when unpacking long\nhint: the Python int does not fit in int64");
     out = Scalar(static_cast<int64_t>(v));
@@ -60,7 +89,7 @@ bool to_scalar(nb::handle h, Scalar& out) {
   if (tp->tp_name && std::strncmp(tp->tp_name, "numpy.", 6) == 0 && nb::hasattr(h, "item") &&
       nb::hasattr(h, "dtype") && nb::cast<int>(h.attr("ndim")) == 0 &&
       std::strcmp(tp->tp_name, "numpy.ndarray") != 0) {
-    return to_scalar(h.attr("item")(), out);
+    return to_scalar(h.attr("item")(), out, allow_uint64);
   }
   return false;
 }
@@ -192,7 +221,10 @@ void init_tensor(nb::module_& m) {
       .def(
           "is_contiguous",
           [](nb::handle self, nb::handle memory_format) -> nb::object {
-            if (memory_format.is_none()) return nb::bool_(as_tensor_ref(self).is_contiguous());
+            // Checked: called unbound (Tensor.is_contiguous(x), as tandem._layouts does) self may be
+            // anything.
+            if (memory_format.is_none())
+              return nb::bool_(expect_tensor(self, "is_contiguous", "self").is_contiguous());
             return layouts("is_contiguous")(self, memory_format);
           },
           nb::arg("memory_format") = nb::none())
@@ -228,7 +260,7 @@ void init_tensor(nb::module_& m) {
       .def("fill_", returning_self([](const Tensor& t, nb::handle v) {
              Scalar s;
              if (is_tensor(v)) return fill_(t, item(as_tensor_ref(v)));
-             TANDEM_CHECK(to_scalar(v, s), Type, "fill_(): argument 'value' must be Number, not ",
+             TANDEM_CHECK(to_scalar(v, s, true), Type, "fill_(): argument 'value' must be Number, not ",
                           nb::inst_name(v).c_str());
              return fill_(t, s);
            }),

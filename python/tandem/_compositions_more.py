@@ -633,14 +633,14 @@ def _H(self):
     if self.dim() != 2:
         extra = " For batches of matrices, consider using tensor.mH" if self.dim() > 2 else ""
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor.{extra}")
-    return self.transpose(0, 1)
+    return self.transpose(0, 1).conj()  # the conjugate transpose (conj is the identity for real tensors)
 
 
 def _mH(self):
     if self.dim() < 2:
         raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {self.dim()}-D "
                            "tensor.")
-    return self.transpose(-2, -1)
+    return self.transpose(-2, -1).conj()
 
 
 def _sum_to_size(self, *size):
@@ -655,7 +655,7 @@ def _sum_to_size(self, *size):
 
 
 def _is_signed(self):
-    return self.dtype not in (_C.uint8, _C.bool)
+    return self.dtype not in (_C.uint8, _C.uint16, _C.uint32, _C.uint64, _C.bool)
 
 
 def _is_inference(self):

@@ -53,7 +53,8 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
 
 
 _BUFFER_FORMATS = {"?": "bool", "b": "int8", "B": "uint8", "h": "int16", "i": "int32", "l": "int64", "q": "int64",
-                   "e": "float16", "f": "float32", "d": "float64"}
+                   "e": "float16", "f": "float32", "d": "float64", "H": "uint16", "I": "uint32", "L": "uint64",
+                   "Q": "uint64"}
 
 
 def _numpy_dtype(dtype):

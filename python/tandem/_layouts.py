@@ -186,28 +186,25 @@ def to(self, out, memory_format):
     return _laid_out(out, order, False)
 
 
-def _like_with_format(name):
+def like(name, input, args, kwargs, memory_format, layout):
+    """The *_like factories' calls that C++ does not answer itself (python/src/layouts.h): a layout other than
+    strided, an explicit memory format other than contiguous_format, or a non-row-major input under
+    preserve_format. The factory is called back with memory_format=contiguous_format, which C++ answers."""
     make = getattr(_C, name)
-
-    def fn(input, *args, memory_format=preserve_format, layout=None, **kwargs):
-        if layout is not None and layout is not strided:
-            raise NotImplementedError(f"{name}(): layout={layout} is not supported\nhint: tandem tensors are "
-                                      "strided; leave layout out")
-        _check_format(name, memory_format)
-        order = _target_order(input, memory_format) if memory_format is not contiguous_format else None
-        if order is None:
-            return make(input, *args, **kwargs)
-        requires_grad = kwargs.pop("requires_grad", False)
-        # Made for the permuted input (row-major), viewed back: the fill runs once, on dense memory.
-        out = make(input.permute(list(order)), *args, **kwargs).permute(_inverse(order))
-        return out.requires_grad_() if requires_grad else out
-
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = make.__doc__
-    return fn
-
-
-_LIKE = ("empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "randint_like")
+    if layout is not None and layout is not strided:
+        raise NotImplementedError(f"{name}(): layout={layout} is not supported\nhint: tandem tensors are "
+                                  "strided; leave layout out")
+    if memory_format is None:
+        memory_format = preserve_format
+    _check_format(name, memory_format)
+    order = _target_order(input, memory_format) if memory_format is not contiguous_format else None
+    if order is None:
+        return make(input, *args, memory_format=contiguous_format, **kwargs)
+    requires_grad = kwargs.pop("requires_grad", False)
+    # Made for the permuted input (row-major), viewed back: the fill runs once, on dense memory.
+    out = make(input.permute(list(order)), *args, memory_format=contiguous_format, **kwargs)
+    out = out.permute(_inverse(order))
+    return out.requires_grad_() if requires_grad else out
 
 
 def empty(*size, memory_format=contiguous_format, layout=None, **kwargs):
@@ -233,13 +230,11 @@ def _layout_property(self):
 
 
 def install(namespace):
-    """Adds the layout objects, memory_format= on the Tensor methods and *_like/empty functions, Tensor.layout."""
+    """Adds the layout objects, memory_format= on empty(), Tensor.layout."""
     for name in __all__:
         namespace.setdefault(name, globals()[name])
     if _original:
         return  # installed once: the wrappers below must wrap tandem's own functions, not themselves
-    for name in _LIKE:
-        namespace[name] = _like_with_format(name)
     _original["empty"] = namespace["empty"]
     namespace["empty"] = empty
     if not hasattr(Tensor, "layout"):

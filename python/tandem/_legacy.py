@@ -9,6 +9,7 @@ _NAMES = {
     "FloatTensor": _C.float32, "DoubleTensor": _C.float64, "HalfTensor": _C.float16,
     "BFloat16Tensor": _C.bfloat16, "ByteTensor": _C.uint8, "CharTensor": _C.int8, "ShortTensor": _C.int16,
     "IntTensor": _C.int32, "LongTensor": _C.int64, "BoolTensor": _C.bool,
+    "UInt16Tensor": _C.uint16, "UInt32Tensor": _C.uint32, "UInt64Tensor": _C.uint64,
 }
 _BY_DTYPE = {d: n for n, d in _NAMES.items()}
 
@@ -57,7 +58,8 @@ def _make(name, dtype):
                                  "__doc__": f"Legacy constructor of {dtype} CPU tensors."})
 
 
-LEGACY_TYPES = {name: _make(name, dtype) for name, dtype in _NAMES.items()}
+# uint16..64 have type() names but no classes in PyTorch's namespace.
+LEGACY_TYPES = {name: _make(name, dtype) for name, dtype in _NAMES.items() if not name.startswith("UInt")}
 
 
 def _dtype_from_type_arg(arg):

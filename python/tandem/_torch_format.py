@@ -22,6 +22,8 @@ DTYPES = {
     "int64": ("LongStorage", 8, "<i8"), "int32": ("IntStorage", 4, "<i4"), "int16": ("ShortStorage", 2, "<i2"),
     "int8": ("CharStorage", 1, "i1"), "uint8": ("ByteStorage", 1, "u1"), "bool": ("BoolStorage", 1, "?"),
     "complex64": ("ComplexFloatStorage", 8, "<c8"), "complex128": ("ComplexDoubleStorage", 16, "<c16"),
+    # No typed storage: PyTorch writes these with _rebuild_tensor_v3 over an UntypedStorage (bytes).
+    "uint16": (None, 2, "<u2"), "uint32": (None, 4, "<u4"), "uint64": (None, 8, "<u8"),
 }
 
 
@@ -56,11 +58,13 @@ class StorageType(TorchName):
         self.dtype = dtype
 
 
-STORAGE_TYPES = {storage: StorageType("torch", storage, getattr(_C, name)) for name, (storage, _, _) in DTYPES.items()}
+STORAGE_TYPES = {storage: StorageType("torch", storage, getattr(_C, name))
+                 for name, (storage, _, _) in DTYPES.items() if storage}
 # An UntypedStorage holds bytes; _rebuild_tensor_v3 (dtypes without a typed storage) names the dtype itself.
 UNTYPED_STORAGE = StorageType("torch.storage", "UntypedStorage", _C.uint8)
 
 REBUILD_TENSOR_V2 = TorchName("torch._utils", "_rebuild_tensor_v2")
+REBUILD_TENSOR_V3 = TorchName("torch._utils", "_rebuild_tensor_v3")
 REBUILD_PARAMETER = TorchName("torch._utils", "_rebuild_parameter")
 REBUILD_PARAMETER_WITH_STATE = TorchName("torch._utils", "_rebuild_parameter_with_state")
 TORCH_SIZE = TorchName("torch", "Size")

@@ -13,8 +13,8 @@ from . import _C
 from ._C import Tensor
 from ._size import Size
 from ._torch_format import (DTYPES, REBUILD_PARAMETER, REBUILD_PARAMETER_WITH_STATE, REBUILD_TENSOR_V2,
-                            STORAGE_ALIGNMENT, STORAGE_TYPES, TORCH_DEVICE, TORCH_SIZE, VERSION_RECORD, TorchName,
-                            dtype_name)
+                            REBUILD_TENSOR_V3, STORAGE_ALIGNMENT, STORAGE_TYPES, TORCH_DEVICE, TORCH_SIZE,
+                            UNTYPED_STORAGE, VERSION_RECORD, TorchName, dtype_name)
 from .nn.parameter import Parameter
 
 
@@ -34,8 +34,10 @@ class _SavedStorage:
         self.lo, self.hi = min(self.lo, span[0]), max(self.hi, span[1])
 
     def persistent_id(self):
-        storage_type = STORAGE_TYPES[DTYPES[dtype_name(self.dtype)][0]]
-        return ("storage", storage_type, self.key, self.location, self.hi - self.lo)
+        storage, itemsize, _ = DTYPES[dtype_name(self.dtype)]
+        if storage is None:  # uint16..64: an UntypedStorage, sized in bytes (the tensor names its dtype)
+            return ("storage", UNTYPED_STORAGE, self.key, self.location, (self.hi - self.lo) * itemsize)
+        return ("storage", STORAGE_TYPES[storage], self.key, self.location, self.hi - self.lo)
 
     def payload(self):
         """The span's bytes, copied to the host."""
@@ -122,8 +124,10 @@ class _Pickler(pickle._Pickler):
         if isinstance(obj, Tensor):
             storage, offset = self._on_tensor(obj)
             # The empty OrderedDict: backward hooks, which torch.save never writes either.
-            return REBUILD_TENSOR_V2, (storage, offset, tuple(obj.shape), tuple(obj.stride()), obj.requires_grad,
-                                       OrderedDict())
+            args = (storage, offset, tuple(obj.shape), tuple(obj.stride()), obj.requires_grad, OrderedDict())
+            if DTYPES[dtype_name(obj.dtype)][0] is None:  # no typed storage: v3 names the dtype, as torch.save
+                return REBUILD_TENSOR_V3, args + (obj.dtype,)
+            return REBUILD_TENSOR_V2, args
         if isinstance(obj, Size):
             return TORCH_SIZE, (tuple(obj),)
         if isinstance(obj, _C.device):

@@ -1,10 +1,10 @@
-"""tandem.linalg: PyTorch's torch.linalg for float32/float64 tensors on every device.
+"""tandem.linalg: PyTorch's torch.linalg for float32/float64/complex64/complex128 tensors on every device.
 
 The factorizations and solvers are C++ front ends over LAPACK (CPU) and cuSOLVER (CUDA), bound as private
 _C functions; this module gives them PyTorch's public names, keyword arguments and named-tuple results. The
 remaining functions (norms, pinv, matrix_rank, matrix_power, matrix_exp, cond, multi_dot, vecdot, cross) are
-compositions of those and of tandem's ops, as in _compositions.py. Complex results (eig, eigvals) need complex
-dtypes, which tandem does not have yet.
+compositions of those and of tandem's ops, as in _compositions.py. eig/eigvals return complex tensors for real
+inputs too, as PyTorch does.
 """
 import collections as _collections
 import math as _math
@@ -33,6 +33,7 @@ _CholeskyEx = _result("linalg_cholesky_ex", ["L", "info"])
 _Qr = _result("linalg_qr", ["Q", "R"])
 _Eigh = _result("linalg_eigh", ["eigenvalues", "eigenvectors"])
 _Svd = _result("linalg_svd", ["U", "S", "Vh"])
+_Eig = _result("linalg_eig", ["eigenvalues", "eigenvectors"])
 _LuFactor = _result("linalg_lu_factor", ["LU", "pivots"])
 _LuFactorEx = _result("linalg_lu_factor_ex", ["LU", "pivots", "info"])
 _Lu = _result("linalg_lu", ["P", "L", "U"])
@@ -102,11 +103,13 @@ def eigvalsh(A, UPLO="L", *, out=None):
 
 def svd(A, full_matrices=True, *, driver=None, out=None):
     _no_out("linalg.svd", out)
+    _check_driver(A, driver)
     return _Svd(*_C._linalg_svd(A, full_matrices))
 
 
 def svdvals(A, *, driver=None, out=None):
     _no_out("linalg.svdvals", out)
+    _check_driver(A, driver)
     return _C._linalg_svdvals(A)
 
 
@@ -136,36 +139,69 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
 
 
 def eig(A, *, out=None):
-    raise NotImplementedError("linalg.eig: the eigenvalues of a general matrix are complex, and tandem has no "
-                              "complex dtypes yet\nhint: for a symmetric matrix use tandem.linalg.eigh")
+    _no_out("linalg.eig", out)
+    return _Eig(*_C._linalg_eig(A))
 
 
 def eigvals(A, *, out=None):
-    raise NotImplementedError("linalg.eigvals: the eigenvalues of a general matrix are complex, and tandem has no "
-                              "complex dtypes yet\nhint: for a symmetric matrix use tandem.linalg.eigvalsh")
+    _no_out("linalg.eigvals", out)
+    return _C._linalg_eigvals(A)
 
 
 # ---- compositions ----
 
 def lstsq(A, B, rcond=None, *, driver=None):
-    """Least squares through QR (full-rank A): the 'gels' driver's result on every device."""
+    """Least squares as PyTorch's drivers give it: 'gels' (the CUDA default; full-rank A) through QR, with the
+    residuals when m > n; 'gelsy' (the CPU default), 'gelsd' and 'gelss' as the minimum-norm solution through the
+    SVD (any rank) with the rank (singular values below rcond * the largest dropped), 'gelsd'/'gelss' also with
+    A's singular values and, when m > n and A has full rank, the residuals."""
     if A.dim() < 2:
         raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    if B.dim() < 1:
+        raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
+    if A.dtype != B.dtype:
+        raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's "
+                           f"dtype {A.dtype._scalar_type_name} and other's dtype {B.dtype._scalar_type_name}")
+    cuda = A.device.type == "cuda"
+    if driver is None:
+        driver = "gels" if cuda else "gelsy"
+    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+    if cuda and driver != "gels":
+        raise RuntimeError("torch.linalg.lstsq: `driver` other than `gels` is not supported on CUDA")
     vector = B.dim() == A.dim() - 1
     Bm = B.unsqueeze(-1) if vector else B
     if A.shape[-2] != Bm.shape[-2]:
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
     m, n = A.shape[-2], A.shape[-1]
-    if m >= n:
-        Q, R = qr(A)
-        X = solve_triangular(R, Q.mT @ Bm, upper=True)
+    real = _C.empty(0, dtype=A.dtype).abs().dtype  # the real dtype of A's (singular values, residuals)
+    empty = _C.empty(0, dtype=real, device=A.device)
+    rank = _C.empty(0, dtype=_C.int64, device=A.device)
+    S = empty
+    if driver == "gels":
+        if m >= n:
+            Q, R = qr(A)
+            X = solve_triangular(R, Q.mH @ Bm, upper=True)
+        else:
+            Q, R = qr(A.mH)
+            X = Q @ solve_triangular(R.mH, Bm, upper=False)
+        full_rank = True
     else:
-        Q, R = qr(A.mT)
-        X = Q @ solve_triangular(R.mT, Bm, upper=False)
+        if rcond is None:
+            rcond = _finfo(real).eps * max(m, n)
+        sv = svdvals(A)
+        smax = sv.amax(-1, keepdim=True) if sv.shape[-1] > 0 else sv
+        rank = (sv > smax * rcond).sum(-1)
+        X = pinv(A, rtol=rcond) @ Bm
+        full_rank = bool((rank == n).all()) if rank.numel() else True
+        if driver != "gelsy":
+            S = sv
+    residuals = empty
+    if m > n and driver != "gelsy" and full_rank:
+        residuals = (A @ X - Bm).abs().pow(2).sum(-2)
     if vector:
         X = X.squeeze(-1)
-    empty = _C.empty(0, dtype=A.dtype, device=A.device)
-    return _Lstsq(X, empty, _C.empty(0, dtype=_C.int64, device=A.device), empty)
+    return _Lstsq(X, residuals, rank, S)
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -233,22 +269,37 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     return vector_norm(A, ord, dim, keepdim, dtype=dtype)
 
 
+def _check_driver(A, driver):
+    if driver is not None and A.device.type != "cuda":
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
+                           "cuSOLVER backend.")
+
+
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    """Through the SVD, or with hermitian=True (PyTorch's rule) through eigh of A's lower triangle: the
+    singular values are |eigenvalues| and A^+ = V diag(1 / w) V^H over the kept ones."""
     _no_out("linalg.pinv", out)
-    U, S, Vh = svd(A, full_matrices=False)
+    if hermitian:
+        w, V = eigh(A)
+        S = w.abs()
+    else:
+        U, S, Vh = svd(A, full_matrices=False)
     smax = S.amax(-1, keepdim=True) if S.shape[-1] > 0 else S
     if rtol is None:
         rtol = max(A.shape[-2], A.shape[-1]) * _finfo(A.dtype).eps if atol is None else 0.0
     tol = smax * rtol
     if atol is not None:
         tol = _C.maximum(tol, _C.full_like(tol, atol) if not isinstance(atol, _C.Tensor) else atol)
+    if hermitian:
+        w_inv = _C.where(S > tol, 1.0 / w, _C.zeros_like(w))
+        return (V * w_inv.unsqueeze(-2).to(A.dtype)) @ V.mH
     S_inv = _C.where(S > tol, 1.0 / S, _C.zeros_like(S))
-    return (Vh.mT * S_inv.unsqueeze(-2)) @ U.mT
+    return (Vh.mH * S_inv.unsqueeze(-2).to(A.dtype)) @ U.mH
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     _no_out("linalg.matrix_rank", out)
-    S = svdvals(A)
+    S = eigvalsh(A).abs() if hermitian else svdvals(A)
     smax = S.amax(-1, keepdim=True) if S.shape[-1] > 0 else S
     if rtol is None:
         rtol = max(A.shape[-2], A.shape[-1]) * _finfo(A.dtype).eps if atol is None else 0.0
@@ -306,7 +357,10 @@ def cond(A, p=None, *, out=None):
         S = svdvals(A)
         r = S.amax(-1) / S.amin(-1)
         return 1.0 / r if p == -2 else r
-    return matrix_norm(A, p) * matrix_norm(inv(A), p)
+    # A singular matrix has condition number inf (PyTorch fills its inverse with inf rather than raising).
+    A_inv, info = inv_ex(A)
+    A_inv = _C.where((info > 0).unsqueeze(-1).unsqueeze(-1), _C.full_like(A_inv, _math.inf), A_inv)
+    return matrix_norm(A, p) * matrix_norm(A_inv, p)
 
 
 def multi_dot(tensors, *, out=None):
@@ -355,7 +409,7 @@ def _svd_old(input, some=True, compute_uv=True, *, out=None):
     U, S, Vh = svd(input, full_matrices=not some)
     if not compute_uv:
         return _OldSvd(_C.zeros_like(U), S, _C.zeros_like(Vh))
-    return _OldSvd(U, S, Vh.mT)
+    return _OldSvd(U, S, Vh.mH)
 
 
 def _triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):

@@ -27,9 +27,11 @@ DEFAULT_PROTOCOL = 2  # torch.save's
 _DTYPE_CODES = {
     "float16": "F16", "bfloat16": "BF16", "float32": "F32", "float64": "F64", "int8": "I8", "int16": "I16",
     "int32": "I32", "int64": "I64", "uint8": "U8", "bool": "BOOL", "complex64": "C64",
+    "uint16": "U16", "uint32": "U32", "uint64": "U64",
 }
 _CODE_DTYPES = {code: getattr(_C, name) for name, code in _DTYPE_CODES.items()}
-_ITEMSIZE = {"F16": 2, "BF16": 2, "F32": 4, "F64": 8, "I8": 1, "I16": 2, "I32": 4, "I64": 8, "U8": 1, "BOOL": 1, "C64": 8}
+_ITEMSIZE = {"F16": 2, "BF16": 2, "F32": 4, "F64": 8, "I8": 1, "I16": 2, "I32": 4, "I64": 8, "U8": 1, "BOOL": 1, "C64": 8,
+             "U16": 2, "U32": 4, "U64": 8}
 _STRUCTURE_KEY = "tandem.structure"
 _MAX_HEADER = 100 * 1024 * 1024  # the reference implementation's limit
 

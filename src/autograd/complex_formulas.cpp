@@ -40,7 +40,12 @@ const std::unordered_set<std::string_view>& complex_checked_nodes() {
       "TakeBackward0", "MaskedFillBackward0", "MaskedFillBackward1", "MaskedSelectBackward0",
       "MaskedScatterBackward0", "IndexAddBackward0",
       // tandem.fft (formulas_fft.cpp, from the fft branch; its tests gradcheck them in complex128)
-      "FftC2CBackward0", "FftR2CBackward0", "FftC2RBackward0"};
+      "FftC2CBackward0", "FftR2CBackward0", "FftC2RBackward0",
+      // tandem.linalg (formulas_linalg_decomp.cpp: PyTorch's formulas with conjugate transposes; gradcheck'ed
+      // in complex128 and compared with PyTorch's gradients in tests/python/test_linalg_complex.py)
+      "LinalgSolveExBackward0", "LinalgSolveTriangularBackward0", "LinalgDetBackward0",
+      "LinalgSlogdetBackward0", "LinalgCholeskyExBackward0", "LinalgQrBackward0", "LinalgEighBackward0",
+      "LinalgSvdBackward0", "LinalgEigBackward0", "LinalgLuFactorExBackward0", "LinalgLuSolveBackward0"};
   return names;
 }
 

@@ -70,6 +70,43 @@ struct RunResult {
   std::vector<Tensor> captured;
 };
 
+// The backward pass running on this thread, for register_multi_grad_hook (a hook may start a nested one).
+struct CurrentTask {
+  int64_t id = -1;
+  const std::unordered_map<Node*, Task>* tasks = nullptr;
+  bool accumulates_leaves = true;  // false in autograd.grad()
+};
+thread_local CurrentTask current_task;
+thread_local int64_t next_task_id = 0;
+
+class CurrentTaskGuard {
+ public:
+  CurrentTaskGuard(const std::unordered_map<Node*, Task>& tasks, bool accumulates_leaves)
+      : saved_(current_task) {
+    current_task = {next_task_id++, &tasks, accumulates_leaves};
+  }
+  ~CurrentTaskGuard() { current_task = saved_; }
+  CurrentTaskGuard(const CurrentTaskGuard&) = delete;
+  CurrentTaskGuard& operator=(const CurrentTaskGuard&) = delete;
+
+ private:
+  CurrentTask saved_;
+};
+
+// The node's own pre-hooks (grad_fn.register_prehook), on the gradients that arrived (undefined: none did).
+// (Run from a copy of the list: a hook may remove itself.)
+void run_node_pre_hooks(Node& node, std::vector<Tensor>& grads) {
+  const auto hooks = node.hooks->pre;
+  for (const auto& [id, hook] : hooks) hook(grads);
+}
+
+// The node's post-hooks (grad_fn.register_hook): may replace the gradients it computed for its inputs.
+void run_node_post_hooks(Node& node, std::vector<Tensor>& input_grads, const std::vector<Tensor>& arrived) {
+  input_grads.resize(node.next_edges.size());
+  const auto hooks = node.hooks->post;
+  for (const auto& [id, hook] : hooks) hook(input_grads, arrived);
+}
+
 // The core loop. `targets` (may be empty) are outputs of nodes whose incoming gradient is returned; when
 // `only_targets` is set, only nodes leading to targets run and AccumulateGrad nodes never run (grad()).
 RunResult run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs, bool keep_graph,
@@ -153,6 +190,7 @@ RunResult run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
     add_to_slot(t.grads[roots[i].input_nr], root_grads[i]);
   }
 
+  CurrentTaskGuard in_task(tasks, accumulate_leaves);
   auto later_first = [](Node* a, Node* b) { return a->sequence_nr < b->sequence_nr; };
   std::priority_queue<Node*, std::vector<Node*>, decltype(later_first)> ready(later_first);
   for (const Edge& r : roots) {
@@ -186,16 +224,19 @@ RunResult run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
           accumulate_into(*slot, grads[nr]);
         }
       }
-      auto* acc = dynamic_cast<AccumulateGrad*>(node);
-      for (size_t k = 0; k < task.captures.size(); ++k) {
-        if (task.captures[k] < 0) continue;
-        Tensor g = grads[k];
-        if (acc && !accumulate_leaves) g = run_leaf_hooks(acc->variable, g);
-        result.captured[task.captures[k]] = g;
-      }
+      // A leaf's own hooks are its accumulator's tensor pre-hooks (as in PyTorch): before captures (grad()
+      // returns the hooked gradient) and before the node's own pre-hooks.
+      if (auto* acc = dynamic_cast<AccumulateGrad*>(node))
+        grads[0] = run_leaf_hooks(acc->variable, std::move(grads[0]));
+      for (size_t k = 0; k < task.captures.size(); ++k)
+        if (task.captures[k] >= 0) result.captured[task.captures[k]] = grads[k];
       bool run_node = task.needed;
       std::vector<Tensor> input_grads;
       if (run_node) {
+        const bool node_hooks = node->hooks != nullptr;
+        if (node_hooks) run_node_pre_hooks(*node, grads);
+        std::vector<Tensor> arrived;  // post-hooks see the gradients as they arrived (before zero-filling)
+        if (node_hooks && !node->hooks->post.empty()) arrived = grads;
         for (size_t k = 0; k < grads.size(); ++k) {
           if (!grads[k].defined())
             grads[k] =
@@ -213,6 +254,7 @@ RunResult run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
           input_grads = apply_with_anomaly_checks(*node, std::move(grads));
         else
           input_grads = node->apply(std::move(grads));
+        if (node_hooks && !node->hooks->post.empty()) run_node_post_hooks(*node, input_grads, arrived);
         if (!keep_graph) node->release_saved();
       }
       for (size_t k = 0; k < input_grads.size() && k < node->next_edges.size(); ++k) {
@@ -235,6 +277,23 @@ RunResult run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
 }
 
 }  // namespace
+
+int64_t current_graph_task_id() { return current_task.id; }
+
+bool will_engine_execute_node(const Node& node) {
+  TANDEM_CHECK(
+      current_task.tasks, Runtime,
+      "_will_engine_execute_node should only be called during the backward pass\nhint: call it from a "
+      "hook that backward() or autograd.grad() runs");
+  // As PyTorch: autograd.grad() reads a leaf's gradient without running its node, so "runs" has no answer.
+  TANDEM_CHECK(
+      current_task.accumulates_leaves || !dynamic_cast<const AccumulateGrad*>(&node), Runtime,
+      "A leaf node was passed to _will_engine_execute_node but we are currently running "
+      "autograd.grad(). This is currently not supported.\nhint: register the hook on tensors computed "
+      "from the leaves, or call backward() instead of autograd.grad()");
+  auto it = current_task.tasks->find(const_cast<Node*>(&node));
+  return it != current_task.tasks->end() && it->second.wanted;
+}
 
 void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs,
               std::optional<bool> retain_graph, bool create_graph, const std::vector<Tensor>& inputs) {

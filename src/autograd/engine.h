@@ -19,4 +19,9 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
                          const std::vector<Tensor>& grad_outputs, std::optional<bool> retain_graph,
                          bool create_graph, bool allow_unused);
 
+// The backward pass running on this thread (register_multi_grad_hook's questions): its id (-1 outside one),
+// and whether `node` runs in it (its hooks will see a gradient).
+int64_t current_graph_task_id();
+bool will_engine_execute_node(const Node& node);
+
 }  // namespace tandem::autograd

@@ -62,15 +62,65 @@ std::string legacy_type_name(const Tensor& t) {
          "Tensor";
 }
 
+namespace {
+thread_local SavedTensorHooks* saved_tensor_hooks = nullptr;
+}  // namespace
+
+SavedTensorHooks* current_saved_tensor_hooks() { return saved_tensor_hooks; }
+void set_current_saved_tensor_hooks(SavedTensorHooks* hooks) { saved_tensor_hooks = hooks; }
+
+struct SavedTensor::Hooked {
+  std::shared_ptr<PackedTensor> packed;
+  Edge history;
+};
+
 SavedTensor::SavedTensor(const Tensor& t, bool is_output) : is_output_(is_output) {
   if (!t.defined()) return;
   version_ = t.version();
-  if (is_output) {
-    data_ = alias(t);
-    output_nr_ = t.impl()->autograd() ? t.impl()->autograd()->output_nr : 0;
-  } else {
-    data_ = t;
+  if (is_output) output_nr_ = t.impl()->autograd() ? t.impl()->autograd()->output_nr : 0;
+  if (__builtin_expect(saved_tensor_hooks != nullptr, 0)) {
+    pack_with_hooks(*saved_tensor_hooks, t);
+    return;
   }
+  data_ = is_output ? alias(t) : t;
+}
+
+void SavedTensor::pack_with_hooks(SavedTensorHooks& hooks, const Tensor& t) {
+  auto hooked = std::make_shared<Hooked>();
+  // The hook sees an output without its autograd state (so a hook that keeps it makes no cycle through this
+  // node); an input as it is, its gradient edge kept to re-attach the unpacked tensor under create_graph.
+  if (!is_output_ && t.requires_grad()) hooked->history = gradient_edge(t);
+  {
+    GradModeGuard off(false);  // the hook's own ops record nothing (and save nothing through it)
+    hooked->packed = hooks.pack(is_output_ ? alias(t) : t);
+  }
+  TANDEM_CHECK(
+      t.version() == version_, Runtime,
+      "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook "
+      "cannot be modified by in-place operations as this can lead to unexpected side-effects. Please "
+      "open an issue if you need to perform in-place operations on the input to a pack hook.\nhint: "
+      "let the pack hook copy the tensor (t.clone()) and change the copy");
+  hooked_ = std::move(hooked);
+}
+
+Tensor SavedTensor::unpack_hooked(const Node& owner) const {
+  Tensor t = hooked_->packed->unpack();
+  // As PyTorch, no version check: the hooks decide what is stored (a copy may rightly outlive later writes).
+  if (!GradMode::is_enabled()) return t;
+  // Recording a graph of the backward pass: the unpacked tensor leads where the saved one did.
+  Tensor r = alias(t);
+  if (is_output_) {
+    AutogradMeta& m = r.impl()->ensure_autograd();
+    m.requires_grad = true;
+    m.grad_fn = std::const_pointer_cast<Node>(owner.shared_from_this());
+    m.output_nr = output_nr_;
+  } else if (hooked_->history.fn) {
+    AutogradMeta& m = r.impl()->ensure_autograd();
+    m.requires_grad = true;
+    m.grad_fn = hooked_->history.fn;
+    m.output_nr = hooked_->history.input_nr;
+  }
+  return r;
 }
 
 Tensor SavedTensor::unpack(const Node& owner) const {
@@ -82,6 +132,7 @@ Tensor SavedTensor::unpack(const Node& owner) const {
       "graph a second time or if you need to access saved tensors after calling backward.\nhint: pass "
       "retain_graph=True to the first backward()/autograd.grad() call, or run the forward pass again "
       "before each backward");
+  if (hooked_) return unpack_hooked(owner);
   if (!data_.defined()) return data_;
   if (data_.version() != version_) {
     // PyTorch names the op without its "Backward0" suffix: the saving node for outputs, the tensor's
@@ -149,7 +200,7 @@ void accumulate_into(Tensor& slot, const Tensor& grad) {
 }
 
 std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
-  Tensor g = run_leaf_hooks(variable, std::move(grads[0]));
+  Tensor g = std::move(grads[0]);  // the leaf's hooks already ran (the engine runs them as tensor pre-hooks)
   AutogradMeta& m = variable.impl()->ensure_autograd();
   if (!m.grad) m.grad = std::make_shared<Tensor>();
   grads.clear();

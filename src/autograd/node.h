@@ -27,9 +27,28 @@ struct OutputMeta {
   Device device;
 };
 
+// What a saved-tensors pack hook made of a saved tensor (tandem.autograd.graph.saved_tensors_hooks): the node
+// keeps it instead of the tensor and asks it for a tensor again in backward (the unpack hook).
+struct PackedTensor {
+  virtual ~PackedTensor() = default;
+  virtual Tensor unpack() const = 0;
+};
+
+// A pack/unpack pair of saved-tensors hooks (the binding implements it for Python callables).
+struct SavedTensorHooks {
+  virtual ~SavedTensorHooks() = default;
+  virtual std::shared_ptr<PackedTensor> pack(const Tensor& t) = 0;
+};
+
+// The innermost pair of hooks active on this thread, or null (then tensors are saved as they are). The
+// binding keeps the stack of pairs and sets the innermost one here.
+SavedTensorHooks* current_saved_tensor_hooks();
+void set_current_saved_tensor_hooks(SavedTensorHooks* hooks);
+
 // A tensor saved for backward. Saving one of the node's own outputs keeps only an alias without autograd
 // state (the output holds the node, so holding the output back would be a cycle); unpacking re-attaches
-// the node when a graph of the backward pass is being recorded (create_graph).
+// the node when a graph of the backward pass is being recorded (create_graph). While saved-tensors hooks are
+// active the tensor goes through their pack hook instead, and back through the unpack hook.
 class SavedTensor {
  public:
   SavedTensor() = default;
@@ -38,15 +57,38 @@ class SavedTensor {
   Tensor unpack(const Node& owner) const;
   void release() {
     data_ = Tensor();
+    hooked_.reset();
     released_ = true;
   }
 
  private:
+  // A tensor saved through hooks: what the pack hook returned, and where the saved input's gradient goes (for
+  // re-attaching the unpacked tensor when a graph of the backward pass is recorded).
+  struct Hooked;
+  void pack_with_hooks(SavedTensorHooks& hooks, const Tensor& t);
+  Tensor unpack_hooked(const Node& owner) const;
+
   Tensor data_;
+  std::shared_ptr<const Hooked> hooked_;
   uint32_t version_ = 0;
   uint32_t output_nr_ = 0;
   bool is_output_ = false;
   bool released_ = false;
+};
+
+// Hooks on a node itself (grad_fn.register_prehook / register_hook), run by the engine around the node's
+// apply: a pre-hook may replace the gradients that arrived for the node's outputs (undefined: none arrived),
+// a post-hook the gradients computed for its inputs (it also sees those that arrived).
+struct NodeHooks {
+  using Pre = std::function<void(std::vector<Tensor>& grad_outputs)>;
+  using Post = std::function<void(std::vector<Tensor>& grad_inputs, const std::vector<Tensor>& grad_outputs)>;
+  std::vector<std::pair<int, Pre>> pre;
+  std::vector<std::pair<int, Post>> post;
+};
+
+// What a language binding attaches to a node (Python: the grad_fn.metadata dict); destroyed with the node.
+struct NodeBindingState {
+  virtual ~NodeBindingState() = default;
 };
 
 struct Node : std::enable_shared_from_this<Node> {
@@ -80,9 +122,12 @@ struct Node : std::enable_shared_from_this<Node> {
   uint64_t sequence_nr;  // creation order: the engine runs later nodes first among ready ones
   // Where the forward pass created this node; recorded only in anomaly mode (see anomaly_mode.h).
   std::unique_ptr<const std::string> forward_trace;
+  // Null unless hooks were registered on the node itself / the binding attached state to it.
+  std::unique_ptr<NodeHooks> hooks;
+  std::unique_ptr<NodeBindingState> binding_state;
 };
 
-// The node that adds a leaf's gradient into its .grad (after the leaf's hooks).
+// The node that adds a leaf's gradient into its .grad (the engine runs the leaf's hooks before it).
 struct AccumulateGrad final : Node {
   explicit AccumulateGrad(Tensor variable);
   std::string name() const override { return "torch::autograd::AccumulateGrad"; }

@@ -22,7 +22,6 @@ constexpr DTypeInfo kInfo[] = {
 std::atomic<DType> g_default_float{DType::Float32};
 
 int width(DType d) { return static_cast<int>(kInfo[static_cast<int>(d)].size); }
-bool is_unsigned(DType d) { return d == DType::UInt8; }
 
 DType signed_int_of_width(int bytes) {
   switch (bytes) {
@@ -67,16 +66,27 @@ DType promote_types(DType a, DType b) {
     if (width(a) == width(b)) return DType::Float32;
     return width(a) > width(b) ? a : b;
   }
-  // Integral: mixing uint8 with a signed type needs a signed type wider than 8 bits.
-  if (is_unsigned(a) || is_unsigned(b)) {
-    DType s = is_unsigned(a) ? b : a;
-    return signed_int_of_width(width(s) > 1 ? width(s) : 2);
+  // Integral, as the Array API's table: uint8 < uint16 < uint32 < uint64; an unsigned with a signed type
+  // gives the smallest signed type holding both (uint8 + int8 -> int16, uint32 + int32 -> int64).
+  const bool ua = is_unsigned_integral(a), ub = is_unsigned_integral(b);
+  if (ua != ub) {
+    const DType u = ua ? a : b, s = ua ? b : a;
+    if (width(s) > width(u)) return s;
+    TANDEM_CHECK(u != DType::UInt64, Runtime, "Promotion for uint64 and ", dtype_title(s),
+                 " is not supported: no integer dtype holds both uint64's and ", dtype_name(s),
+                 "'s values\nhint: cast one operand first, e.g. x.to(tandem.int64) (values above 2**63 - 1 "
+                 "wrap) or y.to(tandem.uint64) (negative values wrap)");
+    return signed_int_of_width(2 * width(u));
   }
   return width(a) > width(b) ? a : b;
 }
 
-void throw_complex_not_implemented(const char* op, DType d) {
+void throw_dtype_not_implemented(const char* op, DType d) {
   if (op) TANDEM_THROW(NotImplemented, "\"", op, "\" not implemented for '", dtype_title(d), "'");
+  if (is_wide_uint(d))
+    TANDEM_THROW(NotImplemented, "\"kernel\" not implemented for '", dtype_title(d), "'",
+                 "\nhint: uint16, uint32 and uint64 tensors support only the ops docs/dtypes.md lists; cast "
+                 "first, e.g. x.to(tandem.int64)");
   TANDEM_THROW(NotImplemented, "\"kernel\" not implemented for '", dtype_title(d), "'",
                "\nhint: complex tensors support only the ops docs/ops.md lists under \"Complex numbers\"");
 }

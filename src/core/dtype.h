@@ -1,6 +1,8 @@
 // The dtype lists. Every per-dtype table in tandem is generated from TANDEM_FORALL_ALL_DTYPES so no two
 // hand-kept tables can drift apart. TANDEM_FORALL_DTYPES is the real dtypes only: dispatch_dtype instantiates
-// op bodies for those, so an op meets complex only where it asks for it (dispatch_dtype_with_complex).
+// op bodies for those, so an op meets complex only where it asks for it (dispatch_dtype_with_complex), and
+// uint16/uint32/uint64 only where it asks for them (dispatch_dtype_with_uint): PyTorch gives those three a
+// small set of ops, and instantiating every kernel for them would cost build time for nothing.
 #pragma once
 #include <type_traits>
 #include <cstdint>
@@ -27,17 +29,22 @@ namespace tandem {
 #define TANDEM_FORALL_COMPLEX_DTYPES(_)                                                     \
   _(Complex64, complex<float>, "complex64", Complex, "ComplexFloat", "c10::complex<float>") \
   _(Complex128, complex<double>, "complex128", Complex, "ComplexDouble", "c10::complex<double>")
+#define TANDEM_FORALL_WIDE_UINT_DTYPES(_)                             \
+  _(UInt16, uint16_t, "uint16", Integral, "UInt16", "unsigned short") \
+  _(UInt32, uint32_t, "uint32", Integral, "UInt32", "unsigned int")   \
+  _(UInt64, uint64_t, "uint64", Integral, "UInt64", "unsigned long")
 #define TANDEM_FORALL_ALL_DTYPES(_) \
   TANDEM_FORALL_DTYPES(_)           \
-  TANDEM_FORALL_COMPLEX_DTYPES(_)
+  TANDEM_FORALL_COMPLEX_DTYPES(_)   \
+  TANDEM_FORALL_WIDE_UINT_DTYPES(_)
 
 enum class DType : int8_t {
 #define TANDEM_ENUM(e, t, n, c, title, cpp) e,
   TANDEM_FORALL_ALL_DTYPES(TANDEM_ENUM)
 #undef TANDEM_ENUM
 };
-constexpr int kNumRealDTypes = 10;
-constexpr int kNumDTypes = 12;  // every dtype, complex included: the size of per-dtype tables
+constexpr int kNumRealDTypes = 10;  // the dtypes dispatch_dtype covers (TANDEM_FORALL_DTYPES)
+constexpr int kNumDTypes = 15;  // every dtype, complex and uint16..64 included: the size of per-dtype tables
 
 // Type-promotion categories, ordered: a higher category wins regardless of width.
 enum class DTypeCategory : int8_t { Bool = 0, Integral = 1, Floating = 2, Complex = 3 };
@@ -73,6 +80,11 @@ std::string_view dtype_cpp_name(DType d);
 DTypeCategory dtype_category(DType d);
 inline bool is_floating(DType d) { return dtype_category(d) == DTypeCategory::Floating; }
 inline bool is_complex(DType d) { return dtype_category(d) == DTypeCategory::Complex; }
+// uint16, uint32, uint64: the unsigned dtypes beyond uint8, which only some ops take (see dispatch_dtype).
+constexpr bool is_wide_uint(DType d) {
+  return d == DType::UInt16 || d == DType::UInt32 || d == DType::UInt64;
+}
+constexpr bool is_unsigned_integral(DType d) { return d == DType::UInt8 || is_wide_uint(d); }
 // complex64 <-> float32, complex128 <-> float64 (a real dtype maps to itself / to its complex counterpart;
 // float16 and bfloat16 map to complex64, tandem having no complex32).
 DType complex_value_dtype(DType d);
@@ -104,10 +116,10 @@ struct OpMath<BFloat16> {
 template <typename T>
 using opmath_t = typename OpMath<T>::type;
 
-// The error every real-only op body raises for a complex dtype, in PyTorch's words:
-// "<op>" not implemented for 'ComplexFloat' (NotImplementedError). `op` may be null (a kernel without a
-// name).
-[[noreturn]] void throw_complex_not_implemented(const char* op, DType d);
+// The error an op body raises for a dtype it was not written for (complex, or uint16..64), in PyTorch's
+// words: "<op>" not implemented for 'ComplexFloat' (NotImplementedError). `op` may be null (a kernel without
+// a name).
+[[noreturn]] void throw_dtype_not_implemented(const char* op, DType d);
 
 }  // namespace tandem
 
@@ -119,9 +131,9 @@ struct TypeTag {
 };
 
 // Calls fn(TypeTag<T>{}) with T the C++ type of `d`, a real dtype. Bodies use `if constexpr` to skip dtypes
-// an op does not support, so each op instantiates only the loops it needs. A complex `d` raises
-// NotImplementedError instead: real op bodies are never instantiated for complex<T>. (Front ends check
-// complex operands before kernels run; this is the backstop.)
+// an op does not support, so each op instantiates only the loops it needs. A complex or uint16..64 `d`
+// raises NotImplementedError instead: op bodies are never instantiated for those unless they ask. (The
+// dtype guard, kernels/dtype_guard.cpp, refuses such operands before a kernel runs; this is the backstop.)
 template <typename Fn>
 decltype(auto) dispatch_dtype(DType d, Fn&& fn) {
   switch (d) {
@@ -133,12 +145,44 @@ decltype(auto) dispatch_dtype(DType d, Fn&& fn) {
     default:
       break;
   }
-  throw_complex_not_implemented(nullptr, d);
+  throw_dtype_not_implemented(nullptr, d);
 }
 
-// dispatch_dtype over every dtype, complex<float> and complex<double> included.
+// dispatch_dtype over the real dtypes and uint16, uint32, uint64 (the integer ops the Array API needs).
+template <typename Fn>
+decltype(auto) dispatch_dtype_with_uint(DType d, Fn&& fn) {
+  switch (d) {
+#define TANDEM_DISPATCH_CASE(e, t, n, c, title, cpp) \
+  case DType::e:                                     \
+    return fn(TypeTag<t>{});
+    TANDEM_FORALL_DTYPES(TANDEM_DISPATCH_CASE)
+    TANDEM_FORALL_WIDE_UINT_DTYPES(TANDEM_DISPATCH_CASE)
+#undef TANDEM_DISPATCH_CASE
+    default:
+      break;
+  }
+  throw_dtype_not_implemented(nullptr, d);
+}
+
+// dispatch_dtype over the real dtypes and complex<float>, complex<double>.
 template <typename Fn>
 decltype(auto) dispatch_dtype_with_complex(DType d, Fn&& fn) {
+  switch (d) {
+#define TANDEM_DISPATCH_CASE(e, t, n, c, title, cpp) \
+  case DType::e:                                     \
+    return fn(TypeTag<t>{});
+    TANDEM_FORALL_DTYPES(TANDEM_DISPATCH_CASE)
+    TANDEM_FORALL_COMPLEX_DTYPES(TANDEM_DISPATCH_CASE)
+#undef TANDEM_DISPATCH_CASE
+    default:
+      break;
+  }
+  throw_dtype_not_implemented(nullptr, d);
+}
+
+// dispatch over every dtype (copies, casts, element moves, the Python boundary).
+template <typename Fn>
+decltype(auto) dispatch_any_dtype(DType d, Fn&& fn) {
   switch (d) {
 #define TANDEM_DISPATCH_CASE(e, t, n, c, title, cpp) \
   case DType::e:                                     \

@@ -18,6 +18,15 @@ class Scalar {
   Scalar(double v) : kind_(Kind::Float), d_(v) {}
   Scalar(float v) : kind_(Kind::Float), d_(v) {}
   Scalar(complex<double> v) : kind_(Kind::Complex), c_(v) {}
+  // A Python int up to 2^64 - 1 (only uint64 holds those from 2^63 up): kept as its 64 bits, so
+  // to<uint64_t>() gives it back; is_big_unsigned() marks the ones no signed type holds, which front ends
+  // refuse elsewhere.
+  static Scalar from_uint64(uint64_t v) {
+    Scalar s(static_cast<int64_t>(v));
+    s.big_unsigned_ = v > static_cast<uint64_t>(INT64_MAX);
+    return s;
+  }
+  bool is_big_unsigned() const { return big_unsigned_; }
 
   Kind kind() const { return kind_; }
   bool is_float() const { return kind_ == Kind::Float; }
@@ -26,6 +35,7 @@ class Scalar {
   bool is_complex() const { return kind_ == Kind::Complex; }
   // A complex scalar read as a real number gives its real part (the cast PyTorch does, with its warning).
   double to_double() const {
+    if (big_unsigned_) return static_cast<double>(static_cast<uint64_t>(i_));
     return kind_ == Kind::Float ? d_ : (kind_ == Kind::Complex ? c_.re : static_cast<double>(i_));
   }
   int64_t to_int() const {
@@ -66,6 +76,7 @@ class Scalar {
 
  private:
   Kind kind_;
+  bool big_unsigned_ = false;
   union {
     int64_t i_;
     double d_;

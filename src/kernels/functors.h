@@ -43,6 +43,13 @@ TANDEM_HOST_DEVICE TANDEM_INLINE To convert(From v) {
       return static_cast<float>(v) != 0.0f;
   } else if constexpr (std::is_same_v<From, bool>) {
     return To(static_cast<float>(v ? 1 : 0));
+  } else if constexpr (std::is_floating_point_v<From> && std::is_unsigned_v<To> && sizeof(To) > 1) {
+    // float to uint16/32/64 as PyTorch converts: through int64, so negative values wrap (-1.0 -> 65535), the
+    // same on every CPU capability and on GPUs (whose direct conversion saturates). Values from 2^63 up only
+    // fit uint64, which takes them directly.
+    if constexpr (sizeof(To) == 8)
+      if (v >= From(9223372036854775808.0)) return static_cast<To>(v);
+    return static_cast<To>(static_cast<int64_t>(v));
   } else if constexpr (std::is_arithmetic_v<To> && std::is_arithmetic_v<From>) {
 #if defined(__CUDA_ARCH__)
     // A GPU's float-to-integer conversion saturates (-3.0f to uint8 gives 0, 200.0f to int8 127), while the
@@ -370,18 +377,41 @@ struct FloorDivOp {  // Python's //: rounds toward negative infinity
         if (b == T(-1)) return wrapping_neg(a);  // INT_MIN / -1 wraps to INT_MIN, as in PyTorch (no SIGFPE)
       }
       T q = static_cast<T>(a / b);
-      if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+      if constexpr (std::is_signed_v<T>)  // unsigned quotients are already floored
+        if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
       return q;
     }
   }
 };
+// fmod(a, b) without a libm call, for the CPU's vector loops (std::fmod is a call per element, 4x slower
+// than PyTorch's vectorised fmod). With A = |a|, B = |b| and q = trunc(A / B): rounding is monotonic, so q is
+// floor(A / B) or one more, never less, and A - q * B lies in [-B, B): it is exactly representable, so the
+// fused multiply-add computes it exactly, and one +B corrects the larger q. That holds while the quotient is
+// an exact integer (A / B below 2^(digits - 1)) and B is finite: fmod_by_quotient_exact says when; other
+// operands (huge quotients, b zero or infinite, NaN) need std::fmod.
+template <typename T>
+TANDEM_HOST_DEVICE TANDEM_INLINE T fmod_by_quotient(T a, T b) {
+  const T abs_a = std::fabs(a), abs_b = std::fabs(b);
+  T r = std::fma(-std::trunc(abs_a / abs_b), abs_b, abs_a);
+  r = r < T(0) ? r + abs_b : r;
+  return std::copysign(r, a);  // fmod takes the dividend's sign, zero included
+}
+template <typename T>
+TANDEM_HOST_DEVICE TANDEM_INLINE bool fmod_by_quotient_exact(T a, T b) {
+  constexpr T kExactQuotients = T(uint64_t{1} << (std::numeric_limits<T>::digits - 1));
+  return std::fabs(a) / std::fabs(b) < kExactQuotients && std::fabs(b) < std::numeric_limits<T>::infinity();
+}
+
 struct RemainderOp {  // Python's %: the result has the divisor's sign
+  // Python's remainder from C's fmod r = fmod(a, b).
+  template <typename T>
+  TANDEM_HOST_DEVICE static T from_fmod(T r, T b) {
+    return r != T(0) && ((r < T(0)) != (b < T(0))) ? r + b : r;
+  }
   template <typename T>
   TANDEM_HOST_DEVICE T operator()(T a, T b) const {
     if constexpr (is_float_v<T>) {
-      T r = std::fmod(a, b);
-      if (r != T(0) && ((r < T(0)) != (b < T(0)))) r += b;
-      return r;
+      return from_fmod(std::fmod(a, b), b);
     } else if constexpr (std::is_same_v<T, bool>) {
       return false;
     } else {
@@ -390,7 +420,8 @@ struct RemainderOp {  // Python's %: the result has the divisor's sign
         if (b == T(-1)) return T(0);  // INT_MIN % -1 traps in hardware; every x % -1 is 0
       }
       T r = static_cast<T>(a % b);
-      if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+      if constexpr (std::is_signed_v<T>)
+        if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
       return r;
     }
   }
@@ -403,10 +434,12 @@ struct PowOp {
     } else if constexpr (std::is_same_v<T, bool>) {
       return a || !b;
     } else {
-      if (b < 0) {  // only reached for tensor exponents; scalar negative exponents are rejected up front
-        if (a == 1) return 1;
-        if (a == -1) return (b & 1) ? T(-1) : T(1);
-        return 0;
+      if constexpr (std::is_signed_v<T>) {
+        if (b < 0) {  // only reached for tensor exponents; scalar negative exponents are rejected up front
+          if (a == 1) return 1;
+          if (a == -1) return (b & 1) ? T(-1) : T(1);
+          return 0;
+        }
       }
       wrapping_t<T> result = 1, base = static_cast<wrapping_t<T>>(a);
       for (auto e = b; e; e >>= 1) {

@@ -4,9 +4,10 @@
 //
 // Layout: every matrix operand is a contiguous tensor of shape (batch, cols, rows), i.e. `batch` column-major
 // rows x cols matrices, the layout LAPACK and cuSOLVER read. Front ends make these copies (they are also the
-// in-place workspace the libraries overwrite) and return transposed views of them. All operands of a call
-// have one floating dtype (float32 or float64) and live on one device; `info` is int32 (batch), LAPACK's
-// per-matrix status. Kernels never throw user-facing errors: the front end reads `info`.
+// in-place workspace the libraries overwrite) and return transposed views of them. The matrix operands of a
+// call have one dtype (float32, float64, complex64 or complex128; the eigenvalues of eigh and the singular
+// values of svd have its real dtype, eig's outputs its complex dtype) and live on one device; `info` is int32
+// (batch), LAPACK's per-matrix status. Kernels never throw user-facing errors: the front end reads `info`.
 #pragma once
 #include "core/device.h"
 #include "core/tensor.h"
@@ -16,28 +17,36 @@ namespace tandem {
 struct LapackKernels {
   // getrf: a (B, n, m) -> its LU factors in place; pivots (B, min(m, n)) int32, 1-based as LAPACK's.
   void (*lu_factor)(const Tensor& a, const Tensor& pivots, const Tensor& info) = nullptr;
-  // getrs: lu (B, n, n) with its pivots; b (B, k, n) is overwritten by X with A X = B (A^T X = B: transpose).
+  // getrs: lu (B, n, n) with its pivots; b (B, k, n) is overwritten by X with A X = B (A^H X = B: transpose,
+  // the conjugate transpose for complex, the transpose for real matrices).
   void (*lu_solve)(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool transpose) = nullptr;
   // potrf: a (B, n, n) -> the factor in its `upper` (else lower) triangle; the other triangle is left as is.
   void (*cholesky)(const Tensor& a, bool upper, const Tensor& info) = nullptr;
   // potrs: factor (B, n, n) from cholesky; b (B, k, n) overwritten by X with A X = B.
   void (*cholesky_solve)(const Tensor& factor, const Tensor& b, bool upper) = nullptr;
-  // trsm: b (B, k, n) overwritten by X with op(A) X = B, op(A) = A^T when `transpose`; only A's `upper` (else
+  // trsm: b (B, k, n) overwritten by X with op(A) X = B, op(A) = A^H when `transpose`; only A's `upper` (else
   // lower) triangle is read, its diagonal taken as ones when `unit_diagonal`.
   void (*triangular_solve)(const Tensor& a, const Tensor& b, bool upper, bool transpose,
                            bool unit_diagonal) = nullptr;
   // geqrf: a (B, n, m) -> R above the diagonal and Householder vectors below; tau (B, min(m, n)).
   void (*qr_factor)(const Tensor& a, const Tensor& tau) = nullptr;
-  // orgqr: q (B, k, m) holds the Householder vectors in its first tau.size(1) columns (k <= m) and is
-  // overwritten by the first k columns of Q.
+  // orgqr (ungqr for complex): q (B, k, m) holds the Householder vectors in its first tau.size(1) columns (k
+  // <= m) and is overwritten by the first k columns of Q.
   void (*qr_q)(const Tensor& q, const Tensor& tau) = nullptr;
-  // syevd: a (B, n, n) symmetric, its `upper` (else lower) triangle read; w (B, n) ascending eigenvalues; a
+  // syevd (heevd): a (B, n, n) symmetric (Hermitian), its `upper` (else lower) triangle read; w (B, n) real
+  // ascending eigenvalues; a
   // overwritten by the eigenvectors (columns) when `vectors`.
   void (*eigh)(const Tensor& a, const Tensor& w, bool vectors, bool upper, const Tensor& info) = nullptr;
-  // gesvd/gesdd: a (B, n, m) with m >= n, destroyed; s (B, n) descending. When u is defined: u (B, n, m)
-  // (reduced) or (B, m, m) (full), vt (B, n, n).
+  // gesvd/gesdd: a (B, n, m) with m >= n, destroyed; s (B, n) real, descending. When u is defined: u (B, n,
+  // m) (reduced) or (B, m, m) (full), vt (B, n, n) (V^H).
   void (*svd)(const Tensor& a, const Tensor& s, const Tensor& u, const Tensor& vt,
               const Tensor& info) = nullptr;
+  // geev: a (B, n, n) real or complex, destroyed; w (B, n) complex eigenvalues; when v is defined, v (B, n,
+  // n) complex, the right eigenvectors (columns of norm 1). Empty where the backend has none (cuSOLVER): the
+  // front end then runs the CPU's, as PyTorch does on CUDA.
+  void (*eig)(const Tensor& a, const Tensor& w, const Tensor& v, const Tensor& info) = nullptr;
+  // Whether the slots above take complex64/complex128 (else the front ends refuse complex on this device).
+  bool complex = false;
 };
 
 // The table of a device type (empty slots where its backend has no LAPACK). Starts the device type.

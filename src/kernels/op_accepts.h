@@ -2,10 +2,63 @@
 // CPU and CUDA kernel tables instantiate loops only for these, so both backends accept exactly the same
 // dtypes.
 #pragma once
+#include <utility>
+
 #include "core/dtype.h"
 #include "kernels/op_rules.h"
 
 namespace tandem {
+
+// The op-list ops whose kernels take uint16, uint32 and uint64 (dispatch_dtype_with_uint): the integer
+// arithmetic, comparisons, bitwise ops and rounding the Array API needs for them. PyTorch itself has only
+// mul, eq, ne, bitwise and/or/xor, minimum and maximum; every other op refuses them at the kernel call
+// (kernels/dtype_guard.cpp) with PyTorch's NotImplementedError.
+template <typename F>
+constexpr bool takes_wide_uint_v = false;
+#define TANDEM_TAKES_WIDE_UINT(F) \
+  struct F;                       \
+  template <>                     \
+  constexpr bool takes_wide_uint_v<F> = true;
+TANDEM_TAKES_WIDE_UINT(NegOp)
+TANDEM_TAKES_WIDE_UINT(AbsOp)
+TANDEM_TAKES_WIDE_UINT(SignOp)
+TANDEM_TAKES_WIDE_UINT(FloorOp)
+TANDEM_TAKES_WIDE_UINT(CeilOp)
+TANDEM_TAKES_WIDE_UINT(RoundOp)
+TANDEM_TAKES_WIDE_UINT(TruncOp)
+TANDEM_TAKES_WIDE_UINT(BitwiseNotOp)
+TANDEM_TAKES_WIDE_UINT(IsNanOp)
+TANDEM_TAKES_WIDE_UINT(IsInfOp)
+TANDEM_TAKES_WIDE_UINT(IsFiniteOp)
+TANDEM_TAKES_WIDE_UINT(AddOp)
+TANDEM_TAKES_WIDE_UINT(SubOp)
+TANDEM_TAKES_WIDE_UINT(MulOp)
+TANDEM_TAKES_WIDE_UINT(FloorDivOp)
+TANDEM_TAKES_WIDE_UINT(RemainderOp)
+TANDEM_TAKES_WIDE_UINT(PowOp)
+TANDEM_TAKES_WIDE_UINT(MaximumOp)
+TANDEM_TAKES_WIDE_UINT(MinimumOp)
+TANDEM_TAKES_WIDE_UINT(EqOp)
+TANDEM_TAKES_WIDE_UINT(NeOp)
+TANDEM_TAKES_WIDE_UINT(LtOp)
+TANDEM_TAKES_WIDE_UINT(LeOp)
+TANDEM_TAKES_WIDE_UINT(GtOp)
+TANDEM_TAKES_WIDE_UINT(GeOp)
+TANDEM_TAKES_WIDE_UINT(BitwiseAndOp)
+TANDEM_TAKES_WIDE_UINT(BitwiseOrOp)
+TANDEM_TAKES_WIDE_UINT(BitwiseXorOp)
+TANDEM_TAKES_WIDE_UINT(LeftShiftOp)
+TANDEM_TAKES_WIDE_UINT(RightShiftOp)
+#undef TANDEM_TAKES_WIDE_UINT
+
+// dispatch_dtype, widened to uint16..64 for the ops above.
+template <typename F, typename Fn>
+decltype(auto) dispatch_op_dtype(DType d, Fn&& fn) {
+  if constexpr (takes_wide_uint_v<F>)
+    return dispatch_dtype_with_uint(d, std::forward<Fn>(fn));
+  else
+    return dispatch_dtype(d, std::forward<Fn>(fn));
+}
 
 template <typename T, UnaryRule R>
 constexpr bool unary_accepts() {

@@ -45,7 +45,7 @@ void start_cpu() {
   register_lapack_cpu_kernels(lapack_kernels_for_registration(DeviceType::CPU));
   register_fft_cpu_kernels(fft_kernels_for_registration(DeviceType::CPU));
   register_cpu_kernels_for_capability(kernel_table_for_registration(DeviceType::CPU));
-  guard_complex_operands(DeviceType::CPU);
+  guard_operand_dtypes(DeviceType::CPU);
 }
 
 // TANDEM_EMULATE_CUDA=N selects emulated devices (for testing GPU code paths anywhere), even in a CUDA build.
@@ -60,7 +60,7 @@ void start_cuda() {
   } else {
     start_cuda_hardware();
   }
-  guard_complex_operands(DeviceType::CUDA);
+  guard_operand_dtypes(DeviceType::CUDA);
 }
 }  // namespace
 

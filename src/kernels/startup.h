@@ -19,10 +19,10 @@ bool cuda_backend_built();
 // Registers the real CUDA devices and their kernels, or records why there are none.
 void start_cuda_hardware();
 
-// Wraps every kernel slot of a device type's (filled) table so that complex operands reaching a slot written
-// for real dtypes raise NotImplementedError at the call (kernels/complex_guard.cpp). Called once per type,
-// last.
-void guard_complex_operands(DeviceType type);
+// Wraps every kernel slot of a device type's (filled) table so that complex or uint16..64 operands reaching a
+// slot not written for them raise NotImplementedError at the call (kernels/dtype_guard.cpp). Called once per
+// type, last.
+void guard_operand_dtypes(DeviceType type);
 
 namespace emulated {
 // Wraps every CPU kernel slot to run asynchronously on an emulated device's stream.

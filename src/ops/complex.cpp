@@ -229,7 +229,7 @@ void refuse_complex(std::string_view op, Device device, DType dtype) {
   const char* cpu_name = device.is_cpu() ? cpu_kernel_name(op) : nullptr;
   std::string name =
       cpu_name ? std::string(cpu_name) : std::string(op) + (device.is_cpu() ? "_cpu" : "_cuda");
-  throw_complex_not_implemented(name.c_str(), dtype);
+  throw_dtype_not_implemented(name.c_str(), dtype);
 }
 
 Tensor complex_unary(UnaryOp op, const Tensor& x) {

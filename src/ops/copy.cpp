@@ -107,7 +107,7 @@ Tensor to_dtype(const Tensor& x, DType dtype, bool copy) {
   // Front ends convert inputs to their compute dtype with this; a real compute dtype for a complex input
   // means the op has no complex form, and converting would silently drop the imaginary parts. The user's
   // explicit casts (x.float(), x.to(dtype)) go through cast_discarding_imag (ops/complex.h) instead.
-  if (is_complex(x.dtype()) && !is_complex(dtype)) throw_complex_not_implemented(nullptr, x.dtype());
+  if (is_complex(x.dtype()) && !is_complex(dtype)) throw_dtype_not_implemented(nullptr, x.dtype());
   if (autograd::should_record(x)) {
     Tensor out = autograd::without_grad([&] { return to_dtype(x, dtype, copy); });
     return autograd::record_copy(x.dtype() == dtype ? "CloneBackward0" : "ToCopyBackward0", x, out);
@@ -145,7 +145,7 @@ Tensor fill_(const Tensor& x, const Scalar& value) {
   TensorIterator iter;
   iter.add_output(x);
   alignas(16) char buf[16];
-  dispatch_dtype_with_complex(x.dtype(), [&](auto tag) {
+  dispatch_any_dtype(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T v = value.to<T>();
     std::memcpy(buf, &v, sizeof(T));
@@ -190,7 +190,7 @@ Scalar item(const Tensor& x) {
     CrossingSubject subject(x);
     copy_device_to_host(buf, x.data_ptr(), x.device(), x.element_size());
   }
-  return dispatch_dtype_with_complex(x.dtype(), [&](auto tag) -> Scalar {
+  return dispatch_any_dtype(x.dtype(), [&](auto tag) -> Scalar {
     using T = typename decltype(tag)::type;
     T v;
     std::memcpy(&v, buf, sizeof(T));
@@ -198,6 +198,8 @@ Scalar item(const Tensor& x) {
       return Scalar(complex<double>(v));
     else if constexpr (std::is_same_v<T, bool>)
       return Scalar(v);
+    else if constexpr (std::is_same_v<T, uint64_t>)
+      return Scalar::from_uint64(v);
     else if constexpr (std::is_integral_v<T>)
       return Scalar(static_cast<int64_t>(v));
     else

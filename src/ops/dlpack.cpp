@@ -62,7 +62,7 @@ DLDataType dl_dtype(DType d) {
     case DTypeCategory::Bool:
       return {kDLBool, 8, 1};
     case DTypeCategory::Integral:
-      return {d == DType::UInt8 ? kDLUInt : kDLInt, bits, 1};
+      return {is_unsigned_integral(d) ? kDLUInt : kDLInt, bits, 1};
     case DTypeCategory::Floating:
       return {d == DType::BFloat16 ? kDLBfloat : kDLFloat, bits, 1};
     case DTypeCategory::Complex:
@@ -76,8 +76,8 @@ DLPackImport check_dltensor(const DLTensor& dl) {
   DType dtype;
   TANDEM_CHECK(dtype_from_dl(dl.dtype, dtype), Type, "from_dlpack(): unsupported DLPack dtype (code ",
                int(dl.dtype.code), ", bits ", int(dl.dtype.bits), ", lanes ", dl.dtype.lanes,
-               ")\nhint: convert it in its own framework first to one of bool, uint8, int8..int64, float16, "
-               "bfloat16, float32, float64");
+               ")\nhint: convert it in its own framework first to one of bool, uint8..uint64, int8..int64, "
+               "float16, bfloat16, float32, float64");
   // A DLTensor comes from another library (or a hostile caller): check every field before reading through it.
   TANDEM_CHECK(dl.ndim >= 0 && dl.ndim <= kMaxImportDims, Value, "from_dlpack(): ndim ", dl.ndim,
                " is out of range (0 to ", kMaxImportDims, ")\nhint: the producer made a malformed DLTensor");

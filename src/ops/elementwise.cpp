@@ -348,7 +348,10 @@ void run_binary(BinaryOp op, DType compute, const Tensor& out, const Operand& a,
       iter.add_input(keep);
     } else {
       Scalar value = host_scalar ? item(*o.tensor) : o.scalar;
-      dispatch_dtype_with_complex(compute, [&](auto tag) {
+      TANDEM_CHECK(!value.is_big_unsigned() || !is_integral(compute, true) || compute == DType::UInt64,
+                   Runtime, "value cannot be converted to type ", dtype_name(compute),
+                   " without overflow\nhint: only uint64 holds Python ints from 2**63 up");
+      dispatch_any_dtype(compute, [&](auto tag) {
         using T = typename decltype(tag)::type;
         T v = value.to<T>();
         std::memcpy(buf, &v, sizeof(T));
@@ -567,6 +570,24 @@ void check_clamp_args(const Tensor& x, const Scalar* lo, const Scalar* hi) {
   TANDEM_CHECK(x.dtype() != DType::Bool, Runtime, "\"clamp\" not implemented for 'Bool'");
 }
 
+// Integer bounds of a uint16..64 clamp outside the dtype's range, as PyTorch: a min below 0 or a max above
+// the largest value changes nothing and is dropped (converted, it would wrap), a max below 0 or a min above
+// the largest value is an error.
+void fit_uint_bounds(DType d, std::optional<Scalar>& lo, std::optional<Scalar>& hi) {
+  if (!is_wide_uint(d)) return;
+  const double top = d == DType::UInt16   ? 65535.0
+                     : d == DType::UInt32 ? 4294967295.0
+                                          : 18446744073709551615.0;
+  auto below = [](const Scalar& v) { return v.is_int() && !v.is_big_unsigned() && v.to_int() < 0; };
+  auto above = [&](const Scalar& v) { return v.is_int() && v.to_double() > top; };
+  TANDEM_CHECK(!hi || !below(*hi), Runtime, "Clamp max value ", hi->to_int(),
+               " is outside the representable range of ", dtype_title(d));
+  TANDEM_CHECK(!lo || !above(*lo), Runtime, "Clamp min value ", lo->to_double(),
+               " is outside the representable range of ", dtype_title(d));
+  if (lo && below(*lo)) lo.reset();
+  if (hi && above(*hi)) hi.reset();
+}
+
 // A NaN bound makes every result NaN, as in PyTorch (the clamp functor's comparisons are false for NaN, so
 // without this it would return x unchanged).
 bool has_nan_bound(const Scalar* lo, const Scalar* hi) {
@@ -577,15 +598,17 @@ bool has_nan_bound(const Scalar* lo, const Scalar* hi) {
 
 Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi) {
   profiler::RecordScope profile_scope("aten::clamp", x, lo, hi);
+  check_clamp_args(x, lo ? &*lo : nullptr, hi ? &*hi : nullptr);
+  if (autograd::should_record(x))
+    return autograd::record_clamp(x, lo, hi, autograd::without_grad([&] { return clamp(x, lo, hi); }));
+  fit_uint_bounds(x.dtype(), lo, hi);
+  if (!lo && !hi) return to_dtype(x, x.dtype(), true);
   const Scalar* plo = lo ? &*lo : nullptr;
   const Scalar* phi = hi ? &*hi : nullptr;
-  check_clamp_args(x, plo, phi);
   ResultTypeState state;
   state.add(x);
   if (plo) state.add(*plo);
   if (phi) state.add(*phi);
-  if (autograd::should_record(x))
-    return autograd::record_clamp(x, lo, hi, autograd::without_grad([&] { return clamp(x, lo, hi); }));
   DType dtype = state.result();
   if (is_floating(dtype) && has_nan_bound(plo, phi))
     return fill_(empty(x.sizes(), dtype, x.device()), Scalar(std::numeric_limits<double>::quiet_NaN()));
@@ -602,9 +625,11 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi
 Tensor clamp_(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi) {
   profiler::RecordScope profile_scope("aten::clamp_", x, lo, hi);
   check_writeable(x, "clamp");
+  check_clamp_args(x, lo ? &*lo : nullptr, hi ? &*hi : nullptr);
+  fit_uint_bounds(x.dtype(), lo, hi);
+  if (!lo && !hi) return x;
   const Scalar* plo = lo ? &*lo : nullptr;
   const Scalar* phi = hi ? &*hi : nullptr;
-  check_clamp_args(x, plo, phi);
   if (!is_floating(x.dtype()) && ((plo && plo->is_float()) || (phi && phi->is_float()))) {
     TANDEM_THROW(Runtime, "result type Float can't be cast to the desired output type ",
                  dtype_title(x.dtype()));

@@ -8,8 +8,10 @@
 #include "autograd/formulas_linalg_decomp.h"
 #include "core/error.h"
 #include "core/profiler.h"
+#include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "ops/factories.h"
 #include "ops/linalg_lapack_call.h"
 #include "ops/reduce.h"
 #include "ops/view.h"
@@ -86,19 +88,8 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& a, const std::string& mode) {
     if (q_buf.numel() > 0) kern.qr_q(q_buf, tau);
     return std::make_tuple(from_column_major(q_buf, batch, m, q_cols), contiguous(r));
   });
-  if (mode != "r" && autograd::should_record(a)) {
-    TANDEM_CHECK(
-        m >= n && (!complete || m == n), NotImplemented,
-        "linalg.qr: the derivative is implemented for m >= n in mode='reduced' (and square matrices), got a ",
-        m, " by ", n, " matrix in mode='", mode, "'",
-        "\nhint: differentiate the QR of the transpose, or use linalg.lstsq / linalg.pinv for wide matrices");
-    autograd::record_qr(a, q, r);
-  } else if (mode == "r" && autograd::should_record(a)) {
-    TANDEM_THROW(NotImplemented,
-                 "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
-                 "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.",
-                 "\nhint: use mode='reduced'");
-  }
+  // As in PyTorch, mode='r' and a complete QR of a tall matrix are recorded and raise in backward.
+  if (autograd::should_record(a)) autograd::record_qr(a, q, r, mode);
   return {q, r};
 }
 
@@ -116,7 +107,7 @@ std::tuple<Tensor, Tensor> eigh_impl(const char* op, const Tensor& a, const std:
   auto [w, v] = autograd::without_grad([&] {
     const LapackKernels& k = lapack_for(op, a);
     Tensor buf = column_major_copy(a, batch, a.dtype());
-    Tensor w = empty(DimVector{count, n}, a.dtype(), a.device());
+    Tensor w = empty(DimVector{count, n}, complex_value_dtype(a.dtype()), a.device());
     Tensor info = full(DimVector{count}, Scalar(int64_t{0}), DType::Int32, a.device());
     if (buf.numel() > 0) k.eigh(buf, w, need_vectors, uplo == "U" || uplo == "u", info);
     std::vector<int> codes = read_info(info);
@@ -142,10 +133,10 @@ std::tuple<Tensor, Tensor, Tensor> svd_impl(const char* op, const Tensor& a, boo
   check_matrix(op, a);
   check_float(op, a);
   const int64_t m = a.size(-2), n = a.size(-1);
-  // The kernels take tall matrices: a wide A is the transpose of the tall A^T = U' S Vh', A = Vh'^T S U'^T.
+  // The kernels take tall matrices: a wide A is the adjoint of the tall A^H = U' S Vh', A = Vh'^H S U'^H.
   if (m < n) {
-    auto [u, s, vh] = svd_impl(op, mT(a), full_matrices, vectors);
-    return {vectors ? mT(vh) : Tensor(), s, vectors ? mT(u) : Tensor()};
+    auto [u, s, vh] = svd_impl(op, mH(a), full_matrices, vectors);
+    return {vectors ? mH(vh) : Tensor(), s, vectors ? mH(u) : Tensor()};
   }
   DimVector batch = batch_shape(a);
   const int64_t count = batch_count(batch);
@@ -154,7 +145,7 @@ std::tuple<Tensor, Tensor, Tensor> svd_impl(const char* op, const Tensor& a, boo
   auto [u, s, vh] = autograd::without_grad([&] {
     const LapackKernels& k = lapack_for(op, a);
     Tensor buf = column_major_copy(a, batch, a.dtype());
-    Tensor s = empty(DimVector{count, n}, a.dtype(), a.device());
+    Tensor s = empty(DimVector{count, n}, complex_value_dtype(a.dtype()), a.device());
     Tensor u = need_vectors ? empty(DimVector{count, u_cols, m}, a.dtype(), a.device()) : Tensor();
     Tensor vt = need_vectors ? empty(DimVector{count, n, n}, a.dtype(), a.device()) : Tensor();
     Tensor info = full(DimVector{count}, Scalar(int64_t{0}), DType::Int32, a.device());
@@ -176,15 +167,74 @@ std::tuple<Tensor, Tensor, Tensor> svd_impl(const char* op, const Tensor& a, boo
                            reshape(s, with_last(batch, n)),
                            need_vectors ? from_column_major(vt, batch, n, n) : Tensor());
   });
-  if (autograd::should_record(a)) {
-    TANDEM_CHECK(!(vectors && full_matrices && m != n), NotImplemented,
-                 "torch.linalg.svd: The derivative of linalg.svd is not implemented when full_matrices=True",
-                 "\nhint: use full_matrices=False to differentiate through the SVD");
-    autograd::record_svd(a, u, s, vh, vectors);
-  }
+  if (autograd::should_record(a)) autograd::record_svd(a, u, s, vh, vectors);
   return {vectors ? u : Tensor(), s, vectors ? vh : Tensor()};
 }
 }  // namespace
+
+namespace {
+// eig/eigvals: the kernel runs where the device's table has one, else on the CPU (cuSOLVER has no geev for
+// the CUDA versions tandem supports; PyTorch also computes eig on the host there).
+std::tuple<Tensor, Tensor> eig_impl(const char* op, const Tensor& a, bool vectors) {
+  check_square(op, a);
+  // PyTorch's errors: eig looks up the complex dtype of its input first, then the kernel for it.
+  const DType d = a.dtype();
+  TANDEM_CHECK(is_floating(d) || is_complex(d), Runtime, "Unknown Complex ScalarType for ", dtype_title(d),
+               "\nhint: convert the input with .double() (or .float()) first");
+  TANDEM_CHECK(d != DType::Float16 && d != DType::BFloat16, NotImplemented,
+               "\"linalg_eig_out_cpu\" not implemented for '", dtype_title(d), "'",
+               "\nhint: convert the input with .float() or .double() first");
+  check_float(op, a);
+  DimVector batch = batch_shape(a);
+  const int64_t n = a.size(-1), count = batch_count(batch);
+  const bool need_vectors = vectors || autograd::should_record(a);
+  const DType out_dtype = complex_dtype_for(a.dtype());
+  auto [w, v] = autograd::without_grad([&] {
+    const LapackKernels& device_k = lapack_for(op, a);
+    const bool on_host = !device_k.eig;
+    const LapackKernels& k = on_host ? lapack_kernels(DeviceType::CPU) : device_k;
+    Tensor src = on_host ? to_device(a, Device(), std::nullopt, false) : a;
+    TANDEM_CHECK(k.eig, Runtime, op, ": tandem was built without LAPACK for the CPU",
+                 "\nhint: rebuild tandem with OpenBLAS's LAPACK (libopenblas-dev)");
+    // eig refuses non-finite input (PyTorch's check); eigvals lets LAPACK return NaN eigenvalues for it.
+    if (vectors && src.numel() > 0)
+      TANDEM_CHECK(item(all(isfinite(src))).to_bool(), Runtime,
+                   "torch.linalg.eig: input tensor should not contain infs or NaNs.",
+                   "\nhint: check A for inf/nan entries, e.g. A.isfinite().all()");
+    Tensor buf = column_major_copy(src, batch, a.dtype());
+    Tensor w = empty(DimVector{count, n}, out_dtype, src.device());
+    Tensor v = need_vectors ? empty(DimVector{count, n, n}, out_dtype, src.device()) : Tensor();
+    Tensor info = full(DimVector{count}, Scalar(int64_t{0}), DType::Int32, src.device());
+    if (buf.numel() > 0) k.eig(buf, w, v, info);
+    std::vector<int> codes = read_info(info);
+    for (size_t i = 0; i < codes.size(); ++i)
+      if (codes[i] != 0)
+        throw_linalg_error(
+            std::string(op) + ": " + batch_prefix(i, !batch.empty()) +
+            "The algorithm failed to converge because the input matrix is ill-conditioned or has "
+            "too many repeated eigenvalues (error code: " +
+            std::to_string(codes[i]) + ").");
+    Tensor values = reshape(w, with_last(batch, n));
+    Tensor vecs = need_vectors ? from_column_major(v, batch, n, n) : Tensor();
+    if (on_host) {
+      values = to_device(values, a.device(), std::nullopt, false);
+      if (need_vectors) vecs = to_device(vecs, a.device(), std::nullopt, false);
+    }
+    return std::make_tuple(values, vecs);
+  });
+  if (autograd::should_record(a)) autograd::record_eig(a, w, v, vectors);
+  return {w, vectors ? v : Tensor()};
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor> linalg_eig(const Tensor& a) {
+  profiler::RecordScope profile_scope("aten::linalg_eig", a);
+  return eig_impl("linalg.eig", a, true);
+}
+Tensor linalg_eigvals(const Tensor& a) {
+  profiler::RecordScope profile_scope("aten::linalg_eigvals", a);
+  return std::get<0>(eig_impl("linalg.eigvals", a, false));
+}
 
 std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& a, const std::string& uplo) {
   profiler::RecordScope profile_scope("aten::linalg_eigh", a, uplo);

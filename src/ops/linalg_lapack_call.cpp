@@ -1,6 +1,7 @@
 #include "ops/linalg_lapack_call.h"
 
 #include "core/error.h"
+#include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factories.h"
@@ -10,7 +11,7 @@ namespace tandem::linalg_detail {
 
 void check_float(const char* op, const Tensor& a) {
   const DType d = a.dtype();
-  if (d == DType::Float32 || d == DType::Float64) return;
+  if (d == DType::Float32 || d == DType::Float64 || d == DType::Complex64 || d == DType::Complex128) return;
   TANDEM_CHECK(!is_floating(d), NotImplemented, op, ": Low precision dtypes not supported. Got ",
                dtype_title(d), "\nhint: convert the input with .float() or .double() first");
   TANDEM_THROW(NotImplemented, op, ": Expected a floating point or complex tensor as input. Got ",
@@ -34,6 +35,9 @@ const LapackKernels& lapack_for(const char* op, const Tensor& a) {
   TANDEM_CHECK(
       k.lu_factor, Runtime, op, ": tandem was built without LAPACK for ", a.device().str(),
       "\nhint: rebuild tandem with OpenBLAS's LAPACK (libopenblas-dev) for the CPU, or cuSOLVER for CUDA");
+  TANDEM_CHECK(k.complex || !is_complex(a.dtype()), NotImplemented, op,
+               ": complex inputs are not supported on ", a.device().str(), " by this build of tandem",
+               "\nhint: run it on the CPU (A.cpu()) and move the result back with .to(A.device)");
   return k;
 }
 
@@ -100,6 +104,8 @@ Tensor diagonal_view(const Tensor& x) {
   strides.push_back(x.stride(-2) + x.stride(-1));
   return make_view(x, sizes, strides, x.storage_offset());
 }
+
+Tensor mH(const Tensor& x) { return conj(mT(x)); }
 
 Tensor identity(int64_t n, const Tensor& like) { return eye(n, std::nullopt, like.dtype(), like.device()); }
 

@@ -9,14 +9,15 @@
 
 namespace tandem::linalg_detail {
 
-// NotImplementedError unless float32/float64: "<op>: Expected a floating point or complex tensor as input.
-// Got Long" (PyTorch's text), or its low-precision message for float16/bfloat16.
+// NotImplementedError unless float32/float64/complex64/complex128: "<op>: Expected a floating point or
+// complex tensor as input. Got Long" (PyTorch's text), or its low-precision message for float16/bfloat16.
 void check_float(const char* op, const Tensor& a);
 // "<op>: The input tensor A must have at least 2 dimensions."
 void check_matrix(const char* op, const Tensor& a, const char* name = "A");
 // "<op>: A must be batches of square matrices, but they are 2 by 3 matrices"
 void check_square(const char* op, const Tensor& a, const char* name = "A");
-// The device's LAPACK table, or a RuntimeError naming the missing library.
+// The device's LAPACK table, or a RuntimeError naming the missing library (NotImplementedError for a complex
+// `a` where the device's table has no complex kernels).
 const LapackKernels& lapack_for(const char* op, const Tensor& a);
 
 DimVector batch_shape(const Tensor& a);  // all dims but the last two
@@ -38,6 +39,8 @@ std::string batch_prefix(size_t i, bool batched);
 Tensor triangle(const Tensor& x, bool upper, int64_t diagonal = 0);
 // The main diagonals of x (..., m, n) as a view (..., min(m, n)).
 Tensor diagonal_view(const Tensor& x);
+// The conjugate transpose (the transpose of a real x).
+Tensor mH(const Tensor& x);
 // n x n identity matrices of x's dtype and device (broadcastable over its batch).
 Tensor identity(int64_t n, const Tensor& like);
 

@@ -6,6 +6,7 @@
 #include "autograd/formulas_linalg_decomp.h"
 #include "core/error.h"
 #include "core/profiler.h"
+#include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factories.h"
@@ -38,6 +39,15 @@ void check_same_dtype(const char* op, const Tensor& a, const Tensor& b, const ch
                " to have the same dtype, but found ", an, " of type ", dtype_title(a.dtype()), " and ", bn,
                " of type ", dtype_title(b.dtype()), " instead", "\nhint: convert one of them, e.g. ", bn,
                ".to(", an, ".dtype)");
+}
+
+// PyTorch's dtype error of the ops named after their kernel (cholesky_solve, cholesky_inverse):
+// "\"<kernel>_cpu\" not implemented for 'Long'" (NotImplementedError), "_cuda" on CUDA devices.
+void check_lapack_dtype(const char* kernel, const Tensor& a) {
+  const DType d = a.dtype();
+  TANDEM_CHECK(d == DType::Float32 || d == DType::Float64 || is_complex(d), NotImplemented, "\"", kernel,
+               a.device().type == DeviceType::CPU ? "_cpu" : "_cuda", "\" not implemented for '",
+               dtype_title(d), "'", "\nhint: convert the input with .double() (or .float()) first");
 }
 
 void check_same_device_linalg(const char* op, const Tensor& a, const Tensor& b, const char* an,
@@ -95,11 +105,13 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& a, bool piv
   DimVector piv_shape(batch);
   piv_shape.push_back(std::min(m, n));
   Tensor info = reshape(lu.info, batch);
+  Tensor factors = from_column_major(lu.lu, batch, m, n), pivots = reshape(lu.pivots, piv_shape);
+  if (autograd::should_record(a)) autograd::record_lu_factor(a, factors, pivots);
   if (check_errors)
     raise_on_info(info, !batch.empty(), [](const std::string& p, int code) {
       return p + "linalg.lu_factor_ex: The LU factorization failed with error code " + std::to_string(code);
     });
-  return {from_column_major(lu.lu, batch, m, n), reshape(lu.pivots, piv_shape), info};
+  return {factors, pivots, info};
 }
 
 std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& a, bool pivot) {
@@ -118,12 +130,19 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu(const Tensor& a, bool pivot) {
   profiler::RecordScope profile_scope("aten::linalg_lu", a, pivot);
   check_matrix("linalg.lu", a);
   auto [lu, pivots, info] = linalg_lu_factor_ex(a, pivot, false);
+  // L and U are ops on LU, so their gradients reach A through lu_factor's node.
+  return lu_unpack_factors(lu, pivots);
+}
+
+std::tuple<Tensor, Tensor, Tensor> lu_unpack_factors(const Tensor& lu, const Tensor& pivots) {
+  const Tensor& a = lu;
   const int64_t m = a.size(-2), n = a.size(-1), k = std::min(m, n);
   Tensor l = add(narrow(triangle(lu, false, -1), -1, 0, k), eye(m, k, a.dtype(), a.device()));
   Tensor u = narrow(triangle(lu, true), -2, 0, k);
   // P from LAPACK's row swaps, applied in order to the identity's rows (on the host: k small steps each).
-  Tensor piv = contiguous(to_device(reshape(pivots, DimVector{-1, k}), Device(), std::nullopt, false));
-  const int64_t count = piv.size(0);
+  // The batch count given explicitly: reshape cannot infer -1 when k == 0.
+  const int64_t count = batch_count(batch_shape(a));
+  Tensor piv = contiguous(to_device(reshape(pivots, DimVector{count, k}), Device(), std::nullopt, false));
   Tensor perm_host = empty(DimVector{count, m}, DType::Int64, Device());
   for (int64_t b = 0; b < count; ++b) {
     int64_t* perm = perm_host.data<int64_t>() + b * m;
@@ -153,11 +172,11 @@ Tensor linalg_lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, 
                " must match A's size");
   TANDEM_CHECK(pivots.dtype() == DType::Int32, Runtime, op, ": Expected pivots to be int32, got ",
                dtype_name(pivots.dtype()), "\nhint: pass the pivots linalg.lu_factor returned");
-  // B^T for XA = B: A^T X^T = B^T, one transposed solve.
-  Tensor rhs = left ? b : mT(b);
+  // B^H for XA = B: A^H X^H = B^H, one (conjugate-)transposed solve; X A^H = B is A X^H = B^H.
+  Tensor rhs = left ? b : mH(b);
   const bool transpose = left ? adjoint : !adjoint;
   DimVector batch = broadcast_shapes(batch_shape(lu), batch_shape(rhs));
-  return autograd::without_grad([&] {
+  Tensor x = autograd::without_grad([&] {
     Tensor lu_buf = column_major_copy(lu, batch, lu.dtype());
     DimVector piv_shape(batch);
     piv_shape.push_back(n);
@@ -165,8 +184,9 @@ Tensor linalg_lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, 
     Tensor x = column_major_copy(rhs, batch, lu.dtype());
     if (x.numel() > 0 && n > 0) lapack_for(op, lu).lu_solve(lu_buf, piv, x, transpose);
     Tensor out = from_column_major(x, batch, n, rhs.size(-1));
-    return left ? out : mT(out);
+    return left ? out : mH(out);
   });
+  return autograd::should_record(lu, b) ? autograd::record_lu_solve(lu, pivots, b, left, adjoint, x) : x;
 }
 
 std::tuple<Tensor, Tensor> linalg_solve_ex(const Tensor& a, const Tensor& b, bool left, bool check_errors) {
@@ -248,7 +268,7 @@ Tensor linalg_det(const Tensor& a) {
   check_float(op, a);
   Tensor det = autograd::without_grad([&] {
     auto [sign, diag] = lu_sign_and_diagonal(op, a);
-    return mul(sign, prod(diag, -1));
+    return mul(to_dtype(sign, a.dtype()), prod(diag, -1));
   });
   return autograd::should_record(a) ? autograd::record_det(a, det) : det;
 }
@@ -258,12 +278,14 @@ std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& a) {
   const char* op = "linalg.slogdet";
   check_square(op, a);
   check_float(op, a);
-  auto [sgn, logabs] = autograd::without_grad([&] {
+  auto [sign_out, logabs] = autograd::without_grad([&] {
     auto [perm_sign, diag] = lu_sign_and_diagonal(op, a);
-    return std::make_tuple(mul(perm_sign, prod(sign(diag), -1)), sum(log(abs(diag)), DimVector{-1}));
+    // The sign is the product of the diagonal's phases z / |z| (its signs for real matrices), 0 if singular.
+    return std::make_tuple(mul(to_dtype(perm_sign, a.dtype()), prod(sgn(diag), -1)),
+                           sum(log(abs(diag)), DimVector{-1}));
   });
-  if (autograd::should_record(a)) autograd::record_slogdet(a, sgn, logabs);
-  return {sgn, logabs};
+  if (autograd::should_record(a)) autograd::record_slogdet(a, sign_out, logabs);
+  return {sign_out, logabs};
 }
 
 Tensor logdet(const Tensor& a) {
@@ -271,6 +293,8 @@ Tensor logdet(const Tensor& a) {
   check_square("logdet", a);
   check_float("logdet", a);
   auto [sign, logabs] = linalg_slogdet(a);
+  // Complex: log(sign) + log|det| (the principal logarithm of det).
+  if (is_complex(a.dtype())) return add(log(sign), logabs);
   // log of a negative determinant is nan, of zero -inf (PyTorch's rule).
   Tensor nan = full(DimVector{}, Scalar(std::numeric_limits<double>::quiet_NaN()), a.dtype(), a.device());
   return where(lt(sign, Scalar(0.0)), nan, logabs);
@@ -304,20 +328,29 @@ Tensor linalg_solve_triangular(const Tensor& a, const Tensor& b, bool upper, boo
 Tensor cholesky_solve(const Tensor& b, const Tensor& factor, bool upper) {
   profiler::RecordScope profile_scope("aten::cholesky_solve", b, factor, upper);
   const char* op = "cholesky_solve";
-  check_square(op, factor, "A");
-  check_matrix(op, b, "B");
-  check_float(op, factor);
-  check_same_dtype(op, factor, b, "A", "B");
+  // PyTorch's checks, in its order and words.
+  TANDEM_CHECK(b.dim() >= 2, Runtime, "b should have at least 2 dimensions, but has ", b.dim(),
+               " dimensions instead", "\nhint: B is (..., n, k); unsqueeze a vector with B.unsqueeze(-1)");
+  TANDEM_CHECK(factor.dim() >= 2, Runtime, "u should have at least 2 dimensions, but has ", factor.dim(),
+               " dimensions instead", "\nhint: pass the Cholesky factor (..., n, n)");
+  TANDEM_CHECK(b.dtype() == factor.dtype(), Runtime,
+               "Expected b and A to have the same dtype, but found b of type ", dtype_title(b.dtype()),
+               " and A of type ", dtype_title(factor.dtype()), " instead.",
+               "\nhint: convert one of them, e.g. B.to(L.dtype)");
+  check_lapack_dtype("cholesky_solve", factor);
+  TANDEM_CHECK(factor.size(-1) == factor.size(-2), Runtime,
+               "A must be batches of square matrices, but they are ", factor.size(-2), " by ",
+               factor.size(-1), " matrices", "\nhint: the last two dims are the matrix; got shape ",
+               factor.shape_str());
   const int64_t n = factor.size(-1);
-  TANDEM_CHECK(b.size(-2) == n, Runtime, op,
-               ": Incompatible matrix sizes for cholesky_solve: each A matrix is ", n, " by ", n,
-               " but each b matrix is ", b.size(-2), " by ", b.size(-1),
+  TANDEM_CHECK(b.size(-2) == n, Runtime, "Incompatible matrix sizes for cholesky_solve: each A matrix is ", n,
+               " by ", n, " but each b matrix is ", b.size(-2), " by ", b.size(-1),
                "\nhint: B's rows must match the factor's size");
   if (autograd::should_record(b, factor)) {
-    // Differentiable through the two triangular solves: A = L L^T, X = L^{-T} L^{-1} B.
-    Tensor l = upper ? mT(factor) : factor;
+    // Differentiable through the two triangular solves: A = L L^H, X = L^{-H} L^{-1} B.
+    Tensor l = upper ? mH(factor) : factor;
     Tensor y = linalg_solve_triangular(l, b, false, true, false);
-    return linalg_solve_triangular(mT(l), y, true, true, false);
+    return linalg_solve_triangular(mH(l), y, true, true, false);
   }
   DimVector batch = broadcast_shapes(batch_shape(factor), batch_shape(b));
   Tensor f_buf = column_major_copy(factor, batch, factor.dtype());
@@ -328,7 +361,8 @@ Tensor cholesky_solve(const Tensor& b, const Tensor& factor, bool upper) {
 
 Tensor cholesky_inverse(const Tensor& factor, bool upper) {
   profiler::RecordScope profile_scope("aten::cholesky_inverse", factor, upper);
-  check_square("cholesky_inverse", factor, "input");
+  check_square("cholesky_inverse", factor, "A");
+  check_lapack_dtype("cholesky_inverse_out", factor);
   return cholesky_solve(identity(factor.size(-1), factor), factor, upper);
 }
 

@@ -91,4 +91,57 @@ void adam_step(const Tensor& param, const Tensor& grad_, const Tensor& exp_avg, 
   for (const Tensor* t : {&param, &exp_avg, &exp_avg_sq}) t->bump_version();
 }
 
+namespace {
+
+// The optimizer's name (PyTorch's lower-case class name) and the names of its state slots s0..s2 (nullptr for
+// a slot it never has).
+struct OptimNames {
+  const char* op;
+  const char* states[3];
+};
+
+OptimNames optim_names(OptimKind kind) {
+  switch (kind) {
+    case OptimKind::Rmsprop:
+      return {"rmsprop", {"square_avg", "grad_avg", "momentum_buffer"}};
+    case OptimKind::Adagrad:
+      return {"adagrad", {"sum", nullptr, nullptr}};
+    case OptimKind::Adadelta:
+      return {"adadelta", {"square_avg", "acc_delta", nullptr}};
+    case OptimKind::Adamax:
+      return {"adamax", {"exp_avg", "exp_inf", nullptr}};
+    case OptimKind::Nadam:
+      return {"nadam", {"exp_avg", "exp_avg_sq", nullptr}};
+    case OptimKind::Radam:
+      return {"radam", {"exp_avg", "exp_avg_sq", nullptr}};
+  }
+  return {"optim", {nullptr, nullptr, nullptr}};
+}
+
+}  // namespace
+
+void optim_step(const Tensor& param, const Tensor& grad_, const Tensor& s0, const Tensor& s1,
+                const Tensor& s2, const OptimStepConfig& cfg) {
+  profiler::RecordScope profile_scope("tandem::optim_step", param, grad_);
+  const OptimNames names = optim_names(cfg.kind);
+  Tensor grad = prepare(names.op, param, grad_);
+  // Which slots this optimizer uses with these options: the kernel reads exactly those.
+  bool needed[3] = {true, names.states[1] != nullptr, false};
+  if (cfg.kind == OptimKind::Rmsprop) needed[1] = cfg.centered, needed[2] = cfg.momentum > 0;
+  const Tensor* states[3] = {&s0, &s1, &s2};
+  for (int i = 0; i < 3; ++i) {
+    if (!needed[i]) continue;
+    TANDEM_CHECK(states[i]->defined(), Runtime, names.op, ": the optimizer state has no ", names.states[i],
+                 "\nhint: reload a state_dict saved with the same options (centered, momentum)");
+    check_state(names.op, param, *states[i], names.states[i]);
+  }
+  OptimStepKernel kernel = optim_step_kernel(param.device().type);
+  TANDEM_CHECK(kernel != nullptr, NotImplemented, names.op, ": no fused update on ", param.device().str());
+  if (param.numel() > 0)
+    kernel(param, grad, needed[0] ? s0 : Tensor(), needed[1] ? s1 : Tensor(), needed[2] ? s2 : Tensor(), cfg);
+  param.bump_version();
+  for (int i = 0; i < 3; ++i)
+    if (needed[i]) states[i]->bump_version();
+}
+
 }  // namespace tandem

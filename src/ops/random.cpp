@@ -63,13 +63,16 @@ double floating_max(DType d) {
   }
 }
 
-// [min, max] of an integral dtype, as int64.
+// [min, max] of an integral dtype, as int64 (uint64's max capped at int64's: bounds arrive as int64).
 void integral_bounds(DType d, int64_t& lo, int64_t& hi) {
-  dispatch_dtype(d, [&](auto tag) {
+  dispatch_dtype_with_uint(d, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_integral_v<T>) {
       lo = static_cast<int64_t>(std::numeric_limits<T>::min());
-      hi = static_cast<int64_t>(std::numeric_limits<T>::max());
+      if constexpr (std::is_same_v<T, uint64_t>)
+        hi = INT64_MAX;
+      else
+        hi = static_cast<int64_t>(std::numeric_limits<T>::max());
     }
   });
 }

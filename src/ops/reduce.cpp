@@ -150,12 +150,11 @@ void check_not_complex(const char* op, const Tensor& x, bool all = false) {
   if (!is_complex(x.dtype())) return;
   const std::string_view name(op);
   if (all && (name == "max" || name == "min"))
-    throw_complex_not_implemented(name == "max" ? "max_all" : "min_all", x.dtype());
+    throw_dtype_not_implemented(name == "max" ? "max_all" : "min_all", x.dtype());
   if (name == "amax" || name == "amin")
-    throw_complex_not_implemented(name == "amax"
-                                      ? (x.device().is_cpu() ? "max_values_cpu" : "max_values_cuda")
-                                      : (x.device().is_cpu() ? "min_values_cpu" : "min_values_cuda"),
-                                  x.dtype());
+    throw_dtype_not_implemented(name == "amax" ? (x.device().is_cpu() ? "max_values_cpu" : "max_values_cuda")
+                                               : (x.device().is_cpu() ? "min_values_cpu" : "min_values_cuda"),
+                                x.dtype());
   TANDEM_THROW(Type, op, "(): does not support complex input");  // max(dim), argmax, ...
 }
 
@@ -165,6 +164,8 @@ Tensor fold(ReduceOp op, const Tensor& x, const OptDims& dims, bool keepdim) {
   if (is_complex(x.dtype()) && op == ReduceOp::Prod) return complex_prod(x, dims, keepdim);
   if (is_complex(x.dtype()) && (op == ReduceOp::All || op == ReduceOp::Any))
     return fold(op, ne(x, Scalar(0.0)), dims, keepdim);  // a complex value is true when either part is
+  if (is_wide_uint(x.dtype()) && (op == ReduceOp::Sum || op == ReduceOp::Prod))
+    return fold(op, to_dtype(x, DType::Int64), dims, keepdim);  // their int64 result, without uint kernels
   bool logical = op == ReduceOp::All || op == ReduceOp::Any;
   ReducePlan plan = plan_reduction(x, dims, keepdim, !logical);
   Tensor out = empty(plan.kept_shape, natural_dtype(op, x.dtype()), x.device());

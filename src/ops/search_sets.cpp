@@ -308,12 +308,12 @@ UniqueResult unique_flat(const Tensor& x, bool consecutive) {
 }  // namespace
 
 UniqueResult unique(const Tensor& x, std::optional<int64_t> dim) {
-  if (is_complex(x.dtype())) throw_complex_not_implemented("unique", x.dtype());  // PyTorch's text
+  if (is_complex(x.dtype())) throw_dtype_not_implemented("unique", x.dtype());  // PyTorch's text
   return autograd::without_grad([&] { return dim ? unique_along(x, *dim, false) : unique_flat(x, false); });
 }
 
 UniqueResult unique_consecutive(const Tensor& x, std::optional<int64_t> dim) {
-  if (is_complex(x.dtype())) throw_complex_not_implemented("unique_consecutive", x.dtype());
+  if (is_complex(x.dtype())) throw_dtype_not_implemented("unique_consecutive", x.dtype());
   // As PyTorch, dim 0 of a 1-D tensor is the flat case.
   bool flat = !dim || (*dim == 0 && x.dim() == 1);
   return autograd::without_grad([&] { return flat ? unique_flat(x, true) : unique_along(x, *dim, true); });

@@ -21,6 +21,8 @@ Tensor cumsum(const Tensor& x, int64_t dim, OptDType dtype) {
   int64_t d = wrap_dim(dim, x.dim());
   DType out_dtype =
       dtype.value_or(is_floating(x.dtype()) || is_complex(x.dtype()) ? x.dtype() : DType::Int64);
+  // uint16..64 sums run in int64 (the same bits modulo 2^64), which has a kernel.
+  if (is_wide_uint(out_dtype)) return to_dtype(cumsum(x, dim, DType::Int64), out_dtype);
   Tensor in = to_dtype(x, out_dtype);
   Tensor out = empty(x.sizes(), out_dtype, x.device());
   if (!out.numel()) return out;

@@ -26,6 +26,15 @@ void check_value_fits(const Scalar& v, DType dtype, bool for_fill) {
     case DType::UInt8:
       c_type = "uint8_t", lo = v.is_int() ? -255.0 : 0.0, hi = 255.0;
       break;
+    case DType::UInt16:  // Python ints wrap from minus the maximum up, as for uint8
+      c_type = "uint16_t", lo = v.is_int() ? -65535.0 : 0.0, hi = 65535.0;
+      break;
+    case DType::UInt32:
+      c_type = "uint32_t", lo = v.is_int() ? -4294967295.0 : 0.0, hi = 4294967295.0;
+      break;
+    case DType::UInt64:  // every Python int from -2^63 to 2^64 - 1 (negative ones wrap)
+      c_type = "uint64_t", lo = v.is_int() ? -9223372036854775808.0 : 0.0, hi = 18446744073709551616.0;
+      break;
     case DType::Int8:
       c_type = "int8_t", lo = -128.0, hi = 127.0;
       break;
@@ -51,12 +60,15 @@ void check_value_fits(const Scalar& v, DType dtype, bool for_fill) {
       return;
   }
   bool fits;
-  if (v.is_int()) {
-    fits = dtype == DType::Int64 || (v.to_int() >= lo && v.to_int() <= hi);
+  if (v.is_int() && v.is_big_unsigned()) {  // 2^63 and up: only uint64 and the floats hold it
+    fits = dtype == DType::UInt64 || floating;
+  } else if (v.is_int()) {
+    fits = dtype == DType::Int64 || dtype == DType::UInt64 || (v.to_int() >= lo && v.to_int() <= hi);
   } else {
     const double d = v.to_double();
+    const bool hi_open = dtype == DType::Int64 || dtype == DType::UInt64;  // 2^63 / 2^64 are just past them
     fits = floating ? (std::isinf(d) || std::isnan(d) || (d >= lo && d <= hi))
-                    : (d >= lo && (dtype == DType::Int64 ? d < hi : d <= hi));  // NaN fails
+                    : (d >= lo && (hi_open ? d < hi : d <= hi));  // NaN fails
   }
   TANDEM_CHECK(fits, Runtime, "value cannot be converted to type ",
                for_fill ? std::string_view(c_type) : dtype_name(dtype),

@@ -115,5 +115,43 @@ TEST(Autograd, AnomalyModeRaisesOnNanGradients) {
   EXPECT_FALSE(autograd::AnomalyMode::is_enabled());
 }
 
+// Saved-tensors hooks from C++: each saved tensor is packed once at record time and unpacked in backward;
+// a pack that stores a copy gives the same gradients even after the original is changed in place.
+struct CopyingHooks final : autograd::SavedTensorHooks {
+  struct Packed final : autograd::PackedTensor {
+    explicit Packed(Tensor t, int* unpacks) : copy(std::move(t)), unpacks(unpacks) {}
+    Tensor unpack() const override {
+      ++*unpacks;
+      return copy;
+    }
+    Tensor copy;
+    int* unpacks;
+  };
+  std::shared_ptr<autograd::PackedTensor> pack(const Tensor& t) override {
+    ++packs;
+    EXPECT_FALSE(autograd::GradMode::is_enabled());
+    return std::make_shared<Packed>(clone(t), &unpacks);
+  }
+  int packs = 0, unpacks = 0;
+};
+
+TEST(Autograd, SavedTensorHooksPackAndUnpack) {
+  Tensor x = leaf(3.0);
+  Tensor y = mul(x, Scalar(1.0));
+  CopyingHooks hooks;
+  autograd::set_current_saved_tensor_hooks(&hooks);
+  Tensor z = mul(y, y);  // saves y twice
+  Tensor e = exp(x);     // saves its output
+  autograd::set_current_saved_tensor_hooks(nullptr);
+  EXPECT_EQ(hooks.packs, 3);
+  {
+    autograd::GradModeGuard off(false);
+    mul_(y, Scalar(2.0));  // the copies keep the old value (and there is no version check)
+  }
+  autograd::backward({add(z, e)}, {}, std::nullopt, false);
+  EXPECT_EQ(hooks.unpacks, 3);
+  EXPECT_DOUBLE_EQ(value(grad_of(x)), 6.0 + std::exp(3.0));
+}
+
 }  // namespace
 }  // namespace tandem

@@ -43,6 +43,35 @@ TEST(DType, DispatchDtypeRefusesComplex) {
             16u);
 }
 
+// uint16..64: the Array API's integer table; uint64 with a signed type has no result.
+TEST(DType, PromoteTypesWithWideUnsigned) {
+  EXPECT_EQ(promote_types(DType::UInt16, DType::UInt32), DType::UInt32);
+  EXPECT_EQ(promote_types(DType::UInt8, DType::UInt64), DType::UInt64);
+  EXPECT_EQ(promote_types(DType::UInt16, DType::Int8), DType::Int32);
+  EXPECT_EQ(promote_types(DType::Int16, DType::UInt16), DType::Int32);
+  EXPECT_EQ(promote_types(DType::UInt32, DType::Int32), DType::Int64);
+  EXPECT_EQ(promote_types(DType::UInt16, DType::Int64), DType::Int64);
+  EXPECT_EQ(promote_types(DType::Bool, DType::UInt32), DType::UInt32);
+  EXPECT_EQ(promote_types(DType::UInt64, DType::Float16), DType::Float16);
+  EXPECT_EQ(promote_types(DType::UInt64, DType::Complex64), DType::Complex64);
+  EXPECT_THROW(promote_types(DType::UInt64, DType::Int8), Error);
+  EXPECT_THROW(promote_types(DType::Int64, DType::UInt64), Error);
+  EXPECT_EQ(element_size(DType::UInt32), 4u);
+  EXPECT_EQ(dtype_title(DType::UInt64), "UInt64");
+  EXPECT_TRUE(is_integral(DType::UInt16, false) && is_unsigned_integral(DType::UInt16));
+  EXPECT_TRUE(is_wide_uint(DType::UInt64) && !is_wide_uint(DType::UInt8));
+}
+
+// dispatch_dtype refuses uint16..64 too; dispatch_dtype_with_uint and dispatch_any_dtype take them.
+TEST(DType, DispatchDtypeRefusesWideUnsigned) {
+  EXPECT_THROW(dispatch_dtype(DType::UInt32, [](auto) { return 0; }), Error);
+  EXPECT_THROW(dispatch_dtype_with_complex(DType::UInt16, [](auto) { return 0; }), Error);
+  auto size = [](auto tag) { return sizeof(typename decltype(tag)::type); };
+  EXPECT_EQ(dispatch_dtype_with_uint(DType::UInt64, size), 8u);
+  EXPECT_EQ(dispatch_any_dtype(DType::UInt16, size), 2u);
+  EXPECT_THROW(dispatch_dtype_with_uint(DType::Complex64, size), Error);
+}
+
 TEST(Complex, ArithmeticMatchesStdComplex) {
   const complex<double> a(1.5, -2.0), b(-0.25, 3.0);
   const std::complex<double> sa(1.5, -2.0), sb(-0.25, 3.0);

@@ -95,10 +95,10 @@ def test_namespace_info(device):
                                                   "complex floating": tandem.complex64, "integral": tandem.int64,
                                                   "indexing": tandem.int64}
     dtypes = info.dtypes(device=device)
-    # uint16/32/64 do not exist in tandem yet: reported as absent.
     assert sorted(dtypes) == ["bool", "complex128", "complex64", "float32", "float64", "int16", "int32", "int64",
-                              "int8", "uint8"]
-    assert info.dtypes(kind="unsigned integer") == {"uint8": tandem.uint8}
+                              "int8", "uint16", "uint32", "uint64", "uint8"]
+    assert info.dtypes(kind="unsigned integer") == {"uint8": tandem.uint8, "uint16": tandem.uint16,
+                                                    "uint32": tandem.uint32, "uint64": tandem.uint64}
     assert info.dtypes(kind=("bool", "real floating")) == {"bool": tandem.bool, "float32": tandem.float32,
                                                            "float64": tandem.float64}
     assert info.dtypes(kind="complex floating") == {"complex64": tandem.complex64, "complex128": tandem.complex128}
@@ -162,22 +162,33 @@ def test_array_namespace_round_trip(device):
 
 # ---- type promotion ----
 INTS = ["int8", "int16", "int32", "int64"]
+UINTS = ["uint8", "uint16", "uint32", "uint64"]
 
 
 def _standard_promotion(a, b):
-    """The standard's table for the dtypes tandem has (bool with bool, integers, floats; no mixed kinds)."""
+    """The standard's table (bool with bool, integers, floats; no mixed kinds), written out as its rule: the
+    wider of two signed or two unsigned types; an unsigned with a signed type, the smallest signed type holding
+    both (None for uint64, which none holds)."""
     if a == b:
         return a
     if {a, b} <= {"float32", "float64"}:
         return "float64"
-    if "uint8" in (a, b):
-        other = b if a == "uint8" else a
-        return "int16" if other == "int8" else other
-    return max(a, b, key=INTS.index)
+    if (a in UINTS) == (b in UINTS):
+        return max(a, b, key=(UINTS if a in UINTS else INTS).index)
+    u, s = (a, b) if a in UINTS else (b, a)
+    bits = max(2 * int(u[4:]), int(s[3:]))
+    return f"int{bits}" if bits <= 64 else None
 
 
-PAIRS = [(a, b) for a in INTS + ["uint8"] for b in INTS + ["uint8"]] + \
+PAIRS = [(a, b) for a in INTS + UINTS for b in INTS + UINTS
+         if _standard_promotion(a, b)] + \
         [(a, b) for a in ("float32", "float64") for b in ("float32", "float64")] + [("bool", "bool")]
+
+
+def test_promotion_table_spot_checks():
+    assert _standard_promotion("uint32", "int32") == "int64" and _standard_promotion("uint8", "int8") == "int16"
+    assert _standard_promotion("uint16", "uint64") == "uint64" and _standard_promotion("uint16", "int8") == "int32"
+    assert _standard_promotion("uint64", "int8") is None
 
 
 @pytest.mark.parametrize("a,b", PAIRS)
@@ -204,6 +215,89 @@ def test_promotion_with_python_scalars(dtype, scalar, want):
         assert xp.hypot(x, scalar).dtype == xp.result_type(getattr(xp, want), xp.float32)
 
 
+@pytest.mark.parametrize("signed", INTS)
+def test_uint64_with_a_signed_integer_has_no_result(signed):
+    # The standard leaves it undefined; tandem raises its own error (PyTorch has no uint64 promotion at all).
+    with pytest.raises(RuntimeError, match=f"Promotion for uint64 and .* is not supported: no integer dtype holds "
+                                           f"both uint64's and {signed}'s values"):
+        xp.result_type(xp.uint64, getattr(xp, signed))
+    with pytest.raises(RuntimeError, match="Promotion for uint64"):
+        xp.add(xp.ones(2, dtype=xp.uint64), xp.ones(2, dtype=getattr(xp, signed)))
+    assert not xp.can_cast(xp.uint64, getattr(xp, signed)) and not xp.can_cast(getattr(xp, signed), xp.uint64)
+
+
+@pytest.mark.parametrize("dtype", UINTS)
+def test_unsigned_arithmetic_matches_numpy(device, dtype):
+    rng = np.random.default_rng(7)
+    top = np.iinfo(dtype).max
+    a = rng.integers(0, top, 64, dtype=dtype, endpoint=True)
+    b = rng.integers(1, top, 64, dtype=dtype, endpoint=True)
+    x1, x2 = xp.asarray(a, device=device), xp.asarray(b, device=device)
+    for name, ref in [("add", np.add), ("subtract", np.subtract), ("multiply", np.multiply),
+                      ("floor_divide", np.floor_divide), ("remainder", np.remainder), ("maximum", np.maximum),
+                      ("minimum", np.minimum), ("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or),
+                      ("bitwise_xor", np.bitwise_xor), ("equal", np.equal), ("less", np.less),
+                      ("greater_equal", np.greater_equal)]:
+        got = getattr(xp, name)(x1, x2)
+        want = ref(a, b)
+        assert got.dtype == getattr(xp, str(want.dtype)), name
+        assert got.device == tandem.device(device)
+        np.testing.assert_array_equal(got.cpu().numpy(), want, err_msg=name)
+    shift = np.arange(64, dtype=dtype) % (8 * a.itemsize)
+    s = xp.asarray(shift, device=device)
+    np.testing.assert_array_equal(xp.bitwise_left_shift(x1, s).cpu().numpy(), np.left_shift(a, shift))
+    np.testing.assert_array_equal(xp.bitwise_right_shift(x1, s).cpu().numpy(), np.right_shift(a, shift))
+    np.testing.assert_array_equal(xp.bitwise_invert(x1).cpu().numpy(), np.invert(a))
+    np.testing.assert_array_equal(xp.negative(x1).cpu().numpy(), np.negative(a))  # wraps, as NumPy's
+    np.testing.assert_array_equal(xp.abs(x1).cpu().numpy(), a)
+    np.testing.assert_array_equal(xp.pow(x1, xp.asarray(np.full(64, 3, dtype), device=device)).cpu().numpy(),
+                                  np.power(a, np.full(64, 3, dtype)))
+    # Python ints keep the array's dtype.
+    assert xp.add(x1, 1).dtype == x1.dtype and xp.multiply(2, x1).dtype == x1.dtype
+    # Matrix products (through int64: tandem, as PyTorch, has no unsigned gemm) wrap as NumPy's.
+    m1, m2 = a[:12].reshape(3, 4), b[:12].reshape(4, 3)
+    got = xp.matmul(xp.asarray(m1, device=device), xp.asarray(m2, device=device))
+    assert got.dtype == x1.dtype
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(got.cpu().numpy(), m1 @ m2)
+        np.testing.assert_array_equal(xp.tensordot(x1, x2, axes=1).cpu().numpy(), np.tensordot(a, b, axes=1))
+        np.testing.assert_array_equal(xp.vecdot(x1, x2).cpu().numpy(), np.vecdot(a, b) if hasattr(np, "vecdot")
+                                      else np.sum(a * b, dtype=dtype))
+
+
+@pytest.mark.parametrize("dtype", UINTS)
+def test_unsigned_reductions_and_searching(device, dtype):
+    a = np.array([[5, 0, 7], [3, 9, 1]], dtype=dtype)
+    if dtype == "uint64":
+        a[0, 0] = 2**64 - 2  # above int64's range
+    x = xp.asarray(a, device=device)
+    for name in ["max", "min"]:
+        got = getattr(xp, name)(x, axis=1)
+        assert got.dtype == x.dtype
+        np.testing.assert_array_equal(got.cpu().numpy(), getattr(np, name)(a, axis=1))
+    # The standard sums and multiplies unsigned integers in the default integer's unsigned counterpart.
+    for name, ref in [("sum", np.sum), ("prod", np.prod)]:
+        got = getattr(xp, name)(x, axis=0)
+        assert got.dtype == xp.uint64
+        np.testing.assert_array_equal(got.cpu().numpy(), ref(a, axis=0, dtype=np.uint64))
+    assert xp.cumulative_sum(x, axis=1).dtype == xp.uint64
+    np.testing.assert_array_equal(xp.cumulative_sum(x, axis=1).cpu().numpy(), np.cumsum(a, axis=1, dtype=np.uint64))
+    np.testing.assert_array_equal(xp.argmax(x, axis=1).cpu().numpy(), np.argmax(a, axis=1))
+    np.testing.assert_array_equal(xp.argmin(x, axis=0).cpu().numpy(), np.argmin(a, axis=0))
+    np.testing.assert_array_equal(xp.sort(x, axis=1).cpu().numpy(), np.sort(a, axis=1))
+    np.testing.assert_array_equal(xp.sort(x, axis=1, descending=True).cpu().numpy(), np.sort(a, axis=1)[:, ::-1])
+    np.testing.assert_array_equal(xp.argsort(x, axis=1).cpu().numpy(), np.argsort(a, axis=1, kind="stable"))
+    assert int(xp.count_nonzero(x)) == np.count_nonzero(a)
+    np.testing.assert_array_equal(xp.nonzero(x)[1].cpu().numpy(), np.nonzero(a)[1])
+    np.testing.assert_array_equal(xp.where(x > 4, x, xp.asarray(0, dtype=x.dtype, device=device)).cpu().numpy(),
+                                  np.where(a > 4, a, 0))
+    np.testing.assert_array_equal(xp.clip(x, 1, 6).cpu().numpy(), np.clip(a, 1, 6))
+    got = xp.arange(2, 11, 3, dtype=getattr(xp, dtype), device=device)
+    assert got.dtype == getattr(xp, dtype)
+    np.testing.assert_array_equal(got.cpu().numpy(), np.arange(2, 11, 3, dtype=dtype))
+    assert xp.iinfo(getattr(xp, dtype)).max == np.iinfo(dtype).max
+
+
 def test_result_type_needs_an_array_or_dtype():
     with pytest.raises(ValueError, match="at least one array or dtype"):
         xp.result_type(1, 2.0)
@@ -216,6 +310,10 @@ def test_can_cast_and_isdtype():
     assert xp.can_cast(xp.int16, xp.float32) and not xp.can_cast(xp.int64, xp.float32)
     assert xp.can_cast(xp.ones(1, dtype=xp.float32), xp.float64)
     assert xp.isdtype(xp.int8, "signed integer") and xp.isdtype(xp.uint8, ("bool", "unsigned integer"))
+    assert xp.isdtype(xp.uint64, "unsigned integer") and not xp.isdtype(xp.uint32, "signed integer")
+    assert xp.can_cast(xp.uint16, xp.int32) and xp.can_cast(xp.uint32, xp.uint64)
+    assert not xp.can_cast(xp.uint32, xp.int32) and not xp.can_cast(xp.uint64, xp.int64)
+    assert xp.can_cast(xp.uint32, xp.float64) and not xp.can_cast(xp.uint64, xp.float64)
     assert xp.isdtype(xp.float32, "numeric") and not xp.isdtype(xp.bool, "numeric")
     assert xp.isdtype(xp.int64, xp.int64) and xp.isdtype(xp.int64, "integral")
     with pytest.raises(ValueError, match="unknown kind 'complex'"):

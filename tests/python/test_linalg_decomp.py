@@ -305,13 +305,6 @@ def test_argument_errors(device):
         assert_same_error(case)
 
 
-def test_eig_is_not_implemented():
-    with pytest.raises(NotImplementedError, match="complex"):
-        tandem.linalg.eig(tandem.eye(2))
-    with pytest.raises(NotImplementedError, match="complex"):
-        tandem.linalg.eigvals(tandem.eye(2))
-
-
 # ---- gradients (float64, against PyTorch's) ----
 
 def grads(lib, fn, *values, device="cpu"):
@@ -352,6 +345,12 @@ GRAD_CASES = {
                                     [(3, 3), (2, 3)]),
     "lstsq": (lambda L, a, b: L.linalg.lstsq(a, b).solution.sin().sum(), [(5, 3), (5, 2)]),
     "pinv": (lambda L, a: L.linalg.pinv(a).sin().sum(), [(4, 3)]),
+    "lu_factor": (lambda L, a: L.linalg.lu_factor(a).LU.cos().sum(), [(2, 4, 4)]),
+    "lu_wide": (lambda L, a: (lambda r: r.L.sin().sum() + (r.U * r.U).sum())(L.linalg.lu(a)), [(3, 5)]),
+    "lu_tall": (lambda L, a: (lambda r: r.L.sin().sum() + (r.U * r.U).sum())(L.linalg.lu(a)), [(5, 3)]),
+    "lu_solve": (lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b).sin().sum(), [(3, 3), (3, 2)]),
+    "lu_solve_right_adjoint": (lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b, left=False,
+                                                                 adjoint=True).sin().sum(), [(3, 3), (2, 3)]),
 }
 
 

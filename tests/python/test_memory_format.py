@@ -62,11 +62,22 @@ def test_clone_and_like_formats(device):
                     getattr(torch, like)(xx, memory_format=getattr(torch, name)).stride()
             assert_same(tandem.full_like(tt, 2.5, memory_format=getattr(tandem, name)),
                         torch.full_like(xx, 2.5, memory_format=getattr(torch, name)))
+            got = tandem.randint_like(tt, 3, 9, memory_format=getattr(tandem, name), dtype=tandem.int32)
+            want = torch.randint_like(xx, 3, 9, memory_format=getattr(torch, name), dtype=torch.int32)
+            assert got.stride() == want.stride() and got.dtype == tandem.int32 and got.device == t.device
+            assert 3 <= got.min().item() and got.max().item() < 9
+            assert tandem.randint_like(tt, high=4, memory_format=getattr(tandem, name)).max().item() < 4
     # preserve_format (the default) keeps a channels-last input's strides
     cl = t.contiguous(memory_format=tandem.channels_last)
     assert tandem.zeros_like(cl).stride() == (60, 1, 15, 3)
     grad = tandem.zeros_like(cl, requires_grad=True)
     assert grad.requires_grad and grad.is_leaf and grad.stride() == (60, 1, 15, 3)
+    # the keywords the factories pass on when the result is laid out in Python
+    ones = tandem.ones_like(cl, dtype=tandem.float32, layout=tandem.strided, device="cpu")
+    assert ones.stride() == (60, 1, 15, 3) and ones.dtype == tandem.float32 and ones.device == tandem.device("cpu")
+    assert tandem.full_like(t.transpose(0, 2), 7, dtype=tandem.int64).tolist() == \
+        torch.full_like(x.transpose(0, 2), 7, dtype=torch.int64).tolist()
+    assert tandem.zeros_like(t, layout=tandem.strided).is_contiguous()
 
 
 def test_clone_channels_last_gradient(device):
@@ -112,3 +123,9 @@ def test_memory_format_errors():
     assert_same_error(lambda lib: lib.empty(2, 3, memory_format=lib.channels_last))
     assert_same_error(lambda lib: lib.empty(2, 3, memory_format=lib.preserve_format))
     assert_same_error(lambda lib: lib.empty_like(lib.ones(2, 3), memory_format=lib.channels_last))
+    assert_same_error(lambda lib: lib.zeros_like(lib.ones(2, 3), memory_format=1))
+    for like, args in (("rand_like", ()), ("randint_like", (5,))):  # PyTorch lists its overloads here
+        with pytest.raises(TypeError, match=f"{like}\\(\\): argument 'memory_format' must be torch.memory_format"):
+            getattr(tandem, like)(tandem.ones(2, 3), *args, memory_format=1)
+    with pytest.raises(NotImplementedError, match="layout=tandem.sparse_coo is not supported"):
+        tandem.zeros_like(tandem.ones(2), layout=tandem.layout("sparse_coo"))

@@ -260,7 +260,7 @@ def test_from_numpy_errors_match_torch():
         prefix = str(want.value).split(". The only")[0]
         assert str(got.value).startswith(prefix + ". The only supported types are:")
         assert str(got.value).splitlines()[1].startswith("hint:")
-    for dt in ["u2", "u4", "u8", "U3", "S2", "f16" if hasattr(np, "float128") else "u2"]:
+    for dt in ["U3", "S2", "f16" if hasattr(np, "float128") else "V2"]:  # (uint16/32/64 convert: test_uint_dtypes)
         with pytest.raises(TypeError, match=r"can't convert np.ndarray of type numpy\.") as e:
             tandem.from_numpy(np.zeros(3, dtype=dt))
         assert "astype" in str(e.value)
@@ -486,12 +486,12 @@ def test_dlpack_export_arguments():
 
 
 def test_dlpack_unsupported_dtype_leaves_capsule_unconsumed():
-    x = torch.ones(2, dtype=torch.uint16)  # tandem has no uint16
+    x = torch.ones(2, dtype=torch.float8_e4m3fn)  # tandem has no float8
     cap = x.__dlpack__()
     with pytest.raises(TypeError, match="unsupported DLPack dtype"):
         tandem.from_dlpack(cap)
     assert '"dltensor"' in repr(cap)
-    assert torch.from_dlpack(cap).tolist() == [1, 1]
+    assert torch.from_dlpack(cap).float().tolist() == [1, 1]
 
 
 @pytest.mark.parametrize("max_version", VERSIONS, ids=["legacy", "versioned"])

@@ -9,8 +9,8 @@ docs/array_api.md lists what is supported and the conformance-suite counts.
 import math as _math
 
 from .. import _C
-from ._dtypes import (bool, int8, int16, int32, int64, uint8, float32, float64, complex64, complex128,  # noqa: F401
-                      astype, can_cast, finfo, iinfo, isdtype, result_type)
+from ._dtypes import (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64,  # noqa: F401
+                      complex64, complex128, astype, can_cast, finfo, iinfo, isdtype, result_type)
 from ._info import __array_namespace_info__  # noqa: F401
 from ._creation import (asarray, arange, empty, empty_like, eye, from_dlpack, full, full_like, linspace,  # noqa: F401
                         meshgrid, ones, ones_like, tril, triu, zeros, zeros_like)

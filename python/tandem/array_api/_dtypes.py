@@ -1,8 +1,9 @@
 """The standard's data type functions (astype, can_cast, finfo, iinfo, isdtype, result_type) over tandem's dtypes.
 
-This is bookkeeping over dtype objects: which kind a dtype is, and the standard's promotion rules, which agree
-with tandem.promote_types inside a kind (int8 + uint8 -> int16, float32 + float64 -> float64). Mixed kinds are
-implementation-defined in the standard; tandem follows PyTorch there (int + float -> the float).
+This is bookkeeping over dtype objects: which kind a dtype is, and the standard's promotion rules, which are
+tandem.promote_types inside a kind (int8 + uint8 -> int16, uint32 + int32 -> int64, float32 + float64 ->
+float64; uint64 with a signed integer has no result and raises). Mixed kinds are implementation-defined in the
+standard; tandem follows PyTorch there (int + float -> the float).
 """
 import builtins
 
@@ -13,14 +14,14 @@ Tensor = _C.Tensor
 
 bool = _C.bool
 int8, int16, int32, int64 = _C.int8, _C.int16, _C.int32, _C.int64
-uint8 = _C.uint8
+uint8, uint16, uint32, uint64 = _C.uint8, _C.uint16, _C.uint32, _C.uint64
 float32, float64 = _C.float32, _C.float64
 complex64, complex128 = _C.complex64, _C.complex128
 
-# The standard's dtypes that tandem has (float16/bfloat16 exist in tandem but are not standard dtypes); the
-# unsigned 16/32/64-bit dtypes are absent, so __array_namespace_info__().dtypes() leaves them out.
+# The standard's dtypes (float16/bfloat16 exist in tandem but are not standard dtypes).
 DTYPES = {"bool": bool, "int8": int8, "int16": int16, "int32": int32, "int64": int64, "uint8": uint8,
-          "float32": float32, "float64": float64, "complex64": complex64, "complex128": complex128}
+          "uint16": uint16, "uint32": uint32, "uint64": uint64, "float32": float32, "float64": float64,
+          "complex64": complex64, "complex128": complex128}
 
 _KINDS = ("bool", "signed integer", "unsigned integer", "integral", "real floating", "complex floating", "numeric")
 
@@ -87,7 +88,10 @@ def can_cast(from_, to, /):
         return src.itemsize * 8 - (1 if src.is_signed else 0) <= _mantissa_bits(_real_dtype(to))
     if to.is_floating_point:
         return src.itemsize * 8 - (1 if src.is_signed else 0) <= _mantissa_bits(to)
-    return _C.promote_types(src, to) == to
+    try:
+        return _C.promote_types(src, to) == to
+    except RuntimeError:  # uint64 with a signed integer: no promotion, so no cast either way
+        return False
 
 
 def _scalar_result(dtype, value):

@@ -22,7 +22,7 @@ class Info:
                 "integral": _C.int64, "indexing": _C.int64}
 
     def dtypes(self, *, device=None, kind=None):
-        """The standard's dtypes that tandem has, of the given kind(s); uint16/32/64 are absent."""
+        """The standard's dtypes, of the given kind(s)."""
         if kind is None:
             return dict(DTYPES)
         return {name: d for name, d in DTYPES.items() if isdtype(d, kind)}

@@ -1,4 +1,5 @@
-"""xp.linalg, the standard's linalg extension, over tandem.linalg (LAPACK/cuSOLVER front ends, float32/float64).
+"""xp.linalg, the standard's linalg extension, over tandem.linalg (LAPACK/cuSOLVER front ends, float32/float64/
+complex64/complex128).
 
 The standard's signatures differ from PyTorch's in names and conventions, which is all this module adapts:
 axis/keepdims for dim/keepdim, vector_norm's and matrix_norm's keyword order, pinv/matrix_rank with rtol only,
@@ -99,9 +100,9 @@ def svdvals(x, /):
 
 
 def trace(x, /, *, offset=0, dtype=None):
-    """The sum of each matrix's diagonal; integers narrower than int64 sum in int64, as the standard asks."""
-    if dtype is None and not x.dtype.is_floating_point:
-        dtype = _C.int64
+    """The sum of each matrix's diagonal; integers sum in int64 (unsigned ones in uint64), as the standard asks."""
+    if dtype is None and not x.dtype.is_floating_point and not x.dtype.is_complex:
+        dtype = _C.int64 if x.dtype == _C.bool or x.dtype.is_signed else _C.uint64
     return _C.sum(diagonal(x, offset=offset), dim=-1, dtype=dtype)
 
 

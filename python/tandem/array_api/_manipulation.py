@@ -117,8 +117,16 @@ def _same_dtype(x1, x2):
     return x1, x2
 
 
+def _unsigned_in_int64(fn, x1, x2):
+    """fn(x1, x2) of same-dtype operands; uint16/32/64 ones go through int64 (tandem's matrix products, as
+    PyTorch's, have no unsigned kernels): the same bits modulo 2**64, cast back."""
+    if x1.dtype in (_C.uint16, _C.uint32, _C.uint64):
+        return fn(x1.to(_C.int64), x2.to(_C.int64)).to(x1.dtype)
+    return fn(x1, x2)
+
+
 def matmul(x1, x2, /):
-    return _C.matmul(*_same_dtype(x1, x2))
+    return _unsigned_in_int64(_C.matmul, *_same_dtype(x1, x2))
 
 
 def matrix_transpose(x, /):
@@ -128,7 +136,7 @@ def matrix_transpose(x, /):
 
 
 def tensordot(x1, x2, /, *, axes=2):
-    return _compositions.tensordot(*_same_dtype(x1, x2), dims=axes)
+    return _unsigned_in_int64(lambda a, b: _compositions.tensordot(a, b, dims=axes), *_same_dtype(x1, x2))
 
 
 def vecdot(x1, x2, /, *, axis=-1):

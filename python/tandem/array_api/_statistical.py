@@ -9,10 +9,19 @@ def _reduce_nothing(axis):
 
 
 def _sum_dtype(x, dtype):
-    """The standard's accumulation dtype: the given one, else the default integer for integers and bool."""
+    """The standard's accumulation dtype: the given one, else uint64 for unsigned integers (an unsigned type as
+    wide as the default integer) and the default integer for signed integers and bool."""
     if dtype is not None:
         return dtype
-    return x.dtype if x.dtype.is_floating_point else _C.int64
+    if x.dtype.is_floating_point or x.dtype.is_complex:
+        return x.dtype
+    return _C.uint64 if x.dtype != _C.bool and not x.dtype.is_signed else _C.int64
+
+
+def _unsigned_sum_dtype(x, dtype):
+    """The dtype= to pass tandem's sum/prod/cumsum/cumprod: uint64 for unsigned inputs (tandem's, as PyTorch's,
+    accumulate them in int64), the caller's otherwise."""
+    return _C.uint64 if dtype is None and x.dtype in (_C.uint8, _C.uint16, _C.uint32, _C.uint64) else dtype
 
 
 def _axes(axis):
@@ -34,7 +43,7 @@ def mean(x, /, *, axis=None, keepdims=False):
 def sum(x, /, *, axis=None, dtype=None, keepdims=False):
     if _reduce_nothing(axis):
         return x.to(_sum_dtype(x, dtype), copy=True)
-    return _C.sum(x, dim=_axes(axis), keepdim=keepdims, dtype=dtype)
+    return _C.sum(x, dim=_axes(axis), keepdim=keepdims, dtype=_unsigned_sum_dtype(x, dtype))
 
 
 def prod(x, /, *, axis=None, dtype=None, keepdims=False):
@@ -45,11 +54,11 @@ def prod(x, /, *, axis=None, dtype=None, keepdims=False):
     if axis is None and keepdims:  # tandem's prod over all dims drops keepdim, as PyTorch's
         axis = tuple(range(x.ndim))
     if not isinstance(axis, (tuple, list)):
-        return _C.prod(x, dim=axis, keepdim=keepdims, dtype=dtype)
+        return _C.prod(x, dim=axis, keepdim=keepdims, dtype=_unsigned_sum_dtype(x, dtype))
     axes = sorted({a % x.ndim for a in axis}) if x.ndim else []
     out = x.to(_sum_dtype(x, dtype))
     for a in axes:
-        out = _C.prod(out, a, keepdim=True)
+        out = _C.prod(out, a, keepdim=True, dtype=out.dtype)
     return out if keepdims else _C.squeeze(out, tuple(axes))
 
 
@@ -75,7 +84,7 @@ def _cumulative_axis(name, x, axis):
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     axis = _cumulative_axis("cumulative_sum", x, axis)
-    out = _C.cumsum(x, dim=axis, dtype=dtype)
+    out = _C.cumsum(x, dim=axis, dtype=_unsigned_sum_dtype(x, dtype))
     if include_initial:
         shape = list(out.shape)
         shape[axis] = 1
@@ -85,7 +94,7 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
 
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     axis = _cumulative_axis("cumulative_prod", x, axis)
-    out = _C.cumprod(x, dim=axis, dtype=dtype)
+    out = _C.cumprod(x, dim=axis, dtype=_unsigned_sum_dtype(x, dtype))
     if include_initial:
         shape = list(out.shape)
         shape[axis] = 1

@@ -11,6 +11,8 @@ from . import functional  # noqa: F401
 from . import profiler  # noqa: F401  (record_function; tandem.profiler has the rest)
 from .anomaly_mode import (detect_anomaly, set_detect_anomaly, is_anomaly_enabled,  # noqa: F401
                            is_anomaly_check_nan_enabled)
+from . import graph  # noqa: F401  (saved-tensors hooks, node hooks)
+from . import forward_ad  # noqa: F401  (imports; dual tensors raise NotImplementedError, see its docstring)
 
 __all__ = ["backward", "grad", "gradcheck", "gradgradcheck", "Function", "FunctionCtx", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled"]

@@ -30,7 +30,8 @@ _PROT_READ_WRITE, _MAP_SHARED, _MAP_FAILED = 0x1 | 0x2, 0x01, ctypes.c_void_p(-1
 # bfloat16 has no NumPy dtype, so from_numpy cannot wrap it: such tensors cross by value (see reductions.py).
 NUMPY_DTYPES = {tandem.bool: np.bool_, tandem.uint8: np.uint8, tandem.int8: np.int8, tandem.int16: np.int16,
                 tandem.int32: np.int32, tandem.int64: np.int64, tandem.float16: np.float16,
-                tandem.float32: np.float32, tandem.float64: np.float64}
+                tandem.float32: np.float32, tandem.float64: np.float64, tandem.uint16: np.uint16,
+                tandem.uint32: np.uint32, tandem.uint64: np.uint64}
 
 _lock = threading.Lock()
 _starts = []   # sorted start addresses of live blocks

@@ -1,5 +1,6 @@
-"""tandem.optim: PyTorch's optimizers. SGD and Adam(W) run one fused C++ kernel per tensor; the others compose a
-few in-place tensor ops per tensor in PyTorch's order of operations."""
+"""tandem.optim: PyTorch's optimizers. SGD, Adam(W), RMSprop, Adagrad, Adadelta, Adamax, NAdam and RAdam run one
+fused C++ kernel per tensor; the others compose a few in-place tensor ops per tensor in PyTorch's order of
+operations."""
 from .optimizer import Optimizer  # noqa: F401
 from .sgd import SGD  # noqa: F401
 from .adam import Adam, AdamW  # noqa: F401

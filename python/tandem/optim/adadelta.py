@@ -1,6 +1,6 @@
-"""Adadelta, as torch.optim.Adadelta: a few in-place tensor ops per parameter, in PyTorch's order of operations."""
-import tandem
-
+"""Adadelta, as torch.optim.Adadelta: one fused C++ update per parameter (kernels/optim_functors.h), in PyTorch's
+order of operations (complex parameters as pairs of reals, as PyTorch)."""
+from .. import _C
 from .optimizer import Optimizer, implementation_switches
 
 
@@ -22,14 +22,10 @@ class Adadelta(Optimizer):
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            rho, eps = group["rho"], group["eps"]
             for p, grad in self._grads(group):
                 state = self._state_for(p, "square_avg", "acc_delta")
-                param, grad = self._update_direction(p, grad, group)
-                square_avg, acc_delta = state["square_avg"], state["acc_delta"]
-                square_avg.mul_(rho).add_(grad.mul(1 - rho).mul_(grad))
-                std = square_avg.add(eps).sqrt_()
-                delta = acc_delta.add(eps).sqrt_().div_(std).mul_(grad)
-                acc_delta.mul_(rho).add_(delta.mul(1 - rho).mul_(delta))
-                tandem.add(param, delta, alpha=-group["lr"], out=param)
+                _C._optim_step("adadelta", self._real(p), self._real(grad), self._real(state["square_avg"]),
+                               self._real(state["acc_delta"]), step=state["step"].item(), lr=group["lr"],
+                               weight_decay=group["weight_decay"], eps=group["eps"], maximize=group["maximize"],
+                               alpha=group["rho"])
         return loss

@@ -1,5 +1,8 @@
-"""Adagrad, as torch.optim.Adagrad: a few in-place tensor ops per parameter, in PyTorch's order of operations."""
+"""Adagrad, as torch.optim.Adagrad: one fused C++ update per parameter (kernels/optim_functors.h), in PyTorch's
+order of operations (complex parameters as pairs of reals, as PyTorch)."""
 import tandem
+
+from .. import _C
 
 from ..nn.parameter import untracked
 from .optimizer import Optimizer, implementation_switches
@@ -29,8 +32,10 @@ class Adagrad(Optimizer):
         super().add_param_group(param_group)
         group = self.param_groups[-1]
         for p in group["params"]:
-            self.state[p] = {"step": tandem.tensor(0.0),
-                             "sum": tandem.full_like(p, group["initial_accumulator_value"])}
+            value = group["initial_accumulator_value"]
+            # Complex params start both halves of their (real-viewed) sum at the value, as in PyTorch.
+            value = complex(value, value) if p.is_complex() else value
+            self.state[p] = {"step": tandem.tensor(0.0), "sum": tandem.full_like(p, value)}
 
     def step(self, closure=None):
         loss = self._evaluate(closure)
@@ -38,11 +43,7 @@ class Adagrad(Optimizer):
             for p, grad in self._grads(group):
                 state = self.state[p]
                 untracked(state["step"]).add_(1)
-                step = state["step"].item()
-                param, grad = self._update_direction(p, grad, group)
-                clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
-                state_sum = state["sum"]
-                state_sum.add_(grad.mul(grad))
-                std = state_sum.sqrt().add_(group["eps"])
-                param.add_(grad.mul(-clr).div_(std))
+                _C._optim_step("adagrad", self._real(p), self._real(grad), self._real(state["sum"]),
+                               step=state["step"].item(), lr=group["lr"], weight_decay=group["weight_decay"],
+                               eps=group["eps"], maximize=group["maximize"], lr_decay=group["lr_decay"])
         return loss

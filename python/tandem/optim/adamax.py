@@ -1,5 +1,6 @@
-"""Adamax (Adam with an infinity-norm second moment), as torch.optim.Adamax: a few in-place tensor ops per
-parameter, in PyTorch's order of operations."""
+"""Adamax (Adam with an infinity-norm second moment), as torch.optim.Adamax: one fused C++ update per parameter
+(kernels/optim_functors.h), in PyTorch's order of operations (complex parameters as pairs of reals, as PyTorch)."""
+from .. import _C
 from .adam import _check
 from .optimizer import Optimizer, implementation_switches
 
@@ -18,10 +19,8 @@ class Adamax(Optimizer):
             beta1, beta2 = group["betas"]
             for p, grad in self._grads(group):
                 state = self._state_for(p, "exp_avg", "exp_inf")
-                param, grad = self._update_direction(p, grad, group)
-                exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
-                exp_avg.add_(grad.sub(exp_avg).mul_(1 - beta1))  # lerp towards grad
-                exp_inf.mul_(beta2).maximum_(grad.abs().add_(group["eps"]))
-                clr = group["lr"] / (1 - beta1 ** state["step"].item())
-                param.add_(exp_avg.mul(-clr).div_(exp_inf))
+                _C._optim_step("adamax", self._real(p), self._real(grad), self._real(state["exp_avg"]),
+                               self._real(state["exp_inf"]), step=state["step"].item(), lr=group["lr"],
+                               weight_decay=group["weight_decay"], eps=group["eps"], maximize=group["maximize"],
+                               beta1=beta1, beta2=beta2)
         return loss

@@ -1,6 +1,9 @@
-"""NAdam (Adam with Nesterov momentum and a momentum-decay schedule), as torch.optim.NAdam: a few in-place tensor
-ops per parameter, in PyTorch's order of operations."""
+"""NAdam (Adam with Nesterov momentum and a momentum-decay schedule), as torch.optim.NAdam: one fused C++ update per
+parameter (kernels/optim_functors.h), in PyTorch's order of operations (complex parameters as pairs of reals, as
+PyTorch)."""
 import tandem
+
+from .. import _C
 
 from ..nn.parameter import untracked
 from .adam import _check
@@ -34,16 +37,12 @@ class NAdam(Optimizer):
                     state["exp_avg_sq"] = tandem.zeros_like(p)
                 untracked(state["step"]).add_(1)
                 step = state["step"].item()
-                param, grad = self._update_direction(p, grad, group)
-                # The momentum schedule mu_t and mu_{t+1}.
+                # mu_t of the momentum schedule, into the running product (the kernel derives mu_t and mu_{t+1}).
                 mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
-                mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
                 untracked(state["mu_product"]).mul_(mu)
-                mu_product = state["mu_product"].item()
-                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                exp_avg.add_(grad.sub(exp_avg).mul_(1 - beta1))  # lerp towards grad
-                exp_avg_sq.mul_(beta2).add_(grad.mul(1 - beta2).mul_(grad))
-                denom = exp_avg_sq.div(1 - beta2 ** step).sqrt().add_(group["eps"])
-                param.add_(grad.mul(-lr * (1.0 - mu) / (1.0 - mu_product)).div_(denom))
-                param.add_(exp_avg.mul((-lr * mu_next) / (1.0 - mu_product * mu_next)).div_(denom))
+                _C._optim_step("nadam", self._real(p), self._real(grad), self._real(state["exp_avg"]),
+                               self._real(state["exp_avg_sq"]), step=step, lr=lr, weight_decay=group["weight_decay"],
+                               eps=group["eps"], maximize=group["maximize"], beta1=beta1, beta2=beta2,
+                               momentum_decay=momentum_decay, mu_product=state["mu_product"].item(),
+                               decoupled_weight_decay=group["decoupled_weight_decay"])
         return loss

@@ -161,6 +161,14 @@ class Optimizer:
                 group["lr"] = float(lr)
         return tensor_lrs
 
+    @staticmethod
+    def _real(t):
+        """t for a fused update: a complex tensor viewed as real (PyTorch's optimizers update complex params as
+        pairs of reals), untracked; None stays None."""
+        if t is None:
+            return None
+        return tandem.view_as_real(untracked(t)) if t.is_complex() else t
+
     def _grads(self, group):
         """(param, grad) for the params of `group` that have a gradient."""
         for p in group["params"]:

@@ -1,5 +1,6 @@
-"""RAdam (Adam with a rectified adaptive learning rate), as torch.optim.RAdam: a few in-place tensor ops per
-parameter, in PyTorch's order of operations."""
+"""RAdam (Adam with a rectified adaptive learning rate), as torch.optim.RAdam: one fused C++ update per parameter
+(kernels/optim_functors.h), in PyTorch's order of operations (complex parameters as pairs of reals, as PyTorch)."""
+from .. import _C
 from .adam import _check
 from .optimizer import Optimizer, implementation_switches
 
@@ -16,25 +17,12 @@ class RAdam(Optimizer):
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            lr = group["lr"]
             beta1, beta2 = group["betas"]
-            # The maximum length of the approximated simple moving average.
-            rho_inf = 2 / (1 - beta2) - 1
             for p, grad in self._grads(group):
                 state = self._state_for(p, "exp_avg", "exp_avg_sq")
-                step = state["step"].item()
-                param, grad = self._update_direction(p, grad, group)
-                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                exp_avg.add_(grad.sub(exp_avg).mul_(1 - beta1))  # lerp towards grad
-                exp_avg_sq.mul_(beta2).add_(grad.mul(1 - beta2).mul_(grad))
-                bias_correction2 = 1 - beta2 ** step
-                update = exp_avg.div(1 - beta1 ** step).mul_(lr)
-                rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
-                # Early on the variance of the adaptive rate is intractable: take a plain momentum step then.
-                if rho_t > 5.0:
-                    rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
-                    # PyTorch evaluates scalar / tensor as reciprocal(tensor) * scalar.
-                    adaptive_lr = (1.0 / exp_avg_sq.sqrt().add_(group["eps"])).mul_(bias_correction2 ** 0.5)
-                    update.mul_(adaptive_lr).mul_(rect)
-                param.sub_(update)
+                # The kernel derives rho_t and takes the plain momentum step while it is <= 5 (PyTorch's branch).
+                _C._optim_step("radam", self._real(p), self._real(grad), self._real(state["exp_avg"]),
+                               self._real(state["exp_avg_sq"]), step=state["step"].item(), lr=group["lr"],
+                               weight_decay=group["weight_decay"], eps=group["eps"], maximize=group["maximize"],
+                               beta1=beta1, beta2=beta2, decoupled_weight_decay=group["decoupled_weight_decay"])
         return loss

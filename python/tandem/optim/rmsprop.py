@@ -1,6 +1,9 @@
-"""RMSprop (optionally centered, with momentum), as torch.optim.RMSprop: a few in-place tensor ops per parameter,
-in PyTorch's order of operations (its single-tensor path), so results agree to the last bits."""
+"""RMSprop (optionally centered, with momentum), as torch.optim.RMSprop: one fused C++ update per parameter
+(kernels/optim_functors.h, in PyTorch's single-tensor order of operations; complex parameters as pairs of reals,
+as PyTorch)."""
 import tandem
+
+from .. import _C
 
 from ..nn.parameter import untracked
 from .optimizer import Optimizer, implementation_switches
@@ -38,20 +41,9 @@ class RMSprop(Optimizer):
                     if group["centered"]:
                         state["grad_avg"] = tandem.zeros_like(p)
                 untracked(state["step"]).add_(1)
-                param, grad = self._update_direction(p, grad, group)
-                square_avg = state["square_avg"]
-                square_avg.mul_(alpha).add_(grad.mul(1 - alpha).mul_(grad))
-                if group["centered"]:
-                    grad_avg = state["grad_avg"]
-                    grad_avg.add_(grad.sub(grad_avg).mul_(1 - alpha))  # lerp towards grad
-                    avg = square_avg.sub(grad_avg.mul(grad_avg)).sqrt_()
-                else:
-                    avg = square_avg.sqrt()
-                avg.add_(group["eps"])
-                if momentum > 0:
-                    buf = state["momentum_buffer"]
-                    buf.mul_(momentum).add_(grad.div(avg))
-                    tandem.add(param, buf, alpha=-lr, out=param)
-                else:
-                    param.add_(grad.mul(-lr).div_(avg))
+                _C._optim_step("rmsprop", self._real(p), self._real(grad), self._real(state["square_avg"]),
+                               self._real(state["grad_avg"] if group["centered"] else None),
+                               self._real(state["momentum_buffer"] if momentum > 0 else None),
+                               step=state["step"].item(), lr=lr, weight_decay=group["weight_decay"], eps=group["eps"],
+                               maximize=group["maximize"], alpha=alpha, momentum=momentum, centered=group["centered"])
         return loss

@@ -8,7 +8,7 @@ from .._finfo import finfo, iinfo
 
 __all__ = ["make_tensor"]
 
-_INTEGRAL_TYPES = (_C.uint8, _C.int8, _C.int16, _C.int32, _C.int64)
+_INTEGRAL_TYPES = (_C.uint8, _C.int8, _C.int16, _C.int32, _C.int64, _C.uint16, _C.uint32, _C.uint64)
 _FLOATING_TYPES = (_C.float16, _C.bfloat16, _C.float32, _C.float64)
 
 
@@ -57,7 +57,8 @@ def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False,
     elif dtype in _INTEGRAL_TYPES:
         info = iinfo(dtype)
         low, high = _modify_low_high(low, high, dtype=dtype, lowest_inclusive=info.min,
-                                     highest_exclusive=info.max + (1 if dtype != _C.int64 else 0),
+                                     # randint's bounds are int64s: uint64 draws stay below 2**63
+                                     highest_exclusive=min(info.max + (1 if dtype != _C.int64 else 0), 2**63 - 1),
                                      default_low=-9, default_high=10)
         result = _C.randint(low, high, shape, device=device, dtype=dtype)
     elif dtype in _FLOATING_TYPES:

@@ -210,6 +210,12 @@ MPI_Datatype mpi_type(DType d) {
       return MPI_INT32_T;
     case DType::Int64:
       return MPI_INT64_T;
+    case DType::UInt16:
+      return MPI_UINT16_T;
+    case DType::UInt32:
+      return MPI_UINT32_T;
+    case DType::UInt64:
+      return MPI_UINT64_T;
     case DType::Float16:
     case DType::BFloat16:
       return MPI_UINT16_T;  // moved as bits; reduced in float32 (see reduce_type)

@@ -79,6 +79,10 @@ ncclDataType_t nccl_type(DType d, const char* what) {
       return ncclInt32;
     case DType::Int64:
       return ncclInt64;
+    case DType::UInt32:
+      return ncclUint32;
+    case DType::UInt64:
+      return ncclUint64;
     case DType::Float16:
       return ncclFloat16;
     case DType::BFloat16:
@@ -88,6 +92,7 @@ ncclDataType_t nccl_type(DType d, const char* what) {
     case DType::Float64:
       return ncclFloat64;
     case DType::Int16:
+    case DType::UInt16:
     case DType::Complex64:
     case DType::Complex128:
       break;

@@ -17,19 +17,20 @@ void register_complex_kernels(KernelTable& table);  // complex_kernels.cpp
 
 namespace {
 
-// Every pair of dtypes, complex included: the real <-> complex casts are the way into and out of complex.
+// Every pair of dtypes, complex and uint16..64 included: the real <-> complex casts are the way into and out
+// of complex.
 void copy_kernel(TensorIterator& iter) {
-  dispatch_dtype_with_complex(iter.dtype(0), [&](auto out_tag) {
+  dispatch_any_dtype(iter.dtype(0), [&](auto out_tag) {
     using O = typename decltype(out_tag)::type;
-    dispatch_dtype_with_complex(iter.dtype(1), [&](auto in_tag) {
+    dispatch_any_dtype(iter.dtype(1), [&](auto in_tag) {
       using I = typename decltype(in_tag)::type;
       iter.for_each([&](char** data, const int64_t* strides, int64_t n) {
         if (strides[0] == sizeof(O) && strides[1] == sizeof(I)) {
           O* __restrict out = reinterpret_cast<O*>(data[0]);
           const I* __restrict in = reinterpret_cast<const I*>(data[1]);
-          if constexpr (std::is_same_v<O, float> && std::is_same_v<I, Half>)
+          if constexpr (std::is_same_v<O, float> && kHalfFloat<I>)
             widen_halves(in, out, n);
-          else if constexpr (std::is_same_v<O, Half> && std::is_same_v<I, float>)
+          else if constexpr (kHalfFloat<O> && std::is_same_v<I, float>)
             narrow_to_halves(in, out, n);
           else
             for (int64_t i = 0; i < n; ++i) out[i] = convert<O>(in[i]);
@@ -96,14 +97,14 @@ void where_strip(char** data, const int64_t* strides, int64_t n) {
 
 // Complex too: where moves elements, it does no arithmetic.
 void where_kernel(TensorIterator& iter) {
-  dispatch_dtype_with_complex(iter.dtype(0), [&](auto tag) {
+  dispatch_any_dtype(iter.dtype(0), [&](auto tag) {
     using T = typename decltype(tag)::type;
     iter.for_each([&](char** data, const int64_t* strides, int64_t n) { where_strip<T>(data, strides, n); });
   });
 }
 
 void clamp_kernel(TensorIterator& iter, const Scalar* lo, const Scalar* hi) {
-  dispatch_dtype(iter.dtype(0), [&](auto tag) {
+  dispatch_dtype_with_uint(iter.dtype(0), [&](auto tag) {
     using T = typename decltype(tag)::type;
     using op_t = opmath_t<T>;
     const ClampOp<op_t> f = make_clamp<op_t>(lo, hi);

@@ -198,7 +198,7 @@ bool nonzero_at(const T* p, int64_t i) {
 }
 
 int64_t count_nonzero(const Tensor& x) {
-  return dispatch_dtype(x.dtype(), [&](auto tag) {
+  return dispatch_dtype_with_uint(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* p = x.data<T>();
     int64_t count = 0;
@@ -208,7 +208,7 @@ int64_t count_nonzero(const Tensor& x) {
 }
 
 void nonzero(const Tensor& out, const Tensor& x) {
-  dispatch_dtype(x.dtype(), [&](auto tag) {
+  dispatch_dtype_with_uint(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* p = x.data<T>();
     const int64_t nd = x.dim();

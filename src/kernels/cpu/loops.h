@@ -22,29 +22,19 @@ TANDEM_INLINE opmath_t<T> load(const char* p) {
   return static_cast<opmath_t<T>>(*reinterpret_cast<const T*>(p));
 }
 
-#if TANDEM_CPU_CAPABILITY_LEVEL >= 1
-// Eight halves to floats and back with one F16C instruction each (AVX2 and AVX-512 builds).
-TANDEM_INLINE void widen8(const Half* in, float* out) {
-  _mm256_storeu_ps(out, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in))));
-}
-TANDEM_INLINE void narrow8(const float* in, Half* out) {
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(out),
-                   _mm256_cvtps_ph(_mm256_loadu_ps(in), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-}
-#endif
-
-// Contiguous float16 strips: widen, compute in float, narrow once. AVX2 and AVX-512 builds do eight lanes at
-// a time in registers (the compiler vectorises the eight-element loop; 1.5x faster than a buffer), then the
-// rest, and the baseline build everything, a block at a time (see half_blocks.h).
-template <typename F>
-void half_unary_strip(Half* out, const Half* a, int64_t n, const F& f) {
+// Contiguous 16-bit float strips (H is Half or BFloat16): widen, compute in float, narrow once. AVX2 and
+// AVX-512 builds do eight lanes at a time in registers (the compiler vectorises the eight-element loop; 1.5x
+// faster than a buffer), then the rest, and the baseline build everything, a block at a time (see
+// half_blocks.h).
+template <typename H, typename F>
+void half_unary_strip(H* out, const H* a, int64_t n, const F& f) {
   int64_t i = 0;
 #if TANDEM_CPU_CAPABILITY_LEVEL >= 1
   for (; i + 8 <= n; i += 8) {
     float x[8];
-    widen8(a + i, x);
+    _mm256_storeu_ps(x, widen8(a + i));
     for (int k = 0; k < 8; ++k) x[k] = convert<float>(f(x[k]));
-    narrow8(x, out + i);
+    narrow8(_mm256_loadu_ps(x), out + i);
   }
 #endif
   float x[kHalfBlock];
@@ -56,31 +46,30 @@ void half_unary_strip(Half* out, const Half* a, int64_t n, const F& f) {
   }
 }
 // The same for two operands; a scalar operand (stride 0) is widened once.
-template <typename F>
-void half_binary_strip(Half* out, const Half* a, const Half* b, bool a_scalar, bool b_scalar, int64_t n,
-                       const F& f) {
+template <typename H, typename F>
+void half_binary_strip(H* out, const H* a, const H* b, bool a_scalar, bool b_scalar, int64_t n, const F& f) {
   const float a0 = static_cast<float>(*a), b0 = static_cast<float>(*b);
   int64_t i = 0;
 #if TANDEM_CPU_CAPABILITY_LEVEL >= 1
   float x[8], y[8];
   if (!a_scalar && !b_scalar) {
     for (; i + 8 <= n; i += 8) {
-      widen8(a + i, x);
-      widen8(b + i, y);
+      _mm256_storeu_ps(x, widen8(a + i));
+      _mm256_storeu_ps(y, widen8(b + i));
       for (int k = 0; k < 8; ++k) x[k] = convert<float>(f(x[k], y[k]));
-      narrow8(x, out + i);
+      narrow8(_mm256_loadu_ps(x), out + i);
     }
   } else if (b_scalar && !a_scalar) {
     for (; i + 8 <= n; i += 8) {
-      widen8(a + i, x);
+      _mm256_storeu_ps(x, widen8(a + i));
       for (int k = 0; k < 8; ++k) x[k] = convert<float>(f(x[k], b0));
-      narrow8(x, out + i);
+      narrow8(_mm256_loadu_ps(x), out + i);
     }
   } else if (a_scalar && !b_scalar) {
     for (; i + 8 <= n; i += 8) {
-      widen8(b + i, y);
+      _mm256_storeu_ps(y, widen8(b + i));
       for (int k = 0; k < 8; ++k) x[k] = convert<float>(f(a0, y[k]));
-      narrow8(x, out + i);
+      narrow8(_mm256_loadu_ps(x), out + i);
     }
   }
 #endif
@@ -100,8 +89,9 @@ void half_binary_strip(Half* out, const Half* a, const Half* b, bool a_scalar, b
     narrow_to_halves(xb, out + i, len);
   }
 }
+// Both operands and the result are the same 16-bit float type.
 template <typename out_t, typename in_t>
-constexpr bool kHalfToHalf = (std::is_same_v<out_t, Half> && std::is_same_v<in_t, Half>);
+constexpr bool kHalfToHalf = std::is_same_v<out_t, in_t> && (kHalfFloat<in_t>);
 
 // One strip of unary_loop. flatten: the functor and everything it calls are inlined here, so the contiguous
 // loop vectorises whatever GCC's inlining heuristics decide for the functor elsewhere (they stopped inlining

@@ -13,7 +13,7 @@ TANDEM_CPU_KERNELS_BEGIN
 
 template <typename F, UnaryRule R>
 void unary_kernel(TensorIterator& iter) {
-  dispatch_dtype(iter.dtype(1), [&](auto tag) {
+  dispatch_op_dtype<F>(iter.dtype(1), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (unary_accepts<T, R>()) {
       if constexpr (rule_outputs_bool(R))
@@ -26,7 +26,7 @@ void unary_kernel(TensorIterator& iter) {
 
 template <typename F, BinaryRule R>
 void binary_kernel(TensorIterator& iter) {
-  dispatch_dtype(iter.dtype(1), [&](auto tag) {
+  dispatch_op_dtype<F>(iter.dtype(1), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (binary_accepts<T, R>()) {
       if constexpr (rule_outputs_bool(R))

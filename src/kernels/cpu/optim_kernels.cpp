@@ -5,6 +5,7 @@
 #include "core/parallel.h"
 #include "kernels/cpu/isa_region.h"
 #include "kernels/cpu/optim_kernels.h"
+#include "kernels/fused_optim.h"
 #include "kernels/kernel_table.h"
 #include "kernels/optim_functors.h"
 
@@ -99,11 +100,56 @@ void adam_step(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, c
   });
 }
 
+// One loop for the six optimizers of kernels/fused_optim.h: U is the functor, kA..kC its options; only the
+// state slots U::states() names are loaded and stored.
+template <typename T, typename U, bool kA, bool kB, bool kC>
+void optim_loop(T* p, const T* g, T* s0, T* s1, T* s2, int64_t numel, const U& update) {
+  using Acc = opmath_t<T>;
+  constexpr unsigned kStates = U::template states<kA, kB, kC>();
+  parallel_for(0, numel, kGrain, [=](int64_t b, int64_t e) {
+    const U u = update;
+    T* __restrict pp = p + b;
+    const T* __restrict gp = g + b;
+    T* __restrict ap = (kStates & 1u) ? s0 + b : nullptr;
+    T* __restrict bp = (kStates & 2u) ? s1 + b : nullptr;
+    T* __restrict cp = (kStates & 4u) ? s2 + b : nullptr;
+    const int64_t n = e - b;
+    for (int64_t i = 0; i < n; ++i) {
+      Acc a = 0, bv = 0, c = 0;
+      if constexpr ((kStates & 1u) != 0) a = static_cast<Acc>(ap[i]);
+      if constexpr ((kStates & 2u) != 0) bv = static_cast<Acc>(bp[i]);
+      if constexpr ((kStates & 4u) != 0) c = static_cast<Acc>(cp[i]);
+      pp[i] = static_cast<T>(
+          u.template step<kA, kB, kC>(static_cast<Acc>(pp[i]), static_cast<Acc>(gp[i]), a, bv, c));
+      if constexpr ((kStates & 1u) != 0) ap[i] = static_cast<T>(a);
+      if constexpr ((kStates & 2u) != 0) bp[i] = static_cast<T>(bv);
+      if constexpr ((kStates & 4u) != 0) cp[i] = static_cast<T>(c);
+    }
+  });
+}
+
+void optim_step(const Tensor& param, const Tensor& grad, const Tensor& s0, const Tensor& s1, const Tensor& s2,
+                const OptimStepConfig& cfg) {
+  dispatch_dtype(param.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_floating_type_v<T>) {
+      T* a = s0.defined() ? s0.data<T>() : nullptr;
+      T* b = s1.defined() ? s1.data<T>() : nullptr;
+      T* c = s2.defined() ? s2.data<T>() : nullptr;
+      visit_optim_update<opmath_t<T>>(cfg, [&](const auto& update, auto fa, auto fb, auto fc) {
+        optim_loop<T, std::decay_t<decltype(update)>, decltype(fa)::value, decltype(fb)::value,
+                   decltype(fc)::value>(param.data<T>(), grad.data<T>(), a, b, c, param.numel(), update);
+      });
+    }
+  });
+}
+
 }  // namespace
 
 void register_optim_kernels(KernelTable& table) {
   table.nn.sgd_step = &sgd_step;
   table.nn.adam_step = &adam_step;
+  optim_step_kernel(DeviceType::CPU) = &optim_step;
 }
 
 TANDEM_CPU_KERNELS_END

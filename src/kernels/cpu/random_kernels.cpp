@@ -44,7 +44,7 @@ void normal_kernel(const Tensor& out, PhiloxState state, double mean, double std
 }
 
 void randint_kernel(const Tensor& out, PhiloxState state, int64_t low, uint64_t range) {
-  dispatch_dtype(out.dtype(), [&](auto tag) {
+  dispatch_dtype_with_uint(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* p = out.data<T>();
     auto store = [p](int64_t i, int64_t v) { p[i] = convert<T>(v); };

@@ -21,7 +21,7 @@ using arange_acc_t = std::conditional_t<
     std::conditional_t<std::is_same_v<T, double> || std::is_same_v<T, float>, double, float>>;
 
 void arange_kernel(const Tensor& out, const Scalar& start, const Scalar& step) {
-  dispatch_dtype(out.dtype(), [&](auto tag) {
+  dispatch_dtype_with_uint(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (!std::is_same_v<T, bool>) {
       using acc_t = arange_acc_t<T>;

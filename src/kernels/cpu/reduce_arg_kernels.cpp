@@ -298,7 +298,7 @@ void run_arg(const Tensor& values, const Tensor& indices, const Tensor& in) {
 }  // namespace
 
 void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in) {
-  dispatch_dtype(in.dtype(), [&](auto tag) {
+  dispatch_dtype_with_uint(in.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (is_max)
       run_arg<T, true>(values, indices, in);

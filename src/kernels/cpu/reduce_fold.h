@@ -135,28 +135,26 @@ TANDEM_INLINE T fold_vectors(const P& p, const T* in, int64_t n) {
   return r;
 }
 
-// A contiguous float16 strip folded by a float-accumulating policy. AVX2 and AVX-512 builds convert eight
-// halves per F16C instruction straight into four vector accumulators (2x faster than widening a block into
-// a buffer and folding that); the baseline build widens a block at a time (see half_blocks.h) and folds it
+// A contiguous float16 or bfloat16 strip folded by a float-accumulating policy. AVX2 and AVX-512 builds
+// widen eight elements at a time (half_blocks.h) straight into four vector accumulators (2x faster than
+// widening a block into a buffer and folding that); the baseline build widens a block at a time and folds it
 // with the float vector loops.
-template <typename P>
-typename P::acc_t fold_widened_halves(const P& p, const Half* in, int64_t n) {
+template <typename P, typename H>
+typename P::acc_t fold_widened_halves(const P& p, const H* in, int64_t n) {
 #if TANDEM_CPU_CAPABILITY_LEVEL >= 1
   using V = vec_t<float, 32>;
-  auto widen8 = [](const Half* at) TANDEM_LAMBDA_INLINE {
-    return reinterpret_cast<V>(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(at))));
-  };
+  auto widen = [](const H* at) TANDEM_LAMBDA_INLINE { return reinterpret_cast<V>(widen8(at)); };
   const V id = vsplat<32, float>(p.identity());
   V a0 = id, a1 = id, a2 = id, a3 = id;
   int64_t i = 0;
   for (; i + 32 <= n; i += 32) {
-    a0 = p.combine(a0, widen8(in + i));
-    a1 = p.combine(a1, widen8(in + i + 8));
-    a2 = p.combine(a2, widen8(in + i + 16));
-    a3 = p.combine(a3, widen8(in + i + 24));
+    a0 = p.combine(a0, widen(in + i));
+    a1 = p.combine(a1, widen(in + i + 8));
+    a2 = p.combine(a2, widen(in + i + 16));
+    a3 = p.combine(a3, widen(in + i + 24));
   }
   a0 = p.combine(p.combine(a0, a2), p.combine(a1, a3));
-  for (; i + 8 <= n; i += 8) a0 = p.combine(a0, widen8(in + i));
+  for (; i + 8 <= n; i += 8) a0 = p.combine(a0, widen(in + i));
   float r = p.identity();
   for (int j = 0; j < 8; ++j) r = p.combine(r, static_cast<float>(a0[j]));
   for (; i < n; ++i) r = p.combine(r, static_cast<float>(in[i]));
@@ -214,7 +212,7 @@ typename P::acc_t fold_strip(const P& p, const T* in, int64_t n, int64_t stride)
   if constexpr (Contig && P::kSimd && kSimdType<T> && std::is_same_v<acc_t, T>) {
     return fold_vectors<kVectorBytes, T>(p, in, n);
   }
-  if constexpr (Contig && P::kSimd && std::is_same_v<T, Half> && std::is_same_v<acc_t, float>) {
+  if constexpr (Contig && P::kSimd && kHalfFloat<T> && std::is_same_v<acc_t, float>) {
     return fold_widened_halves(p, in, n);
   }
   const int64_t s = Contig ? 1 : stride;

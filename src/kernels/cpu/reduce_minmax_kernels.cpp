@@ -5,7 +5,7 @@
 TANDEM_CPU_KERNELS_BEGIN
 
 void fold_max_min(ReduceOp op, const Tensor& out, const Tensor& in, int64_t n_reduced) {
-  dispatch_dtype(in.dtype(), [&](auto tag) {
+  dispatch_dtype_with_uint(in.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (op == ReduceOp::Max)
       run_fold<T>(MaxMinPolicy<T, true>{}, out, in, n_reduced);
@@ -15,7 +15,7 @@ void fold_max_min(ReduceOp op, const Tensor& out, const Tensor& in, int64_t n_re
 }
 
 void fold_all_any(ReduceOp op, const Tensor& out, const Tensor& in, int64_t n_reduced) {
-  dispatch_dtype(in.dtype(), [&](auto tag) {
+  dispatch_dtype_with_uint(in.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (op == ReduceOp::All)
       run_fold<T>(AllAnyPolicy<T, true>{}, out, in, n_reduced);

@@ -94,7 +94,7 @@ void softmax_row(T* out, const T* in, int64_t n, opmath_t<T>* buf) {
   const A* x;
   if constexpr (std::is_same_v<T, A>) {
     x = in;
-  } else if constexpr (std::is_same_v<T, Half>) {
+  } else if constexpr (kHalfFloat<T>) {
     widen_halves(in, buf, n);
     x = buf;
   } else {
@@ -113,7 +113,7 @@ void softmax_row(T* out, const T* in, int64_t n, opmath_t<T>* buf) {
   } else {
     A inv = A(1) / row_sum_exp(x, n, m, buf);
     for (int64_t i = 0; i < n; ++i) buf[i] *= inv;
-    if constexpr (std::is_same_v<T, Half>)
+    if constexpr (kHalfFloat<T>)
       narrow_to_halves(buf, out, n);
     else
       for (int64_t i = 0; i < n; ++i) out[i] = convert<T>(buf[i]);

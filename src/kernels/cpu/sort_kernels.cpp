@@ -257,7 +257,7 @@ void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t
           bool stable) {
   // Both paths are stable, so `stable` needs no path of its own.
   (void)stable;
-  dispatch_dtype(in.dtype(), [&](auto tag) {
+  dispatch_dtype_with_uint(in.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (last_size(in) <= int64_t(std::numeric_limits<uint32_t>::max()))
       sort_rows<T, uint32_t>(values, indices, in, k, descending);

@@ -18,7 +18,7 @@ struct WhereFn {
 
 // Complex too: where moves elements, it does no arithmetic.
 void where_kernel(TensorIterator& iter) {
-  dispatch_dtype_with_complex(iter.dtype(0), [&](auto tag) {
+  dispatch_any_dtype(iter.dtype(0), [&](auto tag) {
     using T = typename decltype(tag)::type;
     launch_elementwise<T, bool, T, T>(iter, WhereFn<T>{});
   });
@@ -26,11 +26,12 @@ void where_kernel(TensorIterator& iter) {
 
 }  // namespace
 
-// Every pair of dtypes, complex included: the real <-> complex casts are the way into and out of complex.
+// Every pair of dtypes, complex and uint16..64 included: the real <-> complex casts are the way into and out
+// of complex.
 void copy_kernel(TensorIterator& iter) {
-  dispatch_dtype_with_complex(iter.dtype(0), [&](auto out_tag) {
+  dispatch_any_dtype(iter.dtype(0), [&](auto out_tag) {
     using O = typename decltype(out_tag)::type;
-    dispatch_dtype_with_complex(iter.dtype(1), [&](auto in_tag) {
+    dispatch_any_dtype(iter.dtype(1), [&](auto in_tag) {
       using I = typename decltype(in_tag)::type;
       launch_elementwise<O, I>(iter, ConvertFn<O, I>{});
     });

@@ -66,7 +66,7 @@ int64_t count_nonzero(const Tensor& x) {
   whole_tensor(x.numel(), kept, red);
   DataPtr result = allocate_scratch(sizeof(int64_t), x.device());
   int64_t* out = static_cast<int64_t*>(result.ptr);
-  dispatch_dtype(x.dtype(), [&](auto tag) {
+  dispatch_dtype_with_uint(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     run_reduce(CountNonzeroPolicy<T>{out}, x.data<T>(), kept, red, 1, x.numel(), x.device());
   });

@@ -54,7 +54,7 @@ void nonzero(const Tensor& out, const Tensor& x) {
   uint8_t* f = static_cast<uint8_t*>(flags.ptr);
   int64_t* sel = static_cast<int64_t*>(selected.ptr);
   int64_t* num = static_cast<int64_t*>(num_selected.ptr);
-  dispatch_dtype(x.dtype(), [&](auto tag) {
+  dispatch_dtype_with_uint(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     flag_nonzero<T><<<grid_for(n), 256, 0, stream>>>(f, x.data<T>(), n);
     TANDEM_CUDA_CHECK_LAUNCH();

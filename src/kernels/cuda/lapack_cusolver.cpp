@@ -1,15 +1,19 @@
 // The CUDA decomposition slots through cuSOLVER (one call per matrix, queued on the current stream; info
-// goes straight into the front end's device tensor) and cuBLAS's trsm. Workspace comes from the caching
-// allocator, freed in stream order.
+// goes straight into the front end's device tensor) and cuBLAS's trsm, for float32/float64 and (cuSOLVER's
+// C/Z routines: ungqr, heevd, gesvd with a real S) complex64/complex128. Workspace comes from the caching
+// allocator, freed in stream order. No geev slot: eig runs on the host (ops/linalg_decomp.cpp), as in
+// PyTorch.
 #include <cublas_v2.h>
 #include <cusolverDn.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <unordered_map>
 
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/cuda_context.h"
+#include "core/complex.h"
 #include "core/error.h"
 #include "kernels/lapack_kernels.h"
 
@@ -31,6 +35,31 @@ cusolverDnHandle_t solver_handle(Device device) {
   if (!h) check(cusolverDnCreate(&h), "cusolverDnCreate");
   check(cusolverDnSetStream(h, current_stream(device)), "cusolverDnSetStream");
   return h;
+}
+
+using cf = complex<float>;
+using zd = complex<double>;
+// tandem's complex<float>/complex<double> as cuComplex/cuDoubleComplex (the same layout: real part first).
+cuComplex* cu(cf* p) { return reinterpret_cast<cuComplex*>(p); }
+const cuComplex* cu(const cf* p) { return reinterpret_cast<const cuComplex*>(p); }
+cuDoubleComplex* cu(zd* p) { return reinterpret_cast<cuDoubleComplex*>(p); }
+const cuDoubleComplex* cu(const zd* p) { return reinterpret_cast<const cuDoubleComplex*>(p); }
+
+// The real type of T (T itself for float and double).
+template <typename T>
+struct RealOf {
+  using type = T;
+};
+template <typename T>
+struct RealOf<complex<T>> {
+  using type = T;
+};
+template <typename T>
+using real_t = typename RealOf<T>::type;
+// The conjugate transpose for complex matrices, the transpose for real ones.
+template <typename T>
+cublasOperation_t adjoint_op() {
+  return std::is_same_v<T, real_t<T>> ? CUBLAS_OP_T : CUBLAS_OP_C;
 }
 
 template <typename T>
@@ -154,12 +183,128 @@ cusolverStatus_t gesvd(cusolverDnHandle_t h, signed char ju, signed char jv, int
   return cusolverDnDgesvd(h, ju, jv, m, n, a, m, s, u, ldu, vt, ldvt, w, lw, nullptr, info);
 }
 
+// The complex overloads of the routines above (cuSOLVER's C and Z names).
+cusolverStatus_t getrf_size(cusolverDnHandle_t h, int m, int n, cf* a, int* lw) {
+  return cusolverDnCgetrf_bufferSize(h, m, n, cu(a), m, lw);
+}
+cusolverStatus_t getrf_size(cusolverDnHandle_t h, int m, int n, zd* a, int* lw) {
+  return cusolverDnZgetrf_bufferSize(h, m, n, cu(a), m, lw);
+}
+cusolverStatus_t getrf(cusolverDnHandle_t h, int m, int n, cf* a, cf* w, int* p, int* info) {
+  return cusolverDnCgetrf(h, m, n, cu(a), m, cu(w), p, info);
+}
+cusolverStatus_t getrf(cusolverDnHandle_t h, int m, int n, zd* a, zd* w, int* p, int* info) {
+  return cusolverDnZgetrf(h, m, n, cu(a), m, cu(w), p, info);
+}
+cusolverStatus_t getrs(cusolverDnHandle_t h, cublasOperation_t t, int n, int k, const cf* a, const int* p,
+                       cf* b, int* info) {
+  return cusolverDnCgetrs(h, t, n, k, cu(a), n, p, cu(b), n, info);
+}
+cusolverStatus_t getrs(cusolverDnHandle_t h, cublasOperation_t t, int n, int k, const zd* a, const int* p,
+                       zd* b, int* info) {
+  return cusolverDnZgetrs(h, t, n, k, cu(a), n, p, cu(b), n, info);
+}
+cusolverStatus_t potrf_size(cusolverDnHandle_t h, cublasFillMode_t u, int n, cf* a, int* lw) {
+  return cusolverDnCpotrf_bufferSize(h, u, n, cu(a), n, lw);
+}
+cusolverStatus_t potrf_size(cusolverDnHandle_t h, cublasFillMode_t u, int n, zd* a, int* lw) {
+  return cusolverDnZpotrf_bufferSize(h, u, n, cu(a), n, lw);
+}
+cusolverStatus_t potrf(cusolverDnHandle_t h, cublasFillMode_t u, int n, cf* a, cf* w, int lw, int* info) {
+  return cusolverDnCpotrf(h, u, n, cu(a), n, cu(w), lw, info);
+}
+cusolverStatus_t potrf(cusolverDnHandle_t h, cublasFillMode_t u, int n, zd* a, zd* w, int lw, int* info) {
+  return cusolverDnZpotrf(h, u, n, cu(a), n, cu(w), lw, info);
+}
+cusolverStatus_t potrs(cusolverDnHandle_t h, cublasFillMode_t u, int n, int k, const cf* a, cf* b,
+                       int* info) {
+  return cusolverDnCpotrs(h, u, n, k, cu(a), n, cu(b), n, info);
+}
+cusolverStatus_t potrs(cusolverDnHandle_t h, cublasFillMode_t u, int n, int k, const zd* a, zd* b,
+                       int* info) {
+  return cusolverDnZpotrs(h, u, n, k, cu(a), n, cu(b), n, info);
+}
+cublasStatus_t trsm(cublasHandle_t h, cublasFillMode_t u, cublasOperation_t t, cublasDiagType_t d, int n,
+                    int k, const cf* a, cf* b) {
+  const cuComplex one{1, 0};
+  return cublasCtrsm(h, CUBLAS_SIDE_LEFT, u, t, d, n, k, &one, cu(a), n, cu(b), n);
+}
+cublasStatus_t trsm(cublasHandle_t h, cublasFillMode_t u, cublasOperation_t t, cublasDiagType_t d, int n,
+                    int k, const zd* a, zd* b) {
+  const cuDoubleComplex one{1, 0};
+  return cublasZtrsm(h, CUBLAS_SIDE_LEFT, u, t, d, n, k, &one, cu(a), n, cu(b), n);
+}
+cusolverStatus_t geqrf_size(cusolverDnHandle_t h, int m, int n, cf* a, int* lw) {
+  return cusolverDnCgeqrf_bufferSize(h, m, n, cu(a), m, lw);
+}
+cusolverStatus_t geqrf_size(cusolverDnHandle_t h, int m, int n, zd* a, int* lw) {
+  return cusolverDnZgeqrf_bufferSize(h, m, n, cu(a), m, lw);
+}
+cusolverStatus_t geqrf(cusolverDnHandle_t h, int m, int n, cf* a, cf* tau, cf* w, int lw, int* info) {
+  return cusolverDnCgeqrf(h, m, n, cu(a), m, cu(tau), cu(w), lw, info);
+}
+cusolverStatus_t geqrf(cusolverDnHandle_t h, int m, int n, zd* a, zd* tau, zd* w, int lw, int* info) {
+  return cusolverDnZgeqrf(h, m, n, cu(a), m, cu(tau), cu(w), lw, info);
+}
+cusolverStatus_t orgqr_size(cusolverDnHandle_t h, int m, int n, int k, const cf* a, const cf* tau, int* lw) {
+  return cusolverDnCungqr_bufferSize(h, m, n, k, cu(a), m, cu(tau), lw);
+}
+cusolverStatus_t orgqr_size(cusolverDnHandle_t h, int m, int n, int k, const zd* a, const zd* tau, int* lw) {
+  return cusolverDnZungqr_bufferSize(h, m, n, k, cu(a), m, cu(tau), lw);
+}
+cusolverStatus_t orgqr(cusolverDnHandle_t h, int m, int n, int k, cf* a, const cf* tau, cf* w, int lw,
+                       int* info) {
+  return cusolverDnCungqr(h, m, n, k, cu(a), m, cu(tau), cu(w), lw, info);
+}
+cusolverStatus_t orgqr(cusolverDnHandle_t h, int m, int n, int k, zd* a, const zd* tau, zd* w, int lw,
+                       int* info) {
+  return cusolverDnZungqr(h, m, n, k, cu(a), m, cu(tau), cu(w), lw, info);
+}
+cusolverStatus_t syevd_size(cusolverDnHandle_t h, cusolverEigMode_t j, cublasFillMode_t u, int n, const cf* a,
+                            const float* w, int* lw) {
+  return cusolverDnCheevd_bufferSize(h, j, u, n, cu(a), n, w, lw);
+}
+cusolverStatus_t syevd_size(cusolverDnHandle_t h, cusolverEigMode_t j, cublasFillMode_t u, int n, const zd* a,
+                            const double* w, int* lw) {
+  return cusolverDnZheevd_bufferSize(h, j, u, n, cu(a), n, w, lw);
+}
+cusolverStatus_t syevd(cusolverDnHandle_t h, cusolverEigMode_t j, cublasFillMode_t u, int n, cf* a, float* w,
+                       cf* work, int lw, int* info) {
+  return cusolverDnCheevd(h, j, u, n, cu(a), n, w, cu(work), lw, info);
+}
+cusolverStatus_t syevd(cusolverDnHandle_t h, cusolverEigMode_t j, cublasFillMode_t u, int n, zd* a, double* w,
+                       zd* work, int lw, int* info) {
+  return cusolverDnZheevd(h, j, u, n, cu(a), n, w, cu(work), lw, info);
+}
+cusolverStatus_t gesvd_size(cusolverDnHandle_t h, int m, int n, cf*, int* lw) {
+  return cusolverDnCgesvd_bufferSize(h, m, n, lw);
+}
+cusolverStatus_t gesvd_size(cusolverDnHandle_t h, int m, int n, zd*, int* lw) {
+  return cusolverDnZgesvd_bufferSize(h, m, n, lw);
+}
+cusolverStatus_t gesvd(cusolverDnHandle_t h, signed char ju, signed char jv, int m, int n, cf* a, float* s,
+                       cf* u, int ldu, cf* vt, int ldvt, cf* w, int lw, int* info) {
+  return cusolverDnCgesvd(h, ju, jv, m, n, cu(a), m, s, cu(u), ldu, cu(vt), ldvt, cu(w), lw, nullptr, info);
+}
+cusolverStatus_t gesvd(cusolverDnHandle_t h, signed char ju, signed char jv, int m, int n, zd* a, double* s,
+                       zd* u, int ldu, zd* vt, int ldvt, zd* w, int lw, int* info) {
+  return cusolverDnZgesvd(h, ju, jv, m, n, cu(a), m, s, cu(u), ldu, cu(vt), ldvt, cu(w), lw, nullptr, info);
+}
+
+// The kernel for the tensor's dtype (float32, float64, complex64 or complex128: the front ends allow nothing
+// else).
 template <template <typename> class K, typename... Args>
 void dispatch(DType dtype, Args&&... args) {
-  if (dtype == DType::Float64)
-    K<double>::run(args...);
-  else
-    K<float>::run(args...);
+  switch (dtype) {
+    case DType::Float64:
+      return K<double>::run(args...);
+    case DType::Complex64:
+      return K<cf>::run(args...);
+    case DType::Complex128:
+      return K<zd>::run(args...);
+    default:
+      return K<float>::run(args...);
+  }
 }
 
 int as_int(int64_t v) { return static_cast<int>(v); }
@@ -190,8 +335,8 @@ struct LuSolve {
     DataPtr keep;
     int* info = workspace<int>(keep, 1, lu.device());
     for (int64_t b = 0; b < batch; ++b)
-      check(getrs(h, transpose ? CUBLAS_OP_T : CUBLAS_OP_N, as_int(n), as_int(k), lu.data<T>() + b * n * n,
-                  pivots.data<int>() + b * n, rhs.data<T>() + b * n * k, info),
+      check(getrs(h, transpose ? adjoint_op<T>() : CUBLAS_OP_N, as_int(n), as_int(k),
+                  lu.data<T>() + b * n * n, pivots.data<int>() + b * n, rhs.data<T>() + b * n * k, info),
             "getrs");
   }
 };
@@ -230,7 +375,7 @@ struct TriangularSolve {
     DeviceGuard guard(a.device());
     cublasHandle_t h = cublas_handle(a.device());
     for (int64_t b = 0; b < batch; ++b)
-      check(trsm(h, fill(upper), transpose ? CUBLAS_OP_T : CUBLAS_OP_N,
+      check(trsm(h, fill(upper), transpose ? adjoint_op<T>() : CUBLAS_OP_N,
                  unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, as_int(n), as_int(k),
                  a.data<T>() + b * n * n, rhs.data<T>() + b * n * k),
             "trsm");
@@ -278,11 +423,12 @@ struct Eigh {
     cusolverDnHandle_t h = solver_handle(a.device());
     const cusolverEigMode_t job = vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
     int lw = 0;
-    check(syevd_size(h, job, fill(upper), as_int(n), a.data<T>(), w.data<T>(), &lw), "syevd_bufferSize");
+    using R = real_t<T>;  // the eigenvalues are real
+    check(syevd_size(h, job, fill(upper), as_int(n), a.data<T>(), w.data<R>(), &lw), "syevd_bufferSize");
     DataPtr keep;
     T* work = workspace<T>(keep, lw, a.device());
     for (int64_t b = 0; b < batch; ++b)
-      check(syevd(h, job, fill(upper), as_int(n), a.data<T>() + b * n * n, w.data<T>() + b * n, work, lw,
+      check(syevd(h, job, fill(upper), as_int(n), a.data<T>() + b * n * n, w.data<R>() + b * n, work, lw,
                   info.data<int>() + b),
             "syevd");
   }
@@ -301,7 +447,7 @@ struct Svd {
     DataPtr keep;
     T* work = workspace<T>(keep, lw, a.device());
     for (int64_t b = 0; b < batch; ++b)
-      check(gesvd(h, ju, jv, as_int(m), as_int(n), a.data<T>() + b * m * n, s.data<T>() + b * n,
+      check(gesvd(h, ju, jv, as_int(m), as_int(n), a.data<T>() + b * m * n, s.data<real_t<T>>() + b * n,
                   vectors ? u.data<T>() + b * m * ucols : nullptr, as_int(m),
                   vectors ? vt.data<T>() + b * n * n : nullptr, as_int(n), work, lw, info.data<int>() + b),
             "gesvd");
@@ -334,6 +480,7 @@ void register_lapack_cusolver_kernels(LapackKernels& t) {
   t.svd = [](const Tensor& a, const Tensor& s, const Tensor& u, const Tensor& vt, const Tensor& info) {
     dispatch<Svd>(a.dtype(), a, s, u, vt, info);
   };
+  t.complex = true;
 }
 
 }  // namespace tandem::cuda

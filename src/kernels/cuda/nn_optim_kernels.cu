@@ -6,6 +6,7 @@
 #include "backend/cuda/cuda_context.h"
 #include "kernels/cuda/flat_launch.cuh"
 #include "kernels/cuda/nn_parts.h"
+#include "kernels/fused_optim.h"
 #include "kernels/optim_functors.h"
 
 namespace tandem::cuda {
@@ -105,11 +106,51 @@ void adam_step(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, c
   });
 }
 
+// The one kernel of the six optimizers in kernels/fused_optim.h (U their functor, kA..kC its options).
+template <typename T, typename U, bool kA, bool kB, bool kC>
+__global__ void optim_kernel(T* __restrict__ param, const T* __restrict__ grad, T* __restrict__ s0,
+                             T* __restrict__ s1, T* __restrict__ s2, U update, int64_t n) {
+  using Acc = opmath_t<T>;
+  constexpr unsigned kStates = U::template states<kA, kB, kC>();
+  for (int64_t i = flat_begin(); i < n; i += flat_stride()) {
+    Acc a = 0, b = 0, c = 0;
+    if constexpr ((kStates & 1u) != 0) a = static_cast<Acc>(s0[i]);
+    if constexpr ((kStates & 2u) != 0) b = static_cast<Acc>(s1[i]);
+    if constexpr ((kStates & 4u) != 0) c = static_cast<Acc>(s2[i]);
+    param[i] = static_cast<T>(
+        update.template step<kA, kB, kC>(static_cast<Acc>(param[i]), static_cast<Acc>(grad[i]), a, b, c));
+    if constexpr ((kStates & 1u) != 0) s0[i] = static_cast<T>(a);
+    if constexpr ((kStates & 2u) != 0) s1[i] = static_cast<T>(b);
+    if constexpr ((kStates & 4u) != 0) s2[i] = static_cast<T>(c);
+  }
+}
+
+void optim_step(const Tensor& param, const Tensor& grad, const Tensor& s0, const Tensor& s1, const Tensor& s2,
+                const OptimStepConfig& cfg) {
+  const int64_t n = param.numel();
+  if (n == 0) return;
+  DeviceGuard guard(param.device());
+  cudaStream_t stream = current_stream(param.device());
+  dispatch_floating(param.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* a = s0.defined() ? s0.data<T>() : nullptr;
+    T* b = s1.defined() ? s1.data<T>() : nullptr;
+    T* c = s2.defined() ? s2.data<T>() : nullptr;
+    visit_optim_update<opmath_t<T>>(cfg, [&](const auto& update, auto fa, auto fb, auto fc) {
+      optim_kernel<T, std::decay_t<decltype(update)>, decltype(fa)::value, decltype(fb)::value,
+                   decltype(fc)::value>
+          <<<flat_blocks(n), kFlatBlock, 0, stream>>>(param.data<T>(), grad.data<T>(), a, b, c, update, n);
+      TANDEM_CUDA_CHECK_LAUNCH();
+    });
+  });
+}
+
 }  // namespace
 
 void register_optim_kernels(NnKernels& k) {
   k.sgd_step = &sgd_step;
   k.adam_step = &adam_step;
+  optim_step_kernel(DeviceType::CUDA) = &optim_step;
 }
 
 }  // namespace tandem::cuda

@@ -18,7 +18,7 @@ constexpr bool is_rounding_op = std::is_same_v<F, FloorOp> || std::is_same_v<F, 
 
 template <typename F, UnaryRule R>
 void unary_kernel(TensorIterator& iter) {
-  dispatch_dtype(iter.dtype(1), [&](auto tag) {
+  dispatch_op_dtype<F>(iter.dtype(1), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (is_rounding_op<F> && !is_floating_type_v<T>) {
       copy_kernel(iter);
@@ -31,7 +31,7 @@ void unary_kernel(TensorIterator& iter) {
 
 template <typename F, BinaryRule R>
 void binary_kernel(TensorIterator& iter) {
-  dispatch_dtype(iter.dtype(1), [&](auto tag) {
+  dispatch_op_dtype<F>(iter.dtype(1), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (binary_accepts<T, R>()) {
       using out_t = std::conditional_t<rule_outputs_bool(R), bool, T>;

@@ -26,7 +26,7 @@ void arange_kernel(const Tensor& out, const Scalar& start, const Scalar& step) {
   const int64_t n = out.numel();
   if (n == 0) return;
   DeviceGuard guard(out.device());
-  dispatch_dtype(out.dtype(), [&](auto tag) {
+  dispatch_dtype_with_uint(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (!std::is_same_v<T, bool>) {
       using acc_t = arange_acc_t<T>;

@@ -11,7 +11,7 @@ void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const 
   StridedOffsets kept, red;
   reduce_offsets(in, std::min<int64_t>(1, in.dim()), kept, red);
   const int64_t n_out = indices.numel(), n_red = in.dim() ? in.sizes()[in.dim() - 1] : 1;
-  dispatch_dtype(in.dtype(), [&](auto tag) {
+  dispatch_dtype_with_uint(in.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* vals = values.defined() ? values.data<T>() : nullptr;
     int64_t* idxs = indices.data<int64_t>();

@@ -130,7 +130,7 @@ void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t
   if (in.numel() == 0) return;
   DeviceGuard guard(in.device());
   cudaStream_t stream = current_stream(in.device());
-  dispatch_dtype(in.dtype(), [&](auto tag) {
+  dispatch_dtype_with_uint(in.dtype(), [&](auto tag) {
     sort_rows<typename decltype(tag)::type>(values, indices, in, k, descending, stream);
   });
 }

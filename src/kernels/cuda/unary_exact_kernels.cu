@@ -7,7 +7,7 @@ namespace {
 constexpr bool in_this_file(UnaryRule r) { return r != UnaryRule::Float && r != UnaryRule::FloatOnly; }
 
 void clamp_kernel(TensorIterator& iter, const Scalar* lo, const Scalar* hi) {
-  dispatch_dtype(iter.dtype(0), [&](auto tag) {
+  dispatch_dtype_with_uint(iter.dtype(0), [&](auto tag) {
     using T = typename decltype(tag)::type;
     using op_t = opmath_t<T>;
     const ClampOp<op_t> f = make_clamp<op_t>(lo, hi);

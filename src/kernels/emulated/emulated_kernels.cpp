@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "kernels/emulated/async_kernels.h"
+#include "kernels/fused_optim.h"
 #include "kernels/kernel_table.h"
 #include "kernels/startup.h"
 
@@ -68,6 +69,13 @@ void register_emulated_kernels(KernelTable& t) {
 #undef TANDEM_RANDOM_SLOT
 #undef TANDEM_LINALG_SLOT
 #undef TANDEM_NN_SLOT
+  // The fused-update slot of the newer optimizers has its own table (kernels/fused_optim.h).
+  struct GetOptimStep {
+    static auto fn() { return optim_step_kernel(DeviceType::CPU); }
+    static const char* name() { return "tandem::kernel::optim_step"; }
+  };
+  if (optim_step_kernel(DeviceType::CPU))
+    optim_step_kernel(DeviceType::CUDA) = &AsyncSlot<OptimStepKernel>::call<GetOptimStep>;
 }
 #undef TANDEM_ASYNC_SLOT
 

@@ -28,6 +28,8 @@ void register_emulated_lapack_kernels(LapackKernels& table, const LapackKernels&
   TANDEM_WRAP_LAPACK(qr_q);
   TANDEM_WRAP_LAPACK(eigh);
   TANDEM_WRAP_LAPACK(svd);
+  TANDEM_WRAP_LAPACK(eig);
+  table.complex = cpu.complex;
 }
 #undef TANDEM_WRAP_LAPACK
 

@@ -5,12 +5,16 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
+#include "core/complex.h"
 #include "core/parallel.h"
 #include "kernels/lapack_kernels.h"
 
 #ifdef TANDEM_HAS_LAPACK
+using cf = tandem::complex<float>;
+using zd = tandem::complex<double>;
 extern "C" {
 void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
 void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
@@ -48,6 +52,58 @@ void sgesdd_(const char* jobz, const int* m, const int* n, float* a, const int* 
 void dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int* lda, double* s, double* u,
              const int* ldu, double* vt, const int* ldvt, double* work, const int* lwork, int* iwork,
              int* info, size_t);
+// The complex routines take LAPACK's COMPLEX / COMPLEX*16, laid out as tandem's complex<float> /
+// complex<double> (real part first); cf = complex<float>, zd = complex<double>.
+void cgetrf_(const int* m, const int* n, cf* a, const int* lda, int* ipiv, int* info);
+void zgetrf_(const int* m, const int* n, zd* a, const int* lda, int* ipiv, int* info);
+void cgetrs_(const char* trans, const int* n, const int* nrhs, const cf* a, const int* lda, const int* ipiv,
+             cf* b, const int* ldb, int* info, size_t);
+void zgetrs_(const char* trans, const int* n, const int* nrhs, const zd* a, const int* lda, const int* ipiv,
+             zd* b, const int* ldb, int* info, size_t);
+void cpotrf_(const char* uplo, const int* n, cf* a, const int* lda, int* info, size_t);
+void zpotrf_(const char* uplo, const int* n, zd* a, const int* lda, int* info, size_t);
+void cpotrs_(const char* uplo, const int* n, const int* nrhs, const cf* a, const int* lda, cf* b,
+             const int* ldb, int* info, size_t);
+void zpotrs_(const char* uplo, const int* n, const int* nrhs, const zd* a, const int* lda, zd* b,
+             const int* ldb, int* info, size_t);
+void ctrsm_(const char* side, const char* uplo, const char* transa, const char* diag, const int* m,
+            const int* n, const cf* alpha, const cf* a, const int* lda, cf* b, const int* ldb, size_t, size_t,
+            size_t, size_t);
+void ztrsm_(const char* side, const char* uplo, const char* transa, const char* diag, const int* m,
+            const int* n, const zd* alpha, const zd* a, const int* lda, zd* b, const int* ldb, size_t, size_t,
+            size_t, size_t);
+void cgeqrf_(const int* m, const int* n, cf* a, const int* lda, cf* tau, cf* work, const int* lwork,
+             int* info);
+void zgeqrf_(const int* m, const int* n, zd* a, const int* lda, zd* tau, zd* work, const int* lwork,
+             int* info);
+void cungqr_(const int* m, const int* n, const int* k, cf* a, const int* lda, const cf* tau, cf* work,
+             const int* lwork, int* info);
+void zungqr_(const int* m, const int* n, const int* k, zd* a, const int* lda, const zd* tau, zd* work,
+             const int* lwork, int* info);
+void cheevd_(const char* jobz, const char* uplo, const int* n, cf* a, const int* lda, float* w, cf* work,
+             const int* lwork, float* rwork, const int* lrwork, int* iwork, const int* liwork, int* info,
+             size_t, size_t);
+void zheevd_(const char* jobz, const char* uplo, const int* n, zd* a, const int* lda, double* w, zd* work,
+             const int* lwork, double* rwork, const int* lrwork, int* iwork, const int* liwork, int* info,
+             size_t, size_t);
+void cgesdd_(const char* jobz, const int* m, const int* n, cf* a, const int* lda, float* s, cf* u,
+             const int* ldu, cf* vt, const int* ldvt, cf* work, const int* lwork, float* rwork, int* iwork,
+             int* info, size_t);
+void zgesdd_(const char* jobz, const int* m, const int* n, zd* a, const int* lda, double* s, zd* u,
+             const int* ldu, zd* vt, const int* ldvt, zd* work, const int* lwork, double* rwork, int* iwork,
+             int* info, size_t);
+void sgeev_(const char* jobvl, const char* jobvr, const int* n, float* a, const int* lda, float* wr,
+            float* wi, float* vl, const int* ldvl, float* vr, const int* ldvr, float* work, const int* lwork,
+            int* info, size_t, size_t);
+void dgeev_(const char* jobvl, const char* jobvr, const int* n, double* a, const int* lda, double* wr,
+            double* wi, double* vl, const int* ldvl, double* vr, const int* ldvr, double* work,
+            const int* lwork, int* info, size_t, size_t);
+void cgeev_(const char* jobvl, const char* jobvr, const int* n, cf* a, const int* lda, cf* w, cf* vl,
+            const int* ldvl, cf* vr, const int* ldvr, cf* work, const int* lwork, float* rwork, int* info,
+            size_t, size_t);
+void zgeev_(const char* jobvl, const char* jobvr, const int* n, zd* a, const int* lda, zd* w, zd* vl,
+            const int* ldvl, zd* vr, const int* ldvr, zd* work, const int* lwork, double* rwork, int* info,
+            size_t, size_t);
 }
 #endif
 
@@ -56,60 +112,112 @@ namespace tandem {
 #ifdef TANDEM_HAS_LAPACK
 namespace {
 
-// One overload per precision, so each kernel below is written once as a template.
-void getrf(int m, int n, float* a, int* ipiv, int* info) { sgetrf_(&m, &n, a, &m, ipiv, info); }
-void getrf(int m, int n, double* a, int* ipiv, int* info) { dgetrf_(&m, &n, a, &m, ipiv, info); }
-void getrs(char t, int n, int k, const float* a, const int* p, float* b, int* info) {
-  sgetrs_(&t, &n, &k, a, &n, p, b, &n, info, 1);
-}
-void getrs(char t, int n, int k, const double* a, const int* p, double* b, int* info) {
-  dgetrs_(&t, &n, &k, a, &n, p, b, &n, info, 1);
-}
-void potrf(char uplo, int n, float* a, int* info) { spotrf_(&uplo, &n, a, &n, info, 1); }
-void potrf(char uplo, int n, double* a, int* info) { dpotrf_(&uplo, &n, a, &n, info, 1); }
-void potrs(char uplo, int n, int k, const float* a, float* b, int* info) {
-  spotrs_(&uplo, &n, &k, a, &n, b, &n, info, 1);
-}
-void potrs(char uplo, int n, int k, const double* a, double* b, int* info) {
-  dpotrs_(&uplo, &n, &k, a, &n, b, &n, info, 1);
-}
-void trsm(char uplo, char trans, char diag, int n, int k, const float* a, float* b) {
-  const char side = 'L';
-  const float one = 1;
-  strsm_(&side, &uplo, &trans, &diag, &n, &k, &one, a, &n, b, &n, 1, 1, 1, 1);
-}
-void trsm(char uplo, char trans, char diag, int n, int k, const double* a, double* b) {
-  const char side = 'L';
-  const double one = 1;
-  dtrsm_(&side, &uplo, &trans, &diag, &n, &k, &one, a, &n, b, &n, 1, 1, 1, 1);
-}
-void geqrf(int m, int n, float* a, float* tau, float* work, int lwork, int* info) {
-  sgeqrf_(&m, &n, a, &m, tau, work, &lwork, info);
-}
-void geqrf(int m, int n, double* a, double* tau, double* work, int lwork, int* info) {
-  dgeqrf_(&m, &n, a, &m, tau, work, &lwork, info);
-}
+// One overload per precision and domain, so each kernel below is written once as a template. The complex
+// routines are LAPACK's c/z names (ungqr for orgqr, heevd for syevd, with their real rwork arrays).
+#define TANDEM_LAPACK_4(macro) macro(float, s) macro(double, d) macro(cf, c) macro(zd, z)
+
+#define TANDEM_GETRF(T, p) \
+  void getrf(int m, int n, T* a, int* ipiv, int* info) { p##getrf_(&m, &n, a, &m, ipiv, info); }
+#define TANDEM_GETRS(T, p)                                                        \
+  void getrs(char t, int n, int k, const T* a, const int* piv, T* b, int* info) { \
+    p##getrs_(&t, &n, &k, a, &n, piv, b, &n, info, 1);                            \
+  }
+#define TANDEM_POTRF(T, p) \
+  void potrf(char uplo, int n, T* a, int* info) { p##potrf_(&uplo, &n, a, &n, info, 1); }
+#define TANDEM_POTRS(T, p)                                           \
+  void potrs(char uplo, int n, int k, const T* a, T* b, int* info) { \
+    p##potrs_(&uplo, &n, &k, a, &n, b, &n, info, 1);                 \
+  }
+#define TANDEM_TRSM(T, p)                                                          \
+  void trsm(char uplo, char trans, char diag, int n, int k, const T* a, T* b) {    \
+    const char side = 'L';                                                         \
+    const T one(1);                                                                \
+    p##trsm_(&side, &uplo, &trans, &diag, &n, &k, &one, a, &n, b, &n, 1, 1, 1, 1); \
+  }
+#define TANDEM_GEQRF(T, p)                                                \
+  void geqrf(int m, int n, T* a, T* tau, T* work, int lwork, int* info) { \
+    p##geqrf_(&m, &n, a, &m, tau, work, &lwork, info);                    \
+  }
+TANDEM_LAPACK_4(TANDEM_GETRF)
+TANDEM_LAPACK_4(TANDEM_GETRS)
+TANDEM_LAPACK_4(TANDEM_POTRF)
+TANDEM_LAPACK_4(TANDEM_POTRS)
+TANDEM_LAPACK_4(TANDEM_TRSM)
+TANDEM_LAPACK_4(TANDEM_GEQRF)
+#undef TANDEM_GETRF
+#undef TANDEM_GETRS
+#undef TANDEM_POTRF
+#undef TANDEM_POTRS
+#undef TANDEM_TRSM
+#undef TANDEM_GEQRF
+#undef TANDEM_LAPACK_4
+
 void orgqr(int m, int n, int k, float* a, const float* tau, float* work, int lwork, int* info) {
   sorgqr_(&m, &n, &k, a, &m, tau, work, &lwork, info);
 }
 void orgqr(int m, int n, int k, double* a, const double* tau, double* work, int lwork, int* info) {
   dorgqr_(&m, &n, &k, a, &m, tau, work, &lwork, info);
 }
-void syevd(char jobz, char uplo, int n, float* a, float* w, float* work, int lwork, int* iwork, int liwork,
-           int* info) {
+void orgqr(int m, int n, int k, cf* a, const cf* tau, cf* work, int lwork, int* info) {
+  cungqr_(&m, &n, &k, a, &m, tau, work, &lwork, info);
+}
+void orgqr(int m, int n, int k, zd* a, const zd* tau, zd* work, int lwork, int* info) {
+  zungqr_(&m, &n, &k, a, &m, tau, work, &lwork, info);
+}
+// syevd / heevd; rwork is unused (and may be null) for the real routines.
+void syevd(char jobz, char uplo, int n, float* a, float* w, float* work, int lwork, float*, int, int* iwork,
+           int liwork, int* info) {
   ssyevd_(&jobz, &uplo, &n, a, &n, w, work, &lwork, iwork, &liwork, info, 1, 1);
 }
-void syevd(char jobz, char uplo, int n, double* a, double* w, double* work, int lwork, int* iwork, int liwork,
-           int* info) {
+void syevd(char jobz, char uplo, int n, double* a, double* w, double* work, int lwork, double*, int,
+           int* iwork, int liwork, int* info) {
   dsyevd_(&jobz, &uplo, &n, a, &n, w, work, &lwork, iwork, &liwork, info, 1, 1);
 }
+void syevd(char jobz, char uplo, int n, cf* a, float* w, cf* work, int lwork, float* rwork, int lrwork,
+           int* iwork, int liwork, int* info) {
+  cheevd_(&jobz, &uplo, &n, a, &n, w, work, &lwork, rwork, &lrwork, iwork, &liwork, info, 1, 1);
+}
+void syevd(char jobz, char uplo, int n, zd* a, double* w, zd* work, int lwork, double* rwork, int lrwork,
+           int* iwork, int liwork, int* info) {
+  zheevd_(&jobz, &uplo, &n, a, &n, w, work, &lwork, rwork, &lrwork, iwork, &liwork, info, 1, 1);
+}
 void gesdd(char jobz, int m, int n, float* a, float* s, float* u, int ldu, float* vt, int ldvt, float* work,
-           int lwork, int* iwork, int* info) {
+           int lwork, float*, int* iwork, int* info) {
   sgesdd_(&jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, work, &lwork, iwork, info, 1);
 }
 void gesdd(char jobz, int m, int n, double* a, double* s, double* u, int ldu, double* vt, int ldvt,
-           double* work, int lwork, int* iwork, int* info) {
+           double* work, int lwork, double*, int* iwork, int* info) {
   dgesdd_(&jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, work, &lwork, iwork, info, 1);
+}
+void gesdd(char jobz, int m, int n, cf* a, float* s, cf* u, int ldu, cf* vt, int ldvt, cf* work, int lwork,
+           float* rwork, int* iwork, int* info) {
+  cgesdd_(&jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, work, &lwork, rwork, iwork, info, 1);
+}
+void gesdd(char jobz, int m, int n, zd* a, double* s, zd* u, int ldu, zd* vt, int ldvt, zd* work, int lwork,
+           double* rwork, int* iwork, int* info) {
+  zgesdd_(&jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, work, &lwork, rwork, iwork, info, 1);
+}
+
+// The real type of T (T itself for float and double).
+template <typename T>
+struct RealOf {
+  using type = T;
+};
+template <typename T>
+struct RealOf<complex<T>> {
+  using type = T;
+};
+template <typename T>
+using real_t = typename RealOf<T>::type;
+template <typename T>
+constexpr bool is_complex_v = !std::is_same_v<T, real_t<T>>;
+
+// A workspace size LAPACK returned from a query (in the real part for the complex routines).
+size_t work_size(float q) { return std::max<size_t>(1, static_cast<size_t>(q)); }
+size_t work_size(double q) { return std::max<size_t>(1, static_cast<size_t>(q)); }
+template <typename T>
+size_t work_size(complex<T> q) {
+  return work_size(q.re);
 }
 
 // fn(b) for every matrix b of the batch. Small matrices run on several threads (OpenBLAS does not thread
@@ -123,13 +231,20 @@ void for_each_matrix(int64_t batch, int64_t n, const Fn& fn) {
   });
 }
 
-// The kernel for the tensor's dtype (float32 or float64: the front ends allow nothing else).
+// The kernel for the tensor's dtype (float32, float64, complex64 or complex128: the front ends allow nothing
+// else).
 template <template <typename> class K, typename... Args>
 void dispatch(DType dtype, Args&&... args) {
-  if (dtype == DType::Float64)
-    K<double>::run(args...);
-  else
-    K<float>::run(args...);
+  switch (dtype) {
+    case DType::Float64:
+      return K<double>::run(args...);
+    case DType::Complex64:
+      return K<cf>::run(args...);
+    case DType::Complex128:
+      return K<zd>::run(args...);
+    default:
+      return K<float>::run(args...);
+  }
 }
 
 int as_int(int64_t v) { return static_cast<int>(v); }
@@ -147,6 +262,7 @@ struct LuFactor {
 // costs several times the solve itself (1000 8x8 inverses: 20 ms against 5 ms column by column).
 int64_t rhs_per_call(int64_t n, int64_t k) { return n <= 64 ? 1 : k; }
 
+// 'C' is the conjugate transpose for the complex routines and the transpose for the real ones.
 template <typename T>
 struct LuSolve {
   static void run(const Tensor& lu, const Tensor& pivots, const Tensor& rhs, bool transpose) {
@@ -154,7 +270,7 @@ struct LuSolve {
     for_each_matrix(batch, n, [&](int64_t b) {
       int info = 0;
       for (int64_t c = 0; c < k; c += step)
-        getrs(transpose ? 'T' : 'N', as_int(n), as_int(std::min(step, k - c)), lu.data<T>() + b * n * n,
+        getrs(transpose ? 'C' : 'N', as_int(n), as_int(std::min(step, k - c)), lu.data<T>() + b * n * n,
               pivots.data<int>() + b * n, rhs.data<T>() + b * n * k + c * n, &info);
     });
   }
@@ -186,7 +302,7 @@ struct TriangularSolve {
     const int64_t batch = a.size(0), n = a.size(1), k = rhs.size(1), step = rhs_per_call(n, k);
     for_each_matrix(batch, n, [&](int64_t b) {
       for (int64_t c = 0; c < k; c += step)
-        trsm(upper ? 'U' : 'L', transpose ? 'T' : 'N', unit ? 'U' : 'N', as_int(n),
+        trsm(upper ? 'U' : 'L', transpose ? 'C' : 'N', unit ? 'U' : 'N', as_int(n),
              as_int(std::min(step, k - c)), a.data<T>() + b * n * n, rhs.data<T>() + b * n * k + c * n);
     });
   }
@@ -197,10 +313,10 @@ struct QrFactor {
     const int64_t batch = a.size(0), n = a.size(1), m = a.size(2), k = tau.size(1);
     for_each_matrix(batch, std::max(m, n), [&](int64_t b) {
       int info = 0;
-      T query = 0;
+      T query(0);
       T* ap = a.data<T>() + b * m * n;
       geqrf(as_int(m), as_int(n), ap, tau.data<T>() + b * k, &query, -1, &info);
-      std::vector<T> work(std::max<size_t>(1, static_cast<size_t>(query)));
+      std::vector<T> work(work_size(query));
       geqrf(as_int(m), as_int(n), ap, tau.data<T>() + b * k, work.data(), as_int(work.size()), &info);
     });
   }
@@ -211,56 +327,146 @@ struct QrQ {
     const int64_t batch = q.size(0), n = q.size(1), m = q.size(2), k = tau.size(1);
     for_each_matrix(batch, m, [&](int64_t b) {
       int info = 0;
-      T query = 0;
+      T query(0);
       T* qp = q.data<T>() + b * m * n;
       const T* tp = tau.data<T>() + b * k;
       orgqr(as_int(m), as_int(n), as_int(k), qp, tp, &query, -1, &info);
-      std::vector<T> work(std::max<size_t>(1, static_cast<size_t>(query)));
+      std::vector<T> work(work_size(query));
       orgqr(as_int(m), as_int(n), as_int(k), qp, tp, work.data(), as_int(work.size()), &info);
     });
   }
 };
+// w is real (float32/float64) for every T.
 template <typename T>
 struct Eigh {
   static void run(const Tensor& a, const Tensor& w, bool vectors, bool upper, const Tensor& info) {
+    using R = real_t<T>;
     const int64_t batch = a.size(0), n = a.size(1);
     const char jobz = vectors ? 'V' : 'N', uplo = upper ? 'U' : 'L';
     for_each_matrix(batch, n, [&](int64_t b) {
       T* ap = a.data<T>() + b * n * n;
-      T* wp = w.data<T>() + b * n;
+      R* wp = w.data<R>() + b * n;
       int* ip = info.data<int>() + b;
-      T wq = 0;
+      T wq(0);
+      R rq(0);
       int iq = 0;
-      syevd(jobz, uplo, as_int(n), ap, wp, &wq, -1, &iq, -1, ip);
-      std::vector<T> work(std::max<size_t>(1, static_cast<size_t>(wq)));
+      syevd(jobz, uplo, as_int(n), ap, wp, &wq, -1, &rq, -1, &iq, -1, ip);
+      std::vector<T> work(work_size(wq));
+      std::vector<R> rwork(work_size(rq));
       std::vector<int> iwork(std::max(1, iq));
-      syevd(jobz, uplo, as_int(n), ap, wp, work.data(), as_int(work.size()), iwork.data(),
-            as_int(iwork.size()), ip);
+      syevd(jobz, uplo, as_int(n), ap, wp, work.data(), as_int(work.size()), rwork.data(),
+            as_int(rwork.size()), iwork.data(), as_int(iwork.size()), ip);
     });
   }
 };
+// s is real for every T; vt holds V^H for the complex routines.
 template <typename T>
 struct Svd {
   static void run(const Tensor& a, const Tensor& s, const Tensor& u, const Tensor& vt, const Tensor& info) {
+    using R = real_t<T>;
     const int64_t batch = a.size(0), n = a.size(1), m = a.size(2);
     const bool vectors = u.defined();
     const bool full = vectors && u.size(1) == m && m != n;
     const char jobz = !vectors ? 'N' : (full ? 'A' : 'S');
     const int64_t ucols = vectors ? u.size(1) : 0;
+    // cgesdd's real workspace (LAPACK's documented bound, at least 7 min(m, n) for jobz = 'N').
+    const int64_t mn = std::min(m, n), mx = std::max(m, n);
+    const int64_t lrwork =
+        is_complex_v<T> ? std::max({7 * mn, 5 * mn * mn + 5 * mn, 2 * mx * mn + 2 * mn * mn + mn, int64_t{1}})
+                        : 1;
     for_each_matrix(batch, m, [&](int64_t b) {
       T* ap = a.data<T>() + b * m * n;
-      T* sp = s.data<T>() + b * n;
-      T dummy = 0;
+      R* sp = s.data<R>() + b * n;
+      T dummy(0);
       T* up = vectors ? u.data<T>() + b * m * ucols : &dummy;
       T* vp = vectors ? vt.data<T>() + b * n * n : &dummy;
       const int ldu = vectors ? as_int(m) : 1, ldvt = vectors ? as_int(n) : 1;
       int* ip = info.data<int>() + b;
       std::vector<int> iwork(static_cast<size_t>(8 * std::max<int64_t>(1, n)));
-      T query = 0;
-      gesdd(jobz, as_int(m), as_int(n), ap, sp, up, ldu, vp, ldvt, &query, -1, iwork.data(), ip);
-      std::vector<T> work(std::max<size_t>(1, static_cast<size_t>(query)));
+      std::vector<R> rwork(static_cast<size_t>(lrwork));
+      T query(0);
+      gesdd(jobz, as_int(m), as_int(n), ap, sp, up, ldu, vp, ldvt, &query, -1, rwork.data(), iwork.data(),
+            ip);
+      std::vector<T> work(work_size(query));
       gesdd(jobz, as_int(m), as_int(n), ap, sp, up, ldu, vp, ldvt, work.data(), as_int(work.size()),
-            iwork.data(), ip);
+            rwork.data(), iwork.data(), ip);
+    });
+  }
+};
+
+// geev for a real matrix: LAPACK returns the eigenvalues as (wr, wi) and a complex-conjugate pair's vectors
+// as two real columns (re, im) of vr; they are unpacked into the complex w and v.
+template <typename R>
+void geev_real(char jobv, int n, R* a, complex<R>* w, complex<R>* v, int* info) {
+  std::vector<R> wr(static_cast<size_t>(n)), wi(static_cast<size_t>(n));
+  std::vector<R> vr(jobv == 'V' ? static_cast<size_t>(n) * n : 1);
+  const int ldv = jobv == 'V' ? n : 1, ldvl = 1;
+  R dummy = 0, query = 0;
+  const char jobvl = 'N';
+  auto call = [&](R* work, int lw) {
+    if constexpr (std::is_same_v<R, float>)
+      sgeev_(&jobvl, &jobv, &n, a, &n, wr.data(), wi.data(), &dummy, &ldvl, vr.data(), &ldv, work, &lw, info,
+             1, 1);
+    else
+      dgeev_(&jobvl, &jobv, &n, a, &n, wr.data(), wi.data(), &dummy, &ldvl, vr.data(), &ldv, work, &lw, info,
+             1, 1);
+  };
+  call(&query, -1);
+  std::vector<R> work(work_size(query));
+  call(work.data(), as_int(work.size()));
+  for (int j = 0; j < n; ++j) w[j] = complex<R>(wr[j], wi[j]);
+  if (jobv != 'V') return;
+  const size_t sn = static_cast<size_t>(n);
+  for (int j = 0; j < n; ++j) {
+    const R* re = vr.data() + j * sn;
+    complex<R>* col = v + j * sn;
+    if (wi[j] == 0 || j + 1 == n) {
+      for (size_t i = 0; i < sn; ++i) col[i] = complex<R>(re[i], 0);
+      continue;
+    }
+    // Columns j, j + 1 hold re and im of the vector of wr[j] + i wi[j] (wi[j] > 0); its conjugate pair's
+    // vector is the conjugate.
+    const R* im = re + sn;
+    for (size_t i = 0; i < sn; ++i) {
+      col[i] = complex<R>(re[i], im[i]);
+      col[i + sn] = complex<R>(re[i], -im[i]);
+    }
+    ++j;
+  }
+}
+template <typename R>
+void geev_complex(char jobv, int n, complex<R>* a, complex<R>* w, complex<R>* v, int* info) {
+  using C = complex<R>;
+  std::vector<R> rwork(2 * static_cast<size_t>(std::max(n, 1)));
+  C dummy(0), query(0);
+  C* vp = jobv == 'V' ? v : &dummy;
+  const int ldv = jobv == 'V' ? n : 1, ldvl = 1;
+  const char jobvl = 'N';
+  auto call = [&](C* work, int lw) {
+    if constexpr (std::is_same_v<R, float>)
+      cgeev_(&jobvl, &jobv, &n, a, &n, w, &dummy, &ldvl, vp, &ldv, work, &lw, rwork.data(), info, 1, 1);
+    else
+      zgeev_(&jobvl, &jobv, &n, a, &n, w, &dummy, &ldvl, vp, &ldv, work, &lw, rwork.data(), info, 1, 1);
+  };
+  call(&query, -1);
+  std::vector<C> work(work_size(query));
+  call(work.data(), as_int(work.size()));
+}
+// a (B, n, n) of T, destroyed; w (B, n) and v (B, n, n) complex.
+template <typename T>
+struct Eig {
+  static void run(const Tensor& a, const Tensor& w, const Tensor& v, const Tensor& info) {
+    using C = complex<real_t<T>>;
+    const int64_t batch = a.size(0), n = a.size(1);
+    const char jobv = v.defined() ? 'V' : 'N';
+    for_each_matrix(batch, n, [&](int64_t b) {
+      T* ap = a.data<T>() + b * n * n;
+      C* wp = w.data<C>() + b * n;
+      C* vp = v.defined() ? v.data<C>() + b * n * n : nullptr;
+      if constexpr (is_complex_v<T>)
+        geev_complex(jobv, as_int(n), ap, wp, vp, info.data<int>() + b);
+      else
+        geev_real(jobv, as_int(n), ap, wp, vp, info.data<int>() + b);
     });
   }
 };
@@ -291,6 +497,10 @@ void register_lapack_cpu_kernels(LapackKernels& t) {
   t.svd = [](const Tensor& a, const Tensor& s, const Tensor& u, const Tensor& vt, const Tensor& info) {
     dispatch<Svd>(a.dtype(), a, s, u, vt, info);
   };
+  t.eig = [](const Tensor& a, const Tensor& w, const Tensor& v, const Tensor& info) {
+    dispatch<Eig>(a.dtype(), a, w, v, info);
+  };
+  t.complex = true;
 }
 #else
 // Built without LAPACK: the slots stay empty and the front ends say so.

@@ -1,0 +1,143 @@
+"""tandem.autograd.graph, as torch.autograd.graph: saved-tensors hooks (every tensor an autograd node saves for
+backward, by a built-in op's formula or by a custom Function's ctx.save_for_backward, goes through the innermost
+pack hook when the node is recorded and through its unpack hook in backward), save_on_cpu, hooks and metadata on
+graph nodes (grad_fn.register_hook / register_prehook / metadata), register_multi_grad_hook and
+increment_version. The hook stack lives in C++ per thread (src/autograd/node.h, python/src/autograd_graph.cpp).
+
+Difference from PyTorch: the pack hook of a node's own output sees it without its grad_fn (so a hook that keeps
+it makes no reference cycle through the node)."""
+import contextlib
+import threading
+from collections import defaultdict
+
+from .. import _C
+from .._C import Node  # noqa: F401  (the class of every grad_fn)
+
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "register_multi_grad_hook",
+           "increment_version", "Node"]
+
+
+class saved_tensors_hooks:
+    """Within this block, each tensor saved for backward is stored as pack_hook(tensor) and turned back into a
+    tensor by unpack_hook(packed) when backward needs it. Blocks nest: the innermost pair applies."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        _C._push_saved_tensors_default_hooks(self.pack_hook, self.unpack_hook)
+
+    def __exit__(self, *args):
+        _C._pop_saved_tensors_default_hooks()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors are kept in host memory (pinned when pin_memory and a CUDA device is available) and moved
+    back to their device in backward: device memory for activations traded for copies."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        import tandem
+        device_module = getattr(tandem, device_type, tandem.cuda)
+
+        def pack_to_cpu(tensor):
+            if not pin_memory:
+                return tensor.device, tensor.cpu()
+            pinnable = device_module.is_available()
+            packed = tandem.empty(tensor.size(), dtype=tensor.dtype, pin_memory=pinnable)
+            packed.copy_(tensor, non_blocking=pinnable)
+            return tensor.device, packed
+
+        def unpack_from_cpu(packed):
+            device, tensor = packed
+            return tensor.to(device, non_blocking=pin_memory)
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message):
+    """Within this block, entering saved_tensors_hooks raises RuntimeError(error_message) (and so does entering
+    this block while hooks are active): for features that cannot work with them."""
+    previous = _C._saved_tensors_hooks_get_disabled_error_message()
+    try:
+        _C._saved_tensors_hooks_disable(error_message)
+        yield
+    finally:
+        if previous is None:
+            _C._saved_tensors_hooks_enable()
+        else:
+            _C._saved_tensors_hooks_disable(previous)
+
+
+def increment_version(tensor):
+    """Marks `tensor` (or each tensor of an iterable) as modified in place, as an in-place op would: a saved
+    copy of it then fails backward's version check."""
+    _C._increment_version(tensor)
+
+
+class _MultiHandle:
+    """The handles of the per-tensor hooks behind one register_multi_grad_hook."""
+
+    def __init__(self, handles):
+        self.handles = handles
+
+    def remove(self):
+        for handle in self.handles:
+            handle.remove()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *args):
+        self.remove()
+
+
+def _backward_id():
+    task = _C._current_graph_task_id()
+    if task == -1:
+        raise AssertionError("expected this hook to be called inside a backward call")
+    return task
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """mode "all": fn(grads) once per backward pass, after the gradients of all of `tensors` that this pass
+    computes are known (None for the others). mode "any": fn(grad) with the first of them computed."""
+    modes = ("all", "any")
+    if mode not in modes:
+        raise ValueError(f"Expects mode to be one of {modes} but got {mode}")
+    lock = threading.Lock()
+    if mode == "any":
+        fired = defaultdict(bool)
+
+        def first_only(grad):
+            task = _backward_id()
+            with lock:
+                already, fired[task] = fired[task], True
+            if not already:
+                fn(grad)
+
+        return _MultiHandle(tuple(t.register_hook(first_only) for t in tensors if t.requires_grad))
+
+    nodes = [_C._grad_fn_or_accumulator(t) for t in tensors]
+    seen, expected, buffers = {}, {}, {}
+
+    def hook_for(i):
+        def hook(grad):
+            task = _backward_id()
+            with lock:
+                count = seen.get(task, 0)
+                seen[task] = count + 1
+                if count == 0:  # the first of them in this pass: how many will come
+                    expected[task] = sum(_C._will_engine_execute_node(n) for n in nodes)
+                    buffers[task] = [None] * len(nodes)
+                buffers[task][i] = grad
+                done = count + 1 == expected[task]
+                grads = buffers.pop(task) if done else None
+                if done:
+                    del seen[task], expected[task]
+            if done:
+                fn(grads)
+        return hook
+
+    return _MultiHandle(tuple(t.register_hook(hook_for(i)) for i, t in enumerate(tensors)))
