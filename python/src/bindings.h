@@ -93,6 +93,7 @@ void init_serialization(nb::module_& m);
 void init_nn(nb::module_& m);
 void init_boundary(nb::module_& m);
 void init_long_work(nb::module_& m);
+void init_op_profiler(nb::module_& m);
 void init_cpu_capability(nb::module_& m);
 void init_distributed(nb::module_& m);
 void init_autocast(nb::module_& m);

@@ -6,6 +6,7 @@
 #include "backend/crossing.h"
 #include "bindings.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "factory_args.h"
 #include "layouts.h"
 #include "ops/copy.h"
@@ -180,6 +181,7 @@ void init_creation(nb::module_& m) {
       #name,                                                                                                \
       [](nb::args args, nb::handle size, nb::handle dtype, nb::handle device, bool requires_grad,           \
          bool pin_memory) {                                                                                 \
+        profiler::RecordScope profile_scope("aten::" #name);                                                \
         FactoryArgs a = factory_args(dtype, device, requires_grad, default_float_dtype());                  \
         Tensor t = new_tensor(shape_from_args(args, size, #name, "size"), a, pin_memory);                   \
         fill;                                                                                               \
@@ -192,6 +194,7 @@ void init_creation(nb::module_& m) {
       [](nb::handle input, nb::handle dtype, nb::handle device, bool requires_grad, nb::handle layout,      \
          nb::handle memory_format) -> nb::object {                                                          \
         const Tensor& x = like_input(input, #name "_like");                                                 \
+        profiler::RecordScope profile_scope("aten::" #name "_like", x);                                     \
         if (!like_in_cpp(x, memory_format, layout))                                                         \
           return like_via_layouts(#name "_like", x, nb::tuple(), like_kwargs(dtype, device, requires_grad), \
                                   memory_format, layout);                                                   \

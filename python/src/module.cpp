@@ -36,6 +36,7 @@ NB_MODULE(_C, m) {
   init_nn(m);
   init_boundary(m);
   init_long_work(m);
+  init_op_profiler(m);
   init_cpu_capability(m);
   init_distributed(m);
   init_autocast(m);

@@ -7,6 +7,7 @@
 #include "autograd/anomaly_mode.h"
 #include "autograd/sum_to.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "ops/autocast.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
@@ -240,6 +241,14 @@ RunResult run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
           if (!grads[k].defined())
             grads[k] =
                 full(node->outputs[k].sizes, Scalar(0.0), node->outputs[k].dtype, node->outputs[k].device);
+        }
+        // PyTorch's two events per node: the engine's evaluate_function around the node's own.
+        profiler::Range evaluate, apply;
+        if (profiler::recording()) [[unlikely]] {
+          std::string name = node->name();
+          evaluate.set(profiler::begin_event("autograd::engine::evaluate_function: " + name,
+                                             profiler::EventKind::BackwardNode, Device()));
+          apply.set(profiler::begin_event(std::move(name), profiler::EventKind::BackwardNode, Device()));
         }
         if (__builtin_expect(AnomalyMode::is_enabled(), 0))
           input_grads = apply_with_anomaly_checks(*node, std::move(grads));

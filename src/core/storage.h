@@ -10,6 +10,7 @@
 
 #include "core/device.h"
 #include "core/intrusive_ptr.h"
+#include "core/profiler_flags.h"
 
 namespace tandem {
 
@@ -23,7 +24,8 @@ struct DataPtr {
   DataPtr(const DataPtr&) = delete;
   DataPtr& operator=(const DataPtr&) = delete;
   DataPtr(DataPtr&& o) noexcept
-      : ptr(std::exchange(o.ptr, nullptr)), ctx(std::exchange(o.ctx, nullptr)),
+      : ptr(std::exchange(o.ptr, nullptr)),
+        ctx(std::exchange(o.ctx, nullptr)),
         deleter(std::exchange(o.deleter, nullptr)) {}
   DataPtr& operator=(DataPtr&& o) noexcept {
     DataPtr tmp(std::move(o));
@@ -51,6 +53,8 @@ class StorageImpl : public RefCounted {
   // Memory still being written must not be freed under the copy. (A device error while waiting cannot be
   // raised from a destructor; the next CUDA call reports it.)
   ~StorageImpl() override {
+    if (from_allocator_ && profiler::profiling_memory())
+      profiler::note_memory(device_, -static_cast<int64_t>(nbytes_));
     if (!has_pending_.load(std::memory_order_acquire)) return;
     try {
       wait_pending_writes();
@@ -76,6 +80,8 @@ class StorageImpl : public RefCounted {
   uint32_t version() const { return version_.load(std::memory_order_relaxed); }
   void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
   bool writeable() const { return writeable_; }
+  // Memory from the device's allocator (not a NumPy or DLPack buffer): the memory profiler counts its free.
+  void set_from_allocator() { from_allocator_ = true; }
   void set_writeable(bool w) { writeable_ = w; }
 
  private:
@@ -84,6 +90,7 @@ class StorageImpl : public RefCounted {
   Device device_;
   std::atomic<uint32_t> version_{0};
   bool writeable_ = true;
+  bool from_allocator_ = false;
   mutable std::atomic<bool> has_pending_{false};
   mutable std::mutex pending_mu_;
   mutable std::vector<IntrusivePtr<PendingWrite>> pending_;

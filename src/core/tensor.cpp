@@ -2,6 +2,7 @@
 
 #include "core/device_registry.h"
 #include "core/error.h"
+#include "core/profiler_flags.h"
 
 namespace tandem {
 
@@ -117,6 +118,8 @@ Tensor empty(IntArrayRef sizes, DType dtype, Device device) {
   device = allocator.resolve(device);
   DataPtr data = allocator.allocate(nbytes, device);
   auto storage = make_intrusive<StorageImpl>(std::move(data), nbytes, device);
+  storage->set_from_allocator();
+  if (profiler::profiling_memory()) profiler::note_memory(device, static_cast<int64_t>(nbytes));
   return Tensor(
       make_intrusive<TensorImpl>(std::move(storage), 0, DimVector(sizes), contiguous_strides(sizes), dtype));
 }

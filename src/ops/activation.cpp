@@ -3,6 +3,7 @@
 
 #include "autograd/formulas.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "kernels/kernel_table.h"
 #include "kernels/tensor_iterator.h"
 #include "ops/copy.h"
@@ -70,6 +71,8 @@ void check_dtype(const ActivationInfo& info, const Tensor& x) {
 }  // namespace
 
 Tensor activation(std::string_view name, const Tensor& x, double a, double b, double c) {
+  profiler::Range profile_scope;
+  if (profiler::recording()) profile_scope.set(profiler::begin_op("aten::" + std::string(name), x, a, b, c));
   if (autocast::is_active() && name == "softplus")
     return autocast::run(
         autocast::kCudaFp32, [&](const Tensor& t) { return activation(name, t, a, b, c); }, x);
@@ -87,6 +90,9 @@ Tensor activation(std::string_view name, const Tensor& x, double a, double b, do
 }
 
 Tensor activation_(std::string_view name, const Tensor& x, double a, double b, double c) {
+  profiler::Range profile_scope;
+  if (profiler::recording())
+    profile_scope.set(profiler::begin_op("aten::" + std::string(name) + "_", x, a, b, c));
   const ActivationInfo& info = info_of(name);
   check_writeable(x, info.kernel);
   check_dtype(info, x);

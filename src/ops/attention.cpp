@@ -11,6 +11,7 @@
 #include "autograd/sum_to.h"
 #include "core/error.h"
 #include "core/generator.h"
+#include "core/profiler.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factories.h"
@@ -308,6 +309,8 @@ Tensor finish_grad(const Tensor& grad, const Tensor& like) {
 
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key_, const Tensor& value_,
                                     const Tensor& attn_mask, const AttentionOptions& options) {
+  profiler::RecordScope profile_scope("aten::scaled_dot_product_attention", query, key_, value_, attn_mask,
+                                      options);
   Tensor key = key_, value = value_;
   if (options.enable_gqa && query.dim() >= 3 && key.dim() >= 3 && value.dim() >= 3) {
     key = share_heads(key, query.size(-3));
@@ -384,6 +387,7 @@ std::array<Tensor, 4> scaled_dot_product_attention_backward(const Tensor& grad, 
 
 Tensor scaled_dot_product_attention_dropout(const Tensor& query, const Tensor& key, const Tensor& value,
                                             const Tensor& attn_mask, const AttentionConfig& c) {
+  profiler::RecordScope profile_scope("aten::scaled_dot_product_attention", query, key, value, attn_mask, c);
   autograd::GradModeGuard off(false);
   Operands o = prepare(query, key, value, attn_mask, c.is_causal, c.block_scores);
   Tensor z = full(with_matrix(o.batch, o.L, o.S), Scalar(0.0), o.dtype, o.device);

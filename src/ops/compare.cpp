@@ -1,6 +1,7 @@
 #include "ops/compare.h"
 
 #include "core/error.h"
+#include "core/profiler.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/reduce.h"
@@ -8,6 +9,7 @@
 namespace tandem {
 
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  profiler::RecordScope profile_scope("aten::isclose", a, b, rtol, atol, equal_nan);
   TANDEM_CHECK(a.dtype() == b.dtype(), Runtime, dtype_title(a.dtype()), " did not match ",
                dtype_title(b.dtype()), "\nhint: convert one side first, e.g. a.to(b.dtype)");
   TANDEM_CHECK(rtol >= 0 && atol >= 0, Runtime,

@@ -8,6 +8,7 @@
 
 #include "autograd/formulas.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "kernels/tensor_iterator.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -85,18 +86,21 @@ Tensor cast_discarding_imag(const Tensor& x, DType dtype) {
 }
 
 Tensor real(const Tensor& x) {
+  profiler::RecordScope profile_scope("aten::real", x);
   if (!is_complex(x.dtype())) return x;
   Tensor out = part_view(x, 0);
   return autograd::should_record(x) ? autograd::record_real(x, out) : out;
 }
 
 Tensor imag(const Tensor& x) {
+  profiler::RecordScope profile_scope("aten::imag", x);
   TANDEM_CHECK(is_complex(x.dtype()), Type, "imag is not implemented for tensors with non-complex dtypes.");
   Tensor out = part_view(x, 1);
   return autograd::should_record(x) ? autograd::record_imag(x, out) : out;
 }
 
 Tensor view_as_real(const Tensor& x) {
+  profiler::RecordScope profile_scope("aten::view_as_real", x);
   TANDEM_CHECK(is_complex(x.dtype()), Type, "view_as_real is only supported for complex tensors");
   DimVector sizes(x.sizes()), strides;
   for (int64_t s : x.strides()) strides.push_back(s * 2);
@@ -108,6 +112,7 @@ Tensor view_as_real(const Tensor& x) {
 }
 
 Tensor view_as_complex(const Tensor& x) {
+  profiler::RecordScope profile_scope("aten::view_as_complex", x);
   TANDEM_CHECK(x.dtype() == DType::Float32 || x.dtype() == DType::Float64 || x.dtype() == DType::Float16,
                NotImplemented,
                "view_as_complex is only supported for half, float and double tensors, but got a tensor of "
@@ -133,12 +138,14 @@ Tensor view_as_complex(const Tensor& x) {
 }
 
 Tensor conj(const Tensor& x) {
+  profiler::RecordScope profile_scope("aten::conj", x);
   if (!is_complex(x.dtype())) return x;
   Tensor out = run_unary_slot(ComplexUnaryOp::Conj, x, x.dtype());
   return autograd::should_record(x) ? autograd::record_conj(x, out) : out;
 }
 
 Tensor angle(const Tensor& x) {
+  profiler::RecordScope profile_scope("aten::angle", x);
   if (is_complex(x.dtype())) {
     Tensor out = run_unary_slot(ComplexUnaryOp::Angle, x, complex_value_dtype(x.dtype()));
     return autograd::should_record(x) ? autograd::record_angle(x, out) : out;
@@ -151,9 +158,11 @@ Tensor angle(const Tensor& x) {
 }
 
 Tensor polar(const Tensor& abs, const Tensor& angle) {
+  profiler::RecordScope profile_scope("aten::polar", abs, angle);
   return from_real_parts(ComplexBinaryOp::Polar, "polar", abs, angle);
 }
 Tensor make_complex(const Tensor& real, const Tensor& imag) {
+  profiler::RecordScope profile_scope("aten::complex", real, imag);
   return from_real_parts(ComplexBinaryOp::Complex, "complex", real, imag);
 }
 
@@ -251,6 +260,7 @@ Tensor run_complex_unary(ComplexUnaryOp op, const Tensor& x) {
 }
 
 Tensor sgn(const Tensor& x) {
+  profiler::RecordScope profile_scope("aten::sgn", x);
   if (!is_complex(x.dtype())) return sign(x);
   Tensor out = run_complex_unary(ComplexUnaryOp::Sgn, x);
   return autograd::should_record(x) ? autograd::record_sgn(x, out) : out;

@@ -6,6 +6,7 @@
 
 #include "autograd/formula_node.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "ops/conv_columns.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -147,6 +148,8 @@ std::vector<Tensor> conv2d_formula(autograd::FormulaNode& n, const Tensor& grad)
 
 Tensor conv2d(const Tensor& input_, const Tensor& weight_, const std::optional<Tensor>& bias, Pair stride,
               Pair padding, Pair dilation, int64_t groups) {
+  profiler::RecordScope profile_scope("aten::conv2d", input_, weight_, bias, stride, padding, dilation,
+                                      groups);
   if (autocast::is_active())
     return autocast::run(autocast::kLower, conv2d, input_, weight_, bias, stride, padding, dilation, groups);
   // Inner ops work on aliases so that they record nothing for autograd: conv2d is one node.

@@ -7,6 +7,7 @@
 #include "autograd/formula_node.h"
 #include "autograd/grad_mode.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "ops/autocast.h"
 #include "ops/conv.h"
 #include "ops/conv_columns.h"
@@ -137,6 +138,8 @@ std::vector<Tensor> conv_transpose2d_formula(autograd::FormulaNode& n, const Ten
 
 Tensor conv_transpose2d(const Tensor& input_, const Tensor& weight_, const std::optional<Tensor>& bias,
                         Pair stride, Pair padding, Pair output_padding, Pair dilation, int64_t groups) {
+  profiler::RecordScope profile_scope("aten::conv_transpose2d", input_, weight_, bias, stride, padding,
+                                      output_padding, dilation, groups);
   if (autocast::is_active())
     return autocast::run(autocast::kLower, conv_transpose2d, input_, weight_, bias, stride, padding,
                          output_padding, dilation, groups);

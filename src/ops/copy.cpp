@@ -7,6 +7,7 @@
 #include "backend/crossing.h"
 #include "backend/transfer.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "kernels/cast_waypoint.h"
 #include "kernels/kernel_table.h"
 #include "kernels/tensor_iterator.h"
@@ -69,6 +70,7 @@ Tensor copy_across_devices(const Tensor& dst, const Tensor& src, bool non_blocki
 }  // namespace
 
 Tensor copy_(const Tensor& dst, const Tensor& src, bool non_blocking) {
+  profiler::RecordScope profile_scope("aten::copy_", dst, src, non_blocking);
   check_writeable(dst, "copy_");
   DimVector shape = broadcast_shapes(dst.sizes(), src.sizes());
   TANDEM_CHECK(shape == dst.sizes(), Runtime, "output with shape ", dst.shape_str(),
@@ -101,11 +103,19 @@ void copy_elements(const Tensor& dst, const Tensor& src) {
   kernel_table(dst.device().type).copy(iter);
 }
 
-Tensor empty_like(const Tensor& x) { return empty(x.sizes(), x.dtype(), x.device()); }
-Tensor empty_like(const Tensor& x, DType dtype) { return empty(x.sizes(), dtype, x.device()); }
+Tensor empty_like(const Tensor& x) {
+  profiler::RecordScope profile_scope("aten::empty_like", x);
+  return empty(x.sizes(), x.dtype(), x.device());
+}
+Tensor empty_like(const Tensor& x, DType dtype) {
+  profiler::RecordScope profile_scope("aten::empty_like", x, dtype);
+  return empty(x.sizes(), dtype, x.device());
+}
 
 Tensor to_dtype(const Tensor& x, DType dtype, bool copy) {
-  if (x.dtype() == dtype && !copy) return x;
+  if (x.dtype() == dtype && !copy)
+    return x;  // (front ends call this on every input: no event when nothing is done)
+  profiler::RecordScope profile_scope("aten::to", x, dtype, copy);
   // Front ends convert inputs to their compute dtype with this; a real compute dtype for a complex input
   // means the op has no complex form, and converting would silently drop the imaginary parts. The user's
   // explicit casts (x.float(), x.to(dtype)) go through cast_discarding_imag (ops/complex.h) instead.
@@ -119,10 +129,18 @@ Tensor to_dtype(const Tensor& x, DType dtype, bool copy) {
   return out;
 }
 
-Tensor contiguous(const Tensor& x) { return x.is_contiguous() ? x : to_dtype(x, x.dtype(), true); }
-Tensor clone(const Tensor& x) { return to_dtype(x, x.dtype(), true); }
+Tensor contiguous(const Tensor& x) {
+  if (x.is_contiguous()) return x;  // no event, as PyTorch's contiguous() of a contiguous tensor
+  profiler::RecordScope profile_scope("aten::contiguous", x);
+  return to_dtype(x, x.dtype(), true);
+}
+Tensor clone(const Tensor& x) {
+  profiler::RecordScope profile_scope("aten::clone", x);
+  return to_dtype(x, x.dtype(), true);
+}
 
 Tensor fill_(const Tensor& x, const Scalar& value) {
+  profiler::RecordScope profile_scope("aten::fill_", x, value);
   check_writeable(x, "fill_");
   check_value_fits(value, x.dtype(), true);
   if (autograd::should_record(x)) {
@@ -148,11 +166,13 @@ Tensor fill_(const Tensor& x, const Scalar& value) {
 }
 
 Tensor full(IntArrayRef sizes, const Scalar& value, DType dtype, Device device) {
+  profiler::RecordScope profile_scope("aten::full", sizes, value, dtype, device);
   Tensor t = empty(sizes, dtype, device);
   return fill_(t, value);
 }
 
 Tensor to_device(const Tensor& x, Device device, std::optional<DType> dtype, bool copy, bool non_blocking) {
+  profiler::RecordScope profile_scope("aten::to", x, device, dtype, copy, non_blocking);
   Device target = backend_for(device.type).resolve(device);
   DType d = dtype.value_or(x.dtype());
   if (target == x.device()) return to_dtype(x, d, copy);

@@ -8,6 +8,7 @@
 #include "autograd/formulas.h"
 #include "backend/deferred_errors.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "kernels/kernel_table.h"
 #include "kernels/op_rules.h"
 #include "kernels/tensor_iterator.h"
@@ -482,35 +483,52 @@ Tensor binary_op_(BinaryOp op, BinaryRule rule, const Tensor& self, const Operan
 
 }  // namespace
 
-#define TANDEM_UNARY_OP(name, functor, rule, ...)                                          \
-  Tensor name(const Tensor& x) { return unary_op(UnaryOp::name, UnaryRule::rule, x); }     \
-  Tensor name##_(const Tensor& x) { return unary_op_(UnaryOp::name, UnaryRule::rule, x); } \
-  Tensor name##_out(const Tensor& x, const Tensor& out) {                                  \
-    return unary_out(UnaryOp::name, UnaryRule::rule, x, out);                              \
+// Each front end records its op for the profiler under PyTorch's name (aten::add, aten::add_; out= forms are
+// aten::add too, as PyTorch's add.out overload).
+#define TANDEM_UNARY_OP(name, functor, rule, ...)                \
+  Tensor name(const Tensor& x) {                                 \
+    profiler::RecordScope profile_scope("aten::" #name, x);      \
+    return unary_op(UnaryOp::name, UnaryRule::rule, x);          \
+  }                                                              \
+  Tensor name##_(const Tensor& x) {                              \
+    profiler::RecordScope profile_scope("aten::" #name "_", x);  \
+    return unary_op_(UnaryOp::name, UnaryRule::rule, x);         \
+  }                                                              \
+  Tensor name##_out(const Tensor& x, const Tensor& out) {        \
+    profiler::RecordScope profile_scope("aten::" #name, x, out); \
+    return unary_out(UnaryOp::name, UnaryRule::rule, x, out);    \
   }
 #define TANDEM_BINARY_OP(name, functor, rule, ...)                                    \
   Tensor name(const Tensor& a, const Tensor& b) {                                     \
+    profiler::RecordScope profile_scope("aten::" #name, a, b);                        \
     return binary_op(BinaryOp::name, BinaryRule::rule, {&a, {}}, {&b, {}});           \
   }                                                                                   \
   Tensor name(const Tensor& a, const Scalar& b) {                                     \
+    profiler::RecordScope profile_scope("aten::" #name, a, b);                        \
     return binary_op(BinaryOp::name, BinaryRule::rule, {&a, {}}, {nullptr, b});       \
   }                                                                                   \
   Tensor name(const Scalar& a, const Tensor& b) {                                     \
+    profiler::RecordScope profile_scope("aten::" #name, a, b);                        \
     return binary_op(BinaryOp::name, BinaryRule::rule, {nullptr, a}, {&b, {}});       \
   }                                                                                   \
   Tensor name##_(const Tensor& self, const Tensor& b) {                               \
+    profiler::RecordScope profile_scope("aten::" #name "_", self, b);                 \
     return binary_op_(BinaryOp::name, BinaryRule::rule, self, {&b, {}});              \
   }                                                                                   \
   Tensor name##_(const Tensor& self, const Scalar& b) {                               \
+    profiler::RecordScope profile_scope("aten::" #name "_", self, b);                 \
     return binary_op_(BinaryOp::name, BinaryRule::rule, self, {nullptr, b});          \
   }                                                                                   \
   Tensor name##_out(const Tensor& a, const Tensor& b, const Tensor& out) {            \
+    profiler::RecordScope profile_scope("aten::" #name, a, b, out);                   \
     return binary_out(BinaryOp::name, BinaryRule::rule, {&a, {}}, {&b, {}}, out);     \
   }                                                                                   \
   Tensor name##_out(const Tensor& a, const Scalar& b, const Tensor& out) {            \
+    profiler::RecordScope profile_scope("aten::" #name, a, b, out);                   \
     return binary_out(BinaryOp::name, BinaryRule::rule, {&a, {}}, {nullptr, b}, out); \
   }                                                                                   \
   Tensor name##_out(const Scalar& a, const Tensor& b, const Tensor& out) {            \
+    profiler::RecordScope profile_scope("aten::" #name, a, b, out);                   \
     return binary_out(BinaryOp::name, BinaryRule::rule, {nullptr, a}, {&b, {}}, out); \
   }
 #include "kernels/op_list.def"
@@ -518,6 +536,7 @@ Tensor binary_op_(BinaryOp op, BinaryRule rule, const Tensor& self, const Operan
 #undef TANDEM_BINARY_OP
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  profiler::RecordScope profile_scope("aten::where", cond, a, b);
   check_same_device("where", cond, a, "condition", "input");
   check_same_device("where", a, b);
   TANDEM_CHECK(cond.dtype() == DType::Bool || cond.dtype() == DType::UInt8, Runtime,
@@ -578,6 +597,7 @@ bool has_nan_bound(const Scalar* lo, const Scalar* hi) {
 }  // namespace
 
 Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  profiler::RecordScope profile_scope("aten::clamp", x, lo, hi);
   check_clamp_args(x, lo ? &*lo : nullptr, hi ? &*hi : nullptr);
   if (autograd::should_record(x))
     return autograd::record_clamp(x, lo, hi, autograd::without_grad([&] { return clamp(x, lo, hi); }));
@@ -603,6 +623,7 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi
 }
 
 Tensor clamp_(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  profiler::RecordScope profile_scope("aten::clamp_", x, lo, hi);
   check_writeable(x, "clamp");
   check_clamp_args(x, lo ? &*lo : nullptr, hi ? &*hi : nullptr);
   fit_uint_bounds(x.dtype(), lo, hi);
@@ -637,6 +658,7 @@ Tensor round(const Tensor& x, int64_t decimals) {
 }
 
 Tensor clamp(const Tensor& x, const Tensor* lo, const Tensor* hi) {
+  profiler::RecordScope profile_scope("aten::clamp", x, lo, hi);
   TANDEM_CHECK(lo || hi, Runtime, "torch.clamp: At least one of 'min' or 'max' must not be None");
   Tensor r = x;
   if (lo) r = maximum(r, *lo);

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/profiler.h"
 #include "kernels/kernel_table.h"
 #include "ops/copy.h"
 
@@ -19,6 +20,7 @@ void check_not_bool(DType dtype, const char* kernel) {
 
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<DType> dtype,
               Device device) {
+  profiler::RecordScope profile_scope("aten::arange", start, end, step, dtype, device);
   bool any_float = start.is_float() || end.is_float() || step.is_float();
   DType d = dtype.value_or(any_float ? default_float_dtype() : DType::Int64);
   check_not_bool(d, "arange_cpu");
@@ -51,6 +53,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::o
 
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::optional<DType> dtype,
                 Device device) {
+  profiler::RecordScope profile_scope("aten::linspace", start, end, steps, dtype, device);
   TANDEM_CHECK(steps >= 0, Runtime,
                "number of steps must be non-negative\nhint: steps counts the values, ends "
                "included");
@@ -66,6 +69,7 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::opti
 }
 
 Tensor eye(int64_t n, std::optional<int64_t> m, DType dtype, Device device) {
+  profiler::RecordScope profile_scope("aten::eye", n, m, dtype, device);
   TANDEM_CHECK(n >= 0, Runtime, "n must be greater or equal to 0, got ", n, "\nhint: eye(n) needs n >= 0");
   int64_t cols = m.value_or(n);
   TANDEM_CHECK(cols >= 0, Runtime, "m must be greater or equal to 0, got ", cols,

@@ -8,6 +8,7 @@
 #include "autograd/formulas_fft.h"
 #include "autograd/node.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "kernels/fft_kernels.h"
 #include "ops/copy.h"
 #include "ops/view.h"
@@ -153,6 +154,7 @@ Tensor c2c_groups(const Tensor& x, DimVector dims, bool forward, double scale) {
 }  // namespace
 
 Tensor fft_c2c(const Tensor& x, IntArrayRef dims_in, FftNorm norm, bool forward) {
+  profiler::RecordScope profile_scope("aten::_fft_c2c", x, dims_in, norm, forward);
   TANDEM_CHECK(is_complex(x.dtype()), Runtime, "_fft_c2c: expected a complex input tensor, but got ",
                dtype_title(x.dtype()), "\nhint: tandem.fft.fft takes real tensors too (it converts them)");
   DimVector dims = wrap_fft_dims("_fft_c2c", x, dims_in);
@@ -165,6 +167,7 @@ Tensor fft_c2c(const Tensor& x, IntArrayRef dims_in, FftNorm norm, bool forward)
 }
 
 Tensor fft_r2c(const Tensor& x, IntArrayRef dims_in, FftNorm norm, bool onesided) {
+  profiler::RecordScope profile_scope("aten::_fft_r2c", x, dims_in, norm, onesided);
   TANDEM_CHECK(x.dtype() == DType::Float32 || x.dtype() == DType::Float64, Runtime,
                "_fft_r2c: expected a Float or Double input tensor, but got ", dtype_title(x.dtype()),
                "\nhint: convert it first, e.g. x.float()");
@@ -190,6 +193,7 @@ Tensor fft_r2c(const Tensor& x, IntArrayRef dims_in, FftNorm norm, bool onesided
 }
 
 Tensor fft_c2r(const Tensor& x, IntArrayRef dims_in, FftNorm norm, int64_t last_dim_size) {
+  profiler::RecordScope profile_scope("aten::_fft_c2r", x, dims_in, norm, last_dim_size);
   TANDEM_CHECK(is_complex(x.dtype()), Runtime, "_fft_c2r: expected a complex input tensor, but got ",
                dtype_title(x.dtype()), "\nhint: tandem.fft.irfft takes real tensors too (it converts them)");
   DimVector dims = wrap_fft_dims("_fft_c2r", x, dims_in);

@@ -4,6 +4,7 @@
 
 #include "autograd/formulas.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "ops/autocast.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -98,6 +99,7 @@ Tensor scatter_src(const Tensor& self, int64_t dim, const Tensor& index, const T
 }  // namespace
 
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
+  profiler::RecordScope profile_scope("aten::gather", x, dim, index);
   if (autograd::should_record(x))
     return autograd::record_gather(x, dim, index,
                                    autograd::without_grad([&] { return gather(x, dim, index); }));
@@ -123,12 +125,14 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
 }
 
 Tensor scatter_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+  profiler::RecordScope profile_scope("aten::scatter_", x, dim, index, src);
   if (autograd::should_record(x, src))
     return autograd::inplace_with_grad(
         x, [&](const Tensor& before) { return scatter(before, dim, index, src); });
   return scatter_src(x, dim, index, src, false, "scatter");
 }
 Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+  profiler::RecordScope profile_scope("aten::scatter", x, dim, index, src);
   if (autograd::should_record(x, src)) {
     Tensor out = autograd::without_grad([&] { return scatter(x, dim, index, src); });
     return autograd::record_scatter(x, dim, index, &src, false, out);
@@ -136,6 +140,7 @@ Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& 
   return scatter_(clone(x), dim, index, src);
 }
 Tensor scatter_(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value) {
+  profiler::RecordScope profile_scope("aten::scatter_", x, dim, index, value);
   if (autograd::should_record(x))
     return autograd::inplace_with_grad(
         x, [&](const Tensor& before) { return scatter(before, dim, index, value); });
@@ -146,6 +151,7 @@ Tensor scatter_(const Tensor& x, int64_t dim, const Tensor& index, const Scalar&
   return scatter_impl(x, dim, index, v, false, "scatter");
 }
 Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value) {
+  profiler::RecordScope profile_scope("aten::scatter", x, dim, index, value);
   if (autograd::should_record(x)) {
     Tensor out = autograd::without_grad([&] { return scatter(x, dim, index, value); });
     return autograd::record_scatter(x, dim, index, nullptr, false, out);
@@ -153,6 +159,7 @@ Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& 
   return scatter_(clone(x), dim, index, value);
 }
 Tensor scatter_add_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+  profiler::RecordScope profile_scope("aten::scatter_add_", x, dim, index, src);
   if (autograd::should_record(x, src)) {
     return autograd::inplace_with_grad(
         x, [&](const Tensor& before) { return scatter_add(before, dim, index, src); });
@@ -160,6 +167,7 @@ Tensor scatter_add_(const Tensor& x, int64_t dim, const Tensor& index, const Ten
   return scatter_src(x, dim, index, src, true, "scatter_add");
 }
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+  profiler::RecordScope profile_scope("aten::scatter_add", x, dim, index, src);
   if (autocast::is_active()) return autocast::run(autocast::kCudaPromote, scatter_add, x, dim, index, src);
   if (autograd::should_record(x, src)) {
     Tensor out = autograd::without_grad([&] { return scatter_add(x, dim, index, src); });
@@ -169,6 +177,7 @@ Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tens
 }
 
 Tensor take_along_dim(const Tensor& x, const Tensor& indices, std::optional<int64_t> dim) {
+  profiler::RecordScope profile_scope("aten::take_along_dim", x, indices, dim);
   TANDEM_CHECK(indices.dtype() == DType::Int64, Runtime,
                "torch.take_along_dim(): dtype of indices should be Long but got ",
                dtype_title(indices.dtype()));
@@ -189,6 +198,7 @@ Tensor take_along_dim(const Tensor& x, const Tensor& indices, std::optional<int6
 }
 
 Tensor one_hot(const Tensor& x, int64_t num_classes) {
+  profiler::RecordScope profile_scope("aten::one_hot", x, num_classes);
   TANDEM_CHECK(x.dtype() == DType::Int64, Runtime,
                "one_hot is only applicable to index tensor of type LongTensor.");
   const Tensor x64 = contiguous(x);
@@ -206,6 +216,7 @@ Tensor one_hot(const Tensor& x, int64_t num_classes) {
 }
 
 Tensor flip(const Tensor& x, IntArrayRef dims) {
+  profiler::RecordScope profile_scope("aten::flip", x, dims);
   if (autograd::should_record(x))
     return autograd::record_flip(x, dims, autograd::without_grad([&] { return flip(x, dims); }));
   std::vector<bool> flipped(std::max<int64_t>(x.dim(), 1), false);
@@ -228,11 +239,13 @@ Tensor flip(const Tensor& x, IntArrayRef dims) {
 }
 
 Tensor fliplr(const Tensor& x) {
+  profiler::RecordScope profile_scope("aten::fliplr", x);
   TANDEM_CHECK(x.dim() >= 2, Runtime, "Input must be >= 2-d.");
   return flip(x, DimVector{1});
 }
 
 Tensor flipud(const Tensor& x) {
+  profiler::RecordScope profile_scope("aten::flipud", x);
   TANDEM_CHECK(x.dim() >= 1, Runtime, "Input must be >= 1-d.");
   return flip(x, DimVector{0});
 }

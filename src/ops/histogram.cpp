@@ -9,6 +9,7 @@
 
 #include "autograd/formulas.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factories.h"
@@ -20,6 +21,7 @@
 namespace tandem {
 
 Tensor bincount(const Tensor& x, const std::optional<Tensor>& weights, int64_t minlength) {
+  profiler::RecordScope profile_scope("aten::bincount", x, weights, minlength);
   TANDEM_CHECK(is_integral(x.dtype(), false), NotImplemented, "\"bincount_cpu\" not implemented for '",
                dtype_title(x.dtype()), "'\nhint: bincount counts integers; convert first, e.g. x.long()");
   TANDEM_CHECK(minlength >= 0, Runtime, "minlength should be >= 0");
@@ -135,6 +137,7 @@ Histogram finish(const Tensor& x, const Tensor& edges, int64_t bins, BinRule rul
 }  // namespace
 
 Tensor histc(const Tensor& x, int64_t bins, double min, double max) {
+  profiler::RecordScope profile_scope("aten::histc", x, bins, min, max);
   check_bins(bins);
   double lo = min, hi = max;
   if (lo == hi && x.numel() > 0) {

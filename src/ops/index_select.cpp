@@ -2,6 +2,7 @@
 // whole slices along one dim, read or written through the shared IndexPlan kernels.
 #include "autograd/formulas.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/index_plan.h"
@@ -54,6 +55,7 @@ void check_source_shape(const Tensor& s, int64_t dim, const Tensor& src) {
 }  // namespace
 
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
+  profiler::RecordScope profile_scope("aten::index_select", x, dim, index);
   if (autograd::should_record(x))
     return autograd::record_index_select(x, dim, index,
                                          autograd::without_grad([&] { return index_select(x, dim, index); }));
@@ -81,6 +83,7 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
 
 Tensor index_add_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
                   const Scalar& alpha) {
+  profiler::RecordScope profile_scope("aten::index_add_", x, dim, index, source, alpha);
   if (autograd::should_record(x, source)) {
     return autograd::inplace_with_grad(
         x, [&](const Tensor& before) { return index_add(before, dim, index, source, alpha); });
@@ -112,6 +115,7 @@ Tensor index_add_(const Tensor& x, int64_t dim, const Tensor& index, const Tenso
 
 Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
                  const Scalar& alpha) {
+  profiler::RecordScope profile_scope("aten::index_add", x, dim, index, source, alpha);
   if (autograd::should_record(x, source)) {
     Tensor out = autograd::without_grad([&] { return index_add(x, dim, index, source, alpha); });
     return autograd::record_index_add(x, dim, index, source, alpha, out);
@@ -120,6 +124,7 @@ Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor
 }
 
 Tensor index_copy_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
+  profiler::RecordScope profile_scope("aten::index_copy_", x, dim, index, source);
   if (autograd::should_record(x, source)) {
     return autograd::inplace_with_grad(
         x, [&](const Tensor& before) { return index_copy(before, dim, index, source); });
@@ -144,6 +149,7 @@ Tensor index_copy_(const Tensor& x, int64_t dim, const Tensor& index, const Tens
 }
 
 Tensor index_copy(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
+  profiler::RecordScope profile_scope("aten::index_copy", x, dim, index, source);
   if (autograd::should_record(x, source)) {
     Tensor out = autograd::without_grad([&] { return index_copy(x, dim, index, source); });
     return autograd::record_index_copy(x, dim, index, source, out);
@@ -152,6 +158,7 @@ Tensor index_copy(const Tensor& x, int64_t dim, const Tensor& index, const Tenso
 }
 
 Tensor index_fill_(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value) {
+  profiler::RecordScope profile_scope("aten::index_fill_", x, dim, index, value);
   if (autograd::should_record(x)) {
     return autograd::inplace_with_grad(
         x, [&](const Tensor& before) { return index_fill(before, dim, index, value); });
@@ -174,6 +181,7 @@ Tensor index_fill_(const Tensor& x, int64_t dim, const Tensor& index, const Scal
 }
 
 Tensor index_fill_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& value) {
+  profiler::RecordScope profile_scope("aten::index_fill_", x, dim, index, value);
   TANDEM_CHECK(value.dim() == 0, Runtime,
                "index_fill_ only supports a 0-dimensional value tensor, but got tensor "
                "with ",
@@ -188,6 +196,7 @@ Tensor index_fill_(const Tensor& x, int64_t dim, const Tensor& index, const Tens
 }
 
 Tensor index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value) {
+  profiler::RecordScope profile_scope("aten::index_fill", x, dim, index, value);
   if (autograd::should_record(x)) {
     Tensor out = autograd::without_grad([&] { return index_fill(x, dim, index, value); });
     return autograd::record_index_fill(x, dim, index, nullptr, out);
@@ -196,6 +205,7 @@ Tensor index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Scala
 }
 
 Tensor take(const Tensor& x, const Tensor& index) {
+  profiler::RecordScope profile_scope("aten::take", x, index);
   TANDEM_CHECK(index.dtype() == DType::Int64, Runtime, "take(): Expected a long tensor for index, but got ",
                dtype_title(index.dtype()));
   const Tensor index64 = contiguous(index);

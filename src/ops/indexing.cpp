@@ -4,6 +4,7 @@
 
 #include "autograd/formulas.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "kernels/kernel_table.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -151,6 +152,7 @@ std::vector<Tensor> mask_indices(const Tensor& self, int64_t dim, const Tensor& 
 }
 
 Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
+  profiler::RecordScope profile_scope("aten::index", self, indices);
   if (autograd::should_record(self))
     return autograd::record_index(self, indices,
                                   autograd::without_grad([&] { return index(self, indices); }));
@@ -167,6 +169,7 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
 
 Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
                   bool accumulate) {
+  profiler::RecordScope profile_scope("aten::index_put_", self, indices, values, accumulate);
   if (autograd::should_record(self, values)) {
     return autograd::inplace_with_grad(
         self, [&](const Tensor& before) { return index_put(before, indices, values, accumulate); });
@@ -194,6 +197,7 @@ Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const 
 
 Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
                  bool accumulate) {
+  profiler::RecordScope profile_scope("aten::index_put", self, indices, values, accumulate);
   if (autocast::is_active())
     return autocast::run(autocast::kCudaPromote, index_put, self, indices, values, accumulate);
   if (autograd::should_record(self, values)) {
@@ -204,6 +208,7 @@ Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const T
 }
 
 Tensor nonzero(const Tensor& x) {
+  profiler::RecordScope profile_scope("aten::nonzero", x);
   if (is_complex(x.dtype())) return nonzero(ne(x, Scalar(0.0)));  // nonzero when either part is
   const Tensor xc = contiguous(x);
   const IndexKernels& k = kernel_table(x.device().type).index;
@@ -214,6 +219,7 @@ Tensor nonzero(const Tensor& x) {
 }
 
 std::vector<Tensor> nonzero_tuple(const Tensor& x) {
+  profiler::RecordScope profile_scope("aten::nonzero_tuple", x);
   const Tensor coords = nonzero(x.dim() == 0 ? unsqueeze(x, 0) : x);
   std::vector<Tensor> out;
   for (int64_t j = 0; j < coords.sizes()[1]; ++j) out.push_back(contiguous(select(coords, 1, j)));
@@ -235,6 +241,7 @@ Scalar value_of(const Tensor& value) {
 }  // namespace
 
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
+  profiler::RecordScope profile_scope("aten::masked_fill", x, mask, value);
   check_mask(mask);
   if (autograd::should_record(x))
     return autograd::record_masked_fill(x, mask, nullptr,
@@ -242,6 +249,7 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
   return where(mask, full(DimVector{}, value, x.dtype(), x.device()), x);
 }
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value) {
+  profiler::RecordScope profile_scope("aten::masked_fill", x, mask, value);
   check_mask(mask);
   if (autograd::should_record(x, value)) {
     Tensor out = autograd::without_grad([&] { return masked_fill(x, mask, value); });
@@ -251,6 +259,7 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value) {
 }
 
 Tensor masked_fill_(const Tensor& x, const Tensor& mask, const Scalar& value) {
+  profiler::RecordScope profile_scope("aten::masked_fill_", x, mask, value);
   check_mask(mask);
   if (autograd::should_record(x))
     return autograd::inplace_with_grad(
@@ -259,6 +268,7 @@ Tensor masked_fill_(const Tensor& x, const Tensor& mask, const Scalar& value) {
   return copy_(x, where(expand(mask, x.sizes()), full(DimVector{}, value, x.dtype(), x.device()), x));
 }
 Tensor masked_fill_(const Tensor& x, const Tensor& mask, const Tensor& value) {
+  profiler::RecordScope profile_scope("aten::masked_fill_", x, mask, value);
   check_mask(mask);
   if (autograd::should_record(x, value))
     return autograd::inplace_with_grad(
@@ -267,6 +277,7 @@ Tensor masked_fill_(const Tensor& x, const Tensor& mask, const Tensor& value) {
 }
 
 Tensor masked_select(const Tensor& x, const Tensor& mask) {
+  profiler::RecordScope profile_scope("aten::masked_select", x, mask);
   TANDEM_CHECK(mask.dtype() == DType::Bool, Runtime, "masked_select: expected BoolTensor for mask");
   if (autograd::should_record(x))
     return autograd::record_masked_select(x, mask,

@@ -3,6 +3,7 @@
 
 #include "autograd/formulas.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "kernels/kernel_table.h"
 #include "kernels/tensor_iterator.h"
 #include "ops/copy.h"
@@ -41,6 +42,7 @@ std::vector<Tensor> all_at_least(const std::vector<Tensor>& tensors, int64_t n, 
 }  // namespace
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
+  profiler::RecordScope profile_scope("aten::cat", tensors, dim);
   if (autocast::is_active())
     return autocast::run(
         autocast::kCpuPromote, [](const auto& ts, int64_t d) { return cat(ts, d); }, tensors, dim);
@@ -95,6 +97,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
+  profiler::RecordScope profile_scope("aten::stack", tensors, dim);
   if (autocast::is_active())
     return autocast::run(
         autocast::kCpuPromote, [](const auto& ts, int64_t d) { return stack(ts, d); }, tensors, dim);
@@ -114,12 +117,19 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
 }
 
 Tensor hstack(const std::vector<Tensor>& tensors) {
+  profiler::RecordScope profile_scope("aten::hstack", tensors);
   std::vector<Tensor> parts = all_at_least(tensors, 1, "hstack");
   return cat(parts, parts[0].dim() == 1 ? 0 : 1);
 }
 
-Tensor vstack(const std::vector<Tensor>& tensors) { return cat(all_at_least(tensors, 2, "vstack"), 0); }
+Tensor vstack(const std::vector<Tensor>& tensors) {
+  profiler::RecordScope profile_scope("aten::vstack", tensors);
+  return cat(all_at_least(tensors, 2, "vstack"), 0);
+}
 
-Tensor dstack(const std::vector<Tensor>& tensors) { return cat(all_at_least(tensors, 3, "dstack"), 2); }
+Tensor dstack(const std::vector<Tensor>& tensors) {
+  profiler::RecordScope profile_scope("aten::dstack", tensors);
+  return cat(all_at_least(tensors, 3, "dstack"), 2);
+}
 
 }  // namespace tandem

@@ -4,6 +4,7 @@
 
 #include "autograd/formulas.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "kernels/kernel_table.h"
 #include "ops/autocast.h"
 #include "ops/complex.h"
@@ -116,6 +117,7 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  profiler::RecordScope profile_scope("aten::mm", a, b);
   if (autocast::is_active()) return autocast::run(autocast::kLower, mm, a, b);
   check_matrix("mm", a, "self");
   check_matrix("mm", b, "mat2");
@@ -130,6 +132,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  profiler::RecordScope profile_scope("aten::bmm", a, b);
   if (autocast::is_active()) return autocast::run(autocast::kLower, bmm, a, b);
   TANDEM_CHECK(a.dim() == 3, Runtime, "batch1 must be a 3D tensor",
                "\nhint: bmm takes (b, n, m) and (b, m, p) "
@@ -147,6 +150,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mv(const Tensor& mat, const Tensor& vec) {
+  profiler::RecordScope profile_scope("aten::mv", mat, vec);
   if (autocast::is_active()) return autocast::run(autocast::kCudaLower, mv, mat, vec);
   TANDEM_CHECK(mat.dim() == 2 && vec.dim() == 1, Runtime, "vector + matrix @ vector expected, got 1, ",
                mat.dim(), ", ", vec.dim(),
@@ -167,6 +171,7 @@ Tensor mv(const Tensor& mat, const Tensor& vec) {
 }
 
 Tensor dot(const Tensor& a, const Tensor& b) {
+  profiler::RecordScope profile_scope("aten::dot", a, b);
   if (autocast::is_active()) return autocast::run(autocast::kCudaPromote, dot, a, b);
   TANDEM_CHECK(a.dim() == 1 && b.dim() == 1, Runtime, "1D tensors expected, but got ", a.dim(), "D and ",
                b.dim(), "D tensors",
@@ -187,9 +192,13 @@ Tensor dot(const Tensor& a, const Tensor& b) {
   return out;
 }
 
-Tensor vdot(const Tensor& a, const Tensor& b) { return dot(conj(a), b); }
+Tensor vdot(const Tensor& a, const Tensor& b) {
+  profiler::RecordScope profile_scope("aten::vdot", a, b);
+  return dot(conj(a), b);
+}
 
 Tensor outer(const Tensor& a, const Tensor& b) {
+  profiler::RecordScope profile_scope("aten::outer", a, b);
   TANDEM_CHECK(a.dim() == 1, Runtime, "outer: Expected 1-D argument self, but got ", a.dim(), "-D",
                "\nhint: flatten it first with .flatten() or .reshape(-1)");
   TANDEM_CHECK(b.dim() == 1, Runtime, "outer: Expected 1-D argument vec2, but got ", b.dim(), "-D",
@@ -222,6 +231,7 @@ Tensor recorded_complex_matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  profiler::RecordScope profile_scope("aten::matmul", a, b);
   if (autocast::is_active()) return autocast::run(autocast::kLower, matmul, a, b);
   check_complex_product(a, b);
   if (is_complex(a.dtype()) && autograd::should_record(a, b)) return recorded_complex_matmul(a, b);
@@ -255,6 +265,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 
 Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
              const Scalar& alpha) {
+  profiler::RecordScope profile_scope("aten::addmm", input, mat1, mat2, beta, alpha);
   if (autocast::is_active()) return autocast::run(autocast::kLower, addmm, input, mat1, mat2, beta, alpha);
   check_matrix("addmm", mat1, "self");
   check_matrix("addmm", mat2, "mat2");

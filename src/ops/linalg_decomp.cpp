@@ -7,6 +7,7 @@
 #include "autograd/formula_node.h"
 #include "autograd/formulas_linalg_decomp.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -28,6 +29,7 @@ DimVector with_last(IntArrayRef batch, int64_t n) {
 }  // namespace
 
 std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& a, bool upper, bool check_errors) {
+  profiler::RecordScope profile_scope("aten::linalg_cholesky_ex", a, upper, check_errors);
   const char* op = "linalg.cholesky";
   check_square(op, a);
   check_float(op, a);
@@ -55,10 +57,12 @@ std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& a, bool upper, bool 
 }
 
 Tensor linalg_cholesky(const Tensor& a, bool upper) {
+  profiler::RecordScope profile_scope("aten::linalg_cholesky", a, upper);
   return std::get<0>(linalg_cholesky_ex(a, upper, true));
 }
 
 std::tuple<Tensor, Tensor> linalg_qr(const Tensor& a, const std::string& mode) {
+  profiler::RecordScope profile_scope("aten::linalg_qr", a, mode);
   const char* op = "linalg.qr";
   TANDEM_CHECK(mode == "reduced" || mode == "complete" || mode == "r", Runtime,
                "qr received unrecognized mode '", mode,
@@ -223,18 +227,30 @@ std::tuple<Tensor, Tensor> eig_impl(const char* op, const Tensor& a, bool vector
 }
 }  // namespace
 
-std::tuple<Tensor, Tensor> linalg_eig(const Tensor& a) { return eig_impl("linalg.eig", a, true); }
-Tensor linalg_eigvals(const Tensor& a) { return std::get<0>(eig_impl("linalg.eigvals", a, false)); }
+std::tuple<Tensor, Tensor> linalg_eig(const Tensor& a) {
+  profiler::RecordScope profile_scope("aten::linalg_eig", a);
+  return eig_impl("linalg.eig", a, true);
+}
+Tensor linalg_eigvals(const Tensor& a) {
+  profiler::RecordScope profile_scope("aten::linalg_eigvals", a);
+  return std::get<0>(eig_impl("linalg.eigvals", a, false));
+}
 
 std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& a, const std::string& uplo) {
+  profiler::RecordScope profile_scope("aten::linalg_eigh", a, uplo);
   return eigh_impl("linalg.eigh", a, uplo, true);
 }
 Tensor linalg_eigvalsh(const Tensor& a, const std::string& uplo) {
+  profiler::RecordScope profile_scope("aten::linalg_eigvalsh", a, uplo);
   return std::get<0>(eigh_impl("linalg.eigvalsh", a, uplo, false));
 }
 std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& a, bool full_matrices) {
+  profiler::RecordScope profile_scope("aten::linalg_svd", a, full_matrices);
   return svd_impl("linalg.svd", a, full_matrices, true);
 }
-Tensor linalg_svdvals(const Tensor& a) { return std::get<1>(svd_impl("linalg.svd", a, false, false)); }
+Tensor linalg_svdvals(const Tensor& a) {
+  profiler::RecordScope profile_scope("aten::linalg_svdvals", a);
+  return std::get<1>(svd_impl("linalg.svd", a, false, false));
+}
 
 }  // namespace tandem

@@ -5,6 +5,7 @@
 #include "autograd/formula_node.h"
 #include "autograd/formulas_linalg_decomp.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -90,6 +91,7 @@ void raise_on_info(const Tensor& info, bool batched, Describe&& describe) {
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& a, bool pivot, bool check_errors) {
+  profiler::RecordScope profile_scope("aten::linalg_lu_factor_ex", a, pivot, check_errors);
   const char* op = "torch.lu_factor";
   TANDEM_CHECK(a.dim() >= 2, Runtime, op,
                ": Expected tensor with 2 or more dimensions. Got size: ", a.shape_str(), " instead",
@@ -113,6 +115,7 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& a, bool piv
 }
 
 std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& a, bool pivot) {
+  profiler::RecordScope profile_scope("aten::linalg_lu_factor", a, pivot);
   auto [lu, pivots, info] = linalg_lu_factor_ex(a, pivot, false);
   raise_on_info(info, a.dim() > 2, [](const std::string& p, int code) {
     return p + "torch.linalg.lu_factor: U[" + std::to_string(code) + "," + std::to_string(code) +
@@ -124,6 +127,7 @@ std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& a, bool pivot) {
 }
 
 std::tuple<Tensor, Tensor, Tensor> linalg_lu(const Tensor& a, bool pivot) {
+  profiler::RecordScope profile_scope("aten::linalg_lu", a, pivot);
   check_matrix("linalg.lu", a);
   auto [lu, pivots, info] = linalg_lu_factor_ex(a, pivot, false);
   // L and U are ops on LU, so their gradients reach A through lu_factor's node.
@@ -155,6 +159,7 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack_factors(const Tensor& lu, const Ten
 }
 
 Tensor linalg_lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool left, bool adjoint) {
+  profiler::RecordScope profile_scope("aten::linalg_lu_solve", lu, pivots, b, left, adjoint);
   const char* op = "linalg.lu_solve";
   check_square(op, lu, "LU");
   check_matrix(op, b, "B");
@@ -185,6 +190,7 @@ Tensor linalg_lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, 
 }
 
 std::tuple<Tensor, Tensor> linalg_solve_ex(const Tensor& a, const Tensor& b, bool left, bool check_errors) {
+  profiler::RecordScope profile_scope("aten::linalg_solve_ex", a, b, left, check_errors);
   const char* op = "linalg.solve";
   check_square(op, a);
   check_float(op, a);
@@ -215,10 +221,12 @@ std::tuple<Tensor, Tensor> linalg_solve_ex(const Tensor& a, const Tensor& b, boo
 }
 
 Tensor linalg_solve(const Tensor& a, const Tensor& b, bool left) {
+  profiler::RecordScope profile_scope("aten::linalg_solve", a, b, left);
   return std::get<0>(linalg_solve_ex(a, b, left, true));
 }
 
 std::tuple<Tensor, Tensor> linalg_inv_ex(const Tensor& a, bool check_errors) {
+  profiler::RecordScope profile_scope("aten::linalg_inv_ex", a, check_errors);
   const char* op = "linalg.inv";
   check_square(op, a);
   check_float(op, a);
@@ -233,7 +241,10 @@ std::tuple<Tensor, Tensor> linalg_inv_ex(const Tensor& a, bool check_errors) {
   return {x, info};
 }
 
-Tensor linalg_inv(const Tensor& a) { return std::get<0>(linalg_inv_ex(a, true)); }
+Tensor linalg_inv(const Tensor& a) {
+  profiler::RecordScope profile_scope("aten::linalg_inv", a);
+  return std::get<0>(linalg_inv_ex(a, true));
+}
 
 namespace {
 // (sign of the row permutation, diagonal of U) of the LU factors of a (square, batched).
@@ -251,6 +262,7 @@ std::tuple<Tensor, Tensor> lu_sign_and_diagonal(const char* op, const Tensor& a)
 }  // namespace
 
 Tensor linalg_det(const Tensor& a) {
+  profiler::RecordScope profile_scope("aten::linalg_det", a);
   const char* op = "linalg.det";
   check_square(op, a);
   check_float(op, a);
@@ -262,6 +274,7 @@ Tensor linalg_det(const Tensor& a) {
 }
 
 std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& a) {
+  profiler::RecordScope profile_scope("aten::linalg_slogdet", a);
   const char* op = "linalg.slogdet";
   check_square(op, a);
   check_float(op, a);
@@ -276,6 +289,7 @@ std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& a) {
 }
 
 Tensor logdet(const Tensor& a) {
+  profiler::RecordScope profile_scope("aten::logdet", a);
   check_square("logdet", a);
   check_float("logdet", a);
   auto [sign, logabs] = linalg_slogdet(a);
@@ -287,6 +301,7 @@ Tensor logdet(const Tensor& a) {
 }
 
 Tensor linalg_solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left, bool unitriangular) {
+  profiler::RecordScope profile_scope("aten::linalg_solve_triangular", a, b, upper, left, unitriangular);
   const char* op = "linalg.solve_triangular";
   check_square(op, a);
   check_matrix(op, b, "B");
@@ -311,6 +326,7 @@ Tensor linalg_solve_triangular(const Tensor& a, const Tensor& b, bool upper, boo
 }
 
 Tensor cholesky_solve(const Tensor& b, const Tensor& factor, bool upper) {
+  profiler::RecordScope profile_scope("aten::cholesky_solve", b, factor, upper);
   const char* op = "cholesky_solve";
   // PyTorch's checks, in its order and words.
   TANDEM_CHECK(b.dim() >= 2, Runtime, "b should have at least 2 dimensions, but has ", b.dim(),
@@ -344,6 +360,7 @@ Tensor cholesky_solve(const Tensor& b, const Tensor& factor, bool upper) {
 }
 
 Tensor cholesky_inverse(const Tensor& factor, bool upper) {
+  profiler::RecordScope profile_scope("aten::cholesky_inverse", factor, upper);
   check_square("cholesky_inverse", factor, "A");
   check_lapack_dtype("cholesky_inverse_out", factor);
   return cholesky_solve(identity(factor.size(-1), factor), factor, upper);

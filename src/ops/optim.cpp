@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "core/error.h"
+#include "core/profiler.h"
 #include "kernels/kernel_table.h"
 #include "ops/copy.h"
 #include "ops/view.h"
@@ -68,6 +69,7 @@ Tensor prepare(const char* op, const Tensor& param, const Tensor& grad) {
 }  // namespace
 
 void sgd_step(const Tensor& param, const Tensor& grad_, const Tensor& momentum_buffer, const SgdConfig& cfg) {
+  profiler::RecordScope profile_scope("tandem::sgd_step", param, grad_, momentum_buffer, cfg);
   Tensor grad = prepare("sgd", param, grad_);
   if (momentum_buffer.defined()) check_state("sgd", param, momentum_buffer, "momentum_buffer");
   if (param.numel() > 0) kernel_table(param.device().type).nn.sgd_step(param, grad, momentum_buffer, cfg);
@@ -77,6 +79,8 @@ void sgd_step(const Tensor& param, const Tensor& grad_, const Tensor& momentum_b
 
 void adam_step(const Tensor& param, const Tensor& grad_, const Tensor& exp_avg, const Tensor& exp_avg_sq,
                const Tensor& max_exp_avg_sq, const AdamConfig& cfg) {
+  profiler::RecordScope profile_scope("tandem::adam_step", param, grad_, exp_avg, exp_avg_sq, max_exp_avg_sq,
+                                      cfg);
   const char* op = cfg.decoupled_weight_decay ? "adamw" : "adam";
   Tensor grad = prepare(op, param, grad_);
   check_state(op, param, exp_avg, "exp_avg");
@@ -118,6 +122,7 @@ OptimNames optim_names(OptimKind kind) {
 
 void optim_step(const Tensor& param, const Tensor& grad_, const Tensor& s0, const Tensor& s1,
                 const Tensor& s2, const OptimStepConfig& cfg) {
+  profiler::RecordScope profile_scope("tandem::optim_step", param, grad_);
   const OptimNames names = optim_names(cfg.kind);
   Tensor grad = prepare(names.op, param, grad_);
   // Which slots this optimizer uses with these options: the kernel reads exactly those.

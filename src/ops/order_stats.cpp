@@ -10,6 +10,7 @@
 
 #include "autograd/formulas.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/indexing.h"
@@ -121,8 +122,14 @@ Tensor median_all(const Tensor& x, bool ignore_nan) {
 
 }  // namespace
 
-Tensor median(const Tensor& x) { return median_all(x, false); }
-Tensor nanmedian(const Tensor& x) { return median_all(x, true); }
+Tensor median(const Tensor& x) {
+  profiler::RecordScope profile_scope("aten::median", x);
+  return median_all(x, false);
+}
+Tensor nanmedian(const Tensor& x) {
+  profiler::RecordScope profile_scope("aten::nanmedian", x);
+  return median_all(x, true);
+}
 ValuesIndices median(const Tensor& x, int64_t dim, bool keepdim) {
   return median_along(x, dim, keepdim, false);
 }
@@ -266,21 +273,28 @@ Tensor q_tensor(const Tensor& x, double q, const char* fn) {
 
 Tensor quantile(const Tensor& x, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
                 QuantileInterpolation interpolation) {
+  profiler::RecordScope profile_scope("aten::quantile", x, q, dim, keepdim, interpolation);
   return quantile_impl(x, q, dim, keepdim, interpolation, false);
 }
 Tensor quantile(const Tensor& x, double q, std::optional<int64_t> dim, bool keepdim,
                 QuantileInterpolation interpolation) {
+  profiler::RecordScope profile_scope("aten::quantile", x, q, dim, keepdim, interpolation);
   return quantile_impl(x, q_tensor(x, q, "quantile()"), dim, keepdim, interpolation, false);
 }
 Tensor nanquantile(const Tensor& x, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
                    QuantileInterpolation interpolation) {
+  profiler::RecordScope profile_scope("aten::nanquantile", x, q, dim, keepdim, interpolation);
   return quantile_impl(x, q, dim, keepdim, interpolation, true);
 }
 Tensor nanquantile(const Tensor& x, double q, std::optional<int64_t> dim, bool keepdim,
                    QuantileInterpolation interpolation) {
+  profiler::RecordScope profile_scope("aten::nanquantile", x, q, dim, keepdim, interpolation);
   return quantile_impl(x, q_tensor(x, q, "quantile()"), dim, keepdim, interpolation, true);
 }
 
-Tensor msort(const Tensor& x) { return sort(x, 0).first; }
+Tensor msort(const Tensor& x) {
+  profiler::RecordScope profile_scope("aten::msort", x);
+  return sort(x, 0).first;
+}
 
 }  // namespace tandem

@@ -3,6 +3,7 @@
 #include "autograd/formulas.h"
 #include "backend/accelerator.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "ops/copy.h"
 
 namespace tandem {
@@ -19,6 +20,7 @@ AcceleratorBackend& pinned_memory_owner() {
 }  // namespace
 
 Tensor empty_pinned(IntArrayRef sizes, DType dtype) {
+  profiler::RecordScope profile_scope("aten::empty", sizes, dtype);
   AcceleratorBackend& owner = pinned_memory_owner();
   size_t nbytes = static_cast<size_t>(compute_numel(sizes)) * element_size(dtype);
   auto storage = make_intrusive<StorageImpl>(owner.allocate_pinned(nbytes), nbytes, Device());
@@ -32,6 +34,7 @@ bool is_pinned(const Tensor& x) {
 }
 
 Tensor pin_memory(const Tensor& x) {
+  profiler::RecordScope profile_scope("aten::pin_memory", x);
   TANDEM_CHECK(x.device().is_cpu(), Runtime, "cannot pin '", x.device().str(), " ", dtype_name(x.dtype()),
                "' tensor: only dense CPU tensors can be pinned\nhint: the tensor already lives on ",
                x.device().str(), "; pin_memory() applies to CPU tensors before copying them to the device");

@@ -2,6 +2,7 @@
 
 #include "autograd/formula_node.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "kernels/kernel_table.h"
 #include "ops/copy.h"
 #include "ops/indexing.h"
@@ -128,6 +129,8 @@ std::shared_ptr<autograd::FormulaNode> record_pool(const char* name, autograd::F
 
 std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Pair kernel, Pair stride, Pair padding,
                                                   Pair dilation, bool ceil_mode) {
+  profiler::RecordScope profile_scope("aten::max_pool2d_with_indices", input, kernel, stride, padding,
+                                      dilation, ceil_mode);
   Tensor x = as_batched(input, "max_pool2d");
   const Window2d g = pool_window(x, kernel, stride, padding, dilation, ceil_mode, "max_pool2d");
   Tensor out = empty(DimVector{g.n, g.c, g.oh, g.ow}, x.dtype(), x.device());
@@ -146,6 +149,8 @@ std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Pair kern
 
 Tensor max_pool2d_backward(const Tensor& grad_out, const Tensor& input, const Tensor& indices, Pair kernel,
                            Pair stride, Pair padding, Pair dilation, bool ceil_mode) {
+  profiler::RecordScope profile_scope("aten::max_pool2d_with_indices_backward", grad_out, input, indices,
+                                      kernel, stride, padding, dilation, ceil_mode);
   Tensor x = as_batched(input, "max_pool2d");
   const Window2d g = pool_window(x, kernel, stride, padding, dilation, ceil_mode, "max_pool2d");
   Tensor gi = empty(x.sizes(), x.dtype(), x.device());
@@ -156,6 +161,8 @@ Tensor max_pool2d_backward(const Tensor& grad_out, const Tensor& input, const Te
 
 Tensor avg_pool2d(const Tensor& input, Pair kernel, Pair stride, Pair padding, bool ceil_mode,
                   bool count_include_pad) {
+  profiler::RecordScope profile_scope("aten::avg_pool2d", input, kernel, stride, padding, ceil_mode,
+                                      count_include_pad);
   Tensor x = as_batched(input, "avg_pool2d");
   const Window2d g = pool_window(x, kernel, stride, padding, {1, 1}, ceil_mode, "avg_pool2d");
   Tensor out = empty(DimVector{g.n, g.c, g.oh, g.ow}, x.dtype(), x.device());
@@ -170,6 +177,8 @@ Tensor avg_pool2d(const Tensor& input, Pair kernel, Pair stride, Pair padding, b
 
 Tensor avg_pool2d_backward(const Tensor& grad_out, const Tensor& input, Pair kernel, Pair stride,
                            Pair padding, bool ceil_mode, bool count_include_pad) {
+  profiler::RecordScope profile_scope("aten::avg_pool2d_backward", grad_out, input, kernel, stride, padding,
+                                      ceil_mode, count_include_pad);
   Tensor x = as_batched(input, "avg_pool2d");
   const Window2d g = pool_window(x, kernel, stride, padding, {1, 1}, ceil_mode, "avg_pool2d");
   Tensor gi = empty(x.sizes(), x.dtype(), x.device());
@@ -199,6 +208,7 @@ Window2d adaptive_window(const Tensor& x4, Pair output_size) {
 }  // namespace
 
 Tensor adaptive_avg_pool2d(const Tensor& input, Pair output_size) {
+  profiler::RecordScope profile_scope("aten::adaptive_avg_pool2d", input, output_size);
   Tensor x = as_batched(input, "adaptive_avg_pool2d");
   const Window2d g = adaptive_window(x, output_size);
   Tensor out = empty(DimVector{g.n, g.c, g.oh, g.ow}, x.dtype(), x.device());
@@ -210,6 +220,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Pair output_size) {
 }
 
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_out, const Tensor& input) {
+  profiler::RecordScope profile_scope("aten::adaptive_avg_pool2d_backward", grad_out, input);
   Tensor x = as_batched(input, "adaptive_avg_pool2d");
   const int64_t oh = grad_out.size(-2), ow = grad_out.size(-1);
   const Window2d g = adaptive_window(x, {oh, ow});

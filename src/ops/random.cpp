@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/profiler.h"
 #include "kernels/kernel_table.h"
 #include "kernels/random_functors.h"
 #include "ops/complex.h"
@@ -84,6 +85,7 @@ const char* bounds_hint(DType d) {
 }  // namespace
 
 Tensor uniform_(const Tensor& x, double from, double to, Generator* gen) {
+  profiler::RecordScope profile_scope("aten::uniform_", x, from, to, gen);
   if (is_complex(x.dtype())) {  // each part drawn from [from, to), as PyTorch
     uniform_(view_as_real(x), from, to, gen);
     return x;
@@ -104,6 +106,7 @@ Tensor uniform_(const Tensor& x, double from, double to, Generator* gen) {
 }
 
 Tensor normal_(const Tensor& x, double mean, double std, Generator* gen) {
+  profiler::RecordScope profile_scope("aten::normal_", x, mean, std, gen);
   if (is_complex(x.dtype())) {  // each part N(mean, std^2 / 2), so |z - mean|^2 has mean std^2, as PyTorch
     TANDEM_CHECK(std >= 0.0, Runtime, "normal expects std >= 0.0, but found std ", std,
                  "\nhint: std is a standard deviation; pass its absolute value");
@@ -120,6 +123,7 @@ Tensor normal_(const Tensor& x, double mean, double std, Generator* gen) {
 }
 
 Tensor random_(const Tensor& x, int64_t low, int64_t high, Generator* gen) {
+  profiler::RecordScope profile_scope("aten::random_", x, low, high, gen);
   TANDEM_CHECK(low < high, Runtime, "random_ expects 'from' to be less than 'to', but got from=", low,
                " >= to=", high, "\nhint: randint draws from [low, high); make high larger than low");
   if (!is_floating(x.dtype())) {
@@ -140,6 +144,7 @@ Tensor random_(const Tensor& x, int64_t low, int64_t high, Generator* gen) {
 }
 
 Tensor bernoulli_(const Tensor& x, double p, Generator* gen) {
+  profiler::RecordScope profile_scope("aten::bernoulli_", x, p, gen);
   TANDEM_CHECK(p >= 0.0 && p <= 1.0, Runtime, "bernoulli_ expects p to be in [0, 1], but got p=", p,
                "\nhint: p is a probability");
   return fill_random(x, "bernoulli_", gen, philox_blocks(x.numel(), Uniform32Dist::kPerBlock),
@@ -149,6 +154,7 @@ Tensor bernoulli_(const Tensor& x, double p, Generator* gen) {
 }
 
 Tensor bernoulli_(const Tensor& x, const Tensor& p, Generator* gen) {
+  profiler::RecordScope profile_scope("aten::bernoulli_", x, p, gen);
   TANDEM_CHECK(is_floating(p.dtype()), NotImplemented, "\"bernoulli_tensor_cpu_p_\" not implemented for '",
                dtype_title(p.dtype()),
                "'\nhint: probabilities must be a floating-point tensor; use p.float()");
@@ -168,6 +174,7 @@ Tensor bernoulli_(const Tensor& x, const Tensor& p, Generator* gen) {
 }
 
 Tensor bernoulli(const Tensor& p, Generator* gen) {
+  profiler::RecordScope profile_scope("aten::bernoulli", p, gen);
   Tensor out = empty(p.sizes(), p.dtype(), p.device());
   return bernoulli_(out, p, gen);
 }
@@ -183,6 +190,7 @@ void check_std_tensor(const Tensor& std) {
 
 // As PyTorch: draw N(0, 1) into the output, then scale and shift it with the public elementwise ops.
 Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen) {
+  profiler::RecordScope profile_scope("aten::normal", mean, std, gen);
   check_floating(mean, "normal_kernel_cpu");
   check_std_tensor(std);
   check_same_device("normal", mean, std, "mean", "std");
@@ -192,18 +200,21 @@ Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen) {
 }
 
 Tensor normal(const Tensor& mean, double std, Generator* gen) {
+  profiler::RecordScope profile_scope("aten::normal", mean, std, gen);
   check_floating(mean, "normal_kernel_cpu");
   Tensor out = normal_(empty_like(mean), 0.0, std, gen);
   return add_(out, mean);
 }
 
 Tensor normal(double mean, const Tensor& std, Generator* gen) {
+  profiler::RecordScope profile_scope("aten::normal", mean, std, gen);
   check_std_tensor(std);
   Tensor out = normal_(empty_like(std), 0.0, 1.0, gen);
   return add_(mul_(out, std), Scalar(mean));
 }
 
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, Generator* gen) {
+  profiler::RecordScope profile_scope("aten::multinomial", probs, num_samples, replacement, gen);
   TANDEM_CHECK(probs.dim() == 1 || probs.dim() == 2, Runtime, "prob_dist must be 1 or 2 dim",
                "\nhint: pass one row of weights, or a batch of rows; got shape ", probs.shape_str());
   TANDEM_CHECK(is_floating(probs.dtype()), Runtime,
@@ -238,18 +249,22 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, G
 }
 
 Tensor rand(IntArrayRef sizes, DType dtype, Device device, Generator* gen) {
+  profiler::RecordScope profile_scope("aten::rand", sizes, dtype, device, gen);
   return uniform_(empty(sizes, dtype, device), 0.0, 1.0, gen);
 }
 
 Tensor randn(IntArrayRef sizes, DType dtype, Device device, Generator* gen) {
+  profiler::RecordScope profile_scope("aten::randn", sizes, dtype, device, gen);
   return normal_(empty(sizes, dtype, device), 0.0, 1.0, gen);
 }
 
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, DType dtype, Device device, Generator* gen) {
+  profiler::RecordScope profile_scope("aten::randint", low, high, sizes, dtype, device, gen);
   return random_(empty(sizes, dtype, device), low, high, gen);
 }
 
 Tensor randperm(int64_t n, DType dtype, Device device, Generator* gen) {
+  profiler::RecordScope profile_scope("aten::randperm", n, dtype, device, gen);
   TANDEM_CHECK(n >= 0, Runtime, "Trying to create tensor with negative dimension ", n, ": [", n, "]",
                "\nhint: randperm(n) needs n >= 0");
   TANDEM_CHECK(dtype != DType::Bool, NotImplemented, "\"randperm\" not implemented for 'Bool'",

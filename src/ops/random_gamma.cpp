@@ -4,6 +4,7 @@
 
 #include "autograd/formulas_random.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "kernels/kernel_table.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -62,6 +63,7 @@ double smallest_normal(DType d) {
 }  // namespace
 
 Tensor standard_gamma(const Tensor& alpha, Generator* gen) {
+  profiler::RecordScope profile_scope("aten::_standard_gamma", alpha, gen);
   check_floating_input(alpha, "gamma_cpu");
   Tensor out = empty(alpha.sizes(), alpha.dtype(), alpha.device());
   Generator& g = pick_generator(gen, alpha.device());
@@ -75,6 +77,7 @@ Tensor standard_gamma(const Tensor& alpha, Generator* gen) {
 }
 
 Tensor standard_gamma_grad(const Tensor& alpha, const Tensor& x) {
+  profiler::RecordScope profile_scope("aten::_standard_gamma_grad", alpha, x);
   check_floating_input(alpha, "_standard_gamma_grad_cpu");
   check_same_dtype(alpha, x);
   check_same_device("_standard_gamma_grad", alpha, x, "self", "output");
@@ -88,6 +91,7 @@ Tensor standard_gamma_grad(const Tensor& alpha, const Tensor& x) {
 }
 
 Tensor poisson(const Tensor& rates, Generator* gen) {
+  profiler::RecordScope profile_scope("aten::poisson", rates, gen);
   check_floating_input(rates, "poisson_cpu");
   Generator& g = pick_generator(gen, rates.device());
   Tensor out = empty(rates.sizes(), rates.dtype(), rates.device());
@@ -104,6 +108,7 @@ Tensor poisson(const Tensor& rates, Generator* gen) {
 }
 
 Tensor binomial(const Tensor& count, const Tensor& prob, Generator* gen) {
+  profiler::RecordScope profile_scope("aten::binomial", count, prob, gen);
   TANDEM_CHECK(is_floating(count.dtype()), Value,
                "binomial only supports floating-point dtypes for count, got: ", dtype_title(count.dtype()),
                "\nhint: convert the counts with count.float()");
@@ -127,6 +132,7 @@ Tensor binomial(const Tensor& count, const Tensor& prob, Generator* gen) {
 // then clamped into [smallest normal, largest value below 1] of the dtype (NaN, from inf/inf, to the lower
 // end).
 Tensor sample_dirichlet(const Tensor& alpha, Generator* gen) {
+  profiler::RecordScope profile_scope("aten::_sample_dirichlet", alpha, gen);
   check_floating_input(alpha, "dirichlet");
   if (alpha.numel() == 0) return empty(alpha.sizes(), alpha.dtype(), alpha.device());
   Tensor gammas =

@@ -6,6 +6,7 @@
 
 #include "autograd/formulas.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "kernels/kernel_table.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
@@ -240,6 +241,7 @@ Tensor arg_only(bool is_max, const char* name, const Tensor& x, std::optional<in
 }  // namespace
 
 Tensor sum(const Tensor& x, const OptDims& dims, bool keepdim, OptDType dtype) {
+  profiler::RecordScope profile_scope("aten::sum", x, dims, keepdim, dtype);
   if (autocast::is_active())
     return autocast::run_fp32_output(autocast::kCudaFp32Output, x, dtype,
                                      [&](OptDType d) { return sum(x, dims, keepdim, d); });
@@ -252,6 +254,7 @@ Tensor sum(const Tensor& x, const OptDims& dims, bool keepdim, OptDType dtype) {
 }
 
 Tensor mean(const Tensor& x, const OptDims& dims, bool keepdim, OptDType dtype) {
+  profiler::RecordScope profile_scope("aten::mean", x, dims, keepdim, dtype);
   if (autograd::should_record(x))
     return autograd::record_mean(x, dims, keepdim,
                                  autograd::without_grad([&] { return mean(x, dims, keepdim, dtype); }));
@@ -264,6 +267,7 @@ Tensor mean(const Tensor& x, const OptDims& dims, bool keepdim, OptDType dtype) 
 }
 
 Tensor prod(const Tensor& x, std::optional<int64_t> dim, bool keepdim, OptDType dtype) {
+  profiler::RecordScope profile_scope("aten::prod", x, dim, keepdim, dtype);
   if (autocast::is_active())
     return autocast::run_fp32_output(autocast::kProd, x, dtype,
                                      [&](OptDType d) { return prod(x, dim, keepdim, d); });
@@ -276,13 +280,21 @@ Tensor prod(const Tensor& x, std::optional<int64_t> dim, bool keepdim, OptDType 
 }
 
 Tensor amax(const Tensor& x, const OptDims& dims, bool keepdim) {
+  profiler::RecordScope profile_scope("aten::amax", x, dims, keepdim);
   return extreme(ReduceOp::Max, "amax", x, dims, keepdim);
 }
 Tensor amin(const Tensor& x, const OptDims& dims, bool keepdim) {
+  profiler::RecordScope profile_scope("aten::amin", x, dims, keepdim);
   return extreme(ReduceOp::Min, "amin", x, dims, keepdim);
 }
-Tensor max(const Tensor& x) { return extreme(ReduceOp::Max, "max", x, {}, false); }
-Tensor min(const Tensor& x) { return extreme(ReduceOp::Min, "min", x, {}, false); }
+Tensor max(const Tensor& x) {
+  profiler::RecordScope profile_scope("aten::max", x);
+  return extreme(ReduceOp::Max, "max", x, {}, false);
+}
+Tensor min(const Tensor& x) {
+  profiler::RecordScope profile_scope("aten::min", x);
+  return extreme(ReduceOp::Min, "min", x, {}, false);
+}
 ValuesIndices max(const Tensor& x, int64_t dim, bool keepdim) {
   if (autograd::should_record(x)) {
     ValuesIndices r = autograd::without_grad([&] { return max(x, dim, keepdim); });
@@ -300,18 +312,25 @@ ValuesIndices min(const Tensor& x, int64_t dim, bool keepdim) {
   return arg_extreme(false, "min", x, dim, keepdim, true);
 }
 Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  profiler::RecordScope profile_scope("aten::argmax", x, dim, keepdim);
   return arg_only(true, "argmax", x, dim, keepdim);
 }
 Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  profiler::RecordScope profile_scope("aten::argmin", x, dim, keepdim);
   return arg_only(false, "argmin", x, dim, keepdim);
 }
 
 Tensor all(const Tensor& x, const OptDims& dims, bool keepdim) {
+  profiler::RecordScope profile_scope("aten::all", x, dims, keepdim);
   return fold(ReduceOp::All, x, dims, keepdim);
 }
 Tensor any(const Tensor& x, const OptDims& dims, bool keepdim) {
+  profiler::RecordScope profile_scope("aten::any", x, dims, keepdim);
   return fold(ReduceOp::Any, x, dims, keepdim);
 }
-Tensor any(const Tensor& x) { return to_dtype(fold(ReduceOp::Any, x, {}, false), DType::Bool); }
+Tensor any(const Tensor& x) {
+  profiler::RecordScope profile_scope("aten::any", x);
+  return to_dtype(fold(ReduceOp::Any, x, {}, false), DType::Bool);
+}
 
 }  // namespace tandem

@@ -6,6 +6,7 @@
 
 #include "autograd/formulas.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "kernels/kernel_table.h"
 #include "ops/autocast.h"
 #include "ops/complex.h"
@@ -30,6 +31,7 @@ double dof(const Tensor& x, const OptDims& dims, double correction) {
 }  // namespace
 
 Tensor var(const Tensor& x, const OptDims& dims, double correction, bool keepdim) {
+  profiler::RecordScope profile_scope("aten::var", x, dims, correction, keepdim);
   TANDEM_CHECK(is_floating(x.dtype()) || is_complex(x.dtype()), NotImplemented,
                "std and var only support floating point and complex dtypes",
                "\nhint: convert first, e.g. x.float().var()");
@@ -51,6 +53,7 @@ Tensor var(const Tensor& x, const OptDims& dims, double correction, bool keepdim
 }
 
 Tensor stddev(const Tensor& x, const OptDims& dims, double correction, bool keepdim) {
+  profiler::RecordScope profile_scope("aten::std", x, dims, correction, keepdim);
   if (autograd::should_record(x))
     return autograd::record_var(true, x, dims, dof(x, dims, correction), keepdim,
                                 autograd::without_grad([&] { return stddev(x, dims, correction, keepdim); }));
@@ -58,6 +61,7 @@ Tensor stddev(const Tensor& x, const OptDims& dims, double correction, bool keep
 }
 
 Tensor norm(const Tensor& x, double p, const OptDims& dims, bool keepdim, OptDType dtype) {
+  profiler::RecordScope profile_scope("aten::norm", x, p, dims, keepdim, dtype);
   if (is_complex(x.dtype())) {
     // The norm of the moduli, a real result (dtype= names the complex dtype to compute in, as PyTorch); its
     // gradient goes through abs's (g * z / |z|), which is PyTorch's for complex inputs.
@@ -97,6 +101,7 @@ Tensor norm(const Tensor& x, double p, const OptDims& dims, bool keepdim, OptDTy
 }
 
 Tensor logsumexp(const Tensor& x, const DimVector& dims, bool keepdim) {
+  profiler::RecordScope profile_scope("aten::logsumexp", x, dims, keepdim);
   if (autocast::is_active())
     return autocast::run(
         autocast::kCudaFp32, [&](const Tensor& t) { return logsumexp(t, dims, keepdim); }, x);
@@ -154,7 +159,13 @@ Tensor softmax_impl(const Tensor& x, int64_t dim, OptDType dtype, bool log_space
 
 }  // namespace
 
-Tensor softmax(const Tensor& x, int64_t dim, OptDType dtype) { return softmax_impl(x, dim, dtype, false); }
-Tensor log_softmax(const Tensor& x, int64_t dim, OptDType dtype) { return softmax_impl(x, dim, dtype, true); }
+Tensor softmax(const Tensor& x, int64_t dim, OptDType dtype) {
+  profiler::RecordScope profile_scope("aten::softmax", x, dim, dtype);
+  return softmax_impl(x, dim, dtype, false);
+}
+Tensor log_softmax(const Tensor& x, int64_t dim, OptDType dtype) {
+  profiler::RecordScope profile_scope("aten::log_softmax", x, dim, dtype);
+  return softmax_impl(x, dim, dtype, true);
+}
 
 }  // namespace tandem

@@ -3,6 +3,7 @@
 
 #include "autograd/formulas.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "kernels/kernel_table.h"
 #include "ops/copy.h"
 
@@ -34,6 +35,7 @@ void check_state(const char* op, const Tensor& state) {
 }  // namespace
 
 std::pair<Tensor, Tensor> lstm_cell(const Tensor& gates_, const Tensor& c_prev_) {
+  profiler::RecordScope profile_scope("aten::_thnn_fused_lstm_cell", gates_, c_prev_);
   if (autocast::is_active()) return autocast::run(autocast::kRnnCell, lstm_cell, gates_, c_prev_);
   check_state("lstm_cell", c_prev_);
   const int64_t rows = c_prev_.sizes()[0], hidden = c_prev_.sizes()[1];
@@ -48,6 +50,7 @@ std::pair<Tensor, Tensor> lstm_cell(const Tensor& gates_, const Tensor& c_prev_)
 
 std::pair<Tensor, Tensor> lstm_cell_backward(const Tensor& gates_, const Tensor& c_prev_,
                                              const Tensor& grad_h_, const Tensor& grad_c_) {
+  profiler::RecordScope profile_scope("tandem::lstm_cell_backward", gates_, c_prev_, grad_h_, grad_c_);
   const int64_t rows = c_prev_.sizes()[0], hidden = c_prev_.sizes()[1];
   Tensor gates = matrix_operand("lstm_cell_backward", "gates", gates_, c_prev_, rows, 4 * hidden);
   Tensor c_prev = contiguous(c_prev_);
@@ -64,6 +67,7 @@ std::pair<Tensor, Tensor> lstm_cell_backward(const Tensor& gates_, const Tensor&
 }
 
 Tensor gru_cell(const Tensor& x_proj_, const Tensor& h_proj_, const Tensor& h_) {
+  profiler::RecordScope profile_scope("aten::_thnn_fused_gru_cell", x_proj_, h_proj_, h_);
   if (autocast::is_active()) return autocast::run(autocast::kRnnCell, gru_cell, x_proj_, h_proj_, h_);
   check_state("gru_cell", h_);
   const int64_t rows = h_.sizes()[0], hidden = h_.sizes()[1];

@@ -11,6 +11,7 @@
 
 #include "autograd/formulas.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "ops/autocast.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
@@ -157,6 +158,7 @@ std::shared_ptr<FormulaNode> scan_node(const char* name, FormulaNode::Formula f,
 }  // namespace autograd
 
 Tensor cumprod(const Tensor& x, int64_t dim, OptDType dtype) {
+  profiler::RecordScope profile_scope("aten::cumprod", x, dim, dtype);
   if (autocast::is_active())
     return autocast::run_fp32_output(autocast::kCudaFp32Output, x, dtype,
                                      [&](OptDType d) { return cumprod(x, dim, d); });
@@ -215,6 +217,7 @@ ValuesIndices cummax(const Tensor& x, int64_t dim) { return cum_extreme(x, dim, 
 ValuesIndices cummin(const Tensor& x, int64_t dim) { return cum_extreme(x, dim, false); }
 
 Tensor logcumsumexp(const Tensor& x, int64_t dim) {
+  profiler::RecordScope profile_scope("aten::logcumsumexp", x, dim);
   const int64_t d = wrap_dim(dim, x.dim());
   TANDEM_CHECK(is_floating(x.dtype()), NotImplemented, "\"logcumsumexp_out_cpu\" not implemented for '",
                dtype_title(x.dtype()), "'\nhint: convert first, e.g. x.float().logcumsumexp(dim)");
@@ -252,9 +255,11 @@ Tensor scan_inplace(const Tensor& x, int64_t dim, OptDType dtype, const char* na
 }  // namespace
 
 Tensor cumsum_(const Tensor& x, int64_t dim, OptDType dtype) {
+  profiler::RecordScope profile_scope("aten::cumsum_", x, dim, dtype);
   return scan_inplace(x, dim, dtype, "cumsum", &cumsum);
 }
 Tensor cumprod_(const Tensor& x, int64_t dim, OptDType dtype) {
+  profiler::RecordScope profile_scope("aten::cumprod_", x, dim, dtype);
   return scan_inplace(x, dim, dtype, "cumprod", &cumprod);
 }
 

@@ -10,6 +10,7 @@
 
 #include "autograd/formulas.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/index_plan.h"
@@ -236,6 +237,7 @@ Grads masked_scatter_backward(FormulaNode& n, const Tensor& grad) {
 
 Tensor scatter_reduce(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src,
                       std::string_view reduce, bool include_self) {
+  profiler::RecordScope profile_scope("aten::scatter_reduce", x, dim, index, src, reduce, include_self);
   const Reduce r = parse_reduce(reduce, false);
   if (autograd::should_record(x, src)) {
     Tensor out =
@@ -268,6 +270,7 @@ void check_no_overlap(const Tensor& self, const Tensor& other) {
 
 Tensor scatter_reduce_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src,
                        std::string_view reduce, bool include_self) {
+  profiler::RecordScope profile_scope("aten::scatter_reduce_", x, dim, index, src, reduce, include_self);
   parse_reduce(reduce, false);
   check_no_overlap(x, index);
   check_no_overlap(x, src);
@@ -315,6 +318,7 @@ Tensor index_as_scatter(const Tensor& x, int64_t d, const Tensor& index, const T
 
 Tensor index_reduce(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
                     std::string_view reduce, bool include_self) {
+  profiler::RecordScope profile_scope("aten::index_reduce", x, dim, index, source, reduce, include_self);
   const Reduce r = parse_reduce(reduce, true);
   // PyTorch's index_reduce kernel has no bool instantiation, for any reduction.
   TANDEM_CHECK(x.dtype() != DType::Bool, NotImplemented, "\"index_func_\" not implemented for 'Bool'",
@@ -332,6 +336,7 @@ Tensor index_reduce(const Tensor& x, int64_t dim, const Tensor& index, const Ten
 
 Tensor index_reduce_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
                      std::string_view reduce, bool include_self) {
+  profiler::RecordScope profile_scope("aten::index_reduce_", x, dim, index, source, reduce, include_self);
   parse_reduce(reduce, true);
   check_no_overlap(x, index);
   check_no_overlap(x, source);
@@ -371,6 +376,7 @@ void check_masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& sou
 }  // namespace
 
 Tensor masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& source) {
+  profiler::RecordScope profile_scope("aten::masked_scatter", x, mask, source);
   check_masked_scatter(x, mask, source);
   // mask first, as PyTorch (its broadcast error names the mask as tensor a).
   const DimVector shape = broadcast_shapes(mask.sizes(), x.sizes());
@@ -388,6 +394,7 @@ Tensor masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& source)
 }
 
 Tensor masked_scatter_(const Tensor& x, const Tensor& mask, const Tensor& source) {
+  profiler::RecordScope profile_scope("aten::masked_scatter_", x, mask, source);
   check_masked_scatter(x, mask, source);
   const Tensor m = expand(mask, x.sizes());
   if (autograd::should_record(x, source))

@@ -7,6 +7,7 @@
 
 #include "autograd/formulas.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factories.h"
@@ -120,6 +121,8 @@ void check_searchsorted_out(const Tensor& out, bool out_int32) {
 
 Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool out_int32, bool right,
                     std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
+  profiler::RecordScope profile_scope("aten::searchsorted", sorted_sequence, values, out_int32, right, side,
+                                      sorter);
   searchsorted_checks(sorted_sequence, values, right, side, sorter);
   const bool is_right = side ? *side == "right" : right;
   const DType out_dtype = out_int32 ? DType::Int32 : DType::Int64;
@@ -151,16 +154,20 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool ou
 
 Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& value, bool out_int32, bool right,
                     std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
+  profiler::RecordScope profile_scope("aten::searchsorted", sorted_sequence, value, out_int32, right, side,
+                                      sorter);
   return searchsorted(sorted_sequence, scalar_tensor(value, sorted_sequence.device()), out_int32, right, side,
                       sorter);
 }
 
 Tensor bucketize(const Tensor& x, const Tensor& boundaries, bool out_int32, bool right) {
+  profiler::RecordScope profile_scope("aten::bucketize", x, boundaries, out_int32, right);
   TANDEM_CHECK(boundaries.dim() == 1, Runtime, "boundaries tensor must be 1 dimension, but got dim(",
                boundaries.dim(), ")", "\nhint: for one set of boundaries per row use searchsorted");
   return searchsorted(boundaries, x, out_int32, right);
 }
 Tensor bucketize(const Scalar& x, const Tensor& boundaries, bool out_int32, bool right) {
+  profiler::RecordScope profile_scope("aten::bucketize", x, boundaries, out_int32, right);
   return bucketize(scalar_tensor(x, boundaries.device()), boundaries, out_int32, right);
 }
 
@@ -343,15 +350,18 @@ Tensor isin_common(const Tensor& elements, const Tensor& test_elements, DType co
 }  // namespace
 
 Tensor isin(const Tensor& elements, const Tensor& test_elements, bool assume_unique, bool invert) {
+  profiler::RecordScope profile_scope("aten::isin", elements, test_elements, assume_unique, invert);
   (void)assume_unique;
   return isin_common(elements, test_elements, result_type(elements, test_elements), invert);
 }
 Tensor isin(const Tensor& elements, const Scalar& test_element, bool assume_unique, bool invert) {
+  profiler::RecordScope profile_scope("aten::isin", elements, test_element, assume_unique, invert);
   (void)assume_unique;
   Tensor t = scalar_tensor(test_element, elements.device());
   return isin_common(elements, t, result_type(elements, test_element), invert);
 }
 Tensor isin(const Scalar& element, const Tensor& test_elements, bool assume_unique, bool invert) {
+  profiler::RecordScope profile_scope("aten::isin", element, test_elements, assume_unique, invert);
   (void)assume_unique;
   Tensor e = scalar_tensor(element, test_elements.device());
   return isin_common(e, test_elements, result_type(test_elements, element), invert);

@@ -1,6 +1,7 @@
 // Scans and sorts along one dim: cumsum, sort, argsort, topk.
 #include "autograd/formulas.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "kernels/kernel_table.h"
 #include "ops/autocast.h"
 #include "ops/complex.h"
@@ -11,6 +12,7 @@
 namespace tandem {
 
 Tensor cumsum(const Tensor& x, int64_t dim, OptDType dtype) {
+  profiler::RecordScope profile_scope("aten::cumsum", x, dim, dtype);
   if (autocast::is_active())
     return autocast::run_fp32_output(autocast::kCudaFp32Output, x, dtype,
                                      [&](OptDType d) { return cumsum(x, dim, d); });
@@ -69,6 +71,7 @@ ValuesIndices sort(const Tensor& x, int64_t dim, bool descending, bool stable) {
 }
 
 Tensor argsort(const Tensor& x, int64_t dim, bool descending, bool stable) {
+  profiler::RecordScope profile_scope("aten::argsort", x, dim, descending, stable);
   int64_t d = wrap_dim(dim, x.dim());
   return sort_along(x, d, x.dim() ? x.sizes()[d] : 1, descending, stable).second;
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/profiler.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factories.h"
@@ -26,6 +27,7 @@ Tensor assign(const Tensor& self, const Tensor& result, const char* name) {
 }  // namespace
 
 Tensor polygamma(int64_t n, const Tensor& x) {
+  profiler::RecordScope profile_scope("aten::polygamma", n, x);
   TANDEM_CHECK(n >= 0, Runtime,
                "polygamma(n, x) does not support negative n.\nhint: polygamma(0, x) is digamma(x); n counts "
                "derivatives from there");
@@ -38,6 +40,7 @@ Tensor polygamma(int64_t n, const Tensor& x) {
 Tensor polygamma_(int64_t n, const Tensor& self) { return assign(self, polygamma(n, self), "polygamma"); }
 
 Tensor logit(const Tensor& x, double eps) {
+  profiler::RecordScope profile_scope("aten::logit", x, eps);
   Tensor in = as_float(x);
   if (eps < 0) return logit(in);
   return logit(clamp(in, Scalar(eps), Scalar(1.0 - eps)));
@@ -46,12 +49,15 @@ Tensor logit(const Tensor& x, double eps) {
 Tensor logit_(const Tensor& self, double eps) { return assign(self, logit(self, eps), "logit"); }
 
 Tensor float_power(const Tensor& a, const Tensor& b) {
+  profiler::RecordScope profile_scope("aten::float_power", a, b);
   return pow(to_dtype(a, DType::Float64), to_dtype(b, DType::Float64));
 }
 Tensor float_power(const Tensor& a, const Scalar& b) {
+  profiler::RecordScope profile_scope("aten::float_power", a, b);
   return pow(to_dtype(a, DType::Float64), Scalar(b.to_double()));
 }
 Tensor float_power(const Scalar& a, const Tensor& b) {
+  profiler::RecordScope profile_scope("aten::float_power", a, b);
   return pow(Scalar(a.to_double()), to_dtype(b, DType::Float64));
 }
 
@@ -65,15 +71,18 @@ void check_float_power_base(const Tensor& self) {
 }  // namespace
 
 Tensor float_power_(const Tensor& self, const Tensor& b) {
+  profiler::RecordScope profile_scope("aten::float_power_", self, b);
   check_float_power_base(self);
   return pow_(self, to_dtype(b, DType::Float64));
 }
 Tensor float_power_(const Tensor& self, const Scalar& b) {
+  profiler::RecordScope profile_scope("aten::float_power_", self, b);
   check_float_power_base(self);
   return pow_(self, Scalar(b.to_double()));
 }
 
 Tensor multigammaln(const Tensor& x, int64_t p) {
+  profiler::RecordScope profile_scope("aten::multigammaln", x, p);
   TANDEM_CHECK(p >= 1, Runtime, "p has to be greater than or equal to 1");
   Tensor in = as_float(x);
   // the offsets 0, -1/2, ..., -(p-1)/2 along a new last dimension
@@ -85,6 +94,7 @@ Tensor multigammaln(const Tensor& x, int64_t p) {
 }
 
 Tensor multigammaln_(const Tensor& self, int64_t p) {
+  profiler::RecordScope profile_scope("aten::multigammaln_", self, p);
   return assign(self, multigammaln(self, p), "mvlgamma");
 }
 

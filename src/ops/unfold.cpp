@@ -3,10 +3,12 @@
 #include "autograd/formulas_unfold.h"
 #include "autograd/node.h"
 #include "core/error.h"
+#include "core/profiler.h"
 
 namespace tandem {
 
 Tensor unfold(const Tensor& x, int64_t dim, int64_t size, int64_t step) {
+  profiler::RecordScope profile_scope("aten::unfold", x, dim, size, step);
   dim = wrap_dim(dim, x.dim());
   // A 0-d tensor is one element: PyTorch gives its single window the shape (size,).
   const int64_t n = x.dim() ? x.sizes()[dim] : 1;

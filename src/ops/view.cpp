@@ -5,6 +5,7 @@
 
 #include "autograd/formulas.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "ops/copy.h"
 
 namespace tandem {
@@ -66,6 +67,7 @@ bool view_strides(const Tensor& x, IntArrayRef shape, DimVector& out) {
 }  // namespace
 
 Tensor view(const Tensor& x, IntArrayRef shape) {
+  profiler::RecordScope profile_scope("aten::view", x, shape);
   DimVector sizes = infer_size(shape, x.numel());
   DimVector strides;
   TANDEM_CHECK(
@@ -79,6 +81,7 @@ Tensor view(const Tensor& x, IntArrayRef shape) {
 }
 
 Tensor reshape(const Tensor& x, IntArrayRef shape) {
+  profiler::RecordScope profile_scope("aten::reshape", x, shape);
   DimVector sizes = infer_size(shape, x.numel());
   DimVector strides;
   if (view_strides(x, sizes, strides)) {
@@ -89,6 +92,7 @@ Tensor reshape(const Tensor& x, IntArrayRef shape) {
 }
 
 Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
+  profiler::RecordScope profile_scope("aten::flatten", x, start_dim, end_dim);
   if (x.dim() == 0) {  // the dims are still checked: a 0-dim tensor takes 0 and -1, as in PyTorch
     wrap_dim(start_dim, 0);
     wrap_dim(end_dim, 0);
@@ -109,6 +113,7 @@ Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
 }
 
 Tensor permute(const Tensor& x, IntArrayRef dims) {
+  profiler::RecordScope profile_scope("aten::permute", x, dims);
   int64_t nd = x.dim();
   TANDEM_CHECK(
       static_cast<int64_t>(dims.size()) == nd, Runtime,
@@ -129,6 +134,7 @@ Tensor permute(const Tensor& x, IntArrayRef dims) {
 }
 
 Tensor transpose(const Tensor& x, int64_t d0, int64_t d1) {
+  profiler::RecordScope profile_scope("aten::transpose", x, d0, d1);
   int64_t nd = x.dim();
   if (nd == 0) {
     wrap_dim(d0, 0);
@@ -145,6 +151,7 @@ Tensor transpose(const Tensor& x, int64_t d0, int64_t d1) {
 }
 
 Tensor t(const Tensor& x) {
+  profiler::RecordScope profile_scope("aten::t", x);
   TANDEM_CHECK(x.dim() <= 2, Runtime, "t() expects a tensor with <= 2 dimensions, but self is ", x.dim(),
                "D");
   if (x.dim() >= 2) return transpose(x, 0, 1);
@@ -164,6 +171,7 @@ Tensor mT(const Tensor& x) {
 }
 
 Tensor squeeze(const Tensor& x) {
+  profiler::RecordScope profile_scope("aten::squeeze", x);
   DimVector sizes, strides;
   for (int64_t d = 0; d < x.dim(); ++d) {
     if (x.sizes()[d] == 1) continue;
@@ -175,6 +183,7 @@ Tensor squeeze(const Tensor& x) {
 }
 
 Tensor squeeze(const Tensor& x, IntArrayRef dims) {
+  profiler::RecordScope profile_scope("aten::squeeze", x, dims);
   std::vector<bool> drop(std::max<int64_t>(x.dim(), 1), false), seen(drop.size(), false);
   for (int64_t d : dims) {
     int64_t w = wrap_dim(d, x.dim());
@@ -194,6 +203,7 @@ Tensor squeeze(const Tensor& x, IntArrayRef dims) {
 }
 
 Tensor unsqueeze(const Tensor& x, int64_t dim) {
+  profiler::RecordScope profile_scope("aten::unsqueeze", x, dim);
   dim = wrap_dim(dim, x.dim() + 1);
   DimVector sizes = x.sizes(), strides = x.strides();
   // PyTorch's stride for the new size-1 dim: size * stride of the dim it precedes. It is never stepped, so
@@ -207,6 +217,7 @@ Tensor unsqueeze(const Tensor& x, int64_t dim) {
 }
 
 Tensor expand(const Tensor& x, IntArrayRef shape) {
+  profiler::RecordScope profile_scope("aten::expand", x, shape);
   int64_t nd = static_cast<int64_t>(shape.size());
   TANDEM_CHECK(nd >= x.dim(), Runtime, "expand(", x.shape_str(), ", size=", shape.size(),
                "): the number of sizes provided (", shape.size(),
@@ -242,9 +253,13 @@ Tensor expand(const Tensor& x, IntArrayRef shape) {
   return autograd::should_record(x) ? autograd::record_expand(x, out) : out;
 }
 
-Tensor broadcast_to(const Tensor& x, IntArrayRef shape) { return expand(x, shape); }
+Tensor broadcast_to(const Tensor& x, IntArrayRef shape) {
+  profiler::RecordScope profile_scope("aten::broadcast_to", x, shape);
+  return expand(x, shape);
+}
 
 Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
+  profiler::RecordScope profile_scope("aten::narrow", x, dim, start, length);
   TANDEM_CHECK(x.dim() > 0, Runtime, "narrow() cannot be applied to a 0-dim tensor.");
   dim = wrap_dim(dim, x.dim());
   int64_t size = x.sizes()[dim];
@@ -257,6 +272,7 @@ Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
 }
 
 Tensor select(const Tensor& x, int64_t dim, int64_t index) {
+  profiler::RecordScope profile_scope("aten::select", x, dim, index);
   TANDEM_CHECK(x.dim() > 0, Index,
                "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
@@ -274,6 +290,7 @@ Tensor select(const Tensor& x, int64_t dim, int64_t index) {
 }
 
 Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t stop, int64_t step) {
+  profiler::RecordScope profile_scope("aten::slice", x, dim, start, stop, step);
   TANDEM_CHECK(step > 0, Value,
                "step must be greater than zero\nhint: negative steps are not supported "
                "(as in PyTorch); use x.flip(dim) to reverse");
@@ -298,6 +315,7 @@ Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t stop, int64_t 
 }
 
 Tensor python_slice(const Tensor& x, int64_t dim, int64_t start, int64_t stop, int64_t step) {
+  profiler::RecordScope profile_scope("aten::slice", x, dim, start, stop, step);
   dim = wrap_dim(dim, x.dim());  // an index with two Ellipsis items can put a slice past the last dim
   const int64_t size = x.sizes()[dim];
   if (start < 0) start = std::max<int64_t>(start + size, 0);
@@ -306,6 +324,7 @@ Tensor python_slice(const Tensor& x, int64_t dim, int64_t start, int64_t stop, i
 }
 
 std::vector<Tensor> unbind(const Tensor& x, int64_t dim) {
+  profiler::RecordScope profile_scope("aten::unbind", x, dim);
   TANDEM_CHECK(x.dim() > 0, Runtime, "Dimension specified as 0 but tensor has no dimensions");
   dim = wrap_dim(dim, x.dim());
   std::vector<Tensor> out;
@@ -314,6 +333,7 @@ std::vector<Tensor> unbind(const Tensor& x, int64_t dim) {
 }
 
 std::vector<Tensor> split_with_sizes(const Tensor& x, IntArrayRef sizes, int64_t dim) {
+  profiler::RecordScope profile_scope("aten::split_with_sizes", x, sizes, dim);
   TANDEM_CHECK(x.dim() > 0, Runtime, "split expects at least a 1-dimensional tensor");
   dim = wrap_dim(dim, x.dim());
   int64_t total = 0;
@@ -338,6 +358,7 @@ std::vector<Tensor> split_with_sizes(const Tensor& x, IntArrayRef sizes, int64_t
 }
 
 std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim) {
+  profiler::RecordScope profile_scope("aten::split", x, split_size, dim);
   TANDEM_CHECK(x.dim() > 0, Runtime, "split expects at least a 1-dimensional tensor");
   TANDEM_CHECK(split_size >= 0, Runtime,
                "split expects split_size be non-negative, but got split_size=", split_size);
@@ -356,6 +377,7 @@ std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim) {
 }
 
 std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim) {
+  profiler::RecordScope profile_scope("aten::chunk", x, chunks, dim);
   TANDEM_CHECK(x.dim() > 0, Runtime, "chunk expects at least a 1-dimensional tensor");
   TANDEM_CHECK(chunks > 0, Runtime, "chunk expects `chunks` to be greater than 0, got: ", chunks);
   dim = wrap_dim(dim, x.dim());
@@ -366,6 +388,7 @@ std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim) {
 }
 
 Tensor view_dtype(const Tensor& x, DType dtype) {
+  profiler::RecordScope profile_scope("aten::view", x, dtype);
   const int64_t from = static_cast<int64_t>(element_size(x.dtype()));
   const int64_t to = static_cast<int64_t>(element_size(dtype));
   DimVector sizes(x.sizes()), strides(x.strides());
@@ -405,6 +428,9 @@ Tensor view_dtype(const Tensor& x, DType dtype) {
   return Tensor(make_intrusive<TensorImpl>(x.storage(), offset, std::move(sizes), std::move(strides), dtype));
 }
 
-Tensor alias(const Tensor& x) { return make_view(x, x.sizes(), x.strides(), x.storage_offset()); }
+Tensor alias(const Tensor& x) {
+  profiler::RecordScope profile_scope("aten::alias", x);
+  return make_view(x, x.sizes(), x.strides(), x.storage_offset());
+}
 
 }  // namespace tandem

@@ -116,7 +116,7 @@ def test_version_and_mps():
     assert tandem.backends.mps.is_available() is False and tandem.backends.mps.is_built() is False
 
 
-def test_record_function_marks_regions_and_profile_refuses():
+def test_record_function_marks_regions_and_profile_records():
     assert tandem.autograd.profiler.record_function is tandem.profiler.record_function
     with tandem.profiler.record_function("forward") as region:
         assert region.name == "forward"
@@ -127,9 +127,15 @@ def test_record_function_marks_regions_and_profile_refuses():
 
     assert step(1) == 2
     assert [a.name for a in tandem.profiler.ProfilerActivity] == ["CPU", "XPU", "MTIA", "CUDA", "HPU", "PrivateUse1"]
-    with pytest.raises(NotImplementedError, match=r"^tandem has no op-level profiler \(torch.profiler.profile\)\n"
-                                                  r"hint: tandem.profiler.transfers\(\)"):
-        tandem.profiler.profile(activities=[tandem.profiler.ProfilerActivity.CPU])
+    # behaviour: tests/python/test_profiler_ops.py
+    one = tandem.ones(1)
+    with tandem.profiler.profile(activities=[tandem.profiler.ProfilerActivity.CPU]) as prof:
+        step(one)
+    assert [e.name for e in prof.events()] == ["step", "aten::add"]
+    for name in ("profile", "schedule", "tensorboard_trace_handler", "ProfilerAction", "supported_activities"):
+        assert hasattr(tandem.profiler, name) and hasattr(torch.profiler, name)
+    for name in ("profile", "record_function", "emit_nvtx", "EventList", "FunctionEvent"):
+        assert hasattr(tandem.autograd.profiler, name) and hasattr(torch.autograd.profiler, name)
 
 
 def test_anomaly_mode_switches_are_at_torchs_places():

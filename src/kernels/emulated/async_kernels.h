@@ -8,6 +8,7 @@
 #include "backend/emulated/emulated_backend.h"
 #include "backend/emulated/register_emulated.h"
 #include "backend/transfer.h"
+#include "core/profiler.h"
 #include "core/scalar.h"
 #include "core/tensor.h"
 #include "kernels/index_kernels.h"
@@ -70,7 +71,8 @@ Device device_of(const Args&... args) {
   return *found;
 }
 
-// AsyncSlot<Fn>::call<Get> has the slot's signature; Get::fn() returns the CPU kernel to run. Slots that
+// AsyncSlot<Fn>::call<Get> has the slot's signature; Get::fn() returns the CPU kernel to run, Get::name() the
+// kernel's name for the profiler. Slots that
 // return a value (a status the front end checks) run synchronously: the host needs the answer now. Those
 // reads go through read_results_on_host, so they are device->host crossings as on a real device.
 template <typename Fn>
@@ -82,8 +84,15 @@ struct AsyncSlot<R (*)(Args...)> {
     auto fn = Get::fn();
     R result{};
     Device device = device_of(args...);
-    read_results_on_host(device, sizeof(R),
-                         [&] { emulated_backend().run_and_wait(device, [&] { result = fn(args...); }); });
+    profiler::KernelLaunch launch =
+        profiler::recording() ? profiler::kernel_launch() : profiler::KernelLaunch{};
+    read_results_on_host(device, sizeof(R), [&] {
+      emulated_backend().run_and_wait(device, [&] {
+        profiler::Range range(launch.session ? profiler::begin_kernel(Get::name(), device, launch)
+                                             : profiler::Token{});
+        result = fn(args...);
+      });
+    });
     return result;
   }
 };
@@ -100,12 +109,27 @@ struct AsyncSlot<void (*)(Args...)> {
     auto fn = Get::fn();
     Device device = device_of(args...);
     if constexpr ((is_out_pointer_v<Args> || ...)) {
-      read_results_on_host(device, (out_bytes_v<Args> + ...),
-                           [&] { emulated_backend().run_and_wait(device, [&] { fn(args...); }); });
+      profiler::KernelLaunch launch =
+          profiler::recording() ? profiler::kernel_launch() : profiler::KernelLaunch{};
+      read_results_on_host(device, (out_bytes_v<Args> + ...), [&] {
+        emulated_backend().run_and_wait(device, [&] {
+          profiler::Range range(launch.session ? profiler::begin_kernel(Get::name(), device, launch)
+                                               : profiler::Token{});
+          fn(args...);
+        });
+      });
     } else {
       auto held = std::make_tuple(typename Hold<Args>::type(Hold<Args>::keep(args))...);
-      emulated_backend().enqueue(
-          device, [fn, held]() mutable { std::apply([&](auto&... h) { fn(Hold<Args>::use(h)...); }, held); });
+      auto task = [fn, held]() mutable { std::apply([&](auto&... h) { fn(Hold<Args>::use(h)...); }, held); };
+      if (profiler::recording()) [[unlikely]] {
+        // The profiler times the kernel on the device's worker, linked to the op that queued it.
+        emulated_backend().enqueue(device, [task, device, launch = profiler::kernel_launch()]() mutable {
+          profiler::Range range(profiler::begin_kernel(Get::name(), device, launch));
+          task();
+        });
+        return;
+      }
+      emulated_backend().enqueue(device, std::move(task));
     }
   }
 };

@@ -12,6 +12,7 @@ const FftKernels* cpu_fft = nullptr;
   do {                                                                      \
     struct Get {                                                            \
       static auto fn() { return cpu_fft->slot; }                            \
+      static const char* name() { return "tandem::kernel::fft." #slot; }    \
     };                                                                      \
     if (cpu.slot) table.slot = &AsyncSlot<decltype(table.slot)>::call<Get>; \
   } while (0)

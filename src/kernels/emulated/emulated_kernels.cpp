@@ -1,6 +1,7 @@
 // The emulated device's kernel table: every CPU slot wrapped to run asynchronously on the device's stream.
 // The slots come from kernels/op_list.def and kernels/kernel_slots.def, so a new slot is wrapped without a
 // line here.
+#include <string>
 #include <utility>
 
 #include "kernels/emulated/async_kernels.h"
@@ -13,13 +14,24 @@ namespace tandem::emulated {
 namespace {
 const KernelTable& cpu_table() { return kernel_table_for_registration(DeviceType::CPU); }
 
+// Kernel names for the profiler: "tandem::kernel::" and the slot (binary.add, reduce.softmax, copy).
 template <int I>
 struct UnaryGet {
   static ElementwiseKernel fn() { return cpu_table().unary[I]; }
+  static const char* name() {
+    static const std::string n =
+        std::string("tandem::kernel::unary.") + unary_op_name(static_cast<UnaryOp>(I));
+    return n.c_str();
+  }
 };
 template <int I>
 struct BinaryGet {
   static ElementwiseKernel fn() { return cpu_table().binary[I]; }
+  static const char* name() {
+    static const std::string n =
+        std::string("tandem::kernel::binary.") + binary_op_name(static_cast<BinaryOp>(I));
+    return n.c_str();
+  }
 };
 template <int... I>
 void wrap_unary(KernelTable& t, std::integer_sequence<int, I...>) {
@@ -36,6 +48,7 @@ void wrap_binary(KernelTable& t, std::integer_sequence<int, I...>) {
   do {                                                                      \
     struct Get {                                                            \
       static auto fn() { return cpu_table().path; }                         \
+      static const char* name() { return "tandem::kernel::" #path; }        \
     };                                                                      \
     if (cpu_table().path) t.path = &AsyncSlot<decltype(t.path)>::call<Get>; \
   } while (0);
@@ -59,6 +72,7 @@ void register_emulated_kernels(KernelTable& t) {
   // The fused-update slot of the newer optimizers has its own table (kernels/fused_optim.h).
   struct GetOptimStep {
     static auto fn() { return optim_step_kernel(DeviceType::CPU); }
+    static const char* name() { return "tandem::kernel::optim_step"; }
   };
   if (optim_step_kernel(DeviceType::CPU))
     optim_step_kernel(DeviceType::CUDA) = &AsyncSlot<OptimStepKernel>::call<GetOptimStep>;

@@ -12,6 +12,7 @@ const LapackKernels* cpu_lapack = nullptr;
   do {                                                                      \
     struct Get {                                                            \
       static auto fn() { return cpu_lapack->slot; }                         \
+      static const char* name() { return "tandem::kernel::lapack." #slot; } \
     };                                                                      \
     if (cpu.slot) table.slot = &AsyncSlot<decltype(table.slot)>::call<Get>; \
   } while (0)
