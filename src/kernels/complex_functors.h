@@ -83,8 +83,8 @@ struct ComplexUnaryFn {
   }
 };
 
-// e^z for a z whose real part is +inf: +-inf or 0 in each part by the signs of cos/sin of the angle (0 where
-// they are exactly 0, not inf * 0 = NaN), NaN for an angle that is not finite. PyTorch's logaddexp builds it so.
+// e^z for a z whose real part is +inf, as PyTorch's logaddexp builds it: +-inf or 0 in each part by the signs
+// of cos/sin of the angle (0 where they are exactly 0, not inf * 0 = NaN), NaN for an infinite or NaN angle.
 template <typename T>
 TANDEM_HOST_DEVICE TANDEM_INLINE complex<T> cexp_of_inf(complex<T> z) {
   if (!std::isfinite(z.im)) return {T(INFINITY), T(NAN)};

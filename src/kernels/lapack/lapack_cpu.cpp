@@ -11,6 +11,9 @@
 #include "core/complex.h"
 #include "core/parallel.h"
 #include "kernels/lapack/small_matrix.h"
+#ifdef TANDEM_HAS_LAPACK
+#include "kernels/blas_threads.h"
+#endif
 #include "kernels/lapack_kernels.h"
 
 #ifdef TANDEM_HAS_LAPACK
@@ -225,10 +228,17 @@ size_t work_size(complex<T> q) {
 // them itself); large ones one after another, each using OpenBLAS's own threads.
 // for_each_chunk gives fn(begin, end) whole chunks of matrices, so a kernel allocates its workspace once per
 // chunk rather than once per matrix.
+// OpenBLAS's threads are told tandem's count for the large ones (a batch of small products before would have
+// left them at one) and one thread for the small ones, which tandem's threads run side by side.
 template <typename Fn>
 void for_each_chunk(int64_t batch, int64_t n, const Fn& fn) {
   const int64_t flops = std::max<int64_t>(1, n * n * n);
-  const int64_t grain = n <= 128 ? std::max<int64_t>(1, (int64_t{1} << 18) / flops) : batch + 1;
+  const bool small = n <= 128;
+  if (small)
+    blas_threads::single();
+  else
+    blas_threads::follow_tandem();
+  const int64_t grain = small ? std::max<int64_t>(1, (int64_t{1} << 18) / flops) : batch + 1;
   parallel_for(0, batch, grain, fn);
 }
 template <typename Fn>
