@@ -1,10 +1,14 @@
-"""tandem.linalg vs NumPy and PyTorch side by side (same OpenBLAS LAPACK underneath for tandem and NumPy):
-solve, inv, cholesky, svd on one 512x512 float64 matrix and on a batch of 1000 8x8 ones.
+"""tandem.linalg vs NumPy and PyTorch side by side: solve, inv, cholesky, svd on one 512x512 float64 matrix and
+on a batch of 1000 8x8 ones (tandem and NumPy both call OpenBLAS's LAPACK, in different builds; PyTorch's
+wheel calls MKL), and einsum("bij,bjk->bik") against bmm in tandem itself.
 
-    PYTHONPATH=python python bench/linalg_bench.py [--repeats N]
+    PYTHONPATH=python python bench/linalg_bench.py [--rounds N] [--threads T]
 
-Prints the median time per call of each library and the ratios tandem/NumPy and tandem/PyTorch as speed
-(>1: tandem faster)."""
+The libraries take turns (a block of 5 calls of each per round), so a load that comes and goes on a shared
+machine slows all of them alike. Prints the median time per call of each library, the ratios tandem/NumPy and
+tandem/PyTorch as speed (>1: tandem faster) with their range over the rounds (min-max of the per-round
+ratios), and a verdict against issue 14's goals: at least 0.95x NumPy and PyTorch for the linalg rows, einsum
+within 5% of bmm (einsum time <= 1.05 x bmm time)."""
 import argparse
 import statistics
 import time
@@ -14,18 +18,35 @@ import torch
 
 import tandem
 
-
-def median_seconds(fn, repeats):
-    fn()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+SPEED_GOAL = 0.95  # tandem at least 0.95x as fast as NumPy and PyTorch
+EINSUM_GOAL = 1.05  # einsum at most 5% slower than bmm
 
 
-def cases(shape):
+def interleaved_seconds(fns, rounds, block=5):
+    """Per-round times of each function: in every round each function runs a block of calls in turn (after a
+    warm-up), and the round's time is the median of its block. Blocks rather than single calls, so that one
+    library's worker threads, still spinning after its call, do not land on the next library's call."""
+    for f in fns:
+        f()
+    times = [[] for _ in fns]
+    for _ in range(rounds):
+        for f, t in zip(fns, times):
+            block_times = []
+            for _ in range(block):
+                t0 = time.perf_counter()
+                f()
+                block_times.append(time.perf_counter() - t0)
+            t.append(statistics.median(block_times))
+    return times
+
+
+def ratio_range(num, den):
+    """Median, min and max of the per-round ratios num / den."""
+    r = [n / d for n, d in zip(num, den)]
+    return statistics.median(r), min(r), max(r)
+
+
+def linalg_cases(shape):
     g = np.random.default_rng(0)
     a = g.standard_normal(shape)
     a = a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])  # SPD, so cholesky works too
@@ -42,16 +63,41 @@ def cases(shape):
     }
 
 
+def fmt_range(med, lo, hi):
+    return f"{med:5.2f} ({lo:.2f}-{hi:.2f})"
+
+
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--repeats", type=int, default=10)
+    p.add_argument("--rounds", type=int, default=7)
+    p.add_argument("--threads", type=int, default=None, help="threads for all three libraries' own pools")
     args = p.parse_args()
-    print(f"{'case':<22}{'numpy ms':>10}{'tandem ms':>11}{'torch ms':>10}{'vs numpy':>10}{'vs torch':>10}")
+    if args.threads:
+        tandem.set_num_threads(args.threads)
+        torch.set_num_threads(args.threads)
+    print(f"threads: tandem {tandem.get_num_threads()}, torch {torch.get_num_threads()}; {args.rounds} rounds of 5 calls")
+    print(f"{'case':<20}{'numpy ms':>10}{'tandem ms':>11}{'torch ms':>10}{'vs numpy':>20}{'vs torch':>20}  verdict")
     for label, shape in [("512x512", (512, 512)), ("1000x8x8", (1000, 8, 8))]:
-        for name, (n, t, p_) in cases(shape).items():
-            tn, tt, tp = (median_seconds(f, args.repeats) for f in (n, t, p_))
-            print(f"{name + ' ' + label:<22}{tn * 1e3:>10.3f}{tt * 1e3:>11.3f}{tp * 1e3:>10.3f}"
-                  f"{tn / tt:>10.2f}{tp / tt:>10.2f}")
+        for name, fns in linalg_cases(shape).items():
+            tn, tt, tp = interleaved_seconds(fns, args.rounds)
+            vn, vt = ratio_range(tn, tt), ratio_range(tp, tt)
+            ok = vn[0] >= SPEED_GOAL and vt[0] >= SPEED_GOAL
+            print(f"{name + ' ' + label:<20}{statistics.median(tn) * 1e3:>10.3f}{statistics.median(tt) * 1e3:>11.3f}"
+                  f"{statistics.median(tp) * 1e3:>10.3f}{fmt_range(*vn):>20}{fmt_range(*vt):>20}  "
+                  f"{'meets' if ok else 'below'} {SPEED_GOAL}x")
+    # einsum("bij,bjk->bik") against bmm, both tandem: the contraction should cost no more than the product.
+    print(f"\n{'einsum vs bmm':<28}{'bmm ms':>10}{'einsum ms':>11}{'einsum/bmm':>22}  verdict")
+    g = np.random.default_rng(1)
+    for dtype, (bs, m, k, n) in [("float32", (64, 128, 128, 128)), ("float64", (64, 128, 128, 128)),
+                                 ("float32", (1000, 8, 8, 8))]:
+        x = tandem.from_numpy(g.standard_normal((bs, m, k)).astype(dtype))
+        y = tandem.from_numpy(g.standard_normal((bs, k, n)).astype(dtype))
+        tb, te = interleaved_seconds([lambda: tandem.bmm(x, y), lambda: tandem.einsum("bij,bjk->bik", x, y)],
+                                     args.rounds)
+        r = ratio_range(te, tb)
+        ok = r[0] <= EINSUM_GOAL
+        print(f"{f'{bs}x{m}x{k} @ {k}x{n} {dtype}':<28}{statistics.median(tb) * 1e3:>10.3f}"
+              f"{statistics.median(te) * 1e3:>11.3f}{fmt_range(*r):>22}  {'meets' if ok else 'above'} {EINSUM_GOAL}x")
 
 
 if __name__ == "__main__":

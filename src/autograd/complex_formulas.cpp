@@ -20,6 +20,7 @@ const std::unordered_set<std::string_view>& complex_checked_nodes() {
       "AcosBackward0", "AtanBackward0", "AsinhBackward0", "AcoshBackward0", "AtanhBackward0",
       "Log1PBackward0", "Expm1Backward0", "Log2Backward0", "Log10Backward0", "Exp2Backward0",
       "RsqrtBackward0", "SincBackward0", "PowBackward0", "PowBackward1", "PowBackward2", "WhereBackward0",
+      "LogaddexpBackward0",
       // matrix products (formulas_linalg.cpp): g @ b^H, a^H @ g
       "MmBackward0", "BmmBackward0", "MvBackward0", "DotBackward0", "AddmmBackward0",
       // complex numbers (formulas_complex.cpp); SelectBackward0 is also .real/.imag

@@ -323,12 +323,12 @@ TANDEM_BINARY_GRAD(hypot) {
   return binary_grads(
       n, [&] { return mul(scale, a); }, [&] { return mul(scale, b); });
 }
-TANDEM_BINARY_GRAD(logaddexp) {
+TANDEM_BINARY_GRAD(logaddexp) {  // conj: grad * conj(f'(z)) for complex operands (conj is a no-op on reals)
   const BinaryOperands ops = binary_operands(n);
   const Tensor &a = ops.a, &b = ops.b;
   return binary_grads(
-      n, [&] { return div(g, add(exp(sub(b, a)), Scalar(1.0))); },
-      [&] { return div(g, add(exp(sub(a, b)), Scalar(1.0))); });
+      n, [&] { return div(g, conj(add(exp(sub(b, a)), Scalar(1.0)))); },
+      [&] { return div(g, conj(add(exp(sub(a, b)), Scalar(1.0)))); });
 }
 TANDEM_BINARY_GRAD(logaddexp2) {
   const BinaryOperands ops = binary_operands(n);

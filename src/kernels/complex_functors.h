@@ -83,6 +83,36 @@ struct ComplexUnaryFn {
   }
 };
 
+// e^z for a z whose real part is +inf, as PyTorch's logaddexp builds it: +-inf or 0 in each part by the signs
+// of cos/sin of the angle (0 where they are exactly 0, not inf * 0 = NaN), NaN for an infinite or NaN angle.
+template <typename T>
+TANDEM_HOST_DEVICE TANDEM_INLINE complex<T> cexp_of_inf(complex<T> z) {
+  if (!std::isfinite(z.im)) return {T(INFINITY), T(NAN)};
+  const T c = std::cos(z.im), s = std::sin(z.im);
+  return {c == T(0) ? T(0) : T(INFINITY) * c, s == T(0) ? T(0) : T(INFINITY) * s};
+}
+
+// log(e^a + e^b) as PyTorch computes it for complex a, b: log1p(e^(lo - hi)) + hi with lo, hi ordered by real
+// part; a NaN part anywhere gives NaN + NaN i, two equal infinite real parts are handled apart (-inf: the
+// smaller operand; +inf: log of the sum of the two exponentials).
+template <typename T>
+TANDEM_HOST_DEVICE inline complex<T> clogaddexp(complex<T> a, complex<T> b) {
+  if (cisnan(a) || cisnan(b)) return {T(NAN), T(NAN)};
+  const bool b_lower = !(a.re < b.re);  // ties: b is the lower, a the higher (PyTorch's order)
+  const complex<T> lo = b_lower ? b : a, hi = b_lower ? a : b;
+  if (!std::isfinite(lo.re) && lo.re == hi.re) {
+    if (lo.re < T(0)) return lo;
+    return clog1p(cexp_of_inf(lo) + cexp_of_inf(hi) - complex<T>(T(1)));
+  }
+  const complex<T> d = lo - hi;
+  complex<T> e;
+  if (std::isfinite(d.re))
+    e = complex<T>(std::exp(d.re) * std::cos(d.im), std::exp(d.re) * std::sin(d.im));
+  else
+    e = d.re < T(0) ? complex<T>(T(0)) : cexp_of_inf(d);
+  return clog1p(e) + hi;
+}
+
 template <ComplexBinaryOp Op>
 struct ComplexBinaryFn {
   template <typename T>
@@ -101,6 +131,8 @@ struct ComplexBinaryFn {
       return a / b;
     else if constexpr (Op == ComplexBinaryOp::Pow)
       return cpow(a, b);
+    else if constexpr (Op == ComplexBinaryOp::Logaddexp)
+      return clogaddexp(a, b);
     else if constexpr (Op == ComplexBinaryOp::Eq)
       return a == b;
     else if constexpr (Op == ComplexBinaryOp::Ne)
@@ -146,8 +178,8 @@ template <typename SameFn, typename FromRealFn>
 void dispatch_complex_binary(ComplexBinaryOp op, SameFn&& same, FromRealFn&& from_real) {
   switch (op) {
 #define TANDEM_CASE(name) case ComplexBinaryOp::name: return same(ComplexBinaryFn<ComplexBinaryOp::name>{});
-    TANDEM_CASE(Add) TANDEM_CASE(Sub) TANDEM_CASE(Mul) TANDEM_CASE(Div) TANDEM_CASE(Pow) TANDEM_CASE(Eq)
-    TANDEM_CASE(Ne) TANDEM_CASE(LogicalAnd) TANDEM_CASE(LogicalOr) TANDEM_CASE(LogicalXor)
+    TANDEM_CASE(Add) TANDEM_CASE(Sub) TANDEM_CASE(Mul) TANDEM_CASE(Div) TANDEM_CASE(Pow)
+    TANDEM_CASE(Logaddexp) TANDEM_CASE(Eq) TANDEM_CASE(Ne) TANDEM_CASE(LogicalAnd) TANDEM_CASE(LogicalOr) TANDEM_CASE(LogicalXor)
 #undef TANDEM_CASE
     case ComplexBinaryOp::Polar: return from_real(ComplexFromRealFn<ComplexBinaryOp::Polar>{});
     case ComplexBinaryOp::Complex: return from_real(ComplexFromRealFn<ComplexBinaryOp::Complex>{});

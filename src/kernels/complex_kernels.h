@@ -45,14 +45,16 @@ enum class ComplexUnaryOp : int8_t {
   IsFinite,
   LogicalNot
 };
-// Operands (out, a, b). Add..Pow: a, b, out one complex dtype (b may be a scalar operand). Eq..LogicalXor:
-// out bool. Polar (abs, angle), Complex (real, imag): a, b of the real value dtype, out complex.
+// Operands (out, a, b). Add..Logaddexp: a, b, out one complex dtype (b may be a scalar operand).
+// Eq..LogicalXor: out bool. Polar (abs, angle), Complex (real, imag): a, b of the real value dtype, out
+// complex.
 enum class ComplexBinaryOp : int8_t {
   Add,
   Sub,
   Mul,
   Div,
   Pow,
+  Logaddexp,
   Eq,
   Ne,
   LogicalAnd,

@@ -190,6 +190,7 @@ std::optional<ComplexBinaryOp> complex_form(BinaryOp op) {
   switch (op) {
 #define TANDEM_MAP(b, c) case BinaryOp::b: return ComplexBinaryOp::c;
     TANDEM_MAP(add, Add) TANDEM_MAP(sub, Sub) TANDEM_MAP(mul, Mul) TANDEM_MAP(div, Div) TANDEM_MAP(pow, Pow)
+    TANDEM_MAP(logaddexp, Logaddexp)
     TANDEM_MAP(eq, Eq) TANDEM_MAP(ne, Ne) TANDEM_MAP(logical_and, LogicalAnd) TANDEM_MAP(logical_or, LogicalOr)
     TANDEM_MAP(logical_xor, LogicalXor)
 #undef TANDEM_MAP

@@ -836,3 +836,39 @@ def test_linalg_argument_adaptations(device):
     o = xp.linalg.outer(xp.asarray([1, 2], dtype=xp.int8, device=device),
                         xp.asarray([1.5], dtype=xp.float64, device=device))
     assert o.dtype == xp.float64 and o.tolist() == [[1.5], [3.0]]
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_unique_complex_matches_numpy(device, dtype):
+    """Complex unique in NumPy's order (real part, then imaginary part); tandem.unique refuses complex as
+    PyTorch does."""
+    g = np.random.default_rng(1)
+    a = (g.integers(-2, 3, size=(4, 6)) + 1j * g.integers(-2, 3, size=(4, 6))).astype(dtype)
+    a[0, 0], a[1, 1] = -0.0 + 1j, 0.0 + 1j  # -0.0 and 0.0 are one value
+    x = xp.asarray(a.tolist(), dtype=getattr(xp, dtype), device=device)
+    values, indices, inverse, counts = np.unique(a, return_index=True, return_inverse=True, return_counts=True)
+    r = xp.unique_all(x)
+    assert r.values.dtype == x.dtype and r.values.device == tandem.device(device)
+    assert r.values.tolist() == values.tolist() and r.counts.tolist() == counts.tolist()
+    assert r.indices.tolist() == indices.tolist()
+    assert r.inverse_indices.tolist() == inverse.reshape(a.shape).tolist()
+    assert xp.unique_inverse(x).inverse_indices.tolist() == inverse.reshape(a.shape).tolist()
+    assert xp.unique_counts(x).counts.tolist() == counts.tolist()
+    assert xp.unique_values(x).tolist() == values.tolist()
+    with pytest.raises(NotImplementedError, match="\"unique\" not implemented for 'Complex"):
+        tandem.unique(x)
+
+
+def test_unique_complex_nans_and_empty(device):
+    nan = math.nan
+    x = xp.asarray([complex(nan, 0), 1 + 1j, complex(1, nan), 1 + 1j, complex(nan, nan), 1 - 1j], device=device)
+    r = xp.unique_all(x)
+    v = r.values.tolist()
+    # NumPy's order: R + Rj < R + nanj < nan + Rj < nan + nanj; every NaN its own value
+    assert v[:2] == [1 - 1j, 1 + 1j] and len(v) == 5 and r.counts.tolist() == [1, 2, 1, 1, 1]
+    assert v[2].real == 1 and math.isnan(v[2].imag) and math.isnan(v[3].real) and v[3].imag == 0
+    assert r.indices.tolist() == [5, 1, 2, 0, 4]
+    assert r.inverse_indices.tolist() == [3, 1, 2, 1, 4, 0]
+    e = xp.unique_all(xp.asarray([], dtype=xp.complex64, device=device))
+    assert e.values.shape == (0,) and e.counts.shape == (0,) and e.indices.shape == (0,)
+    assert e.inverse_indices.shape == (0,) and e.values.dtype == xp.complex64

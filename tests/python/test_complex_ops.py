@@ -420,3 +420,48 @@ def test_logsumexp(device, name):
     check(tandem.logsumexp(t, (0, 1), keepdim=True), torch.logsumexp(x, (0, 1), keepdim=True), device, **tol(name))
     big, xb = pair([1000 + 1j, 999 - 2j], name, device)  # no overflow: shifted by the largest real part
     check(tandem.logsumexp(big, 0), torch.logsumexp(xb, 0), device, **tol(name))
+
+
+# ---- logaddexp (issue 14): PyTorch's complex formula; logaddexp2 stays refused, as in PyTorch ----
+
+@pytest.mark.parametrize("name", CDTYPES)
+def test_logaddexp(device, name):
+    a, x = pair(VALUES, name, device)
+    b, y = pair(VALUES[::-1], name, device)
+    check(tandem.logaddexp(a, b), torch.logaddexp(x, y), device, **tol(name))
+    big, xb = pair([1000 + 1j, -1000 - 2j, 50 + 3j], name, device)  # no overflow: shifted by the larger part
+    check(tandem.logaddexp(big, b[:3]), torch.logaddexp(xb, y[:3]), device, **tol(name))
+    # a real operand promotes to complex
+    r = torch.tensor([0.5, -1.0, 2.0] * 4, dtype=torch.float64)
+    check(tandem.logaddexp(a, tandem.tensor(r.tolist(), dtype=tandem.float64, device=device)),
+          torch.logaddexp(x, r), device, **tol(name))
+
+
+@pytest.mark.parametrize("name", CDTYPES)
+def test_logaddexp_special_values(device, name):
+    va = [v for v in SPECIAL for _ in SPECIAL] + [complex(-INF, 1), complex(INF, 2)]
+    vb = [w for _ in SPECIAL for w in SPECIAL] + [complex(-INF, -3), complex(INF, -1)]
+    a, x = pair(va, name, device)
+    b, y = pair(vb, name, device)
+    check_special(tandem.logaddexp(a, b), torch.logaddexp(x, y), device)
+
+
+def test_logaddexp2_complex_refused(device):
+    t = tandem.tensor([1 + 2j], device=device)
+    kernel = "logaddexp2_cpu" if device == "cpu" else "logaddexp2_cuda"
+    with pytest.raises(NotImplementedError, match=f'"{kernel}" not implemented for \'ComplexFloat\''):
+        tandem.logaddexp2(t, t)
+    assert_same_error(lambda m: m.logaddexp2(m.ones(2, dtype=m.complex128), m.ones(2, dtype=m.complex128)))
+
+
+def test_logaddexp_autograd(device):
+    a, x = pair(VALUES[:6], "complex128", device)
+    b, y = pair(VALUES[6:], "complex128", device)
+    a.requires_grad_(), b.requires_grad_(), x.requires_grad_(), y.requires_grad_()
+    out = tandem.logaddexp(a, b)
+    assert out.grad_fn.name() == "LogaddexpBackward0"
+    out.abs().sum().backward()
+    torch.logaddexp(x, y).abs().sum().backward()
+    check(a.grad, x.grad, device, rtol=1e-10, atol=1e-12)
+    check(b.grad, y.grad, device, rtol=1e-10, atol=1e-12)
+    assert tandem.autograd.gradcheck(tandem.logaddexp, (a.detach().requires_grad_(), b.detach().requires_grad_()))

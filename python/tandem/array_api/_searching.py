@@ -1,5 +1,6 @@
 """The standard's searching, sorting and set functions over tandem's argmax/argsort/sort/where/searchsorted/unique.
-tandem.unique, as PyTorch's, counts each NaN as its own value, as the standard asks."""
+tandem.unique, as PyTorch's, counts each NaN as its own value, as the standard asks; complex arrays (which
+tandem.unique refuses, as PyTorch does) go through a lexicographic sort here, NumPy's order."""
 import collections
 import math
 
@@ -75,20 +76,55 @@ def _first_indices(inverse, counts):
     return order[_C.cumsum(counts, dim=0) - counts]
 
 
+def _is_complex(x):
+    return x.dtype in (_C.complex64, _C.complex128)
+
+
+def _unique_complex(x):
+    """(values, inverse, counts) of a complex x, sorted as NumPy sorts complex: by real part, then by imaginary
+    part, NaN parts last. tandem.unique keeps PyTorch's refusal of complex; this is the standard's unique for it,
+    built from two stable sorts (imaginary, then real part) and the runs of equal neighbours. Each value with a
+    NaN part is its own run (NaN != NaN), as the standard asks."""
+    flat = x.reshape(-1)
+    n = flat.shape[0]
+    if n == 0:
+        empty = _C.zeros((0,), dtype=_C.int64, device=x.device)
+        return flat, empty.reshape(x.shape), empty
+    order = _C.argsort(flat.imag, stable=True)
+    order = order[_C.argsort(flat.real[order], stable=True)]
+    s = flat[order]
+    starts = _C.ones((n,), dtype=_C.bool, device=x.device)
+    starts[1:] = (s.real[1:] != s.real[:-1]) | (s.imag[1:] != s.imag[:-1])
+    group = _C.cumsum(starts.to(_C.int64), dim=0) - 1
+    inverse = _C.empty((n,), dtype=_C.int64, device=x.device)
+    inverse[order] = group
+    first = _C.nonzero(starts).reshape(-1)
+    ends = _C.cat([first[1:], _C.full((1,), n, dtype=_C.int64, device=x.device)])
+    counts = ends - first
+    return s[first], inverse.reshape(x.shape), counts
+
+
+def _unique(x, inverse=False, counts=False):
+    if _is_complex(x):
+        values, inv, cnt = _unique_complex(x)
+        return (values,) + ((inv,) if inverse else ()) + ((cnt,) if counts else ())
+    return _C.unique(x, return_inverse=inverse, return_counts=counts)
+
+
 def unique_values(x, /):
-    return _C.unique(x)
+    return _unique(x)[0] if _is_complex(x) else _C.unique(x)
 
 
 def unique_counts(x, /):
-    values, counts = _C.unique(x, return_counts=True)
+    values, counts = _unique(x, counts=True)
     return UniqueCountsResult(values, counts)
 
 
 def unique_inverse(x, /):
-    values, inverse = _C.unique(x, return_inverse=True)
+    values, inverse = _unique(x, inverse=True)
     return UniqueInverseResult(values, inverse)
 
 
 def unique_all(x, /):
-    values, inverse, counts = _C.unique(x, return_inverse=True, return_counts=True)
+    values, inverse, counts = _unique(x, inverse=True, counts=True)
     return UniqueAllResult(values, _first_indices(inverse, counts), inverse, counts)

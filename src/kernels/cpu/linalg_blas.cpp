@@ -3,13 +3,13 @@
 #include <cblas.h>
 
 #include <algorithm>
-#include <atomic>
 #include <climits>
 #include <optional>
 #include <vector>
 
 #include "core/long_work.h"
 #include "core/parallel.h"
+#include "kernels/blas_threads.h"
 #include "kernels/cpu/gemm_batch.h"
 #include "kernels/cpu/isa_region.h"
 
@@ -17,16 +17,9 @@ TANDEM_CPU_KERNELS_BEGIN
 
 namespace {
 
-// OpenBLAS keeps its own thread pool; follow tandem's thread count (set_num_threads) whenever it changes.
-std::atomic<int> blas_threads{0};
-void sync_blas_threads() {
-  int n = get_num_threads();
-  if (blas_threads.exchange(n, std::memory_order_relaxed) != n) openblas_set_num_threads(n);
-}
-// One BLAS thread, for products that tandem's threads run side by side (the next sync restores the count).
-void single_blas_thread() {
-  if (blas_threads.exchange(1, std::memory_order_relaxed) != 1) openblas_set_num_threads(1);
-}
+// OpenBLAS's thread count is shared with the LAPACK kernels (kernels/blas_threads.h).
+void sync_blas_threads() { blas_threads::follow_tandem(); }
+void single_blas_thread() { blas_threads::single(); }
 
 // A batch of small products (below 2**22 multiply-adds each, ~0.1 ms on one core) runs one product per
 // thread, each BLAS call on one thread. OpenBLAS's own threads would meet once per product, and after each

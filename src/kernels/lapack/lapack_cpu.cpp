@@ -10,6 +10,10 @@
 
 #include "core/complex.h"
 #include "core/parallel.h"
+#include "kernels/lapack/small_matrix.h"
+#ifdef TANDEM_HAS_LAPACK
+#include "kernels/blas_threads.h"
+#endif
 #include "kernels/lapack_kernels.h"
 
 #ifdef TANDEM_HAS_LAPACK
@@ -222,14 +226,28 @@ size_t work_size(complex<T> q) {
 
 // fn(b) for every matrix b of the batch. Small matrices run on several threads (OpenBLAS does not thread
 // them itself); large ones one after another, each using OpenBLAS's own threads.
+// for_each_chunk gives fn(begin, end) whole chunks of matrices, so a kernel allocates its workspace once per
+// chunk rather than once per matrix.
+// OpenBLAS's threads are told tandem's count for the large ones (a batch of small products before would have
+// left them at one) and one thread for the small ones, which tandem's threads run side by side.
+template <typename Fn>
+void for_each_chunk(int64_t batch, int64_t n, const Fn& fn) {
+  const int64_t flops = std::max<int64_t>(1, n * n * n);
+  const bool small = n <= 128;
+  if (small)
+    blas_threads::single();
+  else
+    blas_threads::follow_tandem();
+  const int64_t grain = small ? std::max<int64_t>(1, (int64_t{1} << 18) / flops) : batch + 1;
+  parallel_for(0, batch, grain, fn);
+}
 template <typename Fn>
 void for_each_matrix(int64_t batch, int64_t n, const Fn& fn) {
-  const int64_t flops = std::max<int64_t>(1, n * n * n);
-  const int64_t grain = n <= 128 ? std::max<int64_t>(1, (int64_t{1} << 18) / flops) : batch + 1;
-  parallel_for(0, batch, grain, [&](int64_t begin, int64_t end) {
+  for_each_chunk(batch, n, [&](int64_t begin, int64_t end) {
     for (int64_t b = begin; b < end; ++b) fn(b);
   });
 }
+bool small_order(int64_t n) { return n <= small_matrix::kMaxOrder; }
 
 // The kernel for the tensor's dtype (float32, float64, complex64 or complex128: the front ends allow nothing
 // else).
@@ -253,8 +271,13 @@ template <typename T>
 struct LuFactor {
   static void run(const Tensor& a, const Tensor& pivots, const Tensor& info) {
     const int64_t batch = a.size(0), n = a.size(1), m = a.size(2), k = pivots.size(1);
+    const bool small = small_order(std::max(m, n));
     for_each_matrix(batch, std::max(m, n), [&](int64_t b) {
-      getrf(as_int(m), as_int(n), a.data<T>() + b * m * n, pivots.data<int>() + b * k, info.data<int>() + b);
+      T* ap = a.data<T>() + b * m * n;
+      if (small)
+        small_matrix::getrf(m, n, ap, pivots.data<int>() + b * k, info.data<int>() + b);
+      else
+        getrf(as_int(m), as_int(n), ap, pivots.data<int>() + b * k, info.data<int>() + b);
     });
   }
 };
@@ -268,6 +291,9 @@ struct LuSolve {
   static void run(const Tensor& lu, const Tensor& pivots, const Tensor& rhs, bool transpose) {
     const int64_t batch = lu.size(0), n = lu.size(1), k = rhs.size(1), step = rhs_per_call(n, k);
     for_each_matrix(batch, n, [&](int64_t b) {
+      if (small_order(n))
+        return small_matrix::getrs(transpose, n, k, lu.data<T>() + b * n * n, pivots.data<int>() + b * n,
+                                   rhs.data<T>() + b * n * k);
       int info = 0;
       for (int64_t c = 0; c < k; c += step)
         getrs(transpose ? 'C' : 'N', as_int(n), as_int(std::min(step, k - c)), lu.data<T>() + b * n * n,
@@ -280,7 +306,10 @@ struct Cholesky {
   static void run(const Tensor& a, bool upper, const Tensor& info) {
     const int64_t batch = a.size(0), n = a.size(1);
     for_each_matrix(batch, n, [&](int64_t b) {
-      potrf(upper ? 'U' : 'L', as_int(n), a.data<T>() + b * n * n, info.data<int>() + b);
+      if (small_order(n))
+        small_matrix::potrf(upper, n, a.data<T>() + b * n * n, info.data<int>() + b);
+      else
+        potrf(upper ? 'U' : 'L', as_int(n), a.data<T>() + b * n * n, info.data<int>() + b);
     });
   }
 };
@@ -289,6 +318,8 @@ struct CholeskySolve {
   static void run(const Tensor& f, const Tensor& rhs, bool upper) {
     const int64_t batch = f.size(0), n = f.size(1), k = rhs.size(1), step = rhs_per_call(n, k);
     for_each_matrix(batch, n, [&](int64_t b) {
+      if (small_order(n))
+        return small_matrix::potrs(upper, n, k, f.data<T>() + b * n * n, rhs.data<T>() + b * n * k);
       int info = 0;
       for (int64_t c = 0; c < k; c += step)
         potrs(upper ? 'U' : 'L', as_int(n), as_int(std::min(step, k - c)), f.data<T>() + b * n * n,
@@ -374,22 +405,30 @@ struct Svd {
     const int64_t lrwork =
         is_complex_v<T> ? std::max({7 * mn, 5 * mn * mn + 5 * mn, 2 * mx * mn + 2 * mn * mn + mn, int64_t{1}})
                         : 1;
-    for_each_matrix(batch, m, [&](int64_t b) {
-      T* ap = a.data<T>() + b * m * n;
-      R* sp = s.data<R>() + b * n;
-      T dummy(0);
-      T* up = vectors ? u.data<T>() + b * m * ucols : &dummy;
-      T* vp = vectors ? vt.data<T>() + b * n * n : &dummy;
-      const int ldu = vectors ? as_int(m) : 1, ldvt = vectors ? as_int(n) : 1;
-      int* ip = info.data<int>() + b;
+    const int ldu = vectors ? as_int(m) : 1, ldvt = vectors ? as_int(n) : 1;
+    // One workspace query for the whole batch (the size depends only on the shape), one allocation per chunk.
+    T query(0), dummy(0);
+    {
+      int qinfo = 0;
       std::vector<int> iwork(static_cast<size_t>(8 * std::max<int64_t>(1, n)));
       std::vector<R> rwork(static_cast<size_t>(lrwork));
-      T query(0);
-      gesdd(jobz, as_int(m), as_int(n), ap, sp, up, ldu, vp, ldvt, &query, -1, rwork.data(), iwork.data(),
-            ip);
-      std::vector<T> work(work_size(query));
-      gesdd(jobz, as_int(m), as_int(n), ap, sp, up, ldu, vp, ldvt, work.data(), as_int(work.size()),
-            rwork.data(), iwork.data(), ip);
+      gesdd(jobz, as_int(m), as_int(n), a.data<T>(), s.data<R>(), &dummy, ldu, &dummy, ldvt, &query, -1,
+            rwork.data(), iwork.data(), &qinfo);
+    }
+    const size_t lwork = work_size(query);
+    for_each_chunk(batch, m, [&](int64_t begin, int64_t end) {
+      std::vector<int> iwork(static_cast<size_t>(8 * std::max<int64_t>(1, n)));
+      std::vector<R> rwork(static_cast<size_t>(lrwork));
+      std::vector<T> work(lwork);
+      T unused(0);
+      for (int64_t b = begin; b < end; ++b) {
+        T* ap = a.data<T>() + b * m * n;
+        R* sp = s.data<R>() + b * n;
+        T* up = vectors ? u.data<T>() + b * m * ucols : &unused;
+        T* vp = vectors ? vt.data<T>() + b * n * n : &unused;
+        gesdd(jobz, as_int(m), as_int(n), ap, sp, up, ldu, vp, ldvt, work.data(), as_int(lwork), rwork.data(),
+              iwork.data(), info.data<int>() + b);
+      }
     });
   }
 };

@@ -1,0 +1,177 @@
+// LU (getrf/getrs) and Cholesky (potrf/potrs) of one small column-major matrix, written out instead of
+// called from LAPACK. For a batch of 8 x 8 matrices, OpenBLAS spends most of each call on its entry checks
+// and buffer allocation rather than on the ~300 flops (1000 8 x 8 inverses: ~8 ms through getrs against
+// ~1 ms for NumPy's loop). These follow LAPACK's unblocked algorithms (dgetf2, dpotf2) step for step: the
+// same pivots (the first entry of largest |re| + |im|, izamax's measure), the same `info` codes, the
+// same partial factors on failure; only the rounding of the sums can differ from OpenBLAS's blocked code.
+// T is float, double, complex<float> or complex<double>; indices are LAPACK's a[i + j * lda].
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <utility>
+
+#include "core/complex.h"
+
+namespace tandem::small_matrix {
+
+// Matrices up to this order go through these loops; larger ones through LAPACK.
+constexpr int64_t kMaxOrder = 16;
+
+template <typename T>
+inline T conj_of(T x) {
+  return x;
+}
+template <typename T>
+inline complex<T> conj_of(complex<T> x) {
+  return {x.re, -x.im};
+}
+template <typename T>
+inline T abs1(T x) {
+  return std::abs(x);
+}
+template <typename T>
+inline T abs1(complex<T> x) {
+  return std::abs(x.re) + std::abs(x.im);
+}
+template <typename T>
+inline T real_of(T x) {
+  return x;
+}
+template <typename T>
+inline T real_of(complex<T> x) {
+  return x.re;
+}
+
+// getrf: P A = L U of the m x n matrix a (lda = m); ipiv 1-based; info the first zero pivot (1-based), or 0.
+template <typename T>
+void getrf(int64_t m, int64_t n, T* a, int* ipiv, int* info) {
+  using R = decltype(real_of(T{}));
+  *info = 0;
+  const int64_t k = m < n ? m : n;
+  for (int64_t j = 0; j < k; ++j) {
+    T* col = a + j * m;
+    int64_t p = j;
+    auto best = abs1(col[j]);
+    for (int64_t i = j + 1; i < m; ++i)
+      if (abs1(col[i]) > best) best = abs1(col[i]), p = i;
+    ipiv[j] = static_cast<int>(p + 1);
+    if (col[p] != T(0)) {
+      if (p != j)
+        for (int64_t c = 0; c < n; ++c) std::swap(a[j + c * m], a[p + c * m]);
+      // LAPACK scales by the reciprocal unless that would overflow.
+      const T pivot = col[j];
+      if (abs1(pivot) >= std::numeric_limits<R>::min()) {
+        const T r = T(1) / pivot;
+        for (int64_t i = j + 1; i < m; ++i) col[i] *= r;
+      } else {
+        for (int64_t i = j + 1; i < m; ++i) col[i] = col[i] / pivot;
+      }
+    } else if (*info == 0) {
+      *info = static_cast<int>(j + 1);
+    }
+    for (int64_t c = j + 1; c < n; ++c) {
+      T* dst = a + c * m;
+      const T f = dst[j];
+      for (int64_t i = j + 1; i < m; ++i) dst[i] -= col[i] * f;
+    }
+  }
+}
+
+// getrs: solves A X = B ('N') or A^H X = B ('C'; A^T for real T) with getrf's factors of the n x n A, for
+// the n x nrhs column-major b (ldb = n).
+template <typename T>
+void getrs(bool adjoint, int64_t n, int64_t nrhs, const T* lu, const int* ipiv, T* b) {
+  for (int64_t c = 0; c < nrhs; ++c) {
+    T* x = b + c * n;
+    if (!adjoint) {
+      for (int64_t i = 0; i < n; ++i)
+        if (ipiv[i] - 1 != i) std::swap(x[i], x[ipiv[i] - 1]);
+      for (int64_t j = 0; j < n; ++j)  // L (unit lower), column by column
+        for (int64_t i = j + 1; i < n; ++i) x[i] -= lu[i + j * n] * x[j];
+      for (int64_t j = n - 1; j >= 0; --j) {  // U
+        x[j] = x[j] / lu[j + j * n];
+        for (int64_t i = 0; i < j; ++i) x[i] -= lu[i + j * n] * x[j];
+      }
+    } else {
+      for (int64_t i = 0; i < n; ++i) {  // U^H (lower): row i of U^H is column i of U, conjugated
+        T s = x[i];
+        for (int64_t k = 0; k < i; ++k) s -= conj_of(lu[k + i * n]) * x[k];
+        x[i] = s / conj_of(lu[i + i * n]);
+      }
+      for (int64_t i = n - 1; i >= 0; --i) {  // L^H (unit upper)
+        T s = x[i];
+        for (int64_t k = i + 1; k < n; ++k) s -= conj_of(lu[k + i * n]) * x[k];
+        x[i] = s;
+      }
+      for (int64_t i = n - 1; i >= 0; --i)
+        if (ipiv[i] - 1 != i) std::swap(x[i], x[ipiv[i] - 1]);
+    }
+  }
+}
+
+// The lower Cholesky factor's entry (i, j), i >= j, of an n x n matrix whose factor is stored as L in the
+// lower triangle (upper = false) or as U = L^H in the upper one: one algorithm serves both uplo's.
+template <typename T>
+struct Triangle {
+  T* a;
+  int64_t n;
+  bool upper;
+  T get(int64_t i, int64_t j) const { return upper ? conj_of(a[j + i * n]) : a[i + j * n]; }
+  void set(int64_t i, int64_t j, T v) const {
+    if (upper)
+      a[j + i * n] = conj_of(v);
+    else
+      a[i + j * n] = v;
+  }
+};
+
+// potrf: A = L L^H (or U^H U), reading and writing only the `upper` or lower triangle of a; info the order
+// of the first leading minor that is not positive-definite (its diagonal entry left as LAPACK leaves it).
+template <typename T>
+void potrf(bool upper, int64_t n, T* a, int* info) {
+  using R = decltype(real_of(T{}));
+  *info = 0;
+  const Triangle<T> t{a, n, upper};
+  for (int64_t j = 0; j < n; ++j) {
+    R d = real_of(t.get(j, j));
+    for (int64_t k = 0; k < j; ++k) {
+      const T l = t.get(j, k);
+      d -= real_of(conj_of(l) * l);
+    }
+    if (!(d > R(0))) {  // also NaN
+      t.set(j, j, T(d));
+      *info = static_cast<int>(j + 1);
+      return;
+    }
+    d = std::sqrt(d);
+    t.set(j, j, T(d));
+    const T r = T(R(1) / d);  // LAPACK scales the column by 1 / L(j, j)
+    for (int64_t i = j + 1; i < n; ++i) {
+      T s = t.get(i, j);
+      for (int64_t k = 0; k < j; ++k) s -= t.get(i, k) * conj_of(t.get(j, k));
+      t.set(i, j, s * r);
+    }
+  }
+}
+
+// potrs: solves A X = B with potrf's factor of the n x n A, for the n x nrhs column-major b.
+template <typename T>
+void potrs(bool upper, int64_t n, int64_t nrhs, T* factor, T* b) {
+  const Triangle<T> t{factor, n, upper};
+  for (int64_t c = 0; c < nrhs; ++c) {
+    T* x = b + c * n;
+    for (int64_t i = 0; i < n; ++i) {  // L y = b
+      T s = x[i];
+      for (int64_t k = 0; k < i; ++k) s -= t.get(i, k) * x[k];
+      x[i] = s / t.get(i, i);
+    }
+    for (int64_t i = n - 1; i >= 0; --i) {  // L^H x = y
+      T s = x[i];
+      for (int64_t k = i + 1; k < n; ++k) s -= conj_of(t.get(k, i)) * x[k];
+      x[i] = s / conj_of(t.get(i, i));
+    }
+  }
+}
+
+}  // namespace tandem::small_matrix
