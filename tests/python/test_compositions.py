@@ -130,6 +130,11 @@ VALUES = {
     "einsum_int_sum": lambda lib, T: lib.einsum("ij->j", T(I.int())),
     "einsum_scalar": lambda lib, T: lib.einsum(",i->i", T(torch.tensor(2.0)), T(V)),
     "einsum_empty": lambda lib, T: lib.einsum("ij,jk->ik", T(torch.ones(2, 0)), T(torch.ones(0, 3))),
+    # two-operand equations that are one bmm take the cached-plan path: permuted operands and outputs, label
+    # groups flattened into one bmm dim, repeated calls with the same plan
+    "einsum_plan_transposed": lambda lib, T: [lib.einsum("bij,bkj->bki", T(F3), T(F3)) for _ in range(2)][1],
+    "einsum_plan_groups": lambda lib, T: lib.einsum("ijk,jil->kl", T(F3.permute(1, 0, 2)), T(F3)),
+    "einsum_plan_dot": lambda lib, T: lib.einsum("i,i->", T(V), T(V)),
 }
 
 

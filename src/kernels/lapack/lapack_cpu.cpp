@@ -224,12 +224,10 @@ size_t work_size(complex<T> q) {
   return work_size(q.re);
 }
 
-// fn(b) for every matrix b of the batch. Small matrices run on several threads (OpenBLAS does not thread
-// them itself); large ones one after another, each using OpenBLAS's own threads.
-// for_each_chunk gives fn(begin, end) whole chunks of matrices, so a kernel allocates its workspace once per
-// chunk rather than once per matrix.
-// OpenBLAS's threads are told tandem's count for the large ones (a batch of small products before would have
-// left them at one) and one thread for the small ones, which tandem's threads run side by side.
+// fn(begin, end) over chunks of the batch (a kernel allocates its workspace once per chunk, not per matrix).
+// Small matrices run on several threads, OpenBLAS on one thread in each (it does not thread them itself);
+// large ones one after another, each on OpenBLAS's threads at tandem's count (a batch of small products
+// before would have left them at one).
 template <typename Fn>
 void for_each_chunk(int64_t batch, int64_t n, const Fn& fn) {
   const int64_t flops = std::max<int64_t>(1, n * n * n);
@@ -241,6 +239,7 @@ void for_each_chunk(int64_t batch, int64_t n, const Fn& fn) {
   const int64_t grain = small ? std::max<int64_t>(1, (int64_t{1} << 18) / flops) : batch + 1;
   parallel_for(0, batch, grain, fn);
 }
+// fn(b) for every matrix b of the batch.
 template <typename Fn>
 void for_each_matrix(int64_t batch, int64_t n, const Fn& fn) {
   for_each_chunk(batch, n, [&](int64_t begin, int64_t end) {

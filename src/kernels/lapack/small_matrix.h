@@ -2,8 +2,9 @@
 // called from LAPACK. For a batch of 8 x 8 matrices, OpenBLAS spends most of each call on its entry checks
 // and buffer allocation rather than on the ~300 flops (1000 8 x 8 inverses: ~8 ms through getrs against
 // ~1 ms for NumPy's loop). These follow LAPACK's unblocked algorithms (dgetf2, dpotf2) step for step: the
-// same pivots (the first entry of largest |re| + |im|, izamax's measure), the same `info` codes, the
-// same partial factors on failure; only the rounding of the sums can differ from OpenBLAS's blocked code.
+// same pivots (the first entry of largest |x|, or |re| + |im| as izamax measures complex entries) and the
+// same `info` codes; only the rounding of the sums can differ from OpenBLAS's blocked code (and a failed
+// Cholesky's partial factor is the unblocked algorithm's).
 // T is float, double, complex<float> or complex<double>; indices are LAPACK's a[i + j * lda].
 #pragma once
 #include <cmath>
@@ -111,28 +112,31 @@ void getrs(bool adjoint, int64_t n, int64_t nrhs, const T* lu, const int* ipiv, 
 }
 
 // The lower Cholesky factor's entry (i, j), i >= j, of an n x n matrix whose factor is stored as L in the
-// lower triangle (upper = false) or as U = L^H in the upper one: one algorithm serves both uplo's.
-template <typename T>
+// lower triangle (Upper = false) or as U = L^H in the upper one: one algorithm serves both uplo's.
+template <typename T, bool Upper>
 struct Triangle {
   T* a;
   int64_t n;
-  bool upper;
-  T get(int64_t i, int64_t j) const { return upper ? conj_of(a[j + i * n]) : a[i + j * n]; }
+  T get(int64_t i, int64_t j) const {
+    if constexpr (Upper)
+      return conj_of(a[j + i * n]);
+    else
+      return a[i + j * n];
+  }
   void set(int64_t i, int64_t j, T v) const {
-    if (upper)
+    if constexpr (Upper)
       a[j + i * n] = conj_of(v);
     else
       a[i + j * n] = v;
   }
 };
 
-// potrf: A = L L^H (or U^H U), reading and writing only the `upper` or lower triangle of a; info the order
-// of the first leading minor that is not positive-definite (its diagonal entry left as LAPACK leaves it).
-template <typename T>
-void potrf(bool upper, int64_t n, T* a, int* info) {
+// Column j of L from the columns before it (left-looking, as dpotf2's gemv): column k's entries below row j,
+// times conj(L(j, k)), come off column j's, an inner loop along a column (contiguous for the lower triangle).
+template <typename T, bool Upper>
+int potrf_triangle(int64_t n, T* a) {
   using R = decltype(real_of(T{}));
-  *info = 0;
-  const Triangle<T> t{a, n, upper};
+  const Triangle<T, Upper> t{a, n};
   for (int64_t j = 0; j < n; ++j) {
     R d = real_of(t.get(j, j));
     for (int64_t k = 0; k < j; ++k) {
@@ -141,24 +145,31 @@ void potrf(bool upper, int64_t n, T* a, int* info) {
     }
     if (!(d > R(0))) {  // also NaN
       t.set(j, j, T(d));
-      *info = static_cast<int>(j + 1);
-      return;
+      return static_cast<int>(j + 1);
     }
     d = std::sqrt(d);
     t.set(j, j, T(d));
-    const T r = T(R(1) / d);  // LAPACK scales the column by 1 / L(j, j)
-    for (int64_t i = j + 1; i < n; ++i) {
-      T s = t.get(i, j);
-      for (int64_t k = 0; k < j; ++k) s -= t.get(i, k) * conj_of(t.get(j, k));
-      t.set(i, j, s * r);
+    for (int64_t k = 0; k < j; ++k) {
+      const T f = conj_of(t.get(j, k));
+      for (int64_t i = j + 1; i < n; ++i) t.set(i, j, t.get(i, j) - t.get(i, k) * f);
     }
+    const T r = T(R(1) / d);  // LAPACK scales the column by 1 / L(j, j)
+    for (int64_t i = j + 1; i < n; ++i) t.set(i, j, t.get(i, j) * r);
   }
+  return 0;
+}
+
+// potrf: A = L L^H (or U^H U), reading and writing only the `upper` or lower triangle of a; info the order
+// of the first leading minor that is not positive-definite (its diagonal entry left as LAPACK leaves it).
+template <typename T>
+void potrf(bool upper, int64_t n, T* a, int* info) {
+  *info = upper ? potrf_triangle<T, true>(n, a) : potrf_triangle<T, false>(n, a);
 }
 
 // potrs: solves A X = B with potrf's factor of the n x n A, for the n x nrhs column-major b.
-template <typename T>
-void potrs(bool upper, int64_t n, int64_t nrhs, T* factor, T* b) {
-  const Triangle<T> t{factor, n, upper};
+template <typename T, bool Upper>
+void potrs_triangle(int64_t n, int64_t nrhs, T* factor, T* b) {
+  const Triangle<T, Upper> t{factor, n};
   for (int64_t c = 0; c < nrhs; ++c) {
     T* x = b + c * n;
     for (int64_t i = 0; i < n; ++i) {  // L y = b
@@ -172,6 +183,14 @@ void potrs(bool upper, int64_t n, int64_t nrhs, T* factor, T* b) {
       x[i] = s / conj_of(t.get(i, i));
     }
   }
+}
+
+template <typename T>
+void potrs(bool upper, int64_t n, int64_t nrhs, T* factor, T* b) {
+  if (upper)
+    potrs_triangle<T, true>(n, nrhs, factor, b);
+  else
+    potrs_triangle<T, false>(n, nrhs, factor, b);
 }
 
 }  // namespace tandem::small_matrix
