@@ -404,7 +404,7 @@ void init_autograd(nb::module_& m) {
   tensor.def(
       "requires_grad_",
       [](nb::handle self, bool v) {
-        set_requires_grad(as_tensor_ref(self), v);
+        set_requires_grad(self_tensor(self, "requires_grad_"), v);
         return nb::borrow(self);  // the same Python object, as PyTorch returns self
       },
       nb::arg("requires_grad") = true);
@@ -432,7 +432,7 @@ void init_autograd(nb::module_& m) {
   tensor.def(
       "__deepcopy__",
       [](nb::handle self, nb::dict memo) -> nb::object {
-        const Tensor& t = as_tensor_ref(self);
+        const Tensor& t = self_tensor(self, "__deepcopy__");
         AutogradMeta* m = t.impl()->autograd();
         TANDEM_CHECK(
             !m || !m->grad_fn, Runtime,
@@ -454,7 +454,7 @@ void init_autograd(nb::module_& m) {
       },
       nb::arg("memo"));
   tensor.def("detach_", [](nb::handle self) {
-    if (AutogradMeta* m = as_tensor_ref(self).impl()->autograd()) {
+    if (AutogradMeta* m = self_tensor(self, "detach_").impl()->autograd()) {
       m->grad_fn.reset();
       m->requires_grad = false;
       m->output_nr = 0;

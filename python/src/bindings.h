@@ -46,6 +46,14 @@ inline bool is_tensor(nb::handle h) { return nb::isinstance<Tensor>(h); }
 inline Tensor& as_tensor_ref(nb::handle h) { return *nb::inst_ptr<Tensor>(h); }
 // A Tensor argument, or a TypeError naming the function, the argument and what was passed.
 Tensor& expect_tensor(nb::handle h, const char* fn, const char* arg);
+// The `self` of a method bound with nb::handle (to return the very same Python object), which nanobind does
+// not check: called unbound (tandem.Tensor.add_([1], 1)) it may be anything, so it is checked here, with
+// Python's TypeError for a method descriptor applied to another type.
+[[noreturn]] void throw_not_a_tensor_self(nb::handle self, const char* method);
+inline Tensor& self_tensor(nb::handle self, const char* method) {
+  if (__builtin_expect(is_tensor(self), 1)) return as_tensor_ref(self);
+  throw_not_a_tensor_self(self, method);
+}
 
 // (2, 3), [2, 3], a single int, torch.Size, or *args of ints -> a shape.
 DimVector to_shape(nb::handle h, const char* fn);

@@ -18,11 +18,11 @@ void init_complex(nb::module_& m) {
 
   // A real tensor is its own real part and its own conjugate: PyTorch returns the very same object.
   auto real_or_self = [](nb::handle self) -> nb::object {
-    const Tensor& x = as_tensor_ref(self);
+    const Tensor& x = self_tensor(self, "real");
     return is_complex(x.dtype()) ? wrap(real(x)) : nb::borrow(self);
   };
   auto conj_or_self = [](nb::handle self) -> nb::object {
-    const Tensor& x = as_tensor_ref(self);
+    const Tensor& x = self_tensor(self, "conj");
     return is_complex(x.dtype()) ? wrap(conj(x)) : nb::borrow(self);
   };
   // Assigning to .real / .imag writes through the view, as in PyTorch (x.imag = 0).

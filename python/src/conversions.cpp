@@ -11,7 +11,7 @@ namespace tandem::py {
 namespace {
 // t.float() and friends return the tensor itself when it already has the dtype, as in PyTorch.
 nb::object cast_to(nb::handle self, DType d) {
-  const Tensor& t = as_tensor_ref(self);
+  const Tensor& t = self_tensor(self, dtype_name(d).data());
   if (t.dtype() == d) return nb::borrow(self);
   if (is_complex(t.dtype()) && !is_complex(d)) {
     warn_if_discarding_imag(t.dtype(), d);

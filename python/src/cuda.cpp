@@ -23,7 +23,7 @@ namespace {
 // Tensor.to(...) accepts PyTorch's forms: to(dtype), to(device[, dtype]), to(other), with keywords
 // dtype=, device=, non_blocking=, copy=.
 nb::object tensor_to(nb::handle self, nb::args args, nb::kwargs kwargs) {
-  const Tensor& x = as_tensor_ref(self);
+  const Tensor& x = self_tensor(self, "to");
   std::optional<Device> device;
   std::optional<DType> dtype;
   bool copy = false, non_blocking = false;
@@ -129,7 +129,7 @@ void init_cuda(nb::module_& m) {
   tensor.def(
       "cpu",
       [](nb::handle self, bool non_blocking) -> nb::object {
-        const Tensor& x = as_tensor_ref(self);
+        const Tensor& x = self_tensor(self, "cpu");
         if (x.device().is_cpu()) return nb::borrow(self);
         CrossingScope scope(".cpu()", true);
         return wrap(to_device(x, Device(), std::nullopt, false, non_blocking));
@@ -140,7 +140,7 @@ void init_cuda(nb::module_& m) {
   tensor.def(
       "cuda",
       [](nb::handle self, nb::handle device, bool non_blocking) -> nb::object {
-        const Tensor& x = as_tensor_ref(self);
+        const Tensor& x = self_tensor(self, "cuda");
         Device target = device.is_none() ? Device(DeviceType::CUDA) : to_device(device);
         TANDEM_CHECK(target.is_cuda(), Value, "Invalid device, must be cuda device");
         CrossingScope scope(".cuda()", true);
@@ -152,7 +152,7 @@ void init_cuda(nb::module_& m) {
   tensor.def(
       "pin_memory",
       [](nb::handle self) -> nb::object {
-        const Tensor& x = as_tensor_ref(self);
+        const Tensor& x = self_tensor(self, "pin_memory");
         Tensor out = pin_memory(x);
         if (out.is_same(x)) return nb::borrow(self);
         return wrap(std::move(out));

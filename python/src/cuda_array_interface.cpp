@@ -13,26 +13,36 @@ namespace {
 // NumPy-style type strings; bfloat16 has none, so it is shared through DLPack instead.
 const char* typestr_of(DType d) {
   switch (d) {
-    case DType::Bool: return "|b1";
-    case DType::UInt8: return "|u1";
-    case DType::Int8: return "|i1";
-    case DType::Int16: return "<i2";
-    case DType::Int32: return "<i4";
-    case DType::Int64: return "<i8";
+    case DType::Bool:
+      return "|b1";
+    case DType::UInt8:
+      return "|u1";
+    case DType::Int8:
+      return "|i1";
+    case DType::Int16:
+      return "<i2";
+    case DType::Int32:
+      return "<i4";
+    case DType::Int64:
+      return "<i8";
     case DType::UInt16:
       return "<u2";
     case DType::UInt32:
       return "<u4";
     case DType::UInt64:
       return "<u8";
-    case DType::Float16: return "<f2";
-    case DType::Float32: return "<f4";
-    case DType::Float64: return "<f8";
+    case DType::Float16:
+      return "<f2";
+    case DType::Float32:
+      return "<f4";
+    case DType::Float64:
+      return "<f8";
     case DType::Complex64:
       return "<c8";
     case DType::Complex128:
       return "<c16";
-    default: return nullptr;
+    default:
+      return nullptr;
   }
 }
 
@@ -55,16 +65,16 @@ bool has_native_cuda() { return cuda_available() && cuda_backend().has_native_ha
 
 nb::object cuda_array_interface(const Tensor& t) {
   if (!t.device().is_cuda())
-    throw nb::attribute_error(
-        ("Can't get __cuda_array_interface__ on non-CUDA tensor type: " + std::string(dtype_name(t.dtype())) +
-         " on " + t.device().str() +
-         " If CUDA data is required use tensor.cuda() to copy tensor to device memory.")
-            .c_str());
-  if (!has_native_cuda())
-    throw nb::attribute_error(("__cuda_array_interface__: " + t.device().str() +
-                               " is an emulated device (TANDEM_EMULATE_CUDA) whose memory is host memory; "
-                               "other libraries cannot use it as CUDA memory\nhint: share a host copy (t.cpu())")
+    throw nb::attribute_error(("Can't get __cuda_array_interface__ on non-CUDA tensor type: " +
+                               std::string(dtype_name(t.dtype())) + " on " + t.device().str() +
+                               " If CUDA data is required use tensor.cuda() to copy tensor to device memory.")
                                   .c_str());
+  if (!has_native_cuda())
+    throw nb::attribute_error(
+        ("__cuda_array_interface__: " + t.device().str() +
+         " is an emulated device (TANDEM_EMULATE_CUDA) whose memory is host memory; "
+         "other libraries cannot use it as CUDA memory\nhint: share a host copy (t.cpu())")
+            .c_str());
   if (t.requires_grad())
     TANDEM_THROW(Runtime,
                  "Can't get __cuda_array_interface__ on Variable that requires grad. If gradients aren't "
@@ -114,10 +124,12 @@ Tensor from_cuda_array_interface(nb::handle obj) {
                " is not supported (tandem reads versions 2 and 3)");
   TANDEM_CHECK(!iface.contains("mask") || iface["mask"].is_none(), NotImplemented,
                "__cuda_array_interface__ with a mask is not supported\nhint: fill the masked entries first");
-  TANDEM_CHECK(has_native_cuda(), Runtime,
-               "__cuda_array_interface__: the object holds CUDA memory, but this process has no real CUDA device "
-               "(", cuda_available() ? "tandem's cuda devices are emulated" : "no CUDA backend",
-               ")\nhint: copy it to the host in its own library first");
+  TANDEM_CHECK(
+      has_native_cuda(), Runtime,
+      "__cuda_array_interface__: the object holds CUDA memory, but this process has no real CUDA device "
+      "(",
+      cuda_available() ? "tandem's cuda devices are emulated" : "no CUDA backend",
+      ")\nhint: copy it to the host in its own library first");
   std::string typestr = nb::cast<std::string>(iface["typestr"]);
   DType dtype = DType::Float32;
   TANDEM_CHECK(
@@ -166,7 +178,8 @@ Tensor from_cuda_array_interface(nb::handle obj) {
   auto storage = make_intrusive<StorageImpl>(std::move(owner), nbytes,
                                              Device(DeviceType::CUDA, static_cast<int16_t>(device)));
   storage->set_writeable(!readonly);
-  return Tensor(make_intrusive<TensorImpl>(std::move(storage), 0, std::move(sizes), std::move(strides), dtype));
+  return Tensor(
+      make_intrusive<TensorImpl>(std::move(storage), 0, std::move(sizes), std::move(strides), dtype));
 }
 
 // The cudaStream_t of tandem's current stream on cuda:index, for the DLPack handshake; None when the cuda
@@ -184,8 +197,9 @@ nb::object native_stream(int index) {
 void init_cuda_array_interface(nb::module_& m) {
   auto cls = nb::type<Tensor>();
   auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
-  tensor.def_prop_ro("__cuda_array_interface__", &cuda_array_interface,
-                     "CUDA Array Interface v3 of a cuda tensor (zero-copy sharing with CuPy, Numba, PyTorch).");
+  tensor.def_prop_ro(
+      "__cuda_array_interface__", &cuda_array_interface,
+      "CUDA Array Interface v3 of a cuda tensor (zero-copy sharing with CuPy, Numba, PyTorch).");
   m.def("_from_cuda_array_interface", &from_cuda_array_interface, nb::arg("obj"));
   m.def("_cuda_native_stream", &native_stream, nb::arg("index"));
   m.def("_cuda_has_native_handles", &has_native_cuda);

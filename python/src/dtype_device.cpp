@@ -62,6 +62,13 @@ Device& default_factory_device() {
 }
 
 namespace {
+// The device of a method's `self` bound as nb::handle (unchecked by nanobind; see self_tensor).
+const Device& device_self(nb::handle self, const char* method) {
+  TANDEM_CHECK(nb::isinstance<PyDevice>(self), Type, "descriptor '", method,
+               "' for 'tandem.device' objects doesn't apply to a '", nb::inst_name(self).c_str(), "' object");
+  return nb::inst_ptr<PyDevice>(self)->device;
+}
+
 // The defaults that `with tandem.device(...)` blocks replaced, innermost last, per thread.
 std::vector<Device>& outer_default_devices() {
   thread_local std::vector<Device> stack;
@@ -177,7 +184,7 @@ void init_dtype_device(nb::module_& m) {
       // checkpoints.
       .def("__reduce__",
            [](nb::handle self) {
-             const Device& d = nb::inst_ptr<PyDevice>(self)->device;
+             const Device& d = device_self(self, "__reduce__");
              nb::str type(device_type_name(d.type).data(), device_type_name(d.type).size());
              nb::tuple args = d.index < 0 ? nb::make_tuple(type) : nb::make_tuple(type, int64_t{d.index});
              return nb::make_tuple(self.type(), args);
@@ -186,7 +193,8 @@ void init_dtype_device(nb::module_& m) {
       .def("__enter__",
            [](nb::handle self) {
              outer_default_devices().push_back(default_factory_device());
-             default_factory_device() = nb::inst_ptr<PyDevice>(self)->device;
+             const Device& d = device_self(self, "__enter__");
+             default_factory_device() = d;
              return self;
            })
       .def("__exit__", [](const PyDevice&, nb::args) {

@@ -301,7 +301,7 @@ void init_elementwise(nb::module_& m) {
   tensor.def(                                                                                        \
       #name "_",                                                                                     \
       [](nb::handle self, nb::handle b, nb::handle alpha) {                                          \
-        const Tensor& t = as_tensor_ref(self);                                                       \
+        const Tensor& t = self_tensor(self, #name "_");                                              \
         nb::object r = apply_inplace(name##_fns, t, nb::cast(scaled_other(#name "_", t, b, alpha))); \
         TANDEM_CHECK(!r.is(Py_NotImplemented), Type,                                                 \
                      #name "_(): argument 'other' must be Tensor or Number");                        \
@@ -317,7 +317,7 @@ void init_elementwise(nb::module_& m) {
   tensor.def("__" py "__", [](const Tensor& a, nb::handle b) { return apply(fns, a, b, false); }); \
   tensor.def("__r" py "__", [](const Tensor& a, nb::handle b) { return apply(fns, a, b, true); }); \
   tensor.def("__i" py "__", [](nb::handle self, nb::handle b) {                                    \
-    nb::object r = apply_inplace(fns, as_tensor_ref(self), b);                                     \
+    nb::object r = apply_inplace(fns, self_tensor(self, "__i" py "__"), b);                        \
     return r.is(Py_NotImplemented) ? r : nb::borrow(self);                                         \
   });
   TANDEM_OPERATOR("add", add_fns)

@@ -217,7 +217,7 @@ nb::object asarray_of(nb::handle exporter) {
 Tensor detached_alias(const Tensor& t) { return make_view(t, t.sizes(), t.strides(), t.storage_offset()); }
 
 nb::object tensor_to_numpy(nb::handle self, bool force, bool implicit) {
-  const Tensor& t = as_tensor_ref(self);
+  const Tensor& t = self_tensor(self, "numpy");
   check_numpy_exportable(t, force, implicit);
   if (!force && t.device().is_cpu()) return asarray_of(self);  // zero-copy
   // A host copy (a counted transfer): force=True, or a device tensor inside allow_host_conversion().
@@ -446,7 +446,6 @@ void finish_requires_grad(Tensor& t, bool requires_grad) {
   if (requires_grad) t.impl()->ensure_autograd().requires_grad = true;
 }
 
-
 }  // namespace
 
 // tp_as_buffer of the Tensor class (installed with nb::type_slots in tensor.cpp).
@@ -459,7 +458,8 @@ void init_numpy(nb::module_& m) {
   auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
   tensor.def(
       "numpy", [](nb::handle self, bool force) { return tensor_to_numpy(self, force, false); },
-      nb::arg("force") = false, "A NumPy array sharing memory with this CPU tensor (a copy with force=True).");
+      nb::arg("force") = false,
+      "A NumPy array sharing memory with this CPU tensor (a copy with force=True).");
   // What __array__ calls: the same export, with errors that name the implicit conversion.
   tensor.def("_numpy_implicit", [](nb::handle self) { return tensor_to_numpy(self, false, true); });
   // The thread's allow_host_conversion() level (0 refuse, 1 device tensors, 2 also detach); returns the old.
@@ -492,7 +492,8 @@ void init_numpy(nb::module_& m) {
         Device target = device_or_default(device);
         Tensor shared = tensor_from_buffer(a, Layouts::CopyFirst);
         std::optional<DType> as = to_optional_dtype(dtype);
-        Tensor t = target.is_cpu() ? (as ? to_dtype(shared, *as) : shared) : to_device(shared, target, as, false);
+        Tensor t =
+            target.is_cpu() ? (as ? to_dtype(shared, *as) : shared) : to_device(shared, target, as, false);
         return t.is_same(shared) ? warn_if_readonly(t) : t;
       },
       nb::arg("data"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());

@@ -14,14 +14,16 @@ namespace {
 
 nb::object scalar_object(const Scalar& s) {
   switch (s.kind()) {
-    case Scalar::Kind::Bool: return nb::bool_(s.to_bool());
+    case Scalar::Kind::Bool:
+      return nb::bool_(s.to_bool());
     case Scalar::Kind::Int:
       if (s.is_big_unsigned())
         return nb::steal(PyLong_FromUnsignedLongLong(static_cast<uint64_t>(s.to_int())));
       return nb::int_(s.to_int());
     case Scalar::Kind::Complex:
       return nb::steal(PyComplex_FromDoubles(s.to_complex().re, s.to_complex().im));
-    default: return nb::float_(s.to_double());
+    default:
+      return nb::float_(s.to_double());
   }
 }
 
@@ -35,8 +37,10 @@ nb::object to_py(const char* p) {
     return nb::bool_(v);
   else if constexpr (std::is_same_v<T, uint64_t>)
     return nb::steal(PyLong_FromUnsignedLongLong(v));
-  else if constexpr (std::is_integral_v<T>) return nb::int_(static_cast<int64_t>(v));
-  else return nb::float_(static_cast<double>(static_cast<opmath_t<T>>(v)));
+  else if constexpr (std::is_integral_v<T>)
+    return nb::int_(static_cast<int64_t>(v));
+  else
+    return nb::float_(static_cast<double>(static_cast<opmath_t<T>>(v)));
 }
 
 // Builds nested lists with an explicit stack of frames (no recursion over user-sized input).
@@ -71,11 +75,14 @@ nb::object tolist_impl(const Tensor& host) {
 }
 
 // tolist() of a device tensor copies it to the host first (one counted transfer), as PyTorch does.
-Tensor to_host(const Tensor& t) { return t.device().is_cpu() ? t : to_device(t, Device(), std::nullopt, false); }
+Tensor to_host(const Tensor& t) {
+  return t.device().is_cpu() ? t : to_device(t, Device(), std::nullopt, false);
+}
 
 Scalar one_value(const Tensor& t, const char* what) {
-  TANDEM_CHECK(t.numel() == 1, Runtime, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar",
-               "\nhint: ", what, " needs exactly one element; reduce first (e.g. x.sum()) or index one element");
+  TANDEM_CHECK(t.numel() == 1, Runtime, "a Tensor with ", t.numel(),
+               " elements cannot be converted to Scalar", "\nhint: ", what,
+               " needs exactly one element; reduce first (e.g. x.sum()) or index one element");
   return item(t);
 }
 
@@ -98,7 +105,7 @@ void init_protocol(nb::module_& m) {
         CrossingScope scope(".item()", true, !t.device().is_cpu());
         return scalar_object(one_value(t, "item()"));
       },
-             "The value of a one-element tensor as a Python number.");
+      "The value of a one-element tensor as a Python number.");
   tensor.def(
       "tolist",
       [](const Tensor& t) {
@@ -137,7 +144,7 @@ void init_protocol(nb::module_& m) {
     return t.sizes()[0];
   });
   tensor.def("__iter__", [](nb::handle self) {
-    const Tensor& t = as_tensor_ref(self);
+    const Tensor& t = self_tensor(self, "__iter__");
     TANDEM_CHECK(t.dim() > 0, Type, "iteration over a 0-d tensor");
     nb::list parts;
     for (const Tensor& p : unbind(t, 0)) parts.append(wrap(p));

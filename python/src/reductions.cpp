@@ -51,8 +51,8 @@ OptDims parse_dims(nb::handle dim, nb::handle axis, const char* fn) {
 std::optional<int64_t> parse_one_dim(nb::handle dim, nb::handle axis, const char* fn) {
   nb::handle h = dim.is_none() ? axis : dim;
   if (h.is_none()) return std::nullopt;
-  TANDEM_CHECK(is_int(h) && !PyBool_Check(h.ptr()) && (!is_tensor(h) || as_tensor_ref(h).dim() == 0), Type, fn,
-               "(): argument 'dim' (position 1) must be int, not ", nb::inst_name(h).c_str());
+  TANDEM_CHECK(is_int(h) && !PyBool_Check(h.ptr()) && (!is_tensor(h) || as_tensor_ref(h).dim() == 0), Type,
+               fn, "(): argument 'dim' (position 1) must be int, not ", nb::inst_name(h).c_str());
   return as_int(h, fn, "dim");
 }
 

@@ -48,6 +48,11 @@ nb::object like_via_layouts(const char* name, const Tensor& input, nb::tuple arg
   return layouts("like")(name, input, args, kwargs, memory_format, layout);
 }
 
+void throw_not_a_tensor_self(nb::handle self, const char* method) {
+  TANDEM_THROW(Type, "descriptor '", method, "' for 'tandem.Tensor' objects doesn't apply to a '",
+               nb::inst_name(self).c_str(), "' object");
+}
+
 Tensor& expect_tensor(nb::handle h, const char* fn, const char* arg) {
   if (__builtin_expect(is_tensor(h), 1)) return as_tensor_ref(h);
   TANDEM_THROW(Type, fn, "(): argument '", arg, "' must be Tensor, not ", nb::inst_name(h).c_str());
@@ -240,14 +245,14 @@ void init_tensor(nb::module_& m) {
       .def(
           "contiguous",
           [](nb::handle self, nb::handle memory_format) -> nb::object {
-            if (memory_format.is_none()) return wrap(contiguous(as_tensor_ref(self)));
+            if (memory_format.is_none()) return wrap(contiguous(self_tensor(self, "contiguous")));
             return layouts("contiguous")(self, memory_format);
           },
           nb::arg("memory_format") = nb::none(), "This tensor if contiguous, else a copy.")
       .def(
           "clone",
           [](nb::handle self, nb::handle memory_format) -> nb::object {
-            if (memory_format.is_none()) return wrap(clone(as_tensor_ref(self)));
+            if (memory_format.is_none()) return wrap(clone(self_tensor(self, "clone")));
             return layouts("clone")(self, memory_format);
           },
           nb::kw_only(), nb::arg("memory_format") = nb::none())

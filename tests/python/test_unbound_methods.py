@@ -1,0 +1,45 @@
+"""Tensor and device methods called unbound on another object (tandem.Tensor.add_([1], 1)) raise Python's
+TypeError for a method descriptor, never crash: the methods that return the very same Python object bind
+`self` as a plain handle, which nanobind does not check."""
+import pytest
+
+import tandem
+
+CALLS = [
+    ("add_", lambda o: tandem.Tensor.add_(o, 1)),
+    ("__iadd__", lambda o: tandem.Tensor.__iadd__(o, 1)),
+    ("requires_grad_", lambda o: tandem.Tensor.requires_grad_(o)),
+    ("detach_", lambda o: tandem.Tensor.detach_(o)),
+    ("numpy", lambda o: tandem.Tensor.numpy(o)),
+    ("cpu", lambda o: tandem.Tensor.cpu(o)),
+    ("cuda", lambda o: tandem.Tensor.cuda(o)),
+    ("to", lambda o: tandem.Tensor.to(o, tandem.float64)),
+    ("pin_memory", lambda o: tandem.Tensor.pin_memory(o)),
+    ("contiguous", lambda o: tandem.Tensor.contiguous(o)),
+    ("clone", lambda o: tandem.Tensor.clone(o)),
+    ("__iter__", lambda o: tandem.Tensor.__iter__(o)),
+    ("__deepcopy__", lambda o: tandem.Tensor.__deepcopy__(o, {})),
+    ("conj", lambda o: tandem.Tensor.conj(o)),
+]
+
+
+@pytest.mark.parametrize("name,call", CALLS, ids=[c[0] for c in CALLS])
+@pytest.mark.parametrize("other", [[1.0, 2.0], 3, "x"])
+def test_tensor_methods_refuse_other_objects(name, call, other):
+    with pytest.raises(TypeError, match=rf"^descriptor '{name}' for 'tandem.Tensor' objects doesn't apply to a "
+                                        rf"'{type(other).__name__}' object$"):
+        call(other)
+
+
+def test_bound_calls_still_return_self():
+    t = tandem.ones(3)
+    assert t.add_(1) is t and t.requires_grad_() is t and t.detach_() is t and t.contiguous() is t
+    assert t.cpu() is t and t.float() is t
+
+
+def test_device_methods_refuse_other_objects():
+    for name in ("__enter__", "__reduce__"):
+        with pytest.raises(TypeError, match=rf"^descriptor '{name}' for 'tandem.device' objects doesn't apply"):
+            getattr(tandem.device, name)([1])
+    with tandem.device("cpu") as d:
+        assert d == tandem.device("cpu")
