@@ -14,11 +14,11 @@ namespace tandem {
 // mul, eq, ne, bitwise and/or/xor, minimum and maximum; every other op refuses them at the kernel call
 // (kernels/dtype_guard.cpp) with PyTorch's NotImplementedError.
 template <typename F>
-constexpr bool takes_wide_uint_v = false;
+inline constexpr bool takes_wide_uint_v = false;
 #define TANDEM_TAKES_WIDE_UINT(F) \
   struct F;                       \
   template <>                     \
-  constexpr bool takes_wide_uint_v<F> = true;
+  inline constexpr bool takes_wide_uint_v<F> = true;
 TANDEM_TAKES_WIDE_UINT(NegOp)
 TANDEM_TAKES_WIDE_UINT(AbsOp)
 TANDEM_TAKES_WIDE_UINT(SignOp)
