@@ -111,22 +111,23 @@ void init_unfold(nb::module_& m);
 void init_attention(nb::module_& m);
 
 // In-place methods return the object they were called on, as PyTorch's do: `x.add_(1) is x`, and `x += 1`
-// keeps x's identity (tensors hash by identity). returning_self(f) turns f(const Tensor& self, args...) into
-// the method (self, args...) that calls f and returns self.
+// keeps x's identity (tensors hash by identity). returning_self(name, f) turns f(const Tensor& self, args...)
+// into the method (self, args...) that checks self (self_tensor: the method may be called unbound on
+// anything), calls f and returns self.
 template <typename F, typename Call = decltype(&F::operator())>
 struct SelfReturning;
 template <typename F, typename C, typename R, typename... Args>
 struct SelfReturning<F, R (C::*)(const Tensor&, Args...) const> {
-  static auto make(F f) {
-    return [f](nb::handle self, Args... args) -> nb::object {
-      f(as_tensor_ref(self), std::forward<Args>(args)...);
+  static auto make(const char* name, F f) {
+    return [name, f](nb::handle self, Args... args) -> nb::object {
+      f(self_tensor(self, name), std::forward<Args>(args)...);
       return nb::borrow(self);
     };
   }
 };
 template <typename F>
-auto returning_self(F f) {
-  return SelfReturning<F>::make(std::move(f));
+auto returning_self(const char* name, F f) {
+  return SelfReturning<F>::make(name, std::move(f));
 }
 
 }  // namespace tandem::py

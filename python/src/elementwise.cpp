@@ -224,7 +224,7 @@ void init_elementwise(nb::module_& m) {
         },                                                                          \
         nb::arg("input"), nb::kw_only(), nb::arg("out") = nb::none());              \
   tensor.def(#name, [](const Tensor& x) { return tandem::name(x); });               \
-  tensor.def(#name "_", returning_self([](const Tensor& x) { return tandem::name##_(x); }));
+  tensor.def(#name "_", returning_self(#name "_", [](const Tensor& x) { return tandem::name##_(x); }));
 #include "kernels/op_list.def"
 #undef TANDEM_UNARY_OP
 
@@ -238,12 +238,14 @@ void init_elementwise(nb::module_& m) {
   tensor.def(                                                                                             \
       #name, [](const Tensor& a, nb::handle b) { return apply_function(name##_fns, nb::cast(a), b); },    \
       nb::arg(second_operand_name(#name)));                                                               \
-  tensor.def(#name "_", returning_self([](const Tensor& a, nb::handle b) {                                \
-               nb::object r = apply_inplace(name##_fns, a, b);                                            \
-               TANDEM_CHECK(!r.is(Py_NotImplemented), Type,                                               \
-                            #name "_(): argument 'other' must be Tensor or Number, not ",                 \
-                            nb::inst_name(b).c_str());                                                    \
-             }),                                                                                          \
+  tensor.def(#name "_",                                                                                   \
+             returning_self(#name "_",                                                                    \
+                            [](const Tensor& a, nb::handle b) {                                           \
+                              nb::object r = apply_inplace(name##_fns, a, b);                             \
+                              TANDEM_CHECK(!r.is(Py_NotImplemented), Type,                                \
+                                           #name "_(): argument 'other' must be Tensor or Number, not ",  \
+                                           nb::inst_name(b).c_str());                                     \
+                            }),                                                                           \
              nb::arg(second_operand_name(#name)));
 #include "kernels/op_list.def"
 #undef TANDEM_BINARY_OP
@@ -426,29 +428,33 @@ void init_elementwise(nb::module_& m) {
   tensor.def("round", round_fn, nb::kw_only(), nb::arg("decimals") = 0, nb::arg("out").none() = nb::none());
   m.def("round", round_fn, nb::arg("input"), nb::kw_only(), nb::arg("decimals") = 0,
         nb::arg("out").none() = nb::none());
-  tensor.def(
-      "clamp_", returning_self([](const Tensor& x, nb::handle lo, nb::handle hi) {
-        if (is_tensor(lo) || is_tensor(hi)) {
-          // Tensor bounds: compute out of place, then write back (same result as PyTorch's clamp_).
-          Tensor r = tandem::clamp(x, is_tensor(lo) ? &as_tensor_ref(lo) : nullptr,
-                                   is_tensor(hi) ? &as_tensor_ref(hi) : nullptr);
-          return copy_(x, r);
-        }
-        Scalar s;
-        std::optional<Scalar> l, h;
-        if (!lo.is_none()) {
-          TANDEM_CHECK(to_scalar(lo, s), Type, "clamp_(): argument 'min' must be Number or Tensor, not ",
-                       nb::inst_name(lo).c_str());
-          l = s;
-        }
-        if (!hi.is_none()) {
-          TANDEM_CHECK(to_scalar(hi, s), Type, "clamp_(): argument 'max' must be Number or Tensor, not ",
-                       nb::inst_name(hi).c_str());
-          h = s;
-        }
-        return tandem::clamp_(x, l, h);
-      }),
-      nb::arg("min").none() = nb::none(), nb::arg("max").none() = nb::none());
+  tensor.def("clamp_",
+             returning_self("clamp_",
+                            [](const Tensor& x, nb::handle lo, nb::handle hi) {
+                              if (is_tensor(lo) || is_tensor(hi)) {
+                                // Tensor bounds: compute out of place, then write back (same result as
+                                // PyTorch's clamp_).
+                                Tensor r = tandem::clamp(x, is_tensor(lo) ? &as_tensor_ref(lo) : nullptr,
+                                                         is_tensor(hi) ? &as_tensor_ref(hi) : nullptr);
+                                return copy_(x, r);
+                              }
+                              Scalar s;
+                              std::optional<Scalar> l, h;
+                              if (!lo.is_none()) {
+                                TANDEM_CHECK(to_scalar(lo, s), Type,
+                                             "clamp_(): argument 'min' must be Number or Tensor, not ",
+                                             nb::inst_name(lo).c_str());
+                                l = s;
+                              }
+                              if (!hi.is_none()) {
+                                TANDEM_CHECK(to_scalar(hi, s), Type,
+                                             "clamp_(): argument 'max' must be Number or Tensor, not ",
+                                             nb::inst_name(hi).c_str());
+                                h = s;
+                              }
+                              return tandem::clamp_(x, l, h);
+                            }),
+             nb::arg("min").none() = nb::none(), nb::arg("max").none() = nb::none());
 }
 
 }  // namespace tandem::py

@@ -151,7 +151,7 @@ void init_indexing_ops(nb::module_& m) {
         nb::arg("reduce") = nb::none());
   tensor.def("scatter", scatter_fn, nb::arg("dim"), nb::arg("index"), nb::arg("src") = nb::none(),
              nb::kw_only(), nb::arg("value") = nb::none(), nb::arg("reduce") = nb::none());
-  tensor.def("scatter_", returning_self(scatter_inplace_fn), nb::arg("dim"), nb::arg("index"),
+  tensor.def("scatter_", returning_self("scatter_", scatter_inplace_fn), nb::arg("dim"), nb::arg("index"),
              nb::arg("src") = nb::none(), nb::kw_only(), nb::arg("value") = nb::none(),
              nb::arg("reduce") = nb::none());
   auto scatter_add_fn = [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
@@ -159,11 +159,11 @@ void init_indexing_ops(nb::module_& m) {
   };
   m.def("scatter_add", scatter_add_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("src"));
   tensor.def("scatter_add", scatter_add_fn, nb::arg("dim"), nb::arg("index"), nb::arg("src"));
-  tensor.def("scatter_add_",
-             returning_self([](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
-               return scatter_add_(x, dim, index, src);
-             }),
-             nb::arg("dim"), nb::arg("index"), nb::arg("src"));
+  tensor.def(
+      "scatter_add_",
+      returning_self("scatter_add_", [](const Tensor& x, int64_t dim, const Tensor& index,
+                                        const Tensor& src) { return scatter_add_(x, dim, index, src); }),
+      nb::arg("dim"), nb::arg("index"), nb::arg("src"));
 
   auto index_select_fn = [](const Tensor& x, int64_t dim, const Tensor& index) {
     return index_select(x, dim, index);
@@ -180,21 +180,22 @@ void init_indexing_ops(nb::module_& m) {
   tensor.def("index_add", index_add_fn, nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::kw_only(),
              nb::arg("alpha") = 1);
   tensor.def("index_add_",
-             returning_self([](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
+             returning_self("index_add_",
+                            [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
                                nb::handle alpha) {
-               return index_add_(x, dim, index, source, number(alpha, "index_add_", "alpha"));
-             }),
+                              return index_add_(x, dim, index, source, number(alpha, "index_add_", "alpha"));
+                            }),
              nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::kw_only(), nb::arg("alpha") = 1);
   auto index_copy_fn = [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
     return index_copy(x, dim, index, source);
   };
   m.def("index_copy", index_copy_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("source"));
   tensor.def("index_copy", index_copy_fn, nb::arg("dim"), nb::arg("index"), nb::arg("source"));
-  tensor.def("index_copy_",
-             returning_self([](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
-               return index_copy_(x, dim, index, source);
-             }),
-             nb::arg("dim"), nb::arg("index"), nb::arg("source"));
+  tensor.def(
+      "index_copy_",
+      returning_self("index_copy_", [](const Tensor& x, int64_t dim, const Tensor& index,
+                                       const Tensor& source) { return index_copy_(x, dim, index, source); }),
+      nb::arg("dim"), nb::arg("index"), nb::arg("source"));
   // index_fill's value: a number or a 0-d tensor.
   auto index_fill_inplace_fn = [](const Tensor& x, int64_t dim, const Tensor& index, nb::handle value) {
     if (is_tensor(value)) return index_fill_(x, dim, index, as_tensor_ref(value));
@@ -205,8 +206,8 @@ void init_indexing_ops(nb::module_& m) {
   };
   m.def("index_fill", index_fill_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("value"));
   tensor.def("index_fill", index_fill_fn, nb::arg("dim"), nb::arg("index"), nb::arg("value"));
-  tensor.def("index_fill_", returning_self(index_fill_inplace_fn), nb::arg("dim"), nb::arg("index"),
-             nb::arg("value"));
+  tensor.def("index_fill_", returning_self("index_fill_", index_fill_inplace_fn), nb::arg("dim"),
+             nb::arg("index"), nb::arg("value"));
   auto take_fn = [](const Tensor& x, const Tensor& index) { return take(x, index); };
   m.def("take", take_fn, nb::arg("input"), nb::arg("index"));
   tensor.def("take", take_fn, nb::arg("index"));
@@ -216,9 +217,12 @@ void init_indexing_ops(nb::module_& m) {
   };
   m.def("masked_fill", masked_fill_fn, nb::arg("input"), nb::arg("mask"), nb::arg("value"));
   tensor.def("masked_fill", masked_fill_fn, nb::arg("mask"), nb::arg("value"));
-  tensor.def("masked_fill_", returning_self([](const Tensor& x, const Tensor& mask, nb::handle value) {
-               return with_fill_value(value, [&](const auto& v) { return masked_fill_(x, mask, v); });
-             }),
+  tensor.def("masked_fill_",
+             returning_self("masked_fill_",
+                            [](const Tensor& x, const Tensor& mask, nb::handle value) {
+                              return with_fill_value(value,
+                                                     [&](const auto& v) { return masked_fill_(x, mask, v); });
+                            }),
              nb::arg("mask"), nb::arg("value"));
   auto masked_select_fn = [](const Tensor& x, const Tensor& mask) { return masked_select(x, mask); };
   m.def("masked_select", masked_select_fn, nb::arg("input"), nb::arg("mask"));
@@ -261,9 +265,10 @@ void init_indexing_ops(nb::module_& m) {
       nb::arg("tensor"), nb::arg("num_classes") = -1);
 
   tensor.def("index_put_",
-             returning_self([](const Tensor& x, nb::handle indices, const Tensor& values, bool accumulate) {
-               return index_put_(x, optional_tensor_list(indices), values, accumulate);
-             }),
+             returning_self("index_put_",
+                            [](const Tensor& x, nb::handle indices, const Tensor& values, bool accumulate) {
+                              return index_put_(x, optional_tensor_list(indices), values, accumulate);
+                            }),
              nb::arg("indices"), nb::arg("values"), nb::arg("accumulate") = false);
   tensor.def(
       "index_put",

@@ -239,22 +239,28 @@ void init_random(nb::module_& m) {
   tensor.def("multinomial", multinomial_fn, nb::arg("num_samples"), nb::arg("replacement") = false,
              nb::kw_only(), nb::arg("generator") = nb::none());
   tensor.def("uniform_",
-             returning_self([](const Tensor& x, nb::handle from, nb::handle to, nb::handle generator) {
-               return uniform_(x, float_arg(from, "uniform_", "from"), float_arg(to, "uniform_", "to"),
-                               to_generator(generator, "uniform_"));
-             }),
+             returning_self("uniform_",
+                            [](const Tensor& x, nb::handle from, nb::handle to, nb::handle generator) {
+                              return uniform_(x, float_arg(from, "uniform_", "from"),
+                                              float_arg(to, "uniform_", "to"),
+                                              to_generator(generator, "uniform_"));
+                            }),
              nb::arg("from") = 0.0, nb::arg("to") = 1.0, nb::kw_only(), nb::arg("generator") = nb::none());
   tensor.def("normal_",
-             returning_self([](const Tensor& x, nb::handle mean, nb::handle std, nb::handle generator) {
-               return normal_(x, float_arg(mean, "normal_", "mean"), float_arg(std, "normal_", "std"),
-                              to_generator(generator, "normal_"));
-             }),
+             returning_self("normal_",
+                            [](const Tensor& x, nb::handle mean, nb::handle std, nb::handle generator) {
+                              return normal_(x, float_arg(mean, "normal_", "mean"),
+                                             float_arg(std, "normal_", "std"),
+                                             to_generator(generator, "normal_"));
+                            }),
              nb::arg("mean") = 0.0, nb::arg("std") = 1.0, nb::kw_only(), nb::arg("generator") = nb::none());
-  tensor.def("bernoulli_", returning_self([](const Tensor& x, nb::handle p, nb::handle generator) {
-               Generator* gen = to_generator(generator, "bernoulli_");
-               if (is_tensor(p)) return bernoulli_(x, as_tensor_ref(p), gen);
-               return bernoulli_(x, float_arg(p, "bernoulli_", "p"), gen);
-             }),
+  tensor.def("bernoulli_",
+             returning_self("bernoulli_",
+                            [](const Tensor& x, nb::handle p, nb::handle generator) {
+                              Generator* gen = to_generator(generator, "bernoulli_");
+                              if (is_tensor(p)) return bernoulli_(x, as_tensor_ref(p), gen);
+                              return bernoulli_(x, float_arg(p, "bernoulli_", "p"), gen);
+                            }),
              nb::arg("p") = 0.5, nb::kw_only(), nb::arg("generator") = nb::none());
 }
 

@@ -97,13 +97,17 @@ void init_scan_scatter(nb::module_& m) {
         };
       },
       nb::arg("dim").none(), nb::kw_only(), nb::arg("out") = none);
-  tensor.def("cumsum_", returning_self([](const Tensor& x, nb::handle dim, nb::handle dtype) {
-               return cumsum_(x, dim_arg(dim, "cumsum_", 1), to_optional_dtype(dtype));
-             }),
+  tensor.def("cumsum_",
+             returning_self("cumsum_",
+                            [](const Tensor& x, nb::handle dim, nb::handle dtype) {
+                              return cumsum_(x, dim_arg(dim, "cumsum_", 1), to_optional_dtype(dtype));
+                            }),
              nb::arg("dim").none(), nb::kw_only(), nb::arg("dtype") = none);
-  tensor.def("cumprod_", returning_self([](const Tensor& x, nb::handle dim, nb::handle dtype) {
-               return cumprod_(x, dim_arg(dim, "cumprod_", 1), to_optional_dtype(dtype));
-             }),
+  tensor.def("cumprod_",
+             returning_self("cumprod_",
+                            [](const Tensor& x, nb::handle dim, nb::handle dtype) {
+                              return cumprod_(x, dim_arg(dim, "cumprod_", 1), to_optional_dtype(dtype));
+                            }),
              nb::arg("dim").none(), nb::kw_only(), nb::arg("dtype") = none);
 
   def_both(
@@ -119,11 +123,12 @@ void init_scan_scatter(nb::module_& m) {
       nb::arg("dim").none(), nb::arg("index"), nb::arg("src"), nb::arg("reduce").none(), nb::kw_only(),
       nb::arg("include_self") = true, nb::arg("out") = none);
   tensor.def("scatter_reduce_",
-             returning_self([](const Tensor& x, nb::handle dim, const Tensor& index, const Tensor& src,
+             returning_self("scatter_reduce_",
+                            [](const Tensor& x, nb::handle dim, const Tensor& index, const Tensor& src,
                                nb::handle reduce, bool include_self) {
-               return scatter_reduce_(x, dim_arg(dim, "scatter_reduce_", 1), index, src,
-                                      reduce_arg(reduce, "scatter_reduce_", 4), include_self);
-             }),
+                              return scatter_reduce_(x, dim_arg(dim, "scatter_reduce_", 1), index, src,
+                                                     reduce_arg(reduce, "scatter_reduce_", 4), include_self);
+                            }),
              nb::arg("dim").none(), nb::arg("index"), nb::arg("src"), nb::arg("reduce").none(), nb::kw_only(),
              nb::arg("include_self") = true);
 
@@ -140,11 +145,12 @@ void init_scan_scatter(nb::module_& m) {
       nb::arg("dim").none(), nb::arg("index"), nb::arg("source"), nb::arg("reduce").none(), nb::kw_only(),
       nb::arg("include_self") = true, nb::arg("out") = none);
   tensor.def("index_reduce_",
-             returning_self([](const Tensor& x, nb::handle dim, const Tensor& index, const Tensor& source,
+             returning_self("index_reduce_",
+                            [](const Tensor& x, nb::handle dim, const Tensor& index, const Tensor& source,
                                nb::handle reduce, bool include_self) {
-               return index_reduce_(x, dim_arg(dim, "index_reduce_", 1), index, source,
-                                    reduce_arg(reduce, "index_reduce_", 4), include_self);
-             }),
+                              return index_reduce_(x, dim_arg(dim, "index_reduce_", 1), index, source,
+                                                   reduce_arg(reduce, "index_reduce_", 4), include_self);
+                            }),
              nb::arg("dim").none(), nb::arg("index"), nb::arg("source"), nb::arg("reduce").none(),
              nb::kw_only(), nb::arg("include_self") = true);
 
@@ -156,9 +162,11 @@ void init_scan_scatter(nb::module_& m) {
         };
       },
       nb::arg("mask"), nb::arg("source"));
-  tensor.def("masked_scatter_", returning_self([](const Tensor& x, const Tensor& mask, const Tensor& source) {
-               return masked_scatter_(x, mask, source);
-             }),
+  tensor.def("masked_scatter_",
+             returning_self("masked_scatter_",
+                            [](const Tensor& x, const Tensor& mask, const Tensor& source) {
+                              return masked_scatter_(x, mask, source);
+                            }),
              nb::arg("mask"), nb::arg("source"));
 }
 

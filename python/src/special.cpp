@@ -37,7 +37,7 @@ void init_special(nb::module_& m) {
       nb::arg("input"));
   tensor.def(
       "polygamma", [](const Tensor& x, int64_t n) { return polygamma(n, x); }, nb::arg("n"));
-  tensor.def("polygamma_", returning_self([](const Tensor& x, int64_t n) { polygamma_(n, x); }),
+  tensor.def("polygamma_", returning_self("polygamma_", [](const Tensor& x, int64_t n) { polygamma_(n, x); }),
              nb::arg("n"));
 
   m.def(
@@ -46,29 +46,34 @@ void init_special(nb::module_& m) {
   tensor.def(
       "logit", [](const Tensor& x, std::optional<double> eps) { return eps ? logit(x, *eps) : logit(x); },
       nb::arg("eps").none());
-  tensor.def("logit_", returning_self([](const Tensor& x, std::optional<double> eps) {
-               if (eps)
-                 logit_(x, *eps);
-               else
-                 logit_(x);
-             }),
+  tensor.def("logit_",
+             returning_self("logit_",
+                            [](const Tensor& x, std::optional<double> eps) {
+                              if (eps)
+                                logit_(x, *eps);
+                              else
+                                logit_(x);
+                            }),
              nb::arg("eps").none());
 
   m.def("float_power", &float_power_function, nb::arg("input"), nb::arg("exponent"));
   tensor.def(
       "float_power", [](const Tensor& a, nb::handle b) { return float_power_function(nb::cast(a), b); },
       nb::arg("exponent"));
-  tensor.def("float_power_", returning_self([](const Tensor& a, nb::handle b) {
-               Scalar s;
-               if (is_tensor(b)) {
-                 float_power_(a, as_tensor_ref(b));
-                 return;
-               }
-               TANDEM_CHECK(to_scalar(b, s), Type,
-                            "float_power_(): argument 'exponent' must be Tensor or Number, not ",
-                            nb::inst_name(b).c_str());
-               float_power_(a, s);
-             }),
+  tensor.def("float_power_",
+             returning_self("float_power_",
+                            [](const Tensor& a, nb::handle b) {
+                              Scalar s;
+                              if (is_tensor(b)) {
+                                float_power_(a, as_tensor_ref(b));
+                                return;
+                              }
+                              TANDEM_CHECK(
+                                  to_scalar(b, s), Type,
+                                  "float_power_(): argument 'exponent' must be Tensor or Number, not ",
+                                  nb::inst_name(b).c_str());
+                              float_power_(a, s);
+                            }),
              nb::arg("exponent"));
 
   m.def(
@@ -76,7 +81,8 @@ void init_special(nb::module_& m) {
       nb::arg("p"));
   tensor.def(
       "mvlgamma", [](const Tensor& x, int64_t p) { return multigammaln(x, p); }, nb::arg("p"));
-  tensor.def("mvlgamma_", returning_self([](const Tensor& x, int64_t p) { multigammaln_(x, p); }),
+  tensor.def("mvlgamma_",
+             returning_self("mvlgamma_", [](const Tensor& x, int64_t p) { multigammaln_(x, p); }),
              nb::arg("p"));
 }
 

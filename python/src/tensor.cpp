@@ -256,21 +256,27 @@ void init_tensor(nb::module_& m) {
             return layouts("clone")(self, memory_format);
           },
           nb::kw_only(), nb::arg("memory_format") = nb::none())
-      .def("copy_", returning_self([](const Tensor& t, const Tensor& src, bool non_blocking) {
-             CrossingScope scope(".copy_()", true, t.device() != src.device());  // explicit for the guard
-             warn_if_discarding_imag(src.dtype(), t.dtype());
-             return copy_(t, src, non_blocking);
-           }),
+      .def("copy_",
+           returning_self("copy_",
+                          [](const Tensor& t, const Tensor& src, bool non_blocking) {
+                            CrossingScope scope(".copy_()", true,
+                                                t.device() != src.device());  // explicit for the guard
+                            warn_if_discarding_imag(src.dtype(), t.dtype());
+                            return copy_(t, src, non_blocking);
+                          }),
            nb::arg("src"), nb::arg("non_blocking") = false)
-      .def("fill_", returning_self([](const Tensor& t, nb::handle v) {
-             Scalar s;
-             if (is_tensor(v)) return fill_(t, item(as_tensor_ref(v)));
-             TANDEM_CHECK(to_scalar(v, s, true), Type, "fill_(): argument 'value' must be Number, not ",
-                          nb::inst_name(v).c_str());
-             return fill_(t, s);
-           }),
+      .def("fill_",
+           returning_self("fill_",
+                          [](const Tensor& t, nb::handle v) {
+                            Scalar s;
+                            if (is_tensor(v)) return fill_(t, item(as_tensor_ref(v)));
+                            TANDEM_CHECK(to_scalar(v, s, true), Type,
+                                         "fill_(): argument 'value' must be Number, not ",
+                                         nb::inst_name(v).c_str());
+                            return fill_(t, s);
+                          }),
            nb::arg("value"))
-      .def("zero_", returning_self([](const Tensor& t) { return fill_(t, Scalar(int64_t{0})); }));
+      .def("zero_", returning_self("zero_", [](const Tensor& t) { return fill_(t, Scalar(int64_t{0})); }));
 }
 
 }  // namespace tandem::py

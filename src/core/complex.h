@@ -76,6 +76,17 @@ template <typename T>
 struct is_complex_type<complex<T>> : std::true_type {};
 template <typename T>
 constexpr bool is_complex_type_v = is_complex_type<T>::value;
+// The real type of T: T itself for the real types, float for complex<float>, double for complex<double>.
+template <typename T>
+struct RealOf {
+  using type = T;
+};
+template <typename T>
+struct RealOf<complex<T>> {
+  using type = T;
+};
+template <typename T>
+using real_t = typename RealOf<T>::type;
 
 // The elementary functions, as C99 Annex G defines them on the principal branch (std::complex's choices,
 // which PyTorch's CPU and CUDA kernels follow too).

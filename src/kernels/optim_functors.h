@@ -136,6 +136,19 @@ struct OptimLerpWeight {
   }
 };
 
+// The gradient a step works with: negated under maximize, plus weight_decay * p under L2 decay (PyTorch's
+// grad.add(param, alpha=weight_decay), one FMA).
+template <bool kDecay, typename Acc>
+TANDEM_HOST_DEVICE TANDEM_INLINE Acc optim_grad(Acc sign, Acc weight_decay, Acc p, Acc g) {
+  g = sign * g;
+  if constexpr (kDecay) g = optim_fma(weight_decay, p, g);
+  return g;
+}
+// flags() of the optimizers whose only compile-time option is L2 decay (Adagrad, Adadelta, Adamax).
+inline void only_l2_decay_flag(const OptimStepConfig& c, bool f[3]) {
+  f[0] = c.weight_decay != 0, f[1] = f[2] = false;
+}
+
 template <typename Acc>
 struct RmspropUpdate {
   Acc sign, weight_decay, alpha, one_minus_alpha, eps, momentum, neg_lr;
@@ -158,8 +171,7 @@ struct RmspropUpdate {
   // s0 square_avg, s1 grad_avg, s2 momentum_buffer.
   template <bool kDecay, bool kCentered, bool kMomentum>
   TANDEM_HOST_DEVICE TANDEM_INLINE Acc step(Acc p, Acc g, Acc& sq, Acc& ga, Acc& buf) const {
-    g = sign * g;
-    if constexpr (kDecay) g = optim_fma(weight_decay, p, g);
+    g = optim_grad<kDecay>(sign, weight_decay, p, g);
     sq = sq * alpha;
     sq = optim_fma(one_minus_alpha * g, g, sq);
     Acc avg;
@@ -190,7 +202,7 @@ struct AdagradUpdate {
     return {c.maximize ? Acc(-1) : Acc(1), static_cast<Acc>(c.weight_decay), static_cast<Acc>(c.eps),
             static_cast<Acc>(-clr)};
   }
-  static void flags(const OptimStepConfig& c, bool f[3]) { f[0] = c.weight_decay != 0, f[1] = f[2] = false; }
+  static void flags(const OptimStepConfig& c, bool f[3]) { only_l2_decay_flag(c, f); }
   template <bool, bool, bool>
   static constexpr unsigned states() {
     return 1u;
@@ -198,8 +210,7 @@ struct AdagradUpdate {
   // s0 sum.
   template <bool kDecay, bool, bool>
   TANDEM_HOST_DEVICE TANDEM_INLINE Acc step(Acc p, Acc g, Acc& sum, Acc&, Acc&) const {
-    g = sign * g;
-    if constexpr (kDecay) g = optim_fma(weight_decay, p, g);
+    g = optim_grad<kDecay>(sign, weight_decay, p, g);
     sum = optim_fma(Acc(1) * g, g, sum);
     const Acc std_ = std::sqrt(sum) + eps;
     return p + neg_clr * g / std_;
@@ -215,7 +226,7 @@ struct AdadeltaUpdate {
     return {c.maximize ? Acc(-1) : Acc(1),   static_cast<Acc>(c.weight_decay), static_cast<Acc>(c.alpha),
             static_cast<Acc>(1.0 - c.alpha), static_cast<Acc>(c.eps),          static_cast<Acc>(-c.lr)};
   }
-  static void flags(const OptimStepConfig& c, bool f[3]) { f[0] = c.weight_decay != 0, f[1] = f[2] = false; }
+  static void flags(const OptimStepConfig& c, bool f[3]) { only_l2_decay_flag(c, f); }
   template <bool, bool, bool>
   static constexpr unsigned states() {
     return 3u;
@@ -223,8 +234,7 @@ struct AdadeltaUpdate {
   // s0 square_avg, s1 acc_delta.
   template <bool kDecay, bool, bool>
   TANDEM_HOST_DEVICE TANDEM_INLINE Acc step(Acc p, Acc g, Acc& sq, Acc& acc, Acc&) const {
-    g = sign * g;
-    if constexpr (kDecay) g = optim_fma(weight_decay, p, g);
+    g = optim_grad<kDecay>(sign, weight_decay, p, g);
     sq = sq * rho;
     sq = optim_fma(one_minus_rho * g, g, sq);
     const Acc std_ = std::sqrt(sq + eps);
@@ -249,7 +259,7 @@ struct AdamaxUpdate {
             static_cast<Acc>(c.beta2),     static_cast<Acc>(c.eps),
             static_cast<Acc>(-clr),        OptimLerpWeight<Acc>::make(c.beta1)};
   }
-  static void flags(const OptimStepConfig& c, bool f[3]) { f[0] = c.weight_decay != 0, f[1] = f[2] = false; }
+  static void flags(const OptimStepConfig& c, bool f[3]) { only_l2_decay_flag(c, f); }
   template <bool, bool, bool>
   static constexpr unsigned states() {
     return 3u;
@@ -257,8 +267,7 @@ struct AdamaxUpdate {
   // s0 exp_avg, s1 exp_inf.
   template <bool kDecay, bool, bool>
   TANDEM_HOST_DEVICE TANDEM_INLINE Acc step(Acc p, Acc g, Acc& m, Acc& inf, Acc&) const {
-    g = sign * g;
-    if constexpr (kDecay) g = optim_fma(weight_decay, p, g);
+    g = optim_grad<kDecay>(sign, weight_decay, p, g);
     m = optim_lerp(m, g, lerp.w, lerp.one_minus_w, lerp.small);
     inf = optim_maximum(inf * beta2, (g < Acc(0) ? -g : g) + eps);
     return p + neg_clr * m / inf;
@@ -298,9 +307,8 @@ struct NadamUpdate {
   // s0 exp_avg, s1 exp_avg_sq.
   template <bool kL2, bool kDecoupled, bool>
   TANDEM_HOST_DEVICE TANDEM_INLINE Acc step(Acc p, Acc g, Acc& m, Acc& v, Acc&) const {
-    g = sign * g;
     if constexpr (kDecoupled) p = p * decay;
-    if constexpr (kL2) g = optim_fma(weight_decay, p, g);
+    g = optim_grad<kL2>(sign, weight_decay, p, g);
     m = optim_lerp(m, g, lerp.w, lerp.one_minus_w, lerp.small);
     v = v * beta2;
     v = optim_fma(one_minus_beta2 * g, g, v);
@@ -352,9 +360,8 @@ struct RadamUpdate {
   // s0 exp_avg, s1 exp_avg_sq.
   template <bool kL2, bool kDecoupled, bool kRectified>
   TANDEM_HOST_DEVICE TANDEM_INLINE Acc step(Acc p, Acc g, Acc& m, Acc& v, Acc&) const {
-    g = sign * g;
     if constexpr (kDecoupled) p = p * decay;
-    if constexpr (kL2) g = optim_fma(weight_decay, p, g);
+    g = optim_grad<kL2>(sign, weight_decay, p, g);
     m = optim_lerp(m, g, lerp.w, lerp.one_minus_w, lerp.small);
     v = v * beta2;
     v = optim_fma(one_minus_beta2 * g, g, v);

@@ -94,6 +94,18 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& a, const std::string& mode) {
 }
 
 namespace {
+// PyTorch's error for the first matrix whose eigen-decomposition did not converge (LAPACK info > 0).
+void check_eigen_converged(const char* op, const Tensor& info, bool batched) {
+  std::vector<int> codes = read_info(info);
+  for (size_t i = 0; i < codes.size(); ++i)
+    if (codes[i] != 0)
+      throw_linalg_error(
+          std::string(op) + ": " + batch_prefix(i, batched) +
+          "The algorithm failed to converge because the input matrix is ill-conditioned or has "
+          "too many repeated eigenvalues (error code: " +
+          std::to_string(codes[i]) + ").");
+}
+
 std::tuple<Tensor, Tensor> eigh_impl(const char* op, const Tensor& a, const std::string& uplo, bool vectors) {
   TANDEM_CHECK(uplo == "L" || uplo == "U" || uplo == "l" || uplo == "u", Runtime,
                "Expected UPLO argument to be 'L' or 'U', but got ", uplo,
@@ -110,14 +122,7 @@ std::tuple<Tensor, Tensor> eigh_impl(const char* op, const Tensor& a, const std:
     Tensor w = empty(DimVector{count, n}, complex_value_dtype(a.dtype()), a.device());
     Tensor info = full(DimVector{count}, Scalar(int64_t{0}), DType::Int32, a.device());
     if (buf.numel() > 0) k.eigh(buf, w, need_vectors, uplo == "U" || uplo == "u", info);
-    std::vector<int> codes = read_info(info);
-    for (size_t i = 0; i < codes.size(); ++i)
-      if (codes[i] != 0)
-        throw_linalg_error(
-            std::string(op) + ": " + batch_prefix(i, !batch.empty()) +
-            "The algorithm failed to converge because the input matrix is ill-conditioned or has "
-            "too many repeated eigenvalues (error code: " +
-            std::to_string(codes[i]) + ").");
+    check_eigen_converged(op, info, !batch.empty());
     return std::make_tuple(reshape(w, with_last(batch, n)),
                            need_vectors ? from_column_major(buf, batch, n, n) : Tensor());
   });
@@ -206,14 +211,7 @@ std::tuple<Tensor, Tensor> eig_impl(const char* op, const Tensor& a, bool vector
     Tensor v = need_vectors ? empty(DimVector{count, n, n}, out_dtype, src.device()) : Tensor();
     Tensor info = full(DimVector{count}, Scalar(int64_t{0}), DType::Int32, src.device());
     if (buf.numel() > 0) k.eig(buf, w, v, info);
-    std::vector<int> codes = read_info(info);
-    for (size_t i = 0; i < codes.size(); ++i)
-      if (codes[i] != 0)
-        throw_linalg_error(
-            std::string(op) + ": " + batch_prefix(i, !batch.empty()) +
-            "The algorithm failed to converge because the input matrix is ill-conditioned or has "
-            "too many repeated eigenvalues (error code: " +
-            std::to_string(codes[i]) + ").");
+    check_eigen_converged(op, info, !batch.empty());
     Tensor values = reshape(w, with_last(batch, n));
     Tensor vecs = need_vectors ? from_column_major(v, batch, n, n) : Tensor();
     if (on_host) {

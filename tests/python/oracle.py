@@ -45,6 +45,21 @@ def random_torch(shape, name, gen, low=-5, high=5):
     return (torch.randn(shape, generator=gen, dtype=torch.float64) * 3).to(torch_dtype(name))
 
 
+def random_matrix(shape, dtype="complex128", seed=0, hpd=False, well=False):
+    """Random torch matrices of a real or complex dtype name: Hermitian positive-definite with hpd, shifted by
+    n * I (well conditioned) with well, else plain normal entries."""
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(shape, generator=g, dtype=torch.complex128)
+    if dtype in ("float32", "float64"):
+        x = x.real.clone()
+    n = shape[-1]
+    if hpd:
+        x = x @ x.mH + n * torch.eye(n, dtype=x.dtype)
+    elif well and len(shape) >= 2 and shape[-1] == shape[-2]:
+        x = x + n * torch.eye(n, dtype=x.dtype)
+    return x.to(getattr(torch, dtype))
+
+
 def assert_same(t, expected, rtol=None, atol=None, device=None):
     """Values, dtype and shape of tandem tensor ``t`` equal torch tensor ``expected``."""
     assert dtype_name(t.dtype) == str(expected.dtype).split(".")[-1], (t.dtype, expected.dtype)

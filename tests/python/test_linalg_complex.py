@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import tandem
-from oracle import assert_same_error, from_torch, raised, to_torch
+from oracle import assert_same_error, from_torch, raised, random_matrix, to_torch
 from tandem.autograd import gradcheck, gradgradcheck
 
 CDTYPES = ["complex64", "complex128"]
@@ -21,16 +21,7 @@ def tol(dtype):
 
 def rand(shape, dtype="complex128", seed=0, hpd=False, well=True):
     """Random complex (or real) matrices: Hermitian positive-definite with hpd, else well conditioned."""
-    g = torch.Generator().manual_seed(seed)
-    x = torch.randn(shape, generator=g, dtype=torch.complex128)
-    if dtype in ("float32", "float64"):
-        x = x.real.clone()
-    n = shape[-1]
-    if hpd:
-        x = x @ x.mH + n * torch.eye(n, dtype=x.dtype)
-    elif well and len(shape) >= 2 and shape[-1] == shape[-2]:
-        x = x + n * torch.eye(n, dtype=x.dtype)
-    return x.to(getattr(torch, dtype))
+    return random_matrix(shape, dtype, seed, hpd, well)
 
 
 def T(x, device="cpu"):

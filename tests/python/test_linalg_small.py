@@ -7,6 +7,7 @@ import torch
 
 import tandem
 from oracle import from_torch, to_torch
+from oracle import random_matrix as rand
 
 ORDERS = [1, 2, 8, 16, 17, 40]  # 16 is the last order of the small loops
 DTYPES = ["float32", "float64", "complex64", "complex128"]
@@ -14,17 +15,6 @@ DTYPES = ["float32", "float64", "complex64", "complex128"]
 
 def tol(dtype):
     return dict(rtol=1e-4, atol=1e-4) if dtype in ("float32", "complex64") else dict(rtol=1e-10, atol=1e-10)
-
-
-def rand(shape, dtype, seed=0, hpd=False):
-    g = torch.Generator().manual_seed(seed)
-    x = torch.randn(shape, generator=g, dtype=torch.complex128)
-    if dtype in ("float32", "float64"):
-        x = x.real.clone()
-    n = shape[-1]
-    if hpd:
-        x = x @ x.mH + n * torch.eye(n, dtype=x.dtype)
-    return x.to(getattr(torch, dtype))
 
 
 def close(got, want, **kw):

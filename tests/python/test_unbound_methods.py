@@ -19,6 +19,20 @@ CALLS = [
     ("__iter__", lambda o: tandem.Tensor.__iter__(o)),
     ("__deepcopy__", lambda o: tandem.Tensor.__deepcopy__(o, {})),
     ("conj", lambda o: tandem.Tensor.conj(o)),
+    # The in-place methods bound through returning_self (python/src/bindings.h).
+    ("add_", lambda o: tandem.Tensor.add_(o, 1)),
+    ("mul_", lambda o: tandem.Tensor.mul_(o, 2)),
+    ("neg_", lambda o: tandem.Tensor.neg_(o)),
+    ("fill_", lambda o: tandem.Tensor.fill_(o, 0)),
+    ("zero_", lambda o: tandem.Tensor.zero_(o)),
+    ("copy_", lambda o: tandem.Tensor.copy_(o, tandem.ones(2))),
+    ("clamp_", lambda o: tandem.Tensor.clamp_(o, 0, 1)),
+    ("masked_fill_", lambda o: tandem.Tensor.masked_fill_(o, tandem.ones(2, dtype=tandem.bool), 0)),
+    ("uniform_", lambda o: tandem.Tensor.uniform_(o)),
+    ("bernoulli_", lambda o: tandem.Tensor.bernoulli_(o, 0.5)),
+    ("cumsum_", lambda o: tandem.Tensor.cumsum_(o, 0)),
+    ("polygamma_", lambda o: tandem.Tensor.polygamma_(o, 1)),
+    ("index_fill_", lambda o: tandem.Tensor.index_fill_(o, 0, tandem.tensor([0]), 1.0)),
 ]
 
 

@@ -45,17 +45,6 @@ const cuComplex* cu(const cf* p) { return reinterpret_cast<const cuComplex*>(p);
 cuDoubleComplex* cu(zd* p) { return reinterpret_cast<cuDoubleComplex*>(p); }
 const cuDoubleComplex* cu(const zd* p) { return reinterpret_cast<const cuDoubleComplex*>(p); }
 
-// The real type of T (T itself for float and double).
-template <typename T>
-struct RealOf {
-  using type = T;
-};
-template <typename T>
-struct RealOf<complex<T>> {
-  using type = T;
-};
-template <typename T>
-using real_t = typename RealOf<T>::type;
 // The conjugate transpose for complex matrices, the transpose for real ones.
 template <typename T>
 cublasOperation_t adjoint_op() {

@@ -202,20 +202,6 @@ void gesdd(char jobz, int m, int n, zd* a, double* s, zd* u, int ldu, zd* vt, in
   zgesdd_(&jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, work, &lwork, rwork, iwork, info, 1);
 }
 
-// The real type of T (T itself for float and double).
-template <typename T>
-struct RealOf {
-  using type = T;
-};
-template <typename T>
-struct RealOf<complex<T>> {
-  using type = T;
-};
-template <typename T>
-using real_t = typename RealOf<T>::type;
-template <typename T>
-constexpr bool is_complex_v = !std::is_same_v<T, real_t<T>>;
-
 // A workspace size LAPACK returned from a query (in the real part for the complex routines).
 size_t work_size(float q) { return std::max<size_t>(1, static_cast<size_t>(q)); }
 size_t work_size(double q) { return std::max<size_t>(1, static_cast<size_t>(q)); }
@@ -402,8 +388,9 @@ struct Svd {
     // cgesdd's real workspace (LAPACK's documented bound, at least 7 min(m, n) for jobz = 'N').
     const int64_t mn = std::min(m, n), mx = std::max(m, n);
     const int64_t lrwork =
-        is_complex_v<T> ? std::max({7 * mn, 5 * mn * mn + 5 * mn, 2 * mx * mn + 2 * mn * mn + mn, int64_t{1}})
-                        : 1;
+        is_complex_type_v<T>
+            ? std::max({7 * mn, 5 * mn * mn + 5 * mn, 2 * mx * mn + 2 * mn * mn + mn, int64_t{1}})
+            : 1;
     const int ldu = vectors ? as_int(m) : 1, ldvt = vectors ? as_int(n) : 1;
     // One workspace query for the whole batch (the size depends only on the shape), one allocation per chunk.
     T query(0), dummy(0);
@@ -501,7 +488,7 @@ struct Eig {
       T* ap = a.data<T>() + b * n * n;
       C* wp = w.data<C>() + b * n;
       C* vp = v.defined() ? v.data<C>() + b * n * n : nullptr;
-      if constexpr (is_complex_v<T>)
+      if constexpr (is_complex_type_v<T>)
         geev_complex(jobv, as_int(n), ap, wp, vp, info.data<int>() + b);
       else
         geev_real(jobv, as_int(n), ap, wp, vp, info.data<int>() + b);

@@ -189,6 +189,16 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
+def _unstructured_mask(default_mask, amount, flat_indices_to_prune):
+    """A copy of default_mask with `amount` entries zeroed (a count, or a fraction of all entries), at the flat
+    indices flat_indices_to_prune(count) picks."""
+    count = _count_to_prune(amount, default_mask.nelement())
+    mask = default_mask.clone(memory_format=tandem.contiguous_format)
+    if count:
+        mask.view(-1)[flat_indices_to_prune(count)] = 0
+    return mask
+
+
 class RandomUnstructured(BasePruningMethod):
     """Prunes `amount` (a count, or a fraction of the entries) of the still-kept entries, chosen at random."""
 
@@ -199,12 +209,8 @@ class RandomUnstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        count = _count_to_prune(self.amount, t.nelement())
-        mask = default_mask.clone(memory_format=tandem.contiguous_format)
-        if count:
-            scores = tandem.rand_like(t).view(-1)
-            mask.view(-1)[tandem.topk(scores, k=count).indices] = 0
-        return mask
+        return _unstructured_mask(
+            default_mask, self.amount, lambda k: tandem.topk(tandem.rand_like(t).view(-1), k=k).indices)
 
     @classmethod
     def apply(cls, module, name, amount):
@@ -221,12 +227,8 @@ class L1Unstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        count = _count_to_prune(self.amount, t.nelement())
-        mask = default_mask.clone(memory_format=tandem.contiguous_format)
-        if count:
-            smallest = tandem.topk(tandem.abs(t).view(-1), k=count, largest=False).indices
-            mask.view(-1)[smallest] = 0
-        return mask
+        return _unstructured_mask(
+            default_mask, self.amount, lambda k: tandem.topk(tandem.abs(t).view(-1), k=k, largest=False).indices)
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
