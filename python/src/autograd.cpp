@@ -461,10 +461,7 @@ void init_autograd(nb::module_& m) {
     }
     return nb::borrow(self);
   });
-  tensor.def_prop_rw("data", &detach, [](const Tensor& t, const Tensor& src) {
-    t.impl()->set_storage(src.storage(), src.dtype());
-    t.impl()->set_geometry(src.storage_offset(), src.sizes(), src.strides());
-  });
+  tensor.def_prop_rw("data", &detach, &autograd::set_data);
   tensor.def(
       "backward",
       [](const Tensor& t, nb::handle gradient, std::optional<bool> retain_graph, bool create_graph,

@@ -5,6 +5,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 
+#include "autograd/node.h"
 #include "bindings.h"
 #include "core/error.h"
 #include "ops/activation.h"
@@ -44,20 +45,13 @@ nb::object make_subclass(nb::handle cls, const Tensor& data, bool requires_grad)
   return inst;
 }
 
-// Re-points `self` at `src`'s memory, dtype and geometry, keeping the Python object (and its identity in
-// optimizers) — what `param.data = ...` does in PyTorch.
-void set_data(const Tensor& self, const Tensor& src) {
-  self.impl()->set_storage(src.storage(), src.dtype());
-  self.impl()->set_geometry(src.storage_offset(), src.sizes(), src.strides());
-}
-
 nb::object grad_or_none(const Tensor& t) { return t.defined() ? wrap(t) : nb::none(); }
 
 }  // namespace
 
 void init_nn(nb::module_& m) {
   m.def("_make_subclass", &make_subclass, nb::arg("cls"), nb::arg("data"), nb::arg("requires_grad") = false);
-  m.def("_set_data", &set_data, nb::arg("self"), nb::arg("src"));
+  m.def("_set_data", &autograd::set_data, nb::arg("self"), nb::arg("src"));
   // The activations with parameters (ops/activation.h), for torch.nn.functional: name, input, the
   // parameters in kernels/activation.h's order; in place when `inplace` (the input is returned then).
   m.def(

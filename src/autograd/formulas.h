@@ -36,7 +36,9 @@ Tensor record_view(const std::shared_ptr<FormulaNode>& node, const Tensor& x, co
 // Shape-only views (view, squeeze, unsqueeze, reshape-as-view): the gradient is reshaped back.
 Tensor record_reshape_view(const char* name, const Tensor& x, const Tensor& out);
 Tensor record_permute(const Tensor& x, IntArrayRef dims, const Tensor& out);
-Tensor record_transpose(const Tensor& x, int64_t d0, int64_t d1, const Tensor& out);
+// `name`: TBackward0 for Tensor.t(), which PyTorch records under its own name.
+Tensor record_transpose(const Tensor& x, int64_t d0, int64_t d1, const Tensor& out,
+                        const char* name = "TransposeBackward0");
 Tensor record_alias(const char* name, const Tensor& x, const Tensor& out);  // gradient passes unchanged
 Tensor record_expand(const Tensor& x, const Tensor& out);
 Tensor record_slice(const Tensor& x, int64_t dim, int64_t start, int64_t stop, int64_t step,

@@ -37,8 +37,8 @@ Tensor record_permute(const Tensor& x, IntArrayRef dims, const Tensor& out) {
   return record_view(node, x, out);
 }
 
-Tensor record_transpose(const Tensor& x, int64_t d0, int64_t d1, const Tensor& out) {
-  auto node = make_node("TransposeBackward0", [](FormulaNode& n, const Tensor& g) {
+Tensor record_transpose(const Tensor& x, int64_t d0, int64_t d1, const Tensor& out, const char* name) {
+  auto node = make_node(name, [](FormulaNode& n, const Tensor& g) {
     return Grads{transpose(g, n.ints[0], n.ints[1])};
   });
   node->ints = DimVector{d0, d1};

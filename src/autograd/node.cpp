@@ -217,6 +217,13 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& leaf) {
   return acc;
 }
 
+void set_data(const Tensor& self, const Tensor& src) {
+  if (AutogradMeta* m = self.impl()->autograd())
+    if (self.device() != src.device() || self.dtype() != src.dtype()) m->grad_accumulator.reset();
+  self.impl()->set_storage(src.storage(), src.dtype());
+  self.impl()->set_geometry(src.storage_offset(), src.sizes(), src.strides());
+}
+
 Edge gradient_edge(const Tensor& t) {
   if (!t.defined()) return {};
   AutogradMeta* m = t.impl()->autograd();

@@ -154,8 +154,10 @@ Tensor t(const Tensor& x) {
   profiler::RecordScope profile_scope("aten::t", x);
   TANDEM_CHECK(x.dim() <= 2, Runtime, "t() expects a tensor with <= 2 dimensions, but self is ", x.dim(),
                "D");
-  if (x.dim() >= 2) return transpose(x, 0, 1);
-  return autograd::should_record(x) ? autograd::record_alias("TBackward0", x, alias(x)) : alias(x);
+  if (x.dim() < 2) return autograd::should_record(x) ? autograd::record_alias("TBackward0", x, alias(x)) : alias(x);
+  Tensor out = make_view(x, DimVector{x.size(1), x.size(0)}, DimVector{x.stride(1), x.stride(0)},
+                         x.storage_offset());
+  return autograd::should_record(x) ? autograd::record_transpose(x, 0, 1, out, "TBackward0") : out;
 }
 
 Tensor matrix_T(const Tensor& x) {

@@ -167,7 +167,8 @@ def test_view_names_match_torch():
     x, tx = leaf(rand(4, 3)), torch.tensor(rand(4, 3), requires_grad=True)
     for f in (lambda a: a.view(12), lambda a: a.permute(1, 0), lambda a: a.transpose(0, 1),
               lambda a: a.unsqueeze(0), lambda a: a.narrow(0, 1, 2), lambda a: a.select(0, 1),
-              lambda a: a.unsqueeze(0).squeeze(0), lambda a: a.unsqueeze(1).expand(4, 2, 3), lambda a: a.clone()):
+              lambda a: a.unsqueeze(0).squeeze(0), lambda a: a.unsqueeze(1).expand(4, 2, 3), lambda a: a.clone(),
+              lambda a: a.t(), lambda a: a[0].t(), lambda a: a.T, lambda a: a.mT, lambda a: a.t().t()):
         assert f(x).grad_fn.name() == type(f(tx).grad_fn).__name__
 
 
