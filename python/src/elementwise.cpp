@@ -69,9 +69,12 @@ nb::object apply(const BinaryFns& f, const Tensor& self, nb::handle other, bool 
 }
 
 // igamma/igammac have only PyTorch's (Tensor, Tensor) overload: a number is its TypeError.
-void check_tensor_operands(const BinaryFns& f, nb::handle a, nb::handle b) {
+bool tensor_operands_only(const BinaryFns& f) {
   const std::string_view name(f.name);
-  if (name != "igamma" && name != "igammac") return;
+  return name == "igamma" || name == "igammac";
+}
+void check_tensor_operands(const BinaryFns& f, nb::handle a, nb::handle b) {
+  if (!tensor_operands_only(f)) return;
   TANDEM_CHECK(is_tensor(a), Type, f.name, "(): argument 'input' (position 1) must be Tensor, not ",
                nb::inst_name(a).c_str());
   TANDEM_CHECK(is_tensor(b), Type, f.name, "(): argument 'other' (position 2) must be Tensor, not ",
@@ -79,7 +82,7 @@ void check_tensor_operands(const BinaryFns& f, nb::handle a, nb::handle b) {
 }
 
 nb::object apply_inplace(const BinaryFns& f, const Tensor& self, nb::handle other) {
-  check_tensor_operands(f, nb::cast(self), other);
+  if (tensor_operands_only(f)) check_tensor_operands(f, nb::cast(self), other);
   if (is_tensor(other)) return wrap(f.tt_(self, as_tensor_ref(other)));
   Scalar s;
   if (!to_scalar(other, s, true)) return not_implemented();
