@@ -39,10 +39,15 @@ def test_bessel_values_at_the_edges(op, dtype, device):
     expected = getattr(torch.special, op)(x)
     got = getattr(tandem.special, op)(from_torch(x, device))
     assert got.dtype == getattr(tandem, dtype) and got.device == tandem.device(device)
-    # tandem computes every dtype in double: float32 results are within an ulp or two of PyTorch's float loop
-    # (whose own error near a function's zeros is a few 1e-8 absolute)
-    rtol, atol = (1e-5, 1e-7) if dtype == "float32" else (1e-13, 1e-300)
-    check_close(got, expected, rtol, atol)
+    if dtype == "float64":
+        check_close(got, expected, 1e-13, 1e-300)
+        return
+    # tandem computes float32 in double and rounds once: PyTorch's float64 values rounded to float32. PyTorch's
+    # float loop agrees up to its own rounding (a few 1e-8 absolute near zeros), except for huge arguments, where
+    # it reduces x - pi/4 in float and its result is noise (J0(1e10) is a few 1e-6 off)
+    check_close(got, getattr(torch.special, op)(x.double()).float(), 1e-6, 1e-30)
+    moderate = x.abs() < 1e3
+    torch.testing.assert_close(to_torch(got)[moderate], expected[moderate], rtol=1e-5, atol=1e-6, equal_nan=True)
 
 
 # (op, low, high): float64 sweeps over both sides of every branch switch (5 for J/Y, 2 and 8 for K, -2.09 and
