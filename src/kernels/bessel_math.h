@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "core/macros.h"
+#include "kernels/noinline_host.h"
 
 namespace tandem {
 namespace special_math {
@@ -19,7 +20,7 @@ namespace cephes {
 
 constexpr double kPi = 3.141592653589793238462643383279502884;
 
-TANDEM_HOST_DEVICE inline double airy_ai(double x) {
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline double airy_ai(double x) {
   static constexpr double AN[] = {
       +3.46538101525629032477e-01, +1.20075952739645805542e+01, +7.62796053615234516538e+01,
       +1.68089224934630576269e+02, +1.59756391350164413639e+02, +7.05360906840444183113e+01,
@@ -163,7 +164,7 @@ TANDEM_HOST_DEVICE inline double airy_ai(double x) {
   return ai;
 }
 
-TANDEM_HOST_DEVICE inline double bessel_j0(double x) {
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline double bessel_j0(double x) {
   static constexpr double PP[] = {
       +7.96936729297347051624e-04, +8.28352392107440799803e-02, +1.23953371646414299388e+00,
       +5.44725003058768775090e+00, +8.74716500199817011941e+00, +5.30324038235394892183e+00,
@@ -254,7 +255,7 @@ TANDEM_HOST_DEVICE inline double bessel_j0(double x) {
          0.797884560802865355879892119868763737 / std::sqrt(x);
 }
 
-TANDEM_HOST_DEVICE inline double bessel_j1(double x) {
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline double bessel_j1(double x) {
   static constexpr double PP[] = {
       +7.62125616208173112003e-04, +7.31397056940917570436e-02, +1.12719608129684925192e+00,
       +5.11207951146807644818e+00, +8.42404590141772420927e+00, +5.21451598682361504063e+00,
@@ -341,7 +342,7 @@ TANDEM_HOST_DEVICE inline double bessel_j1(double x) {
          0.797884560802865355879892119868763737 / std::sqrt(x);
 }
 
-TANDEM_HOST_DEVICE inline double bessel_y0(double x) {
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline double bessel_y0(double x) {
   static constexpr double PP[] = {
       +7.96936729297347051624e-04, +8.28352392107440799803e-02, +1.23953371646414299388e+00,
       +5.44725003058768775090e+00, +8.74716500199817011941e+00, +5.30324038235394892183e+00,
@@ -431,7 +432,7 @@ TANDEM_HOST_DEVICE inline double bessel_y0(double x) {
          0.797884560802865355879892119868763737 / std::sqrt(x);
 }
 
-TANDEM_HOST_DEVICE inline double bessel_y1(double x) {
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline double bessel_y1(double x) {
   static constexpr double PP[] = {
       +7.62125616208173112003e-04, +7.31397056940917570436e-02, +1.12719608129684925192e+00,
       +5.11207951146807644818e+00, +8.42404590141772420927e+00, +5.21451598682361504063e+00,
@@ -520,7 +521,7 @@ TANDEM_HOST_DEVICE inline double bessel_y1(double x) {
          0.797884560802865355879892119868763737 / std::sqrt(x);
 }
 
-TANDEM_HOST_DEVICE inline double cephes_i0(double x) {
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline double cephes_i0(double x) {
   static constexpr double A[] = {
       -4.41534164647933937950e-18, +3.33079451882223809783e-17, -2.43127984654795469359e-16,
       +1.71539128555513303061e-15, -1.16853328779934516808e-14, +7.67618549860493561688e-14,
@@ -572,7 +573,7 @@ TANDEM_HOST_DEVICE inline double cephes_i0(double x) {
   return std::exp(std::abs(x)) * (0.5 * (b - p)) / std::sqrt(std::abs(x));
 }
 
-TANDEM_HOST_DEVICE inline double cephes_i1(double x) {
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline double cephes_i1(double x) {
   static constexpr double A[] = {
       +2.77791411276104639959e-18, -2.11142121435816608115e-17, +1.55363195773620046921e-16,
       -1.10559694773538630805e-15, +7.60068429473540693410e-15, -5.04218550472791168711e-14,
@@ -632,7 +633,7 @@ TANDEM_HOST_DEVICE inline double cephes_i1(double x) {
   return std::exp(std::abs(x)) * (0.5 * (b - p)) / std::sqrt(std::abs(x));
 }
 
-TANDEM_HOST_DEVICE inline double modified_bessel_k0(double x) {
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline double modified_bessel_k0(double x) {
   static constexpr double A[] = {
       +1.37446543561352307156e-16, +4.25981614279661018399e-14, +1.03496952576338420167e-11,
       +1.90451637722020886025e-09, +2.53479107902614945675e-07, +2.28621210311945178607e-05,
@@ -686,7 +687,7 @@ TANDEM_HOST_DEVICE inline double modified_bessel_k0(double x) {
   return std::exp(-x) * (0.5 * (b - p)) / std::sqrt(x);
 }
 
-TANDEM_HOST_DEVICE inline double modified_bessel_k1(double x) {
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline double modified_bessel_k1(double x) {
   static constexpr double A[] = {
       -7.02386347938628759343e-18, -2.42744985051936593393e-15, -6.66690169419932900609e-13,
       -1.41148839263352776110e-10, -2.21338763073472585583e-08, -2.43340614156596823496e-06,
@@ -740,7 +741,7 @@ TANDEM_HOST_DEVICE inline double modified_bessel_k1(double x) {
   return std::exp(-x) * (0.5 * (b - p)) / std::sqrt(x);
 }
 
-TANDEM_HOST_DEVICE inline double scaled_modified_bessel_k0(double x) {
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline double scaled_modified_bessel_k0(double x) {
   static constexpr double A[] = {
       +1.37446543561352307156e-16, +4.25981614279661018399e-14, +1.03496952576338420167e-11,
       +1.90451637722020886025e-09, +2.53479107902614945675e-07, +2.28621210311945178607e-05,
@@ -794,7 +795,7 @@ TANDEM_HOST_DEVICE inline double scaled_modified_bessel_k0(double x) {
   return 0.5 * (b - p) / std::sqrt(x);
 }
 
-TANDEM_HOST_DEVICE inline double scaled_modified_bessel_k1(double x) {
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline double scaled_modified_bessel_k1(double x) {
   static constexpr double A[] = {
       -7.02386347938628759343e-18, -2.42744985051936593393e-15, -6.66690169419932900609e-13,
       -1.41148839263352776110e-10, -2.21338763073472585583e-08, -2.43340614156596823496e-06,
@@ -848,7 +849,7 @@ TANDEM_HOST_DEVICE inline double scaled_modified_bessel_k1(double x) {
   return (0.5 * (b - p) / std::sqrt(x));
 }
 
-TANDEM_HOST_DEVICE inline double spherical_bessel_j0(double x) {
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline double spherical_bessel_j0(double x) {
   if (std::isinf(x)) {
     return 0.0;
   }

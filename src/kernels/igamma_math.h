@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "core/macros.h"
+#include "kernels/noinline_host.h"
 
 namespace tandem {
 namespace special_math {
@@ -347,7 +348,7 @@ TANDEM_HOST_DEVICE inline bool near_diagonal(double a, double x) {
 
 // Q(a, x), the regularized upper incomplete gamma function. Boundary values as SciPy's and PyTorch's: NaN for
 // negative a or x, Q(0, x > 0) = 0, Q(a, 0) = 1, Q(inf, finite x) = 1, Q(a, inf) = 0.
-TANDEM_HOST_DEVICE inline double igammac(double a, double x) {
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline double igammac(double a, double x) {
   using namespace igamma_detail;
   const double nan = std::numeric_limits<double>::quiet_NaN();
   if (x < 0 || a < 0) return nan;
@@ -363,7 +364,7 @@ TANDEM_HOST_DEVICE inline double igammac(double a, double x) {
 
 // P(a, x), the regularized lower incomplete gamma function: P(0, x > 0) = 1, P(a, 0) = 0, P(inf, finite x) =
 // 0, P(a, inf) = 1, NaN for negative a or x.
-TANDEM_HOST_DEVICE inline double igamma(double a, double x) {
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline double igamma(double a, double x) {
   using namespace igamma_detail;
   const double nan = std::numeric_limits<double>::quiet_NaN();
   if (x < 0 || a < 0) return nan;

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "core/macros.h"
+#include "kernels/noinline_host.h"
 
 namespace tandem {
 namespace special_math {
@@ -23,7 +24,7 @@ TANDEM_HOST_DEVICE inline int64_t degree(T n) {
 }
 
 template <typename T>
-TANDEM_HOST_DEVICE inline T chebyshev_polynomial_t(T x, int64_t n) {
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline T chebyshev_polynomial_t(T x, int64_t n) {
   if (n < 0) {
     return T(0.0);
   }
@@ -62,7 +63,7 @@ TANDEM_HOST_DEVICE inline T chebyshev_polynomial_t(T x, int64_t n) {
 }
 
 template <typename T>
-TANDEM_HOST_DEVICE inline T chebyshev_polynomial_u(T x, int64_t n) {
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline T chebyshev_polynomial_u(T x, int64_t n) {
   if (n < 0) {
     return T(0.0);
   }
@@ -105,7 +106,7 @@ TANDEM_HOST_DEVICE inline T chebyshev_polynomial_u(T x, int64_t n) {
 }
 
 template <typename T>
-TANDEM_HOST_DEVICE inline T chebyshev_polynomial_v(T x, int64_t n) {
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline T chebyshev_polynomial_v(T x, int64_t n) {
   if (n < 0) {
     return T(0.0);
   }
@@ -156,7 +157,7 @@ TANDEM_HOST_DEVICE inline T chebyshev_polynomial_v(T x, int64_t n) {
 }
 
 template <typename T>
-TANDEM_HOST_DEVICE inline T chebyshev_polynomial_w(T x, int64_t n) {
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline T chebyshev_polynomial_w(T x, int64_t n) {
   if (n < 0) {
     return T(0.0);
   }
@@ -211,7 +212,7 @@ TANDEM_HOST_DEVICE inline T chebyshev_polynomial_w(T x, int64_t n) {
 }
 
 template <typename T>
-TANDEM_HOST_DEVICE inline T shifted_chebyshev_polynomial_t(T x, int64_t n) {
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline T shifted_chebyshev_polynomial_t(T x, int64_t n) {
   if (n < 0) {
     return T(0.0);
   }
@@ -254,7 +255,7 @@ TANDEM_HOST_DEVICE inline T shifted_chebyshev_polynomial_t(T x, int64_t n) {
 }
 
 template <typename T>
-TANDEM_HOST_DEVICE inline T shifted_chebyshev_polynomial_u(T x, int64_t n) {
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline T shifted_chebyshev_polynomial_u(T x, int64_t n) {
   if (n < 0) {
     return T(0.0);
   }
@@ -301,7 +302,7 @@ TANDEM_HOST_DEVICE inline T shifted_chebyshev_polynomial_u(T x, int64_t n) {
 }
 
 template <typename T>
-TANDEM_HOST_DEVICE inline T shifted_chebyshev_polynomial_v(T x, int64_t n) {
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline T shifted_chebyshev_polynomial_v(T x, int64_t n) {
   if (n < 0) {
     return T(0.0);
   }
@@ -353,7 +354,7 @@ TANDEM_HOST_DEVICE inline T shifted_chebyshev_polynomial_v(T x, int64_t n) {
 }
 
 template <typename T>
-TANDEM_HOST_DEVICE inline T shifted_chebyshev_polynomial_w(T x, int64_t n) {
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline T shifted_chebyshev_polynomial_w(T x, int64_t n) {
   if (n < 0) {
     return T(0.0);
   }
@@ -411,7 +412,7 @@ TANDEM_HOST_DEVICE constexpr int64_t hermite_limit() {
 }
 
 template <typename T>
-TANDEM_HOST_DEVICE inline T hermite_polynomial_h(T x, int64_t n) {
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline T hermite_polynomial_h(T x, int64_t n) {
   if (n < 0) {
     return T(0.0);
   }
@@ -442,7 +443,7 @@ TANDEM_HOST_DEVICE inline T hermite_polynomial_h(T x, int64_t n) {
 }
 
 template <typename T>
-TANDEM_HOST_DEVICE inline T hermite_polynomial_he(T x, int64_t n) {
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline T hermite_polynomial_he(T x, int64_t n) {
   if (n < 0) {
     return T(0.0);
   }
@@ -473,7 +474,7 @@ TANDEM_HOST_DEVICE inline T hermite_polynomial_he(T x, int64_t n) {
 }
 
 template <typename T>
-TANDEM_HOST_DEVICE inline T laguerre_polynomial_l(T x, int64_t n) {
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline T laguerre_polynomial_l(T x, int64_t n) {
   if (n < 0) {
     return T(0.0);
   }
@@ -504,7 +505,7 @@ TANDEM_HOST_DEVICE inline T laguerre_polynomial_l(T x, int64_t n) {
 }
 
 template <typename T>
-TANDEM_HOST_DEVICE inline T legendre_polynomial_p(T x, int64_t n) {
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline T legendre_polynomial_p(T x, int64_t n) {
   if (n < 0) {
     return T(0.0);
   }
