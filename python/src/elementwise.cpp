@@ -68,7 +68,21 @@ nb::object apply(const BinaryFns& f, const Tensor& self, nb::handle other, bool 
   return wrap(reflected ? f.st(s, self) : f.ts(self, s));
 }
 
+// igamma/igammac have only PyTorch's (Tensor, Tensor) overload: a number is its TypeError.
+bool tensor_operands_only(const BinaryFns& f) {
+  const std::string_view name(f.name);
+  return name == "igamma" || name == "igammac";
+}
+void check_tensor_operands(const BinaryFns& f, nb::handle a, nb::handle b) {
+  if (!tensor_operands_only(f)) return;
+  TANDEM_CHECK(is_tensor(a), Type, f.name, "(): argument 'input' (position 1) must be Tensor, not ",
+               nb::inst_name(a).c_str());
+  TANDEM_CHECK(is_tensor(b), Type, f.name, "(): argument 'other' (position 2) must be Tensor, not ",
+               nb::inst_name(b).c_str());
+}
+
 nb::object apply_inplace(const BinaryFns& f, const Tensor& self, nb::handle other) {
+  if (tensor_operands_only(f)) check_tensor_operands(f, nb::cast(self), other);
   if (is_tensor(other)) return wrap(f.tt_(self, as_tensor_ref(other)));
   Scalar s;
   if (!to_scalar(other, s, true)) return not_implemented();
@@ -95,6 +109,7 @@ Tensor& out_argument(nb::handle out, const char* fn, IntArrayRef shape) {
 
 // tandem.add(input, other, out=t): the result written into t, which is returned (the same object).
 nb::object apply_out(const BinaryFns& f, nb::handle a, nb::handle b, nb::handle out) {
+  check_tensor_operands(f, a, b);
   if (is_tensor(a)) {
     const Tensor& ta = as_tensor_ref(a);
     Tensor tb = is_tensor(b) ? as_tensor_ref(b) : array_operand(b);
@@ -117,6 +132,7 @@ nb::object apply_out(const BinaryFns& f, nb::handle a, nb::handle b, nb::handle 
 
 // tandem.add(input, other): like the operator, but a TypeError instead of NotImplemented.
 nb::object apply_function(const BinaryFns& f, nb::handle a, nb::handle b) {
+  check_tensor_operands(f, a, b);
   if (is_tensor(a)) {
     nb::object r = apply(f, as_tensor_ref(a), b, false);
     TANDEM_CHECK(!r.is(Py_NotImplemented), Type, f.name,
@@ -203,8 +219,15 @@ nb::object into_out(const char* fn, const Tensor& result, nb::handle out,
 }
 
 // The second operand's keyword as PyTorch names it (x.mul(other=y), torch.pow(x, exponent=2)).
+// torch.special's polynomials take (x, n).
 constexpr const char* second_operand_name(std::string_view op) {
-  return op == "pow" ? "exponent" : op == "heaviside" ? "values" : "other";
+  return op == "pow"                          ? "exponent"
+         : op == "heaviside"                  ? "values"
+         : op.find("_polynomial_") != op.npos ? "n"
+                                              : "other";
+}
+constexpr const char* first_operand_name(std::string_view op) {
+  return op.find("_polynomial_") != op.npos ? "x" : "input";
 }
 
 void init_elementwise(nb::module_& m) {
@@ -228,24 +251,25 @@ void init_elementwise(nb::module_& m) {
 #include "kernels/op_list.def"
 #undef TANDEM_UNARY_OP
 
-#define TANDEM_BINARY_OP(name, functor, rule, ...)                                                        \
-  m.def(                                                                                                  \
-      #name,                                                                                              \
-      [](nb::handle a, nb::handle b, nb::handle out) {                                                    \
-        return out.is_none() ? apply_function(name##_fns, a, b) : apply_out(name##_fns, a, b, out);       \
-      },                                                                                                  \
-      nb::arg("input"), nb::arg(second_operand_name(#name)), nb::kw_only(), nb::arg("out") = nb::none()); \
-  tensor.def(                                                                                             \
-      #name, [](const Tensor& a, nb::handle b) { return apply_function(name##_fns, nb::cast(a), b); },    \
-      nb::arg(second_operand_name(#name)));                                                               \
-  tensor.def(#name "_",                                                                                   \
-             returning_self(#name "_",                                                                    \
-                            [](const Tensor& a, nb::handle b) {                                           \
-                              nb::object r = apply_inplace(name##_fns, a, b);                             \
-                              TANDEM_CHECK(!r.is(Py_NotImplemented), Type,                                \
-                                           #name "_(): argument 'other' must be Tensor or Number, not ",  \
-                                           nb::inst_name(b).c_str());                                     \
-                            }),                                                                           \
+#define TANDEM_BINARY_OP(name, functor, rule, ...)                                                       \
+  m.def(                                                                                                 \
+      #name,                                                                                             \
+      [](nb::handle a, nb::handle b, nb::handle out) {                                                   \
+        return out.is_none() ? apply_function(name##_fns, a, b) : apply_out(name##_fns, a, b, out);      \
+      },                                                                                                 \
+      nb::arg(first_operand_name(#name)), nb::arg(second_operand_name(#name)), nb::kw_only(),            \
+      nb::arg("out") = nb::none());                                                                      \
+  tensor.def(                                                                                            \
+      #name, [](const Tensor& a, nb::handle b) { return apply_function(name##_fns, nb::cast(a), b); },   \
+      nb::arg(second_operand_name(#name)));                                                              \
+  tensor.def(#name "_",                                                                                  \
+             returning_self(#name "_",                                                                   \
+                            [](const Tensor& a, nb::handle b) {                                          \
+                              nb::object r = apply_inplace(name##_fns, a, b);                            \
+                              TANDEM_CHECK(!r.is(Py_NotImplemented), Type,                               \
+                                           #name "_(): argument 'other' must be Tensor or Number, not ", \
+                                           nb::inst_name(b).c_str());                                    \
+                            }),                                                                          \
              nb::arg(second_operand_name(#name)));
 #include "kernels/op_list.def"
 #undef TANDEM_BINARY_OP

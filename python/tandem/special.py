@@ -1,6 +1,6 @@
 """tandem.special: PyTorch's torch.special names over tandem's ops. Each name is an op of the op list
-(src/kernels/op_list.def: one kernel per function, with its gradient) or a composition in the C++ front ends
-(src/ops/special.cpp: polygamma, multigammaln, logit's eps); nothing here computes."""
+(src/kernels/op_list.def: one kernel per function, with its gradient where PyTorch has one) or a composition
+in the C++ front ends (src/ops/special.cpp: polygamma, multigammaln, logit's eps); nothing here computes."""
 from . import _C
 
 erf = _C.erf
@@ -20,8 +20,10 @@ i0 = _C.i0
 i0e = _C.i0e
 i1 = _C.i1
 i1e = _C.i1e
-modified_bessel_i0 = _C.i0
-modified_bessel_i1 = _C.i1
+# PyTorch's modified_bessel_i0/i1 are their own ops (Cephes's Chebyshev series, their own autograd nodes,
+# no float16), not aliases of i0/i1.
+modified_bessel_i0 = _C.modified_bessel_i0
+modified_bessel_i1 = _C.modified_bessel_i1
 sinc = _C.sinc
 ndtr = _C.ndtr
 ndtri = _C.ndtri
@@ -29,6 +31,30 @@ log_ndtr = _C.log_ndtr
 xlogy = _C.xlogy
 xlog1py = _C.xlog1py
 zeta = _C.zeta
+gammainc = _C.igamma
+gammaincc = _C.igammac
+bessel_j0 = _C.bessel_j0
+bessel_j1 = _C.bessel_j1
+bessel_y0 = _C.bessel_y0
+bessel_y1 = _C.bessel_y1
+modified_bessel_k0 = _C.modified_bessel_k0
+modified_bessel_k1 = _C.modified_bessel_k1
+scaled_modified_bessel_k0 = _C.scaled_modified_bessel_k0
+scaled_modified_bessel_k1 = _C.scaled_modified_bessel_k1
+spherical_bessel_j0 = _C.spherical_bessel_j0
+airy_ai = _C.airy_ai
+chebyshev_polynomial_t = _C.chebyshev_polynomial_t
+chebyshev_polynomial_u = _C.chebyshev_polynomial_u
+chebyshev_polynomial_v = _C.chebyshev_polynomial_v
+chebyshev_polynomial_w = _C.chebyshev_polynomial_w
+shifted_chebyshev_polynomial_t = _C.shifted_chebyshev_polynomial_t
+shifted_chebyshev_polynomial_u = _C.shifted_chebyshev_polynomial_u
+shifted_chebyshev_polynomial_v = _C.shifted_chebyshev_polynomial_v
+shifted_chebyshev_polynomial_w = _C.shifted_chebyshev_polynomial_w
+hermite_polynomial_h = _C.hermite_polynomial_h
+hermite_polynomial_he = _C.hermite_polynomial_he
+laguerre_polynomial_l = _C.laguerre_polynomial_l
+legendre_polynomial_p = _C.legendre_polynomial_p
 entr = _C.entr
 round = _C.round
 logsumexp = _C.logsumexp
@@ -44,4 +70,9 @@ def multigammaln(input, p):
 __all__ = ["erf", "erfc", "erfinv", "erfcx", "expit", "logit", "exp2", "expm1", "log1p", "gammaln", "digamma",
            "psi", "polygamma", "multigammaln", "i0", "i0e", "i1", "i1e", "modified_bessel_i0", "modified_bessel_i1",
            "sinc", "ndtr", "ndtri", "log_ndtr", "xlogy", "xlog1py", "zeta", "entr", "round", "logsumexp", "softmax",
-           "log_softmax"]
+           "log_softmax", "gammainc", "gammaincc", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_k0",
+           "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0",
+           "airy_ai", "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+           "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+           "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
+           "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p"]

@@ -132,6 +132,20 @@ TANDEM_UNARY_GRAD(i1) { return mul(g, at_zero(v, 0.5, sub(i0(v), div(i1(v), v)))
 TANDEM_UNARY_GRAD(i1e) {
   return mul(g, at_zero(v, 0.5, sub(i0e(v), mul(i1e(v), add(sign(v), div(Scalar(1.0), v))))));
 }
+// torch.special's Bessel functions: J0' = -J1, J1' = J0 - J1/x (1/2 at 0), Y0' = -Y1, Y1' = Y0 - Y1/x (+inf
+// at 0, as PyTorch's), I0' = I1, I1' = I0 - I1/x (1/2 at 0), K0' = -K1, K1' = -K0 - K1/x (-inf at 0).
+TANDEM_UNARY_GRAD(bessel_j0) { return mul(g, neg(bessel_j1(v))); }
+TANDEM_UNARY_GRAD(bessel_j1) { return mul(g, at_zero(v, 0.5, sub(bessel_j0(v), div(bessel_j1(v), v)))); }
+TANDEM_UNARY_GRAD(bessel_y0) { return mul(g, neg(bessel_y1(v))); }
+TANDEM_UNARY_GRAD(bessel_y1) { return mul(g, at_zero(v, INFINITY, sub(bessel_y0(v), div(bessel_y1(v), v)))); }
+TANDEM_UNARY_GRAD(modified_bessel_i0) { return mul(g, modified_bessel_i1(v)); }
+TANDEM_UNARY_GRAD(modified_bessel_i1) {
+  return mul(g, at_zero(v, 0.5, sub(modified_bessel_i0(v), div(modified_bessel_i1(v), v))));
+}
+TANDEM_UNARY_GRAD(modified_bessel_k0) { return mul(g, neg(modified_bessel_k1(v))); }
+TANDEM_UNARY_GRAD(modified_bessel_k1) {
+  return mul(g, at_zero(v, -INFINITY, neg(add(modified_bessel_k0(v), div(modified_bessel_k1(v), v)))));
+}
 TANDEM_UNARY_GRAD(sinc) {
   return mul(g, conj(at_zero(v, 0.0, div(sub(cos(mul(v, Scalar(kPi))), sinc(v)), v))));
 }
@@ -373,6 +387,28 @@ TANDEM_BINARY_GRAD(zeta) {  // d/dq zeta(s, q) = -s zeta(s + 1, q); PyTorch has 
   return binary_grads(
       n, [&]() -> Tensor { TANDEM_THROW(NotImplemented, "the derivative for 'zeta' is not implemented."); },
       [&] { return mul(g, mul(neg(s), zeta(add(s, Scalar(1.0)), q))); });
+}
+// d/dx P(a, x) = x^(a-1) e^-x / Gamma(a) = -d/dx Q(a, x); PyTorch has no derivative in a.
+Tensor igamma_grad_x(const Tensor& g, const Tensor& a, const Tensor& x) {
+  return mul(g, exp(sub(sub(mul(sub(a, Scalar(1.0)), log(x)), x), lgamma(a))));
+}
+TANDEM_BINARY_GRAD(igamma) {
+  const BinaryOperands ops = binary_operands(n);
+  return binary_grads(
+      n,
+      [&]() -> Tensor {
+        TANDEM_THROW(NotImplemented, "the derivative for 'igamma: input' is not implemented.");
+      },
+      [&] { return igamma_grad_x(g, ops.a, ops.b); });
+}
+TANDEM_BINARY_GRAD(igammac) {
+  const BinaryOperands ops = binary_operands(n);
+  return binary_grads(
+      n,
+      [&]() -> Tensor {
+        TANDEM_THROW(NotImplemented, "the derivative for 'igammac: input' is not implemented.");
+      },
+      [&] { return neg(igamma_grad_x(g, ops.a, ops.b)); });
 }
 TANDEM_BINARY_GRAD(nextafter) {  // PyTorch's: the first operand's gradient passes, the direction gets 0
   return binary_grads(

@@ -29,27 +29,28 @@ KernelTable& unguarded(DeviceType type) {
   return tables[static_cast<int>(type)];
 }
 
-// Whether a slot takes an operand of dtype d.
-inline bool accepted(DType d, bool complex_ok, bool uint_ok) {
-  return (complex_ok || !is_complex(d)) && (uint_ok || !is_wide_uint(d));
+// Whether a slot takes an operand of dtype d (h: float16 and bfloat16, refused only by some op-list ops).
+inline bool accepted(DType d, bool complex_ok, bool uint_ok, bool h = true) {
+  return (complex_ok || !is_complex(d)) && (uint_ok || !is_wide_uint(d)) &&
+         (h || (d != DType::Float16 && d != DType::BFloat16));
 }
 // The first dtype among a call's operands that the slot does not take, or -1.
-inline int refused_of(const Tensor& t, bool c, bool u) {
+inline int refused_of(const Tensor& t, bool c, bool u, bool) {
   return t.defined() && !accepted(t.dtype(), c, u) ? int(t.dtype()) : -1;
 }
-inline int refused_of(const TensorIterator& it, bool c, bool u) {
+inline int refused_of(const TensorIterator& it, bool c, bool u, bool h) {
   for (int k = 0; k < it.ntensors(); ++k)
-    if (!accepted(it.dtype(k), c, u)) return int(it.dtype(k));
+    if (!accepted(it.dtype(k), c, u, h)) return int(it.dtype(k));
   return -1;
 }
-inline int refused_of(const GemmArgs& g, bool c, bool u) {
+inline int refused_of(const GemmArgs& g, bool c, bool u, bool) {
   return accepted(g.dtype, c, u) ? -1 : int(g.dtype);
 }
-inline int refused_of(const IndexPlan& p, bool c, bool u) {
+inline int refused_of(const IndexPlan& p, bool c, bool u, bool) {
   return accepted(p.dtype, c, u) ? -1 : int(p.dtype);
 }
 template <typename T>
-int refused_of(const T&, bool, bool) {
+int refused_of(const T&, bool, bool, bool) {
   return -1;
 }
 
@@ -71,6 +72,16 @@ constexpr bool kBinaryTakesWideUint[] = {
 #include "kernels/op_list.def"
 #undef TANDEM_BINARY_OP
 };
+constexpr bool kUnaryTakesHalf[] = {
+#define TANDEM_UNARY_OP(name, functor, ...) !refuses_half_v<functor>,
+#include "kernels/op_list.def"
+#undef TANDEM_UNARY_OP
+};
+constexpr bool kBinaryTakesHalf[] = {
+#define TANDEM_BINARY_OP(name, functor, ...) !refuses_half_v<functor>,
+#include "kernels/op_list.def"
+#undef TANDEM_BINARY_OP
+};
 
 template <typename Fn>
 struct Guarded;
@@ -81,7 +92,7 @@ struct Guarded<R (*)(Args...)> {
   template <typename Get>
   static R call(Args... args) {
     int c = -1;
-    ((c = c >= 0 ? c : refused_of(args, Get::complex_ok(), Get::uint_ok())), ...);
+    ((c = c >= 0 ? c : refused_of(args, Get::complex_ok(), Get::uint_ok(), Get::half_ok())), ...);
     if (__builtin_expect(c >= 0, 0)) refuse(Get::name(), Get::type(), c);
     return Get::fn()(std::forward<Args>(args)...);
   }
@@ -103,6 +114,7 @@ struct UnaryGet {
   static const char* name() { return unary_op_name(static_cast<UnaryOp>(I)); }
   static constexpr bool complex_ok() { return false; }
   static constexpr bool uint_ok() { return kUnaryTakesWideUint[I]; }
+  static constexpr bool half_ok() { return kUnaryTakesHalf[I]; }
 };
 template <DeviceType D, int I>
 struct BinaryGet {
@@ -111,6 +123,7 @@ struct BinaryGet {
   static const char* name() { return binary_op_name(static_cast<BinaryOp>(I)); }
   static constexpr bool complex_ok() { return false; }
   static constexpr bool uint_ok() { return kBinaryTakesWideUint[I]; }
+  static constexpr bool half_ok() { return kBinaryTakesHalf[I]; }
 };
 template <DeviceType D, int... I>
 void guard_unary(KernelTable& t, std::integer_sequence<int, I...>) {
@@ -148,6 +161,7 @@ void guard_table(KernelTable& t) {
       static const char* name() { return #path; }                         \
       static constexpr bool complex_ok() { return takes_complex(#path); } \
       static constexpr bool uint_ok() { return takes_wide_uint(#path); }  \
+      static constexpr bool half_ok() { return true; }                    \
     };                                                                    \
     if (t.path && !(takes_complex(#path) && takes_wide_uint(#path)) &&    \
         std::string_view(#path) != "index.put")                           \

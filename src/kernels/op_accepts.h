@@ -51,6 +51,40 @@ TANDEM_TAKES_WIDE_UINT(LeftShiftOp)
 TANDEM_TAKES_WIDE_UINT(RightShiftOp)
 #undef TANDEM_TAKES_WIDE_UINT
 
+// The op-list ops PyTorch has no float16/bfloat16 kernels for (torch.special's Bessel functions and
+// orthogonal polynomials): the kernel guard refuses those dtypes with PyTorch's NotImplementedError.
+template <typename F>
+inline constexpr bool refuses_half_v = false;
+#define TANDEM_REFUSES_HALF(F) \
+  struct F;                    \
+  template <>                  \
+  inline constexpr bool refuses_half_v<F> = true;
+TANDEM_REFUSES_HALF(BesselJ0Op)
+TANDEM_REFUSES_HALF(BesselJ1Op)
+TANDEM_REFUSES_HALF(BesselY0Op)
+TANDEM_REFUSES_HALF(BesselY1Op)
+TANDEM_REFUSES_HALF(ModifiedBesselI0Op)
+TANDEM_REFUSES_HALF(ModifiedBesselI1Op)
+TANDEM_REFUSES_HALF(ModifiedBesselK0Op)
+TANDEM_REFUSES_HALF(ModifiedBesselK1Op)
+TANDEM_REFUSES_HALF(ScaledModifiedBesselK0Op)
+TANDEM_REFUSES_HALF(ScaledModifiedBesselK1Op)
+TANDEM_REFUSES_HALF(SphericalBesselJ0Op)
+TANDEM_REFUSES_HALF(AiryAiOp)
+TANDEM_REFUSES_HALF(ChebyshevTOp)
+TANDEM_REFUSES_HALF(ChebyshevUOp)
+TANDEM_REFUSES_HALF(ChebyshevVOp)
+TANDEM_REFUSES_HALF(ChebyshevWOp)
+TANDEM_REFUSES_HALF(ShiftedChebyshevTOp)
+TANDEM_REFUSES_HALF(ShiftedChebyshevUOp)
+TANDEM_REFUSES_HALF(ShiftedChebyshevVOp)
+TANDEM_REFUSES_HALF(ShiftedChebyshevWOp)
+TANDEM_REFUSES_HALF(HermiteHOp)
+TANDEM_REFUSES_HALF(HermiteHeOp)
+TANDEM_REFUSES_HALF(LaguerreLOp)
+TANDEM_REFUSES_HALF(LegendrePOp)
+#undef TANDEM_REFUSES_HALF
+
 // dispatch_dtype, widened to uint16..64 for the ops above.
 template <typename F, typename Fn>
 decltype(auto) dispatch_op_dtype(DType d, Fn&& fn) {

@@ -9,7 +9,10 @@
 
 #include "core/dtype.h"
 #include "core/macros.h"
+#include "kernels/bessel_math.h"
+#include "kernels/igamma_math.h"
 #include "kernels/math_functors.h"
+#include "kernels/polynomial_math.h"
 
 namespace tandem {
 namespace special_math {
@@ -193,6 +196,19 @@ TANDEM_SPECIAL_FUNCTOR(ErfcxOp, special_math::erfcx(x))
 TANDEM_SPECIAL_FUNCTOR(NdtrOp, special_math::ndtr(x))
 TANDEM_SPECIAL_FUNCTOR(NdtriOp, special_math::ndtri(x))
 TANDEM_SPECIAL_FUNCTOR(LogNdtrOp, special_math::log_ndtr(x))
+// torch.special's Bessel family (bessel_math.h: Cephes's approximations, as PyTorch's)
+TANDEM_SPECIAL_FUNCTOR(BesselJ0Op, special_math::cephes::bessel_j0(x))
+TANDEM_SPECIAL_FUNCTOR(BesselJ1Op, special_math::cephes::bessel_j1(x))
+TANDEM_SPECIAL_FUNCTOR(BesselY0Op, special_math::cephes::bessel_y0(x))
+TANDEM_SPECIAL_FUNCTOR(BesselY1Op, special_math::cephes::bessel_y1(x))
+TANDEM_SPECIAL_FUNCTOR(ModifiedBesselI0Op, special_math::cephes::cephes_i0(x))
+TANDEM_SPECIAL_FUNCTOR(ModifiedBesselI1Op, special_math::cephes::cephes_i1(x))
+TANDEM_SPECIAL_FUNCTOR(ModifiedBesselK0Op, special_math::cephes::modified_bessel_k0(x))
+TANDEM_SPECIAL_FUNCTOR(ModifiedBesselK1Op, special_math::cephes::modified_bessel_k1(x))
+TANDEM_SPECIAL_FUNCTOR(ScaledModifiedBesselK0Op, special_math::cephes::scaled_modified_bessel_k0(x))
+TANDEM_SPECIAL_FUNCTOR(ScaledModifiedBesselK1Op, special_math::cephes::scaled_modified_bessel_k1(x))
+TANDEM_SPECIAL_FUNCTOR(SphericalBesselJ0Op, special_math::cephes::spherical_bessel_j0(x))
+TANDEM_SPECIAL_FUNCTOR(AiryAiOp, special_math::cephes::airy_ai(x))
 #undef TANDEM_SPECIAL_FUNCTOR
 
 #define TANDEM_UNARY_OPMATH_FUNCTOR(Name, expr)   \
@@ -234,5 +250,45 @@ TANDEM_BINARY_OPMATH_FUNCTOR(ZetaOp, M(special_math::zeta(double(a), double(b)))
 // float32, whose neighbours are closer)
 TANDEM_BINARY_OPMATH_FUNCTOR(NextafterOp, std::nextafter(a, b))
 #undef TANDEM_BINARY_OPMATH_FUNCTOR
+
+// The regularized incomplete gamma functions P(a, x) and Q(a, x) (igamma_math.h), in double for every dtype.
+struct IgammaOp {
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T a, T x) const {
+    using M = opmath_t<T>;
+    return static_cast<T>(static_cast<M>(special_math::igamma(double(M(a)), double(M(x)))));
+  }
+};
+struct IgammacOp {
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T a, T x) const {
+    using M = opmath_t<T>;
+    return static_cast<T>(static_cast<M>(special_math::igammac(double(M(a)), double(M(x)))));
+  }
+};
+
+// The orthogonal polynomials p_n(x) (polynomial_math.h), computed in opmath_t as PyTorch does, n truncated to
+// an integer degree.
+#define TANDEM_POLYNOMIAL_FUNCTOR(Name, fn)                                                              \
+  struct Name {                                                                                          \
+    template <typename T>                                                                                \
+    TANDEM_HOST_DEVICE T operator()(T x, T n) const {                                                    \
+      using M = opmath_t<T>;                                                                             \
+      return static_cast<T>(special_math::polynomial::fn(M(x), special_math::polynomial::degree(M(n)))); \
+    }                                                                                                    \
+  };
+TANDEM_POLYNOMIAL_FUNCTOR(ChebyshevTOp, chebyshev_polynomial_t)
+TANDEM_POLYNOMIAL_FUNCTOR(ChebyshevUOp, chebyshev_polynomial_u)
+TANDEM_POLYNOMIAL_FUNCTOR(ChebyshevVOp, chebyshev_polynomial_v)
+TANDEM_POLYNOMIAL_FUNCTOR(ChebyshevWOp, chebyshev_polynomial_w)
+TANDEM_POLYNOMIAL_FUNCTOR(ShiftedChebyshevTOp, shifted_chebyshev_polynomial_t)
+TANDEM_POLYNOMIAL_FUNCTOR(ShiftedChebyshevUOp, shifted_chebyshev_polynomial_u)
+TANDEM_POLYNOMIAL_FUNCTOR(ShiftedChebyshevVOp, shifted_chebyshev_polynomial_v)
+TANDEM_POLYNOMIAL_FUNCTOR(ShiftedChebyshevWOp, shifted_chebyshev_polynomial_w)
+TANDEM_POLYNOMIAL_FUNCTOR(HermiteHOp, hermite_polynomial_h)
+TANDEM_POLYNOMIAL_FUNCTOR(HermiteHeOp, hermite_polynomial_he)
+TANDEM_POLYNOMIAL_FUNCTOR(LaguerreLOp, laguerre_polynomial_l)
+TANDEM_POLYNOMIAL_FUNCTOR(LegendrePOp, legendre_polynomial_p)
+#undef TANDEM_POLYNOMIAL_FUNCTOR
 
 }  // namespace tandem

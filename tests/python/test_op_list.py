@@ -19,6 +19,16 @@ TORCH_SPELLING = {"gelu": ("nn.functional.gelu", {}), "gelu_tanh": ("nn.function
 # PyTorch has these only in torch.special.
 TORCH_SPELLING.update({n: ("special." + n, {}) for n in ("i0e", "i1", "i1e", "erfcx", "ndtr", "ndtri", "log_ndtr", "entr",
                                                          "xlog1py", "zeta")})
+# torch.special's Bessel functions and polynomials (tandem's ops keep the names without the prefix).
+BESSEL = ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
+          "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+          "spherical_bessel_j0", "airy_ai")
+POLYNOMIALS = tuple(p + "_polynomial_" + k for p in ("chebyshev", "shifted_chebyshev") for k in "tuvw") + (
+    "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p")
+TORCH_SPELLING.update({n: ("special." + n, {}) for n in BESSEL + POLYNOMIALS})
+# Floating ops PyTorch gives no derivative (their results never require grad).
+NO_DERIVATIVE = {"scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0", "airy_ai",
+                 *POLYNOMIALS}
 # PyTorch's ndtr is a composition (its grad_fn is MulBackward1); tandem's is one op with its own node.
 NODE_DIFFERS = {"ndtr"}
 
@@ -66,7 +76,13 @@ def test_differentiable_unary_op(name, rule, node, device):
 
 @pytest.mark.parametrize("name,rule,node", [u for u in UNARY if u[2] is None], ids=lambda v: str(v))
 def test_not_differentiable_unary_op(name, rule, node, device):
-    # Only ops whose result is bool or integer can be marked not differentiable.
+    # Only ops whose result is bool or integer, or that PyTorch does not differentiate, are marked so.
+    if name in NO_DERIVATIVE:
+        x = tandem.tensor([1.5, 0.5, 3.0], dtype=tandem.float64, device=device, requires_grad=True)
+        out = getattr(tandem, name)(x)
+        assert out.grad_fn is None and not out.requires_grad
+        assert not torch_fn(name)(torch.tensor(x.tolist(), dtype=torch.float64, requires_grad=True)).requires_grad
+        return
     assert rule in ("Predicate", "Integral")
     x = tandem.tensor([1, 0, 3], device=device)
     out = getattr(tandem, name)(x if rule == "Integral" else x.double())
@@ -79,6 +95,8 @@ def test_differentiable_binary_op(name, rule, node, device):
     a, b = smooth_input(device, 1), smooth_input(device, 2, low=2.1, high=2.4)
     if name == "zeta":  # zeta(s, q): s > 1, and no derivative in s (as in PyTorch)
         a, b = smooth_input(device, 2, low=2.1, high=2.4).detach(), smooth_input(device, 1)
+    if name in ("igamma", "igammac"):  # no derivative in a either
+        a = a.detach()
     out = getattr(tandem, name)(a, b)
     assert out.grad_fn is not None and out.grad_fn.name() == node
     ta = torch.tensor(a.tolist(), dtype=torch.float64, requires_grad=a.requires_grad)
@@ -90,6 +108,12 @@ def test_differentiable_binary_op(name, rule, node, device):
 
 @pytest.mark.parametrize("name,rule,node", [b for b in BINARY if b[2] is None], ids=lambda v: str(v))
 def test_not_differentiable_binary_op(name, rule, node, device):
+    if name in NO_DERIVATIVE:
+        x = tandem.tensor([0.3, 0.5, 3.0], dtype=tandem.float64, device=device, requires_grad=True)
+        for args in ((x, x), (x, 3), (0.5, x)):
+            out = getattr(tandem, name)(*args)
+            assert out.grad_fn is None and not out.requires_grad
+        return
     assert rule in ("Compare", "Logical", "Bitwise", "Integer") or name == "heaviside"
     a = tandem.tensor([1, 0, 3], device=device)
     out = getattr(tandem, name)(a, a)

@@ -40,7 +40,10 @@ def test_unary_out_matches_pytorch(name, rule, device):
     want = getattr(tandem, name)(x)
     np.testing.assert_array_equal(out.cpu().numpy(), want.cpu().numpy())
     if ref is not None:
-        np.testing.assert_allclose(out.cpu().numpy().astype(np.float64), ref.numpy().astype(np.float64), rtol=1e-6)
+        # (atol: tandem computes the special functions' float32 in double; PyTorch's float loop is a few 1e-8 off
+        # near their zeros, e.g. bessel_y1(2.25))
+        np.testing.assert_allclose(out.cpu().numpy().astype(np.float64), ref.numpy().astype(np.float64), rtol=1e-6,
+                                   atol=1e-7)
 
 
 @pytest.mark.parametrize("name,rule", BINARY, ids=[n for n, _ in BINARY])

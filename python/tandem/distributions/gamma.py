@@ -58,6 +58,12 @@ class Gamma(ExponentialFamily):
             - tandem.lgamma(self.concentration)
         )
 
+    def cdf(self, value):
+        """P(concentration, rate * value), the regularized lower incomplete gamma function (as PyTorch's)."""
+        if self._validate_args:
+            self._validate_sample(value)
+        return tandem.special.gammainc(self.concentration, self.rate * value)
+
     def entropy(self):
         return (
             self.concentration
