@@ -83,6 +83,15 @@ class StorageImpl : public RefCounted {
   // Memory from the device's allocator (not a NumPy or DLPack buffer): the memory profiler counts its free.
   void set_from_allocator() { from_allocator_ = true; }
   void set_writeable(bool w) { writeable_ = w; }
+  // Only memory from the device's allocator can be replaced by a bigger block (resize_); a NumPy or DLPack
+  // buffer belongs to its producer (PyTorch: "Trying to resize storage that is not resizable").
+  bool resizable() const { return from_allocator_; }
+  // Exchanges the memory of two storages (resize_ grows a storage in place: every tensor on it, views
+  // included, then sees the bigger block, as in PyTorch). Never while work on either is in flight.
+  void swap_memory(StorageImpl& other) {
+    std::swap(data_, other.data_);
+    std::swap(nbytes_, other.nbytes_);
+  }
 
  private:
   DataPtr data_;
