@@ -6,6 +6,7 @@
 #include <string>
 
 #include "bindings.h"
+#include "core/error.h"
 #include "ops/as_strided.h"
 #include "ops/resize.h"
 

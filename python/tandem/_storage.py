@@ -19,7 +19,7 @@ _warned = [False]
 
 def _warn_typed_storage_removal(stacklevel=2):
     """PyTorch's warning: once per process (every time with tandem.set_warn_always(True))."""
-    from . import is_warn_always_enabled  # noqa: PLC0415
+    from ._tensor_extras import is_warn_always_enabled  # noqa: PLC0415
 
     if _warned[0] and not is_warn_always_enabled():
         return
@@ -32,9 +32,10 @@ def _device_arg(device):
 
 
 def _byte_index(n, idx):
-    if idx < -n or idx >= n:
+    idx = idx + n if idx < 0 else idx  # PyTorch names the index after wrapping a negative one
+    if idx < 0 or idx >= n:
         raise IndexError(f"index {idx} out of range for storage of size {n}")
-    return idx + n if idx < 0 else idx
+    return idx
 
 
 def _slice_range(n, key):
@@ -312,18 +313,13 @@ class TypedStorage:
             return TypedStorage._wrap(self._untyped_storage[start * size:stop * size], self.dtype)
         if not isinstance(key, int):
             raise RuntimeError(f"can't index a {self.type()} with {type(key).__name__}")
-        n = values.numel()
-        if key < -n or key >= n:
-            raise IndexError(f"index {key} out of range for storage of size {n}")
-        return values[key].item()
+        return values[_byte_index(values.numel(), key)].item()
 
     def __setitem__(self, key, value):
         _warn_typed_storage_removal()
         values = self._values()
         if isinstance(key, int):
-            n = values.numel()
-            if key < -n or key >= n:
-                raise IndexError(f"index {key} out of range for storage of size {n}")
+            key = _byte_index(values.numel(), key)
         values[key] = value
 
     def fill_(self, value):
@@ -459,8 +455,14 @@ def set_(self, source=None, storage_offset=None, size=None, stride=None):
 def _format_strides(self, sizes, memory_format):
     from . import contiguous_format, channels_last, channels_last_3d, preserve_format  # noqa: PLC0415
 
-    if memory_format is None or memory_format is contiguous_format:
-        return None
+    if memory_format is None:
+        return None  # the same sizes keep the strides (x.t().resize_(x.t().shape) stays transposed)
+    if memory_format is contiguous_format:
+        strides, acc = [], 1
+        for n in reversed(sizes):
+            strides.append(acc)
+            acc *= max(n, 1)
+        return tuple(reversed(strides))
     if memory_format is channels_last or memory_format is channels_last_3d:
         rank = 4 if memory_format is channels_last else 5
         if len(sizes) != rank:

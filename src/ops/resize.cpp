@@ -1,5 +1,7 @@
 #include "ops/resize.h"
 
+#include <algorithm>
+
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
 #include "backend/transfer.h"
@@ -65,6 +67,8 @@ Tensor resize_(const Tensor& x, IntArrayRef sizes, std::optional<DimVector> stri
                "cannot resize variables that require grad\nhint: resize a detached tensor (x.detach()), or "
                "build the new tensor out of place");
   check_resize_sizes(sizes);
+  // The same sizes without a memory format change nothing, strides included (PyTorch's resize_).
+  if (!strides && std::ranges::equal(sizes, x.sizes())) return x;
   DimVector st = strides ? *strides : contiguous_strides(sizes);
   ensure_storage_holds(x.storage(), sizes, st, x.storage_offset(), x.dtype());
   x.impl()->set_geometry(x.storage_offset(), DimVector(sizes), std::move(st));
