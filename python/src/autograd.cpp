@@ -429,7 +429,8 @@ void init_autograd(nb::module_& m) {
   // AccumulateGrad, run after .grad was accumulated. The node is returned for the Python tensor to keep (a
   // leaf holds its accumulator weakly; the node holds the C++ tensor, never its Python object: no cycle).
   m.def("_add_post_accumulate_grad_hook", [](const Tensor& t, nb::object fn) {
-    TANDEM_CHECK(t.requires_grad(), Runtime, "cannot register a hook on a tensor that doesn't require gradient");
+    TANDEM_CHECK(t.requires_grad(), Runtime,
+                 "cannot register a hook on a tensor that doesn't require gradient");
     TANDEM_CHECK(!t.impl()->autograd()->grad_fn, Runtime,
                  "post accumulate grad hooks cannot be registered on non-leaf tensors");
     std::shared_ptr<Node> acc = autograd::grad_accumulator(t);

@@ -35,8 +35,8 @@ void init_storage(nb::module_& m) {
   m.def("as_strided", as_strided_fn, nb::arg("input"), nb::arg("size"), nb::arg("stride"),
         nb::arg("storage_offset").none() = nb::none());
   auto as_strided_inplace = [](nb::handle self, nb::handle size, nb::handle stride, nb::handle offset) {
-    as_strided_(self_tensor(self, "as_strided_"), to_shape(size, "as_strided_"), to_shape(stride, "as_strided_"),
-                offset_arg(offset));
+    as_strided_(self_tensor(self, "as_strided_"), to_shape(size, "as_strided_"),
+                to_shape(stride, "as_strided_"), offset_arg(offset));
     return nb::borrow(self);
   };
   tensor.def("as_strided_", as_strided_inplace, nb::arg("size"), nb::arg("stride"),
@@ -45,16 +45,17 @@ void init_storage(nb::module_& m) {
         nb::arg("storage_offset").none() = nb::none());
   auto scatter_fn = [](const Tensor& x, const Tensor& src, nb::handle size, nb::handle stride,
                        nb::handle offset) {
-    return as_strided_scatter(x, src, to_shape(size, "as_strided_scatter"), to_shape(stride, "as_strided_scatter"),
-                              offset_arg(offset));
+    return as_strided_scatter(x, src, to_shape(size, "as_strided_scatter"),
+                              to_shape(stride, "as_strided_scatter"), offset_arg(offset));
   };
   tensor.def("as_strided_scatter", scatter_fn, nb::arg("src"), nb::arg("size"), nb::arg("stride"),
              nb::arg("storage_offset").none() = nb::none());
-  m.def("as_strided_scatter", scatter_fn, nb::arg("input"), nb::arg("src"), nb::arg("size"), nb::arg("stride"),
-        nb::arg("storage_offset").none() = nb::none());
+  m.def("as_strided_scatter", scatter_fn, nb::arg("input"), nb::arg("src"), nb::arg("size"),
+        nb::arg("stride"), nb::arg("storage_offset").none() = nb::none());
 
   tensor.def(
-      "is_set_to", [](const Tensor& x, const Tensor& other) { return is_set_to(x, other); }, nb::arg("tensor"));
+      "is_set_to", [](const Tensor& x, const Tensor& other) { return is_set_to(x, other); },
+      nb::arg("tensor"));
 
   // Primitives for python/tandem/_storage.py (argument parsing and memory formats live there).
   m.def(

@@ -501,16 +501,52 @@ def resize_as_(self, the_template, memory_format=None):
     return resize_(self, tuple(the_template.shape), memory_format=memory_format)
 
 
+def _resize_copy(self, sizes):
+    """PyTorch's autograd Resize: the tensor reshaped (a view of it when contiguous), the element count kept."""
+    shape = tuple(sizes[0]) if len(sizes) == 1 and not isinstance(sizes[0], int) else tuple(sizes)
+    numel = 1
+    for n in shape:
+        numel *= n
+    if numel != self.numel():
+        raise RuntimeError(
+            f"requested resize to {'x'.join(map(str, shape))} ({numel} elements in total), but the given tensor "
+            f"has a size of {'x'.join(map(str, self.shape))} ({self.numel()} elements). autograd's resize can only "
+            "change the shape of a given tensor, while preserving the number of elements. ")
+    return self.contiguous().view(*shape)
+
+
+def resize(self, *sizes):
+    warnings.warn("non-inplace resize is deprecated", stacklevel=2)
+    return _resize_copy(self, sizes)
+
+
+def resize_as(self, tensor):
+    warnings.warn("non-inplace resize_as is deprecated", stacklevel=2)
+    return _resize_copy(self, (tuple(tensor.shape),))
+
+
 def _resize_as_function(input, the_template, memory_format=None):  # noqa: A002
     return resize_as_(input, the_template, memory_format=memory_format)
+
+
+def storage_type(self):
+    """The legacy storage class of the tensor's dtype (tandem.FloatStorage for float32)."""
+    return LEGACY_STORAGES[_LEGACY_NAMES[self.dtype]]
+
+
+def as_strided_copy(input, size, stride, storage_offset=None):  # noqa: A002
+    return input.as_strided(size, stride, storage_offset).clone()
 
 
 def install(namespace):
     """Adds the storage classes and functions to the tandem namespace and the methods to Tensor."""
     namespace.update(UntypedStorage=UntypedStorage, TypedStorage=TypedStorage, is_storage=is_storage,
-                     resize_as_=_resize_as_function, **LEGACY_STORAGES)
+                     resize_as_=_resize_as_function, as_strided_copy=as_strided_copy, **LEGACY_STORAGES)
     Tensor.untyped_storage = untyped_storage
     Tensor.storage = storage
     Tensor.set_ = set_
     Tensor.resize_ = resize_
     Tensor.resize_as_ = resize_as_
+    Tensor.resize = resize
+    Tensor.storage_type = storage_type
+    Tensor.resize_as = resize_as

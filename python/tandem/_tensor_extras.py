@@ -281,7 +281,7 @@ def install(namespace):
         is_autocast_cpu_enabled=is_autocast_cpu_enabled, set_autocast_cpu_enabled=set_autocast_cpu_enabled,
         get_autocast_cpu_dtype=get_autocast_cpu_dtype, set_autocast_cpu_dtype=set_autocast_cpu_dtype,
         get_autocast_gpu_dtype=get_autocast_gpu_dtype, set_autocast_gpu_dtype=set_autocast_gpu_dtype,
-        from_file=from_file, **_other_device_functions("ipu"), **_other_device_functions("xla"))
+        from_file=from_file, is_vulkan_available=lambda: False, **_other_device_functions("ipu"), **_other_device_functions("xla"))
     Tensor.register_post_accumulate_grad_hook = register_post_accumulate_grad_hook
     Tensor.cfloat = cfloat
     Tensor.cdouble = cdouble

@@ -1,5 +1,6 @@
 // Gradients of as_strided and as_strided_scatter (PyTorch's AsStridedBackward0/1, AsStridedScatterBackward0).
-// The geometries are stored flat in the node's ints: the input's sizes, strides and offset, then the output's.
+// The geometries are stored flat in the node's ints: the input's sizes, strides and offset, then the
+// output's.
 #include "autograd/formulas.h"
 #include "ops/as_strided.h"
 #include "ops/copy.h"
@@ -34,8 +35,8 @@ Tensor record_as_strided(const Tensor& x, const Tensor& out, const char* name) {
     const int64_t x_offset = p[2 * xd];
     const int64_t od = (static_cast<int64_t>(n.ints.size()) - 2 - 2 * xd - 1) / 2;
     const int64_t* q = p + 2 * xd + 1;
-    return Grads{as_strided_backward(g, x_sizes, x_strides, x_offset, IntArrayRef(q, od), IntArrayRef(q + od, od),
-                                     q[2 * od])};
+    return Grads{as_strided_backward(g, x_sizes, x_strides, x_offset, IntArrayRef(q, od),
+                                     IntArrayRef(q + od, od), q[2 * od])};
   });
   node->ints.push_back(x.dim());
   push_geometry(node->ints, x.sizes(), x.strides(), x.storage_offset());
@@ -52,7 +53,8 @@ Tensor record_as_strided_scatter(const Tensor& x, const Tensor& src, IntArrayRef
     Tensor laid_out = with_layout(g, n.sizes);
     Grads r(2);
     if (n.needs_input_grad(0))
-      r[0] = as_strided_scatter(laid_out, full(sizes, Scalar(0.0), g.dtype(), g.device()), sizes, strides, offset);
+      r[0] = as_strided_scatter(laid_out, full(sizes, Scalar(0.0), g.dtype(), g.device()), sizes, strides,
+                                offset);
     if (n.needs_input_grad(1)) r[1] = clone(as_strided(laid_out, sizes, strides, offset));
     return r;
   });

@@ -23,13 +23,14 @@ int64_t storage_nbytes_for(IntArrayRef sizes, IntArrayRef strides, size_t itemsi
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i] == 0) return 0;
     uint64_t strided = 0;
-    overflowed |= __builtin_mul_overflow(static_cast<uint64_t>(strides[i]), static_cast<uint64_t>(sizes[i] - 1),
-                                         &strided);
+    overflowed |= __builtin_mul_overflow(static_cast<uint64_t>(strides[i]),
+                                         static_cast<uint64_t>(sizes[i] - 1), &strided);
     overflowed |= __builtin_add_overflow(n, strided, &n);
   }
   overflowed |= __builtin_mul_overflow(n, static_cast<uint64_t>(itemsize), &n);
   overflowed |= n > static_cast<uint64_t>(INT64_MAX);
-  TANDEM_CHECK(!overflowed, Runtime, "Storage size calculation overflowed with sizes=", shape_to_string(sizes),
+  TANDEM_CHECK(!overflowed, Runtime,
+               "Storage size calculation overflowed with sizes=", shape_to_string(sizes),
                " and strides=", shape_to_string(strides));
   return static_cast<int64_t>(n);
 }
@@ -38,7 +39,8 @@ void check_strided_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t offs
                             const StorageImpl& storage) {
   TANDEM_CHECK(sizes.size() == strides.size(), Runtime, "mismatch in length of strides and shape");
   for (int64_t s : strides)
-    TANDEM_CHECK(s >= 0, Runtime, "as_strided: Negative strides are not supported at the moment, got strides: ",
+    TANDEM_CHECK(s >= 0, Runtime,
+                 "as_strided: Negative strides are not supported at the moment, got strides: ",
                  shape_to_string(strides));
   const size_t itemsize = element_size(dtype);
   // Without the offset first, as PyTorch: a geometry with no elements may sit anywhere.
@@ -55,7 +57,8 @@ void check_strided_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t offs
   compute_numel(sizes);  // a negative size after a 0 (which skips the extent) is still refused
 }
 
-Tensor as_strided(const Tensor& x, IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> storage_offset) {
+Tensor as_strided(const Tensor& x, IntArrayRef sizes, IntArrayRef strides,
+                  std::optional<int64_t> storage_offset) {
   profiler::RecordScope profile_scope("aten::as_strided", x, sizes, strides);
   const int64_t offset = storage_offset.value_or(x.storage_offset());
   check_strided_geometry(sizes, strides, offset, x.dtype(), *x.storage());
@@ -63,7 +66,8 @@ Tensor as_strided(const Tensor& x, IntArrayRef sizes, IntArrayRef strides, std::
   return autograd::should_record(x) ? autograd::record_as_strided(x, out) : out;
 }
 
-Tensor as_strided_(const Tensor& x, IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> storage_offset) {
+Tensor as_strided_(const Tensor& x, IntArrayRef sizes, IntArrayRef strides,
+                   std::optional<int64_t> storage_offset) {
   profiler::RecordScope profile_scope("aten::as_strided_", x, sizes, strides);
   const int64_t offset = storage_offset.value_or(x.storage_offset());
   check_strided_geometry(sizes, strides, offset, x.dtype(), *x.storage());
@@ -142,7 +146,8 @@ bool maybe_overlapping(IntArrayRef sizes, IntArrayRef strides) {
 }
 
 // The storage index of each element of the geometry, counted from `base` (an int64 tensor of `sizes`).
-Tensor element_positions(int64_t extent, IntArrayRef sizes, IntArrayRef strides, int64_t offset, Device device) {
+Tensor element_positions(int64_t extent, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
+                         Device device) {
   Tensor all = arange(Scalar(int64_t{0}), Scalar(extent), Scalar(int64_t{1}), DType::Int64, device);
   return reshape(contiguous(make_view(all, sizes, strides, offset)), DimVector{-1});
 }
@@ -151,7 +156,8 @@ Tensor element_positions(int64_t extent, IntArrayRef sizes, IntArrayRef strides,
 Tensor as_strided_backward(const Tensor& grad, IntArrayRef x_sizes, IntArrayRef x_strides, int64_t x_offset,
                            IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   const int64_t x_numel = compute_numel(x_sizes);
-  if (x_numel == 0 || compute_numel(sizes) == 0) return full(x_sizes, Scalar(0.0), grad.dtype(), grad.device());
+  if (x_numel == 0 || compute_numel(sizes) == 0)
+    return full(x_sizes, Scalar(0.0), grad.dtype(), grad.device());
   // Work on the part of the storage both geometries touch, [lo, hi), both checked in bounds at forward time.
   const int64_t lo = std::min(x_offset, offset);
   const int64_t hi = std::max(storage_nbytes_for(x_sizes, x_strides, 1, x_offset),

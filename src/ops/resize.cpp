@@ -96,8 +96,9 @@ Tensor set_to_tensor_(const Tensor& x, const Tensor& source) {
   check_set_target(x);
   TANDEM_CHECK(x.dtype() == source.dtype(), Runtime, "Could not set tensor of type ",
                dtype_cpp_name(source.dtype()), " to a tensor of type ", dtype_cpp_name(x.dtype()));
-  TANDEM_CHECK(x.device() == source.device(), Runtime, "Attempted to set the storage of a tensor on device \"",
-               x.device().str(), "\" to a storage on different device \"", source.device().str(),
+  TANDEM_CHECK(x.device() == source.device(), Runtime,
+               "Attempted to set the storage of a tensor on device \"", x.device().str(),
+               "\" to a storage on different device \"", source.device().str(),
                "\".  This is no longer allowed; the devices must match.");
   if (x.is_same(source)) return x;
   x.impl()->set_storage(source.storage(), x.dtype());
@@ -116,7 +117,8 @@ Tensor set_to_storage_(const Tensor& x, const Tensor& storage, int64_t offset, I
                ") and stride length (", strides ? strides->size() : 0, ")");
   check_resize_sizes(sizes);
   const auto itemsize = static_cast<int64_t>(element_size(x.dtype()));
-  // A storage slice (storage[4:]) starts inside its storage: its byte offset becomes part of the element offset.
+  // A storage slice (storage[4:]) starts inside its storage: its byte offset becomes part of the element
+  // offset.
   const int64_t start = storage.storage_offset();
   TANDEM_CHECK(start % itemsize == 0, Runtime, "set_(): the storage slice starts at byte ", start,
                ", which is not a multiple of the element size ", itemsize,

@@ -133,6 +133,17 @@ def test_untyped_storage_constructors_and_changes(device):
         u.resize_(2)
 
 
+def test_storage_module_and_storage_type():
+    for lib in (tandem, torch):
+        assert lib.storage.UntypedStorage is lib.UntypedStorage and lib.storage.TypedStorage is lib.TypedStorage
+        assert lib.zeros(2).storage_type() is lib.FloatStorage
+        assert lib.zeros(2, dtype=lib.int64).storage_type() is lib.LongStorage
+        assert lib.as_strided_copy(lib.arange(6.0), (2,), (2,), 1).tolist() == [1.0, 3.0]
+        assert lib.is_vulkan_available() is False
+    a = tandem.arange(6.0)
+    assert tandem.as_strided_copy(a, (2,), (2,)).data_ptr() != a.data_ptr()
+
+
 def test_is_storage():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -285,6 +296,20 @@ def test_resize_errors():
         with pytest.raises(TypeError):
             lib.zeros(2).resize_as_(3)
     assert tandem.from_numpy(np.zeros(3)).resize_(2).shape == (2,)  # shrinking needs no new memory
+
+
+def test_deprecated_resize_reshapes():
+    for lib in (tandem, torch):
+        a = lib.arange(6.0)
+        with pytest.warns(UserWarning, match="^non-inplace resize is deprecated"):
+            r = a.resize(2, 3)
+        assert r.tolist() == [[0, 1, 2], [3, 4, 5]] and r.data_ptr() == a.data_ptr()
+        with pytest.warns(UserWarning, match="^non-inplace resize_as is deprecated"):
+            assert a.resize_as(lib.zeros(3, 2)).shape == (3, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_same_error(lambda lib: lib.arange(6.0).resize(3))
+        assert_same_error(lambda lib: lib.arange(6.0).resize_as(lib.zeros(2)))
 
 
 def test_resize_to_a_huge_size_is_a_clear_error():
