@@ -237,3 +237,18 @@ def test_as_strided_values_match_torch_for_random_geometries():
             assert str(e).split("\nhint:")[0] == str(te.value)
             continue
         assert torch.equal(want, base_t.as_strided(size, stride, offset))
+
+
+def test_as_strided_complex_gradients(device):
+    x = tandem.tensor([0.3 + 1j, -1.2, 2.5 - 0.5j, 0.7j, -0.4, 1.1], dtype=tandem.complex128,
+                      device=device).requires_grad_()
+    assert gradcheck(lambda t: t.as_strided((3, 2), (1, 1), 0), (x,))
+    s = tandem.tensor([[1j, 2.0], [3.0, -1j]], dtype=tandem.complex128, device=device).requires_grad_()
+    assert gradcheck(lambda a, b: tandem.as_strided_scatter(a, b, (2, 2), (1, 2), 1), (x, s))
+
+
+def test_as_strided_double_backward():
+    from tandem.autograd import gradgradcheck
+
+    x = tandem.tensor([0.3, -1.2, 2.5, 0.7, -0.4, 1.1], dtype=tandem.float64).requires_grad_()
+    assert gradgradcheck(lambda t: t.as_strided((3, 2), (1, 1), 0).pow(2), (x,))
