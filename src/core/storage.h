@@ -92,6 +92,12 @@ class StorageImpl : public RefCounted {
     std::swap(data_, other.data_);
     std::swap(nbytes_, other.nbytes_);
   }
+  // The memory was handed out with a reference to this storage (a NumPy buffer, a DLPack capsule): those
+  // consumers keep reading the block they were given, so a block replaced by resize_ must outlive them.
+  void mark_exported() { exported_ = true; }
+  bool exported() const { return exported_; }
+  // Keeps a replaced block (owned by `old`) alive as long as this storage.
+  void retire(IntrusivePtr<StorageImpl> old) { retired_.push_back(std::move(old)); }
 
  private:
   DataPtr data_;
@@ -100,6 +106,8 @@ class StorageImpl : public RefCounted {
   std::atomic<uint32_t> version_{0};
   bool writeable_ = true;
   bool from_allocator_ = false;
+  bool exported_ = false;
+  std::vector<IntrusivePtr<StorageImpl>> retired_;
   mutable std::atomic<bool> has_pending_{false};
   mutable std::mutex pending_mu_;
   mutable std::vector<IntrusivePtr<PendingWrite>> pending_;

@@ -51,6 +51,9 @@ void grow_storage(const Storage& storage, size_t nbytes) {
   // block is freed when `fresh` goes).
   if (device.type != DeviceType::CPU) synchronize_device(device);
   storage->swap_memory(*fresh.storage());
+  // A NumPy array or DLPack consumer of the old block still reads it: it lives on with this storage (PyTorch
+  // frees it, leaving such arrays dangling). Otherwise it is freed now, with `fresh`.
+  if (storage->exported()) storage->retire(fresh.storage());
 }
 
 Tensor new_storage_bytes(size_t nbytes, Device device) {

@@ -429,3 +429,19 @@ def test_from_file(tmp_path):
                 torch.from_file(str(path), size=4, dtype=torch.float32))
     with pytest.raises(RuntimeError):
         tandem.from_file(str(path), size=100, dtype=tandem.float32)
+
+
+def test_growing_keeps_exported_memory_alive():
+    # A NumPy array made before resize_ keeps reading the block it was given (PyTorch frees it: a dangling
+    # array); tensors on the storage see the grown copy.
+    t = tandem.arange(4.0)
+    arr = t.numpy()
+    cap = tandem.arange(4.0)
+    exported = np.from_dlpack(cap)
+    t.resize_(1000)
+    cap.resize_(1000)
+    junk = [tandem.full((1000,), 9.0) for _ in range(8)]
+    assert arr.tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert exported.tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert t[:4].tolist() == [0.0, 1.0, 2.0, 3.0]
+    del junk
