@@ -252,3 +252,19 @@ def test_as_strided_double_backward():
 
     x = tandem.tensor([0.3, -1.2, 2.5, 0.7, -0.4, 1.1], dtype=tandem.float64).requires_grad_()
     assert gradgradcheck(lambda t: t.as_strided((3, 2), (1, 1), 0).pow(2), (x,))
+
+
+def test_diagonal_of_a_strided_matrix_is_a_view(device):
+    # Rows with gaps do not flatten into one dim: the diagonal is an as_strided view (it was a copy).
+    for offset in (0, 1, -1):
+        base = tandem.arange(24.0, dtype=tandem.float64, device=device).reshape(4, 6)
+        m = base[:, ::2]
+        tm = torch.arange(24.0, dtype=torch.float64).reshape(4, 6)[:, ::2]
+        d = m.diagonal(offset)
+        assert_same(d.cpu(), tm.diagonal(offset))
+        assert d.untyped_storage().data_ptr() == base.untyped_storage().data_ptr()
+        d.fill_(-1.0)
+        tm.diagonal(offset).fill_(-1.0)
+        assert_same(m.cpu(), tm)
+        x = tandem.arange(24.0, dtype=tandem.float64, device=device).reshape(4, 6).requires_grad_()
+        assert gradcheck(lambda t: t[:, ::2].diagonal(offset) * 2, (x,))
