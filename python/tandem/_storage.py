@@ -396,6 +396,9 @@ for _name, _dtype_name in _LEGACY_DTYPES.items():
     _LEGACY_NAMES[_dtype] = _name
 
 
+UntypedStorage.__module__ = TypedStorage.__module__ = "tandem.storage"  # where programs import them from
+
+
 def is_storage(obj):
     """True for a storage object (torch.is_storage)."""
     return isinstance(obj, (UntypedStorage, TypedStorage))
