@@ -52,6 +52,7 @@ def test_storage_sharing_checks(device):
     assert a.untyped_storage().data_ptr() == a.data_ptr()
 
 
+@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
 def test_storage_keeps_the_memory_alive(device):
     u = tandem.arange(8, dtype=tandem.uint8, device=device).untyped_storage()
     s = tandem.arange(4.0, device=device).storage()
