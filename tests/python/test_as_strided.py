@@ -268,3 +268,30 @@ def test_diagonal_of_a_strided_matrix_is_a_view(device):
         assert_same(m.cpu(), tm)
         x = tandem.arange(24.0, dtype=tandem.float64, device=device).reshape(4, 6).requires_grad_()
         assert gradcheck(lambda t: t[:, ::2].diagonal(offset) * 2, (x,))
+
+
+def test_as_strided_gradients_match_torch_for_random_geometries():
+    # Inputs that are themselves views (offsets, transposes, expands) and outputs that overlap.
+    g = torch.Generator().manual_seed(1)
+    inputs = [lambda lib, b: b[3:].view(3, 4), lambda lib, b: b[1:13].view(3, 4).t(),
+              lambda lib, b: b[2:6].expand(3, 4), lambda lib, b: b.view(3, 5)[:, 1:]]
+    checked = 0
+    for _ in range(120):
+        make = inputs[int(torch.randint(0, len(inputs), (1,), generator=g))]
+        nd = int(torch.randint(1, 3, (1,), generator=g))
+        size = [int(v) for v in torch.randint(1, 4, (nd,), generator=g)]
+        stride = [int(v) for v in torch.randint(0, 4, (nd,), generator=g)]
+        offset = int(torch.randint(0, 6, (1,), generator=g))
+        tb = torch.arange(15.0, dtype=torch.float64, requires_grad=True)
+        b = tandem.arange(15.0, dtype=tandem.float64).requires_grad_()
+        try:
+            ty = make(torch, tb).as_strided(size, stride, offset)
+        except RuntimeError:
+            continue
+        y = make(tandem, b).as_strided(size, stride, offset)
+        w = torch.arange(1.0, ty.numel() + 1, dtype=torch.float64).reshape(ty.shape)
+        (ty * w).sum().backward()
+        (y * tandem.tensor(w.tolist(), dtype=tandem.float64).reshape(y.shape)).sum().backward()
+        torch.testing.assert_close(torch.tensor(b.grad.tolist(), dtype=torch.float64), tb.grad)
+        checked += 1
+    assert checked > 50
