@@ -246,6 +246,9 @@ class TypedStorage:
         s._untyped_storage = untyped
         return s
 
+    def _bytes(self):
+        return self._untyped_storage._bytes()
+
     def _values(self):
         """The storage's elements as a 1-D tensor of its dtype (the same memory)."""
         data = self._untyped_storage._bytes()

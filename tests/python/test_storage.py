@@ -145,6 +145,19 @@ def test_storage_module_and_storage_type():
     assert tandem.as_strided_copy(a, (2,), (2,)).data_ptr() != a.data_ptr()
 
 
+def test_storage_copies(device):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dst = tandem.zeros(3, device=device).storage()
+        dst.copy_(tandem.FloatStorage([1, 2, 3]).to(device=device))
+        assert dst.tolist() == [1.0, 2.0, 3.0]
+        u = tandem.UntypedStorage(12, device=device)
+        u.copy_(dst)
+        assert u.tolist() == dst._untyped_storage.tolist()
+        with pytest.raises(RuntimeError, match="size does not match"):
+            u.copy_(tandem.UntypedStorage(4, device=device))
+
+
 def test_is_storage():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
