@@ -425,6 +425,32 @@ void init_autograd(nb::module_& m) {
   });
   tensor.def("retain_grad", &retain_grad);
   tensor.def("register_hook", &register_hook, nb::arg("hook"));
+  // Tensor.register_post_accumulate_grad_hook (python/tandem/_tensor_extras.py): the hook goes on the leaf's
+  // AccumulateGrad, run after .grad was accumulated. The node is returned for the Python tensor to keep (a
+  // leaf holds its accumulator weakly; the node holds the C++ tensor, never its Python object: no cycle).
+  m.def("_add_post_accumulate_grad_hook", [](const Tensor& t, nb::object fn) {
+    TANDEM_CHECK(t.requires_grad(), Runtime,
+                 "cannot register a hook on a tensor that doesn't require gradient");
+    TANDEM_CHECK(!t.impl()->autograd()->grad_fn, Runtime,
+                 "post accumulate grad hooks cannot be registered on non-leaf tensors");
+    std::shared_ptr<Node> acc = autograd::grad_accumulator(t);
+    static int64_t next_id = -1;  // negative: the DDP reducer's ids on the same list count up from 0
+    const int64_t id = next_id--;
+    auto hook = std::make_shared<PythonHook>(std::move(fn));
+    static_cast<autograd::AccumulateGrad*>(acc.get())->post_hooks.emplace_back(id, [hook](const Tensor&) {
+      nb::gil_scoped_acquire gil;
+      hook->fn();
+    });
+    return nb::make_tuple(nb::cast(acc), id);
+  });
+  m.def("_remove_post_accumulate_grad_hook", [](std::shared_ptr<Node> node, int64_t id) {
+    auto* acc = dynamic_cast<autograd::AccumulateGrad*>(node.get());
+    if (acc) std::erase_if(acc->post_hooks, [id](const auto& h) { return h.first == id; });
+  });
+  tensor.def_prop_ro("output_nr", [](const Tensor& t) {
+    AutogradMeta* m = t.impl()->autograd();
+    return m && m->grad_fn ? m->output_nr : 0u;
+  });
   tensor.def("detach", &detach);
   // copy.deepcopy(t), as PyTorch's: leaves only; a copy of the data with the same requires_grad and a copy
   // of .grad; memo keeps tensors shared inside a deep-copied container shared in the copy. (Parameter keeps

@@ -76,6 +76,7 @@ void init_tensor(nb::module_& m);
 void init_elementwise(nb::module_& m);
 void init_special(nb::module_& m);  // after init_elementwise: adds overloads to its functions
 void init_views(nb::module_& m);
+void init_storage(nb::module_& m);  // as_strided, resize_, set_, storage primitives
 void init_creation(nb::module_& m);
 void init_protocol(nb::module_& m);
 void init_reductions(nb::module_& m);

@@ -97,6 +97,7 @@ nb::object cuda_array_interface(const Tensor& t) {
   iface["typestr"] = typestr;
   // A zero-size tensor may have no memory; the protocol wants 0 then.
   uintptr_t ptr = t.numel() ? reinterpret_cast<uintptr_t>(t.data_ptr()) : 0;
+  t.storage()->mark_exported();  // a consumer keeps this pointer: resize_ must not free the block under it
   iface["data"] = nb::make_tuple(ptr, !t.storage()->writeable());
   iface["strides"] = t.is_contiguous() ? nb::none() : nb::object(nb::tuple(strides));
   nb::list descr;  // the protocol's descr is a list of (name, typestr) tuples

@@ -57,6 +57,7 @@ void delete_export(Managed* self) {
 template <typename Managed>
 Managed* make_managed(const Tensor& t) {
   auto* ctx = new ExportCtx<Managed>{t, t.sizes(), t.strides()};
+  t.storage()->mark_exported();  // resize_ then keeps this block alive for the consumer
   Managed& m = ctx->managed;
   m.manager_ctx = ctx;
   m.deleter = &delete_export<Managed>;

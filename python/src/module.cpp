@@ -19,6 +19,7 @@ NB_MODULE(_C, m) {
   init_elementwise(m);
   init_special(m);
   init_views(m);
+  init_storage(m);
   init_creation(m);
   init_protocol(m);
   init_reductions(m);

@@ -175,6 +175,7 @@ int tensor_getbuffer(PyObject* self, Py_buffer* view, int flags) {
   BufferExport* ex;
   try {
     ex = new BufferExport{t.storage(), t.sizes(), t.strides()};
+    t.storage()->mark_exported();    // resize_ then keeps this block alive for the array
   } catch (const std::bad_alloc&) {  // no C++ exception may cross into CPython
     view->obj = nullptr;
     PyErr_NoMemory();

@@ -64,6 +64,11 @@ _torch_functional_forms.install(globals())  # torch.conv1d, torch.batch_norm, to
 _layouts.install(globals())  # e, pi, strided, channels_last; memory_format= on contiguous/clone/to/*_like
 from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_enabled,  # noqa: E402,F401
                                     set_anomaly_enabled)
+from . import _storage  # noqa: E402
+_storage.install(globals())  # UntypedStorage, TypedStorage, FloatStorage..., Tensor.storage/set_/resize_
+from . import storage  # noqa: E402,F401  (torch.storage)
+from . import _tensor_extras  # noqa: E402
+_tensor_extras.install(globals())  # register_post_accumulate_grad_hook, cfloat, dim_order, unsafe_split, ...
 from . import _foreach  # noqa: E402
 _foreach.install(globals())  # torch._foreach_add_, _foreach_lerp_, _foreach_norm, ... (loops of tandem ops)
 from . import distributions  # noqa: E402,F401  (eager, as torch.distributions; pure Python, ~20 ms)

@@ -100,7 +100,7 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None):
 
 def _diagonal_view(m, offset, length):
     """The diagonal of m's last two dims by flattening them and slicing with stride cols + 1, or None when
-    they do not flatten into one strided dim (tandem has no as_strided to build the stride directly)."""
+    they do not flatten into one strided dim."""
     rows, cols = m.shape[-2:]
     if rows != 1 and cols != 1 and m.stride(-2) != cols * m.stride(-1):
         return None
@@ -110,8 +110,8 @@ def _diagonal_view(m, offset, length):
 
 
 def _last_two_diagonal(m, offset):
-    """The diagonal of m's last two dims: a view when they flatten into one dim (contiguous or transposed
-    layouts), a copy otherwise."""
+    """The diagonal of m's last two dims, always a view as in PyTorch: flattened and sliced when they flatten
+    into one dim (contiguous or transposed layouts: the gradient is a slice's), through as_strided otherwise."""
     rows, cols = m.shape[-2:]
     length = max(0, min(rows - max(-offset, 0), cols - max(offset, 0)))
     if length == 0:
@@ -121,8 +121,9 @@ def _last_two_diagonal(m, offset):
         view = _diagonal_view(m.transpose(-2, -1), -offset, length)
     if view is not None:
         return view
-    i = _C.arange(length, device=m.device)
-    return m[..., i + max(-offset, 0), i + max(offset, 0)]
+    strides = m.stride()
+    start = m.storage_offset() + max(-offset, 0) * strides[-2] + max(offset, 0) * strides[-1]
+    return m.as_strided((*m.shape[:-2], length), (*strides[:-2], strides[-2] + strides[-1]), start)
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):

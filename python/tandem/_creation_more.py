@@ -34,8 +34,8 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
                              device=device, pin_memory=pin_memory)
         out = base.expand(size)
         return out.requires_grad_() if requires_grad else out
-    # Without an as_strided op, a layout is reachable when it is a dense layout in some dim order: allocate in
-    # that order (largest stride first) and permute back.
+    # A dense layout in some dim order: allocate in that order (largest stride first) and permute back; any
+    # other layout (gaps between elements) is a view of a buffer of the full extent, as PyTorch's.
     order = sorted(range(len(size)), key=lambda d: -stride[d])
     expected, dense = 1, True
     for d in reversed(order):
@@ -43,9 +43,9 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
             dense = False
         expected *= size[d]
     if not dense and math.prod(size) != 0:
-        raise NotImplementedError(f"empty_strided(): strides {list(stride)} for size {list(size)} are not a dense "
-                                  "layout, which is all tandem can make without an as_strided op\nhint: use "
-                                  "tandem.empty(size) (row-major) or empty of the permuted size then .permute()")
+        buffer = _C.empty([extent], dtype=dtype, device=device, pin_memory=pin_memory)
+        out = buffer.as_strided(size, stride, 0)
+        return out.requires_grad_() if requires_grad else out
     out = _C.empty([size[d] for d in order], dtype=dtype, device=device, pin_memory=pin_memory)
     inverse = sorted(range(len(order)), key=order.__getitem__)
     out = out.permute(inverse) if order != sorted(order) else out

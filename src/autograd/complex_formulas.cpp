@@ -34,12 +34,12 @@ const std::unordered_set<std::string_view>& complex_checked_nodes() {
       "CopyBackwards", "FillBackward0", "AliasBackward0", "ViewBackward0", "UnsqueezeBackward0",
       "SqueezeBackward0", "SqueezeBackward1", "SqueezeBackward2", "PermuteBackward0", "TransposeBackward0",
       "TBackward0", "ExpandBackward0", "SliceBackward0", "SelectBackward0", "SliceBackwardBackward0",
-      "SelectBackwardBackward0", "UnfoldBackward0", "AsStridedBackward0", "torch::autograd::CopySlices",
-      "FlipBackward0", "CatBackward0", "StackBackward0", "IndexBackward0", "IndexPutBackward0",
-      "GatherBackward0", "ScatterBackward0", "ScatterBackward1", "ScatterAddBackward0",
-      "IndexSelectBackward0", "IndexCopyBackward0", "IndexFillBackward0", "IndexFillBackward1",
-      "TakeBackward0", "MaskedFillBackward0", "MaskedFillBackward1", "MaskedSelectBackward0",
-      "MaskedScatterBackward0", "IndexAddBackward0",
+      "SelectBackwardBackward0", "UnfoldBackward0", "AsStridedBackward0", "AsStridedBackward1",
+      "AsStridedScatterBackward0", "torch::autograd::CopySlices", "FlipBackward0", "CatBackward0",
+      "StackBackward0", "IndexBackward0", "IndexPutBackward0", "GatherBackward0", "ScatterBackward0",
+      "ScatterBackward1", "ScatterAddBackward0", "IndexSelectBackward0", "IndexCopyBackward0",
+      "IndexFillBackward0", "IndexFillBackward1", "TakeBackward0", "MaskedFillBackward0",
+      "MaskedFillBackward1", "MaskedSelectBackward0", "MaskedScatterBackward0", "IndexAddBackward0",
       // tandem.fft (formulas_fft.cpp, from the fft branch; its tests gradcheck them in complex128)
       "FftC2CBackward0", "FftR2CBackward0", "FftC2RBackward0",
       // tandem.linalg (formulas_linalg_decomp.cpp: PyTorch's formulas with conjugate transposes; gradcheck'ed

@@ -49,6 +49,12 @@ Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64_
                       int64_t step);
 Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64_t index);
 
+// ---- as_strided (formulas_as_strided.cpp; ops/as_strided.h) ----
+// `out` is a view of x's storage with its own geometry; the gradient is as_strided_backward's.
+Tensor record_as_strided(const Tensor& x, const Tensor& out, const char* name = "AsStridedBackward0");
+Tensor record_as_strided_scatter(const Tensor& x, const Tensor& src, IntArrayRef sizes, IntArrayRef strides,
+                                 int64_t offset, const Tensor& out);
+
 // ---- copies (formulas_copy.cpp) ----
 // clone/contiguous (CloneBackward0) and dtype/device conversions (ToCopyBackward0): the gradient goes back
 // in the input's dtype and to the input's device.

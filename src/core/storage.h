@@ -83,6 +83,21 @@ class StorageImpl : public RefCounted {
   // Memory from the device's allocator (not a NumPy or DLPack buffer): the memory profiler counts its free.
   void set_from_allocator() { from_allocator_ = true; }
   void set_writeable(bool w) { writeable_ = w; }
+  // Only memory from the device's allocator can be replaced by a bigger block (resize_); a NumPy or DLPack
+  // buffer belongs to its producer (PyTorch: "Trying to resize storage that is not resizable").
+  bool resizable() const { return from_allocator_; }
+  // Exchanges the memory of two storages (resize_ grows a storage in place: every tensor on it, views
+  // included, then sees the bigger block, as in PyTorch). Never while work on either is in flight.
+  void swap_memory(StorageImpl& other) {
+    std::swap(data_, other.data_);
+    std::swap(nbytes_, other.nbytes_);
+  }
+  // The memory was handed out with a reference to this storage (a NumPy buffer, a DLPack capsule): those
+  // consumers keep reading the block they were given, so a block replaced by resize_ must outlive them.
+  void mark_exported() { exported_ = true; }
+  bool exported() const { return exported_; }
+  // Keeps a replaced block (owned by `old`) alive as long as this storage.
+  void retire(IntrusivePtr<StorageImpl> old) { retired_.push_back(std::move(old)); }
 
  private:
   DataPtr data_;
@@ -91,6 +106,8 @@ class StorageImpl : public RefCounted {
   std::atomic<uint32_t> version_{0};
   bool writeable_ = true;
   bool from_allocator_ = false;
+  bool exported_ = false;
+  std::vector<IntrusivePtr<StorageImpl>> retired_;
   mutable std::atomic<bool> has_pending_{false};
   mutable std::mutex pending_mu_;
   mutable std::vector<IntrusivePtr<PendingWrite>> pending_;

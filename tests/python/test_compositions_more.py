@@ -549,9 +549,13 @@ def test_empty_strided_makes_dense_layouts(device, size, stride):
     assert not tandem.empty_strided(size, stride, requires_grad=True).is_leaf is False
 
 
-def test_empty_strided_refuses_layouts_it_cannot_build():
-    with pytest.raises(NotImplementedError, match="are not a dense layout"):
-        tandem.empty_strided((2, 3), (4, 1))
+def test_empty_strided_builds_layouts_with_gaps(device):
+    # A view of a buffer of the full extent, as PyTorch's (as_strided).
+    t = tandem.empty_strided((2, 3), (4, 1), device=device)
+    want = torch.empty_strided((2, 3), (4, 1))
+    assert t.stride() == want.stride() and t.shape == want.shape
+    assert t.untyped_storage().nbytes() == want.untyped_storage().nbytes()
+    assert tandem.empty_strided((2, 3), (4, 1), requires_grad=True).is_leaf
 
 
 def test_unfold_is_a_view_like_pytorch(device):
