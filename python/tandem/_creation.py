@@ -29,6 +29,29 @@ def _sequence_of_buffer(data):
         return data.tolist()
     if isinstance(data, bytearray):
         return list(data)
+    return _plain_lists(data)
+
+
+def _plain_lists(data):
+    """Any other Python sequence (collections.deque, UserList, ...) is read as a list, at every nesting level,
+    as PyTorch reads any object passing PySequence_Check; None when ``data`` needs no rewriting."""
+    import collections.abc  # noqa: PLC0415
+
+    def other_sequence(x):
+        return (isinstance(x, collections.abc.Sequence) and not isinstance(x, (list, tuple, range, str, bytes))
+                and not isinstance(x, _C.Tensor))
+
+    def rebuild(x):
+        if other_sequence(x):
+            return [rebuild(e) for e in x]
+        if isinstance(x, (list, tuple)) and any(other_sequence(e) or isinstance(e, (list, tuple)) for e in x):
+            return [rebuild(e) for e in x]
+        return x
+
+    if other_sequence(data):
+        return rebuild(data)
+    if isinstance(data, (list, tuple)) and data and any(other_sequence(e) for e in data):
+        return rebuild(data)
     return None
 
 
