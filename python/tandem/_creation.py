@@ -75,7 +75,52 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
         out = _numpy.from_dlpack(data).to(device=device, dtype=dtype, copy=True)
         return out.requires_grad_(requires_grad) if requires_grad else out
     seq = _sequence_of_buffer(data)
-    return _C._tensor_from_data(data if seq is None else seq, dtype, device, requires_grad)
+    try:
+        return _C._tensor_from_data(data if seq is None else seq, dtype, device, requires_grad)
+    except (TypeError, ValueError) as e:
+        # Nests PyTorch also reads: NumPy arrays below the first level or after Python numbers, tensors of
+        # one element as numbers. Tried only after the fast path refused, so plain data pays nothing.
+        fixed = _nest_with_arrays_or_tensors(data if seq is None else seq)
+        if fixed is None:
+            raise
+        try:
+            if _is_ndarray(fixed):
+                return _C._tensor_from_array(fixed, dtype, device, requires_grad)
+            return _C._tensor_from_data(fixed, dtype, device, requires_grad)
+        except (TypeError, ValueError):
+            raise e from None
+
+
+def _nest_with_arrays_or_tensors(data):
+    """``data`` with its tensors replaced by their one number and, when it holds NumPy arrays, assembled by NumPy
+    (keeping the arrays' dtypes, as PyTorch's inference does); None when it holds neither."""
+    found = {"array": False, "tensor": False}
+
+    def walk(x):
+        if isinstance(x, _C.Tensor):
+            found["tensor"] = True
+            return x.item()  # PyTorch reads a tensor inside a nest as one number
+        if _is_ndarray(x):
+            found["array"] = True
+            return x
+        if isinstance(x, (list, tuple)):
+            return [walk(e) for e in x]
+        return x
+
+    if not isinstance(data, (list, tuple)):
+        return None
+    try:
+        out = walk(data)
+    except (TypeError, ValueError, RuntimeError):
+        return None
+    if found["array"]:
+        import numpy as np  # noqa: PLC0415
+
+        try:
+            return np.array(out)
+        except ValueError:
+            return None
+    return out if found["tensor"] else None
 
 
 def as_tensor(data, dtype=None, device=None):
