@@ -69,6 +69,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
         return out.requires_grad_(requires_grad) if requires_grad else out
     if isinstance(data, (list, tuple)) and data and _is_ndarray(data[0]):
         # A list of arrays (a common way to stack rows): let NumPy assemble them, keeping their dtype.
+        # The dtype is PyTorch's promotion of the arrays' dtypes (NumPy's differs: int32 with float16 is float64).
+        fixed, inferred = _nest_with_arrays_or_tensors(data)
+        if fixed is not None:
+            return _C._tensor_from_array(fixed, dtype or inferred, device, requires_grad)
         import numpy as np
         return _C._tensor_from_array(np.array(data), dtype, device, requires_grad)
     if _is_dlpack_producer(data):
@@ -80,47 +84,65 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     except (TypeError, ValueError) as e:
         # Nests PyTorch also reads: NumPy arrays below the first level or after Python numbers, tensors of
         # one element as numbers. Tried only after the fast path refused, so plain data pays nothing.
-        fixed = _nest_with_arrays_or_tensors(data if seq is None else seq)
+        fixed, inferred = _nest_with_arrays_or_tensors(data if seq is None else seq)
         if fixed is None:
             raise
         try:
             if _is_ndarray(fixed):
-                return _C._tensor_from_array(fixed, dtype, device, requires_grad)
+                return _C._tensor_from_array(fixed, dtype or inferred, device, requires_grad)
             return _C._tensor_from_data(fixed, dtype, device, requires_grad)
         except (TypeError, ValueError):
             raise e from None
 
 
 def _nest_with_arrays_or_tensors(data):
-    """``data`` with its tensors replaced by their one number and, when it holds NumPy arrays, assembled by NumPy
-    (keeping the arrays' dtypes, as PyTorch's inference does); None when it holds neither."""
+    """``data`` with its tensors replaced by their one number and, when it holds NumPy arrays, assembled by NumPy;
+    None when it holds neither. Also returns the dtype PyTorch infers for a nest with arrays (each array's dtype,
+    Python bools/ints/floats as bool/int64/the default dtype, promoted together), or None."""
     found = {"array": False, "tensor": False}
+    kinds = set()
+    seen = {}
 
     def walk(x):
         if isinstance(x, _C.Tensor):
             found["tensor"] = True
+            kinds.add(x.dtype)
             return x.item()  # PyTorch reads a tensor inside a nest as one number
         if _is_ndarray(x):
             found["array"] = True
+            if x.dtype not in seen:  # tandem's dtype for this NumPy dtype, read once per dtype
+                seen[x.dtype] = _C._tensor_from_array(x.reshape(-1)[:0], None, None, False).dtype
+                kinds.add(seen[x.dtype])
             return x
         if isinstance(x, (list, tuple)):
             return [walk(e) for e in x]
+        kinds.add(type(x))
         return x
 
     if not isinstance(data, (list, tuple)):
-        return None
+        return None, None
     try:
         out = walk(data)
     except (TypeError, ValueError, RuntimeError):
-        return None
+        return None, None
     if found["array"]:
         import numpy as np  # noqa: PLC0415
 
+        from . import get_default_dtype, promote_types  # noqa: PLC0415
+
+        python_kinds = {bool: _C.bool, int: _C.int64, float: get_default_dtype(), complex: _C.complex64}
+        inferred = None
+        for k in kinds:
+            d = python_kinds.get(k, k) if isinstance(k, type) else k
+            if isinstance(d, type):
+                continue  # NumPy scalars and the like: NumPy's own reading decides
+            inferred = d if inferred is None else promote_types(inferred, d)
         try:
-            return np.array(out)
+            return np.array(out), inferred
         except ValueError:
-            return None
-    return out if found["tensor"] else None
+            return None, None
+    return (out, None) if found["tensor"] else (None, None)
+
 
 
 def as_tensor(data, dtype=None, device=None):

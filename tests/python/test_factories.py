@@ -145,3 +145,22 @@ def test_tensor_from_nests_keeps_pytorchs_errors():
         tandem.tensor([[1.0, 2.0], np.array([3.0, 4.0, 5.0])])
     with pytest.raises(TypeError):
         tandem.tensor({1: 2}.values())
+
+
+def test_tensor_from_nests_with_arrays_infers_pytorchs_dtype():
+    """PyTorch promotes the arrays' dtypes with the Python numbers' (float: the default dtype), not NumPy's way."""
+    import warnings
+
+    import numpy as np
+
+    cases = [
+        lambda: [[1.0, 2.0], np.array([3.0, 4.0], dtype=np.float32)],
+        lambda: [[1.0], np.array([2.0], np.float16)],
+        lambda: [[1], np.array([2], np.int32)],
+        lambda: [[True], np.array([2], np.int8)],
+        lambda: [np.array([1, 2], np.int32), np.array([3.0, 4.0], np.float16)],
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for make in cases:
+            check(tandem.tensor(make()), torch.tensor(make()), exact=True)
