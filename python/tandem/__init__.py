@@ -29,7 +29,7 @@ from .compiler import compile  # noqa: F401,A001  (returns the model as is: tand
 from . import compiler, _dynamo, jit, testing, random, types  # noqa: F401  (small, stdlib-only: docs/compat.md)
 from ._autograd import *  # noqa: F401,F403
 from ._nn import nn, optim, utils, save, load  # noqa: F401
-from . import accelerator, onnx  # noqa: F401
+from . import accelerator, onnx, hub  # noqa: F401
 from . import amp, cpu  # noqa: F401  (mixed precision; tandem.cpu.amp)
 from .amp import autocast  # noqa: F401
 from . import distributed  # noqa: F401

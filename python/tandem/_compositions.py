@@ -187,7 +187,14 @@ def _repeat(self, *sizes, repeats=None):
         raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {target}")
     # Each dim d becomes (repeats[d], size[d]); expanding the repeats and merging the pairs copies once.
     paired = self.reshape([v for s in shape for v in (1, s)])
-    return paired.expand([v for r, s in zip(sizes, shape) for v in (r, s)]).reshape(target)
+    out = paired.expand([v for r, s in zip(sizes, shape) for v in (r, s)]).reshape(target)
+    # The result always owns its memory, as PyTorch's: where the reshape could stay a view (repeats only over
+    # new or size-1 dims, or none), it would alias the input, with zero strides an in-place op then refuses.
+    if out.numel() and out.data_ptr() == self.data_ptr():
+        out = out.contiguous()  # copies a zero-stride view
+        if out.data_ptr() == self.data_ptr():
+            out = out.clone()  # a plain view of the input (nothing repeated)
+    return out
 
 
 def tile(input, dims):

@@ -26,6 +26,7 @@ __all__ = [
     "is_nonzero", "is_same_size", "is_complex", "is_conj", "is_neg", "typename", "resolve_conj", "resolve_neg",
     "empty_strided", "frombuffer", "asarray", "frexp", "ldexp", "chain_matmul", "dist", "renorm",
     "matrix_power", "matrix_exp", "pinverse", "lu", "lu_unpack", "lu_solve", "index_put", "index_put_", "put",
+    "svd_lowrank", "pca_lowrank",
 ]
 
 _div = _C.div  # the core's div, which has no rounding_mode
@@ -475,6 +476,69 @@ def matrix_exp(input):
 def pinverse(input, rcond=1e-15):
     from . import linalg  # noqa: PLC0415
     return linalg.pinv(input, rtol=rcond)
+
+
+# ---- randomized low-rank SVD and PCA (Halko, Martinsson and Tropp 2009), PyTorch's torch._lowrank ----
+def _approximate_basis(A, q, niter=2, M=None):
+    """An orthonormal basis of A's range (minus M's) from q random directions and niter power iterations."""
+    from . import linalg  # noqa: PLC0415
+
+    niter = 2 if niter is None else niter
+    dtype = A.dtype if A.is_floating_point() or A.is_complex() else _C.float32
+    R = _C.randn(A.shape[-1], q, dtype=dtype, device=A.device)
+    X = A @ R
+    if M is not None:
+        X = X - M @ R
+    Q = linalg.qr(X).Q
+    for _ in range(niter):
+        X = A.mH @ Q
+        if M is not None:
+            X = X - M.mH @ Q
+        Q = linalg.qr(X).Q
+        X = A @ Q
+        if M is not None:
+            X = X - M @ Q
+        Q = linalg.qr(X).Q
+    return Q
+
+
+def svd_lowrank(A, q=6, niter=2, M=None):
+    """An approximate rank-q SVD (U, S, V) of A - M, as torch.svd_lowrank (random: a different draw than
+    PyTorch's, the same accuracy)."""
+    from . import linalg  # noqa: PLC0415
+
+    q = 6 if q is None else q
+    m, n = A.shape[-2:]
+    if M is not None:
+        M = M.broadcast_to(A.size())
+    if m < n:
+        A = A.mH
+        if M is not None:
+            M = M.mH
+    Q = _approximate_basis(A, q, niter=niter, M=M)
+    B = Q.mH @ A
+    if M is not None:
+        B = B - Q.mH @ M
+    U, S, Vh = linalg.svd(B, full_matrices=False)
+    V = Vh.mH
+    U = Q.matmul(U)
+    if m < n:
+        U, V = V, U
+    return U, S, V
+
+
+def pca_lowrank(A, q=None, center=True, niter=2):
+    """Principal components of A's rows: svd_lowrank of A less its column means (when center)."""
+    m, n = A.shape[-2:]
+    if q is None:
+        q = min(6, m, n)
+    elif not (q >= 0 and q <= min(m, n)):
+        raise ValueError(f"q(={q}) must be non-negative integer and not greater than min(m, n)={min(m, n)}")
+    if not (niter >= 0):
+        raise ValueError(f"niter(={niter}) must be non-negative integer")
+    if not center:
+        return svd_lowrank(A, q, niter=niter, M=None)
+    return svd_lowrank(A - A.mean(dim=(-2,), keepdim=True), q, niter=niter, M=None)
 
 
 def lu(A, pivot=True, get_infos=False):

@@ -29,6 +29,29 @@ def _sequence_of_buffer(data):
         return data.tolist()
     if isinstance(data, bytearray):
         return list(data)
+    return _plain_lists(data)
+
+
+def _plain_lists(data):
+    """Any other Python sequence (collections.deque, UserList, ...) is read as a list, at every nesting level,
+    as PyTorch reads any object passing PySequence_Check; None when ``data`` needs no rewriting."""
+    import collections.abc  # noqa: PLC0415
+
+    def other_sequence(x):
+        return (isinstance(x, collections.abc.Sequence) and not isinstance(x, (list, tuple, range, str, bytes))
+                and not isinstance(x, _C.Tensor))
+
+    def rebuild(x):
+        if other_sequence(x):
+            return [rebuild(e) for e in x]
+        if isinstance(x, (list, tuple)) and any(other_sequence(e) or isinstance(e, (list, tuple)) for e in x):
+            return [rebuild(e) for e in x]
+        return x
+
+    if other_sequence(data):
+        return rebuild(data)
+    if isinstance(data, (list, tuple)) and data and any(other_sequence(e) for e in data):
+        return rebuild(data)
     return None
 
 
@@ -46,13 +69,80 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
         return out.requires_grad_(requires_grad) if requires_grad else out
     if isinstance(data, (list, tuple)) and data and _is_ndarray(data[0]):
         # A list of arrays (a common way to stack rows): let NumPy assemble them, keeping their dtype.
+        # The dtype is PyTorch's promotion of the arrays' dtypes (NumPy's differs: int32 with float16 is float64).
+        fixed, inferred = _nest_with_arrays_or_tensors(data)
+        if fixed is not None:
+            return _C._tensor_from_array(fixed, dtype or inferred, device, requires_grad)
         import numpy as np
         return _C._tensor_from_array(np.array(data), dtype, device, requires_grad)
     if _is_dlpack_producer(data):
         out = _numpy.from_dlpack(data).to(device=device, dtype=dtype, copy=True)
         return out.requires_grad_(requires_grad) if requires_grad else out
     seq = _sequence_of_buffer(data)
-    return _C._tensor_from_data(data if seq is None else seq, dtype, device, requires_grad)
+    try:
+        return _C._tensor_from_data(data if seq is None else seq, dtype, device, requires_grad)
+    except (TypeError, ValueError) as e:
+        # Nests PyTorch also reads: NumPy arrays below the first level or after Python numbers, tensors of
+        # one element as numbers. Tried only after the fast path refused, so plain data pays nothing.
+        fixed, inferred = _nest_with_arrays_or_tensors(data if seq is None else seq)
+        if fixed is None:
+            raise
+        try:
+            if _is_ndarray(fixed):
+                return _C._tensor_from_array(fixed, dtype or inferred, device, requires_grad)
+            return _C._tensor_from_data(fixed, dtype, device, requires_grad)
+        except (TypeError, ValueError):
+            raise e from None
+
+
+def _nest_with_arrays_or_tensors(data):
+    """``data`` with its tensors replaced by their one number and, when it holds NumPy arrays, assembled by NumPy;
+    None when it holds neither. Also returns the dtype PyTorch infers for a nest with arrays (each array's dtype,
+    Python bools/ints/floats as bool/int64/the default dtype, promoted together), or None."""
+    found = {"array": False, "tensor": False}
+    kinds = set()
+    seen = {}
+
+    def walk(x):
+        if isinstance(x, _C.Tensor):
+            found["tensor"] = True
+            kinds.add(x.dtype)
+            return x.item()  # PyTorch reads a tensor inside a nest as one number
+        if _is_ndarray(x):
+            found["array"] = True
+            if x.dtype not in seen:  # tandem's dtype for this NumPy dtype, read once per dtype
+                seen[x.dtype] = _C._tensor_from_array(x.reshape(-1)[:0], None, None, False).dtype
+                kinds.add(seen[x.dtype])
+            return x
+        if isinstance(x, (list, tuple)):
+            return [walk(e) for e in x]
+        kinds.add(type(x))
+        return x
+
+    if not isinstance(data, (list, tuple)):
+        return None, None
+    try:
+        out = walk(data)
+    except (TypeError, ValueError, RuntimeError):
+        return None, None
+    if found["array"]:
+        import numpy as np  # noqa: PLC0415
+
+        from . import get_default_dtype, promote_types  # noqa: PLC0415
+
+        python_kinds = {bool: _C.bool, int: _C.int64, float: get_default_dtype(), complex: _C.complex64}
+        inferred = None
+        for k in kinds:
+            d = python_kinds.get(k, k) if isinstance(k, type) else k
+            if isinstance(d, type):
+                continue  # NumPy scalars and the like: NumPy's own reading decides
+            inferred = d if inferred is None else promote_types(inferred, d)
+        try:
+            return np.array(out), inferred
+        except ValueError:
+            return None, None
+    return (out, None) if found["tensor"] else (None, None)
+
 
 
 def as_tensor(data, dtype=None, device=None):

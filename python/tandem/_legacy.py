@@ -67,12 +67,18 @@ def _dtype_from_type_arg(arg):
         return arg
     if isinstance(arg, tensortype):
         return arg.dtype
+    if arg is Tensor:  # t.type(torch.Tensor): the default dtype, as in PyTorch
+        from . import get_default_dtype  # noqa: PLC0415
+
+        return get_default_dtype()
     if isinstance(arg, str):
         prefix, _, name = arg.rpartition(".")
         if prefix in ("tandem", "torch") and name in _NAMES:
             return _NAMES[name]
         raise ValueError(f"invalid type: {arg!r}\nhint: pass a dtype (tandem.float64) or a name such as "
                          "'tandem.DoubleTensor'")
+    if isinstance(arg, type):  # another class (nn.Parameter, a subclass): PyTorch's ValueError
+        raise ValueError(f"invalid type: '{arg.__name__}'")
     raise TypeError(f"type(): expected a dtype, a tensor type or its name, not {type(arg).__name__}")
 
 

@@ -864,3 +864,45 @@ def test_mixed_dtype_grads_come_back_in_each_input_dtype(dtype):
     assert a.grad.tolist()[0][0] == pytest.approx(2.718281828 + 1, rel=1e-2)
     assert b.grad.tolist() == pytest.approx([2 * 2.718281828459045] * 3)
     assert c.grad.tolist() == [2.0] * 3
+
+
+def _grad_pair(lib, device, **kwargs):
+    """A WGAN-GP style gradient penalty's autograd.grad call, in either library."""
+    x = lib.tensor([[1.0, -2.0], [0.5, 3.0]], dtype=lib.float64, device=device if lib is tandem else "cpu",
+                   requires_grad=True)
+    y = (x * x).sum(1) + x[:, 0]
+    return x, y, lib.autograd.grad(y, x, **kwargs)
+
+
+def test_autograd_grad_only_inputs_is_accepted_and_deprecated(device):
+    """PyTorch-GAN's wgan_gp passes only_inputs=True (the deprecated, ignored switch); False warns."""
+    _, _, (got,) = _grad_pair(tandem, device, grad_outputs=tandem.ones(2, dtype=tandem.float64, device=device),
+                              retain_graph=True, create_graph=True, only_inputs=True)
+    _, _, (ref,) = _grad_pair(torch, device, grad_outputs=torch.ones(2, dtype=torch.float64), retain_graph=True,
+                              create_graph=True, only_inputs=True)
+    assert got.tolist() == ref.tolist() and got.requires_grad
+    with pytest.warns(FutureWarning, match="only_inputs argument is deprecated and is ignored now"):
+        _grad_pair(tandem, device, grad_outputs=tandem.ones(2, dtype=tandem.float64, device=device),
+                   only_inputs=False)
+    # positional order is PyTorch's: (outputs, inputs, grad_outputs, retain_graph, create_graph, only_inputs,
+    # allow_unused)
+    x = tandem.ones(2, requires_grad=True, device=device)
+    u = tandem.ones(2, requires_grad=True, device=device)
+    assert tandem.autograd.grad((x * 2).sum(), [x, u], None, None, False, True, True)[1] is None
+
+
+def test_autograd_grad_is_grads_batched(device):
+    eye = [[1.0, 0.0], [0.0, 1.0]]
+    _, _, (got,) = _grad_pair(tandem, device, grad_outputs=tandem.tensor(eye, dtype=tandem.float64, device=device),
+                              is_grads_batched=True)
+    _, _, (ref,) = _grad_pair(torch, device, grad_outputs=torch.tensor(eye, dtype=torch.float64),
+                              is_grads_batched=True)
+    assert got.shape == ref.shape == (2, 2, 2)
+    assert got.tolist() == ref.tolist()
+
+
+def test_autograd_grad_materialize_with_allow_unused_false_raises():
+    x = tandem.ones(2, requires_grad=True)
+    with pytest.raises(ValueError, match="Expected allow_unused to be True or not passed when "
+                                         "materialize_grads=True, but got: allow_unused=False."):
+        tandem.autograd.grad(x.sum(), x, allow_unused=False, materialize_grads=True)

@@ -228,3 +228,23 @@ def test_as_tensor_of_a_tensor_converts_only_what_is_asked():
         assert lib.as_tensor(t, device="cpu") is t
         r = lib.as_tensor(t, dtype=lib.float64)
         assert r.dtype == lib.float64 and r.grad_fn is not None
+
+
+def test_type_with_the_tensor_class_is_the_default_dtype():
+    """PyTorch-GAN's cyclegan: imgs.type(Tensor) with Tensor = torch.Tensor on CPU."""
+    import torch
+
+    for src in (tandem.float64, tandem.int64, tandem.float16):
+        x = tandem.ones(2, dtype=src)
+        ref = torch.ones(2, dtype=getattr(torch, str(src).split(".")[-1]))
+        assert str(x.type(tandem.Tensor).dtype).split(".")[-1] == str(ref.type(torch.Tensor).dtype).split(".")[-1]
+    saved = tandem.get_default_dtype()
+    tandem.set_default_dtype(tandem.float64)
+    try:
+        assert tandem.ones(2, dtype=tandem.int32).type(tandem.Tensor).dtype == tandem.float64
+    finally:
+        tandem.set_default_dtype(saved)
+    with pytest.raises(ValueError, match="invalid type: 'Parameter'"):
+        torch.ones(2).type(torch.nn.Parameter)
+    with pytest.raises(ValueError, match="invalid type: 'Parameter'"):
+        tandem.ones(2).type(tandem.nn.Parameter)

@@ -1,5 +1,6 @@
 """The compositions of python/tandem/_compositions.py and tandem.finfo/iinfo against PyTorch: values, dtypes and
 shapes on every device, float64 gradients by finite differences, and PyTorch's error types and messages."""
+import math
 import warnings
 
 import pytest
@@ -489,3 +490,18 @@ def test_errors_match_pytorch(case):
 def test_meshgrid_refuses_2d_inputs():
     with pytest.raises(RuntimeError, match="^torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got:"):
         tandem.meshgrid(tandem.ones(2, 2), indexing="ij")
+
+
+@pytest.mark.parametrize("shape,repeats", [((3, 4, 4), (2, 1, 1, 1)), ((1, 3), (1, 1)), ((1, 3), (4, 1)),
+                                           ((2,), (3, 1)), ((2, 3), (1, 1))])
+def test_repeat_returns_new_memory_that_in_place_ops_can_write(shape, repeats, device):
+    """PyTorch's repeat always copies. pytorch/examples fast_neural_style repeats a style image over the batch
+    (new leading dim) and divides it in place; a zero-stride view refused the write."""
+    ref = torch.arange(math.prod(shape), dtype=torch.float32).reshape(shape)
+    x = tandem.tensor(ref.tolist(), device=device)
+    out = x.repeat(*repeats)
+    expect = ref.repeat(*repeats)
+    assert out.stride() == expect.stride()
+    out.div_(2)
+    assert out.cpu().tolist() == expect.div(2).tolist()
+    assert x.cpu().tolist() == ref.tolist()  # the input is untouched

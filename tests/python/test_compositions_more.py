@@ -636,3 +636,40 @@ def test_legacy_new():
         assert alias is not x and x[0].item() == 5.0
         with pytest.raises(TypeError, match="^expected"):
             x.new(lib.ones(2))
+
+
+@pytest.mark.parametrize("shape", [(12, 7), (7, 12), (3, 10, 6)])
+def test_svd_lowrank_recovers_a_low_rank_matrix(shape, device):
+    """Random projections: not PyTorch's draw, so compare the reconstruction and the singular values (exact for
+    a matrix of rank <= q) with PyTorch's, and the shapes."""
+    g = torch.Generator().manual_seed(0)
+    *batch, m, n = shape
+    ref = torch.randn(*batch, m, 3, generator=g, dtype=torch.float64) @ torch.randn(*batch, 3, n, generator=g,
+                                                                                 dtype=torch.float64)
+    A = tandem.tensor(ref.tolist(), dtype=tandem.float64, device=device)
+    U, S, V = tandem.svd_lowrank(A, q=4)
+    tU, tS, tV = torch.svd_lowrank(ref, q=4)
+    assert U.shape == tU.shape and S.shape == tS.shape and V.shape == tV.shape
+    assert U.device == A.device
+    torch.testing.assert_close(torch.tensor(S.cpu().tolist(), dtype=torch.float64), tS, atol=1e-8, rtol=1e-8)
+    back = U @ tandem.diag_embed(S) @ V.mT
+    torch.testing.assert_close(torch.tensor(back.cpu().tolist(), dtype=torch.float64), ref, atol=1e-9, rtol=1e-9)
+
+
+def test_pca_lowrank_matches_the_centered_svd(device):
+    g = torch.Generator().manual_seed(1)
+    ref = torch.randn(30, 2, generator=g, dtype=torch.float64) @ torch.randn(2, 5, generator=g, dtype=torch.float64)
+    ref = ref + 4.0  # a mean that centering removes
+    A = tandem.tensor(ref.tolist(), dtype=tandem.float64, device=device)
+    U, S, V = tandem.pca_lowrank(A, q=3)
+    tU, tS, tV = torch.pca_lowrank(ref, q=3)
+    assert (U.shape, S.shape, V.shape) == (tU.shape, tS.shape, tV.shape) == ((30, 3), (3,), (5, 3))
+    torch.testing.assert_close(torch.tensor(S.cpu().tolist(), dtype=torch.float64)[:2], tS[:2], atol=1e-8,
+                               rtol=1e-8)
+    assert tuple(tandem.pca_lowrank(A)[1].shape) == tuple(torch.pca_lowrank(ref)[1].shape) == (5,)
+    for q, niter, msg in ((6, 2, r"q\(=6\) must be non-negative integer and not greater than min\(m, n\)=5"),
+                          (2, -1, r"niter\(=-1\) must be non-negative integer")):
+        with pytest.raises(ValueError, match=msg):
+            tandem.pca_lowrank(A, q=q, niter=niter)
+        with pytest.raises(ValueError, match=msg):
+            torch.pca_lowrank(ref, q=q, niter=niter)

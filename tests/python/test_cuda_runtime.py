@@ -295,3 +295,26 @@ def test_emulated_device_capability_and_properties():
         assert tandem.cuda.get_device_capability(index) == (0, 0) == (props.major, props.minor)
         assert props.name == f"tandem emulated CUDA device {index} (host memory and CPU threads, for testing)"
         assert tandem.cuda.get_device_name(index) == props.name
+
+
+def test_seeding_cuda_without_a_device_is_ignored_as_in_pytorch():
+    """nanoGPT's sample.py calls torch.cuda.manual_seed on CPU-only machines: PyTorch ignores seeding and
+    set_rng_state there (they are queued for a lazy init that never comes); reading a seed or state raises."""
+    lines = run_fresh("""
+        import tandem
+        if tandem.cuda.is_available():
+            print("real")
+        else:
+            print(tandem.cuda.manual_seed(3), tandem.cuda.manual_seed_all(3), tandem.cuda.seed(),
+                  tandem.cuda.seed_all(), tandem.cuda.set_rng_state(tandem.zeros(8, dtype=tandem.uint8)),
+                  tandem.cuda.get_rng_state_all(), tandem.cuda.set_rng_state_all([]))
+            for f in (tandem.cuda.initial_seed, tandem.cuda.get_rng_state):
+                try:
+                    f()
+                    print("ran")
+                except RuntimeError:
+                    print("RuntimeError")
+    """)
+    if lines[0] == "real":
+        pytest.skip("a real CUDA device is present")
+    assert lines == ["None None None None None [] None", "RuntimeError", "RuntimeError"]

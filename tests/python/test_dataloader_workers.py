@@ -444,3 +444,26 @@ def test_workers_forked_after_two_threads_ran_do_not_hang():
     """)
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0 and run.stdout.strip() == "True", run.stderr
+
+
+def _child_reports_device_tensor(model, q):
+    q.put((str(model.weight.device), model.weight.cpu().tolist()))
+
+
+@pytest.mark.skipif(not tandem.cuda.is_available(), reason="no cuda device (real or emulated)")
+def test_spawned_process_receives_a_cuda_model():
+    """pytorch/examples mnist_hogwild --cuda: a cuda model passed to a spawned Process. Its tensors cross as host
+    copies (docs/compat.md); the copy's shared-memory descriptor was closed (the temporary freed) before the
+    child started, and spawn failed with 'bad value(s) in fds_to_keep'."""
+    ctx = tmp.get_context("spawn")
+    model = tandem.nn.Linear(2, 1).to("cuda")
+    with tandem.no_grad():
+        model.weight.fill_(3)
+    model.share_memory()
+    q = ctx.Queue()
+    p = ctx.Process(target=_child_reports_device_tensor, args=(model, q))
+    p.start()
+    got = q.get(timeout=120)
+    p.join(60)
+    assert p.exitcode == 0
+    assert got == ("cuda:0", [[3.0, 3.0]])

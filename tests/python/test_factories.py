@@ -103,3 +103,64 @@ def test_eye_defaults_and_errors():
         tandem.eye(-1)
     with pytest.raises(RuntimeError, match="^m must be greater or equal to 0, got -1"):
         tandem.eye(2, -1)
+
+
+# tensor() of the Python data ordinary programs pass (pytorch/examples reinforce.py, minimalRL ppo-continuous).
+def _tensor_cases():
+    import collections
+
+    import numpy as np
+
+    return {
+        "deque": lambda lib: lib.tensor(collections.deque([1.0, 2.5])),
+        "deque_of_deques": lambda lib: lib.tensor([collections.deque([1, 2]), collections.deque([3, 4])]),
+        "userlist": lambda lib: lib.tensor(collections.UserList([True, False])),
+        "nested_arrays": lambda lib: lib.tensor([[np.array([1.0, 2.0], dtype=np.float32)],
+                                                 [np.array([3.0, 4.0], dtype=np.float32)]]),
+        "nested_arrays_dtype": lambda lib: lib.tensor([[np.array([1.0, 2.0])], [np.array([3.0, 4.0])]],
+                                                      dtype=lib.float16),
+        "tuple_list_int_array": lambda lib: lib.tensor(([np.array([1, 2])],)),
+        "numbers_then_array": lambda lib: lib.tensor([[1.0, 2.0], np.array([3.0, 4.0])]),
+        "one_element_tensors": lambda lib: lib.tensor([lib.tensor([1.5]), lib.tensor([[2.0]])]),
+        "zero_dim_int_tensors": lambda lib: lib.tensor([[lib.tensor(1), lib.tensor(2)]]),
+    }
+
+
+@pytest.mark.parametrize("case", list(_tensor_cases()))
+def test_tensor_from_python_sequences_and_nests(case, device):
+    make = _tensor_cases()[case]
+    ref = make(torch)
+    got = make(tandem)
+    check(got, ref, exact=True)
+    moved = tandem.tensor(got.tolist(), dtype=got.dtype, device=device)
+    assert moved.device.type == device.split(":")[0]
+
+
+def test_tensor_from_nests_keeps_pytorchs_errors():
+    import numpy as np
+
+    with pytest.raises(ValueError, match="only one element tensors can be converted to Python scalars"):
+        tandem.tensor([tandem.tensor([1.0, 2.0]), tandem.tensor([2.0, 3.0])])
+    with pytest.raises(ValueError, match="expected sequence of length 2 at dim 1"):
+        tandem.tensor([[1.0, 2.0], np.array([3.0, 4.0, 5.0])])
+    with pytest.raises(TypeError):
+        tandem.tensor({1: 2}.values())
+
+
+def test_tensor_from_nests_with_arrays_infers_pytorchs_dtype():
+    """PyTorch promotes the arrays' dtypes with the Python numbers' (float: the default dtype), not NumPy's way."""
+    import warnings
+
+    import numpy as np
+
+    cases = [
+        lambda: [[1.0, 2.0], np.array([3.0, 4.0], dtype=np.float32)],
+        lambda: [[1.0], np.array([2.0], np.float16)],
+        lambda: [[1], np.array([2], np.int32)],
+        lambda: [[True], np.array([2], np.int8)],
+        lambda: [np.array([1, 2], np.int32), np.array([3.0, 4.0], np.float16)],
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for make in cases:
+            check(tandem.tensor(make()), torch.tensor(make()), exact=True)

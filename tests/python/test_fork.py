@@ -56,3 +56,34 @@ def test_forked_child_runs_parallel_regions_after_the_parent_used_two_threads():
     """)
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0 and run.stdout.split() == ["0", "2"], run.stdout + run.stderr
+
+
+_FORK_DURING_GEMM = r"""
+import os, tandem
+a = tandem.randn(384, 384, device="cuda:0")
+for _ in range(5):
+    outs = [a @ a for _ in range(30)]  # queued on the device's worker thread, which runs them with OpenBLAS
+    pid = os.fork()  # while the worker is inside a GEMM
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    total = sum(o.sum().item() for o in outs)
+print("done")
+"""
+
+
+@needs_cuda
+def test_fork_while_device_gemms_are_queued_does_not_hang():
+    """fork() waits for the emulated device's queues: OpenBLAS's own fork handler stops its thread pool, and a
+    GEMM running on a queue's worker at that moment waited forever for those threads (pytorch/examples mnist
+    with DataLoader workers on cuda hung at its first test batch)."""
+    import subprocess
+    import sys
+
+    if not tandem.cuda.get_device_properties(0).is_emulated:
+        pytest.skip("the queues are the emulated device's")
+    env = dict(os.environ)
+    out = subprocess.run([sys.executable, "-c", _FORK_DURING_GEMM], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "done"

@@ -206,3 +206,28 @@ def test_fused_step_errors():
     with pytest.raises(RuntimeError, match="parameter of dtype int64 cannot be optimized"):
         tandem._C._adam_step(tandem.ones(2, dtype=tandem.int64), tandem.ones(2), tandem.ones(2), tandem.ones(2),
                              None, 1, 0.1, 0.9, 0.99, 1e-8, 0, False, False, False)
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam"])
+def test_duplicate_parameters_in_one_group_warn_and_step_twice_as_pytorch(name, device):
+    """PyTorch-GAN's unit.py chains two encoders that share a block: one group lists those parameters twice.
+    PyTorch warns (no error) and updates such a parameter once per listing. (With SGD momentum the buffers of
+    the two listings follow PyTorch's foreach internals, which tandem does not copy: not compared.)"""
+    import torch
+
+    kwargs = {"lr": 0.1}
+    p = nn.Parameter(tandem.tensor([1.0, -2.0], device=device))
+    q = torch.nn.Parameter(torch.tensor([1.0, -2.0]))
+    msg = "optimizer contains a parameter group with duplicate parameters; in future, this will cause an error"
+    with pytest.warns(UserWarning, match=msg):
+        opt = getattr(optim, name)([p, p], **kwargs)
+    with pytest.warns(UserWarning, match=msg):
+        ref = getattr(torch.optim, name)([q, q], **kwargs)
+    for _ in range(2):
+        (p * p).sum().backward()
+        (q * q).sum().backward()
+        opt.step()
+        ref.step()
+        opt.zero_grad()
+        ref.zero_grad()
+    torch.testing.assert_close(torch.tensor(p.detach().cpu().tolist()), q.detach(), rtol=1e-5, atol=1e-5)

@@ -32,13 +32,50 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
                           _as_list(inputs))
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False,
-         materialize_grads=False):
-    """The gradients of `outputs` with respect to `inputs`, as a tuple (nothing is accumulated)."""
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """The gradients of `outputs` with respect to `inputs`, as a tuple (nothing is accumulated).
+
+    ``only_inputs`` is PyTorch's deprecated switch (ignored, with its FutureWarning when False);
+    ``is_grads_batched`` treats the first dim of every grad_output as a batch of cotangents and runs one
+    backward pass per entry (PyTorch vmaps them), stacking the gradients along a new first dim."""
+    if not only_inputs:
+        import warnings  # noqa: PLC0415
+
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
+                      "gradient for other parts of the graph, please use torch.autograd.backward.",
+                      FutureWarning, stacklevel=2)
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
     single = isinstance(inputs, _C.Tensor)
     ins = _as_list(inputs)
-    result = _C._autograd_grad(_as_list(outputs), ins, _as_list(grad_outputs), retain_graph, create_graph,
-                               allow_unused or materialize_grads)
+    outs = _as_list(outputs)
+    if is_grads_batched:
+        batched = _as_list(grad_outputs)
+        sizes = {g.shape[0] for g in batched if g is not None}
+        rows = []
+        n = sizes.pop() if sizes else 0
+        for i in range(n):
+            keep = True if i < n - 1 else retain_graph  # the last pass frees the graph as a plain grad would
+            row = _C._autograd_grad(outs, ins, [g[i] if g is not None else None for g in batched], keep,
+                                    create_graph, True)
+            rows.append(row)
+        result = []
+        for j, x in enumerate(ins):
+            got = [r[j] for r in rows]
+            if all(g is None for g in got):
+                if not allow_unused:
+                    raise RuntimeError("One of the differentiated Tensors appears to not have been used in the "
+                                       "graph. Set allow_unused=True if this is the desired behavior.")
+                result.append(None)
+            else:
+                result.append(_C.stack([g if g is not None else _C.zeros_like(x) for g in got]))
+        result = tuple(result)
+    else:
+        result = _C._autograd_grad(outs, ins, _as_list(grad_outputs), retain_graph, create_graph, allow_unused)
     if materialize_grads:
         result = tuple(g if g is not None else _C.zeros_like(x) for g, x in zip(result, ins))
     return result if not single else result

@@ -207,9 +207,12 @@ def _all_generators():
     return [_C._cuda_default_generator(i) for i in range(device_count())]
 
 
+# As in PyTorch, seeding and set_rng_state are silently ignored where no CUDA device exists (programs seed
+# "cuda" unconditionally); reading a state or a seed raises.
 def manual_seed(seed):
     """Seeds the current CUDA device's generator (manual_seed_all seeds every device's)."""
-    _generator().manual_seed(seed)
+    if is_available():
+        _generator().manual_seed(seed)
 
 
 def manual_seed_all(seed):
@@ -220,7 +223,8 @@ def manual_seed_all(seed):
 
 def seed():
     """Seeds the current CUDA device's generator with a non-deterministic number."""
-    _generator().seed()
+    if is_available():
+        _generator().seed()
 
 
 def seed_all():
@@ -244,7 +248,8 @@ def get_rng_state(device="cuda"):
 
 def set_rng_state(new_state, device="cuda"):
     """Restores a state get_rng_state returned."""
-    _generator(device).set_state(new_state)
+    if is_available():
+        _generator(device).set_state(new_state)
 
 
 def get_rng_state_all():

@@ -107,6 +107,9 @@ def reduce_tensor(t):
         # A process argument (spawn, forkserver): the descriptor must stay open until the child has started, so
         # the tensor itself moves into shared memory (as PyTorch does), and every worker maps that one copy.
         share_memory_(t)
+        # The Popen object outlives the child's start: keeping the tensor there keeps its block's descriptor open
+        # until then, also for a temporary (the host copy of a cuda tensor, freed when pickling ends).
+        get_spawning_popen().__dict__.setdefault("_tandem_keep_alive", []).append(t)
         return reduce_tensor(t)
     # Not shared, or received from elsewhere (a received block keeps no descriptor): one copy into a new block.
     block, _ = shm.new_shared_copy(t)

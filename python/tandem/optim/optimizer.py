@@ -92,8 +92,14 @@ class Optimizer:
             if default is required and name not in group:
                 raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
             group.setdefault(name, default)
+        if len({id(p) for p in params}) != len(params):  # PyTorch warns (and steps such a parameter twice)
+            import warnings  # noqa: PLC0415
+
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
+                          "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
+                          stacklevel=3)
         existing = {id(p) for g in self.param_groups for p in g["params"]}
-        if any(id(p) in existing for p in params) or len({id(p) for p in params}) != len(params):
+        if any(id(p) in existing for p in params):
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(group)
 

@@ -1,12 +1,68 @@
 #include "backend/emulated/work_queue.h"
 
+#include <pthread.h>
+
+#include <algorithm>
+#include <vector>
+
 #include "core/long_work.h"
 
 namespace tandem::emulated {
 
-WorkQueue::WorkQueue() : worker_([this] { run(); }) {}
+namespace {
+// Every live queue, for the fork handlers (never destroyed: queues may outlive other statics at exit).
+std::mutex& live_mutex() {
+  static auto* m = new std::mutex;
+  return *m;
+}
+std::vector<WorkQueue*>& live_queues() {
+  static auto* v = new std::vector<WorkQueue*>;
+  return *v;
+}
+}  // namespace
+
+WorkQueue::WorkQueue() : worker_([this] { run(); }) {
+  static std::once_flag fork_handlers;
+  std::call_once(fork_handlers, [] {
+    pthread_atfork(&WorkQueue::before_fork, &WorkQueue::after_fork, &WorkQueue::after_fork);
+  });
+  std::lock_guard<std::mutex> lock(live_mutex());
+  live_queues().push_back(this);
+}
+
+void WorkQueue::before_fork() {
+  live_mutex().lock();  // released by after_fork, in the parent and in the child
+  std::vector<WorkQueue*>& qs = live_queues();
+  // Drain every queue, then take every mutex and check nothing was pushed meanwhile (a task on one queue may
+  // wait for another queue, so no mutex is held while draining). The forking thread may hold the Python
+  // lock: the wait opens no LongWorkRegion (workers never need that lock).
+  while (true) {
+    for (WorkQueue* q : qs) {
+      std::unique_lock<std::mutex> lock(q->mu_);
+      q->done_cv_.wait(lock, [&] { return q->completed_ == q->pushed_; });
+    }
+    size_t locked = 0;
+    for (WorkQueue* q : qs) {
+      q->mu_.lock();
+      ++locked;
+      if (q->completed_ != q->pushed_) break;
+    }
+    if (locked == qs.size() && (qs.empty() || qs.back()->completed_ == qs.back()->pushed_)) return;
+    for (size_t i = 0; i < locked; ++i) qs[i]->mu_.unlock();
+  }
+}
+
+void WorkQueue::after_fork() {
+  for (WorkQueue* q : live_queues()) q->mu_.unlock();
+  live_mutex().unlock();
+}
 
 WorkQueue::~WorkQueue() {
+  {
+    std::lock_guard<std::mutex> lock(live_mutex());
+    std::vector<WorkQueue*>& qs = live_queues();
+    qs.erase(std::remove(qs.begin(), qs.end(), this), qs.end());
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;

@@ -28,6 +28,12 @@ class WorkQueue {
   uint64_t last_pushed();
   bool idle();
 
+  // fork() while a worker is inside a kernel would copy its half-held locks into the child and, worse, runs
+  // OpenBLAS's fork handler, which stops BLAS threads the worker's GEMM is waiting for (the parent hangs).
+  // So fork waits until every queue is idle and holds their mutexes until it returns (pthread_atfork).
+  static void before_fork();
+  static void after_fork();
+
  private:
   void run();
   std::mutex mu_;
