@@ -3,7 +3,9 @@
 // implementations. Options are template parameters, so a loop's per-element branches vanish at compile
 // time.
 #pragma once
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <type_traits>
 
 #include "core/macros.h"
@@ -111,16 +113,35 @@ TANDEM_HOST_DEVICE TANDEM_INLINE Acc optim_fma(Acc a, Acc b, Acc c) {
   return std::fma(a, b, c);
 }
 
-// torch.lerp: self + w * (end - self) for |w| < 0.5, else end - (end - self) * (1 - w) (fused as above; its
-// vectorised form fma(w - 1, end - self, end) gives the same bits, w - 1 being exact).
-// Both forms are computed and one selected: a branch on `small` (loop-invariant, but per element here) kept
-// GCC from vectorising the loops that use it (centered RMSprop ran scalar, 0.7x PyTorch).
+// The weight of lerp_(grad, 1 - beta) as PyTorch passes it: 1 - beta in double, then the tensor's type.
+// torch.lerp computes self + w * (end - self) for |w| < 0.5 (small), else end - (end - self) * (1 - w), each one
+// fused multiply-add (its vectorised form fma(w - 1, end - self, end) gives the same bits, w - 1 being exact).
+// Here both are fma(coef, end - self, small ? self : end), coef = w or -(1 - w) (negation is exact), and the
+// per-element choice of self or end is a bit mask on the host: written as a branch or a select, GCC kept a
+// branch in the loop and ran centered RMSprop scalar (0.7x PyTorch).
 template <typename Acc>
-TANDEM_HOST_DEVICE TANDEM_INLINE Acc optim_lerp(Acc self, Acc end, Acc w, Acc one_minus_w, bool small) {
-  const Acc d = end - self;
-  const Acc from_self = optim_fma(w, d, self);
-  const Acc from_end = optim_fma(-d, one_minus_w, end);
-  return small ? from_self : from_end;
+struct OptimLerpWeight {
+  using Bits = std::conditional_t<sizeof(Acc) == 8, uint64_t, uint32_t>;
+  Acc coef;
+  Bits self_mask;  // all ones when small (the base is self), else zero (the base is end)
+  static OptimLerpWeight make(double beta) {
+    const Acc w = static_cast<Acc>(1.0 - beta);
+    const bool small = (w < Acc(0) ? -w : w) < Acc(0.5);
+    return {small ? w : -(Acc(1) - w), small ? ~Bits{0} : Bits{0}};
+  }
+};
+
+// torch.lerp(self, end, weight) for the weights above.
+template <typename Acc>
+TANDEM_HOST_DEVICE TANDEM_INLINE Acc optim_lerp(Acc self, Acc end, const OptimLerpWeight<Acc>& lerp) {
+#if defined(__CUDA_ARCH__)
+  const Acc base = lerp.self_mask ? self : end;
+#else
+  using Bits = typename OptimLerpWeight<Acc>::Bits;
+  const Acc base = std::bit_cast<Acc>((std::bit_cast<Bits>(self) & lerp.self_mask) |
+                                      (std::bit_cast<Bits>(end) & ~lerp.self_mask));
+#endif
+  return optim_fma(lerp.coef, end - self, base);
 }
 
 // torch.maximum: NaN if either is NaN.
@@ -128,17 +149,6 @@ template <typename Acc>
 TANDEM_HOST_DEVICE TANDEM_INLINE Acc optim_maximum(Acc a, Acc b) {
   return a != a ? a : (b != b ? b : (a > b ? a : b));
 }
-
-// The weight of lerp_(grad, 1 - beta) as PyTorch passes it: 1 - beta in double, then the tensor's type.
-template <typename Acc>
-struct OptimLerpWeight {
-  Acc w, one_minus_w;
-  bool small;
-  static OptimLerpWeight make(double beta) {
-    const Acc w = static_cast<Acc>(1.0 - beta);
-    return {w, Acc(1) - w, (w < Acc(0) ? -w : w) < Acc(0.5)};
-  }
-};
 
 // The gradient a step works with: negated under maximize, plus weight_decay * p under L2 decay (PyTorch's
 // grad.add(param, alpha=weight_decay), one FMA).
@@ -180,7 +190,7 @@ struct RmspropUpdate {
     sq = optim_fma(one_minus_alpha * g, g, sq);
     Acc avg;
     if constexpr (kCentered) {
-      ga = optim_lerp(ga, g, lerp.w, lerp.one_minus_w, lerp.small);
+      ga = optim_lerp(ga, g, lerp);
       avg = std::sqrt(optim_fma(Acc(-1) * ga, ga, sq));
     } else {
       avg = std::sqrt(sq);
@@ -272,7 +282,7 @@ struct AdamaxUpdate {
   template <bool kDecay, bool, bool>
   TANDEM_HOST_DEVICE TANDEM_INLINE Acc step(Acc p, Acc g, Acc& m, Acc& inf, Acc&) const {
     g = optim_grad<kDecay>(sign, weight_decay, p, g);
-    m = optim_lerp(m, g, lerp.w, lerp.one_minus_w, lerp.small);
+    m = optim_lerp(m, g, lerp);
     inf = optim_maximum(inf * beta2, (g < Acc(0) ? -g : g) + eps);
     return p + neg_clr * m / inf;
   }
@@ -313,7 +323,7 @@ struct NadamUpdate {
   TANDEM_HOST_DEVICE TANDEM_INLINE Acc step(Acc p, Acc g, Acc& m, Acc& v, Acc&) const {
     if constexpr (kDecoupled) p = p * decay;
     g = optim_grad<kL2>(sign, weight_decay, p, g);
-    m = optim_lerp(m, g, lerp.w, lerp.one_minus_w, lerp.small);
+    m = optim_lerp(m, g, lerp);
     v = v * beta2;
     v = optim_fma(one_minus_beta2 * g, g, v);
     const Acc denom = std::sqrt(v / bias_correction2) + eps;
@@ -366,7 +376,7 @@ struct RadamUpdate {
   TANDEM_HOST_DEVICE TANDEM_INLINE Acc step(Acc p, Acc g, Acc& m, Acc& v, Acc&) const {
     if constexpr (kDecoupled) p = p * decay;
     g = optim_grad<kL2>(sign, weight_decay, p, g);
-    m = optim_lerp(m, g, lerp.w, lerp.one_minus_w, lerp.small);
+    m = optim_lerp(m, g, lerp);
     v = v * beta2;
     v = optim_fma(one_minus_beta2 * g, g, v);
     const Acc corrected = m / bias_correction1;

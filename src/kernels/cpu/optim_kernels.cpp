@@ -100,31 +100,37 @@ void adam_step(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, c
   });
 }
 
+// One strip of the loop below. The pointers are restrict-qualified parameters, which GCC honours (it ignores
+// restrict on the local copies the lambda had): with five streams, the run-time alias checks it would
+// otherwise need exceed its limit, and centered RMSprop with momentum ran scalar (0.95x PyTorch, 6x with
+// this).
+template <typename T, typename U, bool kA, bool kB, bool kC>
+void optim_strip(T* __restrict pp, const T* __restrict gp, T* __restrict ap, T* __restrict bp,
+                 T* __restrict cp, int64_t n, const U u) {
+  using Acc = opmath_t<T>;
+  constexpr unsigned kStates = U::template states<kA, kB, kC>();
+  for (int64_t i = 0; i < n; ++i) {
+    Acc a = 0, bv = 0, c = 0;
+    if constexpr ((kStates & 1u) != 0) a = static_cast<Acc>(ap[i]);
+    if constexpr ((kStates & 2u) != 0) bv = static_cast<Acc>(bp[i]);
+    if constexpr ((kStates & 4u) != 0) c = static_cast<Acc>(cp[i]);
+    pp[i] = static_cast<T>(
+        u.template step<kA, kB, kC>(static_cast<Acc>(pp[i]), static_cast<Acc>(gp[i]), a, bv, c));
+    if constexpr ((kStates & 1u) != 0) ap[i] = static_cast<T>(a);
+    if constexpr ((kStates & 2u) != 0) bp[i] = static_cast<T>(bv);
+    if constexpr ((kStates & 4u) != 0) cp[i] = static_cast<T>(c);
+  }
+}
+
 // One loop for the six optimizers of kernels/fused_optim.h: U is the functor, kA..kC its options; only the
 // state slots U::states() names are loaded and stored.
 template <typename T, typename U, bool kA, bool kB, bool kC>
 void optim_loop(T* p, const T* g, T* s0, T* s1, T* s2, int64_t numel, const U& update) {
-  using Acc = opmath_t<T>;
   constexpr unsigned kStates = U::template states<kA, kB, kC>();
   parallel_for(0, numel, kGrain, [=](int64_t b, int64_t e) {
-    const U u = update;
-    T* __restrict pp = p + b;
-    const T* __restrict gp = g + b;
-    T* __restrict ap = (kStates & 1u) ? s0 + b : nullptr;
-    T* __restrict bp = (kStates & 2u) ? s1 + b : nullptr;
-    T* __restrict cp = (kStates & 4u) ? s2 + b : nullptr;
-    const int64_t n = e - b;
-    for (int64_t i = 0; i < n; ++i) {
-      Acc a = 0, bv = 0, c = 0;
-      if constexpr ((kStates & 1u) != 0) a = static_cast<Acc>(ap[i]);
-      if constexpr ((kStates & 2u) != 0) bv = static_cast<Acc>(bp[i]);
-      if constexpr ((kStates & 4u) != 0) c = static_cast<Acc>(cp[i]);
-      pp[i] = static_cast<T>(
-          u.template step<kA, kB, kC>(static_cast<Acc>(pp[i]), static_cast<Acc>(gp[i]), a, bv, c));
-      if constexpr ((kStates & 1u) != 0) ap[i] = static_cast<T>(a);
-      if constexpr ((kStates & 2u) != 0) bp[i] = static_cast<T>(bv);
-      if constexpr ((kStates & 4u) != 0) cp[i] = static_cast<T>(c);
-    }
+    optim_strip<T, U, kA, kB, kC>(p + b, g + b, (kStates & 1u) ? s0 + b : nullptr,
+                                  (kStates & 2u) ? s1 + b : nullptr, (kStates & 4u) ? s2 + b : nullptr, e - b,
+                                  update);
   });
 }
 
