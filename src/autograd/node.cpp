@@ -218,10 +218,13 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& leaf) {
 }
 
 void set_data(const Tensor& self, const Tensor& src) {
-  if (AutogradMeta* m = self.impl()->autograd())
-    if (self.device() != src.device() || self.dtype() != src.dtype()) m->grad_accumulator.reset();
   self.impl()->set_storage(src.storage(), src.dtype());
   self.impl()->set_geometry(src.storage_offset(), src.sizes(), src.strides());
+  // The leaf's AccumulateGrad fits incoming gradients to the metadata it recorded (engine.cpp); it follows
+  // the new data, so the node, and the post-accumulate hooks on it, stay.
+  if (AutogradMeta* m = self.impl()->autograd())
+    if (std::shared_ptr<Node> acc = m->grad_accumulator.lock())
+      acc->outputs[0] = {src.sizes(), src.dtype(), src.device()};
 }
 
 Edge gradient_edge(const Tensor& t) {

@@ -146,8 +146,8 @@ void accumulate_into(Tensor& slot, const Tensor& grad);
 // The (shared) AccumulateGrad of a leaf that requires grad.
 std::shared_ptr<Node> grad_accumulator(const Tensor& leaf);
 // `self.data = src` (PyTorch's set_data): self now views src's memory, dtype and geometry, keeping its identity
-// and autograd state. A leaf moved to another device or dtype gets a new AccumulateGrad at its next use, as in
-// PyTorch: the old one (still reachable from a live graph) sends gradients in the old device and dtype.
+// and autograd state. A leaf moved to another device or dtype gets its gradients there from then on, also
+// through a graph recorded before the move.
 void set_data(const Tensor& self, const Tensor& src);
 // Where the gradient of `t` goes: its grad_fn, its AccumulateGrad, or nowhere (fn null).
 Edge gradient_edge(const Tensor& t);

@@ -1,6 +1,6 @@
 """`t.data = src` (and Module.cuda()/.to(), which use it) against PyTorch: the tensor keeps its identity and its
 autograd state, views src's memory, and a leaf moved to another device or dtype gets its gradients there, also
-while a graph recorded before the move is still alive (PyTorch's set_data drops the old grad accumulator)."""
+while a graph recorded before the move is still alive, and keeps its post-accumulate-grad hooks."""
 import pytest
 import torch
 
@@ -66,3 +66,15 @@ def test_leaf_with_new_dtype_gets_gradients_in_it():
     assert str(w.grad.dtype) == str(ref.grad.dtype).replace("torch", "tandem") == "tandem.float64"
     assert w.grad.tolist() == ref.grad.tolist()
     del old, ref_old
+
+
+@needs_cuda
+def test_post_accumulate_grad_hook_survives_a_move():
+    m = tandem.nn.Linear(3, 2)
+    seen = []
+    m.weight.register_post_accumulate_grad_hook(lambda p: seen.append(p.grad.device))
+    m(tandem.ones(1, 3)).sum().backward()
+    m.cuda()
+    m(tandem.ones(1, 3, device="cuda")).sum().backward()
+    assert seen == [tandem.device("cpu"), tandem.device("cuda:0")]
+    assert m.weight.grad.device == tandem.device("cuda:0")

@@ -102,8 +102,8 @@ void adam_step(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, c
 
 // One strip of the loop below. The pointers are restrict-qualified parameters, which GCC honours (it ignores
 // restrict on the local copies the lambda had): with five streams, the run-time alias checks it would
-// otherwise need exceed its limit, and centered RMSprop with momentum ran scalar (0.95x PyTorch, 6x with
-// this).
+// otherwise need exceed its limit, and centered RMSprop with momentum ran scalar (0.95x PyTorch; 8x with this
+// and optim_lerp's bit mask).
 template <typename T, typename U, bool kA, bool kB, bool kC>
 void optim_strip(T* __restrict pp, const T* __restrict gp, T* __restrict ap, T* __restrict bp,
                  T* __restrict cp, int64_t n, const U u) {
