@@ -1,5 +1,8 @@
 """examples/char_lstm.py (an ordinary PyTorch program over tandem) runs and learns: a short run's loss falls
-below the 3.39 nats per character that the character frequencies alone give."""
+below the entropy of the character frequencies alone (the unigram model's loss, ~3.4 nats per character). The
+corpus is docs/*.md, which changes with every session, so the bound is computed from it, not written down."""
+import collections
+import math
 import os
 import pathlib
 import re
@@ -18,7 +21,11 @@ def test_char_lstm_trains_below_the_unigram_entropy():
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     losses = [float(x) for x in re.findall(r"loss (\d+\.\d+)", r.stdout)]
+    text = "\n".join(p.read_text() for p in sorted((ROOT / "docs").glob("*.md")))
+    counts = collections.Counter(text)
+    unigram = -sum(c / len(text) * math.log(c / len(text)) for c in counts.values())
     # Each logged loss is one batch's (noise of about +-0.1 nats): the last one must be under the unigram
     # entropy, and the run must have reached well under it.
-    assert len(losses) == 4 and losses[0] > 4.0 and losses[-1] < 3.39 and min(losses) < 3.2, r.stdout
+    assert len(losses) == 4 and losses[0] > 4.0 and losses[-1] < unigram, (unigram, r.stdout)
+    assert min(losses) < unigram - 0.12, (unigram, r.stdout)
     assert "sample: The " in r.stdout
