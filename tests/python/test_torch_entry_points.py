@@ -1,5 +1,6 @@
 """Entry points ordinary PyTorch programs reach for: the tandem.Tensor(...) legacy constructor, where(condition)
 alone, scatter's older reduce= form, tandem.version and backends.mps."""
+import operator
 import warnings
 
 import pytest
@@ -110,6 +111,30 @@ def test_scatter_reduce_argument_errors():
 
 def test_version_and_mps():
     assert tandem.version.__version__ == tandem.__version__
+    assert isinstance(tandem.__version__, str) and isinstance(tandem.__version__, tandem.torch_version.TorchVersion)
+    assert str(tandem.__version__) == f"{torch.__version__.split('+')[0]}+tandem.{tandem.version.tandem_version}"
+
+
+@pytest.mark.parametrize("other", ["abc", "2.15", "2.15.0", "2.15.0rc1", "2.15.0.post1", "2.16", "2.9", "10.0",
+                                   "2.15.0.dev20260101", "2.15.0+cu132", "2.15.0+tandem.0.1.0", (2, 15), (2, 16),
+                                   (2, 9, 1), (3,)])
+@pytest.mark.parametrize("mine", ["2.15.0+cu132", "2.15.0", "2.9.1"])
+def test_torch_version_compares_as_pytorch(mine, other):
+    ours = tandem.torch_version.TorchVersion(mine)
+    theirs = type(torch.__version__)(mine)
+    for compare in (operator.lt, operator.le, operator.gt, operator.ge, operator.eq):
+        assert compare(ours, other) == compare(theirs, other), (mine, compare, other)
+    # PyTorch's != is str's (so "2.15.0" == "2.15" and "2.15.0" != "2.15" are both True there); ours negates ==.
+    assert (ours != other) == (not ours == other)
+
+
+def test_torch_version_refuses_numbers_as_pytorch():
+    with pytest.raises(TypeError, match="not supported between instances of 'TorchVersion' and 'int'"):
+        tandem.__version__ < 3
+    assert tandem.__version__ != 3 and tandem.__version__ >= "2.0" and tandem.__version__ >= (2, 0)
+
+
+def test_version_fields_and_mps():
     assert tandem.version.hip is None
     assert tandem.version.cuda is None or tandem.version.cuda.count(".") == 1
     assert (tandem.version.cuda is not None) == tandem._C._cuda_is_built()
