@@ -33,9 +33,20 @@ TANDEM_UNARY_MATH_FUNCTOR(AtanhOp, std::atanh(x))
 TANDEM_UNARY_MATH_FUNCTOR(Log2Op, std::log2(x))
 TANDEM_UNARY_MATH_FUNCTOR(Log10Op, std::log10(x))
 TANDEM_UNARY_MATH_FUNCTOR(Exp2Op, std::exp2(x))
-TANDEM_UNARY_MATH_FUNCTOR(ErfOp, std::erf(x))
 TANDEM_UNARY_MATH_FUNCTOR(ErfcOp, std::erfc(x))
 #undef TANDEM_UNARY_MATH_FUNCTOR
+
+struct ErfOp {  // float (and 16-bit) through the vectorisable erf that gelu uses
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T in) const {
+    using M = opmath_t<T>;
+    const M x = static_cast<M>(in);
+    if constexpr (std::is_same_v<M, float>)
+      return static_cast<T>(vector_erff(x));
+    else
+      return static_cast<T>(std::erf(x));
+  }
+};
 
 // erf^-1: a rational first guess (Giles' single-precision approximation, from its published coefficients),
 // then Newton steps, which double the correct digits each.

@@ -5,6 +5,9 @@
 // right), as glibc's scalar ones. Only functions libmvec has had since glibc 2.22; the linker's libm.so
 // script pulls libmvec in as needed. Builds without it (another C library, another CPU) keep the scalar
 // calls: CMake defines TANDEM_HAS_LIBMVEC where a program calling libmvec links.
+// glibc 2.35 added the inverse trigonometric and hyperbolic functions, the other logarithm and exponential
+// bases, erfc, atan2 and hypot (also within 4 ulp, special values as the scalar functions); CMake defines
+// TANDEM_HAS_LIBMVEC_2_35 where its asinf links, and the functors' std::asin, std::log2, ... vectorise too.
 #pragma once
 #include <cmath>
 
@@ -14,4 +17,24 @@ __attribute__((simd("notinbranch"))) float sinf(float) noexcept;
 __attribute__((simd("notinbranch"))) float cosf(float) noexcept;
 __attribute__((simd("notinbranch"))) float powf(float, float) noexcept;
 }
+#if defined(TANDEM_HAS_LIBMVEC_2_35)
+extern "C" {
+__attribute__((simd("notinbranch"))) float asinf(float) noexcept;
+__attribute__((simd("notinbranch"))) float acosf(float) noexcept;
+__attribute__((simd("notinbranch"))) float atanf(float) noexcept;
+__attribute__((simd("notinbranch"))) float tanf(float) noexcept;
+__attribute__((simd("notinbranch"))) float sinhf(float) noexcept;
+__attribute__((simd("notinbranch"))) float coshf(float) noexcept;
+__attribute__((simd("notinbranch"))) float asinhf(float) noexcept;
+__attribute__((simd("notinbranch"))) float acoshf(float) noexcept;
+__attribute__((simd("notinbranch"))) float atanhf(float) noexcept;
+__attribute__((simd("notinbranch"))) float log2f(float) noexcept;
+__attribute__((simd("notinbranch"))) float log10f(float) noexcept;
+__attribute__((simd("notinbranch"))) float exp2f(float) noexcept;
+__attribute__((simd("notinbranch"))) float erfcf(float) noexcept;
+__attribute__((simd("notinbranch"))) float log1pf(float) noexcept;
+__attribute__((simd("notinbranch"))) float atan2f(float, float) noexcept;
+__attribute__((simd("notinbranch"))) float hypotf(float, float) noexcept;
+}
+#endif
 #endif
