@@ -105,31 +105,64 @@ struct AllAnyPolicy {
   out_t finish(acc_t a) const { return static_cast<out_t>(a); }
 };
 
-// A contiguous fold on B-byte vectors: eight accumulators are independent chains that hide the latency of
-// each add or blend. Named variables, not an array, so GCC keeps them in registers. Only for policies whose
-// accumulator is the element type.
+// The lanes of a vector folded into one value as a tree (depth log2 of the width, not a chain of W
+// dependent steps: that chain cost as much as the loads of a 1000-element row).
+template <int B, typename T, typename P>
+TANDEM_INLINE T combine_lanes(const P& p, vec_t<T, B> v) {
+  constexpr int64_t W = B / sizeof(T);
+  T lanes[W];
+  for (int64_t j = 0; j < W; ++j) lanes[j] = static_cast<T>(v[j]);
+  for (int64_t w = W / 2; w > 0; w /= 2)
+    for (int64_t j = 0; j < w; ++j) lanes[j] = p.combine(lanes[j], lanes[j + w]);
+  return lanes[0];
+}
+
+// The body of a contiguous fold on B-byte vectors, n a multiple of 8 vectors: eight accumulators are
+// independent chains that hide the latency of each add or blend (named variables, not an array, so GCC keeps
+// them in registers). A pairwise policy folds blocks of kBlock elements into one vector each, sums up to
+// kLeaf / kBlock of those in a second accumulator, and splits longer strips in halves whose vectors combine:
+// float error O(log n) with each lane's chains short, and no call per small block (calls every 4096
+// elements cost 2x on a 16 MB sum). The lanes are combined once per strip, by the caller.
+template <int B, typename T, typename P>
+vec_t<T, B> fold_vector_body(const P& p, const T* in, int64_t n) {
+  using V = vec_t<T, B>;
+  constexpr int64_t W = B / sizeof(T), kBlock = 4096, kLeaf = 65536;
+  if (P::kPairwise && n > kLeaf) {
+    const int64_t half = n / 2 / (8 * W) * (8 * W);
+    return p.combine(fold_vector_body<B, T>(p, in, half), fold_vector_body<B, T>(p, in + half, n - half));
+  }
+  const V id = vsplat<B, T>(p.identity());
+  const int64_t block = P::kPairwise ? kBlock : n;
+  V total = id;
+  for (int64_t b0 = 0; b0 < n; b0 += block) {
+    const int64_t b1 = std::min(n, b0 + block);
+    V a0 = id, a1 = id, a2 = id, a3 = id, a4 = id, a5 = id, a6 = id, a7 = id;
+    for (int64_t i = b0; i < b1; i += 8 * W) {
+      a0 = p.combine(a0, vload<B>(in + i));
+      a1 = p.combine(a1, vload<B>(in + i + W));
+      a2 = p.combine(a2, vload<B>(in + i + 2 * W));
+      a3 = p.combine(a3, vload<B>(in + i + 3 * W));
+      a4 = p.combine(a4, vload<B>(in + i + 4 * W));
+      a5 = p.combine(a5, vload<B>(in + i + 5 * W));
+      a6 = p.combine(a6, vload<B>(in + i + 6 * W));
+      a7 = p.combine(a7, vload<B>(in + i + 7 * W));
+    }
+    total = p.combine(total, p.combine(p.combine(p.combine(a0, a4), p.combine(a2, a6)),
+                                       p.combine(p.combine(a1, a5), p.combine(a3, a7))));
+  }
+  return total;
+}
+
+// A contiguous fold on B-byte vectors. Only for policies whose accumulator is the element type.
 template <int B, typename T, typename P>
 TANDEM_INLINE T fold_vectors(const P& p, const T* in, int64_t n) {
   using V = vec_t<T, B>;
   constexpr int64_t W = B / sizeof(T);
-  const V id = vsplat<B, T>(p.identity());
-  V a0 = id, a1 = id, a2 = id, a3 = id, a4 = id, a5 = id, a6 = id, a7 = id;
-  int64_t i = 0;
-  for (; i + 8 * W <= n; i += 8 * W) {
-    a0 = p.combine(a0, vload<B>(in + i));
-    a1 = p.combine(a1, vload<B>(in + i + W));
-    a2 = p.combine(a2, vload<B>(in + i + 2 * W));
-    a3 = p.combine(a3, vload<B>(in + i + 3 * W));
-    a4 = p.combine(a4, vload<B>(in + i + 4 * W));
-    a5 = p.combine(a5, vload<B>(in + i + 5 * W));
-    a6 = p.combine(a6, vload<B>(in + i + 6 * W));
-    a7 = p.combine(a7, vload<B>(in + i + 7 * W));
-  }
-  a0 = p.combine(p.combine(p.combine(a0, a4), p.combine(a2, a6)),
-                 p.combine(p.combine(a1, a5), p.combine(a3, a7)));
+  const int64_t body = n / (8 * W) * (8 * W);
+  V a0 = body ? fold_vector_body<B, T>(p, in, body) : vsplat<B, T>(p.identity());
+  int64_t i = body;
   for (; i + W <= n; i += W) a0 = p.combine(a0, vload<B>(in + i));  // short rows stay vectorised
-  T r = p.identity();
-  for (int64_t j = 0; j < W; ++j) r = p.combine(r, static_cast<T>(a0[j]));
+  T r = combine_lanes<B, T>(p, a0);
   // combine, not step: T may be the float accumulator of a float16 policy (see fold_widened_halves).
   for (; i < n; ++i) r = p.combine(r, in[i]);
   return r;
@@ -201,16 +234,16 @@ template <typename T, typename P, bool Contig>
 typename P::acc_t fold_strip(const P& p, const T* in, int64_t n, int64_t stride) {
   using acc_t = typename P::acc_t;
   constexpr int64_t kLanes = 32 / (sizeof(acc_t) >= 8 ? 2 : 1), kBlock = 4096;
-  if (P::kPairwise && n > kBlock) {
-    int64_t half = (n / 2 + kLanes - 1) / kLanes * kLanes;
-    return p.combine(fold_strip<T, P, Contig>(p, in, half, stride),
-                     fold_strip<T, P, Contig>(p, in + half * stride, n - half, stride));
-  }
   if constexpr (Contig && requires { P::kIsAll; } && kSimdType<T>) {
     return fold_truth_vectors<kVectorBytes, T, P::kIsAll>(in, n);
   }
   if constexpr (Contig && P::kSimd && kSimdType<T> && std::is_same_v<acc_t, T>) {
-    return fold_vectors<kVectorBytes, T>(p, in, n);
+    return fold_vectors<kVectorBytes, T>(p, in, n);  // pairwise inside, on vectors
+  }
+  if (P::kPairwise && n > kBlock) {
+    int64_t half = (n / 2 + kLanes - 1) / kLanes * kLanes;
+    return p.combine(fold_strip<T, P, Contig>(p, in, half, stride),
+                     fold_strip<T, P, Contig>(p, in + half * stride, n - half, stride));
   }
   if constexpr (Contig && P::kSimd && kHalfFloat<T> && std::is_same_v<acc_t, float>) {
     return fold_widened_halves(p, in, n);
