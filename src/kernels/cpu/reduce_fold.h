@@ -120,17 +120,14 @@ TANDEM_INLINE T combine_lanes(const P& p, vec_t<T, B> v) {
 // The body of a contiguous fold on B-byte vectors, n a multiple of 8 vectors: eight accumulators are
 // independent chains that hide the latency of each add or blend (named variables, not an array, so GCC keeps
 // them in registers). A pairwise policy folds blocks of kBlock elements into one vector each, sums up to
-// kLeaf / kBlock of those in a second accumulator, and splits longer strips in halves whose vectors combine:
-// float error O(log n) with each lane's chains short, and no call per small block (calls every 4096
-// elements cost 2x on a 16 MB sum). The lanes are combined once per strip, by the caller.
+// kFoldLeaf / kBlock of those in a second accumulator, and splits longer strips in halves whose vectors
+// combine: float error O(log n) with each lane's chains short, and no call per small block (calls every 4096
+// elements cost 2x on a 16 MB sum; the blocks are inlined, as a call per 1000-element row shows too). The
+// lanes are combined once per strip, by the caller.
 template <int B, typename T, typename P>
-vec_t<T, B> fold_vector_body(const P& p, const T* in, int64_t n) {
+TANDEM_INLINE vec_t<T, B> fold_vector_blocks(const P& p, const T* in, int64_t n) {
   using V = vec_t<T, B>;
-  constexpr int64_t W = B / sizeof(T), kBlock = 4096, kLeaf = 65536;
-  if (P::kPairwise && n > kLeaf) {
-    const int64_t half = n / 2 / (8 * W) * (8 * W);
-    return p.combine(fold_vector_body<B, T>(p, in, half), fold_vector_body<B, T>(p, in + half, n - half));
-  }
+  constexpr int64_t W = B / sizeof(T), kBlock = 4096;
   const V id = vsplat<B, T>(p.identity());
   const int64_t block = P::kPairwise ? kBlock : n;
   V total = id;
@@ -152,6 +149,14 @@ vec_t<T, B> fold_vector_body(const P& p, const T* in, int64_t n) {
   }
   return total;
 }
+constexpr int64_t kFoldLeaf = 65536;
+template <int B, typename T, typename P>
+vec_t<T, B> fold_vector_halves(const P& p, const T* in, int64_t n) {
+  constexpr int64_t W = B / sizeof(T);
+  if (n <= kFoldLeaf) return fold_vector_blocks<B, T>(p, in, n);
+  const int64_t half = n / 2 / (8 * W) * (8 * W);
+  return p.combine(fold_vector_halves<B, T>(p, in, half), fold_vector_halves<B, T>(p, in + half, n - half));
+}
 
 // A contiguous fold on B-byte vectors. Only for policies whose accumulator is the element type.
 template <int B, typename T, typename P>
@@ -159,7 +164,8 @@ TANDEM_INLINE T fold_vectors(const P& p, const T* in, int64_t n) {
   using V = vec_t<T, B>;
   constexpr int64_t W = B / sizeof(T);
   const int64_t body = n / (8 * W) * (8 * W);
-  V a0 = body ? fold_vector_body<B, T>(p, in, body) : vsplat<B, T>(p.identity());
+  V a0 = P::kPairwise && body > kFoldLeaf ? fold_vector_halves<B, T>(p, in, body)
+                                          : fold_vector_blocks<B, T>(p, in, body);  // inline: rows are short
   int64_t i = body;
   for (; i + W <= n; i += W) a0 = p.combine(a0, vload<B>(in + i));  // short rows stay vectorised
   T r = combine_lanes<B, T>(p, a0);
