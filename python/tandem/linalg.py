@@ -151,19 +151,20 @@ def eigvals(A, *, out=None):
     return _C._linalg_eigvals(A)
 
 
-def householder_product(A, tau, *, out=None):
+# PyTorch's keyword names: `input` (not A) for these three.
+def householder_product(input, tau, *, out=None):
     _no_out("linalg.householder_product", out)
-    return _C._linalg_householder_product(A, tau)
+    return _C._linalg_householder_product(input, tau)
 
 
-def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
+def ldl_factor_ex(input, *, hermitian=False, check_errors=False, out=None):
     _no_out("linalg.ldl_factor_ex", out)
-    return _LdlFactorEx(*_C._linalg_ldl_factor_ex(A, hermitian, check_errors))
+    return _LdlFactorEx(*_C._linalg_ldl_factor_ex(input, hermitian, check_errors))
 
 
-def ldl_factor(A, *, hermitian=False, out=None):
+def ldl_factor(input, *, hermitian=False, out=None):
     _no_out("linalg.ldl_factor", out)
-    return _LdlFactor(*_C._linalg_ldl_factor(A, hermitian))
+    return _LdlFactor(*_C._linalg_ldl_factor(input, hermitian))
 
 
 def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):

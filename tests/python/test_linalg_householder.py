@@ -218,6 +218,18 @@ def test_gradients_match_pytorch(device, dtype, name):
         torch.testing.assert_close(got, want, rtol=1e-8, atol=1e-8)
 
 
+def test_keyword_names_are_pytorchs():
+    a, t = rand((4, 3), "float64"), rand((2,), "float64", 1)
+    c = rand((4, 2), "float64", 2)
+    qr, tau = torch.geqrf(a)
+    close(tandem.linalg.householder_product(input=T(a), tau=T(t)), torch.linalg.householder_product(input=a, tau=t))
+    close(tandem.orgqr(T(a), input2=T(t)), torch.orgqr(a, input2=t))
+    close(T(a).orgqr(input2=T(t)), a.orgqr(input2=t))
+    close(tandem.geqrf(input=T(a)).tau, torch.geqrf(input=a).tau)
+    close(tandem.ormqr(input=T(qr), input2=T(tau), input3=T(c), left=True, transpose=True),
+          torch.ormqr(input=qr, input2=tau, input3=c, left=True, transpose=True))
+
+
 def test_grad_fn_names():
     a = tandem.ones(4, 3, dtype=tandem.float64).requires_grad_()
     t = tandem.ones(3, dtype=tandem.float64).requires_grad_()

@@ -101,6 +101,17 @@ def test_ldl_solve_empty(device, ld_shape, b_shape):
           device)
 
 
+def test_keyword_names_are_pytorchs():
+    a = sym((4, 4), "float64")
+    b = rand((4, 2), "float64", 1)
+    want = torch.linalg.ldl_factor_ex(input=a, hermitian=False, check_errors=True)
+    got = tandem.linalg.ldl_factor_ex(input=T(a), hermitian=False, check_errors=True)
+    close(got.LD, want.LD, **tol("float64"))
+    ld, piv = tandem.linalg.ldl_factor(input=T(a))
+    close(tandem.linalg.ldl_solve(LD=ld, pivots=piv, B=T(b), hermitian=False), torch.linalg.solve(a, b),
+          **tol("float64"))
+
+
 def test_singular_d(device):
     z = torch.zeros(2, 3, 3, dtype=torch.float64)
     want = torch.linalg.ldl_factor_ex(z)
