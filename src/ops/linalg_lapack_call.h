@@ -1,6 +1,6 @@
-// What the linalg front ends (ops/linalg_decomp.cpp, linalg_solve.cpp, linalg_householder.cpp, linalg_ldl.cpp)
-// share: argument checks in PyTorch's words, the column-major copies the LAPACK slots work on, reading `info`,
-// and LinAlgError.
+// What the linalg front ends (ops/linalg_decomp.cpp, linalg_solve.cpp, linalg_householder.cpp,
+// linalg_ldl.cpp) share: argument checks in PyTorch's words, the column-major copies the LAPACK slots work
+// on, reading `info`, and LinAlgError.
 #pragma once
 #include <string>
 #include <vector>
