@@ -1,4 +1,4 @@
-"""tandem.linalg vs NumPy and PyTorch side by side: solve, inv, cholesky, svd on one 512x512 float64 matrix and
+"""tandem.linalg vs NumPy and PyTorch side by side: solve, inv, cholesky, svd, geqrf on one 512x512 float64 matrix and
 on a batch of 1000 8x8 ones (tandem and NumPy both call OpenBLAS's LAPACK, in different builds; PyTorch's
 wheel calls MKL), and einsum("bij,bjk->bik") against bmm in tandem itself.
 
@@ -60,6 +60,8 @@ def linalg_cases(shape):
                      lambda: torch.linalg.cholesky(pa)),
         "svd": (lambda: np.linalg.svd(a, full_matrices=False), lambda: tandem.linalg.svd(ta, full_matrices=False),
                 lambda: torch.linalg.svd(pa, full_matrices=False)),
+        # geqrf: NumPy's qr(mode="raw") is the same LAPACK call (its h is the transpose of geqrf's a).
+        "geqrf": (lambda: np.linalg.qr(a, mode="raw"), lambda: tandem.geqrf(ta), lambda: torch.geqrf(pa)),
     }
 
 

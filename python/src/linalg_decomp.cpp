@@ -9,6 +9,8 @@
 #include "bindings.h"
 #include "core/error.h"
 #include "ops/linalg_decomp.h"
+#include "ops/linalg_householder.h"
+#include "ops/linalg_ldl.h"
 
 namespace tandem::py {
 
@@ -119,6 +121,37 @@ void init_linalg_decomp(nb::module_& m) {
   m.def(
       "_linalg_qr", [](const Tensor& a, const std::string& mode) { return tuple_of(linalg_qr(a, mode)); },
       nb::arg("A"), nb::arg("mode") = "reduced");
+  m.def(
+      "_geqrf", [](const Tensor& a) { return tuple_of(geqrf(a)); }, nb::arg("input"));
+  m.def(
+      "_linalg_householder_product",
+      [](const Tensor& a, const Tensor& tau) { return linalg_householder_product(a, tau); }, nb::arg("input"),
+      nb::arg("tau"));
+  m.def(
+      "_ormqr",
+      [](const Tensor& a, const Tensor& tau, const Tensor& other, bool left, bool transpose) {
+        return ormqr(a, tau, other, left, transpose);
+      },
+      nb::arg("input"), nb::arg("input2"), nb::arg("input3"), nb::arg("left") = true,
+      nb::arg("transpose") = false);
+  m.def(
+      "_linalg_ldl_factor_ex",
+      [](const Tensor& a, bool hermitian, bool check_errors) {
+        return linalg_call([&] { return tuple_of(linalg_ldl_factor_ex(a, hermitian, check_errors)); });
+      },
+      nb::arg("A"), nb::arg("hermitian") = false, nb::arg("check_errors") = false);
+  m.def(
+      "_linalg_ldl_factor",
+      [](const Tensor& a, bool hermitian) {
+        return linalg_call([&] { return tuple_of(linalg_ldl_factor(a, hermitian)); });
+      },
+      nb::arg("A"), nb::arg("hermitian") = false);
+  m.def(
+      "_linalg_ldl_solve",
+      [](const Tensor& ld, const Tensor& pivots, const Tensor& b, bool hermitian) {
+        return linalg_ldl_solve(ld, pivots, b, hermitian);
+      },
+      nb::arg("LD"), nb::arg("pivots"), nb::arg("B"), nb::arg("hermitian") = false);
   m.def(
       "_linalg_eigh",
       [](const Tensor& a, const std::string& uplo) {

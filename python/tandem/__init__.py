@@ -56,6 +56,7 @@ from . import fft  # noqa: E402,F401
 from . import _stft  # noqa: E402
 _stft.install(globals())  # tandem.stft/istft and the Tensor methods
 linalg._install(globals())  # tandem.det, tandem.inverse, Tensor.det(), ...
+from ._lobpcg import lobpcg  # noqa: E402,F401
 from . import _compositions_more  # noqa: E402
 _compositions_more.install(globals())  # nan_to_num, addr, asarray, ... and their Tensor methods
 from . import _compositions_extra, _torch_functional_forms, _layouts  # noqa: E402

@@ -38,6 +38,9 @@ _LuFactor = _result("linalg_lu_factor", ["LU", "pivots"])
 _LuFactorEx = _result("linalg_lu_factor_ex", ["LU", "pivots", "info"])
 _Lu = _result("linalg_lu", ["P", "L", "U"])
 _Lstsq = _result("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
+_LdlFactorEx = _result("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
+_LdlFactor = _result("linalg_ldl_factor", ["LD", "pivots"])
+_Geqrf = _result("geqrf", ["a", "tau"])
 _OldSvd = _result("svd", ["U", "S", "V"])
 
 
@@ -146,6 +149,27 @@ def eig(A, *, out=None):
 def eigvals(A, *, out=None):
     _no_out("linalg.eigvals", out)
     return _C._linalg_eigvals(A)
+
+
+# PyTorch's keyword names: `input` (not A) for these three.
+def householder_product(input, tau, *, out=None):
+    _no_out("linalg.householder_product", out)
+    return _C._linalg_householder_product(input, tau)
+
+
+def ldl_factor_ex(input, *, hermitian=False, check_errors=False, out=None):
+    _no_out("linalg.ldl_factor_ex", out)
+    return _LdlFactorEx(*_C._linalg_ldl_factor_ex(input, hermitian, check_errors))
+
+
+def ldl_factor(input, *, hermitian=False, out=None):
+    _no_out("linalg.ldl_factor", out)
+    return _LdlFactor(*_C._linalg_ldl_factor(input, hermitian))
+
+
+def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+    _no_out("linalg.ldl_solve", out)
+    return _C._linalg_ldl_solve(LD, pivots, B, hermitian)
 
 
 # ---- compositions ----
@@ -436,15 +460,32 @@ def _cholesky_inverse(input, upper=False, *, out=None):
     return _C._cholesky_inverse(input, upper)
 
 
+def _geqrf(input, *, out=None):
+    _no_out("geqrf", out)
+    return _Geqrf(*_C._geqrf(input))
+
+
+def _orgqr(input, input2):
+    return _C._linalg_householder_product(input, input2)
+
+
+def _ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
+    _no_out("ormqr", out)
+    return _C._ormqr(input, input2, input3, left, transpose)
+
+
 def _install(namespace):
     """Called by tandem/__init__.py: the top-level names PyTorch has for these functions."""
     aliases = {
         "det": det, "inverse": inv, "logdet": _logdet, "slogdet": slogdet, "cholesky": _cholesky_old,
         "svd": _svd_old, "cholesky_solve": _cholesky_solve, "cholesky_inverse": _cholesky_inverse,
-        "triangular_solve": _triangular_solve,
+        "triangular_solve": _triangular_solve, "geqrf": _geqrf, "orgqr": _orgqr, "ormqr": _ormqr,
     }
     for name, fn in aliases.items():
         namespace.setdefault(name, fn)
     for name, fn in aliases.items():
         if not hasattr(_C.Tensor, name):
             setattr(_C.Tensor, name, fn)
+    for result in (_Geqrf, _LdlFactorEx, _LdlFactor):
+        if not hasattr(_C.return_types, result.__name__):
+            setattr(_C.return_types, result.__name__, result)

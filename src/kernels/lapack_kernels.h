@@ -33,6 +33,22 @@ struct LapackKernels {
   // orgqr (ungqr for complex): q (B, k, m) holds the Householder vectors in its first tau.size(1) columns (k
   // <= m) and is overwritten by the first k columns of Q.
   void (*qr_q)(const Tensor& q, const Tensor& tau) = nullptr;
+  // ormqr (unmqr for complex): c (B, cols, rows) is overwritten by op(Q) C (`left`) or C op(Q), op(Q) = Q^H
+  // when `transpose` (the conjugate transpose for complex, the transpose for real), Q = H_1 ... H_k the
+  // product of the k = tau.size(1) Householder reflectors held below the diagonal of the first k columns of a
+  // (B, *, r) (geqrf's layout), r = rows when `left`, else cols.
+  void (*qr_multiply)(const Tensor& a, const Tensor& tau, const Tensor& c, bool left,
+                      bool transpose) = nullptr;
+  // sytrf (hetrf when `hermitian` and complex; always the lower triangle): a (B, n, n) -> L and the 1x1/2x2
+  // blocks of D in its lower triangle (the upper one left as is); pivots (B, n) int32 in LAPACK's
+  // Bunch-Kaufman form (negative for 2x2 blocks).
+  void (*ldl_factor)(const Tensor& a, const Tensor& pivots, bool hermitian, const Tensor& info) = nullptr;
+  // Whether ldl_factor takes hermitian=true for complex matrices (cuSOLVER has only the symmetric sytrf).
+  bool ldl_hermitian = false;
+  // sytrs (hetrs): ld (B, n, n) and pivots from ldl_factor (lower triangle); b (B, k, n) overwritten by X
+  // with A X = B. Empty where the backend has none (cuSOLVER's only sytrs takes 64-bit pivots): the front end
+  // then solves on the CPU, as for eig.
+  void (*ldl_solve)(const Tensor& ld, const Tensor& pivots, const Tensor& b, bool hermitian) = nullptr;
   // syevd (heevd): a (B, n, n) symmetric (Hermitian), its `upper` (else lower) triangle read; w (B, n) real
   // ascending eigenvalues; a
   // overwritten by the eigenvectors (columns) when `vectors`.

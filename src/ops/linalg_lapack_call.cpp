@@ -18,6 +18,13 @@ void check_float(const char* op, const Tensor& a) {
                dtype_title(d), "\nhint: convert the input with .double() (or .float()) first");
 }
 
+void check_lapack_dtype(const char* kernel, const Tensor& a) {
+  const DType d = a.dtype();
+  TANDEM_CHECK(d == DType::Float32 || d == DType::Float64 || is_complex(d), NotImplemented, "\"", kernel,
+               a.device().type == DeviceType::CPU ? "_cpu" : "_cuda", "\" not implemented for '",
+               dtype_title(d), "'", "\nhint: convert the input with .double() (or .float()) first");
+}
+
 void check_matrix(const char* op, const Tensor& a, const char* name) {
   TANDEM_CHECK(a.dim() >= 2, Runtime, op, ": The input tensor ", name, " must have at least 2 dimensions.",
                "\nhint: linalg functions take matrices (..., m, n); got shape ", a.shape_str());

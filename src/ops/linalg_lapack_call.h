@@ -1,5 +1,6 @@
-// What the linalg front ends (ops/linalg_decomp.cpp, ops/linalg_solve.cpp) share: argument checks in
-// PyTorch's words, the column-major copies the LAPACK slots work on, reading `info`, and LinAlgError.
+// What the linalg front ends (ops/linalg_decomp.cpp, linalg_solve.cpp, linalg_householder.cpp,
+// linalg_ldl.cpp) share: argument checks in PyTorch's words, the column-major copies the LAPACK slots work
+// on, reading `info`, and LinAlgError.
 #pragma once
 #include <string>
 #include <vector>
@@ -12,6 +13,10 @@ namespace tandem::linalg_detail {
 // NotImplementedError unless float32/float64/complex64/complex128: "<op>: Expected a floating point or
 // complex tensor as input. Got Long" (PyTorch's text), or its low-precision message for float16/bfloat16.
 void check_float(const char* op, const Tensor& a);
+// PyTorch's dtype error of the ops named after their kernel (cholesky_solve, geqrf, orgqr, ormqr, and the
+// float16 case of ldl_factor): "\"<kernel>_cpu\" not implemented for 'Long'" (NotImplementedError), "_cuda"
+// on CUDA devices.
+void check_lapack_dtype(const char* kernel, const Tensor& a);
 // "<op>: The input tensor A must have at least 2 dimensions."
 void check_matrix(const char* op, const Tensor& a, const char* name = "A");
 // "<op>: A must be batches of square matrices, but they are 2 by 3 matrices"

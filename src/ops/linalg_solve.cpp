@@ -41,15 +41,6 @@ void check_same_dtype(const char* op, const Tensor& a, const Tensor& b, const ch
                ".to(", an, ".dtype)");
 }
 
-// PyTorch's dtype error of the ops named after their kernel (cholesky_solve, cholesky_inverse):
-// "\"<kernel>_cpu\" not implemented for 'Long'" (NotImplementedError), "_cuda" on CUDA devices.
-void check_lapack_dtype(const char* kernel, const Tensor& a) {
-  const DType d = a.dtype();
-  TANDEM_CHECK(d == DType::Float32 || d == DType::Float64 || is_complex(d), NotImplemented, "\"", kernel,
-               a.device().type == DeviceType::CPU ? "_cpu" : "_cuda", "\" not implemented for '",
-               dtype_title(d), "'", "\nhint: convert the input with .double() (or .float()) first");
-}
-
 void check_same_device_linalg(const char* op, const Tensor& a, const Tensor& b, const char* an,
                               const char* bn) {
   check_same_device(op, a, b, an, bn);

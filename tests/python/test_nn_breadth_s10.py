@@ -530,6 +530,20 @@ def test_parametrizations_orthogonal(device, orth_map, shape):
                 rtol=1e-10)
 
 
+@pytest.mark.parametrize("shape", [(4, 4), (3, 5), (5, 3)])
+def test_parametrizations_orthogonal_householder_without_trivialization(device, shape):
+    # right_inverse through geqrf: the stored original and the weight are PyTorch's.
+    torch.manual_seed(5)
+    ref = torch.nn.Linear(shape[1], shape[0]).double()
+    mod = _load(tandem.nn.Linear(shape[1], shape[0]).double(), ref, device)
+    torch.nn.utils.parametrizations.orthogonal(ref, orthogonal_map="householder", use_trivialization=False)
+    tandem.nn.utils.parametrizations.orthogonal(mod, orthogonal_map="householder", use_trivialization=False)
+    assert list(mod.state_dict()) == list(ref.state_dict())
+    assert_same(mod.parametrizations.weight.original, ref.parametrizations.weight.original.detach(), atol=1e-12,
+                rtol=1e-12)
+    assert_same(mod.weight, ref.weight.detach(), atol=1e-12, rtol=1e-12)
+
+
 def test_fusion(device):
     torch.manual_seed(4)
     conv, bn = torch.nn.Conv2d(2, 3, 3).double().eval(), torch.nn.BatchNorm2d(3).double().eval()

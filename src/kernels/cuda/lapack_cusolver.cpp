@@ -1,8 +1,9 @@
 // The CUDA decomposition slots through cuSOLVER (one call per matrix, queued on the current stream; info
 // goes straight into the front end's device tensor) and cuBLAS's trsm, for float32/float64 and (cuSOLVER's
-// C/Z routines: ungqr, heevd, gesvd with a real S) complex64/complex128. Workspace comes from the caching
-// allocator, freed in stream order. No geev slot: eig runs on the host (ops/linalg_decomp.cpp), as in
-// PyTorch.
+// C/Z routines: ungqr, unmqr, heevd, gesvd with a real S) complex64/complex128. Workspace comes from the
+// caching allocator, freed in stream order. No geev slot: eig runs on the host (ops/linalg_decomp.cpp), as in
+// PyTorch; no sytrs slot (cuSOLVER's Xsytrs takes 64-bit pivots) and no hetrf: ldl_solve and a Hermitian
+// complex ldl_factor run on the host too (ops/linalg_ldl.cpp).
 #include <cublas_v2.h>
 #include <cusolverDn.h>
 
@@ -280,6 +281,64 @@ cusolverStatus_t gesvd(cusolverDnHandle_t h, signed char ju, signed char jv, int
   return cusolverDnZgesvd(h, ju, jv, m, n, cu(a), m, s, cu(u), ldu, cu(vt), ldvt, cu(w), lw, nullptr, info);
 }
 
+// ormqr (unmqr) and sytrf, one overload per dtype.
+cusolverStatus_t ormqr_size(cusolverDnHandle_t h, cublasSideMode_t s, cublasOperation_t t, int m, int n,
+                            int k, const float* a, int lda, const float* tau, const float* c, int* lw) {
+  return cusolverDnSormqr_bufferSize(h, s, t, m, n, k, a, lda, tau, c, m, lw);
+}
+cusolverStatus_t ormqr_size(cusolverDnHandle_t h, cublasSideMode_t s, cublasOperation_t t, int m, int n,
+                            int k, const double* a, int lda, const double* tau, const double* c, int* lw) {
+  return cusolverDnDormqr_bufferSize(h, s, t, m, n, k, a, lda, tau, c, m, lw);
+}
+cusolverStatus_t ormqr_size(cusolverDnHandle_t h, cublasSideMode_t s, cublasOperation_t t, int m, int n,
+                            int k, const cf* a, int lda, const cf* tau, const cf* c, int* lw) {
+  return cusolverDnCunmqr_bufferSize(h, s, t, m, n, k, cu(a), lda, cu(tau), cu(c), m, lw);
+}
+cusolverStatus_t ormqr_size(cusolverDnHandle_t h, cublasSideMode_t s, cublasOperation_t t, int m, int n,
+                            int k, const zd* a, int lda, const zd* tau, const zd* c, int* lw) {
+  return cusolverDnZunmqr_bufferSize(h, s, t, m, n, k, cu(a), lda, cu(tau), cu(c), m, lw);
+}
+cusolverStatus_t ormqr(cusolverDnHandle_t h, cublasSideMode_t s, cublasOperation_t t, int m, int n, int k,
+                       const float* a, int lda, const float* tau, float* c, float* w, int lw, int* info) {
+  return cusolverDnSormqr(h, s, t, m, n, k, a, lda, tau, c, m, w, lw, info);
+}
+cusolverStatus_t ormqr(cusolverDnHandle_t h, cublasSideMode_t s, cublasOperation_t t, int m, int n, int k,
+                       const double* a, int lda, const double* tau, double* c, double* w, int lw, int* info) {
+  return cusolverDnDormqr(h, s, t, m, n, k, a, lda, tau, c, m, w, lw, info);
+}
+cusolverStatus_t ormqr(cusolverDnHandle_t h, cublasSideMode_t s, cublasOperation_t t, int m, int n, int k,
+                       const cf* a, int lda, const cf* tau, cf* c, cf* w, int lw, int* info) {
+  return cusolverDnCunmqr(h, s, t, m, n, k, cu(a), lda, cu(tau), cu(c), m, cu(w), lw, info);
+}
+cusolverStatus_t ormqr(cusolverDnHandle_t h, cublasSideMode_t s, cublasOperation_t t, int m, int n, int k,
+                       const zd* a, int lda, const zd* tau, zd* c, zd* w, int lw, int* info) {
+  return cusolverDnZunmqr(h, s, t, m, n, k, cu(a), lda, cu(tau), cu(c), m, cu(w), lw, info);
+}
+cusolverStatus_t sytrf_size(cusolverDnHandle_t h, int n, float* a, int* lw) {
+  return cusolverDnSsytrf_bufferSize(h, n, a, n, lw);
+}
+cusolverStatus_t sytrf_size(cusolverDnHandle_t h, int n, double* a, int* lw) {
+  return cusolverDnDsytrf_bufferSize(h, n, a, n, lw);
+}
+cusolverStatus_t sytrf_size(cusolverDnHandle_t h, int n, cf* a, int* lw) {
+  return cusolverDnCsytrf_bufferSize(h, n, cu(a), n, lw);
+}
+cusolverStatus_t sytrf_size(cusolverDnHandle_t h, int n, zd* a, int* lw) {
+  return cusolverDnZsytrf_bufferSize(h, n, cu(a), n, lw);
+}
+cusolverStatus_t sytrf(cusolverDnHandle_t h, int n, float* a, int* p, float* w, int lw, int* info) {
+  return cusolverDnSsytrf(h, CUBLAS_FILL_MODE_LOWER, n, a, n, p, w, lw, info);
+}
+cusolverStatus_t sytrf(cusolverDnHandle_t h, int n, double* a, int* p, double* w, int lw, int* info) {
+  return cusolverDnDsytrf(h, CUBLAS_FILL_MODE_LOWER, n, a, n, p, w, lw, info);
+}
+cusolverStatus_t sytrf(cusolverDnHandle_t h, int n, cf* a, int* p, cf* w, int lw, int* info) {
+  return cusolverDnCsytrf(h, CUBLAS_FILL_MODE_LOWER, n, cu(a), n, p, cu(w), lw, info);
+}
+cusolverStatus_t sytrf(cusolverDnHandle_t h, int n, zd* a, int* p, zd* w, int lw, int* info) {
+  return cusolverDnZsytrf(h, CUBLAS_FILL_MODE_LOWER, n, cu(a), n, p, cu(w), lw, info);
+}
+
 // The kernel for the tensor's dtype (float32, float64, complex64 or complex128: the front ends allow nothing
 // else).
 template <template <typename> class K, typename... Args>
@@ -405,6 +464,46 @@ struct QrQ {
   }
 };
 template <typename T>
+struct QrMultiply {
+  static void run(const Tensor& a, const Tensor& tau, const Tensor& c, bool left, bool transpose) {
+    const int64_t batch = c.size(0), cols = c.size(1), rows = c.size(2), k = tau.size(1);
+    const int64_t a_cols = a.size(1), a_rows = a.size(2);
+    const cublasSideMode_t side = left ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT;
+    const cublasOperation_t op = transpose ? adjoint_op<T>() : CUBLAS_OP_N;
+    DeviceGuard guard(c.device());
+    cusolverDnHandle_t h = solver_handle(c.device());
+    int lw = 0;
+    check(ormqr_size(h, side, op, as_int(rows), as_int(cols), as_int(k), a.data<T>(), as_int(a_rows),
+                     tau.data<T>(), c.data<T>(), &lw),
+          "ormqr_bufferSize");
+    DataPtr keep, keep_info;
+    T* w = workspace<T>(keep, lw, c.device());
+    int* info = workspace<int>(keep_info, 1, c.device());
+    for (int64_t b = 0; b < batch; ++b)
+      check(ormqr(h, side, op, as_int(rows), as_int(cols), as_int(k), a.data<T>() + b * a_rows * a_cols,
+                  as_int(a_rows), tau.data<T>() + b * k, c.data<T>() + b * rows * cols, w, lw, info),
+            "ormqr");
+  }
+};
+// cuSOLVER's sytrf is the symmetric factorization only (hermitian=true for complex runs on the host: the
+// table's ldl_hermitian is false).
+template <typename T>
+struct LdlFactor {
+  static void run(const Tensor& a, const Tensor& pivots, bool, const Tensor& info) {
+    const int64_t batch = a.size(0), n = a.size(1);
+    DeviceGuard guard(a.device());
+    cusolverDnHandle_t h = solver_handle(a.device());
+    int lw = 0;
+    check(sytrf_size(h, as_int(n), a.data<T>(), &lw), "sytrf_bufferSize");
+    DataPtr keep;
+    T* w = workspace<T>(keep, lw, a.device());
+    for (int64_t b = 0; b < batch; ++b)
+      check(sytrf(h, as_int(n), a.data<T>() + b * n * n, pivots.data<int>() + b * n, w, lw,
+                  info.data<int>() + b),
+            "sytrf");
+  }
+};
+template <typename T>
 struct Eigh {
   static void run(const Tensor& a, const Tensor& w, bool vectors, bool upper, const Tensor& info) {
     const int64_t batch = a.size(0), n = a.size(1);
@@ -463,6 +562,12 @@ void register_lapack_cusolver_kernels(LapackKernels& t) {
   };
   t.qr_factor = [](const Tensor& a, const Tensor& tau) { dispatch<QrFactor>(a.dtype(), a, tau); };
   t.qr_q = [](const Tensor& q, const Tensor& tau) { dispatch<QrQ>(q.dtype(), q, tau); };
+  t.qr_multiply = [](const Tensor& a, const Tensor& tau, const Tensor& c, bool left, bool transpose) {
+    dispatch<QrMultiply>(a.dtype(), a, tau, c, left, transpose);
+  };
+  t.ldl_factor = [](const Tensor& a, const Tensor& pivots, bool hermitian, const Tensor& info) {
+    dispatch<LdlFactor>(a.dtype(), a, pivots, hermitian, info);
+  };
   t.eigh = [](const Tensor& a, const Tensor& w, bool vectors, bool upper, const Tensor& info) {
     dispatch<Eigh>(a.dtype(), a, w, vectors, upper, info);
   };

@@ -26,9 +26,13 @@ void register_emulated_lapack_kernels(LapackKernels& table, const LapackKernels&
   TANDEM_WRAP_LAPACK(triangular_solve);
   TANDEM_WRAP_LAPACK(qr_factor);
   TANDEM_WRAP_LAPACK(qr_q);
+  TANDEM_WRAP_LAPACK(qr_multiply);
+  TANDEM_WRAP_LAPACK(ldl_factor);
+  TANDEM_WRAP_LAPACK(ldl_solve);
   TANDEM_WRAP_LAPACK(eigh);
   TANDEM_WRAP_LAPACK(svd);
   TANDEM_WRAP_LAPACK(eig);
+  table.ldl_hermitian = cpu.ldl_hermitian;
   table.complex = cpu.complex;
 }
 #undef TANDEM_WRAP_LAPACK

@@ -46,6 +46,20 @@ void sorgqr_(const int* m, const int* n, const int* k, float* a, const int* lda,
              float* work, const int* lwork, int* info);
 void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau,
              double* work, const int* lwork, int* info);
+void sormqr_(const char* side, const char* trans, const int* m, const int* n, const int* k, float* a,
+             const int* lda, const float* tau, float* c, const int* ldc, float* work, const int* lwork,
+             int* info, size_t, size_t);
+void dormqr_(const char* side, const char* trans, const int* m, const int* n, const int* k, double* a,
+             const int* lda, const double* tau, double* c, const int* ldc, double* work, const int* lwork,
+             int* info, size_t, size_t);
+void ssytrf_(const char* uplo, const int* n, float* a, const int* lda, int* ipiv, float* work,
+             const int* lwork, int* info, size_t);
+void dsytrf_(const char* uplo, const int* n, double* a, const int* lda, int* ipiv, double* work,
+             const int* lwork, int* info, size_t);
+void ssytrs_(const char* uplo, const int* n, const int* nrhs, const float* a, const int* lda, const int* ipiv,
+             float* b, const int* ldb, int* info, size_t);
+void dsytrs_(const char* uplo, const int* n, const int* nrhs, const double* a, const int* lda,
+             const int* ipiv, double* b, const int* ldb, int* info, size_t);
 void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const int* lda, float* w,
              float* work, const int* lwork, int* iwork, const int* liwork, int* info, size_t, size_t);
 void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w,
@@ -84,6 +98,28 @@ void cungqr_(const int* m, const int* n, const int* k, cf* a, const int* lda, co
              const int* lwork, int* info);
 void zungqr_(const int* m, const int* n, const int* k, zd* a, const int* lda, const zd* tau, zd* work,
              const int* lwork, int* info);
+void cunmqr_(const char* side, const char* trans, const int* m, const int* n, const int* k, cf* a,
+             const int* lda, const cf* tau, cf* c, const int* ldc, cf* work, const int* lwork, int* info,
+             size_t, size_t);
+void zunmqr_(const char* side, const char* trans, const int* m, const int* n, const int* k, zd* a,
+             const int* lda, const zd* tau, zd* c, const int* ldc, zd* work, const int* lwork, int* info,
+             size_t, size_t);
+void csytrf_(const char* uplo, const int* n, cf* a, const int* lda, int* ipiv, cf* work, const int* lwork,
+             int* info, size_t);
+void zsytrf_(const char* uplo, const int* n, zd* a, const int* lda, int* ipiv, zd* work, const int* lwork,
+             int* info, size_t);
+void chetrf_(const char* uplo, const int* n, cf* a, const int* lda, int* ipiv, cf* work, const int* lwork,
+             int* info, size_t);
+void zhetrf_(const char* uplo, const int* n, zd* a, const int* lda, int* ipiv, zd* work, const int* lwork,
+             int* info, size_t);
+void csytrs_(const char* uplo, const int* n, const int* nrhs, const cf* a, const int* lda, const int* ipiv,
+             cf* b, const int* ldb, int* info, size_t);
+void zsytrs_(const char* uplo, const int* n, const int* nrhs, const zd* a, const int* lda, const int* ipiv,
+             zd* b, const int* ldb, int* info, size_t);
+void chetrs_(const char* uplo, const int* n, const int* nrhs, const cf* a, const int* lda, const int* ipiv,
+             cf* b, const int* ldb, int* info, size_t);
+void zhetrs_(const char* uplo, const int* n, const int* nrhs, const zd* a, const int* lda, const int* ipiv,
+             zd* b, const int* ldb, int* info, size_t);
 void cheevd_(const char* jobz, const char* uplo, const int* n, cf* a, const int* lda, float* w, cf* work,
              const int* lwork, float* rwork, const int* lrwork, int* iwork, const int* liwork, int* info,
              size_t, size_t);
@@ -167,6 +203,53 @@ void orgqr(int m, int n, int k, cf* a, const cf* tau, cf* work, int lwork, int* 
 }
 void orgqr(int m, int n, int k, zd* a, const zd* tau, zd* work, int lwork, int* info) {
   zungqr_(&m, &n, &k, a, &m, tau, work, &lwork, info);
+}
+// ormqr / unmqr: 'T' is the real routines' transpose, 'C' the complex ones' conjugate transpose.
+void ormqr(char side, bool transpose, int m, int n, int k, float* a, int lda, const float* tau, float* c,
+           float* work, int lwork, int* info) {
+  const char trans = transpose ? 'T' : 'N';
+  sormqr_(&side, &trans, &m, &n, &k, a, &lda, tau, c, &m, work, &lwork, info, 1, 1);
+}
+void ormqr(char side, bool transpose, int m, int n, int k, double* a, int lda, const double* tau, double* c,
+           double* work, int lwork, int* info) {
+  const char trans = transpose ? 'T' : 'N';
+  dormqr_(&side, &trans, &m, &n, &k, a, &lda, tau, c, &m, work, &lwork, info, 1, 1);
+}
+void ormqr(char side, bool transpose, int m, int n, int k, cf* a, int lda, const cf* tau, cf* c, cf* work,
+           int lwork, int* info) {
+  const char trans = transpose ? 'C' : 'N';
+  cunmqr_(&side, &trans, &m, &n, &k, a, &lda, tau, c, &m, work, &lwork, info, 1, 1);
+}
+void ormqr(char side, bool transpose, int m, int n, int k, zd* a, int lda, const zd* tau, zd* c, zd* work,
+           int lwork, int* info) {
+  const char trans = transpose ? 'C' : 'N';
+  zunmqr_(&side, &trans, &m, &n, &k, a, &lda, tau, c, &m, work, &lwork, info, 1, 1);
+}
+// sytrf / sytrs on the lower triangle; `hermitian` picks hetrf / hetrs for complex matrices (a real symmetric
+// matrix is Hermitian, so the real routines ignore it).
+void sytrf(bool, int n, float* a, int* ipiv, float* work, int lwork, int* info) {
+  ssytrf_("L", &n, a, &n, ipiv, work, &lwork, info, 1);
+}
+void sytrf(bool, int n, double* a, int* ipiv, double* work, int lwork, int* info) {
+  dsytrf_("L", &n, a, &n, ipiv, work, &lwork, info, 1);
+}
+void sytrf(bool hermitian, int n, cf* a, int* ipiv, cf* work, int lwork, int* info) {
+  (hermitian ? chetrf_ : csytrf_)("L", &n, a, &n, ipiv, work, &lwork, info, 1);
+}
+void sytrf(bool hermitian, int n, zd* a, int* ipiv, zd* work, int lwork, int* info) {
+  (hermitian ? zhetrf_ : zsytrf_)("L", &n, a, &n, ipiv, work, &lwork, info, 1);
+}
+void sytrs(bool, int n, int k, const float* a, const int* ipiv, float* b, int* info) {
+  ssytrs_("L", &n, &k, a, &n, ipiv, b, &n, info, 1);
+}
+void sytrs(bool, int n, int k, const double* a, const int* ipiv, double* b, int* info) {
+  dsytrs_("L", &n, &k, a, &n, ipiv, b, &n, info, 1);
+}
+void sytrs(bool hermitian, int n, int k, const cf* a, const int* ipiv, cf* b, int* info) {
+  (hermitian ? chetrs_ : csytrs_)("L", &n, &k, a, &n, ipiv, b, &n, info, 1);
+}
+void sytrs(bool hermitian, int n, int k, const zd* a, const int* ipiv, zd* b, int* info) {
+  (hermitian ? zhetrs_ : zsytrs_)("L", &n, &k, a, &n, ipiv, b, &n, info, 1);
 }
 // syevd / heevd; rwork is unused (and may be null) for the real routines.
 void syevd(char jobz, char uplo, int n, float* a, float* w, float* work, int lwork, float*, int, int* iwork,
@@ -352,6 +435,52 @@ struct QrQ {
     });
   }
 };
+template <typename T>
+struct QrMultiply {
+  static void run(const Tensor& a, const Tensor& tau, const Tensor& c, bool left, bool transpose) {
+    const int64_t batch = c.size(0), cols = c.size(1), rows = c.size(2), k = tau.size(1);
+    const int64_t a_cols = a.size(1), a_rows = a.size(2);
+    const char side = left ? 'L' : 'R';
+    for_each_matrix(batch, std::max(rows, cols), [&](int64_t b) {
+      int info = 0;
+      T query(0);
+      T* ap = a.data<T>() + b * a_rows * a_cols;
+      T* cp = c.data<T>() + b * rows * cols;
+      const T* tp = tau.data<T>() + b * k;
+      ormqr(side, transpose, as_int(rows), as_int(cols), as_int(k), ap, as_int(a_rows), tp, cp, &query, -1,
+            &info);
+      std::vector<T> work(work_size(query));
+      ormqr(side, transpose, as_int(rows), as_int(cols), as_int(k), ap, as_int(a_rows), tp, cp, work.data(),
+            as_int(work.size()), &info);
+    });
+  }
+};
+template <typename T>
+struct LdlFactor {
+  static void run(const Tensor& a, const Tensor& pivots, bool hermitian, const Tensor& info) {
+    const int64_t batch = a.size(0), n = a.size(1);
+    for_each_matrix(batch, n, [&](int64_t b) {
+      T* ap = a.data<T>() + b * n * n;
+      int* pp = pivots.data<int>() + b * n;
+      int* ip = info.data<int>() + b;
+      T query(0);
+      sytrf(hermitian, as_int(n), ap, pp, &query, -1, ip);
+      std::vector<T> work(work_size(query));
+      sytrf(hermitian, as_int(n), ap, pp, work.data(), as_int(work.size()), ip);
+    });
+  }
+};
+template <typename T>
+struct LdlSolve {
+  static void run(const Tensor& ld, const Tensor& pivots, const Tensor& rhs, bool hermitian) {
+    const int64_t batch = ld.size(0), n = ld.size(1), k = rhs.size(1);
+    for_each_matrix(batch, n, [&](int64_t b) {
+      int info = 0;
+      sytrs(hermitian, as_int(n), as_int(k), ld.data<T>() + b * n * n, pivots.data<int>() + b * n,
+            rhs.data<T>() + b * n * k, &info);
+    });
+  }
+};
 // w is real (float32/float64) for every T.
 template <typename T>
 struct Eigh {
@@ -516,6 +645,16 @@ void register_lapack_cpu_kernels(LapackKernels& t) {
   };
   t.qr_factor = [](const Tensor& a, const Tensor& tau) { dispatch<QrFactor>(a.dtype(), a, tau); };
   t.qr_q = [](const Tensor& q, const Tensor& tau) { dispatch<QrQ>(q.dtype(), q, tau); };
+  t.qr_multiply = [](const Tensor& a, const Tensor& tau, const Tensor& c, bool left, bool transpose) {
+    dispatch<QrMultiply>(a.dtype(), a, tau, c, left, transpose);
+  };
+  t.ldl_factor = [](const Tensor& a, const Tensor& pivots, bool hermitian, const Tensor& info) {
+    dispatch<LdlFactor>(a.dtype(), a, pivots, hermitian, info);
+  };
+  t.ldl_hermitian = true;
+  t.ldl_solve = [](const Tensor& ld, const Tensor& pivots, const Tensor& b, bool hermitian) {
+    dispatch<LdlSolve>(ld.dtype(), ld, pivots, b, hermitian);
+  };
   t.eigh = [](const Tensor& a, const Tensor& w, bool vectors, bool upper, const Tensor& info) {
     dispatch<Eigh>(a.dtype(), a, w, vectors, upper, info);
   };

@@ -14,19 +14,6 @@ from .weight_norm import norm_except_dim
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
 
-def _householder_product(A, tau):
-    """The first k columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^H with v_i the i-th column of the unit
-    lower-trapezoidal part of A (linalg.householder_product), applied column by column."""
-    n, k = A.size(-2), A.size(-1)
-    eye = tandem.eye(n, k, dtype=A.dtype, device=A.device)
-    V = A.tril(-1) + eye
-    Q = eye.expand(*A.shape[:-2], n, k)
-    for i in reversed(range(k)):
-        v = V[..., :, i:i + 1]
-        Q = Q - tau[..., i:i + 1].unsqueeze(-1) * (v @ (v.mH @ Q))
-    return Q
-
-
 def _is_orthogonal(Q, eps=None):
     n, k = Q.size(-2), Q.size(-1)
     Id = tandem.eye(k, dtype=Q.dtype, device=Q.device)
@@ -78,7 +65,7 @@ class _Orthogonal(Module):
         else:
             A = X.tril(diagonal=-1)
             tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
-            Q = _householder_product(A, tau)
+            Q = tandem.linalg.householder_product(A, tau)
             Q = Q * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
         if "base" in self._buffers:
             Q = self.base @ Q
@@ -99,11 +86,16 @@ class _Orthogonal(Module):
                 Q = Q.mT
                 n, k = k, n
             if "base" not in self._buffers:
-                raise NotImplementedError("It is not possible to assign to the matrix exponential or the Cayley "
-                                          "parametrizations when use_trivialization=False."
-                                          if self.orthogonal_map != _OrthMaps.householder else
-                                          "orthogonal(use_trivialization=False) with the householder map needs "
-                                          "geqrf, which tandem does not have\nhint: keep use_trivialization=True")
+                if self.orthogonal_map != _OrthMaps.householder:
+                    raise NotImplementedError("It is not possible to assign to the matrix exponential or the Cayley "
+                                              "parametrizations when use_trivialization=False.")
+                # geqrf gives Q = H_1 ... H_k R, R's diagonal +-1 for orthonormal columns. forward() rebuilds each
+                # H_i with tau = 2 / ||v_i||^2, a sign flip also where LAPACK skipped the reflection (tau 0,
+                # v_i = e_i), and scales column i by the sign on X's diagonal: R's sign, flipped where tau is 0.
+                A, tau = tandem.geqrf(Q)
+                signs = A.diagonal(dim1=-2, dim2=-1).sign()
+                A.diagonal(dim1=-2, dim2=-1).copy_(tandem.where(tau == 0, -signs, signs))
+                return A.mT if transpose else A
             if n == k:
                 Q = _make_orthogonal(Q) if not _is_orthogonal(Q) else Q.clone()
             else:
