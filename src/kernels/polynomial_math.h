@@ -26,9 +26,9 @@ TANDEM_HOST_DEVICE inline int64_t degree(T n) {
   return n > T(-9.2e18) && n < T(9.2e18) ? static_cast<int64_t>(n) : int64_t(-1);
 }
 
-// The most steps a recurrence takes (about 0.1 s; float32 stops holding the steps' integer coefficients
-// exactly here). A larger degree gives NaN instead of running for hours (PyTorch loops n times), except for
-// Chebyshev polynomials, whose closed forms need no loop (docs/ops.md).
+// The most steps a recurrence takes (~0.2 s per element; float32 stops holding the steps' integer
+// coefficients exactly here). A larger degree gives NaN instead of running for hours (PyTorch loops n times),
+// except for Chebyshev polynomials, whose closed forms need no loop (docs/ops.md).
 constexpr int64_t kMaxRecurrenceDegree = int64_t(1) << 24;
 
 // p_n from p_0, p_1 and p_(k+1) = step(k, p_(k-1), p_k). It stops at the first NaN, which no later step could
