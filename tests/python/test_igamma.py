@@ -3,6 +3,8 @@ the Tensor methods (in-place too), across every regime of the method (series, co
 expansion near the diagonal for large a) and the boundary values, float32/float64/float16/bfloat16, integer
 operands, the errors, out=, the gradient in x (gradcheck) and PyTorch's error for the gradient in a, and the
 distributions' cdf built on them (Gamma, Chi2, InverseGamma)."""
+import math
+
 import pytest
 import torch
 
@@ -55,6 +57,25 @@ def test_temme_expansion_is_exact():
                                                                                          dtype=tandem.float64))
         assert math.isclose(p.item(), exact(a, x), rel_tol=1e-14), (a, x)
         assert math.isclose(q.item(), 1 - exact(a, x), rel_tol=1e-13), (a, x)
+
+
+def test_accuracy_against_mpmath_in_every_regime():
+    # the power series of P, the alternating series of Q (small a), the continued fraction, Temme's expansion
+    # (a > 1000 near x) and both sides of each switch, against 40-digit values
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 40
+    cases = [(0.01, 1.0), (0.01, 1.49), (0.01, 1.51), (0.3, 0.2), (2.0, 1.6), (2.0, 3.1), (9.9, 9.9), (10.1, 9.0),
+             (50.0, 55.05), (199.0, 160.0), (999.0, 1008.99), (1001.0, 1011.01), (1001.0, 1101.2), (2000.0, 1900.0),
+             (1e4, 1.01e4), (1e5, 0.95e5), (1e5, 1e5), (1e6, 1.002e6)]
+    a = torch.tensor([c[0] for c in cases], dtype=torch.float64)
+    x = torch.tensor([c[1] for c in cases], dtype=torch.float64)
+    p = to_torch(tandem.igamma(from_torch(a), from_torch(x))).tolist()
+    q = to_torch(tandem.igammac(from_torch(a), from_torch(x))).tolist()
+    for (ai, xi), got_p, got_q in zip(cases, p, q):
+        want_p = mpmath.gammainc(ai, 0, xi, regularized=True)
+        want_q = mpmath.gammainc(ai, xi, mpmath.inf, regularized=True)
+        assert math.isclose(got_p, float(want_p), rel_tol=1e-13), (ai, xi, got_p, float(want_p))
+        assert math.isclose(got_q, float(want_q), rel_tol=1e-13), (ai, xi, got_q, float(want_q))
 
 
 @pytest.mark.parametrize("name", ["igamma", "igammac"])

@@ -4,6 +4,7 @@ PyTorch: values across the domain and at the edges (0, negatives, poles, inf, Na
 and float64, integer inputs, how n is taken (truncated, negative gives 0, NaN/inf, huge), the scalar forms,
 dtype promotion, out=, the errors, and the gradients PyTorch has (gradcheck) or the absence it has."""
 import math
+import time
 
 import pytest
 import torch
@@ -179,6 +180,67 @@ def test_polynomial_large_degrees_overflow_as_pytorch(op, n, device):
         finite = expected.isfinite()
         torch.testing.assert_close(got[finite], expected[finite], rtol=2e-3 if dtype == torch.float32 else 1e-9,
                                    atol=1e-4 if dtype == torch.float32 else 1e-12)
+
+
+@pytest.mark.parametrize("op", POLYNOMIALS)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_polynomial_huge_degree_returns_promptly(op, dtype, device):
+    # PyTorch runs n recurrence steps, so n = 2**61 with |x| < 1 never returns for Legendre (x > 0 for Laguerre);
+    # tandem runs at most 2**24 and gives NaN there (docs/ops.md). Everywhere PyTorch does return (closed forms,
+    # the ends, overflow to NaN, Hermite's limit) the values are its.
+    x = torch.tensor([0.3, -0.7, 0.0, 1.0, -1.0, 2.0, -1.5, 0.5, float("nan")], dtype=dtype)
+    n = 2.0 ** 61
+    start = time.perf_counter()
+    got = to_torch(getattr(tandem.special, op)(from_torch(x, device), n))
+    assert time.perf_counter() - start < 5
+    if op == "legendre_polynomial_p":
+        pytorch_returns = ~(x.abs() < 1)
+    elif op == "laguerre_polynomial_l":
+        pytorch_returns = ~(x > 0)
+    else:
+        pytorch_returns = torch.ones_like(x, dtype=torch.bool)
+    expected = getattr(torch.special, op)(x[pytorch_returns], n)
+    torch.testing.assert_close(got[pytorch_returns], expected, rtol=1e-5, atol=1e-6, equal_nan=True)
+    assert got[~pytorch_returns].isnan().all()
+    # from 2**62 on, 2n + 1 (W at 1, V at -1) no longer fits int64: PyTorch's wraps to a negative value
+    ends = getattr(tandem.special, op)(tandem.tensor([1.0, -1.0], dtype=tandem.float64), 2.0 ** 62).tolist()
+    if op in ("chebyshev_polynomial_w", "shifted_chebyshev_polynomial_w"):
+        assert ends[0] == 2.0 ** 63
+    if op == "chebyshev_polynomial_v":
+        assert ends[1] == 2.0 ** 63
+
+
+def test_chebyshev_past_the_recurrence_limit_outside_the_interval():
+    # just outside [-1, 1] a double overflows only after ~1e10 steps; past degree 2**24 the hyperbolic closed
+    # forms replace the recurrence. The reference takes U from mpmath's sinh form and V, W, T from U's identities
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 50
+    n = 2 ** 24 + 1
+    for x in (1 + 2.0 ** -40, -(1 + 2.0 ** -40)):
+        g = mpmath.acosh(abs(mpmath.mpf(x)))
+
+        def u(m):
+            return (-1) ** (m if x < 0 else 0) * mpmath.sinh((m + 1) * g) / mpmath.sinh(g)
+
+        want = {"chebyshev_polynomial_t": (u(n) - u(n - 2)) / 2, "chebyshev_polynomial_u": u(n),
+                "chebyshev_polynomial_v": u(n) - u(n - 1), "chebyshev_polynomial_w": u(n) + u(n - 1)}
+        for op, value in want.items():
+            got = getattr(tandem.special, op)(tandem.tensor([x], dtype=tandem.float64), float(n)).item()
+            assert math.isclose(got, float(value), rel_tol=1e-12), (op, x, got, float(value))
+        shifted = tandem.special.shifted_chebyshev_polynomial_u(tandem.tensor([(x + 1) / 2], dtype=tandem.float64),
+                                                                float(n)).item()
+        assert math.isclose(shifted, float(want["chebyshev_polynomial_u"]), rel_tol=1e-9)
+
+
+def test_shifted_chebyshev_w_just_below_one(device):
+    # cos(arccos(2x - 1) / 2) rounds to 1 there: the value is W's at 1, 2n + 1 (PyTorch's shifted W gives -1;
+    # docs/ops.md), continuous with its neighbour one ulp further down
+    x = torch.tensor([1 - 2.0 ** -24, 1 - 2.0 ** -23], dtype=torch.float32)
+    got = to_torch(tandem.special.shifted_chebyshev_polynomial_w(from_torch(x, device), 11))
+    assert got[0].item() == 23.0
+    assert torch.special.shifted_chebyshev_polynomial_w(x, 11)[0].item() == -1.0
+    torch.testing.assert_close(got[1], torch.special.shifted_chebyshev_polynomial_w(x, 11)[1], rtol=1e-6, atol=0)
+    assert got[1].item() == pytest.approx(23.0, rel=1e-4)
 
 
 def test_polynomial_forms_and_promotion(device):

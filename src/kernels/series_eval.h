@@ -1,0 +1,42 @@
+// Evaluating the published approximations of special functions (kernels/bessel_math.h): a polynomial by
+// Horner's rule, a rational function, a Chebyshev series by Clenshaw's recurrence. The coefficient tables
+// are listed from the highest power (or order) down, the layout of Cephes's and most published tables, and
+// are taken by reference to a fixed-size array so the loops know their length; the tables live as static
+// locals of the host-device functions that use them, which gives each a copy in CUDA device memory too.
+#pragma once
+
+#include "core/macros.h"
+
+namespace tandem {
+namespace special_math {
+
+// c[0] z^(N-1) + c[1] z^(N-2) + ... + c[N-1]
+template <int N>
+TANDEM_HOST_DEVICE constexpr double evaluate_polynomial(double z, const double (&c)[N]) {
+  double sum = c[0];
+  for (int i = 1; i < N; ++i) sum = sum * z + c[i];
+  return sum;
+}
+
+template <int N, int M>
+TANDEM_HOST_DEVICE constexpr double evaluate_rational(double z, const double (&p)[N], const double (&q)[M]) {
+  return evaluate_polynomial(z, p) / evaluate_polynomial(z, q);
+}
+
+// sum_k c_k T_k(t) for t in [-1, 1], with c listed from the highest order down and the constant term counted
+// half (it is tabulated doubled). Clenshaw's recurrence b_k = 2t b_(k+1) - b_(k+2) + c_k sums the series
+// without forming the T_k.
+template <int N>
+TANDEM_HOST_DEVICE constexpr double evaluate_chebyshev(double t, const double (&c)[N]) {
+  const double two_t = t + t;
+  double b0 = c[0], b1 = 0, b2 = 0;
+  for (int i = 1; i < N; ++i) {
+    b2 = b1;
+    b1 = b0;
+    b0 = two_t * b1 - b2 + c[i];
+  }
+  return 0.5 * (b0 - b2);
+}
+
+}  // namespace special_math
+}  // namespace tandem
