@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -85,14 +86,18 @@ void capture_stack(int64_t event_id) {
   PyErr_Clear();
   PyErr_Restore(type, value, traceback);
   if (stack.empty()) return;
-  auto [it, added] = s.index.try_emplace(stack, static_cast<int64_t>(s.index.size()));
-  if (added) {
+  auto it = s.index.find(stack);
+  if (it == s.index.end()) {
+    // Made before the stack is indexed: making tuples may run the collector, whose finalizers may run ops
+    // that come back here and add stacks of their own.
     nb::list entries;
-    for (const Frame& f : stack) {
-      s.keep.push_back(nb::borrow(f.object));
-      entries.append(nb::make_tuple(nb::borrow(f.object), f.line));
+    for (const Frame& f : stack) entries.append(nb::make_tuple(nb::borrow(f.object), f.line));
+    bool added;
+    std::tie(it, added) = s.index.try_emplace(stack, static_cast<int64_t>(nb::len(s.stacks)));
+    if (added) {
+      for (const Frame& f : stack) s.keep.push_back(nb::borrow(f.object));
+      s.stacks.append(entries);
     }
-    s.stacks.append(entries);
   }
   s.event_stacks.append(nb::make_tuple(event_id, it->second));
 }

@@ -153,14 +153,9 @@ class profile:
         return self
 
     def _start_trace(self):
-        if self.with_stack:
+        _C._op_profiler_start(self.record_shapes, self.profile_memory)
+        if self.with_stack:  # after: a profiler refused as "already enabled" must not replace the running one's
             _profiler_stacks.start()
-        try:
-            _C._op_profiler_start(self.record_shapes, self.profile_memory)
-        except BaseException:
-            if self.with_stack:
-                _profiler_stacks.stop()
-            raise
         self._running = True
         self._t0 = _C._steady_clock_ns()
         if self.use_device:

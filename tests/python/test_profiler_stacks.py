@@ -233,3 +233,17 @@ def test_schedule_cycles_each_get_stacks():
             step(x)
             prof.step()
     assert seen == [[f"{HERE}({first_line(step)}): step"]] * 2
+
+
+def test_a_refused_second_profiler_leaves_the_running_ones_stacks():
+    def op(x):
+        return x.neg()
+
+    x = tandem.ones(2)
+    with tandem.profiler.profile(with_stack=True) as prof:
+        with pytest.raises(RuntimeError, match="^Profiler is already enabled"):
+            with tandem.profiler.profile(with_stack=True):
+                pass
+        op(x)
+    neg = next(e for e in prof.events() if e.name == "aten::neg")
+    assert neg.stack[0] == f"{HERE}({first_line(op)}): op"
