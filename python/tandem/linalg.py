@@ -11,17 +11,13 @@ import math as _math
 from . import _C
 
 from ._finfo import finfo as _finfo
-from ._return_types import result_type as _result_type
+from ._return_types import result_type as _result  # tandem.return_types.<name>
 
 # An extension built before the linalg bindings existed has no _LinAlgError: the module still imports (its
 # decompositions then fail with an AttributeError naming the missing binding).
 LinAlgError = _C._LinAlgError
 LinAlgError.__module__ = "tandem.linalg"
 LinAlgError.__qualname__ = LinAlgError.__name__ = "LinAlgError"
-
-
-def _result(name, fields):
-    return _result_type(name, fields)
 
 
 _SolveEx = _result("linalg_solve_ex", ["result", "info"])
