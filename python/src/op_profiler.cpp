@@ -51,7 +51,10 @@ nb::list events_to_python(std::vector<profiler::Event>& events) {
 
 }  // namespace
 
+void init_op_profiler_stacks(nb::module_& m);  // op_profiler_stacks.cpp
+
 void init_op_profiler(nb::module_& m) {
+  init_op_profiler_stacks(m);
   m.def("_op_profiler_start", [](bool record_shapes, bool profile_memory) {
     profiler::start((record_shapes ? profiler::kRecordShapes : 0u) |
                     (profile_memory ? profiler::kProfileMemory : 0u));

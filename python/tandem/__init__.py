@@ -68,6 +68,8 @@ from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_ena
 from . import _storage  # noqa: E402
 _storage.install(globals())  # UntypedStorage, TypedStorage, FloatStorage..., Tensor.storage/set_/resize_
 from . import storage  # noqa: E402,F401  (torch.storage)
+from . import _return_types  # noqa: E402
+_return_types.install()  # tandem.return_types importable (pickle) and PyTorch's repr for every return type
 from . import _tensor_extras  # noqa: E402
 _tensor_extras.install(globals())  # register_post_accumulate_grad_hook, cfloat, dim_order, unsafe_split, ...
 from . import _foreach  # noqa: E402

@@ -312,6 +312,24 @@ class EventList(list):
         """The events as Chrome trace JSON (chrome://tracing, Perfetto); a path ending in .gz is gzipped."""
         write_chrome_trace(path, self)
 
+    def supported_export_stacks_metrics(self):
+        return ["self_cpu_time_total", "self_cuda_time_total", "self_xpu_time_total",
+                "self_privateuse1_time_total"]
+
+    def export_stacks(self, path, metric):
+        """The stacks (with_stack) in the collapsed format of flamegraph.pl and speedscope: one line per event
+        with a stack and a positive metric (in us), "outermost;...;innermost value", blanks as underscores."""
+        if metric not in self.supported_export_stacks_metrics():
+            raise ValueError("metric should be one of: " + str(self.supported_export_stacks_metrics()))
+        blanks_to_underscores = str.maketrans(" ;\t\n", "____")
+        with open(path, "w") as f:
+            for evt in self:
+                if evt.stack:
+                    value = int(getattr(evt, _sort_key(metric)))
+                    if value > 0:
+                        frames = ";".join(entry.translate(blanks_to_underscores) for entry in reversed(evt.stack))
+                        f.write(f"{frames} {value}\n")
+
 
 def _sort_key(attr):
     return attr.replace("cuda", "device").replace("xpu", "device").replace("privateuse1", "device")

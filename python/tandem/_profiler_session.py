@@ -2,8 +2,10 @@
 drives, one per active cycle) and ``record_function``. The recorder itself is C++ (src/core/profiler.h)."""
 import contextlib
 import math
+import warnings
 
 from . import _C
+from . import _profiler_stacks
 from ._profiler_events import DeviceType, EventList, FunctionEvent, build_events, write_chrome_trace
 
 __all__ = ["profile", "record_function", "emit_nvtx"]
@@ -121,6 +123,11 @@ class profile:
         self.with_flops = with_flops
         self.profile_memory = profile_memory
         self.with_stack = with_stack
+        if with_modules:  # PyTorch's words: with_stack records the nn.Module entries in eager mode
+            warnings.warn(
+                "with_modules is deprecated and will be removed in a future release. It only collects data for "
+                "TorchScript models, which are themselves deprecated, and does nothing in eager mode. Use "
+                "with_stack=True, which records nn.Module events for eager models.", FutureWarning, stacklevel=2)
         self.with_modules = with_modules
         self.use_cpu = use_cpu
         self.acc_events = acc_events
@@ -147,6 +154,8 @@ class profile:
 
     def _start_trace(self):
         _C._op_profiler_start(self.record_shapes, self.profile_memory)
+        if self.with_stack:  # after: a profiler refused as "already enabled" must not replace the running one's
+            _profiler_stacks.start()
         self._running = True
         self._t0 = _C._steady_clock_ns()
         if self.use_device:
@@ -168,9 +177,12 @@ class profile:
         if self.use_device:
             _finish_device_work()  # so the kernels queued in the block are recorded (as PyTorch's stop does)
         raw = _C._op_profiler_stop()
+        stacks = _profiler_stacks.stop() if self.with_stack else None
         self._running = False
         events = build_events(raw, self._t0, use_device=self.use_device, profile_memory=self.profile_memory,
                               with_flops=self.with_flops, flops=flops_of)
+        if stacks is not None:
+            _profiler_stacks.attach(events, stacks)
         if transfers:
             events += _crossing_events(transfers, len(raw), self.use_device)
             events.sort(key=lambda e: e.time_range.start)
@@ -215,6 +227,14 @@ class profile:
         return self.function_events.key_averages(group_by_input_shape, group_by_stack_n, group_by_overload_name)
 
     key_averages.__doc__ = EventList.key_averages.__doc__
+
+    def export_stacks(self, path, metric="self_cpu_time_total"):
+        self._check_finish()
+        if not self.with_stack:
+            raise AssertionError("export_stacks() requires with_stack=True")
+        return self.function_events.export_stacks(path, metric)
+
+    export_stacks.__doc__ = EventList.export_stacks.__doc__
 
     def total_average(self):
         self._check_finish()

@@ -6,24 +6,18 @@ remaining functions (norms, pinv, matrix_rank, matrix_power, matrix_exp, cond, m
 compositions of those and of tandem's ops, as in _compositions.py. eig/eigvals return complex tensors for real
 inputs too, as PyTorch does.
 """
-import collections as _collections
 import math as _math
 
 from . import _C
 
 from ._finfo import finfo as _finfo
+from ._return_types import result_type as _result  # tandem.return_types.<name>
 
 # An extension built before the linalg bindings existed has no _LinAlgError: the module still imports (its
 # decompositions then fail with an AttributeError naming the missing binding).
 LinAlgError = _C._LinAlgError
 LinAlgError.__module__ = "tandem.linalg"
 LinAlgError.__qualname__ = LinAlgError.__name__ = "LinAlgError"
-
-
-def _result(name, fields):
-    t = _collections.namedtuple(name, fields)
-    t.__module__ = "tandem.return_types"
-    return t
 
 
 _SolveEx = _result("linalg_solve_ex", ["result", "info"])
@@ -42,6 +36,7 @@ _LdlFactorEx = _result("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
 _LdlFactor = _result("linalg_ldl_factor", ["LD", "pivots"])
 _Geqrf = _result("geqrf", ["a", "tau"])
 _OldSvd = _result("svd", ["U", "S", "V"])
+_OldSlogdet = _result("slogdet", ["sign", "logabsdet"])
 
 
 def _no_out(name, out):
@@ -77,6 +72,12 @@ def det(A, *, out=None):
 def slogdet(A, *, out=None):
     _no_out("linalg.slogdet", out)
     return _Slogdet(*_C._linalg_slogdet(A))
+
+
+def _slogdet_old(input, *, out=None):
+    """tandem.slogdet / Tensor.slogdet: linalg.slogdet's values under PyTorch's older return type."""
+    _no_out("slogdet", out)
+    return _OldSlogdet(*_C._linalg_slogdet(input))
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
@@ -477,7 +478,7 @@ def _ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
 def _install(namespace):
     """Called by tandem/__init__.py: the top-level names PyTorch has for these functions."""
     aliases = {
-        "det": det, "inverse": inv, "logdet": _logdet, "slogdet": slogdet, "cholesky": _cholesky_old,
+        "det": det, "inverse": inv, "logdet": _logdet, "slogdet": _slogdet_old, "cholesky": _cholesky_old,
         "svd": _svd_old, "cholesky_solve": _cholesky_solve, "cholesky_inverse": _cholesky_inverse,
         "triangular_solve": _triangular_solve, "geqrf": _geqrf, "orgqr": _orgqr, "ormqr": _ormqr,
     }

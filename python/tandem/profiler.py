@@ -114,8 +114,9 @@ class profile:
 
     ``key_averages()`` / ``events()`` / ``export_chrome_trace()`` give the last recorded cycle. With
     ``ProfilerActivity.CUDA``, ops on a cuda device also count as device time (their CPU-side times: tandem has
-    no CUPTI) and host/device copies appear as Memcpy rows. ``with_stack`` and ``with_modules`` are accepted
-    and record nothing more."""
+    no CUPTI) and host/device copies appear as Memcpy rows. ``with_stack`` gives each event the Python stack
+    that issued it (``event.stack``, ``key_averages(group_by_stack_n=N)``, ``export_stacks``); ``with_modules``
+    is deprecated as in PyTorch (with_stack records the nn.Module entries)."""
 
     def __init__(self, *, activities=None, schedule=None, on_trace_ready=None, record_shapes=False,
                  profile_memory=False, with_stack=False, with_flops=False, with_modules=False,
@@ -273,7 +274,11 @@ class profile:
         self.preset_metadata[key] = json.loads(value)
 
     def export_stacks(self, path, metric="self_cpu_time_total"):
-        raise NotImplementedError("tandem's profiler records no stacks (with_stack is accepted and ignored)")
+        """The with_stack stacks as flamegraph "collapsed" lines, ``frame;frame;... value`` (outermost first,
+        the metric in us: "self_cpu_time_total" or "self_cuda_time_total")."""
+        if self.profiler is None:
+            raise AssertionError("Profiler must be initialized before exporting stacks")
+        return self.profiler.export_stacks(path, metric)
 
 
 class TransferEvent(NamedTuple):

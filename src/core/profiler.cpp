@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "core/error.h"
+#include "core/profiler_stack.h"
 
 #if defined(__linux__)
 #include <sys/syscall.h>
@@ -48,6 +49,7 @@ uint64_t g_thread_count = 0;                     // guarded by g_registry_mu
 std::atomic<uint64_t> g_session{0};              // the recording session, 0 when none
 uint64_t g_last_session = 0;                     // guarded by g_registry_mu
 std::atomic<int64_t> g_next_id{0};
+std::atomic<StackHook> g_stack_hook{nullptr};
 
 ThreadLog& this_thread_log() {
   thread_local std::shared_ptr<ThreadLog> log;
@@ -108,7 +110,7 @@ Token begin_event(std::string name, EventKind kind, Device device, std::vector<I
   uint64_t session = g_session.load(std::memory_order_acquire);
   if (session == 0) return {};
   ThreadLog& log = this_thread_log();
-  std::lock_guard<std::mutex> lock(log.mu);
+  std::unique_lock<std::mutex> lock(log.mu);
   enter_session(log, session);
   if (kind == EventKind::Op && !log.open.empty()) {
     const Event& parent = log.events[log.open.back()];
@@ -124,11 +126,24 @@ Token begin_event(std::string name, EventKind kind, Device device, std::vector<I
   e.device = device;
   e.inputs = std::move(inputs);
   auto index = static_cast<uint32_t>(log.events.size());
+  int64_t id = e.id;
   log.events.push_back(std::move(e));
   log.open.push_back(index);
-  log.events.back().start_ns = now_ns();  // last, so the bookkeeping above is not the op's time
+  StackHook hook = kind == EventKind::DeviceKernel ? nullptr : g_stack_hook.load(std::memory_order_relaxed);
+  if (!hook) {
+    log.events.back().start_ns = now_ns();  // last, so the bookkeeping above is not the op's time
+    return {session, index, static_cast<uint32_t>(log.thread)};
+  }
+  lock.unlock();
+  // Outside the lock: the hook reads the Python stack under the GIL, and stop() takes each log's lock while
+  // holding the GIL. The walk is bookkeeping too, so the event starts after it (unless a stop came between).
+  hook(id);
+  lock.lock();
+  if (log.session == session && index < log.events.size()) log.events[index].start_ns = now_ns();
   return {session, index, static_cast<uint32_t>(log.thread)};
 }
+
+void set_stack_hook(StackHook hook) { g_stack_hook.store(hook, std::memory_order_relaxed); }
 
 void end_event(const Token& token) {
   int64_t end = now_ns();

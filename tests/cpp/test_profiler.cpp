@@ -1,5 +1,6 @@
 // The op-level profiler's recorder (core/profiler.h): nothing recorded when off, nesting and parents, an op
-// re-entering itself recorded once, ranges left open across stop, threads, memory, and one session at a time.
+// re-entering itself recorded once, ranges left open across stop, threads, memory, one session at a time, and
+// the with_stack hook.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/profiler.h"
+#include "core/profiler_stack.h"
 #include "core/tensor.h"
 
 using namespace tandem;
@@ -114,7 +116,8 @@ TEST(Profiler, MemoryGoesToTheInnermostEvent) {
   profiler::start(profiler::kProfileMemory);
   {
     profiler::RecordScope scope("aten::empty");
-    Tensor t = empty(DimVector{256}, DType::Float32, Device());  // allocated and freed inside: net 0, both counted
+    Tensor t =
+        empty(DimVector{256}, DType::Float32, Device());  // allocated and freed inside: net 0, both counted
     Tensor kept = empty(DimVector{16}, DType::Float64, Device());
     static Tensor keep;
     keep = kept;
@@ -148,4 +151,34 @@ TEST(Profiler, AnEndOnAnotherThreadLeavesTheEventOpenUntilStop) {
   EXPECT_EQ(mul.parent, r.id);  // the range was still open
   EXPECT_GE(r.end_ns, mul.end_ns);
   EXPECT_EQ(find(events, "aten::add").parent, -1);
+}
+
+namespace {
+std::vector<int64_t> g_hooked;  // the event ids the stack hook was called with
+void note_hooked(int64_t id) { g_hooked.push_back(id); }
+}  // namespace
+
+TEST(Profiler, StackHookSeesEachRecordedEventButNotKernelsOrSkippedReentry) {
+  g_hooked.clear();
+  profiler::set_stack_hook(&note_hooked);
+  { profiler::RecordScope off("aten::add"); }  // not recording: no call
+  EXPECT_TRUE(g_hooked.empty());
+  profiler::start(0);
+  {
+    profiler::Range range(profiler::begin_event("step", profiler::EventKind::UserAnnotation, Device()));
+    profiler::RecordScope outer("aten::matmul");
+    profiler::RecordScope again("aten::matmul");  // not recorded, so no stack either
+    profiler::KernelLaunch launch = profiler::kernel_launch();
+    profiler::Range kernel(profiler::begin_kernel("gemm", Device(), launch));
+  }
+  std::vector<profiler::Event> events = profiler::stop();
+  profiler::set_stack_hook(nullptr);
+  ASSERT_EQ(names(events), (std::vector<std::string>{"step", "aten::matmul", "gemm"}));
+  EXPECT_EQ(g_hooked, (std::vector<int64_t>{find(events, "step").id, find(events, "aten::matmul").id}));
+  for (const auto& e : events) EXPECT_LE(e.start_ns, e.end_ns);
+  g_hooked.clear();
+  profiler::start(0);  // the hook removed: nothing called
+  { profiler::RecordScope scope("aten::add"); }
+  EXPECT_EQ(profiler::stop().size(), 1u);
+  EXPECT_TRUE(g_hooked.empty());
 }
