@@ -266,6 +266,23 @@ def test_to_devices_and_dtypes(device):
     assert t.type(tandem.float64).dtype == tandem.float64
 
 
+def test_save_and_load_with_pytorch(tmp_path, device):
+    t, p = random_pair(device, seed=30)
+    path = tmp_path / "sparse.pt"
+    tandem.save({"adj": t, "coalesced": t.coalesce(), "x": tandem.ones(2)}, path)
+    loaded = torch.load(path, weights_only=True, map_location="cpu")
+    assert loaded["adj"].layout is torch.sparse_coo and not loaded["adj"].is_coalesced()
+    torch.testing.assert_close(loaded["adj"].cpu().to_dense(), p.to_dense())
+    assert loaded["coalesced"].is_coalesced() and loaded["x"].tolist() == [1.0, 1.0]
+    torch.save({"adj": p, "coalesced": p.coalesce()}, path)
+    back = tandem.load(path, map_location=device)
+    check_sparse(back["adj"], p, device)
+    check_sparse(back["coalesced"], p.coalesce(), device)
+    torch.save(p.to_sparse_csr(), path)
+    with pytest.raises(NotImplementedError, match="a sparse tensor of layout torch.sparse_csr"):
+        tandem.load(path)
+
+
 # ---- products ----------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
