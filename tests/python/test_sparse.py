@@ -13,7 +13,8 @@ import tandem
 
 # PyTorch's notes about its own sparse support, not about the results compared here.
 pytestmark = pytest.mark.filterwarnings("ignore:Sparse invariant checks:UserWarning",
-                                        "ignore:Sparse CSR tensor support:UserWarning")
+                                        "ignore:Sparse CSR tensor support:UserWarning",
+                                        "ignore:Validating sparse tensor invariants:UserWarning")
 
 INDICES = [[0, 1, 1, 0, 2], [2, 0, 2, 2, 1]]  # (0, 2) twice: uncoalesced
 VALUES = [3.0, 4.0, 5.0, 1.0, -2.0]
@@ -545,6 +546,12 @@ def test_refusals(device):
         tandem.exp(t)  # dense ops refuse a sparse operand
     with pytest.raises(TypeError, match="SparseCooTensor"):
         tandem.cat([t, t])
+    dense = tandem.ones(3, 3, device=device)
+    with pytest.raises(TypeError, match="SparseCooTensor"):
+        dense.add(t)
+    with pytest.raises(TypeError, match="SparseCooTensor"):
+        dense / t
+    assert tandem.is_tensor(dense) and not tandem.is_tensor([1])
     raises_like(lambda: p.numpy(), lambda: t.numpy(), TypeError)
     with pytest.raises(TypeError, match="Use Tensor.to_dense\\(\\) first"):
         np.asarray(t)

@@ -35,6 +35,7 @@ class SparseCooTensor:
     """A sparse COO tensor (layout tandem.sparse_coo); build one with tandem.sparse_coo_tensor(indices, values,
     size) or dense.to_sparse()."""
 
+    __module__ = "tandem.sparse"  # where users meet it (and how dense ops' TypeErrors name it)
     __slots__ = ("_idx", "_vals", "_size", "_coalesced", "__weakref__")
     is_sparse = True
     is_sparse_csr = is_quantized = is_meta = is_nested = is_mkldnn = False
