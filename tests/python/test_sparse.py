@@ -399,6 +399,19 @@ def test_mul_div_neg(device):
     assert c._nnz() == 0 and c.is_coalesced() and c.to_dense().abs().sum().item() == 0
 
 
+def test_hybrid_arithmetic(device):
+    pi, pv = torch.tensor([[2, 0, 2]]), torch.arange(6.0).reshape(3, 2) - 2
+    p = torch.sparse_coo_tensor(pi, pv, (4, 2))
+    t = tandem.sparse_coo_tensor(p2t(pi), p2t(pv), (4, 2), device=device)
+    check_sparse(t + t, p + p, device)
+    check_sparse(t * 3, p * 3, device)
+    check_sparse(t * p2t(torch.arange(8.0).reshape(4, 2), device), p * torch.arange(8.0).reshape(4, 2), device)
+    check_sparse(t.coalesce() * t.coalesce(), p.coalesce() * p.coalesce(), device)
+    check_sparse(t.abs(), p.abs(), device)
+    check_dense(t.sum(), p.sum(), device)
+    check_sparse(tandem.sparse.sum(t, 1), torch.sparse.sum(p, 1), device)
+
+
 @pytest.mark.parametrize("name", ["abs", "relu", "sqrt", "sin", "tanh", "sign", "expm1", "log1p", "floor", "neg"])
 def test_zero_preserving_unary(device, name):
     a, pa = random_pair(device, seed=14)
@@ -450,6 +463,11 @@ def test_softmax(device, log):
     th = tandem.sparse_coo_tensor(p2t(ph._indices()), p2t(ph._values()), (3, 3), device=device)
     for dim in range(2):
         check_sparse(fn_t(th, dim), fn_p(ph, dim).coalesce(), device)
+    # Few entries among many slices: the slices are numbered with unique() instead of by position.
+    pw = torch.sparse_coo_tensor(torch.tensor([[5, 99999, 5, 7], [0, 2, 1, 1]]), torch.tensor([1.0, 2.0, 3.0, 4.0]),
+                                 (100000, 3))
+    tw = tandem.sparse_coo_tensor(p2t(pw._indices()), p2t(pw._values()), (100000, 3), device=device)
+    check_sparse(fn_t(tw, 1), fn_p(pw, 1).coalesce(), device)
     raises_like(lambda: fn_p(pa, 2), lambda: fn_t(a, 2), IndexError)
     raises_like(lambda: fn_p(pa.long(), 1), lambda: fn_t(a.long(), 1), NotImplementedError)
 
