@@ -548,7 +548,7 @@ def test_sparse_leaf_grad(device):
     assert not ts.is_leaf and ts.grad_fn is not None and ts.detach().grad_fn is None
 
 
-# ---- what sparse tensors refuse ---------------------------------------------------------------------------------------
+# ---- what sparse tensors refuse --------------------------------------------------------------------------------------
 
 def test_refusals(device):
     t, p = pair(device)
@@ -582,7 +582,7 @@ def test_refusals(device):
     assert hash(t) == hash(t)
 
 
-# ---- end to end: a GCN as pytorch/examples writes it --------------------------------------------------------------------
+# ---- end to end: a GCN as pytorch/examples writes it -----------------------------------------------------------------
 
 def gcn_program(lib, device, features, adj_indices, weights, steps=5):
     """Kipf & Welling's 2-layer GCN on a normalised adjacency (D^-1/2 (A + I) D^-1/2) built as pytorch/examples/gcn
