@@ -138,15 +138,18 @@ def _check_dense_operand(b, fn, arg):
 
 def _sparse_dense_into(base, a, b, alpha=1):
     """base + alpha * (a @ b) for a sparse matrix a and dense b: each entry (i, j, v) adds v * b[j] to row i.
-    The gathered rows (nnz x columns) are the only temporary."""
+    The gathered rows (nnz x columns) are the only temporary; they are scaled in place unless the values need
+    them for their gradient."""
     rows, cols = a._idx.unbind(0)
-    gathered = b.index_select(0, cols) * a._vals.unsqueeze(1)
+    gathered = b.index_select(0, cols)
+    scale = a._vals.unsqueeze(1)
+    gathered = gathered * scale if a._vals.requires_grad else gathered.mul_(scale)
     return base.index_add(0, rows, gathered, alpha=alpha) if alpha != 1 else base.index_add(0, rows, gathered)
 
 
-def sparse_dense_mm(a, b):
+def _check_sparse_dense(a, b, fn="mm"):
     _check_sparse_matrix(a)
-    _check_dense_operand(b, "mm", "mat2")
+    _check_dense_operand(b, fn, "mat2")
     if b.dim() == 1:  # PyTorch's message for a vector here
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     if b.dim() != 2:
@@ -154,6 +157,10 @@ def sparse_dense_mm(a, b):
     if b.shape[0] != a._size[1]:
         raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {a._size[1]}, got {b.shape[0]}")
     _check_dtypes(a, b)
+
+
+def sparse_dense_mm(a, b):
+    _check_sparse_dense(a, b)
     base = _C.zeros((a._size[0], b.shape[1]), dtype=b.dtype, device=b.device)
     return _sparse_dense_into(base, a, b)
 
@@ -219,8 +226,12 @@ def matmul(a, b):
 def addmm(input, mat1, mat2, beta=1, alpha=1):
     """beta * input + alpha * (mat1 @ mat2) for a sparse mat1 and dense input and mat2."""
     _check_dense_operand(input, "addmm", "input")
-    out = sparse_dense_mm(mat1, mat2)  # checks shapes and dtypes
-    base = _C.zeros_like(out) if beta == 0 else (input * beta if beta != 1 else input).expand(out.shape)
+    _check_sparse_dense(mat1, mat2, "addmm")
+    shape = (mat1._size[0], mat2.shape[1])
+    if beta == 0:  # input is ignored, NaNs included (PyTorch's rule)
+        base = _C.zeros(shape, dtype=mat2.dtype, device=mat2.device)
+    else:
+        base = (input * beta if beta != 1 else input).expand(shape)
     return _sparse_dense_into(base, mat1, mat2, alpha)
 
 
