@@ -14,7 +14,9 @@ import tandem
 # PyTorch's notes about its own sparse support, not about the results compared here.
 pytestmark = pytest.mark.filterwarnings("ignore:Sparse invariant checks:UserWarning",
                                         "ignore:Sparse CSR tensor support:UserWarning",
-                                        "ignore:Validating sparse tensor invariants:UserWarning")
+                                        "ignore:Validating sparse tensor invariants:UserWarning",
+                                        "ignore:torch.sparse.SparseTensor:UserWarning",
+                                        "ignore:tandem.sparse.SparseTensor:UserWarning")
 
 INDICES = [[0, 1, 1, 0, 2], [2, 0, 2, 2, 1]]  # (0, 2) twice: uncoalesced
 VALUES = [3.0, 4.0, 5.0, 1.0, -2.0]
@@ -122,6 +124,24 @@ def test_size_inferred_and_inputs(device):
                                        device=device)
     check_sparse(empty_t, empty_p, device)
     assert tuple(tandem.sparse_coo_tensor(tandem.empty(2, 0, dtype=tandem.int64), tandem.empty(0)).shape) == (0, 0)
+
+
+def test_legacy_constructors(device):
+    # Kipf's pygcn: torch.sparse.FloatTensor(indices, values, shape).
+    i, v = torch.tensor(INDICES), torch.tensor(VALUES)
+    t = tandem.sparse.FloatTensor(p2t(i, device), p2t(v, device), tandem.Size([3, 3]))
+    check_sparse(t, torch.sparse.FloatTensor(i, v, torch.Size([3, 3])), device)
+    check_sparse(tandem.sparse.LongTensor(p2t(i, device), p2t(v.long(), device)), torch.sparse.LongTensor(i, v.long()),
+                 device)
+    check_sparse(tandem.sparse.DoubleTensor(2, 3), torch.sparse.DoubleTensor(2, 3), "cpu")
+    check_sparse(tandem.sparse.FloatTensor(), torch.sparse.FloatTensor(), "cpu")
+    assert isinstance(tandem.sparse.FloatTensor(2, 3), tandem.sparse.FloatTensor)
+    assert not isinstance(tandem.sparse.DoubleTensor(2, 3), tandem.sparse.FloatTensor)
+    assert not isinstance(tandem.ones(2), tandem.sparse.FloatTensor)
+    raises_like(lambda: torch.sparse.FloatTensor([1, 2]), lambda: tandem.sparse.FloatTensor([1, 2]), TypeError)
+    with pytest.warns(UserWarning, match=r"tandem.sparse.SparseTensor\(indices, values, shape, \*, device=\) is "
+                      r"deprecated.  Please use tandem.sparse_coo_tensor\(indices, values, shape, dtype=, device=\)"):
+        tandem.sparse.FloatTensor(p2t(i), p2t(v), (3, 3))
 
 
 def test_is_coalesced_argument():

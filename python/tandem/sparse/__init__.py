@@ -1,9 +1,9 @@
-"""tandem.sparse: sparse COO tensors (layout tandem.sparse_coo) and PyTorch's torch.sparse functions on them:
-mm, addmm, sum, softmax, log_softmax. tandem.sparse_coo_tensor, Tensor.to_sparse() and the sparse paths of
-tandem.mm / matmul / addmm / spmm and @ are installed into tandem by install(). docs/ops.md ("Sparse tensors")
-lists what a sparse tensor supports."""
+"""tandem.sparse: sparse COO tensors (layout tandem.sparse_coo), PyTorch's torch.sparse functions on them (mm,
+addmm, sum, softmax, log_softmax) and the legacy FloatTensor(indices, values, size) constructors.
+tandem.sparse_coo_tensor, Tensor.to_sparse() and the sparse paths of tandem.mm / matmul / addmm / spmm are
+installed into tandem by install(). docs/ops.md ("Sparse tensors") lists what a sparse tensor supports."""
 from .. import _C
-from . import _construct, _math
+from . import _construct, _legacy, _math
 from ._coo import SparseCooTensor
 
 Tensor = _C.Tensor
@@ -99,4 +99,7 @@ def install(namespace):
             setattr(Tensor, name, method)
 
 
-__all__ = ["SparseCooTensor", "mm", "addmm", "sum", "softmax", "log_softmax"]
+_LEGACY_TYPES = _legacy.legacy_types()
+globals().update(_LEGACY_TYPES)  # FloatTensor(indices, values, size), ... (Kipf's pygcn builds with them)
+
+__all__ = ["SparseCooTensor", "mm", "addmm", "sum", "softmax", "log_softmax", *_LEGACY_TYPES]
