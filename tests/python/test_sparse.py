@@ -325,6 +325,22 @@ def test_sparse_dense_products(device, dtype):
     check_dense(tl[0] @ t, left[0] @ p, device)
 
 
+def test_linear_takes_a_sparse_input(device):
+    d = torch.tensor([[0.0, 1.5, 0.0], [2.0, 0.0, -3.0]])
+    lin = torch.nn.Linear(3, 2)
+    tlin = tandem.nn.Linear(3, 2).to(device)
+    with tandem.no_grad():
+        tlin.weight.copy_(p2t(lin.weight, device))
+        tlin.bias.copy_(p2t(lin.bias, device))
+    x = p2t(d, device).to_sparse()
+    check_dense(tlin(x), lin(d.to_sparse()), device)
+    check_dense(tandem.nn.functional.linear(x, tlin.weight), torch.nn.functional.linear(d.to_sparse(), lin.weight),
+                device)
+    tlin(x).sum().backward()
+    lin(d.to_sparse()).sum().backward()
+    torch.testing.assert_close(t2p(tlin.weight.grad), lin.weight.grad)
+
+
 def test_sparse_sparse_mm(device):
     a, pa = random_pair(device, n=6, m=5, nnz=12, seed=6)
     b, pb = random_pair(device, n=5, m=4, nnz=9, seed=7)
@@ -566,6 +582,45 @@ def test_sparse_leaf_grad(device):
     # A sparse tensor made from values that require grad is not a leaf: the values' own leaf gets the gradient.
     (ts, tv, _), _ = grads_pair(device)
     assert not ts.is_leaf and ts.grad_fn is not None and ts.detach().grad_fn is None
+
+
+def special_spmm(lib):
+    """pyGAT's SpecialSpmmFunction: a custom Function that saves a sparse tensor for its backward."""
+
+    class SpecialSpmm(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, indices, values, shape, b):
+            a = lib.sparse_coo_tensor(indices, values, shape)
+            ctx.save_for_backward(a, b)
+            ctx.N = shape[0]
+            return lib.matmul(a, b)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            a, b = ctx.saved_tensors
+            grad_values = grad_b = None
+            if ctx.needs_input_grad[1]:
+                grad_a_dense = grad_output.matmul(b.t())
+                edge_idx = a._indices()[0, :] * ctx.N + a._indices()[1, :]
+                grad_values = grad_a_dense.view(-1)[edge_idx]
+            if ctx.needs_input_grad[3]:
+                grad_b = a.t().matmul(grad_output)
+            return None, grad_values, None, grad_b
+
+    return SpecialSpmm
+
+
+def test_sparse_tensor_saved_by_a_custom_function(device):
+    (_, tv, tx), (_, pv, px) = grads_pair(device)
+    g = torch.Generator().manual_seed(21)
+    indices = torch.stack([torch.randint(0, 6, (15,), generator=g), torch.randint(0, 5, (15,), generator=g)])
+    w = torch.arange(18, dtype=torch.float64).reshape(6, 3)
+    (special_spmm(torch).apply(indices, pv, torch.Size([6, 5]), px) * w).sum().backward()
+    out = special_spmm(tandem).apply(p2t(indices, device), tv, tandem.Size([6, 5]), tx)
+    assert out.grad_fn.name() == "SpecialSpmmBackward"
+    (out * p2t(w, device)).sum().backward()
+    torch.testing.assert_close(t2p(tv.grad), pv.grad)
+    torch.testing.assert_close(t2p(tx.grad), px.grad)
 
 
 # ---- what sparse tensors refuse --------------------------------------------------------------------------------------

@@ -9,9 +9,12 @@ from ._coo import SparseCooTensor
 Tensor = _C.Tensor
 
 
-def mm(mat1, mat2):
+def mm(mat1, mat2, reduce=None):
     """sparse @ dense -> dense, sparse @ sparse -> sparse, dense @ sparse -> dense; differentiable w.r.t. the
-    sparse operand's values and the dense operand."""
+    sparse operand's values and the dense operand. (reduce= is PyTorch's for CSR tensors, which tandem lacks.)"""
+    if reduce is not None:
+        raise NotImplementedError("sparse.mm(): reduce= is implemented for CSR tensors only, and tandem has the COO "
+                                  "layout only\nhint: leave reduce out (a sum)")
     return _math.mm(mat1, mat2)
 
 
