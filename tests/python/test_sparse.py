@@ -275,6 +275,9 @@ def test_to_devices_and_dtypes(device):
     check_sparse(t.long(), p.long(), device)
     check_sparse(t.cpu(), p, "cpu")
     assert t.to(device) is t and t.to(tandem.float32) is t
+    copied = t.to(device, copy=True)
+    assert copied._indices() is not t._indices() and copied._values() is not t._values()
+    check_sparse(copied, p, device)
     if tandem.cuda.is_available():
         check_sparse(t.cuda(), p, "cuda:0")
         check_sparse(t.to("cuda:1"), p, "cuda:1")

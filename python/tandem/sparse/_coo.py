@@ -192,19 +192,22 @@ class SparseCooTensor:
         return wrap(self._idx.clone(), self._vals.clone(), self._size, self._coalesced)
 
     # ---- devices and dtypes -----------------------------------------------------------------------------------
-    def _with_values(self, values, non_blocking=False):
+    def _with_values(self, values, non_blocking=False, copy=False):
         if values is self._vals:
             return self
         indices = self._idx
         if indices.device != values.device:
             indices = indices.to(values.device, non_blocking=non_blocking)
+        elif copy:
+            indices = indices.clone()
         return wrap(indices, values, self._size, self._coalesced)
 
     def to(self, *args, **kwargs):
         """Tensor.to's forms (device, dtype, other tensor, non_blocking, copy), applied to values and indices."""
         if args and isinstance(args[0], SparseCooTensor):
             args = (args[0].device, args[0].dtype) + args[1:]
-        return self._with_values(self._vals.to(*args, **kwargs), kwargs.get("non_blocking", False))
+        return self._with_values(self._vals.to(*args, **kwargs), kwargs.get("non_blocking", False),
+                                 kwargs.get("copy", False))
 
     def cuda(self, device=None, non_blocking=False):
         return self._with_values(self._vals.cuda(device, non_blocking=non_blocking), non_blocking)
