@@ -193,8 +193,8 @@ def like(name, input, args, kwargs, memory_format, layout):
     preserve_format. The factory is called back with memory_format=contiguous_format, which C++ answers."""
     make = getattr(_C, name)
     if layout is not None and layout is not strided:
-        raise NotImplementedError(f"{name}(): layout={layout} is not supported\nhint: tandem tensors are "
-                                  "strided; leave layout out")
+        raise NotImplementedError(f"{name}(): layout={layout} is not supported\nhint: tandem's factories make "
+                                  "strided tensors; leave layout out (and call .to_sparse() for a sparse one)")
     if memory_format is None:
         memory_format = preserve_format
     _check_format(name, memory_format)
@@ -210,8 +210,8 @@ def like(name, input, args, kwargs, memory_format, layout):
 
 def empty(*size, memory_format=contiguous_format, layout=None, **kwargs):
     if layout is not None and layout is not strided:
-        raise NotImplementedError(f"empty(): layout={layout} is not supported\nhint: tandem tensors are strided; "
-                                  "leave layout out")
+        raise NotImplementedError(f"empty(): layout={layout} is not supported\nhint: tandem's factories make "
+                                  "strided tensors; leave layout out (and call .to_sparse() for a sparse one)")
     _check_format("empty", memory_format)
     if memory_format is preserve_format:
         raise RuntimeError("unsupported memory format Preserve")
