@@ -1,6 +1,6 @@
-"""Constants (e, pi, inf, nan, newaxis), layouts and memory formats: tandem.strided (the only layout: dense
-strided tensors) and the memory formats contiguous_format, preserve_format, channels_last and channels_last_3d,
-accepted where PyTorch accepts them.
+"""Constants (e, pi, inf, nan, newaxis), layouts and memory formats: tandem.strided (dense strided tensors),
+tandem.sparse_coo (tandem.sparse's COO tensors) and the memory formats contiguous_format, preserve_format,
+channels_last and channels_last_3d, accepted where PyTorch accepts them.
 A channels-last tensor is a row-major copy of the permuted tensor viewed back (NCHW sizes, NHWC strides), so
 every op reads it through its strides; is_contiguous(memory_format=...) checks strides with PyTorch's rules."""
 import math
@@ -11,7 +11,7 @@ Tensor = _C.Tensor
 
 
 class layout:
-    """A tensor layout; tandem has one, strided."""
+    """A tensor layout: strided (dense tensors) or sparse_coo (tandem.sparse)."""
 
     def __init__(self, name):
         self._name = name
@@ -37,6 +37,7 @@ class memory_format:
 
 
 strided = layout("strided")
+sparse_coo = layout("sparse_coo")
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
 channels_last = memory_format("channels_last")
@@ -44,8 +45,8 @@ channels_last_3d = memory_format("channels_last_3d")
 
 e, pi, inf, nan, newaxis = math.e, math.pi, math.inf, math.nan, None
 
-__all__ = ["e", "pi", "inf", "nan", "newaxis", "layout", "memory_format", "strided", "contiguous_format",
-           "preserve_format", "channels_last", "channels_last_3d"]
+__all__ = ["e", "pi", "inf", "nan", "newaxis", "layout", "memory_format", "strided", "sparse_coo",
+           "contiguous_format", "preserve_format", "channels_last", "channels_last_3d"]
 
 # The dims of NCHW / NCDHW from outermost to innermost in memory (N, then spatial, channels last).
 _ORDERS = {channels_last: (0, 2, 3, 1), channels_last_3d: (0, 2, 3, 4, 1)}
@@ -192,8 +193,8 @@ def like(name, input, args, kwargs, memory_format, layout):
     preserve_format. The factory is called back with memory_format=contiguous_format, which C++ answers."""
     make = getattr(_C, name)
     if layout is not None and layout is not strided:
-        raise NotImplementedError(f"{name}(): layout={layout} is not supported\nhint: tandem tensors are "
-                                  "strided; leave layout out")
+        raise NotImplementedError(f"{name}(): layout={layout} is not supported\nhint: tandem's factories make "
+                                  "strided tensors; leave layout out (and call .to_sparse() for a sparse one)")
     if memory_format is None:
         memory_format = preserve_format
     _check_format(name, memory_format)
@@ -209,8 +210,8 @@ def like(name, input, args, kwargs, memory_format, layout):
 
 def empty(*size, memory_format=contiguous_format, layout=None, **kwargs):
     if layout is not None and layout is not strided:
-        raise NotImplementedError(f"empty(): layout={layout} is not supported\nhint: tandem tensors are strided; "
-                                  "leave layout out")
+        raise NotImplementedError(f"empty(): layout={layout} is not supported\nhint: tandem's factories make "
+                                  "strided tensors; leave layout out (and call .to_sparse() for a sparse one)")
     _check_format("empty", memory_format)
     if memory_format is preserve_format:
         raise RuntimeError("unsupported memory format Preserve")

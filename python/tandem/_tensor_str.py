@@ -172,14 +172,14 @@ def _nested_str(node, dim, indent, fmt, linewidth):
     return "[" + ("," + "\n" * (dim - 1) + " " * (indent + 1)).join(parts) + "]"
 
 
-def _add_suffixes(text, suffixes, indent, linewidth):
-    """Appends ", suffix" items, moving one to a new line when it would pass linewidth. Each suffix is a
-    (text, layout length) pair."""
+def _add_suffixes(text, suffixes, indent, linewidth, newline_first=False):
+    """Appends ", suffix" items, moving one to a new line when it would pass linewidth (the first one always
+    when newline_first, as sparse tensors print). Each suffix is a (text, layout length) pair."""
     # Counts the last line as PyTorch does (two more than its length when there is no newline).
     last_line_len = len(text) - text.rfind("\n") + 1
     out = [text]
-    for suffix, length in suffixes:
-        if last_line_len + length + 2 > linewidth:
+    for n, (suffix, length) in enumerate(suffixes):
+        if (newline_first and n == 0) or last_line_len + length + 2 > linewidth:
             out.append(",\n" + " " * indent + suffix)
             last_line_len = indent + length
         else:
@@ -199,6 +199,29 @@ def _dtype_suffix(dtype):
     return (text, len(text.replace("tandem.", "torch.")))
 
 
+def _dtype_is_implied(dtype):
+    """Whether a tensor of this dtype prints without a dtype= suffix (PyTorch's rule)."""
+    return dtype in (_C.get_default_dtype(), _default_complex_dtype(), _C.int64, _C.bool)
+
+
+def tensor_body(t, indent):
+    """t's values as tensor_repr lays them out when they start at column ``indent``, without the suffixes."""
+    opts = _options
+    if t.numel() == 0:
+        return "[]"
+    summarize = t.numel() > opts.threshold
+    if summarize and not opts.edgeitems and t.dim() > 0:
+        return "[...]"
+    with _crossing("print"):  # an implicit crossing for tandem.transfer_guard
+        values = _edge_values(t, summarize, opts.edgeitems)
+    flat = [values] if t.dim() == 0 else _leaves(values, [])
+    if t.dtype.is_complex:
+        fmt = _ComplexFormatter(flat, opts.precision, opts.sci_mode)
+    else:
+        fmt = _Formatter(flat, t.is_floating_point(), opts.precision, opts.sci_mode)
+    return _nested_str(values, t.dim(), indent, fmt, opts.linewidth)
+
+
 def tensor_repr(t):
     """PyTorch's repr for a tandem tensor, with ``tandem.`` where PyTorch writes ``torch.``."""
     opts = _options
@@ -212,24 +235,12 @@ def tensor_repr(t):
             suffixes.append(_suffix("size=" + str(tuple(t.shape))))
         if t.dtype != _C.get_default_dtype():
             suffixes.append(_dtype_suffix(t.dtype))
-        body = "[]"
     else:
         if not opts.edgeitems:  # nothing of a summary would be shown, so the shape is
             suffixes.append(_suffix("size=" + str(tuple(t.shape))))
-        if t.dtype not in (_C.get_default_dtype(), _default_complex_dtype(), _C.int64, _C.bool):
+        if not _dtype_is_implied(t.dtype):
             suffixes.append(_dtype_suffix(t.dtype))
-        summarize = t.numel() > opts.threshold
-        if summarize and not opts.edgeitems and t.dim() > 0:
-            body = "[...]"
-        else:
-            with _crossing("print"):  # an implicit crossing for tandem.transfer_guard
-                values = _edge_values(t, summarize, opts.edgeitems)
-            flat = [values] if t.dim() == 0 else _leaves(values, [])
-            if t.dtype.is_complex:
-                fmt = _ComplexFormatter(flat, opts.precision, opts.sci_mode)
-            else:
-                fmt = _Formatter(flat, t.is_floating_point(), opts.precision, opts.sci_mode)
-            body = _nested_str(values, t.dim(), indent, fmt, opts.linewidth)
+    body = tensor_body(t, indent)
     grad_fn = getattr(t, "grad_fn", None)
     if grad_fn is not None:
         name = grad_fn.name() if hasattr(grad_fn, "name") else type(grad_fn).__name__

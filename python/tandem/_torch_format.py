@@ -69,6 +69,8 @@ REBUILD_PARAMETER = TorchName("torch._utils", "_rebuild_parameter")
 REBUILD_PARAMETER_WITH_STATE = TorchName("torch._utils", "_rebuild_parameter_with_state")
 TORCH_SIZE = TorchName("torch", "Size")
 TORCH_DEVICE = TorchName("torch", "device")
+REBUILD_SPARSE_TENSOR = TorchName("torch._utils", "_rebuild_sparse_tensor")
+GET_LAYOUT = TorchName("torch.serialization", "_get_layout")  # a layout pickles as _get_layout("torch.<name>")
 
 
 # ---- the user's allowlist for weights_only=True (torch.serialization.add_safe_globals) -------------------

@@ -122,6 +122,21 @@ def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
     return param
 
 
+def _rebuild_sparse_tensor(layout, data):
+    """A sparse COO tensor from torch.save's (indices, values, size[, is_coalesced]); the layout arrives as its
+    name (_get_layout is read as str). The indices are checked against the size as tandem.sparse_coo_tensor
+    always checks them."""
+    if layout != "torch.sparse_coo":
+        raise NotImplementedError(f"tandem.load: the file holds a sparse tensor of layout {layout}, which tandem "
+                                  "does not support\nhint: convert it in PyTorch to COO (.to_sparse_coo()) or to a "
+                                  "dense tensor before saving")
+    if not isinstance(data, tuple) or len(data) not in (3, 4):
+        raise pickle.UnpicklingError("tandem.load: a sparse tensor in the file is damaged")
+    from .sparse import _construct  # noqa: PLC0415  (tandem.sparse imports this module's users)
+
+    return _construct.sparse_coo_tensor(data[0], data[1], data[2], is_coalesced=data[3] if len(data) == 4 else None)
+
+
 def _unsupported(what):
     def refuse(*args, **kwargs):
         raise NotImplementedError(f"tandem.load: the file holds {what}, which tandem does not support\n"
@@ -154,10 +169,11 @@ def _build_allowed_globals():
         "torch.Size": Size, "torch.device": _C.device, "torch.nn.parameter.Parameter": Parameter,
         "torch._utils._rebuild_tensor": _rebuild_tensor, "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2,
         "torch._utils._rebuild_tensor_v3": _rebuild_tensor_v3, "torch._utils._rebuild_parameter": _rebuild_parameter,
+        "torch._utils._rebuild_sparse_tensor": _rebuild_sparse_tensor,
         "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
         "torch.storage.UntypedStorage": UNTYPED_STORAGE, "torch.UntypedStorage": UNTYPED_STORAGE,
         "numpy.ndarray": np.ndarray, "numpy.dtype": np.dtype,
-        # A sparse tensor's layout comes first: let the rebuild below say what is unsupported.
+        # A sparse tensor's layout comes first, read as its name: _rebuild_sparse_tensor checks it.
         "torch.serialization._get_layout": str,
     }
     allowed.update({f"torch.{name}": getattr(_C, name) for name in DTYPES})
@@ -167,7 +183,7 @@ def _build_allowed_globals():
         allowed[f"{module}.scalar"] = _NUMPY_SCALAR
     # Rebuilds PyTorch allows for tensors tandem does not have: a clear error when called.
     for name, what in [
-            ("_utils._rebuild_sparse_tensor", "a sparse tensor"), ("_utils._rebuild_qtensor", "a quantized tensor"),
+            ("_utils._rebuild_qtensor", "a quantized tensor"),
             ("_utils._rebuild_nested_tensor", "a nested tensor"),
             ("_utils._rebuild_wrapper_subclass", "a tensor subclass"),
             ("_utils._rebuild_meta_tensor_no_storage", "a meta tensor"),

@@ -12,10 +12,13 @@ import numpy as np
 from . import _C
 from ._C import Tensor
 from ._size import Size
-from ._torch_format import (DTYPES, REBUILD_PARAMETER, REBUILD_PARAMETER_WITH_STATE, REBUILD_TENSOR_V2,
-                            REBUILD_TENSOR_V3, STORAGE_ALIGNMENT, STORAGE_TYPES, TORCH_DEVICE, TORCH_SIZE,
-                            UNTYPED_STORAGE, VERSION_RECORD, TorchName, dtype_name)
+from ._layouts import layout
+from ._torch_format import (DTYPES, GET_LAYOUT, REBUILD_PARAMETER, REBUILD_PARAMETER_WITH_STATE,
+                            REBUILD_SPARSE_TENSOR, REBUILD_TENSOR_V2, REBUILD_TENSOR_V3, STORAGE_ALIGNMENT,
+                            STORAGE_TYPES, TORCH_DEVICE, TORCH_SIZE, UNTYPED_STORAGE, VERSION_RECORD, TorchName,
+                            dtype_name)
 from .nn.parameter import Parameter
+from .sparse import SparseCooTensor
 
 
 class _SavedStorage:
@@ -128,6 +131,11 @@ class _Pickler(pickle._Pickler):
             if DTYPES[dtype_name(obj.dtype)][0] is None:  # no typed storage: v3 names the dtype, as torch.save
                 return REBUILD_TENSOR_V3, args + (obj.dtype,)
             return REBUILD_TENSOR_V2, args
+        if type(obj) is SparseCooTensor:  # its indices and values pickle as tensors, as torch.save writes them
+            return REBUILD_SPARSE_TENSOR, (obj.layout, (obj._indices(), obj._values(), obj.size(),
+                                                        obj.is_coalesced()))
+        if isinstance(obj, layout):
+            return GET_LAYOUT, (f"torch.{obj._name}",)
         if isinstance(obj, Size):
             return TORCH_SIZE, (tuple(obj),)
         if isinstance(obj, _C.device):

@@ -317,6 +317,21 @@ def test_index_add_float_alpha_and_accumulates_duplicates():
     same(x, x_ref)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "int64", "int8"])
+def test_index_add_whole_rows(dtype):
+    """index_add along dim 0 of contiguous rows with many duplicates (sparse @ dense's pattern): one offset and one
+    vector loop per row on the CPU."""
+    idx = torch.randint(0, 50, (300,), generator=torch.Generator().manual_seed(3))
+    x_ref, x = make((50, 67), dtype, 22)
+    src_ref, src = make((300, 67), dtype, 23)
+    same(x.index_add(0, as_tandem(idx), src), x_ref.index_add(0, idx, src_ref))
+    same(x.index_add(0, as_tandem(idx), src, alpha=2), x_ref.index_add(0, idx, src_ref, alpha=2))
+    y_ref, y = x_ref.clone(), x.clone()
+    y_ref.index_put_((idx,), src_ref, accumulate=True)
+    y.index_put_((as_tandem(idx),), src, accumulate=True)
+    same(y, y_ref)
+
+
 @pytest.mark.parametrize("dtype", ["int64", "float16", "bool"])
 def test_take(dtype):
     x_ref, x = make((3, 4), dtype, 21, transposed=True)

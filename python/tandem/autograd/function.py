@@ -47,5 +47,10 @@ class Function:
         outputs = tuple(o.detach() if any(o is a for a in args) else o for o in outputs)
         diff = tuple(o for o in outputs if isinstance(o, _C.Tensor) and not any(o is n for n in non_diff))
         to_save, ctx._to_save = tuple(ctx._to_save), ()  # the node keeps them; ctx holding them could be a cycle
-        _C._record_function(cls.__name__ + "Backward", cls.backward, ctx, tuple(args), diff, to_save)
+        backward = cls.backward
+        if not all(t is None or isinstance(t, _C.Tensor) for t in to_save):
+            from ..sparse import _saved  # noqa: PLC0415  (sparse tensors are saved as their parts)
+
+            to_save, backward = _saved.flatten(to_save, backward)
+        _C._record_function(cls.__name__ + "Backward", backward, ctx, tuple(args), diff, to_save)
         return outputs if isinstance(result, tuple) else outputs[0]

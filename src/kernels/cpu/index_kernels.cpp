@@ -147,7 +147,17 @@ void move_by_width(const IndexPlan& plan) {
   }
 }
 
-// self[index(i)] += other[i], serially so that duplicate positions add up without races.
+// s[j * ss] += o[j * os] for one row. Always inlined so the unit-stride call site gets its own vector loop.
+template <typename T>
+__attribute__((always_inline)) inline void accumulate_row(T* s, int64_t ss, const T* o, int64_t os,
+                                                          int64_t n) {
+  for (int64_t j = 0; j < n; ++j)
+    s[j * ss] = convert<T>(static_cast<opmath_t<T>>(s[j * ss]) + static_cast<opmath_t<T>>(o[j * os]));
+}
+
+// self[index(i)] += other[i], serially so that duplicate positions add up without races. When the index is
+// constant along the row (index_add / index_put along an outer dim: whole rows added, as sparse @ dense
+// does), a row is one offset and one vector loop instead of an index lookup per element.
 template <typename T>
 void accumulate_elements(const IndexPlan& plan) {
   RowCursor cur(plan);
@@ -159,6 +169,14 @@ void accumulate_elements(const IndexPlan& plan) {
   for (int64_t row = 0, rows = cur.rows(); row < rows; ++row) {
     int64_t so, oo;
     cur.start(row, so, oo, idx_off);
+    if (cur.index_const_in_row) {
+      T* s = self + so + cur.index_term(idx_off, 0);
+      if (ss == 1 && os == 1)
+        accumulate_row(s, 1, other + oo, 1, cur.inner);
+      else
+        accumulate_row(s, ss, other + oo, os, cur.inner);
+      continue;
+    }
     for (int64_t j = 0; j < cur.inner; ++j) {
       T* s = self + so + j * ss + cur.index_term(idx_off, j);
       *s = convert<T>(static_cast<opmath_t<T>>(*s) + static_cast<opmath_t<T>>(other[oo + j * os]));

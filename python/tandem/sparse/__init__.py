@@ -1,0 +1,108 @@
+"""tandem.sparse: sparse COO tensors (layout tandem.sparse_coo), PyTorch's torch.sparse functions on them (mm,
+addmm, sum, softmax, log_softmax) and the legacy FloatTensor(indices, values, size) constructors.
+tandem.sparse_coo_tensor, Tensor.to_sparse() and the sparse paths of tandem.mm / matmul / addmm / spmm are
+installed into tandem by install(). docs/ops.md ("Sparse tensors") lists what a sparse tensor supports."""
+from .. import _C
+from . import _construct, _legacy, _math
+from ._coo import SparseCooTensor
+
+Tensor = _C.Tensor
+
+
+def mm(mat1, mat2, reduce=None):
+    """sparse @ dense -> dense, sparse @ sparse -> sparse, dense @ sparse -> dense; differentiable w.r.t. the
+    sparse operand's values and the dense operand. (reduce= is PyTorch's for CSR tensors, which tandem lacks.)"""
+    if reduce is not None:
+        raise NotImplementedError("sparse.mm(): reduce= is implemented for CSR tensors only, and tandem has the COO "
+                                  "layout only\nhint: leave reduce out (a sum)")
+    return _math.mm(mat1, mat2)
+
+
+def addmm(mat, mat1, mat2, *, beta=1.0, alpha=1.0):
+    """beta * mat + alpha * (mat1 @ mat2) for a sparse mat1 and dense mat and mat2."""
+    return _math.addmm(mat, mat1, mat2, beta, alpha)
+
+
+def sum(input, dim=None, dtype=None):  # noqa: A001  (PyTorch's name)
+    """All elements as a dense 0-d tensor, or over dim(s): sparse over the sparse dims left, dense when every
+    sparse dim is summed."""
+    return _math.sum(input, dim, False, dtype)
+
+
+def softmax(input, dim, *, dtype=None):
+    """Softmax over the stored entries of each slice along dim (unstored elements do not take part); the result
+    has input's pattern, coalesced."""
+    return _math.softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim, *, dtype=None):
+    return _math.softmax(input, dim, dtype, log=True)
+
+
+# tandem.mm / matmul / addmm with a sparse path: one or two type comparisons in front of the dense function, so
+# dense calls stay as fast as they were.
+
+def _mm(dense_mm):
+    def mm(input, mat2):
+        if type(input) is SparseCooTensor or type(mat2) is SparseCooTensor:
+            return _math.mm(input, mat2)
+        return dense_mm(input, mat2)
+
+    mm.__doc__ = dense_mm.__doc__
+    return mm
+
+
+def _matmul(dense_matmul):
+    def matmul(input, other):
+        if type(input) is SparseCooTensor or type(other) is SparseCooTensor:
+            return _math.matmul(input, other)
+        return dense_matmul(input, other)
+
+    matmul.__doc__ = dense_matmul.__doc__
+    return matmul
+
+
+def _addmm(dense_addmm):
+    def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+        if type(mat1) is SparseCooTensor:
+            return _math.addmm(input, mat1, mat2, beta, alpha)
+        if type(input) is SparseCooTensor or type(mat2) is SparseCooTensor:
+            raise TypeError("addmm(): of the operands only mat1 may be sparse\nhint: convert the others with "
+                            ".to_dense()")
+        return dense_addmm(input, mat1, mat2, beta=beta, alpha=alpha)
+
+    addmm.__doc__ = dense_addmm.__doc__
+    return addmm
+
+
+def _is_tensor(dense_is_tensor):
+    def is_tensor(obj):
+        """True for tensors of either layout (as torch.is_tensor)."""
+        return type(obj) is SparseCooTensor or dense_is_tensor(obj)
+
+    return is_tensor
+
+
+_installed = []
+
+
+def install(namespace):
+    """tandem.sparse_coo_tensor and spmm, the sparse paths of mm / matmul / addmm / is_tensor, and the Tensor
+    methods for sparse work (to_sparse, to_dense, ...)."""
+    namespace["sparse_coo_tensor"] = _construct.sparse_coo_tensor
+    if _installed:
+        return  # the wrappers must wrap tandem's own functions, not themselves
+    _installed.append(True)
+    namespace["mm"] = namespace["spmm"] = _mm(namespace["mm"])
+    namespace["matmul"] = _matmul(namespace["matmul"])
+    namespace["addmm"] = _addmm(namespace["addmm"])
+    namespace["is_tensor"] = _is_tensor(namespace["is_tensor"])
+    for name, method in _construct.dense_methods().items():
+        if not hasattr(Tensor, name):
+            setattr(Tensor, name, method)
+
+
+_LEGACY_TYPES = _legacy.legacy_types()
+globals().update(_LEGACY_TYPES)  # FloatTensor(indices, values, size), ... (Kipf's pygcn builds with them)
+
+__all__ = ["SparseCooTensor", "mm", "addmm", "sum", "softmax", "log_softmax", *_LEGACY_TYPES]

@@ -1,0 +1,399 @@
+"""The math of COO tensors, composed from dense tandem ops on indices and values (index_select, index_add,
+unique, searchsorted, ...), so autograd through the values and the dense operands, dtypes and every device come
+from those ops. Nothing loops in Python over entries, and only to_dense() builds a tensor of the full size:
+sparse @ dense costs O(nnz * columns)."""
+import numbers
+
+from .. import _C
+from .._creation import tensor
+from . import _coo
+
+Tensor = _C.Tensor
+_INT64_MAX = 2**63 - 1
+
+
+def _is_sparse(x):
+    return type(x) is _coo.SparseCooTensor
+
+
+def is_operand(x):
+    """What a sparse tensor's operators take: tensors of either layout and numbers (else NotImplemented)."""
+    return isinstance(x, (Tensor, _coo.SparseCooTensor, numbers.Number))
+
+
+def _prod(sizes):
+    n = 1
+    for s in sizes:
+        n *= s
+    return n
+
+
+def linear_index(indices, sizes):
+    """Each entry's row-major position among the sparse dims (sizes): one int64 per column of indices."""
+    if _prod(sizes) > _INT64_MAX:
+        raise RuntimeError(f"sparse tensor of sparse size {list(sizes)} has more elements than int64 can number")
+    if len(sizes) == 0:
+        return _C.zeros(indices.shape[1], dtype=_C.int64, device=indices.device)
+    lin = indices[0]
+    for d in range(1, len(sizes)):
+        lin = lin * sizes[d] + indices[d]
+    return lin
+
+
+def unravel(lin, sizes):
+    """The indices (len(sizes) x n) of row-major positions lin."""
+    if lin.shape[0] == 0 or len(sizes) == 0:
+        return _C.zeros((len(sizes), lin.shape[0]), dtype=_C.int64, device=lin.device)
+    rows = []
+    for size in reversed(sizes[1:]):
+        rows.append(lin % size)
+        lin = lin // size
+    rows.append(lin)
+    return _C.stack(rows[::-1])
+
+
+def _dense_shape(t):
+    return list(t._size[t.sparse_dim():])
+
+
+def coalesce(t):
+    """Duplicates summed (index_add over the unique positions, which unique returns sorted), so the values keep
+    their autograd history."""
+    if t._coalesced:
+        return t
+    sizes = list(t._size[:t.sparse_dim()])
+    lin = linear_index(t._idx, sizes)
+    unique, inverse = _C.unique(lin, sorted=True, return_inverse=True)
+    values = _C.zeros([unique.shape[0]] + _dense_shape(t), dtype=t.dtype, device=t.device)
+    values = values.index_add(0, inverse, t._vals)
+    return _coo.wrap(unravel(unique, sizes), values, t._size, True)
+
+
+def leaf_grad(t):
+    """The gradient of a sparse leaf as a coalesced sparse tensor: the gradient w.r.t. each stored value is the
+    gradient w.r.t. the element it sits on, so duplicates carry equal gradients and their mean is that element's."""
+    grad = t._vals.grad
+    if t._coalesced:
+        return _coo.wrap(t._idx, grad, t._size, True)
+    sizes = list(t._size[:t.sparse_dim()])
+    unique, inverse, counts = _C.unique(linear_index(t._idx, sizes), sorted=True, return_inverse=True,
+                                        return_counts=True)
+    summed = _C.zeros([unique.shape[0]] + _dense_shape(t), dtype=grad.dtype, device=grad.device)
+    summed = summed.index_add(0, inverse, grad)
+    counts = counts.reshape([-1] + [1] * t.dense_dim()).to(grad.dtype)
+    return _coo.wrap(unravel(unique, sizes), summed / counts, t._size, True)
+
+
+def to_dense(t):
+    values = t._vals
+    sizes = list(t._size[:t.sparse_dim()])
+    flat = _C.zeros([_prod(sizes)] + _dense_shape(t), dtype=values.dtype, device=values.device)
+    return flat.index_add(0, linear_index(t._idx, sizes), values).reshape(list(t._size))
+
+
+# ---- transposes ---------------------------------------------------------------------------------------------------
+
+def transpose(t, dim0, dim1):
+    ndim, sparse_dim = t.dim(), t.sparse_dim()
+    dim0, dim1 = _coo.wrap_dim(dim0, ndim), _coo.wrap_dim(dim1, ndim)
+    if dim0 >= sparse_dim or dim1 >= sparse_dim:
+        raise RuntimeError(f"sparse transpose: transposed dimensions must be sparse Got sparse_dim: {sparse_dim}, "
+                           f"d0: {dim0}, d1: {dim1}")
+    if dim0 == dim1:
+        return t
+    order = list(range(sparse_dim))
+    order[dim0], order[dim1] = dim1, dim0
+    size = list(t._size)
+    size[dim0], size[dim1] = size[dim1], size[dim0]
+    indices = t._idx.index_select(0, tensor(order, device=t._idx.device))
+    return _coo.wrap(indices, t._vals, size, False)
+
+
+def t(self):
+    if self.sparse_dim() > 2 or self.dense_dim() > 0:
+        raise RuntimeError(f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but got "
+                           f"{self.sparse_dim()} sparse and {self.dense_dim()} dense dimensions")
+    return transpose(self, 0, 1) if self.dim() == 2 else self
+
+
+# ---- products -----------------------------------------------------------------------------------------------------
+
+def _check_sparse_matrix(a):
+    if a.sparse_dim() != 2:
+        raise RuntimeError(f"addmm: matrices expected, got {a.sparse_dim()}D tensor")
+    if a.dense_dim() != 0:
+        raise RuntimeError(f"addmm: scalar values expected, got {a.dense_dim() + 1}D values\nhint: sparse @ dense "
+                           "needs a sparse tensor without dense dims")
+
+
+def _check_dtypes(a, b):
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected scalar type {a.dtype._scalar_type_name} but found {b.dtype._scalar_type_name}")
+
+
+def _check_dense_operand(b, fn, arg):
+    if not isinstance(b, Tensor):
+        raise TypeError(f"{fn}(): argument '{arg}' must be Tensor, not {type(b).__name__}")
+
+
+def _sparse_dense_into(base, a, b, alpha=1):
+    """base + alpha * (a @ b) for a sparse matrix a and dense b: each entry (i, j, v) adds v * b[j] to row i.
+    The gathered rows (nnz x columns) are the only temporary; they are scaled in place unless the values need
+    them for their gradient."""
+    rows, cols = a._idx.unbind(0)
+    gathered = b.index_select(0, cols)
+    scale = a._vals.unsqueeze(1)
+    gathered = gathered * scale if a._vals.requires_grad else gathered.mul_(scale)
+    return base.index_add(0, rows, gathered, alpha=alpha) if alpha != 1 else base.index_add(0, rows, gathered)
+
+
+def _check_sparse_dense(a, b, fn="mm"):
+    _check_sparse_matrix(a)
+    _check_dense_operand(b, fn, "mat2")
+    if b.dim() == 1:  # PyTorch's message for a vector here
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    if b.dim() != 2:
+        raise RuntimeError(f"addmm: matrices expected, got {b.dim()}D tensor")
+    if b.shape[0] != a._size[1]:
+        raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {a._size[1]}, got {b.shape[0]}")
+    _check_dtypes(a, b)
+
+
+def sparse_dense_mm(a, b):
+    _check_sparse_dense(a, b)
+    base = _C.zeros((a._size[0], b.shape[1]), dtype=b.dtype, device=b.device)
+    return _sparse_dense_into(base, a, b)
+
+
+def dense_sparse_mm(a, b):
+    """dense @ sparse, as (b.t() @ a.t()).t(): the sparse operand's entries pick columns of a."""
+    _check_sparse_matrix(b)
+    if a.dim() != 2:
+        raise RuntimeError(f"addmm: matrices expected, got {a.dim()}D tensor")
+    if a.shape[1] != b._size[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+                           f"{b._size[0]}x{b._size[1]})")
+    return sparse_dense_mm(t(b), a.t()).t()
+
+
+def sparse_sparse_mm(a, b):
+    """sparse @ sparse -> sparse (coalesced): each entry (i, k) of a meets the entries (k, j) of b's row k, found
+    as a range of the coalesced (row-sorted) b; repeat_interleave lists the pairs."""
+    _check_sparse_matrix(a)
+    _check_sparse_matrix(b)
+    if a._size[1] != b._size[0]:
+        raise RuntimeError(f"_sparse_sparse_matmul: mat1 and mat2 shapes cannot be multiplied ({a._size[0]}x"
+                           f"{a._size[1]} and {b._size[0]}x{b._size[1]})")
+    _check_dtypes(a, b)
+    a, b = coalesce(a), coalesce(b)
+    a_rows, a_cols = a._idx.unbind(0)
+    b_rows, b_cols = b._idx.unbind(0)
+    per_row = _C.bincount(b_rows, minlength=b._size[0])
+    row_start = per_row.cumsum(0) - per_row
+    pairs = per_row.index_select(0, a_cols)  # how many entries of b each entry of a meets
+    a_pos = _C.arange(a_cols.shape[0], device=a_cols.device).repeat_interleave(pairs)
+    first_pair = pairs.cumsum(0) - pairs
+    within = _C.arange(a_pos.shape[0], device=a_pos.device) - first_pair.index_select(0, a_pos)
+    b_pos = row_start.index_select(0, a_cols.index_select(0, a_pos)) + within
+    values = a._vals.index_select(0, a_pos) * b._vals.index_select(0, b_pos)
+    indices = _C.stack([a_rows.index_select(0, a_pos), b_cols.index_select(0, b_pos)])
+    return coalesce(_coo.wrap(indices, values, (a._size[0], b._size[1]), False))
+
+
+def mm(a, b):
+    """torch.mm / torch.sparse.mm / torch.spmm with a sparse operand."""
+    if _is_sparse(a):
+        return sparse_sparse_mm(a, b) if _is_sparse(b) else sparse_dense_mm(a, b)
+    _check_dense_operand(a, "mm", "input")
+    return dense_sparse_mm(a, b)
+
+
+def matmul(a, b):
+    """torch.matmul / @ with a sparse matrix: as mm, plus a dense vector as the other operand."""
+    if _is_sparse(a) and isinstance(b, Tensor) and b.dim() == 1:
+        return sparse_dense_mm(a, b.unsqueeze(1)).squeeze(1)
+    if _is_sparse(b) and isinstance(a, Tensor) and a.dim() == 1:
+        return dense_sparse_mm(a.unsqueeze(0), b).squeeze(0)
+    for x, arg in ((a, "input"), (b, "other")):
+        if not (_is_sparse(x) or isinstance(x, Tensor)):
+            raise TypeError(f"matmul(): argument '{arg}' must be Tensor, not {type(x).__name__}")
+        if _is_sparse(x) and x.sparse_dim() != 2:
+            raise RuntimeError("reshape is not implemented for sparse tensors\nhint: matmul takes sparse "
+                               "matrices (2 sparse dims)")
+    return mm(a, b)
+
+
+def addmm(input, mat1, mat2, beta=1, alpha=1):
+    """beta * input + alpha * (mat1 @ mat2) for a sparse mat1 and dense input and mat2."""
+    _check_dense_operand(input, "addmm", "input")
+    _check_sparse_dense(mat1, mat2, "addmm")
+    shape = (mat1._size[0], mat2.shape[1])
+    if beta == 0:  # input is ignored, NaNs included (PyTorch's rule)
+        base = _C.zeros(shape, dtype=mat2.dtype, device=mat2.device)
+    else:
+        base = (input * beta if beta != 1 else input).expand(shape)
+    return _sparse_dense_into(base, mat1, mat2, alpha)
+
+
+# ---- elementwise --------------------------------------------------------------------------------------------------
+
+def _same_sizes(a, b, message):
+    if list(a._size) != list(b._size) or a.sparse_dim() != b.sparse_dim():
+        raise RuntimeError(message)
+
+
+def add(a, b, alpha=1, name="add"):
+    """sparse + sparse -> sparse (the entries of both; coalesced when both were). sparse + dense is refused, as in
+    PyTorch (dense + sparse is add_to_dense)."""
+    if not _is_sparse(b):
+        raise RuntimeError(f"{name}(sparse, dense) is not supported. Use {name}(dense, sparse) instead.")
+    _same_sizes(a, b, f"{name}: expected sizes of 'self' and 'other' to match, but {list(a._size)} != "
+                      f"{list(b._size)}")
+    dtype = _C.promote_types(a.dtype, b.dtype)
+    other = b._vals * alpha if alpha != 1 else b._vals
+    values = _C.cat([a._vals.to(dtype), other.to(dtype)])
+    result = _coo.wrap(_C.cat([a._idx, b._idx], 1), values, a._size, False)
+    return coalesce(result) if a._coalesced and b._coalesced else result
+
+
+def add_to_dense(dense, sparse, alpha=1, name="add"):
+    """dense + alpha * sparse -> dense, without broadcasting (PyTorch's rule)."""
+    if not isinstance(dense, Tensor):
+        raise RuntimeError(f"{name}(sparse, dense) is not supported. Use {name}(dense, sparse) instead.")
+    if list(dense.shape) != list(sparse._size):
+        raise RuntimeError(f"{name}: expected 'self' and 'other' to have same size, but self has size "
+                           f"{list(dense.shape)} while other has size {list(sparse._size)} (FYI: dense-sparse "
+                           "addition does not currently support broadcasting)")
+    other = to_dense(sparse)
+    return dense + other if alpha == 1 else dense + other * alpha
+
+
+def check_scalar_operand(t, other, fn):
+    if isinstance(other, Tensor) and other.dim() == 0:
+        return
+    if isinstance(other, (Tensor, _coo.SparseCooTensor)) or not isinstance(other, numbers.Number):
+        raise RuntimeError(f"{fn}(): a sparse tensor can be scaled in place by a number or a 0-d tensor only\n"
+                           "hint: use the out-of-place form")
+
+
+def _intersection(a, b):
+    """a * b for sparse a, b of one size: the entries at indices both hold (coalesced)."""
+    _same_sizes(a, b, "sparse_binary_op_intersection(): expects sparse inputs with equal dimensionality, number of "
+                      "sparse dimensions, and shape of sparse dimensions")
+    a, b = coalesce(a), coalesce(b)
+    sizes = list(a._size[:a.sparse_dim()])
+    lin_a, lin_b = linear_index(a._idx, sizes), linear_index(b._idx, sizes)
+    if lin_a.shape[0] == 0:
+        hit = pos = lin_a  # empty
+    else:
+        pos = _C.searchsorted(lin_a, lin_b).clamp(max=lin_a.shape[0] - 1)
+        hit = (lin_a.index_select(0, pos) == lin_b).nonzero().squeeze(1)
+        pos = pos.index_select(0, hit)
+    values = a._vals.index_select(0, pos) * b._vals.index_select(0, hit)
+    return _coo.wrap(b._idx.index_select(1, hit), values, a._size, True)
+
+
+def mul(a, b):
+    """sparse * number, 0-d tensor, dense tensor (broadcast to a's size: the product keeps a's pattern) or sparse
+    tensor (the intersection)."""
+    if _is_sparse(b):
+        return _intersection(a, b)
+    if isinstance(b, Tensor) and b.dim() > 0:
+        at_entries = b.expand(list(a._size))[tuple(a._idx.unbind(0))]
+        return _coo.wrap(a._idx, a._vals * at_entries, a._size, a._coalesced)
+    if not isinstance(b, (Tensor, numbers.Number)):
+        raise TypeError(f"mul(): argument 'other' must be Tensor or Number, not {type(b).__name__}")
+    return _coo.wrap(a._idx, a._vals * b, a._size, a._coalesced)
+
+
+def div(a, b, rounding_mode=None):
+    if (isinstance(b, Tensor) and b.dim() > 0) or _is_sparse(b):
+        raise RuntimeError(f"Sparse division requires a scalar or zero-dim dense tensor divisor (got shape "
+                           f"{list(b.shape)} for divisor)")
+    if not isinstance(b, (Tensor, numbers.Number)):
+        raise TypeError(f"div(): argument 'other' must be Tensor or Number, not {type(b).__name__}")
+    values = a._vals.div(b) if rounding_mode is None else a._vals.div(b, rounding_mode=rounding_mode)
+    return _coo.wrap(a._idx, values, a._size, a._coalesced)
+
+
+def pow(a, exponent):  # noqa: A001  (the method's name)
+    """Values raised to a positive number (zero stays zero, so the pattern holds)."""
+    if isinstance(exponent, Tensor) or _is_sparse(exponent) or not exponent > 0:
+        raise RuntimeError(f"pow(): a sparse tensor's exponent must be a positive number, got {exponent!r}\nhint: "
+                           "other exponents do not keep zeros zero; use .to_dense() first")
+    c = coalesce(a)
+    return _coo.wrap(c._idx, c._vals.pow(exponent), c._size, True)
+
+
+# ---- reductions ---------------------------------------------------------------------------------------------------
+
+def _dims(dim, ndim):
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    wrapped = []
+    for d in dims:
+        d = _coo.wrap_dim(d, ndim)
+        if d in wrapped:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        wrapped.append(d)
+    return wrapped
+
+
+def sum(t, dim=None, keepdim=False, dtype=None):  # noqa: A001  (torch.sparse.sum)
+    """All elements (a dense 0-d tensor), or over dims: a dense tensor when every sparse dim is summed, else a
+    sparse tensor over the sparse dims left (coalesced)."""
+    values = t._vals if dtype is None else t._vals.to(dtype)
+    if dim is None:
+        return values.sum()
+    sparse_dim = t.sparse_dim()
+    dims = _dims(dim, t.dim())
+    summed_sparse = [d for d in dims if d < sparse_dim]
+    summed_dense = [d - sparse_dim + 1 for d in dims if d >= sparse_dim]
+    if summed_dense:
+        values = values.sum(summed_dense, keepdim=keepdim)
+    dense_shape = list(values.shape[1:])
+    if len(summed_sparse) == sparse_dim:
+        out = values.sum(0)
+        return out.reshape([1] * sparse_dim + dense_shape) if keepdim else out
+    if keepdim:
+        kept = [1 if d in summed_sparse else t._size[d] for d in range(sparse_dim)]
+        rows = [_C.zeros_like(row) if d in summed_sparse else row for d, row in enumerate(t._idx.unbind(0))]
+        indices = _C.stack(rows)
+    else:
+        kept = [t._size[d] for d in range(sparse_dim) if d not in summed_sparse]
+        keep = tensor([d for d in range(sparse_dim) if d not in summed_sparse], device=t._idx.device)
+        indices = t._idx.index_select(0, keep)
+    return coalesce(_coo.wrap(indices, values, kept + dense_shape, False))
+
+
+def softmax(t, dim, dtype=None, log=False):
+    """torch.sparse.softmax / log_softmax: over the stored entries of each slice along dim (the unstored ones
+    count as -inf, i.e. not at all). Each slice's max is subtracted (detached: the result does not depend on it),
+    exp sums per slice with index_add."""
+    name = "log_softmax" if log else "softmax"
+    dim = _coo.wrap_dim(dim, t.dim())
+    t = coalesce(t)
+    values = t._vals if dtype is None else t._vals.to(dtype)
+    if not (values.dtype.is_floating_point or values.dtype.is_complex):
+        raise NotImplementedError(f"\"{name}\" not implemented for '{values.dtype._scalar_type_name}'")
+    sparse_dim = t.sparse_dim()
+    if dim >= sparse_dim:  # along a dense dim: each stored row of values on its own
+        dense_dim = dim - sparse_dim + 1
+        out = values.log_softmax(dense_dim) if log else values.softmax(dense_dim)
+        return _coo.wrap(t._idx, out, t._size, True)
+    others = [d for d in range(sparse_dim) if d != dim]
+    slice_sizes = [t._size[d] for d in others]
+    keep = tensor(others, dtype=_C.int64, device=t._idx.device)
+    slice_id = linear_index(t._idx.index_select(0, keep), slice_sizes)
+    slices = _prod(slice_sizes)
+    if slices > 4 * slice_id.shape[0] + 4096:  # numbering every possible slice would cost more than a sort
+        unique, slice_id = _C.unique(slice_id, sorted=False, return_inverse=True)
+        slices = unique.shape[0]
+    dense_shape = list(values.shape[1:])
+    spread = slice_id.reshape([-1] + [1] * len(dense_shape)).expand(values.shape)
+    peak = _C.full([slices] + dense_shape, float("-inf"), dtype=values.dtype, device=values.device)
+    peak = peak.scatter_reduce(0, spread, values.detach(), "amax")
+    shifted = values - peak.index_select(0, slice_id)
+    exp = shifted.exp()
+    total = _C.zeros([slices] + dense_shape, dtype=values.dtype, device=values.device).index_add(0, slice_id, exp)
+    out = shifted - total.log().index_select(0, slice_id) if log else exp / total.index_select(0, slice_id)
+    return _coo.wrap(t._idx, out, t._size, True)
