@@ -6,6 +6,7 @@
 
 #include "bindings.h"
 #include "core/error.h"
+#include "core/float_mode.h"
 #include "core/generator.h"
 #include "core/parallel.h"
 #include "ops/copy.h"
@@ -98,6 +99,8 @@ void init_generator(nb::module_& m) {
       "set_rng_state", [](nb::handle state) { set_state_from(default_generator(Device()), state); },
       nb::arg("new_state"));
 
+  m.def(
+      "_set_flush_denormal", [](bool on) { return set_flush_denormal(on); }, nb::arg("mode"));
   m.def("get_num_threads", [] { return get_num_threads(); });
   m.def(
       "set_num_threads",

@@ -8,7 +8,7 @@ import weakref
 from . import _C
 from ._C import Tensor
 
-_state = {"warn_always": False, "interop_threads": None, "flush_denormal": False}
+_state = {"warn_always": False, "interop_threads": None}
 # Device types tandem does not have, whose autocast state PyTorch still lets programs read and set.
 _other_autocast = {"ipu": {"enabled": False, "dtype": "float16"}, "xla": {"enabled": False, "dtype": "bfloat16"}}
 
@@ -187,10 +187,9 @@ def is_warn_always_enabled():
 
 
 def set_flush_denormal(mode):
-    """PyTorch returns True where the CPU supports flushing denormals (SSE3); tandem records the wish and does
-    not change the floating-point mode (its kernels keep IEEE denormals)."""
-    _state["flush_denormal"] = bool(mode)
-    return True
+    """Denormal floats read as zero and results that would be denormal become zero (True) or keep IEEE
+    behaviour (False), on the CPU threads that run tandem's kernels; False where the CPU cannot (not x86-64)."""
+    return _C._set_flush_denormal(bool(mode))
 
 
 def _deprecated(old, new):
