@@ -20,14 +20,6 @@ namespace tandem {
 
 using namespace linalg_detail;
 
-namespace {
-DimVector with_last(IntArrayRef batch, int64_t n) {
-  DimVector s(batch);
-  s.push_back(n);
-  return s;
-}
-}  // namespace
-
 std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& a, bool upper, bool check_errors) {
   profiler::RecordScope profile_scope("aten::linalg_cholesky_ex", a, upper, check_errors);
   const char* op = "linalg.cholesky";

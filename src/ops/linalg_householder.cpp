@@ -20,12 +20,6 @@ using namespace linalg_detail;
 
 namespace {
 
-DimVector with_last(IntArrayRef batch, int64_t n) {
-  DimVector s(batch);
-  s.push_back(n);
-  return s;
-}
-
 // `x`'s leading dims without its last `drop` ones, as PyTorch prints them: "[2, 3]".
 std::string leading_shape(const Tensor& x, size_t drop) {
   const auto& s = x.sizes();

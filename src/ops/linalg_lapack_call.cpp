@@ -53,6 +53,12 @@ DimVector batch_shape(const Tensor& a) {
   return DimVector(IntArrayRef(s.data(), s.size() - 2));
 }
 
+DimVector with_last(IntArrayRef batch, int64_t n) {
+  DimVector s(batch);
+  s.push_back(n);
+  return s;
+}
+
 int64_t batch_count(IntArrayRef batch) {
   int64_t n = 1;
   for (int64_t s : batch) n *= s;

@@ -25,7 +25,8 @@ void check_square(const char* op, const Tensor& a, const char* name = "A");
 // `a` where the device's table has no complex kernels).
 const LapackKernels& lapack_for(const char* op, const Tensor& a);
 
-DimVector batch_shape(const Tensor& a);  // all dims but the last two
+DimVector batch_shape(const Tensor& a);             // all dims but the last two
+DimVector with_last(IntArrayRef batch, int64_t n);  // batch followed by n
 int64_t batch_count(IntArrayRef batch);
 // `a` (..., m, n) broadcast to `batch` and copied into a fresh (B, n, m) tensor of `dtype`: B column-major
 // m x n matrices, the workspace LAPACK overwrites (never the caller's memory).

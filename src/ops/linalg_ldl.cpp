@@ -23,12 +23,6 @@ using namespace linalg_detail;
 
 namespace {
 
-DimVector with_last(IntArrayRef batch, int64_t n) {
-  DimVector s(batch);
-  s.push_back(n);
-  return s;
-}
-
 // Where an LDL kernel for `a` runs: on a's device when its table has the kernel, else on the CPU (the caller
 // then moves the operands to the host and the results back).
 struct LdlPlace {

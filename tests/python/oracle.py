@@ -34,6 +34,19 @@ def from_torch(x, device="cpu"):
     t = t.reshape(*x.shape) if x.dim() else t
     return t.to(device)
 
+def from_torch_resolved(x, device="cpu"):
+    """A torch tensor (conjugate views resolved) as a tandem tensor on `device`."""
+    return from_torch(x.resolve_conj(), device)
+
+
+def assert_close_to_torch(got, want, device=None, **kw):
+    """tandem tensor `got` has torch tensor `want`'s dtype, shape (and `device`) and values within kw."""
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1], (got.dtype, want.dtype)
+    assert tuple(got.shape) == tuple(want.shape), (got.shape, want.shape)
+    if device is not None:
+        assert got.device == tandem.device(device), (got.device, device)
+    torch.testing.assert_close(to_torch(got), want.resolve_conj(), equal_nan=True, **kw)
+
 
 def random_torch(shape, name, gen, low=-5, high=5):
     """Random torch values of dtype ``name``: small ints for integer types, a normal spread for floats."""

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import tandem
-from oracle import assert_same_error, from_torch, raised, random_matrix, to_torch
+from oracle import assert_close_to_torch, assert_same_error, from_torch, from_torch_resolved, raised, random_matrix, to_torch
 from tandem.autograd import gradcheck, gradgradcheck
 
 CDTYPES = ["complex64", "complex128"]
@@ -24,18 +24,8 @@ def rand(shape, dtype="complex128", seed=0, hpd=False, well=True):
     return random_matrix(shape, dtype, seed, hpd, well)
 
 
-def T(x, device="cpu"):
-    return from_torch(x.resolve_conj(), device)
-
-
-def close(got, want, device=None, **kw):
-    """tandem tensor `got` has torch tensor `want`'s dtype, shape (and `device`) and values within kw."""
-    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1], (got.dtype, want.dtype)
-    assert tuple(got.shape) == tuple(want.shape), (got.shape, want.shape)
-    if device is not None:
-        assert got.device == tandem.device(device), (got.device, device)
-    torch.testing.assert_close(to_torch(got), want.resolve_conj(), equal_nan=True, **kw)
-
+T = from_torch_resolved
+close = assert_close_to_torch
 
 def eye_like(x):
     return torch.eye(x.shape[-1], dtype=x.dtype).expand(x.shape[:-2] + (x.shape[-1], x.shape[-1]))

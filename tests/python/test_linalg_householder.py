@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import tandem
-from oracle import assert_same_error, from_torch, to_torch
+from oracle import assert_close_to_torch, assert_same_error, from_torch, from_torch_resolved, to_torch
 from tandem.autograd import gradcheck, gradgradcheck
 
 DTYPES = ["float32", "float64", "complex64", "complex128"]
@@ -24,17 +24,8 @@ def rand(shape, dtype, seed=0):
     return x.to(getattr(torch, dtype))
 
 
-def T(x, device="cpu"):
-    return from_torch(x.resolve_conj(), device)
-
-
-def close(got, want, device=None, **kw):
-    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1], (got.dtype, want.dtype)
-    assert tuple(got.shape) == tuple(want.shape), (got.shape, want.shape)
-    if device is not None:
-        assert got.device == tandem.device(device), (got.device, device)
-    torch.testing.assert_close(to_torch(got), want.resolve_conj(), **kw)
-
+T = from_torch_resolved
+close = assert_close_to_torch
 
 SHAPES = [(5, 3), (3, 5), (4, 4), (2, 3, 5, 4), (0, 3), (3, 0), (2, 0, 3, 3), (1, 1)]
 
