@@ -719,3 +719,15 @@ def test_gcn_trains_like_pytorch(device):
                          [p2t(w, device) for w in weights])
     np.testing.assert_allclose(actual, expected, rtol=2e-5, atol=2e-6)
     assert expected[-1] < expected[0]
+
+
+def test_dense_out_still_works_and_sparse_out_is_refused(device):
+    a = tandem.ones((3, 3), device=device)
+    for fn, args in ((tandem.mm, (a, a)), (tandem.matmul, (a, a)), (tandem.addmm, (a, a, a))):
+        out = tandem.empty((3, 3), device=device)
+        assert fn(*args, out=out) is out
+        torch.testing.assert_close(t2p(out), torch.full((3, 3), 3.0 if fn is not tandem.addmm else 4.0))
+    t, _ = pair(device)
+    for name, args in (("mm", (t, a)), ("matmul", (t, a)), ("addmm", (a, t, a))):
+        with pytest.raises(TypeError, match=f"^{name}\\(\\): out= is not supported with a sparse operand\n"):
+            getattr(tandem, name)(*args, out=tandem.empty((3, 3), device=device))

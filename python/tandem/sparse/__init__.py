@@ -42,34 +42,46 @@ def log_softmax(input, dim, *, dtype=None):
 # tandem.mm / matmul / addmm with a sparse path: one or two type comparisons in front of the dense function, so
 # dense calls stay as fast as they were.
 
+def _refuse_keywords(name, kwargs):
+    """A sparse call takes no keyword beyond the dense signature's (out= has no sparse form here)."""
+    if "out" in kwargs:
+        raise TypeError(f"{name}(): out= is not supported with a sparse operand\nhint: assign the result instead "
+                        f"(c = tandem.{name}(a, b))")
+    if kwargs:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+
+
 def _mm(dense_mm):
-    def mm(input, mat2):
+    def mm(input, mat2, **kwargs):  # kwargs: out=, for the dense path
         if type(input) is SparseCooTensor or type(mat2) is SparseCooTensor:
+            _refuse_keywords("mm", kwargs)
             return _math.mm(input, mat2)
-        return dense_mm(input, mat2)
+        return dense_mm(input, mat2, **kwargs)
 
     mm.__doc__ = dense_mm.__doc__
     return mm
 
 
 def _matmul(dense_matmul):
-    def matmul(input, other):
+    def matmul(input, other, **kwargs):
         if type(input) is SparseCooTensor or type(other) is SparseCooTensor:
+            _refuse_keywords("matmul", kwargs)
             return _math.matmul(input, other)
-        return dense_matmul(input, other)
+        return dense_matmul(input, other, **kwargs)
 
     matmul.__doc__ = dense_matmul.__doc__
     return matmul
 
 
 def _addmm(dense_addmm):
-    def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    def addmm(input, mat1, mat2, *, beta=1, alpha=1, **kwargs):
         if type(mat1) is SparseCooTensor:
+            _refuse_keywords("addmm", kwargs)
             return _math.addmm(input, mat1, mat2, beta, alpha)
         if type(input) is SparseCooTensor or type(mat2) is SparseCooTensor:
             raise TypeError("addmm(): of the operands only mat1 may be sparse\nhint: convert the others with "
                             ".to_dense()")
-        return dense_addmm(input, mat1, mat2, beta=beta, alpha=alpha)
+        return dense_addmm(input, mat1, mat2, beta=beta, alpha=alpha, **kwargs)
 
     addmm.__doc__ = dense_addmm.__doc__
     return addmm

@@ -149,8 +149,7 @@ void move_by_width(const IndexPlan& plan) {
 
 // s[j * ss] += o[j * os] for one row. Always inlined so the unit-stride call site gets its own vector loop.
 template <typename T>
-__attribute__((always_inline)) inline void accumulate_row(T* s, int64_t ss, const T* o, int64_t os,
-                                                          int64_t n) {
+TANDEM_INLINE void accumulate_row(T* s, int64_t ss, const T* o, int64_t os, int64_t n) {
   for (int64_t j = 0; j < n; ++j)
     s[j * ss] = convert<T>(static_cast<opmath_t<T>>(s[j * ss]) + static_cast<opmath_t<T>>(o[j * os]));
 }
