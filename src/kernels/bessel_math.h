@@ -3,10 +3,11 @@
 // every floating dtype (float32 rounds once at the end).
 //
 // The coefficient tables are S. L. Moshier's (the Cephes Mathematical Library), the approximations PyTorch
-// uses too. The tests hold tandem to PyTorch's values (1e-12), so each table is evaluated with the degree
-// PyTorch gives it: where Cephes's p1evl() implies a leading coefficient 1 (the denominators of J0, J1, Y0,
-// Y1 and of Ai below -2.09), PyTorch evaluates the listed coefficients only, and so does this file. That puts
-// J0/J1/Y0/Y1 up to ~7e-7 and Ai up to ~2e-6 off the true values (docs/ops.md). Each public function is
+// uses too. Where Cephes evaluates a denominator with p1evl(), the table leaves out its leading coefficient 1
+// (the denominators of J0, J1, Y0, Y1 on both sides of 5 and of Ai below -2.09): those go through
+// evaluate_rational_monic, which puts the 1 back. PyTorch (2.15) evaluates the listed coefficients only, a
+// different function, so its J0/J1/Y0/Y1 are up to ~9e-7 and its Ai up to ~3e-6 off, where tandem's agree
+// with mpmath to double precision (docs/ops.md; tests/python/test_special_bessel.py). Each public function is
 // TANDEM_NOINLINE_HOST (kernels/noinline_host.h): every CPU capability runs the same baseline code.
 #pragma once
 #include <cmath>
