@@ -4,6 +4,7 @@ orthogonal polynomials (Chebyshev T/U/V/W and their shifted forms, Hermite H/He,
 PyTorch: values across the domain and at the edges (0, negatives, poles, inf, NaN, large arguments) in float32
 and float64, integer inputs, how n is taken (truncated, negative gives 0, NaN/inf, huge), the scalar forms,
 dtype promotion, out=, the errors, and the gradients PyTorch has (gradcheck) or the absence it has."""
+import functools
 import math
 import time
 
@@ -37,16 +38,18 @@ def check_close(got, expected, rtol, atol):
 # ---- the reference: mpmath, computed once at collection ----
 #
 # PyTorch (2.15) drops the leading coefficient 1 that Cephes leaves unwritten in the denominators of J0, J1, Y0,
-# Y1 and of Ai below -2.09, so its float64 values are off there (up to ~7e-7 beyond 5, ~5e-8 already in (2, 5],
-# ~2e-6 for Ai); tandem keeps the 1 (docs/ops.md). Values are therefore held to mpmath, and to PyTorch only
-# where PyTorch is accurate.
+# Y1 and of Ai below -2.09, so its float64 values are off there (up to ~9e-7 just beyond 5, ~1e-8 just below,
+# ~3e-6 for Ai just below -2.09); tandem keeps the 1 (docs/ops.md). Values are therefore held to mpmath, and to
+# PyTorch only where PyTorch is accurate.
 
 EPS64 = 2.0 ** -52
 
 
 def _reference_functions(mp):
-    """op -> (f, f') as functions of an mpf, the derivatives by the Bessel recurrences."""
-    j, y, i, k, e = mp.besselj, mp.bessely, mp.besseli, mp.besselk, mp.exp
+    """op -> (f, f') as functions of an mpf, the derivatives by the Bessel recurrences (each J, Y, I, K value
+    computed once: mpmath's K and Y take milliseconds)."""
+    j, y, i, k = (functools.lru_cache(maxsize=None)(f) for f in (mp.besselj, mp.bessely, mp.besseli, mp.besselk))
+    e = mp.exp
     return {
         "bessel_j0": (lambda x: j(0, x), lambda x: -j(1, x)),
         "bessel_j1": (lambda x: j(1, x), lambda x: j(0, x) - j(1, x) / x),
@@ -72,8 +75,10 @@ def _grid(op, mp):
     their float64 range), both sides of every branch switch (2, 5, 8, 2.09, 8.3203353), float32 numbers all, so
     the float32 test shares them; plus, in float64 only, the doubles nearest the first zeros."""
     top = 700.0 if "modified" in op else 1e3
-    magnitudes = [10.0 ** (-3 + 0.05 * n) for n in range(121)] + [2.0, 2.09, 5.0, 8.0, 8.3203353, 20.5, 54.7]
-    magnitudes = sorted({_float32(m * s) for m in magnitudes if m <= top for s in (1 - 2 ** -22, 1.0, 1 + 2 ** -22)})
+    branches = [2.0, 2.09, 5.0, 8.0, 8.3203353]
+    magnitudes = [10.0 ** (-3 + 0.05 * n) for n in range(121)] + [20.5, 54.7]
+    magnitudes = sorted({_float32(m) for m in magnitudes if m <= top} |
+                        {_float32(m * s) for m in branches for s in (1 - 2 ** -22, 1.0, 1 + 2 ** -22)})
     both_signs = op in ("bessel_j0", "bessel_j1", "modified_bessel_i0", "modified_bessel_i1", "spherical_bessel_j0",
                         "airy_ai")
     xs = magnitudes + ([-m for m in magnitudes] if both_signs else [])
@@ -179,7 +184,7 @@ def test_bessel_values_at_the_edges(op, dtype, device):
 
 def test_pytorch_float64_is_off_where_tandem_matches_mpmath():
     # PyTorch evaluates Cephes's denominators without their leading 1 (docs/ops.md): J0/J1/Y0/Y1 differ from the
-    # true values by more than 1e-7 somewhere beyond 5 (already by ~5e-8 at 5), Ai by more than 1e-6 below -2.09
+    # true values by more than 1e-7 somewhere beyond 5 (by ~1e-8 just below 5), Ai by more than 1e-6 below -2.09
     mp = pytest.importorskip("mpmath")
     f = _reference_functions(mp)
     x = torch.linspace(5.0, 8.0, 61, dtype=torch.float64)
