@@ -3,10 +3,11 @@
 // every floating dtype (float32 rounds once at the end).
 //
 // The coefficient tables are S. L. Moshier's (the Cephes Mathematical Library), the approximations PyTorch
-// uses too. The tests hold tandem to PyTorch's values (1e-12), so each table is evaluated with the degree
-// PyTorch gives it: where Cephes's p1evl() implies a leading coefficient 1 (the denominators of J0, J1, Y0,
-// Y1 and of Ai below -2.09), PyTorch evaluates the listed coefficients only, and so does this file. That puts
-// J0/J1/Y0/Y1 up to ~7e-7 and Ai up to ~2e-6 off the true values (docs/ops.md). Each public function is
+// uses too. Where Cephes evaluates a denominator with p1evl(), the table leaves out its leading coefficient 1
+// (the denominators of J0, J1, Y0, Y1 on both sides of 5 and of Ai below -2.09): those go through
+// evaluate_rational_monic, which puts the 1 back. PyTorch (2.15) evaluates the listed coefficients only, a
+// different function, so its J0/J1/Y0/Y1 are up to ~9e-7 and its Ai up to ~3e-6 off, where tandem's agree
+// with mpmath to double precision (docs/ops.md; tests/python/test_special_bessel.py). Each public function is
 // TANDEM_NOINLINE_HOST (kernels/noinline_host.h): every CPU capability runs the same baseline code.
 #pragma once
 #include <cmath>
@@ -72,7 +73,8 @@ TANDEM_HOST_DEVICE inline BesselPair hankel_form(int order, double x) {
   const double z = 25.0 / (x * x);
   const double p = order == 0 ? evaluate_rational(z, p_num0, p_den0) : evaluate_rational(z, p_num1, p_den1);
   const double q =
-      5.0 / x * (order == 0 ? evaluate_rational(z, q_num0, q_den0) : evaluate_rational(z, q_num1, q_den1));
+      5.0 / x *
+      (order == 0 ? evaluate_rational_monic(z, q_num0, q_den0) : evaluate_rational_monic(z, q_num1, q_den1));
   const double theta = x - (order == 0 ? kPiOver4 : kThreePiOver4);
   const double c = std::cos(theta), s = std::sin(theta), scale = kSqrtTwoOverPi / std::sqrt(x);
   return {(p * c - q * s) * scale, (p * s + q * c) * scale};
@@ -88,7 +90,8 @@ TANDEM_HOST_DEVICE inline double bessel_j0_small(double x) {
                                    3.18121955943204943306e+16, 1.71086294081043136091e+18};
   const double z = x * x;
   if (x < 1e-5) return 1.0 - z / 4.0;  // the series' first two terms are exact to rounding there
-  return (z - 5.78318596294678452118e+00) * (z - 3.04712623436620863991e+01) * evaluate_rational(z, num, den);
+  return (z - 5.78318596294678452118e+00) * (z - 3.04712623436620863991e+01) *
+         evaluate_rational_monic(z, num, den);
 }
 
 // J1 for |x| <= 5, odd in x: x (x^2 - j1^2)(x^2 - j2^2) R(x^2).
@@ -100,7 +103,7 @@ TANDEM_HOST_DEVICE inline double bessel_j1_small(double x) {
                                    4.74914122079991414898e+12, 7.84369607876235854894e+14,
                                    8.95222336184627338078e+16, 5.32278620332680085395e+18};
   const double z = x * x;
-  return evaluate_rational(z, num, den) * x * (z - 1.46819706421238932572e+01) *
+  return evaluate_rational_monic(z, num, den) * x * (z - 1.46819706421238932572e+01) *
          (z - 4.92184563216946036703e+01);
 }
 
@@ -128,7 +131,7 @@ TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline double bessel_y0(double x) {
   if (!(x <= 5.0)) return hankel_form(0, x).y;  // NaN too
   if (x == 0.0) return -infinity();
   if (x < 0.0) return not_a_number();
-  return evaluate_rational(x * x, num, den) + kTwoOverPi * std::log(x) * bessel_j0_small(x);
+  return evaluate_rational_monic(x * x, num, den) + kTwoOverPi * std::log(x) * bessel_j0_small(x);
 }
 
 // Y1 = x R(x^2) + (2/pi) (J1(x) log(x) - 1/x) for x <= 5; -inf at 0, NaN below.
@@ -143,7 +146,8 @@ TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline double bessel_y1(double x) {
   if (!(x <= 5.0)) return hankel_form(1, x).y;
   if (x == 0.0) return -infinity();
   if (x < 0.0) return not_a_number();
-  return x * evaluate_rational(x * x, num, den) + kTwoOverPi * (bessel_j1_small(x) * std::log(x) - 1.0 / x);
+  return x * evaluate_rational_monic(x * x, num, den) +
+         kTwoOverPi * (bessel_j1_small(x) * std::log(x) - 1.0 / x);
 }
 
 // I0 and I1 as e^|x| times a Chebyshev series in x/4 - 1 on [0, 8] and e^|x| / sqrt|x| times one in 16/x - 1
@@ -321,8 +325,8 @@ TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline double airy_ai(double x) {
     const double zeta = -2.0 * x * std::sqrt(-x) / 3.0, w = 1.0 / zeta, w2 = w * w;
     const double phase = zeta + kPiOver4;
     return kInvSqrtPi / std::sqrt(std::sqrt(-x)) *
-           (std::sin(phase) * (1.0 + w2 * evaluate_rational(w2, sin_num, sin_den)) -
-            std::cos(phase) * (w * evaluate_rational(w2, cos_num, cos_den)));
+           (std::sin(phase) * (1.0 + w2 * evaluate_rational_monic(w2, sin_num, sin_den)) -
+            std::cos(phase) * (w * evaluate_rational_monic(w2, cos_num, cos_den)));
   }
   // |x| <= 2.09: the terms shrink by x^3 / (9 k^2) or so; 30 of them reach any double's precision
   const double cube = x * x * x;

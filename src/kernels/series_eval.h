@@ -1,8 +1,9 @@
 // Evaluating the published approximations of special functions (kernels/bessel_math.h): a polynomial by
-// Horner's rule, a rational function, a Chebyshev series by Clenshaw's recurrence. The coefficient tables
-// are listed from the highest power (or order) down, the layout of Cephes's and most published tables, and
-// are taken by reference to a fixed-size array so the loops know their length; the tables live as static
-// locals of the host-device functions that use them, which gives each a copy in CUDA device memory too.
+// Horner's rule (monic or not), a rational function, a Chebyshev series by Clenshaw's recurrence. The
+// coefficient tables are listed from the highest power (or order) down, the layout of Cephes's and most
+// published tables, and are taken by reference to a fixed-size array so the loops know their length; the
+// tables live as static locals of the host-device functions that use them, which gives each a copy in CUDA
+// device memory too.
 #pragma once
 
 #include "core/macros.h"
@@ -18,9 +19,27 @@ TANDEM_HOST_DEVICE constexpr double evaluate_polynomial(double z, const double (
   return sum;
 }
 
+// z^N + c[0] z^(N-1) + ... + c[N-1]: the monic polynomial of a table that leaves its leading coefficient 1
+// unwritten, as Cephes's tables for p1evl() do (most denominators of its rational approximations). Reading
+// such a table as the polynomial of degree N-1 instead drops the z^N term and evaluates a different function.
+template <int N>
+TANDEM_HOST_DEVICE constexpr double evaluate_monic_polynomial(double z, const double (&c)[N]) {
+  double sum = z + c[0];
+  for (int i = 1; i < N; ++i) sum = sum * z + c[i];
+  return sum;
+}
+
+// p(z) / q(z), both tables listing every coefficient.
 template <int N, int M>
 TANDEM_HOST_DEVICE constexpr double evaluate_rational(double z, const double (&p)[N], const double (&q)[M]) {
   return evaluate_polynomial(z, p) / evaluate_polynomial(z, q);
+}
+
+// p(z) / q(z) with q monic and its leading 1 unwritten (the p1evl layout).
+template <int N, int M>
+TANDEM_HOST_DEVICE constexpr double evaluate_rational_monic(double z, const double (&p)[N],
+                                                            const double (&q)[M]) {
+  return evaluate_polynomial(z, p) / evaluate_monic_polynomial(z, q);
 }
 
 // sum_k c_k T_k(t) for t in [-1, 1], with c listed from the highest order down and the constant term counted
