@@ -37,6 +37,11 @@ def torch_fn(name):
 TORCH_CPU_LACKS_16BIT = {"erfcx", "ndtri", "log_ndtr", "zeta"}
 
 
+# PyTorch 2.15's float64 J0/J1/Y0/Y1 and Ai drop the leading 1 of Cephes's denominators: up to ~1e-6 (Ai ~3e-6)
+# off on these inputs; tandem's are exact to double rounding and checked against mpmath in test_special_bessel.py.
+TORCH_FLOAT64_INACCURATE = {"bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "airy_ai"}
+
+
 def torch_unary(name, x):
     if name in _TORCH_FLOAT_ONLY:
         return _TORCH_FLOAT_ONLY[name](x if x.is_floating_point() else x.float())
@@ -66,6 +71,8 @@ def test_unary_matches_torch(op, name, device):
         return
     got = getattr(tandem, op)(from_torch(x, device))
     rtol, atol = tolerance(str(expected.dtype).split(".")[-1])
+    if op in TORCH_FLOAT64_INACCURATE and expected.dtype == torch.float64:
+        rtol, atol = 1e-5, 5e-6
     assert_same(got, expected, rtol=rtol, atol=atol)
 
 

@@ -21,7 +21,7 @@ def restore_ieee():
 @pytest.mark.parametrize("numel", [1, 1 << 17])  # one element on the caller; many on the OpenMP threads
 def test_flush_denormal_as_pytorch(restore_ieee, dtype, numel):
     tiny = 1e-40 if dtype == "float32" else 1e-310  # denormal in the dtype
-    small = 1e-30 if dtype == "float32" else 1e-300
+    small = 1e-20 if dtype == "float32" else 1e-160  # normal, with a denormal square
     results = {}
     for lib in (tandem, torch):
         d = getattr(lib, dtype)
@@ -31,7 +31,8 @@ def test_flush_denormal_as_pytorch(restore_ieee, dtype, numel):
         assert lib.set_flush_denormal(False) is True
         ieee = ((denormal * 1.0).tolist()[-1], (normal * small).tolist()[-1])
         results[lib.__name__] = (flushed, ieee)
-    assert results["tandem"] == results["torch"]
+    if numel == 1:  # PyTorch sets only the calling thread: its worker threads (large tensors) keep denormals
+        assert results["tandem"] == results["torch"]
     (read, produced), (read_ieee, produced_ieee) = results["tandem"]
     assert read == 0.0 and produced == 0.0  # denormals read as zero; a denormal result becomes zero
     assert read_ieee > 0.0 and produced_ieee > 0.0

@@ -25,9 +25,12 @@ def linear(input, weight, bias=None):
     """input @ weight.T + bias, as one addmm for the common 2-D case."""
     if _amp_active():  # PyTorch's autocast list: lower
         return _amp_run("lower", linear, input, weight, bias)
+    # A tandem.Tensor goes straight to the C++ functions; tandem.addmm/matmul also take sparse tensors, at the
+    # cost of a Python call per use.
+    dense = isinstance(input, _C.Tensor)
     if input.dim() == 2 and bias is not None:
-        return tandem.addmm(bias, input, weight.t())
-    out = tandem.matmul(input, weight.t())
+        return (_C.addmm if dense else tandem.addmm)(bias, input, weight.t())
+    out = (_C.matmul if dense else tandem.matmul)(input, weight.t())
     return out + bias if bias is not None else out
 
 
