@@ -6,19 +6,13 @@ Usage: PYTHONPATH=python python bench/complex_matmul_bench.py [--threads N] [--s
 import argparse
 import os
 import sys
-import timeit
 
 import torch
 
 import tandem
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from machine import describe  # noqa: E402
-
-
-def best(fn, repeat=5):
-    fn()
-    return min(timeit.repeat(fn, number=1, repeat=repeat)) * 1e3
+from machine import best_ms as best, describe  # noqa: E402
 
 
 def main():

@@ -3,6 +3,7 @@ vector-instruction flags that decide which kernels run, and which build of tande
 import os
 import platform
 import socket
+import timeit
 
 import numpy as np
 import torch
@@ -35,3 +36,9 @@ def describe():
             "torch": torch.__version__, "torch_cpu_capability": torch.backends.cpu.get_cpu_capability(),
             "tandem": tandem.__version__, "tandem_capability": info["chosen"],
             "tandem_capabilities_supported": info["supported"]}
+
+
+def best_ms(fn, repeat=5):
+    """The fastest of `repeat` single calls of fn, in milliseconds, after one warm-up call."""
+    fn()
+    return min(timeit.repeat(fn, number=1, repeat=repeat)) * 1e3

@@ -2,6 +2,7 @@
 unique, searchsorted, ...), so autograd through the values and the dense operands, dtypes and every device come
 from those ops. Nothing loops in Python over entries, and only to_dense() builds a tensor of the full size:
 sparse @ dense costs O(nnz * columns)."""
+import math
 import numbers
 
 from .. import _C
@@ -21,16 +22,9 @@ def is_operand(x):
     return isinstance(x, (Tensor, _coo.SparseCooTensor, numbers.Number))
 
 
-def _prod(sizes):
-    n = 1
-    for s in sizes:
-        n *= s
-    return n
-
-
 def linear_index(indices, sizes):
     """Each entry's row-major position among the sparse dims (sizes): one int64 per column of indices."""
-    if _prod(sizes) > _INT64_MAX:
+    if math.prod(sizes) > _INT64_MAX:
         raise RuntimeError(f"sparse tensor of sparse size {list(sizes)} has more elements than int64 can number")
     if len(sizes) == 0:
         return _C.zeros(indices.shape[1], dtype=_C.int64, device=indices.device)
@@ -87,7 +81,7 @@ def leaf_grad(t):
 def to_dense(t):
     values = t._vals
     sizes = list(t._size[:t.sparse_dim()])
-    flat = _C.zeros([_prod(sizes)] + _dense_shape(t), dtype=values.dtype, device=values.device)
+    flat = _C.zeros([math.prod(sizes)] + _dense_shape(t), dtype=values.dtype, device=values.device)
     return flat.index_add(0, linear_index(t._idx, sizes), values).reshape(list(t._size))
 
 
@@ -384,7 +378,7 @@ def softmax(t, dim, dtype=None, log=False):
     slice_sizes = [t._size[d] for d in others]
     keep = tensor(others, dtype=_C.int64, device=t._idx.device)
     slice_id = linear_index(t._idx.index_select(0, keep), slice_sizes)
-    slices = _prod(slice_sizes)
+    slices = math.prod(slice_sizes)
     if slices > 4 * slice_id.shape[0] + 4096:  # numbering every possible slice would cost more than a sort
         unique, slice_id = _C.unique(slice_id, sorted=False, return_inverse=True)
         slices = unique.shape[0]
