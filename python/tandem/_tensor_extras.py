@@ -189,7 +189,9 @@ def is_warn_always_enabled():
 def set_flush_denormal(mode):
     """Denormal floats read as zero and results that would be denormal become zero (True) or keep IEEE
     behaviour (False), on the CPU threads that run tandem's kernels; False where the CPU cannot (not x86-64)."""
-    return _C._set_flush_denormal(bool(mode))
+    if not isinstance(mode, bool):
+        raise RuntimeError(f"flush_denormal expects a bool, but got {type(mode).__name__}")
+    return _C._set_flush_denormal(mode)
 
 
 def _deprecated(old, new):

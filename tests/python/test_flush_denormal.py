@@ -53,3 +53,10 @@ def test_flush_denormal_reaches_threads_added_by_set_num_threads(restore_ieee):
 def test_flush_denormal_off_keeps_ieee():
     assert tandem.set_flush_denormal(False) is X86
     assert (tandem.full((3,), 1e-40) * 1.0).tolist()[0] > 0
+
+
+@pytest.mark.parametrize("mode", ["x", None, 2, 1.5])
+def test_flush_denormal_takes_only_a_bool(mode):
+    for lib in (tandem, torch):
+        with pytest.raises(RuntimeError, match=f"^flush_denormal expects a bool, but got {type(mode).__name__}$"):
+            lib.set_flush_denormal(mode)
