@@ -80,8 +80,8 @@ TANDEM_UNARY_GRAD(cos) { return mul(g, conj(neg(sin(v)))); }
 TANDEM_UNARY_GRAD(tanh) { return mul(g, conj(sub(Scalar(1.0), mul(v, v)))); }     // output
 TANDEM_UNARY_GRAD(sigmoid) { return mul(g, conj(mul(v, sub(Scalar(1.0), v)))); }  // output
 TANDEM_UNARY_GRAD(gelu) {
-  // d/dx x*Phi(x) = Phi(x) + x*phi(x); Phi recovered as gelu(x)/x (0.5 at 0: no erf op yet).
-  Tensor cdf = where(eq(v, Scalar(0.0)), full(DimVector{}, Scalar(0.5), v.dtype()), div(gelu(v), v));
+  // d/dx x*Phi(x) = Phi(x) + x*phi(x)
+  Tensor cdf = ndtr(v);
   Tensor pdf = mul(exp(mul(mul(v, v), Scalar(-0.5))), Scalar(0.3989422804014327));
   return mul(g, add(cdf, mul(v, pdf)));
 }

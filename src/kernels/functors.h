@@ -242,17 +242,19 @@ struct TanhOp {
 struct SigmoidOp {
   template <typename T>
   TANDEM_HOST_DEVICE T operator()(T x) const {
-    return T(1) / (T(1) + ExpOp{}(-x));
+    if constexpr (std::is_same_v<T, float>)
+      return vector_sigmoidf(x);
+    else
+      return T(1) / (T(1) + ExpOp{}(-x));
   }
 };
 struct GeluOp {  // exact: x * Phi(x)
   template <typename T>
   TANDEM_HOST_DEVICE T operator()(T x) const {
-    const T scaled = x * T(0.70710678118654752440);
     if constexpr (std::is_same_v<T, float>)
-      return T(0.5) * x * (T(1) + vector_erff(scaled));
+      return x * vector_ndtrf(x);
     else
-      return T(0.5) * x * (T(1) + std::erf(scaled));
+      return T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440)));
   }
 };
 struct GeluTanhOp {  // the tanh approximation (approximate='tanh')
@@ -262,10 +264,13 @@ struct GeluTanhOp {  // the tanh approximation (approximate='tanh')
     return T(0.5) * x * (T(1) + TanhOp{}(k * (x + T(0.044715) * x * x * x)));
   }
 };
-struct SiluOp {  // x * sigmoid(x), one division instead of a sigmoid and a product
+struct SiluOp {  // x * sigmoid(x)
   template <typename T>
   TANDEM_HOST_DEVICE T operator()(T x) const {
-    return x / (T(1) + ExpOp{}(-x));
+    if constexpr (std::is_same_v<T, float>)
+      return x * vector_sigmoidf(x);
+    else
+      return x / (T(1) + ExpOp{}(-x));  // one division instead of a sigmoid and a product
   }
 };
 struct LogicalNotOp {

@@ -48,13 +48,15 @@ struct ErfOp {  // float (and 16-bit) through the vectorisable erf that gelu use
   }
 };
 
-// erf^-1: a rational first guess (Giles' single-precision approximation, from its published coefficients),
-// then Newton steps, which double the correct digits each.
+// erf^-1: float (and 16-bit) through the branch-free vector_erfinvf; double from the same first guess (Giles'
+// single-precision approximation, from its published coefficients) with Newton steps in double, which double
+// the correct digits each.
 struct ErfinvOp {
   template <typename T>
   TANDEM_HOST_DEVICE T operator()(T in) const {
     using M = opmath_t<T>;
     const M x = static_cast<M>(in);
+    if constexpr (std::is_same_v<M, float>) return static_cast<T>(vector_erfinvf(x));
     if (!(x > M(-1) && x < M(1))) {
       if (x == M(1)) return static_cast<T>(std::numeric_limits<M>::infinity());
       if (x == M(-1)) return static_cast<T>(-std::numeric_limits<M>::infinity());

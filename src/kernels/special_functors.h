@@ -4,8 +4,11 @@
 // double for every floating dtype: each of their steps rounds, and a float32 result rounded once from a
 // double is within half an ulp. The one-line ops compute in opmath_t<T>, as PyTorch does.
 #pragma once
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "core/dtype.h"
 #include "core/macros.h"
@@ -193,7 +196,15 @@ TANDEM_SPECIAL_FUNCTOR(I0eOp, special_math::bessel_i(0, x, true))
 TANDEM_SPECIAL_FUNCTOR(I1Op, special_math::bessel_i(1, x, false))
 TANDEM_SPECIAL_FUNCTOR(I1eOp, special_math::bessel_i(1, x, true))
 TANDEM_SPECIAL_FUNCTOR(ErfcxOp, special_math::erfcx(x))
-TANDEM_SPECIAL_FUNCTOR(NdtrOp, special_math::ndtr(x))
+struct NdtrOp {  // float (and 16-bit) through the vectorisable Phi that gelu uses
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T in) const {
+    if constexpr (std::is_same_v<opmath_t<T>, float>)
+      return static_cast<T>(vector_ndtrf(static_cast<float>(in)));
+    else
+      return static_cast<T>(special_math::ndtr(static_cast<double>(in)));
+  }
+};
 TANDEM_SPECIAL_FUNCTOR(NdtriOp, special_math::ndtri(x))
 TANDEM_SPECIAL_FUNCTOR(LogNdtrOp, special_math::log_ndtr(x))
 // torch.special's Bessel family (bessel_math.h: Cephes's approximations, evaluated as PyTorch does)
@@ -246,10 +257,26 @@ TANDEM_UNARY_OPMATH_FUNCTOR(EntrOp, x > M(0)    ? -x * std::log(x)
 TANDEM_BINARY_OPMATH_FUNCTOR(XlogyOp, b != b ? b : a == M(0) ? M(0) : a * std::log(b))
 TANDEM_BINARY_OPMATH_FUNCTOR(Xlog1pyOp, b != b ? b : a == M(0) ? M(0) : a * std::log1p(b))
 TANDEM_BINARY_OPMATH_FUNCTOR(ZetaOp, M(special_math::zeta(double(a), double(b))))
-// float and double; float16/bfloat16 come from float32 steps in the front end (the loop sees their values as
-// float32, whose neighbours are closer)
-TANDEM_BINARY_OPMATH_FUNCTOR(NextafterOp, std::nextafter(a, b))
 #undef TANDEM_BINARY_OPMATH_FUNCTOR
+
+// nextafter for float and double (float16/bfloat16 come from float32 steps in the front end: the loop sees
+// their values as float32, whose neighbours are closer) as one integer step on the bit pattern, branch-free
+// so a loop over it vectorises (glibc's is a call per element): +1 moves away from zero, -1 toward it; from
+// +-0 the smallest subnormal with b's sign; equal arguments give b (nextafter(0, -0) = -0); a NaN gives NaN.
+struct NextafterOp {
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T a, T b) const {
+#if defined(__CUDA_ARCH__)
+    return nextafter(a, b);
+#else
+    using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+    const U bits_a = std::bit_cast<U>(a), sign_b = std::bit_cast<U>(b) & (U(1) << (sizeof(T) * 8 - 1));
+    const U stepped = (a < b) == (a > T(0)) ? bits_a + 1 : bits_a - 1;
+    const T next = std::bit_cast<T>(a == T(0) ? (sign_b | U(1)) : stepped);
+    return a != a || b != b ? a + b : (a == b ? b : next);
+#endif
+  }
+};
 
 // The regularized incomplete gamma functions P(a, x) and Q(a, x) (igamma_math.h), in double for every dtype.
 struct IgammaOp {

@@ -45,6 +45,37 @@ TANDEM_HOST_DEVICE TANDEM_INLINE float vector_expf(float x) {
 #endif
 }
 
+// e^(hi + lo) for hi + lo <= 0 and |lo| <= 2 (NaN is the caller's to handle): the same reduction and
+// polynomial as vector_expf without its overflow and NaN cases. 2^n goes straight into p's exponent bits (t's
+// low bits hold n); lanes whose result is subnormal take n + 64 there and one product with 2^-64 after, which
+// rounds once. lo joins after the exact first reduction step, so a caller that splits its argument (-x^2 as
+// an exact hi and a small lo) keeps the bits a rounded hi + lo would lose. Max error about 1 ulp.
+TANDEM_HOST_DEVICE TANDEM_INLINE float vector_exp_nonpositivef(float hi, float lo = 0.0f) {
+#if defined(__CUDA_ARCH__)
+  return expf(hi + lo);
+#else
+  const bool deep = hi < -104.0f;  // the result is 0 (lo cannot lift it out)
+  const float y = deep ? -104.0f : hi, l = deep ? 0.0f : lo;
+  const float t = (y + l) * 1.44269504088896341f + 12582912.0f;
+  const float n = t - 12582912.0f;
+  float r = y - n * 0.693359375f;  // exact: n * 0.693359375 has at most 17 significant bits, |r| < 2.5
+  r = r - n * -2.12194440e-4f;
+  r = r + l;
+  const float z = r * r;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * z + r + 1.0f;
+  const bool subnormal = n < -125.0f;
+  const uint32_t n_bits = float_bits(t) << 23;  // n << 23: the magic constant's own bits shift out
+  const float scaled = bits_float(float_bits(p) + (subnormal ? n_bits + (64u << 23) : n_bits));
+  return subnormal ? scaled * 5.42101086242752217e-20f : scaled;
+#endif
+}
+
 // log: x = m 2^e with m in [sqrt(1/2), sqrt(2)), log x = e ln2 + log m with a polynomial in f = m - 1 and ln2
 // split in two parts. Subnormals are scaled by 2^23 first. Max error about 1 ulp.
 TANDEM_HOST_DEVICE TANDEM_INLINE float vector_logf(float x) {
@@ -137,9 +168,27 @@ TANDEM_HOST_DEVICE TANDEM_INLINE float vector_tanhf(float x) {
 #endif
 }
 
-// erf: x P(x^2) below |x| = 1; 1 - e^(-x^2) Q(1/x) up to 3.92, where erf rounds to 1 in float. P and Q are
-// least-squares fits of erf(x)/x and erfc(x) e^(x^2) at Chebyshev nodes (relative error below 3e-9 in exact
-// arithmetic). Max error about 3 ulp.
+// erfc(a) e^(a^2) for 1 <= a <= 3.92 (callers select other lanes away): Q(1/a), a least-squares fit at
+// Chebyshev nodes (relative error below 3e-9 in exact arithmetic).
+TANDEM_HOST_DEVICE TANDEM_INLINE float erfc_scaled_tail(float a) {
+  const float u = 1.0f / a;
+  float q = -0.03821760416030884f;
+  q = q * u + 0.26466262340545654f;
+  q = q * u + -0.8106041550636292f;
+  q = q * u + 1.4240049123764038f;
+  q = q * u + -1.524053931236267f;
+  q = q * u + 0.8994859457015991f;
+  q = q * u + -0.06926850974559784f;
+  q = q * u + -0.2851863205432892f;
+  q = q * u + 0.0030154583510011435f;
+  q = q * u + 0.5637192130088806f;
+  q = q * u + 2.596134800114669e-05f;
+  return q;
+}
+
+// erf: x P(x^2) below |x| = 1; 1 - e^(-x^2) erfc_scaled_tail(|x|) up to 3.92, where erf rounds to 1 in float.
+// P is a least-squares fit of erf(x)/x at Chebyshev nodes (relative error below 3e-9 in exact arithmetic).
+// Max error about 3 ulp.
 TANDEM_HOST_DEVICE TANDEM_INLINE float vector_erff(float x) {
 #if defined(__CUDA_ARCH__)
   return erff(x);
@@ -154,22 +203,114 @@ TANDEM_HOST_DEVICE TANDEM_INLINE float vector_erff(float x) {
   p = p * z + -0.3761262893676758f;
   p = p * z + 1.128379225730896f;
   const float small = x * p;
-  const float t = a < 1.0f ? 1.0f : (a > 3.92f ? 3.92f : a);  // Q's domain (the other lanes are unused)
-  const float u = 1.0f / t;
-  float q = -0.03821760416030884f;
-  q = q * u + 0.26466262340545654f;
-  q = q * u + -0.8106041550636292f;
-  q = q * u + 1.4240049123764038f;
-  q = q * u + -1.524053931236267f;
-  q = q * u + 0.8994859457015991f;
-  q = q * u + -0.06926850974559784f;
-  q = q * u + -0.2851863205432892f;
-  q = q * u + 0.0030154583510011435f;
-  q = q * u + 0.5637192130088806f;
-  q = q * u + 2.596134800114669e-05f;
-  const float tail = 1.0f - vector_expf(-t * t) * q;
+  const float t =
+      a < 1.0f ? 1.0f : (a > 3.92f ? 3.92f : a);  // the tail's domain (the other lanes are unused)
+  const float tail = 1.0f - vector_expf(-t * t) * erfc_scaled_tail(t);
   const float large = a >= 3.92f ? 1.0f : tail;  // NaN is not >= 3.92: it reaches the result through t
   return a < 1.0f ? small : (x < 0.0f ? -large : large);
+#endif
+}
+
+// sigmoid through e^-|x|, which never overflows: 1 / (1 + e) for x >= 0, e / (1 + e) below, so results down
+// in the subnormal range keep their precision (1 / (1 + e^-x) loses them once e^-x overflows). Max error
+// about 3 ulp.
+TANDEM_HOST_DEVICE TANDEM_INLINE float vector_sigmoidf(float x) {
+#if defined(__CUDA_ARCH__)
+  return 1.0f / (1.0f + expf(-x));
+#else
+  const float e = vector_exp_nonpositivef(x < 0.0f ? x : -x);
+  const float r = 1.0f / (1.0f + e);
+  const float s = x < 0.0f ? e * r : r;
+  return x != x ? x : s;
+#endif
+}
+
+// The standard normal CDF Phi(x), with relative precision in the lower tail (gelu's x Phi(x) needs it there,
+// and its cost: this is one division, one exponential and a polynomial, against erf's two polynomials, a
+// division and an exponential). The upper tail Q(a) = Phi(-a) = erfc(a / sqrt 2) / 2 for a = |x| is written
+// as t/2 exp(R - a^2/2) with t = 1 / (1 + k a), k = 0.45 / sqrt 2, and R = s P(s) in s = 1 - t = k a t
+// (computed as the product: no cancellation near a = 0, where R is small); s P(s) is a least-squares fit
+// (degree 9, at 400 Chebyshev nodes for a / sqrt 2 in [0, 10.1]) of log(erfc(a / sqrt 2) / t) + a^2/2, error
+// 1.4e-8. a^2 enters the exponential as an exact hi + lo pair, so the tail does not lose a^2 ulps to its
+// rounding. Phi(x) = Q(|x|) below 0 and 1 - Q(|x|) above; below -14.28 Phi rounds to 0.
+TANDEM_HOST_DEVICE TANDEM_INLINE float vector_ndtrf(float x) {
+#if defined(__CUDA_ARCH__)
+  return normcdff(x);
+#else
+  const float a = x < 0.0f ? -x : x;
+  const float ka = 0.31819805153394637f * a;
+  const float t = 1.0f / (1.0f + ka);
+  const float s = ka * t;
+  float r = -0.1829503805151339f;
+  r = r * s + 0.6055635186910797f;
+  r = r * s + -0.6282080163093878f;
+  r = r * s + 0.14990365124449814f;
+  r = r * s + -0.10458105111264017f;
+  r = r * s + 0.2243972307491142f;
+  r = r * s + 0.2853611037643085f;
+  r = r * s + -0.21295843134203332f;
+  r = r * s + -1.5075108081873891f;
+  r = r * s;
+  // x^2 / 2 as an exact hi (x cut to 12 significant bits, squared) and a small lo, on every ISA (an fma
+  // would give the exact error only where there is one, and the capabilities would disagree in the tail).
+  const float x_high = bits_float(float_bits(x) & 0xfffff000u), x_low = x - x_high;
+  const float half_square_low = x_high * x_low + 0.5f * x_low * x_low;
+  const float q = 0.5f * t * vector_exp_nonpositivef(-0.5f * x_high * x_high, r - half_square_low);
+  const float upper = a > 14.28f ? 0.0f : q;  // past the fit, where Phi(-a) rounds to 0
+  const float phi = x < 0.0f ? upper : 1.0f - upper;
+  return x != x ? x : phi;
+#endif
+}
+
+// erf^-1 for float: Giles' single-precision approximation (M. Giles, "Approximating the erfinv function",
+// GPU Computing Gems, 2011: its published coefficients; about 4e-7 relative), then one Newton step, which
+// squares that. The step's residual decides the result's last bits: erf(y) - |x| below y = 1 in double (a
+// difference of nearly equal numbers; erf(y) = y E(y^2), E a least-squares fit at Chebyshev nodes, error
+// 3.3e-11), (1 - |x|) - erfc(y) above, where 1 - |x| is exact and erfc keeps its relative precision (the tail
+// of vector_erff; y stays below erf^-1(1 - 2^-24) = 3.83). Max error about 1.2 ulp (measured over every
+// float).
+TANDEM_HOST_DEVICE TANDEM_INLINE float vector_erfinvf(float x) {
+#if defined(__CUDA_ARCH__)
+  return erfinvf(x);
+#else
+  const float ax = x < 0.0f ? -x : x;
+  const float w = -vector_logf((1.0f - ax) * (1.0f + ax));
+  const float central = w - 2.5f;
+  float p1 = 2.81022636e-08f;
+  p1 = 3.43273939e-07f + p1 * central;
+  p1 = -3.5233877e-06f + p1 * central;
+  p1 = -4.39150654e-06f + p1 * central;
+  p1 = 0.00021858087f + p1 * central;
+  p1 = -0.00125372503f + p1 * central;
+  p1 = -0.00417768164f + p1 * central;
+  p1 = 0.246640727f + p1 * central;
+  p1 = 1.50140941f + p1 * central;
+  const float tail = std::sqrt(w < 5.0f ? 5.0f : w) - 3.0f;
+  float p2 = -0.000200214257f;
+  p2 = 0.000100950558f + p2 * tail;
+  p2 = 0.00134934322f + p2 * tail;
+  p2 = -0.00367342844f + p2 * tail;
+  p2 = 0.00573950773f + p2 * tail;
+  p2 = -0.0076224613f + p2 * tail;
+  p2 = 0.00943887047f + p2 * tail;
+  p2 = 1.00167406f + p2 * tail;
+  p2 = 2.83297682f + p2 * tail;
+  float y = (w < 5.0f ? p1 : p2) * ax;
+  const double yd = y, zd = yd * yd;
+  double e = -9.673590880848065e-06;
+  e = e * zd + 0.00011268253918023752;
+  e = e * zd + -0.0008484396553934132;
+  e = e * zd + 0.005221053412769376;
+  e = e * zd + -0.02686543831059807;
+  e = e * zd + 0.1128378262206358;
+  e = e * zd + -0.37612638475991345;
+  e = e * zd + 1.1283791670623609;
+  const float near_residual = static_cast<float>(yd * e - static_cast<double>(ax));
+  const float gauss = vector_exp_nonpositivef(-y * y);
+  const float far_residual = (1.0f - ax) - gauss * erfc_scaled_tail(y);
+  y -= (y < 1.0f ? near_residual : far_residual) / (1.1283791670955126f * gauss);
+  const float r = ax < 1.0f ? y : (ax == 1.0f ? __builtin_inff() : __builtin_nanf(""));
+  return x < 0.0f ? -r : r;
 #endif
 }
 

@@ -5,6 +5,8 @@ forms and operators, gradients and node names, and tandem.special's names. test_
 and test_out_arg.py cover every dtype pair, out= and gradcheck of each op of the list."""
 import math
 
+import numpy as np
+
 import pytest
 import torch
 
@@ -235,6 +237,22 @@ def test_nextafter(device):
     assert tx.grad.tolist() == [1.0, 1.0]
     with pytest.raises(NotImplementedError, match="^\"nextafter_cpu\" not implemented for 'Long'"):
         tandem.nextafter(tandem.tensor([1], device=device), tandem.tensor([2], device=device))
+
+
+def test_nextafter_random_bit_patterns_match_pytorch_exactly(device):
+    # The kernel steps the bit pattern branch-free: every sign, exponent, subnormal, infinity and NaN pattern.
+    rng = np.random.default_rng(11)
+    for np_dtype, bits, dtype in ((np.float32, np.uint32, torch.float32), (np.float64, np.uint64, torch.float64)):
+        raw = rng.integers(0, np.iinfo(bits).max, size=(2, 20_000), dtype=bits, endpoint=True)
+        a, b = (torch.from_numpy(r.view(np_dtype).copy()) for r in raw)
+        b[::3] = a[::3]  # equal arguments
+        b[1::3] = -a[1::3]
+        a[::7] = 0.0
+        for x, y in ((a, b), (b, a)):
+            got = tandem.nextafter(from_torch(x, device), from_torch(y, device)).cpu().numpy()
+            want = torch.nextafter(x, y).numpy()
+            same = (got.view(bits) == want.view(bits)) | (np.isnan(got) & np.isnan(want))
+            assert same.all(), (x[~torch.from_numpy(same)][:3], y[~torch.from_numpy(same)][:3])
 
 
 def test_zeta(device):

@@ -2,6 +2,7 @@
 // its identity, how one element enters it and how two partial results combine.
 #pragma once
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <memory>
 
@@ -106,15 +107,20 @@ struct AllAnyPolicy {
 };
 
 // The lanes of a vector folded into one value as a tree (depth log2 of the width, not a chain of W
-// dependent steps: that chain cost as much as the loads of a 1000-element row).
+// dependent steps: that chain cost as much as the loads of a 1000-element row): the low half combined with
+// the high half, in registers (a loop over an array of lanes went through the stack, whose narrower reloads
+// of a wide store stall).
 template <int B, typename T, typename P>
 TANDEM_INLINE T combine_lanes(const P& p, vec_t<T, B> v) {
-  constexpr int64_t W = B / sizeof(T);
-  T lanes[W];
-  for (int64_t j = 0; j < W; ++j) lanes[j] = static_cast<T>(v[j]);
-  for (int64_t w = W / 2; w > 0; w /= 2)
-    for (int64_t j = 0; j < w; ++j) lanes[j] = p.combine(lanes[j], lanes[j + w]);
-  return lanes[0];
+  static_assert(B >= 2 * static_cast<int>(sizeof(T)), "a vector of at least two lanes");
+  if constexpr (B == 2 * static_cast<int>(sizeof(T))) {
+    return p.combine(static_cast<T>(v[0]), static_cast<T>(v[1]));
+  } else {
+    vec_t<T, B / 2> low, high;
+    std::memcpy(&low, &v, B / 2);
+    std::memcpy(&high, reinterpret_cast<const char*>(&v) + B / 2, B / 2);
+    return combine_lanes<B / 2, T>(p, p.combine(low, high));
+  }
 }
 
 // The body of a contiguous fold on B-byte vectors, n a multiple of 8 vectors: eight accumulators are

@@ -15,11 +15,12 @@ TANDEM_CPU_KERNELS_BEGIN
 
 namespace {
 
-// exp in the accumulation type: the vectorisable float exp for float (and 16-bit floats), libm for double.
+// exp in the accumulation type of x - max <= 0 (NaN where the row's max is NaN or -inf): the vectorisable
+// float exp of nonpositive arguments for float (and 16-bit floats), libm for double.
 template <typename A>
 TANDEM_INLINE A exp_acc(A x) {
   if constexpr (std::is_same_v<A, float>)
-    return vector_expf(x);
+    return x != x ? x : vector_exp_nonpositivef(x);
   else
     return std::exp(x);
 }
