@@ -1,5 +1,6 @@
 // Elementwise ops as module functions (tandem.add), methods (t.add, t.add_) and operators (t + u), all
 // generated from kernels/op_list.def.
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
@@ -89,22 +90,16 @@ nb::object apply_inplace(const BinaryFns& f, const Tensor& self, nb::handle othe
   return wrap(f.ts_(self, s));
 }
 
-// The tensor passed as out= (ops/out_arg.h has PyTorch's rules), after PyTorch's warning when an out with
-// elements gets resized to `shape`.
-Tensor& out_argument(nb::handle out, const char* fn, IntArrayRef shape) {
+// PyTorch's UserWarning for an out with elements that gets resized (ops/out_arg.h calls it).
+void warn_out_resize(const std::string& message) {
+  if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1) < 0) throw nb::python_error();
+}
+
+// The tensor passed as out= (ops/out_arg.h has PyTorch's rules; resize_out gives its resize warning).
+Tensor& out_argument(nb::handle out, const char* fn) {
   TANDEM_CHECK(is_tensor(out), Type, fn, "(): argument 'out' must be Tensor, not ",
                nb::inst_name(out).c_str());
-  Tensor& t = as_tensor_ref(out);
-  if (out_needs_resize_warning(t, shape)) {
-    std::string msg =
-        "An output with one or more elements was resized since it had shape " + t.shape_str() +
-        ", which does not match the required output shape " + shape_to_string(shape) +
-        ". This behavior is deprecated, and in a future PyTorch release outputs will not be resized "
-        "unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, "
-        "inplace, to zero elements with t.resize_(0).";
-    if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) < 0) throw nb::python_error();
-  }
-  return t;
+  return as_tensor_ref(out);
 }
 
 // tandem.add(input, other, out=t): the result written into t, which is returned (the same object).
@@ -114,19 +109,19 @@ nb::object apply_out(const BinaryFns& f, nb::handle a, nb::handle b, nb::handle 
     const Tensor& ta = as_tensor_ref(a);
     Tensor tb = is_tensor(b) ? as_tensor_ref(b) : array_operand(b);
     if (tb.defined()) {
-      f.tt_out(ta, tb, out_argument(out, f.name, broadcast_shapes(ta.sizes(), tb.sizes())));
+      f.tt_out(ta, tb, out_argument(out, f.name));
       return nb::borrow(out);
     }
     Scalar s;
     TANDEM_CHECK(to_scalar(b, s, true), Type, f.name, "(): argument 'other' must be Tensor or Number, not ",
                  nb::inst_name(b).c_str());
-    f.ts_out(ta, s, out_argument(out, f.name, ta.sizes()));
+    f.ts_out(ta, s, out_argument(out, f.name));
     return nb::borrow(out);
   }
   Scalar s;
   TANDEM_CHECK(is_tensor(b) && to_scalar(a, s, true), Type, f.name,
                "(): argument 'input' must be Tensor, not ", nb::inst_name(a).c_str());
-  f.st_out(s, as_tensor_ref(b), out_argument(out, f.name, as_tensor_ref(b).sizes()));
+  f.st_out(s, as_tensor_ref(b), out_argument(out, f.name));
   return nb::borrow(out);
 }
 
@@ -199,7 +194,7 @@ nb::object with_alpha(const BinaryFns& f, nb::handle a, nb::handle b, nb::handle
 template <Tensor (*Fn)(const Tensor&), Tensor (*FnOut)(const Tensor&, const Tensor&)>
 nb::object unary_function(const Tensor& x, nb::handle out, const char* name) {
   if (out.is_none()) return wrap(Fn(x));
-  FnOut(x, out_argument(out, name, x.sizes()));
+  FnOut(x, out_argument(out, name));
   return nb::borrow(out);
 }
 
@@ -212,9 +207,33 @@ nb::object into_out(const char* fn, const Tensor& result, nb::handle out,
   if (out.is_none()) return wrap(result);
   Tensor& o = expect_tensor(out, fn, "out");
   check_out(fn, o, result.dtype(), result.device(), inputs);
-  out_argument(out, fn, result.sizes());
   resize_out(o, result.sizes());
   copy_(o, result);
+  return nb::borrow(out);
+}
+
+// tandem._C._write_out: out= for the functions composed in Python (baddbmm, addr, tensordot, linalg.*, ...).
+// `result` was computed without out; autograd is refused as for every out= call. With `dtype_error`, out's
+// dtype must be the result's exactly and the message is that function's PyTorch text, its {out} and
+// {result} the dtypes' PyTorch spellings ({out_cpp} and {result_cpp}: the C++ ones, "float"); without it,
+// the result only has to cast to out's dtype.
+nb::object write_out(const char* fn, const Tensor& result, nb::handle out, const std::vector<Tensor>& inputs,
+                     std::optional<std::string> dtype_error) {
+  Tensor& o = expect_tensor(out, fn, "out");
+  for (const Tensor& t : inputs) check_out_autograd(fn, o, {&t});
+  if (!dtype_error) return into_out(fn, result, out, {});
+  auto fill = [&](std::string msg, const char* key, std::string_view value) {
+    for (size_t at; (at = msg.find(key)) != std::string::npos;) msg.replace(at, std::strlen(key), value);
+    return msg;
+  };
+  std::string msg =
+      fill(fill(*dtype_error, "{out}", dtype_title(o.dtype())), "{result}", dtype_title(result.dtype()));
+  msg =
+      fill(fill(msg, "{out_cpp}", dtype_cpp_name(o.dtype())), "{result_cpp}", dtype_cpp_name(result.dtype()));
+  TANDEM_CHECK(o.dtype() == result.dtype(), Runtime, msg, "\nhint: ", fn,
+               " writes its own dtype into out= (no conversion): pass an out tensor of dtype ",
+               dtype_name(result.dtype()));
+  assign_out_exact(fn, o, result);
   return nb::borrow(out);
 }
 
@@ -231,6 +250,7 @@ constexpr const char* first_operand_name(std::string_view op) {
 }
 
 void init_elementwise(nb::module_& m) {
+  set_out_resize_warning(&warn_out_resize);
   auto cls = nb::type<Tensor>();
   nb::class_<Tensor>& tensor = static_cast<nb::class_<Tensor>&>(cls);
 
@@ -276,6 +296,18 @@ void init_elementwise(nb::module_& m) {
 
   // The op list itself, so tests parametrise over every op (a new op in op_list.def is tested without
   // editing a hand-kept table): (name, dtype rule, autograd node name or None).
+  // PyTorch's first check of an out= call, before a Python composition computes anything.
+  m.def(
+      "_check_out_autograd",
+      [](const char* fn, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outs) {
+        for (const Tensor& o : outs) {
+          check_out_autograd(fn, o, {});
+          for (const Tensor& t : inputs) check_out_autograd(fn, o, {&t});
+        }
+      },
+      nb::arg("fn"), nb::arg("inputs"), nb::arg("outs"));
+  m.def("_write_out", &write_out, nb::arg("fn"), nb::arg("result"), nb::arg("out"), nb::arg("inputs"),
+        nb::arg("dtype_error") = nb::none());
   m.def("_unary_ops", [] {
     std::vector<std::tuple<std::string, std::string, nb::object>> ops;
 #define TANDEM_UNARY_OP(name, functor, rule, ...)                                      \

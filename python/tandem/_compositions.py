@@ -9,6 +9,7 @@ import warnings
 
 from . import _C
 from ._dim_args import _ints, _wrap_dim
+from ._out import CASTABLE, STRUCTURED, with_out
 from ._einsum import einsum, tensordot  # noqa: F401  (contractions, in their own file; listed in __all__)
 from ._size import Size
 
@@ -367,6 +368,7 @@ def cartesian_prod(*tensors):
     return _C.stack([g.flatten() for g in meshgrid(*tensors, indexing="ij")], 1)
 
 
+@with_out("kron", CASTABLE, grad_name="mul")
 def kron(input, other):
     ndim = max(input.dim(), other.dim())
     a_shape = (1,) * (ndim - input.dim()) + tuple(input.shape)
@@ -377,11 +379,12 @@ def kron(input, other):
 
 
 
+@with_out("cross", STRUCTURED, grad_name="linalg_cross")
 def cross(input, other, dim=None):
     if dim is None:
         warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
                       "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
-                      "with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
+                      "with that of linalg.cross in a future release.", UserWarning, stacklevel=3)  # past with_out
         dim = next((d for d, s in enumerate(input.shape) if s == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")

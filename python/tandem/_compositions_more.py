@@ -11,6 +11,7 @@ import warnings
 from . import _C, _compositions
 from ._compositions import _in_place, _name, _sizes_arg
 from ._dim_args import _wrap_dim
+from ._out import CASTABLE, STRUCTURED, with_out
 from ._creation_more import asarray, empty_strided, frombuffer  # noqa: F401  (listed in __all__)
 from ._random_fills import METHODS as _RANDOM_FILLS
 from ._size import Size
@@ -116,6 +117,7 @@ def fmax(input, other):
     return _nan_ignoring_extremum("fmax", input, other, _C.gt)
 
 
+@with_out("inner", "tensordot: Expected the output tensor to have dtype {result}, but got an output tensor with dtype {out}", refuse_grad=False)
 def inner(input, other):
     if input.dim() == 0 or other.dim() == 0:
         return input * other
@@ -214,6 +216,7 @@ def _scaled_sum(input, product, beta, alpha):
     return product + (input if beta == 1 else input * beta)
 
 
+@with_out("addr", CASTABLE)
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     for label, v in (("vec1", vec1), ("vec2", vec2)):
         if v.dim() != 1:
@@ -227,6 +230,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     return _scaled_sum(input, product, beta, alpha)
 
 
+@with_out("addmv", STRUCTURED)
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     if input.dim() > 1 or mat.dim() != 2 or vec.dim() != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.dim()}, {mat.dim()}, {vec.dim()}")
@@ -252,6 +256,7 @@ def _check_batches(input, batch1, batch2, target):
             raise RuntimeError(f"{label} must be a 3D tensor")
 
 
+@with_out("addbmm", "self and mat2 must have the same dtype, but got {out} and {result}")
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     _check_batches(input, batch1, batch2, lambda p: (batch1.shape[1], p))
     if batch1.shape[0] != batch2.shape[0]:
@@ -266,6 +271,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     return _scaled_sum(input, _C.bmm(batch1, batch2).sum(0), beta, alpha)
 
 
+@with_out("baddbmm", STRUCTURED)
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     _check_batches(input, batch1, batch2, lambda p: (batch1.shape[0], batch1.shape[1], p))
     if batch1.dtype != batch2.dtype:
@@ -444,10 +450,11 @@ def _ldexp_(self, other):
 
 # ---- linear algebra under its older names ----
 
+@with_out("chain_matmul", "multi_dot(): expected out tensor to have dtype {result_cpp} but got {out_cpp}", grad_name="mm")
 def chain_matmul(*matrices):
     warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
                   "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
-                  "parameters.", UserWarning, stacklevel=2)
+                  "parameters.", UserWarning, stacklevel=3)  # past with_out
     if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
         matrices = tuple(matrices[0])
     if not matrices:
