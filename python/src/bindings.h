@@ -64,6 +64,10 @@ DimVector shape_from_args(nb::args args, nb::handle keyword, const char* fn, con
 // out, result itself (python/src/elementwise.cpp).
 nb::object into_out(const char* fn, const Tensor& result, nb::handle out,
                     std::initializer_list<const Tensor*> inputs);
+// out=(values, indices) for a function with several results: `results` (a named tuple) as is without out;
+// else each result written into its out with into_out's rules and the named tuple of the outs returned.
+nb::object into_outs(const char* fn, nb::object results, nb::handle out,
+                     std::initializer_list<const Tensor*> inputs);
 // A tuple of Python ints (what PyTorch returns for stride()/size()).
 nb::object shape_object(IntArrayRef sizes);
 

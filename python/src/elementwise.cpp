@@ -38,12 +38,6 @@ struct BinaryFns {
 
 nb::object not_implemented() { return nb::borrow(Py_NotImplemented); }
 
-// NumPy passes out=None to the methods it dispatches to; tandem has no out= arguments yet.
-void check_no_out(nb::handle out, const char* fn) {
-  TANDEM_CHECK(out.is_none(), Type, fn, "(): out= is not supported\nhint: use the returned tensor (x = ", fn,
-               "(...)) or an in-place method");
-}
-
 // NumPy arrays take part in arithmetic as CPU tensors sharing their memory (as in PyTorch), so `t + a` and,
 // thanks to __array_priority__, `a + t` both give tensors. Returns an undefined tensor for anything else.
 Tensor array_operand(nb::handle other) {
@@ -210,6 +204,19 @@ nb::object into_out(const char* fn, const Tensor& result, nb::handle out,
   resize_out(o, result.sizes());
   copy_(o, result);
   return nb::borrow(out);
+}
+
+nb::object into_outs(const char* fn, nb::object results, nb::handle out,
+                     std::initializer_list<const Tensor*> inputs) {
+  if (out.is_none()) return results;
+  const size_t n = nb::len(results);
+  TANDEM_CHECK((nb::isinstance<nb::tuple>(out) || nb::isinstance<nb::list>(out)) && nb::len(out) == n, Type,
+               fn, "(): argument 'out' must be tuple of ", n, " Tensors, not ", nb::inst_name(out).c_str(),
+               "\nhint: pass one out tensor per result, e.g. out=(values, indices)");
+  nb::list written;
+  for (size_t i = 0; i < n; ++i)
+    written.append(into_out(fn, as_tensor_ref(results[i]), nb::object(out[i]), inputs));
+  return results.type()(*written);
 }
 
 // tandem._C._write_out: out= for the functions composed in Python (baddbmm, addr, tensordot, linalg.*, ...).
@@ -464,22 +471,29 @@ void init_elementwise(nb::module_& m) {
     }
     return tandem::clamp(x, l, h);
   };
-  m.def("clamp", clamp_fn, nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
-  m.def("clip", clamp_fn, nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
+  for (const char* name : {"clamp", "clip"})
+    m.def(
+        name,
+        [clamp_fn, name](const Tensor& x, nb::handle lo, nb::handle hi, nb::handle out) {
+          Tensor r = clamp_fn(x, lo, hi);
+          return into_out(name, r, out,
+                          {&x, is_tensor(lo) ? &as_tensor_ref(lo) : nullptr,
+                           is_tensor(hi) ? &as_tensor_ref(hi) : nullptr});
+        },
+        nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none(), nb::kw_only(),
+        nb::arg("out") = nb::none());
   tensor.def("clamp", clamp_fn, nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
   // clip is clamp's NumPy name; np.clip(t, lo, hi) calls t.clip(lo, hi, out=None).
   tensor.def(
       "clip",
       [clamp_fn](const Tensor& x, nb::handle lo, nb::handle hi, nb::handle out) {
-        check_no_out(out, "clip");
-        return clamp_fn(x, lo, hi);
+        return into_out("clip", clamp_fn(x, lo, hi), out, {&x});
       },
       nb::arg("min").none() = nb::none(), nb::arg("max").none() = nb::none(),
       nb::arg("out").none() = nb::none());
   // round(decimals=0); np.round(t, d) calls t.round(decimals=d, out=None).
   auto round_fn = [](const Tensor& x, int64_t decimals, nb::handle out) {
-    check_no_out(out, "round");
-    return tandem::round(x, decimals);
+    return into_out("round", tandem::round(x, decimals), out, {&x});
   };
   tensor.def("round", round_fn, nb::kw_only(), nb::arg("decimals") = 0, nb::arg("out").none() = nb::none());
   m.def("round", round_fn, nb::arg("input"), nb::kw_only(), nb::arg("decimals") = 0,
