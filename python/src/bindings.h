@@ -64,6 +64,11 @@ DimVector shape_from_args(nb::args args, nb::handle keyword, const char* fn, con
 // out, result itself (python/src/elementwise.cpp).
 nb::object into_out(const char* fn, const Tensor& result, nb::handle out,
                     std::initializer_list<const Tensor*> inputs);
+// into_out for ops whose out must have the result's dtype exactly: `dtype_error` is PyTorch's message for
+// that op ({out} and {result} stand for the dtypes' names, {out_cpp} and {result_cpp} for their C++
+// spellings); without it, into_out's castable rule. Autograd is refused for `inputs`.
+nb::object write_out(const char* fn, const Tensor& result, nb::handle out, const std::vector<Tensor>& inputs,
+                     std::optional<std::string> dtype_error);
 // out=(values, indices) for a function with several results: `results` (a named tuple) as is without out;
 // else each result written into its out with into_out's rules and the named tuple of the outs returned.
 nb::object into_outs(const char* fn, nb::object results, nb::handle out,

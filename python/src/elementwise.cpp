@@ -252,6 +252,10 @@ constexpr const char* second_operand_name(std::string_view op) {
          : op.find("_polynomial_") != op.npos ? "n"
                                               : "other";
 }
+// PyTorch's unary functions without out=.
+constexpr bool no_out_function(std::string_view op) {
+  return op == "isnan" || op == "isinf" || op == "isfinite";
+}
 constexpr const char* first_operand_name(std::string_view op) {
   return op.find("_polynomial_") != op.npos ? "x" : "input";
 }
@@ -261,9 +265,9 @@ void init_elementwise(nb::module_& m) {
   auto cls = nb::type<Tensor>();
   nb::class_<Tensor>& tensor = static_cast<nb::class_<Tensor>&>(cls);
 
-  // Functions take out= as PyTorch's do (its predicates isnan, isinf, isfinite have none).
+  // Functions take out= as PyTorch's do (isnan, isinf and isfinite have none).
 #define TANDEM_UNARY_OP(name, functor, rule, ...)                                   \
-  if constexpr (UnaryRule::rule == UnaryRule::Predicate)                            \
+  if constexpr (no_out_function(#name))                                             \
     m.def(                                                                          \
         #name, [](const Tensor& x) { return tandem::name(x); }, nb::arg("input"));  \
   else                                                                              \
@@ -427,7 +431,7 @@ void init_elementwise(nb::module_& m) {
 
   m.def(
       "where",
-      [](const Tensor& cond, nb::handle a, nb::handle b) {
+      [](const Tensor& cond, nb::handle a, nb::handle b, nb::handle out) {
         auto as_operand = [&](nb::handle h, const char* arg) -> Tensor {
           if (is_tensor(h)) return as_tensor_ref(h);
           Scalar s;
@@ -440,9 +444,12 @@ void init_elementwise(nb::module_& m) {
           if (other && dtype_category(other->dtype()) >= s.category()) d = other->dtype();
           return full(DimVector{}, s, d);
         };
-        return tandem::where(cond, as_operand(a, "input"), as_operand(b, "other"));
+        Tensor ta = as_operand(a, "input"), tb = as_operand(b, "other");
+        Tensor r = tandem::where(cond, ta, tb);
+        if (out.is_none()) return wrap(r);
+        return write_out("where", r, out, {cond, ta, tb}, "Expected out type to be {result} but got {out}");
       },
-      nb::arg("condition"), nb::arg("input"), nb::arg("other"));
+      nb::arg("condition"), nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out") = nb::none());
   // where(condition) alone is nonzero(condition, as_tuple=True).
   m.def(
       "where",

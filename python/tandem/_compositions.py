@@ -64,10 +64,12 @@ def _triangle(name, x, diagonal, lower):
     return _triangle_mask(x.shape[-2], x.shape[-1], diagonal, x.device, lower)
 
 
+@with_out("tril", STRUCTURED)
 def tril(input, diagonal=0):
     return _C.where(_triangle("tril", input, diagonal, True), input, _zero(input))
 
 
+@with_out("triu", STRUCTURED)
 def triu(input, diagonal=0):
     return _C.where(_triangle("triu", input, diagonal, False), input, _zero(input))
 
@@ -155,6 +157,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return movedim(_embed_last(input, offset), (-2, -1), (d1, d2))
 
 
+@with_out("diag", STRUCTURED)
 def diag(input, diagonal=0):
     if input.dim() == 1:
         return _embed_last(input, diagonal)
@@ -431,6 +434,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     return _C.norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, dim=-1)
 
 
+@with_out("diff", CASTABLE)
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     if input.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
@@ -514,6 +518,7 @@ def atleast_3d(*tensors):
     return _atleast("atleast_3d", tensors, lambda s: {0: (1, 1, 1), 1: (1, *s, 1), 2: (*s, 1)}.get(len(s), s))
 
 
+@with_out("column_stack", CASTABLE)
 def column_stack(tensors):
     return _C.hstack([t.reshape(t.numel(), 1) if t.dim() <= 1 else t for t in tensors])
 
@@ -588,6 +593,7 @@ def unflatten(input, dim, sizes):
     return input.reshape(tuple(input.shape[:d]) + sizes + tuple(input.shape[d + 1:]))
 
 
+@with_out("narrow_copy", CASTABLE)
 def narrow_copy(input, dim, start, length):
     return input.narrow(dim, start, length).clone()
 
@@ -602,6 +608,7 @@ _aminmax_result = collections.namedtuple("aminmax", ["min", "max"])
 _aminmax_result.__module__ = "tandem.return_types"
 
 
+@with_out("aminmax", STRUCTURED)
 def aminmax(input, *, dim=None, keepdim=False):
     if dim is None:
         if input.numel() == 0:
@@ -632,6 +639,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _stat_mean("std_mean", _C.std, input, dim, unbiased, keepdim, correction)
 
 
+@with_out("nansum", CASTABLE)
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     if input.dtype.is_complex:  # PyTorch's refusal
         where = "on CPU " if input.device.type == "cpu" else ""
@@ -640,6 +648,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     return x.sum(dim, keepdim=keepdim, dtype=dtype)
 
 
+@with_out("nanmean", CASTABLE)
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if not input.dtype.is_floating_point and not input.dtype.is_complex:  # (complex: nansum refuses it)
         raise NotImplementedError(f"nanmean(): expected input to have floating point or complex dtype but got "
@@ -658,6 +667,7 @@ def _integral_value(value, *tensors):
     return value if any(t.dtype.is_floating_point for t in tensors) else int(value)
 
 
+@with_out("addcmul", CASTABLE)
 def addcmul(input, tensor1, tensor2, *, value=1):
     if _C.result_type(tensor1, tensor2) == _C.bool and input.dtype == _C.bool:
         raise NotImplementedError(f"\"addcmul_{input.device.type}_out\" not implemented for 'Bool'")
@@ -675,6 +685,7 @@ def _check_addcdiv(tensor1, tensor2):
                            "for all dtypes.")
 
 
+@with_out("addcdiv", CASTABLE)
 def addcdiv(input, tensor1, tensor2, *, value=1):
     _check_addcdiv(tensor1, tensor2)
     return input + value * (tensor1 / tensor2)
@@ -689,6 +700,7 @@ def _addcdiv_(self, tensor1, tensor2, *, value=1):
     return self.add_(value * (tensor1 / tensor2))
 
 
+@with_out("lerp", CASTABLE)
 def lerp(input, end, weight):
     for label, t in (("end", end), ("weight", weight)):
         if isinstance(t, Tensor) and t.dtype != input.dtype:
@@ -704,19 +716,23 @@ def lerp(input, end, weight):
     return input + weight * diff_ if abs(weight) < 0.5 else end - diff_ * (1 - weight)
 
 
+@with_out("square", CASTABLE)
 def square(input):
     x = input.to(_C.int64) if input.dtype == _C.bool else input
     return x * x
 
 
+@with_out("reciprocal", CASTABLE)
 def reciprocal(input):
     return 1 / input
 
 
+@with_out("clamp_min", CASTABLE)
 def clamp_min(input, min):
     return _C.clamp(input, min=min)
 
 
+@with_out("clamp_max", CASTABLE)
 def clamp_max(input, max):
     return _C.clamp(input, max=max)
 
@@ -729,6 +745,7 @@ def rsub(input, other, *, alpha=1):
     return other - (input if alpha == 1 else input * alpha)
 
 
+@with_out("fmod", CASTABLE)
 def fmod(input, other):
     r = _C.remainder(input, other)
     # remainder takes the divisor's sign and fmod the dividend's; where they differ, they differ by `other`.

@@ -53,6 +53,7 @@ def _as_dtype_value(value, dtype):
     return value if abs(value) <= _float_max(dtype) else math.copysign(math.inf, value)
 
 
+@with_out("nan_to_num", CASTABLE)
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     _require_tensors("nan_to_num", ("input", input))
     for label, value in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
@@ -80,14 +81,17 @@ def _isinf_of_sign(name, input, value):
     return input == value
 
 
+@with_out("isposinf", "isposinf does not support non-boolean outputs.")
 def isposinf(input):
     return _isinf_of_sign("isposinf", input, math.inf)
 
 
+@with_out("isneginf", "isneginf does not support non-boolean outputs.")
 def isneginf(input):
     return _isinf_of_sign("isneginf", input, -math.inf)
 
 
+@with_out("fix", CASTABLE)
 def fix(input):
     return _C.trunc(input)
 
@@ -109,10 +113,12 @@ def _nan_ignoring_extremum(name, input, other, better):
     return _C.where(tie, input + (other - input) * 0.5, out)
 
 
+@with_out("fmin", CASTABLE)
 def fmin(input, other):
     return _nan_ignoring_extremum("fmin", input, other, _C.lt)
 
 
+@with_out("fmax", CASTABLE)
 def fmax(input, other):
     return _nan_ignoring_extremum("fmax", input, other, _C.gt)
 
@@ -317,6 +323,7 @@ def dist(input, other, p=2):
     return _C.norm(difference, p)
 
 
+@with_out("renorm", STRUCTURED)
 def renorm(input, p, dim, maxnorm):
     if input.dim() <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
@@ -419,6 +426,7 @@ _frexp_result = collections.namedtuple("frexp", ["mantissa", "exponent"])
 _frexp_result.__module__ = "tandem.return_types"
 
 
+@with_out("frexp", "torch.frexp() expects mantissa to have dtype {result_cpp} but got {out_cpp}")
 def frexp(input):
     if not input.dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
@@ -438,6 +446,7 @@ def frexp(input):
     return _frexp_result(m.to(input.dtype), e.to(_C.int32))
 
 
+@with_out("ldexp", CASTABLE)
 def ldexp(input, other):
     _require_tensors("ldexp", ("input", input), ("other", other))
     return input * _C.pow(2.0, other)
@@ -468,6 +477,7 @@ def chain_matmul(*matrices):
     return linalg.multi_dot(list(matrices))
 
 
+@with_out("matrix_power", STRUCTURED)
 def matrix_power(input, n):
     if isinstance(n, bool) or not isinstance(n, int):
         raise TypeError(f"matrix_power(): argument 'n' (position 2) must be int, not {type(n).__name__}")
@@ -559,6 +569,7 @@ def lu(A, pivot=True, get_infos=False):
     return (LU, pivots, infos) if get_infos else (LU, pivots)
 
 
+@with_out("lu_solve", STRUCTURED)
 def lu_solve(b, LU_data, LU_pivots):
     warnings.warn("torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a future "
                   "PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\nX = "
@@ -584,6 +595,7 @@ def _permutation_from_pivots(pivots, m):
     return perm
 
 
+@with_out("lu_unpack", STRUCTURED)
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     if LU_data.dim() < 2:
         raise RuntimeError(f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: "

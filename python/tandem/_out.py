@@ -40,11 +40,13 @@ def _tensors(args):
             yield from (t for t in a if isinstance(t, Tensor))
 
 
-def with_out(fn_name, dtype_error=STRUCTURED, *, grad_name=None, refuse_grad=True):
+def with_out(fn_name, dtype_error=STRUCTURED, *, grad_name=None, refuse_grad=True, factory=False):
     """Decorator: gives a function composed in Python PyTorch's keyword-only out= (write_outs' rules). Without
     out the call costs one extra Python frame. grad_name: the name PyTorch's autograd error gives (the ATen op
     that refuses, e.g. linalg_inv_ex for linalg.inv); refuse_grad=False for PyTorch's compositions that write
-    into out from a recorded result (linalg.matrix_norm, tensordot, ...): out then gets the values only."""
+    into out from a recorded result (linalg.matrix_norm, tensordot, ...): out then gets the values only.
+    factory=True: a factory (logspace, range) makes its values in out's dtype and on out's device unless
+    dtype=/device= are given, as PyTorch's do."""
     def decorate(fn):
         @functools.wraps(fn)
         def call(*args, out=None, **kwargs):
@@ -53,6 +55,11 @@ def with_out(fn_name, dtype_error=STRUCTURED, *, grad_name=None, refuse_grad=Tru
             inputs = list(_tensors(list(args) + list(kwargs.values())))
             if not isinstance(out, (Tensor, tuple, list)):
                 raise TypeError(f"{fn_name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+            if factory:
+                if kwargs.get("dtype") is None:
+                    kwargs["dtype"] = out.dtype
+                if kwargs.get("device") is None:
+                    kwargs["device"] = out.device
             if refuse_grad:
                 _C._check_out_autograd(grad_name or fn_name, inputs, list(_tensors([out])))  # PyTorch's first check
                 return write_outs(fn_name, fn(*args, **kwargs), out, inputs, dtype_error)

@@ -176,6 +176,7 @@ def ldl_solve(LD, pivots, B, *, hermitian=False):
 
 # ---- compositions ----
 
+@with_out("linalg.lstsq", STRUCTURED)
 def lstsq(A, B, rcond=None, *, driver=None):
     """Least squares as PyTorch's drivers give it: 'gels' (the CUDA default; full-rank A) through QR, with the
     residuals when m > n; 'gelsy' (the CPU default), 'gelsd' and 'gelss' as the minimum-norm solution through the
@@ -467,6 +468,7 @@ def _geqrf(input):
     return _Geqrf(*_C._geqrf(input))
 
 
+@with_out("orgqr", CASTABLE)
 def _orgqr(input, input2):
     return _C._linalg_householder_product(input, input2)
 

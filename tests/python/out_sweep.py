@@ -190,4 +190,30 @@ CALLS = {
     "celu": ([_m()], {}), "relu": ([_m() - 0.5], {}), "logaddexp": ([_m(), _m()], {}),
     "hamming_window": ([5], {}), "hann_window": ([5], {}), "bartlett_window": ([5], {}), "blackman_window": ([5], {}),
     "kaiser_window": ([5], {}), "range": ([0.0, 4.0], {}),
+    "as_strided_scatter": ([_m(), torch.ones(2, 2), [2, 2], [1, 2]], {}),
+    "diagonal_scatter": ([_m(), torch.ones(3)], {}), "select_scatter": ([_m(), torch.ones(3), 0, 1], {}),
+    "slice_scatter": ([_m(), torch.ones(1, 3)], {"start": 1, "end": 2}),
+    "empty_strided": ([[2, 3], [3, 1]], {}), "index_reduce": ([_m(), 0, torch.tensor([2, 0, 1]), _m(), "prod"], {}),
+    "lu_unpack": ([*torch.linalg.lu_factor(torch.tensor(SPD))], {}),
+    "index_put": ([_m(), (torch.tensor([0, 2]),), torch.tensor(0.5)], {}),
+    "linalg.lstsq": ([_m(), _m()], {"driver": "gels"}),  # the driver both devices have
+}
+
+# PyTorch's Python functions that take no out= although ATen has an out overload (the out overload serves
+# torch.compile and C++ only): checked by test_pytorch_takes_no_out_there.
+NO_PYTHON_OUT = frozenset("""
+adaptive_avg_pool1d avg_pool1d bartlett_window binary_cross_entropy_with_logits bincount binomial blackman_window
+block_diag celu channel_shuffle clone constant_pad_nd count_nonzero diag_embed dist embedding empty_like fill flip
+from_file full_like hamming_window hann_window index_fill index_put isinf isnan kaiser_window linalg.matrix_exp
+masked_fill masked_scatter ones_like pixel_shuffle pixel_unshuffle poisson put rand_like randint_like randn_like relu
+repeat_interleave roll rot90 rsub scalar_tensor std_mean trace tril_indices triu_indices unique_consecutive
+unsafe_split var_mean zeros_like sparse_coo_tensor as_strided_scatter diagonal_scatter select_scatter empty_strided
+""".split())
+
+# Functions with out= in PyTorch that the sweep does not compare, and why.
+SKIP = {
+    "random": "torch.random is a module in Python; Tensor.random_ is the function",
+    "split_copy": "PyTorch's out= list is not resized (outs must already have the pieces' shapes)",
+    "split_with_sizes_copy": "PyTorch's out= list is not resized (outs must already have the pieces' shapes)",
+    "unsafe_split_with_sizes": "PyTorch's out= list is not resized (outs must already have the pieces' shapes)",
 }

@@ -35,7 +35,7 @@ def torch_reference(name):
     for args, kwargs in sample_calls(name):
         try:
             result = fn(*args, **kwargs)
-            outs = _outs(result, torch, "cpu")
+            outs = empty_outs(result, torch, "cpu")
             fn(*args, **kwargs, out=outs)
         except (TypeError, RuntimeError, ValueError, IndexError, NotImplementedError):
             continue
@@ -43,7 +43,7 @@ def torch_reference(name):
     return None
 
 
-def _outs(result, lib, device):
+def empty_outs(result, lib, device):
     """Empty outs of the result's dtypes (resized by the call, without a warning)."""
     def one(r):
         dtype = getattr(lib, str(r.dtype).split(".")[-1])
@@ -53,6 +53,8 @@ def _outs(result, lib, device):
 
 def _numpy(t):
     t = t.cpu() if hasattr(t, "cpu") else t
+    if isinstance(t, torch.Tensor):
+        t = t.resolve_conj().resolve_neg()
     if str(t.dtype).endswith("bfloat16"):
         t = t.float()
     return np.asarray(t.tolist()) if not hasattr(t, "numpy") else t.numpy()
@@ -64,7 +66,7 @@ def check(name, args, kwargs, reference, device):
     fn = out_sweep.resolve(tandem, name)
     targs = [to_tandem(a, device) for a in args]
     tkwargs = {k: to_tandem(v, device) for k, v in kwargs.items()}
-    outs = _outs(reference, tandem, device)
+    outs = empty_outs(reference, tandem, device)
     got = fn(*targs, **tkwargs, out=outs)
     pairs = list(zip(got, outs, reference)) if isinstance(reference, tuple) else [(got, outs, reference)]
     if isinstance(reference, tuple):
