@@ -11,7 +11,7 @@ import warnings
 from . import _C, _compositions
 from ._compositions import _in_place, _name, _sizes_arg
 from ._dim_args import _wrap_dim
-from ._out import CASTABLE, STRUCTURED, with_out
+from ._out import CASTABLE, STRUCTURED, TENSORDOT_DTYPE, TENSORDOT_GRAD, with_out
 from ._creation_more import asarray, empty_strided, frombuffer  # noqa: F401  (listed in __all__)
 from ._random_fills import METHODS as _RANDOM_FILLS
 from ._size import Size
@@ -123,7 +123,7 @@ def fmax(input, other):
     return _nan_ignoring_extremum("fmax", input, other, _C.gt)
 
 
-@with_out("inner", "tensordot: Expected the output tensor to have dtype {result}, but got an output tensor with dtype {out}", refuse_grad=False)
+@with_out("inner", TENSORDOT_DTYPE, refuse_grad=False, grad_resize_error=TENSORDOT_GRAD)
 def inner(input, other):
     if input.dim() == 0 or other.dim() == 0:
         return input * other
@@ -262,7 +262,7 @@ def _check_batches(input, batch1, batch2, target):
             raise RuntimeError(f"{label} must be a 3D tensor")
 
 
-@with_out("addbmm", "self and mat2 must have the same dtype, but got {out} and {result}")
+@with_out("addbmm", "self and mat2 must have the same dtype, but got {out} and {result}", quiet_resize=True)
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     _check_batches(input, batch1, batch2, lambda p: (batch1.shape[1], p))
     if batch1.shape[0] != batch2.shape[0]:
