@@ -226,6 +226,7 @@ nb::object into_outs(const char* fn, nb::object results, nb::handle out,
 // the result only has to cast to out's dtype.
 nb::object write_out(const char* fn, const Tensor& result, nb::handle out, const std::vector<Tensor>& inputs,
                      std::optional<std::string> dtype_error) {
+  if (out.is_none()) return wrap(result);
   Tensor& o = expect_tensor(out, fn, "out");
   for (const Tensor& t : inputs) check_out_autograd(fn, o, {&t});
   if (!dtype_error) return into_out(fn, result, out, {});
