@@ -11,7 +11,7 @@ import warnings
 from . import _C, _compositions
 from ._creation import tensor as _tensor
 from ._dim_args import _wrap_dim
-from ._out import CASTABLE, STRUCTURED, with_out
+from ._out import CASTABLE, STRUCTURED, call_with_out, with_out
 
 Tensor = _C.Tensor
 
@@ -39,13 +39,15 @@ def _scaled(input, factor):
     return input.to(dtype) * factor
 
 
-@with_out("deg2rad", CASTABLE)
-def deg2rad(input):
+def deg2rad(input, *, out=None):
+    if out is not None:
+        return call_with_out("deg2rad", deg2rad, (input,), {}, out, CASTABLE)
     return _scaled(input, math.pi / 180.0)
 
 
-@with_out("rad2deg", CASTABLE)
-def rad2deg(input):
+def rad2deg(input, *, out=None):
+    if out is not None:
+        return call_with_out("rad2deg", rad2deg, (input,), {}, out, CASTABLE)
     return _scaled(input, 180.0 / math.pi)
 
 

@@ -11,7 +11,7 @@ import math as _math
 from . import _C
 
 from ._finfo import finfo as _finfo
-from ._out import CASTABLE, STRUCTURED, with_out
+from ._out import CASTABLE, MULTI_DOT_DTYPE, STRUCTURED, with_out
 from ._return_types import result_type as _result  # tandem.return_types.<name>
 
 # An extension built before the linalg bindings existed has no _LinAlgError: the module still imports (its
@@ -259,7 +259,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     return s.pow(1.0 / ord)
 
 
-@with_out("linalg.matrix_norm", "linalg.matrix_norm expected out tensor dtype {result} but got: {out}", refuse_grad=False)
+@with_out("linalg.matrix_norm", "linalg.matrix_norm expected out tensor dtype {result} but got: {out}",
+          refuse_grad=False)
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if dtype is not None:
         A = A.to(dtype)
@@ -390,7 +391,7 @@ def cond(A, p=None):
     return matrix_norm(A, p) * matrix_norm(A_inv, p)
 
 
-@with_out("linalg.multi_dot", "multi_dot(): expected out tensor to have dtype {result_cpp} but got {out_cpp}", grad_name="mm")
+@with_out("linalg.multi_dot", MULTI_DOT_DTYPE, grad_name="mm")
 def multi_dot(tensors):
     if len(tensors) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")

@@ -93,7 +93,8 @@ def both(name, device, out_dtype=None, out_shape=(0,), requires_grad=False, out_
             except (RuntimeError, TypeError) as e:
                 result, error = None, e
         # (PyTorch's C++ warnings end with where they were triggered)
-        messages = [str(w.message).split(" (Triggered internally")[0] for w in caught if "was resized" in str(w.message)]
+        messages = [str(w.message).split(" (Triggered internally")[0] for w in caught
+                    if "was resized" in str(w.message)]
         outcomes.append((result, out, error, messages))
     return outcomes
 
