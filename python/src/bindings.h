@@ -69,10 +69,13 @@ nb::object into_out(const char* fn, const Tensor& result, nb::handle out,
 // spellings); without it, into_out's castable rule. Autograd is refused for `inputs`.
 nb::object write_out(const char* fn, const Tensor& result, nb::handle out, const std::vector<Tensor>& inputs,
                      std::optional<std::string> dtype_error);
+// PyTorch's message when the out of a structured op (mm, sort, gather, softmax, ...) has another dtype.
+inline constexpr const char* kStructuredOutDtype =
+    "Expected out tensor to have dtype {result_cpp}, but got {out_cpp} instead";
 // out=(values, indices) for a function with several results: `results` (a named tuple) as is without out;
-// else each result written into its out with into_out's rules and the named tuple of the outs returned.
-nb::object into_outs(const char* fn, nb::object results, nb::handle out,
-                     std::initializer_list<const Tensor*> inputs);
+// else each result written into its out (write_out's rules) and the named tuple of the outs returned.
+nb::object into_outs(const char* fn, nb::object results, nb::handle out, const std::vector<Tensor>& inputs,
+                     std::optional<std::string> dtype_error = kStructuredOutDtype);
 // A tuple of Python ints (what PyTorch returns for stride()/size()).
 nb::object shape_object(IntArrayRef sizes);
 

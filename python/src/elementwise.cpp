@@ -206,8 +206,8 @@ nb::object into_out(const char* fn, const Tensor& result, nb::handle out,
   return nb::borrow(out);
 }
 
-nb::object into_outs(const char* fn, nb::object results, nb::handle out,
-                     std::initializer_list<const Tensor*> inputs) {
+nb::object into_outs(const char* fn, nb::object results, nb::handle out, const std::vector<Tensor>& inputs,
+                     std::optional<std::string> dtype_error) {
   if (out.is_none()) return results;
   const size_t n = nb::len(results);
   TANDEM_CHECK((nb::isinstance<nb::tuple>(out) || nb::isinstance<nb::list>(out)) && nb::len(out) == n, Type,
@@ -215,7 +215,7 @@ nb::object into_outs(const char* fn, nb::object results, nb::handle out,
                "\nhint: pass one out tensor per result, e.g. out=(values, indices)");
   nb::list written;
   for (size_t i = 0; i < n; ++i)
-    written.append(into_out(fn, as_tensor_ref(results[i]), nb::object(out[i]), inputs));
+    written.append(write_out(fn, as_tensor_ref(results[i]), nb::object(out[i]), inputs, dtype_error));
   return results.type()(*written);
 }
 
@@ -483,10 +483,10 @@ void init_elementwise(nb::module_& m) {
     m.def(
         name,
         [clamp_fn, name](const Tensor& x, nb::handle lo, nb::handle hi, nb::handle out) {
-          Tensor r = clamp_fn(x, lo, hi);
-          return into_out(name, r, out,
-                          {&x, is_tensor(lo) ? &as_tensor_ref(lo) : nullptr,
-                           is_tensor(hi) ? &as_tensor_ref(hi) : nullptr});
+          std::vector<Tensor> inputs{x};
+          for (nb::handle bound : {lo, hi})
+            if (is_tensor(bound)) inputs.push_back(as_tensor_ref(bound));
+          return write_out(name, clamp_fn(x, lo, hi), out, inputs, "Found dtype {out} but expected {result}");
         },
         nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none(), nb::kw_only(),
         nb::arg("out") = nb::none());

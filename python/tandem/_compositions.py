@@ -9,7 +9,7 @@ import warnings
 
 from . import _C
 from ._dim_args import _ints, _wrap_dim
-from ._out import CASTABLE, STRUCTURED, call_with_out, with_out
+from ._out import CASTABLE, FOUND_DTYPE, STRUCTURED, call_with_out, with_out
 from ._einsum import einsum, tensordot  # noqa: F401  (contractions, in their own file; listed in __all__)
 from ._size import Size
 
@@ -599,7 +599,8 @@ def unflatten(input, dim, sizes):
     return input.reshape(tuple(input.shape[:d]) + sizes + tuple(input.shape[d + 1:]))
 
 
-@with_out("narrow_copy", CASTABLE)
+@with_out("narrow_copy", "Expected self.dtype() == output.dtype() to be true, but got false.  (Could this error "
+                         "message be improved?  If so, please report an enhancement request to PyTorch.)")
 def narrow_copy(input, dim, start, length):
     return input.narrow(dim, start, length).clone()
 
@@ -742,13 +743,13 @@ def reciprocal(input, *, out=None):
 
 def clamp_min(input, min, *, out=None):
     if out is not None:
-        return call_with_out("clamp_min", clamp_min, (input, min), {}, out, CASTABLE)
+        return call_with_out("clamp_min", clamp_min, (input, min), {}, out, FOUND_DTYPE)
     return _C.clamp(input, min=min)
 
 
 def clamp_max(input, max, *, out=None):
     if out is not None:
-        return call_with_out("clamp_max", clamp_max, (input, max), {}, out, CASTABLE)
+        return call_with_out("clamp_max", clamp_max, (input, max), {}, out, FOUND_DTYPE)
     return _C.clamp(input, max=max)
 
 

@@ -427,7 +427,7 @@ def select_scatter(input, src, dim, index):
     return _C.where(mask, src.unsqueeze(d).to(input.dtype), input)
 
 
-@with_out("slice_scatter", CASTABLE)
+@with_out("slice_scatter", STRUCTURED)
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     d = _wrap_dim(dim, input.dim())
     n = input.shape[d]
@@ -577,7 +577,7 @@ def _copy_form(name):
         return tuple(t.clone() for t in out) if isinstance(out, (tuple, list)) else out.clone()
 
     fn.__name__ = fn.__qualname__ = f"{name}_copy"
-    return with_out(f"{name}_copy", CASTABLE)(fn)
+    return with_out(f"{name}_copy", STRUCTURED)(fn)
 
 
 # ---- Tensor-only methods ----

@@ -11,7 +11,8 @@ import warnings
 from . import _C, _compositions
 from ._compositions import _in_place, _name, _sizes_arg
 from ._dim_args import _wrap_dim
-from ._out import CASTABLE, MULTI_DOT_DTYPE, STRUCTURED, TENSORDOT_DTYPE, TENSORDOT_GRAD, call_with_out, with_out
+from ._out import (CASTABLE, FOUND_DTYPE, MULTI_DOT_DTYPE, STRUCTURED, TENSORDOT_DTYPE, TENSORDOT_GRAD, call_with_out,
+                   with_out)
 from ._creation_more import asarray, empty_strided, frombuffer  # noqa: F401  (listed in __all__)
 from ._random_fills import METHODS as _RANDOM_FILLS
 from ._size import Size
@@ -55,7 +56,8 @@ def _as_dtype_value(value, dtype):
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     if out is not None:
-        return call_with_out("nan_to_num", nan_to_num, (input, nan, posinf, neginf), {}, out, CASTABLE)
+        return call_with_out("nan_to_num", nan_to_num, (input, nan, posinf, neginf), {}, out,
+                             "nan_to_num: dtype of out: {out} should be same as input: {result}")
     _require_tensors("nan_to_num", ("input", input))
     for label, value in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
         if value is not None and not isinstance(value, (int, float)):
@@ -96,7 +98,7 @@ def isneginf(input, *, out=None):
 
 def fix(input, *, out=None):
     if out is not None:
-        return call_with_out("fix", fix, (input,), {}, out, CASTABLE)
+        return call_with_out("fix", fix, (input,), {}, out, FOUND_DTYPE)
     return _C.trunc(input)
 
 

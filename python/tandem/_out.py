@@ -13,6 +13,8 @@ Tensor = _C.Tensor
 # The message of PyTorch's structured kernels (mm, baddbmm, addmv, cross, linalg.matmul, ...).
 STRUCTURED = "Expected out tensor to have dtype {result_cpp}, but got {out_cpp} instead"
 CASTABLE = None  # ops built on TensorIterator: the result need only cast to out's dtype
+# TensorIterator ops that keep their input's dtype (clamp, fix, hardshrink, ...) want it in out too.
+FOUND_DTYPE = "Found dtype {out} but expected {result}"
 
 
 def write_out(fn, result, out, inputs, dtype_error=STRUCTURED):

@@ -4,7 +4,7 @@ F.X: every argument of torch.batch_norm is required, losses take an int `reducti
 torch.embedding takes (weight, indices). Each form only maps its arguments onto tandem.nn.functional, so it
 runs on every device and differentiates exactly as the F op does."""
 from . import _C, _compositions
-from ._out import CASTABLE, with_out
+from ._out import CASTABLE, FOUND_DTYPE, with_out
 
 Tensor = _C.Tensor
 
@@ -251,7 +251,7 @@ def threshold(input, threshold, value):
     return _F().threshold(input, threshold, value)
 
 
-@with_out("hardshrink", "Found dtype {out} but expected {result}")
+@with_out("hardshrink", FOUND_DTYPE)
 def hardshrink(input, lambd=0.5):
     return _F().hardshrink(input, lambd)
 

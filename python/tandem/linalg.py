@@ -176,7 +176,7 @@ def ldl_solve(LD, pivots, B, *, hermitian=False):
 
 # ---- compositions ----
 
-@with_out("linalg.lstsq", STRUCTURED)
+@with_out("linalg.lstsq", CASTABLE)
 def lstsq(A, B, rcond=None, *, driver=None):
     """Least squares as PyTorch's drivers give it: 'gels' (the CUDA default; full-rank A) through QR, with the
     residuals when m > n; 'gelsy' (the CPU default), 'gelsd' and 'gelss' as the minimum-norm solution through the

@@ -1,5 +1,6 @@
 """Running one out= call of the sweep (out_sweep.py) in PyTorch and in tandem and comparing them."""
 import numpy as np
+import pytest
 import torch
 
 import tandem
@@ -82,3 +83,36 @@ def check(name, args, kwargs, reference, device):
                 np.testing.assert_allclose(have, want, rtol=2e-5, atol=2e-6, equal_nan=True, err_msg=name)
             else:
                 np.testing.assert_array_equal(have, want, err_msg=name)
+
+
+def _wider_outs(result, lib, device):
+    """Empty outs one size wider than the result (float64 for float32, complex128 for complex64), other dtypes
+    kept: the call must either cast into them or refuse them, as PyTorch does."""
+    def one(r):
+        name = str(r.dtype).split(".")[-1]
+        name = {"float32": "float64", "complex64": "complex128"}.get(name, name)
+        return lib.empty(0, dtype=getattr(lib, name), device=device)
+    return tuple(one(r) for r in result) if isinstance(result, tuple) else one(result)
+
+
+def check_wider_out(name, args, kwargs, reference, device):
+    """PyTorch's answer to a float64 out for a float32 result (cast into it, or refuse it with the op's own
+    message) is tandem's: the same error type and first line, or no error and PyTorch's values."""
+    try:
+        want = out_sweep.resolve(torch, name)(*args, **kwargs, out=_wider_outs(reference, torch, "cpu"))
+        torch_error = None
+    except RuntimeError as e:
+        torch_error = e
+    targs = [to_tandem(a, device) for a in args]
+    tkwargs = {k: to_tandem(v, device) for k, v in kwargs.items()}
+    if torch_error is not None:
+        with pytest.raises(type(torch_error)) as caught:
+            out_sweep.resolve(tandem, name)(*targs, **tkwargs, out=_wider_outs(reference, tandem, device))
+        assert str(caught.value).split("\nhint:")[0] == str(torch_error).split("\n")[0]
+        return
+    got = out_sweep.resolve(tandem, name)(*targs, **tkwargs, out=_wider_outs(reference, tandem, device))
+    pairs = zip(got, want) if isinstance(want, tuple) else [(got, want)]
+    for g, w in pairs:
+        assert str(g.dtype).split(".")[-1] == str(w.dtype).split(".")[-1]
+        if name.split(".")[-1] not in out_sweep.RANDOM:
+            np.testing.assert_allclose(_numpy(g), _numpy(w), rtol=2e-5, atol=2e-6, equal_nan=True, err_msg=name)
