@@ -46,7 +46,7 @@ void init_complex(nb::module_& m) {
           [conj_or_self](nb::handle self, nb::handle out) -> nb::object {
             if (out.is_none()) return conj_or_self(self);
             const Tensor& x = self_tensor(self, "conj_physical");
-            return write_out("conj_physical", conj(x), out, {x}, "Found dtype {out} but expected {result}");
+            return write_out("conj_physical", conj(x), out, {&x}, "Found dtype {out} but expected {result}");
           },
           nb::arg("input"), nb::kw_only(), nb::arg("out") = nb::none());
     tensor.def(name, conj_or_self);
@@ -58,7 +58,7 @@ void init_complex(nb::module_& m) {
   m.def(
       "sgn",
       [](const Tensor& x, nb::handle out) {
-        return write_out("sgn", sgn(x), out, {x}, "Found dtype {out} but expected {result}");
+        return write_out("sgn", sgn(x), out, {&x}, "Found dtype {out} but expected {result}");
       },
       nb::arg("input"), nb::kw_only(), nb::arg("out") = nb::none());
   tensor.def("sgn", [](const Tensor& x) { return sgn(x); });
@@ -69,13 +69,13 @@ void init_complex(nb::module_& m) {
   m.def(
       "polar",
       [complex_out_error](const Tensor& a, const Tensor& b, nb::handle out) {
-        return write_out("polar", polar(a, b), out, {a, b}, complex_out_error);
+        return write_out("polar", polar(a, b), out, {&a, &b}, complex_out_error);
       },
       nb::arg("abs"), nb::arg("angle"), nb::kw_only(), nb::arg("out") = nb::none());
   m.def(
       "complex",
       [complex_out_error](const Tensor& a, const Tensor& b, nb::handle out) {
-        return write_out("complex", make_complex(a, b), out, {a, b}, complex_out_error);
+        return write_out("complex", make_complex(a, b), out, {&a, &b}, complex_out_error);
       },
       nb::arg("real"), nb::arg("imag"), nb::kw_only(), nb::arg("out") = nb::none());
 }

@@ -206,8 +206,8 @@ nb::object into_out(const char* fn, const Tensor& result, nb::handle out,
   return nb::borrow(out);
 }
 
-nb::object into_outs(const char* fn, nb::object results, nb::handle out, const std::vector<Tensor>& inputs,
-                     std::optional<std::string> dtype_error) {
+nb::object into_outs(const char* fn, nb::object results, nb::handle out,
+                     std::initializer_list<const Tensor*> inputs, const char* dtype_error) {
   if (out.is_none()) return results;
   const size_t n = nb::len(results);
   TANDEM_CHECK((nb::isinstance<nb::tuple>(out) || nb::isinstance<nb::list>(out)) && nb::len(out) == n, Type,
@@ -219,26 +219,26 @@ nb::object into_outs(const char* fn, nb::object results, nb::handle out, const s
   return results.type()(*written);
 }
 
-// tandem._C._write_out: out= for the functions composed in Python (baddbmm, addr, tensordot, linalg.*, ...).
-// `result` was computed without out; autograd is refused as for every out= call. With `dtype_error`, out's
-// dtype must be the result's exactly and the message is that function's PyTorch text, its {out} and
-// {result} the dtypes' PyTorch spellings ({out_cpp} and {result_cpp}: the C++ ones, "float"); without it,
-// the result only has to cast to out's dtype.
-nb::object write_out(const char* fn, const Tensor& result, nb::handle out, const std::vector<Tensor>& inputs,
-                     std::optional<std::string> dtype_error) {
+// PyTorch's dtype message of an op: {out} and {result} filled with the dtypes' names, {out_cpp} and
+// {result_cpp} with their C++ spellings.
+std::string out_dtype_message(std::string msg, DType out, DType result) {
+  const std::pair<const char*, std::string_view> fills[] = {{"{out_cpp}", dtype_cpp_name(out)},
+                                                            {"{result_cpp}", dtype_cpp_name(result)},
+                                                            {"{out}", dtype_title(out)},
+                                                            {"{result}", dtype_title(result)}};
+  for (const auto& [key, value] : fills)
+    for (size_t at; (at = msg.find(key)) != std::string::npos;) msg.replace(at, std::strlen(key), value);
+  return msg;
+}
+
+nb::object write_out(const char* fn, const Tensor& result, nb::handle out,
+                     std::initializer_list<const Tensor*> inputs, const char* dtype_error) {
   if (out.is_none()) return wrap(result);
   Tensor& o = expect_tensor(out, fn, "out");
-  for (const Tensor& t : inputs) check_out_autograd(fn, o, {&t});
+  for (const Tensor* t : inputs) check_out_autograd(fn, o, {t});
   if (!dtype_error) return into_out(fn, result, out, {});
-  auto fill = [&](std::string msg, const char* key, std::string_view value) {
-    for (size_t at; (at = msg.find(key)) != std::string::npos;) msg.replace(at, std::strlen(key), value);
-    return msg;
-  };
-  std::string msg =
-      fill(fill(*dtype_error, "{out}", dtype_title(o.dtype())), "{result}", dtype_title(result.dtype()));
-  msg =
-      fill(fill(msg, "{out_cpp}", dtype_cpp_name(o.dtype())), "{result_cpp}", dtype_cpp_name(result.dtype()));
-  TANDEM_CHECK(o.dtype() == result.dtype(), Runtime, msg, "\nhint: ", fn,
+  TANDEM_CHECK(o.dtype() == result.dtype(), Runtime,
+               out_dtype_message(dtype_error, o.dtype(), result.dtype()), "\nhint: ", fn,
                " writes its own dtype into out= (no conversion): pass an out tensor of dtype ",
                dtype_name(result.dtype()));
   assign_out_exact(fn, o, result);
@@ -318,8 +318,17 @@ void init_elementwise(nb::module_& m) {
         }
       },
       nb::arg("fn"), nb::arg("inputs"), nb::arg("outs"));
-  m.def("_write_out", &write_out, nb::arg("fn"), nb::arg("result"), nb::arg("out"), nb::arg("inputs"),
-        nb::arg("dtype_error") = nb::none());
+  m.def(
+      "_write_out",
+      [](const std::string& fn, const Tensor& result, nb::handle out, const std::vector<Tensor>& inputs,
+         std::optional<std::string> dtype_error) {
+        if (!out.is_none())
+          for (const Tensor& t : inputs)
+            check_out_autograd(fn.c_str(), expect_tensor(out, fn.c_str(), "out"), {&t});
+        return write_out(fn.c_str(), result, out, {}, dtype_error ? dtype_error->c_str() : nullptr);
+      },
+      nb::arg("fn"), nb::arg("result"), nb::arg("out"), nb::arg("inputs"),
+      nb::arg("dtype_error") = nb::none());
   m.def("_unary_ops", [] {
     std::vector<std::tuple<std::string, std::string, nb::object>> ops;
 #define TANDEM_UNARY_OP(name, functor, rule, ...)                                      \
@@ -448,7 +457,8 @@ void init_elementwise(nb::module_& m) {
         Tensor ta = as_operand(a, "input"), tb = as_operand(b, "other");
         Tensor r = tandem::where(cond, ta, tb);
         if (out.is_none()) return wrap(r);
-        return write_out("where", r, out, {cond, ta, tb}, "Expected out type to be {result} but got {out}");
+        return write_out("where", r, out, {&cond, &ta, &tb},
+                         "Expected out type to be {result} but got {out}");
       },
       nb::arg("condition"), nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out") = nb::none());
   // where(condition) alone is nonzero(condition, as_tuple=True).
@@ -483,10 +493,10 @@ void init_elementwise(nb::module_& m) {
     m.def(
         name,
         [clamp_fn, name](const Tensor& x, nb::handle lo, nb::handle hi, nb::handle out) {
-          std::vector<Tensor> inputs{x};
-          for (nb::handle bound : {lo, hi})
-            if (is_tensor(bound)) inputs.push_back(as_tensor_ref(bound));
-          return write_out(name, clamp_fn(x, lo, hi), out, inputs, "Found dtype {out} but expected {result}");
+          return write_out(name, clamp_fn(x, lo, hi), out,
+                           {&x, is_tensor(lo) ? &as_tensor_ref(lo) : nullptr,
+                            is_tensor(hi) ? &as_tensor_ref(hi) : nullptr},
+                           "Found dtype {out} but expected {result}");
         },
         nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none(), nb::kw_only(),
         nb::arg("out") = nb::none());

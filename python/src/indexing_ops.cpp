@@ -146,7 +146,7 @@ void init_indexing_ops(nb::module_& m) {
   m.def(
       "gather",
       [gather_fn](const Tensor& x, int64_t dim, const Tensor& index, bool sparse_grad, nb::handle out) {
-        return write_out("gather", gather_fn(x, dim, index, sparse_grad), out, {x, index},
+        return write_out("gather", gather_fn(x, dim, index, sparse_grad), out, {&x, &index},
                          kStructuredOutDtype);
       },
       nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("sparse_grad") = false,
@@ -175,10 +175,8 @@ void init_indexing_ops(nb::module_& m) {
       "scatter",
       [scatter_fn](const Tensor& x, int64_t dim, const Tensor& index, nb::handle src, nb::handle value,
                    nb::handle reduce, nb::handle out) {
-        std::vector<Tensor> inputs{x, index};
-        if (is_tensor(src)) inputs.push_back(as_tensor_ref(src));
-        return write_out("scatter", scatter_fn(x, dim, index, src, value, reduce), out, inputs,
-                         kStructuredOutDtype);
+        return write_out("scatter", scatter_fn(x, dim, index, src, value, reduce), out,
+                         {&x, &index, is_tensor(src) ? &as_tensor_ref(src) : nullptr}, kStructuredOutDtype);
       },
       nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("src") = nb::none(), nb::kw_only(),
       nb::arg("value") = nb::none(), nb::arg("reduce") = nb::none(), nb::arg("out") = nb::none());
@@ -193,7 +191,7 @@ void init_indexing_ops(nb::module_& m) {
   m.def(
       "scatter_add",
       [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src, nb::handle out) {
-        return write_out("scatter_add", scatter_add(x, dim, index, src), out, {x, index, src},
+        return write_out("scatter_add", scatter_add(x, dim, index, src), out, {&x, &index, &src},
                          kStructuredOutDtype);
       },
       nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("src"), nb::kw_only(),
@@ -211,7 +209,7 @@ void init_indexing_ops(nb::module_& m) {
   m.def(
       "index_select",
       [](const Tensor& x, int64_t dim, const Tensor& index, nb::handle out) {
-        return write_out("index_select", index_select(x, dim, index), out, {x, index},
+        return write_out("index_select", index_select(x, dim, index), out, {&x, &index},
                          "index_select(): self and result must have the same scalar type");
       },
       nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("out") = nb::none());
@@ -225,7 +223,7 @@ void init_indexing_ops(nb::module_& m) {
       "index_add",
       [index_add_fn](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
                      nb::handle alpha, nb::handle out) {
-        return write_out("index_add", index_add_fn(x, dim, index, source, alpha), out, {x, index, source},
+        return write_out("index_add", index_add_fn(x, dim, index, source, alpha), out, {&x, &index, &source},
                          kStructuredOutDtype);
       },
       nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::kw_only(),
@@ -245,7 +243,7 @@ void init_indexing_ops(nb::module_& m) {
   m.def(
       "index_copy",
       [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source, nb::handle out) {
-        return write_out("index_copy", index_copy(x, dim, index, source), out, {x, index, source},
+        return write_out("index_copy", index_copy(x, dim, index, source), out, {&x, &index, &source},
                          kStructuredOutDtype);
       },
       nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::kw_only(),
@@ -272,7 +270,7 @@ void init_indexing_ops(nb::module_& m) {
   m.def(
       "take",
       [](const Tensor& x, const Tensor& index, nb::handle out) {
-        return write_out("take", take(x, index), out, {x, index},
+        return write_out("take", take(x, index), out, {&x, &index},
                          "take(): self and out expected to have the same dtype, but got self.dtype = "
                          "{result} and out.dtype = {out}");
       },
@@ -295,7 +293,7 @@ void init_indexing_ops(nb::module_& m) {
   m.def(
       "masked_select",
       [](const Tensor& x, const Tensor& mask, nb::handle out) {
-        return write_out("masked_select", masked_select(x, mask), out, {x, mask},
+        return write_out("masked_select", masked_select(x, mask), out, {&x, &mask},
                          "masked_select(): self and result must have the same scalar type");
       },
       nb::arg("input"), nb::arg("mask"), nb::kw_only(), nb::arg("out") = nb::none());
@@ -335,7 +333,7 @@ void init_indexing_ops(nb::module_& m) {
   m.def(
       "take_along_dim",
       [](const Tensor& x, const Tensor& indices, std::optional<int64_t> dim, nb::handle out) {
-        return write_out("take_along_dim", take_along_dim(x, indices, dim), out, {x, indices},
+        return write_out("take_along_dim", take_along_dim(x, indices, dim), out, {&x, &indices},
                          kStructuredOutDtype);
       },
       nb::arg("input"), nb::arg("indices"), nb::arg("dim") = nb::none(), nb::kw_only(),

@@ -102,7 +102,7 @@ void def_median(nb::module_& m, nb::class_<Tensor>& tensor, const char* name, bo
           return into_outs(name,
                            named(ignore_nan ? kNanmedian : kMedian,
                                  ignore_nan ? tandem::nanmedian(x, d, kd) : tandem::median(x, d, kd)),
-                           out, {x}, std::nullopt);
+                           out, {&x}, nullptr);
         };
       },
       nb::arg("dim").none() = nb::ellipsis(), nb::arg("keepdim") = nb::none(), nb::kw_only(),
@@ -128,7 +128,7 @@ void def_quantile(nb::module_& m, nb::class_<Tensor>& tensor, const char* name, 
           double qv = float_arg(q, name, "q");
           r = ignore_nan ? nanquantile(x, qv, d, keepdim, how) : quantile(x, qv, d, keepdim, how);
         }
-        return write_out(name, r, out, {x}, "quantile() out tensor must be same dtype as the input tensor");
+        return write_out(name, r, out, {&x}, "quantile() out tensor must be same dtype as the input tensor");
       },
       nb::arg("q"), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
       nb::arg("interpolation") = "linear", nb::arg("out") = nb::none());
@@ -153,7 +153,7 @@ void def_order_stats(nb::module_& m, nb::class_<Tensor>& tensor) {
               "kthvalue",
               named(kKthvalue, tandem::kthvalue(x, int_arg(k, "kthvalue", "k", 1 + shift),
                                                 int_arg(dim, "kthvalue", "dim", 2 + shift), keepdim)),
-              out, {x}, "output values must be of same type as input");
+              out, {&x}, "output values must be of same type as input");
         };
       },
       nb::arg("k").none(), nb::arg("dim").none() = -1, nb::arg("keepdim") = false, nb::kw_only(),
@@ -164,7 +164,7 @@ void def_order_stats(nb::module_& m, nb::class_<Tensor>& tensor) {
         return [shift](const Tensor& x, nb::handle dim, bool keepdim, nb::handle out) {
           return into_outs("mode",
                            named(kMode, tandem::mode(x, int_arg(dim, "mode", "dim", 1 + shift), keepdim)),
-                           out, {x}, "expected scalar type '{result}' but got '{out}' for values output");
+                           out, {&x}, "expected scalar type '{result}' but got '{out}' for values output");
         };
       },
       nb::arg("dim").none() = -1, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("out") = nb::none());
@@ -173,7 +173,7 @@ void def_order_stats(nb::module_& m, nb::class_<Tensor>& tensor) {
   def_both(
       m, tensor, "msort",
       [](const Tensor& x, nb::handle out) {
-        return write_out("msort", tandem::msort(x), out, {x}, kStructuredOutDtype);
+        return write_out("msort", tandem::msort(x), out, {&x}, kStructuredOutDtype);
       },
       nb::kw_only(), nb::arg("out") = nb::none());
 }
@@ -277,7 +277,7 @@ void def_counting(nb::module_& m, nb::class_<Tensor>& tensor) {
       [](const Tensor& x, nb::handle bins, nb::handle min, nb::handle max, nb::handle out) {
         Tensor r = tandem::histc(x, int_arg(bins, "histc", "bins"), float_arg(min, "histc", "min"),
                                  float_arg(max, "histc", "max"));
-        return write_out("histc", r, out, {x}, kHistogramOutDtype);
+        return write_out("histc", r, out, {&x}, kHistogramOutDtype);
       },
       nb::arg("bins") = 100, nb::arg("min") = 0, nb::arg("max") = 0, nb::kw_only(),
       nb::arg("out") = nb::none());
@@ -291,7 +291,8 @@ void def_counting(nb::module_& m, nb::class_<Tensor>& tensor) {
                        "histogram(): range= goes with a number of bins, not with bin edges",
                        "\nhint: drop range=, the edges already fix it");
           Histogram h = tandem::histogram(x, as_tensor_ref(bins), w, density);
-          return into_outs("histogram", named(kHistogram, h.hist, h.bin_edges), out, {x}, kHistogramOutDtype);
+          return into_outs("histogram", named(kHistogram, h.hist, h.bin_edges), out, {&x},
+                           kHistogramOutDtype);
         }
         std::optional<std::pair<double, double>> r;
         if (!range.is_none()) {
@@ -307,7 +308,7 @@ void def_counting(nb::module_& m, nb::class_<Tensor>& tensor) {
                              float_arg(seq[1], "histogram", "range"));
         }
         Histogram h = tandem::histogram(x, int_arg(bins, "histogram", "bins"), r, w, density);
-        return into_outs("histogram", named(kHistogram, h.hist, h.bin_edges), out, {x}, kHistogramOutDtype);
+        return into_outs("histogram", named(kHistogram, h.hist, h.bin_edges), out, {&x}, kHistogramOutDtype);
       },
       nb::arg("bins") = 100, nb::kw_only(), nb::arg("range") = nb::none(), nb::arg("weight") = nb::none(),
       nb::arg("density") = false, nb::arg("out") = nb::none());

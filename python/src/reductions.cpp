@@ -177,12 +177,10 @@ void init_reductions(nb::module_& m) {
                    nb::handle out) {
           Tensor r = op(x, parse_dims(dim, axis, name), parse_keepdim(keepdim, keepdims));
           // amax/amin want out in the input's dtype (PyTorch's message); all/any cast into it.
-          std::optional<std::string> same_dtype;
-          if (name[1] == 'm')
-            same_dtype =
-                "Expected the dtype for input and out to match, but got {result} for input's dtype and "
-                "{out} for out's dtype.";
-          return write_out(name, r, out, {x}, same_dtype);
+          const char* same_dtype = name[1] == 'm' ? "Expected the dtype for input and out to match, but got "
+                                                    "{result} for input's dtype and {out} for out's dtype."
+                                                  : nullptr;
+          return write_out(name, r, out, {&x}, same_dtype);
         },
         nb::arg("dim") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("axis") = none,
         nb::arg("keepdims") = none, nb::arg("out") = none);
@@ -220,7 +218,7 @@ void init_reductions(nb::module_& m) {
           int64_t d = *parse_one_dim(dim, nb::none(), name);
           return into_outs(
               name, named_pair(is_max ? kMax : kMin, is_max ? tandem::max(x, d, kd) : tandem::min(x, d, kd)),
-              out, {x});
+              out, {&x});
         },
         nb::arg("other") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("dim") = none,
         nb::arg("axis") = none, nb::arg("keepdims") = none, nb::arg("out") = none, nb::arg("initial") = none,
@@ -236,7 +234,8 @@ void init_reductions(nb::module_& m) {
                        nb::handle keepdims, nb::handle out) {
           std::optional<int64_t> d = parse_one_dim(dim, axis, name);
           bool kd = parse_keepdim(keepdim, keepdims);
-          return write_out(name, is_max ? argmax(x, d, kd) : argmin(x, d, kd), out, {x}, kStructuredOutDtype);
+          return write_out(name, is_max ? argmax(x, d, kd) : argmin(x, d, kd), out, {&x},
+                           kStructuredOutDtype);
         },
         nb::arg("dim") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("axis") = none,
         nb::arg("keepdims") = none, nb::arg("out") = none);
@@ -276,7 +275,7 @@ void init_reductions(nb::module_& m) {
         return write_out("norm",
                          tandem::norm(x, parse_norm_order(p), parse_dims(dim, nb::none(), "norm"),
                                       truthy(keepdim), parse_dtype(dtype)),
-                         out, {x}, kStructuredOutDtype);
+                         out, {&x}, kStructuredOutDtype);
       },
       nb::arg("p") = "fro", nb::arg("dim") = none, nb::arg("keepdim") = false, nb::arg("dtype") = none,
       nb::kw_only(), nb::arg("out") = none);
@@ -297,7 +296,7 @@ void init_reductions(nb::module_& m) {
           TANDEM_CHECK(!dim.is_none(), Type, name,
                        "(): missing required argument 'dim'\nhint: pass the dim to ",
                        "normalise over, e.g. x.", name, "(dim=-1)");
-          return write_out(name, op(x, as_int(dim, name, "dim"), parse_dtype(dtype)), out, {x},
+          return write_out(name, op(x, as_int(dim, name, "dim"), parse_dtype(dtype)), out, {&x},
                            kStructuredOutDtype);
         },
         nb::arg("dim") = none, nb::arg("dtype") = none, nb::kw_only(), nb::arg("out") = none);
@@ -321,7 +320,7 @@ void init_reductions(nb::module_& m) {
   def_both(
       m, tensor, "sort",
       [](const Tensor& x, int64_t dim, bool descending, bool stable, nb::handle out) {
-        return into_outs("sort", named_pair(kSort, tandem::sort(x, dim, descending, stable)), out, {x});
+        return into_outs("sort", named_pair(kSort, tandem::sort(x, dim, descending, stable)), out, {&x});
       },
       nb::arg("dim") = -1, nb::arg("descending") = false, nb::kw_only(), nb::arg("stable") = false,
       nb::arg("out") = none);
@@ -335,7 +334,7 @@ void init_reductions(nb::module_& m) {
   def_both(
       m, tensor, "topk",
       [](const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted, nb::handle out) {
-        return into_outs("topk", named_pair(kTopk, tandem::topk(x, k, dim, largest, sorted)), out, {x});
+        return into_outs("topk", named_pair(kTopk, tandem::topk(x, k, dim, largest, sorted)), out, {&x});
       },
       nb::arg("k"), nb::arg("dim") = -1, nb::arg("largest") = true, nb::arg("sorted") = true, nb::kw_only(),
       nb::arg("out") = none);

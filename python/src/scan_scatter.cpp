@@ -75,7 +75,7 @@ void init_scan_scatter(nb::module_& m) {
         [name, is_max](int shift) {
           return [name, is_max, shift](const Tensor& x, nb::handle dim, nb::handle out) {
             int64_t d = dim_arg(dim, name, 1 + shift);
-            return into_outs(name, named_pair(is_max, is_max ? cummax(x, d) : cummin(x, d)), out, {x},
+            return into_outs(name, named_pair(is_max, is_max ? cummax(x, d) : cummin(x, d)), out, {&x},
                              "expected scalar_type {result} but found {out}");
           };
         },
@@ -87,8 +87,8 @@ void init_scan_scatter(nb::module_& m) {
       m, tensor, "logcumsumexp",
       [](int shift) {
         return [shift](const Tensor& x, nb::handle dim, nb::handle out) {
-          return write_out("logcumsumexp", logcumsumexp(x, dim_arg(dim, "logcumsumexp", 1 + shift)), out, {x},
-                           "expected scalar_type {result} but found {out}");
+          return write_out("logcumsumexp", logcumsumexp(x, dim_arg(dim, "logcumsumexp", 1 + shift)), out,
+                           {&x}, "expected scalar_type {result} but found {out}");
         };
       },
       nb::arg("dim").none(), nb::kw_only(), nb::arg("out") = none);
@@ -113,7 +113,7 @@ void init_scan_scatter(nb::module_& m) {
           return write_out("scatter_reduce",
                            scatter_reduce(x, dim_arg(dim, "scatter_reduce", 1 + shift), index, src,
                                           reduce_arg(reduce, "scatter_reduce", 4 + shift), include_self),
-                           out, {x, index, src}, kStructuredOutDtype);
+                           out, {&x, &index, &src}, kStructuredOutDtype);
         };
       },
       nb::arg("dim").none(), nb::arg("index"), nb::arg("src"), nb::arg("reduce").none(), nb::kw_only(),
@@ -136,7 +136,7 @@ void init_scan_scatter(nb::module_& m) {
           return write_out("index_reduce",
                            index_reduce(x, dim_arg(dim, "index_reduce", 1 + shift), index, source,
                                         reduce_arg(reduce, "index_reduce", 4 + shift), include_self),
-                           out, {x, index, source}, kStructuredOutDtype);
+                           out, {&x, &index, &source}, kStructuredOutDtype);
         };
       },
       nb::arg("dim").none(), nb::arg("index"), nb::arg("source"), nb::arg("reduce").none(), nb::kw_only(),

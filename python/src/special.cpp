@@ -64,11 +64,9 @@ void init_special(nb::module_& m) {
       [](nb::handle a, nb::handle b, nb::handle out) -> nb::object {
         nb::object r = float_power_function(a, b);
         if (out.is_none()) return r;
-        std::vector<Tensor> inputs;
-        for (nb::handle h : {a, b})
-          if (is_tensor(h)) inputs.push_back(as_tensor_ref(h));
         return write_out(
-            "float_power", as_tensor_ref(r), out, inputs,
+            "float_power", as_tensor_ref(r), out,
+            {is_tensor(a) ? &as_tensor_ref(a) : nullptr, is_tensor(b) ? &as_tensor_ref(b) : nullptr},
             "the output given to float_power has dtype {out} but the operation's result requires "
             "dtype {result}");
       },
