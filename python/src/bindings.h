@@ -64,6 +64,19 @@ DimVector shape_from_args(nb::args args, nb::handle keyword, const char* fn, con
 // out, result itself (python/src/elementwise.cpp).
 nb::object into_out(const char* fn, const Tensor& result, nb::handle out,
                     std::initializer_list<const Tensor*> inputs);
+// into_out for ops whose out must have the result's dtype exactly: `dtype_error` (or null) is PyTorch's
+// message for that op ({out} and {result} stand for the dtypes' names, {out_cpp} and {result_cpp} for their
+// C++ spellings); without it, into_out's castable rule. Autograd is refused for `inputs`.
+nb::object write_out(const char* fn, const Tensor& result, nb::handle out,
+                     std::initializer_list<const Tensor*> inputs, const char* dtype_error);
+// PyTorch's message when the out of a structured op (mm, sort, gather, softmax, ...) has another dtype.
+inline constexpr const char* kStructuredOutDtype =
+    "Expected out tensor to have dtype {result_cpp}, but got {out_cpp} instead";
+// out=(values, indices) for a function with several results: `results` (a named tuple) as is without out;
+// else each result written into its out (write_out's rules) and the named tuple of the outs returned.
+nb::object into_outs(const char* fn, nb::object results, nb::handle out,
+                     std::initializer_list<const Tensor*> inputs,
+                     const char* dtype_error = kStructuredOutDtype);
 // A tuple of Python ints (what PyTorch returns for stride()/size()).
 nb::object shape_object(IntArrayRef sizes);
 

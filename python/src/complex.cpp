@@ -38,22 +38,46 @@ void init_complex(nb::module_& m) {
   m.def(
       "view_as_complex", [](const Tensor& x) { return view_as_complex(x); }, nb::arg("input"));
   for (const char* name : {"conj", "conj_physical"}) {
-    m.def(name, conj_or_self, nb::arg("input"));
+    if (std::string_view(name) == "conj")
+      m.def(name, conj_or_self, nb::arg("input"));
+    else  // conj_physical takes out=, with PyTorch's message for another dtype
+      m.def(
+          name,
+          [conj_or_self](nb::handle self, nb::handle out) -> nb::object {
+            if (out.is_none()) return conj_or_self(self);
+            const Tensor& x = self_tensor(self, "conj_physical");
+            return write_out("conj_physical", conj(x), out, {&x}, "Found dtype {out} but expected {result}");
+          },
+          nb::arg("input"), nb::kw_only(), nb::arg("out") = nb::none());
     tensor.def(name, conj_or_self);
   }
   m.def(
-      "angle", [](const Tensor& x) { return angle(x); }, nb::arg("input"));
+      "angle", [](const Tensor& x, nb::handle out) { return into_out("angle", angle(x), out, {&x}); },
+      nb::arg("input"), nb::kw_only(), nb::arg("out") = nb::none());
   tensor.def("angle", [](const Tensor& x) { return angle(x); });
   m.def(
-      "sgn", [](const Tensor& x) { return sgn(x); }, nb::arg("input"));
+      "sgn",
+      [](const Tensor& x, nb::handle out) {
+        return write_out("sgn", sgn(x), out, {&x}, "Found dtype {out} but expected {result}");
+      },
+      nb::arg("input"), nb::kw_only(), nb::arg("out") = nb::none());
   tensor.def("sgn", [](const Tensor& x) { return sgn(x); });
   tensor.def("sgn_", [](const Tensor& x) { return copy_(x, sgn(x)); });
+  // polar and complex: out must have the complex result's dtype (PyTorch's message).
+  const char* complex_out_error =
+      "Expected object of scalar type {result} but got scalar type {out} for argument 'out'";
   m.def(
-      "polar", [](const Tensor& a, const Tensor& b) { return polar(a, b); }, nb::arg("abs"),
-      nb::arg("angle"));
+      "polar",
+      [complex_out_error](const Tensor& a, const Tensor& b, nb::handle out) {
+        return write_out("polar", polar(a, b), out, {&a, &b}, complex_out_error);
+      },
+      nb::arg("abs"), nb::arg("angle"), nb::kw_only(), nb::arg("out") = nb::none());
   m.def(
-      "complex", [](const Tensor& a, const Tensor& b) { return make_complex(a, b); }, nb::arg("real"),
-      nb::arg("imag"));
+      "complex",
+      [complex_out_error](const Tensor& a, const Tensor& b, nb::handle out) {
+        return write_out("complex", make_complex(a, b), out, {&a, &b}, complex_out_error);
+      },
+      nb::arg("real"), nb::arg("imag"), nb::kw_only(), nb::arg("out") = nb::none());
 }
 
 }  // namespace tandem::py

@@ -180,15 +180,17 @@ void init_creation(nb::module_& m) {
   m.def(                                                                                                    \
       #name,                                                                                                \
       [](nb::args args, nb::handle size, nb::handle dtype, nb::handle device, bool requires_grad,           \
-         bool pin_memory) {                                                                                 \
+         bool pin_memory, nb::handle out) {                                                                 \
         profiler::RecordScope profile_scope("aten::" #name);                                                \
-        FactoryArgs a = factory_args(dtype, device, requires_grad, default_float_dtype());                  \
+        FactoryArgs a = factory_args(dtype_or_out(dtype, out), device_or_out(device, out), requires_grad,   \
+                                     default_float_dtype());                                                \
         Tensor t = new_tensor(shape_from_args(args, size, #name, "size"), a, pin_memory);                   \
         fill;                                                                                               \
-        return finish(t, a);                                                                                \
+        return into_out(#name, finish(t, a), out, {});                                                      \
       },                                                                                                    \
       nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),                         \
-      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("pin_memory") = false);     \
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("pin_memory") = false,      \
+      nb::arg("out") = nb::none());                                                                         \
   m.def(                                                                                                    \
       #name "_like",                                                                                        \
       [](nb::handle input, nb::handle dtype, nb::handle device, bool requires_grad, nb::handle layout,      \
@@ -214,15 +216,17 @@ void init_creation(nb::module_& m) {
 
   m.def(
       "full",
-      [](nb::handle size, nb::handle value, nb::handle dtype, nb::handle device, bool requires_grad) {
+      [](nb::handle size, nb::handle value, nb::handle dtype, nb::handle device, bool requires_grad,
+         nb::handle out) {
         Scalar v;
         TANDEM_CHECK(to_scalar(value, v, true), Type, "full(): argument 'fill_value' must be Number, not ",
                      nb::inst_name(value).c_str());
-        FactoryArgs a = factory_args(dtype, device, requires_grad, v.natural_dtype());
-        return finish(full(to_shape(size, "full"), v, a.dtype, a.device), a);
+        FactoryArgs a = factory_args(dtype_or_out(dtype, out), device_or_out(device, out), requires_grad,
+                                     v.natural_dtype());
+        return into_out("full", finish(full(to_shape(size, "full"), v, a.dtype, a.device), a), out, {});
       },
       nb::arg("size"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
-      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("out") = nb::none());
   m.def(
       "full_like",
       [](nb::handle input, nb::handle value, nb::handle dtype, nb::handle device, bool requires_grad,

@@ -1,5 +1,6 @@
 // Elementwise ops as module functions (tandem.add), methods (t.add, t.add_) and operators (t + u), all
 // generated from kernels/op_list.def.
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
@@ -36,12 +37,6 @@ struct BinaryFns {
 };
 
 nb::object not_implemented() { return nb::borrow(Py_NotImplemented); }
-
-// NumPy passes out=None to the methods it dispatches to; tandem has no out= arguments yet.
-void check_no_out(nb::handle out, const char* fn) {
-  TANDEM_CHECK(out.is_none(), Type, fn, "(): out= is not supported\nhint: use the returned tensor (x = ", fn,
-               "(...)) or an in-place method");
-}
 
 // NumPy arrays take part in arithmetic as CPU tensors sharing their memory (as in PyTorch), so `t + a` and,
 // thanks to __array_priority__, `a + t` both give tensors. Returns an undefined tensor for anything else.
@@ -89,22 +84,16 @@ nb::object apply_inplace(const BinaryFns& f, const Tensor& self, nb::handle othe
   return wrap(f.ts_(self, s));
 }
 
-// The tensor passed as out= (ops/out_arg.h has PyTorch's rules), after PyTorch's warning when an out with
-// elements gets resized to `shape`.
-Tensor& out_argument(nb::handle out, const char* fn, IntArrayRef shape) {
+// PyTorch's UserWarning for an out with elements that gets resized (ops/out_arg.h calls it).
+void warn_out_resize(const std::string& message) {
+  if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1) < 0) throw nb::python_error();
+}
+
+// The tensor passed as out= (ops/out_arg.h has PyTorch's rules; resize_out gives its resize warning).
+Tensor& out_argument(nb::handle out, const char* fn) {
   TANDEM_CHECK(is_tensor(out), Type, fn, "(): argument 'out' must be Tensor, not ",
                nb::inst_name(out).c_str());
-  Tensor& t = as_tensor_ref(out);
-  if (out_needs_resize_warning(t, shape)) {
-    std::string msg =
-        "An output with one or more elements was resized since it had shape " + t.shape_str() +
-        ", which does not match the required output shape " + shape_to_string(shape) +
-        ". This behavior is deprecated, and in a future PyTorch release outputs will not be resized "
-        "unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, "
-        "inplace, to zero elements with t.resize_(0).";
-    if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) < 0) throw nb::python_error();
-  }
-  return t;
+  return as_tensor_ref(out);
 }
 
 // tandem.add(input, other, out=t): the result written into t, which is returned (the same object).
@@ -114,19 +103,19 @@ nb::object apply_out(const BinaryFns& f, nb::handle a, nb::handle b, nb::handle 
     const Tensor& ta = as_tensor_ref(a);
     Tensor tb = is_tensor(b) ? as_tensor_ref(b) : array_operand(b);
     if (tb.defined()) {
-      f.tt_out(ta, tb, out_argument(out, f.name, broadcast_shapes(ta.sizes(), tb.sizes())));
+      f.tt_out(ta, tb, out_argument(out, f.name));
       return nb::borrow(out);
     }
     Scalar s;
     TANDEM_CHECK(to_scalar(b, s, true), Type, f.name, "(): argument 'other' must be Tensor or Number, not ",
                  nb::inst_name(b).c_str());
-    f.ts_out(ta, s, out_argument(out, f.name, ta.sizes()));
+    f.ts_out(ta, s, out_argument(out, f.name));
     return nb::borrow(out);
   }
   Scalar s;
   TANDEM_CHECK(is_tensor(b) && to_scalar(a, s, true), Type, f.name,
                "(): argument 'input' must be Tensor, not ", nb::inst_name(a).c_str());
-  f.st_out(s, as_tensor_ref(b), out_argument(out, f.name, as_tensor_ref(b).sizes()));
+  f.st_out(s, as_tensor_ref(b), out_argument(out, f.name));
   return nb::borrow(out);
 }
 
@@ -199,7 +188,7 @@ nb::object with_alpha(const BinaryFns& f, nb::handle a, nb::handle b, nb::handle
 template <Tensor (*Fn)(const Tensor&), Tensor (*FnOut)(const Tensor&, const Tensor&)>
 nb::object unary_function(const Tensor& x, nb::handle out, const char* name) {
   if (out.is_none()) return wrap(Fn(x));
-  FnOut(x, out_argument(out, name, x.sizes()));
+  FnOut(x, out_argument(out, name));
   return nb::borrow(out);
 }
 
@@ -212,9 +201,47 @@ nb::object into_out(const char* fn, const Tensor& result, nb::handle out,
   if (out.is_none()) return wrap(result);
   Tensor& o = expect_tensor(out, fn, "out");
   check_out(fn, o, result.dtype(), result.device(), inputs);
-  out_argument(out, fn, result.sizes());
   resize_out(o, result.sizes());
   copy_(o, result);
+  return nb::borrow(out);
+}
+
+nb::object into_outs(const char* fn, nb::object results, nb::handle out,
+                     std::initializer_list<const Tensor*> inputs, const char* dtype_error) {
+  if (out.is_none()) return results;
+  const size_t n = nb::len(results);
+  TANDEM_CHECK((nb::isinstance<nb::tuple>(out) || nb::isinstance<nb::list>(out)) && nb::len(out) == n, Type,
+               fn, "(): argument 'out' must be tuple of ", n, " Tensors, not ", nb::inst_name(out).c_str(),
+               "\nhint: pass one out tensor per result, e.g. out=(values, indices)");
+  nb::list written;
+  for (size_t i = 0; i < n; ++i)
+    written.append(write_out(fn, as_tensor_ref(results[i]), nb::object(out[i]), inputs, dtype_error));
+  return results.type()(*written);
+}
+
+// PyTorch's dtype message of an op: {out} and {result} filled with the dtypes' names, {out_cpp} and
+// {result_cpp} with their C++ spellings.
+std::string out_dtype_message(std::string msg, DType out, DType result) {
+  const std::pair<const char*, std::string_view> fills[] = {{"{out_cpp}", dtype_cpp_name(out)},
+                                                            {"{result_cpp}", dtype_cpp_name(result)},
+                                                            {"{out}", dtype_title(out)},
+                                                            {"{result}", dtype_title(result)}};
+  for (const auto& [key, value] : fills)
+    for (size_t at; (at = msg.find(key)) != std::string::npos;) msg.replace(at, std::strlen(key), value);
+  return msg;
+}
+
+nb::object write_out(const char* fn, const Tensor& result, nb::handle out,
+                     std::initializer_list<const Tensor*> inputs, const char* dtype_error) {
+  if (out.is_none()) return wrap(result);
+  Tensor& o = expect_tensor(out, fn, "out");
+  for (const Tensor* t : inputs) check_out_autograd(fn, o, {t});
+  if (!dtype_error) return into_out(fn, result, out, {});
+  TANDEM_CHECK(o.dtype() == result.dtype(), Runtime,
+               out_dtype_message(dtype_error, o.dtype(), result.dtype()), "\nhint: ", fn,
+               " writes its own dtype into out= (no conversion): pass an out tensor of dtype ",
+               dtype_name(result.dtype()));
+  assign_out_exact(fn, o, result);
   return nb::borrow(out);
 }
 
@@ -226,17 +253,22 @@ constexpr const char* second_operand_name(std::string_view op) {
          : op.find("_polynomial_") != op.npos ? "n"
                                               : "other";
 }
+// PyTorch's unary functions without out=.
+constexpr bool no_out_function(std::string_view op) {
+  return op == "isnan" || op == "isinf" || op == "isfinite";
+}
 constexpr const char* first_operand_name(std::string_view op) {
   return op.find("_polynomial_") != op.npos ? "x" : "input";
 }
 
 void init_elementwise(nb::module_& m) {
+  set_out_resize_warning(&warn_out_resize);
   auto cls = nb::type<Tensor>();
   nb::class_<Tensor>& tensor = static_cast<nb::class_<Tensor>&>(cls);
 
-  // Functions take out= as PyTorch's do (its predicates isnan, isinf, isfinite have none).
+  // Functions take out= as PyTorch's do (isnan, isinf and isfinite have none).
 #define TANDEM_UNARY_OP(name, functor, rule, ...)                                   \
-  if constexpr (UnaryRule::rule == UnaryRule::Predicate)                            \
+  if constexpr (no_out_function(#name))                                             \
     m.def(                                                                          \
         #name, [](const Tensor& x) { return tandem::name(x); }, nb::arg("input"));  \
   else                                                                              \
@@ -276,6 +308,27 @@ void init_elementwise(nb::module_& m) {
 
   // The op list itself, so tests parametrise over every op (a new op in op_list.def is tested without
   // editing a hand-kept table): (name, dtype rule, autograd node name or None).
+  // PyTorch's first check of an out= call, before a Python composition computes anything.
+  m.def(
+      "_check_out_autograd",
+      [](const char* fn, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outs) {
+        for (const Tensor& o : outs) {
+          check_out_autograd(fn, o, {});
+          for (const Tensor& t : inputs) check_out_autograd(fn, o, {&t});
+        }
+      },
+      nb::arg("fn"), nb::arg("inputs"), nb::arg("outs"));
+  m.def(
+      "_write_out",
+      [](const std::string& fn, const Tensor& result, nb::handle out, const std::vector<Tensor>& inputs,
+         std::optional<std::string> dtype_error) {
+        if (!out.is_none())
+          for (const Tensor& t : inputs)
+            check_out_autograd(fn.c_str(), expect_tensor(out, fn.c_str(), "out"), {&t});
+        return write_out(fn.c_str(), result, out, {}, dtype_error ? dtype_error->c_str() : nullptr);
+      },
+      nb::arg("fn"), nb::arg("result"), nb::arg("out"), nb::arg("inputs"),
+      nb::arg("dtype_error") = nb::none());
   m.def("_unary_ops", [] {
     std::vector<std::tuple<std::string, std::string, nb::object>> ops;
 #define TANDEM_UNARY_OP(name, functor, rule, ...)                                      \
@@ -388,7 +441,7 @@ void init_elementwise(nb::module_& m) {
 
   m.def(
       "where",
-      [](const Tensor& cond, nb::handle a, nb::handle b) {
+      [](const Tensor& cond, nb::handle a, nb::handle b, nb::handle out) {
         auto as_operand = [&](nb::handle h, const char* arg) -> Tensor {
           if (is_tensor(h)) return as_tensor_ref(h);
           Scalar s;
@@ -401,9 +454,13 @@ void init_elementwise(nb::module_& m) {
           if (other && dtype_category(other->dtype()) >= s.category()) d = other->dtype();
           return full(DimVector{}, s, d);
         };
-        return tandem::where(cond, as_operand(a, "input"), as_operand(b, "other"));
+        Tensor ta = as_operand(a, "input"), tb = as_operand(b, "other");
+        Tensor r = tandem::where(cond, ta, tb);
+        if (out.is_none()) return wrap(r);
+        return write_out("where", r, out, {&cond, &ta, &tb},
+                         "Expected out type to be {result} but got {out}");
       },
-      nb::arg("condition"), nb::arg("input"), nb::arg("other"));
+      nb::arg("condition"), nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out") = nb::none());
   // where(condition) alone is nonzero(condition, as_tuple=True).
   m.def(
       "where",
@@ -432,22 +489,29 @@ void init_elementwise(nb::module_& m) {
     }
     return tandem::clamp(x, l, h);
   };
-  m.def("clamp", clamp_fn, nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
-  m.def("clip", clamp_fn, nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
+  for (const char* name : {"clamp", "clip"})
+    m.def(
+        name,
+        [clamp_fn, name](const Tensor& x, nb::handle lo, nb::handle hi, nb::handle out) {
+          return write_out(name, clamp_fn(x, lo, hi), out,
+                           {&x, is_tensor(lo) ? &as_tensor_ref(lo) : nullptr,
+                            is_tensor(hi) ? &as_tensor_ref(hi) : nullptr},
+                           "Found dtype {out} but expected {result}");
+        },
+        nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none(), nb::kw_only(),
+        nb::arg("out") = nb::none());
   tensor.def("clamp", clamp_fn, nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
   // clip is clamp's NumPy name; np.clip(t, lo, hi) calls t.clip(lo, hi, out=None).
   tensor.def(
       "clip",
       [clamp_fn](const Tensor& x, nb::handle lo, nb::handle hi, nb::handle out) {
-        check_no_out(out, "clip");
-        return clamp_fn(x, lo, hi);
+        return into_out("clip", clamp_fn(x, lo, hi), out, {&x});
       },
       nb::arg("min").none() = nb::none(), nb::arg("max").none() = nb::none(),
       nb::arg("out").none() = nb::none());
   // round(decimals=0); np.round(t, d) calls t.round(decimals=d, out=None).
   auto round_fn = [](const Tensor& x, int64_t decimals, nb::handle out) {
-    check_no_out(out, "round");
-    return tandem::round(x, decimals);
+    return into_out("round", tandem::round(x, decimals), out, {&x});
   };
   tensor.def("round", round_fn, nb::kw_only(), nb::arg("decimals") = 0, nb::arg("out").none() = nb::none());
   m.def("round", round_fn, nb::arg("input"), nb::kw_only(), nb::arg("decimals") = 0,

@@ -24,8 +24,9 @@ Scalar scalar_arg(nb::handle h, const char* fn, const char* arg) {
 void init_factories(nb::module_& m) {
   m.def(
       "arange",
-      [](nb::handle start, nb::handle end, nb::handle step, nb::handle dtype, nb::handle device,
-         bool requires_grad) {
+      [](nb::handle start, nb::handle end, nb::handle step, nb::handle dtype_arg, nb::handle device_arg,
+         bool requires_grad, nb::handle out) {
+        nb::object dtype = dtype_or_out(dtype_arg, out), device = device_or_out(device_arg, out);
         // arange(end) and arange(start, end[, step]), as PyTorch's overloads.
         if (end.is_none()) std::swap(start, end);
         TANDEM_CHECK(!end.is_none(), Type, "arange() missing required argument 'end'",
@@ -34,28 +35,33 @@ void init_factories(nb::module_& m) {
         Scalar z = scalar_arg(end, "arange", "end");
         Scalar s = step.is_none() ? Scalar(int64_t{1}) : scalar_arg(step, "arange", "step");
         Tensor t = arange(a, z, s, to_optional_dtype(dtype), device_or_default(device));
-        return with_requires_grad(t, requires_grad);
+        return into_out("arange", with_requires_grad(t, requires_grad), out, {});
       },
       nb::arg("start") = nb::none(), nb::arg("end") = nb::none(), nb::arg("step") = nb::none(), nb::kw_only(),
-      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false,
+      nb::arg("out") = nb::none());
   m.def(
       "linspace",
       [](nb::handle start, nb::handle end, int64_t steps, nb::handle dtype, nb::handle device,
-         bool requires_grad) {
+         bool requires_grad, nb::handle out) {
         Tensor t = linspace(scalar_arg(start, "linspace", "start"), scalar_arg(end, "linspace", "end"), steps,
-                            to_optional_dtype(dtype), device_or_default(device));
-        return with_requires_grad(t, requires_grad);
+                            to_optional_dtype(dtype_or_out(dtype, out)),
+                            device_or_default(device_or_out(device, out)));
+        return into_out("linspace", with_requires_grad(t, requires_grad), out, {});
       },
       nb::arg("start"), nb::arg("end"), nb::arg("steps"), nb::kw_only(), nb::arg("dtype") = nb::none(),
-      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("out") = nb::none());
   m.def(
       "eye",
-      [](int64_t n, std::optional<int64_t> m, nb::handle dtype, nb::handle device, bool requires_grad) {
+      [](int64_t n, std::optional<int64_t> m, nb::handle dtype_arg, nb::handle device, bool requires_grad,
+         nb::handle out) {
+        nb::object dtype = dtype_or_out(dtype_arg, out);
         DType d = dtype.is_none() ? default_float_dtype() : to_dtype(dtype);
-        return with_requires_grad(eye(n, m, d, device_or_default(device)), requires_grad);
+        Tensor t = eye(n, m, d, device_or_default(device_or_out(device, out)));
+        return into_out("eye", with_requires_grad(t, requires_grad), out, {});
       },
       nb::arg("n"), nb::arg("m") = nb::none(), nb::kw_only(), nb::arg("dtype") = nb::none(),
-      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("out") = nb::none());
 }
 
 }  // namespace tandem::py

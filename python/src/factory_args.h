@@ -27,6 +27,17 @@ inline Tensor with_requires_grad(Tensor t, bool requires_grad) {
   return t;
 }
 
+// A factory's out=: as in PyTorch the values are made in out's dtype and on out's device unless dtype= or
+// device= say otherwise; into_out then writes them into out.
+inline nb::object dtype_or_out(nb::handle dtype, nb::handle out) {
+  if (!dtype.is_none() || !is_tensor(out)) return nb::borrow(dtype);
+  return dtype_object(as_tensor_ref(out).dtype());
+}
+inline nb::object device_or_out(nb::handle device, nb::handle out) {
+  if (!device.is_none() || !is_tensor(out)) return nb::borrow(device);
+  return device_object(as_tensor_ref(out).device());
+}
+
 // The keywords a *_like factory passes on when tandem/_layouts.py lays its result out (layouts.h).
 inline nb::dict like_kwargs(nb::handle dtype, nb::handle device, bool requires_grad) {
   nb::dict kwargs;

@@ -10,6 +10,7 @@
 #include "ops/copy.h"
 #include "ops/indexing.h"
 #include "ops/join.h"
+#include "ops/out_arg.h"
 #include "ops/scatter_reduce.h"
 
 namespace tandem::py {
@@ -93,39 +94,63 @@ Tensor scatter_reduce_arg(const Tensor& x, int64_t dim, const Tensor& index, nb:
   return in_place ? scatter_reduce_(x, dim, index, values, op) : scatter_reduce(x, dim, index, values, op);
 }
 
+// out= of the functions joining a list of tensors: autograd is refused for any of them, then into_out.
+nb::object joined_into_out(const char* fn, const std::vector<Tensor>& inputs, const Tensor& result,
+                           nb::handle out) {
+  if (!out.is_none())
+    for (const Tensor& t : inputs) check_out_autograd(fn, expect_tensor(out, fn, "out"), {&t});
+  return into_out(fn, result, out, {});
+}
+
 }  // namespace
 
 void init_indexing_ops(nb::module_& m) {
   auto cls = nb::type<Tensor>();
   auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
 
-  auto cat_fn = [](nb::handle tensors, int64_t dim) {
-    return cat(tensor_list(tensors, "cat", "tensors"), dim);
+  // Every joining function takes out=; its name is the one PyTorch's messages give.
+  auto def_join = [&](const char* name, const char* dim_name,
+                      Tensor (*join)(const std::vector<Tensor>&, int64_t)) {
+    m.def(
+        name,
+        [name, join](nb::handle tensors, int64_t dim, nb::handle out) {
+          std::vector<Tensor> list = tensor_list(tensors, name, "tensors");
+          return joined_into_out(name, list, join(list, dim), out);
+        },
+        nb::arg("tensors"), nb::arg(dim_name) = 0, nb::kw_only(), nb::arg("out") = nb::none());
   };
-  m.def("cat", cat_fn, nb::arg("tensors"), nb::arg("dim") = 0);
-  m.def("concat", cat_fn, nb::arg("tensors"), nb::arg("dim") = 0);
-  m.def("concatenate", cat_fn, nb::arg("tensors"), nb::arg("axis") = 0);
-  m.def(
-      "stack",
-      [](nb::handle tensors, int64_t dim) { return stack(tensor_list(tensors, "stack", "tensors"), dim); },
-      nb::arg("tensors"), nb::arg("dim") = 0);
-  m.def(
-      "hstack", [](nb::handle t) { return hstack(tensor_list(t, "hstack", "tensors")); }, nb::arg("tensors"));
-  m.def(
-      "vstack", [](nb::handle t) { return vstack(tensor_list(t, "vstack", "tensors")); }, nb::arg("tensors"));
-  m.def(
-      "row_stack", [](nb::handle t) { return vstack(tensor_list(t, "row_stack", "tensors")); },
-      nb::arg("tensors"));
-  m.def(
-      "dstack", [](nb::handle t) { return dstack(tensor_list(t, "dstack", "tensors")); }, nb::arg("tensors"));
+  auto cat_list = [](const std::vector<Tensor>& list, int64_t dim) { return cat(list, dim); };
+  def_join("cat", "dim", cat_list);
+  def_join("concat", "dim", cat_list);
+  def_join("concatenate", "axis", cat_list);
+  def_join("stack", "dim", [](const std::vector<Tensor>& list, int64_t dim) { return stack(list, dim); });
+  auto def_stack = [&](const char* name, Tensor (*join)(const std::vector<Tensor>&)) {
+    m.def(
+        name,
+        [name, join](nb::handle tensors, nb::handle out) {
+          std::vector<Tensor> list = tensor_list(tensors, name, "tensors");
+          return joined_into_out(name, list, join(list), out);
+        },
+        nb::arg("tensors"), nb::kw_only(), nb::arg("out") = nb::none());
+  };
+  def_stack("hstack", [](const std::vector<Tensor>& list) { return hstack(list); });
+  def_stack("vstack", [](const std::vector<Tensor>& list) { return vstack(list); });
+  def_stack("row_stack", [](const std::vector<Tensor>& list) { return vstack(list); });
+  def_stack("dstack", [](const std::vector<Tensor>& list) { return dstack(list); });
 
   // sparse_grad=True asks PyTorch for a sparse gradient; tandem has no sparse tensors and gives the same
   // values dense.
   auto gather_fn = [](const Tensor& x, int64_t dim, const Tensor& index, bool) {
     return gather(x, dim, index);
   };
-  m.def("gather", gather_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::kw_only(),
-        nb::arg("sparse_grad") = false);
+  m.def(
+      "gather",
+      [gather_fn](const Tensor& x, int64_t dim, const Tensor& index, bool sparse_grad, nb::handle out) {
+        return write_out("gather", gather_fn(x, dim, index, sparse_grad), out, {&x, &index},
+                         kStructuredOutDtype);
+      },
+      nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("sparse_grad") = false,
+      nb::arg("out") = nb::none());
   tensor.def("gather", gather_fn, nb::arg("dim"), nb::arg("index"), nb::kw_only(),
              nb::arg("sparse_grad") = false);
 
@@ -146,9 +171,15 @@ void init_indexing_ops(nb::module_& m) {
     if (is_tensor(src)) return scatter_(x, dim, index, as_tensor_ref(src));
     return scatter_(x, dim, index, number(src, "scatter_", "value"));
   };
-  m.def("scatter", scatter_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"),
-        nb::arg("src") = nb::none(), nb::kw_only(), nb::arg("value") = nb::none(),
-        nb::arg("reduce") = nb::none());
+  m.def(
+      "scatter",
+      [scatter_fn](const Tensor& x, int64_t dim, const Tensor& index, nb::handle src, nb::handle value,
+                   nb::handle reduce, nb::handle out) {
+        return write_out("scatter", scatter_fn(x, dim, index, src, value, reduce), out,
+                         {&x, &index, is_tensor(src) ? &as_tensor_ref(src) : nullptr}, kStructuredOutDtype);
+      },
+      nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("src") = nb::none(), nb::kw_only(),
+      nb::arg("value") = nb::none(), nb::arg("reduce") = nb::none(), nb::arg("out") = nb::none());
   tensor.def("scatter", scatter_fn, nb::arg("dim"), nb::arg("index"), nb::arg("src") = nb::none(),
              nb::kw_only(), nb::arg("value") = nb::none(), nb::arg("reduce") = nb::none());
   tensor.def("scatter_", returning_self("scatter_", scatter_inplace_fn), nb::arg("dim"), nb::arg("index"),
@@ -157,7 +188,14 @@ void init_indexing_ops(nb::module_& m) {
   auto scatter_add_fn = [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
     return scatter_add(x, dim, index, src);
   };
-  m.def("scatter_add", scatter_add_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("src"));
+  m.def(
+      "scatter_add",
+      [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src, nb::handle out) {
+        return write_out("scatter_add", scatter_add(x, dim, index, src), out, {&x, &index, &src},
+                         kStructuredOutDtype);
+      },
+      nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("src"), nb::kw_only(),
+      nb::arg("out") = nb::none());
   tensor.def("scatter_add", scatter_add_fn, nb::arg("dim"), nb::arg("index"), nb::arg("src"));
   tensor.def(
       "scatter_add_",
@@ -168,15 +206,28 @@ void init_indexing_ops(nb::module_& m) {
   auto index_select_fn = [](const Tensor& x, int64_t dim, const Tensor& index) {
     return index_select(x, dim, index);
   };
-  m.def("index_select", index_select_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"));
+  m.def(
+      "index_select",
+      [](const Tensor& x, int64_t dim, const Tensor& index, nb::handle out) {
+        return write_out("index_select", index_select(x, dim, index), out, {&x, &index},
+                         "index_select(): self and result must have the same scalar type");
+      },
+      nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("out") = nb::none());
   tensor.def("index_select", index_select_fn, nb::arg("dim"), nb::arg("index"));
 
   auto index_add_fn = [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
                          nb::handle alpha) {
     return index_add(x, dim, index, source, number(alpha, "index_add", "alpha"));
   };
-  m.def("index_add", index_add_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("source"),
-        nb::kw_only(), nb::arg("alpha") = 1);
+  m.def(
+      "index_add",
+      [index_add_fn](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
+                     nb::handle alpha, nb::handle out) {
+        return write_out("index_add", index_add_fn(x, dim, index, source, alpha), out, {&x, &index, &source},
+                         kStructuredOutDtype);
+      },
+      nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::kw_only(),
+      nb::arg("alpha") = 1, nb::arg("out") = nb::none());
   tensor.def("index_add", index_add_fn, nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::kw_only(),
              nb::arg("alpha") = 1);
   tensor.def("index_add_",
@@ -189,7 +240,14 @@ void init_indexing_ops(nb::module_& m) {
   auto index_copy_fn = [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
     return index_copy(x, dim, index, source);
   };
-  m.def("index_copy", index_copy_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("source"));
+  m.def(
+      "index_copy",
+      [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source, nb::handle out) {
+        return write_out("index_copy", index_copy(x, dim, index, source), out, {&x, &index, &source},
+                         kStructuredOutDtype);
+      },
+      nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::kw_only(),
+      nb::arg("out") = nb::none());
   tensor.def("index_copy", index_copy_fn, nb::arg("dim"), nb::arg("index"), nb::arg("source"));
   tensor.def(
       "index_copy_",
@@ -209,7 +267,14 @@ void init_indexing_ops(nb::module_& m) {
   tensor.def("index_fill_", returning_self("index_fill_", index_fill_inplace_fn), nb::arg("dim"),
              nb::arg("index"), nb::arg("value"));
   auto take_fn = [](const Tensor& x, const Tensor& index) { return take(x, index); };
-  m.def("take", take_fn, nb::arg("input"), nb::arg("index"));
+  m.def(
+      "take",
+      [](const Tensor& x, const Tensor& index, nb::handle out) {
+        return write_out("take", take(x, index), out, {&x, &index},
+                         "take(): self and out expected to have the same dtype, but got self.dtype = "
+                         "{result} and out.dtype = {out}");
+      },
+      nb::arg("input"), nb::arg("index"), nb::kw_only(), nb::arg("out") = nb::none());
   tensor.def("take", take_fn, nb::arg("index"));
 
   auto masked_fill_fn = [](const Tensor& x, const Tensor& mask, nb::handle value) {
@@ -225,14 +290,28 @@ void init_indexing_ops(nb::module_& m) {
                             }),
              nb::arg("mask"), nb::arg("value"));
   auto masked_select_fn = [](const Tensor& x, const Tensor& mask) { return masked_select(x, mask); };
-  m.def("masked_select", masked_select_fn, nb::arg("input"), nb::arg("mask"));
+  m.def(
+      "masked_select",
+      [](const Tensor& x, const Tensor& mask, nb::handle out) {
+        return write_out("masked_select", masked_select(x, mask), out, {&x, &mask},
+                         "masked_select(): self and result must have the same scalar type");
+      },
+      nb::arg("input"), nb::arg("mask"), nb::kw_only(), nb::arg("out") = nb::none());
   tensor.def("masked_select", masked_select_fn, nb::arg("mask"));
 
   auto nonzero_fn = [](const Tensor& x, bool as_tuple) -> nb::object {
     if (as_tuple) return tensor_tuple(nonzero_tuple(x));
     return wrap(nonzero(x));
   };
-  m.def("nonzero", nonzero_fn, nb::arg("input"), nb::kw_only(), nb::arg("as_tuple") = false);
+  m.def(
+      "nonzero",
+      [nonzero_fn](const Tensor& x, bool as_tuple, nb::handle out) -> nb::object {
+        TANDEM_CHECK(!as_tuple || out.is_none(), Type,
+                     "nonzero(): as_tuple=True returns new tensors and takes no out=\nhint: drop out=");
+        if (as_tuple) return nonzero_fn(x, as_tuple);
+        return into_out("nonzero", nonzero(x), out, {&x});
+      },
+      nb::arg("input"), nb::kw_only(), nb::arg("as_tuple") = false, nb::arg("out") = nb::none());
   tensor.def("nonzero", nonzero_fn, nb::kw_only(), nb::arg("as_tuple") = false);
   m.def(
       "argwhere", [](const Tensor& x) { return nonzero(x); }, nb::arg("input"));
@@ -251,7 +330,14 @@ void init_indexing_ops(nb::module_& m) {
   auto take_along_fn = [](const Tensor& x, const Tensor& indices, std::optional<int64_t> dim) {
     return take_along_dim(x, indices, dim);
   };
-  m.def("take_along_dim", take_along_fn, nb::arg("input"), nb::arg("indices"), nb::arg("dim") = nb::none());
+  m.def(
+      "take_along_dim",
+      [](const Tensor& x, const Tensor& indices, std::optional<int64_t> dim, nb::handle out) {
+        return write_out("take_along_dim", take_along_dim(x, indices, dim), out, {&x, &indices},
+                         kStructuredOutDtype);
+      },
+      nb::arg("input"), nb::arg("indices"), nb::arg("dim") = nb::none(), nb::kw_only(),
+      nb::arg("out") = nb::none());
   tensor.def("take_along_dim", take_along_fn, nb::arg("indices"), nb::arg("dim") = nb::none());
   m.def(
       "fliplr", [](const Tensor& x) { return fliplr(x); }, nb::arg("input"));

@@ -1,4 +1,5 @@
-// Bindings of the linalg area: matmul and the @ operator, mm, bmm, mv, dot, vdot, outer/ger, addmm.
+// Bindings of the linalg area: matmul and the @ operator, mm, bmm, mv, dot, vdot, outer/ger, addmm (the
+// functions with out=).
 #include "ops/linalg.h"
 #include "bindings.h"
 #include "core/error.h"
@@ -21,15 +22,21 @@ Scalar scalar_arg(nb::handle h, const char* fn, const char* arg) {
   return s;
 }
 
-// Binds fn as tandem.<name>(input, <second>) and Tensor.<name>(<second>), with PyTorch's argument names.
-template <typename Fn>
-void def_binary(nb::module_& m, nb::class_<Tensor>& tensor, const char* name, const char* second, Fn fn) {
+// Binds fn as tandem.<name>(input, <second>, *, out=None) and Tensor.<name>(<second>), with PyTorch's
+// argument names; fn_out writes into out= (ops/linalg.h).
+template <typename Fn, typename FnOut>
+void def_binary(nb::module_& m, nb::class_<Tensor>& tensor, const char* name, const char* second, Fn fn,
+                FnOut fn_out) {
   m.def(
       name,
-      [fn, name, second](nb::handle a, nb::handle b) {
-        return fn(expect_tensor(a, name, "input"), expect_tensor(b, name, second));
+      [fn, fn_out, name, second](nb::handle a, nb::handle b, nb::handle out) -> nb::object {
+        const Tensor& ta = expect_tensor(a, name, "input");
+        const Tensor& tb = expect_tensor(b, name, second);
+        if (out.is_none()) return wrap(fn(ta, tb));
+        fn_out(ta, tb, expect_tensor(out, name, "out"));
+        return nb::borrow(out);
       },
-      nb::arg("input"), nb::arg(second));
+      nb::arg("input"), nb::arg(second), nb::kw_only(), nb::arg("out") = nb::none());
   tensor.def(
       name,
       [fn, name, second](const Tensor& a, nb::handle b) { return fn(a, expect_tensor(b, name, second)); },
@@ -44,22 +51,48 @@ void init_linalg(nb::module_& m) {
 
   tensor.def("__matmul__", [](const Tensor& a, nb::handle b) { return matmul_operator(a, b, false); });
   tensor.def("__rmatmul__", [](const Tensor& a, nb::handle b) { return matmul_operator(a, b, true); });
-  def_binary(m, tensor, "matmul", "other", [](const Tensor& a, const Tensor& b) { return matmul(a, b); });
-  def_binary(m, tensor, "mm", "mat2", [](const Tensor& a, const Tensor& b) { return mm(a, b); });
-  def_binary(m, tensor, "bmm", "mat2", [](const Tensor& a, const Tensor& b) { return bmm(a, b); });
-  def_binary(m, tensor, "mv", "vec", [](const Tensor& a, const Tensor& b) { return mv(a, b); });
-  def_binary(m, tensor, "dot", "tensor", [](const Tensor& a, const Tensor& b) { return dot(a, b); });
+  def_binary(
+      m, tensor, "matmul", "other", [](const Tensor& a, const Tensor& b) { return matmul(a, b); },
+      [](const Tensor& a, const Tensor& b, const Tensor& o) { matmul_out(a, b, o); });
+  def_binary(
+      m, tensor, "mm", "mat2", [](const Tensor& a, const Tensor& b) { return mm(a, b); },
+      [](const Tensor& a, const Tensor& b, const Tensor& o) { mm_out(a, b, o); });
+  def_binary(
+      m, tensor, "bmm", "mat2", [](const Tensor& a, const Tensor& b) { return bmm(a, b); },
+      [](const Tensor& a, const Tensor& b, const Tensor& o) { bmm_out(a, b, o); });
+  def_binary(
+      m, tensor, "mv", "vec", [](const Tensor& a, const Tensor& b) { return mv(a, b); },
+      [](const Tensor& a, const Tensor& b, const Tensor& o) { mv_out(a, b, o); });
+  def_binary(
+      m, tensor, "dot", "tensor", [](const Tensor& a, const Tensor& b) { return dot(a, b); },
+      [](const Tensor& a, const Tensor& b, const Tensor& o) { dot_out(a, b, o); });
   // vdot conjugates its first operand (for real dtypes it is dot).
-  def_binary(m, tensor, "vdot", "other", [](const Tensor& a, const Tensor& b) { return vdot(a, b); });
-  def_binary(m, tensor, "outer", "vec2", [](const Tensor& a, const Tensor& b) { return outer(a, b); });
-  def_binary(m, tensor, "ger", "vec2", [](const Tensor& a, const Tensor& b) { return outer(a, b); });
+  def_binary(
+      m, tensor, "vdot", "other", [](const Tensor& a, const Tensor& b) { return vdot(a, b); },
+      [](const Tensor& a, const Tensor& b, const Tensor& o) { vdot_out(a, b, o); });
+  def_binary(
+      m, tensor, "outer", "vec2", [](const Tensor& a, const Tensor& b) { return outer(a, b); },
+      [](const Tensor& a, const Tensor& b, const Tensor& o) { outer_out(a, b, o); });
+  def_binary(
+      m, tensor, "ger", "vec2", [](const Tensor& a, const Tensor& b) { return outer(a, b); },
+      [](const Tensor& a, const Tensor& b, const Tensor& o) { outer_out(a, b, o); });
 
   auto addmm_fn = [](const Tensor& input, nb::handle m1, nb::handle m2, nb::handle beta, nb::handle alpha) {
     return addmm(input, expect_tensor(m1, "addmm", "mat1"), expect_tensor(m2, "addmm", "mat2"),
                  scalar_arg(beta, "addmm", "beta"), scalar_arg(alpha, "addmm", "alpha"));
   };
-  m.def("addmm", addmm_fn, nb::arg("input"), nb::arg("mat1"), nb::arg("mat2"), nb::kw_only(),
-        nb::arg("beta") = 1, nb::arg("alpha") = 1);
+  m.def(
+      "addmm",
+      [addmm_fn](const Tensor& input, nb::handle m1, nb::handle m2, nb::handle beta, nb::handle alpha,
+                 nb::handle out) -> nb::object {
+        if (out.is_none()) return wrap(addmm_fn(input, m1, m2, beta, alpha));
+        addmm_out(input, expect_tensor(m1, "addmm", "mat1"), expect_tensor(m2, "addmm", "mat2"),
+                  scalar_arg(beta, "addmm", "beta"), scalar_arg(alpha, "addmm", "alpha"),
+                  expect_tensor(out, "addmm", "out"));
+        return nb::borrow(out);
+      },
+      nb::arg("input"), nb::arg("mat1"), nb::arg("mat2"), nb::kw_only(), nb::arg("beta") = 1,
+      nb::arg("alpha") = 1, nb::arg("out") = nb::none());
   tensor.def("addmm", addmm_fn, nb::arg("mat1"), nb::arg("mat2"), nb::kw_only(), nb::arg("beta") = 1,
              nb::arg("alpha") = 1);
 }

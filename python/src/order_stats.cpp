@@ -79,10 +79,11 @@ double float_arg(nb::handle h, const char* fn, const char* arg) {
   return v;
 }
 
-void check_no_out(nb::handle out, const char* fn) {
-  TANDEM_CHECK(out.is_none(), Type, fn,
-               "(): out= is not supported\nhint: use the returned values, e.g. r = x.", fn, "(...)");
-}
+// histc's and histogram's message for an out (hist) of another dtype.
+constexpr const char* kHistogramOutDtype =
+    "torch.histogram: input tensor and hist tensor should have the same dtype, but got input {result_cpp} "
+    "and hist "
+    "{out_cpp}";
 
 // median/nanmedian: no dim reduces everything (and takes no keepdim), as PyTorch's two overloads.
 void def_median(nb::module_& m, nb::class_<Tensor>& tensor, const char* name, bool ignore_nan) {
@@ -91,16 +92,17 @@ void def_median(nb::module_& m, nb::class_<Tensor>& tensor, const char* name, bo
       [name, ignore_nan](int shift) {
         return [name, ignore_nan, shift](const Tensor& x, nb::handle dim, nb::handle keepdim,
                                          nb::handle out) -> nb::object {
-          check_no_out(out, name);
           if (dim.is(Py_Ellipsis)) {  // not given (an explicit None is PyTorch's TypeError below)
             TANDEM_CHECK(keepdim.is_none(), Type, name, "() missing 1 required positional arguments: \"dim\"",
                          "\nhint: keepdim needs a dim, e.g. x.", name, "(dim=0, keepdim=True)");
-            return wrap(ignore_nan ? tandem::nanmedian(x) : tandem::median(x));
+            return into_out(name, ignore_nan ? tandem::nanmedian(x) : tandem::median(x), out, {&x});
           }
           int64_t d = int_arg(dim, name, "dim", 1 + shift);
           bool kd = !keepdim.is_none() && truthy(keepdim);
-          return named(ignore_nan ? kNanmedian : kMedian,
-                       ignore_nan ? tandem::nanmedian(x, d, kd) : tandem::median(x, d, kd));
+          return into_outs(name,
+                           named(ignore_nan ? kNanmedian : kMedian,
+                                 ignore_nan ? tandem::nanmedian(x, d, kd) : tandem::median(x, d, kd)),
+                           out, {&x}, nullptr);
         };
       },
       nb::arg("dim").none() = nb::ellipsis(), nb::arg("keepdim") = nb::none(), nb::kw_only(),
@@ -126,7 +128,7 @@ void def_quantile(nb::module_& m, nb::class_<Tensor>& tensor, const char* name, 
           double qv = float_arg(q, name, "q");
           r = ignore_nan ? nanquantile(x, qv, d, keepdim, how) : quantile(x, qv, d, keepdim, how);
         }
-        return into_out(name, r, out, {&x});
+        return write_out(name, r, out, {&x}, "quantile() out tensor must be same dtype as the input tensor");
       },
       nb::arg("q"), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
       nb::arg("interpolation") = "linear", nb::arg("out") = nb::none());
@@ -147,9 +149,11 @@ void def_order_stats(nb::module_& m, nb::class_<Tensor>& tensor) {
       m, tensor, "kthvalue",
       [](int shift) {
         return [shift](const Tensor& x, nb::handle k, nb::handle dim, bool keepdim, nb::handle out) {
-          check_no_out(out, "kthvalue");
-          return named(kKthvalue, tandem::kthvalue(x, int_arg(k, "kthvalue", "k", 1 + shift),
-                                                   int_arg(dim, "kthvalue", "dim", 2 + shift), keepdim));
+          return into_outs(
+              "kthvalue",
+              named(kKthvalue, tandem::kthvalue(x, int_arg(k, "kthvalue", "k", 1 + shift),
+                                                int_arg(dim, "kthvalue", "dim", 2 + shift), keepdim)),
+              out, {&x}, "output values must be of same type as input");
         };
       },
       nb::arg("k").none(), nb::arg("dim").none() = -1, nb::arg("keepdim") = false, nb::kw_only(),
@@ -158,8 +162,9 @@ void def_order_stats(nb::module_& m, nb::class_<Tensor>& tensor) {
       m, tensor, "mode",
       [](int shift) {
         return [shift](const Tensor& x, nb::handle dim, bool keepdim, nb::handle out) {
-          check_no_out(out, "mode");
-          return named(kMode, tandem::mode(x, int_arg(dim, "mode", "dim", 1 + shift), keepdim));
+          return into_outs("mode",
+                           named(kMode, tandem::mode(x, int_arg(dim, "mode", "dim", 1 + shift), keepdim)),
+                           out, {&x}, "expected scalar type '{result}' but got '{out}' for values output");
         };
       },
       nb::arg("dim").none() = -1, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("out") = nb::none());
@@ -167,7 +172,9 @@ void def_order_stats(nb::module_& m, nb::class_<Tensor>& tensor) {
   def_quantile(m, tensor, "nanquantile", true);
   def_both(
       m, tensor, "msort",
-      [](const Tensor& x, nb::handle out) { return into_out("msort", tandem::msort(x), out, {&x}); },
+      [](const Tensor& x, nb::handle out) {
+        return write_out("msort", tandem::msort(x), out, {&x}, kStructuredOutDtype);
+      },
       nb::kw_only(), nb::arg("out") = nb::none());
 }
 
@@ -270,7 +277,7 @@ void def_counting(nb::module_& m, nb::class_<Tensor>& tensor) {
       [](const Tensor& x, nb::handle bins, nb::handle min, nb::handle max, nb::handle out) {
         Tensor r = tandem::histc(x, int_arg(bins, "histc", "bins"), float_arg(min, "histc", "min"),
                                  float_arg(max, "histc", "max"));
-        return into_out("histc", r, out, {&x});
+        return write_out("histc", r, out, {&x}, kHistogramOutDtype);
       },
       nb::arg("bins") = 100, nb::arg("min") = 0, nb::arg("max") = 0, nb::kw_only(),
       nb::arg("out") = nb::none());
@@ -278,14 +285,14 @@ void def_counting(nb::module_& m, nb::class_<Tensor>& tensor) {
       m, tensor, "histogram",
       [](const Tensor& x, nb::handle bins, nb::handle range, nb::handle weight, bool density,
          nb::handle out) {
-        check_no_out(out, "histogram");
         std::optional<Tensor> w = optional_tensor(weight, "histogram", "weight");
         if (is_tensor(bins)) {
           TANDEM_CHECK(range.is_none(), Type,
                        "histogram(): range= goes with a number of bins, not with bin edges",
                        "\nhint: drop range=, the edges already fix it");
           Histogram h = tandem::histogram(x, as_tensor_ref(bins), w, density);
-          return named(kHistogram, h.hist, h.bin_edges);
+          return into_outs("histogram", named(kHistogram, h.hist, h.bin_edges), out, {&x},
+                           kHistogramOutDtype);
         }
         std::optional<std::pair<double, double>> r;
         if (!range.is_none()) {
@@ -301,7 +308,7 @@ void def_counting(nb::module_& m, nb::class_<Tensor>& tensor) {
                              float_arg(seq[1], "histogram", "range"));
         }
         Histogram h = tandem::histogram(x, int_arg(bins, "histogram", "bins"), r, w, density);
-        return named(kHistogram, h.hist, h.bin_edges);
+        return into_outs("histogram", named(kHistogram, h.hist, h.bin_edges), out, {&x}, kHistogramOutDtype);
       },
       nb::arg("bins") = 100, nb::kw_only(), nb::arg("range") = nb::none(), nb::arg("weight") = nb::none(),
       nb::arg("density") = false, nb::arg("out") = nb::none());

@@ -83,15 +83,17 @@ void init_random(nb::module_& m) {
 #define TANDEM_FLOAT_DRAW(name, draw)                                                                     \
   m.def(                                                                                                  \
       #name,                                                                                              \
-      [](nb::args args, nb::handle size, nb::handle generator, nb::handle dtype, nb::handle device,       \
-         bool requires_grad) {                                                                            \
+      [](nb::args args, nb::handle size, nb::handle generator, nb::handle dtype_arg, nb::handle device,   \
+         bool requires_grad, nb::handle out) {                                                            \
+        nb::object dtype = dtype_or_out(dtype_arg, out);                                                  \
         DType d = dtype.is_none() ? default_float_dtype() : to_dtype(dtype);                              \
-        Tensor t = draw(size_from(args, size, #name), d, device_or_default(device),                       \
+        Tensor t = draw(size_from(args, size, #name), d, device_or_default(device_or_out(device, out)),   \
                         to_generator(generator, #name));                                                  \
-        return with_requires_grad(t, requires_grad);                                                      \
+        return into_out(#name, with_requires_grad(t, requires_grad), out, {});                            \
       },                                                                                                  \
       nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("generator") = nb::none(),                   \
-      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);   \
+      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false,    \
+      nb::arg("out") = nb::none());                                                                       \
   m.def(                                                                                                  \
       #name "_like",                                                                                      \
       [](nb::handle input, nb::handle generator, nb::handle dtype, nb::handle device, bool requires_grad, \
@@ -116,19 +118,20 @@ void init_random(nb::module_& m) {
   m.def(
       "randint",
       [](nb::args args, nb::handle low, nb::handle high, nb::handle size, nb::handle generator,
-         nb::handle dtype, nb::handle device, bool requires_grad) {
+         nb::handle dtype_arg, nb::handle device, bool requires_grad, nb::handle out) {
         auto p = bind_positional(args, {low, high, size}, "randint", {"low", "high", "size"}, 2);
         int64_t lo = p[0].is_none() ? 0 : int_arg(p[0], "randint", "low");
         int64_t hi = int_arg(p[1], "randint", "high");
+        nb::object dtype = dtype_or_out(dtype_arg, out);
         DType d = dtype.is_none() ? DType::Int64 : to_dtype(dtype);
         check_requires_grad(requires_grad, d);
-        Tensor t = randint(lo, hi, to_shape(p[2], "randint"), d, device_or_default(device),
-                           to_generator(generator, "randint"));
-        return with_requires_grad(t, requires_grad);
+        Tensor t = randint(lo, hi, to_shape(p[2], "randint"), d,
+                           device_or_default(device_or_out(device, out)), to_generator(generator, "randint"));
+        return into_out("randint", with_requires_grad(t, requires_grad), out, {});
       },
       nb::arg("args"), nb::arg("low") = nb::none(), nb::arg("high") = nb::none(),
       nb::arg("size") = nb::none(), nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(),
-      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("out") = nb::none());
   m.def(
       "randint_like",
       [](nb::handle input, nb::args args, nb::handle low, nb::handle high, nb::handle generator,
@@ -157,14 +160,17 @@ void init_random(nb::module_& m) {
       nb::arg("memory_format") = nb::none());
   m.def(
       "randperm",
-      [](int64_t n, nb::handle generator, nb::handle dtype, nb::handle device, bool requires_grad) {
+      [](int64_t n, nb::handle generator, nb::handle dtype_arg, nb::handle device, bool requires_grad,
+         nb::handle out) {
+        nb::object dtype = dtype_or_out(dtype_arg, out);
         DType d = dtype.is_none() ? DType::Int64 : to_dtype(dtype);
         check_requires_grad(requires_grad, d);
-        Tensor t = randperm(n, d, device_or_default(device), to_generator(generator, "randperm"));
-        return with_requires_grad(t, requires_grad);
+        Tensor t = randperm(n, d, device_or_default(device_or_out(device, out)),
+                            to_generator(generator, "randperm"));
+        return into_out("randperm", with_requires_grad(t, requires_grad), out, {});
       },
       nb::arg("n"), nb::kw_only(), nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(),
-      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("out") = nb::none());
 
   // bernoulli(input) draws with probabilities input; bernoulli(input, p) draws like input with scalar p.
   auto bernoulli_fn = [](const Tensor& x, nb::handle p, nb::handle generator) {
@@ -173,13 +179,19 @@ void init_random(nb::module_& m) {
     Tensor out = empty(x.sizes(), x.dtype(), x.device());
     return bernoulli_(out, float_arg(p, "bernoulli", "p"), gen);
   };
-  m.def("bernoulli", bernoulli_fn, nb::arg("input"), nb::arg("p") = nb::none(), nb::kw_only(),
-        nb::arg("generator") = nb::none());
+  m.def(
+      "bernoulli",
+      [bernoulli_fn](const Tensor& x, nb::handle p, nb::handle generator, nb::handle out) {
+        return into_out("bernoulli", bernoulli_fn(x, p, generator), out, {&x});
+      },
+      nb::arg("input"), nb::arg("p") = nb::none(), nb::kw_only(), nb::arg("generator") = nb::none(),
+      nb::arg("out") = nb::none());
 
   m.def(
       "normal",
-      [](nb::handle mean, nb::handle std, nb::handle size, nb::handle generator, nb::handle dtype,
-         nb::handle device, bool requires_grad) {
+      [](nb::handle mean, nb::handle std, nb::handle size, nb::handle generator, nb::handle dtype_arg,
+         nb::handle device_arg, bool requires_grad, nb::handle out) {
+        nb::object dtype = dtype_or_out(dtype_arg, out), device = device_or_out(device_arg, out);
         Generator* gen = to_generator(generator, "normal");
         Tensor t;
         if (is_tensor(mean) && is_tensor(std))
@@ -195,17 +207,23 @@ void init_random(nb::module_& m) {
           t = normal_(empty(to_shape(size, "normal"), d, device_or_default(device)),
                       float_arg(mean, "normal", "mean"), float_arg(std, "normal", "std"), gen);
         }
-        return with_requires_grad(t, requires_grad);
+        return into_out("normal", with_requires_grad(t, requires_grad), out, {});
       },
       nb::arg("mean"), nb::arg("std") = 1.0, nb::arg("size") = nb::none(), nb::kw_only(),
       nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-      nb::arg("requires_grad") = false);
+      nb::arg("requires_grad") = false, nb::arg("out") = nb::none());
 
   auto multinomial_fn = [](const Tensor& x, int64_t num_samples, bool replacement, nb::handle generator) {
     return multinomial(x, num_samples, replacement, to_generator(generator, "multinomial"));
   };
-  m.def("multinomial", multinomial_fn, nb::arg("input"), nb::arg("num_samples"),
-        nb::arg("replacement") = false, nb::kw_only(), nb::arg("generator") = nb::none());
+  m.def(
+      "multinomial",
+      [multinomial_fn](const Tensor& x, int64_t num_samples, bool replacement, nb::handle generator,
+                       nb::handle out) {
+        return into_out("multinomial", multinomial_fn(x, num_samples, replacement, generator), out, {&x});
+      },
+      nb::arg("input"), nb::arg("num_samples"), nb::arg("replacement") = false, nb::kw_only(),
+      nb::arg("generator") = nb::none(), nb::arg("out") = nb::none());
 
   // The draws with a rejection sampler; PyTorch has them as functions only (no Tensor methods).
   m.def(

@@ -60,11 +60,6 @@ bool parse_keepdim(nb::handle keepdim, nb::handle keepdims) {
   return truthy(keepdims.is_none() ? keepdim : keepdims);
 }
 
-void check_no_out(nb::handle out, const char* fn) {
-  TANDEM_CHECK(out.is_none(), Type, fn,
-               "(): out= is not supported\nhint: use the returned tensor, e.g. r = x.", fn, "(...)");
-}
-
 // A tandem dtype, None, or a NumPy dtype, scalar type or dtype string, matched by name ("float64").
 OptDType parse_dtype(nb::handle h) {
   if (h.is_none()) return std::nullopt;
@@ -153,8 +148,9 @@ void init_reductions(nb::module_& m) {
         m, tensor, name,
         [op, name](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle dtype, nb::handle axis,
                    nb::handle keepdims, nb::handle out) {
-          check_no_out(out, name);
-          return op(x, parse_dims(dim, axis, name), parse_keepdim(keepdim, keepdims), parse_dtype(dtype));
+          return into_out(
+              name, op(x, parse_dims(dim, axis, name), parse_keepdim(keepdim, keepdims), parse_dtype(dtype)),
+              out, {&x});
         },
         nb::arg("dim") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("dtype") = none,
         nb::arg("axis") = none, nb::arg("keepdims") = none, nb::arg("out") = none);
@@ -165,9 +161,10 @@ void init_reductions(nb::module_& m) {
       m, tensor, "prod",
       [](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle dtype, nb::handle axis,
          nb::handle keepdims, nb::handle out) {
-        check_no_out(out, "prod");
-        return tandem::prod(x, parse_one_dim(dim, axis, "prod"), parse_keepdim(keepdim, keepdims),
-                            parse_dtype(dtype));
+        return into_out("prod",
+                        tandem::prod(x, parse_one_dim(dim, axis, "prod"), parse_keepdim(keepdim, keepdims),
+                                     parse_dtype(dtype)),
+                        out, {&x});
       },
       nb::arg("dim") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("dtype") = none,
       nb::arg("axis") = none, nb::arg("keepdims") = none, nb::arg("out") = none);
@@ -178,8 +175,12 @@ void init_reductions(nb::module_& m) {
         m, tensor, name,
         [op, name](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle axis, nb::handle keepdims,
                    nb::handle out) {
-          check_no_out(out, name);
-          return op(x, parse_dims(dim, axis, name), parse_keepdim(keepdim, keepdims));
+          Tensor r = op(x, parse_dims(dim, axis, name), parse_keepdim(keepdim, keepdims));
+          // amax/amin want out in the input's dtype (PyTorch's message); all/any cast into it.
+          const char* same_dtype = name[1] == 'm' ? "Expected the dtype for input and out to match, but got "
+                                                    "{result} for input's dtype and {out} for out's dtype."
+                                                  : nullptr;
+          return write_out(name, r, out, {&x}, same_dtype);
         },
         nb::arg("dim") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("axis") = none,
         nb::arg("keepdims") = none, nb::arg("out") = none);
@@ -197,7 +198,6 @@ void init_reductions(nb::module_& m) {
         [name, is_max](const Tensor& x, nb::handle other, nb::handle keepdim, nb::handle dim, nb::handle axis,
                        nb::handle keepdims, nb::handle out, nb::handle initial,
                        nb::handle where) -> nb::object {
-          check_no_out(out, name);
           TANDEM_CHECK(initial.is_none() && where.is_none(), Type, name,
                        "(): initial= and where= are not supported\nhint: filter the tensor first");
           bool kd = parse_keepdim(keepdim, keepdims);
@@ -206,15 +206,19 @@ void init_reductions(nb::module_& m) {
           if (!other.is_none() && !dim.is_none())
             TANDEM_THROW(Type, name, "(): got both 'other' (or a first positional argument) and 'dim'");
           if (is_tensor(other))
-            return wrap(is_max ? maximum(x, as_tensor_ref(other)) : minimum(x, as_tensor_ref(other)));
+            return into_out(name,
+                            is_max ? maximum(x, as_tensor_ref(other)) : minimum(x, as_tensor_ref(other)), out,
+                            {&x});
           if (dim.is_none()) dim = other;
           if (dim.is_none()) {
             OptDims dims = parse_dims(dim, axis, name);
-            if (!dims && !kd) return wrap(is_max ? tandem::max(x) : tandem::min(x));
-            return wrap(is_max ? amax(x, dims, kd) : amin(x, dims, kd));
+            if (!dims && !kd) return into_out(name, is_max ? tandem::max(x) : tandem::min(x), out, {&x});
+            return into_out(name, is_max ? amax(x, dims, kd) : amin(x, dims, kd), out, {&x});
           }
           int64_t d = *parse_one_dim(dim, nb::none(), name);
-          return named_pair(is_max ? kMax : kMin, is_max ? tandem::max(x, d, kd) : tandem::min(x, d, kd));
+          return into_outs(
+              name, named_pair(is_max ? kMax : kMin, is_max ? tandem::max(x, d, kd) : tandem::min(x, d, kd)),
+              out, {&x});
         },
         nb::arg("other") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("dim") = none,
         nb::arg("axis") = none, nb::arg("keepdims") = none, nb::arg("out") = none, nb::arg("initial") = none,
@@ -228,10 +232,10 @@ void init_reductions(nb::module_& m) {
         m, tensor, name,
         [name, is_max](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle axis,
                        nb::handle keepdims, nb::handle out) {
-          check_no_out(out, name);
           std::optional<int64_t> d = parse_one_dim(dim, axis, name);
           bool kd = parse_keepdim(keepdim, keepdims);
-          return is_max ? argmax(x, d, kd) : argmin(x, d, kd);
+          return write_out(name, is_max ? argmax(x, d, kd) : argmin(x, d, kd), out, {&x},
+                           kStructuredOutDtype);
         },
         nb::arg("dim") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("axis") = none,
         nb::arg("keepdims") = none, nb::arg("out") = none);
@@ -246,7 +250,6 @@ void init_reductions(nb::module_& m) {
         [name, is_std](const Tensor& x, nb::handle dim, nb::handle unbiased, nb::handle keepdim,
                        nb::handle correction, nb::handle axis, nb::handle dtype, nb::handle out,
                        nb::handle ddof, nb::handle keepdims) {
-          check_no_out(out, name);
           if (PyBool_Check(dim.ptr())) {
             unbiased = dim;
             dim = nb::none();
@@ -256,7 +259,7 @@ void init_reductions(nb::module_& m) {
           OptDims dims = parse_dims(dim, axis, name);
           double c = parse_correction(unbiased, correction, ddof);
           bool kd = parse_keepdim(keepdim, keepdims);
-          return is_std ? stddev(in, dims, c, kd) : var(in, dims, c, kd);
+          return into_out(name, is_std ? stddev(in, dims, c, kd) : var(in, dims, c, kd), out, {&x});
         },
         nb::arg("dim") = none, nb::arg("unbiased") = none, nb::arg("keepdim") = false, nb::kw_only(),
         nb::arg("correction") = none, nb::arg("axis") = none, nb::arg("dtype") = none, nb::arg("out") = none,
@@ -267,30 +270,36 @@ void init_reductions(nb::module_& m) {
 
   def_both(
       m, tensor, "norm",
-      [](const Tensor& x, nb::handle p, nb::handle dim, nb::handle keepdim, nb::handle dtype) {
-        return tandem::norm(x, parse_norm_order(p), parse_dims(dim, nb::none(), "norm"), truthy(keepdim),
-                            parse_dtype(dtype));
+      [](const Tensor& x, nb::handle p, nb::handle dim, nb::handle keepdim, nb::handle dtype,
+         nb::handle out) {
+        return write_out("norm",
+                         tandem::norm(x, parse_norm_order(p), parse_dims(dim, nb::none(), "norm"),
+                                      truthy(keepdim), parse_dtype(dtype)),
+                         out, {&x}, kStructuredOutDtype);
       },
-      nb::arg("p") = "fro", nb::arg("dim") = none, nb::arg("keepdim") = false, nb::arg("dtype") = none);
+      nb::arg("p") = "fro", nb::arg("dim") = none, nb::arg("keepdim") = false, nb::arg("dtype") = none,
+      nb::kw_only(), nb::arg("out") = none);
 
   def_both(
       m, tensor, "logsumexp",
-      [](const Tensor& x, nb::handle dim, nb::handle keepdim) {
+      [](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle out) {
         OptDims dims = parse_dims(dim, nb::none(), "logsumexp");
-        return tandem::logsumexp(x, dims.value_or(DimVector{}), truthy(keepdim));
+        return into_out("logsumexp", tandem::logsumexp(x, dims.value_or(DimVector{}), truthy(keepdim)), out,
+                        {&x});
       },
-      nb::arg("dim") = none, nb::arg("keepdim") = false);
+      nb::arg("dim") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("out") = none);
 
   auto softmax_like = [&](const char* name, Tensor (*op)(const Tensor&, int64_t, OptDType)) {
     def_both(
         m, tensor, name,
-        [op, name](const Tensor& x, nb::handle dim, nb::handle dtype) {
+        [op, name](const Tensor& x, nb::handle dim, nb::handle dtype, nb::handle out) {
           TANDEM_CHECK(!dim.is_none(), Type, name,
                        "(): missing required argument 'dim'\nhint: pass the dim to ",
                        "normalise over, e.g. x.", name, "(dim=-1)");
-          return op(x, as_int(dim, name, "dim"), parse_dtype(dtype));
+          return write_out(name, op(x, as_int(dim, name, "dim"), parse_dtype(dtype)), out, {&x},
+                           kStructuredOutDtype);
         },
-        nb::arg("dim") = none, nb::arg("dtype") = none);
+        nb::arg("dim") = none, nb::arg("dtype") = none, nb::kw_only(), nb::arg("out") = none);
   };
   softmax_like("softmax", &tandem::softmax);
   softmax_like("log_softmax", &tandem::log_softmax);
@@ -299,32 +308,36 @@ void init_reductions(nb::module_& m) {
   def_both(
       m, tensor, "cumsum",
       [](const Tensor& x, nb::handle dim, nb::handle dtype, nb::handle axis, nb::handle out) {
-        check_no_out(out, "cumsum");
         std::optional<int64_t> d = parse_one_dim(dim, axis, "cumsum");
-        if (!d) return tandem::cumsum(tandem::reshape(x, DimVector{-1}), 0, parse_dtype(dtype));
-        return tandem::cumsum(x, *d, parse_dtype(dtype));
+        if (!d)
+          return into_out("cumsum", tandem::cumsum(tandem::reshape(x, DimVector{-1}), 0, parse_dtype(dtype)),
+                          out, {&x});
+        return into_out("cumsum", tandem::cumsum(x, *d, parse_dtype(dtype)), out, {&x});
       },
       nb::arg("dim") = none, nb::kw_only(), nb::arg("dtype") = none, nb::arg("axis") = none,
       nb::arg("out") = none);
 
   def_both(
       m, tensor, "sort",
-      [](const Tensor& x, int64_t dim, bool descending, bool stable) {
-        return named_pair(kSort, tandem::sort(x, dim, descending, stable));
+      [](const Tensor& x, int64_t dim, bool descending, bool stable, nb::handle out) {
+        return into_outs("sort", named_pair(kSort, tandem::sort(x, dim, descending, stable)), out, {&x});
       },
-      nb::arg("dim") = -1, nb::arg("descending") = false, nb::kw_only(), nb::arg("stable") = false);
+      nb::arg("dim") = -1, nb::arg("descending") = false, nb::kw_only(), nb::arg("stable") = false,
+      nb::arg("out") = none);
   def_both(
       m, tensor, "argsort",
-      [](const Tensor& x, int64_t dim, bool descending, bool stable) {
-        return tandem::argsort(x, dim, descending, stable);
+      [](const Tensor& x, int64_t dim, bool descending, bool stable, nb::handle out) {
+        return into_out("argsort", tandem::argsort(x, dim, descending, stable), out, {&x});
       },
-      nb::arg("dim") = -1, nb::arg("descending") = false, nb::kw_only(), nb::arg("stable") = false);
+      nb::arg("dim") = -1, nb::arg("descending") = false, nb::kw_only(), nb::arg("stable") = false,
+      nb::arg("out") = none);
   def_both(
       m, tensor, "topk",
-      [](const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted) {
-        return named_pair(kTopk, tandem::topk(x, k, dim, largest, sorted));
+      [](const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted, nb::handle out) {
+        return into_outs("topk", named_pair(kTopk, tandem::topk(x, k, dim, largest, sorted)), out, {&x});
       },
-      nb::arg("k"), nb::arg("dim") = -1, nb::arg("largest") = true, nb::arg("sorted") = true);
+      nb::arg("k"), nb::arg("dim") = -1, nb::arg("largest") = true, nb::arg("sorted") = true, nb::kw_only(),
+      nb::arg("out") = none);
 }
 
 }  // namespace tandem::py

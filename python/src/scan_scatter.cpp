@@ -29,11 +29,6 @@ std::string reduce_arg(nb::handle h, const char* fn, int position) {
   return nb::cast<std::string>(h);
 }
 
-void check_no_out(nb::handle out, const char* fn) {
-  TANDEM_CHECK(out.is_none(), Type, fn,
-               "(): out= is not supported\nhint: use the returned value, e.g. r = x.", fn, "(...)");
-}
-
 // tandem.return_types.cummax / cummin, created at import and kept for the process's life.
 nb::handle pair_types[2];
 nb::object named_pair(bool is_max, ValuesIndices r) {
@@ -69,8 +64,8 @@ void init_scan_scatter(nb::module_& m) {
       m, tensor, "cumprod",
       [](int shift) {
         return [shift](const Tensor& x, nb::handle dim, nb::handle dtype, nb::handle out) {
-          check_no_out(out, "cumprod");
-          return cumprod(x, dim_arg(dim, "cumprod", 1 + shift), to_optional_dtype(dtype));
+          return into_out("cumprod", cumprod(x, dim_arg(dim, "cumprod", 1 + shift), to_optional_dtype(dtype)),
+                          out, {&x});
         };
       },
       nb::arg("dim").none(), nb::kw_only(), nb::arg("dtype") = none, nb::arg("out") = none);
@@ -79,9 +74,9 @@ void init_scan_scatter(nb::module_& m) {
         m, tensor, name,
         [name, is_max](int shift) {
           return [name, is_max, shift](const Tensor& x, nb::handle dim, nb::handle out) {
-            check_no_out(out, name);
             int64_t d = dim_arg(dim, name, 1 + shift);
-            return named_pair(is_max, is_max ? cummax(x, d) : cummin(x, d));
+            return into_outs(name, named_pair(is_max, is_max ? cummax(x, d) : cummin(x, d)), out, {&x},
+                             "expected scalar_type {result} but found {out}");
           };
         },
         nb::arg("dim").none(), nb::kw_only(), nb::arg("out") = none);
@@ -92,8 +87,8 @@ void init_scan_scatter(nb::module_& m) {
       m, tensor, "logcumsumexp",
       [](int shift) {
         return [shift](const Tensor& x, nb::handle dim, nb::handle out) {
-          check_no_out(out, "logcumsumexp");
-          return logcumsumexp(x, dim_arg(dim, "logcumsumexp", 1 + shift));
+          return write_out("logcumsumexp", logcumsumexp(x, dim_arg(dim, "logcumsumexp", 1 + shift)), out,
+                           {&x}, "expected scalar_type {result} but found {out}");
         };
       },
       nb::arg("dim").none(), nb::kw_only(), nb::arg("out") = none);
@@ -115,9 +110,10 @@ void init_scan_scatter(nb::module_& m) {
       [](int shift) {
         return [shift](const Tensor& x, nb::handle dim, const Tensor& index, const Tensor& src,
                        nb::handle reduce, bool include_self, nb::handle out) {
-          check_no_out(out, "scatter_reduce");
-          return scatter_reduce(x, dim_arg(dim, "scatter_reduce", 1 + shift), index, src,
-                                reduce_arg(reduce, "scatter_reduce", 4 + shift), include_self);
+          return write_out("scatter_reduce",
+                           scatter_reduce(x, dim_arg(dim, "scatter_reduce", 1 + shift), index, src,
+                                          reduce_arg(reduce, "scatter_reduce", 4 + shift), include_self),
+                           out, {&x, &index, &src}, kStructuredOutDtype);
         };
       },
       nb::arg("dim").none(), nb::arg("index"), nb::arg("src"), nb::arg("reduce").none(), nb::kw_only(),
@@ -137,9 +133,10 @@ void init_scan_scatter(nb::module_& m) {
       [](int shift) {
         return [shift](const Tensor& x, nb::handle dim, const Tensor& index, const Tensor& source,
                        nb::handle reduce, bool include_self, nb::handle out) {
-          check_no_out(out, "index_reduce");
-          return index_reduce(x, dim_arg(dim, "index_reduce", 1 + shift), index, source,
-                              reduce_arg(reduce, "index_reduce", 4 + shift), include_self);
+          return write_out("index_reduce",
+                           index_reduce(x, dim_arg(dim, "index_reduce", 1 + shift), index, source,
+                                        reduce_arg(reduce, "index_reduce", 4 + shift), include_self),
+                           out, {&x, &index, &source}, kStructuredOutDtype);
         };
       },
       nb::arg("dim").none(), nb::arg("index"), nb::arg("source"), nb::arg("reduce").none(), nb::kw_only(),

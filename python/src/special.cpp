@@ -33,8 +33,11 @@ void init_special(nb::module_& m) {
   nb::class_<Tensor>& tensor = static_cast<nb::class_<Tensor>&>(cls);
 
   m.def(
-      "polygamma", [](int64_t n, const Tensor& x) { return polygamma(n, x); }, nb::arg("n"),
-      nb::arg("input"));
+      "polygamma",
+      [](int64_t n, const Tensor& x, nb::handle out) {
+        return into_out("polygamma", polygamma(n, x), out, {&x});
+      },
+      nb::arg("n"), nb::arg("input"), nb::kw_only(), nb::arg("out") = nb::none());
   tensor.def(
       "polygamma", [](const Tensor& x, int64_t n) { return polygamma(n, x); }, nb::arg("n"));
   tensor.def("polygamma_", returning_self("polygamma_", [](const Tensor& x, int64_t n) { polygamma_(n, x); }),
@@ -56,7 +59,18 @@ void init_special(nb::module_& m) {
                             }),
              nb::arg("eps").none());
 
-  m.def("float_power", &float_power_function, nb::arg("input"), nb::arg("exponent"));
+  m.def(
+      "float_power",
+      [](nb::handle a, nb::handle b, nb::handle out) -> nb::object {
+        nb::object r = float_power_function(a, b);
+        if (out.is_none()) return r;
+        return write_out(
+            "float_power", as_tensor_ref(r), out,
+            {is_tensor(a) ? &as_tensor_ref(a) : nullptr, is_tensor(b) ? &as_tensor_ref(b) : nullptr},
+            "the output given to float_power has dtype {out} but the operation's result requires "
+            "dtype {result}");
+      },
+      nb::arg("input"), nb::arg("exponent"), nb::kw_only(), nb::arg("out") = nb::none());
   tensor.def(
       "float_power", [](const Tensor& a, nb::handle b) { return float_power_function(nb::cast(a), b); },
       nb::arg("exponent"));
@@ -77,8 +91,11 @@ void init_special(nb::module_& m) {
              nb::arg("exponent"));
 
   m.def(
-      "mvlgamma", [](const Tensor& x, int64_t p) { return multigammaln(x, p); }, nb::arg("input"),
-      nb::arg("p"));
+      "mvlgamma",
+      [](const Tensor& x, int64_t p, nb::handle out) {
+        return into_out("mvlgamma", multigammaln(x, p), out, {&x});
+      },
+      nb::arg("input"), nb::arg("p"), nb::kw_only(), nb::arg("out") = nb::none());
   tensor.def(
       "mvlgamma", [](const Tensor& x, int64_t p) { return multigammaln(x, p); }, nb::arg("p"));
   tensor.def("mvlgamma_",

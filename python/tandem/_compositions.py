@@ -9,6 +9,7 @@ import warnings
 
 from . import _C
 from ._dim_args import _ints, _wrap_dim
+from ._out import CASTABLE, FOUND_DTYPE, STRUCTURED, call_with_out, with_out
 from ._einsum import einsum, tensordot  # noqa: F401  (contractions, in their own file; listed in __all__)
 from ._size import Size
 
@@ -63,11 +64,15 @@ def _triangle(name, x, diagonal, lower):
     return _triangle_mask(x.shape[-2], x.shape[-1], diagonal, x.device, lower)
 
 
-def tril(input, diagonal=0):
+def tril(input, diagonal=0, *, out=None):
+    if out is not None:
+        return call_with_out("tril", tril, (input, diagonal), {}, out, STRUCTURED)
     return _C.where(_triangle("tril", input, diagonal, True), input, _zero(input))
 
 
-def triu(input, diagonal=0):
+def triu(input, diagonal=0, *, out=None):
+    if out is not None:
+        return call_with_out("triu", triu, (input, diagonal), {}, out, STRUCTURED)
     return _C.where(_triangle("triu", input, diagonal, False), input, _zero(input))
 
 
@@ -154,7 +159,9 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return movedim(_embed_last(input, offset), (-2, -1), (d1, d2))
 
 
-def diag(input, diagonal=0):
+def diag(input, diagonal=0, *, out=None):
+    if out is not None:
+        return call_with_out("diag", diag, (input, diagonal), {}, out, STRUCTURED)
     if input.dim() == 1:
         return _embed_last(input, diagonal)
     if input.dim() == 2:
@@ -367,7 +374,9 @@ def cartesian_prod(*tensors):
     return _C.stack([g.flatten() for g in meshgrid(*tensors, indexing="ij")], 1)
 
 
-def kron(input, other):
+def kron(input, other, *, out=None):
+    if out is not None:
+        return call_with_out("kron", kron, (input, other), {}, out, CASTABLE, grad_name="mul")
     ndim = max(input.dim(), other.dim())
     a_shape = (1,) * (ndim - input.dim()) + tuple(input.shape)
     b_shape = (1,) * (ndim - other.dim()) + tuple(other.shape)
@@ -377,7 +386,9 @@ def kron(input, other):
 
 
 
-def cross(input, other, dim=None):
+def cross(input, other, dim=None, *, out=None):
+    if out is not None:
+        return call_with_out("cross", cross, (input, other, dim), {}, out, STRUCTURED, grad_name="linalg_cross")
     if dim is None:
         warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
                       "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
@@ -428,7 +439,9 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     return _C.norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, dim=-1)
 
 
-def diff(input, n=1, dim=-1, prepend=None, append=None):
+def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
+    if out is not None:
+        return call_with_out("diff", diff, (input, n, dim, prepend, append), {}, out, CASTABLE)
     if input.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
@@ -511,6 +524,7 @@ def atleast_3d(*tensors):
     return _atleast("atleast_3d", tensors, lambda s: {0: (1, 1, 1), 1: (1, *s, 1), 2: (*s, 1)}.get(len(s), s))
 
 
+@with_out("column_stack", CASTABLE)
 def column_stack(tensors):
     return _C.hstack([t.reshape(t.numel(), 1) if t.dim() <= 1 else t for t in tensors])
 
@@ -585,6 +599,8 @@ def unflatten(input, dim, sizes):
     return input.reshape(tuple(input.shape[:d]) + sizes + tuple(input.shape[d + 1:]))
 
 
+@with_out("narrow_copy", "Expected self.dtype() == output.dtype() to be true, but got false.  (Could this error "
+                         "message be improved?  If so, please report an enhancement request to PyTorch.)")
 def narrow_copy(input, dim, start, length):
     return input.narrow(dim, start, length).clone()
 
@@ -599,6 +615,7 @@ _aminmax_result = collections.namedtuple("aminmax", ["min", "max"])
 _aminmax_result.__module__ = "tandem.return_types"
 
 
+@with_out("aminmax", STRUCTURED)
 def aminmax(input, *, dim=None, keepdim=False):
     if dim is None:
         if input.numel() == 0:
@@ -629,7 +646,9 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _stat_mean("std_mean", _C.std, input, dim, unbiased, keepdim, correction)
 
 
-def nansum(input, dim=None, keepdim=False, *, dtype=None):
+def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    if out is not None:
+        return call_with_out("nansum", nansum, (input, dim, keepdim), {"dtype": dtype}, out, CASTABLE)
     if input.dtype.is_complex:  # PyTorch's refusal
         where = "on CPU " if input.device.type == "cpu" else ""
         raise NotImplementedError(f"nansum {where}does not support complex inputs")
@@ -637,7 +656,9 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     return x.sum(dim, keepdim=keepdim, dtype=dtype)
 
 
-def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    if out is not None:
+        return call_with_out("nanmean", nanmean, (input, dim, keepdim), {"dtype": dtype}, out, CASTABLE)
     if not input.dtype.is_floating_point and not input.dtype.is_complex:  # (complex: nansum refuses it)
         raise NotImplementedError(f"nanmean(): expected input to have floating point or complex dtype but got "
                                   f"{input.dtype._scalar_type_name}")
@@ -655,7 +676,9 @@ def _integral_value(value, *tensors):
     return value if any(t.dtype.is_floating_point for t in tensors) else int(value)
 
 
-def addcmul(input, tensor1, tensor2, *, value=1):
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    if out is not None:
+        return call_with_out("addcmul", addcmul, (input, tensor1, tensor2), {"value": value}, out, CASTABLE)
     if _C.result_type(tensor1, tensor2) == _C.bool and input.dtype == _C.bool:
         raise NotImplementedError(f"\"addcmul_{input.device.type}_out\" not implemented for 'Bool'")
     return input + _integral_value(value, input, tensor1, tensor2) * (tensor1 * tensor2)
@@ -672,7 +695,9 @@ def _check_addcdiv(tensor1, tensor2):
                            "for all dtypes.")
 
 
-def addcdiv(input, tensor1, tensor2, *, value=1):
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    if out is not None:
+        return call_with_out("addcdiv", addcdiv, (input, tensor1, tensor2), {"value": value}, out, CASTABLE)
     _check_addcdiv(tensor1, tensor2)
     return input + value * (tensor1 / tensor2)
 
@@ -686,7 +711,9 @@ def _addcdiv_(self, tensor1, tensor2, *, value=1):
     return self.add_(value * (tensor1 / tensor2))
 
 
-def lerp(input, end, weight):
+def lerp(input, end, weight, *, out=None):
+    if out is not None:
+        return call_with_out("lerp", lerp, (input, end, weight), {}, out, CASTABLE)
     for label, t in (("end", end), ("weight", weight)):
         if isinstance(t, Tensor) and t.dtype != input.dtype:
             raise RuntimeError(f"expected dtype {input.dtype._cpp_type_name} for `{label}` but got dtype "
@@ -701,20 +728,28 @@ def lerp(input, end, weight):
     return input + weight * diff_ if abs(weight) < 0.5 else end - diff_ * (1 - weight)
 
 
-def square(input):
+def square(input, *, out=None):
+    if out is not None:
+        return call_with_out("square", square, (input,), {}, out, CASTABLE)
     x = input.to(_C.int64) if input.dtype == _C.bool else input
     return x * x
 
 
-def reciprocal(input):
+def reciprocal(input, *, out=None):
+    if out is not None:
+        return call_with_out("reciprocal", reciprocal, (input,), {}, out, CASTABLE)
     return 1 / input
 
 
-def clamp_min(input, min):
+def clamp_min(input, min, *, out=None):
+    if out is not None:
+        return call_with_out("clamp_min", clamp_min, (input, min), {}, out, FOUND_DTYPE)
     return _C.clamp(input, min=min)
 
 
-def clamp_max(input, max):
+def clamp_max(input, max, *, out=None):
+    if out is not None:
+        return call_with_out("clamp_max", clamp_max, (input, max), {}, out, FOUND_DTYPE)
     return _C.clamp(input, max=max)
 
 
@@ -726,7 +761,9 @@ def rsub(input, other, *, alpha=1):
     return other - (input if alpha == 1 else input * alpha)
 
 
-def fmod(input, other):
+def fmod(input, other, *, out=None):
+    if out is not None:
+        return call_with_out("fmod", fmod, (input, other), {}, out, CASTABLE)
     r = _C.remainder(input, other)
     # remainder takes the divisor's sign and fmod the dividend's; where they differ, they differ by `other`.
     return _C.where((r != 0).logical_and((r < 0) != (input < 0)), r - other, r)

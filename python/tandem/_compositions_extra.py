@@ -11,6 +11,7 @@ import warnings
 from . import _C, _compositions
 from ._creation import tensor as _tensor
 from ._dim_args import _wrap_dim
+from ._out import CASTABLE, STRUCTURED, call_with_out, with_out
 
 Tensor = _C.Tensor
 
@@ -38,11 +39,15 @@ def _scaled(input, factor):
     return input.to(dtype) * factor
 
 
-def deg2rad(input):
+def deg2rad(input, *, out=None):
+    if out is not None:
+        return call_with_out("deg2rad", deg2rad, (input,), {}, out, CASTABLE)
     return _scaled(input, math.pi / 180.0)
 
 
-def rad2deg(input):
+def rad2deg(input, *, out=None):
+    if out is not None:
+        return call_with_out("rad2deg", rad2deg, (input,), {}, out, CASTABLE)
     return _scaled(input, 180.0 / math.pi)
 
 
@@ -64,6 +69,7 @@ rad2deg_ = _angle_in_place("rad2deg_", 180.0 / math.pi)
 
 # ---- ranges and windows ----
 
+@with_out("logspace", CASTABLE, factory=True)
 def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, requires_grad=False):
     dtype = dtype or _C.get_default_dtype()
     exponents = _C.linspace(start, end, steps, dtype=_C.float64, device=device)
@@ -72,6 +78,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=No
     return out.requires_grad_() if requires_grad else out
 
 
+@with_out("range", CASTABLE, factory=True)
 def range(start, end=None, step=1, *, dtype=None, layout=None, device=None, requires_grad=False):  # noqa: A001
     """Deprecated (PyTorch warns): start..end inclusive, default dtype float."""
     if end is None:  # required: PyTorch's parser words the TypeError this way
@@ -420,6 +427,7 @@ def select_scatter(input, src, dim, index):
     return _C.where(mask, src.unsqueeze(d).to(input.dtype), input)
 
 
+@with_out("slice_scatter", STRUCTURED)
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     d = _wrap_dim(dim, input.dim())
     n = input.shape[d]
@@ -514,6 +522,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=Fals
 
 # ---- the deprecated norm spellings (PyTorch warns) ----
 
+@with_out("frobenius_norm", STRUCTURED)
 def frobenius_norm(input, dim=None, keepdim=False):
     if dim is None:  # required: PyTorch's parser words the TypeError this way
         raise TypeError('frobenius_norm() missing 1 required positional arguments: "dim"')
@@ -527,6 +536,7 @@ def frobenius_norm(input, dim=None, keepdim=False):
     return linalg.vector_norm(input, 2.0, dim, keepdim)
 
 
+@with_out("nuclear_norm", "linalg.matrix_norm expected out tensor dtype {result} but got: {out}")
 def nuclear_norm(input, dim=(-2, -1), keepdim=False):
     warnings.warn("at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be removed "
                   "in a future PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead",
@@ -567,7 +577,7 @@ def _copy_form(name):
         return tuple(t.clone() for t in out) if isinstance(out, (tuple, list)) else out.clone()
 
     fn.__name__ = fn.__qualname__ = f"{name}_copy"
-    return fn
+    return with_out(f"{name}_copy", STRUCTURED)(fn)
 
 
 # ---- Tensor-only methods ----
@@ -655,6 +665,7 @@ def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     return A.diagonal(offset, dim1, dim2)
 
 
+@with_out("linalg.tensorinv", CASTABLE)
 def tensorinv(A, ind=2):
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
@@ -668,6 +679,7 @@ def tensorinv(A, ind=2):
     return linalg.inv(A.reshape(rows, cols)).reshape(out_shape)
 
 
+@with_out("linalg.tensorsolve", CASTABLE)
 def tensorsolve(A, B, dims=None):
     if dims is not None:
         dims = [_wrap_dim(d, A.dim()) for d in dims]

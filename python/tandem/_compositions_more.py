@@ -11,6 +11,8 @@ import warnings
 from . import _C, _compositions
 from ._compositions import _in_place, _name, _sizes_arg
 from ._dim_args import _wrap_dim
+from ._out import (CASTABLE, FOUND_DTYPE, MULTI_DOT_DTYPE, STRUCTURED, TENSORDOT_DTYPE, TENSORDOT_GRAD, call_with_out,
+                   with_out)
 from ._creation_more import asarray, empty_strided, frombuffer  # noqa: F401  (listed in __all__)
 from ._random_fills import METHODS as _RANDOM_FILLS
 from ._size import Size
@@ -52,7 +54,10 @@ def _as_dtype_value(value, dtype):
     return value if abs(value) <= _float_max(dtype) else math.copysign(math.inf, value)
 
 
-def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    if out is not None:
+        return call_with_out("nan_to_num", nan_to_num, (input, nan, posinf, neginf), {}, out,
+                             "nan_to_num: dtype of out: {out} should be same as input: {result}")
     _require_tensors("nan_to_num", ("input", input))
     for label, value in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
         if value is not None and not isinstance(value, (int, float)):
@@ -79,15 +84,21 @@ def _isinf_of_sign(name, input, value):
     return input == value
 
 
-def isposinf(input):
+def isposinf(input, *, out=None):
+    if out is not None:
+        return call_with_out("isposinf", isposinf, (input,), {}, out, "isposinf does not support non-boolean outputs.")
     return _isinf_of_sign("isposinf", input, math.inf)
 
 
-def isneginf(input):
+def isneginf(input, *, out=None):
+    if out is not None:
+        return call_with_out("isneginf", isneginf, (input,), {}, out, "isneginf does not support non-boolean outputs.")
     return _isinf_of_sign("isneginf", input, -math.inf)
 
 
-def fix(input):
+def fix(input, *, out=None):
+    if out is not None:
+        return call_with_out("fix", fix, (input,), {}, out, FOUND_DTYPE)
     return _C.trunc(input)
 
 
@@ -108,15 +119,22 @@ def _nan_ignoring_extremum(name, input, other, better):
     return _C.where(tie, input + (other - input) * 0.5, out)
 
 
-def fmin(input, other):
+def fmin(input, other, *, out=None):
+    if out is not None:
+        return call_with_out("fmin", fmin, (input, other), {}, out, CASTABLE)
     return _nan_ignoring_extremum("fmin", input, other, _C.lt)
 
 
-def fmax(input, other):
+def fmax(input, other, *, out=None):
+    if out is not None:
+        return call_with_out("fmax", fmax, (input, other), {}, out, CASTABLE)
     return _nan_ignoring_extremum("fmax", input, other, _C.gt)
 
 
-def inner(input, other):
+def inner(input, other, *, out=None):
+    if out is not None:
+        return call_with_out("inner", inner, (input, other), {}, out, TENSORDOT_DTYPE, refuse_grad=False,
+                             grad_resize_error=TENSORDOT_GRAD)
     if input.dim() == 0 or other.dim() == 0:
         return input * other
     if input.shape[-1] != other.shape[-1]:
@@ -214,7 +232,9 @@ def _scaled_sum(input, product, beta, alpha):
     return product + (input if beta == 1 else input * beta)
 
 
-def addr(input, vec1, vec2, *, beta=1, alpha=1):
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    if out is not None:
+        return call_with_out("addr", addr, (input, vec1, vec2), {"beta": beta, "alpha": alpha}, out, CASTABLE)
     for label, v in (("vec1", vec1), ("vec2", vec2)):
         if v.dim() != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {label}, but got {v.dim()}-D")
@@ -227,7 +247,9 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     return _scaled_sum(input, product, beta, alpha)
 
 
-def addmv(input, mat, vec, *, beta=1, alpha=1):
+def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    if out is not None:
+        return call_with_out("addmv", addmv, (input, mat, vec), {"beta": beta, "alpha": alpha}, out, STRUCTURED)
     if input.dim() > 1 or mat.dim() != 2 or vec.dim() != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.dim()}, {mat.dim()}, {vec.dim()}")
     if mat.shape[1] != vec.shape[0] or input.numel() not in (1, mat.shape[0]):
@@ -252,7 +274,10 @@ def _check_batches(input, batch1, batch2, target):
             raise RuntimeError(f"{label} must be a 3D tensor")
 
 
-def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    if out is not None:
+        return call_with_out("addbmm", addbmm, (input, batch1, batch2), {"beta": beta, "alpha": alpha}, out,
+                             "self and mat2 must have the same dtype, but got {out} and {result}", quiet_resize=True)
     _check_batches(input, batch1, batch2, lambda p: (batch1.shape[1], p))
     if batch1.shape[0] != batch2.shape[0]:
         raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {batch1.shape[0]} and "
@@ -266,7 +291,10 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     return _scaled_sum(input, _C.bmm(batch1, batch2).sum(0), beta, alpha)
 
 
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    if out is not None:
+        return call_with_out("baddbmm", baddbmm, (input, batch1, batch2), {"beta": beta, "alpha": alpha}, out,
+                             STRUCTURED)
     _check_batches(input, batch1, batch2, lambda p: (batch1.shape[0], batch1.shape[1], p))
     if batch1.dtype != batch2.dtype:
         raise RuntimeError(f"expected scalar type {batch1.dtype._scalar_type_name} but found "
@@ -311,6 +339,7 @@ def dist(input, other, p=2):
     return _C.norm(difference, p)
 
 
+@with_out("renorm", STRUCTURED)
 def renorm(input, p, dim, maxnorm):
     if input.dim() <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
@@ -413,6 +442,7 @@ _frexp_result = collections.namedtuple("frexp", ["mantissa", "exponent"])
 _frexp_result.__module__ = "tandem.return_types"
 
 
+@with_out("frexp", "torch.frexp() expects mantissa to have dtype {result_cpp} but got {out_cpp}")
 def frexp(input):
     if not input.dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
@@ -432,7 +462,9 @@ def frexp(input):
     return _frexp_result(m.to(input.dtype), e.to(_C.int32))
 
 
-def ldexp(input, other):
+def ldexp(input, other, *, out=None):
+    if out is not None:
+        return call_with_out("ldexp", ldexp, (input, other), {}, out, CASTABLE)
     _require_tensors("ldexp", ("input", input), ("other", other))
     return input * _C.pow(2.0, other)
 
@@ -444,10 +476,11 @@ def _ldexp_(self, other):
 
 # ---- linear algebra under its older names ----
 
+@with_out("chain_matmul", MULTI_DOT_DTYPE, grad_name="mm")
 def chain_matmul(*matrices):
     warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
                   "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
-                  "parameters.", UserWarning, stacklevel=2)
+                  "parameters.", UserWarning, stacklevel=3)  # past with_out
     if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
         matrices = tuple(matrices[0])
     if not matrices:
@@ -461,6 +494,7 @@ def chain_matmul(*matrices):
     return linalg.multi_dot(list(matrices))
 
 
+@with_out("matrix_power", STRUCTURED)
 def matrix_power(input, n):
     if isinstance(n, bool) or not isinstance(n, int):
         raise TypeError(f"matrix_power(): argument 'n' (position 2) must be int, not {type(n).__name__}")
@@ -552,6 +586,7 @@ def lu(A, pivot=True, get_infos=False):
     return (LU, pivots, infos) if get_infos else (LU, pivots)
 
 
+@with_out("lu_solve", STRUCTURED)
 def lu_solve(b, LU_data, LU_pivots):
     warnings.warn("torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a future "
                   "PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\nX = "
@@ -577,6 +612,7 @@ def _permutation_from_pivots(pivots, m):
     return perm
 
 
+@with_out("lu_unpack", STRUCTURED)
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     if LU_data.dim() < 2:
         raise RuntimeError(f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: "

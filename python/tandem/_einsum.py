@@ -5,6 +5,7 @@ import string
 
 from . import _C
 from ._dim_args import _ints, _wrap_dim
+from ._out import TENSORDOT_DTYPE, TENSORDOT_GRAD, with_out
 
 Tensor = _C.Tensor
 
@@ -17,6 +18,7 @@ def _matmul_over(a, a_free, a_sum, b, b_sum, b_free):
     return a2.mm(b2).reshape(free_a + free_b)
 
 
+@with_out("tensordot", TENSORDOT_DTYPE, refuse_grad=False, grad_resize_error=TENSORDOT_GRAD)
 def tensordot(a, b, dims=2):
     if isinstance(dims, Tensor):
         dims = dims.tolist()

@@ -9,6 +9,7 @@ import warnings
 
 from . import _C
 from ._C import Tensor
+from ._out import STRUCTURED, with_out
 
 _TYPED_STORAGE_WARNING = (
     "TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the only "
@@ -540,6 +541,7 @@ def storage_type(self):
     return LEGACY_STORAGES[_LEGACY_NAMES[self.dtype]]
 
 
+@with_out("as_strided_copy", STRUCTURED)
 def as_strided_copy(input, size, stride, storage_offset=None):  # noqa: A002
     return input.as_strided(size, stride, storage_offset).clone()
 

@@ -4,6 +4,7 @@ F.X: every argument of torch.batch_norm is required, losses take an int `reducti
 torch.embedding takes (weight, indices). Each form only maps its arguments onto tandem.nn.functional, so it
 runs on every device and differentiates exactly as the F op does."""
 from . import _C, _compositions
+from ._out import CASTABLE, FOUND_DTYPE, with_out
 
 Tensor = _C.Tensor
 
@@ -245,10 +246,12 @@ def prelu(input, weight):
     return _F().prelu(input, weight)
 
 
+@with_out("threshold", CASTABLE)
 def threshold(input, threshold, value):
     return _F().threshold(input, threshold, value)
 
 
+@with_out("hardshrink", FOUND_DTYPE)
 def hardshrink(input, lambd=0.5):
     return _F().hardshrink(input, lambd)
 

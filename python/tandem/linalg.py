@@ -11,6 +11,7 @@ import math as _math
 from . import _C
 
 from ._finfo import finfo as _finfo
+from ._out import CASTABLE, MULTI_DOT_DTYPE, STRUCTURED, with_out
 from ._return_types import result_type as _result  # tandem.return_types.<name>
 
 # An extension built before the linalg bindings existed has no _LinAlgError: the module still imports (its
@@ -39,142 +40,143 @@ _OldSvd = _result("svd", ["U", "S", "V"])
 _OldSlogdet = _result("slogdet", ["sign", "logabsdet"])
 
 
-def _no_out(name, out):
-    if out is not None:
-        raise NotImplementedError(f"{name}: out= is not supported by tandem yet\nhint: assign the result instead")
+# ormqr's out= dtype message (PyTorch's, its missing space included).
+_ORMQR_DTYPE = ("torch.ormqr: Expected input and result to have the same dtype, but input has dtype{result} and "
+                "result has dtype {out}")
 
 
-def solve_ex(A, B, *, left=True, check_errors=False, out=None):
-    _no_out("linalg.solve_ex", out)
+@with_out("linalg.solve_ex", STRUCTURED, grad_name="_linalg_solve_ex")
+def solve_ex(A, B, *, left=True, check_errors=False):
     return _SolveEx(*_C._linalg_solve_ex(A, B, left, check_errors))
 
 
-def solve(A, B, *, left=True, out=None):
-    _no_out("linalg.solve", out)
+@with_out("linalg.solve", STRUCTURED, grad_name="_linalg_solve_ex")
+def solve(A, B, *, left=True):
     return _C._linalg_solve_ex(A, B, left, True)[0]
 
 
-def inv_ex(A, *, check_errors=False, out=None):
-    _no_out("linalg.inv_ex", out)
+@with_out("linalg.inv_ex", STRUCTURED, grad_name="linalg_inv_ex")
+def inv_ex(A, *, check_errors=False):
     return _InvEx(*_C._linalg_inv_ex(A, check_errors))
 
 
-def inv(A, *, out=None):
-    _no_out("linalg.inv", out)
+@with_out("linalg.inv", STRUCTURED, grad_name="linalg_inv_ex")
+def inv(A):
     return _C._linalg_inv_ex(A, True)[0]
 
 
-def det(A, *, out=None):
-    _no_out("linalg.det", out)
+@with_out("linalg.det", STRUCTURED, grad_name="_linalg_det")
+def det(A):
     return _C._linalg_det(A)
 
 
-def slogdet(A, *, out=None):
-    _no_out("linalg.slogdet", out)
+@with_out("linalg.slogdet", STRUCTURED, grad_name="_linalg_slogdet")
+def slogdet(A):
     return _Slogdet(*_C._linalg_slogdet(A))
 
 
-def _slogdet_old(input, *, out=None):
+@with_out("slogdet", STRUCTURED, grad_name="_linalg_slogdet")
+def _slogdet_old(input):
     """tandem.slogdet / Tensor.slogdet: linalg.slogdet's values under PyTorch's older return type."""
-    _no_out("slogdet", out)
     return _OldSlogdet(*_C._linalg_slogdet(input))
 
 
-def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
-    _no_out("linalg.cholesky_ex", out)
+@with_out("linalg.cholesky_ex", STRUCTURED, grad_name="linalg_cholesky_ex")
+def cholesky_ex(A, *, upper=False, check_errors=False):
     return _CholeskyEx(*_C._linalg_cholesky_ex(A, upper, check_errors))
 
 
-def cholesky(A, *, upper=False, out=None):
-    _no_out("linalg.cholesky", out)
+@with_out("linalg.cholesky", STRUCTURED, grad_name="linalg_cholesky_ex")
+def cholesky(A, *, upper=False):
     return _C._linalg_cholesky_ex(A, upper, True)[0]
 
 
-def qr(A, mode="reduced", *, out=None):
-    _no_out("linalg.qr", out)
+@with_out("linalg.qr", STRUCTURED)
+def qr(A, mode="reduced"):
     return _Qr(*_C._linalg_qr(A, mode))
 
 
-def eigh(A, UPLO="L", *, out=None):
-    _no_out("linalg.eigh", out)
+@with_out("linalg.eigh", STRUCTURED, grad_name="_linalg_eigh")
+def eigh(A, UPLO="L"):
     return _Eigh(*_C._linalg_eigh(A, UPLO))
 
 
-def eigvalsh(A, UPLO="L", *, out=None):
-    _no_out("linalg.eigvalsh", out)
+@with_out("linalg.eigvalsh", STRUCTURED, grad_name="_linalg_eigh")
+def eigvalsh(A, UPLO="L"):
     return _C._linalg_eigvalsh(A, UPLO)
 
 
-def svd(A, full_matrices=True, *, driver=None, out=None):
-    _no_out("linalg.svd", out)
+@with_out("linalg.svd", STRUCTURED, grad_name="_linalg_svd")
+def svd(A, full_matrices=True, *, driver=None):
     _check_driver(A, driver)
     return _Svd(*_C._linalg_svd(A, full_matrices))
 
 
-def svdvals(A, *, driver=None, out=None):
-    _no_out("linalg.svdvals", out)
+@with_out("linalg.svdvals", STRUCTURED, grad_name="_linalg_svd")
+def svdvals(A, *, driver=None):
     _check_driver(A, driver)
     return _C._linalg_svdvals(A)
 
 
-def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
-    _no_out("linalg.solve_triangular", out)
+@with_out("linalg.solve_triangular", "expected scalar type {result} but found {out}")
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     return _C._linalg_solve_triangular(A, B, upper, left, unitriangular)
 
 
-def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
-    _no_out("linalg.lu_factor_ex", out)
+@with_out("linalg.lu_factor_ex", STRUCTURED)
+def lu_factor_ex(A, *, pivot=True, check_errors=False):
     return _LuFactorEx(*_C._linalg_lu_factor_ex(A, pivot, check_errors))
 
 
-def lu_factor(A, *, pivot=True, out=None):
-    _no_out("linalg.lu_factor", out)
+@with_out("linalg.lu_factor", STRUCTURED, grad_name="linalg_lu_factor_ex")
+def lu_factor(A, *, pivot=True):
     return _LuFactor(*_C._linalg_lu_factor(A, pivot))
 
 
-def lu(A, *, pivot=True, out=None):
-    _no_out("linalg.lu", out)
+@with_out("linalg.lu", STRUCTURED)
+def lu(A, *, pivot=True):
     return _Lu(*_C._linalg_lu(A, pivot))
 
 
-def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
-    _no_out("linalg.lu_solve", out)
+@with_out("linalg.lu_solve", STRUCTURED)
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     return _C._linalg_lu_solve(LU, pivots, B, left, adjoint)
 
 
-def eig(A, *, out=None):
-    _no_out("linalg.eig", out)
+@with_out("linalg.eig", CASTABLE)
+def eig(A):
     return _Eig(*_C._linalg_eig(A))
 
 
-def eigvals(A, *, out=None):
-    _no_out("linalg.eigvals", out)
+@with_out("linalg.eigvals", CASTABLE)
+def eigvals(A):
     return _C._linalg_eigvals(A)
 
 
 # PyTorch's keyword names: `input` (not A) for these three.
-def householder_product(input, tau, *, out=None):
-    _no_out("linalg.householder_product", out)
+@with_out("linalg.householder_product", CASTABLE)
+def householder_product(input, tau):
     return _C._linalg_householder_product(input, tau)
 
 
-def ldl_factor_ex(input, *, hermitian=False, check_errors=False, out=None):
-    _no_out("linalg.ldl_factor_ex", out)
+@with_out("linalg.ldl_factor_ex", STRUCTURED)
+def ldl_factor_ex(input, *, hermitian=False, check_errors=False):
     return _LdlFactorEx(*_C._linalg_ldl_factor_ex(input, hermitian, check_errors))
 
 
-def ldl_factor(input, *, hermitian=False, out=None):
-    _no_out("linalg.ldl_factor", out)
+@with_out("linalg.ldl_factor", STRUCTURED)
+def ldl_factor(input, *, hermitian=False):
     return _LdlFactor(*_C._linalg_ldl_factor(input, hermitian))
 
 
-def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
-    _no_out("linalg.ldl_solve", out)
+@with_out("linalg.ldl_solve", STRUCTURED)
+def ldl_solve(LD, pivots, B, *, hermitian=False):
     return _C._linalg_ldl_solve(LD, pivots, B, hermitian)
 
 
 # ---- compositions ----
 
+@with_out("linalg.lstsq", CASTABLE)
 def lstsq(A, B, rcond=None, *, driver=None):
     """Least squares as PyTorch's drivers give it: 'gels' (the CUDA default; full-rank A) through QR, with the
     residuals when m > n; 'gelsy' (the CPU default), 'gelsd' and 'gelss' as the minimum-norm solution through the
@@ -229,8 +231,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
     return _Lstsq(X, residuals, rank, S)
 
 
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
-    _no_out("linalg.vector_norm", out)
+@with_out("linalg.vector_norm", STRUCTURED, grad_name="linalg_vector_norm")
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if not x.is_floating_point() and not x.is_complex():  # PyTorch refuses integer and bool, even with dtype=
         raise NotImplementedError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
                                   f"Got {x.dtype._scalar_type_name}")
@@ -257,8 +259,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     return s.pow(1.0 / ord)
 
 
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
-    _no_out("linalg.matrix_norm", out)
+@with_out("linalg.matrix_norm", "linalg.matrix_norm expected out tensor dtype {result} but got: {out}",
+          refuse_grad=False)
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if dtype is not None:
         A = A.to(dtype)
     if A.dim() < 2:
@@ -281,8 +284,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
 
 
-def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
-    _no_out("linalg.norm", out)
+@with_out("linalg.norm", "linalg.norm expected out tensor dtype {result} but got: {out}", refuse_grad=False)
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     if isinstance(dim, int):
         dim = (dim,)
     if ord is None:
@@ -300,10 +303,10 @@ def _check_driver(A, driver):
                            "cuSOLVER backend.")
 
 
-def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+@with_out("linalg.pinv", CASTABLE, grad_name="linalg_pinv")
+def pinv(A, *, atol=None, rtol=None, hermitian=False):
     """Through the SVD, or with hermitian=True (PyTorch's rule) through eigh of A's lower triangle: the
     singular values are |eigenvalues| and A^+ = V diag(1 / w) V^H over the kept ones."""
-    _no_out("linalg.pinv", out)
     if hermitian:
         w, V = eigh(A)
         S = w.abs()
@@ -322,8 +325,8 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     return (Vh.mH * S_inv.unsqueeze(-2).to(A.dtype)) @ U.mH
 
 
-def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
-    _no_out("linalg.matrix_rank", out)
+@with_out("linalg.matrix_rank", CASTABLE)
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
     S = eigvalsh(A).abs() if hermitian else svdvals(A)
     smax = S.amax(-1, keepdim=True) if S.shape[-1] > 0 else S
     if rtol is None:
@@ -334,8 +337,8 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     return (S > tol).sum(-1)
 
 
-def matrix_power(A, n, *, out=None):
-    _no_out("linalg.matrix_power", out)
+@with_out("linalg.matrix_power", STRUCTURED)
+def matrix_power(A, n):
     if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
         if A.dim() < 2:
             raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
@@ -376,8 +379,8 @@ def matrix_exp(A):
     return result
 
 
-def cond(A, p=None, *, out=None):
-    _no_out("linalg.cond", out)
+@with_out("linalg.cond", CASTABLE, refuse_grad=False)
+def cond(A, p=None):
     if p is None or p in (2, -2):
         S = svdvals(A)
         r = S.amax(-1) / S.amin(-1)
@@ -388,8 +391,8 @@ def cond(A, p=None, *, out=None):
     return matrix_norm(A, p) * matrix_norm(A_inv, p)
 
 
-def multi_dot(tensors, *, out=None):
-    _no_out("linalg.multi_dot", out)
+@with_out("linalg.multi_dot", MULTI_DOT_DTYPE, grad_name="mm")
+def multi_dot(tensors):
     if len(tensors) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
     result = tensors[0]
@@ -398,20 +401,20 @@ def multi_dot(tensors, *, out=None):
     return result
 
 
-def vecdot(x, y, *, dim=-1, out=None):
+@with_out("linalg.vecdot", "linalg.vecdot: Expected out of dtype{result} but found {out}", grad_name="sum")
+def vecdot(x, y, *, dim=-1):
     """sum(conj(x) * y) along dim (conj is the identity for real x)."""
-    _no_out("linalg.vecdot", out)
     return (_C.conj(x) * y).sum(dim)
 
 
-def cross(input, other, *, dim=-1, out=None):
-    _no_out("linalg.cross", out)
+@with_out("linalg.cross", STRUCTURED, grad_name="linalg_cross")
+def cross(input, other, *, dim=-1):
     from ._compositions import cross as _cross
     return _cross(input, other, dim=dim)
 
 
-def matmul(input, other, *, out=None):
-    _no_out("linalg.matmul", out)
+@with_out("linalg.matmul", STRUCTURED, grad_name="matmul")
+def matmul(input, other):
     return input @ other
 
 
@@ -428,17 +431,17 @@ def _cholesky_old(input, upper=False, *, out=None):
                        "with:\nU = torch.linalg.cholesky(A).mH")
 
 
-def _svd_old(input, some=True, compute_uv=True, *, out=None):
+@with_out("svd", STRUCTURED, grad_name="_linalg_svd")
+def _svd_old(input, some=True, compute_uv=True):
     """torch.svd: V instead of Vh; `some` picks the reduced form; without compute_uv, U and V are zeros."""
-    _no_out("svd", out)
     U, S, Vh = svd(input, full_matrices=not some)
     if not compute_uv:
         return _OldSvd(_C.zeros_like(U), S, _C.zeros_like(Vh))
     return _OldSvd(U, S, Vh.mH)
 
 
-def _triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
-    _no_out("triangular_solve", out)
+@with_out("triangular_solve", STRUCTURED)
+def _triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
     coefficient = A.mT if transpose else A
     x = solve_triangular(coefficient, b, upper=upper != transpose, unitriangular=unitriangular)
     return _result_triangular(x, A.clone())
@@ -451,27 +454,28 @@ def _logdet(input):
     return _C._logdet(input)
 
 
-def _cholesky_solve(input, input2, upper=False, *, out=None):
-    _no_out("cholesky_solve", out)
+@with_out("cholesky_solve", CASTABLE)
+def _cholesky_solve(input, input2, upper=False):
     return _C._cholesky_solve(input, input2, upper)
 
 
-def _cholesky_inverse(input, upper=False, *, out=None):
-    _no_out("cholesky_inverse", out)
+@with_out("cholesky_inverse", CASTABLE)
+def _cholesky_inverse(input, upper=False):
     return _C._cholesky_inverse(input, upper)
 
 
-def _geqrf(input, *, out=None):
-    _no_out("geqrf", out)
+@with_out("geqrf", CASTABLE)
+def _geqrf(input):
     return _Geqrf(*_C._geqrf(input))
 
 
+@with_out("orgqr", CASTABLE)
 def _orgqr(input, input2):
     return _C._linalg_householder_product(input, input2)
 
 
-def _ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
-    _no_out("ormqr", out)
+@with_out("ormqr", _ORMQR_DTYPE)
+def _ormqr(input, input2, input3, left=True, transpose=False):
     return _C._ormqr(input, input2, input3, left, transpose)
 
 

@@ -2,6 +2,7 @@
 (src/kernels/op_list.def: one kernel per function, with its gradient where PyTorch has one) or a composition
 in the C++ front ends (src/ops/special.cpp: polygamma, multigammaln, logit's eps); nothing here computes."""
 from . import _C
+from ._out import CASTABLE, with_out
 
 erf = _C.erf
 erfc = _C.erfc
@@ -62,6 +63,7 @@ softmax = _C.softmax
 log_softmax = _C.log_softmax
 
 
+@with_out("special.multigammaln", CASTABLE)
 def multigammaln(input, p):
     """log of the multivariate gamma function of dimension p (torch.special.multigammaln; tandem.mvlgamma)."""
     return _C.mvlgamma(input, p)

@@ -188,6 +188,15 @@ Tensor unary_out(UnaryOp op, UnaryRule rule, const Tensor& x, const Tensor& out)
   }
   DType compute = unary_compute_dtype(op, rule, x.dtype());
   DType result = rule_outputs_bool(rule) ? DType::Bool : compute;
+  // The ops that keep their input's dtype (abs, neg, ceil, sign, frac, bitwise_not, ...) want it in out too:
+  // PyTorch's iterator checks that all its operands share one dtype.
+  if (rule == UnaryRule::NoBool || rule == UnaryRule::Same || rule == UnaryRule::FloatOnly ||
+      rule == UnaryRule::Integral) {
+    check_out_autograd(unary_op_name(op), out, {&x});
+    TANDEM_CHECK(out.dtype() == result, Runtime, "Found dtype ", dtype_title(out.dtype()), " but expected ",
+                 dtype_title(result), "\nhint: ", unary_op_name(op),
+                 " keeps its input's dtype: pass an out tensor of dtype ", dtype_name(result));
+  }
   check_out(unary_op_name(op), out, result, x.device(), {&x});
   resize_out(out, x.sizes());
   if (out.dtype() == result)

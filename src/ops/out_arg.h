@@ -1,21 +1,33 @@
 // out= arguments with PyTorch's rules, for ops that write their result into a tensor the caller passes.
 #pragma once
 #include <initializer_list>
+#include <string>
 
 #include "core/tensor.h"
 
 namespace tandem {
 
-// Checks `out` for op `op`, which computes a `result`-dtype result on `device` from `inputs`: out must be
-// writable and on that device, `result` must cast to out's dtype (out keeps its dtype, as in PyTorch), and
-// while grad mode is on neither out nor an input may require grad (out= results are not recorded).
+// Refuses out= while autograd would record: PyTorch's first check of every out= call (before the op's own),
+// since out= results are not recorded.
+void check_out_autograd(const char* op, const Tensor& out, std::initializer_list<const Tensor*> inputs);
+// Checks `out` for op `op`, which computes a `result`-dtype result on `device` from `inputs`: while grad mode
+// is on neither out nor an input may require grad (check_out_autograd, first), out must be on that device,
+// `result` must cast to out's dtype (out keeps its dtype, as in PyTorch) and out must be writable.
 void check_out(const char* op, const Tensor& out, DType result, Device device,
                std::initializer_list<const Tensor*> inputs);
+// The stricter rule of PyTorch's structured ops (mm, bmm, addmm, baddbmm, ...): out's dtype must be the
+// result's dtype exactly, and out on the result's device; out must be writable.
+void check_out_exact(const char* op, const Tensor& out, DType result, Device device);
 // Gives `out` the contiguous shape `sizes` when it has another one, in its own storage when that is large
-// enough. PyTorch also warns when an out with elements is resized; the Python bindings do that
-// (out_needs_resize_warning).
+// enough, with PyTorch's deprecation warning when an out with elements is resized.
 void resize_out(const Tensor& out, IntArrayRef sizes);
-// True when `out` has elements and a shape other than `sizes`: PyTorch's deprecation warning case.
-bool out_needs_resize_warning(const Tensor& out, IntArrayRef sizes);
+// `result` (computed into a temporary, so out may alias an input) copied into out after check_out_exact and
+// resize_out; returns out. The caller ran check_out_autograd before computing result.
+Tensor assign_out_exact(const char* op, const Tensor& out, const Tensor& result);
+
+// How resize_out issues its warning: set once by the Python bindings (a UserWarning; it may throw when
+// warnings are errors). Without it (C++ users) resizing is silent.
+using OutResizeWarning = void (*)(const std::string& message);
+void set_out_resize_warning(OutResizeWarning warn);
 
 }  // namespace tandem

@@ -44,10 +44,12 @@ def test_numpy_function_on_tensor_matches_ndarray(name, call, device):
     np.testing.assert_allclose(got_values, expected, rtol=1e-6, atol=1e-6)
 
 
-def test_out_argument_is_refused_with_a_clear_message():
+def test_out_argument_takes_tensors_and_refuses_arrays():
     t = tandem.ones(3)
-    with pytest.raises(TypeError, match=r"out= is not supported"):
-        t.clip(0, 1, out=tandem.empty(3))
+    out = tandem.empty(3)
+    assert t.clip(0, 0.5, out=out) is out and out.tolist() == [0.5] * 3
+    with pytest.raises(TypeError, match=r"^clip\(\): argument 'out' must be Tensor, not ndarray"):
+        t.clip(0, 1, out=np.empty(3, np.float32))
     # NumPy itself catches that TypeError and computes on an ndarray, so np.clip(t, ..., out=a) still fills a
     out = np.empty(3, np.float32)
     np.clip(t, 0, 0.5, out=out)

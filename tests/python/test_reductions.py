@@ -356,8 +356,10 @@ def test_numpy_spellings_and_dispatch():
     same(np.all(t > 0, axis=0), np.all(a > 0, axis=0))
     same(np.any(t > 0), np.any(a > 0))
     assert t.sum(axis=1, keepdims=True).shape == (4, 1)
-    with pytest.raises(TypeError):
-        t.sum(out=t)
+    o = tandem.empty(0)
+    assert t.sum(out=o) is o and o.item() == pytest.approx(float(a.sum()))  # out= as NumPy passes it
+    with pytest.raises(TypeError, match=r"^sum\(\): argument 'out' must be Tensor, not ndarray"):
+        t.sum(out=np.empty(()))  # (NumPy then computes on an ndarray itself)
     with pytest.raises(TypeError):
         np.max(t, initial=0.0)
 
