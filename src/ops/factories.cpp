@@ -7,7 +7,9 @@
 #include "core/error.h"
 #include "core/profiler.h"
 #include "kernels/kernel_table.h"
+#include "ops/complex.h"
 #include "ops/copy.h"
+#include "ops/value_range.h"
 
 namespace tandem {
 
@@ -57,8 +59,19 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::opti
   TANDEM_CHECK(steps >= 0, Runtime,
                "number of steps must be non-negative\nhint: steps counts the values, ends "
                "included");
-  DType d = dtype.value_or(default_float_dtype());
+  // Complex ends without a dtype give the default complex dtype, as in PyTorch.
+  DType d = dtype.value_or(start.is_complex() || end.is_complex() ? complex_dtype_for(default_float_dtype())
+                                                                  : default_float_dtype());
   check_not_bool(d, "linspace_cpu");
+  check_value_fits(start, d, true);  // PyTorch refuses ends the dtype cannot hold (float16 from 1e5: not NaN)
+  check_value_fits(end, d, true);
+  if (is_complex(d)) {
+    // The real and imaginary parts are two real linspaces (one kernel per real dtype serves both).
+    const DType part = complex_value_dtype(d);
+    const complex<double> a = start.to_complex(), b = end.to_complex();
+    return make_complex(linspace(Scalar(a.re), Scalar(b.re), steps, part, device),
+                        linspace(Scalar(a.im), Scalar(b.im), steps, part, device));
+  }
   const int64_t sizes[1] = {steps};
   Tensor out = empty(sizes, d, device);
   if (steps == 1)
