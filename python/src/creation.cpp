@@ -82,9 +82,14 @@ struct Inference {
     TANDEM_CHECK(depth < kMaxNesting, Value, "tensor(): data is nested more than ", kMaxNesting,
                  " levels deep");
     if (!is_sequence(h)) {
-      TANDEM_CHECK(depth == shape.size(), Type, "not a sequence", "\nhint: expected a sequence of length ",
-                   shape.size() > depth ? shape[depth] : 0, " at dim ", depth, " (got ", nb::inst_name(h).c_str(),
-                   "); nested lists must be rectangular");
+      // A number where a sequence belongs is PyTorch's TypeError; a sequence of another kind (a NumPy array,
+      // which the caller's fallback reads) its ValueError.
+      if (depth != shape.size() && !PySequence_Check(h.ptr()))
+        TANDEM_THROW(Type, "not a sequence", "\nhint: expected a sequence of length ", shape[depth], " at dim ",
+                     depth, " (got ", nb::inst_name(h).c_str(), "); nested lists must be rectangular");
+      TANDEM_CHECK(depth == shape.size(), Value, "expected sequence of length ",
+                   shape.size() > depth ? shape[depth] : 0, " at dim ", depth, " (got ",
+                   nb::inst_name(h).c_str(), ")\nhint: nested lists must be rectangular");
       leaf(h);
       return;
     }

@@ -185,6 +185,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
         raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
     if B.dim() < 1:
         raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
+    if not (A.is_floating_point() or A.is_complex()):
+        raise RuntimeError("This function doesn't handle types other than float and double")
     if A.dtype != B.dtype:
         raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's "
                            f"dtype {A.dtype._scalar_type_name} and other's dtype {B.dtype._scalar_type_name}")

@@ -321,8 +321,11 @@ Tensor linalg_solve_triangular(const Tensor& a, const Tensor& b, bool upper, boo
   const char* op = "linalg.solve_triangular";
   check_square(op, a);
   check_matrix(op, b, "B");
+  if (a.dtype() != b.dtype()) {  // PyTorch promotes the operands (float64 A with float32 B gives float64)
+    const DType common = promote_types(a.dtype(), b.dtype());
+    return linalg_solve_triangular(to_dtype(a, common), to_dtype(b, common), upper, left, unitriangular);
+  }
   check_float(op, a);
-  check_same_dtype(op, a, b, "A", "B");
   check_same_device_linalg(op, a, b, "A", "B");
   const int64_t n = a.size(-1);
   TANDEM_CHECK((left ? b.size(-2) : b.size(-1)) == n, Runtime, op,
