@@ -328,6 +328,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     referenced rows whose ``norm_type``-norm exceeds it; ``scale_grad_by_freq`` divides each row's gradient by
     how often the batch uses it. ``sparse`` is accepted and gives the same dense gradient (tandem has no sparse
     tensors)."""
+    if weight.dim() != 2:  # PyTorch's check (weight.size(1) below would raise an IndexError instead)
+        raise RuntimeError("'weight' must be 2-D")
     if padding_idx is not None:
         if not -weight.size(0) <= padding_idx < weight.size(0):
             raise AssertionError("Padding_idx must be within num_embeddings")
