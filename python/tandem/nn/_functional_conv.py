@@ -601,6 +601,9 @@ def adaptive_avg_pool3d(input, output_size):
 def _adaptive_max(fn, input, sizes, n):
     _check_adaptive(fn, input, sizes, n)
     x = input
+    if 0 in sizes:  # an empty output (PyTorch returns one); the windows below would divide by the size
+        shape = list(x.shape[:x.dim() - n]) + list(sizes)
+        return x.new_empty(shape), tandem.empty(shape, dtype=tandem.int64, device=x.device)
     values, indices, numel = x, None, 1
     for dim in range(x.dim() - 1, x.dim() - 1 - n, -1):
         positions = _adaptive_positions(x.size(dim), sizes[dim - x.dim() + n], x.device)
