@@ -86,8 +86,9 @@ def _ready_worker(memory_limit_gb):
     return worker
 
 
-def run(jobs, timeout, memory_limit_gb):
-    """Each (case, device) job's verdict dict; a crash or hang costs one worker."""
+def run(jobs, timeout, memory_limit_gb, report):
+    """Each (case, device) job's verdict dict, also handed to `report` as it comes; a crash or hang costs one
+    worker."""
     results = []
     worker = _ready_worker(memory_limit_gb)
     for name, device in jobs:
@@ -100,6 +101,7 @@ def run(jobs, timeout, memory_limit_gb):
                 continue
             if line:
                 results.append(json.loads(line))
+                report(results[-1])
                 break
             if line is None:
                 verdict = "oracle-hang" if phase == "torch" else "hang"
@@ -109,6 +111,7 @@ def run(jobs, timeout, memory_limit_gb):
                 verdict = "oracle-crash" if phase == "torch" else "crash"
                 detail = f"worker exited with {code} while running {phase}\n{worker.stderr_tail()}"
             results.append({"case": name, "device": device, "verdict": verdict, "detail": detail})
+            report(results[-1])
             worker.stop()
             worker = _ready_worker(memory_limit_gb)
             break
@@ -132,15 +135,16 @@ def main():
 
     names = [n for n in sorted(all_cases()) if args.only in n]
     jobs = [(n, d) for n in names for d in args.devices.split(",")]
-    results = run(jobs, args.timeout, args.memory_limit_gb)
     known = known_differences()
-    for r in results:
+
+    def report(r):  # printed as it comes, so a long run shows its findings early
         if r["verdict"] != "ok" and r["case"] in known:
             r["verdict"], r["detail"] = "known", f"{known[r['case']]} ({r['verdict']}: {r['detail']})"
-    counts = collections.Counter(r["verdict"] for r in results)
-    for r in results:
         if r["verdict"] != "ok" or args.show_ok:
-            print(f"[{r['verdict']}] {r['case']} on {r['device']}: {r['detail']}")
+            print(f"[{r['verdict']}] {r['case']} on {r['device']}: {r['detail']}", flush=True)
+
+    results = run(jobs, args.timeout, args.memory_limit_gb, report)
+    counts = collections.Counter(r["verdict"] for r in results)
     print(f"\n{len(names)} cases, {len(results)} runs: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     if args.json:
         with open(args.json, "w") as f:

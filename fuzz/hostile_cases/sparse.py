@@ -115,3 +115,16 @@ CASES = {
                                                           .to_dense() * T(L, [1., 2., 3.], d)).sum().backward()
                                                or v.grad)(T(L, [1., 1.], d).requires_grad_()),
 }
+
+_CHECKED = ("tandem checks the indices at construction always (docs/ops.md); PyTorch only under "
+            "check_invariants=True and otherwise gives wrong answers later")
+KNOWN = {
+    "construct/negative_index": _CHECKED, "construct/index_past_size": _CHECKED,
+    "construct/index_int64_max": _CHECKED,
+    "construct/indices_float": "tandem refuses floating indices (PyTorch truncates them to other elements)",
+    "construct/is_coalesced_true_unsorted": "tandem checks the is_coalesced=True claim (PyTorch trusts it)",
+    "construct/values_0dim": "tandem refuses 0-dim values (PyTorch makes an nnz-1 tensor of them)",
+    "getitem": "indexing a sparse tensor is not supported (NotImplementedError)",
+    "mul_/dense_operand": "in-place sparse * dense is not supported (PyTorch densifies the pattern)",
+    "pow/negative": "tandem refuses a negative exponent (PyTorch gives inf at the stored zeros only)",
+}
