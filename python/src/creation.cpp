@@ -85,8 +85,9 @@ struct Inference {
       // A number where a sequence belongs is PyTorch's TypeError; a sequence of another kind (a NumPy array,
       // which the caller's fallback reads) its ValueError.
       if (depth != shape.size() && !PySequence_Check(h.ptr()))
-        TANDEM_THROW(Type, "not a sequence", "\nhint: expected a sequence of length ", shape[depth], " at dim ",
-                     depth, " (got ", nb::inst_name(h).c_str(), "); nested lists must be rectangular");
+        TANDEM_THROW(Type, "not a sequence", "\nhint: expected a sequence of length ", shape[depth],
+                     " at dim ", depth, " (got ", nb::inst_name(h).c_str(),
+                     "); nested lists must be rectangular");
       TANDEM_CHECK(depth == shape.size(), Value, "expected sequence of length ",
                    shape.size() > depth ? shape[depth] : 0, " at dim ", depth, " (got ",
                    nb::inst_name(h).c_str(), ")\nhint: nested lists must be rectangular");
@@ -122,7 +123,8 @@ void fill_from(nb::handle h, T*& out) {
   }
   if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
     // An int past int64: a floating target takes it rounded (tensor([2**64], dtype=float32), as in PyTorch);
-    // uint64 takes 2**63 to 2**64 - 1 (to_scalar below); any other dtype refuses it with PyTorch's ValueError.
+    // uint64 takes 2**63 to 2**64 - 1 (to_scalar below); any other dtype refuses it with PyTorch's
+    // ValueError.
     int overflow = 0;
     PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
     constexpr DType target = dtype_of<T>();
@@ -133,7 +135,8 @@ void fill_from(nb::handle h, T*& out) {
       return;
     }
     TANDEM_CHECK(overflow == 0 || (overflow > 0 && target == DType::UInt64), Value,
-                 "Overflow when unpacking long long\nhint: the Python int does not fit in ", dtype_name(target));
+                 "Overflow when unpacking long long\nhint: the Python int does not fit in ",
+                 dtype_name(target));
   }
   Scalar s;
   if (is_tensor(h)) {

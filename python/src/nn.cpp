@@ -30,9 +30,10 @@ Pair to_pair(nb::handle h, const char* name) {
 Pair to_conv_pair(nb::handle h, const char* name) {
   DimVector v = to_shape(h, name);
   if (v.size() == 1) return {v[0], v[0]};
-  TANDEM_CHECK(v.size() == 2, Runtime, "expected ", name,
-               " to be a single integer value or a list of 2 values to match the convolution dimensions, but got ",
-               name, "=", shape_to_string(v));
+  TANDEM_CHECK(
+      v.size() == 2, Runtime, "expected ", name,
+      " to be a single integer value or a list of 2 values to match the convolution dimensions, but got ",
+      name, "=", shape_to_string(v));
   return {v[0], v[1]};
 }
 

@@ -149,8 +149,8 @@ std::tuple<Tensor, Tensor, Tensor> svd_impl(const char* op, const Tensor& a, boo
     if (buf.numel() > 0) {
       k.svd(buf, s, u, vt, info);
     } else if (need_vectors) {
-      // An empty matrix (m or n is 0): LAPACK is not called, and the singular vectors that exist anyway (U of a
-      // 3x0 matrix with full_matrices) are the identity, as PyTorch returns them; empty() left them unset.
+      // An empty matrix (m or n is 0): LAPACK is not called, and the singular vectors that exist anyway (U of
+      // a 3x0 matrix with full_matrices) are the identity, as PyTorch returns them; empty() left them unset.
       u = contiguous(expand(eye(u_cols, m, a.dtype(), a.device()), DimVector{count, u_cols, m}));
       vt = contiguous(expand(eye(n, n, a.dtype(), a.device()), DimVector{count, n, n}));
     }

@@ -80,9 +80,9 @@ void raise_on_info(const Tensor& info, bool batched, Describe&& describe) {
     if (codes[i] != 0) throw_linalg_error(describe(batch_prefix(i, batched), codes[i]));
 }
 
-// lu_solve's pivots: PyTorch's checks of their shape and dtype, and of their values, which LAPACK reads as row
-// numbers (a pivot of 0 or past the rows made getrs read and write outside the matrix: an abort, or a wrong
-// answer). The values cost one small device-to-host copy.
+// lu_solve's pivots: PyTorch's checks of their shape and dtype, and of their values, which LAPACK reads as
+// row numbers (a pivot of 0 or past the rows made getrs read and write outside the matrix: an abort, or a
+// wrong answer). The values cost one small device-to-host copy.
 void check_lu_pivots(const Tensor& lu, const Tensor& pivots) {
   const int64_t n = lu.size(-1);
   TANDEM_CHECK(pivots.dim() >= 1 && pivots.size(-1) == n, Runtime,
@@ -92,17 +92,20 @@ void check_lu_pivots(const Tensor& lu, const Tensor& pivots) {
                "linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32",
                "\nhint: pass the pivots linalg.lu_factor returned (int32), or pivots.int()");
   const IntArrayRef lead = IntArrayRef(lu.sizes()).first(lu.dim() - 1);
-  TANDEM_CHECK(std::equal(lead.begin(), lead.end(), pivots.sizes().begin(), pivots.sizes().end()), Runtime,
-               "linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be the same, but got pivots with shape ",
-               pivots.shape_str(), " instead");
+  TANDEM_CHECK(
+      std::equal(lead.begin(), lead.end(), pivots.sizes().begin(), pivots.sizes().end()), Runtime,
+      "linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be the same, but got pivots with shape ",
+      pivots.shape_str(), " instead");
   if (pivots.numel() == 0) return;
   std::vector<int> bounds = read_info(stack({amin(pivots), amax(pivots)}));
-  TANDEM_CHECK(bounds[0] >= 1, Runtime,
-               "Pivots given to lu_solve must all be greater or equal to 1. Did you properly pass the result of "
-               "lu_factor?");
-  TANDEM_CHECK(bounds[1] <= lu.size(-2), Runtime,
-               "Pivots given to lu_solve must all be smaller or equal to LU.size(-2). Did you properly pass the "
-               "result of lu_factor?");
+  TANDEM_CHECK(
+      bounds[0] >= 1, Runtime,
+      "Pivots given to lu_solve must all be greater or equal to 1. Did you properly pass the result of "
+      "lu_factor?");
+  TANDEM_CHECK(
+      bounds[1] <= lu.size(-2), Runtime,
+      "Pivots given to lu_solve must all be smaller or equal to LU.size(-2). Did you properly pass the "
+      "result of lu_factor?");
 }
 
 }  // namespace
