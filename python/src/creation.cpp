@@ -48,7 +48,7 @@ struct Inference {
   bool any_leaf = false;
   bool saw_float = false;
 
-  void leaf(nb::handle h) {
+  void leaf(nb::handle h, size_t depth) {
     DType d;
     if (is_tensor(h)) {
       const Tensor& t = as_tensor_ref(h);
@@ -67,9 +67,12 @@ struct Inference {
     } else if (PyComplex_Check(h.ptr())) {
       d = complex_dtype_for(default_float_dtype());  // complex64, or complex128 under a float64 default
     } else {
-      // PyTorch's errors: a string is read as one more dimension; any other object has no dtype.
-      TANDEM_CHECK(!PyUnicode_Check(h.ptr()), Value, "too many dimensions 'str'",
+      // PyTorch's errors: a string inside a list is read as one more dimension, a string alone or any other
+      // object has no dtype.
+      TANDEM_CHECK(!PyUnicode_Check(h.ptr()) || depth == 0, Value, "too many dimensions 'str'",
                    "\nhint: tensor() takes numbers; convert the strings first");
+      TANDEM_CHECK(!PyUnicode_Check(h.ptr()), Type, "new(): invalid data type 'str'",
+                   "\nhint: tensor() takes numbers; convert the string first");
       TANDEM_THROW(
           Runtime, "Could not infer dtype of ", Py_TYPE(h.ptr())->tp_name,
           "\nhint: tensor() accepts numbers, bools, nested lists/tuples/ranges of them, and NumPy arrays");
@@ -91,7 +94,7 @@ struct Inference {
       TANDEM_CHECK(depth == shape.size(), Value, "expected sequence of length ",
                    shape.size() > depth ? shape[depth] : 0, " at dim ", depth, " (got ",
                    nb::inst_name(h).c_str(), ")\nhint: nested lists must be rectangular");
-      leaf(h);
+      leaf(h, depth);
       return;
     }
     nb::object seq = fast_sequence(h);

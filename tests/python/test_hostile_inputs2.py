@@ -132,6 +132,7 @@ CASES = {
     "tensor/list_with_none": lambda L, d: L.tensor([1, None], device=d),
     "tensor/generator": lambda L, d: L.tensor((i for i in range(3)), device=d),
     "tensor/list_of_str": lambda L, d: L.tensor(["a"], device=d),
+    "tensor/str": lambda L, d: L.tensor("abc", device=d),
     "tensor/number_where_a_list_belongs": lambda L, d: L.tensor([[[1], [2]], [[3], 4]], device=d),
     "tensor/ragged": lambda L, d: L.tensor([[1, 2], [3]], device=d),
     "tensor/self_referencing_list": lambda L, d: (lambda x: (x.append(x), L.tensor(x, device=d)))([1]),
