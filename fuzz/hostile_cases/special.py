@@ -113,4 +113,6 @@ CASES = {
 KNOWN = {
     "polygamma/values": "polygamma(n, inf) is 0 in tandem (the limit); PyTorch gives NaN",
     "polygamma/int": "polygamma at a negative integer (a pole) is inf in tandem; PyTorch gives a rounding residue",
+    "polygamma/n_huge": "past n = 170, n! is inf in double: tandem gives NaN where zeta(n + 1, x) underflows to 0 "
+                        "(x > 1); PyTorch gives -inf there",
 }

@@ -23,11 +23,20 @@ void check_not_bool(DType dtype, const char* kernel) {
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<DType> dtype,
               Device device) {
   profiler::RecordScope profile_scope("aten::arange", start, end, step, dtype, device);
-  bool any_float = start.is_float() || end.is_float() || step.is_float();
+  // A complex number (with a zero imaginary part, checked below) counts as a float, as in PyTorch.
+  bool any_float = start.is_float() || end.is_float() || step.is_float() || start.is_complex() ||
+                   end.is_complex() || step.is_complex();
   DType d = dtype.value_or(any_float ? default_float_dtype() : DType::Int64);
   check_not_bool(d, "arange_cpu");
+  for (const Scalar* v :
+       {&start, &end, &step})  // a complex bound has no place on the real line (PyTorch's error)
+    TANDEM_CHECK(!v->is_complex() || v->to_complex().im == 0.0, Runtime,
+                 "value cannot be converted to type double without overflow",
+                 "\nhint: arange takes real bounds and steps");
   double xstart = start.to_double(), xend = end.to_double(), xstep = step.to_double();
   TANDEM_CHECK(xstep != 0.0, Runtime, "step must be nonzero\nhint: pass a positive or negative step");
+  TANDEM_CHECK(std::isfinite(xstep), Runtime, "step must be finite but got ", xstep,
+               "\nhint: an infinite or NaN step gives no range");
   TANDEM_CHECK(std::isfinite(xstart) && std::isfinite(xend), Runtime, "unsupported range: ", xstart, " -> ",
                xend, "\nhint: arange needs finite bounds");
   TANDEM_CHECK((xstep > 0 && xend >= xstart) || (xstep < 0 && xend <= xstart), Runtime,

@@ -162,6 +162,10 @@ CASES = {
     "unbind/0dim": lambda L, d: T(L, 1., d).unbind(),
     "cummax/complex": lambda L, d: L.cummax(T(L, [1j, 2.], d), 0),
     "cummin/complex": lambda L, d: T(L, [1j, 2.], d, "complex128").cummin(0),
+    "arange/step_inf": lambda L, d: L.arange(0, 5, INF, device=d),
+    "arange/step_nan": lambda L, d: L.arange(0, 5, N, device=d),
+    "arange/complex_end": lambda L, d: L.arange(0, 1j, device=d),
+    "arange/complex_end_real_valued": lambda L, d: L.arange(0, 3 + 0j, device=d),
     # ---- spurious errors
     "adaptive_max_pool1d/output_0": lambda L, d: L.nn.functional.adaptive_max_pool1d(L.ones(1, 2, 5, device=d), 0,
                                                                                      return_indices=True),
