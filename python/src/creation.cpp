@@ -48,7 +48,7 @@ struct Inference {
   bool any_leaf = false;
   bool saw_float = false;
 
-  void leaf(nb::handle h) {
+  void leaf(nb::handle h, size_t depth) {
     DType d;
     if (is_tensor(h)) {
       const Tensor& t = as_tensor_ref(h);
@@ -67,9 +67,15 @@ struct Inference {
     } else if (PyComplex_Check(h.ptr())) {
       d = complex_dtype_for(default_float_dtype());  // complex64, or complex128 under a float64 default
     } else {
+      // PyTorch's errors: a string inside a list is read as one more dimension, a string alone or any other
+      // object has no dtype.
+      TANDEM_CHECK(!PyUnicode_Check(h.ptr()) || depth == 0, Value, "too many dimensions 'str'",
+                   "\nhint: tensor() takes numbers; convert the strings first");
+      TANDEM_CHECK(!PyUnicode_Check(h.ptr()), Type, "new(): invalid data type 'str'",
+                   "\nhint: tensor() takes numbers; convert the string first");
       TANDEM_THROW(
-          Type, "new(): invalid data type '", nb::inst_name(h).c_str(),
-          "'\nhint: tensor() accepts numbers, bools, nested lists/tuples/ranges of them, and NumPy arrays");
+          Runtime, "Could not infer dtype of ", Py_TYPE(h.ptr())->tp_name,
+          "\nhint: tensor() accepts numbers, bools, nested lists/tuples/ranges of them, and NumPy arrays");
     }
     dtype = any_leaf ? promote_types(dtype, d) : d;
     any_leaf = true;
@@ -79,10 +85,16 @@ struct Inference {
     TANDEM_CHECK(depth < kMaxNesting, Value, "tensor(): data is nested more than ", kMaxNesting,
                  " levels deep");
     if (!is_sequence(h)) {
+      // A number where a sequence belongs is PyTorch's TypeError; a sequence of another kind (a NumPy array,
+      // which the caller's fallback reads) its ValueError.
+      if (depth != shape.size() && !PySequence_Check(h.ptr()))
+        TANDEM_THROW(Type, "not a sequence", "\nhint: expected a sequence of length ", shape[depth],
+                     " at dim ", depth, " (got ", nb::inst_name(h).c_str(),
+                     "); nested lists must be rectangular");
       TANDEM_CHECK(depth == shape.size(), Value, "expected sequence of length ",
                    shape.size() > depth ? shape[depth] : 0, " at dim ", depth, " (got ",
                    nb::inst_name(h).c_str(), ")\nhint: nested lists must be rectangular");
-      leaf(h);
+      leaf(h, depth);
       return;
     }
     nb::object seq = fast_sequence(h);
@@ -96,7 +108,10 @@ struct Inference {
                    depth < shape.size() ? shape[depth] : 0, " at dim ", depth, " (got ", n, ")");
     }
     PyObject** items = PySequence_Fast_ITEMS(seq.ptr());
-    for (int64_t i = 0; i < n; ++i) walk(items[i], depth + 1);
+    for (int64_t i = 0; i < n; ++i) {
+      TANDEM_CHECK(items[i] != h.ptr(), Type, "new(): self-referential lists are incompatible");
+      walk(items[i], depth + 1);
+    }
   }
 };
 
@@ -108,6 +123,23 @@ void fill_from(nb::handle h, T*& out) {
     PyObject** items = PySequence_Fast_ITEMS(seq.ptr());
     for (Py_ssize_t i = 0; i < n; ++i) fill_from<T>(items[i], out);
     return;
+  }
+  if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
+    // An int past int64: a floating target takes it rounded (tensor([2**64], dtype=float32), as in PyTorch);
+    // uint64 takes 2**63 to 2**64 - 1 (to_scalar below); any other dtype refuses it with PyTorch's
+    // ValueError.
+    int overflow = 0;
+    PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+    constexpr DType target = dtype_of<T>();
+    if (overflow != 0 && (is_floating(target) || is_complex(target))) {
+      const double d = PyLong_AsDouble(h.ptr());
+      if (d == -1.0 && PyErr_Occurred()) throw nb::python_error();
+      *out++ = Scalar(d).to<T>();
+      return;
+    }
+    TANDEM_CHECK(overflow == 0 || (overflow > 0 && target == DType::UInt64), Value,
+                 "Overflow when unpacking long long\nhint: the Python int does not fit in ",
+                 dtype_name(target));
   }
   Scalar s;
   if (is_tensor(h)) {
@@ -173,7 +205,7 @@ void init_creation(nb::module_& m) {
         check_requires_grad(requires_grad, t.dtype());
         return finish(t, {t.dtype(), t.device(), requires_grad});
       },
-      nb::arg("data"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+      nb::arg("data").none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
       nb::arg("requires_grad") = false);
 
 #define TANDEM_FACTORY(name, fill)                                                                          \

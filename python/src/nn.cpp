@@ -26,6 +26,17 @@ Pair to_pair(nb::handle h, const char* name) {
   return {v[0], v[1]};
 }
 
+// A convolution's int or pair of ints, with PyTorch's RuntimeError for any other length.
+Pair to_conv_pair(nb::handle h, const char* name) {
+  DimVector v = to_shape(h, name);
+  if (v.size() == 1) return {v[0], v[0]};
+  TANDEM_CHECK(
+      v.size() == 2, Runtime, "expected ", name,
+      " to be a single integer value or a list of 2 values to match the convolution dimensions, but got ",
+      name, "=", shape_to_string(v));
+  return {v[0], v[1]};
+}
+
 // An instance of `cls` (tandem.Tensor or a Python subclass such as nn.Parameter) sharing `data`'s memory.
 nb::object make_subclass(nb::handle cls, const Tensor& data, bool requires_grad) {
   nb::handle tensor_type = nb::type<Tensor>();
@@ -70,8 +81,8 @@ void init_nn(nb::module_& m) {
       "conv2d",
       [](const Tensor& input, const Tensor& weight, std::optional<Tensor> bias, nb::handle stride,
          nb::handle padding, nb::handle dilation, int64_t groups) {
-        return conv2d(input, weight, bias, to_pair(stride, "stride"), to_pair(padding, "padding"),
-                      to_pair(dilation, "dilation"), groups);
+        return conv2d(input, weight, bias, to_conv_pair(stride, "stride"), to_conv_pair(padding, "padding"),
+                      to_conv_pair(dilation, "dilation"), groups);
       },
       nb::arg("input"), nb::arg("weight"), nb::arg("bias") = nb::none(), nb::arg("stride") = 1,
       nb::arg("padding") = 0, nb::arg("dilation") = 1, nb::arg("groups") = 1);

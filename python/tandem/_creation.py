@@ -81,7 +81,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     seq = _sequence_of_buffer(data)
     try:
         return _C._tensor_from_data(data if seq is None else seq, dtype, device, requires_grad)
-    except (TypeError, ValueError) as e:
+    except (TypeError, ValueError, RuntimeError) as e:  # RuntimeError: "Could not infer dtype of ndarray"
         # Nests PyTorch also reads: NumPy arrays below the first level or after Python numbers, tensors of
         # one element as numbers. Tried only after the fast path refused, so plain data pays nothing.
         fixed, inferred = _nest_with_arrays_or_tensors(data if seq is None else seq)

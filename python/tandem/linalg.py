@@ -7,6 +7,7 @@ compositions of those and of tandem's ops, as in _compositions.py. eig/eigvals r
 inputs too, as PyTorch does.
 """
 import math as _math
+import operator as _operator
 
 from . import _C
 
@@ -186,6 +187,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
         raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
     if B.dim() < 1:
         raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
+    if not (A.is_floating_point() or A.is_complex()):
+        raise RuntimeError("This function doesn't handle types other than float and double")
     if A.dtype != B.dtype:
         raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's "
                            f"dtype {A.dtype._scalar_type_name} and other's dtype {B.dtype._scalar_type_name}")
@@ -344,6 +347,7 @@ def matrix_power(A, n):
             raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    n = _int64_argument("linalg_matrix_power", "n", 2, n)
     if n < 0:
         A, n = inv(A), -n
     result = None
@@ -359,10 +363,28 @@ def matrix_power(A, n):
     return result
 
 
+def _int64_argument(fn, name, position, value):
+    """An int argument as PyTorch's parser takes it (anything with __index__: ints, NumPy ints, 0-dim integer
+    tensors): a bool or float is a TypeError, past int64 a ValueError (matrix_power would otherwise run on a bool
+    as 1, or on 2**64 as a 65-step power that PyTorch refuses)."""
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be int, not {type(value).__name__}")
+    value = _operator.index(value)
+    if not -2**63 <= value < 2**63:
+        raise ValueError("Overflow when unpacking long long")
+    return value
+
+
 def matrix_exp(A):
     """Scaling and squaring with a degree-18 Taylor polynomial (accurate to float64 round-off after scaling)."""
-    if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
-        raise RuntimeError("linalg.matrix_exp: A must be batches of square matrices")
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_exp: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.matrix_exp: A must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
+    if not (A.is_floating_point() or A.is_complex()):
+        raise NotImplementedError("linalg.matrix_exp: Expected a floating point or complex tensor as input. Got "
+                                  f"{A.dtype._scalar_type_name}")
     norm1 = float(A.abs().sum(-2).amax()) if A.numel() else 0.0
     if not _math.isfinite(norm1):  # inf or NaN entries: every entry of the result is NaN, as in PyTorch
         return _C.full_like(A, _math.nan)

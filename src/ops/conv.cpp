@@ -66,6 +66,10 @@ void check_conv_args(const Tensor& input, const Tensor& weight, const std::optio
       "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: ", input.shape_str());
   TANDEM_CHECK(weight.dim() == 4, Runtime, "weight should have at least three dimensions");
   TANDEM_CHECK(groups > 0, Runtime, "non-positive groups is not supported");
+  TANDEM_CHECK(weight.size(0) >= groups, Runtime, "Given groups=", groups,
+               ", expected weight to be at least ", groups, " at dimension 0, but got weight of size ",
+               weight.shape_str(), " instead",
+               "\nhint: the weight needs at least one output channel per group");
   TANDEM_CHECK(weight.size(0) % groups == 0, Runtime, "Given groups=", groups,
                ", expected weight to be divisible by ", groups, " at dimension 0, but got weight of size ",
                weight.shape_str(), " instead");

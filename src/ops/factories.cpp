@@ -7,7 +7,9 @@
 #include "core/error.h"
 #include "core/profiler.h"
 #include "kernels/kernel_table.h"
+#include "ops/complex.h"
 #include "ops/copy.h"
+#include "ops/value_range.h"
 
 namespace tandem {
 
@@ -21,11 +23,20 @@ void check_not_bool(DType dtype, const char* kernel) {
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<DType> dtype,
               Device device) {
   profiler::RecordScope profile_scope("aten::arange", start, end, step, dtype, device);
-  bool any_float = start.is_float() || end.is_float() || step.is_float();
+  // A complex number (with a zero imaginary part, checked below) counts as a float, as in PyTorch.
+  bool any_float = start.is_float() || end.is_float() || step.is_float() || start.is_complex() ||
+                   end.is_complex() || step.is_complex();
   DType d = dtype.value_or(any_float ? default_float_dtype() : DType::Int64);
   check_not_bool(d, "arange_cpu");
+  for (const Scalar* v :
+       {&start, &end, &step})  // a complex bound has no place on the real line (PyTorch's error)
+    TANDEM_CHECK(!v->is_complex() || v->to_complex().im == 0.0, Runtime,
+                 "value cannot be converted to type double without overflow",
+                 "\nhint: arange takes real bounds and steps");
   double xstart = start.to_double(), xend = end.to_double(), xstep = step.to_double();
   TANDEM_CHECK(xstep != 0.0, Runtime, "step must be nonzero\nhint: pass a positive or negative step");
+  TANDEM_CHECK(std::isfinite(xstep), Runtime, "step must be finite but got ", xstep,
+               "\nhint: an infinite or NaN step gives no range");
   TANDEM_CHECK(std::isfinite(xstart) && std::isfinite(xend), Runtime, "unsupported range: ", xstart, " -> ",
                xend, "\nhint: arange needs finite bounds");
   TANDEM_CHECK((xstep > 0 && xend >= xstart) || (xstep < 0 && xend <= xstart), Runtime,
@@ -57,8 +68,19 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::opti
   TANDEM_CHECK(steps >= 0, Runtime,
                "number of steps must be non-negative\nhint: steps counts the values, ends "
                "included");
-  DType d = dtype.value_or(default_float_dtype());
+  // Complex ends without a dtype give the default complex dtype, as in PyTorch.
+  DType d = dtype.value_or(start.is_complex() || end.is_complex() ? complex_dtype_for(default_float_dtype())
+                                                                  : default_float_dtype());
   check_not_bool(d, "linspace_cpu");
+  check_value_fits(start, d, true);  // PyTorch refuses ends the dtype cannot hold (float16 from 1e5: not NaN)
+  check_value_fits(end, d, true);
+  if (is_complex(d)) {
+    // The real and imaginary parts are two real linspaces (one kernel per real dtype serves both).
+    const DType part = complex_value_dtype(d);
+    const complex<double> a = start.to_complex(), b = end.to_complex();
+    return make_complex(linspace(Scalar(a.re), Scalar(b.re), steps, part, device),
+                        linspace(Scalar(a.im), Scalar(b.im), steps, part, device));
+  }
   const int64_t sizes[1] = {steps};
   Tensor out = empty(sizes, d, device);
   if (steps == 1)

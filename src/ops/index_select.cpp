@@ -66,6 +66,9 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   const Tensor s = at_least_1d(x);
   dim = wrap_dim(dim, s.dim());
   const Tensor index64 = contiguous_int64(at_least_1d(index));
+  TANDEM_CHECK(s.sizes()[dim] > 0 || index64.numel() == 0, Runtime,
+               "index_select(): self indexing axis dim should be positive", "\nhint: dim ", dim,
+               " of the input is empty, so no index can pick from it");
   int64_t bad;
   TANDEM_CHECK(index_in_range(index64, s.sizes()[dim], false, bad), Index, "index out of range in self",
                "\nhint: index_select(dim=", dim, ") needs indices in [0, ", s.sizes()[dim], "); got ", bad);
@@ -99,6 +102,11 @@ Tensor index_add_(const Tensor& x, int64_t dim, const Tensor& index, const Tenso
                "For integral input tensors, argument alpha must not be a floating point number.");
   check_same_device("index_add_", x, index, "input", "index");
   check_same_device("index_add_", x, source, "input", "source");
+  // A 0-dim self takes a 0-dim source only (PyTorch's check; at_least_1d below would let [1] through).
+  TANDEM_CHECK(x.dim() > 0 || source.dim() == 0, Runtime,
+               "source tensor shape must match self tensor shape, excluding the specified dimension. Got "
+               "self.shape = ",
+               x.shape_str(), " source.shape = ", source.shape_str());
   const Tensor s = at_least_1d(x), src = at_least_1d(source);
   dim = wrap_dim(dim, s.dim());
   const Tensor index64 = contiguous_int64(at_least_1d(index));

@@ -146,7 +146,14 @@ std::tuple<Tensor, Tensor, Tensor> svd_impl(const char* op, const Tensor& a, boo
     Tensor u = need_vectors ? empty(DimVector{count, u_cols, m}, a.dtype(), a.device()) : Tensor();
     Tensor vt = need_vectors ? empty(DimVector{count, n, n}, a.dtype(), a.device()) : Tensor();
     Tensor info = full(DimVector{count}, Scalar(int64_t{0}), DType::Int32, a.device());
-    if (buf.numel() > 0) k.svd(buf, s, u, vt, info);
+    if (buf.numel() > 0) {
+      k.svd(buf, s, u, vt, info);
+    } else if (need_vectors) {
+      // An empty matrix (m or n is 0): LAPACK is not called, and the singular vectors that exist anyway (U of
+      // a 3x0 matrix with full_matrices) are the identity, as PyTorch returns them; empty() left them unset.
+      u = contiguous(expand(eye(u_cols, m, a.dtype(), a.device()), DimVector{count, u_cols, m}));
+      vt = contiguous(expand(eye(n, n, a.dtype(), a.device()), DimVector{count, n, n}));
+    }
     std::vector<int> codes = read_info(info);
     for (size_t i = 0; i < codes.size(); ++i) {
       if (codes[i] == 0) continue;

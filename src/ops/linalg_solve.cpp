@@ -10,6 +10,7 @@
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factories.h"
+#include "ops/join.h"
 #include "ops/linalg.h"
 #include "ops/linalg_decomp.h"
 #include "ops/linalg_lapack_call.h"
@@ -77,6 +78,34 @@ void raise_on_info(const Tensor& info, bool batched, Describe&& describe) {
   std::vector<int> codes = read_info(info);
   for (size_t i = 0; i < codes.size(); ++i)
     if (codes[i] != 0) throw_linalg_error(describe(batch_prefix(i, batched), codes[i]));
+}
+
+// lu_solve's pivots: PyTorch's checks of their shape and dtype, and of their values, which LAPACK reads as
+// row numbers (a pivot of 0 or past the rows made getrs read and write outside the matrix: an abort, or a
+// wrong answer). The values cost one small device-to-host copy.
+void check_lu_pivots(const Tensor& lu, const Tensor& pivots) {
+  const int64_t n = lu.size(-1);
+  TANDEM_CHECK(pivots.dim() >= 1 && pivots.size(-1) == n, Runtime,
+               "linalg.lu_solve: Number of pivots per batch should be same as the dimension of the matrix",
+               "\nhint: pass the pivots linalg.lu_factor returned");
+  TANDEM_CHECK(pivots.dtype() == DType::Int32, Runtime,
+               "linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32",
+               "\nhint: pass the pivots linalg.lu_factor returned (int32), or pivots.int()");
+  const IntArrayRef lead = IntArrayRef(lu.sizes()).first(lu.dim() - 1);
+  TANDEM_CHECK(
+      std::equal(lead.begin(), lead.end(), pivots.sizes().begin(), pivots.sizes().end()), Runtime,
+      "linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be the same, but got pivots with shape ",
+      pivots.shape_str(), " instead");
+  if (pivots.numel() == 0) return;
+  std::vector<int> bounds = read_info(stack({amin(pivots), amax(pivots)}));
+  TANDEM_CHECK(
+      bounds[0] >= 1, Runtime,
+      "Pivots given to lu_solve must all be greater or equal to 1. Did you properly pass the result of "
+      "lu_factor?");
+  TANDEM_CHECK(
+      bounds[1] <= lu.size(-2), Runtime,
+      "Pivots given to lu_solve must all be smaller or equal to LU.size(-2). Did you properly pass the "
+      "result of lu_factor?");
 }
 
 }  // namespace
@@ -152,7 +181,7 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack_factors(const Tensor& lu, const Ten
 Tensor linalg_lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool left, bool adjoint) {
   profiler::RecordScope profile_scope("aten::linalg_lu_solve", lu, pivots, b, left, adjoint);
   const char* op = "linalg.lu_solve";
-  check_square(op, lu, "LU");
+  check_square("torch.linalg.lu_solve", lu, "A");
   check_matrix(op, b, "B");
   check_float(op, lu);
   check_same_dtype(op, lu, b, "LU", "B");
@@ -161,8 +190,7 @@ Tensor linalg_lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, 
                ": Incompatible shapes of A and B for the equation ", left ? "AX = B" : "XA = B", " (", n, "x",
                n, " and ", b.size(-2), "x", b.size(-1), ")", "\nhint: B's ", left ? "rows" : "columns",
                " must match A's size");
-  TANDEM_CHECK(pivots.dtype() == DType::Int32, Runtime, op, ": Expected pivots to be int32, got ",
-               dtype_name(pivots.dtype()), "\nhint: pass the pivots linalg.lu_factor returned");
+  check_lu_pivots(lu, pivots);
   // B^H for XA = B: A^H X^H = B^H, one (conjugate-)transposed solve; X A^H = B is A X^H = B^H.
   Tensor rhs = left ? b : mH(b);
   const bool transpose = left ? adjoint : !adjoint;
@@ -296,8 +324,11 @@ Tensor linalg_solve_triangular(const Tensor& a, const Tensor& b, bool upper, boo
   const char* op = "linalg.solve_triangular";
   check_square(op, a);
   check_matrix(op, b, "B");
+  if (a.dtype() != b.dtype()) {  // PyTorch promotes the operands (float64 A with float32 B gives float64)
+    const DType common = promote_types(a.dtype(), b.dtype());
+    return linalg_solve_triangular(to_dtype(a, common), to_dtype(b, common), upper, left, unitriangular);
+  }
   check_float(op, a);
-  check_same_dtype(op, a, b, "A", "B");
   check_same_device_linalg(op, a, b, "A", "B");
   const int64_t n = a.size(-1);
   TANDEM_CHECK((left ? b.size(-2) : b.size(-1)) == n, Runtime, op,

@@ -186,6 +186,10 @@ namespace {
 ValuesIndices cum_extreme(const Tensor& x, int64_t dim, bool is_max) {
   TANDEM_CHECK(x.dim() > 0 || dim == 0 || dim == -1, Index, is_max ? "cummax" : "cummin",
                "(): Expected reduction dim -1 or 0 for scalar but got ", dim);
+  // Complex numbers have no order: PyTorch's NotImplementedError (the maximum below would raise a TypeError).
+  TANDEM_CHECK(!is_complex(x.dtype()), NotImplemented, "\"", is_max ? "cummax" : "cummin",
+               x.device().is_cpu() ? "_cpu" : "_cuda", "\" not implemented for '", dtype_title(x.dtype()),
+               "'", "\nhint: take the maximum of x.abs() or x.real");
   const int64_t d = wrap_dim(dim, x.dim());
   if (autograd::should_record(x)) {
     ValuesIndices r = autograd::without_grad([&] { return cum_extreme(x, dim, is_max); });

@@ -33,7 +33,8 @@ Tensor polygamma(int64_t n, const Tensor& x) {
                "derivatives from there");
   if (n == 0) return digamma(x);
   double factorial = 1;
-  for (int64_t i = 2; i <= n; ++i) factorial *= static_cast<double>(i);
+  // n! overflows double from n = 171 on: stop there (a loop to n = 2**40 would hang).
+  for (int64_t i = 2; i <= n && std::isfinite(factorial); ++i) factorial *= static_cast<double>(i);
   return mul(zeta(Scalar(static_cast<double>(n + 1)), x), Scalar(n % 2 ? factorial : -factorial));
 }
 
@@ -43,7 +44,11 @@ Tensor logit(const Tensor& x, double eps) {
   profiler::RecordScope profile_scope("aten::logit", x, eps);
   Tensor in = as_float(x);
   if (eps < 0) return logit(in);
-  return logit(clamp(in, Scalar(eps), Scalar(1.0 - eps)));
+  if (eps <= 0.5) return logit(clamp(in, Scalar(eps), Scalar(1.0 - eps)));
+  // eps > 1 - eps: PyTorch tests the lower bound first (x < eps gives eps, else min(x, 1 - eps)), where clamp
+  // would give every element 1 - eps.
+  Tensor lo = full(DimVector{}, Scalar(eps), in.dtype(), in.device());
+  return logit(where(lt(in, Scalar(eps)), lo, clamp(in, std::nullopt, Scalar(1.0 - eps))));
 }
 
 Tensor logit_(const Tensor& self, double eps) { return assign(self, logit(self, eps), "logit"); }

@@ -327,7 +327,7 @@ Tensor python_slice(const Tensor& x, int64_t dim, int64_t start, int64_t stop, i
 
 std::vector<Tensor> unbind(const Tensor& x, int64_t dim) {
   profiler::RecordScope profile_scope("aten::unbind", x, dim);
-  TANDEM_CHECK(x.dim() > 0, Runtime, "Dimension specified as 0 but tensor has no dimensions");
+  TANDEM_CHECK(x.dim() > 0, Index, "Dimension specified as ", dim, " but tensor has no dimensions");
   dim = wrap_dim(dim, x.dim());
   std::vector<Tensor> out;
   for (int64_t i = 0; i < x.sizes()[dim]; ++i) out.push_back(select(x, dim, i));

@@ -292,6 +292,13 @@ def _blocks(size, k, d, p, s):
     return [(size[i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(len(size))]
 
 
+def _check_floating(input, kernel):
+    """PyTorch's im2col/col2im take floating and complex inputs only (the index_select below would take any)."""
+    if not (input.is_floating_point() or input.is_complex()):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype._scalar_type_name}'\n"
+                                  "hint: unfold/fold floating-point tensors, e.g. input.float()")
+
+
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """im2col: (N, C, H, W) -> (N, C * kH * kW, L), one index_select over the zero-padded plane."""
     k, d, p, s = _fold_params(kernel_size, dilation, padding, stride)
@@ -305,6 +312,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
         raise RuntimeError(f"Given input with spatial size ({h}, {w}), kernel_size={k}, dilation={d}, padding={p}, "
                            f"calculated shape of the array of sliding blocks as {tuple(blocks)}, but its components "
                            f"must be at least one.")
+    _check_floating(input, "im2col_out_cpu")
     padded = [h + 2 * p[0], w + 2 * p[1]]
     plane = pad(x, [p[1], p[1], p[0], p[0]]).reshape(n, c, padded[0] * padded[1])
     out = plane.index_select(2, _block_index(padded, blocks, k, d, s, x.device))
@@ -330,6 +338,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
         raise RuntimeError(f"Given output_size={size}, kernel_size={k}, dilation={d}, padding={p}, stride={s}, "
                            f"expected size of input's dimension 2 to match the calculated number of sliding blocks "
                            f"{blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got input.size(2)={x.size(2)}.")
+    _check_floating(input, "col2im_out_cpu")
     n, c = x.size(0), x.size(1) // (k[0] * k[1])
     hp, wp = size[0] + 2 * p[0], size[1] + 2 * p[1]
     index = _block_index((hp, wp), blocks, k, d, s, x.device)
@@ -592,6 +601,9 @@ def adaptive_avg_pool3d(input, output_size):
 def _adaptive_max(fn, input, sizes, n):
     _check_adaptive(fn, input, sizes, n)
     x = input
+    if 0 in sizes:  # an empty output (PyTorch returns one); the windows below would divide by the size
+        shape = list(x.shape[:x.dim() - n]) + list(sizes)
+        return x.new_empty(shape), tandem.empty(shape, dtype=tandem.int64, device=x.device)
     values, indices, numel = x, None, 1
     for dim in range(x.dim() - 1, x.dim() - 1 - n, -1):
         positions = _adaptive_positions(x.size(dim), sizes[dim - x.dim() + n], x.device)
@@ -757,6 +769,32 @@ def _check_interp_sizes(input, output_size):
                            f"{list(input.shape)}")
 
 
+def _scaled_size(size, scale):
+    """int(size * scale) with PyTorch's error for a NaN, infinite or past-int64 product (int() would raise a
+    ValueError or OverflowError)."""
+    product = size * scale
+    if not math.isfinite(product) or abs(product) >= 2**63:
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    return int(product)
+
+
+# The kernel PyTorch names when it refuses an integer input, per mode (uint8 is resampled by the nearest, bilinear
+# and bicubic kernels; 4-D nearest inputs go through the channels-last kernel).
+_INTERP_INT_KERNELS = {"linear": "compute_indices_weights_linear", "trilinear": "compute_indices_weights_linear",
+                       "bilinear": "upsample_bilinear2d_channels_last", "bicubic": "compute_indices_weights_cubic"}
+
+
+def _check_interp_dtype(input, mode):
+    if input.is_floating_point() or input.is_complex():
+        return
+    if input.dtype == tandem.uint8 and mode != "linear" and mode != "trilinear":
+        return
+    kernel = _INTERP_INT_KERNELS.get(mode) or (
+        "upsample_nearest2d_channels_last" if input.dim() == 4 else "compute_indices_weights_nearest")
+    raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype._scalar_type_name}'\n"
+                              "hint: interpolate floating-point tensors, e.g. input.float()")
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resamples the spatial dims one at a time (last first): nearest modes gather, linear and cubic modes
@@ -805,7 +843,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode == "area" and output_size is None:
         recompute_scale_factor = True
     if output_size is None:  # PyTorch truncates in * scale; recomputing forgets the scale, keeping the size
-        output_size = [int(input.size(i + 2) * scale_factors[i]) for i in range(dim)]
+        output_size = [_scaled_size(input.size(i + 2), scale_factors[i]) for i in range(dim)]
         if recompute_scale_factor:
             scale_factors = None
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
@@ -823,6 +861,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode == "area":
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dim - 1](input, output_size)
     _check_interp_sizes(input, output_size)
+    _check_interp_dtype(input, mode)
     out = input
     for i in reversed(range(dim)):
         in_size, out_size = input.size(2 + i), output_size[i]

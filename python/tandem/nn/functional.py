@@ -328,6 +328,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     referenced rows whose ``norm_type``-norm exceeds it; ``scale_grad_by_freq`` divides each row's gradient by
     how often the batch uses it. ``sparse`` is accepted and gives the same dense gradient (tandem has no sparse
     tensors)."""
+    if weight.dim() != 2:  # PyTorch's check (weight.size(1) below would raise an IndexError instead)
+        raise RuntimeError("'weight' must be 2-D")
     if padding_idx is not None:
         if not -weight.size(0) <= padding_idx < weight.size(0):
             raise AssertionError("Padding_idx must be within num_embeddings")
@@ -422,6 +424,16 @@ def _check_class_weight(weight, input, prefix=""):
                            f"classes but got weight tensor of shape: {list(weight.shape)}")
 
 
+def _check_targets(target, classes):
+    """PyTorch's IndexError for a class index out of range. On the CPU only, as PyTorch (which asserts on the
+    device): on a GPU the check would cost a synchronisation per loss, and gather's own check still raises."""
+    if target.device.type != "cpu" or target.numel() == 0:
+        return
+    bad = (target < 0) | (target >= classes)
+    if bad.any():
+        raise IndexError(f"Target {int(target[bad][0])} is out of bounds.")
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """-input[n, target[n]] (times the class weight), averaged over the weights of the kept targets."""
     if _amp_active():  # PyTorch's autocast list: fp32
@@ -440,6 +452,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         )
     keep = target != ignore_index
     safe_target = tandem.where(keep, target, 0)
+    _check_targets(safe_target, input.shape[1])
     picked = -tandem.gather(input, 1, safe_target.unsqueeze(1)).squeeze(1)
     w = keep.to(input.dtype)
     if weight is not None:

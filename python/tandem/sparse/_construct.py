@@ -3,6 +3,8 @@
 Indices are always checked against the size (PyTorch checks only under check_invariants=True): an index out of
 range would otherwise land on another element when the math linearises indices, a wrong answer rather than an
 error. The check costs one amin/amax and one small device-to-host copy per construction."""
+import math
+
 from .. import _C
 from .._layouts import sparse_coo
 from . import _coo
@@ -50,6 +52,9 @@ def _check_size(size, sparse_dim, values):
     for s in size:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {size}")
+    if math.prod(size) >= 2**63:  # to_dense and the linearised indices would overflow int64
+        raise RuntimeError(f"numel: integer multiplication overflow\nhint: the size {size} has more than 2**63 - 1 "
+                           "elements")
     expected = [values.shape[0]] + size[sparse_dim:]
     if list(values.shape) != expected:
         raise RuntimeError(f"values has incorrect size, expected {expected}, got {list(values.shape)}")
