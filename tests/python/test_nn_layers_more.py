@@ -421,6 +421,14 @@ def test_ndtri_matches_pytorch():
     torch.testing.assert_close(got, torch.special.ndtri(u), rtol=1.2e-9, atol=1e-12)
 
 
+def test_ndtri_at_the_bounds_is_infinite():
+    # a uniform draw of exactly 0 or 1 gave NaN, which trunc_normal_'s clamp kept: with std=.02 the bounds
+    # (-2, 2) are 100 std away, the draws cover [0, 1], and about one weight in 2^24 was NaN (vit-pytorch's CCT)
+    u = [0.0, 1.0, 0.5]
+    got = init._ndtri(tandem.tensor(u)).tolist()
+    assert got == torch.special.ndtri(torch.tensor(u)).tolist() == [-math.inf, math.inf, 0.0]
+
+
 @pytest.mark.parametrize("mean,std,a,b", [(0.0, 1.0, -2.0, 2.0), (1.0, 2.0, 0.0, 3.0), (0.0, 0.02, -0.04, 0.01)])
 def test_trunc_normal_distribution(mean, std, a, b, device):
     tandem.manual_seed(0)  # statistical bounds: a fixed draw, so the test cannot flake

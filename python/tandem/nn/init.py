@@ -128,7 +128,10 @@ def _ndtri(p):
     t = tandem.sqrt(-2 * tandem.log(tail_p))
     lower_tail = _polyval(_ACKLAM_C, t) / _polyval(_ACKLAM_D, t)  # negative: the quantile of tail_p
     tail = tandem.where(p < 0.5, lower_tail, -lower_tail)
-    return tandem.where(tail_p < _ACKLAM_TAIL, tail, central)
+    inner = tandem.where(tail_p < _ACKLAM_TAIL, tail, central)
+    # p = 0 and 1 (a uniform draw can land on either bound) are -inf and +inf, as ndtri's; the tail polynomial
+    # gives inf/inf = NaN there, which clamp() would keep
+    return tandem.where(tail_p > 0, inner, tandem.where(p < 0.5, -math.inf, math.inf))
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
