@@ -2,6 +2,7 @@
 from collections import namedtuple
 
 import pytest
+import torch
 
 import tandem
 from tandem.utils.data import (BatchSampler, DataLoader, Dataset, RandomSampler, SequentialSampler, Subset,
@@ -161,3 +162,17 @@ def test_get_worker_info_is_none_in_the_loading_process():
     assert tandem.utils.data.get_worker_info() is None
     batches = list(tandem.utils.data.DataLoader(Range(), batch_size=4))
     assert [b.tolist() for b in batches] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+
+
+def test_single_process_iterator_has_the_loaders_len_as_pytorchs():
+    # Programs print len(iter(loader)) or wrap the iterator in tqdm, which asks its len().
+    data = list(range(10))
+    for kwargs in ({"batch_size": 3}, {"batch_size": 3, "drop_last": True}, {"batch_size": None}):
+        ours, theirs = iter(tandem.utils.data.DataLoader(data, **kwargs)), iter(torch.utils.data.DataLoader(data, **kwargs))
+        assert len(ours) == len(theirs)
+        assert iter(ours) is ours
+        assert type(ours).__name__ == "_SingleProcessDataLoaderIter"
+        assert [b.tolist() if hasattr(b, "tolist") else b for b in ours] == \
+               [b.tolist() if hasattr(b, "tolist") else b for b in theirs]
+        with pytest.raises(StopIteration):
+            next(ours)

@@ -152,7 +152,7 @@ class DataLoader:
                 self._iterator._reset(self)
             return self._iterator
         batches = self._batches()
-        return (pin_memory(b) for b in batches) if self.pin_memory else batches
+        return _SingleProcessDataLoaderIter(self, (pin_memory(b) for b in batches) if self.pin_memory else batches)
 
     def _index_sampler(self):
         """What the main process draws per batch: lists of indices (or one index without auto-collation)."""
@@ -207,6 +207,23 @@ class DataLoader:
 
 def _convert(data):
     return data
+
+
+class _SingleProcessDataLoaderIter:
+    """One epoch's batches made in this process (PyTorch's class name): an iterator with the loader's len()."""
+
+    def __init__(self, loader, batches):
+        self._loader = loader
+        self._batches = batches
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._batches)
+
+    def __len__(self):
+        return len(self._loader)
 
 
 class _InfiniteConstantSampler:
