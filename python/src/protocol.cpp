@@ -1,7 +1,9 @@
 // The Python number/sequence protocol of Tensor: item(), tolist(), float(t), int(t), bool(t), len(t), ...
+#include <atomic>
 #include <cstring>
 #include <vector>
 
+#include "autograd/grad_mode.h"
 #include "backend/crossing.h"
 #include "bindings.h"
 #include "core/error.h"
@@ -118,6 +120,15 @@ void init_protocol(nb::module_& m) {
       },
       "The values as (nested) Python lists of numbers.");
   tensor.def("__float__", [](const Tensor& t) {
+    // PyTorch's warning, once per process as there (float() only, not item() or int())
+    static std::atomic<bool> warned{false};
+    if (t.requires_grad() && autograd::GradMode::is_enabled() && !warned.exchange(true) &&
+        PyErr_WarnEx(
+            PyExc_UserWarning,
+            "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+            "Consider using tensor.detach() first.",
+            1) != 0)
+      throw nb::python_error();  // a warnings filter made it an error
     CrossingScope scope("float()", false, !t.device().is_cpu());
     return real_value(one_value(t, "float()"), "double").to_double();
   });

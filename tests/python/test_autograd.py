@@ -906,3 +906,26 @@ def test_autograd_grad_materialize_with_allow_unused_false_raises():
     with pytest.raises(ValueError, match="Expected allow_unused to be True or not passed when "
                                          "materialize_grads=True, but got: allow_unused=False."):
         tandem.autograd.grad(x.sum(), x, allow_unused=False, materialize_grads=True)
+
+
+def test_float_of_a_tensor_that_requires_grad_warns_once_as_pytorch():
+    # PyTorch warns once per process, so each library runs in a fresh interpreter.
+    import re
+    import subprocess
+    import sys
+    program = """if True:
+        import warnings, {lib} as lib
+        t = lib.tensor(2.5, requires_grad=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with lib.no_grad():
+                assert float(t) == 2.5
+            assert float(t.detach()) == 2.5 and t.item() == 2.5 and int(t) == 2
+            assert float(t) == 2.5 and float(t) == 2.5
+        print(len(caught), repr(str(caught[0].message)), caught[0].category.__name__)
+    """
+    outputs = [subprocess.run([sys.executable, "-c", program.format(lib=lib)], capture_output=True, text=True,
+                              check=True).stdout for lib in ("tandem", "torch")]
+    assert outputs[0] == re.sub(r" \(Triggered internally at [^)]*\)", "", outputs[1])
+    assert outputs[0].startswith("1 'Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                                 "behavior.\\nConsider using tensor.detach() first.' UserWarning")
