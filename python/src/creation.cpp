@@ -73,6 +73,8 @@ struct Inference {
                    "\nhint: tensor() takes numbers; convert the strings first");
       TANDEM_CHECK(!PyUnicode_Check(h.ptr()), Type, "new(): invalid data type 'str'",
                    "\nhint: tensor() takes numbers; convert the string first");
+      TANDEM_CHECK(!PyBytes_Check(h.ptr()), Type, "new(): invalid data type 'bytes'",
+                   "\nhint: tensor() takes numbers; bytearray(b) or list(b) reads bytes as numbers");
       TANDEM_THROW(
           Runtime, "Could not infer dtype of ", Py_TYPE(h.ptr())->tp_name,
           "\nhint: tensor() accepts numbers, bools, nested lists/tuples/ranges of them, and NumPy arrays");

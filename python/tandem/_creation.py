@@ -2,6 +2,7 @@
 import sys
 
 from . import _C, _numpy
+from ._errors import TransferGuardError
 
 
 def _is_ndarray(data):
@@ -81,6 +82,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     seq = _sequence_of_buffer(data)
     try:
         return _C._tensor_from_data(data if seq is None else seq, dtype, device, requires_grad)
+    except TransferGuardError:  # a guarded read of a device tensor in the data: not a nest to retry
+        raise
     except (TypeError, ValueError, RuntimeError) as e:  # RuntimeError: "Could not infer dtype of ndarray"
         # Nests PyTorch also reads: NumPy arrays below the first level or after Python numbers, tensors of
         # one element as numbers. Tried only after the fast path refused, so plain data pays nothing.

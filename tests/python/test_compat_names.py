@@ -194,8 +194,10 @@ def test_buffer_objects_are_sequences_of_numbers(make, fn):
 
 def test_bytes_are_refused_as_in_pytorch():
     for lib in (tandem, torch):
-        with pytest.raises(TypeError, match="^new\\(\\): invalid data type 'bytes'"):
-            lib.tensor(b"ab")
+        for data in (b"ab", [b"a"], [[1], [b"a"]]):
+            with pytest.raises(TypeError, match="^new\\(\\): invalid data type 'bytes'"):
+                lib.tensor(data)
+        assert lib.tensor(bytearray(b"ab")).tolist() == [97, 98]
 
 
 class _Producer:
