@@ -48,10 +48,12 @@ def _tensor_proto(dtype, values_field, dims):
 
 
 def scalar_value(tag, scalar, new_style=False, double_precision=False):
-    scalar = make_np(scalar)
-    if scalar.squeeze().ndim != 0:
-        raise AssertionError("scalar should be 0D")
-    scalar = float(scalar.reshape(()))
+    scalar = make_np(scalar).squeeze()
+    if scalar.ndim != 0:
+        # PyTorch's text, including the run of spaces its source's line continuation leaves in it
+        raise AssertionError(f"Tensor should contain one element (0 dimensions).             Was given size: "
+                             f"{scalar.size} and {scalar.ndim} dimensions.")
+    scalar = float(scalar)
     if not new_style:
         return _value(tag, simple_value=pb.float_field(2, scalar))
     # new_style: a rank-0 tensor read by the scalars plugin (float_val=5 packed, or double_val=6 packed)
@@ -118,9 +120,10 @@ def histogram_value(tag, values, bins, max_bins=None):
 
 def _to_hwc(array, dataformats):
     if len(set(dataformats)) != len(dataformats):
-        raise AssertionError(f"You can not use the same dimension shordhand twice. input_format: {dataformats}")
+        raise AssertionError(f"You can not use the same dimension shorthand twice.             input_format: "
+                             f"{dataformats}")
     if array.ndim != len(dataformats):
-        raise AssertionError(f"size of input tensor and input format are different. tensor shape: "
+        raise AssertionError(f"size of input tensor and input format are different.         tensor shape: "
                              f"{array.shape}, input_format: {dataformats}")
     dataformats = dataformats.upper()
     if array.ndim == 4:
@@ -130,8 +133,7 @@ def _to_hwc(array, dataformats):
         return np.concatenate([hwc] * 3, axis=2) if hwc.shape[2] == 1 else hwc
     if array.ndim == 2:
         return np.stack([array.transpose([dataformats.find(c) for c in "HW"])] * 3, axis=2)
-    raise AssertionError(f"size of input tensor and input format are different. tensor shape: {array.shape}, "
-                         f"input_format: {dataformats}")
+    raise AssertionError(f"an image needs 2, 3 or 4 dimensions, got shape {array.shape}")
 
 
 def _grid(nchw, columns=8):
