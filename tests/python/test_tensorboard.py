@@ -335,10 +335,17 @@ def test_flush_by_queue_and_by_time(tmp_path):
     writer.close()
 
 
+def run_python(code):
+    """Runs code in a fresh interpreter that imports this tandem."""
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(tandem.__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([package_root, os.environ.get("PYTHONPATH", "")]))
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=120)
+
+
 def test_closes_on_interpreter_exit(tmp_path):
     code = ("from tandem.utils.tensorboard import SummaryWriter\n"
             f"w = SummaryWriter({str(tmp_path)!r})\nw.add_scalar('x', 3.0, 9)\n")
-    subprocess.run([sys.executable, "-c", code], check=True, env=os.environ.copy(), timeout=120)
+    run_python(code)
     assert [(tag, step) for tag, step, _ in summaries(str(tmp_path))] == [("x", 9)]
 
 
@@ -373,3 +380,10 @@ def test_errors(tmp_path):
             with pytest.raises(NotImplementedError, match=rf"^SummaryWriter\.{method} is not supported by tandem"):
                 getattr(writer, method)(*args)
     assert summaries(str(tmp_path)) == []
+
+
+def test_dropped_writer_is_flushed_on_interpreter_exit(tmp_path):
+    code = ("from tandem.utils.tensorboard import SummaryWriter\n"
+            f"SummaryWriter({str(tmp_path)!r}).add_scalar('x', 3.0, 9)\nimport gc; gc.collect()\n")
+    run_python(code)
+    assert [(tag, step) for tag, step, _ in summaries(str(tmp_path))] == [("x", 9)]

@@ -1,4 +1,5 @@
 """One TensorBoard event file: Event messages framed as TFRecords, buffered and flushed by count or age."""
+import atexit
 import itertools
 import os
 import socket
@@ -11,6 +12,15 @@ from ._crc32c import masked_crc32c
 
 _file_numbers = itertools.count()  # the trailing number of every file name, unique within the process
 _SESSION_LOG_START = 1  # SessionLog.SessionStatus.START
+# Open files, closed at interpreter exit so queued events reach the disk. A strong set: each open file's flush
+# thread keeps it alive anyway, also when the SummaryWriter that opened it is dropped without close().
+_open_files = set()
+
+
+@atexit.register
+def _close_open_files():
+    for event_file in list(_open_files):
+        event_file.close()
 
 
 def encode_event(wall_time, step=None, file_version=None, summary=None, session_log_status=None):
@@ -55,6 +65,7 @@ class EventFileWriter:
         self._flusher = threading.Thread(target=self._flush_periodically, name="tandem-tensorboard-flush",
                                          daemon=True)
         self._flusher.start()
+        _open_files.add(self)
 
     @property
     def path(self):
@@ -85,6 +96,7 @@ class EventFileWriter:
         with self._lock:
             self._closed.set()
             self._file.close()
+        _open_files.discard(self)
 
     def _flush_periodically(self):
         while not self._closed.wait(self._flush_secs):

@@ -1,24 +1,13 @@
 """SummaryWriter and FileWriter with torch.utils.tensorboard's API, writing TensorBoard event files directly
 (no tensorboard, tensorflow or protobuf package needed)."""
-import atexit
 import os
 import socket
 import time
-import weakref
 from datetime import datetime
 
 from ._event_file import _SESSION_LOG_START, EventFileWriter, encode_event
 from ._hparams import hparams_summaries
 from . import _summaries as summaries
-
-_open_writers = weakref.WeakSet()  # closed at interpreter exit so buffered events reach the disk
-
-
-@atexit.register
-def _close_open_writers():
-    for writer in list(_open_writers):
-        writer.close()
-
 
 class FileWriter:
     """Writes Event messages for one log directory (one event file)."""
@@ -26,7 +15,6 @@ class FileWriter:
     def __init__(self, log_dir, max_queue=10, flush_secs=120, filename_suffix=""):
         self._log_dir = str(log_dir)
         self.event_writer = EventFileWriter(self._log_dir, max_queue, flush_secs, filename_suffix)
-        _open_writers.add(self)
 
     def get_logdir(self):
         return self._log_dir
@@ -44,7 +32,6 @@ class FileWriter:
 
     def close(self):
         self.event_writer.close()
-        _open_writers.discard(self)
 
 
 def _not_implemented(method, why):
