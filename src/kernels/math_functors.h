@@ -48,9 +48,8 @@ struct ErfOp {  // float (and 16-bit) through the vectorisable erf that gelu use
   }
 };
 
-// erf^-1: float (and 16-bit) through the branch-free vector_erfinvf; double from the same first guess (Giles'
-// single-precision approximation, from its published coefficients) with Newton steps in double, which double
-// the correct digits each.
+// erf^-1: float (and 16-bit) through the branch-free vector_erfinvf; double from the same first guess
+// (erfinv_guess_factor) with Newton steps in double, which double the correct digits each.
 struct ErfinvOp {
   template <typename T>
   TANDEM_HOST_DEVICE T operator()(T in) const {
@@ -62,30 +61,7 @@ struct ErfinvOp {
       if (x == M(-1)) return static_cast<T>(-std::numeric_limits<M>::infinity());
       return static_cast<T>(std::numeric_limits<M>::quiet_NaN());
     }
-    double w = -std::log((1.0 - double(x)) * (1.0 + double(x))), p;
-    if (w < 5.0) {
-      w -= 2.5;
-      p = 2.81022636e-08;
-      p = 3.43273939e-07 + p * w;
-      p = -3.5233877e-06 + p * w;
-      p = -4.39150654e-06 + p * w;
-      p = 0.00021858087 + p * w;
-      p = -0.00125372503 + p * w;
-      p = -0.00417768164 + p * w;
-      p = 0.246640727 + p * w;
-      p = 1.50140941 + p * w;
-    } else {
-      w = std::sqrt(w) - 3.0;
-      p = -0.000200214257;
-      p = 0.000100950558 + p * w;
-      p = 0.00134934322 + p * w;
-      p = -0.00367342844 + p * w;
-      p = 0.00573950773 + p * w;
-      p = -0.0076224613 + p * w;
-      p = 0.00943887047 + p * w;
-      p = 1.00167406 + p * w;
-      p = 2.83297682 + p * w;
-    }
+    const double p = erfinv_guess_factor(-std::log((1.0 - double(x)) * (1.0 + double(x))));
     // Newton on |x|. Near +-1, erf(y) - |x| cancels and the guess is far out in a steep tail, so there the
     // step solves log(erfc(y)) = log(1 - |x|) instead (1 - |x| is exact there, and log erfc is nearly
     // straight in y): full relative precision, converged in a few steps even from a guess 0.5 off.

@@ -262,40 +262,47 @@ TANDEM_HOST_DEVICE TANDEM_INLINE float vector_ndtrf(float x) {
 #endif
 }
 
-// erf^-1 for float: Giles' single-precision approximation (M. Giles, "Approximating the erfinv function",
-// GPU Computing Gems, 2011: its published coefficients; about 4e-7 relative), then one Newton step, which
-// squares that. The step's residual decides the result's last bits: erf(y) - |x| below y = 1 in double (a
-// difference of nearly equal numbers; erf(y) = y E(y^2), E a least-squares fit at Chebyshev nodes, error
-// 3.3e-11), (1 - |x|) - erfc(y) above, where 1 - |x| is exact and erfc keeps its relative precision (the tail
-// of vector_erff; y stays below erf^-1(1 - 2^-24) = 3.83). Max error about 1.2 ulp (measured over every
-// float).
+// Giles' single-precision approximation of erf^-1(x) / x from w = -log((1 - x)(1 + x)) (M. Giles,
+// "Approximating the erfinv function", GPU Computing Gems, 2011: its published coefficients; about 4e-7
+// relative): a polynomial in w - 2.5 below w = 5, one in sqrt(w) - 3 above, both computed and one selected.
+// The first guess of float's vector_erfinvf and of double's Newton iteration (ErfinvOp).
+template <typename T>
+TANDEM_HOST_DEVICE TANDEM_INLINE T erfinv_guess_factor(T w) {
+  const T central = w - T(2.5);
+  T p1 = T(2.81022636e-08);
+  p1 = T(3.43273939e-07) + p1 * central;
+  p1 = T(-3.5233877e-06) + p1 * central;
+  p1 = T(-4.39150654e-06) + p1 * central;
+  p1 = T(0.00021858087) + p1 * central;
+  p1 = T(-0.00125372503) + p1 * central;
+  p1 = T(-0.00417768164) + p1 * central;
+  p1 = T(0.246640727) + p1 * central;
+  p1 = T(1.50140941) + p1 * central;
+  const T tail = std::sqrt(w < T(5) ? T(5) : w) - T(3);
+  T p2 = T(-0.000200214257);
+  p2 = T(0.000100950558) + p2 * tail;
+  p2 = T(0.00134934322) + p2 * tail;
+  p2 = T(-0.00367342844) + p2 * tail;
+  p2 = T(0.00573950773) + p2 * tail;
+  p2 = T(-0.0076224613) + p2 * tail;
+  p2 = T(0.00943887047) + p2 * tail;
+  p2 = T(1.00167406) + p2 * tail;
+  p2 = T(2.83297682) + p2 * tail;
+  return w < T(5) ? p1 : p2;
+}
+
+// erf^-1 for float: erfinv_guess_factor, then one Newton step, which squares its error. The step's residual
+// decides the result's last bits: erf(y) - |x| below y = 1 in double (a difference of nearly equal numbers;
+// erf(y) = y E(y^2), E a least-squares fit at Chebyshev nodes, error 3.3e-11), (1 - |x|) - erfc(y) above,
+// where 1 - |x| is exact and erfc keeps its relative precision (the tail of vector_erff; y stays below
+// erf^-1(1 - 2^-24) = 3.83). Max error about 1.2 ulp (measured over every float).
 TANDEM_HOST_DEVICE TANDEM_INLINE float vector_erfinvf(float x) {
 #if defined(__CUDA_ARCH__)
   return erfinvf(x);
 #else
   const float ax = x < 0.0f ? -x : x;
   const float w = -vector_logf((1.0f - ax) * (1.0f + ax));
-  const float central = w - 2.5f;
-  float p1 = 2.81022636e-08f;
-  p1 = 3.43273939e-07f + p1 * central;
-  p1 = -3.5233877e-06f + p1 * central;
-  p1 = -4.39150654e-06f + p1 * central;
-  p1 = 0.00021858087f + p1 * central;
-  p1 = -0.00125372503f + p1 * central;
-  p1 = -0.00417768164f + p1 * central;
-  p1 = 0.246640727f + p1 * central;
-  p1 = 1.50140941f + p1 * central;
-  const float tail = std::sqrt(w < 5.0f ? 5.0f : w) - 3.0f;
-  float p2 = -0.000200214257f;
-  p2 = 0.000100950558f + p2 * tail;
-  p2 = 0.00134934322f + p2 * tail;
-  p2 = -0.00367342844f + p2 * tail;
-  p2 = 0.00573950773f + p2 * tail;
-  p2 = -0.0076224613f + p2 * tail;
-  p2 = 0.00943887047f + p2 * tail;
-  p2 = 1.00167406f + p2 * tail;
-  p2 = 2.83297682f + p2 * tail;
-  float y = (w < 5.0f ? p1 : p2) * ax;
+  float y = erfinv_guess_factor(w) * ax;
   const double yd = y, zd = yd * yd;
   double e = -9.673590880848065e-06;
   e = e * zd + 0.00011268253918023752;
