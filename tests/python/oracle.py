@@ -120,3 +120,21 @@ def assert_same_error(case):
     assert want is not None, "PyTorch accepts this case"
     assert isinstance(got, type(want)), (got, want)
     assert str(got).split("\nhint:")[0] == str(want).replace("torch.Size", "tandem.Size")
+
+
+def assert_same_result(got, expected, exact):
+    """A tandem result against PyTorch's for the same call: tensors by dtype, shape and values (bit-exact, or
+    within assert_close's default tolerance), tuples and lists element by element, anything else by its str."""
+    if isinstance(expected, torch.Tensor):
+        assert isinstance(got, tandem.Tensor), (got, expected)
+        assert str(got.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1]
+        assert tuple(got.shape) == tuple(expected.shape)
+        as_torch = torch.tensor(got.detach().cpu().tolist(), dtype=expected.dtype).reshape(expected.shape)
+        tolerance = {"rtol": 0, "atol": 0} if exact else {}
+        torch.testing.assert_close(as_torch, expected.detach(), equal_nan=True, **tolerance)
+    elif isinstance(expected, (tuple, list)):
+        assert len(got) == len(expected)
+        for g, e in zip(got, expected):
+            assert_same_result(g, e, exact)
+    else:
+        assert str(got).replace("tandem", "torch") == str(expected), (got, expected)
