@@ -29,10 +29,15 @@ std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& a, bool upper, bool 
   const int64_t n = a.size(-1);
   auto [factor, info] = autograd::without_grad([&] {
     const LapackKernels& k = lapack_for(op, a);
-    Tensor buf = column_major_copy(a, batch, a.dtype());
+    // No transposes in or out: the row-major buffer read as column-major is A^T = conj(A) (A is Hermitian),
+    // and the other triangle's factor U of that, U^H U = conj(A), read back row-major is U^T = L with L L^H =
+    // A (and the other way round for upper). It reads the same entries in the same order as the lower factor
+    // of a column-major copy would, so the factor and `info` are the same.
+    Tensor rows = empty(a.sizes(), a.dtype(), a.device());
+    copy_(rows, a);
     Tensor info = full(DimVector{batch_count(batch)}, Scalar(int64_t{0}), DType::Int32, a.device());
-    if (buf.numel() > 0) k.cholesky(buf, upper, info);
-    return std::make_tuple(triangle(from_column_major(buf, batch, n, n), upper), reshape(info, batch));
+    if (rows.numel() > 0) k.cholesky(reshape(rows, DimVector{batch_count(batch), n, n}), !upper, info);
+    return std::make_tuple(triangle(rows, upper), reshape(info, batch));
   });
   if (autograd::should_record(a)) autograd::record_cholesky(a, upper, factor);
   if (check_errors) {

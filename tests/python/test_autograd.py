@@ -662,7 +662,7 @@ def test_error_grad_of_tensor_not_requiring_grad():
 # ---------------------------------------------------------------- memory and graph lifetime
 
 def _live():
-    """(autograd nodes alive, host bytes in blocks of 1 MiB and more)."""
+    """(autograd nodes alive, host bytes in blocks of 128 KiB and more)."""
     gc.collect()
     return tandem._C._autograd_live_nodes(), tandem._C._cpu_allocated_bytes()
 

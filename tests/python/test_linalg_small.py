@@ -74,3 +74,22 @@ def test_info_of_failing_members(device, dtype, n):
     close(got_c.L[:2], want_c.L[:2], rtol=1e-10, atol=1e-10)
     with pytest.raises(RuntimeError, match=r"\(Batch element 2\): The factorization could not be completed"):
         tandem.linalg.cholesky(from_torch(indefinite, device))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("k", [1, 7, 8, 9, 19])
+def test_right_hand_sides_in_tiles(device, dtype, k):
+    # the small solvers take right-hand sides 8 at a time (small_matrix.h, RhsTile): full tiles, a partial last
+    # one, and a single column give the same solutions as PyTorch's
+    n = 6
+    a, b = rand((3, n, n), dtype), rand((3, n, k), dtype, seed=2)
+    lu, piv = tandem.linalg.lu_factor(from_torch(a, device))
+    lu_t, piv_t = torch.linalg.lu_factor(a)
+    for adjoint in (False, True):
+        close(tandem.linalg.lu_solve(lu, piv, from_torch(b, device), adjoint=adjoint),
+              torch.linalg.lu_solve(lu_t, piv_t, b, adjoint=adjoint), **tol(dtype))
+    h = rand((3, n, n), dtype, hpd=True)
+    for upper in (False, True):
+        f = torch.linalg.cholesky(h, upper=upper)
+        close(tandem.cholesky_solve(from_torch(b, device), from_torch(f, device), upper=upper),
+              torch.cholesky_solve(b, f, upper=upper), **tol(dtype))

@@ -14,8 +14,11 @@ namespace tandem {
 
 namespace {
 
-constexpr size_t kLargeBlock = size_t{1} << 20;  // blocks from 1 MiB up are cached
-constexpr size_t kAlignment = 64;                // a cache line: full-width vector loads never split
+// Blocks from 128 KiB up are cached: glibc serves those from mmap or from the top of its heap, which it trims
+// back to the OS once the free top passes twice that size, so an op with two or three such buffers (a batch
+// of 1000 8 x 8 matrices is 512 KiB) page-faulted all of them in again on every call.
+constexpr size_t kLargeBlock = size_t{128} << 10;
+constexpr size_t kAlignment = 64;  // a cache line: full-width vector loads never split
 
 size_t default_cache_limit() {
   if (const char* env = std::getenv("TANDEM_CPU_CACHE_LIMIT")) return std::strtoull(env, nullptr, 10);

@@ -1,6 +1,6 @@
 // Host memory allocator with a cache for large blocks. Freshly mmap'ed pages must be page-faulted in on
 // first touch, which caps a streaming op like `c = a + b` at a fraction of memory bandwidth; reusing freed
-// blocks of the same size class avoids that. Small blocks go straight to malloc, which is already fast.
+// blocks of the same size class avoids that. Blocks under 128 KiB go straight to malloc, which is already fast.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -7,6 +7,7 @@
 // Cholesky's partial factor is the unblocked algorithm's).
 // T is float, double, complex<float> or complex<double>; indices are LAPACK's a[i + j * lda].
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -79,35 +80,65 @@ void getrf(int64_t m, int64_t n, T* a, int* ipiv, int* info) {
   }
 }
 
+// Right-hand sides are solved kTile at a time, held row by row in a tile: each step of a substitution then
+// updates a whole tile row, a fixed-length loop the compiler turns into vector instructions, where a column
+// at a time was a scalar loop of at most kMaxOrder steps (1000 8 x 8 inverses: 2.4 ms against NumPy's 2.0
+// ms). Each column still sees exactly the operations of LAPACK's column-at-a-time algorithm, in the same
+// order.
+constexpr int64_t kTile = 8;
+
+template <typename T>
+struct RhsTile {
+  T x[kMaxOrder][kTile] = {};  // unused columns stay zero; their results are never stored
+
+  void load(int64_t n, int64_t width, const T* b) {
+    for (int64_t c = 0; c < width; ++c)
+      for (int64_t i = 0; i < n; ++i) x[i][c] = b[i + c * n];
+  }
+  void store(int64_t n, int64_t width, T* b) const {
+    for (int64_t c = 0; c < width; ++c)
+      for (int64_t i = 0; i < n; ++i) b[i + c * n] = x[i][c];
+  }
+  // row i -= f * row j
+  void subtract(int64_t i, T f, int64_t j) {
+    for (int64_t c = 0; c < kTile; ++c) x[i][c] -= f * x[j][c];
+  }
+  void divide(int64_t i, T d) {
+    for (int64_t c = 0; c < kTile; ++c) x[i][c] = x[i][c] / d;
+  }
+  void swap_rows(int64_t i, int64_t j) {
+    for (int64_t c = 0; c < kTile; ++c) std::swap(x[i][c], x[j][c]);
+  }
+};
+
 // getrs: solves A X = B ('N') or A^H X = B ('C'; A^T for real T) with getrf's factors of the n x n A, for
 // the n x nrhs column-major b (ldb = n).
 template <typename T>
 void getrs(bool adjoint, int64_t n, int64_t nrhs, const T* lu, const int* ipiv, T* b) {
-  for (int64_t c = 0; c < nrhs; ++c) {
-    T* x = b + c * n;
+  for (int64_t c0 = 0; c0 < nrhs; c0 += kTile) {
+    const int64_t width = std::min(kTile, nrhs - c0);
+    RhsTile<T> t;
+    t.load(n, width, b + c0 * n);
     if (!adjoint) {
       for (int64_t i = 0; i < n; ++i)
-        if (ipiv[i] - 1 != i) std::swap(x[i], x[ipiv[i] - 1]);
+        if (ipiv[i] - 1 != i) t.swap_rows(i, ipiv[i] - 1);
       for (int64_t j = 0; j < n; ++j)  // L (unit lower), column by column
-        for (int64_t i = j + 1; i < n; ++i) x[i] -= lu[i + j * n] * x[j];
+        for (int64_t i = j + 1; i < n; ++i) t.subtract(i, lu[i + j * n], j);
       for (int64_t j = n - 1; j >= 0; --j) {  // U
-        x[j] = x[j] / lu[j + j * n];
-        for (int64_t i = 0; i < j; ++i) x[i] -= lu[i + j * n] * x[j];
+        t.divide(j, lu[j + j * n]);
+        for (int64_t i = 0; i < j; ++i) t.subtract(i, lu[i + j * n], j);
       }
     } else {
       for (int64_t i = 0; i < n; ++i) {  // U^H (lower): row i of U^H is column i of U, conjugated
-        T s = x[i];
-        for (int64_t k = 0; k < i; ++k) s -= conj_of(lu[k + i * n]) * x[k];
-        x[i] = s / conj_of(lu[i + i * n]);
+        for (int64_t k = 0; k < i; ++k) t.subtract(i, conj_of(lu[k + i * n]), k);
+        t.divide(i, conj_of(lu[i + i * n]));
       }
-      for (int64_t i = n - 1; i >= 0; --i) {  // L^H (unit upper)
-        T s = x[i];
-        for (int64_t k = i + 1; k < n; ++k) s -= conj_of(lu[k + i * n]) * x[k];
-        x[i] = s;
-      }
+      for (int64_t i = n - 1; i >= 0; --i)  // L^H (unit upper)
+        for (int64_t k = i + 1; k < n; ++k) t.subtract(i, conj_of(lu[k + i * n]), k);
       for (int64_t i = n - 1; i >= 0; --i)
-        if (ipiv[i] - 1 != i) std::swap(x[i], x[ipiv[i] - 1]);
+        if (ipiv[i] - 1 != i) t.swap_rows(i, ipiv[i] - 1);
     }
+    t.store(n, width, b + c0 * n);
   }
 }
 
@@ -170,18 +201,19 @@ void potrf(bool upper, int64_t n, T* a, int* info) {
 template <typename T, bool Upper>
 void potrs_triangle(int64_t n, int64_t nrhs, T* factor, T* b) {
   const Triangle<T, Upper> t{factor, n};
-  for (int64_t c = 0; c < nrhs; ++c) {
-    T* x = b + c * n;
+  for (int64_t c0 = 0; c0 < nrhs; c0 += kTile) {
+    const int64_t width = std::min(kTile, nrhs - c0);
+    RhsTile<T> x;
+    x.load(n, width, b + c0 * n);
     for (int64_t i = 0; i < n; ++i) {  // L y = b
-      T s = x[i];
-      for (int64_t k = 0; k < i; ++k) s -= t.get(i, k) * x[k];
-      x[i] = s / t.get(i, i);
+      for (int64_t k = 0; k < i; ++k) x.subtract(i, t.get(i, k), k);
+      x.divide(i, t.get(i, i));
     }
     for (int64_t i = n - 1; i >= 0; --i) {  // L^H x = y
-      T s = x[i];
-      for (int64_t k = i + 1; k < n; ++k) s -= conj_of(t.get(k, i)) * x[k];
-      x[i] = s / conj_of(t.get(i, i));
+      for (int64_t k = i + 1; k < n; ++k) x.subtract(i, conj_of(t.get(k, i)), k);
+      x.divide(i, conj_of(t.get(i, i)));
     }
+    x.store(n, width, b + c0 * n);
   }
 }
 
