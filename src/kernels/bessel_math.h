@@ -151,10 +151,11 @@ TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline double bessel_y1(double x) {
 }
 
 // I0 and I1 as e^|x| times a Chebyshev series in x/4 - 1 on [0, 8] and e^|x| / sqrt|x| times one in 16/x - 1
-// beyond (I1 also has the factor |x| below 8, and is odd).
+// beyond (I1 also has the factor |x| below 8, and is odd). `scaled` leaves the factor e^|x| out: i0e and i1e.
 template <int Order>
-TANDEM_HOST_DEVICE inline double bessel_i(double x) {
+TANDEM_HOST_DEVICE inline double bessel_i(double x, bool scaled = false) {
   const double ax = std::fabs(x);
+  const double growth = scaled ? 1.0 : std::exp(ax);
   if constexpr (Order == 0) {
     static constexpr double near[] = {
         -4.41534164647933937950e-18, 3.33079451882223809783e-17,  -2.43127984654795469359e-16,
@@ -177,8 +178,8 @@ TANDEM_HOST_DEVICE inline double bessel_i(double x) {
         3.39623202570838634515e-09,  2.26666899049817806459e-08,  2.04891858946906374183e-07,
         2.89137052083475648297e-06,  6.88975834691682398426e-05,  3.36911647825569408990e-03,
         8.04490411014108831608e-01};
-    if (ax <= 8.0) return std::exp(ax) * evaluate_chebyshev(ax / 4 - 1, near);
-    return std::exp(ax) * evaluate_chebyshev(16 / ax - 1, far) / std::sqrt(ax);
+    if (ax <= 8.0) return growth * evaluate_chebyshev(ax / 4 - 1, near);
+    return growth * evaluate_chebyshev(16 / ax - 1, far) / std::sqrt(ax);
   } else {
     static constexpr double near[] = {
         2.77791411276104639959e-18,  -2.11142121435816608115e-17, 1.55363195773620046921e-16,
@@ -201,14 +202,20 @@ TANDEM_HOST_DEVICE inline double bessel_i(double x) {
         -3.83538038596423702205e-09, -2.63146884688951950684e-08, -2.51223623787020892529e-07,
         -3.88256480887769039346e-06, -1.10588938762623716291e-04, -9.76109749136146840777e-03,
         7.78576235018280120474e-01};
-    const double r = ax <= 8.0 ? evaluate_chebyshev(ax / 4 - 1, near) * ax * std::exp(ax)
-                               : std::exp(ax) * evaluate_chebyshev(16 / ax - 1, far) / std::sqrt(ax);
+    const double r = ax <= 8.0 ? evaluate_chebyshev(ax / 4 - 1, near) * ax * growth
+                               : growth * evaluate_chebyshev(16 / ax - 1, far) / std::sqrt(ax);
     return x < 0 ? -r : r;
   }
 }
 
 TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline double modified_bessel_i0(double x) { return bessel_i<0>(x); }
 TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline double modified_bessel_i1(double x) { return bessel_i<1>(x); }
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline double scaled_modified_bessel_i0(double x) {
+  return bessel_i<0>(x, true);
+}
+TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline double scaled_modified_bessel_i1(double x) {
+  return bessel_i<1>(x, true);
+}
 
 // K0 and K1, or e^x K0 and e^x K1 when scaled: below 2 a Chebyshev series in x^2/2 - 1 plus the log(x/2) I
 // term of the singularity at 0, beyond 2 e^-x / sqrt(x) times a Chebyshev series in 4/x - 1. One body for

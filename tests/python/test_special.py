@@ -428,3 +428,36 @@ def test_xlogy_gradients_where_x_is_zero(op, device):
         out = getattr(lib.special, op)(x, y)
         grads.append([g.tolist() for g in lib.autograd.grad(out.sum(), [x, y])])
     torch.testing.assert_close(torch.tensor(grads[0]), torch.tensor(grads[1]), equal_nan=True, rtol=0, atol=0)
+
+
+def test_scaled_bessel_never_overflows_and_shares_the_series(device):
+    # i0e/i1e leave the factor e^|x| out of the Chebyshev series that i0/i1 and modified_bessel_i0/i1 use
+    x = torch.tensor([-1e300, -800.0, -30.0, -8.0, -1e-3, 0.0, 2.5, 8.0, 8.5, 700.0, 1e5, 1e300, math.inf],
+                     dtype=torch.float64)
+    t = from_torch(x, device)
+    for op in ("i0e", "i1e"):
+        got = values(getattr(tandem.special, op)(t))
+        assert bool(torch.isfinite(got).all()), op
+        torch.testing.assert_close(got, getattr(torch.special, op)(x), rtol=1e-14, atol=0)
+    y = torch.linspace(-40, 40, 801, dtype=torch.float64)
+    assert torch.equal(values(tandem.i0(from_torch(y, device))), values(tandem.special.modified_bessel_i0(from_torch(y, device))))
+    assert torch.equal(values(tandem.special.i1(from_torch(y, device))),
+                       values(tandem.special.modified_bessel_i1(from_torch(y, device))))
+
+
+def test_float32_lgamma_keeps_relative_precision_near_its_zeros(device):
+    # lgamma's zeros at 1, 2 and -2.457..., -2.747...: float32 lgamma (the C library's lgammaf) against the
+    # float64 values of the same float32 inputs
+    zeros = [1.0, 2.0, -2.4570247382208, -2.7476826467274]
+    xs = []
+    for z in zeros:
+        v = torch.tensor(z, dtype=torch.float32)
+        for direction in (10.0, -10.0):
+            w = v.clone()
+            for _ in range(20):
+                w = torch.nextafter(w, torch.tensor(direction))
+                xs.append(w.item())
+    x = torch.tensor(xs, dtype=torch.float32)
+    got = values(tandem.lgamma(from_torch(x, device))).double()
+    want = torch.lgamma(x.double())
+    assert float(((got - want).abs() / want.abs()).max()) < 1e-6
