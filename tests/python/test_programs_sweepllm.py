@@ -1,0 +1,72 @@
+"""What the LLM/diffusion program sweep (minGPT, LLMs-from-scratch, llm.c, x-transformers, denoising-diffusion,
+pytorch-seq2seq, pytorch-made) found, each checked against PyTorch on every device."""
+import operator
+
+import numpy as np
+import pytest
+import torch
+
+import tandem
+
+
+def _outcome(fn):
+    """fn()'s value, or its exception's type and message (what a program would see)."""
+    try:
+        return ("ok", fn())
+    except Exception as e:  # noqa: BLE001 - the exception itself is what is compared
+        return (type(e).__name__, str(e).replace("tandem", "torch"))
+
+
+def _plain(v):
+    return v.tolist() if hasattr(v, "tolist") else v
+
+
+# LLMs-from-scratch ch05 generate(): `if idx_next == eos_id: break` with eos_id=None. A tensor compared with None
+# is False (== ) / True (!=); ordering and arithmetic with None are Python's TypeError naming both types.
+OPERATORS = [operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge, operator.add,
+             operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod, operator.pow,
+             operator.and_, operator.or_, operator.xor, operator.lshift, operator.rshift, operator.matmul]
+
+
+@pytest.mark.parametrize("op", OPERATORS, ids=lambda op: op.__name__)
+@pytest.mark.parametrize("reflected", [False, True])
+def test_operators_with_none_match_pytorch(device, op, reflected):
+    t, ref = tandem.tensor([1, 2], device=device), torch.tensor([1, 2])
+    call = (lambda a: op(None, a)) if reflected else (lambda a: op(a, None))
+    got, want = _outcome(lambda: call(t)), _outcome(lambda: call(ref))
+    assert got == want
+
+
+@pytest.mark.parametrize("op", [operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.iand,
+                                operator.ior, operator.imatmul], ids=lambda op: op.__name__)
+def test_inplace_operators_with_none_raise_pythons_type_error(device, op):
+    got = _outcome(lambda: op(tandem.tensor([1, 2], device=device), None))
+    want = _outcome(lambda: op(torch.tensor([1, 2]), None))
+    assert got == want and got[0] == "TypeError"
+
+
+def test_scalar_tensor_compared_with_none_in_a_condition(device):
+    t = tandem.tensor(3, device=device)
+    assert (t == None) is False and (t != None) is True  # noqa: E711 - the comparison under test
+    assert (None == t) is False and (None != t) is True  # noqa: E711
+    assert [x for x in [t, None] if x is not None and x == 3] == [t]
+
+
+@pytest.mark.parametrize("layer", ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d"])
+def test_dropout_layers_call_the_functional_of_the_moment(device, layer, monkeypatch):
+    """nn.Dropout's forward looks F.dropout up when it runs (as PyTorch's does), so a program or library that
+    replaces the functional is heard by the layers too."""
+    name = layer.lower()
+    seen = {}
+    for lib in (tandem, torch):
+        calls = []
+
+        def fake(input, p=0.5, training=True, inplace=False, calls=calls):
+            calls.append((p, training, inplace))
+            return input * 2
+
+        monkeypatch.setattr(lib.nn.functional, name, fake)
+        x = lib.ones(2, 3, 4, 5, device=device if lib is tandem else "cpu")
+        out = getattr(lib.nn, layer)(0.25)(x)
+        seen[lib.__name__] = (calls, out.sum().item())
+    assert seen["tandem"] == seen["torch"] == ([(0.25, True, False)], 240.0)
