@@ -70,3 +70,30 @@ def test_dropout_layers_call_the_functional_of_the_moment(device, layer, monkeyp
         out = getattr(lib.nn, layer)(0.25)(x)
         seen[lib.__name__] = (calls, out.sum().item())
     assert seen["tandem"] == seen["torch"] == ([(0.25, True, False)], 240.0)
+
+
+def test_inductor_config_knobs_match_pytorch():
+    """llm.c's train_gpt2.py imports torch._inductor.config at the top and sets coordinate_descent_tuning before
+    torch.compile: the commonly set knobs exist with PyTorch's defaults, and other names fail as in PyTorch."""
+    import torch._inductor.config as want
+
+    import tandem._inductor.config as got
+    for name in ["coordinate_descent_tuning", "coordinate_descent_check_all_directions",
+                 "coordinate_descent_search_radius", "max_autotune", "max_autotune_gemm", "max_autotune_pointwise",
+                 "fx_graph_cache", "freezing", "epilogue_fusion", "aggressive_fusion", "force_fuse_int_mm_with_mul",
+                 "benchmark_kernel", "cpp_wrapper", "conv_1x1_as_mm", "shape_padding", "split_reductions", "debug"]:
+        assert getattr(got, name) == getattr(want, name), name
+    for name in ["unique_kernel_names", "cudagraphs", "cudagraph_trees", "autotune_pointwise", "autotune_cublasLt",
+                 "divisible_by_16"]:
+        assert getattr(got.triton, name) == getattr(want.triton, name), name
+    assert hasattr(got, "coordinate_descent_tuning")
+    got.coordinate_descent_tuning = True
+    try:
+        assert got.coordinate_descent_tuning is True
+    finally:
+        got.coordinate_descent_tuning = False
+    for target, lib in [(got, "config"), (got.triton, "config.triton")]:
+        for action in [lambda t: t.no_such_knob, lambda t: setattr(t, "no_such_knob", 1)]:
+            with pytest.raises(AttributeError) as e:
+                action(target)
+            assert str(e.value) == f"torch._inductor.{lib}.no_such_knob does not exist"
