@@ -97,3 +97,42 @@ def test_inductor_config_knobs_match_pytorch():
             with pytest.raises(AttributeError) as e:
                 action(target)
             assert str(e.value) == f"torch._inductor.{lib}.no_such_knob does not exist"
+
+
+MEMORY_FIGURES = ["memory_stats", "memory_allocated", "max_memory_allocated", "memory_reserved",
+                  "max_memory_reserved", "memory_stats_as_nested_dict"]
+
+
+def test_memory_figures_without_cuda_are_empty_as_in_pytorch():
+    """llm.c's train_gpt2.py ends with print(torch.cuda.max_memory_allocated() // 1024 // 1024) also on the CPU:
+    without CUDA PyTorch's memory figures are 0 ({} for the stats), not an error."""
+    import os
+    import subprocess
+    import sys
+    import textwrap
+    code = textwrap.dedent(f"""
+        import sys
+        lib = __import__(sys.argv[1])
+        if lib.cuda.is_available():
+            print("skip")
+        for name in {MEMORY_FIGURES!r}:
+            for args in [(), (0,), ("cuda:0",)]:
+                r = getattr(lib.cuda, name)(*args)
+                print(name, args, type(r).__name__ if isinstance(r, dict) else "", dict(r) if isinstance(r, dict) else r)
+    """)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TANDEM_EMULATE")}
+    outs = [subprocess.run([sys.executable, "-c", code, lib], env=env, capture_output=True, text=True, timeout=120)
+            for lib in ("tandem", "torch")]
+    for out in outs:
+        assert out.returncode == 0, out.stderr
+    if "skip" in outs[0].stdout or "skip" in outs[1].stdout:
+        pytest.skip("a real CUDA device is present")
+    assert outs[0].stdout == outs[1].stdout and "max_memory_allocated () " in outs[0].stdout
+
+
+@pytest.mark.parametrize("name", MEMORY_FIGURES[1:5])
+def test_memory_figures_on_a_device_count_its_tensors(device, name):
+    if not device.startswith("cuda"):
+        pytest.skip("the figures describe CUDA devices")
+    x = tandem.ones(1024, device=device)
+    assert getattr(tandem.cuda, name)(device) >= x.numel() * 4
