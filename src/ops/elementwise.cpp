@@ -66,6 +66,16 @@ void check_same_device(const char* op, const Tensor& a, const Tensor& b, const c
 
 namespace {
 
+// The device check of the elementwise iterator, in PyTorch's TensorIterator order: the first operand that is
+// not on the CPU holds the common device, which the message names first (`cpu_tensor + cuda_tensor` is "...
+// devices, cuda:0 and cpu!", as for `cuda_tensor + cpu_tensor`); the hint still names the operand to move.
+void check_iterator_devices(const char* op, const Tensor& a, const Tensor& b) {
+  if (a.device().is_cpu() && !b.device().is_cpu())
+    check_same_device(op, b, a, "other", "input");
+  else
+    check_same_device(op, a, b);
+}
+
 ElementwiseKernel unary_kernel(UnaryOp op, Device d) {
   return kernel_table(d.type).unary[static_cast<int>(op)];
 }
@@ -385,7 +395,7 @@ BinaryPlan plan_binary(BinaryOp op, BinaryRule rule, const Operand& a, const Ope
   ResultTypeState state;
   BinaryPlan plan;
   if (a.tensor && b.tensor) {
-    check_same_device(binary_op_name(op), *a.tensor, *b.tensor);
+    check_iterator_devices(binary_op_name(op), *a.tensor, *b.tensor);
     state.add(*a.tensor);
     state.add(*b.tensor);
     plan.shape = broadcast_shapes(a.tensor->sizes(), b.tensor->sizes());
@@ -454,7 +464,7 @@ Tensor binary_op_(BinaryOp op, BinaryRule rule, const Tensor& self, const Operan
   ResultTypeState state;
   state.add(self);
   if (b.tensor) {
-    check_same_device(binary_op_name(op), self, *b.tensor);
+    check_iterator_devices(binary_op_name(op), self, *b.tensor);
     state.add(*b.tensor);
     DimVector shape = broadcast_shapes(self.sizes(), b.tensor->sizes());
     TANDEM_CHECK(shape == self.sizes(), Runtime, "output with shape ", self.shape_str(),

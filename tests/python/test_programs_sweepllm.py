@@ -136,3 +136,23 @@ def test_memory_figures_on_a_device_count_its_tensors(device, name):
         pytest.skip("the figures describe CUDA devices")
     x = tandem.ones(1024, device=device)
     assert getattr(tandem.cuda, name)(device) >= x.numel() * 4
+
+
+# LLMs-from-scratch appendix A (code-part2) shows PyTorch's error for `cpu_tensor + cuda_tensor`: its
+# TensorIterator takes the first operand not on the CPU as the common device and names it first.
+PYTORCH_CPU_PLUS_CUDA = ("Expected all tensors to be on the same device, but found at least two devices, "
+                         "cuda:0 and cpu!")
+
+
+@pytest.mark.parametrize("form", ["cpu + cuda", "cuda + cpu", "cpu.add_(cuda)", "torch.mul(cpu, cuda)",
+                                  "cpu < cuda"])
+def test_mixed_device_elementwise_names_the_device_as_pytorch(device, form):
+    if not device.startswith("cuda"):
+        pytest.skip("needs a second device")
+    cpu, cuda = tandem.tensor([1.0, 2.0, 3.0]), tandem.tensor([4.0, 5.0, 6.0], device="cuda:0")
+    with pytest.raises(RuntimeError) as info:
+        eval(form, {"cpu": cpu, "cuda": cuda, "torch": tandem})
+    first, hint = str(info.value).splitlines()
+    assert first == PYTORCH_CPU_PLUS_CUDA
+    assert "is on cpu" in hint and ".to('cuda:0')" in hint
+    assert (cpu[0] + cuda).device == "cuda:0"  # a 0-dim CPU tensor still joins any device
