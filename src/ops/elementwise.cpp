@@ -349,10 +349,46 @@ Tensor nextafter_16bit(DType dtype, const Operand& a, const Operand& b, Device d
   });
 }
 
+// PyTorch hands the number of a float16/bfloat16 mul or div to its kernel in float (its opmath type: those
+// kernels read the operand's original value), so element and number meet in float and the result rounds once
+// to 16 bits; rounding the number to 16 bits first moves results wherever it is not exactly representable
+// there (`x / 32 ** 0.5`, `x * 0.1234567` in bfloat16). "The number" is the second operand, a Python number
+// or a 0-dim tensor of a wider float type (mul takes it on either side: `2.5 * x` is mul(x, 2.5) there), and
+// only when it is not exact in 16 bits (otherwise both roundings agree). PyTorch's add and sub do round the
+// number first, so they keep the plain path.
+const Tensor* wide_scalar_tensor(const Operand& o) {
+  if (!o.tensor || o.tensor->dim() != 0) return nullptr;
+  DType d = o.tensor->dtype();
+  return d == DType::Float32 || d == DType::Float64 ? o.tensor : nullptr;
+}
+bool inexact_in(DType compute, const Operand& o) {
+  if (o.tensor) return wide_scalar_tensor(o) != nullptr;
+  if (o.scalar.is_complex()) return false;
+  const double v = o.scalar.to_double();
+  return compute == DType::Float16 ? static_cast<double>(o.scalar.to<Half>()) != v
+                                   : static_cast<double>(o.scalar.to<BFloat16>()) != v;
+}
+bool number_in_opmath(BinaryOp op, DType compute, const Operand& a, const Operand& b) {
+  if (compute != DType::Float16 && compute != DType::BFloat16) return false;
+  const bool a_number = !a.tensor || wide_scalar_tensor(a), b_number = !b.tensor || wide_scalar_tensor(b);
+  if (a_number == b_number) return false;  // two tensors, or two numbers
+  if (op == BinaryOp::mul) return inexact_in(compute, a_number ? a : b);
+  return op == BinaryOp::div && b_number && inexact_in(compute, b);
+}
+
 // Runs the kernel into `out` (already allocated with the broadcast shape).
 void run_binary(BinaryOp op, DType compute, const Tensor& out, const Operand& a, const Operand& b) {
   if (op == BinaryOp::nextafter && (compute == DType::Float16 || compute == DType::BFloat16)) {
     copy_(out, nextafter_16bit(compute, a, b, out.device()));
+    return;
+  }
+  if (number_in_opmath(op, compute, a, b)) {  // float32 arithmetic, then one rounding to 16 bits
+    Tensor wa = a.tensor ? to_dtype(*a.tensor, DType::Float32) : Tensor();
+    Tensor wb = b.tensor ? to_dtype(*b.tensor, DType::Float32) : Tensor();
+    Tensor wide = empty(out.sizes(), DType::Float32, out.device());
+    run_binary(op, DType::Float32, wide, {a.tensor ? &wa : nullptr, a.scalar},
+               {b.tensor ? &wb : nullptr, b.scalar});
+    copy_(out, wide);
     return;
   }
   TensorIterator iter;

@@ -156,3 +156,81 @@ def test_mixed_device_elementwise_names_the_device_as_pytorch(device, form):
     assert first == PYTORCH_CPU_PLUS_CUDA
     assert "is on cpu" in hint and ".to('cuda:0')" in hint
     assert (cpu[0] + cuda).device == "cuda:0"  # a 0-dim CPU tensor still joins any device
+
+
+def _same_bits(got, want):
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    assert np.array_equal(got.cpu().float().numpy(), want.float().numpy(), equal_nan=True)
+
+
+def _bits_16(dtype, *shape, seed=0, scale=8.0):
+    data = np.random.RandomState(seed).standard_normal(shape).astype(np.float32) * scale
+    return (tandem.tensor(data).to(getattr(tandem, dtype)), torch.tensor(data).to(getattr(torch, dtype)))
+
+
+# LLMs-from-scratch's bfloat16 GQA model (attn_scores / keys.shape[-1] ** 0.5): PyTorch's mul and div take the
+# number in float, so the element and the number meet in float and round once; add and sub round the number to
+# the tensor's dtype first. Either way tandem now agrees bit for bit.
+NUMBER_FORMS = {
+    "x / 32 ** 0.5": lambda x: x / 32 ** 0.5,
+    "x * 0.1234567": lambda x: x * 0.1234567,
+    "0.1234567 * x": lambda x: 0.1234567 * x,
+    "x * 3": lambda x: x * 3,
+    "x / 1e-3": lambda x: x / 1e-3,
+    "x + 0.3333": lambda x: x + 0.3333,
+    "0.3333 + x": lambda x: 0.3333 + x,
+    "x - 1.7777": lambda x: x - 1.7777,
+    "3.3333 - x": lambda x: 3.3333 - x,
+    "torch.mul(x, 0.1234567)": lambda x: (tandem if isinstance(x, tandem.Tensor) else torch).mul(x, 0.1234567),
+    "x.div(5.6568)": lambda x: x.div(5.6568),
+    "x.mul_(0.1234567)": lambda x: x.clone().mul_(0.1234567),
+    "x.div_(5.6568)": lambda x: x.clone().div_(5.6568),
+    "x * 0-dim float32": lambda x: x * (tandem if isinstance(x, tandem.Tensor) else torch).tensor(0.1234567),
+    "x / 0-dim float64": lambda x: x / (tandem if isinstance(x, tandem.Tensor) else torch).tensor(
+        5.6568, dtype=(tandem if isinstance(x, tandem.Tensor) else torch).float64),
+}
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("form", list(NUMBER_FORMS))
+def test_16_bit_arithmetic_with_a_number_matches_pytorch_bit_for_bit(device, dtype, form):
+    x, ref = _bits_16(dtype, 4096)
+    fn = NUMBER_FORMS[form]
+    _same_bits(fn(x.to(device)), fn(ref))
+
+
+def test_16_bit_mul_with_a_number_keeps_its_gradient(device):
+    x = tandem.tensor([1.5, -2.25, 3.0], dtype=tandem.bfloat16, device=device, requires_grad=True)
+    ref = torch.tensor([1.5, -2.25, 3.0], dtype=torch.bfloat16, requires_grad=True)
+    for t in (x, ref):
+        (t / 32 ** 0.5 * 0.1234567).sum().backward()
+    _same_bits(x.grad, ref.grad)
+    assert (x / 32 ** 0.5).grad_fn.name() == "DivBackward0"
+
+
+# The GQA model's feed-forward: nn.Linear with bias on a (batch, tokens, features) input. PyTorch folds the
+# leading dims into one addmm, so the bias joins the product before its single rounding.
+@pytest.mark.parametrize("dtype", ["bfloat16", "float32"])
+@pytest.mark.parametrize("shape", [(1, 10, 128), (2, 3, 5, 128)])
+def test_linear_with_bias_on_batched_input_rounds_once_as_pytorch(device, dtype, shape):
+    (a, ra), (w, rw), (b, rb) = (_bits_16(dtype, *shape, seed=1, scale=1.0), _bits_16(dtype, 96, 128, seed=2,
+                                 scale=1.0), _bits_16(dtype, 96, seed=3, scale=1.0))
+    a, w, b = (t.to(device).requires_grad_() for t in (a, w, b))
+    ra, rw, rb = (t.requires_grad_() for t in (ra, rw, rb))
+    got, want = tandem.nn.functional.linear(a, w, b), torch.nn.functional.linear(ra, rw, rb)
+    assert tuple(got.shape) == tuple(want.shape)
+    if device == "cpu" or dtype == "float32":
+        np.testing.assert_allclose(got.detach().cpu().float().numpy(), want.detach().float().numpy(),
+                                   rtol=0 if dtype == "bfloat16" else 1e-5, atol=0 if dtype == "bfloat16" else 1e-5)
+    got.float().square().sum().backward()
+    want.float().square().sum().backward()
+    for g, r in ((a.grad, ra.grad), (w.grad, rw.grad), (b.grad, rb.grad)):
+        np.testing.assert_allclose(g.cpu().float().numpy(), r.float().numpy(), rtol=2e-2, atol=2e-2)
+
+
+def test_linear_on_a_non_contiguous_batched_input_still_matches(device):
+    x = tandem.randn(3, 4, 8, device=device).transpose(0, 1)
+    w, b = tandem.randn(5, 8, device=device), tandem.randn(5, device=device)
+    ref = torch.tensor(x.cpu().numpy()), torch.tensor(w.cpu().numpy()), torch.tensor(b.cpu().numpy())
+    got = tandem.nn.functional.linear(x, w, b)
+    np.testing.assert_allclose(got.cpu().numpy(), torch.nn.functional.linear(*ref).numpy(), rtol=1e-5, atol=1e-5)
