@@ -353,9 +353,9 @@ Tensor nextafter_16bit(DType dtype, const Operand& a, const Operand& b, Device d
 // kernels read the operand's original value), so element and number meet in float and the result rounds once
 // to 16 bits; rounding the number to 16 bits first moves results wherever it is not exactly representable
 // there (`x / 32 ** 0.5`, `x * 0.1234567` in bfloat16). "The number" is the second operand, a Python number
-// or a 0-dim tensor of a wider float type (mul takes it on either side: `2.5 * x` is mul(x, 2.5) there), and
-// only when it is not exact in 16 bits (otherwise both roundings agree). PyTorch's add and sub do round the
-// number first, so they keep the plain path.
+// or a 0-dim tensor of a wider float type (a Python number may also be mul's first: `2.5 * x` is mul(x, 2.5)
+// there), and only when it is not exact in 16 bits (otherwise both roundings agree). PyTorch's add and sub do
+// round the number first, so they keep the plain path.
 const Tensor* wide_scalar_tensor(const Operand& o) {
   if (!o.tensor || o.tensor->dim() != 0) return nullptr;
   DType d = o.tensor->dtype();
@@ -370,10 +370,11 @@ bool inexact_in(DType compute, const Operand& o) {
 }
 bool number_in_opmath(BinaryOp op, DType compute, const Operand& a, const Operand& b) {
   if (compute != DType::Float16 && compute != DType::BFloat16) return false;
-  const bool a_number = !a.tensor || wide_scalar_tensor(a), b_number = !b.tensor || wide_scalar_tensor(b);
-  if (a_number == b_number) return false;  // two tensors, or two numbers
-  if (op == BinaryOp::mul) return inexact_in(compute, a_number ? a : b);
-  return op == BinaryOp::div && b_number && inexact_in(compute, b);
+  if (op != BinaryOp::mul && op != BinaryOp::div) return false;
+  const bool b_number = !b.tensor || wide_scalar_tensor(b);
+  if (b_number && a.tensor && !wide_scalar_tensor(a)) return inexact_in(compute, b);
+  // `2.5 * x` reaches PyTorch as mul(x, 2.5); a 0-dim tensor on the left is rounded like a tensor operand.
+  return op == BinaryOp::mul && !a.tensor && b.tensor && !b_number && inexact_in(compute, a);
 }
 
 // Runs the kernel into `out` (already allocated with the broadcast shape).

@@ -234,3 +234,11 @@ def test_linear_on_a_non_contiguous_batched_input_still_matches(device):
     ref = torch.tensor(x.cpu().numpy()), torch.tensor(w.cpu().numpy()), torch.tensor(b.cpu().numpy())
     got = tandem.nn.functional.linear(x, w, b)
     np.testing.assert_allclose(got.cpu().numpy(), torch.nn.functional.linear(*ref).numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_16_bit_mul_by_a_0_dim_tensor_on_the_left_rounds_it_as_pytorch(device):
+    """The book's GELU: torch.sqrt(torch.tensor(2.0 / torch.pi)) * x with x in bfloat16. A 0-dim tensor first
+    is cast to the tensor's dtype (only a second operand, or a Python number, stays in float)."""
+    x, ref = _bits_16("bfloat16", 4096)
+    got = tandem.sqrt(tandem.tensor(2.0 / tandem.pi)) * x.to(device)
+    _same_bits(got, torch.sqrt(torch.tensor(2.0 / torch.pi)) * ref)
