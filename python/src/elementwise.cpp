@@ -392,13 +392,22 @@ void init_elementwise(nb::module_& m) {
 #undef TANDEM_ALPHA_METHODS
 
   // Operators. Each returns NotImplemented for operands it does not understand.
-#define TANDEM_OPERATOR(py, fns)                                                                   \
-  tensor.def("__" py "__", [](const Tensor& a, nb::handle b) { return apply(fns, a, b, false); }); \
-  tensor.def("__r" py "__", [](const Tensor& a, nb::handle b) { return apply(fns, a, b, true); }); \
-  tensor.def("__i" py "__", [](nb::handle self, nb::handle b) {                                    \
-    nb::object r = apply_inplace(fns, self_tensor(self, "__i" py "__"), b);                        \
-    return r.is(Py_NotImplemented) ? r : nb::borrow(self);                                         \
-  });
+// The operand accepts None (nanobind refuses it otherwise) so that `t == None` is False and `t + None` is
+// Python's own TypeError, as in PyTorch: apply() answers NotImplemented and Python takes it from there.
+#define TANDEM_OPERATOR(py, fns)                                                           \
+  tensor.def(                                                                              \
+      "__" py "__", [](const Tensor& a, nb::handle b) { return apply(fns, a, b, false); }, \
+      nb::arg("other").none());                                                            \
+  tensor.def(                                                                              \
+      "__r" py "__", [](const Tensor& a, nb::handle b) { return apply(fns, a, b, true); }, \
+      nb::arg("other").none());                                                            \
+  tensor.def(                                                                              \
+      "__i" py "__",                                                                       \
+      [](nb::handle self, nb::handle b) {                                                  \
+        nb::object r = apply_inplace(fns, self_tensor(self, "__i" py "__"), b);            \
+        return r.is(Py_NotImplemented) ? r : nb::borrow(self);                             \
+      },                                                                                   \
+      nb::arg("other").none());
   TANDEM_OPERATOR("add", add_fns)
   TANDEM_OPERATOR("sub", sub_fns)
   TANDEM_OPERATOR("mul", mul_fns)
@@ -412,8 +421,10 @@ void init_elementwise(nb::module_& m) {
   TANDEM_OPERATOR("lshift", bitwise_left_shift_fns)
   TANDEM_OPERATOR("rshift", bitwise_right_shift_fns)
 #undef TANDEM_OPERATOR
-#define TANDEM_COMPARE(py, fns) \
-  tensor.def("__" py "__", [](const Tensor& a, nb::handle b) { return apply(fns, a, b, false); });
+#define TANDEM_COMPARE(py, fns)                                                            \
+  tensor.def(                                                                              \
+      "__" py "__", [](const Tensor& a, nb::handle b) { return apply(fns, a, b, false); }, \
+      nb::arg("other").none());
   TANDEM_COMPARE("eq", eq_fns)
   TANDEM_COMPARE("ne", ne_fns)
   TANDEM_COMPARE("lt", lt_fns)

@@ -49,8 +49,13 @@ void init_linalg(nb::module_& m) {
   auto cls = nb::type<Tensor>();
   auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
 
-  tensor.def("__matmul__", [](const Tensor& a, nb::handle b) { return matmul_operator(a, b, false); });
-  tensor.def("__rmatmul__", [](const Tensor& a, nb::handle b) { return matmul_operator(a, b, true); });
+  // None is accepted (and answered NotImplemented) so that `t @ None` is Python's TypeError, as in PyTorch.
+  tensor.def(
+      "__matmul__", [](const Tensor& a, nb::handle b) { return matmul_operator(a, b, false); },
+      nb::arg("other").none());
+  tensor.def(
+      "__rmatmul__", [](const Tensor& a, nb::handle b) { return matmul_operator(a, b, true); },
+      nb::arg("other").none());
   def_binary(
       m, tensor, "matmul", "other", [](const Tensor& a, const Tensor& b) { return matmul(a, b); },
       [](const Tensor& a, const Tensor& b, const Tensor& o) { matmul_out(a, b, o); });

@@ -66,6 +66,16 @@ void check_same_device(const char* op, const Tensor& a, const Tensor& b, const c
 
 namespace {
 
+// The device check of the elementwise iterator, in PyTorch's TensorIterator order: the first operand that is
+// not on the CPU holds the common device, which the message names first (`cpu_tensor + cuda_tensor` is "...
+// devices, cuda:0 and cpu!", as for `cuda_tensor + cpu_tensor`); the hint still names the operand to move.
+void check_iterator_devices(const char* op, const Tensor& a, const Tensor& b) {
+  if (a.device().is_cpu() && !b.device().is_cpu())
+    check_same_device(op, b, a, "other", "input");
+  else
+    check_same_device(op, a, b);
+}
+
 ElementwiseKernel unary_kernel(UnaryOp op, Device d) {
   return kernel_table(d.type).unary[static_cast<int>(op)];
 }
@@ -339,10 +349,47 @@ Tensor nextafter_16bit(DType dtype, const Operand& a, const Operand& b, Device d
   });
 }
 
+// PyTorch hands the number of a float16/bfloat16 mul or div to its kernel in float (its opmath type: those
+// kernels read the operand's original value), so element and number meet in float and the result rounds once
+// to 16 bits; rounding the number to 16 bits first moves results wherever it is not exactly representable
+// there (`x / 32 ** 0.5`, `x * 0.1234567` in bfloat16). "The number" is the second operand, a Python number
+// or a 0-dim tensor of a wider float type (a Python number may also be mul's first: `2.5 * x` is mul(x, 2.5)
+// there), and only when it is not exact in 16 bits (otherwise both roundings agree). PyTorch's add and sub do
+// round the number first, so they keep the plain path.
+const Tensor* wide_scalar_tensor(const Operand& o) {
+  if (!o.tensor || o.tensor->dim() != 0) return nullptr;
+  DType d = o.tensor->dtype();
+  return d == DType::Float32 || d == DType::Float64 ? o.tensor : nullptr;
+}
+bool inexact_in(DType compute, const Operand& o) {
+  if (o.tensor) return wide_scalar_tensor(o) != nullptr;
+  if (o.scalar.is_complex()) return false;
+  const double v = o.scalar.to_double();
+  return compute == DType::Float16 ? static_cast<double>(o.scalar.to<Half>()) != v
+                                   : static_cast<double>(o.scalar.to<BFloat16>()) != v;
+}
+bool number_in_opmath(BinaryOp op, DType compute, const Operand& a, const Operand& b) {
+  if (compute != DType::Float16 && compute != DType::BFloat16) return false;
+  if (op != BinaryOp::mul && op != BinaryOp::div) return false;
+  const bool b_number = !b.tensor || wide_scalar_tensor(b);
+  if (b_number && a.tensor && !wide_scalar_tensor(a)) return inexact_in(compute, b);
+  // `2.5 * x` reaches PyTorch as mul(x, 2.5); a 0-dim tensor on the left is rounded like a tensor operand.
+  return op == BinaryOp::mul && !a.tensor && b.tensor && !b_number && inexact_in(compute, a);
+}
+
 // Runs the kernel into `out` (already allocated with the broadcast shape).
 void run_binary(BinaryOp op, DType compute, const Tensor& out, const Operand& a, const Operand& b) {
   if (op == BinaryOp::nextafter && (compute == DType::Float16 || compute == DType::BFloat16)) {
     copy_(out, nextafter_16bit(compute, a, b, out.device()));
+    return;
+  }
+  if (number_in_opmath(op, compute, a, b)) {  // float32 arithmetic, then one rounding to 16 bits
+    Tensor wa = a.tensor ? to_dtype(*a.tensor, DType::Float32) : Tensor();
+    Tensor wb = b.tensor ? to_dtype(*b.tensor, DType::Float32) : Tensor();
+    Tensor wide = empty(out.sizes(), DType::Float32, out.device());
+    run_binary(op, DType::Float32, wide, {a.tensor ? &wa : nullptr, a.scalar},
+               {b.tensor ? &wb : nullptr, b.scalar});
+    copy_(out, wide);
     return;
   }
   TensorIterator iter;
@@ -385,7 +432,7 @@ BinaryPlan plan_binary(BinaryOp op, BinaryRule rule, const Operand& a, const Ope
   ResultTypeState state;
   BinaryPlan plan;
   if (a.tensor && b.tensor) {
-    check_same_device(binary_op_name(op), *a.tensor, *b.tensor);
+    check_iterator_devices(binary_op_name(op), *a.tensor, *b.tensor);
     state.add(*a.tensor);
     state.add(*b.tensor);
     plan.shape = broadcast_shapes(a.tensor->sizes(), b.tensor->sizes());
@@ -454,7 +501,7 @@ Tensor binary_op_(BinaryOp op, BinaryRule rule, const Tensor& self, const Operan
   ResultTypeState state;
   state.add(self);
   if (b.tensor) {
-    check_same_device(binary_op_name(op), self, *b.tensor);
+    check_iterator_devices(binary_op_name(op), self, *b.tensor);
     state.add(*b.tensor);
     DimVector shape = broadcast_shapes(self.sizes(), b.tensor->sizes());
     TANDEM_CHECK(shape == self.sizes(), Runtime, "output with shape ", self.shape_str(),

@@ -2,6 +2,7 @@
 
 A thin layer over the C++ accelerator backend; the emulated and the real backend answer the same calls.
 """
+import collections
 import contextlib
 
 from .. import _C
@@ -271,28 +272,32 @@ def __getattr__(name):
 
 
 def memory_stats(device=None):
-    """Allocator statistics of a device (bytes allocated/reserved, current and peak, retries, OOMs)."""
+    """Allocator statistics of a device (bytes allocated/reserved, current and peak, retries, OOMs). Without
+    CUDA it is empty, as PyTorch's (whose statistics are empty until CUDA starts), so that a training script
+    that prints its peak memory at the end also runs on the CPU."""
+    if not is_available():
+        return collections.OrderedDict()
     return _C._cuda_memory_stats(device)
 
 
 def memory_allocated(device=None):
-    """Bytes held by live tensors on the device."""
-    return memory_stats(device)["allocated_bytes.all.current"]
+    """Bytes held by live tensors on the device (0 without CUDA)."""
+    return memory_stats(device).get("allocated_bytes.all.current", 0)
 
 
 def max_memory_allocated(device=None):
-    """Peak of memory_allocated since start or the last reset_peak_memory_stats."""
-    return memory_stats(device)["allocated_bytes.all.peak"]
+    """Peak of memory_allocated since start or the last reset_peak_memory_stats (0 without CUDA)."""
+    return memory_stats(device).get("allocated_bytes.all.peak", 0)
 
 
 def memory_reserved(device=None):
-    """Bytes held by the allocator: live tensors plus its cache."""
-    return memory_stats(device)["reserved_bytes.all.current"]
+    """Bytes held by the allocator: live tensors plus its cache (0 without CUDA)."""
+    return memory_stats(device).get("reserved_bytes.all.current", 0)
 
 
 def max_memory_reserved(device=None):
-    """Peak of memory_reserved."""
-    return memory_stats(device)["reserved_bytes.all.peak"]
+    """Peak of memory_reserved (0 without CUDA)."""
+    return memory_stats(device).get("reserved_bytes.all.peak", 0)
 
 
 def reset_peak_memory_stats(device=None):

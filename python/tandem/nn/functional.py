@@ -1,5 +1,6 @@
 """nn.functional: layers and losses as functions. Each one is a composition of tandem's C++ ops (or a
 dedicated C++ op such as conv2d), so autograd and every device come for free; nothing loops in Python."""
+import math
 import numbers
 import warnings
 
@@ -30,6 +31,12 @@ def linear(input, weight, bias=None):
     dense = isinstance(input, _C.Tensor)
     if input.dim() == 2 and bias is not None:
         return (_C.addmm if dense else tandem.addmm)(bias, input, weight.t())
+    if bias is not None and input.dim() > 2 and bias.dim() == 1 and input.is_contiguous():
+        # As PyTorch, the leading dims fold into one addmm: the bias joins the product before its single
+        # rounding, so a float16/bfloat16 result is PyTorch's bit for bit (matmul then + bias rounds twice).
+        rows = math.prod(input.shape[:-1])
+        out = (_C.addmm if dense else tandem.addmm)(bias, input.reshape(rows, input.shape[-1]), weight.t())
+        return out.view(*input.shape[:-1], out.shape[1])
     out = (_C.matmul if dense else tandem.matmul)(input, weight.t())
     return out + bias if bias is not None else out
 

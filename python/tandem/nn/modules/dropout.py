@@ -8,7 +8,9 @@ __all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "Fe
 class _DropoutNd(Module):
     """p and inplace, checked and shown as PyTorch's dropout layers do; active in training mode only."""
 
-    _fn = None
+    # The functional's name, looked up in F at each call (as PyTorch's forward does), so that a program or a
+    # library that replaces F.dropout is heard by the layers too.
+    _fn_name = None
 
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
@@ -17,7 +19,7 @@ class _DropoutNd(Module):
         self.p, self.inplace = p, inplace
 
     def forward(self, input):
-        return type(self)._fn(input, self.p, self.training, self.inplace)
+        return getattr(F, self._fn_name)(input, self.p, self.training, self.inplace)
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
@@ -26,19 +28,19 @@ class _DropoutNd(Module):
 class Dropout(_DropoutNd):
     """Zeroes elements with probability p (scaling the rest by 1/(1-p)) in training mode only."""
 
-    _fn = staticmethod(F.dropout)
+    _fn_name = "dropout"
 
 
 class Dropout1d(_DropoutNd):
-    _fn = staticmethod(F.dropout1d)
+    _fn_name = "dropout1d"
 
 
 class Dropout2d(_DropoutNd):
-    _fn = staticmethod(F.dropout2d)
+    _fn_name = "dropout2d"
 
 
 class Dropout3d(_DropoutNd):
-    _fn = staticmethod(F.dropout3d)
+    _fn_name = "dropout3d"
 
 
 class AlphaDropout(_DropoutNd):
