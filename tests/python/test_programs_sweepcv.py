@@ -1,0 +1,43 @@
+"""Behaviours found by running public CV/GAN/GNN PyTorch programs on tandem (the 'sweepcv' program sweep),
+each checked against PyTorch (the oracle) on every device."""
+import pytest
+import torch
+
+import tandem
+
+
+def _cuda_available():
+    return tandem.cuda.is_available()
+
+
+# ---- t.type(<a CUDA or CPU legacy type>) moves the tensor (PyTorch-GAN: imgs.type(torch.cuda.FloatTensor)) -----
+@pytest.mark.skipif(not _cuda_available(), reason="needs a CUDA device (real or TANDEM_EMULATE_CUDA)")
+@pytest.mark.parametrize("target", ["class", "name"])
+def test_type_with_a_cuda_type_moves_to_the_current_cuda_device(device, target):
+    x = tandem.tensor([1.5, -2.0], dtype=tandem.float64, device=device)
+    cuda_type = tandem.cuda.FloatTensor if target == "class" else "torch.cuda.FloatTensor"
+    y = x.type(cuda_type)
+    expected = tandem.device("cuda", tandem.cuda.current_device()) if device == "cpu" else x.device
+    assert y.device == expected
+    assert y.dtype == tandem.float32 and y.tolist() == [1.5, -2.0]
+    assert y.type() == "tandem.cuda.FloatTensor"
+    assert y.type(cuda_type) is y  # already that dtype and device type: the tensor itself, as PyTorch
+    back = y.type(tandem.LongTensor if target == "class" else "torch.LongTensor")
+    assert back.device.type == "cpu" and back.dtype == tandem.int64 and back.tolist() == [1, -2]
+    # A bare dtype keeps the device, as PyTorch's t.type(torch.float64).
+    assert y.type(tandem.float64).device == y.device
+
+
+def test_type_with_a_cpu_type_matches_pytorch(device):
+    x = tandem.tensor([1.0, 2.5], device=device)
+    ref = torch.tensor([1.0, 2.5])
+    for arg, ref_arg in [(tandem.DoubleTensor, torch.DoubleTensor), ("torch.IntTensor", "torch.IntTensor"),
+                         (tandem.float16, torch.float16)]:
+        got, want = x.type(arg), ref.type(ref_arg)
+        assert got.tolist() == want.tolist() and str(got.dtype).split(".")[1] == str(want.dtype).split(".")[1]
+    assert x.type(tandem.DoubleTensor).device.type == "cpu"
+    for bad in ["cuda.FloatTensor", "FloatTensor"]:
+        with pytest.raises(ValueError, match=f"invalid type: '{bad}'"):
+            x.type(bad)
+        with pytest.raises(ValueError, match=f"invalid type: '{bad}'"):
+            ref.type(bad)
