@@ -1,5 +1,8 @@
 """Behaviours found by running public CV/GAN/GNN PyTorch programs on tandem (the 'sweepcv' program sweep),
 each checked against PyTorch (the oracle) on every device."""
+import inspect
+import warnings
+
 import pytest
 import torch
 
@@ -41,3 +44,40 @@ def test_type_with_a_cpu_type_matches_pytorch(device):
             x.type(bad)
         with pytest.raises(ValueError, match=f"invalid type: '{bad}'"):
             ref.type(bad)
+
+
+# ---- softmax without dim warns as PyTorch (PyTorch-GAN acgan: nn.Softmax()) ------------------------------------
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "softmin"])
+@pytest.mark.parametrize("shape", [(5,), (2, 3), (2, 3, 4), (2, 3, 4, 5)])
+def test_implicit_softmax_dim_warns_and_picks_pytorchs_dim(device, name, shape):
+    x = torch.randn(shape, dtype=torch.float64)
+    tx = tandem.tensor(x.tolist(), dtype=tandem.float64, device=device)
+    message = f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument."
+    with pytest.warns(UserWarning, match=message) as want:
+        ref = getattr(torch.nn.functional, name)(x)
+    with pytest.warns(UserWarning, match=message) as got:
+        out = getattr(tandem.nn.functional, name)(tx)
+    assert got[0].filename == want[0].filename == __file__  # stacklevel names the caller's line
+    assert out.device == tandem.device(device)
+    assert torch.allclose(torch.tensor(out.tolist(), dtype=torch.float64), ref)
+
+
+@pytest.mark.parametrize("module", ["Softmax", "LogSoftmax", "Softmin"])
+def test_softmax_modules_without_dim_warn_at_the_callers_line(device, module):
+    x = torch.randn(4, 6, dtype=torch.float64)
+    tx = tandem.tensor(x.tolist(), dtype=tandem.float64, device=device)
+    with pytest.warns(UserWarning, match="Implicit dimension choice") as got:
+        out = getattr(tandem.nn, module)()(tx)
+    ref = getattr(torch.nn, module)()(x)
+    assert got[0].filename == __file__
+    assert torch.allclose(torch.tensor(out.tolist(), dtype=torch.float64), ref)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        getattr(tandem.nn, module)(dim=1)(tx)  # an explicit dim is quiet
+
+
+def test_softmax_keeps_pytorchs_positional_signature(device):
+    tx = tandem.tensor([[1.0, 2.0]], device=device)
+    assert list(inspect.signature(tandem.nn.functional.softmax).parameters) == \
+        list(inspect.signature(torch.nn.functional.softmax).parameters)
+    assert tandem.nn.functional.log_softmax(tx, 1, 3, tandem.float64).dtype == tandem.float64
