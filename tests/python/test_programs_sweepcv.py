@@ -81,3 +81,38 @@ def test_softmax_keeps_pytorchs_positional_signature(device):
     assert list(inspect.signature(tandem.nn.functional.softmax).parameters) == \
         list(inspect.signature(torch.nn.functional.softmax).parameters)
     assert tandem.nn.functional.log_softmax(tx, 1, 3, tandem.float64).dtype == tandem.float64
+
+
+# ---- affine_grid's base grid rounds as PyTorch's (pytorch/tutorials spatial_transformer_tutorial) --------------
+def _linspace_agrees(n):
+    return torch.equal(torch.linspace(-1, 1, n), torch.tensor(tandem.linspace(-1, 1, n).tolist()))
+
+
+@pytest.mark.parametrize("size", [(2, 1, 10, 12), (2, 1, 34, 6), (1, 3, 5, 17), (1, 2, 5, 9, 4), (1, 1, 28, 28)])
+def test_affine_grid_identity_is_bitwise_pytorchs_and_so_is_grid_samples_gradient(device, size):
+    # PyTorch's CPU linspace is vectorised and rounds some middle elements differently from its CUDA formula
+    # (which tandem follows): compare only where the two linspaces agree bit for bit.
+    if not all(_linspace_agrees(n) for n in size[2:]):
+        pytest.skip("PyTorch's vectorised CPU linspace rounds this size differently")
+    n = len(size) - 2
+    eye = torch.eye(n, n + 1).expand(size[0], n, n + 1)
+    ref = torch.nn.functional.affine_grid(eye, size, align_corners=False)
+    got = tandem.nn.functional.affine_grid(tandem.tensor(eye.tolist(), device=device), size, align_corners=False)
+    assert torch.equal(torch.tensor(got.tolist()), ref)
+
+
+def test_grid_sample_gradient_at_pixel_centres_matches_pytorch(device):
+    # An identity transform samples exactly at pixel centres, where bilinear interpolation has a kink: the
+    # gradient is the forward difference only when the grid point is not an ulp below the centre.
+    gen = torch.Generator().manual_seed(0)
+    x = torch.randn(2, 1, 28, 28, generator=gen)
+    w = torch.randn(2, 1, 28, 28, generator=gen)
+    theta = torch.tensor([[[1.0, 0, 0], [0, 1, 0]]] * 2, requires_grad=True)
+    F = torch.nn.functional
+    (F.grid_sample(x, F.affine_grid(theta, x.shape, align_corners=False), align_corners=False) * w).sum().backward()
+    t_theta = tandem.tensor(theta.tolist(), device=device, requires_grad=True)
+    tF = tandem.nn.functional
+    tx, tw = tandem.tensor(x.tolist(), device=device), tandem.tensor(w.tolist(), device=device)
+    (tF.grid_sample(tx, tF.affine_grid(t_theta, tx.shape, align_corners=False), align_corners=False) * tw).sum().backward()
+    # (28's linspace differs from PyTorch's CPU one in a few middle elements, by less than the scaling's ulp.)
+    assert torch.allclose(torch.tensor(t_theta.grad.tolist()), theta.grad, rtol=1e-5, atol=1e-3)
