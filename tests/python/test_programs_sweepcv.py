@@ -1,6 +1,7 @@
 """Behaviours found by running public CV/GAN/GNN PyTorch programs on tandem (the 'sweepcv' program sweep),
 each checked against PyTorch (the oracle) on every device."""
 import inspect
+import os
 import warnings
 
 import pytest
@@ -116,3 +117,26 @@ def test_grid_sample_gradient_at_pixel_centres_matches_pytorch(device):
     (tF.grid_sample(tx, tF.affine_grid(t_theta, tx.shape, align_corners=False), align_corners=False) * tw).sum().backward()
     # (28's linspace differs from PyTorch's CPU one in a few middle elements, by less than the scaling's ulp.)
     assert torch.allclose(torch.tensor(t_theta.grad.tolist()), theta.grad, rtol=1e-5, atol=1e-3)
+
+
+# ---- DataLoader warns about more workers than CPUs (pytorch/tutorials STN: num_workers=4) ---------------------
+def _worker_warnings(lib, num_workers, persistent, epochs, monkeypatch, cpus):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cpus)))
+    data = lib.utils.data.TensorDataset(lib.arange(8.0))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        loader = lib.utils.data.DataLoader(data, batch_size=4, num_workers=num_workers,
+                                           persistent_workers=persistent)
+        for _ in range(epochs):
+            assert [b[0].tolist() for b in loader] == [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]]
+    return [str(w.message) for w in caught if "worker processes" in str(w.message)]
+
+
+@pytest.mark.parametrize("num_workers,persistent,cpus", [(3, False, 2), (3, True, 2), (2, False, 2), (0, False, 1)])
+def test_dataloader_warns_when_workers_exceed_cpus_as_pytorch(monkeypatch, num_workers, persistent, cpus):
+    got = _worker_warnings(tandem, num_workers, persistent, 2, monkeypatch, cpus)
+    want = _worker_warnings(torch, num_workers, persistent, 2, monkeypatch, cpus)
+    assert got == want
+    if num_workers > cpus:
+        assert got[0].startswith(f"This DataLoader will create {num_workers} worker processes in total. Our "
+                                 f"suggested max number of worker in current system is {cpus}, which is smaller")
