@@ -2,6 +2,8 @@
 each checked against PyTorch (the oracle) on every device."""
 import inspect
 import os
+import subprocess
+import sys
 import warnings
 
 import pytest
@@ -140,3 +142,83 @@ def test_dataloader_warns_when_workers_exceed_cpus_as_pytorch(monkeypatch, num_w
     if num_workers > cpus:
         assert got[0].startswith(f"This DataLoader will create {num_workers} worker processes in total. Our "
                                  f"suggested max number of worker in current system is {cpus}, which is smaller")
+
+
+# ---- PyTorch's deprecated (Number, Tensor...) overloads (char-RNN generation tutorial: p.data.add_(-lr, grad)) ----
+_DEPRECATED_CALLS = [
+    ("method", "add", (2.5,)), ("method", "add_", (2.5,)), ("method", "sub", (-1,)), ("method", "sub_", (3,)),
+    ("method", "addcmul", (0.5, "t")), ("method", "addcmul_", (0.5, "t")), ("method", "addcdiv", (-2, "t")),
+    ("method", "addcdiv_", (0.25, "t")), ("function", "add", (2,)), ("function", "sub", (0.5,)),
+    ("function", "addcmul", (3, "t")), ("function", "addcdiv", (0.5, "t")),
+]
+
+
+def _deprecated_call(lib, kind, name, extra, device):
+    a = lib.tensor([1.0, -2.0, 3.0], device=device) if lib is tandem else torch.tensor([1.0, -2.0, 3.0])
+    b = lib.tensor([0.5, 4.0, -1.5], device=device) if lib is tandem else torch.tensor([0.5, 4.0, -1.5])
+    args = [extra[0], b] + [b * 2 for _ in extra[1:]]
+    if kind == "method":
+        return getattr(a, name)(*args)
+    return getattr(lib, name)(a, *args)
+
+
+def _pytorch_deprecation_message(old, new):
+    return (f"This overload of {old.split('(')[0]} is deprecated:\n\t{old}\nConsider using one of the following "
+            f"signatures instead:\n\t{new}")
+
+
+# PyTorch 2.15's text (it warns once per process, so the cases cannot all ask the oracle in one process;
+# test_deprecation_text_is_pytorchs checks one against a fresh PyTorch).
+_METHOD_FORMS = {"add": "Tensor other, *, Number alpha = 1", "sub": "Tensor other, *, Number alpha = 1",
+                 "addcmul": "Tensor tensor1, Tensor tensor2, *, Number value = 1",
+                 "addcdiv": "Tensor tensor1, Tensor tensor2, *, Number value = 1"}
+_OLD_METHOD_FORMS = {"add": "Number alpha, Tensor other", "sub": "Number alpha, Tensor other",
+                     "addcmul": "Number value, Tensor tensor1, Tensor tensor2",
+                     "addcdiv": "Number value, Tensor tensor1, Tensor tensor2"}
+
+
+def _expected_message(kind, name):
+    base = name.rstrip("_")
+    if kind == "method":
+        return _pytorch_deprecation_message(f"{name}({_OLD_METHOD_FORMS[base]})", f"{name}({_METHOD_FORMS[base]})")
+    new = _METHOD_FORMS[base] + ", Tensor out = None"
+    return _pytorch_deprecation_message(f"{name}(Tensor input, {_OLD_METHOD_FORMS[base]}, *, Tensor out = None)",
+                                        f"{name}(Tensor input, {new})")
+
+
+def test_deprecation_text_is_pytorchs():
+    script = ("import warnings, torch\nwith warnings.catch_warnings(record=True) as w:\n"
+              "    warnings.simplefilter('always')\n    torch.addcmul(torch.ones(2), 2, torch.ones(2), torch.ones(2))\n"
+              "print(str(w[0].message).split(' (Triggered internally')[0], end='')")
+    assert subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=True).stdout == _expected_message("function", "addcmul")
+
+
+@pytest.mark.parametrize("kind,name,extra", _DEPRECATED_CALLS)
+def test_deprecated_scalar_first_overloads_compute_and_warn_as_pytorch(device, kind, name, extra, monkeypatch):
+    import tandem._deprecated_overloads as overloads
+    monkeypatch.setattr(overloads, "_warned", [])  # PyTorch warns once per process: start each case afresh
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = _deprecated_call(torch, kind, name, extra, "cpu")
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        out = _deprecated_call(tandem, kind, name, extra, device)
+    assert out.tolist() == ref.tolist() and out.device == tandem.device(device)
+    assert [str(w.message) for w in got] == [_expected_message(kind, name)]
+    assert got[0].filename == __file__
+    with warnings.catch_warnings(record=True) as again:  # once per process, whichever overload comes next
+        warnings.simplefilter("always")
+        _deprecated_call(tandem, "method", "add", (1,), device)
+    assert again == []
+
+
+def test_deprecated_overloads_leave_the_current_forms_alone(device):
+    a = tandem.tensor([1.0, 2.0], device=device)
+    b = tandem.tensor([3.0, 5.0], device=device)
+    assert a.add(b, alpha=2).tolist() == [7.0, 12.0] and tandem.sub(a, b).tolist() == [-2.0, -3.0]
+    assert a.add(2).tolist() == [3.0, 4.0] and a.addcmul(b, b, value=0.5).tolist() == [5.5, 14.5]
+    with pytest.raises(TypeError):
+        a.add(b, b)  # two tensors positionally: no overload takes them, as PyTorch
+    with pytest.raises(TypeError):
+        torch.ones(2).add(torch.ones(2), torch.ones(2))
