@@ -222,3 +222,40 @@ def test_deprecated_overloads_leave_the_current_forms_alone(device):
         a.add(b, b)  # two tensors positionally: no overload takes them, as PyTorch
     with pytest.raises(TypeError):
         torch.ones(2).add(torch.ones(2), torch.ones(2))
+
+
+# ---- uint8 masks: PyTorch's deprecation warning, and its masked_fill_ refusal (the DQN tutorial's mask) ---------
+def _uint8_mask_cases(lib):
+    m = lib.tensor([[1, 0, 1], [0, 1, 1]], dtype=lib.uint8)
+    row = lib.tensor([1, 0], dtype=lib.uint8)
+    return {
+        "get": lambda x: x[m],
+        "get_row": lambda x: x[row],
+        "get_row_slice": lambda x: x[row, 1:],
+        "get_0d": lambda x: x[lib.tensor(1, dtype=lib.uint8)],
+        "get_bool": lambda x: x[m.bool()],
+        "set_vector": lambda x: x.__setitem__(m, lib.tensor([1.0, 2.0, 3.0, 4.0])) or x,
+        "set_row_vector": lambda x: x.__setitem__(row, lib.tensor([7.0, 8.0, 9.0])) or x,
+        "set_scalar": lambda x: x.__setitem__(m, 7.0) or x,
+        "set_one_element": lambda x: x.__setitem__(m, lib.tensor([7.0])) or x,
+        "set_row_slice_scalar": lambda x: x.__setitem__((row, slice(1, None)), 5.0) or x,
+        "set_bool_scalar": lambda x: x.__setitem__(m.bool(), 7.0) or x,
+    }
+
+
+def _run_uint8_case(lib, name, device):
+    x = lib.arange(6.0).reshape(2, 3)
+    if lib is tandem:
+        x = x.to(device)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = _uint8_mask_cases(lib)[name](x).tolist()
+        except RuntimeError as e:
+            result = str(e).split("\n")[0]
+    return result, [str(w.message).split(" (Triggered internally")[0] for w in caught]
+
+
+@pytest.mark.parametrize("name", list(_uint8_mask_cases(torch)))
+def test_uint8_mask_indexing_warns_and_refuses_as_pytorch(device, name):
+    assert _run_uint8_case(tandem, name, device) == _run_uint8_case(torch, name, "cpu")
