@@ -91,7 +91,7 @@ def _linspace_agrees(n):
     return torch.equal(torch.linspace(-1, 1, n), torch.tensor(tandem.linspace(-1, 1, n).tolist()))
 
 
-@pytest.mark.parametrize("size", [(2, 1, 10, 12), (2, 1, 34, 6), (1, 3, 5, 17), (1, 2, 5, 9, 4), (1, 1, 28, 28)])
+@pytest.mark.parametrize("size", [(2, 1, 10, 12), (2, 1, 34, 6), (1, 3, 5, 17), (1, 2, 5, 9, 4)])
 def test_affine_grid_identity_is_bitwise_pytorchs_and_so_is_grid_samples_gradient(device, size):
     # PyTorch's CPU linspace is vectorised and rounds some middle elements differently from its CUDA formula
     # (which tandem follows): compare only where the two linspaces agree bit for bit.
