@@ -57,7 +57,18 @@ struct Parsed {
   Tensor view;                  // self after ints, slices, None and Ellipsis
   std::vector<Tensor> indices;  // advanced index per dim of view (undefined = whole dim)
   bool advanced = false;
+  bool uint8_mask = false;       // a uint8 mask is among the advanced indices (deprecated in PyTorch)
+  bool lone_uint8_mask = false;  // the only advanced index is a uint8 mask (PyTorch's masked_fill_ path)
 };
+
+// PyTorch's deprecation warning for uint8 masks, given where it goes through its advanced-indexing path.
+void warn_uint8_mask(const Parsed& p) {
+  if (p.uint8_mask &&
+      PyErr_WarnEx(
+          PyExc_UserWarning,
+          "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.", 1) < 0)
+    throw nb::python_error();  // warnings turned into errors
+}
 
 // PyTorch (2.15 still) reads a short non-tuple sequence that holds a tensor, a sequence, a slice, None or
 // Ellipsis as a tuple of indices (x[[rows, cols]] is x[rows, cols]), with a deprecation warning. Other
@@ -115,7 +126,7 @@ class IndexParser {
                  "\nhint: the tensor has shape ", self_.shape_str(), "; index at most ", self_.dim(),
                  " dims (None and ... add or skip dims without counting)");
     for (Py_ssize_t i = 0; i < n; ++i) apply(items[i], specified);
-    return Parsed{result_, std::move(indices_), advanced_};
+    return Parsed{result_, std::move(indices_), advanced_, uint8_mask_, tensor_items_ == 1 && uint8_mask_};
   }
 
  private:
@@ -135,7 +146,9 @@ class IndexParser {
       result_ = select(result_, dim_, item(t).to_int());
       return;
     }
+    ++tensor_items_;
     if (!is_mask(t)) return record(t);
+    uint8_mask_ = uint8_mask_ || t.dtype() == DType::UInt8;
     for (const Tensor& c : mask_indices(result_, dim_, t)) record(c);
   }
   void apply_slice(PyObject* o) {
@@ -185,6 +198,8 @@ class IndexParser {
   int64_t dim_ = 0;
   std::vector<Tensor> indices_;
   bool advanced_ = false;
+  int64_t tensor_items_ = 0;  // index tensors (and sequences) beyond 0-d ones
+  bool uint8_mask_ = false;
 };
 
 // The value of x[index] = value as a tensor: tensors as they are, Python numbers as 0-d tensors of x's dtype.
@@ -227,7 +242,10 @@ void init_indexing(nb::module_& m) {
         // t[i] is the hottest form: no tuple handling, no allocation besides the view.
         if (is_plain_int(index.ptr())) return select(self, 0, as_index_int(index.ptr()));
         Parsed p = IndexParser(self).parse(index);
-        if (p.advanced) return tandem::index(p.view, p.indices);
+        if (p.advanced) {
+          warn_uint8_mask(p);
+          return tandem::index(p.view, p.indices);
+        }
         if (!p.view.is_same(self)) return p.view;
         // x[...] and x[()] are new views of x (AliasBackward0 in the graph, as in PyTorch).
         return autograd::should_record(self) ? autograd::record_alias("AliasBackward0", self, alias(self))
@@ -242,7 +260,13 @@ void init_indexing(nb::module_& m) {
         if (index.ptr() == Py_False) return;  // selects nothing; PyTorch writes nothing and bumps no version
         Parsed p = IndexParser(self).parse(index);
         if (!p.advanced) return assign_view(self, p.view, value);
-        index_put_(p.view, p.indices, value_tensor(p.view, value));
+        Tensor v = value_tensor(p.view, value);
+        // PyTorch fills through masked_fill_ when one mask takes a one-element value, and that refuses uint8.
+        TANDEM_CHECK(!(p.lone_uint8_mask && v.numel() == 1), Runtime,
+                     "masked_fill_ only supports boolean masks, but got mask with dtype unsigned char\nhint: "
+                     "index with a bool mask: x[mask.bool()] = value");
+        warn_uint8_mask(p);
+        index_put_(p.view, p.indices, v);
       },
       nb::arg("index").none(), nb::arg("value").none());
   init_indexing_ops(m);

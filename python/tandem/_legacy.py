@@ -62,19 +62,23 @@ def _make(name, dtype):
 LEGACY_TYPES = {name: _make(name, dtype) for name, dtype in _NAMES.items() if not name.startswith("UInt")}
 
 
-def _dtype_from_type_arg(arg):
+def _target_of_type_arg(arg):
+    """(dtype, device type) a t.type() argument names: a CUDA type (class or 'tandem.cuda.FloatTensor') names
+    the cuda device type, a CPU one 'cpu', a bare dtype none (the tensor stays where it is)."""
     if isinstance(arg, _C.dtype):
-        return arg
+        return arg, None
     if isinstance(arg, tensortype):
-        return arg.dtype
+        return arg.dtype, "cuda" if getattr(arg, "is_cuda", False) else "cpu"
     if arg is Tensor:  # t.type(torch.Tensor): the default dtype, as in PyTorch
         from . import get_default_dtype  # noqa: PLC0415
 
-        return get_default_dtype()
+        return get_default_dtype(), None
     if isinstance(arg, str):
         prefix, _, name = arg.rpartition(".")
         if prefix in ("tandem", "torch") and name in _NAMES:
-            return _NAMES[name]
+            return _NAMES[name], "cpu"
+        if prefix in ("tandem.cuda", "torch.cuda") and name in _NAMES:
+            return _NAMES[name], "cuda"
         raise ValueError(f"invalid type: {arg!r}\nhint: pass a dtype (tandem.float64) or a name such as "
                          "'tandem.DoubleTensor'")
     if isinstance(arg, type):  # another class (nn.Parameter, a subclass): PyTorch's ValueError
@@ -84,13 +88,16 @@ def _dtype_from_type_arg(arg):
 
 def tensor_type(self, dtype=None, non_blocking=False, **kwargs):
     """t.type() -> 'tandem.FloatTensor' (or 'tandem.cuda.FloatTensor'); t.type(dtype or type or name) -> t
-    converted to that dtype (t itself when it already has it)."""
+    converted to that dtype (t itself when it already has it). A type of the other device type moves t there
+    (a CUDA type to the current CUDA device), as PyTorch's x.type(torch.cuda.FloatTensor) does."""
     if kwargs:
         raise TypeError(f"type() got an unexpected keyword argument '{next(iter(kwargs))}'")
     if dtype is None:
         where = "tandem.cuda." if self.device.type == "cuda" else "tandem."
         return where + _BY_DTYPE[self.dtype]
-    target = _dtype_from_type_arg(dtype)
+    target, device_type = _target_of_type_arg(dtype)
+    if device_type is not None and device_type != self.device.type:
+        return self.to(device_type, target, non_blocking=non_blocking)
     return self if target == self.dtype else self.to(target, non_blocking=non_blocking)
 
 

@@ -19,7 +19,10 @@ def _base_coords(steps, align_corners, theta):
     if steps <= 1:
         return tandem.zeros(steps, dtype=theta.dtype, device=theta.device)
     coords = tandem.linspace(-1, 1, steps, dtype=theta.dtype, device=theta.device)
-    return coords if align_corners else coords * ((steps - 1) / steps)
+    # Scaled in PyTorch's order (times steps - 1, then over steps, each rounded in theta's dtype): the ratio
+    # rounded once in double lands some float32 coordinates an ulp off, and a grid point an ulp below a pixel
+    # centre flips grid_sample's floor, so its gradient takes the other side's difference.
+    return coords if align_corners else coords * (steps - 1) / steps
 
 
 def affine_grid(theta, size, align_corners=None):

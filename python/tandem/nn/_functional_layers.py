@@ -450,7 +450,5 @@ def glu(input, dim=-1):
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """softmax(-input)."""
     if dim is None:
-        warnings.warn("Implicit dimension choice for softmin has been deprecated. Change the call to include "
-                      "dim=X as an argument.", stacklevel=_stacklevel)
-        dim = _softmax_dim(input.dim())
+        dim = _softmax_dim("softmin", input.dim(), _stacklevel)
     return (-input).softmax(dim, dtype=dtype)

@@ -210,17 +210,24 @@ def tanh(input):
     return tandem.tanh(input)
 
 
-def _softmax_dim(ndim):
-    # PyTorch's legacy choice when dim is not given (it also warns).
+def _softmax_dim(name, ndim, stacklevel):
+    """PyTorch's legacy dim when none is given, with its deprecation warning. stacklevel counts from this frame
+    (as PyTorch's _get_softmax_dim), so F.softmax's default of 3 names the caller's line."""
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+                  "as an argument.", stacklevel=stacklevel)
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def softmax(input, dim=None, dtype=None):
-    return tandem.softmax(input, _softmax_dim(input.dim()) if dim is None else dim, dtype=dtype)
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim("softmax", input.dim(), _stacklevel)
+    return tandem.softmax(input, dim, dtype=dtype)
 
 
-def log_softmax(input, dim=None, dtype=None):
-    return tandem.log_softmax(input, _softmax_dim(input.dim()) if dim is None else dim, dtype=dtype)
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return tandem.log_softmax(input, dim, dtype=dtype)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):

@@ -8,7 +8,7 @@ refuse it with a TypeError. The math (_math.py) composes dense tandem ops on ind
 the values, dtypes and every device (cpu, cuda, emulated cuda) come from those ops."""
 from .. import _C
 from .._layouts import sparse_coo
-from .._legacy import _BY_DTYPE, _dtype_from_type_arg
+from .._legacy import _BY_DTYPE, _target_of_type_arg
 from .._size import Size
 from .._tensor_str import _add_suffixes, _dtype_is_implied, _dtype_suffix, _options, _suffix, tensor_body
 from . import _construct, _math
@@ -220,7 +220,7 @@ class SparseCooTensor:
         if dtype is None:
             where = "tandem.cuda.sparse." if self.is_cuda else "tandem.sparse."
             return where + _BY_DTYPE[self.dtype]
-        return self.to(_dtype_from_type_arg(dtype), non_blocking=non_blocking)
+        return self.to(_target_of_type_arg(dtype)[0], non_blocking=non_blocking)
 
     # ---- conversions ------------------------------------------------------------------------------------------
     def to_dense(self, dtype=None, *, masked_grad=None):

@@ -4,6 +4,7 @@ import collections.abc
 import itertools
 import math
 import multiprocessing
+import os
 import warnings
 
 import tandem
@@ -133,6 +134,27 @@ class DataLoader:
         self._auto_collation = batch_sampler is not None
         self.collate_fn = collate_fn if collate_fn is not None else (
             default_collate if self._auto_collation else _convert)
+        self.check_worker_number_rationality()
+
+    def check_worker_number_rationality(self):
+        """PyTorch's warning when num_workers exceeds the CPUs this process may run on (checked at construction
+        and each time a worker pool starts, as PyTorch)."""
+        if not self.num_workers:
+            return
+        cpuset_checked = hasattr(os, "sched_getaffinity")
+        max_workers = len(os.sched_getaffinity(0)) if cpuset_checked else os.cpu_count()
+        if max_workers is not None and self.num_workers <= max_workers:
+            return
+        if max_workers is None:
+            suggestion = "DataLoader is not able to compute a suggested max number of worker in current system."
+        else:
+            suggestion = (f"Our suggested max number of worker in current system is {max_workers}"
+                          f"{'' if cpuset_checked else ' (`cpuset` is not taken into account)'}, which is smaller "
+                          "than what this DataLoader is going to create.")
+        warnings.warn(f"This DataLoader will create {self.num_workers} worker processes in total. {suggestion} "
+                      "Please be aware that excessive worker creation might get DataLoader running slow or even "
+                      "freeze, lower the worker number to avoid potential slowness/freeze if necessary.",
+                      stacklevel=2)
 
     def __len__(self):
         if self._iterable:  # the dataset's own length, in batches
@@ -145,8 +167,10 @@ class DataLoader:
     def __iter__(self):
         if self.num_workers > 0:
             if not self.persistent_workers:
+                self.check_worker_number_rationality()
                 return MultiProcessingDataLoaderIter(self)
             if self._iterator is None:
+                self.check_worker_number_rationality()
                 self._iterator = MultiProcessingDataLoaderIter(self)
             else:
                 self._iterator._reset(self)

@@ -1,0 +1,77 @@
+"""PyTorch's deprecated positional overloads that old programs still use (custom optimizers, the char-RNN
+tutorial): t.add_(alpha, other), t.sub(alpha, other), torch.add(input, alpha, other), t.addcmul_(value, t1, t2),
+torch.addcdiv(input, value, t1, t2), ... Each forwards to the keyword form (alpha=/value=) after PyTorch's
+warning, which PyTorch gives once per process whichever overload comes first."""
+import numbers
+import warnings
+
+from ._C import Tensor
+
+_warned = []
+
+# name -> (scalar's name, names of the tensors after it)
+_OVERLOADS = {"add": ("alpha", ("other",)), "sub": ("alpha", ("other",)),
+              "addcmul": ("value", ("tensor1", "tensor2")), "addcdiv": ("value", ("tensor1", "tensor2"))}
+
+
+def _signatures(name, function):
+    scalar, tensors = _OVERLOADS[name[:-1] if name.endswith("_") else name]
+    head, out = ("Tensor input, ", ", Tensor out = None") if function else ("", "")
+    listed = ", ".join(f"Tensor {t}" for t in tensors)
+    old = f"{name}({head}Number {scalar}, {listed}{', *' + out if function else ''})"
+    return old, f"{name}({head}{listed}, *, Number {scalar} = 1{out})"
+
+
+def _warn_once(name, function):
+    if _warned:
+        return
+    _warned.append(name)
+    old, new = _signatures(name, function)
+    warnings.warn(f"This overload of {name} is deprecated:\n\t{old}\nConsider using one of the following "
+                  f"signatures instead:\n\t{new}", UserWarning, stacklevel=3)
+
+
+def _is_deprecated_call(args, count):
+    """True for (Number, Tensor...) positionals: the scalar first, then the operation's tensors."""
+    return (len(args) == count + 1 and isinstance(args[0], numbers.Number)
+            and all(isinstance(a, Tensor) for a in args[1:]))
+
+
+def _method(name, current):
+    scalar, tensors = _OVERLOADS[name.rstrip("_")]
+
+    def method(self, *args, **kwargs):
+        if _is_deprecated_call(args, len(tensors)) and scalar not in kwargs:
+            _warn_once(name, function=False)
+            return current(self, *args[1:], **{scalar: args[0]}, **kwargs)
+        return current(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = current.__doc__
+    return method
+
+
+def _function(name, current):
+    scalar, tensors = _OVERLOADS[name]
+
+    def function(input, *args, **kwargs):
+        if _is_deprecated_call(args, len(tensors)) and scalar not in kwargs:
+            _warn_once(name, function=True)
+            return current(input, *args[1:], **{scalar: args[0]}, **kwargs)
+        return current(input, *args, **kwargs)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = current.__doc__
+    return function
+
+
+def install(namespace):
+    """Wraps tandem.add/sub/addcmul/addcdiv and the Tensor methods (in-place forms included) once."""
+    if getattr(Tensor.add, "__module__", None) == __name__:
+        return
+    for name in _OVERLOADS:
+        namespace[name] = _function(name, namespace[name])
+        for method_name in (name, name + "_"):
+            wrapped = _method(method_name, getattr(Tensor, method_name))
+            wrapped.__module__ = __name__
+            setattr(Tensor, method_name, wrapped)
