@@ -34,7 +34,7 @@ class Backend : public DeviceAllocator {
   virtual void synchronize(Device device) = 0;
   virtual int device_count() const = 0;
   // Bytes held by live allocations on this backend's devices (on the CPU: the cached size classes, blocks of
-  // 1 MiB or more), so tests can check that a loop's memory stays flat.
+  // 128 KiB or more), so tests can check that a loop's memory stays flat.
   virtual size_t live_bytes() = 0;
 };
 
