@@ -40,8 +40,11 @@ def _is_deprecated_call(args, count):
 def _method(name, current):
     scalar, tensors = _OVERLOADS[name.rstrip("_")]
 
+    count = len(tensors)
+
     def method(self, *args, **kwargs):
-        if _is_deprecated_call(args, len(tensors)) and scalar not in kwargs:
+        # The length test first: the usual call has fewer positionals, and this wrapper sits on a hot path.
+        if len(args) > count and _is_deprecated_call(args, count) and scalar not in kwargs:
             _warn_once(name, function=False)
             return current(self, *args[1:], **{scalar: args[0]}, **kwargs)
         return current(self, *args, **kwargs)
@@ -54,8 +57,10 @@ def _method(name, current):
 def _function(name, current):
     scalar, tensors = _OVERLOADS[name]
 
+    count = len(tensors)
+
     def function(input, *args, **kwargs):
-        if _is_deprecated_call(args, len(tensors)) and scalar not in kwargs:
+        if len(args) > count and _is_deprecated_call(args, count) and scalar not in kwargs:
             _warn_once(name, function=True)
             return current(input, *args[1:], **{scalar: args[0]}, **kwargs)
         return current(input, *args, **kwargs)
