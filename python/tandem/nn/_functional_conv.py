@@ -153,7 +153,8 @@ def _conv3d_core(x, weight, bias, stride, padding, dilation, groups):
     cols = cols.permute(0, 4, 1, 3, 2, 5, 6).reshape(n * d_out, groups * kd * cg, h, w)
     w2 = weight.permute(0, 2, 1, 3, 4).reshape(o, kd * cg, kh, kw)
     out = _C.conv2d(cols, w2, bias, stride[1:], padding[1:], dilation[1:], groups)
-    return out.reshape(n, d_out, o, out.size(2), out.size(3)).permute(0, 2, 1, 3, 4).contiguous()
+    # out.size(1), not o: an input without channels has an output without channels (conv2d's, PyTorch's shape)
+    return out.reshape(n, d_out, out.size(1), out.size(2), out.size(3)).permute(0, 2, 1, 3, 4).contiguous()
 
 
 _CONV_CORES = {1: _conv1d_core, 2: _C.conv2d, 3: _conv3d_core}
