@@ -37,7 +37,10 @@ TOLERANCE = {"float64": (1e-7, 1e-9), "complex128": (1e-7, 1e-9), "float32": (2e
 def first_line(error):
     """The comparable first line: tandem's names read as torch's, devices and kernel suffixes dropped."""
     line = (str(error).splitlines() or [""])[0]
-    line = line.replace("tandem.", "torch.").replace("_cuda\"", "_cpu\"")
+    line = line.replace("tandem.", "torch.").replace("_cuda\"", "_cpu\"").replace("torch.cuda.", "torch.")
+    line = line.replace("CUDABoolType", "CPUBoolType")
+    # PyTorch's TORCH_CHECK appends a request for a better message to its internal asserts: not part of the text
+    line = line.split("  (Could this error message be improved?")[0]
     return re.sub(r", device='cuda:\d'", "", line)
 
 

@@ -119,16 +119,27 @@ DimVector to_shape(nb::handle h, const char* fn) {
     out.push_back(nb::cast<int64_t>(h));
     return out;
   }
+  // The names in PyTorch's parser messages: a tensor is "Tensor", anything else its type's name.
+  auto type_name = [](nb::handle x) {
+    return is_tensor(x) ? std::string("Tensor") : std::string(nb::inst_name(x).c_str());
+  };
   if (nb::isinstance<nb::tuple>(h) || nb::isinstance<nb::list>(h)) {
+    int64_t pos = 0;
     for (nb::handle item : h) {
+      ++pos;
       TANDEM_CHECK(PyLong_Check(item.ptr()) || PyIndex_Check(item.ptr()), Type, fn,
-                   "(): argument 'size' must be tuple of ints, but found element of type ",
-                   nb::inst_name(item).c_str());
+                   "(): argument 'size' failed to unpack the object at pos ", pos,
+                   " with error \"type must be tuple of ints,but got ", type_name(item), "\"");
       out.push_back(nb::cast<int64_t>(item.attr("__index__")()));
     }
     return out;
   }
-  TANDEM_THROW(Type, fn, "(): argument 'size' must be tuple of ints, not ", nb::inst_name(h).c_str());
+  // A one-element integer tensor is a size, as in PyTorch (its __index__ refuses other tensors).
+  if (is_tensor(h) && !is_floating(as_tensor_ref(h).dtype()) && as_tensor_ref(h).numel() == 1) {
+    out.push_back(nb::cast<int64_t>(h.attr("__index__")()));
+    return out;
+  }
+  TANDEM_THROW(Type, fn, "(): argument 'size' (position 1) must be tuple of ints, not ", type_name(h));
 }
 
 // A call with no sizes at all (zeros(), x.view()) is PyTorch's TypeError, not a guessed 0-dim shape.

@@ -30,6 +30,9 @@ def linear(input, weight, bias=None):
     dense = isinstance(input, _C.Tensor)
     if input.dim() == 2 and bias is not None:
         return (_C.addmm if dense else tandem.addmm)(bias, input, weight.t())
+    if input.dim() == 0 or weight.dim() == 0:  # matmul would name itself in the message
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.dim()}D and "
+                           f"{weight.dim()}D")
     out = (_C.matmul if dense else tandem.matmul)(input, weight.t())
     return out + bias if bias is not None else out
 
@@ -281,10 +284,13 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
     dims = [0] + list(range(2, input.dim()))
     shape = [1, input.size(1)] + [1] * (input.dim() - 2)
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
+        if t is not None and t.numel() != input.size(1):  # PyTorch's checks, in its order
+            raise RuntimeError(f"{name} should contain {input.size(1)} elements not {t.numel()}")
     if training:
         count = input.numel() // input.size(1)
         if count <= 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got input size {list(input.shape)}")
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
         mean = input.mean(dim=dims)
         var = input.var(dim=dims, correction=0)
         if running_mean is not None:
@@ -330,6 +336,12 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     tensors)."""
     if weight.dim() != 2:  # PyTorch's check (weight.size(1) below would raise an IndexError instead)
         raise RuntimeError("'weight' must be 2-D")
+    if input.dtype not in (tandem.int64, tandem.int32):
+        # PyTorch names a bool tensor by its legacy backend type, any other by its tensor type
+        got = f"{'CUDA' if input.is_cuda else 'CPU'}BoolType" if input.dtype == tandem.bool else input.type()
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {got} instead (while checking arguments for embedding)\n"
+                           f"hint: indices are integers, e.g. indices.long()")
     if padding_idx is not None:
         if not -weight.size(0) <= padding_idx < weight.size(0):
             raise AssertionError("Padding_idx must be within num_embeddings")
