@@ -95,6 +95,18 @@ CASES = {
     "ConvTranspose2d/output_size_tuple": lambda L, d: L.nn.ConvTranspose2d(2, 3, 3, stride=2).to(d)(
         X(L, (1, 2, 4, 4), d), output_size=(20, 20)),
     "linear/0dim_input": lambda L, d: F(L).linear(L.tensor(1.0, device=d), L.ones(4, 3, device=d)),
+    # ---- recurrent layers: an ignored third LSTM state; the cells' own checks (the GEMMs named themselves)
+    "LSTM/three_states": lambda L, d: L.nn.LSTM(3, 4).to(d)(X(L, (5, 2, 3), d), (X(L, (1, 2, 4), d),) * 3),
+    "GRUCell/hidden_size_wrong": lambda L, d: L.nn.GRUCell(3, 4).to(d)(X(L, (2, 3), d), X(L, (2, 3), d)),
+    "LSTMCell/hidden_batch_wrong": lambda L, d: L.nn.LSTMCell(3, 4).to(d)(X(L, (2, 3), d),
+                                                                          (X(L, (3, 4), d), X(L, (3, 4), d))),
+    "LSTMCell/cell_size_wrong": lambda L, d: L.nn.LSTMCell(3, 4).to(d)(X(L, (2, 3), d),
+                                                                       (X(L, (2, 4), d), X(L, (2, 5), d))),
+    "RNNCell/input_size_wrong": lambda L, d: L.nn.RNNCell(3, 4).to(d)(X(L, (2, 5), d)),
+    # ---- Module.to takes complex dtypes, as PyTorch
+    "Module.to/complex": lambda L, d: _seeded(L, L.nn.Linear(2, 3), d).to(L.complex64)(
+        X(L, (1, 2), d, "complex64")),
+    "Module.to/int": lambda L, d: L.nn.Linear(2, 3).to(L.int64),
     # ---- sizes: PyTorch's parser messages, and a one-element integer tensor as a size
     "zeros/size_float": lambda L, d: L.zeros(1.5, device=d),
     "zeros/size_element_str": lambda L, d: L.zeros((1, "a"), device=d),
