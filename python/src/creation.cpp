@@ -67,9 +67,9 @@ struct Inference {
     } else if (PyComplex_Check(h.ptr())) {
       d = complex_dtype_for(default_float_dtype());  // complex64, or complex128 under a float64 default
     } else {
-      // PyTorch's errors: a string inside a list is read as one more dimension, a string alone or any other
-      // object has no dtype.
-      TANDEM_CHECK(!PyUnicode_Check(h.ptr()) || depth == 0, Value, "too many dimensions 'str'",
+      // PyTorch's errors: a string inside a list, met while the shape is still being read (before the first
+      // number), is read as one more dimension; a string alone, a later one or any other object has no dtype.
+      TANDEM_CHECK(!PyUnicode_Check(h.ptr()) || depth == 0 || any_leaf, Value, "too many dimensions 'str'",
                    "\nhint: tensor() takes numbers; convert the strings first");
       TANDEM_CHECK(!PyUnicode_Check(h.ptr()), Type, "new(): invalid data type 'str'",
                    "\nhint: tensor() takes numbers; convert the string first");
@@ -253,8 +253,11 @@ void init_creation(nb::module_& m) {
       [](nb::handle size, nb::handle value, nb::handle dtype, nb::handle device, bool requires_grad,
          nb::handle out) {
         Scalar v;
-        TANDEM_CHECK(to_scalar(value, v, true), Type, "full(): argument 'fill_value' must be Number, not ",
-                     nb::inst_name(value).c_str());
+        // A 0-dim tensor is a number here, as in PyTorch (its value and dtype).
+        const bool scalar_tensor = is_tensor(value) && as_tensor_ref(value).dim() == 0;
+        TANDEM_CHECK(scalar_tensor ? (v = item(as_tensor_ref(value)), true) : to_scalar(value, v, true), Type,
+                     "full(): argument 'fill_value' (position 2) must be Number, not ",
+                     is_tensor(value) ? "Tensor" : nb::inst_name(value).c_str());
         FactoryArgs a = factory_args(dtype_or_out(dtype, out), device_or_out(device, out), requires_grad,
                                      v.natural_dtype());
         return into_out("full", finish(full(to_shape(size, "full"), v, a.dtype, a.device), a), out, {});

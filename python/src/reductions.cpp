@@ -254,6 +254,12 @@ void init_reductions(nb::module_& m) {
             unbiased = dim;
             dim = nb::none();
           }
+          // Both would leave one ignored: PyTorch's parser has no form taking both.
+          TANDEM_CHECK(
+              unbiased.is_none() || correction.is_none(), Type, name,
+              "() received an invalid combination of arguments - got (correction=",
+              nb::inst_name(correction).c_str(), ", unbiased=", nb::inst_name(unbiased).c_str(),
+              ", ), but expected one of:\nhint: pass correction= alone (unbiased=True is correction=1)");
           OptDType dt = parse_dtype(dtype);
           Tensor in = dt ? tandem::to_dtype(x, *dt) : x;
           OptDims dims = parse_dims(dim, axis, name);

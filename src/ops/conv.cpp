@@ -71,12 +71,13 @@ void check_conv_args(const Tensor& input, const Tensor& weight, const std::optio
                weight.shape_str(), " instead",
                "\nhint: the weight needs at least one output channel per group");
   TANDEM_CHECK(weight.size(0) % groups == 0, Runtime, "Given groups=", groups,
-               ", expected weight to be divisible by ", groups, " at dimension 0, but got weight of size ",
-               weight.shape_str(), " instead");
+               ", expected weight to be divisible by ", groups, " at dimension 0, but got weight of size [",
+               weight.shape_str(), "] instead");  // the doubled brackets are PyTorch's
   for (int i = 0; i < 2; ++i) {
     TANDEM_CHECK(stride[i] > 0, Runtime, "non-positive stride is not supported");
     TANDEM_CHECK(padding[i] >= 0, Runtime, "negative padding is not supported");
-    TANDEM_CHECK(dilation[i] > 0, Runtime, "dilation should be greater than zero");
+    TANDEM_CHECK(dilation[i] > 0, Runtime, "dilation should be greater than zero, but got [", dilation[0],
+                 ", ", dilation[1], "]");
   }
   TANDEM_CHECK(input.size(1) == weight.size(1) * groups, Runtime, "Given groups=", groups,
                ", weight of size ", weight.shape_str(), ", expected input", input.shape_str(), " to have ",

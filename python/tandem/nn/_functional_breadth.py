@@ -93,7 +93,7 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n):
         if bool(bad.any()):
             first = int(flat_idx[bad].reshape(-1)[0])
             raise RuntimeError(f"Found an invalid max index: {first} (output volumes are of size "
-                               f"{'x'.join(str(s) for s in out_size)}")
+                               f"{'x'.join(str(s) for s in out_size)})")
     out = tandem.zeros(*lead, plane, dtype=input.dtype, device=input.device)
     out = out.scatter(len(lead), flat_idx, input.reshape(*lead, -1))
     return out.reshape(*lead, *out_size)
@@ -146,6 +146,8 @@ def pdist(input, p=2):
     """Pairwise p-norm distances between the rows of a 2-D input: the upper triangle of cdist, row by row."""
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
     n = input.shape[0]
     rows, cols = tandem.triu_indices(n, n, 1, device=input.device)
     diff = input.index_select(0, rows) - input.index_select(0, cols)

@@ -92,7 +92,8 @@ def _check_conv(x, weight, bias, stride, padding, dilation, groups, output_paddi
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(d <= 0 for d in dilation):
-        raise RuntimeError("non-positive dilation is not supported")
+        shown = ([1] if len(dilation) == 1 else []) + list(dilation)  # PyTorch runs conv1d as a 2-d one
+        raise RuntimeError(f"dilation should be greater than zero, but got {shown}")
     ws = list(weight.shape)
     if weight.dim() != x.dim():
         raise RuntimeError(f"Expected {weight.dim()}-dimensional input for {weight.dim()}-dimensional weight {ws}, "
@@ -824,8 +825,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                 raise TypeError(f"expected size to be one of int or Tuple[int] or Tuple[int, int] or "
                                 f"Tuple[int, int, int], but got size with types {[type(v) for v in size]}")
             output_size = list(size)
-        else:
+        elif isinstance(size, numbers.Integral):
             output_size = [size] * dim
+        else:  # a float or a tensor: PyTorch's parser refuses it as its kernel's size argument
+            raise TypeError(f"expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                            f"Tuple[int, int, int], but got size with types {[type(size)]}")
     elif scale_factor is not None:
         output_size = None
         if isinstance(scale_factor, (list, tuple)):

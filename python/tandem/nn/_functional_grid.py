@@ -148,6 +148,10 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
                            f"but got input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
     if mode == "bicubic" and nsp != 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if not input.is_floating_point():  # PyTorch's kernels are floating-point only
+        kernel = f"grid_sampler_{nsp}d_cpu_kernel_impl" if input.device.type == "cpu" else f"grid_sampler_{nsp}d_cuda"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{input.dtype._scalar_type_name}\'\n'
+                                  f"hint: sample floating-point tensors, e.g. input.float()")
     for d in range(2, input.dim()):
         if input.shape[d] <= 0:
             raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial dimensions, but input has "
