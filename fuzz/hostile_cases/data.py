@@ -167,3 +167,8 @@ CASES = {
     "Dataset/getitem_abstract": lambda L, d: D(L).Dataset()[0],
     "get_worker_info/main_process": lambda L, d: D(L).get_worker_info(),
 }
+
+KNOWN = {
+    "DataLoader/generator_wrong_type": "PyTorch's message comes from its internal random_() call; tandem names "
+                                       "the generator argument of randperm",
+}

@@ -195,3 +195,13 @@ CASES = {
     "EmbeddingBag/bad_mode": lambda L, d: run(nn(L).EmbeddingBag(5, 3, mode="median"), d, T(L, [[1, 2]], d)),
     "PReLU/channels_wrong": lambda L, d: run(nn(L).PReLU(3), d, x(L, d, (2, 4))),
 }
+
+KNOWN = {
+    "BatchNorm2d/zero": "PyTorch fails with an incidental IndexError from select() on the empty running stats; "
+                        "tandem fails computing the (empty) statistics",
+    "Conv2d/kernel_3_values": "PyTorch checks the stride's length against the 5-d weight first; tandem names the "
+                              "weight's rank",
+    "Unflatten/two_inferred": "PyTorch wraps the view error as 'unflatten got an unexpected error:'; tandem "
+                              "reports it ('only one dimension can be inferred')",
+    "to/bad_device": "tandem lists the device types it has (cpu, cuda), PyTorch its twenty",
+}

@@ -205,3 +205,7 @@ CASES = {
         [S(L).ConstantLR(o), S(L).ExponentialLR(o2, 0.9)]))(opt(L, d), opt(L, d)),
     "scheduler/load_state_dict_not_dict": lambda L, d: S(L).StepLR(opt(L, d), 1).load_state_dict(3),
 }
+
+KNOWN = {
+    "Adam/betas_three": "PyTorch ignores betas past the second; tandem's step unpacks exactly two (ValueError)",
+}

@@ -136,3 +136,29 @@ CASES = {
     "round_trip/weights_only_false": lambda L, d: round_trip(L, {"s": {1, 2}}, weights_only=False),
     "round_trip/set_weights_only": lambda L, d: round_trip(L, {"s": {1, 2}}),
 }
+
+_FORMAT = ("tandem names the format it found (its error is a ValueError that is also the UnpicklingError, or for "
+           "an empty file the EOFError, PyTorch raises); PyTorch's text comes from its unpickler")
+KNOWN = {
+    "load/garbage": _FORMAT, "load/empty_file": _FORMAT, "load/one_byte": _FORMAT, "load/npy": _FORMAT,
+    "load/bytesio_garbage": _FORMAT, "load/bytesio_empty": _FORMAT, "load/bare_pickle_dict": _FORMAT,
+    "load/bare_pickle_global": _FORMAT,
+    "load/text": "PyTorch's unpickler fails with an incidental KeyError (101, the byte 'e'); " + _FORMAT,
+    "load/bare_pickle_dict_not_weights_only": "PyTorch tries its legacy format ('Invalid magic number; corrupt "
+                                              "file?', a RuntimeError); " + _FORMAT,
+    "load/mmap_garbage_file": "PyTorch refuses mmap for a file not in its zip format (RuntimeError); tandem reads "
+                              "the file and names its format (" + _FORMAT + ")",
+    "load/checkpoint_with_global_weights_only": "tandem's text is PyTorch 2.6's for a global that is not allowed; "
+                                                "PyTorch 2.15 words a blocked module's global differently",
+    "load/map_location_missing_cuda": "the emulated GPUs exist: tandem names the device count (2), PyTorch without "
+                                      "a GPU says CUDA is not available",
+    "load/bad_map_location_str": "tandem parses map_location as a device first; PyTorch fails restoring the "
+                                 "storage ('don't know how to restore data location ... tagged with tpu')",
+    "load/zip_without_pickle": "PyTorch's message is an internal assert (hasRecord(\"version\")); tandem names the "
+                               "missing data.pkl",
+    "save/directory": "PyTorch's message is an internal enforce ('[enforce fail at inline_container.cc:746]'); "
+                      "tandem names the directory",
+    "save/lambda": "tandem pickles with the pure-Python Pickler (PicklingError); PyTorch's C pickler raises an "
+                   "AttributeError",
+    "save/text_file": "tandem writes bytes, PyTorch a memoryview: Python's TypeError names the type written",
+}

@@ -2,6 +2,7 @@
 #include <nanobind/stl/string.h>
 
 #include <cstring>
+#include <string_view>
 
 #include "backend/crossing.h"
 #include "bindings.h"
@@ -193,6 +194,13 @@ Tensor new_tensor(IntArrayRef shape, const FactoryArgs& a, bool pin_memory) {
                a.device.str());
   return empty_pinned(shape, a.dtype);
 }
+// PyTorch's zeros() words a negative size its own way; empty() and ones() keep the tensor constructor's.
+void check_factory_shape(std::string_view name, IntArrayRef shape) {
+  if (name != "zeros") return;
+  for (int64_t s : shape)
+    TANDEM_CHECK(s >= 0, Runtime, "zeros: Dimension size must be non-negative.\nhint: the size ",
+                 shape_to_string(shape), " has a negative dimension");
+}
 Tensor finish(Tensor t, const FactoryArgs& a) {
   if (a.requires_grad) t.impl()->ensure_autograd().requires_grad = true;
   return t;
@@ -218,7 +226,9 @@ void init_creation(nb::module_& m) {
         profiler::RecordScope profile_scope("aten::" #name);                                                \
         FactoryArgs a = factory_args(dtype_or_out(dtype, out), device_or_out(device, out), requires_grad,   \
                                      default_float_dtype());                                                \
-        Tensor t = new_tensor(shape_from_args(args, size, #name, "size"), a, pin_memory);                   \
+        DimVector shape = shape_from_args(args, size, #name, "size");                                       \
+        check_factory_shape(#name, shape);                                                                  \
+        Tensor t = new_tensor(shape, a, pin_memory);                                                        \
         fill;                                                                                               \
         return into_out(#name, finish(t, a), out, {});                                                      \
       },                                                                                                    \

@@ -109,11 +109,19 @@ int64_t compute_numel(IntArrayRef sizes) {
 }
 
 Tensor empty(IntArrayRef sizes, DType dtype, Device device) {
-  int64_t n = compute_numel(sizes);
+  // PyTorch's message for a new tensor whose element or byte count overflows.
+  for (int64_t s : sizes)
+    TANDEM_CHECK(s >= 0, Runtime, "Trying to create tensor with negative dimension ", s, ": ",
+                 shape_to_string(sizes));
+  int64_t n = 1;
+  bool overflow = false;
+  for (int64_t s : sizes) overflow |= __builtin_mul_overflow(n, s, &n);
+  TANDEM_CHECK(!overflow, Runtime, "Storage size calculation overflowed with sizes=", shape_to_string(sizes),
+               "\nhint: the element count does not fit in int64");
   size_t nbytes;
   TANDEM_CHECK(!__builtin_mul_overflow(static_cast<size_t>(n), element_size(dtype), &nbytes), OutOfMemory,
-               "Trying to allocate more bytes than the address space holds for shape ",
-               shape_to_string(sizes));
+               "Storage size calculation overflowed with sizes=", shape_to_string(sizes),
+               "\nhint: the tensor would need more bytes than the address space holds");
   DeviceAllocator& allocator = allocator_for(device.type);
   device = allocator.resolve(device);
   DataPtr data = allocator.allocate(nbytes, device);

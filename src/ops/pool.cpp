@@ -22,9 +22,11 @@ int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t 
 
 // The input as a contiguous 4-D tensor (3-D inputs gain a batch dim of 1).
 Tensor as_batched(const Tensor& input, const char* op) {
-  TANDEM_CHECK(input.dim() == 3 || input.dim() == 4, Runtime, op,
-               ": Expected 3D or 4D (batch mode) tensor for input, but got: ", input.shape_str(),
-               "\nhint: pass images as N x C x H x W");
+  TANDEM_CHECK(input.dim() == 3 || input.dim() == 4, Runtime,
+               "non-empty 3D or 4D (batch mode) tensor expected for input\nhint: ", op,
+               " takes images as "
+               "(C, H, W) or (N, C, H, W); this input has size ",
+               input.shape_str());
   TANDEM_CHECK(is_floating(input.dtype()), NotImplemented, "\"", op, "\" not implemented for '",
                dtype_title(input.dtype()), "'\nhint: pool floating-point tensors, e.g. input.float()");
   Tensor x = contiguous(alias(input));

@@ -19,7 +19,8 @@ DimVector infer_size(IntArrayRef shape, int64_t numel) {
       TANDEM_CHECK(infer < 0, Runtime, "only one dimension can be inferred");
       infer = static_cast<int64_t>(i);
     } else {
-      TANDEM_CHECK(shape[i] >= 0, Runtime, "invalid shape dimension ", shape[i]);
+      TANDEM_CHECK(shape[i] >= 0, Runtime, "invalid shape dimension ", shape[i], " at index ", i,
+                   " of shape ", shape_to_string(shape));
       overflow |= __builtin_mul_overflow(known, shape[i], &known);
     }
   }

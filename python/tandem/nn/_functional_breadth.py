@@ -23,9 +23,14 @@ def bilinear(input1, input2, weight, bias=None):
     if tuple(input1.shape[:-1]) != tuple(input2.shape[:-1]):
         raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {list(input1.shape[:-1])} and "
                            f"{list(input2.shape[:-1])}")
-    if weight.dim() != 3 or input1.shape[-1] != weight.shape[1] or input2.shape[-1] != weight.shape[2]:
-        raise RuntimeError(f"bilinear(): input sizes do not match weight: got {list(input1.shape)}, "
-                           f"{list(input2.shape)} and weight {list(weight.shape)}")
+    if weight.dim() != 3:
+        raise RuntimeError(f"bilinear(): weight must be three-dimensional, but got {weight.dim()} dimensions")
+    if input1.shape[-1] != weight.shape[1]:  # PyTorch's checks and words
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.shape[-1]} but "
+                           f"expected {weight.shape[1]}")
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but "
+                           f"expected {weight.shape[2]}")
     out = tandem.einsum("...i,oij,...j->...o", input1, weight, input2)
     return out + bias if bias is not None else out
 

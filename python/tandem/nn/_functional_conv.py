@@ -92,6 +92,9 @@ def _check_conv(x, weight, bias, stride, padding, dilation, groups, output_paddi
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(d <= 0 for d in dilation):
+        if transposed and len(dilation) == 2:  # PyTorch's transposed kernel words it per axis
+            raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: {dilation[0]}, "
+                               f"dilation_width: {dilation[1]}")
         shown = ([1] if len(dilation) == 1 else []) + list(dilation)  # PyTorch runs conv1d as a 2-d one
         raise RuntimeError(f"dilation should be greater than zero, but got {shown}")
     ws = list(weight.shape)
@@ -860,6 +863,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode == "lanczos":
         raise NotImplementedError("interpolate: mode='lanczos' is not supported by tandem\n"
                                   "hint: use mode='bicubic' with antialias=True")
+    if mode == "bicubic" and input.dim() != 4:  # PyTorch has no "needs 4D" message for bicubic
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for "
+                                  f"the modes: {_INTERP_MODES} (got {mode})")
     if mode in _MODE_DIMS and input.dim() != _MODE_DIMS[mode]:
         wanted = _MODE_DIMS[mode]
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {wanted}D input")

@@ -326,6 +326,10 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
             f"Given normalized_shape={list(normalized_shape)}, expected input with shape [*, "
             f"{', '.join(str(s) for s in normalized_shape)}], but got input of size{list(input.shape)}"
         )
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != normalized_shape:  # PyTorch's check (broadcasting would hide it)
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{list(t.shape)} and normalized_shape = {list(normalized_shape)}")
     dims = list(range(input.dim() - k, input.dim()))
     mean = input.mean(dim=dims, keepdim=True)
     var = input.var(dim=dims, correction=0, keepdim=True)
@@ -494,7 +498,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         )
     _check_class_target(input, target)
     keep = target != ignore_index
-    safe_target = tandem.where(keep, target, 0)
+    safe_target = tandem.where(keep, target, 0).long()  # uint8 targets too (gather takes int64 indices)
     _check_targets(safe_target, input.shape[1])
     picked = -tandem.gather(input, 1, safe_target.unsqueeze(1)).squeeze(1)
     w = keep.to(input.dtype)
@@ -581,6 +585,9 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     diff = input - target
+    if not (diff.is_floating_point() or diff.is_complex()):  # PyTorch's kernel takes the promoted dtype
+        raise NotImplementedError(f'"mse_{diff.device.type}" not implemented for \'{diff.dtype._scalar_type_name}\'\n'
+                                  f"hint: compare floating-point tensors, e.g. input.float()")
     return _reduce(_elementwise_weight(diff * diff, weight), reduction)
 
 
