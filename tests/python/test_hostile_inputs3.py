@@ -156,7 +156,6 @@ CASES = {
     # ---- convolutions: PyTorch's messages
     "conv2d/dilation_zero": lambda L, d: F(L).conv2d(X(L, (1, 2, 5, 5), d), L.ones(3, 2, 2, 2, device=d),
                                                      dilation=0),
-    "conv1d/dilation_zero": lambda L, d: F(L).conv1d(X(L, (1, 1, 3), d), L.ones(1, 1, 2, device=d), dilation=0),
     "conv2d/groups_not_dividing": lambda L, d: F(L).conv2d(X(L, (1, 2, 5, 5), d), L.ones(3, 1, 2, 2, device=d),
                                                            groups=2),
     "conv_transpose2d/dilation_zero": lambda L, d: F(L).conv_transpose2d(X(L, (1, 2, 5, 5), d),

@@ -95,8 +95,9 @@ def _check_conv(x, weight, bias, stride, padding, dilation, groups, output_paddi
         if transposed and len(dilation) == 2:  # PyTorch's transposed kernel words it per axis
             raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: {dilation[0]}, "
                                f"dilation_width: {dilation[1]}")
-        shown = ([1] if len(dilation) == 1 else []) + list(dilation)  # PyTorch runs conv1d as a 2-d one
-        raise RuntimeError(f"dilation should be greater than zero, but got {shown}")
+        if len(dilation) == 1:  # PyTorch's conv1d checks before running as a 2-d convolution
+            raise RuntimeError("non-positive dilation is not supported")
+        raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
     ws = list(weight.shape)
     if weight.dim() != x.dim():
         raise RuntimeError(f"Expected {weight.dim()}-dimensional input for {weight.dim()}-dimensional weight {ws}, "
