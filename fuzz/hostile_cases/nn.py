@@ -209,3 +209,20 @@ CASES = {
     "grid_sample/grid_shape": lambda L, d: F(L).grid_sample(img(L, d), L.zeros(1, 2, 2, 3, device=d)),
     "affine_grid/size_negative": lambda L, d: F(L).affine_grid(L.zeros(1, 2, 3, device=d), (1, 1, -2, 2)),
 }
+
+KNOWN = {
+    "conv2d/int": "tandem refuses integer convolutions (NotImplementedError); PyTorch's CPU computes them",
+    "max_pool2d/int": "tandem refuses integer pooling (NotImplementedError); PyTorch's CPU computes it",
+    "avg_pool2d/int": "tandem refuses integer pooling (NotImplementedError); PyTorch's CPU computes it",
+    "avg_pool2d/divisor_negative": "divisor_override is not supported by tandem (NotImplementedError)",
+    "conv2d/weight_3d": "PyTorch checks the stride's length against the weight first; tandem names the weight's "
+                        "rank",
+    "conv2d/huge_padding": "PyTorch's message is its CPU allocator's internal enforce; tandem reports the "
+                           "overflowing shape",
+    "one_hot/num_classes_huge": "PyTorch's message is its CPU allocator's internal enforce; tandem names the bytes",
+    "interpolate/scale_huge": "tandem resizes one dim at a time and fails allocating the first pass (8 GiB limit) "
+                              "before PyTorch's overflow check of the whole shape",
+    "unfold/huge_padding": "tandem's padding overflows first (numel); PyTorch checks the sliding blocks",
+    "pad/huge": "PyTorch reports the storage size of its padded shape; tandem the overflowing element count",
+    "fold/output_negative": "tandem's message shows the sliding-block count it computed for the negative size",
+}

@@ -116,3 +116,9 @@ KNOWN = {
     "polygamma/n_huge": "past n = 170, n! is inf in double: tandem gives NaN where zeta(n + 1, x) underflows to 0 "
                         "(x > 1); PyTorch gives -inf there",
 }
+
+_PARSER = "PyTorch's message lists its argument parser's overloads; the exception type is PyTorch's"
+KNOWN.update({
+    "legendre_p/two_scalars": _PARSER, "zeta/two_scalars": _PARSER, "polygamma/n_float": _PARSER,
+    "polygamma/complex": "PyTorch names its trigamma kernel; tandem its zeta kernel (both NotImplementedError)",
+})

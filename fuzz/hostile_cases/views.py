@@ -207,3 +207,20 @@ KNOWN = {
     "roll/shift_min": "PyTorch fails with an internal SymInt error; tandem rolls by -2**63 mod the size",
     "resize_/expanded": "the elements resize_ adds are uninitialised in both libraries",
 }
+
+_ALLOC = ("PyTorch's message is its CPU allocator's internal enforce ('[enforce fail at alloc_cpu.cpp:...]'); "
+          "tandem's names the bytes it asked for (the same RuntimeError, an OutOfMemoryError)")
+KNOWN.update({
+    "UntypedStorage/huge": _ALLOC, "UntypedStorage/negative": _ALLOC, "empty/huge": _ALLOC, "ones/too_big": _ALLOC,
+    "resize_/too_big_for_memory": _ALLOC,
+    "repeat/huge": "PyTorch fails with an internal SymInt conversion error; tandem reports the overflowing shape",
+    "repeat/overflow": "PyTorch fails with an internal SymInt conversion error; tandem reports the overflowing shape",
+    "cat/huge_result": "PyTorch's size sum wraps to a negative dimension; tandem reports the overflow",
+    "diag/huge_offset": "tandem fails allocating the (8 GiB-limited) result before PyTorch's size check would fire",
+    "diag_embed/huge_offset": "tandem's size check reports the shape before PyTorch's storage computation does",
+    "resize_/huge": "tandem's storage-size message also names the strides", "resize_/huge_bytes": "as resize_/huge",
+    "select/oob": "tandem's select shares the indexing path's message (PyTorch's for t[4])",
+    "reshape/float_size": "PyTorch's parser reads reshape(2, 2.5) as two positional arguments; tandem names the "
+                          "float element (both TypeErrors)",
+    "set_/ok_offset": "the storage's element past the source's end is uninitialised in both libraries",
+})

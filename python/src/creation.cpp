@@ -144,6 +144,17 @@ void fill_from(nb::handle h, T*& out) {
                  "Overflow when unpacking long long\nhint: the Python int does not fit in ",
                  dtype_name(target));
   }
+  constexpr DType target = dtype_of<T>();
+  if (PyComplex_Check(h.ptr()) && !is_complex(target)) {
+    // PyTorch reads a Python number with the target's own conversion: a bool is its truth, a float or an
+    // integer Python's TypeError for a complex number.
+    if constexpr (target == DType::Bool) {
+      *out++ = PyComplex_RealAsDouble(h.ptr()) != 0.0 || PyComplex_ImagAsDouble(h.ptr()) != 0.0;
+      return;
+    }
+    TANDEM_CHECK(!is_floating(target), Type, "must be real number, not complex");
+    TANDEM_THROW(Type, "'complex' object cannot be interpreted as an integer");
+  }
   Scalar s;
   if (is_tensor(h)) {
     CrossingScope scope("tandem.tensor(tensor)", false, !as_tensor_ref(h).device().is_cpu());  // implicit

@@ -103,8 +103,8 @@ int64_t compute_numel(IntArrayRef sizes) {
                  shape_to_string(sizes));
     overflow |= __builtin_mul_overflow(n, s, &n);
   }
-  TANDEM_CHECK(!overflow, Runtime, "numel: integer multiplication overflow for shape ",
-               shape_to_string(sizes));
+  TANDEM_CHECK(!overflow, Runtime, "numel: integer multiplication overflow\nhint: the shape ",
+               shape_to_string(sizes), " has more elements than int64 holds");
   return n;
 }
 

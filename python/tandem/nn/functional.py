@@ -265,6 +265,8 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
+    if divisor_override == 0:  # PyTorch's check, before tandem's refusal of the option
+        raise RuntimeError("divisor must be not zero")
     if divisor_override is not None:
         raise NotImplementedError("avg_pool2d: divisor_override is not supported\nhint: divide the sum yourself")
     return _C._avg_pool2d(input, kernel_size, _pool_stride(stride), padding, ceil_mode, count_include_pad)
