@@ -283,7 +283,7 @@ void init_creation(nb::module_& m) {
                                      v.natural_dtype());
         return into_out("full", finish(full(to_shape(size, "full"), v, a.dtype, a.device), a), out, {});
       },
-      nb::arg("size"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
+      nb::arg("size"), nb::arg("fill_value").none(), nb::kw_only(), nb::arg("dtype") = nb::none(),
       nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("out") = nb::none());
   m.def(
       "full_like",

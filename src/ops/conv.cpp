@@ -83,17 +83,19 @@ void check_conv_args(const Tensor& input, const Tensor& weight, const std::optio
                ", weight of size ", weight.shape_str(), ", expected input", input.shape_str(), " to have ",
                weight.size(1) * groups, " channels, but got ", input.size(1), " channels instead");
   // PyTorch's order: the padded input must hold the (dilated) kernel; then the kernel must not be empty.
-  for (int i = 0; i < 2; ++i) {
-    const int64_t padded = input.size(2 + i) + 2 * padding[i],
-                  reach = dilation[i] * (weight.size(2 + i) - 1) + 1;
-    TANDEM_CHECK(
-        padded >= reach || padding[i] > (int64_t{1} << 60) || dilation[i] > (int64_t{1} << 60), Runtime,
-        "Calculated padded input size per channel: (", input.size(2) + 2 * padding[0], " x ",
-        input.size(3) + 2 * padding[1], "). Kernel size: (", dilation[0] * (weight.size(2) - 1) + 1, " x ",
-        dilation[1] * (weight.size(3) - 1) + 1,
-        "). Kernel size can't be greater than actual input size\nhint: pad the input or use a smaller "
-        "kernel or dilation");
-  }
+  // Sizes that overflow int64 are left to conv_output_size's check.
+  int64_t padded[2] = {0, 0}, reach[2] = {0, 0};
+  bool fits = true;
+  for (int i = 0; i < 2; ++i)
+    fits = fits && !__builtin_mul_overflow(padding[i], 2, &padded[i]) &&
+           !__builtin_add_overflow(padded[i], input.size(2 + i), &padded[i]) &&
+           !__builtin_mul_overflow(dilation[i], weight.size(2 + i) - 1, &reach[i]) &&
+           !__builtin_add_overflow(reach[i], 1, &reach[i]);
+  TANDEM_CHECK(!fits || (padded[0] >= reach[0] && padded[1] >= reach[1]), Runtime,
+               "Calculated padded input size per channel: (", padded[0], " x ", padded[1],
+               "). Kernel size: (", reach[0], " x ", reach[1],
+               "). Kernel size can't be greater than actual input size\nhint: pad the input or use a smaller "
+               "kernel or dilation");
   TANDEM_CHECK(weight.size(2) > 0 && weight.size(3) > 0, Runtime,
                "kernel size should be greater than zero, but got kernel_height: ", weight.size(2),
                " kernel_width: ", weight.size(3));

@@ -24,9 +24,7 @@ int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t 
 Tensor as_batched(const Tensor& input, const char* op) {
   TANDEM_CHECK(input.dim() == 3 || input.dim() == 4, Runtime,
                "non-empty 3D or 4D (batch mode) tensor expected for input\nhint: ", op,
-               " takes images as "
-               "(C, H, W) or (N, C, H, W); this input has size ",
-               input.shape_str());
+               " takes images as (C, H, W) or (N, C, H, W); this input has size ", input.shape_str());
   TANDEM_CHECK(is_floating(input.dtype()), NotImplemented, "\"", op, "\" not implemented for '",
                dtype_title(input.dtype()), "'\nhint: pool floating-point tensors, e.g. input.float()");
   Tensor x = contiguous(alias(input));
