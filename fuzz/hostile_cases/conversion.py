@@ -134,3 +134,22 @@ CASES = {
     "bool/nan_cast_ok": lambda L, d: T(L, [math.nan, 0.0], d).bool(),
     "long/nan_cast_cpu": lambda L, d: T(L, [0.5, -1.5], d).long(),
 }
+
+_DTYPE_PARSER = "tandem's dtype argument parser is shared by every function and does not name it"
+KNOWN = {
+    "numpy/conj_view": "tandem's numpy() resolves the conjugate (the right values); PyTorch refuses the view",
+    "tensor/numpy_big_endian_ok": "tensor() copies, so tandem converts the byte order (PyTorch refuses; "
+                                  "from_numpy refuses in both)",
+    "tensor/numpy_negative_strides_ok": "tensor() copies, so tandem reads negative strides (PyTorch refuses; "
+                                        "from_numpy refuses in both)",
+    "tensor/numpy_scalar_uint64_big": "tandem keeps a NumPy uint64 scalar's value as uint64; PyTorch's parser "
+                                      "refuses it",
+    "tensor/dtype_object": _DTYPE_PARSER, "to/dtype_keyword_str": _DTYPE_PARSER,
+    "to/bad_device": "tandem lists the device types it has (cpu, cuda), PyTorch its twenty",
+    "to/bad_dtype_str": "tandem reads an unknown string as a device type; PyTorch's device regex calls "
+                        "'float128' an invalid device string",
+    "tensor/list_of_numpy_arrays_ragged": "NumPy assembles a list of arrays in tandem and reports the ragged "
+                                          "shape in its words (the same ValueError)",
+    "type/no_arg_ok": "the type name names the device (tandem.cuda.FloatTensor on the GPU; the oracle runs on "
+                      "the CPU)",
+}
