@@ -209,7 +209,13 @@ CASES = {
                                                      log_target=True),
 }
 
+_PARSER = "PyTorch's message lists its argument parser's overloads; the exception type is PyTorch's"
 KNOWN = {
+    "interpolate/size_float": _PARSER, "interpolate/size_tensor": _PARSER,
+    "grid_sample/int": "on the GPU tandem names PyTorch's CUDA kernel (grid_sampler_2d_cuda); the oracle runs on "
+                       "the CPU",
+    "multi_margin_loss/target_past": "on the GPU tandem's gather reports the index (PyTorch checks targets on "
+                                     "its CPU only; the same RuntimeError)",
     "fractional_max_pool2d/ratio_above_one": "PyTorch fails with an incidental TypeError (len() of the float "
                                              "ratio); tandem reports the pool too large for the input",
     "grid_sample/bicubic_5d": "PyTorch's 3-d sampler accepts mode='bicubic', which its documentation limits to "
