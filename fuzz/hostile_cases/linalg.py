@@ -244,3 +244,7 @@ KNOWN.update({
     "solve_triangular/upper_missing": "PyTorch's message is its parser's; tandem's is Python's own for the "
                                       "keyword-only argument (both TypeErrors)",
 })
+
+_GELS_ONLY = "on CUDA tandem, as PyTorch's CUDA, supports only the gels driver; the oracle runs on the CPU"
+KNOWN.update({"lstsq/driver_gelsd_wide": _GELS_ONLY, "lstsq/driver_gelsy": _GELS_ONLY,
+              "lstsq/rcond_negative": _GELS_ONLY})

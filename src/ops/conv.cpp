@@ -76,6 +76,8 @@ void check_conv_args(const Tensor& input, const Tensor& weight, const std::optio
   for (int i = 0; i < 2; ++i) {
     TANDEM_CHECK(stride[i] > 0, Runtime, "non-positive stride is not supported");
     TANDEM_CHECK(padding[i] >= 0, Runtime, "negative padding is not supported");
+    // PyTorch words a negative dilation and a zero one differently (two checks)
+    TANDEM_CHECK(dilation[0] >= 0 && dilation[1] >= 0, Runtime, "dilation should be greater than zero");
     TANDEM_CHECK(dilation[i] > 0, Runtime, "dilation should be greater than zero, but got [", dilation[0],
                  ", ", dilation[1], "]");
   }

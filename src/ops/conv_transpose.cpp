@@ -64,6 +64,8 @@ void check_transposed_args(const Tensor& input, const Tensor& weight, const std:
     TANDEM_CHECK(stride[i] > 0, Runtime, "non-positive stride is not supported");
     TANDEM_CHECK(padding[i] >= 0, Runtime, "negative padding is not supported");
     TANDEM_CHECK(output_padding[i] >= 0, Runtime, "negative output_padding is not supported");
+    // PyTorch words a negative dilation and a zero one differently (two checks)
+    TANDEM_CHECK(dilation[0] >= 0 && dilation[1] >= 0, Runtime, "dilation should be greater than zero");
     TANDEM_CHECK(dilation[i] > 0, Runtime,
                  "dilation should be greater than zero, but got dilation_height: ", dilation[0],
                  ", dilation_width: ", dilation[1]);

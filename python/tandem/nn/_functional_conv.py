@@ -91,6 +91,8 @@ def _check_conv(x, weight, bias, stride, padding, dilation, groups, output_paddi
         raise RuntimeError("negative output_padding is not supported")
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
+    if any(d < 0 for d in dilation):  # PyTorch words a negative dilation and a zero one differently
+        raise RuntimeError("dilation should be greater than zero")
     if any(d <= 0 for d in dilation):
         if transposed and len(dilation) == 2:  # PyTorch's transposed kernel words it per axis
             raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: {dilation[0]}, "
