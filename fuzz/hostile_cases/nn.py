@@ -216,6 +216,8 @@ _OFFSETS_ON_CPU = "PyTorch checks embedding_bag's offsets and indices on its CPU
 KNOWN = {
     "cross_entropy/target_oob": _TARGETS_ON_CPU, "cross_entropy/target_negative": _TARGETS_ON_CPU,
     "nll_loss/target_oob": _TARGETS_ON_CPU,
+    "one_hot/oob": "PyTorch checks the classes against num_classes on its CPU only (a device-side assert on "
+                   "CUDA); on the GPU tandem's scatter check raises a RuntimeError",
     "embedding_bag/oob": _OFFSETS_ON_CPU, "embedding_bag/first_offset_not_zero": _OFFSETS_ON_CPU,
     "embedding_bag/offsets_decreasing": _OFFSETS_ON_CPU, "embedding_bag/offsets_past_end": _OFFSETS_ON_CPU,
     "conv2d/int": "tandem refuses integer convolutions (NotImplementedError); PyTorch's CPU computes them",

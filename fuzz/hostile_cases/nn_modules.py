@@ -197,6 +197,8 @@ CASES = {
 }
 
 KNOWN = {
+    "EmbeddingBag/index_past": "PyTorch checks embedding_bag's indices on its CPU only; tandem too (on the GPU "
+                               "index_select's IndexError)",
     "BatchNorm2d/zero": "PyTorch fails with an incidental IndexError from select() on the empty running stats; "
                         "tandem fails computing the (empty) statistics",
     "Conv2d/kernel_3_values": "PyTorch checks the stride's length against the 5-d weight first; tandem names the "
