@@ -150,3 +150,20 @@ CASES = {
     "histc/nan_bound": lambda L, d: x(L, d).histc(4, math.nan, 1.0),
     "histc/int": lambda L, d: i(L, d).histc(4),
 }
+
+_NUMPY = ("tandem's reductions also take NumPy's spellings (np.sum(t, dtype='float64', keepdims=1) dispatch to "
+          "them), which PyTorch's parser refuses")
+_PARSER = ("PyTorch's message lists its argument parser's overloads, or names the argument nanobind's overload "
+           "resolution does not; the exception type is PyTorch's")
+KNOWN = {
+    "sum/dtype_str": _NUMPY, "sum/keepdim_int": _NUMPY,
+    "cumsum/no_dim": "tandem's cumsum() without a dim flattens first, as np.cumsum (NumPy dispatch); PyTorch "
+                     "requires the dim",
+    "cumsum/dtype_bool": "tandem's cumsum into bool is a running logical or; PyTorch has no bool kernel",
+    "logsumexp/no_dim": "PyTorch fails with an internal shape error for dim=(); tandem reduces every dim",
+    "max/two_dims": _PARSER, "prod/dims_tuple": _PARSER, "sort/stable_bad_type": _PARSER, "sum/dim_float": _PARSER,
+    "sum/dim_none_list": _PARSER, "sum/dim_str": _PARSER, "sum/keepdim_none": _PARSER, "topk/k_float": _PARSER,
+    "norm/dtype_int": "tandem's Tensor.norm converts to dtype= before vector_norm's input check, which then "
+                      "names the converted dtype (a NotImplementedError, which is a RuntimeError); PyTorch checks "
+                      "dtype= itself",
+}
