@@ -224,3 +224,17 @@ KNOWN.update({
                           "float element (both TypeErrors)",
     "set_/ok_offset": "the storage's element past the source's end is uninitialised in both libraries",
 })
+KNOWN.update({
+    "expand/negative": "PyTorch reports an incidental numel overflow for expand(-2); tandem the negative dimension",
+    "eye/huge": "tandem's eye allocates through empty(), whose overflow message is PyTorch's for a new tensor; "
+                "PyTorch's eye checks numel first",
+    "tril_indices/huge": "tandem fails allocating its (8 GiB-limited) work space before PyTorch's size check fires",
+    "unflatten/minus_one_twice": "PyTorch wraps the view error as 'unflatten got an unexpected error:'; tandem "
+                                 "reports it ('only one dimension can be inferred')",
+    "untyped_storage/fill_too_big": "tandem refuses a fill value outside uint8 (as fill_ on a uint8 tensor); "
+                                    "PyTorch's storage fill wraps it",
+    "untyped_storage/resize_negative": "PyTorch's message is its allocator's internal enforce; tandem refuses to "
+                                       "shrink a storage (RuntimeError both)",
+    "expand/fewer_dims": "PyTorch prints the tensor as its legacy type and the sizes as a list; tandem the shape "
+                         "and the size argument",
+})

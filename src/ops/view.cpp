@@ -28,6 +28,9 @@ DimVector infer_size(IntArrayRef shape, int64_t numel) {
   // says so for an empty input and calls the shape invalid for any other.
   TANDEM_CHECK(!overflow || numel != 0, Runtime, "numel: integer multiplication overflow\nhint: the shape ",
                shape_to_string(shape), " has more elements than int64 holds");
+  TANDEM_CHECK(overflow || infer < 0 || known != 0 || numel != 0, Runtime,
+               "cannot reshape tensor of 0 elements into shape ", shape_to_string(shape),
+               " because the unspecified dimension size -1 can be any value and is ambiguous");
   bool ok = !overflow && (infer >= 0 ? (known != 0 && numel % known == 0) : known == numel);
   TANDEM_CHECK(ok, Runtime, "shape '", shape_to_string(shape), "' is invalid for input of size ", numel);
   if (infer >= 0) out[infer] = numel / known;

@@ -261,6 +261,8 @@ CASES = {
     "view/numel_overflow": lambda L, d: L.ones(0, device=d).view(2**62, 2**62, 0),
     "UntypedStorage/setitem_past_end": lambda L, d: L.ones(4, device=d).untyped_storage().__setitem__(16, 1),
     "UntypedStorage/getitem_past_end": lambda L, d: L.ones(4, device=d).untyped_storage()[16],
+    "view/zero_elements_inferred": lambda L, d: L.ones(0, device=d).view(-1, 0),
+    "reshape/zero_elements_inferred": lambda L, d: L.ones(0, device=d).reshape(0, -1),
     "avg_pool2d/divisor_zero": lambda L, d: F(L).avg_pool2d(X(L, (1, 2, 5, 5), d), 2, divisor_override=0),
     "vector_norm/ord_str": lambda L, d: L.linalg.vector_norm(X(L, (3,), d), ord="fro"),
     "vector_norm/neg_inf_empty": lambda L, d: L.linalg.vector_norm(L.ones(0, device=d), ord=-float("inf")),
