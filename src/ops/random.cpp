@@ -240,8 +240,10 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, G
                               replacement ? Uniform32Dist::kPerBlock : OpenUniform32Dist::kPerBlock));
   MultinomialStatus status = kernel_table(out.device().type).random.multinomial(out, weights, replacement, s);
   if (status == MultinomialStatus::kBadProbability) {
-    // PyTorch's texts: sampling without replacement names all three faults, with replacement the one found.
-    TANDEM_CHECK(replacement, Runtime, "probability tensor contains either `inf`, `nan` or element < 0",
+    // PyTorch's texts: its sampler with replacement (more than one sample) names the fault it found, its
+    // other samplers all three.
+    TANDEM_CHECK(replacement && num_samples > 1, Runtime,
+                 "probability tensor contains either `inf`, `nan` or element < 0",
                  "\nhint: weights must be finite and non-negative");
     const bool negative = item(amin(weights)).to_double() < 0;  // NaN compares false: reported as NaN
     TANDEM_THROW(Runtime, "invalid multinomial distribution (encountering probability entry ",
