@@ -102,11 +102,15 @@ void check_conv_args(const Tensor& input, const Tensor& weight, const std::optio
                "kernel size should be greater than zero, but got kernel_height: ", weight.size(2),
                " kernel_width: ", weight.size(3));
   check_same_device("conv2d", input, weight, "input", "weight");
-  TANDEM_CHECK(!bias || bias->dtype() == input.dtype(), Runtime, "Input type (",
-               dtype_cpp_name(input.dtype()), ") and bias type (",
-               dtype_cpp_name(bias ? bias->dtype() : input.dtype()),
-               ") should be the same\nhint: convert the input, e.g. x.to(bias.dtype), or the module, e.g. "
-               "module.to(x.dtype)");
+  // PyTorch checks the bias's dtype first when there is one (the hint is the weight check's: the same fix).
+  const DType param = bias ? bias->dtype() : input.dtype();
+  TANDEM_CHECK(!bias || param == input.dtype(), Runtime, "Input type (", dtype_cpp_name(input.dtype()),
+               ") and bias type (", dtype_cpp_name(param), ") should be the same\nhint: the input is ",
+               dtype_name(input.dtype()), " and the parameters are ", dtype_name(param),
+               "; convert the input, e.g. x.", param == DType::Float32 ? "float()" : "to(bias.dtype)",
+               input.dtype() == DType::Float64 ? " (NumPy arrays are float64 by default: tandem.from_numpy("
+                                                 "a.astype(np.float32)))"
+                                               : "");
   TANDEM_CHECK(input.dtype() == weight.dtype(), Runtime, "expected scalar type ", dtype_title(input.dtype()),
                " but found ", dtype_title(weight.dtype()), "\nhint: the input is ", dtype_name(input.dtype()),
                " and the weights are ", dtype_name(weight.dtype()), "; convert the input, e.g. x.",
