@@ -198,3 +198,22 @@ KNOWN = {
     "zeros/size_bool": "nanobind's int conversion takes a bool as a size (docs/reliability.md)",
     "randint/size_int": "tandem accepts an int size where PyTorch's parser wants a tuple",
 }
+
+_ALLOC = ("PyTorch's message is its CPU allocator's internal enforce ('[enforce fail at alloc_cpu.cpp:127] err == "
+          "0'); tandem's names the bytes it asked for (the same RuntimeError, an OutOfMemoryError)")
+_PARSER = "PyTorch's message lists its argument parser's overloads; the exception type is PyTorch's"
+KNOWN.update({
+    "linspace/steps_huge": _ALLOC, "rand/huge": _ALLOC, "randperm/huge": _ALLOC,
+    "randint/float_bounds": _PARSER, "randperm/float_n": _PARSER, "zeros/size_past_int64": _PARSER,
+    "tensor/device_bad": "tandem lists the device types it has (cpu, cuda), PyTorch its twenty",
+    "tensor/device_index_huge": "PyTorch here has no GPU (its message is about the NVIDIA driver); tandem's "
+                                "emulated devices answer 'invalid device ordinal'",
+    "tensor/dtype_str": "tandem's dtype argument parser is shared by every function and does not name it",
+})
+KNOWN.update({
+    "arange/float_step_int_dtype": "tandem truncates the step to the integer dtype first (a zero step, refused); "
+                                   "PyTorch steps in floating point and then casts",
+    "linspace/tensor_1d_endpoint": "tandem takes a 1-element tensor as an end point (PyTorch wants 0-dim)",
+    "randint/float16_past_max": "tandem draws below the bound as float16 rounds it; PyTorch refuses a bound past "
+                                "float16's range",
+})

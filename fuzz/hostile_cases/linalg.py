@@ -234,3 +234,17 @@ KNOWN = {
     "lstsq/nan": "PyTorch's message is an internal assert (LAPACK's argument 4); tandem names the non-finite input",
     "lstsq/B_1d": "on cuda the default driver is gels, which computes residuals (the oracle runs gelsy on the CPU)",
 }
+
+_KERNEL = ("PyTorch names the LAPACK kernel its dtype check happens in; tandem uses linalg's 'Low precision dtypes "
+           "not supported' / 'Expected a floating point or complex tensor' (the same exception type)")
+KNOWN.update({
+    "solve_triangular/half": _KERNEL, "solve_triangular/int": _KERNEL,
+    "lobpcg/int": "PyTorch fails inside its matmul ('expected m1 and m2 to have the same dtype'); tandem names "
+                  "lobpcg's dtype rule",
+    "solve_triangular/upper_missing": "PyTorch's message is its parser's; tandem's is Python's own for the "
+                                      "keyword-only argument (both TypeErrors)",
+})
+
+_GELS_ONLY = "on CUDA tandem, as PyTorch's CUDA, supports only the gels driver; the oracle runs on the CPU"
+KNOWN.update({"lstsq/driver_gelsd_wide": _GELS_ONLY, "lstsq/driver_gelsy": _GELS_ONLY,
+              "lstsq/rcond_negative": _GELS_ONLY})

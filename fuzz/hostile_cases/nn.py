@@ -209,3 +209,29 @@ CASES = {
     "grid_sample/grid_shape": lambda L, d: F(L).grid_sample(img(L, d), L.zeros(1, 2, 2, 3, device=d)),
     "affine_grid/size_negative": lambda L, d: F(L).affine_grid(L.zeros(1, 2, 3, device=d), (1, 1, -2, 2)),
 }
+
+_TARGETS_ON_CPU = ("PyTorch checks class targets on its CPU only (a device-side assert on CUDA); on the GPU "
+                   "tandem's gather check raises a RuntimeError")
+_OFFSETS_ON_CPU = "PyTorch checks embedding_bag's offsets and indices on its CPU only; tandem too"
+KNOWN = {
+    "cross_entropy/target_oob": _TARGETS_ON_CPU, "cross_entropy/target_negative": _TARGETS_ON_CPU,
+    "nll_loss/target_oob": _TARGETS_ON_CPU,
+    "one_hot/oob": "PyTorch checks the classes against num_classes on its CPU only (a device-side assert on "
+                   "CUDA); on the GPU tandem's scatter check raises a RuntimeError",
+    "embedding_bag/oob": _OFFSETS_ON_CPU, "embedding_bag/first_offset_not_zero": _OFFSETS_ON_CPU,
+    "embedding_bag/offsets_decreasing": _OFFSETS_ON_CPU, "embedding_bag/offsets_past_end": _OFFSETS_ON_CPU,
+    "conv2d/int": "tandem refuses integer convolutions (NotImplementedError); PyTorch's CPU computes them",
+    "max_pool2d/int": "tandem refuses integer pooling (NotImplementedError); PyTorch's CPU computes it",
+    "avg_pool2d/int": "tandem refuses integer pooling (NotImplementedError); PyTorch's CPU computes it",
+    "avg_pool2d/divisor_negative": "divisor_override is not supported by tandem (NotImplementedError)",
+    "conv2d/weight_3d": "PyTorch checks the stride's length against the weight first; tandem names the weight's "
+                        "rank",
+    "conv2d/huge_padding": "PyTorch's message is its CPU allocator's internal enforce; tandem reports the "
+                           "overflowing shape",
+    "one_hot/num_classes_huge": "PyTorch's message is its CPU allocator's internal enforce; tandem names the bytes",
+    "interpolate/scale_huge": "tandem resizes one dim at a time and fails allocating the first pass (8 GiB limit) "
+                              "before PyTorch's overflow check of the whole shape",
+    "unfold/huge_padding": "tandem's padding overflows first (numel); PyTorch checks the sliding blocks",
+    "pad/huge": "PyTorch reports the storage size of its padded shape; tandem the overflowing element count",
+    "fold/output_negative": "tandem's message shows the sliding-block count it computed for the negative size",
+}

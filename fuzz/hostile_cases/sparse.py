@@ -128,3 +128,10 @@ KNOWN = {
     "mul_/dense_operand": "in-place sparse * dense is not supported (PyTorch densifies the pattern)",
     "pow/negative": "tandem refuses a negative exponent (PyTorch gives inf at the stored zeros only)",
 }
+
+KNOWN.update({
+    "construct/indices_1d": "tandem names the indices' shape; PyTorch an internal 'len(size) == sparse_dim + "
+                            "dense_dim' check",
+    "construct/negative_size": "PyTorch reports an incidental numel overflow; tandem the negative dimension",
+    "mul/sizes_differ": "tandem's first line ends before PyTorch's list of the shapes (same RuntimeError)",
+})

@@ -2,6 +2,7 @@
 #include <nanobind/stl/string.h>
 
 #include <cstring>
+#include <string_view>
 
 #include "backend/crossing.h"
 #include "bindings.h"
@@ -67,9 +68,9 @@ struct Inference {
     } else if (PyComplex_Check(h.ptr())) {
       d = complex_dtype_for(default_float_dtype());  // complex64, or complex128 under a float64 default
     } else {
-      // PyTorch's errors: a string inside a list is read as one more dimension, a string alone or any other
-      // object has no dtype.
-      TANDEM_CHECK(!PyUnicode_Check(h.ptr()) || depth == 0, Value, "too many dimensions 'str'",
+      // PyTorch's errors: a string inside a list, met while the shape is still being read (before the first
+      // number), is read as one more dimension; a string alone, a later one or any other object has no dtype.
+      TANDEM_CHECK(!PyUnicode_Check(h.ptr()) || depth == 0 || any_leaf, Value, "too many dimensions 'str'",
                    "\nhint: tensor() takes numbers; convert the strings first");
       TANDEM_CHECK(!PyUnicode_Check(h.ptr()), Type, "new(): invalid data type 'str'",
                    "\nhint: tensor() takes numbers; convert the string first");
@@ -143,6 +144,17 @@ void fill_from(nb::handle h, T*& out) {
                  "Overflow when unpacking long long\nhint: the Python int does not fit in ",
                  dtype_name(target));
   }
+  constexpr DType target = dtype_of<T>();
+  if (PyComplex_Check(h.ptr()) && !is_complex(target)) {
+    // PyTorch reads a Python number with the target's own conversion: a bool is its truth, a float or an
+    // integer Python's TypeError for a complex number.
+    if constexpr (target == DType::Bool) {
+      *out++ = PyComplex_RealAsDouble(h.ptr()) != 0.0 || PyComplex_ImagAsDouble(h.ptr()) != 0.0;
+      return;
+    }
+    TANDEM_CHECK(!is_floating(target), Type, "must be real number, not complex");
+    TANDEM_THROW(Type, "'complex' object cannot be interpreted as an integer");
+  }
   Scalar s;
   if (is_tensor(h)) {
     CrossingScope scope("tandem.tensor(tensor)", false, !as_tensor_ref(h).device().is_cpu());  // implicit
@@ -193,6 +205,13 @@ Tensor new_tensor(IntArrayRef shape, const FactoryArgs& a, bool pin_memory) {
                a.device.str());
   return empty_pinned(shape, a.dtype);
 }
+// PyTorch's zeros() words a negative size its own way; empty() and ones() keep the tensor constructor's.
+void check_factory_shape(std::string_view name, IntArrayRef shape) {
+  if (name != "zeros") return;
+  for (int64_t s : shape)
+    TANDEM_CHECK(s >= 0, Runtime, "zeros: Dimension size must be non-negative.\nhint: the size ",
+                 shape_to_string(shape), " has a negative dimension");
+}
 Tensor finish(Tensor t, const FactoryArgs& a) {
   if (a.requires_grad) t.impl()->ensure_autograd().requires_grad = true;
   return t;
@@ -218,7 +237,9 @@ void init_creation(nb::module_& m) {
         profiler::RecordScope profile_scope("aten::" #name);                                                \
         FactoryArgs a = factory_args(dtype_or_out(dtype, out), device_or_out(device, out), requires_grad,   \
                                      default_float_dtype());                                                \
-        Tensor t = new_tensor(shape_from_args(args, size, #name, "size"), a, pin_memory);                   \
+        DimVector shape = shape_from_args(args, size, #name, "size");                                       \
+        check_factory_shape(#name, shape);                                                                  \
+        Tensor t = new_tensor(shape, a, pin_memory);                                                        \
         fill;                                                                                               \
         return into_out(#name, finish(t, a), out, {});                                                      \
       },                                                                                                    \
@@ -253,13 +274,16 @@ void init_creation(nb::module_& m) {
       [](nb::handle size, nb::handle value, nb::handle dtype, nb::handle device, bool requires_grad,
          nb::handle out) {
         Scalar v;
-        TANDEM_CHECK(to_scalar(value, v, true), Type, "full(): argument 'fill_value' must be Number, not ",
-                     nb::inst_name(value).c_str());
+        // A 0-dim tensor is a number here, as in PyTorch (its value and dtype).
+        const bool scalar_tensor = is_tensor(value) && as_tensor_ref(value).dim() == 0;
+        TANDEM_CHECK(scalar_tensor ? (v = item(as_tensor_ref(value)), true) : to_scalar(value, v, true), Type,
+                     "full(): argument 'fill_value' (position 2) must be Number, not ",
+                     is_tensor(value) ? "Tensor" : nb::inst_name(value).c_str());
         FactoryArgs a = factory_args(dtype_or_out(dtype, out), device_or_out(device, out), requires_grad,
                                      v.natural_dtype());
         return into_out("full", finish(full(to_shape(size, "full"), v, a.dtype, a.device), a), out, {});
       },
-      nb::arg("size"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
+      nb::arg("size"), nb::arg("fill_value").none(), nb::kw_only(), nb::arg("dtype") = nb::none(),
       nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("out") = nb::none());
   m.def(
       "full_like",

@@ -30,6 +30,20 @@ nb::object tensor_to(nb::handle self, nb::args args, nb::kwargs kwargs) {
   nb::handle memory_format = nb::none();
   for (nb::handle a : args) {
     if (is_dtype(a) || a.is(reinterpret_cast<PyObject*>(&PyFloat_Type))) {
+      if (dtype) {  // a second dtype would silently win: PyTorch's parser refuses the call
+        std::string got;
+        for (nb::handle b : args)
+          got += (got.empty() ? "" : ", ") + std::string(is_dtype(b)    ? "torch.dtype"
+                                                         : is_tensor(b) ? "Tensor"
+                                                                        : nb::inst_name(b).c_str());
+        TANDEM_THROW(
+            Type, "to() received an invalid combination of arguments - got (", got,
+            "), but expected one of:\n * (torch.device device = None, torch.dtype dtype = None, bool "
+            "non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None)\n"
+            " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, torch.memory_format "
+            "memory_format = None)\n * (Tensor tensor, bool non_blocking = False, bool copy = False, *, "
+            "torch.memory_format memory_format = None)");
+      }
       dtype = to_dtype(a);
     } else if (is_tensor(a)) {
       device = as_tensor_ref(a).device();

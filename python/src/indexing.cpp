@@ -32,8 +32,8 @@ int64_t as_index_int(PyObject* o) {
   if (!i.is_valid()) throw nb::python_error();
   int overflow = 0;
   long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
-  TANDEM_CHECK(!overflow, Index, "index ", nb::str(i).c_str(),
-               " is out of bounds\nhint: indices must fit in int64");
+  TANDEM_CHECK(!overflow, Value, "Overflow when unpacking long long\nhint: index ", nb::str(i).c_str(),
+               " does not fit in int64");  // PyTorch's error for an index past int64
   return v;
 }
 

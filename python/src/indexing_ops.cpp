@@ -24,8 +24,8 @@ std::vector<Tensor> tensor_list(nb::handle seq, const char* fn, const char* arg)
                "' (position 1) must be tuple of Tensors, not ", nb::inst_name(seq).c_str());
   std::vector<Tensor> out;
   for (nb::handle h : seq) {
-    TANDEM_CHECK(is_tensor(h), Type, fn, "(): argument '", arg,
-                 "' (position 1) must be tuple of Tensors, not ", nb::inst_name(h).c_str());
+    TANDEM_CHECK(is_tensor(h), Type, "expected Tensor as element ", out.size(), " in argument 0, but got ",
+                 nb::inst_name(h).c_str());  // PyTorch's text for an element that is not a tensor
     out.push_back(as_tensor_ref(h));
   }
   return out;

@@ -5,6 +5,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 
+#include <string_view>
+
 #include "autograd/node.h"
 #include "bindings.h"
 #include "core/error.h"
@@ -23,6 +25,33 @@ Pair to_pair(nb::handle h, const char* name) {
   DimVector v = to_shape(h, name);
   if (v.size() == 1) return {v[0], v[0]};
   TANDEM_CHECK(v.size() == 2, Value, name, " must be an int or a pair of ints, got ", v.size(), " values");
+  return {v[0], v[1]};
+}
+
+// A pooling window argument (argument `position` of `op`): PyTorch's TypeError for what is not an int or a
+// sequence of ints, its RuntimeError (worded per argument) for a sequence of another length.
+Pair to_pool_pair(nb::handle h, const char* op, std::string_view name, int position) {
+  auto is_int = [](nb::handle x) {
+    return !PyBool_Check(x.ptr()) && (PyLong_Check(x.ptr()) || PyIndex_Check(x.ptr()));
+  };
+  const bool sequence = PyList_Check(h.ptr()) || PyTuple_Check(h.ptr());
+  TANDEM_CHECK(sequence || is_int(h), Type, op, "(): argument '", name, "' (position ", position,
+               ") must be tuple of ints, not ", nb::inst_name(h).c_str());
+  if (sequence) {
+    int pos = 0;
+    for (nb::handle item : h) {
+      ++pos;
+      TANDEM_CHECK(is_int(item), Type, op, "(): argument '", name, "' failed to unpack the object at pos ",
+                   pos, " with error \"type must be tuple of ints,but got ", nb::inst_name(item).c_str(),
+                   "\"");
+    }
+  }
+  DimVector v = to_shape(h, op);
+  if (v.size() == 1) return {v[0], v[0]};
+  const char* form = name == "stride"     ? "must either be omitted, a single int, or a tuple of two ints"
+                     : name == "dilation" ? "must be either a single int, or a tuple of two ints"
+                                          : "must either be a single int, or a tuple of two ints";
+  TANDEM_CHECK(v.size() == 2, Runtime, op, ": ", name, " ", form);
   return {v[0], v[1]};
 }
 
@@ -114,10 +143,11 @@ void init_nn(nb::module_& m) {
       "_max_pool2d_with_indices",
       [](const Tensor& input, nb::handle kernel, nb::handle stride, nb::handle padding, nb::handle dilation,
          bool ceil_mode) {
-        Pair k = to_pair(kernel, "kernel_size");
-        Pair s = stride.is_none() ? k : to_pair(stride, "stride");
-        return max_pool2d_with_indices(input, k, s, to_pair(padding, "padding"),
-                                       to_pair(dilation, "dilation"), ceil_mode);
+        const char* op = "max_pool2d";
+        Pair k = to_pool_pair(kernel, op, "kernel_size", 2);
+        Pair s = stride.is_none() ? k : to_pool_pair(stride, op, "stride", 3);
+        return max_pool2d_with_indices(input, k, s, to_pool_pair(padding, op, "padding", 4),
+                                       to_pool_pair(dilation, op, "dilation", 5), ceil_mode);
       },
       nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(), nb::arg("padding") = 0,
       nb::arg("dilation") = 1, nb::arg("ceil_mode") = false);
@@ -136,9 +166,10 @@ void init_nn(nb::module_& m) {
       "_avg_pool2d",
       [](const Tensor& input, nb::handle kernel, nb::handle stride, nb::handle padding, bool ceil_mode,
          bool count_include_pad) {
-        Pair k = to_pair(kernel, "kernel_size");
-        Pair s = stride.is_none() ? k : to_pair(stride, "stride");
-        return avg_pool2d(input, k, s, to_pair(padding, "padding"), ceil_mode, count_include_pad);
+        const char* op = "avg_pool2d";
+        Pair k = to_pool_pair(kernel, op, "kernel_size", 2);
+        Pair s = stride.is_none() ? k : to_pool_pair(stride, op, "stride", 3);
+        return avg_pool2d(input, k, s, to_pool_pair(padding, op, "padding", 4), ceil_mode, count_include_pad);
       },
       nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(), nb::arg("padding") = 0,
       nb::arg("ceil_mode") = false, nb::arg("count_include_pad") = true);

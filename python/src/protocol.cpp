@@ -88,6 +88,14 @@ Scalar one_value(const Tensor& t, const char* what) {
   return item(t);
 }
 
+// float() and int() refuse other sizes with Python's ValueError (item() with a RuntimeError), as PyTorch.
+Scalar one_number(const Tensor& t, const char* what) {
+  TANDEM_CHECK(t.numel() == 1, Value,
+               "only one element tensors can be converted to Python scalars\nhint: ", what,
+               " needs exactly one element; this tensor has ", t.numel());
+  return item(t);
+}
+
 // float() / int() of a complex value: PyTorch takes the real part only when the imaginary part is zero.
 const Scalar& real_value(const Scalar& s, const char* c_type) {
   TANDEM_CHECK(!s.is_complex() || s.to_complex().im == 0.0, Runtime, "value cannot be converted to type ",
@@ -130,16 +138,22 @@ void init_protocol(nb::module_& m) {
             1) != 0)
       throw nb::python_error();  // a warnings filter made it an error
     CrossingScope scope("float()", false, !t.device().is_cpu());
-    return real_value(one_value(t, "float()"), "double").to_double();
+    return real_value(one_number(t, "float()"), "double").to_double();
   });
   tensor.def("__int__", [](const Tensor& t) {
     CrossingScope scope("int()", false, !t.device().is_cpu());
-    Scalar v = real_value(one_value(t, "int()"), "int64_t");
-    return scalar_object(v.is_int() ? v : Scalar(v.to_int()));  // an int, uint64's values above 2^63 too
+    Scalar v = real_value(one_number(t, "int()"), "int64_t");
+    if (v.is_int() || v.is_bool()) return scalar_object(v.is_int() ? v : Scalar(v.to_int()));  // uint64's too
+    // A float goes through Python's int(float), as PyTorch: exact past int64, ValueError for NaN,
+    // OverflowError for an infinity.
+    PyObject* r = PyLong_FromDouble(v.to_double());
+    if (!r) throw nb::python_error();
+    return nb::steal(r);
   });
   tensor.def("__bool__", [](const Tensor& t) {
-    TANDEM_CHECK(t.numel() == 1, Runtime, "Boolean value of Tensor with more than one value is ambiguous",
-                 "\nhint: use t.any() or t.all() to reduce to one value");
+    TANDEM_CHECK(t.numel() == 1, Runtime, "Boolean value of Tensor with ",
+                 t.numel() ? "more than one value" : "no values",
+                 " is ambiguous\nhint: use t.any() or t.all() to reduce to one value");
     CrossingScope scope("bool()", false, !t.device().is_cpu());
     return item(t).to_bool();
   });

@@ -205,6 +205,10 @@ void init_reductions(nb::module_& m) {
           // always a dim, even a 0-dim tensor (x.max(dim=tandem.tensor(1)) reduces, it does not compare).
           if (!other.is_none() && !dim.is_none())
             TANDEM_THROW(Type, name, "(): got both 'other' (or a first positional argument) and 'dim'");
+          // A tensor then a keepdim: PyTorch reads the tensor as the dim of max(dim, keepdim), and refuses it
+          // (the elementwise form takes no keepdim, which would be silently ignored).
+          TANDEM_CHECK(!is_tensor(other) || keepdim.is(Py_False), Type, name,
+                       "(): argument 'dim' (position 1) must be int, not Tensor");
           if (is_tensor(other))
             return into_out(name,
                             is_max ? maximum(x, as_tensor_ref(other)) : minimum(x, as_tensor_ref(other)), out,
@@ -254,6 +258,12 @@ void init_reductions(nb::module_& m) {
             unbiased = dim;
             dim = nb::none();
           }
+          // Both would leave one ignored: PyTorch's parser has no form taking both.
+          TANDEM_CHECK(
+              unbiased.is_none() || correction.is_none(), Type, name,
+              "() received an invalid combination of arguments - got (correction=",
+              nb::inst_name(correction).c_str(), ", unbiased=", nb::inst_name(unbiased).c_str(),
+              ", ), but expected one of:\nhint: pass correction= alone (unbiased=True is correction=1)");
           OptDType dt = parse_dtype(dtype);
           Tensor in = dt ? tandem::to_dtype(x, *dt) : x;
           OptDims dims = parse_dims(dim, axis, name);
@@ -271,7 +281,27 @@ void init_reductions(nb::module_& m) {
   def_both(
       m, tensor, "norm",
       [](const Tensor& x, nb::handle p, nb::handle dim, nb::handle keepdim, nb::handle dtype,
-         nb::handle out) {
+         nb::handle out) -> nb::object {
+        // PyTorch reads p='nuc', and p='fro' over more than two dims, as matrix norms: their checks and
+        // messages, and 'nuc' computed by linalg.matrix_norm.
+        if (nb::isinstance<nb::str>(p)) {
+          std::string s = nb::cast<std::string>(p);
+          TANDEM_CHECK(s == "fro" || s == "nuc", Runtime, "linalg.matrix_norm: Order ", s, " not supported.");
+          OptDims dims = parse_dims(dim, nb::none(), "norm");
+          if (s == "nuc" || (dims && dims->size() > 2)) {
+            TANDEM_CHECK(x.dim() >= 2, Runtime,
+                         "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.");
+            DimVector d = dims ? *dims : DimVector{};
+            if (!dims)
+              for (int64_t i = 0; i < x.dim(); ++i) d.push_back(i);
+            std::string listed;
+            for (int64_t v : d) listed += (listed.empty() ? "" : " ") + std::to_string(v);
+            TANDEM_CHECK(d.size() == 2, Runtime, "linalg.matrix_norm: dim must be a 2-tuple. Got ", listed);
+            nb::object linalg = nb::module_::import_("tandem.linalg");
+            return linalg.attr("matrix_norm")(nb::cast(x), "nuc", nb::make_tuple(d[0], d[1]), truthy(keepdim),
+                                              nb::arg("dtype") = dtype);
+          }
+        }
         return write_out("norm",
                          tandem::norm(x, parse_norm_order(p), parse_dims(dim, nb::none(), "norm"),
                                       truthy(keepdim), parse_dtype(dtype)),

@@ -58,6 +58,16 @@ Tensor& expect_tensor(nb::handle h, const char* fn, const char* arg) {
   TANDEM_THROW(Type, fn, "(): argument '", arg, "' must be Tensor, not ", nb::inst_name(h).c_str());
 }
 
+namespace {
+
+// Python's OverflowError (an argument conversion error, so raised here in the bindings, not by the core).
+[[noreturn]] void raise_overflow(const char* message) {
+  PyErr_Format(PyExc_OverflowError, "%s\nhint: the Python int does not fit in 64 bits", message);
+  throw nb::python_error();
+}
+
+}  // namespace
+
 bool to_scalar(nb::handle h, Scalar& out, bool allow_uint64) {
   PyObject* o = h.ptr();
   if (PyBool_Check(o)) {
@@ -67,17 +77,21 @@ bool to_scalar(nb::handle h, Scalar& out, bool allow_uint64) {
   if (PyLong_Check(o)) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (overflow > 0 && allow_uint64) {  // 2^63 to 2^64 - 1: a uint64 value
+    if (overflow) {
+      // PyTorch reads an int past int64 as uint64: past that range both are Python's OverflowError, with
+      // the texts of that failed uint64 read.
+      if (overflow < 0) raise_overflow("can't convert negative int to unsigned");
       unsigned long long u = PyLong_AsUnsignedLongLong(o);
       if (u == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
         PyErr_Clear();
-        TANDEM_THROW(Runtime, "Overflow when unpacking long\nhint: the Python int does not fit in uint64");
+        raise_overflow("int too big to convert");
       }
+      TANDEM_CHECK(allow_uint64, Runtime,
+                   "value cannot be converted to type int64_t without overflow\nhint: this argument takes an "
+                   "int64; the Python int is past 2**63 - 1");
       out = Scalar::from_uint64(u);
       return true;
     }
-    TANDEM_CHECK(!overflow, Runtime,
-                 "Overflow when unpacking long\nhint: the Python int does not fit in int64");
     out = Scalar(static_cast<int64_t>(v));
     return true;
   }
@@ -105,16 +119,27 @@ DimVector to_shape(nb::handle h, const char* fn) {
     out.push_back(nb::cast<int64_t>(h));
     return out;
   }
+  // The names in PyTorch's parser messages: a tensor is "Tensor", anything else its type's name.
+  auto type_name = [](nb::handle x) {
+    return is_tensor(x) ? std::string("Tensor") : std::string(nb::inst_name(x).c_str());
+  };
   if (nb::isinstance<nb::tuple>(h) || nb::isinstance<nb::list>(h)) {
+    int64_t pos = 0;
     for (nb::handle item : h) {
+      ++pos;
       TANDEM_CHECK(PyLong_Check(item.ptr()) || PyIndex_Check(item.ptr()), Type, fn,
-                   "(): argument 'size' must be tuple of ints, but found element of type ",
-                   nb::inst_name(item).c_str());
+                   "(): argument 'size' failed to unpack the object at pos ", pos,
+                   " with error \"type must be tuple of ints,but got ", type_name(item), "\"");
       out.push_back(nb::cast<int64_t>(item.attr("__index__")()));
     }
     return out;
   }
-  TANDEM_THROW(Type, fn, "(): argument 'size' must be tuple of ints, not ", nb::inst_name(h).c_str());
+  // A one-element integer tensor is a size, as in PyTorch (its __index__ refuses other tensors).
+  if (is_tensor(h) && !is_floating(as_tensor_ref(h).dtype()) && as_tensor_ref(h).numel() == 1) {
+    out.push_back(nb::cast<int64_t>(h.attr("__index__")()));
+    return out;
+  }
+  TANDEM_THROW(Type, fn, "(): argument 'size' (position 1) must be tuple of ints, not ", type_name(h));
 }
 
 // A call with no sizes at all (zeros(), x.view()) is PyTorch's TypeError, not a guessed 0-dim shape.

@@ -63,6 +63,15 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     The dtype is inferred as PyTorch does: bools -> bool, ints -> int64, any float -> the default dtype;
     NumPy arrays and scalars keep their dtype.
     """
+    if isinstance(data, _C.Tensor):  # a copy on the tensor's own device, with PyTorch's advice
+        import warnings  # noqa: PLC0415
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                      "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
+                      stacklevel=2)
+        out = data.detach().to(device=data.device if device is None else device, dtype=dtype, copy=True)
+        if requires_grad and not (out.is_floating_point() or out.is_complex()):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        return out.requires_grad_(True) if requires_grad else out
     if _is_ndarray(data):
         return _C._tensor_from_array(data, dtype, device, requires_grad)
     if _is_cuda_array(data):

@@ -135,6 +135,8 @@ class UntypedStorage:
     def __setitem__(self, key, value):
         data = self._bytes()
         if isinstance(key, int):
+            if not -data.numel() <= key < data.numel():  # PyTorch's error for a write (a read's is an IndexError)
+                raise RuntimeError(f"out of bounds\nhint: index {key} of a storage of {data.numel()} bytes")
             key = _byte_index(data.numel(), key)
         elif not isinstance(key, slice):
             raise RuntimeError(f"can't index a torch.UntypedStorage with {type(key).__name__}")

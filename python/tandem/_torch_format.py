@@ -139,7 +139,7 @@ def restore_device(map_location, location):
         target = location
     elif isinstance(map_location, dict):
         target = map_location.get(location, location)
-    elif isinstance(map_location, str) or not callable(map_location):  # a str or a (tandem or torch) device
+    elif isinstance(map_location, str) or type(map_location).__name__ == "device":  # tandem's or torch's device
         target = str(map_location)
     else:
         moved = map_location(Placement("cpu"), location)

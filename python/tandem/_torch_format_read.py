@@ -317,8 +317,15 @@ _ZIP_ERRORS = (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplemented
                UnicodeDecodeError, struct.error)
 
 
+# What PyTorch appends to its zip reader's (miniz's) errors, on the same line.
+_MINIZ_NOTE = (". This is an internal miniz error. If you are seeing this error, there is a high likelihood that your "
+               "checkpoint file is corrupted. This can happen if the checkpoint was not saved properly, was "
+               "transferred incorrectly, or the file was modified after saving.")
+
+
 def _stream_error(what, detail):
-    return RuntimeError(f"PytorchStreamReader failed {what}: {detail}\n"
+    note = _MINIZ_NOTE if detail == "failed finding central directory" else ""
+    return RuntimeError(f"PytorchStreamReader failed {what}: {detail}{note}\n"
                         "hint: the file is truncated or damaged; save it again")
 
 

@@ -236,6 +236,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
 
 @with_out("linalg.vector_norm", STRUCTURED, grad_name="linalg_vector_norm")
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    if isinstance(ord, (str, bytes)) or not hasattr(ord, "__float__"):  # PyTorch's parser takes a number
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}")
     if not x.is_floating_point() and not x.is_complex():  # PyTorch refuses integer and bool, even with dtype=
         raise NotImplementedError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
                                   f"Got {x.dtype._scalar_type_name}")
@@ -251,6 +253,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         dim = (dim,)
     if dim is None and keepdim and x.dim():  # every dim reduced, each kept as size 1 (PyTorch's shape)
         dim = tuple(range(x.dim()))
+    if abs(ord) == _math.inf and dim is None and x.numel() == 0:  # amax/amin have no identity
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
+                           f"operation does not have an identity")
     a = x.abs()
     if ord == _math.inf:
         return a.amax(dim=dim, keepdim=keepdim) if dim is not None else a.amax()

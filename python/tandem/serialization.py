@@ -176,6 +176,11 @@ def _write_file(f, write):
         return
     path = os.fspath(f)
     directory = os.path.dirname(os.path.abspath(path))
+    # PyTorch's errors (a RuntimeError, not the temporary file's OSError)
+    if not os.path.isdir(directory):
+        raise RuntimeError(f"Parent directory {os.path.dirname(path) or directory} does not exist.")
+    if os.path.isdir(path):
+        raise RuntimeError(f"File {path} cannot be opened for writing: it is a directory")
     fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as out:
@@ -202,7 +207,9 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_ne
     holds any picklable object and which ``torch.load(f, weights_only=True)`` reads when ``obj`` is made of
     tensors, containers, numbers and strings. A path ending in ``.safetensors`` gets the safetensors format
     (tensors and dicts/lists/tuples of them, numbers and strings; string ``metadata`` in its header)."""
-    if not hasattr(f, "write") and os.fsdecode(f).lower().endswith(".safetensors"):
+    if not (hasattr(f, "write") or isinstance(f, (str, os.PathLike))):
+        raise AttributeError("expected 'f' to be string, path, or a file-like object with a 'write' attribute")
+    if isinstance(f, (str, os.PathLike)) and os.fsdecode(f).lower().endswith(".safetensors"):
         chunks = _encode(obj, metadata)
 
         def write_chunks(out):
@@ -218,6 +225,8 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_ne
     if not _use_new_zipfile_serialization:
         raise NotImplementedError("tandem.save writes PyTorch's zip format only, not the legacy format that "
                                   "_use_new_zipfile_serialization=False selects")
+    if isinstance(pickle_protocol, int) and pickle_protocol > pickle.HIGHEST_PROTOCOL:  # pickle's own text
+        raise ValueError(f"pickle protocol must be <= {pickle.HIGHEST_PROTOCOL}")
     if not (isinstance(pickle_protocol, int) and 2 <= pickle_protocol <= pickle.HIGHEST_PROTOCOL):
         raise ValueError(f"tandem.save: pickle_protocol must be 2..{pickle.HIGHEST_PROTOCOL}, got {pickle_protocol!r}")
     from ._torch_format_write import Checkpoint
@@ -308,6 +317,15 @@ def _parse(buf):
 _LEGACY_MAGIC = b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19"  # torch.save's legacy format: a pickled magic number
 
 
+class UnrecognizedFormatError(ValueError, pickle.UnpicklingError):
+    """A file that is neither format. Also the UnpicklingError torch.load raises there (its unpickler reads the
+    bytes), so code written for PyTorch catches it."""
+
+
+class UnrecognizedEmptyFileError(UnrecognizedFormatError, EOFError):
+    """An empty file: also the EOFError torch.load raises there."""
+
+
 def _unknown_format(head):
     """The error for a file that is neither format, naming what it looks like."""
     hint = "tandem.load reads torch.save's zip checkpoints and safetensors files"
@@ -326,8 +344,9 @@ def _unknown_format(head):
         what, hint = "the file is gzip-compressed", "decompress it first (gzip.open)"
     else:
         what = f"the file starts with {head[:8]!r}"
-    return ValueError(f"tandem.load: unrecognized file format: {what}; expected PyTorch's zip format (starting "
-                      f"with b'PK\\x03\\x04') or safetensors (an 8-byte header length, then '{{')\nhint: {hint}")
+    error = UnrecognizedEmptyFileError if not head else UnrecognizedFormatError
+    return error(f"tandem.load: unrecognized file format: {what}; expected PyTorch's zip format (starting "
+                 f"with b'PK\\x03\\x04') or safetensors (an 8-byte header length, then '{{')\nhint: {hint}")
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
@@ -345,6 +364,10 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     if mmap and hasattr(f, "read"):
         raise ValueError("f must be a file path in order to use the mmap argument")
     if not hasattr(f, "read"):
+        if not isinstance(f, (str, os.PathLike)):  # PyTorch takes anything else for a file object
+            raise AttributeError(f"'{type(f).__name__}' object has no attribute 'seek'. You can only torch.load "
+                                 "from a file that is seekable. Please pre-load the data into a buffer like "
+                                 "io.BytesIO and try to load from it instead.")
         with open(os.fspath(f), "rb") as fh:
             return _load_from(fh, os.fsdecode(f), map_location, weights_only, pickle_load_args)
     if not (hasattr(f, "seekable") and f.seekable()):

@@ -63,11 +63,11 @@ int64_t wrap_dim(int64_t d, int64_t ndim) {
 
 int64_t Tensor::size(int64_t d) const {
   if (dim() == 0) wrap_dim(d, 0);
-  TANDEM_CHECK(dim() > 0, Index, "dimension specified as ", d, " but tensor has no dimensions");
+  TANDEM_CHECK(dim() > 0, Index, "Dimension specified as ", d, " but tensor has no dimensions");
   return sizes()[wrap_dim(d, dim())];
 }
 int64_t Tensor::stride(int64_t d) const {
-  TANDEM_CHECK(dim() > 0, Index, "dimension specified as ", d, " but tensor has no dimensions");
+  TANDEM_CHECK(dim() > 0, Index, "Dimension specified as ", d, " but tensor has no dimensions");
   return strides()[wrap_dim(d, dim())];
 }
 
@@ -103,17 +103,25 @@ int64_t compute_numel(IntArrayRef sizes) {
                  shape_to_string(sizes));
     overflow |= __builtin_mul_overflow(n, s, &n);
   }
-  TANDEM_CHECK(!overflow, Runtime, "numel: integer multiplication overflow for shape ",
-               shape_to_string(sizes));
+  TANDEM_CHECK(!overflow, Runtime, "numel: integer multiplication overflow\nhint: the shape ",
+               shape_to_string(sizes), " has more elements than int64 holds");
   return n;
 }
 
 Tensor empty(IntArrayRef sizes, DType dtype, Device device) {
-  int64_t n = compute_numel(sizes);
+  // PyTorch's message for a new tensor whose element or byte count overflows.
+  for (int64_t s : sizes)
+    TANDEM_CHECK(s >= 0, Runtime, "Trying to create tensor with negative dimension ", s, ": ",
+                 shape_to_string(sizes));
+  int64_t n = 1;
+  bool overflow = false;
+  for (int64_t s : sizes) overflow |= __builtin_mul_overflow(n, s, &n);
+  TANDEM_CHECK(!overflow, Runtime, "Storage size calculation overflowed with sizes=", shape_to_string(sizes),
+               "\nhint: the element count does not fit in int64");
   size_t nbytes;
   TANDEM_CHECK(!__builtin_mul_overflow(static_cast<size_t>(n), element_size(dtype), &nbytes), OutOfMemory,
-               "Trying to allocate more bytes than the address space holds for shape ",
-               shape_to_string(sizes));
+               "Storage size calculation overflowed with sizes=", shape_to_string(sizes),
+               "\nhint: the tensor would need more bytes than the address space holds");
   DeviceAllocator& allocator = allocator_for(device.type);
   device = allocator.resolve(device);
   DataPtr data = allocator.allocate(nbytes, device);

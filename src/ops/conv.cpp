@@ -71,17 +71,46 @@ void check_conv_args(const Tensor& input, const Tensor& weight, const std::optio
                weight.shape_str(), " instead",
                "\nhint: the weight needs at least one output channel per group");
   TANDEM_CHECK(weight.size(0) % groups == 0, Runtime, "Given groups=", groups,
-               ", expected weight to be divisible by ", groups, " at dimension 0, but got weight of size ",
-               weight.shape_str(), " instead");
+               ", expected weight to be divisible by ", groups, " at dimension 0, but got weight of size [",
+               weight.shape_str(), "] instead");  // the doubled brackets are PyTorch's
   for (int i = 0; i < 2; ++i) {
     TANDEM_CHECK(stride[i] > 0, Runtime, "non-positive stride is not supported");
     TANDEM_CHECK(padding[i] >= 0, Runtime, "negative padding is not supported");
-    TANDEM_CHECK(dilation[i] > 0, Runtime, "dilation should be greater than zero");
+    // PyTorch words a negative dilation and a zero one differently (two checks)
+    TANDEM_CHECK(dilation[0] >= 0 && dilation[1] >= 0, Runtime, "dilation should be greater than zero");
+    TANDEM_CHECK(dilation[i] > 0, Runtime, "dilation should be greater than zero, but got [", dilation[0],
+                 ", ", dilation[1], "]");
   }
   TANDEM_CHECK(input.size(1) == weight.size(1) * groups, Runtime, "Given groups=", groups,
                ", weight of size ", weight.shape_str(), ", expected input", input.shape_str(), " to have ",
                weight.size(1) * groups, " channels, but got ", input.size(1), " channels instead");
+  // PyTorch's order: the padded input must hold the (dilated) kernel; then the kernel must not be empty.
+  // Sizes that overflow int64 are left to conv_output_size's check.
+  int64_t padded[2] = {0, 0}, reach[2] = {0, 0};
+  bool fits = true;
+  for (int i = 0; i < 2; ++i)
+    fits = fits && !__builtin_mul_overflow(padding[i], 2, &padded[i]) &&
+           !__builtin_add_overflow(padded[i], input.size(2 + i), &padded[i]) &&
+           !__builtin_mul_overflow(dilation[i], weight.size(2 + i) - 1, &reach[i]) &&
+           !__builtin_add_overflow(reach[i], 1, &reach[i]);
+  TANDEM_CHECK(!fits || (padded[0] >= reach[0] && padded[1] >= reach[1]), Runtime,
+               "Calculated padded input size per channel: (", padded[0], " x ", padded[1],
+               "). Kernel size: (", reach[0], " x ", reach[1],
+               "). Kernel size can't be greater than actual input size\nhint: pad the input or use a smaller "
+               "kernel or dilation");
+  TANDEM_CHECK(weight.size(2) > 0 && weight.size(3) > 0, Runtime,
+               "kernel size should be greater than zero, but got kernel_height: ", weight.size(2),
+               " kernel_width: ", weight.size(3));
   check_same_device("conv2d", input, weight, "input", "weight");
+  // PyTorch checks the bias's dtype first when there is one (the hint is the weight check's: the same fix).
+  const DType param = bias ? bias->dtype() : input.dtype();
+  TANDEM_CHECK(!bias || param == input.dtype(), Runtime, "Input type (", dtype_cpp_name(input.dtype()),
+               ") and bias type (", dtype_cpp_name(param), ") should be the same\nhint: the input is ",
+               dtype_name(input.dtype()), " and the parameters are ", dtype_name(param),
+               "; convert the input, e.g. x.", param == DType::Float32 ? "float()" : "to(bias.dtype)",
+               input.dtype() == DType::Float64 ? " (NumPy arrays are float64 by default: tandem.from_numpy("
+                                                 "a.astype(np.float32)))"
+                                               : "");
   TANDEM_CHECK(input.dtype() == weight.dtype(), Runtime, "expected scalar type ", dtype_title(input.dtype()),
                " but found ", dtype_title(weight.dtype()), "\nhint: the input is ", dtype_name(input.dtype()),
                " and the weights are ", dtype_name(weight.dtype()), "; convert the input, e.g. x.",
@@ -138,6 +167,12 @@ Conv2dGrads conv2d_backward_recorded(const Tensor& grad, const Tensor& input, co
 std::vector<Tensor> conv2d_formula(autograd::FormulaNode& n, const Tensor& grad) {
   const bool unbatched = n.variant == 1;
   Tensor input = n.saved_tensor(0), weight = n.saved_tensor(1);
+  if (input.size(unbatched ? 0 : 1) == 0) {  // no channels: the (channel-less) output depends on nothing
+    auto zeros = [&](int i, const DimVector& sizes) {
+      return n.needs_input_grad(i) ? full(sizes, Scalar(0.0), weight.dtype(), weight.device()) : Tensor();
+    };
+    return {zeros(0, input.sizes()), zeros(1, weight.sizes()), zeros(2, DimVector{weight.size(0)})};
+  }
   const bool builds_graph = autograd::GradMode::is_enabled() &&
                             (grad.requires_grad() || input.requires_grad() || weight.requires_grad());
   Conv2dGrads r = (builds_graph ? conv2d_backward_recorded : conv2d_backward)(
@@ -166,15 +201,19 @@ Tensor conv2d(const Tensor& input_, const Tensor& weight_, const std::optional<T
   TANDEM_CHECK(
       g.oh > 0 && g.ow > 0, Runtime, "Calculated output size: (", weight.size(0), "x", g.oh, "x", g.ow,
       "). Output size is too small\nhint: the kernel (with dilation) is larger than the padded input");
-  const int64_t cout = weight.size(0), coutg = cout / groups, ck = g.c * g.kh * g.kw, l = g.oh * g.ow;
+  // An input without channels gives an output without channels (PyTorch's shape, not weight.size(0) channels
+  // of bias): there is nothing to convolve, so no group runs.
+  const bool no_channels = input.size(1) == 0;
+  const int64_t cout = no_channels ? 0 : weight.size(0), coutg = cout / groups, ck = g.c * g.kh * g.kw,
+                l = g.oh * g.ow;
   // Per group and round of batch elements: the patch matrix, then one batched GEMM (its filters times each
   // element's columns) written straight into those elements' output channels. A bias starts the output,
   // which the GEMMs then add to (one pass over the output, not two).
   Tensor out = empty(DimVector{g.n, cout, g.oh, g.ow}, input.dtype(), input.device());
-  if (bias) copy_(out, expand(view(alias(*bias), DimVector{1, cout, 1, 1}), out.sizes()));
+  if (bias && !no_channels) copy_(out, expand(view(alias(*bias), DimVector{1, cout, 1, 1}), out.sizes()));
   const int64_t round = batch_per_round(g, input.device());
   Tensor buffer = empty(DimVector{ck, round * l}, input.dtype(), input.device());
-  for (int64_t gi = 0; gi < groups; ++gi) {
+  for (int64_t gi = 0; gi < groups && !no_channels; ++gi) {
     Tensor w = reshape(group_slice(weight, 0, gi, groups), DimVector{coutg, ck});
     Tensor input_g = contiguous(group_slice(input, 1, gi, groups));
     for (int64_t n0 = 0; n0 < g.n; n0 += round) {

@@ -64,13 +64,17 @@ void check_transposed_args(const Tensor& input, const Tensor& weight, const std:
     TANDEM_CHECK(stride[i] > 0, Runtime, "non-positive stride is not supported");
     TANDEM_CHECK(padding[i] >= 0, Runtime, "negative padding is not supported");
     TANDEM_CHECK(output_padding[i] >= 0, Runtime, "negative output_padding is not supported");
-    TANDEM_CHECK(dilation[i] > 0, Runtime, "non-positive dilation is not supported");
+    // PyTorch words a negative dilation and a zero one differently (two checks)
+    TANDEM_CHECK(dilation[0] >= 0 && dilation[1] >= 0, Runtime, "dilation should be greater than zero");
+    TANDEM_CHECK(dilation[i] > 0, Runtime,
+                 "dilation should be greater than zero, but got dilation_height: ", dilation[0],
+                 ", dilation_width: ", dilation[1]);
     TANDEM_CHECK(output_padding[i] < stride[i] || output_padding[i] < dilation[i], Runtime,
                  "output padding must be smaller than either stride or dilation");
   }
   TANDEM_CHECK(weight.size(0) % groups == 0, Runtime, "Given groups=", groups,
-               ", expected weight to be divisible by ", groups, " at dimension 0, but got weight of size ",
-               weight.shape_str(), " instead");
+               ", expected weight to be divisible by ", groups, " at dimension 0, but got weight of size [",
+               weight.shape_str(), "] instead");  // the doubled brackets are PyTorch's
   TANDEM_CHECK(input.size(1) == weight.size(0), Runtime, "Given transposed=1, weight of size ",
                weight.shape_str(), ", expected input", input.shape_str(), " to have ", weight.size(0),
                " channels, but got ", input.size(1), " channels instead");

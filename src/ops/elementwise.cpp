@@ -705,8 +705,9 @@ Tensor clamp_(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> h
 
 Tensor round(const Tensor& x, int64_t decimals) {
   if (decimals == 0) return round(x);
-  TANDEM_CHECK(is_floating(x.dtype()), NotImplemented, "\"round_decimals\" not implemented for '",
-               dtype_title(x.dtype()), "'\nhint: integers are already round; drop decimals=");
+  TANDEM_CHECK(is_floating(x.dtype()), NotImplemented, "\"round_", x.device().is_cpu() ? "cpu" : "cuda",
+               "\" not implemented for '", dtype_title(x.dtype()),
+               "'\nhint: integers are already round; drop decimals=");
   // As PyTorch: scale, round half to even, scale back (so 0.125 -> 0.12 at 2 decimals).
   double ten = std::pow(10.0, static_cast<double>(decimals < 0 ? -decimals : decimals));
   if (decimals > 0) return div(round(mul(x, Scalar(ten))), Scalar(ten));

@@ -138,6 +138,13 @@ Histogram finish(const Tensor& x, const Tensor& edges, int64_t bins, BinRule rul
 
 Tensor histc(const Tensor& x, int64_t bins, double min, double max) {
   profiler::RecordScope profile_scope("aten::histc", x, bins, min, max);
+  if (is_complex(x.dtype())) {  // no order: PyTorch's errors, from its range search or its kernel
+    TANDEM_CHECK(min != max, Type, "aminmax not implemented for ", dtype_title(x.dtype()),
+                 "\nhint: histogram the real parts or the magnitudes, e.g. x.abs()");
+    TANDEM_THROW(NotImplemented, "\"histogram_", x.device().is_cpu() ? "cpu" : "cuda",
+                 "\" not implemented for '", dtype_title(x.dtype()),
+                 "'\nhint: histogram the real parts or the magnitudes, e.g. x.abs()");
+  }
   check_bins(bins);
   double lo = min, hi = max;
   if (lo == hi && x.numel() > 0) {

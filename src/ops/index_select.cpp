@@ -217,6 +217,7 @@ Tensor take(const Tensor& x, const Tensor& index) {
   TANDEM_CHECK(index.dtype() == DType::Int64, Runtime, "take(): Expected a long tensor for index, but got ",
                dtype_title(index.dtype()));
   const Tensor index64 = contiguous(index);
+  TANDEM_CHECK(x.numel() > 0 || index64.numel() == 0, Index, "take(): tried to take from an empty tensor");
   int64_t bad;
   TANDEM_CHECK(index_in_range(index64, x.numel(), true, bad), Index, "out of range: tried to access index ",
                bad, " on a tensor of ", x.numel(), " elements.");

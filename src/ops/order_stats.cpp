@@ -100,7 +100,14 @@ std::vector<Tensor> evenly_distribute_backward(autograd::FormulaNode& n, const T
   return {div(mul(mask, g), sum(mask))};
 }
 
+// Complex values have no order: PyTorch's NotImplementedError, naming its kernel.
+void check_not_complex(const Tensor& x, const char* kernel) {
+  TANDEM_CHECK(!is_complex(x.dtype()), NotImplemented, "\"", kernel, "\" not implemented for '",
+               dtype_title(x.dtype()), "'\nhint: order the real parts or the magnitudes, e.g. x.abs()");
+}
+
 Tensor median_all(const Tensor& x, bool ignore_nan) {
+  check_not_complex(x, x.device().is_cpu() ? "median_cpu" : "median_cuda");
   if (autograd::should_record(x)) {
     Tensor out = autograd::without_grad([&] { return median_all(x, ignore_nan); });
     auto node = autograd::make_node(ignore_nan ? "NanmedianBackward0" : "MedianBackward0",
@@ -131,9 +138,11 @@ Tensor nanmedian(const Tensor& x) {
   return median_all(x, true);
 }
 ValuesIndices median(const Tensor& x, int64_t dim, bool keepdim) {
+  check_not_complex(x, "median_out");
   return median_along(x, dim, keepdim, false);
 }
 ValuesIndices nanmedian(const Tensor& x, int64_t dim, bool keepdim) {
+  check_not_complex(x, "median_out");
   return median_along(x, dim, keepdim, true);
 }
 

@@ -22,9 +22,9 @@ int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t 
 
 // The input as a contiguous 4-D tensor (3-D inputs gain a batch dim of 1).
 Tensor as_batched(const Tensor& input, const char* op) {
-  TANDEM_CHECK(input.dim() == 3 || input.dim() == 4, Runtime, op,
-               ": Expected 3D or 4D (batch mode) tensor for input, but got: ", input.shape_str(),
-               "\nhint: pass images as N x C x H x W");
+  TANDEM_CHECK(input.dim() == 3 || input.dim() == 4, Runtime,
+               "non-empty 3D or 4D (batch mode) tensor expected for input\nhint: ", op,
+               " takes images as (C, H, W) or (N, C, H, W); this input has size ", input.shape_str());
   TANDEM_CHECK(is_floating(input.dtype()), NotImplemented, "\"", op, "\" not implemented for '",
                dtype_title(input.dtype()), "'\nhint: pool floating-point tensors, e.g. input.float()");
   Tensor x = contiguous(alias(input));
@@ -35,14 +35,24 @@ Window2d pool_window(const Tensor& x4, Pair kernel, Pair stride, Pair padding, P
                      const char* op) {
   Window2d g =
       window_geometry(x4.size(0), x4.size(1), x4.size(2), x4.size(3), kernel, stride, padding, dilation);
-  for (int i = 0; i < 2; ++i) {
-    TANDEM_CHECK(kernel[i] > 0, Runtime, op, ": kernel_size must be greater than zero");
-    TANDEM_CHECK(stride[i] > 0, Runtime, op, ": stride must be greater than zero");
-    TANDEM_CHECK(dilation[i] > 0, Runtime, op, ": dilation must be greater than zero");
-    TANDEM_CHECK(padding[i] >= 0 && padding[i] <= kernel[i] / 2, Runtime,
+  // PyTorch's checks in its order (a zero kernel is a zero default stride, reported as such).
+  for (int i = 0; i < 2; ++i) TANDEM_CHECK(stride[i] != 0, Runtime, "stride should not be zero");
+  for (int i = 0; i < 2; ++i)
+    TANDEM_CHECK(padding[i] >= 0, Runtime, "pad must be non-negative, but got pad: ", padding[i]);
+  for (int i = 0; i < 2; ++i)
+    TANDEM_CHECK(padding[i] <= kernel[i] / 2, Runtime,
                  "pad should be at most half of effective kernel size, but got pad=", padding[i],
                  ", kernel_size=", kernel[i], " and dilation=", dilation[i]);
-  }
+  TANDEM_CHECK(kernel[0] > 0 && kernel[1] > 0, Runtime,
+               "kernel size should be greater than zero, but got kH: ", kernel[0], " kW: ", kernel[1]);
+  TANDEM_CHECK(stride[0] > 0 && stride[1] > 0, Runtime,
+               "stride should be greater than zero, but got dH: ", stride[0], " dW: ", stride[1]);
+  TANDEM_CHECK(dilation[0] > 0 && dilation[1] > 0, Runtime,
+               "dilation should be greater than zero, but got dilationH: ", dilation[0],
+               " dilationW: ", dilation[1]);
+  TANDEM_CHECK(g.c > 0 && g.h > 0 && g.w > 0, Runtime,
+               "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:",
+               x4.shape_str());
   g.oh = pooled_size(g.h, g.kh, g.ph, g.sh, g.dh, ceil_mode);
   g.ow = pooled_size(g.w, g.kw, g.pw, g.sw, g.dw, ceil_mode);
   TANDEM_CHECK(g.oh > 0 && g.ow > 0, Runtime, "Given input size: (", g.c, "x", g.h, "x", g.w,
@@ -197,12 +207,15 @@ Window2d adaptive_window(const Tensor& x4, Pair output_size) {
   g.w = x4.size(3);
   g.oh = output_size[0];
   g.ow = output_size[1];
-  TANDEM_CHECK(g.oh >= 0 && g.ow >= 0, Runtime, "adaptive_avg_pool2d: elements of output_size must be >= 0");
+  TANDEM_CHECK(
+      g.oh >= 0 && g.ow >= 0, Runtime,
+      "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {", g.oh,
+      ", ", g.ow, "}");
   TANDEM_CHECK(
       g.h > 0 && g.w > 0, Runtime,
       "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but input "
       "has sizes ",
-      x4.shape_str(), " with dimension 2 or 3 being empty");
+      x4.shape_str(), " with dimension ", g.h > 0 ? 3 : 2, " being empty");
   return g;
 }
 }  // namespace

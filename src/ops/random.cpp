@@ -239,9 +239,16 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, G
       g.reserve(philox_blocks(rows * (replacement ? num_samples : k),
                               replacement ? Uniform32Dist::kPerBlock : OpenUniform32Dist::kPerBlock));
   MultinomialStatus status = kernel_table(out.device().type).random.multinomial(out, weights, replacement, s);
-  TANDEM_CHECK(status != MultinomialStatus::kBadProbability, Runtime,
-               "probability tensor contains either `inf`, `nan` or element < 0",
-               "\nhint: weights must be finite and non-negative");
+  if (status == MultinomialStatus::kBadProbability) {
+    // PyTorch's texts: its sampler with replacement (more than one sample) names the fault it found, its
+    // other samplers all three.
+    TANDEM_CHECK(replacement && num_samples > 1, Runtime,
+                 "probability tensor contains either `inf`, `nan` or element < 0",
+                 "\nhint: weights must be finite and non-negative");
+    const bool negative = item(amin(weights)).to_double() < 0;  // NaN compares false: reported as NaN
+    TANDEM_THROW(Runtime, "invalid multinomial distribution (encountering probability entry ",
+                 negative ? "< 0" : "= infinity or NaN", ")\nhint: weights must be finite and non-negative");
+  }
   TANDEM_CHECK(status != MultinomialStatus::kZeroSum, Runtime,
                "invalid multinomial distribution (sum of probabilities <= 0)",
                "\nhint: every row needs at least one positive weight");

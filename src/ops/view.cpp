@@ -19,14 +19,18 @@ DimVector infer_size(IntArrayRef shape, int64_t numel) {
       TANDEM_CHECK(infer < 0, Runtime, "only one dimension can be inferred");
       infer = static_cast<int64_t>(i);
     } else {
-      TANDEM_CHECK(shape[i] >= 0, Runtime, "invalid shape dimension ", shape[i]);
+      TANDEM_CHECK(shape[i] >= 0, Runtime, "invalid shape dimension ", shape[i], " at index ", i,
+                   " of shape ", shape_to_string(shape));
       overflow |= __builtin_mul_overflow(known, shape[i], &known);
     }
   }
   // Sizes whose product overflows (compute_numel's rule: a later 0 does not undo it) hold no tensor: PyTorch
   // says so for an empty input and calls the shape invalid for any other.
-  TANDEM_CHECK(!overflow || numel != 0, Runtime, "numel: integer multiplication overflow for shape ",
-               shape_to_string(shape));
+  TANDEM_CHECK(!overflow || numel != 0, Runtime, "numel: integer multiplication overflow\nhint: the shape ",
+               shape_to_string(shape), " has more elements than int64 holds");
+  TANDEM_CHECK(overflow || infer < 0 || known != 0 || numel != 0, Runtime,
+               "cannot reshape tensor of 0 elements into shape ", shape_to_string(shape),
+               " because the unspecified dimension size -1 can be any value and is ambiguous");
   bool ok = !overflow && (infer >= 0 ? (known != 0 && numel % known == 0) : known == numel);
   TANDEM_CHECK(ok, Runtime, "shape '", shape_to_string(shape), "' is invalid for input of size ", numel);
   if (infer >= 0) out[infer] = numel / known;
@@ -268,7 +272,8 @@ Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
   TANDEM_CHECK(start >= -size && start <= size, Index, "start out of range (expected to be in range of [",
                -size, ", ", size, "], but got ", start, ")");
   if (start < 0) start += size;
-  TANDEM_CHECK(length >= 0 && start <= size - length, Runtime, "start (", start, ") + length (", length,
+  TANDEM_CHECK(length >= 0, Runtime, "narrow(): length must be non-negative.");
+  TANDEM_CHECK(start <= size - length, Runtime, "start (", start, ") + length (", length,
                ") exceeds dimension size (", size, ").");
   return slice(x, dim, start, start + length, 1);
 }

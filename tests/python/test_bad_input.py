@@ -109,10 +109,7 @@ CASES.update({
 
 # Where tandem's first line intentionally differs from PyTorch's (same exception type): the case and why.
 DIFFERENT_WORDING = {
-    "zeros/negative": "tandem names the shape: 'Trying to create tensor with negative dimension -1: [-1]'",
     "zeros/beyond_int64": "PyTorch names its C++ unpacking function; tandem says which argument kinds do not fit",
-    "expand/overflow": "tandem adds the shape to PyTorch's 'numel: integer multiplication overflow'",
-    "view/overflow": "as expand/overflow",
 }
 
 

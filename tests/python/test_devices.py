@@ -295,6 +295,11 @@ def test_float64_input_into_float32_weights_names_the_fix():
     assert "astype(np.float32)" in str(info.value)
     with pytest.raises(RuntimeError) as info:
         tandem.nn.Conv2d(1, 1, 3)(tandem.from_numpy(np.ones((1, 1, 5, 5))))
+    # PyTorch's first line names the bias, which it checks first
+    assert str(info.value).splitlines()[0] == "Input type (double) and bias type (float) should be the same"
+    assert "x.float()" in str(info.value) and "astype(np.float32)" in str(info.value)
+    with pytest.raises(RuntimeError) as info:
+        tandem.nn.Conv2d(1, 1, 3, bias=False)(tandem.from_numpy(np.ones((1, 1, 5, 5))))
     assert str(info.value).splitlines()[0] == "expected scalar type Double but found Float"
     assert "x.float()" in str(info.value)
 

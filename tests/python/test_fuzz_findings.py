@@ -74,8 +74,8 @@ def test_slice_with_a_step_past_the_end():
 
 
 def test_view_and_empty_shapes_that_overflow_are_refused():
-    with pytest.raises(RuntimeError, match=r"^numel: integer multiplication overflow for shape "
-                                           r"\[4611686018427387904, 4, 0\]$"):
+    with pytest.raises(RuntimeError, match=r"^numel: integer multiplication overflow\nhint: the shape "
+                                           r"\[4611686018427387904, 4, 0\] has more elements than int64 holds$"):
         tandem.zeros(0).view(2**62, 4, 0)
     with pytest.raises(RuntimeError, match="^Stride calculation overflowed\nhint: shape "):  # PyTorch's first line
         tandem.empty(0, 2**62, 4)

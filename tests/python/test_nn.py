@@ -215,7 +215,7 @@ def test_to_dtype_keeps_parameter_objects():
     assert [p.tolist() for p in params] == before
     net.to(dtype=tandem.float32)
     assert all(p.dtype == tandem.float32 for p in params)
-    with pytest.raises(TypeError, match="only accepts floating point dtypes"):
+    with pytest.raises(TypeError, match="only accepts floating point or complex dtypes"):
         net.to(tandem.int32)
 
 
@@ -336,11 +336,12 @@ def test_conv2d_unbatched_non_contiguous_and_errors(device):
         C.conv2d(tandem.ones(1, 4, 5, 5), T(w))
     with pytest.raises(RuntimeError, match=r"Expected 3D \(unbatched\) or 4D \(batched\) input to conv2d, but got input of size: \[5, 5\]"):
         C.conv2d(tandem.ones(5, 5), T(w))
-    with pytest.raises(RuntimeError, match=r"Given groups=2, expected weight to be divisible by 2 at dimension 0, but got weight of size \[3, 1, 3, 3\] instead"):
+    with pytest.raises(RuntimeError, match=r"Given groups=2, expected weight to be divisible by 2 at dimension 0, but got weight of size \[\[3, 1, 3, 3\]\] instead"):
         C.conv2d(tandem.ones(1, 2, 5, 5), tandem.ones(3, 1, 3, 3), groups=2)
     with pytest.raises(RuntimeError, match=r"Given groups=2, weight of size \[4, 1, 3, 3\], expected input\[1, 3, 5, 5\] to have 2 channels, but got 3 channels instead"):
         C.conv2d(tandem.ones(1, 3, 5, 5), tandem.ones(4, 1, 3, 3), groups=2)
-    with pytest.raises(RuntimeError, match="Output size is too small"):
+    with pytest.raises(RuntimeError, match=r"^Calculated padded input size per channel: \(2 x 2\). Kernel size: "
+                                           r"\(3 x 3\). Kernel size can't be greater than actual input size\n"):
         C.conv2d(tandem.ones(1, 3, 2, 2), T(w))
     with pytest.raises(RuntimeError, match=r"^expected scalar type Double but found Float\n"):
         C.conv2d(tandem.ones(1, 3, 5, 5, dtype=tandem.float64), T(w))
@@ -404,7 +405,7 @@ def test_pool_layers_and_errors(device):
     assert list(nn.AdaptiveAvgPool2d((None, 2))(x).shape) == [2, 3, 6, 2]
     with pytest.raises(RuntimeError, match="pad should be at most half of effective kernel size"):
         F.max_pool2d(x, 2, padding=2)
-    with pytest.raises(RuntimeError, match="Expected 3D or 4D"):
+    with pytest.raises(RuntimeError, match=r"^non-empty 3D or 4D \(batch mode\) tensor expected for input"):
         F.max_pool2d(tandem.ones(4, 4), 2)
     with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
         F.avg_pool2d(tandem.ones(1, 1, 4, 4, dtype=tandem.int64), 2)

@@ -376,6 +376,19 @@ def _bags_from_offsets(input, weight, offsets, num_bags, keep, per_sample_weight
     return total / count.clamp(min=1).unsqueeze(-1)
 
 
+def _check_bag_indices(input, rows):
+    """PyTorch's RuntimeError for an index outside the weight's rows. On the CPU only, as PyTorch (which asserts
+    on the device): on a GPU the check would cost a synchronisation, and index_select's own check still raises."""
+    if input.device.type != "cpu" or input.numel() == 0:
+        return
+    flat = input.reshape(-1)
+    bad = ((flat < 0) | (flat >= rows)).nonzero()
+    if bad.numel():
+        i = int(bad[0, 0])
+        raise RuntimeError(f"Index {i} of input takes value {int(flat[i])} which is not in the valid range "
+                           f"[0, {rows})")
+
+
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """Sum, mean or max of bags of rows of ``weight``: each row of a 2-D ``input`` is a bag, or the runs of a 1-D
@@ -411,6 +424,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if input.dtype not in (tandem.int64, tandem.int32):
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.type()} instead (while checking arguments for embedding_bag)")
+    _check_bag_indices(input, weight.size(0))
     if max_norm is not None:
         _renorm_rows_(weight, input, max_norm, norm_type)
     if per_sample_weights is not None and mode != "sum":

@@ -23,9 +23,14 @@ def bilinear(input1, input2, weight, bias=None):
     if tuple(input1.shape[:-1]) != tuple(input2.shape[:-1]):
         raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {list(input1.shape[:-1])} and "
                            f"{list(input2.shape[:-1])}")
-    if weight.dim() != 3 or input1.shape[-1] != weight.shape[1] or input2.shape[-1] != weight.shape[2]:
-        raise RuntimeError(f"bilinear(): input sizes do not match weight: got {list(input1.shape)}, "
-                           f"{list(input2.shape)} and weight {list(weight.shape)}")
+    if weight.dim() != 3:
+        raise RuntimeError(f"bilinear(): weight must be three-dimensional, but got {weight.dim()} dimensions")
+    if input1.shape[-1] != weight.shape[1]:  # PyTorch's checks and words
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.shape[-1]} but "
+                           f"expected {weight.shape[1]}")
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but "
+                           f"expected {weight.shape[2]}")
     out = tandem.einsum("...i,oij,...j->...o", input1, weight, input2)
     return out + bias if bias is not None else out
 
@@ -93,7 +98,7 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n):
         if bool(bad.any()):
             first = int(flat_idx[bad].reshape(-1)[0])
             raise RuntimeError(f"Found an invalid max index: {first} (output volumes are of size "
-                               f"{'x'.join(str(s) for s in out_size)}")
+                               f"{'x'.join(str(s) for s in out_size)})")
     out = tandem.zeros(*lead, plane, dtype=input.dtype, device=input.device)
     out = out.scatter(len(lead), flat_idx, input.reshape(*lead, -1))
     return out.reshape(*lead, *out_size)
@@ -146,6 +151,8 @@ def pdist(input, p=2):
     """Pairwise p-norm distances between the rows of a 2-D input: the upper triangle of cdist, row by row."""
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
     n = input.shape[0]
     rows, cols = tandem.triu_indices(n, n, 1, device=input.device)
     diff = input.index_select(0, rows) - input.index_select(0, cols)

@@ -91,8 +91,15 @@ def _check_conv(x, weight, bias, stride, padding, dilation, groups, output_paddi
         raise RuntimeError("negative output_padding is not supported")
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
+    if any(d < 0 for d in dilation):  # PyTorch words a negative dilation and a zero one differently
+        raise RuntimeError("dilation should be greater than zero")
     if any(d <= 0 for d in dilation):
-        raise RuntimeError("non-positive dilation is not supported")
+        if transposed and len(dilation) == 2:  # PyTorch's transposed kernel words it per axis
+            raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: {dilation[0]}, "
+                               f"dilation_width: {dilation[1]}")
+        if len(dilation) == 1:  # PyTorch's conv1d checks before running as a 2-d convolution
+            raise RuntimeError("non-positive dilation is not supported")
+        raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
     ws = list(weight.shape)
     if weight.dim() != x.dim():
         raise RuntimeError(f"Expected {weight.dim()}-dimensional input for {weight.dim()}-dimensional weight {ws}, "
@@ -153,7 +160,8 @@ def _conv3d_core(x, weight, bias, stride, padding, dilation, groups):
     cols = cols.permute(0, 4, 1, 3, 2, 5, 6).reshape(n * d_out, groups * kd * cg, h, w)
     w2 = weight.permute(0, 2, 1, 3, 4).reshape(o, kd * cg, kh, kw)
     out = _C.conv2d(cols, w2, bias, stride[1:], padding[1:], dilation[1:], groups)
-    return out.reshape(n, d_out, o, out.size(2), out.size(3)).permute(0, 2, 1, 3, 4).contiguous()
+    # out.size(1), not o: an input without channels has an output without channels (conv2d's, PyTorch's shape)
+    return out.reshape(n, d_out, out.size(1), out.size(2), out.size(3)).permute(0, 2, 1, 3, 4).contiguous()
 
 
 _CONV_CORES = {1: _conv1d_core, 2: _C.conv2d, 3: _conv3d_core}
@@ -823,8 +831,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                 raise TypeError(f"expected size to be one of int or Tuple[int] or Tuple[int, int] or "
                                 f"Tuple[int, int, int], but got size with types {[type(v) for v in size]}")
             output_size = list(size)
-        else:
+        elif isinstance(size, numbers.Integral):
             output_size = [size] * dim
+        else:  # a float or a tensor: PyTorch's parser refuses it as its kernel's size argument
+            raise TypeError(f"expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                            f"Tuple[int, int, int], but got size with types {[type(size)]}")
     elif scale_factor is not None:
         output_size = None
         if isinstance(scale_factor, (list, tuple)):
@@ -855,6 +866,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode == "lanczos":
         raise NotImplementedError("interpolate: mode='lanczos' is not supported by tandem\n"
                                   "hint: use mode='bicubic' with antialias=True")
+    if mode == "bicubic" and input.dim() != 4:  # PyTorch has no "needs 4D" message for bicubic
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for "
+                                  f"the modes: {_INTERP_MODES} (got {mode})")
     if mode in _MODE_DIMS and input.dim() != _MODE_DIMS[mode]:
         wanted = _MODE_DIMS[mode]
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {wanted}D input")

@@ -136,9 +136,9 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if input.device != grid.device:
         raise RuntimeError(f"grid_sampler(): expected input and grid to be on same device, but input is on "
                            f"{input.device} and grid is on {grid.device}")
-    if input.dtype != grid.dtype:
-        raise RuntimeError(f"grid_sampler(): expected input and grid to have same dtype, but input has "
-                           f"{input.dtype} and grid has {grid.dtype}")
+    if input.dtype != grid.dtype:  # PyTorch's words
+        raise RuntimeError(f"expected scalar type {input.dtype._scalar_type_name} but found "
+                           f"{grid.dtype._scalar_type_name}\nhint: give input and grid one dtype")
     if input.shape[0] != grid.shape[0]:
         raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with "
                            f"sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
@@ -147,10 +147,15 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         raise RuntimeError(f"grid_sampler(): expected grid to have size {nsp} in last dimension, but got grid with "
                            f"sizes {list(grid.shape)}")
     if input.dim() not in (4, 5) or grid.dim() != input.dim():
-        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, "
+        ranks = f"{input.dim()}D" if input.dim() in (4, 5) else "4D or 5D"
+        raise RuntimeError(f"grid_sampler(): expected {ranks} input and grid with same number of dimensions, "
                            f"but got input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
     if mode == "bicubic" and nsp != 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if not input.is_floating_point():  # PyTorch's kernels are floating-point only
+        kernel = f"grid_sampler_{nsp}d_cpu_kernel_impl" if input.device.type == "cpu" else f"grid_sampler_{nsp}d_cuda"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{input.dtype._scalar_type_name}\'\n'
+                                  f"hint: sample floating-point tensors, e.g. input.float()")
     for d in range(2, input.dim()):
         if input.shape[d] <= 0:
             raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial dimensions, but input has "

@@ -31,6 +31,9 @@ def linear(input, weight, bias=None):
     dense = isinstance(input, _C.Tensor)
     if input.dim() == 2 and bias is not None:
         return (_C.addmm if dense else tandem.addmm)(bias, input, weight.t())
+    if input.dim() == 0 or weight.dim() == 0:  # matmul would name itself in the message
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.dim()}D and "
+                           f"{weight.dim()}D")
     if bias is not None and input.dim() > 2 and bias.dim() == 1 and input.is_contiguous():
         # As PyTorch, the leading dims fold into one addmm: the bias joins the product before its single
         # rounding, so a float16/bfloat16 result is PyTorch's bit for bit (matmul then + bias rounds twice).
@@ -49,7 +52,16 @@ def relu_(input):
     return input.relu_()
 
 
+def _floating_kernel_only(input, kernel):
+    """PyTorch's NotImplementedError for an integer or bool input to a floating-point-only kernel (tandem's ops
+    would promote it)."""
+    if not (input.is_floating_point() or input.is_complex()):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{input.dtype._scalar_type_name}\'\n'
+                                  f"hint: convert the input first, e.g. input.float()")
+
+
 def gelu(input, approximate="none"):
+    _floating_kernel_only(input, "GeluKernelImpl")
     if approximate == "none":
         return tandem.gelu(input)
     if approximate == "tanh":
@@ -59,6 +71,7 @@ def gelu(input, approximate="none"):
 
 def silu(input, inplace=False):
     """x * sigmoid(x) (also called swish)."""
+    _floating_kernel_only(input, f"silu_{input.device.type}")
     return input.silu_() if inplace else tandem.silu(input)
 
 
@@ -266,6 +279,8 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
+    if divisor_override == 0:  # PyTorch's check, before tandem's refusal of the option
+        raise RuntimeError("divisor must be not zero")
     if divisor_override is not None:
         raise NotImplementedError("avg_pool2d: divisor_override is not supported\nhint: divide the sum yourself")
     return _C._avg_pool2d(input, kernel_size, _pool_stride(stride), padding, ceil_mode, count_include_pad)
@@ -295,10 +310,13 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
     dims = [0] + list(range(2, input.dim()))
     shape = [1, input.size(1)] + [1] * (input.dim() - 2)
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
+        if t is not None and t.numel() != input.size(1):  # PyTorch's checks, in its order
+            raise RuntimeError(f"{name} should contain {input.size(1)} elements not {t.numel()}")
     if training:
         count = input.numel() // input.size(1)
         if count <= 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got input size {list(input.shape)}")
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
         mean = input.mean(dim=dims)
         var = input.var(dim=dims, correction=0)
         if running_mean is not None:
@@ -324,6 +342,10 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
             f"Given normalized_shape={list(normalized_shape)}, expected input with shape [*, "
             f"{', '.join(str(s) for s in normalized_shape)}], but got input of size{list(input.shape)}"
         )
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != normalized_shape:  # PyTorch's check (broadcasting would hide it)
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{list(t.shape)} and normalized_shape = {list(normalized_shape)}")
     dims = list(range(input.dim() - k, input.dim()))
     mean = input.mean(dim=dims, keepdim=True)
     var = input.var(dim=dims, correction=0, keepdim=True)
@@ -344,6 +366,12 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     tensors)."""
     if weight.dim() != 2:  # PyTorch's check (weight.size(1) below would raise an IndexError instead)
         raise RuntimeError("'weight' must be 2-D")
+    if input.dtype not in (tandem.int64, tandem.int32):
+        # PyTorch names a bool tensor by its legacy backend type, any other by its tensor type
+        got = f"{'CUDA' if input.is_cuda else 'CPU'}BoolType" if input.dtype == tandem.bool else input.type()
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {got} instead (while checking arguments for embedding)\n"
+                           f"hint: indices are integers, e.g. indices.long()")
     if padding_idx is not None:
         if not -weight.size(0) <= padding_idx < weight.size(0):
             raise AssertionError("Padding_idx must be within num_embeddings")
@@ -448,6 +476,22 @@ def _check_targets(target, classes):
         raise IndexError(f"Target {int(target[bad][0])} is out of bounds.")
 
 
+def _check_class_target(input, target):
+    """PyTorch's checks of class-index targets against an (N, C, *) input: the shape, then the dtype."""
+    if input.dim() == 2 and target.dim() != 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input.dim() == 4 and target.dim() != 3:
+        raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of dimension: "
+                           f"{target.dim()}")
+    expected = [input.size(0)] + list(input.shape[2:])
+    if list(target.shape) != expected:
+        if input.dim() == 4:  # PyTorch's 2-d kernel words it so (its parenthesis unclosed)
+            raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}")
+        raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
+    if target.dtype not in (tandem.int64, tandem.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype._scalar_type_name}")
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """-input[n, target[n]] (times the class weight), averaged over the weights of the kept targets."""
     if _amp_active():  # PyTorch's autocast list: fp32
@@ -459,13 +503,18 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     _check_class_weight(weight, input)
     batched = input.dim() >= 2
     if not batched:
+        if target.dim() == 1:  # PyTorch takes a 1-element 1-D target for a 1-D input
+            if target.numel() != 1:
+                raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.numel()}")
+            target = target.reshape(())
         input, target = input.unsqueeze(0), target.unsqueeze(0)
-    if target.shape[0] != input.shape[0]:
+    if target.dim() > 0 and target.shape[0] != input.shape[0]:
         raise ValueError(
             f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({target.shape[0]})."
         )
+    _check_class_target(input, target)
     keep = target != ignore_index
-    safe_target = tandem.where(keep, target, 0)
+    safe_target = tandem.where(keep, target, 0).long()  # uint8 targets too (gather takes int64 indices)
     _check_targets(safe_target, input.shape[1])
     picked = -tandem.gather(input, 1, safe_target.unsqueeze(1)).squeeze(1)
     w = keep.to(input.dtype)
@@ -488,12 +537,17 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     class_dim = 1 if input.dim() >= 2 else 0
-    _check_class_weight(weight, input, "cross_entropy: " if target.is_floating_point() else "")
+    # As PyTorch: a target of the input's shape holds class probabilities, any other class indices.
+    probabilities = tuple(target.shape) == tuple(input.shape)
+    if probabilities and not (target.is_floating_point() or target.is_complex()):
+        raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                           f"{target.dtype._scalar_type_name}")
+    _check_class_weight(weight, input, "cross_entropy: " if probabilities else "")
     logp = log_softmax(input, class_dim)
     num_classes = input.size(class_dim)
-    if target.is_floating_point():  # class probabilities
+    if probabilities:
         if label_smoothing > 0:
             target = target * (1 - label_smoothing) + label_smoothing / num_classes
         per_class = logp * target
@@ -527,7 +581,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 def _check_same_size(input, target):
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(
-            f"Using a target size ({tuple(target.shape)}) that is different to the input size ({tuple(input.shape)}) "
+            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) "
             "is deprecated. Please ensure they have the same size."
         )
 
@@ -547,6 +601,9 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     diff = input - target
+    if not (diff.is_floating_point() or diff.is_complex()):  # PyTorch's kernel takes the promoted dtype
+        raise NotImplementedError(f'"mse_{diff.device.type}" not implemented for \'{diff.dtype._scalar_type_name}\'\n'
+                                  f"hint: compare floating-point tensors, e.g. input.float()")
     return _reduce(_elementwise_weight(diff * diff, weight), reduction)
 
 
@@ -558,6 +615,13 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _reduce(_elementwise_weight(tandem.abs(input - target), weight), reduction)
 
 
+def _check_probabilities(input):
+    """PyTorch's check that binary_cross_entropy's input are probabilities (NaN is not). On the CPU only, as
+    PyTorch (which asserts on the device): on a GPU the check would cost a synchronisation per loss."""
+    if input.device.type == "cpu" and input.numel() and not ((input >= 0) & (input <= 1)).all():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+
+
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """-(t log x + (1 - t) log(1 - x)), each log clamped at -100 as PyTorch does."""
     if _amp_active():  # PyTorch's autocast list: bce
@@ -565,6 +629,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _check_same_size(input, target)
+    _check_probabilities(input)
     log_x = tandem.clamp(tandem.log(input), min=-100)
     log_1mx = tandem.clamp(tandem.log(1 - input), min=-100)
     loss = -(target * log_x + (1 - target) * log_1mx)
@@ -582,7 +647,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if tuple(input.shape) != tuple(target.shape):
-        raise ValueError(f"Target size ({tuple(target.shape)}) must be the same as input size ({tuple(input.shape)})")
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     # softplus(-x) = log(1 + e^-x) as logaddexp(-x, 0): stable, and smooth at x = 0 (the split form
     # max(-x, 0) + log1p(e^-|x|) has kinks there whose subgradients gave -t instead of 1/2 - t).
     softplus_neg = tandem.logaddexp(-input, 0.0)

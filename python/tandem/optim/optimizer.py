@@ -52,7 +52,7 @@ class Optimizer:
         if isinstance(params, Tensor):
             raise TypeError(
                 "params argument given to the optimizer should be an iterable of Tensors or dicts, but got "
-                + type(params).__name__
+                + params.type()
             )
         param_groups = list(params)
         if len(param_groups) == 0:
@@ -73,7 +73,7 @@ class Optimizer:
 
     def add_param_group(self, param_group):
         if not isinstance(param_group, dict):
-            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params = param_group["params"]
         if isinstance(params, Tensor):
             params = [params]
@@ -87,6 +87,8 @@ class Optimizer:
         for p in params:
             if not isinstance(p, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is " + type(p).__name__)
+            if not self.defaults.get("differentiable", None) and not (p.is_leaf or p.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")  # its .grad would never be filled
         group = dict(param_group, params=params)
         for name, default in self.defaults.items():
             if default is required and name not in group:

@@ -312,6 +312,9 @@ def div(a, b, rounding_mode=None):
 
 def pow(a, exponent):  # noqa: A001  (the method's name)
     """Values raised to a positive number (zero stays zero, so the pattern holds)."""
+    if not isinstance(exponent, Tensor) and not _is_sparse(exponent) and exponent == 0:  # PyTorch's words
+        raise RuntimeError("pow: cannot raise to zeroth power on sparse tensor; it would make the result tensor "
+                           "dense\nhint: use .to_dense() first")
     if isinstance(exponent, Tensor) or _is_sparse(exponent) or not exponent > 0:
         raise RuntimeError(f"pow(): a sparse tensor's exponent must be a positive number, got {exponent!r}\nhint: "
                            "other exponents do not keep zeros zero; use .to_dense() first")

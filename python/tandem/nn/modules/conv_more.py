@@ -40,7 +40,7 @@ class _ConvTransposeNd(_ConvNd):
         if output_size is None:
             return tuple(self.output_padding)
         non_spatial = 2 if input.dim() == num_spatial_dims + 2 else 1
-        output_size = list(output_size)
+        # kept as given (a tuple or a list): the message below shows it as PyTorch does
         if len(output_size) == non_spatial + num_spatial_dims:
             output_size = output_size[non_spatial:]
         if len(output_size) != num_spatial_dims:

@@ -421,14 +421,16 @@ class Module:
 
     def to(self, *args, memory_format=None, **kwargs):
         device, dtype, non_blocking = _parse_to(*args, **kwargs)
-        if dtype is not None and not dtype.is_floating_point:
-            raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}")
+        if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
+            raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired "
+                            f"dtype={dtype}")
 
         def convert(t):
-            # As PyTorch: memory_format applies to the 4-D and 5-D tensors (conv weights) only.
+            # As PyTorch: memory_format applies to the 4-D and 5-D tensors (conv weights) only; the dtype to the
+            # floating and complex ones.
             fmt = {"memory_format": memory_format} if memory_format is not None and t.dim() in (4, 5) else {}
-            return t.to(device=device, dtype=dtype if t.is_floating_point() else None, non_blocking=non_blocking,
-                        **fmt)
+            keeps_dtype = not (t.is_floating_point() or t.is_complex())
+            return t.to(device=device, dtype=None if keeps_dtype else dtype, non_blocking=non_blocking, **fmt)
 
         return self._apply(convert)
 

@@ -305,6 +305,8 @@ class RNNBase(Module):
             if lstm:
                 self._check_state(h0, h_shape, "Expected hidden[0] size {}, got {}")
                 self._check_state(c0, c_shape, "Expected hidden[1] size {}, got {}")
+                if len(hx) != 2:  # a third state would be ignored
+                    raise RuntimeError("lstm expects two hidden states")
             else:
                 self._check_state(h0, h_shape)
             if sorted_indices is not None:
@@ -437,6 +439,15 @@ class RNNCellBase(Module):
             input = input.unsqueeze(0)
         states = [tandem.zeros((input.shape[0], self.hidden_size), dtype=input.dtype, device=input.device)
                   if s is None else (s if batched else s.unsqueeze(0)) for s in states]
+        # PyTorch's checks and messages (the GEMMs below would name themselves instead)
+        if input.size(1) != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {input.size(1)} expected {self.input_size}")
+        for i, s in enumerate(states):
+            if s.dim() == 2 and s.size(0) != input.size(0):
+                raise RuntimeError(f"Input batch size {input.size(0)} doesn't match hidden{i} batch size {s.size(0)}")
+            if s.dim() == 2 and s.size(1) != self.hidden_size:
+                raise RuntimeError(f"hidden{i} has inconsistent hidden_size: got {s.size(1)}, expected "
+                                   f"{self.hidden_size}")
         return input, states, batched
 
     def _step(self, kind, input, h, c):

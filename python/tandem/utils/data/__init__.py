@@ -3,5 +3,5 @@ from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, Sta
                       Subset, TensorDataset, random_split)
 from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,  # noqa: F401
                       WeightedRandomSampler)
-from .dataloader import DataLoader, default_collate, get_worker_info  # noqa: F401
+from .dataloader import DataLoader, default_collate, default_convert, get_worker_info  # noqa: F401
 from .distributed import DistributedSampler  # noqa: F401

@@ -17,6 +17,22 @@ from .dataset import IterableDataset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 
+def default_convert(data):
+    """``data`` with its NumPy arrays and numbers as tensors, recursing into mappings, namedtuples and sequences
+    (tuples become lists, as in PyTorch); anything else is returned as it is."""
+    if isinstance(data, Tensor):
+        return data
+    if type(data).__module__ == "numpy" and hasattr(data, "dtype"):
+        return data if data.dtype.kind in "SUO" else tandem.as_tensor(data)  # strings and objects stay
+    if isinstance(data, collections.abc.Mapping):
+        return {key: default_convert(value) for key, value in data.items()}
+    if isinstance(data, tuple) and hasattr(data, "_fields"):  # namedtuple
+        return type(data)(*(default_convert(d) for d in data))
+    if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
+        return [default_convert(d) for d in data]
+    return data
+
+
 def default_collate(batch):
     """Stacks tensors, turns numbers into tensors, and recurses into dicts, tuples, namedtuples and lists."""
     elem = batch[0]
@@ -24,10 +40,8 @@ def default_collate(batch):
         return tandem.stack(batch, 0)
     if type(elem).__module__ == "numpy" and hasattr(elem, "shape"):
         return default_collate([tandem.as_tensor(b) for b in batch])
-    if isinstance(elem, bool):
-        return tandem.tensor(batch, dtype=tandem.bool)
-    if isinstance(elem, int):
-        return tandem.tensor(batch, dtype=tandem.int64)
+    if isinstance(elem, int):  # bools too; the dtype is inferred from the whole batch ([1, 2.5] is float32)
+        return tandem.tensor(batch)
     if isinstance(elem, float):
         return tandem.tensor(batch, dtype=tandem.float64)
     if isinstance(elem, (str, bytes)):
