@@ -121,17 +121,25 @@ def _window(name, body):
     return fn
 
 
+def _rounded(n, c):
+    """c rounded to a 16-bit n's dtype: PyTorch's float16/bfloat16 windows are the products with their numbers
+    rounded to the window's dtype first (a plain `n * number` keeps the number in float32, as PyTorch does)."""
+    if n.dtype in (_C.float16, _C.bfloat16):
+        return _C.full([], c, dtype=n.dtype).item()
+    return c
+
+
 def _hamming(n, length, alpha=0.54, beta=0.46):
-    return (n * (math.pi * 2.0 / (length - 1))).cos() * -beta + alpha
+    return (n * _rounded(n, math.pi * 2.0 / (length - 1))).cos() * _rounded(n, -beta) + alpha
 
 
 def _blackman(n, length):
-    n = n * (math.pi / (length - 1))
-    return (n * 4).cos() * 0.08 - (n * 2).cos() * 0.5 + 0.42
+    n = n * _rounded(n, math.pi / (length - 1))
+    return (n * 4).cos() * _rounded(n, 0.08) - (n * 2).cos() * 0.5 + 0.42
 
 
 def _bartlett(n, length):
-    n = n * (2.0 / (length - 1))
+    n = n * _rounded(n, 2.0 / (length - 1))
     half = ((length - 1) >> 1) + 1
     return _C.cat([n.narrow(0, 0, half), 2 - n.narrow(0, half, length - half)])
 

@@ -156,7 +156,8 @@ TANDEM_HOST_DEVICE inline double ndtri(double p) {
 }  // namespace special_math
 
 // float (and 16-bit) through the C library's lgammaf: half the time of the double function, within 2.5 ulp
-// (glibc), and accurate near lgamma's zeros too (1 and 2, -2.457..., where PyTorch's float lgamma is 1e-3 off).
+// (glibc), and accurate near lgamma's zeros too (1 and 2, -2.457..., where PyTorch's float lgamma is 1e-3
+// off).
 struct LgammaOp {
   template <typename T>
   TANDEM_HOST_DEVICE T operator()(T in) const {
