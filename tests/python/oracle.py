@@ -1,4 +1,7 @@
 """Helpers for comparing tandem against PyTorch (the oracle) without going through NumPy."""
+import re
+import warnings
+
 import torch
 
 import tandem
@@ -138,3 +141,24 @@ def assert_same_result(got, expected, exact):
             assert_same_result(g, e, exact)
     else:
         assert str(got).replace("tandem", "torch") == str(expected), (got, expected)
+
+
+def hostile_first_line(e):
+    """An error's first line with the device taken out: kernel names and tensor types carry it, and PyTorch,
+    the oracle of the hostile-input tests, runs on the CPU."""
+    line = (str(e).splitlines() or [""])[0].replace("tandem.", "torch.").replace("_cuda\"", "_cpu\"")
+    line = line.replace("torch.cuda.", "torch.").replace("CUDABoolType", "CPUBoolType")
+    return re.sub(r", device='cuda:\d'", "", line)
+
+
+def hostile_outcome(case, lib, device):
+    """("value", result) or ("error", exception) of case(lib, device), warnings silenced, device work finished."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            value = case(lib, device)
+        if lib is tandem and device.startswith("cuda"):
+            tandem.cuda.synchronize(device)
+        return "value", value
+    except Exception as e:  # noqa: BLE001 - the type is what the tests compare
+        return "error", e

@@ -5,14 +5,12 @@ line); where PyTorch returns, tandem returns the same values, dtype and shape. F
 PyTorch on purpose are in the harness's KNOWN tables with their reasons, and below where a test pins tandem's
 behaviour."""
 import math
-import re
-import warnings
 
 import pytest
 import torch
 
 import tandem
-from oracle import assert_same_result
+from oracle import hostile_first_line, hostile_outcome, assert_same_result
 
 N, INF = math.nan, math.inf
 
@@ -30,24 +28,6 @@ def lu(L, d):
 
 def B(L, d, shape=(3, 2)):
     return L.arange(float(shape[0] * shape[1]), dtype=L.float64, device=d).reshape(shape).sin()
-
-
-def _first_line(e):
-    # Kernel names carry the device ("cummax_cuda"): PyTorch, the oracle, runs on the CPU.
-    line = (str(e).splitlines() or [""])[0].replace("tandem.", "torch.").replace("_cuda\"", "_cpu\"")
-    return re.sub(r", device='cuda:\d'", "", line)
-
-
-def _outcome(case, lib, device):
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            value = case(lib, device)
-        if lib is tandem and device.startswith("cuda"):
-            tandem.cuda.synchronize(device)
-        return "value", value
-    except Exception as e:  # noqa: BLE001 - the type is what the test compares
-        return "error", e
 
 
 CASES = {
@@ -167,12 +147,12 @@ def test_hostile_input_matches_pytorch(name, device):
     if name in CPU_ONLY and device != "cpu":
         pytest.skip("PyTorch checks targets on the CPU only (a device-side assert on CUDA)")
     case = CASES[name]
-    kind, expected = _outcome(case, torch, "cpu")
-    got_kind, got = _outcome(case, tandem, device)
+    kind, expected = hostile_outcome(case, torch, "cpu")
+    got_kind, got = hostile_outcome(case, tandem, device)
     if kind == "error":
         assert got_kind == "error", f"PyTorch raises {type(expected).__name__}: {expected}; tandem returned {got!r}"
         assert type(got).__name__ == type(expected).__name__ or isinstance(got, type(expected)), (got, expected)
-        assert _first_line(got) == _first_line(expected)
+        assert hostile_first_line(got) == hostile_first_line(expected)
     else:
         assert got_kind == "value", f"PyTorch returns {expected!r}; tandem raised {got!r}"
         assert_same_result(got, expected, exact=False)

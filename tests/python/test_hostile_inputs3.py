@@ -5,14 +5,12 @@ tandem raises the same exception type with PyTorch's first line (tandem may add 
 returns, tandem returns the same values, dtype and shape."""
 import io
 import pickle
-import re
-import warnings
 
 import pytest
 import torch
 
 import tandem
-from oracle import assert_same_result
+from oracle import hostile_first_line, hostile_outcome, assert_same_result
 
 
 def T(L, values, d="cpu", dtype=None):
@@ -30,25 +28,6 @@ def X(L, shape, d="cpu", dtype="float32"):
 
 def F(L):
     return L.nn.functional
-
-
-def _first_line(e):
-    # Kernel names and tensor types carry the device: PyTorch, the oracle, runs on the CPU.
-    line = (str(e).splitlines() or [""])[0].replace("tandem.", "torch.").replace("_cuda\"", "_cpu\"")
-    line = line.replace("torch.cuda.", "torch.").replace("CUDABoolType", "CPUBoolType")
-    return re.sub(r", device='cuda:\d'", "", line)
-
-
-def _outcome(case, lib, device):
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            value = case(lib, device)
-        if lib is tandem and device.startswith("cuda"):
-            tandem.cuda.synchronize(device)
-        return "value", value
-    except Exception as e:  # noqa: BLE001 - the type is what the test compares
-        return "error", e
 
 
 def _checkpoint(L):
@@ -287,13 +266,13 @@ def test_hostile_input_matches_pytorch(name, device):
     if name in CPU_ONLY and device != "cpu":
         pytest.skip("PyTorch's CUDA names another kernel, or checks indices with a device-side assert")
     case = CASES[name]
-    kind, expected = _outcome(case, torch, "cpu")
-    got_kind, got = _outcome(case, tandem, device)
+    kind, expected = hostile_outcome(case, torch, "cpu")
+    got_kind, got = hostile_outcome(case, tandem, device)
     if kind == "error":
         assert got_kind == "error", f"PyTorch raises {type(expected).__name__}: {expected}; tandem returned {got!r}"
         assert type(got).__name__ == type(expected).__name__ or isinstance(got, type(expected)), (got, expected)
         if name not in TYPE_ONLY:
-            assert _first_line(got) == _first_line(expected)
+            assert hostile_first_line(got) == hostile_first_line(expected)
     else:
         assert got_kind == "value", f"PyTorch returns {expected!r}; tandem raised {got!r}"
         assert_same_result(got, expected, exact=False)
