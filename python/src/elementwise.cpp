@@ -184,6 +184,28 @@ nb::object with_alpha(const BinaryFns& f, nb::handle a, nb::handle b, nb::handle
   return apply_out(f, a, nb::cast(scaled), out);
 }
 
+// Tensor.add/sub(other, alpha=): self + alpha * other.
+nb::object alpha_method(const BinaryFns& f, const Tensor& self, nb::handle b, nb::handle alpha) {
+  return wrap(f.tt(self, scaled_other(f.name, self, b, alpha)));
+}
+
+// Tensor.add_/sub_(other, alpha=), in place; `name` is the method's, for the messages.
+nb::object alpha_method_inplace(const BinaryFns& f, const char* name, nb::handle self, nb::handle b,
+                                nb::handle alpha) {
+  const Tensor& t = self_tensor(self, name);
+  nb::object r = apply_inplace(f, t, nb::cast(scaled_other(name, t, b, alpha)));
+  TANDEM_CHECK(!r.is(Py_NotImplemented), Type, name, "(): argument 'other' must be Tensor or Number");
+  return nb::borrow(self);
+}
+
+// The deprecated (Number alpha, Tensor other) overloads take only that pair (anything else goes on to
+// nanobind's "incompatible function arguments"), and warn as PyTorch does, once per process whichever
+// deprecated overload comes first (python/tandem/_deprecated_overloads.py keeps that state and the text).
+void expect_deprecated_overload(const char* name, bool function, nb::handle alpha, nb::handle other) {
+  if (!PyNumber_Check(alpha.ptr()) || is_tensor(alpha) || !is_tensor(other)) throw nb::next_overload();
+  nb::module_::import_("tandem._deprecated_overloads").attr("warn_once")(name, function);
+}
+
 // tandem.exp(input, out=t) for the op list's unary ops.
 template <Tensor (*Fn)(const Tensor&), Tensor (*FnOut)(const Tensor&, const Tensor&)>
 nb::object unary_function(const Tensor& x, nb::handle out, const char* name) {
@@ -370,23 +392,37 @@ void init_elementwise(nb::module_& m) {
 
   // Tensor.add/sub(other, alpha=) and add_/sub_(other, alpha=) (hand-written SGD: p.data.add_(p.grad,
   // alpha=-lr)). Calls without alpha match the plain overloads defined with the op list above.
-#define TANDEM_ALPHA_METHODS(name)                                                                   \
-  tensor.def(                                                                                        \
-      #name,                                                                                         \
-      [](const Tensor& self, nb::handle b, nb::handle alpha) {                                       \
-        return wrap(name##_fns.tt(self, scaled_other(#name, self, b, alpha)));                       \
-      },                                                                                             \
-      nb::arg("other"), nb::kw_only(), nb::arg("alpha").none());                                     \
-  tensor.def(                                                                                        \
-      #name "_",                                                                                     \
-      [](nb::handle self, nb::handle b, nb::handle alpha) {                                          \
-        const Tensor& t = self_tensor(self, #name "_");                                              \
-        nb::object r = apply_inplace(name##_fns, t, nb::cast(scaled_other(#name "_", t, b, alpha))); \
-        TANDEM_CHECK(!r.is(Py_NotImplemented), Type,                                                 \
-                     #name "_(): argument 'other' must be Tensor or Number");                        \
-        return nb::borrow(self);                                                                     \
-      },                                                                                             \
-      nb::arg("other"), nb::kw_only(), nb::arg("alpha").none());
+#define TANDEM_ALPHA_METHODS(name)                                                                  \
+  tensor.def(                                                                                       \
+      #name,                                                                                        \
+      [](const Tensor& self, nb::handle b, nb::handle alpha) {                                      \
+        return alpha_method(name##_fns, self, b, alpha);                                            \
+      },                                                                                            \
+      nb::arg("other"), nb::kw_only(), nb::arg("alpha").none());                                    \
+  tensor.def(                                                                                       \
+      #name "_",                                                                                    \
+      [](nb::handle self, nb::handle b, nb::handle alpha) {                                         \
+        return alpha_method_inplace(name##_fns, #name "_", self, b, alpha);                         \
+      },                                                                                            \
+      nb::arg("other"), nb::kw_only(), nb::arg("alpha").none());                                    \
+  /* PyTorch's deprecated scalar-first overloads, t.add_(alpha, other) (old custom optimizers, the \
+     char-RNN tutorial): nanobind tries them only after the signatures above refuse a call, so the \
+     usual call pays nothing for them. */                                                          \
+  tensor.def(#name, [](const Tensor& self, nb::handle alpha, nb::handle b) {                        \
+    expect_deprecated_overload(#name, false, alpha, b);                                             \
+    return alpha_method(name##_fns, self, b, alpha);                                                \
+  });                                                                                               \
+  tensor.def(#name "_", [](nb::handle self, nb::handle alpha, nb::handle b) {                       \
+    expect_deprecated_overload(#name "_", false, alpha, b);                                         \
+    return alpha_method_inplace(name##_fns, #name "_", self, b, alpha);                             \
+  });                                                                                               \
+  m.def(                                                                                            \
+      #name,                                                                                        \
+      [](nb::handle a, nb::handle alpha, nb::handle b, nb::handle out) {                            \
+        expect_deprecated_overload(#name, true, alpha, b);                                          \
+        return with_alpha(name##_fns, a, b, alpha, out);                                            \
+      },                                                                                            \
+      nb::arg("input"), nb::arg("alpha"), nb::arg("other"), nb::kw_only(), nb::arg("out") = nb::none());
   TANDEM_ALPHA_METHODS(add)
   TANDEM_ALPHA_METHODS(sub)
 #undef TANDEM_ALPHA_METHODS

@@ -15,6 +15,7 @@ import numpy as np
 import tandem
 import tandem.distributed as dist
 import tandem.nn as nn
+from tandem.distributed.optim import ZeroRedundancyOptimizer
 from tandem.utils.data import DataLoader, TensorDataset
 from tandem.utils.data.distributed import DistributedSampler
 
@@ -280,6 +281,102 @@ def ddp_no_sync_accumulates(device, rank, world):
     (nn.functional.mse_loss(one(x[:4]), y[:4]) + nn.functional.mse_loss(one(x[4:]), y[4:])).backward()
     for a, b in zip(accumulated, one.parameters()):
         np.testing.assert_allclose(a.cpu().numpy(), b.grad.cpu().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def zero_training(device, rank, world, steps, bucket_view=False, state=None):
+    """(ZeRO model, ZeRO optimizer, reference model, reference Adam) after `steps` DDP steps on rank-split data
+    against one process on all of it; `state` (a full optimizer state dict) loaded into both first."""
+    tandem.manual_seed(0)
+    x_all = tandem.randn(4 * world, 8).to(device)
+    y_all = tandem.randn(4 * world, 4).to(device)
+    reference, model = make_model(device), make_model(device)
+    ddp = nn.parallel.DistributedDataParallel(model)
+    opt = ZeroRedundancyOptimizer(ddp.parameters(), optimizer_class=tandem.optim.Adam,
+                                  parameters_as_bucket_view=bucket_view, lr=0.05, betas=(0.8, 0.9))
+    ref_opt = tandem.optim.Adam(reference.parameters(), lr=0.05, betas=(0.8, 0.9))
+    if state is not None:
+        opt.load_state_dict(state)
+        ref_opt.load_state_dict(state)
+    mine = slice(4 * rank, 4 * rank + 4)
+    for _ in range(steps):
+        opt.zero_grad()
+        nn.functional.mse_loss(ddp(x_all[mine]), y_all[mine]).backward()
+        opt.step()
+        ref_opt.zero_grad()
+        nn.functional.mse_loss(reference(x_all), y_all).backward()
+        ref_opt.step()
+    return model, opt, reference, ref_opt
+
+
+def assert_same_params(model, reference):
+    for p, q in zip(model.parameters(), reference.parameters()):
+        np.testing.assert_allclose(p.detach().cpu().numpy(), q.detach().cpu().numpy(), rtol=1e-5, atol=1e-6)
+
+
+@check
+def zero_redundancy_optimizer_matches_adam(device, rank, world):
+    for bucket_view in (False, True):
+        model, opt, reference, _ = zero_training(device, rank, world, 4, bucket_view)
+        assert params_equal_on_all_ranks(model, world)
+        assert_same_params(model, reference)
+    # each parameter's state lives on its owner only: sorted-greedy by size, largest first (PyTorch's partition)
+    # (sizes 128, 64, 16, 4: rank 0 takes 128, rank 1 the rest, having the fewer elements at each choice)
+    owned = {tuple(p.shape) for p in opt.optim.state}
+    assert owned == ({(16, 8)} if rank == 0 else {(4, 16), (16,), (4,)}), owned
+    assert opt.param_groups[0]["betas"] == (0.8, 0.9) and opt.param_groups[0]["amsgrad"] is False
+
+
+@check
+def zero_redundancy_optimizer_state_dict_round_trip(device, rank, world):
+    _, opt, _, ref_opt = zero_training(device, rank, world, 3)
+    if rank == 1:
+        expect_raises(RuntimeError, "Optimizer state has not been consolidated on this rank. Please call "
+                      "`consolidate_state_dict(to=1)` on all ranks beforehand", opt.state_dict)
+    opt.consolidate_state_dict(to=0)
+    full = [None]
+    if rank == 0:
+        full[0] = opt.state_dict()
+        ref = ref_opt.state_dict()
+        assert list(full[0]["state"]) == [0, 1, 2, 3] and full[0]["param_groups"][0]["params"] == [0, 1, 2, 3]
+        for i in range(4):
+            assert full[0]["state"][i]["exp_avg"].device == tandem.device("cpu")
+            for name in ("step", "exp_avg", "exp_avg_sq"):
+                np.testing.assert_allclose(full[0]["state"][i][name].numpy(), ref["state"][i][name].cpu().numpy(),
+                                           rtol=1e-5, atol=1e-7)
+    dist.broadcast_object_list(full, src=0)
+    # training on from the consolidated state matches a plain Adam loaded with it
+    model, opt2, reference, _ = zero_training(device, rank, world, 2, state=full[0])
+    assert str(next(iter(opt2.optim.state.values()))["exp_avg"].device) == device
+    assert_same_params(model, reference)
+    expect_raises(ValueError, "loaded state dict has a different number of parameter groups",
+                  lambda: opt2.load_state_dict({"state": {}, "param_groups": []}))
+
+
+@check
+def zero_redundancy_optimizer_param_groups_and_errors(device, rank, world):
+    model = make_model(device)
+    first, second = list(model[0].parameters()), list(model[2].parameters())
+    opt = ZeroRedundancyOptimizer(first, tandem.optim.SGD, lr=0.1)
+    opt.add_param_group({"params": second, "lr": 0.01})
+    assert [len(g) for g in opt._partition_parameters()] == [2, 2]
+    assert [g["lr"] for g in opt.optim.param_groups] == [0.1, 0.01]
+    opt.param_groups[1]["lr"] = 0.5  # a scheduler's change reaches the local optimizer at the next step
+    for p in model.parameters():
+        p.grad = tandem.ones_like(p)
+    before = [p.detach().clone() for p in model.parameters()]
+    opt.step()
+    for p, b, lr in zip(model.parameters(), before, (0.1, 0.1, 0.5, 0.5)):
+        np.testing.assert_allclose((b - p.detach()).cpu().numpy(), np.full(tuple(p.shape), lr), rtol=1e-6)
+    expect_raises(ValueError, "ZeroRedundancyOptimizer got an empty parameter list",
+                  lambda: ZeroRedundancyOptimizer([], tandem.optim.SGD, lr=0.1))
+    expect_raises(TypeError, "`params` argument should be an iterable of Tensors, but got",
+                  lambda: ZeroRedundancyOptimizer(first[0], tandem.optim.SGD, lr=0.1))
+    expect_raises(TypeError, "`params` argument should be an iterable of Tensors or dicts",
+                  lambda: ZeroRedundancyOptimizer([first[0], {"params": second}], tandem.optim.SGD, lr=0.1))
+    expect_raises(ValueError, "only supports using the same dense type for all parameters",
+                  lambda: ZeroRedundancyOptimizer([first[0], first[1].double()], tandem.optim.SGD, lr=0.1))
+    expect_raises(NotImplementedError, "overlap_with_ddp=True",
+                  lambda: ZeroRedundancyOptimizer(first, tandem.optim.SGD, overlap_with_ddp=True, lr=0.1))
 
 
 class TwoHeads(nn.Module):
