@@ -392,36 +392,36 @@ void init_elementwise(nb::module_& m) {
 
   // Tensor.add/sub(other, alpha=) and add_/sub_(other, alpha=) (hand-written SGD: p.data.add_(p.grad,
   // alpha=-lr)). Calls without alpha match the plain overloads defined with the op list above.
-#define TANDEM_ALPHA_METHODS(name)                                                                  \
-  tensor.def(                                                                                       \
-      #name,                                                                                        \
-      [](const Tensor& self, nb::handle b, nb::handle alpha) {                                      \
-        return alpha_method(name##_fns, self, b, alpha);                                            \
-      },                                                                                            \
-      nb::arg("other"), nb::kw_only(), nb::arg("alpha").none());                                    \
-  tensor.def(                                                                                       \
-      #name "_",                                                                                    \
-      [](nb::handle self, nb::handle b, nb::handle alpha) {                                         \
-        return alpha_method_inplace(name##_fns, #name "_", self, b, alpha);                         \
-      },                                                                                            \
-      nb::arg("other"), nb::kw_only(), nb::arg("alpha").none());                                    \
+#define TANDEM_ALPHA_METHODS(name)                                                                 \
+  tensor.def(                                                                                      \
+      #name,                                                                                       \
+      [](const Tensor& self, nb::handle b, nb::handle alpha) {                                     \
+        return alpha_method(name##_fns, self, b, alpha);                                           \
+      },                                                                                           \
+      nb::arg("other"), nb::kw_only(), nb::arg("alpha").none());                                   \
+  tensor.def(                                                                                      \
+      #name "_",                                                                                   \
+      [](nb::handle self, nb::handle b, nb::handle alpha) {                                        \
+        return alpha_method_inplace(name##_fns, #name "_", self, b, alpha);                        \
+      },                                                                                           \
+      nb::arg("other"), nb::kw_only(), nb::arg("alpha").none());                                   \
   /* PyTorch's deprecated scalar-first overloads, t.add_(alpha, other) (old custom optimizers, the \
      char-RNN tutorial): nanobind tries them only after the signatures above refuse a call, so the \
      usual call pays nothing for them. */                                                          \
-  tensor.def(#name, [](const Tensor& self, nb::handle alpha, nb::handle b) {                        \
-    expect_deprecated_overload(#name, false, alpha, b);                                             \
-    return alpha_method(name##_fns, self, b, alpha);                                                \
-  });                                                                                               \
-  tensor.def(#name "_", [](nb::handle self, nb::handle alpha, nb::handle b) {                       \
-    expect_deprecated_overload(#name "_", false, alpha, b);                                         \
-    return alpha_method_inplace(name##_fns, #name "_", self, b, alpha);                             \
-  });                                                                                               \
-  m.def(                                                                                            \
-      #name,                                                                                        \
-      [](nb::handle a, nb::handle alpha, nb::handle b, nb::handle out) {                            \
-        expect_deprecated_overload(#name, true, alpha, b);                                          \
-        return with_alpha(name##_fns, a, b, alpha, out);                                            \
-      },                                                                                            \
+  tensor.def(#name, [](const Tensor& self, nb::handle alpha, nb::handle b) {                       \
+    expect_deprecated_overload(#name, false, alpha, b);                                            \
+    return alpha_method(name##_fns, self, b, alpha);                                               \
+  });                                                                                              \
+  tensor.def(#name "_", [](nb::handle self, nb::handle alpha, nb::handle b) {                      \
+    expect_deprecated_overload(#name "_", false, alpha, b);                                        \
+    return alpha_method_inplace(name##_fns, #name "_", self, b, alpha);                            \
+  });                                                                                              \
+  m.def(                                                                                           \
+      #name,                                                                                       \
+      [](nb::handle a, nb::handle alpha, nb::handle b, nb::handle out) {                           \
+        expect_deprecated_overload(#name, true, alpha, b);                                         \
+        return with_alpha(name##_fns, a, b, alpha, out);                                           \
+      },                                                                                           \
       nb::arg("input"), nb::arg("alpha"), nb::arg("other"), nb::kw_only(), nb::arg("out") = nb::none());
   TANDEM_ALPHA_METHODS(add)
   TANDEM_ALPHA_METHODS(sub)
