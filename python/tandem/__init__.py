@@ -79,6 +79,7 @@ sparse.install(globals())  # sparse_coo_tensor, spmm; sparse paths of mm/matmul/
 from . import _deprecated_overloads  # noqa: E402
 _deprecated_overloads.install(globals())  # t.add_(alpha, other), torch.addcmul(input, value, t1, t2), ... (warn)
 from . import distributions  # noqa: E402,F401  (eager, as torch.distributions; pure Python, ~20 ms)
+from . import signal  # noqa: E402,F401  (torch.signal.windows: compositions)
 from . import func  # noqa: E402,F401  (torch.func: grad, vjp, jvp, jacrev, vmap, ...; docs/compat.md)
 from .func import vmap  # noqa: E402,F401  (torch.vmap is torch.func.vmap)
 
