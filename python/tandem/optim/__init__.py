@@ -17,3 +17,4 @@ from .asgd import ASGD  # noqa: F401,E402
 from .rprop import Rprop  # noqa: F401,E402
 from .adafactor import Adafactor  # noqa: F401,E402
 from .sparse_adam import SparseAdam  # noqa: F401,E402
+from .muon import Muon  # noqa: F401,E402
