@@ -80,6 +80,13 @@ from . import _deprecated_overloads  # noqa: E402
 _deprecated_overloads.install(globals())  # t.add_(alpha, other), torch.addcmul(input, value, t1, t2), ... (warn)
 from . import distributions  # noqa: E402,F401  (eager, as torch.distributions; pure Python, ~20 ms)
 from . import signal  # noqa: E402,F401  (torch.signal.windows: compositions)
+from . import xpu, mps, functional  # noqa: E402,F401  (no XPU/MPS devices: their queries answer as PyTorch's)
+from ._compositions_nd import histogramdd, nonzero_static, empty_permuted  # noqa: E402,F401
+from ._build_queries import (get_device_module, is_distributed, has_lapack, has_mkl, has_openmp,  # noqa: E402,F401
+                             has_spectral, init_num_threads)
+from . import _removed  # noqa: E402
+_removed.install(globals())  # torch.qr, solve, eig, lstsq, symeig, matrix_rank: PyTorch's "now removed" errors
+from .utils.dlpack import to_dlpack  # noqa: E402,F401
 from . import func  # noqa: E402,F401  (torch.func: grad, vjp, jvp, jacrev, vmap, ...; docs/compat.md)
 from .func import vmap  # noqa: E402,F401  (torch.vmap is torch.func.vmap)
 

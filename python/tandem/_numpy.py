@@ -3,6 +3,8 @@
 NumPy is reached only through the buffer protocol, ``__array__`` and DLPack, never its C API, so NumPy 1.x
 and 2.x both work and NumPy stays an optional, run-time-only dependency.
 """
+import tandem
+
 from . import _C
 from ._C import Tensor, from_numpy  # noqa: F401  (re-exported as tandem.from_numpy)
 
@@ -44,12 +46,14 @@ def _consumer_stream(ext_tensor):
     return _C._cuda_native_stream(device_id)
 
 
-def from_dlpack(ext_tensor):
+def from_dlpack(ext_tensor, *, device=None, copy=None):
     """A tensor sharing memory with ``ext_tensor`` (any object with ``__dlpack__``, or a DLPack capsule).
 
     Asks the producer for a versioned (DLPack 1.x) capsule and falls back to a legacy one for producers
     that predate ``max_version`` (NumPy 1.x, old PyTorch). For CUDA producers it passes tandem's current
-    stream, so reading the result in tandem is ordered after the producer's work.
+    stream, so reading the result in tandem is ordered after the producer's work. ``device=`` places the result
+    there (a copy when it is elsewhere) and ``copy=True`` always copies, as PyTorch's; ``copy=False`` refuses
+    a copy with a BufferError.
     """
     if hasattr(ext_tensor, "__dlpack__"):
         kwargs = {}
@@ -62,7 +66,16 @@ def from_dlpack(ext_tensor):
             capsule = ext_tensor.__dlpack__(**kwargs)
     else:
         capsule = ext_tensor
-    return _C._from_dlpack_capsule(capsule)
+    shared = _C._from_dlpack_capsule(capsule)
+    if device is None and not copy:
+        return shared
+    target = shared.device if device is None else tandem.device(device)
+    if target != shared.device and copy is False:
+        raise BufferError(f"from_dlpack(): the data is on {shared.device}, and copy=False forbids the copy to "
+                          f"{target}\nhint: pass copy=None (copy only when needed) or leave device out")
+    if target != shared.device:
+        return shared.to(target)
+    return shared.clone() if copy else shared
 
 
 def _has_cuda_array_interface(obj):

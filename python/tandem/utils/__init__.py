@@ -2,3 +2,4 @@
 imported)."""
 from . import data  # noqa: F401
 from . import checkpoint  # noqa: F401
+from . import dlpack  # noqa: F401  (to_dlpack / from_dlpack, as torch.utils.dlpack)
