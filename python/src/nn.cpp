@@ -66,16 +66,24 @@ Pair to_conv_pair(nb::handle h, const char* name) {
   return {v[0], v[1]};
 }
 
+bool is_tensor_class(nb::handle cls) {
+  return PyType_Check(cls.ptr()) &&
+         PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls.ptr()),
+                          reinterpret_cast<PyTypeObject*>(nb::type<Tensor>().ptr()));
+}
+
+// An instance of `cls` holding `t` itself (its autograd history included).
+nb::object instance_of(nb::handle cls, const Tensor& t) {
+  nb::object inst = nb::inst_alloc(cls);
+  new (nb::inst_ptr<Tensor>(inst)) Tensor(t);
+  nb::inst_mark_ready(inst);
+  return inst;
+}
+
 // An instance of `cls` (tandem.Tensor or a Python subclass such as nn.Parameter) sharing `data`'s memory.
 nb::object make_subclass(nb::handle cls, const Tensor& data, bool requires_grad) {
-  nb::handle tensor_type = nb::type<Tensor>();
-  TANDEM_CHECK(
-      PyType_Check(cls.ptr()) && PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls.ptr()),
-                                                  reinterpret_cast<PyTypeObject*>(tensor_type.ptr())),
-      Type, "_make_subclass(): cls must be a subclass of Tensor");
-  nb::object inst = nb::inst_alloc(cls);
-  new (nb::inst_ptr<Tensor>(inst)) Tensor(alias(data));
-  nb::inst_mark_ready(inst);
+  TANDEM_CHECK(is_tensor_class(cls), Type, "_make_subclass(): cls must be a subclass of Tensor");
+  nb::object inst = instance_of(cls, alias(data));
   if (requires_grad) {
     Tensor& t = as_tensor_ref(inst);
     TANDEM_CHECK(is_floating(t.dtype()) || is_complex(t.dtype()), Runtime,
@@ -91,6 +99,18 @@ nb::object grad_or_none(const Tensor& t) { return t.defined() ? wrap(t) : nb::no
 
 void init_nn(nb::module_& m) {
   m.def("_make_subclass", &make_subclass, nb::arg("cls"), nb::arg("data"), nb::arg("requires_grad") = false);
+  // Tensor.as_subclass(cls): a `cls` instance over a differentiable view of self (same memory, still in the
+  // graph).
+  m.def(
+      "_as_subclass",
+      [](const Tensor& self, nb::handle cls) {
+        TANDEM_CHECK(
+            is_tensor_class(cls), Type,
+            "Creating a Tensor subclass from a class that does not inherit from Tensor is not possible. "
+            "Make sure your class inherits from Tensor.");
+        return instance_of(cls, view(self, self.sizes()));
+      },
+      nb::arg("self"), nb::arg("cls"));
   m.def("_set_data", &autograd::set_data, nb::arg("self"), nb::arg("src"));
   // The activations with parameters (ops/activation.h), for torch.nn.functional: name, input, the
   // parameters in kernels/activation.h's order; in place when `inplace` (the input is returned then).

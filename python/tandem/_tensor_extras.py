@@ -272,6 +272,19 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
     return data.requires_grad_(requires_grad) if requires_grad else data
 
 
+def as_subclass(self, cls):
+    """A `cls` instance (a Python subclass of Tensor) over the same memory, still in the autograd graph. Ops on it
+    return plain tensors: tandem has no __torch_function__ to carry the subclass through them."""
+    return _C._as_subclass(self, cls)
+
+
+def _make_subclass(cls, data, require_grad=False, **dispatch_options):
+    """PyTorch's Tensor._make_subclass, as custom parameter classes call it in __new__: a `cls` instance sharing
+    data's memory, detached, that requires grad when require_grad (PyTorch's dispatch_* options have nothing to
+    select in tandem)."""
+    return _C._make_subclass(cls, data, require_grad)
+
+
 def install(namespace):
     namespace.update(
         get_device=get_device, is_signed=is_signed, unsafe_chunk=unsafe_chunk, unsafe_split=unsafe_split,
@@ -288,6 +301,8 @@ def install(namespace):
     Tensor.cdouble = cdouble
     Tensor.const_data_ptr = const_data_ptr
     Tensor.dim_order = dim_order
+    Tensor.as_subclass = as_subclass
+    Tensor._make_subclass = staticmethod(_make_subclass)
     for name in ("is_xla", "is_ipu", "is_mtia", "is_maia", "is_vulkan"):
         setattr(Tensor, name, property(_false))
     Tensor.unsafe_chunk = unsafe_chunk

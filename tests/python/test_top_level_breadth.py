@@ -137,3 +137,32 @@ def test_functional_module():
     assert tandem.functional.__all__ == torch.functional.__all__
     for name in tandem.functional.__all__:
         assert getattr(tandem.functional, name) is getattr(tandem, name)
+
+
+class _Marked(tandem.Tensor):
+    pass
+
+
+class _Param(tandem.Tensor):  # the custom-parameter pattern (bitsandbytes-style classes)
+    def __new__(cls, data):
+        return tandem.Tensor._make_subclass(cls, data, True)
+
+
+def test_as_subclass_keeps_the_graph(device):
+    x = tandem.ones(2, device=device, requires_grad=True)
+    y = x.as_subclass(_Marked)
+    assert type(y) is _Marked and y.requires_grad and not y.is_leaf and y.grad_fn is not None
+    assert y.data_ptr() == x.data_ptr() and y.device == tandem.device(device)
+    (y * 3).sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]
+    with pytest.raises(TypeError, match="^Creating a Tensor subclass from a class that does not inherit from Tensor"):
+        x.as_subclass(int)
+
+
+def test_make_subclass_as_pytorch(device):
+    data = tandem.zeros(3, device=device)
+    p = _Param(data)
+    assert type(p) is _Param and p.requires_grad and p.is_leaf and p.grad_fn is None
+    assert p.data_ptr() == data.data_ptr()
+    q = tandem.Tensor._make_subclass(_Marked, tandem.ones(2, requires_grad=True))
+    assert type(q) is _Marked and not q.requires_grad and q.is_leaf
