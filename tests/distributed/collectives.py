@@ -237,6 +237,23 @@ def params_equal_on_all_ranks(model, world):
     return all(tandem.equal(outs[0].cpu(), o.cpu()) for o in outs)
 
 
+def train_side_by_side(ddp, opt, reference, ref_opt, x_all, y_all, rank, steps):
+    """`steps` steps of the DDP model on this rank's 4 rows and of the reference on all of them."""
+    mine = slice(4 * rank, 4 * rank + 4)
+    for _ in range(steps):
+        opt.zero_grad()
+        nn.functional.mse_loss(ddp(x_all[mine]), y_all[mine]).backward()
+        opt.step()
+        ref_opt.zero_grad()
+        nn.functional.mse_loss(reference(x_all), y_all).backward()
+        ref_opt.step()
+
+
+def assert_same_params(model, reference):
+    for p, q in zip(model.parameters(), reference.parameters()):
+        np.testing.assert_allclose(p.detach().cpu().numpy(), q.detach().cpu().numpy(), rtol=1e-5, atol=1e-6)
+
+
 @check
 def ddp_matches_single_process_training(device, rank, world):
     tandem.manual_seed(0)
@@ -252,18 +269,10 @@ def ddp_matches_single_process_training(device, rank, world):
     assert len(ddp._bucket_indices()) > 1
     opt = tandem.optim.SGD(ddp.parameters(), lr=0.1)
     ref_opt = tandem.optim.SGD(reference.parameters(), lr=0.1)
-    mine = slice(4 * rank, 4 * rank + 4)
-    for _ in range(5):
-        opt.zero_grad()
-        nn.functional.mse_loss(ddp(x_all[mine]), y_all[mine]).backward()
-        opt.step()
-        ref_opt.zero_grad()
-        nn.functional.mse_loss(reference(x_all), y_all).backward()
-        ref_opt.step()
+    train_side_by_side(ddp, opt, reference, ref_opt, x_all, y_all, rank, 5)
     assert ddp.reducer.reductions == 5
     assert params_equal_on_all_ranks(model, world)
-    for p, q in zip(model.parameters(), reference.parameters()):
-        np.testing.assert_allclose(p.detach().cpu().numpy(), q.detach().cpu().numpy(), rtol=1e-5, atol=1e-6)
+    assert_same_params(model, reference)
     assert list(ddp.state_dict())[0].startswith("module.")
 
 
@@ -297,20 +306,8 @@ def zero_training(device, rank, world, steps, bucket_view=False, state=None):
     if state is not None:
         opt.load_state_dict(state)
         ref_opt.load_state_dict(state)
-    mine = slice(4 * rank, 4 * rank + 4)
-    for _ in range(steps):
-        opt.zero_grad()
-        nn.functional.mse_loss(ddp(x_all[mine]), y_all[mine]).backward()
-        opt.step()
-        ref_opt.zero_grad()
-        nn.functional.mse_loss(reference(x_all), y_all).backward()
-        ref_opt.step()
+    train_side_by_side(ddp, opt, reference, ref_opt, x_all, y_all, rank, steps)
     return model, opt, reference, ref_opt
-
-
-def assert_same_params(model, reference):
-    for p, q in zip(model.parameters(), reference.parameters()):
-        np.testing.assert_allclose(p.detach().cpu().numpy(), q.detach().cpu().numpy(), rtol=1e-5, atol=1e-6)
 
 
 @check
