@@ -5,6 +5,7 @@ import math
 
 import tandem
 
+from ._out import write_out
 from ._return_types import result_type
 
 _histogramdd_result = result_type("histogramdd", ["hist", "bin_edges"])
@@ -71,9 +72,11 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):  # noqa
     return _histogramdd_result(hist, tuple(edges))
 
 
-def nonzero_static(input, *, size, fill_value=-1):
+def nonzero_static(input, *, size, fill_value=-1, out=None):
     """nonzero(input) as a (size, input.dim()) int64 tensor whatever the count: cut to its first `size` rows, or
     padded with rows of fill_value."""
+    if out is not None:
+        return write_out("nonzero_static", nonzero_static(input, size=size, fill_value=fill_value), out, [input])
     if size < 0:
         raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
     found = tandem.nonzero(input)[:size]

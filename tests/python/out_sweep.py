@@ -117,7 +117,7 @@ CALLS = {
     "arange": ([5], {}), "linspace": ([0.0, 1.0, 5], {}), "logspace": ([0.0, 1.0, 5], {}),
     "zeros": ([[2, 3]], {}), "ones": ([[2, 3]], {}), "full": ([[2, 3], 1.5], {}), "eye": ([3], {}),
     "rand": ([[2, 3]], {}), "randn": ([[2, 3]], {}), "randint": ([10, [2, 3]], {}), "randperm": ([5], {}),
-    "empty": ([[2, 3]], {}),
+    "empty": ([[2, 3]], {}), "empty_permuted": ([[2, 3], [1, 0]], {}),
     "cat": ([[_m(), _m()]], {}), "concat": ([[_m(), _m()]], {}), "concatenate": ([[_m(), _m()]], {}),
     "stack": ([[_m(), _m()]], {}), "hstack": ([[_m(), _m()]], {}), "vstack": ([[_m(), _m()]], {}),
     "dstack": ([[_m(), _m()]], {}), "column_stack": ([[_m(), _m()]], {}), "row_stack": ([[_m(), _m()]], {}),
@@ -135,6 +135,7 @@ CALLS = {
     "index_select": ([_m(), 1, torch.tensor([2, 0])], {}), "gather": ([_m(), 1, torch.tensor(INDEX)], {}),
     "take": ([_m(), torch.tensor([0, 4, 8])], {}), "take_along_dim": ([_m(), torch.tensor(INDEX), 1], {}),
     "masked_select": ([_m(), torch.tensor(INDEX) > 0], {}), "nonzero": ([torch.tensor(INDEX)], {}),
+    "nonzero_static": ([torch.tensor(INDEX)], {"size": 4}),
     "matmul": ([_m(), _m()], {}), "mm": ([_m(), _m()], {}), "bmm": ([torch.tensor([SPD]), torch.tensor([SPD])], {}),
     "addmm": ([_m(), _m(), _m()], {}), "baddbmm": ([torch.tensor([SPD])] * 3, {}),
     "addbmm": ([_m(), torch.tensor([SPD]), torch.tensor([SPD])], {}), "addmv": ([_m()[0], _m(), _m()[0]], {}),
@@ -210,6 +211,7 @@ from_file full_like hamming_window hann_window index_fill index_put isinf isnan 
 masked_fill masked_scatter ones_like pixel_shuffle pixel_unshuffle poisson put rand_like randint_like randn_like relu
 repeat_interleave roll rot90 rsub scalar_tensor std_mean trace tril_indices triu_indices unique_consecutive
 unsafe_split var_mean zeros_like sparse_coo_tensor as_strided_scatter diagonal_scatter select_scatter empty_strided
+empty_permuted histogramdd
 """.split())
 
 # Functions with out= in PyTorch that the sweep does not compare, and why.
