@@ -275,6 +275,93 @@ def test_add_images_grid(tmp_path, device):
     assert got["nhwc"][:3] == (4, 15, 3) and (got["nhwc"][3][:, 5:10, 0] == u8[1]).all()
 
 
+def solid_figure(color, size=(2, 1), dpi=10):
+    """A matplotlib figure with no axes, every pixel of it the face colour."""
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt.figure(figsize=size, dpi=dpi, facecolor=color)
+
+
+def test_add_figure(tmp_path):
+    import matplotlib.pyplot as plt
+    red, blue = solid_figure((1, 0, 0)), solid_figure((0, 0, 1))
+    kept = solid_figure((0, 1, 0, 0.5), size=(1, 3))
+    with SummaryWriter(str(tmp_path)) as writer:
+        writer.add_figure("one", kept, 3, close=False)
+        writer.add_figure("two", [red, blue], 4, walltime=99.0)
+    assert plt.fignum_exists(kept.number) and not plt.fignum_exists(red.number)
+    assert not plt.fignum_exists(blue.number)
+    plt.close(kept)
+    got = {tag: (step, image(v)) for tag, step, v in summaries(str(tmp_path))}
+    step, (height, width, colorspace, pixels) = got["one"]
+    assert (step, height, width, colorspace) == (3, 30, 10, 3)  # RGB: the alpha channel is dropped
+    assert (pixels == [0, 255, 0]).all()  # half-transparent green drawn on Agg's cleared (transparent) canvas
+    step, (height, width, colorspace, pixels) = got["two"]
+    assert (step, height, width, colorspace) == (4, 10, 40, 3)  # a list is tiled as a batch, side by side
+    assert (pixels[:, :20] == [255, 0, 0]).all() and (pixels[:, 20:] == [0, 0, 255]).all()
+    assert [e["wall_time"] for e in events(event_file(str(tmp_path))) if e["step"] == 4] == [99.0]
+
+
+def pr_curve(value):
+    """(plugin content, shape, float32 values) of a pr_curves summary value."""
+    plugin_data = decode(decode(value[9][0])[1][0])
+    assert plugin_data[1] == [b"pr_curves"]
+    tensor = decode(value[8][0])
+    assert tensor[1] == [1]  # DT_FLOAT
+    shape = [decode(d)[1][0] for d in decode(tensor[2][0])[2]]
+    return plugin_data[2][0], shape, np.frombuffer(tensor[5][0], "<f4").reshape(shape)
+
+
+def brute_force_pr_curve(labels, predictions, num_thresholds, weights):
+    """Per threshold i: the weight of the positives and negatives whose bucket floor(p * (n - 1)) is >= i."""
+    buckets = np.floor(predictions * (num_thresholds - 1))
+    rows = []
+    for i in range(num_thresholds):
+        tp = sum(w for b, y, w in zip(buckets, labels, weights) if b >= i and y)
+        fp = sum(w for b, y, w in zip(buckets, labels, weights) if b >= i and not y)
+        rows.append((tp, fp))
+    tp, fp = np.array(rows).T
+    fn, tn = tp[0] - tp, fp[0] - fp
+    return np.stack([tp, fp, tn, fn, tp / np.maximum(1e-7, tp + fp), tp / np.maximum(1e-7, tp + fn)])
+
+
+def test_add_pr_curve(tmp_path, device):
+    rng = np.random.default_rng(3)
+    labels, predictions, weights = rng.integers(0, 2, 50), rng.random(50), rng.random(50)
+    predictions[:3] = [0.0, 1.0, 0.5]
+    with SummaryWriter(str(tmp_path)) as writer:
+        writer.add_pr_curve("pr", tandem.tensor(labels, device=device), tandem.tensor(predictions, device=device), 1)
+        writer.add_pr_curve("weighted", labels == 1, predictions.astype(np.float32), 2, num_thresholds=9,
+                            weights=tandem.tensor(weights, device=device))
+        writer.add_pr_curve("capped", labels, predictions, 3, num_thresholds=500)
+    got = {tag: (step, pr_curve(v)) for tag, step, v in summaries(str(tmp_path))}
+    step, (content, shape, data) = got["pr"]
+    # PrCurvePluginData{num_thresholds=2}; version 0 is not encoded
+    assert (step, content, shape) == (1, b"\x10\x7f", [6, 127])
+    expected = brute_force_pr_curve(labels, predictions, 127, np.ones(50))
+    np.testing.assert_array_equal(data, expected.astype(np.float32))
+    assert data[0, 0] == labels.sum() and data[1, 0] == 50 - labels.sum()
+    assert labels[1] == 0 and (data[:4, -1] == [0, 1, 26, 23]).all()  # only prediction 1.0 reaches threshold 1
+    step, (content, shape, data) = got["weighted"]
+    assert (step, content, shape) == (2, b"\x10\x09", [6, 9])
+    expected = brute_force_pr_curve(labels, predictions.astype(np.float32), 9, weights)
+    np.testing.assert_allclose(data, expected.astype(np.float32), rtol=1e-6)
+    assert got["capped"][1][:2] == (b"\x10\x7f", [6, 127])  # num_thresholds is capped at 127
+
+
+def test_add_pr_curve_raw(tmp_path, device):
+    counts = [tandem.tensor([5.0, 3.0, 0.0], device=device), [4, 1, 0], np.array([0, 3, 4]), [0, 2, 5],
+              [0.55, 0.75, 0.0], [1.0, 0.6, 0.0]]
+    with SummaryWriter(str(tmp_path)) as writer:
+        writer.add_pr_curve_raw("raw", *counts, global_step=7, num_thresholds=3)
+    ((tag, step, value),) = summaries(str(tmp_path))
+    content, shape, data = pr_curve(value)
+    assert (tag, step, content, shape) == ("raw", 7, b"\x10\x03", [6, 3])
+    np.testing.assert_array_equal(data, np.array([[5, 3, 0], [4, 1, 0], [0, 3, 4], [0, 2, 5], [0.55, 0.75, 0],
+                                                  [1, 0.6, 0]], np.float32))
+
+
 def test_add_text(tmp_path):
     with SummaryWriter(str(tmp_path)) as writer:
         writer.add_text("notes", "lr **0.1**, héllo", 4)
@@ -376,7 +463,7 @@ def test_errors(tmp_path):
             writer.add_hparams({"lr": 1}, {}, {"lr": [1.0]})
         for method, args in [("add_graph", (tandem.nn.Linear(2, 2),)), ("add_embedding", (tandem.ones(3, 2),)),
                              ("add_video", ("v", tandem.ones(1, 1, 3, 4, 4))), ("add_audio", ("a", tandem.ones(8))),
-                             ("add_figure", ("f", None)), ("add_mesh", ("m", tandem.ones(1, 3, 3)))]:
+                             ("add_mesh", ("m", tandem.ones(1, 3, 3)))]:
             with pytest.raises(NotImplementedError, match=rf"^SummaryWriter\.{method} is not supported by tandem"):
                 getattr(writer, method)(*args)
     assert summaries(str(tmp_path)) == []

@@ -6,7 +6,9 @@ import time
 from datetime import datetime
 
 from ._event_file import _SESSION_LOG_START, EventFileWriter, encode_event
+from ._figure import figure_to_image
 from ._hparams import hparams_summaries
+from ._pr_curve import pr_curve_raw_value, pr_curve_value
 from . import _summaries as summaries
 
 class FileWriter:
@@ -131,8 +133,10 @@ class SummaryWriter:
                 run_writer.add_scalar(key, value, global_step)
 
     def add_figure(self, tag, figure, global_step=None, close=True, walltime=None):
-        _not_implemented("add_figure", "render the matplotlib figure to an RGB array (figure.canvas."
-                                       "buffer_rgba()) and log it with add_image(..., dataformats='HWC')")
+        """A matplotlib figure (or a list of same-sized figures, tiled as add_images does) rendered through
+        matplotlib's Agg canvas and logged as an RGB image; close=True closes each figure afterwards."""
+        dataformats = "NCHW" if isinstance(figure, list) else "CHW"
+        self.add_image(tag, figure_to_image(figure, close), global_step, walltime, dataformats=dataformats)
 
     def add_video(self, tag, vid_tensor, global_step=None, fps=4, walltime=None):
         _not_implemented("add_video", "video summaries need a GIF encoder (moviepy); log frames with add_images")
@@ -149,7 +153,18 @@ class SummaryWriter:
 
     def add_pr_curve(self, tag, labels, predictions, global_step=None, num_thresholds=127, weights=None,
                      walltime=None):
-        _not_implemented("add_pr_curve", "PR-curve summaries are not written")
+        """Precision-recall curve of binary labels against predictions in [0, 1] at num_thresholds (at most
+        127) evenly spaced thresholds, for TensorBoard's PR Curves tab."""
+        value = pr_curve_value(tag, labels, predictions, num_thresholds, weights)
+        self._get_file_writer().add_summary(summaries.summary(value), global_step, walltime)
+
+    def add_pr_curve_raw(self, tag, true_positive_counts, false_positive_counts, true_negative_counts,
+                         false_negative_counts, precision, recall, global_step=None, num_thresholds=127,
+                         weights=None, walltime=None):
+        """A precision-recall curve from precomputed per-threshold counts (weights is unused, as in PyTorch)."""
+        value = pr_curve_raw_value(tag, true_positive_counts, false_positive_counts, true_negative_counts,
+                                   false_negative_counts, precision, recall, num_thresholds)
+        self._get_file_writer().add_summary(summaries.summary(value), global_step, walltime)
 
     def add_custom_scalars(self, layout):
         _not_implemented("add_custom_scalars", "custom scalar layouts are not written; use add_scalars")
