@@ -362,6 +362,63 @@ def test_add_pr_curve_raw(tmp_path, device):
                                                   [1, 0.6, 0]], np.float32))
 
 
+def test_add_embedding(tmp_path, device, capsys):
+    rng = np.random.default_rng(4)
+    mat = rng.standard_normal((5, 3)).astype(np.float32)
+    images = rng.random((5, 1, 2, 3)).astype(np.float32)
+    with SummaryWriter(str(tmp_path)) as writer:
+        writer.add_embedding(tandem.tensor(mat, device=device), metadata=["a", "b", 3, "d", "e"],
+                             label_img=tandem.tensor(images, device=device))
+        writer.add_embedding(mat[:2].astype(np.float64), metadata=[["x", 1], ["y", 2]],
+                             metadata_header=["name", "n"], global_step=12, tag='run/1%"q"')
+        assert capsys.readouterr().out == ""
+        writer.add_embedding(tandem.tensor([[1, 2]], device=device), global_step=12, tag='run/1%"q"')
+        assert capsys.readouterr().out == ("warning: Embedding dir exists, did you set global_step for "
+                                           "add_embedding()?\n")
+
+    def read(path):
+        return (tmp_path / path).read_text()
+
+    rows = ["\t".join(repr(float(x)) for x in row) for row in mat]
+    assert read("00000/default/tensors.tsv") == "\n".join(rows) + "\n"
+    assert read("00000/default/metadata.tsv") == "a\nb\n3\nd\ne\n"
+    # 5 images: 3 per row on a square canvas as wide as a row (9 x 9), the rest black
+    sprite = png_pixels((tmp_path / "00000/default/sprite.png").read_bytes())
+    assert sprite.shape == (9, 9, 3) and (sprite[4:] == 0).all() and (sprite[2:4, 6:] == 0).all()
+    expected = np.uint8(images[:, 0] * 255)
+    assert (sprite[0:2, 3:6, 1] == expected[1]).all() and (sprite[2:4, 3:6, 0] == expected[4]).all()
+    run = "00012/run%2f1%25\"q\""  # / and % escaped in the directory name; the quote is kept
+    assert read(f"{run}/tensors.tsv") == "1\t2\n"  # rewritten by the second call at the same step
+    assert read(f"{run}/metadata.tsv") == "name\tn\nx\t1\ny\t2\n"
+    assert read("projector_config.pbtxt") == (
+        'embeddings {\n  tensor_name: "default:00000"\n  metadata_path: "00000/default/metadata.tsv"\n'
+        '  sprite {\n    image_path: "00000/default/sprite.png"\n    single_image_dim: 3\n    single_image_dim: 2\n'
+        '  }\n  tensor_path: "00000/default/tensors.tsv"\n}\n'
+        'embeddings {\n  tensor_name: "run/1%\\"q\\":00012"\n  metadata_path: "00012/run%2f1%25\\"q\\"/metadata.tsv"\n'
+        '  tensor_path: "00012/run%2f1%25\\"q\\"/tensors.tsv"\n}\n'
+        'embeddings {\n  tensor_name: "run/1%\\"q\\":00012"\n  tensor_path: "00012/run%2f1%25\\"q\\"/tensors.tsv"\n}\n')
+
+
+def test_add_embedding_errors(tmp_path):
+    (tmp_path / "00001").mkdir()
+    (tmp_path / "00001" / "default").write_text("")
+    with SummaryWriter(str(tmp_path)) as writer:
+        with pytest.raises(AssertionError, match="^#labels should equal with #data points$"):
+            writer.add_embedding(tandem.ones(3, 2), metadata=[1, 2])
+        with pytest.raises(AssertionError, match="^#images should equal with #data points$"):
+            writer.add_embedding(tandem.ones(3, 2), label_img=tandem.ones(2, 3, 4, 4), global_step=2)
+        with pytest.raises(AssertionError, match=r"^mat should be 2D, where mat.size\(0\) is the number of data "
+                                                 r"points$"):
+            writer.add_embedding(tandem.ones(3), global_step=3)
+        with pytest.raises(AssertionError, match="^len of header must be equal to the number of columns in "
+                                                 "metadata$"):
+            writer.add_embedding(tandem.ones(2, 2), metadata=[[1, 2], [3, 4]], metadata_header=["a"], global_step=4)
+        with pytest.raises(NotADirectoryError, match=rf"^Path: `{re.escape(str(tmp_path))}/00001/default` exists, "
+                                                     r"but is a file. Cannot proceed.$"):
+            writer.add_embedding(tandem.ones(3, 2), global_step=1)
+    assert not (tmp_path / "projector_config.pbtxt").exists()
+
+
 def test_add_text(tmp_path):
     with SummaryWriter(str(tmp_path)) as writer:
         writer.add_text("notes", "lr **0.1**, héllo", 4)
@@ -461,8 +518,8 @@ def test_errors(tmp_path):
         with pytest.raises(TypeError, match=r"^parameter: hparam_domain_discrete\[lr\] should be a list of same "
                                             r"type as hparam_dict\[lr\].$"):
             writer.add_hparams({"lr": 1}, {}, {"lr": [1.0]})
-        for method, args in [("add_graph", (tandem.nn.Linear(2, 2),)), ("add_embedding", (tandem.ones(3, 2),)),
-                             ("add_video", ("v", tandem.ones(1, 1, 3, 4, 4))), ("add_audio", ("a", tandem.ones(8))),
+        for method, args in [("add_graph", (tandem.nn.Linear(2, 2),)), ("add_video", ("v", tandem.ones(1, 1, 3, 4, 4))),
+                             ("add_audio", ("a", tandem.ones(8))),
                              ("add_mesh", ("m", tandem.ones(1, 3, 3)))]:
             with pytest.raises(NotImplementedError, match=rf"^SummaryWriter\.{method} is not supported by tandem"):
                 getattr(writer, method)(*args)

@@ -5,6 +5,7 @@ import socket
 import time
 from datetime import datetime
 
+from ._embedding import add_embedding
 from ._event_file import _SESSION_LOG_START, EventFileWriter, encode_event
 from ._figure import figure_to_image
 from ._hparams import hparams_summaries
@@ -55,6 +56,7 @@ class SummaryWriter:
         self.flush_secs = flush_secs
         self.filename_suffix = filename_suffix
         self.default_bins = summaries.tensorflow_bins()
+        self._projector_entries = []  # projector_config.pbtxt's embeddings, rewritten whole on each add
         self.file_writer = self.all_writers = None
         self._get_file_writer()
 
@@ -149,7 +151,12 @@ class SummaryWriter:
 
     def add_embedding(self, mat, metadata=None, label_img=None, global_step=None, tag="default",
                       metadata_header=None):
-        _not_implemented("add_embedding", "projector files are not written")
+        """Writes the embedding projector's files for the N x D matrix mat under
+        <log_dir>/<global_step:05d>/<tag>/: tensors.tsv, metadata.tsv (metadata: N labels, or N rows under
+        metadata_header) and sprite.png (label_img: N x C x H x W, values in [0, 1]), and lists every embedding
+        added so far in <log_dir>/projector_config.pbtxt."""
+        add_embedding(self._get_file_writer().get_logdir(), self._projector_entries, mat, metadata, label_img,
+                      global_step, tag, metadata_header)
 
     def add_pr_curve(self, tag, labels, predictions, global_step=None, num_thresholds=127, weights=None,
                      walltime=None):
