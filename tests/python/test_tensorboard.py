@@ -419,6 +419,92 @@ def test_add_embedding_errors(tmp_path):
     assert not (tmp_path / "projector_config.pbtxt").exists()
 
 
+def graph_nodes(log_dir):
+    """{name: (op, inputs, output shapes, attr)} of the GraphDef event, checking the run-metadata event after it."""
+    graph_events = [e for e in map(decode, read_records(event_file(log_dir))) if 4 in e or 8 in e]
+    assert [sorted(e) for e in graph_events] == [[1, 4], [1, 8]]  # no step, as PyTorch writes them
+    tagged = decode(graph_events[1][8][0])
+    assert tagged == {1: [b"step1"], 2: [b"\n\x11\n\x0f\n\r/device:CPU:0"]}
+    graph = decode(graph_events[0][4][0])
+    assert decode(graph[4][0]) == {1: [22]}  # versions.producer
+    nodes = {}
+    for raw in graph[1]:
+        node = decode(raw)
+        attrs = {decode(entry)[1][0].decode(): decode(decode(entry)[2][0]) for entry in node[5]}
+        shapes = [tuple(decode(d)[1][0] for d in decode(shape).get(2, []))
+                  for shape in decode(attrs["_output_shapes"][1][0])[7]]
+        nodes[node[1][0].decode()] = (node[2][0].decode(), [i.decode() for i in node.get(3, [])], shapes,
+                                      attrs["attr"][2][0].decode())
+    return nodes
+
+
+class GraphNet(tandem.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = tandem.nn.Conv2d(1, 2, 3)
+        self.seq = tandem.nn.Sequential(tandem.nn.Linear(8, 4), tandem.nn.ReLU())
+        self.head = tandem.nn.Linear(4, 3)
+        self.skip = tandem.nn.Linear(8, 4)
+        self.attn = tandem.nn.MultiheadAttention(4, 1, batch_first=True)  # computes without calling out_proj
+        self.drop = tandem.nn.Dropout(0.5)
+
+    def forward(self, x, unused, bias):
+        h = tandem.relu(self.conv(x)).flatten(1)  # functional code between modules is walked through
+        h = self.seq(h) + self.skip(h) * bias  # two producers and an input
+        h = self.drop(h)
+        a, _ = self.attn(h[:, None], h[:, None], h[:, None])
+        return self.seq[1](self.head(a[:, 0])), x.sum()  # seq[1] called twice; an output straight from an input
+
+
+def test_add_graph(tmp_path, device, capsys):
+    model = GraphNet().to(device).train()
+    x = tandem.randn(2, 1, 4, 4, device=device)
+    with SummaryWriter(str(tmp_path)) as writer:
+        writer.add_graph(model, (x, tandem.ones(1), tandem.tensor(2.0, device=device)), use_strict_trace=False)
+    assert model.training and capsys.readouterr().out == ""  # eval while recording, then restored
+    assert all(not m._forward_hooks and not m._forward_pre_hooks for m in model.modules())
+    nodes = graph_nodes(str(tmp_path))
+    assert list(nodes) == ["input/x", "input/bias", "output/output.1", "output/output.2", "GraphNet/Conv2d[conv]",
+                           "GraphNet/Sequential[seq]/Linear[0]", "GraphNet/Sequential[seq]/ReLU[1]",
+                           "GraphNet/Linear[skip]", "GraphNet/Dropout[drop]", "GraphNet/MultiheadAttention[attn]",
+                           "GraphNet/Linear[head]", "GraphNet/Sequential[seq]/ReLU[1].1"]
+    assert nodes["input/x"] == ("IO Node", [], [(2, 1, 4, 4)], "")
+    assert nodes["input/bias"] == ("IO Node", [], [()], "")
+    assert nodes["output/output.1"] == ("IO Node", ["GraphNet/Sequential[seq]/ReLU[1].1"], [(2, 3)], "")
+    assert nodes["output/output.2"] == ("IO Node", ["input/x"], [()], "")
+    assert nodes["GraphNet/Conv2d[conv]"] == ("Conv2d", ["input/x"], [(2, 2, 2, 2)],
+                                              "1, 2, kernel_size=(3, 3), stride=(1, 1)")
+    assert nodes["GraphNet/Sequential[seq]/Linear[0]"] == ("Linear", ["GraphNet/Conv2d[conv]"], [(2, 4)],
+                                                           "in_features=8, out_features=4, bias=True")
+    assert nodes["GraphNet/Dropout[drop]"][:3] == (
+        "Dropout", ["GraphNet/Sequential[seq]/ReLU[1]", "GraphNet/Linear[skip]", "input/bias"], [(2, 4)])
+    assert nodes["GraphNet/MultiheadAttention[attn]"][:3] == ("MultiheadAttention", ["GraphNet/Dropout[drop]"],
+                                                             [(2, 1, 4), (2, 1, 1)])
+    assert nodes["GraphNet/Linear[head]"][1] == ["GraphNet/MultiheadAttention[attn]"]
+    assert nodes["GraphNet/Sequential[seq]/ReLU[1].1"][:2] == ("ReLU", ["GraphNet/Linear[head]"])
+
+
+def test_add_graph_single_module_and_verbose(tmp_path, capsys):
+    embedding = tandem.nn.Embedding(10, 3)
+    with SummaryWriter(str(tmp_path)) as writer:
+        writer.add_graph(embedding, tandem.tensor([[1, 2]]), verbose=True)
+    assert graph_nodes(str(tmp_path)) == {
+        "input/input": ("IO Node", [], [(1, 2)], ""),
+        "output/output.1": ("IO Node", ["Embedding"], [(1, 2, 3)], ""),
+        "Embedding": ("Embedding", ["input/input"], [(1, 2, 3)], "10, 3")}
+    assert capsys.readouterr().out == ("input/input = IO Node() -> [[1, 2]]\n"
+                                       "output/output.1 = IO Node(Embedding) -> [[1, 2, 3]]\n"
+                                       "Embedding = Embedding(input/input) -> [[1, 2, 3]]\n")
+
+
+def test_add_graph_error(tmp_path, capsys):
+    with SummaryWriter(str(tmp_path)) as writer:
+        with pytest.raises(RuntimeError, match="mat1 and mat2 shapes cannot be multiplied"):
+            writer.add_graph(tandem.nn.Sequential(tandem.nn.Linear(2, 2)), tandem.ones(3, 5))
+    assert capsys.readouterr().out.endswith("\nError occurs, No graph saved\n")
+    assert [e for e in map(decode, read_records(event_file(str(tmp_path)))) if 4 in e] == []
+
+
 def test_add_text(tmp_path):
     with SummaryWriter(str(tmp_path)) as writer:
         writer.add_text("notes", "lr **0.1**, héllo", 4)
@@ -518,8 +604,7 @@ def test_errors(tmp_path):
         with pytest.raises(TypeError, match=r"^parameter: hparam_domain_discrete\[lr\] should be a list of same "
                                             r"type as hparam_dict\[lr\].$"):
             writer.add_hparams({"lr": 1}, {}, {"lr": [1.0]})
-        for method, args in [("add_graph", (tandem.nn.Linear(2, 2),)), ("add_video", ("v", tandem.ones(1, 1, 3, 4, 4))),
-                             ("add_audio", ("a", tandem.ones(8))),
+        for method, args in [("add_video", ("v", tandem.ones(1, 1, 3, 4, 4))), ("add_audio", ("a", tandem.ones(8))),
                              ("add_mesh", ("m", tandem.ones(1, 3, 3)))]:
             with pytest.raises(NotImplementedError, match=rf"^SummaryWriter\.{method} is not supported by tandem"):
                 getattr(writer, method)(*args)

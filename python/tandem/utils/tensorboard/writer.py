@@ -8,6 +8,7 @@ from datetime import datetime
 from ._embedding import add_embedding
 from ._event_file import _SESSION_LOG_START, EventFileWriter, encode_event
 from ._figure import figure_to_image
+from ._graph import describe, graph_def, record_graph, run_metadata
 from ._hparams import hparams_summaries
 from ._pr_curve import pr_curve_raw_value, pr_curve_value
 from . import _summaries as summaries
@@ -147,7 +148,21 @@ class SummaryWriter:
         _not_implemented("add_audio", "audio summaries are not written")
 
     def add_graph(self, model, input_to_model=None, verbose=False, use_strict_trace=True):
-        _not_implemented("add_graph", "tandem has no graph tracer (tandem.jit.trace returns the model unchanged)")
+        """The model's graph for TensorBoard's Graphs tab, from one forward pass on input_to_model (a tensor or a
+        tuple of arguments) in eval mode: one node per innermost module call, named by its scope
+        (Net/Conv2d[conv1]), the inputs and outputs as IO nodes, edges along the data flow. tandem has no tracer,
+        so the nodes are modules, not aten ops (docs/compat.md); use_strict_trace has no effect."""
+        try:
+            nodes = record_graph(model, input_to_model)
+        except RuntimeError as e:
+            print(e)
+            print("Error occurs, No graph saved")
+            raise
+        if verbose:
+            print(describe(nodes))
+        writer = self._get_file_writer()
+        writer.add_event(encode_event(time.time(), graph_def=graph_def(nodes)))
+        writer.add_event(encode_event(time.time(), tagged_run_metadata=("step1", run_metadata())))
 
     def add_embedding(self, mat, metadata=None, label_img=None, global_step=None, tag="default",
                       metadata_header=None):
