@@ -43,8 +43,10 @@ def _not_implemented(method, why):
 
 
 class SummaryWriter:
-    """Writes scalars, histograms, images, text and hparams for TensorBoard under log_dir
-    (default runs/<Mon>DD_HH-MM-SS_<hostname><comment>), as torch.utils.tensorboard.SummaryWriter."""
+    """Writes scalars, histograms, images, matplotlib figures, text, hparams, PR curves, embeddings for the
+    projector and the model graph (module-level, see add_graph) for TensorBoard under log_dir (default
+    runs/<Mon>DD_HH-MM-SS_<hostname><comment>), as torch.utils.tensorboard.SummaryWriter. Video, audio, mesh and
+    custom-scalar layouts raise NotImplementedError."""
 
     def __init__(self, log_dir=None, comment="", purge_step=None, max_queue=10, flush_secs=120,
                  filename_suffix=""):
