@@ -284,8 +284,8 @@ def solid_figure(color, size=(2, 1), dpi=10):
 
 
 def test_add_figure(tmp_path):
-    import matplotlib.pyplot as plt
     red, blue = solid_figure((1, 0, 0)), solid_figure((0, 0, 1))
+    import matplotlib.pyplot as plt
     kept = solid_figure((0, 1, 0, 0.5), size=(1, 3))
     with SummaryWriter(str(tmp_path)) as writer:
         writer.add_figure("one", kept, 3, close=False)
