@@ -275,6 +275,236 @@ def test_add_images_grid(tmp_path, device):
     assert got["nhwc"][:3] == (4, 15, 3) and (got["nhwc"][3][:, 5:10, 0] == u8[1]).all()
 
 
+def solid_figure(color, size=(2, 1), dpi=10):
+    """A matplotlib figure with no axes, every pixel of it the face colour."""
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt.figure(figsize=size, dpi=dpi, facecolor=color)
+
+
+def test_add_figure(tmp_path):
+    red, blue = solid_figure((1, 0, 0)), solid_figure((0, 0, 1))
+    import matplotlib.pyplot as plt
+    kept = solid_figure((0, 1, 0, 0.5), size=(1, 3))
+    with SummaryWriter(str(tmp_path)) as writer:
+        writer.add_figure("one", kept, 3, close=False)
+        writer.add_figure("two", [red, blue], 4, walltime=99.0)
+    assert plt.fignum_exists(kept.number) and not plt.fignum_exists(red.number)
+    assert not plt.fignum_exists(blue.number)
+    plt.close(kept)
+    got = {tag: (step, image(v)) for tag, step, v in summaries(str(tmp_path))}
+    step, (height, width, colorspace, pixels) = got["one"]
+    assert (step, height, width, colorspace) == (3, 30, 10, 3)  # RGB: the alpha channel is dropped
+    assert (pixels == [0, 255, 0]).all()  # half-transparent green drawn on Agg's cleared (transparent) canvas
+    step, (height, width, colorspace, pixels) = got["two"]
+    assert (step, height, width, colorspace) == (4, 10, 40, 3)  # a list is tiled as a batch, side by side
+    assert (pixels[:, :20] == [255, 0, 0]).all() and (pixels[:, 20:] == [0, 0, 255]).all()
+    assert [e["wall_time"] for e in events(event_file(str(tmp_path))) if e["step"] == 4] == [99.0]
+
+
+def pr_curve(value):
+    """(plugin content, shape, float32 values) of a pr_curves summary value."""
+    plugin_data = decode(decode(value[9][0])[1][0])
+    assert plugin_data[1] == [b"pr_curves"]
+    tensor = decode(value[8][0])
+    assert tensor[1] == [1]  # DT_FLOAT
+    shape = [decode(d)[1][0] for d in decode(tensor[2][0])[2]]
+    return plugin_data[2][0], shape, np.frombuffer(tensor[5][0], "<f4").reshape(shape)
+
+
+def brute_force_pr_curve(labels, predictions, num_thresholds, weights):
+    """Per threshold i: the weight of the positives and negatives whose bucket floor(p * (n - 1)) is >= i."""
+    buckets = np.floor(predictions * (num_thresholds - 1))
+    rows = []
+    for i in range(num_thresholds):
+        tp = sum(w for b, y, w in zip(buckets, labels, weights) if b >= i and y)
+        fp = sum(w for b, y, w in zip(buckets, labels, weights) if b >= i and not y)
+        rows.append((tp, fp))
+    tp, fp = np.array(rows).T
+    fn, tn = tp[0] - tp, fp[0] - fp
+    return np.stack([tp, fp, tn, fn, tp / np.maximum(1e-7, tp + fp), tp / np.maximum(1e-7, tp + fn)])
+
+
+def test_add_pr_curve(tmp_path, device):
+    rng = np.random.default_rng(3)
+    labels, predictions, weights = rng.integers(0, 2, 50), rng.random(50), rng.random(50)
+    predictions[:3] = [0.0, 1.0, 0.5]
+    with SummaryWriter(str(tmp_path)) as writer:
+        writer.add_pr_curve("pr", tandem.tensor(labels, device=device), tandem.tensor(predictions, device=device), 1)
+        writer.add_pr_curve("weighted", labels == 1, predictions.astype(np.float32), 2, num_thresholds=9,
+                            weights=tandem.tensor(weights, device=device))
+        writer.add_pr_curve("capped", labels, predictions, 3, num_thresholds=500)
+    got = {tag: (step, pr_curve(v)) for tag, step, v in summaries(str(tmp_path))}
+    step, (content, shape, data) = got["pr"]
+    # PrCurvePluginData{num_thresholds=2}; version 0 is not encoded
+    assert (step, content, shape) == (1, b"\x10\x7f", [6, 127])
+    expected = brute_force_pr_curve(labels, predictions, 127, np.ones(50))
+    np.testing.assert_array_equal(data, expected.astype(np.float32))
+    assert data[0, 0] == labels.sum() and data[1, 0] == 50 - labels.sum()
+    assert labels[1] == 0 and (data[:4, -1] == [0, 1, 26, 23]).all()  # only prediction 1.0 reaches threshold 1
+    step, (content, shape, data) = got["weighted"]
+    assert (step, content, shape) == (2, b"\x10\x09", [6, 9])
+    expected = brute_force_pr_curve(labels, predictions.astype(np.float32), 9, weights)
+    np.testing.assert_allclose(data, expected.astype(np.float32), rtol=1e-6)
+    assert got["capped"][1][:2] == (b"\x10\x7f", [6, 127])  # num_thresholds is capped at 127
+
+
+def test_add_pr_curve_raw(tmp_path, device):
+    counts = [tandem.tensor([5.0, 3.0, 0.0], device=device), [4, 1, 0], np.array([0, 3, 4]), [0, 2, 5],
+              [0.55, 0.75, 0.0], [1.0, 0.6, 0.0]]
+    with SummaryWriter(str(tmp_path)) as writer:
+        writer.add_pr_curve_raw("raw", *counts, global_step=7, num_thresholds=3)
+    ((tag, step, value),) = summaries(str(tmp_path))
+    content, shape, data = pr_curve(value)
+    assert (tag, step, content, shape) == ("raw", 7, b"\x10\x03", [6, 3])
+    np.testing.assert_array_equal(data, np.array([[5, 3, 0], [4, 1, 0], [0, 3, 4], [0, 2, 5], [0.55, 0.75, 0],
+                                                  [1, 0.6, 0]], np.float32))
+
+
+def test_add_embedding(tmp_path, device, capsys):
+    rng = np.random.default_rng(4)
+    mat = rng.standard_normal((5, 3)).astype(np.float32)
+    images = rng.random((5, 1, 2, 3)).astype(np.float32)
+    with SummaryWriter(str(tmp_path)) as writer:
+        writer.add_embedding(tandem.tensor(mat, device=device), metadata=["a", "b", 3, "d", "e"],
+                             label_img=tandem.tensor(images, device=device))
+        writer.add_embedding(mat[:2].astype(np.float64), metadata=[["x", 1], ["y", 2]],
+                             metadata_header=["name", "n"], global_step=12, tag='run/1%"q"')
+        assert capsys.readouterr().out == ""
+        writer.add_embedding(tandem.tensor([[1, 2]], device=device), global_step=12, tag='run/1%"q"')
+        assert capsys.readouterr().out == ("warning: Embedding dir exists, did you set global_step for "
+                                           "add_embedding()?\n")
+
+    def read(path):
+        return (tmp_path / path).read_text()
+
+    rows = ["\t".join(repr(float(x)) for x in row) for row in mat]
+    assert read("00000/default/tensors.tsv") == "\n".join(rows) + "\n"
+    assert read("00000/default/metadata.tsv") == "a\nb\n3\nd\ne\n"
+    # 5 images: 3 per row on a square canvas as wide as a row (9 x 9), the rest black
+    sprite = png_pixels((tmp_path / "00000/default/sprite.png").read_bytes())
+    assert sprite.shape == (9, 9, 3) and (sprite[4:] == 0).all() and (sprite[2:4, 6:] == 0).all()
+    expected = np.uint8(images[:, 0] * 255)
+    assert (sprite[0:2, 3:6, 1] == expected[1]).all() and (sprite[2:4, 3:6, 0] == expected[4]).all()
+    run = "00012/run%2f1%25\"q\""  # / and % escaped in the directory name; the quote is kept
+    assert read(f"{run}/tensors.tsv") == "1\t2\n"  # rewritten by the second call at the same step
+    assert read(f"{run}/metadata.tsv") == "name\tn\nx\t1\ny\t2\n"
+    assert read("projector_config.pbtxt") == (
+        'embeddings {\n  tensor_name: "default:00000"\n  metadata_path: "00000/default/metadata.tsv"\n'
+        '  sprite {\n    image_path: "00000/default/sprite.png"\n    single_image_dim: 3\n    single_image_dim: 2\n'
+        '  }\n  tensor_path: "00000/default/tensors.tsv"\n}\n'
+        'embeddings {\n  tensor_name: "run/1%\\"q\\":00012"\n  metadata_path: "00012/run%2f1%25\\"q\\"/metadata.tsv"\n'
+        '  tensor_path: "00012/run%2f1%25\\"q\\"/tensors.tsv"\n}\n'
+        'embeddings {\n  tensor_name: "run/1%\\"q\\":00012"\n  tensor_path: "00012/run%2f1%25\\"q\\"/tensors.tsv"\n}\n')
+
+
+def test_add_embedding_errors(tmp_path):
+    (tmp_path / "00001").mkdir()
+    (tmp_path / "00001" / "default").write_text("")
+    with SummaryWriter(str(tmp_path)) as writer:
+        with pytest.raises(AssertionError, match="^#labels should equal with #data points$"):
+            writer.add_embedding(tandem.ones(3, 2), metadata=[1, 2])
+        with pytest.raises(AssertionError, match="^#images should equal with #data points$"):
+            writer.add_embedding(tandem.ones(3, 2), label_img=tandem.ones(2, 3, 4, 4), global_step=2)
+        with pytest.raises(AssertionError, match=r"^mat should be 2D, where mat.size\(0\) is the number of data "
+                                                 r"points$"):
+            writer.add_embedding(tandem.ones(3), global_step=3)
+        with pytest.raises(AssertionError, match="^len of header must be equal to the number of columns in "
+                                                 "metadata$"):
+            writer.add_embedding(tandem.ones(2, 2), metadata=[[1, 2], [3, 4]], metadata_header=["a"], global_step=4)
+        with pytest.raises(NotADirectoryError, match=rf"^Path: `{re.escape(str(tmp_path))}/00001/default` exists, "
+                                                     r"but is a file. Cannot proceed.$"):
+            writer.add_embedding(tandem.ones(3, 2), global_step=1)
+    assert not (tmp_path / "projector_config.pbtxt").exists()
+
+
+def graph_nodes(log_dir):
+    """{name: (op, inputs, output shapes, attr)} of the GraphDef event, checking the run-metadata event after it."""
+    graph_events = [e for e in map(decode, read_records(event_file(log_dir))) if 4 in e or 8 in e]
+    assert [sorted(e) for e in graph_events] == [[1, 4], [1, 8]]  # no step, as PyTorch writes them
+    tagged = decode(graph_events[1][8][0])
+    assert tagged == {1: [b"step1"], 2: [b"\n\x11\n\x0f\n\r/device:CPU:0"]}
+    graph = decode(graph_events[0][4][0])
+    assert decode(graph[4][0]) == {1: [22]}  # versions.producer
+    nodes = {}
+    for raw in graph[1]:
+        node = decode(raw)
+        attrs = {decode(entry)[1][0].decode(): decode(decode(entry)[2][0]) for entry in node[5]}
+        shapes = [tuple(decode(d)[1][0] for d in decode(shape).get(2, []))
+                  for shape in decode(attrs["_output_shapes"][1][0])[7]]
+        nodes[node[1][0].decode()] = (node[2][0].decode(), [i.decode() for i in node.get(3, [])], shapes,
+                                      attrs["attr"][2][0].decode())
+    return nodes
+
+
+class GraphNet(tandem.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = tandem.nn.Conv2d(1, 2, 3)
+        self.seq = tandem.nn.Sequential(tandem.nn.Linear(8, 4), tandem.nn.ReLU())
+        self.head = tandem.nn.Linear(4, 3)
+        self.skip = tandem.nn.Linear(8, 4)
+        self.attn = tandem.nn.MultiheadAttention(4, 1, batch_first=True)  # computes without calling out_proj
+        self.drop = tandem.nn.Dropout(0.5)
+
+    def forward(self, x, unused, bias):
+        h = tandem.relu(self.conv(x)).flatten(1)  # functional code between modules is walked through
+        h = self.seq(h) + self.skip(h) * bias  # two producers and an input
+        h = self.drop(h)
+        a, _ = self.attn(h[:, None], h[:, None], h[:, None])
+        return self.seq[1](self.head(a[:, 0])), x.sum()  # seq[1] called twice; an output straight from an input
+
+
+def test_add_graph(tmp_path, device, capsys):
+    model = GraphNet().to(device).train()
+    x = tandem.randn(2, 1, 4, 4, device=device)
+    with SummaryWriter(str(tmp_path)) as writer:
+        writer.add_graph(model, (x, tandem.ones(1), tandem.tensor(2.0, device=device)), use_strict_trace=False)
+    assert model.training and capsys.readouterr().out == ""  # eval while recording, then restored
+    assert all(not m._forward_hooks and not m._forward_pre_hooks for m in model.modules())
+    nodes = graph_nodes(str(tmp_path))
+    assert list(nodes) == ["input/x", "input/bias", "output/output.1", "output/output.2", "GraphNet/Conv2d[conv]",
+                           "GraphNet/Sequential[seq]/Linear[0]", "GraphNet/Sequential[seq]/ReLU[1]",
+                           "GraphNet/Linear[skip]", "GraphNet/Dropout[drop]", "GraphNet/MultiheadAttention[attn]",
+                           "GraphNet/Linear[head]", "GraphNet/Sequential[seq]/ReLU[1].1"]
+    assert nodes["input/x"] == ("IO Node", [], [(2, 1, 4, 4)], "")
+    assert nodes["input/bias"] == ("IO Node", [], [()], "")
+    assert nodes["output/output.1"] == ("IO Node", ["GraphNet/Sequential[seq]/ReLU[1].1"], [(2, 3)], "")
+    assert nodes["output/output.2"] == ("IO Node", ["input/x"], [()], "")
+    assert nodes["GraphNet/Conv2d[conv]"] == ("Conv2d", ["input/x"], [(2, 2, 2, 2)],
+                                              "1, 2, kernel_size=(3, 3), stride=(1, 1)")
+    assert nodes["GraphNet/Sequential[seq]/Linear[0]"] == ("Linear", ["GraphNet/Conv2d[conv]"], [(2, 4)],
+                                                           "in_features=8, out_features=4, bias=True")
+    assert nodes["GraphNet/Dropout[drop]"][:3] == (
+        "Dropout", ["GraphNet/Sequential[seq]/ReLU[1]", "GraphNet/Linear[skip]", "input/bias"], [(2, 4)])
+    assert nodes["GraphNet/MultiheadAttention[attn]"][:3] == ("MultiheadAttention", ["GraphNet/Dropout[drop]"],
+                                                             [(2, 1, 4), (2, 1, 1)])
+    assert nodes["GraphNet/Linear[head]"][1] == ["GraphNet/MultiheadAttention[attn]"]
+    assert nodes["GraphNet/Sequential[seq]/ReLU[1].1"][:2] == ("ReLU", ["GraphNet/Linear[head]"])
+
+
+def test_add_graph_single_module_and_verbose(tmp_path, capsys):
+    embedding = tandem.nn.Embedding(10, 3)
+    with SummaryWriter(str(tmp_path)) as writer:
+        writer.add_graph(embedding, tandem.tensor([[1, 2]]), verbose=True)
+    assert graph_nodes(str(tmp_path)) == {
+        "input/input": ("IO Node", [], [(1, 2)], ""),
+        "output/output.1": ("IO Node", ["Embedding"], [(1, 2, 3)], ""),
+        "Embedding": ("Embedding", ["input/input"], [(1, 2, 3)], "10, 3")}
+    assert capsys.readouterr().out == ("input/input = IO Node() -> [[1, 2]]\n"
+                                       "output/output.1 = IO Node(Embedding) -> [[1, 2, 3]]\n"
+                                       "Embedding = Embedding(input/input) -> [[1, 2, 3]]\n")
+
+
+def test_add_graph_error(tmp_path, capsys):
+    with SummaryWriter(str(tmp_path)) as writer:
+        with pytest.raises(RuntimeError, match="mat1 and mat2 shapes cannot be multiplied"):
+            writer.add_graph(tandem.nn.Sequential(tandem.nn.Linear(2, 2)), tandem.ones(3, 5))
+    assert capsys.readouterr().out.endswith("\nError occurs, No graph saved\n")
+    assert [e for e in map(decode, read_records(event_file(str(tmp_path)))) if 4 in e] == []
+
+
 def test_add_text(tmp_path):
     with SummaryWriter(str(tmp_path)) as writer:
         writer.add_text("notes", "lr **0.1**, héllo", 4)
@@ -374,9 +604,8 @@ def test_errors(tmp_path):
         with pytest.raises(TypeError, match=r"^parameter: hparam_domain_discrete\[lr\] should be a list of same "
                                             r"type as hparam_dict\[lr\].$"):
             writer.add_hparams({"lr": 1}, {}, {"lr": [1.0]})
-        for method, args in [("add_graph", (tandem.nn.Linear(2, 2),)), ("add_embedding", (tandem.ones(3, 2),)),
-                             ("add_video", ("v", tandem.ones(1, 1, 3, 4, 4))), ("add_audio", ("a", tandem.ones(8))),
-                             ("add_figure", ("f", None)), ("add_mesh", ("m", tandem.ones(1, 3, 3)))]:
+        for method, args in [("add_video", ("v", tandem.ones(1, 1, 3, 4, 4))), ("add_audio", ("a", tandem.ones(8))),
+                             ("add_mesh", ("m", tandem.ones(1, 3, 3)))]:
             with pytest.raises(NotImplementedError, match=rf"^SummaryWriter\.{method} is not supported by tandem"):
                 getattr(writer, method)(*args)
     assert summaries(str(tmp_path)) == []

@@ -23,18 +23,24 @@ def _close_open_files():
         event_file.close()
 
 
-def encode_event(wall_time, step=None, file_version=None, summary=None, session_log_status=None):
-    """An Event message (tensorboard's event.proto): wall_time=1, step=2, file_version=3, summary=5,
-    session_log=7."""
+def encode_event(wall_time, step=None, file_version=None, summary=None, session_log_status=None, graph_def=None,
+                 tagged_run_metadata=None):
+    """An Event message (tensorboard's event.proto): wall_time=1, step=2, file_version=3, graph_def=4, summary=5,
+    session_log=7, tagged_run_metadata=8 (given as (tag, RunMetadata bytes))."""
     out = pb.double_field(1, wall_time)
     if step is not None:
         out += pb.varint_field(2, step)
     if file_version is not None:
         out += pb.bytes_field(3, file_version)
+    if graph_def is not None:
+        out += pb.bytes_field(4, graph_def)
     if summary is not None:
         out += pb.bytes_field(5, summary)
     if session_log_status is not None:
         out += pb.bytes_field(7, pb.varint_field(1, session_log_status))
+    if tagged_run_metadata is not None:
+        tag, run_metadata = tagged_run_metadata
+        out += pb.bytes_field(8, pb.bytes_field(1, tag) + pb.bytes_field(2, run_metadata))
     return out
 
 

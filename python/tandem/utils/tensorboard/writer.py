@@ -5,8 +5,12 @@ import socket
 import time
 from datetime import datetime
 
+from ._embedding import add_embedding
 from ._event_file import _SESSION_LOG_START, EventFileWriter, encode_event
+from ._figure import figure_to_image
+from ._graph import describe, graph_def, record_graph, run_metadata
 from ._hparams import hparams_summaries
+from ._pr_curve import pr_curve_raw_value, pr_curve_value
 from . import _summaries as summaries
 
 class FileWriter:
@@ -39,8 +43,10 @@ def _not_implemented(method, why):
 
 
 class SummaryWriter:
-    """Writes scalars, histograms, images, text and hparams for TensorBoard under log_dir
-    (default runs/<Mon>DD_HH-MM-SS_<hostname><comment>), as torch.utils.tensorboard.SummaryWriter."""
+    """Writes scalars, histograms, images, matplotlib figures, text, hparams, PR curves, embeddings for the
+    projector and the model graph (module-level, see add_graph) for TensorBoard under log_dir (default
+    runs/<Mon>DD_HH-MM-SS_<hostname><comment>), as torch.utils.tensorboard.SummaryWriter. Video, audio, mesh and
+    custom-scalar layouts raise NotImplementedError."""
 
     def __init__(self, log_dir=None, comment="", purge_step=None, max_queue=10, flush_secs=120,
                  filename_suffix=""):
@@ -53,6 +59,7 @@ class SummaryWriter:
         self.flush_secs = flush_secs
         self.filename_suffix = filename_suffix
         self.default_bins = summaries.tensorflow_bins()
+        self._projector_entries = []  # projector_config.pbtxt's embeddings, rewritten whole on each add
         self.file_writer = self.all_writers = None
         self._get_file_writer()
 
@@ -131,8 +138,10 @@ class SummaryWriter:
                 run_writer.add_scalar(key, value, global_step)
 
     def add_figure(self, tag, figure, global_step=None, close=True, walltime=None):
-        _not_implemented("add_figure", "render the matplotlib figure to an RGB array (figure.canvas."
-                                       "buffer_rgba()) and log it with add_image(..., dataformats='HWC')")
+        """A matplotlib figure (or a list of same-sized figures, tiled as add_images does) rendered through
+        matplotlib's Agg canvas and logged as an RGB image; close=True closes each figure afterwards."""
+        dataformats = "NCHW" if isinstance(figure, list) else "CHW"
+        self.add_image(tag, figure_to_image(figure, close), global_step, walltime, dataformats=dataformats)
 
     def add_video(self, tag, vid_tensor, global_step=None, fps=4, walltime=None):
         _not_implemented("add_video", "video summaries need a GIF encoder (moviepy); log frames with add_images")
@@ -141,15 +150,45 @@ class SummaryWriter:
         _not_implemented("add_audio", "audio summaries are not written")
 
     def add_graph(self, model, input_to_model=None, verbose=False, use_strict_trace=True):
-        _not_implemented("add_graph", "tandem has no graph tracer (tandem.jit.trace returns the model unchanged)")
+        """The model's graph for TensorBoard's Graphs tab, from one forward pass on input_to_model (a tensor or a
+        tuple of arguments) in eval mode: one node per innermost module call, named by its scope
+        (Net/Conv2d[conv1]), the inputs and outputs as IO nodes, edges along the data flow. tandem has no tracer,
+        so the nodes are modules, not aten ops (docs/compat.md); use_strict_trace has no effect."""
+        try:
+            nodes = record_graph(model, input_to_model)
+        except RuntimeError as e:
+            print(e)
+            print("Error occurs, No graph saved")
+            raise
+        if verbose:
+            print(describe(nodes))
+        writer = self._get_file_writer()
+        writer.add_event(encode_event(time.time(), graph_def=graph_def(nodes)))
+        writer.add_event(encode_event(time.time(), tagged_run_metadata=("step1", run_metadata())))
 
     def add_embedding(self, mat, metadata=None, label_img=None, global_step=None, tag="default",
                       metadata_header=None):
-        _not_implemented("add_embedding", "projector files are not written")
+        """Writes the embedding projector's files for the N x D matrix mat under
+        <log_dir>/<global_step:05d>/<tag>/: tensors.tsv, metadata.tsv (metadata: N labels, or N rows under
+        metadata_header) and sprite.png (label_img: N x C x H x W, values in [0, 1]), and lists every embedding
+        added so far in <log_dir>/projector_config.pbtxt."""
+        add_embedding(self._get_file_writer().get_logdir(), self._projector_entries, mat, metadata, label_img,
+                      global_step, tag, metadata_header)
 
     def add_pr_curve(self, tag, labels, predictions, global_step=None, num_thresholds=127, weights=None,
                      walltime=None):
-        _not_implemented("add_pr_curve", "PR-curve summaries are not written")
+        """Precision-recall curve of binary labels against predictions in [0, 1] at num_thresholds (at most
+        127) evenly spaced thresholds, for TensorBoard's PR Curves tab."""
+        value = pr_curve_value(tag, labels, predictions, num_thresholds, weights)
+        self._get_file_writer().add_summary(summaries.summary(value), global_step, walltime)
+
+    def add_pr_curve_raw(self, tag, true_positive_counts, false_positive_counts, true_negative_counts,
+                         false_negative_counts, precision, recall, global_step=None, num_thresholds=127,
+                         weights=None, walltime=None):
+        """A precision-recall curve from precomputed per-threshold counts (weights is unused, as in PyTorch)."""
+        value = pr_curve_raw_value(tag, true_positive_counts, false_positive_counts, true_negative_counts,
+                                   false_negative_counts, precision, recall, num_thresholds)
+        self._get_file_writer().add_summary(summaries.summary(value), global_step, walltime)
 
     def add_custom_scalars(self, layout):
         _not_implemented("add_custom_scalars", "custom scalar layouts are not written; use add_scalars")
