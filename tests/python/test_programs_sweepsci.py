@@ -95,3 +95,75 @@ def test_legacy_public_vmap_warns_as_pytorch():
     with pytest.warns(FutureWarning, match="Please use `torch.vmap` instead of `torch._vmap_internals.vmap`."):
         out = tandem._vmap_internals.vmap(lambda r: r + 1)(tandem.zeros(2, 2))
     assert out.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+# ---- autograd.functional._construct_standard_basis_for (pytorch-minimize's ScipyMinimizer jacobian) -------------
+def test_construct_standard_basis_for_matches_pytorch(device):
+    from torch.autograd.functional import _construct_standard_basis_for as want_fn
+
+    from tandem.autograd.functional import _construct_standard_basis_for as got_fn
+    shapes, dtypes = [(2,), (3, 1), ()], ["float64", "float32", "float64"]
+    want = want_fn(tuple(torch.zeros(s, dtype=getattr(torch, d)) for s, d in zip(shapes, dtypes)), (2, 3, 1))
+    got = got_fn(tuple(tandem.zeros(s, dtype=getattr(tandem, d), device=device) for s, d in zip(shapes, dtypes)),
+                 (2, 3, 1))
+    assert len(got) == len(want) == 3
+    for g, w in zip(got, want):
+        _assert_same(g, w, device)
+
+
+# ---- optim.lbfgs._strong_wolfe / _cubic_interpolate with PyTorch's signatures (pytorch-minimize's line search) ----
+def _rosen(lib, x):
+    return (100 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2).sum()
+
+
+@pytest.mark.parametrize("start, t", [([-1.2, 1.0, 0.5], 1.0), ([1.0, 8.0, -2.0], 1e-3), ([0.1, 0.2, 0.3], 50.0)])
+def test_strong_wolfe_with_pytorchs_signature_matches_pytorch(device, start, t):
+    from torch.optim.lbfgs import _strong_wolfe as want_fn
+
+    from tandem.optim.lbfgs import _strong_wolfe as got_fn
+    results = []
+    for lib, fn, dev in [(torch, want_fn, "cpu"), (tandem, got_fn, device)]:
+        def obj_func(x, step, d, lib=lib):
+            y = (x + step * d).detach().requires_grad_(True)
+            loss = _rosen(lib, y)
+            loss.backward()
+            return float(loss.detach()), y.grad
+
+        x = lib.tensor(start, dtype=lib.float64, device=dev)
+        f, g = obj_func(x, 0.0, lib.zeros_like(x))
+        d = -g
+        f_new, g_new, t_new, evals = fn(obj_func, x, t, d, f, g, g.dot(d))
+        assert g_new is not g
+        results.append((f_new, g_new.tolist(), float(t_new), evals))
+    (wf, wg, wt, we), (gf, gg, gt, ge) = results
+    assert ge == we and gt == pytest.approx(wt, rel=1e-12) and gf == pytest.approx(wf, rel=1e-12)
+    assert gg == pytest.approx(wg, rel=1e-10)
+
+
+def test_cubic_interpolate_matches_pytorch():
+    from torch.optim.lbfgs import _cubic_interpolate as want_fn
+
+    from tandem.optim.lbfgs import _cubic_interpolate as got_fn
+    for args in [(0.0, 1.0, -2.0, 1.0, 0.5, 1.0), (0.0, 1.0, -2.0, 1.0, 0.5, 1.0, (0.2, 0.4)), (1.0, 3.0, 2.0, 0.0, 1.0, -1.0)]:
+        want = want_fn(*[torch.tensor(a, dtype=torch.float64) if isinstance(a, float) else a for a in args])
+        got = got_fn(*[tandem.tensor(a, dtype=tandem.float64) if isinstance(a, float) else a for a in args])
+        assert float(got) == pytest.approx(float(want), rel=1e-12)
+
+
+# ---- finfo/iinfo of Python's number types (pytorch-minimize: EPS = torch.finfo(float).eps) ---------------------
+@pytest.mark.parametrize("kind", [float, complex, int, bool])
+def test_finfo_and_iinfo_take_pythons_number_types(kind):
+    for name in ("finfo", "iinfo"):
+        try:
+            want = repr(getattr(torch, name)(kind))
+        except TypeError as e:
+            with pytest.raises(TypeError) as info:
+                getattr(tandem, name)(kind)
+            assert str(info.value) == str(e)
+            continue
+        assert repr(getattr(tandem, name)(kind)) == want
+    assert tandem.finfo(float).eps == torch.finfo(float).eps == 2.0 ** -52
+    with pytest.raises(TypeError, match="requires an integer input type"):
+        tandem.iinfo(tandem.complex64)  # as torch.iinfo(torch.complex64)
+    with pytest.raises(TypeError, match="must be torch.dtype, not str"):
+        tandem.finfo("float32")
