@@ -167,3 +167,15 @@ def test_finfo_and_iinfo_take_pythons_number_types(kind):
         tandem.iinfo(tandem.complex64)  # as torch.iinfo(torch.complex64)
     with pytest.raises(TypeError, match="must be torch.dtype, not str"):
         tandem.finfo("float32")
+
+
+# ---- is_tensor(None) is False (torchsde: list(filter(torch.is_tensor, (W, H))) with H=None) ---------------------
+@pytest.mark.parametrize("obj", [None, 1, 2.5, [1.0], "t"])
+def test_is_tensor_of_non_tensors_is_false(obj):
+    assert tandem.is_tensor(obj) is torch.is_tensor(obj) is False
+    assert list(filter(tandem.is_tensor, (obj, tandem.ones(1), None))) != []
+
+
+def test_is_tensor_of_tensors(device):
+    assert tandem.is_tensor(tandem.ones(2, device=device)) is True
+    assert tandem.is_tensor(tandem.ones(2, device=device).to_sparse()) is True
