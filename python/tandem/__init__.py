@@ -74,6 +74,7 @@ from . import _tensor_extras  # noqa: E402
 _tensor_extras.install(globals())  # register_post_accumulate_grad_hook, cfloat, dim_order, unsafe_split, ...
 from . import _foreach  # noqa: E402
 _foreach.install(globals())  # torch._foreach_add_, _foreach_lerp_, _foreach_norm, ... (loops of tandem ops)
+from . import _vmap_internals  # noqa: E402,F401  (torch._vmap_internals: the older vmap libraries import)
 from . import sparse  # noqa: E402
 sparse.install(globals())  # sparse_coo_tensor, spmm; sparse paths of mm/matmul/addmm; Tensor.to_sparse/to_dense
 from . import _deprecated_overloads  # noqa: E402

@@ -672,8 +672,9 @@ def clone(input, *, memory_format=None):
 # ---- fused and helper arithmetic ----
 
 def _integral_value(value, *tensors):
-    """PyTorch casts value to an integral result's dtype (0.5 -> 0) before it multiplies."""
-    return value if any(t.dtype.is_floating_point for t in tensors) else int(value)
+    """PyTorch casts value to an integral result's dtype (0.5 -> 0) before it multiplies; a floating or complex
+    result keeps it as given."""
+    return value if any(t.dtype.is_floating_point or t.dtype.is_complex for t in tensors) else int(value)
 
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):

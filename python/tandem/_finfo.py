@@ -11,7 +11,13 @@ def _name(dtype):
     return str(dtype).rsplit(".", 1)[-1]
 
 
+# PyTorch reads Python's number types as dtypes here too (torch.finfo(float) is float64's limits).
+_PYTHON_TYPES = {float: _C.float64, int: _C.int64, bool: _C.bool, complex: _C.complex128}
+
+
 def _dtype_arg(fn, value):
+    if value in _PYTHON_TYPES:
+        return _PYTHON_TYPES[value]
     if not isinstance(value, _C.dtype):
         raise TypeError(f"{fn}(): argument 'type' (position 1) must be torch.dtype, not {type(value).__name__}")
     return value
@@ -55,7 +61,7 @@ class iinfo:
         dtype = _dtype_arg("iinfo", type)
         if dtype == _C.bool:
             raise TypeError("torch.bool is not supported by torch.iinfo")
-        if dtype.is_floating_point:
+        if dtype.is_floating_point or dtype.is_complex:
             raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
         self.bits = dtype.itemsize * 8
         self.min = -(2 ** (self.bits - 1)) if dtype.is_signed else 0

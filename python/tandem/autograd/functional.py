@@ -154,6 +154,20 @@ def _check_single_element(is_outputs_tuple, outputs, fn_name):
         raise RuntimeError(f"The Tensor returned by the function given to {fn_name} should contain a single element")
 
 
+def _construct_standard_basis_for(tensors, tensor_numels):
+    """The rows of the identity of size sum(tensor_numels), cut column-wise into one (total, numel) block per
+    tensor (each in that tensor's dtype and device): vmapping a vjp over the rows of block i gives the Jacobian's
+    columns for tensor i. PyTorch's helper, which pytorch-minimize imports."""
+    total = sum(tensor_numels)
+    blocks, start = [], 0
+    for t, numel in zip(tensors, tensor_numels):
+        block = t.new_zeros(total, numel)
+        block.diagonal(-start).fill_(1)  # row start + j, column j
+        blocks.append(block)
+        start += numel
+    return tuple(blocks)
+
+
 _V_NONE_FOR_INPUT = ("The vector v can only be None if the input to the user-provided function is a single Tensor"
                      " with a single element.")
 

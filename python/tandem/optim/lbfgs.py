@@ -30,7 +30,7 @@ def _cubic_minimum(x1, f1, g1, x2, f2, g2, bounds=None):
     return min(max(t, lo), hi)
 
 
-def _strong_wolfe(evaluate, d, start, t, c1=1e-4, c2=0.9, tolerance_change=1e-9, max_ls=25):
+def _wolfe_step(evaluate, d, start, t, c1=1e-4, c2=0.9, tolerance_change=1e-9, max_ls=25):
     """A step length along ``d`` from ``start`` (a _Trial at t=0) meeting the strong Wolfe conditions: first widen
     the step until an interval must hold one, then shrink that interval by cubic interpolation (Nocedal & Wright,
     algorithms 3.5 and 3.6, as ported by Torch7's lswolfe). ``evaluate(t)`` returns (loss, flat grad) at x + t*d.
@@ -104,6 +104,19 @@ def _strong_wolfe(evaluate, d, start, t, c1=1e-4, c2=0.9, tolerance_change=1e-9,
                 bracket[high] = bracket[low]
             bracket[low] = new
     return bracket[low], evals
+
+
+# PyTorch's private names for the two, which libraries import (pytorch-minimize's line_search.py).
+_cubic_interpolate = _cubic_minimum
+
+
+def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9, max_ls=25):
+    """PyTorch's signature for the line search: ``obj_func(x, t, d)`` returns (loss, flat grad) at x + t*d, and
+    f, g, gtd describe x itself. Returns (loss, flat grad, t, evaluations) at the accepted step."""
+    accepted, evals = _wolfe_step(lambda step: obj_func(x, step, d), d, _Trial(0, f, g, gtd), t, c1, c2,
+                                  tolerance_change, max_ls)
+    grad = accepted.g.clone() if accepted.g is g else accepted.g  # PyTorch never hands back the caller's g
+    return accepted.f, grad, accepted.t, evals
 
 
 def _lbfgs_direction(grad, old_dirs, old_stps, ro, h_diag, al):
@@ -234,7 +247,7 @@ class LBFGS(Optimizer):
                 if line_search_fn != "strong_wolfe":
                     raise RuntimeError("only 'strong_wolfe' is supported")
                 x_init = [untracked(p).clone() for p in self._params]
-                accepted, ls_func_evals = _strong_wolfe(
+                accepted, ls_func_evals = _wolfe_step(
                     lambda step: self._directional_evaluate(closure, x_init, step, d), d,
                     _Trial(0, loss, flat_grad, gtd), t, max_ls=max_eval - current_evals)
                 loss, flat_grad, t = accepted.f, accepted.g, accepted.t

@@ -91,8 +91,9 @@ def _addmm(dense_addmm):
 
 def _is_tensor(dense_is_tensor):
     def is_tensor(obj):
-        """True for tensors of either layout (as torch.is_tensor)."""
-        return type(obj) is SparseCooTensor or dense_is_tensor(obj)
+        """True for tensors of either layout (as torch.is_tensor); False for anything else, None included (the
+        binding refuses None: filter(torch.is_tensor, [W, H]) with H=None is torchsde's check)."""
+        return type(obj) is SparseCooTensor or (obj is not None and dense_is_tensor(obj))
 
     return is_tensor
 
