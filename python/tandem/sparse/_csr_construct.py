@@ -77,10 +77,10 @@ def _check_invariants(crow, col, nnz, size, sorted_rows):
         raise RuntimeError("`crow_indices[..., 0] == 0` is not satisfied.")
     if last != nnz:
         raise RuntimeError("`crow_indices[..., -1] == nnz` is not satisfied.")
+    if nnz and (low_col < 0 or high_col >= ncols):  # before the steps' check, as PyTorch reports them
+        raise RuntimeError("`0 <= col_indices < ncols` is not satisfied.")
     if low_step < 0 or high_step > ncols:
         raise RuntimeError("`0 <= crow_indices[..., 1:] - crow_indices[..., :-1] <= ncols` is not satisfied.")
-    if nnz and (low_col < 0 or high_col >= ncols):
-        raise RuntimeError("`0 <= col_indices < ncols` is not satisfied.")
     if sorted_rows and nnz > 1:
         rows = _C.arange(nrows, dtype=_C.int64, device=crow.device).repeat_interleave(crow[1:] - crow[:-1])
         same_row = rows[1:] == rows[:-1]
