@@ -221,7 +221,8 @@ def test_conversions(device):
     check_csr(x.to_sparse().to_sparse_csr(), d.to_sparse().to_sparse_csr(), device)
     # An uncoalesced COO tensor: duplicates summed on the way.
     i, v = torch.tensor([[2, 0, 2, 0], [1, 3, 1, 0]]), torch.tensor([1.0, 2.0, 3.0, 4.0])
-    coo_p, coo_t = torch.sparse_coo_tensor(i, v, (3, 4)), tandem.sparse_coo_tensor(p2t(i), p2t(v), (3, 4), device=device)
+    coo_p = torch.sparse_coo_tensor(i, v, (3, 4))
+    coo_t = tandem.sparse_coo_tensor(p2t(i), p2t(v), (3, 4), device=device)
     check_csr(coo_t.to_sparse_csr(), coo_p.to_sparse_csr(), device)
     check_csr(coo_t.to_sparse(layout=tandem.sparse_csr), coo_p.to_sparse(layout=torch.sparse_csr), device)
     t, p = pair(device)

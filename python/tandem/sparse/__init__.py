@@ -124,8 +124,8 @@ _installed = []
 
 
 def install(namespace):
-    """tandem.sparse_coo_tensor, sparse_csr_tensor and spmm, the sparse paths of mm / matmul / addmm / is_tensor, and the Tensor
-    methods for sparse work (to_sparse, to_dense, ...)."""
+    """tandem.sparse_coo_tensor, sparse_csr_tensor and spmm, the sparse paths of mm / matmul / addmm / is_tensor,
+    and the Tensor methods for sparse work (to_sparse, to_sparse_csr, to_dense, ...)."""
     namespace["sparse_coo_tensor"] = _construct.sparse_coo_tensor
     namespace["sparse_csr_tensor"] = _csr_construct.sparse_csr_tensor
     if _installed:
