@@ -1,6 +1,7 @@
 """Sparse CSR tensors (tandem.sparse_csr) against PyTorch on every device: construction with PyTorch's size
 inference and invariant messages, repr, conversions from and to dense and COO, products with dense operands,
 gradients through the values and the dense operand, scaling, sums and the errors of what CSR tensors refuse."""
+import copy
 import pickle
 
 import pytest
@@ -272,6 +273,47 @@ def test_moves_and_copies(device):
     assert not r.requires_grad
     raises_like(lambda: p.numpy(), lambda: t.numpy(), TypeError)
     raises_like(lambda: p.is_contiguous(), lambda: t.is_contiguous())
+
+
+def test_pickle_deepcopy_save_and_load(device, tmp_path):
+    t, p = pair(device)
+    check_csr(pickle.loads(pickle.dumps(t)), p, device)
+    r = t.detach().requires_grad_()
+    c = copy.deepcopy(r)
+    check_csr(c, p, device)
+    assert c.requires_grad and c.is_leaf and c.values() is not r.values()
+    path = tmp_path / "csr.pt"
+    tandem.save({"adj": t}, path)
+    loaded = torch.load(path, weights_only=True, map_location="cpu")["adj"]
+    assert loaded.layout is torch.sparse_csr
+    torch.testing.assert_close(loaded.to_dense(), p.to_dense())
+    torch.save({"adj": p.to(torch.float32)}, path)
+    check_csr(tandem.load(path, map_location=device)["adj"], p.to(torch.float32), device)
+
+
+def test_saved_by_a_custom_function(device):
+    """A custom Function may ctx.save_for_backward a CSR tensor: it is saved as its parts and rebuilt."""
+    def spmm(lib):
+        class CsrSpmm(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                ctx.save_for_backward(a, b)
+                return a @ b
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                a, _ = ctx.saved_tensors
+                assert a.layout is lib.sparse_csr
+                return None, a.to_dense().t() @ grad_output
+
+        return CsrSpmm
+
+    t, p = pair(device)
+    b = torch.randn(4, 2, dtype=torch.float64, requires_grad=True)
+    tb = p2t(b, device).requires_grad_()
+    (spmm(torch).apply(p, b) ** 2).sum().backward()
+    (spmm(tandem).apply(t, tb) ** 2).sum().backward()
+    check_dense(tb.grad, b.grad, device)
 
 
 # ---- math ---------------------------------------------------------------------------------------------------------

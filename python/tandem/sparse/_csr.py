@@ -373,6 +373,18 @@ class SparseCsrTensor:
     def __ne__(self, other):
         raise self._refuse("ne.Tensor")
 
+    # ---- copying and pickling ---------------------------------------------------------------------------------
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        values = self._vals.detach().clone().requires_grad_(self._vals.requires_grad)
+        result = wrap(self._crow.clone(), self._col.clone(), values, self._size)
+        memo[id(self)] = result
+        return result
+
+    def __reduce_ex__(self, protocol):
+        return _rebuild, (self._crow, self._col, self._vals, tuple(self._size))
+
     # ---- printing ---------------------------------------------------------------------------------------------
     def __repr__(self):
         """PyTorch's repr of a CSR tensor: crow_indices, col_indices and values, then size, nnz, dtype, layout."""
@@ -396,6 +408,12 @@ class SparseCsrTensor:
         return _add_suffixes(text, suffixes, indent, _options.linewidth)
 
     __str__ = __repr__
+
+
+def _rebuild(crow_indices, col_indices, values, size):
+    from ._csr_construct import sparse_csr_tensor  # noqa: PLC0415  (_csr_construct imports this module)
+
+    return sparse_csr_tensor(crow_indices, col_indices, values, size)
 
 
 def _is_operand(x):
