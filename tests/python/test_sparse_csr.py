@@ -11,7 +11,8 @@ import oracle
 import tandem
 
 pytestmark = pytest.mark.filterwarnings("ignore:Sparse CSR tensor support:UserWarning",
-                                        "ignore:Sparse invariant checks:UserWarning")
+                                        "ignore:Sparse invariant checks:UserWarning",
+                                        "ignore:Validating sparse tensor invariants:UserWarning")
 
 CROW, COL, VALUES = [0, 2, 3, 3], [0, 2, 1], [1.0, 2.0, 3.0]
 
