@@ -385,6 +385,21 @@ def test_gradients(device):
         check_dense(actual.grad, expected.grad, device)
 
 
+def test_gradient_to_the_dense_source(device):
+    d = torch.tensor([[0.0, 1.5, 0.0, -2.0], [0.0, 0.0, 0.0, 0.0], [3.0, 0.0, 4.0, 0.0]], dtype=torch.float64,
+                     requires_grad=True)
+    x = p2t(d, device).requires_grad_()
+    weight = torch.arange(12.0, dtype=torch.float64).reshape(3, 4)
+    (d.to_sparse_csr().to_dense() * weight).sum().backward()
+    (x.to_sparse_csr().to_dense() * p2t(weight, device)).sum().backward()
+    check_dense(x.grad, d.grad, device)
+    # Through a product the gradient reaches the stored elements only (PyTorch's mm backward gives a dense one).
+    x.grad = None
+    b = torch.arange(8.0, dtype=torch.float64).reshape(4, 2)
+    (x.to_sparse_csr() @ p2t(b, device)).sum().backward()
+    check_dense(x.grad, (d != 0) * b.sum(1), device)
+
+
 def test_leaf_gradient(device):
     t, p = pair(device)
     t.requires_grad_()
