@@ -116,6 +116,13 @@ def test_size_inference_and_inputs(device, args):
     check_csr(t, p, device)
 
 
+def test_empty_index_lists_are_int64(device):
+    # PyTorch keeps the float32 of torch.tensor([]) as col_indices' dtype (a tensor it then cannot check).
+    t = tandem.sparse_csr_tensor([0, 0, 0], [], [], (2, 2), device=device)
+    assert t.col_indices().dtype == tandem.int64 and t.crow_indices().dtype == tandem.int64
+    check_dense(t.to_dense(), torch.zeros(2, 2), device)
+
+
 def test_index_dtypes_lists_and_dtype(device):
     t, p = pair(device, index_dtype="int32", dtype="float32")
     check_csr(t, p, device)  # int32 indices stay int32, as in PyTorch
@@ -178,6 +185,8 @@ def test_construction_errors(device):
                     lambda: tandem.sparse_csr_tensor(tcrow, tcol, tvalues, size))
     raises_like(lambda: torch.sparse_csr_tensor(crow, col, values.long(), (3, 4), requires_grad=True),
                 lambda: tandem.sparse_csr_tensor(tcrow, tcol, tvalues.long(), (3, 4), requires_grad=True))
+    raises_like(lambda: torch.sparse_csr_tensor(crow, col, values, (3, 2**62)),
+                lambda: tandem.sparse_csr_tensor(tcrow, tcol, tvalues, (3, 2**62)))
     with pytest.raises(RuntimeError, match=r"Trying to create tensor with negative dimension -3: \[-3, 4\]"):
         tandem.sparse_csr_tensor(tcrow, tcol, tvalues, (-3, 4))
     with pytest.raises(NotImplementedError, match="batched CSR tensors are not supported"):

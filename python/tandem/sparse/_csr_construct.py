@@ -29,7 +29,9 @@ def _as_index(indices, values, device):
     if not isinstance(indices, Tensor):
         from .. import as_tensor  # noqa: PLC0415
 
-        return as_tensor(indices, device=values.device)
+        indices = as_tensor(indices, device=values.device)
+        # An empty list has no dtype of its own (as_tensor makes it float): it holds no index, so int64.
+        return indices.to(_C.int64) if indices.numel() == 0 else indices
     return indices.to(device) if device is not None else indices
 
 
@@ -116,6 +118,9 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
         if len(size) != 2:
             raise RuntimeError(f"tensor dimensionality must be sum of batch, base, and dense dimensionalities (=0 "
                                f"+ 2 + 0) but got {len(size)}")
+        if size[0] * size[1] >= 2**63:  # to_dense and the COO form's linear indices would overflow int64
+            raise RuntimeError(f"numel: integer multiplication overflow\nhint: the size {size} has more than "
+                               "2**63 - 1 elements")
     _check_invariants(crow, col, values.shape[0], size, bool(check_invariants))
     if requires_grad and not values.requires_grad:
         if not (values.dtype.is_floating_point or values.dtype.is_complex):
