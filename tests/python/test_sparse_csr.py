@@ -185,6 +185,8 @@ def test_construction_errors(device):
                     lambda: tandem.sparse_csr_tensor(tcrow, tcol, tvalues, size))
     raises_like(lambda: torch.sparse_csr_tensor(crow, col, values.long(), (3, 4), requires_grad=True),
                 lambda: tandem.sparse_csr_tensor(tcrow, tcol, tvalues.long(), (3, 4), requires_grad=True))
+    raises_like(lambda: torch.sparse_csr_tensor(crow, col, values, [3, 4.5]),
+                lambda: tandem.sparse_csr_tensor(tcrow, tcol, tvalues, [3, 4.5]), TypeError)
     raises_like(lambda: torch.sparse_csr_tensor(crow, col, values, (3, 2**62)),
                 lambda: tandem.sparse_csr_tensor(tcrow, tcol, tvalues, (3, 2**62)))
     with pytest.raises(RuntimeError, match=r"Trying to create tensor with negative dimension -3: \[-3, 4\]"):

@@ -6,8 +6,10 @@ would read another element or past the end (crow_indices' first and last entries
 as COO indices are always checked, at the cost of a few reductions and one small device-to-host copy. Whether
 each row's columns are sorted and distinct is checked only under check_invariants=True, as in PyTorch: the math
 adds duplicates up and does not need the order."""
+import operator
+
 from .. import _C
-from .._layouts import sparse_coo, sparse_csr
+from .._layouts import sparse_csr
 from . import _coo, _csr, _math
 
 Tensor = _C.Tensor
@@ -92,6 +94,18 @@ def _check_invariants(crow, col, nnz, size, sorted_rows):
                                "satisfied.")
 
 
+def _size_ints(size):
+    """size as ints; a float (which int() would truncate) is refused with PyTorch's TypeError."""
+    ints = []
+    for pos, s in enumerate(size):
+        try:
+            ints.append(operator.index(s))
+        except TypeError:
+            raise TypeError(f"sparse_csr_tensor(): argument 'size' failed to unpack the object at pos {pos + 1} "
+                            f"with error \"type must be tuple of ints,but got {type(s).__name__}\"") from None
+    return ints
+
+
 def _inferred_size(crow, col):
     """PyTorch's size when none is given: a row per crow step, columns up to the largest column index."""
     ncols = int(col.amax().item()) + 1 if col.numel() else 0
@@ -111,7 +125,7 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
     if size is None:
         size = _inferred_size(crow, col)
     else:
-        size = [int(s) for s in size]
+        size = _size_ints(size)
         for s in size:
             if s < 0:
                 raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {size}")
