@@ -278,7 +278,7 @@ class SparseCsrTensor:
 
     @property
     def T(self):  # noqa: N802  (PyTorch's name)
-        raise self._no_csc("T")
+        raise self._refuse("as_strided")  # PyTorch's .T of a CSR tensor fails this way too
 
     @staticmethod
     def _no_csc(name):
