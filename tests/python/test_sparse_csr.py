@@ -1,6 +1,7 @@
 """Sparse CSR tensors (tandem.sparse_csr) against PyTorch on every device: construction with PyTorch's size
 inference and invariant messages, repr, conversions from and to dense and COO, products with dense operands,
-gradients through the values and the dense operand, scaling, sums and the errors of what CSR tensors refuse."""
+gradients through the values and the dense operand, scaling, sums, the errors of what CSR tensors refuse, and a
+GCN step with a CSR adjacency."""
 import copy
 import pickle
 
@@ -485,3 +486,33 @@ def test_dense_products_unchanged():
     assert tandem.mm(a, b, out=out) is out and out.tolist() == [[3.0] * 4] * 2
     assert tandem.matmul(a, b).tolist() == [[3.0] * 4] * 2
     assert tandem.addmm(tandem.ones(2, 4), a, b, beta=2).tolist() == [[5.0] * 4] * 2
+
+
+def test_gcn_layer_with_a_csr_adjacency(device):
+    """A 2-layer GCN step as graph code writes it with a CSR adjacency: the loss and the weights' gradients match
+    PyTorch's."""
+    g = torch.Generator().manual_seed(3)
+    n, f, hidden, classes = 9, 5, 4, 3
+    edges = torch.randint(0, n, (2, 20), generator=g)
+    adj = torch.zeros(n, n, dtype=torch.float64)
+    adj[edges[0], edges[1]] = 1.0
+    adj = adj + torch.eye(n, dtype=torch.float64)
+    adj = adj / adj.sum(1, keepdim=True)
+    x = torch.randn(n, f, generator=g, dtype=torch.float64)
+    labels = torch.randint(0, classes, (n,), generator=g)
+    w1 = torch.randn(f, hidden, generator=g, dtype=torch.float64, requires_grad=True)
+    w2 = torch.randn(hidden, classes, generator=g, dtype=torch.float64, requires_grad=True)
+
+    def step(lib, adj_csr, x, w1, w2, labels):
+        h = lib.relu(lib.sparse.mm(adj_csr, x @ w1))
+        out = adj_csr @ (h @ w2)
+        loss = lib.nn.functional.cross_entropy(out, labels)
+        loss.backward()
+        return loss
+
+    expected = step(torch, adj.to_sparse_csr(), x, w1, w2, labels)
+    tw1, tw2 = p2t(w1, device).requires_grad_(), p2t(w2, device).requires_grad_()
+    loss = step(tandem, p2t(adj, device).to_sparse_csr(), p2t(x, device), tw1, tw2, p2t(labels, device))
+    check_dense(loss, expected.detach(), device)
+    check_dense(tw1.grad, w1.grad, device)
+    check_dense(tw2.grad, w2.grad, device)
