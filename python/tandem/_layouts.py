@@ -1,6 +1,6 @@
 """Constants (e, pi, inf, nan, newaxis), layouts and memory formats: tandem.strided (dense strided tensors),
-tandem.sparse_coo (tandem.sparse's COO tensors) and the memory formats contiguous_format, preserve_format,
-channels_last and channels_last_3d, accepted where PyTorch accepts them.
+tandem.sparse_coo and tandem.sparse_csr (tandem.sparse's COO and CSR tensors) and the memory formats
+contiguous_format, preserve_format, channels_last and channels_last_3d, accepted where PyTorch accepts them.
 A channels-last tensor is a row-major copy of the permuted tensor viewed back (NCHW sizes, NHWC strides), so
 every op reads it through its strides; is_contiguous(memory_format=...) checks strides with PyTorch's rules."""
 import math
@@ -11,7 +11,7 @@ Tensor = _C.Tensor
 
 
 class layout:
-    """A tensor layout: strided (dense tensors) or sparse_coo (tandem.sparse)."""
+    """A tensor layout: strided (dense tensors), sparse_coo or sparse_csr (tandem.sparse)."""
 
     def __init__(self, name):
         self._name = name
@@ -38,6 +38,7 @@ class memory_format:
 
 strided = layout("strided")
 sparse_coo = layout("sparse_coo")
+sparse_csr = layout("sparse_csr")
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
 channels_last = memory_format("channels_last")
@@ -45,7 +46,7 @@ channels_last_3d = memory_format("channels_last_3d")
 
 e, pi, inf, nan, newaxis = math.e, math.pi, math.inf, math.nan, None
 
-__all__ = ["e", "pi", "inf", "nan", "newaxis", "layout", "memory_format", "strided", "sparse_coo",
+__all__ = ["e", "pi", "inf", "nan", "newaxis", "layout", "memory_format", "strided", "sparse_coo", "sparse_csr",
            "contiguous_format", "preserve_format", "channels_last", "channels_last_3d"]
 
 # The dims of NCHW / NCDHW from outermost to innermost in memory (N, then spatial, channels last).

@@ -123,17 +123,19 @@ def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
 
 
 def _rebuild_sparse_tensor(layout, data):
-    """A sparse COO tensor from torch.save's (indices, values, size[, is_coalesced]); the layout arrives as its
-    name (_get_layout is read as str). The indices are checked against the size as tandem.sparse_coo_tensor
-    always checks them."""
-    if layout != "torch.sparse_coo":
+    """A sparse COO tensor from torch.save's (indices, values, size[, is_coalesced]), or a CSR one from
+    (crow_indices, col_indices, values, size); the layout arrives as its name (_get_layout is read as str). The
+    indices are checked as tandem.sparse_coo_tensor / sparse_csr_tensor always check them."""
+    if layout not in ("torch.sparse_coo", "torch.sparse_csr"):
         raise NotImplementedError(f"tandem.load: the file holds a sparse tensor of layout {layout}, which tandem "
                                   "does not support\nhint: convert it in PyTorch to COO (.to_sparse_coo()) or to a "
                                   "dense tensor before saving")
-    if not isinstance(data, tuple) or len(data) not in (3, 4):
+    if not isinstance(data, tuple) or len(data) not in ((4,) if layout == "torch.sparse_csr" else (3, 4)):
         raise pickle.UnpicklingError("tandem.load: a sparse tensor in the file is damaged")
-    from .sparse import _construct  # noqa: PLC0415  (tandem.sparse imports this module's users)
+    from .sparse import _construct, _csr_construct  # noqa: PLC0415  (tandem.sparse imports this module's users)
 
+    if layout == "torch.sparse_csr":
+        return _csr_construct.sparse_csr_tensor(*data)
     return _construct.sparse_coo_tensor(data[0], data[1], data[2], is_coalesced=data[3] if len(data) == 4 else None)
 
 

@@ -18,7 +18,7 @@ from ._torch_format import (DTYPES, GET_LAYOUT, REBUILD_PARAMETER, REBUILD_PARAM
                             STORAGE_TYPES, TORCH_DEVICE, TORCH_SIZE, UNTYPED_STORAGE, VERSION_RECORD, TorchName,
                             dtype_name)
 from .nn.parameter import Parameter
-from .sparse import SparseCooTensor
+from .sparse import SparseCooTensor, SparseCsrTensor
 
 
 class _SavedStorage:
@@ -134,6 +134,9 @@ class _Pickler(pickle._Pickler):
         if type(obj) is SparseCooTensor:  # its indices and values pickle as tensors, as torch.save writes them
             return REBUILD_SPARSE_TENSOR, (obj.layout, (obj._indices(), obj._values(), obj.size(),
                                                         obj.is_coalesced()))
+        if type(obj) is SparseCsrTensor:  # torch.save's form: (crow_indices, col_indices, values, size)
+            return REBUILD_SPARSE_TENSOR, (obj.layout, (obj.crow_indices(), obj.col_indices(), obj.values(),
+                                                        obj.size()))
         if isinstance(obj, layout):
             return GET_LAYOUT, (f"torch.{obj._name}",)
         if isinstance(obj, Size):

@@ -302,8 +302,8 @@ def test_save_and_load_with_pytorch(tmp_path, device):
     back = tandem.load(path, map_location=device)
     check_sparse(back["adj"], p, device)
     check_sparse(back["coalesced"], p.coalesce(), device)
-    torch.save(p.to_sparse_csr(), path)
-    with pytest.raises(NotImplementedError, match="a sparse tensor of layout torch.sparse_csr"):
+    torch.save(p.to_sparse_csc(), path)
+    with pytest.raises(NotImplementedError, match="a sparse tensor of layout torch.sparse_csc"):
         tandem.load(path)
 
 

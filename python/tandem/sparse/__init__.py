@@ -1,31 +1,34 @@
-"""tandem.sparse: sparse COO tensors (layout tandem.sparse_coo), PyTorch's torch.sparse functions on them (mm,
-addmm, sum, softmax, log_softmax) and the legacy FloatTensor(indices, values, size) constructors.
-tandem.sparse_coo_tensor, Tensor.to_sparse() and the sparse paths of tandem.mm / matmul / addmm / spmm are
-installed into tandem by install(). docs/ops.md ("Sparse tensors") lists what a sparse tensor supports."""
+"""tandem.sparse: sparse COO tensors (layout tandem.sparse_coo) and CSR matrices (tandem.sparse_csr), PyTorch's
+torch.sparse functions on them (mm, addmm, sum, softmax, log_softmax) and the legacy FloatTensor(indices, values,
+size) constructors. tandem.sparse_coo_tensor, sparse_csr_tensor, Tensor.to_sparse() / to_sparse_csr() and the
+sparse paths of tandem.mm / matmul / addmm / spmm are installed into tandem by install(). docs/ops.md ("Sparse
+tensors") lists what a sparse tensor supports."""
 from .. import _C
-from . import _construct, _legacy, _math
+from . import _construct, _csr, _csr_construct, _legacy, _math
 from ._coo import SparseCooTensor
+from ._csr import SparseCsrTensor
 
 Tensor = _C.Tensor
 
 
 def mm(mat1, mat2, reduce=None):
     """sparse @ dense -> dense, sparse @ sparse -> sparse, dense @ sparse -> dense; differentiable w.r.t. the
-    sparse operand's values and the dense operand. (reduce= is PyTorch's for CSR tensors, which tandem lacks.)"""
+    sparse operand's values and the dense operand."""
     if reduce is not None:
-        raise NotImplementedError("sparse.mm(): reduce= is implemented for CSR tensors only, and tandem has the COO "
-                                  "layout only\nhint: leave reduce out (a sum)")
-    return _math.mm(mat1, mat2)
+        raise NotImplementedError("sparse.mm(): reduce= is not supported\nhint: leave reduce out (a sum)")
+    return _sparse_mm(mat1, mat2)
 
 
 def addmm(mat, mat1, mat2, *, beta=1.0, alpha=1.0):
     """beta * mat + alpha * (mat1 @ mat2) for a sparse mat1 and dense mat and mat2."""
-    return _math.addmm(mat, mat1, mat2, beta, alpha)
+    return _sparse_addmm(mat, mat1, mat2, beta, alpha)
 
 
 def sum(input, dim=None, dtype=None):  # noqa: A001  (PyTorch's name)
     """All elements as a dense 0-d tensor, or over dim(s): sparse over the sparse dims left, dense when every
     sparse dim is summed."""
+    if type(input) is SparseCsrTensor:
+        return input.sum(dim, False, dtype)
     return _math.sum(input, dim, False, dtype)
 
 
@@ -39,8 +42,28 @@ def log_softmax(input, dim, *, dtype=None):
     return _math.softmax(input, dim, dtype, log=True)
 
 
-# tandem.mm / matmul / addmm with a sparse path: one or two type comparisons in front of the dense function, so
-# dense calls stay as fast as they were.
+# tandem.mm / matmul / addmm with a sparse path: a set lookup of each operand's type in front of the dense
+# function, so dense calls stay as fast as they were.
+_SPARSE_TYPES = frozenset((SparseCooTensor, SparseCsrTensor))
+
+
+def _sparse_mm(a, b):
+    if type(a) is SparseCsrTensor or type(b) is SparseCsrTensor:
+        return _csr.mm(a, b)
+    return _math.mm(a, b)
+
+
+def _sparse_matmul(a, b):
+    if type(a) is SparseCsrTensor or type(b) is SparseCsrTensor:
+        return _csr.matmul(a, b)
+    return _math.matmul(a, b)
+
+
+def _sparse_addmm(input, mat1, mat2, beta, alpha):
+    if type(mat1) is SparseCsrTensor:
+        return _csr.addmm(input, mat1, mat2, beta, alpha)
+    return _math.addmm(input, mat1, mat2, beta, alpha)
+
 
 def _refuse_keywords(name, kwargs):
     """A sparse call takes no keyword beyond the dense signature's (out= has no sparse form here)."""
@@ -53,9 +76,9 @@ def _refuse_keywords(name, kwargs):
 
 def _mm(dense_mm):
     def mm(input, mat2, **kwargs):  # kwargs: out=, for the dense path
-        if type(input) is SparseCooTensor or type(mat2) is SparseCooTensor:
+        if type(input) in _SPARSE_TYPES or type(mat2) in _SPARSE_TYPES:
             _refuse_keywords("mm", kwargs)
-            return _math.mm(input, mat2)
+            return _sparse_mm(input, mat2)
         return dense_mm(input, mat2, **kwargs)
 
     mm.__doc__ = dense_mm.__doc__
@@ -64,9 +87,9 @@ def _mm(dense_mm):
 
 def _matmul(dense_matmul):
     def matmul(input, other, **kwargs):
-        if type(input) is SparseCooTensor or type(other) is SparseCooTensor:
+        if type(input) in _SPARSE_TYPES or type(other) in _SPARSE_TYPES:
             _refuse_keywords("matmul", kwargs)
-            return _math.matmul(input, other)
+            return _sparse_matmul(input, other)
         return dense_matmul(input, other, **kwargs)
 
     matmul.__doc__ = dense_matmul.__doc__
@@ -75,10 +98,10 @@ def _matmul(dense_matmul):
 
 def _addmm(dense_addmm):
     def addmm(input, mat1, mat2, *, beta=1, alpha=1, **kwargs):
-        if type(mat1) is SparseCooTensor:
+        if type(mat1) in _SPARSE_TYPES:
             _refuse_keywords("addmm", kwargs)
-            return _math.addmm(input, mat1, mat2, beta, alpha)
-        if type(input) is SparseCooTensor or type(mat2) is SparseCooTensor:
+            return _sparse_addmm(input, mat1, mat2, beta, alpha)
+        if type(input) in _SPARSE_TYPES or type(mat2) in _SPARSE_TYPES:
             raise TypeError("addmm(): of the operands only mat1 may be sparse\nhint: convert the others with "
                             ".to_dense()")
         if beta == 1 and alpha == 1 and not kwargs:  # keywords cost the C++ call ~0.5 us
@@ -91,9 +114,9 @@ def _addmm(dense_addmm):
 
 def _is_tensor(dense_is_tensor):
     def is_tensor(obj):
-        """True for tensors of either layout (as torch.is_tensor); False for anything else, None included (the
+        """True for tensors of any layout (as torch.is_tensor); False for anything else, None included (the
         binding refuses None: filter(torch.is_tensor, [W, H]) with H=None is torchsde's check)."""
-        return type(obj) is SparseCooTensor or (obj is not None and dense_is_tensor(obj))
+        return type(obj) in _SPARSE_TYPES or (obj is not None and dense_is_tensor(obj))
 
     return is_tensor
 
@@ -102,9 +125,10 @@ _installed = []
 
 
 def install(namespace):
-    """tandem.sparse_coo_tensor and spmm, the sparse paths of mm / matmul / addmm / is_tensor, and the Tensor
-    methods for sparse work (to_sparse, to_dense, ...)."""
+    """tandem.sparse_coo_tensor, sparse_csr_tensor and spmm, the sparse paths of mm / matmul / addmm / is_tensor,
+    and the Tensor methods for sparse work (to_sparse, to_sparse_csr, to_dense, ...)."""
     namespace["sparse_coo_tensor"] = _construct.sparse_coo_tensor
+    namespace["sparse_csr_tensor"] = _csr_construct.sparse_csr_tensor
     if _installed:
         return  # the wrappers must wrap tandem's own functions, not themselves
     _installed.append(True)
@@ -120,4 +144,4 @@ def install(namespace):
 _LEGACY_TYPES = _legacy.legacy_types()
 globals().update(_LEGACY_TYPES)  # FloatTensor(indices, values, size), ... (Kipf's pygcn builds with them)
 
-__all__ = ["SparseCooTensor", "mm", "addmm", "sum", "softmax", "log_softmax", *_LEGACY_TYPES]
+__all__ = ["SparseCooTensor", "SparseCsrTensor", "mm", "addmm", "sum", "softmax", "log_softmax", *_LEGACY_TYPES]

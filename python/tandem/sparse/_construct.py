@@ -6,8 +6,8 @@ error. The check costs one amin/amax and one small device-to-host copy per const
 import math
 
 from .. import _C
-from .._layouts import sparse_coo
-from . import _coo
+from .._layouts import sparse_coo, sparse_csr
+from . import _coo, _csr_construct
 
 Tensor = _C.Tensor
 
@@ -117,17 +117,31 @@ def _construct_is_sorted(indices, sizes):
     return lin.shape[0] < 2 or bool((lin[1:] > lin[:-1]).all())
 
 
-def check_coo_layout(layout, blocksize):
+def check_coo_layout(layout, blocksize, source="Strided"):
+    """None and sparse_coo pass; sparse_csr is the caller's to handle; CSC, BSR and BSC, which tandem lacks, are
+    refused."""
     if layout is not None and layout is not sparse_coo:
-        raise NotImplementedError(f"to_sparse(): layout={layout} is not supported\nhint: tandem has the sparse "
-                                  "COO layout only (tandem.sparse_coo)")
+        raise NotImplementedError(f"to_sparse(): layout={layout} is not supported\nhint: tandem has the sparse_coo "
+                                  "and sparse_csr layouts (no CSC, BSR or BSC)")
     if blocksize is not None:
-        raise RuntimeError("to_sparse for Strided to SparseCoo conversion does not use specified blocksize")
+        raise RuntimeError(f"to_sparse for {source} to SparseCoo conversion does not use specified blocksize")
+
+
+def _to_csr(self, blocksize, dense_dim, source):
+    if blocksize is not None:
+        raise RuntimeError(f"dense_to_sparse: conversion from {source} to SparseCsr with blocksize argument given "
+                           "is not supported")
+    if source == "Strided":
+        return _csr_construct.dense_to_sparse_csr(self, dense_dim)
+    return _csr_construct.coo_to_sparse_csr(self, dense_dim)
 
 
 def dense_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
     """Tensor.to_sparse: the nonzero elements of a dense tensor (rows of the first sparse_dim dims with any
-    nonzero, for hybrid results), coalesced. Differentiable: the values are gathered from self."""
+    nonzero, for hybrid results), coalesced; with layout=tandem.sparse_csr, to_sparse_csr(dense_dim).
+    Differentiable: the values are gathered from self."""
+    if layout is sparse_csr:
+        return _to_csr(self, blocksize, dense_dim, "Strided")
     check_coo_layout(layout, blocksize)
     ndim = self.dim()
     if sparse_dim is None:
@@ -190,9 +204,12 @@ def _no_sparse_kernel(name):
 def dense_methods():
     """Tensor methods PyTorch gives dense tensors for sparse work: conversions, and the sparse queries' errors."""
     methods = {"to_sparse": dense_to_sparse, "to_sparse_coo": to_sparse_coo, "to_dense": dense_to_dense,
-               "sparse_dim": _no_sparse_dims, "dense_dim": _all_dense_dims}
+               "to_sparse_csr": _csr_construct.dense_to_sparse_csr, "sparse_dim": _no_sparse_dims,
+               "dense_dim": _all_dense_dims}
     for name in ("coalesce", "is_coalesced", "indices"):
         methods[name] = _layout_error(name)
+    for name in ("crow_indices", "col_indices"):
+        methods[name] = _layout_error(name, "sparse row compressed tensor")
     methods["values"] = _layout_error("values", "sparse tensor")
     methods["_indices"], methods["_values"] = _no_sparse_kernel("_indices"), _no_sparse_kernel("_values")
     return methods

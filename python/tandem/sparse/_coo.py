@@ -7,7 +7,7 @@ read as the data (giving garbage), whereas a class of its own makes each dense o
 refuse it with a TypeError. The math (_math.py) composes dense tandem ops on indices and values, so autograd through
 the values, dtypes and every device (cpu, cuda, emulated cuda) come from those ops."""
 from .. import _C
-from .._layouts import sparse_coo
+from .._layouts import sparse_coo, sparse_csr
 from .._legacy import _BY_DTYPE, _target_of_type_arg
 from .._size import Size
 from .._tensor_str import _add_suffixes, _dtype_is_implied, _dtype_suffix, _options, _suffix, tensor_body
@@ -230,7 +230,9 @@ class SparseCooTensor:
         return _math.to_dense(self)
 
     def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
-        _construct.check_coo_layout(layout, blocksize)
+        if layout is sparse_csr:
+            return _construct._to_csr(self, blocksize, dense_dim, "Sparse")
+        _construct.check_coo_layout(layout, blocksize, "Sparse")
         if sparse_dim is not None and sparse_dim != self.sparse_dim():
             raise RuntimeError("to_sparse: conversion from Sparse to Sparse with sparse_dim argument "
                                "!=self.sparse_dim() is not supported")
@@ -238,6 +240,9 @@ class SparseCooTensor:
 
     def to_sparse_coo(self):
         return self
+
+    def to_sparse_csr(self, dense_dim=None):
+        return _construct._to_csr(self, None, dense_dim, "Sparse")
 
     def numpy(self, *, force=False):
         raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")

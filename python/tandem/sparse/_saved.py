@@ -1,7 +1,19 @@
 """Sparse tensors in a custom autograd.Function's ctx.save_for_backward (pyGAT's SpecialSpmmFunction saves the
-sparse adjacency): the node keeps tensors only, so each sparse tensor is saved as its indices and values and
-rebuilt, with its size and coalesced flag, before the Function's backward reads ctx.saved_tensors."""
-from . import _coo
+sparse adjacency): the node keeps tensors only, so each sparse tensor is saved as its parts (COO: indices and
+values; CSR: crow_indices, col_indices and values) and rebuilt, with its size (and COO's coalesced flag), before
+the Function's backward reads ctx.saved_tensors."""
+from . import _coo, _csr
+
+
+def _parts(t):
+    """(the tensors t is made of, how to rebuild t from them), or None for a tensor saved as it is."""
+    if type(t) is _coo.SparseCooTensor:
+        size, coalesced = t._size, t._coalesced
+        return [t._idx, t._vals], lambda indices, values: _coo.wrap(indices, values, size, coalesced)
+    if type(t) is _csr.SparseCsrTensor:
+        size = t._size
+        return [t._crow, t._col, t._vals], lambda crow, col, values: _csr.wrap(crow, col, values, size)
+    return None
 
 
 def flatten(to_save, backward):
@@ -9,18 +21,20 @@ def flatten(to_save, backward):
     sparse tensor (anything else that is not a tensor is left to the node's own TypeError)."""
     plan, flat = [], []
     for t in to_save:
-        if type(t) is _coo.SparseCooTensor:
-            plan.append((t._size, t._coalesced))
-            flat += [t._idx, t._vals]
-        else:
+        parts = _parts(t)
+        if parts is None:
             plan.append(None)
             flat.append(t)
+        else:
+            plan.append((len(parts[0]), parts[1]))
+            flat += parts[0]
     if all(p is None for p in plan):
         return to_save, backward
 
     def rebuilding_backward(ctx, *grads):
-        parts = iter(ctx.saved_tensors)
-        ctx.saved_tensors = tuple(next(parts) if p is None else _coo.wrap(next(parts), next(parts), *p) for p in plan)
+        saved = iter(ctx.saved_tensors)
+        ctx.saved_tensors = tuple(next(saved) if p is None else p[1](*(next(saved) for _ in range(p[0])))
+                                  for p in plan)
         return backward(ctx, *grads)
 
     return tuple(flat), rebuilding_backward
