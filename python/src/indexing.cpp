@@ -266,6 +266,9 @@ void init_indexing(nb::module_& m) {
                      "masked_fill_ only supports boolean masks, but got mask with dtype unsigned char\nhint: "
                      "index with a bool mask: x[mask.bool()] = value");
         warn_uint8_mask(p);
+        // A value with history written through a basic view of self (out[:, idx] = v): the write gives self
+        // PyTorch's CopySlices history, as assign_view's does.
+        if (autograd::should_record(v)) autograd::track_view_write(self, p.view);
         index_put_(p.view, p.indices, v);
       },
       nb::arg("index").none(), nb::arg("value").none());

@@ -267,3 +267,19 @@ def test_whole_tensor_indexes_are_recorded_views(index):
     assert names <= {"AliasBackward0", "SliceBackward0"}
     if index in (Ellipsis, (), slice(None)):
         assert len(names) == 1, names
+
+
+@pytest.mark.parametrize("index", [(slice(None), [0, 2]), (Ellipsis, [1, 3]), (slice(1, 3), [0, 1])])
+def test_advanced_setitem_of_grad_value_through_a_basic_view(index, device):
+    # out = empty_like(x); out[:, idx] = v (nflows' coupling transforms): the slice makes a view of `out`, and the
+    # advanced write into it must still reach v's gradient (PyTorch's CopySlices/IndexPutBackward0 history)
+    weights = [[float(4 * r + c) for c in range(4)] for r in range(3)]
+    grads = []
+    for lib, dev in ((torch, "cpu"), (tandem, device)):
+        out = lib.zeros(3, 4, device=dev)
+        rows = out[index].shape[0]
+        v = lib.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]][:rows], device=dev).requires_grad_()
+        out[index] = v * 2
+        (out * lib.tensor(weights, device=dev)).sum().backward()
+        grads.append(v.grad.tolist())
+    assert grads[0] == grads[1]
