@@ -25,6 +25,9 @@ struct PyDType {
 };
 nb::object dtype_object(DType d);
 bool is_dtype(nb::handle h);
+// A tandem dtype or one of the Python types that name dtypes (float, int, bool, complex), as PyTorch reads
+// them.
+bool is_dtype_like(nb::handle h);
 DType to_dtype(nb::handle h);                          // TypeError for anything that is not a tandem.dtype
 std::optional<DType> to_optional_dtype(nb::handle h);  // None -> nullopt
 
@@ -40,6 +43,9 @@ nb::object device_object(Device d);
 // but uint64 and the floats (fill_, full, tensor(), the binary ops); elsewhere it raises PyTorch's overflow
 // error.
 bool to_scalar(nb::handle h, Scalar& out, bool allow_uint64 = false);
+// The fill value of full/full_like/new_full: a number, or a 0-dim tensor read as one (PyTorch's rule);
+// anything else is PyTorch's TypeError naming `fn`'s argument.
+Scalar fill_value(nb::handle value, const char* fn, const char* position);
 // PyTorch's UserWarning when a conversion from `from` to `to` drops imaginary parts (complex -> real).
 void warn_if_discarding_imag(DType from, DType to);
 inline bool is_tensor(nb::handle h) { return nb::isinstance<Tensor>(h); }

@@ -77,9 +77,7 @@ void init_conversions(nb::module_& m) {
       "new_full",
       [](const Tensor& t, nb::handle size, nb::handle value, nb::handle dtype, nb::handle device) {
         NewArgs a = new_args(t, dtype, device);
-        Scalar v;
-        TANDEM_CHECK(to_scalar(value, v, true), Type,
-                     "new_full(): argument 'fill_value' must be Number, not ", nb::inst_name(value).c_str());
+        Scalar v = fill_value(value, "new_full", " (position 2)");
         return full(to_shape(size, "new_full"), v, a.dtype, a.device);
       },
       nb::arg("size"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),

@@ -218,6 +218,16 @@ Tensor finish(Tensor t, const FactoryArgs& a) {
 }
 }  // namespace
 
+Scalar fill_value(nb::handle value, const char* fn, const char* position) {
+  Scalar v;
+  // A 0-dim tensor is a number here, as in PyTorch (its value and dtype).
+  const bool scalar_tensor = is_tensor(value) && as_tensor_ref(value).dim() == 0;
+  TANDEM_CHECK(scalar_tensor ? (v = item(as_tensor_ref(value)), true) : to_scalar(value, v, true), Type, fn,
+               "(): argument 'fill_value'", position, " must be Number, not ",
+               is_tensor(value) ? "Tensor" : nb::inst_name(value).c_str());
+  return v;
+}
+
 void init_creation(nb::module_& m) {
   m.def(
       "_tensor_from_data",
@@ -273,12 +283,7 @@ void init_creation(nb::module_& m) {
       "full",
       [](nb::handle size, nb::handle value, nb::handle dtype, nb::handle device, bool requires_grad,
          nb::handle out) {
-        Scalar v;
-        // A 0-dim tensor is a number here, as in PyTorch (its value and dtype).
-        const bool scalar_tensor = is_tensor(value) && as_tensor_ref(value).dim() == 0;
-        TANDEM_CHECK(scalar_tensor ? (v = item(as_tensor_ref(value)), true) : to_scalar(value, v, true), Type,
-                     "full(): argument 'fill_value' (position 2) must be Number, not ",
-                     is_tensor(value) ? "Tensor" : nb::inst_name(value).c_str());
+        Scalar v = fill_value(value, "full", " (position 2)");
         FactoryArgs a = factory_args(dtype_or_out(dtype, out), device_or_out(device, out), requires_grad,
                                      v.natural_dtype());
         return into_out("full", finish(full(to_shape(size, "full"), v, a.dtype, a.device), a), out, {});
@@ -293,9 +298,7 @@ void init_creation(nb::module_& m) {
         if (!like_in_cpp(x, memory_format, layout))
           return like_via_layouts("full_like", x, nb::make_tuple(value),
                                   like_kwargs(dtype, device, requires_grad), memory_format, layout);
-        Scalar v;
-        TANDEM_CHECK(to_scalar(value, v, true), Type,
-                     "full_like(): argument 'fill_value' must be Number, not ", nb::inst_name(value).c_str());
+        Scalar v = fill_value(value, "full_like", " (position 2)");
         FactoryArgs a = factory_args(dtype, device.is_none() ? device_object(x.device()) : device,
                                      requires_grad, x.dtype());
         return wrap(finish(full(x.sizes(), v, a.dtype, a.device), a));

@@ -29,7 +29,7 @@ nb::object tensor_to(nb::handle self, nb::args args, nb::kwargs kwargs) {
   bool copy = false, non_blocking = false;
   nb::handle memory_format = nb::none();
   for (nb::handle a : args) {
-    if (is_dtype(a) || a.is(reinterpret_cast<PyObject*>(&PyFloat_Type))) {
+    if (is_dtype_like(a)) {
       if (dtype) {  // a second dtype would silently win: PyTorch's parser refuses the call
         std::string got;
         for (nb::handle b : args)

@@ -22,6 +22,11 @@ std::array<nb::handle, kNumDTypes>& dtype_objects() {
 
 nb::object dtype_object(DType d) { return nb::borrow(dtype_objects()[static_cast<int>(d)]); }
 bool is_dtype(nb::handle h) { return nb::isinstance<PyDType>(h); }
+bool is_dtype_like(nb::handle h) {
+  return is_dtype(h) || h.is(reinterpret_cast<PyObject*>(&PyFloat_Type)) ||
+         h.is(reinterpret_cast<PyObject*>(&PyLong_Type)) || h.is(reinterpret_cast<PyObject*>(&PyBool_Type)) ||
+         h.is(reinterpret_cast<PyObject*>(&PyComplex_Type));
+}
 
 DType to_dtype(nb::handle h) {
   if (__builtin_expect(nb::isinstance<PyDType>(h), 1)) return nb::inst_ptr<PyDType>(h)->dtype;

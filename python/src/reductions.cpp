@@ -63,9 +63,7 @@ bool parse_keepdim(nb::handle keepdim, nb::handle keepdims) {
 // A tandem dtype, None, or a NumPy dtype, scalar type or dtype string, matched by name ("float64").
 OptDType parse_dtype(nb::handle h) {
   if (h.is_none()) return std::nullopt;
-  if (is_dtype(h) || h.is(reinterpret_cast<PyObject*>(&PyFloat_Type)) ||
-      h.is(reinterpret_cast<PyObject*>(&PyLong_Type)) || h.is(reinterpret_cast<PyObject*>(&PyBool_Type)))
-    return to_dtype(h);
+  if (is_dtype_like(h)) return to_dtype(h);
   nb::object name;
   if (nb::isinstance<nb::str>(h))  // NumPy also spells dtypes as strings: dtype='float32'
     name = nb::borrow(h);

@@ -119,6 +119,11 @@ DimVector to_shape(nb::handle h, const char* fn) {
     out.push_back(nb::cast<int64_t>(h));
     return out;
   }
+  // Any other integer (a NumPy int64 from np.prod(shape)) is one size too, as PyTorch reads it.
+  if (PyIndex_Check(h.ptr()) && !PyBool_Check(h.ptr()) && !is_tensor(h)) {
+    out.push_back(nb::cast<int64_t>(h.attr("__index__")()));
+    return out;
+  }
   // The names in PyTorch's parser messages: a tensor is "Tensor", anything else its type's name.
   auto type_name = [](nb::handle x) {
     return is_tensor(x) ? std::string("Tensor") : std::string(nb::inst_name(x).c_str());
