@@ -94,3 +94,34 @@ def test_placeholders_live_in_nn_parameter_as_in_pytorch():
     assert tandem.nn.UninitializedParameter is tandem.nn.parameter.UninitializedParameter
     assert tandem.nn.parameter.is_lazy(tandem.nn.LazyLinear(2).weight)
     assert not tandem.nn.parameter.is_lazy(tandem.nn.Linear(2, 2).weight)
+
+
+# ---- the joining functions take NumPy's axis= for dim= (d2l: d2l.stack((cx, cy, w, h), axis=-1)) ---------------
+@pytest.mark.parametrize("name, keyword", [("stack", "axis"), ("cat", "axis"), ("concat", "axis"),
+                                           ("concatenate", "dim"), ("concatenate", "axis"), ("stack", "dim")])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_joining_functions_take_numpys_name_for_dim(device, name, keyword, dim):
+    a, b = torch.rand(2, 3), torch.rand(2, 3)
+    want = getattr(torch, name)((a, b), **{keyword: dim})
+    got = getattr(tandem, name)((_t(a, device), _t(b, device)), **{keyword: dim})
+    assert got.device == tandem.device(device)
+    _same(got, want)
+    # out= and the keyword spelling of tensors= go through as well.
+    out = tandem.empty(0, device=device)
+    assert getattr(tandem, name)(tensors=[_t(a, device), _t(b, device)], **{keyword: dim}, out=out) is out
+    _same(out, want)
+
+
+def test_joining_functions_keep_their_errors(device):
+    x = tandem.ones(2, device=device)
+    for call in (lambda lib, x: lib.stack([x], 0, axis=0), lambda lib, x: lib.stack([x], dim=0, axis=0),
+                 lambda lib, x: lib.cat([x], foo=1)):
+        with pytest.raises(TypeError) as want:
+            call(torch, torch.ones(2))
+        with pytest.raises(TypeError) as got:
+            call(tandem, x)
+        assert str(got.value) == str(want.value)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        tandem.stack([x, x], axis=3)
+    assert tandem.stack([x, x], 1).shape == (2, 2) and tandem.cat([x, x]).shape == (4,)
+    assert tandem.stack.__name__ == "stack" and tandem.concatenate.__module__ == "tandem"
