@@ -1,5 +1,8 @@
 """nn.Parameter: a Tensor that a Module registers as trainable when assigned as an attribute; nn.Buffer: a Tensor
-marked to be registered as a buffer (persistent or not) when assigned as one."""
+marked to be registered as a buffer (persistent or not) when assigned as one; the lazy layers' placeholders
+(UninitializedParameter, UninitializedBuffer), here as in PyTorch."""
+import tandem
+
 from .. import _C
 from .._C import Tensor
 
@@ -53,3 +56,61 @@ def untracked(t):
     """A plain tensor over ``t``'s memory that autograd does not track (what ``t.data`` is in PyTorch):
     in-place writes through it update ``t`` without recording anything."""
     return _C._make_subclass(Tensor, t, False)
+
+
+class UninitializedParameter(Parameter):
+    """A parameter whose shape is not known yet: an empty tensor on the right device and dtype."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        return _C._make_subclass(cls, tandem.empty(0, device=device, dtype=dtype), requires_grad)
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass  # everything happened in __new__
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Gives the placeholder uninitialised storage of `shape` and makes it an ordinary Parameter."""
+        _C._set_data(self, tandem.empty(shape, device=device or self.device, dtype=dtype or self.dtype))
+        self.__class__ = self.cls_to_become
+
+    def __repr__(self):
+        return "<UninitializedParameter>"
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, self.device, self.dtype)
+        return memo[id(self)]
+
+
+class UninitializedBuffer(Tensor):
+    """A buffer whose shape is not known yet (LazyBatchNorm's running statistics)."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None):
+        return _C._make_subclass(cls, tandem.empty(0, device=device, dtype=dtype), requires_grad)
+
+    def __init__(self, requires_grad=False, device=None, dtype=None):
+        pass
+
+    def materialize(self, shape, device=None, dtype=None):
+        _C._set_data(self, tandem.empty(shape, device=device or self.device, dtype=dtype or self.dtype))
+        self.__class__ = self.cls_to_become
+
+    def __repr__(self):
+        return "<UninitializedBuffer>"
+
+    # Module.to()/cpu()/cuda() replace buffers by what these return: keep the placeholder a placeholder.
+    def to(self, *args, **kwargs):
+        return _C._make_subclass(UninitializedBuffer, super().to(*args, **kwargs), False)
+
+    def cpu(self):
+        return _C._make_subclass(UninitializedBuffer, super().cpu(), False)
+
+    def cuda(self, *args, **kwargs):
+        return _C._make_subclass(UninitializedBuffer, super().cuda(*args, **kwargs), False)
+
+
+def is_lazy(tensor):
+    return isinstance(tensor, (UninitializedParameter, UninitializedBuffer))

@@ -2,17 +2,15 @@
 are UninitializedParameter placeholders (empty tensors); the first forward materialises them, runs
 reset_parameters, and turns the layer into its ordinary class (LazyLinear becomes Linear), as in PyTorch.
 
-Not supported (tandem's Module has no state-dict hooks): loading a state dict into a lazy layer before its
-first forward; run one forward (a dummy batch) first.
+Loading a state dict into a lazy layer before its first forward materialises the placeholders with the saved
+shapes (a load_state_dict pre-hook, as PyTorch's); a lazy layer's own state dict keeps the placeholders.
 """
 import inspect
 
 import tandem
 
-from ... import _C
-from ..._C import Tensor
 from ...autograd import no_grad
-from ..parameter import Parameter
+from ..parameter import UninitializedBuffer, UninitializedParameter, is_lazy
 from .conv import Conv2d
 from .conv_more import Conv1d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .linear import Linear
@@ -25,64 +23,6 @@ __all__ = [
 ]
 
 
-class UninitializedParameter(Parameter):
-    """A parameter whose shape is not known yet: an empty tensor on the right device and dtype."""
-
-    cls_to_become = Parameter
-
-    def __new__(cls, requires_grad=True, device=None, dtype=None):
-        return _C._make_subclass(cls, tandem.empty(0, device=device, dtype=dtype), requires_grad)
-
-    def __init__(self, requires_grad=True, device=None, dtype=None):
-        pass  # everything happened in __new__
-
-    def materialize(self, shape, device=None, dtype=None):
-        """Gives the placeholder uninitialised storage of `shape` and makes it an ordinary Parameter."""
-        _C._set_data(self, tandem.empty(shape, device=device or self.device, dtype=dtype or self.dtype))
-        self.__class__ = self.cls_to_become
-
-    def __repr__(self):
-        return "<UninitializedParameter>"
-
-    def __deepcopy__(self, memo):
-        if id(self) not in memo:
-            memo[id(self)] = type(self)(self.requires_grad, self.device, self.dtype)
-        return memo[id(self)]
-
-
-class UninitializedBuffer(Tensor):
-    """A buffer whose shape is not known yet (LazyBatchNorm's running statistics)."""
-
-    cls_to_become = Tensor
-
-    def __new__(cls, requires_grad=False, device=None, dtype=None):
-        return _C._make_subclass(cls, tandem.empty(0, device=device, dtype=dtype), requires_grad)
-
-    def __init__(self, requires_grad=False, device=None, dtype=None):
-        pass
-
-    def materialize(self, shape, device=None, dtype=None):
-        _C._set_data(self, tandem.empty(shape, device=device or self.device, dtype=dtype or self.dtype))
-        self.__class__ = self.cls_to_become
-
-    def __repr__(self):
-        return "<UninitializedBuffer>"
-
-    # Module.to()/cpu()/cuda() replace buffers by what these return: keep the placeholder a placeholder.
-    def to(self, *args, **kwargs):
-        return _C._make_subclass(UninitializedBuffer, super().to(*args, **kwargs), False)
-
-    def cpu(self):
-        return _C._make_subclass(UninitializedBuffer, super().cpu(), False)
-
-    def cuda(self, *args, **kwargs):
-        return _C._make_subclass(UninitializedBuffer, super().cuda(*args, **kwargs), False)
-
-
-def is_lazy(tensor):
-    return isinstance(tensor, (UninitializedParameter, UninitializedBuffer))
-
-
 class LazyModuleMixin:
     """Put first in the bases; the class defines initialize_parameters(input) and cls_to_become."""
 
@@ -90,7 +30,25 @@ class LazyModuleMixin:
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        self._load_hook = self._register_load_state_dict_pre_hook(self._lazy_load_hook)
         self._initialize_hook = self.register_forward_pre_hook(LazyModuleMixin._infer_parameters)
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        # Placeholders are saved as themselves (not detached empty tensors), so that loading the state dict
+        # of a lazy layer into another one leaves it lazy, as in PyTorch.
+        super()._save_to_state_dict(destination, prefix, keep_vars)
+        for name, tensor in list(self._parameters.items()) + list(self._buffers.items()):
+            if is_lazy(tensor) and prefix + name in destination:
+                destination[prefix + name] = tensor
+
+    def _lazy_load_hook(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                        error_msgs):
+        """A placeholder takes the shape of the initialised tensor loaded into it; the load then copies it."""
+        for name, tensor in list(self._parameters.items()) + list(self._buffers.items()):
+            key = prefix + name
+            if key in state_dict and is_lazy(tensor) and not is_lazy(state_dict[key]):
+                with no_grad():
+                    tensor.materialize(state_dict[key].shape)
 
     def has_uninitialized_params(self):
         return any(is_lazy(t) for t in list(self._parameters.values()) + list(self._buffers.values()))
@@ -102,7 +60,8 @@ class LazyModuleMixin:
         if module.has_uninitialized_params():
             raise RuntimeError(f"module {module._get_name()} has not been fully initialized")
         module._initialize_hook.remove()
-        del module._initialize_hook
+        module._load_hook.remove()
+        del module._initialize_hook, module._load_hook
         if module.cls_to_become is not None:
             module.__class__ = module.cls_to_become
 
@@ -131,6 +90,11 @@ class LazyLinear(LazyModuleMixin, Linear):
             if self.bias is not None:
                 self.bias.materialize((self.out_features,))
             self.reset_parameters()
+        if self.in_features == 0:  # materialised by load_state_dict: in_features comes from the first input
+            if input.shape[-1] != self.weight.shape[-1]:
+                raise AssertionError(f"The in_features inferred from input: {input.shape[-1]} is not equal to "
+                                     f"in_features from self.weight: {self.weight.shape[-1]}")
+            self.in_features = input.shape[-1]
 
 
 class _LazyConvXdMixin(LazyModuleMixin):

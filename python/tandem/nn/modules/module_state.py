@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from ... import _C
 from ..._C import Tensor
 from ...autograd import no_grad
+from ..parameter import is_lazy
+
 
 class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     """load_state_dict's result; printed as PyTorch prints it when every key matched."""
@@ -106,9 +108,14 @@ def load_from_state_dict(module, state_dict, prefix, local_metadata, strict, mis
             error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
                               f"object from checkpoint but received {type(src)}")
             continue
+        if is_lazy(src) and not is_lazy(target):
+            raise RuntimeError("Can't access the shape of an uninitialized parameter or buffer. This error usually "
+                               "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
+                               "initialized one. Call `forward` to initialize the parameters before accessing their "
+                               "attributes.")
         if target.dim() == 0 and src.dim() == 1 and src.numel() == 1:  # PyTorch's pre-0.4 scalar parameters
             src = src[0]
-        if tuple(src.shape) != tuple(target.shape):
+        if tuple(src.shape) != tuple(target.shape) and not is_lazy(target):
             error_msgs.append(f"size mismatch for {key}: copying a param with shape {src.shape!r} from checkpoint, "
                               f"the shape in current model is {target.shape!r}.")
             continue
