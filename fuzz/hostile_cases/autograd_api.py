@@ -364,4 +364,19 @@ CASES = {
     "vmap/grad": lambda L, d: L.func.vmap(L.func.grad(lambda x: (x ** 2).sum()))(R(L, (4, 3), d)),
 }
 
-KNOWN = {}
+KNOWN = {
+    "autograd.backward/not_tensor": "PyTorch fails in an assert of its Python wrapper (AssertionError); tandem "
+                                    "raises its argument TypeError",
+    "backward/gradient_number": "PyTorch fails with an incidental TypeError ('float' object is not iterable); "
+                                "tandem's TypeError names the argument",
+    "inference_mode/save_for_backward": "tandem's inference_mode does not mark the tensors it makes "
+                                        "(docs/compat.md), so they can be saved for backward",
+    "inplace/exp_twice": "tandem's in-place ops keep a copy of what their backward needs, so a second in-place op "
+                         "leaves the gradient right (checked: exp(exp(x)) exp(x)); PyTorch refuses",
+    "inplace/version": "a new tensor on a GPU starts at version 1 in tandem (its fill or copy counts as a write); "
+                       "in-place checks compare versions, so only the number differs",
+    "inplace/leaf_under_no_grad_saved": "on a GPU the version numbers in the message are one higher (a new "
+                                        "tensor's copy counts as a write in tandem)",
+    "vmap/item": "tandem's vmap runs the function on ordinary tensors (docs/compat.md), so .item() works inside; "
+                 "PyTorch refuses it",
+}
