@@ -38,7 +38,7 @@ def first_line(error):
     """The comparable first line: tandem's names read as torch's, devices and kernel suffixes dropped."""
     line = (str(error).splitlines() or [""])[0]
     line = line.replace("tandem.", "torch.").replace("_cuda\"", "_cpu\"").replace("torch.cuda.", "torch.")
-    line = line.replace("CUDABoolType", "CPUBoolType")
+    line = re.sub(r"\bCUDA(\w+)Type\b", r"CPU\1Type", line)  # C++ type names: CUDAFloatType, CUDABoolType
     # PyTorch's TORCH_CHECK appends a request for a better message to its internal asserts: not part of the text
     line = line.split("  (Could this error message be improved?")[0]
     return re.sub(r", device='cuda:\d'", "", line)

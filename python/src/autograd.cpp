@@ -25,6 +25,12 @@ using autograd::GradMode;
 using autograd::Node;
 
 // None or a list/tuple of tensors (or a single tensor) -> vector (None entries become undefined tensors).
+// backward(inputs=[]) is refused (None means every leaf), in PyTorch's words.
+void check_inputs_not_empty(nb::handle inputs) {
+  if (!inputs.is_none() && !is_tensor(inputs) && nb::len(inputs) == 0)
+    TANDEM_THROW(Runtime, "`inputs` argument to `backward()` cannot be empty.");
+}
+
 std::vector<Tensor> tensor_list(nb::handle h, const char* what) {
   std::vector<Tensor> out;
   if (h.is_none()) return out;
@@ -63,21 +69,37 @@ void set_grad(const Tensor& t, nb::handle value) {
     if (AutogradMeta* m = t.impl()->autograd(); m && m->grad) *m->grad = Tensor();
     return;
   }
-  const Tensor& g = expect_tensor(value, "grad", "value");
-  TANDEM_CHECK(g.dtype() == t.dtype(), Runtime,
-               "assigned grad has data of a different type\nhint: convert it "
-               "first, e.g. g.to(x.dtype)");
-  TANDEM_CHECK(g.sizes() == t.sizes(), Runtime,
-               "assigned grad has data of a different size\nhint: the "
-               "gradient must have the tensor's shape ",
-               t.shape_str());
-  TANDEM_CHECK(g.device() == t.device(), Runtime, "assigned grad has data located on a different device");
+  // PyTorch's checks, in its order and words.
+  if (nb::isinstance<Tensor>(value))
+    TANDEM_CHECK(nb::inst_ptr<Tensor>(value)->impl() != t.impl(), Runtime, "can't assign Variable as its own grad");
+  if (!nb::isinstance<Tensor>(value))
+    TANDEM_THROW(Type, "assigned grad expected to be a Tensor or None but got grad of type ",
+                 Py_TYPE(value.ptr())->tp_name);
+  const Tensor& g = *nb::inst_ptr<Tensor>(value);
+  TANDEM_CHECK(g.dtype() == t.dtype(), Runtime, "attempting to assign a gradient with dtype '",
+               dtype_cpp_name(g.dtype()), "' to a tensor with grad_dtype '", dtype_title(t.dtype()),
+               "'. The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set "
+               "the tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. Set "
+               "grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may break downstream "
+               "systems that assume they match.\nhint: convert it first, e.g. g.to(x.dtype)");
+  TANDEM_CHECK(g.device().type == t.device().type, Runtime, "attempting to assign a gradient with device type '",
+               device_type_name(g.device().type), "' to a tensor with device type '",
+               device_type_name(t.device().type),
+               "'. Please ensure that the gradient and the tensor are on the same device");
+  TANDEM_CHECK(g.device() == t.device(), Runtime, "attempting to assign a gradient located on device with index '",
+               g.device().index, "' to a tensor located on device with index '", t.device().index,
+               "'. Please ensure that the gradient and the tensor are on the same device");
+  TANDEM_CHECK(g.sizes() == t.sizes(), Runtime, "attempting to assign a gradient of size '", g.shape_str(),
+               "' to a tensor of size '", t.shape_str(),
+               "'. Please ensure that the gradient and the tensor are the same size");
   AutogradMeta& m = t.impl()->ensure_autograd();
   if (!m.grad) m.grad = std::make_shared<Tensor>();
   *m.grad = g;
 }
 
-void set_requires_grad(const Tensor& t, bool v) {
+// PyTorch words the integer-dtype refusal two ways: the requires_grad attribute names complex dtypes too,
+// requires_grad_() does not (complex tensors may require grad either way).
+void set_requires_grad(const Tensor& t, bool v, bool complex_allowed_message = true) {
   AutogradMeta* m = t.impl()->autograd();
   TANDEM_CHECK(
       !(m && m->grad_fn) || v, Runtime,
@@ -85,8 +107,9 @@ void set_requires_grad(const Tensor& t, bool v) {
       "in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
   TANDEM_CHECK(
       !v || autograd::is_differentiable(t.dtype()), Runtime,
-      "only Tensors of floating point and complex dtype can require gradients\nhint: convert first, e.g. "
-      "x.float().requires_grad_()");
+      complex_allowed_message ? "only Tensors of floating point and complex dtype can require gradients"
+                              : "only Tensors of floating point dtype can require gradients",
+      "\nhint: convert first, e.g. x.float().requires_grad_()");
   if (v || m) t.impl()->ensure_autograd().requires_grad = v;
 }
 
@@ -121,10 +144,21 @@ struct PythonHook {
   PythonHook& operator=(const PythonHook&) = delete;
   ~PythonHook() { release_under_gil(fn); }
   nb::object fn;
+  // The hook's replacement gradient, with PyTorch's checks: a tensor of the gradient's dtype, device and size.
   Tensor operator()(const Tensor& g) const {
     nb::object r = fn(wrap(g));
     if (r.is_none()) return Tensor();
-    return expect_tensor(r, "hook", "return value");
+    TANDEM_CHECK(is_tensor(r), Type, "expected Variable, but hook returned '", Py_TYPE(r.ptr())->tp_name, "'");
+    const Tensor& out = as_tensor_ref(r);
+    auto name = [&] {
+      nb::object n = nb::getattr(fn, "__name__", nb::none());
+      return n.is_none() ? std::string("<unknown>") : nb::cast<std::string>(nb::str(n));
+    };
+    TANDEM_CHECK(out.dtype() == g.dtype() && out.device() == g.device(), Runtime, "hook '", name(),
+                 "' has changed the type of value (was ", autograd::legacy_type_name(g), " got ",
+                 autograd::legacy_type_name(out), ")");
+    TANDEM_CHECK(out.sizes() == g.sizes(), Runtime, "hook '", name(), "' has changed the size of value");
+    return out;
   }
 };
 
@@ -205,7 +239,9 @@ struct PyFunctionNode final : Node {
     std::vector<Tensor> out;
     for (size_t pos : tensor_positions_) {
       nb::handle g = rs[pos];
-      out.push_back(g.is_none() ? Tensor() : expect_tensor(g, "backward", "gradient"));
+      if (!g.is_none() && !is_tensor(g))
+        TANDEM_THROW(Runtime, "expected Variable or None (got ", Py_TYPE(g.ptr())->tp_name, ")");
+      out.push_back(g.is_none() ? Tensor() : as_tensor_ref(g));
     }
     return out;
   }
@@ -400,11 +436,12 @@ void init_autograd(nb::module_& m) {
   auto cls = nb::type<Tensor>();
   auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
   tensor.def_prop_rw(
-      "requires_grad", [](const Tensor& t) { return t.requires_grad(); }, &set_requires_grad);
+      "requires_grad", [](const Tensor& t) { return t.requires_grad(); },
+      [](const Tensor& t, bool v) { set_requires_grad(t, v); });
   tensor.def(
       "requires_grad_",
       [](nb::handle self, bool v) {
-        set_requires_grad(self_tensor(self, "requires_grad_"), v);
+        set_requires_grad(self_tensor(self, "requires_grad_"), v, /*complex_allowed_message=*/false);
         return nb::borrow(self);  // the same Python object, as PyTorch returns self
       },
       nb::arg("requires_grad") = true);
@@ -481,6 +518,12 @@ void init_autograd(nb::module_& m) {
       nb::arg("memo"));
   tensor.def("detach_", [](nb::handle self) {
     if (AutogradMeta* m = self_tensor(self, "detach_").impl()->autograd()) {
+      // (tandem knows the views autograd recorded; a view of a tensor without grad is detached in place.)
+      TANDEM_CHECK(!m->view_base, Runtime,
+                   "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+                   "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
+                   "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
+                   "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.");
       m->grad_fn.reset();
       m->requires_grad = false;
       m->output_nr = 0;
@@ -492,6 +535,7 @@ void init_autograd(nb::module_& m) {
       "backward",
       [](const Tensor& t, nb::handle gradient, std::optional<bool> retain_graph, bool create_graph,
          nb::handle inputs) {
+        check_inputs_not_empty(inputs);
         std::vector<Tensor> grads;
         if (!gradient.is_none()) grads.push_back(expect_tensor(gradient, "backward", "gradient"));
         autograd::backward({t}, grads, retain_graph, create_graph, tensor_list(inputs, "backward"));
@@ -517,6 +561,7 @@ void init_autograd(nb::module_& m) {
       "_autograd_backward",
       [](nb::handle tensors, nb::handle grad_tensors, std::optional<bool> retain_graph, bool create_graph,
          nb::handle inputs) {
+        check_inputs_not_empty(inputs);
         autograd::backward(tensor_list(tensors, "backward"), tensor_list(grad_tensors, "backward"),
                            retain_graph, create_graph, tensor_list(inputs, "backward"));
       },

@@ -15,15 +15,20 @@ namespace tandem::py {
 
 namespace {
 
-// A Python int in [-2^63, 2^64) as a 64-bit seed (negative seeds wrap, as in PyTorch).
+// A Python int in [-2^63, 2^64) as a 64-bit seed (negative seeds wrap, as in PyTorch). A bool, float, str or
+// tensor is refused with PyTorch's RuntimeError, a NumPy integer with its TypeError (tandem.manual_seed int()s
+// its seed first, so it takes those).
 uint64_t to_seed(nb::handle h) {
-  TANDEM_CHECK(PyLong_Check(h.ptr()), Type, "manual_seed expected a long, but got ", nb::inst_name(h).c_str(),
-               "\nhint: seeds are Python ints");
+  const bool integer = !PyBool_Check(h.ptr()) && !is_tensor(h) && !PyFloat_Check(h.ptr()) && PyIndex_Check(h.ptr());
+  TANDEM_CHECK(integer, Runtime, "manual_seed expected a long, but got ",
+               is_tensor(h) ? "Tensor" : Py_TYPE(h.ptr())->tp_name, "\nhint: seeds are Python ints");
+  TANDEM_CHECK(PyLong_Check(h.ptr()), Type, "an integer is required\nhint: pass int(seed)");
+  nb::handle value = h;
   int overflow = 0;
-  long long v = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+  long long v = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
   if (overflow == 0) return static_cast<uint64_t>(v);
   if (overflow > 0) {
-    unsigned long long u = PyLong_AsUnsignedLongLong(h.ptr());
+    unsigned long long u = PyLong_AsUnsignedLongLong(value.ptr());
     if (!PyErr_Occurred()) return u;
     PyErr_Clear();
   }
@@ -39,7 +44,8 @@ Tensor state_tensor(const Generator& g) {
 }
 
 void set_state_from(Generator& g, nb::handle h) {
-  TANDEM_CHECK(is_tensor(h) && as_tensor_ref(h).dtype() == DType::UInt8, Type,
+  TANDEM_CHECK(is_tensor(h), Type, "expected a torch.ByteTensor, but got ", Py_TYPE(h.ptr())->tp_name);
+  TANDEM_CHECK(as_tensor_ref(h).dtype() == DType::UInt8, Type,
                "RNG state must be a torch.ByteTensor\nhint: pass the uint8 tensor get_state() returned");
   Tensor t = contiguous(as_tensor_ref(h));
   TANDEM_CHECK(t.device().is_cpu(), Runtime, "RNG state must be a CPU tensor\nhint: move it with .cpu()");
@@ -59,6 +65,11 @@ void init_generator(nb::module_& m) {
       .def(
           "__init__",
           [](Generator* g, nb::handle device) {
+            // PyTorch's parser takes a device, a str or an int (an ordinal) here.
+            TANDEM_CHECK(device.is_none() || PyUnicode_Check(device.ptr()) || PyLong_Check(device.ptr()) ||
+                             nb::isinstance(device, nb::module_::import_("tandem._C").attr("device")),
+                         Type, "Generator(): argument 'device' must be torch.device, not ",
+                         Py_TYPE(device.ptr())->tp_name);
             new (g) Generator(device.is_none() ? Device() : to_device(device));
           },
           nb::arg("device") = nb::none())
@@ -69,7 +80,7 @@ void init_generator(nb::module_& m) {
             g.manual_seed(to_seed(seed));
             return g;
           },
-          nb::arg("seed"), nb::rv_policy::reference)
+          nb::arg("seed").none(), nb::rv_policy::reference)
       .def("seed", &Generator::seed)
       .def("initial_seed", &Generator::initial_seed)
       .def("get_state", &state_tensor)
@@ -87,7 +98,7 @@ void init_generator(nb::module_& m) {
       nb::arg("index"), nb::rv_policy::reference);
   m.def(
       "manual_seed", [](nb::handle seed) -> Generator& { return manual_seed_all(to_seed(seed)); },
-      nb::arg("seed"), nb::rv_policy::reference);
+      nb::arg("seed").none(), nb::rv_policy::reference);
   m.def("seed", [] {
     uint64_t s = default_generator(Device()).seed();
     manual_seed_all(s);

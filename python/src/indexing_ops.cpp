@@ -37,12 +37,18 @@ nb::object tensor_tuple(const std::vector<Tensor>& parts) {
   return nb::tuple(out);
 }
 
-// index_put's indices: a tuple/list of tensors or None.
-std::vector<Tensor> optional_tensor_list(nb::handle seq) {
+// index_put's indices: a tuple/list of tensors (PyTorch's Python binding refuses None entries too).
+std::vector<Tensor> tensor_tuple(nb::handle seq) {
   TANDEM_CHECK(PyList_Check(seq.ptr()) || PyTuple_Check(seq.ptr()), Type,
                "index_put(): argument 'indices' must be tuple of Tensors, not ", nb::inst_name(seq).c_str());
   std::vector<Tensor> out;
-  for (nb::handle h : seq) out.push_back(h.is_none() ? Tensor() : expect_tensor(h, "index_put", "indices"));
+  size_t i = 0;
+  for (nb::handle h : seq) {
+    TANDEM_CHECK(is_tensor(h), Type, "expected Tensor as element ", i, " in argument 0, but got ",
+                 Py_TYPE(h.ptr())->tp_name);
+    out.push_back(as_tensor_ref(h));
+    ++i;
+  }
   return out;
 }
 
@@ -309,6 +315,11 @@ void init_indexing_ops(nb::module_& m) {
         TANDEM_CHECK(!as_tuple || out.is_none(), Type,
                      "nonzero(): as_tuple=True returns new tensors and takes no out=\nhint: drop out=");
         if (as_tuple) return nonzero_fn(x, as_tuple);
+        if (!out.is_none()) {
+          const DType d = expect_tensor(out, "nonzero", "out").dtype();
+          TANDEM_CHECK(d == DType::Int64, Runtime,
+                       "nonzero: Expected out tensor to have scalar type Long but got scalar type", dtype_title(d));
+        }
         return into_out("nonzero", nonzero(x), out, {&x});
       },
       nb::arg("input"), nb::kw_only(), nb::arg("as_tuple") = false, nb::arg("out") = nb::none());
@@ -353,13 +364,13 @@ void init_indexing_ops(nb::module_& m) {
   tensor.def("index_put_",
              returning_self("index_put_",
                             [](const Tensor& x, nb::handle indices, const Tensor& values, bool accumulate) {
-                              return index_put_(x, optional_tensor_list(indices), values, accumulate);
+                              return index_put_(x, tensor_tuple(indices), values, accumulate);
                             }),
              nb::arg("indices"), nb::arg("values"), nb::arg("accumulate") = false);
   tensor.def(
       "index_put",
       [](const Tensor& x, nb::handle indices, const Tensor& values, bool accumulate) {
-        return index_put(x, optional_tensor_list(indices), values, accumulate);
+        return index_put(x, tensor_tuple(indices), values, accumulate);
       },
       nb::arg("indices"), nb::arg("values"), nb::arg("accumulate") = false);
 }

@@ -26,6 +26,14 @@ Generator* to_generator(nb::handle h, const char* fn) {
   return nb::inst_ptr<Generator>(h);
 }
 
+// multinomial's num_samples: an int (or a one-element integer tensor), not a bool or a float.
+int64_t samples_arg(nb::handle h, int position) {
+  const bool ok = !PyBool_Check(h.ptr()) && !PyFloat_Check(h.ptr()) && PyIndex_Check(h.ptr());
+  TANDEM_CHECK(ok, Type, "multinomial(): argument 'num_samples' (position ", position, ") must be int, not ",
+               nb::inst_name(h).c_str());
+  return nb::cast<int64_t>(nb::int_(h));
+}
+
 int64_t int_arg(nb::handle h, const char* fn, const char* arg) {
   TANDEM_CHECK(PyLong_Check(h.ptr()) || (PyIndex_Check(h.ptr()) && !PyFloat_Check(h.ptr())), Type, fn,
                "(): argument '", arg, "' must be int, not ", nb::inst_name(h).c_str());
@@ -122,6 +130,9 @@ void init_random(nb::module_& m) {
         auto p = bind_positional(args, {low, high, size}, "randint", {"low", "high", "size"}, 2);
         int64_t lo = p[0].is_none() ? 0 : int_arg(p[0], "randint", "low");
         int64_t hi = int_arg(p[1], "randint", "high");
+        // (zeros() takes a one-element tensor as its size; PyTorch's randint does not)
+        TANDEM_CHECK(!is_tensor(p[2]), Type, "randint(): argument 'size' must be tuple of ints, not Tensor",
+                     "\nhint: pass the size as a tuple, e.g. (3,)");
         nb::object dtype = dtype_or_out(dtype_arg, out);
         DType d = dtype.is_none() ? DType::Int64 : to_dtype(dtype);
         check_requires_grad(requires_grad, d);
@@ -193,6 +204,17 @@ void init_random(nb::module_& m) {
          nb::handle device_arg, bool requires_grad, nb::handle out) {
         nb::object dtype = dtype_or_out(dtype_arg, out), device = device_or_out(device_arg, out);
         Generator* gen = to_generator(generator, "normal");
+        // PyTorch's overloads take size= only with float mean and std (its parser refuses the rest).
+        auto kind = [](nb::handle h) { return is_tensor(h) ? "Tensor" : Py_TYPE(h.ptr())->tp_name; };
+        TANDEM_CHECK(size.is_none() || !(is_tensor(mean) || is_tensor(std)), Type,
+                     "normal() received an invalid combination of arguments - got (", kind(mean), ", ", kind(std),
+                     ", size=", kind(size),
+                     "), but expected one of:\nhint: with a tensor mean or std the shape is theirs; drop size=");
+        if (!out.is_none()) {  // the draw happens in out's dtype
+          const DType d = expect_tensor(out, "normal", "out").dtype();
+          TANDEM_CHECK(is_floating(d) || is_complex(d), NotImplemented, "\"normal_kernel_cpu\" not implemented for '",
+                       dtype_title(d), "'\nhint: normal draws into a floating-point out tensor");
+        }
         Tensor t;
         if (is_tensor(mean) && is_tensor(std))
           t = normal(as_tensor_ref(mean), as_tensor_ref(std), gen);
@@ -213,14 +235,20 @@ void init_random(nb::module_& m) {
       nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
       nb::arg("requires_grad") = false, nb::arg("out") = nb::none());
 
-  auto multinomial_fn = [](const Tensor& x, int64_t num_samples, bool replacement, nb::handle generator) {
-    return multinomial(x, num_samples, replacement, to_generator(generator, "multinomial"));
+  // num_samples as PyTorch's parser reads it (position 1 in the method, 2 in the function).
+  auto multinomial_fn = [](const Tensor& x, nb::handle num_samples, bool replacement, nb::handle generator,
+                           int position) {
+    return multinomial(x, samples_arg(num_samples, position), replacement, to_generator(generator, "multinomial"));
   };
   m.def(
       "multinomial",
-      [multinomial_fn](const Tensor& x, int64_t num_samples, bool replacement, nb::handle generator,
+      [multinomial_fn](const Tensor& x, nb::handle num_samples, bool replacement, nb::handle generator,
                        nb::handle out) {
-        return into_out("multinomial", multinomial_fn(x, num_samples, replacement, generator), out, {&x});
+        if (!out.is_none()) {
+          const DType d = expect_tensor(out, "multinomial", "out").dtype();
+          TANDEM_CHECK(d == DType::Int64, Runtime, "multinomial expects Long tensor out, got: ", dtype_title(d));
+        }
+        return into_out("multinomial", multinomial_fn(x, num_samples, replacement, generator, 2), out, {&x});
       },
       nb::arg("input"), nb::arg("num_samples"), nb::arg("replacement") = false, nb::kw_only(),
       nb::arg("generator") = nb::none(), nb::arg("out") = nb::none());
@@ -254,8 +282,12 @@ void init_random(nb::module_& m) {
   auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
   tensor.def("bernoulli", bernoulli_fn, nb::arg("p") = nb::none(), nb::kw_only(),
              nb::arg("generator") = nb::none());
-  tensor.def("multinomial", multinomial_fn, nb::arg("num_samples"), nb::arg("replacement") = false,
-             nb::kw_only(), nb::arg("generator") = nb::none());
+  tensor.def(
+      "multinomial",
+      [multinomial_fn](const Tensor& x, nb::handle num_samples, bool replacement, nb::handle generator) {
+        return multinomial_fn(x, num_samples, replacement, generator, 1);
+      },
+      nb::arg("num_samples"), nb::arg("replacement") = false, nb::kw_only(), nb::arg("generator") = nb::none());
   tensor.def("uniform_",
              returning_self("uniform_",
                             [](const Tensor& x, nb::handle from, nb::handle to, nb::handle generator) {

@@ -23,6 +23,12 @@ int64_t dim_arg(nb::handle h, const char* fn, int position) {
   return nb::cast<int64_t>(nb::int_(h));
 }
 
+const Tensor& tensor_arg(nb::handle h, const char* fn, const char* arg, int position) {
+  TANDEM_CHECK(is_tensor(h), Type, fn, "(): argument '", arg, "' (position ", position, ") must be Tensor, not ",
+               nb::inst_name(h).c_str());
+  return as_tensor_ref(h);
+}
+
 std::string reduce_arg(nb::handle h, const char* fn, int position) {
   TANDEM_CHECK(PyUnicode_Check(h.ptr()), Type, fn, "(): argument 'reduce' (position ", position,
                ") must be str, not ", nb::inst_name(h).c_str());
@@ -108,8 +114,9 @@ void init_scan_scatter(nb::module_& m) {
   def_both(
       m, tensor, "scatter_reduce",
       [](int shift) {
-        return [shift](const Tensor& x, nb::handle dim, const Tensor& index, const Tensor& src,
+        return [shift](const Tensor& x, nb::handle dim, const Tensor& index, nb::handle src_arg,
                        nb::handle reduce, bool include_self, nb::handle out) {
+          const Tensor& src = tensor_arg(src_arg, "scatter_reduce", "src", 3 + shift);
           return write_out("scatter_reduce",
                            scatter_reduce(x, dim_arg(dim, "scatter_reduce", 1 + shift), index, src,
                                           reduce_arg(reduce, "scatter_reduce", 4 + shift), include_self),
@@ -120,9 +127,10 @@ void init_scan_scatter(nb::module_& m) {
       nb::arg("include_self") = true, nb::arg("out") = none);
   tensor.def("scatter_reduce_",
              returning_self("scatter_reduce_",
-                            [](const Tensor& x, nb::handle dim, const Tensor& index, const Tensor& src,
+                            [](const Tensor& x, nb::handle dim, const Tensor& index, nb::handle src,
                                nb::handle reduce, bool include_self) {
-                              return scatter_reduce_(x, dim_arg(dim, "scatter_reduce_", 1), index, src,
+                              return scatter_reduce_(x, dim_arg(dim, "scatter_reduce_", 1), index,
+                                                     tensor_arg(src, "scatter_reduce_", "src", 3),
                                                      reduce_arg(reduce, "scatter_reduce_", 4), include_self);
                             }),
              nb::arg("dim").none(), nb::arg("index"), nb::arg("src"), nb::arg("reduce").none(), nb::kw_only(),

@@ -121,7 +121,14 @@ void init_views(nb::module_& m) {
   auto narrow_fn = [](const Tensor& x, int64_t d, int64_t s, int64_t l) { return narrow(x, d, s, l); };
   tensor.def("narrow", narrow_fn, nb::arg("dim"), nb::arg("start"), nb::arg("length"));
   m.def("narrow", narrow_fn, nb::arg("input"), nb::arg("dim"), nb::arg("start"), nb::arg("length"));
-  auto select_fn = [](const Tensor& x, int64_t d, int64_t i) { return select(x, d, i); };
+  // Tensor.select words its errors its own way (x[i], which also selects, keeps the core's message).
+  auto select_fn = [](const Tensor& x, int64_t d, int64_t i) {
+    TANDEM_CHECK(x.dim() > 0, Index, "select() cannot be applied to a 0-dim tensor.");
+    const int64_t size = x.sizes()[wrap_dim(d, x.dim())];
+    TANDEM_CHECK(i >= -size && i < size, Index, "select(): index ", i, " out of range for tensor of size ",
+                 x.shape_str(), " at dimension ", wrap_dim(d, x.dim()));
+    return select(x, d, i);
+  };
   tensor.def("select", select_fn, nb::arg("dim"), nb::arg("index"));
   m.def("select", select_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"));
   auto unbind_fn = [](const Tensor& x, int64_t d) { return tensor_tuple(unbind(x, d)); };

@@ -27,6 +27,7 @@ from . import backends  # noqa: F401
 from ._runtime_flags import *  # noqa: F401,F403  (set_float32_matmul_precision, use_deterministic_algorithms)
 from .compiler import compile  # noqa: F401,A001  (returns the model as is: tandem has no graph compiler)
 from . import compiler, _dynamo, jit, testing, random, types  # noqa: F401  (small, stdlib-only: docs/compat.md)
+from .random import manual_seed  # noqa: F401  (int() of the seed first, as PyTorch's)
 from ._autograd import *  # noqa: F401,F403
 from ._nn import nn, optim, utils, save, load  # noqa: F401
 from . import accelerator, onnx, hub  # noqa: F401
@@ -43,7 +44,8 @@ from . import _compositions
 globals().update(_LEGACY_TYPES)  # FloatTensor, LongTensor, ...
 autograd.Variable = _Variable
 
-_C._set_size_class(Size)
+_size_from_ints = Size._from_ints  # Tensor.shape's sizes are ints already; kept here, as C++ borrows it
+_C._set_size_class(_size_from_ints)
 Tensor.__repr__ = _tensor_repr
 Tensor.__format__ = _tensor_format
 Tensor.type = _tensor_type

@@ -589,14 +589,22 @@ def unflatten(input, dim, sizes):
     sizes = _ints(sizes, "unflatten(): argument 'sizes' (position 3)")
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
-    d = _wrap_dim(dim, input.dim())
-    n, known = input.shape[d], math.prod(s for s in sizes if s != -1)
-    if sizes.count(-1) > 1:
-        raise RuntimeError("only one dimension can be inferred")
-    if (n % known if -1 in sizes and known else known != n):
+    d = _wrap_dim(dim, max(input.dim(), 1))  # a 0-dim tensor's dim 0 wraps; reading its size fails below
+    n = input.shape[d] if input.dim() else None
+    known = math.prod(s for s in sizes if s != -1)
+    if n is not None and sizes.count(-1) <= 1 and (n % known if -1 in sizes and known else known != n):
         raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} ({n}) "
                            "in the input tensor")
-    return input.reshape(tuple(input.shape[:d]) + sizes + tuple(input.shape[d + 1:]))
+    # PyTorch infers the sizes inside a try that rewraps what fails (a second -1, a negative or ambiguous size)
+    # as "unflatten got an unexpected error:" followed by the original message.
+    try:
+        if n is None:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        if sizes.count(-1) > 1:
+            raise RuntimeError("only one dimension can be inferred")
+        return input.reshape(tuple(input.shape[:d]) + sizes + tuple(input.shape[d + 1:]))
+    except (RuntimeError, IndexError) as e:
+        raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
 
 
 @with_out("narrow_copy", "Expected self.dtype() == output.dtype() to be true, but got false.  (Could this error "
@@ -617,6 +625,8 @@ _aminmax_result.__module__ = "tandem.return_types"
 
 @with_out("aminmax", STRUCTURED)
 def aminmax(input, *, dim=None, keepdim=False):
+    if input.dtype.is_complex:
+        raise TypeError(f"aminmax not implemented for {input.dtype._scalar_type_name}")
     if dim is None:
         if input.numel() == 0:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
@@ -765,6 +775,10 @@ def rsub(input, other, *, alpha=1):
 def fmod(input, other, *, out=None):
     if out is not None:
         return call_with_out("fmod", fmod, (input, other), {}, out, CASTABLE)
+    common = _C.result_type(input, other) if isinstance(input, Tensor) else None
+    if common is not None and common.is_complex:  # remainder would name itself
+        kernel = "fmod_cpu" if input.device.type == "cpu" else "fmod_cuda"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{common._scalar_type_name}\'')
     r = _C.remainder(input, other)
     # remainder takes the divisor's sign and fmod the dividend's; where they differ, they differ by `other`.
     return _C.where((r != 0).logical_and((r < 0) != (input < 0)), r - other, r)

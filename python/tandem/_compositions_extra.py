@@ -164,6 +164,8 @@ kaiser_window = _window("kaiser_window", _kaiser)
 
 def block_diag(*tensors):
     for i, t in enumerate(tensors):
+        if not isinstance(t, _C.Tensor):  # PyTorch's argument parser: the tensors form argument 0
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
         if t.dim() > 2:
             raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
                                f"{t.dim()} dimensions")
@@ -189,6 +191,8 @@ def block_diag(*tensors):
 
 
 def combinations(input, r=2, with_replacement=False):
+    if isinstance(r, bool) or not isinstance(r, int):
+        raise TypeError(f"combinations(): argument 'r' must be int, not {type(r).__name__}")
     if input.dim() != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
     if r < 0:
@@ -439,6 +443,8 @@ def select_scatter(input, src, dim, index):
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     d = _wrap_dim(dim, input.dim())
     n = input.shape[d]
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
     start, end, step = slice(start, end, step).indices(n)
     count = len(builtins.range(start, end, step))
     expected = list(input.shape)

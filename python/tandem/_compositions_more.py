@@ -62,6 +62,9 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     for label, value in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
         if value is not None and not isinstance(value, (int, float)):
             raise TypeError(f"nan_to_num(): argument '{label}' must be float, not {type(value).__name__}")
+    if input.dtype.is_complex:  # PyTorch replaces in the real and imaginary parts independently
+        parts = (nan_to_num(part, nan, posinf, neginf) for part in (input.real, input.imag))
+        return _C.complex(*parts)
     if not input.dtype.is_floating_point:
         return input.clone()  # integers and bools hold no NaN or infinity
     big = _float_max(input.dtype)
@@ -79,6 +82,8 @@ nan_to_num_ = _in_place(nan_to_num)
 
 def _isinf_of_sign(name, input, value):
     _require_tensors(name, ("input", input))
+    if input.dtype.is_complex:
+        raise TypeError(f"{name} does not support complex inputs.")
     if not input.dtype.is_floating_point:
         return _C.zeros_like(input, dtype=_C.bool)
     return input == value
@@ -111,6 +116,8 @@ def _require_tensors(name, *args):
 
 def _nan_ignoring_extremum(name, input, other, better):
     _require_tensors(name, ("input", input), ("other", other))
+    if input.dtype.is_complex or other.dtype.is_complex:
+        raise TypeError(f"{name} not implemented for complex tensors.")
     out = _C.where(better(input, other).logical_or(other.isnan()), input, other)
     if not out.dtype.is_floating_point:
         return out
@@ -156,6 +163,10 @@ def _check_rounding_mode(mode, *tensors):
         for t in tensors:
             if isinstance(t, Tensor) and t.dtype == _C.bool:
                 raise NotImplementedError(f"\"div_{mode}_{t.device.type}\" not implemented for 'Bool'")
+        common = _C.result_type(*tensors) if isinstance(tensors[0], Tensor) else None
+        if common is not None and common.is_complex:  # rounding has no complex form, the kernel is named per mode
+            raise NotImplementedError(f"\"div_{mode}_{tensors[0].device.type}\" not implemented for "
+                                      f"'{common._scalar_type_name}'")
 
 
 def _trunc_divide(input, other):
@@ -650,6 +661,9 @@ def _check_indices(name, indices):
     if not isinstance(indices, (tuple, list)):  # position 2 in the function form (the method's says 1)
         kind = "Tensor" if isinstance(indices, Tensor) else type(indices).__name__
         raise TypeError(f"{name}(): argument 'indices' (position 2) must be tuple of Tensors, not {kind}")
+    for i, t in enumerate(indices):  # the method checks these too, naming itself argument 0
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(t).__name__}")
 
 
 def index_put(input, indices, values, accumulate=False):

@@ -20,6 +20,9 @@ def _matmul_over(a, a_free, a_sum, b, b_sum, b_free):
 
 @with_out("tensordot", TENSORDOT_DTYPE, refuse_grad=False, grad_resize_error=TENSORDOT_GRAD)
 def tensordot(a, b, dims=2):
+    if not isinstance(dims, (tuple, list, Tensor, int)):
+        raise RuntimeError("tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] "
+                           f"containing two lists, but got dims={dims}")
     if isinstance(dims, Tensor):
         dims = dims.tolist()
     if isinstance(dims, int):
@@ -278,6 +281,9 @@ def einsum(*args):
         equation, operands = args[0], args[1:]
         if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
             operands = tuple(operands[0])
+        for i, op in enumerate(operands):  # PyTorch's argument parser: the operands form argument 1
+            if not isinstance(op, Tensor):
+                raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(op).__name__}")
     else:
         raise TypeError(f"einsum(): argument 'equation' (position 1) must be str, not {type(args[0]).__name__}")
     labels, output = _parse_equation(equation, operands)

@@ -116,9 +116,13 @@ def _vmap_loop(func, in_dims, out_dims, randomness, args, kwargs):
     batch, flat_in_dims, flat_args, args_spec = _process_in_dims(func, in_dims, args)
     rng = _RandomnessCheck(randomness)
     results, out_spec = [], None
-    for b in range(batch):
+    # An empty batch still runs func once (PyTorch runs it on a batch of none), on zeros shaped like one
+    # element: its outputs give the result's structure, shapes and dtypes, and the stacked results are emptied.
+    probe = batch == 0
+    for b in range(max(batch, 1)):
         rng.before_element(b)
-        element = [a if d is None else a.select(d, b) for a, d in zip(flat_args, flat_in_dims)]
+        element = [a if d is None else (a.select(d, b) if not probe else _C.zeros(
+            a.shape[:d] + a.shape[d + 1:], dtype=a.dtype, device=a.device)) for a, d in zip(flat_args, flat_in_dims)]
         out = func(*tree_unflatten(element, args_spec), **kwargs)
         if b == 0:
             rng.after_first_element()
@@ -161,7 +165,8 @@ def _vmap_loop(func, in_dims, out_dims, randomness, args, kwargs):
         if not 0 <= dim <= first.dim():
             raise IndexError(f"Dimension out of range (expected to be in range of [{-first.dim() - 1}, {first.dim()}], "
                              f"but got {d})")
-        outputs.append(tandem.stack(column, dim))
+        stacked = tandem.stack(column, dim)
+        outputs.append(stacked.narrow(dim, 0, 0) if probe else stacked)
     return tree_unflatten(outputs, out_spec)
 
 

@@ -10,6 +10,7 @@ _NAMES = {
     "BFloat16Tensor": _C.bfloat16, "ByteTensor": _C.uint8, "CharTensor": _C.int8, "ShortTensor": _C.int16,
     "IntTensor": _C.int32, "LongTensor": _C.int64, "BoolTensor": _C.bool,
     "UInt16Tensor": _C.uint16, "UInt32Tensor": _C.uint32, "UInt64Tensor": _C.uint64,
+    "ComplexFloatTensor": _C.complex64, "ComplexDoubleTensor": _C.complex128,
 }
 _BY_DTYPE = {d: n for n, d in _NAMES.items()}
 
@@ -58,8 +59,9 @@ def _make(name, dtype):
                                  "__doc__": f"Legacy constructor of {dtype} CPU tensors."})
 
 
-# uint16..64 have type() names but no classes in PyTorch's namespace.
-LEGACY_TYPES = {name: _make(name, dtype) for name, dtype in _NAMES.items() if not name.startswith("UInt")}
+# uint16..64 and the complex dtypes have type() names but no classes in PyTorch's namespace.
+LEGACY_TYPES = {name: _make(name, dtype) for name, dtype in _NAMES.items()
+                if not name.startswith(("UInt", "Complex"))}
 
 
 def _target_of_type_arg(arg):

@@ -98,6 +98,9 @@ def _random_args(args, kwargs):
 
 def _random_(self, *args, **kwargs):
     low, high, generator = _random_args(args, dict(kwargs))
+    if self.dtype.is_complex:
+        raise NotImplementedError(f"\"random_kernel_{self.device.type}\" not implemented for "
+                                  f"'{self.dtype._scalar_type_name}'")
     name = _name(self.dtype)
     if high is None and len(args) < 2:
         high = _RANDOM_TOP[name] + 1

@@ -7,18 +7,26 @@ import warnings
 from . import fft as _fft
 
 
-def _fail(name, msg):
-    raise RuntimeError(f"{name}: {msg}")
+def _fail(call, msg):
+    """PyTorch's message: its repr of the call (call() builds it), " : ", then what was expected."""
+    raise RuntimeError(f"{call()} : {msg}")
 
 
-def _window_to_n_fft(name, window, n_fft, win_length):
+def _flag(value):
+    return "None" if value is None else str(int(value))
+
+
+def _window_repr(window):
+    return "None" if window is None else f"{window.type()}{{[{', '.join(str(s) for s in window.shape)}]}}"
+
+
+def _window_to_n_fft(call, window, n_fft, win_length, mismatch):
     """The window zero-padded on both sides to n_fft, as PyTorch centres a shorter one (None stays None)."""
     from .nn.functional import pad
     if window is None:
         return None
     if window.dim() != 1 or window.shape[0] != win_length:
-        _fail(name, f"expected a 1D window tensor of size equal to win_length={win_length}, but got window with "
-                    f"size {list(window.shape)}")
+        _fail(call, mismatch)
     if win_length < n_fft:
         left = (n_fft - win_length) // 2
         window = pad(window, (left, n_fft - win_length - left))
@@ -27,7 +35,6 @@ def _window_to_n_fft(name, window, n_fft, win_length):
 
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
          normalized=False, onesided=None, return_complex=None, align_to_window=None):
-    name = "stft"
     complex_in = input.dtype.is_complex or (window is not None and window.dtype.is_complex)
     if return_complex is None:
         if not complex_in:
@@ -54,8 +61,17 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
                       "recommended to reduce spectral leakage.To suppress this warning and use a rectangular "
                       "window, explicitly set `window=torch.ones(n_fft, device=<device>)`.", UserWarning,
                       stacklevel=2)
+    def call():  # the input's shape as PyTorch's C++ op sees it: after the centring pad
+        shape = list(input.shape)
+        if center and shape:
+            shape[-1] += 2 * (n_fft // 2)
+        return (f"stft({input.type()}[{', '.join(str(s) for s in shape)}], n_fft={n_fft}, hop_length={hop_length}, "
+                f"win_length={win_length}, window={_window_repr(window)}, normalized={_flag(normalized)}, "
+                f"onesided={_flag(onesided)}, return_complex={_flag(return_complex)}, "
+                f"align_to_window={_flag(align_to_window)})")
+
     if input.dim() not in (1, 2):
-        _fail(name, "expected a 1D or 2D tensor")
+        _fail(call, "expected a 1D or 2D tensor")
     x = input if input.dim() == 2 else input.unsqueeze(0)
     if center:
         from .nn.functional import pad
@@ -63,12 +79,14 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         x = pad(x.unsqueeze(1), (p, p), mode=pad_mode).squeeze(1)
     length = x.shape[-1]
     if not 0 < n_fft <= length:
-        _fail(name, f"expected 0 < n_fft < {length}, but got n_fft={n_fft}")
+        _fail(call, f"expected 0 < n_fft < {length}, but got n_fft={n_fft}")
     if hop_length <= 0:
-        _fail(name, f"expected hop_length > 0, but got hop_length={hop_length}")
+        _fail(call, f"expected hop_length > 0, but got hop_length={hop_length}")
     if not 0 < win_length <= n_fft:
-        _fail(name, f"expected 0 < win_length <= n_fft, but got win_length={win_length}")
-    window = _window_to_n_fft(name, window, n_fft, win_length)
+        _fail(call, f"expected 0 < win_length <= n_fft, but got win_length={win_length}")
+    window = _window_to_n_fft(call, window, n_fft, win_length,
+                              f"expected a 1D window tensor of size equal to win_length={win_length}, but got "
+                              f"window with size {list(window.shape) if window is not None else []}")
     if onesided is None:
         onesided = not complex_in
     elif onesided and complex_in:
@@ -89,7 +107,6 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
 
 def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
           onesided=None, length=None, return_complex=False):
-    name = "istft"
     from . import arange, ones, zeros
     if not input.dtype.is_complex:
         raise TypeError("istft requires a complex-valued input tensor matching the output from stft with "
@@ -97,25 +114,35 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
                         "return_complex=True) (or view_as_complex of the old real format)")
     hop_length = n_fft // 4 if hop_length is None else hop_length
     win_length = n_fft if win_length is None else win_length
+    onesided_arg = onesided  # the call's repr shows the argument as given
+
+    def call():  # PyTorch names the input by its C++ type here ("CPUComplexFloatType[5, 9]")
+        kind = ("CPU" if input.device.type == "cpu" else "CUDA") + input.type().rsplit(".", 1)[1][:-len("Tensor")]
+        return (f"istft({kind}Type[{', '.join(str(s) for s in input.shape)}], n_fft={n_fft}, "
+                f"hop_length={hop_length}, win_length={win_length}, window={_window_repr(window)}, "
+                f"center={_flag(center)}, normalized={_flag(normalized)}, onesided={_flag(onesided_arg)}, "
+                f"length={_flag(length)}, return_complex={_flag(return_complex)})")
+
     if input.dim() not in (2, 3):
-        _fail(name, f"expected a tensor with 2 or 3 dimensions of complex dtype, but got {input.dim()}")
+        _fail(call, f"expected a tensor with 2 or 3 dimensions of complex dtype, but got {input.dim()}")
     spec = input if input.dim() == 3 else input.unsqueeze(0)
     batch, fft_size, n_frames = spec.shape
     if onesided is None:
         onesided = fft_size != n_fft
     if onesided and n_fft // 2 + 1 != fft_size:
-        _fail(name, "expected the frequency dimension (3rd to the last) of the input tensor to match n_fft / 2 + 1 "
-                    f"when onesided=True, but got {fft_size}")
+        _fail(call, "expected the frequency dimension (3rd to the last) of the input tensor to match n_fft "
+                            f"/ 2 + 1 when onesided=True, but got {fft_size}")
     if not onesided and n_fft != fft_size:
-        _fail(name, "expected the frequency dimension (3rd to the last) of the input tensor to match n_fft when "
-                    f"onesided=False, but got {fft_size}")
+        _fail(call, "expected the frequency dimension (3rd to the last) of the input tensor to match n_fft "
+                            f"when onesided=False, but got {fft_size}")
     if not 0 < hop_length <= win_length:
-        _fail(name, "expected 0 < hop_length <= win_length")
+        _fail(call, "expected 0 < hop_length <= win_length")
     if not 0 < win_length <= n_fft:
-        _fail(name, "expected 0 < win_length <= n_fft")
+        _fail(call, "expected 0 < win_length <= n_fft")
     if onesided and return_complex:
         raise RuntimeError("cannot have onesided output if window or input is complex")
-    window = _window_to_n_fft(name, window, n_fft, win_length)
+    window = _window_to_n_fft(call, window, n_fft, win_length,
+                              "Invalid window shape. window has to be 1D and length of `win_length`")
     if window is None:
         warnings.warn("A window was not provided. A rectangular window will be applied.Please provide the same "
                       "window used by stft to make the inversion lossless.To suppress this warning and use a "
@@ -150,7 +177,7 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     out = out[:, start:end]
     envelope = envelope[start:end]
     if float(envelope.abs().min()) <= 1e-11:
-        _fail(name, "window overlap add min: " + str(float(envelope.abs().min())) +
+        _fail(call, "window overlap add min: " + str(float(envelope.abs().min())) +
               "\nhint: the window must overlap itself with a nonzero sum everywhere (e.g. a Hann window with "
               "hop_length <= n_fft / 2)")
     out = out / envelope

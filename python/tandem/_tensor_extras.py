@@ -46,8 +46,8 @@ def register_post_accumulate_grad_hook(self, hook):
 
     def call():
         t = ref()
-        if t is not None:
-            hook(t)
+        if t is not None and hook(t) is not None:
+            raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
     node, hook_id = _C._add_post_accumulate_grad_hook(self, call)
     # The Python tensor keeps its accumulator (and so the hook) alive across graphs: a leaf holds it weakly.

@@ -5,6 +5,7 @@ argument bookkeeping PyTorch's front ends do: dtype promotion, n/s and dim/norm 
 messages, zero-padding or trimming the input to n/s, and out=.
 """
 import math as _math
+import operator as _operator
 from collections.abc import Sequence as _Sequence
 
 from . import _C
@@ -113,6 +114,13 @@ def _finish(fname, result, out, input):
     return result if out is None else _C._fft_into_out(fname, result, out, input)
 
 
+def _nd_name(fname):
+    """The name PyTorch's messages give a 2-D transform: its n-D form's (fft2/ifft2/fftn/ifftn share fftn's)."""
+    if fname in ("fft2", "ifft2", "ifftn"):
+        return "fftn"
+    return fname[:-1] + "n" if fname.endswith("2") else fname
+
+
 def _conj(x):
     from . import conj
     return conj(x)
@@ -151,6 +159,9 @@ def _r2c(fname, input, n, dim, norm, forward, out):
     if n is not None:
         x = _resize(x, (d,), (n,))
     r = _C._fft_r2c(x, [d], mode, True)
+    if not forward and out is not None and out.dtype.is_complex and out.dtype != r.dtype:
+        # (ihfft conjugates into out, which must have the result's dtype: PyTorch's conj_physical_ check)
+        raise RuntimeError(f"Found dtype {out.dtype._scalar_type_name} but expected {r.dtype._scalar_type_name}")
     return _finish(fname, r if forward else _conj(r), out, input)
 
 
@@ -226,7 +237,7 @@ def _c2r_shape_and_dims(fname, input, s, dim):
     """As _shape_and_dims, with the last dim's real output length, the input trimmed/padded to its half."""
     shape, dims, s = _shape_and_dims(fname, input, s, dim)
     if not dims:
-        raise RuntimeError(f"{fname} must transform at least one axis")
+        raise RuntimeError(f"{_nd_name(fname)} must transform at least one axis")
     last = 2 * (input.shape[dims[-1]] - 1) if s is None or s[-1] == -1 else shape[-1]
     _check_points(last)
     return shape[:-1] + (last // 2 + 1,), dims, last
@@ -236,7 +247,7 @@ def _cnn(fname, input, s, dim, norm, forward, out):
     shape, dims, _ = _shape_and_dims(fname, input, s, dim)
     mode = _norm_mode(fname, norm, forward)
     x = _resize(_promote(fname, input, require_complex=True), dims, shape)
-    return _finish(fname, _C._fft_c2c(x, list(dims), mode, forward), out, input)
+    return _finish(_nd_name(fname), _C._fft_c2c(x, list(dims), mode, forward), out, input)
 
 
 def _rnn(fname, input, s, dim, norm, forward, out):
@@ -250,17 +261,17 @@ def _rnn(fname, input, s, dim, norm, forward, out):
                         "hint: take the real part first (x.real), or use tandem.fft.fftn/ifftn")
     shape, dims, _ = _shape_and_dims(fname, input, s, dim)
     if not dims:
-        raise RuntimeError(f"{fname} must transform at least one axis")
+        raise RuntimeError(f"{_nd_name(fname)} must transform at least one axis")
     mode = _norm_mode(fname, norm, forward)
     x = _resize(_promote(fname, input, require_complex=False), dims, shape)
     if forward:
-        return _finish(fname, _C._fft_r2c(x, list(dims), mode, True), out, input)
+        return _finish(_nd_name(fname), _C._fft_r2c(x, list(dims), mode, True), out, input)
     # ihfftn: the conjugate of the onesided transform of the last dim, then the inverse c2c over the others
     # (each step normalized by its own signal size: together, by the whole one).
     r = _conj(_C._fft_r2c(x, [dims[-1]], mode, True))
     if len(dims) > 1:
         r = _C._fft_c2c(r, list(dims[:-1]), mode, False)
-    return _finish(fname, r, out, input)
+    return _finish(_nd_name(fname), r, out, input)
 
 
 def _c2rn(fname, input, s, dim, norm, forward, out):
@@ -270,11 +281,11 @@ def _c2rn(fname, input, s, dim, norm, forward, out):
     mode = _norm_mode(fname, norm, forward)
     x = _resize(_promote(fname, input, require_complex=True), dims, shape)
     if not forward:
-        return _finish(fname, _C._fft_c2r(x, list(dims), mode, last), out, input)
+        return _finish(_nd_name(fname), _C._fft_c2r(x, list(dims), mode, last), out, input)
     # hfftn: the forward c2c over all dims but the last, then the c2r of the conjugate over the last.
     if len(dims) > 1:
         x = _C._fft_c2c(x, list(dims[:-1]), mode, True)
-    return _finish(fname, _C._fft_c2r(_conj(x), [dims[-1]], mode, last), out, input)
+    return _finish(_nd_name(fname), _C._fft_c2r(_conj(x), [dims[-1]], mode, last), out, input)
 
 
 def fftn(input, s=None, dim=None, norm=None, *, out=None):
@@ -344,12 +355,19 @@ def _freq_scale(n, d):
 
 
 def _freq_args(fname, n, layout):
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise TypeError(f"fft_{fname}(): argument 'n' (position 1) must be int, not {type(n).__name__}")
+    """n as an int: PyTorch's parser also takes a one-element integer tensor (not a bool or a float)."""
+    try:
+        if isinstance(n, (bool, float)):
+            raise TypeError
+        n = _operator.index(n)
+    except TypeError:
+        kind = "Tensor" if isinstance(n, _tandem()[0]) else type(n).__name__
+        raise TypeError(f"fft_{fname}(): argument 'n' (position 1) must be int, not {kind}") from None
     if layout is not None:
         from . import strided
         if layout is not strided:
             raise NotImplementedError(f"{fname}: only layout=tandem.strided is supported")
+    return n
 
 
 def _arange(count, dtype, device):
@@ -365,7 +383,7 @@ def _arange(count, dtype, device):
 
 
 def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
-    _freq_args("fftfreq", n, layout)
+    n = _freq_args("fftfreq", n, layout)
     dtype = _freq_dtype("fftfreq", dtype if out is None or dtype is not None else out.dtype)
     r = _arange(n, dtype, device if out is None or device is not None else out.device)
     if n > (n + 1) // 2:
@@ -377,7 +395,7 @@ def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, require
 
 
 def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
-    _freq_args("rfftfreq", n, layout)
+    n = _freq_args("rfftfreq", n, layout)
     dtype = _freq_dtype("rfftfreq", dtype if out is None or dtype is not None else out.dtype)
     half = abs(n) // 2 * (1 if n >= 0 else -1)  # C++'s n / 2 (truncated), as PyTorch computes it
     r = _arange(half + 1, dtype, device if out is None or device is not None else out.device)
@@ -387,23 +405,18 @@ def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requir
     return r.requires_grad_(requires_grad) if requires_grad else r
 
 
-def _shift(input, dim, half):
+def _shift(fname, input, dim, half):
     from . import roll
     if dim is None:
         dims = list(range(input.dim()))
-    elif isinstance(dim, int):
-        dims = [dim]
     else:
-        dims = list(dim)
-    if input.dim() > 0:  # roll reports dims out of range (and a 0-d input's missing shifts) itself
-        dims = [d if not -input.dim() <= d < input.dim() else d % input.dim() for d in dims]
-    shifts = [half(input.shape[d]) if 0 <= d < input.dim() else 0 for d in dims]
-    return roll(input, shifts, dims)
+        dims = [_wrap_dim(d, input.dim()) for d in _int_list(fname, "dim", dim)]
+    return roll(input, [half(input.shape[d]) for d in dims], dims)  # (roll reports a 0-d input's missing shifts)
 
 
 def fftshift(input, dim=None):
-    return _shift(input, dim, lambda n: n // 2)
+    return _shift("fftshift", input, dim, lambda n: n // 2)
 
 
 def ifftshift(input, dim=None):
-    return _shift(input, dim, lambda n: (n + 1) // 2)
+    return _shift("ifftshift", input, dim, lambda n: (n + 1) // 2)

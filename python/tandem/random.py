@@ -10,7 +10,14 @@ from . import _C
 
 __all__ = ["set_rng_state", "get_rng_state", "manual_seed", "seed", "initial_seed", "fork_rng", "default_generator"]
 
-manual_seed = _C.manual_seed
+
+
+def manual_seed(seed):
+    """Seeds the CPU generator and every CUDA device's. As PyTorch's, it takes anything int() takes (2.0, "3",
+    a NumPy integer); Generator.manual_seed wants an int."""
+    return _C.manual_seed(int(seed))
+
+
 seed = _C.seed
 initial_seed = _C.initial_seed
 get_rng_state = _C.get_rng_state

@@ -28,7 +28,7 @@ const std::unordered_set<std::string_view>& complex_checked_nodes() {
       "ComplexBackward0", "MatmulBackward0", "SgnBackward0",
       // reductions and scans (formulas_reduce.cpp, ops/scan.cpp); var/std are real: 2 g (z - mean) / dof
       "CumsumBackward0", "CumprodBackward0", "ProdBackward0", "ProdBackward1", "VarBackward0", "StdBackward0",
-      "LogsumexpBackward0",
+      "LogsumexpBackward0", "LogcumsumexpBackward0",
       // linear maps: reductions, copies, views, indexing and joins (the gradient moves or adds elements)
       "SumBackward0", "SumBackward1", "MeanBackward0", "MeanBackward1", "ToCopyBackward0", "CloneBackward0",
       "CopyBackwards", "FillBackward0", "AliasBackward0", "ViewBackward0", "UnsqueezeBackward0",

@@ -112,8 +112,8 @@ void run_node_post_hooks(Node& node, std::vector<Tensor>& input_grads, const std
 RunResult run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs, bool keep_graph,
               bool create_graph, const std::vector<Target>& targets, bool only_targets,
               bool accumulate_leaves) {
-  TANDEM_CHECK(grad_outputs.empty() || grad_outputs.size() == outputs.size(), Runtime, "grad_tensors (",
-               grad_outputs.size(), ") and tensors (", outputs.size(), ") must have the same length");
+  TANDEM_CHECK(grad_outputs.empty() || grad_outputs.size() == outputs.size(), Runtime, "got ", outputs.size(),
+               " tensors and ", grad_outputs.size(), " gradients\nhint: pass one gradient (or None) per tensor");
   std::vector<Edge> roots;
   std::vector<Tensor> root_grads;
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -124,8 +124,9 @@ RunResult run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
         " of tensors does not require grad and does not have a grad_fn\nhint: the result was computed "
         "from tensors without requires_grad=True (or under no_grad()); set requires_grad on the inputs");
     Tensor g = i < grad_outputs.size() && grad_outputs[i].defined() ? grad_outputs[i] : implicit_grad(out);
-    TANDEM_CHECK(g.sizes() == out.sizes(), Runtime, "Mismatch in shape: grad_output[", i, "] has a shape of ",
-                 g.shape_str(), " and output[", i, "] has a shape of ", out.shape_str(), ".");
+    TANDEM_CHECK(g.sizes() == out.sizes(), Runtime, "Mismatch in shape: grad_output[", i,
+                 "] has a shape of tandem.Size(", g.shape_str(), ") and output[", i,
+                 "] has a shape of tandem.Size(", out.shape_str(), ").");
     TANDEM_CHECK(is_complex(g.dtype()) == is_complex(out.dtype()), Runtime,
                  "For complex Tensors, both grad_output and output are required to have the same dtype. "
                  "Mismatch in dtype: grad_output[",
@@ -306,7 +307,8 @@ void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
   std::vector<Target> targets;
   for (const Tensor& in : inputs) {
     Edge e = gradient_edge(in);
-    TANDEM_CHECK(e.fn, Runtime, "One of the differentiated Tensors does not require grad");
+    // PyTorch retains the gradient of each input: its retain_grad error for one without grad.
+    TANDEM_CHECK(e.fn, Runtime, "can't retain_grad on Tensor that has requires_grad=False");
     targets.push_back({e.fn.get(), e.input_nr});
   }
   RunResult r = run(outputs, grad_outputs, keep, create_graph, targets, true, true);
@@ -334,8 +336,9 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
       run(outputs, grad_outputs, retain_graph.value_or(create_graph), create_graph, targets, true, false);
   for (size_t i = 0; i < inputs.size(); ++i) {
     TANDEM_CHECK(r.captured[i].defined() || allow_unused, Runtime,
-                 "One of the differentiated Tensors appears to not have been used in the graph. Set "
-                 "allow_unused=True if this is the desired behavior.\nhint: input ",
+                 "The differentiated Tensor at index ", i,
+                 " appears to not have been used in the graph. Set allow_unused=True if this is the desired "
+                 "behavior.\nhint: input ",
                  i, " does not influence the outputs; pass allow_unused=True to get None for it");
   }
   return std::move(r.captured);

@@ -152,7 +152,13 @@ Tensor SavedTensor::unpack(const Node& owner) const {
                  "one of the variables needed for gradient computation has been modified by an inplace "
                  "operation: [",
                  legacy_type_name(data_), " ", data_.shape_str(), "]", which, " is at version ",
-                 data_.version(), "; expected version ", version_, " instead.\nhint: ", owner.name(),
+                 data_.version(), "; expected version ", version_, " instead. Hint: ",
+                 AnomalyMode::is_enabled()
+                     ? "the backtrace further above shows the operation that failed to compute its gradient. "
+                       "The variable in question was changed in there or anywhere later. Good luck!"
+                     : "enable anomaly detection to find the operation that failed to compute its gradient, "
+                       "with torch.autograd.set_detect_anomaly(True, check_nan=False).",
+                 "\nhint: ", owner.name(),
                  " needs this tensor's value from before the in-place change; use the out-of-place op (e.g. "
                  "y = y + 1 instead of y += 1) or .clone() the tensor before modifying it");
   }

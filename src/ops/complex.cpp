@@ -113,16 +113,18 @@ Tensor view_as_real(const Tensor& x) {
 
 Tensor view_as_complex(const Tensor& x) {
   profiler::RecordScope profile_scope("aten::view_as_complex", x);
+  // PyTorch's checks, in its order: complex input, dtype, rank, last dimension.
+  TANDEM_CHECK(!is_complex(x.dtype()), Type, "view_as_complex is not supported for complex tensors");
   TANDEM_CHECK(x.dtype() == DType::Float32 || x.dtype() == DType::Float64 || x.dtype() == DType::Float16,
                NotImplemented,
                "view_as_complex is only supported for half, float and double tensors, but got a tensor of "
                "scalar type: ",
                dtype_title(x.dtype()));
+  TANDEM_CHECK(x.dim() > 0, Runtime, "Input tensor must have one or more dimensions");
+  TANDEM_CHECK(x.sizes()[x.dim() - 1] == 2, Runtime, "Tensor must have a last dimension of size 2");
   TANDEM_CHECK(x.dtype() != DType::Float16, NotImplemented,
                "view_as_complex of a float16 tensor would be complex32, which tandem does not have\nhint: "
                "convert first, e.g. x.float()");
-  TANDEM_CHECK(x.dim() > 0 && x.sizes()[x.dim() - 1] == 2, Runtime,
-               "Tensor must have a last dimension of size 2");
   TANDEM_CHECK(x.strides()[x.dim() - 1] == 1, Runtime, "Tensor must have a last dimension with stride 1");
   DimVector sizes, strides;
   for (int64_t d = 0; d + 1 < x.dim(); ++d) {
@@ -228,8 +230,10 @@ void refuse_complex(std::string_view op, Device device, DType dtype) {
   if (op == "heaviside")
     TANDEM_THROW(NotImplemented, "heaviside is not yet implemented for complex tensors.");
   const char* cpu_name = device.is_cpu() ? cpu_kernel_name(op) : nullptr;
-  std::string name =
-      cpu_name ? std::string(cpu_name) : std::string(op) + (device.is_cpu() ? "_cpu" : "_cuda");
+  // PyTorch's CUDA floor_divide kernel is div_floor_cuda (the other CUDA kernels are named "<op>_cuda").
+  const std::string_view cuda_op = op == "floor_divide" ? "div_floor" : op;
+  std::string name = cpu_name ? std::string(cpu_name) : std::string(device.is_cpu() ? op : cuda_op) +
+                                                            (device.is_cpu() ? "_cpu" : "_cuda");
   throw_dtype_not_implemented(name.c_str(), dtype);
 }
 

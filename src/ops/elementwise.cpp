@@ -624,6 +624,9 @@ void check_clamp_args(const Tensor& x, const Scalar* lo, const Scalar* hi) {
   TANDEM_CHECK(!is_complex(x.dtype()), NotImplemented, "clamp is not supported for complex types");
   TANDEM_CHECK(lo || hi, Runtime, "torch.clamp: At least one of 'min' or 'max' must not be None");
   TANDEM_CHECK(x.dtype() != DType::Bool, Runtime, "\"clamp\" not implemented for 'Bool'");
+  // PyTorch converts the bounds to double first: a complex bound does not convert.
+  TANDEM_CHECK(!(lo && lo->is_complex()) && !(hi && hi->is_complex()), Runtime,
+               "value cannot be converted to type double without overflow");
 }
 
 // Integer bounds of a uint16..64 clamp outside the dtype's range, as PyTorch: a min below 0 or a max above
@@ -717,6 +720,7 @@ Tensor round(const Tensor& x, int64_t decimals) {
 Tensor clamp(const Tensor& x, const Tensor* lo, const Tensor* hi) {
   profiler::RecordScope profile_scope("aten::clamp", x, lo, hi);
   TANDEM_CHECK(lo || hi, Runtime, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  TANDEM_CHECK(!is_complex(x.dtype()), NotImplemented, "clamp is not supported for complex types");
   Tensor r = x;
   if (lo) r = maximum(r, *lo);
   if (hi) r = minimum(r, *hi);

@@ -10,6 +10,7 @@
 #include "autograd/formulas.h"
 #include "core/error.h"
 #include "core/profiler.h"
+#include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factories.h"
@@ -44,8 +45,9 @@ Tensor bincount(const Tensor& x, const std::optional<Tensor>& weights, int64_t m
                           : weights->dtype() == DType::Float32 ? DType::Float32
                                                                : DType::Float64;
   return autograd::without_grad([&] {
-    Tensor src =
-        weights ? to_dtype(*weights, out_dtype) : full(x.sizes(), Scalar(int64_t{1}), DType::Int64, dev);
+    // PyTorch converts the weights to double (complex ones lose their imaginary parts).
+    Tensor src = weights ? cast_discarding_imag(*weights, out_dtype)
+                         : full(x.sizes(), Scalar(int64_t{1}), DType::Int64, dev);
     return scatter_add(full(DimVector{nbins}, Scalar(int64_t{0}), out_dtype, dev), 0,
                        to_dtype(x, DType::Int64), src);
   });

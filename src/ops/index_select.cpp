@@ -100,10 +100,13 @@ Tensor index_add_(const Tensor& x, int64_t dim, const Tensor& index, const Tenso
                ") and source (", dtype_title(source.dtype()), ") must have the same scalar type");
   TANDEM_CHECK(!alpha.is_float() || is_floating(x.dtype()), Runtime,
                "For integral input tensors, argument alpha must not be a floating point number.");
+  TANDEM_CHECK(!alpha.is_complex() || is_complex(x.dtype()), Runtime, "value cannot be converted to type ",
+               dtype_cpp_name(x.dtype()), " without overflow");
   check_same_device("index_add_", x, index, "input", "index");
   check_same_device("index_add_", x, source, "input", "source");
-  // A 0-dim self takes a 0-dim source only (PyTorch's check; at_least_1d below would let [1] through).
-  TANDEM_CHECK(x.dim() > 0 || source.dim() == 0, Runtime,
+  // A 0-dim self or source must match the other's whole shape (PyTorch's check; at_least_1d below would let
+  // a [1] source for a 0-dim self, or a 0-dim source for a [n] self, through).
+  TANDEM_CHECK((x.dim() > 0 && source.dim() > 0) || x.sizes() == source.sizes(), Runtime,
                "source tensor shape must match self tensor shape, excluding the specified dimension. Got "
                "self.shape = ",
                x.shape_str(), " source.shape = ", source.shape_str());
@@ -144,6 +147,10 @@ Tensor index_copy_(const Tensor& x, int64_t dim, const Tensor& index, const Tens
                dtype_title(x.dtype()), " and (source) ", dtype_title(source.dtype()));
   TANDEM_CHECK(index.dim() <= 1, Index, "index_copy_(): Index should have dimension 1 or 0 (got ",
                index.dim(), ")");
+  TANDEM_CHECK(x.dim() == 0 || source.dim() == 0 || x.dim() == source.dim(), Index,
+               "index_copy_(): When source and destination are not scalars, their dimensionality must match. "
+               "Source dimensionality (",
+               source.dim(), "), destination dimensionality (", x.dim(), ")");
   const Tensor s = at_least_1d(x), src = at_least_1d(source);
   dim = wrap_dim(dim, s.dim());
   const Tensor index64 = contiguous(at_least_1d(index));
@@ -172,7 +179,9 @@ Tensor index_fill_(const Tensor& x, int64_t dim, const Tensor& index, const Scal
         x, [&](const Tensor& before) { return index_fill(before, dim, index, value); });
   }
   TANDEM_CHECK(index.dtype() == DType::Int64, Index, "index_fill_(): Expected dtype int64 for index.");
-  TANDEM_CHECK(index.dim() <= 1, Index, "index_fill_(): Index is supposed to be a vector");
+  TANDEM_CHECK(index.dim() <= 1, Runtime, "Index has to be a vector/scalar");
+  TANDEM_CHECK(!value.is_complex() || is_complex(x.dtype()), Runtime,
+               "index_fill_(): Converting complex Scalar to non-complex type is not supported");
   check_writeable(x, "index_fill_");
   const Tensor s = at_least_1d(x);
   dim = wrap_dim(dim, s.dim());

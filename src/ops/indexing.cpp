@@ -36,7 +36,7 @@ std::vector<Tensor> expand_indices(const Tensor& self, const std::vector<Tensor>
     out.push_back(contiguous_int64(t));
   }
   TANDEM_CHECK(static_cast<int64_t>(out.size()) <= self.dim(), Index,
-               "too many indices for tensor of dimension ", self.dim());
+               "too many indices for tensor of dimension ", self.dim(), " (got ", out.size(), ")");
   out.resize(self.dim());
   return out;
 }

@@ -153,6 +153,7 @@ ValuesIndices kthvalue(const Tensor& x, int64_t k, int64_t dim, bool keepdim) {
                  s.dim, "\nhint: k is ", k, " but dim ", s.dim, " has size ", s.size, "; pick k in [1, ",
                  s.size, "]");
     check_not_bool(x, "kthvalue_cpu");
+    check_not_complex(x, x.device().is_cpu() ? "kthvalue_cpu" : "kthvalue_cuda");
     ValuesIndices r = pick(sort(s.in, s.dim, false, true), s.dim, k - 1);
     return finish(x, s, keepdim, r.first, r.second);
   });
@@ -161,6 +162,7 @@ ValuesIndices kthvalue(const Tensor& x, int64_t k, int64_t dim, bool keepdim) {
 ValuesIndices mode(const Tensor& x, int64_t dim, bool keepdim) {
   return selecting("ModeBackward0", x, dim, keepdim, [&] {
     Slices s = slices_along(x, dim, "mode()");
+    check_not_complex(x, x.device().is_cpu() ? "mode_cpu" : "mode_cuda");
     const int64_t d = s.dim, n = s.size;
     ValuesIndices sorted = sort(s.in, d, false, true);
     if (n == 1) return finish(x, s, keepdim, sorted.first, sorted.second);

@@ -99,6 +99,10 @@ Tensor uniform_(const Tensor& x, double from, double to, Generator* gen) {
                "\nhint: uniform_ needs finite bounds the tensor's dtype can hold");
   TANDEM_CHECK(from <= to, Runtime, "uniform_ expects to return a [from, to) range, but found from=", from,
                " > to=", to, "\nhint: swap the two bounds");
+  TANDEM_CHECK(to - from <= max, Runtime, "uniform_ expects to-from <= std::numeric_limits<",
+               dtype_title(x.dtype()), ">::max(), but found to=", to, " and from=", from,
+               " which result in to-from to exceed the limit\nhint: draw from a narrower range, or in float64 and "
+               "scale");
   uint64_t blocks = philox_blocks(x.numel(), float_dist_per_block(x.dtype()));
   return fill_random(x, "uniform_", gen, blocks, [&](const Tensor& out, PhiloxState s) {
     kernel_table(out.device().type).random.uniform(out, s, from, to);
@@ -126,6 +130,8 @@ Tensor random_(const Tensor& x, int64_t low, int64_t high, Generator* gen) {
   profiler::RecordScope profile_scope("aten::random_", x, low, high, gen);
   TANDEM_CHECK(low < high, Runtime, "random_ expects 'from' to be less than 'to', but got from=", low,
                " >= to=", high, "\nhint: randint draws from [low, high); make high larger than low");
+  TANDEM_CHECK(!is_complex(x.dtype()), Runtime,
+               "check_random_bounds handles only integral, floating-point and boolean types");
   if (!is_floating(x.dtype())) {
     int64_t lo, hi;
     integral_bounds(x.dtype(), lo, hi);
@@ -181,6 +187,7 @@ Tensor bernoulli(const Tensor& p, Generator* gen) {
 
 namespace {
 void check_std_tensor(const Tensor& std) {
+  TANDEM_CHECK(!is_complex(std.dtype()), Runtime, "normal expects standard deviation to be non-complex");
   check_floating(std, "normal_kernel_cpu");
   TANDEM_CHECK(!item(any(lt(std, Scalar(0.0)))).to_bool(), Runtime,
                "normal expects all elements of std >= 0.0",
@@ -191,7 +198,7 @@ void check_std_tensor(const Tensor& std) {
 // As PyTorch: draw N(0, 1) into the output, then scale and shift it with the public elementwise ops.
 Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen) {
   profiler::RecordScope profile_scope("aten::normal", mean, std, gen);
-  check_floating(mean, "normal_kernel_cpu");
+  if (!is_complex(mean.dtype())) check_floating(mean, "normal_kernel_cpu");  // a complex mean: complex draws
   check_std_tensor(std);
   check_same_device("normal", mean, std, "mean", "std");
   Tensor out =
@@ -201,7 +208,7 @@ Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen) {
 
 Tensor normal(const Tensor& mean, double std, Generator* gen) {
   profiler::RecordScope profile_scope("aten::normal", mean, std, gen);
-  check_floating(mean, "normal_kernel_cpu");
+  if (!is_complex(mean.dtype())) check_floating(mean, "normal_kernel_cpu");  // a complex mean: complex draws
   Tensor out = normal_(empty_like(mean), 0.0, std, gen);
   return add_(out, mean);
 }
@@ -245,9 +252,15 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, G
     TANDEM_CHECK(replacement && num_samples > 1, Runtime,
                  "probability tensor contains either `inf`, `nan` or element < 0",
                  "\nhint: weights must be finite and non-negative");
-    const bool negative = item(amin(weights)).to_double() < 0;  // NaN compares false: reported as NaN
+    // PyTorch checks each weight in order, first `>= 0` (which a NaN fails too), then finiteness: the first
+    // bad weight decides the message.
+    Tensor flat = reshape(weights, DimVector{weights.numel()});
+    Tensor bad = logical_or(logical_not(ge(flat, Scalar(0.0))),
+                            eq(flat, Scalar(std::numeric_limits<double>::infinity())));
+    const double first = item(select(flat, 0, item(argmax(to_dtype(bad, DType::Int32))).to_int())).to_double();
     TANDEM_THROW(Runtime, "invalid multinomial distribution (encountering probability entry ",
-                 negative ? "< 0" : "= infinity or NaN", ")\nhint: weights must be finite and non-negative");
+                 !(first >= 0) ? "< 0" : "= infinity or NaN",
+                 ")\nhint: weights must be finite and non-negative");
   }
   TANDEM_CHECK(status != MultinomialStatus::kZeroSum, Runtime,
                "invalid multinomial distribution (sum of probabilities <= 0)",
@@ -274,6 +287,7 @@ Tensor randperm(int64_t n, DType dtype, Device device, Generator* gen) {
   profiler::RecordScope profile_scope("aten::randperm", n, dtype, device, gen);
   TANDEM_CHECK(n >= 0, Runtime, "Trying to create tensor with negative dimension ", n, ": [", n, "]",
                "\nhint: randperm(n) needs n >= 0");
+  TANDEM_CHECK(!is_complex(dtype), NotImplemented, "\"randperm\" not implemented for '", dtype_title(dtype), "'");
   TANDEM_CHECK(dtype != DType::Bool, NotImplemented, "\"randperm\" not implemented for 'Bool'",
                "\nhint: use an integer dtype such as tandem.int64");
   if (is_floating(dtype)) {

@@ -248,7 +248,10 @@ Tensor sum(const Tensor& x, const OptDims& dims, bool keepdim, OptDType dtype) {
   if (autograd::should_record(x))
     return autograd::record_sum(x, dims, keepdim,
                                 autograd::without_grad([&] { return sum(x, dims, keepdim, dtype); }));
-  Tensor in = dtype ? to_dtype(x, *dtype) : x;
+  // An explicit real dtype for a complex input sums the real parts, as PyTorch's cast does.
+  Tensor in = !dtype                                           ? x
+              : is_complex(x.dtype()) && !is_complex(*dtype) ? cast_discarding_imag(x, *dtype)
+                                                             : to_dtype(x, *dtype);
   Tensor r = fold(ReduceOp::Sum, in, dims, keepdim);
   return dtype ? to_dtype(r, *dtype) : r;
 }

@@ -135,6 +135,12 @@ Grads logcumsumexp_backward(FormulaNode& n, const Tensor& g) {
   if (g.dim() == 0 || g.numel() == 0) return {g};
   const int64_t d = n.ints[0];
   Tensor x = n.saved_tensor(0), out = n.saved_tensor(1);
+  if (is_complex(g.dtype())) {
+    // Holomorphic: d out_j / d x_i = exp(x_i - out_j) for i <= j, so the gradient is conj(exp(x_i)) times the
+    // reverse cumulative sum of g_j conj(exp(-out_j)) (complex values have no sign to split by).
+    Tensor w = mul(g, conj(exp(neg(out))));
+    return {mul(flip(cumsum(flip(w, DimVector{d}), d), DimVector{d}), conj(exp(x)))};
+  }
   auto reverse_lcse = [d](const Tensor& t) {
     return flip(logcumsumexp(flip(t, DimVector{d}), d), DimVector{d});
   };
@@ -223,8 +229,9 @@ ValuesIndices cummin(const Tensor& x, int64_t dim) { return cum_extreme(x, dim, 
 Tensor logcumsumexp(const Tensor& x, int64_t dim) {
   profiler::RecordScope profile_scope("aten::logcumsumexp", x, dim);
   const int64_t d = wrap_dim(dim, x.dim());
-  TANDEM_CHECK(is_floating(x.dtype()), NotImplemented, "\"logcumsumexp_out_cpu\" not implemented for '",
-               dtype_title(x.dtype()), "'\nhint: convert first, e.g. x.float().logcumsumexp(dim)");
+  TANDEM_CHECK(is_floating(x.dtype()) || is_complex(x.dtype()), NotImplemented,
+               "\"logcumsumexp_out_cpu\" not implemented for '", dtype_title(x.dtype()),
+               "'\nhint: convert first, e.g. x.float().logcumsumexp(dim)");
   if (autograd::should_record(x)) {
     Tensor out = autograd::without_grad([&] { return logcumsumexp(x, dim); });
     auto node = autograd::scan_node("LogcumsumexpBackward0", &autograd::logcumsumexp_backward, x, d);

@@ -225,8 +225,8 @@ Tensor unsqueeze(const Tensor& x, int64_t dim) {
 Tensor expand(const Tensor& x, IntArrayRef shape) {
   profiler::RecordScope profile_scope("aten::expand", x, shape);
   int64_t nd = static_cast<int64_t>(shape.size());
-  TANDEM_CHECK(nd >= x.dim(), Runtime, "expand(", x.shape_str(), ", size=", shape.size(),
-               "): the number of sizes provided (", shape.size(),
+  TANDEM_CHECK(nd >= x.dim(), Runtime, "expand(", autograd::legacy_type_name(x), "{", x.shape_str(),
+               "}, size=", shape_to_string(shape), "): the number of sizes provided (", shape.size(),
                ") must be greater or equal to the number of dimensions in the tensor (", x.dim(), ")");
   DimVector sizes(nd), strides(nd);
   for (int64_t i = nd - 1; i >= 0; --i) {

@@ -147,7 +147,7 @@ def hostile_first_line(e):
     """An error's first line with the device taken out: kernel names and tensor types carry it, and PyTorch,
     the oracle of the hostile-input tests, runs on the CPU."""
     line = (str(e).splitlines() or [""])[0].replace("tandem.", "torch.").replace("_cuda\"", "_cpu\"")
-    line = line.replace("torch.cuda.", "torch.").replace("CUDABoolType", "CPUBoolType")
+    line = re.sub(r"\bCUDA(\w+)Type\b", r"CPU\1Type", line.replace("torch.cuda.", "torch."))
     return re.sub(r", device='cuda:\d'", "", line)
 
 

@@ -286,6 +286,9 @@ def test_requires_grad_flags():
     assert tandem.ones(2, requires_grad=True).requires_grad
     with pytest.raises(RuntimeError) as e:
         tandem.tensor([1, 2]).requires_grad_()
+    assert first_line(e) == "only Tensors of floating point dtype can require gradients"  # PyTorch's words
+    with pytest.raises(RuntimeError) as e:
+        tandem.tensor([1, 2]).requires_grad = True
     assert first_line(e) == "only Tensors of floating point and complex dtype can require gradients"
     y = leaf([1.0]) * 2
     with pytest.raises(RuntimeError) as e:
@@ -370,7 +373,7 @@ def test_autograd_grad_and_inputs():
     u = leaf([1.0])
     with pytest.raises(RuntimeError) as e:
         tandem.autograd.grad(z, [x, u], tandem.ones(2, dtype=F64), retain_graph=True)
-    assert first_line(e).startswith("One of the differentiated Tensors appears to not have been used in the graph.")
+    assert first_line(e).startswith("The differentiated Tensor at index 1 appears to not have been used in the graph.")
     assert tandem.autograd.grad(z, [x, u], tandem.ones(2, dtype=F64), retain_graph=True, allow_unused=True)[1] is None
     z.backward(tandem.ones(2, dtype=F64), inputs=[x])
     assert x.grad.tolist() == [3.0, 4.0] and y.grad is None
@@ -649,7 +652,8 @@ def test_error_shape_of_gradient():
     x = leaf([1.0, 2.0])
     with pytest.raises(RuntimeError) as e:
         (x * 2).backward(tandem.ones(3, dtype=F64))
-    assert first_line(e).startswith("Mismatch in shape: grad_output[0] has a shape of [3] and output[0] has a shape")
+    assert first_line(e) == ("Mismatch in shape: grad_output[0] has a shape of tandem.Size([3]) and output[0] has "
+                             "a shape of tandem.Size([2]).")
 
 
 def test_error_grad_of_tensor_not_requiring_grad():

@@ -52,9 +52,19 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         allow_unused = materialize_grads
     single = isinstance(inputs, _C.Tensor)
     ins = _as_list(inputs)
+    if not ins:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     outs = _as_list(outputs)
     if is_grads_batched:
         batched = _as_list(grad_outputs)
+        for i, (g, out) in enumerate(zip(batched, outs)):
+            if g is not None and tuple(g.shape[1:]) != tuple(out.shape):
+                raise RuntimeError(
+                    "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch "
+                    "dimension. The sizes of the remaining dimensions are expected to match the shape of "
+                    f"corresponding output, but a mismatch was detected: grad_output[{i}] has a shape of "
+                    f"{g.shape[1:]} and output[{i}] has a shape of {out.shape}. If you only want some tensors in "
+                    "`grad_output` to be considered batched, consider using vmap.")
         sizes = {g.shape[0] for g in batched if g is not None}
         rows = []
         n = sizes.pop() if sizes else 0
@@ -68,8 +78,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             got = [r[j] for r in rows]
             if all(g is None for g in got):
                 if not allow_unused:
-                    raise RuntimeError("One of the differentiated Tensors appears to not have been used in the "
-                                       "graph. Set allow_unused=True if this is the desired behavior.")
+                    raise RuntimeError(f"The differentiated Tensor at index {j} appears to not have been used in "
+                                       "the graph. Set allow_unused=True if this is the desired behavior.")
                 result.append(None)
             else:
                 result.append(_C.stack([g if g is not None else _C.zeros_like(x) for g in got]))

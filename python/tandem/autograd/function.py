@@ -11,7 +11,15 @@ class FunctionCtx:
 
     def save_for_backward(self, *tensors):
         """Tensors backward needs, version-checked and released after use (read back as ctx.saved_tensors)."""
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, _C.Tensor) and not getattr(t, "is_sparse", False):
+                raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type "
+                                f"{type(t).__name__}")
         self._to_save = tensors
+
+    def mark_dirty(self, *tensors):
+        """Inputs forward modified in place: returned as outputs, they take this Function's node as history."""
+        self._dirty = tensors
 
     def mark_non_differentiable(self, *tensors):
         self._non_differentiable = tensors
@@ -43,8 +51,17 @@ class Function:
             return result
         outputs = result if isinstance(result, tuple) else (result,)
         non_diff = getattr(ctx, "_non_differentiable", ())
-        # Outputs that are inputs returned as is get a fresh object, so the input keeps its own history.
-        outputs = tuple(o.detach() if any(o is a for a in args) else o for o in outputs)
+        dirty = getattr(ctx, "_dirty", ())
+        if not all(any(d is o for o in outputs) for d in dirty):
+            raise RuntimeError("Some elements marked as dirty during the forward method were not returned as "
+                               "output. The inputs that are modified inplace must all be outputs of the Function.")
+        for d in dirty:
+            if d.is_leaf and d.requires_grad and any(d is a for a in args):
+                raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+        # Outputs that are inputs returned as is get a fresh object, so the input keeps its own history; an
+        # input modified in place (mark_dirty) is the output itself, its history now this Function's node.
+        outputs = tuple(o.detach() if any(o is a for a in args) and not any(o is d for d in dirty) else o
+                        for o in outputs)
         diff = tuple(o for o in outputs if isinstance(o, _C.Tensor) and not any(o is n for n in non_diff))
         to_save, ctx._to_save = tuple(ctx._to_save), ()  # the node keeps them; ctx holding them could be a cycle
         backward = cls.backward

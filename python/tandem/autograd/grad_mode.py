@@ -62,8 +62,13 @@ class set_grad_enabled(_DecoratorContextManager):
     """Sets grad mode on or off; takes effect at once (as a function call) or for a with-block."""
 
     def __init__(self, mode):
+        if not isinstance(mode, bool):  # PyTorch's argument parser takes a bool only (not 1, None, a tensor)
+            kind = type(mode)
+            name = "Tensor" if isinstance(mode, _C.Tensor) else (
+                kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}")
+            raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, not {name}")
         self._prev = _C.is_grad_enabled()
-        self.mode = bool(mode)
+        self.mode = mode
         _C._set_grad_enabled(self.mode)
 
     def __enter__(self):
