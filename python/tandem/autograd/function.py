@@ -12,7 +12,8 @@ class FunctionCtx:
     def save_for_backward(self, *tensors):
         """Tensors backward needs, version-checked and released after use (read back as ctx.saved_tensors)."""
         for i, t in enumerate(tensors):
-            if t is not None and not isinstance(t, _C.Tensor) and not getattr(t, "is_sparse", False):
+            sparse = getattr(t, "is_sparse", False) or getattr(t, "is_sparse_csr", False)  # saved as their parts
+            if t is not None and not isinstance(t, _C.Tensor) and not sparse:
                 raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type "
                                 f"{type(t).__name__}")
         self._to_save = tensors
