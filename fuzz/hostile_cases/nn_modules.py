@@ -203,7 +203,5 @@ KNOWN = {
                         "tandem fails computing the (empty) statistics",
     "Conv2d/kernel_3_values": "PyTorch checks the stride's length against the 5-d weight first; tandem names the "
                               "weight's rank",
-    "Unflatten/two_inferred": "PyTorch wraps the view error as 'unflatten got an unexpected error:'; tandem "
-                              "reports it ('only one dimension can be inferred')",
     "to/bad_device": "tandem lists the device types it has (cpu, cuda), PyTorch its twenty",
 }

@@ -203,7 +203,6 @@ KNOWN = {
     "baddbmm_/expanded": "tandem refuses the write into an expanded tensor; PyTorch writes each element in turn",
     "sum/out_expanded": "out= of sum is not supported yet (TypeError)",
     "matmul/out_expanded": "out= of the matmul family is another helper's work (TypeError here)",
-    "sort/out_same": "sort's out= is not supported yet (TypeError)",
     "roll/shift_min": "PyTorch fails with an internal SymInt error; tandem rolls by -2**63 mod the size",
     "resize_/expanded": "the elements resize_ adds are uninitialised in both libraries",
 }
@@ -219,7 +218,6 @@ KNOWN.update({
     "diag/huge_offset": "tandem fails allocating the (8 GiB-limited) result before PyTorch's size check would fire",
     "diag_embed/huge_offset": "tandem's size check reports the shape before PyTorch's storage computation does",
     "resize_/huge": "tandem's storage-size message also names the strides", "resize_/huge_bytes": "as resize_/huge",
-    "select/oob": "tandem's select shares the indexing path's message (PyTorch's for t[4])",
     "reshape/float_size": "PyTorch's parser reads reshape(2, 2.5) as two positional arguments; tandem names the "
                           "float element (both TypeErrors)",
     "set_/ok_offset": "the storage's element past the source's end is uninitialised in both libraries",
@@ -229,12 +227,8 @@ KNOWN.update({
     "eye/huge": "tandem's eye allocates through empty(), whose overflow message is PyTorch's for a new tensor; "
                 "PyTorch's eye checks numel first",
     "tril_indices/huge": "tandem fails allocating its (8 GiB-limited) work space before PyTorch's size check fires",
-    "unflatten/minus_one_twice": "PyTorch wraps the view error as 'unflatten got an unexpected error:'; tandem "
-                                 "reports it ('only one dimension can be inferred')",
     "untyped_storage/fill_too_big": "tandem refuses a fill value outside uint8 (as fill_ on a uint8 tensor); "
                                     "PyTorch's storage fill wraps it",
     "untyped_storage/resize_negative": "PyTorch's message is its allocator's internal enforce; tandem refuses to "
                                        "shrink a storage (RuntimeError both)",
-    "expand/fewer_dims": "PyTorch prints the tensor as its legacy type and the sizes as a list; tandem the shape "
-                         "and the size argument",
 })

@@ -71,23 +71,26 @@ void set_grad(const Tensor& t, nb::handle value) {
   }
   // PyTorch's checks, in its order and words.
   if (nb::isinstance<Tensor>(value))
-    TANDEM_CHECK(nb::inst_ptr<Tensor>(value)->impl() != t.impl(), Runtime, "can't assign Variable as its own grad");
+    TANDEM_CHECK(nb::inst_ptr<Tensor>(value)->impl() != t.impl(), Runtime,
+                 "can't assign Variable as its own grad");
   if (!nb::isinstance<Tensor>(value))
     TANDEM_THROW(Type, "assigned grad expected to be a Tensor or None but got grad of type ",
                  Py_TYPE(value.ptr())->tp_name);
   const Tensor& g = *nb::inst_ptr<Tensor>(value);
-  TANDEM_CHECK(g.dtype() == t.dtype(), Runtime, "attempting to assign a gradient with dtype '",
-               dtype_cpp_name(g.dtype()), "' to a tensor with grad_dtype '", dtype_title(t.dtype()),
-               "'. The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set "
-               "the tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. Set "
-               "grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may break downstream "
-               "systems that assume they match.\nhint: convert it first, e.g. g.to(x.dtype)");
-  TANDEM_CHECK(g.device().type == t.device().type, Runtime, "attempting to assign a gradient with device type '",
-               device_type_name(g.device().type), "' to a tensor with device type '",
-               device_type_name(t.device().type),
+  TANDEM_CHECK(
+      g.dtype() == t.dtype(), Runtime, "attempting to assign a gradient with dtype '",
+      dtype_cpp_name(g.dtype()), "' to a tensor with grad_dtype '", dtype_title(t.dtype()),
+      "'. The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set "
+      "the tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. Set "
+      "grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may break downstream "
+      "systems that assume they match.\nhint: convert it first, e.g. g.to(x.dtype)");
+  TANDEM_CHECK(g.device().type == t.device().type, Runtime,
+               "attempting to assign a gradient with device type '", device_type_name(g.device().type),
+               "' to a tensor with device type '", device_type_name(t.device().type),
                "'. Please ensure that the gradient and the tensor are on the same device");
-  TANDEM_CHECK(g.device() == t.device(), Runtime, "attempting to assign a gradient located on device with index '",
-               g.device().index, "' to a tensor located on device with index '", t.device().index,
+  TANDEM_CHECK(g.device() == t.device(), Runtime,
+               "attempting to assign a gradient located on device with index '", g.device().index,
+               "' to a tensor located on device with index '", t.device().index,
                "'. Please ensure that the gradient and the tensor are on the same device");
   TANDEM_CHECK(g.sizes() == t.sizes(), Runtime, "attempting to assign a gradient of size '", g.shape_str(),
                "' to a tensor of size '", t.shape_str(),
@@ -105,11 +108,11 @@ void set_requires_grad(const Tensor& t, bool v, bool complex_allowed_message = t
       !(m && m->grad_fn) || v, Runtime,
       "you can only change requires_grad flags of leaf variables. If you want to use a computed variable "
       "in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
-  TANDEM_CHECK(
-      !v || autograd::is_differentiable(t.dtype()), Runtime,
-      complex_allowed_message ? "only Tensors of floating point and complex dtype can require gradients"
-                              : "only Tensors of floating point dtype can require gradients",
-      "\nhint: convert first, e.g. x.float().requires_grad_()");
+  TANDEM_CHECK(!v || autograd::is_differentiable(t.dtype()), Runtime,
+               complex_allowed_message
+                   ? "only Tensors of floating point and complex dtype can require gradients"
+                   : "only Tensors of floating point dtype can require gradients",
+               "\nhint: convert first, e.g. x.float().requires_grad_()");
   if (v || m) t.impl()->ensure_autograd().requires_grad = v;
 }
 
@@ -144,11 +147,13 @@ struct PythonHook {
   PythonHook& operator=(const PythonHook&) = delete;
   ~PythonHook() { release_under_gil(fn); }
   nb::object fn;
-  // The hook's replacement gradient, with PyTorch's checks: a tensor of the gradient's dtype, device and size.
+  // The hook's replacement gradient, with PyTorch's checks: a tensor of the gradient's dtype, device and
+  // size.
   Tensor operator()(const Tensor& g) const {
     nb::object r = fn(wrap(g));
     if (r.is_none()) return Tensor();
-    TANDEM_CHECK(is_tensor(r), Type, "expected Variable, but hook returned '", Py_TYPE(r.ptr())->tp_name, "'");
+    TANDEM_CHECK(is_tensor(r), Type, "expected Variable, but hook returned '", Py_TYPE(r.ptr())->tp_name,
+                 "'");
     const Tensor& out = as_tensor_ref(r);
     auto name = [&] {
       nb::object n = nb::getattr(fn, "__name__", nb::none());
@@ -519,11 +524,12 @@ void init_autograd(nb::module_& m) {
   tensor.def("detach_", [](nb::handle self) {
     if (AutogradMeta* m = self_tensor(self, "detach_").impl()->autograd()) {
       // (tandem knows the views autograd recorded; a view of a tensor without grad is detached in place.)
-      TANDEM_CHECK(!m->view_base, Runtime,
-                   "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
-                   "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
-                   "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
-                   "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.");
+      TANDEM_CHECK(
+          !m->view_base, Runtime,
+          "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+          "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
+          "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
+          "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.");
       m->grad_fn.reset();
       m->requires_grad = false;
       m->output_nr = 0;

@@ -16,10 +16,11 @@ namespace tandem::py {
 namespace {
 
 // A Python int in [-2^63, 2^64) as a 64-bit seed (negative seeds wrap, as in PyTorch). A bool, float, str or
-// tensor is refused with PyTorch's RuntimeError, a NumPy integer with its TypeError (tandem.manual_seed int()s
-// its seed first, so it takes those).
+// tensor is refused with PyTorch's RuntimeError, a NumPy integer with its TypeError (tandem.manual_seed
+// int()s its seed first, so it takes those).
 uint64_t to_seed(nb::handle h) {
-  const bool integer = !PyBool_Check(h.ptr()) && !is_tensor(h) && !PyFloat_Check(h.ptr()) && PyIndex_Check(h.ptr());
+  const bool integer =
+      !PyBool_Check(h.ptr()) && !is_tensor(h) && !PyFloat_Check(h.ptr()) && PyIndex_Check(h.ptr());
   TANDEM_CHECK(integer, Runtime, "manual_seed expected a long, but got ",
                is_tensor(h) ? "Tensor" : Py_TYPE(h.ptr())->tp_name, "\nhint: seeds are Python ints");
   TANDEM_CHECK(PyLong_Check(h.ptr()), Type, "an integer is required\nhint: pass int(seed)");

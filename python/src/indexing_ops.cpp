@@ -318,7 +318,8 @@ void init_indexing_ops(nb::module_& m) {
         if (!out.is_none()) {
           const DType d = expect_tensor(out, "nonzero", "out").dtype();
           TANDEM_CHECK(d == DType::Int64, Runtime,
-                       "nonzero: Expected out tensor to have scalar type Long but got scalar type", dtype_title(d));
+                       "nonzero: Expected out tensor to have scalar type Long but got scalar type",
+                       dtype_title(d));
         }
         return into_out("nonzero", nonzero(x), out, {&x});
       },

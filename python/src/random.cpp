@@ -206,14 +206,16 @@ void init_random(nb::module_& m) {
         Generator* gen = to_generator(generator, "normal");
         // PyTorch's overloads take size= only with float mean and std (its parser refuses the rest).
         auto kind = [](nb::handle h) { return is_tensor(h) ? "Tensor" : Py_TYPE(h.ptr())->tp_name; };
-        TANDEM_CHECK(size.is_none() || !(is_tensor(mean) || is_tensor(std)), Type,
-                     "normal() received an invalid combination of arguments - got (", kind(mean), ", ", kind(std),
-                     ", size=", kind(size),
-                     "), but expected one of:\nhint: with a tensor mean or std the shape is theirs; drop size=");
+        TANDEM_CHECK(
+            size.is_none() || !(is_tensor(mean) || is_tensor(std)), Type,
+            "normal() received an invalid combination of arguments - got (", kind(mean), ", ", kind(std),
+            ", size=", kind(size),
+            "), but expected one of:\nhint: with a tensor mean or std the shape is theirs; drop size=");
         if (!out.is_none()) {  // the draw happens in out's dtype
           const DType d = expect_tensor(out, "normal", "out").dtype();
-          TANDEM_CHECK(is_floating(d) || is_complex(d), NotImplemented, "\"normal_kernel_cpu\" not implemented for '",
-                       dtype_title(d), "'\nhint: normal draws into a floating-point out tensor");
+          TANDEM_CHECK(is_floating(d) || is_complex(d), NotImplemented,
+                       "\"normal_kernel_cpu\" not implemented for '", dtype_title(d),
+                       "'\nhint: normal draws into a floating-point out tensor");
         }
         Tensor t;
         if (is_tensor(mean) && is_tensor(std))
@@ -238,7 +240,8 @@ void init_random(nb::module_& m) {
   // num_samples as PyTorch's parser reads it (position 1 in the method, 2 in the function).
   auto multinomial_fn = [](const Tensor& x, nb::handle num_samples, bool replacement, nb::handle generator,
                            int position) {
-    return multinomial(x, samples_arg(num_samples, position), replacement, to_generator(generator, "multinomial"));
+    return multinomial(x, samples_arg(num_samples, position), replacement,
+                       to_generator(generator, "multinomial"));
   };
   m.def(
       "multinomial",
@@ -246,7 +249,8 @@ void init_random(nb::module_& m) {
                        nb::handle out) {
         if (!out.is_none()) {
           const DType d = expect_tensor(out, "multinomial", "out").dtype();
-          TANDEM_CHECK(d == DType::Int64, Runtime, "multinomial expects Long tensor out, got: ", dtype_title(d));
+          TANDEM_CHECK(d == DType::Int64, Runtime,
+                       "multinomial expects Long tensor out, got: ", dtype_title(d));
         }
         return into_out("multinomial", multinomial_fn(x, num_samples, replacement, generator, 2), out, {&x});
       },
@@ -287,7 +291,8 @@ void init_random(nb::module_& m) {
       [multinomial_fn](const Tensor& x, nb::handle num_samples, bool replacement, nb::handle generator) {
         return multinomial_fn(x, num_samples, replacement, generator, 1);
       },
-      nb::arg("num_samples"), nb::arg("replacement") = false, nb::kw_only(), nb::arg("generator") = nb::none());
+      nb::arg("num_samples"), nb::arg("replacement") = false, nb::kw_only(),
+      nb::arg("generator") = nb::none());
   tensor.def("uniform_",
              returning_self("uniform_",
                             [](const Tensor& x, nb::handle from, nb::handle to, nb::handle generator) {

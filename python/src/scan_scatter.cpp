@@ -24,8 +24,8 @@ int64_t dim_arg(nb::handle h, const char* fn, int position) {
 }
 
 const Tensor& tensor_arg(nb::handle h, const char* fn, const char* arg, int position) {
-  TANDEM_CHECK(is_tensor(h), Type, fn, "(): argument '", arg, "' (position ", position, ") must be Tensor, not ",
-               nb::inst_name(h).c_str());
+  TANDEM_CHECK(is_tensor(h), Type, fn, "(): argument '", arg, "' (position ", position,
+               ") must be Tensor, not ", nb::inst_name(h).c_str());
   return as_tensor_ref(h);
 }
 

@@ -113,7 +113,8 @@ RunResult run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
               bool create_graph, const std::vector<Target>& targets, bool only_targets,
               bool accumulate_leaves) {
   TANDEM_CHECK(grad_outputs.empty() || grad_outputs.size() == outputs.size(), Runtime, "got ", outputs.size(),
-               " tensors and ", grad_outputs.size(), " gradients\nhint: pass one gradient (or None) per tensor");
+               " tensors and ", grad_outputs.size(),
+               " gradients\nhint: pass one gradient (or None) per tensor");
   std::vector<Edge> roots;
   std::vector<Tensor> root_grads;
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -335,8 +336,7 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
   RunResult r =
       run(outputs, grad_outputs, retain_graph.value_or(create_graph), create_graph, targets, true, false);
   for (size_t i = 0; i < inputs.size(); ++i) {
-    TANDEM_CHECK(r.captured[i].defined() || allow_unused, Runtime,
-                 "The differentiated Tensor at index ", i,
+    TANDEM_CHECK(r.captured[i].defined() || allow_unused, Runtime, "The differentiated Tensor at index ", i,
                  " appears to not have been used in the graph. Set allow_unused=True if this is the desired "
                  "behavior.\nhint: input ",
                  i, " does not influence the outputs; pass allow_unused=True to get None for it");

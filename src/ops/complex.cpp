@@ -232,8 +232,9 @@ void refuse_complex(std::string_view op, Device device, DType dtype) {
   const char* cpu_name = device.is_cpu() ? cpu_kernel_name(op) : nullptr;
   // PyTorch's CUDA floor_divide kernel is div_floor_cuda (the other CUDA kernels are named "<op>_cuda").
   const std::string_view cuda_op = op == "floor_divide" ? "div_floor" : op;
-  std::string name = cpu_name ? std::string(cpu_name) : std::string(device.is_cpu() ? op : cuda_op) +
-                                                            (device.is_cpu() ? "_cpu" : "_cuda");
+  std::string name = cpu_name
+                         ? std::string(cpu_name)
+                         : std::string(device.is_cpu() ? op : cuda_op) + (device.is_cpu() ? "_cpu" : "_cuda");
   throw_dtype_not_implemented(name.c_str(), dtype);
 }
 

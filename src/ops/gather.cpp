@@ -91,7 +91,8 @@ Tensor scatter_src(const Tensor& self, int64_t dim, const Tensor& index, const T
                    const char* op) {
   check_index_dtype(index, "scatter");
   // scatter_add shares scatter's check, and PyTorch's message names scatter for both.
-  TANDEM_CHECK(self.dtype() == src.dtype(), Runtime, "scatter(): Expected self.dtype to be equal to src.dtype");
+  TANDEM_CHECK(self.dtype() == src.dtype(), Runtime,
+               "scatter(): Expected self.dtype to be equal to src.dtype");
   const Tensor s = at_least_1d(self), i = at_least_1d(index), v = at_least_1d(src);
   check_scatter_shapes(s, wrap_dim(dim, s.dim()), i, &v);
   return scatter_impl(self, dim, index, src, accumulate, op);

@@ -99,10 +99,11 @@ Tensor uniform_(const Tensor& x, double from, double to, Generator* gen) {
                "\nhint: uniform_ needs finite bounds the tensor's dtype can hold");
   TANDEM_CHECK(from <= to, Runtime, "uniform_ expects to return a [from, to) range, but found from=", from,
                " > to=", to, "\nhint: swap the two bounds");
-  TANDEM_CHECK(to - from <= max, Runtime, "uniform_ expects to-from <= std::numeric_limits<",
-               dtype_title(x.dtype()), ">::max(), but found to=", to, " and from=", from,
-               " which result in to-from to exceed the limit\nhint: draw from a narrower range, or in float64 and "
-               "scale");
+  TANDEM_CHECK(
+      to - from <= max, Runtime, "uniform_ expects to-from <= std::numeric_limits<", dtype_title(x.dtype()),
+      ">::max(), but found to=", to, " and from=", from,
+      " which result in to-from to exceed the limit\nhint: draw from a narrower range, or in float64 and "
+      "scale");
   uint64_t blocks = philox_blocks(x.numel(), float_dist_per_block(x.dtype()));
   return fill_random(x, "uniform_", gen, blocks, [&](const Tensor& out, PhiloxState s) {
     kernel_table(out.device().type).random.uniform(out, s, from, to);
@@ -257,7 +258,8 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, G
     Tensor flat = reshape(weights, DimVector{weights.numel()});
     Tensor bad = logical_or(logical_not(ge(flat, Scalar(0.0))),
                             eq(flat, Scalar(std::numeric_limits<double>::infinity())));
-    const double first = item(select(flat, 0, item(argmax(to_dtype(bad, DType::Int32))).to_int())).to_double();
+    const double first =
+        item(select(flat, 0, item(argmax(to_dtype(bad, DType::Int32))).to_int())).to_double();
     TANDEM_THROW(Runtime, "invalid multinomial distribution (encountering probability entry ",
                  !(first >= 0) ? "< 0" : "= infinity or NaN",
                  ")\nhint: weights must be finite and non-negative");
@@ -287,7 +289,8 @@ Tensor randperm(int64_t n, DType dtype, Device device, Generator* gen) {
   profiler::RecordScope profile_scope("aten::randperm", n, dtype, device, gen);
   TANDEM_CHECK(n >= 0, Runtime, "Trying to create tensor with negative dimension ", n, ": [", n, "]",
                "\nhint: randperm(n) needs n >= 0");
-  TANDEM_CHECK(!is_complex(dtype), NotImplemented, "\"randperm\" not implemented for '", dtype_title(dtype), "'");
+  TANDEM_CHECK(!is_complex(dtype), NotImplemented, "\"randperm\" not implemented for '", dtype_title(dtype),
+               "'");
   TANDEM_CHECK(dtype != DType::Bool, NotImplemented, "\"randperm\" not implemented for 'Bool'",
                "\nhint: use an integer dtype such as tandem.int64");
   if (is_floating(dtype)) {

@@ -249,7 +249,7 @@ Tensor sum(const Tensor& x, const OptDims& dims, bool keepdim, OptDType dtype) {
     return autograd::record_sum(x, dims, keepdim,
                                 autograd::without_grad([&] { return sum(x, dims, keepdim, dtype); }));
   // An explicit real dtype for a complex input sums the real parts, as PyTorch's cast does.
-  Tensor in = !dtype                                           ? x
+  Tensor in = !dtype                                         ? x
               : is_complex(x.dtype()) && !is_complex(*dtype) ? cast_discarding_imag(x, *dtype)
                                                              : to_dtype(x, *dtype);
   Tensor r = fold(ReduceOp::Sum, in, dims, keepdim);

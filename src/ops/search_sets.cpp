@@ -131,9 +131,10 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool ou
   // boundaries' dtype, as in PyTorch.
   const DType common = result_type(sorted_sequence, values);
   TANDEM_CHECK(common != DType::Bool && !is_complex(common), NotImplemented, "\"searchsorted_out_",
-               values.device().is_cpu() ? "cpu" : "cuda", "\" not implemented for '", dtype_title(common), "'",
-               "\nhint: ", common == DType::Bool ? "convert first, e.g. values.int() and boundaries.int()"
-                                                 : "complex numbers have no order: search their real parts");
+               values.device().is_cpu() ? "cpu" : "cuda", "\" not implemented for '", dtype_title(common),
+               "'", "\nhint: ",
+               common == DType::Bool ? "convert first, e.g. values.int() and boundaries.int()"
+                                     : "complex numbers have no order: search their real parts");
   return autograd::without_grad([&] {
     Tensor b = to_dtype(sorted_sequence, common);
     if (sorter) b = gather(b, -1, *sorter);
