@@ -6,14 +6,12 @@ It is a Python class, not a tandem.Tensor subclass: a subclass carries a dense C
 read as the data (giving garbage), whereas a class of its own makes each dense op that does not know sparse tensors
 refuse it with a TypeError. The math (_math.py) composes dense tandem ops on indices and values, so autograd through
 the values, dtypes and every device (cpu, cuda, emulated cuda) come from those ops."""
-from .. import _C
 from .._layouts import sparse_coo, sparse_csr
 from .._legacy import _BY_DTYPE, _target_of_type_arg
 from .._size import Size
-from .._tensor_str import _add_suffixes, _dtype_is_implied, _dtype_suffix, _options, _suffix, tensor_body
+from .._tensor_str import _add_suffixes, _options
 from . import _construct, _math
-
-Tensor = _C.Tensor
+from ._base import _SparseBase, repr_part
 
 
 def wrap(indices, values, size, coalesced):
@@ -23,24 +21,18 @@ def wrap(indices, values, size, coalesced):
     return t
 
 
-def wrap_dim(dim, ndim):
-    """dim counted from the front (negative dims count from the back), PyTorch's IndexError when out of range."""
-    low, high = (-ndim, ndim - 1) if ndim else (-1, 0)
-    if not low <= dim <= high:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})")
-    return dim % ndim if ndim else 0
-
-
-class SparseCooTensor:
+class SparseCooTensor(_SparseBase):
     """A sparse COO tensor (layout tandem.sparse_coo); build one with tandem.sparse_coo_tensor(indices, values,
     size) or dense.to_sparse()."""
 
     __module__ = "tandem.sparse"  # where users meet it (and how dense ops' TypeErrors name it)
-    __slots__ = ("_idx", "_vals", "_size", "_coalesced", "__weakref__")
+    __slots__ = ("_idx", "_coalesced")
     is_sparse = True
-    is_sparse_csr = is_quantized = is_meta = is_nested = is_mkldnn = False
+    is_sparse_csr = False
     layout = sparse_coo
-    __hash__ = object.__hash__  # identity, as tensors hash (the comparisons below refuse)
+    _backend = "Sparse"  # PyTorch's name for the layout in its messages (SparseCPU, "Sparse layout")
+    _refuse_hint = ("tandem's sparse COO tensors support the operations listed in docs/ops.md (Sparse tensors); call "
+                    ".to_dense() first for the others")
 
     def __new__(cls, *args, **kwargs):
         raise TypeError("SparseCooTensor cannot be constructed directly\nhint: use tandem.sparse_coo_tensor(indices, "
@@ -79,141 +71,29 @@ class SparseCooTensor:
         """Duplicates summed, entries sorted by index (self when already coalesced)."""
         return _math.coalesce(self)
 
-    # ---- shape, dtype, device --------------------------------------------------------------------------------
-    @property
-    def shape(self):
-        return self._size
-
-    def size(self, dim=None):
-        return self._size if dim is None else self._size[wrap_dim(dim, len(self._size))]
-
-    def dim(self):
-        return len(self._size)
-
-    ndimension = dim
-
-    @property
-    def ndim(self):
-        return len(self._size)
-
-    def numel(self):
-        n = 1
-        for s in self._size:
-            n *= s
-        return n
-
-    nelement = numel
-
-    def __len__(self):
-        if not self._size:
-            raise TypeError("len() of a 0-d tensor")
-        return self._size[0]
-
-    @property
-    def dtype(self):
-        return self._vals.dtype
-
-    @property
-    def device(self):
-        return self._vals.device
-
-    @property
-    def is_cuda(self):
-        return self._vals.device.type == "cuda"
-
-    @property
-    def is_cpu(self):
-        return self._vals.device.type == "cpu"
-
-    def get_device(self):
-        return self._vals.get_device()
-
-    def element_size(self):
-        return self._vals.element_size()
-
-    def is_floating_point(self):
-        return self._vals.is_floating_point()
-
-    def is_complex(self):
-        return self._vals.is_complex()
-
+    # ---- shape (the rest of shape, dtype, device and autograd is _base.py's) ----------------------------------
     def is_contiguous(self, memory_format=None):
         return False  # no strides: PyTorch answers False too
 
-    # ---- autograd: everything lives on the values -------------------------------------------------------------
-    @property
-    def requires_grad(self):
-        return self._vals.requires_grad
+    # ---- what _SparseBase builds on ---------------------------------------------------------------------------
+    def _index_tensors(self):
+        return (self._idx,)
 
-    @requires_grad.setter
-    def requires_grad(self, flag):
-        self.requires_grad_(flag)
+    def _rewrap(self, indices, values):
+        """Self's size and coalesced flag over other (index, values) tensors."""
+        return wrap(indices[0], values, self._size, self._coalesced)
 
-    def requires_grad_(self, requires_grad=True):
-        """Makes this (leaf) sparse tensor require grad: its values become a leaf of their own, so the tensor
-        the values came from is left as it was (PyTorch's values are a separate alias too)."""
-        if self._vals.requires_grad == bool(requires_grad):
-            return self
-        if self._vals.grad_fn is not None:
-            self._vals.requires_grad_(requires_grad)  # tandem's error for a non-leaf
-        self._vals = self._vals.detach().requires_grad_(requires_grad)
-        return self
-
-    @property
-    def grad_fn(self):
-        return self._vals.grad_fn
-
-    @property
-    def is_leaf(self):
-        return self._vals.grad_fn is None
-
-    @property
-    def grad(self):
-        """A leaf's gradient: sparse and coalesced, on the leaf's pattern (as torch.sparse.mm gives it)."""
-        if self._vals.grad_fn is not None or self._vals.grad is None:
-            return None
+    def _leaf_grad(self):
+        """Sparse and coalesced, on the leaf's pattern (as torch.sparse.mm gives it)."""
         return _math.leaf_grad(self)
 
-    @grad.setter
-    def grad(self, value):
-        if value is not None:
-            raise NotImplementedError("assigning .grad of a sparse tensor is not supported\nhint: set it to None "
-                                      "(the next backward then starts from zero)")
-        self._vals.grad = None
-
-    @property
-    def data(self):
-        return self.detach()
-
-    def detach(self):
-        return wrap(self._idx, self._vals.detach(), self._size, self._coalesced)
-
-    def clone(self, *, memory_format=None):
-        return wrap(self._idx.clone(), self._vals.clone(), self._size, self._coalesced)
-
     # ---- devices and dtypes -----------------------------------------------------------------------------------
-    def _with_values(self, values, non_blocking=False, copy=False):
-        if values is self._vals:
-            return self
-        indices = self._idx
-        if indices.device != values.device:
-            indices = indices.to(values.device, non_blocking=non_blocking)
-        elif copy:
-            indices = indices.clone()
-        return wrap(indices, values, self._size, self._coalesced)
-
     def to(self, *args, **kwargs):
         """Tensor.to's forms (device, dtype, other tensor, non_blocking, copy), applied to values and indices."""
         if args and isinstance(args[0], SparseCooTensor):
             args = (args[0].device, args[0].dtype) + args[1:]
         return self._with_values(self._vals.to(*args, **kwargs), kwargs.get("non_blocking", False),
                                  kwargs.get("copy", False))
-
-    def cuda(self, device=None, non_blocking=False):
-        return self._with_values(self._vals.cuda(device, non_blocking=non_blocking), non_blocking)
-
-    def cpu(self):
-        return self._with_values(self._vals.cpu())
 
     def type(self, dtype=None, non_blocking=False):
         """'tandem.sparse.FloatTensor' (or 'tandem.cuda.sparse.FloatTensor'); with a dtype, self converted."""
@@ -243,16 +123,6 @@ class SparseCooTensor:
 
     def to_sparse_csr(self, dense_dim=None):
         return _construct._to_csr(self, None, dense_dim, "Sparse")
-
-    def numpy(self, *, force=False):
-        raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
-
-    def __array__(self, dtype=None, copy=None):
-        self.numpy()
-
-    def tolist(self):
-        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage\nhint: call "
-                           ".to_dense() first")
 
     def item(self):
         if self.numel() != 1:
@@ -313,11 +183,6 @@ class SparseCooTensor:
     def __truediv__(self, other):
         return _math.div(self, other) if _math.is_operand(other) else NotImplemented
 
-    def neg(self):
-        return wrap(self._idx, self._vals.neg(), self._size, self._coalesced)
-
-    __neg__ = neg
-
     def pow(self, exponent):
         return _math.pow(self, exponent)
 
@@ -344,40 +209,7 @@ class SparseCooTensor:
     def sum(self, dim=None, keepdim=False, dtype=None):
         return _math.sum(self, dim, keepdim, dtype)
 
-    # ---- what a sparse tensor refuses --------------------------------------------------------------------------
-    def __bool__(self):
-        if self.numel() != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-        return bool(self.item())
-
-    def _refuse(self, op):
-        backend = "SparseCUDA" if self.is_cuda else "SparseCPU"
-        return NotImplementedError(f"Could not run 'aten::{op}' with arguments from the '{backend}' backend.\n"
-                                   "hint: tandem's sparse COO tensors support the operations listed in docs/ops.md "
-                                   "(Sparse tensors); call .to_dense() first for the others")
-
-    def __getattr__(self, name):
-        # Only reached for names the class lacks: a Tensor method or property gets PyTorch's "Could not run"
-        # error (not an AttributeError that reads like a typo).
-        if not name.startswith("_") and hasattr(Tensor, name):
-            raise self._refuse(name)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
-    def __getitem__(self, index):
-        raise self._refuse("index")
-
-    def __setitem__(self, index, value):
-        raise self._refuse("index_put_")
-
-    def __iter__(self):
-        raise self._refuse("unbind")
-
-    def __eq__(self, other):
-        raise self._refuse("eq.Tensor")
-
-    def __ne__(self, other):
-        raise self._refuse("ne.Tensor")
-
+    # ---- what a COO tensor refuses besides what every sparse tensor refuses (_base.py) ------------------------
     def __lt__(self, other):
         raise self._refuse("lt.Tensor")
 
@@ -390,46 +222,19 @@ class SparseCooTensor:
     def __ge__(self, other):
         raise self._refuse("ge.Tensor")
 
-    # ---- copying and pickling ---------------------------------------------------------------------------------
-    def __deepcopy__(self, memo):
-        if id(self) in memo:
-            return memo[id(self)]
-        values = self._vals.detach().clone().requires_grad_(self._vals.requires_grad)
-        result = wrap(self._idx.clone(), values, self._size, self._coalesced)
-        memo[id(self)] = result
-        return result
-
+    # ---- pickling and printing --------------------------------------------------------------------------------
     def __reduce_ex__(self, protocol):
         return _rebuild, (self._idx, self._vals, tuple(self._size), self._coalesced)
 
-    # ---- printing ---------------------------------------------------------------------------------------------
     def __repr__(self):
         """PyTorch's repr of a sparse tensor: indices and values, then size, nnz, dtype and layout."""
         indent = len("tensor(")
         values = self._vals.detach()
-        suffixes = []
-        if values.device.type != "cpu":
-            suffixes.append(_suffix(f"device='{values.device}'"))
-        suffixes += [_suffix(f"size={tuple(self._size)}"), _suffix(f"nnz={self._nnz()}")]
-        if not _dtype_is_implied(values.dtype):
-            suffixes.append(_dtype_suffix(values.dtype))
-        # Laid out with the length of PyTorch's spelling, so lines break where PyTorch's do.
-        suffixes.append((f"layout={sparse_coo!r}", len("layout=torch.sparse_coo")))
-        if self.grad_fn is not None:
-            suffixes.append(_suffix(f"grad_fn=<{self.grad_fn.name()}>"))
-        elif self.requires_grad:
-            suffixes.append(_suffix("requires_grad=True"))
-        text = ("tensor(indices=tensor(" + _part(self._idx, indent + len("indices=tensor(")) + "),\n"
-                + " " * indent + "values=tensor(" + _part(values, indent + len("values=tensor(")) + ")")
-        return _add_suffixes(text, suffixes, indent, _options.linewidth, newline_first=True)
+        text = ("tensor(indices=tensor(" + repr_part(self._idx, indent + len("indices=tensor(")) + "),\n"
+                + " " * indent + "values=tensor(" + repr_part(values, indent + len("values=tensor(")) + ")")
+        return _add_suffixes(text, self._repr_suffixes(values), indent, _options.linewidth, newline_first=True)
 
     __str__ = __repr__
-
-
-def _part(t, indent):
-    """indices or values as the sparse repr prints them: an empty one says its size."""
-    body = tensor_body(t, indent)
-    return body + f", size={tuple(t.shape)}" if t.numel() == 0 else body
 
 
 def _rebuild(indices, values, size, coalesced):
@@ -446,21 +251,10 @@ def _unary(name):
     return method
 
 
-def _conversion(dtype):
-    def method(self, memory_format=None):
-        return self.to(dtype)
-
-    return method
-
-
 # Elementwise ops that map zero to zero, so they act on the values alone (PyTorch's sparse COO kernels).
 ZERO_PRESERVING = ("abs", "asin", "asinh", "atan", "atanh", "ceil", "deg2rad", "erf", "erfinv", "expm1", "floor",
                    "frac", "log1p", "rad2deg", "relu", "round", "sgn", "sign", "sin", "sinh", "sqrt", "square", "tan",
                    "tanh", "trunc")
 for _name in ZERO_PRESERVING:
     setattr(SparseCooTensor, _name, _unary(_name))
-for _name, _dtype in (("float", _C.float32), ("double", _C.float64), ("half", _C.float16), ("bfloat16", _C.bfloat16),
-                      ("long", _C.int64), ("int", _C.int32), ("short", _C.int16), ("char", _C.int8),
-                      ("byte", _C.uint8), ("bool", _C.bool)):
-    setattr(SparseCooTensor, _name, _conversion(_dtype))
-del _name, _dtype
+del _name

@@ -12,8 +12,9 @@ from .. import _C
 from .._layouts import sparse_coo, sparse_csr
 from .._legacy import _target_of_type_arg
 from .._size import Size
-from .._tensor_str import _add_suffixes, _dtype_is_implied, _dtype_suffix, _options, _suffix
+from .._tensor_str import _add_suffixes, _options
 from . import _coo, _math
+from ._base import _SparseBase, repr_part, wrap_dim
 
 Tensor = _C.Tensor
 
@@ -52,16 +53,18 @@ def from_coo(c, index_dtype=_C.int64):
     return wrap(crow, cols.contiguous(), c._vals, c._size)
 
 
-class SparseCsrTensor:
+class SparseCsrTensor(_SparseBase):
     """A sparse CSR matrix (layout tandem.sparse_csr); build one with tandem.sparse_csr_tensor(crow_indices,
     col_indices, values, size) or dense.to_sparse_csr()."""
 
     __module__ = "tandem.sparse"
-    __slots__ = ("_crow", "_col", "_vals", "_size", "__weakref__")
+    __slots__ = ("_crow", "_col")
     is_sparse_csr = True
-    is_sparse = is_quantized = is_meta = is_nested = is_mkldnn = False
+    is_sparse = False
     layout = sparse_csr
-    __hash__ = object.__hash__
+    _backend = "SparseCsr"  # PyTorch's name for the layout in its messages (SparseCsrCPU, "SparseCsr layout")
+    _refuse_hint = ("tandem's sparse CSR tensors support the operations listed in docs/ops.md (Sparse tensors); call "
+                    ".to_dense() or .to_sparse_coo() first for the others")
 
     def __new__(cls, *args, **kwargs):
         raise TypeError("SparseCsrTensor cannot be constructed directly\nhint: use tandem.sparse_csr_tensor("
@@ -86,125 +89,23 @@ class SparseCsrTensor:
     def dense_dim(self):
         return 0
 
-    # ---- shape, dtype, device --------------------------------------------------------------------------------
-    @property
-    def shape(self):
-        return self._size
-
-    def size(self, dim=None):
-        return self._size if dim is None else self._size[_coo.wrap_dim(dim, 2)]
-
-    def dim(self):
-        return 2
-
-    ndimension = dim
-
-    @property
-    def ndim(self):
-        return 2
-
-    def numel(self):
-        return self._size[0] * self._size[1]
-
-    nelement = numel
-
-    def __len__(self):
-        return self._size[0]
-
-    @property
-    def dtype(self):
-        return self._vals.dtype
-
-    @property
-    def device(self):
-        return self._vals.device
-
-    @property
-    def is_cuda(self):
-        return self._vals.device.type == "cuda"
-
-    @property
-    def is_cpu(self):
-        return self._vals.device.type == "cpu"
-
-    def get_device(self):
-        return self._vals.get_device()
-
-    def element_size(self):
-        return self._vals.element_size()
-
-    def is_floating_point(self):
-        return self._vals.is_floating_point()
-
-    def is_complex(self):
-        return self._vals.is_complex()
-
+    # ---- shape (the rest of shape, dtype, device and autograd is _base.py's) ----------------------------------
     def is_contiguous(self, memory_format=None):
         raise RuntimeError("Sparse CSR tensors do not have is_contiguous")
 
-    # ---- autograd: everything lives on the values -------------------------------------------------------------
-    @property
-    def requires_grad(self):
-        return self._vals.requires_grad
+    # ---- what _SparseBase builds on ---------------------------------------------------------------------------
+    def _index_tensors(self):
+        return self._crow, self._col
 
-    @requires_grad.setter
-    def requires_grad(self, flag):
-        self.requires_grad_(flag)
+    def _rewrap(self, indices, values):
+        """Self's size over other (crow_indices, col_indices) and values tensors."""
+        return wrap(*indices, values, self._size)
 
-    def requires_grad_(self, requires_grad=True):
-        """Makes this (leaf) CSR tensor require grad: its values become a leaf of their own (the tensor they
-        came from is left as it was)."""
-        if self._vals.requires_grad == bool(requires_grad):
-            return self
-        if self._vals.grad_fn is not None:
-            self._vals.requires_grad_(requires_grad)  # tandem's error for a non-leaf
-        self._vals = self._vals.detach().requires_grad_(requires_grad)
-        return self
-
-    @property
-    def grad_fn(self):
-        return self._vals.grad_fn
-
-    @property
-    def is_leaf(self):
-        return self._vals.grad_fn is None
-
-    @property
-    def grad(self):
-        """A leaf's gradient as a CSR tensor on the leaf's pattern (PyTorch's mm gives a dense one)."""
-        if self._vals.grad_fn is not None or self._vals.grad is None:
-            return None
+    def _leaf_grad(self):
+        """A CSR tensor on the leaf's pattern (PyTorch's mm gives a dense one)."""
         return wrap(self._crow, self._col, self._vals.grad, self._size)
 
-    @grad.setter
-    def grad(self, value):
-        if value is not None:
-            raise NotImplementedError("assigning .grad of a sparse tensor is not supported\nhint: set it to None "
-                                      "(the next backward then starts from zero)")
-        self._vals.grad = None
-
-    @property
-    def data(self):
-        return self.detach()
-
-    def detach(self):
-        return wrap(self._crow, self._col, self._vals.detach(), self._size)
-
-    def clone(self, *, memory_format=None):
-        return wrap(self._crow.clone(), self._col.clone(), self._vals.clone(), self._size)
-
     # ---- devices and dtypes -----------------------------------------------------------------------------------
-    def _with_values(self, values, non_blocking=False, copy=False):
-        if values is self._vals:
-            return self
-        crow, col = self._crow, self._col
-        if crow.device != values.device:
-            crow = crow.to(values.device, non_blocking=non_blocking)
-            col = col.to(values.device, non_blocking=non_blocking)
-        elif copy:
-            crow, col = crow.clone(), col.clone()
-        return wrap(crow, col, values, self._size)
-
     def to(self, *args, **kwargs):
         """Tensor.to's forms (device, dtype, other tensor, non_blocking, copy), applied to the three parts."""
         if args and isinstance(args[0], (SparseCsrTensor, _coo.SparseCooTensor)):
@@ -212,15 +113,9 @@ class SparseCsrTensor:
         return self._with_values(self._vals.to(*args, **kwargs), kwargs.get("non_blocking", False),
                                  kwargs.get("copy", False))
 
-    def cuda(self, device=None, non_blocking=False):
-        return self._with_values(self._vals.cuda(device, non_blocking=non_blocking), non_blocking)
-
-    def cpu(self):
-        return self._with_values(self._vals.cpu())
-
     def type(self, dtype=None, non_blocking=False):
         if dtype is None:
-            backend = "SparseCsrCUDA" if self.is_cuda else "SparseCsrCPU"
+            backend = self._backend + ("CUDA" if self.is_cuda else "CPU")
             raise RuntimeError(f"Unimplemented backend {backend}\nhint: tandem.sparse has legacy type names for "
                                "COO tensors only; read .dtype and .device")
         return self.to(_target_of_type_arg(dtype)[0], non_blocking=non_blocking)
@@ -256,22 +151,12 @@ class SparseCsrTensor:
                                "given is not supported")
         return self
 
-    def numpy(self, *, force=False):
-        raise TypeError("can't convert SparseCsr layout tensor to numpy. Use Tensor.to_dense() first.")
-
-    def __array__(self, dtype=None, copy=None):
-        self.numpy()
-
-    def tolist(self):
-        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage\nhint: call "
-                           ".to_dense() first")
-
     # ---- views: the transpose of a CSR matrix is a CSC one, which tandem lacks ---------------------------------
     def t(self):
         raise self._no_csc("t")
 
     def transpose(self, dim0, dim1):
-        dim0, dim1 = _coo.wrap_dim(dim0, 2), _coo.wrap_dim(dim1, 2)
+        dim0, dim1 = wrap_dim(dim0, 2), wrap_dim(dim1, 2)
         if dim0 == dim1:
             return self
         raise self._no_csc("transpose")
@@ -326,11 +211,6 @@ class SparseCsrTensor:
     def __truediv__(self, other):
         return self.div(other) if _is_operand(other) else NotImplemented
 
-    def neg(self):
-        return wrap(self._crow, self._col, self._vals.neg(), self._size)
-
-    __neg__ = neg
-
     def sum(self, dim=None, keepdim=False, dtype=None):
         """All elements, as a dense 0-d tensor (PyTorch's only sum of a CSR tensor without keepdim)."""
         if dim is not None:
@@ -340,72 +220,19 @@ class SparseCsrTensor:
                                       "the COO form: .to_sparse_coo().sum(dim)")
         return (self._vals if dtype is None else self._vals.to(dtype)).sum()
 
-    # ---- what a CSR tensor refuses ------------------------------------------------------------------------------
-    def __bool__(self):
-        if self.numel() != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-        return bool(self.to_dense().item())
-
-    def _refuse(self, op):
-        backend = "SparseCsrCUDA" if self.is_cuda else "SparseCsrCPU"
-        return NotImplementedError(f"Could not run 'aten::{op}' with arguments from the '{backend}' backend.\n"
-                                   "hint: tandem's sparse CSR tensors support the operations listed in docs/ops.md "
-                                   "(Sparse tensors); call .to_dense() or .to_sparse_coo() first for the others")
-
-    def __getattr__(self, name):
-        # Only reached for names the class lacks: a Tensor method gets PyTorch's "Could not run" error.
-        if not name.startswith("_") and hasattr(Tensor, name):
-            raise self._refuse(name)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
-    def __getitem__(self, index):
-        raise self._refuse("index")
-
-    def __setitem__(self, index, value):
-        raise self._refuse("index_put_")
-
-    def __iter__(self):
-        raise self._refuse("unbind")
-
-    def __eq__(self, other):
-        raise self._refuse("eq.Tensor")
-
-    def __ne__(self, other):
-        raise self._refuse("ne.Tensor")
-
-    # ---- copying and pickling ---------------------------------------------------------------------------------
-    def __deepcopy__(self, memo):
-        if id(self) in memo:
-            return memo[id(self)]
-        values = self._vals.detach().clone().requires_grad_(self._vals.requires_grad)
-        result = wrap(self._crow.clone(), self._col.clone(), values, self._size)
-        memo[id(self)] = result
-        return result
-
+    # ---- pickling and printing (what a CSR tensor refuses is _base.py's) --------------------------------------
     def __reduce_ex__(self, protocol):
         return _rebuild, (self._crow, self._col, self._vals, tuple(self._size))
 
-    # ---- printing ---------------------------------------------------------------------------------------------
     def __repr__(self):
         """PyTorch's repr of a CSR tensor: crow_indices, col_indices and values, then size, nnz, dtype, layout."""
         indent = len("tensor(")
         values = self._vals.detach()
-        suffixes = []
-        if values.device.type != "cpu":
-            suffixes.append(_suffix(f"device='{values.device}'"))
-        suffixes += [_suffix(f"size={tuple(self._size)}"), _suffix(f"nnz={self._nnz()}")]
-        if not _dtype_is_implied(values.dtype):
-            suffixes.append(_dtype_suffix(values.dtype))
-        suffixes.append((f"layout={sparse_csr!r}", len("layout=torch.sparse_csr")))
-        if self.grad_fn is not None:
-            suffixes.append(_suffix(f"grad_fn=<{self.grad_fn.name()}>"))
-        elif self.requires_grad:
-            suffixes.append(_suffix("requires_grad=True"))
         parts = []
         for name, part in (("crow_indices", self._crow), ("col_indices", self._col), ("values", values)):
-            parts.append(f"{name}=tensor(" + _coo._part(part, indent + len(name) + len("=tensor(")) + ")")
+            parts.append(f"{name}=tensor(" + repr_part(part, indent + len(name) + len("=tensor(")) + ")")
         text = "tensor(" + (",\n" + " " * indent).join(parts)
-        return _add_suffixes(text, suffixes, indent, _options.linewidth)
+        return _add_suffixes(text, self._repr_suffixes(values), indent, _options.linewidth)
 
     __str__ = __repr__
 
@@ -487,17 +314,6 @@ def _unary(name):
     return method
 
 
-def _conversion(dtype):
-    def method(self, memory_format=None):
-        return self.to(dtype)
-
-    return method
-
-
 for _name in _coo.ZERO_PRESERVING:
     setattr(SparseCsrTensor, _name, _unary(_name))
-for _name, _dtype in (("float", _C.float32), ("double", _C.float64), ("half", _C.float16), ("bfloat16", _C.bfloat16),
-                      ("long", _C.int64), ("int", _C.int32), ("short", _C.int16), ("char", _C.int8),
-                      ("byte", _C.uint8), ("bool", _C.bool)):
-    setattr(SparseCsrTensor, _name, _conversion(_dtype))
-del _name, _dtype
+del _name

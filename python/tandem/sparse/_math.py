@@ -8,6 +8,7 @@ import numbers
 from .. import _C
 from .._creation import tensor
 from . import _coo
+from ._base import wrap_dim
 
 Tensor = _C.Tensor
 _INT64_MAX = 2**63 - 1
@@ -89,7 +90,7 @@ def to_dense(t):
 
 def transpose(t, dim0, dim1):
     ndim, sparse_dim = t.dim(), t.sparse_dim()
-    dim0, dim1 = _coo.wrap_dim(dim0, ndim), _coo.wrap_dim(dim1, ndim)
+    dim0, dim1 = wrap_dim(dim0, ndim), wrap_dim(dim1, ndim)
     if dim0 >= sparse_dim or dim1 >= sparse_dim:
         raise RuntimeError(f"sparse transpose: transposed dimensions must be sparse Got sparse_dim: {sparse_dim}, "
                            f"d0: {dim0}, d1: {dim1}")
@@ -328,7 +329,7 @@ def _dims(dim, ndim):
     dims = [dim] if isinstance(dim, int) else list(dim)
     wrapped = []
     for d in dims:
-        d = _coo.wrap_dim(d, ndim)
+        d = wrap_dim(d, ndim)
         if d in wrapped:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
         wrapped.append(d)
@@ -367,7 +368,7 @@ def softmax(t, dim, dtype=None, log=False):
     count as -inf, i.e. not at all). Each slice's max is subtracted (detached: the result does not depend on it),
     exp sums per slice with index_add."""
     name = "log_softmax" if log else "softmax"
-    dim = _coo.wrap_dim(dim, t.dim())
+    dim = wrap_dim(dim, t.dim())
     t = coalesce(t)
     values = t._vals if dtype is None else t._vals.to(dtype)
     if not (values.dtype.is_floating_point or values.dtype.is_complex):

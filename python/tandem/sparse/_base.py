@@ -1,0 +1,248 @@
+"""_SparseBase: what tandem.sparse's COO and CSR tensors share. Both hold a dense ``values`` tensor (dtype, device
+and autograd all live on it), a ``size`` and index tensors of their own; a subclass names its index tensors
+(_index_tensors), rebuilds itself over new ones (_rewrap) and keeps what differs: its layout, its index members,
+its conversions, its math and PyTorch's backend name for it (_backend, as in 'SparseCPU' or 'SparseCsrCUDA')."""
+from .. import _C
+from .._tensor_str import _dtype_is_implied, _dtype_suffix, _suffix, tensor_body
+
+Tensor = _C.Tensor
+
+
+def wrap_dim(dim, ndim):
+    """dim counted from the front (negative dims count from the back), PyTorch's IndexError when out of range."""
+    low, high = (-ndim, ndim - 1) if ndim else (-1, 0)
+    if not low <= dim <= high:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})")
+    return dim % ndim if ndim else 0
+
+
+def repr_part(t, indent):
+    """An index or values tensor as the sparse reprs print it: an empty one says its size."""
+    body = tensor_body(t, indent)
+    return body + f", size={tuple(t.shape)}" if t.numel() == 0 else body
+
+
+class _SparseBase:
+    """The members a sparse tensor of either layout answers alike. Not a layout of its own: only its subclasses
+    are ever made (with object.__new__, by their modules' wrap())."""
+
+    __slots__ = ("_vals", "_size", "__weakref__")
+    is_quantized = is_meta = is_nested = is_mkldnn = False
+    __hash__ = object.__hash__  # identity, as tensors hash (the comparisons below refuse)
+
+    # ---- shape, dtype, device ---------------------------------------------------------------------------------
+    @property
+    def shape(self):
+        return self._size
+
+    def size(self, dim=None):
+        return self._size if dim is None else self._size[wrap_dim(dim, len(self._size))]
+
+    def dim(self):
+        return len(self._size)
+
+    ndimension = dim
+
+    @property
+    def ndim(self):
+        return len(self._size)
+
+    def numel(self):
+        n = 1
+        for s in self._size:
+            n *= s
+        return n
+
+    nelement = numel
+
+    def __len__(self):
+        if not self._size:
+            raise TypeError("len() of a 0-d tensor")
+        return self._size[0]
+
+    @property
+    def dtype(self):
+        return self._vals.dtype
+
+    @property
+    def device(self):
+        return self._vals.device
+
+    @property
+    def is_cuda(self):
+        return self._vals.device.type == "cuda"
+
+    @property
+    def is_cpu(self):
+        return self._vals.device.type == "cpu"
+
+    def get_device(self):
+        return self._vals.get_device()
+
+    def element_size(self):
+        return self._vals.element_size()
+
+    def is_floating_point(self):
+        return self._vals.is_floating_point()
+
+    def is_complex(self):
+        return self._vals.is_complex()
+
+    # ---- autograd: everything lives on the values -------------------------------------------------------------
+    @property
+    def requires_grad(self):
+        return self._vals.requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        """Makes this (leaf) sparse tensor require grad: its values become a leaf of their own, so the tensor
+        the values came from is left as it was (PyTorch's values are a separate alias too)."""
+        if self._vals.requires_grad == bool(requires_grad):
+            return self
+        if self._vals.grad_fn is not None:
+            self._vals.requires_grad_(requires_grad)  # tandem's error for a non-leaf
+        self._vals = self._vals.detach().requires_grad_(requires_grad)
+        return self
+
+    @property
+    def grad_fn(self):
+        return self._vals.grad_fn
+
+    @property
+    def is_leaf(self):
+        return self._vals.grad_fn is None
+
+    @property
+    def grad(self):
+        """A leaf's gradient on the leaf's pattern (its layout's _leaf_grad says in which form)."""
+        if self._vals.grad_fn is not None or self._vals.grad is None:
+            return None
+        return self._leaf_grad()
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            raise NotImplementedError("assigning .grad of a sparse tensor is not supported\nhint: set it to None "
+                                      "(the next backward then starts from zero)")
+        self._vals.grad = None
+
+    @property
+    def data(self):
+        return self.detach()
+
+    def detach(self):
+        return self._rewrap(self._index_tensors(), self._vals.detach())
+
+    def clone(self, *, memory_format=None):
+        return self._rewrap(tuple(i.clone() for i in self._index_tensors()), self._vals.clone())
+
+    def neg(self):
+        return self._rewrap(self._index_tensors(), self._vals.neg())
+
+    __neg__ = neg
+
+    # ---- devices and dtypes -----------------------------------------------------------------------------------
+    def _with_values(self, values, non_blocking=False, copy=False):
+        """Self over values converted by Tensor.to and friends; the index tensors follow them to their device."""
+        if values is self._vals:
+            return self
+        indices = self._index_tensors()
+        if indices[0].device != values.device:
+            indices = tuple(i.to(values.device, non_blocking=non_blocking) for i in indices)
+        elif copy:
+            indices = tuple(i.clone() for i in indices)
+        return self._rewrap(indices, values)
+
+    def cuda(self, device=None, non_blocking=False):
+        return self._with_values(self._vals.cuda(device, non_blocking=non_blocking), non_blocking)
+
+    def cpu(self):
+        return self._with_values(self._vals.cpu())
+
+    # ---- conversions ------------------------------------------------------------------------------------------
+    def numpy(self, *, force=False):
+        raise TypeError(f"can't convert {self._backend} layout tensor to numpy. Use Tensor.to_dense() first.")
+
+    def __array__(self, dtype=None, copy=None):
+        self.numpy()
+
+    def tolist(self):
+        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage\nhint: call "
+                           ".to_dense() first")
+
+    # ---- what a sparse tensor refuses -------------------------------------------------------------------------
+    def __bool__(self):
+        if self.numel() != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.to_dense().item())
+
+    def _refuse(self, op):
+        backend = self._backend + ("CUDA" if self.is_cuda else "CPU")
+        return NotImplementedError(f"Could not run 'aten::{op}' with arguments from the '{backend}' backend.\n"
+                                   f"hint: {self._refuse_hint}")
+
+    def __getattr__(self, name):
+        # Only reached for names the class lacks: a Tensor method or property gets PyTorch's "Could not run"
+        # error (not an AttributeError that reads like a typo).
+        if not name.startswith("_") and hasattr(Tensor, name):
+            raise self._refuse(name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __getitem__(self, index):
+        raise self._refuse("index")
+
+    def __setitem__(self, index, value):
+        raise self._refuse("index_put_")
+
+    def __iter__(self):
+        raise self._refuse("unbind")
+
+    def __eq__(self, other):
+        raise self._refuse("eq.Tensor")
+
+    def __ne__(self, other):
+        raise self._refuse("ne.Tensor")
+
+    # ---- copying and printing ---------------------------------------------------------------------------------
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        values = self._vals.detach().clone().requires_grad_(self._vals.requires_grad)
+        result = self._rewrap(tuple(i.clone() for i in self._index_tensors()), values)
+        memo[id(self)] = result
+        return result
+
+    def _repr_suffixes(self, values):
+        """What follows the parts in PyTorch's repr of a sparse tensor: device, size, nnz, dtype, layout and
+        autograd."""
+        suffixes = []
+        if values.device.type != "cpu":
+            suffixes.append(_suffix(f"device='{values.device}'"))
+        suffixes += [_suffix(f"size={tuple(self._size)}"), _suffix(f"nnz={self._nnz()}")]
+        if not _dtype_is_implied(values.dtype):
+            suffixes.append(_dtype_suffix(values.dtype))
+        # Laid out with the length of PyTorch's spelling (torch.<layout>), so lines break where PyTorch's do.
+        layout = repr(self.layout)
+        suffixes.append((f"layout={layout}", len("layout=torch.") + len(layout.partition(".")[2])))
+        if self.grad_fn is not None:
+            suffixes.append(_suffix(f"grad_fn=<{self.grad_fn.name()}>"))
+        elif self.requires_grad:
+            suffixes.append(_suffix("requires_grad=True"))
+        return suffixes
+
+
+def _conversion(dtype):
+    def method(self, memory_format=None):
+        return self.to(dtype)
+
+    return method
+
+
+for _name, _dtype in (("float", _C.float32), ("double", _C.float64), ("half", _C.float16), ("bfloat16", _C.bfloat16),
+                      ("long", _C.int64), ("int", _C.int32), ("short", _C.int16), ("char", _C.int8),
+                      ("byte", _C.uint8), ("bool", _C.bool)):
+    setattr(_SparseBase, _name, _conversion(_dtype))
+del _name, _dtype
