@@ -10,20 +10,7 @@ import pytest
 import torch
 
 import tandem
-from oracle import hostile_first_line, hostile_outcome, assert_same_result
-
-
-def T(L, values, d="cpu", dtype=None):
-    return L.tensor(values, device=d, dtype=getattr(L, dtype) if dtype else None)
-
-
-def X(L, shape, d="cpu", dtype="float32"):
-    """Deterministic values in [-5, 5] in the given shape (both libraries see the same)."""
-    n = 1
-    for s in shape:
-        n *= s
-    k = L.arange(n, dtype=L.float64)
-    return (k * k * 0.37 + k * 1.3 + 0.5).sin().mul(5.0).reshape(shape).to(device=d, dtype=getattr(L, dtype))
+from hostile_helpers import T, X, assert_matches_pytorch
 
 
 def F(L):
@@ -265,17 +252,7 @@ TYPE_ONLY = {"interpolate/size_float", "interpolate/size_tensor", "conv2d/huge_d
 def test_hostile_input_matches_pytorch(name, device):
     if name in CPU_ONLY and device != "cpu":
         pytest.skip("PyTorch's CUDA names another kernel, or checks indices with a device-side assert")
-    case = CASES[name]
-    kind, expected = hostile_outcome(case, torch, "cpu")
-    got_kind, got = hostile_outcome(case, tandem, device)
-    if kind == "error":
-        assert got_kind == "error", f"PyTorch raises {type(expected).__name__}: {expected}; tandem returned {got!r}"
-        assert type(got).__name__ == type(expected).__name__ or isinstance(got, type(expected)), (got, expected)
-        if name not in TYPE_ONLY:
-            assert hostile_first_line(got) == hostile_first_line(expected)
-    else:
-        assert got_kind == "value", f"PyTorch returns {expected!r}; tandem raised {got!r}"
-        assert_same_result(got, expected, exact=False)
+    assert_matches_pytorch(CASES[name], device, first_line=name not in TYPE_ONLY)
 
 
 def test_unreadable_files_are_also_pytorchs_exception_types():

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-import oracle
 import tandem
+from sparse_helpers import p2t, raises_like, t2p
 
 # PyTorch's notes about its own sparse support, not about the results compared here.
 pytestmark = pytest.mark.filterwarnings("ignore:Sparse invariant checks:UserWarning",
@@ -20,15 +20,6 @@ pytestmark = pytest.mark.filterwarnings("ignore:Sparse invariant checks:UserWarn
 
 INDICES = [[0, 1, 1, 0, 2], [2, 0, 2, 2, 1]]  # (0, 2) twice: uncoalesced
 VALUES = [3.0, 4.0, 5.0, 1.0, -2.0]
-
-
-def t2p(x):
-    """A tandem dense tensor as a torch CPU tensor (values, dtype, shape)."""
-    return oracle.to_torch(x.detach().cpu())
-
-
-def p2t(x, device="cpu"):
-    return oracle.from_torch(x.detach(), device)
 
 
 def pair(device, indices=INDICES, values=VALUES, size=(3, 3), dtype="float32"):
@@ -64,19 +55,6 @@ def check_sparse(actual, expected, device, rtol=1e-5, atol=1e-6):
     a, e = actual.coalesce(), expected.coalesce()
     assert t2p(a.indices()).tolist() == e.indices().tolist()
     torch.testing.assert_close(t2p(a.values()), e.values(), rtol=rtol, atol=atol, equal_nan=True)
-
-
-def raises_like(torch_fn, tandem_fn, exc=RuntimeError):
-    """tandem raises what torch raises: the same type and first line (for PyTorch's "Could not run" errors, the
-    first sentence: PyTorch goes on about its dispatcher)."""
-    with pytest.raises(exc) as expected:
-        torch_fn()
-    with pytest.raises(exc) as actual:
-        tandem_fn()
-    actual_line, expected_line = str(actual.value).split("\n")[0], str(expected.value).split("\n")[0]
-    if actual_line.startswith("Could not run"):
-        expected_line = expected_line[:len(actual_line)]
-    assert actual_line == expected_line
 
 
 # ---- construction and printing -----------------------------------------------------------------------------------

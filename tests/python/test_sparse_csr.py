@@ -8,22 +8,14 @@ import pickle
 import pytest
 import torch
 
-import oracle
 import tandem
+from sparse_helpers import p2t, raises_like, t2p
 
 pytestmark = pytest.mark.filterwarnings("ignore:Sparse CSR tensor support:UserWarning",
                                         "ignore:Sparse invariant checks:UserWarning",
                                         "ignore:Validating sparse tensor invariants:UserWarning")
 
 CROW, COL, VALUES = [0, 2, 3, 3], [0, 2, 1], [1.0, 2.0, 3.0]
-
-
-def t2p(x):
-    return oracle.to_torch(x.detach().cpu())
-
-
-def p2t(x, device="cpu"):
-    return oracle.from_torch(x.detach(), device)
 
 
 def pair(device, crow=CROW, col=COL, values=VALUES, size=(3, 4), dtype="float64", index_dtype="int64"):
@@ -62,18 +54,6 @@ def check_csr(actual, expected, device, rtol=1e-6, atol=1e-7):
         assert str(a.device) == device
         assert t2p(a).dtype == e.dtype and t2p(a).tolist() == e.tolist()
     torch.testing.assert_close(t2p(actual.values()), expected.values(), rtol=rtol, atol=atol)
-
-
-def raises_like(torch_fn, tandem_fn, exc=RuntimeError):
-    """tandem raises what torch raises: the same type and first line (for "Could not run", the first sentence)."""
-    with pytest.raises(exc) as expected:
-        torch_fn()
-    with pytest.raises(exc) as actual:
-        tandem_fn()
-    actual_line, expected_line = str(actual.value).split("\n")[0], str(expected.value).split("\n")[0]
-    if actual_line.startswith("Could not run"):
-        expected_line = expected_line[:len(actual_line)]
-    assert actual_line == expected_line
 
 
 # ---- construction -------------------------------------------------------------------------------------------------
