@@ -1,7 +1,9 @@
 """_SparseBase: what tandem.sparse's COO and CSR tensors share. Both hold a dense ``values`` tensor (dtype, device
-and autograd all live on it), a ``size`` and index tensors of their own; a subclass names its index tensors
-(_index_tensors), rebuilds itself over new ones (_rewrap) and keeps what differs: its layout, its index members,
-its conversions, its math and PyTorch's backend name for it (_backend, as in 'SparseCPU' or 'SparseCsrCUDA')."""
+and autograd all live on it), a ``size`` and index tensors of their own. A subclass keeps what differs (its layout,
+index members, conversions, math, pickling and repr body) and gives the base what it builds on: its index tensors
+(_index_tensors), itself over other parts (_rewrap), a leaf's gradient (_leaf_grad), PyTorch's name for its
+backend (_backend: 'Sparse' makes 'SparseCPU'), the hint of its refusals (_refuse_hint) and its constructors
+(_made_by)."""
 from .. import _C
 from .._tensor_str import _dtype_is_implied, _dtype_suffix, _suffix, tensor_body
 
@@ -29,6 +31,11 @@ class _SparseBase:
     __slots__ = ("_vals", "_size", "__weakref__")
     is_quantized = is_meta = is_nested = is_mkldnn = False
     __hash__ = object.__hash__  # identity, as tensors hash (the comparisons below refuse)
+
+    def __new__(cls, *args, **kwargs):
+        # Each layout's wrap() makes its tensors (object.__new__ over parts already checked); users go through the
+        # constructors its _made_by names.
+        raise TypeError(f"{cls.__name__} cannot be constructed directly\nhint: use {cls._made_by}")
 
     # ---- shape, dtype, device ---------------------------------------------------------------------------------
     @property

@@ -33,10 +33,7 @@ class SparseCooTensor(_SparseBase):
     _backend = "Sparse"  # PyTorch's name for the layout in its messages (SparseCPU, "Sparse layout")
     _refuse_hint = ("tandem's sparse COO tensors support the operations listed in docs/ops.md (Sparse tensors); call "
                     ".to_dense() first for the others")
-
-    def __new__(cls, *args, **kwargs):
-        raise TypeError("SparseCooTensor cannot be constructed directly\nhint: use tandem.sparse_coo_tensor(indices, "
-                        "values, size) or dense.to_sparse()")
+    _made_by = "tandem.sparse_coo_tensor(indices, values, size) or dense.to_sparse()"
 
     # ---- what it is made of -------------------------------------------------------------------------------
     def _indices(self):

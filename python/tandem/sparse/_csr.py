@@ -65,10 +65,7 @@ class SparseCsrTensor(_SparseBase):
     _backend = "SparseCsr"  # PyTorch's name for the layout in its messages (SparseCsrCPU, "SparseCsr layout")
     _refuse_hint = ("tandem's sparse CSR tensors support the operations listed in docs/ops.md (Sparse tensors); call "
                     ".to_dense() or .to_sparse_coo() first for the others")
-
-    def __new__(cls, *args, **kwargs):
-        raise TypeError("SparseCsrTensor cannot be constructed directly\nhint: use tandem.sparse_csr_tensor("
-                        "crow_indices, col_indices, values, size) or dense.to_sparse_csr()")
+    _made_by = "tandem.sparse_csr_tensor(crow_indices, col_indices, values, size) or dense.to_sparse_csr()"
 
     # ---- what it is made of -------------------------------------------------------------------------------
     def crow_indices(self):
