@@ -62,8 +62,20 @@ class OpOverload:
         if implicit is not None:
             return implicit(*args, **kwargs)
         if self._custom is not None or self._backward is not None:
-            return call_with_autograd(self, args, kwargs)
-        return self._call_kernel(args, kwargs)
+            result = call_with_autograd(self, args, kwargs)
+        else:
+            result = self._call_kernel(args, kwargs)
+        self._bump_mutated_versions(args, kwargs)
+        return result
+
+    def _bump_mutated_versions(self, args, kwargs):
+        """Arguments the schema marks as written count as modified in place (a kernel writing through NumPy
+        would not tell autograd), so a copy saved for backward before the call fails its version check."""
+        named = dict(zip((a.name for a in self._schema.arguments if not a.kwarg_only), args), **kwargs)
+        for a in self._schema.arguments:
+            if a.type.is_write and named.get(a.name) is not None:
+                for t in _tensors([named[a.name]]):
+                    _C._increment_version(t)
 
     def _dispatch_device(self, args, kwargs):
         """The device type whose kernel runs: cuda when any tensor argument is on a cuda device, else cpu; for
