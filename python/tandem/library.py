@@ -38,11 +38,12 @@ class Library:
         if kind not in _KINDS:
             raise ValueError(f"Unsupported kind: {kind}")
         if kind == "DEF" and ns in _DEFINED_NAMESPACES:
-            raise RuntimeError(f"Only a single TORCH_LIBRARY can be used to register the namespace {ns}; please put all "
-                               "of your definitions in a single TORCH_LIBRARY block.  If you were trying to specify "
-                               "implementations, consider using TORCH_LIBRARY_IMPL (which can be duplicated).  If you "
-                               "really intended to define operators for a single namespace in a distributed way, you "
-                               "can use TORCH_LIBRARY_FRAGMENT to explicitly indicate this.")
+            raise RuntimeError(f"Only a single TORCH_LIBRARY can be used to register the namespace {ns}; please put "
+                               "all of your definitions in a single TORCH_LIBRARY block.  If you were trying to "
+                               "specify implementations, consider using TORCH_LIBRARY_IMPL (which can be "
+                               "duplicated).  If you really intended to define operators for a single namespace "
+                               "in a distributed way, you can use TORCH_LIBRARY_FRAGMENT to explicitly indicate "
+                               "this.")
         if kind == "DEF":
             _DEFINED_NAMESPACES.add(ns)
         self.ns, self.kind, self.dispatch_key = ns, kind, dispatch_key
@@ -72,9 +73,6 @@ class Library:
             qualname = name if "::" in name else f"{self.ns}::{name}"
         registry.add_kernel(qualname, overload, key, fn)
 
-    def _destroy(self):
-        """PyTorch drops a library's registrations here; tandem keeps them for the process's lifetime."""
-
 
 def _parse_qualname(qualname):
     ns, sep, name = qualname.partition("::")
@@ -87,7 +85,7 @@ def _parse_qualname(qualname):
 def define(qualname, schema, *, lib=None, tags=()):
     """Defines the operator "namespace::name" with `schema` ("(Tensor x) -> Tensor")."""
     ns, name = _parse_qualname(qualname)
-    registry.define(ns + "::" + name.split(".")[0], name + schema)
+    registry.define(ns, name + schema)
 
 
 def _device_types_key(device_type):

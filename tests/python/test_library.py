@@ -410,7 +410,8 @@ def test_library_define_and_impl(device):
     y.backward()  # no autograd registration: gradients come from the kernel's own tandem ops
     assert np.isclose(x.grad.item(), expected / np.sin(1.0) * np.cos(1.0))
     with pytest.raises(tandem.library.OpCheckError, match="at least one output of this operator has requires_grad"):
-        tandem.library.opcheck(op.default, (tandem.ones(1, requires_grad=True),), test_utils="test_autograd_registration")
+        tandem.library.opcheck(op.default, (tandem.ones(1, requires_grad=True),),
+                               test_utils="test_autograd_registration")
     frag = tandem.library.Library(ns, "FRAGMENT")
     frag.define("mycos(Tensor x) -> Tensor")
     frag.impl("mycos", lambda x: x.cos(), "CompositeImplicitAutograd")

@@ -7,6 +7,7 @@ import logging
 from .. import _C
 from . import registry
 from .infer import infer_schema
+from .schema import parse_schema
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +26,7 @@ class CustomOpDef:
         self._namespace, self._name, self._schema, self._init_fn = namespace, name, schema, fn
         self._backend_fns = {}  # device type (None: every device) -> kernel
         self._disabled_kernel = set()
-        self._opoverload = registry.define(self._qualname, name + schema, replace=True)
+        self._opoverload = registry.define(namespace, name + schema, replace=True)
         self._opoverload._custom = self
         if any(a.kwarg_only and a.type.is_tensor_like for a in self._opoverload._schema.arguments):
             raise NotImplementedError("custom_op with kwarg-only Tensor args. Please make your tensors not "
@@ -130,7 +131,7 @@ def custom_op(name, fn=None, /, *, mutates_args, device_types=None, schema=None,
         schema_text = infer_schema(fn, mutates_args=mutates_args) if schema is None else schema
         namespace, opname = name.split("::")
         if schema is not None:
-            parsed = registry._schema.parse_schema(opname + schema_text)
+            parsed = parse_schema(opname + schema_text)
             if parsed.name != opname:  # a name in `schema` joins PyTorch's: the op is then not found
                 raise AttributeError(f"'_OpNamespace' '{namespace}' object has no attribute '{opname}'")
             expected = set(parsed.mutated_arguments)

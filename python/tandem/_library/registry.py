@@ -146,10 +146,10 @@ class OpOverloadPacket:
         return self._resolve()(*args, **kwargs)
 
 
-def define(qualname, schema_text, *, replace=False):
-    """Registers a schema ("name.overload(...) -> ...") under namespace::name; returns the OpOverload."""
-    namespace, _, rest = qualname.partition("::")
-    parsed = _schema.parse_schema(rest + schema_text if schema_text.startswith("(") else schema_text)
+def define(namespace, schema_text, *, replace=False):
+    """Registers a schema ("name.overload(...) -> ...", the name may carry "namespace::") in `namespace`;
+    returns the OpOverload. `replace` lets custom_op redefine a name, as PyTorch's does."""
+    parsed = _schema.parse_schema(schema_text)
     parsed.name = f"{namespace}::{parsed.name.split('::')[-1]}"
     packet = _PACKETS.setdefault(parsed.name, OpOverloadPacket(namespace, parsed.name.split("::")[1]))
     overload = parsed.overload or "default"
