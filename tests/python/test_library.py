@@ -94,6 +94,8 @@ def test_ops_namespace_resolves_the_op(device):
         getattr(tandem.ops, ns).nope
     with pytest.raises(AttributeError, match=f"The underlying op of '{ns}.{name}' has no overload name 'foo'"):
         packet.foo
+    with pytest.raises(NotImplementedError, match="tandem cannot load PyTorch C\\+\\+ extension libraries"):
+        tandem.ops.load_library("extension_cpp.so")
 
 
 def test_crop_matches_pytorch_and_opcheck_passes(device):
@@ -468,3 +470,21 @@ def test_while_loop_eager(device):
     with pytest.raises(RuntimeError, match="Expected body_fn_output and carried_inputs to have same metadata but "
                                            "found:\npair\\[0\\] differ in 'shape"):
         tandem.while_loop(lambda x: x.sum() < 10, lambda x: (tandem.cat([x, x]),), (tandem.ones(2),))
+
+
+def test_tensor_list_output_gradients(device):
+    @tandem.library.custom_op(fresh("split2"), mutates_args=())
+    def split2(x: Tensor, bias: Optional[Tensor] = None) -> list[Tensor]:
+        b = 0 if bias is None else bias
+        return [x[:2] * 2 + b, x[2:] * 3 + b]
+
+    def backward(ctx, grads):
+        g0, g1 = grads  # the grad of an unused output arrives as zeros, as in PyTorch
+        return tandem.cat([g0 * 2, g1 * 3]), None
+
+    split2.register_autograd(backward)
+    x = tandem.ones(4, device=device, requires_grad=True)
+    out = split2(x)
+    assert isinstance(out, list) and out[0].tolist() == [2.0, 2.0] and out[1].device == x.device
+    (out[0].sum() * 2).backward()
+    assert x.grad.tolist() == [4.0, 4.0, 0.0, 0.0]

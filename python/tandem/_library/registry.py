@@ -214,5 +214,11 @@ class _Ops:
             raise AttributeError(name)
         return _OpNamespace(name)
 
+    def load_library(self, path):
+        """PyTorch loads a C++ extension's shared library here; such a library links against libtorch."""
+        raise NotImplementedError(f"torch.ops.load_library({path!r}): tandem cannot load PyTorch C++ extension "
+                                  "libraries (they are built against libtorch).\nhint: define the operator in Python "
+                                  "with tandem.library.custom_op (docs/library.md)")
+
 
 ops = _Ops()
