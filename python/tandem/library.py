@@ -5,13 +5,15 @@ per-device kernels, a fake implementation and gradients; ``Library``/``define``/
 schema-string form. Eager only: there is no graph compiler, so fake implementations are only run by
 ``opcheck`` (docs/library.md).
 """
+import warnings
+
 from ._library import registry
 from ._library.custom_op import CustomOpDef, custom_op, check_functional
 from ._library.infer import infer_schema
 from ._library.opcheck import opcheck, OpCheckError  # noqa: F401
 
-__all__ = ["Library", "custom_op", "CustomOpDef", "define", "impl", "infer_schema", "opcheck", "register_autograd",
-           "register_fake", "register_kernel"]
+__all__ = ["Library", "custom_op", "CustomOpDef", "define", "impl", "impl_abstract", "infer_schema", "opcheck",
+           "register_autograd", "register_fake", "register_kernel"]
 
 _KINDS = ("DEF", "IMPL", "FRAGMENT")
 _DEFINED_NAMESPACES = set()  # namespaces a "DEF" library holds (PyTorch allows one per namespace)
@@ -59,7 +61,7 @@ class Library:
         registry.define(name.split("::")[0] if "::" in name else self.ns, schema)
         return name.split(".")[0]
 
-    def impl(self, op_name, fn, dispatch_key="", *, with_keyset=False, allow_override=False):
+    def impl(self, op_name, fn, dispatch_key="", *, with_keyset=False, allow_override=True):
         """Registers `fn` as the kernel of `op_name` (a name in this namespace or an OpOverload) for a dispatch key
         ("CPU", "CUDA", "CompositeImplicitAutograd", "CompositeExplicitAutograd", "Meta")."""
         if with_keyset:
@@ -123,7 +125,7 @@ def _resolve(op):
     return op, op._custom
 
 
-def register_fake(op, func=None, /, *, lib=None, _stacklevel=1, allow_override=False):
+def register_fake(op, func=None, /, *, lib=None, _stacklevel=1, allow_override=True):
     """The fake implementation of an operator (by name, OpOverload or CustomOpDef); usable as a decorator."""
     overload, custom = _resolve(op)
 
@@ -135,6 +137,14 @@ def register_fake(op, func=None, /, *, lib=None, _stacklevel=1, allow_override=F
         return f
 
     return register if func is None else register(func)
+
+
+def impl_abstract(qualname, func=None, *, lib=None, _stacklevel=1):
+    """register_fake's name before PyTorch 2.4 (warns, as PyTorch does)."""
+    warnings.warn("`torch.library.impl_abstract` was renamed to `torch.library.register_fake`. Please use that "
+                  "instead; we will remove `torch.library.impl_abstract` in a future version of PyTorch.",
+                  FutureWarning, stacklevel=2)
+    return register_fake(qualname, func, lib=lib)
 
 
 def register_autograd(op, backward, /, *, setup_context=None, lib=None):

@@ -353,6 +353,8 @@ def test_module_level_registration_by_name(device):
     assert y.item() == (3.0 if device.startswith("cuda") else 2.0)
     y.backward()
     assert x.grad.item() == 10.0
+    with pytest.warns(FutureWarning, match="`torch.library.impl_abstract` was renamed to `torch.library"):
+        tandem.library.impl_abstract(name, lambda x: tandem.empty_like(x))
     with pytest.raises(RuntimeError, match="operator tlib::missing does not exist"):
         tandem.library.register_fake("tlib::missing", lambda x: x)
     with pytest.raises(AttributeError, match="'_OpNamespace' 'tlib' object has no attribute 'missing'"):

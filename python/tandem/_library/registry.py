@@ -68,10 +68,13 @@ class OpOverload:
         self._bump_mutated_versions(args, kwargs)
         return result
 
+    def _named(self, args, kwargs):
+        return dict(zip((a.name for a in self._schema.arguments if not a.kwarg_only), args), **kwargs)
+
     def _bump_mutated_versions(self, args, kwargs):
         """Arguments the schema marks as written count as modified in place (a kernel writing through NumPy
         would not tell autograd), so a copy saved for backward before the call fails its version check."""
-        named = dict(zip((a.name for a in self._schema.arguments if not a.kwarg_only), args), **kwargs)
+        named = self._named(args, kwargs)
         for a in self._schema.arguments:
             if a.type.is_write and named.get(a.name) is not None:
                 for t in _tensors([named[a.name]]):
@@ -84,7 +87,7 @@ class OpOverload:
         types = {t.device.type for t in _tensors(values)}
         if types:
             return "cuda" if "cuda" in types else "cpu"
-        named = dict(zip((a.name for a in self._schema.arguments if not a.kwarg_only), args), **kwargs)
+        named = self._named(args, kwargs)
         for a in self._schema.arguments:
             if a.type.base == "Device" and named.get(a.name) is not None:
                 return _C.device(named[a.name]).type
