@@ -45,7 +45,7 @@ def _forward(ctx, *flat):
     if op._setup_context is not None:
         inputs = _schema.fill_defaults(op._schema, args)
         if any(a.kwarg_only for a in op._schema.arguments):
-            kwonly = {a.name: call.kwargs[a.name] if a.name in call.kwargs else _schema._default(a)
+            kwonly = {a.name: call.kwargs[a.name] if a.name in call.kwargs else _schema.default_value(a)
                       for a in op._schema.arguments if a.kwarg_only}
             op._setup_context(ctx=ctx, inputs=inputs, keyword_only_inputs=kwonly, output=result)
         else:

@@ -240,18 +240,20 @@ def bind(schema, args, kwargs):
     # register_autograd's backward, see only the inputs that differ from the schema's defaults.
     last = max((i for i, a in enumerate(positional) if a.name in values and not _is_default(a, values[a.name])),
                default=-1)
-    bound_args = tuple(values[a.name] if a.name in values else _default(a) for a in positional[:last + 1])
+    bound_args = tuple(values[a.name] if a.name in values else default_value(a) for a in positional[:last + 1])
     bound_kwargs = {a.name: values[a.name] for a in schema.arguments if a.kwarg_only and a.name in values}
     return bound_args, bound_kwargs
 
 
 def _is_default(argument, value):
-    if argument.default is None or isinstance(value, _C.Tensor) or type(value) is not type(_default(argument)):
+    if argument.default is None or isinstance(value, _C.Tensor):
         return False
-    return value == _default(argument)
+    default = default_value(argument)
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (value, default))
+    return (numbers or type(value) is type(default)) and value == default  # 2 passed for "float s=2." is default
 
 
-def _default(argument):
+def default_value(argument):
     """A schema default as a Python value (for a defaulted argument before one the caller passed)."""
     text = argument.default
     if text in ("None", "True", "False"):
@@ -259,7 +261,7 @@ def _default(argument):
     if text.startswith(("'", '"')):
         return text[1:-1]
     if text.startswith("["):
-        return [_default(Argument("", argument.type, p.strip())) for p in _split_top(text[1:-1])]
+        return [default_value(Argument("", argument.type, p.strip())) for p in _split_top(text[1:-1])]
     if argument.type.base == "ScalarType" and hasattr(_C, text):
         return getattr(_C, text)
     try:
@@ -271,4 +273,4 @@ def _default(argument):
 def fill_defaults(schema, args):
     """All positional arguments, the defaults of those not passed filled in (setup_context's `inputs`)."""
     positional = [a for a in schema.arguments if not a.kwarg_only]
-    return tuple(args) + tuple(_default(a) for a in positional[len(args):])
+    return tuple(args) + tuple(default_value(a) for a in positional[len(args):])
