@@ -58,6 +58,9 @@ class Library:
         if alias_analysis not in ("", "FROM_SCHEMA", "CONSERVATIVE"):
             raise RuntimeError(f"Invalid alias_analysis type {alias_analysis}")
         name = schema.split("(")[0].strip()
+        if self.kind == "IMPL":
+            raise RuntimeError(f'def("{name}"): Cannot define an operator inside of a TORCH_LIBRARY_IMPL block.  All '
+                               "def()s should be placed in the (unique) TORCH_LIBRARY block for their namespace.")
         registry.define(name.split("::")[0] if "::" in name else self.ns, schema)
         return name.split(".")[0]
 

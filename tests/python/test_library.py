@@ -427,6 +427,12 @@ def test_library_define_and_impl(device):
         tandem.library.Library(ns, "BLAH")
     with pytest.raises(RuntimeError, match="could not parse dispatch key: Foo"):
         frag.impl("mycos", lambda x: x, "Foo")
+    impl_lib = tandem.library.Library(ns, "IMPL", "CPU")
+    with pytest.raises(RuntimeError, match="Cannot define an operator inside of a TORCH_LIBRARY_IMPL block"):
+        impl_lib.define("other(Tensor x) -> Tensor")
+    impl_lib.impl("later", lambda x: x * 5)  # an impl may come before its definition
+    frag.define("later(Tensor x) -> Tensor")
+    assert getattr(tandem.ops, ns).later(tandem.ones(1)).item() == 5.0
     tandem.library.define(f"{ns}::plus", "(Tensor x) -> Tensor")
     tandem.library.impl(f"{ns}::plus", ["cpu", "cuda"], lambda x: x + 1)
     assert getattr(tandem.ops, ns).plus(tandem.zeros(1, device=device)).item() == 1.0
