@@ -97,3 +97,6 @@ from .func import vmap  # noqa: E402,F401  (torch.vmap is torch.func.vmap)
 
 from . import version  # noqa: E402
 from .version import __version__  # noqa: E402,F401
+from . import library  # noqa: E402,F401  (torch.library: custom operators, docs/library.md)
+from ._library.registry import ops  # noqa: E402,F401  (torch.ops.<namespace>.<op>)
+from ._control_flow import cond, while_loop  # noqa: E402,F401

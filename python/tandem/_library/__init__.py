@@ -1,0 +1,1 @@
+"""The machinery behind tandem.library and tandem.ops: schemas, the operator registry, custom ops, opcheck."""
