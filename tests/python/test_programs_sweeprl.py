@@ -1,0 +1,113 @@
+"""What the reinforcement-learning / graph-network / time-series program sweep (pytorch/examples, cleanrl,
+minimalRL, pygcn, pyGAT, powerful-gnns, TCN, Time-Series-Library) found, each checked against PyTorch on every
+device."""
+import io
+import pickle
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import tandem
+import tandem._creation as creation
+
+ROWS_MESSAGE = ("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider converting the "
+                "list to a single numpy.ndarray with numpy.array() before converting to a tensor.")
+
+
+def _pytorch_warnings(code):
+    """The warning messages a fresh PyTorch process gives for `code` (PyTorch warns some things once a process)."""
+    script = ("import warnings, torch, numpy as np\nwith warnings.catch_warnings(record=True) as w:\n"
+              "    warnings.simplefilter('always')\n" + "".join(f"    {line}\n" for line in code.splitlines()) +
+              "print(repr([str(x.message).split(' (Triggered internally')[0] for x in w]))")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    return eval(out)  # noqa: S307 - a list of strings printed by the script above
+
+
+# ---- torch.tensor(list of arrays) warns once, as PyTorch (minimalRL: torch.tensor(s_lst) of env observations) ----
+ROW_CASES = [  # (data, warns): PyTorch warns when it copies a >= 1-d array element by element
+    ("[np.zeros(2), np.ones(2)]", True), ("(np.zeros(2),)", True), ("[[np.zeros(2)]]", True),
+    ("[[1.0, 2.0], np.zeros(2)]", True), ("[np.zeros((2, 2))]", True),
+    ("[np.float32(1), np.float32(2)]", False),
+    ("[np.zeros(0)]", False), ("[]", False)]
+
+
+@pytest.mark.parametrize("data,warns", ROW_CASES)
+@pytest.mark.parametrize("factory", ["tensor", "as_tensor", "Tensor", "FloatTensor"])
+def test_tensor_from_a_list_of_arrays_warns_once_as_pytorch(device, monkeypatch, data, warns, factory):
+    monkeypatch.setattr(creation, "_warned_array_rows", [])
+    on_device = factory in ("tensor", "as_tensor")
+    kwargs = {"device": device} if on_device else {}
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        out = getattr(tandem, factory)(eval(data), **kwargs)  # noqa: S307 - the cases above
+        getattr(tandem, factory)(eval(data), **kwargs)  # noqa: S307 - once a process
+    ours = [w for w in got if "numpy.ndarrays" in str(w.message)]
+    assert [str(w.message) for w in ours] == ([ROWS_MESSAGE] if warns else [])
+    assert all(w.filename == __file__ and w.category is UserWarning for w in ours)  # the caller's line
+    ref = getattr(torch, factory)(eval(data))  # noqa: S307
+    assert out.tolist() == ref.tolist() and str(out.dtype)[7:] == str(ref.dtype)[6:]
+    assert out.device.type == (tandem.device(device).type if on_device else "cpu")
+
+
+def test_list_of_arrays_message_is_pytorchs(device, monkeypatch):
+    assert _pytorch_warnings("torch.tensor([np.zeros(2)])") == [ROWS_MESSAGE]
+    monkeypatch.setattr(creation, "_warned_array_rows", [])
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        tandem.zeros(1, device=device).new_tensor([np.zeros(2)])
+    assert [str(w.message) for w in got] == [ROWS_MESSAGE] and got[0].filename == __file__
+
+
+# ---- torch.load: pickle_module and the TORCH_FORCE_*WEIGHTS_ONLY_LOAD variables (pytorch/examples
+# time_sequence_prediction loads a pickled NumPy array; run on PyTorch 2.6+ with TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD) ----
+class _Custom:  # a class a weights_only load refuses
+    pass
+
+
+def _checkpoint(lib, device):
+    buf = io.BytesIO()
+    lib.save({"w": lib.ones(2, device=device if lib is tandem else "cpu"), "obj": _Custom()}, buf)
+    return buf
+
+
+LOAD_CASES = [{}, {"pickle_module": pickle}, {"pickle_module": pickle, "weights_only": True},
+              {"weights_only": False}, {"weights_only": True}, {"encoding": "latin1"},
+              {"weights_only": False, "encoding": "latin1"}]
+ENVIRONMENTS = [{}, {"TORCH_FORCE_WEIGHTS_ONLY_LOAD": "1"}, {"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "yes"},
+                {"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "TRUE"}, {"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "0"},
+                {"TORCH_FORCE_WEIGHTS_ONLY_LOAD": "y", "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"}]
+
+
+def _load_outcome(lib, buf, kwargs):
+    buf.seek(0)
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        try:
+            out = lib.load(buf, **kwargs)
+            result = ("ok", type(out["obj"]).__name__, out["w"].tolist())
+        except Exception as e:  # noqa: BLE001 - the exception is what is compared
+            result = (type(e).__name__, str(e).splitlines()[0].replace("tandem", "torch"))
+    messages = [(str(w.message).replace("tandem", "torch"), w.filename == __file__) for w in got
+                if "weights_only" in str(w.message) or "pickle_load_args" in str(w.message)]
+    return result, messages
+
+
+@pytest.mark.parametrize("environment", ENVIRONMENTS, ids=lambda e: ",".join(f"{k}={v}" for k, v in e.items()))
+@pytest.mark.parametrize("kwargs", LOAD_CASES, ids=lambda k: ",".join(f"{a}={getattr(v, '__name__', v)}"
+                                                                       for a, v in k.items()))
+def test_load_weights_only_rules_match_pytorch(device, monkeypatch, environment, kwargs):
+    for name in ("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    got = _load_outcome(tandem, _checkpoint(tandem, device), kwargs)
+    want = _load_outcome(torch, _checkpoint(torch, device), kwargs)
+    # Which warnings, with which text, and whether the env warning names the caller's line (PyTorch's
+    # pickle_load_args warning names its own serialization.py line, tandem's its own: compare only the text).
+    assert got[0] == want[0]
+    assert [m for m, _ in got[1]] == [m for m, _ in want[1]]
+    assert [at for m, at in got[1] if "Environment" in m] == [at for m, at in want[1] if "Environment" in m]
