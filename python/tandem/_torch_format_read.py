@@ -135,8 +135,9 @@ def _rebuild_sparse_tensor(layout, data):
     from .sparse import _construct, _csr_construct  # noqa: PLC0415  (tandem.sparse imports this module's users)
 
     if layout == "torch.sparse_csr":
-        return _csr_construct.sparse_csr_tensor(*data)
-    return _construct.sparse_coo_tensor(data[0], data[1], data[2], is_coalesced=data[3] if len(data) == 4 else None)
+        return _csr_construct.sparse_csr_tensor(*data, check_invariants=False)  # as PyTorch's rebuild: no warning
+    return _construct.sparse_coo_tensor(data[0], data[1], data[2], check_invariants=False,
+                                        is_coalesced=data[3] if len(data) == 4 else None)
 
 
 def _unsupported(what):

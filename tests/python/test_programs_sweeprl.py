@@ -111,3 +111,104 @@ def test_load_weights_only_rules_match_pytorch(device, monkeypatch, environment,
     assert got[0] == want[0]
     assert [m for m, _ in got[1]] == [m for m, _ in want[1]]
     assert [at for m, at in got[1] if "Environment" in m] == [at for m, at in want[1] if "Environment" in m]
+
+
+# ---- torch.sparse.check_sparse_tensor_invariants, and the constructors' once-a-process warning (pytorch/examples
+# gcn and pyGAT's sparse GAT build their adjacency with torch.sparse_coo_tensor) ----
+import tandem.sparse._invariants as invariants  # noqa: E402
+
+INVARIANTS_MESSAGE = ("Sparse invariant checks are implicitly disabled. Memory errors (e.g. SEGFAULT) will occur when "
+                      "operating on a sparse tensor which violates the invariants, but checks incur performance "
+                      "overhead. To silence this warning, explicitly opt in or out. See "
+                      "`torch.sparse.check_sparse_tensor_invariants.__doc__` for guidance. ")
+UNSORTED_ROW = ([0, 2, 2], [1, 0], [1.0, 2.0])  # row 0's columns are not sorted: refused only when checked
+
+
+@pytest.fixture
+def fresh_invariants(monkeypatch):
+    monkeypatch.setattr(invariants, "_state", {"enabled": None})
+    monkeypatch.setattr(invariants, "_warned", [])
+
+
+def _build(kind, device, **kwargs):
+    if kind == "coo":
+        return tandem.sparse_coo_tensor(tandem.tensor([[0], [1]], device=device), tandem.tensor([1.0], device=device),
+                                        (2, 2), **kwargs)
+    crow, col, values = (tandem.tensor(x, device=device) for x in UNSORTED_ROW)
+    return tandem.sparse_csr_tensor(crow, col, values, (2, 2), **kwargs)
+
+
+def _warned(fn):
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        fn()
+    return [(str(w.message).replace("tandem", "torch"), w.filename == __file__) for w in got
+            if "invariant" in str(w.message)]
+
+
+@pytest.mark.parametrize("kind", ["coo", "csr"])
+def test_sparse_constructors_warn_once_while_the_flag_was_never_set(device, fresh_invariants, kind):
+    assert _pytorch_warnings("i = torch.tensor([[0], [1]])\nv = torch.tensor([1.])\n"
+                             "torch.sparse_coo_tensor(i, v, (2, 2))\ntorch.sparse_coo_tensor(i, v, (2, 2))") == \
+        [INVARIANTS_MESSAGE]
+    assert _warned(lambda: _build(kind, device, check_invariants=False)) == []  # an explicit argument: quiet
+    assert _warned(lambda: _build(kind, device)) == [(INVARIANTS_MESSAGE, True)]  # at the caller's line
+    assert _warned(lambda: _build(kind, device)) == []  # once a process
+
+
+@pytest.mark.parametrize("quiet", [
+    lambda: tandem.sparse.check_sparse_tensor_invariants.disable(),
+    lambda: tandem.sparse.check_sparse_tensor_invariants.enable(),
+    lambda: tandem.sparse.check_sparse_tensor_invariants(False).__enter__()], ids=["disable", "enable", "with"])
+def test_setting_the_invariants_flag_silences_the_warning(device, fresh_invariants, quiet):
+    quiet()
+    assert _warned(lambda: _build("coo", device)) == []
+    assert _warned(lambda: tandem.sparse.FloatTensor(tandem.tensor([[0], [1]]), tandem.tensor([1.0]),
+                                                     tandem.Size([2, 2]))) == []  # legacy: never warns
+
+
+def _in_context(manager, build):
+    with manager:
+        return build()
+
+
+FLAG_SCENARIOS = {  # how a program sets the flag around building a CSR tensor with an unsorted row
+    "default": lambda check, build: build(),
+    "enable": lambda check, build: (check.enable(), build())[1],
+    "disable": lambda check, build: (check.enable(), check.disable(), build())[2],
+    "with": lambda check, build: _in_context(check(), build),
+    "with-False-inside-enabled": lambda check, build: (check.enable(), _in_context(check(False), build))[1],
+    "decorator": lambda check, build: check()(build)(),
+    "argument-wins": lambda check, build: (check.enable(), build(check_invariants=False))[1],
+}
+
+
+@pytest.mark.parametrize("scenario", FLAG_SCENARIOS)
+def test_invariants_flag_decides_the_csr_row_order_check_as_pytorch(device, fresh_invariants, scenario):
+    def outcome(lib, dev):
+        def build(**kwargs):
+            crow, col, values = (lib.tensor(x, device=dev) for x in UNSORTED_ROW)
+            return lib.sparse_csr_tensor(crow, col, values, (2, 2), **kwargs)
+        check = lib.sparse.check_sparse_tensor_invariants
+        saved = check.is_enabled()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the once-a-process warnings are tested above
+                result = ("ok", FLAG_SCENARIOS[scenario](check, build).to_dense().tolist())
+        except RuntimeError as e:
+            result = ("RuntimeError", str(e))
+        after = check.is_enabled()
+        (check.enable if saved else check.disable)()
+        return result, after
+
+    assert outcome(tandem, device) == outcome(torch, "cpu")
+
+
+def test_invariants_context_manager_refuses_nesting_itself_as_pytorch(fresh_invariants):
+    for check in (tandem.sparse.check_sparse_tensor_invariants, torch.sparse.check_sparse_tensor_invariants):
+        context = check()
+        with context:
+            with pytest.raises(RuntimeError, match="^This context manager instance is already activated. Use a "
+                                                   "different context manager instance for context nesting.$"):
+                context.__enter__()
+        assert not check.is_enabled()

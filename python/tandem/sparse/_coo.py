@@ -433,7 +433,8 @@ def _part(t, indent):
 
 
 def _rebuild(indices, values, size, coalesced):
-    return _construct.sparse_coo_tensor(indices, values, size, is_coalesced=coalesced or None)
+    return _construct.sparse_coo_tensor(indices, values, size, check_invariants=False,
+                                        is_coalesced=coalesced or None)
 
 
 def _unary(name):
