@@ -97,3 +97,5 @@ from .func import vmap  # noqa: E402,F401  (torch.vmap is torch.func.vmap)
 
 from . import version  # noqa: E402
 from .version import __version__  # noqa: E402,F401
+from . import _function_pickling  # noqa: E402
+_function_pickling.install()  # C++ functions deep-copy and pickle as PyTorch's builtins

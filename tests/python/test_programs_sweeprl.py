@@ -212,3 +212,83 @@ def test_invariants_context_manager_refuses_nesting_itself_as_pytorch(fresh_inva
                                                    "different context manager instance for context nesting.$"):
                 context.__enter__()
         assert not check.is_enabled()
+
+
+# ---- TransformerEncoder's enable_nested_tensor warning, as PyTorch's (pytorch/examples word_language_model builds
+# nn.Transformer with batch_first=False) ----
+ENCODER_CASES = {
+    "default": lambda nn, L, d: nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, device=d), 2),
+    "batch_first": lambda nn, L, d: nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, batch_first=True,
+                                                                                     device=d), 2),
+    "not-enabled": lambda nn, L, d: nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, device=d), 2,
+                                                          enable_nested_tensor=False),
+    "norm_first": lambda nn, L, d: nn.TransformerEncoder(nn.TransformerEncoderLayer(
+        8, 2, norm_first=True, batch_first=True, device=d), 1),
+    "bias=False": lambda nn, L, d: nn.TransformerEncoder(nn.TransformerEncoderLayer(
+        8, 2, bias=False, batch_first=True, device=d), 1),
+    "tanh": lambda nn, L, d: nn.TransformerEncoder(nn.TransformerEncoderLayer(
+        8, 2, activation=L.tanh, batch_first=True, device=d), 1),
+    "gelu-string": lambda nn, L, d: nn.TransformerEncoder(nn.TransformerEncoderLayer(
+        8, 2, activation="gelu", batch_first=True, device=d), 1),
+    "GELU-module": lambda nn, L, d: nn.TransformerEncoder(nn.TransformerEncoderLayer(
+        8, 2, activation=nn.GELU(), batch_first=True, device=d), 1),
+    "odd-heads": lambda nn, L, d: nn.TransformerEncoder(nn.TransformerEncoderLayer(9, 3, batch_first=True,
+                                                                                   device=d), 1),
+    "other-layer": lambda nn, L, d: nn.TransformerEncoder(nn.Identity(), 1),
+    "Transformer": lambda nn, L, d: nn.Transformer(8, 2, 1, 1, 16, device=d),
+    "Transformer-batch_first": lambda nn, L, d: nn.Transformer(8, 2, 1, 1, 16, batch_first=True, device=d),
+}
+
+
+@pytest.mark.parametrize("case", ENCODER_CASES)
+def test_transformer_encoder_nested_tensor_warning_matches_pytorch(device, case):
+    def built(lib, dev):
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            module = ENCODER_CASES[case](lib.nn, lib, dev)
+        layer = (module.encoder if hasattr(module, "encoder") else module).layers[0]
+        return [str(w.message) for w in got], getattr(layer, "activation_relu_or_gelu", None), module
+
+    messages, code, module = built(tandem, device)
+    assert (messages, code) == built(torch, "cpu")[:2]
+    assert not module.use_nested_tensor if hasattr(module, "use_nested_tensor") else True  # none in tandem
+
+
+def test_nested_tensor_warning_names_the_callers_line():
+    with pytest.warns(UserWarning, match="self_attn.batch_first was not True") as got:
+        tandem.nn.TransformerEncoder(tandem.nn.TransformerEncoderLayer(8, 2), 1)
+    assert got[0].filename == __file__
+
+
+# ---- C++-bound functions (tandem.tanh) copy and pickle as PyTorch's builtins (an encoder layer with
+# activation=torch.tanh is deep-copied by TransformerEncoder; Time-Series-Library and others pass torch.tanh) ----
+@pytest.mark.parametrize("name", ["tanh", "relu", "exp", "Tensor.relu", "special.erfcx", "nn.functional.relu"])
+def test_cpp_functions_copy_and_pickle_as_themselves(name):
+    import copy
+    function = tandem
+    for part in name.split("."):
+        function = getattr(function, part)
+    assert copy.copy(function) is function and copy.deepcopy(function) is function
+    for protocol in (2, pickle.HIGHEST_PROTOCOL):
+        assert pickle.loads(pickle.dumps(function, protocol=protocol)) is function
+
+
+def test_encoder_with_a_cpp_activation_runs_as_pytorch(device):
+    def build(lib, dev):
+        lib.manual_seed(0)
+        return lib.nn.TransformerEncoder(lib.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, activation=lib.tanh,
+                                                                        device=dev), 2, enable_nested_tensor=False)
+    ref, ours = build(torch, "cpu"), build(tandem, device)
+    ours.load_state_dict({k: tandem.tensor(v.numpy(), device=device) for k, v in ref.state_dict().items()})
+    assert all(layer.activation is tandem.tanh for layer in ours.layers)
+    x = np.random.default_rng(0).standard_normal((5, 3, 8)).astype(np.float32)
+    got, want = ours(tandem.tensor(x, device=device)), ref(torch.tensor(x))
+    assert got.device == tandem.device(device)
+    np.testing.assert_allclose(got.detach().cpu().numpy(), want.detach().numpy(), rtol=1e-5, atol=1e-5)
+    buf = io.BytesIO()
+    tandem.save(ours, buf)  # the whole module, pickled with its activation
+    buf.seek(0)
+    again = tandem.load(buf, weights_only=False)
+    assert again.layers[1].activation is tandem.tanh
+    np.testing.assert_allclose(again(tandem.tensor(x, device=device)).detach().cpu().numpy(),
+                               got.detach().cpu().numpy(), rtol=0, atol=0)
