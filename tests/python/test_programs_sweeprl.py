@@ -292,3 +292,38 @@ def test_encoder_with_a_cpp_activation_runs_as_pytorch(device):
     assert again.layers[1].activation is tandem.tanh
     np.testing.assert_allclose(again(tandem.tensor(x, device=device)).detach().cpu().numpy(),
                                got.detach().cpu().numpy(), rtol=0, atol=0)
+
+
+# ---- copy.deepcopy of a parametrized module (target networks: DDPG/TD3 deep-copy their actor and critic; TCN's
+# layers use weight_norm, spectral-normed critics use parametrizations) ----
+PARAMETRIZED = {
+    "weight_norm": lambda nn, d: nn.utils.parametrizations.weight_norm(nn.Conv1d(2, 3, 3, device=d)),
+    "spectral_norm": lambda nn, d: nn.utils.parametrizations.spectral_norm(nn.Linear(2, 3, device=d)),
+    "orthogonal": lambda nn, d: nn.utils.parametrizations.orthogonal(nn.Linear(3, 3, device=d)),
+    "in-a-model": lambda nn, d: nn.Sequential(nn.utils.parametrizations.weight_norm(nn.Linear(2, 3, device=d)),
+                                              nn.Tanh(), nn.Linear(3, 1, device=d)),
+}
+
+
+@pytest.mark.parametrize("name", PARAMETRIZED)
+def test_parametrized_modules_deep_copy_but_do_not_pickle_as_pytorch(device, name):
+    import copy
+    module = PARAMETRIZED[name](tandem.nn, device)
+    module.eval()  # spectral_norm's power iteration runs only in training
+    replica = copy.deepcopy(module)
+    assert type(replica) is type(module) and replica is not module
+    x = tandem.ones(1, 2, 5, device=device) if name == "weight_norm" else tandem.ones(1, 3 if name == "orthogonal"
+                                                                                      else 2, device=device)
+    assert tandem.equal(replica(x), module(x))
+    assert list(replica.state_dict()) == list(PARAMETRIZED[name](torch.nn, "cpu").state_dict())
+    for p_copy, p in zip(replica.parameters(), module.parameters()):
+        assert p_copy is not p and p_copy.device == tandem.device(device)
+    with tandem.no_grad():
+        next(replica.parameters()).add_(1.0)  # the copy is independent of the original
+    assert not tandem.equal(replica(x), module(x))
+    shared = tandem.nn.ModuleList([module, module])  # one object twice stays one object (deepcopy's memo)
+    twins = copy.deepcopy(shared)
+    assert twins[0] is twins[1]
+    with pytest.raises(RuntimeError, match="^Serialization of parametrized modules is only supported through "
+                                           "state_dict\\(\\). See:\n"):
+        pickle.dumps(module)
