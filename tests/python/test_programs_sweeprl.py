@@ -327,3 +327,49 @@ def test_parametrized_modules_deep_copy_but_do_not_pickle_as_pytorch(device, nam
     with pytest.raises(RuntimeError, match="^Serialization of parametrized modules is only supported through "
                                            "state_dict\\(\\). See:\n"):
         pickle.dumps(module)
+
+
+# ---- loss weights must be tensors, as PyTorch's argument parser says (zfjsail/gae-pytorch passes a NumPy float as
+# pos_weight: PyTorch refuses it, tandem used to broadcast it) ----
+def _loss_cases(lib, dev):
+    F = lib.nn.functional
+
+    def T(x, **kwargs):
+        return lib.tensor(x, device=dev, **kwargs)
+    x, y, p = T([0.5, -1.0]), T([1.0, 0.0]), T([0.6, 0.3])
+    scores, label = T([[1.0, 2.0, 0.5]]), T([1])
+    return {
+        "bce_logits pos_weight numpy": lambda: F.binary_cross_entropy_with_logits(x, y, pos_weight=np.float64(2)),
+        "bce_logits pos_weight float": lambda: F.binary_cross_entropy_with_logits(x, y, pos_weight=2.0),
+        "bce_logits pos_weight int": lambda: F.binary_cross_entropy_with_logits(x, y, pos_weight=2),
+        "bce_logits pos_weight list": lambda: F.binary_cross_entropy_with_logits(x, y, pos_weight=[2.0, 1.0]),
+        "bce_logits pos_weight array": lambda: F.binary_cross_entropy_with_logits(x, y, pos_weight=np.ones(2)),
+        "bce_logits pos_weight positional": lambda: F.binary_cross_entropy_with_logits(x, y, None, None, None,
+                                                                                       "mean", 2.0),
+        "bce_logits weight float": lambda: F.binary_cross_entropy_with_logits(x, y, weight=2.0),
+        "bce_logits weight numpy": lambda: F.binary_cross_entropy_with_logits(x, y, weight=np.float32(2)),
+        "bce_logits both": lambda: F.binary_cross_entropy_with_logits(x, y, weight=1.0, pos_weight=2.0),
+        "bce_logits bad shape first": lambda: F.binary_cross_entropy_with_logits(x, T([1.0]), pos_weight=2.0),
+        "bce_logits tensors": lambda: F.binary_cross_entropy_with_logits(x, y, weight=T([1.0, 0.5]),
+                                                                         pos_weight=T(2.0)),
+        "bce weight float": lambda: F.binary_cross_entropy(p, y, weight=2.0),
+        "bce weight tensor": lambda: F.binary_cross_entropy(p, y, weight=T([2.0, 1.0])),
+        "cross_entropy weight list": lambda: F.cross_entropy(scores, label, weight=[1.0, 2.0, 3.0]),
+        "cross_entropy weight numpy": lambda: F.cross_entropy(scores, label, weight=np.float32(1)),
+        "cross_entropy 3-d weight float": lambda: F.cross_entropy(lib.ones(1, 3, 2, device=dev), T([[1, 0]]),
+                                                                  weight=2.0),
+        "nll weight float": lambda: F.nll_loss(scores, label, weight=2.0),
+        "nll weight array": lambda: F.nll_loss(scores, label, weight=np.ones(3)),
+        "nll 1-d weight float": lambda: F.nll_loss(lib.ones(3, device=dev), T(1), weight=2.0),
+        "multi_margin weight float": lambda: F.multi_margin_loss(scores, label, weight=2.0),
+    }
+
+
+@pytest.mark.parametrize("case", list(_loss_cases(torch, "cpu")))
+def test_loss_weights_that_are_not_tensors_raise_as_pytorch(device, case):
+    def outcome(lib, dev):
+        try:
+            return ("ok", round(float(_loss_cases(lib, dev)[case]()), 5))
+        except Exception as e:  # noqa: BLE001 - the exception is what is compared
+            return (type(e).__name__, str(e).replace("tandem", "torch"))
+    assert outcome(tandem, device) == outcome(torch, "cpu")
