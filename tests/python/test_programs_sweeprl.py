@@ -373,3 +373,62 @@ def test_loss_weights_that_are_not_tensors_raise_as_pytorch(device, case):
         except Exception as e:  # noqa: BLE001 - the exception is what is compared
             return (type(e).__name__, str(e).replace("tandem", "torch"))
     assert outcome(tandem, device) == outcome(torch, "cpu")
+
+
+# ---- PyTorch tensors pickled with plain pickle load as tandem tensors (TCN word_cnn caches its corpus of
+# LongTensors with pickle.dump; a run under tandem reads the cache a PyTorch run wrote) ----
+class _TorchAsTandem(pickle.Unpickler):
+    """What `import tandem as torch` does to a pickle's torch.* names."""
+
+    def find_class(self, module, name):
+        if module == "torch" or module.startswith("torch."):
+            module = "tandem" + module[len("torch"):]
+        return super().find_class(module, name)
+
+
+def _plain_pickle_objects():
+    base = torch.arange(12.0).reshape(3, 4)
+    return {"float": torch.tensor([1.5, -2.0]), "long": torch.arange(5), "bool": torch.tensor([True, False]),
+            "half": torch.tensor([1.0, 2.5], dtype=torch.float16), "bf16": torch.tensor([1.0, 3.0],
+                                                                                       dtype=torch.bfloat16),
+            "complex": torch.tensor([1 + 2j]), "transposed": base.t(), "row": base[1], "empty": torch.empty(0, 3),
+            "scalar": torch.tensor(7), "param": torch.nn.Parameter(torch.ones(2)),
+            "frozen": torch.nn.Parameter(torch.ones(1), requires_grad=False),
+            "state_dict": torch.nn.Linear(2, 2).state_dict(), "list": [torch.ones(2, dtype=torch.int32)]}
+
+
+@pytest.mark.parametrize("protocol", [2, pickle.HIGHEST_PROTOCOL])
+def test_pytorch_tensors_pickled_with_plain_pickle_load_into_tandem(protocol):
+    objects = _plain_pickle_objects()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PyTorch's TypedStorage deprecation warning
+        data = pickle.dumps(objects, protocol=protocol)
+    got = _TorchAsTandem(io.BytesIO(data)).load()
+
+    def same(a, b):
+        assert type(b).__name__ == ("Parameter" if isinstance(a, torch.nn.Parameter) else "Tensor")
+        assert str(b.dtype)[7:] == str(a.dtype)[6:] and tuple(b.shape) == tuple(a.shape)
+        assert b.requires_grad == a.requires_grad and b.device.type == "cpu"
+        assert b.float().tolist() == a.float().tolist() if a.dtype == torch.bfloat16 else b.tolist() == a.tolist()
+
+    for key, value in objects.items():
+        if isinstance(value, dict):
+            assert type(got[key]).__name__ == "OrderedDict" and list(got[key]) == list(value)
+            for name in value:
+                same(value[name], got[key][name])
+        elif isinstance(value, list):
+            same(value[0], got[key][0])
+        else:
+            same(value, got[key])
+
+
+def test_damaged_pickled_storage_raises_clearly():
+    from tandem.storage import _load_from_bytes
+    good = torch.tensor([1.0, 2.0]).untyped_storage().__reduce__()[1][0]  # torch.save's legacy bytes
+    assert _load_from_bytes(good) is not None
+    for damaged, match in [(good[:-3], "truncated"), (b"\x80\x02K\x01.", "Invalid magic number"),
+                           (good[:20], "damaged")]:
+        with pytest.raises((pickle.UnpicklingError, RuntimeError), match=match):
+            _load_from_bytes(damaged)
+    with pytest.raises(TypeError, match="expected bytes"):
+        _load_from_bytes("text")
