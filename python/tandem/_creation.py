@@ -119,7 +119,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
         else:
             import numpy as np
             out = _C._tensor_from_array(np.array(data), dtype, device, requires_grad)
-        if _holds_array_rows(data):
+        if not _warned_array_rows and _holds_array_rows(data):  # the walk only until PyTorch has warned
             _warn_array_rows_once(out)
         return out
     if _is_dlpack_producer(data):
@@ -143,7 +143,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
                 return _C._tensor_from_data(fixed, dtype, device, requires_grad)
         except (TypeError, ValueError):
             raise e from None
-        if _holds_array_rows(data if seq is None else seq):
+        if not _warned_array_rows and _holds_array_rows(data if seq is None else seq):
             _warn_array_rows_once(out)
         return out
 
