@@ -90,6 +90,16 @@ def _warn_array_rows_once(out):
                   UserWarning, stacklevel=level)
 
 
+def _check_first_leaf(data):
+    """PyTorch reads a nest's shape down its first elements, taking any NumPy array for a sequence: a 0-d array
+    there has no len(), and PyTorch raises Python's TypeError (elsewhere in the nest it is read as a number)."""
+    first = data
+    while isinstance(first, (list, tuple)) and first:
+        first = first[0]
+    if first is not data and _is_ndarray(first) and first.ndim == 0:
+        raise TypeError("len() of unsized object")
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
     """A new tensor holding a copy of ``data`` (numbers, nested lists/tuples, NumPy arrays, tensors, any
     DLPack producer; memoryview, array.array and bytearray as sequences of numbers).
@@ -110,6 +120,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     if _is_cuda_array(data):
         out = _numpy.from_cuda_array_interface(data).to(device=device, dtype=dtype, copy=True)
         return out.requires_grad_(requires_grad) if requires_grad else out
+    if isinstance(data, (list, tuple)):
+        _check_first_leaf(data)
     if isinstance(data, (list, tuple)) and data and _is_ndarray(data[0]):
         # A list of arrays (a common way to stack rows): let NumPy assemble them, keeping their dtype.
         # The dtype is PyTorch's promotion of the arrays' dtypes (NumPy's differs: int32 with float16 is float64).

@@ -432,3 +432,18 @@ def test_damaged_pickled_storage_raises_clearly():
             _load_from_bytes(damaged)
     with pytest.raises(TypeError, match="expected bytes"):
         _load_from_bytes("text")
+
+
+@pytest.mark.parametrize("data", ["[np.array(1.0), np.array(2.0)]", "[[np.array(1.0)]]", "(np.array(1),)",
+                                  "[np.array(1.0), 2.0]", "[np.array(True)]", "[np.float32(1.0), np.array(2.0)]",
+                                  "[2.0, np.array(1.0)]", "[[1.0], np.zeros(1)]"])
+@pytest.mark.parametrize("factory", ["tensor", "as_tensor"])
+def test_a_0d_array_first_in_a_nest_raises_as_pytorch(device, data, factory):
+    """PyTorch reads the shape down the first elements and a 0-d array there has no len(); elsewhere it is a
+    number."""
+    def outcome(lib, **kwargs):
+        try:
+            return ("ok", getattr(lib, factory)(eval(data), **kwargs).tolist())  # noqa: S307 - the cases above
+        except TypeError as e:
+            return ("TypeError", str(e))
+    assert outcome(tandem, device=device) == outcome(torch)
