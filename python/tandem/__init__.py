@@ -100,3 +100,5 @@ from .version import __version__  # noqa: E402,F401
 from . import library  # noqa: E402,F401  (torch.library: custom operators, docs/library.md)
 from ._library.registry import ops  # noqa: E402,F401  (torch.ops.<namespace>.<op>)
 from ._control_flow import cond, while_loop  # noqa: E402,F401
+from . import _function_pickling  # noqa: E402
+_function_pickling.install()  # C++ functions deep-copy and pickle as PyTorch's builtins

@@ -1,5 +1,7 @@
 """Python-side entry points for creating tensors from Python data."""
+import os
 import sys
+import warnings
 
 from . import _C, _numpy
 from ._errors import TransferGuardError
@@ -56,6 +58,48 @@ def _plain_lists(data):
     return None
 
 
+_TANDEM_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_warned_array_rows = []
+
+
+def _holds_array_rows(data):
+    """True when a NumPy array of at least one dimension sits inside the (list/tuple) nest ``data``: the rows
+    PyTorch copies element by element, and warns about."""
+    stack = [data]
+    while stack:
+        for x in stack.pop():
+            if _is_ndarray(x):
+                if x.ndim >= 1:
+                    return True
+            elif isinstance(x, (list, tuple)):
+                stack.append(x)
+    return False
+
+
+def _warn_array_rows_once(out):
+    """PyTorch's once-per-process advice for a tensor built from a list of arrays, at the caller's line. It is
+    given only when elements were copied (not for an empty result), as PyTorch's."""
+    if _warned_array_rows or out.numel() == 0:
+        return
+    _warned_array_rows.append(True)
+    frame, level = sys._getframe(0), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_TANDEM_DIR):  # the first frame outside tandem
+        frame, level = frame.f_back, level + 1
+    warnings.warn("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider converting "
+                  "the list to a single numpy.ndarray with numpy.array() before converting to a tensor.",
+                  UserWarning, stacklevel=level)
+
+
+def _check_first_leaf(data):
+    """PyTorch reads a nest's shape down its first elements, taking any NumPy array for a sequence: a 0-d array
+    there has no len(), and PyTorch raises Python's TypeError (elsewhere in the nest it is read as a number)."""
+    first = data
+    while isinstance(first, (list, tuple)) and first:
+        first = first[0]
+    if first is not data and _is_ndarray(first) and first.ndim == 0:
+        raise TypeError("len() of unsized object")
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
     """A new tensor holding a copy of ``data`` (numbers, nested lists/tuples, NumPy arrays, tensors, any
     DLPack producer; memoryview, array.array and bytearray as sequences of numbers).
@@ -64,7 +108,6 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     NumPy arrays and scalars keep their dtype.
     """
     if isinstance(data, _C.Tensor):  # a copy on the tensor's own device, with PyTorch's advice
-        import warnings  # noqa: PLC0415
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
                       "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
                       stacklevel=2)
@@ -77,14 +120,20 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     if _is_cuda_array(data):
         out = _numpy.from_cuda_array_interface(data).to(device=device, dtype=dtype, copy=True)
         return out.requires_grad_(requires_grad) if requires_grad else out
+    if isinstance(data, (list, tuple)):
+        _check_first_leaf(data)
     if isinstance(data, (list, tuple)) and data and _is_ndarray(data[0]):
         # A list of arrays (a common way to stack rows): let NumPy assemble them, keeping their dtype.
         # The dtype is PyTorch's promotion of the arrays' dtypes (NumPy's differs: int32 with float16 is float64).
         fixed, inferred = _nest_with_arrays_or_tensors(data)
         if fixed is not None:
-            return _C._tensor_from_array(fixed, dtype or inferred, device, requires_grad)
-        import numpy as np
-        return _C._tensor_from_array(np.array(data), dtype, device, requires_grad)
+            out = _C._tensor_from_array(fixed, dtype or inferred, device, requires_grad)
+        else:
+            import numpy as np
+            out = _C._tensor_from_array(np.array(data), dtype, device, requires_grad)
+        if not _warned_array_rows and _holds_array_rows(data):  # the walk only until PyTorch has warned
+            _warn_array_rows_once(out)
+        return out
     if _is_dlpack_producer(data):
         out = _numpy.from_dlpack(data).to(device=device, dtype=dtype, copy=True)
         return out.requires_grad_(requires_grad) if requires_grad else out
@@ -101,10 +150,14 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
             raise
         try:
             if _is_ndarray(fixed):
-                return _C._tensor_from_array(fixed, dtype or inferred, device, requires_grad)
-            return _C._tensor_from_data(fixed, dtype, device, requires_grad)
+                out = _C._tensor_from_array(fixed, dtype or inferred, device, requires_grad)
+            else:
+                return _C._tensor_from_data(fixed, dtype, device, requires_grad)
         except (TypeError, ValueError):
             raise e from None
+        if not _warned_array_rows and _holds_array_rows(data if seq is None else seq):
+            _warn_array_rows_once(out)
+        return out
 
 
 def _nest_with_arrays_or_tensors(data):

@@ -135,8 +135,9 @@ def _rebuild_sparse_tensor(layout, data):
     from .sparse import _construct, _csr_construct  # noqa: PLC0415  (tandem.sparse imports this module's users)
 
     if layout == "torch.sparse_csr":
-        return _csr_construct.sparse_csr_tensor(*data)
-    return _construct.sparse_coo_tensor(data[0], data[1], data[2], is_coalesced=data[3] if len(data) == 4 else None)
+        return _csr_construct.sparse_csr_tensor(*data, check_invariants=False)  # as PyTorch's rebuild: no warning
+    return _construct.sparse_coo_tensor(data[0], data[1], data[2], check_invariants=False,
+                                        is_coalesced=data[3] if len(data) == 4 else None)
 
 
 def _unsupported(what):
@@ -406,3 +407,58 @@ def load(fileobj, map_location, weights_only, pickle_load_args):
             return unpickler.load()
         except (IndexError, KeyError, struct.error) as e:  # the pickle machine's own stack, memo or opcodes
             raise pickle.UnpicklingError(f"tandem.load: data.pkl is damaged ({type(e).__name__}: {e})") from None
+
+
+_LEGACY_MAGIC_NUMBER = 0x1950A86A20F9469CFC6C  # the first pickle of torch.save's legacy (pre-1.6) format
+_LEGACY_PROTOCOL_VERSION = 1001
+
+
+class _LegacyStorageUnpickler(_RestrictedUnpickler):
+    """Reads the pickles of a legacy-format storage: numbers, a dict, and the storage's persistent id, returned
+    as it is (the bytes follow the pickle)."""
+
+    def persistent_load(self, pid):
+        return pid
+
+
+def load_storage_bytes(data):
+    """A storage pickled by PyTorch's plain pickle (torch.storage._load_from_bytes): torch.save's legacy format
+    holding that one storage (a magic number, the protocol version, sys_info, the storage's persistent id, the
+    list of keys, then the element count as int64 and the raw elements). The storage goes back to the device it
+    was saved on, as PyTorch's torch.load(weights_only=False) without map_location."""
+    if not isinstance(data, (bytes, bytearray)):
+        raise TypeError(f"_load_from_bytes: expected bytes, got {type(data).__name__}")
+    f = io.BytesIO(data)
+
+    def read_pickle():
+        try:
+            return _LegacyStorageUnpickler(f, None, encoding="utf-8").load()
+        except (EOFError, IndexError, KeyError, struct.error) as e:
+            raise pickle.UnpicklingError(f"tandem: a pickled PyTorch storage is damaged ({type(e).__name__})") \
+                from None
+
+    if read_pickle() != _LEGACY_MAGIC_NUMBER:
+        raise RuntimeError("Invalid magic number; corrupt file?")
+    version = read_pickle()
+    if version != _LEGACY_PROTOCOL_VERSION:
+        raise RuntimeError(f"Invalid protocol version: {version}")
+    sys_info = read_pickle()
+    pid, keys = read_pickle(), read_pickle()
+    if not (isinstance(pid, tuple) and len(pid) == 6 and pid[0] == "storage" and isinstance(pid[1], StorageType)
+            and isinstance(pid[3], str) and _is_int(pid[4]) and pid[4] >= 0 and pid[5] is None
+            and keys == [pid[2]]):
+        raise pickle.UnpicklingError("tandem: a pickled PyTorch storage is damaged (it holds more than one "
+                                     "storage, or a storage view)")
+    _, storage_type, _, location, numel, _ = pid
+    little = not isinstance(sys_info, dict) or sys_info.get("little_endian", True)
+    count_bytes = f.read(8)
+    _, itemsize, _ = DTYPES[dtype_name(storage_type.dtype)]
+    if len(count_bytes) != 8 or int.from_bytes(count_bytes, "little" if little else "big", signed=True) != numel:
+        raise pickle.UnpicklingError("tandem: a pickled PyTorch storage is damaged (its element count)")
+    raw = np.frombuffer(f.read(numel * itemsize), np.uint8).copy()  # aligned and writable
+    if raw.size != numel * itemsize:
+        raise pickle.UnpicklingError("tandem: a pickled PyTorch storage is damaged (it is truncated)")
+    if not little and itemsize > 1:
+        raw.view(f"u{itemsize}").byteswap(inplace=True)
+    return _Storage(raw, storage_type.dtype, restore_device(None, location))
+

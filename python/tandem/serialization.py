@@ -15,6 +15,7 @@ import os
 import pickle
 import struct
 import tempfile
+import warnings
 from collections import OrderedDict
 
 from . import _C
@@ -357,10 +358,18 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     ``weights_only=True`` (the default, as in PyTorch >= 2.6) reads only tensors, Parameters, containers,
     numbers, strings, NumPy arrays and globals allowed with add_safe_globals, and refuses anything else
     without running it. ``weights_only=False`` unpickles any object, which runs code the file names: only for
-    files you trust. ``mmap`` is accepted; the file is read, not mapped."""
+    files you trust. ``mmap`` is accepted; the file is read, not mapped.
+
+    As in PyTorch, an explicit ``pickle_module`` makes the default ``weights_only=False``, and the environment
+    variables TORCH_FORCE_WEIGHTS_ONLY_LOAD / TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD (1, y, yes or true) force
+    ``weights_only=True`` always / ``weights_only=False`` where the call did not pass it."""
     if pickle_module not in (None, pickle):
         raise NotImplementedError("tandem.load: only the standard pickle module is supported as pickle_module")
-    weights_only = True if weights_only is None else weights_only
+    weights_only = _resolve_weights_only(weights_only, pickle_module)
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+    if pickle_load_args and weights_only:
+        warnings.warn("pickle_load_args only works if `weights_only=False`.")
     if mmap and hasattr(f, "read"):
         raise ValueError("f must be a file path in order to use the mmap argument")
     if not hasattr(f, "read"):
@@ -373,6 +382,28 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     if not (hasattr(f, "seekable") and f.seekable()):
         f = io.BytesIO(f.read())  # the zip reader jumps around the file
     return _load_from(f, "", map_location, weights_only, pickle_load_args)
+
+
+def _resolve_weights_only(weights_only, pickle_module):
+    """The weights_only a load runs with, by PyTorch's rules: the call's value, else True unless a pickle_module
+    was given; then the environment's override (the NO_ variable only where the call left it unset)."""
+    not_set = weights_only is None
+    if not_set:
+        weights_only = pickle_module is None
+    true_values = ("1", "y", "yes", "true")
+    force = os.getenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0").lower() in true_values
+    force_no = os.getenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in true_values
+    if force and force_no:
+        raise RuntimeError("Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or `TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` "
+                           "should be set, but both were set.")
+    if force:
+        return True
+    if force_no and not_set:
+        warnings.warn("Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected, since the`weights_only` "
+                      "argument was not explicitly passed to `torch.load`, forcing weights_only=False.",
+                      UserWarning, stacklevel=3)  # the line that called load
+        return False
+    return weights_only
 
 
 def _load_from(fh, name, map_location, weights_only, pickle_load_args):

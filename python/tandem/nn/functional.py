@@ -459,6 +459,15 @@ def _legacy_reduction(size_average, reduce, reduction):
     return reduction
 
 
+def _check_optional_tensor(value, fn, name, position):
+    """PyTorch's TypeError for a weight that is not a tensor (a Python or NumPy number would otherwise broadcast
+    silently where PyTorch's argument parser refuses it)."""
+    if value is not None and not isinstance(value, _C.Tensor):
+        kind = type(value)
+        type_name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not {type_name}")
+
+
 def _check_class_weight(weight, input, prefix=""):
     num_classes = input.size(1 if input.dim() >= 2 else 0)
     if weight is not None and (weight.dim() != 1 or weight.numel() != num_classes):
@@ -498,6 +507,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         return _amp_run("fp32", nll_loss, input, target, weight, size_average, ignore_index, reduce, reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
+    _check_optional_tensor(weight, "nll_loss_nd", "weight", 3)
     if input.dim() < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
     _check_class_weight(weight, input)
@@ -536,6 +546,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                         label_smoothing)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
+    _check_optional_tensor(weight, "cross_entropy_loss", "weight", 3)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     class_dim = 1 if input.dim() >= 2 else 0
@@ -630,6 +641,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     _check_reduction(reduction)
     _check_same_size(input, target)
     _check_probabilities(input)
+    if weight is not None:
+        weight.size()  # as PyTorch's, which reads weight.size(): a number raises its AttributeError
     log_x = tandem.clamp(tandem.log(input), min=-100)
     log_1mx = tandem.clamp(tandem.log(1 - input), min=-100)
     loss = -(target * log_x + (1 - target) * log_1mx)
@@ -648,6 +661,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     _check_reduction(reduction)
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    _check_optional_tensor(weight, "binary_cross_entropy_with_logits", "weight", 3)
+    _check_optional_tensor(pos_weight, "binary_cross_entropy_with_logits", "pos_weight", 4)
     # softplus(-x) = log(1 + e^-x) as logaddexp(-x, 0): stable, and smooth at x = 0 (the split form
     # max(-x, 0) + log1p(e^-|x|) has kinks there whose subgradients gave -t instead of 1/2 - t).
     softplus_neg = tandem.logaddexp(-input, 0.0)

@@ -6,6 +6,7 @@ tensors") lists what a sparse tensor supports."""
 from .. import _C
 from . import _construct, _csr, _csr_construct, _legacy, _math
 from ._coo import SparseCooTensor
+from ._invariants import check_sparse_tensor_invariants
 from ._csr import SparseCsrTensor
 
 Tensor = _C.Tensor
@@ -144,4 +145,5 @@ def install(namespace):
 _LEGACY_TYPES = _legacy.legacy_types()
 globals().update(_LEGACY_TYPES)  # FloatTensor(indices, values, size), ... (Kipf's pygcn builds with them)
 
-__all__ = ["SparseCooTensor", "SparseCsrTensor", "mm", "addmm", "sum", "softmax", "log_softmax", *_LEGACY_TYPES]
+__all__ = ["SparseCooTensor", "SparseCsrTensor", "check_sparse_tensor_invariants", "mm", "addmm", "sum", "softmax",
+           "log_softmax", *_LEGACY_TYPES]

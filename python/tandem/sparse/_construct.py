@@ -7,7 +7,7 @@ import math
 
 from .. import _C
 from .._layouts import sparse_coo, sparse_csr
-from . import _coo, _csr_construct
+from . import _coo, _csr_construct, _invariants
 
 Tensor = _C.Tensor
 
@@ -72,7 +72,9 @@ def _index_bounds(indices):
 def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
                       requires_grad=False, check_invariants=None, is_coalesced=None):
     """A sparse COO tensor with ``values[k]`` at ``indices[:, k]`` (duplicates add up). ``size`` defaults to the
-    smallest that holds the indices (and values' trailing dims, for hybrid tensors)."""
+    smallest that holds the indices (and values' trailing dims, for hybrid tensors). The indices are checked
+    against the size whatever check_invariants says; it is read (as PyTorch's) for its once-a-process warning."""
+    _invariants.resolve(check_invariants)
     values = _as_values(values, dtype, device)
     indices = _as_indices(indices, values, device)
     if indices.dim() != 2:

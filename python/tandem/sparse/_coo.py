@@ -235,7 +235,8 @@ class SparseCooTensor(_SparseBase):
 
 
 def _rebuild(indices, values, size, coalesced):
-    return _construct.sparse_coo_tensor(indices, values, size, is_coalesced=coalesced or None)
+    return _construct.sparse_coo_tensor(indices, values, size, check_invariants=False,
+                                        is_coalesced=coalesced or None)
 
 
 def _unary(name):

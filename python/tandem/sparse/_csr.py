@@ -237,7 +237,7 @@ class SparseCsrTensor(_SparseBase):
 def _rebuild(crow_indices, col_indices, values, size):
     from ._csr_construct import sparse_csr_tensor  # noqa: PLC0415  (_csr_construct imports this module)
 
-    return sparse_csr_tensor(crow_indices, col_indices, values, size)
+    return sparse_csr_tensor(crow_indices, col_indices, values, size, check_invariants=False)
 
 
 def _is_operand(x):

@@ -10,7 +10,7 @@ import operator
 
 from .. import _C
 from .._layouts import sparse_csr
-from . import _coo, _csr, _math
+from . import _coo, _csr, _invariants, _math
 
 Tensor = _C.Tensor
 
@@ -135,7 +135,7 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
         if size[0] * size[1] >= 2**63:  # to_dense and the COO form's linear indices would overflow int64
             raise RuntimeError(f"numel: integer multiplication overflow\nhint: the size {size} has more than "
                                "2**63 - 1 elements")
-    _check_invariants(crow, col, values.shape[0], size, bool(check_invariants))
+    _check_invariants(crow, col, values.shape[0], size, _invariants.resolve(check_invariants))
     if requires_grad and not values.requires_grad:
         if not (values.dtype.is_floating_point or values.dtype.is_complex):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")

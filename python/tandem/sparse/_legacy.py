@@ -35,7 +35,7 @@ def _construct_legacy(cls, *args, device=None):
             _deprecated("indices, values, shape, *, device=", "indices, values, shape, dtype=, device=")
         else:
             _deprecated("indices, values, *, device=", "indices, values, dtype=, device=")
-        return _construct.sparse_coo_tensor(*args, device=device)
+        return _construct.sparse_coo_tensor(*args, device=device, check_invariants=False)  # no warning, as PyTorch
     if len(args) == 1 and not isinstance(args[0], (int, Size)):
         raise TypeError("torch.sparse.SparseTensor(sequence) only accepts sizes.  Please use "
                         "torch.sparse_coo_tensor() or construct a strided tensor and convert it to sparse via "
@@ -47,7 +47,7 @@ def _construct_legacy(cls, *args, device=None):
     size = list(args[0]) if len(args) == 1 and isinstance(args[0], Size) else [int(s) for s in args] or [0]
     indices = _C.zeros((len(size), 0), dtype=_C.int64, device=device)
     values = _C.zeros([0], dtype=cls.dtype, device=device)
-    return _construct.sparse_coo_tensor(indices, values, size)
+    return _construct.sparse_coo_tensor(indices, values, size, check_invariants=False)
 
 
 def legacy_types():

@@ -1,12 +1,14 @@
 """Transformer, its encoder/decoder stacks and layers, with PyTorch's submodule names so state_dict keys match.
 There is no fused encoder-layer kernel or nested-tensor fast path: every layer runs its ordinary forward."""
 import copy
+import warnings
 
 import tandem
 
 from .. import functional as F
 from .. import init
 from .._functional_attention import _canonical_mask, _none_or_dtype
+from .activation import GELU, ReLU
 from .activation_attention import MultiheadAttention
 from .container import ModuleList
 from .dropout import Dropout
@@ -99,6 +101,10 @@ class TransformerEncoder(Module):
         self.num_layers, self.norm = num_layers, norm
         self.enable_nested_tensor, self.mask_check = enable_nested_tensor, mask_check
         self.use_nested_tensor = False
+        why_not = _why_not_fast_path(encoder_layer)
+        if enable_nested_tensor and why_not:  # PyTorch's warning, so programs see the same output
+            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why_not}",
+                          stacklevel=2)
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
         src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask", _none_or_dtype(mask),
@@ -108,6 +114,23 @@ class TransformerEncoder(Module):
         for layer in self.layers:
             output = layer(output, src_mask=mask, is_causal=bool(is_causal), src_key_padding_mask=src_key_padding_mask)
         return output if self.norm is None else self.norm(output)
+
+
+def _why_not_fast_path(layer):
+    """PyTorch's reason an encoder layer does not qualify for its nested-tensor fast path ('' when it does)."""
+    name = "encoder_layer"
+    if not isinstance(layer, TransformerEncoderLayer):
+        return f"{name} was not TransformerEncoderLayer"
+    attn = layer.self_attn
+    reasons = [(layer.norm_first, "norm_first was True"),
+               (not attn.batch_first, "self_attn.batch_first was not True(use batch_first for better inference "
+                                      "performance)"),
+               (not attn._qkv_same_embed_dim, "self_attn._qkv_same_embed_dim was not True"),
+               (attn.in_proj_bias is None, "self_attn was passed bias=False"),
+               (not layer.activation_relu_or_gelu, "activation_relu_or_gelu was not True"),
+               (layer.norm1.eps != layer.norm2.eps, f"norm1.eps was not equal to {name}.norm2.eps"),
+               (attn.num_heads % 2 == 1, "self_attn.num_heads is odd")]
+    return next((f"{name}.{why}" for failed, why in reasons if failed), "")
 
 
 class TransformerDecoder(Module):
@@ -148,6 +171,13 @@ class TransformerEncoderLayer(Module):
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
         self.activation = _get_activation_fn(activation) if isinstance(activation, str) else activation
+        # PyTorch's record of the activation (1 relu, 2 gelu, 0 other), which TransformerEncoder reads.
+        if self.activation is F.relu or isinstance(self.activation, ReLU):
+            self.activation_relu_or_gelu = 1
+        elif self.activation is F.gelu or isinstance(self.activation, GELU):
+            self.activation_relu_or_gelu = 2
+        else:
+            self.activation_relu_or_gelu = 0
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
         src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask",

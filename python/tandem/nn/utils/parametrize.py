@@ -4,6 +4,8 @@ evaluates a chain of parametrization modules on the stored tensor(s) module.para
 ("parametrizations.weight.original"). The module's class is swapped for a subclass "Parametrized<Class>" that
 holds the properties, as in PyTorch."""
 import collections.abc
+import copy
+import copyreg
 from contextlib import contextmanager
 
 import tandem
@@ -139,6 +141,20 @@ class ParametrizationList(ModuleList):
         return x
 
 
+def _deepcopy_parametrized(self, memo):
+    """copy.deepcopy of a parametrized module (a target network copied from a spectral-normed critic): the
+    ordinary instance copy, which copy would otherwise reach through __getstate__, refused below for pickling."""
+    if id(self) in memo:
+        return memo[id(self)]
+    replica = self.__new__(type(self))
+    memo[id(self)] = replica
+    replica.__dict__ = copy.deepcopy(self.__dict__, memo)
+    for slot in copyreg._slotnames(type(self)):
+        if hasattr(self, slot):
+            setattr(replica, slot, copy.deepcopy(getattr(self, slot), memo))
+    return replica
+
+
 def _inject_new_class(module):
     cls = module.__class__
 
@@ -147,8 +163,10 @@ def _inject_new_class(module):
                            "See:\nhttps://pytorch.org/tutorials/beginner/saving_loading_models.html"
                            "#saving-loading-a-general-checkpoint-for-inference-and-or-resuming-training")
 
-    param_cls = type(f"Parametrized{cls.__name__}", (cls,), {"__getstate__": getstate})
-    module.__class__ = param_cls
+    namespace = {"__getstate__": getstate}
+    if not hasattr(cls, "__deepcopy__"):  # a class's own deepcopy is kept, as in PyTorch
+        namespace["__deepcopy__"] = _deepcopy_parametrized
+    module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), namespace)
 
 
 def _inject_property(module, tensor_name):
