@@ -117,6 +117,13 @@ void set_requires_grad(const Tensor& t, bool v, bool complex_allowed_message = t
 }
 
 Tensor detach(const Tensor& t) { return alias(t); }
+// Tensor.data: detach() with a version counter of its own, as in PyTorch: in-place writes through it are not
+// seen by autograd's checks on the tensor it came from (what .data is used for; detach() shares the counter).
+Tensor data_of(const Tensor& t) {
+  Tensor d = alias(t);
+  d.impl()->use_own_version();
+  return d;
+}
 
 }  // namespace
 
@@ -536,7 +543,7 @@ void init_autograd(nb::module_& m) {
     }
     return nb::borrow(self);
   });
-  tensor.def_prop_rw("data", &detach, &autograd::set_data);
+  tensor.def_prop_rw("data", &data_of, &autograd::set_data);
   tensor.def(
       "backward",
       [](const Tensor& t, nb::handle gradient, std::optional<bool> retain_graph, bool create_graph,

@@ -46,4 +46,5 @@ NB_MODULE(_C, m) {
   init_unfold(m);
   init_attention(m);
   init_complex(m);
+  init_numpy_arg_names(m);  // last: it adds overloads to the functions and methods defined above
 }

@@ -79,8 +79,6 @@ _foreach.install(globals())  # torch._foreach_add_, _foreach_lerp_, _foreach_nor
 from . import _vmap_internals  # noqa: E402,F401  (torch._vmap_internals: the older vmap libraries import)
 from . import sparse  # noqa: E402
 sparse.install(globals())  # sparse_coo_tensor, spmm; sparse paths of mm/matmul/addmm; Tensor.to_sparse/to_dense
-from . import _numpy_arg_names  # noqa: E402
-_numpy_arg_names.install(globals())  # torch.stack(..., axis=-1), torch.concatenate(..., dim=0)
 from . import _deprecated_overloads  # noqa: E402
 _deprecated_overloads.install(globals())  # t.add_(alpha, other), torch.addcmul(input, value, t1, t2), ... (warn)
 from . import distributions  # noqa: E402,F401  (eager, as torch.distributions; pure Python, ~20 ms)

@@ -18,6 +18,16 @@ TANDEM_HOST_DEVICE inline float bits_float(uint32_t u) {
   std::memcpy(&f, &u, sizeof f);
   return f;
 }
+TANDEM_HOST_DEVICE inline uint64_t double_bits(double d) {
+  uint64_t u;
+  std::memcpy(&u, &d, sizeof u);
+  return u;
+}
+TANDEM_HOST_DEVICE inline double bits_double(uint64_t u) {
+  double d;
+  std::memcpy(&d, &u, sizeof d);
+  return d;
+}
 
 struct Half {
   uint16_t bits = 0;

@@ -79,6 +79,7 @@ class StorageImpl : public RefCounted {
   // Bumped by every in-place write; autograd compares it with the value saved at forward time.
   uint32_t version() const { return version_.load(std::memory_order_relaxed); }
   void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
+  void reset_version() { version_.store(0, std::memory_order_relaxed); }
   bool writeable() const { return writeable_; }
   // Memory from the device's allocator (not a NumPy or DLPack buffer): the memory profiler counts its free.
   void set_from_allocator() { from_allocator_ = true; }

@@ -133,8 +133,13 @@ Tensor empty(IntArrayRef sizes, DType dtype, Device device) {
 }
 
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
-  return Tensor(
-      make_intrusive<TensorImpl>(base.storage(), offset, DimVector(sizes), DimVector(strides), base.dtype()));
+  return make_view(base, DimVector(sizes), DimVector(strides), offset, base.dtype());
+}
+
+Tensor make_view(const Tensor& base, DimVector sizes, DimVector strides, int64_t offset, DType dtype) {
+  auto impl = make_intrusive<TensorImpl>(base.storage(), offset, std::move(sizes), std::move(strides), dtype);
+  impl->share_version_of(*base.impl());
+  return Tensor(std::move(impl));
 }
 
 }  // namespace tandem

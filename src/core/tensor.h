@@ -14,6 +14,11 @@
 
 namespace tandem {
 
+// A version counter of a tensor's own (see TensorImpl::version).
+struct VersionCounter : RefCounted {
+  std::atomic<uint32_t> value{0};
+};
+
 class TensorImpl : public RefCounted {
  public:
   TensorImpl(Storage storage, int64_t offset, DimVector sizes, DimVector strides, DType dtype);
@@ -36,6 +41,27 @@ class TensorImpl : public RefCounted {
   AutogradMeta& ensure_autograd();
   void clear_autograd() { autograd_.reset(); }
 
+  // The count of in-place writes autograd compares saved tensors against. Every tensor on a storage shares the
+  // storage's counter, except a tensor given one of its own (`.data`, as in PyTorch: writes through it are not
+  // seen by the history of the tensor it came from); views share their base's counter either way.
+  uint32_t version() const {
+    return own_version_ ? own_version_->value.load(std::memory_order_relaxed) : storage_->version();
+  }
+  void bump_version() {
+    if (own_version_)
+      own_version_->value.fetch_add(1, std::memory_order_relaxed);
+    else
+      storage_->bump_version();
+  }
+  void reset_version() {
+    if (own_version_)
+      own_version_->value.store(0, std::memory_order_relaxed);
+    else
+      storage_->reset_version();
+  }
+  void use_own_version() { own_version_ = make_intrusive<VersionCounter>(); }
+  void share_version_of(const TensorImpl& base) { own_version_ = base.own_version_; }
+
   // Re-points this tensor at other metadata (used by in-place resizing ops such as set_ / detach_).
   void set_geometry(int64_t offset, DimVector sizes, DimVector strides);
   void set_storage(Storage s, DType dtype);
@@ -50,6 +76,7 @@ class TensorImpl : public RefCounted {
   DType dtype_;
   bool contiguous_ = true;
   std::unique_ptr<AutogradMeta> autograd_;
+  IntrusivePtr<VersionCounter> own_version_;  // null: the storage's
 };
 
 class Tensor {
@@ -80,8 +107,8 @@ class Tensor {
     return static_cast<T*>(impl_->data());
   }
   const Storage& storage() const { return impl_->storage(); }
-  uint32_t version() const { return impl_->storage()->version(); }
-  void bump_version() const { impl_->storage()->bump_version(); }
+  uint32_t version() const { return impl_->version(); }
+  void bump_version() const { impl_->bump_version(); }
 
   bool requires_grad() const {
     auto* m = impl_->autograd();
@@ -102,7 +129,15 @@ int64_t wrap_dim(int64_t d, int64_t ndim);
 
 // A fresh, uninitialised, contiguous tensor.
 Tensor empty(IntArrayRef sizes, DType dtype, Device device = Device());
-// A view of `base`'s storage with new geometry (no checks: callers ensure it is in bounds).
+// A factory's result (a new tensor and the in-place writes that filled it): nothing else holds its storage, so
+// those writes are no history, and it starts at version 0 as PyTorch's factories do.
+inline Tensor fresh_result(Tensor t) {
+  t.impl()->reset_version();
+  return t;
+}
+// A view of `base`'s storage with new geometry (no checks: callers ensure it is in bounds). It shares base's
+// version counter. The second form reads the memory as another dtype (sizes, strides, offset in its elements).
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+Tensor make_view(const Tensor& base, DimVector sizes, DimVector strides, int64_t offset, DType dtype);
 
 }  // namespace tandem

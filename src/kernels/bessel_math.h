@@ -13,6 +13,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/half.h"
 #include "core/macros.h"
 #include "kernels/noinline_host.h"
 #include "kernels/series_eval.h"
@@ -150,14 +151,13 @@ TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline double bessel_y1(double x) {
          kTwoOverPi * (bessel_j1_small(x) * std::log(x) - 1.0 / x);
 }
 
-// I0 and I1 as e^|x| times a Chebyshev series in x/4 - 1 on [0, 8] and e^|x| / sqrt|x| times one in 16/x - 1
-// beyond (I1 also has the factor |x| below 8, and is odd). `scaled` leaves the factor e^|x| out: i0e and i1e.
+// The Chebyshev coefficients of I0 and I1: e^-|x| I0(x) and e^-|x| I1(x) / |x| on [0, 8] in x/4 - 1 ("near"),
+// sqrt|x| e^-|x| I0(x) and sqrt|x| e^-|x| |I1(x)| beyond in 16/x - 1 ("far"). Function-local tables, which
+// device code may read.
 template <int Order>
-TANDEM_HOST_DEVICE inline double bessel_i(double x, bool scaled = false) {
-  const double ax = std::fabs(x);
-  const double growth = scaled ? 1.0 : std::exp(ax);
+TANDEM_HOST_DEVICE inline const auto& bessel_i_near() {
   if constexpr (Order == 0) {
-    static constexpr double near[] = {
+    static constexpr double c[] = {
         -4.41534164647933937950e-18, 3.33079451882223809783e-17,  -2.43127984654795469359e-16,
         1.71539128555513303061e-15,  -1.16853328779934516808e-14, 7.67618549860493561688e-14,
         -4.85644678311192946090e-13, 2.95505266312963983461e-12,  -1.72682629144155570723e-11,
@@ -168,20 +168,9 @@ TANDEM_HOST_DEVICE inline double bessel_i(double x, bool scaled = false) {
         1.63947561694133579842e-03,  -4.32430999505057594430e-03, 1.05464603945949983183e-02,
         -2.37374148058994688156e-02, 4.93052842396707084878e-02,  -9.49010970480476444210e-02,
         1.71620901522208775349e-01,  -3.04682672343198398683e-01, 6.76795274409476084995e-01};
-    static constexpr double far[] = {
-        -7.23318048787475395456e-18, -4.83050448594418207126e-18, 4.46562142029675999901e-17,
-        3.46122286769746109310e-17,  -2.82762398051658348494e-16, -3.42548561967721913462e-16,
-        1.77256013305652638360e-15,  3.81168066935262242075e-15,  -9.55484669882830764870e-15,
-        -4.15056934728722208663e-14, 1.54008621752140982691e-14,  3.85277838274214270114e-13,
-        7.18012445138366623367e-13,  -1.79417853150680611778e-12, -1.32158118404477131188e-11,
-        -3.14991652796324136454e-11, 1.18891471078464383424e-11,  4.94060238822496958910e-10,
-        3.39623202570838634515e-09,  2.26666899049817806459e-08,  2.04891858946906374183e-07,
-        2.89137052083475648297e-06,  6.88975834691682398426e-05,  3.36911647825569408990e-03,
-        8.04490411014108831608e-01};
-    if (ax <= 8.0) return growth * evaluate_chebyshev(ax / 4 - 1, near);
-    return growth * evaluate_chebyshev(16 / ax - 1, far) / std::sqrt(ax);
+    return c;
   } else {
-    static constexpr double near[] = {
+    static constexpr double c[] = {
         2.77791411276104639959e-18,  -2.11142121435816608115e-17, 1.55363195773620046921e-16,
         -1.10559694773538630805e-15, 7.60068429473540693410e-15,  -5.04218550472791168711e-14,
         3.22379336594557470981e-13,  -1.98397439776494371520e-12, 1.17361862988909016308e-11,
@@ -192,7 +181,25 @@ TANDEM_HOST_DEVICE inline double bessel_i(double x, bool scaled = false) {
         -1.51357245063125314899e-03, 4.15642294431288815669e-03,  -1.05640848946261981558e-02,
         2.47264490306265168283e-02,  -5.29459812080949914269e-02, 1.02643658689847095384e-01,
         -1.76416518357834055153e-01, 2.52587186443633654823e-01};
-    static constexpr double far[] = {
+    return c;
+  }
+}
+template <int Order>
+TANDEM_HOST_DEVICE inline const auto& bessel_i_far() {
+  if constexpr (Order == 0) {
+    static constexpr double c[] = {
+        -7.23318048787475395456e-18, -4.83050448594418207126e-18, 4.46562142029675999901e-17,
+        3.46122286769746109310e-17,  -2.82762398051658348494e-16, -3.42548561967721913462e-16,
+        1.77256013305652638360e-15,  3.81168066935262242075e-15,  -9.55484669882830764870e-15,
+        -4.15056934728722208663e-14, 1.54008621752140982691e-14,  3.85277838274214270114e-13,
+        7.18012445138366623367e-13,  -1.79417853150680611778e-12, -1.32158118404477131188e-11,
+        -3.14991652796324136454e-11, 1.18891471078464383424e-11,  4.94060238822496958910e-10,
+        3.39623202570838634515e-09,  2.26666899049817806459e-08,  2.04891858946906374183e-07,
+        2.89137052083475648297e-06,  6.88975834691682398426e-05,  3.36911647825569408990e-03,
+        8.04490411014108831608e-01};
+    return c;
+  } else {
+    static constexpr double c[] = {
         7.51729631084210481353e-18,  4.41434832307170791151e-18,  -4.65030536848935832153e-17,
         -3.20952592199342395980e-17, 2.96262899764595013876e-16,  3.30820231092092828324e-16,
         -1.88035477551078244854e-15, -3.81440307243700780478e-15, 1.04202769841288027642e-14,
@@ -202,10 +209,98 @@ TANDEM_HOST_DEVICE inline double bessel_i(double x, bool scaled = false) {
         -3.83538038596423702205e-09, -2.63146884688951950684e-08, -2.51223623787020892529e-07,
         -3.88256480887769039346e-06, -1.10588938762623716291e-04, -9.76109749136146840777e-03,
         7.78576235018280120474e-01};
-    const double r = ax <= 8.0 ? evaluate_chebyshev(ax / 4 - 1, near) * ax * growth
-                               : growth * evaluate_chebyshev(16 / ax - 1, far) / std::sqrt(ax);
+    return c;
+  }
+}
+
+// I0 and I1 as e^|x| times a Chebyshev series in x/4 - 1 on [0, 8] and e^|x| / sqrt|x| times one in 16/x - 1
+// beyond (I1 also has the factor |x| below 8, and is odd). `scaled` leaves the factor e^|x| out: i0e and i1e.
+template <int Order>
+TANDEM_HOST_DEVICE inline double bessel_i(double x, bool scaled = false) {
+  const double ax = std::fabs(x);
+  const double growth = scaled ? 1.0 : std::exp(ax);
+  if constexpr (Order == 0) {
+    if (ax <= 8.0) return growth * evaluate_chebyshev(ax / 4 - 1, bessel_i_near<0>());
+    return growth * evaluate_chebyshev(16 / ax - 1, bessel_i_far<0>()) / std::sqrt(ax);
+  } else {
+    const double r = ax <= 8.0 ? evaluate_chebyshev(ax / 4 - 1, bessel_i_near<1>()) * ax * growth
+                               : growth * evaluate_chebyshev(16 / ax - 1, bessel_i_far<1>()) / std::sqrt(ax);
     return x < 0 ? -r : r;
   }
+}
+
+// The CPU loops need the Clenshaw loop below unrolled to vectorise over elements (nvcc's front end does not know
+// GCC's pragma, and the CUDA build does not take this path).
+#if defined(__CUDACC__)
+#define TANDEM_UNROLL_FULLY
+#else
+#define TANDEM_UNROLL_FULLY _Pragma("GCC unroll 32")
+#endif
+
+#if !defined(__CUDA_ARCH__)
+// e^a for 0 <= a <= 104 in a form the compiler vectorises: a = n ln2 + r (Cody and Waite's two-part ln2, the
+// first part short enough that n times it is exact), e^r by its Taylor series to r^11 (|r| <= ln2/2: relative
+// error below 1e-14), and 2^n added to the result's exponent bits (the rounding constant 1.5 * 2^52 leaves n in
+// t's low bits).
+TANDEM_INLINE double exp_for_bessel_i(double a) {
+  const double t = a * 1.44269504088896340736 + 6755399441055744.0;
+  const double n = t - 6755399441055744.0;
+  const double r = (a - n * 6.93145751953125e-1) - n * 1.42860682030941723212e-6;
+  double p = 1.0 / 39916800;
+  p = p * r + 1.0 / 3628800;
+  p = p * r + 1.0 / 362880;
+  p = p * r + 1.0 / 40320;
+  p = p * r + 1.0 / 5040;
+  p = p * r + 1.0 / 720;
+  p = p * r + 1.0 / 120;
+  p = p * r + 1.0 / 24;
+  p = p * r + 1.0 / 6;
+  p = p * r + 0.5;
+  p = p * r + 1.0;
+  p = p * r + 1.0;
+  return bits_double(double_bits(p) + (double_bits(t) << 52));
+}
+#endif
+
+// bessel_i for float results (float32 and the 16-bit types), in the form the CPU kernel loop vectorises: one
+// branch-free Clenshaw recurrence in which every lane takes its own interval's coefficients (the far series
+// padded with leading zeros, which leave its sum unchanged) and an inline exp. It computes in double as
+// bessel_i does, so the float is the same rounding of nearly the same value on every CPU capability.
+template <int Order, bool Scaled>
+TANDEM_HOST_DEVICE TANDEM_INLINE float bessel_i_float(float in) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<float>(bessel_i<Order>(in, Scaled));
+#else
+  const auto& near = bessel_i_near<Order>();
+  const auto& far = bessel_i_far<Order>();
+  constexpr int terms = sizeof(near) / sizeof(near[0]);
+  constexpr int pad = terms - static_cast<int>(sizeof(far) / sizeof(far[0]));
+  static_assert(pad >= 0);
+  const double x = in, ax = std::fabs(x);
+  const bool is_near = ax <= 8.0;
+  const double t = is_near ? ax / 4 - 1 : 16 / ax - 1;
+  const double two_t = t + t;
+  double b0 = is_near ? near[0] : (pad == 0 ? far[0] : 0.0), b1 = 0, b2 = 0;
+TANDEM_UNROLL_FULLY
+  for (int i = 1; i < terms; ++i) {
+    const double c = is_near ? near[i] : (i >= pad ? far[i - pad] : 0.0);
+    b2 = b1;
+    b1 = b0;
+    b0 = two_t * b1 + (c - b2);
+  }
+  const double series = 0.5 * (b0 - b2);
+  // Past 104 the unscaled functions are far beyond float's range: e^|x| is clamped there and the lane set to
+  // infinity (a far series over sqrt(inf) would give 0).
+  const double growth = Scaled ? 1.0 : exp_for_bessel_i(ax < 104.0 ? ax : 104.0);
+  double r;
+  if constexpr (Order == 0)
+    r = is_near ? growth * series : growth * series / std::sqrt(ax);
+  else
+    r = is_near ? series * ax * growth : growth * series / std::sqrt(ax);
+  if (!Scaled) r = ax > 104.0 ? std::numeric_limits<double>::infinity() : r;
+  if constexpr (Order == 1) r = x < 0 ? -r : r;
+  return x != x ? in : static_cast<float>(r);
+#endif
 }
 
 TANDEM_HOST_DEVICE TANDEM_NOINLINE_HOST inline double modified_bessel_i0(double x) { return bessel_i<0>(x); }

@@ -174,10 +174,28 @@ struct LgammaOp {
     }                                                                     \
   };
 TANDEM_SPECIAL_FUNCTOR(DigammaOp, special_math::digamma(x))
-TANDEM_SPECIAL_FUNCTOR(I0Op, special_math::bessel::modified_bessel_i0(x))
-TANDEM_SPECIAL_FUNCTOR(I0eOp, special_math::bessel::scaled_modified_bessel_i0(x))
-TANDEM_SPECIAL_FUNCTOR(I1Op, special_math::bessel::modified_bessel_i1(x))
-TANDEM_SPECIAL_FUNCTOR(I1eOp, special_math::bessel::scaled_modified_bessel_i1(x))
+// I0, I1 and e^-|x| times them: float results (and 16-bit ones) through the vectorising bessel_i_float, double
+// through the out-of-line double functions (bessel_math.h).
+template <int Order, bool Scaled>
+struct BesselIOp {
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T in) const {
+    namespace bessel = special_math::bessel;
+    if constexpr (std::is_same_v<opmath_t<T>, float>) {
+      return static_cast<T>(bessel::bessel_i_float<Order, Scaled>(static_cast<float>(in)));
+    } else {
+      const double x = static_cast<double>(static_cast<opmath_t<T>>(in));
+      if constexpr (Order == 0)
+        return static_cast<T>(Scaled ? bessel::scaled_modified_bessel_i0(x) : bessel::modified_bessel_i0(x));
+      else
+        return static_cast<T>(Scaled ? bessel::scaled_modified_bessel_i1(x) : bessel::modified_bessel_i1(x));
+    }
+  }
+};
+using I0Op = BesselIOp<0, false>;
+using I0eOp = BesselIOp<0, true>;
+using I1Op = BesselIOp<1, false>;
+using I1eOp = BesselIOp<1, true>;
 TANDEM_SPECIAL_FUNCTOR(ErfcxOp, special_math::erfcx(x))
 struct NdtrOp {  // float (and 16-bit) through the vectorisable Phi that gelu uses
   template <typename T>
@@ -196,8 +214,8 @@ TANDEM_SPECIAL_FUNCTOR(BesselJ1Op, special_math::bessel::bessel_j1(x))
 TANDEM_SPECIAL_FUNCTOR(BesselY0Op, special_math::bessel::bessel_y0(x))
 TANDEM_SPECIAL_FUNCTOR(BesselY1Op, special_math::bessel::bessel_y1(x))
 // The same function as I0Op/I1Op; a type of its own because PyTorch refuses float16 here (op_accepts.h).
-TANDEM_SPECIAL_FUNCTOR(ModifiedBesselI0Op, special_math::bessel::modified_bessel_i0(x))
-TANDEM_SPECIAL_FUNCTOR(ModifiedBesselI1Op, special_math::bessel::modified_bessel_i1(x))
+struct ModifiedBesselI0Op : I0Op {};
+struct ModifiedBesselI1Op : I1Op {};
 TANDEM_SPECIAL_FUNCTOR(ModifiedBesselK0Op, special_math::bessel::modified_bessel_k0(x))
 TANDEM_SPECIAL_FUNCTOR(ModifiedBesselK1Op, special_math::bessel::modified_bessel_k1(x))
 TANDEM_SPECIAL_FUNCTOR(ScaledModifiedBesselK0Op, special_math::bessel::scaled_modified_bessel_k0(x))

@@ -167,8 +167,7 @@ Tensor fill_(const Tensor& x, const Scalar& value) {
 
 Tensor full(IntArrayRef sizes, const Scalar& value, DType dtype, Device device) {
   profiler::RecordScope profile_scope("aten::full", sizes, value, dtype, device);
-  Tensor t = empty(sizes, dtype, device);
-  return fill_(t, value);
+  return fresh_result(fill_(empty(sizes, dtype, device), value));
 }
 
 Tensor to_device(const Tensor& x, Device device, std::optional<DType> dtype, bool copy, bool non_blocking) {
@@ -183,7 +182,7 @@ Tensor to_device(const Tensor& x, Device device, std::optional<DType> dtype, boo
   // As in PyTorch, a non_blocking copy to the host lands in pinned memory: only that can be written
   // asynchronously.
   Tensor out = non_blocking && target.is_cpu() ? empty_pinned(x.sizes(), d) : empty(x.sizes(), d, target);
-  return copy_(out, x, non_blocking);
+  return fresh_result(copy_(out, x, non_blocking));
 }
 
 Scalar item(const Tensor& x) {

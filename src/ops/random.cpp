@@ -272,17 +272,17 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, G
 
 Tensor rand(IntArrayRef sizes, DType dtype, Device device, Generator* gen) {
   profiler::RecordScope profile_scope("aten::rand", sizes, dtype, device, gen);
-  return uniform_(empty(sizes, dtype, device), 0.0, 1.0, gen);
+  return fresh_result(uniform_(empty(sizes, dtype, device), 0.0, 1.0, gen));
 }
 
 Tensor randn(IntArrayRef sizes, DType dtype, Device device, Generator* gen) {
   profiler::RecordScope profile_scope("aten::randn", sizes, dtype, device, gen);
-  return normal_(empty(sizes, dtype, device), 0.0, 1.0, gen);
+  return fresh_result(normal_(empty(sizes, dtype, device), 0.0, 1.0, gen));
 }
 
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, DType dtype, Device device, Generator* gen) {
   profiler::RecordScope profile_scope("aten::randint", low, high, sizes, dtype, device, gen);
-  return random_(empty(sizes, dtype, device), low, high, gen);
+  return fresh_result(random_(empty(sizes, dtype, device), low, high, gen));
 }
 
 Tensor randperm(int64_t n, DType dtype, Device device, Generator* gen) {

@@ -432,7 +432,7 @@ Tensor view_dtype(const Tensor& x, DType dtype) {
       offset /= ratio;
     }
   }
-  return Tensor(make_intrusive<TensorImpl>(x.storage(), offset, std::move(sizes), std::move(strides), dtype));
+  return make_view(x, std::move(sizes), std::move(strides), offset, dtype);
 }
 
 Tensor alias(const Tensor& x) {

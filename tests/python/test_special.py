@@ -461,3 +461,28 @@ def test_float32_lgamma_keeps_relative_precision_near_its_zeros(device):
     got = values(tandem.lgamma(from_torch(x, device))).double()
     want = torch.lgamma(x.double())
     assert float(((got - want).abs() / want.abs()).max()) < 1e-6
+
+
+@pytest.mark.parametrize("op", ["i0", "i0e", "i1", "i1e", "modified_bessel_i0", "modified_bessel_i1"])
+def test_float32_bessel_i_is_the_float64_value_rounded(op, device):
+    # float32 (and 16-bit) results go through a vectorised form of the series (bessel_math.h: both intervals in
+    # one recurrence, an inline exp): the same double computation, so within one rounding of the float64 result.
+    # Dense over both sides of the switch at 8, up to and past float32's overflow (I0(x) passes 3.4e38 near 91.9).
+    fn = getattr(tandem.special, op)
+    edges = [0.0, -0.0, 8.0, -8.0, np.nextafter(np.float32(8), np.float32(9)), 88.7, 91.5, 91.9, 92.0, 103.9, 104.0,
+             104.5, 1e4, -1e4, 3e38, -3e38, 1e-40, -1e-40, float("inf"), float("-inf"), float("nan")]
+    x = np.concatenate([np.linspace(-120, 120, 24001), edges]).astype(np.float32)
+    got = fn(tandem.tensor(x, device=device))
+    assert got.dtype == tandem.float32 and got.device == tandem.device(device)
+    got = got.cpu().numpy()
+    want = fn(tandem.tensor(x.astype(np.float64))).numpy()
+    with np.errstate(over="ignore"):
+        rounded = want.astype(np.float32)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(rounded))
+    finite = np.isfinite(rounded)
+    np.testing.assert_array_equal(got[~finite & ~np.isnan(rounded)], rounded[~finite & ~np.isnan(rounded)])
+    ulps = np.abs(got[finite].view(np.int32).astype(np.int64) - rounded[finite].view(np.int32).astype(np.int64))
+    ulps[got[finite] == rounded[finite]] = 0  # +0 and -0 (their signs are checked below)
+    assert ulps.max() <= 1, (op, x[finite][ulps.argmax()], got[finite][ulps.argmax()], rounded[finite][ulps.argmax()])
+    # odd/even as the functions are, signed zeros included
+    np.testing.assert_array_equal(np.signbit(got[x == 0]), np.signbit(rounded[x == 0]))
