@@ -2,7 +2,8 @@
 // is `dim`, `keepdims` for `keepdim`, and `dim` where the parameter is `axis` (concatenate). Every bound function
 // and Tensor method with such a parameter gets one more overload per missing name, which requires that name as a
 // keyword: nanobind tries it only after the real overloads did not match, and it matches only a call that uses
-// the name, so ordinary calls cost nothing. It renames the keyword and calls again.
+// the name, so ordinary calls cost nothing. It renames the keyword and calls again. (nanobind chains a new
+// function into the overloads of the one already at scope.name.)
 #include <optional>
 #include <string>
 #include <string_view>
@@ -112,14 +113,13 @@ void add_other_names(nb::handle scope, nb::handle function, const char* name, bo
     const Lookup own = find_parameter(overloads, names.parameter, method);
     if (!own.present || find_parameter(overloads, names.alias, method).present) continue;
     const std::optional<size_t> position = own.position;
-    nb::handle current = nb::getattr(scope, name);
     if (method) {
       nb::cpp_function_def(
           [name, names, position](nb::handle self, nb::args args, nb::handle value, nb::kwargs kwargs) {
             return call_renamed(nb::getattr(self, name), name, names, position, std::move(args), value,
                                 std::move(kwargs));
           },
-          nb::scope(scope), nb::name(name), nb::sibling(current), nb::is_method(), nb::arg("args"),
+          nb::scope(scope), nb::name(name), nb::is_method(), nb::arg("args"),
           nb::arg(names.alias), nb::arg("kwargs"));
     } else {
       nb::cpp_function_def(
@@ -127,7 +127,7 @@ void add_other_names(nb::handle scope, nb::handle function, const char* name, bo
             return call_renamed(nb::getattr(scope, name), name, names, position, std::move(args), value,
                                 std::move(kwargs));
           },
-          nb::scope(scope), nb::name(name), nb::sibling(current), nb::arg("args"), nb::arg(names.alias),
+          nb::scope(scope), nb::name(name), nb::arg("args"), nb::arg(names.alias),
           nb::arg("kwargs"));
     }
   }
