@@ -212,7 +212,9 @@ void check_factory_shape(std::string_view name, IntArrayRef shape) {
     TANDEM_CHECK(s >= 0, Runtime, "zeros: Dimension size must be non-negative.\nhint: the size ",
                  shape_to_string(shape), " has a negative dimension");
 }
+// A new tensor starts at version 0 like PyTorch's, although its fill was an in-place write.
 Tensor finish(Tensor t, const FactoryArgs& a) {
+  t = fresh_result(std::move(t));
   if (a.requires_grad) t.impl()->ensure_autograd().requires_grad = true;
   return t;
 }

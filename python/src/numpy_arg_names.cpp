@@ -97,7 +97,9 @@ nb::object call_renamed(nb::handle callee, const char* name, const OtherName& na
   if (given) throw nb::type_error((std::string(name) + "() " + names.conflict + " '" + names.alias + "'").c_str());
   kwargs[names.parameter] = value;
   for (const OtherName& other : kOtherNames) {  // both of NumPy's names at once (axis= and keepdims=)
-    if (other.parameter == names.parameter || !kwargs.contains(other.alias) || kwargs.contains(other.parameter))
+    // (not the reverse pair of this one: axis -> dim must not turn the dim just set back into axis)
+    if (other.parameter == names.parameter || other.parameter == names.alias || !kwargs.contains(other.alias) ||
+        kwargs.contains(other.parameter))
       continue;
     kwargs[other.parameter] = kwargs[other.alias];
     nb::del(kwargs[other.alias]);
@@ -108,7 +110,7 @@ nb::object call_renamed(nb::handle callee, const char* name, const OtherName& na
 void add_other_names(nb::handle scope, nb::handle function, const char* name, bool method) {
   std::vector<Parameters> overloads;
   for (nb::handle overload : nb::borrow<nb::tuple>(function.attr("__nb_signature__")))
-    overloads.push_back(parse_signature(nb::cast<std::string_view>(nb::borrow<nb::tuple>(overload)[0])));
+    overloads.push_back(parse_signature(nb::str(nb::borrow<nb::tuple>(overload)[0]).c_str()));
   for (const OtherName& names : kOtherNames) {
     const Lookup own = find_parameter(overloads, names.parameter, method);
     if (!own.present || find_parameter(overloads, names.alias, method).present) continue;
@@ -149,7 +151,9 @@ void add_other_names_in(nb::handle scope, nb::handle namespace_dict, bool method
 void init_numpy_arg_names(nb::module_& m) {
   add_other_names_in(m, m.attr("__dict__"), false);
   nb::handle tensor = m.attr("Tensor");
-  add_other_names_in(tensor, nb::dict(tensor.attr("__dict__")), true);
+  nb::dict methods;  // a copy: a class's __dict__ is a mappingproxy, and the loop below adds to the class
+  if (PyDict_Merge(methods.ptr(), tensor.attr("__dict__").ptr(), 1) != 0) throw nb::python_error();
+  add_other_names_in(tensor, methods, true);
 }
 
 }  // namespace tandem::py

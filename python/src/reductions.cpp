@@ -32,7 +32,14 @@ int64_t as_int(nb::handle h, const char* fn, const char* arg) {
 }
 
 // dim or its NumPy alias axis: None, an int, or a tuple/list of ints.
+// Both names at once is PyTorch's TypeError (its parser reads axis as dim, then finds dim twice).
+void check_not_both(nb::handle own, nb::handle alias, const char* fn, const char* alias_name) {
+  TANDEM_CHECK(own.is_none() || alias.is_none(), Type, fn, "() got an unexpected keyword argument '", alias_name,
+               "'");
+}
+
 OptDims parse_dims(nb::handle dim, nb::handle axis, const char* fn) {
+  check_not_both(dim, axis, fn, "axis");
   nb::handle h = dim.is_none() ? axis : dim;
   if (h.is_none()) return std::nullopt;
   DimVector dims;
@@ -49,6 +56,7 @@ OptDims parse_dims(nb::handle dim, nb::handle axis, const char* fn) {
 // A single dim (or None) where PyTorch takes only an int: a Python int or a 0-dim integer tensor (PyTorch's
 // argument parser refuses bools and tensors with dims there, although their __index__ works).
 std::optional<int64_t> parse_one_dim(nb::handle dim, nb::handle axis, const char* fn) {
+  check_not_both(dim, axis, fn, "axis");
   nb::handle h = dim.is_none() ? axis : dim;
   if (h.is_none()) return std::nullopt;
   TANDEM_CHECK(is_int(h) && !PyBool_Check(h.ptr()) && (!is_tensor(h) || as_tensor_ref(h).dim() == 0), Type,
@@ -56,7 +64,9 @@ std::optional<int64_t> parse_one_dim(nb::handle dim, nb::handle axis, const char
   return as_int(h, fn, "dim");
 }
 
-bool parse_keepdim(nb::handle keepdim, nb::handle keepdims) {
+// keepdim's default (False or None) does not count as given.
+bool parse_keepdim(nb::handle keepdim, nb::handle keepdims, const char* fn) {
+  check_not_both(keepdim.is(Py_False) ? nb::none() : keepdim, keepdims, fn, "keepdims");
   return truthy(keepdims.is_none() ? keepdim : keepdims);
 }
 
@@ -147,7 +157,7 @@ void init_reductions(nb::module_& m) {
         [op, name](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle dtype, nb::handle axis,
                    nb::handle keepdims, nb::handle out) {
           return into_out(
-              name, op(x, parse_dims(dim, axis, name), parse_keepdim(keepdim, keepdims), parse_dtype(dtype)),
+              name, op(x, parse_dims(dim, axis, name), parse_keepdim(keepdim, keepdims, name), parse_dtype(dtype)),
               out, {&x});
         },
         nb::arg("dim") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("dtype") = none,
@@ -160,7 +170,7 @@ void init_reductions(nb::module_& m) {
       [](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle dtype, nb::handle axis,
          nb::handle keepdims, nb::handle out) {
         return into_out("prod",
-                        tandem::prod(x, parse_one_dim(dim, axis, "prod"), parse_keepdim(keepdim, keepdims),
+                        tandem::prod(x, parse_one_dim(dim, axis, "prod"), parse_keepdim(keepdim, keepdims, "prod"),
                                      parse_dtype(dtype)),
                         out, {&x});
       },
@@ -173,7 +183,7 @@ void init_reductions(nb::module_& m) {
         m, tensor, name,
         [op, name](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle axis, nb::handle keepdims,
                    nb::handle out) {
-          Tensor r = op(x, parse_dims(dim, axis, name), parse_keepdim(keepdim, keepdims));
+          Tensor r = op(x, parse_dims(dim, axis, name), parse_keepdim(keepdim, keepdims, name));
           // amax/amin want out in the input's dtype (PyTorch's message); all/any cast into it.
           const char* same_dtype = name[1] == 'm' ? "Expected the dtype for input and out to match, but got "
                                                     "{result} for input's dtype and {out} for out's dtype."
@@ -188,17 +198,23 @@ void init_reductions(nb::module_& m) {
   plain_folds("all", &tandem::all);
   plain_folds("any", static_cast<Tensor (*)(const Tensor&, const OptDims&, bool)>(&tandem::any));
 
-  // max/min: full reduction, (values, indices) along a dim, the elementwise form with a tensor, or NumPy's
-  // axis= form (values only, as np.max returns).
+  // max/min: full reduction, (values, indices) along a dim (axis= too, as PyTorch's parser reads it), the
+  // elementwise form with a tensor, or NumPy's form: np.max(t, axis=0) calls t.max(axis=0, out=None) and gets
+  // the values only, as np.max returns. NumPy always passes out=, so out's default is a private marker that
+  // tells the two calls apart.
+  m.attr("_out_not_given") = nb::steal(PyObject_CallNoArgs(reinterpret_cast<PyObject*>(&PyBaseObject_Type)));
+  nb::handle out_not_given = m.attr("_out_not_given");
   auto extreme = [&](const char* name, bool is_max) {
     def_both(
         m, tensor, name,
-        [name, is_max](const Tensor& x, nb::handle other, nb::handle keepdim, nb::handle dim, nb::handle axis,
-                       nb::handle keepdims, nb::handle out, nb::handle initial,
-                       nb::handle where) -> nb::object {
+        [name, is_max, out_not_given](const Tensor& x, nb::handle other, nb::handle keepdim, nb::handle dim,
+                                      nb::handle axis, nb::handle keepdims, nb::handle out, nb::handle initial,
+                                      nb::handle where) -> nb::object {
+          const bool numpy_call = !out.is(out_not_given);
+          if (!numpy_call) out = nb::none();
           TANDEM_CHECK(initial.is_none() && where.is_none(), Type, name,
                        "(): initial= and where= are not supported\nhint: filter the tensor first");
-          bool kd = parse_keepdim(keepdim, keepdims);
+          bool kd = parse_keepdim(keepdim, keepdims, name);
           // As PyTorch's overloads: a tensor in the first place (or other=) is the elementwise form; dim= is
           // always a dim, even a 0-dim tensor (x.max(dim=tandem.tensor(1)) reduces, it does not compare).
           if (!other.is_none() && !dim.is_none())
@@ -212,6 +228,7 @@ void init_reductions(nb::module_& m) {
                             is_max ? maximum(x, as_tensor_ref(other)) : minimum(x, as_tensor_ref(other)), out,
                             {&x});
           if (dim.is_none()) dim = other;
+          if (dim.is_none() && !numpy_call) std::swap(dim, axis);
           if (dim.is_none()) {
             OptDims dims = parse_dims(dim, axis, name);
             if (!dims && !kd) return into_out(name, is_max ? tandem::max(x) : tandem::min(x), out, {&x});
@@ -223,8 +240,8 @@ void init_reductions(nb::module_& m) {
               out, {&x});
         },
         nb::arg("other") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("dim") = none,
-        nb::arg("axis") = none, nb::arg("keepdims") = none, nb::arg("out") = none, nb::arg("initial") = none,
-        nb::arg("where") = none);
+        nb::arg("axis") = none, nb::arg("keepdims") = none, nb::arg("out").none().sig("None") = out_not_given,
+        nb::arg("initial") = none, nb::arg("where") = none);
   };
   extreme("max", true);
   extreme("min", false);
@@ -235,7 +252,7 @@ void init_reductions(nb::module_& m) {
         [name, is_max](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle axis,
                        nb::handle keepdims, nb::handle out) {
           std::optional<int64_t> d = parse_one_dim(dim, axis, name);
-          bool kd = parse_keepdim(keepdim, keepdims);
+          bool kd = parse_keepdim(keepdim, keepdims, name);
           return write_out(name, is_max ? argmax(x, d, kd) : argmin(x, d, kd), out, {&x},
                            kStructuredOutDtype);
         },
@@ -266,7 +283,7 @@ void init_reductions(nb::module_& m) {
           Tensor in = dt ? tandem::to_dtype(x, *dt) : x;
           OptDims dims = parse_dims(dim, axis, name);
           double c = parse_correction(unbiased, correction, ddof);
-          bool kd = parse_keepdim(keepdim, keepdims);
+          bool kd = parse_keepdim(keepdim, keepdims, name);
           return into_out(name, is_std ? stddev(in, dims, c, kd) : var(in, dims, c, kd), out, {&x});
         },
         nb::arg("dim") = none, nb::arg("unbiased") = none, nb::arg("keepdim") = false, nb::kw_only(),

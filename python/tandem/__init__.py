@@ -100,3 +100,5 @@ from ._library.registry import ops  # noqa: E402,F401  (torch.ops.<namespace>.<o
 from ._control_flow import cond, while_loop  # noqa: E402,F401
 from . import _function_pickling  # noqa: E402
 _function_pickling.install()  # C++ functions deep-copy and pickle as PyTorch's builtins
+from . import _numpy_arg_names  # noqa: E402
+_numpy_arg_names.install(globals())  # axis=/keepdims= on the Python-level functions (C++ ones: numpy_arg_names.cpp)

@@ -290,14 +290,18 @@ TANDEM_UNROLL_FULLY
   }
   const double series = 0.5 * (b0 - b2);
   // Past 104 the unscaled functions are far beyond float's range: e^|x| is clamped there and the lane set to
-  // infinity (a far series over sqrt(inf) would give 0).
+  // infinity (a far series over sqrt(inf) would give 0); at +-inf itself NaN, as the double path and PyTorch
+  // give (e^inf times the far series' 0).
   const double growth = Scaled ? 1.0 : exp_for_bessel_i(ax < 104.0 ? ax : 104.0);
   double r;
   if constexpr (Order == 0)
     r = is_near ? growth * series : growth * series / std::sqrt(ax);
   else
     r = is_near ? series * ax * growth : growth * series / std::sqrt(ax);
-  if (!Scaled) r = ax > 104.0 ? std::numeric_limits<double>::infinity() : r;
+  if (!Scaled)
+    r = ax > 104.0 ? (ax < std::numeric_limits<double>::infinity() ? std::numeric_limits<double>::infinity()
+                                                                    : std::numeric_limits<double>::quiet_NaN())
+                   : r;
   if constexpr (Order == 1) r = x < 0 ? -r : r;
   return x != x ? in : static_cast<float>(r);
 #endif

@@ -102,7 +102,7 @@ Tensor eye(int64_t n, std::optional<int64_t> m, DType dtype, Device device) {
   const int64_t diag_size[1] = {std::min(n, cols)};
   const int64_t diag_stride[1] = {cols + 1};
   if (diag_size[0] > 0) fill_(make_view(out, diag_size, diag_stride, 0), Scalar(int64_t{1}));
-  return out;
+  return fresh_result(out);  // version 0, as a new tensor's (the diagonal's fill was an in-place write)
 }
 
 }  // namespace tandem

@@ -31,7 +31,7 @@ CALLS = [
     "lib.topk(t, 2, axis=0)",
     "lib.kthvalue(t, 1, axis=0)",
     "lib.kthvalue(t, 2, axis=1, keepdims=True)",
-    "lib.index_select(t, axis=0, index=lib.tensor([0, 2]))",
+    "lib.index_select(t, axis=0, index=i[0, :2])",
     "lib.narrow(t, axis=0, start=0, length=2)",
     "lib.select(t, axis=1, index=2)",
     "lib.unbind(t, axis=1)",
@@ -131,3 +131,26 @@ def test_ordinary_calls_keep_their_signatures():
     assert first.startswith("def softmax(input") and "axis" not in first
     assert any("axis" in sig for sig, *_ in tandem._C.softmax.__nb_signature__)
     assert not any("keepdims: object, **kwargs" in sig for sig, *_ in tandem._C.sum.__nb_signature__)
+
+
+def test_max_with_axis_is_pytorchs_pair_and_numpys_values():
+    t = tandem.tensor(X)
+    got, want = tandem.max(t, axis=1), torch.max(torch.tensor(X), axis=1)
+    assert type(got).__name__ == "max" and got.indices.tolist() == want.indices.tolist()
+    assert got.values.tolist() == want.values.tolist()
+    lo = t.min(axis=0, keepdims=True)
+    assert lo.indices.shape == (1, 4) and lo.indices.tolist() == torch.tensor(X).min(0, keepdim=True).indices.tolist()
+    # NumPy's reductions call t.max(axis=..., out=None) and return what it gives: the values, as np.max does
+    np.testing.assert_array_equal(np.max(t, axis=1).numpy(), X.max(axis=1))
+    np.testing.assert_array_equal(np.min(t, axis=0, keepdims=True).numpy(), X.min(axis=0, keepdims=True))
+    assert "out: object | None = None, initial" in tandem._C.max.__doc__.splitlines()[0]  # help() shows None
+
+
+def test_python_level_functions_take_numpys_names_and_still_pickle():
+    import pickle
+    t = tandem.tensor(X)
+    assert tandem.diff(t, axis=0).shape == (2, 4) and t.diff(axis=1).shape == (3, 3)
+    with pytest.raises(TypeError, match=r"^diff\(\) got an unexpected keyword argument 'axis'$"):
+        tandem.diff(t, 1, 0, axis=0)
+    assert pickle.loads(pickle.dumps(tandem.diff)) is tandem.diff
+    assert pickle.loads(pickle.dumps(tandem.linalg.norm)) is tandem.linalg.norm
