@@ -263,6 +263,7 @@ def markdown(meta, rows, ref_bw):
             f"{r['torch_s'] * 1e3:.3f}" if "torch_s" in r else "-",
             f"{r['torch_over_tandem']:.2f}" if "torch_over_tandem" in r else "-", fig or err,
             "" if r.get("goal") is None else r["goal"], {True: "yes", False: "**no**"}.get(r.get("met"), "")))
+    lines += [""] + [f"Group failed: {e}" for e in meta.get("errors", [])]
     return "\n".join(lines) + "\n"
 
 
@@ -277,21 +278,36 @@ def main():
     quick = args.quick
     rows = Rows(repeats=3 if quick else 10)
     n = (16 * MiB if quick else 256 * MiB) // 4
-    ref_bw = bandwidth_cases(rows, n)
-    reduction_cases(rows, 1024 if quick else 16384, 4096)
-    sort_cases(rows, (1 if quick else 16) << 20, 1024 if quick else 8192, 1024)
-    matmul_cases(rows, 1024 if quick else 8192, rows.repeats)
-    to_host_cases(rows, (64 * MiB if quick else 1024 * MiB) // 4)
-    training_cases(rows)
-    verdicts(rows.rows, ref_bw)
     meta = {"gpu": torch.cuda.get_device_name(0), "date": time.strftime("%Y-%m-%d"),
             "tandem": tandem.__version__, "torch": torch.__version__, "numpy": np.__version__,
-            "cupy": cupy.__version__ if cupy is not None else "absent", "cuda": torch.version.cuda,
-            "reference_copy_GBps": ref_bw, "quick": quick}
-    with open(os.path.join(args.out, "gpu-bench.json"), "w") as f:
-        json.dump({"meta": meta, "rows": rows.rows}, f, indent=1)
-    with open(os.path.join(args.out, "gpu-bench.md"), "w") as f:
-        f.write(markdown(meta, rows.rows, ref_bw))
+            "cupy": cupy.__version__ if cupy is not None else "absent", "cuda": torch.version.cuda, "quick": quick}
+
+    def save(ref_bw):
+        """Rewritten after every group, so a run stopped at a time limit still leaves the rows it measured."""
+        verdicts(rows.rows, ref_bw)
+        meta["reference_copy_GBps"] = ref_bw
+        with open(os.path.join(args.out, "gpu-bench.json"), "w") as f:
+            json.dump({"meta": meta, "rows": rows.rows}, f, indent=1)
+        with open(os.path.join(args.out, "gpu-bench.md"), "w") as f:
+            f.write(markdown(meta, rows.rows, ref_bw))
+
+    ref_bw = None
+    try:
+        ref_bw = bandwidth_cases(rows, n)
+    except Exception as e:  # a group that fails outside a timed case (e.g. making its inputs) is recorded
+        meta.setdefault("errors", []).append(f"bandwidth: {type(e).__name__}: {e}")
+    save(ref_bw)
+    for group in (lambda: reduction_cases(rows, 1024 if quick else 16384, 4096),
+                  lambda: sort_cases(rows, (1 if quick else 16) << 20, 1024 if quick else 8192, 1024),
+                  lambda: matmul_cases(rows, 1024 if quick else 8192, rows.repeats),
+                  lambda: to_host_cases(rows, (64 * MiB if quick else 1024 * MiB) // 4),
+                  lambda: training_cases(rows)):
+        try:
+            group()
+        except Exception as e:
+            meta.setdefault("errors", []).append(f"{type(e).__name__}: {e}")
+            print("group failed:", meta["errors"][-1], flush=True)
+        save(ref_bw)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Prepares .gpu-carry/ (git-ignored) on a machine with internet, for the GPU check on a machine without it:
-# GoogleTest's sources (that machine may lack the -dev package) and the pure-Python test dependencies and
-# nanobind at the versions pinned in requirements-dev.txt. The device tool carries the folder along:
+# GoogleTest's sources (that machine may lack the -dev package), the pure-Python test dependencies and
+# nanobind at the versions pinned in requirements-dev.txt, and Debian's OpenBLAS (BLAS + LAPACK) and FFTW packages
+# as .debs, which gpu-check.sh unpacks into a private folder where the machine has no cblas.h / fftw3.h (without
+# them tandem.linalg's CPU decompositions are missing and the CPU linalg tests fail for a reason that is not a bug). The device tool carries the folder along:
 #   run(command="scripts/gpu-check.sh $OUT", carry=[".gpu-carry"])
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,4 +29,7 @@ cp -r "$GTEST_SRC" .gpu-carry/googletest
   --platform manylinux2014_x86_64 -d .gpu-carry/wheels "$(pin safetensors)"
 "$PY" -m pip install -q --no-deps --no-compile --target .gpu-carry/pylib .gpu-carry/wheels/*.whl
 rm -rf .gpu-carry/wheels
+mkdir -p .gpu-carry/debs
+(cd .gpu-carry/debs && apt-get download -q libopenblas0-pthread libopenblas-pthread-dev libgfortran5 libquadmath0 \
+  libfftw3-dev libfftw3-single3 libfftw3-double3 2>/dev/null)
 du -sh .gpu-carry

@@ -161,8 +161,16 @@ def test_repr(values, name):
         repr(torch.tensor(values, dtype=getattr(torch, name))).replace("torch.", "tandem.")
 
 
-def test_repr_device_and_empty():
+two_cuda_devices = pytest.mark.skipif(tandem.cuda.device_count() < 2,
+                                      reason="needs two (real or emulated) CUDA devices (TANDEM_EMULATE_CUDA=2)")
+
+
+@two_cuda_devices
+def test_repr_names_the_device():
     assert repr(tandem.tensor([1j, 2], device="cuda:1")) == "tensor([0.+1.j, 2.+0.j], device='cuda:1')"
+
+
+def test_repr_empty_and_long():
     for name in CDTYPES:
         assert repr(tandem.zeros(0, dtype=getattr(tandem, name))) == \
             repr(torch.zeros(0, dtype=getattr(torch, name))).replace("torch.", "tandem.")
@@ -185,7 +193,12 @@ def test_copy_between_devices(device):
     moved = t.to(device)
     assert moved.device == tandem.device(device)
     check(moved.cpu(), x, exact=True)
-    check(moved.to("cuda:0").to("cuda:1").cpu(), x, exact=True)
+
+
+@two_cuda_devices
+def test_copy_from_one_cuda_device_to_another():
+    t, x = pair(VALUES, "complex128")
+    check(t.to("cuda:0").to("cuda:1").cpu(), x, exact=True)
 
 
 @pytest.mark.parametrize("target", ["complex64", "complex128"])

@@ -94,7 +94,7 @@ def test_other_averaging_functions_match_pytorch(device, fn):
 
 def test_averaged_model_on_another_device():
     model_t, model = pair_of_models("cpu")
-    target = "cuda:1" if tandem.cuda.is_available() else "cpu"
+    target = f"cuda:{tandem.cuda.device_count() - 1}" if tandem.cuda.is_available() else "cpu"
     swa_t = torch.optim.swa_utils.AveragedModel(model_t)
     swa = tandem.optim.swa_utils.AveragedModel(model, device=target)
     assert str(swa.n_averaged.device) == target and str(next(swa.parameters()).device) == target
