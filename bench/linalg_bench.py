@@ -10,8 +10,15 @@ tandem/PyTorch as speed (>1: tandem faster) with their range over the rounds (mi
 ratios), and a verdict against issue 14's goals: at least 0.95x NumPy and PyTorch for the linalg rows, einsum
 within 5% of bmm (einsum time <= 1.05 x bmm time)."""
 import argparse
+import os
 import statistics
 import time
+
+# The three libraries share one OpenMP runtime in this process, set up by whichever loads it first: give it
+# tandem's default (sleeping, not spinning, idle workers; tandem/__init__.py) before PyTorch loads it. With
+# PyTorch's spinning workers tandem's OpenMP copies and OpenBLAS's threads fought over the 2 cores (512x512
+# solve 12 ms instead of 4.5 ms).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numpy as np
 import torch
@@ -20,17 +27,20 @@ import tandem
 
 SPEED_GOAL = 0.95  # tandem at least 0.95x as fast as NumPy and PyTorch
 EINSUM_GOAL = 1.05  # einsum at most 5% slower than bmm
+# OpenBLAS's worker threads busy-wait for a while after a call: a pause lets the previous library's threads
+# stop spinning before the next one is timed.
+SETTLE_S = 0.2
 
 
 def interleaved_seconds(fns, rounds, block=5):
     """Per-round times of each function: in every round each function runs a block of calls in turn (after a
-    warm-up), and the round's time is the median of its block. Blocks rather than single calls, so that one
-    library's worker threads, still spinning after its call, do not land on the next library's call."""
+    warm-up and a pause), and the round's time is the median of its block."""
     for f in fns:
         f()
     times = [[] for _ in fns]
     for _ in range(rounds):
         for f, t in zip(fns, times):
+            time.sleep(SETTLE_S)  # the previous library's BLAS threads stop spinning before this one starts
             block_times = []
             for _ in range(block):
                 t0 = time.perf_counter()
