@@ -289,7 +289,12 @@ Tensor select(const Tensor& x, int64_t dim, int64_t index) {
                dim, " with size ", size);
   if (index < 0) index += size;
   DimVector sizes = x.sizes(), strides = x.strides();
-  int64_t offset = x.storage_offset() + index * strides[dim];
+  // Only an empty tensor can overflow here (a dim of 2**62 with a huge stride after view() of a 0-element
+  // tensor); any offset is valid for its empty result, so it keeps x's.
+  int64_t offset;
+  if (__builtin_mul_overflow(index, strides[dim], &offset) ||
+      __builtin_add_overflow(offset, x.storage_offset(), &offset))
+    offset = x.storage_offset();
   sizes.erase(dim);
   strides.erase(dim);
   Tensor out = make_view(x, sizes, strides, offset);

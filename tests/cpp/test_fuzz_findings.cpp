@@ -131,3 +131,13 @@ TEST(FuzzFindings, DLPackMisalignedElementsAreRefused) {
   dl.byte_offset = 8;
   EXPECT_EQ(check_dltensor(dl).data, static_cast<void*>(data + 1));
 }
+
+TEST(FuzzFindings, SelectFarIntoAHugeDimOfAnEmptyTensor) {
+  // fuzz_views: view() of a 0-element tensor to [2**63-1, 0, 2**63-1, 0, 1] gives dim 0 a stride of 2**63-1;
+  // index * stride for select overflowed. The result is empty, so it keeps the input's offset.
+  Tensor x = view(iota({0}), DimVector{kMax, 0, kMax, 0, 1});
+  Tensor y = select(x, 0, -7);
+  EXPECT_EQ(y.sizes(), (DimVector{0, kMax, 0, 1}));
+  EXPECT_EQ(y.storage_offset(), 0);
+  EXPECT_EQ(y.numel(), 0);
+}
