@@ -6,6 +6,7 @@
 #include <nanobind/stl/tuple.h>
 
 #include <string_view>
+#include <utility>
 
 #include "autograd/node.h"
 #include "bindings.h"
@@ -112,6 +113,22 @@ void init_nn(nb::module_& m) {
       },
       nb::arg("self"), nb::arg("cls"));
   m.def("_set_data", &autograd::set_data, nb::arg("self"), nb::arg("src"));
+  // torch.utils.swap_tensors' last step: the two Python objects exchange the C++ tensors they hold (the checks,
+  // __class__ and __dict__ are Python's, in tandem/utils/_swap.py).
+  m.def(
+      "_swap_tensor_impl",
+      [](nb::handle a, nb::handle b) {
+        TANDEM_CHECK(is_tensor(a) && is_tensor(b), Type, "swap_tensors(): expected two Tensors, got ",
+                     nb::inst_name(a).c_str(), " and ", nb::inst_name(b).c_str());
+        std::swap(*nb::inst_ptr<Tensor>(a), *nb::inst_ptr<Tensor>(b));
+      },
+      nb::arg("t1"), nb::arg("t2"));
+  // How many holders share this tensor's implementation (the Python object is one; a graph node that saved it
+  // or accumulates into it is another), as PyTorch's Tensor._use_count.
+  auto tensor_type = nb::type<Tensor>();
+  static_cast<nb::class_<Tensor>&>(tensor_type).def("_use_count", [](const Tensor& t) -> int64_t {
+    return t.impl()->use_count();
+  });
   // The activations with parameters (ops/activation.h), for torch.nn.functional: name, input, the
   // parameters in kernels/activation.h's order; in place when `inplace` (the input is returned then).
   m.def(

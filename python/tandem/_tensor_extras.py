@@ -285,6 +285,14 @@ def _make_subclass(cls, data, require_grad=False, **dispatch_options):
     return _C._make_subclass(cls, data, require_grad)
 
 
+def module_load(self, other, assign=False):
+    """What load_state_dict puts into a parameter or buffer when tandem.__future__'s swap switch is on (a
+    subclass may override it): `other` detached when assign, else self with other's values copied in, detached."""
+    if assign:
+        return other.detach()
+    return self.copy_(other).detach()
+
+
 def install(namespace):
     namespace.update(
         get_device=get_device, is_signed=is_signed, unsafe_chunk=unsafe_chunk, unsafe_split=unsafe_split,
@@ -302,6 +310,7 @@ def install(namespace):
     Tensor.const_data_ptr = const_data_ptr
     Tensor.dim_order = dim_order
     Tensor.as_subclass = as_subclass
+    Tensor.module_load = module_load
     Tensor._make_subclass = staticmethod(_make_subclass)
     for name in ("is_xla", "is_ipu", "is_mtia", "is_maia", "is_vulkan"):
         setattr(Tensor, name, property(_false))

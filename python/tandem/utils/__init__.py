@@ -3,3 +3,4 @@ imported)."""
 from . import data  # noqa: F401
 from . import checkpoint  # noqa: F401
 from . import dlpack  # noqa: F401  (to_dlpack / from_dlpack, as torch.utils.dlpack)
+from ._swap import swap_tensors  # noqa: F401

@@ -33,6 +33,44 @@ def _addindent(s, num_spaces):
     return first + "\n" + "\n".join(num_spaces * " " + line for line in lines)
 
 
+
+def _apply_to_parameter(module, key, param, fn, swap, overwrite):
+    """One parameter (and its .grad) of Module._apply: see Module._apply_in_place for the three ways."""
+    from ...utils import swap_tensors
+    applied = fn(param)
+    grad = param.grad
+    if swap:
+        try:
+            if grad is not None:
+                param.grad = None
+            swap_tensors(param, Parameter(applied, requires_grad=param.requires_grad))
+        except Exception as e:
+            if grad is not None:
+                param.grad = grad
+            raise RuntimeError(f"_apply(): Couldn't swap {module._get_name()}.{key}") from e
+        out = param
+    elif overwrite:
+        out = Parameter(applied, param.requires_grad)
+        module._parameters[key] = out
+    else:
+        if applied is not param:
+            _C._set_data(param, applied)
+        out = param
+    if grad is None:
+        return
+    grad_applied = fn(grad)
+    if swap:
+        grad_applied.requires_grad_(grad.requires_grad)
+        try:
+            swap_tensors(grad, grad_applied)
+        except Exception as e:
+            raise RuntimeError(f"_apply(): Couldn't swap {module._get_name()}.{key}.grad") from e
+        out.grad = grad
+    elif overwrite:
+        out.grad = grad_applied.requires_grad_(grad.requires_grad)
+    elif grad_applied is not grad:
+        _C._set_data(grad, grad_applied)
+
 class Module:
     """Base class of all layers and models. Subclasses define ``forward`` and assign submodules, Parameters
     and buffers as attributes in ``__init__`` (after calling ``super().__init__()``)."""
@@ -403,21 +441,20 @@ class Module:
         return self
 
     def _apply_in_place(self, fn):
+        # PyTorch's three ways, chosen by tandem.__future__: by default each Parameter object keeps its identity
+        # and gets the converted data (what optimizers holding it rely on); with the swap switch it also takes
+        # the converted tensor's class and attributes (utils.swap_tensors); with the overwrite switch the
+        # module gets new Parameter objects.
+        from ... import __future__ as future
+        swap = future.get_swap_module_params_on_conversion()
+        overwrite = future.get_overwrite_module_params_on_conversion()
         for mod in self.modules():
-            for store in (mod._parameters, mod._buffers):
-                for key, t in store.items():
-                    if t is None:
-                        continue
-                    moved = fn(t)
-                    if moved is t:
-                        continue
-                    if isinstance(t, Parameter):
-                        _C._set_data(t, moved)
-                        grad = t.grad
-                        if grad is not None:
-                            _C._set_data(grad, fn(grad))
-                    else:
-                        store[key] = moved
+            for key, t in mod._parameters.items():
+                if t is not None:
+                    _apply_to_parameter(mod, key, t, fn, swap, overwrite)
+            for key, t in mod._buffers.items():
+                if t is not None:
+                    mod._buffers[key] = fn(t)
 
     def to(self, *args, memory_format=None, **kwargs):
         device, dtype, non_blocking = _parse_to(*args, **kwargs)

@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from ... import _C
 from ..._C import Tensor
 from ...autograd import no_grad
-from ..parameter import is_lazy
+from ... import __future__ as _future
+from ..parameter import Parameter, is_lazy
 
 
 class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -85,6 +86,23 @@ def state_dict(module, *args, destination=None, prefix="", keep_vars=False):
     return destination
 
 
+def _swap_in(target, src, assign):
+    """load_state_dict under tandem.__future__'s swap switch, as PyTorch: the value module_load makes (a subclass
+    may override it) is swapped into the target object, which keeps its identity and requires_grad."""
+    from ...utils import swap_tensors
+    with no_grad():
+        new = target.module_load(src, assign=assign)
+        if new is src or new is target:
+            raise RuntimeError("module_load returned one of self or other, please .detach() the result if "
+                               "returning one of the inputs in module_load")
+        if isinstance(target, Parameter):
+            if isinstance(new, Parameter):
+                new.requires_grad_(target.requires_grad)
+            else:
+                new = Parameter(new, requires_grad=target.requires_grad)
+        swap_tensors(target, new)
+
+
 def load_from_state_dict(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                          error_msgs):
     """Copies the entries under `prefix` into the module's own parameters and persistent buffers."""
@@ -97,6 +115,7 @@ def load_from_state_dict(module, state_dict, prefix, local_metadata, strict, mis
     local.update((k, v) for k, v in module._buffers.items()
                  if v is not None and k not in module._non_persistent_buffers_set)
     assign = local_metadata.get("assign_to_params_buffers", False)
+    swap = _future.get_swap_module_params_on_conversion()
     for name, target in local.items():
         key = prefix + name
         if key not in state_dict:
@@ -120,7 +139,9 @@ def load_from_state_dict(module, state_dict, prefix, local_metadata, strict, mis
                               f"the shape in current model is {target.shape!r}.")
             continue
         try:
-            if assign:
+            if swap:
+                _swap_in(target, src, assign)
+            elif assign:
                 _C._set_data(target, src)
             else:
                 with no_grad():
