@@ -113,8 +113,8 @@ void init_nn(nb::module_& m) {
       },
       nb::arg("self"), nb::arg("cls"));
   m.def("_set_data", &autograd::set_data, nb::arg("self"), nb::arg("src"));
-  // torch.utils.swap_tensors' last step: the two Python objects exchange the C++ tensors they hold (the checks,
-  // __class__ and __dict__ are Python's, in tandem/utils/_swap.py).
+  // torch.utils.swap_tensors' last step: the two Python objects exchange the C++ tensors they hold (the
+  // checks, __class__ and __dict__ are Python's, in tandem/utils/_swap.py).
   m.def(
       "_swap_tensor_impl",
       [](nb::handle a, nb::handle b) {
