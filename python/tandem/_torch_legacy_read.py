@@ -267,3 +267,16 @@ def load(fh, map_location, weights_only, pickle_load_args):
     result = unpickler.load()
     fh.seek(end)
     return result
+
+
+def load_storage_bytes(data):
+    """A storage pickled by PyTorch's plain pickle (torch.storage._load_from_bytes): torch.save's legacy format
+    holding that one storage, read with weights_only=True. It goes back to the device it was saved on, as with
+    PyTorch's torch.load(weights_only=False) without map_location."""
+    if not isinstance(data, (bytes, bytearray)):
+        raise TypeError(f"_load_from_bytes: expected bytes, got {type(data).__name__}")
+    storage = load(io.BytesIO(data), None, True, {})
+    if not isinstance(storage, _Storage):
+        raise pickle.UnpicklingError(f"tandem: a pickled PyTorch storage holds a {type(storage).__name__}, not a "
+                                     "storage\nhint: the pickle is damaged")
+    return storage
