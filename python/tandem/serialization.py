@@ -1,6 +1,6 @@
-"""tandem.save / tandem.load: PyTorch's checkpoint format (torch.save's zip archive, in _torch_format*.py) by
-default, and safetensors for paths ending in ``.safetensors``. load tells the two apart by the file's first
-bytes, whatever its name, and names what it found when it is neither.
+"""tandem.save / tandem.load: PyTorch's checkpoint format (torch.save's zip archive, in _torch_format*.py, or its
+legacy format, in _torch_legacy_read.py) by default, and safetensors for paths ending in ``.safetensors``. load
+tells the formats apart by the file's first bytes, whatever its name, and names what it found when it is none.
 
 safetensors (this file): an 8-byte little-endian header length, a JSON header naming each tensor's dtype,
 shape and byte range, then the raw bytes. No pickle: loading never runs code. A flat dict of str -> Tensor is
@@ -207,7 +207,8 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_ne
     """Writes ``obj`` to ``f`` (a path or a binary file object) as torch.save does: PyTorch's zip format, which
     holds any picklable object and which ``torch.load(f, weights_only=True)`` reads when ``obj`` is made of
     tensors, containers, numbers and strings. A path ending in ``.safetensors`` gets the safetensors format
-    (tensors and dicts/lists/tuples of them, numbers and strings; string ``metadata`` in its header)."""
+    (tensors and dicts/lists/tuples of them, numbers and strings; string ``metadata`` in its header).
+    ``_use_new_zipfile_serialization=False`` writes torch.save's legacy (pre-1.6) format instead of the zip."""
     if not (hasattr(f, "write") or isinstance(f, (str, os.PathLike))):
         raise AttributeError("expected 'f' to be string, path, or a file-like object with a 'write' attribute")
     if isinstance(f, (str, os.PathLike)) and os.fsdecode(f).lower().endswith(".safetensors"):
@@ -351,7 +352,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     ``weights_only=True`` (the default, as in PyTorch >= 2.6) reads only tensors, Parameters, containers,
     numbers, strings, NumPy arrays and globals allowed with add_safe_globals, and refuses anything else
     without running it. ``weights_only=False`` unpickles any object, which runs code the file names: only for
-    files you trust. ``mmap`` is accepted; the file is read, not mapped.
+    files you trust. ``mmap`` is accepted; the file is read, not mapped (a legacy-format file refuses it, as in
+    PyTorch).
 
     As in PyTorch, an explicit ``pickle_module`` makes the default ``weights_only=False``, and the environment
     variables TORCH_FORCE_WEIGHTS_ONLY_LOAD / TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD (1, y, yes or true) force

@@ -127,8 +127,8 @@ def test_map_location(map_location, device):
     if "cuda" in device and tandem.cuda.device_count() < 2:
         pytest.skip("needs two CUDA devices (real or TANDEM_EMULATE_CUDA=2)")
     base = torch.arange(6.0).reshape(2, 3)
-    got = tandem.load(io.BytesIO(torch_legacy_bytes({"w": base, "t": base.t(), "b": torch.tensor([1.5], dtype=torch.bfloat16)})),
-                      map_location=map_location)
+    data = torch_legacy_bytes({"w": base, "t": base.t(), "b": torch.tensor([1.5], dtype=torch.bfloat16)})
+    got = tandem.load(io.BytesIO(data), map_location=map_location)
     assert {str(t.device) for t in got.values()} == {device}
     assert got["t"].cpu().tolist() == base.t().tolist() and got["b"].dtype == tandem.bfloat16
     assert got["b"].cpu().float().tolist() == [1.5]
@@ -179,6 +179,13 @@ def test_torch_loads_tandem_legacy_files(tmp_path, name):
     tandem.save(to_tandem(obj), tmp_path / "old.pt", **LEGACY)
     assert_same(torch.load(tmp_path / "old.pt", weights_only=True), obj)
     assert_same(tandem.load(tmp_path / "old.pt"), obj)
+
+
+@pytest.mark.parametrize("name", ["complex64", "complex128", "uint8", "bool", "bfloat16"])
+def test_torch_reads_more_dtypes(name):
+    want = torch.tensor([0, 1, 3], dtype=getattr(torch, name))
+    got = torch.load(io.BytesIO(tandem_legacy_bytes(tandem.tensor([0, 1, 3], dtype=getattr(tandem, name)))))
+    assert got.dtype == want.dtype and torch.equal(got, want)
 
 
 def test_header_is_torchs_and_views_share_in_torch():
