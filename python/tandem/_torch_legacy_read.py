@@ -188,6 +188,11 @@ def _unpickle(fh, unpickler, what):
                            "the file is truncated") from None
         raise pickle.UnpicklingError(f"pickle data was truncated\nhint: the legacy checkpoint ends inside its "
                                      f"{what}; the file is truncated") from None
+    except (TypeError, AttributeError, MemoryError) as e:
+        # These passes run nothing the file names (stand-ins only), so these come from malformed opcodes: a
+        # SETITEMS on a str, a BYTEARRAY8 of a size larger than memory.
+        raise pickle.UnpicklingError(f"tandem.load: the legacy checkpoint's {what} is damaged "
+                                     f"({type(e).__name__}: {e})") from None
 
 
 def _read_exactly(fh, out):

@@ -295,3 +295,13 @@ def test_damage_torch_does_not_notice_is_refused():
 def test_a_plain_pickle_is_still_named():
     with pytest.raises(pickle.UnpicklingError, match="unrecognized file format: the file is a plain pickle stream"):
         tandem.load(io.BytesIO(pickle.dumps(123, protocol=2) + torch_legacy_bytes(1)[15:]))
+
+
+def test_malformed_object_pickle_is_an_unpickling_error():
+    header = torch_legacy_bytes(0)[:pickle_ends(torch_legacy_bytes(0))[2]]
+    setitems_on_a_str = b"\x80\x02X\x01\x00\x00\x00a(K\x01K\x02u."
+    data = header + setitems_on_a_str + pickle.dumps([], protocol=2)
+    for weights_only in (True, False):
+        with pytest.raises(pickle.UnpicklingError, match="^tandem.load: the legacy checkpoint's object pickle is "
+                                                          "damaged \\(TypeError"):
+            tandem.load(io.BytesIO(data), weights_only=weights_only)
