@@ -376,8 +376,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             # PyTorch's mmap error names the file only when it was given as a str
             mmap_name = (f"{f}, " if isinstance(f, str) else "") if mmap else None
             return _load_from(fh, os.fsdecode(f), map_location, weights_only, pickle_load_args, mmap_name)
-    if not (hasattr(f, "seekable") and f.seekable()):
-        f = io.BytesIO(f.read())  # the zip and legacy readers jump around the file
+    if not (hasattr(f, "seekable") and f.seekable() and hasattr(f, "readline") and hasattr(f, "readinto")):
+        f = io.BytesIO(f.read())  # the readers jump around the file; the legacy one unpickles from it
     return _load_from(f, "", map_location, weights_only, pickle_load_args, None)
 
 

@@ -305,3 +305,24 @@ def test_malformed_object_pickle_is_an_unpickling_error():
         with pytest.raises(pickle.UnpicklingError, match="^tandem.load: the legacy checkpoint's object pickle is "
                                                           "damaged \\(TypeError"):
             tandem.load(io.BytesIO(data), weights_only=weights_only)
+
+
+def test_file_objects_without_readinto():
+    class Minimal:  # what torch.load needs of a file object
+        def __init__(self, data):
+            self._f = io.BytesIO(data)
+
+        def read(self, n=-1):
+            return self._f.read(n)
+
+        def readline(self):
+            return self._f.readline()
+
+        def seek(self, offset, whence=0):
+            return self._f.seek(offset, whence)
+
+        def tell(self):
+            return self._f.tell()
+
+    data = torch_legacy_bytes({"a": torch.arange(3.0)})
+    assert tandem.load(Minimal(data))["a"].tolist() == torch.load(Minimal(data))["a"].tolist() == [0.0, 1.0, 2.0]
