@@ -15,12 +15,15 @@ from .._size import Size
 from .._tensor_str import _add_suffixes, _options
 from . import _conversion_args, _coo, _math
 from ._base import _SparseBase, repr_part, wrap_dim
+from ._beta_warning import warn_csr_beta
 
 Tensor = _C.Tensor
 
 
 def wrap(crow_indices, col_indices, values, size):
-    """A CSR tensor over parts the caller has validated or derived (no checks, no copies)."""
+    """A CSR tensor over parts the caller has validated or derived (no checks, no copies). Every CSR tensor is
+    made here, so here PyTorch's beta warning is given."""
+    warn_csr_beta()
     t = object.__new__(SparseCsrTensor)
     t._crow, t._col, t._vals, t._size = crow_indices, col_indices, values, Size(size)
     return t
