@@ -317,7 +317,7 @@ class RNNBase(Module):
             if sorted_indices is not None:
                 h0 = h0.index_select(1, sorted_indices)
                 c0 = c0.index_select(1, sorted_indices) if lstm else None
-        if not batch_sizes or batch_sizes[0] == 0:
+        if not batch_sizes:  # no time steps (a batch of 0 sequences runs, as in PyTorch)
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         output, h_n, c_n = self._layers(rows, batch_sizes, h0, c0, stack_output=not packed)
         if packed:
