@@ -4,7 +4,7 @@ size) constructors. tandem.sparse_coo_tensor, sparse_csr_tensor, Tensor.to_spars
 sparse paths of tandem.mm / matmul / addmm / spmm are installed into tandem by install(). docs/ops.md ("Sparse
 tensors") lists what a sparse tensor supports."""
 from .. import _C
-from . import _construct, _csr, _csr_construct, _legacy, _math, _mv
+from . import _construct, _csr, _csr_construct, _legacy, _math, _mv, _select
 from ._coo import SparseCooTensor
 from ._invariants import check_sparse_tensor_invariants
 from ._csr import SparseCsrTensor
@@ -125,6 +125,7 @@ def _mv_wrapper(dense_mv):
 
 
 SparseCooTensor.mv = SparseCsrTensor.mv = _mv.mv
+SparseCooTensor.index_select = _select.index_select
 
 
 def _is_tensor(dense_is_tensor):
