@@ -14,6 +14,11 @@ from . import _C
 ZIP_MAGIC = b"PK\x03\x04"
 STORAGE_ALIGNMENT = 64
 VERSION_RECORD = b"3\n"  # what torch.save writes
+# The legacy format's first three pickles (the format is described in _torch_legacy_read).
+LEGACY_MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
+LEGACY_PROTOCOL_VERSION = 1001
+LEGACY_SYS_INFO = {"protocol_version": LEGACY_PROTOCOL_VERSION, "little_endian": True,
+                   "type_sizes": {"short": 2, "int": 4, "long": 4}}  # what torch.save writes, on every platform
 
 # tandem dtype name -> (PyTorch storage class, element size, NumPy dtype; None where NumPy has none).
 DTYPES = {

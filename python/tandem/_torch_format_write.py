@@ -1,6 +1,7 @@
-"""tandem.save in PyTorch's zip format (the layout is described in _torch_format). tandem's tensors, Parameters,
-Sizes, devices and dtypes are pickled under PyTorch's names, so ``torch.load(f, weights_only=True)`` reads
-them as torch objects; everything else is pickled as ``pickle`` does, as torch.save does."""
+"""tandem.save in PyTorch's zip format (the layout is described in _torch_format) or its legacy format (in
+_torch_legacy_read). tandem's tensors, Parameters, Sizes, devices and dtypes are pickled under PyTorch's names,
+so ``torch.load(f, weights_only=True)`` reads them as torch objects; everything else is pickled as ``pickle``
+does, as torch.save does."""
 import io
 import pickle
 import struct
@@ -17,6 +18,7 @@ from ._torch_format import (DTYPES, GET_LAYOUT, REBUILD_PARAMETER, REBUILD_PARAM
                             REBUILD_SPARSE_TENSOR, REBUILD_TENSOR_V2, REBUILD_TENSOR_V3, STORAGE_ALIGNMENT,
                             STORAGE_TYPES, TORCH_DEVICE, TORCH_SIZE, UNTYPED_STORAGE, VERSION_RECORD, TorchName,
                             dtype_name)
+from ._torch_format import LEGACY_MAGIC_NUMBER, LEGACY_PROTOCOL_VERSION, LEGACY_SYS_INFO
 from .nn.parameter import Parameter
 from .sparse import SparseCooTensor, SparseCsrTensor
 
@@ -36,11 +38,17 @@ class _SavedStorage:
         self.views.setdefault((t.storage_offset(), tuple(t.shape), tuple(t.stride())), t)
         self.lo, self.hi = min(self.lo, span[0]), max(self.hi, span[1])
 
-    def persistent_id(self):
+    def numel(self):
+        """The size the file gives: in elements, or in bytes for an UntypedStorage."""
         storage, itemsize, _ = DTYPES[dtype_name(self.dtype)]
-        if storage is None:  # uint16..64: an UntypedStorage, sized in bytes (the tensor names its dtype)
-            return ("storage", UNTYPED_STORAGE, self.key, self.location, (self.hi - self.lo) * itemsize)
-        return ("storage", STORAGE_TYPES[storage], self.key, self.location, self.hi - self.lo)
+        return (self.hi - self.lo) * (1 if storage else itemsize)
+
+    def persistent_id(self, legacy):
+        storage = DTYPES[dtype_name(self.dtype)][0]
+        # uint16..64 have no typed storage: an UntypedStorage, and the tensor names its dtype
+        storage_type = STORAGE_TYPES[storage] if storage else UNTYPED_STORAGE
+        pid = ("storage", storage_type, self.key, self.location, self.numel())
+        return pid + (None,) if legacy else pid  # the legacy format's view_metadata: None, not a storage view
 
     def payload(self):
         """The span's bytes, copied to the host."""
@@ -110,12 +118,13 @@ class _Pickler(pickle._Pickler):
     """The pure-Python pickler: its save_global can write a global by name (torch._utils._rebuild_tensor_v2)
     without importing it, which the C pickler's checks would require."""
 
-    def __init__(self, file, protocol, on_tensor):
+    def __init__(self, file, protocol, on_tensor, legacy):
         super().__init__(file, protocol)
         self._on_tensor = on_tensor  # tensor -> (storage, offset) to pickle
+        self._legacy = legacy
 
     def persistent_id(self, obj):
-        return obj.persistent_id() if isinstance(obj, _SavedStorage) else None
+        return obj.persistent_id(self._legacy) if isinstance(obj, _SavedStorage) else None
 
     def reducer_override(self, obj):
         if isinstance(obj, Parameter):
@@ -192,11 +201,12 @@ class Checkpoint:
     """An object pickled for torch's format, ready to be written; pickling errors happen here, before the
     destination is touched."""
 
-    def __init__(self, obj, protocol):
+    def __init__(self, obj, protocol, legacy=False):
         self._storages = _StorageTable()
-        _Pickler(_Discard(), protocol, self._seen).dump(obj)
+        self._protocol = protocol
+        _Pickler(_Discard(), protocol, self._seen, legacy).dump(obj)
         data = io.BytesIO()
-        _Pickler(data, protocol, self._storages.reference).dump(obj)
+        _Pickler(data, protocol, self._storages.reference, legacy).dump(obj)
         self._pickle = data.getvalue()
 
     def _seen(self, t):
@@ -227,3 +237,14 @@ class Checkpoint:
             for storage in self._storages.written:
                 record(f"data/{storage.key}", storage.payload() if storage.hi > storage.lo else b"")
             record("version", VERSION_RECORD)
+
+    def write_legacy(self, f):
+        """torch.save's legacy format (described in _torch_legacy_read), for a Checkpoint made with legacy=True."""
+        for header in (LEGACY_MAGIC_NUMBER, LEGACY_PROTOCOL_VERSION, LEGACY_SYS_INFO):
+            pickle.dump(header, f, protocol=self._protocol)
+        f.write(self._pickle)
+        pickle.dump([storage.key for storage in self._storages.written], f, protocol=self._protocol)
+        for storage in self._storages.written:
+            f.write(struct.pack("<q", storage.numel()))
+            if storage.hi > storage.lo:
+                f.write(storage.payload())

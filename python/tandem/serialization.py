@@ -1,6 +1,6 @@
-"""tandem.save / tandem.load: PyTorch's checkpoint format (torch.save's zip archive, in _torch_format*.py) by
-default, and safetensors for paths ending in ``.safetensors``. load tells the two apart by the file's first
-bytes, whatever its name, and names what it found when it is neither.
+"""tandem.save / tandem.load: PyTorch's checkpoint format (torch.save's zip archive, in _torch_format*.py, or its
+legacy format, in _torch_legacy_read.py) by default, and safetensors for paths ending in ``.safetensors``. load
+tells the formats apart by the file's first bytes, whatever its name, and names what it found when it is none.
 
 safetensors (this file): an 8-byte little-endian header length, a JSON header naming each tensor's dtype,
 shape and byte range, then the raw bytes. No pickle: loading never runs code. A flat dict of str -> Tensor is
@@ -207,7 +207,8 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_ne
     """Writes ``obj`` to ``f`` (a path or a binary file object) as torch.save does: PyTorch's zip format, which
     holds any picklable object and which ``torch.load(f, weights_only=True)`` reads when ``obj`` is made of
     tensors, containers, numbers and strings. A path ending in ``.safetensors`` gets the safetensors format
-    (tensors and dicts/lists/tuples of them, numbers and strings; string ``metadata`` in its header)."""
+    (tensors and dicts/lists/tuples of them, numbers and strings; string ``metadata`` in its header).
+    ``_use_new_zipfile_serialization=False`` writes torch.save's legacy (pre-1.6) format instead of the zip."""
     if not (hasattr(f, "write") or isinstance(f, (str, os.PathLike))):
         raise AttributeError("expected 'f' to be string, path, or a file-like object with a 'write' attribute")
     if isinstance(f, (str, os.PathLike)) and os.fsdecode(f).lower().endswith(".safetensors"):
@@ -223,15 +224,15 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_ne
                          "hint: save to a path ending in .safetensors")
     if pickle_module is not pickle:
         raise NotImplementedError("tandem.save: only the standard pickle module is supported as pickle_module")
-    if not _use_new_zipfile_serialization:
-        raise NotImplementedError("tandem.save writes PyTorch's zip format only, not the legacy format that "
-                                  "_use_new_zipfile_serialization=False selects")
     if isinstance(pickle_protocol, int) and pickle_protocol > pickle.HIGHEST_PROTOCOL:  # pickle's own text
         raise ValueError(f"pickle protocol must be <= {pickle.HIGHEST_PROTOCOL}")
     if not (isinstance(pickle_protocol, int) and 2 <= pickle_protocol <= pickle.HIGHEST_PROTOCOL):
         raise ValueError(f"tandem.save: pickle_protocol must be 2..{pickle.HIGHEST_PROTOCOL}, got {pickle_protocol!r}")
     from ._torch_format_write import Checkpoint
-    checkpoint = Checkpoint(obj, pickle_protocol)
+    checkpoint = Checkpoint(obj, pickle_protocol, legacy=not _use_new_zipfile_serialization)
+    if not _use_new_zipfile_serialization:
+        _write_file(f, checkpoint.write_legacy)
+        return
     # The archive's folder is named after the file, as torch.save names it.
     archive = "archive" if hasattr(f, "write") else os.path.splitext(os.path.basename(os.fsdecode(f)))[0] or "archive"
     _write_file(f, lambda out: checkpoint.write(out, archive, not _disable_byteorder_record))
@@ -315,9 +316,6 @@ def _parse(buf):
     return header, 8 + n
 
 
-_LEGACY_MAGIC = b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19"  # torch.save's legacy format: a pickled magic number
-
-
 class UnrecognizedFormatError(ValueError, pickle.UnpicklingError):
     """A file that is neither format. Also the UnpicklingError torch.load raises there (its unpickler reads the
     bytes), so code written for PyTorch catches it."""
@@ -329,13 +327,9 @@ class UnrecognizedEmptyFileError(UnrecognizedFormatError, EOFError):
 
 def _unknown_format(head):
     """The error for a file that is neither format, naming what it looks like."""
-    hint = "tandem.load reads torch.save's zip checkpoints and safetensors files"
+    hint = "tandem.load reads torch.save's checkpoints (zip or legacy format) and safetensors files"
     if not head:
         what = "the file is empty"
-    elif head.startswith(_LEGACY_MAGIC):
-        what = "the file is in PyTorch's legacy format (torch.save before PyTorch 1.6, or with " \
-               "_use_new_zipfile_serialization=False)"
-        hint = "in PyTorch, torch.save(torch.load(f, weights_only=False), f) rewrites it in the zip format"
     elif head[0] == 0x80:
         what = "the file is a plain pickle stream (pickle.dump), not a torch.save checkpoint"
         hint = "read it with pickle.load, only if you trust it: unpickling runs code named in the file"
@@ -358,7 +352,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     ``weights_only=True`` (the default, as in PyTorch >= 2.6) reads only tensors, Parameters, containers,
     numbers, strings, NumPy arrays and globals allowed with add_safe_globals, and refuses anything else
     without running it. ``weights_only=False`` unpickles any object, which runs code the file names: only for
-    files you trust. ``mmap`` is accepted; the file is read, not mapped.
+    files you trust. ``mmap`` is accepted; the file is read, not mapped (a legacy-format file refuses it, as in
+    PyTorch).
 
     As in PyTorch, an explicit ``pickle_module`` makes the default ``weights_only=False``, and the environment
     variables TORCH_FORCE_WEIGHTS_ONLY_LOAD / TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD (1, y, yes or true) force
@@ -378,10 +373,12 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                                  "from a file that is seekable. Please pre-load the data into a buffer like "
                                  "io.BytesIO and try to load from it instead.")
         with open(os.fspath(f), "rb") as fh:
-            return _load_from(fh, os.fsdecode(f), map_location, weights_only, pickle_load_args)
-    if not (hasattr(f, "seekable") and f.seekable()):
-        f = io.BytesIO(f.read())  # the zip reader jumps around the file
-    return _load_from(f, "", map_location, weights_only, pickle_load_args)
+            # PyTorch's mmap error names the file only when it was given as a str
+            mmap_name = (f"{f}, " if isinstance(f, str) else "") if mmap else None
+            return _load_from(fh, os.fsdecode(f), map_location, weights_only, pickle_load_args, mmap_name)
+    if not (hasattr(f, "seekable") and f.seekable() and hasattr(f, "readline") and hasattr(f, "readinto")):
+        f = io.BytesIO(f.read())  # the readers jump around the file; the legacy one unpickles from it
+    return _load_from(f, "", map_location, weights_only, pickle_load_args, None)
 
 
 def _resolve_weights_only(weights_only, pickle_module):
@@ -406,13 +403,21 @@ def _resolve_weights_only(weights_only, pickle_module):
     return weights_only
 
 
-def _load_from(fh, name, map_location, weights_only, pickle_load_args):
+def _load_from(fh, name, map_location, weights_only, pickle_load_args, mmap_name):
+    """``mmap_name``: None, or how the error for a file that cannot be mapped names it (mmap=True)."""
     start = fh.tell()
     head = fh.read(16)
     fh.seek(start)
     if head.startswith(ZIP_MAGIC):
         from . import _torch_format_read
         return _torch_format_read.load(fh, map_location, weights_only, pickle_load_args)
+    from . import _torch_legacy_read
+    if _torch_legacy_read.is_legacy(fh):
+        if mmap_name is not None:  # a legacy file's storages are not laid out to be mapped (PyTorch's error)
+            raise RuntimeError(f"mmap can only be used with files saved with `torch.save({mmap_name}"
+                               "_use_new_zipfile_serialization=True), please torch.save your checkpoint with this "
+                               "option in order to use mmap.")
+        return _torch_legacy_read.load(fh, map_location, weights_only, pickle_load_args)
     if not (name.lower().endswith(".safetensors") or head[8:9] == b"{"):
         raise _unknown_format(head)
     buf = fh.read()

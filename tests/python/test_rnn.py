@@ -316,3 +316,20 @@ def test_cell_op_errors():
         tandem._C._gru_cell(tandem.zeros(2, 9), tandem.zeros(2, 9, dtype=tandem.float64), tandem.zeros(2, 3))
     with pytest.raises(RuntimeError, match="lstm_cell: expected a floating-point dtype, got int64"):
         tandem._C._lstm_cell(tandem.zeros(2, 8, dtype=tandem.int64), tandem.zeros(2, 2, dtype=tandem.int64))
+
+
+@pytest.mark.parametrize("cls,kw", [("RNN", {}), ("LSTM", {"num_layers": 2, "bidirectional": True}),
+                                    ("GRU", {"batch_first": True})])
+def test_a_batch_of_no_sequences_runs_as_pytorch(device, cls, kw):
+    # PyTorch runs a (L, 0, F) input (an empty last batch of a dataset split); only zero time steps are refused.
+    ref, ours = twin(cls, 3, 4, device=device, **kw)
+    shape = (0, 5, 3) if kw.get("batch_first") else (5, 0, 3)
+    out_p, h_p = ref(torch.zeros(shape, dtype=torch.float64))
+    out_t, h_t = ours(tandem.zeros(shape, dtype=tandem.float64, device=device))
+    for t, p in zip([out_t, *flat_states(h_t)], [out_p, *flat_states(h_p)]):
+        assert tuple(t.shape) == tuple(p.shape) and t.dtype == tandem.float64 and str(t.device) == device
+    (out_t.sum() + flat_states(h_t)[0].sum()).backward()
+    for name, param in ours.named_parameters():
+        assert str(param.grad.device) == device and not N(param.grad).any(), name
+    with pytest.raises(RuntimeError, match="Expected sequence length to be larger than 0 in RNN"):
+        ours(tandem.zeros((5, 0, 3) if kw.get("batch_first") else (0, 2, 3), dtype=tandem.float64, device=device))

@@ -391,12 +391,6 @@ def test_other_formats_are_named(tmp_path, content, found):
         tandem.load(tmp_path / "f.pt")
 
 
-def test_legacy_format_is_named(tmp_path):
-    torch.save({"a": torch.ones(2)}, tmp_path / "old.pt", _use_new_zipfile_serialization=False)
-    with pytest.raises(ValueError, match="PyTorch's legacy format"):
-        tandem.load(tmp_path / "old.pt")
-
-
 def test_save_errors_leave_no_file(tmp_path):
     with pytest.raises((pickle.PicklingError, AttributeError, TypeError)):
         tandem.save({"f": lambda: 0}, tmp_path / "x.pt")

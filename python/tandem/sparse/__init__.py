@@ -4,7 +4,7 @@ size) constructors. tandem.sparse_coo_tensor, sparse_csr_tensor, Tensor.to_spars
 sparse paths of tandem.mm / matmul / addmm / spmm are installed into tandem by install(). docs/ops.md ("Sparse
 tensors") lists what a sparse tensor supports."""
 from .. import _C
-from . import _construct, _csr, _csr_construct, _legacy, _math
+from . import _construct, _csr, _csr_construct, _legacy, _math, _mv, _select
 from ._coo import SparseCooTensor
 from ._invariants import check_sparse_tensor_invariants
 from ._csr import SparseCsrTensor
@@ -113,6 +113,21 @@ def _addmm(dense_addmm):
     return addmm
 
 
+def _mv_wrapper(dense_mv):
+    def mv(input, vec, **kwargs):  # kwargs: out=, for the dense path
+        if type(input) in _SPARSE_TYPES:
+            _refuse_keywords("mv", kwargs)
+            return _mv.mv(input, vec)
+        return dense_mv(input, vec, **kwargs)
+
+    mv.__doc__ = dense_mv.__doc__
+    return mv
+
+
+SparseCooTensor.mv = SparseCsrTensor.mv = _mv.mv
+SparseCooTensor.index_select = _select.index_select
+
+
 def _is_tensor(dense_is_tensor):
     def is_tensor(obj):
         """True for tensors of any layout (as torch.is_tensor); False for anything else, None included (the
@@ -126,7 +141,7 @@ _installed = []
 
 
 def install(namespace):
-    """tandem.sparse_coo_tensor, sparse_csr_tensor and spmm, the sparse paths of mm / matmul / addmm / is_tensor,
+    """tandem.sparse_coo_tensor, sparse_csr_tensor and spmm, the sparse paths of mm / matmul / addmm / mv / is_tensor,
     and the Tensor methods for sparse work (to_sparse, to_sparse_csr, to_dense, ...)."""
     namespace["sparse_coo_tensor"] = _construct.sparse_coo_tensor
     namespace["sparse_csr_tensor"] = _csr_construct.sparse_csr_tensor
@@ -136,6 +151,7 @@ def install(namespace):
     namespace["mm"] = namespace["spmm"] = _mm(namespace["mm"])
     namespace["matmul"] = _matmul(namespace["matmul"])
     namespace["addmm"] = _addmm(namespace["addmm"])
+    namespace["mv"] = _mv_wrapper(namespace["mv"])
     namespace["is_tensor"] = _is_tensor(namespace["is_tensor"])
     for name, method in _construct.dense_methods().items():
         if not hasattr(Tensor, name):

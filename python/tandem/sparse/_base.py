@@ -4,6 +4,8 @@ index members, conversions, math, pickling and repr body) and gives the base wha
 (_index_tensors), itself over other parts (_rewrap), a leaf's gradient (_leaf_grad), PyTorch's name for its
 backend (_backend: 'Sparse' makes 'SparseCPU'), the hint of its refusals (_refuse_hint) and its constructors
 (_made_by)."""
+import numbers
+
 from .. import _C
 from .._tensor_str import _dtype_is_implied, _dtype_suffix, _suffix, tensor_body
 
@@ -207,11 +209,31 @@ class _SparseBase:
     def __iter__(self):
         raise self._refuse("unbind")
 
+    def _compare(self, op, other):
+        """A comparison operator (op: PyTorch's name, 'lt') with a tensor or number: the layout's refusal, naming
+        PyTorch's overload for the operand; anything else is NotImplemented, so == and != fall back to identity
+        (False / True, as PyTorch's) and <, <=, >, >= raise Python's TypeError."""
+        if not isinstance(other, (Tensor, _SparseBase, numbers.Number)):
+            return NotImplemented
+        raise self._refuse(f"{op}.{'Scalar' if isinstance(other, numbers.Number) else 'Tensor'}")
+
     def __eq__(self, other):
-        raise self._refuse("eq.Tensor")
+        return self._compare("eq", other)
 
     def __ne__(self, other):
-        raise self._refuse("ne.Tensor")
+        return self._compare("ne", other)
+
+    def __lt__(self, other):
+        return self._compare("lt", other)
+
+    def __le__(self, other):
+        return self._compare("le", other)
+
+    def __gt__(self, other):
+        return self._compare("gt", other)
+
+    def __ge__(self, other):
+        return self._compare("ge", other)
 
     # ---- copying and printing ---------------------------------------------------------------------------------
     def __deepcopy__(self, memo):
@@ -239,6 +261,25 @@ class _SparseBase:
         elif self.requires_grad:
             suffixes.append(_suffix("requires_grad=True"))
         return suffixes
+
+
+def _comparison_method(name, op):
+    """Tensor.eq / lt / ... and their aliases and in-place forms (op: PyTorch's name, 'lt_' for lt_ and less_):
+    the layout's refusal, or the binding's TypeError for an operand no comparison takes."""
+    def method(self, other):
+        if self._compare(op, other) is NotImplemented:
+            raise TypeError(f"{name}(): argument 'other' must be Tensor or Number, not {type(other).__name__}")
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+for _op, _aliases in (("eq", ()), ("ne", ("not_equal",)), ("lt", ("less",)), ("le", ("less_equal",)),
+                      ("gt", ("greater",)), ("ge", ("greater_equal",))):
+    for _name in (_op, *_aliases):
+        setattr(_SparseBase, _name, _comparison_method(_name, _op))
+        setattr(_SparseBase, _name + "_", _comparison_method(_name + "_", _op + "_"))
+del _op, _aliases, _name
 
 
 def _conversion(dtype):

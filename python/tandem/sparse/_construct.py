@@ -6,8 +6,8 @@ error. The check costs one amin/amax and one small device-to-host copy per const
 import math
 
 from .. import _C
-from .._layouts import sparse_coo, sparse_csr
-from . import _coo, _csr_construct, _invariants
+from .._layouts import sparse_csr, strided
+from . import _conversion_args, _coo, _csr_construct, _invariants
 
 Tensor = _C.Tensor
 
@@ -119,32 +119,17 @@ def _construct_is_sorted(indices, sizes):
     return lin.shape[0] < 2 or bool((lin[1:] > lin[:-1]).all())
 
 
-def check_coo_layout(layout, blocksize, source="Strided"):
-    """None and sparse_coo pass; sparse_csr is the caller's to handle; CSC, BSR and BSC, which tandem lacks, are
-    refused."""
-    if layout is not None and layout is not sparse_coo:
-        raise NotImplementedError(f"to_sparse(): layout={layout} is not supported\nhint: tandem has the sparse_coo "
-                                  "and sparse_csr layouts (no CSC, BSR or BSC)")
-    if blocksize is not None:
-        raise RuntimeError(f"to_sparse for {source} to SparseCoo conversion does not use specified blocksize")
-
-
-def _to_csr(self, blocksize, dense_dim, source):
-    if blocksize is not None:
-        raise RuntimeError(f"dense_to_sparse: conversion from {source} to SparseCsr with blocksize argument given "
-                           "is not supported")
-    if source == "Strided":
-        return _csr_construct.dense_to_sparse_csr(self, dense_dim)
-    return _csr_construct.coo_to_sparse_csr(self, dense_dim)
-
-
 def dense_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
     """Tensor.to_sparse: the nonzero elements of a dense tensor (rows of the first sparse_dim dims with any
-    nonzero, for hybrid results), coalesced; with layout=tandem.sparse_csr, to_sparse_csr(dense_dim).
-    Differentiable: the values are gathered from self."""
+    nonzero, for hybrid results), coalesced; with layout=tandem.sparse_csr, to_sparse_csr(dense_dim); with
+    layout=tandem.strided, self. Differentiable: the values are gathered from self."""
+    layout = _conversion_args.target_layout(layout)
+    if layout is strided:
+        _conversion_args.check("to_sparse", self, strided, strided, blocksize, dense_dim)
+        return self
+    _conversion_args.check("dense_to_sparse", self, strided, layout, blocksize, dense_dim)
     if layout is sparse_csr:
-        return _to_csr(self, blocksize, dense_dim, "Strided")
-    check_coo_layout(layout, blocksize)
+        return _csr_construct.dense_to_sparse_csr(self, dense_dim)
     ndim = self.dim()
     if sparse_dim is None:
         sparse_dim = ndim - (dense_dim or 0)

@@ -6,11 +6,11 @@ It is a Python class, not a tandem.Tensor subclass: a subclass carries a dense C
 read as the data (giving garbage), whereas a class of its own makes each dense op that does not know sparse tensors
 refuse it with a TypeError. The math (_math.py) composes dense tandem ops on indices and values, so autograd through
 the values, dtypes and every device (cpu, cuda, emulated cuda) come from those ops."""
-from .._layouts import sparse_coo, sparse_csr
+from .._layouts import sparse_coo, strided
 from .._legacy import _BY_DTYPE, _target_of_type_arg
 from .._size import Size
 from .._tensor_str import _add_suffixes, _options
-from . import _construct, _math
+from . import _construct, _conversion_args, _math
 from ._base import _SparseBase, repr_part
 
 
@@ -107,19 +107,26 @@ class SparseCooTensor(_SparseBase):
         return _math.to_dense(self)
 
     def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
-        if layout is sparse_csr:
-            return _construct._to_csr(self, blocksize, dense_dim, "Sparse")
-        _construct.check_coo_layout(layout, blocksize, "Sparse")
-        if sparse_dim is not None and sparse_dim != self.sparse_dim():
-            raise RuntimeError("to_sparse: conversion from Sparse to Sparse with sparse_dim argument "
-                               "!=self.sparse_dim() is not supported")
-        return self
+        """Self (in layout sparse_coo), its CSR form (sparse_csr) or to_dense() (strided), with PyTorch's checks."""
+        if sparse_dim is not None:
+            if sparse_dim != self.sparse_dim():
+                raise RuntimeError("to_sparse: conversion from Sparse to Sparse with sparse_dim argument "
+                                   "!=self.sparse_dim() is not supported")
+            return self
+        layout = _conversion_args.target_layout(layout)
+        if layout is sparse_coo:
+            _conversion_args.check("to_sparse", self, sparse_coo, sparse_coo, blocksize, dense_dim)
+            return self
+        _conversion_args.check("sparse_coo_to_sparse", self, sparse_coo, layout, blocksize, dense_dim)
+        return self.to_dense() if layout is strided else self.to_sparse_csr()
 
     def to_sparse_coo(self):
         return self
 
     def to_sparse_csr(self, dense_dim=None):
-        return _construct._to_csr(self, None, dense_dim, "Sparse")
+        from ._csr_construct import coo_to_sparse_csr  # noqa: PLC0415  (_csr_construct imports this module)
+
+        return coo_to_sparse_csr(self, dense_dim)
 
     def item(self):
         if self.numel() != 1:
@@ -205,19 +212,6 @@ class SparseCooTensor(_SparseBase):
 
     def sum(self, dim=None, keepdim=False, dtype=None):
         return _math.sum(self, dim, keepdim, dtype)
-
-    # ---- what a COO tensor refuses besides what every sparse tensor refuses (_base.py) ------------------------
-    def __lt__(self, other):
-        raise self._refuse("lt.Tensor")
-
-    def __le__(self, other):
-        raise self._refuse("le.Tensor")
-
-    def __gt__(self, other):
-        raise self._refuse("gt.Tensor")
-
-    def __ge__(self, other):
-        raise self._refuse("ge.Tensor")
 
     # ---- pickling and printing --------------------------------------------------------------------------------
     def __reduce_ex__(self, protocol):

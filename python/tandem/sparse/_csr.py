@@ -9,18 +9,21 @@ indices expanded from crow_indices with one repeat_interleave), so products, sum
 import numbers
 
 from .. import _C
-from .._layouts import sparse_coo, sparse_csr
+from .._layouts import sparse_csr, strided
 from .._legacy import _target_of_type_arg
 from .._size import Size
 from .._tensor_str import _add_suffixes, _options
-from . import _coo, _math
+from . import _conversion_args, _coo, _math
 from ._base import _SparseBase, repr_part, wrap_dim
+from ._beta_warning import warn_csr_beta
 
 Tensor = _C.Tensor
 
 
 def wrap(crow_indices, col_indices, values, size):
-    """A CSR tensor over parts the caller has validated or derived (no checks, no copies)."""
+    """A CSR tensor over parts the caller has validated or derived (no checks, no copies). Every CSR tensor is
+    made here, so here PyTorch's beta warning is given."""
+    warn_csr_beta()
     t = object.__new__(SparseCsrTensor)
     t._crow, t._col, t._vals, t._size = crow_indices, col_indices, values, Size(size)
     return t
@@ -129,23 +132,22 @@ class SparseCsrTensor(_SparseBase):
         return _math.coalesce(as_coo(self))
 
     def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+        """The COO form (layout sparse_coo, the default), self (sparse_csr) or to_dense() (strided), with PyTorch's
+        checks."""
+        if sparse_dim is not None:
+            if sparse_dim != 2:
+                raise RuntimeError("sparse_compressed_to_sparse: conversion from SparseCsr to Sparse with sparse_dim "
+                                   "argument !=2 is not supported")
+            return self.to_sparse_coo()
+        layout = _conversion_args.target_layout(layout)
         if layout is sparse_csr:
-            if dense_dim is not None:
-                raise RuntimeError("to_sparse_csr: conversion from SparseCsr to SparseCsr with dense_dim argument "
-                                   "given is not supported")
+            _conversion_args.check("to_sparse", self, sparse_csr, sparse_csr, blocksize, dense_dim)
             return self
-        if layout is not None and layout is not sparse_coo:
-            raise NotImplementedError(f"to_sparse(): layout={layout} is not supported\nhint: tandem has the "
-                                      "sparse_coo and sparse_csr layouts")
-        if sparse_dim is not None and sparse_dim != 2:
-            raise RuntimeError("sparse_compressed_to_sparse: conversion from SparseCsr to Sparse with sparse_dim "
-                               "argument !=2 is not supported")
-        return self.to_sparse_coo()
+        _conversion_args.check("sparse_compressed_to_sparse", self, sparse_csr, layout, blocksize, dense_dim)
+        return self.to_dense() if layout is strided else self.to_sparse_coo()
 
     def to_sparse_csr(self, dense_dim=None):
-        if dense_dim is not None:
-            raise RuntimeError("to_sparse_csr: conversion from SparseCsr to SparseCsr with dense_dim argument "
-                               "given is not supported")
+        _conversion_args.check("to_sparse_csr", self, sparse_csr, sparse_csr, None, dense_dim)
         return self
 
     # ---- views: the transpose of a CSR matrix is a CSC one, which tandem lacks ---------------------------------
@@ -216,6 +218,14 @@ class SparseCsrTensor(_SparseBase):
             raise NotImplementedError("sum(dim, keepdim=True) of a sparse CSR tensor is not supported\nhint: use "
                                       "the COO form: .to_sparse_coo().sum(dim)")
         return (self._vals if dtype is None else self._vals.to(dtype)).sum()
+
+    # ---- comparisons: PyTorch's elementwise machinery refuses the layout ------------------------------------
+    def _compare(self, op, other):
+        """What _base.py's comparison operators and methods do with a CSR tensor (either side of the operator)."""
+        if not _is_operand(other):
+            return NotImplemented
+        raise RuntimeError("unsupported tensor layout: SparseCsr\nhint: compare the stored values (t.values()) or "
+                           "the dense form (t.to_dense())")
 
     # ---- pickling and printing (what a CSR tensor refuses is _base.py's) --------------------------------------
     def __reduce_ex__(self, protocol):

@@ -9,8 +9,8 @@ adds duplicates up and does not need the order."""
 import operator
 
 from .. import _C
-from .._layouts import sparse_csr
-from . import _coo, _csr, _invariants, _math
+from .._layouts import sparse_coo, sparse_csr, strided
+from . import _conversion_args, _coo, _csr, _invariants, _math
 
 Tensor = _C.Tensor
 
@@ -148,9 +148,7 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
 def dense_to_sparse_csr(self, dense_dim=None):
     """Tensor.to_sparse_csr for a 2-d dense tensor: its nonzero elements, row by row. Differentiable: the values
     are gathered from self."""
-    if dense_dim is not None and dense_dim != 0:
-        raise RuntimeError(f"dense_to_sparse_csr: dense_dim argument must be in [0,{max(self.dim() - 2, 0)}] "
-                           f"range, but {dense_dim} is given")
+    _conversion_args.check("dense_to_sparse_csr", self, strided, sparse_csr, None, dense_dim)
     if self.dim() != 2:
         raise RuntimeError(f"to_sparse_csr(): expected a 2-d tensor, got {self.dim()}-d\nhint: tandem's CSR "
                            "tensors are matrices (no batched CSR); use .to_sparse() for the COO layout")
@@ -161,9 +159,7 @@ def dense_to_sparse_csr(self, dense_dim=None):
 
 def coo_to_sparse_csr(self, dense_dim=None):
     """SparseCooTensor.to_sparse_csr: coalesced, then rows compressed (values keep their autograd history)."""
-    if self.sparse_dim() != 2:
-        raise RuntimeError("coo_to_sparse_csr: conversion from Sparse to SparseCsr for input tensors with "
-                           "sparse_dim()!=2 is not supported")
+    _conversion_args.check("coo_to_sparse_csr", self, sparse_coo, sparse_csr, None, dense_dim)
     if self.dense_dim() != 0:
         raise NotImplementedError("to_sparse_csr(): a hybrid COO tensor (with dense dims) has no CSR form in "
                                   "tandem\nhint: tandem's CSR tensors have no dense dims")

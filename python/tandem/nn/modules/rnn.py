@@ -74,7 +74,7 @@ def _step_rows(rows, batch_sizes):
 
 
 def _run_direction(kind, x_proj, batch_sizes, h0, c0, w_hh, b_hh, w_hr, reverse):
-    """Runs one direction of one layer over packed rows. Returns (output rows, final h, final c)."""
+    """Runs one direction of one layer over packed rows. Returns (each step's output, final h, final c)."""
     steps = len(batch_sizes)
     x_steps = _step_rows(x_proj, batch_sizes)
     # Transposed once: every step's weight gradient then adds up in one (contiguous) buffer before a single
@@ -114,7 +114,12 @@ def _run_direction(kind, x_proj, batch_sizes, h0, c0, w_hh, b_hh, w_hr, reverse)
                 h = h.matmul(w_hr_t)
             outputs[t] = h
         h_n, c_n = h, c
-    return tandem.cat(outputs) if steps > 1 else outputs[0], h_n, c_n
+    return outputs, h_n, c_n
+
+
+def _rows(step_outputs):
+    """The steps' outputs as packed rows."""
+    return tandem.cat(step_outputs) if len(step_outputs) > 1 else step_outputs[0]
 
 
 def _check_number_arguments(input_size, hidden_size, num_layers, bias, batch_first, dropout, proj_size):
@@ -312,16 +317,16 @@ class RNNBase(Module):
             if sorted_indices is not None:
                 h0 = h0.index_select(1, sorted_indices)
                 c0 = c0.index_select(1, sorted_indices) if lstm else None
-        if not batch_sizes or batch_sizes[0] == 0:
+        if not batch_sizes:  # no time steps (a batch of 0 sequences runs, as in PyTorch)
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
-        output, h_n, c_n = self._layers(rows, batch_sizes, h0, c0)
+        output, h_n, c_n = self._layers(rows, batch_sizes, h0, c0, stack_output=not packed)
         if packed:
             if unsorted_indices is not None:
                 h_n = h_n.index_select(1, unsorted_indices)
                 c_n = c_n.index_select(1, unsorted_indices) if lstm else None
             result = _packed_sequence()(output, batch_sizes_t, sorted_indices, unsorted_indices)
         else:
-            result = output.reshape(len(batch_sizes), batch, output.shape[-1])
+            result = output
             if not batched:
                 result = result.squeeze(1)
                 h_n = h_n.squeeze(1)
@@ -330,12 +335,16 @@ class RNNBase(Module):
                 result = result.transpose(0, 1)
         return result, ((h_n, c_n) if lstm else h_n)
 
-    def _layers(self, rows, batch_sizes, h0, c0):
+    def _layers(self, rows, batch_sizes, h0, c0, stack_output):
+        """Every layer over packed rows. The last layer's output is packed rows too, or with stack_output the
+        (L, N, H * directions) tensor PyTorch's native implementation builds (each direction's steps stacked, the
+        directions concatenated), so its grad_fn is PyTorch's (StackBackward0, CatBackward0)."""
         kind = _CELL[self.mode]
         directions = 2 if self.bidirectional else 1
         final_h, final_c = [], []
         layer_input = rows
         for layer in range(self.num_layers):
+            stacked = stack_output and layer == self.num_layers - 1
             outs = []
             for direction in range(directions):
                 names = self._all_weights[layer * directions + direction]
@@ -347,13 +356,13 @@ class RNNBase(Module):
                     b_hh = None
                 x_proj = F.linear(layer_input, w_ih, b_ih)
                 index = layer * directions + direction
-                out, h_n, c_n = _run_direction(kind, x_proj, batch_sizes, h0[index],
-                                               c0[index] if c0 is not None else None, w_hh, b_hh, w_hr,
-                                               reverse=direction == 1)
-                outs.append(out)
+                step_outputs, h_n, c_n = _run_direction(kind, x_proj, batch_sizes, h0[index],
+                                                        c0[index] if c0 is not None else None, w_hh, b_hh, w_hr,
+                                                        reverse=direction == 1)
+                outs.append(tandem.stack(step_outputs) if stacked else _rows(step_outputs))
                 final_h.append(h_n)
                 final_c.append(c_n)
-            layer_input = outs[0] if directions == 1 else tandem.cat(outs, dim=1)
+            layer_input = outs[0] if directions == 1 else tandem.cat(outs, dim=2 if stacked else 1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 layer_input = F.dropout(layer_input, self.dropout, True)
         h_n = tandem.stack(final_h)
