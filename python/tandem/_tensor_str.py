@@ -243,7 +243,8 @@ def tensor_repr(t):
     body = tensor_body(t, indent)
     grad_fn = getattr(t, "grad_fn", None)
     if grad_fn is not None:
-        name = grad_fn.name() if hasattr(grad_fn, "name") else type(grad_fn).__name__
+        # PyTorch prints the node's class name: CopySlices, where name() says torch::autograd::CopySlices.
+        name = grad_fn.name().rsplit("::", 1)[-1] if hasattr(grad_fn, "name") else type(grad_fn).__name__
         suffixes.append(_suffix(f"grad_fn=<{name}>"))
     elif t.requires_grad:
         suffixes.append(_suffix("requires_grad=True"))

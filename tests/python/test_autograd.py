@@ -276,6 +276,10 @@ def test_leaf_and_grad_fn_attributes():
     assert (c + c).grad_fn is None and not (c + c).requires_grad
     assert (x + c).grad_fn.next_functions[1] == (None, 0)
     assert "grad_fn=<AddBackward0>" in repr(y)
+    z = leaf([1.0, 2.0]) * 2
+    z[0] = 5.0  # PyTorch prints the class name, CopySlices, not name()'s torch::autograd::CopySlices
+    assert z.grad_fn.name() == "torch::autograd::CopySlices"
+    assert repr(z) == "tensor([5., 4.], dtype=tandem.float64, grad_fn=<CopySlices>)"
 
 
 def test_requires_grad_flags():
