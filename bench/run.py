@@ -126,6 +126,23 @@ def half_precision_cases(n):
     ]
 
 
+def layout_cases():
+    """Copies between layouts (a transposed source or destination): tiled in tandem's copy kernel."""
+    cases = []
+    for n, dt in ((2048, "float32"), (512, "float64")):
+        a, ta = tandem.rand(n, n, dtype=getattr(tandem, dt)), torch.rand(n, n, dtype=getattr(torch, dt))
+        na = ta.numpy().copy()
+        out, tout, nout = tandem.empty_like(a), torch.empty_like(ta), np.empty_like(na)
+        nbytes = 2 * a.numel() * a.element_size()
+        cases += [
+            case(f"t().contiguous() {n}^2 f{dt[5:]}", "layout", lambda a=a: a.t().contiguous(),
+                 lambda ta=ta: ta.t().contiguous(), lambda na=na: np.ascontiguousarray(na.T), nbytes),
+            case(f"out.t().copy_(x) {n}^2 f{dt[5:]}", "layout", lambda a=a, out=out: out.t().copy_(a),
+                 lambda ta=ta, tout=tout: tout.t().copy_(ta), lambda na=na, nout=nout: np.copyto(nout.T, na), nbytes),
+        ]
+    return cases
+
+
 def numpy_softmax(a):
     """softmax over axis 1 the usual NumPy way (shift by the row max for range)."""
     e = np.exp(a - a.max(axis=1, keepdims=True))
@@ -208,7 +225,7 @@ def run_thread_count(threads, args):
     set_threads(threads)
     n = 16 << 20
     groups = overhead_cases() if threads == 1 else []
-    groups += streaming_cases(n) + half_precision_cases(n) + reduction_cases() + matmul_cases((512, 1024) if args.quick else (512, 1024, 2048))
+    groups += streaming_cases(n) + half_precision_cases(n) + reduction_cases() + layout_cases() + matmul_cases((512, 1024) if args.quick else (512, 1024, 2048))
     return run([c for c in groups if args.filter in c["name"]], threads, args.quick)
 
 
