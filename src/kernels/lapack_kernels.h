@@ -20,6 +20,10 @@ struct LapackKernels {
   // getrs: lu (B, n, n) with its pivots; b (B, k, n) is overwritten by X with A X = B (A^H X = B: transpose,
   // the conjugate transpose for complex, the transpose for real matrices).
   void (*lu_solve)(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool transpose) = nullptr;
+  // getri: lu (B, n, n) and pivots from lu_factor, overwritten by A^-1. `info` is lu_factor's: a matrix with
+  // a zero pivot gets getrs' result on the identity (infinities and NaNs, as PyTorch's inv_ex returns). Empty
+  // where the backend has none (cuSOLVER): the front end then solves A X = I with lu_solve.
+  void (*lu_inverse)(const Tensor& lu, const Tensor& pivots, const Tensor& info) = nullptr;
   // potrf: a (B, n, n) -> the factor in its `upper` (else lower) triangle; the other triangle is left as is.
   void (*cholesky)(const Tensor& a, bool upper, const Tensor& info) = nullptr;
   // potrs: factor (B, n, n) from cholesky; b (B, k, n) overwritten by X with A X = B.

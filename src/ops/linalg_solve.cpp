@@ -72,6 +72,18 @@ std::tuple<Tensor, Tensor> solve_matrices(const char* op, const Tensor& a, const
   return {from_column_major(x, batch, n, k), reshape(lu.info, batch)};
 }
 
+// A^-1 for square matrices A (..., n, n); (X, info). From the LU factors in place where the backend has getri
+// (the CPU), else A X = I through lu_solve (cuSOLVER has no getri).
+std::tuple<Tensor, Tensor> invert_matrices(const char* op, const Tensor& a) {
+  const LapackKernels& lapack = lapack_for(op, a);
+  const int64_t n = a.size(-1);
+  if (!lapack.lu_inverse) return solve_matrices(op, a, identity(n, a));
+  DimVector batch = batch_shape(a);
+  LuBuffers lu = lu_buffers(op, a, batch);
+  if (lu.lu.numel() > 0) lapack.lu_inverse(lu.lu, lu.pivots, lu.info);
+  return {from_column_major(lu.lu, batch, n, n), reshape(lu.info, batch)};
+}
+
 // The first failing matrix of `info` (positive entries), as the message `describe(prefix, code)` says.
 template <typename Describe>
 void raise_on_info(const Tensor& info, bool batched, Describe&& describe) {
@@ -249,9 +261,8 @@ std::tuple<Tensor, Tensor> linalg_inv_ex(const Tensor& a, bool check_errors) {
   const char* op = "linalg.inv";
   check_square(op, a);
   check_float(op, a);
-  Tensor eye_n = identity(a.size(-1), a);
-  auto [x, info] = autograd::without_grad([&] { return solve_matrices(op, a, eye_n); });
-  if (autograd::should_record(a)) autograd::record_linalg_solve(a, eye_n, x);
+  auto [x, info] = autograd::without_grad([&] { return invert_matrices(op, a); });
+  if (autograd::should_record(a)) autograd::record_linalg_solve(a, identity(a.size(-1), a), x);
   if (check_errors)
     raise_on_info(info, a.dim() > 2, [](const std::string& p, int code) {
       return "linalg.inv: " + p + "The diagonal element " + std::to_string(code) +

@@ -273,6 +273,28 @@ def test_singular_and_not_positive_definite_errors(device):
     assert tandem.linalg.cholesky_ex(m(tandem, [[-1.0, 0], [0, -1]])).info.item() == 1
 
 
+@pytest.mark.parametrize("dtype", DTYPES + ["complex64", "complex128"])
+@pytest.mark.parametrize("n", [17, 40, 129])
+def test_inverse_past_the_small_orders(device, dtype, n):
+    # Orders above the small-matrix kernels: getri from the LU factors on the CPU, A X = I through lu_solve
+    # where the backend has no getri (cuSOLVER, and emulated CUDA which follows it). A singular matrix in the
+    # batch gets PyTorch's info and the same pattern of infinities/NaNs, the others their inverses.
+    g = torch.Generator().manual_seed(n)
+    a = torch.randn(3, n, n, generator=g, dtype=getattr(torch, dtype)) + n * torch.eye(n)
+    a[1, :, 2] = 0
+    want = torch.linalg.inv_ex(a)
+    got = tandem.linalg.inv_ex(T(a, device))
+    assert got.inverse.device.type == device.split(":")[0] and got.inverse.stride() == want.inverse.stride()
+    assert_same(got.info, want.info)
+    tolerance = dict(rtol=1e-3, atol=1e-4) if dtype in ("float32", "complex64") else dict(rtol=1e-9, atol=1e-10)
+    assert got.inverse.dtype == getattr(tandem, dtype) and got.inverse.shape == want.inverse.shape
+    torch.testing.assert_close(to_torch(got.inverse[0::2]), want.inverse[0::2], **tolerance)
+    assert torch.equal(torch.isfinite(to_torch(got.inverse[1])), torch.isfinite(want.inverse[1]))
+    with pytest.raises(tandem.linalg.LinAlgError, match=r"^linalg.inv: \(Batch element 1\): The diagonal element 3 "
+                                                        r"is zero"):
+        tandem.linalg.inv(T(a, device))
+
+
 def test_argument_errors(device):
     def t(lib, *shape, dtype="float32"):
         return lib.ones(*shape, dtype=getattr(lib, dtype)).to(device if lib is tandem else "cpu")
