@@ -14,14 +14,18 @@ namespace tandem::blas_threads {
 
 inline std::atomic<int> current{0};  // what OpenBLAS was last told; 0: not yet
 
+// Tells OpenBLAS n threads unless it was told so last. The count is recorded after the call returns, so a
+// thread that sees it recorded (a second worker of a parallel region) never calls BLAS while the change is
+// still under way; two threads that both see it differ both make the same call.
+inline void set(int n) {
+  if (current.load(std::memory_order_acquire) == n) return;
+  openblas_set_num_threads(n);
+  current.store(n, std::memory_order_release);
+}
 // OpenBLAS keeps its own thread pool; follow tandem's thread count (set_num_threads) whenever it changes.
-inline void follow_tandem() {
-  const int n = get_num_threads();
-  if (current.exchange(n, std::memory_order_relaxed) != n) openblas_set_num_threads(n);
-}
+// Inside one of tandem's parallel regions (each of its threads calling BLAS on its own share) it is one.
+inline void follow_tandem() { set(omp_in_parallel() ? 1 : get_num_threads()); }
 // One BLAS thread, for calls that tandem's threads run side by side (the next follow_tandem restores it).
-inline void single() {
-  if (current.exchange(1, std::memory_order_relaxed) != 1) openblas_set_num_threads(1);
-}
+inline void single() { set(1); }
 
 }  // namespace tandem::blas_threads

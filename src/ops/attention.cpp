@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <limits>
+#include <mutex>
 #include <utility>
+#include <vector>
 
 #include "autograd/formulas_attention.h"
 #include "autograd/grad_mode.h"
@@ -11,6 +14,7 @@
 #include "autograd/sum_to.h"
 #include "core/error.h"
 #include "core/generator.h"
+#include "core/parallel.h"
 #include "core/profiler.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -129,13 +133,18 @@ Operands prepare(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor
   return o;
 }
 
-// f(block, first) for every block in a fixed order; `first` counts the scores of the blocks before it (where
-// its dropout draws start). A causal block stops at the last key its last row sees.
+// f(block, first) for every block; `first` counts the scores of the blocks before it in the fixed order
+// (where its dropout draws start). A causal block stops at the last key its last row sees. The blocks of one
+// (outer item, head group) are one task, run in row order, so a task alone writes its heads' rows of every
+// output (dk and dv accumulate over the row blocks). On the CPU with several threads the tasks run side by
+// side, each on one thread (the ops inside then run serially, BLAS included): one parallel region per call
+// instead of one per op of every block, which held 2-thread SDPA to 1.3x one thread (bench/nn_bench.py).
 template <typename F>
 void for_each_block(const Operands& o, bool is_causal, F&& f) {
   const size_t outer_dims = o.batch.size() - 1;
   const int64_t heads = o.batch.back();
   const int64_t outer_numel = compute_numel(IntArrayRef(o.batch).first(outer_dims));
+  std::vector<std::vector<std::pair<Block, uint64_t>>> tasks;
   uint64_t first = 0;
   Block b{DimVector(outer_dims, 0), 0, 0, 0, 0, o.S};
   for (int64_t item = 0; item < outer_numel; ++item) {
@@ -145,14 +154,34 @@ void for_each_block(const Operands& o, bool is_causal, F&& f) {
     }
     for (b.h0 = 0; b.h0 < heads; b.h0 += o.head_step) {
       b.nh = std::min(o.head_step, heads - b.h0);
+      tasks.emplace_back();
       for (b.r0 = 0; b.r0 < o.L; b.r0 += o.row_step) {
         b.rows = std::min(o.row_step, o.L - b.r0);
         b.keys = is_causal ? std::min(o.S, b.r0 + b.rows) : o.S;
-        f(static_cast<const Block&>(b), first);
+        tasks.back().emplace_back(b, first);
         first += static_cast<uint64_t>(b.nh * b.rows * b.keys);
       }
     }
   }
+  auto run = [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t)
+      for (const auto& [block, block_first] : tasks[static_cast<size_t>(t)]) f(block, block_first);
+  };
+  const auto count = static_cast<int64_t>(tasks.size());
+  if (!o.device.is_cpu() || count < 2 || get_num_threads() < 2) return run(0, count);
+  // An error inside a region must not leave it (std::terminate): the first one is rethrown after it.
+  std::exception_ptr error;
+  std::mutex error_mu;
+  parallel_for(0, count, 1, [&](int64_t t0, int64_t t1) {
+    autograd::GradModeGuard off(false);  // thread-local: the workers' own mode
+    try {
+      run(t0, t1);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mu);
+      if (!error) error = std::current_exception();
+    }
+  });
+  if (error) std::rethrow_exception(error);
 }
 
 // Rows [r0, r0 + n) of the block's batch items of a (batch..., rows, cols) tensor.

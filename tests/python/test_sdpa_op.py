@@ -269,3 +269,29 @@ def test_saved_state_is_linear_in_sequence_length():
         del out
         tandem.cuda.synchronize(device)
         assert tandem.cuda.memory_allocated(device) == before  # the backward released what the node saved
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"is_causal": True}, {"dropout_p": 0.3}, {"mask": True}])
+def test_tasks_on_two_threads_give_the_one_thread_bits(kwargs):
+    # On the CPU with several threads, each (batch item, head group) is a task of its own thread, the ops inside
+    # it serial: every block computes exactly as on one thread, dropout draws included. dk/dv accumulate over a
+    # task's row blocks (causal: 64 rows each), so a task must own all rows of its heads.
+    q, k, v = randn(3, 4, 150, 16, seed=1), randn(3, 4, 130, 16, seed=2), randn(3, 4, 130, 8, seed=3)
+    mask = T(blocked_rows(150, 130)) if kwargs.get("mask") else None
+    kw = {key: value for key, value in kwargs.items() if key != "mask"}
+
+    def run(threads):
+        tandem.set_num_threads(threads)
+        tandem.manual_seed(5)
+        tq, tk, tv = (T(x).requires_grad_() for x in (q, k, v))
+        out = F.scaled_dot_product_attention(tq, tk, tv, attn_mask=mask, **kw)
+        (out * T(randn(*out.shape, seed=4))).sum().backward()
+        return [x.numpy() for x in (out.detach(), tq.grad, tk.grad, tv.grad)]
+
+    before = tandem.get_num_threads()
+    try:
+        one, two = run(1), run(2)
+    finally:
+        tandem.set_num_threads(before)
+    for a, b in zip(one, two):
+        np.testing.assert_array_equal(a, b)
