@@ -6,6 +6,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstdio>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "autograd/anomaly_mode.h"
@@ -47,6 +48,86 @@ std::vector<Tensor> tensor_list(nb::handle h, const char* what) {
   return out;
 }
 
+// A new reference to the object `ref` (a weak reference) points to, or null once it is gone.
+PyObject* referent(PyObject* ref) {
+#if PY_VERSION_HEX >= 0x030D0000
+  PyObject* obj = nullptr;
+  return PyWeakref_GetRef(ref, &obj) > 0 ? obj : nullptr;
+#else
+  PyObject* obj = PyWeakref_GetObject(ref);
+  if (obj == Py_None) return nullptr;
+  Py_INCREF(obj);
+  return obj;
+#endif
+}
+
+// The Python object of each tensor's .grad, so that `p.grad is p.grad` and, after `p.grad = g`, `p.grad is g`,
+// as in PyTorch (which keeps one Python object per tensor): the grad's implementation -> a weak reference to
+// the object last handed out or assigned for it. Weak, so it keeps no grad alive; an entry whose object died
+// (or whose address a new implementation reuses) is replaced on lookup, and dead entries are swept whenever
+// the map has doubled since the last sweep. Used under the interpreter lock only; never destroyed (its
+// references must not be released after the interpreter is gone).
+class GradObjects {
+ public:
+  nb::object get(const Tensor& g) {
+    if (auto it = refs_.find(g.impl()); it != refs_.end()) {
+      if (PyObject* obj = referent(it->second)) {
+        if (nb::inst_ptr<Tensor>(obj)->impl() == g.impl()) return nb::steal(obj);
+        Py_DECREF(obj);
+      }
+    }
+    nb::object obj = wrap(g);
+    remember(g, obj);
+    return obj;
+  }
+  void remember(const Tensor& g, nb::handle obj) {
+    PyObject* ref = PyWeakref_NewRef(obj.ptr(), nullptr);
+    if (!ref) {  // a subclass without weak references: its identity is not kept
+      PyErr_Clear();
+      return;
+    }
+    auto [it, added] = refs_.try_emplace(g.impl(), ref);
+    if (!added) {
+      Py_DECREF(it->second);
+      it->second = ref;
+    }
+    if (refs_.size() > 2 * swept_size_ + 64) sweep();
+  }
+  // Drops the entry that points to `obj`, if one does (swap_tensors refuses objects with weak references, and
+  // this one is only the cache's).
+  void release(nb::handle obj) {
+    const TensorImpl* impl = nb::inst_ptr<Tensor>(obj)->impl();
+    auto it = refs_.find(impl);
+    if (it == refs_.end()) return;
+    PyObject* held = referent(it->second);
+    Py_XDECREF(held);
+    if (held != obj.ptr()) return;
+    Py_DECREF(it->second);
+    refs_.erase(it);
+  }
+
+ private:
+  void sweep() {
+    for (auto it = refs_.begin(); it != refs_.end();) {
+      PyObject* obj = referent(it->second);
+      Py_XDECREF(obj);
+      if (obj) {
+        ++it;
+      } else {
+        Py_DECREF(it->second);
+        it = refs_.erase(it);
+      }
+    }
+    swept_size_ = refs_.size();
+  }
+  std::unordered_map<const TensorImpl*, PyObject*> refs_;
+  size_t swept_size_ = 0;
+};
+GradObjects& grad_objects() {
+  static auto* objects = new GradObjects();
+  return *objects;
+}
+
 nb::object grad_object(const Tensor& t) {
   AutogradMeta* m = t.impl()->autograd();
   if (m && m->grad_fn && !m->retains_grad) {
@@ -61,7 +142,7 @@ nb::object grad_object(const Tensor& t) {
       throw nb::python_error();
   }
   if (!m || !m->grad || !m->grad->defined()) return nb::none();
-  return wrap(*m->grad);
+  return grad_objects().get(*m->grad);
 }
 
 void set_grad(const Tensor& t, nb::handle value) {
@@ -98,6 +179,7 @@ void set_grad(const Tensor& t, nb::handle value) {
   AutogradMeta& m = t.impl()->ensure_autograd();
   if (!m.grad) m.grad = std::make_shared<Tensor>();
   *m.grad = g;
+  grad_objects().remember(g, value);
 }
 
 // PyTorch words the integer-dtype refusal two ways: the requires_grad attribute names complex dtypes too,
@@ -468,6 +550,9 @@ void init_autograd(nb::module_& m) {
     return nb::cast(m->grad_fn);
   });
   tensor.def_prop_rw("grad", &grad_object, &set_grad, nb::arg("value").none());
+  m.def("_release_grad_object", [](nb::handle t) {
+    if (is_tensor(t)) grad_objects().release(t);
+  });
   tensor.def_prop_ro("retains_grad", [](const Tensor& t) {
     AutogradMeta* m = t.impl()->autograd();
     return m && m->retains_grad;

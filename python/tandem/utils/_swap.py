@@ -20,6 +20,9 @@ def _check_use_count(t, name):
 
 def swap_tensors(t1, t2):
     """Swaps the content of the two Tensor objects: t1 gets t2's class, attributes and data, and t2 t1's."""
+    # The weak reference tandem keeps to a gradient's object (so that p.grad is p.grad) is not the user's.
+    _C._release_grad_object(t1)
+    _C._release_grad_object(t2)
     if weakref.getweakrefs(t1):
         raise RuntimeError("Cannot swap t1 because it has weakref associated with it")
     if weakref.getweakrefs(t2):
