@@ -61,12 +61,12 @@ PyObject* referent(PyObject* ref) {
 #endif
 }
 
-// The Python object of each tensor's .grad, so that `p.grad is p.grad` and, after `p.grad = g`, `p.grad is g`,
-// as in PyTorch (which keeps one Python object per tensor): the grad's implementation -> a weak reference to
-// the object last handed out or assigned for it. Weak, so it keeps no grad alive; an entry whose object died
-// (or whose address a new implementation reuses) is replaced on lookup, and dead entries are swept whenever
-// the map has doubled since the last sweep. Used under the interpreter lock only; never destroyed (its
-// references must not be released after the interpreter is gone).
+// The Python object of each tensor's .grad, so that `p.grad is p.grad` and, after `p.grad = g`, `p.grad is
+// g`, as in PyTorch (which keeps one Python object per tensor): the grad's implementation -> a weak reference
+// to the object last handed out or assigned for it. Weak, so it keeps no grad alive; an entry whose object
+// died (or whose address a new implementation reuses) is replaced on lookup, and dead entries are swept
+// whenever the map has doubled since the last sweep. Used under the interpreter lock only; never destroyed
+// (its references must not be released after the interpreter is gone).
 class GradObjects {
  public:
   nb::object get(const Tensor& g) {
