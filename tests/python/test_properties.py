@@ -199,6 +199,11 @@ def test_getitem_matches_pytorch(shape, index):
     theirs = outcome(lambda: run(torch))
     if theirs[0] == "ok" and 0 in theirs[1][0] and outcome(lambda: run(tandem)) == ("error", IndexError):
         return  # intended: tandem checks indices even where the result is empty (PyTorch skips the check)
+    if sum(i is Ellipsis for i in index) > 1 and outcome(lambda: run(tandem)) == ("error", IndexError):
+        # Each Ellipsis advances PyTorch's dim by the unspecified count, so a later slice can land past the last
+        # dim, where PyTorch reads its sizes array out of bounds: zeros(1, 1)[..., ..., :0] gave (1, 1) or
+        # "Dimension out of range" depending on that memory. tandem always refuses it.
+        return
     r = same_outcome(lambda: run(tandem), lambda: run(torch))
     if r is not None:
         assert r[0][0] == r[1][0]
