@@ -166,6 +166,31 @@ def test_determinism_check_metadata_mismatch_raises_checkpoint_error(device):
         "function's shapes, dtypes and devices the same on every call, or pass determinism_check=\"none\"")
 
 
+def test_debug_adds_the_operator_logs_to_a_checkpoint_error(device):
+    def failing_backward(ck):
+        f = _changing_segment([lambda a: a.sin()[:2], lambda a: a.sin().exp()[:3]])
+        out = ck.checkpoint(f, tandem.ones(4, device=device, requires_grad=True), use_reentrant=False, debug=True)
+        with pytest.raises(ck.CheckpointError) as err:
+            out.sum().backward()
+        return str(err.value)
+
+    ck = tandem.utils.checkpoint
+    message = failing_backward(ck)
+    assert message.startswith("torch.utils.checkpoint: Recomputed values for the following tensors have different "
+                              "metadata than during the forward pass.\n")
+    error, logs = message.split("\n\nOperations executed during the original forward:\n\n")
+    forward_log, recompute_log = logs.split("\n\nOperations executed during recomputation:\n\n")
+    assert error.endswith('determinism_check="none"')
+    interesting = {"aten::sin", "aten::exp", "aten::slice"}
+    assert [op for op in forward_log.split("\n") if op in interesting] == ["aten::sin", "aten::slice"]
+    assert [op for op in recompute_log.split("\n") if op in interesting] == ["aten::sin", "aten::exp", "aten::slice"]
+    with tandem.autograd.profiler.profile():  # only one profile records at a time: the user's keeps running
+        message = failing_backward(ck)
+    assert "Operations executed during the original forward:\n\n(not recorded: another profile was running)" in message
+    with ck.set_checkpoint_debug_enabled(False):
+        assert "Operations executed" not in failing_backward(ck)
+
+
 def test_determinism_check_count_mismatch_and_opt_out(device):
     f = _changing_segment([lambda a: a * 2, lambda a: (a * 2, a * 3)])
     x = tandem.ones(4, device=device, requires_grad=True)

@@ -15,7 +15,7 @@ module, a bound method of one, or a closure or partial over modules or tensors),
 here on the segment's outputs (PyTorch checks every saved tensor, seen through saved-tensors hooks; tandem's
 recompute is one whole call, so the outputs are what it compares). Like PyTorch's reentrant variant, neither
 supports tandem.autograd.grad(..., inputs=params) through a checkpoint (use .backward()), and both recompute
-the whole function (``early_stop`` has nothing to stop). Selective checkpointing needs a per-op dispatch hook
+the whole function (``early_stop`` has nothing to stop). ``debug`` logs the ops through the op profiler. Selective checkpointing needs a per-op dispatch hook
 tandem does not have: create_selective_checkpoint_contexts raises NotImplementedError (see its docstring).
 The recompute runs under the autocast state the forward ran under (the engine suspends autocast in
 backward; the recompute lifts that, as PyTorch's checkpoint re-enters its saved autocast state).
@@ -296,6 +296,35 @@ def _check_recomputed_outputs(saved, recomputed):
                               + _DETERMINISM_HINT)
 
 
+class _OperatorLog:
+    """debug=True: the names of the ops the forward and the recompute ran, recorded by tandem's op profiler
+    (nothing is recorded while another profile is running, as only one can), for a CheckpointError to show."""
+
+    def __init__(self):
+        self.ops = {"forward": None, "recomputation": None}
+
+    @contextlib.contextmanager
+    def _record(self, which):
+        if _C._op_profiler_enabled():
+            yield
+            return
+        from ..autograd.profiler import profile  # noqa: PLC0415  (the profiler imports much of tandem)
+        with profile() as recording:
+            yield
+        self.ops[which] = [event.name for event in recording.function_events]
+
+    def context_fn(self):
+        return self._record("forward"), self._record("recomputation")
+
+    def explain(self, error):
+        """``error`` with the two logs appended (PyTorch adds them, with stack traces, under debug=True)."""
+        def log(which):
+            ops = self.ops[which]
+            return "(not recorded: another profile was running)" if ops is None else "\n".join(ops)
+        return CheckpointError(f"{error}\n\nOperations executed during the original forward:\n\n{log('forward')}"
+                               f"\n\nOperations executed during recomputation:\n\n{log('recomputation')}")
+
+
 class _NonReentrantCheckpoint(Function):
     # apply(run_function, options, *args, *leaves): options carries the flags, the keyword arguments and the
     # recompute context; args are the segment's positional arguments, then the leaves found on the function.
@@ -317,7 +346,12 @@ class _NonReentrantCheckpoint(Function):
         options = ctx.options
         outputs, args = _recompute(ctx, ctx.run_function, options["kwargs"], options["recompute_context"])
         if options["determinism_check"] == _DEFAULT_DETERMINISM_MODE:
-            _check_recomputed_outputs(ctx.output_metadata, _tensor_metadata(outputs))
+            try:
+                _check_recomputed_outputs(ctx.output_metadata, _tensor_metadata(outputs))
+            except CheckpointError as e:
+                if options["operator_log"] is None:
+                    raise
+                raise options["operator_log"].explain(e) from e
         _backward_through(ctx, outputs, grad_outputs)
         arg_grads = [a.grad if isinstance(a, _C.Tensor) else None for a in args]
         return (None, None, *arg_grads, *([None] * options["num_leaves"]))
@@ -381,17 +415,20 @@ def _checkpoint_impl(function, args, kwargs, *, use_reentrant, preserve_rng_stat
             raise ValueError("Passing `context_fn`, `debug`, or `respect_saved_tensors_hooks` is only supported "
                              "when use_reentrant=False.")
         return CheckpointFunction.apply(function, preserve_rng_state, *args)
-    # debug=True: PyTorch adds a log of the operators of the forward and the recompute to a CheckpointError;
-    # tandem has no per-op logging mode to record them, so its errors are the same either way.
     debug_enabled = _checkpoint_debug_enabled if _checkpoint_debug_enabled is not None else debug
-    if debug_enabled and context_fn is not noop_context_fn:
-        raise ValueError("debug=True is incompatible with non-default context_fn")
+    operator_log = None
+    if debug_enabled:
+        if context_fn is not noop_context_fn:
+            raise ValueError("debug=True is incompatible with non-default context_fn")
+        operator_log = _OperatorLog()
+        context_fn = operator_log.context_fn
     if determinism_check not in (_DEFAULT_DETERMINISM_MODE, "none"):
         raise ValueError(f"determinism_check should be one of ['default', 'none'], but got {determinism_check}")
     forward_context, recompute_context = context_fn()
     leaves = _grad_leaves_of(function) if _C.is_grad_enabled() else []
     options = {"preserve_rng_state": preserve_rng_state, "kwargs": kwargs, "forward_context": forward_context,
                "recompute_context": recompute_context, "determinism_check": determinism_check,
+               "operator_log": operator_log,
                "num_args": len(args), "num_leaves": len(leaves)}
     return _NonReentrantCheckpoint.apply(function, options, *args, *leaves)
 
