@@ -15,8 +15,9 @@ module, a bound method of one, or a closure or partial over modules or tensors),
 here on the segment's outputs (PyTorch checks every saved tensor, seen through saved-tensors hooks; tandem's
 recompute is one whole call, so the outputs are what it compares). Like PyTorch's reentrant variant, neither
 supports tandem.autograd.grad(..., inputs=params) through a checkpoint (use .backward()), and both recompute
-the whole function (``early_stop`` has nothing to stop). ``debug`` logs the ops through the op profiler. Selective checkpointing needs a per-op dispatch hook
-tandem does not have: create_selective_checkpoint_contexts raises NotImplementedError (see its docstring).
+the whole function (``early_stop`` has nothing to stop). ``debug`` logs the ops through the op profiler.
+Selective checkpointing needs a per-op dispatch hook tandem does not have: create_selective_checkpoint_contexts
+raises NotImplementedError (see its docstring).
 The recompute runs under the autocast state the forward ran under (the engine suspends autocast in
 backward; the recompute lifts that, as PyTorch's checkpoint re-enters its saved autocast state).
 """
