@@ -79,6 +79,15 @@ def test_gradient_edge_of_a_tensor_without_grad_raises_pytorchs_error(device):
                                   "require gradients")
 
 
+def test_multi_grad_hook_over_an_edge_fails_as_pytorchs():
+    for m in LIBS:
+        c = m.ones(2, requires_grad=True) * 2
+        edge = m.autograd.graph.get_gradient_edge(c)
+        with pytest.raises(AttributeError) as err:
+            m.autograd.graph.register_multi_grad_hook((c, edge), print)
+        assert str(err.value) == "'GradientEdge' object has no attribute 'register_hook'"
+
+
 def test_grad_and_backward_refuse_gradient_edges_clearly(device):
     """PyTorch's autograd.grad/backward accept edges as outputs and inputs; tandem's engine takes tensors, so an
     edge is refused with a NotImplementedError that names the fix (not a confusing conversion error)."""

@@ -143,7 +143,7 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
 
         return _MultiHandle(tuple(t.register_hook(first_only) for t in tensors if t.requires_grad))
 
-    nodes = [_C._grad_fn_or_accumulator(t) for t in tensors]
+    nodes = [t.node if isinstance(t, GradientEdge) else _C._grad_fn_or_accumulator(t) for t in tensors]
     seen, expected, buffers = {}, {}, {}
 
     def hook_for(i):
