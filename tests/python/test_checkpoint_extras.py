@@ -189,6 +189,12 @@ def test_debug_adds_the_operator_logs_to_a_checkpoint_error(device):
     assert "Operations executed during the original forward:\n\n(not recorded: another profile was running)" in message
     with ck.set_checkpoint_debug_enabled(False):
         assert "Operations executed" not in failing_backward(ck)
+    # The recording contexts can be entered by each backward of a retained graph.
+    x = tandem.ones(3, device=device, requires_grad=True)
+    out = ck.checkpoint(lambda a: a.sin() * 2, x, use_reentrant=False, debug=True)
+    out.sum().backward(retain_graph=True)
+    out.sum().backward()
+    np.testing.assert_allclose(_np(x.grad), [4 * np.cos(1.0)] * 3, rtol=1e-6)
 
 
 def test_determinism_check_count_mismatch_and_opt_out(device):

@@ -304,18 +304,25 @@ class _OperatorLog:
     def __init__(self):
         self.ops = {"forward": None, "recomputation": None}
 
-    @contextlib.contextmanager
-    def _record(self, which):
-        if _C._op_profiler_enabled():
-            yield
-            return
-        from ..autograd.profiler import profile  # noqa: PLC0415  (the profiler imports much of tandem)
-        with profile() as recording:
-            yield
-        self.ops[which] = [event.name for event in recording.function_events]
+    class _Recording:
+        # A class, not a generator: the recompute context is entered again by each backward (retain_graph).
+        def __init__(self, ops, which):
+            self.ops, self.which, self.profile = ops, which, None
+
+        def __enter__(self):
+            if not _C._op_profiler_enabled():
+                from ..autograd.profiler import profile  # noqa: PLC0415  (the profiler imports much of tandem)
+                self.profile = profile()
+                self.profile.__enter__()
+
+        def __exit__(self, *exc):
+            if self.profile is not None:
+                self.profile.__exit__(*exc)
+                self.ops[self.which] = [event.name for event in self.profile.function_events]
+                self.profile = None
 
     def context_fn(self):
-        return self._record("forward"), self._record("recomputation")
+        return self._Recording(self.ops, "forward"), self._Recording(self.ops, "recomputation")
 
     def explain(self, error):
         """``error`` with the two logs appended (PyTorch adds them, with stack traces, under debug=True)."""
