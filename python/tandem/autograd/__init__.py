@@ -18,18 +18,24 @@ __all__ = ["backward", "grad", "gradcheck", "gradgradcheck", "Function", "Functi
            "is_grad_enabled", "is_inference_mode_enabled"]
 
 
-def _as_list(x):
+def _as_list(x, caller=None):
     if x is None:
         return None
     if isinstance(x, _C.Tensor):
         return [x]
-    return list(x)
+    items = [x] if isinstance(x, graph.GradientEdge) else list(x)
+    if caller is not None and any(isinstance(e, graph.GradientEdge) for e in items):
+        # PyTorch accepts edges here; tandem's engine (src/autograd/engine.h) starts from and captures at tensors.
+        raise NotImplementedError(f"tandem.autograd.{caller}: GradientEdge outputs and inputs are not supported "
+                                  "yet (the backward engine takes tensors)\nhint: pass the tensor the edge was "
+                                  "taken from (get_gradient_edge(t) -> t)")
+    return items
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulates the gradients of `tensors` into the .grad of the leaves (or of `inputs`)."""
-    _C._autograd_backward(_as_list(tensors), _as_list(grad_tensors), retain_graph, create_graph,
-                          _as_list(inputs))
+    _C._autograd_backward(_as_list(tensors, "backward"), _as_list(grad_tensors), retain_graph, create_graph,
+                          _as_list(inputs, "backward"))
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
@@ -51,10 +57,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if allow_unused is None:
         allow_unused = materialize_grads
     single = isinstance(inputs, _C.Tensor)
-    ins = _as_list(inputs)
+    ins = _as_list(inputs, "grad")
     if not ins:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
-    outs = _as_list(outputs)
+    outs = _as_list(outputs, "grad")
     if is_grads_batched:
         batched = _as_list(grad_outputs)
         for i, (g, out) in enumerate(zip(batched, outs)):

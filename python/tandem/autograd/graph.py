@@ -1,20 +1,26 @@
 """tandem.autograd.graph, as torch.autograd.graph: saved-tensors hooks (every tensor an autograd node saves for
 backward, by a built-in op's formula or by a custom Function's ctx.save_for_backward, goes through the innermost
 pack hook when the node is recorded and through its unpack hook in backward), save_on_cpu, hooks and metadata on
-graph nodes (grad_fn.register_hook / register_prehook / metadata), register_multi_grad_hook and
-increment_version. The hook stack lives in C++ per thread (src/autograd/node.h, python/src/autograd_graph.cpp).
+graph nodes (grad_fn.register_hook / register_prehook / metadata), register_multi_grad_hook,
+increment_version, GradientEdge / get_gradient_edge and allow_mutation_on_saved_tensors. The hook stack lives in
+C++ per thread (src/autograd/node.h, python/src/autograd_graph.cpp).
 
-Difference from PyTorch: the pack hook of a node's own output sees it without its grad_fn (so a hook that keeps
-it makes no reference cycle through the node)."""
+Differences from PyTorch: the pack hook of a node's own output sees it without its grad_fn (so a hook that keeps
+it makes no reference cycle through the node); allow_mutation_on_saved_tensors copies each saved tensor when it
+is saved (PyTorch copies it when an in-place op is about to write it, which needs a per-op dispatch hook tandem
+does not have); tandem.autograd.grad/backward do not take GradientEdges yet (the engine takes tensors)."""
 import contextlib
 import threading
+import weakref
 from collections import defaultdict
+from typing import NamedTuple, Optional
 
 from .. import _C
 from .._C import Node  # noqa: F401  (the class of every grad_fn)
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "register_multi_grad_hook",
-           "increment_version", "Node"]
+           "increment_version", "Node", "GradientEdge", "get_gradient_edge",
+           "allow_mutation_on_saved_tensors"]
 
 
 class saved_tensors_hooks:
@@ -70,6 +76,24 @@ def disable_saved_tensors_hooks(error_message):
             _C._saved_tensors_hooks_disable(previous)
 
 
+class GradientEdge(NamedTuple):
+    """Where a tensor's gradient is computed in the graph: the node that receives it (the tensor's grad_fn, or
+    a leaf's AccumulateGrad) and which of that node's outputs the tensor is."""
+
+    node: Node
+    output_nr: int
+    # PyTorch keeps a Python-defined node's graph alive through this; a tandem node object owns its graph.
+    ownership_token: Optional[Node] = None
+
+
+def get_gradient_edge(tensor):
+    """The GradientEdge of ``tensor``: its grad_fn (a leaf's AccumulateGrad) and its output number."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require "
+                           "gradients")
+    return GradientEdge(_C._grad_fn_or_accumulator(tensor), tensor.output_nr)
+
+
 def increment_version(tensor):
     """Marks `tensor` (or each tensor of an iterable) as modified in place, as an in-place op would: a saved
     copy of it then fails backward's version check."""
@@ -119,7 +143,7 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
 
         return _MultiHandle(tuple(t.register_hook(first_only) for t in tensors if t.requires_grad))
 
-    nodes = [_C._grad_fn_or_accumulator(t) for t in tensors]
+    nodes = [t.node if isinstance(t, GradientEdge) else _C._grad_fn_or_accumulator(t) for t in tensors]
     seen, expected, buffers = {}, {}, {}
 
     def hook_for(i):
@@ -141,3 +165,79 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
         return hook
 
     return _MultiHandle(tuple(t.register_hook(hook_for(i)) for i, t in enumerate(tensors)))
+
+
+# ---- allow_mutation_on_saved_tensors ----
+
+_allow_mutation_on_saved_tensors_enabled = False
+
+
+class _Handle:
+    """What the graph keeps for one saved tensor inside allow_mutation_on_saved_tensors."""
+
+
+class _AllowMutationOnSavedContext:
+    """What allow_mutation_on_saved_tensors yields: for each saved tensor, the tensor as saved (``original``)
+    and the copy taken when it was saved (``cloned``), found again by its memory and version
+    (``tid_to_weakhandle``) so a tensor saved twice is copied once. Cleared when the block exits."""
+
+    def __init__(self):
+        self.cloned = weakref.WeakKeyDictionary()
+        self.original = weakref.WeakKeyDictionary()
+        self.tid_to_weakhandle = weakref.WeakValueDictionary()
+
+    def clear(self):
+        self.cloned.clear()
+        self.original.clear()
+        self.tid_to_weakhandle.clear()
+
+
+def _saved_tensor_id(tensor):
+    return (tensor.data_ptr(), tensor._version, tuple(tensor.shape), tensor.stride(), tensor.dtype,
+            str(tensor.device))
+
+
+class _swap_with_cloned(saved_tensors_hooks):
+    """The hooks behind allow_mutation_on_saved_tensors: pack keeps the tensor and a copy of it (tandem cannot
+    see an in-place write coming, so the copy is taken now); unpack gives the tensor back while no in-place
+    op has written it since (its version is unchanged), else the copy."""
+
+    def __init__(self, ctx):
+        def pack_hook(tensor):
+            tid = _saved_tensor_id(tensor)
+            handle = ctx.tid_to_weakhandle.get(tid)
+            if handle is None:
+                handle = _Handle()
+                handle.version = tensor._version
+                ctx.tid_to_weakhandle[tid] = handle
+                ctx.original[handle] = tensor
+                ctx.cloned[handle] = tensor.clone()
+            return handle
+
+        def unpack_hook(handle):
+            error_msg = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
+                         "in which the graph was originally recorded.")
+            if not _allow_mutation_on_saved_tensors_enabled or handle not in ctx.original:
+                raise AssertionError(error_msg)
+            original = ctx.original[handle]
+            return original if original._version == handle.version else ctx.cloned[handle]
+
+        super().__init__(pack_hook, unpack_hook)
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors():
+    """Within this block a tensor saved for backward may be modified in place: backward uses its value from
+    when it was saved (outside the block that write fails backward's version check). Run the forward and the
+    backward inside the same block. Yields the block's state (see _AllowMutationOnSavedContext)."""
+    global _allow_mutation_on_saved_tensors_enabled
+    if _allow_mutation_on_saved_tensors_enabled:
+        raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+    ctx = _AllowMutationOnSavedContext()
+    with _swap_with_cloned(ctx):
+        try:
+            _allow_mutation_on_saved_tensors_enabled = True
+            yield ctx
+        finally:
+            ctx.clear()
+            _allow_mutation_on_saved_tensors_enabled = False

@@ -6,10 +6,11 @@ related types (two tandem tensors, two NumPy arrays: a tensor and an array do no
 """
 import cmath
 import collections.abc
+import warnings
 
 from .. import _C
 
-__all__ = ["assert_close"]
+__all__ = ["assert_close", "assert_allclose"]
 
 # {dtype: (rtol, atol)}, PyTorch's table; other dtypes (integers, bool) compare exactly.
 _DTYPE_PRECISIONS = {
@@ -286,3 +287,31 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
             pair.compare()
         except _Mismatch as error:
             raise error.to_error(msg) from None
+
+
+# assert_allclose's own (rtol, atol) table; other dtypes compare exactly.
+_ALLCLOSE_PRECISIONS = {
+    _C.float16: (1e-3, 1e-3),
+    _C.float32: (1e-4, 1e-5),
+    _C.float64: (1e-5, 1e-8),
+}
+
+
+def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=""):
+    """PyTorch's deprecated (since 1.12) predecessor of assert_close, with its FutureWarning: non-tensors become
+    tensors (``expected`` in ``actual``'s dtype), NaNs compare equal, dtypes may differ, and the default
+    tolerances come from its own, looser table."""
+    warnings.warn("`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a future "
+                  "release. Please use `torch.testing.assert_close()` instead. You can find detailed upgrade "
+                  "instructions in https://github.com/pytorch/pytorch/issues/61844.", FutureWarning, stacklevel=2)
+    __tracebackhide__ = True
+    from .._creation import tensor  # noqa: PLC0415  (tandem.testing is imported while tandem starts)
+    if not isinstance(actual, _C.Tensor):
+        actual = tensor(actual)
+    if not isinstance(expected, _C.Tensor):
+        expected = tensor(expected, dtype=actual.dtype)
+    if rtol is None and atol is None:
+        rtols, atols = zip(*[_ALLCLOSE_PRECISIONS.get(t.dtype, (0.0, 0.0)) for t in (actual, expected)])
+        rtol, atol = max(rtols), max(atols)
+    assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan, check_device=True,
+                 check_dtype=False, check_stride=False, msg=msg or None)
