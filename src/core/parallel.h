@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 
 #include "core/long_work.h"
@@ -31,13 +32,21 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const Fn& fn) {
   }
   int64_t max_threads = std::max<int64_t>(1, total / std::max<int64_t>(grain, 1));
   int nt_req = static_cast<int>(std::min<int64_t>(threads, max_threads));
+  // The threads claim chunks one at a time (up to kChunksPerThread per thread, each at least `grain`) instead
+  // of one fixed share each: a worker the OS runs late (another process on its core) finds its share already
+  // taken by the threads that run, instead of making them wait for it. A fixed share held a loaded 2-core
+  // machine's 2-thread Conv1d training step to a third of its 1-thread speed.
+  constexpr int64_t kChunksPerThread = 4;
+  const int64_t chunks = std::min<int64_t>(max_threads, kChunksPerThread * nt_req);
+  const int64_t chunk = (total + chunks - 1) / chunks;
+  std::atomic<int64_t> next{0};
 #pragma omp parallel num_threads(nt_req)
   {
-    int64_t nt = omp_get_num_threads();
-    int64_t t = omp_get_thread_num();
-    int64_t chunk = (total + nt - 1) / nt;
-    int64_t b = begin + t * chunk, e = std::min(end, b + chunk);
-    if (b < e) fn(b, e);
+    for (int64_t c = next.fetch_add(1, std::memory_order_relaxed); c < chunks;
+         c = next.fetch_add(1, std::memory_order_relaxed)) {
+      const int64_t b = begin + c * chunk, e = std::min(end, b + chunk);
+      if (b < e) fn(b, e);
+    }
   }
 }
 
