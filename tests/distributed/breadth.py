@@ -48,6 +48,11 @@ def reduce_scatter_list_ops_and_dtypes(device, rank, world):
     dist.reduce_scatter(out, inputs, op=dist.ReduceOp.AVG)
     expected = np.mean([per_rank_inputs(r, world, (4,), tandem.float64, "cpu")[1][rank] for r in range(world)], 0)
     np.testing.assert_allclose(out.cpu().numpy(), expected, rtol=1e-6)
+    inputs = [tandem.tensor([1 + 1j * rank, 2 - 1j * j], dtype=tandem.complex128, device=device)
+              for j in range(world)]
+    out = tandem.empty(2, dtype=tandem.complex128, device=device)
+    dist.reduce_scatter(out, inputs)
+    assert out.cpu().tolist() == [sum(1 + 1j * r for r in range(world)), world * (2 - 1j * rank)]
 
 
 @check
@@ -108,6 +113,11 @@ def all_to_all_list_uneven(device, rank, world):
     work.wait()
     for j, b in enumerate(bases):
         assert b.cpu().tolist() == [[float(j * 10 + rank)] * (rank + 1)] * 2, (j, b)
+    # complex pieces
+    inputs = [tandem.tensor([1 + 1j * rank, 2 + 3j * j], dtype=tandem.complex64, device=device) for j in range(world)]
+    outputs = [tandem.empty(2, dtype=tandem.complex64, device=device) for _ in range(world)]
+    dist.all_to_all(outputs, inputs)
+    assert [o.cpu().tolist() for o in outputs] == [[1 + 1j * j, 2 + 3j * rank] for j in range(world)]
     # zero-element pieces
     inputs = [tandem.ones(0 if j == rank else 2, device=device) for j in range(world)]
     outputs = [tandem.zeros(0 if j == rank else 2, device=device) for j in range(world)]
