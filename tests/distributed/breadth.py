@@ -95,6 +95,22 @@ def reduce_scatter_list_errors(device, rank, world):
 
 
 @check
+def list_collectives_on_subgroups(device, rank, world):
+    only1 = dist.new_group([1])
+    t = tandem.full((2,), float(rank + 5), device=device)
+    out = tandem.zeros(2, device=device)
+    outs = [tandem.zeros(2, device=device)]
+    if rank == 1:  # a group of one: the result is this rank's own tensor
+        dist.reduce_scatter(out, [t], group=only1)
+        dist.all_to_all(outs, [t * 2], group=only1)
+        assert out.cpu().tolist() == [6.0, 6.0] and outs[0].cpu().tolist() == [12.0, 12.0]
+    else:  # not a member: nothing happens, as in PyTorch
+        assert dist.reduce_scatter(out, [t], group=only1) is None
+        assert dist.all_to_all(outs, [t], group=only1) is None
+        assert out.cpu().tolist() == [0.0, 0.0] and outs[0].cpu().tolist() == [0.0, 0.0]
+
+
+@check
 def all_to_all_list_uneven(device, rank, world):
     # PyTorch's docstring example, generalised: rank r sends r + j + 1 elements to rank j.
     inputs = [tandem.arange(rank + j + 1, dtype=tandem.int64, device=device) + 100 * rank + 10 * j
