@@ -27,11 +27,16 @@ assert tandem.equal(out, x)
 outs = [tandem.empty(8, device="cuda")]
 dist.all_gather(outs, x)
 assert tandem.equal(outs[0], x)
+dist.reduce_scatter(out, [x])  # the list forms go through the flat NCCL collectives
+assert tandem.equal(out, x)
+outs = [tandem.empty(8, device="cuda")]
+dist.all_to_all(outs, [x])
+assert tandem.equal(outs[0], x)
 dist.barrier()
 model = tandem.nn.Linear(4, 2).cuda()
 ddp = tandem.nn.parallel.DistributedDataParallel(model, device_ids=[0])
 ddp(tandem.randn(3, 4, device="cuda")).sum().backward()
 assert ddp.reducer.reductions == 1 and model.weight.grad is not None
 tandem.cuda.synchronize()
-print("nccl world size 1: all_reduce/broadcast/all_gather/reduce_scatter/barrier/DDP ok")
+print("nccl world size 1: all_reduce/broadcast/all_gather/reduce_scatter/all_to_all/barrier/DDP ok")
 dist.destroy_process_group()

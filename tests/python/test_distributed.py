@@ -36,29 +36,47 @@ def mpirun(script, *args, timeout=300):
                           env=env, capture_output=True, text=True, timeout=timeout)
 
 
-def check_names():
+def check_names(script):
     sys.path.insert(0, os.path.join(ROOT, "tests", "distributed"))
     try:
-        import collectives
+        module = __import__(script)
     finally:
         sys.path.pop(0)
     devices = ["cpu"] + (["cuda:0"] if tandem.cuda.is_available() else [])
-    return [f"{fn.__name__}[{d}]" for d in devices for fn in collectives.CHECKS]
+    return [f"{fn.__name__}[{d}]" for d in devices for fn in module.CHECKS]
 
 
-@pytest.fixture(scope="module")
-def reports(tmp_path_factory):
-    out = tmp_path_factory.mktemp("dist")
-    run = mpirun("collectives.py", str(out))
+def run_reports(script, out):
+    run = mpirun(f"{script}.py", str(out))
     assert run.returncode == 0, run.stdout + run.stderr
     return [json.loads((out / f"rank{r}.json").read_text()) for r in range(2)]
 
 
-@needs_mpi
-@pytest.mark.parametrize("name", check_names())
-def test_collectives(reports, name):
+def assert_ok(reports, name):
     for rank, report in enumerate(reports):
         assert report.get(name) == "ok", f"rank {rank}:\n{report.get(name)}"
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    return run_reports("collectives", tmp_path_factory.mktemp("dist"))
+
+
+@pytest.fixture(scope="module")
+def breadth_reports(tmp_path_factory):
+    return run_reports("breadth", tmp_path_factory.mktemp("dist_breadth"))
+
+
+@needs_mpi
+@pytest.mark.parametrize("name", check_names("collectives"))
+def test_collectives(reports, name):
+    assert_ok(reports, name)
+
+
+@needs_mpi
+@pytest.mark.parametrize("name", check_names("breadth"))
+def test_list_object_and_subgroup_functions(breadth_reports, name):
+    assert_ok(breadth_reports, name)
 
 
 @needs_mpi
@@ -90,6 +108,84 @@ def test_collective_before_init_raises_pytorch_message():
         dist.destroy_process_group()
     with pytest.raises(ValueError, match="Default process group has not been initialized"):
         tandem.nn.parallel.DistributedDataParallel(tandem.nn.Linear(2, 2))
+
+
+def test_new_functions_before_init_raise_pytorch_message():
+    msg = "Default process group has not been initialized, please make sure to call init_process_group."
+    t = tandem.ones(2)
+    for fn in (lambda: dist.reduce_scatter(t, [t]), lambda: dist.all_to_all([t], [t]),
+               lambda: dist.send_object_list([1], dst=1), lambda: dist.recv_object_list([None], src=1),
+               lambda: dist.new_subgroups(1), lambda: dist.new_subgroups_by_enumeration([[0]])):
+        with pytest.raises(ValueError) as e:
+            fn()
+        assert str(e.value).startswith(msg), str(e.value)
+    assert dist.get_pg_count() == 0
+    # argument types are checked first, as in PyTorch
+    with pytest.raises(TypeError, match=r"Expected parameter `input_list` of type List\[torch.Tensor\]"):
+        dist.reduce_scatter(t, (t,))
+
+
+def test_node_local_rank(monkeypatch):
+    for name in ("LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(RuntimeError) as e:
+        dist.get_node_local_rank()
+    assert str(e.value) == ("LOCAL_RANK is not in the environment. Consider passing fallback_rank to allow "
+                            "`get_node_local_rank` to work, assuming you are not running in a multi-device "
+                            "context and want the code to run locally instead.")
+    assert dist.get_node_local_rank(fallback_rank=3) == 3
+    monkeypatch.setenv("OMPI_COMM_WORLD_LOCAL_RANK", "2")
+    assert dist.get_node_local_rank(fallback_rank=3) == 2
+    monkeypatch.setenv("LOCAL_RANK", "1")
+    assert dist.get_node_local_rank() == 1
+
+
+def test_backend_queries():
+    mpi = dist.is_mpi_available()
+    assert dist.is_backend_available("mpi") is mpi and dist.is_backend_available("GLOO") is mpi
+    assert dist.is_backend_available("nccl") is dist.is_nccl_available()
+    assert dist.is_backend_available("cpu:gloo,cuda:nccl") is (mpi and dist.is_nccl_available())
+    assert dist.is_backend_available("ucc") is False and dist.is_backend_available("xyz") is False
+    with pytest.raises(AttributeError, match="'int' object has no attribute 'lower'"):
+        dist.is_backend_available(3)
+    assert dist.get_default_backend_for_device("cpu") == "gloo"
+    assert dist.get_default_backend_for_device(tandem.device("cpu")) == "gloo"
+    real_gpu = tandem.cuda.is_available() and not tandem.cuda.get_device_properties(0).is_emulated
+    cuda = "nccl" if real_gpu and dist.is_nccl_available() else "mpi"  # what init_process_group can run
+    assert dist.get_default_backend_for_device("cuda:1") == cuda
+    with pytest.raises(RuntimeError, match="Expected one of cpu, cuda device type at start of device string: foo"):
+        dist.get_default_backend_for_device("foo")
+
+
+def test_debug_level(monkeypatch):
+    assert dist.get_debug_level() == dist.DebugLevel.OFF and repr(dist.DebugLevel.INFO) == "<DebugLevel.INFO: 1>"
+    assert str(dist.DebugLevel.DETAIL) == "DebugLevel.DETAIL" and int(dist.DebugLevel.DETAIL) == 2
+    assert dist.DebugLevel(1) is dist.DebugLevel.INFO and dist.DebugLevel.OFF != 0
+    try:
+        dist.set_debug_level(dist.DebugLevel.INFO)
+        assert dist.get_debug_level() is dist.DebugLevel.INFO
+        monkeypatch.setenv("TORCH_DISTRIBUTED_DEBUG", "detail")
+        dist.set_debug_level_from_env()
+        assert dist.get_debug_level() is dist.DebugLevel.DETAIL
+        monkeypatch.setenv("TORCH_DISTRIBUTED_DEBUG", "bogus")
+        with pytest.raises(ValueError) as e:
+            dist.set_debug_level_from_env()
+        assert str(e.value) == "The value of TORCH_DISTRIBUTED_DEBUG must be OFF, INFO, or DETAIL."
+        with pytest.raises(TypeError, match=r"set_debug_level\(\): incompatible function arguments"):
+            dist.set_debug_level(1)
+        monkeypatch.delenv("TORCH_DISTRIBUTED_DEBUG")
+        dist.set_debug_level_from_env()
+        assert dist.get_debug_level() is dist.DebugLevel.OFF
+    finally:
+        dist.set_debug_level(dist.DebugLevel.OFF)
+    # as in PyTorch, the level is read at import, so a bad value fails the import itself
+    env = dict(os.environ, TORCH_DISTRIBUTED_DEBUG="INFO")
+    code = "import tandem.distributed as d; print(d.get_debug_level())"
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert run.stdout.strip() == "DebugLevel.INFO", run.stderr
+    env["TORCH_DISTRIBUTED_DEBUG"] = "bogus"
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode != 0 and "must be OFF, INFO, or DETAIL." in run.stderr
 
 
 def test_api_surface():

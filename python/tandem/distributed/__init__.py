@@ -2,5 +2,15 @@
 
 Start one process per device with ``mpirun -np N python train.py``; see docs/distributed.md.
 """
+from tandem.distributed import distributed_c10d, environment, list_collectives, object_p2p, store, subgroups
 from tandem.distributed.distributed_c10d import *  # noqa: F401,F403
-from tandem.distributed.distributed_c10d import __all__  # noqa: F401
+from tandem.distributed.environment import *  # noqa: F401,F403
+from tandem.distributed.list_collectives import *  # noqa: F401,F403
+from tandem.distributed.object_p2p import *  # noqa: F401,F403
+from tandem.distributed.store import *  # noqa: F401,F403
+from tandem.distributed.subgroups import *  # noqa: F401,F403
+
+__all__ = [*distributed_c10d.__all__, *environment.__all__, *list_collectives.__all__, *object_p2p.__all__,
+           *store.__all__, *subgroups.__all__]
+
+set_debug_level_from_env()  # as PyTorch does at import: a bad TORCH_DISTRIBUTED_DEBUG fails here

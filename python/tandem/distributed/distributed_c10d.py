@@ -31,14 +31,17 @@ _NOT_INITIALIZED_HINT = ("\nhint: call tandem.distributed.init_process_group() f
 _DEFAULT_TIMEOUT = datetime.timedelta(minutes=30)
 
 
+# What torchrun sets, and the variables Open MPI, MPICH and Slurm set for the same thing.
+_LAUNCHER_ENV = {"RANK": ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"),
+                 "WORLD_SIZE": ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"),
+                 "LOCAL_RANK": ("OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"),
+                 "LOCAL_WORLD_SIZE": ("OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE")}
+
+
 def _export_launcher_env():
     """PyTorch scripts read RANK, WORLD_SIZE and LOCAL_RANK (what torchrun sets) before init_process_group;
     under mpirun or srun they come from the launcher's own variables."""
-    sources = {"RANK": ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"),
-               "WORLD_SIZE": ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"),
-               "LOCAL_RANK": ("OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"),
-               "LOCAL_WORLD_SIZE": ("OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE")}
-    for name, candidates in sources.items():
+    for name, candidates in _LAUNCHER_ENV.items():
         if name not in os.environ:
             value = next((os.environ[c] for c in candidates if c in os.environ), None)
             if value is not None:
@@ -233,6 +236,7 @@ class _State:
     world = None
     timeout = _DEFAULT_TIMEOUT
     atexit_registered = False
+    group_count = 0  # groups made since init_process_group, the default one included (get_pg_count)
 
 
 def _set_world(pg):
@@ -287,6 +291,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     label = "nccl" if wants_nccl else ("mpi" if name is None else str(name))
     _State.timeout = timeout
     _set_world(ProcessGroup(mpi, range(mpi.size()), label, nccl))
+    _State.group_count = 1
     if not _State.atexit_registered:
         atexit.register(_shutdown)
         _State.atexit_registered = True
@@ -320,6 +325,7 @@ def destroy_process_group(group=None):
         if _State.world is None:
             raise AssertionError("Process group cannot be None")
         _set_world(None)
+        _State.group_count = 0
 
 
 def get_rank(group=None):
@@ -369,6 +375,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
     sub = world._mpi.new_group(ranks)
     # Every rank splits the NCCL communicator too (ncclCommSplit is collective over the parent, like new_group).
     nccl_sub = world._nccl.new_group(ranks) if world._nccl is not None else None
+    _State.group_count += 1  # on every rank, members or not (PyTorch counts the same way)
     if sub is None:
         return GroupMember.NON_GROUP_MEMBER
     return ProcessGroup(sub, ranks, world._backend, nccl_sub)

@@ -1,0 +1,86 @@
+"""What the job's environment offers: the node-local rank, which backends and default backends there are, and
+the debug level (TORCH_DISTRIBUTED_DEBUG)."""
+import enum
+import os
+
+import tandem
+from tandem.distributed import distributed_c10d as c10d
+
+__all__ = ["DebugLevel", "get_debug_level", "get_default_backend_for_device", "get_node_local_rank",
+           "is_backend_available", "set_debug_level", "set_debug_level_from_env"]
+
+
+def get_node_local_rank(fallback_rank=None):
+    """This process's rank on its machine: LOCAL_RANK (torchrun), or the launcher's own variable (Open MPI's
+    OMPI_COMM_WORLD_LOCAL_RANK, MPICH's, Slurm's), else ``fallback_rank``."""
+    for name in ("LOCAL_RANK", *c10d._LAUNCHER_ENV["LOCAL_RANK"]):
+        if name in os.environ:
+            return int(os.environ[name])
+    if fallback_rank is not None:
+        return int(fallback_rank)
+    raise RuntimeError("LOCAL_RANK is not in the environment. Consider passing fallback_rank to allow "
+                       "`get_node_local_rank` to work, assuming you are not running in a multi-device context "
+                       "and want the code to run locally instead.")
+
+
+def _single_backend_available(name):
+    if name in (c10d.Backend.MPI, c10d.Backend.GLOO):  # "gloo" runs on MPI here
+        return c10d.is_available()
+    if name == c10d.Backend.NCCL:
+        return c10d.is_nccl_available()
+    return False
+
+
+def is_backend_available(backend):
+    """Whether init_process_group(backend=...) can use this backend: "mpi" and "gloo" (which runs on MPI) when
+    tandem has MPI, "nccl" when it has NCCL; a device map such as "cpu:gloo,cuda:nccl" needs all of its own."""
+    name = backend.lower()
+    if ":" in name:
+        return all(_single_backend_available(part.split(":", 1)[1].strip()) for part in name.split(","))
+    return _single_backend_available(name)
+
+
+def get_default_backend_for_device(device):
+    """The backend PyTorch picks for a device type: "gloo" for cpu, "nccl" for cuda. Where NCCL cannot run
+    (a build without it, or emulated CUDA devices) cuda gets "mpi", so the answer always works in
+    init_process_group."""
+    device_type = device.type if isinstance(device, tandem.device) else tandem.device(device).type
+    if device_type == "cpu":
+        return c10d.Backend.GLOO
+    if device_type == "cuda":
+        real_gpu = tandem.cuda.is_available() and not tandem.cuda.get_device_properties(0).is_emulated
+        return c10d.Backend.NCCL if c10d.is_nccl_available() and real_gpu else c10d.Backend.MPI
+    raise ValueError(f"Default backend not registered for device : {device}")
+
+
+class DebugLevel(enum.Enum):
+    """TORCH_DISTRIBUTED_DEBUG's levels. tandem keeps the level for programs that read it; its checks do not
+    depend on it (the cross-rank argument check that DETAIL turns on in PyTorch is always on here)."""
+    OFF = 0
+    INFO = 1
+    DETAIL = 2
+
+    def __int__(self):
+        return self.value
+
+
+_level = [DebugLevel.OFF]
+
+
+def get_debug_level():
+    return _level[0]
+
+
+def set_debug_level(level):
+    if not isinstance(level, DebugLevel):
+        raise TypeError("set_debug_level(): incompatible function arguments. The following argument types are "
+                        "supported:\n    1. (arg0: tandem.distributed.DebugLevel) -> None\n\n"
+                        f"Invoked with: {level!r}")
+    _level[0] = level
+
+
+def set_debug_level_from_env():
+    value = os.environ.get("TORCH_DISTRIBUTED_DEBUG", "OFF").upper()
+    if value not in DebugLevel.__members__:
+        raise ValueError("The value of TORCH_DISTRIBUTED_DEBUG must be OFF, INFO, or DETAIL.")
+    _level[0] = DebugLevel[value]

@@ -1,0 +1,261 @@
+"""In-process key-value stores with PyTorch's Store API: HashStore (a dict shared by the threads of one process)
+and PrefixStore (a namespace inside another store). Values are bytes (str is stored as UTF-8); get and wait
+block until the keys exist or the store's timeout passes. tandem's process groups do not need a store (MPI
+connects the processes), so there is no TCPStore or FileStore: these serve code that uses a store directly."""
+import datetime
+import threading
+import time
+
+from tandem.distributed import distributed_c10d as c10d
+
+__all__ = ["DistStoreError", "HashStore", "PrefixStore", "Store"]
+
+_DEFAULT_TIMEOUT = datetime.timedelta(minutes=5)  # PyTorch's default for a store
+
+
+class DistStoreError(c10d.DistError):
+    """Raised when a store operation fails, e.g. get/wait past the store's timeout ("Wait timeout")."""
+
+
+def _incompatible(name, signature, args):
+    """PyTorch's (pybind11's) TypeError for arguments of the wrong type."""
+    shown = ", ".join(repr(a) for a in args)
+    return TypeError(f"{name}(): incompatible function arguments. The following argument types are supported:\n"
+                     f"    1. {signature}\n\nInvoked with: {shown}")
+
+
+def _key(method, signature, store, key, *rest):
+    if not isinstance(key, str):
+        raise _incompatible(method, signature, (store, key, *rest))
+    return key
+
+
+def _value(method, signature, store, key, value):
+    if isinstance(value, str):
+        return value.encode()
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    raise _incompatible(method, signature, (store, key, value))
+
+
+def _keys(method, signature, store, keys, *rest):
+    if isinstance(keys, (str, bytes)) or not all(isinstance(k, str) for k in _as_list(keys)):
+        raise _incompatible(method, signature, (store, keys, *rest))
+    return list(keys)
+
+
+def _as_list(keys):
+    try:
+        return list(keys)
+    except TypeError:
+        return [None]
+
+
+def _timedelta(method, store, timeout):
+    if not isinstance(timeout, datetime.timedelta):
+        raise _incompatible(method, "(self: tandem.distributed.Store, arg0: datetime.timedelta) -> None",
+                            (store, timeout))
+    return timeout
+
+
+_SIG_KEY_VALUE = "(self: tandem.distributed.Store, arg0: str, arg1: str) -> None"
+_SIG_GET = "(self: tandem.distributed.Store, arg0: str) -> bytes"
+_SIG_KEYS = "(self: tandem.distributed.Store, arg0: collections.abc.Sequence[str]) -> bool"
+_SIG_WAIT = ("(self: tandem.distributed.Store, arg0: collections.abc.Sequence[str]) -> None\n    2. (self: "
+             "tandem.distributed.Store, arg0: collections.abc.Sequence[str], arg1: datetime.timedelta) -> None")
+_SIG_ADD = "(self: tandem.distributed.Store, arg0: str, arg1: typing.SupportsInt | typing.SupportsIndex) -> int"
+_SIG_CAS = "(self: tandem.distributed.Store, arg0: str, arg1: str, arg2: str) -> bytes"
+
+
+class Store:
+    """The interface every store has (PyTorch's ``torch.distributed.Store``)."""
+
+    def has_extended_api(self):
+        return True
+
+
+class HashStore(Store):
+    """A thread-safe in-memory store for the threads of one process (PyTorch's ``HashStore``)."""
+
+    def __init__(self, *args, **kwargs):
+        if args or kwargs:
+            raise TypeError("__init__(): incompatible constructor arguments. The following argument types are "
+                            "supported:\n    1. tandem.distributed.HashStore()\n\nInvoked with: "
+                            + ", ".join([*(repr(a) for a in args), *(f"{k}={v!r}" for k, v in kwargs.items())]))
+        self._data = {}
+        self._changed = threading.Condition()
+        self._timeout = _DEFAULT_TIMEOUT
+
+    @property
+    def timeout(self):
+        return self._timeout
+
+    def set_timeout(self, timeout):
+        self._timeout = _timedelta("set_timeout", self, timeout)
+
+    def set(self, key, value):
+        key = _key("set", _SIG_KEY_VALUE, self, key, value)
+        value = _value("set", _SIG_KEY_VALUE, self, key, value)
+        with self._changed:
+            self._data[key] = value
+            self._changed.notify_all()
+
+    def get(self, key):
+        key = _key("get", _SIG_GET, self, key)
+        with self._changed:
+            self._wait_locked([key], self._timeout)
+            return self._data[key]
+
+    def add(self, key, amount):
+        key = _key("add", _SIG_ADD, self, key, amount)
+        if isinstance(amount, float) or not hasattr(amount, "__index__") and not hasattr(amount, "__int__"):
+            raise _incompatible("add", _SIG_ADD, (self, key, amount))
+        with self._changed:
+            current = self._data.get(key, b"0")
+            try:
+                total = int(current.decode()) + int(amount)
+            except (UnicodeDecodeError, ValueError):
+                raise ValueError(f"stoll\nhint: add() needs the value of {key!r} to be an integer, it is "
+                                 f"{current!r}") from None
+            self._data[key] = str(total).encode()
+            self._changed.notify_all()
+            return total
+
+    def append(self, key, value):
+        key = _key("append", _SIG_KEY_VALUE, self, key, value)
+        value = _value("append", _SIG_KEY_VALUE, self, key, value)
+        with self._changed:
+            self._data[key] = self._data.get(key, b"") + value
+            self._changed.notify_all()
+
+    def compare_set(self, key, expected_value, desired_value):
+        """Sets ``desired_value`` when the key holds ``expected_value`` (or is missing and ``expected_value`` is
+        empty); returns the value the key has afterwards, or ``expected_value`` for a missing key left unset."""
+        key = _key("compare_set", _SIG_CAS, self, key, expected_value, desired_value)
+        expected = _value("compare_set", _SIG_CAS, self, key, expected_value)
+        desired = _value("compare_set", _SIG_CAS, self, key, desired_value)
+        with self._changed:
+            current = self._data.get(key)
+            if current is None and expected:
+                return expected
+            if current is None or current == expected:
+                self._data[key] = desired
+                self._changed.notify_all()
+                return desired
+            return current
+
+    def delete_key(self, key):
+        key = _key("delete_key", "(self: tandem.distributed.Store, arg0: str) -> bool", self, key)
+        with self._changed:
+            return self._data.pop(key, None) is not None
+
+    def num_keys(self):
+        with self._changed:
+            return len(self._data)
+
+    def check(self, keys):
+        keys = _keys("check", _SIG_KEYS, self, keys)
+        with self._changed:
+            return all(k in self._data for k in keys)
+
+    def wait(self, keys, timeout=None):
+        keys = _keys("wait", _SIG_WAIT, self, keys, *([] if timeout is None else [timeout]))
+        timeout = self._timeout if timeout is None else _timedelta("wait", self, timeout)
+        with self._changed:
+            self._wait_locked(keys, timeout)
+
+    def multi_get(self, keys):
+        keys = _keys("multi_get", "(self: tandem.distributed.Store, arg0: collections.abc.Sequence[str]) -> "
+                     "list[bytes]", self, keys)
+        with self._changed:
+            self._wait_locked(keys, self._timeout)
+            return [self._data[k] for k in keys]
+
+    def multi_set(self, keys, values):
+        signature = ("(self: tandem.distributed.Store, arg0: collections.abc.Sequence[str], arg1: "
+                     "collections.abc.Sequence[str]) -> None")
+        keys = _keys("multi_set", signature, self, keys, values)
+        if len(keys) != len(values):
+            raise ValueError(f"multi_set: {len(keys)} key(s) but {len(values)} value(s)")
+        values = [_value("multi_set", signature, self, keys, v) for v in values]
+        with self._changed:
+            self._data.update(zip(keys, values))
+            self._changed.notify_all()
+
+    def _wait_locked(self, keys, timeout):
+        deadline = time.monotonic() + timeout.total_seconds()
+        while not all(k in self._data for k in keys):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                missing = [k for k in keys if k not in self._data]
+                raise DistStoreError(f"Wait timeout\nhint: {missing} not set within {timeout} (set_timeout() or "
+                                     "wait(keys, timeout) changes the limit)")
+            self._changed.wait(left)
+
+
+class PrefixStore(Store):
+    """Every key of ``store`` that this store uses starts with ``prefix + "/"`` (PyTorch's ``PrefixStore``)."""
+
+    def __init__(self, prefix, store):
+        if not isinstance(prefix, str) or not isinstance(store, Store):
+            raise TypeError("__init__(): incompatible constructor arguments. The following argument types are "
+                            "supported:\n    1. tandem.distributed.PrefixStore(prefix: str, store: "
+                            f"tandem.distributed.Store)\n\nInvoked with: {prefix!r}, {store!r}")
+        self._prefix = prefix
+        self.underlying_store = store
+
+    def _full(self, method, signature, key, *rest):
+        return f"{self._prefix}/{_key(method, signature, self, key, *rest)}"
+
+    def _full_keys(self, method, signature, keys, *rest):
+        return [f"{self._prefix}/{k}" for k in _keys(method, signature, self, keys, *rest)]
+
+    @property
+    def timeout(self):
+        return self.underlying_store.timeout
+
+    def set_timeout(self, timeout):
+        self.underlying_store.set_timeout(timeout)
+
+    def set(self, key, value):
+        self.underlying_store.set(self._full("set", _SIG_KEY_VALUE, key, value), value)
+
+    def get(self, key):
+        return self.underlying_store.get(self._full("get", _SIG_GET, key))
+
+    def add(self, key, amount):
+        return self.underlying_store.add(self._full("add", _SIG_ADD, key, amount), amount)
+
+    def append(self, key, value):
+        self.underlying_store.append(self._full("append", _SIG_KEY_VALUE, key, value), value)
+
+    def compare_set(self, key, expected_value, desired_value):
+        full = self._full("compare_set", _SIG_CAS, key, expected_value, desired_value)
+        return self.underlying_store.compare_set(full, expected_value, desired_value)
+
+    def delete_key(self, key):
+        return self.underlying_store.delete_key(
+            self._full("delete_key", "(self: tandem.distributed.Store, arg0: str) -> bool", key))
+
+    def num_keys(self):
+        return self.underlying_store.num_keys()  # PyTorch counts the whole underlying store's keys
+
+    def check(self, keys):
+        return self.underlying_store.check(self._full_keys("check", _SIG_KEYS, keys))
+
+    def wait(self, keys, timeout=None):
+        full = self._full_keys("wait", _SIG_WAIT, keys, *([] if timeout is None else [timeout]))
+        if timeout is None:
+            self.underlying_store.wait(full)
+        else:
+            self.underlying_store.wait(full, timeout)
+
+    def multi_get(self, keys):
+        return self.underlying_store.multi_get(self._full_keys(
+            "multi_get", "(self: tandem.distributed.Store, arg0: collections.abc.Sequence[str]) -> list[bytes]",
+            keys))
+
+    def multi_set(self, keys, values):
+        full = self._full_keys("multi_set", "(self: tandem.distributed.Store, arg0: collections.abc.Sequence[str], "
+                               "arg1: collections.abc.Sequence[str]) -> None", keys, values)
+        self.underlying_store.multi_set(full, values)
