@@ -97,6 +97,18 @@ TEST(CpuAllocator, ReusesLargeBlocksInsteadOfFaultingFreshPages) {
   EXPECT_EQ(cpu_allocator_stats().cache_hits, before + 1);
 }
 
+TEST(CpuAllocator, BlocksOfAHugePageOrMoreStartOnAHugePageBoundary) {
+  // Where transparent huge pages are on (madvise mode: they need a 2 MiB-aligned range), large tensors get
+  // them; 64-byte alignment made madvise fail and every block stayed on 4 KiB pages.
+  constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
+  for (size_t bytes : {size_t{2} << 20, size_t{3} << 20, size_t{64} << 20}) {
+    DataPtr p = cpu_allocate(bytes);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p.ptr) % kHugePage, 0u) << bytes;
+  }
+  DataPtr small = cpu_allocate(size_t{256} << 10);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(small.ptr) % 64, 0u);
+}
+
 TEST(CpuAllocator, ImpossibleRequestIsOutOfMemoryError) {
   try {
     empty(DimVector{int64_t{1} << 40}, DType::Float64);
