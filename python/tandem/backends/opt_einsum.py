@@ -1,13 +1,14 @@
 """tandem.backends.opt_einsum, as torch.backends.opt_einsum: tandem.einsum contracts its operands from left to
 right and never asks the opt_einsum package for a contraction path, so opt_einsum counts as unavailable (even
-when installed) and the flags answer and refuse as PyTorch's do when the package is missing."""
+when installed) and the flags answer and refuse as PyTorch's do when the package is missing: set_flags/flags
+refuse to enable it, a plain assignment to ``enabled``/``strategy`` is stored unchecked (and changes nothing)."""
 import contextlib
-import sys
-import types
 
 __all__ = ["is_available", "get_opt_einsum", "flags", "set_flags", "enabled", "strategy"]
 
-_state = {"enabled": False, "strategy": None}
+# Plain module attributes, as PyTorch's are without the package: assigning them is not checked.
+enabled = False
+strategy = None
 
 
 def is_available() -> bool:
@@ -21,11 +22,12 @@ def get_opt_einsum():
 
 
 def _set_enabled(_enabled):
+    global enabled
     if _enabled:
         raise ValueError(f"opt_einsum is not available, so setting `enabled` to {_enabled} will not reap the benefits "
                          "of calculating an optimal path for einsum. torch.einsum will fall back to contracting from "
                          "left to right. To enable this optimal path calculation, please install opt-einsum.")
-    _state["enabled"] = _enabled
+    enabled = _enabled
 
 
 def _set_strategy(_strategy):
@@ -36,7 +38,7 @@ def _set_strategy(_strategy):
 
 def set_flags(_enabled=None, _strategy=None):
     """Sets the flags given (None: unchanged) and returns the previous ones, as PyTorch's."""
-    orig_flags = (_state["enabled"], None)
+    orig_flags = (enabled, None)
     if _enabled is not None:
         _set_enabled(_enabled)
     if _strategy is not None:
@@ -52,24 +54,3 @@ def flags(enabled=None, strategy=None):
         yield
     finally:
         set_flags(*orig_flags)
-
-
-class _OptEinsumModule(types.ModuleType):
-    """``enabled`` is checked on assignment; ``strategy`` is a plain attribute, as PyTorch's is without the
-    package."""
-
-    def __getattr__(self, name):
-        if name in _state:
-            return _state[name]
-        raise AttributeError(f"module '{self.__name__}' has no attribute '{name}'")
-
-    def __setattr__(self, name, value):
-        if name == "enabled":
-            _set_enabled(value)
-        elif name == "strategy":
-            _state["strategy"] = value
-        else:
-            super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _OptEinsumModule
