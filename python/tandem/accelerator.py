@@ -7,7 +7,7 @@ from . import _accelerator_memory as memory
 from ._accelerator_memory import (_get_device_index, empty_cache, empty_host_cache, get_memory_info,  # noqa: F401
                                   max_memory_allocated, max_memory_reserved, memory_allocated, memory_reserved,
                                   memory_stats, reset_accumulated_memory_stats, reset_peak_memory_stats)
-from ._device_streams import Stream
+from ._device_streams import Stream as _Stream
 
 __all__ = ["current_accelerator", "is_available", "device_count", "current_device_index", "set_device_index",
            "synchronize", "device_index", "current_device_idx", "set_device_idx", "current_stream", "set_stream",
@@ -63,17 +63,17 @@ def synchronize(device=None, /):
     cuda.synchronize(device)
 
 
-def current_stream(device=None, /) -> Stream:
+def current_stream(device=None, /) -> _Stream:
     """The calling thread's current stream on ``device`` (an index, "cuda:N", tandem.device; None: the current
     device), as a tandem.Stream."""
-    return Stream._wrap(cuda.current_stream(_get_device_index(device, optional=True)))
+    return _Stream._wrap(cuda.current_stream(_get_device_index(device, optional=True)))
 
 
-def set_stream(stream: Stream) -> None:
+def set_stream(stream: _Stream) -> None:
     """Makes ``stream`` (a tandem.Stream or tandem.cuda.Stream) current for its device on the calling thread."""
     if isinstance(stream, cuda.Stream):
-        stream = Stream._wrap(stream)
-    if not isinstance(stream, Stream):
+        stream = _Stream._wrap(stream)
+    if not isinstance(stream, _Stream):
         raise TypeError(f"set_stream(): argument 'stream' must be torch.Stream, not {type(stream).__name__}")
     if stream._cuda is None:
         _get_device_index(None, optional=True)  # without a device, PyTorch's "Found no NVIDIA driver" first

@@ -249,5 +249,6 @@ def test_cufft_plan_cache_checks_as_pytorchs():
         with pytest.raises(RuntimeError, match=f"^cufft_plan_cache: expected 0 <= device index < {n}, but got device "
                                                f"with index {bad}$"):
             C.cufft_plan_cache[bad]
-    with pytest.raises(ValueError, match="^Expected a torch.device with a specified index or an integer, but got:cuda$"):
+    with pytest.raises(ValueError, match="^Expected a torch.device with a specified index or an integer, but "
+                                         "got:cuda$"):
         C.cufft_plan_cache["cuda"]
