@@ -1,6 +1,14 @@
 """tandem.backends.cuda: switches of the CUDA math libraries (settable in every build; they only take
-effect on a real CUDA device)."""
+effect on a real CUDA device). The attention kernel flags are in _sdp.py, the library preferences and the cuFFT
+plan cache in _libraries.py."""
 from ... import _C
+from ._libraries import (cuFFTPlanCache, cuFFTPlanCacheManager, cufft_plan_cache,  # noqa: F401
+                         preferred_blas_library, preferred_linalg_library)
+from ._sdp import (SDPAParams, SDPBackend, allow_fp16_bf16_reduction_math_sdp, can_use_cudnn_attention,  # noqa: F401
+                   can_use_efficient_attention, can_use_flash_attention, cudnn_sdp_enabled, enable_cudnn_sdp,
+                   enable_flash_sdp, enable_math_sdp, enable_mem_efficient_sdp, flash_sdp_enabled,
+                   fp16_bf16_reduction_math_sdp_allowed, is_ck_sdpa_available, is_flash_attention_available,
+                   math_sdp_enabled, mem_efficient_sdp_enabled, sdp_kernel)
 
 
 class _MatmulFlags:
