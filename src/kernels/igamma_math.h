@@ -17,6 +17,7 @@
 #include <limits>
 
 #include "core/macros.h"
+#include "kernels/lgamma_math.h"
 #include "kernels/noinline_host.h"
 #include "kernels/series_eval.h"
 
@@ -57,7 +58,7 @@ TANDEM_HOST_DEVICE inline double log1p_deficit(double a, double x) {
 TANDEM_HOST_DEVICE inline double power_factor(double a, double x) {
   static constexpr double stirling[] = {-3617.0 / 122400, 1.0 / 156,  -691.0 / 360360, 1.0 / 1188,
                                         -1.0 / 1680,      1.0 / 1260, -1.0 / 360,      1.0 / 12};
-  if (a < 10) return std::exp(a * std::log(x) - x - std::lgamma(a));
+  if (a < 10) return std::exp(a * std::log(x) - x - log_abs_gamma(a));
   const double correction = evaluate_polynomial(1 / (a * a), stirling) / a;
   return std::sqrt(a / kTwoPi) * std::exp(-a * log1p_deficit(a, x) - correction);
 }
@@ -86,7 +87,7 @@ TANDEM_HOST_DEVICE inline double upper_by_alternating_series(double a, double x)
     if (std::fabs(term) <= kEpsilon * std::fabs(sum)) break;
   }
   const double log_x = std::log(x);
-  return -std::expm1(a * log_x - std::lgamma(a + 1)) - std::exp(a * log_x - std::lgamma(a)) * sum;
+  return -std::expm1(a * log_x - log_abs_gamma(a + 1)) - std::exp(a * log_x - log_abs_gamma(a)) * sum;
 }
 
 // Q = x^a e^-x / Gamma(a) / F with F = b_0 + a_1 / (b_1 + a_2 / (b_2 + ...)), b_k = x - a + 2k + 1, a_k =

@@ -14,6 +14,7 @@
 #include "core/macros.h"
 #include "kernels/bessel_math.h"
 #include "kernels/igamma_math.h"
+#include "kernels/lgamma_math.h"
 #include "kernels/math_functors.h"
 #include "kernels/polynomial_math.h"
 
@@ -161,7 +162,7 @@ TANDEM_HOST_DEVICE inline double ndtri(double p) {
 struct LgammaOp {
   template <typename T>
   TANDEM_HOST_DEVICE T operator()(T in) const {
-    return static_cast<T>(std::lgamma(static_cast<opmath_t<T>>(in)));
+    return static_cast<T>(special_math::log_abs_gamma(static_cast<opmath_t<T>>(in)));
   }
 };
 
