@@ -109,8 +109,20 @@ Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
   if (start_dim == end_dim) return x;
   DimVector shape;
   for (int64_t d = 0; d < start_dim; ++d) shape.push_back(x.sizes()[d]);
+  // The product can overflow only for an empty tensor (its 0 lies outside the flattened dims: expand() and
+  // view() of 0 elements make such sizes); such a shape has no int64 size, so it is refused, not wrapped
+  // around.
   int64_t n = 1;
-  for (int64_t d = start_dim; d <= end_dim; ++d) n *= x.sizes()[d];
+  bool overflow = false, zero = false;
+  for (int64_t d = start_dim; d <= end_dim; ++d) {
+    zero |= x.sizes()[d] == 0;
+    overflow |= __builtin_mul_overflow(n, x.sizes()[d], &n);
+  }
+  if (zero) n = 0;  // a 0 among the flattened dims makes the product 0 whatever came before it
+  TANDEM_CHECK(zero || !overflow, Runtime, "flatten(): the sizes of dims ", start_dim, " to ", end_dim,
+               " of a tensor of shape ", x.shape_str(),
+               " multiply past int64\nhint: the tensor has no elements; make it with sizes whose "
+               "product fits in int64");
   shape.push_back(n);
   for (int64_t d = end_dim + 1; d < x.dim(); ++d) shape.push_back(x.sizes()[d]);
   return reshape(x, shape);

@@ -141,3 +141,14 @@ TEST(FuzzFindings, SelectFarIntoAHugeDimOfAnEmptyTensor) {
   EXPECT_EQ(y.storage_offset(), 0);
   EXPECT_EQ(y.numel(), 0);
 }
+
+TEST(FuzzFindings, FlattenOfSizesWhoseProductOverflowsIsRefused) {
+  // fuzz_views: flatten multiplied the flattened dims' sizes of an empty tensor past int64 (the 0 lay outside
+  // them). A 0 among them makes the product 0 whatever overflowed before it.
+  Tensor x = expand(view(iota({0}), DimVector{0, 1, 1}), DimVector{0, kMax / 3, 33});
+  expect_error([&] { flatten(x, 1, 2); }, ErrorKind::Runtime,
+               "flatten(): the sizes of dims 1 to 2 of a tensor of shape [0, 3074457345618258602, 33] multiply "
+               "past int64\nhint: the tensor has no elements; make it with sizes whose product fits in int64");
+  Tensor y = expand(view(iota({0}), DimVector{0, 1, 1, 0}), DimVector{0, kMax / 3, 33, 0});
+  EXPECT_EQ(flatten(y, 1, 3).sizes(), (DimVector{0, 0}));
+}
