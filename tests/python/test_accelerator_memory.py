@@ -197,6 +197,8 @@ def test_current_and_set_stream():
     current = A.current_stream(index)
     assert type(current) is tandem.Stream and current.device == tandem.device("cuda", index)
     assert current == tandem.Stream._wrap(tandem.cuda.current_stream(index))
+    assert tandem.cuda.current_stream(index) == current and current == tandem.cuda.current_stream(index)
+    assert tandem.cuda.current_stream(index) != tandem.Stream(f"cuda:{index}") and tandem.cuda.current_stream() != 3
     side = tandem.Stream(f"cuda:{index}")
     try:
         A.set_stream(side)
@@ -227,6 +229,9 @@ def test_stream_and_event_on_a_cuda_device():
     with pytest.raises(ValueError, match="^Both events must be recorded before calculating elapsed time.$"):
         start.elapsed_time(end)
     x = tandem.arange(6, dtype=tandem.float32, device=f"cuda:{index}")
+    # x is written on the current stream: s must wait for it before reading it (emulated streams run
+    # asynchronously, so without this the product read x before arange wrote it, now and then).
+    s.wait_stream(A.current_stream(index))
     start.record(s)
     with s:
         assert A.current_stream(index) == s

@@ -113,7 +113,9 @@ class Stream:
         return event
 
     def __eq__(self, other):
-        return isinstance(other, Stream) and (self.device_index, self.stream_id) == (other.device_index, other.stream_id)
+        if not isinstance(other, Stream):
+            return NotImplemented  # a tandem.Stream (the device-generic form) then compares itself with this one
+        return (self.device_index, self.stream_id) == (other.device_index, other.stream_id)
 
     def __hash__(self):
         return hash((self.device_index, self.stream_id))
