@@ -33,10 +33,10 @@ def _addindent(s, num_spaces):
     return first + "\n" + "\n".join(num_spaces * " " + line for line in lines)
 
 
-
 def _apply_to_parameter(module, key, param, fn, swap, overwrite):
     """One parameter (and its .grad) of Module._apply: see Module._apply_in_place for the three ways."""
-    from ...utils import swap_tensors
+    if swap:
+        from ...utils import swap_tensors  # noqa: PLC0415  (tandem.utils imports nn)
     applied = fn(param)
     grad = param.grad
     if swap:
@@ -70,6 +70,7 @@ def _apply_to_parameter(module, key, param, fn, swap, overwrite):
         out.grad = grad_applied.requires_grad_(grad.requires_grad)
     elif grad_applied is not grad:
         _C._set_data(grad, grad_applied)
+
 
 class Module:
     """Base class of all layers and models. Subclasses define ``forward`` and assign submodules, Parameters
