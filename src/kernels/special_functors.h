@@ -207,7 +207,59 @@ struct NdtrOp {  // float (and 16-bit) through the vectorisable Phi that gelu us
       return static_cast<T>(special_math::ndtr(static_cast<double>(in)));
   }
 };
-TANDEM_SPECIAL_FUNCTOR(NdtriOp, special_math::ndtri(x))
+// ndtri for float (and 16-bit) arguments, branch-free so the loop vectorises: y = s R(s^2) with s = p - 1/2
+// (exact in double) for |s| <= 0.425, else +-T(r - 1.6) with r = sqrt(-log q), q = min(p, 1 - p) (1 - p is
+// exact above 1/2), r in [1.609, 10.163] down to the smallest subnormal. R and T are rational fits (degree 4/4
+// and 5/5, least squares reweighted toward minimax, at Chebyshev nodes against SciPy's ndtri) with relative
+// errors 2.9e-10 and 1.2e-11, evaluated in double; log q in float, whose rounding moves y by at most half an
+// ulp. Max error 1 ulp over every float in (0, 1) (tests/python/test_special.py). The double path's Newton
+// iteration on log ndtr took 100 ns an element.
+TANDEM_HOST_DEVICE TANDEM_INLINE float vector_ndtrif(float p) {
+#if defined(__CUDA_ARCH__)
+  return normcdfinvf(p);
+#else
+  const double s = static_cast<double>(p) - 0.5, z = s * s;
+  double cn = 11.079813660257312, cd = 15.293814493577973;
+  cn = cn * z + -58.93511972557313;
+  cd = cd * z + -41.03813197641423;
+  cn = cn * z + 60.68300054726352;
+  cd = cd * z + 32.03147968877937;
+  cn = cn * z + -21.611732857051535;
+  cd = cd * z + -9.669031391724593;
+  cn = cn * z + 2.5066282753425684;
+  cd = cd * z + 1.0;
+  const float q = p < 0.5f ? p : 1.0f - p;
+  const float log_q = vector_logf(q > 0.0f ? q : 1.0f);  // q <= 0 and NaN lanes are replaced below
+  const double r = std::sqrt(-static_cast<double>(log_q)) - 1.6;
+  double tn = 0.004386729692537669, td = 5.836677367282037e-09;
+  tn = tn * r + 0.1082044021038217;
+  td = td * r + 0.003101331895061694;
+  tn = tn * r + 0.840381770667191;
+  td = td * r + 0.07159026276955202;
+  tn = tn * r + 2.6573202434165686;
+  td = td * r + 0.4877569303934408;
+  tn = tn * r + 3.4465440830773675;
+  td = td * r + 1.2215470444635594;
+  tn = tn * r + 1.4234371107670993;
+  td = td * r + 1.0;
+  const bool central = s <= 0.425 && s >= -0.425;
+  const double tail_sign = p < 0.5f ? -1.0 : 1.0;
+  // One division for both pieces: the selected numerator over the selected denominator.
+  const double y = (central ? s * cn : tail_sign * tn) / (central ? cd : td);
+  const float inside = static_cast<float>(y);
+  const float edge = p == 0.0f ? -__builtin_inff() : (p == 1.0f ? __builtin_inff() : __builtin_nanf(""));
+  return p > 0.0f && p < 1.0f ? inside : edge;
+#endif
+}
+struct NdtriOp {
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T in) const {
+    if constexpr (std::is_same_v<opmath_t<T>, float>)
+      return static_cast<T>(vector_ndtrif(static_cast<float>(in)));
+    else
+      return static_cast<T>(special_math::ndtri(static_cast<double>(in)));
+  }
+};
 TANDEM_SPECIAL_FUNCTOR(LogNdtrOp, special_math::log_ndtr(x))
 // torch.special's Bessel family (bessel_math.h: Cephes's approximations, evaluated as PyTorch does)
 TANDEM_SPECIAL_FUNCTOR(BesselJ0Op, special_math::bessel::bessel_j0(x))

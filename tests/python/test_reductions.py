@@ -471,6 +471,27 @@ def test_arg_rows_of_every_length_with_ties_and_nan(dtype, device):
             check(f, f, x, device)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "int8", "uint8", "int16", "float16"])
+def test_vector_paths_fold_rows_of_every_length(dtype, device):
+    # sum/prod/amax/amin of rows around the vector widths: the last partial vector is read as the vector that
+    # ends the row, its already-folded lanes set to the identity, so a NaN or extreme there must count once.
+    g = torch.Generator().manual_seed(11)
+    for n in ARG_ROW_LENGTHS + [130, 200, 1001]:
+        x = torch.randint(-3, 4, (5, n), generator=g).double()
+        x[1, n - 1] = 9.0  # the extreme is the last element
+        x[2, 0] = -9.0
+        x[3] = 1.0
+        x[3, n - 1] = 2.0  # prod: 2 once, not once per overlapping lane
+        if dtype in FLOATS:
+            x[4, n - 1] = float("nan")  # a NaN only in the tail
+        if dtype == "uint8":
+            x = x.abs()
+        x = x.to(getattr(torch, dtype))
+        for f in [lambda t: t.sum(1), lambda t: t.amax(1), lambda t: t.amin(1), lambda t: t[3:].prod(1),
+                  lambda t: t.narrow(1, 0, max(1, n // 2)).sum(1)]:
+            check(f, f, x, device)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_arg_signed_zeros_and_infinities(dtype, device):
     x = torch.tensor([[0.0] * 20 + [-0.0] * 20, [-0.0] * 33 + [0.0] * 7, [float("-inf")] * 40,

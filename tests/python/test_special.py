@@ -78,6 +78,31 @@ def test_tails_of_the_normal_functions():
     torch.testing.assert_close(values(tandem.special.erfcx(from_torch(y))), torch.special.erfcx(y), rtol=1e-14, atol=0)
 
 
+def _ordered_bits(x):
+    """float32 values as integers that count ulps across zero too."""
+    bits = x.view(np.int32).astype(np.int64)
+    return np.where(bits < 0, -(bits & 0x7FFFFFFF), bits)
+
+
+def test_float32_ndtri_is_within_one_ulp_everywhere(device):
+    # Every 4099th float in (0, 1), the smallest subnormals, both sides of the central/tail switch at
+    # |p - 1/2| = 0.425, and the floats next to 1/2 and 1.
+    p = np.arange(1, np.float32(1).view(np.int32), 4099, dtype=np.int32).view(np.float32)
+    edges = np.array([1.4e-45, 2.8e-45, 1e-40, 1.17549435e-38, 0.075, 0.07499999, 0.07500001, 0.925, 0.92499995,
+                      0.92500001, np.nextafter(np.float32(0.5), np.float32(0)), 0.5,
+                      np.nextafter(np.float32(0.5), np.float32(1)), np.nextafter(np.float32(1), np.float32(0))],
+                     dtype=np.float32)
+    p = np.concatenate([p, edges])
+    got = tandem.special.ndtri(tandem.tensor(p, device=device))
+    assert got.dtype == tandem.float32 and got.device == tandem.device(device)
+    want = torch.special.ndtri(torch.from_numpy(p).double()).float().numpy()
+    ulps = np.abs(_ordered_bits(got.cpu().numpy()) - _ordered_bits(want))
+    assert ulps.max() <= 1, (p[ulps.argmax()], got.cpu().numpy()[ulps.argmax()], want[ulps.argmax()])
+    special = tandem.tensor([0.0, -0.0, 1.0, -0.5, 1.5, math.nan, math.inf, -math.inf], device=device)
+    assert tandem.special.ndtri(special).tolist()[:3] == [-math.inf, -math.inf, math.inf]
+    assert all(math.isnan(v) for v in tandem.special.ndtri(special).tolist()[3:])
+
+
 @pytest.mark.parametrize("op", UNARY + ["signbit"])
 def test_half_precision_within_one_step(op, device):
     x = torch.linspace(-6.3, 6.3, 57, dtype=torch.float32)
