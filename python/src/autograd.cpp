@@ -498,10 +498,13 @@ void warn_anomaly(const std::string& message) {
   if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1) < 0) PyErr_Clear();
 }
 
+// PyTorch's repr names the node's class: CopySlices, not the qualified torch::autograd::CopySlices of name().
 std::string node_repr(const Node& n) {
   char buf[64];
   std::snprintf(buf, sizeof buf, " object at %p>", static_cast<const void*>(&n));
-  return "<" + n.name() + buf;
+  const std::string name = n.name();
+  const size_t colons = name.rfind("::");
+  return "<" + (colons == std::string::npos ? name : name.substr(colons + 2)) + buf;
 }
 
 }  // namespace

@@ -75,6 +75,18 @@ def test_first_engine():
     torch.testing.assert_close(torch.tensor(x.grad.tolist(), dtype=torch.float64), tx.grad)
 
 
+def test_qualified_node_names_print_as_pytorch_prints_them():
+    # name() keeps PyTorch's qualified names; the repr shows the class name only, as PyTorch's does.
+    x = leaf([1.0, 2.0])
+    accumulate = (x * 2).grad_fn.next_functions[0][0]
+    assert accumulate.name() == "torch::autograd::AccumulateGrad"
+    assert repr(accumulate).startswith("<AccumulateGrad object at 0x")
+    out = tandem.zeros(3, 2, dtype=F64)
+    out[1:] = x * 3
+    assert out.grad_fn.name() == "torch::autograd::CopySlices"
+    assert repr(out.grad_fn).startswith("<CopySlices object at 0x")
+
+
 def test_gelu_gradcheck():
     x = leaf(rand(7, low=-3, high=3) + [0.0])
     assert gradcheck(tandem.gelu, (x,))
