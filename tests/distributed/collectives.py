@@ -186,6 +186,26 @@ def point_to_point(device, rank, world):
 
 
 @check
+def recv_of_another_size_or_dtype(device, rank, world):
+    # A message that does not fit the tensor: recv raises on the receiving rank, naming both sizes.
+    cases = [((5, tandem.float32), (3, tandem.float32),
+              "tandem.distributed.recv: the message from rank 0 is larger than the tensor's 3 elements of "
+              "float32 (12 bytes)"),
+             ((3, tandem.float32), (5, tandem.float32),
+              "tandem.distributed.recv: expected 5 elements from rank 0, the message had 3"),
+             ((3, tandem.float32), (3, tandem.float64),
+              "tandem.distributed.recv: expected 3 elements of float64 (24 bytes) from rank 0, the message had 12 "
+              "bytes")]
+    for (sent, sent_dtype), (size, dtype), message in cases:
+        if rank == 0:
+            dist.send(tandem.ones(sent, dtype=sent_dtype, device=device), dst=1, tag=11)
+        elif rank == 1:
+            got = tandem.zeros(size, dtype=dtype, device=device)
+            expect_raises(RuntimeError, message, lambda: dist.recv(got, src=0, tag=11))
+        dist.barrier()
+
+
+@check
 def subgroups_and_objects(device, rank, world):
     g = dist.new_group([1])
     if rank == 1:

@@ -57,7 +57,10 @@ class MpiThread {
   }
   // Called on the MPI thread: `request` completes `work`, then `then` runs (e.g. copies a staged result
   // back).
-  void post_request(MPI_Request request, const WorkPtr& work, std::function<void(const MPI_Status&)> then) {
+  // `then` runs when the request completes, also when it failed (rc, MPI's error code, tells), so that it can
+  // explain the failure in the terms of its call; an error it leaves unexplained is reported with MPI's code.
+  void post_request(MPI_Request request, const WorkPtr& work,
+                    std::function<void(int rc, const MPI_Status&)> then) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       inflight_.push_back({request, work, std::move(then)});
@@ -99,7 +102,7 @@ class MpiThread {
   struct Inflight {
     MPI_Request request;
     WorkPtr work;
-    std::function<void(const MPI_Status&)> then;
+    std::function<void(int rc, const MPI_Status&)> then;
   };
 
   static void execute(Task& task) {
@@ -171,9 +174,9 @@ class MpiThread {
         continue;
       }
       try {
+        if (item.then) item.then(rc, status);
         TANDEM_CHECK(rc == MPI_SUCCESS, Runtime, "tandem.distributed: ", item.work->description,
                      " failed in MPI (error ", rc, ")");
-        if (item.then) item.then(status);
         item.work->finish();
       } catch (...) {
         item.work->finish(std::current_exception());
@@ -288,6 +291,9 @@ void unstage(const Tensor& t, const Tensor& host) {
   if (!host.is_same(t)) copy_(t, host);
 }
 Tensor staged_empty(const Tensor& like, DType as) { return empty(like.sizes(), as, Device()); }
+
+constexpr const char* kSameSizeHint =
+    "\nhint: send and recv tensors must have the same number of elements and dtype";
 
 int count_of(const Tensor& t) {
   TANDEM_CHECK(t.numel() <= INT32_MAX, Value, "tandem.distributed: a tensor of ", t.numel(),
@@ -566,7 +572,7 @@ class MpiProcessGroup final : public ProcessGroup, public std::enable_shared_fro
       MPI_Request request;
       check_mpi(MPI_Isend(host.data_ptr(), count_of(host), mpi_type(host.dtype()), dst, tag, comm_, &request),
                 "send");
-      MpiThread::instance().post_request(request, work, [host](const MPI_Status&) {});  // keeps host alive
+      MpiThread::instance().post_request(request, work, [host](int, const MPI_Status&) {});  // keeps host alive
       return false;
     });
     return work;
@@ -584,12 +590,24 @@ class MpiProcessGroup final : public ProcessGroup, public std::enable_shared_fro
       check_mpi(MPI_Irecv(host.data_ptr(), count_of(host), mpi_type(host.dtype()),
                           src < 0 ? MPI_ANY_SOURCE : src, tag, comm_, &request),
                 "recv");
-      MpiThread::instance().post_request(request, work, [=](const MPI_Status& status) {
-        int received = 0;
+      MpiThread::instance().post_request(request, work, [=](int rc, const MPI_Status& status) {
+        const int from = status.MPI_SOURCE >= 0 ? status.MPI_SOURCE : src;
+        const int64_t bytes = host.numel() * static_cast<int64_t>(element_size(host.dtype()));
+        int error_class = MPI_SUCCESS;
+        if (rc != MPI_SUCCESS) MPI_Error_class(rc, &error_class);
+        TANDEM_CHECK(error_class != MPI_ERR_TRUNCATE, Runtime, "tandem.distributed.recv: the message from rank ",
+                     from, " is larger than the tensor's ", host.numel(), " elements of ",
+                     dtype_name(host.dtype()), " (", bytes, " bytes)", kSameSizeHint);
+        if (rc != MPI_SUCCESS) return;  // reported with MPI's code by the caller
+        int received = 0, received_bytes = 0;
         MPI_Get_count(&status, mpi_type(host.dtype()), &received);
+        MPI_Get_count(&status, MPI_BYTE, &received_bytes);
+        // MPI_UNDEFINED: the message's bytes are no whole number of elements (another dtype was sent).
+        TANDEM_CHECK(received != MPI_UNDEFINED, Runtime, "tandem.distributed.recv: expected ", host.numel(),
+                     " elements of ", dtype_name(host.dtype()), " (", bytes, " bytes) from rank ", from,
+                     ", the message had ", received_bytes, " bytes", kSameSizeHint);
         TANDEM_CHECK(received == count_of(host), Runtime, "tandem.distributed.recv: expected ", host.numel(),
-                     " elements from rank ", status.MPI_SOURCE, ", the message had ", received,
-                     "\nhint: send and recv tensors must have the same number of elements and dtype");
+                     " elements from rank ", from, ", the message had ", received, kSameSizeHint);
         work->source_rank = status.MPI_SOURCE;
         unstage(tensor, host);
       });
