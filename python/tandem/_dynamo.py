@@ -5,9 +5,10 @@ function, ``reset`` has no cache to clear, ``mark_dynamic``/``mark_static`` reco
 holds the commonly set knobs with PyTorch's defaults (unread by tandem).
 """
 from .compiler import disable, reset, list_backends, is_compiling, allow_in_graph  # noqa: F401
+from . import _dynamo_eval_frame as eval_frame  # noqa: F401  (eval_frame.OptimizedModule, what compile returns)
 
 __all__ = ["disable", "reset", "list_backends", "is_compiling", "allow_in_graph", "mark_dynamic", "mark_static",
-           "config"]
+           "config", "eval_frame"]
 
 
 def mark_dynamic(t, index, *, hint_override=None, min=None, max=None, specialize_on=None):

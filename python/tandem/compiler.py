@@ -2,9 +2,10 @@
 
 tandem has no graph compiler: every op already runs a compiled C++ kernel, eagerly. ``compile`` checks its
 arguments as PyTorch does (a callable, a known ``mode``, not both ``mode`` and ``options``, a known backend
-name) and returns the module or function itself, so ``model = tandem.compile(model)`` keeps the same object,
-its ``state_dict`` keys have no ``_orig_mod.`` prefix, and results are exactly the eager ones.
-``options`` are accepted unread (they configure PyTorch's Inductor, which tandem does not have).
+name) and returns a function itself, and a module wrapped as PyTorch wraps it (``_dynamo.eval_frame.
+OptimizedModule``: the original as ``_orig_mod``, so ``state_dict`` keys carry PyTorch's ``_orig_mod.`` prefix);
+results are exactly the eager ones. ``options`` are accepted unread (they configure PyTorch's Inductor, which
+tandem does not have).
 """
 import functools
 
@@ -36,7 +37,8 @@ def _check_compile_args(model, mode, options, backend):
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None, name=None,
             disable=False, recompile_limit=None, isolate_recompiles=False, dynamic_shapes=None):
-    """Returns ``model`` unchanged after PyTorch's argument checks; with no model, a decorator that does so."""
+    """After PyTorch's argument checks, ``model`` itself (a function, or any model with ``disable=True``) or a
+    module wrapped in an OptimizedModule; with no model, a decorator that does so."""
     if model is None:
         def decorator(fn):
             return compile(fn, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode, options=options,
@@ -44,7 +46,11 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=Non
                            isolate_recompiles=isolate_recompiles, dynamic_shapes=dynamic_shapes)
         return decorator
     _check_compile_args(model, mode, options, backend)
-    return model
+    from .nn.modules.module import Module
+    from ._dynamo_eval_frame import OptimizedModule
+    if disable or not isinstance(model, Module):
+        return model
+    return OptimizedModule(model)
 
 
 def disable(fn=None, recursive=True, *, reason=None):

@@ -110,15 +110,37 @@ def test_deterministic_algorithms_flags_match_pytorch():
 # compile, compiler, _dynamo
 
 
-def test_compile_returns_the_model_itself():
+def test_compile_wraps_a_module_as_pytorch_does():
     model = tandem.nn.Linear(3, 2)
-    assert tandem.compile(model) is model
-    assert tandem.compile(model, mode="max-autotune", fullgraph=True, dynamic=True) is model
-    assert tandem.compile(model, backend="eager") is model
-    assert tandem.compile(model, backend=lambda gm, example_inputs: gm) is model
-    assert tandem.compile(model, options={"triton.cudagraphs": False}) is model
+    for kwargs in ({}, dict(mode="max-autotune", fullgraph=True, dynamic=True), dict(backend="eager"),
+                   dict(backend=lambda gm, example_inputs: gm), dict(options={"triton.cudagraphs": False})):
+        compiled = tandem.compile(model, **kwargs)
+        assert isinstance(compiled, tandem._dynamo.eval_frame.OptimizedModule) and compiled._orig_mod is model
     assert tandem.compile(model, disable=True) is model
-    assert list(tandem.compile(model).state_dict()) == ["weight", "bias"]
+    torch_model = torch.nn.Linear(3, 2)
+    theirs, ours = torch.compile(torch_model), tandem.compile(model)
+    assert type(ours).__name__ == type(theirs).__name__ == "OptimizedModule"
+    assert list(ours.state_dict()) == list(theirs.state_dict()) == ["_orig_mod.weight", "_orig_mod.bias"]
+    assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
+    assert repr(ours) == repr(theirs)
+    # A compiled PyTorch model's checkpoint (prefixed keys) loads into a compiled tandem model.
+    ours.load_state_dict({k: tandem.tensor(v.tolist()) for k, v in theirs.state_dict().items()})
+    assert model.weight.tolist() == torch_model.weight.tolist()
+    x = tandem.ones(4, 3)
+    assert ours(x).tolist() == model(x).tolist()
+    # Attribute reads and writes, training included, go through to the original.
+    assert ours.in_features == 3 and ours.weight is model.weight
+    ours.eval()
+    assert model.training is False and ours.training is False and "training" not in ours.__dict__
+    ours.train()
+    assert model.training is True
+    ours.note = "kept"
+    assert model.note == "kept"
+    del ours.note
+    assert not hasattr(model, "note")
+    copied = copy.deepcopy(ours)
+    assert isinstance(copied, type(ours)) and copied._orig_mod is not model
+    assert copied._orig_mod.weight.tolist() == model.weight.tolist()
 
     @tandem.compile
     def f(x):

@@ -434,7 +434,7 @@ class Module:
         return self._apply(lambda t: t.type(dst_type))
 
     def compile(self, *args, **kwargs):
-        """PyTorch compiles the module in place; tandem runs it eagerly (tandem.compile returns models as is)."""
+        """PyTorch compiles the module in place (its state_dict keys unchanged); tandem runs it eagerly."""
 
     def _apply(self, fn):
         with _no_grad():
