@@ -28,6 +28,7 @@ from ._runtime_flags import *  # noqa: F401,F403  (set_float32_matmul_precision,
 from .compiler import compile  # noqa: F401,A001  (runs eagerly: tandem has no graph compiler)
 from . import compiler, _dynamo, jit, testing, random, types  # noqa: F401  (small, stdlib-only: docs/compat.md)
 from . import __future__  # noqa: F401  (the module-conversion switches nn.Module._apply reads)
+from ._sym import *  # noqa: F401,F403  (sym_int, sym_max, ...: plain numbers when running eagerly)
 from .random import manual_seed  # noqa: F401  (int() of the seed first, as PyTorch's)
 from ._autograd import *  # noqa: F401,F403
 from ._nn import nn, optim, utils, save, load  # noqa: F401
