@@ -643,12 +643,38 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     _check_probabilities(input)
     if weight is not None:
         weight.size()  # as PyTorch's, which reads weight.size(): a number raises its AttributeError
-    log_x = tandem.clamp(tandem.log(input), min=-100)
-    log_1mx = tandem.clamp(tandem.log(1 - input), min=-100)
-    loss = -(target * log_x + (1 - target) * log_1mx)
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+    return _reduce(_BinaryCrossEntropy.apply(input, target, weight), reduction)
+
+
+_BCE_EPSILON = 9.999999960041972e-13  # PyTorch's EPSILON, the float32 nearest 1e-12 (also for float64 inputs)
+
+
+class _BinaryCrossEntropy(tandem.autograd.Function):
+    """The elementwise loss (t - 1) max(log1p(-x), -100) - t max(log x, -100) (PyTorch's kernel, term for term,
+    so a small x keeps its log1p digits and a perfect prediction gives PyTorch's signed zeros), with PyTorch's
+    gradients: (x - t) / max(x (1 - x), 1e-12) for the input, which stays finite where the prediction saturates
+    at 0 or 1 (the chain rule through the clamped logs gives 0 * inf = NaN there), and -logit(x) for the target."""
+
+    @staticmethod
+    def forward(ctx, input, target, weight):
+        loss = ((target - 1) * tandem.clamp(tandem.log1p(-input), min=-100)
+                - target * tandem.clamp(tandem.log(input), min=-100))
+        if weight is not None:
+            loss = loss * weight
+        ctx.save_for_backward(input, target, weight)
+        return loss
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, target, weight = ctx.saved_tensors
+        if weight is not None:
+            grad = grad * weight
+        grad_input = grad_target = None
+        if ctx.needs_input_grad[0]:
+            grad_input = grad * (input - target) / tandem.clamp((1 - input) * input, min=_BCE_EPSILON)
+        if ctx.needs_input_grad[1]:
+            grad_target = grad * -tandem.logit(input)
+        return grad_input, grad_target, None
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
