@@ -362,8 +362,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     """Rows of ``weight`` picked by the integer ``input`` (any shape), as PyTorch: positions holding
     ``padding_idx`` pass no gradient to their row; ``max_norm`` first rescales, in place and outside autograd, the
     referenced rows whose ``norm_type``-norm exceeds it; ``scale_grad_by_freq`` divides each row's gradient by
-    how often the batch uses it. ``sparse`` is accepted and gives the same dense gradient (tandem has no sparse
-    tensors)."""
+    how often the batch uses it. ``sparse`` is accepted and gives the same dense gradient (no op produces a
+    sparse COO gradient for a dense parameter yet)."""
     if weight.dim() != 2:  # PyTorch's check (weight.size(1) below would raise an IndexError instead)
         raise RuntimeError("'weight' must be 2-D")
     if input.dtype not in (tandem.int64, tandem.int32):
