@@ -225,3 +225,25 @@ def test_profilers_refuse_use_cuda_as_pytorch(profiler):
         return mod.profile(use_cuda=False)
 
     _same_error(case)
+
+
+# ---- legacy autograd.Function instances (pytorch-wavenet's ConstantPad1d(size)(input)) -------------------------
+def test_legacy_function_instances_warn_and_refuse_calls_as_pytorch():
+    def case(lib):
+        class ConstantPad1d(lib.autograd.Function):
+            def __init__(self, target_size):
+                super().__init__()
+                self.target_size = target_size
+
+            def forward(self, input):
+                return input
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            pad = ConstantPad1d(4)
+        assert [w.category for w in caught] == [DeprecationWarning]
+        assert str(caught[0].message).startswith(f"{ConstantPad1d} should not be instantiated. Methods on autograd")
+        return pad(lib.ones(2))
+
+    want, got = raised(lambda: case(torch)), raised(lambda: case(tandem))
+    assert type(got) is type(want) is RuntimeError and str(got) == str(want)  # the same URL, so no renaming
