@@ -106,9 +106,20 @@ def test_binary_cross_entropy_keeps_its_checks_and_second_derivative():
     _same_error(lambda lib: lib.nn.functional.binary_cross_entropy(lib.tensor([1.5]), lib.tensor([1.0])))
     _same_error(lambda lib: lib.nn.functional.binary_cross_entropy(lib.tensor([0.5, 0.2]), lib.tensor([1.0])))
     x = tandem.tensor([0.2, 0.7, 0.9], dtype=tandem.float64, requires_grad=True)
-    t = tandem.tensor([0.1, 1.0, 0.3], dtype=tandem.float64, requires_grad=True)
+    t = tandem.tensor([0.1, 0.6, 0.3], dtype=tandem.float64, requires_grad=True)  # finite differences stay in [0, 1]
     assert tandem.autograd.gradcheck(tandem.nn.functional.binary_cross_entropy, (x, t))
     assert tandem.autograd.gradgradcheck(tandem.nn.functional.binary_cross_entropy, (x, t))
+
+
+@pytest.mark.parametrize("values", [([0.5, 2.0], [3.0, 1.0]), ([2.0, 0.5], [1.0, 3.0]), ([0.5, 0.5], [1.0, float("nan")]),
+                                    ([float("nan")], [3.0]), ([0.5, 0.5], [1.0, -1e-9]), ([[0.2, 0.3]], [[1.0, 5.0]])])
+def test_binary_cross_entropy_refuses_targets_outside_0_1_as_pytorch(values):
+    """LaceyChen17's NCF fed ratings 1..5 as BCE targets (its binarize step is a no-op under pandas' copy-on-write):
+    PyTorch stops with "target should be between 0 and 1", tandem trained on. The first offending element, an
+    input before its target, names the tensor."""
+    x, t = values
+    _same_error(lambda lib: lib.nn.functional.binary_cross_entropy(lib.tensor(x), lib.tensor(t)))
+    _same_error(lambda lib: lib.nn.BCELoss()(lib.tensor(x), lib.tensor(t)))
 
 
 # ---- torch.nn.parallel's pieces (DLRM imports them at the top and uses them with several GPUs) ----------------

@@ -626,11 +626,18 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _reduce(_elementwise_weight(tandem.abs(input - target), weight), reduction)
 
 
-def _check_probabilities(input):
-    """PyTorch's check that binary_cross_entropy's input are probabilities (NaN is not). On the CPU only, as
-    PyTorch (which asserts on the device): on a GPU the check would cost a synchronisation per loss."""
-    if input.device.type == "cpu" and input.numel() and not ((input >= 0) & (input <= 1)).all():
-        raise RuntimeError("all elements of input should be between 0 and 1")
+def _check_probabilities(input, target):
+    """PyTorch's checks that binary_cross_entropy's input and target are probabilities (NaN is not), made element
+    by element in order, the input's before the target's, so the first offending element names the tensor. On the
+    CPU only, as PyTorch (which asserts on the device): on a GPU the check would cost a synchronisation per loss."""
+    if input.device.type != "cpu" or not input.numel():
+        return
+    bad_input = ~((input >= 0) & (input <= 1))
+    bad = bad_input | ~((target >= 0) & (target <= 1))
+    if bad.any():
+        first = bad.reshape(-1).nonzero()[0, 0]
+        which = "input" if bad_input.reshape(-1)[first] else "target"
+        raise RuntimeError(f"all elements of {which} should be between 0 and 1")
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -640,7 +647,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _check_same_size(input, target)
-    _check_probabilities(input)
+    _check_probabilities(input, target)
     if weight is not None:
         weight.size()  # as PyTorch's, which reads weight.size(): a number raises its AttributeError
     return _reduce(_BinaryCrossEntropy.apply(input, target, weight), reduction)
