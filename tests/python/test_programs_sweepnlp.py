@@ -122,6 +122,20 @@ def test_binary_cross_entropy_refuses_targets_outside_0_1_as_pytorch(values):
     _same_error(lambda lib: lib.nn.BCELoss()(lib.tensor(x), lib.tensor(t)))
 
 
+@pytest.mark.parametrize("dtypes", [("float64", "float32"), ("float32", "float64"), ("float32", "float16")])
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_binary_cross_entropy_wants_one_dtype_as_pytorch(device, dtypes, requires_grad):
+    """A float64 model output against float32 ratings (LaceyChen17's NCF run in double): PyTorch's kernel refuses
+    the pair rather than promoting."""
+    def case(lib):
+        dev = device if lib is tandem else "cpu"
+        x = lib.full((3,), 0.25, dtype=getattr(lib, dtypes[0]), device=dev, requires_grad=requires_grad)
+        t = lib.ones(3, dtype=getattr(lib, dtypes[1]), device=dev)
+        return lib.nn.BCELoss()(x, t)
+
+    _same_error(case)
+
+
 # ---- torch.nn.parallel's pieces (DLRM imports them at the top and uses them with several GPUs) ----------------
 def test_nn_parallel_names_match_pytorch():
     import torch.nn.parallel as want

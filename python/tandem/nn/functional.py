@@ -647,6 +647,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _check_same_size(input, target)
+    if target.dtype != input.dtype:  # PyTorch's kernel takes one dtype; it does not promote
+        raise RuntimeError(f"Found dtype {target.dtype._scalar_type_name} but expected "
+                           f"{input.dtype._scalar_type_name}\nhint: give the target the input's dtype, e.g. "
+                           "target.to(input.dtype)")
     _check_probabilities(input, target)
     if weight is not None:
         weight.size()  # as PyTorch's, which reads weight.size(): a number raises its AttributeError
