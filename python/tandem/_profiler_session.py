@@ -107,13 +107,11 @@ class profile:
     while the block is open, on every thread. After the block: ``function_events`` (an EventList),
     ``key_averages()``, ``table()``, ``export_chrome_trace(path)``."""
 
-    def __init__(self, enabled=True, *, use_cuda=False, use_device=None, record_shapes=False, with_flops=False,
+    def __init__(self, enabled=True, *, use_device=None, record_shapes=False, with_flops=False,
                  profile_memory=False, with_stack=False, with_modules=False, use_kineto=False, use_cpu=True,
                  experimental_config=None, acc_events=False, custom_trace_id_callback=None,
                  post_processing_timeout_s=None, activity_filters=None):
         self.enabled = enabled
-        if use_cuda:
-            use_device = "cuda"
         if use_device is not None and use_device != "cuda":
             raise ValueError(f"use_device must be 'cuda' or None, not {use_device!r}\nhint: tandem's devices are "
                              "cpu and cuda")

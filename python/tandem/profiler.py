@@ -121,15 +121,8 @@ class profile:
     def __init__(self, *, activities=None, schedule=None, on_trace_ready=None, record_shapes=False,
                  profile_memory=False, with_stack=False, with_flops=False, with_modules=False,
                  experimental_config=None, execution_trace_observer=None, acc_events=False,
-                 custom_trace_id_callback=None, post_processing_timeout_s=None, use_cuda=None):
+                 custom_trace_id_callback=None, post_processing_timeout_s=None):
         self.activities = set(activities) if activities else supported_activities()
-        if use_cuda is not None:
-            warnings.warn("`use_cuda` is deprecated, use `activities` argument instead", FutureWarning,
-                          stacklevel=2)
-            if use_cuda:
-                self.activities.add(ProfilerActivity.CUDA)
-            elif ProfilerActivity.CUDA in self.activities:
-                self.activities.remove(ProfilerActivity.CUDA)
         if len(self.activities) == 0:
             raise AssertionError("No valid profiler activities found")
         for a in self.activities:

@@ -351,7 +351,7 @@ def test_legacy_autograd_profile():
     with tandem.autograd.profiler.emit_nvtx():
         x + 1
     if tandem.cuda.is_available():
-        with tandem.autograd.profiler.profile(use_cuda=True) as p2:
+        with tandem.autograd.profiler.profile(use_device="cuda") as p2:
             x.cuda() + 1
         assert any(e.kernels for e in p2.function_events)
 

@@ -1,5 +1,7 @@
 """tandem.autograd.Function: custom differentiable operations written as a forward and a backward in Python
 (over tandem ops). The node itself is C++ (python/src/autograd.cpp: PyFunctionNode)."""
+import warnings
+
 from .. import _C
 from .grad_mode import no_grad
 
@@ -31,6 +33,18 @@ class FunctionCtx:
 
 class Function:
     """Subclass with @staticmethod forward(ctx, *args) and backward(ctx, *grad_outputs); call cls.apply(*args)."""
+
+    def __init__(self, *args, **kwargs):
+        warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd functions are all static, "
+                      "so you should invoke them on the class itself. Instantiating an autograd function will raise "
+                      "an error in a future version of PyTorch.", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        # Pre-1.3 code instantiated a Function with a non-static forward and called the instance (pytorch-wavenet's
+        # ConstantPad1d(...)(input)); PyTorch refuses that with this message, pointing at the static form.
+        raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. Please use "
+                           "new-style autograd function with static forward method. (Example: "
+                           "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
 
     @staticmethod
     def forward(ctx, *args, **kwargs):

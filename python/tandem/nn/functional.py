@@ -362,8 +362,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     """Rows of ``weight`` picked by the integer ``input`` (any shape), as PyTorch: positions holding
     ``padding_idx`` pass no gradient to their row; ``max_norm`` first rescales, in place and outside autograd, the
     referenced rows whose ``norm_type``-norm exceeds it; ``scale_grad_by_freq`` divides each row's gradient by
-    how often the batch uses it. ``sparse`` is accepted and gives the same dense gradient (tandem has no sparse
-    tensors)."""
+    how often the batch uses it. ``sparse`` is accepted and gives the same dense gradient (no op produces a
+    sparse COO gradient for a dense parameter yet)."""
     if weight.dim() != 2:  # PyTorch's check (weight.size(1) below would raise an IndexError instead)
         raise RuntimeError("'weight' must be 2-D")
     if input.dtype not in (tandem.int64, tandem.int32):
@@ -626,11 +626,18 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _reduce(_elementwise_weight(tandem.abs(input - target), weight), reduction)
 
 
-def _check_probabilities(input):
-    """PyTorch's check that binary_cross_entropy's input are probabilities (NaN is not). On the CPU only, as
-    PyTorch (which asserts on the device): on a GPU the check would cost a synchronisation per loss."""
-    if input.device.type == "cpu" and input.numel() and not ((input >= 0) & (input <= 1)).all():
-        raise RuntimeError("all elements of input should be between 0 and 1")
+def _check_probabilities(input, target):
+    """PyTorch's checks that binary_cross_entropy's input and target are probabilities (NaN is not), made element
+    by element in order, the input's before the target's, so the first offending element names the tensor. On the
+    CPU only, as PyTorch (which asserts on the device): on a GPU the check would cost a synchronisation per loss."""
+    if input.device.type != "cpu" or not input.numel():
+        return
+    bad_input = ~((input >= 0) & (input <= 1))
+    bad = bad_input | ~((target >= 0) & (target <= 1))
+    if bad.any():
+        first = bad.reshape(-1).nonzero()[0, 0]
+        which = "input" if bad_input.reshape(-1)[first] else "target"
+        raise RuntimeError(f"all elements of {which} should be between 0 and 1")
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -640,15 +647,45 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _check_same_size(input, target)
-    _check_probabilities(input)
+    if target.dtype != input.dtype:  # PyTorch's kernel takes one dtype; it does not promote
+        raise RuntimeError(f"Found dtype {target.dtype._scalar_type_name} but expected "
+                           f"{input.dtype._scalar_type_name}\nhint: give the target the input's dtype, e.g. "
+                           "target.to(input.dtype)")
+    _check_probabilities(input, target)
     if weight is not None:
         weight.size()  # as PyTorch's, which reads weight.size(): a number raises its AttributeError
-    log_x = tandem.clamp(tandem.log(input), min=-100)
-    log_1mx = tandem.clamp(tandem.log(1 - input), min=-100)
-    loss = -(target * log_x + (1 - target) * log_1mx)
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+    return _reduce(_BinaryCrossEntropy.apply(input, target, weight), reduction)
+
+
+_BCE_EPSILON = 9.999999960041972e-13  # PyTorch's EPSILON, the float32 nearest 1e-12 (also for float64 inputs)
+
+
+class _BinaryCrossEntropy(tandem.autograd.Function):
+    """The elementwise loss (t - 1) max(log1p(-x), -100) - t max(log x, -100) (PyTorch's kernel, term for term,
+    so a small x keeps its log1p digits and a perfect prediction gives PyTorch's signed zeros), with PyTorch's
+    gradients: (x - t) / max(x (1 - x), 1e-12) for the input, which stays finite where the prediction saturates
+    at 0 or 1 (the chain rule through the clamped logs gives 0 * inf = NaN there), and -logit(x) for the target."""
+
+    @staticmethod
+    def forward(ctx, input, target, weight):
+        loss = ((target - 1) * tandem.clamp(tandem.log1p(-input), min=-100)
+                - target * tandem.clamp(tandem.log(input), min=-100))
+        if weight is not None:
+            loss = loss * weight
+        ctx.save_for_backward(input, target, weight)
+        return loss
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, target, weight = ctx.saved_tensors
+        if weight is not None:
+            grad = grad * weight
+        grad_input = grad_target = None
+        if ctx.needs_input_grad[0]:
+            grad_input = grad * (input - target) / tandem.clamp((1 - input) * input, min=_BCE_EPSILON)
+        if ctx.needs_input_grad[1]:
+            grad_target = grad * -tandem.logit(input)
+        return grad_input, grad_target, None
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",

@@ -31,6 +31,6 @@ class SparseAdam(Optimizer):
         for group in self.param_groups:
             for _ in self._grads(group):
                 raise RuntimeError("SparseAdam does not support dense gradients, please consider Adam instead\n"
-                                   "hint: tandem has no sparse tensors, so every gradient is dense; use "
-                                   "tandem.optim.Adam")
+                                   "hint: tandem's gradients are dense, also those of nn.Embedding(sparse=True) "
+                                   "(sparse COO gradients are not produced yet); use tandem.optim.Adam")
         return loss

@@ -527,6 +527,15 @@ class Module:
                            "to report this bug.")
 
     # ---- printing ---------------------------------------------------------------------------------------
+    def _replicate_for_data_parallel(self):
+        """A shallow copy for nn.parallel.replicate: its own (empty) parameter table and copies of the buffer and
+        child tables, which replicate fills with the per-device tensors and child replicas."""
+        replica = self.__new__(type(self))
+        replica.__dict__ = self.__dict__.copy()
+        replica.__dict__.update(_parameters={}, _buffers=self._buffers.copy(), _modules=self._modules.copy(),
+                                _is_replica=True)
+        return replica
+
     def extra_repr(self):
         return ""
 

@@ -5,9 +5,9 @@ another (tandem has no per-device worker threads), so this is about API compatib
 DistributedDataParallel for multi-device training."""
 import tandem
 
-from ..._C import Tensor
 from ..modules.module import Module
 from ..utils.stateless import _functional_call as functional_call
+from .scatter_gather import gather, scatter_kwargs
 
 __all__ = ["DataParallel", "data_parallel"]
 
@@ -17,34 +17,6 @@ def _device_index(d):
         return d
     d = tandem.device(d)
     return d.index if d.index is not None else tandem.cuda.current_device()
-
-
-def _scatter(obj, devices, dim):
-    """One copy of `obj` per device, tensors split into chunks along `dim` (PyTorch's scatter rules)."""
-    if isinstance(obj, Tensor):
-        chunks = obj.chunk(len(devices), dim)
-        return [c.to(f"cuda:{d}") for c, d in zip(chunks, devices)]
-    if isinstance(obj, tuple) and len(obj) > 0:
-        return [tuple(parts) for parts in zip(*(_scatter(o, devices, dim) for o in obj))]
-    if isinstance(obj, list) and len(obj) > 0:
-        return [list(parts) for parts in zip(*(_scatter(o, devices, dim) for o in obj))]
-    if isinstance(obj, dict) and len(obj) > 0:
-        return [dict(zip(obj.keys(), parts)) for parts in zip(*(_scatter(o, devices, dim) for o in obj.values()))]
-    return [obj for _ in devices]
-
-
-def _gather(outputs, target, dim):
-    first = outputs[0]
-    if isinstance(first, Tensor):
-        moved = [o.to(f"cuda:{target}") for o in outputs]
-        if all(o.dim() == 0 for o in moved):
-            return tandem.stack(moved)  # PyTorch warns and unsqueezes scalars; the result is the same vector
-        return tandem.cat(moved, dim)
-    if first is None:
-        return None
-    if isinstance(first, dict):
-        return type(first)((k, _gather([o[k] for o in outputs], target, dim)) for k in first)
-    return type(first)(map(lambda parts: _gather(list(parts), target, dim), zip(*outputs)))
 
 
 class DataParallel(Module):
@@ -81,15 +53,7 @@ class DataParallel(Module):
         return self.gather(outputs, self.output_device)
 
     def scatter(self, inputs, kwargs, device_ids):
-        scattered = _scatter(inputs, device_ids, self.dim) if inputs else []
-        scattered_kwargs = _scatter(kwargs, device_ids, self.dim) if kwargs else []
-        # Fewer chunks than devices when the batch is small: keep only the devices that got a chunk.
-        n = max(len(scattered), len(scattered_kwargs))
-        if len(scattered) < n:
-            scattered.extend(() for _ in range(n - len(scattered)))
-        if len(scattered_kwargs) < n:
-            scattered_kwargs.extend({} for _ in range(n - len(scattered_kwargs)))
-        return tuple(scattered), tuple(scattered_kwargs)
+        return scatter_kwargs(inputs, kwargs, device_ids, dim=self.dim)
 
     def parallel_apply(self, devices, inputs, kwargs_tup):
         """Runs the module on each chunk with its parameters/buffers moved to the chunk's device (replicas on
@@ -106,7 +70,7 @@ class DataParallel(Module):
         return outputs
 
     def gather(self, outputs, output_device):
-        return _gather(outputs, output_device, self.dim)
+        return gather(outputs, output_device, dim=self.dim)
 
 
 def data_parallel(module, inputs, device_ids=None, output_device=None, dim=0, module_kwargs=None):
