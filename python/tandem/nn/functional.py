@@ -640,6 +640,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _check_same_size(input, target)
+    if target.dtype != input.dtype:  # PyTorch's kernel takes one dtype (a float64 target is not promoted)
+        raise RuntimeError(f"Found dtype {target.dtype._scalar_type_name} but expected "
+                           f"{input.dtype._scalar_type_name}\nhint: convert the target, e.g. target.to(input.dtype)")
     _check_probabilities(input)
     if weight is not None:
         weight.size()  # as PyTorch's, which reads weight.size(): a number raises its AttributeError
@@ -647,7 +650,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     log_1mx = tandem.clamp(tandem.log(1 - input), min=-100)
     loss = -(target * log_x + (1 - target) * log_1mx)
     if weight is not None:
-        loss = loss * weight
+        loss = (loss * weight).to(input.dtype)  # PyTorch multiplies in place: the loss keeps the input's dtype
     return _reduce(loss, reduction)
 
 
@@ -663,16 +666,23 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     _check_optional_tensor(weight, "binary_cross_entropy_with_logits", "weight", 3)
     _check_optional_tensor(pos_weight, "binary_cross_entropy_with_logits", "pos_weight", 4)
+    # PyTorch's loss starts as (1 - target) and takes the other terms in place, so it has the target's dtype
+    # (float64 logits with a float32 target give a float32 loss), and an integer target cannot hold it.
+    one_minus_target = 1 - target
+    if not (one_minus_target.is_floating_point() or one_minus_target.is_complex()):
+        raise RuntimeError(f"result type {tandem.result_type(one_minus_target, input)._scalar_type_name} can't be cast "
+                           f"to the desired output type {one_minus_target.dtype._scalar_type_name}\n"
+                           f"hint: give a floating-point target, e.g. target.float()")
     # softplus(-x) = log(1 + e^-x) as logaddexp(-x, 0): stable, and smooth at x = 0 (the split form
     # max(-x, 0) + log1p(e^-|x|) has kinks there whose subgradients gave -t instead of 1/2 - t).
     softplus_neg = tandem.logaddexp(-input, 0.0)
     if pos_weight is not None:
-        loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * softplus_neg
+        loss = one_minus_target * input + (1 + (pos_weight - 1) * target) * softplus_neg
     else:
-        loss = (1 - target) * input + softplus_neg
+        loss = one_minus_target * input + softplus_neg
     if weight is not None:
         loss = loss * weight
-    return _reduce(loss, reduction)
+    return _reduce(loss.to(one_minus_target.dtype), reduction)
 
 
 # Further functions, one file per family (each with its own __all__).

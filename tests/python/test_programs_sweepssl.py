@@ -1,0 +1,156 @@
+"""Behaviours found by running public self-supervised, metric-learning, distillation, pruning, adversarial,
+interpretability and meta-learning PyTorch programs on tandem (the 'sweepssl' program sweep), each checked
+against PyTorch (the oracle) on every device."""
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+import tandem
+from oracle import from_torch, to_torch
+
+
+def _dtype_name(dtype):
+    return str(dtype).split(".")[1]
+
+
+# ---- binary_cross_entropy takes one dtype; the logits form has the target's (siamese_network in pytorch/examples
+# ---- with float64 images: BCELoss of a float64 output and a float32 target raises in PyTorch) ----------------------
+@pytest.mark.parametrize("input_dtype,target_dtype", [("float64", "float32"), ("float32", "float64"),
+                                                      ("float32", "int64"), ("float16", "float32")])
+def test_binary_cross_entropy_refuses_a_target_of_another_dtype(device, input_dtype, target_dtype):
+    x = tandem.tensor([0.2, 0.7], device=device).to(getattr(tandem, input_dtype))
+    t = tandem.tensor([0, 1], device=device).to(getattr(tandem, target_dtype))
+    ref_x = torch.tensor([0.2, 0.7]).to(getattr(torch, input_dtype))
+    ref_t = torch.tensor([0, 1]).to(getattr(torch, target_dtype))
+    with pytest.raises(RuntimeError) as want:
+        torch.nn.functional.binary_cross_entropy(ref_x, ref_t)
+    with pytest.raises(RuntimeError) as got:
+        tandem.nn.BCELoss()(x, t)
+    assert str(got.value).splitlines()[0] == str(want.value)
+    assert str(got.value).splitlines()[1].startswith("hint:")
+
+
+@pytest.mark.parametrize("weight_dtype", ["float64", "int64"])
+def test_binary_cross_entropy_weight_keeps_the_input_dtype(device, weight_dtype):
+    x = torch.tensor([0.2, 0.7, 0.4], requires_grad=True)
+    t = torch.tensor([0.0, 1.0, 1.0])
+    w = torch.tensor([1, 2, 3]).to(getattr(torch, weight_dtype))
+    tx = from_torch(x.detach(), device).requires_grad_()
+    for reduction in ["none", "mean", "sum"]:
+        want = torch.nn.functional.binary_cross_entropy(x, t, weight=w, reduction=reduction)
+        got = tandem.nn.functional.binary_cross_entropy(tx, from_torch(t, device), weight=from_torch(w, device),
+                                                        reduction=reduction)
+        assert got.dtype == tandem.float32 and got.device == tandem.device(device)
+        torch.testing.assert_close(to_torch(got.detach()), want.detach())
+    want.backward()
+    got.backward()
+    assert tx.grad.dtype == tandem.float32
+    torch.testing.assert_close(to_torch(tx.grad), x.grad)
+
+
+@pytest.mark.parametrize("input_dtype,target_dtype", [("float64", "float32"), ("float32", "float64"),
+                                                      ("float16", "float32"), ("float32", "float32")])
+@pytest.mark.parametrize("extra", [{}, {"weight": "float64"}, {"pos_weight": "float64"}])
+def test_binary_cross_entropy_with_logits_has_the_targets_dtype(device, input_dtype, target_dtype, extra):
+    x = torch.tensor([[0.3, -1.2], [2.0, 0.1]]).to(getattr(torch, input_dtype))
+    t = torch.tensor([[0.0, 1.0], [1.0, 0.5]]).to(getattr(torch, target_dtype))
+    kwargs = {k: torch.tensor([2.0, 0.5]).to(getattr(torch, v)) for k, v in extra.items()}
+    want = torch.nn.functional.binary_cross_entropy_with_logits(x, t, **kwargs)
+    got = tandem.nn.BCEWithLogitsLoss(**{k: from_torch(v, device) for k, v in kwargs.items()})(
+        from_torch(x, device), from_torch(t, device))
+    assert _dtype_name(got.dtype) == _dtype_name(want.dtype) and got.device == tandem.device(device)
+    torch.testing.assert_close(to_torch(got), want, rtol=1e-3 if "float16" in (input_dtype,) else 1e-6, atol=1e-6)
+
+
+def test_binary_cross_entropy_with_logits_refuses_an_integer_target(device):
+    with pytest.raises(RuntimeError) as want:
+        torch.nn.functional.binary_cross_entropy_with_logits(torch.tensor([0.5, -0.5]), torch.tensor([1, 0]))
+    with pytest.raises(RuntimeError) as got:
+        tandem.nn.functional.binary_cross_entropy_with_logits(tandem.tensor([0.5, -0.5], device=device),
+                                                              tandem.tensor([1, 0], device=device))
+    assert str(got.value).splitlines()[0] == str(want.value)
+    assert str(got.value).splitlines()[1].startswith("hint:")
+
+
+@pytest.mark.parametrize("name", ["huber_loss", "soft_margin_loss"])
+@pytest.mark.parametrize("input_dtype,target_dtype", [("float32", "float64"), ("float64", "float32"),
+                                                      ("float32", "int64")])
+def test_losses_computed_into_the_inputs_dtype(device, name, input_dtype, target_dtype):
+    x = torch.tensor([0.2, -1.7, 3.0], requires_grad=True)
+    t = torch.tensor([1, -1, 1])
+    ref_x = x.detach().to(getattr(torch, input_dtype)).requires_grad_()
+    ref_t = t.to(getattr(torch, target_dtype))
+    want = getattr(torch.nn.functional, name)(ref_x, ref_t)
+    tx = from_torch(ref_x.detach(), device).requires_grad_()
+    got = getattr(tandem.nn.functional, name)(tx, from_torch(ref_t, device))
+    assert _dtype_name(got.dtype) == _dtype_name(want.dtype) == input_dtype
+    torch.testing.assert_close(to_torch(got.detach()), want.detach())
+    got.backward()
+    assert _dtype_name(tx.grad.dtype) == input_dtype
+    if name == "soft_margin_loss":  # PyTorch's huber_loss backward refuses a target of another dtype
+        want.backward()
+        torch.testing.assert_close(to_torch(tx.grad), ref_x.grad)
+
+
+# ---- a negative device index leaves the current CUDA device (SimCLR: `with torch.cuda.device(args.gpu_index)` with
+# ---- gpu_index=-1 when it runs on the CPU) --------------------------------------------------------------------------
+@pytest.mark.parametrize("index", [-1, -3])
+def test_cuda_device_with_a_negative_index_changes_nothing(index):
+    before = tandem.cuda.current_device() if tandem.cuda.is_available() else None
+    with tandem.cuda.device(index) as d:
+        assert d.idx == index == torch.cuda.device(index).idx
+        if before is not None:
+            assert tandem.cuda.current_device() == before
+    tandem.cuda.set_device(index)  # PyTorch's set_device(-1) is a no-op too
+    if before is not None:
+        assert tandem.cuda.current_device() == before
+
+
+def test_cuda_device_of_a_cpu_tensor_changes_nothing():
+    assert tandem.cuda.device_of(tandem.zeros(1)).idx == torch.cuda.device_of(torch.zeros(1)).idx == -1
+    with tandem.cuda.device_of(tandem.zeros(1)):
+        pass
+
+
+@pytest.mark.skipif(not tandem.cuda.is_available() or tandem.cuda.device_count() < 2, reason="needs 2 cuda devices")
+def test_cuda_device_of_a_cuda_tensor_makes_its_device_current():
+    before = tandem.cuda.current_device()
+    other = 1 - before
+    with tandem.cuda.device_of(tandem.zeros(1, device=f"cuda:{other}")) as d:
+        assert d.idx == other and tandem.cuda.current_device() == other
+        assert tandem.zeros(1, device="cuda").device == tandem.device("cuda", other)
+    assert tandem.cuda.current_device() == before
+
+
+# ---- pin_memory=True without an accelerator: the loader keeps the flag, each new iterator warns (SimCLR) ----------
+_PIN_MEMORY_PROGRAM = """
+import sys, warnings
+import importlib
+lib = importlib.import_module(sys.argv[1])
+if lib.cuda.is_available():
+    print("an accelerator is present")
+    raise SystemExit
+with warnings.catch_warnings(record=True) as made:
+    warnings.simplefilter("always")
+    loader = lib.utils.data.DataLoader(lib.utils.data.TensorDataset(lib.arange(4.0)), batch_size=2, pin_memory=True)
+print(len(made), loader.pin_memory)
+for epoch in range(2):
+    with warnings.catch_warnings(record=True) as iterated:
+        warnings.simplefilter("always")
+        batches = [b[0].tolist() for b in loader]
+    print(batches, [str(w.message) for w in iterated])
+"""
+
+
+def test_dataloader_pin_memory_warns_when_iterated_not_when_made():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TANDEM_EMULATE")}
+    runs = [subprocess.run([sys.executable, "-c", _PIN_MEMORY_PROGRAM, lib], env=env, capture_output=True, text=True,
+                           timeout=120) for lib in ("torch", "tandem")]
+    want, got = (run.stdout.splitlines() for run in runs)
+    if "an accelerator is present" in want + got:
+        pytest.skip("an accelerator is present")
+    message = "'pin_memory' argument is set as true but no accelerator is found, then device pinned memory won't be used."
+    assert got == want == ["0 True"] + [f"[[0.0, 1.0], [2.0, 3.0]] [{message!r}]"] * 2
