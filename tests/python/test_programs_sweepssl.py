@@ -154,3 +154,27 @@ def test_dataloader_pin_memory_warns_when_iterated_not_when_made():
         pytest.skip("an accelerator is present")
     message = "'pin_memory' argument is set as true but no accelerator is found, then device pinned memory won't be used."
     assert got == want == ["0 True"] + [f"[[0.0, 1.0], [2.0, 3.0]] [{message!r}]"] * 2
+
+
+# ---- a nested module's repr keeps blank lines empty (MAML-Pytorch's Learner.extra_repr ends in a newline) ---------
+def _nested_repr(lib):
+    class Inner(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = lib.nn.Linear(1, 1)
+
+        def extra_repr(self):
+            return "conv2d:(ch_in:1)\nrelu:(True,)\n"
+
+    class Outer(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net = Inner()
+            self.heads = lib.nn.ModuleList([Inner(), Inner()])
+
+    return repr(Outer()), repr(Inner())
+
+
+def test_nested_module_repr_keeps_blank_lines_empty():
+    assert _nested_repr(tandem) == _nested_repr(torch)
+    assert "\n\n    (lin)" in _nested_repr(tandem)[0]
