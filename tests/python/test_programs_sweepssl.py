@@ -4,6 +4,7 @@ against PyTorch (the oracle) on every device."""
 import os
 import subprocess
 import sys
+import warnings
 
 import pytest
 import torch
@@ -178,3 +179,35 @@ def _nested_repr(lib):
 def test_nested_module_repr_keeps_blank_lines_empty():
     assert _nested_repr(tandem) == _nested_repr(torch)
     assert "\n\n    (lin)" in _nested_repr(tandem)[0]
+
+
+# ---- torch.nn._reduction, which custom losses import (torchbnn's BKLLoss) ------------------------------------------
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_reduction_get_enum_matches_pytorch(reduction):
+    assert tandem.nn._reduction.get_enum(reduction) == torch.nn._reduction.get_enum(reduction)
+
+
+def test_reduction_get_enum_errors_and_warnings_match_pytorch():
+    for lib in (torch, tandem):
+        with pytest.raises(ValueError, match="^max is not a valid value for reduction$"):
+            lib.nn._reduction.get_enum("max")
+        with pytest.warns(UserWarning, match="reduction='elementwise_mean' is deprecated") as got:
+            assert lib.nn._reduction.get_enum("elementwise_mean") == 1
+        assert got[0].filename == __file__
+
+
+@pytest.mark.parametrize("size_average", [None, True, False])
+@pytest.mark.parametrize("reduce", [None, True, False])
+def test_reduction_legacy_pair_matches_pytorch(size_average, reduce):
+    from tandem.nn import _reduction
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        name = _reduction.legacy_get_string(size_average, reduce)
+        number = _reduction.legacy_get_enum(size_average, reduce, emit_warning=False)
+    with warnings.catch_warnings(record=True) as want:
+        warnings.simplefilter("always")
+        assert name == torch.nn._reduction.legacy_get_string(size_average, reduce)
+        assert number == torch.nn._reduction.legacy_get_enum(size_average, reduce, emit_warning=False)
+    assert [str(w.message) for w in got] == [str(w.message) for w in want] == [
+        f"size_average and reduce args will be deprecated, please use reduction='{name}' instead."]
+    assert got[0].filename == __file__

@@ -9,6 +9,7 @@ import tandem
 from .. import _C
 from .._autocast import active as _amp_active, run as _amp_run
 from .._transfer_guard import _crossing
+from . import _reduction
 from .parameter import untracked
 
 __all__ = [
@@ -451,11 +452,8 @@ def _legacy_reduction(size_average, reduce, reduction):
     """PyTorch's deprecated size_average/reduce pair: when either is given it overrides reduction (with a warning)."""
     if size_average is None and reduce is None:
         return reduction
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
-    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
-                  stacklevel=3)
+    reduction = _reduction.legacy_get_string(size_average, reduce, emit_warning=False)
+    warnings.warn(_reduction._legacy_warning(reduction), stacklevel=3)
     return reduction
 
 
