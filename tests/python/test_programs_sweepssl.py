@@ -211,3 +211,25 @@ def test_reduction_legacy_pair_matches_pytorch(size_average, reduce):
     assert [str(w.message) for w in got] == [str(w.message) for w in want] == [
         f"size_average and reduce args will be deprecated, please use reduction='{name}' instead."]
     assert got[0].filename == __file__
+
+
+# ---- torch.cuda.random, the module path torchattacks seeds through (torch.cuda.random.manual_seed) ---------------
+def test_cuda_random_module_has_pytorchs_names():
+    import tandem.cuda.random as cuda_random
+    assert cuda_random.__all__ == torch.cuda.random.__all__
+    for name in cuda_random.__all__:
+        assert getattr(cuda_random, name) is getattr(tandem.cuda, name)
+    cuda_random.manual_seed(7)  # no device: a no-op, as PyTorch's lazy seeding
+    cuda_random.manual_seed_all(7)
+
+
+@pytest.mark.skipif(not tandem.cuda.is_available(), reason="needs a CUDA device (real or TANDEM_EMULATE_CUDA)")
+def test_cuda_random_manual_seed_repeats_the_draws():
+    tandem.cuda.random.manual_seed(11)
+    state = tandem.cuda.random.get_rng_state()
+    first = tandem.rand(5, device="cuda")
+    tandem.cuda.random.manual_seed(11)
+    assert tandem.equal(tandem.rand(5, device="cuda"), first)
+    tandem.cuda.random.set_rng_state(state)
+    assert tandem.equal(tandem.rand(5, device="cuda"), first)
+    assert tandem.cuda.random.initial_seed() == 11

@@ -381,4 +381,5 @@ def reset_transfer_stats():
 
 # Capability queries, deprecated memory aliases and the legacy tandem.cuda.FloatTensor & co. types.
 from . import nvtx  # noqa: F401,E402
+from . import random  # noqa: F401,E402  (after the seeding functions it re-exports)
 from ._extras import *  # noqa: F401,F403,E402
