@@ -233,3 +233,34 @@ def test_cuda_random_manual_seed_repeats_the_draws():
     tandem.cuda.random.set_rng_state(state)
     assert tandem.equal(tandem.rand(5, device="cuda"), first)
     assert tandem.cuda.random.initial_seed() == 11
+
+
+# ---- interpolate takes one-element integer tensors as sizes (torchattacks' DIFGSM: size=[rnd, rnd] with
+# ---- rnd = torch.randint(low, high, size=(1,), dtype=torch.int32)) ------------------------------------------------
+@pytest.mark.parametrize("mode", ["nearest", "bilinear"])
+@pytest.mark.parametrize("form", ["1-d int32", "0-d int64", "whole", "numpy"])
+def test_interpolate_takes_integer_tensor_sizes(device, mode, form):
+    import numpy as np
+
+    def size(lib):
+        return {"1-d int32": [lib.tensor([3], dtype=lib.int32), lib.tensor([5])], "0-d int64": [lib.tensor(3), 5],
+                "whole": lib.tensor(3), "numpy": [np.int64(3), np.int32(5)]}[form]
+
+    x = torch.arange(32.0).view(1, 2, 4, 4)
+    want = torch.nn.functional.interpolate(x, size=size(torch), mode=mode)
+    got = tandem.nn.functional.interpolate(from_torch(x, device), size=size(tandem), mode=mode)
+    assert got.device == tandem.device(device) and tuple(got.shape) == tuple(want.shape)
+    torch.testing.assert_close(to_torch(got), want)
+
+
+@pytest.mark.parametrize("bad", ["float tensor", "two-element tensor", "bool tensor", "bool"])
+def test_interpolate_refuses_other_sizes_with_a_type_error(bad):
+    def size(lib):
+        return {"float tensor": [lib.tensor(2.0), 3], "two-element tensor": [lib.tensor([2, 3]), 2],
+                "bool tensor": [lib.tensor(True), 2], "bool": [True, 2]}[bad]
+
+    want_type = RuntimeError if bad == "bool tensor" else TypeError  # PyTorch's scalar check fails late there
+    with pytest.raises(want_type):
+        torch.nn.functional.interpolate(torch.ones(1, 1, 4, 4), size=size(torch))
+    with pytest.raises(TypeError, match="expected size to be one of int or Tuple"):
+        tandem.nn.functional.interpolate(tandem.ones(1, 1, 4, 4), size=size(tandem))
