@@ -264,3 +264,32 @@ def test_interpolate_refuses_other_sizes_with_a_type_error(bad):
         torch.nn.functional.interpolate(torch.ones(1, 1, 4, 4), size=size(torch))
     with pytest.raises(TypeError, match="expected size to be one of int or Tuple"):
         tandem.nn.functional.interpolate(tandem.ones(1, 1, 4, 4), size=size(tandem))
+
+
+# ---- var/std of identical values are exactly 0, float32 computed in float64 as PyTorch's CPU (blitz's mfvi test:
+# ---- the std over a frozen Bayesian net's repeated samples must be 0) ---------------------------------------------
+@pytest.mark.parametrize("fn", ["std", "var"])
+@pytest.mark.parametrize("n", [2, 5, 7, 33])
+def test_std_of_identical_rows_is_exactly_zero(device, fn, n):
+    row = torch.tensor([[0.1234567, -3.3, 7.77, 1e-3, 0.3]])
+    want = getattr(torch.cat([row] * n), fn)(dim=0)
+    got = getattr(tandem.cat([from_torch(row, device)] * n), fn)(dim=0)
+    assert got.dtype == tandem.float32 and got.device == tandem.device(device)
+    assert to_torch(got).tolist() == want.tolist() == [0.0] * 5
+    assert tandem.var_mean(tandem.cat([from_torch(row, device)] * n), dim=0)[0].tolist() == [0.0] * 5
+
+
+def test_float32_var_and_std_agree_with_pytorch_to_the_bit(device):
+    import numpy as np
+    rng = np.random.default_rng(3)
+    same = total = 0
+    for shape, dim in [((37, 53), 0), ((37, 53), 1), ((8, 9, 10), (0, 2)), ((3, 1000), 1)]:
+        for _ in range(5):
+            a = (rng.standard_normal(shape) * rng.uniform(0.01, 100) + rng.uniform(-5, 5)).astype(np.float32)
+            for fn in ["var", "std"]:
+                want = getattr(torch.from_numpy(a), fn)(dim=dim)
+                got = getattr(tandem.tensor(a, device=device), fn)(dim=dim)
+                torch.testing.assert_close(to_torch(got), want, rtol=3e-7, atol=0)
+                same += int((to_torch(got) == want).sum())
+                total += want.numel()
+    assert same >= 0.9 * total  # the float32 two-pass form agreed on about half
