@@ -293,3 +293,35 @@ def test_float32_var_and_std_agree_with_pytorch_to_the_bit(device):
                 same += int((to_torch(got) == want).sum())
                 total += want.numel()
     assert same >= 0.9 * total  # the float32 two-pass form agreed on about half
+
+
+# ---- the norm layers' class tree and module paths as PyTorch's: an InstanceNorm is a _NormBase, not a _BatchNorm
+# ---- (Torch-Pruning dispatches on nn.modules.batchnorm._BatchNorm and ...instancenorm._InstanceNorm) -------------
+def _norm_classes(lib):
+    batchnorm = __import__(f"{lib.__name__}.nn.modules.batchnorm", fromlist=["_"])
+    instancenorm = __import__(f"{lib.__name__}.nn.modules.instancenorm", fromlist=["_"])
+    nn = lib.nn
+    layers = [nn.BatchNorm1d(3), nn.BatchNorm2d(3), nn.BatchNorm3d(3), nn.SyncBatchNorm(3), nn.LazyBatchNorm2d(),
+              nn.InstanceNorm1d(3), nn.InstanceNorm2d(3, track_running_stats=True), nn.LazyInstanceNorm3d()]
+    return (sorted(batchnorm.__all__), sorted(instancenorm.__all__),
+            [(type(m).__name__, isinstance(m, batchnorm._BatchNorm), isinstance(m, batchnorm._NormBase),
+              isinstance(m, instancenorm._InstanceNorm), isinstance(m, batchnorm._LazyNormBase)) for m in layers])
+
+
+def test_norm_layer_classes_and_module_paths_match_pytorch():
+    assert _norm_classes(tandem) == _norm_classes(torch)
+
+
+def _update_bn_stats(lib):
+    model = lib.nn.Sequential(lib.nn.InstanceNorm2d(2, track_running_stats=True), lib.nn.BatchNorm2d(2))
+    model[0].running_mean.fill_(5.0)
+    model[1].running_mean.fill_(5.0)
+    lib.optim.swa_utils.update_bn([lib.arange(64.0).view(2, 2, 4, 4).sin()], model)
+    return ([round(v, 5) for v in model[0].running_mean.tolist()], [round(v, 5) for v in model[1].running_mean.tolist()],
+            model[1].momentum, model[1].num_batches_tracked.item())
+
+
+def test_swa_update_bn_resets_batch_norms_only():
+    # PyTorch's update_bn resets and re-estimates _BatchNorm layers; an InstanceNorm keeps its statistics (its
+    # forward in train mode still moves them by its momentum)
+    assert _update_bn_stats(tandem) == _update_bn_stats(torch)
