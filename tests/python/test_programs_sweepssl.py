@@ -325,3 +325,49 @@ def test_swa_update_bn_resets_batch_norms_only():
     # PyTorch's update_bn resets and re-estimates _BatchNorm layers; an InstanceNorm keeps its statistics (its
     # forward in train mode still moves them by its momentum)
     assert _update_bn_stats(tandem) == _update_bn_stats(torch)
+
+
+# ---- torch.distributed.nn: differentiable collectives (lightly's BarlowTwinsLoss imports it; 2-rank values and
+# ---- gradients: tests/distributed/nn_functional.py under test_distributed.py) --------------------------------------
+_DIST_NN_PROGRAM = """
+import sys, importlib, socket, warnings
+lib = importlib.import_module(sys.argv[1])
+dist_nn = importlib.import_module(sys.argv[1] + ".distributed.nn")
+with socket.socket() as s:
+    s.bind(("localhost", 0))
+    port = s.getsockname()[1]
+lib.distributed.init_process_group(backend="gloo", init_method=f"tcp://localhost:{port}", world_size=1, rank=0)
+x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    y = dist_nn.all_reduce(x * 2)
+    (y * lib.tensor([1.0, 10.0, 100.0])).sum().backward()
+    print(y.tolist(), x.grad.tolist(), y.grad_fn.name())
+    x.grad = None
+    gathered = dist_nn.all_gather(x * 3)
+    (gathered[0] ** 2).sum().backward()
+    print(type(gathered).__name__, len(gathered), gathered[0].tolist(), x.grad.tolist())
+    x.grad = None
+    b = dist_nn.broadcast(x + 1, 0)
+    b.sum().backward()
+    print(b.tolist(), x.grad.tolist())
+    x.grad = None
+    r = dist_nn.reduce(x * 5, 0)
+    r.sum().backward()
+    print(r.tolist(), x.grad.tolist())
+for w in caught:
+    print(w.category.__name__, str(w.message), w.filename == "<string>")
+"""
+
+
+def test_distributed_nn_collectives_match_pytorch_in_one_process():
+    if not tandem.distributed.is_available():
+        pytest.skip("tandem built without MPI")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TANDEM_EMULATE")}
+    runs = [subprocess.run([sys.executable, "-c", _DIST_NN_PROGRAM, lib], env=env, capture_output=True, text=True,
+                           timeout=120) for lib in ("torch", "tandem")]
+    assert runs[1].returncode == 0, runs[1].stderr
+    want, got = (run.stdout.replace("torch.", "LIB.").replace("tandem.", "LIB.").splitlines() for run in runs)
+    assert got == want
+    assert got[0] == "[2.0, 4.0, 6.0] [2.0, 20.0, 200.0] _AllReduceBackward"
+    assert got[-1].startswith("FutureWarning LIB.distributed.nn.functional.broadcast is deprecated")
