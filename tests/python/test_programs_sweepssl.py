@@ -371,3 +371,35 @@ def test_distributed_nn_collectives_match_pytorch_in_one_process():
     assert got == want
     assert got[0] == "[2.0, 4.0, 6.0] [2.0, 20.0, 200.0] _AllReduceBackward"
     assert got[-1].startswith("FutureWarning LIB.distributed.nn.functional.broadcast is deprecated")
+
+
+# ---- add/sub with a number as input and alpha= (lightly's W-MSE: torch.sub(input=2, other=x, alpha=2)); a
+# ---- boolean alpha only for boolean results ------------------------------------------------------------------------
+_ALPHA_CASES = [("sub", {"input": 2, "alpha": 2}, "float32"), ("sub", {"input": 2, "alpha": 3}, "int64"),
+                ("add", {"input": 2.5, "alpha": 2}, "int64"), ("add", {"input": 2, "alpha": 2}, "float64"),
+                ("add", {"input": True, "alpha": True}, "bool"), ("sub", {"input": 1 + 2j, "alpha": 2}, "float32")]
+
+
+@pytest.mark.parametrize("name,kwargs,dtype", _ALPHA_CASES)
+def test_add_sub_with_a_number_input_and_alpha(device, name, kwargs, dtype):
+    values = [True, False] if dtype == "bool" else [1, 2]
+    x = torch.tensor(values, dtype=getattr(torch, dtype))
+    want = getattr(torch, name)(other=x, **kwargs)
+    got = getattr(tandem, name)(other=from_torch(x, device), **kwargs)
+    assert got.device == tandem.device(device) and _dtype_name(got.dtype) == _dtype_name(want.dtype)
+    assert to_torch(got).tolist() == want.tolist()
+    out = tandem.empty(0, dtype=got.dtype, device=device)
+    assert getattr(tandem, name)(kwargs["input"], from_torch(x, device), alpha=kwargs["alpha"], out=out) is out
+    assert to_torch(out).tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("call", [lambda lib, t: lib.sub(t, t, alpha=True), lambda lib, t: t.sub(t, alpha=True),
+                                  lambda lib, t: t.add_(t, alpha=True), lambda lib, t: lib.add(1, t, alpha=True),
+                                  lambda lib, t: lib.sub(2, t.long(), alpha=2.5)])
+def test_alpha_checks_match_pytorch(device, call):
+    with pytest.raises(RuntimeError) as want:
+        call(torch, torch.tensor([1.0, 2.0]))
+    with pytest.raises(RuntimeError) as got:
+        call(tandem, tandem.tensor([1.0, 2.0], device=device))
+    assert str(got.value).splitlines()[0] == str(want.value)
+    assert str(got.value).splitlines()[1].startswith("hint:")
