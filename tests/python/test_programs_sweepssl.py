@@ -153,7 +153,8 @@ def test_dataloader_pin_memory_warns_when_iterated_not_when_made():
     want, got = (run.stdout.splitlines() for run in runs)
     if "an accelerator is present" in want + got:
         pytest.skip("an accelerator is present")
-    message = "'pin_memory' argument is set as true but no accelerator is found, then device pinned memory won't be used."
+    message = ("'pin_memory' argument is set as true but no accelerator is found, then device pinned memory won't "
+               "be used.")
     assert got == want == ["0 True"] + [f"[[0.0, 1.0], [2.0, 3.0]] [{message!r}]"] * 2
 
 
@@ -317,8 +318,8 @@ def _update_bn_stats(lib):
     model[0].running_mean.fill_(5.0)
     model[1].running_mean.fill_(5.0)
     lib.optim.swa_utils.update_bn([lib.arange(64.0).view(2, 2, 4, 4).sin()], model)
-    return ([round(v, 5) for v in model[0].running_mean.tolist()], [round(v, 5) for v in model[1].running_mean.tolist()],
-            model[1].momentum, model[1].num_batches_tracked.item())
+    means = [[round(v, 5) for v in norm.running_mean.tolist()] for norm in model]
+    return means, model[1].momentum, model[1].num_batches_tracked.item()
 
 
 def test_swa_update_bn_resets_batch_norms_only():
