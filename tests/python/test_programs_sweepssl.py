@@ -404,3 +404,15 @@ def test_alpha_checks_match_pytorch(device, call):
         call(tandem, tandem.tensor([1.0, 2.0], device=device))
     assert str(got.value).splitlines()[0] == str(want.value)
     assert str(got.value).splitlines()[1].startswith("hint:")
+
+
+@pytest.mark.parametrize("mode", ["floor", "trunc"])
+@pytest.mark.parametrize("number,values,dtype", [(7, [1.5, -2.0, 4.0], "float32"), (7, [2, -3, 4], "int64"),
+                                                 (7.5, [2, -3, 4], "int64"), (-7, [2.0, -3.0, 0.5], "float64")])
+def test_div_with_rounding_takes_a_number_as_input(device, mode, number, values, dtype):
+    x = torch.tensor(values, dtype=getattr(torch, dtype))
+    want = torch.div(number, x, rounding_mode=mode)
+    got = tandem.div(number, from_torch(x, device), rounding_mode=mode)
+    assert got.device == tandem.device(device) and _dtype_name(got.dtype) == _dtype_name(want.dtype)
+    assert to_torch(got).tolist() == want.tolist()
+    assert to_torch(tandem.divide(number, from_torch(x, device), rounding_mode=mode)).tolist() == want.tolist()
