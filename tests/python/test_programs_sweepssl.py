@@ -416,3 +416,74 @@ def test_div_with_rounding_takes_a_number_as_input(device, mode, number, values,
     assert got.device == tandem.device(device) and _dtype_name(got.dtype) == _dtype_name(want.dtype)
     assert to_torch(got).tolist() == want.tolist()
     assert to_torch(tandem.divide(number, from_torch(x, device), rounding_mode=mode)).tolist() == want.tolist()
+
+
+# ---- torch.futures / torch.Future, torch.utils.hooks, torch.nn.parallel.scatter_gather: what Captum imports -------
+def _future_transcript(lib):
+    from importlib import import_module
+    futures = import_module(f"{lib.__name__}.futures")
+    out = []
+    f = futures.Future()
+    out.append((f.done(), isinstance(f, lib.Future)))
+    g = f.then(lambda fut: fut.value() * 2)
+    calls = []
+    f.add_done_callback(lambda fut: calls.append(fut.value()))
+    f.set_result(21)
+    out.append((f.done(), f.wait(), f.value(), g.wait(), calls))
+    for action in (lambda: f.set_result(3), lambda: futures.Future().set_exception(3)):
+        try:
+            action()
+        except (RuntimeError, AssertionError) as e:
+            out.append((type(e).__name__, str(e)))
+    h = futures.Future()
+    h.set_exception(ValueError("boom"))
+    for action in (h.wait, h.value):
+        try:
+            action()
+        except ValueError as e:
+            out.append(str(e))
+    out.append(h.then(lambda fut: 1).wait())
+    m = futures.Future()
+    n = m.then(lambda fut: 1 / 0)
+    m.set_result(1)
+    try:
+        n.wait()
+    except RuntimeError as e:
+        out.append(str(e).splitlines()[0])
+    a, b = futures.Future(), futures.Future()
+    c = futures.collect_all([a, b])
+    a.set_result(1)
+    out.append(c.done())
+    b.set_result(2)
+    out.append([x.value() for x in c.wait()])
+    out.append(futures.wait_all([a, b]))
+    out.append(futures.__all__)
+    return out
+
+
+def test_futures_match_pytorch():
+    assert _future_transcript(tandem) == _future_transcript(torch)
+
+
+def test_future_completed_from_another_thread_wakes_wait():
+    import threading
+    f = tandem.futures.Future()
+    threading.Timer(0.05, lambda: f.set_result(tandem.ones(2))).start()
+    assert f.wait().tolist() == [1.0, 1.0]
+
+
+def test_utils_hooks_and_scatter_gather_exist_as_in_pytorch(device):
+    handle = tandem.nn.Linear(1, 1).register_forward_hook(lambda *a: None)
+    assert isinstance(handle, tandem.utils.hooks.RemovableHandle)
+    def hook(grad):
+        return grad
+    assert tandem.utils.hooks.unserializable_hook(hook) is hook and hook.__torch_unserializable__
+    from tandem.nn.parallel.scatter_gather import gather, scatter, scatter_kwargs
+    if device == "cpu":
+        return
+    devices = [int(device[-1])]
+    x = tandem.arange(6.0).view(3, 2)
+    parts = scatter((x, 5), devices)
+    assert len(parts) == 1 and parts[0][1] == 5 and parts[0][0].device == tandem.device(device)
+    assert scatter_kwargs((x,), {"k": x}, devices)[1][0]["k"].tolist() == x.tolist()
+    assert gather([parts[0][0]], devices[0]).tolist() == x.tolist()

@@ -81,15 +81,9 @@ class DataParallel(Module):
         return self.gather(outputs, self.output_device)
 
     def scatter(self, inputs, kwargs, device_ids):
-        scattered = _scatter(inputs, device_ids, self.dim) if inputs else []
-        scattered_kwargs = _scatter(kwargs, device_ids, self.dim) if kwargs else []
-        # Fewer chunks than devices when the batch is small: keep only the devices that got a chunk.
-        n = max(len(scattered), len(scattered_kwargs))
-        if len(scattered) < n:
-            scattered.extend(() for _ in range(n - len(scattered)))
-        if len(scattered_kwargs) < n:
-            scattered_kwargs.extend({} for _ in range(n - len(scattered_kwargs)))
-        return tuple(scattered), tuple(scattered_kwargs)
+        # Fewer chunks than devices when the batch is small: only the devices that got a chunk run.
+        from .scatter_gather import scatter_kwargs  # noqa: PLC0415 (it builds on this file's helpers)
+        return scatter_kwargs(inputs, kwargs, device_ids, self.dim)
 
     def parallel_apply(self, devices, inputs, kwargs_tup):
         """Runs the module on each chunk with its parameters/buffers moved to the chunk's device (replicas on
