@@ -487,3 +487,9 @@ def test_utils_hooks_and_scatter_gather_exist_as_in_pytorch(device):
     assert len(parts) == 1 and parts[0][1] == 5 and parts[0][0].device == tandem.device(device)
     assert scatter_kwargs((x,), {"k": x}, devices)[1][0]["k"].tolist() == x.tolist()
     assert gather([parts[0][0]], devices[0]).tolist() == x.tolist()
+
+
+def test_jit_fork_returns_a_completed_future():
+    future = tandem.jit.fork(lambda a, b: a + b, 1, b=2)
+    assert isinstance(future, tandem.Future) and future.done() and future.value() == 3
+    assert tandem.jit.wait(future) == 3 == torch.jit.wait(torch.jit.fork(lambda a, b: a + b, 1, b=2))
