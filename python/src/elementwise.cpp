@@ -169,6 +169,10 @@ Tensor scaled_other(const char* op, const Tensor& input, nb::handle b, nb::handl
       !(integral_result && s.is_float()), Runtime,
       "For integral input tensors, argument alpha must not be a floating point number.\nhint: pass an "
       "integer alpha, or convert the tensors to a floating dtype first");
+  const bool bool_result = input.dtype() == DType::Bool &&
+                           (is_tensor(b) ? as_tensor_ref(b).dtype() == DType::Bool : PyBool_Check(b.ptr()));
+  TANDEM_CHECK(!s.is_bool() || bool_result, Runtime,
+               "Boolean alpha only supported for Boolean results.\nhint: pass a number alpha (1, not True)");
   if (is_tensor(b)) return tandem::mul(as_tensor_ref(b), s);
   Scalar sb;
   TANDEM_CHECK(to_scalar(b, sb, true), Type, op, "(): argument 'other' must be Tensor or Number, not ",
@@ -178,6 +182,14 @@ Tensor scaled_other(const char* op, const Tensor& input, nb::handle b, nb::handl
 
 nb::object with_alpha(const BinaryFns& f, nb::handle a, nb::handle b, nb::handle alpha, nb::handle out) {
   if (alpha.is_none()) return out.is_none() ? apply_function(f, a, b) : apply_out(f, a, b, out);
+  Scalar sa;
+  if (!is_tensor(a) && is_tensor(b) && to_scalar(a, sa, true)) {
+    // A number as input is PyTorch's wrapped number (lightly's W-MSE: torch.sub(input=2, other=x, alpha=2)):
+    // it takes part as a Number does in `2 - x`, so the tensor's dtype wins within its category.
+    Tensor scaled = scaled_other(f.name, full(DimVector{}, sa, sa.natural_dtype()), b, alpha);
+    if (out.is_none()) return wrap(f.st(sa, scaled));
+    return apply_out(f, a, nb::cast(scaled), out);
+  }
   Tensor& ta = expect_tensor(a, f.name, "input");
   Tensor scaled = scaled_other(f.name, ta, b, alpha);
   if (out.is_none()) return wrap(f.tt(ta, scaled));

@@ -182,7 +182,8 @@ def div(input, other, *, rounding_mode=None, out=None):
     if rounding_mode is None:
         return _div(input, other, out=out) if out is not None else _div(input, other)
     _check_rounding_mode(rounding_mode, input, other)
-    if not isinstance(input, Tensor):
+    # a number as input is PyTorch's wrapped number (torch.div(7, t, rounding_mode="floor")), as without rounding
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         raise TypeError(f"div(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     result = _C.floor_divide(input, other) if rounding_mode == "floor" else _trunc_divide(input, other)
     return result if out is None else out.copy_(result)

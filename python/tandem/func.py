@@ -442,10 +442,8 @@ def replace_all_batch_norm_modules_(root):
     None), so it always normalizes with the batch's own statistics -- what vmap over a batch needs. Returns
     root."""
     from .nn.modules.normalization import _BatchNorm  # noqa: PLC0415
-    from .nn.modules.normalization_more import _InstanceNorm  # noqa: PLC0415
     for module in root.modules():
-        # tandem's InstanceNorm shares _BatchNorm's code; PyTorch's does not derive from it and is left alone
-        if isinstance(module, _BatchNorm) and not isinstance(module, _InstanceNorm) and module.track_running_stats:
+        if isinstance(module, _BatchNorm) and module.track_running_stats:
             module.running_mean = None
             module.running_var = None
             module.num_batches_tracked = None

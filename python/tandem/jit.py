@@ -92,22 +92,13 @@ def annotate(the_type, the_value):
     return the_value
 
 
-class _CompletedFuture:
-    """What ``fork`` returns: the call has already run, ``wait`` hands its result back."""
-
-    def __init__(self, value):
-        self._value = value
-
-    def wait(self):
-        return self._value
-
-    def done(self):
-        return True
-
-
 def fork(func, *args, **kwargs):
-    """Runs ``func`` now (TorchScript would run it asynchronously) and returns a future holding the result."""
-    return _CompletedFuture(func(*args, **kwargs))
+    """Runs ``func`` now (TorchScript would run it asynchronously) and returns a completed tandem.futures.Future
+    holding the result (an exception the call raises is raised here)."""
+    from .futures import Future  # noqa: PLC0415 (jit loads before futures in tandem/__init__)
+    future = Future()
+    future.set_result(func(*args, **kwargs))
+    return future
 
 
 def wait(future):

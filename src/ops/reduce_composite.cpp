@@ -46,7 +46,10 @@ Tensor var(const Tensor& x, const OptDims& dims, double correction, bool keepdim
     Tensor ss = sum(add(mul(re, re), mul(im, im)), dims, keepdim);
     return div(ss, Scalar(dof(x, dims, correction)));
   }
-  Tensor w = widen(x);
+  // float32 computes in float64, as PyTorch's CPU kernel accumulates (Welford in double): the last bits agree
+  // with PyTorch's, and identical values give exactly 0 (blitz's mfvi test: the std of a frozen net's
+  // samples).
+  Tensor w = x.dtype() == DType::Float32 ? to_dtype(x, DType::Float64) : widen(x);
   Tensor centered = sub(w, mean(w, dims, true));
   Tensor ss = sum(mul(centered, centered), dims, keepdim);
   return to_dtype(div(ss, Scalar(dof(x, dims, correction))), x.dtype());

@@ -79,6 +79,17 @@ def test_list_object_and_subgroup_functions(breadth_reports, name):
     assert_ok(breadth_reports, name)
 
 
+@pytest.fixture(scope="module")
+def nn_functional_reports(tmp_path_factory):
+    return run_reports("nn_functional", tmp_path_factory.mktemp("dist_nn"))
+
+
+@needs_mpi
+@pytest.mark.parametrize("name", check_names("nn_functional"))
+def test_differentiable_collectives(nn_functional_reports, name):
+    assert_ok(nn_functional_reports, name)
+
+
 @needs_mpi
 def test_timeout_raises_and_ends_the_job():
     start = time.monotonic()

@@ -27,9 +27,16 @@ def current_device():
     return _C._cuda_current_device()
 
 
+def _is_negative_index(device):
+    """PyTorch reads a negative int device as "no device": set_device and device() leave the current one (SimCLR
+    runs `with torch.cuda.device(args.gpu_index)` with gpu_index=-1 on a machine without a GPU)."""
+    return isinstance(device, int) and not isinstance(device, bool) and device < 0
+
+
 def set_device(device):
     """Makes ``device`` (an index, 'cuda:N' or tandem.device) the thread's current CUDA device."""
-    _C._cuda_set_device(device)
+    if not _is_negative_index(device):
+        _C._cuda_set_device(device)
 
 
 def _index(device):
@@ -40,7 +47,7 @@ class device:
     """Context manager that makes ``device`` current inside the ``with`` block."""
 
     def __init__(self, device):
-        self.idx = -1 if device is None else _index(device)
+        self.idx = -1 if device is None else device if _is_negative_index(device) else _index(device)
         self.prev_idx = -1
 
     def __enter__(self):
@@ -53,6 +60,13 @@ class device:
         if self.idx >= 0:
             set_device(self.prev_idx)
         return False
+
+
+class device_of(device):
+    """Makes the device of a tensor current inside the ``with`` block; a CPU tensor changes nothing."""
+
+    def __init__(self, obj):
+        super().__init__(obj.get_device() if obj.is_cuda else -1)
 
 
 class _DeviceProperties:
@@ -367,4 +381,5 @@ def reset_transfer_stats():
 
 # Capability queries, deprecated memory aliases and the legacy tandem.cuda.FloatTensor & co. types.
 from . import nvtx  # noqa: F401,E402
+from . import random  # noqa: F401,E402  (after the seeding functions it re-exports)
 from ._extras import *  # noqa: F401,F403,E402

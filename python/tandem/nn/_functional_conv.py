@@ -803,6 +803,14 @@ def _check_interp_dtype(input, mode):
                               "hint: interpolate floating-point tensors, e.g. input.float()")
 
 
+def _is_size_integer(v):
+    """An output size as PyTorch's interpolate takes it: an int (NumPy's too) or a one-element integer tensor
+    (torchattacks' DIFGSM draws the size with torch.randint(..., size=(1,)))."""
+    if isinstance(v, tandem.Tensor):
+        return v.numel() == 1 and not (v.is_floating_point() or v.is_complex() or v.dtype == tandem.bool)
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resamples the spatial dims one at a time (last first): nearest modes gather, linear and cubic modes
@@ -827,12 +835,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                  f"with spatial dimensions of {list(input.shape[2:])} and output size of {size}. "
                                  f"Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size in "
                                  f"(o1, o2, ...,oK) format.")
-            if not all(isinstance(v, numbers.Integral) for v in size):
+            if not all(_is_size_integer(v) for v in size):
                 raise TypeError(f"expected size to be one of int or Tuple[int] or Tuple[int, int] or "
                                 f"Tuple[int, int, int], but got size with types {[type(v) for v in size]}")
-            output_size = list(size)
-        elif isinstance(size, numbers.Integral):
-            output_size = [size] * dim
+            output_size = [int(v) for v in size]
+        elif _is_size_integer(size):
+            output_size = [int(size)] * dim
         else:  # a float or a tensor: PyTorch's parser refuses it as its kernel's size argument
             raise TypeError(f"expected size to be one of int or Tuple[int] or Tuple[int, int] or "
                             f"Tuple[int, int, int], but got size with types {[type(size)]}")

@@ -65,7 +65,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         raise ValueError("Weights and input must have the same size.")
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    loss = tandem.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta))
+    # PyTorch's kernel writes into a tensor like the input: a float64 target does not widen the loss.
+    loss = tandem.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)).to(input.dtype)
     if weight is not None:
         loss = loss * weight
         if reduction not in ("none", "mean", "sum"):
@@ -180,7 +181,8 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
         return _amp_run("fp32", soft_margin_loss, input, target, size_average, reduce, reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    return _reduce(-logsigmoid(input * target), reduction)
+    # PyTorch computes into a tensor like the input: a float64 target does not widen the loss.
+    return _reduce(-logsigmoid(input * target).to(input.dtype), reduction)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):

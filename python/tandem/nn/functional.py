@@ -9,6 +9,7 @@ import tandem
 from .. import _C
 from .._autocast import active as _amp_active, run as _amp_run
 from .._transfer_guard import _crossing
+from . import _reduction
 from .parameter import untracked
 
 __all__ = [
@@ -451,11 +452,8 @@ def _legacy_reduction(size_average, reduce, reduction):
     """PyTorch's deprecated size_average/reduce pair: when either is given it overrides reduction (with a warning)."""
     if size_average is None and reduce is None:
         return reduction
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
-    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
-                  stacklevel=3)
+    reduction = _reduction.legacy_get_string(size_average, reduce, emit_warning=False)
+    warnings.warn(_reduction._legacy_warning(reduction), stacklevel=3)
     return reduction
 
 
@@ -671,7 +669,7 @@ class _BinaryCrossEntropy(tandem.autograd.Function):
         loss = ((target - 1) * tandem.clamp(tandem.log1p(-input), min=-100)
                 - target * tandem.clamp(tandem.log(input), min=-100))
         if weight is not None:
-            loss = loss * weight
+            loss = (loss * weight).to(input.dtype)  # PyTorch multiplies in place: the loss keeps the input's dtype
         ctx.save_for_backward(input, target, weight)
         return loss
 
@@ -679,7 +677,7 @@ class _BinaryCrossEntropy(tandem.autograd.Function):
     def backward(ctx, grad):
         input, target, weight = ctx.saved_tensors
         if weight is not None:
-            grad = grad * weight
+            grad = (grad * weight).to(input.dtype)
         grad_input = grad_target = None
         if ctx.needs_input_grad[0]:
             grad_input = grad * (input - target) / tandem.clamp((1 - input) * input, min=_BCE_EPSILON)
@@ -700,16 +698,23 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     _check_optional_tensor(weight, "binary_cross_entropy_with_logits", "weight", 3)
     _check_optional_tensor(pos_weight, "binary_cross_entropy_with_logits", "pos_weight", 4)
+    # PyTorch's loss starts as (1 - target) and takes the other terms in place, so it has the target's dtype
+    # (float64 logits with a float32 target give a float32 loss), and an integer target cannot hold it.
+    one_minus_target = 1 - target
+    if not (one_minus_target.is_floating_point() or one_minus_target.is_complex()):
+        raise RuntimeError(f"result type {tandem.result_type(one_minus_target, input)._scalar_type_name} can't be cast "
+                           f"to the desired output type {one_minus_target.dtype._scalar_type_name}\n"
+                           f"hint: give a floating-point target, e.g. target.float()")
     # softplus(-x) = log(1 + e^-x) as logaddexp(-x, 0): stable, and smooth at x = 0 (the split form
     # max(-x, 0) + log1p(e^-|x|) has kinks there whose subgradients gave -t instead of 1/2 - t).
     softplus_neg = tandem.logaddexp(-input, 0.0)
     if pos_weight is not None:
-        loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * softplus_neg
+        loss = one_minus_target * input + (1 + (pos_weight - 1) * target) * softplus_neg
     else:
-        loss = (1 - target) * input + softplus_neg
+        loss = one_minus_target * input + softplus_neg
     if weight is not None:
         loss = loss * weight
-    return _reduce(loss, reduction)
+    return _reduce(loss.to(one_minus_target.dtype), reduction)
 
 
 # Further functions, one file per family (each with its own __all__).

@@ -30,7 +30,8 @@ def _addindent(s, num_spaces):
     if len(lines) == 1:
         return s
     first = lines.pop(0)
-    return first + "\n" + "\n".join(num_spaces * " " + line for line in lines)
+    # blank lines stay empty, as PyTorch's (an extra_repr ending in a newline nests without trailing spaces)
+    return first + "\n" + "\n".join(num_spaces * " " + line if line.strip() else "" for line in lines)
 
 
 def _apply_to_parameter(module, key, param, fn, swap, overwrite):

@@ -8,8 +8,10 @@ from ..parameter import Parameter, untracked
 from .module import Module
 
 
-class _BatchNorm(Module):
-    _expected_dims = ()
+class _NormBase(Module):
+    """The parameters, running-statistics buffers, resets, checkpoint loading and repr that batch and instance
+    norms share (PyTorch's _NormBase: an InstanceNorm is not a _BatchNorm, which isinstance checks rely on)."""
+
     _version = 2  # PyTorch's: num_batches_tracked exists from version 2 on
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
@@ -61,6 +63,14 @@ class _BatchNorm(Module):
         if self.use_bias:
             init.zeros_(self.bias)
 
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, bias={self.use_bias}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class _BatchNorm(_NormBase):
+    _expected_dims = ()
+
     def forward(self, input):
         if input.dim() not in self._expected_dims:
             raise ValueError(f"expected {' or '.join(f'{d}D' for d in self._expected_dims)} input (got {input.dim()}D input)")
@@ -77,10 +87,6 @@ class _BatchNorm(Module):
             self.running_var if not self.training or self.track_running_stats else None,
             self.weight, self.bias, use_batch_stats, momentum if momentum is not None else 0.0, self.eps,
         )
-
-    def extra_repr(self):
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, bias={self.use_bias}, "
-                f"track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):

@@ -8,7 +8,7 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
-from .normalization import _BatchNorm
+from .normalization import _NormBase
 
 __all__ = ["GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "RMSNorm", "LocalResponseNorm"]
 
@@ -44,9 +44,9 @@ class GroupNorm(Module):
                 f"bias={self.bias is not None}")
 
 
-class _InstanceNorm(_BatchNorm):
-    """BatchNorm's parameters, buffers and repr (PyTorch's _NormBase), with instance statistics; the running
-    ones are used only in eval mode with track_running_stats=True."""
+class _InstanceNorm(_NormBase):
+    """Instance statistics over _NormBase's parameters and buffers; the running ones are used only in eval mode
+    with track_running_stats=True."""
 
     _no_batch_dim = 0
 

@@ -7,7 +7,6 @@ import tandem
 
 from ..parameter import untracked
 from .normalization import _BatchNorm
-from .normalization_more import _InstanceNorm
 
 __all__ = ["SyncBatchNorm"]
 
@@ -99,7 +98,7 @@ class SyncBatchNorm(_BatchNorm):
     def convert_sync_batchnorm(cls, module, process_group=None):
         """A copy of `module` with every BatchNorm*D replaced by a SyncBatchNorm sharing its tensors."""
         module_output = module
-        if isinstance(module, _BatchNorm) and not isinstance(module, _InstanceNorm):
+        if isinstance(module, _BatchNorm):
             module_output = SyncBatchNorm(module.num_features, module.eps, module.momentum, module.affine,
                                           module.track_running_stats, process_group, bias=module.bias is not None)
             if module.affine:

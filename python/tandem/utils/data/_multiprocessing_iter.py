@@ -25,7 +25,7 @@ class MultiProcessingDataLoaderIter:
         self._prefetch_factor = loader.prefetch_factor
         self._timeout = loader.timeout
         self._in_order = loader.in_order
-        self._pin_memory = loader.pin_memory
+        self._pin_memory = loader._pins_memory()
         self._iterable = loader._iterable
         self._ctx = ctx = loader.multiprocessing_context or tandem.multiprocessing.get_context()
         self._worker_result_queue = ctx.SimpleQueue()

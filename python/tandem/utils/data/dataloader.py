@@ -125,10 +125,6 @@ class DataLoader:
         elif batch_size is None and drop_last:
             raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with drop_last")
         self.dataset = dataset
-        if pin_memory and not tandem.cuda.is_available():
-            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
-                          "memory won't be used.")
-            pin_memory = False
         self.num_workers, self.pin_memory, self.timeout = num_workers, pin_memory, timeout
         self.prefetch_factor = 2 if prefetch_factor is None and num_workers > 0 else prefetch_factor
         self.worker_init_fn, self.persistent_workers, self.in_order = worker_init_fn, persistent_workers, in_order
@@ -190,7 +186,18 @@ class DataLoader:
                 self._iterator._reset(self)
             return self._iterator
         batches = self._batches()
-        return _SingleProcessDataLoaderIter(self, (pin_memory(b) for b in batches) if self.pin_memory else batches)
+        if self._pins_memory():
+            batches = (pin_memory(b) for b in batches)
+        return _SingleProcessDataLoaderIter(self, batches)
+
+    def _pins_memory(self):
+        """Whether a new iterator pins its batches. As PyTorch, `pin_memory` keeps the value given and each new
+        iterator (not the constructor: a loader never iterated stays quiet) warns when there is no accelerator."""
+        if self.pin_memory and not tandem.cuda.is_available():
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
+                          "memory won't be used.", stacklevel=3)
+            return False
+        return self.pin_memory
 
     def _index_sampler(self):
         """What the main process draws per batch: lists of indices (or one index without auto-collation)."""
