@@ -292,6 +292,13 @@ void init_reductions(nb::module_& m) {
   };
   spread("std", true);
   spread("var", false);
+  // The normalisation layers' variance (nn/functional.py): float32 stays float32.
+  m.def(
+      "_var_in_input_dtype",
+      [](const Tensor& x, nb::handle dim, double correction, bool keepdim) {
+        return var_in_input_dtype(x, parse_dims(dim, nb::none(), "var"), correction, keepdim);
+      },
+      nb::arg("input"), nb::arg("dim"), nb::arg("correction") = 0.0, nb::arg("keepdim") = false);
 
   def_both(
       m, tensor, "norm",

@@ -32,6 +32,10 @@ Tensor any(const Tensor& x, const OptDims& dims, bool keepdim = false);
 Tensor any(const Tensor& x);  // every dim, a 0-dim bool tensor
 // Variance with `correction` subtracted from the element count (1: unbiased).
 Tensor var(const Tensor& x, const OptDims& dims = {}, double correction = 1, bool keepdim = false);
+// var with float32 deviations in float32 (var's are in float64): the normalisation layers' statistics, which
+// PyTorch's layer/group norm kernels accumulate in float too; var's float64 copy of the input took LayerNorm's
+// forward from 5.7 to 10.2 ms (32 x 128 x 768).
+Tensor var_in_input_dtype(const Tensor& x, const OptDims& dims = {}, double correction = 1, bool keepdim = false);
 Tensor stddev(const Tensor& x, const OptDims& dims = {}, double correction = 1, bool keepdim = false);
 // Vector p-norm over `dims` (p may be +-inf or 0); 'fro' is p = 2.
 Tensor norm(const Tensor& x, double p = 2, const OptDims& dims = {}, bool keepdim = false,

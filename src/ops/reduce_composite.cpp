@@ -30,15 +30,13 @@ double dof(const Tensor& x, const OptDims& dims, double correction) {
 
 }  // namespace
 
-Tensor var(const Tensor& x, const OptDims& dims, double correction, bool keepdim) {
-  profiler::RecordScope profile_scope("aten::var", x, dims, correction, keepdim);
+namespace {
+
+// var's value (recorded by the callers), float32 deviations in float64 when `float32_in_float64`.
+Tensor variance(const Tensor& x, const OptDims& dims, double correction, bool keepdim, bool float32_in_float64) {
   TANDEM_CHECK(is_floating(x.dtype()) || is_complex(x.dtype()), NotImplemented,
                "std and var only support floating point and complex dtypes",
                "\nhint: convert first, e.g. x.float().var()");
-  // One formula for both: 2 g (x - mean) / dof is also the gradient of a complex x's variance.
-  if (autograd::should_record(x))
-    return autograd::record_var(false, x, dims, dof(x, dims, correction), keepdim,
-                                autograd::without_grad([&] { return var(x, dims, correction, keepdim); }));
   if (is_complex(x.dtype())) {
     // The mean squared modulus of the deviations (a real result): the parts' variances added.
     Tensor centered = sub(x, mean(x, dims, true));
@@ -46,13 +44,31 @@ Tensor var(const Tensor& x, const OptDims& dims, double correction, bool keepdim
     Tensor ss = sum(add(mul(re, re), mul(im, im)), dims, keepdim);
     return div(ss, Scalar(dof(x, dims, correction)));
   }
-  // float32 computes in float64, as PyTorch's CPU kernel accumulates (Welford in double): the last bits agree
-  // with PyTorch's, and identical values give exactly 0 (blitz's mfvi test: the std of a frozen net's
-  // samples).
-  Tensor w = x.dtype() == DType::Float32 ? to_dtype(x, DType::Float64) : widen(x);
+  Tensor w = float32_in_float64 && x.dtype() == DType::Float32 ? to_dtype(x, DType::Float64) : widen(x);
   Tensor centered = sub(w, mean(w, dims, true));
   Tensor ss = sum(mul(centered, centered), dims, keepdim);
   return to_dtype(div(ss, Scalar(dof(x, dims, correction))), x.dtype());
+}
+
+}  // namespace
+
+// float32 computes in float64, as PyTorch's CPU kernel accumulates (Welford in double): the last bits agree
+// with PyTorch's, and identical values give exactly 0 (blitz's mfvi test: the std of a frozen net's samples).
+Tensor var(const Tensor& x, const OptDims& dims, double correction, bool keepdim) {
+  profiler::RecordScope profile_scope("aten::var", x, dims, correction, keepdim);
+  // One formula for both: 2 g (x - mean) / dof is also the gradient of a complex x's variance.
+  if (autograd::should_record(x))
+    return autograd::record_var(false, x, dims, dof(x, dims, correction), keepdim,
+                                autograd::without_grad([&] { return var(x, dims, correction, keepdim); }));
+  return variance(x, dims, correction, keepdim, true);
+}
+
+Tensor var_in_input_dtype(const Tensor& x, const OptDims& dims, double correction, bool keepdim) {
+  if (autograd::should_record(x))
+    return autograd::record_var(
+        false, x, dims, dof(x, dims, correction), keepdim,
+        autograd::without_grad([&] { return var_in_input_dtype(x, dims, correction, keepdim); }));
+  return variance(x, dims, correction, keepdim, false);
 }
 
 Tensor stddev(const Tensor& x, const OptDims& dims, double correction, bool keepdim) {

@@ -10,6 +10,7 @@ import warnings
 
 import tandem
 
+from .. import _C
 from .._autocast import active as _amp_active, run as _amp_run
 from .functional import _LARGEST, _softmax_dim
 from .parameter import untracked
@@ -60,7 +61,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                                f"but got {name} of shape {list(t.shape)} and input of shape {list(input.shape)}")
     grouped = input.reshape(n, num_groups, input.numel() // max(n * num_groups, 1))
     mean = grouped.mean(dim=2, keepdim=True)
-    var = grouped.var(dim=2, correction=0, keepdim=True)
+    var = _C._var_in_input_dtype(grouped, 2, keepdim=True)  # float32 stays float32 (var's is float64)
     out = ((grouped - mean) * tandem.rsqrt(var + eps)).reshape(input.shape)
     return _affine(out, weight, bias, _channel_shape(input))
 
@@ -90,7 +91,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     if use_input_stats:
         dims = list(range(2, input.dim()))
         mean = input.mean(dim=dims, keepdim=True)
-        var = input.var(dim=dims, correction=0, keepdim=True)
+        var = _C._var_in_input_dtype(input, dims, keepdim=True)
         count = input.numel() // max(n * c, 1)
         if running_mean is not None:
             batch_mean = untracked(mean).reshape(n, c).mean(dim=0)

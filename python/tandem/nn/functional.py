@@ -319,7 +319,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if count <= 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
         mean = input.mean(dim=dims)
-        var = input.var(dim=dims, correction=0)
+        var = _C._var_in_input_dtype(input, dims)  # float32 statistics stay float32 (var's are float64)
         if running_mean is not None:
             untracked(running_mean).mul_(1 - momentum).add_(untracked(mean) * momentum)
             untracked(running_var).mul_(1 - momentum).add_(untracked(var) * (momentum * count / (count - 1)))
@@ -349,7 +349,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
                                f"{list(t.shape)} and normalized_shape = {list(normalized_shape)}")
     dims = list(range(input.dim() - k, input.dim()))
     mean = input.mean(dim=dims, keepdim=True)
-    var = input.var(dim=dims, correction=0, keepdim=True)
+    var = _C._var_in_input_dtype(input, dims, keepdim=True)
     out = (input - mean) * tandem.rsqrt(var + eps)
     if weight is not None:
         out = out * weight
