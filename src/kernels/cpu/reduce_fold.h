@@ -185,8 +185,8 @@ TANDEM_INLINE T fold_vectors(const P& p, const T* in, int64_t n) {
   V a0 = P::kPairwise && body > kFoldLeaf ? fold_vector_halves<B, T>(p, in, body)
                                           : fold_vector_blocks<B, T>(p, in, body);  // inline: rows are short
   // The rest (up to 7 vectors and a partial one) in independent accumulators, the partial vector padded with
-  // the identity: as a chain of dependent steps (a vector, then an element at a time) it cost a fifth of the
-  // time of a 1000-float row, and sum(dim=1) fell behind PyTorch's.
+  // the identity, instead of a chain of dependent steps (a vector, then an element at a time) ending every row
+  // of a sum(dim=1) (4096 x 1000 float32: 252 -> 241 us at 1 thread).
   const V id = vsplat<B, T>(p.identity());
   V a1 = id, a2 = id, a3 = id;
   int64_t i = body;
