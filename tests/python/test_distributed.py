@@ -57,37 +57,22 @@ def assert_ok(reports, name):
         assert report.get(name) == "ok", f"rank {rank}:\n{report.get(name)}"
 
 
-@pytest.fixture(scope="module")
-def reports(tmp_path_factory):
-    return run_reports("collectives", tmp_path_factory.mktemp("dist"))
+# The mpirun scripts whose checks each report per rank: every collective (collectives.py), the list/object/
+# subgroup functions (breadth.py), the differentiable collectives (nn_functional.py).
+MPI_CHECK_SCRIPTS = ("collectives", "breadth", "nn_functional")
+_reports = {}  # one mpirun per script and test process
 
 
-@pytest.fixture(scope="module")
-def breadth_reports(tmp_path_factory):
-    return run_reports("breadth", tmp_path_factory.mktemp("dist_breadth"))
-
-
-@needs_mpi
-@pytest.mark.parametrize("name", check_names("collectives"))
-def test_collectives(reports, name):
-    assert_ok(reports, name)
+def reports_of(script, tmp_path_factory):
+    if script not in _reports:
+        _reports[script] = run_reports(script, tmp_path_factory.mktemp(f"dist_{script}"))
+    return _reports[script]
 
 
 @needs_mpi
-@pytest.mark.parametrize("name", check_names("breadth"))
-def test_list_object_and_subgroup_functions(breadth_reports, name):
-    assert_ok(breadth_reports, name)
-
-
-@pytest.fixture(scope="module")
-def nn_functional_reports(tmp_path_factory):
-    return run_reports("nn_functional", tmp_path_factory.mktemp("dist_nn"))
-
-
-@needs_mpi
-@pytest.mark.parametrize("name", check_names("nn_functional"))
-def test_differentiable_collectives(nn_functional_reports, name):
-    assert_ok(nn_functional_reports, name)
+@pytest.mark.parametrize("script, name", [(s, n) for s in MPI_CHECK_SCRIPTS for n in check_names(s)])
+def test_mpi_checks(tmp_path_factory, script, name):
+    assert_ok(reports_of(script, tmp_path_factory), name)
 
 
 @needs_mpi
