@@ -12,6 +12,7 @@ import pytest
 
 import tandem
 import tandem.distributed as dist
+from process_helpers import run_process_tree
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MPIRUN = shutil.which("mpirun")
@@ -32,8 +33,8 @@ def mpirun(script, *args, timeout=300):
     for var in ("TANDEM_EMULATE_CUDA", "ASAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS", "TANDEM_SANITIZER"):
         if var in env:
             cmd += ["-x", var]
-    return subprocess.run(cmd + [sys.executable, os.path.join(ROOT, "tests", "distributed", script), *args],
-                          env=env, capture_output=True, text=True, timeout=timeout)
+    return run_process_tree(cmd + [sys.executable, os.path.join(ROOT, "tests", "distributed", script), *args],
+                            env=env, timeout=timeout)
 
 
 def check_names(script):
@@ -60,12 +61,18 @@ def assert_ok(reports, name):
 # The mpirun scripts whose checks each report per rank: every collective (collectives.py), the list/object/
 # subgroup functions (breadth.py), the differentiable collectives (nn_functional.py).
 MPI_CHECK_SCRIPTS = ("collectives", "breadth", "nn_functional")
-_reports = {}  # one mpirun per script and test process
+_reports = {}  # one mpirun per script and test process: its reports, or why it gave none
 
 
 def reports_of(script, tmp_path_factory):
     if script not in _reports:
-        _reports[script] = run_reports(script, tmp_path_factory.mktemp(f"dist_{script}"))
+        try:
+            _reports[script] = run_reports(script, tmp_path_factory.mktemp(f"dist_{script}"))
+        except (AssertionError, subprocess.TimeoutExpired) as e:
+            _reports[script] = (f"mpirun {script}.py gave no reports: {e}\n{getattr(e, 'stdout', '') or ''}"
+                                f"{getattr(e, 'stderr', '') or ''}")
+    if isinstance(_reports[script], str):
+        pytest.fail(_reports[script])  # each of the script's checks fails with it; none runs mpirun again
     return _reports[script]
 
 

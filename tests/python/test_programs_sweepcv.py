@@ -1,7 +1,7 @@
 """Behaviours found by running public CV/GAN/GNN PyTorch programs on tandem (the 'sweepcv' program sweep),
 each checked against PyTorch (the oracle) on every device."""
 import inspect
-import os
+import json
 import subprocess
 import sys
 import warnings
@@ -10,6 +10,7 @@ import pytest
 import torch
 
 import tandem
+from process_helpers import run_process_tree
 
 
 def _cuda_available():
@@ -122,26 +123,49 @@ def test_grid_sample_gradient_at_pixel_centres_matches_pytorch(device):
 
 
 # ---- DataLoader warns about more workers than CPUs (pytorch/tutorials STN: num_workers=4) ---------------------
-def _worker_warnings(lib, num_workers, persistent, epochs, monkeypatch, cpus):
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cpus)))
+# Each library runs in a fresh process, as a user's script does: PyTorch's DataLoader forks its workers, and a
+# fork from this test process (where earlier tests left threads running: OpenMP pools, emulated device queues)
+# could leave a worker blocked on a lock another thread held, now and then, under the sanitizer builds.
+_WORKER_CASES = [(3, False, 2), (3, True, 2), (2, False, 2), (0, False, 1)]
+_WORKER_WARNINGS_PROGRAM = """
+import importlib, json, os, sys, warnings
+lib = importlib.import_module(sys.argv[1])
+out = []
+for num_workers, persistent, cpus in json.loads(sys.argv[2]):
+    os.sched_getaffinity = lambda pid, cpus=cpus: set(range(cpus))
     data = lib.utils.data.TensorDataset(lib.arange(8.0))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         loader = lib.utils.data.DataLoader(data, batch_size=4, num_workers=num_workers,
                                            persistent_workers=persistent)
-        for _ in range(epochs):
+        for _ in range(2):
             assert [b[0].tolist() for b in loader] == [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]]
-    return [str(w.message) for w in caught if "worker processes" in str(w.message)]
+    del loader
+    out.append([str(w.message) for w in caught if "worker processes" in str(w.message)])
+print(json.dumps(out))
+"""
+_worker_warnings = {}
 
 
-@pytest.mark.parametrize("num_workers,persistent,cpus", [(3, False, 2), (3, True, 2), (2, False, 2), (0, False, 1)])
-def test_dataloader_warns_when_workers_exceed_cpus_as_pytorch(monkeypatch, num_workers, persistent, cpus):
-    got = _worker_warnings(tandem, num_workers, persistent, 2, monkeypatch, cpus)
-    want = _worker_warnings(torch, num_workers, persistent, 2, monkeypatch, cpus)
+def _worker_warnings_of(lib):
+    if lib not in _worker_warnings:
+        run = run_process_tree([sys.executable, "-c", _WORKER_WARNINGS_PROGRAM, lib, json.dumps(_WORKER_CASES)],
+                               timeout=300)
+        assert run.returncode == 0, run.stderr
+        _worker_warnings[lib] = json.loads(run.stdout.splitlines()[-1])
+    return _worker_warnings[lib]
+
+
+@pytest.mark.parametrize("case", range(len(_WORKER_CASES)))
+def test_dataloader_warns_when_workers_exceed_cpus_as_pytorch(case):
+    num_workers, _, cpus = _WORKER_CASES[case]
+    got, want = _worker_warnings_of("tandem")[case], _worker_warnings_of("torch")[case]
     assert got == want
     if num_workers > cpus:
         assert got[0].startswith(f"This DataLoader will create {num_workers} worker processes in total. Our "
                                  f"suggested max number of worker in current system is {cpus}, which is smaller")
+    else:
+        assert got == []
 
 
 # ---- PyTorch's deprecated (Number, Tensor...) overloads (char-RNN generation tutorial: p.data.add_(-lr, grad)) ----

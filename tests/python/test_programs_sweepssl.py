@@ -11,6 +11,7 @@ import torch
 
 import tandem
 from oracle import from_torch, to_torch
+from process_helpers import run_process_tree
 
 
 def _dtype_name(dtype):
@@ -365,8 +366,13 @@ def test_distributed_nn_collectives_match_pytorch_in_one_process():
     if not tandem.distributed.is_available():
         pytest.skip("tandem built without MPI")
     env = {k: v for k, v in os.environ.items() if not k.startswith("TANDEM_EMULATE")}
-    runs = [subprocess.run([sys.executable, "-c", _DIST_NN_PROGRAM, lib], env=env, capture_output=True, text=True,
-                           timeout=120) for lib in ("torch", "tandem")]
+    program = _DIST_NN_PROGRAM
+    if os.environ.get("TANDEM_SANITIZER"):
+        # Open MPI's singleton start forks an orted, which would inherit the preloaded sanitizer runtime (ASan
+        # reports Open MPI's own launcher, docs/reliability.md); the program's own process has it loaded already.
+        program = "import os; os.environ.pop('LD_PRELOAD', None)\n" + program
+    # The orted outlives its parent in a session of its own: run_process_tree never waits on it.
+    runs = [run_process_tree([sys.executable, "-c", program, lib], env=env, timeout=120) for lib in ("torch", "tandem")]
     assert runs[1].returncode == 0, runs[1].stderr
     want, got = (run.stdout.replace("torch.", "LIB.").replace("tandem.", "LIB.").splitlines() for run in runs)
     assert got == want
