@@ -101,6 +101,22 @@ def all_reduce_non_contiguous_and_async(device, rank, world):
 
 
 @check
+def work_futures_complete_with_the_outputs(device, rank, world):
+    # The DDP communication-hook pattern: all_reduce(..., async_op=True).get_future().then(divide by world).
+    t = tandem.full((3,), float(rank + 1), device=device)
+    fut = dist.all_reduce(t, async_op=True).get_future()
+    averaged = fut.then(lambda f: f.value()[0] / world)
+    assert averaged.wait().tolist() == [sum(r + 1 for r in range(world)) / world] * 3
+    assert fut.done() and fut.value()[0] is t
+    parts = [tandem.empty(2, device=device) for _ in range(world)]
+    gathered = dist.all_gather(parts, tandem.full((2,), float(rank), device=device), async_op=True).get_future()
+    assert [p.tolist() for p in gathered.wait()[0]] == [[float(r)] * 2 for r in range(world)]
+    b = tandem.full((2,), float(rank), device=device)
+    assert dist.broadcast(b, src=1, async_op=True).get_future().wait()[0].tolist() == [1.0, 1.0]
+    assert dist.barrier(async_op=True).get_future().wait() == []
+
+
+@check
 def broadcast_reduce(device, rank, world):
     for src in range(world):
         t, _ = rank_values((4, 2), tandem.float32, rank, device)

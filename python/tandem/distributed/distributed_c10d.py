@@ -8,12 +8,14 @@ import datetime
 import enum
 import os
 import pickle
+import threading
 import atexit
 
 import numpy as np
 
 import tandem
 from tandem import _C
+from tandem.futures import Future
 
 __all__ = [
     "Backend", "DistBackendError", "DistError", "GroupMember", "P2POp", "ProcessGroup", "ReduceOp", "Work",
@@ -139,10 +141,11 @@ def _op_code(op):
 class Work:
     """An operation started with async_op=True: wait() blocks until it finished in this process."""
 
-    def __init__(self, works, on_done=None, result=None):
+    def __init__(self, works, on_done=None, result=None, outputs=()):
         self._works = works
         self._on_done = on_done
         self._result = result
+        self._outputs = list(outputs)
         self._timeout_ms = None
 
     def wait(self, timeout=None):
@@ -179,6 +182,28 @@ class Work:
     def _source_rank(self):
         self.wait()
         return self._works[0].source_rank
+
+    def get_future(self):
+        """A tandem.futures.Future completed, when the operation finishes, with its output tensors in a list (as
+        PyTorch's: [tensor] for all_reduce, broadcast, reduce, reduce_scatter_tensor and the receiving ops,
+        [tensor_list] for all_gather), or with its error. Callbacks added with then() run on the thread that
+        saw it finish: a helper thread that waits for the operation (which never calls MPI itself: the
+        process's MPI thread does), or this one when it has finished already."""
+        fut = Future()
+
+        def complete():
+            try:
+                self.wait()
+            except Exception as e:  # noqa: BLE001 (the operation's error travels in the Future)
+                fut.set_exception(e)
+            else:
+                fut.set_result(list(self._outputs))
+
+        if self.is_completed():
+            complete()
+        else:
+            threading.Thread(target=complete, name="tandem-work-future", daemon=True).start()
+        return fut
 
 
 def _to_ms(timeout):
@@ -401,8 +426,8 @@ def _check_same_dtypes(tensors):
             raise ValueError(f"Invalid usage of tensors with different dtypesFound {first} and  {t.dtype}")
 
 
-def _finish(works, async_op, on_done=None, result=None, pg=None):
-    work = Work(works, on_done, result)
+def _finish(works, async_op, on_done=None, result=None, pg=None, outputs=()):
+    work = Work(works, on_done, result, outputs)
     if pg is not None:
         work._timeout_ms = _to_ms(_State.timeout)
     if async_op:
@@ -420,7 +445,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     pg, member = _resolve(group)
     if not member:
         return None
-    return _finish([pg._impl_for(tensor).all_reduce(tensor, _op_code(op))], async_op, pg=pg)
+    return _finish([pg._impl_for(tensor).all_reduce(tensor, _op_code(op))], async_op, pg=pg, outputs=[tensor])
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
@@ -429,7 +454,7 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     if not member:
         return None
     root = group_src if group_src is not None else _group_rank(pg, 0 if src is None else src, "broadcast")
-    return _finish([pg._impl_for(tensor).broadcast(tensor, root)], async_op, pg=pg)
+    return _finish([pg._impl_for(tensor).broadcast(tensor, root)], async_op, pg=pg, outputs=[tensor])
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
@@ -438,7 +463,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     if not member:
         return None
     root = group_dst if group_dst is not None else _group_rank(pg, 0 if dst is None else dst, "reduce")
-    return _finish([pg._impl_for(tensor).reduce(tensor, root, _op_code(op))], async_op, pg=pg)
+    return _finish([pg._impl_for(tensor).reduce(tensor, root, _op_code(op))], async_op, pg=pg, outputs=[tensor])
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
@@ -447,7 +472,8 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     if not member:
         return None
     _check_same_dtypes([*tensor_list, tensor])
-    return _finish([pg._impl_for(tensor).all_gather(list(tensor_list), tensor)], async_op, pg=pg)
+    return _finish([pg._impl_for(tensor).all_gather(list(tensor_list), tensor)], async_op, pg=pg,
+                   outputs=[list(tensor_list)])
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -457,7 +483,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     if not member:
         return None
     return _finish([pg._impl_for(input_tensor).all_gather_into_tensor(output_tensor, input_tensor)], async_op,
-                   pg=pg)
+                   pg=pg, outputs=[output_tensor])
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
@@ -466,7 +492,8 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     pg, member = _resolve(group)
     if not member:
         return None
-    return _finish([pg._impl_for(input).reduce_scatter_tensor(output, input, _op_code(op))], async_op, pg=pg)
+    return _finish([pg._impl_for(input).reduce_scatter_tensor(output, input, _op_code(op))], async_op, pg=pg,
+                   outputs=[output])
 
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
@@ -494,7 +521,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
         if not inputs:
             raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
         _check_same_dtypes([*inputs, tensor])
-    return _finish([pg._impl_for(tensor).scatter(tensor, inputs, root)], async_op, pg=pg)
+    return _finish([pg._impl_for(tensor).scatter(tensor, inputs, root)], async_op, pg=pg, outputs=[tensor])
 
 
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None,
@@ -506,7 +533,7 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
         return None
     works = [pg._impl_for(input).all_to_all_single(output, input, [int(s) for s in output_split_sizes or []],
                                                    [int(s) for s in input_split_sizes or []])]
-    return _finish(works, async_op, pg=pg)
+    return _finish(works, async_op, pg=pg, outputs=[output])
 
 
 def barrier(group=None, async_op=False, device_ids=None):
@@ -539,7 +566,7 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
     if not member:
         return None
     peer = group_src if group_src is not None else (-1 if src is None else _group_rank(pg, src, "irecv"))
-    return _finish([pg._impl_for(tensor).recv(tensor, peer, int(tag))], True, pg=pg)
+    return _finish([pg._impl_for(tensor).recv(tensor, peer, int(tag))], True, pg=pg, outputs=[tensor])
 
 
 def send(tensor, dst=None, group=None, tag=0, group_dst=None):
