@@ -4,6 +4,7 @@
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
 #include <string_view>
 #include <utility>
@@ -12,6 +13,7 @@
 #include "bindings.h"
 #include "core/error.h"
 #include "ops/activation.h"
+#include "ops/norm.h"
 #include "ops/optim.h"
 #include "ops/pool.h"
 #include "ops/rnn_cell.h"
@@ -296,6 +298,28 @@ void init_nn(nb::module_& m) {
       },
       nb::arg("gates"), nb::arg("c_prev"));
   m.def("_gru_cell", &gru_cell, nb::arg("x_proj"), nb::arg("h_proj"), nb::arg("h"));
+  // Layer normalisation (ops/norm.h): F.layer_norm takes the output only; tandem.native_layer_norm all three.
+  auto layer_norm_call = [](const Tensor& input, const std::vector<int64_t>& normalized_shape,
+                            std::optional<Tensor> weight, std::optional<Tensor> bias, double eps) {
+    return native_layer_norm(input, normalized_shape, weight ? *weight : Tensor(), bias ? *bias : Tensor(),
+                             eps);
+  };
+  m.def(
+      "_layer_norm",
+      [=](const Tensor& input, const std::vector<int64_t>& normalized_shape, std::optional<Tensor> weight,
+          std::optional<Tensor> bias,
+          double eps) { return layer_norm_call(input, normalized_shape, weight, bias, eps)[0]; },
+      nb::arg("input"), nb::arg("normalized_shape"), nb::arg("weight").none(), nb::arg("bias").none(),
+      nb::arg("eps"));
+  m.def(
+      "_native_layer_norm",
+      [=](const Tensor& input, const std::vector<int64_t>& normalized_shape, std::optional<Tensor> weight,
+          std::optional<Tensor> bias, double eps) {
+        auto [out, mean, rstd] = layer_norm_call(input, normalized_shape, weight, bias, eps);
+        return std::make_tuple(out, mean, rstd);
+      },
+      nb::arg("input"), nb::arg("normalized_shape"), nb::arg("weight").none(), nb::arg("bias").none(),
+      nb::arg("eps"));
 }
 
 }  // namespace tandem::py

@@ -12,11 +12,11 @@ __all__ = [
     "conv1d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "max_pool1d", "max_pool2d",
     "max_pool3d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
     "batch_norm", "layer_norm", "group_norm", "instance_norm", "rms_norm", "embedding", "embedding_bag",
-    "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "selu", "celu", "prelu",
-    "threshold", "hardshrink", "selu_", "celu_", "threshold_", "dropout_", "alpha_dropout_", "feature_dropout_",
-    "feature_alpha_dropout_", "kl_div", "poisson_nll_loss", "cosine_embedding_loss", "margin_ranking_loss",
-    "hinge_embedding_loss", "triplet_margin_loss", "ctc_loss", "binary_cross_entropy_with_logits", "fill",
-    "embedding_renorm_", "rrelu", "rrelu_", "bilinear",
+    "native_layer_norm", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "selu",
+    "celu", "prelu", "threshold", "hardshrink", "selu_", "celu_", "threshold_", "dropout_", "alpha_dropout_",
+    "feature_dropout_", "feature_alpha_dropout_", "kl_div", "poisson_nll_loss", "cosine_embedding_loss",
+    "margin_ranking_loss", "hinge_embedding_loss", "triplet_margin_loss", "ctc_loss",
+    "binary_cross_entropy_with_logits", "fill", "embedding_renorm_", "rrelu", "rrelu_", "bilinear",
 ]
 
 # The in-place function forms: torch.X_(t, *args) is t.X_(*args). One list, PyTorch's top-level X_ names;
@@ -132,6 +132,17 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
     return _F().layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """(output, mean, rstd) as PyTorch's: the statistics have the input's leading dims followed by a 1 per
+    normalised dim, in the input's dtype on the CPU and the accumulation dtype (float for 16-bit) on CUDA."""
+    normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    out, mean, rstd = _C._native_layer_norm(input, normalized_shape, weight, bias, eps)
+    stats_shape = tuple(input.shape[:input.dim() - len(normalized_shape)]) + (1,) * len(normalized_shape)
+    if not input.is_cuda:
+        mean, rstd = mean.to(input.dtype), rstd.to(input.dtype)
+    return out, mean.view(stats_shape), rstd.view(stats_shape)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):

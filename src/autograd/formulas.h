@@ -29,6 +29,11 @@ Tensor record_clamp(const Tensor& x, const std::optional<Scalar>& lo, const std:
 void record_lstm_cell(const Tensor& gates, const Tensor& c_prev, const Tensor& h, const Tensor& c);
 void record_gru_cell(const Tensor& x_proj, const Tensor& h_proj, const Tensor& h, const Tensor& out);
 
+// ---- layer normalisation (formulas_norm.cpp; ops/norm.h) ----
+// weight and bias may be undefined; mean and rstd are the forward's row statistics.
+void record_layer_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& mean,
+                       const Tensor& rstd, int64_t normalized_dims, double eps, const Tensor& out);
+
 // ---- views (formulas_view.cpp) ----
 // Records `node` for a view and remembers the view's base, so that an in-place write into the view can
 // re-base the base's history (rebase_history).

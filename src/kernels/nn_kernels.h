@@ -68,6 +68,16 @@ using GruCellBackwardKernel = void (*)(const Tensor& grad_x_proj, const Tensor& 
                                        const Tensor& grad_h, const Tensor& x_proj, const Tensor& h_proj,
                                        const Tensor& h, const Tensor& grad);
 
+// Layer normalisation of M contiguous rows of N elements (ops/norm.h, math in kernels/norm_functors.h).
+// input, out, grad_out, grad_input: (M, N); weight, bias, grad_weight, grad_bias: (N) of input's dtype, each
+// may be undefined (no weight: 1, no bias: 0; an undefined gradient is not computed); mean and rstd: (M) of
+// the accumulation dtype (float for 16-bit floats), written by the forward kernel, read by the backward.
+using LayerNormKernel = void (*)(const Tensor& out, const Tensor& mean, const Tensor& rstd,
+                                 const Tensor& input, const Tensor& weight, const Tensor& bias, double eps);
+using LayerNormBackwardKernel = void (*)(const Tensor& grad_input, const Tensor& grad_weight,
+                                         const Tensor& grad_bias, const Tensor& grad_out, const Tensor& input,
+                                         const Tensor& mean, const Tensor& rstd, const Tensor& weight);
+
 // The slots, listed in kernels/kernel_slots.def.
 struct NnKernels {
 #define TANDEM_NN_SLOT(name, Type) Type name = nullptr;

@@ -192,7 +192,7 @@ CALLS = {
     "pixel_unshuffle": ([torch.rand(1, 1, 4, 4), 2], {}), "channel_shuffle": ([torch.rand(1, 4, 2, 2), 2], {}),
     "celu": ([_m()], {}), "relu": ([_m() - 0.5], {}), "logaddexp": ([_m(), _m()], {}),
     "hamming_window": ([5], {}), "hann_window": ([5], {}), "bartlett_window": ([5], {}), "blackman_window": ([5], {}),
-    "kaiser_window": ([5], {}), "range": ([0.0, 4.0], {}),
+    "kaiser_window": ([5], {}), "range": ([0.0, 4.0], {}), "native_layer_norm": ([_m(), [3], None, None, 1e-5], {}),
     "as_strided_scatter": ([_m(), torch.ones(2, 2), [2, 2], [1, 2]], {}),
     "diagonal_scatter": ([_m(), torch.ones(3)], {}), "select_scatter": ([_m(), torch.ones(3), 0, 1], {}),
     "slice_scatter": ([_m(), torch.ones(1, 3)], {"start": 1, "end": 2}),
@@ -211,7 +211,7 @@ from_file full_like hamming_window hann_window index_fill index_put isinf isnan 
 masked_fill masked_scatter ones_like pixel_shuffle pixel_unshuffle poisson put rand_like randint_like randn_like relu
 repeat_interleave roll rot90 rsub scalar_tensor std_mean trace tril_indices triu_indices unique_consecutive
 unsafe_split var_mean zeros_like sparse_coo_tensor as_strided_scatter diagonal_scatter select_scatter empty_strided
-empty_permuted histogramdd
+empty_permuted histogramdd native_layer_norm
 """.split())
 
 # Functions with out= in PyTorch that the sweep does not compare, and why.

@@ -325,37 +325,29 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             untracked(running_var).mul_(1 - momentum).add_(untracked(var) * (momentum * count / (count - 1)))
     else:
         mean, var = running_mean, running_var
-    out = (input - mean.reshape(shape)) * tandem.rsqrt(var.reshape(shape) + eps)
+    # out = x * scale + shift with per-channel scale = rstd * weight and shift = bias - mean * scale, PyTorch's
+    # CPU form: one pass over the input (addcmul) instead of four, the rest on C-element vectors.
+    scale = tandem.rsqrt(var + eps)
     if weight is not None:
-        out = out * weight.reshape(shape)
+        scale = scale * weight
+    shift = -mean * scale
     if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+        shift = shift + bias
+    return tandem.addcmul(shift.reshape(shape), input, scale.reshape(shape))
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """One kernel forward and one backward (NativeLayerNormBackward0): statistics in float for 16-bit inputs,
+    PyTorch's checks and messages (ops/norm.cpp)."""
     if _amp_active():  # PyTorch's autocast list: cuda fp32
         return _amp_run("cuda_fp32", layer_norm, input, normalized_shape, weight, bias, eps)
     normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    k = len(normalized_shape)
-    if tuple(input.shape[input.dim() - k:]) != normalized_shape:
-        raise RuntimeError(
-            f"Given normalized_shape={list(normalized_shape)}, expected input with shape [*, "
-            f"{', '.join(str(s) for s in normalized_shape)}], but got input of size{list(input.shape)}"
-        )
-    for name, t in (("weight", weight), ("bias", bias)):
-        if t is not None and tuple(t.shape) != normalized_shape:  # PyTorch's check (broadcasting would hide it)
-            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
-                               f"{list(t.shape)} and normalized_shape = {list(normalized_shape)}")
-    dims = list(range(input.dim() - k, input.dim()))
-    mean = input.mean(dim=dims, keepdim=True)
-    var = _C._var_in_input_dtype(input, dims, keepdim=True)
-    out = (input - mean) * tandem.rsqrt(var + eps)
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
+    if input.dtype in (tandem.float16, tandem.bfloat16):
+        # PyTorch takes float32 weight and bias with a 16-bit input (mixed precision); the kernel takes one dtype,
+        # and the conversion is differentiable, so their gradients still arrive in float32.
+        weight, bias = (t.to(input.dtype) if t is not None and t.dtype == tandem.float32 else t
+                        for t in (weight, bias))
+    return _C._layer_norm(input, normalized_shape, weight, bias, eps)
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,

@@ -7,6 +7,7 @@
 #include "core/parallel.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/isa_region.h"
+#include "kernels/cpu/norm_kernels.h"
 #include "kernels/cpu/optim_kernels.h"
 #include "kernels/cpu/rnn_kernels.h"
 #include "kernels/kernel_table.h"
@@ -282,6 +283,7 @@ void register_nn_kernels(KernelTable& table) {
   k.adaptive_avg_pool2d_backward = &adaptive_avg_pool2d_backward;
   register_optim_kernels(table);
   register_rnn_kernels(table);
+  register_norm_kernels(table);
 }
 
 TANDEM_CPU_KERNELS_END

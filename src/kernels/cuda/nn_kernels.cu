@@ -12,6 +12,7 @@ void register_nn_kernels(KernelTable& table) {
   register_avg_pool_kernels(table.nn);
   register_optim_kernels(table.nn);
   register_rnn_kernels(table.nn);
+  register_norm_kernels(table.nn);
 }
 
 }  // namespace tandem::cuda

@@ -10,5 +10,6 @@ void register_max_pool_kernels(NnKernels& k);  // max_pool2d and its backward: n
 void register_avg_pool_kernels(NnKernels& k);  // avg and adaptive avg pooling: nn_avg_pool_kernels.cu
 void register_optim_kernels(NnKernels& k);     // sgd_step, adam_step: nn_optim_kernels.cu
 void register_rnn_kernels(NnKernels& k);       // the fused LSTM and GRU cells: nn_rnn_kernels.cu
+void register_norm_kernels(NnKernels& k);      // layer_norm and its backward: nn_norm_kernels.cu
 }  // namespace cuda
 }  // namespace tandem

@@ -1,0 +1,60 @@
+// The gradient of layer normalisation (ops/norm.h): one kernel normally; under create_graph the same
+// gradients from differentiable ops that recompute the row statistics from the input, so second-order code
+// differentiates through them too.
+#include "autograd/formulas.h"
+#include "ops/elementwise.h"
+#include "ops/norm.h"
+#include "ops/reduce.h"
+
+namespace tandem::autograd {
+namespace {
+using Grads = std::vector<Tensor>;
+
+constexpr int8_t kHasWeight = 1;
+
+// The gradients of (input, weight, bias) from differentiable ops (kernels/norm_functors.h has the formulas).
+Grads layer_norm_grads_differentiable(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                      int64_t k, double eps, std::array<bool, 3> mask) {
+  DimVector rows_dims, row_dims;  // the leading dims (over which weight and bias gradients sum) and the rest
+  for (int64_t d = 0; d < input.dim(); ++d) (d < input.dim() - k ? rows_dims : row_dims).push_back(d);
+  Tensor centred = sub(input, mean(input, row_dims, true));
+  Tensor rstd = rsqrt(add(mean(mul(centred, centred), row_dims, true), Scalar(eps)));
+  Tensor xhat = mul(centred, rstd);
+  auto over_rows = [&](const Tensor& t) { return rows_dims.empty() ? t : sum(t, rows_dims); };
+  Grads grads(3);
+  if (mask[0]) {
+    Tensor g = weight.defined() ? mul(grad, weight) : grad;
+    grads[0] = mul(rstd, sub(sub(g, mean(g, row_dims, true)), mul(xhat, mean(mul(g, xhat), row_dims, true))));
+  }
+  if (mask[1]) grads[1] = over_rows(mul(grad, xhat));
+  if (mask[2]) grads[2] = over_rows(grad);
+  return grads;
+}
+
+Grads layer_norm_grads(FormulaNode& n, const Tensor& grad) {
+  Tensor input = n.saved_tensor(0), mean = n.saved_tensor(1), rstd = n.saved_tensor(2);
+  Tensor weight = n.variant & kHasWeight ? n.saved_tensor(3) : Tensor();
+  const std::array<bool, 3> mask{n.next_edges[0].fn != nullptr, n.next_edges[1].fn != nullptr,
+                                 n.next_edges[2].fn != nullptr};
+  if (GradMode::is_enabled())
+    return layer_norm_grads_differentiable(grad, input, weight, n.ints[0], n.real, mask);
+  auto g = native_layer_norm_backward(grad, input, mean, rstd, weight, n.ints[0], mask);
+  return {g[0], g[1], g[2]};
+}
+
+}  // namespace
+
+void record_layer_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& mean,
+                       const Tensor& rstd, int64_t normalized_dims, double eps, const Tensor& out) {
+  auto node = make_node("NativeLayerNormBackward0", layer_norm_grads);
+  set_history(node, {&input, &weight, &bias}, {&out});
+  node->saved.emplace_back(input, false);
+  node->saved.emplace_back(mean, false);
+  node->saved.emplace_back(rstd, false);
+  if (weight.defined()) node->saved.emplace_back(weight, false);
+  node->variant = weight.defined() ? kHasWeight : 0;
+  node->ints.push_back(normalized_dims);
+  node->real = eps;
+}
+
+}  // namespace tandem::autograd
