@@ -692,7 +692,9 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
         return call_with_out("addcmul", addcmul, (input, tensor1, tensor2), {"value": value}, out, CASTABLE)
     if _C.result_type(tensor1, tensor2) == _C.bool and input.dtype == _C.bool:
         raise NotImplementedError(f"\"addcmul_{input.device.type}_out\" not implemented for 'Bool'")
-    return input + _integral_value(value, input, tensor1, tensor2) * (tensor1 * tensor2)
+    value = _integral_value(value, input, tensor1, tensor2)
+    product = tensor1 * tensor2
+    return input + (product if value == 1 else value * product)  # value=1 (the default) costs no pass
 
 
 def _check_addcdiv(tensor1, tensor2):

@@ -44,6 +44,12 @@ def _affine(out, weight, bias, shape):
     return out
 
 
+def _normalize_rows(rows, eps):
+    """Each row of a (..., L) tensor normalised over its L elements (biased variance): layer_norm's kernel
+    without the affine part (ops/norm.cpp), one pass forward and one backward."""
+    return _C._layer_norm(rows, (rows.size(-1),), None, None, eps)
+
+
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalises each sample's channels in num_groups groups (biased variance), then the per-channel affine."""
     if _amp_active():  # PyTorch's autocast list: cuda fp32
@@ -60,9 +66,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {list(t.shape)} and input of shape {list(input.shape)}")
     grouped = input.reshape(n, num_groups, input.numel() // max(n * num_groups, 1))
-    mean = grouped.mean(dim=2, keepdim=True)
-    var = _C._var_in_input_dtype(grouped, 2, keepdim=True)  # float32 stays float32 (var's is float64)
-    out = ((grouped - mean) * tandem.rsqrt(var + eps)).reshape(input.shape)
+    out = _normalize_rows(grouped, eps).reshape(input.shape)
     return _affine(out, weight, bias, _channel_shape(input))
 
 
@@ -88,6 +92,9 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         if t is not None and t.numel() != c:
             raise RuntimeError(f"{name} should contain {n * c} elements not {t.numel() * n}")
     shape = _channel_shape(input)
+    if use_input_stats and running_mean is None and running_var is None:  # InstanceNorm's default
+        planes = input.reshape(n, c, input.numel() // max(n * c, 1))
+        return _affine(_normalize_rows(planes, eps).reshape(input.shape), weight, bias, shape)
     if use_input_stats:
         dims = list(range(2, input.dim()))
         mean = input.mean(dim=dims, keepdim=True)

@@ -326,7 +326,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     else:
         mean, var = running_mean, running_var
     # out = x * scale + shift with per-channel scale = rstd * weight and shift = bias - mean * scale, PyTorch's
-    # CPU form: one pass over the input (addcmul) instead of four, the rest on C-element vectors.
+    # CPU form: two passes over the input (addcmul's product and sum) instead of four, the rest on C-element
+    # vectors.
     scale = tandem.rsqrt(var + eps)
     if weight is not None:
         scale = scale * weight
