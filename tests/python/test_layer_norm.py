@@ -32,7 +32,7 @@ def test_forward_and_gradients_match_pytorch(device, dtype, shape, k, affine):
     as accurate as that in float32 and 16-bit, where PyTorch's own float32 rounding can be further off (a row
     of one element: PyTorch's weight gradient is 7e-6 where the exact one is 0)."""
     x, w, b, norm_shape = _inputs(shape, k, dtype, affine)
-    refs = [t.double().requires_grad_() if t is not None else None for t in (x, w, b)]
+    refs = [t.double().clone().requires_grad_() if t is not None else None for t in (x, w, b)]
     want = torch.nn.functional.layer_norm(refs[0], norm_shape, refs[1], refs[2], eps=1e-5)
     ours = [_leaf(t, device) for t in (x, w, b)]
     got = tandem.nn.functional.layer_norm(ours[0], norm_shape, ours[1], ours[2], eps=1e-5)
@@ -64,7 +64,7 @@ def test_native_layer_norm_returns_pytorchs_statistics(device, dtype):
 def test_rows_of_every_length_around_the_vector_widths(n):
     """The kernel's vector folds, their tails and the blocks that go to double (kernels/cpu/norm_kernels.cpp)."""
     x, w, b, norm_shape = _inputs((3, n), 1, "float32", True, seed=n)
-    refs = [t.double().requires_grad_() for t in (x, w, b)]
+    refs = [t.double().clone().requires_grad_() for t in (x, w, b)]
     want = torch.nn.functional.layer_norm(refs[0], norm_shape, refs[1], refs[2])
     ours = [_leaf(t, "cpu") for t in (x, w, b)]
     got = tandem.nn.functional.layer_norm(ours[0], norm_shape, ours[1], ours[2])
@@ -161,10 +161,34 @@ def test_mixed_precision_weights_with_a_16_bit_input(device):
     lambda L: L.nn.functional.layer_norm(L.ones(2, 3, dtype=L.int64), (3,)),
     lambda L: L.nn.functional.layer_norm(L.ones(2, 3, dtype=L.float64), (3,), L.ones(3)),
     lambda L: L.native_layer_norm(L.ones(2, 3), (), None, None, 1e-5),
+    lambda L: L.nn.functional.group_norm(L.ones(2, 4, 3, dtype=L.int64), 2),
+    lambda L: L.nn.functional.instance_norm(L.ones(2, 4, 3, dtype=L.int64)),
 ], ids=["last_dim", "two_dims", "short_input", "weight_shape", "bias_shape", "long_input", "mixed_dtype",
-        "empty_shape"])
+        "empty_shape", "group_norm_long_input", "instance_norm_long_input"])
 def test_errors_are_pytorchs(case):
     assert_same_error(case)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+def test_group_and_instance_norm_through_the_kernel_match_pytorch(device, dtype):
+    """group_norm and instance_norm without running statistics normalise through layer_norm's kernel on the
+    (N, groups, rest) view: values and gradients of input, weight and bias against PyTorch in float64."""
+    x, _, _, _ = _inputs((3, 6, 4, 5), 1, dtype, False)
+    gen = torch.Generator().manual_seed(2)
+    w, b = (torch.randn(6, generator=gen, dtype=torch.float64).to(x.dtype) for _ in range(2))
+    g = torch.randn(x.shape, generator=gen, dtype=torch.float64).to(x.dtype)
+    cases = [lambda L, x, w, b: L.nn.functional.group_norm(x, 3, w, b, eps=1e-5),
+             lambda L, x, w, b: L.nn.functional.instance_norm(x, weight=w, bias=b, eps=1e-5)]
+    for case in cases:
+        refs = [t.double().clone().requires_grad_() for t in (x, w, b)]
+        want = case(torch, *refs)
+        want.backward(g.double())
+        ours = [_leaf(t, device) for t in (x, w, b)]
+        got = case(tandem, *ours)
+        got.backward(from_torch(g, device))
+        assert_close_to_torch(got.detach(), want.detach().to(x.dtype), device=device, **TOL[dtype])
+        for mine, theirs in zip(ours, refs):
+            assert_close_to_torch(mine.grad, theirs.grad.to(x.dtype), device=device, **TOL[dtype])
 
 
 def test_layer_norm_module_and_transformer_layer_use_the_kernel():

@@ -44,6 +44,12 @@ def _affine(out, weight, bias, shape):
     return out
 
 
+def _require_floating(input, kernel):
+    if not input.is_floating_point():  # PyTorch's kernel refuses it, named so
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_C._dtype_title(input.dtype)}'\n"
+                                  "hint: convert the input to a floating dtype first, e.g. x.float()")
+
+
 def _normalize_rows(rows, eps):
     """Each row of a (..., L) tensor normalised over its L elements (biased variance): layer_norm's kernel
     without the affine part (ops/norm.cpp), one pass forward and one backward."""
@@ -65,6 +71,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         if t is not None and (t.dim() != 1 or t.numel() != c):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {list(t.shape)} and input of shape {list(input.shape)}")
+    _require_floating(input, "GroupNormKernelImpl")
     grouped = input.reshape(n, num_groups, input.numel() // max(n * num_groups, 1))
     out = _normalize_rows(grouped, eps).reshape(input.shape)
     return _affine(out, weight, bias, _channel_shape(input))
@@ -92,6 +99,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         if t is not None and t.numel() != c:
             raise RuntimeError(f"{name} should contain {n * c} elements not {t.numel() * n}")
     shape = _channel_shape(input)
+    _require_floating(input, "batch_norm")  # PyTorch runs instance_norm through batch_norm
     if use_input_stats and running_mean is None and running_var is None:  # InstanceNorm's default
         planes = input.reshape(n, c, input.numel() // max(n * c, 1))
         return _affine(_normalize_rows(planes, eps).reshape(input.shape), weight, bias, shape)
