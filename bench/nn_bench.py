@@ -7,7 +7,7 @@
 - issue 12's other layers, forward (under no_grad) and forward + backward: F.scaled_dot_product_attention (batch 8,
   8 heads, L = S = 512, head dim 64, float32; plain and is_causal=True), Conv1d(64, 64, 3, padding=1) on 16 x 64 x
   256, ConvTranspose2d(64, 32, 4, stride=2, padding=1) on 8 x 64 x 32 x 32, LayerNorm(768) on 32 x 128 x 768,
-  BatchNorm2d(64) (training mode: batch statistics) on 32 x 64 x 28 x 28;
+  BatchNorm2d(64) (training mode: batch statistics) on 32 x 64 x 28 x 28, GroupNorm(32, 256) on 8 x 256 x 32 x 32;
 - DataLoader over a TensorDataset of 50k 1x28x28 float32 images (and int64 labels), batch 256, shuffle, one full
   epoch with num_workers 0 and 2 (worker start-up included, as a training loop sees it). bench/dataloader_bench.py
   measures the other side of the loader: workers hiding a costly Python __getitem__.
@@ -159,9 +159,11 @@ LAYERS = (
     ("Conv1d 64->64 k3, 16x64x256", lambda nn: nn.Conv1d(64, 64, 3, padding=1), (16, 64, 256)),
     ("ConvTranspose2d 64->32 k4 s2, 8x64x32x32", lambda nn: nn.ConvTranspose2d(64, 32, 4, stride=2, padding=1),
      (8, 64, 32, 32)),
-    # The normalisations every transformer and CNN trains through (PyTorch runs fused kernels; tandem composes).
+    # The normalisations every transformer and CNN trains through (PyTorch runs fused kernels; tandem runs its
+    # layer_norm kernel for LayerNorm and GroupNorm, and composes BatchNorm).
     ("LayerNorm(768), 32x128x768", lambda nn: nn.LayerNorm(768), (32, 128, 768)),
     ("BatchNorm2d(64) training, 32x64x28x28", lambda nn: nn.BatchNorm2d(64), (32, 64, 28, 28)),
+    ("GroupNorm(32, 256), 8x256x32x32", lambda nn: nn.GroupNorm(32, 256), (8, 256, 32, 32)),
 )
 
 
