@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <sstream>
 
 #include "autograd/formulas.h"
 #include "autograd/grad_mode.h"
@@ -19,14 +18,6 @@ namespace {
 // The dtype the row statistics are kept in (the kernels' accumulation type).
 DType stats_dtype(DType d) { return d == DType::Float16 || d == DType::BFloat16 ? DType::Float32 : d; }
 
-std::string list_str(IntArrayRef v) {
-  std::ostringstream s;
-  s << "[";
-  for (size_t i = 0; i < v.size(); ++i) s << (i ? ", " : "") << v[i];
-  s << "]";
-  return s.str();
-}
-
 // PyTorch's checks of native_layer_norm's arguments, in its words.
 void check_layer_norm_args(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight,
                            const Tensor& bias) {
@@ -34,18 +25,18 @@ void check_layer_norm_args(const Tensor& input, IntArrayRef normalized_shape, co
       !normalized_shape.empty(), Runtime,
       "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, "
       "but got normalized_shape = ",
-      list_str(normalized_shape));
+      shape_to_string(normalized_shape));
   for (auto [t, name] : {std::pair{&weight, "weight"}, std::pair{&bias, "bias"}}) {
     if (!t->defined()) continue;
     TANDEM_CHECK(std::ranges::equal(t->sizes(), normalized_shape), Runtime, "Expected ", name,
                  " to be of same shape as normalized_shape, but got ", name, " of shape ", t->shape_str(),
-                 " and normalized_shape = ", list_str(normalized_shape));
+                 " and normalized_shape = ", shape_to_string(normalized_shape));
   }
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   const bool fits = input.dim() >= k &&
                     std::ranges::equal(IntArrayRef(input.sizes()).subspan(input.dim() - k), normalized_shape);
   if (!fits) {
-    std::string want = list_str(normalized_shape);
+    std::string want = shape_to_string(normalized_shape);
     TANDEM_CHECK(false, Runtime, "Given normalized_shape=", want, ", expected input with shape [*, ",
                  want.substr(1, want.size() - 2), "], but got input of size", input.shape_str());
   }

@@ -191,6 +191,25 @@ def test_group_and_instance_norm_through_the_kernel_match_pytorch(device, dtype)
             assert_close_to_torch(mine.grad, theirs.grad.to(x.dtype), device=device, **TOL[dtype])
 
 
+def test_weight_on_another_device_is_refused():
+    if not tandem.cuda.is_available():
+        pytest.skip("needs a cuda device (TANDEM_EMULATE_CUDA=2 gives emulated ones)")
+    for weight, bias in ((tandem.ones(3, device="cuda:0"), None), (None, tandem.ones(3, device="cuda:0"))):
+        with pytest.raises(RuntimeError, match=r"^Expected all tensors to be on the same device, but found at least "
+                                               r"two devices, cpu and cuda:0!$"):
+            tandem.nn.functional.layer_norm(tandem.ones(2, 3), (3,), weight, bias)
+
+
+def test_gradients_only_of_the_input_without_affine_parameters(device):
+    """No weight and bias: the backward computes the input gradient alone (no partial sums for them)."""
+    x, _, _, norm_shape = _inputs((40, 9), 1, "float64", False)
+    xr, xt = x.clone().requires_grad_(), from_torch(x, device).requires_grad_()
+    g = torch.linspace(-2, 3, 360, dtype=torch.float64).reshape(40, 9)
+    torch.nn.functional.layer_norm(xr, norm_shape).backward(g)
+    tandem.nn.functional.layer_norm(xt, norm_shape).backward(from_torch(g, device))
+    assert_close_to_torch(xt.grad, xr.grad, device=device, rtol=1e-10, atol=1e-10)
+
+
 def test_layer_norm_module_and_transformer_layer_use_the_kernel():
     layer = tandem.nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0)
     out = layer(tandem.randn(3, 5, 16))

@@ -10,6 +10,7 @@
 #include "kernels/cpu/norm_kernels.h"
 #include "kernels/cpu/optim_kernels.h"
 #include "kernels/cpu/rnn_kernels.h"
+#include "kernels/floating_dispatch.h"
 #include "kernels/kernel_table.h"
 #include "kernels/pool_windows.h"
 
@@ -25,14 +26,6 @@ int64_t grain_for(int64_t elements_per_item) {
 
 // Planes per task for the per-(n, c)-plane loops (a plane reads h*w inputs and visits oh*ow windows).
 int64_t plane_grain(const Window2d& g) { return grain_for(std::max(g.h * g.w, g.oh * g.ow * g.kh * g.kw)); }
-
-template <typename Fn>
-void dispatch_floating(DType d, Fn&& fn) {
-  dispatch_dtype(d, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (is_floating_type_v<T>) fn(tag);
-  });
-}
 
 // The outputs o in [0, out) whose input position o * stride + offset lies in [0, size): one contiguous run,
 // so the copy and accumulate loops below have no per-element bounds test (and vectorise at stride 1).

@@ -13,6 +13,7 @@
 #include "kernels/cpu/isa_region.h"
 #include "kernels/cpu/norm_kernels.h"
 #include "kernels/cpu/simd.h"
+#include "kernels/floating_dispatch.h"
 #include "kernels/kernel_table.h"
 #include "kernels/norm_functors.h"
 
@@ -140,7 +141,8 @@ void layer_norm_typed(const Tensor& out, const Tensor& mean, const Tensor& rstd,
   });
 }
 
-// dx of one row (when dx is not null) and its terms of the weight and bias gradients, added to gw and gb.
+// dx of one row (when dx is not null) and its terms of the weight and bias gradients, added to gw and gb
+// (when they are not null: neither gradient was asked for).
 template <typename A>
 [[gnu::flatten]] void backward_row(const A* __restrict dy, const A* __restrict x, const A* __restrict w,
                                    int64_t n, A mean, A rstd, A* __restrict dx, A* __restrict gw,
@@ -158,6 +160,7 @@ template <typename A>
       dx[i] = LayerNormMath<A>::input_grad(dy[i] * w[i], LayerNormMath<A>::normalized(x[i], mean, rstd), rstd,
                                            mean_g, mean_gx);
   }
+  if (!gw) return;
   for (int64_t i = 0; i < n; ++i) {
     gw[i] += dy[i] * LayerNormMath<A>::normalized(x[i], mean, rstd);
     gb[i] += dy[i];
@@ -181,13 +184,15 @@ void layer_norm_backward_typed(const Tensor& grad_input, const Tensor& grad_weig
   const int64_t grain = row_grain(n);
   const int64_t blocks = std::clamp<int64_t>((rows + grain - 1) / grain, 1, kMaxGradBlocks);
   const int64_t rows_per_block = (rows + blocks - 1) / blocks;
-  // Each block's weight and bias gradient terms, n of each.
-  std::vector<A> partial(static_cast<size_t>(blocks) * 2 * n, A(0));
+  // Each block's weight and bias gradient terms, n of each (none when neither gradient is asked for: a
+  // layer_norm without affine parameters, group_norm's normalisation).
+  const bool affine_grads = grad_weight.defined() || grad_bias.defined();
+  std::vector<A> partial(affine_grads ? static_cast<size_t>(blocks) * 2 * n : 0, A(0));
   parallel_for(0, blocks, 1, [&](int64_t bb, int64_t be) {
     std::vector<A> buf(kWiden ? 3 * n : 0);
     for (int64_t blk = bb; blk < be; ++blk) {
-      A* gw = partial.data() + blk * 2 * n;
-      A* gb = gw + n;
+      A* gw = affine_grads ? partial.data() + blk * 2 * n : nullptr;
+      A* gb = affine_grads ? gw + n : nullptr;
       for (int64_t r = blk * rows_per_block; r < std::min(rows, (blk + 1) * rows_per_block); ++r) {
         const A* x = row_values(in + r * n, n, buf.data());
         const A* dy = row_values(go + r * n, n, buf.data() + n);
@@ -212,17 +217,9 @@ void layer_norm_backward_typed(const Tensor& grad_input, const Tensor& grad_weig
   sum_blocks(grad_bias, n);
 }
 
-template <typename Fn>
-void for_floating(DType dtype, Fn&& fn) {
-  dispatch_dtype(dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (is_floating_type_v<T>) fn(tag);
-  });
-}
-
 void layer_norm(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& input,
                 const Tensor& weight, const Tensor& bias, double eps) {
-  for_floating(input.dtype(), [&](auto tag) {
+  dispatch_floating(input.dtype(), [&](auto tag) {
     layer_norm_typed<typename decltype(tag)::type>(out, mean, rstd, input, weight, bias, eps);
   });
 }
@@ -230,7 +227,7 @@ void layer_norm(const Tensor& out, const Tensor& mean, const Tensor& rstd, const
 void layer_norm_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
                          const Tensor& grad_out, const Tensor& input, const Tensor& mean, const Tensor& rstd,
                          const Tensor& weight) {
-  for_floating(input.dtype(), [&](auto tag) {
+  dispatch_floating(input.dtype(), [&](auto tag) {
     layer_norm_backward_typed<typename decltype(tag)::type>(grad_input, grad_weight, grad_bias, grad_out,
                                                             input, mean, rstd, weight);
   });

@@ -6,6 +6,7 @@
 #include "core/parallel.h"
 #include "kernels/cpu/isa_region.h"
 #include "kernels/cpu/rnn_kernels.h"
+#include "kernels/floating_dispatch.h"
 #include "kernels/kernel_table.h"
 #include "kernels/rnn_functors.h"
 
@@ -16,14 +17,6 @@ namespace {
 // Rows per thread chunk: ~64K elements. A step of batch 64, hidden 256 (16K elements, ~0.1 ms) stays on one
 // thread: waking OpenMP workers between the BLAS calls of every step cost more than it saved at 2 threads.
 int64_t row_grain(int64_t hidden) { return std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(hidden, 1)); }
-
-template <typename Fn>
-void for_each_floating(DType dtype, Fn&& fn) {
-  dispatch_dtype(dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (is_floating_type_v<T>) fn(tag);
-  });
-}
 
 // One row of each cell, flattened so that the gate math (branch-free vector_expf/tanhf) is inlined and the
 // loop over j vectorises; a row's gate blocks are H apart.
@@ -93,7 +86,7 @@ template <typename T>
 
 void lstm_cell(const Tensor& h, const Tensor& c, const Tensor& gates, const Tensor& c_prev) {
   const int64_t rows = c.sizes()[0], H = c.sizes()[1];
-  for_each_floating(c.dtype(), [&](auto tag) {
+  dispatch_floating(c.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* gp = gates.data<T>();
     const T* cp = c_prev.data<T>();
@@ -108,7 +101,7 @@ void lstm_cell(const Tensor& h, const Tensor& c, const Tensor& gates, const Tens
 void lstm_cell_backward(const Tensor& grad_gates, const Tensor& grad_c_prev, const Tensor& gates,
                         const Tensor& c_prev, const Tensor& grad_h, const Tensor& grad_c) {
   const int64_t rows = c_prev.sizes()[0], H = c_prev.sizes()[1];
-  for_each_floating(c_prev.dtype(), [&](auto tag) {
+  dispatch_floating(c_prev.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* gp = gates.data<T>();
     const T* cp = c_prev.data<T>();
@@ -131,7 +124,7 @@ void lstm_cell_backward(const Tensor& grad_gates, const Tensor& grad_c_prev, con
 
 void gru_cell(const Tensor& h_new, const Tensor& x_proj, const Tensor& h_proj, const Tensor& h) {
   const int64_t rows = h.sizes()[0], H = h.sizes()[1];
-  for_each_floating(h.dtype(), [&](auto tag) {
+  dispatch_floating(h.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* xp = x_proj.data<T>();
     const T* hp = h_proj.data<T>();
@@ -146,7 +139,7 @@ void gru_cell(const Tensor& h_new, const Tensor& x_proj, const Tensor& h_proj, c
 void gru_cell_backward(const Tensor& grad_x_proj, const Tensor& grad_h_proj, const Tensor& grad_h,
                        const Tensor& x_proj, const Tensor& h_proj, const Tensor& h, const Tensor& grad) {
   const int64_t rows = h.sizes()[0], H = h.sizes()[1];
-  for_each_floating(h.dtype(), [&](auto tag) {
+  dispatch_floating(h.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* xp = x_proj.data<T>();
     const T* hp = h_proj.data<T>();
