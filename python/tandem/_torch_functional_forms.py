@@ -137,9 +137,10 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
     """(output, mean, rstd) as PyTorch's: the statistics have the input's leading dims followed by a 1 per
     normalised dim, in the input's dtype on the CPU and the accumulation dtype (float for 16-bit) on CUDA."""
-    normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    out, mean, rstd = _C._native_layer_norm(input, normalized_shape, weight, bias, eps)
-    stats_shape = tuple(input.shape[:input.dim() - len(normalized_shape)]) + (1,) * len(normalized_shape)
+    out, mean, rstd = _F()._call_layer_norm(_C._native_layer_norm, "native_layer_norm", input, normalized_shape,
+                                            weight, bias, eps)
+    k = len(normalized_shape)
+    stats_shape = tuple(input.shape[:input.dim() - k]) + (1,) * k
     if not input.is_cuda:
         mean, rstd = mean.to(input.dtype), rstd.to(input.dtype)
     return out, mean.view(stats_shape), rstd.view(stats_shape)

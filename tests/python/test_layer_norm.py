@@ -163,8 +163,17 @@ def test_mixed_precision_weights_with_a_16_bit_input(device):
     lambda L: L.native_layer_norm(L.ones(2, 3), (), None, None, 1e-5),
     lambda L: L.nn.functional.group_norm(L.ones(2, 4, 3, dtype=L.int64), 2),
     lambda L: L.nn.functional.instance_norm(L.ones(2, 4, 3, dtype=L.int64)),
+    lambda L: L.nn.functional.layer_norm([1.0, 2.0], (2,)),
+    lambda L: L.nn.functional.layer_norm(L.ones(2, 3), (3.0,)),
+    lambda L: L.nn.functional.layer_norm(L.ones(2, 3), "ab"),
+    lambda L: L.nn.functional.layer_norm(L.ones(2, 3), 3),
+    lambda L: L.nn.functional.layer_norm(L.ones(2, 3), (3,), None, [1.0, 1.0, 1.0]),
+    lambda L: L.nn.functional.layer_norm(L.ones(2, 3, dtype=L.bfloat16), (3,), [1.0, 1.0, 1.0]),
+    lambda L: L.nn.functional.layer_norm(L.ones(2, 3), (3,), eps="a"),
+    lambda L: L.native_layer_norm(L.ones(2, 3), (3,), None, None, None),
 ], ids=["last_dim", "two_dims", "short_input", "weight_shape", "bias_shape", "long_input", "mixed_dtype",
-        "empty_shape", "group_norm_long_input", "instance_norm_long_input"])
+        "empty_shape", "group_norm_long_input", "instance_norm_long_input", "list_input", "float_in_shape",
+        "str_shape", "int_shape", "list_bias", "list_weight_16_bit", "str_eps", "none_eps"])
 def test_errors_are_pytorchs(case):
     assert_same_error(case)
 

@@ -8,6 +8,8 @@ import tandem
 
 from .. import _C
 from .._autocast import active as _amp_active, run as _amp_run
+from .._compositions_more import _require_tensors
+from .._dim_args import _ints
 from .._transfer_guard import _crossing
 from . import _reduction
 from .parameter import untracked
@@ -337,18 +339,37 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     return tandem.addcmul(shift.reshape(shape), input, scale.reshape(shape))
 
 
+def _call_layer_norm(fn, name, input, normalized_shape, weight, bias, eps):
+    """fn(input, normalized_shape as a tuple, weight, bias, eps) (a _C layer_norm binding). When the binding
+    refuses an argument's type, PyTorch's TypeError names it: checked only then, so a correct call pays nothing."""
+    try:
+        return fn(input, tuple(normalized_shape), weight, bias, eps)
+    except TypeError:
+        _require_tensors(name, ("input", input))
+        if not isinstance(normalized_shape, (list, tuple)):  # PyTorch takes no bare int here (nn.LayerNorm does)
+            raise TypeError(f"{name}(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
+                            f"{type(normalized_shape).__name__}") from None
+        _ints(normalized_shape, f"{name}(): argument 'normalized_shape' (position 2)")
+        for label, position, t in (("weight", 3, weight), ("bias", 4, bias)):
+            if t is not None and not isinstance(t, _C.Tensor):
+                raise TypeError(f"{name}(): argument '{label}' (position {position}) must be Tensor, not "
+                                f"{type(t).__name__}") from None
+        if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
+            raise TypeError(f"{name}(): argument 'eps' (position 5) must be float, not {type(eps).__name__}") from None
+        raise
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """One kernel forward and one backward (NativeLayerNormBackward0): statistics in float for 16-bit inputs,
     PyTorch's checks and messages (ops/norm.cpp)."""
     if _amp_active():  # PyTorch's autocast list: cuda fp32
         return _amp_run("cuda_fp32", layer_norm, input, normalized_shape, weight, bias, eps)
-    normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    if input.dtype in (tandem.float16, tandem.bfloat16):
+    if getattr(input, "dtype", None) in (tandem.float16, tandem.bfloat16):
         # PyTorch takes float32 weight and bias with a 16-bit input (mixed precision); the kernel takes one dtype,
         # and the conversion is differentiable, so their gradients still arrive in float32.
-        weight, bias = (t.to(input.dtype) if t is not None and t.dtype == tandem.float32 else t
+        weight, bias = (t.to(input.dtype) if isinstance(t, _C.Tensor) and t.dtype == tandem.float32 else t
                         for t in (weight, bias))
-    return _C._layer_norm(input, normalized_shape, weight, bias, eps)
+    return _call_layer_norm(_C._layer_norm, "layer_norm", input, normalized_shape, weight, bias, eps)
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
