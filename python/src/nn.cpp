@@ -1,5 +1,6 @@
 // Bindings of the nn area: Parameter construction and in-place data swaps (Module.to), convolution and
 // pooling ops with their backward functions, and the fused optimizer steps.
+#include <nanobind/stl/array.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -13,6 +14,7 @@
 #include "bindings.h"
 #include "core/error.h"
 #include "ops/activation.h"
+#include "ops/batch_norm.h"
 #include "ops/norm.h"
 #include "ops/optim.h"
 #include "ops/pool.h"
@@ -320,6 +322,52 @@ void init_nn(nb::module_& m) {
       },
       nb::arg("input"), nb::arg("normalized_shape"), nb::arg("weight").none(), nb::arg("bias").none(),
       nb::arg("eps"));
+
+  // Batch normalisation (ops/batch_norm.h): F.batch_norm takes the output; tandem.native_batch_norm all
+  // three.
+  auto batch_norm_call = [](const Tensor& input, std::optional<Tensor> weight, std::optional<Tensor> bias,
+                            std::optional<Tensor> running_mean, std::optional<Tensor> running_var,
+                            bool training, double momentum, double eps) {
+    auto or_undefined = [](const std::optional<Tensor>& t) { return t ? *t : Tensor(); };
+    return native_batch_norm(input, or_undefined(weight), or_undefined(bias), or_undefined(running_mean),
+                             or_undefined(running_var), training, momentum, eps);
+  };
+  m.def(
+      "_batch_norm",
+      [=](const Tensor& input, std::optional<Tensor> weight, std::optional<Tensor> bias,
+          std::optional<Tensor> running_mean, std::optional<Tensor> running_var, bool training,
+          double momentum, double eps) {
+        return batch_norm_call(input, weight, bias, running_mean, running_var, training, momentum, eps)[0];
+      },
+      nb::arg("input"), nb::arg("weight").none(), nb::arg("bias").none(), nb::arg("running_mean").none(),
+      nb::arg("running_var").none(), nb::arg("training"), nb::arg("momentum"), nb::arg("eps"));
+  m.def(
+      "_native_batch_norm",
+      [=](const Tensor& input, std::optional<Tensor> weight, std::optional<Tensor> bias,
+          std::optional<Tensor> running_mean, std::optional<Tensor> running_var, bool training,
+          double momentum, double eps) {
+        auto [out, mean, invstd] =
+            batch_norm_call(input, weight, bias, running_mean, running_var, training, momentum, eps);
+        return std::make_tuple(out, mean, invstd);
+      },
+      nb::arg("input"), nb::arg("weight").none(), nb::arg("bias").none(), nb::arg("running_mean").none(),
+      nb::arg("running_var").none(), nb::arg("training"), nb::arg("momentum"), nb::arg("eps"));
+  m.def(
+      "_native_batch_norm_backward",
+      [](const Tensor& grad_out, const Tensor& input, std::optional<Tensor> weight,
+         std::optional<Tensor> running_mean, std::optional<Tensor> running_var,
+         std::optional<Tensor> save_mean, std::optional<Tensor> save_invstd, bool train, double eps,
+         std::array<bool, 3> output_mask) {
+        auto or_undefined = [](const std::optional<Tensor>& t) { return t ? *t : Tensor(); };
+        auto [gi, gw, gb] = native_batch_norm_backward(
+            grad_out, input, or_undefined(weight), or_undefined(running_mean), or_undefined(running_var),
+            or_undefined(save_mean), or_undefined(save_invstd), train, eps, output_mask);
+        auto or_none = [](const Tensor& t) { return t.defined() ? nb::cast(t) : nb::none(); };
+        return std::make_tuple(or_none(gi), or_none(gw), or_none(gb));
+      },
+      nb::arg("grad_out"), nb::arg("input"), nb::arg("weight").none(), nb::arg("running_mean").none(),
+      nb::arg("running_var").none(), nb::arg("save_mean").none(), nb::arg("save_invstd").none(),
+      nb::arg("train"), nb::arg("eps"), nb::arg("output_mask"));
 }
 
 }  // namespace tandem::py

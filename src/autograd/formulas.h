@@ -33,6 +33,11 @@ void record_gru_cell(const Tensor& x_proj, const Tensor& h_proj, const Tensor& h
 // weight and bias may be undefined; mean and rstd are the forward's row statistics.
 void record_layer_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& mean,
                        const Tensor& rstd, int64_t normalized_dims, double eps, const Tensor& out);
+// ---- batch normalisation (formulas_norm.cpp; ops/batch_norm.h) ----
+// mean and invstd: the per-channel statistics that normalised (the batch's in training, else the running
+// ones), in the accumulation dtype; param_dtype: the weight and bias gradients' dtype.
+void record_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& mean,
+                       const Tensor& invstd, bool training, double eps, DType param_dtype, const Tensor& out);
 
 // ---- views (formulas_view.cpp) ----
 // Records `node` for a view and remembers the view's base, so that an in-place write into the view can

@@ -1,10 +1,13 @@
-// The gradient of layer normalisation (ops/norm.h): one kernel normally; under create_graph the same
-// gradients from differentiable ops that recompute the row statistics from the input, so second-order code
-// differentiates through them too.
+// The gradients of layer normalisation (ops/norm.h) and batch normalisation (ops/batch_norm.h): kernels
+// normally; under create_graph the same gradients from differentiable ops that recompute the statistics from
+// the input, so second-order code differentiates through them too.
 #include "autograd/formulas.h"
+#include "ops/batch_norm.h"
+#include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/norm.h"
 #include "ops/reduce.h"
+#include "ops/view.h"
 
 namespace tandem::autograd {
 namespace {
@@ -42,7 +45,72 @@ Grads layer_norm_grads(FormulaNode& n, const Tensor& grad) {
   return {g[0], g[1], g[2]};
 }
 
+constexpr int8_t kTraining = 2;
+
+// The batch-norm gradients from differentiable ops: in training the batch statistics recomputed (the same
+// formulas as BatchNormMath's coefficients), otherwise the saved (constant) running ones.
+Grads batch_norm_grads_differentiable(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                      const Tensor& saved_mean, const Tensor& saved_invstd, bool training,
+                                      double eps, DType param_dtype, std::array<bool, 3> mask) {
+  DimVector reduce_dims{0}, channel_shape(input.dim(), 1);  // every dim but the channels; (1, C, 1, ...)
+  for (int64_t d = 2; d < input.dim(); ++d) reduce_dims.push_back(d);
+  channel_shape[1] = input.sizes()[1];
+  auto per_channel = [&](const Tensor& t) { return view(t, channel_shape); };
+  Tensor centred, invstd;
+  if (training) {
+    centred = sub(input, mean(input, reduce_dims, true));
+    invstd = rsqrt(add(mean(mul(centred, centred), reduce_dims, true), Scalar(eps)));
+  } else {
+    centred = sub(input, per_channel(saved_mean));
+    invstd = per_channel(saved_invstd);
+  }
+  Tensor xhat = mul(centred, invstd);
+  Grads grads(3);
+  if (mask[0]) {
+    Tensor g = weight.defined() ? mul(grad, per_channel(weight)) : grad;
+    grads[0] = training ? mul(invstd, sub(sub(g, mean(g, reduce_dims, true)),
+                                          mul(xhat, mean(mul(g, xhat), reduce_dims, true))))
+                        : mul(g, invstd);
+  }
+  if (mask[1]) grads[1] = sum(mul(grad, xhat), reduce_dims);
+  if (mask[2]) grads[2] = sum(grad, reduce_dims);
+  // A float16/bfloat16 input with float32 parameters promotes above: each gradient takes its input's dtype.
+  for (int i = 0; i < 3; ++i) {
+    const DType want = i == 0 ? input.dtype() : param_dtype;
+    if (grads[i].defined() && grads[i].dtype() != want) grads[i] = to_dtype(grads[i], want);
+  }
+  return grads;
+}
+
+Grads batch_norm_grads(FormulaNode& n, const Tensor& grad) {
+  Tensor input = n.saved_tensor(0), mean = n.saved_tensor(1), invstd = n.saved_tensor(2);
+  Tensor weight = n.variant & kHasWeight ? n.saved_tensor(3) : Tensor();
+  const bool training = n.variant & kTraining;
+  const std::array<bool, 3> mask{n.next_edges[0].fn != nullptr, n.next_edges[1].fn != nullptr,
+                                 n.next_edges[2].fn != nullptr};
+  if (GradMode::is_enabled())
+    return batch_norm_grads_differentiable(grad, input, weight, mean, invstd, training, n.real,
+                                           static_cast<DType>(n.ints[0]), mask);
+  auto g = detail::batch_norm_backward_from_stats(grad, input, weight, mean, invstd, training,
+                                                  static_cast<DType>(n.ints[0]), mask);
+  return {g[0], g[1], g[2]};
+}
+
 }  // namespace
+
+void record_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& mean,
+                       const Tensor& invstd, bool training, double eps, DType param_dtype,
+                       const Tensor& out) {
+  auto node = make_node("NativeBatchNormBackward0", batch_norm_grads);
+  set_history(node, {&input, &weight, &bias}, {&out});
+  node->saved.emplace_back(input, false);
+  node->saved.emplace_back(mean, false);
+  node->saved.emplace_back(invstd, false);
+  if (weight.defined()) node->saved.emplace_back(weight, false);
+  node->variant = static_cast<int8_t>((weight.defined() ? kHasWeight : 0) | (training ? kTraining : 0));
+  node->ints.push_back(static_cast<int64_t>(param_dtype));
+  node->real = eps;
+}
 
 void record_layer_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& mean,
                        const Tensor& rstd, int64_t normalized_dims, double eps, const Tensor& out) {

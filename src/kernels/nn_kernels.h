@@ -78,6 +78,21 @@ using LayerNormBackwardKernel = void (*)(const Tensor& grad_input, const Tensor&
                                          const Tensor& grad_bias, const Tensor& grad_out, const Tensor& input,
                                          const Tensor& mean, const Tensor& rstd, const Tensor& weight);
 
+// Batch normalisation over an input viewed as (N, C, S), contiguous: channel c's values are S contiguous
+// elements in each of the N batch items (ops/batch_norm.h; math in kernels/norm_functors.h). The per-channel
+// vectors (mean, var, sums, and the coefficients a, m, b, d) are (C) of the accumulation dtype.
+// stats: mean and biased variance of each channel over its N * S values (two passes, so a large mean
+// cancels).
+using BatchNormStatsKernel = void (*)(const Tensor& mean, const Tensor& var, const Tensor& input);
+// backward_reduce: sum_dy[c] = sum of grad_out, sum_dy_xmu[c] = sum of grad_out * (input - mean[c]).
+using BatchNormBackwardReduceKernel = void (*)(const Tensor& sum_dy, const Tensor& sum_dy_xmu,
+                                               const Tensor& grad_out, const Tensor& input,
+                                               const Tensor& mean);
+// elemt: out = p a[c] + (q - m[c]) b[c] + d[c] (BatchNormMath::combine); p with a, or q with m and b, may be
+// undefined (that term is left out).
+using BatchNormElemtKernel = void (*)(const Tensor& out, const Tensor& p, const Tensor& a, const Tensor& q,
+                                      const Tensor& m, const Tensor& b, const Tensor& d);
+
 // The slots, listed in kernels/kernel_slots.def.
 struct NnKernels {
 #define TANDEM_NN_SLOT(name, Type) Type name = nullptr;

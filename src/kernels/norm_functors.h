@@ -28,4 +28,25 @@ struct LayerNormMath {
   }
 };
 
+// Batch normalisation's every elementwise pass is one per-channel combination of two inputs: the forward
+// output y = (x - mean) (rstd w) + bias, the input gradient dx = dy a + (x - mean) b + d with a = rstd w,
+// b = -a rstd^2 sum(dy (x - mean)) / M, d = -a sum(dy) / M (M values per channel), and in evaluation dx = dy
+// a. The per-channel coefficients come from C-element tensor ops (ops/batch_norm.cpp); x - mean is formed
+// before its product, so a large mean cancels exactly.
+template <typename Acc>
+struct BatchNormMath {
+  template <typename V>
+  TANDEM_HOST_DEVICE static V centred(V q, Acc m, Acc b, Acc d) {
+    return (q - m) * b + d;
+  }
+  template <typename V>
+  TANDEM_HOST_DEVICE static V scaled(V p, Acc a, Acc d) {
+    return p * a + d;
+  }
+  template <typename V>
+  TANDEM_HOST_DEVICE static V combine(V p, Acc a, V q, Acc m, Acc b, Acc d) {
+    return p * a + centred(q, m, b, d);
+  }
+};
+
 }  // namespace tandem

@@ -306,37 +306,32 @@ def _reduce_dims(x, dims):
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     """Normalises over every dim but the channel dim 1; in training the batch statistics are used and the
-    running ones updated in place (with the unbiased variance, as PyTorch does)."""
+    running ones updated in place (with the unbiased variance, as PyTorch does). Three kernels (ops/batch_norm.h):
+    per-channel statistics, one elementwise pass, and NativeBatchNormBackward0's sums and pass."""
     if _amp_active():  # one op outside PyTorch's autocast lists: its inner reductions keep the input dtype
         return _amp_run("none", batch_norm, input, running_mean, running_var, weight, bias, training, momentum, eps)
-    if input.dim() < 2:
-        raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
-    dims = [0] + list(range(2, input.dim()))
-    shape = [1, input.size(1)] + [1] * (input.dim() - 2)
-    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
-        if t is not None and t.numel() != input.size(1):  # PyTorch's checks, in its order
-            raise RuntimeError(f"{name} should contain {input.size(1)} elements not {t.numel()}")
+    _require_tensors("batch_norm", ("input", input))
     if training:
-        count = input.numel() // input.size(1)
-        if count <= 1:
+        size = list(input.shape)
+        count = size[0] if size else 1
+        for s in size[2:]:
+            count *= s
+        if count == 1:  # PyTorch's check (an empty batch passes)
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
-        mean = input.mean(dim=dims)
-        var = _C._var_in_input_dtype(input, dims)  # float32 statistics stay float32 (var's are float64)
-        if running_mean is not None:
-            untracked(running_mean).mul_(1 - momentum).add_(untracked(mean) * momentum)
-            untracked(running_var).mul_(1 - momentum).add_(untracked(var) * (momentum * count / (count - 1)))
-    else:
-        mean, var = running_mean, running_var
-    # out = x * scale + shift with per-channel scale = rstd * weight and shift = bias - mean * scale, PyTorch's
-    # CPU form: two passes over the input (addcmul's product and sum) instead of four, the rest on C-element
-    # vectors.
-    scale = tandem.rsqrt(var + eps)
-    if weight is not None:
-        scale = scale * weight
-    shift = -mean * scale
-    if bias is not None:
-        shift = shift + bias
-    return tandem.addcmul(shift.reshape(shape), input, scale.reshape(shape))
+        if eps <= 0.0:
+            raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    elif eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    try:
+        return _C._batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+    except TypeError:
+        # positions in torch.batch_norm(input, weight, bias, running_mean, running_var, ...), as PyTorch names them
+        for label, position, t in (("weight", 2, weight), ("bias", 3, bias), ("running_mean", 4, running_mean),
+                                   ("running_var", 5, running_var)):
+            if t is not None and not isinstance(t, _C.Tensor):
+                raise TypeError(f"batch_norm(): argument '{label}' (position {position}) must be Tensor, not "
+                                f"{type(t).__name__}") from None
+        raise
 
 
 def _call_layer_norm(fn, name, input, normalized_shape, weight, bias, eps):

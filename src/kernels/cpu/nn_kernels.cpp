@@ -277,6 +277,7 @@ void register_nn_kernels(KernelTable& table) {
   register_optim_kernels(table);
   register_rnn_kernels(table);
   register_norm_kernels(table);
+  register_batch_norm_kernels(table);
 }
 
 TANDEM_CPU_KERNELS_END

@@ -13,6 +13,7 @@ void register_nn_kernels(KernelTable& table) {
   register_optim_kernels(table.nn);
   register_rnn_kernels(table.nn);
   register_norm_kernels(table.nn);
+  register_batch_norm_kernels(table.nn);
 }
 
 }  // namespace tandem::cuda

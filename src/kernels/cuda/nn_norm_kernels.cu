@@ -7,6 +7,7 @@
 // order is fixed).
 #include <cstdint>
 
+#include "kernels/cuda/block_sum.cuh"
 #include "kernels/cuda/flat_launch.cuh"
 #include "kernels/cuda/nn_parts.h"
 #include "kernels/nn_kernels.h"
@@ -15,25 +16,6 @@
 namespace tandem::cuda {
 
 namespace {
-
-constexpr int kWarp = 32;
-constexpr int kRowThreads = 256;
-
-// The sum of v over the block, returned to every thread. `scratch` holds a value per warp; the barrier at the
-// end lets the caller reuse it.
-template <typename A>
-__device__ __forceinline__ A block_sum(A v, A* scratch) {
-#pragma unroll
-  for (int delta = kWarp / 2; delta > 0; delta /= 2) v += __shfl_xor_sync(0xffffffffu, v, delta);
-  const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
-  if (lane == 0) scratch[warp] = v;
-  __syncthreads();
-  v = lane < kRowThreads / kWarp ? scratch[lane] : A(0);
-#pragma unroll
-  for (int delta = kWarp / 2; delta > 0; delta /= 2) v += __shfl_xor_sync(0xffffffffu, v, delta);
-  __syncthreads();
-  return v;
-}
 
 template <typename T>
 __device__ __forceinline__ opmath_t<T> value_or(const T* p, int64_t i, opmath_t<T> absent) {

@@ -11,5 +11,7 @@ void register_avg_pool_kernels(NnKernels& k);  // avg and adaptive avg pooling: 
 void register_optim_kernels(NnKernels& k);     // sgd_step, adam_step: nn_optim_kernels.cu
 void register_rnn_kernels(NnKernels& k);       // the fused LSTM and GRU cells: nn_rnn_kernels.cu
 void register_norm_kernels(NnKernels& k);      // layer_norm and its backward: nn_norm_kernels.cu
+void register_batch_norm_kernels(
+    NnKernels& k);  // batch_norm stats, sums, elementwise: nn_batch_norm_kernels.cu
 }  // namespace cuda
 }  // namespace tandem
