@@ -37,16 +37,19 @@ _SAME = [
     "c.host_memory_stats()", "c.host_memory_stats_as_nested_dict()", "c.reset_accumulated_host_memory_stats()",
     "c.reset_peak_host_memory_stats()", "c.graph_pool_handle()", "c.MemPool()", "c.nccl.is_available([lib.zeros(2)])",
     "c.nccl.is_available([])", "c.nccl.SUM", "c.current_blas_handle()", "c.profiler.start()", "c.profiler.stop()",
-    "comm.broadcast(lib.zeros(2))", "comm.broadcast(lib.zeros(2), [0])", "comm.broadcast(lib.zeros(2), out=[lib.zeros(2)])",
+    "comm.broadcast(lib.zeros(2))", "comm.broadcast(lib.zeros(2), [0])",
+    "comm.broadcast(lib.zeros(2), out=[lib.zeros(2)])",
     "comm.scatter(lib.zeros(4), [0, 1])", "comm.scatter(lib.zeros(4), out=[lib.zeros(2), lib.zeros(2)])",
-    "comm.scatter(lib.zeros(4), [0], out=[lib.zeros(2)])", "comm.scatter(lib.zeros(4), chunk_sizes=[4], out=[lib.zeros(4)])",
+    "comm.scatter(lib.zeros(4), [0], out=[lib.zeros(2)])",
+    "comm.scatter(lib.zeros(4), chunk_sizes=[4], out=[lib.zeros(4)])",
     "comm.gather([lib.ones(2)], destination='cpu')", "comm.gather([lib.ones(2)], out=lib.empty(2))",
     "comm.gather([lib.ones(2)], destination=0, out=lib.empty(2))", "comm.gather([], destination='cpu')",
     "comm.reduce_add([lib.ones(2), lib.ones(2)])", "comm.reduce_add_coalesced([[lib.ones(2)], [lib.ones(2)]])",
     "comm.broadcast_coalesced([lib.zeros(2)], [0])", "c.FloatStorage(3)",
     "c.jiterator._create_jit_fn('template <typename T> T f(T x) { return x; }')(lib.ones(2))",
     "[issubclass(e, RuntimeError) for e in (c.CudaError, c.AcceleratorError, c.DeferredCudaCallError)]",
-    "(c.cudaStatus.SUCCESS, c.cudaStatus.ERROR_NOT_READY)", "(c.streams.Stream is c.Stream, c.streams.Event is c.Event)",
+    "(c.cudaStatus.SUCCESS, c.cudaStatus.ERROR_NOT_READY)",
+    "(c.streams.Stream is c.Stream, c.streams.Event is c.Event)",
     "c.graphs.graph_pool_handle()[0]", "type(c.caching_allocator_disabled()).__name__",
 ]
 # PyTorch reaches the driver through another call here, so only the exception's builtin base is compared.
@@ -99,7 +102,8 @@ def test_the_names_programs_use_exist():
                  "set_per_process_memory_fraction", "get_per_process_memory_fraction", "reset_accumulated_memory_stats",
                  "memory_snapshot", "memory_usage", "ipc_collect", "can_device_access_peer", "list_gpu_processes",
                  "utilization", "temperature", "power_draw", "clock_rate", "device_memory_used", "is_tf32_supported",
-                 "has_half", "has_magma", "check_error", "cudart", "caching_allocator_alloc", "caching_allocator_delete",
+                 "has_half", "has_magma", "check_error", "cudart", "caching_allocator_alloc",
+                 "caching_allocator_delete",
                  "caching_allocator_enable", "caching_allocator_disabled", "get_allocator_backend", "host_memory_stats",
                  "host_memory_stats_as_nested_dict", "reset_accumulated_host_memory_stats",
                  "reset_peak_host_memory_stats", "is_current_stream_capturing", "graph_pool_handle", "CUDAGraph",
@@ -188,7 +192,7 @@ X = np.arange(24, dtype=np.float32).reshape(6, 4)
 def test_broadcast_copies_to_every_device_and_keeps_the_source_on_its_own():
     host = tandem.tensor(X)
     copies = C.comm.broadcast(host, [0, "cuda:1"])
-    assert isinstance(copies, tuple) and [t.device for t in copies] == [tandem.device("cuda:0"), tandem.device("cuda:1")]
+    assert isinstance(copies, tuple) and [str(t.device) for t in copies] == ["cuda:0", "cuda:1"]
     for t in copies:
         np.testing.assert_array_equal(t.cpu().numpy(), X)
     on0 = host.cuda(0)
@@ -197,11 +201,13 @@ def test_broadcast_copies_to_every_device_and_keeps_the_source_on_its_own():
     with pytest.raises(RuntimeError, match="must appear as the first on devices list"):
         C.comm.broadcast(on0, [1, 0])
     out = [tandem.empty(6, 4, device="cuda:0"), tandem.empty(6, 4, device="cuda:1")]
-    assert C.comm.broadcast(host, out=out) == tuple(out) or all(a is b for a, b in zip(C.comm.broadcast(host, out=out), out))
+    result = C.comm.broadcast(host, out=out)
+    assert isinstance(result, tuple) and all(a is b for a, b in zip(result, out))
     np.testing.assert_array_equal(out[1].cpu().numpy(), X)
     with pytest.raises(RuntimeError, match="same shape"):
         C.comm.broadcast(host, out=[tandem.empty(3, device="cuda:0")])
-    with pytest.raises(ValueError, match=r"^Expected a torch.device with a specified index or an integer, but got:cuda$"):
+    with pytest.raises(ValueError, match=r"^Expected a torch.device with a specified index or an integer, but "
+                                         r"got:cuda$"):
         C.comm.broadcast(host, ["cuda"])
 
 
@@ -261,7 +267,7 @@ def test_reduce_add_sums_on_the_destination():
         assert got.device.index == tandem.device(destination if isinstance(destination, str) else
                                                  f"cuda:{destination}").index
         np.testing.assert_array_equal(got.cpu().numpy(), 3 * X)
-    assert C.comm.reduce_add([a]) is a if C.current_device() == 0 else True
+    assert C.comm.reduce_add([a], 0) is a
     sums = C.comm.reduce_add_coalesced([[a, a[0]], [b, b[0]]], destination=1)
     assert isinstance(sums, tuple) and len(sums) == 2
     np.testing.assert_array_equal(sums[1].cpu().numpy(), 3 * X[0])

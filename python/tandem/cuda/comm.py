@@ -6,7 +6,6 @@ broadcast_coalesced and reduce_add_coalesced copy tensor by tensor: buffer_size 
 is accepted and does not change the results."""
 import warnings
 
-from .. import _C
 from ._utils import get_device_index as _device_index
 
 __all__ = ["broadcast", "broadcast_coalesced", "reduce_add", "reduce_add_coalesced", "scatter", "gather"]
