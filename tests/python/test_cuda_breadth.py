@@ -514,11 +514,13 @@ def test_nvml_on_a_real_device_follows_cuda_visible_devices(monkeypatch):
     _fake_pynvml(monkeypatch)
     monkeypatch.setattr(C._nvml, "_is_emulated", lambda index: False)  # the real-device path, with the fake NVML
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,0")
-    assert C.utilization(0) == 30 and C.memory_usage(1) == 1
+    nvml = sys.modules["pynvml"]
+    assert C.utilization(0) == 30 and C.memory_usage(0) == 3
+    assert C._nvml._nvml_handle(nvml, 1) == (0, 0)  # CUDA ordinal 1 is NVML device 0
     assert C.temperature(0) == 42 and C.power_draw(0) == 3000 and C.clock_rate(0) == 1502
     assert C.device_memory_used(0) == 3 << 20
     assert C.list_gpu_processes(0).splitlines() == ["GPU:2", f"process {4242:>10d} uses {3.0:>12.3f} MB GPU memory"]
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "GPU-1,7,0")  # CUDA stops at the first invalid entry
     assert C.utilization(0) == 20
     with pytest.raises(RuntimeError, match=r"device 1 is not visible \(CUDA_VISIBLE_DEVICES=\[1\]\)"):
-        C.utilization(1) if C.device_count() > 1 else C._nvml._nvml_handle(sys.modules["pynvml"], 1)
+        C._nvml._nvml_handle(nvml, 1)
