@@ -7,21 +7,12 @@ as an index, "cuda:N" or tandem.device; another device type is refused with PyTo
 import collections
 
 from . import _C, cuda
+# The running totals since the last reset_accumulated_memory_stats, shared with tandem.cuda's.
+from .cuda._memory_more import reset_accumulated_stats_of, stats_since_reset
 
 __all__ = ["empty_cache", "empty_host_cache", "get_memory_info", "max_memory_allocated", "max_memory_reserved",
            "memory_allocated", "memory_reserved", "memory_stats", "reset_accumulated_memory_stats",
            "reset_peak_memory_stats"]
-
-# The counters reset_accumulated_memory_stats starts afresh: the allocator's running totals. tandem's allocator
-# has no reset of its own for them, so the values at the last reset are kept per device and subtracted here.
-_ACCUMULATED_SUFFIXES = (".allocated", ".freed")
-_ACCUMULATED_COUNTERS = ("num_alloc_retries", "num_ooms")
-_accumulated_baseline = {}  # device index -> {key: value at the last reset}
-
-
-def _is_accumulated(key):
-    return key.endswith(_ACCUMULATED_SUFFIXES) or key in _ACCUMULATED_COUNTERS
-
 
 def _get_device_index(device, optional=False):
     """PyTorch's torch.accelerator._utils._get_device_index: an int as is; a device (or its string) must be of the
@@ -65,9 +56,7 @@ def memory_stats(device_index=None, /) -> "collections.OrderedDict[str, int]":
     if not cuda.is_available():
         return collections.OrderedDict()
     index = _get_device_index(device_index, optional=True)
-    stats = _C._cuda_memory_stats(index)
-    baseline = _accumulated_baseline.get(index, {})
-    return collections.OrderedDict(sorted((key, value - baseline.get(key, 0)) for key, value in stats.items()))
+    return collections.OrderedDict(sorted(stats_since_reset(index).items()))
 
 
 def memory_allocated(device_index=None, /) -> int:
@@ -95,9 +84,7 @@ def reset_accumulated_memory_stats(device_index=None, /) -> None:
     (a no-op while no device can be used)."""
     if not cuda.is_available():
         return
-    index = _get_device_index(device_index, optional=True)
-    stats = _C._cuda_memory_stats(index)
-    _accumulated_baseline[index] = {key: value for key, value in stats.items() if _is_accumulated(key)}
+    reset_accumulated_stats_of(_get_device_index(device_index, optional=True))
 
 
 def reset_peak_memory_stats(device_index=None, /) -> None:

@@ -3,12 +3,12 @@
 A thin layer over the C++ accelerator backend; the emulated and the real backend answer the same calls.
 """
 import collections
-import contextlib
 
 from .. import _C
 from .._C import OutOfMemoryError  # noqa: F401  (a RuntimeError subclass, as in PyTorch)
 from .._transfer_guard import set_sync_debug_mode, get_sync_debug_mode  # noqa: F401
 from . import memory  # noqa: F401
+from . import _memory_more
 from . import amp  # noqa: F401  (tandem.cuda.amp.autocast/GradScaler, PyTorch's older spelling)
 
 
@@ -150,23 +150,46 @@ def default_stream(device=None):
 
 
 def set_stream(stream):
-    """Makes ``stream`` current for its device on the calling thread."""
+    """Makes ``stream`` current for its device on the calling thread, and its device the current device (as
+    PyTorch's); None does nothing."""
+    if stream is None:
+        return
+    if current_device() != stream.device_index:
+        set_device(stream.device_index)
     _C._cuda_set_stream(stream.device_index, stream.stream_id)
 
 
-@contextlib.contextmanager
+class StreamContext:
+    """What ``stream(s)`` returns: inside the ``with`` block ``s`` is the current stream of its device and that
+    device is current; on exit both go back. A no-op for None, or when no CUDA device can be used."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.idx = current_device() if is_available() else -1
+        self.src_prev_stream = self.dst_prev_stream = None
+
+    def __enter__(self):
+        cur = self.stream
+        if cur is None or self.idx == -1:
+            return
+        self.src_prev_stream = current_stream(None)
+        # The stream's device keeps its own current stream: remember it to restore it on exit too.
+        if self.src_prev_stream.device != cur.device:
+            self.dst_prev_stream = current_stream(cur.device_index)
+        set_stream(cur)
+
+    def __exit__(self, *exc):
+        cur = self.stream
+        if cur is None or self.idx == -1:
+            return
+        if self.src_prev_stream.device != cur.device:
+            set_stream(self.dst_prev_stream)
+        set_stream(self.src_prev_stream)
+
+
 def stream(stream):
-    """Context manager that makes ``stream`` current (and its device) inside the ``with`` block."""
-    if stream is None:
-        yield
-        return
-    with device(stream.device_index):
-        prev = current_stream(stream.device_index)
-        set_stream(stream)
-        try:
-            yield
-        finally:
-            set_stream(prev)
+    """A StreamContext: ``with tandem.cuda.stream(s):`` makes ``s`` (and its device) current inside the block."""
+    return StreamContext(stream)
 
 
 class Event:
@@ -293,7 +316,7 @@ def memory_stats(device=None):
     that prints its peak memory at the end also runs on the CPU."""
     if not is_available():
         return collections.OrderedDict()
-    return _C._cuda_memory_stats(device)
+    return _memory_more.stats_since_reset(_index(device))
 
 
 def memory_allocated(device=None):
@@ -383,3 +406,13 @@ def reset_transfer_stats():
 from . import nvtx  # noqa: F401,E402
 from . import random  # noqa: F401,E402  (after the seeding functions it re-exports)
 from ._extras import *  # noqa: F401,F403,E402
+# More of torch.cuda (docs/devices.md, "More of torch.cuda").
+from ._runtime import *  # noqa: F401,F403,E402
+from ._memory_more import *  # noqa: F401,F403,E402
+from ._nvml import *  # noqa: F401,F403,E402
+from ._storages import CUDA_STORAGES as _CUDA_STORAGES  # noqa: E402
+from . import streams, graphs, profiler, nccl, comm, jiterator, sparse  # noqa: F401,E402
+from .streams import ExternalStream  # noqa: F401,E402
+from .graphs import (CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing,  # noqa: F401,E402
+                     make_graphed_callables)
+globals().update(_CUDA_STORAGES)

@@ -1,5 +1,6 @@
 """torch.cuda's capability queries and deprecated memory aliases, and the legacy tandem.cuda.FloatTensor & co.
 types (tensors of one dtype on a CUDA device)."""
+import ctypes
 import warnings
 
 from .. import _C
@@ -143,3 +144,49 @@ LEGACY_CUDA_TYPES = {
 }
 __all__ += list(LEGACY_CUDA_TYPES)
 globals().update(LEGACY_CUDA_TYPES)
+
+
+# ---- more capability queries ---------------------------------------------------------------------------------
+has_half = True  # every tandem build computes in float16 on CUDA devices
+has_magma = False  # tandem's CUDA linear algebra uses cuSOLVER, not MAGMA
+
+
+def is_tf32_supported():
+    """Whether the current device has TF32 tensor cores (compute capability 8.0 or newer; never an emulated
+    device). False without CUDA."""
+    return is_bf16_supported(including_emulation=False)
+
+
+def can_device_access_peer(device, peer_device):
+    """Whether ``device`` can read ``peer_device``'s memory directly (cudaDeviceCanAccessPeer; never a device
+    itself). Emulated devices all live in host memory, so each can reach every other one."""
+    from ._runtime import _libcudart, check_error, cudart  # noqa: PLC0415  (they import tandem.cuda)
+    from ._utils import get_device_index  # noqa: PLC0415
+    init()
+    device = get_device_index(device, optional=True)
+    peer_device = get_device_index(peer_device)
+    count = _cuda().device_count()
+    if device < 0 or device >= count:
+        raise AssertionError("Invalid device id")
+    if peer_device < 0 or peer_device >= count:
+        raise AssertionError("Invalid peer device id")
+    if _C._cuda_properties(device)["is_emulated"]:
+        return device != peer_device
+    cudart()  # raises when the shared CUDA runtime cannot be loaded
+    answer = ctypes.c_int()
+    check_error(_libcudart().cudaDeviceCanAccessPeer(ctypes.byref(answer), device, peer_device))
+    return bool(answer.value)
+
+
+def current_blas_handle():
+    """The cuBLAS handle of the current device and stream. Emulated devices have none (RuntimeError); tandem's
+    per-stream cuBLAS handles are not exposed to Python yet (NotImplementedError on a real device)."""
+    init()
+    if _C._cuda_properties(None)["is_emulated"]:
+        raise RuntimeError("current_blas_handle: emulated devices have no cuBLAS handle\n"
+                           "hint: emulated devices compute with tandem's CPU kernels")
+    raise NotImplementedError("current_blas_handle: tandem does not expose its cuBLAS handles yet\n"
+                              "hint: tandem's matrix products already run through cuBLAS on the current stream")
+
+
+__all__ += ["has_half", "has_magma", "is_tf32_supported", "can_device_access_peer", "current_blas_handle"]
