@@ -968,7 +968,7 @@ def tabular(torch, device):
     features[numeric] = (features[numeric] - features[numeric].mean()) / features[numeric].std()
     # features.values mixes bools and floats: an object array, which torch.tensor takes with an explicit dtype
     X = torch.tensor(features.values.astype(np.float32), dtype=torch.float32)
-    y = torch.tensor(df["label"].values)
+    y = torch.tensor(df["label"])  # a Series straight in, read by position as a sequence
 
     class FrameDataset(torch.utils.data.Dataset):
         def __init__(self, frame, labels):
