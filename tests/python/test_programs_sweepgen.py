@@ -1206,3 +1206,23 @@ def test_program_in_float64_matches_pytorch(program, device):
     want = _in_float64(real_torch, program, "cpu")
     got = _in_float64(tandem, program, device)
     assert_same_results(got, want, dict(rel=1e-6, abs=1e-9))
+
+
+# Found while probing the programs' API: with one bound a tensor and the other a number, the binding
+# (python/src/elementwise.cpp, clamp_fn and clamp_) drops the number, a silently wrong result. PyTorch takes a
+# 0-dim tensor bound as a number (its Scalar overload) and refuses a larger one with a TypeError.
+@pytest.mark.xfail(strict=True, reason="needs C++: clamp/clip/clamp_ bindings ignore a number bound when the other "
+                                       "bound is a tensor (python/src/elementwise.cpp)")
+@pytest.mark.parametrize("form", ["function", "method", "inplace"])
+def test_clamp_with_a_tensor_and_a_number_bound(form):
+    results = []
+    for lib in (real_torch, tandem):
+        x = lib.arange(4.0)
+        low = lib.tensor(1.0)
+        if form == "function":
+            results.append(lib.clamp(x, min=low, max=2.5).tolist())
+        elif form == "method":
+            results.append(x.clamp(min=0.5, max=lib.tensor(2.0)).tolist())
+        else:
+            results.append(x.clamp_(low, 2.5).tolist())
+    assert results[1] == results[0]
