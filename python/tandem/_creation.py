@@ -35,18 +35,46 @@ def _sequence_of_buffer(data):
     return _plain_lists(data)
 
 
-def _plain_lists(data):
-    """Any other Python sequence (collections.deque, UserList, ...) is read as a list, at every nesting level,
-    as PyTorch reads any object passing PySequence_Check; None when ``data`` needs no rewriting."""
+def _passes_sequence_check(x):
+    """PyTorch reads any object passing CPython's PySequence_Check (a type with __getitem__, not a dict) as a
+    sequence: collections.deque, UserList, a pandas Series or Index, a class of the user's. Lists, tuples and
+    ranges are read by the C++ walk; strings, bytes, tensors and NumPy arrays and scalars have their own rules."""
+    kind = type(x)
+    if kind in (list, tuple, range, int, float, bool) or isinstance(x, (dict, str, bytes, _C.Tensor)):
+        return False
+    if not (hasattr(kind, "__getitem__") and hasattr(kind, "__len__")):
+        return False
+    np = sys.modules.get("numpy")
+    return np is None or not isinstance(x, (np.ndarray, np.generic))
+
+
+def _sequence_items(x):
+    """The items of a sequence that is not a list or tuple, as PyTorch reads them: by position, x[0], x[1], ...
+    (so a float64 pandas Series gives NumPy float64 scalars, and a float64 tensor, where iterating would give
+    Python floats); a Series indexed by labels other than 0, 1, ... has no x[0], and PyTorch refuses it. The
+    collections.abc sequences (deque, UserList) are iterated: the same items, without deque's slow indexing."""
     import collections.abc  # noqa: PLC0415
 
-    def other_sequence(x):
-        return (isinstance(x, collections.abc.Sequence) and not isinstance(x, (list, tuple, range, str, bytes))
-                and not isinstance(x, _C.Tensor))
+    if isinstance(x, collections.abc.Sequence):
+        return list(x)
+    n = len(x)
+    if n:
+        try:
+            first = x[0]
+        except Exception:  # noqa: BLE001 (PyTorch reports any failure here as the shape it could not find)
+            raise ValueError(f"could not determine the shape of object type '{type(x).__name__}'") from None
+        return [first] + [x[i] for i in range(1, n)]  # a later item's error (KeyError 1) propagates, as there
+    return []
+
+
+def _plain_lists(data):
+    """Any other Python sequence (collections.deque, UserList, a pandas Series, ...) is read as a list, at every
+    nesting level, as PyTorch reads any object passing PySequence_Check; None when ``data`` needs no rewriting."""
+    other_sequence = _passes_sequence_check
 
     def rebuild(x):
         if other_sequence(x):
-            return [rebuild(e) for e in x]
+            return [rebuild(e) for e in _sequence_items(x)]
         if isinstance(x, (list, tuple)) and any(other_sequence(e) or isinstance(e, (list, tuple)) for e in x):
             return [rebuild(e) for e in x]
         return x

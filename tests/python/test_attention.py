@@ -456,6 +456,49 @@ def test_embedding_bag_per_sample_weights(case):
     close(tpsw.grad, psw.grad)
 
 
+# A recommender feeding NumPy's float64 per-sample weights into a float32 table (program sweep 'sweepgen'): PyTorch
+# refuses the pair (no promotion to a float64 output), and an integer table.
+@pytest.mark.parametrize("table, weights", [("float32", "float64"), ("float64", "float32"), ("bfloat16", "float32"),
+                                            ("float32", "bool"), ("float32", "int64"), ("int64", None)])
+def test_embedding_bag_refuses_weights_of_another_dtype(device, table, weights):
+    input, offsets = torch.tensor([0, 2, 1, 3]), torch.tensor([0, 2])
+    weight = torch.ones(4, 3, dtype=getattr(torch, table))
+    psw = None if weights is None else torch.ones(4, dtype=getattr(torch, weights))
+    want = _error(lambda: torch.nn.functional.embedding_bag(input, weight, offsets, mode="sum",
+                                                            per_sample_weights=psw))
+    tweight = tandem.ones(4, 3, dtype=getattr(tandem, table), device=device)  # (NumPy has no bfloat16 for T)
+    tpsw = None if weights is None else tandem.ones(4, dtype=getattr(tandem, weights), device=device)
+    with pytest.raises(RuntimeError) as got:
+        F.embedding_bag(T(input, device), tweight, T(offsets, device), mode="sum", per_sample_weights=tpsw)
+    first = str(got.value).splitlines()[0]
+    if "cuda" in device:  # PyTorch names a CUDA tensor's type torch.cuda.FloatTensor / CUDABFloat16Type
+        first = first.replace("tandem.cuda.", "tandem.").replace("CUDA", "CPU")
+    assert (type(got.value), first) == want
+    if weights is not None:
+        assert str(got.value).splitlines()[1] == f"hint: give the weights the table's dtype, e.g. " \
+                                                 f"per_sample_weights.to(tandem.{table})"
+    # The module form, and the mode check that PyTorch makes first.
+    bag = nn.EmbeddingBag(4, 3, mode="sum", dtype=getattr(tandem, table) if table != "int64" else None, device=device)
+    if weights is not None:
+        with pytest.raises(RuntimeError, match="to have the same type as tensor for argument #1 'per_sample_weights'"):
+            bag(T(input, device), T(offsets, device), per_sample_weights=tpsw)
+    with pytest.raises(NotImplementedError, match="per_sample_weights is only supported for mode='sum'"):
+        F.embedding_bag(T(input, device), tweight, T(offsets, device), mode="mean",
+                        per_sample_weights=T(torch.ones(4, dtype=torch.float64), device))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float16"])
+def test_embedding_bag_weights_of_the_tables_dtype_still_work(device, dtype):
+    input, offsets = torch.tensor([0, 2, 1, 3, 3]), torch.tensor([0, 2])
+    weight = torch.arange(12.0).reshape(4, 3).to(getattr(torch, dtype))
+    psw = torch.tensor([0.5, 1.0, 2.0, 1.5, 1.0]).to(getattr(torch, dtype))
+    want = torch.nn.functional.embedding_bag(input, weight, offsets, mode="sum", per_sample_weights=psw)
+    got = F.embedding_bag(T(input, device), T(weight, device), T(offsets, device), mode="sum",
+                          per_sample_weights=T(psw, device))
+    assert got.dtype == getattr(tandem, dtype) and got.device == tandem.device(device)
+    close(got.float(), want.float())
+
+
 def test_embedding_bag_module_and_max_norm():
     torch.manual_seed(0)
     ref = torch.nn.EmbeddingBag(10, 3, max_norm=1.0, mode="sum", padding_idx=-1, dtype=torch.float64)

@@ -147,6 +147,71 @@ def test_tensor_from_nests_keeps_pytorchs_errors():
         tandem.tensor({1: 2}.values())
 
 
+class _PositionalSequence:  # a user's sequence class: __len__ and __getitem__ only (PySequence_Check)
+    def __init__(self, items):
+        self.items = items
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, i):
+        return self.items[i]
+
+
+# pandas columns straight into tensor() (program sweep 'sweepgen': torch.tensor(df["label"]) in a tabular
+# pipeline). PyTorch reads any PySequence_Check object by position, so a float64 Series keeps float64.
+def _sequence_object_cases():
+    pd = pytest.importorskip("pandas")
+    import numpy as np
+    frame = pd.DataFrame({"age": [31, 45, 27], "income": [5.5, 7.25, 3.0], "owner": [True, False, True]})
+    return {
+        "series_int64": lambda lib: lib.tensor(frame["age"]),
+        "series_float64": lambda lib: lib.tensor(frame["income"]),
+        "series_bool": lambda lib: lib.tensor(frame["owner"]),
+        "series_float32": lambda lib: lib.tensor(frame["income"].astype(np.float32)),
+        "series_with_dtype": lambda lib: lib.tensor(frame["age"], dtype=lib.float32),
+        "series_reindexed": lambda lib: lib.tensor(frame[frame.age > 30]["income"].reset_index(drop=True)),
+        "series_of_lists": lambda lib: lib.tensor(pd.Series([[1, 2], [3, 4]])),
+        "index": lambda lib: lib.tensor(frame.index),
+        "list_of_series": lambda lib: lib.tensor([frame["age"], frame["age"] * 2]),
+        "empty_series": lambda lib: lib.tensor(pd.Series([], dtype=np.float64)),
+        "user_sequence": lambda lib: lib.tensor(_PositionalSequence([1.5, 2.0])),
+        "user_sequences_nested": lambda lib: lib.tensor((_PositionalSequence([1, 2]), _PositionalSequence([3, 4]))),
+        "as_tensor_series": lambda lib: lib.as_tensor(frame["income"], dtype=lib.float32),
+    }
+
+
+@pytest.mark.parametrize("case", ["series_int64", "series_float64", "series_bool", "series_float32",
+                                  "series_with_dtype", "series_reindexed", "series_of_lists", "index",
+                                  "list_of_series", "empty_series", "user_sequence", "user_sequences_nested",
+                                  "as_tensor_series"])
+def test_tensor_from_objects_passing_the_sequence_check(case, device):
+    make = _sequence_object_cases()[case]
+    check(make(tandem), make(torch), exact=True)
+    on_device = tandem.tensor(_PositionalSequence([1.0, 2.0]), device=device, requires_grad=True)
+    assert on_device.device.type == device.split(":")[0] and on_device.requires_grad
+
+
+def test_tensor_from_sequences_without_position_zero_raises_as_pytorch():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"age": [31, 45, 27], "income": [5.5, 7.25, 3.0]})
+    for data in (frame[frame.age > 40]["income"], frame, _PositionalSequence({"a": 1})):  # label 1; columns
+        messages = []
+        for lib in (torch, tandem):
+            with pytest.raises(ValueError) as info:
+                lib.tensor(data)
+            messages.append(str(info.value))
+        assert messages[0] == messages[1]
+    # labels 0 and 2: position 1 is missing (PyTorch's KeyError); a dict is no sequence; strings stay refused
+    for data in (frame[frame.age < 40]["income"], {1: 2}, pd.Series(["x"])):
+        kinds = []
+        for lib in (torch, tandem):
+            with pytest.raises(Exception) as info:
+                lib.tensor(data)
+            kinds.append((type(info.value), str(info.value).splitlines()[0]))
+        assert kinds[0] == kinds[1]
+
+
 def test_tensor_from_nests_with_arrays_infers_pytorchs_dtype():
     """PyTorch promotes the arrays' dtypes with the Python numbers' (float: the default dtype), not NumPy's way."""
     import warnings

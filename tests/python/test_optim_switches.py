@@ -32,6 +32,21 @@ def test_param_group_keys_match_pytorch(name):
     assert {k: v for k, v in got.items() if k != "params"} == {k: v for k, v in want.items() if k != "params"}
 
 
+@pytest.mark.parametrize("name", NAMES + ["ASGD", "Rprop", "SparseAdam"])
+def test_param_group_keys_come_in_pytorchs_order(name):
+    # Printed or logged optimizer state (print(opt.state_dict()), json.dumps of the param groups; program sweep
+    # 'sweepgen') shows the keys in the order of PyTorch's defaults dict.
+    want = make(torch, name, [torch.nn.Parameter(torch.zeros(2))])
+    got = make(tandem, name, [tandem.nn.Parameter(tandem.zeros(2))])
+    assert list(got.defaults) == list(want.defaults)
+    assert list(got.param_groups[0]) == list(want.param_groups[0])
+    assert repr(got.state_dict()["param_groups"]) == repr(want.state_dict()["param_groups"])
+    # A group added later is filled in from the defaults in the same order.
+    got.add_param_group({"params": [tandem.nn.Parameter(tandem.zeros(1))]})
+    want.add_param_group({"params": [torch.nn.Parameter(torch.zeros(1))]})
+    assert list(got.param_groups[1]) == list(want.param_groups[1])
+
+
 @pytest.mark.parametrize("case", [
     lambda lib: lib.optim.Adam([lib.nn.Parameter(lib.zeros(2))], fused=True, foreach=True),
     lambda lib: lib.optim.Adagrad([lib.nn.Parameter(lib.zeros(2))], fused=True, foreach=True),

@@ -389,6 +389,34 @@ def _check_bag_indices(input, rows):
                            f"[0, {rows})")
 
 
+# The dtypes ATen's argument checks name by a legacy tensor type (torch.FloatTensor); the others it names by
+# backend and scalar type (CPUBFloat16Type, CUDABoolType).
+_LEGACY_TENSOR_TYPES = {tandem.uint8, tandem.int8, tandem.int16, tandem.int32, tandem.int64, tandem.float16,
+                        tandem.float32, tandem.float64}
+
+
+def _checked_type_name(t):
+    """How PyTorch's checkScalarTypes/checkSameType messages name tensor ``t``'s type."""
+    if t.dtype in _LEGACY_TENSOR_TYPES:
+        return t.type()
+    return f"{'CUDA' if t.is_cuda else 'CPU'}{t.dtype._scalar_type_name}Type"
+
+
+def _check_bag_weight_dtypes(weight, per_sample_weights):
+    """PyTorch's checks: a floating table, and per-sample weights of exactly its dtype (no promotion: float64
+    weights made by NumPy into a float32 table are refused, not silently turned into a float64 output)."""
+    if not weight.is_floating_point():
+        raise RuntimeError("Expected tensor for argument #1 'weight' to have one of the following scalar types: "
+                           f"Half, BFloat16, Float, Double; but got {_checked_type_name(weight)} instead (while "
+                           "checking arguments for embedding_bag)")
+    if per_sample_weights is not None and per_sample_weights.dtype != weight.dtype:
+        raise RuntimeError("Expected tensor for argument #1 'weight' to have the same type as tensor for argument "
+                           f"#1 'per_sample_weights'; but type {_checked_type_name(weight)} does not equal "
+                           f"{_checked_type_name(per_sample_weights)} (while checking arguments for embedding_bag)"
+                           f"\nhint: give the weights the table's dtype, e.g. "
+                           f"per_sample_weights.to({str(weight.dtype)})")
+
+
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """Sum, mean or max of bags of rows of ``weight``: each row of a 2-D ``input`` is a bag, or the runs of a 1-D
@@ -424,13 +452,15 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if input.dtype not in (tandem.int64, tandem.int32):
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.type()} instead (while checking arguments for embedding_bag)")
-    _check_bag_indices(input, weight.size(0))
-    if max_norm is not None:
-        _renorm_rows_(weight, input, max_norm, norm_type)
+    # PyTorch's order: the mode check in Python, then the kernel's dtype checks, then its index checks.
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
                                   f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
                                   "GitHub.")
+    _check_bag_weight_dtypes(weight, per_sample_weights)
+    _check_bag_indices(input, weight.size(0))
+    if max_norm is not None:
+        _renorm_rows_(weight, input, max_norm, norm_type)
     keep = None
     if padding_idx is not None:
         rows = weight.size(0)

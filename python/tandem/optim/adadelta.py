@@ -7,7 +7,7 @@ from .optimizer import Optimizer, implementation_switches
 class Adadelta(Optimizer):
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
                  maximize=False, differentiable=False):
-        switches = implementation_switches(lr, foreach=foreach, capturable=capturable, differentiable=differentiable)
+        switches = implementation_switches(lr, capturable=capturable, foreach=foreach, differentiable=differentiable)
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= rho <= 1.0:
@@ -16,6 +16,7 @@ class Adadelta(Optimizer):
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        # the keys in PyTorch's order, which state_dict()['param_groups'] shows
         defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize, **switches)
         super().__init__(params, defaults)
 

@@ -22,8 +22,10 @@ class Adagrad(Optimizer):
             raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
+        # the keys in PyTorch's order, which state_dict()['param_groups'] shows
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
-                        initial_accumulator_value=initial_accumulator_value, maximize=maximize, **switches)
+                        initial_accumulator_value=initial_accumulator_value, foreach=switches["foreach"],
+                        maximize=maximize, differentiable=switches["differentiable"], fused=switches["fused"])
         super().__init__(params, defaults)
 
     def add_param_group(self, param_group):

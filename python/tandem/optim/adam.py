@@ -29,8 +29,9 @@ class Adam(Optimizer):
         if isinstance(lr, Tensor) and foreach and not capturable:
             raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
         _check(lr, betas, eps, weight_decay)
+        # the keys in PyTorch's order, which state_dict()['param_groups'] shows
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
-                        maximize=maximize, decoupled_weight_decay=decoupled_weight_decay, **switches)
+                        maximize=maximize, **switches, decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
 
     def step(self, closure=None):

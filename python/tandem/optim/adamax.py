@@ -10,7 +10,10 @@ class Adamax(Optimizer):
                  maximize=False, differentiable=False, capturable=False):
         switches = implementation_switches(lr, foreach=foreach, differentiable=differentiable, capturable=capturable)
         _check(lr, betas, eps, weight_decay)
-        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, maximize=maximize, **switches)
+        # the keys in PyTorch's order, which state_dict()['param_groups'] shows
+        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, foreach=switches["foreach"],
+                        maximize=maximize, differentiable=switches["differentiable"],
+                        capturable=switches["capturable"])
         super().__init__(params, defaults)
 
     def step(self, closure=None):

@@ -10,8 +10,10 @@ class RAdam(Optimizer):
                  *, foreach=None, maximize=False, capturable=False, differentiable=False):
         switches = implementation_switches(lr, foreach=foreach, capturable=capturable, differentiable=differentiable)
         _check(lr, betas, eps, weight_decay)
-        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
-                        decoupled_weight_decay=decoupled_weight_decay, maximize=maximize, **switches)
+        # the keys in PyTorch's order, which state_dict()['param_groups'] shows
+        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, maximize=maximize,
+                        foreach=switches["foreach"], capturable=switches["capturable"],
+                        decoupled_weight_decay=decoupled_weight_decay, differentiable=switches["differentiable"])
         super().__init__(params, defaults)
 
     def step(self, closure=None):

@@ -23,8 +23,10 @@ class RMSprop(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if not 0.0 <= alpha:
             raise ValueError(f"Invalid alpha value: {alpha}")
+        # the keys in PyTorch's order, which state_dict()['param_groups'] shows
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered, weight_decay=weight_decay,
-                        maximize=maximize, **switches)
+                        capturable=switches["capturable"], foreach=switches["foreach"], maximize=maximize,
+                        differentiable=switches["differentiable"])
         super().__init__(params, defaults)
 
     def step(self, closure=None):
