@@ -26,7 +26,7 @@ from . import profiler  # noqa: F401
 from . import backends  # noqa: F401
 from ._runtime_flags import *  # noqa: F401,F403  (set_float32_matmul_precision, use_deterministic_algorithms)
 from .compiler import compile  # noqa: F401,A001  (runs eagerly: tandem has no graph compiler)
-from . import compiler, _dynamo, jit, testing, random, types, futures  # noqa: F401  (small, stdlib-only: docs/compat.md)
+from . import compiler, _dynamo, jit, testing, random, types, futures, overrides  # noqa: F401  (small, stdlib-only: docs/compat.md)
 from .futures import Future  # noqa: F401,E402  (torch.Future, the class torch.futures.Future is)
 from . import __future__  # noqa: F401  (the module-conversion switches nn.Module._apply reads)
 from ._sym import *  # noqa: F401,F403  (sym_int, sym_max, ...: plain numbers when running eagerly)
@@ -57,6 +57,8 @@ Tensor.where = _tensor_where
 Tensor.__array_namespace__ = array_api._array_namespace
 _compositions.install(globals())  # tril, einsum, ... and their Tensor methods
 from . import linalg  # noqa: E402
+from . import _linalg_polar  # noqa: E402
+_linalg_polar.install(linalg)  # linalg.polar, linalg.matrix_sqrth
 from . import special  # noqa: E402,F401
 from . import fft  # noqa: E402,F401
 from . import _stft  # noqa: E402
