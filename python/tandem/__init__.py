@@ -70,7 +70,8 @@ _compositions_more.install(globals())  # nan_to_num, addr, asarray, ... and thei
 from . import _compositions_extra, _torch_functional_forms, _layouts  # noqa: E402
 _compositions_extra.install(globals())  # deg2rad, block_diag, cov, *_scatter, *_copy, linalg.vander, ...
 _torch_functional_forms.install(globals())  # torch.conv1d, torch.batch_norm, torch.kl_div, torch.abs_, ...
-from . import _torch_rnn_forms  # noqa: E402
+from . import _torch_rnn_forms, _batch_norm_forms  # noqa: E402
+_batch_norm_forms.install(globals())  # native_batch_norm, batch_norm_stats/elemt/gather_stats/..., native_dropout
 _torch_rnn_forms.install(globals())  # torch.lstm, torch.gru_cell, ... (the functional forms nn.LSTM's are)
 _layouts.install(globals())  # e, pi, strided, channels_last; memory_format= on contiguous/clone/to/*_like
 from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_enabled,  # noqa: E402,F401
