@@ -26,7 +26,7 @@ from . import profiler  # noqa: F401
 from . import backends  # noqa: F401
 from ._runtime_flags import *  # noqa: F401,F403  (set_float32_matmul_precision, use_deterministic_algorithms)
 from .compiler import compile  # noqa: F401,A001  (runs eagerly: tandem has no graph compiler)
-from . import compiler, _dynamo, jit, testing, random, types, futures  # noqa: F401  (small, stdlib-only: docs/compat.md)
+from . import compiler, _dynamo, jit, testing, random, types, futures, overrides  # noqa: F401  (small, stdlib-only: docs/compat.md)
 from .futures import Future  # noqa: F401,E402  (torch.Future, the class torch.futures.Future is)
 from . import __future__  # noqa: F401  (the module-conversion switches nn.Module._apply reads)
 from ._sym import *  # noqa: F401,F403  (sym_int, sym_max, ...: plain numbers when running eagerly)
@@ -57,6 +57,8 @@ Tensor.where = _tensor_where
 Tensor.__array_namespace__ = array_api._array_namespace
 _compositions.install(globals())  # tril, einsum, ... and their Tensor methods
 from . import linalg  # noqa: E402
+from . import _linalg_polar  # noqa: E402
+_linalg_polar.install(linalg)  # linalg.polar, linalg.matrix_sqrth
 from . import special  # noqa: E402,F401
 from . import fft  # noqa: E402,F401
 from . import _stft  # noqa: E402
@@ -68,6 +70,9 @@ _compositions_more.install(globals())  # nan_to_num, addr, asarray, ... and thei
 from . import _compositions_extra, _torch_functional_forms, _layouts  # noqa: E402
 _compositions_extra.install(globals())  # deg2rad, block_diag, cov, *_scatter, *_copy, linalg.vander, ...
 _torch_functional_forms.install(globals())  # torch.conv1d, torch.batch_norm, torch.kl_div, torch.abs_, ...
+from . import _torch_rnn_forms, _batch_norm_forms  # noqa: E402
+_batch_norm_forms.install(globals())  # native_batch_norm, batch_norm_stats/elemt/gather_stats/..., native_dropout
+_torch_rnn_forms.install(globals())  # torch.lstm, torch.gru_cell, ... (the functional forms nn.LSTM's are)
 _layouts.install(globals())  # e, pi, strided, channels_last; memory_format= on contiguous/clone/to/*_like
 from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_enabled,  # noqa: E402,F401
                                     set_anomaly_enabled)

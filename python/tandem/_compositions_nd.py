@@ -1,4 +1,4 @@
-"""torch.histogramdd, nonzero_static and empty_permuted as compositions of tandem ops (every device, no new
+"""torch.histogramdd, nonzero_static (and Tensor.nonzero_static) and empty_permuted as compositions of tandem ops (every device, no new
 kernels), with PyTorch's signatures, checks and messages."""
 import builtins
 import math
@@ -72,9 +72,27 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):  # noqa
     return _histogramdd_result(hist, tuple(edges))
 
 
-def nonzero_static(input, *, size, fill_value=-1, out=None):
+_REQUIRED = object()
+
+
+def _int_argument(value, label):
+    """PyTorch's parser for an int argument: an int (or a one-element integer tensor), never a bool or float."""
+    if isinstance(value, tandem.Tensor) and value.numel() == 1 and not value.is_floating_point() \
+            and value.dtype != tandem.bool:
+        return int(value.item())
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"nonzero_static(): argument '{label}' must be int, not {type(value).__name__}")
+    return value
+
+
+def nonzero_static(input, *, size=_REQUIRED, fill_value=-1, out=None):
     """nonzero(input) as a (size, input.dim()) int64 tensor whatever the count: cut to its first `size` rows, or
     padded with rows of fill_value."""
+    if not isinstance(input, tandem.Tensor):
+        raise TypeError(f"nonzero_static(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if size is _REQUIRED:
+        raise TypeError('nonzero_static() missing 1 required positional arguments: "size"')
+    size, fill_value = _int_argument(size, "size"), _int_argument(fill_value, "fill_value")
     if out is not None:
         return write_out("nonzero_static", nonzero_static(input, size=size, fill_value=fill_value), out, [input])
     if size < 0:
@@ -82,6 +100,16 @@ def nonzero_static(input, *, size, fill_value=-1, out=None):
     found = tandem.nonzero(input)[:size]
     pad = tandem.full((size - found.size(0), found.size(1)), fill_value, dtype=tandem.int64, device=input.device)
     return tandem.cat([found, pad])
+
+
+def _tensor_nonzero_static(self, *, size=_REQUIRED, fill_value=-1):
+    return nonzero_static(self, size=size, fill_value=fill_value)
+
+
+_tensor_nonzero_static.__name__ = _tensor_nonzero_static.__qualname__ = "nonzero_static"
+_tensor_nonzero_static.__doc__ = "nonzero_static(*, size, fill_value=-1) -> LongTensor: see tandem.nonzero_static."
+if not hasattr(tandem.Tensor, "nonzero_static"):
+    tandem.Tensor.nonzero_static = _tensor_nonzero_static
 
 
 def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False,

@@ -17,6 +17,8 @@ __all__ = [
     "feature_dropout_", "feature_alpha_dropout_", "kl_div", "poisson_nll_loss", "cosine_embedding_loss",
     "margin_ranking_loss", "hinge_embedding_loss", "triplet_margin_loss", "ctc_loss",
     "binary_cross_entropy_with_logits", "fill", "embedding_renorm_", "rrelu", "rrelu_", "bilinear",
+    "convolution", "conv_tbc", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "affine_grid_generator",
+    "norm_except_dim",
 ]
 
 # The in-place function forms: torch.X_(t, *args) is t.X_(*args). One list, PyTorch's top-level X_ names;
@@ -113,6 +115,107 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_max_pool1d(input, output_size):
     """(values, indices), as PyTorch's torch.adaptive_max_pool1d always returns both."""
     return _F().adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
+def _int_list(name, label, position, value):
+    """ATen's int[] argument: a list or tuple of ints (a bare int or a string is a TypeError)."""
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, int) and not isinstance(v, bool)
+                                                       for v in value):
+        raise TypeError(f"{name}(): argument '{label}' (position {position}) must be tuple of ints, not "
+                        f"{type(value).__name__}")
+    return list(value)
+
+
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """ATen's convolution: conv{1,2,3}d or, with transposed, conv_transpose{1,2,3}d by the weight's dims."""
+    _check_tensor("convolution", input)
+    _check_tensor("convolution", weight, "weight", 2)
+    stride, padding, dilation = (_int_list("convolution", label, pos, value) for label, pos, value in
+                                 (("stride", 4, stride), ("padding", 5, padding), ("dilation", 6, dilation)))
+    output_padding = _int_list("convolution", "output_padding", 8, output_padding)
+    n = weight.dim() - 2
+    if n not in (1, 2, 3):
+        raise RuntimeError(f"Expected 3D, 4D or 5D weight for convolution, but got {weight.dim()}D weight of size "
+                           f"{list(weight.shape)}")
+    if input.dim() != weight.dim():
+        raise RuntimeError(f"Expected {weight.dim()}-dimensional input for {weight.dim()}-dimensional weight "
+                           f"{list(weight.shape)}, but got {input.dim()}-dimensional input of size "
+                           f"{list(input.shape)} instead")
+    if transposed:
+        return getattr(_F(), f"conv_transpose{n}d")(input, weight, bias, stride, padding, output_padding, groups,
+                                                    dilation)
+    return getattr(_F(), f"conv{n}d")(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_tbc(input, weight, bias, pad=0):
+    """A 1-D convolution over time of input (time, batch, in_channels) with weight (kernel_width, in_channels,
+    out_channels) and bias (out_channels,), `pad` zeros at both ends: (time + 2 pad - kernel_width + 1, batch,
+    out_channels)."""
+    for label, value, position in (("input", input, 1), ("weight", weight, 2), ("bias", bias, 3)):
+        _check_tensor("conv_tbc", value, label, position)
+    if input.dim() != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.dim() != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, out_channels.")
+    if bias.dim() != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if input.size(2) != weight.size(1):
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if weight.size(2) != bias.size(0):
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    out = _F().conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, 1, pad)
+    return out.permute(2, 0, 1)
+
+
+_GRID_MODES = {0: "bilinear", 1: "nearest", 2: "bicubic"}
+_GRID_PADDING = {0: "zeros", 1: "border", 2: "reflection"}
+
+
+def _grid_sampler(name, dims):
+    def sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+        """F.grid_sample with ATen's int modes: interpolation 0 bilinear, 1 nearest, 2 bicubic; padding 0 zeros,
+        1 border, 2 reflection."""
+        _check_tensor(name, input)
+        _check_tensor(name, grid, "grid", 2)
+        if dims is not None and (input.dim() != dims or grid.dim() != dims):
+            raise RuntimeError(f"grid_sampler(): expected {dims}D input and grid with same number of dimensions, "
+                               f"but got input with sizes {list(input.shape)} and grid with sizes "
+                               f"{list(grid.shape)}")
+        if interpolation_mode not in _GRID_MODES or padding_mode not in _GRID_PADDING:
+            raise RuntimeError(f"{name}(): interpolation_mode must be 0, 1 or 2 and padding_mode 0, 1 or 2, but got "
+                               f"{interpolation_mode} and {padding_mode}")
+        return _F().grid_sample(input, grid, _GRID_MODES[interpolation_mode], _GRID_PADDING[padding_mode],
+                                bool(align_corners))
+
+    sampler.__name__ = sampler.__qualname__ = name
+    return sampler
+
+
+grid_sampler = _grid_sampler("grid_sampler", None)
+grid_sampler_2d = _grid_sampler("grid_sampler_2d", 4)
+grid_sampler_3d = _grid_sampler("grid_sampler_3d", 5)
+
+
+def affine_grid_generator(theta, size, align_corners):
+    """F.affine_grid with ATen's required align_corners."""
+    _check_tensor("affine_grid_generator", theta, "theta", 1)
+    if len(size) not in (4, 5):
+        raise RuntimeError("AffineGridGenerator needs 4d (spatial) or 5d (volumetric) inputs.")
+    return _F().affine_grid(theta, list(size), bool(align_corners))
+
+
+def norm_except_dim(v, pow=2, dim=0):  # noqa: A002  (ATen's name)
+    """The pow-norm of v over every dim but `dim`, kept as size-1 dims (weight_norm's g); dim=-1 is the norm of
+    all of v, a 0-dim tensor."""
+    _check_tensor("norm_except_dim", v, "v", 1)
+    if dim == -1:
+        return v.norm(pow)
+    if not -v.dim() <= dim < v.dim():
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-v.dim()}, {v.dim() - 1}], but got "
+                         f"{dim})")
+    dim %= v.dim()
+    others = [d for d in range(v.dim()) if d != dim]
+    return v.norm(pow, others, keepdim=True)
 
 
 # ---- normalization and embeddings ----

@@ -743,3 +743,10 @@ from ._functional_fractional import *  # noqa: F401,F403,E402
 
 __all__ = list(dict.fromkeys(__all__ + _functional_grid.__all__ + _functional_breadth.__all__
                              + _functional_fractional.__all__))
+
+from . import _functional_linear_ce  # noqa: E402
+from ._functional_linear_ce import linear_cross_entropy  # noqa: E402,F401
+
+__all__ = list(dict.fromkeys(__all__ + _functional_linear_ce.__all__))
+
+from . import grad  # noqa: E402,F401  (F.grad is torch.nn.grad, as in PyTorch)

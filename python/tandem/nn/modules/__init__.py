@@ -52,3 +52,8 @@ from .sync_batchnorm import *  # noqa: F401,F403,E402
 for _family in (containers_more, unpool, breadth, adaptive, sync_batchnorm, fractional_pool):
     __all__ += _family.__all__
 del _family
+
+from . import linear_cross_entropy  # noqa: E402
+from .linear_cross_entropy import *  # noqa: F401,F403,E402
+
+__all__ += linear_cross_entropy.__all__

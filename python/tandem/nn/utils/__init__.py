@@ -15,7 +15,9 @@ from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval
 from .init import skip_init  # noqa: F401,E402
 from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401,E402
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401,E402
+from .memory_format import convert_conv2d_weight_memory_format, convert_conv3d_weight_memory_format  # noqa: E402
 
 __all__ += ["parametrize", "parametrizations", "stateless", "fusion", "fuse_conv_bn_eval", "fuse_conv_bn_weights",
             "fuse_linear_bn_eval", "fuse_linear_bn_weights", "skip_init", "spectral_norm", "remove_spectral_norm",
-            "weight_norm", "remove_weight_norm"]
+            "weight_norm", "remove_weight_norm", "convert_conv2d_weight_memory_format",
+            "convert_conv3d_weight_memory_format"]
