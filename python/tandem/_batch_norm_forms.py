@@ -23,11 +23,6 @@ __all__ = ["native_batch_norm", "batch_norm_stats", "batch_norm_elemt", "batch_n
 _LOW_PRECISION = (_C.float16, _C.bfloat16)
 
 
-def _F():
-    from .nn import functional  # noqa: PLC0415  (nn imports tandem: resolved at call time)
-    return functional
-
-
 def _check_tensor(name, value, label, position):
     if not isinstance(value, Tensor):
         raise TypeError(f"{name}(): argument '{label}' (position {position}) must be Tensor, not "
@@ -79,31 +74,19 @@ def _update_running(running_mean, running_var, mean, var, momentum, count):
 # ---- native_batch_norm ----
 
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, *, out=None):
-    """(output, save_mean, save_invstd). In training the batch statistics normalise and update the running ones
-    in place, and come back as save_mean and save_invstd = 1 / sqrt(var + eps); in evaluation the running
-    statistics normalise and save_mean, save_invstd are empty. Only the output is differentiable."""
+    """(output, save_mean, save_invstd): batch normalisation's kernels (ops/batch_norm.h). In training the batch
+    statistics normalise and update the running ones in place, and come back as save_mean and
+    save_invstd = 1 / sqrt(var + eps); in evaluation the running statistics normalise and save_mean, save_invstd
+    are empty. Only the output is differentiable."""
     if out is not None:
         result = native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
         return write_outs("native_batch_norm", result, out, [input, weight, bias])
     _check_tensor("native_batch_norm", input, "input", 1)
-    dims = _channel_dims(input)
-    if not input.is_floating_point():
-        raise NotImplementedError(f"\"batch_norm\" not implemented for '{input.dtype._scalar_type_name}'")
-    _check_mixed(input, weight, bias, running_mean, running_var)
-    stats_dtype = running_mean.dtype if running_mean is not None else input.dtype
-    x = input.to(stats_dtype)
     if not training:
         for label, t in (("running_mean", running_mean), ("running_var", running_var)):
-            if t is None:
+            if t is None:  # PyTorch's native form raises ValueError here (F.batch_norm a RuntimeError)
                 raise ValueError(f"{label} must be defined in evaluation mode")
-        output = _F().batch_norm(x, running_mean, running_var, weight, bias, False, 0.0, eps).to(input.dtype)
-        empty = tandem.empty((0,), dtype=stats_dtype, device=input.device)
-        return output, empty, empty.clone()
-    mean, var = _biased_stats(x, dims)
-    _update_running(running_mean, running_var, mean, var, momentum, input.numel() // max(input.size(1), 1))
-    # the statistics as tensors of the graph: the output's gradient is batch norm's training gradient
-    output = _F().batch_norm(x, mean, var, weight, bias, False, 0.0, eps).to(input.dtype)
-    return output, mean.detach(), (var.detach() + eps).rsqrt()
+    return _C._native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
 
 
 # ---- the SyncBatchNorm pieces ----

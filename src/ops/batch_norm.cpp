@@ -25,9 +25,11 @@ DType accumulation_dtype(DType d) { return is_16bit(d) ? DType::Float32 : d; }
 // Returns whether the call is mixed.
 bool check_batch_norm_args(const Tensor& input, const Tensor& weight, const Tensor& bias,
                            const Tensor& running_mean, const Tensor& running_var) {
-  // The sizes first, against C = 0 for an input without a channel dim, as PyTorch (whose F.batch_norm then
-  // names running_mean).
-  const int64_t channels = input.dim() >= 2 ? input.sizes()[1] : 0;
+  TANDEM_CHECK(
+      input.dim() >= 2, Index, "Dimension out of range (expected to be in range of [",
+      -std::max<int64_t>(input.dim(), 1), ", ", std::max<int64_t>(input.dim(), 1) - 1,
+      "], but got 1)\nhint: batch_norm normalises over dim 1, the channels: the input needs (N, C, ...)");
+  const int64_t channels = input.sizes()[1];
   const std::pair<const Tensor*, const char*> params[] = {
       {&weight, "weight"}, {&bias, "bias"}, {&running_mean, "running_mean"}, {&running_var, "running_var"}};
   for (int k : {2, 3, 0, 1}) {
@@ -39,10 +41,6 @@ bool check_batch_norm_args(const Tensor& input, const Tensor& weight, const Tens
                  "Expected all tensors to be on the same device, but found at least two devices, ",
                  input.device().str(), " and ", t->device().str(), "!");
   }
-  TANDEM_CHECK(
-      input.dim() >= 2, Index, "Dimension out of range (expected to be in range of [",
-      -std::max<int64_t>(input.dim(), 1), ", ", std::max<int64_t>(input.dim(), 1) - 1,
-      "], but got 1)\nhint: batch_norm normalises over dim 1, the channels: the input needs (N, C, ...)");
   TANDEM_CHECK(is_floating(input.dtype()), NotImplemented, "\"batch_norm\" not implemented for '",
                dtype_title(input.dtype()),
                "'\nhint: convert the input to a floating dtype first, e.g. x.float()");

@@ -98,10 +98,11 @@ def test_native_batch_norm_backward_matches_pytorch():
         got = []
         for lib in (tandem, torch):
             x, g = lib.tensor(xs), lib.tensor(gs)
-            w, rm, rv = lib.linspace(0.5, 1.5, 3), lib.zeros(3), lib.ones(3)
+            f64 = lib.float64
+            w, rm, rv = lib.linspace(0.5, 1.5, 3, dtype=f64), lib.zeros(3, dtype=f64), lib.ones(3, dtype=f64)
             _, mean, invstd = lib.native_batch_norm(x, w, None, rm, rv, training, 0.1, 1e-5)
-            grads = lib.native_batch_norm_backward(g, x, w, rm, rv, mean, invstd, training, 1e-5,
-                                                   [True, True, True])
+            backward = tandem._C._native_batch_norm_backward if lib is tandem else torch.ops.aten.native_batch_norm_backward
+            grads = backward(g, x, w, rm, rv, mean, invstd, training, 1e-5, [True, True, True])
             got.append([t.numpy() for t in grads])
         for a, b in zip(*got):
             np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)

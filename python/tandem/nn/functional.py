@@ -322,6 +322,11 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     elif eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    if input.dim() < 2:  # PyTorch's batch_norm checks the parameters' sizes against 0 channels first
+        for label, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                         ("bias", bias)):
+            if isinstance(t, _C.Tensor):
+                raise RuntimeError(f"{label} should contain 0 elements not {t.numel()}")
     try:
         return _C._batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
     except TypeError:
