@@ -80,6 +80,11 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     are empty. Only the output is differentiable."""
     if out is not None:
         result = native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+        for o, r in zip(out, result) if isinstance(out, (tuple, list)) else ():
+            if isinstance(o, Tensor) and o.dtype != r.dtype:  # PyTorch's out kernel checks the dtypes first
+                raise RuntimeError(f"expected scalar type {r.dtype._scalar_type_name} but found "
+                                   f"{o.dtype._scalar_type_name}\nhint: native_batch_norm's out= tensors take its "
+                                   f"results' dtypes ({', '.join(str(t.dtype) for t in result)})")
         return write_outs("native_batch_norm", result, out, [input, weight, bias])
     _check_tensor("native_batch_norm", input, "input", 1)
     if not training:

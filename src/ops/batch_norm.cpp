@@ -76,8 +76,9 @@ DimVector channel_geometry(const Tensor& t) {
   return {t.sizes()[0], t.sizes()[1], s};
 }
 
+// A per-channel tensor (any shape of C elements) as a contiguous (C) vector of `dtype`.
 Tensor in_dtype_or_undefined(const Tensor& t, DType dtype) {
-  return t.defined() ? contiguous(to_dtype(t, dtype)) : Tensor();
+  return t.defined() ? reshape(contiguous(to_dtype(t, dtype)), DimVector{t.numel()}) : Tensor();
 }
 
 }  // namespace
@@ -92,8 +93,11 @@ std::array<Tensor, 3> batch_norm_backward_from_stats(const Tensor& grad_out_, co
   TANDEM_CHECK(grad_out_.sizes() == input_.sizes(), Runtime,
                "native_batch_norm_backward: grad_out has shape ", grad_out_.shape_str(), " but the input ",
                input_.shape_str());
+  TANDEM_CHECK(grad_out_.device() == input_.device(), Runtime,
+               "Expected all tensors to be on the same device, but found at least two devices, ",
+               input_.device().str(), " and ", grad_out_.device().str(), "!");
   autograd::GradModeGuard no_grad(false);
-  const Tensor input = contiguous(input_), grad_out = contiguous(grad_out_);
+  const Tensor input = contiguous(input_), grad_out = contiguous(to_dtype(grad_out_, input_.dtype()));
   const DType acc = accumulation_dtype(input.dtype());
   const Device device = input.device();
   const DimVector geometry = channel_geometry(input);

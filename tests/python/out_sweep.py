@@ -200,6 +200,17 @@ CALLS = {
     "lu_unpack": ([*torch.linalg.lu_factor(torch.tensor(SPD))], {}),
     "index_put": ([_m(), (torch.tensor([0, 2]),), torch.tensor(0.5)], {}),
     "linalg.lstsq": ([_m(), _m()], {"driver": "gels"}),  # the driver both devices have
+    "affine_grid_generator": ([torch.rand(1, 2, 3), [1, 1, 2, 2], False], {}),
+    "batch_norm_update_stats": ([torch.rand(2, 3, 4, 4), torch.zeros(3), torch.ones(3), 0.1], {}),
+    "conv_tbc": ([torch.rand(5, 2, 3), torch.rand(2, 3, 4), torch.rand(4)], {}),
+    "convolution": ([torch.rand(2, 3, 4, 4), torch.rand(2, 3, 3, 3), None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1],
+                    {}),
+    "grid_sampler_2d": ([torch.rand(2, 3, 4, 4), torch.rand(2, 3, 3, 2) * 2 - 1, 0, 0, False], {}),
+    "grid_sampler_3d": ([torch.rand(1, 2, 3, 3, 3), torch.rand(1, 2, 2, 2, 3) * 2 - 1, 0, 0, False], {}),
+    "linalg.matrix_sqrth": ([_m()], {}),
+    "native_batch_norm": ([torch.rand(2, 3, 4, 4), None, None, torch.zeros(3), torch.ones(3), True, 0.1, 1e-5], {}),
+    "native_dropout": ([_m(), 0.0, True], {}),
+    "native_group_norm": ([torch.rand(2, 3, 4, 4), None, None, 2, 3, 16, 1, 1e-5], {}),
 }
 
 # PyTorch's Python functions that take no out= although ATen has an out overload (the out overload serves
@@ -211,7 +222,8 @@ from_file full_like hamming_window hann_window index_fill index_put isinf isnan 
 masked_fill masked_scatter ones_like pixel_shuffle pixel_unshuffle poisson put rand_like randint_like randn_like relu
 repeat_interleave roll rot90 rsub scalar_tensor std_mean trace tril_indices triu_indices unique_consecutive
 unsafe_split var_mean zeros_like sparse_coo_tensor as_strided_scatter diagonal_scatter select_scatter empty_strided
-empty_permuted histogramdd native_layer_norm
+empty_permuted histogramdd native_layer_norm affine_grid_generator batch_norm_update_stats conv_tbc convolution
+grid_sampler_2d grid_sampler_3d linalg.matrix_sqrth native_dropout native_group_norm
 """.split())
 
 # Functions with out= in PyTorch that the sweep does not compare, and why.
@@ -220,6 +232,12 @@ SKIP = {
     "split_copy": "PyTorch's out= list is not resized (outs must already have the pieces' shapes)",
     "split_with_sizes_copy": "PyTorch's out= list is not resized (outs must already have the pieces' shapes)",
     "unsafe_split_with_sizes": "PyTorch's out= list is not resized (outs must already have the pieces' shapes)",
+    "batch_norm_stats": "PyTorch runs it on CUDA only (the SyncBatchNorm pieces): no CPU oracle for its out=",
+    "batch_norm_elemt": "PyTorch runs it on CUDA only (the SyncBatchNorm pieces): no CPU oracle for its out=",
+    "batch_norm_gather_stats": "PyTorch runs it on CUDA only (the SyncBatchNorm pieces): no CPU oracle for its out=",
+    "batch_norm_gather_stats_with_counts": "PyTorch runs it on CUDA only (the SyncBatchNorm pieces): no CPU oracle for its out=",
+    "batch_norm_backward_reduce": "PyTorch runs it on CUDA only (the SyncBatchNorm pieces): no CPU oracle for its out=",
+    "batch_norm_backward_elemt": "PyTorch runs it on CUDA only (the SyncBatchNorm pieces): no CPU oracle for its out=",
 }
 
 # Where an out one size wider than the result (float64 for float32) gets another answer than PyTorch's, and why

@@ -200,13 +200,16 @@ def test_current_and_set_stream():
     assert tandem.cuda.current_stream(index) == current and current == tandem.cuda.current_stream(index)
     assert tandem.cuda.current_stream(index) != tandem.Stream(f"cuda:{index}") and tandem.cuda.current_stream() != 3
     side = tandem.Stream(f"cuda:{index}")
+    device = tandem.cuda.current_device()
     try:
         A.set_stream(side)
         assert A.current_stream(index) == side and tandem.cuda.current_stream(index).stream_id == side.stream_id
+        assert tandem.cuda.current_device() == index  # as PyTorch's, set_stream makes the stream's device current
         A.set_stream(tandem.cuda.default_stream(index))  # a tandem.cuda.Stream is a torch.Stream too
         assert A.current_stream(index).stream_id == 0
     finally:
         A.set_stream(current)
+        tandem.cuda.set_device(device)
     with pytest.raises(ValueError, match="^cpu doesn't match the current accelerator cuda.$"):
         A.set_stream(tandem.Stream("cpu"))
     with pytest.raises(TypeError, match="must be torch.Stream, not int"):
