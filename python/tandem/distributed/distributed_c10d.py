@@ -18,7 +18,8 @@ from tandem import _C
 from tandem.futures import Future
 
 __all__ = [
-    "Backend", "DistBackendError", "DistError", "GroupMember", "P2POp", "ProcessGroup", "ReduceOp", "Work",
+    "Backend", "DistBackendError", "DistError", "DistNetworkError", "GroupMember", "P2POp", "ProcessGroup",
+    "ReduceOp", "Work",
     "all_gather", "all_gather_into_tensor", "all_gather_object", "all_reduce", "all_to_all_single", "barrier",
     "batch_isend_irecv", "broadcast", "broadcast_object_list", "destroy_process_group", "gather", "gather_object",
     "get_backend", "get_global_rank", "get_group_rank", "get_process_group_ranks", "get_rank", "get_world_size",
@@ -59,6 +60,10 @@ class DistError(RuntimeError):
 
 class DistBackendError(DistError):
     """Raised when a backend error occurs (a collective timed out or failed in MPI/NCCL)."""
+
+
+class DistNetworkError(DistError):
+    """Raised when a network error occurs (a TCPStore cannot listen, connect, or lost its server)."""
 
 
 def is_available():
