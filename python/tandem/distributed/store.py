@@ -8,13 +8,18 @@ import time
 
 from tandem.distributed import distributed_c10d as c10d
 
-__all__ = ["DistStoreError", "HashStore", "PrefixStore", "Store"]
+__all__ = ["DistStoreError", "HashStore", "PrefixStore", "QueueEmptyError", "Store"]
 
 _DEFAULT_TIMEOUT = datetime.timedelta(minutes=5)  # PyTorch's default for a store
 
 
 class DistStoreError(c10d.DistError):
     """Raised when a store operation fails, e.g. get/wait past the store's timeout ("Wait timeout")."""
+
+
+class QueueEmptyError(DistStoreError):
+    """PyTorch raises it when a store queue is empty; tandem's stores have no queues yet, so nothing raises it:
+    it is here for programs that catch it."""
 
 
 def _incompatible(name, signature, args):
