@@ -104,5 +104,73 @@ def backend_config(device, rank, world):
         expect_raises(ValueError, "Invalid process group specified", lambda: dist.get_backend_config(sub))
 
 
+def _hooked_ddp(device, hook, state=None, bucket_cap_mb=None):
+    tandem.manual_seed(0)
+    model = tandem.nn.Sequential(tandem.nn.Linear(6, 5), tandem.nn.Tanh(), tandem.nn.Linear(5, 2)).to(device)
+    ddp = tandem.nn.parallel.DistributedDataParallel(model, bucket_cap_mb=bucket_cap_mb)
+    ddp.register_comm_hook(state, hook)
+    return model, ddp
+
+
+def _batches(device, world):
+    g = np.random.default_rng(3)
+    return [tandem.tensor(g.standard_normal((2, 6)), dtype=tandem.float32, device=device) for _ in range(world)]
+
+
+@check
+def ddp_comm_hooks_average_like_plain_ddp(device, rank, world):
+    from tandem.distributed.algorithms.ddp_comm_hooks import default_hooks
+    batches = _batches(device, world)
+    tandem.manual_seed(0)
+    reference = tandem.nn.Sequential(tandem.nn.Linear(6, 5), tandem.nn.Tanh(), tandem.nn.Linear(5, 2)).to(device)
+    # the same loss on the whole batch in one process: the mean over ranks of each rank's mean loss
+    (sum(reference(b).pow(2).mean() for b in batches) / world).backward()
+    expected = [p.grad.cpu().numpy() for p in reference.parameters()]
+    for hook, tol in ((default_hooks.allreduce_hook, 1e-6), (default_hooks.fp16_compress_hook, 2e-3),
+                      (default_hooks.bf16_compress_hook, 2e-2)):
+        model, ddp = _hooked_ddp(device, hook, bucket_cap_mb=0.0001)  # several buckets
+        assert len(ddp.reducer.bucket_indices()) > 1
+        ddp(batches[rank]).pow(2).mean().backward()
+        for p, e in zip(model.parameters(), expected):
+            assert np.allclose(p.grad.cpu().numpy(), e, atol=tol), (hook.__name__, p.grad, e)
+        assert ddp.reducer.reductions == 1
+
+
+@check
+def ddp_custom_comm_hook_sees_buckets(device, rank, world):
+    seen = []
+
+    def hook(state, bucket):
+        state.append((bucket.index(), bucket.is_last(), [tuple(p.shape) for p in bucket.parameters()],
+                      [tuple(g.shape) for g in bucket.gradients()], bucket.buffer().numel()))
+        doubled = bucket.buffer() * 2  # a hook may reduce anything: here twice the sum over ranks
+        return dist.all_reduce(doubled, async_op=True).get_future().then(lambda f: f.value()[0])
+
+    model, ddp = _hooked_ddp(device, hook, state=seen, bucket_cap_mb=0.0001)
+    x = _batches(device, world)[rank]
+    ddp(x).sum().backward()
+    grads = [p.grad.clone() for p in model.parameters()]
+    assert [s[0] for s in seen] == list(range(len(ddp.reducer.bucket_indices())))
+    assert [s[1] for s in seen] == [False] * (len(seen) - 1) + [True]
+    assert all(s[2] == s[3] and s[4] == sum(int(np.prod(sh)) for sh in s[2]) for s in seen)
+    # no_sync(): the hook is not called, gradients accumulate locally
+    with ddp.no_sync():
+        ddp(x).sum().backward()
+    assert len(seen) == len(ddp.reducer.bucket_indices())
+    local = [p.grad - g for p, g in zip(model.parameters(), grads)]
+    gathered = [tandem.zeros_like(local[0]) for _ in range(world)]
+    dist.all_gather(gathered, local[0])
+    total = sum(gathered)
+    assert np.allclose(grads[0].cpu().numpy(), 2 * total.cpu().numpy(), atol=1e-5)
+    expect_raises(RuntimeError, "register_comm_hook or register_builtin_comm_hook can only be called once.",
+                  lambda: ddp.register_comm_hook(None, hook))
+    _, other = _hooked_ddp(device, lambda s, b: b.buffer())  # not a Future
+    expect_raises(RuntimeError, "Communication hook: return annotation should be torch.futures.Future",
+                  lambda: other(x).sum().backward())
+    expect_raises(TypeError, "Communication hook must be callable",
+                  lambda: tandem.nn.parallel.DistributedDataParallel(tandem.nn.Linear(2, 2).to(device))
+                  .register_comm_hook(None, 3))
+
+
 if __name__ == "__main__":
     main(CHECKS)
