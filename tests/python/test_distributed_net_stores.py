@@ -14,6 +14,7 @@ import torch.distributed as torch_dist
 import tandem.distributed as dist
 
 MS = datetime.timedelta(milliseconds=1)
+BIG = bytes(range(256)) * 4000  # a value of 1 MB: the wire format and the file log carry it whole
 REPO_PYTHON = os.path.join(os.path.dirname(__file__), "..", "..", "python")
 
 
@@ -41,7 +42,7 @@ def store_script(s, d):
         outcome(lambda: s.multi_set(["m1", "m2"], ["1", b"2"])), outcome(lambda: s.multi_get(["m1", "m2"])),
         outcome(lambda: s.wait(["b", "q"])), outcome(lambda: s.has_extended_api()),
         outcome(lambda: isinstance(s, d.Store)), outcome(lambda: sorted(s.list_keys())),
-        outcome(lambda: s.set("big", bytes(range(256)) * 4000)), outcome(lambda: s.get("big") == bytes(range(256)) * 4000),
+        outcome(lambda: s.set("big", BIG)), outcome(lambda: s.get("big") == BIG),
     ]
     s.set_timeout(100 * MS)
     steps += [outcome(lambda: s.timeout), outcome(lambda: s.get("missing")), outcome(lambda: s.wait(["missing"])),
