@@ -59,8 +59,9 @@ def assert_ok(reports, name):
 
 
 # The mpirun scripts whose checks each report per rank: every collective (collectives.py), the list/object/
-# subgroup functions (breadth.py), the differentiable collectives (nn_functional.py).
-MPI_CHECK_SCRIPTS = ("collectives", "breadth", "nn_functional")
+# subgroup functions (breadth.py), the differentiable collectives (nn_functional.py), the coalesced and
+# gather-into-one-tensor collectives, get_backend_config and DDP comm hooks (names.py).
+MPI_CHECK_SCRIPTS = ("collectives", "breadth", "nn_functional", "names")
 _reports = {}  # one mpirun per script and test process: its reports, or why it gave none
 
 

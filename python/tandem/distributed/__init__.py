@@ -2,15 +2,25 @@
 
 Start one process per device with ``mpirun -np N python train.py``; see docs/distributed.md.
 """
-from tandem.distributed import distributed_c10d, environment, list_collectives, object_p2p, store, subgroups
+from tandem.distributed import (debugging, distributed_c10d, environment, file_store, grad_bucket, list_collectives,
+                                object_p2p, store, subgroups, tcp_store)
+from tandem.distributed import rendezvous as _rendezvous_module  # the name becomes the function below, as in PyTorch
 from tandem.distributed.distributed_c10d import *  # noqa: F401,F403
 from tandem.distributed.environment import *  # noqa: F401,F403
 from tandem.distributed.list_collectives import *  # noqa: F401,F403
 from tandem.distributed.object_p2p import *  # noqa: F401,F403
 from tandem.distributed.store import *  # noqa: F401,F403
+from tandem.distributed.tcp_store import *  # noqa: F401,F403
+from tandem.distributed.file_store import *  # noqa: F401,F403
 from tandem.distributed.subgroups import *  # noqa: F401,F403
+from tandem.distributed.debugging import *  # noqa: F401,F403
+from tandem.distributed.grad_bucket import *  # noqa: F401,F403
+from tandem.distributed.rendezvous import *  # noqa: F401,F403
 
 __all__ = [*distributed_c10d.__all__, *environment.__all__, *list_collectives.__all__, *object_p2p.__all__,
-           *store.__all__, *subgroups.__all__]
+           *store.__all__, *subgroups.__all__, *tcp_store.__all__, *file_store.__all__,
+           *debugging.__all__, *grad_bucket.__all__, *_rendezvous_module.__all__]
+
+from tandem.distributed import algorithms  # noqa: E402,F401 (its hooks use the names above)
 
 set_debug_level_from_env()  # as PyTorch does at import: a bad TORCH_DISTRIBUTED_DEBUG fails here

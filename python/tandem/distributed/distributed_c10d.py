@@ -10,6 +10,7 @@ import os
 import pickle
 import threading
 import atexit
+import warnings
 
 import numpy as np
 
@@ -18,19 +19,22 @@ from tandem import _C
 from tandem.futures import Future
 
 __all__ = [
-    "Backend", "DistBackendError", "DistError", "GroupMember", "P2POp", "ProcessGroup", "ReduceOp", "Work",
+    "Backend", "DistBackendError", "DistError", "DistNetworkError", "GroupMember", "P2POp", "ProcessGroup",
+    "ReduceOp", "Work",
     "all_gather", "all_gather_into_tensor", "all_gather_object", "all_reduce", "all_to_all_single", "barrier",
     "batch_isend_irecv", "broadcast", "broadcast_object_list", "destroy_process_group", "gather", "gather_object",
     "get_backend", "get_global_rank", "get_group_rank", "get_process_group_ranks", "get_rank", "get_world_size",
     "group", "init_process_group", "irecv", "is_available", "is_gloo_available", "is_initialized",
     "is_mpi_available", "is_nccl_available", "is_torchelastic_launched", "isend", "monitored_barrier", "new_group",
-    "recv", "reduce", "reduce_scatter_tensor", "scatter", "scatter_object_list", "send",
+    "recv", "reduce", "reduce_op", "reduce_scatter_tensor", "scatter", "scatter_object_list", "send",
+    "default_pg_timeout",
 ]
 
 _NOT_INITIALIZED = "Default process group has not been initialized, please make sure to call init_process_group."
 _NOT_INITIALIZED_HINT = ("\nhint: call tandem.distributed.init_process_group() first (start the processes with "
                          "`mpirun -np N python script.py`)")
 _DEFAULT_TIMEOUT = datetime.timedelta(minutes=30)
+default_pg_timeout = _DEFAULT_TIMEOUT  # PyTorch's public name for the process groups' default timeout
 
 
 # What torchrun sets, and the variables Open MPI, MPICH and Slurm set for the same thing.
@@ -59,6 +63,10 @@ class DistError(RuntimeError):
 
 class DistBackendError(DistError):
     """Raised when a backend error occurs (a collective timed out or failed in MPI/NCCL)."""
+
+
+class DistNetworkError(DistError):
+    """Raised when a network error occurs (a TCPStore cannot listen, connect, or lost its server)."""
 
 
 def is_available():
@@ -128,6 +136,22 @@ class ReduceOp:
 
     def __init__(self, op):
         self.op = ReduceOp.RedOpType(op)
+
+
+class _reduce_op:  # noqa: N801 (PyTorch's name)
+    """The deprecated ``reduce_op``: ReduceOp's members as attributes, each access warning as PyTorch does."""
+
+    def __init__(self):
+        for name, member in ReduceOp.RedOpType.__members__.items():
+            setattr(self, name, member)
+
+    def __getattribute__(self, key):
+        warnings.warn("`torch.distributed.reduce_op` is deprecated, please use `torch.distributed.ReduceOp` "
+                      "instead", FutureWarning, stacklevel=2)
+        return object.__getattribute__(self, key)
+
+
+reduce_op = _reduce_op()
 
 
 def _op_code(op):

@@ -6,8 +6,9 @@ import os
 import tandem
 from tandem.distributed import distributed_c10d as c10d
 
-__all__ = ["DebugLevel", "get_debug_level", "get_default_backend_for_device", "get_node_local_rank",
-           "is_backend_available", "set_debug_level", "set_debug_level_from_env"]
+__all__ = ["DebugLevel", "get_backend_config", "get_debug_level", "get_default_backend_for_device",
+           "get_node_local_rank", "is_backend_available", "is_ucc_available", "is_xccl_available", "set_debug_level",
+           "set_debug_level_from_env"]
 
 
 def get_node_local_rank(fallback_rank=None):
@@ -29,6 +30,29 @@ def _single_backend_available(name):
     if name == c10d.Backend.NCCL:
         return c10d.is_nccl_available()
     return False
+
+
+def is_ucc_available():
+    return False  # tandem has no UCC backend
+
+
+def is_xccl_available():
+    return False  # nor Intel's XCCL (XPU devices)
+
+
+def get_backend_config(group=None):
+    """Which backend runs each device type's tensors in ``group``, as PyTorch writes it: "cpu:mpi,cuda:nccl".
+    Host tensors always go through MPI ("gloo" programs keep their name: it runs on MPI); CUDA tensors through
+    NCCL when the group has a NCCL communicator, else through MPI."""
+    pg, member = c10d._resolve(group)
+    if not member:
+        raise ValueError("Invalid process group specified")
+    label = str(pg._backend)
+    if ":" in label:
+        return label
+    if label == c10d.Backend.NCCL:
+        return "cuda:nccl"
+    return f"cpu:{label},cuda:{'nccl' if pg._nccl is not None else label}"
 
 
 def is_backend_available(backend):

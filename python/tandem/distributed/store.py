@@ -8,13 +8,18 @@ import time
 
 from tandem.distributed import distributed_c10d as c10d
 
-__all__ = ["DistStoreError", "HashStore", "PrefixStore", "Store"]
+__all__ = ["DistStoreError", "HashStore", "PrefixStore", "QueueEmptyError", "Store"]
 
 _DEFAULT_TIMEOUT = datetime.timedelta(minutes=5)  # PyTorch's default for a store
 
 
 class DistStoreError(c10d.DistError):
     """Raised when a store operation fails, e.g. get/wait past the store's timeout ("Wait timeout")."""
+
+
+class QueueEmptyError(DistStoreError):
+    """PyTorch raises it when a store queue is empty; tandem's stores have no queues yet, so nothing raises it:
+    it is here for programs that catch it."""
 
 
 def _incompatible(name, signature, args):
@@ -68,10 +73,92 @@ _SIG_CAS = "(self: tandem.distributed.Store, arg0: str, arg1: str, arg2: str) ->
 
 
 class Store:
-    """The interface every store has (PyTorch's ``torch.distributed.Store``)."""
+    """The interface every store has (PyTorch's ``torch.distributed.Store``). The public methods check their
+    arguments (PyTorch's TypeError for a wrong type) and hand keys and bytes to the store's ``_``-methods."""
+
+    # What multi_set does with more values than keys: each store says it its own way (PyTorch's TCPStore raises
+    # DistStoreError, its HashStore and FileStore ignore the extras, tandem refuses them with a ValueError).
+    def _multi_set_length_error(self, keys, values):
+        return ValueError(f"multi_set: {len(keys)} key(s) but {len(values)} value(s)")
 
     def has_extended_api(self):
         return True
+
+    @property
+    def timeout(self):
+        return self._timeout
+
+    def set_timeout(self, timeout):
+        self._timeout = _timedelta("set_timeout", self, timeout)
+
+    def set(self, key, value):
+        key = _key("set", _SIG_KEY_VALUE, self, key, value)
+        self._set(key, _value("set", _SIG_KEY_VALUE, self, key, value))
+
+    def get(self, key):
+        return self._get(_key("get", _SIG_GET, self, key))
+
+    def add(self, key, amount):
+        key = _key("add", _SIG_ADD, self, key, amount)
+        if isinstance(amount, float) or not hasattr(amount, "__index__") and not hasattr(amount, "__int__"):
+            raise _incompatible("add", _SIG_ADD, (self, key, amount))
+        return self._add(key, int(amount))
+
+    def append(self, key, value):
+        key = _key("append", _SIG_KEY_VALUE, self, key, value)
+        self._append(key, _value("append", _SIG_KEY_VALUE, self, key, value))
+
+    def compare_set(self, key, expected_value, desired_value):
+        """Sets ``desired_value`` when the key holds ``expected_value`` (or is missing and ``expected_value`` is
+        empty); returns the value the key has afterwards, or ``expected_value`` for a missing key left unset."""
+        key = _key("compare_set", _SIG_CAS, self, key, expected_value, desired_value)
+        expected = _value("compare_set", _SIG_CAS, self, key, expected_value)
+        return self._compare_set(key, expected, _value("compare_set", _SIG_CAS, self, key, desired_value))
+
+    def delete_key(self, key):
+        return self._delete_key(_key("delete_key", "(self: tandem.distributed.Store, arg0: str) -> bool", self,
+                                     key))
+
+    def num_keys(self):
+        return self._num_keys()
+
+    def check(self, keys):
+        return self._check(_keys("check", _SIG_KEYS, self, keys))
+
+    def wait(self, keys, timeout=None):
+        keys = _keys("wait", _SIG_WAIT, self, keys, *([] if timeout is None else [timeout]))
+        self._wait(keys, self._timeout if timeout is None else _timedelta("wait", self, timeout))
+
+    def multi_get(self, keys):
+        return self._multi_get(_keys("multi_get", "(self: tandem.distributed.Store, arg0: "
+                                     "collections.abc.Sequence[str]) -> list[bytes]", self, keys))
+
+    def multi_set(self, keys, values):
+        signature = ("(self: tandem.distributed.Store, arg0: collections.abc.Sequence[str], arg1: "
+                     "collections.abc.Sequence[str]) -> None")
+        keys = _keys("multi_set", signature, self, keys, values)
+        if len(keys) != len(values):
+            raise self._multi_set_length_error(keys, values)
+        self._multi_set(keys, [_value("multi_set", signature, self, keys, v) for v in values])
+
+
+def added_value(current, key, amount):
+    """``current`` (bytes of a decimal integer, or None for a missing key) plus ``amount``, as add() does."""
+    try:
+        return int((current or b"0").decode()) + amount
+    except (UnicodeDecodeError, ValueError):
+        raise ValueError(f"stoll\nhint: add() needs the value of {key!r} to be an integer, it is "
+                         f"{current!r}") from None
+
+
+def compare_set_result(current, expected, desired):
+    """(value to store or None to leave the key alone, value compare_set returns) for a key holding ``current``
+    (None when missing): PyTorch sets a missing key only when ``expected`` is empty."""
+    if current is None and expected:
+        return None, expected
+    if current is None or current == expected:
+        return desired, desired
+    return None, current
 
 
 class HashStore(Store):
@@ -86,98 +173,58 @@ class HashStore(Store):
         self._changed = threading.Condition()
         self._timeout = _DEFAULT_TIMEOUT
 
-    @property
-    def timeout(self):
-        return self._timeout
-
-    def set_timeout(self, timeout):
-        self._timeout = _timedelta("set_timeout", self, timeout)
-
-    def set(self, key, value):
-        key = _key("set", _SIG_KEY_VALUE, self, key, value)
-        value = _value("set", _SIG_KEY_VALUE, self, key, value)
+    def _set(self, key, value):
         with self._changed:
             self._data[key] = value
             self._changed.notify_all()
 
-    def get(self, key):
-        key = _key("get", _SIG_GET, self, key)
+    def _get(self, key):
         with self._changed:
             self._wait_locked([key], self._timeout)
             return self._data[key]
 
-    def add(self, key, amount):
-        key = _key("add", _SIG_ADD, self, key, amount)
-        if isinstance(amount, float) or not hasattr(amount, "__index__") and not hasattr(amount, "__int__"):
-            raise _incompatible("add", _SIG_ADD, (self, key, amount))
+    def _add(self, key, amount):
         with self._changed:
-            current = self._data.get(key, b"0")
-            try:
-                total = int(current.decode()) + int(amount)
-            except (UnicodeDecodeError, ValueError):
-                raise ValueError(f"stoll\nhint: add() needs the value of {key!r} to be an integer, it is "
-                                 f"{current!r}") from None
+            total = added_value(self._data.get(key), key, amount)
             self._data[key] = str(total).encode()
             self._changed.notify_all()
             return total
 
-    def append(self, key, value):
-        key = _key("append", _SIG_KEY_VALUE, self, key, value)
-        value = _value("append", _SIG_KEY_VALUE, self, key, value)
+    def _append(self, key, value):
         with self._changed:
             self._data[key] = self._data.get(key, b"") + value
             self._changed.notify_all()
 
-    def compare_set(self, key, expected_value, desired_value):
-        """Sets ``desired_value`` when the key holds ``expected_value`` (or is missing and ``expected_value`` is
-        empty); returns the value the key has afterwards, or ``expected_value`` for a missing key left unset."""
-        key = _key("compare_set", _SIG_CAS, self, key, expected_value, desired_value)
-        expected = _value("compare_set", _SIG_CAS, self, key, expected_value)
-        desired = _value("compare_set", _SIG_CAS, self, key, desired_value)
+    def _compare_set(self, key, expected, desired):
         with self._changed:
-            current = self._data.get(key)
-            if current is None and expected:
-                return expected
-            if current is None or current == expected:
-                self._data[key] = desired
+            stored, result = compare_set_result(self._data.get(key), expected, desired)
+            if stored is not None:
+                self._data[key] = stored
                 self._changed.notify_all()
-                return desired
-            return current
+            return result
 
-    def delete_key(self, key):
-        key = _key("delete_key", "(self: tandem.distributed.Store, arg0: str) -> bool", self, key)
+    def _delete_key(self, key):
         with self._changed:
             return self._data.pop(key, None) is not None
 
-    def num_keys(self):
+    def _num_keys(self):
         with self._changed:
             return len(self._data)
 
-    def check(self, keys):
-        keys = _keys("check", _SIG_KEYS, self, keys)
+    def _check(self, keys):
         with self._changed:
             return all(k in self._data for k in keys)
 
-    def wait(self, keys, timeout=None):
-        keys = _keys("wait", _SIG_WAIT, self, keys, *([] if timeout is None else [timeout]))
-        timeout = self._timeout if timeout is None else _timedelta("wait", self, timeout)
+    def _wait(self, keys, timeout):
         with self._changed:
             self._wait_locked(keys, timeout)
 
-    def multi_get(self, keys):
-        keys = _keys("multi_get", "(self: tandem.distributed.Store, arg0: collections.abc.Sequence[str]) -> "
-                     "list[bytes]", self, keys)
+    def _multi_get(self, keys):
         with self._changed:
             self._wait_locked(keys, self._timeout)
             return [self._data[k] for k in keys]
 
-    def multi_set(self, keys, values):
-        signature = ("(self: tandem.distributed.Store, arg0: collections.abc.Sequence[str], arg1: "
-                     "collections.abc.Sequence[str]) -> None")
-        keys = _keys("multi_set", signature, self, keys, values)
-        if len(keys) != len(values):
-            raise ValueError(f"multi_set: {len(keys)} key(s) but {len(values)} value(s)")
-        values = [_value("multi_set", signature, self, keys, v) for v in values]
+    def _multi_set(self, keys, values):
         with self._changed:
             self._data.update(zip(keys, values))
             self._changed.notify_all()

@@ -11,6 +11,7 @@ import tandem
 import tandem.distributed as dist
 from tandem import _C
 from tandem.nn.modules.module import Module
+from tandem.nn.parallel.comm_hook_reducer import CommHookReducer
 
 _DEFAULT_BUCKET_CAP_MB = 25
 
@@ -72,6 +73,27 @@ class DistributedDataParallel(Module):
         self.reducer = _C._Reducer.create([p for _, p in named], [n for n, _ in named],
                                           pg._impl_for(named[0][1]), int(cap_mb * 1024 * 1024),
                                           bool(find_unused_parameters))
+        self._named_params = named
+        self._comm_hook = None
+
+    def register_comm_hook(self, state, hook):
+        """From now on each gradient bucket goes through ``hook(state, bucket)`` (a ``dist.GradBucket``), which
+        returns a Future of the bucket's reduced buffer, e.g. default_hooks.allreduce_hook or fp16_compress_hook.
+        Register it before the first backward; once per DDP."""
+        if not callable(hook):
+            raise TypeError(f"Communication hook must be callable, got {type(hook).__name__}")
+        if self._comm_hook is not None:
+            raise RuntimeError("register_comm_hook or register_builtin_comm_hook can only be called once.")
+        if self.find_unused_parameters:
+            raise NotImplementedError(
+                "register_comm_hook with find_unused_parameters=True is not supported by tandem yet\nhint: use "
+                "every parameter in the loss and leave find_unused_parameters False, or drop the hook")
+        params = [p for _, p in self._named_params]
+        names = [n for n, _ in self._named_params]
+        # The C++ reducer all-reduces on its own; with a hook, the Python reducer takes over its buckets (the
+        # C++ one removes its gradient hooks when it is freed).
+        self.reducer = CommHookReducer(params, names, self.reducer.bucket_indices(), hook, state)
+        self._comm_hook = hook
 
     def _sync_states(self):
         """Rank 0's parameters and buffers on every rank (a shape mismatch raises on every rank)."""
