@@ -529,7 +529,19 @@ void init_elementwise(nb::module_& m) {
         return nb::tuple(out);
       },
       nb::arg("condition"));
-  auto clamp_fn = [](const Tensor& x, nb::handle lo, nb::handle hi) {
+  // PyTorch's clamp takes both bounds as Tensors or both as Numbers: next to a Number a 0-dim tensor bound is
+  // read as a Number (its value); any other tensor there is refused (ignoring either bound would be a silently
+  // wrong result).
+  auto number_bound = [](nb::handle bound, nb::handle other, const char* name) -> nb::object {
+    if (!is_tensor(bound) || other.is_none() || is_tensor(other)) return nb::borrow(bound);
+    TANDEM_CHECK(as_tensor_ref(bound).dim() == 0, Type, name,
+                 "() received an invalid combination of arguments - got a Tensor bound and a Number bound, but "
+                 "expected one of:\n * (Tensor min = None, Tensor max = None)\n * (Number min = None, Number max "
+                 "= None)\nhint: pass both bounds as tensors or both as numbers");
+    return bound.attr("item")();
+  };
+  auto clamp_fn = [number_bound](const Tensor& x, nb::handle lo_, nb::handle hi_) {
+    nb::object lo = number_bound(lo_, hi_, "clamp"), hi = number_bound(hi_, lo_, "clamp");
     if (is_tensor(lo) || is_tensor(hi)) {
       return tandem::clamp(x, is_tensor(lo) ? &as_tensor_ref(lo) : nullptr,
                            is_tensor(hi) ? &as_tensor_ref(hi) : nullptr);
@@ -577,7 +589,9 @@ void init_elementwise(nb::module_& m) {
         nb::arg("out").none() = nb::none());
   tensor.def("clamp_",
              returning_self("clamp_",
-                            [](const Tensor& x, nb::handle lo, nb::handle hi) {
+                            [number_bound](const Tensor& x, nb::handle lo_, nb::handle hi_) {
+                              nb::object lo = number_bound(lo_, hi_, "clamp_"),
+                                         hi = number_bound(hi_, lo_, "clamp_");
                               if (is_tensor(lo) || is_tensor(hi)) {
                                 // Tensor bounds: compute out of place, then write back (same result as
                                 // PyTorch's clamp_).

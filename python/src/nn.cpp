@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "ops/activation.h"
 #include "ops/batch_norm.h"
+#include "ops/group_norm.h"
 #include "ops/norm.h"
 #include "ops/optim.h"
 #include "ops/pool.h"
@@ -368,6 +369,20 @@ void init_nn(nb::module_& m) {
       nb::arg("grad_out"), nb::arg("input"), nb::arg("weight").none(), nb::arg("running_mean").none(),
       nb::arg("running_var").none(), nb::arg("save_mean").none(), nb::arg("save_invstd").none(),
       nb::arg("train"), nb::arg("eps"), nb::arg("output_mask"));
+
+  // Group normalisation (ops/group_norm.h) over batch normalisation's kernels.
+  m.def(
+      "_group_norm",
+      [](const Tensor& input, int64_t num_groups, std::optional<Tensor> weight, std::optional<Tensor> bias,
+         double eps) {
+        TANDEM_CHECK(input.dim() >= 2, Runtime, "Expected at least 2 dimensions for input tensor but received ",
+                     input.dim());
+        const int64_t n = input.sizes()[0], channels = input.sizes()[1];
+        const int64_t hxw = n * channels == 0 ? 0 : input.numel() / (n * channels);
+        return native_group_norm(input, weight ? *weight : Tensor(), bias ? *bias : Tensor(), n, channels, hxw,
+                                 num_groups, eps)[0];
+      },
+      nb::arg("input"), nb::arg("num_groups"), nb::arg("weight").none(), nb::arg("bias").none(), nb::arg("eps"));
 }
 
 }  // namespace tandem::py

@@ -38,6 +38,10 @@ void record_layer_norm(const Tensor& input, const Tensor& weight, const Tensor& 
 // ones), in the accumulation dtype; param_dtype: the weight and bias gradients' dtype.
 void record_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& mean,
                        const Tensor& invstd, bool training, double eps, DType param_dtype, const Tensor& out);
+// ---- group normalisation (formulas_norm.cpp; ops/group_norm.h) ----
+// mean and rstd: (N, group) in the accumulation dtype.
+void record_group_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& mean,
+                       const Tensor& rstd, int64_t group, double eps, DType param_dtype, const Tensor& out);
 
 // ---- views (formulas_view.cpp) ----
 // Records `node` for a view and remembers the view's base, so that an in-place write into the view can

@@ -4,6 +4,7 @@
 #include "autograd/formulas.h"
 #include "ops/batch_norm.h"
 #include "ops/copy.h"
+#include "ops/group_norm.h"
 #include "ops/elementwise.h"
 #include "ops/norm.h"
 #include "ops/reduce.h"
@@ -96,7 +97,60 @@ Grads batch_norm_grads(FormulaNode& n, const Tensor& grad) {
   return {g[0], g[1], g[2]};
 }
 
+// The group-norm gradients from differentiable ops that recompute each (sample, group)'s statistics.
+Grads group_norm_grads_differentiable(const Tensor& grad, const Tensor& input, const Tensor& weight, int64_t group,
+                                      double eps, DType param_dtype, std::array<bool, 3> mask) {
+  const int64_t n = input.sizes()[0];
+  DimVector other_dims{0}, channel_shape(input.dim(), 1);  // every dim but the channels; (1, C, 1, ...)
+  for (int64_t d = 2; d < input.dim(); ++d) other_dims.push_back(d);
+  channel_shape[1] = input.sizes()[1];
+  const DimVector grouped{n, group, -1};
+  Tensor x = reshape(input, grouped);
+  Tensor centred = sub(x, mean(x, DimVector{2}, true));
+  Tensor rstd = rsqrt(add(mean(mul(centred, centred), DimVector{2}, true), Scalar(eps)));
+  Tensor xhat = mul(centred, rstd);
+  Grads grads(3);
+  if (mask[0]) {
+    Tensor g = reshape(weight.defined() ? mul(grad, view(weight, channel_shape)) : grad, grouped);
+    Tensor gi = mul(rstd, sub(sub(g, mean(g, DimVector{2}, true)), mul(xhat, mean(mul(g, xhat), DimVector{2}, true))));
+    grads[0] = reshape(gi, input.sizes());
+  }
+  if (mask[1]) grads[1] = sum(mul(grad, reshape(xhat, input.sizes())), other_dims);
+  if (mask[2]) grads[2] = sum(grad, other_dims);
+  for (int i = 0; i < 3; ++i) {
+    const DType want = i == 0 ? input.dtype() : param_dtype;
+    if (grads[i].defined() && grads[i].dtype() != want) grads[i] = to_dtype(grads[i], want);
+  }
+  return grads;
+}
+
+Grads group_norm_grads(FormulaNode& n, const Tensor& grad) {
+  Tensor input = n.saved_tensor(0), mean = n.saved_tensor(1), rstd = n.saved_tensor(2);
+  Tensor weight = n.variant & kHasWeight ? n.saved_tensor(3) : Tensor();
+  const std::array<bool, 3> mask{n.next_edges[0].fn != nullptr, n.next_edges[1].fn != nullptr,
+                                 n.next_edges[2].fn != nullptr};
+  const DType param_dtype = static_cast<DType>(n.ints[1]);
+  if (GradMode::is_enabled())
+    return group_norm_grads_differentiable(grad, input, weight, n.ints[0], n.real, param_dtype, mask);
+  auto g = detail::group_norm_backward_from_stats(grad, input, mean, rstd, weight, n.ints[0], param_dtype, mask);
+  return {g[0], g[1], g[2]};
+}
+
 }  // namespace
+
+void record_group_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& mean,
+                       const Tensor& rstd, int64_t group, double eps, DType param_dtype, const Tensor& out) {
+  auto node = make_node("NativeGroupNormBackward0", group_norm_grads);
+  set_history(node, {&input, &weight, &bias}, {&out});
+  node->saved.emplace_back(input, false);
+  node->saved.emplace_back(mean, false);
+  node->saved.emplace_back(rstd, false);
+  if (weight.defined()) node->saved.emplace_back(weight, false);
+  node->variant = weight.defined() ? kHasWeight : 0;
+  node->ints.push_back(group);
+  node->ints.push_back(static_cast<int64_t>(param_dtype));
+  node->real = eps;
+}
 
 void record_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& mean,
                        const Tensor& invstd, bool training, double eps, DType param_dtype,

@@ -13,37 +13,18 @@
 
 namespace tandem {
 
-namespace {
+namespace detail {
 
 bool is_16bit(DType d) { return d == DType::Float16 || d == DType::BFloat16; }
 
-// The dtype the per-channel statistics and coefficients are computed in (the kernels' accumulation type).
 DType accumulation_dtype(DType d) { return is_16bit(d) ? DType::Float32 : d; }
 
-// PyTorch's checks, with its messages. The dtype rule is its CPU one: parameters of the input's dtype, or a
-// float16/bfloat16 input with float32 parameters (mixed precision: the first defined parameter decides).
-// Returns whether the call is mixed.
-bool check_batch_norm_args(const Tensor& input, const Tensor& weight, const Tensor& bias,
-                           const Tensor& running_mean, const Tensor& running_var) {
-  TANDEM_CHECK(
-      input.dim() >= 2, Index, "Dimension out of range (expected to be in range of [",
-      -std::max<int64_t>(input.dim(), 1), ", ", std::max<int64_t>(input.dim(), 1) - 1,
-      "], but got 1)\nhint: batch_norm normalises over dim 1, the channels: the input needs (N, C, ...)");
-  const int64_t channels = input.sizes()[1];
-  const std::pair<const Tensor*, const char*> params[] = {
-      {&weight, "weight"}, {&bias, "bias"}, {&running_mean, "running_mean"}, {&running_var, "running_var"}};
-  for (int k : {2, 3, 0, 1}) {
-    auto [t, name] = params[k];
-    if (!t->defined()) continue;
-    TANDEM_CHECK(t->numel() == channels, Runtime, name, " should contain ", channels, " elements not ",
-                 t->numel());
-    TANDEM_CHECK(t->device() == input.device(), Runtime,
-                 "Expected all tensors to be on the same device, but found at least two devices, ",
-                 input.device().str(), " and ", t->device().str(), "!");
-  }
-  TANDEM_CHECK(is_floating(input.dtype()), NotImplemented, "\"batch_norm\" not implemented for '",
-               dtype_title(input.dtype()),
-               "'\nhint: convert the input to a floating dtype first, e.g. x.float()");
+Tensor in_dtype_or_undefined(const Tensor& t, DType dtype) {
+  return t.defined() ? reshape(contiguous(to_dtype(t, dtype)), DimVector{t.numel()}) : Tensor();
+}
+
+bool check_parameter_dtypes(const Tensor& input,
+                            std::initializer_list<std::pair<const Tensor*, const char*>> params) {
   DType first = input.dtype();
   bool any = false;
   for (auto [t, name] : params)
@@ -69,6 +50,39 @@ bool check_batch_norm_args(const Tensor& input, const Tensor& weight, const Tens
   return mixed;
 }
 
+}  // namespace detail
+
+namespace {
+
+using detail::accumulation_dtype, detail::in_dtype_or_undefined;
+
+// PyTorch's checks, with its messages. The dtype rule is its CPU one: parameters of the input's dtype, or a
+// float16/bfloat16 input with float32 parameters (mixed precision: the first defined parameter decides).
+// Returns whether the call is mixed.
+bool check_batch_norm_args(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                           const Tensor& running_mean, const Tensor& running_var) {
+  TANDEM_CHECK(
+      input.dim() >= 2, Index, "Dimension out of range (expected to be in range of [",
+      -std::max<int64_t>(input.dim(), 1), ", ", std::max<int64_t>(input.dim(), 1) - 1,
+      "], but got 1)\nhint: batch_norm normalises over dim 1, the channels: the input needs (N, C, ...)");
+  const int64_t channels = input.sizes()[1];
+  const std::pair<const Tensor*, const char*> params[] = {
+      {&weight, "weight"}, {&bias, "bias"}, {&running_mean, "running_mean"}, {&running_var, "running_var"}};
+  for (int k : {2, 3, 0, 1}) {
+    auto [t, name] = params[k];
+    if (!t->defined()) continue;
+    TANDEM_CHECK(t->numel() == channels, Runtime, name, " should contain ", channels, " elements not ",
+                 t->numel());
+    TANDEM_CHECK(t->device() == input.device(), Runtime,
+                 "Expected all tensors to be on the same device, but found at least two devices, ",
+                 input.device().str(), " and ", t->device().str(), "!");
+  }
+  TANDEM_CHECK(is_floating(input.dtype()), NotImplemented, "\"batch_norm\" not implemented for '",
+               dtype_title(input.dtype()),
+               "'\nhint: convert the input to a floating dtype first, e.g. x.float()");
+  return detail::check_parameter_dtypes(input, {params[0], params[1], params[2], params[3]});
+}
+
 // Views of the input and its like as (N, C, S), S the product of the dims after the channels.
 DimVector channel_geometry(const Tensor& t) {
   int64_t s = 1;
@@ -76,10 +90,6 @@ DimVector channel_geometry(const Tensor& t) {
   return {t.sizes()[0], t.sizes()[1], s};
 }
 
-// A per-channel tensor (any shape of C elements) as a contiguous (C) vector of `dtype`.
-Tensor in_dtype_or_undefined(const Tensor& t, DType dtype) {
-  return t.defined() ? reshape(contiguous(to_dtype(t, dtype)), DimVector{t.numel()}) : Tensor();
-}
 
 }  // namespace
 

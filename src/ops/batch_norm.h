@@ -4,6 +4,8 @@
 // (python/tandem/nn/functional.py).
 #pragma once
 #include <array>
+#include <initializer_list>
+#include <utility>
 
 #include "core/tensor.h"
 
@@ -26,6 +28,17 @@ std::array<Tensor, 3> native_batch_norm_backward(const Tensor& grad_out, const T
                                                  std::array<bool, 3> output_mask);
 
 namespace detail {
+// Shared with group normalisation (ops/group_norm.cpp).
+bool is_16bit(DType d);
+// The dtype per-channel (per-group) statistics and coefficients are computed in: float for 16-bit inputs.
+DType accumulation_dtype(DType d);
+// A per-channel tensor (any shape) as a contiguous vector of its numel elements in `dtype`; undefined stays so.
+Tensor in_dtype_or_undefined(const Tensor& t, DType dtype);
+// PyTorch's CPU dtype rule for normalisation parameters (ATen's mixed_type.h): every defined parameter has the
+// input's dtype, or (mixed precision, decided by the first defined one) is float32 with a 16-bit input; raises
+// PyTorch's messages otherwise. Returns whether the call is mixed.
+bool check_parameter_dtypes(const Tensor& input,
+                            std::initializer_list<std::pair<const Tensor*, const char*>> params);
 // The backward from the statistics that normalised (accumulation dtype): autograd's node calls it.
 std::array<Tensor, 3> batch_norm_backward_from_stats(const Tensor& grad_out, const Tensor& input,
                                                      const Tensor& weight, const Tensor& mean,

@@ -1,4 +1,4 @@
-"""Batch normalisation's kernels (ops/batch_norm.h): F.batch_norm's values, running statistics and gradients
+"""Batch normalisation's kernels (ops/batch_norm.h) and group normalisation over them (ops/group_norm.h): F.batch_norm's values, running statistics and gradients
 against PyTorch in float64 for every layout the CPU kernels split on (runs that fill a vector, short runs walked
 as columns), 16-bit inputs with float32 parameters, evaluation mode, second derivatives, PyTorch's dtype and
 size errors, and tandem.native_batch_norm's saved statistics."""
@@ -186,3 +186,53 @@ def test_errors_match_pytorch(case):
     ours, theirs = _error(tandem, call), _error(torch, call)
     assert theirs is not None
     assert ours == theirs
+
+
+GROUP_SHAPES = [(2, 6, 5), (3, 4, 2, 3), (1, 8, 40), (4, 6, 1), (2, 2, 16, 16)]
+
+
+@pytest.mark.parametrize("shape", GROUP_SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("affine", [True, False])
+def test_group_norm_matches_pytorch(device, shape, dtype, affine):
+    """float32 weight and bias with a 16-bit input (mixed precision): the output keeps the input dtype and the
+    parameter gradients stay float32, as in PyTorch."""
+    xs = np.random.default_rng(shape[1]).standard_normal(shape) * 2 + 5
+    got = []
+    for lib, dev in ((tandem, device), (torch, "cpu")):
+        x = lib.tensor(xs, dtype=getattr(lib, dtype), device=dev).requires_grad_()
+        params = [lib.tensor(np.linspace(a, b, shape[1]), dtype=lib.float32, device=dev).requires_grad_()
+                  for a, b in ((0.5, 1.5), (-1, 1))] if affine else [None, None]
+        if dtype == "float32" or not affine:
+            params = [p if p is None else p.detach().to(getattr(lib, dtype)).requires_grad_() for p in params]
+        y = lib.nn.functional.group_norm(x, 2, *params, eps=1e-5)
+        y.backward(lib.tensor(np.sin(np.arange(xs.size)).reshape(shape), dtype=y.dtype, device=dev))
+        results = [y, x.grad] + ([p.grad for p in params] if affine else [])
+        got.append([(str(t.dtype).split(".")[1], t.detach().double().cpu().numpy()) for t in results])
+    for (d1, a), (d2, b) in zip(*got):
+        assert d1 == d2
+        np.testing.assert_allclose(a, b, rtol=TOL[dtype], atol=TOL[dtype])
+
+
+def test_group_norm_second_derivatives_and_node(device):
+    x = tandem.randn(2, 4, 3, dtype=tandem.float64, device=device, requires_grad=True)
+    w = tandem.rand(4, dtype=tandem.float64, device=device, requires_grad=True)
+    b = tandem.rand(4, dtype=tandem.float64, device=device, requires_grad=True)
+
+    def f(x, w, b):
+        return tandem.nn.functional.group_norm(x, 2, w, b)
+
+    assert f(x, w, b).grad_fn.name() == "NativeGroupNormBackward0"
+    assert tandem.autograd.gradcheck(f, (x, w, b))
+    assert tandem.autograd.gradgradcheck(f, (x, w, b))
+
+
+def test_group_norm_errors_match_pytorch():
+    cases = [lambda L: L.nn.functional.group_norm(L.randn(2, 6, 3), 4),
+             lambda L: L.nn.functional.group_norm(L.randn(2, 6, 3), 3, L.ones(5)),
+             lambda L: L.nn.functional.group_norm(L.randn(2, 6, 3), 3, L.ones(6, dtype=L.float64)),
+             lambda L: L.nn.functional.group_norm(L.randn(2, 6, 3).double(), 3, L.ones(6)),
+             lambda L: L.nn.functional.group_norm(L.ones(2, 6, 3, dtype=L.int64), 3)]
+    for case in cases:
+        ours, theirs = _error(tandem, case), _error(torch, case)
+        assert theirs is not None and ours == theirs

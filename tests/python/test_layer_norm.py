@@ -180,8 +180,8 @@ def test_errors_are_pytorchs(case):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
 def test_group_and_instance_norm_through_the_kernel_match_pytorch(device, dtype):
-    """group_norm and instance_norm without running statistics normalise through layer_norm's kernel on the
-    (N, groups, rest) view: values and gradients of input, weight and bias against PyTorch in float64."""
+    """group_norm and instance_norm without running statistics (batch_norm's kernels, ops/group_norm.h): values and
+    gradients of input, weight and bias against PyTorch in float64."""
     x, _, _, _ = _inputs((3, 6, 4, 5), 1, dtype, False)
     gen = torch.Generator().manual_seed(2)
     w, b = (torch.randn(6, generator=gen, dtype=torch.float64).to(x.dtype) for _ in range(2))

@@ -1209,10 +1209,8 @@ def test_program_in_float64_matches_pytorch(program, device):
 
 
 # Found while probing the programs' API: with one bound a tensor and the other a number, the binding
-# (python/src/elementwise.cpp, clamp_fn and clamp_) drops the number, a silently wrong result. PyTorch takes a
+# (python/src/elementwise.cpp, clamp_fn and clamp_) dropped the number, a silently wrong result. PyTorch takes a
 # 0-dim tensor bound as a number (its Scalar overload) and refuses a larger one with a TypeError.
-@pytest.mark.xfail(strict=True, reason="needs C++: clamp/clip/clamp_ bindings ignore a number bound when the other "
-                                       "bound is a tensor (python/src/elementwise.cpp)")
 @pytest.mark.parametrize("form", ["function", "method", "inplace"])
 def test_clamp_with_a_tensor_and_a_number_bound(form):
     results = []
@@ -1226,3 +1224,18 @@ def test_clamp_with_a_tensor_and_a_number_bound(form):
         else:
             results.append(x.clamp_(low, 2.5).tolist())
     assert results[1] == results[0]
+
+
+@pytest.mark.parametrize("form", ["function", "method", "inplace", "clip"])
+def test_clamp_refuses_a_larger_tensor_bound_next_to_a_number(form):
+    for lib in (real_torch, tandem):
+        x = lib.arange(4.0)
+        with pytest.raises(TypeError, match="received an invalid combination of arguments"):
+            if form == "function":
+                lib.clamp(x, min=lib.ones(4), max=2.5)
+            elif form == "method":
+                x.clamp(min=0.5, max=lib.ones(4))
+            elif form == "inplace":
+                x.clamp_(lib.ones(4), 2.5)
+            else:
+                x.clip(min=lib.ones(4), max=2.5)

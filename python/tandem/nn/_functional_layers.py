@@ -50,12 +50,6 @@ def _require_floating(input, kernel):
                                   "hint: convert the input to a floating dtype first, e.g. x.float()")
 
 
-def _normalize_rows(rows, eps):
-    """Each row of a (..., L) tensor normalised over its L elements (biased variance): layer_norm's kernel
-    without the affine part (ops/norm.cpp), one pass forward and one backward."""
-    return _C._layer_norm(rows, (rows.size(-1),), None, None, eps)
-
-
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalises each sample's channels in num_groups groups (biased variance), then the per-channel affine."""
     if _amp_active():  # PyTorch's autocast list: cuda fp32
@@ -72,9 +66,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {list(t.shape)} and input of shape {list(input.shape)}")
     _require_floating(input, "GroupNormKernelImpl")
-    grouped = input.reshape(n, num_groups, input.numel() // max(n * num_groups, 1))
-    out = _normalize_rows(grouped, eps).reshape(input.shape)
-    return _affine(out, weight, bias, _channel_shape(input))
+    return _C._group_norm(input, num_groups, weight, bias, eps)  # batch_norm's kernels (ops/group_norm.h)
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
@@ -101,8 +93,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     shape = _channel_shape(input)
     _require_floating(input, "batch_norm")  # PyTorch runs instance_norm through batch_norm
     if use_input_stats and running_mean is None and running_var is None:  # InstanceNorm's default
-        planes = input.reshape(n, c, input.numel() // max(n * c, 1))
-        return _affine(_normalize_rows(planes, eps).reshape(input.shape), weight, bias, shape)
+        return _C._group_norm(input, c, weight, bias, eps)  # a group per channel (ops/group_norm.h)
     if use_input_stats:
         dims = list(range(2, input.dim()))
         mean = input.mean(dim=dims, keepdim=True)
