@@ -530,14 +530,15 @@ void init_elementwise(nb::module_& m) {
       },
       nb::arg("condition"));
   // PyTorch's clamp takes both bounds as Tensors or both as Numbers: next to a Number a 0-dim tensor bound is
-  // read as a Number (its value); any other tensor there is refused (ignoring either bound would be a silently
-  // wrong result).
+  // read as a Number (its value); any other tensor there is refused (ignoring either bound would be a
+  // silently wrong result).
   auto number_bound = [](nb::handle bound, nb::handle other, const char* name) -> nb::object {
     if (!is_tensor(bound) || other.is_none() || is_tensor(other)) return nb::borrow(bound);
-    TANDEM_CHECK(as_tensor_ref(bound).dim() == 0, Type, name,
-                 "() received an invalid combination of arguments - got a Tensor bound and a Number bound, but "
-                 "expected one of:\n * (Tensor min = None, Tensor max = None)\n * (Number min = None, Number max "
-                 "= None)\nhint: pass both bounds as tensors or both as numbers");
+    TANDEM_CHECK(
+        as_tensor_ref(bound).dim() == 0, Type, name,
+        "() received an invalid combination of arguments - got a Tensor bound and a Number bound, but "
+        "expected one of:\n * (Tensor min = None, Tensor max = None)\n * (Number min = None, Number max "
+        "= None)\nhint: pass both bounds as tensors or both as numbers");
     return bound.attr("item")();
   };
   auto clamp_fn = [number_bound](const Tensor& x, nb::handle lo_, nb::handle hi_) {

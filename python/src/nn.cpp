@@ -375,14 +375,15 @@ void init_nn(nb::module_& m) {
       "_group_norm",
       [](const Tensor& input, int64_t num_groups, std::optional<Tensor> weight, std::optional<Tensor> bias,
          double eps) {
-        TANDEM_CHECK(input.dim() >= 2, Runtime, "Expected at least 2 dimensions for input tensor but received ",
-                     input.dim());
+        TANDEM_CHECK(input.dim() >= 2, Runtime,
+                     "Expected at least 2 dimensions for input tensor but received ", input.dim());
         const int64_t n = input.sizes()[0], channels = input.sizes()[1];
         const int64_t hxw = n * channels == 0 ? 0 : input.numel() / (n * channels);
-        return native_group_norm(input, weight ? *weight : Tensor(), bias ? *bias : Tensor(), n, channels, hxw,
-                                 num_groups, eps)[0];
+        return native_group_norm(input, weight ? *weight : Tensor(), bias ? *bias : Tensor(), n, channels,
+                                 hxw, num_groups, eps)[0];
       },
-      nb::arg("input"), nb::arg("num_groups"), nb::arg("weight").none(), nb::arg("bias").none(), nb::arg("eps"));
+      nb::arg("input"), nb::arg("num_groups"), nb::arg("weight").none(), nb::arg("bias").none(),
+      nb::arg("eps"));
 }
 
 }  // namespace tandem::py

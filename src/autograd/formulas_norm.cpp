@@ -4,8 +4,8 @@
 #include "autograd/formulas.h"
 #include "ops/batch_norm.h"
 #include "ops/copy.h"
-#include "ops/group_norm.h"
 #include "ops/elementwise.h"
+#include "ops/group_norm.h"
 #include "ops/norm.h"
 #include "ops/reduce.h"
 #include "ops/view.h"
@@ -98,8 +98,9 @@ Grads batch_norm_grads(FormulaNode& n, const Tensor& grad) {
 }
 
 // The group-norm gradients from differentiable ops that recompute each (sample, group)'s statistics.
-Grads group_norm_grads_differentiable(const Tensor& grad, const Tensor& input, const Tensor& weight, int64_t group,
-                                      double eps, DType param_dtype, std::array<bool, 3> mask) {
+Grads group_norm_grads_differentiable(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                      int64_t group, double eps, DType param_dtype,
+                                      std::array<bool, 3> mask) {
   const int64_t n = input.sizes()[0];
   DimVector other_dims{0}, channel_shape(input.dim(), 1);  // every dim but the channels; (1, C, 1, ...)
   for (int64_t d = 2; d < input.dim(); ++d) other_dims.push_back(d);
@@ -112,7 +113,8 @@ Grads group_norm_grads_differentiable(const Tensor& grad, const Tensor& input, c
   Grads grads(3);
   if (mask[0]) {
     Tensor g = reshape(weight.defined() ? mul(grad, view(weight, channel_shape)) : grad, grouped);
-    Tensor gi = mul(rstd, sub(sub(g, mean(g, DimVector{2}, true)), mul(xhat, mean(mul(g, xhat), DimVector{2}, true))));
+    Tensor gi = mul(
+        rstd, sub(sub(g, mean(g, DimVector{2}, true)), mul(xhat, mean(mul(g, xhat), DimVector{2}, true))));
     grads[0] = reshape(gi, input.sizes());
   }
   if (mask[1]) grads[1] = sum(mul(grad, reshape(xhat, input.sizes())), other_dims);
@@ -132,7 +134,8 @@ Grads group_norm_grads(FormulaNode& n, const Tensor& grad) {
   const DType param_dtype = static_cast<DType>(n.ints[1]);
   if (GradMode::is_enabled())
     return group_norm_grads_differentiable(grad, input, weight, n.ints[0], n.real, param_dtype, mask);
-  auto g = detail::group_norm_backward_from_stats(grad, input, mean, rstd, weight, n.ints[0], param_dtype, mask);
+  auto g =
+      detail::group_norm_backward_from_stats(grad, input, mean, rstd, weight, n.ints[0], param_dtype, mask);
   return {g[0], g[1], g[2]};
 }
 

@@ -90,7 +90,6 @@ DimVector channel_geometry(const Tensor& t) {
   return {t.sizes()[0], t.sizes()[1], s};
 }
 
-
 }  // namespace
 
 namespace detail {

@@ -32,11 +32,12 @@ namespace detail {
 bool is_16bit(DType d);
 // The dtype per-channel (per-group) statistics and coefficients are computed in: float for 16-bit inputs.
 DType accumulation_dtype(DType d);
-// A per-channel tensor (any shape) as a contiguous vector of its numel elements in `dtype`; undefined stays so.
+// A per-channel tensor (any shape) as a contiguous vector of its numel elements in `dtype`; undefined stays
+// so.
 Tensor in_dtype_or_undefined(const Tensor& t, DType dtype);
-// PyTorch's CPU dtype rule for normalisation parameters (ATen's mixed_type.h): every defined parameter has the
-// input's dtype, or (mixed precision, decided by the first defined one) is float32 with a 16-bit input; raises
-// PyTorch's messages otherwise. Returns whether the call is mixed.
+// PyTorch's CPU dtype rule for normalisation parameters (ATen's mixed_type.h): every defined parameter has
+// the input's dtype, or (mixed precision, decided by the first defined one) is float32 with a 16-bit input;
+// raises PyTorch's messages otherwise. Returns whether the call is mixed.
 bool check_parameter_dtypes(const Tensor& input,
                             std::initializer_list<std::pair<const Tensor*, const char*>> params);
 // The backward from the statistics that normalised (accumulation dtype): autograd's node calls it.

@@ -22,8 +22,9 @@ using detail::accumulation_dtype, detail::in_dtype_or_undefined;
 
 // A per-(sample, group) tensor (N, G) repeated over each group's channels, as (N * C).
 Tensor per_sample_channel(const Tensor& per_group, int64_t n, int64_t group, int64_t channels) {
-  return reshape(contiguous(expand(view(per_group, DimVector{n, group, 1}), DimVector{n, group, channels / group})),
-                 DimVector{n * channels});
+  return reshape(
+      contiguous(expand(view(per_group, DimVector{n, group, 1}), DimVector{n, group, channels / group})),
+      DimVector{n * channels});
 }
 
 // A per-channel vector (C) repeated for every sample, as (N * C).
@@ -45,19 +46,21 @@ bool check_group_norm_args(const Tensor& input, const Tensor& weight, const Tens
                input.shape_str(), " and num_groups=", group);
   TANDEM_CHECK(input.dim() >= 2 && input.sizes()[0] == n && input.sizes()[1] == channels &&
                    input.numel() == n * channels * hxw,
-               Runtime, "Expected the input of shape ", input.shape_str(), " to hold N=", n, " samples of C=",
-               channels, " channels of HxW=", hxw, " values\nhint: pass N, C and HxW of the input itself");
+               Runtime, "Expected the input of shape ", input.shape_str(), " to hold N=", n,
+               " samples of C=", channels, " channels of HxW=", hxw,
+               " values\nhint: pass N, C and HxW of the input itself");
   for (auto [t, name] : {std::pair{&weight, "weight"}, std::pair{&bias, "bias"}}) {
     if (!t->defined()) continue;
     TANDEM_CHECK(t->dim() == 1 && t->numel() == channels, Runtime, "Expected ", name,
-                 " to be a vector of size equal to the number of channels in input, but got ", name, " of shape ",
-                 t->shape_str(), " and input of shape ", input.shape_str());
+                 " to be a vector of size equal to the number of channels in input, but got ", name,
+                 " of shape ", t->shape_str(), " and input of shape ", input.shape_str());
     TANDEM_CHECK(t->device() == input.device(), Runtime,
                  "Expected all tensors to be on the same device, but found at least two devices, ",
                  input.device().str(), " and ", t->device().str(), "!");
   }
   TANDEM_CHECK(is_floating(input.dtype()), NotImplemented, "\"GroupNormKernelImpl\" not implemented for '",
-               dtype_title(input.dtype()), "'\nhint: convert the input to a floating dtype first, e.g. x.float()");
+               dtype_title(input.dtype()),
+               "'\nhint: convert the input to a floating dtype first, e.g. x.float()");
   return detail::check_parameter_dtypes(input, {{&weight, "weight"}, {&bias, "bias"}});
 }
 
@@ -66,12 +69,13 @@ bool check_group_norm_args(const Tensor& input, const Tensor& weight, const Tens
 namespace detail {
 
 std::array<Tensor, 3> group_norm_backward_from_stats(const Tensor& grad_out_, const Tensor& input_,
-                                                     const Tensor& mean, const Tensor& rstd, const Tensor& weight,
-                                                     int64_t group, DType param_dtype,
+                                                     const Tensor& mean, const Tensor& rstd,
+                                                     const Tensor& weight, int64_t group, DType param_dtype,
                                                      std::array<bool, 3> output_mask) {
   profiler::RecordScope profile_scope("aten::native_group_norm_backward", grad_out_, input_, weight);
-  TANDEM_CHECK(grad_out_.sizes() == input_.sizes(), Runtime, "native_group_norm_backward: grad_out has shape ",
-               grad_out_.shape_str(), " but the input ", input_.shape_str());
+  TANDEM_CHECK(grad_out_.sizes() == input_.sizes(), Runtime,
+               "native_group_norm_backward: grad_out has shape ", grad_out_.shape_str(), " but the input ",
+               input_.shape_str());
   TANDEM_CHECK(grad_out_.device() == input_.device(), Runtime,
                "Expected all tensors to be on the same device, but found at least two devices, ",
                input_.device().str(), " and ", grad_out_.device().str(), "!");
@@ -84,22 +88,26 @@ std::array<Tensor, 3> group_norm_backward_from_stats(const Tensor& grad_out_, co
   const NnKernels& kernels = kernel_table(device.type).nn;
   const DimVector geometry{1, n * channels, hxw};
   const Tensor mean_nc = per_sample_channel(mean, n, group, channels);
-  Tensor sum_dy = empty(DimVector{n * channels}, acc, device), sum_dy_xmu = empty(DimVector{n * channels}, acc, device);
+  Tensor sum_dy = empty(DimVector{n * channels}, acc, device),
+         sum_dy_xmu = empty(DimVector{n * channels}, acc, device);
   if (input.numel() > 0)
-    kernels.batch_norm_backward_reduce(sum_dy, sum_dy_xmu, view(grad_out, geometry), view(input, geometry), mean_nc);
+    kernels.batch_norm_backward_reduce(sum_dy, sum_dy_xmu, view(grad_out, geometry), view(input, geometry),
+                                       mean_nc);
   else
     fill_(sum_dy, Scalar(0.0)), fill_(sum_dy_xmu, Scalar(0.0));
   const Tensor rstd_nc = per_sample_channel(rstd, n, group, channels);
   std::array<Tensor, 3> grads;
   if (output_mask[1])
-    grads[1] = to_dtype(sum(view(mul(sum_dy_xmu, rstd_nc), DimVector{n, channels}), DimVector{0}), param_dtype);
-  if (output_mask[2]) grads[2] = to_dtype(sum(view(sum_dy, DimVector{n, channels}), DimVector{0}), param_dtype);
+    grads[1] =
+        to_dtype(sum(view(mul(sum_dy_xmu, rstd_nc), DimVector{n, channels}), DimVector{0}), param_dtype);
+  if (output_mask[2])
+    grads[2] = to_dtype(sum(view(sum_dy, DimVector{n, channels}), DimVector{0}), param_dtype);
   if (output_mask[0]) {
     grads[0] = empty(input.sizes(), input.dtype(), device);
     if (input.numel() > 0) {
-      // With g = dy w and means over each group's values: dx = rstd (g - mean(g) - xhat mean(g xhat)), which is
-      // BatchNormMath's combination per (sample, channel) with a = rstd w, b = -rstd^2 mean(g xhat) and
-      // d = -rstd mean(g).
+      // With g = dy w and means over each group's values: dx = rstd (g - mean(g) - xhat mean(g xhat)), which
+      // is BatchNormMath's combination per (sample, channel) with a = rstd w, b = -rstd^2 mean(g xhat) and d
+      // = -rstd mean(g).
       const Tensor w = in_dtype_or_undefined(weight, acc);
       const Tensor w_nc = w.defined() ? per_sample(w, n, channels) : Tensor();
       const double values_per_group = static_cast<double>(channels / group) * static_cast<double>(hxw);
@@ -120,8 +128,8 @@ std::array<Tensor, 3> group_norm_backward_from_stats(const Tensor& grad_out_, co
 
 }  // namespace detail
 
-std::array<Tensor, 3> native_group_norm(const Tensor& input_, const Tensor& weight, const Tensor& bias, int64_t n,
-                                        int64_t channels, int64_t hxw, int64_t group, double eps) {
+std::array<Tensor, 3> native_group_norm(const Tensor& input_, const Tensor& weight, const Tensor& bias,
+                                        int64_t n, int64_t channels, int64_t hxw, int64_t group, double eps) {
   profiler::RecordScope profile_scope("aten::native_group_norm", input_, weight, bias);
   const bool mixed = check_group_norm_args(input_, weight, bias, n, channels, hxw, group);
   const bool record = autograd::should_record(input_, weight, bias);
@@ -152,14 +160,14 @@ std::array<Tensor, 3> native_group_norm(const Tensor& input_, const Tensor& weig
                              per_sample_channel(mean, n, group, channels), scale, shift);
   }
   if (record)
-    autograd::record_group_norm(input_, weight, bias, mean, rstd, group, eps, mixed ? DType::Float32 : input.dtype(),
-                                out);
+    autograd::record_group_norm(input_, weight, bias, mean, rstd, group, eps,
+                                mixed ? DType::Float32 : input.dtype(), out);
   return {out, to_dtype(mean, saved_dtype), to_dtype(rstd, saved_dtype)};
 }
 
-std::array<Tensor, 3> native_group_norm_backward(const Tensor& grad_out, const Tensor& input, const Tensor& mean,
-                                                 const Tensor& rstd, const Tensor& weight, int64_t group,
-                                                 std::array<bool, 3> output_mask) {
+std::array<Tensor, 3> native_group_norm_backward(const Tensor& grad_out, const Tensor& input,
+                                                 const Tensor& mean, const Tensor& rstd, const Tensor& weight,
+                                                 int64_t group, std::array<bool, 3> output_mask) {
   TANDEM_CHECK(input.dim() >= 2, Runtime, "Expected at least 2 dimensions for input tensor but received ",
                input.dim());
   const int64_t n = input.sizes()[0], channels = input.sizes()[1];
