@@ -1,6 +1,8 @@
 // The gradients of layer normalisation (ops/norm.h) and batch normalisation (ops/batch_norm.h): kernels
 // normally; under create_graph the same gradients from differentiable ops that recompute the statistics from
 // the input, so second-order code differentiates through them too.
+#include <utility>
+
 #include "autograd/formulas.h"
 #include "ops/batch_norm.h"
 #include "ops/copy.h"
@@ -48,6 +50,16 @@ Grads layer_norm_grads(FormulaNode& n, const Tensor& grad) {
 
 constexpr int8_t kTraining = 2;
 
+// (input, weight, bias) gradients in their operands' dtypes: a float16/bfloat16 input with float32 parameters
+// promotes in the differentiable formulas.
+Grads in_operand_dtypes(Grads grads, DType input_dtype, DType param_dtype) {
+  for (size_t i = 0; i < grads.size(); ++i) {
+    const DType want = i == 0 ? input_dtype : param_dtype;
+    if (grads[i].defined() && grads[i].dtype() != want) grads[i] = to_dtype(grads[i], want);
+  }
+  return grads;
+}
+
 // The batch-norm gradients from differentiable ops: in training the batch statistics recomputed (the same
 // formulas as BatchNormMath's coefficients), otherwise the saved (constant) running ones.
 Grads batch_norm_grads_differentiable(const Tensor& grad, const Tensor& input, const Tensor& weight,
@@ -75,12 +87,7 @@ Grads batch_norm_grads_differentiable(const Tensor& grad, const Tensor& input, c
   }
   if (mask[1]) grads[1] = sum(mul(grad, xhat), reduce_dims);
   if (mask[2]) grads[2] = sum(grad, reduce_dims);
-  // A float16/bfloat16 input with float32 parameters promotes above: each gradient takes its input's dtype.
-  for (int i = 0; i < 3; ++i) {
-    const DType want = i == 0 ? input.dtype() : param_dtype;
-    if (grads[i].defined() && grads[i].dtype() != want) grads[i] = to_dtype(grads[i], want);
-  }
-  return grads;
+  return in_operand_dtypes(std::move(grads), input.dtype(), param_dtype);
 }
 
 Grads batch_norm_grads(FormulaNode& n, const Tensor& grad) {
@@ -119,11 +126,7 @@ Grads group_norm_grads_differentiable(const Tensor& grad, const Tensor& input, c
   }
   if (mask[1]) grads[1] = sum(mul(grad, reshape(xhat, input.sizes())), other_dims);
   if (mask[2]) grads[2] = sum(grad, other_dims);
-  for (int i = 0; i < 3; ++i) {
-    const DType want = i == 0 ? input.dtype() : param_dtype;
-    if (grads[i].defined() && grads[i].dtype() != want) grads[i] = to_dtype(grads[i], want);
-  }
-  return grads;
+  return in_operand_dtypes(std::move(grads), input.dtype(), param_dtype);
 }
 
 Grads group_norm_grads(FormulaNode& n, const Tensor& grad) {

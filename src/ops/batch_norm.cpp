@@ -23,6 +23,15 @@ Tensor in_dtype_or_undefined(const Tensor& t, DType dtype) {
   return t.defined() ? reshape(contiguous(to_dtype(t, dtype)), DimVector{t.numel()}) : Tensor();
 }
 
+std::pair<Tensor, Tensor> backward_operands(const char* op, const Tensor& grad_out, const Tensor& input) {
+  TANDEM_CHECK(grad_out.sizes() == input.sizes(), Runtime, op, ": grad_out has shape ", grad_out.shape_str(),
+               " but the input ", input.shape_str());
+  TANDEM_CHECK(grad_out.device() == input.device(), Runtime,
+               "Expected all tensors to be on the same device, but found at least two devices, ",
+               input.device().str(), " and ", grad_out.device().str(), "!");
+  return {contiguous(to_dtype(grad_out, input.dtype())), contiguous(input)};
+}
+
 bool check_parameter_dtypes(const Tensor& input,
                             std::initializer_list<std::pair<const Tensor*, const char*>> params) {
   DType first = input.dtype();
@@ -99,14 +108,8 @@ std::array<Tensor, 3> batch_norm_backward_from_stats(const Tensor& grad_out_, co
                                                      const Tensor& invstd, bool training, DType param_dtype,
                                                      std::array<bool, 3> output_mask) {
   profiler::RecordScope profile_scope("aten::native_batch_norm_backward", grad_out_, input_, weight);
-  TANDEM_CHECK(grad_out_.sizes() == input_.sizes(), Runtime,
-               "native_batch_norm_backward: grad_out has shape ", grad_out_.shape_str(), " but the input ",
-               input_.shape_str());
-  TANDEM_CHECK(grad_out_.device() == input_.device(), Runtime,
-               "Expected all tensors to be on the same device, but found at least two devices, ",
-               input_.device().str(), " and ", grad_out_.device().str(), "!");
   autograd::GradModeGuard no_grad(false);
-  const Tensor input = contiguous(input_), grad_out = contiguous(to_dtype(grad_out_, input_.dtype()));
+  const auto [grad_out, input] = backward_operands("native_batch_norm_backward", grad_out_, input_);
   const DType acc = accumulation_dtype(input.dtype());
   const Device device = input.device();
   const DimVector geometry = channel_geometry(input);

@@ -40,6 +40,9 @@ Tensor in_dtype_or_undefined(const Tensor& t, DType dtype);
 // raises PyTorch's messages otherwise. Returns whether the call is mixed.
 bool check_parameter_dtypes(const Tensor& input,
                             std::initializer_list<std::pair<const Tensor*, const char*>> params);
+// grad_out and input of a normalisation backward (`op` names it in errors): checked to match in shape and
+// device, contiguous, grad_out in the input's dtype.
+std::pair<Tensor, Tensor> backward_operands(const char* op, const Tensor& grad_out, const Tensor& input);
 // The backward from the statistics that normalised (accumulation dtype): autograd's node calls it.
 std::array<Tensor, 3> batch_norm_backward_from_stats(const Tensor& grad_out, const Tensor& input,
                                                      const Tensor& weight, const Tensor& mean,

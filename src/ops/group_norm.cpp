@@ -73,14 +73,8 @@ std::array<Tensor, 3> group_norm_backward_from_stats(const Tensor& grad_out_, co
                                                      const Tensor& weight, int64_t group, DType param_dtype,
                                                      std::array<bool, 3> output_mask) {
   profiler::RecordScope profile_scope("aten::native_group_norm_backward", grad_out_, input_, weight);
-  TANDEM_CHECK(grad_out_.sizes() == input_.sizes(), Runtime,
-               "native_group_norm_backward: grad_out has shape ", grad_out_.shape_str(), " but the input ",
-               input_.shape_str());
-  TANDEM_CHECK(grad_out_.device() == input_.device(), Runtime,
-               "Expected all tensors to be on the same device, but found at least two devices, ",
-               input_.device().str(), " and ", grad_out_.device().str(), "!");
   autograd::GradModeGuard no_grad(false);
-  const Tensor input = contiguous(input_), grad_out = contiguous(to_dtype(grad_out_, input_.dtype()));
+  const auto [grad_out, input] = detail::backward_operands("native_group_norm_backward", grad_out_, input_);
   const int64_t n = input.sizes()[0], channels = input.sizes()[1];
   const int64_t hxw = n * channels == 0 ? 0 : input.numel() / (n * channels);
   const DType acc = accumulation_dtype(input.dtype());
