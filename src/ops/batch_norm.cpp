@@ -131,14 +131,13 @@ std::array<Tensor, 3> batch_norm_backward_from_stats(const Tensor& grad_out_, co
     grads[0] = empty(input.sizes(), input.dtype(), device);
     const Tensor w = in_dtype_or_undefined(weight, acc);
     const Tensor a = w.defined() ? mul(invstd, w) : invstd;
-    if (input.numel() == 0) {
-    } else if (training) {
+    if (input.numel() > 0 && training) {
       // BatchNormMath's coefficients: b = -a rstd^2 sum(dy (x - mean)) / M, d = -a sum(dy) / M.
       const Tensor b = neg(mul(mul(mul(invstd, invstd), sum_dy_xmu), mul(a, Scalar(1.0 / count))));
       const Tensor d = neg(mul(sum_dy, mul(a, Scalar(1.0 / count))));
       kernels.batch_norm_elemt(view(grads[0], geometry), view(grad_out, geometry), a, view(input, geometry),
                                mean, b, d);
-    } else {
+    } else if (input.numel() > 0) {  // evaluation: dx = dy a
       kernels.batch_norm_elemt(view(grads[0], geometry), view(grad_out, geometry), a, Tensor(), Tensor(),
                                Tensor(), full(DimVector{channels}, Scalar(0.0), acc, device));
     }
@@ -159,8 +158,8 @@ std::array<Tensor, 3> native_batch_norm(const Tensor& input_, const Tensor& weig
       training || (running_mean.defined() && running_var.defined()), Runtime,
       "running_mean must be defined in evaluation mode\nhint: pass running statistics, or training=True");
   const bool record = autograd::should_record(input_, weight, bias);
-  autograd::GradModeGuard no_grad(
-      false);  // the statistics, coefficients and running updates are not recorded
+  // The statistics, coefficients and running updates are not recorded.
+  autograd::GradModeGuard no_grad(false);
   const Tensor input = contiguous(input_);
   const DType acc = accumulation_dtype(input.dtype());
   // The saved statistics' dtype: PyTorch's CPU keeps the input's unless mixed; its CUDA kernels keep float.
