@@ -754,4 +754,9 @@ from ._functional_linear_ce import linear_cross_entropy  # noqa: E402,F401
 
 __all__ = list(dict.fromkeys(__all__ + _functional_linear_ce.__all__))
 
+from . import _functional_grouped_mm  # noqa: E402
+from ._functional_grouped_mm import grouped_mm  # noqa: E402,F401
+
+__all__ = list(dict.fromkeys(__all__ + _functional_grouped_mm.__all__))
+
 from . import grad  # noqa: E402,F401  (F.grad is torch.nn.grad, as in PyTorch)
