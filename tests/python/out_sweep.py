@@ -211,6 +211,7 @@ CALLS = {
     "native_batch_norm": ([torch.rand(2, 3, 4, 4), None, None, torch.zeros(3), torch.ones(3), True, 0.1, 1e-5], {}),
     "native_dropout": ([_m(), 0.0, True], {}),
     "native_group_norm": ([torch.rand(2, 3, 4, 4), None, None, 2, 3, 16, 1, 1e-5], {}),
+    "segment_reduce": ([torch.arange(6.0), "sum"], {"lengths": torch.tensor([2, 4])}),
 }
 
 # PyTorch's Python functions that take no out= although ATen has an out overload (the out overload serves
@@ -223,7 +224,7 @@ masked_fill masked_scatter ones_like pixel_shuffle pixel_unshuffle poisson put r
 repeat_interleave roll rot90 rsub scalar_tensor std_mean trace tril_indices triu_indices unique_consecutive
 unsafe_split var_mean zeros_like sparse_coo_tensor as_strided_scatter diagonal_scatter select_scatter empty_strided
 empty_permuted histogramdd native_layer_norm affine_grid_generator batch_norm_update_stats conv_tbc convolution
-grid_sampler_2d grid_sampler_3d linalg.matrix_sqrth native_dropout native_group_norm
+grid_sampler_2d grid_sampler_3d linalg.matrix_sqrth native_dropout native_group_norm segment_reduce
 """.split())
 
 # Functions with out= in PyTorch that the sweep does not compare, and why.
