@@ -142,17 +142,26 @@ Grads group_norm_grads(FormulaNode& n, const Tensor& grad) {
   return {g[0], g[1], g[2]};
 }
 
+// The node every normalisation records: input, its statistics (mean and 1/std) and the weight (when defined,
+// flagged by kHasWeight) saved, in that order, for the formulas above.
+std::shared_ptr<FormulaNode> norm_node(const char* name, FormulaNode::Formula formula, const Tensor& input,
+                                       const Tensor& weight, const Tensor& bias, const Tensor& mean,
+                                       const Tensor& inverse_std, const Tensor& out) {
+  auto node = make_node(name, formula);
+  set_history(node, {&input, &weight, &bias}, {&out});
+  node->saved.emplace_back(input, false);
+  node->saved.emplace_back(mean, false);
+  node->saved.emplace_back(inverse_std, false);
+  if (weight.defined()) node->saved.emplace_back(weight, false);
+  node->variant = weight.defined() ? kHasWeight : 0;
+  return node;
+}
+
 }  // namespace
 
 void record_group_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& mean,
                        const Tensor& rstd, int64_t group, double eps, DType param_dtype, const Tensor& out) {
-  auto node = make_node("NativeGroupNormBackward0", group_norm_grads);
-  set_history(node, {&input, &weight, &bias}, {&out});
-  node->saved.emplace_back(input, false);
-  node->saved.emplace_back(mean, false);
-  node->saved.emplace_back(rstd, false);
-  if (weight.defined()) node->saved.emplace_back(weight, false);
-  node->variant = weight.defined() ? kHasWeight : 0;
+  auto node = norm_node("NativeGroupNormBackward0", group_norm_grads, input, weight, bias, mean, rstd, out);
   node->ints.push_back(group);
   node->ints.push_back(static_cast<int64_t>(param_dtype));
   node->real = eps;
@@ -161,26 +170,15 @@ void record_group_norm(const Tensor& input, const Tensor& weight, const Tensor& 
 void record_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& mean,
                        const Tensor& invstd, bool training, double eps, DType param_dtype,
                        const Tensor& out) {
-  auto node = make_node("NativeBatchNormBackward0", batch_norm_grads);
-  set_history(node, {&input, &weight, &bias}, {&out});
-  node->saved.emplace_back(input, false);
-  node->saved.emplace_back(mean, false);
-  node->saved.emplace_back(invstd, false);
-  if (weight.defined()) node->saved.emplace_back(weight, false);
-  node->variant = static_cast<int8_t>((weight.defined() ? kHasWeight : 0) | (training ? kTraining : 0));
+  auto node = norm_node("NativeBatchNormBackward0", batch_norm_grads, input, weight, bias, mean, invstd, out);
+  if (training) node->variant |= kTraining;
   node->ints.push_back(static_cast<int64_t>(param_dtype));
   node->real = eps;
 }
 
 void record_layer_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& mean,
                        const Tensor& rstd, int64_t normalized_dims, double eps, const Tensor& out) {
-  auto node = make_node("NativeLayerNormBackward0", layer_norm_grads);
-  set_history(node, {&input, &weight, &bias}, {&out});
-  node->saved.emplace_back(input, false);
-  node->saved.emplace_back(mean, false);
-  node->saved.emplace_back(rstd, false);
-  if (weight.defined()) node->saved.emplace_back(weight, false);
-  node->variant = weight.defined() ? kHasWeight : 0;
+  auto node = norm_node("NativeLayerNormBackward0", layer_norm_grads, input, weight, bias, mean, rstd, out);
   node->ints.push_back(normalized_dims);
   node->real = eps;
 }

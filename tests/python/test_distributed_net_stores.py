@@ -12,49 +12,15 @@ import pytest
 import torch.distributed as torch_dist
 
 import tandem.distributed as dist
+from store_scripts import MS, outcome, store_script
 
-MS = datetime.timedelta(milliseconds=1)
-BIG = bytes(range(256)) * 4000  # a value of 1 MB: the wire format and the file log carry it whole
 REPO_PYTHON = os.path.join(os.path.dirname(__file__), "..", "..", "python")
-
-
-def outcome(fn):
-    try:
-        return ("ok", fn())
-    except Exception as e:  # noqa: BLE001 - the transcript records which error
-        return (type(e).__name__, str(e).split("\n")[0])
-
-
-def store_script(s, d):
-    steps = [
-        outcome(lambda: s.timeout), outcome(lambda: s.num_keys()),
-        outcome(lambda: s.set("a", "hello")), outcome(lambda: s.get("a")),
-        outcome(lambda: s.set("b", b"\x00\x01")), outcome(lambda: s.get("b")),
-        outcome(lambda: s.add("n", 3)), outcome(lambda: s.add("n", -5)), outcome(lambda: s.get("n")),
-        outcome(lambda: s.num_keys()), outcome(lambda: s.check(["a", "n"])), outcome(lambda: s.check(["a", "zz"])),
-        outcome(lambda: s.compare_set("a", "nope", "x")), outcome(lambda: s.compare_set("a", "hello", "world")),
-        outcome(lambda: s.get("a")),
-        outcome(lambda: s.compare_set("new", "", "v")), outcome(lambda: s.compare_set("new2", "x", "v")),
-        outcome(lambda: s.check(["new2"])), outcome(lambda: s.num_keys()),
-        outcome(lambda: s.delete_key("a")), outcome(lambda: s.delete_key("a")), outcome(lambda: s.num_keys()),
-        outcome(lambda: s.append("b", "xy")), outcome(lambda: s.get("b")),
-        outcome(lambda: s.append("q", b"z")), outcome(lambda: s.multi_get(["b", "q"])),
-        outcome(lambda: s.multi_set(["m1", "m2"], ["1", b"2"])), outcome(lambda: s.multi_get(["m1", "m2"])),
-        outcome(lambda: s.wait(["b", "q"])), outcome(lambda: s.has_extended_api()),
-        outcome(lambda: isinstance(s, d.Store)), outcome(lambda: sorted(s.list_keys())),
-        outcome(lambda: s.set("big", BIG)), outcome(lambda: s.get("big") == BIG),
-    ]
-    s.set_timeout(100 * MS)
-    steps += [outcome(lambda: s.timeout), outcome(lambda: s.get("missing")), outcome(lambda: s.wait(["missing"])),
-              outcome(lambda: s.wait(["b", "missing"], 50 * MS)), outcome(lambda: s.multi_get(["q", "missing"])),
-              outcome(lambda: s.set("c", 5)), outcome(lambda: s.check("a")), outcome(lambda: s.set_timeout(5))]
-    return steps
 
 
 def tcp_script(d):
     s = d.TCPStore("127.0.0.1", 0, 1, True, timeout=datetime.timedelta(seconds=5))
     steps = [outcome(lambda: s.host), outcome(lambda: s.port > 0), outcome(lambda: s.num_keys())]
-    steps += store_script(s, d)  # (not add() on a non-integer: PyTorch's TCPStore server dies of it)
+    steps += store_script(s, d, add_to_text=False)
     steps.append(outcome(lambda: s.multi_set(["x"], ["1", "2"])))
     client = d.TCPStore("localhost", s.port, timeout=datetime.timedelta(seconds=5))
     steps += [outcome(lambda: client.get("m1")), outcome(lambda: client.set("from_client", "1")),
@@ -69,7 +35,7 @@ def file_script(d, path):
     # The constructors first: once a PyTorch FileStore did a get, a new one in the same process can hang.
     steps = [outcome(lambda: d.FileStore(3))]
     s = d.FileStore(path, 1)
-    steps += [outcome(lambda: s.path == path)] + store_script(s, d)
+    steps += [outcome(lambda: s.path == path)] + store_script(s, d, add_to_text=False)
     steps.append(outcome(lambda: s.add("b", 1)))
     return steps
 

@@ -8,40 +8,11 @@ import pytest
 import torch.distributed as torch_dist
 
 import tandem.distributed as dist
-
-
-def outcome(fn):
-    try:
-        return ("ok", fn())
-    except Exception as e:  # noqa: BLE001 - the transcript records which error
-        return (type(e).__name__, str(e).split("\n")[0])
+from store_scripts import outcome, store_script
 
 
 def hash_store_script(d):
-    s = d.HashStore()
-    steps = [
-        outcome(lambda: s.timeout),
-        outcome(lambda: s.set("a", "hello")), outcome(lambda: s.get("a")),
-        outcome(lambda: s.set("b", b"\x00\x01")), outcome(lambda: s.get("b")),
-        outcome(lambda: s.add("n", 3)), outcome(lambda: s.add("n", -5)), outcome(lambda: s.get("n")),
-        outcome(lambda: s.add("a", 1)), outcome(lambda: s.num_keys()),
-        outcome(lambda: s.check(["a", "n"])), outcome(lambda: s.check(["a", "zz"])),
-        outcome(lambda: s.compare_set("a", "nope", "x")), outcome(lambda: s.compare_set("a", "hello", "world")),
-        outcome(lambda: s.get("a")),
-        outcome(lambda: s.compare_set("new", "", "v")), outcome(lambda: s.compare_set("new2", "x", "v")),
-        outcome(lambda: s.check(["new2"])), outcome(lambda: s.num_keys()),
-        outcome(lambda: s.delete_key("a")), outcome(lambda: s.delete_key("a")), outcome(lambda: s.num_keys()),
-        outcome(lambda: s.append("b", "xy")), outcome(lambda: s.get("b")),
-        outcome(lambda: s.append("q", b"z")), outcome(lambda: s.multi_get(["b", "q"])),
-        outcome(lambda: s.multi_set(["m1", "m2"], ["1", b"2"])), outcome(lambda: s.multi_get(["m1", "m2"])),
-        outcome(lambda: s.wait(["b", "q"])), outcome(lambda: s.has_extended_api()),
-        outcome(lambda: isinstance(s, d.Store)),
-    ]
-    s.set_timeout(datetime.timedelta(milliseconds=100))
-    steps += [outcome(lambda: s.timeout), outcome(lambda: s.get("missing")), outcome(lambda: s.wait(["missing"])),
-              outcome(lambda: s.wait(["b", "missing"], datetime.timedelta(milliseconds=50))),
-              outcome(lambda: s.multi_get(["missing"]))]
-    return steps
+    return store_script(d.HashStore(), d)
 
 
 def prefix_store_script(d):
@@ -58,6 +29,7 @@ def prefix_store_script(d):
         outcome(lambda: p.wait(["a", "b"])), outcome(lambda: p.delete_key("k")), outcome(lambda: p.check(["k"])),
         outcome(lambda: d.PrefixStore("b", d.PrefixStore("a", base)).set("z", "1")),
         outcome(lambda: base.get("a/b/z")), outcome(lambda: isinstance(p, d.Store)),
+        outcome(lambda: sorted(p.list_keys())),
     ]
     p.set_timeout(datetime.timedelta(milliseconds=50))
     steps += [outcome(lambda: base.timeout), outcome(lambda: p.get("other")),
@@ -81,8 +53,8 @@ def test_store_matches_pytorch(script):
 
 def test_store_values_and_timeouts():
     steps = hash_store_script(dist)
-    assert steps[2] == ("ok", b"hello") and steps[7] == ("ok", b"-2") and steps[8] == ("ValueError", "stoll")
-    assert steps[15:17] == [("ok", b"v"), ("ok", b"x")]  # missing key: set only when expected is empty
+    assert steps[3] == ("ok", b"hello") and steps[8] == ("ok", b"-2") and steps[9] == ("ValueError", "stoll")
+    assert steps[16:18] == [("ok", b"v"), ("ok", b"x")]  # missing key: set only when expected is empty
     assert issubclass(dist.DistStoreError, dist.DistError) and issubclass(dist.DistStoreError, RuntimeError)
     s = dist.HashStore()
     s.set_timeout(datetime.timedelta(milliseconds=200))

@@ -211,6 +211,11 @@ class HashStore(Store):
         with self._changed:
             return len(self._data)
 
+    def list_keys(self):
+        """Every key set so far, in no particular order (PyTorch's HashStore.list_keys)."""
+        with self._changed:
+            return list(self._data)
+
     def _check(self, keys):
         with self._changed:
             return all(k in self._data for k in keys)
@@ -263,6 +268,11 @@ class PrefixStore(Store):
 
     def set_timeout(self, timeout):
         self.underlying_store.set_timeout(timeout)
+
+    def list_keys(self):
+        """The underlying store's keys under this prefix, the prefix taken off (as PyTorch's PrefixStore)."""
+        start = f"{self._prefix}/"
+        return [k[len(start):] for k in self.underlying_store.list_keys() if k.startswith(start)]
 
     def set(self, key, value):
         self.underlying_store.set(self._full("set", _SIG_KEY_VALUE, key, value), value)
