@@ -159,24 +159,4 @@ std::array<Tensor, 3> native_group_norm(const Tensor& input_, const Tensor& weig
   return {out, to_dtype(mean, saved_dtype), to_dtype(rstd, saved_dtype)};
 }
 
-std::array<Tensor, 3> native_group_norm_backward(const Tensor& grad_out, const Tensor& input,
-                                                 const Tensor& mean, const Tensor& rstd, const Tensor& weight,
-                                                 int64_t group, std::array<bool, 3> output_mask) {
-  TANDEM_CHECK(input.dim() >= 2, Runtime, "Expected at least 2 dimensions for input tensor but received ",
-               input.dim());
-  const int64_t n = input.sizes()[0], channels = input.sizes()[1];
-  const int64_t hxw = n * channels == 0 ? 0 : input.numel() / (n * channels);
-  const bool mixed = check_group_norm_args(input, weight, Tensor(), n, channels, hxw, group);
-  for (auto [t, name] : {std::pair{&mean, "mean"}, std::pair{&rstd, "rstd"}})
-    TANDEM_CHECK(t->defined() && t->numel() == n * group && t->device() == input.device(), Runtime, name,
-                 " should contain N * group = ", n * group, " elements on ", input.device().str(),
-                 "\nhint: pass the statistics native_group_norm returned");
-  const DType acc = accumulation_dtype(input.dtype());
-  autograd::GradModeGuard no_grad(false);
-  return detail::group_norm_backward_from_stats(
-      grad_out, input, view(in_dtype_or_undefined(mean, acc), DimVector{n, group}),
-      view(in_dtype_or_undefined(rstd, acc), DimVector{n, group}), weight, group,
-      mixed ? DType::Float32 : input.dtype(), output_mask);
-}
-
 }  // namespace tandem

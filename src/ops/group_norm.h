@@ -13,13 +13,10 @@ namespace tandem {
 // CPU unless the call is mixed (a 16-bit input with float32 weight and bias), else float.
 std::array<Tensor, 3> native_group_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
                                         int64_t n, int64_t channels, int64_t hxw, int64_t group, double eps);
-// The gradients of input, weight and bias (each only when its output_mask entry is set, else undefined).
-std::array<Tensor, 3> native_group_norm_backward(const Tensor& grad_out, const Tensor& input,
-                                                 const Tensor& mean, const Tensor& rstd, const Tensor& weight,
-                                                 int64_t group, std::array<bool, 3> output_mask);
 
 namespace detail {
-// The backward from the (N, group) statistics in the accumulation dtype: autograd's node calls it.
+// The gradients of input, weight and bias (each only when its output_mask entry is set, else undefined) from
+// the (N, group) statistics in the accumulation dtype: NativeGroupNormBackward0 calls it.
 std::array<Tensor, 3> group_norm_backward_from_stats(const Tensor& grad_out, const Tensor& input,
                                                      const Tensor& mean, const Tensor& rstd,
                                                      const Tensor& weight, int64_t group, DType param_dtype,

@@ -236,3 +236,13 @@ def test_group_norm_errors_match_pytorch():
     for case in cases:
         ours, theirs = _error(tandem, case), _error(torch, case)
         assert theirs is not None and ours == theirs
+
+
+def test_native_batch_norm_backward_refuses_statistics_of_another_size():
+    x, g, w = tandem.randn(4, 3, 5), tandem.randn(4, 3, 5), tandem.ones(3)
+    with pytest.raises(RuntimeError, match="^save_mean should contain 3 elements on cpu"):
+        tandem._C._native_batch_norm_backward(g, x, w, None, None, tandem.zeros(2), tandem.ones(3), True, 1e-5,
+                                              [True, True, True])
+    with pytest.raises(RuntimeError, match="^native_batch_norm_backward: grad_out has shape"):
+        tandem._C._native_batch_norm_backward(g[:2], x, w, None, None, tandem.zeros(3), tandem.ones(3), True, 1e-5,
+                                              [True, True, True])
