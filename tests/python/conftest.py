@@ -11,6 +11,17 @@ import tandem
 pytest.register_assert_rewrite("hostile_helpers", "sparse_helpers")
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config):
+    """Under a sanitizer, fatal signals go to the sanitizer: pytest's faulthandler would catch them first and
+    re-raise them, and the report would name its raise() as the fault and lose the cause. Its per-test timeout
+    (faulthandler_timeout, the hang guard) does not need the fatal-signal handlers and stays."""
+    if os.environ.get("TANDEM_SANITIZER"):
+        import faulthandler
+
+        faulthandler.disable()
+
+
 def available_devices():
     """cpu always; each cuda device when a real or emulated one is available."""
     devices = ["cpu"]
