@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 BUILD := build
 # qemu-user: tests/python/test_cpu_capability.py runs tandem on emulated older CPUs.
 APT_PACKAGES := cmake ninja-build g++ ccache libopenblas-dev libgtest-dev libbenchmark-dev python3-venv qemu-user \
-	openmpi-bin libopenmpi-dev libfftw3-dev
+	openmpi-bin libopenmpi-dev libfftw3-dev libdnnl-dev
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DTANDEM_WERROR=ON
 PYTEST_FLAGS ?= -q -n 2
 # The test run is the same everywhere (a developer's `make test` and CI's .ci/run): two emulated CUDA devices

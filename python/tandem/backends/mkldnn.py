@@ -1,5 +1,6 @@
-"""tandem.backends.mkldnn, as torch.backends.mkldnn: tandem has no oneDNN (MKL-DNN) kernels, so it is never
-available and verbose mode cannot be switched on. The flags keep PyTorch's defaults and checks so scripts that
+"""tandem.backends.mkldnn, as torch.backends.mkldnn: tandem has no oneDNN (MKL-DNN) tensor layout or
+convolutions (its larger float32 matrix products may run through oneDNN's sgemm: docs/core.md), so this backend
+is never available and verbose mode cannot be switched on. The flags keep PyTorch's defaults and checks so scripts that
 set them (``with torch.backends.mkldnn.flags(enabled=False):``) run unchanged; they select nothing in tandem.
 ``allow_tf32`` reads back None, as PyTorch's does on a build without oneDNN TF32 (Intel GPU) support.
 """
@@ -34,7 +35,7 @@ def _set(name, value):
 
 
 def is_available():
-    """False: tandem is not built with oneDNN (MKL-DNN)."""
+    """False: tandem has no oneDNN (MKL-DNN) layout or kernels of its own (``to_mkldnn`` and the like)."""
     return False
 
 

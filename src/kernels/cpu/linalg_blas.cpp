@@ -1,12 +1,18 @@
-// float32/float64 and complex64/complex128 matrix products through OpenBLAS. Strided operands go to BLAS as
-// they are, a transposed view as CblasTrans; only a matrix with neither stride 1 is copied first.
+// float32/float64 and complex64/complex128 matrix products through OpenBLAS, and the larger float32 ones
+// through oneDNN's sgemm where the build found oneDNN. Strided operands go to BLAS as they are, a transposed
+// view as CblasTrans; only a matrix with neither stride 1 is copied first.
 #include <cblas.h>
+#include <omp.h>
+#if defined(TANDEM_HAS_ONEDNN)
+#include <oneapi/dnnl/dnnl.h>
+#endif
 
 #include <algorithm>
 #include <climits>
 #include <optional>
 #include <vector>
 
+#include "core/error.h"
 #include "core/long_work.h"
 #include "core/parallel.h"
 #include "kernels/blas_threads.h"
@@ -66,15 +72,44 @@ struct BlasMatrix {
 // LongWorkRegion (other Python threads run meanwhile).
 constexpr int64_t kLongGemm = int64_t{1} << 20;
 
+#if defined(TANDEM_HAS_ONEDNN)
+// float32 products of 2**20 multiply-adds or more go to oneDNN's sgemm (JIT-compiled for the CPU it runs on,
+// as MKL's): on the shapes of convolutions, LSTM gates, attention heads and Linear layers it ran 1.1-1.7x
+// faster than OpenBLAS 0.3.21 (docs/core.md, "Matrix products"). Below that its dispatch costs more than it
+// saves (64 x 64 x 64 ran at 0.9x OpenBLAS's speed, 64 x 128 x 128 at 1.3x), and k = 0 never gets here
+// (oneDNN leaves C as it is where BLAS scales it by beta). oneDNN's threads are OpenMP's, tandem's own pool:
+// they follow tandem's count (the calling thread's OpenMP setting is made to match), and inside one of
+// tandem's parallel regions oneDNN runs on the calling thread alone.
+constexpr int64_t kOneDnnGemm = int64_t{1} << 20;
+
+void onednn_sgemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, float alpha, const float* a,
+                  int lda, const float* b, int ldb, float beta, float* c, int ldc) {
+  const int threads = omp_in_parallel() ? 1 : get_num_threads();
+  if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
+  const dnnl_status_t status = dnnl_sgemm(ta == CblasTrans ? 'T' : 'N', tb == CblasTrans ? 'T' : 'N', m, n, k,
+                                          alpha, a, lda, b, ldb, beta, c, ldc);
+  TANDEM_CHECK(status != dnnl_out_of_memory, OutOfMemory,
+               "CPU out of memory: oneDNN could not allocate the workspace of a ", m, " x ", k, " @ ", k,
+               " x ", n, " matrix product");
+  TANDEM_CHECK(status == dnnl_success, Runtime, "oneDNN's sgemm failed (status ", static_cast<int>(status),
+               ") on a ", m, " x ", k, " @ ", k, " x ", n, " matrix product");
+}
+#endif
+
 template <typename T>
 void blas_gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, T alpha, const T* a, int lda,
                const T* b, int ldb, T beta, T* c, int ldc) {
   std::optional<LongWorkRegion> region;
-  if (int64_t{m} * n * k >= kLongGemm) region.emplace();
-  if constexpr (std::is_same_v<T, float>)
+  const int64_t size = int64_t{m} * n * k;
+  if (size >= kLongGemm) region.emplace();
+  if constexpr (std::is_same_v<T, float>) {
+#if defined(TANDEM_HAS_ONEDNN)
+    if (size >= kOneDnnGemm) return onednn_sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+#endif
     cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  else
+  } else {
     cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  }
 }
 template <typename T>
 void blas_gemv(CBLAS_TRANSPOSE t, int rows, int cols, T alpha, const T* a, int lda, const T* x, int incx,
