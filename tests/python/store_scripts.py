@@ -39,3 +39,53 @@ def store_script(s, d, add_to_text=True):
               outcome(lambda: s.wait(["b", "missing"], 50 * MS)), outcome(lambda: s.multi_get(["q", "missing"])),
               outcome(lambda: s.set("c", 5)), outcome(lambda: s.check("a")), outcome(lambda: s.set_timeout(5))]
     return steps
+
+
+def queue_script(s, d, skip=()):
+    """Queues, barrier and clone: a transcript of (label, outcome) pairs. ``skip``: labels not to run (a
+    difference a test names and checks on its own)."""
+    steps = []
+
+    def rec(label, fn):
+        if label not in skip:
+            steps.append((label, outcome(fn)))
+
+    rec("len of new", lambda: s.queue_len("q"))
+    rec("push str", lambda: s.queue_push("q", "a"))
+    rec("push bytes", lambda: s.queue_push("q", b"b\x00"))
+    rec("len", lambda: s.queue_len("q"))
+    rec("check queue", lambda: s.check(["q"]))
+    rec("keys", lambda: s.num_keys())
+    rec("pop", lambda: s.queue_pop("q"))
+    rec("pop no block", lambda: s.queue_pop("q", False))
+    rec("len empty", lambda: s.queue_len("q"))
+    rec("check empty", lambda: s.check(["q"]))
+    rec("pop empty", lambda: s.queue_pop("q", block=False))
+    rec("pop None block", lambda: s.queue_pop("q", None))
+    s.set_timeout(100 * MS)
+    rec("pop waits", lambda: s.queue_pop("q"))
+    rec("pop int block", lambda: s.queue_pop("q", 5))
+    rec("wait empty", lambda: s.wait(["q"]))
+    rec("push again", lambda: s.queue_push("q", "c"))
+    rec("wait queue", lambda: s.wait(["q"]))
+    rec("pop again", lambda: s.queue_pop("q"))
+    rec("key and queue", lambda: [s.set("k", "v"), s.queue_push("k", "x"), s.queue_len("k"), s.queue_pop("k"),
+                                  s.get("k")])
+    rec("delete queue", lambda: [s.queue_push("d", "1"), s.delete_key("d"), s.queue_len("d")])
+    rec("list keys", lambda: sorted(s.list_keys()))
+    rec("barrier", lambda: s.barrier("b", 1))
+    rec("barrier again", lambda: s.barrier("b", 1))
+    rec("barrier short", lambda: s.barrier("b2", 2, 50 * MS))
+    rec("barrier second", lambda: s.barrier("b2", 2))
+    rec("barrier zero", lambda: s.barrier("b3", 0, 50 * MS))
+    rec("barrier keys", lambda: sorted(s.list_keys()))
+    rec("barrier count", lambda: s.num_keys())
+    rec("clone", lambda: [type(s.clone()).__name__, s.clone().get("k"), s.clone().timeout])
+    for label, fn in [("push key type", lambda: s.queue_push(1, "x")),
+                      ("push value type", lambda: s.queue_push("q", 1)),
+                      ("len type", lambda: s.queue_len(3)), ("pop type", lambda: s.queue_pop(1)),
+                      ("pop block type", lambda: s.queue_pop("q", "")), ("barrier key", lambda: s.barrier(1, 1)),
+                      ("barrier size", lambda: s.barrier("b", 1.5)), ("barrier timeout", lambda: s.barrier("b", 1, 5)),
+                      ("clone args", lambda: s.clone(1)), ("list keys args", lambda: s.list_keys(1))]:
+        rec(label, fn)
+    return steps

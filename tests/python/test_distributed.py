@@ -19,14 +19,14 @@ MPIRUN = shutil.which("mpirun")
 needs_mpi = pytest.mark.skipif(not (dist.is_available() and MPIRUN), reason="built without MPI or no mpirun")
 
 
-def mpirun(script, *args, timeout=300):
+def mpirun(script, *args, timeout=300, nprocs=2):
     # The ranks import the same tandem as this process (the sanitizer runs use their own build's package).
     package_root = os.path.dirname(os.path.dirname(os.path.abspath(tandem.__file__)))
     env = dict(os.environ, PYTHONPATH=package_root, OMP_NUM_THREADS="1")
     # Under the sanitizer runs the Python processes get the sanitizer runtime preloaded; mpirun and its daemons
     # must not (ASan then reports Open MPI's own launcher), so only the ranks get LD_PRELOAD, through -x.
     preload = env.pop("LD_PRELOAD", None)
-    cmd = [MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", "2", "--mca", "btl", "self,vader,tcp",
+    cmd = [MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", str(nprocs), "--mca", "btl", "self,vader,tcp",
            "-x", "PYTHONPATH", "-x", "OMP_NUM_THREADS"]
     if preload:
         cmd += ["-x", f"LD_PRELOAD={preload}"]

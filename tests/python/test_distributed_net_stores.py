@@ -12,7 +12,7 @@ import pytest
 import torch.distributed as torch_dist
 
 import tandem.distributed as dist
-from store_scripts import MS, outcome, store_script
+from store_scripts import MS, outcome, queue_script, store_script
 
 REPO_PYTHON = os.path.join(os.path.dirname(__file__), "..", "..", "python")
 
@@ -182,3 +182,70 @@ def test_a_port_that_is_not_a_store_is_refused():
         threading.Thread(target=answer_garbage, daemon=True).start()
         with pytest.raises(dist.DistNetworkError, match=r"answered, but is not a TCPStore server"):
             dist.TCPStore("127.0.0.1", port, None, False, timeout=2000 * MS)
+
+
+def tcp_queue_script(d):
+    s = d.TCPStore("127.0.0.1", 0, 1, True, timeout=datetime.timedelta(seconds=5))
+    return queue_script(s, d)
+
+
+def file_queue_script(d, path):
+    return queue_script(d.FileStore(path, 1), d, skip=("list keys", "barrier keys"))
+
+
+def test_tcp_store_queues_barrier_and_clone_match_pytorch():
+    ours, theirs = tcp_queue_script(dist), tcp_queue_script(torch_dist)
+    assert ours == theirs
+    steps = dict(ours)
+    assert steps["pop waits"] == ("DistStoreError", "wait timeout after 100ms, keys: /q")
+    assert steps["barrier short"] == ("DistStoreError", "barrier timeout after 50ms, key: b2")
+    assert steps["barrier zero"] == ("ok", None)  # the server's barrier counts: 1 >= 0 passes at once
+
+
+def test_file_store_barrier_and_clone_match_pytorch_and_has_no_queues(tmp_path):
+    ours = file_queue_script(dist, str(tmp_path / "ours"))
+    theirs = file_queue_script(torch_dist, str(tmp_path / "theirs"))
+    assert ours == theirs
+    steps = dict(ours)
+    assert steps["push str"] == ("NotImplementedError", "queue support is not implemented.")
+    assert steps["barrier short"] == ("RuntimeError", "Wait timeout")
+    assert steps["clone"] == ("ok", ["FileStore", b"v", datetime.timedelta(minutes=5)])  # a new store: its timeout
+    # list_keys: PyTorch's also shows its reference-count key ('efcount/'), tandem's does not
+    s = dist.FileStore(str(tmp_path / "keys"), 1)
+    s.barrier("b", 1)
+    assert sorted(s.list_keys()) == ["b/last_member", "b/num_members"]
+
+
+def test_tcp_queue_and_barrier_across_threads_and_clients():
+    master = dist.TCPStore("127.0.0.1", 0, None, True, timeout=datetime.timedelta(seconds=10))
+    # one thread waits in queue_pop while another pushes through the same object (each thread has its own
+    # connection; PyTorch's TCPStore object would hold the push behind the waiting pop until it times out)
+    timer = threading.Timer(0.1, lambda: master.queue_push("jobs", "first"))
+    timer.start()
+    start = time.monotonic()
+    assert master.queue_pop("jobs") == b"first" and time.monotonic() - start < 5
+    timer.join()
+    client = dist.TCPStore("127.0.0.1", master.port, None, False, timeout=datetime.timedelta(seconds=10))
+    client.queue_push("jobs", "second")
+    assert master.queue_len("jobs") == 1 and master.queue_pop("jobs", block=False) == b"second"
+    # four clients meet at a barrier; the counter is the key itself
+    arrived, passed = [], []
+
+    def member():
+        store = master.clone()
+        arrived.append(1)
+        store.barrier("step", 4)
+        passed.append(len(arrived))
+
+    threads = [threading.Thread(target=member) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert passed == [4, 4, 4, 4] and master.get("step") == b"4"
+    # a queue is not a key: get() waits for a key (PyTorch's server answers b"" while the queue has values)
+    master.queue_push("only_queue", "x")
+    master.set_timeout(50 * MS)
+    with pytest.raises(dist.DistStoreError, match="^wait timeout after 50ms, keys: /only_queue"):
+        master.get("only_queue")
+    assert master.check(["only_queue"]) and not master.delete_key("only_queue")

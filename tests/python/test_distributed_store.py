@@ -8,7 +8,7 @@ import pytest
 import torch.distributed as torch_dist
 
 import tandem.distributed as dist
-from store_scripts import outcome, store_script
+from store_scripts import outcome, queue_script, store_script
 
 
 def hash_store_script(d):
@@ -91,3 +91,79 @@ def test_get_waits_for_another_thread():
     for t in threads:
         t.join()
     assert s.add("c", 0) == 800
+
+
+def prefixed_queue_script(d):
+    base = d.HashStore()
+    p = d.PrefixStore("pre", base)
+    steps = queue_script(p, d)
+    steps.append(("underlying keys", outcome(lambda: sorted(base.list_keys()))))
+    steps.append(("underlying queue", outcome(lambda: [p.queue_push("w", "1"), base.queue_len("pre/w"),
+                                                     base.queue_pop("pre/w"), p.queue_len("w")])))
+    steps.append(("clone shares", outcome(lambda: [type(p.clone().underlying_store).__name__,
+                                                 p.clone().underlying_store is base, p.clone().get("k")])))
+    return steps
+
+
+@pytest.mark.parametrize("script", [lambda d: queue_script(d.HashStore(), d), prefixed_queue_script],
+                         ids=["hash", "prefix"])
+def test_queues_barrier_and_clone_match_pytorch(script):
+    ours, theirs = script(dist), script(torch_dist)
+    assert ours == theirs
+    steps = dict(ours)
+    assert steps["pop empty"] == ("QueueEmptyError", "queue is empty")
+    assert steps["pop waits"] == ("DistStoreError", "Wait timeout")
+    assert steps["key and queue"] == ("ok", [None, None, 1, b"x", b"v"])  # a key and a queue of one name: two
+
+
+def test_queue_pop_waits_for_a_push_from_another_thread():
+    s = dist.HashStore()
+    s.set_timeout(datetime.timedelta(seconds=10))
+    got = []
+    poppers = [threading.Thread(target=lambda: got.append(s.queue_pop("jobs"))) for _ in range(3)]
+    for t in poppers:
+        t.start()
+    time.sleep(0.05)
+    for value in ("a", "b", "c"):  # each push is taken by exactly one waiting pop
+        s.queue_push("jobs", value)
+    for t in poppers:
+        t.join(10)
+    assert sorted(got) == [b"a", b"b", b"c"] and s.queue_len("jobs") == 0
+    # get() waits for a key, not for a queue of that name (PyTorch's HashStore the same)
+    s.queue_push("only_queue", "x")
+    s.set_timeout(datetime.timedelta(milliseconds=50))
+    with pytest.raises(dist.DistStoreError, match="^Wait timeout"):
+        s.get("only_queue")
+    assert s.check(["only_queue"]) and s.queue_pop("only_queue") == b"x"
+
+
+def test_barrier_releases_all_threads_together():
+    s = dist.HashStore()
+    s.set_timeout(datetime.timedelta(seconds=10))
+    arrived, passed = [], []
+
+    def member(i):
+        arrived.append(i)
+        s.barrier("step", 4)
+        passed.append(len(arrived))  # nobody passes before all four arrived
+
+    threads = [threading.Thread(target=member, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert passed == [4, 4, 4, 4]
+    assert s.get("step/num_members") == b"4" and s.get("step/last_member") == b"1"
+
+
+def test_a_store_without_queues_says_so_like_pytorch():
+    class Mine(dist.Store):
+        pass
+
+    class Theirs(torch_dist.Store):
+        pass
+
+    for name, call in [("queue_push", lambda s: s.queue_push("a", "b")), ("queue_pop", lambda s: s.queue_pop("a")),
+                       ("queue_len", lambda s: s.queue_len("a")), ("list_keys", lambda s: s.list_keys())]:
+        assert outcome(lambda: call(Mine())) == outcome(lambda: call(Theirs())), name
+    assert outcome(lambda: Mine().queue_pop("a")) == ("NotImplementedError", "queue support is not implemented.")

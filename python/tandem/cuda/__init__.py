@@ -33,10 +33,15 @@ def _is_negative_index(device):
     return isinstance(device, int) and not isinstance(device, bool) and device < 0
 
 
+_device_selected = False  # set_device ran: DeviceMesh then leaves the choice of device to the program
+
+
 def set_device(device):
     """Makes ``device`` (an index, 'cuda:N' or tandem.device) the thread's current CUDA device."""
+    global _device_selected
     if not _is_negative_index(device):
         _C._cuda_set_device(device)
+        _device_selected = True
 
 
 def _index(device):

@@ -6,6 +6,7 @@ tensors through NCCL when the build has it. docs/distributed.md has the details.
 """
 import datetime
 import enum
+import operator
 import os
 import pickle
 import threading
@@ -27,7 +28,7 @@ __all__ = [
     "group", "init_process_group", "irecv", "is_available", "is_gloo_available", "is_initialized",
     "is_mpi_available", "is_nccl_available", "is_torchelastic_launched", "isend", "monitored_barrier", "new_group",
     "recv", "reduce", "reduce_op", "reduce_scatter_tensor", "scatter", "scatter_object_list", "send",
-    "default_pg_timeout",
+    "default_pg_timeout", "all_gather_single", "reduce_scatter_single", "set_timeout", "supports_complex",
 ]
 
 _NOT_INITIALIZED = "Default process group has not been initialized, please make sure to call init_process_group."
@@ -246,13 +247,21 @@ def _wait(work, timeout_ms):
 
 
 class ProcessGroup:
-    """A set of ranks that run collectives together (the default group is ``group.WORLD``)."""
+    """A set of ranks that run collectives together (the default group is ``group.WORLD``).
 
-    def __init__(self, mpi, ranks, backend, nccl=None):
+    ``group_name`` is PyTorch's: "0" for the default group, then the count of groups made so far ("1", "2", ...)
+    for new_group, a hash of the ranks for split_group; ``group_desc`` says what made it ("default_pg",
+    "undefined" for new_group without group_desc, "mesh_tp" for a DeviceMesh dimension)."""
+
+    def __init__(self, mpi, ranks, backend, nccl=None, group_name="", group_desc="undefined", timeout=None):
         self._mpi = mpi
         self._nccl = nccl
         self._ranks = list(ranks)  # global rank of each group rank
         self._backend = backend
+        self._group_name = group_name
+        self._group_desc = group_desc
+        self._timeout = timeout  # None: the default group's (init_process_group's timeout)
+        self._split_count = 0  # split_group calls on this group, for the children's group_desc
 
     def rank(self):
         return self._mpi.rank()
@@ -262,6 +271,22 @@ class ProcessGroup:
 
     def name(self):
         return self._backend
+
+    @property
+    def group_name(self):
+        return self._group_name
+
+    @property
+    def group_desc(self):
+        return self._group_desc
+
+    def set_timeout(self, timeout):
+        """The limit for this group's later operations (PyTorch's ProcessGroup.set_timeout)."""
+        if not isinstance(timeout, datetime.timedelta):
+            raise TypeError("set_timeout(): incompatible function arguments. The following argument types are "
+                            "supported:\n    1. (self: tandem.distributed.ProcessGroup, timeout: datetime.timedelta) "
+                            f"-> None\n\nInvoked with: {self!r}, {timeout!r}")
+        self._timeout = timeout
 
     def _impl_for(self, tensor):
         if self._nccl is not None and tensor.is_cuda:  # a NCCL group exists only with real GPUs
@@ -339,7 +364,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
             nccl = _C._dist_nccl_world(mpi, _to_ms(timeout))
     label = "nccl" if wants_nccl else ("mpi" if name is None else str(name))
     _State.timeout = timeout
-    _set_world(ProcessGroup(mpi, range(mpi.size()), label, nccl))
+    _set_world(ProcessGroup(mpi, range(mpi.size()), label, nccl, group_name="0", group_desc="default_pg"))
     _State.group_count = 1
     if not _State.atexit_registered:
         atexit.register(_shutdown)
@@ -414,20 +439,53 @@ def get_group_rank(group, global_rank):
 
 
 def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local_synchronization=False,
-              group_desc=None, device_id=None):
+              group_desc=None, device_id=None, sort_ranks=True):
     """A group of the given global ranks. Every rank of the job must call it (as in PyTorch); the others get
-    GroupMember.NON_GROUP_MEMBER."""
+    GroupMember.NON_GROUP_MEMBER. Group rank i is ``ranks[i]`` once sorted (``sort_ranks=False`` keeps the
+    order given)."""
     world = _world()
-    ranks = sorted(range(world.size()) if ranks is None else [int(r) for r in ranks])
-    if len(set(ranks)) != len(ranks):
-        raise ValueError(f"new_group: ranks must be distinct, got {ranks}")
-    sub = world._mpi.new_group(ranks)
-    # Every rank splits the NCCL communicator too (ncclCommSplit is collective over the parent, like new_group).
-    nccl_sub = world._nccl.new_group(ranks) if world._nccl is not None else None
+    if timeout is not None and not isinstance(timeout, datetime.timedelta):
+        raise TypeError(f"Expected timeout argument to be of type datetime.timedelta, got {type(timeout)}")
+    ranks = _checked_ranks(ranks, world.size(), sort_ranks)
     _State.group_count += 1  # on every rank, members or not (PyTorch counts the same way)
+    name = str(_State.group_count - 1)
+    return _split_world(ranks, name, "undefined" if group_desc is None else group_desc, timeout)
+
+
+def _checked_ranks(ranks, world_size, sort_ranks=True):
+    """new_group's ranks as a list of ints, with PyTorch's errors for duplicates and ranks out of range."""
+    if ranks is None:
+        return list(range(world_size))
+    try:
+        ranks = [operator.index(r) for r in ranks]
+    except TypeError:
+        raise TypeError("ranks must be a sequence of integers") from None
+    if sort_ranks:
+        ranks = sorted(ranks)
+    if len(set(ranks)) != len(ranks):
+        raise ValueError(f"ranks list must not contain duplicate entries, got {ranks}")
+    if len(ranks) > world_size:
+        raise ValueError("the new group's world size should be less or equal to the world size set by "
+                         "init_process_group")
+    for r in ranks:
+        if not 0 <= r < world_size:
+            raise ValueError(f"Rank {r} is out of range. Valid ranks are 0 to {world_size - 1} "
+                             f"(world_size={world_size})")
+    return ranks
+
+
+def _split_world(ranks, name, desc, timeout, parent=None):
+    """One collective split of ``parent`` (the default group by default; every one of its ranks calls it): the
+    group of ``ranks`` (group ranks of the parent, in the new group's order) for its members,
+    GroupMember.NON_GROUP_MEMBER for the others."""
+    parent = _world() if parent is None else parent
+    sub = parent._mpi.new_group(ranks)
+    # Every rank splits the NCCL communicator too (ncclCommSplit is collective over the parent, like new_group).
+    nccl_sub = parent._nccl.new_group(ranks) if parent._nccl is not None else None
     if sub is None:
         return GroupMember.NON_GROUP_MEMBER
-    return ProcessGroup(sub, ranks, world._backend, nccl_sub)
+    return ProcessGroup(sub, [parent._ranks[r] for r in ranks], parent._backend, nccl_sub, group_name=name,
+                        group_desc=desc, timeout=timeout)
 
 
 def _group_rank(pg, global_rank, what):
@@ -453,15 +511,32 @@ def _check_same_dtypes(tensors):
 def _finish(works, async_op, on_done=None, result=None, pg=None, outputs=()):
     work = Work(works, on_done, result, outputs)
     if pg is not None:
-        work._timeout_ms = _to_ms(_State.timeout)
+        work._timeout_ms = _to_ms(_State.timeout if pg._timeout is None else pg._timeout)
     if async_op:
         return work
     work.wait()
     return None
 
 
-def _timeout_ms():
-    return _to_ms(_State.timeout)
+def _timeout_ms(pg=None):
+    return _to_ms(_State.timeout if pg is None or pg._timeout is None else pg._timeout)
+
+
+def set_timeout(timeout, group=None):
+    """The limit for the later operations of ``group`` (the default group by default); the default group's
+    limit is also every other group's unless that group has its own (new_group(timeout=...))."""
+    pg, member = _resolve(group)
+    if not member:
+        raise ValueError("Invalid process group specified")
+    pg.set_timeout(timeout)
+    if pg is _State.world:
+        _State.timeout = timeout
+
+
+def supports_complex(reduceOp):  # noqa: N803 (PyTorch's argument name)
+    """Whether a reduction is defined on complex tensors: SUM and AVG are, the ordering and bitwise ones are not."""
+    code = reduceOp.op if isinstance(reduceOp, ReduceOp) else reduceOp
+    return code not in (ReduceOp.MAX, ReduceOp.MIN, ReduceOp.PRODUCT, ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR)
 
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
@@ -508,6 +583,17 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
         return None
     return _finish([pg._impl_for(input_tensor).all_gather_into_tensor(output_tensor, input_tensor)], async_op,
                    pg=pg, outputs=[output_tensor])
+
+
+def all_gather_single(output_tensor, input_tensor, group=None, async_op=False):
+    """PyTorch 2.15's name for all_gather_into_tensor (the same operation)."""
+    _check_tensor(input_tensor, "all_gather_single", "input_tensor")  # PyTorch checks the input first
+    return all_gather_into_tensor(output_tensor, input_tensor, group, async_op)
+
+
+def reduce_scatter_single(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+    """PyTorch 2.15's name for reduce_scatter_tensor (the same operation)."""
+    return reduce_scatter_tensor(output, input, op, group, async_op)
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
@@ -572,7 +658,7 @@ def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
     if not member:
         return None
     work = pg._mpi.barrier()
-    _wait(work, _to_ms(timeout) if timeout is not None else _timeout_ms())
+    _wait(work, _to_ms(timeout) if timeout is not None else _timeout_ms(pg))
 
 
 def isend(tensor, dst=None, group=None, tag=0, group_dst=None):

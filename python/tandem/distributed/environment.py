@@ -2,13 +2,15 @@
 the debug level (TORCH_DISTRIBUTED_DEBUG)."""
 import enum
 import os
+import typing
+import warnings
 
 import tandem
 from tandem.distributed import distributed_c10d as c10d
 
-__all__ = ["DebugLevel", "get_backend_config", "get_debug_level", "get_default_backend_for_device",
-           "get_node_local_rank", "is_backend_available", "is_ucc_available", "is_xccl_available", "set_debug_level",
-           "set_debug_level_from_env"]
+__all__ = ["BackendConfig", "DebugLevel", "GroupName", "RankType", "get_backend_config", "get_debug_level",
+           "get_default_backend_for_device", "get_node_local_rank", "is_backend_available", "is_ucc_available",
+           "is_xccl_available", "set_debug_level", "set_debug_level_from_env"]
 
 
 def get_node_local_rank(fallback_rank=None):
@@ -53,6 +55,52 @@ def get_backend_config(group=None):
     if label == c10d.Backend.NCCL:
         return "cuda:nccl"
     return f"cpu:{label},cuda:{'nccl' if pg._nccl is not None else label}"
+
+
+GroupName = typing.NewType("GroupName", str)  # a ProcessGroup's group_name, as PyTorch types it
+RankType = int  # PyTorch's int | SymInt; tandem has no symbolic ints
+
+# The device types each named backend serves (PyTorch's Backend.backend_capability for the names tandem knows).
+_BACKEND_DEVICES = {"gloo": ["cpu", "cuda"], "nccl": ["cuda"], "mpi": ["cpu", "cuda"], "ucc": ["cpu", "cuda"]}
+_BACKEND_STRING_FORMAT = ("Custom backend string is an experimental feature where the backend string must be in "
+                          "the format: \"<device_type1>:<backend1>,<device_type2>:<backend2>...\". e.g. "
+                          "'cpu:gloo,cuda:nccl,xpu:xccl'")
+
+
+class BackendConfig:
+    """Which backend serves each device type for a backend string ("gloo", "nccl", "cpu:gloo,cuda:nccl"), as
+    PyTorch's ``BackendConfig``: printed as "cpu:gloo,cuda:gloo"."""
+
+    def __init__(self, backend):
+        backend = str(backend)
+        normalized = backend.lower()
+        if backend == c10d.Backend.UNDEFINED:
+            device_type = "cuda" if tandem.cuda.is_available() else "cpu"
+            self.device_backend_map = {device_type: c10d.Backend(get_default_backend_for_device(device_type))}
+        elif normalized in _BACKEND_DEVICES:
+            self.device_backend_map = dict.fromkeys(_BACKEND_DEVICES[normalized], c10d.Backend(backend))
+        elif ":" not in normalized:
+            warnings.warn(f"Device capability of {backend} unknown, assuming `cpu` and the current accelerator. You "
+                          "can specify it in `device:backend` format in `init_process_group` call.", stacklevel=2)
+            devices = ["cpu", "cuda"] if tandem.cuda.is_available() else ["cpu"]
+            self.device_backend_map = dict.fromkeys(devices, c10d.Backend(backend))
+        else:
+            invalid = f"The custom backend string argument is invalid: {backend}. {_BACKEND_STRING_FORMAT}"
+            self.device_backend_map = {}
+            for pair in normalized.split(","):
+                parts = pair.split(":")
+                if len(parts) != 2:
+                    raise ValueError(f"Invalid device:backend pairing: {pair}. {invalid}")
+                device_type, name = parts
+                if device_type in self.device_backend_map:
+                    raise ValueError(f"Duplicate device type {device_type} in backend string: {name}. {invalid}")
+                self.device_backend_map[device_type] = c10d.Backend(name)
+
+    def __repr__(self):
+        return ",".join(f"{device}:{backend}" for device, backend in self.device_backend_map.items())
+
+    def get_device_backend_map(self):
+        return self.device_backend_map
 
 
 def is_backend_available(backend):

@@ -12,7 +12,7 @@ import threading
 import time
 import weakref
 
-from tandem.distributed.store import DistStoreError, Store, added_value, compare_set_result
+from tandem.distributed.store import DistStoreError, Store, _no_arguments, added_value, compare_set_result
 
 __all__ = ["FileStore"]
 
@@ -141,6 +141,11 @@ class FileStore(Store):
     def has_extended_api(self):
         return False  # as PyTorch's FileStore answers
 
+    def clone(self, *args):
+        """Another FileStore on the same file (with the default timeout, as PyTorch's clone)."""
+        _no_arguments("clone", "(self: tandem.distributed.Store) -> tandem.distributed.Store", self, args)
+        return FileStore(self._path, self._world_size)
+
     def _read(self, fn):
         return self._log.run(lambda table: (fn(table), []))
 
@@ -203,6 +208,7 @@ class FileStore(Store):
     def _multi_set(self, keys, values):
         self._log.run(lambda t: (None, [(_user_key(k), v) for k, v in zip(keys, values)]))
 
-    def list_keys(self):
+    def list_keys(self, *args):
         """The keys set through FileStore methods (without the internal reference count)."""
+        _no_arguments("list_keys", "(self: tandem.distributed.Store) -> list[str]", self, args)
         return self._read(lambda t: [k.decode()[1:] for k in t if k.startswith(b"/")])

@@ -1,7 +1,10 @@
 """In-process key-value stores with PyTorch's Store API: HashStore (a dict shared by the threads of one process)
 and PrefixStore (a namespace inside another store). Values are bytes (str is stored as UTF-8); get and wait
-block until the keys exist or the store's timeout passes. tandem's process groups do not need a store (MPI
-connects the processes), so there is no TCPStore or FileStore: these serve code that uses a store directly."""
+block until the keys exist or the store's timeout passes. Queues (queue_push/queue_pop/queue_len) live beside
+the keys under their own names: a non-empty queue counts for check and wait, not for get, num_keys or
+list_keys (as in PyTorch). tandem's process groups do not need a store (MPI connects the processes): the stores
+serve code that uses one directly (tcp_store.py and file_store.py have the other two)."""
+import collections
 import datetime
 import threading
 import time
@@ -18,8 +21,7 @@ class DistStoreError(c10d.DistError):
 
 
 class QueueEmptyError(DistStoreError):
-    """PyTorch raises it when a store queue is empty; tandem's stores have no queues yet, so nothing raises it:
-    it is here for programs that catch it."""
+    """Raised by queue_pop(key, block=False) on an empty queue ("queue is empty")."""
 
 
 def _incompatible(name, signature, args):
@@ -70,6 +72,21 @@ _SIG_WAIT = ("(self: tandem.distributed.Store, arg0: collections.abc.Sequence[st
              "tandem.distributed.Store, arg0: collections.abc.Sequence[str], arg1: datetime.timedelta) -> None")
 _SIG_ADD = "(self: tandem.distributed.Store, arg0: str, arg1: typing.SupportsInt | typing.SupportsIndex) -> int"
 _SIG_CAS = "(self: tandem.distributed.Store, arg0: str, arg1: str, arg2: str) -> bytes"
+_NO_QUEUES = "queue support is not implemented."  # PyTorch's words for a store without queues (FileStore)
+_SIG_QUEUE_POP = "(self: tandem.distributed.Store, key: str, block: bool = True) -> bytes"
+_SIG_QUEUE_LEN = "(self: tandem.distributed.Store, arg0: str) -> int"
+_SIG_BARRIER = ("(self: tandem.distributed.Store, key: str, world_size: typing.SupportsInt | typing.SupportsIndex, "
+                "timeout: datetime.timedelta | None = None) -> None")
+
+
+def _is_count(v):
+    """What PyTorch's bindings take for an int argument: ints and objects that convert, not floats."""
+    return not isinstance(v, float) and (hasattr(v, "__index__") or hasattr(v, "__int__"))
+
+
+def _no_arguments(method, signature, store, args):
+    if args:
+        raise _incompatible(method, signature, (store, *args))
 
 
 class Store:
@@ -100,7 +117,7 @@ class Store:
 
     def add(self, key, amount):
         key = _key("add", _SIG_ADD, self, key, amount)
-        if isinstance(amount, float) or not hasattr(amount, "__index__") and not hasattr(amount, "__int__"):
+        if not _is_count(amount):
             raise _incompatible("add", _SIG_ADD, (self, key, amount))
         return self._add(key, int(amount))
 
@@ -141,6 +158,59 @@ class Store:
             raise self._multi_set_length_error(keys, values)
         self._multi_set(keys, [_value("multi_set", signature, self, keys, v) for v in values])
 
+    def list_keys(self, *args):
+        _no_arguments("list_keys", "(self: tandem.distributed.Store) -> list[str]", self, args)
+        raise NotImplementedError("listKeys support is not implemented.")
+
+    def clone(self, *args):
+        """Another store object on the same data, to use from another thread."""
+        _no_arguments("clone", "(self: tandem.distributed.Store) -> tandem.distributed.Store", self, args)
+        raise NotImplementedError(f"clone support is not implemented.\nhint: {type(self).__name__} defines no "
+                                  "clone(); open another store on the same data instead")
+
+    # ---- queues: each store that has them defines _queue_push, _queue_pop and _queue_len ----
+
+    def queue_push(self, key, value):
+        """Appends ``value`` to the queue ``key`` (a queue wakes one waiting queue_pop)."""
+        key = _key("queue_push", _SIG_KEY_VALUE, self, key, value)
+        self._queue_push(key, _value("queue_push", _SIG_KEY_VALUE, self, key, value))
+
+    def queue_pop(self, key, block=True):
+        """The queue's oldest value, removed; an empty queue makes it wait up to the store's timeout
+        (``block=True``) or raise QueueEmptyError."""
+        if not isinstance(key, str) or not (block is None or hasattr(type(block), "__bool__")):
+            raise _incompatible("queue_pop", _SIG_QUEUE_POP, (self, key, block))
+        return self._queue_pop(key, bool(block))
+
+    def queue_len(self, key):
+        """How many values the queue ``key`` holds (0 for a queue never pushed to)."""
+        return self._queue_len(_key("queue_len", _SIG_QUEUE_LEN, self, key))
+
+    def _queue_push(self, key, value):
+        raise NotImplementedError(_NO_QUEUES)
+
+    def _queue_pop(self, key, block):
+        raise NotImplementedError(_NO_QUEUES)
+
+    def _queue_len(self, key):
+        raise NotImplementedError(_NO_QUEUES)
+
+    def barrier(self, key, world_size, timeout=None):
+        """Returns once ``world_size`` callers (threads or processes sharing the store) called it with ``key``,
+        or raises when ``timeout`` (default: the store's) passes first. PyTorch's way, which its HashStore,
+        FileStore and PrefixStore share: count in under ``key/num_members``; the last one in sets
+        ``key/last_member``, which the others wait for."""
+        if (not isinstance(key, str) or not _is_count(world_size)
+                or not (timeout is None or isinstance(timeout, datetime.timedelta))):
+            raise _incompatible("barrier", _SIG_BARRIER, (self, key, world_size,
+                                                          *([] if timeout is None else [timeout])))
+        self._barrier(key, int(world_size), self.timeout if timeout is None else timeout)
+
+    def _barrier(self, key, world_size, timeout):
+        if self.add(f"{key}/num_members", 1) == world_size:
+            self.set(f"{key}/last_member", "1")
+        self.wait([f"{key}/last_member"], timeout)
+
 
 def added_value(current, key, amount):
     """``current`` (bytes of a decimal integer, or None for a missing key) plus ``amount``, as add() does."""
@@ -170,8 +240,17 @@ class HashStore(Store):
                             "supported:\n    1. tandem.distributed.HashStore()\n\nInvoked with: "
                             + ", ".join([*(repr(a) for a in args), *(f"{k}={v!r}" for k, v in kwargs.items())]))
         self._data = {}
+        self._queues = collections.defaultdict(collections.deque)
         self._changed = threading.Condition()
         self._timeout = _DEFAULT_TIMEOUT
+
+    def clone(self, *args):
+        """This store itself (PyTorch's HashStore.clone() returns the same store: it is thread-safe)."""
+        _no_arguments("clone", "(self: tandem.distributed.Store) -> tandem.distributed.Store", self, args)
+        return self
+
+    def _present(self, key):
+        return key in self._data or bool(self._queues.get(key))
 
     def _set(self, key, value):
         with self._changed:
@@ -180,7 +259,7 @@ class HashStore(Store):
 
     def _get(self, key):
         with self._changed:
-            self._wait_locked([key], self._timeout)
+            self._wait_locked([key], self._timeout, self._data.__contains__)
             return self._data[key]
 
     def _add(self, key, amount):
@@ -211,22 +290,23 @@ class HashStore(Store):
         with self._changed:
             return len(self._data)
 
-    def list_keys(self):
+    def list_keys(self, *args):
         """Every key set so far, in no particular order (PyTorch's HashStore.list_keys)."""
+        _no_arguments("list_keys", "(self: tandem.distributed.Store) -> list[str]", self, args)
         with self._changed:
             return list(self._data)
 
     def _check(self, keys):
         with self._changed:
-            return all(k in self._data for k in keys)
+            return all(self._present(k) for k in keys)
 
     def _wait(self, keys, timeout):
         with self._changed:
-            self._wait_locked(keys, timeout)
+            self._wait_locked(keys, timeout, self._present)
 
     def _multi_get(self, keys):
         with self._changed:
-            self._wait_locked(keys, self._timeout)
+            self._wait_locked(keys, self._timeout, self._data.__contains__)
             return [self._data[k] for k in keys]
 
     def _multi_set(self, keys, values):
@@ -234,12 +314,28 @@ class HashStore(Store):
             self._data.update(zip(keys, values))
             self._changed.notify_all()
 
-    def _wait_locked(self, keys, timeout):
+    def _queue_push(self, key, value):
+        with self._changed:
+            self._queues[key].append(value)
+            self._changed.notify_all()
+
+    def _queue_pop(self, key, block):
+        with self._changed:
+            if not block and not self._queues.get(key):
+                raise QueueEmptyError("queue is empty")
+            self._wait_locked([key], self._timeout, lambda k: bool(self._queues.get(k)))
+            return self._queues[key].popleft()
+
+    def _queue_len(self, key):
+        with self._changed:
+            return len(self._queues.get(key, ()))
+
+    def _wait_locked(self, keys, timeout, present):
         deadline = time.monotonic() + timeout.total_seconds()
-        while not all(k in self._data for k in keys):
+        while not all(present(k) for k in keys):
             left = deadline - time.monotonic()
             if left <= 0:
-                missing = [k for k in keys if k not in self._data]
+                missing = [k for k in keys if not present(k)]
                 raise DistStoreError(f"Wait timeout\nhint: {missing} not set within {timeout} (set_timeout() or "
                                      "wait(keys, timeout) changes the limit)")
             self._changed.wait(left)
@@ -269,8 +365,25 @@ class PrefixStore(Store):
     def set_timeout(self, timeout):
         self.underlying_store.set_timeout(timeout)
 
-    def list_keys(self):
+    def clone(self, *args):
+        """A PrefixStore with the same prefix over a clone of the underlying store."""
+        _no_arguments("clone", "(self: tandem.distributed.Store) -> tandem.distributed.Store", self, args)
+        return PrefixStore(self._prefix, self.underlying_store.clone())
+
+    def queue_push(self, key, value):
+        self.underlying_store.queue_push(self._full("queue_push", _SIG_KEY_VALUE, key, value), value)
+
+    def queue_pop(self, key, block=True):
+        if not isinstance(key, str):
+            raise _incompatible("queue_pop", _SIG_QUEUE_POP, (self, key, block))
+        return self.underlying_store.queue_pop(f"{self._prefix}/{key}", block)
+
+    def queue_len(self, key):
+        return self.underlying_store.queue_len(self._full("queue_len", _SIG_QUEUE_LEN, key))
+
+    def list_keys(self, *args):
         """The underlying store's keys under this prefix, the prefix taken off (as PyTorch's PrefixStore)."""
+        _no_arguments("list_keys", "(self: tandem.distributed.Store) -> list[str]", self, args)
         start = f"{self._prefix}/"
         return [k[len(start):] for k in self.underlying_store.list_keys() if k.startswith(start)]
 

@@ -10,7 +10,7 @@ import weakref
 
 from tandem.distributed import distributed_c10d as c10d
 from tandem.distributed import tcp_store_server as wire
-from tandem.distributed.store import DistStoreError, Store
+from tandem.distributed.store import DistStoreError, QueueEmptyError, Store, _no_arguments
 
 __all__ = ["TCPStore"]
 
@@ -185,8 +185,9 @@ class TCPStore(Store):
     def libuvBackend(self):  # noqa: N802 (PyTorch's name)
         return False  # the server is tandem's own (Python threads), not libuv
 
-    def clone(self):
+    def clone(self, *args):
         """Another client of the same server, with the same timeout."""
+        _no_arguments("clone", "(self: tandem.distributed.Store) -> tandem.distributed.Store", self, args)
         return TCPStore(self._host, self._port, None, False, self._timeout)
 
     def _connection(self):
@@ -216,6 +217,8 @@ class TCPStore(Store):
                                         "other stores use it")
         if reply[0] == b"timeout":
             raise timeout_keys
+        if reply[0] == b"empty":
+            raise QueueEmptyError("queue is empty")
         if reply[0] == b"error":
             raise ValueError(reply[1].decode())
         return reply[1:]
@@ -267,8 +270,28 @@ class TCPStore(Store):
     def _multi_set(self, keys, values):
         self._request("multi_set", [part for k, v in zip(keys, values) for part in (_wire_key(k), v)])
 
-    def list_keys(self):
+    def _queue_push(self, key, value):
+        self._request("queue_push", [_wire_key(key), value])
+
+    def _queue_pop(self, key, block):
+        ms = max(int(self._timeout.total_seconds() * 1000), 0) if block else -1
+        return self._request("queue_pop", [str(ms).encode(), _wire_key(key)],
+                             self._timeout_error([key], self._timeout))[0]
+
+    def _queue_len(self, key):
+        return int(self._request("queue_len", [_wire_key(key)])[0])
+
+    def _barrier(self, key, world_size, timeout):
+        """The server counts the callers under ``key`` and answers each once ``world_size`` have come (as
+        PyTorch's TCPStore: a later call with the same key passes at once)."""
+        ms = max(int(timeout.total_seconds() * 1000), 0)
+        error = DistStoreError(f"barrier timeout after {ms}ms, key: {key}\nhint: fewer than {world_size} callers "
+                               "reached the barrier in time")
+        self._request("barrier", [_wire_key(key), str(world_size).encode(), str(ms).encode()], error)
+
+    def list_keys(self, *args):
         """The keys set through TCPStore methods (without the internal ones such as the join counter)."""
+        _no_arguments("list_keys", "(self: tandem.distributed.Store) -> list[str]", self, args)
         raw = self._request("list_keys", [])
         return [k.decode()[len(_KEY_PREFIX):] for k in raw if k.startswith(_KEY_PREFIX.encode())]
 

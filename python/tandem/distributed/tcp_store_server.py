@@ -5,6 +5,7 @@ timeout, so a waiting client costs one idle thread and no polling.
 Wire format (both directions): a 4-byte big-endian length, then that many bytes holding a list of byte strings,
 each a 4-byte big-endian length and its bytes. A request's first string is the operation's name; a reply's
 first string is b"ok", b"timeout" or b"error" followed by the results (or the error's text)."""
+import collections
 import errno
 import os
 import socket
@@ -75,6 +76,7 @@ class StoreServer:
             self._listener = socket.create_server(("", port), backlog=128)
         self.port = self._listener.getsockname()[1]
         self._data = {}
+        self._queues = collections.defaultdict(collections.deque)  # queue_push/queue_pop, beside the keys
         self._changed = threading.Condition()
         self._connections = set()
         self._stopped = False
@@ -131,9 +133,14 @@ class StoreServer:
                 self._connections.discard(conn)
             conn.close()
 
-    def _wait_locked(self, keys, timeout_ms):
+    def _present(self, key):
+        return key in self._data or bool(self._queues.get(key))
+
+    def _wait_locked(self, keys, timeout_ms, present=None):
+        """Waits until ``present`` (a key is set, by default) holds for every key; False on the timeout."""
+        present = present or self._data.__contains__
         deadline = time.monotonic() + timeout_ms / 1000
-        while not all(k in self._data for k in keys):
+        while not all(present(k) for k in keys):
             left = deadline - time.monotonic()
             if self._stopped:
                 raise ValueError("the store's server stopped")
@@ -151,10 +158,30 @@ class StoreServer:
                 data.update(zip(args[0::2], args[1::2]))
                 self._changed.notify_all()
                 return [b"ok"]
-            if op in ("get", "wait"):  # args: timeout_ms, keys...
-                if not self._wait_locked(args[1:], int(args[0])):
+            if op in ("get", "wait"):  # args: timeout_ms, keys...; a non-empty queue counts for wait, not get
+                if not self._wait_locked(args[1:], int(args[0]), None if op == "get" else self._present):
                     return [b"timeout"]
                 return [b"ok", *(data[k] for k in args[1:])] if op == "get" else [b"ok"]
+            if op == "queue_push":
+                self._queues[args[0]].append(args[1])
+                self._changed.notify_all()
+                return [b"ok"]
+            if op == "queue_pop":  # args: timeout_ms (-1: do not wait), key
+                if int(args[0]) < 0 and not self._queues.get(args[1]):
+                    return [b"empty"]
+                if not self._wait_locked(args[1:], int(args[0]), lambda k: bool(self._queues.get(k))):
+                    return [b"timeout"]
+                return [b"ok", self._queues[args[1]].popleft()]
+            if op == "queue_len":
+                return [b"ok", str(len(self._queues.get(args[0], ()))).encode()]
+            if op == "barrier":  # args: key, world_size, timeout_ms: count in, wait for world_size counted
+                total = added_value(data.get(args[0]), args[0].decode(errors="replace"), 1)
+                data[args[0]] = str(total).encode()
+                self._changed.notify_all()
+                world_size = int(args[1])
+                if not self._wait_locked([args[0]], int(args[2]), lambda k: int(data[k]) >= world_size):
+                    return [b"timeout"]
+                return [b"ok"]
             if op == "add":
                 total = added_value(data.get(args[0]), args[0].decode(errors="replace"), int(args[1]))
                 data[args[0]] = str(total).encode()
@@ -175,7 +202,7 @@ class StoreServer:
             if op == "num_keys":
                 return [b"ok", str(len(data)).encode()]
             if op == "check":
-                return [b"ok", b"1" if all(k in data for k in args) else b""]
+                return [b"ok", b"1" if all(self._present(k) for k in args) else b""]
             if op == "list_keys":
                 return [b"ok", *data]
         raise ValueError(f"unknown store request {op!r}")
