@@ -33,13 +33,20 @@ class _Storage:
 
     def __init__(self, data, dtype, device):
         self.data, self.dtype, self.device = data, dtype, device
-        self._typed = {}
+        self._flat = {}
 
-    def elements(self, numpy_dtype):
-        if numpy_dtype not in self._typed:
-            itemsize = np.dtype(numpy_dtype).itemsize  # an UntypedStorage's bytes may not fill the last element
-            self._typed[numpy_dtype] = self.data[:self.data.nbytes // itemsize * itemsize].view(numpy_dtype)
-        return self._typed[numpy_dtype]
+    def flat(self, dtype, itemsize, numpy_dtype):
+        """The whole storage as one 1-d tensor of ``dtype`` on the storage's device, made once: every tensor
+        saved over this storage is a strided view of it, so views saved together stay views of one memory
+        (with their storage offsets) on any map_location, as in PyTorch."""
+        if dtype not in self._flat:
+            count = self.data.nbytes // itemsize  # an UntypedStorage's bytes may not fill the last element
+            if numpy_dtype is not None:
+                t = from_numpy(self.data[:count * itemsize].view(numpy_dtype))
+            else:  # bfloat16, which NumPy lacks: the elements are copied
+                t = _C._tensor_from_bytes(np.ascontiguousarray(self.data[:count * itemsize]), 0, dtype, [count])
+            self._flat[dtype] = t.to(self.device) if self.device.type != "cpu" else t
+        return self._flat[dtype]
 
     def __repr__(self):
         return f"<a PyTorch storage of {self.data.nbytes} bytes: tandem has no storage objects, only tensors>"
@@ -73,17 +80,9 @@ def _build(storage, offset, size, stride, requires_grad, dtype=None):
                            f"itemsize {itemsize} requiring a storage size of {needed * itemsize} are out of bounds "
                            f"for storage of size {storage.data.nbytes}")
     if numel == 0:
-        t = _C.empty(list(size), dtype=dtype)
+        t = _C.empty(list(size), dtype=dtype, device=storage.device)
     else:
-        # A NumPy view with the tensor's strides: from_numpy shares it, and so each view of the storage does.
-        elements = storage.elements(numpy_dtype or f"<u{itemsize}")
-        view = np.lib.stride_tricks.as_strided(elements[offset:], size, [s * itemsize for s in stride])
-        if numpy_dtype is not None:
-            t = from_numpy(view)
-        else:  # bfloat16, which NumPy lacks: the elements are copied
-            t = _C._tensor_from_bytes(np.ascontiguousarray(view), 0, dtype, list(size))
-    if storage.device.type != "cpu":
-        t = t.to(storage.device)
+        t = storage.flat(dtype, itemsize, numpy_dtype).as_strided(list(size), list(stride), offset)
     if requires_grad:
         t.requires_grad_(True)
     return t

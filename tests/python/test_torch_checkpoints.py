@@ -153,6 +153,26 @@ def test_views_keep_sharing_one_storage(tmp_path):
         assert [n for n in z.namelist() if "/data/" in n] == ["w/data/0"]
 
 
+@pytest.mark.parametrize("device", ["cpu"] + (["cuda"] if tandem.cuda.is_available() else []))
+def test_views_share_memory_and_offsets_on_the_map_location(tmp_path, device):
+    # Found by the utility program sweep: loaded onto a device, each view was copied there on its own (a write
+    # through one no longer showed in the others), and views had storage offset 0 where PyTorch keeps the saved one.
+    base = torch.arange(12.0)
+    half = torch.arange(6.0).to(torch.bfloat16)
+    torch.save({"base": base, "mid": base[2:5], "strided": base[1::3], "half": half, "half_tail": half[4:]},
+               tmp_path / "v.pt")
+    want = torch.load(tmp_path / "v.pt", weights_only=True)
+    got = tandem.load(tmp_path / "v.pt", map_location=device)
+    for key, value in want.items():
+        assert got[key].device.type == device
+        assert (got[key].storage_offset(), got[key].stride()) == (value.storage_offset(), value.stride()), key
+    got["mid"].fill_(-1.0)
+    got["strided"][-1] = 50.0
+    got["half_tail"].fill_(7.0)
+    assert got["base"].tolist() == [0.0, 1.0, -1.0, -1.0, -1.0, 5.0, 6.0, 7.0, 8.0, 9.0, 50.0, 11.0]
+    assert got["half"].float().tolist() == [0.0, 1.0, 2.0, 3.0, 7.0, 7.0]
+
+
 def test_partial_overlapping_and_bfloat16_views(tmp_path):
     tb = tandem.arange(12.0).reshape(3, 4)
     half = tandem.arange(6.0).to(tandem.bfloat16).reshape(2, 3)

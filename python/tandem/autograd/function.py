@@ -1,11 +1,13 @@
 """tandem.autograd.Function: custom differentiable operations written as a forward and a backward in Python
 (over tandem ops). The node itself is C++ (python/src/autograd.cpp: PyFunctionNode)."""
+import functools
+import inspect
 import warnings
 
 from .. import _C
 from .grad_mode import no_grad
 
-__all__ = ["Function", "FunctionCtx"]
+__all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
 
 class FunctionCtx:
@@ -55,13 +57,36 @@ class Function:
         raise NotImplementedError("You must implement either the backward or vjp method for your custom "
                                   "autograd.Function to use it with backward mode AD.")
 
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Override to use the split form: forward(*args) without ctx, then setup_context saves what backward
+        needs from the inputs and the output."""
+        raise NotImplementedError("setup_context is not implemented.")
+
     @classmethod
-    def apply(cls, *args):
+    def _uses_setup_context(cls):
+        return getattr(cls.setup_context, "__func__", cls.setup_context) is not _BASE_SETUP_CONTEXT
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
         ctx = FunctionCtx()
         ctx._to_save = ()
-        ctx.needs_input_grad = tuple(isinstance(a, _C.Tensor) and a.requires_grad for a in args)
+        ctx.materialize_grads = True
+        if cls._uses_setup_context():
+            # setup_context sees every argument forward takes, defaults filled in (PyTorch binds them the same way).
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, bound.kwargs
+            inputs = args
+        else:
+            inputs = args + tuple(kwargs.values())  # keyword arguments are inputs too, after the positional ones
+        ctx.needs_input_grad = tuple(isinstance(a, _C.Tensor) and a.requires_grad for a in inputs)
         with no_grad():
-            result = cls.forward(ctx, *args)
+            if cls._uses_setup_context():
+                result = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, result)
+            else:
+                result = cls.forward(ctx, *args, **kwargs)
         if not (_C.is_grad_enabled() and any(ctx.needs_input_grad)):
             return result
         outputs = result if isinstance(result, tuple) else (result,)
@@ -71,18 +96,110 @@ class Function:
             raise RuntimeError("Some elements marked as dirty during the forward method were not returned as "
                                "output. The inputs that are modified inplace must all be outputs of the Function.")
         for d in dirty:
-            if d.is_leaf and d.requires_grad and any(d is a for a in args):
+            if d.is_leaf and d.requires_grad and any(d is a for a in inputs):
                 raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
         # Outputs that are inputs returned as is get a fresh object, so the input keeps its own history; an
         # input modified in place (mark_dirty) is the output itself, its history now this Function's node.
-        outputs = tuple(o.detach() if any(o is a for a in args) and not any(o is d for d in dirty) else o
+        outputs = tuple(o.detach() if any(o is a for a in inputs) and not any(o is d for d in dirty) else o
                         for o in outputs)
-        diff = tuple(o for o in outputs if isinstance(o, _C.Tensor) and not any(o is n for n in non_diff))
+        is_diff = [isinstance(o, _C.Tensor) and not any(o is n for n in non_diff) for o in outputs]
+        diff = tuple(o for o, d in zip(outputs, is_diff) if d)
         to_save, ctx._to_save = tuple(ctx._to_save), ()  # the node keeps them; ctx holding them could be a cycle
-        backward = cls.backward
+        name = cls.__name__ + "Backward"
+        backward = _checked_gradients(cls.backward, name, inputs)
         if not all(t is None or isinstance(t, _C.Tensor) for t in to_save):
             from ..sparse import _saved  # noqa: PLC0415  (sparse tensors are saved as their parts)
 
             to_save, backward = _saved.flatten(to_save, backward)
-        _C._record_function(cls.__name__ + "Backward", backward, ctx, tuple(args), diff, to_save)
+        # The engine fills a gradient that did not arrive with zeros before the node runs; the node's pre-hook
+        # still sees it missing, so with set_materialize_grads(False) it notes which ones backward gets as None.
+        arrived = None if ctx.materialize_grads else []
+        if not all(is_diff) or arrived is not None:
+            backward = _one_grad_per_output(backward, outputs, is_diff, ctx.materialize_grads, arrived)
+        _C._record_function(name, backward, ctx, inputs, diff, to_save)
+        node = next((o.grad_fn for o in diff if o.grad_fn is not None), None)  # integer outputs have none
+        if arrived is not None and node is not None:
+            node.register_prehook(lambda grads: arrived.__setitem__(slice(None), [g is not None for g in grads]))
         return outputs if isinstance(result, tuple) else outputs[0]
+
+
+_BASE_SETUP_CONTEXT = Function.setup_context
+
+
+def _checked_gradients(backward, name, inputs):
+    """backward with PyTorch's checks of what it returns: gradients past the last input are dropped when they
+    are all None, and a gradient for an input that is not a tensor is refused (the node would ignore it)."""
+
+    def checked(ctx, *grads):
+        result = backward(ctx, *grads)
+        if not isinstance(result, tuple):
+            return result
+        if len(result) > len(inputs) and all(g is None for g in result[len(inputs):]):
+            result = result[:len(inputs)]
+        for i, (g, a) in enumerate(zip(result, inputs)):
+            if g is not None and not isinstance(a, _C.Tensor):
+                raise RuntimeError(f"function {name} returned a gradient different than None at position {i + 1}, "
+                                   "but the corresponding forward input was not a Variable")
+        return result
+
+    return checked
+
+
+def _one_grad_per_output(backward, outputs, is_diff, materialize, arrived):
+    """backward as PyTorch calls it, with one gradient per forward output: the node gets gradients only for the
+    differentiable tensor outputs, so this puts the others back in place (zeros of a non-differentiable tensor
+    output's shape when grads are materialized, else None; None for a non-tensor output), and None for a
+    gradient that did not arrive when ctx.set_materialize_grads(False) was called."""
+    # Only the shape, dtype and device of the other outputs are kept, not the tensors (no reference cycle).
+    others = [None if d or not isinstance(o, _C.Tensor) else (tuple(o.shape), o.dtype, o.device)
+              for o, d in zip(outputs, is_diff)]
+
+    def with_every_output(ctx, *diff_grads):
+        if arrived:
+            diff_grads = tuple(g if came else None for g, came in zip(diff_grads, arrived))
+        given = iter(diff_grads)
+        grads = []
+        for d, meta in zip(is_diff, others):
+            if d:
+                grads.append(next(given))
+            elif meta is not None and materialize:
+                grads.append(_C.zeros(meta[0], dtype=meta[1], device=meta[2]))
+            else:
+                grads.append(None)
+        return backward(ctx, *grads)
+
+    return with_every_output
+
+
+class _DifferentiatedTwice(Function):
+    """Passes tensors through unchanged; its backward is the refusal once_differentiable promises."""
+
+    @staticmethod
+    def forward(ctx, *tensors):
+        return tensors
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable")
+
+
+def once_differentiable(backward):
+    """Decorates a Function's backward that is written with non-differentiable steps: it runs under no_grad, and
+    when a graph is being built (create_graph=True with grads that require grad), its results are tied to a node
+    that raises on a second differentiation, instead of silently giving a wrong higher-order gradient."""
+
+    @functools.wraps(backward)
+    def wrapper(ctx, *grad_outputs):
+        with no_grad():
+            results = backward(ctx, *grad_outputs)
+        if not (_C.is_grad_enabled() and any(isinstance(g, _C.Tensor) and g.requires_grad for g in grad_outputs)):
+            return results
+        single = not isinstance(results, tuple)
+        items = (results,) if single else results
+        # Only tensors can carry the refusing node; None (no gradient for that input) stays None.
+        tensors = [r.detach().requires_grad_() for r in items if isinstance(r, _C.Tensor)]
+        tied = iter(_DifferentiatedTwice.apply(*tensors)) if tensors else iter(())
+        items = tuple(next(tied) if isinstance(r, _C.Tensor) else r for r in items)
+        return items[0] if single else items
+
+    return wrapper

@@ -1,13 +1,31 @@
 """The Optimizer base class: parameter groups, per-parameter state and state dicts, as in PyTorch."""
 import functools
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from copy import deepcopy
 
 import tandem
 
 from .. import _C
 from .._C import Tensor
+from ..nn.modules.module_hooks import add_hook
 from ..nn.parameter import untracked
+
+__all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
+
+# Hooks around every optimizer's step(): the global pre-hooks run before an optimizer's own, the global
+# post-hooks after its own (PyTorch's order).
+_global_optimizer_pre_hooks = OrderedDict()
+_global_optimizer_post_hooks = OrderedDict()
+
+
+def register_optimizer_step_pre_hook(hook):
+    """hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs), before every optimizer's step()."""
+    return add_hook(_global_optimizer_pre_hooks, hook)
+
+
+def register_optimizer_step_post_hook(hook):
+    """hook(optimizer, args, kwargs) -> None, after every optimizer's step()."""
+    return add_hook(_global_optimizer_post_hooks, hook)
 
 
 class _RequiredParameter:
@@ -65,11 +83,40 @@ class Optimizer:
     def __repr__(self):
         s = type(self).__name__ + " ("
         for i, group in enumerate(self.param_groups):
-            s += f"\nParameter Group {i}"
+            s += ("\n" if i else "") + f"\nParameter Group {i}"  # a blank line between groups, as PyTorch's
             for key in sorted(group):
                 if key != "params":
                     s += f"\n    {key}: {group[key]}"
         return s + "\n)"
+
+    def _hooks(self, kind):
+        """The instance's ordered hook table `kind`, made on first use (an optimizer unpickled from an object
+        without it, or a subclass that skipped Optimizer.__init__, still gets one)."""
+        return self.__dict__.setdefault("_optimizer_" + kind + "_hooks", OrderedDict())
+
+    def register_step_pre_hook(self, hook):
+        """hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs), before this optimizer's step()."""
+        return add_hook(self._hooks("step_pre"), hook)
+
+    def register_step_post_hook(self, hook):
+        """hook(optimizer, args, kwargs) -> None, after this optimizer's step()."""
+        return add_hook(self._hooks("step_post"), hook)
+
+    def register_state_dict_pre_hook(self, hook, prepend=False):
+        """hook(optimizer) -> None, before state_dict() builds its dict."""
+        return add_hook(self._hooks("state_dict_pre"), hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend=False):
+        """hook(optimizer, state_dict) -> None or the state dict that state_dict() returns instead."""
+        return add_hook(self._hooks("state_dict_post"), hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend=False):
+        """hook(optimizer, state_dict) -> None or the state dict to load instead."""
+        return add_hook(self._hooks("load_state_dict_pre"), hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend=False):
+        """hook(optimizer) -> None, after load_state_dict() has loaded."""
+        return add_hook(self._hooks("load_state_dict_post"), hook, prepend)
 
     def add_param_group(self, param_group):
         if not isinstance(param_group, dict):
@@ -84,6 +131,7 @@ class Optimizer:
             )
         else:
             params = list(params)
+        param_group, params = self._split_names(param_group, params)
         for p in params:
             if not isinstance(p, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is " + type(p).__name__)
@@ -104,6 +152,21 @@ class Optimizer:
         if any(id(p) in existing for p in params):
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(group)
+
+    def _split_names(self, param_group, params):
+        """Named parameters ((name, tensor) pairs, as model.named_parameters() gives) become the group's tensors
+        and its "param_names" (after the keys the group was given, before the defaults: PyTorch's order). Every
+        group of one optimizer is named, or none is."""
+        named = [isinstance(p, tuple) for p in params]
+        if any(named) and not all(named):
+            raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+        has_names = bool(params) and all(named)
+        if self.param_groups and has_names != ("param_names" in self.param_groups[0]):
+            raise ValueError("all optimizer param groups should be with/without names. cannot add param group "
+                             f"{'with' if has_names else 'without'} names to the optimizer")
+        if not has_names:
+            return param_group, params
+        return dict(param_group, param_names=[p[0] for p in params]), [p[1] for p in params]
 
     def zero_grad(self, set_to_none=True):
         for group in self.param_groups:
@@ -186,6 +249,8 @@ class Optimizer:
 
     def state_dict(self):
         """{'state': {index: {...}}, 'param_groups': [{..., 'params': [indices]}]} with params numbered in order."""
+        for hook in list(self._hooks("state_dict_pre").values()):
+            hook(self)
         index = {}
         groups = []
         for group in self.param_groups:
@@ -196,9 +261,19 @@ class Optimizer:
                 packed["params"].append(index[id(p)])
             groups.append(packed)
         state = {index[id(p)]: s for p, s in self.state.items() if id(p) in index}
-        return {"state": state, "param_groups": groups}
+        state_dict = {"state": state, "param_groups": groups}
+        for hook in list(self._hooks("state_dict_post").values()):
+            result = hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
 
     def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)  # a shallow copy, so that pre-hooks may edit it without touching the caller's
+        for hook in list(self._hooks("load_state_dict_pre").values()):
+            result = hook(self, state_dict)
+            if result is not None:
+                state_dict = result
         groups = self.param_groups
         saved_groups = state_dict["param_groups"]
         if len(groups) != len(saved_groups):
@@ -216,8 +291,18 @@ class Optimizer:
             if param is None:
                 continue
             self.state[param] = {k: _cast_state(param, k, v) for k, v in value.items()}
+        # Each group is rebuilt as PyTorch rebuilds it: a new dict with the saved keys in their saved order, then
+        # its own params (and names, when the saved group has none).
+        loaded_groups = []
         for g, s in zip(groups, saved_groups):
-            g.update({k: deepcopy(v) for k, v in s.items() if k != "params"})
+            loaded = {k: deepcopy(v) for k, v in s.items() if k != "params"}
+            loaded["params"] = g["params"]
+            if "param_names" in g and "param_names" not in loaded:
+                loaded["param_names"] = g["param_names"]
+            loaded_groups.append(loaded)
+        self.param_groups = loaded_groups
+        for hook in list(self._hooks("load_state_dict_post").values()):
+            hook(self)
 
     def step(self, closure=None):
         raise NotImplementedError
@@ -230,12 +315,28 @@ def _checked_step(step):
 
     @functools.wraps(step)
     def checked_step(self, *args, **kwargs):
-        tensor_lrs = self._prepare_step()
-        try:
+        if self.__dict__.get("_in_step"):  # a subclass's step calling super().step(): hooks ran already
             return step(self, *args, **kwargs)
+        # The hooks see step's arguments with the optimizer first, as PyTorch passes them.
+        args = (self,) + args
+        for hook in (*_global_optimizer_pre_hooks.values(), *self._hooks("step_pre").values()):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(f"{checked_step} must return None or a tuple of (new_args, new_kwargs), "
+                                       f"but got {result}.")
+                args, kwargs = result
+        tensor_lrs = self._prepare_step()
+        self._in_step = True
+        try:
+            out = step(*args, **kwargs)
         finally:
+            self._in_step = False
             for group, lr in tensor_lrs:
                 group["lr"] = lr
+        for hook in (*self._hooks("step_post").values(), *_global_optimizer_post_hooks.values()):
+            hook(self, args, kwargs)
+        return out
 
     checked_step._checks_switches = True
     return checked_step

@@ -87,6 +87,35 @@ class Sequential(_ModuleSequence):
         super().insert(index, module)
         return self  # Sequential.insert returns the container in PyTorch (ModuleList.insert returns None)
 
+    # `+` and `*` join and repeat Sequentials (the same module objects, renumbered "0", "1", ...), as PyTorch's.
+    def _check_added(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
+
+    def _check_factor(self, other):
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+
+    def __add__(self, other):
+        self._check_added(other)
+        return Sequential().extend(list(self) + list(other))
+
+    def __iadd__(self, other):
+        self._check_added(other)
+        return self.extend(list(other))
+
+    def __mul__(self, other):
+        self._check_factor(other)
+        return Sequential().extend(list(self) * other)
+
+    __rmul__ = __mul__
+
+    def __imul__(self, other):
+        self._check_factor(other)
+        return self.extend(list(self) * (other - 1))
+
     def forward(self, input):
         for module in self:
             input = module(input)
@@ -103,6 +132,10 @@ class ModuleList(_ModuleSequence):
 
     def _from_items(self, items):
         return type(self)([m for _, m in items])
+
+    def __add__(self, other):
+        """A new ModuleList of this one's modules, then those of `other` (any iterable of modules)."""
+        return ModuleList(list(self) + list(other))
 
     def __repr__(self):
         """Runs of identical entries are collapsed ("(0-2): 3 x Linear(...)"), as PyTorch prints them."""

@@ -78,16 +78,25 @@ class Module:
     and buffers as attributes in ``__init__`` (after calling ``super().__init__()``)."""
 
     training: bool
+    # With call_super_init = True, Module.__init__ passes its arguments on to the next class in the MRO (a mixin
+    # that a multiple-inheritance model also initialises), as PyTorch's does.
+    call_super_init = False
 
     def __init__(self, *args, **kwargs):
-        if args or kwargs:
-            raise TypeError(f"{type(self).__name__}.__init__() got unexpected arguments")
+        if not self.call_super_init and kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword argument "
+                            f"'{next(iter(kwargs))}'")
+        if not self.call_super_init and args:
+            raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but {len(args) + 1} were "
+                            "given")
         object.__setattr__(self, "training", True)
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "_modules", OrderedDict())
         self._init_hook_tables()
+        if self.call_super_init:
+            super().__init__(*args, **kwargs)
 
     _HOOK_DICTS = ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks", "_backward_hooks",
                    "_state_dict_pre_hooks", "_state_dict_hooks", "_load_state_dict_pre_hooks",
@@ -188,8 +197,8 @@ class Module:
             raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
         if not isinstance(name, str):
             raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
-        if "." in name:
-            raise KeyError(f'{kind} name can\'t contain "."')
+        if "." in name:  # PyTorch names the offending name for modules only
+            raise KeyError(f'{kind} name can\'t contain "."' + (f", got: {name}" if kind == "module" else ""))
         if name == "":
             raise KeyError(f'{kind} name can\'t be empty string ""')
 
