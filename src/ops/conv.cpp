@@ -6,6 +6,7 @@
 
 #include "autograd/formula_node.h"
 #include "core/error.h"
+#include "core/parallel.h"
 #include "core/profiler.h"
 #include "ops/conv_columns.h"
 #include "ops/copy.h"
@@ -183,6 +184,48 @@ std::vector<Tensor> conv2d_formula(autograd::FormulaNode& n, const Tensor& grad)
   return {r.input, r.weight, r.bias};
 }
 
+// conv2d_backward with whole batch elements per thread (per_element_on_threads): each thread's elements
+// in turn, the patch matrix in its cache between im2col, the weight's GEMM, the input's GEMM and col2im. The
+// weight's gradient sums over the batch: one partial sum per share of the batch, summed at the end (the
+// shares are fixed by the thread count, so a result does not depend on which thread ran which share; each
+// share has an element, as there are at least as many elements as threads).
+Conv2dGrads conv2d_backward_per_element(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                        const Window2d& g, int64_t groups, bool need_input, bool need_weight,
+                                        bool need_bias) {
+  const int64_t cout = weight.size(0), coutg = cout / groups, ck = g.c * g.kh * g.kw, l = g.oh * g.ow;
+  Conv2dGrads r;
+  if (need_bias) r.bias = sum(grad, DimVector{0, 2, 3});
+  if (!need_input && !need_weight) return r;
+  if (need_input) r.input = empty(input.sizes(), input.dtype(), input.device());
+  const int64_t shares = get_num_threads();
+  Tensor partial =
+      need_weight ? empty(DimVector{shares, cout, ck}, weight.dtype(), weight.device()) : Tensor();
+  Window2d one = g;
+  one.n = 1;
+  parallel_for(0, shares, 1, [&](int64_t s0, int64_t s1) {
+    Tensor cols = empty(DimVector{ck, l}, input.dtype(), input.device());
+    for (int64_t share = s0; share < s1; ++share) {
+      const int64_t begin = g.n * share / shares, end = g.n * (share + 1) / shares;
+      for (int64_t i = begin; i < end; ++i)
+        for (int64_t gi = 0; gi < groups; ++gi) {
+          Tensor grad_rows = select(channel_rows(narrow(grad, 0, i, 1), gi * coutg, coutg), 0, 0);
+          if (need_weight) {
+            im2col(cols, narrow(narrow(input, 0, i, 1), 1, gi * g.c, g.c), one);
+            launch_gemm(grad_rows, t(cols), group_slice(select(partial, 0, share), 0, gi, groups), 1.0,
+                        i == begin ? 0.0 : 1.0);
+          }
+          if (need_input) {
+            launch_gemm(t(reshape(group_slice(weight, 0, gi, groups), DimVector{coutg, ck})), grad_rows, cols,
+                        1.0, 0.0);
+            col2im(narrow(narrow(r.input, 0, i, 1), 1, gi * g.c, g.c), cols, one);
+          }
+        }
+    }
+  });
+  if (need_weight) r.weight = reshape(sum(partial, DimVector{0}), weight.sizes());
+  return r;
+}
+
 }  // namespace
 
 Tensor conv2d(const Tensor& input_, const Tensor& weight_, const std::optional<Tensor>& bias, Pair stride,
@@ -211,9 +254,25 @@ Tensor conv2d(const Tensor& input_, const Tensor& weight_, const std::optional<T
   // which the GEMMs then add to (one pass over the output, not two).
   Tensor out = empty(DimVector{g.n, cout, g.oh, g.ow}, input.dtype(), input.device());
   if (bias && !no_channels) copy_(out, expand(view(alias(*bias), DimVector{1, cout, 1, 1}), out.sizes()));
+  if (!no_channels && per_element_on_threads(g, input.device())) {
+    // Each thread convolves whole batch elements: its patch matrix stays in its cache between im2col and
+    // the GEMM, and one parallel region replaces the alternation of im2col's and the GEMMs' regions.
+    parallel_for(0, g.n, 1, [&](int64_t b0, int64_t b1) {
+      Window2d one = g;
+      one.n = 1;
+      Tensor cols = empty(DimVector{ck, l}, input.dtype(), input.device());
+      for (int64_t i = b0; i < b1; ++i)
+        for (int64_t gi = 0; gi < groups; ++gi) {
+          im2col(cols, narrow(narrow(input, 0, i, 1), 1, gi * g.c, g.c), one);
+          launch_gemm(reshape(group_slice(weight, 0, gi, groups), DimVector{coutg, ck}), cols,
+                      select(channel_rows(narrow(out, 0, i, 1), gi * coutg, coutg), 0, 0), 1.0,
+                      bias ? 1.0 : 0.0);
+        }
+    });
+  }
   const int64_t round = batch_per_round(g, input.device());
   Tensor buffer = empty(DimVector{ck, round * l}, input.dtype(), input.device());
-  for (int64_t gi = 0; gi < groups && !no_channels; ++gi) {
+  for (int64_t gi = 0; gi < groups && !no_channels && !per_element_on_threads(g, input.device()); ++gi) {
     Tensor w = reshape(group_slice(weight, 0, gi, groups), DimVector{coutg, ck});
     Tensor input_g = contiguous(group_slice(input, 1, gi, groups));
     for (int64_t n0 = 0; n0 < g.n; n0 += round) {
@@ -246,6 +305,8 @@ Conv2dGrads conv2d_backward(const Tensor& grad_out, const Tensor& input_, const 
   const Window2d g = conv_window(input, weight, stride, padding, dilation);
   const int64_t cout = weight.size(0), coutg = cout / groups, ck = g.c * g.kh * g.kw, l = g.oh * g.ow;
   Tensor grad = contiguous(alias(grad_out));
+  if (per_element_on_threads(g, input.device()))
+    return conv2d_backward_per_element(grad, input, weight, g, groups, need_input, need_weight, need_bias);
   Conv2dGrads r;
   // The weight's and bias's gradients sum over the batch: GEMMs (or a matrix-vector product) over the output
   // gradient as Cout x (n, oy, ox), matching the column order of the patch matrix.

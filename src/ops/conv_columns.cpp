@@ -24,6 +24,10 @@ int64_t batch_per_round(const Window2d& g, Device device) {
   return std::clamp<int64_t>((int64_t{1} << 18) / per_element, 1, whole);
 }
 
+bool per_element_on_threads(const Window2d& g, Device device) {
+  return device.type == DeviceType::CPU && get_num_threads() > 1 && g.n >= get_num_threads();
+}
+
 Tensor leading_columns(const Tensor& buffer, int64_t cols) {
   const int64_t rows = buffer.size(0);
   if (cols == buffer.size(1)) return buffer;

@@ -17,10 +17,15 @@ void im2col(const Tensor& cols, const Tensor& input, const Window2d& g);
 void col2im(const Tensor& out, const Tensor& cols, const Window2d& g);
 // How many batch elements one round of the patch matrix covers. On one CPU thread about 2**18 entries (1 MiB
 // of float32, so it stays in cache between the kernels that write and read it), at least one. With more
-// threads the whole batch: each round's parallel im2col/col2im regions alternate with OpenBLAS's own threads,
-// whose spinning between calls then holds the cores the next region needs (under load one round per batch
-// element ran 3-5x slower at 2 threads). On a GPU the whole batch too (each round costs kernel launches).
+// threads (and fewer batch elements than threads: per_element_on_threads takes the rest) the whole batch:
+// each round's parallel im2col/col2im regions alternate with the GEMMs' threads, whose spinning between calls
+// then holds the cores the next region needs (under load one round per batch element ran 3-5x slower at 2
+// threads). On a GPU the whole batch too (each round costs kernel launches).
 int64_t batch_per_round(const Window2d& g, Device device);
+// Whether a convolution on the CPU runs as whole batch elements per thread (each element's patch matrix,
+// GEMM and col2im on one thread, in its cache) rather than in rounds of parallel kernels: with more than one
+// thread and at least as many batch elements as threads.
+bool per_element_on_threads(const Window2d& g, Device device);
 // A (rows, cols) matrix over the start of a contiguous (rows, more columns) buffer.
 Tensor leading_columns(const Tensor& buffer, int64_t cols);
 // Group gi's share of dim `dim` (its input channels, its filters, its rows of the output gradient).

@@ -7,6 +7,7 @@
 #include "autograd/formula_node.h"
 #include "autograd/grad_mode.h"
 #include "core/error.h"
+#include "core/parallel.h"
 #include "core/profiler.h"
 #include "ops/autocast.h"
 #include "ops/conv.h"
@@ -138,6 +139,39 @@ std::vector<Tensor> conv_transpose2d_formula(autograd::FormulaNode& n, const Ten
   return {r.input, r.weight, r.bias};
 }
 
+// conv_transpose2d's input and weight gradients with whole batch elements per thread
+// (per_element_on_threads): each element's im2col of the output gradient feeds both GEMMs from the thread's
+// cache. The weight's gradient is one partial sum per fixed share of the batch, summed at the end (as
+// conv2d's).
+void backward_per_element(Conv2dGrads& r, const Tensor& grad, const Tensor& input, const Tensor& weight,
+                          const Window2d& g, int64_t groups, bool need_input, bool need_weight) {
+  const int64_t cin_g = input.size(1) / groups, ck = g.c * g.kh * g.kw, l = g.oh * g.ow;
+  if (need_input) r.input = empty(input.sizes(), input.dtype(), input.device());
+  const int64_t shares = get_num_threads();
+  Tensor partial =
+      need_weight ? empty(DimVector{shares, input.size(1), ck}, weight.dtype(), weight.device()) : Tensor();
+  Window2d one = g;
+  one.n = 1;
+  parallel_for(0, shares, 1, [&](int64_t s0, int64_t s1) {
+    Tensor cols = empty(DimVector{ck, l}, input.dtype(), input.device());
+    for (int64_t share = s0; share < s1; ++share) {
+      const int64_t begin = g.n * share / shares, end = g.n * (share + 1) / shares;
+      for (int64_t i = begin; i < end; ++i)
+        for (int64_t gi = 0; gi < groups; ++gi) {
+          im2col(cols, narrow(narrow(grad, 0, i, 1), 1, gi * g.c, g.c), one);
+          Tensor input_rows = select(channel_rows(narrow(input, 0, i, 1), gi * cin_g, cin_g), 0, 0);
+          if (need_input)
+            launch_gemm(reshape(group_slice(weight, 0, gi, groups), DimVector{cin_g, ck}), cols,
+                        select(channel_rows(narrow(r.input, 0, i, 1), gi * cin_g, cin_g), 0, 0), 1.0, 0.0);
+          if (need_weight)
+            launch_gemm(input_rows, t(cols), group_slice(select(partial, 0, share), 0, gi, groups), 1.0,
+                        i == begin ? 0.0 : 1.0);
+        }
+    }
+  });
+  if (need_weight) r.weight = reshape(sum(partial, DimVector{0}), weight.sizes());
+}
+
 }  // namespace
 
 Tensor conv_transpose2d(const Tensor& input_, const Tensor& weight_, const std::optional<Tensor>& bias,
@@ -156,10 +190,27 @@ Tensor conv_transpose2d(const Tensor& input_, const Tensor& weight_, const std::
                "). Calculated output size per channel: (", g.h, " x ", g.w, "). Output size is too small");
   const int64_t cin_g = input.size(1) / groups, cout = g.c * groups, ck = g.c * g.kh * g.kw, l = g.oh * g.ow;
   Tensor out = empty(DimVector{g.n, cout, g.h, g.w}, input.dtype(), input.device());
-  Tensor out_g = groups == 1 ? out : empty(DimVector{g.n, g.c, g.h, g.w}, input.dtype(), input.device());
+  Tensor out_g = groups == 1 || per_element_on_threads(g, input.device())
+                     ? out
+                     : empty(DimVector{g.n, g.c, g.h, g.w}, input.dtype(), input.device());
+  const bool per_element = per_element_on_threads(g, input.device());
+  if (per_element) {
+    // Whole batch elements per thread, as conv2d's forward: each element's products and col2im in its cache.
+    Window2d one = g;
+    one.n = 1;
+    parallel_for(0, g.n, 1, [&](int64_t b0, int64_t b1) {
+      Tensor cols = empty(DimVector{ck, l}, input.dtype(), input.device());
+      for (int64_t i = b0; i < b1; ++i)
+        for (int64_t gi = 0; gi < groups; ++gi) {
+          launch_gemm(t(reshape(group_slice(weight, 0, gi, groups), DimVector{cin_g, ck})),
+                      select(channel_rows(narrow(input, 0, i, 1), gi * cin_g, cin_g), 0, 0), cols, 1.0, 0.0);
+          col2im(narrow(narrow(out, 0, i, 1), 1, gi * g.c, g.c), cols, one);
+        }
+    });
+  }
   const int64_t round = batch_per_round(g, input.device());
-  Tensor buffer = empty(DimVector{ck, round * l}, input.dtype(), input.device());
-  for (int64_t gi = 0; gi < groups; ++gi) {
+  Tensor buffer = per_element ? Tensor() : empty(DimVector{ck, round * l}, input.dtype(), input.device());
+  for (int64_t gi = 0; gi < groups && !per_element; ++gi) {
     Tensor w = reshape(group_slice(weight, 0, gi, groups), DimVector{cin_g, ck});
     for (int64_t n0 = 0; n0 < g.n; n0 += round) {
       Window2d part = g;
@@ -195,6 +246,10 @@ Conv2dGrads conv_transpose2d_backward(const Tensor& grad_out, const Tensor& inpu
   Conv2dGrads r;
   if (need_bias) r.bias = sum(grad, DimVector{0, 2, 3});
   if (!need_input && !need_weight) return r;
+  if (per_element_on_threads(g, input.device())) {
+    backward_per_element(r, grad, input, weight, g, groups, need_input, need_weight);
+    return r;
+  }
   if (need_input) r.input = empty(input.sizes(), input.dtype(), input.device());
   // The weight's gradient sums over the batch: GEMMs over the input as Cin x (n, y, x), the column order of
   // the patch matrix, accumulated over the rounds (an empty batch leaves it zero).

@@ -127,6 +127,38 @@ def test_conv2d_values_and_gradients(case, device):
     check(fn, shapes, device)
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("batch", [1, 2, 3, 7])
+def test_convolutions_per_element_on_threads_match_pytorch(threads, batch):
+    """With several threads and at least as many batch elements as threads, the CPU convolves whole batch
+    elements per thread (ops/conv_columns.h, per_element_on_threads) and sums the weight's gradient over fixed
+    shares of the batch; with fewer elements it runs the rounds of parallel kernels. Both against PyTorch, with
+    groups, stride, dilation and bias, for conv2d, conv1d and conv_transpose2d."""
+    before = tandem.get_num_threads()
+    tandem.set_num_threads(threads)
+    try:
+        def grouped(lib, x, w, b):
+            return lib.nn.functional.conv2d(x, w, b, (2, 1), 1, (1, 2), 2)
+
+        check(grouped, [(batch, 4, 9, 8), (6, 2, 3, 2), (6,)], "cpu")
+
+        def plain(lib, x, w):
+            return lib.nn.functional.conv2d(x, w, None, 1, 1)
+
+        check(plain, [(batch, 3, 12, 12), (5, 3, 3, 3)], "cpu")
+        check(lambda lib, x, w, b: lib.nn.functional.conv1d(x, w, b, padding=1),
+              [(batch, 8, 33), (8, 8, 3), (8,)], "cpu")
+
+        def transposed(lib, x, w, b):
+            return lib.nn.functional.conv_transpose2d(x, w, b, 2, 1, 1, 2, 1)
+
+        check(transposed, [(batch, 4, 5, 7), (4, 3, 3, 3), (6,)], "cpu")
+        check(lambda lib, x, w: lib.nn.functional.conv_transpose2d(x, w, None, 2, 1),
+              [(batch, 6, 6, 6), (6, 2, 4, 4)], "cpu")
+    finally:
+        tandem.set_num_threads(before)
+
+
 def test_conv1d_non_contiguous_input_and_bias(device):
     def make(lib, ts):
         x, w, b = ts
