@@ -268,3 +268,19 @@ def test_batches_of_small_products_match_pytorch_on_any_thread_count(threads):
                 close(to_tandem(b).transpose(-1, -2) @ to_tandem(a).transpose(-1, -2), b.mT @ a.mT, 1e-4, 1e-4)
     finally:
         tandem.set_num_threads(before)
+
+
+@pytest.mark.parametrize("kw", [1, 2, 3, 4, 5, 6])
+@pytest.mark.parametrize("pad", [0, 1, 3])
+def test_stride2_patches_split_in_column_pairs(kw, pad):
+    """im2col at stride 2, dilation 1 fills kernel columns kx and kx + 1 from one pass over the input run (the
+    even and odd elements): every kernel width, paddings wider than the kernel's reach, odd and even widths,
+    several batch elements, and a conv2d whose weight gradient reads the same patches."""
+    g = torch.Generator().manual_seed(kw * 10 + pad)
+    for width in (9, 10):
+        x = torch.randn(3, 2, 7, width, generator=g, dtype=torch.float64)
+        want = torch.nn.functional.unfold(x, (3, kw), padding=(1, pad), stride=2)
+        got = tandem.nn.functional.unfold(to_tandem(x), (3, kw), padding=(1, pad), stride=2)
+        close(got, want)
+    check(lambda lib, x, w: lib.nn.functional.conv2d(x, w, None, 2, (1, pad)),
+          [(2, 3, 8, 11), (4, 3, 3, kw)], "cpu")
