@@ -67,3 +67,24 @@ def test_overlapping_transposed_copy_is_refused():
     with pytest.raises(RuntimeError, match="^unsupported operation: some elements of the input tensor and the "
                                            "written-to tensor refer to a single memory location"):
         x.copy_(x.t())
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "bool"])
+def test_column_broadcast_fills_rows(shape, dtype, device):
+    """A column repeated across the rows (stride 0 along the output's unit-stride dim, unit stride along the
+    rows: attention's per-row offsets, a bias over channels) is no transpose: each row is filled with its value.
+    Also cast on the way, into a batch, and into a transposed destination."""
+    rows, cols = shape
+    column, ref = source((rows, 1), dtype, device)
+    out = tandem.empty(shape, dtype=column.dtype, device=device)
+    out.copy_(column.expand(rows, cols))
+    np.testing.assert_array_equal(host(out), np.broadcast_to(ref, shape))
+    wide = tandem.empty(shape, dtype=tandem.float64, device=device).copy_(column.expand(rows, cols))
+    np.testing.assert_array_equal(wide.cpu().numpy(), np.broadcast_to(ref, shape).astype(np.float64))
+    batch = tandem.empty((3, rows, cols), dtype=column.dtype, device=device)
+    batch.copy_(column.expand(3, rows, cols))
+    np.testing.assert_array_equal(host(batch), np.broadcast_to(ref, (3, rows, cols)))
+    transposed = tandem.empty((cols, rows), dtype=column.dtype, device=device).t()
+    transposed.copy_(column.expand(rows, cols))
+    np.testing.assert_array_equal(host(transposed.contiguous()), np.broadcast_to(ref, shape))

@@ -33,8 +33,11 @@ bool copy_in_tiles(TensorIterator& iter) {
   if (iter.ndim() < 2) return false;
   const DimVector& so = iter.strides(0);
   const DimVector& si = iter.strides(1);
+  // An input repeated along the output's unit-stride dim (stride 0 there: a column broadcast across rows,
+  // as attention's per-row offsets and conv2d's bias) is no transpose: the row loop below fills each run with
+  // one value, vectorised, where the tiles would go element by element (8% of an attention backward).
   const bool crossed =
-      (so[0] == sizeof(O) && si[1] == sizeof(I)) || (si[0] == sizeof(I) && so[1] == sizeof(O));
+      (so[0] == sizeof(O) && si[1] == sizeof(I) && si[0] != 0) || (si[0] == sizeof(I) && so[1] == sizeof(O));
   if (!crossed || iter.shape()[0] < kRun || iter.shape()[1] < kRun) return false;  // thin: few lines touched
   const int run_dim = so[0] == sizeof(O) ? 0 : 1, row_dim = 1 - run_dim;
   const int64_t runs = iter.shape()[run_dim], rows = iter.shape()[row_dim];
