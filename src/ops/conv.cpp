@@ -202,17 +202,15 @@ Conv2dGrads conv2d_backward_per_element(const Tensor& grad, const Tensor& input,
       need_weight ? empty(DimVector{shares, cout, ck}, weight.dtype(), weight.device()) : Tensor();
   Window2d one = g;
   one.n = 1;
-  parallel_for(0, shares, 1, [&](int64_t s0, int64_t s1) {
-    Tensor cols = empty(DimVector{ck, l}, input.dtype(), input.device());
-    for (int64_t share = s0; share < s1; ++share) {
-      const int64_t begin = g.n * share / shares, end = g.n * (share + 1) / shares;
-      for (int64_t i = begin; i < end; ++i)
+  for_each_element_in_shares(
+      g, shares, ck, l, input.dtype(), input.device(),
+      [&](int64_t share, int64_t i, bool first, const Tensor& cols) {
         for (int64_t gi = 0; gi < groups; ++gi) {
           Tensor grad_rows = select(channel_rows(narrow(grad, 0, i, 1), gi * coutg, coutg), 0, 0);
           if (need_weight) {
             im2col(cols, narrow(narrow(input, 0, i, 1), 1, gi * g.c, g.c), one);
             launch_gemm(grad_rows, t(cols), group_slice(select(partial, 0, share), 0, gi, groups), 1.0,
-                        i == begin ? 0.0 : 1.0);
+                        first ? 0.0 : 1.0);
           }
           if (need_input) {
             launch_gemm(t(reshape(group_slice(weight, 0, gi, groups), DimVector{coutg, ck})), grad_rows, cols,
@@ -220,8 +218,7 @@ Conv2dGrads conv2d_backward_per_element(const Tensor& grad, const Tensor& input,
             col2im(narrow(narrow(r.input, 0, i, 1), 1, gi * g.c, g.c), cols, one);
           }
         }
-    }
-  });
+      });
   if (need_weight) r.weight = reshape(sum(partial, DimVector{0}), weight.sizes());
   return r;
 }
@@ -257,18 +254,18 @@ Tensor conv2d(const Tensor& input_, const Tensor& weight_, const std::optional<T
   if (!no_channels && per_element_on_threads(g, input.device())) {
     // Each thread convolves whole batch elements: its patch matrix stays in its cache between im2col and
     // the GEMM, and one parallel region replaces the alternation of im2col's and the GEMMs' regions.
-    parallel_for(0, g.n, 1, [&](int64_t b0, int64_t b1) {
-      Window2d one = g;
-      one.n = 1;
-      Tensor cols = empty(DimVector{ck, l}, input.dtype(), input.device());
-      for (int64_t i = b0; i < b1; ++i)
-        for (int64_t gi = 0; gi < groups; ++gi) {
-          im2col(cols, narrow(narrow(input, 0, i, 1), 1, gi * g.c, g.c), one);
-          launch_gemm(reshape(group_slice(weight, 0, gi, groups), DimVector{coutg, ck}), cols,
-                      select(channel_rows(narrow(out, 0, i, 1), gi * coutg, coutg), 0, 0), 1.0,
-                      bias ? 1.0 : 0.0);
-        }
-    });
+    Window2d one = g;
+    one.n = 1;
+    for_each_element_in_shares(
+        g, get_num_threads(), ck, l, input.dtype(), input.device(),
+        [&](int64_t, int64_t i, bool, const Tensor& cols) {
+          for (int64_t gi = 0; gi < groups; ++gi) {
+            im2col(cols, narrow(narrow(input, 0, i, 1), 1, gi * g.c, g.c), one);
+            launch_gemm(reshape(group_slice(weight, 0, gi, groups), DimVector{coutg, ck}), cols,
+                        select(channel_rows(narrow(out, 0, i, 1), gi * coutg, coutg), 0, 0), 1.0,
+                        bias ? 1.0 : 0.0);
+          }
+        });
   }
   const int64_t round = batch_per_round(g, input.device());
   Tensor buffer = empty(DimVector{ck, round * l}, input.dtype(), input.device());

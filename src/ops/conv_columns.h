@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 
+#include "core/parallel.h"
 #include "core/tensor.h"
 #include "kernels/nn_kernels.h"
 
@@ -26,6 +27,21 @@ int64_t batch_per_round(const Window2d& g, Device device);
 // GEMM and col2im on one thread, in its cache) rather than in rounds of parallel kernels: with more than one
 // thread and at least as many batch elements as threads.
 bool per_element_on_threads(const Window2d& g, Device device);
+// The per-element convolutions' loop: every batch element i, in `shares` fixed shares of the batch
+// (contiguous ranges, at least one element each as per_element_on_threads guarantees) that the threads take
+// in one parallel region, each thread with its own (ck, l) patch-matrix buffer `cols`. body(share, i, first,
+// cols): `first` marks the share's first element, where a per-share partial sum starts (beta 0).
+template <typename Body>
+void for_each_element_in_shares(const Window2d& g, int64_t shares, int64_t ck, int64_t l, DType dtype,
+                                Device device, const Body& body) {
+  parallel_for(0, shares, 1, [&](int64_t s0, int64_t s1) {
+    Tensor cols = empty(DimVector{ck, l}, dtype, device);
+    for (int64_t share = s0; share < s1; ++share) {
+      const int64_t begin = g.n * share / shares, end = g.n * (share + 1) / shares;
+      for (int64_t i = begin; i < end; ++i) body(share, i, i == begin, cols);
+    }
+  });
+}
 // A (rows, cols) matrix over the start of a contiguous (rows, more columns) buffer.
 Tensor leading_columns(const Tensor& buffer, int64_t cols);
 // Group gi's share of dim `dim` (its input channels, its filters, its rows of the output gradient).

@@ -152,23 +152,19 @@ void backward_per_element(Conv2dGrads& r, const Tensor& grad, const Tensor& inpu
       need_weight ? empty(DimVector{shares, input.size(1), ck}, weight.dtype(), weight.device()) : Tensor();
   Window2d one = g;
   one.n = 1;
-  parallel_for(0, shares, 1, [&](int64_t s0, int64_t s1) {
-    Tensor cols = empty(DimVector{ck, l}, input.dtype(), input.device());
-    for (int64_t share = s0; share < s1; ++share) {
-      const int64_t begin = g.n * share / shares, end = g.n * (share + 1) / shares;
-      for (int64_t i = begin; i < end; ++i)
+  for_each_element_in_shares(
+      g, shares, ck, l, input.dtype(), input.device(),
+      [&](int64_t share, int64_t i, bool first, const Tensor& cols) {
         for (int64_t gi = 0; gi < groups; ++gi) {
           im2col(cols, narrow(narrow(grad, 0, i, 1), 1, gi * g.c, g.c), one);
-          Tensor input_rows = select(channel_rows(narrow(input, 0, i, 1), gi * cin_g, cin_g), 0, 0);
           if (need_input)
             launch_gemm(reshape(group_slice(weight, 0, gi, groups), DimVector{cin_g, ck}), cols,
                         select(channel_rows(narrow(r.input, 0, i, 1), gi * cin_g, cin_g), 0, 0), 1.0, 0.0);
           if (need_weight)
-            launch_gemm(input_rows, t(cols), group_slice(select(partial, 0, share), 0, gi, groups), 1.0,
-                        i == begin ? 0.0 : 1.0);
+            launch_gemm(select(channel_rows(narrow(input, 0, i, 1), gi * cin_g, cin_g), 0, 0), t(cols),
+                        group_slice(select(partial, 0, share), 0, gi, groups), 1.0, first ? 0.0 : 1.0);
         }
-    }
-  });
+      });
   if (need_weight) r.weight = reshape(sum(partial, DimVector{0}), weight.sizes());
 }
 
@@ -198,15 +194,16 @@ Tensor conv_transpose2d(const Tensor& input_, const Tensor& weight_, const std::
     // Whole batch elements per thread, as conv2d's forward: each element's products and col2im in its cache.
     Window2d one = g;
     one.n = 1;
-    parallel_for(0, g.n, 1, [&](int64_t b0, int64_t b1) {
-      Tensor cols = empty(DimVector{ck, l}, input.dtype(), input.device());
-      for (int64_t i = b0; i < b1; ++i)
-        for (int64_t gi = 0; gi < groups; ++gi) {
-          launch_gemm(t(reshape(group_slice(weight, 0, gi, groups), DimVector{cin_g, ck})),
-                      select(channel_rows(narrow(input, 0, i, 1), gi * cin_g, cin_g), 0, 0), cols, 1.0, 0.0);
-          col2im(narrow(narrow(out, 0, i, 1), 1, gi * g.c, g.c), cols, one);
-        }
-    });
+    for_each_element_in_shares(g, get_num_threads(), ck, l, input.dtype(), input.device(),
+                               [&](int64_t, int64_t i, bool, const Tensor& cols) {
+                                 for (int64_t gi = 0; gi < groups; ++gi) {
+                                   launch_gemm(
+                                       t(reshape(group_slice(weight, 0, gi, groups), DimVector{cin_g, ck})),
+                                       select(channel_rows(narrow(input, 0, i, 1), gi * cin_g, cin_g), 0, 0),
+                                       cols, 1.0, 0.0);
+                                   col2im(narrow(narrow(out, 0, i, 1), 1, gi * g.c, g.c), cols, one);
+                                 }
+                               });
   }
   const int64_t round = batch_per_round(g, input.device());
   Tensor buffer = per_element ? Tensor() : empty(DimVector{ck, round * l}, input.dtype(), input.device());
