@@ -19,6 +19,7 @@ import pytest
 import torch as real_torch
 
 import tandem
+from test_programs_sweeputil import assert_same_results
 
 # tandem's devices for a program: the CPU and, when there is one, an (emulated or real) CUDA device. PyTorch always
 # runs the program on its CPU, the reference.
@@ -1151,22 +1152,6 @@ PROGRAMS = [dcgan, wgan_gp, vae, ddpm, unet, realnvp, style_transfer, super_reso
 _TOLERANCE = {"mixed_precision": dict(rel=2e-2, abs=2e-2)}
 _DEFAULT_TOLERANCE = dict(rel=1e-4, abs=1e-5)
 _reference = {}
-
-
-def assert_same_results(got, want, tol, where="result"):
-    assert type(got) is type(want), (where, got, want)
-    if isinstance(want, dict):
-        assert sorted(got) == sorted(want), where
-        for key in want:
-            assert_same_results(got[key], want[key], tol, f"{where}[{key!r}]")
-    elif isinstance(want, (list, tuple)):
-        assert len(got) == len(want), (where, got, want)
-        for i, (g, w) in enumerate(zip(got, want)):
-            assert_same_results(g, w, tol, f"{where}[{i}]")
-    elif isinstance(want, float):
-        assert got == pytest.approx(want, **tol), where
-    else:
-        assert got == want, where
 
 
 @pytest.mark.parametrize("device", _DEVICES)
