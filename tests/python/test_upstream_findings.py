@@ -2,8 +2,6 @@
 test is the smallest form of one failure, checked against PyTorch where PyTorch can run here."""
 import json
 import os
-import shutil
-import subprocess
 import sys
 import textwrap
 
