@@ -103,16 +103,21 @@ def reduce_tensor(t):
         offset = (t.data_ptr() - block.addr) // t.element_size()
         return _rebuild_shared, (DupFd(block.fd), block.nbytes, _dtype_name(t), tuple(t.shape), tuple(t.stride()),
                                  offset, t.requires_grad)
-    if get_spawning_popen() is not None:
+    popen = get_spawning_popen()
+    if popen is not None and block is None:
         # A process argument (spawn, forkserver): the descriptor must stay open until the child has started, so
         # the tensor itself moves into shared memory (as PyTorch does), and every worker maps that one copy.
         share_memory_(t)
         # The Popen object outlives the child's start: keeping the tensor there keeps its block's descriptor open
         # until then, also for a temporary (the host copy of a cuda tensor, freed when pickling ends).
-        get_spawning_popen().__dict__.setdefault("_tandem_keep_alive", []).append(t)
+        popen.__dict__.setdefault("_tandem_keep_alive", []).append(t)
         return reduce_tensor(t)
     # Not shared, or received from elsewhere (a received block keeps no descriptor): one copy into a new block.
-    block, _ = shm.new_shared_copy(t)
+    block, copy = shm.new_shared_copy(t)
+    if popen is not None:
+        # A received tensor passed on as a process argument (a spawned child starting its own DataLoader
+        # workers): the copy's descriptor, too, must outlive pickling until the grandchild has started.
+        popen.__dict__.setdefault("_tandem_keep_alive", []).append(copy)
     return _rebuild_shared, (DupFd(block.fd), block.nbytes, _dtype_name(t), tuple(t.shape), tuple(t.stride()), 0,
                              t.requires_grad)
 

@@ -11,6 +11,8 @@ import tandem
 import tandem.distributed as dist
 from tandem import _C
 from tandem.nn.modules.module import Module
+from tandem._accelerator_memory import _get_device_index
+from tandem.nn.parallel._move_inputs import to_kwargs
 from tandem.nn.parallel.comm_hook_reducer import CommHookReducer
 
 _DEFAULT_BUCKET_CAP_MB = 25
@@ -53,17 +55,19 @@ class DistributedDataParallel(Module):
         self.broadcast_buffers = broadcast_buffers
         self.find_unused_parameters = find_unused_parameters
         self.require_backward_grad_sync = True
-        self.device_ids = device_ids
-        self.output_device = output_device
         self.dim = dim
         named = [(n, p) for n, p in module.named_parameters() if p.requires_grad]
         if not named:
             raise RuntimeError("DistributedDataParallel is not needed when a module doesn't have any parameter "
                                "that requires a gradient.")
+        if device_ids is not None and len(device_ids) > 1:
+            raise ValueError("device_ids can only be None or contain a single element.")
         devices = {p.device for _, p in named}
         if len(devices) > 1:
             raise ValueError(f"DistributedDataParallel's input module must be on the same type of devices, but "
                              f"input module parameters locate in {sorted(str(d) for d in devices)}.")
+        self.device_type = next(iter(devices)).type
+        self._set_device_ids(device_ids, output_device, devices)
         self._root = dist.get_global_rank(pg, 0)
         if init_sync:
             self._sync_states()
@@ -95,6 +99,25 @@ class DistributedDataParallel(Module):
         self.reducer = CommHookReducer(params, names, self.reducer.bucket_indices(), hook, state)
         self._comm_hook = hook
 
+    def _set_device_ids(self, device_ids, output_device, devices):
+        """PyTorch's rules: device ids (as indices) only for a module on one accelerator device; forward then
+        moves its arguments to device_ids[0]."""
+        if not device_ids or self.device_type == "cpu":
+            if device_ids or output_device:
+                raise ValueError(
+                    "DistributedDataParallel device_ids and output_device arguments only work with "
+                    "single-device/multiple-device GPU modules or CPU modules, but got device_ids "
+                    f"{device_ids}, output_device {output_device}, and module parameters {devices}.")
+            self.device_ids = None
+            self.output_device = None
+            return
+        self.device_ids = [_get_device_index(d, True) for d in device_ids]
+        self.output_device = _get_device_index(device_ids[0] if output_device is None else output_device, True)
+
+    def to_kwargs(self, inputs, kwargs, device_id):
+        """``inputs`` and ``kwargs`` with their tensors moved to this module's device type, index device_id."""
+        return to_kwargs(inputs, kwargs, tandem.device(self.device_type, device_id))
+
     def _sync_states(self):
         """Rank 0's parameters and buffers on every rank (a shape mismatch raises on every rank)."""
         with tandem.no_grad():
@@ -106,6 +129,8 @@ class DistributedDataParallel(Module):
             with tandem.no_grad():
                 for b in self.module.buffers():
                     dist.broadcast(b, src=self._root, group=self.process_group)
+        if self.device_ids and (inputs or kwargs):
+            (inputs,), (kwargs,) = self.to_kwargs(inputs, kwargs, self.device_ids[0])
         output = self.module(*inputs, **kwargs)
         if tandem.is_grad_enabled():
             self.reducer.set_require_sync(self.require_backward_grad_sync)
