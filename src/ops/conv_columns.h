@@ -9,6 +9,7 @@
 #include "core/parallel.h"
 #include "core/tensor.h"
 #include "kernels/nn_kernels.h"
+#include "ops/view.h"
 
 namespace tandem {
 
@@ -29,14 +30,16 @@ int64_t batch_per_round(const Window2d& g, Device device);
 bool per_element_on_threads(const Window2d& g, Device device);
 // The per-element convolutions' loop: every batch element i, in `shares` fixed shares of the batch
 // (contiguous ranges, at least one element each as per_element_on_threads guarantees) that the threads take
-// in one parallel region, each thread with its own (ck, l) patch-matrix buffer `cols`. body(share, i, first,
-// cols): `first` marks the share's first element, where a per-share partial sum starts (beta 0).
+// in one parallel region, each share with its own (ck, l) patch-matrix buffer `cols`. body(share, i, first,
+// cols): `first` marks the share's first element, where a per-share partial sum starts (beta 0). The buffers
+// are allocated before the region: an out-of-memory error inside it could not reach the caller.
 template <typename Body>
 void for_each_element_in_shares(const Window2d& g, int64_t shares, int64_t ck, int64_t l, DType dtype,
                                 Device device, const Body& body) {
+  const Tensor buffers = empty(DimVector{shares, ck, l}, dtype, device);
   parallel_for(0, shares, 1, [&](int64_t s0, int64_t s1) {
-    Tensor cols = empty(DimVector{ck, l}, dtype, device);
     for (int64_t share = s0; share < s1; ++share) {
+      const Tensor cols = select(buffers, 0, share);
       const int64_t begin = g.n * share / shares, end = g.n * (share + 1) / shares;
       for (int64_t i = begin; i < end; ++i) body(share, i, i == begin, cols);
     }

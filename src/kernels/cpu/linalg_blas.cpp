@@ -12,7 +12,6 @@
 #include <optional>
 #include <vector>
 
-#include "core/error.h"
 #include "core/long_work.h"
 #include "core/parallel.h"
 #include "kernels/blas_threads.h"
@@ -82,17 +81,15 @@ constexpr int64_t kLongGemm = int64_t{1} << 20;
 // tandem's parallel regions oneDNN runs on the calling thread alone.
 constexpr int64_t kOneDnnGemm = int64_t{1} << 20;
 
-void onednn_sgemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, float alpha, const float* a,
+// Whether oneDNN ran the product. It does not throw: products run inside tandem's parallel regions (a batch of
+// products, a convolution per batch element), where an exception would end the process. A failure (its
+// workspace could not be allocated) leaves the product to OpenBLAS, which needs none.
+bool onednn_sgemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, float alpha, const float* a,
                   int lda, const float* b, int ldb, float beta, float* c, int ldc) {
   const int threads = omp_in_parallel() ? 1 : get_num_threads();
   if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
-  const dnnl_status_t status = dnnl_sgemm(ta == CblasTrans ? 'T' : 'N', tb == CblasTrans ? 'T' : 'N', m, n, k,
-                                          alpha, a, lda, b, ldb, beta, c, ldc);
-  TANDEM_CHECK(status != dnnl_out_of_memory, OutOfMemory,
-               "CPU out of memory: oneDNN could not allocate the workspace of a ", m, " x ", k, " @ ", k,
-               " x ", n, " matrix product");
-  TANDEM_CHECK(status == dnnl_success, Runtime, "oneDNN's sgemm failed (status ", static_cast<int>(status),
-               ") on a ", m, " x ", k, " @ ", k, " x ", n, " matrix product");
+  return dnnl_sgemm(ta == CblasTrans ? 'T' : 'N', tb == CblasTrans ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb,
+                    beta, c, ldc) == dnnl_success;
 }
 #endif
 
@@ -104,7 +101,7 @@ void blas_gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, T al
   if (size >= kLongGemm) region.emplace();
   if constexpr (std::is_same_v<T, float>) {
 #if defined(TANDEM_HAS_ONEDNN)
-    if (size >= kOneDnnGemm) return onednn_sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    if (size >= kOneDnnGemm && onednn_sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)) return;
 #endif
     cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   } else {
