@@ -200,11 +200,9 @@ Conv2dGrads conv2d_backward_per_element(const Tensor& grad, const Tensor& input,
   const int64_t shares = get_num_threads();
   Tensor partial =
       need_weight ? empty(DimVector{shares, cout, ck}, weight.dtype(), weight.device()) : Tensor();
-  Window2d one = g;
-  one.n = 1;
   for_each_element_in_shares(
       g, shares, ck, l, input.dtype(), input.device(),
-      [&](int64_t share, int64_t i, bool first, const Tensor& cols) {
+      [&](int64_t share, int64_t i, bool first, const Window2d& one, const Tensor& cols) {
         for (int64_t gi = 0; gi < groups; ++gi) {
           Tensor grad_rows = select(channel_rows(narrow(grad, 0, i, 1), gi * coutg, coutg), 0, 0);
           if (need_weight) {
@@ -251,14 +249,13 @@ Tensor conv2d(const Tensor& input_, const Tensor& weight_, const std::optional<T
   // which the GEMMs then add to (one pass over the output, not two).
   Tensor out = empty(DimVector{g.n, cout, g.oh, g.ow}, input.dtype(), input.device());
   if (bias && !no_channels) copy_(out, expand(view(alias(*bias), DimVector{1, cout, 1, 1}), out.sizes()));
-  if (!no_channels && per_element_on_threads(g, input.device())) {
+  const bool per_element = !no_channels && per_element_on_threads(g, input.device());
+  if (per_element) {
     // Each thread convolves whole batch elements: its patch matrix stays in its cache between im2col and
     // the GEMM, and one parallel region replaces the alternation of im2col's and the GEMMs' regions.
-    Window2d one = g;
-    one.n = 1;
     for_each_element_in_shares(
         g, get_num_threads(), ck, l, input.dtype(), input.device(),
-        [&](int64_t, int64_t i, bool, const Tensor& cols) {
+        [&](int64_t, int64_t i, bool, const Window2d& one, const Tensor& cols) {
           for (int64_t gi = 0; gi < groups; ++gi) {
             im2col(cols, narrow(narrow(input, 0, i, 1), 1, gi * g.c, g.c), one);
             launch_gemm(reshape(group_slice(weight, 0, gi, groups), DimVector{coutg, ck}), cols,
@@ -268,8 +265,8 @@ Tensor conv2d(const Tensor& input_, const Tensor& weight_, const std::optional<T
         });
   }
   const int64_t round = batch_per_round(g, input.device());
-  Tensor buffer = empty(DimVector{ck, round * l}, input.dtype(), input.device());
-  for (int64_t gi = 0; gi < groups && !no_channels && !per_element_on_threads(g, input.device()); ++gi) {
+  Tensor buffer = per_element ? Tensor() : empty(DimVector{ck, round * l}, input.dtype(), input.device());
+  for (int64_t gi = 0; gi < groups && !no_channels && !per_element; ++gi) {
     Tensor w = reshape(group_slice(weight, 0, gi, groups), DimVector{coutg, ck});
     Tensor input_g = contiguous(group_slice(input, 1, gi, groups));
     for (int64_t n0 = 0; n0 < g.n; n0 += round) {

@@ -31,17 +31,20 @@ bool per_element_on_threads(const Window2d& g, Device device);
 // The per-element convolutions' loop: every batch element i, in `shares` fixed shares of the batch
 // (contiguous ranges, at least one element each as per_element_on_threads guarantees) that the threads take
 // in one parallel region, each share with its own (ck, l) patch-matrix buffer `cols`. body(share, i, first,
-// cols): `first` marks the share's first element, where a per-share partial sum starts (beta 0). The buffers
-// are allocated before the region: an out-of-memory error inside it could not reach the caller.
+// one, cols): `first` marks the share's first element, where a per-share partial sum starts (beta 0); `one`
+// is g for a single batch element (im2col/col2im of element i). The buffers are allocated before the region:
+// an out-of-memory error inside it could not reach the caller.
 template <typename Body>
 void for_each_element_in_shares(const Window2d& g, int64_t shares, int64_t ck, int64_t l, DType dtype,
                                 Device device, const Body& body) {
   const Tensor buffers = empty(DimVector{shares, ck, l}, dtype, device);
+  Window2d one = g;
+  one.n = 1;
   parallel_for(0, shares, 1, [&](int64_t s0, int64_t s1) {
     for (int64_t share = s0; share < s1; ++share) {
       const Tensor cols = select(buffers, 0, share);
       const int64_t begin = g.n * share / shares, end = g.n * (share + 1) / shares;
-      for (int64_t i = begin; i < end; ++i) body(share, i, i == begin, cols);
+      for (int64_t i = begin; i < end; ++i) body(share, i, i == begin, one, cols);
     }
   });
 }

@@ -150,11 +150,9 @@ void backward_per_element(Conv2dGrads& r, const Tensor& grad, const Tensor& inpu
   const int64_t shares = get_num_threads();
   Tensor partial =
       need_weight ? empty(DimVector{shares, input.size(1), ck}, weight.dtype(), weight.device()) : Tensor();
-  Window2d one = g;
-  one.n = 1;
   for_each_element_in_shares(
       g, shares, ck, l, input.dtype(), input.device(),
-      [&](int64_t share, int64_t i, bool first, const Tensor& cols) {
+      [&](int64_t share, int64_t i, bool first, const Window2d& one, const Tensor& cols) {
         for (int64_t gi = 0; gi < groups; ++gi) {
           im2col(cols, narrow(narrow(grad, 0, i, 1), 1, gi * g.c, g.c), one);
           if (need_input)
@@ -186,16 +184,12 @@ Tensor conv_transpose2d(const Tensor& input_, const Tensor& weight_, const std::
                "). Calculated output size per channel: (", g.h, " x ", g.w, "). Output size is too small");
   const int64_t cin_g = input.size(1) / groups, cout = g.c * groups, ck = g.c * g.kh * g.kw, l = g.oh * g.ow;
   Tensor out = empty(DimVector{g.n, cout, g.h, g.w}, input.dtype(), input.device());
-  Tensor out_g = groups == 1 || per_element_on_threads(g, input.device())
-                     ? out
-                     : empty(DimVector{g.n, g.c, g.h, g.w}, input.dtype(), input.device());
   const bool per_element = per_element_on_threads(g, input.device());
+  Tensor out_g = groups == 1 || per_element ? out : empty(DimVector{g.n, g.c, g.h, g.w}, input.dtype(), input.device());
   if (per_element) {
     // Whole batch elements per thread, as conv2d's forward: each element's products and col2im in its cache.
-    Window2d one = g;
-    one.n = 1;
     for_each_element_in_shares(g, get_num_threads(), ck, l, input.dtype(), input.device(),
-                               [&](int64_t, int64_t i, bool, const Tensor& cols) {
+                               [&](int64_t, int64_t i, bool, const Window2d& one, const Tensor& cols) {
                                  for (int64_t gi = 0; gi < groups; ++gi) {
                                    launch_gemm(
                                        t(reshape(group_slice(weight, 0, gi, groups), DimVector{cin_g, ck})),
