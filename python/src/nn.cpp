@@ -300,6 +300,18 @@ void init_nn(nb::module_& m) {
         return std::make_tuple(h, c);
       },
       nb::arg("gates"), nb::arg("c_prev"));
+  // The cell's gradients (gates, c_prev) for the whole-layer LSTM backward (nn/_rnn_engine.py); out receives
+  // the gates' gradient (that step's rows of the layer's buffer).
+  m.def(
+      "_lstm_cell_backward",
+      [](const Tensor& gates, const Tensor& c_prev, const Tensor& grad_h, std::optional<Tensor> grad_c,
+         std::optional<Tensor> out) {
+        auto [grad_gates, grad_c_prev] =
+            lstm_cell_backward(gates, c_prev, grad_h, grad_c ? *grad_c : Tensor(), out ? *out : Tensor());
+        return std::make_tuple(grad_gates, grad_c_prev);
+      },
+      nb::arg("gates"), nb::arg("c_prev"), nb::arg("grad_h"), nb::arg("grad_c").none(), nb::kw_only(),
+      nb::arg("out").none() = nb::none());
   m.def("_gru_cell", &gru_cell, nb::arg("x_proj"), nb::arg("h_proj"), nb::arg("h"));
   // Layer normalisation (ops/norm.h): F.layer_norm takes the output only; tandem.native_layer_norm all three.
   auto layer_norm_call = [](const Tensor& input, const std::vector<int64_t>& normalized_shape,

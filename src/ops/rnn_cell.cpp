@@ -49,7 +49,8 @@ std::pair<Tensor, Tensor> lstm_cell(const Tensor& gates_, const Tensor& c_prev_)
 }
 
 std::pair<Tensor, Tensor> lstm_cell_backward(const Tensor& gates_, const Tensor& c_prev_,
-                                             const Tensor& grad_h_, const Tensor& grad_c_) {
+                                             const Tensor& grad_h_, const Tensor& grad_c_,
+                                             const Tensor& grad_gates_out) {
   profiler::RecordScope profile_scope("tandem::lstm_cell_backward", gates_, c_prev_, grad_h_, grad_c_);
   const int64_t rows = c_prev_.sizes()[0], hidden = c_prev_.sizes()[1];
   Tensor gates = matrix_operand("lstm_cell_backward", "gates", gates_, c_prev_, rows, 4 * hidden);
@@ -58,7 +59,11 @@ std::pair<Tensor, Tensor> lstm_cell_backward(const Tensor& gates_, const Tensor&
   Tensor grad_c = grad_c_.defined()
                       ? matrix_operand("lstm_cell_backward", "grad_c", grad_c_, c_prev, rows, hidden)
                       : Tensor();
-  Tensor grad_gates = empty(gates.sizes(), gates.dtype(), gates.device());
+  TANDEM_CHECK(!grad_gates_out.defined() || grad_gates_out.is_contiguous(), Runtime,
+               "lstm_cell_backward: out must be contiguous");
+  Tensor grad_gates = grad_gates_out.defined() ? matrix_operand("lstm_cell_backward", "out", grad_gates_out,
+                                                                c_prev, rows, 4 * hidden)
+                                               : empty(gates.sizes(), gates.dtype(), gates.device());
   Tensor grad_c_prev = empty(c_prev.sizes(), c_prev.dtype(), c_prev.device());
   if (c_prev.numel() > 0)
     kernel_table(c_prev.device().type)

@@ -11,9 +11,12 @@ namespace tandem {
 
 // gates: (N, 4H) pre-activation in PyTorch's order (i, f, g, o); c_prev: (N, H). Returns (h, c).
 std::pair<Tensor, Tensor> lstm_cell(const Tensor& gates, const Tensor& c_prev);
-// The gradients of gates and c_prev from those of h and c (grad_c may be undefined).
+// The gradients of gates and c_prev from those of h and c (grad_c may be undefined). grad_gates_out, when
+// defined, is where the gates' gradient is written (a contiguous matrix of the gates' shape, dtype and
+// device): the whole-layer LSTM backward (python/tandem/nn/_rnn_engine.py) has each step fill its rows of one
+// buffer.
 std::pair<Tensor, Tensor> lstm_cell_backward(const Tensor& gates, const Tensor& c_prev, const Tensor& grad_h,
-                                             const Tensor& grad_c);
+                                             const Tensor& grad_c, const Tensor& grad_gates_out = Tensor());
 // x_proj, h_proj: (N, 3H) input and hidden projections (with biases) in PyTorch's order (r, z, n); h: (N, H).
 // Returns h'.
 Tensor gru_cell(const Tensor& x_proj, const Tensor& h_proj, const Tensor& h);
