@@ -12,6 +12,7 @@ from . import _C, _compositions
 from ._creation import tensor as _tensor
 from ._dim_args import _wrap_dim
 from ._out import CASTABLE, STRUCTURED, call_with_out, with_out
+from ._windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window
 
 Tensor = _C.Tensor
 
@@ -67,7 +68,7 @@ deg2rad_ = _angle_in_place("deg2rad_", math.pi / 180.0)
 rad2deg_ = _angle_in_place("rad2deg_", 180.0 / math.pi)
 
 
-# ---- ranges and windows ----
+# ---- ranges ----
 
 @with_out("logspace", CASTABLE, factory=True)
 def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, requires_grad=False):
@@ -93,71 +94,6 @@ def range(start, end=None, step=1, *, dtype=None, layout=None, device=None, requ
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     out = (_C.arange(count, dtype=_C.float64, device=device) * step + start).to(dtype or _C.get_default_dtype())
     return out.requires_grad_() if requires_grad else out
-
-
-def _window_checks(name, window_length, dtype):
-    dtype = dtype or _C.get_default_dtype()
-    if not dtype.is_floating_point:
-        raise RuntimeError(f"{name} expects floating point dtypes, got: {dtype}")
-    if window_length < 0:
-        raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
-    return dtype
-
-
-def _window(name, body):
-    """PyTorch's window recipe: a periodic window is the symmetric one of length + 1 without its last value;
-    body(n, length) computes in the requested dtype, step by step as ATen does (so 16-bit values match)."""
-    def fn(window_length, periodic=True, *args, dtype=None, layout=None, device=None, requires_grad=False):
-        dtype = _window_checks(name, window_length, dtype)
-        if window_length <= 1:
-            out = _C.ones(window_length, dtype=dtype, device=device)
-        else:
-            length = window_length + 1 if periodic else window_length
-            out = body(_C.arange(length, dtype=dtype, device=device), length, *args)
-            out = out.narrow(0, 0, window_length) if periodic else out
-        return out.requires_grad_() if requires_grad else out
-
-    fn.__name__ = fn.__qualname__ = name
-    return fn
-
-
-def _rounded(n, c):
-    """c rounded to a 16-bit n's dtype: PyTorch's float16/bfloat16 windows are the products with their numbers
-    rounded to the window's dtype first (a plain `n * number` keeps the number in float32, as PyTorch does)."""
-    if n.dtype in (_C.float16, _C.bfloat16):
-        return _C.full([], c, dtype=n.dtype).item()
-    return c
-
-
-def _hamming(n, length, alpha=0.54, beta=0.46):
-    return (n * _rounded(n, math.pi * 2.0 / (length - 1))).cos() * _rounded(n, -beta) + alpha
-
-
-def _blackman(n, length):
-    n = n * _rounded(n, math.pi / (length - 1))
-    return (n * 4).cos() * _rounded(n, 0.08) - (n * 2).cos() * 0.5 + 0.42
-
-
-def _bartlett(n, length):
-    n = n * _rounded(n, 2.0 / (length - 1))
-    half = ((length - 1) >> 1) + 1
-    return _C.cat([n.narrow(0, 0, half), 2 - n.narrow(0, half, length - half)])
-
-
-def _kaiser(n, length, beta=12.0):
-    # ATen's kernel computes in float32 for 16-bit dtypes (opmath), in the dtype otherwise.
-    work = n.float() if n.dtype in (_C.float16, _C.bfloat16) else n
-    alpha = (length - 1) / 2.0
-    ratio = (work - alpha) / alpha
-    top = ((1 - ratio * ratio).abs().sqrt() * beta).i0()
-    return (top / _C.full([], float(beta), dtype=work.dtype, device=work.device).i0()).to(n.dtype)
-
-
-hann_window = _window("hann_window", lambda n, length: _hamming(n, length, 0.5, 0.5))
-hamming_window = _window("hamming_window", _hamming)
-blackman_window = _window("blackman_window", _blackman)
-bartlett_window = _window("bartlett_window", _bartlett)
-kaiser_window = _window("kaiser_window", _kaiser)
 
 
 # ---- building matrices ----

@@ -20,11 +20,17 @@ def _window_repr(window):
     return "None" if window is None else f"{window.type()}{{[{', '.join(str(s) for s in window.shape)}]}}"
 
 
-def _window_to_n_fft(call, window, n_fft, win_length, mismatch):
-    """The window zero-padded on both sides to n_fft, as PyTorch centres a shorter one (None stays None)."""
+def _window_to_n_fft(call, window, n_fft, win_length, mismatch, like):
+    """The window zero-padded on both sides to n_fft, as PyTorch centres a shorter one. None stays None when
+    win_length == n_fft (no window: every sample counts); a shorter win_length without a window means a
+    rectangular window of that length (ones in `like`'s real dtype), centred the same way."""
     from .nn.functional import pad
     if window is None:
-        return None
+        if win_length >= n_fft:
+            return None
+        from . import ones
+        dtype = like.real.dtype if like.dtype.is_complex else like.dtype
+        window = ones(win_length, dtype=dtype, device=like.device)
     if window.dim() != 1 or window.shape[0] != win_length:
         _fail(call, mismatch)
     if win_length < n_fft:
@@ -86,7 +92,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         _fail(call, f"expected 0 < win_length <= n_fft, but got win_length={win_length}")
     window = _window_to_n_fft(call, window, n_fft, win_length,
                               f"expected a 1D window tensor of size equal to win_length={win_length}, but got "
-                              f"window with size {list(window.shape) if window is not None else []}")
+                              f"window with size {list(window.shape) if window is not None else []}", x)
     if onesided is None:
         onesided = not complex_in
     elif onesided and complex_in:
@@ -141,13 +147,14 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
         _fail(call, "expected 0 < win_length <= n_fft")
     if onesided and return_complex:
         raise RuntimeError("cannot have onesided output if window or input is complex")
-    window = _window_to_n_fft(call, window, n_fft, win_length,
-                              "Invalid window shape. window has to be 1D and length of `win_length`")
     if window is None:
         warnings.warn("A window was not provided. A rectangular window will be applied.Please provide the same "
                       "window used by stft to make the inversion lossless.To suppress this warning and use a "
                       "rectangular window, explicitly set `window=torch.ones(n_fft, device=<device>)`.",
                       UserWarning, stacklevel=2)
+    window = _window_to_n_fft(call, window, n_fft, win_length,
+                              "Invalid window shape. window has to be 1D and length of `win_length`", spec)
+    if window is None:
         window = ones(n_fft, dtype=spec.real.dtype, device=spec.device)
     norm = "ortho" if normalized else "backward"
     frames = spec.transpose(1, 2)  # (batch, n_frames, freq)
@@ -176,10 +183,11 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     end = min(end, expected)
     out = out[:, start:end]
     envelope = envelope[start:end]
-    if float(envelope.abs().min()) <= 1e-11:
-        _fail(call, "window overlap add min: " + str(float(envelope.abs().min())) +
-              "\nhint: the window must overlap itself with a nonzero sum everywhere (e.g. a Hann window with "
-              "hop_length <= n_fft / 2)")
+    if float(envelope.abs().min()) < 1e-11:
+        # PyTorch's text prints its boolean check (1: the envelope's minimum is below 1e-11), with no " : "
+        raise RuntimeError(f"{call()} window overlap add min: 1\nhint: the window must overlap itself with a "
+                           "nonzero sum everywhere (e.g. a Hann window with hop_length <= n_fft / 2); the "
+                           f"smallest sum here is {float(envelope.abs().min())}")
     out = out / envelope
     if length is not None and out.shape[-1] < length:
         from .nn.functional import pad

@@ -609,33 +609,43 @@ def _check_same_size(input, target):
         )
 
 
-def _elementwise_weight(loss, weight):
-    """mse_loss/l1_loss's weight=: one weight per element, of the input's size (the mean still divides by numel)."""
-    if weight is None:
-        return loss
-    if tuple(weight.shape) != tuple(loss.shape):
+def _weighted_reduce(loss, weight, reduction, input):
+    """mse_loss/l1_loss with weight=: one weight per element of the input; 'mean' is the weighted mean,
+    sum(weight * loss) / sum(weight), as PyTorch (not the plain mean of the weighted losses)."""
+    if weight.size() != input.size():
         raise ValueError("Weights and input must have the same size.")
-    return loss * weight
+    weighted = loss * weight
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return weighted.sum()
+    if reduction == "mean":
+        return weighted.sum() / weight.sum()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     if _amp_active():  # PyTorch's autocast list: fp32
         return _amp_run("fp32", mse_loss, input, target, size_average, reduce, reduction, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if weight is not None:  # PyTorch's Python branch: its own checks and messages
+        return _weighted_reduce((input - target).pow(2), weight, reduction, input)
     _check_reduction(reduction)
     diff = input - target
     if not (diff.is_floating_point() or diff.is_complex()):  # PyTorch's kernel takes the promoted dtype
         raise NotImplementedError(f'"mse_{diff.device.type}" not implemented for \'{diff.dtype._scalar_type_name}\'\n'
                                   f"hint: compare floating-point tensors, e.g. input.float()")
-    return _reduce(_elementwise_weight(diff * diff, weight), reduction)
+    return _reduce(diff * diff, reduction)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     if _amp_active():  # PyTorch's autocast list: fp32
         return _amp_run("fp32", l1_loss, input, target, size_average, reduce, reduction, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if weight is not None:  # PyTorch's Python branch: its own checks and messages
+        return _weighted_reduce(tandem.abs(input - target), weight, reduction, input)
     _check_reduction(reduction)
-    return _reduce(_elementwise_weight(tandem.abs(input - target), weight), reduction)
+    return _reduce(tandem.abs(input - target), reduction)
 
 
 def _check_probabilities(input, target):

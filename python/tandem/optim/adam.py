@@ -48,7 +48,9 @@ class Adam(Optimizer):
                     if amsgrad:
                         state["max_exp_avg_sq"] = tandem.zeros_like(p)
                 untracked(state["step"]).add_(1)
-                _C._adam_step(p, grad, state["exp_avg"], state["exp_avg_sq"], state.get("max_exp_avg_sq"),
+                # complex parameters are updated as pairs of reals, as PyTorch
+                _C._adam_step(self._real(p), self._real(grad), self._real(state["exp_avg"]),
+                              self._real(state["exp_avg_sq"]), self._real(state.get("max_exp_avg_sq")),
                               int(state["step"].item()), group["lr"], beta1, beta2, group["eps"],
                               group["weight_decay"], amsgrad, group["maximize"], group["decoupled_weight_decay"])
         return loss

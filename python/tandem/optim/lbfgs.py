@@ -161,7 +161,8 @@ class LBFGS(Optimizer):
         return -float(loss) if self.param_groups[0]["maximize"] else float(loss)
 
     def _gather_flat_grad(self):
-        views = [p.new_zeros(p.numel()) if p.grad is None else p.grad.reshape(-1) for p in self._params]
+        # A complex parameter counts as its pairs of reals (PyTorch's LBFGS works in that real space).
+        views = [self._real(p.new_zeros(p.shape) if p.grad is None else p.grad).reshape(-1) for p in self._params]
         flat = tandem.cat(views, 0)
         if self.param_groups[0]["maximize"]:
             flat.neg_()
@@ -171,8 +172,9 @@ class LBFGS(Optimizer):
         """params += step_size * update, ``update`` being flat (in the order of the params)."""
         offset = 0
         for p in self._params:
-            view, n = untracked(p), p.numel()
-            tandem.add(view, update[offset:offset + n].view_as(p), alpha=float(step_size), out=view)
+            view = self._real(p)
+            n = view.numel()
+            tandem.add(view, update[offset:offset + n].view_as(view), alpha=float(step_size), out=view)
             offset += n
 
     def _directional_evaluate(self, closure, x, t, d):

@@ -30,11 +30,14 @@ class Rprop(Optimizer):
                 if not state:
                     state["step"] = tandem.tensor(0.0)
                     state["prev"] = tandem.zeros_like(p)
-                    state["step_size"] = tandem.full_like(untracked(grad), float(group["lr"]))
-                param, grad = untracked(p), untracked(grad)
+                    lr = float(group["lr"])
+                    # a complex parameter gets the step size on both its real and its imaginary part
+                    state["step_size"] = tandem.full_like(untracked(grad), complex(lr, lr) if p.is_complex() else lr)
+                # complex parameters are updated as pairs of reals, as PyTorch
+                param, grad = self._real(untracked(p)), self._real(untracked(grad))
                 if group["maximize"]:
                     grad = grad.neg()
-                prev, step_size = state["prev"], state["step_size"]
+                prev, step_size = self._real(state["prev"]), self._real(state["step_size"])
                 untracked(state["step"]).add_(1)
                 sign = grad.mul(prev).sign()
                 factor = tandem.where(sign > 0, tandem.full_like(sign, etaplus),

@@ -32,6 +32,7 @@ class SGD(Optimizer):
                 if momentum != 0 and buf is None:
                     buf = state["momentum_buffer"] = tandem.empty_like(p)
                     first = True
-                _C._sgd_step(p, grad, buf, group["lr"], momentum, group["dampening"],
-                             group["weight_decay"], group["nesterov"], group["maximize"], first)
+                # complex parameters are updated as pairs of reals, as PyTorch
+                _C._sgd_step(self._real(p), self._real(grad), self._real(buf), group["lr"], momentum,
+                             group["dampening"], group["weight_decay"], group["nesterov"], group["maximize"], first)
         return loss

@@ -8,6 +8,7 @@ from . import _construct, _csr, _csr_construct, _legacy, _math, _mv, _select
 from ._coo import SparseCooTensor
 from ._invariants import check_sparse_tensor_invariants
 from ._csr import SparseCsrTensor
+from ._spdiags import spdiags
 
 Tensor = _C.Tensor
 
@@ -162,4 +163,4 @@ _LEGACY_TYPES = _legacy.legacy_types()
 globals().update(_LEGACY_TYPES)  # FloatTensor(indices, values, size), ... (Kipf's pygcn builds with them)
 
 __all__ = ["SparseCooTensor", "SparseCsrTensor", "check_sparse_tensor_invariants", "mm", "addmm", "sum", "softmax",
-           "log_softmax", *_LEGACY_TYPES]
+           "log_softmax", "spdiags", *_LEGACY_TYPES]
