@@ -205,11 +205,13 @@ def _nest_dtype(data):
     from . import get_default_dtype  # noqa: PLC0415
 
     python_kinds = {bool: _C.bool, int: _C.int64, float: get_default_dtype(), complex: _C.complex64}
-    inferred, stack = None, [data]
+    inferred, stack, seen = None, [data], set()
     while stack:
         x = stack.pop()
         if isinstance(x, (list, tuple)):
-            stack.extend(x)
+            if id(x) not in seen:  # a list holding itself is walked once
+                seen.add(id(x))
+                stack.extend(x)
             continue
         d = x.dtype if isinstance(x, _C.Tensor) else python_kinds.get(type(x))
         if d is not None:
