@@ -9,6 +9,7 @@ import warnings
 
 from . import _C
 from ._dim_args import _ints, _wrap_dim
+from ._memory_overlap import check_no_partial_overlap
 from ._out import CASTABLE, FOUND_DTYPE, STRUCTURED, call_with_out, with_out
 from ._einsum import einsum, tensordot  # noqa: F401  (contractions, in their own file; listed in __all__)
 from ._size import Size
@@ -687,9 +688,25 @@ def _integral_value(value, *tensors):
     return value if any(t.dtype.is_floating_point or t.dtype.is_complex for t in tensors) else int(value)
 
 
+# The C++ type PyTorch's kernels convert `value` to (float16/bfloat16 compute in float), named in its error.
+_VALUE_TYPE = {"float16": "float", "bfloat16": "float", "float32": "float", "float64": "double", "int64": "int64_t",
+               "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t", "bool": "bool"}
+
+
+def _check_value(value, *tensors):
+    """addcmul/addcdiv refuse a complex value for a real computation, as PyTorch's scalar conversion does."""
+    if isinstance(value, complex):
+        common = _C.result_type(*tensors[1:]) if len(tensors) > 1 else tensors[0].dtype
+        common = _C.promote_types(tensors[0].dtype, common)
+        if not common.is_complex:
+            name = _VALUE_TYPE.get(str(common).split(".")[-1], "float")
+            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     if out is not None:
         return call_with_out("addcmul", addcmul, (input, tensor1, tensor2), {"value": value}, out, CASTABLE)
+    _check_value(value, input, tensor1, tensor2)
     if _C.result_type(tensor1, tensor2) == _C.bool and input.dtype == _C.bool:
         raise NotImplementedError(f"\"addcmul_{input.device.type}_out\" not implemented for 'Bool'")
     value = _integral_value(value, input, tensor1, tensor2)
@@ -712,15 +729,20 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     if out is not None:
         return call_with_out("addcdiv", addcdiv, (input, tensor1, tensor2), {"value": value}, out, CASTABLE)
     _check_addcdiv(tensor1, tensor2)
+    _check_value(value, input, tensor1, tensor2)
     return input + value * (tensor1 / tensor2)
 
 
 def _addcmul_(self, tensor1, tensor2, *, value=1):
+    check_no_partial_overlap(self, (tensor1, tensor2))
+    _check_value(value, self, tensor1, tensor2)
     return self.add_(_integral_value(value, self, tensor1, tensor2) * (tensor1 * tensor2))
 
 
 def _addcdiv_(self, tensor1, tensor2, *, value=1):
+    check_no_partial_overlap(self, (tensor1, tensor2))
     _check_addcdiv(tensor1, tensor2)
+    _check_value(value, self, tensor1, tensor2)
     return self.add_(value * (tensor1 / tensor2))
 
 
@@ -778,7 +800,7 @@ def fmod(input, other, *, out=None):
     if out is not None:
         return call_with_out("fmod", fmod, (input, other), {}, out, CASTABLE)
     common = _C.result_type(input, other) if isinstance(input, Tensor) else None
-    if common is not None and common.is_complex:  # remainder would name itself
+    if common is not None and (common.is_complex or common == _C.bool):  # remainder would name itself
         kernel = "fmod_cpu" if input.device.type == "cpu" else "fmod_cuda"
         raise NotImplementedError(f'"{kernel}" not implemented for \'{common._scalar_type_name}\'')
     r = _C.remainder(input, other)
@@ -792,6 +814,7 @@ def _in_place(fn):
     """Tensor.<op>_ for composition fn: fn's result written into self, with PyTorch's shape and dtype checks.
     While autograd records, fn reads a clone: values it saved for backward must not be the ones overwritten."""
     def method(self, *args, **kwargs):
+        check_no_partial_overlap(self, (*args, *kwargs.values()))
         tensors = [t for t in (self, *args, *kwargs.values()) if isinstance(t, Tensor)]
         recording = _C.is_grad_enabled() and any(t.requires_grad for t in tensors)
         src = self.clone() if recording else self

@@ -175,6 +175,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
         # one element as numbers. Tried only after the fast path refused, so plain data pays nothing.
         fixed, inferred = _nest_with_arrays_or_tensors(data if seq is None else seq)
         if fixed is None:
+            if str(e) == _MANY_ELEMENTS and _integral(dtype or _nest_dtype(data if seq is None else seq)):
+                raise TypeError(_NOT_AN_INDEX) from None
             raise
         try:
             if _is_ndarray(fixed):
@@ -186,6 +188,35 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
         if not _warned_array_rows and _holds_array_rows(data if seq is None else seq):
             _warn_array_rows_once(out)
         return out
+
+
+_MANY_ELEMENTS = "only one element tensors can be converted to Python scalars"
+_NOT_AN_INDEX = "only integer tensors of a single element can be converted to an index"
+
+
+def _integral(dtype):
+    return dtype is not None and not (dtype.is_floating_point or dtype.is_complex or dtype == _C.bool)
+
+
+def _nest_dtype(data):
+    """The dtype PyTorch infers for a nest of numbers and tensors (each tensor's dtype, Python numbers by kind,
+    promoted together), or None. PyTorch reads each tensor in it as one number of that dtype: through
+    __index__ for an integer dtype, so a tensor of many elements is then a TypeError, not a ValueError."""
+    from . import get_default_dtype  # noqa: PLC0415
+
+    python_kinds = {bool: _C.bool, int: _C.int64, float: get_default_dtype(), complex: _C.complex64}
+    inferred, stack, seen = None, [data], set()
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            if id(x) not in seen:  # a list holding itself is walked once
+                seen.add(id(x))
+                stack.extend(x)
+            continue
+        d = x.dtype if isinstance(x, _C.Tensor) else python_kinds.get(type(x))
+        if d is not None:
+            inferred = d if inferred is None else _C.promote_types(inferred, d)
+    return inferred
 
 
 def _nest_with_arrays_or_tensors(data):

@@ -54,6 +54,8 @@ def _process_in_dims(func, in_dims, args):
                              f"-{arg.dim()} <= in_dim < {arg.dim()}.")
         if d is not None and d < 0:
             flat_in_dims[i] = d % arg.dim()
+        if isinstance(d, bool):  # passes the checks above as 0/1; PyTorch's Tensor.size(dim) then refuses it
+            raise TypeError("size(): argument 'dim' (position 1) must be int, not bool")
     sizes = [a.size(d) for a, d in zip(flat_args, flat_in_dims) if d is not None]
     if not sizes:
         raise ValueError("vmap: Expected at least one Tensor to vmap over")
@@ -174,6 +176,9 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """Returns func mapped over dimension in_dims of its inputs (None: not mapped), the results stacked along
     out_dims. Runs func once per batch element (see the module docstring); chunk_size is accepted."""
     _check_randomness(randomness)
+    if chunk_size is not None and (not isinstance(chunk_size, int) or isinstance(chunk_size, bool)):
+        # PyTorch fails later, splitting the batch, with an incidental TypeError
+        raise TypeError(f"vmap: chunk_size should be None or an int, got {type(chunk_size).__name__}")
     if not (chunk_size is None or chunk_size > 0):
         raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
 

@@ -54,9 +54,20 @@ _ORDERS = {channels_last: (0, 2, 3, 1), channels_last_3d: (0, 2, 3, 4, 1)}
 _RANKS = {channels_last: 4, channels_last_3d: 5}
 
 
+def _parser_type_name(x):
+    """A type as PyTorch's argument parser names it: builtins bare, Tensor bare, others by module (torch.dtype,
+    numpy.ndarray); tandem's own types under tandem, as PyTorch's under torch."""
+    kind = type(x)
+    module = kind.__module__ or ""
+    if module == "builtins" or isinstance(x, Tensor):
+        return kind.__name__
+    return f"tandem.{kind.__qualname__}" if module.startswith("tandem") else f"{module}.{kind.__qualname__}"
+
+
 def _check_format(name, fmt):
     if not isinstance(fmt, memory_format):
-        raise TypeError(f"{name}(): argument 'memory_format' must be torch.memory_format, not {type(fmt).__name__}")
+        raise TypeError(f"{name}(): argument 'memory_format' must be torch.memory_format, not "
+                        f"{_parser_type_name(fmt)}")
 
 
 def _check_rank(t, fmt):
@@ -112,9 +123,21 @@ def _inverse(order):
 def _laid_out(t, order, copy):
     """t's values with dims `order` row-major in memory: a row-major copy of the permuted tensor, viewed back."""
     order = list(order)
+    if t.numel() == 0:
+        return _empty_laid_out(t, order)
     moved = t.permute(order)
     moved = Tensor.clone(moved) if copy else moved.contiguous()
     return moved.permute(_inverse(order))
+
+
+def _empty_laid_out(t, order):
+    """An empty tensor in `order`: every layout holds it, so PyTorch's strides are only its formula's, each the
+    next inner stride times that dim's size (a 0 size gives the outer dims stride 0, as PyTorch's do)."""
+    sizes, strides, step = tuple(t.shape), [0] * t.dim(), 1
+    for d in reversed(order):
+        strides[d] = step
+        step *= sizes[d]
+    return Tensor.clone(t).as_strided(sizes, strides)
 
 
 def _suggested_order(t):
@@ -160,10 +183,8 @@ def contiguous(self, memory_format):
 
 def is_contiguous(self, memory_format):
     _check_format("is_contiguous", memory_format)
-    if memory_format is contiguous_format:
-        return Tensor.is_contiguous(self)
-    if memory_format is preserve_format:
-        raise RuntimeError("is_contiguous with memory_format preserve_format is not supported")
+    if memory_format is contiguous_format or memory_format is preserve_format:
+        return Tensor.is_contiguous(self)  # PyTorch answers preserve_format as the default contiguity
     return _is_contiguous_in(self, memory_format)
 
 

@@ -309,8 +309,18 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     @functools.wraps(func)
     def wrapper(*args):
         _check_randomness(randomness)  # checked when called, as PyTorch's (its vmap checks it)
+        _check_forward_primals(args, argnums)
         return _jacobian("jacfwd", func, argnums, has_aux, args)
     return wrapper
+
+
+def _check_forward_primals(args, argnums):
+    """Forward mode (PyTorch's jacfwd pushes dual tensors) needs floating or complex primals, and says so
+    before anything runs."""
+    _, diff = _slice_argnums(args, argnums)
+    for t in tree_flatten(diff)[0]:
+        if isinstance(t, Tensor) and not (t.dtype.is_floating_point or t.dtype.is_complex):
+            raise ValueError(f"Expected primal to be floating point or complex, but got: {t.dtype}")
 
 
 def hessian(func, argnums=0):
@@ -346,6 +356,9 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     _check_tensor_list(flat_primals, "primals")
     _check_tensor_list(flat_tangents, "tangents")
     for p, t in zip(flat_primals, flat_tangents):
+        for kind, x in (("primal", p), ("tangent", t)):  # PyTorch's dual tensors need inexact dtypes
+            if not (x.dtype.is_floating_point or x.dtype.is_complex):
+                raise ValueError(f"Expected {kind} to be floating point or complex, but got: {x.dtype}")
         if t.shape != p.shape:
             raise RuntimeError("Trying to set a forward gradient that has a different size than that of the "
                                f"original Tensor, this is not supported. Tensor is of size {list(p.shape)} while the "

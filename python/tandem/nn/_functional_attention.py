@@ -432,7 +432,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if input.dim() == 2:
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
-                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
+                             f"fixed length sequences. However, found offsets of type "
+                             f"{_class_repr(offsets)}")
     elif input.dim() == 1:
         if offsets is None:
             raise ValueError("offsets has to be a 1D Tensor but got None")
@@ -475,3 +476,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if num_bags <= 0:
         return weight.new_zeros((0, weight.size(1)))
     return _bags_from_offsets(input, weight, offsets, num_bags, keep, per_sample_weights, mode, include_last_offset)
+
+
+def _class_repr(x):
+    """repr(type(x)), with a tensor's class under its public name (tandem.Tensor, as PyTorch's torch.Tensor)."""
+    return "<class 'tandem.Tensor'>" if isinstance(x, tandem.Tensor) else repr(type(x))

@@ -83,7 +83,7 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n):
         raise RuntimeError(f"max_unpooling{n}d(): Expected {n + 1}D or {n + 2}D tensor, but got input with sizes "
                            f"{list(input.shape)}")
     if indices.dtype != tandem.int64:
-        raise RuntimeError(f"elements in indices should be type int64 but got: {indices.dtype}")
+        raise RuntimeError(f"elements in indices should be type int64 but got: {indices.dtype._scalar_type_name}")
     if tuple(indices.shape) != tuple(input.shape):
         raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
                            f"({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}")

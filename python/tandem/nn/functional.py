@@ -390,6 +390,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if padding_idx is not None:
         if not -weight.size(0) <= padding_idx < weight.size(0):
             raise AssertionError("Padding_idx must be within num_embeddings")
+        if not hasattr(padding_idx, "__index__"):  # PyTorch's argument parser, after its range assert
+            raise TypeError(f"embedding(): argument 'padding_idx' (position 3) must be int, not "
+                            f"{type(padding_idx).__name__}")
         padding_idx %= weight.size(0)
     if max_norm is not None:
         embedding_renorm_(weight, input, max_norm, norm_type)

@@ -89,13 +89,14 @@ def _functional_call(module, parameters_and_buffers, args=None, kwargs=None, *, 
     """module(*args, **kwargs) with the named parameters/buffers replaced by the given tensors (a dict, or a
     sequence of dicts with distinct keys)."""
     if isinstance(parameters_and_buffers, (list, tuple)):
-        merged = {}
+        merged, repeated = {}, []
         for d in parameters_and_buffers:
             for k, v in d.items():
-                if k in merged:
-                    raise ValueError(f"{k} appeared in multiple dictionaries; behavior of functional call is "
-                                     "ambiguous")
+                if k in merged and k not in repeated:
+                    repeated.append(k)
                 merged[k] = v
+        if repeated:  # every repeated key, listed as PyTorch lists them
+            raise ValueError(f"{repeated} appeared in multiple dictionaries; behavior of functional call is ambiguous")
         parameters_and_buffers = merged
     for k, v in parameters_and_buffers.items():
         if not isinstance(v, Tensor):
