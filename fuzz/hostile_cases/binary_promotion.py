@@ -232,16 +232,8 @@ _CPP = "needs C++ fix: "
 _COMPLEX32 = "tandem has no complex32 (docs/compat.md): a complex value with float16 promotes to complex64"
 KNOWN = {
     "add/0dim_complex_into_float16": _COMPLEX32, "add/float16_complex_scalar": _COMPLEX32,
-    "add/alpha_complex_float": _CPP + "add's front end takes a complex alpha for real tensors (a complex result); "
-                               "PyTorch refuses it",
-    "add/alpha_int_bool_tensor": _CPP + "add(bool, bool, alpha=2) promotes to int64; PyTorch keeps bool",
-    "clamp/uint8_negative_min": _CPP + "clamp casts min=-5 to uint8 (251) before comparing, so every element "
-                                "becomes max; PyTorch compares in the bounds' type",
-    "float_power/complex": _CPP + "float_power(real tensor, complex scalar) returns float64, dropping the "
-                           "imaginary part; PyTorch's result is complex128",
-    "hypot/int": _CPP + "hypot computes integer inputs; PyTorch refuses them (\"hypot_cpu\" not implemented)",
-    "invert/float": _CPP + "~ of a float tensor raises NotImplementedError; PyTorch's Tensor.__invert__ raises "
-                    "TypeError first",
+    "hypot/int": "deliberate (docs/compat.md): integer inputs to hypot compute in the default float dtype, as "
+                 "atan2 and NumPy do; PyTorch has no integer kernel",
     "maximum/scalar": _CPP + "maximum/minimum take a Python number as other; PyTorch's parser wants a Tensor",
     "clamp_/int_float_bound": "PyTorch's clamp_ names the C++ type ('long int'); tandem the dtype (Long)",
     "trunc/bool": "PyTorch's CPU kernel is named trunc_vml_cpu; tandem's trunc_cpu",

@@ -156,10 +156,6 @@ KNOWN = {
     "add/numpy_0d_array": _CPP + "the binary ops' binding converts a NumPy array operand to a tensor; PyTorch's "
                           "parser wants a Tensor (TypeError)",
     "add/numpy_array_operand": _CPP + "as add/numpy_0d_array (on a GPU the converted array is on the CPU)",
-    "fill_/tensor_1elem_value": _CPP + "fill_ takes a 1-element 1-d tensor as its value; PyTorch wants a 0-d one",
-    "fill_/tensor_2elem_value": _CPP + "fill_ reports the value's element count; PyTorch its dimensions",
-    "tensor/int8_from_floats_truncate": _CPP + "tensor(floats, dtype=int8) checks the range before truncating "
-                                        "(127.9 is refused); PyTorch truncates first",
     "tensor/tuple_with_dtype": _CPP + "the nest reader truncates a float 0-d tensor into an integer dtype; PyTorch "
                                "reads it through __index__ (TypeError)",
     "tensor/list_numpy_and_tensor": "a GPU tensor in a nest with NumPy arrays is assembled through NumPy, which "

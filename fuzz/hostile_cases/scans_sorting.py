@@ -201,8 +201,6 @@ KNOWN = {
     "kthvalue/ties_index": _TIES, "topk/inf": _TIES,
     "mode/nan": "PyTorch's CPU mode of [nan, 1, nan, 1] answers nan, an artefact of its kernel's run counting "
                 "(NaN != NaN); tandem counts NaNs as equal and answers the smallest of the tied modes, 1",
-    "topk/0dim_k0": _CPP + "topk(0-d tensor, 0) returns an uninitialised value and index; PyTorch returns the "
-                    "tensor's own value and index 0",
     "topk/k_bool": _CPP + "topk's binding takes k=True as 1; PyTorch's parser refuses a bool",
     "cumsum/out_wrong_dtype": _CPP + "cumsum's out= wants the result's dtype exactly; PyTorch casts into any out "
                               "dtype the result can cast to",

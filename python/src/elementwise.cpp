@@ -169,10 +169,19 @@ Tensor scaled_other(const char* op, const Tensor& input, nb::handle b, nb::handl
       !(integral_result && s.is_float()), Runtime,
       "For integral input tensors, argument alpha must not be a floating point number.\nhint: pass an "
       "integer alpha, or convert the tensors to a floating dtype first");
+  const bool complex_result =
+      is_complex(input.dtype()) ||
+      (is_tensor(b) ? is_complex(as_tensor_ref(b).dtype()) : PyComplex_Check(b.ptr()));
+  TANDEM_CHECK(
+      !s.is_complex() || complex_result, Runtime,
+      "For non-complex input tensors, argument alpha must not be a complex number.\nhint: pass a real "
+      "alpha, or convert the tensors to a complex dtype first");
   const bool bool_result = input.dtype() == DType::Bool &&
                            (is_tensor(b) ? as_tensor_ref(b).dtype() == DType::Bool : PyBool_Check(b.ptr()));
   TANDEM_CHECK(!s.is_bool() || bool_result, Runtime,
                "Boolean alpha only supported for Boolean results.\nhint: pass a number alpha (1, not True)");
+  // A Boolean result stays Boolean: the alpha counts as its truth value (add(b, b, alpha=2) is b | b).
+  if (bool_result && !s.is_bool()) s = Scalar(s.to_double() != 0.0);
   if (is_tensor(b)) return tandem::mul(as_tensor_ref(b), s);
   Scalar sb;
   TANDEM_CHECK(to_scalar(b, sb, true), Type, op, "(): argument 'other' must be Tensor or Number, not ",
@@ -486,6 +495,10 @@ void init_elementwise(nb::module_& m) {
   tensor.def("__pos__", [](const Tensor& x) { return x; });
   tensor.def("__abs__", [](const Tensor& x) { return tandem::abs(x); });
   tensor.def("__invert__", [](const Tensor& x) {
+    // The operator's own TypeError, as PyTorch's (bitwise_not itself raises NotImplementedError).
+    TANDEM_CHECK(!is_floating(x.dtype()) && !is_complex(x.dtype()), Type,
+                 "~ (operator.invert) is only implemented on integer and Boolean-type tensors\nhint: for a "
+                 "logical not of a float tensor use x == 0 or tandem.logical_not(x)");
     return x.dtype() == DType::Bool ? tandem::logical_not(x) : tandem::bitwise_not(x);
   });
   // Aliases PyTorch users reach for.

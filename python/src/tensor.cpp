@@ -299,7 +299,14 @@ void init_tensor(nb::module_& m) {
            returning_self("fill_",
                           [](const Tensor& t, nb::handle v) {
                             Scalar s;
-                            if (is_tensor(v)) return fill_(t, item(as_tensor_ref(v)));
+                            if (is_tensor(v)) {
+                              const Tensor& value = as_tensor_ref(v);
+                              TANDEM_CHECK(
+                                  value.dim() == 0, Runtime,
+                                  "fill_ only supports 0-dimension value tensor but got tensor with ",
+                                  value.dim(), " dimensions.\nhint: pass value.squeeze() or a number");
+                              return fill_(t, item(value));
+                            }
                             TANDEM_CHECK(to_scalar(v, s, true), Type,
                                          "fill_(): argument 'value' must be Number, not ",
                                          nb::inst_name(v).c_str());

@@ -629,22 +629,51 @@ void check_clamp_args(const Tensor& x, const Scalar* lo, const Scalar* hi) {
                "value cannot be converted to type double without overflow");
 }
 
-// Integer bounds of a uint16..64 clamp outside the dtype's range, as PyTorch: a min below 0 or a max above
-// the largest value changes nothing and is dropped (converted, it would wrap), a max below 0 or a min above
-// the largest value is an error.
-void fit_uint_bounds(DType d, std::optional<Scalar>& lo, std::optional<Scalar>& hi) {
-  if (!is_wide_uint(d)) return;
-  const double top = d == DType::UInt16   ? 65535.0
-                     : d == DType::UInt32 ? 4294967295.0
-                                          : 18446744073709551615.0;
-  auto below = [](const Scalar& v) { return v.is_int() && !v.is_big_unsigned() && v.to_int() < 0; };
-  auto above = [&](const Scalar& v) { return v.is_int() && v.to_double() > top; };
-  TANDEM_CHECK(!hi || !below(*hi), Runtime, "Clamp max value ", hi->to_int(),
+// Where an integer bound lies against an integer dtype's range: -1 below, 1 above, 0 inside.
+int side_of_range(DType d, const Scalar& v) {
+  if (v.is_big_unsigned()) return d == DType::UInt64 ? 0 : 1;  // past int64's largest value
+  const int64_t i = v.to_int();
+  int64_t lo = 0, hi = 0;
+  switch (d) {
+    case DType::Int8:
+      lo = -128, hi = 127;
+      break;
+    case DType::UInt8:
+      lo = 0, hi = 255;
+      break;
+    case DType::Int16:
+      lo = -32768, hi = 32767;
+      break;
+    case DType::UInt16:
+      lo = 0, hi = 65535;
+      break;
+    case DType::Int32:
+      lo = INT32_MIN, hi = INT32_MAX;
+      break;
+    case DType::UInt32:
+      lo = 0, hi = UINT32_MAX;
+      break;
+    case DType::UInt64:
+      return i < 0 ? -1 : 0;
+    default:
+      return 0;  // int64
+  }
+  return i < lo ? -1 : (i > hi ? 1 : 0);
+}
+
+// Integer bounds of an integer clamp outside the dtype's range, as PyTorch: a min below the smallest value or
+// a max above the largest changes nothing and is dropped (converted, it would wrap: clamp(uint8, -5, 100)
+// became a min of 251), a max below the smallest or a min above the largest is an error.
+void fit_int_bounds(DType d, std::optional<Scalar>& lo, std::optional<Scalar>& hi) {
+  if (!is_integral(d, /*include_bool=*/false)) return;
+  auto side = [&](const std::optional<Scalar>& v) { return v && v->is_int() ? side_of_range(d, *v) : 0; };
+  const int lo_side = side(lo), hi_side = side(hi);
+  TANDEM_CHECK(hi_side >= 0, Runtime, "Clamp max value ", hi->to_double(),
                " is outside the representable range of ", dtype_title(d));
-  TANDEM_CHECK(!lo || !above(*lo), Runtime, "Clamp min value ", lo->to_double(),
+  TANDEM_CHECK(lo_side <= 0, Runtime, "Clamp min value ", lo->to_double(),
                " is outside the representable range of ", dtype_title(d));
-  if (lo && below(*lo)) lo.reset();
-  if (hi && above(*hi)) hi.reset();
+  if (lo_side < 0) lo.reset();
+  if (hi_side > 0) hi.reset();
 }
 
 // A NaN bound makes every result NaN, as in PyTorch (the clamp functor's comparisons are false for NaN, so
@@ -660,7 +689,7 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi
   check_clamp_args(x, lo ? &*lo : nullptr, hi ? &*hi : nullptr);
   if (autograd::should_record(x))
     return autograd::record_clamp(x, lo, hi, autograd::without_grad([&] { return clamp(x, lo, hi); }));
-  fit_uint_bounds(x.dtype(), lo, hi);
+  fit_int_bounds(x.dtype(), lo, hi);
   if (!lo && !hi) return to_dtype(x, x.dtype(), true);
   const Scalar* plo = lo ? &*lo : nullptr;
   const Scalar* phi = hi ? &*hi : nullptr;
@@ -685,7 +714,7 @@ Tensor clamp_(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> h
   profiler::RecordScope profile_scope("aten::clamp_", x, lo, hi);
   check_writeable(x, "clamp");
   check_clamp_args(x, lo ? &*lo : nullptr, hi ? &*hi : nullptr);
-  fit_uint_bounds(x.dtype(), lo, hi);
+  fit_int_bounds(x.dtype(), lo, hi);
   if (!lo && !hi) return x;
   const Scalar* plo = lo ? &*lo : nullptr;
   const Scalar* phi = hi ? &*hi : nullptr;

@@ -91,7 +91,8 @@ ValuesIndices topk(const Tensor& x, int64_t k, int64_t dim, bool largest, bool s
                " has size ", n, "; pick k in [0, ", n, "]");
   TANDEM_CHECK(x.dtype() != DType::Bool, NotImplemented, "topk does not support bool dtypes on CPU",
                "\nhint: convert first, e.g. x.int().topk(k)");
-  return sort_along(x, d, k, largest, false);
+  // A 0-d tensor's result is its one element for k = 0 too, as in PyTorch (a 0-d result cannot hold none).
+  return sort_along(x, d, x.dim() ? k : 1, largest, false);
 }
 
 }  // namespace tandem

@@ -53,37 +53,43 @@ Tensor logit(const Tensor& x, double eps) {
 
 Tensor logit_(const Tensor& self, double eps) { return assign(self, logit(self, eps), "logit"); }
 
-Tensor float_power(const Tensor& a, const Tensor& b) {
-  profiler::RecordScope profile_scope("aten::float_power", a, b);
-  return pow(to_dtype(a, DType::Float64), to_dtype(b, DType::Float64));
-}
-Tensor float_power(const Tensor& a, const Scalar& b) {
-  profiler::RecordScope profile_scope("aten::float_power", a, b);
-  return pow(to_dtype(a, DType::Float64), Scalar(b.to_double()));
-}
-Tensor float_power(const Scalar& a, const Tensor& b) {
-  profiler::RecordScope profile_scope("aten::float_power", a, b);
-  return pow(Scalar(a.to_double()), to_dtype(b, DType::Float64));
-}
-
 namespace {
-void check_float_power_base(const Tensor& self) {
-  TANDEM_CHECK(self.dtype() == DType::Float64, Runtime, "the base given to float_power_ has dtype ",
-               dtype_title(self.dtype()),
-               " but the operation's result requires dtype Double\nhint: convert the base first, e.g. x = "
-               "x.double(), or use the out-of-place float_power()");
+// float_power computes in double precision: complex128 when either operand is complex, float64 otherwise.
+DType float_power_type(bool complex) { return complex ? DType::Complex128 : DType::Float64; }
+Scalar in_double(const Scalar& v) { return v.is_complex() ? v : Scalar(v.to_double()); }
+
+void check_float_power_base(const Tensor& self, DType result) {
+  TANDEM_CHECK(self.dtype() == result, Runtime, "the base given to float_power_ has dtype ",
+               dtype_title(self.dtype()), " but the operation's result requires dtype ", dtype_title(result),
+               "\nhint: convert the base first, e.g. x = x.", result == DType::Float64 ? "double" : "cdouble",
+               "(), or use the out-of-place float_power()");
 }
 }  // namespace
 
+Tensor float_power(const Tensor& a, const Tensor& b) {
+  profiler::RecordScope profile_scope("aten::float_power", a, b);
+  const DType t = float_power_type(is_complex(a.dtype()) || is_complex(b.dtype()));
+  return pow(to_dtype(a, t), to_dtype(b, t));
+}
+Tensor float_power(const Tensor& a, const Scalar& b) {
+  profiler::RecordScope profile_scope("aten::float_power", a, b);
+  return pow(to_dtype(a, float_power_type(is_complex(a.dtype()) || b.is_complex())), in_double(b));
+}
+Tensor float_power(const Scalar& a, const Tensor& b) {
+  profiler::RecordScope profile_scope("aten::float_power", a, b);
+  return pow(in_double(a), to_dtype(b, float_power_type(a.is_complex() || is_complex(b.dtype()))));
+}
+
 Tensor float_power_(const Tensor& self, const Tensor& b) {
   profiler::RecordScope profile_scope("aten::float_power_", self, b);
-  check_float_power_base(self);
-  return pow_(self, to_dtype(b, DType::Float64));
+  const DType t = float_power_type(is_complex(self.dtype()) || is_complex(b.dtype()));
+  check_float_power_base(self, t);
+  return pow_(self, to_dtype(b, t));
 }
 Tensor float_power_(const Tensor& self, const Scalar& b) {
   profiler::RecordScope profile_scope("aten::float_power_", self, b);
-  check_float_power_base(self);
-  return pow_(self, Scalar(b.to_double()));
+  check_float_power_base(self, float_power_type(is_complex(self.dtype()) || b.is_complex()));
+  return pow_(self, in_double(b));
 }
 
 Tensor multigammaln(const Tensor& x, int64_t p) {

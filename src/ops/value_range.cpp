@@ -66,9 +66,12 @@ void check_value_fits(const Scalar& v, DType dtype, bool for_fill) {
     fits = dtype == DType::Int64 || dtype == DType::UInt64 || (v.to_int() >= lo && v.to_int() <= hi);
   } else {
     const double d = v.to_double();
-    const bool hi_open = dtype == DType::Int64 || dtype == DType::UInt64;  // 2^63 / 2^64 are just past them
+    // A float goes to an integer type truncated, so anything below the largest value + 1 fits (127.9 is an
+    // int8 127, as in PyTorch) while the lower bound stays closed (-128.5 does not fit). 2^63 / 2^64 are
+    // already just past int64 / uint64.
+    const bool hi_open = dtype == DType::Int64 || dtype == DType::UInt64;
     fits = floating ? (std::isinf(d) || std::isnan(d) || (d >= lo && d <= hi))
-                    : (d >= lo && (hi_open ? d < hi : d <= hi));  // NaN fails
+                    : (d >= lo && d < (hi_open ? hi : hi + 1.0));  // NaN fails
   }
   TANDEM_CHECK(fits, Runtime, "value cannot be converted to type ",
                for_fill ? std::string_view(c_type) : dtype_name(dtype),

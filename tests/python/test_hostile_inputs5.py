@@ -106,3 +106,45 @@ TYPE_ONLY = {"vmap/chunk_size_float", "tensor/self_referencing_with_tensor"}
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_hostile_input_matches_pytorch(name, device):
     assert_matches_pytorch(CASES[name], device, first_line=name not in TYPE_ONLY)
+
+
+def u8(L, d):
+    return T(L, [3, 250, 0, 5], d, "uint8")
+
+
+# The round's findings that needed C++ (session 25): integer clamp bounds outside the dtype's range, topk of a
+# 0-d tensor with k=0, complex float_power, add's alpha on Boolean and real results, ~ of a
+# float tensor, fill_ with a 1-d value, floats truncated into a small integer type.
+CPP_CASES = {
+    "clamp/uint8_negative_min": lambda L, d: L.clamp(u8(L, d), -5, 100),
+    "clamp/uint8_max_past_range": lambda L, d: L.clamp(u8(L, d), 10, 300),
+    "clamp/uint8_min_past_range": lambda L, d: L.clamp(u8(L, d), 300),
+    "clamp/int8_max_below_range": lambda L, d: L.clamp(T(L, [3], d, "int8"), None, -200),
+    "clamp/int8_both_past_range": lambda L, d: L.clamp(T(L, [3, -100, 0, 120], d, "int8"), -1000, 1000),
+    "clamp/int32_min_far_past": lambda L, d: L.clamp(T(L, [3], d, "int32"), 2 ** 40),
+    "clamp_/uint8_negative_min": lambda L, d: after(u8(L, d), lambda x: x.clamp_(-5, 100)),
+    "topk/0dim_k0": lambda L, d: tuple(L.topk(T(L, 3.0, d), 0)),
+    "float_power/complex_scalar": lambda L, d: L.float_power(L.ones(2, device=d), 1j),
+    "float_power/complex_tensor": lambda L, d: L.float_power(L.ones(2, device=d),
+                                                             L.ones(2, device=d, dtype=L.complex64)),
+    "float_power_/complex_scalar_on_float64": lambda L, d: L.ones(2, device=d, dtype=L.float64).float_power_(1j),
+    "float_power_/complex128_base": lambda L, d: L.ones(2, device=d, dtype=L.complex128).float_power_(2),
+    "add/bool_alpha_int": lambda L, d: L.add(T(L, [True, False], d), T(L, [True, False], d), alpha=2),
+    "add/bool_alpha_zero": lambda L, d: L.add(T(L, [False, False], d), T(L, [True, False], d), alpha=0),
+    "add/complex_alpha_real": lambda L, d: L.add(L.ones(2, device=d), L.ones(2, device=d), alpha=1j),
+    "add_/complex_alpha_real": lambda L, d: L.ones(2, device=d).add_(L.ones(2, device=d), alpha=1j),
+    "add/complex_alpha_complex": lambda L, d: L.add(L.ones(2, device=d, dtype=L.complex64), L.ones(2, device=d),
+                                                    alpha=1j),
+    "hypot/int_and_float": lambda L, d: L.hypot(T(L, [3], d), T(L, [4.0], d)),
+    "invert/float": lambda L, d: ~L.ones(2, device=d),
+    "fill_/tensor_1elem_value": lambda L, d: L.zeros(2, device=d).fill_(T(L, [3.0], d)),
+    "tensor/int8_from_floats_truncate": lambda L, d: L.tensor([1.9, -1.9, 127.9], dtype=L.int8, device=d),
+    "tensor/int8_below_range": lambda L, d: L.tensor([-128.5], dtype=L.int8, device=d),
+    "tensor/uint8_fraction_below_zero": lambda L, d: L.tensor([-0.5], dtype=L.uint8, device=d),
+    "full/int8_truncates": lambda L, d: L.full((1,), 127.9, dtype=L.int8, device=d),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CPP_CASES))
+def test_cpp_finding_matches_pytorch(name, device):
+    assert_matches_pytorch(CPP_CASES[name], device)
