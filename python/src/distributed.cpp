@@ -41,6 +41,17 @@ void init_distributed(nb::module_& m) {
       "_dist_mpi_world", [](int64_t timeout_ms) { return distributed::mpi_world(milliseconds(timeout_ms)); },
       nb::call_guard<nb::gil_scoped_release>());
   m.def(
+      "_dist_mpi_open_port",
+      [](int64_t timeout_ms) { return distributed::mpi_open_port(milliseconds(timeout_ms)); },
+      nb::call_guard<nb::gil_scoped_release>());
+  m.def(
+      "_dist_mpi_join",
+      [](const std::string& port, int rank, int size, int64_t timeout_ms) {
+        return distributed::mpi_join(port, rank, size, milliseconds(timeout_ms));
+      },
+      nb::call_guard<nb::gil_scoped_release>());
+  m.def("_dist_mpi_started", &distributed::mpi_started);
+  m.def(
       "_dist_nccl_world",
       [](const ProcessGroupPtr& bootstrap, int64_t timeout_ms) {
         return distributed::nccl_world(bootstrap, milliseconds(timeout_ms));

@@ -94,6 +94,17 @@ bool mpi_available();
 bool nccl_available();
 // The world group over MPI (MPI is started on first use, once per process). `timeout` bounds every wait.
 ProcessGroupPtr mpi_world(std::chrono::milliseconds timeout);
+// Processes not started together by an MPI launcher (mp.spawn, a launcher that sets RANK and WORLD_SIZE) join
+// into one group through MPI's dynamic process calls: rank 0 opens a port (mpi_open_port), hands its name to
+// the others over a store (Python), and every rank calls mpi_join with it. Open MPI needs its ompi-server
+// running, its URI in OMPI_MCA_pmix_server_uri before MPI starts (tandem.distributed starts one:
+// docs/distributed.md, "Without mpirun").
+std::string mpi_open_port(std::chrono::milliseconds timeout);
+// The group of `size` joining processes, ranked by `rank` (0 .. size - 1, each once), whatever order they
+// arrive in. Rank 0 accepts the others on `port` and closes it once all have joined.
+ProcessGroupPtr mpi_join(const std::string& port, int rank, int size, std::chrono::milliseconds timeout);
+// Whether MPI has started in this process (its environment, the server URI included, is read then).
+bool mpi_started();
 // The world group over NCCL for CUDA tensors: one NCCL communicator per process on its current CUDA device,
 // its unique id handed out over `bootstrap` (an MPI group).
 ProcessGroupPtr nccl_world(const ProcessGroupPtr& bootstrap, std::chrono::milliseconds timeout);

@@ -17,6 +17,7 @@ import numpy as np
 
 import tandem
 from tandem import _C
+from tandem.distributed import mpi_join
 from tandem.futures import Future
 
 __all__ = [
@@ -310,6 +311,8 @@ class _State:
     world = None
     timeout = _DEFAULT_TIMEOUT
     atexit_registered = False
+    store = None  # the rendezvous store of processes that joined without mpirun
+    shutdown_grace_ms = 10_000  # how long finalizing may wait at exit before the job is aborted
     group_count = 0  # groups made since init_process_group, the default one included (get_pg_count)
 
 
@@ -322,7 +325,7 @@ def _set_world(pg):
 def _shutdown():
     # MPI must be finalized before the process exits (mpirun treats an exit without it as a failure); a
     # collective that timed out would never finish, so the C++ side aborts the job instead.
-    _C._dist_shutdown(10_000)
+    _C._dist_shutdown(_State.shutdown_grace_ms)
 
 
 def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1, store=None,
@@ -341,7 +344,14 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     if timeout is not None and not isinstance(timeout, datetime.timedelta):
         raise TypeError(f"Expected timeout argument to be of type datetime.timedelta, got {type(timeout)}")
     timeout = timeout if timeout is not None else _DEFAULT_TIMEOUT
-    mpi = _C._dist_mpi_world(_to_ms(timeout))
+    if mpi_join.joining_world_size(init_method, world_size, store) is not None:
+        # Started without mpirun (mp.spawn, RANK/WORLD_SIZE): the processes find each other by PyTorch's
+        # rendezvous and join over MPI (distributed/mpi_join.py).
+        mpi, _State.store = mpi_join.join(init_method, store, rank, world_size, _to_ms(timeout))
+        # Finalizing waits for every joined process to finalize too: as long as the group's own timeout.
+        _State.shutdown_grace_ms = _to_ms(timeout)
+    else:
+        mpi = _C._dist_mpi_world(_to_ms(timeout))
     if world_size not in (-1, None) and int(world_size) != mpi.size():
         raise ValueError(f"init_process_group: world_size={world_size}, but MPI started {mpi.size()} "
                          f"process(es)\nhint: start the job with `mpirun -np {world_size} python ...`, or leave "

@@ -753,6 +753,76 @@ ProcessGroupPtr mpi_world(std::chrono::milliseconds timeout) {
   return *result;
 }
 
+std::string mpi_open_port(std::chrono::milliseconds timeout) {
+  MpiThread::instance().start();
+  auto port = std::make_shared<std::string>();
+  auto work = std::make_shared<Work>();
+  work->description = "init_process_group (opening an MPI port)";
+  MpiThread::instance().submit(work, [=] {
+    char name[MPI_MAX_PORT_NAME] = {};
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    check_mpi(MPI_Open_port(MPI_INFO_NULL, name), "MPI_Open_port");
+    *port = name;
+    return true;
+  });
+  work->wait(timeout);
+  return *port;
+}
+
+ProcessGroupPtr mpi_join(const std::string& port, int rank, int size, std::chrono::milliseconds timeout) {
+  TANDEM_CHECK(size >= 1 && rank >= 0 && rank < size, Value, "init_process_group: rank ", rank,
+               " is not in [0, world_size = ", size, ")");
+  MpiThread::instance().start();
+  auto result = std::make_shared<std::shared_ptr<MpiProcessGroup>>();
+  auto work = std::make_shared<Work>();
+  work->description = "init_process_group (joining the other processes)";
+  MpiThread::instance().submit(work, [=] {
+    // The group grows one process at a time: its members accept together (on rank 0's port), a newcomer
+    // connects alone, and the two sides merge. Newcomers arrive in any order, so the ranks are sorted last.
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    MPI_Comm group = MPI_COMM_NULL, bridge = MPI_COMM_NULL;
+    if (rank == 0) {
+      check_mpi(MPI_Comm_dup(MPI_COMM_SELF, &group), "init_process_group");
+    } else {
+      check_mpi(MPI_Comm_connect(port.c_str(), MPI_INFO_NULL, 0, MPI_COMM_SELF, &bridge), "MPI_Comm_connect");
+      check_mpi(MPI_Intercomm_merge(bridge, 1, &group), "MPI_Intercomm_merge");
+      MPI_Comm_free(&bridge);
+    }
+    MPI_Comm_set_errhandler(group, MPI_ERRORS_RETURN);
+    int members = 1;
+    MPI_Comm_size(group, &members);
+    while (members < size) {
+      check_mpi(MPI_Comm_accept(port.c_str(), MPI_INFO_NULL, 0, group, &bridge), "MPI_Comm_accept");
+      MPI_Comm grown = MPI_COMM_NULL;
+      check_mpi(MPI_Intercomm_merge(bridge, 0, &grown), "MPI_Intercomm_merge");
+      MPI_Comm_free(&bridge);
+      MPI_Comm_free(&group);
+      group = grown;
+      MPI_Comm_set_errhandler(group, MPI_ERRORS_RETURN);
+      MPI_Comm_size(group, &members);
+    }
+    MPI_Comm ranked = MPI_COMM_NULL;
+    check_mpi(MPI_Comm_split(group, 0, rank, &ranked), "init_process_group");
+    MPI_Comm_free(&group);
+    if (rank == 0) MPI_Close_port(port.c_str());
+    int got = -1;
+    MPI_Comm_rank(ranked, &got);
+    *result = make_group(ranked, timeout);
+    TANDEM_CHECK(got == rank, Runtime,
+                 "init_process_group: two processes asked for the same rank (this one for ", rank,
+                 ")\nhint: give each process its own rank in 0 .. world_size - 1");
+    return true;
+  });
+  work->wait(timeout);
+  return *result;
+}
+
+bool mpi_started() {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  return initialized != 0;
+}
+
 void shutdown_mpi(std::chrono::milliseconds grace) { MpiThread::instance().shutdown(grace); }
 
 }  // namespace tandem::distributed
