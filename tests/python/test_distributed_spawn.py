@@ -20,8 +20,10 @@ pytestmark = pytest.mark.skipif(not tandem.distributed.is_available() or shutil.
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # Under a sanitizer the preloaded runtime must not reach Open MPI's own daemons (a singleton's orted, the
-# ompi-server): docs/reliability.md. The test program's own process has the runtime loaded already.
-PRELUDE = "import os\nos.environ.pop('LD_PRELOAD', None)\n"
+# ompi-server: docs/reliability.md), so each rank drops LD_PRELOAD from its environment before MPI starts: the
+# rank's own process has the runtime loaded already. (mp.spawn's parent keeps it: its children need it.)
+PRELUDE = "import os\n"
+UNPRELOAD = "os.environ.pop('LD_PRELOAD', None)"
 
 
 def free_port():
@@ -32,7 +34,7 @@ def free_port():
 
 def run(tmp_path, program, *args, env=None, timeout=120):
     path = tmp_path / "job.py"
-    path.write_text(PRELUDE + program)
+    path.write_text(PRELUDE + program.replace("UNPRELOAD", UNPRELOAD))
     full_env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p), **(env or {}))
     for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"):
         if name not in (env or {}):
@@ -51,6 +53,7 @@ def batch(rank):
     return torch.arange(12., dtype=torch.float64).reshape(4, 3).add(rank).sin()
 
 def train(rank, world_size, port, out):
+    UNPRELOAD
     os.environ["MASTER_ADDR"] = "127.0.0.1"
     os.environ["MASTER_PORT"] = str(port)
     dist.init_process_group("gloo", rank=rank, world_size=world_size)
@@ -96,6 +99,7 @@ def test_mp_spawn_ddp_with_gloo_and_master_env_matches_one_process_training(tmp_
 
 
 ENV_RANKS = """
+UNPRELOAD
 import tandem as torch
 import tandem.distributed as dist
 dist.init_process_group()  # env://: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT
@@ -117,7 +121,7 @@ def test_ranks_started_by_hand_join_by_env_rendezvous(tmp_path):
 
     port, n = free_port(), 3
     path = tmp_path / "rank.py"
-    path.write_text(PRELUDE + ENV_RANKS)
+    path.write_text(PRELUDE + ENV_RANKS.replace("UNPRELOAD", UNPRELOAD))
     procs = []
     for r in (2, 0, 1):  # in any order
         env = dict(os.environ, RANK=str(r), WORLD_SIZE=str(n), MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port),
@@ -144,6 +148,7 @@ import tandem.distributed as dist
 import tandem.multiprocessing as mp
 
 def job(rank, port, case):
+    UNPRELOAD
     short = datetime.timedelta(seconds=4)
     try:
         if case == "tcp":
