@@ -234,7 +234,8 @@ KNOWN = {
     "add/0dim_complex_into_float16": _COMPLEX32, "add/float16_complex_scalar": _COMPLEX32,
     "hypot/int": "deliberate (docs/compat.md): integer inputs to hypot compute in the default float dtype, as "
                  "atan2 and NumPy do; PyTorch has no integer kernel",
-    "maximum/scalar": _CPP + "maximum/minimum take a Python number as other; PyTorch's parser wants a Tensor",
+    "maximum/scalar": "deliberate (docs/compat.md): maximum/minimum take a Python number as other, as NumPy and "
+                      "the Array API do; PyTorch's parser wants a Tensor",
     "clamp_/int_float_bound": "PyTorch's clamp_ names the C++ type ('long int'); tandem the dtype (Long)",
     "trunc/bool": "PyTorch's CPU kernel is named trunc_vml_cpu; tandem's trunc_cpu",
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_set>
 #include <vector>
 
 #include "autograd/formulas.h"
@@ -63,21 +64,47 @@ nb::object apply(const BinaryFns& f, const Tensor& self, nb::handle other, bool 
   return wrap(reflected ? f.st(s, self) : f.ts(self, s));
 }
 
-// igamma/igammac have only PyTorch's (Tensor, Tensor) overload: a number is its TypeError.
+// The second operand's keyword as PyTorch names it (x.mul(other=y), torch.pow(x, exponent=2)).
+// torch.special's polynomials take (x, n).
+constexpr const char* second_operand_name(std::string_view op) {
+  return op == "pow"                          ? "exponent"
+         : op == "heaviside"                  ? "values"
+         : op.find("_polynomial_") != op.npos ? "n"
+                                              : "other";
+}
+constexpr const char* first_operand_name(std::string_view op) {
+  return op.find("_polynomial_") != op.npos ? "x" : "input";
+}
+
+// igamma/igammac have only PyTorch's (Tensor, Tensor) overload: a number is its TypeError. (maximum, atan2,
+// hypot, logaddexp, ... take a Number here although PyTorch's parser refuses one: tandem's own code, the
+// Array API namespace and NumPy habits rely on it; docs/compat.md.)
 bool tensor_operands_only(const BinaryFns& f) {
   const std::string_view name(f.name);
   return name == "igamma" || name == "igammac";
 }
-void check_tensor_operands(const BinaryFns& f, nb::handle a, nb::handle b) {
+// For Tensor.name(other) and Tensor.name_(other) PyTorch counts other as position 1 (`suffix`: "_" in place).
+void check_tensor_operands(const BinaryFns& f, nb::handle a, nb::handle b, bool method = false,
+                           const char* suffix = "") {
   if (!tensor_operands_only(f)) return;
-  TANDEM_CHECK(is_tensor(a), Type, f.name, "(): argument 'input' (position 1) must be Tensor, not ",
-               nb::inst_name(a).c_str());
-  TANDEM_CHECK(is_tensor(b), Type, f.name, "(): argument 'other' (position 2) must be Tensor, not ",
-               nb::inst_name(b).c_str());
+  TANDEM_CHECK(is_tensor(a), Type, f.name, "(): argument '", first_operand_name(f.name),
+               "' (position 1) must be Tensor, not ", nb::inst_name(a).c_str());
+  TANDEM_CHECK(is_tensor(b), Type, f.name, suffix, "(): argument '", second_operand_name(f.name),
+               "' (position ", method ? 1 : 2, ") must be Tensor, not ", nb::inst_name(b).c_str());
+}
+
+// The comparisons and copysign take a Number only as their second operand (PyTorch's overloads).
+void check_number_not_first(const BinaryFns& f, nb::handle a) {
+  static const std::unordered_set<std::string_view> names{"eq", "ne", "lt", "le", "gt", "ge", "copysign"};
+  if (is_tensor(a) || names.count(f.name) == 0) return;
+  TANDEM_CHECK(false, Type, f.name, "() received an invalid combination of arguments - got (",
+               nb::inst_name(a).c_str(),
+               ", Tensor), but expected one of:\n * (Tensor input, Tensor other, *, "
+               "Tensor out = None)\n * (Tensor input, Number other, *, Tensor out = None)");
 }
 
 nb::object apply_inplace(const BinaryFns& f, const Tensor& self, nb::handle other) {
-  if (tensor_operands_only(f)) check_tensor_operands(f, nb::cast(self), other);
+  check_tensor_operands(f, nb::cast(self), other, /*method=*/true, "_");
   if (is_tensor(other)) return wrap(f.tt_(self, as_tensor_ref(other)));
   Scalar s;
   if (!to_scalar(other, s, true)) return not_implemented();
@@ -99,6 +126,7 @@ Tensor& out_argument(nb::handle out, const char* fn) {
 // tandem.add(input, other, out=t): the result written into t, which is returned (the same object).
 nb::object apply_out(const BinaryFns& f, nb::handle a, nb::handle b, nb::handle out) {
   check_tensor_operands(f, a, b);
+  check_number_not_first(f, a);
   if (is_tensor(a)) {
     const Tensor& ta = as_tensor_ref(a);
     Tensor tb = is_tensor(b) ? as_tensor_ref(b) : array_operand(b);
@@ -120,8 +148,9 @@ nb::object apply_out(const BinaryFns& f, nb::handle a, nb::handle b, nb::handle 
 }
 
 // tandem.add(input, other): like the operator, but a TypeError instead of NotImplemented.
-nb::object apply_function(const BinaryFns& f, nb::handle a, nb::handle b) {
-  check_tensor_operands(f, a, b);
+nb::object apply_function(const BinaryFns& f, nb::handle a, nb::handle b, bool method = false) {
+  check_tensor_operands(f, a, b, method);
+  check_number_not_first(f, a);
   if (is_tensor(a)) {
     nb::object r = apply(f, as_tensor_ref(a), b, false);
     TANDEM_CHECK(!r.is(Py_NotImplemented), Type, f.name,
@@ -288,20 +317,9 @@ nb::object write_out(const char* fn, const Tensor& result, nb::handle out,
   return nb::borrow(out);
 }
 
-// The second operand's keyword as PyTorch names it (x.mul(other=y), torch.pow(x, exponent=2)).
-// torch.special's polynomials take (x, n).
-constexpr const char* second_operand_name(std::string_view op) {
-  return op == "pow"                          ? "exponent"
-         : op == "heaviside"                  ? "values"
-         : op.find("_polynomial_") != op.npos ? "n"
-                                              : "other";
-}
 // PyTorch's unary functions without out=.
 constexpr bool no_out_function(std::string_view op) {
   return op == "isnan" || op == "isinf" || op == "isfinite";
-}
-constexpr const char* first_operand_name(std::string_view op) {
-  return op.find("_polynomial_") != op.npos ? "x" : "input";
 }
 
 void init_elementwise(nb::module_& m) {
@@ -326,25 +344,25 @@ void init_elementwise(nb::module_& m) {
 #include "kernels/op_list.def"
 #undef TANDEM_UNARY_OP
 
-#define TANDEM_BINARY_OP(name, functor, rule, ...)                                                       \
-  m.def(                                                                                                 \
-      #name,                                                                                             \
-      [](nb::handle a, nb::handle b, nb::handle out) {                                                   \
-        return out.is_none() ? apply_function(name##_fns, a, b) : apply_out(name##_fns, a, b, out);      \
-      },                                                                                                 \
-      nb::arg(first_operand_name(#name)), nb::arg(second_operand_name(#name)), nb::kw_only(),            \
-      nb::arg("out") = nb::none());                                                                      \
-  tensor.def(                                                                                            \
-      #name, [](const Tensor& a, nb::handle b) { return apply_function(name##_fns, nb::cast(a), b); },   \
-      nb::arg(second_operand_name(#name)));                                                              \
-  tensor.def(#name "_",                                                                                  \
-             returning_self(#name "_",                                                                   \
-                            [](const Tensor& a, nb::handle b) {                                          \
-                              nb::object r = apply_inplace(name##_fns, a, b);                            \
-                              TANDEM_CHECK(!r.is(Py_NotImplemented), Type,                               \
-                                           #name "_(): argument 'other' must be Tensor or Number, not ", \
-                                           nb::inst_name(b).c_str());                                    \
-                            }),                                                                          \
+#define TANDEM_BINARY_OP(name, functor, rule, ...)                                                           \
+  m.def(                                                                                                     \
+      #name,                                                                                                 \
+      [](nb::handle a, nb::handle b, nb::handle out) {                                                       \
+        return out.is_none() ? apply_function(name##_fns, a, b) : apply_out(name##_fns, a, b, out);          \
+      },                                                                                                     \
+      nb::arg(first_operand_name(#name)), nb::arg(second_operand_name(#name)), nb::kw_only(),                \
+      nb::arg("out") = nb::none());                                                                          \
+  tensor.def(                                                                                                \
+      #name, [](const Tensor& a, nb::handle b) { return apply_function(name##_fns, nb::cast(a), b, true); }, \
+      nb::arg(second_operand_name(#name)));                                                                  \
+  tensor.def(#name "_",                                                                                      \
+             returning_self(#name "_",                                                                       \
+                            [](const Tensor& a, nb::handle b) {                                              \
+                              nb::object r = apply_inplace(name##_fns, a, b);                                \
+                              TANDEM_CHECK(!r.is(Py_NotImplemented), Type,                                   \
+                                           #name "_(): argument 'other' must be Tensor or Number, not ",     \
+                                           nb::inst_name(b).c_str());                                        \
+                            }),                                                                              \
              nb::arg(second_operand_name(#name)));
 #include "kernels/op_list.def"
 #undef TANDEM_BINARY_OP
