@@ -202,8 +202,4 @@ KNOWN = {
     "mode/nan": "PyTorch's CPU mode of [nan, 1, nan, 1] answers nan, an artefact of its kernel's run counting "
                 "(NaN != NaN); tandem counts NaNs as equal and answers the smallest of the tied modes, 1",
     "topk/k_bool": _CPP + "topk's binding takes k=True as 1; PyTorch's parser refuses a bool",
-    "cumsum/out_wrong_dtype": _CPP + "cumsum's out= wants the result's dtype exactly; PyTorch casts into any out "
-                              "dtype the result can cast to",
-    "cumsum/out_dtype_given": _CPP + "cumsum(dtype=float32, out=float64) writes float64; PyTorch wants out's dtype "
-                              "to be the dtype= given",
 }

@@ -30,6 +30,10 @@ bool is_dtype(nb::handle h);
 bool is_dtype_like(nb::handle h);
 DType to_dtype(nb::handle h);                          // TypeError for anything that is not a tandem.dtype
 std::optional<DType> to_optional_dtype(nb::handle h);  // None -> nullopt
+// The dtype cumsum/cumprod compute in, given their dtype= and out= (PyTorch's rule: without dtype= the input
+// is cast to out's dtype first, so cumsum(float, out=int64) sums truncated values; with both they must
+// agree).
+std::optional<DType> scan_dtype(std::optional<DType> dtype, nb::handle out);
 
 struct PyDevice {
   Device device;

@@ -278,6 +278,16 @@ nb::object into_out(const char* fn, const Tensor& result, nb::handle out,
   return nb::borrow(out);
 }
 
+std::optional<DType> scan_dtype(std::optional<DType> dtype, nb::handle out) {
+  if (!is_tensor(out)) return dtype;  // None, or not a tensor: into_out says so
+  const DType given = as_tensor_ref(out).dtype();
+  TANDEM_CHECK(!dtype || *dtype == given, Runtime, "Expected out tensor to have dtype ",
+               dtype_cpp_name(*dtype), ", but got ", dtype_cpp_name(given),
+               " instead\nhint: give out= the dtype= you ask for, or leave "
+               "dtype= out (the result then takes out's dtype)");
+  return given;
+}
+
 nb::object into_outs(const char* fn, nb::object results, nb::handle out,
                      std::initializer_list<const Tensor*> inputs, const char* dtype_error) {
   if (out.is_none()) return results;

@@ -361,10 +361,10 @@ void init_reductions(nb::module_& m) {
       m, tensor, "cumsum",
       [](const Tensor& x, nb::handle dim, nb::handle dtype, nb::handle axis, nb::handle out) {
         std::optional<int64_t> d = parse_one_dim(dim, axis, "cumsum");
+        const auto as = scan_dtype(parse_dtype(dtype), out);
         if (!d)
-          return into_out("cumsum", tandem::cumsum(tandem::reshape(x, DimVector{-1}), 0, parse_dtype(dtype)),
-                          out, {&x});
-        return into_out("cumsum", tandem::cumsum(x, *d, parse_dtype(dtype)), out, {&x});
+          return into_out("cumsum", tandem::cumsum(tandem::reshape(x, DimVector{-1}), 0, as), out, {&x});
+        return into_out("cumsum", tandem::cumsum(x, *d, as), out, {&x});
       },
       nb::arg("dim") = none, nb::kw_only(), nb::arg("dtype") = none, nb::arg("axis") = none,
       nb::arg("out") = none);

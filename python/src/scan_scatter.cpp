@@ -70,8 +70,10 @@ void init_scan_scatter(nb::module_& m) {
       m, tensor, "cumprod",
       [](int shift) {
         return [shift](const Tensor& x, nb::handle dim, nb::handle dtype, nb::handle out) {
-          return into_out("cumprod", cumprod(x, dim_arg(dim, "cumprod", 1 + shift), to_optional_dtype(dtype)),
-                          out, {&x});
+          return into_out(
+              "cumprod",
+              cumprod(x, dim_arg(dim, "cumprod", 1 + shift), scan_dtype(to_optional_dtype(dtype), out)), out,
+              {&x});
         };
       },
       nb::arg("dim").none(), nb::kw_only(), nb::arg("dtype") = none, nb::arg("out") = none);

@@ -115,7 +115,7 @@ def u8(L, d):
 # The round's findings that needed C++ (session 25): integer clamp bounds outside the dtype's range, topk of a
 # 0-d tensor with k=0, complex float_power, add's alpha on Boolean and real results, ~ of a
 # float tensor, fill_ with a 1-d value, floats truncated into a small integer type, a number as the first operand
-# of a comparison, the argument positions in the methods' TypeErrors.
+# of a comparison, cumsum/cumprod's out= dtype rules, the argument positions in the methods' TypeErrors.
 CPP_CASES = {
     "clamp/uint8_negative_min": lambda L, d: L.clamp(u8(L, d), -5, 100),
     "clamp/uint8_max_past_range": lambda L, d: L.clamp(u8(L, d), 10, 300),
@@ -143,6 +143,14 @@ CPP_CASES = {
     "tensor/int8_below_range": lambda L, d: L.tensor([-128.5], dtype=L.int8, device=d),
     "tensor/uint8_fraction_below_zero": lambda L, d: L.tensor([-0.5], dtype=L.uint8, device=d),
     "full/int8_truncates": lambda L, d: L.full((1,), 127.9, dtype=L.int8, device=d),
+    "cumsum/out_int64_from_floats": lambda L, d: L.cumsum(T(L, [1.5, 2.5, 3.7], d), 0,
+                                                          out=L.empty(3, dtype=L.int64, device=d)),
+    "cumprod/out_int64_from_floats": lambda L, d: L.cumprod(T(L, [1.5, 2.5, 3.7], d), 0,
+                                                            out=L.empty(3, dtype=L.int64, device=d)),
+    "cumsum/dtype_disagrees_with_out": lambda L, d: L.cumsum(T(L, [1.5], d), 0, dtype=L.float32,
+                                                             out=L.empty(1, dtype=L.float64, device=d)),
+    "cumprod/dtype_disagrees_with_out": lambda L, d: L.cumprod(T(L, [1.5], d), 0, dtype=L.int64,
+                                                               out=L.empty(1, dtype=L.int32, device=d)),
     "eq/number_first": lambda L, d: L.eq(2.0, L.ones(2, device=d)),
     "lt/number_first": lambda L, d: L.lt(2, L.ones(2, device=d)),
     "copysign/number_first": lambda L, d: L.copysign(2.0, L.ones(2, device=d)),
