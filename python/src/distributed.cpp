@@ -1,5 +1,7 @@
 // Bindings of tandem.distributed's core: process groups, their work objects and the DDP reducer
 // (python/tandem/distributed and python/tandem/nn/parallel are the Python API over these).
+#include <functional>
+
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -46,10 +48,24 @@ void init_distributed(nb::module_& m) {
       nb::call_guard<nb::gil_scoped_release>());
   m.def(
       "_dist_mpi_join",
-      [](const std::string& port, int rank, int size, int64_t timeout_ms) {
-        return distributed::mpi_join(port, rank, size, milliseconds(timeout_ms));
+      [](const std::string& port, int rank, int size, int64_t timeout_ms, nb::object connected) {
+        // `connected` runs on the MPI thread while this one waits without the GIL; the MPI thread also drops
+        // the last copy of the callback, so the reference is released under the GIL whichever thread does it.
+        std::function<void()> notify;
+        if (!connected.is_none()) {
+          std::shared_ptr<PyObject> fn(connected.release().ptr(), [](PyObject* p) {
+            nb::gil_scoped_acquire gil;
+            Py_DECREF(p);
+          });
+          notify = [fn] {
+            nb::gil_scoped_acquire gil;
+            nb::handle(fn.get())();
+          };
+        }
+        nb::gil_scoped_release released;
+        return distributed::mpi_join(port, rank, size, milliseconds(timeout_ms), notify);
       },
-      nb::call_guard<nb::gil_scoped_release>());
+      nb::arg("port"), nb::arg("rank"), nb::arg("size"), nb::arg("timeout_ms"), nb::arg("connected").none());
   m.def("_dist_mpi_started", &distributed::mpi_started);
   m.def(
       "_dist_nccl_world",

@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -100,9 +101,12 @@ ProcessGroupPtr mpi_world(std::chrono::milliseconds timeout);
 // running, its URI in OMPI_MCA_pmix_server_uri before MPI starts (tandem.distributed starts one:
 // docs/distributed.md, "Without mpirun").
 std::string mpi_open_port(std::chrono::milliseconds timeout);
-// The group of `size` joining processes, ranked by `rank` (0 .. size - 1, each once), whatever order they
-// arrive in. Rank 0 accepts the others on `port` and closes it once all have joined.
-ProcessGroupPtr mpi_join(const std::string& port, int rank, int size, std::chrono::milliseconds timeout);
+// The group of `size` joining processes, ranked by `rank` (0 .. size - 1, each once). Rank 0 accepts the
+// others on `port` and closes it once all have joined. A newcomer calls `connected` (may be empty) once it is
+// in the group: the caller lets the next newcomer connect only then, since Open MPI 4.1 deadlocked now and
+// then when two processes connected to one port at once.
+ProcessGroupPtr mpi_join(const std::string& port, int rank, int size, std::chrono::milliseconds timeout,
+                         const std::function<void()>& connected);
 // Whether MPI has started in this process (its environment, the server URI included, is read then).
 bool mpi_started();
 // The world group over NCCL for CUDA tensors: one NCCL communicator per process on its current CUDA device,

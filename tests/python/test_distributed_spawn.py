@@ -147,6 +147,9 @@ import tandem as torch
 import tandem.distributed as dist
 import tandem.multiprocessing as mp
 
+def say(*parts):  # one write per line: the ranks share the output file
+    os.write(1, (" ".join(map(str, parts)) + "\\n").encode())
+
 def job(rank, port, case):
     UNPRELOAD
     short = datetime.timedelta(seconds=4)
@@ -155,7 +158,14 @@ def job(rank, port, case):
             dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=2)
             t = torch.tensor([rank + 1.0])
             dist.broadcast(t, src=1)
-            print(rank, "tcp", t.item(), flush=True)
+            say(rank, "tcp", t.item())
+        elif case == "twice":  # a second group after destroy_process_group, in the same processes: refused
+            dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=2)
+            t = torch.tensor([float(rank)])
+            dist.all_reduce(t)
+            say(rank, "twice", 0, t.item())
+            dist.destroy_process_group()
+            dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=2)
         elif case == "missing":  # world_size 3, but only 2 processes come
             dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=3,
                                     timeout=short)
@@ -163,7 +173,7 @@ def job(rank, port, case):
             dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank + 5, world_size=2,
                                     timeout=short)
     except Exception as e:
-        print(rank, case, type(e).__name__, str(e).splitlines()[0], flush=True)
+        say(rank, case, type(e).__name__, str(e).splitlines()[0])
 
 if __name__ == "__main__":
     mp.spawn(job, args=(int(sys.argv[1]), sys.argv[2]), nprocs=2, join=True)
@@ -190,3 +200,12 @@ def test_a_rank_past_the_world_size_is_refused(tmp_path):
     lines = sorted(result.stdout.strip().split("\n"))
     assert lines == ["0 bad_rank ValueError init_process_group: rank 5 is not in [0, world_size = 2)",
                      "1 bad_rank ValueError init_process_group: rank 6 is not in [0, world_size = 2)"]
+
+
+def test_a_second_join_after_destroy_is_refused_not_risked(tmp_path):
+    result = run(tmp_path, TCP_AND_ERRORS, free_port(), "twice")
+    assert result.returncode == 0, result.stderr
+    refusal = ("twice RuntimeError init_process_group: processes that joined without mpirun can form one group "
+               "per run; this one already did (destroy_process_group does not end MPI)")
+    assert sorted(result.stdout.strip().split("\n")) == ["0 twice 0 1.0", f"0 {refusal}", "1 twice 0 1.0",
+                                                         f"1 {refusal}"]

@@ -410,6 +410,7 @@ def destroy_process_group(group=None):
             raise AssertionError("Process group cannot be None")
         _set_world(None)
         _State.group_count = 0
+        _State.store = None  # a joined group's rendezvous store (a joined process cannot join again)
 
 
 def get_rank(group=None):

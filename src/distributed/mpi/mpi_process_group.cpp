@@ -769,7 +769,8 @@ std::string mpi_open_port(std::chrono::milliseconds timeout) {
   return *port;
 }
 
-ProcessGroupPtr mpi_join(const std::string& port, int rank, int size, std::chrono::milliseconds timeout) {
+ProcessGroupPtr mpi_join(const std::string& port, int rank, int size, std::chrono::milliseconds timeout,
+                         const std::function<void()>& connected) {
   TANDEM_CHECK(size >= 1 && rank >= 0 && rank < size, Value, "init_process_group: rank ", rank,
                " is not in [0, world_size = ", size, ")");
   MpiThread::instance().start();
@@ -778,7 +779,7 @@ ProcessGroupPtr mpi_join(const std::string& port, int rank, int size, std::chron
   work->description = "init_process_group (joining the other processes)";
   MpiThread::instance().submit(work, [=] {
     // The group grows one process at a time: its members accept together (on rank 0's port), a newcomer
-    // connects alone, and the two sides merge. Newcomers arrive in any order, so the ranks are sorted last.
+    // connects alone, and the two sides merge. The ranks are sorted last (the arrival order is the caller's).
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     MPI_Comm group = MPI_COMM_NULL, bridge = MPI_COMM_NULL;
     if (rank == 0) {
@@ -787,6 +788,7 @@ ProcessGroupPtr mpi_join(const std::string& port, int rank, int size, std::chron
       check_mpi(MPI_Comm_connect(port.c_str(), MPI_INFO_NULL, 0, MPI_COMM_SELF, &bridge), "MPI_Comm_connect");
       check_mpi(MPI_Intercomm_merge(bridge, 1, &group), "MPI_Intercomm_merge");
       MPI_Comm_free(&bridge);
+      if (connected) connected();
     }
     MPI_Comm_set_errhandler(group, MPI_ERRORS_RETURN);
     int members = 1;

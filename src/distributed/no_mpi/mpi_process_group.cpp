@@ -18,7 +18,8 @@ std::string mpi_open_port(std::chrono::milliseconds timeout) {
   return {};
 }
 
-ProcessGroupPtr mpi_join(const std::string&, int, int, std::chrono::milliseconds timeout) {
+ProcessGroupPtr mpi_join(const std::string&, int, int, std::chrono::milliseconds timeout,
+                         const std::function<void()>&) {
   return mpi_world(timeout);
 }
 
