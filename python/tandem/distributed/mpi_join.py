@@ -43,7 +43,7 @@ def joining_world_size(init_method, world_size, store):
 
 
 def join(init_method, store, rank, world_size, timeout_ms):
-    """This process's group among the joining processes: (the C++ group, rank, world size, the store)."""
+    """This process's group among the joining processes: (the C++ group, the rendezvous store)."""
     global _joins
     timeout_s = timeout_ms / 1000
     if _joins:
@@ -70,7 +70,6 @@ def join(init_method, store, rank, world_size, timeout_ms):
     rank, world_size = int(rank), int(world_size)
     _check_rank(rank, world_size)
     prefix = "tandem/mpi_join/"
-    _joins += 1
     if rank == 0:
         uri = os.environ.get(_SERVER_URI) or _start_ompi_server(timeout_s)
         store.set(prefix + "server", uri)
@@ -82,6 +81,7 @@ def join(init_method, store, rank, world_size, timeout_ms):
                            "(an earlier process group without them)\nhint: start each process afresh, or launch "
                            f"the job with `mpirun -np {world_size} python ...`")
     os.environ[_SERVER_URI] = uri  # read when MPI starts, in the next call
+    _joins += 1  # from here on MPI takes part: a failed join is not retried in this process
     if rank == 0:
         store.set(prefix + "port", _C._dist_mpi_open_port(timeout_ms))
     else:
@@ -91,6 +91,7 @@ def join(init_method, store, rank, world_size, timeout_ms):
     # with 3 processes) when two connected to one port at once.
     if rank > 1:
         store.wait([f"{prefix}connected/{rank - 1}"])
+
     def connected():
         store.set(f"{prefix}connected/{rank}", b"1")
 
