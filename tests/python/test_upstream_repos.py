@@ -75,3 +75,38 @@ def test_einsum_same_dtype_results_unchanged(device):
     for equation, shapes in PRODUCT_EQUATIONS:
         ours, theirs = _pair(shapes, ["float32"] * len(shapes), device)
         _close(tandem.einsum(equation, *ours), torch.einsum(equation, *theirs))
+
+
+# eriklindernoren/PyTorch-GAN's softmax_gan.py ends on an exception right after queuing work on the (emulated)
+# CUDA device. The emulated queues' worker threads were still running kernels while the C exit handlers
+# unloaded oneDNN/OpenMP, and the process died with SIGSEGV (every time in this reproduction, also after a
+# normal end). tandem.cuda now drains emulated queues when Python exits.
+_BUSY_AT_EXIT = """
+import sys
+import tandem
+if not tandem.cuda.is_available() or not tandem.cuda.get_device_properties(0).is_emulated:
+    sys.exit(77)
+x = tandem.randn(256, 1, 28, 28, device="cuda:{index}")
+w = tandem.randn(64, 1, 4, 4, device="cuda:{index}")
+with tandem.cuda.stream(tandem.cuda.Stream(device="cuda:{index}")):
+    for _ in range(20):
+        y = tandem.nn.functional.conv2d(x, w, stride=2, padding=1)
+        z = x.flatten(1) @ x.flatten(1).t()
+{ending}
+"""
+
+
+@pytest.mark.parametrize("ending,code", [("", 0), ("raise SystemExit(3)", 3),
+                                         ("raise RuntimeError('the program fails')", 1)])
+def test_exit_with_emulated_device_work_still_queued(ending, code):
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, TANDEM_EMULATE_CUDA="2",
+               PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(tandem.__file__))))
+    for index in (0, 1):
+        script = _BUSY_AT_EXIT.format(index=index, ending=ending)
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, timeout=120)
+        if done.returncode == 77:
+            pytest.skip("no emulated CUDA device")
+        assert done.returncode == code, done.stderr.decode()[-2000:]
