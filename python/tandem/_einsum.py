@@ -180,13 +180,36 @@ def _sum_except(op, labels, keep):
     return op.sum(dims), [label for label in labels if label in keep]
 
 
+def _drop_unit_labels(op, labels, drop):
+    dims = [i for i, label in enumerate(labels) if label in drop]
+    if not dims:
+        return op, labels
+    return op.squeeze(tuple(dims)), [label for label in labels if label not in drop]
+
+
+def _product_pair(a, la, b, lb, batch, free_a, free_b):
+    """a * b broadcast over batch + free_a + free_b: a pair with nothing to sum is an elementwise product, as in
+    PyTorch, so it promotes mixed dtypes (a float64 operand times a float32 one) where a bmm would refuse them."""
+    a = a.permute([la.index(x) for x in batch + free_a])
+    b = b.permute([lb.index(x) for x in batch + free_b])
+    a = a.reshape(list(a.shape) + [1] * len(free_b))
+    b = b.reshape(list(b.shape[:len(batch)]) + [1] * len(free_a) + list(b.shape[len(batch):]))
+    return a * b, batch + free_a + free_b
+
+
 def _contract_pair(a, la, b, lb, later):
     """a and b with the labels they share contracted, or kept as batch dims when needed later: one bmm."""
+    size = dict(zip(la, a.shape)) | dict(zip(lb, b.shape))
+    # Summing over a shared size-1 label changes nothing: drop it, so that a pair left with no sum is a product.
+    unit = {label for label in la if label in lb and label not in later and size[label] == 1}
+    a, la = _drop_unit_labels(a, la, unit)
+    b, lb = _drop_unit_labels(b, lb, unit)
     batch = [label for label in la if label in lb and label in later]
     summed = [label for label in la if label in lb and label not in later]
     free_a = [label for label in la if label not in lb]
     free_b = [label for label in lb if label not in la]
-    size = dict(zip(la, a.shape)) | dict(zip(lb, b.shape))
+    if not summed:
+        return _product_pair(a, la, b, lb, batch, free_a, free_b)
 
     def block(labels):
         return [size[label] for label in labels]
@@ -221,6 +244,8 @@ def _bmm_plan(equation, a, b):
         return None
     batch = [x for x in la if x in lb and x in output]
     summed = [x for x in la if x in lb and x not in output]
+    if all(size[x] == 1 for x in summed):
+        return None  # nothing really summed: an elementwise product (the general path), which promotes dtypes
     free_a = [x for x in la if x not in lb]
     free_b = [x for x in lb if x not in la]
 

@@ -10,6 +10,9 @@ from .._transfer_guard import set_sync_debug_mode, get_sync_debug_mode  # noqa: 
 from . import memory  # noqa: F401
 from . import _memory_more
 from . import amp  # noqa: F401  (tandem.cuda.amp.autocast/GradScaler, PyTorch's older spelling)
+from . import _exit_drain
+
+_exit_drain.install()
 
 
 def is_available():
