@@ -633,32 +633,17 @@ void check_clamp_args(const Tensor& x, const Scalar* lo, const Scalar* hi) {
 int side_of_range(DType d, const Scalar& v) {
   if (v.is_big_unsigned()) return d == DType::UInt64 ? 0 : 1;  // past int64's largest value
   const int64_t i = v.to_int();
-  int64_t lo = 0, hi = 0;
-  switch (d) {
-    case DType::Int8:
-      lo = -128, hi = 127;
-      break;
-    case DType::UInt8:
-      lo = 0, hi = 255;
-      break;
-    case DType::Int16:
-      lo = -32768, hi = 32767;
-      break;
-    case DType::UInt16:
-      lo = 0, hi = 65535;
-      break;
-    case DType::Int32:
-      lo = INT32_MIN, hi = INT32_MAX;
-      break;
-    case DType::UInt32:
-      lo = 0, hi = UINT32_MAX;
-      break;
-    case DType::UInt64:
-      return i < 0 ? -1 : 0;
-    default:
-      return 0;  // int64
-  }
-  return i < lo ? -1 : (i > hi ? 1 : 0);
+  return dispatch_dtype_with_uint(d, [&](auto tag) -> int {
+    using T = typename decltype(tag)::type;
+    using limits = std::numeric_limits<T>;
+    if constexpr (!std::is_integral_v<T> || std::is_same_v<T, bool>) {
+      return 0;
+    } else if constexpr (std::is_unsigned_v<T>) {
+      return i < 0 ? -1 : (static_cast<uint64_t>(i) > static_cast<uint64_t>(limits::max()) ? 1 : 0);
+    } else {
+      return i < static_cast<int64_t>(limits::min()) ? -1 : (i > static_cast<int64_t>(limits::max()) ? 1 : 0);
+    }
+  });
 }
 
 // Integer bounds of an integer clamp outside the dtype's range, as PyTorch: a min below the smallest value or

@@ -209,3 +209,11 @@ def test_a_second_join_after_destroy_is_refused_not_risked(tmp_path):
                "per run; this one already did (destroy_process_group does not end MPI)")
     assert sorted(result.stdout.strip().split("\n")) == ["0 twice 0 1.0", f"0 {refusal}", "1 twice 0 1.0",
                                                          f"1 {refusal}"]
+
+
+def test_a_store_without_rank_is_refused_before_mpi_starts():
+    # Checked before any store traffic or MPI call, so it runs in the test process itself.
+    store = tandem.distributed.HashStore()
+    with pytest.raises(ValueError, match=r"^init_process_group: rank and world_size must be given with store="):
+        tandem.distributed.init_process_group("gloo", store=store, world_size=2)
+    assert not tandem.distributed.is_initialized()
