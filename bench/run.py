@@ -177,6 +177,22 @@ def matmul_cases(sizes):
     return out
 
 
+def half_matmul_cases():
+    """16-bit Linear layers: one token (a matrix-vector product, memory-bound) and 128 tokens (a matrix product).
+    NumPy has no bfloat16, and its float16 matmul is not a BLAS call: no NumPy column."""
+    out = []
+    for dtype, short in (("bfloat16", "bf16"), ("float16", "f16")):
+        for tokens, k, n in ((1, 3072, 768), (1, 768, 3072), (128, 768, 3072)):
+            x = tandem.randn(tokens, k).to(getattr(tandem, dtype))
+            w = tandem.randn(n, k).to(getattr(tandem, dtype))
+            tx, tw = torch.randn(tokens, k).to(getattr(torch, dtype)), torch.randn(n, k).to(getattr(torch, dtype))
+            out.append(case(f"linear {tokens}x{k}->{n} {short}", "matmul",
+                            lambda x=x, w=w: tandem.nn.functional.linear(x, w),
+                            lambda tx=tx, tw=tw: torch.nn.functional.linear(tx, tw), flops=2 * tokens * k * n,
+                            bytes_moved=2 * (tokens * k + k * n + tokens * n)))
+    return out
+
+
 def measured_bandwidth(n):
     """Read+write bandwidth of a plain copy into an existing buffer (NumPy), the ceiling for streaming ops."""
     src = np.ones(n, np.float32)
@@ -225,7 +241,8 @@ def run_thread_count(threads, args):
     set_threads(threads)
     n = 16 << 20
     groups = overhead_cases() if threads == 1 else []
-    groups += streaming_cases(n) + half_precision_cases(n) + reduction_cases() + layout_cases() + matmul_cases((512, 1024) if args.quick else (512, 1024, 2048))
+    groups += (streaming_cases(n) + half_precision_cases(n) + reduction_cases() + layout_cases() +
+               matmul_cases((512, 1024) if args.quick else (512, 1024, 2048)) + half_matmul_cases())
     return run([c for c in groups if args.filter in c["name"]], threads, args.quick)
 
 

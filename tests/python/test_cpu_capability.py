@@ -101,6 +101,12 @@ def battery():
     a = tandem.tensor(rng.standard_normal((37, 29)), dtype=tandem.float32)
     b = tandem.tensor(rng.standard_normal((29, 41)), dtype=tandem.float32)
     out["reduce/matmul/float32"] = (a @ b).numpy()
+    # 16-bit products: a matrix-vector product (widened in blocks, summed in float lanes) and a matrix product
+    # (widened copies through float32's BLAS), each with a transposed operand as a Linear layer has.
+    for dtype in ("float16", "bfloat16"):
+        h = getattr(tandem, dtype)
+        out[f"reduce/matmul_vector/{dtype}/300"] = (a[:1].to(h) @ b.to(h)).float().numpy()
+        out[f"reduce/matmul_rows/{dtype}/300"] = tandem.nn.functional.linear(a.to(h), b.t().to(h)).float().numpy()
     return out
 
 

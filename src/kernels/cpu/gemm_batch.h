@@ -52,5 +52,10 @@ void gemm_blas(const GemmArgs& g);
 // complex64/complex128 through cblas_cgemm/zgemm (linalg_blas.cpp); m, n, k and ldc fit BLAS's int.
 void gemm_blas_complex(const GemmArgs& g);
 void gemm_loop(const GemmArgs& g);
+// float16/bfloat16, accumulating in float (linalg_half.cpp).
+void gemm_half(const GemmArgs& g);
+// float16/bfloat16 through oneDNN's matmul primitive (linalg_onednn_half.cpp, builds with oneDNN only):
+// false, with the output untouched, where oneDNN has no fast kernel for the dtype, the layout or the CPU.
+bool onednn_half_gemm(const GemmArgs& g);
 
 TANDEM_CPU_KERNELS_END

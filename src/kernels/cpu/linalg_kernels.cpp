@@ -1,5 +1,5 @@
-// CPU kernels of the linalg family: gemm routes float32/float64 to OpenBLAS (when the build found it) and
-// other dtypes to a loop.
+// CPU kernels of the linalg family: gemm routes float32/float64 to OpenBLAS (when the build found it),
+// float16/bfloat16 to linalg_half.cpp and other dtypes to a loop.
 #include <climits>
 
 #include "kernels/cpu/cpu_kernels.h"
@@ -34,6 +34,7 @@ void gemm(const GemmArgs& g) {
   for (int64_t s : g.batch_sizes)
     if (s == 0) return;
   if (g.k == 0) return scale_output(g);
+  if (g.dtype == DType::Float16 || g.dtype == DType::BFloat16) return gemm_half(g);
 #if TANDEM_HAS_BLAS
   if (g.dtype == DType::Float32 || g.dtype == DType::Float64) return gemm_blas(g);
   if (is_complex(g.dtype) && fits_blas(g)) return gemm_blas_complex(g);
