@@ -377,8 +377,44 @@ bool number_in_opmath(BinaryOp op, DType compute, const Operand& a, const Operan
   return op == BinaryOp::mul && !a.tensor && b.tensor && !b_number && inexact_in(compute, a);
 }
 
+void run_binary(BinaryOp op, DType compute, const Tensor& out, const Operand& a, const Operand& b);
+
+// pow(x, number) for the exponents PyTorch computes as simpler ops: 2 -> x * x, 3 -> x * x * x, 0.5 -> sqrt,
+// -0.5 -> rsqrt, -1 -> 1 / x, -2 -> 1 / (x * x). Its values, not C's pow (sqrt(-0) is -0, sqrt(-inf) NaN;
+// x * x * x may be an ulp from the correctly rounded cube), at the speed of those ops: a general pow is a
+// libm call per element, 5x slower. The two-step forms round their intermediate to the dtype, as PyTorch's
+// do. PyTorch's float16 takes a general pow for every exponent (pow(-0, 0.5) is +0 there), which x * x and
+// 1 / x match, the others not. Returns whether it ran.
+bool run_pow_as_simpler_op(DType compute, const Tensor& out, const Operand& a, const Operand& b) {
+  if (!a.tensor || b.tensor || !is_floating(compute) || is_complex(compute) || b.scalar.is_complex())
+    return false;
+  if (a.tensor->device() != out.device() || a.tensor->dtype() != compute) return false;
+  const double e = b.scalar.to<double>();
+  if (compute == DType::Float16 && e != 2.0 && e != -1.0) return false;
+  const Operand x{a.tensor, {}}, one{nullptr, Scalar(1.0)}, result{&out, {}};
+  if (e == 2.0) {
+    run_binary(BinaryOp::mul, compute, out, x, x);
+  } else if (e == 0.5) {
+    run_unary(UnaryOp::sqrt, out, *a.tensor);
+  } else if (e == -0.5) {
+    run_unary(UnaryOp::rsqrt, out, *a.tensor);
+  } else if (e == -1.0) {
+    run_binary(BinaryOp::div, compute, out, one, x);
+  } else if (e == -2.0) {
+    run_binary(BinaryOp::mul, compute, out, x, x);
+    run_binary(BinaryOp::div, compute, out, one, result);
+  } else if (e == 3.0 && out.storage().get() != a.tensor->storage().get()) {
+    run_binary(BinaryOp::mul, compute, out, x, x);  // x * x first: reading x again must not see it
+    run_binary(BinaryOp::mul, compute, out, result, x);
+  } else {
+    return false;
+  }
+  return true;
+}
+
 // Runs the kernel into `out` (already allocated with the broadcast shape).
 void run_binary(BinaryOp op, DType compute, const Tensor& out, const Operand& a, const Operand& b) {
+  if (op == BinaryOp::pow && run_pow_as_simpler_op(compute, out, a, b)) return;
   if (op == BinaryOp::nextafter && (compute == DType::Float16 || compute == DType::BFloat16)) {
     copy_(out, nextafter_16bit(compute, a, b, out.device()));
     return;
