@@ -156,8 +156,6 @@ KNOWN = {
     "add/numpy_0d_array": _CPP + "the binary ops' binding converts a NumPy array operand to a tensor; PyTorch's "
                           "parser wants a Tensor (TypeError)",
     "add/numpy_array_operand": _CPP + "as add/numpy_0d_array (on a GPU the converted array is on the CPU)",
-    "tensor/tuple_with_dtype": _CPP + "the nest reader truncates a float 0-d tensor into an integer dtype; PyTorch "
-                               "reads it through __index__ (TypeError)",
     "tensor/list_numpy_and_tensor": "a GPU tensor in a nest with NumPy arrays is assembled through NumPy, which "
                                     "tandem's transfer guard refuses (an implicit device-to-host copy)",
     "tensor/numpy_unicode_scalar": _CPP + "the data reader names a NumPy str_ as 'str'",

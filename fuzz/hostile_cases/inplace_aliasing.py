@@ -127,22 +127,12 @@ def _inference(L, d):
 
 
 _CPP = "needs C++ fix: "
-_OUT_OVERLAP = (_CPP + "the C++ bindings compute this op's out= result into a temporary (into_out) and copy it, so "
-                "PyTorch's partial-overlap check of out against the inputs never runs")
-_MULTI_VIEW = (_CPP + "split/chunk/unbind outputs are recorded as plain views (AsStridedBackward0), so PyTorch's "
-               "refusal of in-place writes into one output of a multi-output view op is missing")
 _ORDER = ("PyTorch lets this overlap through (its input is not dense) and its result depends on the order its "
           "kernel visits elements; tandem reads every input before it writes")
 KNOWN = {
-    "cat/out_overlaps_input": _OUT_OVERLAP, "clamp/out_shifted": _OUT_OVERLAP, "cumsum/out_shifted": _OUT_OVERLAP,
-    "where/out_overlaps_input": _OUT_OVERLAP,
-    "index_copy_/source_overlaps": _CPP + "index_copy_ does not check its source against self for partial overlap",
-    "add_/chunk_output": _MULTI_VIEW, "add_/split_output": _MULTI_VIEW, "mul_/unbind_output": _MULTI_VIEW,
     "mul_/column_into_matrix": _ORDER, "masked_scatter_/source_overlaps": _ORDER,
     "add_/inference_tensor_outside": "tandem's inference_mode does not mark the tensors it makes (docs/compat.md), "
                                      "so they can be written in place afterwards",
-    "where/out_scalar_other": _CPP + "the where binding takes a Python number as other with out=; PyTorch's "
-                              "out= overload wants a Tensor",
     "masked_fill_/mask_bigger": _CPP + "masked_fill_ words a mask larger than self as expand's error; PyTorch as "
                                 "the in-place broadcast error (both RuntimeError)",
 }

@@ -191,7 +191,6 @@ CASES = {
     "searchsorted/sorter": lambda L, d: L.searchsorted(T(L, [3, 1, 2], d), T(L, [2], d), sorter=T(L, [1, 2, 0], d)),
 }
 
-_CPP = "needs C++ fix: "
 _PARSER = "PyTorch's message lists its argument parser's overloads; the exception type is PyTorch's"
 _TIES = ("which of several equal elements' index is reported is not specified by PyTorch; tandem reports another "
          "(the values agree)")
@@ -201,5 +200,4 @@ KNOWN = {
     "kthvalue/ties_index": _TIES, "topk/inf": _TIES,
     "mode/nan": "PyTorch's CPU mode of [nan, 1, nan, 1] answers nan, an artefact of its kernel's run counting "
                 "(NaN != NaN); tandem counts NaNs as equal and answers the smallest of the tied modes, 1",
-    "topk/k_bool": _CPP + "topk's binding takes k=True as 1; PyTorch's parser refuses a bool",
 }

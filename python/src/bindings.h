@@ -72,13 +72,19 @@ DimVector shape_from_args(nb::args args, const char* fn);
 DimVector shape_from_args(nb::args args, nb::handle keyword, const char* fn, const char* keyword_name);
 // `result` written into out= with PyTorch's rules (check, resize warning, copy) and out returned; without
 // out, result itself (python/src/elementwise.cpp).
+// With `overlap` Refused (the ops PyTorch runs through its TensorIterator or checks itself: clamp, where,
+// scans, index_select, index_copy), an out sharing part of an input's memory is refused (check_out_overlap);
+// with Shared (gather), any memory shared with an input, the same tensor included. PyTorch's reductions and
+// products do not check, and neither do they here.
+enum class OutOverlap { Unchecked, Refused, Shared };
 nb::object into_out(const char* fn, const Tensor& result, nb::handle out,
-                    std::initializer_list<const Tensor*> inputs);
+                    std::initializer_list<const Tensor*> inputs, OutOverlap overlap = OutOverlap::Unchecked);
 // into_out for ops whose out must have the result's dtype exactly: `dtype_error` (or null) is PyTorch's
 // message for that op ({out} and {result} stand for the dtypes' names, {out_cpp} and {result_cpp} for their
 // C++ spellings); without it, into_out's castable rule. Autograd is refused for `inputs`.
 nb::object write_out(const char* fn, const Tensor& result, nb::handle out,
-                     std::initializer_list<const Tensor*> inputs, const char* dtype_error);
+                     std::initializer_list<const Tensor*> inputs, const char* dtype_error,
+                     OutOverlap overlap = OutOverlap::Unchecked);
 // PyTorch's message when the out of a structured op (mm, sort, gather, softmax, ...) has another dtype.
 inline constexpr const char* kStructuredOutDtype =
     "Expected out tensor to have dtype {result_cpp}, but got {out_cpp} instead";

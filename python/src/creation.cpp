@@ -157,6 +157,13 @@ void fill_from(nb::handle h, T*& out) {
   }
   Scalar s;
   if (is_tensor(h)) {
+    // Into an integer or bool dtype PyTorch reads a tensor through __index__: floating and complex refused.
+    TANDEM_CHECK(
+        is_floating(target) || is_complex(target) ||
+            !(is_floating(as_tensor_ref(h).dtype()) || is_complex(as_tensor_ref(h).dtype())),
+        Type, "only integer tensors of a single element can be converted to an index",
+        "\nhint: convert the tensor first (t.long(), t.round().long()) or build the tensor in a floating "
+        "dtype");
     CrossingScope scope("tandem.tensor(tensor)", false, !as_tensor_ref(h).device().is_cpu());  // implicit
     s = item(as_tensor_ref(h));
   } else

@@ -269,11 +269,13 @@ nb::object unary_function(const Tensor& x, nb::handle out, const char* name) {
 // `result` written into out= (PyTorch's rules from ops/out_arg.h and its warning when an out with elements is
 // resized), or returned as is without out.
 nb::object into_out(const char* fn, const Tensor& result, nb::handle out,
-                    std::initializer_list<const Tensor*> inputs) {
+                    std::initializer_list<const Tensor*> inputs, OutOverlap overlap) {
   if (out.is_none()) return wrap(result);
   Tensor& o = expect_tensor(out, fn, "out");
   check_out(fn, o, result.dtype(), result.device(), inputs);
   resize_out(o, result.sizes());
+  if (overlap == OutOverlap::Refused) check_out_overlap(o, inputs);
+  if (overlap == OutOverlap::Shared) check_out_shares_nothing(o, inputs);
   copy_(o, result);
   return nb::borrow(out);
 }
@@ -314,16 +316,21 @@ std::string out_dtype_message(std::string msg, DType out, DType result) {
 }
 
 nb::object write_out(const char* fn, const Tensor& result, nb::handle out,
-                     std::initializer_list<const Tensor*> inputs, const char* dtype_error) {
+                     std::initializer_list<const Tensor*> inputs, const char* dtype_error,
+                     OutOverlap overlap) {
   if (out.is_none()) return wrap(result);
   Tensor& o = expect_tensor(out, fn, "out");
   for (const Tensor* t : inputs) check_out_autograd(fn, o, {t});
-  if (!dtype_error) return into_out(fn, result, out, {});
+  if (!dtype_error) return into_out(fn, result, out, inputs, overlap);
   TANDEM_CHECK(o.dtype() == result.dtype(), Runtime,
                out_dtype_message(dtype_error, o.dtype(), result.dtype()), "\nhint: ", fn,
                " writes its own dtype into out= (no conversion): pass an out tensor of dtype ",
                dtype_name(result.dtype()));
-  assign_out_exact(fn, o, result);
+  if (overlap != OutOverlap::Shared)
+    assign_out_exact(fn, o, result,
+                     overlap == OutOverlap::Refused ? inputs : std::initializer_list<const Tensor*>{});
+  else
+    assign_out_exact(fn, o, result, {}, inputs);
   return nb::borrow(out);
 }
 
@@ -554,11 +561,18 @@ void init_elementwise(nb::module_& m) {
           if (other && dtype_category(other->dtype()) >= s.category()) d = other->dtype();
           return full(DimVector{}, s, d);
         };
+        // PyTorch's out= overload takes tensors only.
+        if (!out.is_none())
+          for (auto [h, arg, position] : {std::tuple{a, "input", 2}, std::tuple{b, "other", 3}})
+            TANDEM_CHECK(
+                is_tensor(h), Type, "where(): argument '", arg, "' (position ", position,
+                ") must be Tensor, not ", nb::inst_name(h).c_str(),
+                "\nhint: with out=, pass tensors (e.g. torch.full_like(x, value)) for input and other");
         Tensor ta = as_operand(a, "input"), tb = as_operand(b, "other");
         Tensor r = tandem::where(cond, ta, tb);
         if (out.is_none()) return wrap(r);
-        return write_out("where", r, out, {&cond, &ta, &tb},
-                         "Expected out type to be {result} but got {out}");
+        return write_out("where", r, out, {&cond, &ta, &tb}, "Expected out type to be {result} but got {out}",
+                         OutOverlap::Refused);
       },
       nb::arg("condition"), nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out") = nb::none());
   // where(condition) alone is nonzero(condition, as_tuple=True).
@@ -609,7 +623,7 @@ void init_elementwise(nb::module_& m) {
           return write_out(name, clamp_fn(x, lo, hi), out,
                            {&x, is_tensor(lo) ? &as_tensor_ref(lo) : nullptr,
                             is_tensor(hi) ? &as_tensor_ref(hi) : nullptr},
-                           "Found dtype {out} but expected {result}");
+                           "Found dtype {out} but expected {result}", OutOverlap::Refused);
         },
         nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none(), nb::kw_only(),
         nb::arg("out") = nb::none());

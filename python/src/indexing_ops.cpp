@@ -100,12 +100,18 @@ Tensor scatter_reduce_arg(const Tensor& x, int64_t dim, const Tensor& index, nb:
   return in_place ? scatter_reduce_(x, dim, index, values, op) : scatter_reduce(x, dim, index, values, op);
 }
 
-// out= of the functions joining a list of tensors: autograd is refused for any of them, then into_out.
+// out= of the functions joining a list of tensors: autograd is refused for any of them, and, as PyTorch's
+// cat and stack do, an out sharing any memory with an input (the same tensor included).
 nb::object joined_into_out(const char* fn, const std::vector<Tensor>& inputs, const Tensor& result,
                            nb::handle out) {
-  if (!out.is_none())
-    for (const Tensor& t : inputs) check_out_autograd(fn, expect_tensor(out, fn, "out"), {&t});
-  return into_out(fn, result, out, {});
+  if (out.is_none()) return wrap(result);
+  Tensor& o = expect_tensor(out, fn, "out");
+  for (const Tensor& t : inputs) check_out_autograd(fn, o, {&t});
+  check_out(fn, o, result.dtype(), result.device(), {});
+  resize_out(o, result.sizes());
+  for (const Tensor& t : inputs) check_out_shares_nothing(o, {&t});
+  copy_(o, result);
+  return nb::borrow(out);
 }
 
 }  // namespace
@@ -153,7 +159,7 @@ void init_indexing_ops(nb::module_& m) {
       "gather",
       [gather_fn](const Tensor& x, int64_t dim, const Tensor& index, bool sparse_grad, nb::handle out) {
         return write_out("gather", gather_fn(x, dim, index, sparse_grad), out, {&x, &index},
-                         kStructuredOutDtype);
+                         kStructuredOutDtype, OutOverlap::Shared);
       },
       nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("sparse_grad") = false,
       nb::arg("out") = nb::none());
@@ -216,7 +222,8 @@ void init_indexing_ops(nb::module_& m) {
       "index_select",
       [](const Tensor& x, int64_t dim, const Tensor& index, nb::handle out) {
         return write_out("index_select", index_select(x, dim, index), out, {&x, &index},
-                         "index_select(): self and result must have the same scalar type");
+                         "index_select(): self and result must have the same scalar type",
+                         OutOverlap::Refused);
       },
       nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("out") = nb::none());
   tensor.def("index_select", index_select_fn, nb::arg("dim"), nb::arg("index"));
@@ -250,7 +257,7 @@ void init_indexing_ops(nb::module_& m) {
       "index_copy",
       [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source, nb::handle out) {
         return write_out("index_copy", index_copy(x, dim, index, source), out, {&x, &index, &source},
-                         kStructuredOutDtype);
+                         kStructuredOutDtype, OutOverlap::Refused);
       },
       nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::kw_only(),
       nb::arg("out") = nb::none());

@@ -363,8 +363,9 @@ void init_reductions(nb::module_& m) {
         std::optional<int64_t> d = parse_one_dim(dim, axis, "cumsum");
         const auto as = scan_dtype(parse_dtype(dtype), out);
         if (!d)
-          return into_out("cumsum", tandem::cumsum(tandem::reshape(x, DimVector{-1}), 0, as), out, {&x});
-        return into_out("cumsum", tandem::cumsum(x, *d, as), out, {&x});
+          return into_out("cumsum", tandem::cumsum(tandem::reshape(x, DimVector{-1}), 0, as), out, {&x},
+                          OutOverlap::Refused);
+        return into_out("cumsum", tandem::cumsum(x, *d, as), out, {&x}, OutOverlap::Refused);
       },
       nb::arg("dim") = none, nb::kw_only(), nb::arg("dtype") = none, nb::arg("axis") = none,
       nb::arg("out") = none);
@@ -383,13 +384,22 @@ void init_reductions(nb::module_& m) {
       },
       nb::arg("dim") = -1, nb::arg("descending") = false, nb::kw_only(), nb::arg("stable") = false,
       nb::arg("out") = none);
-  def_both(
-      m, tensor, "topk",
-      [](const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted, nb::handle out) {
-        return into_outs("topk", named_pair(kTopk, tandem::topk(x, k, dim, largest, sorted)), out, {&x});
-      },
-      nb::arg("k"), nb::arg("dim") = -1, nb::arg("largest") = true, nb::arg("sorted") = true, nb::kw_only(),
-      nb::arg("out") = none);
+  // k is an int, not a bool (PyTorch's parser refuses True); shift 1 for tandem.topk, 0 for Tensor.topk.
+  auto topk_binding = [](int shift) {
+    return
+        [shift](const Tensor& x, nb::handle k_arg, int64_t dim, bool largest, bool sorted, nb::handle out) {
+          int64_t k = 0;
+          TANDEM_CHECK(!PyBool_Check(k_arg.ptr()) && nb::try_cast(k_arg, k), Type,
+                       "topk(): argument 'k' (position ", 1 + shift, ") must be int, not ",
+                       nb::inst_name(k_arg).c_str(),
+                       "\nhint: pass how many elements to keep as an int, e.g. topk(x, 3)");
+          return into_outs("topk", named_pair(kTopk, tandem::topk(x, k, dim, largest, sorted)), out, {&x});
+        };
+  };
+  m.def("topk", topk_binding(1), nb::arg("input"), nb::arg("k"), nb::arg("dim") = -1,
+        nb::arg("largest") = true, nb::arg("sorted") = true, nb::kw_only(), nb::arg("out") = none);
+  tensor.def("topk", topk_binding(0), nb::arg("k"), nb::arg("dim") = -1, nb::arg("largest") = true,
+             nb::arg("sorted") = true, nb::kw_only(), nb::arg("out") = none);
 }
 
 }  // namespace tandem::py

@@ -171,6 +171,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     except TransferGuardError:  # a guarded read of a device tensor in the data: not a nest to retry
         raise
     except (TypeError, ValueError, RuntimeError) as e:  # RuntimeError: "Could not infer dtype of ndarray"
+        if str(e).startswith(_NOT_AN_INDEX):  # a floating tensor into an integer dtype: no nest rereads it
+            raise
         # Nests PyTorch also reads: NumPy arrays below the first level or after Python numbers, tensors of
         # one element as numbers. Tried only after the fast path refused, so plain data pays nothing.
         fixed, inferred = _nest_with_arrays_or_tensors(data if seq is None else seq)

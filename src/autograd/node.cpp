@@ -287,6 +287,13 @@ void check_inplace(const Tensor& self) {
   TANDEM_CHECK(m->grad_fn, Runtime,
                "a leaf Variable that requires grad is being used in an in-place operation.\nhint: wrap the "
                "update in `with tandem.no_grad():` (as optimizers do), or use the out-of-place op");
+  TANDEM_CHECK(
+      !m->grad_fn->multi_output_view, Runtime, "Output ", m->grad_fn->multi_output_index, " of ",
+      m->grad_fn->multi_output_view,
+      " is a view and is being modified inplace. This view is the output of a function that returns "
+      "multiple views. Such functions do not allow the output views to be modified inplace. You should "
+      "replace the inplace operation by an out-of-place one.\nhint: write into a clone() of the piece, "
+      "or index the base instead (x[:, :2].add_(1) rather than x.split(2, 1)[0].add_(1))");
   TANDEM_CHECK(!m->view_of_leaf, Runtime,
                "a view of a leaf Variable that requires grad is being used in an in-place operation.\nhint: "
                "wrap the update in `with tandem.no_grad():`, or use the out-of-place op");

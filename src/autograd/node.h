@@ -125,6 +125,12 @@ struct Node : std::enable_shared_from_this<Node> {
   // Null unless hooks were registered on the node itself / the binding attached state to it.
   std::unique_ptr<NodeHooks> hooks;
   std::unique_ptr<NodeBindingState> binding_state;
+  // For the view node of one output of a function returning several views (split, chunk, unbind): PyTorch's
+  // name of that function ("Split", "SplitWithSizes", "Unbind") and the output's position. In-place writes
+  // into such an output are refused (check_inplace), as PyTorch refuses them: one output's write would have
+  // to rebase the history of its siblings.
+  const char* multi_output_view = nullptr;
+  int64_t multi_output_index = 0;
 };
 
 // The node that adds a leaf's gradient into its .grad (the engine runs the leaf's hooks before it).

@@ -1,29 +1,13 @@
 #include "kernels/tensor_iterator.h"
 
-#include <algorithm>
 #include <cstring>
 
 #include "core/error.h"
+#include "core/memory_overlap.h"
 
 namespace tandem {
 
 namespace {
-// Whether t's elements cover a block of memory exactly once in some dim order (a permutation of a contiguous
-// tensor, e.g. x.t()): PyTorch's is_non_overlapping_and_dense.
-bool non_overlapping_and_dense(const Tensor& t) {
-  if (t.is_contiguous()) return true;
-  DimVector dims;  // the dims that matter (size > 1), by increasing stride
-  for (int64_t d = 0; d < t.dim(); ++d)
-    if (t.sizes()[d] != 1) dims.push_back(d);
-  std::sort(dims.begin(), dims.end(), [&](int64_t a, int64_t b) { return t.strides()[a] < t.strides()[b]; });
-  int64_t expected = 1;
-  for (int64_t d : dims) {
-    if (t.strides()[d] != expected) return false;
-    expected *= t.sizes()[d];
-  }
-  return true;
-}
-
 // PyTorch's memory-overlap rules for an op that writes `out` while reading the inputs (every in-place op and
 // copy goes through here): refuse an output whose elements share memory (an expanded tensor), and an input
 // that shares some but not all of the output's memory in the same layout (x.copy_(x.t()), x.add_(x.t())):
@@ -40,17 +24,8 @@ void check_memory_overlap(const Tensor& out, const Tensor* const* inputs, int n_
                  "output is expanded (a stride of 0); write into out.clone() or a contiguous tensor");
   }
   for (int k = 0; k < n_inputs; ++k) {
-    const Tensor* in = inputs[k];
-    if (!in || in->numel() == 0 || in->storage().get() != out.storage().get()) continue;
-    if (in->impl() == out.impl()) continue;  // the same tensor: an ordinary in-place op
-    if (!non_overlapping_and_dense(out) || !non_overlapping_and_dense(*in)) continue;
-    const char* a = static_cast<const char*>(out.data_ptr());
-    const char* b = static_cast<const char*>(in->data_ptr());
-    const char* a_end = a + out.numel() * static_cast<int64_t>(out.element_size());
-    const char* b_end = b + in->numel() * static_cast<int64_t>(in->element_size());
-    bool partial = (a == b && a_end == b_end) ? out.strides() != in->strides() : (a < b_end && b < a_end);
     TANDEM_CHECK(
-        !partial, Runtime,
+        !inputs[k] || !overlaps_partially(out, *inputs[k]), Runtime,
         "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
         "single memory location. Please clone() the tensor before performing the operation.\nhint: "
         "the input overlaps the output in another layout (e.g. x.copy_(x.t())); pass x.t().clone()");

@@ -7,6 +7,7 @@
 #include "ops/elementwise.h"
 #include "ops/index_plan.h"
 #include "ops/indexing.h"
+#include "ops/out_arg.h"
 #include "ops/view.h"
 
 namespace tandem {
@@ -136,6 +137,7 @@ Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor
 
 Tensor index_copy_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
   profiler::RecordScope profile_scope("aten::index_copy_", x, dim, index, source);
+  check_out_overlap(x, {&index, &source});  // x[1:4] as the source of x: PyTorch refuses
   if (autograd::should_record(x, source)) {
     return autograd::inplace_with_grad(
         x, [&](const Tensor& before) { return index_copy(before, dim, index, source); });

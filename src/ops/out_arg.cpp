@@ -4,6 +4,7 @@
 
 #include "autograd/node.h"
 #include "core/error.h"
+#include "core/memory_overlap.h"
 #include "ops/copy.h"
 #include "ops/type_promotion.h"
 
@@ -76,9 +77,33 @@ void resize_out(const Tensor& out, IntArrayRef sizes) {
   out.impl()->set_geometry(out.storage_offset(), DimVector(sizes), contiguous_strides(sizes));
 }
 
-Tensor assign_out_exact(const char* op, const Tensor& out, const Tensor& result) {
+void check_out_overlap(const Tensor& out, std::span<const Tensor* const> inputs) {
+  for (const Tensor* in : inputs)
+    TANDEM_CHECK(
+        !in || !overlaps_partially(out, *in), Runtime,
+        "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+        "single memory location. Please clone() the tensor before performing the operation.\nhint: "
+        "the output shares part of an input's memory; write into a separate tensor or pass "
+        "input.clone()");
+}
+
+void check_out_shares_nothing(const Tensor& out, std::initializer_list<const Tensor*> inputs) {
+  for (const Tensor* in : inputs)
+    TANDEM_CHECK(
+        !in || !shares_memory(out, *in), Runtime,
+        "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+        "single memory location. Please clone() the tensor before performing the operation.\nhint: "
+        "this op's out= may not share memory with its inputs, not even be one of them; write into a "
+        "separate tensor");
+}
+
+Tensor assign_out_exact(const char* op, const Tensor& out, const Tensor& result,
+                        std::initializer_list<const Tensor*> partial,
+                        std::initializer_list<const Tensor*> shared) {
   check_out_exact(op, out, result.dtype(), result.device());
   resize_out(out, result.sizes());
+  check_out_overlap(out, partial);
+  check_out_shares_nothing(out, shared);
   copy_(out, result);  // bumps out's version
   return out;
 }

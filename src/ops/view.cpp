@@ -4,6 +4,7 @@
 #include <string>
 
 #include "autograd/formulas.h"
+#include "autograd/node.h"
 #include "core/error.h"
 #include "core/profiler.h"
 #include "ops/copy.h"
@@ -347,13 +348,26 @@ Tensor python_slice(const Tensor& x, int64_t dim, int64_t start, int64_t stop, i
   return slice(x, dim, std::min(start, size), std::min(stop, size), step);
 }
 
+namespace {
+// Marks the recorded outputs of a function that returns several views (see Node::multi_output_view).
+std::vector<Tensor> mark_multi_output_views(std::vector<Tensor> views, const char* name) {
+  for (size_t i = 0; i < views.size(); ++i) {
+    AutogradMeta* m = views[i].impl()->autograd();
+    if (!m || !m->requires_grad || !m->grad_fn) continue;
+    m->grad_fn->multi_output_view = name;
+    m->grad_fn->multi_output_index = static_cast<int64_t>(i);
+  }
+  return views;
+}
+}  // namespace
+
 std::vector<Tensor> unbind(const Tensor& x, int64_t dim) {
   profiler::RecordScope profile_scope("aten::unbind", x, dim);
   TANDEM_CHECK(x.dim() > 0, Index, "Dimension specified as ", dim, " but tensor has no dimensions");
   dim = wrap_dim(dim, x.dim());
   std::vector<Tensor> out;
   for (int64_t i = 0; i < x.sizes()[dim]; ++i) out.push_back(select(x, dim, i));
-  return out;
+  return mark_multi_output_views(std::move(out), "Unbind");
 }
 
 std::vector<Tensor> split_with_sizes(const Tensor& x, IntArrayRef sizes, int64_t dim) {
@@ -378,7 +392,7 @@ std::vector<Tensor> split_with_sizes(const Tensor& x, IntArrayRef sizes, int64_t
     out.push_back(slice(x, dim, start, start + s, 1));
     start += s;
   }
-  return out;
+  return mark_multi_output_views(std::move(out), "SplitWithSizes");
 }
 
 std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim) {
@@ -397,7 +411,7 @@ std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim) {
   for (int64_t start = 0; split_size > 0 && start < size; start += split_size)
     sizes.push_back(std::min(split_size, size - start));
   if (sizes.empty()) sizes.push_back(0);
-  return split_with_sizes(x, sizes, dim);
+  return mark_multi_output_views(split_with_sizes(x, sizes, dim), "Split");
 }
 
 std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim) {

@@ -157,6 +157,30 @@ CPP_CASES = {
     "eq/number_second": lambda L, d: L.eq(L.ones(2, device=d), 1.0),
     "igamma/method_number": lambda L, d: L.ones(2, device=d).igamma(2.0),
     "igamma_/method_number": lambda L, d: L.ones(2, device=d).igamma_(2.0),
+    # session 26: out= and in-place writes sharing part of an input's memory, multi-output views, parser refusals
+    "clamp/out_shifted": lambda L, d: (lambda x: L.clamp(x[:4], 0, 3, out=x[2:]))(ar(L, d)),
+    "cumsum/out_shifted": lambda L, d: (lambda x: L.cumsum(x[:4], 0, out=x[2:]))(ar(L, d)),
+    "cat/out_overlaps_input": lambda L, d: (lambda x: L.cat([x[:2], x[2:4]], out=x[1:5]))(ar(L, d)),
+    "cat/out_is_an_input": lambda L, d: (lambda x: L.cat([x, x], out=x))(ar(L, d)),
+    "where/out_overlaps_input": lambda L, d: (lambda x: L.where(x[:4] > 1, x[:4], x[1:5], out=x[2:]))(ar(L, d)),
+    "where/out_scalar_other": lambda L, d: L.where(ar(L, d) > 1, ar(L, d), 0.0, out=L.empty(6, device=d)),
+    "where/out_scalar_input": lambda L, d: L.where(ar(L, d) > 1, 1, ar(L, d), out=L.empty(6, device=d)),
+    "gather/out_is_input": lambda L, d: (lambda x: L.gather(x, 0, L.zeros(6, dtype=L.long, device=d), out=x))(
+        ar(L, d)),
+    "index_copy_/source_overlaps": lambda L, d: after(ar(L, d), lambda x: x.index_copy_(
+        0, L.tensor([0, 1], device=d), x[1:3])),
+    "split/inplace_output": lambda L, d: ar(L, d).requires_grad_().clone().split(2)[0].mul_(2),
+    "chunk/inplace_output": lambda L, d: ar(L, d).requires_grad_().clone().chunk(3)[1].add_(1),
+    "unbind/inplace_output": lambda L, d: ar(L, d).requires_grad_().clone().reshape(2, 3).unbind(0)[1].add_(1),
+    "split_with_sizes/inplace_output": lambda L, d: ar(L, d).requires_grad_().clone().split([2, 4])[1].add_(1),
+    "split/inplace_output_no_grad": lambda L, d: after(ar(L, d), lambda x: x.split(2)[1].add_(1)),
+    "split/inplace_output_of_plain_tensor": lambda L, d: ar(L, d).split(2)[1].add_(1),
+    "topk/k_bool": lambda L, d: L.topk(ar(L, d), True),
+    "topk/method_k_bool": lambda L, d: ar(L, d).topk(True),
+    "topk/k_float": lambda L, d: L.topk(ar(L, d), 2.0),
+    "tensor/tuple_with_dtype": lambda L, d: L.tensor((L.tensor(1.5), 2), dtype=L.int64, device=d),
+    "tensor/float_tensor_into_bool": lambda L, d: L.tensor([L.tensor(2.0)], dtype=L.bool, device=d),
+    "tensor/int_tensor_into_int": lambda L, d: L.tensor([L.tensor(3), L.tensor(True)], dtype=L.uint8, device=d),
 }
 
 
