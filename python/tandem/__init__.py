@@ -33,7 +33,7 @@ from ._sym import *  # noqa: F401,F403  (sym_int, sym_max, ...: plain numbers wh
 from .random import manual_seed  # noqa: F401  (int() of the seed first, as PyTorch's)
 from ._autograd import *  # noqa: F401,F403
 from ._nn import nn, optim, utils, save, load  # noqa: F401
-from . import accelerator, onnx, hub  # noqa: F401
+from . import accelerator, onnx, hub, fx  # noqa: F401
 from . import amp, cpu  # noqa: F401  (mixed precision; tandem.cpu.amp)
 from .amp import autocast, GradScaler  # noqa: F401  (torch.GradScaler is torch.amp.GradScaler)
 from ._device_streams import Stream, Event  # noqa: F401  (device-agnostic: cpu, or tandem.cuda's)

@@ -95,7 +95,7 @@ def annotate(the_type, the_value):
 def fork(func, *args, **kwargs):
     """Runs ``func`` now (TorchScript would run it asynchronously) and returns a completed tandem.futures.Future
     holding the result (an exception the call raises is raised here)."""
-    from .futures import Future  # noqa: PLC0415 (jit loads before futures in tandem/__init__)
+    from ..futures import Future  # noqa: PLC0415 (jit loads before futures in tandem/__init__)
     future = Future()
     future.set_result(func(*args, **kwargs))
     return future
