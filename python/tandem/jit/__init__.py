@@ -10,6 +10,8 @@ import contextlib
 import warnings
 from typing import Final  # noqa: F401  (torch.jit.Final is typing.Final)
 
+from ._overloads import _overload, _overload_method  # noqa: F401  (declarations only: see the module)
+
 __all__ = ["script", "trace", "ignore", "unused", "export", "is_scripting", "is_tracing", "annotate", "Final",
            "script_if_tracing", "fork", "wait", "save", "load", "freeze", "optimize_for_inference"]
 
