@@ -108,7 +108,18 @@ from .version import __version__  # noqa: E402,F401
 from . import library  # noqa: E402,F401  (torch.library: custom operators, docs/library.md)
 from ._library.registry import ops  # noqa: E402,F401  (torch.ops.<namespace>.<op>)
 from ._control_flow import cond, while_loop  # noqa: E402,F401
+from ._assert_async import _assert_async  # noqa: E402,F401  (kornia's argument checks)
 from . import _function_pickling  # noqa: E402
 _function_pickling.install()  # C++ functions deep-copy and pickle as PyTorch's builtins
 from . import _numpy_arg_names  # noqa: E402
 _numpy_arg_names.install(globals())  # axis=/keepdims= on the Python-level functions (C++ ones: numpy_arg_names.cpp)
+
+
+def __getattr__(name):
+    # PyTorch's torch.torch is torch itself (its __init__ imports its own package), and kornia annotates with
+    # torch.torch.Tensor. Answered here rather than bound as a global, so `from tandem import *` brings no `torch`
+    # (PyTorch's __all__ leaves it out too).
+    if name == "torch":
+        import sys  # noqa: PLC0415
+        return sys.modules[__name__]
+    raise AttributeError(f"module 'tandem' has no attribute '{name}'")

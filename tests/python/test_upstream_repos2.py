@@ -196,3 +196,43 @@ def test_model_zoo_load_url_is_hubs():
     assert ours.load_url is tandem.hub.load_state_dict_from_url
     assert theirs.load_url is torch.hub.load_state_dict_from_url
     assert ours.tqdm is theirs.tqdm  # both re-export tqdm's progress bar
+
+
+# kornia checks its enhance arguments with torch._assert_async (adjust_gamma, adjust_contrast, solarize, ...).
+@pytest.mark.parametrize("value", [True, 1, 0.5, float("nan"), -3])
+def test_assert_async_passes_a_nonzero_value(device, value):
+    assert tandem._assert_async(tandem.tensor(value, device=device)) is None
+    assert torch._assert_async(torch.tensor(value)) is None
+    assert tandem._assert_async(tandem.tensor([value], device=device), "message") is None
+
+
+@pytest.mark.parametrize("make,args", [
+    (lambda lib, dev: lib.tensor(False, **dev), ()),
+    (lambda lib, dev: lib.tensor(0.0, **dev), ()),
+    (lambda lib, dev: lib.tensor(0, **dev), ("gamma must be positive",)),
+    (lambda lib, dev: lib.tensor([1, 1], **dev), ()),
+    (lambda lib, dev: lib.tensor([True, False], **dev), ("message",)),
+    (lambda lib, dev: lib.tensor([], **dev), ()),
+    (lambda lib, dev: lib.tensor(True, **dev), (None,)),
+    (lambda lib, dev: lib.tensor(True, **dev), (3,)),
+    (lambda lib, dev: True, ()),
+])
+def test_assert_async_errors_match(device, make, args):
+    with pytest.raises(Exception) as expected:
+        torch._assert_async(make(torch, {}), *args)
+    with pytest.raises(Exception) as got:
+        tandem._assert_async(make(tandem, {"device": device}), *args)
+    assert type(got.value) is type(expected.value)
+    assert str(got.value) == str(expected.value)
+
+
+# kornia annotates with `torch.torch.Tensor`: PyTorch's package has itself as the attribute `torch`.
+def test_package_answers_torch_as_itself():
+    assert torch.torch is torch
+    assert tandem.torch is tandem and tandem.torch.torch.Tensor is tandem.Tensor
+    ours, theirs = {}, {}
+    exec("from tandem import *", ours)
+    exec("from torch import *", theirs)
+    assert "torch" not in ours and "torch" not in theirs
+    with pytest.raises(AttributeError, match="^module 'tandem' has no attribute 'no_such_name'$"):
+        tandem.no_such_name
