@@ -33,7 +33,7 @@ from ._sym import *  # noqa: F401,F403  (sym_int, sym_max, ...: plain numbers wh
 from .random import manual_seed  # noqa: F401  (int() of the seed first, as PyTorch's)
 from ._autograd import *  # noqa: F401,F403
 from ._nn import nn, optim, utils, save, load  # noqa: F401
-from . import accelerator, onnx, hub  # noqa: F401
+from . import accelerator, onnx, hub, fx  # noqa: F401
 from . import amp, cpu  # noqa: F401  (mixed precision; tandem.cpu.amp)
 from .amp import autocast, GradScaler  # noqa: F401  (torch.GradScaler is torch.amp.GradScaler)
 from ._device_streams import Stream, Event  # noqa: F401  (device-agnostic: cpu, or tandem.cuda's)
@@ -108,7 +108,18 @@ from .version import __version__  # noqa: E402,F401
 from . import library  # noqa: E402,F401  (torch.library: custom operators, docs/library.md)
 from ._library.registry import ops  # noqa: E402,F401  (torch.ops.<namespace>.<op>)
 from ._control_flow import cond, while_loop  # noqa: E402,F401
+from ._assert_async import _assert_async  # noqa: E402,F401  (kornia's argument checks)
 from . import _function_pickling  # noqa: E402
 _function_pickling.install()  # C++ functions deep-copy and pickle as PyTorch's builtins
 from . import _numpy_arg_names  # noqa: E402
 _numpy_arg_names.install(globals())  # axis=/keepdims= on the Python-level functions (C++ ones: numpy_arg_names.cpp)
+
+
+def __getattr__(name):
+    # PyTorch's torch.torch is torch itself (its __init__ imports its own package), and kornia annotates with
+    # torch.torch.Tensor. Answered here rather than bound as a global, so `from tandem import *` brings no `torch`
+    # (PyTorch's __all__ leaves it out too).
+    if name == "torch":
+        import sys  # noqa: PLC0415
+        return sys.modules[__name__]
+    raise AttributeError(f"module 'tandem' has no attribute '{name}'")

@@ -25,6 +25,13 @@ def _typename(obj):
     return typename(obj)
 
 
+def _is_buffer_value(value):
+    """A dense tensor or one of tandem.sparse's (PyTorch's sparse tensors are Tensors, so a module may keep one as a
+    buffer, as Whisper does with its alignment-head mask)."""
+    from ...sparse._base import _SparseBase  # noqa: PLC0415  (tandem.sparse is built after nn)
+    return isinstance(value, (Tensor, _SparseBase))
+
+
 def _addindent(s, num_spaces):
     lines = s.split("\n")
     if len(lines) == 1:
@@ -217,7 +224,7 @@ class Module:
         self._check_name(name, "buffer")
         if hasattr(self, name) and name not in self._buffers:
             raise KeyError(f"attribute '{name}' already exists")
-        if tensor is not None and not isinstance(tensor, Tensor):
+        if tensor is not None and not _is_buffer_value(tensor):
             raise TypeError(
                 f"cannot assign '{_typename(tensor)}' object to buffer '{name}' (torch Tensor or None required)"
             )
@@ -318,7 +325,7 @@ class Module:
                 )
             d["_modules"][name] = None
         elif isinstance(value, Buffer) or (d.get("_buffers") is not None and name in d["_buffers"]):
-            if value is not None and not isinstance(value, Tensor):
+            if value is not None and not _is_buffer_value(value):
                 raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' (torch.nn.Buffer, torch.Tensor "
                                 "or None expected)")
             if isinstance(value, Buffer):

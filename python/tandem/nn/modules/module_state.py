@@ -25,7 +25,16 @@ _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
 
 def _plain(t, keep_vars):
-    return t if keep_vars else _C._make_subclass(Tensor, t, False)
+    if keep_vars:
+        return t
+    if not isinstance(t, Tensor):  # a sparse buffer (tandem.sparse's tensors are no _C.Tensor): its detached self
+        return t.detach()
+    return _C._make_subclass(Tensor, t, False)
+
+
+def _is_sparse(t):
+    from ...sparse._base import _SparseBase  # noqa: PLC0415  (tandem.sparse is built after nn)
+    return isinstance(t, _SparseBase)
 
 
 def has_extra_state(module):
@@ -123,6 +132,12 @@ def load_from_state_dict(module, state_dict, prefix, local_metadata, strict, mis
                 missing_keys.append(key)
             continue
         src = state_dict[key]
+        if _is_sparse(target) and _is_sparse(src) and tuple(src.shape) == tuple(target.shape):
+            # PyTorch copies a sparse entry into a sparse buffer whole (its nonzeros replace the buffer's), keeping
+            # the buffer's device and dtype; tandem's sparse tensors are immutable, so the buffer gets a new one.
+            copied = src.detach().to(device=target.device, dtype=target.dtype)
+            module._buffers[name] = copied.clone() if copied is src else copied
+            continue
         if not isinstance(src, Tensor):
             error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
                               f"object from checkpoint but received {type(src)}")

@@ -10,6 +10,8 @@ import contextlib
 import warnings
 from typing import Final  # noqa: F401  (torch.jit.Final is typing.Final)
 
+from ._overloads import _overload, _overload_method  # noqa: F401  (declarations only: see the module)
+
 __all__ = ["script", "trace", "ignore", "unused", "export", "is_scripting", "is_tracing", "annotate", "Final",
            "script_if_tracing", "fork", "wait", "save", "load", "freeze", "optimize_for_inference"]
 
@@ -95,7 +97,7 @@ def annotate(the_type, the_value):
 def fork(func, *args, **kwargs):
     """Runs ``func`` now (TorchScript would run it asynchronously) and returns a completed tandem.futures.Future
     holding the result (an exception the call raises is raised here)."""
-    from .futures import Future  # noqa: PLC0415 (jit loads before futures in tandem/__init__)
+    from ..futures import Future  # noqa: PLC0415 (jit loads before futures in tandem/__init__)
     future = Future()
     future.set_result(func(*args, **kwargs))
     return future
