@@ -85,11 +85,9 @@ def sn_weight(L, d, **kw):
     return m.weight.shape
 
 
-class Double:
-    """A parametrization that doubles its tensor (module-like: the libraries' nn.Module is made on demand)."""
-
-
 def parametrization(L, kind):
+    """A parametrization module of L's nn (made per library): twice, flatten (changes the shape), int (changes the
+    dtype), pair (returns a tuple) or inverse (with right_inverse)."""
     class Twice(L.nn.Module):
         def forward(self, x):
             return x * 2
@@ -120,6 +118,15 @@ def parametrized(L, d, kind, name="weight", **kw):
     m = lin(L, d)
     L.nn.utils.parametrize.register_parametrization(m, name, parametrization(L, kind), **kw)
     return m.weight
+
+
+def cached_twice(L, d):
+    """Inside parametrize.cached(), a parametrized weight read twice is one tensor; outside, two."""
+    m = lin(L, d)
+    L.nn.utils.parametrize.register_parametrization(m, "weight", parametrization(L, "twice"))
+    with L.nn.utils.parametrize.cached():
+        inside = m.weight is m.weight
+    return inside, m.weight is m.weight
 
 
 def pruned(L, d, fn, name="weight"):
@@ -250,6 +257,18 @@ CASES = {
     "parametrizations.weight_norm/ok": lambda L, d: (lambda m: m(R(L, (2, 3), d)))(
         U(L).parametrizations.weight_norm(lin(L, d))),
     "parametrizations.weight_norm/missing": lambda L, d: U(L).parametrizations.weight_norm(lin(L, d), "kernel"),
+    "parametrizations.weight_norm/dim_out_of_range": lambda L, d: (lambda m: m(R(L, (2, 3), d)))(
+        U(L).parametrizations.weight_norm(lin(L, d), dim=3)),
+    "parametrizations.weight_norm/dim_none": lambda L, d: (lambda m: m(R(L, (2, 3), d)))(
+        U(L).parametrizations.weight_norm(lin(L, d), dim=None)),
+    "parametrizations.spectral_norm/dim_out_of_range": lambda L, d: U(L).parametrizations.spectral_norm(
+        lin(L, d), dim=5),
+    "parametrizations.spectral_norm/zero_iterations": lambda L, d: U(L).parametrizations.spectral_norm(
+        lin(L, d), n_power_iterations=0),
+    "parametrizations.orthogonal/ok": lambda L, d: (lambda m: L.allclose(m.weight @ m.weight.T,
+                                                                         L.eye(2, device=d, dtype=L.float64)))(
+        U(L).parametrizations.orthogonal(lin(L, d))),
+    "parametrize/cached_same_object": lambda L, d: cached_twice(L, d),
     "parametrizations.spectral_norm/missing": lambda L, d: U(L).parametrizations.spectral_norm(lin(L, d),
                                                                                                 "kernel"),
     "parametrizations.spectral_norm/1d": lambda L, d: U(L).parametrizations.spectral_norm(lin(L, d), "bias").bias,

@@ -42,6 +42,20 @@ def weight_norm_forward(L, d, dim):
     return m(M(L, d, (2, 3)))
 
 
+def doubled_with_wrong_backward(L):
+    """x * 2 whose backward claims 3: gradcheck's Jacobians differ."""
+    class Wrong(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3
+
+    return Wrong.apply
+
+
 CASES = {
     # ---- linalg.multi_dot: PyTorch's checks and messages (tandem chained @, broadcasting a 3-D middle tensor)
     "multi_dot/3d_middle": lambda L, d: L.linalg.multi_dot([M(L, d, (2, 2)), M(L, d, (1, 2, 2)), M(L, d, (2, 2))]),
@@ -106,6 +120,15 @@ CASES = {
     "is_autocast_available/with_index": lambda L, d: L.amp.is_autocast_available("cpu:0"),
     "autocast/enabled_int": lambda L, d: mm_dtype_in_autocast(L, d, dt(d), enabled=1),
     "autocast/enabled_none": lambda L, d: mm_dtype_in_autocast(L, d, dt(d), enabled=None),
+    # ---- gradcheck: PyTorch's GradcheckError, its wording, non-tensor outputs refused
+    "gradcheck/wrong_backward": lambda L, d: L.autograd.gradcheck(doubled_with_wrong_backward(L),
+                                                                  (M(L, d, (3,)).requires_grad_(),)),
+    "gradcheck/float32_mismatch": lambda L, d: L.autograd.gradcheck(lambda x: x.sin(),
+                                                                    (M(L, d, (3,), "float32").requires_grad_(),)),
+    "gradcheck/no_requires_grad": lambda L, d: L.autograd.gradcheck(lambda x: x.sin(), (M(L, d, (3,)),)),
+    "gradcheck/non_tensor_output": lambda L, d: L.autograd.gradcheck(lambda x: 3.0,
+                                                                     (M(L, d, (3,)).requires_grad_(),)),
+    "gradcheck/ok": lambda L, d: L.autograd.gradcheck(lambda x: x.sin() * x, (M(L, d, (3,)).requires_grad_(),)),
     # ---- NumPy ufuncs on tensors come back as tensors (__array_wrap__); from_dlpack of non-exporters
     "array_wrap/sin": lambda L, d: np.sin(M(L, "cpu", (2, 3))),
     "array_wrap/add": lambda L, d: np.add(M(L, "cpu", (3,), "float32"), 1),
