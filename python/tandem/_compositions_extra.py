@@ -8,7 +8,7 @@ import itertools
 import math
 import warnings
 
-from . import _C, _compositions
+from . import _C, _compositions, _cov_checks
 from ._creation import tensor as _tensor
 from ._dim_args import _wrap_dim
 from ._out import CASTABLE, STRUCTURED, call_with_out, with_out
@@ -180,9 +180,7 @@ def diagflat(input, offset=0):
 # ---- statistics ----
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
-    if input.dim() > 2:
-        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
-                           f"{input.dim()} dimensions")
+    _cov_checks.check_cov(input, fweights, aweights)
     x = input.reshape(1, -1) if input.dim() < 2 else input
     x = x.to(_float_result_dtype(x))
     n = x.shape[1]
@@ -194,14 +192,17 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if w is None:
         mean = x.mean(1, keepdim=True)
         norm = n - correction
-        total = n
     else:
+        x = x.to(_C.promote_types(x.dtype, w.dtype))  # float weights raise the result's precision, as PyTorch's
         w = w.to(x.dtype)
         total = w.sum()
+        if not bool(total != 0):
+            raise RuntimeError("cov(): weights sum to zero, can't be normalized")
         mean = (x * w).sum(1, keepdim=True) / total
         norm = total - correction * ((w * aweights).sum() / total if aweights is not None else 1)
     centered = x - mean
-    product = _C.matmul(centered * w if w is not None else centered, centered.t())
+    # conj: the covariance of complex observations is E[(x - mean)(y - mean)^*]
+    product = _C.matmul(centered * w if w is not None else centered, centered.t().conj())
     if not isinstance(norm, Tensor) and norm <= 0:
         warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
                       "observations.", UserWarning, stacklevel=2)
@@ -211,12 +212,16 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
 
 
 def corrcoef(input):
+    if input.dim() > 2 or input.dtype == _C.bool:
+        _cov_checks.check_cov(input, None, None, "corrcoef" if input.dim() > 2 else "cov")
     c = cov(input)
     if c.dim() == 0:
         return c / c
     d = c.diagonal()
-    std = d.sqrt()
+    std = (d.real if d.dtype.is_complex else d).sqrt()  # a complex variance is real: its real part
     out = c / std.unsqueeze(1) / std.unsqueeze(0)
+    if out.dtype.is_complex:  # rounding can push |r| past 1: clipped part by part, as PyTorch's
+        return _C.complex(out.real.clamp(-1, 1), out.imag.clamp(-1, 1))
     return out.clamp(-1, 1)
 
 
@@ -252,6 +257,7 @@ def _check_x(name, x, dx):
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     _check_x("trapezoid", x, dx)
+    _cov_checks.check_integration("trapezoid", y, x, dim)
     dim = _wrap_dim(dim, y.dim())
     if y.shape[dim] == 0:
         return y.to(_float_result_dtype(y)).sum(dim) if not isinstance(x, Tensor) else (y * 0).sum(dim)
@@ -270,6 +276,7 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     _check_x("cumulative_trapezoid", x, dx)
+    _cov_checks.check_integration("cumulative_trapezoid", y, x, dim)
     dim = _wrap_dim(dim, y.dim())
     if y.shape[dim] == 0:
         return y.to(_float_result_dtype(y))

@@ -24,6 +24,25 @@ def _dim_edges(column, count, low, high, dtype):
     return tandem.linspace(low, high, count + 1, dtype=dtype, device=column.device)
 
 
+def _c10_name(dtype):
+    """C++'s name of a float dtype in PyTorch's messages: double, float, c10::Half, c10::BFloat16."""
+    name = dtype._scalar_type_name
+    return name.lower() if name in ("Double", "Float") else f"c10::{name}"
+
+
+def _check_weight(input, weight):
+    """PyTorch's refusals of a histogramdd weight: one value per point (input's shape without its last dim), of
+    input's dtype. Before, a weight of another shape failed inside the masking with an IndexError."""
+    if tuple(weight.shape) != tuple(input.shape[:-1]):
+        raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have the same shape as the "
+                           f"input tensor excluding its innermost dimension, but got input with shape "
+                           f"{list(input.shape)} and weight with shape {list(weight.shape)}")
+    if weight.dtype != input.dtype:
+        raise RuntimeError("torch.histogramdd: if weight tensor is provided, input tensor and weight tensor should "
+                           f"have the same dtype, but got input({_c10_name(input.dtype)}), and "
+                           f"weight({_c10_name(weight.dtype)})")
+
+
 def histogramdd(input, bins, *, range=None, weight=None, density=False):  # noqa: A002  (PyTorch's names)
     """The D-dimensional histogram of the points input[..., :] (D = input.size(-1)): hist of shape (bins_0, ...,
     bins_{D-1}) and the edges of each dimension. bins is a count for every dimension, one count per dimension,
@@ -32,12 +51,16 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):  # noqa
     if not input.is_floating_point():
         raise NotImplementedError(f"\"histogramdd\" not implemented for '{input.dtype._scalar_type_name}'")
     D = input.size(-1)
+    if input.dim() < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
     points = input.reshape(-1, D)
     if isinstance(bins, int):
         bins = [bins] * D
     bins = list(bins)
     if len(bins) != D:
         raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+    if weight is not None:
+        _check_weight(input, weight)
     if range is not None and len(range) != 2 * D:
         raise RuntimeError(f"torch.histogramdd: for a {D}-dimensional histogram range should have {2 * D} "
                            f"elements, but got {len(range)}")

@@ -26,7 +26,17 @@ def _array(self, dtype=None, copy=None):
     return a.copy() if copy else a
 
 
+def _array_wrap(self, array, context=None, return_scalar=False):
+    """NumPy's hook for a ufunc applied to a tensor (``np.sin(t)``, ``np.add(t, 1)``): the result comes back as a
+    tensor on the CPU, as PyTorch's does, sharing the array's memory. A bool result comes back uint8, as
+    PyTorch's __array_wrap__ returns it."""
+    if array.dtype == bool:
+        array = array.astype("uint8")
+    return from_numpy(array)
+
+
 Tensor.__array__ = _array
+Tensor.__array_wrap__ = _array_wrap
 # As in PyTorch: `ndarray + tensor` defers to Tensor.__radd__, so mixed arithmetic gives a tensor either way.
 Tensor.__array_priority__ = 1000
 
@@ -64,8 +74,13 @@ def from_dlpack(ext_tensor, *, device=None, copy=None):
             capsule = ext_tensor.__dlpack__(max_version=_C._DLPACK_MAX_VERSION, **kwargs)
         except TypeError:
             capsule = ext_tensor.__dlpack__(**kwargs)
-    else:
+    elif type(ext_tensor).__name__ == "PyCapsule":
         capsule = ext_tensor
+    else:  # PyTorch takes anything else for a capsule and finds it invalid: its error, with what was passed
+        raise RuntimeError("from_dlpack received an invalid capsule. Note that DLTensor capsules can be consumed "
+                           "only once, so you might have already constructed a tensor from it once.\nhint: "
+                           f"from_dlpack takes an object with __dlpack__ or a DLPack capsule, not "
+                           f"{type(ext_tensor).__name__}")
     shared = _C._from_dlpack_capsule(capsule)
     if device is None and not copy:
         return shared

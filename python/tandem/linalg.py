@@ -12,6 +12,7 @@ import operator as _operator
 from . import _C
 
 from ._finfo import finfo as _finfo
+from ._multi_dot_checks import check_multi_dot as _check_multi_dot
 from ._out import CASTABLE, MULTI_DOT_DTYPE, STRUCTURED, with_out
 from ._return_types import result_type as _result  # tandem.return_types.<name>
 
@@ -420,8 +421,7 @@ def cond(A, p=None):
 
 @with_out("linalg.multi_dot", MULTI_DOT_DTYPE, grad_name="mm")
 def multi_dot(tensors):
-    if len(tensors) < 2:
-        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    _check_multi_dot(tensors)
     result = tensors[0]
     for t in tensors[1:]:
         result = result @ t

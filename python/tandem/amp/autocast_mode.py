@@ -23,9 +23,24 @@ def _supported_dtypes():
     return _SUPPORTED_DTYPES
 
 
+# PyTorch's device types that tandem has no backend for: autocast is not available on them (False, as
+# PyTorch answers for a type it knows but cannot autocast on); any other unknown name is a device-string error.
+_OTHER_PYTORCH_DEVICE_TYPES = ("ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
+                               "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
+
+
+def _device_type(device_type):
+    """The type of a device string ('cuda:1' -> 'cuda'), as PyTorch reads autocast's device_type; None for a
+    PyTorch device type tandem does not have."""
+    if device_type.split(":")[0] in _OTHER_PYTORCH_DEVICE_TYPES:
+        return None
+    return tandem.device(device_type).type  # a malformed string raises the device parser's RuntimeError
+
+
 def is_autocast_available(device_type):
-    """True for the device types autocast works on ('cpu' and 'cuda')."""
-    return _C._is_autocast_available(device_type)
+    """True for the device types autocast works on ('cpu' and 'cuda', with or without an index)."""
+    kind = _device_type(device_type)
+    return kind is not None and _C._is_autocast_available(kind)
 
 
 class autocast:
@@ -36,13 +51,14 @@ class autocast:
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
         if not isinstance(device_type, str):
             raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
-        self.fast_dtype = _C.get_autocast_dtype(device_type) if dtype is None else dtype
         self.device = device_type
         if not is_autocast_available(device_type):
             raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}'")
+        self._kind = _device_type(device_type)  # the C++ state is per device type: 'cuda:0' is 'cuda'
+        self.fast_dtype = _C.get_autocast_dtype(self._kind) if dtype is None else dtype
         self._cache_enabled = _C.is_autocast_cache_enabled() if cache_enabled is None else cache_enabled
         if enabled:
-            if device_type == "cuda":
+            if self._kind == "cuda":
                 if not tandem.cuda.is_available():
                     warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.",
                                   stacklevel=2)
@@ -62,11 +78,14 @@ class autocast:
         self._enabled = enabled
 
     def __enter__(self):
+        if not isinstance(self._enabled, bool):  # PyTorch's binding refuses it here, with its parser's message
+            raise TypeError("set_autocast_enabled(): argument 'enabled' (position 2) must be bool, not "
+                            f"{type(self._enabled).__name__}")
         self.prev_cache_enabled = _C.is_autocast_cache_enabled()
-        self.prev = _C.is_autocast_enabled(self.device)
-        self.prev_fastdtype = _C.get_autocast_dtype(self.device)
-        _C.set_autocast_enabled(self.device, self._enabled)
-        _C.set_autocast_dtype(self.device, self.fast_dtype)
+        self.prev = _C.is_autocast_enabled(self._kind)
+        self.prev_fastdtype = _C.get_autocast_dtype(self._kind)
+        _C.set_autocast_enabled(self._kind, self._enabled)
+        _C.set_autocast_dtype(self._kind, self.fast_dtype)
         _C.autocast_increment_nesting()
         _C.set_autocast_cache_enabled(self._cache_enabled)
         return self
@@ -74,8 +93,8 @@ class autocast:
     def __exit__(self, exc_type, exc_val, exc_tb):
         if _C.autocast_decrement_nesting() == 0:
             _C.clear_autocast_cache()
-        _C.set_autocast_enabled(self.device, self.prev)
-        _C.set_autocast_dtype(self.device, self.prev_fastdtype)
+        _C.set_autocast_enabled(self._kind, self.prev)
+        _C.set_autocast_dtype(self._kind, self.prev_fastdtype)
         _C.set_autocast_cache_enabled(self.prev_cache_enabled)
         return False
 

@@ -7,7 +7,11 @@ and imaginary parts, whose gradients come from backward passes with grad_output 
 convention (grad = dL/dx + i dL/dy) the analytical entries are the real and imaginary parts of the gradient."""
 from .. import _C
 
-__all__ = ["gradcheck"]
+__all__ = ["gradcheck", "GradcheckError"]
+
+
+class GradcheckError(RuntimeError):
+    """A gradient that does not match (PyTorch's torch.autograd.gradcheck.GradcheckError, a RuntimeError)."""
 
 
 def _elements(t):
@@ -60,7 +64,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     inputs = _as_tuple(inputs)
     diff = [x for x in inputs if isinstance(x, _C.Tensor) and x.requires_grad]
     if not diff:
-        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them "
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of them "
                          "have requires_grad=True.")
     if not check_backward_ad:
         return True
@@ -81,7 +85,9 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         numerical.append(cols)
 
     # Analytical Jacobian (the forward runs after the perturbations, which bumped the inputs' versions).
-    outputs = [o for o in _as_tuple(func(*inputs)) if isinstance(o, _C.Tensor) and o.requires_grad]
+    # A non-tensor output is refused as PyTorch's gradcheck refuses it (reading its requires_grad: an
+    # AttributeError); skipping it would answer True with nothing checked.
+    outputs = [o for o in _as_tuple(func(*inputs)) if o.requires_grad]
     n_out = sum(o.numel() * len(_directions(o)) for o in outputs)
     # One row per real output number: a backward pass with a one-hot gradient (1, or 1j for the imaginary part
     # of a complex output). row_part names the part of a complex output a row is (None for real outputs).
@@ -100,7 +106,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                         continue
                     if check_grad_dtypes and g.dtype != diff[i].dtype:
                         if raise_exception:
-                            raise RuntimeError(f"Gradient has dtype mismatch: grad dtype {g.dtype}, input dtype "
+                            raise GradcheckError(f"Gradient has dtype mismatch: grad dtype {g.dtype}, input dtype "
                                                f"{diff[i].dtype} (input {i})")
                         return False
                     for j, v in enumerate(_elements(g)):
@@ -122,7 +128,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                                   if row_part[r] else "")
                         where = (f"element {col // parts} of the input" if parts == 1 else
                                  f"element {col // parts} of the input, its {('real', 'imaginary')[col % 2]} part")
-                        raise RuntimeError(
+                        raise GradcheckError(
                             f"{prefix}Jacobian mismatch for output {r} with respect to input {i},\n"
                             f"numerical:{n}\nanalytical:{a}\n({where})")
                     return False

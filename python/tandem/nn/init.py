@@ -45,7 +45,7 @@ def _calculate_fan_in_and_fan_out(tensor):
 def _calculate_correct_fan(tensor, mode):
     mode = mode.lower()
     if mode not in ("fan_in", "fan_out"):
-        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+        raise ValueError(f"Mode {mode} not supported, please use one of {['fan_in', 'fan_out']}")
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     return fan_in if mode == "fan_in" else fan_out
 
@@ -134,12 +134,23 @@ def _ndtri(p):
     return tandem.where(tail_p > 0, inner, tandem.where(p < 0.5, -math.inf, math.inf))
 
 
+def _refuse_as_rejection_sampling(tensor, mean, std, a, b, mass):
+    """PyTorch samples by rejection, starting from normal_ when [a, b] holds more than 30% of the mass and from
+    uniform_(a, b) otherwise: those calls' refusals (an integer tensor; a > b) are its errors. The same tandem op
+    raises them here, before anything is drawn (tandem's inverse-CDF sampling would return integers or swap)."""
+    if tensor.is_floating_point() and (mass > 0.3 or a <= b):
+        return
+    target = untracked(tensor)
+    target.normal_(mean, std) if mass > 0.3 else target.uniform_(a, b)
+
+
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """N(mean, std^2) restricted to [a, b], by the inverse CDF of a uniform draw between the CDF at a and b."""
     if (mean < a - 2 * std) or (mean > b + 2 * std):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may "
                       "be incorrect.", stacklevel=2)
     low, high = (0.5 * (1.0 + math.erf((v - mean) / std / math.sqrt(2.0))) for v in (a, b))
+    _refuse_as_rejection_sampling(tensor, mean, std, a, b, high - low)
     # The quantile is computed in float32 at least (a half-precision polynomial would be too coarse).
     work = tandem.float64 if tensor.dtype == tandem.float64 else tandem.float32
     u = tandem.empty(tensor.shape, dtype=work, device=tensor.device).uniform_(low, high, generator=generator)
@@ -178,7 +189,9 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
-    num_zeros = min(int(math.ceil(sparsity * rows)), rows)
+    # PyTorch zeros the first ceil(sparsity * rows) rows of a permutation by slicing, so a negative count drops
+    # that many from the end (a count past rows zeros them all): the same slice's length here
+    num_zeros = len(range(rows)[:math.ceil(sparsity * rows)])
     target = untracked(tensor)
     target.normal_(0, std, generator=generator)
     if num_zeros:

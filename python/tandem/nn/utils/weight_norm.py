@@ -5,6 +5,7 @@ import warnings
 
 import tandem
 
+from ..._dim_args import _wrap_dim
 from ..parameter import Parameter, untracked
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm", "norm_except_dim"]
@@ -14,7 +15,7 @@ def norm_except_dim(v, pow=2, dim=0):
     """The pow-norm of v over every dimension but `dim` (kept with size 1 elsewhere); dim=-1: the whole norm."""
     if dim == -1:
         return tandem.linalg.vector_norm(v, ord=pow)
-    dim = dim % v.dim()
+    dim = _wrap_dim(dim, v.dim())  # a dim past v's is PyTorch's IndexError (it used to wrap around)
     dims = [d for d in range(v.dim()) if d != dim]
     return tandem.linalg.vector_norm(v, ord=pow, dim=dims, keepdim=True)
 
