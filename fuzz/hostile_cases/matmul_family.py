@@ -179,17 +179,4 @@ CASES = {
     "tensordot/repeated_dim": lambda L, d: L.tensordot(M(L, d, (2, 2)), M(L, d, (2, 2)), dims=([0, 0], [0, 1])),
 }
 
-# PyTorch's CPU BLAS path does not read mat1/mat2 when alpha is 0 (BLAS's rule), so NaN there does not reach the
-# result; its baddbmm and addr do read them (NaN), and tandem's kernels always multiply (0 * NaN = NaN).
-_ALPHA_ZERO = ("needs C++ fix: with alpha=0 PyTorch's addmm/addmv/addbmm skip the product (beta * input), tandem "
-               "multiplies it, so NaN or inf in the matrices reach the result")
-
-KNOWN = {
-    "addmm/alpha_zero": _ALPHA_ZERO,
-    "addmm/alpha_beta_zero_nan": _ALPHA_ZERO,
-    "addmv/alpha_zero_nan_mat": _ALPHA_ZERO,
-    "addbmm/alpha_zero_nan_batch": _ALPHA_ZERO,
-    "addmm/inplace_broadcast_self": "needs C++ fix: addmm_ whose self is smaller than the product: PyTorch says "
-                                    "'Bad in-place call: input tensor size [3] and output tensor size [2, 3] "
-                                    "should match', tandem its broadcast message (RuntimeError both)",
-}
+KNOWN = {}

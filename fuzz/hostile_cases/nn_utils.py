@@ -333,8 +333,6 @@ CASES = {
 }
 
 KNOWN = {
-    "pack_padded/0d_input": "needs C++ fix: size(1) of a 0-d tensor: PyTorch says 'Dimension specified as 1 but "
-                            "tensor has no dimensions', tandem its dim-range message (IndexError both)",
     "pack_padded/length_past_time": "PyTorch packs a length longer than the padded input's time steps by reading "
                                     "past its end; tandem refuses (RuntimeError naming both)",
     "pack_padded/lengths_on_device": "PyTorch refuses lengths on a GPU too ('a 1D CPU int64 tensor'); the oracle's "

@@ -810,9 +810,11 @@ def fmod(input, other, *, out=None):
 
 # ---- in-place forms ----
 
-def _in_place(fn):
+def _in_place(fn, bad_call=False):
     """Tensor.<op>_ for composition fn: fn's result written into self, with PyTorch's shape and dtype checks.
-    While autograd records, fn reads a clone: values it saved for backward must not be the ones overwritten."""
+    While autograd records, fn reads a clone: values it saved for backward must not be the ones overwritten.
+    bad_call: the op's result may be larger than a self it broadcasts (addmm_, addmv_, baddbmm_), refused
+    with PyTorch's "Bad in-place call" wording."""
     def method(self, *args, **kwargs):
         check_no_partial_overlap(self, (*args, *kwargs.values()))
         tensors = [t for t in (self, *args, *kwargs.values()) if isinstance(t, Tensor)]
@@ -820,6 +822,10 @@ def _in_place(fn):
         src = self.clone() if recording else self
         result = fn(src, *args, **kwargs)
         if tuple(result.shape) != tuple(self.shape):
+            if bad_call:
+                raise RuntimeError(f"Bad in-place call: input tensor size {list(self.shape)} and output tensor size "
+                                   f"{list(result.shape)} should match\nhint: self must already have the result's "
+                                   f"shape; use the out-of-place {fn.__name__}()")
             raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
                                f"{list(result.shape)}")
         if _category(result.dtype) > _category(self.dtype):

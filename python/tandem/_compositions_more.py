@@ -228,10 +228,14 @@ def detach(input):
 
 # ---- fused products: beta * input + alpha * product ----
 
-def _scaled_sum(input, product, beta, alpha):
+def _scaled_sum(input, product, beta, alpha, blas_alpha_zero=False):
     """beta * input + alpha * product, PyTorch's way: input expanded to the product's shape, beta == 0 ignores
-    input (its NaNs too), integral results truncate beta and alpha, bools combine with and/or."""
+    input (its NaNs too), integral results truncate beta and alpha, bools combine with and/or. blas_alpha_zero
+    (addmv, addbmm: PyTorch's BLAS path skips the product when alpha is 0): NaN and inf of the product are
+    dropped too, the graph kept (their gradients are zeros, as PyTorch's)."""
     input = input.expand(product.shape)
+    if blas_alpha_zero and alpha == 0 and product.dtype.is_floating_point:
+        product = product.nan_to_num(0.0, 0.0, 0.0)
     if product.dtype == _C.bool:
         product = product if alpha else _C.zeros_like(product)
         return product.logical_or(input) if beta else product.logical_or(_C.zeros_like(product))
@@ -271,7 +275,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
         raise RuntimeError("addmv input tensors must have the same dtype, but got " +
                            ", ".join(t.dtype._scalar_type_name for t in (input, mat)) +
                            f", and {vec.dtype._scalar_type_name}")
-    return _scaled_sum(input, _C.mv(mat, vec), beta, alpha)
+    return _scaled_sum(input, _C.mv(mat, vec), beta, alpha, blas_alpha_zero=True)
 
 
 def _check_batches(input, batch1, batch2, target):
@@ -300,7 +304,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if input.dtype != batch2.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {input.dtype._scalar_type_name} and "
                            f"{batch2.dtype._scalar_type_name}")
-    return _scaled_sum(input, _C.bmm(batch1, batch2).sum(0), beta, alpha)
+    return _scaled_sum(input, _C.bmm(batch1, batch2).sum(0), beta, alpha, blas_alpha_zero=True)
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
@@ -823,14 +827,14 @@ def _methods():
         "pinverse", "lu_solve", "put")}
     methods = {name: _method(fn) for name, fn in own.items()}
     methods.update({"nan_to_num_": nan_to_num_}, **_RANDOM_FILLS)
-    methods.update({name + "_": _in_place(globals()[name]) for name in (
+    methods.update({name + "_": _in_place(globals()[name], bad_call=name in ("addmv", "baddbmm")) for name in (
         "addr", "addmv", "addbmm", "baddbmm", "renorm")})
     methods.update({"lu": _method(lu), "div": _div_method, "div_": _div_, "divide_": _div_,
                     "ldexp_": _ldexp_, "put_": _put_,
                     "fill_diagonal_": _fill_diagonal_,
                     "sum_to_size": _sum_to_size, "is_signed": _is_signed,
                     "is_inference": _is_inference, "__reversed__": _reversed, "__contains__": _contains,
-                    "new": _new, "addmm_": _in_place(_C.addmm)})
+                    "new": _new, "addmm_": _in_place(_C.addmm, bad_call=True)})
     # Other spellings of the core's methods.
     for alias, name in (("arccos", "acos"), ("arcsin", "asin"), ("arctan", "atan"), ("arccosh", "acosh"),
                         ("arcsinh", "asinh"), ("arctanh", "atanh"), ("arctan2", "atan2"), ("absolute", "abs"),

@@ -62,7 +62,6 @@ int64_t wrap_dim(int64_t d, int64_t ndim) {
 }
 
 int64_t Tensor::size(int64_t d) const {
-  if (dim() == 0) wrap_dim(d, 0);
   TANDEM_CHECK(dim() > 0, Index, "Dimension specified as ", d, " but tensor has no dimensions");
   return sizes()[wrap_dim(d, dim())];
 }

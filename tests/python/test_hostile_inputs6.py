@@ -137,6 +137,24 @@ CASES = {
     "from_dlpack/list": lambda L, d: L.from_dlpack([1.0, 2.0]),
     "from_dlpack/none": lambda L, d: L.from_dlpack(None),
     "from_dlpack/object": lambda L, d: L.from_dlpack(object()),
+    # ---- fixed in C++ after the round (session 26): alpha == 0 skips the product, PyTorch's in-place and
+    # 0-d dim messages
+    "addmm/alpha_zero_nan": lambda L, d: L.addmm(M(L, d, (2, 3)), M(L, d, (2, 4)) / 0 * 0, M(L, d, (4, 3)),
+                                                 alpha=0),
+    "addmm/alpha_beta_zero_nan": lambda L, d: L.addmm(M(L, d, (2, 3)) / 0 * 0, M(L, d, (2, 4)) / 0 * 0,
+                                                      M(L, d, (4, 3)), alpha=0, beta=0),
+    "addmv/alpha_zero_nan": lambda L, d: L.addmv(M(L, d, (2,)), M(L, d, (2, 3)) / 0 * 0, M(L, d, (3,)), alpha=0),
+    "addbmm/alpha_zero_nan": lambda L, d: L.addbmm(M(L, d, (2, 2)), M(L, d, (3, 2, 4)) / 0 * 0,
+                                                   M(L, d, (3, 4, 2)), alpha=0),
+    "mm/large_alpha_zero_nan": lambda L, d: L.addmm(M(L, d, (40, 50)), M(L, d, (40, 60)) / 0 * 0,
+                                                    M(L, d, (60, 50)), alpha=0, beta=0.5),
+    "addmm_/self_smaller_than_product": lambda L, d: M(L, d, (3,)).addmm_(M(L, d, (2, 4)), M(L, d, (4, 3))),
+    "addmv_/self_smaller_than_product": lambda L, d: M(L, d, (1,)).addmv_(M(L, d, (2, 4)), M(L, d, (4,))),
+    "baddbmm_/self_smaller_than_product": lambda L, d: M(L, d, (2, 3)).baddbmm_(M(L, d, (5, 2, 4)),
+                                                                               M(L, d, (5, 4, 3))),
+    "size/0d_dim_1": lambda L, d: T(L, 1.0, d).size(1),
+    "size/0d_dim_0": lambda L, d: T(L, 1.0, d).size(0),
+    "size/0d_dim_minus_2": lambda L, d: T(L, 1.0, d).size(-2),
 }
 
 

@@ -12,7 +12,7 @@ TANDEM_CPU_KERNELS_BEGIN
 
 namespace {
 
-// A product over an empty inner dim is alpha * 0 + beta * out.
+// A product over an empty inner dim, or scaled by alpha == 0, is beta * out.
 void scale_output(const GemmArgs& g) {
   dispatch_dtype_with_complex(g.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -33,7 +33,9 @@ void gemm(const GemmArgs& g) {
   if (g.m == 0 || g.n == 0) return;
   for (int64_t s : g.batch_sizes)
     if (s == 0) return;
-  if (g.k == 0) return scale_output(g);
+  // alpha == 0 leaves beta * out: a and b are not read (NaN in them does not propagate), as in BLAS's
+  // definition and PyTorch's addmm/addmv/addbmm.
+  if (g.k == 0 || g.alpha == 0) return scale_output(g);
   if (g.dtype == DType::Float16 || g.dtype == DType::BFloat16) return gemm_half(g);
 #if TANDEM_HAS_BLAS
   if (g.dtype == DType::Float32 || g.dtype == DType::Float64) return gemm_blas(g);
