@@ -164,8 +164,16 @@ nb::object apply_function(const BinaryFns& f, nb::handle a, nb::handle b, bool m
                "), but expected one of:\n * (Tensor input, Tensor other)\n * (Number self, Tensor other)\n * "
                "(Tensor input, Number other)");
   Scalar s;
+  if (!is_tensor(b)) {
+    // PyTorch's add/sub/mul/div/floor_divide take two numbers: the first as a 0-d tensor of its own kind
+    // (tandem.mul(5, 5) is tensor(25), tandem.mul(2.5, 2) a default-float tensor).
+    static const std::unordered_set<std::string_view> two_numbers{"add", "sub", "mul", "div", "floor_divide"};
+    Scalar sb;
+    if (!method && two_numbers.count(f.name) && to_scalar(a, s, true) && to_scalar(b, sb, true))
+      return wrap(f.ts(full(DimVector{}, s, s.natural_dtype()), sb));
+  }
   TANDEM_CHECK(is_tensor(b) && to_scalar(a, s, true), Type, f.name,
-               "(): argument 'input' must be Tensor, not ", nb::inst_name(a).c_str());
+               "(): argument 'input' (position 1) must be ", "Tensor, not ", nb::inst_name(a).c_str());
   return wrap(f.st(s, as_tensor_ref(b)));
 }
 

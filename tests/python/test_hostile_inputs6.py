@@ -155,6 +155,15 @@ CASES = {
     "size/0d_dim_1": lambda L, d: T(L, 1.0, d).size(1),
     "size/0d_dim_0": lambda L, d: T(L, 1.0, d).size(0),
     "size/0d_dim_minus_2": lambda L, d: T(L, 1.0, d).size(-2),
+    # two Python numbers: PyTorch's add/sub/mul/div/floor_divide make the first a 0-d tensor; others refuse
+    "mul/two_ints": lambda L, d: L.mul(5, 5),
+    "add/float_and_int": lambda L, d: L.add(2.5, 2),
+    "sub/int_and_float": lambda L, d: L.sub(5, 2.5),
+    "div/two_ints": lambda L, d: L.div(5, 2),
+    "true_divide/two_ints": lambda L, d: L.true_divide(5, 2),
+    "floor_divide/two_ints": lambda L, d: L.floor_divide(7, 2),
+    "multiply/bools": lambda L, d: L.multiply(True, 2),
+    "atan2/two_numbers": lambda L, d: L.atan2(1.0, 2.0),
 }
 
 
