@@ -24,11 +24,9 @@ void check_memory_overlap(const Tensor& out, const Tensor* const* inputs, int n_
                  "output is expanded (a stride of 0); write into out.clone() or a contiguous tensor");
   }
   for (int k = 0; k < n_inputs; ++k) {
-    TANDEM_CHECK(
-        !inputs[k] || !overlaps_partially(out, *inputs[k]), Runtime,
-        "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
-        "single memory location. Please clone() the tensor before performing the operation.\nhint: "
-        "the input overlaps the output in another layout (e.g. x.copy_(x.t())); pass x.t().clone()");
+    TANDEM_CHECK(!inputs[k] || !overlaps_partially(out, *inputs[k]), Runtime, kInputOverlapsOutput,
+                 "\nhint: the input overlaps the output in another layout (e.g. x.copy_(x.t())); pass "
+                 "x.t().clone()");
   }
 }
 }  // namespace

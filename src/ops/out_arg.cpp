@@ -79,22 +79,17 @@ void resize_out(const Tensor& out, IntArrayRef sizes) {
 
 void check_out_overlap(const Tensor& out, std::span<const Tensor* const> inputs) {
   for (const Tensor* in : inputs)
-    TANDEM_CHECK(
-        !in || !overlaps_partially(out, *in), Runtime,
-        "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
-        "single memory location. Please clone() the tensor before performing the operation.\nhint: "
-        "the output shares part of an input's memory; write into a separate tensor or pass "
-        "input.clone()");
+    TANDEM_CHECK(!in || !overlaps_partially(out, *in), Runtime, kInputOverlapsOutput,
+                 "\nhint: the output shares part of an input's memory; write into a separate tensor or pass "
+                 "input.clone()");
 }
 
 void check_out_shares_nothing(const Tensor& out, std::initializer_list<const Tensor*> inputs) {
   for (const Tensor* in : inputs)
     TANDEM_CHECK(
-        !in || !shares_memory(out, *in), Runtime,
-        "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
-        "single memory location. Please clone() the tensor before performing the operation.\nhint: "
-        "this op's out= may not share memory with its inputs, not even be one of them; write into a "
-        "separate tensor");
+        !in || !shares_memory(out, *in), Runtime, kInputOverlapsOutput,
+        "\nhint: this op's out= may not share memory with its inputs, not even be one of them; write "
+        "into a separate tensor");
 }
 
 Tensor assign_out_exact(const char* op, const Tensor& out, const Tensor& result,

@@ -10,6 +10,7 @@
 
 #include "autograd/formulas.h"
 #include "core/error.h"
+#include "core/memory_overlap.h"
 #include "core/profiler.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -253,17 +254,10 @@ namespace {
 
 // PyTorch's assert_no_overlap for the in-place reductions: an operand that shares any of self's memory
 // (self itself included) is refused, since the result would depend on the order of the writes. As
-// PyTorch, layouts too irregular to decide cheaply (non-contiguous ones) are let through.
+// PyTorch, layouts too irregular to decide cheaply (core/memory_overlap.h) are let through.
 void check_no_overlap(const Tensor& self, const Tensor& other) {
-  if (self.numel() == 0 || other.numel() == 0 || self.storage().get() != other.storage().get()) return;
-  if (!self.is_contiguous() || !other.is_contiguous()) return;
-  const char* a = static_cast<const char*>(self.data_ptr());
-  const char* b = static_cast<const char*>(other.data_ptr());
-  TANDEM_CHECK(
-      !(a < b + other.nbytes() && b < a + self.nbytes()), Runtime,
-      "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
-      "single memory location. Please clone() the tensor before performing the operation.",
-      "\nhint: the source or index shares memory with the tensor written to; pass a .clone()");
+  TANDEM_CHECK(!shares_memory(self, other), Runtime, kInputOverlapsOutput,
+               "\nhint: the source or index shares memory with the tensor written to; pass a .clone()");
 }
 
 }  // namespace
