@@ -198,9 +198,13 @@ void init_dlpack(nb::module_& m) {
       "__dlpack_device__",
       [](const Tensor& t) {
         DLDevice d = dl_device_of(t.device());
-        return nb::make_tuple(d.device_type, d.device_id);
+        // The type as tandem.utils.dlpack.DLDeviceType (an IntEnum), as PyTorch returns its own enum's
+        // member.
+        static const nb::handle device_types =
+            nb::object(nb::module_::import_("tandem.utils.dlpack").attr("DLDeviceType")).release();
+        return nb::make_tuple(device_types(static_cast<int>(d.device_type)), d.device_id);
       },
-      "(DLPack device type, device id): (1, 0) for the CPU, (2, i) for cuda:i.");
+      "(DLPack device type, device id): (DLDeviceType.kDLCPU, 0) for the CPU, (kDLCUDA, i) for cuda:i.");
   m.def("_from_dlpack_capsule", &tensor_from_capsule, nb::arg("capsule"));
   m.attr("_DLPACK_MAX_VERSION") = nb::make_tuple(kMajorVersion, kMinorVersion);
 }

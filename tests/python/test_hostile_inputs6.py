@@ -164,6 +164,8 @@ CASES = {
     "floor_divide/two_ints": lambda L, d: L.floor_divide(7, 2),
     "multiply/bools": lambda L, d: L.multiply(True, 2),
     "atan2/two_numbers": lambda L, d: L.atan2(1.0, 2.0),
+    "dlpack/dlpack_device_enum": lambda L, d: (lambda r: (type(r[0]).__name__, int(r[0]), r[1]))(
+        L.zeros(2).__dlpack_device__()),
 }
 
 
