@@ -160,3 +160,15 @@ def test_autocast_linear_runs_in_bfloat16(device):
     assert y.dtype == tandem.bfloat16
     want = tandem.nn.functional.linear(x, layer.weight, layer.bias)
     np.testing.assert_allclose(y.detach().cpu().float().numpy(), want.detach().cpu().numpy(), rtol=0.05, atol=0.05)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_expanded_operands(device, dtype):
+    """Operands with a stride of 0 (expand): oneDNN is not handed them; the widening path reads them as they are."""
+    a = tensors((1, 300), dtype, device, 14).expand(200, 300)
+    b = tensors((300, 200), dtype, device, 15)
+    assert_rounded_product(a @ b, a, b)
+    column = tensors((300, 1), dtype, device, 16).expand(300, 200)
+    rows = tensors((200, 300), dtype, device, 17)
+    assert_rounded_product(rows @ column, rows, column)
+    assert_rounded_product(a[:1] @ column, a[:1], column)  # the matrix-vector kernel with a broadcast matrix
