@@ -159,8 +159,6 @@ KNOWN = {
     "asarray/array_only_dtype": "needs C++ fix: with a dtype, PyTorch's data parser reads an object that has only "
                                 "__array__ as a number (TypeError 'must be real number'); tandem's parser says it "
                                 "cannot infer the dtype (RuntimeError)",
-    "dlpack/stream_on_cpu": "needs C++ fix: __dlpack__(stream=1) of a CPU tensor: tandem's binding raises "
-                            "ValueError, PyTorch an AssertionError ('stream should be None on cpu.')",
     "from_dlpack/numpy_negative_strides": "needs C++ fix: tandem's DLPack import refuses negative strides with a "
                                           "ValueError naming them; PyTorch fails computing the storage size "
                                           "(RuntimeError 'Storage size calculation overflowed')",

@@ -119,7 +119,11 @@ nb::object tensor_dlpack(const Tensor& t, nb::handle stream, nb::handle max_vers
         "libraries cannot use as CUDA memory\nhint: share a host copy instead (t.cpu()), or run on a "
         "machine with a GPU");
   } else if (!stream.is_none() && t.device().is_cpu()) {
-    throw nb::value_error("__dlpack__: stream must be None for a cpu tensor");
+    // PyTorch's AssertionError and message, which consumers written against PyTorch catch.
+    PyErr_SetString(
+        PyExc_AssertionError,
+        "stream should be None on cpu.\nhint: a CPU tensor has no stream; call __dlpack__() without one");
+    throw nb::python_error();
   }
   // The alias, or a fresh copy when the consumer asked for one.
   Tensor out = copied && alias.device() == t.device() ? clone(alias) : alias;

@@ -166,6 +166,7 @@ CASES = {
     "atan2/two_numbers": lambda L, d: L.atan2(1.0, 2.0),
     "dlpack/dlpack_device_enum": lambda L, d: (lambda r: (type(r[0]).__name__, int(r[0]), r[1]))(
         L.zeros(2).__dlpack_device__()),
+    "dlpack/stream_on_cpu": lambda L, d: L.zeros(2).__dlpack__(stream=1),
 }
 
 
