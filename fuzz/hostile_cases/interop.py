@@ -165,8 +165,4 @@ KNOWN = {
     "np/reshape_by_tensor": "needs C++ fix: NumPy reads tandem's Tensor as a sequence (the binding fills the "
                             "sequence slots), so a 1-d integer tensor passes as a shape; PyTorch's Tensor is no "
                             "sequence to NumPy (TypeError)",
-    "numpy/force_positional": "needs C++ fix: the numpy() binding takes force positionally; PyTorch's only by "
-                              "keyword (TypeError)",
-    "numpy/force_str": "needs C++ fix: numpy(force='yes') is refused with nanobind's argument listing, not "
-                       "PyTorch's \"argument 'force' must be bool, not str\" (TypeError both)",
 }

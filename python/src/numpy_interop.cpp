@@ -457,10 +457,24 @@ PyType_Slot tensor_buffer_slots[] = {{Py_bf_getbuffer, reinterpret_cast<void*>(&
 void init_numpy(nb::module_& m) {
   auto cls = nb::type<Tensor>();
   auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
+  // numpy(*, force=False). The plain call is its own overload (no argument parsing: the boundary's hot path);
+  // anything else is parsed here for PyTorch's messages: force is keyword-only and a bool.
   tensor.def(
-      "numpy", [](nb::handle self, bool force) { return tensor_to_numpy(self, force, false); },
-      nb::arg("force") = false,
-      "A NumPy array sharing memory with this CPU tensor (a copy with force=True).");
+      "numpy", [](nb::handle self) { return tensor_to_numpy(self, false, false); },
+      "numpy(*, force=False): a NumPy array sharing memory with this CPU tensor (a copy with force=True).");
+  tensor.def("numpy", [](nb::handle self, nb::args args, nb::kwargs kwargs) {
+    TANDEM_CHECK(nb::len(args) == 0, Type, "numpy() takes 0 positional arguments but ", nb::len(args),
+                 " was given\nhint: force is keyword-only: t.numpy(force=True)");
+    bool force = false;
+    for (auto [key, value] : kwargs) {
+      const std::string name = nb::cast<std::string>(key);
+      TANDEM_CHECK(name == "force", Type, "numpy() got an unexpected keyword argument '", name, "'");
+      TANDEM_CHECK(PyBool_Check(value.ptr()), Type, "numpy(): argument 'force' must be bool, not ",
+                   nb::inst_name(value).c_str());
+      force = value.ptr() == Py_True;
+    }
+    return tensor_to_numpy(self, force, false);
+  });
   // What __array__ calls: the same export, with errors that name the implicit conversion.
   tensor.def("_numpy_implicit", [](nb::handle self) { return tensor_to_numpy(self, false, true); });
   // The thread's allow_host_conversion() level (0 refuse, 1 device tensors, 2 also detach); returns the old.

@@ -167,6 +167,11 @@ CASES = {
     "dlpack/dlpack_device_enum": lambda L, d: (lambda r: (type(r[0]).__name__, int(r[0]), r[1]))(
         L.zeros(2).__dlpack_device__()),
     "dlpack/stream_on_cpu": lambda L, d: L.zeros(2).__dlpack__(stream=1),
+    "numpy/force_positional": lambda L, d: L.arange(2.0).numpy(True),
+    "numpy/force_str": lambda L, d: L.arange(2.0).numpy(force="yes"),
+    "numpy/force_int": lambda L, d: L.arange(2.0).numpy(force=1),
+    "numpy/unknown_keyword": lambda L, d: L.arange(2.0).numpy(forse=True),
+    "numpy/force_keyword": lambda L, d: L.arange(2.0).numpy(force=True).tolist(),
 }
 
 
