@@ -181,8 +181,6 @@ CASES = {
 # PyTorch's CUDA autocast takes any dtype (its check is for the other device types); the oracle runs on the CPU,
 # which warns and disables autocast. tandem's cuda follows PyTorch's CUDA.
 KNOWN = {
-    "autocast/device_type_device": "needs C++ fix: tandem's device class prints as tandem._C.device in the message "
-                                   "(PyTorch's as torch.device); ValueError both",
     "autocast/device_type_bad": "the device parser lists tandem's two device types where PyTorch's lists twenty "
                                 "(RuntimeError both)",
     "is_autocast_available/bad": "as autocast/device_type_bad: the device parser's list of device types",

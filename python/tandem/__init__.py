@@ -113,6 +113,8 @@ from . import _function_pickling  # noqa: E402
 _function_pickling.install()  # C++ functions deep-copy and pickle as PyTorch's builtins
 from . import _numpy_arg_names  # noqa: E402
 _numpy_arg_names.install(globals())  # axis=/keepdims= on the Python-level functions (C++ ones: numpy_arg_names.cpp)
+# The classes print as PyTorch's do (<class 'torch.device'>, in messages too): under the name users reach them by.
+device.__module__ = dtype.__module__ = __name__
 
 
 def __getattr__(name):

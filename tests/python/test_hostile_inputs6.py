@@ -172,7 +172,17 @@ CASES = {
     "numpy/force_int": lambda L, d: L.arange(2.0).numpy(force=1),
     "numpy/unknown_keyword": lambda L, d: L.arange(2.0).numpy(forse=True),
     "numpy/force_keyword": lambda L, d: L.arange(2.0).numpy(force=True).tolist(),
+    "autocast/device_object_as_device_type": lambda L, d: L.autocast(L.device("cpu")),
 }
+
+
+def test_device_and_dtype_classes_print_under_their_public_names():
+    """As PyTorch's print as torch.device and torch.dtype (messages quote them)."""
+    assert repr(tandem.device) == "<class 'tandem.device'>" and repr(tandem.dtype) == "<class 'tandem.dtype'>"
+    assert type(tandem.device("cpu")) is tandem.device and type(tandem.float32) is tandem.dtype
+    import pickle
+    assert pickle.loads(pickle.dumps(tandem.device)) is tandem.device
+    assert pickle.loads(pickle.dumps(tandem.device("cpu"))) == tandem.device("cpu")
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
