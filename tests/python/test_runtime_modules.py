@@ -214,6 +214,37 @@ def test_jit_script_and_trace_return_the_callable():
     assert len(calls) == 3
 
 
+def test_jit_results_pass_pytorchs_type_checks():
+    """What script/trace return passes isinstance against PyTorch's classes for them, as PyTorch's objects do;
+    objects never scripted or traced do not."""
+    import torch
+
+    jit = tandem.jit
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scripted = jit.script(tandem.nn.Linear(2, 2))
+        traced = jit.trace(tandem.nn.Linear(2, 2), tandem.ones(1, 2))
+
+        def f(x):
+            return x * 2
+
+        def g(x):
+            return x + 1
+
+        scripted_f, traced_g = jit.script(f), jit.trace(g, tandem.ones(2))
+        theirs = {"scripted": torch.jit.script(torch.nn.Linear(2, 2)),
+                  "traced": torch.jit.trace(torch.nn.Linear(2, 2), torch.ones(1, 2))}
+    classes = ("ScriptModule", "RecursiveScriptModule", "TracedModule", "TopLevelTracedModule", "ScriptFunction")
+    for name, ours in (("scripted", scripted), ("traced", traced)):
+        for cls in classes:
+            assert isinstance(ours, getattr(jit, cls)) == isinstance(theirs[name], getattr(torch.jit, cls)), (name, cls)
+    assert isinstance(scripted_f, jit.ScriptFunction) and isinstance(traced_g, jit.ScriptFunction)
+    assert not isinstance(scripted_f, jit.ScriptModule)
+    plain = tandem.nn.Linear(2, 2)
+    assert not any(isinstance(x, getattr(jit, cls)) for x in (plain, len, 3, lambda x: x) for cls in classes)
+    assert isinstance(scripted, tandem.nn.Module) and scripted(tandem.ones(1, 2)).shape == (1, 2)
+
+
 def test_jit_trace_runs_the_module_once_like_pytorch():
     """Tracing a BatchNorm in training mode updates its running statistics once, in both libraries."""
     g = torch.Generator().manual_seed(0)

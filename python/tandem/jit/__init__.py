@@ -5,15 +5,22 @@ is; ``trace`` runs it once on the example inputs, as PyTorch's trace does (so er
 and a module's side effects, such as BatchNorm running statistics, happen as in PyTorch), then returns it as is
 (PyTorch runs it again to check the trace; tandem does not need to). Both warn as PyTorch 2.x does that they are
 deprecated. ``save``/``load`` raise NotImplementedError: save the ``state_dict`` with tandem.save instead.
+
+The objects ``script`` and ``trace`` return are recorded, so that PyTorch's type checks on them hold:
+``isinstance(torch.jit.script(m), torch.jit.ScriptModule)`` (and ``RecursiveScriptModule``; ``TracedModule`` and
+``TopLevelTracedModule`` for a traced module; ``ScriptFunction`` for a scripted or traced function) is True, while
+the object itself stays the module or function it was.
 """
 import contextlib
 import warnings
+import weakref
 from typing import Final  # noqa: F401  (torch.jit.Final is typing.Final)
 
 from ._overloads import _overload, _overload_method  # noqa: F401  (declarations only: see the module)
 
 __all__ = ["script", "trace", "ignore", "unused", "export", "is_scripting", "is_tracing", "annotate", "Final",
-           "script_if_tracing", "fork", "wait", "save", "load", "freeze", "optimize_for_inference"]
+           "script_if_tracing", "fork", "wait", "save", "load", "freeze", "optimize_for_inference", "ScriptModule",
+           "RecursiveScriptModule", "TracedModule", "TopLevelTracedModule", "ScriptFunction"]
 
 _tracing = [False]
 
@@ -38,13 +45,68 @@ def _trace_run():
         _tracing[0] = before
 
 
+# What script/trace returned, by the kind PyTorch's object would have had. Weak: recording keeps nothing alive.
+_returned = {"scripted_module": weakref.WeakSet(), "traced_module": weakref.WeakSet(),
+             "function": weakref.WeakSet()}
+
+
+def _record(obj, module_kind):
+    """Files obj under the kind of object PyTorch's script/trace would have returned for it."""
+    from ..nn import Module  # noqa: PLC0415  (tandem.nn imports tandem.jit's users)
+
+    try:
+        if isinstance(obj, Module):
+            _returned[module_kind].add(obj)
+        elif callable(obj) and not isinstance(obj, type):
+            _returned["function"].add(obj)
+    except TypeError:  # an object that takes no weak reference (a C++ function): left unrecorded
+        pass
+    return obj
+
+
+class _Returned(type):
+    """isinstance() of these classes asks whether script/trace returned the object (see the module's text)."""
+
+    def __instancecheck__(cls, obj):
+        if type.__instancecheck__(cls, obj):
+            return True
+        try:
+            return any(obj in _returned[kind] for kind in cls._kinds)
+        except TypeError:
+            return False
+
+
+class ScriptModule(metaclass=_Returned):
+    """A module returned by script or trace."""
+    _kinds = ("scripted_module", "traced_module")
+
+
+class RecursiveScriptModule(ScriptModule):
+    """A module returned by script."""
+    _kinds = ("scripted_module",)
+
+
+class TracedModule(ScriptModule):
+    """A module returned by trace."""
+    _kinds = ("traced_module",)
+
+
+class TopLevelTracedModule(TracedModule):
+    _kinds = ("traced_module",)
+
+
+class ScriptFunction(metaclass=_Returned):
+    """A function returned by script or trace."""
+    _kinds = ("function",)
+
+
 def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
     """Returns ``obj`` (a module, function or class) unchanged: tandem runs Python code eagerly."""
     warnings.warn("`torch.jit.script` is deprecated. Please switch to `torch.compile` or `torch.export`.",
                   FutureWarning, stacklevel=2)
     if not callable(obj) and type(obj).__module__ == "builtins":
         raise TypeError(f"{type(obj)} is a built-in class")
-    return obj
+    return _record(obj, "scripted_module")
 
 
 def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inputs=None, check_tolerance=1e-05,
@@ -66,7 +128,7 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
         raise RuntimeError("Could not get name of python class object")
     with _trace_run():
         func(*args, **kwargs)
-    return func
+    return _record(func, "traced_module")
 
 
 def ignore(drop=False, **kwargs):
