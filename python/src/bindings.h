@@ -10,6 +10,7 @@
 #include "core/dtype.h"
 #include "core/scalar.h"
 #include "core/tensor.h"
+#include "ops/out_arg.h"
 
 namespace nb = nanobind;
 
@@ -72,11 +73,7 @@ DimVector shape_from_args(nb::args args, const char* fn);
 DimVector shape_from_args(nb::args args, nb::handle keyword, const char* fn, const char* keyword_name);
 // `result` written into out= with PyTorch's rules (check, resize warning, copy) and out returned; without
 // out, result itself (python/src/elementwise.cpp).
-// With `overlap` Refused (the ops PyTorch runs through its TensorIterator or checks itself: clamp, where,
-// scans, index_select, index_copy), an out sharing part of an input's memory is refused (check_out_overlap);
-// with Shared (gather), any memory shared with an input, the same tensor included. PyTorch's reductions and
-// products do not check, and neither do they here.
-enum class OutOverlap { Unchecked, Refused, Shared };
+// `overlap`: which memory out may share with `inputs` (ops/out_arg.h's OutOverlap, checked after the resize).
 nb::object into_out(const char* fn, const Tensor& result, nb::handle out,
                     std::initializer_list<const Tensor*> inputs, OutOverlap overlap = OutOverlap::Unchecked);
 // into_out for ops whose out must have the result's dtype exactly: `dtype_error` (or null) is PyTorch's

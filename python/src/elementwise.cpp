@@ -173,7 +173,7 @@ nb::object apply_function(const BinaryFns& f, nb::handle a, nb::handle b, bool m
       return wrap(f.ts(full(DimVector{}, s, s.natural_dtype()), sb));
   }
   TANDEM_CHECK(is_tensor(b) && to_scalar(a, s, true), Type, f.name,
-               "(): argument 'input' (position 1) must be ", "Tensor, not ", nb::inst_name(a).c_str());
+               "(): argument 'input' (position 1) must be Tensor, not ", nb::inst_name(a).c_str());
   return wrap(f.st(s, as_tensor_ref(b)));
 }
 
@@ -282,8 +282,7 @@ nb::object into_out(const char* fn, const Tensor& result, nb::handle out,
   Tensor& o = expect_tensor(out, fn, "out");
   check_out(fn, o, result.dtype(), result.device(), inputs);
   resize_out(o, result.sizes());
-  if (overlap == OutOverlap::Refused) check_out_overlap(o, inputs);
-  if (overlap == OutOverlap::Shared) check_out_shares_nothing(o, inputs);
+  check_out_overlap(o, inputs, overlap);
   copy_(o, result);
   return nb::borrow(out);
 }
@@ -334,11 +333,7 @@ nb::object write_out(const char* fn, const Tensor& result, nb::handle out,
                out_dtype_message(dtype_error, o.dtype(), result.dtype()), "\nhint: ", fn,
                " writes its own dtype into out= (no conversion): pass an out tensor of dtype ",
                dtype_name(result.dtype()));
-  if (overlap != OutOverlap::Shared)
-    assign_out_exact(fn, o, result,
-                     overlap == OutOverlap::Refused ? inputs : std::initializer_list<const Tensor*>{});
-  else
-    assign_out_exact(fn, o, result, {}, inputs);
+  assign_out_exact(fn, o, result, inputs, overlap);
   return nb::borrow(out);
 }
 
@@ -580,7 +575,7 @@ void init_elementwise(nb::module_& m) {
         Tensor r = tandem::where(cond, ta, tb);
         if (out.is_none()) return wrap(r);
         return write_out("where", r, out, {&cond, &ta, &tb}, "Expected out type to be {result} but got {out}",
-                         OutOverlap::Refused);
+                         OutOverlap::PartialRefused);
       },
       nb::arg("condition"), nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out") = nb::none());
   // where(condition) alone is nonzero(condition, as_tuple=True).
@@ -631,7 +626,7 @@ void init_elementwise(nb::module_& m) {
           return write_out(name, clamp_fn(x, lo, hi), out,
                            {&x, is_tensor(lo) ? &as_tensor_ref(lo) : nullptr,
                             is_tensor(hi) ? &as_tensor_ref(hi) : nullptr},
-                           "Found dtype {out} but expected {result}", OutOverlap::Refused);
+                           "Found dtype {out} but expected {result}", OutOverlap::PartialRefused);
         },
         nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none(), nb::kw_only(),
         nb::arg("out") = nb::none());

@@ -109,7 +109,7 @@ nb::object joined_into_out(const char* fn, const std::vector<Tensor>& inputs, co
   for (const Tensor& t : inputs) check_out_autograd(fn, o, {&t});
   check_out(fn, o, result.dtype(), result.device(), {});
   resize_out(o, result.sizes());
-  for (const Tensor& t : inputs) check_out_shares_nothing(o, {&t});
+  for (const Tensor& t : inputs) check_out_overlap(o, {&t}, OutOverlap::SharedRefused);
   copy_(o, result);
   return nb::borrow(out);
 }
@@ -159,7 +159,7 @@ void init_indexing_ops(nb::module_& m) {
       "gather",
       [gather_fn](const Tensor& x, int64_t dim, const Tensor& index, bool sparse_grad, nb::handle out) {
         return write_out("gather", gather_fn(x, dim, index, sparse_grad), out, {&x, &index},
-                         kStructuredOutDtype, OutOverlap::Shared);
+                         kStructuredOutDtype, OutOverlap::SharedRefused);
       },
       nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("sparse_grad") = false,
       nb::arg("out") = nb::none());
@@ -223,7 +223,7 @@ void init_indexing_ops(nb::module_& m) {
       [](const Tensor& x, int64_t dim, const Tensor& index, nb::handle out) {
         return write_out("index_select", index_select(x, dim, index), out, {&x, &index},
                          "index_select(): self and result must have the same scalar type",
-                         OutOverlap::Refused);
+                         OutOverlap::PartialRefused);
       },
       nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("out") = nb::none());
   tensor.def("index_select", index_select_fn, nb::arg("dim"), nb::arg("index"));
@@ -257,7 +257,7 @@ void init_indexing_ops(nb::module_& m) {
       "index_copy",
       [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source, nb::handle out) {
         return write_out("index_copy", index_copy(x, dim, index, source), out, {&x, &index, &source},
-                         kStructuredOutDtype, OutOverlap::Refused);
+                         kStructuredOutDtype, OutOverlap::PartialRefused);
       },
       nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::kw_only(),
       nb::arg("out") = nb::none());

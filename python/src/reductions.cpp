@@ -364,8 +364,8 @@ void init_reductions(nb::module_& m) {
         const auto as = scan_dtype(parse_dtype(dtype), out);
         if (!d)
           return into_out("cumsum", tandem::cumsum(tandem::reshape(x, DimVector{-1}), 0, as), out, {&x},
-                          OutOverlap::Refused);
-        return into_out("cumsum", tandem::cumsum(x, *d, as), out, {&x}, OutOverlap::Refused);
+                          OutOverlap::PartialRefused);
+        return into_out("cumsum", tandem::cumsum(x, *d, as), out, {&x}, OutOverlap::PartialRefused);
       },
       nb::arg("dim") = none, nb::kw_only(), nb::arg("dtype") = none, nb::arg("axis") = none,
       nb::arg("out") = none);

@@ -73,7 +73,7 @@ void init_scan_scatter(nb::module_& m) {
           return into_out(
               "cumprod",
               cumprod(x, dim_arg(dim, "cumprod", 1 + shift), scan_dtype(to_optional_dtype(dtype), out)), out,
-              {&x}, OutOverlap::Refused);
+              {&x}, OutOverlap::PartialRefused);
         };
       },
       nb::arg("dim").none(), nb::kw_only(), nb::arg("dtype") = none, nb::arg("out") = none);

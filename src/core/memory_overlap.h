@@ -9,8 +9,7 @@ namespace tandem {
 // PyTorch's message for a written-to tensor sharing memory with an input it refuses (a hint follows).
 inline constexpr const char* kInputOverlapsOutput =
     "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
-    "memory "
-    "location. Please clone() the tensor before performing the operation.";
+    "memory location. Please clone() the tensor before performing the operation.";
 
 // Whether t's elements cover a block of memory exactly once in some dim order (a permutation of a contiguous
 // tensor, e.g. x.t()): PyTorch's is_non_overlapping_and_dense.

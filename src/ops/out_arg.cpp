@@ -77,28 +77,22 @@ void resize_out(const Tensor& out, IntArrayRef sizes) {
   out.impl()->set_geometry(out.storage_offset(), DimVector(sizes), contiguous_strides(sizes));
 }
 
-void check_out_overlap(const Tensor& out, std::span<const Tensor* const> inputs) {
+void check_out_overlap(const Tensor& out, std::initializer_list<const Tensor*> inputs, OutOverlap rule) {
+  if (rule == OutOverlap::Unchecked) return;
+  const bool shared = rule == OutOverlap::SharedRefused;
   for (const Tensor* in : inputs)
-    TANDEM_CHECK(!in || !overlaps_partially(out, *in), Runtime, kInputOverlapsOutput,
-                 "\nhint: the output shares part of an input's memory; write into a separate tensor or pass "
-                 "input.clone()");
-}
-
-void check_out_shares_nothing(const Tensor& out, std::initializer_list<const Tensor*> inputs) {
-  for (const Tensor* in : inputs)
-    TANDEM_CHECK(
-        !in || !shares_memory(out, *in), Runtime, kInputOverlapsOutput,
-        "\nhint: this op's out= may not share memory with its inputs, not even be one of them; write "
-        "into a separate tensor");
+    TANDEM_CHECK(!in || !(shared ? shares_memory(out, *in) : overlaps_partially(out, *in)), Runtime,
+                 kInputOverlapsOutput, "\nhint: ",
+                 shared ? "this op's out= may not share memory with its inputs, not even be one of them"
+                        : "the output shares part of an input's memory",
+                 "; write into a separate tensor or pass input.clone()");
 }
 
 Tensor assign_out_exact(const char* op, const Tensor& out, const Tensor& result,
-                        std::initializer_list<const Tensor*> partial,
-                        std::initializer_list<const Tensor*> shared) {
+                        std::initializer_list<const Tensor*> inputs, OutOverlap rule) {
   check_out_exact(op, out, result.dtype(), result.device());
   resize_out(out, result.sizes());
-  check_out_overlap(out, partial);
-  check_out_shares_nothing(out, shared);
+  check_out_overlap(out, inputs, rule);
   copy_(out, result);  // bumps out's version
   return out;
 }

@@ -1,7 +1,6 @@
 // out= arguments with PyTorch's rules, for ops that write their result into a tensor the caller passes.
 #pragma once
 #include <initializer_list>
-#include <span>
 #include <string>
 
 #include "core/tensor.h"
@@ -22,22 +21,23 @@ void check_out_exact(const char* op, const Tensor& out, DType result, Device dev
 // Gives `out` the contiguous shape `sizes` when it has another one, in its own storage when that is large
 // enough, with PyTorch's deprecation warning when an out with elements is resized.
 void resize_out(const Tensor& out, IntArrayRef sizes);
-// PyTorch's refusal of an out= (after resize_out) or in-place self that shares some, but not all, of an
-// input's memory (core/memory_overlap.h): ops that compute into a temporary first would give a defined
-// result, but PyTorch's write in place and refuse, and programs must see the same error on both.
-void check_out_overlap(const Tensor& out, std::span<const Tensor* const> inputs);
-inline void check_out_overlap(const Tensor& out, std::initializer_list<const Tensor*> inputs) {
-  check_out_overlap(out, std::span<const Tensor* const>(inputs.begin(), inputs.size()));
-}
-// The stricter rule of cat, stack and gather (PyTorch's assert_no_overlap): out may share no memory with an
-// input, the same tensor included.
-void check_out_shares_nothing(const Tensor& out, std::initializer_list<const Tensor*> inputs);
+// Which memory an out= (after resize_out) or in-place self may share with the op's inputs
+// (core/memory_overlap.h). Ops that compute into a temporary first would give a defined result anyway, but
+// PyTorch's write in place and refuse, and programs must see the same error on both:
+// - Unchecked: anything (PyTorch's reductions and matrix products do not check);
+// - PartialRefused: not part of an input's memory, nor all of it in another layout (the rule of PyTorch's
+//   TensorIterator ops: clamp, where, the scans, index_select, index_copy);
+// - SharedRefused: no memory of an input at all, not even by being it (PyTorch's assert_no_overlap: cat,
+//   stack, gather).
+enum class OutOverlap { Unchecked, PartialRefused, SharedRefused };
+void check_out_overlap(const Tensor& out, std::initializer_list<const Tensor*> inputs,
+                       OutOverlap rule = OutOverlap::PartialRefused);
 // `result` (computed into a temporary, so out may alias an input) copied into out after check_out_exact,
-// resize_out, check_out_overlap against `partial` and check_out_shares_nothing against `shared`; returns out.
-// The caller ran check_out_autograd before computing result.
+// resize_out and check_out_overlap(out, inputs, rule); returns out. The caller ran check_out_autograd before
+// computing result.
 Tensor assign_out_exact(const char* op, const Tensor& out, const Tensor& result,
-                        std::initializer_list<const Tensor*> partial = {},
-                        std::initializer_list<const Tensor*> shared = {});
+                        std::initializer_list<const Tensor*> inputs = {},
+                        OutOverlap rule = OutOverlap::Unchecked);
 
 // How resize_out issues its warning: set once by the Python bindings (a UserWarning; it may throw when
 // warnings are errors). Without it (C++ users) resizing is silent.
