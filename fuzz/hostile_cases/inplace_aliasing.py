@@ -126,13 +126,10 @@ def _inference(L, d):
         return L.ones(3, device=d)
 
 
-_CPP = "needs C++ fix: "
 _ORDER = ("PyTorch lets this overlap through (its input is not dense) and its result depends on the order its "
           "kernel visits elements; tandem reads every input before it writes")
 KNOWN = {
     "mul_/column_into_matrix": _ORDER, "masked_scatter_/source_overlaps": _ORDER,
     "add_/inference_tensor_outside": "tandem's inference_mode does not mark the tensors it makes (docs/compat.md), "
                                      "so they can be written in place afterwards",
-    "masked_fill_/mask_bigger": _CPP + "masked_fill_ words a mask larger than self as expand's error; PyTorch as "
-                                "the in-place broadcast error (both RuntimeError)",
 }

@@ -2,6 +2,8 @@
 // that inherit a tensor's dtype and device, and whole-tensor comparisons (isclose, allclose, equal).
 #include "bindings.h"
 #include "core/error.h"
+#include "factory_args.h"
+#include "layouts.h"
 #include "ops/compare.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
@@ -51,37 +53,54 @@ void init_conversions(nb::module_& m) {
 
   tensor.def(
       "new_empty",
-      [](const Tensor& t, nb::args args, nb::handle size, nb::handle dtype, nb::handle device) {
+      [](const Tensor& t, nb::args args, nb::handle size, nb::handle dtype, nb::handle device,
+         bool requires_grad, nb::handle layout, bool pin_memory) {
+        check_dense_layout(layout, "new_empty");
         NewArgs a = new_args(t, dtype, device);
-        return empty(shape_from_args(args, size, "new_empty", "size"), a.dtype, a.device);
+        return with_requires_grad(empty(shape_from_args(args, size, "new_empty", "size"), a.dtype, a.device),
+                                  requires_grad);
       },
       nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),
-      nb::arg("device") = nb::none());
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("layout") = nb::none(),
+      nb::arg("pin_memory") = false);
   tensor.def(
       "new_zeros",
-      [](const Tensor& t, nb::args args, nb::handle size, nb::handle dtype, nb::handle device) {
+      [](const Tensor& t, nb::args args, nb::handle size, nb::handle dtype, nb::handle device,
+         bool requires_grad, nb::handle layout, bool pin_memory) {
+        check_dense_layout(layout, "new_zeros");
         NewArgs a = new_args(t, dtype, device);
-        return full(shape_from_args(args, size, "new_zeros", "size"), Scalar(int64_t{0}), a.dtype, a.device);
+        return with_requires_grad(
+            full(shape_from_args(args, size, "new_zeros", "size"), Scalar(int64_t{0}), a.dtype, a.device),
+            requires_grad);
       },
       nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),
-      nb::arg("device") = nb::none());
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("layout") = nb::none(),
+      nb::arg("pin_memory") = false);
   tensor.def(
       "new_ones",
-      [](const Tensor& t, nb::args args, nb::handle size, nb::handle dtype, nb::handle device) {
+      [](const Tensor& t, nb::args args, nb::handle size, nb::handle dtype, nb::handle device,
+         bool requires_grad, nb::handle layout, bool pin_memory) {
+        check_dense_layout(layout, "new_ones");
         NewArgs a = new_args(t, dtype, device);
-        return full(shape_from_args(args, size, "new_ones", "size"), Scalar(int64_t{1}), a.dtype, a.device);
+        return with_requires_grad(
+            full(shape_from_args(args, size, "new_ones", "size"), Scalar(int64_t{1}), a.dtype, a.device),
+            requires_grad);
       },
       nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),
-      nb::arg("device") = nb::none());
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("layout") = nb::none(),
+      nb::arg("pin_memory") = false);
   tensor.def(
       "new_full",
-      [](const Tensor& t, nb::handle size, nb::handle value, nb::handle dtype, nb::handle device) {
+      [](const Tensor& t, nb::handle size, nb::handle value, nb::handle dtype, nb::handle device,
+         bool requires_grad, nb::handle layout, bool pin_memory) {
+        check_dense_layout(layout, "new_full");
         NewArgs a = new_args(t, dtype, device);
         Scalar v = fill_value(value, "new_full", " (position 2)");
-        return full(to_shape(size, "new_full"), v, a.dtype, a.device);
+        return with_requires_grad(full(to_shape(size, "new_full"), v, a.dtype, a.device), requires_grad);
       },
       nb::arg("size"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
-      nb::arg("device") = nb::none());
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("layout") = nb::none(),
+      nb::arg("pin_memory") = false);
 
   auto isclose_fn = [](const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
     return isclose(a, b, rtol, atol, equal_nan);

@@ -252,8 +252,9 @@ void init_creation(nb::module_& m) {
   m.def(                                                                                                    \
       #name,                                                                                                \
       [](nb::args args, nb::handle size, nb::handle dtype, nb::handle device, bool requires_grad,           \
-         bool pin_memory, nb::handle out) {                                                                 \
+         bool pin_memory, nb::handle out, nb::handle layout) {                                              \
         profiler::RecordScope profile_scope("aten::" #name);                                                \
+        check_dense_layout(layout, #name);                                                                  \
         FactoryArgs a = factory_args(dtype_or_out(dtype, out), device_or_out(device, out), requires_grad,   \
                                      default_float_dtype());                                                \
         DimVector shape = shape_from_args(args, size, #name, "size");                                       \
@@ -264,7 +265,7 @@ void init_creation(nb::module_& m) {
       },                                                                                                    \
       nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),                         \
       nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("pin_memory") = false,      \
-      nb::arg("out") = nb::none());                                                                         \
+      nb::arg("out") = nb::none(), nb::arg("layout") = nb::none());                                         \
   m.def(                                                                                                    \
       #name "_like",                                                                                        \
       [](nb::handle input, nb::handle dtype, nb::handle device, bool requires_grad, nb::handle layout,      \
@@ -291,14 +292,16 @@ void init_creation(nb::module_& m) {
   m.def(
       "full",
       [](nb::handle size, nb::handle value, nb::handle dtype, nb::handle device, bool requires_grad,
-         nb::handle out) {
+         nb::handle out, nb::handle layout) {
+        check_dense_layout(layout, "full");
         Scalar v = fill_value(value, "full", " (position 2)");
         FactoryArgs a = factory_args(dtype_or_out(dtype, out), device_or_out(device, out), requires_grad,
                                      v.natural_dtype());
         return into_out("full", finish(full(to_shape(size, "full"), v, a.dtype, a.device), a), out, {});
       },
       nb::arg("size"), nb::arg("fill_value").none(), nb::kw_only(), nb::arg("dtype") = nb::none(),
-      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("out") = nb::none());
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("out") = nb::none(),
+      nb::arg("layout") = nb::none());
   m.def(
       "full_like",
       [](nb::handle input, nb::handle value, nb::handle dtype, nb::handle device, bool requires_grad,

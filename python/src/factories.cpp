@@ -6,6 +6,7 @@
 #include "bindings.h"
 #include "core/error.h"
 #include "factory_args.h"
+#include "layouts.h"
 #include "ops/copy.h"
 #include "ops/factories.h"
 
@@ -25,7 +26,8 @@ void init_factories(nb::module_& m) {
   m.def(
       "arange",
       [](nb::handle start, nb::handle end, nb::handle step, nb::handle dtype_arg, nb::handle device_arg,
-         bool requires_grad, nb::handle out) {
+         bool requires_grad, nb::handle out, nb::handle layout, bool pin_memory) {
+        check_dense_layout(layout, "arange");
         nb::object dtype = dtype_or_out(dtype_arg, out), device = device_or_out(device_arg, out);
         // arange(end) and arange(start, end[, step]), as PyTorch's overloads.
         if (end.is_none()) std::swap(start, end);
@@ -39,29 +41,47 @@ void init_factories(nb::module_& m) {
       },
       nb::arg("start") = nb::none(), nb::arg("end") = nb::none(), nb::arg("step") = nb::none(), nb::kw_only(),
       nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false,
-      nb::arg("out") = nb::none());
+      nb::arg("out") = nb::none(), nb::arg("layout") = nb::none(), nb::arg("pin_memory") = false);
+  // linspace's steps: an int (a NumPy integer too), never a bool (PyTorch's parser refuses one).
+  auto steps_of = [](nb::handle start, nb::handle end, nb::handle steps) -> int64_t {
+    auto name = [](nb::handle h) {
+      return is_tensor(h) ? std::string("Tensor") : std::string(nb::inst_name(h).c_str());
+    };
+    TANDEM_CHECK(
+        PyIndex_Check(steps.ptr()) && !PyBool_Check(steps.ptr()), Type,
+        "linspace() received an invalid combination of arguments - got (", name(start), ", ", name(end), ", ",
+        name(steps),
+        "), but expected one of:\n * (Number start, Number end, int steps, *, Tensor "
+        "out = None, tandem.dtype dtype = None, tandem.device device = None, bool requires_grad = False)");
+    return nb::cast<int64_t>(steps.attr("__index__")());
+  };
   m.def(
       "linspace",
-      [](nb::handle start, nb::handle end, int64_t steps, nb::handle dtype, nb::handle device,
-         bool requires_grad, nb::handle out) {
+      [](nb::handle start, nb::handle end, nb::handle steps_arg, nb::handle dtype, nb::handle device,
+         bool requires_grad, nb::handle out, nb::handle layout, bool pin_memory) {
+        check_dense_layout(layout, "linspace");
+        const int64_t steps = steps_of(start, end, steps_arg);
         Tensor t = linspace(scalar_arg(start, "linspace", "start"), scalar_arg(end, "linspace", "end"), steps,
                             to_optional_dtype(dtype_or_out(dtype, out)),
                             device_or_default(device_or_out(device, out)));
         return into_out("linspace", with_requires_grad(t, requires_grad), out, {});
       },
       nb::arg("start"), nb::arg("end"), nb::arg("steps"), nb::kw_only(), nb::arg("dtype") = nb::none(),
-      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("out") = nb::none());
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("out") = nb::none(),
+      nb::arg("layout") = nb::none(), nb::arg("pin_memory") = false);
   m.def(
       "eye",
       [](int64_t n, std::optional<int64_t> m, nb::handle dtype_arg, nb::handle device, bool requires_grad,
-         nb::handle out) {
+         nb::handle out, nb::handle layout, bool pin_memory) {
+        check_dense_layout(layout, "eye");
         nb::object dtype = dtype_or_out(dtype_arg, out);
         DType d = dtype.is_none() ? default_float_dtype() : to_dtype(dtype);
         Tensor t = eye(n, m, d, device_or_default(device_or_out(device, out)));
         return into_out("eye", with_requires_grad(t, requires_grad), out, {});
       },
       nb::arg("n"), nb::arg("m") = nb::none(), nb::kw_only(), nb::arg("dtype") = nb::none(),
-      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("out") = nb::none());
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("out") = nb::none(),
+      nb::arg("layout") = nb::none(), nb::arg("pin_memory") = false);
 }
 
 }  // namespace tandem::py

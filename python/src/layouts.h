@@ -21,6 +21,10 @@ const Tensor& like_input(nb::handle input, const char* name);
 // result is row-major too. Any other call goes through like_via_layouts.
 bool like_in_cpp(const Tensor& input, nb::handle memory_format, nb::handle layout);
 
+// The factories' layout=: None or tandem.strided (PyTorch programs pass it); a sparse layout is
+// NotImplementedError with a hint, anything else PyTorch's TypeError.
+void check_dense_layout(nb::handle layout, const char* fn);
+
 // tandem._layouts.like: the layout checks and the permuted result for the other calls; it calls the factory
 // back with the permuted input and memory_format=contiguous_format.
 nb::object like_via_layouts(const char* name, const Tensor& input, nb::tuple args, nb::dict kwargs,

@@ -92,7 +92,8 @@ void init_random(nb::module_& m) {
   m.def(                                                                                                  \
       #name,                                                                                              \
       [](nb::args args, nb::handle size, nb::handle generator, nb::handle dtype_arg, nb::handle device,   \
-         bool requires_grad, nb::handle out) {                                                            \
+         bool requires_grad, nb::handle out, nb::handle layout, bool pin_memory) {                        \
+        check_dense_layout(layout, #name);                                                                \
         nb::object dtype = dtype_or_out(dtype_arg, out);                                                  \
         DType d = dtype.is_none() ? default_float_dtype() : to_dtype(dtype);                              \
         Tensor t = draw(size_from(args, size, #name), d, device_or_default(device_or_out(device, out)),   \
@@ -101,7 +102,7 @@ void init_random(nb::module_& m) {
       },                                                                                                  \
       nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("generator") = nb::none(),                   \
       nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false,    \
-      nb::arg("out") = nb::none());                                                                       \
+      nb::arg("out") = nb::none(), nb::arg("layout") = nb::none(), nb::arg("pin_memory") = false);        \
   m.def(                                                                                                  \
       #name "_like",                                                                                      \
       [](nb::handle input, nb::handle generator, nb::handle dtype, nb::handle device, bool requires_grad, \

@@ -228,6 +228,15 @@ void init_reductions(nb::module_& m) {
                             is_max ? maximum(x, as_tensor_ref(other)) : minimum(x, as_tensor_ref(other)), out,
                             {&x});
           if (dim.is_none()) dim = other;
+          // keepdim without a dim: no overload of PyTorch's takes it (the full reduction keeps no dims).
+          TANDEM_CHECK(
+              numpy_call || !dim.is_none() || !axis.is_none() || !keepdims.is_none() || !keepdim.is(Py_True),
+              Type, name,
+              "() received an invalid combination of arguments - got (keepdim=bool, ), but "
+              "expected one of:\nhint: pass the dim to reduce (x.",
+              name,
+              "(dim, keepdim=True)), or use "
+              "amax/amin(x, dim=None, keepdim=True) for every dim");
           if (dim.is_none() && !numpy_call) std::swap(dim, axis);
           if (dim.is_none()) {
             OptDims dims = parse_dims(dim, axis, name);
@@ -273,6 +282,13 @@ void init_reductions(nb::module_& m) {
             unbiased = dim;
             dim = nb::none();
           }
+          // unbiased is a bool (PyTorch's parser takes no number there; correction is keyword-only).
+          TANDEM_CHECK(unbiased.is_none() || PyBool_Check(unbiased.ptr()), Type, name,
+                       "() received an invalid combination of arguments - got (", nb::inst_name(dim).c_str(),
+                       ", ", nb::inst_name(unbiased).c_str(),
+                       "), but expected one of:\nhint: pass the correction by "
+                       "keyword: x.",
+                       name, "(dim, correction=0)");
           // Both would leave one ignored: PyTorch's parser has no form taking both.
           TANDEM_CHECK(
               unbiased.is_none() || correction.is_none(), Type, name,

@@ -43,6 +43,17 @@ bool like_in_cpp(const Tensor& input, nb::handle memory_format, nb::handle layou
   return memory_format.is(contiguous_format);
 }
 
+void check_dense_layout(nb::handle layout, const char* fn) {
+  static nb::handle strided = layouts("strided").release();
+  static nb::handle layout_type = layouts("layout").release();
+  if (layout.is_none() || layout.is(strided)) return;
+  TANDEM_CHECK(nb::isinstance(layout, layout_type), Type, fn,
+               "(): argument 'layout' must be torch.layout, not ", nb::inst_name(layout).c_str());
+  TANDEM_THROW(NotImplemented, fn, "(): layout=", nb::str(layout).c_str(),
+               " is not supported\nhint: tandem's factories make strided tensors; leave layout out (and call "
+               ".to_sparse() for a sparse one)");
+}
+
 nb::object like_via_layouts(const char* name, const Tensor& input, nb::tuple args, nb::dict kwargs,
                             nb::handle memory_format, nb::handle layout) {
   return layouts("like")(name, input, args, kwargs, memory_format, layout);
@@ -129,6 +140,11 @@ DimVector to_shape(nb::handle h, const char* fn) {
     return is_tensor(x) ? std::string("Tensor") : std::string(nb::inst_name(x).c_str());
   };
   if (nb::isinstance<nb::tuple>(h) || nb::isinstance<nb::list>(h)) {
+    // PyTorch's parser takes a sequence for a size when its first element is an int, and a bool is not one
+    // there (later bools pass as 0 or 1, as in PyTorch).
+    TANDEM_CHECK(
+        nb::len(h) == 0 || !PyBool_Check(h[0].ptr()), Type, fn,
+        "(): argument 'size' (position 1) must be tuple of ints, but found element of type bool at pos 0");
     int64_t pos = 0;
     for (nb::handle item : h) {
       ++pos;
@@ -163,7 +179,8 @@ DimVector to_shape(nb::handle h, const char* fn) {
 
 DimVector shape_from_args(nb::args args, const char* fn) {
   if (args.size() == 0) missing_shape(fn);
-  if (args.size() == 1 && !PyLong_Check(args[0].ptr())) return to_shape(args[0], fn);
+  if (args.size() == 1 && (!PyLong_Check(args[0].ptr()) || PyBool_Check(args[0].ptr())))
+    return to_shape(args[0], fn);  // empty(True) is no size: PyTorch's "not bool"
   return to_shape(args, fn);
 }
 

@@ -113,6 +113,8 @@ from . import _function_pickling  # noqa: E402
 _function_pickling.install()  # C++ functions deep-copy and pickle as PyTorch's builtins
 from . import _numpy_arg_names  # noqa: E402
 _numpy_arg_names.install(globals())  # axis=/keepdims= on the Python-level functions (C++ ones: numpy_arg_names.cpp)
+from . import _builtin_functions  # noqa: E402
+_builtin_functions.install(globals())  # last: the Python-level functions are never bound as methods, as PyTorch's
 # The classes print as PyTorch's do (<class 'torch.device'>, in messages too): under the name users reach them by.
 device.__module__ = dtype.__module__ = __name__
 

@@ -1,6 +1,7 @@
 #include "autograd/node.h"
 
 #include <atomic>
+#include <mutex>
 
 #include "autograd/anomaly_mode.h"
 #include "core/error.h"
@@ -269,14 +270,29 @@ void set_history(const std::shared_ptr<Node>& node, const std::vector<const Tens
   }
 }
 
+namespace {
+std::mutex tracked_views_mutex;  // guards every AutogradMeta::tracked_views (views may die on any thread)
+
+size_t tracked_view_count(const Tensor& base) {
+  const AutogradMeta* bm = base.impl()->autograd();
+  if (!bm) return 0;
+  std::lock_guard<std::mutex> lock(tracked_views_mutex);
+  return bm->tracked_views.size();
+}
+}  // namespace
+
 void check_inplace(const Tensor& self) {
   if (!GradMode::is_enabled()) return;
   AutogradMeta* m = self.impl()->autograd();
   if (!m || !m->requires_grad) {
     // A value that requires grad is written into a plain tensor. If other tensors share its memory (it is a
     // view, or has views), they would see the values without the history: refuse rather than lose gradients.
-    // A view marked by track_view_write shares it with its base only: the base takes the history.
-    const long sharers = m && m->view_base ? 2 : 1;
+    // The tracked views of a plain base (track_view_write) and the base itself are the exception: the write
+    // gives all of them their history (rebase_history). So is `.data` (a counter of its own): as in PyTorch,
+    // the alias takes the history and the tensor it came from only sees the values (an EMA update written
+    // through p.data keeps p a leaf).
+    if (self.impl()->has_own_version()) return;
+    const size_t sharers = 1 + tracked_view_count(m && m->view_base ? *m->view_base : self);
     TANDEM_CHECK(
         self.storage()->use_count() == sharers, NotImplemented,
         "an in-place write of a tensor that requires grad into a tensor that shares memory with others "
@@ -360,9 +376,22 @@ struct AsStridedBackward final : Node {
 }  // namespace
 
 void track_view_write(const Tensor& base, const Tensor& view) {
+  if (view.is_same(base)) return;
+  // A view of a tracked view is tracked against the same base (out = zeros(4, 4)[:, :3]; out[:, 0] += a):
+  // PyTorch's views all point at the tensor that owns the memory.
+  const AutogradMeta* bm = base.impl()->autograd();
+  if (bm && bm->requires_grad) return;  // its views are recorded as ops
+  const Tensor& root = bm && bm->view_base ? *bm->view_base : base;
   // CopySlices needs a contiguous base; otherwise check_inplace refuses the write before it happens.
-  if (view.is_same(base) || base.impl()->autograd() || !base.is_contiguous()) return;
-  view.impl()->ensure_autograd().view_base = std::make_shared<Tensor>(base);
+  if (!root.is_contiguous()) return;
+  AutogradMeta& vm = view.impl()->ensure_autograd();
+  if (vm.view_base) return;
+  vm.view_base = std::make_shared<Tensor>(root);
+  vm.tracked_self = view.impl();
+  AutogradMeta& rm = root.impl()->ensure_autograd();
+  std::lock_guard<std::mutex> lock(tracked_views_mutex);
+  vm.tracked_index = rm.tracked_views.size();
+  rm.tracked_views.push_back(&vm);
 }
 
 namespace {
@@ -383,6 +412,22 @@ void set_view_history_from_base(const Tensor& view, const Tensor& base) {
 }
 }  // namespace
 
+namespace {
+// After a write with history into a plain base or one of its tracked views: every other tracked view becomes
+// a region of the base's new value (requires_grad, AsStridedBackward), as in PyTorch.
+void give_tracked_views_history(const Tensor& base, const Tensor& written) {
+  const AutogradMeta* bm = base.impl()->autograd();
+  if (!bm || !contiguous_base(base)) return;
+  std::vector<Tensor> views;
+  {
+    std::lock_guard<std::mutex> lock(tracked_views_mutex);
+    for (const AutogradMeta* vm : bm->tracked_views)
+      if (vm->tracked_self != written.impl()) views.emplace_back(IntrusivePtr<TensorImpl>(vm->tracked_self));
+  }
+  for (const Tensor& view : views) set_view_history_from_base(view, base);
+}
+}  // namespace
+
 void rebase_view(const Tensor& view, const Tensor& result) {
   const Tensor& base = *view.impl()->autograd()->view_base;
   TANDEM_CHECK(contiguous_base(base), NotImplemented,
@@ -395,6 +440,7 @@ void rebase_view(const Tensor& view, const Tensor& result) {
   copy_slices->view_dtype = view.dtype();
   set_history(copy_slices, {&base, &result}, {&base});
   set_view_history_from_base(view, base);
+  give_tracked_views_history(base, view);
 }
 
 void refresh_view_history(const Tensor& t) {
@@ -423,11 +469,21 @@ Tensor rebase_history(const Tensor& self, const Tensor& result) {
   m.requires_grad = true;
   m.grad_fn = rm->grad_fn;
   m.output_nr = rm->output_nr;
+  give_tracked_views_history(self, self);
   return self;
 }
 
 }  // namespace autograd
 
-AutogradMeta::~AutogradMeta() { autograd::release_node(std::move(grad_fn)); }
+AutogradMeta::~AutogradMeta() {
+  if (tracked_self) {  // a tracked view leaves its base's list (view_base keeps the base alive until now)
+    std::lock_guard<std::mutex> lock(autograd::tracked_views_mutex);
+    std::vector<AutogradMeta*>& views = view_base->impl()->autograd()->tracked_views;
+    views[tracked_index] = views.back();
+    views[tracked_index]->tracked_index = tracked_index;
+    views.pop_back();
+  }
+  autograd::release_node(std::move(grad_fn));
+}
 
 }  // namespace tandem

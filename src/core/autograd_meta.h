@@ -1,6 +1,7 @@
 // Per-tensor autograd state, allocated only for tensors that take part in autograd so that plain tensors
 // stay lean. The autograd engine (src/autograd) fills in the graph fields.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -9,6 +10,7 @@
 namespace tandem {
 
 class Tensor;
+class TensorImpl;
 namespace autograd {
 struct Node;
 }
@@ -25,6 +27,14 @@ struct AutogradMeta {
   // For a recorded view: its memory's version when its grad_fn was set. An in-place write through the base or
   // another view changes the version, and the view's history is then rebuilt from the base's (view replay).
   uint32_t view_version = 0;
+  // Basic-index views of a plain tensor are tracked (autograd::track_view_write): each such view keeps its
+  // base in view_base, and the base lists the views' metas in tracked_views, so that a write with history
+  // through one of them gives the base and every other one their history, as PyTorch's views get it. A
+  // tracked view's meta knows its tensor (tracked_self) and its place in the list, and leaves the list when
+  // it dies (the base outlives it: view_base). The lists are guarded by one mutex in src/autograd/node.cpp.
+  TensorImpl* tracked_self = nullptr;
+  size_t tracked_index = 0;
+  std::vector<AutogradMeta*> tracked_views;
   // Accumulated gradient of a leaf (or of a tensor that retains grad). Shared with the node that writes it
   // so that a retain_grad slot never needs a reference back to the tensor (no cycles).
   std::shared_ptr<Tensor> grad;

@@ -1,5 +1,6 @@
 #include "core/device.h"
 
+#include <cctype>
 #include <charconv>
 
 #include "core/error.h"
@@ -14,7 +15,28 @@ std::string Device::str() const {
   return s;
 }
 
+namespace {
+// PyTorch's shape of a device string, checked before the type is looked up: letters and underscores, then
+// optionally ':' and an index without leading zeros.
+bool well_formed_device_string(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size() && (std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_')) ++i;
+  if (i == 0) return false;
+  if (i == text.size()) return true;
+  if (text[i] != ':' || i + 1 == text.size()) return false;
+  const std::string_view digits = text.substr(i + 1);
+  if (digits.size() > 1 && digits[0] == '0') return false;
+  for (char c : digits)
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+}  // namespace
+
 Device parse_device(std::string_view text) {
+  TANDEM_CHECK(!text.empty(), Runtime,
+               "Device string must not be empty\nhint: use 'cpu', 'cuda' or 'cuda:N'");
+  TANDEM_CHECK(well_formed_device_string(text), Runtime, "Invalid device string: '", text,
+               "'\nhint: use 'cpu', 'cuda' or 'cuda:N' with N >= 0");
   std::string_view kind = text, idx;
   if (auto colon = text.find(':'); colon != std::string_view::npos) {
     kind = text.substr(0, colon);

@@ -60,6 +60,7 @@ class TensorImpl : public RefCounted {
       storage_->reset_version();
   }
   void use_own_version() { own_version_ = make_intrusive<VersionCounter>(); }
+  bool has_own_version() const { return static_cast<bool>(own_version_); }  // `.data` and its views
   void share_version_of(const TensorImpl& base) { own_version_ = base.own_version_; }
 
   // Re-points this tensor at other metadata (used by in-place resizing ops such as set_ / detach_).

@@ -174,7 +174,7 @@ struct ExpOp {
   template <typename T>
   TANDEM_HOST_DEVICE T operator()(T x) const {
     if constexpr (std::is_same_v<T, float>)
-      return vector_expf(x);
+      return kernel_expf(x);
     else
       return std::exp(x);
   }
@@ -183,7 +183,7 @@ struct LogOp {
   template <typename T>
   TANDEM_HOST_DEVICE T operator()(T x) const {
     if constexpr (std::is_same_v<T, float>)
-      return vector_logf(x);
+      return kernel_logf(x);
     else
       return std::log(x);
   }
@@ -192,7 +192,7 @@ struct Log1pOp {
   template <typename T>
   TANDEM_HOST_DEVICE T operator()(T x) const {
     if constexpr (std::is_same_v<T, float>)
-      return vector_log1pf(x);
+      return kernel_log1pf(x);
     else
       return std::log1p(x);
   }
@@ -201,7 +201,7 @@ struct Expm1Op {
   template <typename T>
   TANDEM_HOST_DEVICE T operator()(T x) const {
     if constexpr (std::is_same_v<T, float>)
-      return vector_expm1f(x);
+      return kernel_expm1f(x);
     else
       return std::expm1(x);
   }
@@ -234,7 +234,7 @@ struct TanhOp {
   template <typename T>
   TANDEM_HOST_DEVICE T operator()(T x) const {
     if constexpr (std::is_same_v<T, float>)
-      return vector_tanhf(x);
+      return kernel_tanhf(x);
     else
       return std::tanh(x);
   }
@@ -243,7 +243,7 @@ struct SigmoidOp {
   template <typename T>
   TANDEM_HOST_DEVICE T operator()(T x) const {
     if constexpr (std::is_same_v<T, float>)
-      return vector_sigmoidf(x);
+      return kernel_sigmoidf(x);
     else
       return T(1) / (T(1) + ExpOp{}(-x));
   }
@@ -268,7 +268,7 @@ struct SiluOp {  // x * sigmoid(x)
   template <typename T>
   TANDEM_HOST_DEVICE T operator()(T x) const {
     if constexpr (std::is_same_v<T, float>)
-      return x * vector_sigmoidf(x);
+      return x * kernel_sigmoidf(x);
     else
       return x / (T(1) + ExpOp{}(-x));  // one division instead of a sigmoid and a product
   }

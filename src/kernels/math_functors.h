@@ -36,13 +36,13 @@ TANDEM_UNARY_MATH_FUNCTOR(Exp2Op, std::exp2(x))
 TANDEM_UNARY_MATH_FUNCTOR(ErfcOp, std::erfc(x))
 #undef TANDEM_UNARY_MATH_FUNCTOR
 
-struct ErfOp {  // float (and 16-bit) through the vectorisable erf that gelu uses
+struct ErfOp {  // float (and 16-bit) through kernel_erff (kernels/vector_math.h)
   template <typename T>
   TANDEM_HOST_DEVICE T operator()(T in) const {
     using M = opmath_t<T>;
     const M x = static_cast<M>(in);
     if constexpr (std::is_same_v<M, float>)
-      return static_cast<T>(vector_erff(x));
+      return static_cast<T>(kernel_erff(x));
     else
       return static_cast<T>(std::erf(x));
   }
@@ -117,7 +117,7 @@ struct LogaddexpBaseOp {
     if constexpr (Base2)
       tail = std::log1p(std::exp2(d)) / M(0.6931471805599453);
     else if constexpr (std::is_same_v<M, float>)
-      tail = vector_log1pf(vector_expf(d));
+      tail = kernel_log1pf(kernel_expf(d));
     else
       tail = std::log1p(std::exp(d));
     const M sum = hi + tail;

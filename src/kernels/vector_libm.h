@@ -8,6 +8,8 @@
 // glibc 2.35 added the inverse trigonometric and hyperbolic functions, the other logarithm and exponential
 // bases, erfc, atan2 and hypot (also within 4 ulp, special values as the scalar functions); CMake defines
 // TANDEM_HAS_LIBMVEC_2_35 where its asinf links, and the functors' std::asin, std::log2, ... vectorise too.
+// exp, log, log1p, expm1, tanh and erf are declared for the functors' kernel_expf, ...
+// (kernels/vector_math.h), which are the std:: functions in such builds.
 #pragma once
 #include <cmath>
 
@@ -16,6 +18,8 @@ extern "C" {
 __attribute__((simd("notinbranch"))) float sinf(float) noexcept;
 __attribute__((simd("notinbranch"))) float cosf(float) noexcept;
 __attribute__((simd("notinbranch"))) float powf(float, float) noexcept;
+__attribute__((simd("notinbranch"))) float expf(float) noexcept;
+__attribute__((simd("notinbranch"))) float logf(float) noexcept;
 }
 #if defined(TANDEM_HAS_LIBMVEC_2_35)
 extern "C" {
@@ -33,6 +37,9 @@ __attribute__((simd("notinbranch"))) float log10f(float) noexcept;
 __attribute__((simd("notinbranch"))) float exp2f(float) noexcept;
 __attribute__((simd("notinbranch"))) float erfcf(float) noexcept;
 __attribute__((simd("notinbranch"))) float log1pf(float) noexcept;
+__attribute__((simd("notinbranch"))) float expm1f(float) noexcept;
+__attribute__((simd("notinbranch"))) float tanhf(float) noexcept;
+__attribute__((simd("notinbranch"))) float erff(float) noexcept;
 __attribute__((simd("notinbranch"))) float atan2f(float, float) noexcept;
 __attribute__((simd("notinbranch"))) float hypotf(float, float) noexcept;
 }

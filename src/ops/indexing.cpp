@@ -232,6 +232,15 @@ void check_mask(const Tensor& mask) {
                "masked_fill_ only supports boolean masks, but got mask with dtype ",
                dtype_cpp_name(mask.dtype()), "\nhint: pass a bool mask, e.g. mask.bool() or (mask != 0)");
 }
+// An in-place fill cannot grow its tensor: a mask that broadcasts to a larger shape is PyTorch's in-place
+// broadcast error (before any write, on every path).
+void check_mask_fits(const Tensor& x, const Tensor& mask) {
+  const DimVector shape = broadcast_shapes(x.sizes(), mask.sizes());
+  TANDEM_CHECK(shape == x.sizes(), Runtime, "output with shape ", x.shape_str(),
+               " doesn't match the broadcast shape ", shape_to_string(shape),
+               "\nhint: the in-place masked_fill_ cannot grow its tensor; use the "
+               "out-of-place masked_fill()");
+}
 Scalar value_of(const Tensor& value) {
   TANDEM_CHECK(value.dim() == 0, Runtime,
                "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ", value.dim(),
@@ -261,6 +270,7 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value) {
 Tensor masked_fill_(const Tensor& x, const Tensor& mask, const Scalar& value) {
   profiler::RecordScope profile_scope("aten::masked_fill_", x, mask, value);
   check_mask(mask);
+  check_mask_fits(x, mask);
   if (autograd::should_record(x))
     return autograd::inplace_with_grad(
         x, [&](const Tensor& before) { return masked_fill(before, mask, value); });
@@ -270,6 +280,7 @@ Tensor masked_fill_(const Tensor& x, const Tensor& mask, const Scalar& value) {
 Tensor masked_fill_(const Tensor& x, const Tensor& mask, const Tensor& value) {
   profiler::RecordScope profile_scope("aten::masked_fill_", x, mask, value);
   check_mask(mask);
+  check_mask_fits(x, mask);
   if (autograd::should_record(x, value))
     return autograd::inplace_with_grad(
         x, [&](const Tensor& before) { return masked_fill(before, mask, value); });

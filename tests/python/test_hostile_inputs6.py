@@ -173,6 +173,10 @@ CASES = {
     "numpy/unknown_keyword": lambda L, d: L.arange(2.0).numpy(forse=True),
     "numpy/force_keyword": lambda L, d: L.arange(2.0).numpy(force=True).tolist(),
     "autocast/device_object_as_device_type": lambda L, d: L.autocast(L.device("cpu")),
+    # session 27 (C++): an in-place fill cannot grow its tensor
+    "masked_fill_/mask_bigger": lambda L, d: M(L, d, (1, 3)).masked_fill_(L.ones(3, 3, device=d, dtype=L.bool), 0.0),
+    "masked_fill_/mask_bigger_grad": lambda L, d: (M(L, d, (1, 3)).requires_grad_() * 1).masked_fill_(
+        L.ones(2, 1, 3, device=d, dtype=L.bool), L.tensor(0.0, device=d)),
 }
 
 

@@ -1,6 +1,7 @@
-"""float32 exp, log, log1p, expm1 and tanh use tandem's branch-free (vectorised) versions on the CPU
-(src/kernels/vector_math.h): within 3 ulp of the float64 result everywhere, and special values exactly like
-NumPy/PyTorch."""
+"""float32 exp, log, log1p, expm1 and tanh on the CPU: glibc's libmvec where the build has it, tandem's
+branch-free versions otherwise (src/kernels/vector_math.h `kernel_expf`, ...; tests/cpp/test_vector_math.cpp
+checks the branch-free ones in every build): within 4 ulp of the float64 result everywhere (libmvec's bound; the
+branch-free versions keep 3), and special values exactly like NumPy/PyTorch."""
 import numpy as np
 import pytest
 import torch
@@ -27,7 +28,7 @@ def ulp_error(got, want64):
 
 
 @pytest.mark.parametrize("name", sorted(OPS))
-def test_float32_within_three_ulp_of_float64(name):
+def test_float32_within_four_ulp_of_float64(name):
     x = wide_sample()
     with np.errstate(all="ignore"):
         want = OPS[name](x.astype(np.float64))
@@ -38,7 +39,7 @@ def test_float32_within_three_ulp_of_float64(name):
     assert np.array_equal(got[np.isinf(want)], want[np.isinf(want)].astype(np.float32))
     err = ulp_error(got[finite], want[finite])
     worst = int(np.argmax(err))
-    assert err[worst] <= 3.0, (name, x[finite][worst], got[finite][worst], want[finite][worst])
+    assert err[worst] <= 4.0, (name, x[finite][worst], got[finite][worst], want[finite][worst])
 
 
 @pytest.mark.parametrize("name", sorted(OPS))
@@ -98,8 +99,9 @@ def test_float32_gelu_special_values():
     assert np.array_equal(phi, np.float32([0.5, 0.5, 1.0, 0.0, np.nan]), equal_nan=True)
 
 
-def test_float32_sigmoid_and_silu_within_three_ulp_down_to_subnormal_results():
-    # Through e^-|x|, which never overflows: sigmoid(-100) is 3.8e-44, not the 0 of 1 / (1 + e^100).
+def test_float32_sigmoid_and_silu_within_four_ulp_down_to_subnormal_results():
+    # Through e^-|x|, which never overflows: sigmoid(-100) is 3.8e-44, not the 0 of 1 / (1 + e^100). (4 ulp with
+    # libmvec's exp; the branch-free vector_sigmoidf keeps 3, tests/cpp/test_vector_math.cpp.)
     x = wide_sample()
     x64 = x.astype(np.float64)
     with np.errstate(all="ignore"):
@@ -107,7 +109,7 @@ def test_float32_sigmoid_and_silu_within_three_ulp_down_to_subnormal_results():
     got = tandem.sigmoid(tandem.from_numpy(x)).numpy()
     got_silu = tandem.nn.functional.silu(tandem.from_numpy(x)).numpy()
     assert got.dtype == got_silu.dtype == np.float32
-    for name, g, w, bound in (("sigmoid", got, want, 3.0), ("silu", got_silu, x64 * want, 3.5)):
+    for name, g, w, bound in (("sigmoid", got, want, 4.0), ("silu", got_silu, x64 * want, 4.5)):
         finite = np.abs(w) < 3.4e38
         err = subnormal_aware_ulp_error(g[finite], w[finite])
         # silu = x sigmoid(x) multiplies a subnormal sigmoid's rounding (half of 2^-149) by |x|
