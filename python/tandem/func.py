@@ -17,6 +17,7 @@ See docs/compat.md for what differs from PyTorch.
 import functools
 
 from . import _C
+from .autograd._capture import engine_grad as _engine_grad
 from .nn.utils.stateless import _functional_call as functional_call
 from ._func_vmap import vmap, _check_randomness
 from .utils._pytree import tree_flatten, tree_unflatten, tree_map, treespec_pprint
@@ -120,7 +121,7 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create
     outs = [o for o, _ in pairs]
     gos = None if grad_outputs is None else [g for _, g in pairs]
     with _tandem().enable_grad():
-        result = _C._autograd_grad(outs, list(inputs), gos, retain_graph, create_graph, True)
+        result = _engine_grad(outs, list(inputs), gos, retain_graph, create_graph, True)
     return tuple(_zeros_like(i) if g is None else g for g, i in zip(result, inputs))
 
 
@@ -383,7 +384,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         used = [(o, u) for o, u in zip(flat_out, us) if u is not None]
         jt = [None] * len(flat_out)
         if used:
-            vjps = _C._autograd_grad([o for o, _ in used], diff, [u for _, u in used], True, True, True)
+            vjps = _engine_grad([o for o, _ in used], diff, [u for _, u in used], True, True, True)
             for v in vjps:
                 if v is not None and not v.requires_grad and bool(v.ne(0).any()):
                     raise NotImplementedError(
@@ -393,7 +394,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
             pairs = [(v, t) for v, t in zip(vjps, flat_tangents) if v is not None and v.requires_grad]
             if pairs:
                 targets = [u for u in us if u is not None]
-                got = _C._autograd_grad([v for v, _ in pairs], targets, [t for _, t in pairs], None, reaches, True)
+                got = _engine_grad([v for v, _ in pairs], targets, [t for _, t in pairs], None, reaches, True)
                 got = iter(got)
                 jt = [next(got) if u is not None else None for u in us]
         tangents_out = []

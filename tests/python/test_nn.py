@@ -721,6 +721,7 @@ def test_module_to_passes_non_blocking_on(form):
         pytest.skip("needs a (real or emulated) CUDA device")
     m = tandem.nn.Linear(3, 2)
     before = tandem.cuda.transfer_stats()["non_blocking_copies"]
-    m.to("cuda:0", non_blocking=True) if form == "keyword" else m.to("cuda:0", True)
+    # Positionally non_blocking comes after dtype, as in PyTorch's parser (to("cuda:0", True) is its TypeError).
+    m.to("cuda:0", non_blocking=True) if form == "keyword" else m.to("cuda:0", None, True)
     assert m.weight.device == tandem.device("cuda:0")
     assert tandem.cuda.transfer_stats()["non_blocking_copies"] - before == 2  # weight and bias

@@ -1,5 +1,7 @@
 """tandem.autograd: reverse-mode differentiation. The engine and every formula are C++ (src/autograd); this
 package only converts arguments."""
+import contextlib
+
 from .. import _C
 from .._C import Node  # noqa: F401
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,  # noqa: F401
@@ -13,6 +15,7 @@ from .anomaly_mode import (detect_anomaly, set_detect_anomaly, is_anomaly_enable
                            is_anomaly_check_nan_enabled)
 from . import graph  # noqa: F401  (saved-tensors hooks, node hooks)
 from . import forward_ad  # noqa: F401  (imports; dual tensors raise NotImplementedError, see its docstring)
+from ._capture import capturing as _capturing, engine_grad as _engine_grad
 
 __all__ = ["backward", "grad", "gradcheck", "gradgradcheck", "Function", "FunctionCtx", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled"]
@@ -34,8 +37,10 @@ def _as_list(x, caller=None):
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulates the gradients of `tensors` into the .grad of the leaves (or of `inputs`)."""
-    _C._autograd_backward(_as_list(tensors, "backward"), _as_list(grad_tensors), retain_graph, create_graph,
-                          _as_list(inputs, "backward"))
+    inputs = _as_list(inputs, "backward")
+    with _capturing() if inputs else contextlib.nullcontext():  # inputs=: only those leaves get a .grad
+        _C._autograd_backward(_as_list(tensors, "backward"), _as_list(grad_tensors), retain_graph, create_graph,
+                              inputs)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
@@ -76,7 +81,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         n = sizes.pop() if sizes else 0
         for i in range(n):
             keep = True if i < n - 1 else retain_graph  # the last pass frees the graph as a plain grad would
-            row = _C._autograd_grad(outs, ins, [g[i] if g is not None else None for g in batched], keep,
+            row = _engine_grad(outs, ins, [g[i] if g is not None else None for g in batched], keep,
                                     create_graph, True)
             rows.append(row)
         result = []
@@ -91,7 +96,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 result.append(_C.stack([g if g is not None else _C.zeros_like(x) for g in got]))
         result = tuple(result)
     else:
-        result = _C._autograd_grad(outs, ins, _as_list(grad_outputs), retain_graph, create_graph, allow_unused)
+        result = _engine_grad(outs, ins, _as_list(grad_outputs), retain_graph, create_graph, allow_unused)
     if materialize_grads:
         result = tuple(g if g is not None else _C.zeros_like(x) for g, x in zip(result, ins))
     return result if not single else result

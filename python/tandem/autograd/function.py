@@ -128,18 +128,24 @@ _BASE_SETUP_CONTEXT = Function.setup_context
 
 def _checked_gradients(backward, name, inputs):
     """backward with PyTorch's checks of what it returns: gradients past the last input are dropped when they
-    are all None, and a gradient for an input that is not a tensor is refused (the node would ignore it)."""
+    are all None, a gradient for an input that is not a tensor is refused (the node would ignore it), and so is a
+    complex gradient for a real input (the engine would cast it to the input's dtype, dropping the imaginary
+    part)."""
+    real_inputs = [isinstance(a, _C.Tensor) and not a.is_complex() for a in inputs]
 
     def checked(ctx, *grads):
         result = backward(ctx, *grads)
-        if not isinstance(result, tuple):
-            return result
-        if len(result) > len(inputs) and all(g is None for g in result[len(inputs):]):
-            result = result[:len(inputs)]
-        for i, (g, a) in enumerate(zip(result, inputs)):
+        items = result if isinstance(result, tuple) else (result,)
+        if len(items) > len(inputs) and all(g is None for g in items[len(inputs):]):
+            items = result = items[:len(inputs)]
+        for i, (g, a) in enumerate(zip(items, inputs)):
             if g is not None and not isinstance(a, _C.Tensor):
                 raise RuntimeError(f"function {name} returned a gradient different than None at position {i + 1}, "
                                    "but the corresponding forward input was not a Variable")
+            if real_inputs[i] and isinstance(g, _C.Tensor) and g.is_complex():
+                raise RuntimeError("Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
+                                   f"grad_is_complex) to be true, but got false.\nhint: {name} returned a complex "
+                                   f"gradient for the real input {i}; return its real part (grad.real)")
         return result
 
     return checked

@@ -6,6 +6,7 @@ two columns of the real Jacobian (perturbed along 1 and along 1j), a complex out
 and imaginary parts, whose gradients come from backward passes with grad_output 1 and 1j). With PyTorch's
 convention (grad = dL/dx + i dL/dy) the analytical entries are the real and imaginary parts of the gradient."""
 from .. import _C
+from ._capture import engine_grad as _engine_grad
 
 __all__ = ["gradcheck", "GradcheckError"]
 
@@ -100,7 +101,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                 row_part.append(None if not o.is_complex() else "real" if d == 1.0 else "imaginary")
                 onehot = _C.zeros_like(o)
                 _elements(onehot)[k].fill_(d)
-                grads = _C._autograd_grad([o], diff, [onehot], True, False, True)
+                grads = _engine_grad([o], diff, [onehot], True, False, True)
                 for i, g in enumerate(grads):
                     if g is None:
                         continue

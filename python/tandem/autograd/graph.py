@@ -97,7 +97,17 @@ def get_gradient_edge(tensor):
 def increment_version(tensor):
     """Marks `tensor` (or each tensor of an iterable) as modified in place, as an in-place op would: a saved
     copy of it then fails backward's version check."""
-    _C._increment_version(tensor)
+    if isinstance(tensor, _C.Tensor):
+        _C._increment_version(tensor)
+        return
+    try:
+        items = iter(tensor)
+    except TypeError:
+        raise RuntimeError("increment_version expect a Iterable[Tensor] as input") from None
+    for t in items:  # PyTorch's order: the tensors before a bad element are already marked
+        if not isinstance(t, _C.Tensor):
+            raise RuntimeError("increment_version expects each element of the iterable to be a tensor")
+        _C._increment_version(t)
 
 
 class _MultiHandle:
@@ -143,6 +153,8 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
 
         return _MultiHandle(tuple(t.register_hook(first_only) for t in tensors if t.requires_grad))
 
+    if any(not isinstance(t, GradientEdge) and not t.requires_grad for t in tensors):
+        raise AssertionError("Expected gradient function to be set")  # PyTorch's assert ("any" skips them)
     nodes = [t.node if isinstance(t, GradientEdge) else _C._grad_fn_or_accumulator(t) for t in tensors]
     seen, expected, buffers = {}, {}, {}
 

@@ -32,22 +32,22 @@ def affine_grid(theta, size, align_corners=None):
         align_corners = False
     if not theta.is_floating_point():
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
-    size = tuple(size)
+    given, size = size, tuple(size)  # the messages show the size as given (a list, a tuple, a Size), as PyTorch's
     if len(size) == 4:
         if theta.dim() != 3 or tuple(theta.shape[-2:]) != (2, 3):
-            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {size}. "
+            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {given}. "
                              f"Got {theta.shape}.")
         spatial = size[-2:]
     elif len(size) == 5:
         if theta.dim() != 3 or tuple(theta.shape[-2:]) != (3, 4):
-            raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {size}. "
+            raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {given}. "
                              f"Got {theta.shape}.")
         spatial = size[-3:]
     else:
         raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
-                                  f"respectively. Got size {size}.")
+                                  f"respectively. Got size {given}.")
     if min(size) <= 0:
-        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+        raise ValueError(f"Expected non-zero, positive output size. Got {given}")
     if theta.shape[0] != size[0]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{size[0]}, "
                            f"{len(spatial) + 1}] but got: [{theta.shape[0]}, {len(spatial) + 1}].")

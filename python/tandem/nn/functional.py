@@ -2,6 +2,7 @@
 dedicated C++ op such as conv2d), so autograd and every device come for free; nothing loops in Python."""
 import math
 import numbers
+import operator
 import warnings
 
 import tandem
@@ -32,6 +33,8 @@ def linear(input, weight, bias=None):
     # A tandem.Tensor goes straight to the C++ functions; tandem.addmm/matmul also take sparse tensors, at the
     # cost of a Python call per use.
     dense = isinstance(input, _C.Tensor)
+    if not dense and not (getattr(input, "is_sparse", False) or getattr(input, "is_sparse_csr", False)):
+        _require_tensors("linear", ("input", input))  # a number (a forward pre-hook's): PyTorch's TypeError
     if input.dim() == 2 and bias is not None:
         return (_C.addmm if dense else tandem.addmm)(bias, input, weight.t())
     if input.dim() == 0 or weight.dim() == 0:  # matmul would name itself in the message
@@ -421,8 +424,17 @@ def embedding_renorm_(weight, input, max_norm, norm_type=2.0):
     return weight
 
 
-def one_hot(tensor, num_classes=-1):
-    """int64 one-hot rows, as PyTorch: class values must lie in [0, num_classes)."""
+def one_hot(tensor, *positional, num_classes=-1):
+    """int64 one-hot rows, as PyTorch: class values must lie in [0, num_classes). num_classes is taken by position
+    or by name; PyTorch's TypeError for one that is not an int names its position only when it was given so."""
+    where = ""
+    if positional:
+        if len(positional) > 1:
+            raise TypeError(f"one_hot() takes from 1 to 2 positional arguments but {len(positional) + 1} were given")
+        num_classes, where = positional[0], " (position 2)"
+    if isinstance(num_classes, bool) or not hasattr(type(num_classes), "__index__"):  # NumPy ints pass
+        raise TypeError(f"one_hot(): argument 'num_classes'{where} must be int, not {type(num_classes).__name__}")
+    num_classes = operator.index(num_classes)
     if tensor.dtype != tandem.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.\nhint: convert the "
                            "class indices with .long()")

@@ -13,8 +13,10 @@ leaves the segment uses (module parameters) directly and returns the inputs' gra
 and outputs that require grad when only the segment's parameters do (found on the function when it is a
 module, a bound method of one, or a closure or partial over modules or tensors), and its determinism check,
 here on the segment's outputs (PyTorch checks every saved tensor, seen through saved-tensors hooks; tandem's
-recompute is one whole call, so the outputs are what it compares). Like PyTorch's reentrant variant, neither
-supports tandem.autograd.grad(..., inputs=params) through a checkpoint (use .backward()), and both recompute
+recompute is one whole call, so the outputs are what it compares). Under autograd.grad (or
+autograd.backward(inputs=...)) the reentrant variant raises PyTorch's error, as PyTorch's does; the non-reentrant
+one hands the gradients of its arguments and of the parameters found on the function back through its node and
+writes no .grad (a parameter it does not find gets no gradient there: use .backward()). Both recompute
 the whole function (``early_stop`` has nothing to stop). ``debug`` logs the ops through the op profiler.
 Selective checkpointing needs a per-op dispatch hook tandem does not have: create_selective_checkpoint_contexts
 raises NotImplementedError (see its docstring).
@@ -28,6 +30,7 @@ import warnings
 
 from .. import _C
 from ..autograd import Function, backward as _autograd_backward
+from ..autograd._capture import engine_grad as _engine_grad, is_capturing as _is_capturing
 from ..amp.autocast_mode import _autocast_resumed, autocast
 from ..autograd.grad_mode import enable_grad
 from ._pytree import tree_map
@@ -265,6 +268,11 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def backward(ctx, *grad_outputs):
+        if _is_capturing():  # the inner backward would accumulate into the segment's parameters' .grad
+            raise RuntimeError("When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or "
+                               "passing an `inputs` parameter to .backward(). To resolve this error, you can either "
+                               "set use_reentrant=False, or call .backward() without passing the `inputs` "
+                               "argument.")
         outputs, args = _recompute(ctx, ctx.run_function, {}, contextlib.nullcontext())
         if not _backward_through(ctx, outputs, grad_outputs):
             raise RuntimeError("none of output has requires_grad=True, this checkpoint() is not necessary")
@@ -340,7 +348,9 @@ class _NonReentrantCheckpoint(Function):
     @staticmethod
     def forward(ctx, run_function, options, *args):
         ctx.run_function, ctx.options = run_function, options
-        args = args[:options["num_args"]]
+        # The leaves found on the function (module parameters) are edges of this node: under autograd.grad their
+        # gradients go back through it. They have no grad_fn, so ctx holding them makes no reference cycle.
+        args, ctx.leaves = args[:options["num_args"]], args[options["num_args"]:]
         _save_forward_state(ctx, args, options["preserve_rng_state"])
         with options["forward_context"]:
             outputs = run_function(*args, **options["kwargs"])
@@ -360,9 +370,25 @@ class _NonReentrantCheckpoint(Function):
                 if options["operator_log"] is None:
                     raise
                 raise options["operator_log"].explain(e) from e
+        if _is_capturing():
+            return (None, None, *_captured_gradients(ctx, outputs, args, grad_outputs))
         _backward_through(ctx, outputs, grad_outputs)
         arg_grads = [a.grad if isinstance(a, _C.Tensor) else None for a in args]
         return (None, None, *arg_grads, *([None] * options["num_leaves"]))
+
+
+def _captured_gradients(ctx, outputs, args, grad_outputs):
+    """Under autograd.grad (or backward(inputs=...)): the gradients of the arguments and of the leaves found on the
+    function, handed back through the node for the engine to capture; no .grad is written (an inner backward
+    would accumulate into every leaf the recomputed graph reaches)."""
+    pairs = [(outputs[pos], g) for pos, g in zip(ctx.diff_positions, grad_outputs)
+             if pos < len(outputs) and isinstance(outputs[pos], _C.Tensor) and outputs[pos].requires_grad
+             and g is not None]
+    targets = [a for a in args if isinstance(a, _C.Tensor) and a.requires_grad] + list(ctx.leaves)
+    found = iter(_engine_grad([o for o, _ in pairs], targets, [g for _, g in pairs], None, False, True)
+                 if pairs and targets else [None] * len(targets))
+    arg_grads = [next(found) if isinstance(a, _C.Tensor) and a.requires_grad else None for a in args]
+    return arg_grads + list(found)
 
 
 class _CheckpointedFunction:

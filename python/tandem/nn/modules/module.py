@@ -247,9 +247,11 @@ class Module:
     def get_submodule(self, target):
         mod = self
         for item in target.split(".") if target else []:
-            if not hasattr(mod, item) or not isinstance(getattr(mod, item), Module):
-                raise AttributeError(f"{type(mod).__name__} has no attribute `{item}`")
+            if not hasattr(mod, item):
+                raise AttributeError(f"{mod._get_name()} has no attribute `{item}`")
             mod = getattr(mod, item)
+            if not isinstance(mod, Module):  # a parameter or a plain attribute on the path
+                raise AttributeError(f"`{item}` is not an nn.Module")
         return mod
 
     def set_submodule(self, target, module, strict=False):
@@ -576,22 +578,60 @@ class Module:
 
 
 def _parse_to(*args, **kwargs):
-    """(device, dtype, non_blocking) from Module.to's forms: to(device), to(dtype), to(device, dtype),
-    to(tensor), each with non_blocking= (positional after the device or tensor, as in PyTorch)."""
-    device = kwargs.pop("device", None)
-    dtype = kwargs.pop("dtype", None)
-    non_blocking = kwargs.pop("non_blocking", False)
-    if kwargs:
-        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
-    for a in args:
-        if isinstance(a, Tensor):
-            device, dtype = a.device, a.dtype
-        elif isinstance(a, _C.dtype):
-            dtype = a
-        elif isinstance(a, bool):  # before int: bool is an int subclass
-            non_blocking = a
-        elif isinstance(a, (str, int, _C.device)):
-            device = a
-        else:
-            raise TypeError(f"to() received an invalid combination of arguments: {type(a).__name__}")
-    return device, dtype, non_blocking
+    """(device, dtype, non_blocking) from Module.to's forms, bound as PyTorch's argument parser binds them:
+    to(device=None, dtype=None, non_blocking=False, copy=False), to(dtype, non_blocking=False, copy=False) and
+    to(tensor, non_blocking=False, copy=False), by position or by name; anything else is its TypeError."""
+    for names in _TO_FORMS:
+        if len(args) > len(names) or any(k not in names for k in kwargs):
+            continue
+        bound = dict(zip(names, args))
+        if any(k in bound for k in kwargs):
+            continue
+        bound.update(kwargs)
+        if names[0] != "device" and names[0] not in bound:  # dtype and tensor are required in their forms
+            continue
+        if not all(_TO_KINDS[k](v) for k, v in bound.items()):
+            continue
+        if bound.get("copy"):
+            raise RuntimeError(".to() does not accept copy argument")
+        source = bound.get("tensor")
+        if source is not None:
+            return source.device, source.dtype, bound.get("non_blocking", False)
+        return bound.get("device"), bound.get("dtype"), bound.get("non_blocking", False)
+    raise TypeError(f"to() received an invalid combination of arguments - got ({_parser_got(args, kwargs)}), but "
+                    "expected one of:\n * (torch.device device = None, torch.dtype dtype = None, bool non_blocking "
+                    "= False, bool copy = False, *, torch.memory_format memory_format = None)\n * (torch.dtype "
+                    "dtype, bool non_blocking = False, bool copy = False, *, torch.memory_format memory_format = "
+                    "None)\n * (Tensor tensor, bool non_blocking = False, bool copy = False, *, torch.memory_format "
+                    "memory_format = None)\n")
+
+
+_TO_FORMS = (("device", "dtype", "non_blocking", "copy"), ("dtype", "non_blocking", "copy"),
+             ("tensor", "non_blocking", "copy"))
+_TO_KINDS = {
+    "device": lambda v: v is None or isinstance(v, (str, _C.device)) or isinstance(v, int) and not isinstance(v, bool),
+    "dtype": lambda v: v is None or isinstance(v, _C.dtype),
+    "tensor": lambda v: isinstance(v, Tensor),
+    "non_blocking": lambda v: isinstance(v, bool),
+    "copy": lambda v: isinstance(v, bool),
+}
+
+
+def _parser_type_name(value):
+    if isinstance(value, Tensor):
+        return "Tensor"
+    if isinstance(value, _C.dtype):
+        return "torch.dtype"
+    if isinstance(value, _C.device):
+        return "torch.device"
+    return type(value).__name__
+
+
+def _parser_got(args, kwargs):
+    """The "got (...)" of PyTorch's argument-parser error: the positional types, then name=type for the keywords
+    in the reverse of their order (as its parser lists them), each keyword followed by ", " when no argument was
+    positional."""
+    keywords = [f"{k}={_parser_type_name(v)}" for k, v in reversed(list(kwargs.items()))]
+    if not args:
+        return "".join(k + ", " for k in keywords)
+    return ", ".join([_parser_type_name(a) for a in args] + keywords)

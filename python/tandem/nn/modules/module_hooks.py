@@ -97,14 +97,33 @@ class BackwardHookFunction(Function):
 
 
 def _replaced(result, grads, hook_kind, what):
-    """The gradients a backward hook returned (None keeps `grads`), checked to be as many as it was given."""
+    """The gradients a backward hook returned (None keeps `grads`), checked as PyTorch checks them: as many as it
+    was given (any sequence counts, so a lone tensor is read as its rows, and a number has no len()), each a
+    tensor of the type and size of the gradient it replaces."""
     if result is None:
         return grads
-    result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
     if len(result) != len(grads):
         raise RuntimeError(f"{hook_kind} returned an invalid number of {what}, got {len(result)}, but expected "
                            f"{len(grads)}")
+    result = tuple(result)
+    for new, old in zip(result, grads):
+        if new is None:
+            continue
+        if not isinstance(new, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+        if old is None:
+            continue
+        if new.dtype != old.dtype or new.device != old.device:
+            raise RuntimeError(f"hook 'hook' has changed the type of value (was {_legacy_type(old)} got "
+                               f"{_legacy_type(new)})")
+        if new.shape != old.shape:
+            raise RuntimeError("hook 'hook' has changed the size of value")
     return result
+
+
+def _legacy_type(t):
+    """torch.DoubleTensor, torch.cuda.FloatTensor: the names PyTorch's hook messages use (as tandem's C++ hooks)."""
+    return t.type().replace("tandem.", "torch.", 1)
 
 
 class _BackwardHookState:

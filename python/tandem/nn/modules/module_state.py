@@ -3,6 +3,7 @@
 the `_metadata` version), with extra state and the state-dict hooks. The walk over submodules is iterative."""
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
+import warnings
 
 from ... import _C
 from ..._C import Tensor
@@ -72,7 +73,17 @@ def walk_modules(root, prefix, enter, leave):
 
 def state_dict(module, *args, destination=None, prefix="", keep_vars=False):
     if args:
-        raise TypeError("state_dict() takes keyword arguments only (destination=, prefix=, keep_vars=)")
+        warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to https://pytorch.org/docs/"
+                      "main/generated/torch.nn.Module.html#torch.nn.Module.state_dict for details.", FutureWarning,
+                      stacklevel=3)
+        # The old positional form (destination, prefix, keep_vars), each read only where its keyword was left at
+        # its default, as PyTorch still does; positional arguments past the third are ignored there too.
+        if destination is None:
+            destination = args[0]
+        if len(args) > 1 and prefix == "":
+            prefix = args[1]
+        if len(args) > 2 and keep_vars is False:
+            keep_vars = args[2]
     if destination is None:
         destination = OrderedDict()
         destination._metadata = OrderedDict()
@@ -200,8 +211,8 @@ def load_state_dict(module, state_dict, strict=True, assign=False):
 
     def leave(base, mod):  # post hooks see the keys found so far and may edit the lists in place
         for hook in mod._load_state_dict_post_hooks.values():
-            if hook(mod, incompatible) is not None:
-                raise RuntimeError("Hooks registered with ``register_load_state_dict_post_hook`` are not expected "
+            if hook(mod, incompatible) is not None:  # PyTorch's assert: an AssertionError
+                raise AssertionError("Hooks registered with ``register_load_state_dict_post_hook`` are not expected "
                                    "to return new values, if incompatible_keys need to be modified, it should be "
                                    "done inplace.")
 
