@@ -39,6 +39,7 @@ from .amp import autocast, GradScaler  # noqa: F401  (torch.GradScaler is torch.
 from ._device_streams import Stream, Event  # noqa: F401  (device-agnostic: cpu, or tandem.cuda's)
 from . import distributed  # noqa: F401
 from ._legacy import LEGACY_TYPES as _LEGACY_TYPES, tensor_type as _tensor_type, Variable as _Variable
+from ._legacy import tensor_type_as as _tensor_type_as
 from ._legacy import tensor_where as _tensor_where
 from ._finfo import finfo, iinfo  # noqa: F401
 from ._dtype_functions import can_cast, isdtype  # noqa: F401
@@ -53,6 +54,7 @@ _C._set_size_class(_size_from_ints)
 Tensor.__repr__ = _tensor_repr
 Tensor.__format__ = _tensor_format
 Tensor.type = _tensor_type
+Tensor.type_as = _tensor_type_as
 Tensor.where = _tensor_where
 Tensor.__array_namespace__ = array_api._array_namespace
 _compositions.install(globals())  # tril, einsum, ... and their Tensor methods
