@@ -55,6 +55,9 @@ Tensor.__repr__ = _tensor_repr
 Tensor.__format__ = _tensor_format
 Tensor.type = _tensor_type
 Tensor.type_as = _tensor_type_as
+from . import _api_usage  # noqa: E402
+_api_usage.install(_C)  # _C._log_api_usage_once, which torchmetrics and torchvision call
+_C._disabled_torch_function_impl = overrides._disabled_torch_function_impl  # subclasses opt out with it (PyG)
 Tensor.where = _tensor_where
 Tensor.__array_namespace__ = array_api._array_namespace
 _compositions.install(globals())  # tril, einsum, ... and their Tensor methods
@@ -107,6 +110,7 @@ from .func import vmap  # noqa: E402,F401  (torch.vmap is torch.func.vmap)
 
 from . import version  # noqa: E402
 from .version import __version__  # noqa: E402,F401
+from . import __config__  # noqa: E402,F401  (the build as text: torch_geometric reads torch.__config__.show())
 from . import library  # noqa: E402,F401  (torch.library: custom operators, docs/library.md)
 from ._library.registry import ops  # noqa: E402,F401  (torch.ops.<namespace>.<op>)
 from ._control_flow import cond, while_loop  # noqa: E402,F401

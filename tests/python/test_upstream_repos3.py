@@ -151,3 +151,61 @@ def test_every_distribution_class_has_a_docstring():
     assert theirs <= ours
     assert "Chi-squared" in tandem.distributions.Chi2.__doc__
     assert tandem.distributions.Normal.__doc__ != tandem.distributions.Distribution.__doc__
+
+
+# Lightning-AI/torchmetrics' Metric.__init__ calls torch._C._log_api_usage_once (PyTorch's usage telemetry).
+def test_log_api_usage_hooks():
+    for lib in (tandem, torch):
+        assert lib._C._log_api_usage_once("torchmetrics.metric.Metric") is None
+        assert lib._C._log_api_usage_metadata("event", {"key": "value"}) is None
+    bad_calls = [("_log_api_usage_once", (3,)), ("_log_api_usage_once", ()), ("_log_api_usage_once", ("a", "b")),
+                 ("_log_api_usage_metadata", ("e",)), ("_log_api_usage_metadata", ("e", {"k": 3}))]
+    for name, args in bad_calls:
+        messages = []
+        for lib in (tandem, torch):
+            with pytest.raises(TypeError) as got:
+                getattr(lib._C, name)(*args)
+            messages.append(str(got.value).replace("torch._C", "tandem._C"))
+        assert messages[0] == messages[1]
+
+
+# pyg-team/pytorch_geometric decides on its sparse paths with `'USE_MKL=OFF' in torch.__config__.show()`.
+def test_config_show_and_parallel_info():
+    text = tandem.__config__.show()
+    assert text.startswith("tandem built with:\n") and text.endswith("\n")
+    settings = text.split("Build settings: ")[1]
+    assert "USE_MKL=OFF" in settings and "LAPACK_INFO=open" in settings
+    assert f"USE_CUDA={'ON' if tandem.version.cuda else 'OFF'}" in settings
+    assert f"TORCH_VERSION={tandem.__version__}" in settings
+    # the same keys PyTorch prints, so that flag checks written against its text work
+    theirs = torch.__config__.show().split("Build settings: ")[1]
+    their_keys = {item.split("=")[0] for item in theirs.split(", ") if "=" in item}
+    our_keys = {item.split("=")[0] for item in settings.split(", ") if "=" in item}
+    assert {"USE_CUDA", "USE_MKL", "USE_OPENMP", "USE_MPI", "USE_NCCL", "TORCH_VERSION", "BLAS_INFO"} <= our_keys
+    assert our_keys <= their_keys
+    info = tandem.__config__.parallel_info()
+    assert f"at::get_num_threads() : {tandem.get_num_threads()}" in info
+    assert torch.__config__.parallel_info().startswith("ATen/Parallel:\n") and info.startswith("ATen/Parallel:\n")
+
+
+# torch_geometric's Tensor subclasses opt out of the protocol with
+# `__torch_function__ = torch._C._disabled_torch_function_impl`: such a type does not count as implementing it.
+def test_disabled_torch_function_impl():
+    results = []
+    for lib in (tandem, torch):
+        class OptedOut(lib.Tensor):
+            __torch_function__ = lib._C._disabled_torch_function_impl
+
+        class NotATensor:
+            __torch_function__ = lib._C._disabled_torch_function_impl
+
+        x = lib.ones(2).as_subclass(OptedOut)
+        impl = lib._C._disabled_torch_function_impl
+        results.append((
+            lib.overrides.has_torch_function((x,)), lib.overrides.has_torch_function((NotATensor(),)),
+            lib.overrides.is_tensor_like(NotATensor()), type(x + 1).__name__,
+            OptedOut.__torch_function__ is impl, x.__torch_function__ is impl,  # not bound as a method
+            impl(lib.add, (), (lib.ones(1), 2)).tolist(), impl(lib.mul, (), (lib.ones(1),), {"other": 3}).tolist(),
+            repr(impl)))
+    assert results[0] == results[1]
+    assert results[0][:3] == (False, False, True)
