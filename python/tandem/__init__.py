@@ -55,9 +55,8 @@ Tensor.__repr__ = _tensor_repr
 Tensor.__format__ = _tensor_format
 Tensor.type = _tensor_type
 Tensor.type_as = _tensor_type_as
-from . import _api_usage  # noqa: E402
-_api_usage.install(_C)  # _C._log_api_usage_once, which torchmetrics and torchvision call
-_C._disabled_torch_function_impl = overrides._disabled_torch_function_impl  # subclasses opt out with it (PyG)
+from . import _c_names  # noqa: E402
+_c_names.install(_C)  # _log_api_usage_once, _get_tracing_state, ...: torch._C names libraries call
 Tensor.where = _tensor_where
 Tensor.__array_namespace__ = array_api._array_namespace
 _compositions.install(globals())  # tril, einsum, ... and their Tensor methods

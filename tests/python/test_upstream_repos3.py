@@ -9,7 +9,8 @@ import torch
 
 import tandem
 
-needs_two_cuda = pytest.mark.skipif(tandem.cuda.device_count() < 2, reason="needs 2 CUDA devices (TANDEM_EMULATE_CUDA=2)")
+needs_two_cuda = pytest.mark.skipif(tandem.cuda.device_count() < 2,
+                                    reason="needs 2 CUDA devices (TANDEM_EMULATE_CUDA=2)")
 
 def _scaled_by_three(lib):
     class ScaleByThree(lib.autograd.Function):
@@ -209,3 +210,44 @@ def test_disabled_torch_function_impl():
             repr(impl)))
     assert results[0] == results[1]
     assert results[0][:3] == (False, False, True)
+
+
+# pyro's ignore_jit_warnings asks torch._C._get_tracing_state() and then filters torch.jit.TracerWarning.
+def test_tracing_state_is_none_outside_trace_and_set_inside():
+    for lib in (tandem, torch):
+        assert lib._C._get_tracing_state() is None
+        seen = []
+
+        def double(x):
+            seen.append(lib._C._get_tracing_state())
+            return x * 2
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # trace's deprecation warning
+            lib.jit.trace(double, lib.ones(2))
+        assert seen[0] is not None  # PyTorch's trace runs it again to check the trace, untraced: None there
+        assert type(seen[0]).__name__ == "TracingState"
+        assert lib._C._get_tracing_state() is None
+        assert issubclass(lib.jit.TracerWarning, Warning)
+        with pytest.raises(TypeError, match="^_get_tracing_state\\(\\): incompatible function arguments"):
+            lib._C._get_tracing_state(1)
+
+
+# pyro's nn.module decorates methods with torch._jit_internal._copy_to_script_wrapper (and warns, an error under
+# its test settings, when the import fails).
+def test_jit_internal_copy_to_script_wrapper():
+    import importlib
+
+    marks = []
+    for name in ("tandem._jit_internal", "torch._jit_internal"):
+        module = importlib.import_module(name)
+
+        def method(self):
+            return 1
+
+        assert module._copy_to_script_wrapper(method) is method
+        marks.append(method._torchscript_modifier)
+        assert {k: v for k, v in vars(module.FunctionModifiers).items() if not k.startswith("_")} == \
+            {k: v for k, v in vars(importlib.import_module("torch._jit_internal").FunctionModifiers).items()
+             if not k.startswith("_")}
+    assert marks[0] == marks[1]
