@@ -39,6 +39,7 @@ from .amp import autocast, GradScaler  # noqa: F401  (torch.GradScaler is torch.
 from ._device_streams import Stream, Event  # noqa: F401  (device-agnostic: cpu, or tandem.cuda's)
 from . import distributed  # noqa: F401
 from ._legacy import LEGACY_TYPES as _LEGACY_TYPES, tensor_type as _tensor_type, Variable as _Variable
+from ._legacy import tensor_type_as as _tensor_type_as
 from ._legacy import tensor_where as _tensor_where
 from ._finfo import finfo, iinfo  # noqa: F401
 from ._dtype_functions import can_cast, isdtype  # noqa: F401
@@ -53,6 +54,9 @@ _C._set_size_class(_size_from_ints)
 Tensor.__repr__ = _tensor_repr
 Tensor.__format__ = _tensor_format
 Tensor.type = _tensor_type
+Tensor.type_as = _tensor_type_as
+from . import _c_names  # noqa: E402
+_c_names.install(_C)  # _log_api_usage_once, _get_tracing_state, ...: torch._C names libraries call
 Tensor.where = _tensor_where
 Tensor.__array_namespace__ = array_api._array_namespace
 _compositions.install(globals())  # tril, einsum, ... and their Tensor methods
@@ -105,6 +109,7 @@ from .func import vmap  # noqa: E402,F401  (torch.vmap is torch.func.vmap)
 
 from . import version  # noqa: E402
 from .version import __version__  # noqa: E402,F401
+from . import __config__  # noqa: E402,F401  (the build as text: torch_geometric reads torch.__config__.show())
 from . import library  # noqa: E402,F401  (torch.library: custom operators, docs/library.md)
 from ._library.registry import ops  # noqa: E402,F401  (torch.ops.<namespace>.<op>)
 from ._control_flow import cond, while_loop  # noqa: E402,F401

@@ -103,6 +103,26 @@ def tensor_type(self, dtype=None, non_blocking=False, **kwargs):
     return self if target == self.dtype else self.to(target, non_blocking=non_blocking)
 
 
+_dtype_only_type_as = Tensor.type_as  # the binding: converts the dtype
+
+
+def tensor_type_as(self, *args, **kwargs):
+    """t.type_as(other) is t.type(other.type()) in PyTorch: other's dtype, and other's device type too (a CPU
+    tensor goes to the current CUDA device when other is on CUDA; linear_operator writes eye(n).type_as(A))."""
+    for name in kwargs.keys() - {"other"}:
+        raise TypeError(f"type_as() got an unexpected keyword argument '{name}'")
+    if len(args) > 1:
+        raise TypeError(f"type_as() takes 1 positional argument but {len(args)} were given")
+    if not args and not kwargs:
+        raise TypeError('type_as() missing 1 required positional arguments: "other"')
+    other = args[0] if args else kwargs["other"]
+    if not isinstance(other, Tensor):
+        raise TypeError(f"type_as(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+    if other.device.type != self.device.type:
+        return tensor_type(self, tensor_type(other))
+    return _dtype_only_type_as(self, other)
+
+
 class _VariableMeta(type):
     def __instancecheck__(cls, obj):
         return isinstance(obj, Tensor)

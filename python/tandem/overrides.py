@@ -31,13 +31,34 @@ def _mode_stack():
     return _modes.stack
 
 
+class _DisabledTorchFunction:
+    """torch._C._disabled_torch_function_impl: a Tensor subclass sets ``__torch_function__`` to it to opt out of the
+    protocol (torch_geometric's Index and EdgeIndex do); such a type counts as not implementing __torch_function__,
+    and calling it runs func as is. A callable object rather than a function, so that as a class attribute it is
+    not bound as a method (PyTorch's is a builtin)."""
+
+    def __call__(self, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))
+
+    def __repr__(self):
+        return "<built-in function _disabled_torch_function_impl>"
+
+
+_disabled_torch_function_impl = _DisabledTorchFunction()
+
+
+def _implements_torch_function(kind):
+    found = getattr(kind, "__torch_function__", None)
+    return found is not None and found is not _disabled_torch_function_impl
+
+
 def _overloaded_args(relevant_args):
     """The arguments whose type defines __torch_function__, one per type, subclasses before their superclasses
     and otherwise in the order given (PyTorch's order of calling them)."""
     chosen, types = [], set()
     for arg in relevant_args:
         kind = type(arg)
-        if kind in types or not hasattr(kind, "__torch_function__"):
+        if kind in types or not _implements_torch_function(kind):
             continue
         types.add(kind)
         at = next((i for i, old in enumerate(chosen) if issubclass(kind, type(old))), len(chosen))
@@ -52,7 +73,7 @@ def has_torch_function(relevant_args):
         raise TypeError("expected a sequence")
     if not relevant_args:
         return False
-    return bool(_mode_stack()) or any(hasattr(type(arg), "__torch_function__") for arg in relevant_args)
+    return bool(_mode_stack()) or any(_implements_torch_function(type(arg)) for arg in relevant_args)
 
 
 def has_torch_function_unary(arg):
@@ -107,7 +128,7 @@ def wrap_torch_function(dispatcher):
 
 def is_tensor_like(inp):
     """A tandem Tensor (or subclass), or anything whose type implements __torch_function__."""
-    return isinstance(inp, _C.Tensor) or hasattr(inp, "__torch_function__")
+    return isinstance(inp, _C.Tensor) or hasattr(type(inp), "__torch_function__")  # the disabled impl counts
 
 
 def get_ignored_functions():

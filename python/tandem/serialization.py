@@ -17,13 +17,20 @@ import struct
 import tempfile
 import warnings
 from collections import OrderedDict
+from collections.abc import Callable
+from typing import Optional, Union
 
 from . import _C
 from ._C import Tensor
 from ._torch_format import (ZIP_MAGIC, add_safe_globals, clear_safe_globals, get_safe_globals,  # noqa: F401
                             restore_device, safe_globals)
+from ._storage import UntypedStorage
+from .types import FileLike  # noqa: F401  (PyTorch's serialization exports it too)
 
 DEFAULT_PROTOCOL = 2  # torch.save's
+
+# The annotations PyTorch exports here (pyro's param store imports MAP_LOCATION): what load's map_location takes.
+MAP_LOCATION = Optional[Union[Callable[[UntypedStorage, str], UntypedStorage], _C.device, str, dict[str, str]]]
 
 _DTYPE_CODES = {
     "float16": "F16", "bfloat16": "BF16", "float32": "F32", "float64": "F64", "int8": "I8", "int16": "I16",

@@ -5,6 +5,7 @@ import inspect
 import warnings
 
 from .. import _C
+from ._function_node_attrs import remember_ctx
 from .grad_mode import no_grad
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
@@ -118,6 +119,8 @@ class Function:
             backward = _one_grad_per_output(backward, outputs, is_diff, ctx.materialize_grads, arrived)
         _C._record_function(name, backward, ctx, inputs, diff, to_save)
         node = next((o.grad_fn for o in diff if o.grad_fn is not None), None)  # integer outputs have none
+        if node is not None:
+            remember_ctx(node, ctx)
         if arrived is not None and node is not None:
             node.register_prehook(lambda grads: arrived.__setitem__(slice(None), [g is not None for g in grads]))
         return outputs if isinstance(result, tuple) else outputs[0]

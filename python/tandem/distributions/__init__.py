@@ -86,3 +86,17 @@ __all__ = [
     "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StackTransform",
     "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform",
 ]
+
+
+def _document_classes_from_their_modules(namespace):
+    """Each distribution and transform is described by its module's docstring. A class that has none of its own
+    takes it, so that __doc__ is a string as in PyTorch (pyro builds its wrappers' docs by concatenating them)."""
+    import sys  # noqa: PLC0415
+
+    for value in list(namespace.values()):
+        if isinstance(value, type) and value.__doc__ is None:
+            module_doc = getattr(sys.modules.get(value.__module__), "__doc__", None)
+            value.__doc__ = module_doc or f"{value.__name__} ({value.__module__})."
+
+
+_document_classes_from_their_modules(globals())

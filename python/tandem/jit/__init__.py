@@ -25,6 +25,11 @@ __all__ = ["script", "trace", "ignore", "unused", "export", "is_scripting", "is_
 _tracing = [False]
 
 
+class TracerWarning(Warning):
+    """PyTorch's tracer warns with it about code a trace cannot capture; tandem's trace records no graph and never
+    does, but code that filters it (pyro's ignore_jit_warnings) names the class."""
+
+
 def is_scripting():
     """False: code always runs eagerly in tandem."""
     return False

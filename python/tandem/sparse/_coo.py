@@ -144,6 +144,18 @@ class SparseCooTensor(_SparseBase):
     def T(self):  # noqa: N802  (PyTorch's name)
         return _math.t(self)
 
+    @property
+    def mT(self):  # noqa: N802  (PyTorch's name; linear_operator's sparse matmul backward uses it)
+        return _math.matrix_transpose(self, "mT")
+
+    @property
+    def mH(self):  # noqa: N802
+        return _math.matrix_transpose(self, "mH")
+
+    @property
+    def H(self):  # noqa: N802
+        return _math.matrix_transpose(self, "H")
+
     # ---- arithmetic -------------------------------------------------------------------------------------------
     def mm(self, mat2):
         return _math.mm(self, mat2)

@@ -111,6 +111,19 @@ def t(self):
     return transpose(self, 0, 1) if self.dim() == 2 else self
 
 
+def matrix_transpose(t, name):
+    """t.mT / t.mH / t.H: the last two dimensions swapped (conjugated for mH and H), with PyTorch's errors."""
+    if name == "H" and t.dim() != 2:
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {t.dim()}-D tensor.")
+    if t.dim() < 2:
+        raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. Got {t.dim()}-D "
+                           "tensor.")
+    swapped = transpose(t, -2, -1)
+    if name == "mT" or not t.is_complex():
+        return swapped
+    return _coo.wrap(swapped._idx, swapped._vals.conj_physical(), list(swapped._size), False)
+
+
 # ---- products -----------------------------------------------------------------------------------------------------
 
 def _check_sparse_matrix(a):

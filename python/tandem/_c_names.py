@@ -1,0 +1,51 @@
+"""Names library code reaches as torch._C.X that are bookkeeping, not math, so tandem writes them in Python and
+adds them to tandem._C: the usage-telemetry hooks (torchmetrics' Metric and torchvision's models call
+_log_api_usage_once), the tracer's state (pyro asks _get_tracing_state before filtering tracer warnings) and the
+__torch_function__ opt-out of Tensor subclasses (torch_geometric's Index and EdgeIndex)."""
+from . import jit, overrides
+
+
+def _log_api_usage_once(*args):
+    """PyTorch's usage telemetry: tandem logs nothing, and checks the argument as PyTorch does."""
+    if len(args) != 1:
+        raise TypeError(f"tandem._C._log_api_usage_once() takes exactly one argument ({len(args)} given)")
+    if not isinstance(args[0], str):
+        raise TypeError("bad argument type for built-in operation")
+
+
+def _log_api_usage_metadata(*args):
+    ok = (len(args) == 2 and isinstance(args[0], str) and hasattr(args[1], "items")
+          and all(isinstance(k, str) and isinstance(v, str) for k, v in args[1].items()))
+    if not ok:
+        shown = ", ".join(repr(a) for a in args)
+        raise TypeError("_log_api_usage_metadata(): incompatible function arguments. The following argument types "
+                        "are supported:\n    1. (arg0: str, arg1: collections.abc.Mapping[str, str]) -> None\n\n"
+                        f"Invoked with: {shown}")
+
+
+class TracingState:
+    """What _get_tracing_state returns while tandem.jit.trace runs the traced function (PyTorch's holds the graph
+    being recorded; tandem's trace records none)."""
+
+    def __repr__(self):
+        return "<tandem._C.TracingState (jit.trace is running the function eagerly)>"
+
+
+_TRACING = TracingState()
+
+
+def _get_tracing_state(*args):
+    """None, except while tandem.jit.trace runs its function."""
+    if args:
+        shown = ", ".join(repr(a) for a in args)
+        raise TypeError("_get_tracing_state(): incompatible function arguments. The following argument types are "
+                        f"supported:\n    1. () -> tandem._C.TracingState\n\nInvoked with: {shown}")
+    return _TRACING if jit.is_tracing() else None
+
+
+def install(c_module):
+    c_module._log_api_usage_once = _log_api_usage_once
+    c_module._log_api_usage_metadata = _log_api_usage_metadata
+    c_module._get_tracing_state = _get_tracing_state
+    c_module.TracingState = TracingState
+    c_module._disabled_torch_function_impl = overrides._disabled_torch_function_impl
