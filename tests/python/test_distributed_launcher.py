@@ -167,20 +167,34 @@ def test_each_rank_gets_torchruns_environment_and_the_arguments_untouched(ddp_jo
         assert report["argv"][3:] == PASSED_THROUGH
 
 
+MODULE_MAIN = """
+import datetime, os, sys
+from tandem.distributed import TCPStore
+
+# PyTorch's pattern for a store of one's own: rank 0 "serves" MASTER_PORT. The launcher serves that port already,
+# so rank 0's store becomes a client of it (PyTorch's rule under TORCHELASTIC_USE_AGENT_STORE) instead of failing.
+rank = int(os.environ["RANK"])
+store = TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), 2, rank == 0,
+                 datetime.timedelta(seconds=60))
+store.set(f"from{rank}", str(rank))
+other = store.get(f"from{1 - rank}").decode()
+print("module", __name__, rank, sys.argv[1:], "other", other, flush=True)
+"""
+
+
 def test_module_mode_with_tee_to_log_files_and_a_local_ranks_filter(tmp_path):
     (tmp_path / "launched_pkg").mkdir()
     (tmp_path / "launched_pkg" / "__init__.py").write_text("")
-    (tmp_path / "launched_pkg" / "__main__.py").write_text(
-        "import os, sys\nprint('module', __name__, os.environ['RANK'], sys.argv[1:], flush=True)\n")
+    (tmp_path / "launched_pkg" / "__main__.py").write_text(MODULE_MAIN)
     logs = tmp_path / "logs"
     run = launch(tmp_path, "--nproc-per-node=2", "--log-dir", logs, "--tee=1", "--local-ranks-filter=0", "-m",
                  "launched_pkg", "--lr", "0.1")
     assert run.returncode == 0, run.stderr
     # tee: the console line gets torchrun's prefix; rank 1 is filtered off the console, not out of its file
-    assert run.stdout.splitlines() == ["[default0]:module __main__ 0 ['--lr', '0.1']"]
+    assert run.stdout.splitlines() == ["[default0]:module __main__ 0 ['--lr', '0.1'] other 1"]
     [job] = logs.iterdir()  # <run id>_<random>, torchrun's layout
     assert [(job / "attempt_0" / r / "stdout.log").read_text() for r in "01"] == [
-        f"module __main__ {r} ['--lr', '0.1']\n" for r in "01"]
+        f"module __main__ {r} ['--lr', '0.1'] other {1 - int(r)}\n" for r in "01"]
 
 
 def test_run_path_and_no_python_commands(tmp_path, monkeypatch):
@@ -294,7 +308,8 @@ def test_max_restarts_restarts_the_group_until_it_succeeds(tmp_path):
     assert "[default] Worker group FAILED. 2/2 attempts left; will restart worker group" in run.stderr
 
 
-def test_sigterm_to_the_launcher_stops_every_worker(tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])  # SIGINT: Ctrl-C
+def test_a_signal_to_the_launcher_stops_every_worker(tmp_path, sig):
     stubborn = script(tmp_path, "stubborn.py", """
 import os, signal, subprocess, sys, time
 if os.environ["RANK"] == "1":
@@ -314,16 +329,19 @@ time.sleep(300)
             deadline = time.monotonic() + 60
             while len(list(tmp_path.glob("pids.*"))) < 2 and time.monotonic() < deadline:
                 time.sleep(0.05)
-            proc.send_signal(signal.SIGTERM)
+            proc.send_signal(sig)
             assert proc.wait(timeout=30) == 1
         finally:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
-    assert_gone(worker_pids(tmp_path))
+    pids = [int(p) for r in "01" for p in (tmp_path / f"pids.{r}").read_text().split()]  # rank 0, its child, ...
+    assert_gone(pids)
     text = (tmp_path / "out").read_text()
-    assert f"SignalException: Process {proc.pid} got signal: 15" in text
-    assert "forcefully exiting via SIGKILL" in text
+    assert f"SignalException: Process {proc.pid} got signal: {int(sig)}" in text
+    assert f"Sending process {pids[0]} closing signal {sig.name}" in text  # the workers get the same signal
+    if sig == signal.SIGTERM:
+        assert f"Unable to shutdown process {pids[2]} via SIGTERM, forcefully exiting via SIGKILL" in text
 
 
 # -- the arguments, against PyTorch's own parser and checks --------------------------------------------------

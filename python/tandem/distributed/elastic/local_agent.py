@@ -97,6 +97,7 @@ class LocalAgent:
         self._server = None
         self._workers = []
         self._signal_received = None
+        self._deferring = False  # while a worker is being started: a signal then waits until it is in the list
         self._old_handlers = {}
 
     # -- signals -------------------------------------------------------------------------------------------
@@ -104,7 +105,12 @@ class LocalAgent:
         if self._signal_received is not None:
             return  # already stopping: a second Ctrl-C must not interrupt the clean-up
         self._signal_received = signal.Signals(signum)
-        raise SignalException(f"Process {os.getpid()} got signal: {signum}", sigval=self._signal_received)
+        if not self._deferring:
+            self._raise_signal()
+
+    def _raise_signal(self):
+        raise SignalException(f"Process {os.getpid()} got signal: {int(self._signal_received)}",
+                              sigval=self._signal_received)
 
     def _install_signal_handlers(self):
         for sig in self.plan.signals_to_handle:
@@ -200,8 +206,15 @@ class LocalAgent:
                 stdout = subprocess.PIPE
             elif out_file:
                 stdout = files[-1]
-            proc = subprocess.Popen(args, env=self._worker_env(attempt, local_rank, port, error_file),
-                                    stdout=stdout, stderr=subprocess.PIPE, start_new_session=True)
+            self._deferring = True
+            try:
+                proc = subprocess.Popen(args, env=self._worker_env(attempt, local_rank, port, error_file),
+                                        stdout=stdout, stderr=subprocess.PIPE, start_new_session=True)
+                self._workers.append(_Worker(local_rank, proc, worker_folder, [], files))
+            finally:
+                self._deferring = False
+            if self._signal_received is not None:
+                self._raise_signal()  # the worker just started is in the list: it will be stopped
             pumps = []
             if stdout is subprocess.PIPE:
                 pumps.append(StreamPump(proc.stdout, console=sys.stdout, prefix=prefix, log_file=files.pop()))
@@ -212,7 +225,7 @@ class LocalAgent:
                 prefix=prefix if Std.ERR in tee[local_rank] else "",
                 log_file=open(os.path.join(worker_folder, "stderr.log"), "wb") if err_to_file else None,
                 tail_lines=_TAIL_LINES))
-            self._workers.append(_Worker(local_rank, proc, worker_folder, pumps, files))
+            self._workers[-1].pumps = pumps
 
     def _watch(self):
         """None when every worker exited 0; else the failures (rank -> ProcessFailure), first observed first,
