@@ -379,9 +379,12 @@ def test_usage_and_defaults_are_pytorchs(capsys):
 @pytest.mark.parametrize("args", [["--nproc-per-node=cuda"], ["--nproc-per-node=xyz"], ["--nproc-per-node=xpu"],
                                   ["--nnodes=1:2:3"], ["--nnodes=2:1"], ["--nnodes=x"], ["--max-restarts=-1"],
                                   ["-m", "--no-python"], ["--rdzv-conf", "=3"], ["--rdzv-conf", "timeout"]])
-def test_bad_values_raise_pytorchs_exceptions(args, monkeypatch):
+def test_bad_values_raise_pytorchs_exceptions(args, monkeypatch, tmp_path):
+    import tempfile
+
     torch_run = pytest.importorskip("torch.distributed.run")
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # PyTorch's checks make a log folder on the way
     errors_seen = []
     for module in (launcher, torch_run):
         with pytest.raises(Exception) as e:
