@@ -423,6 +423,21 @@ def test_a_busy_master_port_is_pytorchs_network_error(tmp_path, monkeypatch):
     assert not list(tmp_path.iterdir())  # no worker ran: no folder is left behind
 
 
+def test_virtual_local_rank_gives_each_worker_its_own_device_as_device_0(monkeypatch):
+    from tandem.distributed.elastic.local_agent import LocalAgent
+
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    agent = LocalAgent(launcher.config_from_args(launcher.parse_args(["--nproc-per-node=3", "--virtual-local-rank",
+                                                                       "t.py"])))
+    env = agent._worker_env(0, 2, 1234, "e.json")
+    assert (env["RANK"], env["LOCAL_RANK"], env["CUDA_VISIBLE_DEVICES"]) == ("2", "0", "2")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "4, 6")  # as PyTorch: the worker's entry of the parent's list
+    assert agent._worker_env(0, 1, 1234, "e.json")["CUDA_VISIBLE_DEVICES"] == "6"
+    with pytest.raises(ValueError, match=r"^local_rank 2 exceeds available GPUs in CUDA_VISIBLE_DEVICES=4, 6$"):
+        agent._worker_env(0, 2, 1234, "e.json")
+
+
 def test_nproc_per_node_device_words():
     cpus = len(os.sched_getaffinity(0))
     assert launcher.determine_local_world_size("cpu") == cpus

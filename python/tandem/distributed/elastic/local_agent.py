@@ -179,9 +179,15 @@ class LocalAgent:
         if plan.virtual_local_rank:
             # Each worker sees only its own GPU, as device 0.
             visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-            devices = visible.split(",") if visible else [str(i) for i in range(plan.nproc)]
             env["LOCAL_RANK"] = "0"
-            env["CUDA_VISIBLE_DEVICES"] = devices[local_rank % len(devices)]
+            if visible is None:
+                env["CUDA_VISIBLE_DEVICES"] = str(local_rank)
+            else:
+                devices = visible.split(",")
+                if local_rank >= len(devices):
+                    raise ValueError(f"local_rank {local_rank} exceeds available GPUs in "
+                                     f"CUDA_VISIBLE_DEVICES={visible}")
+                env["CUDA_VISIBLE_DEVICES"] = devices[local_rank].strip()
         return env
 
     def _start_workers(self, attempt, folder, port):
