@@ -3,6 +3,7 @@ gradients averaged by DistributedDataParallel during backward. Written as a PyTo
 change is `import tandem as torch`). Run with
 
     mpirun -np 2 python examples/ddp_digits.py          # as root: mpirun --allow-run-as-root --oversubscribe ...
+    python -m tandem.distributed.run --nproc-per-node=2 examples/ddp_digits.py     # torchrun's way
 
 Rank 0 prints the loss per epoch, the test accuracy, and checks that every rank ended with the same weights.
 """

@@ -1,6 +1,7 @@
 """tandem.distributed: PyTorch's torch.distributed over MPI (host and emulated CUDA tensors) and NCCL (CUDA).
 
-Start one process per device with ``mpirun -np N python train.py``; see docs/distributed.md.
+Start one process per device with ``mpirun -np N python train.py`` or torchrun's launcher,
+``python -m tandem.distributed.run --nproc-per-node=N train.py``; see docs/distributed.md.
 """
 from tandem.distributed import (debugging, device_mesh, distributed_c10d, environment, file_store, grad_bucket,
                                 group_split, list_collectives, object_p2p, store, subgroups, tcp_store)

@@ -8,7 +8,7 @@ import os
 from urllib.parse import urlparse, urlunparse
 
 from tandem.distributed.file_store import FileStore
-from tandem.distributed.tcp_store import TCPStore
+from tandem.distributed.tcp_store import TCPStore, agent_store_serves
 
 __all__ = ["register_rendezvous_handler", "rendezvous"]
 
@@ -67,6 +67,8 @@ def _rank_and_size(scheme, query):
 def _rank0_serves(host, port, rank, world_size, timeout):
     if not 0 <= port < 2 ** 16:
         raise ValueError(f"port must have value from 0 to 65535 but was {port}.")
+    if agent_store_serves(host, port):  # the launcher (tandem.distributed.run) serves it: every rank is a client
+        return TCPStore(host, port, world_size, False, timeout)
     return TCPStore(host, port, world_size, rank == 0, timeout, multi_tenant=True)
 
 

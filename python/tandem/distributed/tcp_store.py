@@ -3,6 +3,7 @@
 thread that uses a TCPStore gets its own connection, so one thread blocked in get() does not hold up another
 thread's set() on the same object."""
 import datetime
+import os
 import socket
 import threading
 import time
@@ -25,6 +26,13 @@ _KEY_PREFIX = "/"
 # multi_tenant=True: TCPStores of one process that name the same port share one server.
 _shared_servers = {}
 _shared_lock = threading.Lock()
+
+
+def agent_store_serves(host, port):
+    """Whether a launcher serves the store at ``host:port``: TORCHELASTIC_USE_AGENT_STORE=True (set by
+    tandem.distributed.run and torchrun) promises a server at its own MASTER_ADDR:MASTER_PORT only."""
+    return (os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True" and os.environ.get("MASTER_ADDR") == host
+            and os.environ.get("MASTER_PORT") == str(port))
 
 
 def _is_int(v):
@@ -125,7 +133,15 @@ class TCPStore(Store):
         self._host = host
         self._timeout = timeout
         self._world_size = None if world_size is None else int(world_size)
-        self._server_ref = self._start_server(int(port), multi_tenant, listen_fd) if is_master else None
+        self._server_ref = None
+        if is_master:
+            try:
+                self._server_ref = self._start_server(int(port), multi_tenant, listen_fd)
+            except c10d.DistNetworkError:
+                # PyTorch's rule: under a launcher that serves this very port, the master becomes its client.
+                if not agent_store_serves(host, int(port)):
+                    raise
+                is_master = False
         self._port = self._server_ref.server.port if is_master else int(port)
         self._sockets = []  # every connection this store opened (one per thread), closed with the store
         self._local = threading.local()
