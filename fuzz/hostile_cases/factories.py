@@ -195,7 +195,6 @@ KNOWN = {
     "arange/int64_extremes": "PyTorch's size computation overflows (an empty result); tandem's is exact (4 values)",
     "tensor/very_deep_nesting": "tandem refuses data nested more than 64 levels (the tensor could not have more dims)",
     "full/size_int": "tandem accepts an int size where PyTorch's parser wants a tuple",
-    "zeros/size_bool": "nanobind's int conversion takes a bool as a size (docs/reliability.md)",
     "randint/size_int": "tandem accepts an int size where PyTorch's parser wants a tuple",
 }
 

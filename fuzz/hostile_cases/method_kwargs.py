@@ -115,11 +115,6 @@ KNOWN = {name: _BINDING for name in (
     "sum/dims", "sum/dtype_positional", "sum/keep_dim", "sum/unknown", "transpose/axis_kws", "transpose/dim_kw",
     "view/unknown", "zeros/unknown")}
 KNOWN.update({
-    "max/keepdim_without_dim": "needs C++ fix: x.max(keepdim=True) without a dim reduces everything and keeps the "
-                               "dims (the binding's keepdim has a default in the full-reduction overload); PyTorch: "
-                               "TypeError, no overload takes keepdim without dim",
-    "var/correction_positional": "needs C++ fix: x.var(1, 0) reads the second positional as unbiased=False; PyTorch "
-                                 "takes correction by keyword only (TypeError: no overload takes (int, int))",
     "reshape/size_kw": "needs C++ fix: the binding's message names the unexpected 'size'; PyTorch's says the "
                        "required 'shape' is missing (the type matches)",
     "to/unknown": "needs C++ fix: Tensor.to's binding names the unexpected keyword; PyTorch's parser lists its "

@@ -215,6 +215,4 @@ KNOWN = {
     "requires_grad_/int": "needs C++ fix: Tensor.requires_grad_'s binding refuses an int with nanobind's "
                           "'incompatible function arguments' (PyTorch: \"argument 'requires_grad' (position 1) "
                           "must be bool, not int\"); the type matches",
-    "to/str_not_device": "needs C++ fix: the device parser reads a string whose type part has digits ('float64') as "
-                         "an unknown device type; PyTorch's says \"Invalid device string: 'float64'\"",
 }

@@ -145,24 +145,15 @@ _ALLOC = ("PyTorch's message is its CPU allocator's internal enforce ('[enforce 
 _PYTORCH_SIZE_OVERFLOW = ("PyTorch's arange computes its length in floating point and gets 0 for a step or span "
                           "near int64's limits (an empty result); tandem's length is exact")
 KNOWN = {
-    "arange/float_end_int64_huge": "needs C++ fix: arange(0, 1e20, 1e19, dtype=int64) returns tensor([0]) (an end "
-                                   "past int64 is not refused); PyTorch: RuntimeError 'value cannot be converted to "
-                                   "type int64_t without overflow'",
     "arange/span_overflows": _PYTORCH_SIZE_OVERFLOW,
     "arange/step_huge_negative": _PYTORCH_SIZE_OVERFLOW,
     "empty/2_pow_63": "needs C++ fix: the size binding's message for an int past int64 is nanobind's conversion "
                       "text (PyTorch: 'failed to unpack the object at pos 1 with error \"Overflow when unpacking "
                       "long long\"'); the exception type matches",
-    "empty/bool_size": "needs C++ fix: nanobind's int conversion takes a bool as a size (as factories' "
-                       "zeros/size_bool); PyTorch: TypeError 'must be tuple of ints, not bool'",
     "eye/huge": "needs C++ fix: eye's overflow says 'Storage size calculation overflowed' where PyTorch's says "
                 "'numel: integer multiplication overflow' (the type matches)",
     "int64/add_past_max": "deliberate (docs/dtypes.md, uint64 and Python ints): a Python int from 2**63 up is refused for an int64 tensor "
                           "with a hint; PyTorch wraps it around to a negative value silently",
-    "linspace/steps_bool": "needs C++ fix: linspace's binding takes True as steps=1 (nanobind's int conversion); "
-                           "PyTorch: TypeError from its argument parser",
-    "linspace/steps_float": "needs C++ fix: the binding's TypeError lists nanobind's overloads, PyTorch's parser its "
-                            "own (the type matches)",
     "setitem/past_int64": "needs C++ fix: t[0] = 2**64 raises OverflowError from the index binding; PyTorch: "
                           "ValueError 'Overflow when unpacking long long'",
     "tril_indices/huge": _ALLOC,

@@ -20,6 +20,23 @@ Scalar scalar_arg(nb::handle h, const char* fn, const char* arg) {
                nb::inst_name(h).c_str());
   return s;
 }
+// linspace's steps: an int (a NumPy integer too), never a bool (PyTorch's parser refuses one).
+int64_t linspace_steps(nb::handle start, nb::handle end, nb::handle steps, nb::handle dtype,
+                       nb::handle device) {
+  auto name = [](nb::handle h) {
+    return is_tensor(h) ? std::string("Tensor") : std::string(nb::inst_name(h).c_str());
+  };
+  // PyTorch's parser lists the keywords given after the positional types.
+  std::string keywords;
+  if (!dtype.is_none()) keywords += ", dtype=torch.dtype";
+  if (!device.is_none()) keywords += ", device=" + name(device);
+  TANDEM_CHECK(PyIndex_Check(steps.ptr()) && !PyBool_Check(steps.ptr()), Type,
+               "linspace() received an invalid combination of arguments - got (", name(start), ", ",
+               name(end), ", ", name(steps), keywords,
+               "), but expected one of:\n * (Number start, Number end, int steps, *, Tensor out = None, "
+               "tandem.dtype dtype = None, tandem.device device = None, bool requires_grad = False)");
+  return nb::cast<int64_t>(steps.attr("__index__")());
+}
 }  // namespace
 
 void init_factories(nb::module_& m) {
@@ -42,25 +59,12 @@ void init_factories(nb::module_& m) {
       nb::arg("start") = nb::none(), nb::arg("end") = nb::none(), nb::arg("step") = nb::none(), nb::kw_only(),
       nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false,
       nb::arg("out") = nb::none(), nb::arg("layout") = nb::none(), nb::arg("pin_memory") = false);
-  // linspace's steps: an int (a NumPy integer too), never a bool (PyTorch's parser refuses one).
-  auto steps_of = [](nb::handle start, nb::handle end, nb::handle steps) -> int64_t {
-    auto name = [](nb::handle h) {
-      return is_tensor(h) ? std::string("Tensor") : std::string(nb::inst_name(h).c_str());
-    };
-    TANDEM_CHECK(
-        PyIndex_Check(steps.ptr()) && !PyBool_Check(steps.ptr()), Type,
-        "linspace() received an invalid combination of arguments - got (", name(start), ", ", name(end), ", ",
-        name(steps),
-        "), but expected one of:\n * (Number start, Number end, int steps, *, Tensor "
-        "out = None, tandem.dtype dtype = None, tandem.device device = None, bool requires_grad = False)");
-    return nb::cast<int64_t>(steps.attr("__index__")());
-  };
   m.def(
       "linspace",
       [](nb::handle start, nb::handle end, nb::handle steps_arg, nb::handle dtype, nb::handle device,
          bool requires_grad, nb::handle out, nb::handle layout, bool pin_memory) {
         check_dense_layout(layout, "linspace");
-        const int64_t steps = steps_of(start, end, steps_arg);
+        const int64_t steps = linspace_steps(start, end, steps_arg, dtype, device);
         Tensor t = linspace(scalar_arg(start, "linspace", "start"), scalar_arg(end, "linspace", "end"), steps,
                             to_optional_dtype(dtype_or_out(dtype, out)),
                             device_or_default(device_or_out(device, out)));

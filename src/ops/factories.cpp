@@ -46,7 +46,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::o
   if (d == DType::Int64) {
     // As PyTorch: int64 results size the range in integer arithmetic of the truncated bounds, which must
     // fit (arange(0, 1e20, 1e19) is PyTorch's overflow error, not a range of a saturated bound).
-    for (const Scalar* v : {&start, &end, &step}) check_value_fits(*v, d, false);
+    for (const Scalar* v : {&start, &end, &step}) check_value_fits(*v, d, true);  // (C type in the message)
     int64_t a = start.to_int(), z = end.to_int(), s = step.to_int();
     TANDEM_CHECK(s != 0, Runtime, "step must be nonzero\nhint: a fractional step truncates to 0 for int64");
     int64_t sgn = (s > 0) - (s < 0);

@@ -178,6 +178,19 @@ CASES = {
     "Module.to/dtype_non_blocking_ok": lambda L, d: module_to(L, L.float64, True),
     "Module.to/none_ok": lambda L, d: module_to(L, None),
     "Module.to/tensor_keyword_ok": lambda L, d: module_to(L, tensor=L.zeros(1, dtype=L.float64)),
+    # session 27, in C++: the findings this round left to the bindings and the range factory
+    "arange/float_end_int64_huge": lambda L, d: L.arange(0, 1e20, 1e19, dtype=L.int64, device=d),
+    "empty/bool_size": lambda L, d: L.empty(True, device=d),
+    "zeros/bool_first_in_list": lambda L, d: L.zeros([True, 2], device=d),
+    "linspace/steps_bool": lambda L, d: L.linspace(0, 1, True, device=d),
+    "linspace/steps_numpy_int": lambda L, d: L.linspace(0, 1, np.int64(3), device=d).tolist(),
+    "to/str_not_device": lambda L, d: L.nn.Linear(2, 2).to("float64"),
+    "device/digits_in_type": lambda L, d: L.device("cuda0"),
+    "max/keepdim_without_dim": lambda L, d: L.ones(2, 3, device=d).max(keepdim=True),
+    "var/correction_positional": lambda L, d: L.ones(2, 3, device=d).var(1, 0),
+    "zeros/layout_strided": lambda L, d: L.zeros(2, layout=L.strided, device=d).tolist(),
+    "eye/layout_strided": lambda L, d: L.eye(2, layout=L.strided, device=d).tolist(),
+    "new_zeros/requires_grad": lambda L, d: L.ones(1, device=d).new_zeros(2, requires_grad=True).requires_grad,
 }
 
 
