@@ -132,3 +132,16 @@ def test_tracked_views_on_every_device(device):
     out.sum().backward()
     assert out.device.type == device and a.grad.device.type == device
     assert a.grad.tolist() == [1.0, 1.0]
+
+
+def test_a_write_with_history_through_data_keeps_the_parameter_a_leaf():
+    # vector-quantize's EMA codebook update, gpytorch's variational initialisation
+    def run(L):
+        p = L.nn.Parameter(L.zeros(3, dtype=L.float64))
+        v = L.ones(3, dtype=L.float64, requires_grad=True)
+        alias = p.data
+        alias.copy_(v * 2)
+        (alias * L.tensor([1.0, 2.0, 3.0], dtype=L.float64)).sum().backward()
+        return p.tolist(), p.is_leaf, p.grad_fn is None, alias.requires_grad, v.grad.tolist()
+
+    assert both(run) == ([2.0, 2.0, 2.0], True, True, True, [2.0, 4.0, 6.0])
