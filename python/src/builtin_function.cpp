@@ -129,14 +129,16 @@ void init_builtin_function(nb::module_& m) {
         f->dict = nullptr;
         f->vectorcall = builtin_call;
         PyObject_GC_Track(reinterpret_cast<PyObject*>(f));
+        nb::object wrapper = nb::steal(reinterpret_cast<PyObject*>(f));
         PyObject* doc = PyObject_GetAttrString(f->function, "__doc__");
-        if (doc) {
-          PyObject_SetAttrString(reinterpret_cast<PyObject*>(f), "__doc__", doc);
-          Py_DECREF(doc);
-        } else {
-          PyErr_Clear();
+        if (!doc) {
+          PyErr_Clear();  // a callable without __doc__: the wrapper has none either
+          return wrapper;
         }
-        return nb::steal(reinterpret_cast<PyObject*>(f));
+        const int set = PyObject_SetAttrString(wrapper.ptr(), "__doc__", doc);
+        Py_DECREF(doc);
+        if (set < 0) throw nb::python_error();
+        return wrapper;
       },
       nb::arg("function"), nb::arg("name"), nb::arg("module"),
       "Wraps a Python function as a builtin: called the same, never bound as a method (docs/compat.md).");
