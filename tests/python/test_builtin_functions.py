@@ -88,3 +88,8 @@ def test_attributes_can_be_set_like_on_functions():
         assert f.custom_marker == 3
     finally:
         del f.custom_marker
+
+
+def test_wrapping_something_not_callable_is_refused():
+    with pytest.raises(TypeError, match="the function is not callable"):
+        tandem._C._builtin_function(3, "x", "tandem")

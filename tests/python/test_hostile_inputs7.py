@@ -191,6 +191,11 @@ CASES = {
     "zeros/layout_strided": lambda L, d: L.zeros(2, layout=L.strided, device=d).tolist(),
     "eye/layout_strided": lambda L, d: L.eye(2, layout=L.strided, device=d).tolist(),
     "new_zeros/requires_grad": lambda L, d: L.ones(1, device=d).new_zeros(2, requires_grad=True).requires_grad,
+    "zeros/layout_not_a_layout": lambda L, d: L.zeros(2, layout="strided", device=d),
+    "new_zeros/layout_not_a_layout": lambda L, d: L.ones(1, device=d).new_zeros(2, layout="x"),
+    "device/empty_string": lambda L, d: L.device(""),
+    "masked_fill_/mask_bigger_than_3d": lambda L, d: L.zeros(3, device=d).masked_fill_(
+        L.ones(2, 1, 3, dtype=L.bool, device=d), 1.0),
 }
 
 
@@ -211,3 +216,11 @@ def test_state_dict_positional_form_warns_as_pytorch():
 def test_complex_gradient_refusal_names_the_fix():
     with pytest.raises(RuntimeError, match="hint: FnBackward returned a complex gradient for the real input 0"):
         function_grad(tandem, "cpu", lambda ctx, g: g * 1j)
+
+
+@pytest.mark.parametrize("factory", [lambda L: L.zeros(2, layout=L.sparse_coo), lambda L: L.arange(3, layout=L.sparse_csr),
+                                     lambda L: L.ones(1).new_full((2,), 1.0, layout=L.sparse_coo)])
+def test_sparse_layout_in_a_dense_factory_names_the_fix(factory):
+    # PyTorch builds a sparse tensor here; tandem's factories make strided ones and say how to get a sparse one.
+    with pytest.raises(NotImplementedError, match="is not supported\nhint: .*to_sparse"):
+        factory(tandem)

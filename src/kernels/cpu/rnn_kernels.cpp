@@ -18,8 +18,9 @@ namespace {
 // thread: waking OpenMP workers between the BLAS calls of every step cost more than it saved at 2 threads.
 int64_t row_grain(int64_t hidden) { return std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(hidden, 1)); }
 
-// One row of each cell, flattened so that the gate math (branch-free vector_expf/tanhf) is inlined and the
-// loop over j vectorises; a row's gate blocks are H apart.
+// One row of each cell, flattened so that the gate math (kernel_sigmoidf/tanhf: libmvec's vector calls or the
+// branch-free versions, kernels/vector_math.h) is inlined and the loop over j vectorises; a row's gate blocks
+// are H apart.
 template <typename T>
 [[gnu::flatten]] void lstm_row(const T* __restrict g, const T* __restrict c_prev, T* __restrict h,
                                T* __restrict c, int64_t H) {
