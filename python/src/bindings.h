@@ -99,6 +99,7 @@ void init_errors(nb::module_& m);
 void init_complex(nb::module_& m);
 void init_numpy_arg_names(nb::module_& m);
 void init_builtin_function(nb::module_& m);
+void init_torch_function(nb::module_& m);
 void init_dtype_device(nb::module_& m);
 void init_tensor(nb::module_& m);
 void init_elementwise(nb::module_& m);

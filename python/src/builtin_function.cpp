@@ -1,13 +1,15 @@
-// tandem's functions written in Python, as PyTorch's C functions behave: a callable that is no descriptor, so
-// that stored as a class attribute (`class Block: conv = torch.conv3d`) it is not bound as a method and
-// `self.conv(x, w)` passes no `self`, as with PyTorch's builtins. It calls the function through vectorcall
-// (tens of nanoseconds), pickles by reference to its public name, prints as a built-in, and keeps the
-// function as __wrapped__ (inspect.signature reads it there). tandem/__init__.py wraps the public Python
-// functions of tandem, tandem.linalg, tandem.special and tandem.fft with it.
+// tandem's public functions, as PyTorch's C functions behave: stored as a class attribute (`class Block: conv
+// = torch.conv3d`) it is not bound as a method and `self.conv(x, w)` passes no `self`, as with PyTorch's
+// builtins (those of tandem.nn.functional, Python functions in PyTorch, are bound: `binds`). It calls the
+// function through vectorcall (tens of nanoseconds), pickles by reference to its public name, prints as a
+// built-in, and keeps the function as __wrapped__ (inspect.signature reads it there). tandem/__init__.py
+// wraps the public functions of tandem, tandem.linalg, tandem.special and tandem.fft with it
+// (python/tandem/_builtin_functions.py); those that take tensors dispatch to __torch_function__ first.
 #include <Python.h>
 #include <structmember.h>
 
 #include "bindings.h"
+#include "torch_function.h"
 
 namespace tandem::py {
 
@@ -19,10 +21,17 @@ struct BuiltinFunction {
   PyObject* module;                  // the module that holds it under that name (str)
   PyObject* dict;                    // __doc__ and anything else a user sets
   vectorcallfunc vectorcall;
+  bool binds;  // bound as a method when stored on a class, as a Python function (tandem.nn.functional's are)
 };
 
 PyObject* builtin_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   return PyObject_Vectorcall(reinterpret_cast<BuiltinFunction*>(self)->function, args, nargsf, kwnames);
+}
+
+// A function of tensors: __torch_function__ dispatch first (torch_function.cpp).
+PyObject* dispatching_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  return call_with_torch_function(self, reinterpret_cast<BuiltinFunction*>(self)->function, args, nargsf,
+                                  kwnames, false);
 }
 
 int builtin_traverse(PyObject* self, visitproc visit, void* arg) {
@@ -48,6 +57,12 @@ void builtin_dealloc(PyObject* self) {
   PyTypeObject* type = Py_TYPE(self);
   type->tp_free(self);
   Py_DECREF(type);
+}
+
+PyObject* builtin_get(PyObject* self, PyObject* obj, PyObject*) {
+  if (obj == nullptr || obj == Py_None || !reinterpret_cast<BuiltinFunction*>(self)->binds)
+    return Py_NewRef(self);
+  return PyMethod_New(self, obj);
 }
 
 PyObject* builtin_repr(PyObject* self) {
@@ -100,6 +115,7 @@ PyType_Slot builtin_slots[] = {{Py_tp_dealloc, reinterpret_cast<void*>(builtin_d
                                {Py_tp_clear, reinterpret_cast<void*>(builtin_clear)},
                                {Py_tp_repr, reinterpret_cast<void*>(builtin_repr)},
                                {Py_tp_call, reinterpret_cast<void*>(PyVectorcall_Call)},
+                               {Py_tp_descr_get, reinterpret_cast<void*>(builtin_get)},
                                {Py_tp_methods, builtin_methods},
                                {Py_tp_getset, builtin_getset},
                                {Py_tp_members, builtin_members},
@@ -118,7 +134,7 @@ void init_builtin_function(nb::module_& m) {
   if (!builtin_type) throw nb::python_error();
   m.def(
       "_builtin_function",
-      [](nb::object function, nb::str name, nb::str module) {
+      [](nb::object function, nb::str name, nb::str module, bool dispatches, bool binds) {
         if (!PyCallable_Check(function.ptr()))
           throw nb::type_error("_builtin_function: the function is not callable");
         auto* f = PyObject_GC_New(BuiltinFunction, builtin_type);
@@ -127,7 +143,8 @@ void init_builtin_function(nb::module_& m) {
         f->name = name.release().ptr();
         f->module = module.release().ptr();
         f->dict = nullptr;
-        f->vectorcall = builtin_call;
+        f->vectorcall = dispatches ? dispatching_call : builtin_call;
+        f->binds = binds;
         PyObject_GC_Track(reinterpret_cast<PyObject*>(f));
         nb::object wrapper = nb::steal(reinterpret_cast<PyObject*>(f));
         PyObject* doc = PyObject_GetAttrString(f->function, "__doc__");
@@ -140,8 +157,11 @@ void init_builtin_function(nb::module_& m) {
         if (set < 0) throw nb::python_error();
         return wrapper;
       },
-      nb::arg("function"), nb::arg("name"), nb::arg("module"),
-      "Wraps a Python function as a builtin: called the same, never bound as a method (docs/compat.md).");
+      nb::arg("function"), nb::arg("name"), nb::arg("module"), nb::arg("dispatches") = false,
+      nb::arg("binds") = false,
+      "Wraps a function as a builtin: called the same (with `dispatches`, after the __torch_function__ "
+      "check), "
+      "never bound as a method (docs/compat.md).");
   m.attr("builtin_function") = nb::borrow(reinterpret_cast<PyObject*>(builtin_type));
 }
 

@@ -47,5 +47,6 @@ NB_MODULE(_C, m) {
   init_attention(m);
   init_complex(m);
   init_builtin_function(m);
+  init_torch_function(m);
   init_numpy_arg_names(m);  // last: it adds overloads to the functions and methods defined above
 }

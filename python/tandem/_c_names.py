@@ -1,7 +1,8 @@
 """Names library code reaches as torch._C.X that are bookkeeping, not math, so tandem writes them in Python and
 adds them to tandem._C: the usage-telemetry hooks (torchmetrics' Metric and torchvision's models call
 _log_api_usage_once), the tracer's state (pyro asks _get_tracing_state before filtering tracer warnings) and the
-__torch_function__ opt-out of Tensor subclasses (torch_geometric's Index and EdgeIndex)."""
+__torch_function__ opt-out of Tensor subclasses (torch_geometric's Index and EdgeIndex) and the switches that turn
+__torch_function__ dispatch off (DisableTorchFunctionSubclass, DisableTorchFunction: tandem.overrides)."""
 from . import jit, overrides
 
 
@@ -49,3 +50,5 @@ def install(c_module):
     c_module._get_tracing_state = _get_tracing_state
     c_module.TracingState = TracingState
     c_module._disabled_torch_function_impl = overrides._disabled_torch_function_impl
+    c_module.DisableTorchFunctionSubclass = overrides.DisableTorchFunctionSubclass
+    c_module.DisableTorchFunction = overrides.DisableTorchFunction

@@ -1,13 +1,13 @@
-"""torch.overrides for tandem, honest about what tandem supports: the __torch_function__ protocol as a library
-calls it explicitly (has_torch_function*, handle_torch_function, wrap_torch_function, TorchFunctionMode).
+"""torch.overrides for tandem: PyTorch's __torch_function__ protocol.
 
-tandem's own functions and Tensor methods do NOT consult __torch_function__ (its ops are C++ front ends with no
-Python dispatch step; an op on a Tensor subclass returns a plain tensor, docs/compat.md). So:
-- has_torch_function(args) and handle_torch_function(...) follow PyTorch's rules for the arguments and mode
-  stack given, which is what code that guards its own functions with them needs;
-- get_overridable_functions() and get_testing_overrides() are empty: no tandem function can be overridden, and
-  get_ignored_functions() is empty too, as there is no dispatch to opt out of;
-- entering a TorchFunctionMode warns once that only handle_torch_function calls reach it."""
+tandem's public functions (tandem.X, tandem.linalg.X, tandem.special.X, tandem.fft.X) and Tensor methods dispatch
+to __torch_function__ as PyTorch's do (python/src/torch_function.cpp; docs/compat.md "__torch_function__"): when
+an argument's type implements it (a Tensor subclass, or any object such as linear_operator's LinearOperator), or a
+TorchFunctionMode is entered, the call goes to handle_torch_function here. A plain Tensor subclass gets
+Tensor.__torch_function__, which runs the function with dispatch off and gives results the subclass's type;
+nn.Parameter opts out (``__torch_function__ = _disabled_torch_function_impl``), so ops on parameters return
+plain tensors. Functions that make tensors from data or settings (zeros, tensor, manual_seed, ...) do not
+dispatch, as in PyTorch: get_ignored_functions() names them."""
 import functools
 import threading
 import warnings
@@ -22,13 +22,55 @@ __all__ = [
 ]
 
 _modes = threading.local()  # each thread's stack of entered TorchFunctionModes (PyTorch's is thread-local too)
-_warned = []
 
 
 def _mode_stack():
     if not hasattr(_modes, "stack"):
         _modes.stack = []
     return _modes.stack
+
+
+def _push_mode(mode):
+    stack = _mode_stack()
+    stack.append(mode)
+    _C._set_torch_function_mode_depth(len(stack))  # the C++ check reads the depth, not the stack
+
+
+def _pop_mode():
+    stack = _mode_stack()
+    mode = stack.pop()
+    _C._set_torch_function_mode_depth(len(stack))
+    return mode
+
+
+def _get_current_function_mode_stack():
+    """The TorchFunctionModes entered in this thread, outermost first."""
+    return list(_mode_stack())
+
+
+def _get_current_function_mode():
+    stack = _mode_stack()
+    return stack[-1] if stack else None
+
+
+class DisableTorchFunctionSubclass:
+    """torch._C.DisableTorchFunctionSubclass: within it, arguments' __torch_function__ is not called (modes
+    still are); Tensor.__torch_function__ runs the function inside it."""
+
+    _subclass, _mode = False, None  # None: the modes' state unchanged
+
+    def __enter__(self):
+        self._previous = _C._set_torch_function_state(self._subclass, self._mode)
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        _C._set_torch_function_state(*self._previous)
+
+
+class DisableTorchFunction(DisableTorchFunctionSubclass):
+    """torch._C.DisableTorchFunction: within it, neither arguments' nor modes' __torch_function__ is called."""
+
+    _mode = False
 
 
 class _DisabledTorchFunction:
@@ -53,8 +95,9 @@ def _implements_torch_function(kind):
 
 
 def _overloaded_args(relevant_args):
-    """The arguments whose type defines __torch_function__, one per type, subclasses before their superclasses
-    and otherwise in the order given (PyTorch's order of calling them)."""
+    """The arguments whose type defines __torch_function__ (tandem.Tensor's own included, as in PyTorch), one per
+    type, subclasses before their superclasses and otherwise in the order given (PyTorch's order of calling
+    them)."""
     chosen, types = [], set()
     for arg in relevant_args:
         kind = type(arg)
@@ -67,47 +110,79 @@ def _overloaded_args(relevant_args):
 
 
 def has_torch_function(relevant_args):
-    """True when there are arguments and a TorchFunctionMode is active, or an argument's type implements
-    __torch_function__ (a plain tandem Tensor or Parameter does not)."""
-    if not isinstance(relevant_args, (tuple, list)):
-        raise TypeError("expected a sequence")
-    if not relevant_args:
-        return False
-    return bool(_mode_stack()) or any(_implements_torch_function(type(arg)) for arg in relevant_args)
+    """True when a TorchFunctionMode is entered, or an argument's type implements __torch_function__ (a plain
+    tandem Tensor and nn.Parameter do not count), unless DisableTorchFunction(Subclass) turned dispatch off."""
+    return _C._has_torch_function(relevant_args)
 
 
-def has_torch_function_unary(arg):
-    return has_torch_function((arg,))
-
-
-def has_torch_function_variadic(*args):
-    return has_torch_function(args)
+has_torch_function_unary = _C._has_torch_function_unary
+has_torch_function_variadic = _C._has_torch_function_variadic
 
 
 def handle_torch_function(public_api, relevant_args, *args, **kwargs):
-    """Calls the active mode's __torch_function__ (with that mode popped while it runs), then each overloaded
-    argument's, until one returns something other than NotImplemented; TypeError when none does."""
+    """Calls the innermost entered mode's __torch_function__ (with that mode popped while it runs), then each
+    overloaded argument's, until one returns something other than NotImplemented; TypeError when none does."""
+    result, mode, overloaded = _try_handlers(public_api, relevant_args, args, kwargs)
+    if result is not NotImplemented:
+        return result
+    name = f"{getattr(public_api, '__module__', None)}.{getattr(public_api, '__name__', public_api)}"
+    message = (f"no implementation found for '{name}' on types that implement __torch_function__: "
+               f"{[type(arg) for arg in overloaded]}")
+    if mode is not None:
+        message += f" nor in mode {mode}"
+    raise TypeError(message)
+
+
+def _try_handlers(public_api, relevant_args, args, kwargs):
+    """(the first result that is not NotImplemented or NotImplemented, the mode tried or None, the overloaded
+    arguments in the order tried)."""
     overloaded = _overloaded_args(relevant_args)
     types = tuple(type(arg) for arg in overloaded)
-    stack = _mode_stack()
-    if stack:
-        mode = stack.pop()
+    mode = None
+    if _C._is_torch_function_mode_enabled():
+        mode = _pop_mode()
         try:
             result = mode.__torch_function__(public_api, types, args, kwargs)
         finally:
-            stack.append(mode)
+            _push_mode(mode)
         if result is not NotImplemented:
-            return result
+            return result, mode, overloaded
     for arg in overloaded:
         result = arg.__torch_function__(public_api, types, args, kwargs)
         if result is not NotImplemented:
-            return result
-    name = f"{public_api.__module__}.{public_api.__name__}"
-    message = (f"no implementation found for '{name}' on types that implement __torch_function__: "
-               f"{[type(arg) for arg in overloaded]}")
-    if stack:
-        message += f" nor in mode {stack[-1]}"
-    raise TypeError(message)
+            return result, mode, overloaded
+    return NotImplemented, mode, overloaded
+
+
+_foreign_types = {}
+
+
+def _is_foreign_tensor(kind):
+    """A PyTorch tensor (or subclass): its __torch_function__ serves PyTorch's functions, and handed one of
+    tandem's it would call it right back (PyTorch's dispatch switch is not tandem's). tandem's function then
+    sees it as what it is, an argument of the wrong type."""
+    foreign = _foreign_types.get(kind)
+    if foreign is None:
+        foreign = _foreign_types[kind] = any(
+            base.__name__ == "TensorBase" and base.__module__ == "torch._C" for base in kind.__mro__)
+    return foreign
+
+
+def _dispatch(public_api, function, relevant_args, args, kwargs):
+    """Called by the wrappers of tandem's functions and methods (python/src/torch_function.cpp) when an argument
+    implements __torch_function__ or a mode is entered; PyTorch's message for them when every handler declines."""
+    relevant_args = [arg for arg in relevant_args if not _is_foreign_tensor(type(arg))]
+    if not relevant_args and not _C._is_torch_function_mode_enabled():
+        return function(*args, **kwargs)
+    result, mode, overloaded = _try_handlers(public_api, relevant_args, args, kwargs)
+    if result is not NotImplemented:
+        return result
+    handlers = ([f"  - mode object {mode}"] if mode is not None else []) + [
+        f"  - tensor subclass {type(arg)}" for arg in overloaded]
+    name = f"{public_api.__module__}.{public_api.__qualname__}"
+    raise TypeError(f"Multiple dispatch failed for '{name}'; all __torch_function__ handlers returned "
+                    "NotImplemented:\n\n" + "\n".join(handlers) +
+                    "\n\nFor more information, try re-running with TORCH_LOGS=not_implemented")
 
 
 def wrap_torch_function(dispatcher):
@@ -131,19 +206,32 @@ def is_tensor_like(inp):
     return isinstance(inp, _C.Tensor) or hasattr(type(inp), "__torch_function__")  # the disabled impl counts
 
 
+# Filled by tandem/_builtin_functions.py at import: the public functions and Tensor methods that do not dispatch
+# (they make tensors from data or settings), and namespace -> those that do.
+_ignored = set()
+_overridable = {}
+
+
 def get_ignored_functions():
-    """Functions that cannot be overridden: empty, since no tandem function dispatches (see the module doc)."""
-    return set()
+    """The public functions and Tensor methods that take no part in __torch_function__ dispatch: factories and
+    conversions from data (zeros, tensor, from_numpy, ...), settings (manual_seed, set_default_dtype, ...) and
+    the few methods PyTorch leaves out (Tensor.new_zeros, Tensor.stride, Tensor.__hash__, ...)."""
+    return set(_ignored)
 
 
 def get_overridable_functions():
-    """Namespace -> functions overridable via __torch_function__: none in tandem."""
-    return {}
+    """Namespace (tandem, tandem.Tensor, tandem.linalg, tandem.special, tandem.fft) -> the functions in it that
+    dispatch to __torch_function__."""
+    return {namespace: list(functions) for namespace, functions in _overridable.items()}
 
 
 def get_testing_overrides():
-    """Function -> a dummy override with its signature, for every overridable function: none in tandem."""
-    return {}
+    """Every overridable function -> a dummy override returning -1 (PyTorch's give each its signature; tandem's
+    take any arguments)."""
+    def dummy(*args, **kwargs):
+        return -1
+
+    return {f: dummy for functions in _overridable.values() for f in functions}
 
 
 def resolve_name(f):
@@ -160,8 +248,9 @@ def is_tensor_method_or_property(func):
 
 
 class TorchFunctionMode:
-    """A context manager whose __torch_function__ handle_torch_function calls first while it is entered (modes
-    nest: the innermost runs, with itself popped). tandem's own functions do not consult it."""
+    """A context manager whose __torch_function__ sees every call of a tandem function or Tensor method (factories
+    included) made while it is entered, in this thread. Modes nest: the innermost runs, with itself popped, so
+    the tandem functions it calls reach the next mode out."""
 
     def __init__(self):
         pass
@@ -170,15 +259,11 @@ class TorchFunctionMode:
         raise NotImplementedError
 
     def __enter__(self):
-        if not _warned:
-            _warned.append(True)
-            warnings.warn("tandem's functions do not dispatch to __torch_function__: a TorchFunctionMode sees only "
-                          "calls made through tandem.overrides.handle_torch_function", stacklevel=2)
-        _mode_stack().append(self)
+        _push_mode(self)
         return self
 
     def __exit__(self, exc_type, exc_value, traceback):
-        _mode_stack().pop()
+        _pop_mode()
 
     @classmethod
     def push(cls, *args, **kwargs):
@@ -192,3 +277,26 @@ class BaseTorchFunctionMode(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         return func(*args, **(kwargs or {}))
+
+
+def _tensor_torch_function(cls, func, types, args=(), kwargs=None):
+    """tandem.Tensor.__torch_function__, what a Tensor subclass inherits: runs func with dispatch off and gives
+    tensor results (also inside tuples and lists) the subclass's type, as PyTorch's does. Call it through
+    super().__torch_function__ from an override."""
+    if kwargs is None:
+        kwargs = {}
+    if not all(issubclass(cls, t) for t in types):
+        return NotImplemented
+    with DisableTorchFunctionSubclass():
+        return _convert(func(*args, **kwargs), cls)
+
+
+def _convert(result, cls):
+    if cls is _C.Tensor:
+        return result
+    if isinstance(result, _C.Tensor) and not isinstance(result, cls):
+        return result.as_subclass(cls)
+    if isinstance(result, (tuple, list)):
+        converted = (_convert(r, cls) for r in result)
+        return type(result)._make(converted) if hasattr(type(result), "_make") else type(result)(converted)
+    return result

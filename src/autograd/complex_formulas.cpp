@@ -47,6 +47,7 @@ const std::unordered_set<std::string_view>& complex_checked_nodes() {
       "LinalgSolveExBackward0", "LinalgSolveTriangularBackward0", "LinalgDetBackward0",
       "LinalgSlogdetBackward0", "LinalgCholeskyExBackward0", "LinalgQrBackward0", "LinalgEighBackward0",
       "LinalgSvdBackward0", "LinalgEigBackward0", "LinalgLuFactorExBackward0", "LinalgLuSolveBackward0",
+      "CholeskySolveBackward0",
       // formulas_linalg_householder.cpp (gradcheck'ed in complex128 and compared with PyTorch in
       // tests/python/test_linalg_householder.py); GeqrfBackward0 and NotImplemented only raise.
       "LinalgHouseholderProductBackward0", "OrmqrBackward0", "GeqrfBackward0",

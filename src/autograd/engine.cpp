@@ -239,7 +239,7 @@ RunResult run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
         if (node_hooks) run_node_pre_hooks(*node, grads);
         std::vector<Tensor> arrived;  // post-hooks see the gradients as they arrived (before zero-filling)
         if (node_hooks && !node->hooks->post.empty()) arrived = grads;
-        for (size_t k = 0; k < grads.size(); ++k) {
+        for (size_t k = 0; k < grads.size() && !node->fills_missing_gradients(); ++k) {
           if (!grads[k].defined())
             grads[k] =
                 full(node->outputs[k].sizes, Scalar(0.0), node->outputs[k].dtype, node->outputs[k].device);

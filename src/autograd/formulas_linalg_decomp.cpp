@@ -25,13 +25,23 @@ using linalg_detail::identity;
 using linalg_detail::mH;
 using linalg_detail::triangle;
 
-// A node whose op has several outputs (slogdet, qr, eigh, svd): its formula gets one gradient per output
-// (the engine zero-fills those of outputs nothing used; `used[i]` tells the formula which ones arrived).
+// A node whose op has several outputs (slogdet, qr, eigh, svd): its formula gets one gradient per output,
+// zeros for an output nothing used, and `arrived` says which ones did (eigh, eig and svd leave out the terms
+// of vectors no gradient reached, as PyTorch does).
 struct MultiOutputNode final : Node {
   using Formula = Grads (*)(MultiOutputNode& node, const Grads& grads);
   MultiOutputNode(const char* name, Formula f) : name_(name), formula(f) {}
   std::string name() const override { return name_; }
-  Grads apply(Grads&& grads) override { return formula(*this, grads); }
+  bool fills_missing_gradients() const override { return true; }
+  Grads apply(Grads&& grads) override {
+    arrived.assign(grads.size(), true);
+    for (size_t k = 0; k < grads.size(); ++k) {
+      if (grads[k].defined()) continue;
+      arrived[k] = false;
+      grads[k] = full(outputs[k].sizes, Scalar(0.0), outputs[k].dtype, outputs[k].device);
+    }
+    return formula(*this, grads);
+  }
   void release_saved() override {
     for (SavedTensor& s : saved) s.release();
   }
@@ -40,6 +50,7 @@ struct MultiOutputNode final : Node {
   const char* name_;
   Formula formula;
   std::vector<SavedTensor> saved;
+  std::vector<bool> arrived;  // of the last apply(): which outputs a gradient reached
   bool flag = false;
   bool flag_real_input = false;
   int8_t variant = 0;  // qr: its mode  // eig of a real matrix: its gradient is the real part
@@ -109,6 +120,27 @@ Tensor record_solve_triangular(const Tensor& a, const Tensor& b, bool upper, boo
   node->variant = static_cast<int8_t>((upper ? 1 : 0) | (unitriangular ? 2 : 0));
   set_history(node, {&a, &b}, {&x});
   node->saved.emplace_back(a, false);
+  node->saved.emplace_back(x, true);
+  return x;
+}
+
+Tensor record_cholesky_solve(const Tensor& b, const Tensor& factor, bool upper, const Tensor& x) {
+  auto node = make_node("CholeskySolveBackward0", [](FormulaNode& n, const Tensor& g) {
+    Grads r(2);
+    const bool upper = n.variant;
+    Tensor factor = n.saved_tensor(0);
+    Tensor gb = cholesky_solve(g, factor, upper);
+    if (n.needs_input_grad(0)) r[0] = gb;
+    if (n.needs_input_grad(1)) {
+      Tensor common = matmul(gb, mH(n.saved_tensor(1)));
+      common = add(common, mH(common));
+      r[1] = neg(upper ? matmul(factor, common) : matmul(common, factor));
+    }
+    return r;
+  });
+  node->variant = upper ? 1 : 0;
+  set_history(node, {&b, &factor}, {&x});
+  node->saved.emplace_back(factor, false);
   node->saved.emplace_back(x, true);
   return x;
 }
@@ -240,7 +272,7 @@ void record_eigh(const Tensor& a, const Tensor& values, const Tensor& vectors, b
                                                                           const Grads& g) {
     Tensor w = n.saved_tensor(0), v = n.saved_tensor(1);
     Tensor inner = as_dtype_of(diag_embed_of(g[0]), v);
-    if (n.flag) {
+    if (n.flag && n.arrived[1]) {
       // The skew-Hermitian part of V^H gV over the eigenvalue gaps (diagonal dropped), plus diag(gL).
       Tensor vhgv = matmul(mH(v), g[1]);
       if (is_complex(v.dtype()))
@@ -267,7 +299,14 @@ void record_svd(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor&
     Tensor u = n.saved_tensor(0), s = n.saved_tensor(1), vh = n.saved_tensor(2);
     const Tensor& gs = n.flag ? g[1] : g[0];
     const int64_t m = u.size(-2), cols = vh.size(-1), k = s.size(-1);
-    if (!n.flag) return Grads{matmul(mul(u, unsqueeze(gs, -2)), vh)};
+    if (!n.flag || (!n.arrived[0] && !n.arrived[2])) {
+      // Only S was used: U diag(gS) Vh over the first min(m, n) columns (PyTorch's shortcut, no gaps).
+      if (n.flag) {
+        u = narrow(u, -1, 0, k);
+        vh = narrow(vh, -2, 0, k);
+      }
+      return Grads{matmul(mul(u, unsqueeze(gs, -2)), vh)};
+    }
     Tensor gu = g[0], gvh = g[2];
     // full_matrices: the extra columns of U (rows of Vh) are not determined by A; PyTorch drops them.
     if (u.size(-1) != k) {
@@ -323,7 +362,7 @@ void record_eig(const Tensor& a, const Tensor& values, const Tensor& vectors, bo
     Tensor l = n.saved_tensor(0), v = n.saved_tensor(1);
     Tensor vh = mH(v);
     Tensor inner = diag_embed_of(as_dtype_of(g[0], v));
-    if (n.flag) {
+    if (n.flag && n.arrived[1]) {
       Tensor vhgv = matmul(vh, g[1]);
       Tensor diag = diag_of(vhgv);
       check_phase_invariant(

@@ -18,6 +18,9 @@ Tensor record_lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, 
 Tensor record_linalg_solve(const Tensor& a, const Tensor& b, const Tensor& x);
 Tensor record_solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool unitriangular,
                                const Tensor& x);
+// X of cholesky_solve(B, factor, upper). The factor's gradient is PyTorch's, not projected onto the triangle
+// (code that builds the factor from a full matrix, such as linear_operator's, relies on it).
+Tensor record_cholesky_solve(const Tensor& b, const Tensor& factor, bool upper, const Tensor& x);
 Tensor record_det(const Tensor& a, const Tensor& det);
 // logabsdet gets the gradient; sign is piecewise constant.
 void record_slogdet(const Tensor& a, const Tensor& sign, const Tensor& logabsdet);

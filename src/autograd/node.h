@@ -102,6 +102,9 @@ struct Node : std::enable_shared_from_this<Node> {
   // grads: one per output (zero-filled where none arrived). Returns one gradient per next edge; an
   // undefined Tensor means "no gradient" for that input.
   virtual std::vector<Tensor> apply(std::vector<Tensor>&& grads) = 0;
+  // True for a node whose apply() zero-fills itself and needs to know which outputs got no gradient (the
+  // several-output linear algebra formulas: PyTorch's `if (gV.defined())`, where 0 / 0 would be NaN).
+  virtual bool fills_missing_gradients() const { return false; }
   // Drops saved tensors after the backward pass used them (unless retain_graph).
   virtual void release_saved() {}
 
@@ -151,9 +154,9 @@ void accumulate_into(Tensor& slot, const Tensor& grad);
 
 // The (shared) AccumulateGrad of a leaf that requires grad.
 std::shared_ptr<Node> grad_accumulator(const Tensor& leaf);
-// `self.data = src` (PyTorch's set_data): self now views src's memory, dtype and geometry, keeping its identity
-// and autograd state. A leaf moved to another device or dtype gets its gradients there from then on, also
-// through a graph recorded before the move.
+// `self.data = src` (PyTorch's set_data): self now views src's memory, dtype and geometry, keeping its
+// identity and autograd state. A leaf moved to another device or dtype gets its gradients there from then on,
+// also through a graph recorded before the move.
 void set_data(const Tensor& self, const Tensor& src);
 // Where the gradient of `t` goes: its grad_fn, its AccumulateGrad, or nowhere (fn null).
 Edge gradient_edge(const Tensor& t);

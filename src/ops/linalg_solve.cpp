@@ -379,17 +379,14 @@ Tensor cholesky_solve(const Tensor& b, const Tensor& factor, bool upper) {
   TANDEM_CHECK(b.size(-2) == n, Runtime, "Incompatible matrix sizes for cholesky_solve: each A matrix is ", n,
                " by ", n, " but each b matrix is ", b.size(-2), " by ", b.size(-1),
                "\nhint: B's rows must match the factor's size");
-  if (autograd::should_record(b, factor)) {
-    // Differentiable through the two triangular solves: A = L L^H, X = L^{-H} L^{-1} B.
-    Tensor l = upper ? mH(factor) : factor;
-    Tensor y = linalg_solve_triangular(l, b, false, true, false);
-    return linalg_solve_triangular(mH(l), y, true, true, false);
-  }
   DimVector batch = broadcast_shapes(batch_shape(factor), batch_shape(b));
-  Tensor f_buf = column_major_copy(factor, batch, factor.dtype());
-  Tensor x_buf = column_major_copy(b, batch, factor.dtype());
-  if (x_buf.numel() > 0 && n > 0) lapack_for(op, factor).cholesky_solve(f_buf, x_buf, upper);
-  return from_column_major(x_buf, batch, n, b.size(-1));
+  Tensor x = autograd::without_grad([&] {
+    Tensor f_buf = column_major_copy(factor, batch, factor.dtype());
+    Tensor x_buf = column_major_copy(b, batch, factor.dtype());
+    if (x_buf.numel() > 0 && n > 0) lapack_for(op, factor).cholesky_solve(f_buf, x_buf, upper);
+    return from_column_major(x_buf, batch, n, b.size(-1));
+  });
+  return autograd::should_record(b, factor) ? autograd::record_cholesky_solve(b, factor, upper, x) : x;
 }
 
 Tensor cholesky_inverse(const Tensor& factor, bool upper) {

@@ -17,14 +17,32 @@ def _torch_builtin_names(module, tandem_module):
             and isinstance(getattr(module, name), types.BuiltinFunctionType) and hasattr(tandem_module, name)]
 
 
+def _bound_on_a_class(f):
+    class Holder:
+        attribute = f
+
+    return Holder().attribute is not f
+
+
+def test_functional_binds_where_pytorch_binds():
+    """nn.functional's functions are Python functions in PyTorch (bound when stored on a class), a few builtins."""
+    names = [name for name in dir(torch.nn.functional) if not name.startswith("_") and hasattr(tandem.nn.functional, name)
+             and callable(getattr(torch.nn.functional, name)) and not isinstance(getattr(torch.nn.functional, name), type)
+             and not name.startswith("has_torch_function")]
+    assert len(names) > 100
+    differ = [name for name in names if _bound_on_a_class(getattr(torch.nn.functional, name)) !=
+              _bound_on_a_class(getattr(tandem.nn.functional, name))]
+    assert differ == []
+
+
 @pytest.mark.parametrize("sub", ["", "linalg", "special", "fft"])
 def test_no_function_pytorch_has_in_c_is_a_descriptor(sub):
     t_mod = getattr(torch, sub) if sub else torch
     d_mod = getattr(tandem, sub) if sub else tandem
     names = _torch_builtin_names(t_mod, d_mod)
     assert len(names) > (300 if not sub else 10)
-    binding = [name for name in names if hasattr(type(getattr(d_mod, name)), "__get__")
-               and not isinstance(getattr(d_mod, name), type)]
+    binding = [name for name in names if not isinstance(getattr(d_mod, name), type)
+               and _bound_on_a_class(getattr(d_mod, name))]
     # Functions tandem shares with another public module keep their identity there (tandem.vmap is
     # tandem.func.vmap, as in PyTorch); to_dlpack is a C function in PyTorch, tandem.utils.dlpack's in tandem.
     assert set(binding) <= {"to_dlpack"}

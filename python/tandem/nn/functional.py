@@ -785,3 +785,6 @@ from ._functional_grouped_mm import grouped_mm  # noqa: E402,F401
 __all__ = list(dict.fromkeys(__all__ + _functional_grouped_mm.__all__))
 
 from . import grad  # noqa: E402,F401  (F.grad is torch.nn.grad, as in PyTorch)
+
+from .._builtin_functions import wrap_functional  # noqa: E402
+wrap_functional(globals())  # last: the functions dispatch to __torch_function__ (docs/compat.md)

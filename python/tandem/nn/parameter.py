@@ -5,10 +5,14 @@ import tandem
 
 from .. import _C
 from .._C import Tensor
+from ..overrides import _disabled_torch_function_impl
 
 
 class Parameter(Tensor):
     """A tensor that shares ``data``'s memory, requires grad by default, and is found by Module.parameters()."""
+
+    # As in PyTorch, parameters opt out of __torch_function__: an op on a Parameter returns a plain Tensor.
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:

@@ -1,0 +1,16 @@
+// __torch_function__ dispatch (PyTorch's protocol) for the wrappers of tandem's public functions
+// (builtin_function.cpp) and Tensor methods (torch_function.cpp). docs/compat.md, "__torch_function__".
+#pragma once
+#include <Python.h>
+
+namespace tandem::py {
+
+// Calls `function` with the vectorcall arguments, unless one of them (or an element of a list or tuple
+// argument) has a type that implements __torch_function__, or a TorchFunctionMode is entered in this thread:
+// then the call goes to tandem.overrides.handle_torch_function with `public_api` as the function. For a
+// binary operator (`binary_op`), a TypeError raised there becomes NotImplemented, so that Python tries the
+// reflected operator of the other operand (PyTorch's rule). A new reference, or null with an error set.
+PyObject* call_with_torch_function(PyObject* public_api, PyObject* function, PyObject* const* args,
+                                   size_t nargsf, PyObject* kwnames, bool binary_op);
+
+}  // namespace tandem::py
