@@ -373,6 +373,18 @@ GRAD_CASES = {
     "lu_solve": (lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b).sin().sum(), [(3, 3), (3, 2)]),
     "lu_solve_right_adjoint": (lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b, left=False,
                                                                  adjoint=True).sin().sum(), [(3, 3), (2, 3)]),
+    # The factor's gradient is PyTorch's full matrix, not its triangle (linear_operator compares it with the
+    # gradient through L @ L.mT).
+    "cholesky_solve_factor": (lambda L, f, b: L.cholesky_solve(b, f.tril() + 3 * L.eye(3, dtype=L.float64,
+                                                                                        device=f.device))
+                              .sin().sum(), [(3, 3), (2, 3, 2)]),
+    "cholesky_solve_upper_factor": (lambda L, f, b: L.cholesky_solve(b, f.triu() + 3 * L.eye(
+        3, dtype=L.float64, device=f.device), upper=True).sin().sum(), [(3, 3), (3, 2)]),
+    # Only the eigenvalues of eigh are used, with a repeated one: no 0 / 0 from the vectors' term.
+    "eigh_values_repeated": (lambda L, a: L.linalg.eigh(a * 0 + L.eye(3, dtype=L.float64, device=a.device) +
+                                                        a.sum() * 0).eigenvalues.pow(2).sum(), [(3, 3)]),
+    "svd_values_repeated": (lambda L, a: L.linalg.svd(a * 0 + L.eye(3, dtype=L.float64, device=a.device))
+                            .S.sum(), [(3, 3)]),
 }
 
 
