@@ -10,6 +10,7 @@
 
 #include <structmember.h>
 
+#include <atomic>
 #include <optional>
 
 #include <nanobind/stl/optional.h>
@@ -29,10 +30,26 @@ PyTypeObject* device_type = nullptr;
 
 // Per thread, as PyTorch's: DisableTorchFunctionSubclass turns off the arguments' __torch_function__,
 // DisableTorchFunction the modes' as well. overrides.py keeps each thread's stack of TorchFunctionModes and
-// reports its depth here, so that the check costs nothing while no mode is entered.
-thread_local bool subclass_dispatch_enabled = true;
-thread_local bool mode_dispatch_enabled = true;
-thread_local Py_ssize_t mode_depth = 0;
+// reports its depth here. A thread whose state is not the default (arguments dispatched, no mode entered) is
+// counted in threads_off_default, so that while there is none the check reads no thread-local storage (a
+// __tls_get_addr call in a shared library, tens of nanoseconds on the hot path otherwise).
+struct DispatchState {
+  bool subclass_enabled = true;
+  bool mode_enabled = true;
+  Py_ssize_t mode_depth = 0;
+  bool is_default() const { return subclass_enabled && mode_depth == 0; }
+  bool modes_active() const { return mode_enabled && mode_depth > 0; }
+};
+thread_local DispatchState dispatch_state;
+std::atomic<int> threads_off_default{0};
+
+template <typename Change>
+void change_dispatch_state(Change change) {
+  DispatchState& state = dispatch_state;
+  const bool was_default = state.is_default();
+  change(state);
+  if (was_default != state.is_default()) threads_off_default.fetch_add(was_default ? 1 : -1);
+}
 
 // Arguments that never implement __torch_function__, recognised by their type alone.
 inline bool is_plain(PyObject* o) {
@@ -78,7 +95,8 @@ bool scan(PyObject* o, PyObject** found) {
 PyObject* overloaded_arguments(PyObject* const* args, Py_ssize_t n, bool descend, bool& failed) {
   PyObject* found = nullptr;
   failed = false;
-  if (!subclass_dispatch_enabled) return nullptr;
+  if (threads_off_default.load(std::memory_order_relaxed) != 0 && !dispatch_state.subclass_enabled)
+    return nullptr;
   for (Py_ssize_t i = 0; i < n; ++i) {
     if (Py_TYPE(args[i]) == tensor_type) continue;
     if (!(descend ? scan(args[i], &found) : note(args[i], &found))) {
@@ -127,7 +145,7 @@ PyObject* call_with_torch_function(PyObject* public_api, PyObject* function, PyO
   bool failed;
   PyObject* found = overloaded_arguments(args, n, true, failed);
   if (failed) return nullptr;
-  if (!found && !(mode_depth > 0 && mode_dispatch_enabled))
+  if (!found && (threads_off_default.load(std::memory_order_relaxed) == 0 || !dispatch_state.modes_active()))
     return PyObject_Vectorcall(function, args, nargsf, kwnames);
   PyObject* result = dispatch(public_api, function, args, nargsf, kwnames, found);
   if (!result && binary_op && PyErr_ExceptionMatches(PyExc_TypeError)) {
@@ -251,7 +269,7 @@ PyType_Spec method_spec = {
 // overrides.has_torch_function: PyTorch's looks at the arguments given, not into sequences among them.
 bool has_torch_function(PyObject* const* args, Py_ssize_t n) {
   if (n == 0) return false;  // PyTorch's answer for no arguments, even under a mode
-  if (mode_depth > 0 && mode_dispatch_enabled) return true;
+  if (dispatch_state.modes_active()) return true;
   bool failed;
   PyObject* found = overloaded_arguments(args, n, false, failed);
   if (failed) throw nb::python_error();
@@ -297,19 +315,23 @@ void init_torch_function(nb::module_& m) {
       },
       nb::arg("dispatch"), nb::arg("disabled_impl"));
   m.def(
-      "_set_torch_function_mode_depth", [](Py_ssize_t depth) { mode_depth = depth; }, nb::arg("depth"));
+      "_set_torch_function_mode_depth",
+      [](Py_ssize_t depth) { change_dispatch_state([depth](DispatchState& s) { s.mode_depth = depth; }); },
+      nb::arg("depth"));
   m.def(
-      "_is_torch_function_enabled", []() { return subclass_dispatch_enabled; },
+      "_is_torch_function_enabled", []() { return dispatch_state.subclass_enabled; },
       "False inside DisableTorchFunctionSubclass or DisableTorchFunction.");
   m.def(
-      "_is_torch_function_mode_enabled", []() { return mode_dispatch_enabled && mode_depth > 0; },
+      "_is_torch_function_mode_enabled", []() { return dispatch_state.modes_active(); },
       "True while a TorchFunctionMode is entered in this thread and not disabled.");
   m.def(
       "_set_torch_function_state",
       [](bool subclass, std::optional<bool> mode) {
-        nb::tuple previous = nb::make_tuple(subclass_dispatch_enabled, mode_dispatch_enabled);
-        subclass_dispatch_enabled = subclass;
-        if (mode) mode_dispatch_enabled = *mode;
+        nb::tuple previous = nb::make_tuple(dispatch_state.subclass_enabled, dispatch_state.mode_enabled);
+        change_dispatch_state([&](DispatchState& s) {
+          s.subclass_enabled = subclass;
+          if (mode) s.mode_enabled = *mode;
+        });
         return previous;
       },
       nb::arg("subclass"), nb::arg("mode").none(),

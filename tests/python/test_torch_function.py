@@ -270,3 +270,22 @@ def test_has_torch_function_follows_pytorch():
         assert not O.has_torch_function([lib.ones(1), lib.nn.Parameter(lib.ones(1))])
         with lib._C.DisableTorchFunctionSubclass():
             assert not O.has_torch_function((s,))
+
+
+def test_dispatch_switched_off_in_one_thread_stays_on_in_the_others():
+    s = tandem.ones(2).as_subclass(subclass_of(tandem))
+    inside, release, seen = threading.Event(), threading.Event(), []
+
+    def hold_disabled():
+        with tandem._C.DisableTorchFunctionSubclass():
+            seen.append(type(s + 1).__name__)
+            inside.set()
+            release.wait(10)
+
+    worker = threading.Thread(target=hold_disabled)
+    worker.start()
+    assert inside.wait(10)
+    seen.append(type(s + 1).__name__)  # this thread is unaffected while the other is inside
+    release.set()
+    worker.join()
+    assert seen == ["Tensor", "Sub"] and type(s + 1).__name__ == "Sub"
