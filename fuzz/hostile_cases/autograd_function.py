@@ -433,9 +433,6 @@ CASES = {
 }
 
 KNOWN = {
-    "forward/view_then_inplace": "needs C++ fix: an in-place write into a view that a custom Function returned is "
-                                 "not refused (PyTorch's 'Output 0 of Fn is a view and is being modified inplace'); "
-                                 "the creation flag it needs lives in AutogradMeta, with no binding",
     "saved/outside_backward": "tandem's ctx holds the saved tensors only while backward runs (the node keeps them, "
                               "so ctx makes no reference cycle through it); PyTorch's ctx reads them after forward",
 }

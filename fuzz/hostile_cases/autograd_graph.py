@@ -111,13 +111,4 @@ CASES = {
     "allow_mutation_on_saved_tensors/ok": mutation_allowed,
 }
 
-KNOWN = {
-    "node_prehook/wrong_shape": "needs C++ fix: a grad_fn pre-hook's returned gradient is not checked (the node "
-                                "runs with a gradient of the wrong size); PyTorch: \"hook '<lambda>' has changed "
-                                "the size of value\"",
-    "node_prehook/wrong_dtype": "needs C++ fix: as node_prehook/wrong_shape, for the type (PyTorch: \"has changed "
-                                "the type of value\")",
-    "node_hook/wrong_shape": "needs C++ fix: a grad_fn hook's gradient of the wrong size fails the engine's output "
-                             "check ('returned an invalid gradient at index 0'); PyTorch names the hook ('hook "
-                             "'<lambda>' has changed the size of value'); the type matches",
-}
+KNOWN = {}

@@ -361,9 +361,4 @@ CASES = {
     "load_state_dict_post/adds_missing": lambda L, d: load_state_dict_post_hook(L, d, _add_missing),
 }
 
-KNOWN = {
-    "full_backward/inplace_module": "needs C++ fix: an in-place write into an output of a custom Function (here "
-                                    "the hooks' BackwardHookFunction, which returns its inputs) is not refused; "
-                                    "the view/output flag it needs lives in AutogradMeta, with no binding",
-    "full_backward/inplace_on_leaf": "needs C++ fix: as full_backward/inplace_module",
-}
+KNOWN = {}

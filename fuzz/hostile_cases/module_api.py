@@ -211,8 +211,4 @@ CASES = {
         net(L)),
 }
 
-KNOWN = {
-    "requires_grad_/int": "needs C++ fix: Tensor.requires_grad_'s binding refuses an int with nanobind's "
-                          "'incompatible function arguments' (PyTorch: \"argument 'requires_grad' (position 1) "
-                          "must be bool, not int\"); the type matches",
-}
+KNOWN = {}

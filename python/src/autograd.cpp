@@ -358,6 +358,10 @@ struct PyFunctionNode final : Node {
   size_t num_args_ = 0;
   std::vector<size_t> tensor_positions_;  // which forward arguments are tensors (one edge each)
   std::vector<autograd::SavedTensor> saved_;
+  std::vector<bool> custom_views_;  // per output: shares memory with an input without being it
+  bool output_is_custom_view(uint32_t output_nr) const override {
+    return output_nr < custom_views_.size() && custom_views_[output_nr];
+  }
 };
 
 // Python objects held by C++ autograd state, shown to Python's garbage collector so that cycles through it
@@ -436,6 +440,12 @@ void record_function(nb::str name, nb::object backward, nb::object ctx, nb::tupl
   for (size_t k = 0; k < outs.size(); ++k) {
     const Tensor& o = outs[k];
     node->outputs.push_back({o.sizes(), o.dtype(), o.device()});
+    // A view of an input made in forward, or an input returned as is (Function.apply hands out a detached
+    // alias of it); an input modified in place (mark_dirty) is the input itself, and may be written again.
+    bool view = false;
+    for (const Tensor& in : inputs)
+      view |= !o.is_same(in) && o.storage() && in.storage() && o.storage().get() == in.storage().get();
+    node->custom_views_.push_back(view);
     if (!autograd::is_differentiable(o.dtype())) continue;
     AutogradMeta& m = o.impl()->ensure_autograd();
     m.requires_grad = true;
@@ -537,11 +547,16 @@ void init_autograd(nb::module_& m) {
       [](const Tensor& t, bool v) { set_requires_grad(t, v); });
   tensor.def(
       "requires_grad_",
-      [](nb::handle self, bool v) {
-        set_requires_grad(self_tensor(self, "requires_grad_"), v, /*complex_allowed_message=*/false);
+      [](nb::handle self, nb::handle v) {
+        // PyTorch's parser takes a bool only (not 1, not a 0-dim tensor, not numpy.bool_).
+        TANDEM_CHECK(PyBool_Check(v.ptr()), Type,
+                     "requires_grad_(): argument 'requires_grad' (position 1) must be bool, not ",
+                     Py_TYPE(v.ptr())->tp_name);
+        set_requires_grad(self_tensor(self, "requires_grad_"), v.ptr() == Py_True,
+                          /*complex_allowed_message=*/false);
         return nb::borrow(self);  // the same Python object, as PyTorch returns self
       },
-      nb::arg("requires_grad") = true);
+      nb::arg("requires_grad").none() = true);
   tensor.def_prop_ro("is_leaf", [](const Tensor& t) {
     AutogradMeta* m = t.impl()->autograd();
     return !m || !m->grad_fn;

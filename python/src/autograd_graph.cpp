@@ -107,7 +107,21 @@ void take_hook_result(const nb::object& fn, const nb::object& r, std::vector<Ten
     nb::handle v = values[i];
     TANDEM_CHECK(v.is_none() || is_tensor(v), Type, "expected Variable, but hook returned '", py_type_name(v),
                  "'");
-    grads[i] = v.is_none() ? Tensor() : as_tensor_ref(v);
+    if (v.is_none()) {
+      grads[i] = Tensor();
+      continue;
+    }
+    // PyTorch's checks of a replacement: the node's formula relies on the gradient it was given (a smaller
+    // one would broadcast into a silently wrong result).
+    const Tensor& out = as_tensor_ref(v);
+    const Tensor& was = grads[i];
+    TANDEM_CHECK(was.defined(), Runtime, "can't replace a empty gradient with a non-empty value");
+    TANDEM_CHECK(out.dtype() == was.dtype() && out.device() == was.device(), Runtime, "hook '",
+                 nb::cast<std::string>(nb::str(name)), "' has changed the type of value (was ",
+                 autograd::legacy_type_name(was), " got ", autograd::legacy_type_name(out), ")");
+    TANDEM_CHECK(out.sizes() == was.sizes(), Runtime, "hook '", nb::cast<std::string>(nb::str(name)),
+                 "' has changed the size of value");
+    grads[i] = out;
   }
 }
 

@@ -236,7 +236,12 @@ RunResult run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
       std::vector<Tensor> input_grads;
       if (run_node) {
         const bool node_hooks = node->hooks != nullptr;
-        if (node_hooks) run_node_pre_hooks(*node, grads);
+        bool none_arrived = false;
+        if (node_hooks) {
+          run_node_pre_hooks(*node, grads);
+          none_arrived =
+              std::none_of(grads.begin(), grads.end(), [](const Tensor& g) { return g.defined(); });
+        }
         std::vector<Tensor> arrived;  // post-hooks see the gradients as they arrived (before zero-filling)
         if (node_hooks && !node->hooks->post.empty()) arrived = grads;
         for (size_t k = 0; k < grads.size() && !node->fills_missing_gradients(); ++k) {
@@ -252,7 +257,11 @@ RunResult run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
                                              profiler::EventKind::BackwardNode, Device()));
           apply.set(profiler::begin_event(std::move(name), profiler::EventKind::BackwardNode, Device()));
         }
-        if (__builtin_expect(AnomalyMode::is_enabled(), 0))
+        // A pre-hook that replaced every gradient by None leaves nothing to propagate (PyTorch's nodes return
+        // no gradient when none arrived); otherwise missing ones were zero-filled above.
+        if (none_arrived)
+          input_grads.assign(node->next_edges.size(), Tensor());
+        else if (__builtin_expect(AnomalyMode::is_enabled(), 0))
           input_grads = apply_with_anomaly_checks(*node, std::move(grads));
         else
           input_grads = node->apply(std::move(grads));

@@ -310,6 +310,19 @@ void check_inplace(const Tensor& self) {
       "multiple views. Such functions do not allow the output views to be modified inplace. You should "
       "replace the inplace operation by an out-of-place one.\nhint: write into a clone() of the piece, "
       "or index the base instead (x[:, :2].add_(1) rather than x.split(2, 1)[0].add_(1))");
+  if (m->grad_fn->output_is_custom_view(m->output_nr)) {
+    std::string function = m->grad_fn->name();  // the Function's class name + "Backward"
+    if (function.size() > 8 && function.compare(function.size() - 8, 8, "Backward") == 0)
+      function.resize(function.size() - 8);
+    TANDEM_THROW(
+        Runtime, "Output ", m->output_nr, " of ", function,
+        " is a view and is being modified inplace. This view was created inside a custom Function (or "
+        "because an input was returned as-is) and the autograd logic to handle view+inplace would "
+        "override the custom backward associated with the custom Function, leading to incorrect "
+        "gradients. This behavior is forbidden. You can fix this by cloning the output of the custom "
+        "Function.\nhint: return x.clone() (not x or a view of it) from forward, or write into "
+        "out.clone()");
+  }
   TANDEM_CHECK(!m->view_of_leaf, Runtime,
                "a view of a leaf Variable that requires grad is being used in an in-place operation.\nhint: "
                "wrap the update in `with tandem.no_grad():`, or use the out-of-place op");

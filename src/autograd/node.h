@@ -105,6 +105,10 @@ struct Node : std::enable_shared_from_this<Node> {
   // True for a node whose apply() zero-fills itself and needs to know which outputs got no gradient (the
   // several-output linear algebra formulas: PyTorch's `if (gV.defined())`, where 0 / 0 would be NaN).
   virtual bool fills_missing_gradients() const { return false; }
+  // True for an output of a custom Function that shares memory with one of its inputs (a view made in
+  // forward, or an input returned as is): an in-place write into it is refused, as it would bypass the
+  // Function's backward (PyTorch's rule).
+  virtual bool output_is_custom_view(uint32_t /*output_nr*/) const { return false; }
   // Drops saved tensors after the backward pass used them (unless retain_graph).
   virtual void release_saved() {}
 

@@ -23,6 +23,41 @@ def leaf(L, d, shape=(3,)):
     return M(L, d, shape).requires_grad_()
 
 
+def custom_output_written(L, d, forward):
+    """x.grad after an in-place write into the output of a custom Function whose forward is `forward`."""
+    class Fn(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return forward(x)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3
+
+    x = leaf(L, d)
+    out = Fn.apply(x)
+    out.mul_(2)
+    out.sum().backward()
+    return x.grad
+
+
+def hooked_inplace_relu(L, d):
+    m = L.nn.ReLU(inplace=True)
+    m.register_full_backward_hook(lambda mod, gi, go: None)
+    x = leaf(L, d)
+    m(x * 1).sum().backward()
+    return x.grad
+
+
+def node_hook(L, d, hook, pre=False):
+    """x.grad after y = x.exp() with `hook` on y.grad_fn (a pre-hook when `pre`)."""
+    x = leaf(L, d)
+    y = x.exp()
+    (y.grad_fn.register_prehook if pre else y.grad_fn.register_hook)(hook)
+    y.sum().backward()
+    return x.grad
+
+
 def function_with_backward(L, backward):
     """x * 2 as a custom autograd.Function with the given backward (one class per library)."""
     def forward(ctx, x):
@@ -196,6 +231,22 @@ CASES = {
     "device/empty_string": lambda L, d: L.device(""),
     "masked_fill_/mask_bigger_than_3d": lambda L, d: L.zeros(3, device=d).masked_fill_(
         L.ones(2, 1, 3, dtype=L.bool, device=d), 1.0),
+    # session 28, in C++: a grad_fn hook's replacement gradient is checked (a smaller one used to broadcast
+    # through the node into a silently wrong gradient), and a pre-hook that drops every gradient stops it
+    "node_prehook/wrong_shape": lambda L, d: node_hook(L, d, lambda go: (go[0][:1],), pre=True),
+    "node_prehook/wrong_dtype": lambda L, d: node_hook(L, d, lambda go: (go[0].float(),), pre=True),
+    "node_hook/wrong_shape": lambda L, d: node_hook(L, d, lambda gi, go: (gi[0][:1],)),
+    "node_hook/wrong_dtype": lambda L, d: node_hook(L, d, lambda gi, go: (gi[0].float(),)),
+    "node_prehook/drops_the_gradient": lambda L, d: node_hook(L, d, lambda go: (None,), pre=True),
+    "requires_grad_/int": lambda L, d: L.ones(2, device=d).requires_grad_(1),
+    "requires_grad_/none": lambda L, d: L.ones(2, device=d).requires_grad_(None),
+    "requires_grad_/zero_dim_tensor": lambda L, d: L.ones(2, device=d).requires_grad_(L.tensor(True)),
+    # an in-place write into a custom Function's output that shares its input's memory is refused (it used to
+    # bypass the Function's backward silently)
+    "Function/view_output_written_in_place": lambda L, d: custom_output_written(L, d, lambda x: x.view(-1)),
+    "Function/input_returned_written_in_place": lambda L, d: custom_output_written(L, d, lambda x: x),
+    "Function/fresh_output_written_in_place_ok": lambda L, d: custom_output_written(L, d, lambda x: x * 1),
+    "full_backward_hook/inplace_relu": lambda L, d: hooked_inplace_relu(L, d),
 }
 
 
