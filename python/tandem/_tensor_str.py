@@ -222,10 +222,20 @@ def tensor_body(t, indent):
     return _nested_str(values, t.dim(), indent, fmt, opts.linewidth)
 
 
+def _repr_prefix(t):
+    """A subclass prints under its own name (``Sub([1., 2.])``, as PyTorch's), a tensor or a Parameter as
+    ``tensor(``."""
+    from .nn.parameter import Parameter  # imported here: tandem.nn imports this module's package
+    kind = type(t)
+    if kind is _C.Tensor or kind is Parameter or not isinstance(t, _C.Tensor):
+        return "tensor("
+    return kind.__name__ + "("
+
+
 def tensor_repr(t):
     """PyTorch's repr for a tandem tensor, with ``tandem.`` where PyTorch writes ``torch.``."""
     opts = _options
-    prefix = "tensor("
+    prefix = _repr_prefix(t)
     indent = len(prefix)
     suffixes = []
     if t.device.type != "cpu":

@@ -1,7 +1,9 @@
-"""torch.utils._pytree's core: flatten nested Python containers (tuple, list, dict, OrderedDict, defaultdict,
+"""torch.utils._pytree's core: flatten nested Python containers (tuple, list, dict, OrderedDict, defaultdict, Size,
 namedtuple) into a list of leaves and a TreeSpec that rebuilds them. tandem.func uses it for the argument and
 output structures of its transforms; TreeSpec's repr is PyTorch's, because transform error messages print it."""
 import collections
+
+from tandem._size import Size
 
 __all__ = ["TreeSpec", "LeafSpec", "tree_flatten", "tree_unflatten", "tree_leaves", "tree_structure", "tree_map",
            "tree_map_", "treespec_pprint"]
@@ -20,6 +22,10 @@ def _node_kind(x):
         return "tuple", None, list(x)
     if t is list:
         return "list", None, list(x)
+    if t is Size:
+        # PyTorch registers torch.Size as a node (its leaves are the ints, and it rebuilds as a plain tuple):
+        # code that maps over a function's result (pyro's provenance tracking of x.size()) relies on reaching them
+        return "Size", None, list(x)
     if t is dict:
         return "dict", list(x.keys()), list(x.values())
     if t is collections.OrderedDict:
@@ -55,7 +61,7 @@ class TreeSpec:
         return False
 
     def _rebuild(self, children):
-        if self.kind == "tuple":
+        if self.kind in ("tuple", "Size"):
             return tuple(children)
         if self.kind == "list":
             return list(children)

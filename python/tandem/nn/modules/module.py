@@ -455,26 +455,31 @@ class Module:
     def compile(self, *args, **kwargs):
         """PyTorch compiles the module in place (its state_dict keys unchanged); tandem runs it eagerly."""
 
-    def _apply(self, fn):
+    def _apply(self, fn, recurse=True):
+        # Each child goes through its own _apply, as in PyTorch: a subclass that overrides it to convert
+        # tensors it keeps outside _parameters/_buffers (gpytorch's ExactGP and its train_inputs) sees
+        # model.to(dtype) also when it sits inside another module.
+        if recurse:
+            for child in self.children():
+                child._apply(fn)
         with _no_grad():
             self._apply_in_place(fn)
         return self
 
     def _apply_in_place(self, fn):
-        # PyTorch's three ways, chosen by tandem.__future__: by default each Parameter object keeps its identity
-        # and gets the converted data (what optimizers holding it rely on); with the swap switch it also takes
-        # the converted tensor's class and attributes (utils.swap_tensors); with the overwrite switch the
-        # module gets new Parameter objects.
+        # This module's own parameters and buffers. PyTorch's three ways, chosen by tandem.__future__: by
+        # default each Parameter object keeps its identity and gets the converted data (what optimizers holding
+        # it rely on); with the swap switch it also takes the converted tensor's class and attributes
+        # (utils.swap_tensors); with the overwrite switch the module gets new Parameter objects.
         from ... import __future__ as future
         swap = future.get_swap_module_params_on_conversion()
         overwrite = future.get_overwrite_module_params_on_conversion()
-        for mod in self.modules():
-            for key, t in mod._parameters.items():
-                if t is not None:
-                    _apply_to_parameter(mod, key, t, fn, swap, overwrite)
-            for key, t in mod._buffers.items():
-                if t is not None:
-                    mod._buffers[key] = fn(t)
+        for key, t in self._parameters.items():
+            if t is not None:
+                _apply_to_parameter(self, key, t, fn, swap, overwrite)
+        for key, t in self._buffers.items():
+            if t is not None:
+                self._buffers[key] = fn(t)
 
     def to(self, *args, memory_format=None, **kwargs):
         device, dtype, non_blocking = _parse_to(*args, **kwargs)
