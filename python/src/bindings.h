@@ -66,6 +66,12 @@ inline Tensor& self_tensor(nb::handle self, const char* method) {
   throw_not_a_tensor_self(self, method);
 }
 
+// A view the user asked for (x[1:], x.view(...), x.as_subclass(C), ...): while grad mode is on, the view of a
+// plain tensor remembers x as its base, as every PyTorch view does, so that a value with history written into
+// x or the view later gives both PyTorch's history (CopySlices, AsStridedBackward) instead of being refused
+// (autograd::track_view_write). `view` is returned; a result that does not share x's memory is left alone.
+Tensor tracked_view(const Tensor& x, Tensor view);
+
 // (2, 3), [2, 3], a single int, torch.Size, or *args of ints -> a shape.
 DimVector to_shape(nb::handle h, const char* fn);
 DimVector shape_from_args(nb::args args, const char* fn);

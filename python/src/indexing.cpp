@@ -230,15 +230,17 @@ void assign_view(const Tensor& self, const Tensor& dst, nb::handle value) {
 
 bool is_plain_int(PyObject* o) { return PyLong_CheckExact(o); }
 
-// x[index] for a basic index: while grad mode is on, the view of a plain tensor remembers x as its base, as
-// every PyTorch view does, so that writing a value with history through it (x[:, 1:] += y, which Python runs
-// as getitem, iadd, setitem) gives x PyTorch's CopySlices history instead of being refused.
-Tensor basic_view(const Tensor& self, Tensor view) {
-  if (autograd::GradMode::is_enabled()) autograd::track_view_write(self, view);
-  return view;
-}
+// x[index] for a basic index is tracked (tracked_view): writing a value with history through it
+// (x[:, 1:] += y, which Python runs as getitem, iadd, setitem) gives x PyTorch's CopySlices history.
+Tensor basic_view(const Tensor& self, Tensor view) { return tracked_view(self, std::move(view)); }
 
 }  // namespace
+
+Tensor tracked_view(const Tensor& x, Tensor view) {
+  if (autograd::GradMode::is_enabled() && view.storage().get() == x.storage().get())
+    autograd::track_view_write(x, view);
+  return view;
+}
 
 void init_indexing(nb::module_& m) {
   auto cls = nb::type<Tensor>();
@@ -257,7 +259,7 @@ void init_indexing(nb::module_& m) {
         if (!p.view.is_same(self)) return basic_view(self, p.view);
         // x[...] and x[()] are new views of x (AliasBackward0 in the graph, as in PyTorch).
         return autograd::should_record(self) ? autograd::record_alias("AliasBackward0", self, alias(self))
-                                             : alias(self);
+                                             : basic_view(self, alias(self));
       },
       nb::arg("index").none());
   tensor.def(

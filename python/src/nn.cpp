@@ -114,7 +114,7 @@ void init_nn(nb::module_& m) {
             is_tensor_class(cls), Type,
             "Creating a Tensor subclass from a class that does not inherit from Tensor is not possible. "
             "Make sure your class inherits from Tensor.");
-        return instance_of(cls, view(self, self.sizes()));
+        return instance_of(cls, tracked_view(self, view(self, self.sizes())));
       },
       nb::arg("self"), nb::arg("cls"));
   m.def("_set_data", &autograd::set_data, nb::arg("self"), nb::arg("src"));

@@ -37,7 +37,7 @@ void init_views(nb::module_& m) {
               "view() received an invalid combination of arguments: pass a shape or a dtype, not both");
           return view_dtype(x, to_dtype(dtype));
         }
-        return view(x, shape_from_args(shape, size, "view", "size"));
+        return tracked_view(x, view(x, shape_from_args(shape, size, "view", "size")));
       },
       nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none());
   // order= and copy= are what np.reshape(t, shape) passes to this method.
@@ -48,35 +48,41 @@ void init_views(nb::module_& m) {
         TANDEM_CHECK(v.is_none() || nb::cast<std::string>(v) == "C", NotImplemented,
                      "reshape(): only order='C' is supported (tensors are row-major)");
       } else if (key == "shape") {
-        return reshape(x, to_shape(v, "reshape"));
+        return tracked_view(x, reshape(x, to_shape(v, "reshape")));
       } else {
         TANDEM_CHECK(key == "copy" && v.is_none(), Type, "reshape() got an unexpected keyword argument '",
                      key, "'");
       }
     }
-    return reshape(x, dims_from_args(shape, "reshape"));
+    return tracked_view(x, reshape(x, dims_from_args(shape, "reshape")));
   });
   m.def(
-      "reshape", [](const Tensor& x, nb::handle shape) { return reshape(x, to_shape(shape, "reshape")); },
+      "reshape",
+      [](const Tensor& x, nb::handle shape) {
+        return tracked_view(x, reshape(x, to_shape(shape, "reshape")));
+      },
       nb::arg("input"), nb::arg("shape"));
   tensor.def(
-      "view_as", [](const Tensor& x, const Tensor& o) { return view(x, o.sizes()); }, nb::arg("other"));
+      "view_as", [](const Tensor& x, const Tensor& o) { return tracked_view(x, view(x, o.sizes())); },
+      nb::arg("other"));
   tensor.def(
       "reshape_as", [](const Tensor& x, const Tensor& o) { return reshape(x, o.sizes()); }, nb::arg("other"));
-  auto flatten_fn = [](const Tensor& x, int64_t s, int64_t e) { return flatten(x, s, e); };
+  auto flatten_fn = [](const Tensor& x, int64_t s, int64_t e) { return tracked_view(x, flatten(x, s, e)); };
   tensor.def("flatten", flatten_fn, nb::arg("start_dim") = 0, nb::arg("end_dim") = -1);
   m.def("flatten", flatten_fn, nb::arg("input"), nb::arg("start_dim") = 0, nb::arg("end_dim") = -1);
   tensor.def("ravel", [](const Tensor& x) { return reshape(x, DimVector{-1}); });
   tensor.def(
       "permute",
       [](const Tensor& x, nb::args args, nb::handle dims) {
-        return permute(x, shape_from_args(args, dims, "permute", "dims"));
+        return tracked_view(x, permute(x, shape_from_args(args, dims, "permute", "dims")));
       },
       nb::arg("args"), nb::arg("dims") = nb::none());
   m.def(
       "permute", [](const Tensor& x, nb::handle dims) { return permute(x, to_shape(dims, "permute")); },
       nb::arg("input"), nb::arg("dims"));
-  auto transpose_fn = [](const Tensor& x, int64_t a, int64_t b) { return transpose(x, a, b); };
+  auto transpose_fn = [](const Tensor& x, int64_t a, int64_t b) {
+    return tracked_view(x, transpose(x, a, b));
+  };
   // t.transpose(d0, d1) as in PyTorch; t.transpose() / t.transpose(None) / t.transpose(axes) as NumPy calls
   // it for np.transpose(t[, axes]).
   tensor.def(
@@ -86,7 +92,7 @@ void init_views(nb::module_& m) {
           if (d0.is_none()) return matrix_T(x);
           return permute(x, to_shape(d0, "transpose"));
         }
-        return transpose(x, nb::cast<int64_t>(d0), nb::cast<int64_t>(d1));
+        return tracked_view(x, transpose(x, nb::cast<int64_t>(d0), nb::cast<int64_t>(d1)));
       },
       nb::arg("dim0").none() = nb::none(), nb::arg("dim1").none() = nb::none());
   tensor.def("swapaxes", transpose_fn, nb::arg("axis0"), nb::arg("axis1"));
@@ -96,14 +102,14 @@ void init_views(nb::module_& m) {
   tensor.def_prop_ro("T", [](const Tensor& x) { return matrix_T(x); });
   tensor.def_prop_ro("mT", [](const Tensor& x) { return mT(x); });
   auto squeeze_fn = [](const Tensor& x, nb::handle dim) {
-    if (dim.is_none()) return squeeze(x);
+    if (dim.is_none()) return tracked_view(x, squeeze(x));
     if (is_tensor(dim) && as_tensor_ref(dim).dim() == 0)  // a 0-dim integer tensor is an int, as in PyTorch
-      return squeeze(x, DimVector{nb::cast<int64_t>(dim.attr("__index__")())});
-    return squeeze(x, to_shape(dim, "squeeze"));
+      return tracked_view(x, squeeze(x, DimVector{nb::cast<int64_t>(dim.attr("__index__")())}));
+    return tracked_view(x, squeeze(x, to_shape(dim, "squeeze")));
   };
   tensor.def("squeeze", squeeze_fn, nb::arg("dim") = nb::none());
   m.def("squeeze", squeeze_fn, nb::arg("input"), nb::arg("dim") = nb::none());
-  auto unsqueeze_fn = [](const Tensor& x, int64_t d) { return unsqueeze(x, d); };
+  auto unsqueeze_fn = [](const Tensor& x, int64_t d) { return tracked_view(x, unsqueeze(x, d)); };
   tensor.def("unsqueeze", unsqueeze_fn, nb::arg("dim"));
   m.def("unsqueeze", unsqueeze_fn, nb::arg("input"), nb::arg("dim"));
   tensor.def(

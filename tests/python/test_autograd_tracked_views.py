@@ -92,7 +92,8 @@ def test_dead_views_leave_no_trace():
 
 def test_memory_shared_with_an_untracked_tensor_is_still_refused():
     z = tandem.zeros(3, 2, dtype=F64)
-    flat = z.view(6)  # noqa: F841 (not an indexing view: it would miss the history)
+    with tandem.no_grad():
+        flat = z.view(6)  # noqa: F841 (taken without grad mode: not tracked, it would miss the history)
     v = tandem.tensor([1.0, 2.0], dtype=F64, requires_grad=True)
     with pytest.raises(NotImplementedError, match="shares memory with others"):
         z[1] = v * 2
@@ -145,3 +146,45 @@ def test_a_write_with_history_through_data_keeps_the_parameter_a_leaf():
         return p.tolist(), p.is_leaf, p.grad_fn is None, alias.requires_grad, v.grad.tolist()
 
     assert both(run) == ([2.0, 2.0, 2.0], True, True, True, [2.0, 4.0, 6.0])
+
+
+VIEW_KINDS = {
+    "view": lambda L, x: x.view(6),
+    "reshape": lambda L, x: x.reshape(2, 3),
+    "view_as": lambda L, x: x.view_as(L.ones(6)),
+    "flatten": lambda L, x: x.flatten(),
+    "unsqueeze": lambda L, x: x.unsqueeze(0),
+    "squeeze": lambda L, x: x.unsqueeze(1).squeeze(1),
+    "transpose": lambda L, x: x.transpose(0, 1),
+    "permute": lambda L, x: x.permute(1, 0),
+    "ellipsis": lambda L, x: x[...],
+    "as_subclass": lambda L, x: x.as_subclass(type("Sub", (L.Tensor,), {})),
+    "function_form": lambda L, x: L.reshape(x, (6,)),
+}
+
+
+@pytest.mark.parametrize("kind", VIEW_KINDS)
+def test_a_write_with_history_into_a_base_with_a_view_method_view(kind):
+    """pyro's TraceGraph_ELBO: `elbo -= log_prob_sum` into a sum that an as_subclass view shares."""
+    def run(L):
+        x = L.zeros(3, 2, dtype=L.float64)
+        v = VIEW_KINDS[kind](L, x)
+        y = L.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], dtype=L.float64, requires_grad=True)
+        x.sub_(y * 2)
+        (x.sum() + (v * v).sum()).backward()
+        return v.requires_grad, v.tolist(), y.grad.tolist()
+
+    both(run)
+
+
+@pytest.mark.parametrize("kind", ["view", "as_subclass"])
+def test_a_write_through_a_view_method_view_gives_the_base_history(kind):
+    def run(L):
+        x = L.zeros(3, 2, dtype=L.float64)
+        v = VIEW_KINDS[kind](L, x)
+        y = L.ones(6 if kind == "view" else (3, 2), dtype=L.float64, requires_grad=True)
+        v.add_(y * 3)
+        (x * x).sum().backward()
+        return x.requires_grad, x.tolist(), y.grad.tolist()
+
+    both(run)
