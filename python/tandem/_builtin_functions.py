@@ -122,6 +122,7 @@ def _wrap_tensor_methods():
             method.__doc__ = methods[attr].__doc__
         setattr(tensor, attr, method)
         overrides._overridable.setdefault(tensor, []).append(method)
+    overrides._NOWRAP.update(wrapped[name] for name in ("__reduce_ex__", "__copy__") if name in wrapped)
     tensor.__torch_function__ = classmethod(overrides._tensor_torch_function)
     overrides._ignored.add(tensor.__torch_function__)
 

@@ -26,7 +26,14 @@ def _tensor_copy(self):
 
     Libraries keep shallow copies of their inputs (matplotlib's ``Line2D.set_data``), so plotting needs it.
     """
-    return self.detach().requires_grad_(self.requires_grad)
+    result = self.detach()
+    if type(result) is not type(self):  # a subclass (Parameter included) stays one, as in PyTorch
+        result = _C._make_subclass(type(self), result, False)
+    result.requires_grad_(self.requires_grad)
+    extra = getattr(self, "__dict__", None)
+    if extra:  # a subclass's (or a tagged tensor's) attributes come along, as PyTorch's copy keeps them
+        result.__dict__.update(extra)
+    return result
 
 
 _C.Tensor.__copy__ = _tensor_copy

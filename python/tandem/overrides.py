@@ -288,7 +288,13 @@ def _tensor_torch_function(cls, func, types, args=(), kwargs=None):
     if not all(issubclass(cls, t) for t in types):
         return NotImplemented
     with DisableTorchFunctionSubclass():
-        return _convert(func(*args, **kwargs), cls)
+        result = func(*args, **kwargs)
+        # pickling's reduction holds the plain data the subclass is rebuilt from (made a subclass again, it would
+        # be reduced again, without end); copy.copy's result is the subclass with its attributes already
+        return result if func in _NOWRAP else _convert(result, cls)
+
+
+_NOWRAP = set()  # Tensor.__reduce_ex__ and __copy__ (which make the subclass themselves): _builtin_functions.install
 
 
 def _convert(result, cls):

@@ -289,3 +289,21 @@ def test_dispatch_switched_off_in_one_thread_stays_on_in_the_others():
     release.set()
     worker.join()
     assert seen == ["Tensor", "Sub"] and type(s + 1).__name__ == "Sub"
+
+
+class Pickled(tandem.Tensor):
+    """A module-level subclass (pickle finds classes by name)."""
+
+
+class PickledTorch(torch.Tensor):
+    pass
+
+
+def test_a_subclass_pickles_and_copies_with_its_attributes():
+    for lib, cls in ((torch, PickledTorch), (tandem, Pickled)):
+        s = lib.tensor([1.0, 2.0]).as_subclass(cls)
+        s.extra = 5
+        for copied in (pickle.loads(pickle.dumps(s)), copy.copy(s)):
+            assert type(copied) is cls and copied.extra == 5 and copied.tolist() == [1.0, 2.0]
+        p = lib.nn.Parameter(lib.ones(2))
+        assert type(copy.copy(p)) is lib.nn.Parameter and copy.copy(p).requires_grad
