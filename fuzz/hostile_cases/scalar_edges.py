@@ -154,7 +154,5 @@ KNOWN = {
                 "'numel: integer multiplication overflow' (the type matches)",
     "int64/add_past_max": "deliberate (docs/dtypes.md, uint64 and Python ints): a Python int from 2**63 up is refused for an int64 tensor "
                           "with a hint; PyTorch wraps it around to a negative value silently",
-    "setitem/past_int64": "needs C++ fix: t[0] = 2**64 raises OverflowError from the index binding; PyTorch: "
-                          "ValueError 'Overflow when unpacking long long'",
     "tril_indices/huge": _ALLOC,
 }

@@ -230,6 +230,17 @@ void assign_view(const Tensor& self, const Tensor& dst, nb::handle value) {
 
 bool is_plain_int(PyObject* o) { return PyLong_CheckExact(o); }
 
+// PyTorch's setitem reads a Python int value as a C long long whatever the tensor's dtype (uint64 aside,
+// which takes 2^63 to 2^64 - 1): past that range it is PyTorch's ValueError, not the OverflowError of fill_.
+void check_setitem_int(const Tensor& self, nb::handle value) {
+  if (!PyLong_Check(value.ptr()) || PyBool_Check(value.ptr()) || self.dtype() == DType::UInt64) return;
+  int overflow = 0;
+  PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+  TANDEM_CHECK(overflow == 0, Value,
+               "Overflow when unpacking long long\nhint: the value does not fit in 64 bits; write a float "
+               "(float(v)) or use a uint64 tensor for values up to 2**64 - 1");
+}
+
 // x[index] for a basic index is tracked (tracked_view): writing a value with history through it
 // (x[:, 1:] += y, which Python runs as getitem, iadd, setitem) gives x PyTorch's CopySlices history.
 Tensor basic_view(const Tensor& self, Tensor view) { return tracked_view(self, std::move(view)); }
@@ -265,6 +276,7 @@ void init_indexing(nb::module_& m) {
   tensor.def(
       "__setitem__",
       [](const Tensor& self, nb::handle index, nb::handle value) {
+        check_setitem_int(self, value);
         if (is_plain_int(index.ptr()))
           return assign_view(self, select(self, 0, as_index_int(index.ptr())), value);
         if (index.ptr() == Py_False) return;  // selects nothing; PyTorch writes nothing and bumps no version

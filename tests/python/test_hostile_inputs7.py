@@ -247,6 +247,12 @@ CASES = {
     "Function/input_returned_written_in_place": lambda L, d: custom_output_written(L, d, lambda x: x),
     "Function/fresh_output_written_in_place_ok": lambda L, d: custom_output_written(L, d, lambda x: x * 1),
     "full_backward_hook/inplace_relu": lambda L, d: hooked_inplace_relu(L, d),
+    # setitem reads an int value as a C long long (PyTorch's ValueError past it; uint64 takes up to 2**64 - 1)
+    "setitem/past_int64": lambda L, d: L.zeros(3, device=d).__setitem__(0, 2**64),
+    "setitem/below_int64_slice": lambda L, d: L.zeros(3, dtype=L.int64, device=d).__setitem__(
+        slice(0, 2), -2**63 - 1),
+    "setitem/uint64_top_ok": lambda L, d: (lambda t: (t.__setitem__(0, 2**64 - 1), t.tolist())[1])(
+        L.zeros(2, dtype=L.uint64, device=d)),
 }
 
 
