@@ -27,6 +27,7 @@ from . import backends  # noqa: F401
 from ._runtime_flags import *  # noqa: F401,F403  (set_float32_matmul_precision, use_deterministic_algorithms)
 from .compiler import compile  # noqa: F401,A001  (runs eagerly: tandem has no graph compiler)
 from . import compiler, _dynamo, jit, testing, random, types, futures, overrides  # noqa: F401  (small, stdlib-only: docs/compat.md)
+from . import quasirandom  # noqa: E402,F401  (SobolEngine; its direction numbers come from SciPy)
 from .futures import Future  # noqa: F401,E402  (torch.Future, the class torch.futures.Future is)
 from . import __future__  # noqa: F401  (the module-conversion switches nn.Module._apply reads)
 from ._sym import *  # noqa: F401,F403  (sym_int, sym_max, ...: plain numbers when running eagerly)
