@@ -439,11 +439,8 @@ def sobol_option_pricing(torch, device):
 
 
 PROGRAMS = [cox_survival, quantile_conformal, nerf_rendering, neural_cellular_automaton, echo_state_network,
-            spiking_surrogate, ewc_fisher, transe_knowledge_graph, importance_weighted_regression]
+            spiking_surrogate, ewc_fisher, transe_knowledge_graph, importance_weighted_regression,
+            sobol_option_pricing]
 
 # program -> what tandem lacks for it (strict xfails in test_programs_sweep5.py)
-NEEDS_CPP = {
-    sobol_option_pricing: "needs C++: torch.quasirandom.SobolEngine is missing; PyTorch draws Sobol points with a "
-                          "C++ kernel over Joe and Kuo's direction-number table (21201 dimensions), which tandem "
-                          "has neither of",
-}
+NEEDS_CPP = {}
