@@ -9,7 +9,9 @@ nn.Parameter opts out (``__torch_function__ = _disabled_torch_function_impl``), 
 plain tensors. Functions that make tensors from data or settings (zeros, tensor, manual_seed, ...) do not
 dispatch, as in PyTorch: get_ignored_functions() names them."""
 import functools
+import inspect
 import threading
+import types as pytypes
 import warnings
 
 from . import _C
@@ -148,6 +150,9 @@ def _try_handlers(public_api, relevant_args, args, kwargs):
         if result is not NotImplemented:
             return result, mode, overloaded
     for arg in overloaded:
+        if isinstance(inspect.getattr_static(type(arg), "__torch_function__", None), pytypes.FunctionType):
+            warnings.warn("Defining your `__torch_function__` as a plain method is deprecated and will be an error "
+                          "in future, please define it as a classmethod.", UserWarning, stacklevel=3)
         result = arg.__torch_function__(public_api, types, args, kwargs)
         if result is not NotImplemented:
             return result, mode, overloaded

@@ -307,3 +307,14 @@ def test_a_subclass_pickles_and_copies_with_its_attributes():
             assert type(copied) is cls and copied.extra == 5 and copied.tolist() == [1.0, 2.0]
         p = lib.nn.Parameter(lib.ones(2))
         assert type(copy.copy(p)) is lib.nn.Parameter and copy.copy(p).requires_grad
+
+
+class PlainMethodHandler:
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        return "handled"
+
+
+def test_a_plain_method_handler_still_runs_with_pytorchs_deprecation_warning():
+    for lib in LIBS:
+        with pytest.warns(UserWarning, match="^Defining your `__torch_function__` as a plain method is deprecated"):
+            assert lib.add(PlainMethodHandler(), 1) == "handled"
