@@ -273,8 +273,8 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
 
 
 def as_subclass(self, cls):
-    """A `cls` instance (a Python subclass of Tensor) over the same memory, still in the autograd graph. Ops on it
-    return plain tensors: tandem has no __torch_function__ to carry the subclass through them."""
+    """A `cls` instance (a Python subclass of Tensor) over the same memory, still in the autograd graph; ops on it
+    return `cls` instances through Tensor.__torch_function__ (tandem/overrides.py), as in PyTorch."""
     return _C._as_subclass(self, cls)
 
 
