@@ -28,6 +28,12 @@ PyObject* builtin_call(PyObject* self, PyObject* const* args, size_t nargsf, PyO
   return PyObject_Vectorcall(reinterpret_cast<BuiltinFunction*>(self)->function, args, nargsf, kwnames);
 }
 
+// A function whose arguments are data: only modes see its calls (torch_function.cpp).
+PyObject* mode_dispatching_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  return call_with_torch_function_modes(self, reinterpret_cast<BuiltinFunction*>(self)->function, args,
+                                        nargsf, kwnames);
+}
+
 // A function of tensors: __torch_function__ dispatch first (torch_function.cpp).
 PyObject* dispatching_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   return call_with_torch_function(self, reinterpret_cast<BuiltinFunction*>(self)->function, args, nargsf,
@@ -134,7 +140,10 @@ void init_builtin_function(nb::module_& m) {
   if (!builtin_type) throw nb::python_error();
   m.def(
       "_builtin_function",
-      [](nb::object function, nb::str name, nb::str module, bool dispatches, bool binds) {
+      [](nb::object function, nb::str name, nb::str module, nb::handle dispatches, bool binds) {
+        // dispatches: True (arguments and modes), "modes" (modes only: its arguments are data) or False
+        const bool modes_only = PyUnicode_Check(dispatches.ptr());
+        const bool dispatching = modes_only || PyObject_IsTrue(dispatches.ptr()) == 1;
         if (!PyCallable_Check(function.ptr()))
           throw nb::type_error("_builtin_function: the function is not callable");
         auto* f = PyObject_GC_New(BuiltinFunction, builtin_type);
@@ -143,7 +152,7 @@ void init_builtin_function(nb::module_& m) {
         f->name = name.release().ptr();
         f->module = module.release().ptr();
         f->dict = nullptr;
-        f->vectorcall = dispatches ? dispatching_call : builtin_call;
+        f->vectorcall = modes_only ? mode_dispatching_call : dispatching ? dispatching_call : builtin_call;
         f->binds = binds;
         PyObject_GC_Track(reinterpret_cast<PyObject*>(f));
         nb::object wrapper = nb::steal(reinterpret_cast<PyObject*>(f));
@@ -157,7 +166,7 @@ void init_builtin_function(nb::module_& m) {
         if (set < 0) throw nb::python_error();
         return wrapper;
       },
-      nb::arg("function"), nb::arg("name"), nb::arg("module"), nb::arg("dispatches") = false,
+      nb::arg("function"), nb::arg("name"), nb::arg("module"), nb::arg("dispatches") = nb::bool_(false),
       nb::arg("binds") = false,
       "Wraps a function as a builtin: called the same (with `dispatches`, after the __torch_function__ "
       "check), "

@@ -13,4 +13,8 @@ namespace tandem::py {
 PyObject* call_with_torch_function(PyObject* public_api, PyObject* function, PyObject* const* args,
                                    size_t nargsf, PyObject* kwnames, bool binary_op);
 
+// The same for a function whose arguments are data, not operands (tandem.tensor): only modes see its calls.
+PyObject* call_with_torch_function_modes(PyObject* public_api, PyObject* function, PyObject* const* args,
+                                         size_t nargsf, PyObject* kwnames);
+
 }  // namespace tandem::py

@@ -33,9 +33,9 @@ def _shared_with_public_modules():
 
 
 # Functions that take no part in __torch_function__ dispatch (PyTorch's do not either): settings and queries of
-# the library's state, and the conversions whose argument is data rather than a tensor operand.
+# the library's state.
 _NOT_DISPATCHED = frozenset({
-    "is_tensor", "is_storage", "typename", "tensor", "manual_seed", "seed", "initial_seed", "save", "load",
+    "is_tensor", "is_storage", "typename", "from_numpy", "frombuffer", "from_file", "from_dlpack", "manual_seed", "seed", "initial_seed", "save", "load",
     "compile", "cond", "while_loop", "broadcast_shapes", "is_grad_enabled", "is_inference_mode_enabled",
     "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "is_warn_always_enabled", "is_autocast_enabled",
     "is_autocast_cpu_enabled", "is_autocast_cache_enabled", "is_deterministic_algorithms_warn_only_enabled",
@@ -58,7 +58,15 @@ _BINARY_OPERATORS = frozenset(
     "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"}
 
 
+# Conversions whose argument is data rather than a tensor operand: a mode sees them (PyTorch's does), an
+# argument's __torch_function__ is not asked.
+_MODES_ONLY = frozenset({"tensor", "as_tensor", "asarray"})
+
+
 def _dispatches(name):
+    """How tandem.<name> takes part in dispatch: True (arguments and modes), "modes" or False."""
+    if name in _MODES_ONLY:
+        return "modes"
     return name not in _NOT_DISPATCHED and not name.startswith(_SETTINGS_PREFIXES)
 
 

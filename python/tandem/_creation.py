@@ -139,7 +139,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
                       "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
                       stacklevel=2)
-        out = data.detach().to(device=data.device if device is None else device, dtype=dtype, copy=True)
+        data = _C.Tensor.detach(data) if type(data) is _C.Tensor else _C._make_subclass(_C.Tensor, data, False)
+        out = data.to(device=data.device if device is None else device, dtype=dtype, copy=True)  # a plain Tensor
         if requires_grad and not (out.is_floating_point() or out.is_complex()):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         return out.requires_grad_(True) if requires_grad else out

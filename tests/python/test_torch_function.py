@@ -6,6 +6,8 @@ import pickle
 import re
 import threading
 
+import numpy as np
+
 import pytest
 import torch
 
@@ -318,3 +320,28 @@ def test_a_plain_method_handler_still_runs_with_pytorchs_deprecation_warning():
     for lib in LIBS:
         with pytest.warns(UserWarning, match="^Defining your `__torch_function__` as a plain method is deprecated"):
             assert lib.add(PlainMethodHandler(), 1) == "handled"
+
+
+def test_a_mode_sees_data_conversions_but_not_settings_and_tensor_copies_are_plain():
+    import warnings
+
+    logs = []
+    for lib in LIBS:
+        log = []
+        with logging_mode(lib, log)():
+            lib.tensor([1.0])
+            lib.as_tensor([1.0])
+            lib.asarray([1.0])
+            lib.from_numpy(np.ones(2))
+            lib.is_tensor(1)
+            lib.manual_seed(0)
+            lib.get_default_dtype()
+            lib.scalar_tensor(1.0)
+        logs.append(log)
+        s = lib.ones(2, requires_grad=True).as_subclass(subclass_of(lib))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "To copy construct from a tensor ..."
+            copied = lib.tensor(s)
+        assert type(copied) is lib.Tensor and not copied.requires_grad
+        assert lib.as_tensor(s) is s
+    assert logs[0] == logs[1] == ["tensor", "as_tensor", "asarray", "scalar_tensor"]
