@@ -13,6 +13,7 @@ import inspect
 import threading
 import types as pytypes
 import warnings
+import weakref
 
 from . import _C
 
@@ -159,7 +160,7 @@ def _try_handlers(public_api, relevant_args, args, kwargs):
     return NotImplemented, mode, overloaded
 
 
-_foreign_types = {}
+_foreign_types = weakref.WeakKeyDictionary()  # type -> is it PyTorch's (classes made at run time can go away)
 
 
 def _is_foreign_tensor(kind):
