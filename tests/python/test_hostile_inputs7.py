@@ -80,17 +80,10 @@ def linear(L, d):
     return m.to(d)
 
 
-def full_backward_hook_grad(L, d, hook):
+def full_backward_hook_grad(L, d, hook, pre=False):
+    """x.grad through a Linear with `hook` as its full backward hook (its full backward pre-hook when `pre`)."""
     m = linear(L, d)
-    m.register_full_backward_hook(hook)
-    x = leaf(L, d, (2, 3))
-    m(x).sum().backward()
-    return x.grad
-
-
-def full_backward_pre_hook_grad(L, d, hook):
-    m = linear(L, d)
-    m.register_full_backward_pre_hook(hook)
+    (m.register_full_backward_pre_hook if pre else m.register_full_backward_hook)(hook)
     x = leaf(L, d, (2, 3))
     m(x).sum().backward()
     return x.grad
@@ -173,9 +166,10 @@ CASES = {
     "full_backward/wrong_shape": lambda L, d: full_backward_hook_grad(L, d, lambda m, gi, go: (gi[0][:1],)),
     "full_backward/wrong_dtype": lambda L, d: full_backward_hook_grad(L, d, lambda m, gi, go: (gi[0].float(),)),
     "full_backward/list_ok": lambda L, d: full_backward_hook_grad(L, d, lambda m, gi, go: [gi[0] * 2]),
-    "full_backward_pre/wrong_shape": lambda L, d: full_backward_pre_hook_grad(L, d, lambda m, go: (go[0][:1],)),
-    "full_backward_pre/wrong_dtype": lambda L, d: full_backward_pre_hook_grad(L, d, lambda m, go:
-                                                                              (go[0].float(),)),
+    "full_backward_pre/wrong_shape": lambda L, d: full_backward_hook_grad(L, d, lambda m, go: (go[0][:1],),
+                                                                          pre=True),
+    "full_backward_pre/wrong_dtype": lambda L, d: full_backward_hook_grad(L, d, lambda m, go: (go[0].float(),),
+                                                                          pre=True),
     # ---- a forward pre-hook that returns a number: F.linear's TypeError (it was an AttributeError)
     "forward_pre/returns_number": lambda L, d: forward_pre_hook_result(L, d, lambda m, i: 3),
     "linear/list_input": lambda L, d: L.nn.functional.linear([1.0, 2.0, 3.0], M(L, d, (2, 3))),

@@ -345,3 +345,10 @@ def test_a_mode_sees_data_conversions_but_not_settings_and_tensor_copies_are_pla
         assert type(copied) is lib.Tensor and not copied.requires_grad
         assert lib.as_tensor(s) is s
     assert logs[0] == logs[1] == ["tensor", "as_tensor", "asarray", "scalar_tensor"]
+
+
+def test_the_wrapper_factories_refuse_what_is_not_callable():
+    with pytest.raises(TypeError, match="^_tensor_method: the function is not callable$"):
+        tandem._C._tensor_method(5, "x", False)
+    with pytest.raises(TypeError, match="^_builtin_function: the function is not callable$"):
+        tandem._C._builtin_function(5, "x", "tandem", dispatches=True)
