@@ -112,6 +112,7 @@ from . import version  # noqa: E402
 from .version import __version__  # noqa: E402,F401
 from . import __config__  # noqa: E402,F401  (the build as text: torch_geometric reads torch.__config__.show())
 from . import library  # noqa: E402,F401  (torch.library: custom operators, docs/library.md)
+from . import _ops  # noqa: E402,F401  (torch._ops: OpOverload, OpOverloadPacket, as PyTorch imports it)
 from ._library.registry import ops  # noqa: E402,F401  (torch.ops.<namespace>.<op>)
 from ._control_flow import cond, while_loop  # noqa: E402,F401
 from ._assert_async import _assert_async  # noqa: E402,F401  (kornia's argument checks)

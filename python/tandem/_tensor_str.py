@@ -22,6 +22,7 @@ class _PrintOptions:
 
 
 _options = _PrintOptions()
+PRINT_OPTS = _options  # PyTorch's name for the live options (programs read PRINT_OPTS.threshold)
 _PROFILES = {
     "default": dict(precision=4, threshold=1000, edgeitems=3, linewidth=80),
     "short": dict(precision=2, threshold=1000, edgeitems=2, linewidth=80),
@@ -220,6 +221,11 @@ def tensor_body(t, indent):
     else:
         fmt = _Formatter(flat, t.is_floating_point(), opts.precision, opts.sci_mode)
     return _nested_str(values, t.dim(), indent, fmt, opts.linewidth)
+
+
+def _tensor_str(self, indent):
+    """PyTorch's name for tensor_body (programs that write tensors as text call it)."""
+    return tensor_body(self, indent)
 
 
 def _repr_prefix(t):

@@ -176,3 +176,44 @@ def test_single_process_iterator_has_the_loaders_len_as_pytorchs():
                [b.tolist() if hasattr(b, "tolist") else b for b in theirs]
         with pytest.raises(StopIteration):
             next(ours)
+
+
+class _Wrapped:
+    """What a library's DataLoader subclass returns from _get_iterator: the base iterator plus a transform."""
+
+    def __init__(self, iterator):
+        self.iterator = iterator
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self.iterator) * 10
+
+    def _reset(self, loader, first_iter=False):
+        self.iterator._reset(loader, first_iter)
+
+
+@pytest.mark.parametrize("num_workers,persistent", [(0, False), (2, False), (2, True)])
+def test_get_iterator_is_what_iteration_returns_as_in_pytorch(num_workers, persistent):
+    # PyTorch Geometric's NodeLoader overrides _get_iterator to wrap the iterator; iter(loader) must use it.
+    results = []
+    for lib in (torch, tandem):
+        class Loader(lib.utils.data.DataLoader):
+            def _get_iterator(self):
+                base = super()._get_iterator()
+                assert isinstance(base, lib.utils.data.dataloader._BaseDataLoaderIter)
+                return _Wrapped(base)
+
+        loader = Loader(list(range(6)), batch_size=4, num_workers=num_workers, persistent_workers=persistent)
+        epochs = [[b.tolist() for b in loader] for _ in range(2)]
+        results.append(epochs)
+    assert results[1] == results[0] == [[[0, 10, 20, 30], [40, 50]]] * 2
+
+
+def test_multiprocessing_iterator_has_pytorchs_names():
+    from tandem.utils.data.dataloader import _BaseDataLoaderIter, _MultiProcessingDataLoaderIter
+    assert issubclass(_MultiProcessingDataLoaderIter, _BaseDataLoaderIter)
+    it = iter(tandem.utils.data.DataLoader(list(range(4)), batch_size=2, num_workers=1))
+    assert isinstance(it, _MultiProcessingDataLoaderIter) and len(it) == 2
+    assert [b.tolist() for b in it] == [[0, 1], [2, 3]]

@@ -121,3 +121,11 @@ def test_breakpoint_stops_in_pdb_on_its_rank():
     assert "Type 'up' to get to the frame that called dist.breakpoint(rank=0)" in run.stdout
     assert "(Pdb) 2\n" in run.stdout  # `up`, `p i`: the caller's loop, third pass
     assert "after the breakpoints 1:00:00" in run.stdout  # timeout_s=3600 became the groups' timeout
+
+
+def test_rpc_module_imports_and_says_unavailable():
+    # As a PyTorch built without RPC: the module imports (PyTorch Geometric imports it at start-up) and only
+    # is_available() is there, so code that checks before using RPC takes its other path.
+    from tandem.distributed import rpc
+    assert rpc.is_available() is False
+    assert not hasattr(rpc, "init_rpc") and not hasattr(rpc, "api")

@@ -286,3 +286,15 @@ def test_format_matches_pytorch(make, spec):
 def test_format_spec_on_a_non_scalar_tensor_is_refused_as_in_pytorch():
     with pytest.raises(TypeError, match="^unsupported format string passed to Tensor.__format__$"):
         f"{tandem.tensor([1.0, 2.0]):.2f}"
+
+
+def test_tensor_str_and_print_opts_under_pytorchs_names():
+    # PyTorch Geometric's write_off reads PRINT_OPTS.threshold and calls _tensor_str for the values as text.
+    import torch._tensor_str as theirs
+    values = [[1.5, -2.0, 3.25], [4.0, 5.0, 6.0]]
+    assert _tensor_str._tensor_str(tandem.tensor(values), indent=0) == theirs._tensor_str(torch.tensor(values), indent=0)
+    assert _tensor_str._tensor_str(tandem.tensor([[1, 2]]), 3) == theirs._tensor_str(torch.tensor([[1, 2]]), 3)
+    assert _tensor_str.PRINT_OPTS.threshold == theirs.PRINT_OPTS.threshold == 1000
+    with tandem.printoptions(threshold=5):
+        assert _tensor_str.PRINT_OPTS.threshold == 5  # the live options, not a copy
+    assert _tensor_str.PRINT_OPTS.threshold == 1000

@@ -201,9 +201,13 @@ class _OpNamespace:
         self.name = name
 
     def __getattr__(self, op_name):
-        if op_name.startswith("__"):
+        if op_name.startswith("__") and not op_name.endswith("__"):
             raise AttributeError(op_name)
         packet = _PACKETS.get(f"{self.name}::{op_name}")
+        if packet is None and self.name == "aten":
+            from . import aten  # noqa: PLC0415 (aten's table imports tandem, which imports this module)
+
+            packet = aten.packet(op_name)
         if packet is None:
             raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{op_name}'")
         return packet

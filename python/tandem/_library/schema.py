@@ -8,7 +8,7 @@ from .. import _C
 # Base types a schema may name, and the type name PyTorch's argument errors print for each.
 _BASE_TYPES = {"Tensor": "Tensor", "SymInt": "int", "int": "int", "float": "float", "bool": "bool", "str": "str",
                "Scalar": "number", "ScalarType": "int", "Device": "Device", "Layout": "int", "MemoryFormat": "int",
-               "Generator": "Generator", "Dimname": "str", "Any": "Any"}
+               "Generator": "Generator", "Dimname": "str", "Any": "Any", "complex": "complex"}
 _UNKNOWN_TYPE = ("unknown type specifier. Common valid schema types include Tensor, SymInt, int, float, bool, Scalar; "
                  "for a full list, please see https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/"
                  "README.md#func :")
@@ -66,6 +66,10 @@ class Schema:
     arguments: list = field(default_factory=list)
     returns: list = field(default_factory=list)  # [(SchemaType, name or None)]
     returns_tuple: bool = True  # "(Tensor)" vs "Tensor"
+
+    @property
+    def overload_name(self):  # PyTorch's FunctionSchema spelling
+        return self.overload
 
     def __str__(self):
         params, star = [], False
@@ -212,9 +216,10 @@ def _fits_one(v, base):
     return checks.get(base, lambda: True)()
 
 
-def bind(schema, args, kwargs):
+def bind(schema, args, kwargs, check_types=True):
     """Matches a call to the schema: (positional values, keyword-only values), as PyTorch passes them to a
-    kernel; the defaults a caller left out are not filled in (the kernel's own defaults apply)."""
+    kernel; the defaults a caller left out are not filled in (the kernel's own defaults apply). Without
+    `check_types` the values' types are left to the callee (ATen ops, whose implementations convert numbers)."""
     declaration = f"Declaration: {schema}"
     positional = [a for a in schema.arguments if not a.kwarg_only]
     received = len(args) + len(kwargs)
@@ -232,7 +237,7 @@ def bind(schema, args, kwargs):
                 raise RuntimeError(f"{schema.name}() is missing value for argument '{a.name}'. {declaration}")
             continue
         v = values[a.name]
-        if not _fits(v, a.type):
+        if check_types and not _fits(v, a.type):
             raise RuntimeError(f"{schema.name}() Expected a value of type '{a.type.python_name()}' for argument "
                                f"'{a.name}' but instead found type '{type(v).__name__}'.\nPosition: {i}\n"
                                f"Value: {v!r}\n{declaration}")

@@ -14,12 +14,13 @@ import weakref
 import tandem
 
 from . import _worker
+from ._iter_base import _BaseDataLoaderIter
 
 
-class MultiProcessingDataLoaderIter:
+class MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     def __init__(self, loader):
         self._shutdown, self._workers = True, []  # until the workers start
-        self._loader = loader
+        super().__init__(loader)
         self._dataset = loader.dataset
         self._num_workers = loader.num_workers
         self._prefetch_factor = loader.prefetch_factor
@@ -49,12 +50,6 @@ class MultiProcessingDataLoaderIter:
             w.start()
             self._index_queues.append(index_queue)
             self._workers.append(w)
-
-    def __iter__(self):
-        return self
-
-    def __len__(self):
-        return len(self._loader)
 
     def _reset(self, loader, first_iter=False):
         self._sampler_iter = iter(loader._index_sampler())

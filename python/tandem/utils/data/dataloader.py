@@ -11,7 +11,10 @@ import tandem
 import tandem.multiprocessing  # noqa: F401  (registers how tensors cross processes: through shared memory)
 
 from ..._C import Tensor
+from ._iter_base import _BaseDataLoaderIter
 from ._multiprocessing_iter import MultiProcessingDataLoaderIter
+
+_MultiProcessingDataLoaderIter = MultiProcessingDataLoaderIter  # PyTorch's name
 from ._worker import get_worker_info  # noqa: F401  (re-exported by utils.data)
 from .dataset import IterableDataset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
@@ -175,20 +178,20 @@ class DataLoader:
         return len(self.batch_sampler) if self._auto_collation else len(self.sampler)
 
     def __iter__(self):
-        if self.num_workers > 0:
-            if not self.persistent_workers:
-                self.check_worker_number_rationality()
-                return MultiProcessingDataLoaderIter(self)
+        # Every new iterator comes from _get_iterator, which libraries override to wrap it (as in PyTorch).
+        if self.num_workers > 0 and self.persistent_workers:
             if self._iterator is None:
-                self.check_worker_number_rationality()
-                self._iterator = MultiProcessingDataLoaderIter(self)
+                self._iterator = self._get_iterator()
             else:
                 self._iterator._reset(self)
             return self._iterator
-        batches = self._batches()
-        if self._pins_memory():
-            batches = (pin_memory(b) for b in batches)
-        return _SingleProcessDataLoaderIter(self, batches)
+        return self._get_iterator()
+
+    def _get_iterator(self):
+        if self.num_workers == 0:
+            return _SingleProcessDataLoaderIter(self)
+        self.check_worker_number_rationality()
+        return MultiProcessingDataLoaderIter(self)
 
     def _pins_memory(self):
         """Whether a new iterator pins its batches. As PyTorch, `pin_memory` keeps the value given and each new
@@ -254,21 +257,19 @@ def _convert(data):
     return data
 
 
-class _SingleProcessDataLoaderIter:
+class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
     """One epoch's batches made in this process (PyTorch's class name): an iterator with the loader's len()."""
 
-    def __init__(self, loader, batches):
-        self._loader = loader
-        self._batches = batches
+    def __init__(self, loader):
+        super().__init__(loader)
+        self._reset(loader, first_iter=True)
 
-    def __iter__(self):
-        return self
+    def _reset(self, loader, first_iter=False):
+        batches = loader._batches()
+        self._batches = (pin_memory(b) for b in batches) if loader._pins_memory() else batches
 
     def __next__(self):
         return next(self._batches)
-
-    def __len__(self):
-        return len(self._loader)
 
 
 class _InfiniteConstantSampler:
