@@ -127,7 +127,9 @@ void init_random(nb::module_& m) {
   m.def(
       "randint",
       [](nb::args args, nb::handle low, nb::handle high, nb::handle size, nb::handle generator,
-         nb::handle dtype_arg, nb::handle device, bool requires_grad, nb::handle out) {
+         nb::handle dtype_arg, nb::handle device, bool requires_grad, nb::handle out, nb::handle layout,
+         bool /*pin_memory: host memory is pinned on transfer, docs/boundary.md*/) {
+        check_dense_layout(layout, "randint");
         auto p = bind_positional(args, {low, high, size}, "randint", {"low", "high", "size"}, 2);
         int64_t lo = p[0].is_none() ? 0 : int_arg(p[0], "randint", "low");
         int64_t hi = int_arg(p[1], "randint", "high");
@@ -143,7 +145,8 @@ void init_random(nb::module_& m) {
       },
       nb::arg("args"), nb::arg("low") = nb::none(), nb::arg("high") = nb::none(),
       nb::arg("size") = nb::none(), nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(),
-      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("out") = nb::none());
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("out") = nb::none(),
+      nb::arg("layout") = nb::none(), nb::arg("pin_memory") = false);
   m.def(
       "randint_like",
       [](nb::handle input, nb::args args, nb::handle low, nb::handle high, nb::handle generator,
@@ -173,7 +176,8 @@ void init_random(nb::module_& m) {
   m.def(
       "randperm",
       [](int64_t n, nb::handle generator, nb::handle dtype_arg, nb::handle device, bool requires_grad,
-         nb::handle out) {
+         nb::handle out, nb::handle layout, bool /*pin_memory*/) {
+        check_dense_layout(layout, "randperm");
         nb::object dtype = dtype_or_out(dtype_arg, out);
         DType d = dtype.is_none() ? DType::Int64 : to_dtype(dtype);
         check_requires_grad(requires_grad, d);
@@ -182,7 +186,8 @@ void init_random(nb::module_& m) {
         return into_out("randperm", with_requires_grad(t, requires_grad), out, {});
       },
       nb::arg("n"), nb::kw_only(), nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(),
-      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("out") = nb::none());
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("out") = nb::none(),
+      nb::arg("layout") = nb::none(), nb::arg("pin_memory") = false);
 
   // bernoulli(input) draws with probabilities input; bernoulli(input, p) draws like input with scalar p.
   auto bernoulli_fn = [](const Tensor& x, nb::handle p, nb::handle generator) {
@@ -202,16 +207,21 @@ void init_random(nb::module_& m) {
   m.def(
       "normal",
       [](nb::handle mean, nb::handle std, nb::handle size, nb::handle generator, nb::handle dtype_arg,
-         nb::handle device_arg, bool requires_grad, nb::handle out) {
+         nb::handle device_arg, bool requires_grad, nb::handle out, nb::handle layout, bool pin_memory) {
         nb::object dtype = dtype_or_out(dtype_arg, out), device = device_or_out(device_arg, out);
         Generator* gen = to_generator(generator, "normal");
-        // PyTorch's overloads take size= only with float mean and std (its parser refuses the rest).
+        // PyTorch's overloads take size=, layout= and pin_memory= only with float mean and std (its parser
+        // refuses the rest).
         auto kind = [](nb::handle h) { return is_tensor(h) ? "Tensor" : Py_TYPE(h.ptr())->tp_name; };
+        const char* factory_arg = !size.is_none() ? "size" : !layout.is_none() ? "layout" : "pin_memory";
+        const nb::handle factory_value = !size.is_none() ? size : layout;
         TANDEM_CHECK(
-            size.is_none() || !(is_tensor(mean) || is_tensor(std)), Type,
+            (size.is_none() && layout.is_none() && !pin_memory) || !(is_tensor(mean) || is_tensor(std)), Type,
             "normal() received an invalid combination of arguments - got (", kind(mean), ", ", kind(std),
-            ", size=", kind(size),
-            "), but expected one of:\nhint: with a tensor mean or std the shape is theirs; drop size=");
+            ", ", factory_arg, "=", factory_value.is_none() ? "bool" : kind(factory_value),
+            "), but expected one of:\nhint: with a tensor mean or std the shape is theirs; drop ",
+            factory_arg, "=");
+        check_dense_layout(layout, "normal");
         if (!out.is_none()) {  // the draw happens in out's dtype
           const DType d = expect_tensor(out, "normal", "out").dtype();
           TANDEM_CHECK(is_floating(d) || is_complex(d), NotImplemented,
@@ -236,7 +246,8 @@ void init_random(nb::module_& m) {
       },
       nb::arg("mean"), nb::arg("std") = 1.0, nb::arg("size") = nb::none(), nb::kw_only(),
       nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-      nb::arg("requires_grad") = false, nb::arg("out") = nb::none());
+      nb::arg("requires_grad") = false, nb::arg("out") = nb::none(), nb::arg("layout") = nb::none(),
+      nb::arg("pin_memory") = false);
 
   // num_samples as PyTorch's parser reads it (position 1 in the method, 2 in the function).
   auto multinomial_fn = [](const Tensor& x, nb::handle num_samples, bool replacement, nb::handle generator,

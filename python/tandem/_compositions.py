@@ -7,7 +7,7 @@ import math
 import operator
 import warnings
 
-from . import _C
+from . import _C, _layouts
 from ._dim_args import _ints, _wrap_dim
 from ._memory_overlap import check_no_partial_overlap
 from ._out import CASTABLE, FOUND_DTYPE, STRUCTURED, call_with_out, with_out
@@ -96,11 +96,13 @@ def _triangle_indices(name, row, col, offset, dtype, device, lower):
     return _C.nonzero(mask).t().contiguous().to(dtype)  # nonzero lists row-major, PyTorch's order
 
 
-def tril_indices(row, col, offset=0, *, dtype=None, device=None):
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    _layouts.check_dense(layout, "tril_indices")
     return _triangle_indices("tril_indices", row, col, offset, dtype, device or "cpu", True)
 
 
-def triu_indices(row, col, offset=0, *, dtype=None, device=None):
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    _layouts.check_dense(layout, "triu_indices")
     return _triangle_indices("triu_indices", row, col, offset, dtype, device or "cpu", False)
 
 

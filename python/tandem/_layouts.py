@@ -214,9 +214,7 @@ def like(name, input, args, kwargs, memory_format, layout):
     strided, an explicit memory format other than contiguous_format, or a non-row-major input under
     preserve_format. The factory is called back with memory_format=contiguous_format, which C++ answers."""
     make = getattr(_C, name)
-    if layout is not None and layout is not strided:
-        raise NotImplementedError(f"{name}(): layout={layout} is not supported\nhint: tandem's factories make "
-                                  "strided tensors; leave layout out (and call .to_sparse() for a sparse one)")
+    check_dense(layout, name)
     if memory_format is None:
         memory_format = preserve_format
     _check_format(name, memory_format)
@@ -230,10 +228,19 @@ def like(name, input, args, kwargs, memory_format, layout):
     return out.requires_grad_() if requires_grad else out
 
 
+def check_dense(given, name):
+    """A factory's layout=: None or strided (PyTorch programs pass it); a sparse one is not made here (the C++
+    factories' check_dense_layout, python/src/tensor.cpp, says the same)."""
+    if given is None or given is strided:
+        return
+    if not isinstance(given, layout):
+        raise TypeError(f"{name}(): argument 'layout' must be torch.layout, not {type(given).__name__}")
+    raise NotImplementedError(f"{name}(): layout={given} is not supported\nhint: tandem's factories make "
+                              "strided tensors; leave layout out (and call .to_sparse() for a sparse one)")
+
+
 def empty(*size, memory_format=contiguous_format, layout=None, **kwargs):
-    if layout is not None and layout is not strided:
-        raise NotImplementedError(f"empty(): layout={layout} is not supported\nhint: tandem's factories make "
-                                  "strided tensors; leave layout out (and call .to_sparse() for a sparse one)")
+    check_dense(layout, "empty")
     _check_format("empty", memory_format)
     if memory_format is preserve_format:
         raise RuntimeError("unsupported memory format Preserve")

@@ -417,3 +417,35 @@ def test_cpu_and_cuda_give_the_same_bits(draw):
     on_cpu = draw("cpu").tolist()
     tandem.manual_seed(2024)
     assert draw("cuda").tolist() == on_cpu
+
+
+@pytest.mark.parametrize("make", [
+    lambda L, d: L.randint(0, 5, (3,), layout=L.strided, pin_memory=False, device=d),
+    lambda L, d: L.randint(5, (2, 2), layout=None, device=d),
+    lambda L, d: L.randperm(4, layout=L.strided, pin_memory=False, device=d),
+    lambda L, d: L.normal(0.0, 1.0, (2,), layout=L.strided, pin_memory=False, device=d),
+    lambda L, d: L.tril_indices(3, 4, 1, layout=L.strided, device=d),
+    lambda L, d: L.triu_indices(3, 3, layout=None, device=d),
+], ids=["randint", "randint-high", "randperm", "normal", "tril_indices", "triu_indices"])
+@pytest.mark.parametrize("device", ["cpu", "cuda:0"])
+def test_random_and_index_factories_take_a_strided_layout_as_pytorchs(make, device):
+    ours, theirs = make(tandem, device), make(torch, "cpu")
+    assert tuple(ours.shape) == tuple(theirs.shape) and str(ours.dtype)[7:] == str(theirs.dtype)[6:]
+    assert ours.device == tandem.device(device) and ours.layout is tandem.strided
+
+
+@pytest.mark.parametrize("call,error,message", [
+    (lambda L: L.randint(0, 5, (2,), layout=L.sparse_coo), NotImplementedError,
+     "randint(): layout=tandem.sparse_coo is not supported\nhint: tandem's factories make strided tensors"),
+    (lambda L: L.randperm(3, layout=L.sparse_csr), NotImplementedError, "randperm(): layout=tandem.sparse_csr"),
+    (lambda L: L.tril_indices(3, 3, layout="strided"), TypeError,
+     "tril_indices(): argument 'layout' must be torch.layout, not str"),
+    (lambda L: L.normal(L.ones(2), 1.0, layout=L.strided), TypeError,
+     "normal() received an invalid combination of arguments - got (Tensor, float, layout="),
+])
+def test_layout_errors(call, error, message):
+    with pytest.raises(error) as caught:
+        call(tandem)
+    assert str(caught.value).startswith(message)
+    with pytest.raises(error if error is TypeError else Exception):
+        call(torch)  # PyTorch refuses these too (it makes sparse tensors only where it has kernels for them)
