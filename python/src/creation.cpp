@@ -248,42 +248,43 @@ void init_creation(nb::module_& m) {
       nb::arg("data").none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
       nb::arg("requires_grad") = false);
 
-#define TANDEM_FACTORY(name, fill)                                                                          \
-  m.def(                                                                                                    \
-      #name,                                                                                                \
-      [](nb::args args, nb::handle size, nb::handle dtype, nb::handle device, bool requires_grad,           \
-         bool pin_memory, nb::handle out, nb::handle layout) {                                              \
-        profiler::RecordScope profile_scope("aten::" #name);                                                \
-        check_dense_layout(layout, #name);                                                                  \
-        FactoryArgs a = factory_args(dtype_or_out(dtype, out), device_or_out(device, out), requires_grad,   \
-                                     default_float_dtype());                                                \
-        DimVector shape = shape_from_args(args, size, #name, "size");                                       \
-        check_factory_shape(#name, shape);                                                                  \
-        Tensor t = new_tensor(shape, a, pin_memory);                                                        \
-        fill;                                                                                               \
-        return into_out(#name, finish(t, a), out, {});                                                      \
-      },                                                                                                    \
-      nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),                         \
-      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("pin_memory") = false,      \
-      nb::arg("out") = nb::none(), nb::arg("layout") = nb::none());                                         \
-  m.def(                                                                                                    \
-      #name "_like",                                                                                        \
-      [](nb::handle input, nb::handle dtype, nb::handle device, bool requires_grad, nb::handle layout,      \
-         nb::handle memory_format) -> nb::object {                                                          \
-        const Tensor& x = like_input(input, #name "_like");                                                 \
-        profiler::RecordScope profile_scope("aten::" #name "_like", x);                                     \
-        if (!like_in_cpp(x, memory_format, layout))                                                         \
-          return like_via_layouts(#name "_like", x, nb::tuple(), like_kwargs(dtype, device, requires_grad), \
-                                  memory_format, layout);                                                   \
-        FactoryArgs a = factory_args(dtype, device.is_none() ? device_object(x.device()) : device,          \
-                                     requires_grad, x.dtype());                                             \
-        Tensor t = empty(x.sizes(), a.dtype, a.device);                                                     \
-        fill;                                                                                               \
-        return wrap(finish(t, a));                                                                          \
-      },                                                                                                    \
-      nb::arg("input"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),       \
-      nb::arg("requires_grad") = false, nb::arg("layout") = nb::none(),                                     \
-      nb::arg("memory_format") = nb::none());
+#define TANDEM_FACTORY(name, fill)                                                                        \
+  m.def(                                                                                                  \
+      #name,                                                                                              \
+      [](nb::args args, nb::handle size, nb::handle dtype, nb::handle device, bool requires_grad,         \
+         bool pin_memory, nb::handle out, nb::handle layout) {                                            \
+        profiler::RecordScope profile_scope("aten::" #name);                                              \
+        check_dense_layout(layout, #name);                                                                \
+        FactoryArgs a = factory_args(dtype_or_out(dtype, out), device_or_out(device, out), requires_grad, \
+                                     default_float_dtype());                                              \
+        DimVector shape = shape_from_args(args, size, #name, "size");                                     \
+        check_factory_shape(#name, shape);                                                                \
+        Tensor t = new_tensor(shape, a, pin_memory);                                                      \
+        fill;                                                                                             \
+        return into_out(#name, finish(t, a), out, {});                                                    \
+      },                                                                                                  \
+      nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),                       \
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("pin_memory") = false,    \
+      nb::arg("out") = nb::none(), nb::arg("layout") = nb::none());                                       \
+  m.def(                                                                                                  \
+      #name "_like",                                                                                      \
+      [](nb::handle input, nb::handle dtype, nb::handle device, bool requires_grad, nb::handle layout,    \
+         nb::handle memory_format, bool pin_memory) -> nb::object {                                       \
+        const Tensor& x = like_input(input, #name "_like");                                               \
+        profiler::RecordScope profile_scope("aten::" #name "_like", x);                                   \
+        if (!like_in_cpp(x, memory_format, layout))                                                       \
+          return like_via_layouts(#name "_like", x, nb::tuple(),                                          \
+                                  like_kwargs(dtype, device, requires_grad, pin_memory), memory_format,   \
+                                  layout);                                                                \
+        FactoryArgs a = factory_args(dtype, device.is_none() ? device_object(x.device()) : device,        \
+                                     requires_grad, x.dtype());                                           \
+        Tensor t = new_tensor(x.sizes(), a, pin_memory);                                                  \
+        fill;                                                                                             \
+        return wrap(finish(t, a));                                                                        \
+      },                                                                                                  \
+      nb::arg("input"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),     \
+      nb::arg("requires_grad") = false, nb::arg("layout") = nb::none(),                                   \
+      nb::arg("memory_format") = nb::none(), nb::arg("pin_memory") = false);
   TANDEM_FACTORY(empty, (void)0)
   TANDEM_FACTORY(zeros, fill_(t, Scalar(int64_t{0})))
   TANDEM_FACTORY(ones, fill_(t, Scalar(int64_t{1})))
@@ -292,32 +293,37 @@ void init_creation(nb::module_& m) {
   m.def(
       "full",
       [](nb::handle size, nb::handle value, nb::handle dtype, nb::handle device, bool requires_grad,
-         nb::handle out, nb::handle layout) {
+         nb::handle out, nb::handle layout, bool pin_memory) {
         check_dense_layout(layout, "full");
         Scalar v = fill_value(value, "full", " (position 2)");
         FactoryArgs a = factory_args(dtype_or_out(dtype, out), device_or_out(device, out), requires_grad,
                                      v.natural_dtype());
-        return into_out("full", finish(full(to_shape(size, "full"), v, a.dtype, a.device), a), out, {});
+        const DimVector shape = to_shape(size, "full");
+        Tensor t = pin_memory ? fill_(new_tensor(shape, a, true), v) : full(shape, v, a.dtype, a.device);
+        return into_out("full", finish(t, a), out, {});
       },
       nb::arg("size"), nb::arg("fill_value").none(), nb::kw_only(), nb::arg("dtype") = nb::none(),
       nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("out") = nb::none(),
-      nb::arg("layout") = nb::none());
+      nb::arg("layout") = nb::none(), nb::arg("pin_memory") = false);
   m.def(
       "full_like",
       [](nb::handle input, nb::handle value, nb::handle dtype, nb::handle device, bool requires_grad,
-         nb::handle layout, nb::handle memory_format) -> nb::object {
+         nb::handle layout, nb::handle memory_format, bool pin_memory) -> nb::object {
         const Tensor& x = like_input(input, "full_like");
         if (!like_in_cpp(x, memory_format, layout))
           return like_via_layouts("full_like", x, nb::make_tuple(value),
-                                  like_kwargs(dtype, device, requires_grad), memory_format, layout);
+                                  like_kwargs(dtype, device, requires_grad, pin_memory), memory_format,
+                                  layout);
         Scalar v = fill_value(value, "full_like", " (position 2)");
         FactoryArgs a = factory_args(dtype, device.is_none() ? device_object(x.device()) : device,
                                      requires_grad, x.dtype());
-        return wrap(finish(full(x.sizes(), v, a.dtype, a.device), a));
+        Tensor t =
+            pin_memory ? fill_(new_tensor(x.sizes(), a, true), v) : full(x.sizes(), v, a.dtype, a.device);
+        return wrap(finish(t, a));
       },
       nb::arg("input"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
       nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("layout") = nb::none(),
-      nb::arg("memory_format") = nb::none());
+      nb::arg("memory_format") = nb::none(), nb::arg("pin_memory") = false);
 }
 
 }  // namespace tandem::py

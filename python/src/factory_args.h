@@ -39,11 +39,13 @@ inline nb::object device_or_out(nb::handle device, nb::handle out) {
 }
 
 // The keywords a *_like factory passes on when tandem/_layouts.py lays its result out (layouts.h).
-inline nb::dict like_kwargs(nb::handle dtype, nb::handle device, bool requires_grad) {
+inline nb::dict like_kwargs(nb::handle dtype, nb::handle device, bool requires_grad,
+                            bool pin_memory = false) {
   nb::dict kwargs;
   kwargs["dtype"] = dtype;
   kwargs["device"] = device;
   kwargs["requires_grad"] = requires_grad;
+  if (pin_memory) kwargs["pin_memory"] = true;
   return kwargs;
 }
 

@@ -8,7 +8,7 @@ import itertools
 import math
 import warnings
 
-from . import _C, _compositions, _cov_checks
+from . import _C, _compositions, _cov_checks, _layouts
 from ._creation import tensor as _tensor
 from ._dim_args import _wrap_dim
 from ._out import CASTABLE, STRUCTURED, call_with_out, with_out
@@ -71,17 +71,22 @@ rad2deg_ = _angle_in_place("rad2deg_", 180.0 / math.pi)
 # ---- ranges ----
 
 @with_out("logspace", CASTABLE, factory=True)
-def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, requires_grad=False):
+def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, requires_grad=False,
+             pin_memory=False):
+    _layouts.check_dense(layout, "logspace")
     dtype = dtype or _C.get_default_dtype()
     exponents = _C.linspace(start, end, steps, dtype=_C.float64, device=device)
     out = _C.pow(float(base), exponents)
     out = (out.round() if not dtype.is_floating_point else out).to(dtype)
+    out = out.pin_memory() if pin_memory else out
     return out.requires_grad_() if requires_grad else out
 
 
 @with_out("range", CASTABLE, factory=True)
-def range(start, end=None, step=1, *, dtype=None, layout=None, device=None, requires_grad=False):  # noqa: A001
+def range(start, end=None, step=1, *, dtype=None, layout=None, device=None, requires_grad=False,  # noqa: A001
+          pin_memory=False):
     """Deprecated (PyTorch warns): start..end inclusive, default dtype float."""
+    _layouts.check_dense(layout, "range")
     if end is None:  # required: PyTorch's parser words the TypeError this way
         raise TypeError('range() missing 1 required positional arguments: "end"')
     warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
@@ -93,6 +98,7 @@ def range(start, end=None, step=1, *, dtype=None, layout=None, device=None, requ
     if count < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     out = (_C.arange(count, dtype=_C.float64, device=device) * step + start).to(dtype or _C.get_default_dtype())
+    out = out.pin_memory() if pin_memory else out
     return out.requires_grad_() if requires_grad else out
 
 

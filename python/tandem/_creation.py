@@ -128,13 +128,16 @@ def _check_first_leaf(data):
         raise TypeError("len() of unsized object")
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad=False):
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of ``data`` (numbers, nested lists/tuples, NumPy arrays, tensors, any
     DLPack producer; memoryview, array.array and bytearray as sequences of numbers).
 
     The dtype is inferred as PyTorch does: bools -> bool, ints -> int64, any float -> the default dtype;
-    NumPy arrays and scalars keep their dtype.
+    NumPy arrays and scalars keep their dtype. pin_memory=True gives a copy in pinned host memory.
     """
+    if pin_memory:
+        out = tensor(data, dtype=dtype, device=device).pin_memory()
+        return out.requires_grad_() if requires_grad else out
     if isinstance(data, _C.Tensor):  # a copy on the tensor's own device, with PyTorch's advice
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
                       "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",

@@ -53,6 +53,25 @@ def test_factories_make_pinned_tensors(factory):
         getattr(tandem, factory)(2, device="cuda", pin_memory=True)
 
 
+@needs_cuda
+@pytest.mark.parametrize("make,values", [
+    (lambda: tandem.full((2,), 3, pin_memory=True), [3, 3]),
+    (lambda: tandem.full_like(tandem.ones(2), 5.0, pin_memory=True), [5.0, 5.0]),
+    (lambda: tandem.zeros_like(tandem.ones(2, dtype=tandem.int32), pin_memory=True), [0, 0]),
+    (lambda: tandem.ones_like(tandem.ones(2, 3).t(), pin_memory=True), [[1.0] * 2] * 3),
+    (lambda: tandem.tensor([1.5, 2.5], pin_memory=True), [1.5, 2.5]),
+    (lambda: tandem.logspace(0, 2, 3, pin_memory=True), [1.0, 10.0, 100.0]),
+    (lambda: tandem.range(0, 2, pin_memory=True), [0.0, 1.0, 2.0]),
+], ids=["full", "full_like", "zeros_like", "ones_like-preserve", "tensor", "logspace", "range"])
+def test_more_factories_make_pinned_tensors(make, values):
+    # PyTorch's factories all take pin_memory= (its parser accepts it on every one with a TensorOptions).
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # range's deprecation
+        t = make()
+    assert t.is_pinned() and t.device.type == "cpu" and t.tolist() == values
+    assert tandem.tensor([1.0], pin_memory=True, requires_grad=True).requires_grad
+
+
 def test_pin_memory_without_an_accelerator_raises_with_a_hint():
     lines = run_fresh("""
         import tandem, warnings
