@@ -8,6 +8,7 @@
 #include "factory_args.h"
 #include "layouts.h"
 #include "ops/copy.h"
+#include "ops/pinned.h"
 #include "ops/random.h"
 #include "ops/random_gamma.h"
 
@@ -106,20 +107,20 @@ void init_random(nb::module_& m) {
   m.def(                                                                                                  \
       #name "_like",                                                                                      \
       [](nb::handle input, nb::handle generator, nb::handle dtype, nb::handle device, bool requires_grad, \
-         nb::handle layout, nb::handle memory_format) -> nb::object {                                     \
+         nb::handle layout, nb::handle memory_format, bool pin_memory) -> nb::object {                    \
         const Tensor& x = like_input(input, #name "_like");                                               \
         if (!like_in_cpp(x, memory_format, layout)) {                                                     \
-          nb::dict kwargs = like_kwargs(dtype, device, requires_grad);                                    \
+          nb::dict kwargs = like_kwargs(dtype, device, requires_grad, pin_memory);                        \
           kwargs["generator"] = generator;                                                                \
           return like_via_layouts(#name "_like", x, nb::tuple(), kwargs, memory_format, layout);          \
         }                                                                                                 \
         DType d = dtype.is_none() ? x.dtype() : to_dtype(dtype);                                          \
         Tensor t = draw(x.sizes(), d, like_device(x, device), to_generator(generator, #name "_like"));    \
-        return wrap(with_requires_grad(t, requires_grad));                                                \
+        return wrap(with_requires_grad(pin_memory ? tandem::pin_memory(t) : t, requires_grad));           \
       },                                                                                                  \
       nb::arg("input"), nb::kw_only(), nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(),  \
       nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("layout") = nb::none(),   \
-      nb::arg("memory_format") = nb::none());
+      nb::arg("memory_format") = nb::none(), nb::arg("pin_memory") = false);
   TANDEM_FLOAT_DRAW(rand, rand)
   TANDEM_FLOAT_DRAW(randn, randn)
 #undef TANDEM_FLOAT_DRAW
@@ -150,11 +151,11 @@ void init_random(nb::module_& m) {
   m.def(
       "randint_like",
       [](nb::handle input, nb::args args, nb::handle low, nb::handle high, nb::handle generator,
-         nb::handle dtype, nb::handle device, bool requires_grad, nb::handle layout,
-         nb::handle memory_format) -> nb::object {
+         nb::handle dtype, nb::handle device, bool requires_grad, nb::handle layout, nb::handle memory_format,
+         bool pin_memory) -> nb::object {
         const Tensor& x = like_input(input, "randint_like");
         if (!like_in_cpp(x, memory_format, layout)) {
-          nb::dict kwargs = like_kwargs(dtype, device, requires_grad);
+          nb::dict kwargs = like_kwargs(dtype, device, requires_grad, pin_memory);
           kwargs["generator"] = generator;
           if (!low.is_none()) kwargs["low"] = low;
           if (!high.is_none()) kwargs["high"] = high;
@@ -167,12 +168,12 @@ void init_random(nb::module_& m) {
         check_requires_grad(requires_grad, d);
         Tensor t =
             randint(lo, hi, x.sizes(), d, like_device(x, device), to_generator(generator, "randint_like"));
-        return wrap(with_requires_grad(t, requires_grad));
+        return wrap(with_requires_grad(pin_memory ? tandem::pin_memory(t) : t, requires_grad));
       },
       nb::arg("input"), nb::arg("args"), nb::arg("low") = nb::none(), nb::arg("high") = nb::none(),
       nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-      nb::arg("requires_grad") = false, nb::arg("layout") = nb::none(),
-      nb::arg("memory_format") = nb::none());
+      nb::arg("requires_grad") = false, nb::arg("layout") = nb::none(), nb::arg("memory_format") = nb::none(),
+      nb::arg("pin_memory") = false);
   m.def(
       "randperm",
       [](int64_t n, nb::handle generator, nb::handle dtype_arg, nb::handle device, bool requires_grad,

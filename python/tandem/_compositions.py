@@ -96,14 +96,16 @@ def _triangle_indices(name, row, col, offset, dtype, device, lower):
     return _C.nonzero(mask).t().contiguous().to(dtype)  # nonzero lists row-major, PyTorch's order
 
 
-def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False):
     _layouts.check_dense(layout, "tril_indices")
-    return _triangle_indices("tril_indices", row, col, offset, dtype, device or "cpu", True)
+    out = _triangle_indices("tril_indices", row, col, offset, dtype, device or "cpu", True)
+    return out.pin_memory() if pin_memory else out
 
 
-def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False):
     _layouts.check_dense(layout, "triu_indices")
-    return _triangle_indices("triu_indices", row, col, offset, dtype, device or "cpu", False)
+    out = _triangle_indices("triu_indices", row, col, offset, dtype, device or "cpu", False)
+    return out.pin_memory() if pin_memory else out
 
 
 def _diagonal_view(m, offset, length):
