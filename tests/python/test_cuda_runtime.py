@@ -343,3 +343,16 @@ def test_seeding_cuda_without_a_device_is_ignored_as_in_pytorch():
     if lines[0] == "real":
         pytest.skip("a real CUDA device is present")
     assert lines == ["None None None None None [] None", "RuntimeError", "RuntimeError"]
+
+
+def test_cuda_memory_module_has_pytorchs_memory_functions():
+    import torch.cuda.memory as theirs
+    from tandem.cuda import memory as ours
+    from tandem.cuda.memory import memory_allocated, set_per_process_memory_fraction
+    assert memory_allocated is tandem.cuda.memory_allocated
+    assert set_per_process_memory_fraction is tandem.cuda.set_per_process_memory_fraction
+    public = {n for n in dir(theirs) if not n.startswith("_") and callable(getattr(theirs, n))
+              and getattr(getattr(theirs, n), "__module__", "").startswith("torch.cuda")}
+    missing = sorted(n for n in public if not hasattr(ours, n))
+    # PyTorch's pluggable allocators load a C++ allocator library: not something tandem's allocator takes.
+    assert missing == ["CUDAPluggableAllocator", "change_current_allocator"]

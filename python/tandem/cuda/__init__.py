@@ -424,3 +424,17 @@ from .streams import ExternalStream  # noqa: F401,E402
 from .graphs import (CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing,  # noqa: F401,E402
                      make_graphed_callables)
 globals().update(_CUDA_STORAGES)
+
+# torch.cuda.memory holds the memory functions that torch.cuda re-exports; programs import them from either.
+_MEMORY_MODULE_NAMES = (
+    "MemPool", "caching_allocator_alloc", "caching_allocator_delete", "caching_allocator_disabled",
+    "caching_allocator_enable", "empty_cache", "get_allocator_backend", "get_per_process_memory_fraction",
+    "host_memory_stats", "host_memory_stats_as_nested_dict", "list_gpu_processes", "max_memory_allocated",
+    "max_memory_cached", "max_memory_reserved", "mem_get_info", "memory_allocated", "memory_cached",
+    "memory_reserved", "memory_snapshot", "memory_stats", "memory_stats_as_nested_dict", "memory_summary",
+    "reset_accumulated_host_memory_stats", "reset_accumulated_memory_stats", "reset_max_memory_allocated",
+    "reset_max_memory_cached", "reset_peak_host_memory_stats", "reset_peak_memory_stats",
+    "set_per_process_memory_fraction", "use_mem_pool", "is_initialized")
+for _name in _MEMORY_MODULE_NAMES:
+    setattr(memory, _name, globals()[_name])
+del _name
