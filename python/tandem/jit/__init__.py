@@ -11,16 +11,19 @@ The objects ``script`` and ``trace`` return are recorded, so that PyTorch's type
 ``TopLevelTracedModule`` for a traced module; ``ScriptFunction`` for a scripted or traced function) is True, while
 the object itself stays the module or function it was.
 """
+import builtins  # isinstance below is torch.jit.isinstance (_eager_names), the builtin is spelled out
 import contextlib
 import warnings
 import weakref
 from typing import Final  # noqa: F401  (torch.jit.Final is typing.Final)
 
 from ._overloads import _overload, _overload_method  # noqa: F401  (declarations only: see the module)
+from ._eager_names import *  # noqa: F401,F403  (Attribute, isinstance, fuser, ...: see the module)
+from ._eager_names import __all__ as _eager_names
 
 __all__ = ["script", "trace", "ignore", "unused", "export", "is_scripting", "is_tracing", "annotate", "Final",
            "script_if_tracing", "fork", "wait", "save", "load", "freeze", "optimize_for_inference", "ScriptModule",
-           "RecursiveScriptModule", "TracedModule", "TopLevelTracedModule", "ScriptFunction"]
+           "RecursiveScriptModule", "TracedModule", "TopLevelTracedModule", "ScriptFunction", *_eager_names]
 
 _tracing = [False]
 
@@ -60,9 +63,9 @@ def _record(obj, module_kind):
     from ..nn import Module  # noqa: PLC0415  (tandem.nn imports tandem.jit's users)
 
     try:
-        if isinstance(obj, Module):
+        if builtins.isinstance(obj, Module):
             _returned[module_kind].add(obj)
-        elif callable(obj) and not isinstance(obj, type):
+        elif callable(obj) and not builtins.isinstance(obj, type):
             _returned["function"].add(obj)
     except TypeError:  # an object that takes no weak reference (a C++ function): left unrecorded
         pass
@@ -122,13 +125,13 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
     warnings.warn("`torch.jit.trace` is deprecated. Please switch to `torch.compile` or `torch.export`.",
                   FutureWarning, stacklevel=2)
     if example_kwarg_inputs is not None:
-        if not isinstance(example_kwarg_inputs, dict):
+        if not builtins.isinstance(example_kwarg_inputs, dict):
             raise RuntimeError("example_kwarg_inputs should be a dict")
         args, kwargs = (), example_kwarg_inputs
     else:
         if example_inputs is None:
             raise TypeError("'NoneType' object is not iterable")
-        args, kwargs = (example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)), {}
+        args, kwargs = (example_inputs if builtins.isinstance(example_inputs, tuple) else (example_inputs,)), {}
     if not callable(func):
         raise RuntimeError("Could not get name of python class object")
     with _trace_run():
