@@ -580,3 +580,17 @@ def test_module_names_do_not_shadow_and_import_is_light():
                          capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
     assert copy.deepcopy(tandem.nn.Linear(2, 2)) is not None
+
+
+def test_cpp_extension_imports_and_refuses_to_build():
+    # Programs import it at start-up and try to build an optional kernel, falling back to plain code on failure.
+    import torch.utils.cpp_extension as theirs
+    from tandem.utils import cpp_extension as ours
+    assert {n for n in dir(theirs) if n.isupper()} >= {"CUDA_HOME", "ROCM_HOME", "IS_WINDOWS", "IS_MACOS"}
+    assert ours.ROCM_HOME is None and ours.IS_WINDOWS is False and ours.IS_HIP_EXTENSION is False
+    assert ours.is_ninja_available() == theirs.is_ninja_available()
+    assert ours.get_default_build_root() == theirs.get_default_build_root()
+    for build in (lambda: ours.load("fused_op", ["op.cpp"]), lambda: ours.load_inline("fused_op", "int f();"),
+                  lambda: ours.CUDAExtension("fused_op", ["op.cu"]), lambda: ours.BuildExtension()):
+        with pytest.raises(RuntimeError, match="^Error building extension.*cannot build against tandem\nhint: "):
+            build()
