@@ -512,3 +512,21 @@ def test_a_recorded_traceback_reaches_the_report_as_in_pytorch(tmp_path, monkeyp
         assert failure.message["message"] == "RuntimeError: rank 1 cannot go on"
         reports_seen.append((failure.message, failure.timestamp, str(module.ChildFailedError("t.py", {1: failure}))))
     assert reports_seen[0] == reports_seen[1]
+
+
+def test_tandemrun_console_script_is_the_launchers_main(tmp_path):
+    # pip install puts a `tandemrun` command (pyproject's [project.scripts]) that calls main() with sys.argv.
+    import importlib
+    import tomllib
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with open(os.path.join(root, "pyproject.toml"), "rb") as f:
+        entry = tomllib.load(f)["project"]["scripts"]["tandemrun"]
+    module, _, attr = entry.partition(":")
+    assert getattr(importlib.import_module(module), attr) is launcher.main
+    show = script(tmp_path, "show.py", "import os, sys; print(os.environ['RANK'], os.environ['WORLD_SIZE'], sys.argv[1:])")
+    # what the generated console script does: sys.argv[0] is the command, main() reads the rest
+    runner = f"import sys; from {module} import {attr}; sys.argv = ['tandemrun', '--nproc-per-node=1', {str(show)!r}, '--x']; sys.exit({attr}())"
+    out = subprocess.run([sys.executable, "-c", runner], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "0 1 ['--x']"
