@@ -16,6 +16,7 @@ from ._out import (CASTABLE, FOUND_DTYPE, MULTI_DOT_DTYPE, STRUCTURED, TENSORDOT
 from ._creation_more import asarray, empty_strided, frombuffer  # noqa: F401  (listed in __all__)
 from ._random_fills import METHODS as _RANDOM_FILLS
 from ._size import Size
+from ._storage import TypedStorage, UntypedStorage
 
 Tensor = _C.Tensor
 
@@ -801,6 +802,14 @@ def _new(self, *args, **kwargs):
         if args[0].dtype != dtype:
             raise TypeError(f"expected dtype {dtype._scalar_type_name} (got {args[0].dtype._scalar_type_name})")
         return args[0].view_as(args[0])  # an alias, recorded as PyTorch's is
+    if len(args) == 1 and isinstance(args[0], (UntypedStorage, TypedStorage)):
+        # new(storage): a 1-D tensor of self's dtype over all of the storage (PyTorch Geometric's collate writes a
+        # batch straight into a shared storage this way).
+        storage = args[0]
+        if isinstance(storage, TypedStorage) and storage.dtype != dtype:  # set_'s words, with new()'s type names
+            raise RuntimeError(f"Expected a Storage of type {_C._dtype_title(dtype)} or an UntypedStorage, but got "
+                               f"type {_C._dtype_title(storage.dtype)} for argument 1 'storage'")
+        return _C.empty((0,), dtype=dtype, device=storage.device).set_(storage)
     if len(args) == 1 and isinstance(args[0], (list, tuple)) and not isinstance(args[0], Size):
         from ._creation import tensor  # noqa: PLC0415
         return tensor(args[0], dtype=dtype, device=device)

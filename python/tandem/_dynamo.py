@@ -2,13 +2,15 @@
 
 tandem compiles nothing (see tandem.compiler), so these only keep scripts running: ``disable`` returns the
 function, ``reset`` has no cache to clear, ``mark_dynamic``/``mark_static`` record nothing, and ``config``
-holds the commonly set knobs with PyTorch's defaults (unread by tandem).
+holds the commonly set knobs with PyTorch's defaults (unread by tandem); ``explain`` runs the function
+and reports no graphs.
 """
 from .compiler import disable, reset, list_backends, is_compiling, allow_in_graph  # noqa: F401
 from . import _dynamo_eval_frame as eval_frame  # noqa: F401  (eval_frame.OptimizedModule, what compile returns)
+from ._dynamo_explain import explain  # noqa: F401  (no graphs: tandem compiles nothing)
 
 __all__ = ["disable", "reset", "list_backends", "is_compiling", "allow_in_graph", "mark_dynamic", "mark_static",
-           "config", "eval_frame"]
+           "config", "eval_frame", "explain"]
 
 
 def mark_dynamic(t, index, *, hint_override=None, min=None, max=None, specialize_on=None):

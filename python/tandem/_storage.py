@@ -67,6 +67,18 @@ class UntypedStorage:
         self._whole = True
 
     @classmethod
+    def _new_shared(cls, size, *, device="cpu"):
+        """A new storage of size bytes that other processes can map: on the host a shared memory block (as
+        Tensor.share_memory_() uses), on a device an ordinary one (device tensors cross processes by copy)."""
+        if _C.device(device).type != "cpu":
+            return cls(size, device=device)
+        from .multiprocessing import _shared_memory as shm  # noqa: PLC0415  (NumPy and ctypes: only when used)
+
+        block = shm.Block(shm.new_fd(size), size, keep_fd=True)
+        data = shm.tensor_over(block, _C.uint8, (size,), (1,), 0)
+        return cls._wrap(data, True)
+
+    @classmethod
     def _wrap(cls, data, whole):
         s = cls.__new__(cls)
         s._data = data
@@ -106,7 +118,11 @@ class UntypedStorage:
         return None
 
     def is_shared(self):
-        return False
+        if self.device.type != "cpu":
+            return False
+        from .multiprocessing import _shared_memory as shm  # noqa: PLC0415
+
+        return shm.block_of(self._bytes()) is not None
 
     def is_pinned(self, device="cuda"):
         return False

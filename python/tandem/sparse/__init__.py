@@ -4,7 +4,7 @@ size) constructors. tandem.sparse_coo_tensor, sparse_csr_tensor, Tensor.to_spars
 sparse paths of tandem.mm / matmul / addmm / spmm are installed into tandem by install(). docs/ops.md ("Sparse
 tensors") lists what a sparse tensor supports."""
 from .. import _C
-from . import _construct, _csr, _csr_construct, _legacy, _math, _mv, _select
+from . import _compressed_indices, _construct, _csr, _csr_construct, _legacy, _math, _mv, _select
 from ._coo import SparseCooTensor
 from ._invariants import check_sparse_tensor_invariants
 from ._csr import SparseCsrTensor
@@ -146,6 +146,8 @@ def install(namespace):
     and the Tensor methods for sparse work (to_sparse, to_sparse_csr, to_dense, ...)."""
     namespace["sparse_coo_tensor"] = _construct.sparse_coo_tensor
     namespace["sparse_csr_tensor"] = _csr_construct.sparse_csr_tensor
+    for name in ("_convert_indices_from_coo_to_csr", "_convert_indices_from_csr_to_coo"):
+        namespace[name] = getattr(_compressed_indices, name)  # PyTorch Geometric's index2ptr / ptr2index
     if _installed:
         return  # the wrappers must wrap tandem's own functions, not themselves
     _installed.append(True)
