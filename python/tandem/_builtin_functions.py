@@ -63,6 +63,20 @@ _BINARY_OPERATORS = frozenset(
 _MODES_ONLY = frozenset({"tensor", "as_tensor", "asarray"})
 
 
+# Functions that dispatch like any other (a mode sees them, a stand-in argument gets them) but that PyTorch's
+# get_ignored_functions() lists rather than get_overridable_functions(): the factories, the dtype queries and a few
+# methods. The listings follow PyTorch's, so get_testing_overrides() has no entry for them either.
+_LISTED_AS_IGNORED = frozenset({
+    "zeros", "ones", "empty", "full", "arange", "range", "linspace", "logspace", "eye", "rand", "randn", "randint",
+    "randperm", "tensor", "as_tensor", "asarray", "empty_strided", "empty_permuted", "scalar_tensor",
+    "sparse_coo_tensor", "sparse_csr_tensor", "tril_indices", "triu_indices", "bartlett_window", "blackman_window",
+    "hamming_window", "hann_window", "kaiser_window", "normal", "vander", "rand_like", "randn_like", "randint_like",
+    "can_cast", "promote_types", "result_type", "as_strided", "fill"})
+_METHODS_LISTED_AS_IGNORED = frozenset({
+    "new", "new_empty", "new_empty_strided", "new_full", "new_ones", "new_tensor", "new_zeros", "stride", "cholesky",
+    "to_sparse_coo", "to_sparse_csr", "unflatten", "_use_count"})
+
+
 def _dispatches(name):
     """How tandem.<name> takes part in dispatch: True (arguments and modes), "modes" or False."""
     if name in _MODES_ONLY:
@@ -88,7 +102,7 @@ def _wrap_namespace(namespace, module_name, shared, wrappers):
             continue
         namespace[attr] = wrappers[id(fn)] = _C._builtin_function(fn, attr, module_name,
                                                                   dispatches=_dispatches(attr))
-        if _dispatches(attr):
+        if _dispatches(attr) and not (module_name == "tandem" and attr in _LISTED_AS_IGNORED):
             overrides._overridable.setdefault(sys.modules[module_name], []).append(namespace[attr])
         else:
             overrides._ignored.add(namespace[attr])
@@ -129,8 +143,12 @@ def _wrap_tensor_methods():
         if getattr(methods[attr], "__doc__", None):
             method.__doc__ = methods[attr].__doc__
         setattr(tensor, attr, method)
-        overrides._overridable.setdefault(tensor, []).append(method)
+        if attr in _METHODS_LISTED_AS_IGNORED:
+            overrides._ignored.add(method)
+        else:
+            overrides._overridable.setdefault(tensor, []).append(method)
     overrides._NOWRAP.update(wrapped[name] for name in ("__reduce_ex__", "__copy__") if name in wrapped)
+    overrides._TENSOR_SETITEM = wrapped.get("__setitem__")
     tensor.__torch_function__ = classmethod(overrides._tensor_torch_function)
     overrides._ignored.add(tensor.__torch_function__)
 

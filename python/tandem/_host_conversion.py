@@ -1,7 +1,7 @@
 """``tandem.allow_host_conversion``: opt-in, scoped NumPy conversion of device tensors."""
 import contextlib
 
-from . import _C
+from . import _C, _tensor_state
 
 
 @contextlib.contextmanager
@@ -30,9 +30,8 @@ def _tensor_copy(self):
     if type(result) is not type(self):  # a subclass (Parameter included) stays one, as in PyTorch
         result = _C._make_subclass(type(self), result, False)
     result.requires_grad_(self.requires_grad)
-    extra = getattr(self, "__dict__", None)
-    if extra:  # a subclass's (or a tagged tensor's) attributes come along, as PyTorch's copy keeps them
-        result.__dict__.update(extra)
+    # a subclass's (or a tagged tensor's) attributes and slots come along, as PyTorch's copy keeps them
+    _tensor_state.set_state(result, _tensor_state.get_state(self))
     return result
 
 

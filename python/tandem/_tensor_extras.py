@@ -275,13 +275,29 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
 def as_subclass(self, cls):
     """A `cls` instance (a Python subclass of Tensor) over the same memory, still in the autograd graph; ops on it
     return `cls` instances through Tensor.__torch_function__ (tandem/overrides.py), as in PyTorch."""
+    _check_subclass_type(cls)
     return _C._as_subclass(self, cls)
+
+
+def _check_subclass_type(cls):
+    """PyTorch's TypeErrors for a `cls` that is not a class, or not one derived from Tensor."""
+    if not isinstance(cls, type):
+        raise TypeError(f"cls must be a type (got {type(cls).__name__})")
+    if not issubclass(cls, _C.Tensor):
+        raise TypeError("Creating a Tensor subclass from a class that does not inherit from Tensor is not possible. "
+                        "Make sure your class inherits from Tensor.")
 
 
 def _make_subclass(cls, data, require_grad=False, **dispatch_options):
     """PyTorch's Tensor._make_subclass, as custom parameter classes call it in __new__: a `cls` instance sharing
     data's memory, detached, that requires grad when require_grad (PyTorch's dispatch_* options have nothing to
-    select in tandem)."""
+    select in tandem). Its arguments are checked as PyTorch's parser checks them."""
+    _check_subclass_type(cls)
+    if not isinstance(data, _C.Tensor):
+        raise TypeError(f"_make_subclass(): argument 'data' (position 2) must be Tensor, not {type(data).__name__}")
+    if not isinstance(require_grad, bool):
+        raise TypeError("_make_subclass(): argument 'require_grad' (position 3) must be bool, not "
+                        f"{type(require_grad).__name__}")
     return _C._make_subclass(cls, data, require_grad)
 
 

@@ -24,6 +24,7 @@ from ._numpy import from_numpy
 from ._size import Size
 from ._torch_format import (DTYPES, STORAGE_TYPES, UNTYPED_STORAGE, StorageType, dtype_name, restore_device,
                             user_allowed_globals)
+from ._tensor_state import set_state
 from .nn.parameter import Parameter
 
 
@@ -121,6 +122,19 @@ def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
     return param
 
 
+def _rebuild_from_type_v2(func, new_type, args, state):
+    """A tensor subclass instance, or a tensor with Python attributes: func(*args) made a `new_type` (a Tensor
+    subclass) and given `state` back (its own __setstate__, or the attributes and slots set)."""
+    if not (isinstance(new_type, type) and issubclass(new_type, Tensor)):
+        raise pickle.UnpicklingError(f"tandem.load: a tensor in the file has the class {new_type!r}, which is not a "
+                                     "Tensor subclass")
+    result = func(*args)
+    if type(result) is not new_type:
+        result = result.as_subclass(new_type)
+    set_state(result, state)
+    return result
+
+
 def _rebuild_sparse_tensor(layout, data):
     """A sparse COO tensor from torch.save's (indices, values, size[, is_coalesced]), or a CSR one from
     (crow_indices, col_indices, values, size); the layout arrives as its name (_get_layout is read as str). The
@@ -173,6 +187,7 @@ def _build_allowed_globals():
         "torch._utils._rebuild_tensor_v3": _rebuild_tensor_v3, "torch._utils._rebuild_parameter": _rebuild_parameter,
         "torch._utils._rebuild_sparse_tensor": _rebuild_sparse_tensor,
         "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
+        "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2, "torch.Tensor": Tensor,
         "torch.storage.UntypedStorage": UNTYPED_STORAGE, "torch.UntypedStorage": UNTYPED_STORAGE,
         "numpy.ndarray": np.ndarray, "numpy.dtype": np.dtype,
         # A sparse tensor's layout comes first, read as its name: _rebuild_sparse_tensor checks it.
@@ -189,8 +204,7 @@ def _build_allowed_globals():
             ("_utils._rebuild_nested_tensor", "a nested tensor"),
             ("_utils._rebuild_wrapper_subclass", "a tensor subclass"),
             ("_utils._rebuild_meta_tensor_no_storage", "a meta tensor"),
-            ("_utils._rebuild_device_tensor_from_numpy", "a tensor of a device tandem does not have"),
-            ("_tensor._rebuild_from_type_v2", "a tensor subclass or a tensor with Python attributes")]:
+            ("_utils._rebuild_device_tensor_from_numpy", "a tensor of a device tandem does not have")]:
         allowed[f"torch.{name}"] = _unsupported(what)
     return allowed
 

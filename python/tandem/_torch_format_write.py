@@ -14,10 +14,11 @@ from . import _C
 from ._C import Tensor
 from ._size import Size
 from ._layouts import layout
-from ._torch_format import (DTYPES, GET_LAYOUT, REBUILD_PARAMETER, REBUILD_PARAMETER_WITH_STATE,
+from ._tensor_state import get_state, has_state
+from ._torch_format import (DTYPES, GET_LAYOUT, REBUILD_FROM_TYPE_V2, REBUILD_PARAMETER, REBUILD_PARAMETER_WITH_STATE,
                             REBUILD_SPARSE_TENSOR, REBUILD_TENSOR_V2, REBUILD_TENSOR_V3, STORAGE_ALIGNMENT,
-                            STORAGE_TYPES, TORCH_DEVICE, TORCH_SIZE, UNTYPED_STORAGE, VERSION_RECORD, TorchName,
-                            dtype_name)
+                            STORAGE_TYPES, TORCH_DEVICE, TORCH_SIZE, TORCH_TENSOR, UNTYPED_STORAGE, VERSION_RECORD,
+                            TorchName, dtype_name)
 from ._torch_format import LEGACY_MAGIC_NUMBER, LEGACY_PROTOCOL_VERSION, LEGACY_SYS_INFO
 from .nn.parameter import Parameter
 from .sparse import SparseCooTensor, SparseCsrTensor
@@ -137,9 +138,14 @@ class _Pickler(pickle._Pickler):
             storage, offset = self._on_tensor(obj)
             # The empty OrderedDict: backward hooks, which torch.save never writes either.
             args = (storage, offset, tuple(obj.shape), tuple(obj.stride()), obj.requires_grad, OrderedDict())
+            rebuild = REBUILD_TENSOR_V2
             if DTYPES[dtype_name(obj.dtype)][0] is None:  # no typed storage: v3 names the dtype, as torch.save
-                return REBUILD_TENSOR_V3, args + (obj.dtype,)
-            return REBUILD_TENSOR_V2, args
+                rebuild, args = REBUILD_TENSOR_V3, args + (obj.dtype,)
+            state = get_state(obj)
+            if type(obj) is not Tensor or has_state(state):  # the class and the Python state too, as torch.save
+                return REBUILD_FROM_TYPE_V2, (rebuild, type(obj) if type(obj) is not Tensor else TORCH_TENSOR,
+                                              args, state)
+            return rebuild, args
         if type(obj) is SparseCooTensor:  # its indices and values pickle as tensors, as torch.save writes them
             return REBUILD_SPARSE_TENSOR, (obj.layout, (obj._indices(), obj._values(), obj.size(),
                                                         obj.is_coalesced()))

@@ -6,6 +6,7 @@ schema-string form. Eager only: there is no graph compiler, so fake implementati
 ``opcheck`` (docs/library.md).
 """
 import warnings
+import weakref
 
 from ._library import registry
 from ._library.custom_op import CustomOpDef, custom_op, check_functional
@@ -16,7 +17,7 @@ __all__ = ["Library", "custom_op", "CustomOpDef", "define", "impl", "impl_abstra
            "register_autograd", "register_fake", "register_kernel"]
 
 _KINDS = ("DEF", "IMPL", "FRAGMENT")
-_DEFINED_NAMESPACES = set()  # namespaces a "DEF" library holds (PyTorch allows one per namespace)
+_DEFINED_NAMESPACES = {}  # namespace -> where its "DEF" library was made (PyTorch allows one per namespace)
 # Dispatch keys PyTorch has that tandem's eager dispatcher does not run kernels from.
 _UNSUPPORTED_KEYS = ("Autograd", "AutogradCPU", "AutogradCUDA", "AutogradOther", "ADInplaceOrView", "BackendSelect",
                      "Python", "Functionalize", "AutocastCPU", "AutocastCUDA", "XLA", "MPS", "XPU", "HPU", "Lazy",
@@ -39,16 +40,22 @@ class Library:
     def __init__(self, ns, kind, dispatch_key=""):
         if kind not in _KINDS:
             raise ValueError(f"Unsupported kind: {kind}")
+        self._location = registry.caller()  # PyTorch's registrations name the line that made the library
         if kind == "DEF" and ns in _DEFINED_NAMESPACES:
             raise RuntimeError(f"Only a single TORCH_LIBRARY can be used to register the namespace {ns}; please put "
                                "all of your definitions in a single TORCH_LIBRARY block.  If you were trying to "
                                "specify implementations, consider using TORCH_LIBRARY_IMPL (which can be "
                                "duplicated).  If you really intended to define operators for a single namespace "
                                "in a distributed way, you can use TORCH_LIBRARY_FRAGMENT to explicitly indicate "
-                               "this.")
+                               f"this.  Previous registration of TORCH_LIBRARY was registered at "
+                               f"{_DEFINED_NAMESPACES[ns]}; latest registration was registered at {self._location}")
         if kind == "DEF":
-            _DEFINED_NAMESPACES.add(ns)
+            _DEFINED_NAMESPACES[ns] = self._location
         self.ns, self.kind, self.dispatch_key = ns, kind, dispatch_key
+        # As in PyTorch, what a Library registered lasts as long as the Library object: when it is collected its
+        # operators and kernels go, and a "DEF" namespace is free again.
+        self._defined, self._kernels = [], []
+        weakref.finalize(self, _release, ns if kind == "DEF" else None, self._defined, self._kernels)
 
     def __repr__(self):
         return f"Library(kind={self.kind}, ns={self.ns}, dispatch_key={self.dispatch_key})>"
@@ -60,8 +67,10 @@ class Library:
         name = schema.split("(")[0].strip()
         if self.kind == "IMPL":
             raise RuntimeError(f'def("{name}"): Cannot define an operator inside of a TORCH_LIBRARY_IMPL block.  All '
-                               "def()s should be placed in the (unique) TORCH_LIBRARY block for their namespace.")
-        registry.define(name.split("::")[0] if "::" in name else self.ns, schema)
+                               "def()s should be placed in the (unique) TORCH_LIBRARY block for their namespace.  "
+                               f"(Error occurred while processing TORCH_LIBRARY_IMPL block at {self._location})")
+        op = registry.define(name.split("::")[0] if "::" in name else self.ns, schema, location=self._location)
+        self._defined.append(op)
         return name.split(".")[0]
 
     def impl(self, op_name, fn, dispatch_key="", *, with_keyset=False, allow_override=True):
@@ -77,6 +86,17 @@ class Library:
             name, _, overload = op_name.partition(".")
             qualname = name if "::" in name else f"{self.ns}::{name}"
         registry.add_kernel(qualname, overload, key, fn)
+        self._kernels.append((qualname, overload, key, fn))
+
+
+def _release(namespace, defined, kernels):
+    """What a collected Library registered, unregistered."""
+    if namespace is not None:
+        _DEFINED_NAMESPACES.pop(namespace, None)
+    for op in defined:
+        registry.undefine(op)
+    for kernel in kernels:
+        registry.remove_kernel(*kernel)
 
 
 def _parse_qualname(qualname):
@@ -114,8 +134,9 @@ def impl(qualname, types, func=None, *, lib=None):
     return register if func is None else register(func)
 
 
-def _resolve(op):
-    """A CustomOpDef, OpOverload, packet, or qualified name as (OpOverload, CustomOpDef or None)."""
+def _resolve(op, caller):
+    """A CustomOpDef, OpOverload, packet, or qualified name as (OpOverload, CustomOpDef or None); `caller` names the
+    API in the error for another type."""
     if isinstance(op, CustomOpDef):
         return op._opoverload, op
     if isinstance(op, registry.OpOverloadPacket):
@@ -124,13 +145,13 @@ def _resolve(op):
         _parse_qualname(op)
         op = registry.lookup(op)
     if not isinstance(op, registry.OpOverload):
-        raise ValueError(f"register(op): got unexpected type for op: {type(op)}")
+        raise ValueError(f"{caller}({op}): got unexpected type for op: {type(op)}")
     return op, op._custom
 
 
 def register_fake(op, func=None, /, *, lib=None, _stacklevel=1, allow_override=True):
     """The fake implementation of an operator (by name, OpOverload or CustomOpDef); usable as a decorator."""
-    overload, custom = _resolve(op)
+    overload, custom = _resolve(op, "register_fake")
 
     def register(f):
         if custom is not None:
@@ -155,7 +176,7 @@ def register_autograd(op, backward, /, *, setup_context=None, lib=None):
     if isinstance(op, str):
         ns, name = _parse_qualname(op)
         op = getattr(getattr(registry.ops, ns), name.split(".")[0])  # AttributeError for an unknown op, as PyTorch
-    overload, custom = _resolve(op)
+    overload, custom = _resolve(op, "register_autograd")
     if custom is not None:
         custom.register_autograd(backward, setup_context=setup_context)
         return
@@ -165,7 +186,7 @@ def register_autograd(op, backward, /, *, setup_context=None, lib=None):
 
 def register_kernel(op, device_types, func=None, /, *, lib=None):
     """A kernel of an operator for device types ("cpu", "cuda"); usable as a decorator."""
-    overload, custom = _resolve(op)
+    overload, custom = _resolve(op, "register_kernel")
     if custom is not None:
         return custom.register_kernel(device_types, func)
     return impl(overload._packet._qualified_op_name + (f".{overload._schema.overload}" if overload._schema.overload

@@ -41,6 +41,8 @@ def _push_mode(mode):
 
 def _pop_mode():
     stack = _mode_stack()
+    if not stack:  # a mode's __exit__ called without its __enter__
+        raise RuntimeError("trying to pop from empty mode stack")
     mode = stack.pop()
     _C._set_torch_function_mode_depth(len(stack))
     return mode
@@ -61,6 +63,11 @@ class DisableTorchFunctionSubclass:
     still are); Tensor.__torch_function__ runs the function inside it."""
 
     _subclass, _mode = False, None  # None: the modes' state unchanged
+    # What __exit__ restores when it comes without an __enter__: dispatch on, PyTorch's initial state.
+    _previous = (True, True)
+
+    def __init__(self, *args, **kwargs):
+        pass  # PyTorch's constructor takes and ignores any arguments
 
     def __enter__(self):
         self._previous = _C._set_torch_function_state(self._subclass, self._mode)
@@ -92,19 +99,27 @@ class _DisabledTorchFunction:
 _disabled_torch_function_impl = _DisabledTorchFunction()
 
 
-def _implements_torch_function(kind):
-    found = getattr(kind, "__torch_function__", None)
-    return found is not None and found is not _disabled_torch_function_impl
+_MISSING = object()
+
+
+def _implements_torch_function(arg):
+    """PyTorch reads __torch_function__ through the argument: an attribute that cannot be read (a property that
+    raises) does not count, any other value does (None too: calling it is then the error)."""
+    try:
+        found = getattr(arg, "__torch_function__", _MISSING)
+    except Exception:  # noqa: BLE001 - PyTorch's lookup clears whatever the attribute raised
+        return False
+    return found is not _MISSING and found is not _disabled_torch_function_impl
 
 
 def _overloaded_args(relevant_args):
-    """The arguments whose type defines __torch_function__ (tandem.Tensor's own included, as in PyTorch), one per
+    """The arguments that implement __torch_function__ (tandem.Tensor's own included, as in PyTorch), one per
     type, subclasses before their superclasses and otherwise in the order given (PyTorch's order of calling
     them)."""
     chosen, types = [], set()
     for arg in relevant_args:
         kind = type(arg)
-        if kind in types or not _implements_torch_function(kind):
+        if kind in types or not _implements_torch_function(arg):
             continue
         types.add(kind)
         at = next((i for i, old in enumerate(chosen) if issubclass(kind, type(old))), len(chosen))
@@ -115,6 +130,8 @@ def _overloaded_args(relevant_args):
 def has_torch_function(relevant_args):
     """True when a TorchFunctionMode is entered, or an argument's type implements __torch_function__ (a plain
     tandem Tensor and nn.Parameter do not count), unless DisableTorchFunction(Subclass) turned dispatch off."""
+    if relevant_args is None:  # the binding refuses None by its own types; PyTorch's message for any non-iterable
+        raise TypeError("expected a sequence")
     return _C._has_torch_function(relevant_args)
 
 
@@ -145,7 +162,11 @@ def _try_handlers(public_api, relevant_args, args, kwargs):
     if _C._is_torch_function_mode_enabled():
         mode = _pop_mode()
         try:
-            result = mode.__torch_function__(public_api, types, args, kwargs)
+            handler = mode.__torch_function__
+            if getattr(handler, "__self__", None) is not mode:
+                raise RuntimeError("Defining your mode's `__torch_function__` as a classmethod is not supported, "
+                                   "please make it a plain method")
+            result = handler(public_api, types, args, kwargs)
         finally:
             _push_mode(mode)
         if result is not NotImplemented:
@@ -160,6 +181,7 @@ def _try_handlers(public_api, relevant_args, args, kwargs):
     return NotImplemented, mode, overloaded
 
 
+_TENSOR_SETITEM = None  # Tensor.__setitem__'s dispatching wrapper (_builtin_functions.install sets it)
 _foreign_types = weakref.WeakKeyDictionary()  # type -> is it PyTorch's (classes made at run time can go away)
 
 
@@ -177,12 +199,14 @@ def _is_foreign_tensor(kind):
 def _dispatch(public_api, function, relevant_args, args, kwargs):
     """Called by the wrappers of tandem's functions and methods (python/src/torch_function.cpp) when an argument
     implements __torch_function__ or a mode is entered; PyTorch's message for them when every handler declines."""
-    relevant_args = [arg for arg in relevant_args if not _is_foreign_tensor(type(arg))]
+    relevant_args = [arg for arg in relevant_args if not _is_foreign_tensor(type(arg)) and
+                     _implements_torch_function(arg)]
     if not relevant_args and not _C._is_torch_function_mode_enabled():
         return function(*args, **kwargs)
     result, mode, overloaded = _try_handlers(public_api, relevant_args, args, kwargs)
     if result is not NotImplemented:
-        return result
+        # x[i] = v is a statement: PyTorch's __setitem__ answers None whatever a handler returned
+        return None if public_api is _TENSOR_SETITEM else result
     handlers = ([f"  - mode object {mode}"] if mode is not None else []) + [
         f"  - tensor subclass {type(arg)}" for arg in overloaded]
     name = f"{public_api.__module__}.{public_api.__qualname__}"
@@ -208,8 +232,9 @@ def wrap_torch_function(dispatcher):
 
 
 def is_tensor_like(inp):
-    """A tandem Tensor (or subclass), or anything whose type implements __torch_function__."""
-    return isinstance(inp, _C.Tensor) or hasattr(type(inp), "__torch_function__")  # the disabled impl counts
+    """A tandem Tensor (or subclass), or anything with a __torch_function__ attribute (a class with one too, as
+    PyTorch reads it through the object)."""
+    return isinstance(inp, _C.Tensor) or hasattr(inp, "__torch_function__")  # the disabled impl counts
 
 
 # Filled by tandem/_builtin_functions.py at import: the public functions and Tensor methods that do not dispatch
@@ -241,14 +266,19 @@ def get_testing_overrides():
 
 
 def resolve_name(f):
-    """The dotted name of f (module and qualified name), or None for an object without them."""
+    """The dotted name of one of tandem's public functions or Tensor methods (module and qualified name), None for
+    anything else (PyTorch names only the functions its listings hold)."""
+    try:
+        known = f in _ignored or any(f in functions for functions in _overridable.values())
+    except TypeError:  # unhashable
+        return None
     module, name = getattr(f, "__module__", None), getattr(f, "__qualname__", None)
-    return f"{module}.{name}" if module and name else None
+    return f"{module}.{name}" if known and module and name else None
 
 
 def is_tensor_method_or_property(func):
     """True for a function found on tandem.Tensor (a property's __get__ included, as in PyTorch)."""
-    if getattr(func, "__name__", None) == "__get__":
+    if func.__name__ == "__get__":  # an object without a name: PyTorch's AttributeError
         return True
     return any(value is func for value in vars(_C.Tensor).values())
 

@@ -8,6 +8,7 @@ with the fix otherwise). Unscrambled sequences equal PyTorch's bit for bit; scra
 linear matrix scramble and digital shift per dimension) draws from tandem's generator, so its points differ from
 PyTorch's as every other random draw does.
 """
+import operator
 import os
 
 import numpy as np
@@ -50,6 +51,33 @@ def _direction_numbers(dimension, bits):
                     m ^= int(v[d, j - k]) << k
             v[d, j] = m
     return v << (bits - 1 - np.arange(bits, dtype=np.int64))
+
+
+def _count(n, function):
+    """n as the int PyTorch's _sobol_engine_draw/_sobol_engine_ff_ take: TypeError for another type, ValueError
+    for a negative count (the messages PyTorch's kernels give)."""
+    if isinstance(n, bool) or not hasattr(type(n), "__index__"):
+        raise TypeError(f"{function}(): argument 'n' (position 2) must be int, not {type(n).__name__}")
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"n must be non-negative, but got {n}")
+    return n
+
+
+def _scalar_type_name(dtype):
+    """PyTorch's C++ name of a dtype (Half, Long, Bool, ...), as its kernels' "not implemented for" says it."""
+    from ._torch_format import DTYPES  # noqa: PLC0415  (the storage names carry it)
+    storage = DTYPES.get(str(dtype).split(".")[-1], (None,))[0]
+    return storage[:-len("Storage")] if storage else str(dtype).split(".")[-1]
+
+
+def _draw_dtype(dtype):
+    """The dtype a draw computes in: float32 or float64 only, as PyTorch's kernel."""
+    if not isinstance(dtype, tandem.dtype):
+        raise TypeError(f"_sobol_engine_draw(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
+    if dtype not in (tandem.float32, tandem.float64):
+        raise NotImplementedError(f'"_sobol_engine_draw" not implemented for \'{_scalar_type_name(dtype)}\'')
+    return dtype
 
 
 def _lowest_zero_bits(indices):
@@ -115,10 +143,18 @@ class SobolEngine:
         """The next `n` points, (n, dimension), of `dtype` (the default dtype when None); into `out` if given."""
         if dtype is None:
             dtype = tandem.get_default_dtype()
-        if self.num_generated == 0:
-            points = np.concatenate([self.shift.numpy()[None, :], self._advance(n - 1, 0)], 0)[:max(n, 0)]
+        # As PyTorch: the first point is the shift itself, and the kernel draws the rest (n - 1 of them, which
+        # must not be negative: a first draw(0) is refused as PyTorch's is).
+        if self.num_generated == 0 and n == 1:
+            points = self.shift.numpy()[None, :]
+        elif self.num_generated == 0:
+            rest = _count(n - 1, "_sobol_engine_draw")
+            _draw_dtype(dtype)
+            points = np.concatenate([self.shift.numpy()[None, :], self._advance(rest, 0)], 0)
         else:
-            points = self._advance(n, self.num_generated - 1)
+            count = _count(n, "_sobol_engine_draw")
+            _draw_dtype(dtype)
+            points = self._advance(count, self.num_generated - 1)
         self.num_generated += n
         result = tandem.from_numpy(points / 2.0**self.MAXBIT).to(dtype)
         if out is not None:
@@ -145,10 +181,12 @@ class SobolEngine:
 
     def fast_forward(self, n):
         """Skips the next `n` points."""
+        if n == 0:
+            return self
         if self.num_generated == 0:
-            self._advance(n - 1, 0)
+            self._advance(_count(n - 1, "_sobol_engine_ff_"), 0)
         else:
-            self._advance(n, self.num_generated - 1)
+            self._advance(_count(n, "_sobol_engine_ff_"), self.num_generated - 1)
         self.num_generated += n
         return self
 

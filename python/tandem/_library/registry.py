@@ -1,6 +1,7 @@
 """The operator registry: OpOverload (one schema and its kernels), OpOverloadPacket (a name's overloads) and the
 tandem.ops namespaces (tandem.ops.mylib.crop, tandem.ops.mylib.crop.default)."""
 import inspect
+import os
 
 from .. import _C
 from . import schema as _schema
@@ -38,6 +39,7 @@ class OpOverload:
         self._fake = self._kernels.pop("Meta", None)
         self._backward = self._setup_context = None
         self._custom = None  # the CustomOpDef that made this op, if one did
+        self._location = "<unknown>"  # where it was defined (define sets it)
 
     def name(self):
         return self._packet._qualified_op_name + (f".{self._schema.overload}" if self._schema.overload else "")
@@ -149,9 +151,11 @@ class OpOverloadPacket:
         return self._resolve()(*args, **kwargs)
 
 
-def define(namespace, schema_text, *, replace=False):
+def define(namespace, schema_text, *, replace=False, location=None):
     """Registers a schema ("name.overload(...) -> ...", the name may carry "namespace::") in `namespace`;
-    returns the OpOverload. `replace` lets custom_op redefine a name, as PyTorch's does."""
+    returns the OpOverload. `replace` lets custom_op redefine a name, as PyTorch's does; `location` is the
+    registration's file:line for the duplicate-registration message (its caller's by default)."""
+    location = location or caller()
     parsed = _schema.parse_schema(schema_text)
     parsed.name = f"{namespace}::{parsed.name.split('::')[-1]}"
     packet = _PACKETS.setdefault(parsed.name, OpOverloadPacket(namespace, parsed.name.split("::")[1]))
@@ -159,17 +163,23 @@ def define(namespace, schema_text, *, replace=False):
     if overload in packet._overloads and not replace:
         raise RuntimeError(f"Tried to register an operator ({parsed}) with the same name and overload name multiple "
                            "times. Each overload's schema should only be registered with a single call to def(). "
-                           f"Duplicate registration: registered at {_caller()}.")
+                           f"Duplicate registration: registered at {location}. Original registration: registered "
+                           f"at {packet._overloads[overload]._location}")
     packet._overloads[overload] = OpOverload(packet, parsed)
+    packet._overloads[overload]._location = location
     return packet._overloads[overload]
 
 
-def _caller():
-    """The user's file:line that made a registration, for the duplicate-registration message."""
-    for frame in inspect.stack()[2:]:
-        if "/_library/" not in frame.filename and not frame.filename.endswith("library.py"):
-            return f"{frame.filename}:{frame.lineno}"
-    return "<unknown>"
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tandem/
+
+
+def caller():
+    """The user's file:line that made a registration (the first frame outside tandem's package), for the
+    registration messages."""
+    frame = inspect.currentframe().f_back
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR + os.sep):
+        frame = frame.f_back
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else "<unknown>"
 
 
 def add_kernel(qualname, overload, key, kernel):
@@ -182,6 +192,30 @@ def add_kernel(qualname, overload, key, kernel):
         op._fake = kernel
     else:
         op._kernels[key] = kernel
+
+
+def undefine(op):
+    """Removes an overload that define() made (its Library was collected); the name goes with its last one."""
+    packet = _PACKETS.get(op._packet._qualified_op_name)
+    if packet is not None and packet._overloads.get(op._overloadname) is op:
+        del packet._overloads[op._overloadname]
+        if not packet._overloads:
+            del _PACKETS[packet._qualified_op_name]
+
+
+def remove_kernel(qualname, overload, key, kernel):
+    """Removes a kernel add_kernel registered, if it is still the one there."""
+    op = _PACKETS.get(qualname)
+    op = op and op._overloads.get(overload or "default")
+    if op is None:
+        pending = _PENDING.get((qualname, overload), {})
+        if pending.get(key) is kernel:
+            del pending[key]
+    elif key == "Meta":
+        if op._fake is kernel:
+            op._fake = None
+    elif op._kernels.get(key) is kernel:
+        del op._kernels[key]
 
 
 def lookup(qualname):

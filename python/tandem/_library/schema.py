@@ -138,7 +138,7 @@ def _split_top(s):
 def _parse_returns(text, ret, offset):
     ret = ret.strip()
     if not ret:
-        raise _here(text, offset, offset + 1, "expected a return type but found nothing here:")
+        raise _here(text, len(text), len(text) + 1, "expected ident but found 'eof' here:")
     if not ret.startswith("("):
         return [(_parse_type(text, ret, offset), None)], False
     if not ret.endswith(")"):
@@ -154,11 +154,30 @@ def _parse_returns(text, ret, offset):
     return returns, True
 
 
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?inf|nan")
+
+
+def _check_numeric_default(text, argument, at):
+    """A number type's default must read as a number (or None for an optional one), as PyTorch's lexer wants."""
+    t, default = argument.type, argument.default
+    if default is None or t.list_of or t.base not in ("int", "SymInt", "float"):
+        return
+    if _NUMBER.fullmatch(default) or (t.optional and default == "None"):
+        return
+    raise _here(text, at, at + 1, "\ninvalid numeric default value:")
+
+
 def parse_schema(text):
     """Parses a full schema ("name(...) -> ...", the name may carry "ns::" and ".overload")."""
     m = re.match(r"^\s*([\w:]*?)(?:\.(\w+))?\s*\(", text)
+    if not text.strip():
+        raise _here(text, 0, 1, "expected ident but found 'eof' here:")
     if not m:
+        if re.fullmatch(r"\s*[\w:]+(\.\w+)?\s*", text):
+            raise RuntimeError("Tried to parse a function schema but only the operator name was given")
         raise _here(text, 0, len(text), "expected ( to open the arguments here:")
+    if not m.group(1):  # PyTorch's lexer wants the operator's name first
+        raise _here(text, m.end() - 1, m.end(), "expected ident but found '(' here:")
     depth, close = 0, None
     for i in range(m.end() - 1, len(text)):
         depth += {"(": 1, ")": -1}.get(text[i], 0)
@@ -172,7 +191,10 @@ def parse_schema(text):
                     "expected ) but found the end of the schema here:")
     rest = text[close + 1:]
     if not rest.strip().startswith("->"):
-        raise _here(text, close + 1, len(text), "expected -> and the returns here:")
+        tail = rest.lstrip()
+        at = len(text) - len(tail)
+        found = f"'{tail[0]}'" if tail else "'eof'"
+        raise _here(text, at, at + 1, f"expected arrow but found {found} here:")
     schema = Schema(m.group(1), m.group(2) or "")
     kwarg_only, pos = False, m.end()
     for part in _split_top(text[m.end():close]):
@@ -186,8 +208,10 @@ def parse_schema(text):
         words = decl.split()
         if len(words) != 2:
             raise _here(text, start, start + len(part), "expected a type and a name here:")
-        schema.arguments.append(Argument(words[1], _parse_type(text, words[0], start),
-                                         default.strip() if default else None, kwarg_only))
+        argument = Argument(words[1], _parse_type(text, words[0], start), default.strip() if default else None,
+                            kwarg_only)
+        _check_numeric_default(text, argument, start + len(decl) + 1)
+        schema.arguments.append(argument)
     arrow_at = close + 1 + rest.find("->") + 2
     schema.returns, schema.returns_tuple = _parse_returns(text, text[arrow_at:], arrow_at)
     return schema

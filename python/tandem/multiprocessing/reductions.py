@@ -17,6 +17,7 @@ import tandem
 
 from .. import _C
 from .._C import Tensor
+from .._tensor_state import get_state, has_state
 from . import _shared_memory as shm
 
 _CUDA_FORK_MESSAGE = ("Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use "
@@ -129,10 +130,10 @@ def _reduce_by_value(t):
 
 def _tensor_reduce_ex(self, protocol):
     """Plain pickling (pickle.dumps, copy.deepcopy): the values, by copy, as PyTorch."""
+    state = get_state(self)  # attributes, slots, or a subclass's own __getstate__: pickle's BUILD restores them
     if type(self) is not Tensor:
-        state = getattr(self, "__dict__", None) or None
         return _rebuild_subclass, (type(self), Tensor.detach(self), self.requires_grad), state
-    return _reduce_by_value(self)
+    return _reduce_by_value(self) + ((state,) if has_state(state) else ())
 
 
 def init_reductions():

@@ -17,7 +17,9 @@ class Parameter(Tensor):
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             data = _C.empty(0)
-        return _C._make_subclass(cls, data, requires_grad)
+        elif not isinstance(data, Tensor):
+            data = data.detach()  # PyTorch's Parameter detaches what it is given: a list has no detach()
+        return Tensor._make_subclass(cls, data, requires_grad)  # its argument checks: requires_grad is a bool
 
     def __init__(self, data=None, requires_grad=True):
         pass  # everything happened in __new__ (the C++ object is built there)
@@ -28,9 +30,8 @@ class Parameter(Tensor):
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
+        # PyTorch's copy is the data and requires_grad only: no .grad, no attributes
         result = type(self)(untracked(self).clone(), self.requires_grad)
-        if self.grad is not None:
-            result.grad = untracked(self.grad).clone()
         memo[id(self)] = result
         return result
 
