@@ -133,6 +133,13 @@ class _Pickler(pickle._Pickler):
             if state:
                 return REBUILD_PARAMETER_WITH_STATE, (data, obj.requires_grad, OrderedDict(), dict(state))
             return REBUILD_PARAMETER, (data, obj.requires_grad, OrderedDict())
+        # Sparse tensors are Tensors, over a placeholder that holds no data: they are written as their parts.
+        if type(obj) is SparseCooTensor:  # its indices and values pickle as tensors, as torch.save writes them
+            return REBUILD_SPARSE_TENSOR, (obj.layout, (obj._indices(), obj._values(), obj.size(),
+                                                        obj.is_coalesced()))
+        if type(obj) is SparseCsrTensor:  # torch.save's form: (crow_indices, col_indices, values, size)
+            return REBUILD_SPARSE_TENSOR, (obj.layout, (obj.crow_indices(), obj.col_indices(), obj.values(),
+                                                        obj.size()))
         if isinstance(obj, Tensor):
             storage, offset = self._on_tensor(obj)
             # The empty OrderedDict: backward hooks, which torch.save never writes either.
@@ -140,12 +147,6 @@ class _Pickler(pickle._Pickler):
             if DTYPES[dtype_name(obj.dtype)][0] is None:  # no typed storage: v3 names the dtype, as torch.save
                 return REBUILD_TENSOR_V3, args + (obj.dtype,)
             return REBUILD_TENSOR_V2, args
-        if type(obj) is SparseCooTensor:  # its indices and values pickle as tensors, as torch.save writes them
-            return REBUILD_SPARSE_TENSOR, (obj.layout, (obj._indices(), obj._values(), obj.size(),
-                                                        obj.is_coalesced()))
-        if type(obj) is SparseCsrTensor:  # torch.save's form: (crow_indices, col_indices, values, size)
-            return REBUILD_SPARSE_TENSOR, (obj.layout, (obj.crow_indices(), obj.col_indices(), obj.values(),
-                                                        obj.size()))
         if isinstance(obj, layout):
             return GET_LAYOUT, (f"torch.{obj._name}",)
         if isinstance(obj, Size):

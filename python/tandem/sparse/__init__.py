@@ -4,8 +4,9 @@ size) constructors. tandem.sparse_coo_tensor, sparse_csr_tensor, Tensor.to_spars
 sparse paths of tandem.mm / matmul / addmm / spmm are installed into tandem by install(). docs/ops.md ("Sparse
 tensors") lists what a sparse tensor supports."""
 from .. import _C
-from . import _compressed_indices, _construct, _csr, _csr_construct, _legacy, _math, _mv, _select
+from . import _compressed_indices, _construct, _csc, _csr, _csr_construct, _legacy, _math, _mv, _select
 from ._coo import SparseCooTensor
+from ._csc import SparseCscTensor
 from ._invariants import check_sparse_tensor_invariants
 from ._csr import SparseCsrTensor
 from ._spdiags import spdiags
@@ -29,7 +30,7 @@ def addmm(mat, mat1, mat2, *, beta=1.0, alpha=1.0):
 def sum(input, dim=None, dtype=None):  # noqa: A001  (PyTorch's name)
     """All elements as a dense 0-d tensor, or over dim(s): sparse over the sparse dims left, dense when every
     sparse dim is summed."""
-    if type(input) is SparseCsrTensor:
+    if type(input) in (SparseCsrTensor, SparseCscTensor):
         return input.sum(dim, False, dtype)
     return _math.sum(input, dim, False, dtype)
 
@@ -46,22 +47,30 @@ def log_softmax(input, dim, *, dtype=None):
 
 # tandem.mm / matmul / addmm with a sparse path: a set lookup of each operand's type in front of the dense
 # function, so dense calls stay as fast as they were.
-_SPARSE_TYPES = frozenset((SparseCooTensor, SparseCsrTensor))
+_SPARSE_TYPES = frozenset((SparseCooTensor, SparseCsrTensor, SparseCscTensor))
+
+
+def _no_csc(x):
+    """A CSC operand as COO (its products are COO's); anything else as it is."""
+    return x.to_sparse_coo() if type(x) is SparseCscTensor else x
 
 
 def _sparse_mm(a, b):
+    a, b = _no_csc(a), _no_csc(b)
     if type(a) is SparseCsrTensor or type(b) is SparseCsrTensor:
         return _csr.mm(a, b)
     return _math.mm(a, b)
 
 
 def _sparse_matmul(a, b):
+    a, b = _no_csc(a), _no_csc(b)
     if type(a) is SparseCsrTensor or type(b) is SparseCsrTensor:
         return _csr.matmul(a, b)
     return _math.matmul(a, b)
 
 
 def _sparse_addmm(input, mat1, mat2, beta, alpha):
+    mat1 = _no_csc(mat1)
     if type(mat1) is SparseCsrTensor:
         return _csr.addmm(input, mat1, mat2, beta, alpha)
     return _math.addmm(input, mat1, mat2, beta, alpha)
@@ -146,6 +155,7 @@ def install(namespace):
     and the Tensor methods for sparse work (to_sparse, to_sparse_csr, to_dense, ...)."""
     namespace["sparse_coo_tensor"] = _construct.sparse_coo_tensor
     namespace["sparse_csr_tensor"] = _csr_construct.sparse_csr_tensor
+    namespace["sparse_csc_tensor"] = _csc.sparse_csc_tensor
     for name in ("_convert_indices_from_coo_to_csr", "_convert_indices_from_csr_to_coo"):
         namespace[name] = getattr(_compressed_indices, name)  # PyTorch Geometric's index2ptr / ptr2index
     if _installed:
@@ -164,5 +174,5 @@ def install(namespace):
 _LEGACY_TYPES = _legacy.legacy_types()
 globals().update(_LEGACY_TYPES)  # FloatTensor(indices, values, size), ... (Kipf's pygcn builds with them)
 
-__all__ = ["SparseCooTensor", "SparseCsrTensor", "check_sparse_tensor_invariants", "mm", "addmm", "sum", "softmax",
+__all__ = ["SparseCooTensor", "SparseCsrTensor", "SparseCscTensor", "check_sparse_tensor_invariants", "mm", "addmm", "sum", "softmax",
            "log_softmax", "spdiags", *_LEGACY_TYPES]

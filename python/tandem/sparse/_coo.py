@@ -16,8 +16,8 @@ from ._base import _SparseBase, repr_part
 
 def wrap(indices, values, size, coalesced):
     """A sparse tensor over parts the caller has validated or derived (no checks, no copies)."""
-    t = object.__new__(SparseCooTensor)
-    t._idx, t._vals, t._size, t._coalesced = indices, values, Size(size), coalesced
+    t = SparseCooTensor.new_instance(values, Size(size))
+    t._idx, t._coalesced = indices, coalesced
     return t
 
 
@@ -64,6 +64,11 @@ class SparseCooTensor(_SparseBase):
     def is_coalesced(self):
         return self._coalesced
 
+    def _coalesced_(self, coalesced):
+        """Marks self coalesced (or not) in place without checking, as PyTorch's: the caller vouches for it."""
+        self._coalesced = bool(coalesced)
+        return self
+
     def coalesce(self):
         """Duplicates summed, entries sorted by index (self when already coalesced)."""
         return _math.coalesce(self)
@@ -71,6 +76,12 @@ class SparseCooTensor(_SparseBase):
     # ---- shape (the rest of shape, dtype, device and autograd is _base.py's) ----------------------------------
     def is_contiguous(self, memory_format=None):
         return False  # no strides: PyTorch answers False too
+
+    @property
+    def nbytes(self):
+        raise RuntimeError("nbytes is not defined for sparse tensors.  If you want the size of the constituent "
+                           "tensors, add the nbytes of the indices and values.  If you want the size of the  "
+                           "equivalent dense tensor, multiply numel() by element_size()")
 
     # ---- what _SparseBase builds on ---------------------------------------------------------------------------
     def _index_tensors(self):
@@ -123,15 +134,15 @@ class SparseCooTensor(_SparseBase):
     def to_sparse_coo(self):
         return self
 
+    def to_sparse_csc(self):
+        from ._csc import to_sparse_csc  # noqa: PLC0415  (_csc imports this module)
+
+        return to_sparse_csc(self)
+
     def to_sparse_csr(self, dense_dim=None):
         from ._csr_construct import coo_to_sparse_csr  # noqa: PLC0415  (_csr_construct imports this module)
 
         return coo_to_sparse_csr(self, dense_dim)
-
-    def item(self):
-        if self.numel() != 1:
-            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
-        return self.to_dense().item()
 
     # ---- views ------------------------------------------------------------------------------------------------
     def t(self):
@@ -198,6 +209,13 @@ class SparseCooTensor(_SparseBase):
 
     def __truediv__(self, other):
         return _math.div(self, other) if _math.is_operand(other) else NotImplemented
+
+    def __rtruediv__(self, other):
+        """dense / sparse: PyTorch refuses it, naming the sparse divisor's shape."""
+        if not _math.is_operand(other):
+            return NotImplemented
+        raise RuntimeError(f"Sparse division requires a scalar or zero-dim dense tensor divisor (got shape "
+                           f"{list(self._size)} for divisor)")
 
     def pow(self, exponent):
         return _math.pow(self, exponent)

@@ -11,12 +11,13 @@ import operator
 from .. import _C
 from .._layouts import sparse_coo, sparse_csr, strided
 from . import _conversion_args, _coo, _csr, _invariants, _math
+from ._base import _SparseBase
 
 Tensor = _C.Tensor
 
 
 def _as_values(values, dtype, device):
-    if isinstance(values, (_coo.SparseCooTensor, _csr.SparseCsrTensor)):
+    if isinstance(values, _SparseBase):
         raise TypeError("sparse_csr_tensor(): argument 'values' must be a dense Tensor, not a sparse one")
     if not isinstance(values, Tensor):
         from .. import tensor  # noqa: PLC0415  (tandem's namespace is complete by the first call)
@@ -28,6 +29,8 @@ def _as_values(values, dtype, device):
 
 
 def _as_index(indices, values, device):
+    if isinstance(indices, _SparseBase):
+        raise TypeError("sparse_csr_tensor(): index arguments must be dense Tensors, not sparse ones")
     if not isinstance(indices, Tensor):
         from .. import as_tensor  # noqa: PLC0415
 
