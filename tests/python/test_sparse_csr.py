@@ -356,8 +356,29 @@ def test_product_errors(device):
         tandem.mm(t, tandem.ones(4, 2, dtype=tandem.float64, device=device), out=tandem.empty(3, 2))
     with pytest.raises(TypeError, match=r"addmm\(\): of the operands only mat1 may be sparse"):
         tandem.addmm(t, tandem.ones(3, 3), tandem.ones(3, 4))
-    with pytest.raises(NotImplementedError, match=r"sparse.mm\(\): reduce= is not supported"):
-        tandem.sparse.mm(t, tandem.ones(4, 2, dtype=tandem.float64, device=device), "sum")
+    raises_like(lambda: torch.sparse.mm(p, torch.ones(4, 2, dtype=torch.float64), "prod"),
+                lambda: tandem.sparse.mm(t, tandem.ones(4, 2, dtype=tandem.float64, device=device), "prod"))
+    raises_like(lambda: torch.sparse.mm(p.to_sparse_coo(), torch.ones(4, 2, dtype=torch.float64), "sum"),
+                lambda: tandem.sparse.mm(t.to_sparse_coo(), tandem.ones(4, 2, dtype=tandem.float64, device=device),
+                                         "sum"), NotImplementedError, device)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "mean", "amax", "amin", "max", "min"])
+def test_mm_reduce(device, reduce):
+    """torch.sparse.mm(csr, dense, reduce): values and both gradients as PyTorch's (distinct products, so the
+    max and min are unique)."""
+    t, p = pair(device)
+    values_p = p.values().detach().clone().requires_grad_()
+    csr_p = torch.sparse_csr_tensor(p.crow_indices(), p.col_indices(), values_p, p.shape)
+    dense_p = (torch.arange(8, dtype=torch.float64).reshape(4, 2) * 1.5 - 2).requires_grad_()
+    values, dense = p2t(values_p.detach(), device).requires_grad_(), p2t(dense_p.detach(), device).requires_grad_()
+    csr = tandem.sparse_csr_tensor(t.crow_indices(), t.col_indices(), values, t.shape)
+    out_p, out = torch.sparse.mm(csr_p, dense_p, reduce), tandem.sparse.mm(csr, dense, reduce)
+    check_dense(out, out_p, device)
+    (out_p * torch.arange(6.0, dtype=torch.float64).reshape(3, 2)).sum().backward()
+    (out * tandem.arange(6.0, dtype=tandem.float64, device=device).reshape(3, 2)).sum().backward()
+    check_dense(values.grad, values_p.grad, device)
+    check_dense(dense.grad, dense_p.grad, device)
 
 
 def test_gradients(device):

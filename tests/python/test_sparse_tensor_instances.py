@@ -175,3 +175,19 @@ def test_a_subclass_handler_sees_calls_with_sparse_operands():
 
     t = tandem.sparse_coo_tensor(INDICES, VALUES, (3, 3))
     assert tandem.add(t, Seen()) == "handled" and Seen.calls == ["add"]
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_autograd_grad_of_a_sparse_input(device):
+    """autograd.grad with respect to a sparse leaf: its values' gradient on its pattern, as PyTorch's."""
+    t, p = layouts(device)[0]
+    t, p = t.detach().requires_grad_(), p.detach().requires_grad_()
+    dense_p = torch.arange(6.0).reshape(3, 2)
+    (got,) = tandem.autograd.grad((tandem.sparse.mm(t, p2t(dense_p, device)) ** 2).sum(), t)
+    (want,) = torch.autograd.grad((torch.sparse.mm(p, dense_p) ** 2).sum(), p)
+    assert got.layout is tandem.sparse_coo and want.layout is torch.sparse_coo
+    assert t2p(got.coalesce().indices()).tolist() == want.coalesce().indices().tolist()
+    np.testing.assert_allclose(t2p(got.coalesce().values()).numpy(), want.coalesce().values().numpy(), rtol=1e-6)
+    unused = tandem.sparse_coo_tensor(INDICES, VALUES, (3, 3), device=device).requires_grad_()
+    with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+        tandem.autograd.grad(t.values().sum() * 0 + tandem.sparse.sum(t), [t, unused])

@@ -4,7 +4,7 @@ size) constructors. tandem.sparse_coo_tensor, sparse_csr_tensor, Tensor.to_spars
 sparse paths of tandem.mm / matmul / addmm / spmm are installed into tandem by install(). docs/ops.md ("Sparse
 tensors") lists what a sparse tensor supports."""
 from .. import _C
-from . import _compressed_indices, _construct, _csc, _csr, _csr_construct, _legacy, _math, _mv, _select
+from . import _compressed_indices, _construct, _csc, _csr, _csr_construct, _legacy, _math, _mm_reduce, _mv, _select
 from ._coo import SparseCooTensor
 from ._csc import SparseCscTensor
 from ._invariants import check_sparse_tensor_invariants
@@ -16,9 +16,9 @@ Tensor = _C.Tensor
 
 def mm(mat1, mat2, reduce=None):
     """sparse @ dense -> dense, sparse @ sparse -> sparse, dense @ sparse -> dense; differentiable w.r.t. the
-    sparse operand's values and the dense operand."""
+    sparse operand's values and the dense operand. reduce= ("sum", "mean", "amax", "amin") for a CSR mat1."""
     if reduce is not None:
-        raise NotImplementedError("sparse.mm(): reduce= is not supported\nhint: leave reduce out (a sum)")
+        return _mm_reduce.mm_reduce(mat1, mat2, reduce)
     return _sparse_mm(mat1, mat2)
 
 
