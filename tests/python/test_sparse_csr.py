@@ -174,12 +174,33 @@ def test_construction_errors(device):
         tandem.sparse_csr_tensor(tcrow, tcol, tvalues, (-3, 4))
     with pytest.raises(NotImplementedError, match="batched CSR tensors are not supported"):
         tandem.sparse_csr_tensor(tcrow[None], tcol[None], tvalues[None], (1, 3, 4))
-    with pytest.raises(NotImplementedError, match="values must be 1-d"):
-        tandem.sparse_csr_tensor(tcrow, tcol, tvalues[:, None], (3, 4))
+    with pytest.raises(RuntimeError, match=r"dense dimensionalities \(=0 \+ 2 \+ 1\) but got 2"):
+        tandem.sparse_csr_tensor(tcrow, tcol, tvalues[:, None], (3, 4))  # PyTorch builds it and misreads it later
     if device != "cpu":
         with pytest.raises(RuntimeError, match=r"device of crow_indices \(cpu\) must match device of values "
                                                rf"\({device}\)"):
             tandem.sparse_csr_tensor(tcrow.cpu(), tcol, tvalues, (3, 4))
+
+
+def test_hybrid_csr(device):
+    """Values with dense dims (PyTorch Geometric's GAT returns its attention heads this way): construction, repr,
+    conversions, sums, scaling and transposes as PyTorch's; products refuse them, as PyTorch's do."""
+    values = torch.arange(12, dtype=torch.float64).reshape(3, 2, 2)
+    p = torch.sparse_csr_tensor(torch.tensor(CROW), torch.tensor(COL), values)
+    t = tandem.sparse_csr_tensor(tandem.tensor(CROW, device=device), tandem.tensor(COL, device=device),
+                                 p2t(values, device))
+    assert t.shape == p.shape == (3, 3, 2, 2) and t.dense_dim() == p.dense_dim() == 2 and t.sparse_dim() == 2
+    check_dense(t.to_dense(), p.to_dense(), device)
+    check_dense(t.to_sparse_coo().to_dense(), p.to_sparse_coo().to_dense(), device)
+    check_dense(t.sum(), p.sum(), device)
+    check_dense((t * 2).to_dense(), (p * 2).to_dense(), device)
+    if device == "cpu":
+        assert repr(t).replace("tandem.", "torch.") == repr(p)
+    sized = tandem.sparse_csr_tensor(t.crow_indices(), t.col_indices(), t.values(), (3, 5, 2, 2))
+    assert sized.shape == (3, 5, 2, 2)
+    raises_like(lambda: p.t(), lambda: t.t())
+    raises_like(lambda: p @ torch.ones(3, 2, dtype=torch.float64),
+                lambda: t @ tandem.ones(3, 2, dtype=tandem.float64, device=device))
 
 
 def test_repr_matches_pytorch():

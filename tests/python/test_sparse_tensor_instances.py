@@ -191,3 +191,30 @@ def test_autograd_grad_of_a_sparse_input(device):
     unused = tandem.sparse_coo_tensor(INDICES, VALUES, (3, 3), device=device).requires_grad_()
     with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
         tandem.autograd.grad(t.values().sum() * 0 + tandem.sparse.sum(t), [t, unused])
+
+
+def test_custom_function_returning_a_sparse_gradient(device):
+    """A custom Function whose backward returns a sparse gradient for a dense input: PyTorch accumulates it sparse,
+    tandem's engine carries dense gradients, so the input gets its dense form (the same values)."""
+    def run(lib, dev):
+        class Gather(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, weight, index):
+                ctx.save_for_backward(index)
+                ctx.rows = weight.shape[0]
+                return weight[index].sum(0)
+
+            @staticmethod
+            def backward(ctx, grad):
+                (index,) = ctx.saved_tensors
+                values = grad.unsqueeze(0).expand(len(index), grad.shape[0])
+                return lib.sparse_coo_tensor(index.unsqueeze(0), values, (ctx.rows, grad.shape[0])), None
+
+        weight = lib.ones(4, 3, device=dev, requires_grad=True)
+        Gather.apply(weight, lib.tensor([1, 3, 1], device=dev)).sum().backward()
+        return weight.grad
+
+    want = run(torch, "cpu")
+    got = run(tandem, device)
+    assert got.layout is tandem.strided and want.layout is torch.sparse_coo
+    np.testing.assert_allclose(t2p(got).numpy(), want.to_dense().numpy())

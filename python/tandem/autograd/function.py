@@ -158,6 +158,12 @@ def _checked_gradients(backward, name, inputs):
                 raise RuntimeError("Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
                                    f"grad_is_complex) to be true, but got false.\nhint: {name} returned a complex "
                                    f"gradient for the real input {i}; return its real part (grad.real)")
+        if any(_is_sparse(g) for g in items):
+            # The engine carries strided gradients only (a sparse one would be read through its placeholder): a
+            # dense input gets the dense form, a sparse input (which gets no gradient from the node) None.
+            items = tuple(g.to_dense() if _is_sparse(g) and not _is_sparse(a) else None if _is_sparse(a) else g
+                          for g, a in zip(items, inputs))
+            result = items if isinstance(result, tuple) else items[0]
         return result
 
     return checked

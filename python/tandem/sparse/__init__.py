@@ -1,4 +1,5 @@
-"""tandem.sparse: sparse COO tensors (layout tandem.sparse_coo) and CSR matrices (tandem.sparse_csr), PyTorch's
+"""tandem.sparse: sparse COO tensors (layout tandem.sparse_coo), CSR and CSC matrices (tandem.sparse_csr,
+sparse_csc), all tandem.Tensor instances (_base.py, _dispatch.py), PyTorch's
 torch.sparse functions on them (mm, addmm, sum, softmax, log_softmax) and the legacy FloatTensor(indices, values,
 size) constructors. tandem.sparse_coo_tensor, sparse_csr_tensor, Tensor.to_sparse() / to_sparse_csr() and the
 sparse paths of tandem.mm / matmul / addmm / spmm are installed into tandem by install(). docs/ops.md ("Sparse

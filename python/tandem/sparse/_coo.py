@@ -2,9 +2,11 @@
 tandem tensor of shape (nnz, *dense dims)) and a ``size``; element ``indices[:, k]`` holds ``values[k]`` and every
 other element is zero (duplicates add up until coalesce() merges them).
 
-It is a Python class, not a tandem.Tensor subclass: a subclass carries a dense C++ tensor that every dense op would
-read as the data (giving garbage), whereas a class of its own makes each dense op that does not know sparse tensors
-refuse it with a TypeError. The math (_math.py) composes dense tandem ops on indices and values, so autograd through
+It is a tandem.Tensor subclass, as PyTorch's sparse tensors are torch.Tensors. The C++ tensor it carries is a
+placeholder (a zero expanded to the size, _base.py) that nothing reads as data: its own members answer shape,
+dtype, values and the rest, and every public function, Tensor method and operator that reaches it goes to
+_SparseBase.__torch_function__ (_dispatch.py), which runs the functions written for sparse operands and refuses the
+others with PyTorch's "Could not run 'aten::<op>'" error. The math (_math.py) composes dense tandem ops on indices and values, so autograd through
 the values, dtypes and every device (cpu, cuda, emulated cuda) come from those ops."""
 from .._layouts import sparse_coo, strided
 from .._legacy import _BY_DTYPE, _target_of_type_arg

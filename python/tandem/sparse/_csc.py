@@ -19,7 +19,7 @@ def wrap(ccol_indices, row_indices, values, size):
 
 def from_csr_transpose(c):
     """The CSC matrix whose transpose is the CSR matrix c (the same tensors)."""
-    return wrap(c._crow, c._col, c._vals, (c._size[1], c._size[0]))
+    return wrap(c._crow, c._col, c._vals, (c._size[1], c._size[0], *c._size[2:]))
 
 
 class SparseCscTensor(_SparseBase):
@@ -51,7 +51,7 @@ class SparseCscTensor(_SparseBase):
         return 2
 
     def dense_dim(self):
-        return 0
+        return self._vals.dim() - 1
 
     def is_contiguous(self, memory_format=None):
         raise RuntimeError("Sparse CSC tensors do not have is_contiguous")
@@ -70,7 +70,7 @@ class SparseCscTensor(_SparseBase):
         return wrap(self._ccol, self._row, self._vals.grad, self._size)
 
     def _transposed_csr(self):
-        return _csr.wrap(self._ccol, self._row, self._vals, (self._size[1], self._size[0]))
+        return _csr.wrap(self._ccol, self._row, self._vals, (self._size[1], self._size[0], *self._size[2:]))
 
     def to(self, *args, **kwargs):
         if args and isinstance(args[0], _SparseBase):
@@ -80,6 +80,8 @@ class SparseCscTensor(_SparseBase):
 
     # ---- conversions and views --------------------------------------------------------------------------------
     def t(self):
+        if len(self._size) > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {len(self._size)}D")
         return self._transposed_csr()
 
     def transpose(self, dim0, dim1):
@@ -91,10 +93,10 @@ class SparseCscTensor(_SparseBase):
         if dtype is not None:
             raise RuntimeError("dtype argument is not supported by sparse_csr_to_dense\nhint: convert after: "
                                ".to_dense().to(dtype)")
-        return self._transposed_csr().to_dense().t().contiguous()
+        return self._transposed_csr().to_dense().transpose(0, 1).contiguous()
 
     def to_sparse_coo(self):
-        return _math.coalesce(_math.t(_csr.as_coo(self._transposed_csr())))
+        return _math.coalesce(_math.transpose(_csr.as_coo(self._transposed_csr()), 0, 1))
 
     def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
         if layout is sparse_csc and blocksize is None and dense_dim is None:
@@ -165,7 +167,7 @@ def sparse_csc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=Non
     """PyTorch's torch.sparse_csc_tensor: checked and built as the CSR matrix of the transpose."""
     from ._csr_construct import sparse_csr_tensor  # noqa: PLC0415  (_csr_construct imports the layouts)
 
-    args = () if size is None else ((size[1], size[0]) if len(size) == 2 else size,)
+    args = () if size is None else ((size[1], size[0], *size[2:]) if len(size) >= 2 else size,)
     csr = sparse_csr_tensor(ccol_indices, row_indices, values, *args, dtype=dtype, device=device,
                             pin_memory=pin_memory, requires_grad=requires_grad, check_invariants=check_invariants)
     return from_csr_transpose(csr)

@@ -2,8 +2,8 @@
 (nrows + 1 row starts), ``col_indices`` (nnz) and ``values`` (nnz): row i's entries are positions
 crow_indices[i]:crow_indices[i + 1] of col_indices and values.
 
-A Python class, like SparseCooTensor and for the same reason (every dense op refuses it with a TypeError instead
-of reading a dense tensor it does not have). The math reads the matrix as a COO tensor over the same values (row
+A tandem.Tensor subclass over a placeholder, like SparseCooTensor (see _coo.py); its transpose is the CSC matrix
+over the same tensors (_csc.py). The math reads the matrix as a COO tensor over the same values (row
 indices expanded from crow_indices with one repeat_interleave), so products, sums and to_dense are COO's
 (_math.py), with autograd through the values and every device coming from the dense ops they compose."""
 import numbers
@@ -87,7 +87,7 @@ class SparseCsrTensor(_SparseBase):
         return 2
 
     def dense_dim(self):
-        return 0
+        return self._vals.dim() - 1  # a hybrid tensor's values are (nnz, *dense dims)
 
     # ---- shape (the rest of shape, dtype, device and autograd is _base.py's) ----------------------------------
     def is_contiguous(self, memory_format=None):
@@ -158,11 +158,20 @@ class SparseCsrTensor(_SparseBase):
     def t(self):
         from ._csc import from_csr_transpose  # noqa: PLC0415  (_csc imports this module)
 
+        if len(self._size) > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {len(self._size)}D")
         return from_csr_transpose(self)
 
     def transpose(self, dim0, dim1):
-        dim0, dim1 = wrap_dim(dim0, 2), wrap_dim(dim1, 2)
-        return self if dim0 == dim1 else self.t()
+        from ._csc import from_csr_transpose  # noqa: PLC0415
+
+        dim0, dim1 = wrap_dim(dim0, len(self._size)), wrap_dim(dim1, len(self._size))
+        if dim0 == dim1:
+            return self
+        if {dim0, dim1} != {0, 1}:
+            raise NotImplementedError("transpose(): a sparse CSR tensor transposes its two sparse dims only\nhint: "
+                                      "use the COO form (.to_sparse_coo())")
+        return from_csr_transpose(self)
 
     def to_sparse_csc(self):
         from ._csc import to_sparse_csc  # noqa: PLC0415
@@ -265,6 +274,9 @@ def _is_operand(x):
 
 def _check_csr_dense(a, b):
     """PyTorch's checks of csr @ dense (its addmm's messages)."""
+    if len(a._size) > 2:
+        raise RuntimeError("Sparse CSR tensors do not have strides\nhint: a hybrid CSR tensor (values with dense "
+                           "dims) takes no part in products, as in PyTorch; use its .to_dense()")
     if not is_dense(b):
         raise TypeError(f"mm(): argument 'mat2' must be Tensor, not {type(b).__name__}")
     if b.dim() == 1:
