@@ -199,6 +199,11 @@ def test_hybrid_csr(device):
     sized = tandem.sparse_csr_tensor(t.crow_indices(), t.col_indices(), t.values(), (3, 5, 2, 2))
     assert sized.shape == (3, 5, 2, 2)
     raises_like(lambda: p.t(), lambda: t.t())
+    coo_p, coo = p.to_sparse_coo(), t.to_sparse_coo()
+    for convert in (lambda x: x.to_sparse_csr(), lambda x: x.to_sparse_csc()):  # a hybrid COO tensor converts
+        got, want = convert(coo), convert(coo_p)
+        assert got.shape == want.shape and repr(got.layout).split(".")[1] == repr(want.layout).split(".")[1]
+        check_dense(got.to_dense(), want.to_dense(), device)
     raises_like(lambda: p @ torch.ones(3, 2, dtype=torch.float64),
                 lambda: t @ tandem.ones(3, 2, dtype=tandem.float64, device=device))
 

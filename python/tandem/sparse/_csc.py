@@ -178,9 +178,9 @@ def to_sparse_csc(t):
     if isinstance(t, SparseCscTensor):
         return t
     if isinstance(t, _SparseBase):
-        transposed = _math.t(t.to_sparse_coo()) if not isinstance(t, _coo.SparseCooTensor) else _math.t(t)
+        transposed = _math.transpose(t.to_sparse_coo(), 0, 1)  # the sparse dims (a hybrid's dense dims stay)
         return from_csr_transpose(_math.coalesce(transposed).to_sparse_csr())
-    return from_csr_transpose(t.t().to_sparse_csr())
+    return from_csr_transpose(t.transpose(0, 1).to_sparse_csr())
 
 
 def _unary(name):

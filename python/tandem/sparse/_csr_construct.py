@@ -165,10 +165,8 @@ def dense_to_sparse_csr(self, dense_dim=None):
 
 
 def coo_to_sparse_csr(self, dense_dim=None):
-    """SparseCooTensor.to_sparse_csr: coalesced, then rows compressed (values keep their autograd history)."""
+    """SparseCooTensor.to_sparse_csr: coalesced, then rows compressed (values keep their autograd history; a hybrid
+    tensor's dense dims stay with its values)."""
     _conversion_args.check("coo_to_sparse_csr", self, sparse_coo, sparse_csr, None, dense_dim)
-    if self.dense_dim() != 0:
-        raise NotImplementedError("to_sparse_csr(): a hybrid COO tensor (with dense dims) has no CSR form in "
-                                  "tandem\nhint: tandem's CSR tensors have no dense dims")
     return _csr.from_coo(_math.coalesce(self))
 
