@@ -218,3 +218,32 @@ def test_custom_function_returning_a_sparse_gradient(device):
     got = run(tandem, device)
     assert got.layout is tandem.strided and want.layout is torch.sparse_coo
     np.testing.assert_allclose(t2p(got).numpy(), want.to_dense().numpy())
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_assert_close_compares_sparse_parts(device):
+    """testing.assert_close compares sparse tensors part by part with PyTorch's messages (read through the
+    placeholders, any two of one size would pass)."""
+    t, p = layouts(device)[0]
+    cases = [(lambda x: x, lambda x: x * 2), (lambda x: x, lambda x: x.to_sparse_csr() * 2),
+             (lambda x: x.to_sparse_csr(), lambda x: x.to_sparse_csr() * 2),
+             (lambda x: x.to_sparse_csc(), lambda x: x.to_sparse_csc() * 2),
+             (lambda x: x, lambda x: moved(x)), (lambda x: x.to_sparse_csr(), lambda x: moved(x).to_sparse_csr())]
+
+    def moved(x):  # the same values one column to the left (other indices, coalesced)
+        lib = tandem if isinstance(x, tandem.Tensor) else torch
+        indices = x.indices().clone()
+        indices[1] = (indices[1] + 2) % 3
+        return lib.sparse_coo_tensor(indices, x.values(), x.shape).coalesce()
+
+    for make_a, make_b in cases:
+        tandem.testing.assert_close(make_a(t), make_a(t))
+        with pytest.raises(AssertionError) as want:
+            torch.testing.assert_close(make_a(p), make_b(p))
+        with pytest.raises(AssertionError) as got:
+            tandem.testing.assert_close(make_a(t), make_b(t), check_device=False)
+        assert str(got.value).replace("tandem.", "torch.") == str(want.value)
+    fewer = tandem.sparse_coo_tensor([[0], [2]], [3.0], (3, 3), device=device)
+    raises_like(lambda: torch.testing.assert_close(p, torch.sparse_coo_tensor([[0], [2]], [3.0], (3, 3))),
+                lambda: tandem.testing.assert_close(t, fewer), AssertionError)
+    tandem.testing.assert_close(t, t.to_dense(), check_layout=False)
