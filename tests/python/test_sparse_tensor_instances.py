@@ -90,6 +90,7 @@ def test_functions_with_a_sparse_form(device):
         same_dense(tandem.matmul(t, dense), torch.matmul(p, dense_p))
         same_dense(t @ dense, p @ dense_p)
         same_dense(tandem.sparse.mm(t, dense), torch.sparse.mm(p, dense_p))
+        same_dense(tandem.mv(t, dense[:, 1]), torch.mv(p, dense_p[:, 1]))
         same_dense(tandem.ones(3, 3, device=device) + t, torch.ones(3, 3) + p)
         same_dense(tandem.add(tandem.ones(3, 3, device=device), t), torch.add(torch.ones(3, 3), p))
         same_dense(tandem.nn.functional.linear(t, dense.t()), torch.nn.functional.linear(p, dense_p.t()))

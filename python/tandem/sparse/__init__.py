@@ -128,7 +128,7 @@ def _mv_wrapper(dense_mv):
     def mv(input, vec, **kwargs):  # kwargs: out=, for the dense path
         if type(input) in _SPARSE_TYPES:
             _refuse_keywords("mv", kwargs)
-            return _mv.mv(input, vec)
+            return _mv.mv(_no_csc(input), vec)
         return dense_mv(input, vec, **kwargs)
 
     mv.__doc__ = dense_mv.__doc__
@@ -175,5 +175,5 @@ def install(namespace):
 _LEGACY_TYPES = _legacy.legacy_types()
 globals().update(_LEGACY_TYPES)  # FloatTensor(indices, values, size), ... (Kipf's pygcn builds with them)
 
-__all__ = ["SparseCooTensor", "SparseCsrTensor", "SparseCscTensor", "check_sparse_tensor_invariants", "mm", "addmm", "sum", "softmax",
-           "log_softmax", "spdiags", *_LEGACY_TYPES]
+__all__ = ["SparseCooTensor", "SparseCsrTensor", "SparseCscTensor", "check_sparse_tensor_invariants", "mm", "addmm",
+           "sum", "softmax", "log_softmax", "spdiags", *_LEGACY_TYPES]

@@ -6,8 +6,9 @@ It is a tandem.Tensor subclass, as PyTorch's sparse tensors are torch.Tensors. T
 placeholder (a zero expanded to the size, _base.py) that nothing reads as data: its own members answer shape,
 dtype, values and the rest, and every public function, Tensor method and operator that reaches it goes to
 _SparseBase.__torch_function__ (_dispatch.py), which runs the functions written for sparse operands and refuses the
-others with PyTorch's "Could not run 'aten::<op>'" error. The math (_math.py) composes dense tandem ops on indices and values, so autograd through
-the values, dtypes and every device (cpu, cuda, emulated cuda) come from those ops."""
+others with PyTorch's "Could not run 'aten::<op>'" error. The math (_math.py) composes dense tandem ops on indices
+and values, so autograd through the values, dtypes and every device (cpu, cuda, emulated cuda) come from those
+ops."""
 from .._layouts import sparse_coo, strided
 from .._legacy import _BY_DTYPE, _target_of_type_arg
 from .._size import Size

@@ -3,7 +3,6 @@ checks and messages for each layout, then the sparse @ dense product with the ve
 gradients to the values and the vector)."""
 from .. import _C
 from . import _math
-from ._coo import SparseCooTensor
 from ._base import is_dense
 from ._csr import SparseCsrTensor, matmul
 
