@@ -5,6 +5,7 @@ import warnings
 
 from . import _C, _numpy
 from ._errors import TransferGuardError
+from ._layouts import is_sparse_tensor
 
 
 def _is_ndarray(data):
@@ -142,6 +143,9 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
                       "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
                       stacklevel=2)
+        if is_sparse_tensor(data):  # a sparse copy, as PyTorch's
+            out = data.detach().to(device=data.device if device is None else device, dtype=dtype, copy=True)
+            return out.requires_grad_(True) if requires_grad else out
         data = _C.Tensor.detach(data) if type(data) is _C.Tensor else _C._make_subclass(_C.Tensor, data, False)
         out = data.to(device=data.device if device is None else device, dtype=dtype, copy=True)  # a plain Tensor
         if requires_grad and not (out.is_floating_point() or out.is_complex()):

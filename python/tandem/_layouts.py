@@ -11,7 +11,7 @@ Tensor = _C.Tensor
 
 
 class layout:
-    """A tensor layout: strided (dense tensors), sparse_coo or sparse_csr (tandem.sparse)."""
+    """A tensor layout: strided (dense tensors), sparse_coo, sparse_csr or sparse_csc (tandem.sparse)."""
 
     def __init__(self, name):
         self._name = name
@@ -39,6 +39,7 @@ class memory_format:
 strided = layout("strided")
 sparse_coo = layout("sparse_coo")
 sparse_csr = layout("sparse_csr")
+sparse_csc = layout("sparse_csc")
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
 channels_last = memory_format("channels_last")
@@ -46,8 +47,14 @@ channels_last_3d = memory_format("channels_last_3d")
 
 e, pi, inf, nan, newaxis = math.e, math.pi, math.inf, math.nan, None
 
+
+def is_sparse_tensor(t):
+    """A tandem.sparse tensor (COO, CSR or CSC): a Tensor whose C++ tensor is a placeholder (tandem/sparse/_base.py),
+    so code that hands tensors to C++ directly must take it apart (or refuse it) instead."""
+    return type(t) is not Tensor and isinstance(t, Tensor) and t.layout is not strided
+
 __all__ = ["e", "pi", "inf", "nan", "newaxis", "layout", "memory_format", "strided", "sparse_coo", "sparse_csr",
-           "contiguous_format", "preserve_format", "channels_last", "channels_last_3d"]
+           "sparse_csc", "contiguous_format", "preserve_format", "channels_last", "channels_last_3d"]
 
 # The dims of NCHW / NCDHW from outermost to innermost in memory (N, then spatial, channels last).
 _ORDERS = {channels_last: (0, 2, 3, 1), channels_last_3d: (0, 2, 3, 4, 1)}

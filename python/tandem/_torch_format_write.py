@@ -13,7 +13,7 @@ import numpy as np
 from . import _C
 from ._C import Tensor
 from ._size import Size
-from ._layouts import layout
+from ._layouts import is_sparse_tensor, layout
 from ._tensor_state import get_state, has_state
 from ._torch_format import (DTYPES, GET_LAYOUT, REBUILD_FROM_TYPE_V2, REBUILD_PARAMETER, REBUILD_PARAMETER_WITH_STATE,
                             REBUILD_SPARSE_TENSOR, REBUILD_TENSOR_V2, REBUILD_TENSOR_V3, STORAGE_ALIGNMENT,
@@ -134,6 +134,16 @@ class _Pickler(pickle._Pickler):
             if state:
                 return REBUILD_PARAMETER_WITH_STATE, (data, obj.requires_grad, OrderedDict(), dict(state))
             return REBUILD_PARAMETER, (data, obj.requires_grad, OrderedDict())
+        # Sparse tensors are Tensors, over a placeholder that holds no data: they are written as their parts.
+        if type(obj) is SparseCooTensor:  # its indices and values pickle as tensors, as torch.save writes them
+            return REBUILD_SPARSE_TENSOR, (obj.layout, (obj._indices(), obj._values(), obj.size(),
+                                                        obj.is_coalesced()))
+        if type(obj) is SparseCsrTensor:  # torch.save's form: (crow_indices, col_indices, values, size)
+            return REBUILD_SPARSE_TENSOR, (obj.layout, (obj.crow_indices(), obj.col_indices(), obj.values(),
+                                                        obj.size()))
+        if is_sparse_tensor(obj):  # another layout (CSC): its placeholder must never be written as the data
+            raise NotImplementedError(f"tandem.save of a {obj.layout} tensor is not supported\nhint: save "
+                                      "t.to_sparse_csr() (or t.to_dense()) instead")
         if isinstance(obj, Tensor):
             storage, offset = self._on_tensor(obj)
             # The empty OrderedDict: backward hooks, which torch.save never writes either.
@@ -146,12 +156,6 @@ class _Pickler(pickle._Pickler):
                 return REBUILD_FROM_TYPE_V2, (rebuild, type(obj) if type(obj) is not Tensor else TORCH_TENSOR,
                                               args, state)
             return rebuild, args
-        if type(obj) is SparseCooTensor:  # its indices and values pickle as tensors, as torch.save writes them
-            return REBUILD_SPARSE_TENSOR, (obj.layout, (obj._indices(), obj._values(), obj.size(),
-                                                        obj.is_coalesced()))
-        if type(obj) is SparseCsrTensor:  # torch.save's form: (crow_indices, col_indices, values, size)
-            return REBUILD_SPARSE_TENSOR, (obj.layout, (obj.crow_indices(), obj.col_indices(), obj.values(),
-                                                        obj.size()))
         if isinstance(obj, layout):
             return GET_LAYOUT, (f"torch.{obj._name}",)
         if isinstance(obj, Size):

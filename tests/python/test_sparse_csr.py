@@ -74,7 +74,7 @@ def test_construction_and_accessors(device):
     assert t.size() == tandem.Size([3, 4]) and t.size(-1) == 4 and t.shape == (3, 4)
     assert t.sparse_dim() == 2 and t.dense_dim() == 0
     assert t.dtype == tandem.float64 and t.is_cuda == device.startswith("cuda")
-    assert tandem.is_tensor(t) and not isinstance(t, tandem.Tensor)
+    assert tandem.is_tensor(t) and isinstance(t, tandem.Tensor)
     assert not t.requires_grad and t.is_leaf and t.grad is None and t.grad_fn is None
     raises_like(lambda: p.size(5), lambda: t.size(5), IndexError)
 
@@ -174,12 +174,38 @@ def test_construction_errors(device):
         tandem.sparse_csr_tensor(tcrow, tcol, tvalues, (-3, 4))
     with pytest.raises(NotImplementedError, match="batched CSR tensors are not supported"):
         tandem.sparse_csr_tensor(tcrow[None], tcol[None], tvalues[None], (1, 3, 4))
-    with pytest.raises(NotImplementedError, match="values must be 1-d"):
-        tandem.sparse_csr_tensor(tcrow, tcol, tvalues[:, None], (3, 4))
+    with pytest.raises(RuntimeError, match=r"dense dimensionalities \(=0 \+ 2 \+ 1\) but got 2"):
+        tandem.sparse_csr_tensor(tcrow, tcol, tvalues[:, None], (3, 4))  # PyTorch builds it and misreads it later
     if device != "cpu":
         with pytest.raises(RuntimeError, match=r"device of crow_indices \(cpu\) must match device of values "
                                                rf"\({device}\)"):
             tandem.sparse_csr_tensor(tcrow.cpu(), tcol, tvalues, (3, 4))
+
+
+def test_hybrid_csr(device):
+    """Values with dense dims (PyTorch Geometric's GAT returns its attention heads this way): construction, repr,
+    conversions, sums, scaling and transposes as PyTorch's; products refuse them, as PyTorch's do."""
+    values = torch.arange(12, dtype=torch.float64).reshape(3, 2, 2)
+    p = torch.sparse_csr_tensor(torch.tensor(CROW), torch.tensor(COL), values)
+    t = tandem.sparse_csr_tensor(tandem.tensor(CROW, device=device), tandem.tensor(COL, device=device),
+                                 p2t(values, device))
+    assert t.shape == p.shape == (3, 3, 2, 2) and t.dense_dim() == p.dense_dim() == 2 and t.sparse_dim() == 2
+    check_dense(t.to_dense(), p.to_dense(), device)
+    check_dense(t.to_sparse_coo().to_dense(), p.to_sparse_coo().to_dense(), device)
+    check_dense(t.sum(), p.sum(), device)
+    check_dense((t * 2).to_dense(), (p * 2).to_dense(), device)
+    if device == "cpu":
+        assert repr(t).replace("tandem.", "torch.") == repr(p)
+    sized = tandem.sparse_csr_tensor(t.crow_indices(), t.col_indices(), t.values(), (3, 5, 2, 2))
+    assert sized.shape == (3, 5, 2, 2)
+    raises_like(lambda: p.t(), lambda: t.t())
+    coo_p, coo = p.to_sparse_coo(), t.to_sparse_coo()
+    for convert in (lambda x: x.to_sparse_csr(), lambda x: x.to_sparse_csc()):  # a hybrid COO tensor converts
+        got, want = convert(coo), convert(coo_p)
+        assert got.shape == want.shape and repr(got.layout).split(".")[1] == repr(want.layout).split(".")[1]
+        check_dense(got.to_dense(), want.to_dense(), device)
+    raises_like(lambda: p @ torch.ones(3, 2, dtype=torch.float64),
+                lambda: t @ tandem.ones(3, 2, dtype=tandem.float64, device=device))
 
 
 def test_repr_matches_pytorch():
@@ -356,8 +382,29 @@ def test_product_errors(device):
         tandem.mm(t, tandem.ones(4, 2, dtype=tandem.float64, device=device), out=tandem.empty(3, 2))
     with pytest.raises(TypeError, match=r"addmm\(\): of the operands only mat1 may be sparse"):
         tandem.addmm(t, tandem.ones(3, 3), tandem.ones(3, 4))
-    with pytest.raises(NotImplementedError, match=r"sparse.mm\(\): reduce= is not supported"):
-        tandem.sparse.mm(t, tandem.ones(4, 2, dtype=tandem.float64, device=device), "sum")
+    raises_like(lambda: torch.sparse.mm(p, torch.ones(4, 2, dtype=torch.float64), "prod"),
+                lambda: tandem.sparse.mm(t, tandem.ones(4, 2, dtype=tandem.float64, device=device), "prod"))
+    raises_like(lambda: torch.sparse.mm(p.to_sparse_coo(), torch.ones(4, 2, dtype=torch.float64), "sum"),
+                lambda: tandem.sparse.mm(t.to_sparse_coo(), tandem.ones(4, 2, dtype=tandem.float64, device=device),
+                                         "sum"), NotImplementedError, device)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "mean", "amax", "amin", "max", "min"])
+def test_mm_reduce(device, reduce):
+    """torch.sparse.mm(csr, dense, reduce): values and both gradients as PyTorch's (distinct products, so the
+    max and min are unique)."""
+    t, p = pair(device)
+    values_p = p.values().detach().clone().requires_grad_()
+    csr_p = torch.sparse_csr_tensor(p.crow_indices(), p.col_indices(), values_p, p.shape)
+    dense_p = (torch.arange(8, dtype=torch.float64).reshape(4, 2) * 1.5 - 2).requires_grad_()
+    values, dense = p2t(values_p.detach(), device).requires_grad_(), p2t(dense_p.detach(), device).requires_grad_()
+    csr = tandem.sparse_csr_tensor(t.crow_indices(), t.col_indices(), values, t.shape)
+    out_p, out = torch.sparse.mm(csr_p, dense_p, reduce), tandem.sparse.mm(csr, dense, reduce)
+    check_dense(out, out_p, device)
+    (out_p * torch.arange(6.0, dtype=torch.float64).reshape(3, 2)).sum().backward()
+    (out * tandem.arange(6.0, dtype=tandem.float64, device=device).reshape(3, 2)).sum().backward()
+    check_dense(values.grad, values_p.grad, device)
+    check_dense(dense.grad, dense_p.grad, device)
 
 
 def test_gradients(device):
@@ -431,12 +478,17 @@ def test_scaling_elementwise_and_sum(device):
         t * tandem.ones(3, 4, device=device)
 
 
-def test_transposes_refused(device):
+def test_transposes_are_csc(device):
     t, p = pair(device)
     for fn in (lambda a: a.t(), lambda a: a.transpose(0, 1)):
-        with pytest.raises(NotImplementedError, match="the transpose of a sparse CSR tensor is a sparse CSC tensor, "
-                                                      "which tandem does not have"):
-            fn(t)
+        got, want = fn(t), fn(p)
+        assert got.layout is tandem.sparse_csc and want.layout is torch.sparse_csc
+        for name in ("ccol_indices", "row_indices", "values"):
+            assert getattr(got, name)() is getattr(t, {"ccol_indices": "crow_indices", "row_indices": "col_indices",
+                                                       "values": "values"}[name])()  # no copy
+            assert t2p(getattr(got, name)()).tolist() == getattr(want, name)().tolist()
+        check_dense(got.to_dense(), want.to_dense(), device)
+        assert fn(got).layout is tandem.sparse_csr
     assert t.transpose(1, -1) is t
     if device == "cpu":
         raises_like(lambda: p.T, lambda: t.T, NotImplementedError)
@@ -444,13 +496,13 @@ def test_transposes_refused(device):
 
 def test_dense_ops_refuse(device):
     t, p = pair(device)
-    with pytest.raises(TypeError, match="SparseCsrTensor"):
-        tandem.relu(t)
-    with pytest.raises(TypeError, match="SparseCsrTensor"):
-        tandem.ones(3, 4, device=device).add(t)
-    with pytest.raises(TypeError, match="SparseCsrTensor"):
-        tandem.cat([t])
     backend = "SparseCsrCUDA" if device != "cpu" else "SparseCsrCPU"
+    # A CSR tensor is a Tensor: functions with a sparse form take it (tandem.relu(t) is t.relu(), dense + t is
+    # dense), the others refuse it with PyTorch's NotImplementedError.
+    check_csr(tandem.relu(t), torch.relu(p), device)
+    check_dense(tandem.ones(3, 4, device=device).add(t), torch.ones(3, 4, dtype=p.dtype).add(p), device)
+    with pytest.raises(NotImplementedError, match=f"Could not run 'aten::cat' with arguments from the '{backend}'"):
+        tandem.cat([t])  # PyTorch's cat of CSR tensors fails too (with a RuntimeError)
     with pytest.raises(NotImplementedError, match=f"Could not run 'aten::exp' with arguments from the '{backend}' "
                                                   "backend"):
         t.exp()

@@ -3,6 +3,7 @@ package only converts arguments."""
 import contextlib
 
 from .. import _C
+from .._layouts import is_sparse_tensor
 from .._C import Node  # noqa: F401
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,  # noqa: F401
                         is_inference_mode_enabled)
@@ -65,6 +66,14 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     ins = _as_list(inputs, "grad")
     if not ins:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    sparse_inputs = [x if is_sparse_tensor(x) else None for x in ins]
+    if any(s is not None for s in sparse_inputs):
+        # A sparse input's gradient is its values' (autograd lives on them), on the input's pattern, as PyTorch's.
+        ins = [x if s is None else s._vals for x, s in zip(ins, sparse_inputs)]
+        result = grad(outputs, ins, grad_outputs, retain_graph, create_graph, True, allow_unused,
+                      is_grads_batched, materialize_grads)
+        return tuple(g if s is None or g is None else s._rewrap(s._index_tensors(), g)
+                     for g, s in zip(result, sparse_inputs))
     outs = _as_list(outputs, "grad")
     if is_grads_batched:
         batched = _as_list(grad_outputs)

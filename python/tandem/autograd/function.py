@@ -5,6 +5,7 @@ import inspect
 import warnings
 
 from .. import _C
+from .._layouts import is_sparse_tensor
 from ._function_node_attrs import remember_ctx
 from .grad_mode import no_grad
 
@@ -17,7 +18,7 @@ class FunctionCtx:
     def save_for_backward(self, *tensors):
         """Tensors backward needs, version-checked and released after use (read back as ctx.saved_tensors)."""
         for i, t in enumerate(tensors):
-            sparse = getattr(t, "is_sparse", False) or getattr(t, "is_sparse_csr", False)  # saved as their parts
+            sparse = is_sparse_tensor(t)  # saved as their parts
             if t is not None and not isinstance(t, _C.Tensor) and not sparse:
                 raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type "
                                 f"{type(t).__name__}")
@@ -81,7 +82,9 @@ class Function:
             inputs = args
         else:
             inputs = args + tuple(kwargs.values())  # keyword arguments are inputs too, after the positional ones
-        ctx.needs_input_grad = tuple(isinstance(a, _C.Tensor) and a.requires_grad for a in inputs)
+        # A sparse input (a Tensor over a placeholder, tandem/sparse/_base.py) gets no gradient from the node.
+        ctx.needs_input_grad = tuple(isinstance(a, _C.Tensor) and a.requires_grad and not _is_sparse(a)
+                                     for a in inputs)
         with no_grad():
             if cls._uses_setup_context():
                 result = cls.forward(*args, **kwargs)
@@ -103,12 +106,13 @@ class Function:
         # input modified in place (mark_dirty) is the output itself, its history now this Function's node.
         outputs = tuple(o.detach() if any(o is a for a in inputs) and not any(o is d for d in dirty) else o
                         for o in outputs)
-        is_diff = [isinstance(o, _C.Tensor) and not any(o is n for n in non_diff) for o in outputs]
+        is_diff = [isinstance(o, _C.Tensor) and not _is_sparse(o) and not any(o is n for n in non_diff)
+                   for o in outputs]
         diff = tuple(o for o, d in zip(outputs, is_diff) if d)
         to_save, ctx._to_save = tuple(ctx._to_save), ()  # the node keeps them; ctx holding them could be a cycle
         name = cls.__name__ + "Backward"
         backward = _checked_gradients(cls.backward, name, inputs)
-        if not all(t is None or isinstance(t, _C.Tensor) for t in to_save):
+        if not all(t is None or type(t) is _C.Tensor for t in to_save):
             from ..sparse import _saved  # noqa: PLC0415  (sparse tensors are saved as their parts)
 
             to_save, backward = _saved.flatten(to_save, backward)
@@ -127,6 +131,11 @@ class Function:
 
 
 _BASE_SETUP_CONTEXT = Function.setup_context
+
+
+def _is_sparse(t):
+    """A tandem.sparse tensor: a Tensor whose C++ tensor is a placeholder, saved and differentiated as its parts."""
+    return is_sparse_tensor(t)
 
 
 def _checked_gradients(backward, name, inputs):
@@ -149,6 +158,12 @@ def _checked_gradients(backward, name, inputs):
                 raise RuntimeError("Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
                                    f"grad_is_complex) to be true, but got false.\nhint: {name} returned a complex "
                                    f"gradient for the real input {i}; return its real part (grad.real)")
+        if any(_is_sparse(g) for g in items):
+            # The engine carries strided gradients only (a sparse one would be read through its placeholder): a
+            # dense input gets the dense form, a sparse input (which gets no gradient from the node) None.
+            items = tuple(g.to_dense() if _is_sparse(g) and not _is_sparse(a) else None if _is_sparse(a) else g
+                          for g, a in zip(items, inputs))
+            result = items if isinstance(result, tuple) else items[0]
         return result
 
     return checked

@@ -11,6 +11,7 @@ from .. import _C
 from .._autocast import active as _amp_active, run as _amp_run
 from .._compositions_more import _require_tensors
 from .._dim_args import _ints
+from .._layouts import is_sparse_tensor
 from .._transfer_guard import _crossing
 from . import _reduction
 from .parameter import untracked
@@ -32,8 +33,9 @@ def linear(input, weight, bias=None):
         return _amp_run("lower", linear, input, weight, bias)
     # A tandem.Tensor goes straight to the C++ functions; tandem.addmm/matmul also take sparse tensors, at the
     # cost of a Python call per use.
-    dense = isinstance(input, _C.Tensor)
-    if not dense and not (getattr(input, "is_sparse", False) or getattr(input, "is_sparse_csr", False)):
+    sparse = type(input) is not _C.Tensor and is_sparse_tensor(input)
+    dense = isinstance(input, _C.Tensor) and not sparse  # a sparse tensor is a Tensor over a placeholder
+    if not dense and not sparse:
         _require_tensors("linear", ("input", input))  # a number (a forward pre-hook's): PyTorch's TypeError
     if input.dim() == 2 and bias is not None:
         return (_C.addmm if dense else tandem.addmm)(bias, input, weight.t())

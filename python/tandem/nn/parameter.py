@@ -5,6 +5,7 @@ import tandem
 
 from .. import _C
 from .._C import Tensor
+from .._layouts import is_sparse_tensor
 from ..overrides import _disabled_torch_function_impl
 
 
@@ -17,6 +18,12 @@ class Parameter(Tensor):
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             data = _C.empty(0)
+        elif is_sparse_tensor(data):
+            # A sparse tensor's C++ tensor is a placeholder (tandem/sparse/_base.py): a Parameter over it would
+            # hold zeros.
+            raise NotImplementedError(f"nn.Parameter of a sparse tensor ({data.layout}) is not supported\nhint: "
+                                      "make the values the Parameter (nn.Parameter(t.values())) and build the "
+                                      "sparse tensor from them in forward, or register it as a buffer")
         elif not isinstance(data, Tensor):
             data = data.detach()  # PyTorch's Parameter detaches what it is given: a list has no detach()
         return Tensor._make_subclass(cls, data, requires_grad)  # its argument checks: requires_grad is a bool

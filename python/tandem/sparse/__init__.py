@@ -1,11 +1,13 @@
-"""tandem.sparse: sparse COO tensors (layout tandem.sparse_coo) and CSR matrices (tandem.sparse_csr), PyTorch's
+"""tandem.sparse: sparse COO tensors (layout tandem.sparse_coo), CSR and CSC matrices (tandem.sparse_csr,
+sparse_csc), all tandem.Tensor instances (_base.py, _dispatch.py), PyTorch's
 torch.sparse functions on them (mm, addmm, sum, softmax, log_softmax) and the legacy FloatTensor(indices, values,
 size) constructors. tandem.sparse_coo_tensor, sparse_csr_tensor, Tensor.to_sparse() / to_sparse_csr() and the
 sparse paths of tandem.mm / matmul / addmm / spmm are installed into tandem by install(). docs/ops.md ("Sparse
 tensors") lists what a sparse tensor supports."""
 from .. import _C
-from . import _compressed_indices, _construct, _csr, _csr_construct, _legacy, _math, _mv, _select
+from . import _compressed_indices, _construct, _csc, _csr, _csr_construct, _legacy, _math, _mm_reduce, _mv, _select
 from ._coo import SparseCooTensor
+from ._csc import SparseCscTensor
 from ._invariants import check_sparse_tensor_invariants
 from ._csr import SparseCsrTensor
 from ._spdiags import spdiags
@@ -15,9 +17,9 @@ Tensor = _C.Tensor
 
 def mm(mat1, mat2, reduce=None):
     """sparse @ dense -> dense, sparse @ sparse -> sparse, dense @ sparse -> dense; differentiable w.r.t. the
-    sparse operand's values and the dense operand."""
+    sparse operand's values and the dense operand. reduce= ("sum", "mean", "amax", "amin") for a CSR mat1."""
     if reduce is not None:
-        raise NotImplementedError("sparse.mm(): reduce= is not supported\nhint: leave reduce out (a sum)")
+        return _mm_reduce.mm_reduce(mat1, mat2, reduce)
     return _sparse_mm(mat1, mat2)
 
 
@@ -29,7 +31,7 @@ def addmm(mat, mat1, mat2, *, beta=1.0, alpha=1.0):
 def sum(input, dim=None, dtype=None):  # noqa: A001  (PyTorch's name)
     """All elements as a dense 0-d tensor, or over dim(s): sparse over the sparse dims left, dense when every
     sparse dim is summed."""
-    if type(input) is SparseCsrTensor:
+    if type(input) in (SparseCsrTensor, SparseCscTensor):
         return input.sum(dim, False, dtype)
     return _math.sum(input, dim, False, dtype)
 
@@ -46,22 +48,30 @@ def log_softmax(input, dim, *, dtype=None):
 
 # tandem.mm / matmul / addmm with a sparse path: a set lookup of each operand's type in front of the dense
 # function, so dense calls stay as fast as they were.
-_SPARSE_TYPES = frozenset((SparseCooTensor, SparseCsrTensor))
+_SPARSE_TYPES = frozenset((SparseCooTensor, SparseCsrTensor, SparseCscTensor))
+
+
+def _no_csc(x):
+    """A CSC operand as COO (its products are COO's); anything else as it is."""
+    return x.to_sparse_coo() if type(x) is SparseCscTensor else x
 
 
 def _sparse_mm(a, b):
+    a, b = _no_csc(a), _no_csc(b)
     if type(a) is SparseCsrTensor or type(b) is SparseCsrTensor:
         return _csr.mm(a, b)
     return _math.mm(a, b)
 
 
 def _sparse_matmul(a, b):
+    a, b = _no_csc(a), _no_csc(b)
     if type(a) is SparseCsrTensor or type(b) is SparseCsrTensor:
         return _csr.matmul(a, b)
     return _math.matmul(a, b)
 
 
 def _sparse_addmm(input, mat1, mat2, beta, alpha):
+    mat1 = _no_csc(mat1)
     if type(mat1) is SparseCsrTensor:
         return _csr.addmm(input, mat1, mat2, beta, alpha)
     return _math.addmm(input, mat1, mat2, beta, alpha)
@@ -118,7 +128,7 @@ def _mv_wrapper(dense_mv):
     def mv(input, vec, **kwargs):  # kwargs: out=, for the dense path
         if type(input) in _SPARSE_TYPES:
             _refuse_keywords("mv", kwargs)
-            return _mv.mv(input, vec)
+            return _mv.mv(_no_csc(input), vec)
         return dense_mv(input, vec, **kwargs)
 
     mv.__doc__ = dense_mv.__doc__
@@ -146,6 +156,7 @@ def install(namespace):
     and the Tensor methods for sparse work (to_sparse, to_sparse_csr, to_dense, ...)."""
     namespace["sparse_coo_tensor"] = _construct.sparse_coo_tensor
     namespace["sparse_csr_tensor"] = _csr_construct.sparse_csr_tensor
+    namespace["sparse_csc_tensor"] = _csc.sparse_csc_tensor
     for name in ("_convert_indices_from_coo_to_csr", "_convert_indices_from_csr_to_coo"):
         namespace[name] = getattr(_compressed_indices, name)  # PyTorch Geometric's index2ptr / ptr2index
     if _installed:
@@ -164,5 +175,5 @@ def install(namespace):
 _LEGACY_TYPES = _legacy.legacy_types()
 globals().update(_LEGACY_TYPES)  # FloatTensor(indices, values, size), ... (Kipf's pygcn builds with them)
 
-__all__ = ["SparseCooTensor", "SparseCsrTensor", "check_sparse_tensor_invariants", "mm", "addmm", "sum", "softmax",
-           "log_softmax", "spdiags", *_LEGACY_TYPES]
+__all__ = ["SparseCooTensor", "SparseCsrTensor", "SparseCscTensor", "check_sparse_tensor_invariants", "mm", "addmm",
+           "sum", "softmax", "log_softmax", "spdiags", *_LEGACY_TYPES]

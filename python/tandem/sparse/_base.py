@@ -1,5 +1,11 @@
-"""_SparseBase: what tandem.sparse's COO and CSR tensors share. Both hold a dense ``values`` tensor (dtype, device
-and autograd all live on it), a ``size`` and index tensors of their own. A subclass keeps what differs (its layout,
+"""_SparseBase: what tandem.sparse's COO and CSR tensors share. Both are tandem.Tensor instances (as PyTorch's sparse
+tensors are torch.Tensors) and hold a dense ``values`` tensor (dtype, device and autograd all live on it), a ``size``
+and index tensors of their own. The C++ tensor each instance carries is a placeholder with the sparse tensor's size,
+dtype and device over one element of memory (a zero expanded, stride 0): nothing reads it as data, because every
+public function, Tensor method and operator that reaches a sparse tensor goes to _SparseBase.__torch_function__,
+which runs the few functions written for sparse operands and refuses the others with PyTorch's "Could not run"
+error, and the members a sparse tensor answers itself (shape, dtype, grad, to_dense, mm, ...) are defined on its
+class, so Python finds them before Tensor's. A subclass keeps what differs (its layout,
 index members, conversions, math, pickling and repr body) and gives the base what it builds on: its index tensors
 (_index_tensors), itself over other parts (_rewrap), a leaf's gradient (_leaf_grad), PyTorch's name for its
 backend (_backend: 'Sparse' makes 'SparseCPU'), the hint of its refusals (_refuse_hint) and its constructors
@@ -26,18 +32,52 @@ def repr_part(t, indent):
     return body + f", size={tuple(t.shape)}" if t.numel() == 0 else body
 
 
-class _SparseBase:
-    """The members a sparse tensor of either layout answers alike. Not a layout of its own: only its subclasses
-    are ever made (with object.__new__, by their modules' wrap())."""
+def is_dense(x):
+    """A strided tandem tensor (sparse tensors are Tensor instances too)."""
+    return isinstance(x, Tensor) and not isinstance(x, _SparseBase)
 
-    __slots__ = ("_vals", "_size", "__weakref__")
+
+_placeholder_zeros = {}  # device -> the 0-d zero that placeholders on it expand (one element per device)
+
+
+def _placeholder(values, size):
+    """A zero expanded to size on values' device. Its dtype is bfloat16 whatever the values' (the class answers
+    dtype, itemsize and element_size from the values): NumPy has no bfloat16, so the buffer protocol, which
+    np.asarray tries before __array__ and which a Python subclass cannot turn off, refuses the placeholder and
+    NumPy falls back to __array__, whose error names to_dense(), instead of copying zeros."""
+    zero = _placeholder_zeros.get(values.device)
+    if zero is None:
+        zero = _placeholder_zeros[values.device] = _C.zeros((), dtype=_C.bfloat16, device=values.device)
+    return zero.expand(size)
+
+
+class _SparseBase(Tensor):
+    """The members a sparse tensor of either layout answers alike. Not a layout of its own: only its subclasses
+    are ever made (by new_instance, from their modules' wrap())."""
+
+    __slots__ = ("_vals", "_size")
     is_quantized = is_meta = is_nested = is_mkldnn = False
     __hash__ = object.__hash__  # identity, as tensors hash (the comparisons below refuse)
 
     def __new__(cls, *args, **kwargs):
-        # Each layout's wrap() makes its tensors (object.__new__ over parts already checked); users go through the
+        # Each layout's wrap() makes its tensors (new_instance over parts already checked); users go through the
         # constructors its _made_by names.
         raise TypeError(f"{cls.__name__} cannot be constructed directly\nhint: use {cls._made_by}")
+
+    @classmethod
+    def new_instance(cls, values, size):
+        """An instance over a placeholder of size's shape and values' dtype and device (_make_subclass does not
+        call __new__); the caller sets the parts."""
+        t = Tensor._make_subclass(cls, _placeholder(values, size), False)
+        t._vals, t._size = values, size
+        return t
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """Public functions and Tensor methods that reach a sparse tensor: see _dispatch.py."""
+        from ._dispatch import torch_function  # noqa: PLC0415  (_dispatch imports the layouts, which import this)
+
+        return torch_function(cls, func, types, args, kwargs or {})
 
     # ---- shape, dtype, device ---------------------------------------------------------------------------------
     @property
@@ -90,6 +130,20 @@ class _SparseBase:
 
     def element_size(self):
         return self._vals.element_size()
+
+    @property
+    def itemsize(self):
+        return self._vals.element_size()
+
+    @property
+    def real(self):
+        return self._rewrap(self._index_tensors(), self._vals.real) if self._vals.is_complex() else self
+
+    @property
+    def imag(self):
+        if not self._vals.is_complex():
+            raise TypeError("imag is not implemented for tensors with non-complex dtypes.")
+        return self._rewrap(self._index_tensors(), self._vals.imag)
 
     def is_floating_point(self):
         return self._vals.is_floating_point()
@@ -183,6 +237,19 @@ class _SparseBase:
                            ".to_dense() first")
 
     # ---- what a sparse tensor refuses -------------------------------------------------------------------------
+    def item(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        return self.to_dense().item()
+
+    def __format__(self, format_spec):
+        if format_spec:  # PyTorch formats only one-element tensors with a spec
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return repr(self)
+
+    def __copy__(self):
+        return self._rewrap(self._index_tensors(), self._vals)
+
     def __bool__(self):
         if self.numel() != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
@@ -192,13 +259,6 @@ class _SparseBase:
         backend = self._backend + ("CUDA" if self.is_cuda else "CPU")
         return NotImplementedError(f"Could not run 'aten::{op}' with arguments from the '{backend}' backend.\n"
                                    f"hint: {self._refuse_hint}")
-
-    def __getattr__(self, name):
-        # Only reached for names the class lacks: a Tensor method or property gets PyTorch's "Could not run"
-        # error (not an AttributeError that reads like a typo).
-        if not name.startswith("_") and hasattr(Tensor, name):
-            raise self._refuse(name)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __getitem__(self, index):
         raise self._refuse("index")
@@ -213,7 +273,7 @@ class _SparseBase:
         """A comparison operator (op: PyTorch's name, 'lt') with a tensor or number: the layout's refusal, naming
         PyTorch's overload for the operand; anything else is NotImplemented, so == and != fall back to identity
         (False / True, as PyTorch's) and <, <=, >, >= raise Python's TypeError."""
-        if not isinstance(other, (Tensor, _SparseBase, numbers.Number)):
+        if not isinstance(other, (Tensor, numbers.Number)):
             return NotImplemented
         raise self._refuse(f"{op}.{'Scalar' if isinstance(other, numbers.Number) else 'Tensor'}")
 

@@ -6,13 +6,14 @@ import numbers
 
 from .. import _C
 from .._out import call_with_out
+from ._base import _SparseBase
 
 Tensor = _C.Tensor
 _INTEGER_DTYPES = frozenset((_C.uint8, _C.int8, _C.int16, _C.int32, _C.int64))
 
 
 def _check_tensor(fn, name, position, value):
-    if not isinstance(value, Tensor):
+    if not isinstance(value, Tensor) or isinstance(value, _SparseBase):
         raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}")
 
 

@@ -8,15 +8,16 @@ import math
 from .. import _C
 from .._layouts import sparse_csr, strided
 from . import _conversion_args, _coo, _csr_construct, _invariants
+from ._base import _SparseBase
 
 Tensor = _C.Tensor
 
 
 def _as_values(values, dtype, device):
+    if isinstance(values, _SparseBase):
+        raise TypeError("sparse_coo_tensor(): argument 'values' must be a dense Tensor, not a sparse one\n"
+                        "hint: pass its .values() (after .coalesce())")
     if not isinstance(values, Tensor):
-        if isinstance(values, _coo.SparseCooTensor):
-            raise TypeError("sparse_coo_tensor(): argument 'values' must be a dense Tensor, not a sparse one\n"
-                            "hint: pass its .values() (after .coalesce())")
         from .. import tensor  # noqa: PLC0415  (tandem's namespace is complete by the first call)
 
         return tensor(values, dtype=dtype, device=device)
@@ -28,6 +29,8 @@ def _as_values(values, dtype, device):
 def _as_indices(indices, values, device):
     """int64 indices on values' device. Integer tensors convert as in PyTorch; a floating, complex or bool tensor
     is refused (PyTorch truncates or maps it to 0/1, silently giving other elements)."""
+    if isinstance(indices, _SparseBase):
+        raise TypeError("sparse_coo_tensor(): argument 'indices' must be a dense Tensor, not a sparse one")
     if not isinstance(indices, Tensor):
         from .. import as_tensor  # noqa: PLC0415
 
@@ -188,10 +191,20 @@ def _no_sparse_kernel(name):
     return refuse
 
 
+def _dense_to_sparse_csc(self):
+    """A dense matrix as CSC: its transpose's CSR form over the same tensors."""
+    from ._csc import to_sparse_csc  # noqa: PLC0415  (_csc imports the layouts)
+
+    if self.dim() != 2:
+        raise RuntimeError(f"to_sparse_csc(): a tandem CSC tensor is a 2-d matrix, got {self.dim()} dims")
+    return to_sparse_csc(self)
+
+
 def dense_methods():
     """Tensor methods PyTorch gives dense tensors for sparse work: conversions, and the sparse queries' errors."""
     methods = {"to_sparse": dense_to_sparse, "to_sparse_coo": to_sparse_coo, "to_dense": dense_to_dense,
-               "to_sparse_csr": _csr_construct.dense_to_sparse_csr, "sparse_dim": _no_sparse_dims,
+               "to_sparse_csr": _csr_construct.dense_to_sparse_csr, "to_sparse_csc": _dense_to_sparse_csc,
+               "sparse_dim": _no_sparse_dims,
                "dense_dim": _all_dense_dims}
     for name in ("coalesce", "is_coalesced", "indices"):
         methods[name] = _layout_error(name)

@@ -2,10 +2,13 @@
 tandem tensor of shape (nnz, *dense dims)) and a ``size``; element ``indices[:, k]`` holds ``values[k]`` and every
 other element is zero (duplicates add up until coalesce() merges them).
 
-It is a Python class, not a tandem.Tensor subclass: a subclass carries a dense C++ tensor that every dense op would
-read as the data (giving garbage), whereas a class of its own makes each dense op that does not know sparse tensors
-refuse it with a TypeError. The math (_math.py) composes dense tandem ops on indices and values, so autograd through
-the values, dtypes and every device (cpu, cuda, emulated cuda) come from those ops."""
+It is a tandem.Tensor subclass, as PyTorch's sparse tensors are torch.Tensors. The C++ tensor it carries is a
+placeholder (a zero expanded to the size, _base.py) that nothing reads as data: its own members answer shape,
+dtype, values and the rest, and every public function, Tensor method and operator that reaches it goes to
+_SparseBase.__torch_function__ (_dispatch.py), which runs the functions written for sparse operands and refuses the
+others with PyTorch's "Could not run 'aten::<op>'" error. The math (_math.py) composes dense tandem ops on indices
+and values, so autograd through the values, dtypes and every device (cpu, cuda, emulated cuda) come from those
+ops."""
 from .._layouts import sparse_coo, strided
 from .._legacy import _BY_DTYPE, _target_of_type_arg
 from .._size import Size
@@ -16,8 +19,8 @@ from ._base import _SparseBase, repr_part
 
 def wrap(indices, values, size, coalesced):
     """A sparse tensor over parts the caller has validated or derived (no checks, no copies)."""
-    t = object.__new__(SparseCooTensor)
-    t._idx, t._vals, t._size, t._coalesced = indices, values, Size(size), coalesced
+    t = SparseCooTensor.new_instance(values, Size(size))
+    t._idx, t._coalesced = indices, coalesced
     return t
 
 
@@ -64,6 +67,11 @@ class SparseCooTensor(_SparseBase):
     def is_coalesced(self):
         return self._coalesced
 
+    def _coalesced_(self, coalesced):
+        """Marks self coalesced (or not) in place without checking, as PyTorch's: the caller vouches for it."""
+        self._coalesced = bool(coalesced)
+        return self
+
     def coalesce(self):
         """Duplicates summed, entries sorted by index (self when already coalesced)."""
         return _math.coalesce(self)
@@ -71,6 +79,12 @@ class SparseCooTensor(_SparseBase):
     # ---- shape (the rest of shape, dtype, device and autograd is _base.py's) ----------------------------------
     def is_contiguous(self, memory_format=None):
         return False  # no strides: PyTorch answers False too
+
+    @property
+    def nbytes(self):
+        raise RuntimeError("nbytes is not defined for sparse tensors.  If you want the size of the constituent "
+                           "tensors, add the nbytes of the indices and values.  If you want the size of the  "
+                           "equivalent dense tensor, multiply numel() by element_size()")
 
     # ---- what _SparseBase builds on ---------------------------------------------------------------------------
     def _index_tensors(self):
@@ -123,15 +137,15 @@ class SparseCooTensor(_SparseBase):
     def to_sparse_coo(self):
         return self
 
+    def to_sparse_csc(self):
+        from ._csc import to_sparse_csc  # noqa: PLC0415  (_csc imports this module)
+
+        return to_sparse_csc(self)
+
     def to_sparse_csr(self, dense_dim=None):
         from ._csr_construct import coo_to_sparse_csr  # noqa: PLC0415  (_csr_construct imports this module)
 
         return coo_to_sparse_csr(self, dense_dim)
-
-    def item(self):
-        if self.numel() != 1:
-            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
-        return self.to_dense().item()
 
     # ---- views ------------------------------------------------------------------------------------------------
     def t(self):
@@ -198,6 +212,13 @@ class SparseCooTensor(_SparseBase):
 
     def __truediv__(self, other):
         return _math.div(self, other) if _math.is_operand(other) else NotImplemented
+
+    def __rtruediv__(self, other):
+        """dense / sparse: PyTorch refuses it, naming the sparse divisor's shape."""
+        if not _math.is_operand(other):
+            return NotImplemented
+        raise RuntimeError(f"Sparse division requires a scalar or zero-dim dense tensor divisor (got shape "
+                           f"{list(self._size)} for divisor)")
 
     def pow(self, exponent):
         return _math.pow(self, exponent)

@@ -2,8 +2,8 @@
 (nrows + 1 row starts), ``col_indices`` (nnz) and ``values`` (nnz): row i's entries are positions
 crow_indices[i]:crow_indices[i + 1] of col_indices and values.
 
-A Python class, like SparseCooTensor and for the same reason (every dense op refuses it with a TypeError instead
-of reading a dense tensor it does not have). The math reads the matrix as a COO tensor over the same values (row
+A tandem.Tensor subclass over a placeholder, like SparseCooTensor (see _coo.py); its transpose is the CSC matrix
+over the same tensors (_csc.py). The math reads the matrix as a COO tensor over the same values (row
 indices expanded from crow_indices with one repeat_interleave), so products, sums and to_dense are COO's
 (_math.py), with autograd through the values and every device coming from the dense ops they compose."""
 import numbers
@@ -14,7 +14,7 @@ from .._legacy import _target_of_type_arg
 from .._size import Size
 from .._tensor_str import _add_suffixes, _options
 from . import _conversion_args, _coo, _math
-from ._base import _SparseBase, repr_part, wrap_dim
+from ._base import _SparseBase, is_dense, repr_part, wrap_dim
 from ._beta_warning import warn_csr_beta
 
 Tensor = _C.Tensor
@@ -24,8 +24,8 @@ def wrap(crow_indices, col_indices, values, size):
     """A CSR tensor over parts the caller has validated or derived (no checks, no copies). Every CSR tensor is
     made here, so here PyTorch's beta warning is given."""
     warn_csr_beta()
-    t = object.__new__(SparseCsrTensor)
-    t._crow, t._col, t._vals, t._size = crow_indices, col_indices, values, Size(size)
+    t = SparseCsrTensor.new_instance(values, Size(size))
+    t._crow, t._col = crow_indices, col_indices
     return t
 
 
@@ -87,11 +87,15 @@ class SparseCsrTensor(_SparseBase):
         return 2
 
     def dense_dim(self):
-        return 0
+        return self._vals.dim() - 1  # a hybrid tensor's values are (nnz, *dense dims)
 
     # ---- shape (the rest of shape, dtype, device and autograd is _base.py's) ----------------------------------
     def is_contiguous(self, memory_format=None):
         raise RuntimeError("Sparse CSR tensors do not have is_contiguous")
+
+    @property
+    def nbytes(self):
+        return self.numel() * self._vals.element_size()  # PyTorch's: the equivalent dense tensor's
 
     # ---- what _SparseBase builds on ---------------------------------------------------------------------------
     def _index_tensors(self):
@@ -150,24 +154,33 @@ class SparseCsrTensor(_SparseBase):
         _conversion_args.check("to_sparse_csr", self, sparse_csr, sparse_csr, None, dense_dim)
         return self
 
-    # ---- views: the transpose of a CSR matrix is a CSC one, which tandem lacks ---------------------------------
+    # ---- views: the transpose of a CSR matrix is the CSC matrix over the same tensors --------------------------
     def t(self):
-        raise self._no_csc("t")
+        from ._csc import from_csr_transpose  # noqa: PLC0415  (_csc imports this module)
+
+        if len(self._size) > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {len(self._size)}D")
+        return from_csr_transpose(self)
 
     def transpose(self, dim0, dim1):
-        dim0, dim1 = wrap_dim(dim0, 2), wrap_dim(dim1, 2)
+        from ._csc import from_csr_transpose  # noqa: PLC0415
+
+        dim0, dim1 = wrap_dim(dim0, len(self._size)), wrap_dim(dim1, len(self._size))
         if dim0 == dim1:
             return self
-        raise self._no_csc("transpose")
+        if {dim0, dim1} != {0, 1}:
+            raise NotImplementedError("transpose(): a sparse CSR tensor transposes its two sparse dims only\nhint: "
+                                      "use the COO form (.to_sparse_coo())")
+        return from_csr_transpose(self)
+
+    def to_sparse_csc(self):
+        from ._csc import to_sparse_csc  # noqa: PLC0415
+
+        return to_sparse_csc(self)
 
     @property
     def T(self):  # noqa: N802  (PyTorch's name)
         raise self._refuse("as_strided")  # PyTorch's .T of a CSR tensor fails this way too
-
-    @staticmethod
-    def _no_csc(name):
-        return NotImplementedError(f"{name}(): the transpose of a sparse CSR tensor is a sparse CSC tensor, which "
-                                   "tandem does not have\nhint: transpose the COO form: .to_sparse_coo().t()")
 
     # ---- arithmetic -------------------------------------------------------------------------------------------
     def mm(self, mat2):
@@ -182,10 +195,15 @@ class SparseCsrTensor(_SparseBase):
     def __rmatmul__(self, other):
         return matmul(other, self) if _is_operand(other) else NotImplemented
 
+    def __radd__(self, other):
+        """dense + csr -> dense (also dense.add(csr) and tandem.add(dense, csr)), as PyTorch's."""
+        if not _is_operand(other):
+            return NotImplemented
+        return _math.add_to_dense(other, as_coo(self), 1)
+
     def mul(self, other):
         """By a number or a 0-d tensor: the values are scaled, the pattern stays."""
-        if isinstance(other, (SparseCsrTensor, _coo.SparseCooTensor)) or (isinstance(other, Tensor)
-                                                                          and other.dim() > 0):
+        if isinstance(other, _SparseBase) or (isinstance(other, Tensor) and other.dim() > 0):
             raise NotImplementedError("mul(): a sparse CSR tensor multiplies by a number or a 0-d tensor only\n"
                                       "hint: use the COO form (.to_sparse_coo()) for elementwise products")
         if not isinstance(other, (Tensor, numbers.Number)):
@@ -198,8 +216,7 @@ class SparseCsrTensor(_SparseBase):
     __rmul__ = __mul__
 
     def div(self, other, *, rounding_mode=None):
-        if (isinstance(other, Tensor) and other.dim() > 0) or isinstance(other, (SparseCsrTensor,
-                                                                                  _coo.SparseCooTensor)):
+        if isinstance(other, Tensor) and other.dim() > 0:
             raise RuntimeError(f"Sparse division requires a scalar or zero-dim dense tensor divisor (got shape "
                                f"{list(other.shape)} for divisor)")
         if not isinstance(other, (Tensor, numbers.Number)):
@@ -252,12 +269,15 @@ def _rebuild(crow_indices, col_indices, values, size):
 
 def _is_operand(x):
     """What a CSR tensor's operators take: tensors of any layout and numbers (else NotImplemented)."""
-    return isinstance(x, (Tensor, SparseCsrTensor, _coo.SparseCooTensor, numbers.Number))
+    return isinstance(x, (Tensor, numbers.Number))
 
 
 def _check_csr_dense(a, b):
     """PyTorch's checks of csr @ dense (its addmm's messages)."""
-    if not isinstance(b, Tensor):
+    if len(a._size) > 2:
+        raise RuntimeError("Sparse CSR tensors do not have strides\nhint: a hybrid CSR tensor (values with dense "
+                           "dims) takes no part in products, as in PyTorch; use its .to_dense()")
+    if not is_dense(b):
         raise TypeError(f"mm(): argument 'mat2' must be Tensor, not {type(b).__name__}")
     if b.dim() == 1:
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
@@ -280,10 +300,10 @@ def _operand(x):
 
 def mm(a, b):
     """csr @ dense -> dense; dense @ csr -> dense; csr @ csr -> csr (PyTorch's layouts)."""
-    if _is_csr(a) and isinstance(b, Tensor):
+    if _is_csr(a) and is_dense(b):
         _check_csr_dense(a, b)
         return _math.sparse_dense_mm(as_coo(a), b)
-    if isinstance(a, Tensor) and _is_csr(b) and a.dim() == 2 and a.shape[1] != b._size[0]:
+    if is_dense(a) and _is_csr(b) and a.dim() == 2 and a.shape[1] != b._size[0]:
         raise RuntimeError(f"addmm: mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
                            f"{b._size[0]}x{b._size[1]})")
     result = _math.mm(_operand(a), _operand(b))
@@ -292,14 +312,14 @@ def mm(a, b):
 
 def matmul(a, b):
     """torch.matmul / @ with a CSR matrix: as mm, plus a dense vector as the other operand."""
-    if _is_csr(a) and isinstance(b, Tensor) and b.dim() == 1:
+    if _is_csr(a) and is_dense(b) and b.dim() == 1:
         return mm(a, b.unsqueeze(1)).squeeze(1)
-    if _is_csr(b) and isinstance(a, Tensor) and a.dim() == 1:
+    if _is_csr(b) and is_dense(a) and a.dim() == 1:
         return mm(a.unsqueeze(0), b).squeeze(0)
     for x, arg in ((a, "input"), (b, "other")):
-        if not isinstance(x, (Tensor, SparseCsrTensor, _coo.SparseCooTensor)):
+        if not isinstance(x, Tensor):
             raise TypeError(f"matmul(): argument '{arg}' must be Tensor, not {type(x).__name__}")
-        if isinstance(x, Tensor) and x.dim() != 2:
+        if is_dense(x) and x.dim() != 2:
             raise RuntimeError(f"matmul(): a sparse CSR matrix multiplies 1-d and 2-d tensors only, got a "
                                f"{x.dim()}-d one\nhint: reshape it to 2-d first")
     return mm(a, b)

@@ -6,17 +6,19 @@ would read another element or past the end (crow_indices' first and last entries
 as COO indices are always checked, at the cost of a few reductions and one small device-to-host copy. Whether
 each row's columns are sorted and distinct is checked only under check_invariants=True, as in PyTorch: the math
 adds duplicates up and does not need the order."""
+import math
 import operator
 
 from .. import _C
 from .._layouts import sparse_coo, sparse_csr, strided
 from . import _conversion_args, _coo, _csr, _invariants, _math
+from ._base import _SparseBase
 
 Tensor = _C.Tensor
 
 
 def _as_values(values, dtype, device):
-    if isinstance(values, (_coo.SparseCooTensor, _csr.SparseCsrTensor)):
+    if isinstance(values, _SparseBase):
         raise TypeError("sparse_csr_tensor(): argument 'values' must be a dense Tensor, not a sparse one")
     if not isinstance(values, Tensor):
         from .. import tensor  # noqa: PLC0415  (tandem's namespace is complete by the first call)
@@ -28,6 +30,8 @@ def _as_values(values, dtype, device):
 
 
 def _as_index(indices, values, device):
+    if isinstance(indices, _SparseBase):
+        raise TypeError("sparse_csr_tensor(): index arguments must be dense Tensors, not sparse ones")
     if not isinstance(indices, Tensor):
         from .. import as_tensor  # noqa: PLC0415
 
@@ -55,10 +59,9 @@ def _check_index_tensors(crow, col, values):
         raise NotImplementedError(f"sparse_csr_tensor(): batched CSR tensors are not supported (crow_indices has "
                                   f"{crow.dim()} dims)\nhint: tandem's CSR tensors are 2-d matrices; pass 1-d "
                                   "crow_indices and col_indices")
-    if values.dim() != 1:
-        raise NotImplementedError(f"sparse_csr_tensor(): values must be 1-d (one per entry), got {values.dim()} "
-                                  "dims\nhint: tandem's CSR tensors have no dense dims; hybrid tensors need the "
-                                  "COO layout (tandem.sparse_coo_tensor)")
+    if values.dim() == 0:
+        raise RuntimeError("sparse_csr_tensor(): values must have at least 1 dim (one entry per row of values, "
+                           "a hybrid tensor's dense dims after it), got a 0-d tensor")
 
 
 def _check_invariants(crow, col, nnz, size, sorted_rows):
@@ -109,7 +112,7 @@ def _size_ints(size):
 def _inferred_size(crow, col):
     """PyTorch's size when none is given: a row per crow step, columns up to the largest column index."""
     ncols = int(col.amax().item()) + 1 if col.numel() else 0
-    return [max(crow.shape[0] - 1, 0), ncols]
+    return [max(crow.shape[0] - 1, 0), ncols]  # (+ the values' dense dims)
 
 
 def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None, layout=None, device=None,
@@ -122,20 +125,24 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
     crow = _as_index(crow_indices, values, device)
     col = _as_index(col_indices, values, device)
     _check_index_tensors(crow, col, values)
+    dense_dims = list(values.shape[1:])  # a hybrid CSR tensor: each entry a dense block (GAT's attention heads)
     if size is None:
-        size = _inferred_size(crow, col)
+        size = _inferred_size(crow, col) + dense_dims
     else:
         size = _size_ints(size)
         for s in size:
             if s < 0:
                 raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {size}")
-        if len(size) != 2:
+        if len(size) != 2 + len(dense_dims):
             raise RuntimeError(f"tensor dimensionality must be sum of batch, base, and dense dimensionalities (=0 "
-                               f"+ 2 + 0) but got {len(size)}")
-        if size[0] * size[1] >= 2**63:  # to_dense and the COO form's linear indices would overflow int64
+                               f"+ 2 + {len(dense_dims)}) but got {len(size)}")
+        if size[2:] != dense_dims:  # PyTorch builds such a tensor and reads past its values later
+            raise RuntimeError(f"sparse_csr_tensor(): the dense dims of size {size[2:]} must match values' "
+                               f"{dense_dims}")
+        if math.prod(size) >= 2**63:  # to_dense and the COO form's linear indices would overflow int64
             raise RuntimeError(f"numel: integer multiplication overflow\nhint: the size {size} has more than "
                                "2**63 - 1 elements")
-    _check_invariants(crow, col, values.shape[0], size, _invariants.resolve(check_invariants))
+    _check_invariants(crow, col, values.shape[0], size[:2], _invariants.resolve(check_invariants))
     if requires_grad and not values.requires_grad:
         if not (values.dtype.is_floating_point or values.dtype.is_complex):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
@@ -158,10 +165,8 @@ def dense_to_sparse_csr(self, dense_dim=None):
 
 
 def coo_to_sparse_csr(self, dense_dim=None):
-    """SparseCooTensor.to_sparse_csr: coalesced, then rows compressed (values keep their autograd history)."""
+    """SparseCooTensor.to_sparse_csr: coalesced, then rows compressed (values keep their autograd history; a hybrid
+    tensor's dense dims stay with its values)."""
     _conversion_args.check("coo_to_sparse_csr", self, sparse_coo, sparse_csr, None, dense_dim)
-    if self.dense_dim() != 0:
-        raise NotImplementedError("to_sparse_csr(): a hybrid COO tensor (with dense dims) has no CSR form in "
-                                  "tandem\nhint: tandem's CSR tensors have no dense dims")
     return _csr.from_coo(_math.coalesce(self))
 

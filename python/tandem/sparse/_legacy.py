@@ -9,6 +9,7 @@ from .. import _C
 from .._legacy import _NAMES
 from .._size import Size
 from . import _construct, _coo
+from ._base import is_dense
 
 Tensor = _C.Tensor
 
@@ -30,7 +31,7 @@ def _deprecated(form, instead):
 
 
 def _construct_legacy(cls, *args, device=None):
-    if len(args) in (2, 3) and isinstance(args[0], Tensor) and isinstance(args[1], Tensor):
+    if len(args) in (2, 3) and is_dense(args[0]) and is_dense(args[1]):
         if len(args) == 3:
             _deprecated("indices, values, shape, *, device=", "indices, values, shape, dtype=, device=")
         else:

@@ -8,7 +8,7 @@ import numbers
 from .. import _C
 from .._creation import tensor
 from . import _coo
-from ._base import wrap_dim
+from ._base import is_dense, wrap_dim
 
 Tensor = _C.Tensor
 _INT64_MAX = 2**63 - 1
@@ -20,7 +20,7 @@ def _is_sparse(x):
 
 def is_operand(x):
     """What a sparse tensor's operators take: tensors of either layout and numbers (else NotImplemented)."""
-    return isinstance(x, (Tensor, _coo.SparseCooTensor, numbers.Number))
+    return isinstance(x, numbers.Number) or is_dense(x) or _is_sparse(x)
 
 
 def linear_index(indices, sizes):
@@ -140,7 +140,7 @@ def _check_dtypes(a, b):
 
 
 def _check_dense_operand(b, fn, arg):
-    if not isinstance(b, Tensor):
+    if not is_dense(b):
         raise TypeError(f"{fn}(): argument '{arg}' must be Tensor, not {type(b).__name__}")
 
 
@@ -218,12 +218,12 @@ def mm(a, b):
 
 def matmul(a, b):
     """torch.matmul / @ with a sparse matrix: as mm, plus a dense vector as the other operand."""
-    if _is_sparse(a) and isinstance(b, Tensor) and b.dim() == 1:
+    if _is_sparse(a) and is_dense(b) and b.dim() == 1:
         return sparse_dense_mm(a, b.unsqueeze(1)).squeeze(1)
-    if _is_sparse(b) and isinstance(a, Tensor) and a.dim() == 1:
+    if _is_sparse(b) and is_dense(a) and a.dim() == 1:
         return dense_sparse_mm(a.unsqueeze(0), b).squeeze(0)
     for x, arg in ((a, "input"), (b, "other")):
-        if not (_is_sparse(x) or isinstance(x, Tensor)):
+        if not (_is_sparse(x) or is_dense(x)):
             raise TypeError(f"matmul(): argument '{arg}' must be Tensor, not {type(x).__name__}")
         if _is_sparse(x) and x.sparse_dim() != 2:
             raise RuntimeError("reshape is not implemented for sparse tensors\nhint: matmul takes sparse "
@@ -266,7 +266,7 @@ def add(a, b, alpha=1, name="add"):
 
 def add_to_dense(dense, sparse, alpha=1, name="add"):
     """dense + alpha * sparse -> dense, without broadcasting (PyTorch's rule)."""
-    if not isinstance(dense, Tensor):
+    if not is_dense(dense):
         raise RuntimeError(f"{name}(sparse, dense) is not supported. Use {name}(dense, sparse) instead.")
     if list(dense.shape) != list(sparse._size):
         raise RuntimeError(f"{name}: expected 'self' and 'other' to have same size, but self has size "
@@ -277,7 +277,7 @@ def add_to_dense(dense, sparse, alpha=1, name="add"):
 
 
 def check_scalar_operand(t, other, fn):
-    if isinstance(other, Tensor) and other.dim() == 0:
+    if is_dense(other) and other.dim() == 0:
         return
     if isinstance(other, (Tensor, _coo.SparseCooTensor)) or not isinstance(other, numbers.Number):
         raise RuntimeError(f"{fn}(): a sparse tensor can be scaled in place by a number or a 0-d tensor only\n"
@@ -306,19 +306,19 @@ def mul(a, b):
     tensor (the intersection)."""
     if _is_sparse(b):
         return _intersection(a, b)
-    if isinstance(b, Tensor) and b.dim() > 0:
+    if is_dense(b) and b.dim() > 0:
         at_entries = b.expand(list(a._size))[tuple(a._idx.unbind(0))]
         return _coo.wrap(a._idx, a._vals * at_entries, a._size, a._coalesced)
-    if not isinstance(b, (Tensor, numbers.Number)):
+    if not (is_dense(b) or isinstance(b, numbers.Number)):
         raise TypeError(f"mul(): argument 'other' must be Tensor or Number, not {type(b).__name__}")
     return _coo.wrap(a._idx, a._vals * b, a._size, a._coalesced)
 
 
 def div(a, b, rounding_mode=None):
-    if (isinstance(b, Tensor) and b.dim() > 0) or _is_sparse(b):
+    if (is_dense(b) and b.dim() > 0) or _is_sparse(b):
         raise RuntimeError(f"Sparse division requires a scalar or zero-dim dense tensor divisor (got shape "
                            f"{list(b.shape)} for divisor)")
-    if not isinstance(b, (Tensor, numbers.Number)):
+    if not (is_dense(b) or isinstance(b, numbers.Number)):
         raise TypeError(f"div(): argument 'other' must be Tensor or Number, not {type(b).__name__}")
     values = a._vals.div(b) if rounding_mode is None else a._vals.div(b, rounding_mode=rounding_mode)
     return _coo.wrap(a._idx, values, a._size, a._coalesced)
@@ -326,10 +326,10 @@ def div(a, b, rounding_mode=None):
 
 def pow(a, exponent):  # noqa: A001  (the method's name)
     """Values raised to a positive number (zero stays zero, so the pattern holds)."""
-    if not isinstance(exponent, Tensor) and not _is_sparse(exponent) and exponent == 0:  # PyTorch's words
+    if not is_dense(exponent) and not _is_sparse(exponent) and exponent == 0:  # PyTorch's words
         raise RuntimeError("pow: cannot raise to zeroth power on sparse tensor; it would make the result tensor "
                            "dense\nhint: use .to_dense() first")
-    if isinstance(exponent, Tensor) or _is_sparse(exponent) or not exponent > 0:
+    if is_dense(exponent) or _is_sparse(exponent) or not exponent > 0:
         raise RuntimeError(f"pow(): a sparse tensor's exponent must be a positive number, got {exponent!r}\nhint: "
                            "other exponents do not keep zeros zero; use .to_dense() first")
     c = coalesce(a)

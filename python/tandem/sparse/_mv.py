@@ -3,7 +3,7 @@ checks and messages for each layout, then the sparse @ dense product with the ve
 gradients to the values and the vector)."""
 from .. import _C
 from . import _math
-from ._coo import SparseCooTensor
+from ._base import is_dense
 from ._csr import SparseCsrTensor, matmul
 
 Tensor = _C.Tensor
@@ -31,12 +31,12 @@ def _check_csr(a, vec):
 
 def mv(input, vec):
     """input @ vec for a sparse matrix input and a dense vector vec."""
-    if not isinstance(vec, (Tensor, SparseCooTensor, SparseCsrTensor)):
+    if not isinstance(vec, Tensor):
         raise TypeError(f"mv(): argument 'vec' (position 2) must be Tensor, not {type(vec).__name__}")
     if isinstance(input, SparseCsrTensor):
         _check_csr(input, vec)
     else:
         _check_coo(input, vec)
-    if not isinstance(vec, Tensor):
+    if not is_dense(vec):
         raise NotImplementedError("mv(): a sparse vec is not supported\nhint: pass vec.to_dense()")
     return matmul(input, vec) if isinstance(input, SparseCsrTensor) else _math.matmul(input, vec)

@@ -2,7 +2,7 @@
 sparse adjacency): the node keeps tensors only, so each sparse tensor is saved as its parts (COO: indices and
 values; CSR: crow_indices, col_indices and values) and rebuilt, with its size (and COO's coalesced flag), before
 the Function's backward reads ctx.saved_tensors."""
-from . import _coo, _csr
+from . import _coo, _csc, _csr
 
 
 def _parts(t):
@@ -13,6 +13,9 @@ def _parts(t):
     if type(t) is _csr.SparseCsrTensor:
         size = t._size
         return [t._crow, t._col, t._vals], lambda crow, col, values: _csr.wrap(crow, col, values, size)
+    if type(t) is _csc.SparseCscTensor:
+        size = t._size
+        return [t._ccol, t._row, t._vals], lambda ccol, row, values: _csc.wrap(ccol, row, values, size)
     return None
 
 

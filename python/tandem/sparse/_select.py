@@ -5,13 +5,13 @@ PyTorch, the result is marked coalesced only when it has under 2 entries. The en
 stable sort and two searchsorted calls (no nnz x len(index) table)."""
 from .. import _C
 from . import _coo
-from ._base import wrap_dim
+from ._base import is_dense, wrap_dim
 
 Tensor = _C.Tensor
 
 
 def _check_index(t, dim, index):
-    if not isinstance(index, Tensor) or index.dim() != 1 or index.dtype != _C.int64:
+    if not is_dense(index) or index.dim() != 1 or index.dtype != _C.int64:
         raise IndexError("index_select() argument index must be 1-D strided (non-sparse) long-tensor.")
     if index.numel():
         low, high = _C.stack([index.amin(), index.amax()]).tolist()  # one device-to-host copy

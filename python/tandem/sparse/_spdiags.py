@@ -6,6 +6,7 @@ diagonal by diagonal, column by column, uncoalesced, as PyTorch's. Composed of g
 from .. import _C
 from .._layouts import sparse_coo, sparse_csr, strided
 from . import _coo
+from ._base import is_dense
 
 Tensor = _C.Tensor
 
@@ -21,9 +22,9 @@ def _argument_error(name, position, expected, value):
 def _check_arguments(diagonals, offsets, shape, layout):
     """PyTorch's checks, in its order: argument types, then diagonals' rank, shape's, offsets' rank, the counts,
     the layout, the offsets' dtype and their uniqueness."""
-    if not isinstance(diagonals, Tensor):
+    if not is_dense(diagonals):
         _argument_error("diagonals", 1, "Tensor", diagonals)
-    if not isinstance(offsets, Tensor):
+    if not is_dense(offsets):
         _argument_error("offsets", 2, "Tensor", offsets)
     if not isinstance(shape, (tuple, list)):
         _argument_error("shape", 3, "tuple of ints", shape)

@@ -9,6 +9,7 @@ import collections.abc
 import warnings
 
 from .. import _C
+from .._layouts import is_sparse_tensor
 
 __all__ = ["assert_close", "assert_allclose"]
 
@@ -89,7 +90,7 @@ def _unravel(flat_index, shape):
     return tuple(reversed(index))
 
 
-def _tensor_mismatch_msg(actual, expected, matches, *, rtol, atol):
+def _tensor_mismatch_msg(actual, expected, matches, *, rtol, atol, identifier="Tensor-likes"):
     total = matches.numel()
     mismatches = total - int(_C.sum(matches))
     extra = f"Mismatched elements: {mismatches} / {total} ({mismatches / total:.1%})"
@@ -102,7 +103,7 @@ def _tensor_mismatch_msg(actual, expected, matches, *, rtol, atol):
     rel_diff = abs_diff / _C.abs(expected_flat)
     rel_diff[matches_flat] = 0
     max_rel, max_rel_idx = _C.max(rel_diff, 0)
-    return _mismatch_msg(default_identifier="Tensor-likes", extra=extra, abs_diff=max_abs.item(),
+    return _mismatch_msg(default_identifier=identifier, extra=extra, abs_diff=max_abs.item(),
                          abs_diff_idx=_unravel(int(max_abs_idx), matches.shape), atol=atol,
                          rel_diff=max_rel.item(), rel_diff_idx=_unravel(int(max_rel_idx), matches.shape), rtol=rtol)
 
@@ -175,7 +176,10 @@ class _NumberPair:
 class _TensorLikePair:
     def __init__(self, actual, expected, id, allow_subclasses=True, rtol=None, atol=None, equal_nan=False,
                  check_device=True, check_dtype=True, check_layout=True, check_stride=False, **options):
-        if not (isinstance(actual, type(expected)) or isinstance(expected, type(actual))):
+        # Tensors of two sparse layouts are sibling classes, but Tensors both (one class each in PyTorch).
+        both_tensors = isinstance(actual, _C.Tensor) and isinstance(expected, _C.Tensor)
+        if not (isinstance(actual, type(expected)) or isinstance(expected, type(actual)) or both_tensors and (
+                is_sparse_tensor(actual) or is_sparse_tensor(expected))):
             raise _Unsupported
         if not allow_subclasses and type(actual) is not type(expected):
             raise _Unsupported
@@ -183,7 +187,7 @@ class _TensorLikePair:
         self.id = id
         self.rtol, self.atol = _tolerances(self.actual.dtype, self.expected.dtype, rtol=rtol, atol=atol, id=id)
         self.equal_nan, self.check_device, self.check_dtype = equal_nan, check_device, check_dtype
-        self.check_stride = check_stride  # check_layout: every tandem tensor is strided
+        self.check_stride, self.check_layout = check_stride, check_layout
 
     @staticmethod
     def _to_tensor(tensor_like):
@@ -209,6 +213,9 @@ class _TensorLikePair:
             self._fail_attribute("device", actual.device, expected.device)
         if self.check_dtype and actual.dtype != expected.dtype:
             self._fail_attribute("dtype", actual.dtype, expected.dtype)
+        sparse = is_sparse_tensor(actual) or is_sparse_tensor(expected)
+        if sparse and self.check_layout and actual.layout is not expected.layout:
+            self._fail_attribute("layout", actual.layout, expected.layout)
         # Unchecked differences are equalised: both to the CPU, both to the promoted dtype.
         if actual.device != expected.device:
             actual, expected = actual.cpu(), expected.cpu()
@@ -216,14 +223,40 @@ class _TensorLikePair:
             dtype = _C.promote_types(actual.dtype, expected.dtype)
             actual, expected = actual.to(dtype), expected.to(dtype)
         actual, expected = actual.detach(), expected.detach()
-        matches = _C.isclose(actual, expected, rtol=self.rtol, atol=self.atol, equal_nan=self.equal_nan)
+        if sparse:  # compared part by part (their C++ tensors are placeholders), as PyTorch compares them
+            self._compare_sparse(actual, expected)
+        else:
+            self._compare_values(actual, expected)
+
+    def _compare_values(self, actual, expected, identifier="Tensor-likes", exact=False):
+        rtol, atol = (0.0, 0.0) if exact else (self.rtol, self.atol)
+        matches = _C.isclose(actual, expected, rtol=rtol, atol=atol, equal_nan=self.equal_nan)
         if bool(_C.all(matches)):
             return
         if actual.dim() == 0:
-            msg = _scalar_mismatch_msg(actual.item(), expected.item(), rtol=self.rtol, atol=self.atol)
+            msg = _scalar_mismatch_msg(actual.item(), expected.item(), rtol=rtol, atol=atol)
         else:
-            msg = _tensor_mismatch_msg(actual, expected, matches, rtol=self.rtol, atol=self.atol)
+            msg = _tensor_mismatch_msg(actual, expected, matches, rtol=rtol, atol=atol, identifier=identifier)
         raise _Mismatch(AssertionError, msg, self.id)
+
+    def _compare_sparse(self, actual, expected):
+        """PyTorch's order: the number of entries, the index tensors (exactly), then the values; COO tensors are
+        coalesced first. Tensors of different layouts (check_layout=False) are compared dense."""
+        if actual.layout is not expected.layout:
+            self._compare_values(*(x.to_dense() if is_sparse_tensor(x) else x for x in (actual, expected)))
+            return
+        name = {"sparse_coo": "COO", "sparse_csr": "CSR", "sparse_csc": "CSC"}[actual.layout._name]
+        if name == "COO":
+            actual, expected = actual.coalesce(), expected.coalesce()
+        if actual._nnz() != expected._nnz():
+            raise _Mismatch(AssertionError, f"The number of specified values in sparse {name} tensors does not "
+                            f"match: {actual._nnz()} != {expected._nnz()}", self.id)
+        parts = {"COO": ("indices",), "CSR": ("crow_indices", "col_indices"),
+                 "CSC": ("ccol_indices", "row_indices")}[name]
+        for part in parts:
+            label = f"Sparse {name} indices" if name == "COO" else f"Sparse {name} {part}"
+            self._compare_values(getattr(actual, part)(), getattr(expected, part)(), label, exact=True)
+        self._compare_values(actual.values(), expected.values(), f"Sparse {name} values")
 
 
 _PAIR_TYPES = (_NonePair, _BooleanPair, _NumberPair, _TensorLikePair)

@@ -26,10 +26,9 @@ def _typename(obj):
 
 
 def _is_buffer_value(value):
-    """A dense tensor or one of tandem.sparse's (PyTorch's sparse tensors are Tensors, so a module may keep one as a
-    buffer, as Whisper does with its alignment-head mask)."""
-    from ...sparse._base import _SparseBase  # noqa: PLC0415  (tandem.sparse is built after nn)
-    return isinstance(value, (Tensor, _SparseBase))
+    """A tensor of any layout (tandem.sparse's are Tensors too; Whisper keeps its alignment-head mask as a sparse
+    buffer)."""
+    return isinstance(value, Tensor)
 
 
 def _addindent(s, num_spaces):

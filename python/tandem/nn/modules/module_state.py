@@ -28,7 +28,7 @@ _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 def _plain(t, keep_vars):
     if keep_vars:
         return t
-    if not isinstance(t, Tensor):  # a sparse buffer (tandem.sparse's tensors are no _C.Tensor): its detached self
+    if type(t) is not Tensor and _is_sparse(t):  # a sparse buffer: its detached self (its C++ tensor is a placeholder)
         return t.detach()
     return _C._make_subclass(Tensor, t, False)
 
@@ -152,6 +152,12 @@ def load_from_state_dict(module, state_dict, prefix, local_metadata, strict, mis
         if not isinstance(src, Tensor):
             error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
                               f"object from checkpoint but received {type(src)}")
+            continue
+        if _is_sparse(target) or _is_sparse(src):  # one sparse, one dense (or another size): copy_'s refusal
+            error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
+                              f"{target.shape} and whose dimensions in the checkpoint are {src.shape}, an "
+                              f"exception occurred : ('copy_() between {target.layout} and {src.layout} tensors "
+                              "is not implemented',).")
             continue
         if is_lazy(src) and not is_lazy(target):
             raise RuntimeError("Can't access the shape of an uninitialized parameter or buffer. This error usually "

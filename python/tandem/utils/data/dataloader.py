@@ -11,6 +11,7 @@ import tandem
 import tandem.multiprocessing  # noqa: F401  (registers how tensors cross processes: through shared memory)
 
 from ..._C import Tensor
+from ..._layouts import is_sparse_tensor
 from ._iter_base import _BaseDataLoaderIter
 from ._multiprocessing_iter import MultiProcessingDataLoaderIter
 
@@ -40,6 +41,9 @@ def default_collate(batch):
     """Stacks tensors, turns numbers into tensors, and recurses into dicts, tuples, namedtuples and lists."""
     elem = batch[0]
     if isinstance(elem, Tensor):
+        if is_sparse_tensor(elem):  # PyTorch's refusal
+            raise RuntimeError("Batches of sparse tensors are not currently supported by the default collate_fn; "
+                               "please provide a custom collate_fn to handle them appropriately.")
         return tandem.stack(batch, 0)
     if type(elem).__module__ == "numpy" and hasattr(elem, "shape"):
         return default_collate([tandem.as_tensor(b) for b in batch])

@@ -1,0 +1,97 @@
+"""What a public function or Tensor method does with a sparse operand (_SparseBase.__torch_function__).
+
+A sparse tensor is a tandem.Tensor over a placeholder C++ tensor (_base.py), so no function may read it as data.
+Every public function, Tensor method and operator hands a call with a sparse argument here, and one of three
+things happens:
+- the function was written for sparse operands (tandem.mm, matmul, addmm, spmm, mv, ...): its body runs as it
+  ran before sparse tensors were Tensors;
+- the layout has a method of that name (tandem.abs(s) is s.abs(), tandem.sum(s, 0) is s.sum(0),
+  tandem.add(dense, s) is s.__radd__(dense)): the method runs;
+- anything else raises PyTorch's NotImplementedError "Could not run 'aten::<op>' with arguments from the
+  'SparseCPU' backend." with tandem's hint (what PyTorch says for an op without a sparse kernel)."""
+from .. import _C
+from ._base import _SparseBase
+
+Tensor = _C.Tensor
+
+# tandem.<name> whose Python bodies take sparse operands themselves (sparse/__init__.py's install() wraps them).
+_SPARSE_AWARE_NAMES = ("mm", "spmm", "matmul", "addmm", "mv", "is_tensor", "sparse_coo_tensor", "sparse_csr_tensor",
+                       "sparse_csc_tensor")
+_sparse_aware = set()  # filled on first use: the public objects (builtin_function wrappers) of those names
+
+# func(dense, sparse) with no keywords as the sparse operand's reflected method: dense + s, tandem.add(dense, s),
+# dense.mul(s), ... (PyTorch computes them; tandem's layouts define the reflected forms).
+_REFLECTED = {"add": "__radd__", "__add__": "__radd__", "__radd__": "__add__", "sub": "__rsub__",
+              "__sub__": "__rsub__", "subtract": "__rsub__", "mul": "__rmul__", "__mul__": "__rmul__",
+              "multiply": "__rmul__", "__rmul__": "__mul__", "__matmul__": "__rmatmul__"}
+
+
+def _aware():
+    if not _sparse_aware:
+        import tandem  # noqa: PLC0415  (this module is imported while tandem is being built)
+
+        _sparse_aware.update(getattr(tandem, name) for name in _SPARSE_AWARE_NAMES if hasattr(tandem, name))
+        _sparse_aware.add(tandem.nn.functional.linear)  # a sparse input goes through tandem.addmm / matmul
+    return _sparse_aware
+
+
+def _first_sparse(args, kwargs):
+    """The first sparse tensor among the arguments (one level into lists and tuples, where cat's tensors are)."""
+    for arg in (*args, *kwargs.values()):
+        if isinstance(arg, _SparseBase):
+            return arg
+        if isinstance(arg, (list, tuple)):
+            for item in arg:
+                if isinstance(item, _SparseBase):
+                    return item
+    return None
+
+
+def _own_method(kind, name):
+    """The layout's own method called name (defined by tandem.sparse, not inherited from Tensor), or None."""
+    for klass in kind.__mro__:
+        if klass is Tensor:
+            return None
+        if name in vars(klass):
+            return getattr(kind, name)
+    return None
+
+
+def _as_method(func, args, kwargs):
+    """The call as a method of its sparse operand, or None: tandem.abs(s) -> s.abs(); tandem.add(dense, s) ->
+    s.__radd__(dense)."""
+    name = getattr(func, "__name__", None)
+    if name is None:
+        return None
+    if args and isinstance(args[0], _SparseBase):
+        self, rest = args[0], args[1:]
+    elif not args and isinstance(kwargs.get("input"), _SparseBase):
+        kwargs = dict(kwargs)
+        self, rest = kwargs.pop("input"), ()
+    elif len(args) == 2 and not kwargs and isinstance(args[1], _SparseBase) and name in _REFLECTED:
+        method = _own_method(type(args[1]), _REFLECTED[name])
+        return None if method is None else (lambda: method(args[1], args[0]))
+    else:
+        return None
+    method = _own_method(type(self), name)
+    return None if method is None else (lambda: method(self, *rest, **kwargs))
+
+
+def torch_function(cls, func, types, args, kwargs):
+    if not all(kind is Tensor or issubclass(kind, _SparseBase) for kind in types):
+        return NotImplemented  # another type's __torch_function__ may know this call (a stand-in, a subclass)
+    if func in _aware():
+        # The body itself, past the dispatching wrapper (calling func again would come back here); the dense ops
+        # it runs on the parts still dispatch, so a sparse tensor that reached one would be refused, not read.
+        return func.__wrapped__(*args, **kwargs)
+    call = _as_method(func, args, kwargs)
+    if call is not None:
+        return call()
+    sparse = _first_sparse(args, kwargs)
+    raise sparse._refuse(_aten_name(func))
+
+
+def _aten_name(func):
+    """PyTorch's operator name in its refusal: Tensor.add for x + y, exp for tandem.exp and Tensor.exp."""
+    name = getattr(func, "__name__", str(func))
+    return name.strip("_") if name.startswith("__") and name.endswith("__") else name
