@@ -90,10 +90,10 @@ void init_storage(nb::module_& m) {
       },
       nb::arg("nbytes"), nb::arg("device"));
   m.def(
-      "_grow_storage",
+      "_resize_storage",
       [](const Tensor& bytes, int64_t nbytes) {
         TANDEM_CHECK(nbytes >= 0, Runtime, "Storage size must be non-negative, got ", nbytes);
-        grow_storage(bytes.storage(), static_cast<size_t>(nbytes));
+        resize_storage(bytes.storage(), static_cast<size_t>(nbytes));
       },
       nb::arg("storage"), nb::arg("nbytes"));
   m.def("_dtype_cpp_name", [](nb::handle d) { return std::string(dtype_cpp_name(to_dtype(d))); });

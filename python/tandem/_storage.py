@@ -177,11 +177,7 @@ class UntypedStorage:
     def resize_(self, size):
         if not self._whole:
             raise RuntimeError("Trying to resize storage that is not resizable")
-        if size < self.nbytes():
-            raise NotImplementedError(
-                f"tandem does not shrink a storage ({self.nbytes()} -> {size} bytes): tensors on it could then "
-                f"read past its end\nhint: make a new storage of the size you need: UntypedStorage({size})")
-        _C._grow_storage(self._data, size)
+        _C._resize_storage(self._data, size)
         return self
 
     def clone(self):

@@ -93,6 +93,11 @@ class StorageImpl : public RefCounted {
     std::swap(data_, other.data_);
     std::swap(nbytes_, other.nbytes_);
   }
+  // resize_ made the storage smaller than it was (PyTorch programs free activations with resize_(0) and grow
+  // them back): from then on each tensor checks its extent against nbytes() when it reads its data
+  // (TensorImpl::data), so a tensor past the end raises instead of reading freed memory.
+  void mark_shrunk() { shrunk_.store(true, std::memory_order_relaxed); }
+  bool shrunk() const { return shrunk_.load(std::memory_order_relaxed); }
   // The memory was handed out with a reference to this storage (a NumPy buffer, a DLPack capsule): those
   // consumers keep reading the block they were given, so a block replaced by resize_ must outlive them.
   void mark_exported() { exported_ = true; }
@@ -108,6 +113,7 @@ class StorageImpl : public RefCounted {
   bool writeable_ = true;
   bool from_allocator_ = false;
   bool exported_ = false;
+  std::atomic<bool> shrunk_{false};
   std::vector<IntrusivePtr<StorageImpl>> retired_;
   mutable std::atomic<bool> has_pending_{false};
   mutable std::mutex pending_mu_;

@@ -21,6 +21,20 @@ AutogradMeta& TensorImpl::ensure_autograd() {
   return *autograd_;
 }
 
+void TensorImpl::check_within_storage() const {
+  if (numel_ == 0) return;
+  // The last byte read: strides are never negative, so the farthest element is at the sum of (size-1)*stride.
+  int64_t last = offset_;
+  for (size_t d = 0; d < sizes_.size(); ++d) last += (sizes_[d] - 1) * strides_[d];
+  const auto itemsize = static_cast<int64_t>(element_size(dtype_));
+  const int64_t needed = (last + 1) * itemsize;
+  const auto have = static_cast<int64_t>(storage_->nbytes());
+  TANDEM_CHECK(needed <= have, Runtime, "The tensor reads bytes ", offset_ * itemsize, " to ", needed,
+               " of its storage, which resize_ made ", have, " bytes long",
+               "\nhint: grow the storage back first: t.untyped_storage().resize_(", needed,
+               ") (its contents are then uninitialized until written)");
+}
+
 void TensorImpl::set_geometry(int64_t offset, DimVector sizes, DimVector strides) {
   offset_ = offset;
   sizes_ = std::move(sizes);

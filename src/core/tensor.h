@@ -34,8 +34,11 @@ class TensorImpl : public RefCounted {
   int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
   bool is_contiguous() const { return contiguous_; }
   void* data() const {
+    if (__builtin_expect(storage_->shrunk(), 0)) check_within_storage();
     return static_cast<char*>(storage_->data()) + offset_ * static_cast<int64_t>(element_size(dtype_));
   }
+  // RuntimeError when the elements reach past the end of a storage that resize_ made smaller.
+  void check_within_storage() const;
 
   AutogradMeta* autograd() const { return autograd_.get(); }
   AutogradMeta& ensure_autograd();

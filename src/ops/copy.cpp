@@ -32,6 +32,7 @@ namespace {
 // Where an asynchronous copy writes into host memory: taking data_ptr() would wait for earlier pending
 // copies into the same storage, which the new copy need not do.
 void* host_ptr_without_waiting(const Tensor& t) {
+  if (t.storage()->shrunk()) t.impl()->check_within_storage();
   return static_cast<char*>(t.storage()->data_without_waiting()) +
          t.storage_offset() * static_cast<int64_t>(t.element_size());
 }

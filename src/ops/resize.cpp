@@ -56,6 +56,26 @@ void grow_storage(const Storage& storage, size_t nbytes) {
   if (storage->exported()) storage->retire(fresh.storage());
 }
 
+void resize_storage(const Storage& storage, size_t nbytes) {
+  if (nbytes >= storage->nbytes()) return grow_storage(storage, nbytes);
+  TANDEM_CHECK(storage->resizable(), Runtime,
+               "Trying to resize storage that is not resizable\nhint: this memory belongs to another library "
+               "(NumPy, DLPack); clone() the tensor first to get memory tandem can resize");
+  storage->wait_pending_writes();
+  const Device device = storage->device();
+  // A smaller block holding the first nbytes; the old one is freed (the point of shrinking), unless a NumPy
+  // array or DLPack consumer still reads it. Tensors on the storage that reach past nbytes raise when they
+  // next read their data (StorageImpl::mark_shrunk).
+  Tensor fresh = empty(DimVector{static_cast<int64_t>(nbytes)}, DType::UInt8, device);
+  if (nbytes > 0)
+    copy_elements(fresh,
+                  make_view(byte_view(storage), DimVector{static_cast<int64_t>(nbytes)}, DimVector{1}, 0));
+  if (device.type != DeviceType::CPU) synchronize_device(device);
+  storage->mark_shrunk();
+  storage->swap_memory(*fresh.storage());
+  if (storage->exported()) storage->retire(fresh.storage());
+}
+
 Tensor new_storage_bytes(size_t nbytes, Device device) {
   TANDEM_CHECK(nbytes <= static_cast<size_t>(INT64_MAX), Runtime, "Storage size ", nbytes,
                " is too large\nhint: a storage holds at most 2**63 - 1 bytes");

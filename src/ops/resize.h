@@ -14,6 +14,9 @@ Tensor resize_(const Tensor& x, IntArrayRef sizes, std::optional<DimVector> stri
 // Makes `storage` at least `nbytes` long, in place, copying its bytes into the new block (a no-op when it is
 // already that long).
 void grow_storage(const Storage& storage, size_t nbytes);
+// UntypedStorage.resize_(nbytes): grows as grow_storage, or shrinks to a smaller block keeping the first
+// nbytes; tensors on a shrunk storage that reach past its end raise when they next read their data.
+void resize_storage(const Storage& storage, size_t nbytes);
 // A fresh storage of `nbytes` on `device` (UntypedStorage(n)), as a uint8 tensor over all of it.
 Tensor new_storage_bytes(size_t nbytes, Device device);
 // The whole of x's storage as a 1-D uint8 tensor (what the Python storage objects hold: it keeps the memory

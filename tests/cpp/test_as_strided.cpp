@@ -53,3 +53,19 @@ TEST(Resize, GrowingKeepsTheBytesForEveryView) {
   EXPECT_EQ(tail.data<float>()[1], 5.0f);
   EXPECT_EQ(x.data<float>()[3], 3.0f);
 }
+
+TEST(Resize, ShrunkStorageKeepsItsPrefixAndRefusesTensorsPastItsEnd) {
+  Tensor x = iota(6);
+  Tensor head = as_strided(x, DimVector{2}, DimVector{1}, 0);
+  Tensor tail = as_strided(x, DimVector{2}, DimVector{1}, 4);
+  resize_storage(x.storage(), 8);  // two floats left
+  EXPECT_EQ(x.storage()->nbytes(), 8u);
+  EXPECT_EQ(head.data<float>()[1], 1.0f);
+  EXPECT_THROW(tail.data_ptr(), Error);
+  EXPECT_THROW(x.data_ptr(), Error);
+  resize_storage(x.storage(), 24);  // grown back: every tensor on it reads again
+  EXPECT_NO_THROW(tail.data_ptr());
+  EXPECT_EQ(head.data<float>()[0], 0.0f);
+  EXPECT_NO_THROW(
+      as_strided(x, DimVector{0}, DimVector{1}, 100).data_ptr());  // an empty tensor reads nothing
+}

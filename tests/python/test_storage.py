@@ -130,8 +130,55 @@ def test_untyped_storage_constructors_and_changes(device):
     assert tandem.UntypedStorage([1, 2, 255]).tolist() == [1, 2, 255]
     assert tandem.UntypedStorage().nbytes() == 0
     assert tandem.UntypedStorage.from_buffer(b"abcd", dtype=tandem.uint8).tolist() == [97, 98, 99, 100]
-    with pytest.raises(NotImplementedError, match="does not shrink"):
-        u.resize_(2)
+    u.resize_(2)  # shrinking keeps the first bytes
+    assert u.nbytes() == 2 and u.tolist() == [7, 3]
+
+
+def test_shrinking_a_storage_frees_it_and_its_tensors_refuse_until_it_grows_back(device):
+    # PyTorch programs free activations with untyped_storage().resize_(0) and grow them back before use (PyTorch
+    # Geometric's RevGNN, FSDP-style code). PyTorch crashes when such a tensor is read while shrunk; tandem raises.
+    t = tandem.arange(4.0, device=device)
+    v = t[1:]
+    s = t.untyped_storage()
+    s.resize_(0)
+    assert s.nbytes() == 0 and t.untyped_storage().nbytes() == 0 and t.shape == (4,)
+    message = r"^The tensor reads bytes 0 to 16 of its storage, which resize_ made 0 bytes long\nhint: grow the " \
+              r"storage back first: t.untyped_storage\(\).resize_\(16\)"
+    for use in (lambda: t + 1, lambda: t.sum(), lambda: t.clone(), lambda: repr(t), lambda: t.cpu().numpy()):
+        with pytest.raises(RuntimeError, match=message):
+            use()
+            # An emulated device reads the data in its worker: the error comes, as a real device's asynchronous
+            # fault does, from the next launch or wait (a real device checks at the launch itself).
+            if t.device.type == "cuda":
+                tandem.cuda.synchronize(t.device)
+    with pytest.raises(RuntimeError, match="reads bytes 4 to 16 of its storage"):
+        v.tolist()
+    s.resize_(16)  # back: the contents are undefined until written, as in PyTorch
+    t.fill_(2.0)
+    assert t.tolist() == [2.0] * 4 and v.tolist() == [2.0] * 3
+    s.resize_(8)  # partly: what lies inside still reads
+    assert t[:2].tolist() == [2.0, 2.0]
+    with pytest.raises(RuntimeError, match="which resize_ made 8 bytes long"):
+        t[2:].tolist()
+
+
+def test_shrinking_memory_another_library_owns_is_refused():
+    t = tandem.from_numpy(np.ones(4, np.float32))
+    with pytest.raises(RuntimeError, match="^Trying to resize storage that is not resizable"):
+        t.untyped_storage().resize_(0)
+    assert t.tolist() == [1.0] * 4
+
+
+def test_revnet_style_free_and_recompute_of_an_activation(device):
+    # Forward keeps y only as its shape; backward regrows y's storage and recomputes it in place.
+    x = tandem.arange(6.0, device=device).reshape(2, 3)
+    y = x * 3
+    nbytes = y.untyped_storage().nbytes()
+    y.untyped_storage().resize_(0)
+    y.untyped_storage().resize_(nbytes)
+    with tandem.no_grad():
+        y.copy_(x * 3)
+    assert y.tolist() == (tandem.arange(6.0).reshape(2, 3) * 3).tolist()
 
 
 def test_storage_module_and_storage_type():

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/error.h"
 #include "core/long_work.h"
 
 namespace tandem::emulated {
@@ -71,10 +72,18 @@ WorkQueue::~WorkQueue() {
   worker_.join();
 }
 
+void WorkQueue::raise_kept_error_locked() {
+  if (error_.empty()) return;
+  std::string message = std::move(error_);
+  error_.clear();
+  TANDEM_THROW(Runtime, message);
+}
+
 uint64_t WorkQueue::push(std::function<void()> task) {
   uint64_t seq;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    raise_kept_error_locked();
     tasks_.push_back(std::move(task));
     seq = ++pushed_;
   }
@@ -83,10 +92,13 @@ uint64_t WorkQueue::push(std::function<void()> task) {
 }
 
 void WorkQueue::wait_for(uint64_t seq) {
-  if (done(seq)) return;
-  LongWorkRegion region;  // a wait for the device: other Python threads run meanwhile (taken before mu_)
-  std::unique_lock<std::mutex> lock(mu_);
-  done_cv_.wait(lock, [&] { return completed_ >= seq; });
+  if (!done(seq)) {
+    LongWorkRegion region;  // a wait for the device: other Python threads run meanwhile (taken before mu_)
+    std::unique_lock<std::mutex> lock(mu_);
+    done_cv_.wait(lock, [&] { return completed_ >= seq; });
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  raise_kept_error_locked();
 }
 
 void WorkQueue::synchronize() {
@@ -123,9 +135,19 @@ void WorkQueue::run() {
       task = std::move(tasks_.front());
       tasks_.pop_front();
     }
-    task();  // kernels never throw (front ends validate first)
+    // Kernels do not throw once the front end has validated their arguments, with one exception: a tensor
+    // whose storage resize_ shrank below it is refused where the kernel takes its data pointer, which on this
+    // device is here. Like a real device's asynchronous fault, the error is kept and raised by the next call
+    // that launches on this queue or waits for it (StorageImpl's destructor, which waits, catches it).
+    std::string error;
+    try {
+      task();
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
     {
       std::lock_guard<std::mutex> lock(mu_);
+      if (!error.empty() && error_.empty()) error_ = std::move(error);
       ++completed_;
     }
     done_cv_.notify_all();

@@ -7,6 +7,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 
 namespace tandem::emulated {
@@ -36,11 +37,14 @@ class WorkQueue {
 
  private:
   void run();
+  // Throws (and forgets) the error a task raised, if any; mu_ held.
+  void raise_kept_error_locked();
   std::mutex mu_;
   std::condition_variable work_cv_, done_cv_;
   std::deque<std::function<void()>> tasks_;
   uint64_t pushed_ = 0, completed_ = 0;
   bool stop_ = false;
+  std::string error_;  // the first error a task raised since the last one was reported
   std::thread worker_;
 };
 
