@@ -153,6 +153,19 @@ def handle_torch_function(public_api, relevant_args, *args, **kwargs):
     raise TypeError(message)
 
 
+_plain_method_types = weakref.WeakKeyDictionary()  # type -> its __torch_function__ is a plain function
+
+
+def _defines_plain_method(kind):
+    """Whether the class's __torch_function__ is a plain method (deprecated: PyTorch warns), looked up once per
+    class: inspect.getattr_static walks the MRO's dicts, about 5 us that every dispatched call paid."""
+    plain = _plain_method_types.get(kind)
+    if plain is None:
+        plain = _plain_method_types[kind] = isinstance(
+            inspect.getattr_static(kind, "__torch_function__", None), pytypes.FunctionType)
+    return plain
+
+
 def _try_handlers(public_api, relevant_args, args, kwargs):
     """(the first result that is not NotImplemented or NotImplemented, the mode tried or None, the overloaded
     arguments in the order tried)."""
@@ -172,7 +185,7 @@ def _try_handlers(public_api, relevant_args, args, kwargs):
         if result is not NotImplemented:
             return result, mode, overloaded
     for arg in overloaded:
-        if isinstance(inspect.getattr_static(type(arg), "__torch_function__", None), pytypes.FunctionType):
+        if _defines_plain_method(type(arg)):
             warnings.warn("Defining your `__torch_function__` as a plain method is deprecated and will be an error "
                           "in future, please define it as a classmethod.", UserWarning, stacklevel=3)
         result = arg.__torch_function__(public_api, types, args, kwargs)
