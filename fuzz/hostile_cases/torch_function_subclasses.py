@@ -328,8 +328,6 @@ KNOWN = {
                        "PyTorch's carry their C names (linalg_norm), which builtin_function.cpp also pickles by",
     "stand/linalg": "needs C++ fix: func.__name__ of tandem.linalg.solve is 'solve', PyTorch's 'linalg_solve' "
                     "(the builtin_function's one name is also its pickling reference)",
-    "make_subclass/int_requires_grad": "needs C++ fix: python/src/nn.cpp's message lacks PyTorch's \"and complex\"",
-    "parameter/of_int_tensor": "needs C++ fix: python/src/nn.cpp's message lacks PyTorch's \"and complex\"",
     "parameter/of_subclass": "needs C++ fix: PyTorch's Parameter(subclass instance) is the subclass marked "
                              "_is_param, which isinstance(p, Parameter) accepts through Parameter's metaclass; "
                              "tandem.Tensor takes no Python metaclass, so tandem makes a Parameter",

@@ -93,7 +93,7 @@ nb::object make_subclass(nb::handle cls, const Tensor& data, bool requires_grad)
   if (requires_grad) {
     Tensor& t = as_tensor_ref(inst);
     TANDEM_CHECK(is_floating(t.dtype()) || is_complex(t.dtype()), Runtime,
-                 "Only Tensors of floating point dtype can require gradients");
+                 "Only Tensors of floating point and complex dtype can require gradients");
     t.impl()->ensure_autograd().requires_grad = true;
   }
   return inst;

@@ -41,7 +41,7 @@ Tensor record_unfold(const Tensor& x, int64_t dim, int64_t size, int64_t step, c
   AutogradMeta& m = out.impl()->ensure_autograd();
   const AutogradMeta* xm = x.impl()->autograd();
   m.view_of_leaf = xm->view_of_leaf || !xm->grad_fn;
-  m.view_base = xm->view_base ? xm->view_base : std::make_shared<Tensor>(x);
+  m.view_base = xm->view_base ? xm->view_base : x.impl_ptr();
   m.view_version = out.version();
   return out;
 }

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <thread>
 
 #include "autograd/anomaly_mode.h"
 #include "core/error.h"
@@ -271,12 +272,25 @@ void set_history(const std::shared_ptr<Node>& node, const std::vector<const Tens
 }
 
 namespace {
-std::mutex tracked_views_mutex;  // guards every AutogradMeta::tracked_views (views may die on any thread)
+// Guards every AutogradMeta::tracked_views (views may die on any thread). A spin lock: each guarded section
+// is a few instructions, and a pthread mutex's lock/unlock pair was a tenth of the cost of t[0] (tracked
+// views).
+class SpinLock {
+ public:
+  void lock() {
+    while (flag_.test_and_set(std::memory_order_acquire)) std::this_thread::yield();
+  }
+  void unlock() { flag_.clear(std::memory_order_release); }
+
+ private:
+  std::atomic_flag flag_ = ATOMIC_FLAG_INIT;
+};
+SpinLock tracked_views_lock;
 
 size_t tracked_view_count(const Tensor& base) {
   const AutogradMeta* bm = base.impl()->autograd();
   if (!bm) return 0;
-  std::lock_guard<std::mutex> lock(tracked_views_mutex);
+  std::lock_guard<SpinLock> lock(tracked_views_lock);
   return bm->tracked_views.size();
 }
 }  // namespace
@@ -292,7 +306,7 @@ void check_inplace(const Tensor& self) {
     // the alias takes the history and the tensor it came from only sees the values (an EMA update written
     // through p.data keeps p a leaf).
     if (self.impl()->has_own_version()) return;
-    const size_t sharers = 1 + tracked_view_count(m && m->view_base ? *m->view_base : self);
+    const size_t sharers = 1 + tracked_view_count(m && m->view_base ? Tensor(m->view_base) : self);
     TANDEM_CHECK(
         self.storage()->use_count() == sharers, NotImplemented,
         "an in-place write of a tensor that requires grad into a tensor that shares memory with others "
@@ -394,15 +408,15 @@ void track_view_write(const Tensor& base, const Tensor& view) {
   // PyTorch's views all point at the tensor that owns the memory.
   const AutogradMeta* bm = base.impl()->autograd();
   if (bm && bm->requires_grad) return;  // its views are recorded as ops
-  const Tensor& root = bm && bm->view_base ? *bm->view_base : base;
+  const Tensor root = bm && bm->view_base ? Tensor(bm->view_base) : base;
   // CopySlices needs a contiguous base; otherwise check_inplace refuses the write before it happens.
   if (!root.is_contiguous()) return;
   AutogradMeta& vm = view.impl()->ensure_autograd();
   if (vm.view_base) return;
-  vm.view_base = std::make_shared<Tensor>(root);
+  vm.view_base = root.impl_ptr();
   vm.tracked_self = view.impl();
   AutogradMeta& rm = root.impl()->ensure_autograd();
-  std::lock_guard<std::mutex> lock(tracked_views_mutex);
+  std::lock_guard<SpinLock> lock(tracked_views_lock);
   vm.tracked_index = rm.tracked_views.size();
   rm.tracked_views.push_back(&vm);
 }
@@ -433,7 +447,7 @@ void give_tracked_views_history(const Tensor& base, const Tensor& written) {
   if (!bm || !contiguous_base(base)) return;
   std::vector<Tensor> views;
   {
-    std::lock_guard<std::mutex> lock(tracked_views_mutex);
+    std::lock_guard<SpinLock> lock(tracked_views_lock);
     for (const AutogradMeta* vm : bm->tracked_views)
       if (vm->tracked_self != written.impl()) views.emplace_back(IntrusivePtr<TensorImpl>(vm->tracked_self));
   }
@@ -442,7 +456,7 @@ void give_tracked_views_history(const Tensor& base, const Tensor& written) {
 }  // namespace
 
 void rebase_view(const Tensor& view, const Tensor& result) {
-  const Tensor& base = *view.impl()->autograd()->view_base;
+  const Tensor base(view.impl()->autograd()->view_base);
   TANDEM_CHECK(contiguous_base(base), NotImplemented,
                "in-place operation on a view of a non-contiguous tensor that requires grad is not supported\n"
                "hint: call .contiguous() on the tensor before taking the view, or use the out-of-place op");
@@ -462,7 +476,7 @@ void refresh_view_history(const Tensor& t) {
   // Written since its history was recorded (through the base or another view of it, e.g. b = a[1];
   // a.mul_(2)): its old grad_fn describes the old values. As PyTorch does, rebuild it from the base's current
   // history. (A base that is not contiguous cannot be described by AsStridedBackward; its views keep theirs.)
-  const Tensor& base = *m->view_base;
+  const Tensor base(m->view_base);
   if (contiguous_base(base)) set_view_history_from_base(t, base);
 }
 
@@ -490,8 +504,8 @@ Tensor rebase_history(const Tensor& self, const Tensor& result) {
 
 AutogradMeta::~AutogradMeta() {
   if (tracked_self) {  // a tracked view leaves its base's list (view_base keeps the base alive until now)
-    std::lock_guard<std::mutex> lock(autograd::tracked_views_mutex);
-    std::vector<AutogradMeta*>& views = view_base->impl()->autograd()->tracked_views;
+    std::lock_guard<autograd::SpinLock> lock(autograd::tracked_views_lock);
+    std::vector<AutogradMeta*>& views = view_base->autograd()->tracked_views;
     views[tracked_index] = views.back();
     views[tracked_index]->tracked_index = tracked_index;
     views.pop_back();

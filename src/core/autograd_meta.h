@@ -7,6 +7,8 @@
 #include <memory>
 #include <vector>
 
+#include "core/intrusive_ptr.h"
+
 namespace tandem {
 
 class Tensor;
@@ -23,7 +25,9 @@ struct AutogradMeta {
   bool requires_grad = false;
   bool retains_grad = false;
   bool view_of_leaf = false;  // a recorded view of a leaf that requires grad (in-place writes refused)
-  std::shared_ptr<Tensor> view_base;  // for a recorded view: the tensor that owns its memory (not a view)
+  // For a recorded view: the tensor that owns its memory (not a view). Its impl, not a Tensor: this header is
+  // below tensor.h, and a shared_ptr<Tensor> cost an allocation per view.
+  IntrusivePtr<TensorImpl> view_base;
   // For a recorded view: its memory's version when its grad_fn was set. An in-place write through the base or
   // another view changes the version, and the view's history is then rebuilt from the base's (view replay).
   uint32_t view_version = 0;
@@ -31,7 +35,7 @@ struct AutogradMeta {
   // base in view_base, and the base lists the views' metas in tracked_views, so that a write with history
   // through one of them gives the base and every other one their history, as PyTorch's views get it. A
   // tracked view's meta knows its tensor (tracked_self) and its place in the list, and leaves the list when
-  // it dies (the base outlives it: view_base). The lists are guarded by one mutex in src/autograd/node.cpp.
+  // it dies (the base outlives it: view_base). The lists are guarded by one lock in src/autograd/node.cpp.
   TensorImpl* tracked_self = nullptr;
   size_t tracked_index = 0;
   std::vector<AutogradMeta*> tracked_views;
