@@ -327,3 +327,12 @@ def test_a_plain_tensor_with_attributes_saves_under_pytorchs_name():
     buf.seek(0)
     loaded = torch.load(buf, weights_only=True)
     assert type(loaded) is torch.Tensor and loaded.note == "kept" and loaded.tolist() == [1.0, 2.0]
+
+
+def test_integer_parameter_and_make_subclass_with_grad_use_pytorchs_words():
+    for lib in (torch, tandem):
+        for make in (lambda: lib.nn.Parameter(lib.ones(2, dtype=lib.int64)),
+                     lambda: lib.Tensor._make_subclass(lib.Tensor, lib.ones(2, dtype=lib.int32), True)):
+            with pytest.raises(RuntimeError, match="^Only Tensors of floating point and complex dtype can require "
+                                                   "gradients$"):
+                make()
