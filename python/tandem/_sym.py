@@ -6,7 +6,43 @@ import math
 
 import numpy as np
 
-__all__ = ["sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_sqrt", "sym_ite", "sym_sum"]
+__all__ = ["sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_sqrt", "sym_ite", "sym_sum", "SymInt",
+           "SymFloat", "SymBool", "sym_constrain_range", "sym_constrain_range_for_size", "compiled_with_cxx11_abi"]
+
+
+class _SymbolicNumber:
+    """PyTorch's symbolic sizes (what torch.compile traces with). tandem runs eagerly: every size is a plain
+    number and no symbolic one is ever made, so these classes exist for annotations (Union[int, torch.SymInt])
+    and isinstance checks, which they answer False for every value."""
+
+    def __init__(self, node):
+        raise TypeError(f"{type(self).__name__} wraps a symbolic size node of torch.compile's tracer; tandem runs "
+                        "eagerly and has none (its sizes are plain numbers)")
+
+
+class SymInt(_SymbolicNumber):
+    __module__ = "tandem"
+
+
+class SymFloat(_SymbolicNumber):
+    __module__ = "tandem"
+
+
+class SymBool(_SymbolicNumber):
+    __module__ = "tandem"
+
+
+def sym_constrain_range(size, *, min=None, max=None):  # noqa: A002 (PyTorch's keywords)
+    """A tracer's range hint for a data-dependent size: nothing to record when sizes are numbers."""
+
+
+def sym_constrain_range_for_size(size, *, min=None, max=None):  # noqa: A002
+    """As sym_constrain_range, for a value used as a size."""
+
+
+def compiled_with_cxx11_abi():
+    """Whether the library was built with the C++11 ABI of libstdc++ (tandem's C++ always is)."""
+    return True
 
 _NUMBER_TYPES = (np.integer, np.floating, int, float)
 

@@ -8,8 +8,16 @@ from typing import IO, Union
 
 from ._C import Tensor, device as _device, dtype as _dtype  # noqa: F401
 from ._size import Size
+from ._sym import SymBool, SymFloat, SymInt
 
-__all__ = ["Number", "Device", "FileLike"]
+__all__ = ["Number", "Device", "FileLike", "SymInt", "SymFloat", "SymBool", "IntLikeType", "FloatLikeType",
+           "BoolLikeType", "PySymType", "py_sym_types"]
+
+IntLikeType = Union[int, SymInt]
+FloatLikeType = Union[float, SymFloat]
+BoolLikeType = Union[bool, SymBool]
+PySymType = Union[SymInt, SymFloat, SymBool]
+py_sym_types = (SymInt, SymFloat, SymBool)
 
 _TensorOrTensors = Union[Tensor, Sequence[Tensor]]
 _TensorOrOptionalTensors = Union[Tensor, Sequence[Union[Tensor, None]]]

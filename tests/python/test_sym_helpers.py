@@ -28,3 +28,21 @@ def test_sym_helpers_take_zero_dim_tensors():
     x = tandem.tensor(2.5)
     assert tandem.sym_int(x) == 2 and tandem.sym_float(x) == 2.5 and tandem.sym_sqrt(tandem.tensor(4.0)) == 2.0
     assert tandem.sym_not(tandem.tensor(0)) is True
+
+
+def test_symbolic_number_types_exist_for_annotations_and_isinstance():
+    # Libraries annotate with Union[int, torch.SymInt] and check isinstance(x, torch.SymInt) at import and run
+    # time; in an eager run no value is ever symbolic.
+    from typing import Union
+    for lib in (torch, tandem):
+        for name in ("SymInt", "SymFloat", "SymBool"):
+            kind = getattr(lib, name)
+            assert isinstance(kind, type) and kind is getattr(lib.types, name)
+            assert not any(isinstance(v, kind) for v in (3, 2.5, True, lib.ones(1)))
+            assert Union[int, kind] != int
+        assert lib.types.py_sym_types == (lib.SymInt, lib.SymFloat, lib.SymBool)
+        assert lib.compiled_with_cxx11_abi() is True
+        assert lib.sym_constrain_range(3, min=0, max=5) is None
+        assert lib.sym_constrain_range_for_size(3) is None
+    with pytest.raises(TypeError, match="tandem runs eagerly"):
+        tandem.SymInt(object())
