@@ -10,8 +10,7 @@ from ._C import Tensor, device as _device, dtype as _dtype  # noqa: F401
 from ._size import Size
 from ._sym import SymBool, SymFloat, SymInt
 
-__all__ = ["Number", "Device", "FileLike", "SymInt", "SymFloat", "SymBool", "IntLikeType", "FloatLikeType",
-           "BoolLikeType", "PySymType", "py_sym_types"]
+__all__ = ["Number", "Device", "FileLike"]
 
 IntLikeType = Union[int, SymInt]
 FloatLikeType = Union[float, SymFloat]
