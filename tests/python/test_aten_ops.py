@@ -183,3 +183,38 @@ def test_every_listed_schema_parses_and_has_an_implementation():
         packet = tandem_aten.packet(name)
         assert packet is not None, name
         assert packet.overloads(), name
+
+
+HOSTILE = {
+    "slice_dim_out_of_range": lambda L: L.ops.aten.slice.Tensor(L.ones(2, 3), 5),
+    "slice_negative_step": lambda L: L.ops.aten.slice.Tensor(L.ones(4), 0, 0, 4, -1),
+    "slice_zero_step": lambda L: L.ops.aten.slice.Tensor(L.ones(4), 0, 0, 4, 0),
+    "to_copy_string_dtype": lambda L: L.ops.aten._to_copy.default(L.ones(2), dtype="float"),
+    "add_string_self": lambda L: L.ops.aten.add.Tensor("a", 1),
+    "add_number_other": lambda L: L.ops.aten.add.Tensor(L.ones(2), 2),
+    "unknown_keyword": lambda L: L.ops.aten.add.Tensor(L.ones(1), L.ones(1), beta=2),
+    "cdist_bad_mode": lambda L: L.ops.aten.cdist.default(L.ones(2, 2), L.ones(2, 2), 2.0, 5),
+    "softmax_bad_dim": lambda L: L.ops.aten._softmax.default(L.ones(2), 3, False),
+    "mm_shapes": lambda L: L.ops.aten.mm.default(L.ones(2, 3), L.ones(2, 3)),
+    "embedding_out_of_range": lambda L: L.ops.aten.embedding.default(L.ones(3, 2), L.tensor([5])),
+    "sym_size_out_of_range": lambda L: L.ops.aten.sym_size.int(L.ones(2), 3),
+}
+
+
+def _outcome(lib, call):
+    try:
+        result = call(lib)
+    except Exception as e:  # noqa: BLE001 - the comparison records which error
+        return type(e).__name__, str(e).split("\n")[0].replace("tandem", "torch")
+    return "ok", tuple(result.shape)
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_bad_calls_fail_as_pytorchs(name):
+    assert _outcome(tandem, HOSTILE[name]) == _outcome(torch, HOSTILE[name])
+
+
+def test_a_loss_reduction_out_of_range_is_refused():
+    with pytest.raises(RuntimeError, match=r"^mse_loss: reduction must be 0 \(none\), 1 \(mean\) or 2 \(sum\), but "
+                                           r"was: 7$"):
+        tandem.ops.aten.mse_loss.default(tandem.ones(2), tandem.ones(2), 7)

@@ -4,8 +4,8 @@ Programs use them as callables and as dictionary keys (tables of handlers, e.g. 
 runs tandem's own implementation of the op: the public function of the same name (tandem.X, tandem.linalg.X for
 linalg_X, ...), else the Tensor method (in-place ops, view, expand, ...), else an entry of _ATEN_ONLY for the
 ops that have no public Python name or whose public function takes its arguments differently. An overload
-checks the call against its schema first (PyTorch's messages for a missing or extra argument); the values'
-types are left to the implementation, which converts numbers for Tensor arguments as PyTorch does.
+checks the call against its schema first (PyTorch's messages for a missing, extra, unknown or mistyped argument;
+a number may stand for a Tensor, as ATen's operators convert it).
 
 The schemas are PyTorch's, kept in aten_schemas.txt for the ops tandem implements (scripts/gen_aten_schemas.py
 writes it from the pinned PyTorch). These objects sit above autograd like every tandem function (tandem has no
@@ -30,10 +30,13 @@ def _tandem():
 
 
 def _dim_index(self, dim):
+    self.size(dim)  # PyTorch's IndexError for a dim out of range
     return dim + self.dim() if dim < 0 else dim
 
 
 def _slice(self, dim=0, start=None, end=None, step=1):
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
     return self[(slice(None),) * _dim_index(self, dim) + (slice(start, end, step),)]
 
 
@@ -74,6 +77,8 @@ def _loss(name, *between):
         kwargs = dict(zip(between, args))
         rest = args[len(between):]
         if rest:
+            if rest[0] not in range(len(_REDUCTIONS)):
+                raise RuntimeError(f"{name}: reduction must be 0 (none), 1 (mean) or 2 (sum), but was: {rest[0]}")
             kwargs["reduction"] = _REDUCTIONS[rest[0]]
             kwargs.update(zip(_LOSS_TAILS.get(name, ()), rest[1:]))
         return getattr(_tandem().nn.functional, name)(self, target, **kwargs)
@@ -85,6 +90,8 @@ _LOSS_TAILS = {"nll_loss": ("ignore_index",), "cross_entropy": ("ignore_index", 
 
 
 def _cdist(x1, x2, p=2.0, compute_mode=None):
+    if compute_mode is not None and compute_mode not in range(len(_CDIST_MODES)):
+        raise RuntimeError(f"possible modes: 0, 1, 2, but was: {compute_mode}")
     mode = _CDIST_MODES[compute_mode] if compute_mode is not None else _CDIST_MODES[0]
     return _tandem().cdist(x1, x2, p, mode)
 
@@ -207,7 +214,7 @@ class AtenOpOverload(OpOverload):
         return self
 
     def __call__(self, *args, **kwargs):
-        args, kwargs = _schema.bind(self._schema, args, kwargs, check_types=False)
+        args, kwargs = _schema.bind(self._schema, args, kwargs, numbers_for_tensors=True)
         return self._packet._implementation(*args, **kwargs)
 
 

@@ -217,19 +217,23 @@ def parse_schema(text):
     return schema
 
 
-def _fits(value, t):
-    """Whether a Python value can be passed for a schema type."""
+def _fits(value, t, numbers_for_tensors=False):
+    """Whether a Python value can be passed for a schema type (numbers_for_tensors: a number stands for a Tensor,
+    as ATen's operators take it)."""
     if value is None:
         return t.optional
     if t.list_of:
         if t.list_size and t.base in ("SymInt", "int") and isinstance(value, int):
             return True  # int[2] takes a single int, broadcast to the list
         return isinstance(value, (list, tuple)) and all(
-            (v is None and t.elem_optional) or (v is not None and _fits_one(v, t.base)) for v in value)
-    return _fits_one(value, t.base)
+            (v is None and t.elem_optional) or (v is not None and _fits_one(v, t.base, numbers_for_tensors))
+            for v in value)
+    return _fits_one(value, t.base, numbers_for_tensors)
 
 
-def _fits_one(v, base):
+def _fits_one(v, base, numbers_for_tensors=False):
+    if base == "Tensor" and numbers_for_tensors and isinstance(v, (int, float, complex)):
+        return True
     checks = {"Tensor": lambda: isinstance(v, _C.Tensor),
               "SymInt": lambda: isinstance(v, int), "int": lambda: isinstance(v, int),
               "float": lambda: isinstance(v, (int, float)) and not isinstance(v, bool),
@@ -240,16 +244,20 @@ def _fits_one(v, base):
     return checks.get(base, lambda: True)()
 
 
-def bind(schema, args, kwargs, check_types=True):
+def bind(schema, args, kwargs, numbers_for_tensors=False):
     """Matches a call to the schema: (positional values, keyword-only values), as PyTorch passes them to a
-    kernel; the defaults a caller left out are not filled in (the kernel's own defaults apply). Without
-    `check_types` the values' types are left to the callee (ATen ops, whose implementations convert numbers)."""
+    kernel; the defaults a caller left out are not filled in (the kernel's own defaults apply).
+    numbers_for_tensors: a number may stand for a Tensor argument (ATen's operators convert it)."""
     declaration = f"Declaration: {schema}"
     positional = [a for a in schema.arguments if not a.kwarg_only]
     received = len(args) + len(kwargs)
-    if len(args) > len(positional) or any(k not in {a.name for a in schema.arguments} for k in kwargs):
+    if len(args) > len(positional) or received > len(schema.arguments):  # PyTorch counts first
         raise RuntimeError(f"{schema.name}() expected at most {len(schema.arguments)} argument(s) but received "
                            f"{received} argument(s). {declaration}")
+    names = {a.name for a in schema.arguments}
+    for k in kwargs:
+        if k not in names:
+            raise RuntimeError(f"Unknown keyword argument '{k}' for operator '{schema.name}'. Schema: {schema}")
     values = dict(zip((a.name for a in positional), args))
     for k, v in kwargs.items():
         if k in values:
@@ -261,7 +269,7 @@ def bind(schema, args, kwargs, check_types=True):
                 raise RuntimeError(f"{schema.name}() is missing value for argument '{a.name}'. {declaration}")
             continue
         v = values[a.name]
-        if check_types and not _fits(v, a.type):
+        if not _fits(v, a.type, numbers_for_tensors):
             raise RuntimeError(f"{schema.name}() Expected a value of type '{a.type.python_name()}' for argument "
                                f"'{a.name}' but instead found type '{type(v).__name__}'.\nPosition: {i}\n"
                                f"Value: {v!r}\n{declaration}")
