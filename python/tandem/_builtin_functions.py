@@ -5,6 +5,7 @@ tandem.linalg, tandem.special, tandem.fft and tandem.nn.functional, written in P
 replaced by a `_C.builtin_function` around it (python/src/builtin_function.cpp): called through vectorcall, pickled by reference
 to its public name, printed as a built-in, the function kept as __wrapped__. Tensor's methods are replaced by
 `_C.tensor_method` descriptors that dispatch the same way (python/src/torch_function.cpp)."""
+import inspect
 import sys
 import types
 
@@ -151,6 +152,38 @@ def _wrap_tensor_methods():
     overrides._TENSOR_SETITEM = wrapped.get("__setitem__")
     tensor.__torch_function__ = classmethod(overrides._tensor_torch_function)
     overrides._ignored.add(tensor.__torch_function__)
+    _install_subclass_properties(tensor)
+
+
+# Properties whose value is a tensor (a view of self): on a subclass with __torch_function__ they dispatch, as
+# PyTorch's do, so the default handler returns the subclass (Sub.T is a Sub) and a custom one sees the access
+# (func == Tensor.T.__get__). Each Python subclass of Tensor gets dispatching versions when it is defined
+# (__init_subclass__), so a plain tensor keeps reading them in C++ (a Python property cost `x.T` 70 ns more). The
+# other properties (shape, dtype, device, grad, data, ...) do not dispatch: they are on every hot path.
+_DISPATCHING_PROPERTIES = ("T", "mT", "H", "mH", "real", "imag")
+
+
+def _install_subclass_properties(tensor):
+    originals = {attr: vars(tensor)[attr] for attr in _DISPATCHING_PROPERTIES}
+
+    def dispatching(attr):
+        original = originals[attr]
+        read = original.fget
+
+        def get(self):
+            if _C._has_torch_function_unary(self):
+                return overrides.handle_torch_function(original.__get__, (self,), self)
+            return read(self)
+
+        return property(get, original.fset, original.fdel, original.__doc__)
+
+    def init_subclass(cls, **kwargs):
+        super(tensor, cls).__init_subclass__(**kwargs)
+        for attr in _DISPATCHING_PROPERTIES:
+            if inspect.getattr_static(cls, attr) is originals[attr]:  # not one of the subclass's own
+                setattr(cls, attr, dispatching(attr))
+
+    tensor.__init_subclass__ = classmethod(init_subclass)
 
 
 # tandem.nn.functional's functions that are builtins in PyTorch (torch.conv2d under another name, ...): those are not

@@ -352,3 +352,37 @@ def test_the_wrapper_factories_refuse_what_is_not_callable():
         tandem._C._tensor_method(5, "x", False)
     with pytest.raises(TypeError, match="^_builtin_function: the function is not callable$"):
         tandem._C._builtin_function(5, "x", "tandem", dispatches=True)
+
+
+def test_view_properties_dispatch_on_subclasses_as_pytorchs():
+    seen = {}
+    for lib in LIBS:
+        class Sub(lib.Tensor):
+            pass
+
+        class Deeper(Sub):
+            pass
+
+        x = lib.ones(2, 3).as_subclass(Deeper)
+        c = lib.ones(2, dtype=lib.complex64).as_subclass(Sub)
+        kinds = [kind(v) for v in (x.T, x.mT, x.H, x.mH, c.real, c.imag, lib.ones(2, 2).T,
+                                   lib.nn.Parameter(lib.ones(2, 2)).T)]
+        calls = []
+
+        class Logged(lib.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                calls.append(func == lib.Tensor.mT.__get__)
+                return super().__torch_function__(func, types, args, kwargs or {})
+
+        lib.ones(2, 2).as_subclass(Logged).mT  # noqa: B018
+        c.real = lib.zeros(2)  # the setter still writes
+
+        class Own(lib.Tensor):
+            @property
+            def T(self):
+                return "own"
+
+        seen[lib.__name__] = (kinds, calls, c.tolist(), lib.ones(2).as_subclass(Own).T)
+    assert seen["tandem"] == seen["torch"]
+    assert seen["tandem"][0] == ["Deeper"] * 4 + ["Sub"] * 2 + ["Tensor"] * 2 and seen["tandem"][1] == [True]
