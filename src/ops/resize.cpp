@@ -37,43 +37,45 @@ void ensure_storage_holds(const Storage& storage, IntArrayRef sizes, IntArrayRef
 }
 }  // namespace
 
-void grow_storage(const Storage& storage, size_t nbytes) {
-  if (nbytes <= storage->nbytes()) return;
-  TANDEM_CHECK(storage->resizable(), Runtime,
-               "Trying to resize storage that is not resizable\nhint: this memory belongs to another library "
-               "(NumPy, DLPack); clone() the tensor first to get memory tandem can grow");
+namespace {
+// Moves the storage to a fresh block of nbytes that starts with its first `keep` bytes; every tensor on the
+// storage, views included, then sees the new block (PyTorch's resize_). A NumPy array or DLPack consumer of
+// the old block still reads it: it lives on with this storage (PyTorch frees it, leaving such arrays
+// dangling). Otherwise it is freed now, with `fresh`.
+void move_to_new_block(const Storage& storage, size_t nbytes, size_t keep) {
   storage->wait_pending_writes();
   const Device device = storage->device();
   Tensor fresh = empty(DimVector{static_cast<int64_t>(nbytes)}, DType::UInt8, device);
-  const auto old_n = static_cast<int64_t>(storage->nbytes());
-  if (old_n > 0) copy_elements(make_view(fresh, DimVector{old_n}, DimVector{1}, 0), byte_view(storage));
-  // Device work reading the old block or writing the new one must finish before they change owners (the old
-  // block is freed when `fresh` goes).
+  if (keep > 0) {
+    const DimVector kept{static_cast<int64_t>(keep)}, unit{1};
+    copy_elements(make_view(fresh, kept, unit, 0), make_view(byte_view(storage), kept, unit, 0));
+  }
+  // Device work reading the old block or writing the new one must finish before they change owners.
   if (device.type != DeviceType::CPU) synchronize_device(device);
   storage->swap_memory(*fresh.storage());
-  // A NumPy array or DLPack consumer of the old block still reads it: it lives on with this storage (PyTorch
-  // frees it, leaving such arrays dangling). Otherwise it is freed now, with `fresh`.
   if (storage->exported()) storage->retire(fresh.storage());
+}
+
+void check_resizable(const Storage& storage) {
+  TANDEM_CHECK(storage->resizable(), Runtime,
+               "Trying to resize storage that is not resizable\nhint: this memory belongs to another library "
+               "(NumPy, DLPack); clone() the tensor first to get memory tandem can resize");
+}
+}  // namespace
+
+void grow_storage(const Storage& storage, size_t nbytes) {
+  if (nbytes <= storage->nbytes()) return;
+  check_resizable(storage);
+  move_to_new_block(storage, nbytes, storage->nbytes());
 }
 
 void resize_storage(const Storage& storage, size_t nbytes) {
   if (nbytes >= storage->nbytes()) return grow_storage(storage, nbytes);
-  TANDEM_CHECK(storage->resizable(), Runtime,
-               "Trying to resize storage that is not resizable\nhint: this memory belongs to another library "
-               "(NumPy, DLPack); clone() the tensor first to get memory tandem can resize");
-  storage->wait_pending_writes();
-  const Device device = storage->device();
-  // A smaller block holding the first nbytes; the old one is freed (the point of shrinking), unless a NumPy
-  // array or DLPack consumer still reads it. Tensors on the storage that reach past nbytes raise when they
+  check_resizable(storage);
+  // Shrinking frees memory (the point of it); tensors on the storage that reach past nbytes raise when they
   // next read their data (StorageImpl::mark_shrunk).
-  Tensor fresh = empty(DimVector{static_cast<int64_t>(nbytes)}, DType::UInt8, device);
-  if (nbytes > 0)
-    copy_elements(fresh,
-                  make_view(byte_view(storage), DimVector{static_cast<int64_t>(nbytes)}, DimVector{1}, 0));
-  if (device.type != DeviceType::CPU) synchronize_device(device);
   storage->mark_shrunk();
-  storage->swap_memory(*fresh.storage());
-  if (storage->exported()) storage->retire(fresh.storage());
+  move_to_new_block(storage, nbytes, nbytes);
 }
 
 Tensor new_storage_bytes(size_t nbytes, Device device) {
