@@ -206,10 +206,7 @@ FactoryArgs factory_args(nb::handle dtype, nb::handle device, bool requires_grad
 // pin_memory=True: the tensor is made in pinned host memory (CPU tensors only, as in PyTorch).
 Tensor new_tensor(IntArrayRef shape, const FactoryArgs& a, bool pin_memory) {
   if (!pin_memory) return empty(shape, a.dtype, a.device);
-  TANDEM_CHECK(a.device.is_cpu(), Runtime,
-               "Only dense CPU tensors can be pinned\nhint: drop pin_memory=True "
-               "for a tensor made directly on ",
-               a.device.str());
+  check_pinnable(a.device);
   return empty_pinned(shape, a.dtype);
 }
 // PyTorch's zeros() words a negative size its own way; empty() and ones() keep the tensor constructor's.
@@ -299,7 +296,7 @@ void init_creation(nb::module_& m) {
         FactoryArgs a = factory_args(dtype_or_out(dtype, out), device_or_out(device, out), requires_grad,
                                      v.natural_dtype());
         const DimVector shape = to_shape(size, "full");
-        Tensor t = pin_memory ? fill_(new_tensor(shape, a, true), v) : full(shape, v, a.dtype, a.device);
+        Tensor t = pinned_if(full(shape, v, a.dtype, a.device), pin_memory);
         return into_out("full", finish(t, a), out, {});
       },
       nb::arg("size"), nb::arg("fill_value").none(), nb::kw_only(), nb::arg("dtype") = nb::none(),
@@ -317,9 +314,7 @@ void init_creation(nb::module_& m) {
         Scalar v = fill_value(value, "full_like", " (position 2)");
         FactoryArgs a = factory_args(dtype, device.is_none() ? device_object(x.device()) : device,
                                      requires_grad, x.dtype());
-        Tensor t =
-            pin_memory ? fill_(new_tensor(x.sizes(), a, true), v) : full(x.sizes(), v, a.dtype, a.device);
-        return wrap(finish(t, a));
+        return wrap(finish(pinned_if(full(x.sizes(), v, a.dtype, a.device), pin_memory), a));
       },
       nb::arg("input"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
       nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("layout") = nb::none(),

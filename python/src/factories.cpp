@@ -54,7 +54,7 @@ void init_factories(nb::module_& m) {
         Scalar z = scalar_arg(end, "arange", "end");
         Scalar s = step.is_none() ? Scalar(int64_t{1}) : scalar_arg(step, "arange", "step");
         Tensor t = arange(a, z, s, to_optional_dtype(dtype), device_or_default(device));
-        return into_out("arange", with_requires_grad(t, requires_grad), out, {});
+        return into_out("arange", with_requires_grad(pinned_if(t, pin_memory), requires_grad), out, {});
       },
       nb::arg("start") = nb::none(), nb::arg("end") = nb::none(), nb::arg("step") = nb::none(), nb::kw_only(),
       nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false,
@@ -68,7 +68,7 @@ void init_factories(nb::module_& m) {
         Tensor t = linspace(scalar_arg(start, "linspace", "start"), scalar_arg(end, "linspace", "end"), steps,
                             to_optional_dtype(dtype_or_out(dtype, out)),
                             device_or_default(device_or_out(device, out)));
-        return into_out("linspace", with_requires_grad(t, requires_grad), out, {});
+        return into_out("linspace", with_requires_grad(pinned_if(t, pin_memory), requires_grad), out, {});
       },
       nb::arg("start"), nb::arg("end"), nb::arg("steps"), nb::kw_only(), nb::arg("dtype") = nb::none(),
       nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("out") = nb::none(),
@@ -81,7 +81,7 @@ void init_factories(nb::module_& m) {
         nb::object dtype = dtype_or_out(dtype_arg, out);
         DType d = dtype.is_none() ? default_float_dtype() : to_dtype(dtype);
         Tensor t = eye(n, m, d, device_or_default(device_or_out(device, out)));
-        return into_out("eye", with_requires_grad(t, requires_grad), out, {});
+        return into_out("eye", with_requires_grad(pinned_if(t, pin_memory), requires_grad), out, {});
       },
       nb::arg("n"), nb::arg("m") = nb::none(), nb::kw_only(), nb::arg("dtype") = nb::none(),
       nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("out") = nb::none(),

@@ -2,6 +2,7 @@
 #pragma once
 #include "bindings.h"
 #include "core/error.h"
+#include "ops/pinned.h"
 
 namespace tandem::py {
 
@@ -18,6 +19,20 @@ inline void check_requires_grad(bool requires_grad, DType dtype) {
       !requires_grad || is_floating(dtype) || is_complex(dtype), Runtime,
       "Only Tensors of floating point and complex dtype can require gradients\nhint: pass a floating "
       "dtype such as tandem.float32, or drop requires_grad=True");
+}
+
+// pin_memory=True is for CPU tensors only, as in PyTorch.
+inline void check_pinnable(Device device) {
+  TANDEM_CHECK(device.is_cpu(), Runtime,
+               "Only dense CPU tensors can be pinned\nhint: drop pin_memory=True for a ",
+               "tensor made directly on ", device.str());
+}
+
+// A fresh factory result in pinned host memory when pin_memory=True (every factory takes the keyword).
+inline Tensor pinned_if(Tensor t, bool pin_memory) {
+  if (!pin_memory) return t;
+  check_pinnable(t.device());
+  return tandem::pin_memory(t);
 }
 
 // Marks a fresh factory result as a leaf that requires grad.

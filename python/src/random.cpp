@@ -8,7 +8,6 @@
 #include "factory_args.h"
 #include "layouts.h"
 #include "ops/copy.h"
-#include "ops/pinned.h"
 #include "ops/random.h"
 #include "ops/random_gamma.h"
 
@@ -99,7 +98,7 @@ void init_random(nb::module_& m) {
         DType d = dtype.is_none() ? default_float_dtype() : to_dtype(dtype);                              \
         Tensor t = draw(size_from(args, size, #name), d, device_or_default(device_or_out(device, out)),   \
                         to_generator(generator, #name));                                                  \
-        return into_out(#name, with_requires_grad(t, requires_grad), out, {});                            \
+        return into_out(#name, with_requires_grad(pinned_if(t, pin_memory), requires_grad), out, {});     \
       },                                                                                                  \
       nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("generator") = nb::none(),                   \
       nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false,    \
@@ -116,7 +115,7 @@ void init_random(nb::module_& m) {
         }                                                                                                 \
         DType d = dtype.is_none() ? x.dtype() : to_dtype(dtype);                                          \
         Tensor t = draw(x.sizes(), d, like_device(x, device), to_generator(generator, #name "_like"));    \
-        return wrap(with_requires_grad(pin_memory ? tandem::pin_memory(t) : t, requires_grad));           \
+        return wrap(with_requires_grad(pinned_if(t, pin_memory), requires_grad));                         \
       },                                                                                                  \
       nb::arg("input"), nb::kw_only(), nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(),  \
       nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("layout") = nb::none(),   \
@@ -129,7 +128,7 @@ void init_random(nb::module_& m) {
       "randint",
       [](nb::args args, nb::handle low, nb::handle high, nb::handle size, nb::handle generator,
          nb::handle dtype_arg, nb::handle device, bool requires_grad, nb::handle out, nb::handle layout,
-         bool /*pin_memory: host memory is pinned on transfer, docs/boundary.md*/) {
+         bool pin_memory) {
         check_dense_layout(layout, "randint");
         auto p = bind_positional(args, {low, high, size}, "randint", {"low", "high", "size"}, 2);
         int64_t lo = p[0].is_none() ? 0 : int_arg(p[0], "randint", "low");
@@ -142,7 +141,7 @@ void init_random(nb::module_& m) {
         check_requires_grad(requires_grad, d);
         Tensor t = randint(lo, hi, to_shape(p[2], "randint"), d,
                            device_or_default(device_or_out(device, out)), to_generator(generator, "randint"));
-        return into_out("randint", with_requires_grad(t, requires_grad), out, {});
+        return into_out("randint", with_requires_grad(pinned_if(t, pin_memory), requires_grad), out, {});
       },
       nb::arg("args"), nb::arg("low") = nb::none(), nb::arg("high") = nb::none(),
       nb::arg("size") = nb::none(), nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(),
@@ -168,7 +167,7 @@ void init_random(nb::module_& m) {
         check_requires_grad(requires_grad, d);
         Tensor t =
             randint(lo, hi, x.sizes(), d, like_device(x, device), to_generator(generator, "randint_like"));
-        return wrap(with_requires_grad(pin_memory ? tandem::pin_memory(t) : t, requires_grad));
+        return wrap(with_requires_grad(pinned_if(t, pin_memory), requires_grad));
       },
       nb::arg("input"), nb::arg("args"), nb::arg("low") = nb::none(), nb::arg("high") = nb::none(),
       nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
@@ -177,14 +176,14 @@ void init_random(nb::module_& m) {
   m.def(
       "randperm",
       [](int64_t n, nb::handle generator, nb::handle dtype_arg, nb::handle device, bool requires_grad,
-         nb::handle out, nb::handle layout, bool /*pin_memory*/) {
+         nb::handle out, nb::handle layout, bool pin_memory) {
         check_dense_layout(layout, "randperm");
         nb::object dtype = dtype_or_out(dtype_arg, out);
         DType d = dtype.is_none() ? DType::Int64 : to_dtype(dtype);
         check_requires_grad(requires_grad, d);
         Tensor t = randperm(n, d, device_or_default(device_or_out(device, out)),
                             to_generator(generator, "randperm"));
-        return into_out("randperm", with_requires_grad(t, requires_grad), out, {});
+        return into_out("randperm", with_requires_grad(pinned_if(t, pin_memory), requires_grad), out, {});
       },
       nb::arg("n"), nb::kw_only(), nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(),
       nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("out") = nb::none(),
@@ -243,7 +242,7 @@ void init_random(nb::module_& m) {
           t = normal_(empty(to_shape(size, "normal"), d, device_or_default(device)),
                       float_arg(mean, "normal", "mean"), float_arg(std, "normal", "std"), gen);
         }
-        return into_out("normal", with_requires_grad(t, requires_grad), out, {});
+        return into_out("normal", with_requires_grad(pinned_if(t, pin_memory), requires_grad), out, {});
       },
       nb::arg("mean"), nb::arg("std") = 1.0, nb::arg("size") = nb::none(), nb::kw_only(),
       nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),

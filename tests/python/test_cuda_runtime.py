@@ -66,8 +66,17 @@ def test_factories_make_pinned_tensors(factory):
     (lambda: tandem.randn_like(tandem.ones(2, 3).t(), pin_memory=True), lambda v: len(v) == 3 and len(v[0]) == 2),
     (lambda: tandem.randint_like(tandem.ones(2), 1, pin_memory=True), [0.0, 0.0]),
     (lambda: tandem.tril_indices(2, 2, pin_memory=True), [[0, 1, 1], [0, 0, 1]]),
+    (lambda: tandem.arange(3, pin_memory=True), [0, 1, 2]),
+    (lambda: tandem.linspace(0, 1, 3, pin_memory=True), [0.0, 0.5, 1.0]),
+    (lambda: tandem.eye(2, pin_memory=True), [[1.0, 0.0], [0.0, 1.0]]),
+    (lambda: tandem.rand(3, pin_memory=True), lambda v: len(v) == 3 and 0 <= min(v) < 1),
+    (lambda: tandem.randn(2, 2, pin_memory=True), lambda v: len(v) == 2),
+    (lambda: tandem.randint(0, 1, (2,), pin_memory=True), [0, 0]),
+    (lambda: tandem.randperm(1, pin_memory=True), [0]),
+    (lambda: tandem.normal(0.0, 0.0, (2,), pin_memory=True), [0.0, 0.0]),
 ], ids=["full", "full_like", "zeros_like", "ones_like-preserve", "tensor", "logspace", "range", "rand_like",
-        "randn_like", "randint_like", "tril_indices"])
+        "randn_like", "randint_like", "tril_indices", "arange", "linspace", "eye", "rand", "randn", "randint",
+        "randperm", "normal"])
 def test_more_factories_make_pinned_tensors(make, values):
     # PyTorch's factories all take pin_memory= (its parser accepts it on every one with a TensorOptions).
     with warnings.catch_warnings():
@@ -76,6 +85,16 @@ def test_more_factories_make_pinned_tensors(make, values):
     assert t.is_pinned() and t.device.type == "cpu"
     assert values(t.tolist()) if callable(values) else t.tolist() == values
     assert tandem.tensor([1.0], pin_memory=True, requires_grad=True).requires_grad
+
+
+@needs_cuda
+@pytest.mark.parametrize("make", [
+    lambda: tandem.rand(2, device="cuda", pin_memory=True), lambda: tandem.arange(2, device="cuda", pin_memory=True),
+    lambda: tandem.full((2,), 1.0, device="cuda", pin_memory=True),
+    lambda: tandem.randint(0, 3, (2,), device="cuda", pin_memory=True)])
+def test_pinning_a_device_tensor_is_refused(make):
+    with pytest.raises(RuntimeError, match="^Only dense CPU tensors can be pinned\nhint: drop pin_memory=True"):
+        make()
 
 
 def test_pin_memory_without_an_accelerator_raises_with_a_hint():
