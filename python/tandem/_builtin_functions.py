@@ -36,7 +36,8 @@ def _shared_with_public_modules():
 # Functions that take no part in __torch_function__ dispatch (PyTorch's do not either): settings and queries of
 # the library's state.
 _NOT_DISPATCHED = frozenset({
-    "is_tensor", "is_storage", "typename", "from_numpy", "frombuffer", "from_file", "from_dlpack", "manual_seed", "seed", "initial_seed", "save", "load",
+    "is_tensor", "is_storage", "typename", "from_numpy", "frombuffer", "from_file", "from_dlpack", "manual_seed",
+    "seed", "initial_seed", "save", "load",
     "compile", "cond", "while_loop", "broadcast_shapes", "is_grad_enabled", "is_inference_mode_enabled",
     "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "is_warn_always_enabled", "is_autocast_enabled",
     "is_autocast_cpu_enabled", "is_autocast_cache_enabled", "is_deterministic_algorithms_warn_only_enabled",

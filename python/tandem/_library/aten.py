@@ -13,6 +13,7 @@ __torch_dispatch__ layer below it)."""
 import inspect
 import os
 
+from .._dim_args import _wrap_dim
 from . import schema as _schema
 from .registry import OpOverload, OpOverloadPacket
 
@@ -29,15 +30,10 @@ def _tandem():
     return tandem
 
 
-def _dim_index(self, dim):
-    self.size(dim)  # PyTorch's IndexError for a dim out of range
-    return dim + self.dim() if dim < 0 else dim
-
-
 def _slice(self, dim=0, start=None, end=None, step=1):
     if step <= 0:
         raise RuntimeError("slice step must be positive")
-    return self[(slice(None),) * _dim_index(self, dim) + (slice(start, end, step),)]
+    return self[(slice(None),) * _wrap_dim(dim, self.dim()) + (slice(start, end, step),)]
 
 
 def _index(self, indices):
@@ -152,8 +148,8 @@ _FUNCTIONAL_SAME = ("gelu", "silu", "mish", "softplus", "leaky_relu", "hardtanh"
                     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
                     "adaptive_max_pool2d", "adaptive_max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
                     "max_pool1d", "max_pool2d", "max_pool3d", "pixel_shuffle", "pixel_unshuffle")
-# Public functions whose ATen op of the same name takes different arguments (stft adds `center` in torch).
-_DIFFERENT = frozenset({"stft", "istft"})
+# Public functions whose ATen op of the same name takes different arguments (torch.stft adds `center`).
+_DIFFERENT = frozenset({"stft"})
 _SUBMODULE_PREFIXES = ("linalg_", "special_", "fft_")
 
 
