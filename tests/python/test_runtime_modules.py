@@ -594,3 +594,14 @@ def test_cpp_extension_imports_and_refuses_to_build():
                   lambda: ours.CUDAExtension("fused_op", ["op.cu"]), lambda: ours.BuildExtension()):
         with pytest.raises(RuntimeError, match="^Error building extension.*cannot build against tandem\nhint: "):
             build()
+
+
+def test_cpp_extension_ninja_check(monkeypatch):
+    from tandem.utils import cpp_extension as ours
+    monkeypatch.setattr(ours.shutil, "which", lambda name: None)
+    assert ours.is_ninja_available() is False
+    with pytest.raises(RuntimeError, match="^Ninja is required to load C\\+\\+ extensions"):
+        ours.verify_ninja_availability()
+    import torch.utils.cpp_extension as theirs
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", "/tmp/elsewhere")  # read by PyTorch's builds, not by this query
+    assert ours.get_default_build_root() == theirs.get_default_build_root()

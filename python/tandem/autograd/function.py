@@ -83,7 +83,7 @@ class Function:
         else:
             inputs = args + tuple(kwargs.values())  # keyword arguments are inputs too, after the positional ones
         # A sparse input (a Tensor over a placeholder, tandem/sparse/_base.py) gets no gradient from the node.
-        ctx.needs_input_grad = tuple(isinstance(a, _C.Tensor) and a.requires_grad and not _is_sparse(a)
+        ctx.needs_input_grad = tuple(isinstance(a, _C.Tensor) and a.requires_grad and not is_sparse_tensor(a)
                                      for a in inputs)
         with no_grad():
             if cls._uses_setup_context():
@@ -106,7 +106,7 @@ class Function:
         # input modified in place (mark_dirty) is the output itself, its history now this Function's node.
         outputs = tuple(o.detach() if any(o is a for a in inputs) and not any(o is d for d in dirty) else o
                         for o in outputs)
-        is_diff = [isinstance(o, _C.Tensor) and not _is_sparse(o) and not any(o is n for n in non_diff)
+        is_diff = [isinstance(o, _C.Tensor) and not is_sparse_tensor(o) and not any(o is n for n in non_diff)
                    for o in outputs]
         diff = tuple(o for o, d in zip(outputs, is_diff) if d)
         to_save, ctx._to_save = tuple(ctx._to_save), ()  # the node keeps them; ctx holding them could be a cycle
@@ -133,11 +133,6 @@ class Function:
 _BASE_SETUP_CONTEXT = Function.setup_context
 
 
-def _is_sparse(t):
-    """A tandem.sparse tensor: a Tensor whose C++ tensor is a placeholder, saved and differentiated as its parts."""
-    return is_sparse_tensor(t)
-
-
 def _checked_gradients(backward, name, inputs):
     """backward with PyTorch's checks of what it returns: gradients past the last input are dropped when they
     are all None, a gradient for an input that is not a tensor is refused (the node would ignore it), and so is a
@@ -158,10 +153,10 @@ def _checked_gradients(backward, name, inputs):
                 raise RuntimeError("Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
                                    f"grad_is_complex) to be true, but got false.\nhint: {name} returned a complex "
                                    f"gradient for the real input {i}; return its real part (grad.real)")
-        if any(_is_sparse(g) for g in items):
+        if any(is_sparse_tensor(g) for g in items):
             # The engine carries strided gradients only (a sparse one would be read through its placeholder): a
             # dense input gets the dense form, a sparse input (which gets no gradient from the node) None.
-            items = tuple(g.to_dense() if _is_sparse(g) and not _is_sparse(a) else None if _is_sparse(a) else g
+            items = tuple(None if is_sparse_tensor(a) else g.to_dense() if is_sparse_tensor(g) else g
                           for g, a in zip(items, inputs))
             result = items if isinstance(result, tuple) else items[0]
         return result

@@ -87,9 +87,10 @@ def verify_ninja_availability():
 
 
 def get_default_build_root():
-    """Where PyTorch would build extensions: TORCH_EXTENSIONS_DIR, else the user's cache directory."""
+    """PyTorch's default build root: torch_extensions in the user's cache directory (TORCH_EXTENSIONS_DIR, which
+    PyTorch's builds prefer, does not change it)."""
     cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.environ.get("TORCH_EXTENSIONS_DIR") or os.path.realpath(os.path.join(cache, "torch_extensions"))
+    return os.path.realpath(os.path.join(cache, "torch_extensions"))
 
 
 def get_cxx_compiler():

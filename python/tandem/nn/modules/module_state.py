@@ -7,6 +7,7 @@ import warnings
 
 from ... import _C
 from ..._C import Tensor
+from ..._layouts import is_sparse_tensor
 from ...autograd import no_grad
 from ... import __future__ as _future
 from ..parameter import Parameter, is_lazy
@@ -28,14 +29,9 @@ _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 def _plain(t, keep_vars):
     if keep_vars:
         return t
-    if type(t) is not Tensor and _is_sparse(t):  # a sparse buffer: its detached self (its C++ tensor is a placeholder)
+    if is_sparse_tensor(t):  # a sparse buffer: its detached self (its C++ tensor is a placeholder)
         return t.detach()
     return _C._make_subclass(Tensor, t, False)
-
-
-def _is_sparse(t):
-    from ...sparse._base import _SparseBase  # noqa: PLC0415  (tandem.sparse is built after nn)
-    return isinstance(t, _SparseBase)
 
 
 def has_extra_state(module):
@@ -143,7 +139,7 @@ def load_from_state_dict(module, state_dict, prefix, local_metadata, strict, mis
                 missing_keys.append(key)
             continue
         src = state_dict[key]
-        if _is_sparse(target) and _is_sparse(src) and tuple(src.shape) == tuple(target.shape):
+        if is_sparse_tensor(target) and is_sparse_tensor(src) and tuple(src.shape) == tuple(target.shape):
             # PyTorch copies a sparse entry into a sparse buffer whole (its nonzeros replace the buffer's), keeping
             # the buffer's device and dtype; tandem's sparse tensors are immutable, so the buffer gets a new one.
             copied = src.detach().to(device=target.device, dtype=target.dtype)
@@ -153,7 +149,7 @@ def load_from_state_dict(module, state_dict, prefix, local_metadata, strict, mis
             error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
                               f"object from checkpoint but received {type(src)}")
             continue
-        if _is_sparse(target) or _is_sparse(src):  # one sparse, one dense (or another size): copy_'s refusal
+        if is_sparse_tensor(target) or is_sparse_tensor(src):  # one sparse, one dense, or another size: refused
             error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
                               f"{target.shape} and whose dimensions in the checkpoint are {src.shape}, an "
                               f"exception occurred : ('copy_() between {target.layout} and {src.layout} tensors "
