@@ -10,6 +10,10 @@ instead of pushing a shared machine into the OOM killer.
     TANDEM_EMULATE_CUDA=2 PYTHONPATH=python .venv/bin/python fuzz/hostile_diff.py [--devices cpu,cuda:0]
         [--only SUBSTRING] [--timeout SECONDS] [--json FILE]
 
+With --devices meta the cases run on tandem's meta device (no values): only crashes, hangs, shapes and dtypes
+against PyTorch's CPU results, and errors other than "a meta tensor has no values" count (hostile_worker.py,
+meta_verdict).
+
 Verdicts: ok; crash and hang (the worker died or timed out; "oracle-crash"/"oracle-hang" when PyTorch did);
 wrong-value (both returned, values/dtype/shape differ); missing-error (PyTorch raises, tandem returns);
 spurious-error (PyTorch returns, tandem raises); wrong-type (both raise, other exception types); message (same

@@ -23,6 +23,7 @@ constexpr const char* kUsedLegacyName = "used_dltensor";
 constexpr const char* kUsedVersionedName = "used_dltensor_versioned";
 
 DLDevice dl_device_of(Device d) {
+  if (d.is_meta()) throw nb::value_error("Unknown device type meta for Dlpack");
   return d.is_cpu() ? DLDevice{kDLCPU, 0} : DLDevice{kDLCUDA, d.index < 0 ? 0 : d.index};
 }
 
@@ -90,6 +91,8 @@ nb::object to_capsule(void* managed, const char* name) {
 
 nb::object tensor_dlpack(const Tensor& t, nb::handle stream, nb::handle max_version, nb::handle dl_device,
                          nb::handle copy) {
+  if (t.device().is_meta())
+    throw nb::buffer_error("Cannot pack tensors on meta\nhint: a meta tensor has no memory to share");
   if (t.requires_grad())
     throw nb::buffer_error(
         "Can't export tensors that require gradient, use tensor.detach()\nhint: t.detach() shares the same "

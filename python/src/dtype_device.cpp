@@ -152,7 +152,7 @@ void init_dtype_device(nb::module_& m) {
                            nb::cast<std::string>(nb::str(spec)));
               int64_t i = nb::cast<int64_t>(index);
               TANDEM_CHECK(i >= 0, Runtime, "Device index must not be negative");
-              TANDEM_CHECK(d.is_cuda() || i == 0, Runtime, "CPU device index must be -1 or zero, got ", i);
+              TANDEM_CHECK(!d.is_cpu() || i == 0, Runtime, "CPU device index must be -1 or zero, got ", i);
               d = Device(d.type, static_cast<int16_t>(i));
             }
             new (self) PyDevice{d};

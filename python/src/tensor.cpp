@@ -269,6 +269,7 @@ void init_tensor(nb::module_& m) {
       .def_prop_ro("device", [](const Tensor& t) { return device_object(t.device()); })
       .def_prop_ro("is_cuda", [](const Tensor& t) { return t.device().is_cuda(); })
       .def_prop_ro("is_cpu", [](const Tensor& t) { return t.device().is_cpu(); })
+      .def_prop_ro("is_meta", [](const Tensor& t) { return t.device().is_meta(); })
       .def("storage_offset", &Tensor::storage_offset)
       .def(
           "is_contiguous",
@@ -283,7 +284,11 @@ void init_tensor(nb::module_& m) {
       .def("element_size", &Tensor::element_size)
       .def_prop_ro("itemsize", &Tensor::element_size)
       .def_prop_ro("nbytes", &Tensor::nbytes)
-      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
+      // A meta tensor has no memory: 0, as in PyTorch (its storage holds a placeholder, backend/meta).
+      .def("data_ptr",
+           [](const Tensor& t) {
+             return t.device().is_meta() ? uintptr_t{0} : reinterpret_cast<uintptr_t>(t.data_ptr());
+           })
       .def("is_floating_point", [](const Tensor& t) { return is_floating(t.dtype()); })
       // A property, as PyTorch's (code compares x._version before and after an in-place op).
       .def_prop_ro("_version", [](const Tensor& t) { return t.version(); })

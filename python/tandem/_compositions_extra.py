@@ -584,7 +584,7 @@ def _functional(name):
     return method
 
 
-_FALSE_PROPERTIES = ("is_sparse", "is_quantized", "is_nested", "is_meta", "is_mkldnn", "is_xpu", "is_mps",
+_FALSE_PROPERTIES = ("is_sparse", "is_quantized", "is_nested", "is_mkldnn", "is_xpu", "is_mps",
                      "is_sparse_csr")
 
 

@@ -81,6 +81,8 @@ def _target_of_type_arg(arg):
             return _NAMES[name], "cpu"
         if prefix in ("tandem.cuda", "torch.cuda") and name in _NAMES:
             return _NAMES[name], "cuda"
+        if prefix in ("tandem.meta", "torch.meta") and name in _NAMES:
+            return _NAMES[name], "meta"
         raise ValueError(f"invalid type: {arg!r}\nhint: pass a dtype (tandem.float64) or a name such as "
                          "'tandem.DoubleTensor'")
     if isinstance(arg, type):  # another class (nn.Parameter, a subclass): PyTorch's ValueError
@@ -95,7 +97,7 @@ def tensor_type(self, dtype=None, non_blocking=False, **kwargs):
     if kwargs:
         raise TypeError(f"type() got an unexpected keyword argument '{next(iter(kwargs))}'")
     if dtype is None:
-        where = "tandem.cuda." if self.device.type == "cuda" else "tandem."
+        where = "tandem." if self.device.type == "cpu" else f"tandem.{self.device.type}."
         return where + _BY_DTYPE[self.dtype]
     target, device_type = _target_of_type_arg(dtype)
     if device_type is not None and device_type != self.device.type:

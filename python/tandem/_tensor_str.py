@@ -246,7 +246,11 @@ def tensor_repr(t):
     suffixes = []
     if t.device.type != "cpu":
         suffixes.append(_suffix(f"device='{t.device}'"))
-    if t.numel() == 0:
+    if t.is_meta:  # no values to show: PyTorch prints "..." with the size and any dtype but the default
+        suffixes.append(_suffix("size=" + str(tuple(t.shape))))
+        if t.dtype != _C.get_default_dtype():
+            suffixes.append(_dtype_suffix(t.dtype))
+    elif t.numel() == 0:
         if t.dim() != 1:
             suffixes.append(_suffix("size=" + str(tuple(t.shape))))
         if t.dtype != _C.get_default_dtype():
@@ -256,7 +260,7 @@ def tensor_repr(t):
             suffixes.append(_suffix("size=" + str(tuple(t.shape))))
         if not _dtype_is_implied(t.dtype):
             suffixes.append(_dtype_suffix(t.dtype))
-    body = tensor_body(t, indent)
+    body = "..." if t.is_meta else tensor_body(t, indent)
     grad_fn = getattr(t, "grad_fn", None)
     if grad_fn is not None:
         # PyTorch prints the node's class name: CopySlices, where name() says torch::autograd::CopySlices.
@@ -269,6 +273,6 @@ def tensor_repr(t):
 
 def tensor_format(self, spec):
     """f"{loss:.3f}": a 0-dim tensor formats as its Python number; others only with an empty spec (as str)."""
-    if self.dim() == 0:
+    if self.dim() == 0 and not self.is_meta:
         return self.item().__format__(spec)
     return object.__format__(self, spec)

@@ -47,6 +47,8 @@ bool has_backend(DeviceType type);
 // Defined per build configuration: cpu/ always; cuda/ registers the real GPUs when a driver finds some (and
 // otherwise sets the reason there are none) and says whether it did.
 void register_cpu_backend();
+// The meta device (backend/meta): no memory; copies into it are dropped, copies out of it raise.
+void register_meta_backend();
 bool register_cuda_backend();
 
 }  // namespace tandem

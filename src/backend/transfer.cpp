@@ -45,9 +45,11 @@ void copy_device_to_device(void* dst, Device dst_device, const void* src, Device
     b.copy_within_device(dst, src, nbytes, dst_device);
     return;
   }
+  // A meta destination keeps nothing, so there is nothing to read (a meta source raises in its backend).
+  if (dst_device.is_meta()) return;
   // Peer copy staged through the host: correct for every backend, and rare enough not to need a fast path.
   std::vector<char> staging(nbytes);
-  b.copy_device_to_host(staging.data(), src, nbytes, src_device);
+  backend_for(src_device.type).copy_device_to_host(staging.data(), src, nbytes, src_device);
   b.copy_host_to_device(dst, staging.data(), nbytes, dst_device);
 }
 

@@ -7,7 +7,17 @@
 
 namespace tandem {
 
-std::string_view device_type_name(DeviceType t) { return t == DeviceType::CPU ? "cpu" : "cuda"; }
+std::string_view device_type_name(DeviceType t) {
+  switch (t) {
+    case DeviceType::CPU:
+      return "cpu";
+    case DeviceType::CUDA:
+      return "cuda";
+    case DeviceType::Meta:
+      return "meta";
+  }
+  return "unknown";
+}
 
 std::string Device::str() const {
   std::string s(device_type_name(type));
@@ -47,8 +57,10 @@ Device parse_device(std::string_view text) {
     type = DeviceType::CPU;
   } else if (kind == "cuda") {
     type = DeviceType::CUDA;
+  } else if (kind == "meta") {
+    type = DeviceType::Meta;
   } else {
-    TANDEM_THROW(Runtime, "Expected one of cpu, cuda device type at start of device string: ", text);
+    TANDEM_THROW(Runtime, "Expected one of cpu, cuda, meta device type at start of device string: ", text);
   }
   if (idx.empty() && text.find(':') == std::string_view::npos) return Device(type);
   int value = -1;

@@ -43,7 +43,10 @@ void refuse_device_after_fork() {
 void reset_devices_in_child() {
   for (int t = 0; t < kNumDeviceTypes; ++t) {
     Slot& s = slots()[static_cast<size_t>(t)];
-    if (static_cast<DeviceType>(t) == DeviceType::CPU || !s.started.load(std::memory_order_relaxed)) continue;
+    // The CPU and the meta device have no threads of their own and keep working in the child.
+    const auto type = static_cast<DeviceType>(t);
+    if (type == DeviceType::CPU || type == DeviceType::Meta || !s.started.load(std::memory_order_relaxed))
+      continue;
     s.started.store(false, std::memory_order_relaxed);
     s.starting = false;
     s.starter = &refuse_device_after_fork;

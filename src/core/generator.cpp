@@ -77,6 +77,13 @@ void Generator::set_state(const State& s) {
 
 Generator& default_generator(Device device) {
   if (device.is_cpu()) return default_generators()[0];
+  if (device.is_meta()) {
+    // Random fills of meta tensors draw nothing, but the front ends reserve offsets from the output's
+    // device's generator: a generator of its own keeps them from advancing the CPU's stream (as in PyTorch,
+    // building a model on 'meta' leaves torch.rand's next values unchanged).
+    static Generator* meta = new Generator(Device(DeviceType::Meta));
+    return *meta;
+  }
   int index = device.index < 0 ? 0 : device.index;
   TANDEM_CHECK(index < kMaxCudaDevices, Runtime, "no default generator for device ", device.str(),
                "\nhint: tandem supports CUDA ordinals below ", kMaxCudaDevices);

@@ -57,7 +57,8 @@ int refused_of(const T&, bool, bool, bool) {
 // PyTorch names a kernel by op and device: "abs_cpu", "sort_cuda".
 [[noreturn]] void refuse(std::string_view slot, DeviceType type, int dtype) {
   std::string name(slot.substr(slot.rfind('.') == std::string_view::npos ? 0 : slot.rfind('.') + 1));
-  name += type == DeviceType::CPU ? "_cpu" : "_cuda";
+  name += '_';
+  name += device_type_name(type);
   throw_dtype_not_implemented(name.c_str(), static_cast<DType>(dtype));
 }
 
@@ -186,10 +187,14 @@ void guard_table(KernelTable& t) {
 }  // namespace
 
 void guard_operand_dtypes(DeviceType type) {
-  if (type == DeviceType::CPU)
-    guard_table<DeviceType::CPU>(kernel_table_for_registration(DeviceType::CPU));
-  else
-    guard_table<DeviceType::CUDA>(kernel_table_for_registration(DeviceType::CUDA));
+  switch (type) {
+    case DeviceType::CPU:
+      return guard_table<DeviceType::CPU>(kernel_table_for_registration(DeviceType::CPU));
+    case DeviceType::CUDA:
+      return guard_table<DeviceType::CUDA>(kernel_table_for_registration(DeviceType::CUDA));
+    case DeviceType::Meta:
+      return guard_table<DeviceType::Meta>(kernel_table_for_registration(DeviceType::Meta));
+  }
 }
 
 }  // namespace tandem

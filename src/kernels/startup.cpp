@@ -6,6 +6,7 @@
 #include "kernels/fft_kernels.h"
 #include "kernels/kernel_table.h"
 #include "kernels/lapack_kernels.h"
+#include "kernels/meta/meta_kernels.h"
 
 // Each capability's build of src/kernels/cpu (kernels/cpu/isa_region.h) has its own entry point.
 namespace tandem::cpu {
@@ -62,12 +63,26 @@ void start_cuda() {
   }
   guard_operand_dtypes(DeviceType::CUDA);
 }
+
+// Meta tables mirror the CPU's slots (same dtype refusals), with kernels that do no work (kernels/meta).
+void start_meta() {
+  start_device_type(DeviceType::CPU);
+  register_meta_backend();
+  meta::register_meta_lapack_kernels(lapack_kernels_for_registration(DeviceType::Meta),
+                                     lapack_kernels_for_registration(DeviceType::CPU));
+  meta::register_meta_fft_kernels(fft_kernels_for_registration(DeviceType::Meta),
+                                  fft_kernels_for_registration(DeviceType::CPU));
+  meta::register_meta_kernels(kernel_table_for_registration(DeviceType::Meta),
+                              kernel_table_for_registration(DeviceType::CPU));
+  guard_operand_dtypes(DeviceType::Meta);
+}
 }  // namespace
 
 void start_runtime() {
   static const bool once = [] {
     set_device_type_starter(DeviceType::CPU, &start_cpu);
     set_device_type_starter(DeviceType::CUDA, &start_cuda);
+    set_device_type_starter(DeviceType::Meta, &start_meta);
     return true;
   }();
   (void)once;

@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/profiler.h"
+#include "kernels/meta/meta_kernels.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/reduce.h"
@@ -32,6 +33,7 @@ bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool e
 
 bool equal(const Tensor& a, const Tensor& b) {
   check_same_device("equal", a, b);
+  if (a.device().is_meta()) meta::refuse_data_dependent("equal");
   if (a.sizes() != b.sizes()) return false;
   return item(all(eq(a, b))).to_bool();
 }

@@ -191,6 +191,10 @@ Scalar item(const Tensor& x) {
       x.numel() == 1, Runtime, "a Tensor with ", x.numel(),
       " elements cannot be converted to Scalar\nhint: item() needs exactly one element; reduce first "
       "(e.g. x.sum().item()) or use x.tolist()");
+  TANDEM_CHECK(
+      !x.device().is_meta(), Runtime,
+      "Tensor.item() cannot be called on meta tensors\nhint: a meta tensor has a shape and a dtype but "
+      "no value; compute on a real device");
   alignas(16) char buf[16];  // the widest element: complex128
   if (x.device().is_cpu()) {
     std::memcpy(buf, x.data_ptr(), x.element_size());

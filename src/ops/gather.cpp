@@ -203,6 +203,10 @@ Tensor one_hot(const Tensor& x, int64_t num_classes) {
   profiler::RecordScope profile_scope("aten::one_hot", x, num_classes);
   TANDEM_CHECK(x.dtype() == DType::Int64, Runtime,
                "one_hot is only applicable to index tensor of type LongTensor.");
+  TANDEM_CHECK(
+      !x.device().is_meta() || num_classes != -1, Runtime,
+      "Tensor.item() cannot be called on meta tensors\nhint: one_hot of a meta tensor cannot infer the "
+      "number of classes from its values; pass num_classes=");
   const Tensor x64 = contiguous(x);
   int64_t lo = 0, hi = -1;
   const bool any = index_min_max(x64, lo, hi);

@@ -10,7 +10,8 @@ namespace tandem {
 Tensor contiguous_int64(const Tensor& index) { return contiguous(to_dtype(index, DType::Int64)); }
 
 bool index_min_max(const Tensor& index64, int64_t& lo, int64_t& hi) {
-  if (index64.numel() == 0) return false;
+  // A meta index has no values to check (PyTorch's meta kernels take every index as in range).
+  if (index64.numel() == 0 || index64.device().is_meta()) return false;
   kernel_table(index64.device().type).index.min_max(index64, &lo, &hi);
   return true;
 }

@@ -86,6 +86,8 @@ Tensor from_column_major(const Tensor& buf, IntArrayRef batch, int64_t rows, int
 }
 
 std::vector<int> read_info(const Tensor& info) {
+  // A meta factorisation has no values, so nothing can have failed (PyTorch's meta kernels check no info).
+  if (info.device().is_meta()) return std::vector<int>(static_cast<size_t>(info.numel()), 0);
   Tensor host = contiguous(to_device(info, Device(), std::nullopt, false));
   const int* p = host.data<int>();
   return std::vector<int>(p, p + host.numel());

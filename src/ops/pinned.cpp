@@ -35,9 +35,11 @@ bool is_pinned(const Tensor& x) {
 
 Tensor pin_memory(const Tensor& x) {
   profiler::RecordScope profile_scope("aten::pin_memory", x);
-  TANDEM_CHECK(x.device().is_cpu(), Runtime, "cannot pin '", x.device().str(), " ", dtype_name(x.dtype()),
-               "' tensor: only dense CPU tensors can be pinned\nhint: the tensor already lives on ",
-               x.device().str(), "; pin_memory() applies to CPU tensors before copying them to the device");
+  // PyTorch names the tensor by its C++ type: CUDAFloatType, MetaHalfType.
+  TANDEM_CHECK(x.device().is_cpu(), Runtime, "cannot pin '", x.device().is_cuda() ? "CUDA" : "Meta",
+               dtype_title(x.dtype()),
+               "Type' only dense CPU tensors can be pinned\nhint: the tensor lives on ", x.device().str(),
+               "; pin_memory() applies to CPU tensors before copying them to the device");
   if (is_pinned(x)) return x;
   if (autograd::should_record(x)) {
     Tensor out = autograd::without_grad([&] { return pin_memory(x); });

@@ -8,6 +8,7 @@
 #include "autograd/formulas.h"
 #include "core/error.h"
 #include "core/profiler.h"
+#include "kernels/meta/meta_kernels.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factories.h"
@@ -311,11 +312,13 @@ UniqueResult unique_flat(const Tensor& x, bool consecutive) {
 }  // namespace
 
 UniqueResult unique(const Tensor& x, std::optional<int64_t> dim) {
+  if (x.device().is_meta()) meta::refuse_data_dependent("_unique2");
   if (is_complex(x.dtype())) throw_dtype_not_implemented("unique", x.dtype());  // PyTorch's text
   return autograd::without_grad([&] { return dim ? unique_along(x, *dim, false) : unique_flat(x, false); });
 }
 
 UniqueResult unique_consecutive(const Tensor& x, std::optional<int64_t> dim) {
+  if (x.device().is_meta()) meta::refuse_data_dependent("unique_consecutive");
   if (is_complex(x.dtype())) throw_dtype_not_implemented("unique_consecutive", x.dtype());
   // As PyTorch, dim 0 of a 1-D tensor is the flat case.
   bool flat = !dim || (*dim == 0 && x.dim() == 1);

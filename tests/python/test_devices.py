@@ -23,7 +23,7 @@ def test_device_objects_parse_compare_and_print():
     assert c.index is None and str(c) == "cpu" and repr(c) == "device(type='cpu')"
     assert tandem.ones(1).device == "cpu"
     assert len({tandem.device("cuda:0"), tandem.device("cuda", 0)}) == 1
-    with pytest.raises(RuntimeError, match="Expected one of cpu, cuda device type at start of device string: tpu"):
+    with pytest.raises(RuntimeError, match="Expected one of cpu, cuda, meta device type at start of device string: tpu"):
         tandem.device("tpu")
     with pytest.raises(RuntimeError, match="Invalid device string: 'cuda:x'"):
         tandem.device("cuda:x")

@@ -11,7 +11,7 @@ _PACKETS = {}  # "ns::name" -> OpOverloadPacket
 # Dispatch keys a kernel may be registered at; a device's key wins over CompositeExplicitAutograd, and a
 # CompositeImplicitAutograd kernel runs instead of all of them (its own tandem ops give it gradients).
 DISPATCH_KEYS = ("CPU", "CUDA", "CompositeExplicitAutograd", "CompositeImplicitAutograd", "Meta")
-_DEVICE_KEYS = {"cpu": "CPU", "cuda": "CUDA"}
+_DEVICE_KEYS = {"cpu": "CPU", "cuda": "CUDA", "meta": "Meta"}
 _PENDING = {}  # (qualname, overload) -> {key: kernel}: PyTorch lets impl come before define
 
 
@@ -83,12 +83,12 @@ class OpOverload:
                     _C._increment_version(t)
 
     def _dispatch_device(self, args, kwargs):
-        """The device type whose kernel runs: cuda when any tensor argument is on a cuda device, else cpu; for
-        an op without tensor arguments, its Device argument's type."""
+        """The device type whose kernel runs: meta when any tensor argument is on the meta device, cuda when any is
+        on a cuda device, else cpu; for an op without tensor arguments, its Device argument's type."""
         values = [*args, *kwargs.values()]
         types = {t.device.type for t in _tensors(values)}
         if types:
-            return "cuda" if "cuda" in types else "cpu"
+            return "meta" if "meta" in types else "cuda" if "cuda" in types else "cpu"
         named = self._named(args, kwargs)
         for a in self._schema.arguments:
             if a.type.base == "Device" and named.get(a.name) is not None:
@@ -106,8 +106,16 @@ class OpOverload:
         return kernel
 
     def _call_kernel(self, args, kwargs):
-        """Runs the kernel for the inputs' device (below autograd: what a registered backward wraps)."""
+        """Runs the kernel for the inputs' device (below autograd: what a registered backward wraps). Meta inputs
+        run the fake implementation (the op's Meta kernel), as in PyTorch."""
         device_type = self._dispatch_device(args, kwargs)
+        if device_type == "meta" and self._fake is not None:
+            return self._fake(*args, **kwargs)
+        if device_type == "meta" and self._custom is not None:
+            raise RuntimeError(
+                f"There was no fake impl registered for <CustomOpDef({self._packet._qualified_op_name})>. This is "
+                "necessary for torch.compile/export/fx tracing to work. Please use "
+                f"`{self._custom._name}.register_fake` to add an fake impl.")
         if self._custom is not None:
             return self._custom._run_kernel(device_type, args, kwargs)
         return self._kernel_for(device_type)(*args, **kwargs)

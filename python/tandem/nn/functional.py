@@ -440,6 +440,9 @@ def one_hot(tensor, *positional, num_classes=-1):
     if tensor.dtype != tandem.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.\nhint: convert the "
                            "class indices with .long()")
+    if num_classes == -1 and tensor.is_meta:
+        raise RuntimeError("Tensor.item() cannot be called on meta tensors\nhint: one_hot of a meta tensor cannot "
+                           "infer the number of classes from its values; pass num_classes")
     if num_classes == -1 and tensor.numel() == 0:
         raise RuntimeError("Can not infer total number of classes from empty tensor.\nhint: pass num_classes")
     if tensor.numel() and (num_classes == -1 or tensor.device.type == "cpu"):

@@ -446,7 +446,7 @@ class Module:
     def to_empty(self, *, device, recurse=True):
         """Parameters and buffers moved to `device` without copying their values (uninitialised memory)."""
         import tandem
-        return self._apply(lambda t: tandem.empty_like(t, device=device))
+        return self._apply(lambda t: tandem.empty_like(t, device=device), recurse=recurse)
 
     def type(self, dst_type):
         return self._apply(lambda t: t.type(dst_type))

@@ -166,6 +166,11 @@ def load_from_state_dict(module, state_dict, prefix, local_metadata, strict, mis
             error_msgs.append(f"size mismatch for {key}: copying a param with shape {src.shape!r} from checkpoint, "
                               f"the shape in current model is {target.shape!r}.")
             continue
+        if not assign and target.is_meta and not src.is_meta:
+            warnings.warn(f"for {key}: copying from a non-meta parameter in the checkpoint to a meta parameter in the "
+                          "current model, which is a no-op. (Did you mean to pass `assign=True` to assign items in "
+                          "the state dictionary to their corresponding key in the module instead of copying them in "
+                          "place?)", stacklevel=2)
         try:
             if swap:
                 _swap_in(target, src, assign)

@@ -1,7 +1,6 @@
-"""skip_init: build a module without paying for its parameter initialisation where possible, as
-torch.nn.utils.skip_init. tandem has no "meta" device, so the module is built on its final device and its
-initialisers run; the result is what PyTorch promises (a module whose parameters hold arbitrary values to be
-overwritten), only not faster."""
+"""skip_init: build a module without paying for its parameter initialisation, as torch.nn.utils.skip_init: the
+module is built on the meta device (its initialisers then do no work) and given uninitialised memory on the
+requested device with ``to_empty``."""
 import inspect
 
 from ..modules.module import Module
@@ -14,5 +13,6 @@ def skip_init(module_cls, *args, **kwargs):
         raise RuntimeError(f"Expected a Module; got {module_cls}")
     if "device" not in inspect.signature(module_cls).parameters:
         raise RuntimeError("Module must support a 'device' arg to skip initialization")
-    kwargs.setdefault("device", "cpu")
-    return module_cls(*args, **kwargs)
+    final_device = kwargs.pop("device", "cpu")
+    kwargs["device"] = "meta"
+    return module_cls(*args, **kwargs).to_empty(device=final_device)
