@@ -14,8 +14,8 @@ constexpr int kNumDeviceTypes = 3;
 
 struct Device {
   DeviceType type = DeviceType::CPU;
-  int16_t index =
-      -1;  // -1: "the current one" for CUDA; CPU and meta tensors always report -1 ("cpu", "meta")
+  // -1: "the current one" for CUDA; CPU and meta tensors always report -1 (printed as "cpu", "meta").
+  int16_t index = -1;
 
   constexpr Device() = default;
   constexpr Device(DeviceType t, int16_t i = -1) : type(t), index(t == DeviceType::CUDA ? i : -1) {}
