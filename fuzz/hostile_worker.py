@@ -159,7 +159,7 @@ def _needs_values(error):
     return "meta" in str(error)
 
 
-def meta_verdict(expected, got):
+def meta_verdict(case, expected, got):
     """On the meta device (--devices meta) a case checks what meta tensors have: no crash or hang, PyTorch's
     shapes and dtypes (the oracle still runs on the CPU), and no error other than "this needs values". An input
     PyTorch refuses only by its values (an index out of range) passes on meta, as PyTorch's own meta kernels

@@ -75,6 +75,7 @@ REBUILD_PARAMETER_WITH_STATE = TorchName("torch._utils", "_rebuild_parameter_wit
 TORCH_SIZE = TorchName("torch", "Size")
 TORCH_DEVICE = TorchName("torch", "device")
 REBUILD_SPARSE_TENSOR = TorchName("torch._utils", "_rebuild_sparse_tensor")
+REBUILD_META_TENSOR = TorchName("torch._utils", "_rebuild_meta_tensor_no_storage")  # no storage, as torch.save
 # A tensor subclass, or a tensor with Python attributes: (rebuild function, class, its arguments, state).
 REBUILD_FROM_TYPE_V2 = TorchName("torch._tensor", "_rebuild_from_type_v2")
 TORCH_TENSOR = TorchName("torch", "Tensor")

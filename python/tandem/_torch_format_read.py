@@ -153,6 +153,15 @@ def _rebuild_sparse_tensor(layout, data):
                                         is_coalesced=data[3] if len(data) == 4 else None)
 
 
+def _rebuild_meta_tensor(dtype, size, stride, requires_grad):
+    """A meta tensor (saved without a storage): its dtype and geometry."""
+    if not (isinstance(dtype, _C.dtype) and isinstance(requires_grad, bool) and isinstance(size, tuple)
+            and isinstance(stride, tuple) and all(_is_int(v) for v in (*size, *stride))):
+        raise pickle.UnpicklingError("tandem.load: a meta tensor in the file is damaged")
+    from . import empty_strided  # noqa: PLC0415  (tandem's package imports this module)
+    return empty_strided(size, stride, dtype=dtype, device="meta", requires_grad=requires_grad)
+
+
 def _unsupported(what):
     def refuse(*args, **kwargs):
         raise NotImplementedError(f"tandem.load: the file holds {what}, which tandem does not support\n"
@@ -186,6 +195,7 @@ def _build_allowed_globals():
         "torch._utils._rebuild_tensor": _rebuild_tensor, "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2,
         "torch._utils._rebuild_tensor_v3": _rebuild_tensor_v3, "torch._utils._rebuild_parameter": _rebuild_parameter,
         "torch._utils._rebuild_sparse_tensor": _rebuild_sparse_tensor,
+        "torch._utils._rebuild_meta_tensor_no_storage": _rebuild_meta_tensor,
         "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
         "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2, "torch.Tensor": Tensor,
         "torch.storage.UntypedStorage": UNTYPED_STORAGE, "torch.UntypedStorage": UNTYPED_STORAGE,
@@ -203,7 +213,6 @@ def _build_allowed_globals():
             ("_utils._rebuild_qtensor", "a quantized tensor"),
             ("_utils._rebuild_nested_tensor", "a nested tensor"),
             ("_utils._rebuild_wrapper_subclass", "a tensor subclass"),
-            ("_utils._rebuild_meta_tensor_no_storage", "a meta tensor"),
             ("_utils._rebuild_device_tensor_from_numpy", "a tensor of a device tandem does not have")]:
         allowed[f"torch.{name}"] = _unsupported(what)
     return allowed

@@ -15,10 +15,10 @@ from ._C import Tensor
 from ._size import Size
 from ._layouts import is_sparse_tensor, layout
 from ._tensor_state import get_state, has_state
-from ._torch_format import (DTYPES, GET_LAYOUT, REBUILD_FROM_TYPE_V2, REBUILD_PARAMETER, REBUILD_PARAMETER_WITH_STATE,
-                            REBUILD_SPARSE_TENSOR, REBUILD_TENSOR_V2, REBUILD_TENSOR_V3, STORAGE_ALIGNMENT,
-                            STORAGE_TYPES, TORCH_DEVICE, TORCH_SIZE, TORCH_TENSOR, UNTYPED_STORAGE, VERSION_RECORD,
-                            TorchName, dtype_name)
+from ._torch_format import (DTYPES, GET_LAYOUT, REBUILD_FROM_TYPE_V2, REBUILD_META_TENSOR, REBUILD_PARAMETER,
+                            REBUILD_PARAMETER_WITH_STATE, REBUILD_SPARSE_TENSOR, REBUILD_TENSOR_V2, REBUILD_TENSOR_V3,
+                            STORAGE_ALIGNMENT, STORAGE_TYPES, TORCH_DEVICE, TORCH_SIZE, TORCH_TENSOR, UNTYPED_STORAGE,
+                            VERSION_RECORD, TorchName, dtype_name)
 from ._torch_format import LEGACY_MAGIC_NUMBER, LEGACY_PROTOCOL_VERSION, LEGACY_SYS_INFO
 from .nn.parameter import Parameter
 from .sparse import SparseCooTensor, SparseCsrTensor
@@ -144,6 +144,8 @@ class _Pickler(pickle._Pickler):
         if is_sparse_tensor(obj):  # another layout (CSC): its placeholder must never be written as the data
             raise NotImplementedError(f"tandem.save of a {obj.layout} tensor is not supported\nhint: save "
                                       "t.to_sparse_csr() (or t.to_dense()) instead")
+        if isinstance(obj, Tensor) and obj.is_meta:  # no values: its geometry only, as torch.save writes it
+            return REBUILD_META_TENSOR, (obj.dtype, tuple(obj.shape), tuple(obj.stride()), obj.requires_grad)
         if isinstance(obj, Tensor):
             storage, offset = self._on_tensor(obj)
             # The empty OrderedDict: backward hooks, which torch.save never writes either.
