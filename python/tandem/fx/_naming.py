@@ -1,0 +1,91 @@
+"""How FX writes the things a graph refers to: the dotted name of a target function ("torch.relu",
+"operator.add", "__main__.helper"), of a type annotation ("torch.Tensor") and of a module target
+(``getattr(self.seq, "0")``). tandem's public functions print under ``torch.``, as PyTorch's do: generated code runs
+with ``torch`` bound to tandem, so a graph's text and code read the same in both libraries."""
+import builtins
+import sys
+
+import tandem
+
+# The public namespaces a tandem function can be reached by, most specific last: the first that holds the function
+# under its own name gives its printed module, as PyTorch prints torch.relu and torch.nn.functional.relu.
+_PUBLIC_MODULES = ("tandem", "tandem.nn.functional", "tandem.linalg", "tandem.special", "tandem.fft", "tandem.nn.init")
+
+
+def torch_spelling(module_name):
+    """'tandem.nn.functional' -> 'torch.nn.functional': the name a tandem module has in generated code."""
+    if module_name == "tandem" or module_name.startswith("tandem."):
+        return "torch" + module_name[len("tandem"):]
+    return module_name
+
+
+def _tandem_module_of(obj, name):
+    """The public tandem module that holds `obj` under `name`, or None."""
+    declared = getattr(obj, "__module__", None)
+    candidates = ([declared] if isinstance(declared, str) and declared.startswith("tandem") else []) + \
+        list(_PUBLIC_MODULES)
+    for module_name in candidates:
+        module = sys.modules.get(module_name)
+        if module is not None and getattr(module, name, None) is obj:
+            return module_name
+    return None
+
+
+def is_from_tandem(obj):
+    """True for a function or object that generated code reaches through the `torch` global."""
+    if obj is tandem:
+        return True
+    name = getattr(obj, "__name__", None)
+    return isinstance(name, str) and _tandem_module_of(obj, name) is not None
+
+
+def qualified_name(func):
+    """The dotted name PyTorch gives a call_function target: builtins by their bare name, operator functions as
+    'operator.add', tandem's as 'torch.X', any other as 'its.module.name'."""
+    name = getattr(func, "__name__", None)
+    if name is None:
+        raise RuntimeError(f"Unable to represent {func!r} by a qualified name")
+    if getattr(builtins, name, None) is func:
+        return name
+    if getattr(tandem.Tensor, name, None) is func:
+        return f"torch.Tensor.{name}"
+    tandem_module = _tandem_module_of(func, name)
+    if tandem_module is not None:
+        return f"{torch_spelling(tandem_module)}.{name}"
+    module = getattr(func, "__module__", None) or "builtins"
+    return f"{torch_spelling(module)}.{name}"  # operator.abs stays '_operator.abs', as in PyTorch's code
+
+
+def pretty_target(target):
+    """A target as Graph.__str__ and print_tabular-style listings show it."""
+    if isinstance(target, str):
+        return target
+    name = getattr(target, "__name__", None)
+    module = getattr(target, "__module__", None)
+    if name is not None and module == "builtins" and getattr(builtins, name, None) is target:
+        return f"builtins.{name}"
+    if name is not None and module == "_operator":
+        return f"operator.{name}"
+    return qualified_name(target)
+
+
+def type_repr(obj):
+    """A type annotation as it appears in a signature or a graph listing."""
+    if obj is tandem.Tensor:
+        return "torch.Tensor"
+    if isinstance(obj, type):
+        if obj.__module__ == "builtins":
+            return obj.__qualname__
+        return f"{torch_spelling(obj.__module__)}.{obj.__qualname__}"
+    if obj is ...:
+        return "..."
+    if callable(obj) and hasattr(obj, "__code__"):
+        return obj.__name__
+    return repr(obj).replace("tandem.", "torch.")
+
+
+def format_target(base, target):
+    """'seq.0' under 'self' -> 'getattr(self.seq, "0")': each part that is not an identifier through getattr."""
+    for part in target.split("."):
+        base = f"{base}.{part}" if part.isidentifier() else f'getattr({base}, "{part}")'
+    return base

@@ -1,0 +1,1 @@
+"""tandem.fx.experimental: graph optimisations (optimization.fuse)."""
