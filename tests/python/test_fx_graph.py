@@ -448,3 +448,34 @@ def test_normalized_arguments():
         assert pair.args == (x,) and pair.kwargs == {"b": 2, "c": 4}
         only_kwargs = n.normalized_arguments(lib.nn.Module(), normalize_to_only_use_kwargs=True)
         assert only_kwargs.args == () and only_kwargs.kwargs == {"a": x, "b": 2, "c": 4}
+
+
+def test_print_readable_with_shapes_and_nested_graph_modules():
+    texts = []
+    for lib in LIBS:
+        inner = lib.fx.symbolic_trace(lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.ReLU()))
+
+        class Outer(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.inner = inner
+
+            def forward(self, x):
+                return self.inner(x).sum(), x.shape
+
+        class KeepGraphModules(lib.fx.Tracer):
+            def is_leaf_module(self, m, qualname):
+                return isinstance(m, lib.fx.GraphModule) or super().is_leaf_module(m, qualname)
+
+        root = Outer()
+        gm = lib.fx.GraphModule(root, KeepGraphModules().trace(root))
+        plain = gm.print_readable(print_output=False)
+        lib.fx.passes.shape_prop.ShapeProp(gm).propagate(lib.ones(1, 2))
+        texts.append((plain, gm.print_readable(print_output=False),
+                      lib.fx.symbolic_trace(lambda x: x).print_readable(print_output=False)))
+    assert texts[0] == texts[1]
+    assert texts[0][1].startswith('class GraphModule(torch.nn.Module):\n    def forward(self, x: "f32[1, 2]"):\n'
+                                  '        # No stacktrace found for following nodes\n'
+                                  '        inner: "f32[1, 3]" = self.inner(x)\n')
+    assert "\n    class inner(torch.nn.Module):\n        def forward(self, input):\n            input_1 = input\n\n" \
+        in texts[0][1]

@@ -30,6 +30,22 @@ class PythonCode:
     _lineno_map: dict = field(default=None)
 
 
+_DTYPE_ABBREVIATIONS = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16", "int64": "i64",
+                        "int32": "i32", "int16": "i16", "int8": "i8", "uint8": "u8", "bool": "b8",
+                        "complex64": "c64", "complex128": "c128", "complex32": "c32", "uint16": "u16",
+                        "uint32": "u32", "uint64": "u64", "float8_e4m3fn": "f8e4m3fn", "float8_e5m2": "f8e5m2"}
+
+
+def _tensor_annotation(node):
+    """'"f32[1, 3]"' for a node whose meta holds a tensor or its TensorMetadata (print_readable's annotations)."""
+    meta = node.meta.get("val", node.meta.get("tensor_meta", node.meta.get("example_value")))
+    if meta is None or not hasattr(meta, "shape") or not hasattr(meta, "dtype"):
+        return ""
+    dtype = str(meta.dtype).split(".")[-1]
+    shape = ", ".join(str(int(d)) for d in meta.shape)
+    return f': "{_DTYPE_ABBREVIATIONS.get(dtype, dtype)}[{shape}]"'
+
+
 def _device_repr(device):
     return f"device(type='{device.type}')" if device.index is None else \
         f"device(type='{device.type}', index={device.index})"
@@ -105,10 +121,12 @@ class _Writer:
         keywords = ", ".join(f"{k} = {self.value(v)}" for k, v in kwargs.items())
         return f"{positional}, {keywords}" if positional and keywords else positional or keywords
 
-    def statement(self, node, root_module):
+    def statement(self, node, root_module, verbose=False):
         """The line computing `node`, without the trailing deletions."""
         name = self.value(node)
         annotation = f" : {self.type_text(node.type)}" if node.type is not None else ""
+        if verbose and not annotation:
+            annotation = _tensor_annotation(node)
         if node.op == "call_method":
             return (f"{name}{annotation} = {format_target(self.value(node.args[0]), node.target)}"
                     f"({self.call_args(node.args[1:], node.kwargs)})")
@@ -162,28 +180,30 @@ def python_code(graph, root_module, verbose=False):
     for node in nodes:
         if node.op == "placeholder":
             annotation = f" : {writer.type_text(node.type)}" if node.type is not None else ""
+            if verbose and not annotation:
+                annotation = _tensor_annotation(node)
             default = f" = {writer.value(node.args[0])}" if node.args else ""
             free_vars.append(f"{node.target}{annotation}{default}")
             raw = node.target.replace("*", "")
             if raw != writer.value(node):
                 body.append(f"{writer.value(node)} = {raw}\n")
             continue
-        if verbose and not stack_comment_done:
-            body.append("# No stacktrace found for following nodes\n")
+        if verbose and not stack_comment_done and node.op != "output":
+            body.append("\n# No stacktrace found for following nodes\n")
             stack_comment_done = True
         if node.op == "output":
             if node.type is not None:
                 return_annotation = f" -> {writer.type_text(node.type)}"
             body.append(f"return {writer.value(node.args[0])}\n")
             continue
-        line = writer.statement(node, root_module)
+        line = writer.statement(node, root_module, verbose)
         dead = list(last_uses.get(node, []))
         if not node.users:
             dead.append(node)  # kept for its side effect: free its result at once
         if dead:
             line += ";  " + " = ".join([writer.value(n) for n in dead] + ["None"])
         body.append(line + "\n")
-    if not any(not line.startswith("#") for line in body):
+    if not any(not line.lstrip("\n").startswith("#") for line in body):
         body.append("pass\n")
     if not free_vars or free_vars[0] != "self":
         free_vars.insert(0, "self")

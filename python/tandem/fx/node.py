@@ -62,7 +62,9 @@ def _format_arg(arg, max_list_len=float("inf")):
         return "{" + ", ".join(f"{key}: {_format_arg(value)}" for key, value in arg.items()) + "}"
     if isinstance(arg, Node):
         return "%" + str(arg)
-    return str(arg)
+    text = str(arg)
+    # dtypes, layouts and memory formats print as tandem.X: graph listings name them torch.X, as generated code does
+    return "torch." + text[len("tandem."):] if text.startswith("tandem.") and not isinstance(arg, str) else text
 
 
 class ArgsKwargsPair(NamedTuple):

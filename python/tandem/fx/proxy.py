@@ -11,6 +11,7 @@ from bisect import bisect_left
 
 import tandem
 
+from ._functional_calls import as_pytorch_records
 from .graph import Graph
 from .node import Node, map_aggregate
 
@@ -240,7 +241,10 @@ class Proxy:
         tracer = next(iter(tracers))
         if tandem.overrides.is_tensor_method_or_property(orig_method):
             return tracer.create_proxy("call_method", orig_method.__name__, args, kwargs)
-        return tracer.create_proxy("call_function", orig_method, args, kwargs,
+        op, target, args, kwargs = as_pytorch_records(orig_method, args, kwargs)
+        if op == "call_method":
+            return tracer.create_proxy(op, target, args, kwargs)
+        return tracer.create_proxy("call_function", target, args, kwargs,
                                    name=tracer.graph._target_to_str(orig_method.__name__))
 
 
