@@ -100,7 +100,7 @@ def build(torch, name):
             self.register_buffer("scale", torch.full((4,), 2.0))
 
         def forward(self, x):
-            return (x + self.offset) * self.scale + torch.ones(4)
+            return (x + self.offset) * self.scale + self.scale.new_ones(4)  # a tensor made while tracing
 
     return {"mlp": (MLP, [(2, 4)]), "cnn": (CNN, [(2, 3, 4, 4)]), "residual": (Residual, [(1, 3, 4, 4)]),
             "methods": (WithMethods, [(2, 4)]), "kwargs_tuple": (KwargsAndTuple, [(2, 3), (2, 3)]),
@@ -113,5 +113,7 @@ MODEL_NAMES = ["mlp", "cnn", "residual", "methods", "kwargs_tuple", "tensor_meth
 def make(torch, name, device="cpu"):
     cls, shapes = build(torch, name)
     module = init_from_numpy(torch, cls()).to(device)
+    if hasattr(module, "offset"):
+        module.offset = module.offset.to(device)  # a plain tensor attribute: .to() does not move it
     inputs = [numpy_input(torch, shape, seed=i + 1, device=device) for i, shape in enumerate(shapes)]
     return module, inputs

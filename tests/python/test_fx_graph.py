@@ -2,6 +2,7 @@
 dead-code elimination, lint), GraphModule's submodule handling, copies and pickling, the Interpreter and
 Transformer, subgraph rewriting, ShapeProp and conv-bn fusion; with PyTorch's errors for misuse."""
 import copy
+import importlib
 import operator
 import pickle
 
@@ -427,7 +428,8 @@ def test_fuse_conv_bn():
         with lib.no_grad():
             module.bn1.running_mean.copy_(lib.tensor([0.1, -0.2, 0.3]))
             module.bn2.running_var.copy_(lib.tensor([0.5, 2.0, 1.5]))
-        fused = lib.fx.experimental.optimization.fuse(module)
+        optimization = importlib.import_module(f"{lib.__name__}.fx.experimental.optimization")
+        fused = optimization.fuse(module)
         codes.append(fused.code)
         assert not any(isinstance(m, lib.nn.BatchNorm2d) for m in fused.modules())
         np.testing.assert_allclose(np.array(fused(*inputs).tolist()), np.array(module(*inputs).tolist()),

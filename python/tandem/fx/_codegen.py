@@ -92,6 +92,8 @@ class _Writer:
         """Python source that evaluates to `arg` in the generated code."""
         if isinstance(arg, Node):
             return self.namespace.create_name(arg.name, arg)
+        if isinstance(arg, tandem.Size):
+            return f"torch.Size([{', '.join(self.value(a) for a in arg)}])"
         if isinstance(arg, tuple) and hasattr(arg, "_fields"):
             cls = self.add_global(qualified_name(type(arg)), type(arg))
             return f"{cls}({', '.join(self.value(a) for a in arg)})"

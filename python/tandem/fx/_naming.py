@@ -19,14 +19,25 @@ def torch_spelling(module_name):
     return module_name
 
 
+def _reachable(module_name):
+    """The object generated code reaches as `module_name` (its torch.X spelling) through attributes from tandem:
+    not always the module of that name (tandem._assert_async is a function)."""
+    obj = tandem
+    for part in module_name.split(".")[1:]:
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
+
+
 def _tandem_module_of(obj, name):
-    """The public tandem module that holds `obj` under `name`, or None."""
+    """The public tandem module that holds `obj` under `name` (reachable by attributes from tandem), or None."""
     declared = getattr(obj, "__module__", None)
-    candidates = ([declared] if isinstance(declared, str) and declared.startswith("tandem") else []) + \
-        list(_PUBLIC_MODULES)
+    candidates = list(_PUBLIC_MODULES)
+    if isinstance(declared, str) and (declared == "tandem" or declared.startswith("tandem.")):
+        candidates.append(declared)
     for module_name in candidates:
-        module = sys.modules.get(module_name)
-        if module is not None and getattr(module, name, None) is obj:
+        if module_name in sys.modules and getattr(_reachable(module_name), name, None) is obj:
             return module_name
     return None
 
