@@ -406,3 +406,38 @@ def test_public_names():
     assert tandem.fx.proxy.GraphAppendingTracer is not None
     with pytest.raises(AttributeError, match="^module 'tandem.fx' has no attribute 'no_such_name'$"):
         tandem.fx.no_such_name
+
+
+def test_functional_calls_recorded_as_pytorch_records_them():
+    # PyTorch's Python-level nn.functional functions hand __torch_function__ their defaulted parameters as
+    # keywords; tandem's tracer re-spells the call that way (python/tandem/fx/_functional_calls.py).
+    def program(F):
+        def f(x, t):
+            a = F.relu(x) + F.softmax(x, 1) + F.dropout(x, 0.2, training=False)
+            b = F.layer_norm(x, (3,)) + F.leaky_relu(x, 0.1) + F.hardtanh(x)
+            c = F.max_pool1d(x.unsqueeze(0), 1).squeeze(0) + F.pad(x, (0, 0)) + F.normalize(x)
+            return a + b + c + F.tanh(x) + F.sigmoid(x), F.cross_entropy(x, t), F.mse_loss(x, x)
+        return f
+
+    codes = []
+    for lib in LIBS:
+        gm = lib.fx.symbolic_trace(program(lib.nn.functional))
+        codes.append(gm.code)
+        out = gm(lib.ones(2, 3), lib.tensor([0, 2]))
+        assert out[1].item() == pytest.approx(math.log(3))
+    assert codes[0] == codes[1]
+    assert "torch.nn.functional.relu(x, inplace = False)" in codes[0]
+    assert "tanh = x.tanh()" in codes[0]
+
+
+_MISSING_WRAP_SOURCE = """
+import tandem.fx
+tandem.fx.wrap("never_defined")
+"""
+
+
+def test_wrap_of_a_name_the_module_lacks_is_skipped():
+    scope = {"__name__": "missing_wrap"}
+    exec(compile(_MISSING_WRAP_SOURCE, "<missing_wrap>", "exec"), scope)
+    gm = tandem.fx.symbolic_trace(lambda x: x + 1)  # PyTorch: KeyError 'never_defined', in every later trace
+    assert gm(tandem.ones(1)).tolist() == [2.0]

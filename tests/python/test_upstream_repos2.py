@@ -75,6 +75,10 @@ import {lib}.fx
 def leaf(x):
     return x * 2
 
+def other(x):  # defined: a wrapped name missing from its module makes PyTorch's every later trace fail
+    return x
+
+
 {lib}.fx.wrap("other")
 RESULT = leaf(3)
 """

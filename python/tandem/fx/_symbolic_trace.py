@@ -131,10 +131,14 @@ def _create_wrapped_func(orig_fn):
 
 def _patch_wrapped_functions(patcher):
     for (_, name), frame_dict in list(_wrapped_fns_to_patch.items()):
-        if name not in frame_dict and hasattr(builtins, name):
+        if name in frame_dict:
+            orig_fn = frame_dict[name]
+        elif hasattr(builtins, name):
             orig_fn = getattr(builtins, name)  # wrap('len'): the module's `len` becomes the recording one
         else:
-            orig_fn = frame_dict[name]
+            # wrap("f") in a module that never defined f: skipped (PyTorch's KeyError here would break every
+            # later trace in the process, whatever it traces)
+            continue
         patcher.patch(frame_dict, name, _create_wrapped_func(orig_fn))
 
 
