@@ -441,3 +441,34 @@ def test_wrap_of_a_name_the_module_lacks_is_skipped():
     exec(compile(_MISSING_WRAP_SOURCE, "<missing_wrap>", "exec"), scope)
     gm = tandem.fx.symbolic_trace(lambda x: x + 1)  # PyTorch: KeyError 'never_defined', in every later trace
     assert gm(tandem.ones(1)).tolist() == [2.0]
+
+
+def _spelling_cases(lib):
+    return {
+        "factory_with_proxy_device": lambda x: lib.ones(3, device=x.device),
+        "like": lambda x: lib.zeros_like(x),
+        "size": lambda x: x.size(),
+        "index_none_ellipsis": lambda x: x[None, ..., 0],
+        "stack_tuple": lambda x: lib.stack((x, x), 0),
+        "constant_matmul": lambda x: lib.ones(2, 2) @ x,
+        "inplace_operator": lambda x: x.__iadd__(1),
+        "setitem": lambda x: x.__setitem__(0, 1),
+        "where_scalars": lambda x: lib.where(x > 0, 1.0, 0.0),
+        "max_named_tuple": lambda x: lib.max(x, dim=0).values,
+        "sum_keywords": lambda x: lib.sum(x, dim=(0,), keepdim=True),
+        "einsum": lambda x: lib.einsum("ij,jk->ik", x, x),
+        "split_sizes": lambda x: x.split([1, 1]),
+        "memory_format": lambda x: x.clone(memory_format=lib.contiguous_format),
+        "dtype_argument": lambda x: x.type(lib.float64),
+        "arange_of_size": lambda x: lib.arange(x.size(0)),
+        "embedding": lambda x: lib.nn.functional.embedding(x, lib.ones(3, 2)),
+        "transpose_property": lambda x: x.T,
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_spelling_cases(torch)))
+def test_call_spellings_match_pytorch(case):
+    ours = tandem.fx.symbolic_trace(_spelling_cases(tandem)[case])
+    theirs = torch.fx.symbolic_trace(_spelling_cases(torch)[case])
+    assert ours.code == theirs.code
+    assert node_summary(ours.graph) == node_summary(theirs.graph)

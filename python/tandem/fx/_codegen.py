@@ -133,7 +133,8 @@ class _Writer:
             return (f"{name}{annotation} = {format_target(self.value(node.args[0]), node.target)}"
                     f"({self.call_args(node.args[1:], node.kwargs)})")
         if node.op == "call_module":
-            return f"{name}{annotation} = {format_target(root_module, node.target)}({self.call_args(node.args, node.kwargs)})"
+            call = self.call_args(node.args, node.kwargs)
+            return f"{name}{annotation} = {format_target(root_module, node.target)}({call})"
         if node.op == "get_attr":
             return f"{name}{annotation} = {format_target(root_module, node.target)}"
         return self.function_statement(node, name, annotation)

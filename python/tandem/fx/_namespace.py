@@ -14,7 +14,7 @@ RESERVED_GLOBALS = ("inf", "nan", "NoneType", "torch", "device", "fx_pytree", "p
 
 
 def snake_case(name):
-    """'MyModule' -> 'my_module', 'ReLU' -> 're_lu' (an underscore where a lower-case letter meets an upper-case one)."""
+    """'MyModule' -> 'my_module', 'ReLU' -> 're_lu' (an underscore where lower case meets upper case)."""
     return _LOWER_THEN_UPPER.sub(r"_\1", name).lower()
 
 

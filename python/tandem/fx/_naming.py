@@ -12,6 +12,14 @@ import tandem
 _PUBLIC_MODULES = ("tandem", "tandem.nn.functional", "tandem.linalg", "tandem.special", "tandem.fft", "tandem.nn.init")
 
 
+# Functions PyTorch defines in torch/functional.py (torch.einsum.__module__ is 'torch.functional'): its graphs and
+# code name them torch.functional.X, and tandem.functional holds the same functions.
+_TORCH_FUNCTIONAL_NAMES = frozenset({
+    "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes", "broadcast_tensors",
+    "cartesian_prod", "cdist", "chain_matmul", "einsum", "lu", "meshgrid", "norm", "split", "stft", "tensordot",
+    "unique", "unique_consecutive", "unravel_index"})
+
+
 def torch_spelling(module_name):
     """'tandem.nn.functional' -> 'torch.nn.functional': the name a tandem module has in generated code."""
     if module_name == "tandem" or module_name.startswith("tandem."):
@@ -34,6 +42,8 @@ def _tandem_module_of(obj, name):
     """The public tandem module that holds `obj` under `name` (reachable by attributes from tandem), or None."""
     declared = getattr(obj, "__module__", None)
     candidates = list(_PUBLIC_MODULES)
+    if name in _TORCH_FUNCTIONAL_NAMES:
+        candidates.insert(0, "tandem.functional")
     if isinstance(declared, str) and (declared == "tandem" or declared.startswith("tandem.")):
         candidates.append(declared)
     for module_name in candidates:
