@@ -1,6 +1,6 @@
 """Short FX programs of our own, in the style of pytorch/examples' fx/ folder and PyTorch's FX tutorials (custom
 tracers, inlining with proxies, inverting a function, op replacement, subgraph rewriting, wrapping an output,
-recording module paths, a profiling interpreter, a conv-bn fuser written with graph edits). Each is a script that
+recording module paths, a feature extractor, a profiling interpreter, a conv-bn fuser written with graph edits). Each is a script that
 says `import torch`; it runs once with PyTorch and once with `torch` mapped to tandem, and the two print the same."""
 import builtins
 import contextlib
@@ -382,6 +382,66 @@ x = torch.linspace(-2, 2, 2 * 2 * 5 * 5).reshape(2, 2, 5, 5)
 print(torch.allclose(fused(x), net(x), atol=1e-5), [n for n, _ in fused.named_modules()])
 """
 
+
+PROGRAMS["feature_extractor"] = """
+import torch
+import torch.fx
+
+# In the manner of torchvision's create_feature_extractor: name nodes by module path, return chosen ones.
+class NodePathTracer(torch.fx.Tracer):
+    def __init__(self):
+        super().__init__()
+        self.current = ""
+        self.qualname = {}
+    def call_module(self, m, forward, args, kwargs):
+        old = self.current
+        self.current = self.path_of_module(m)
+        try:
+            return super().call_module(m, forward, args, kwargs)
+        finally:
+            self.current = old
+    def create_proxy(self, kind, target, args, kwargs, name=None, type_expr=None):
+        proxy = super().create_proxy(kind, target, args, kwargs, name, type_expr)
+        self.qualname[proxy.node] = self.current or proxy.node.name
+        return proxy
+
+def create_feature_extractor(model, return_nodes):
+    tracer = NodePathTracer()
+    graph = tracer.trace(model)
+    wanted = {}
+    for node in graph.nodes:
+        if tracer.qualname.get(node) in return_nodes:
+            wanted[return_nodes[tracer.qualname[node]]] = node
+    output = [n for n in graph.nodes if n.op == "output"][0]
+    with graph.inserting_after(output):
+        graph.output(wanted)
+    graph.erase_node(output)
+    gm = torch.fx.GraphModule(tracer.root, graph, model.__class__.__name__)
+    gm.graph.eliminate_dead_code()  # needs the owning module (call_module purity), in both libraries
+    gm.recompile()
+    gm.delete_all_unused_submodules()
+    return gm
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = torch.nn.Sequential(torch.nn.Conv2d(1, 2, 3), torch.nn.ReLU())
+        self.body = torch.nn.Sequential(torch.nn.Conv2d(2, 2, 3), torch.nn.ReLU())
+        self.head = torch.nn.Linear(2, 3)
+    def forward(self, x):
+        y = self.body(self.stem(x)).mean((2, 3))
+        return self.head(y)
+
+net = Net()
+with torch.no_grad():
+    for p in net.parameters():
+        p.copy_(torch.linspace(-0.5, 0.5, p.numel()).reshape(p.shape))
+extractor = create_feature_extractor(net, {"stem.1": "low", "body.1": "high"})
+print(extractor.code)
+print([n for n, _ in extractor.named_modules()])
+features = extractor(torch.linspace(-1, 1, 49).reshape(1, 1, 7, 7))
+print({k: (tuple(v.shape), round(v.sum().item(), 4)) for k, v in features.items()})
+"""
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_program_prints_what_pytorch_prints(name):
