@@ -472,3 +472,52 @@ def test_call_spellings_match_pytorch(case):
     theirs = torch.fx.symbolic_trace(_spelling_cases(torch)[case])
     assert ours.code == theirs.code
     assert node_summary(ours.graph) == node_summary(theirs.graph)
+
+
+_NESTED_SOURCE = """
+import {lib}
+import {lib}.fx
+
+
+def double(x):
+    return x * 2
+
+
+{lib}.fx.wrap("double")
+
+
+class Inner({lib}.nn.Module):
+    def forward(self, x):
+        return double(x) + 1
+
+
+class Outer({lib}.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = Inner()
+
+    def forward(self, x):
+        return double(self.inner(x))
+
+
+class InliningTracer({lib}.fx.Tracer):
+    # traces each Inner on its own (a trace inside the trace) and records it as a leaf
+    def call_module(self, m, forward, args, kwargs):
+        if isinstance(m, Inner):
+            self.inner_code = {lib}.fx.symbolic_trace(m).code
+            return self.create_proxy("call_module", self.path_of_module(m), args, kwargs)
+        return super().call_module(m, forward, args, kwargs)
+"""
+
+
+def test_trace_inside_a_trace_keeps_wrapped_functions_once():
+    results = []
+    for lib in LIBS:
+        scope = {"__name__": "nested"}
+        exec(compile(_NESTED_SOURCE.format(lib=lib.__name__), "<nested>", "exec"), scope)
+        tracer = scope["InliningTracer"]()
+        graph = tracer.trace(scope["Outer"]())
+        targets = [n.target for n in graph.nodes if n.op == "call_function"]
+        assert targets == [scope["double"]]  # the function itself, not a wrapper of it
+        results.append((tracer.inner_code, lib.fx.GraphModule(scope["Outer"](), graph).code))
+    assert results[0] == results[1]

@@ -65,38 +65,63 @@ def _assert_is_none(value, msg):
 
 # ---- patching -------------------------------------------------------------------------------------------------------
 class _Patcher:
-    """Replaces module globals and class attributes for the length of a trace and puts everything back after."""
+    """Replaces module globals and class attributes for the length of a trace and puts everything back after. A
+    replacement made with deduplicate=True is marked, and not replaced again by a nested trace (which would
+    otherwise wrap the wrapper)."""
 
     def __init__(self):
-        self._undo = []
-        self._visited = set()
+        self.patches_made = []  # (apply, undo) pairs, in order
+        self.visited = set()
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        while self._undo:
-            self._undo.pop()()
+        for _, undo in reversed(self.patches_made):
+            undo()
+        self.patches_made.clear()
 
-    def patch(self, frame_dict, name, new_fn):
-        if name in frame_dict:
-            old = frame_dict[name]
-            self._undo.append(lambda: frame_dict.__setitem__(name, old))
+    def _record(self, apply, undo):
+        self.patches_made.append((apply, undo))
+        apply()
+
+    def patch(self, frame_dict, name, new_fn, deduplicate=True):
+        """frame_dict[name] = new_fn until the end of the trace."""
+        new_fn.__fx_already_patched = deduplicate
+        if name not in frame_dict:
+            self._record(lambda: frame_dict.__setitem__(name, new_fn), lambda: frame_dict.pop(name, None))
+        elif getattr(frame_dict[name], "__fx_already_patched", False):
+            return
         else:
-            self._undo.append(lambda: frame_dict.pop(name, None))
-        frame_dict[name] = new_fn
+            old = frame_dict[name]
+            self._record(lambda: frame_dict.__setitem__(name, new_fn), lambda: frame_dict.__setitem__(name, old))
 
-    def patch_method(self, cls, name, new_fn):
-        old = cls.__dict__.get(name, _MISSING)
-        self._undo.append(lambda: setattr(cls, name, old) if old is not _MISSING else delattr(cls, name))
-        setattr(cls, name, new_fn)
+    def patch_method(self, cls, name, new_fn, deduplicate=True):
+        """cls.name = new_fn until the end of the trace."""
+        new_fn.__fx_already_patched = deduplicate
+        orig = getattr(cls, name)
+        if getattr(orig, "__fx_already_patched", False):
+            return
+        own = cls.__dict__.get(name, _MISSING)
+        self._record(lambda: setattr(cls, name, new_fn),
+                     lambda: setattr(cls, name, own) if own is not _MISSING else delattr(cls, name))
 
     def visit_once(self, thing):
         """True the first time `thing` is seen in this trace."""
-        if id(thing) in self._visited:
+        if id(thing) in self.visited:
             return False
-        self._visited.add(id(thing))
+        self.visited.add(id(thing))
         return True
+
+    def revert_all_patches(self):
+        for _, undo in self.patches_made:
+            undo()
+        return self.patches_made
+
+    def reapply_all_patches(self):
+        for apply, _ in self.patches_made:
+            apply()
+        return self.patches_made
 
 
 _MISSING = object()
@@ -177,6 +202,14 @@ class Tracer(TracerBase):
         self.module_stack = collections.OrderedDict()
         self.num_calls = {}
         self.node_name_to_scope = {}
+
+    def __deepcopy__(self, memo):
+        # the autowrapped modules (math) cannot be deep-copied: shared
+        import copy
+        new = Tracer.__new__(type(self))
+        for k, v in self.__dict__.items():
+            new.__dict__[k] = copy.copy(v) if k == "_autowrap_search" else copy.deepcopy(v, memo)
+        return new
 
     # ---- values ---------------------------------------------------------------------------------------------------
     def create_arg(self, a):
@@ -402,8 +435,9 @@ class Tracer(TracerBase):
                 _autowrap_check(patcher, forward_globals, tracer._autowrap_function_ids)
                 return tracer.call_module(mod, forward, args, kwargs)
 
-            patcher.patch_method(tandem.nn.Module, "__getattr__", module_getattr_wrapper)
-            patcher.patch_method(tandem.nn.Module, "__call__", module_call_wrapper)
+            # deduplicate=False: a trace inside a trace patches the module methods again, for its own tracer
+            patcher.patch_method(tandem.nn.Module, "__getattr__", module_getattr_wrapper, deduplicate=False)
+            patcher.patch_method(tandem.nn.Module, "__call__", module_call_wrapper, deduplicate=False)
             _patch_wrapped_functions(patcher)
             _autowrap_check(patcher, fn_globals, self._autowrap_function_ids)
             for module in self._autowrap_search:
