@@ -521,3 +521,22 @@ def test_trace_inside_a_trace_keeps_wrapped_functions_once():
         assert targets == [scope["double"]]  # the function itself, not a wrapper of it
         results.append((tracer.inner_code, lib.fx.GraphModule(scope["Outer"](), graph).code))
     assert results[0] == results[1]
+
+
+def test_operators_of_torch_ops_are_recorded():
+    codes = []
+    for lib in LIBS:
+        @lib.library.custom_op("fxtest::scaled_add", mutates_args=())
+        def scaled_add(x: lib.Tensor, y: lib.Tensor, alpha: float = 1.0) -> lib.Tensor:
+            return x + alpha * y
+
+        def f(x):
+            a = lib.ops.aten.relu(x) + lib.ops.aten.relu.default(x)
+            return lib.ops.fxtest.scaled_add(a, x, alpha=2.0) + lib.ops.aten.cat([a, x]).sum()
+
+        gm = lib.fx.symbolic_trace(f)
+        codes.append((gm.code, node_summary(gm.graph)))
+        assert gm(lib.tensor([-1.0, 2.0])).tolist() == [3.0, 13.0]
+        assert [n.target for n in gm.graph.nodes if n.op == "call_function"][0] is lib.ops.aten.relu
+    assert codes[0] == codes[1]
+    assert "scaled_add = torch.ops.fxtest.scaled_add(add, x, alpha = 2.0)" in codes[0][0]

@@ -52,9 +52,19 @@ def _tandem_module_of(obj, name):
     return None
 
 
+def _operator_name(obj):
+    """'torch.ops.aten.relu' / 'torch.ops.mylib.crop.default' for tandem's operators (tandem.ops), else None."""
+    from tandem._library.registry import OpOverload, OpOverloadPacket
+    if isinstance(obj, OpOverloadPacket):
+        return f"torch.ops.{obj._namespace}.{obj._opname}"
+    if isinstance(obj, OpOverload):
+        return f"torch.ops.{obj._namespace}.{obj._opname}.{obj._overloadname}"
+    return None
+
+
 def is_from_tandem(obj):
     """True for a function or object that generated code reaches through the `torch` global."""
-    if obj is tandem:
+    if obj is tandem or _operator_name(obj) is not None:
         return True
     name = getattr(obj, "__name__", None)
     return isinstance(name, str) and _tandem_module_of(obj, name) is not None
@@ -63,6 +73,9 @@ def is_from_tandem(obj):
 def qualified_name(func):
     """The dotted name PyTorch gives a call_function target: builtins by their bare name, operator functions as
     'operator.add', tandem's as 'torch.X', any other as 'its.module.name'."""
+    operator_name = _operator_name(func)
+    if operator_name is not None:
+        return operator_name
     name = getattr(func, "__name__", None)
     if name is None:
         raise RuntimeError(f"Unable to represent {func!r} by a qualified name")
