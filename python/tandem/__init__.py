@@ -115,6 +115,8 @@ from . import __config__  # noqa: E402,F401  (the build as text: torch_geometric
 from . import library  # noqa: E402,F401  (torch.library: custom operators, docs/library.md)
 from . import _ops  # noqa: E402,F401  (torch._ops: OpOverload, OpOverloadPacket, as PyTorch imports it)
 from ._library.registry import ops  # noqa: E402,F401  (torch.ops.<namespace>.<op>)
+from . import _profiler_ops  # noqa: E402
+_profiler_ops.install()  # torch.ops.profiler._record_function_enter/_exit (record_function as operators)
 from ._control_flow import cond, while_loop  # noqa: E402,F401
 from ._assert_async import _assert_async, _assert  # noqa: E402,F401  (kornia's argument checks; FX's assertions)
 from . import _function_pickling  # noqa: E402

@@ -481,3 +481,43 @@ def test_print_readable_with_shapes_and_nested_graph_modules():
                                   '        inner: "f32[1, 3]" = self.inner(x)\n')
     assert "\n    class inner(torch.nn.Module):\n        def forward(self, input):\n            input_1 = input\n\n" \
         in texts[0][1]
+
+
+def test_profiler_range_operators_in_a_graph():
+    codes = []
+    for lib in LIBS:
+        g = lib.fx.Graph()
+        x = g.placeholder("x")
+        handle = g.call_function(lib.ops.profiler._record_function_enter, ("foo",))
+        y = g.call_function(lib.relu, (x,))
+        g.call_function(lib.ops.profiler._record_function_exit, (handle,))
+        g.output(y)
+        gm = lib.fx.GraphModule(lib.nn.Module(), g)
+        codes.append(gm.code)
+        with lib.autograd.profiler.profile() as prof:
+            out = gm(lib.tensor([-1.0, 1.0]))
+        assert out.tolist() == [0.0, 1.0]
+        assert "foo" in [e.key for e in prof.key_averages()]
+        gm(lib.ones(1))  # outside a profiler the handle records nothing and the exit accepts it
+        assert g.eliminate_dead_code() is False  # the range operators are side-effectful: kept
+    assert codes[0] == codes[1]
+
+
+def test_dead_code_elimination_keeps_mutating_operators():
+    kept = []
+    for lib in LIBS:
+        @lib.library.custom_op("fxtest::fill_ones_", mutates_args=("x",))
+        def fill_ones_(x: lib.Tensor) -> None:
+            x.fill_(1.0)
+
+        def f(x):
+            lib.ops.fxtest.fill_ones_(x)
+            unused = x * 3  # noqa: F841 (dead)
+            x.add_(1)  # a method: not impure for PyTorch's dead-code elimination either
+            return x + 1
+
+        gm = lib.fx.symbolic_trace(f)
+        gm.graph.eliminate_dead_code()
+        gm.recompile()
+        kept.append([n.name for n in gm.graph.nodes])
+    assert kept[0] == kept[1] == ["x", "fill_ones_", "add", "output"]

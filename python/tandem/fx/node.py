@@ -224,7 +224,11 @@ class Node:
                 raise AssertionError("self.graph.owning_module not set for purity check")
             return bool(getattr(owner.get_submodule(self.target), "_is_impure", False))
         if self.op == "call_function":
-            return self.target in _side_effectful_functions
+            try:
+                listed = self.target in _side_effectful_functions
+            except TypeError:  # an unhashable callable object
+                listed = False
+            return listed or _is_mutating_operator(self.target)
         return False
 
     def normalized_arguments(self, root, arg_types=None, kwarg_types=None, normalize_to_only_use_kwargs=False):
@@ -282,11 +286,24 @@ class Node:
         return pretty_target(target)
 
 
+def _is_mutating_operator(target):
+    """A tandem.ops operator whose schema writes an argument (PyTorch keeps those through dead-code elimination)."""
+    from tandem._library.registry import OpOverload, OpOverloadPacket
+    if isinstance(target, OpOverloadPacket):
+        return any(_is_mutating_operator(op) for op in target._overloads.values())
+    return isinstance(target, OpOverload) and any(a.type.is_write for a in target._schema.arguments)
+
+
 # Callables PyTorch treats as side-effectful, present in tandem under the same names.
 has_side_effect(operator.setitem)
 for _name in ("_assert", "_assert_async"):
     if hasattr(tandem, _name):
         has_side_effect(getattr(tandem, _name))
-del _name
+for _name in ("_record_function_enter", "_record_function_exit"):  # the profiler's range operators
+    _packet = getattr(tandem.ops.profiler, _name)
+    has_side_effect(_packet)
+    for _overload in _packet._overloads.values():
+        has_side_effect(_overload)
+del _name, _packet, _overload
 __all__ += ["qualified_name"]
 _get_qualified_name = qualified_name
