@@ -540,3 +540,27 @@ def test_operators_of_torch_ops_are_recorded():
         assert [n.target for n in gm.graph.nodes if n.op == "call_function"][0] is lib.ops.aten.relu
     assert codes[0] == codes[1]
     assert "scaled_add = torch.ops.fxtest.scaled_add(add, x, alpha = 2.0)" in codes[0][0]
+
+
+def test_record_stack_traces():
+    # PyTorch 2.15 records the same frames plus its own tracer's (a filter that misses them); tandem keeps the
+    # traced program's frames only.
+    class M(tandem.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = tandem.nn.Linear(2, 2)
+
+        def forward(self, x):
+            return self.lin(x).relu()
+
+    tracer = tandem.fx.Tracer()
+    tracer.record_stack_traces = True
+    m = M()
+    gm = tandem.fx.GraphModule(m, tracer.trace(m))
+    traces = {n.name: n.stack_trace for n in gm.graph.nodes}
+    assert traces["x"] is None and traces["output"] is None
+    assert traces["lin"].startswith(f'File "{__file__}", line ') and traces["lin"].endswith(
+        ", in forward\n    return self.lin(x).relu()")
+    readable = gm.print_readable(print_output=False)
+    assert f"        # File: {__file__}:" in readable and " in forward, code: return self.lin(x).relu()\n" in readable
+    assert tandem.fx.symbolic_trace(m).graph.find_nodes(op="call_module")[0].stack_trace is None  # off by default

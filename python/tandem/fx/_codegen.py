@@ -46,6 +46,21 @@ def _tensor_annotation(node):
     return f': "{_DTYPE_ABBREVIATIONS.get(dtype, dtype)}[{shape}]"'
 
 
+def _trace_summary(stack_trace):
+    """'File: f.py:8 in forward, code: y = self.l(x)' from the innermost frame of a recorded stack trace."""
+    lines = stack_trace.strip().split("\n")
+    for i in range(len(lines) - 1, -1, -1):
+        frame = lines[i].strip()
+        if frame.startswith("File "):
+            parts = frame.split(", ")
+            file = parts[0][len("File "):].strip('"')
+            lineno = parts[1][len("line "):] if len(parts) > 1 else "?"
+            name = parts[2][len("in "):] if len(parts) > 2 else "?"
+            code = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            return f"File: {file}:{lineno} in {name}, code: {code}"
+    return stack_trace.strip()
+
+
 def _device_repr(device):
     return f"device(type='{device.type}')" if device.index is None else \
         f"device(type='{device.type}', index={device.index})"
@@ -179,7 +194,7 @@ def python_code(graph, root_module, verbose=False):
     # all_input_nodes lists args then kwargs in first-appearance order, as a walk of the arguments does
     free_vars, body = [], []
     return_annotation = ""
-    stack_comment_done = False
+    previous_trace = None  # the stack trace the last comment described ("" for none)
     for node in nodes:
         if node.op == "placeholder":
             annotation = f" : {writer.type_text(node.type)}" if node.type is not None else ""
@@ -191,9 +206,13 @@ def python_code(graph, root_module, verbose=False):
             if raw != writer.value(node):
                 body.append(f"{writer.value(node)} = {raw}\n")
             continue
-        if verbose and not stack_comment_done and node.op != "output":
-            body.append("\n# No stacktrace found for following nodes\n")
-            stack_comment_done = True
+        if verbose and node.op != "output":
+            # a comment wherever the recorded source location changes (print_readable)
+            trace = node.stack_trace or ""
+            if trace != previous_trace:
+                previous_trace = trace
+                body.append(f"\n# {_trace_summary(trace)}\n" if trace else
+                            "\n# No stacktrace found for following nodes\n")
         if node.op == "output":
             if node.type is not None:
                 return_annotation = f" -> {writer.type_text(node.type)}"

@@ -6,7 +6,9 @@ import collections
 import dis
 import inspect
 import operator
+import os
 import sys
+import traceback
 from bisect import bisect_left
 
 import tandem
@@ -59,6 +61,21 @@ def _base_types():
     return tuple(kinds)
 
 
+_TANDEM_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _user_stack_trace():
+    """The frames of the traced program that led to the current operation (tandem's own frames, and those of the
+    tracer's callers before the traced function started, left out), in traceback's format."""
+    frames = traceback.extract_stack()
+    start = max((i for i, f in enumerate(frames) if f.name == "_run_patched" and f.filename.startswith(_TANDEM_DIR)),
+                default=-1)
+    if start < 0:
+        return ""  # not inside the traced function (a placeholder, a graph built by hand): no trace, as PyTorch
+    user = [f for f in frames[start + 1:] if not f.filename.startswith(_TANDEM_DIR)]
+    return "".join(traceback.format_list(user)).strip()
+
+
 class TracerBase:
     """Creates nodes and proxies in ``self.graph``."""
 
@@ -94,7 +111,10 @@ class TracerBase:
         if not isinstance(kwargs_, dict):
             raise AssertionError("kwargs must be a dict")
         node = self.create_node(kind, target, args_, kwargs_, name, type_expr)
-        return proxy_factory_fn(node) if proxy_factory_fn else self.proxy(node)
+        proxy = proxy_factory_fn(node) if proxy_factory_fn else self.proxy(node)
+        if self.record_stack_traces and not proxy.node.stack_trace:
+            proxy.node.stack_trace = _user_stack_trace() or None
+        return proxy
 
     def create_arg(self, a):
         """A Python value as a node argument: proxies become their nodes, containers are converted element by
