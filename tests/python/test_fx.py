@@ -463,6 +463,10 @@ def _spelling_cases(lib):
         "arange_of_size": lambda x: lib.arange(x.size(0)),
         "embedding": lambda x: lib.nn.functional.embedding(x, lib.ones(3, 2)),
         "transpose_property": lambda x: x.T,
+        "functional_conv": lambda x: lib.nn.functional.conv1d(x.view(1, 1, -1), lib.ones(1, 1, 1)),
+        "functional_keywords": lambda x: lib.nn.functional.relu(input=x),
+        "keyword_only_input": lambda x: lib.add(input=x, other=1),
+        "interpolate": lambda x: lib.nn.functional.interpolate(x.view(1, 1, -1), scale_factor=2.0),
     }
 
 

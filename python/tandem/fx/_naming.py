@@ -20,6 +20,16 @@ _TORCH_FUNCTIONAL_NAMES = frozenset({
     "unique", "unique_consecutive", "unravel_index"})
 
 
+# nn.functional functions that are PyTorch's torch.X itself (F.conv2d is torch.conv2d): PyTorch's graphs name
+# them torch.X, and tandem.X computes the same. (Its other C functions live in torch._C._nn, which tandem lacks:
+# those keep the torch.nn.functional.X spelling.)
+_FUNCTIONAL_IS_TOP_LEVEL = frozenset({
+    "adaptive_avg_pool1d", "avg_pool1d", "bilinear", "celu_", "channel_shuffle", "conv1d", "conv2d", "conv3d",
+    "conv_tbc", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "cosine_similarity", "hardshrink",
+    "native_channel_shuffle", "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle", "prelu", "relu_",
+    "rrelu_", "selu_", "threshold_"})
+
+
 def torch_spelling(module_name):
     """'tandem.nn.functional' -> 'torch.nn.functional': the name a tandem module has in generated code."""
     if module_name == "tandem" or module_name.startswith("tandem."):
@@ -84,6 +94,8 @@ def qualified_name(func):
     if getattr(tandem.Tensor, name, None) is func:
         return f"torch.Tensor.{name}"
     tandem_module = _tandem_module_of(func, name)
+    if tandem_module == "tandem.nn.functional" and name in _FUNCTIONAL_IS_TOP_LEVEL and hasattr(tandem, name):
+        return f"torch.{name}"
     if tandem_module is not None:
         return f"{torch_spelling(tandem_module)}.{name}"
     module = getattr(func, "__module__", None) or "builtins"
