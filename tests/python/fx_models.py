@@ -102,12 +102,37 @@ def build(torch, name):
         def forward(self, x):
             return (x + self.offset) * self.scale + self.scale.new_ones(4)  # a tensor made while tracing
 
-    return {"mlp": (MLP, [(2, 4)]), "cnn": (CNN, [(2, 3, 4, 4)]), "residual": (Residual, [(1, 3, 4, 4)]),
+    class Attention(nn.Module):
+        """A GPT block: split/view/transpose, a causal mask buffer, softmax, positions from x.size(1)."""
+
+        def __init__(self, d=8, heads=2):
+            super().__init__()
+            self.heads = heads
+            self.ln = nn.LayerNorm(d)
+            self.qkv = nn.Linear(d, 3 * d)
+            self.proj = nn.Linear(d, d)
+            self.wpe = nn.Embedding(6, d)
+            self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+            self.register_buffer("mask", torch.tril(torch.ones(6, 6)).view(1, 1, 6, 6))
+
+        def forward(self, x):
+            B, T, C = x.size()
+            x = x + self.wpe(torch.arange(0, x.size(1), dtype=torch.long, device=x.device))
+            q, k, v = self.qkv(self.ln(x)).split(C, dim=2)
+            q = q.view(B, T, self.heads, C // self.heads).transpose(1, 2)
+            k = k.view(B, T, self.heads, C // self.heads).transpose(1, 2)
+            v = v.view(B, T, self.heads, C // self.heads).transpose(1, 2)
+            att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+            att = F.softmax(att.masked_fill(self.mask == 0, float("-inf")), dim=-1)
+            x = x + self.proj((att @ v).transpose(1, 2).contiguous().view(B, T, C))
+            return x + self.mlp(x)
+
+    return {"mlp": (MLP, [(2, 4)]), "attention": (Attention, [(2, 6, 8)]), "cnn": (CNN, [(2, 3, 4, 4)]), "residual": (Residual, [(1, 3, 4, 4)]),
             "methods": (WithMethods, [(2, 4)]), "kwargs_tuple": (KwargsAndTuple, [(2, 3), (2, 3)]),
             "tensor_methods": (TensorMethods, [(2, 3, 2)]), "constants": (Constants, [(2, 4)])}[name]
 
 
-MODEL_NAMES = ["mlp", "cnn", "residual", "methods", "kwargs_tuple", "tensor_methods", "constants"]
+MODEL_NAMES = ["mlp", "attention", "cnn", "residual", "methods", "kwargs_tuple", "tensor_methods", "constants"]
 
 
 def make(torch, name, device="cpu"):

@@ -56,10 +56,15 @@ def test_graph_module_values_and_gradients(name, device):
     # gradients of the parameters through the generated forward equal the eager ones
     tensors = [w for w in want if isinstance(w, tandem.Tensor) and w.requires_grad]
     if tensors:
-        grads_eager = tandem.autograd.grad(sum(t.sum() for t in tensors), list(module.parameters()),
+        eager_params = dict(module.named_parameters())
+        fx_params = dict(gm.named_parameters())  # the same paths, in the graph's order
+        assert sorted(fx_params) == sorted(eager_params)
+        names = sorted(eager_params)
+        grads_eager = tandem.autograd.grad(sum(t.sum() for t in tensors), [eager_params[n] for n in names],
                                            allow_unused=True)
         outs = [g for g in _flatten(gm(*inputs)) if isinstance(g, tandem.Tensor) and g.requires_grad]
-        grads_fx = tandem.autograd.grad(sum(t.sum() for t in outs), list(gm.parameters()), allow_unused=True)
+        grads_fx = tandem.autograd.grad(sum(t.sum() for t in outs), [fx_params[n] for n in names],
+                                        allow_unused=True)
         for a, b in zip(grads_eager, grads_fx):
             assert (a is None) == (b is None)
             if a is not None:
