@@ -573,3 +573,25 @@ def test_record_stack_traces():
     readable = gm.print_readable(print_output=False)
     assert f"        # File: {__file__}:" in readable and " in forward, code: return self.lin(x).relu()\n" in readable
     assert tandem.fx.symbolic_trace(m).graph.find_nodes(op="call_module")[0].stack_trace is None  # off by default
+
+
+def test_proxy_buffer_attributes():
+    codes = []
+    for lib in LIBS:
+        class BufferProxies(lib.fx.Tracer):
+            proxy_buffer_attributes = True
+
+        class M(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("scale", lib.full((2,), 3.0))
+
+            def forward(self, x):
+                return x * self.scale.sum() + self.scale
+
+        m = M()
+        gm = lib.fx.GraphModule(m, BufferProxies().trace(m))
+        codes.append(gm.code)
+        assert gm(lib.ones(2)).tolist() == [9.0, 9.0]
+    assert codes[0] == codes[1]
+    assert "scale = self.scale" in codes[0] and "sum_1 = scale.sum()" in codes[0]
