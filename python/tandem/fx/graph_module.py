@@ -1,6 +1,6 @@
 """fx.GraphModule: an nn.Module whose forward is Python code generated from a Graph. It holds the submodules,
 parameters and tensors its graph refers to (copied from the root it was built from), regenerates forward on
-``recompile()``, and copies (deepcopy) and pickles by regenerating its graph from the code."""
+``recompile()``, deep-copies with its graph, and pickles as its state and code (loading re-traces the code)."""
 import copy
 import itertools
 import linecache
