@@ -521,3 +521,59 @@ def test_dead_code_elimination_keeps_mutating_operators():
         gm.recompile()
         kept.append([n.name for n in gm.graph.nodes])
     assert kept[0] == kept[1] == ["x", "fill_ones_", "add", "output"]
+
+
+def _misuse(lib):
+    fx = lib.fx
+
+    def trace(fn, **kwargs):
+        return fx.symbolic_trace(fn, **kwargs)
+
+    class NoForward(lib.nn.Module):
+        pass
+
+    class MissingAttribute(lib.nn.Module):
+        def forward(self, x):
+            return self.nothing
+
+    class SelfInVarargs(lib.nn.Module):
+        def forward(*args):
+            return args
+
+    def erase_from_other_graph():
+        g1, g2 = fx.Graph(), fx.Graph()
+        g2.erase_node(g1.placeholder("a"))
+
+    def insert_before_other_graphs_node():
+        g1, g2 = fx.Graph(), fx.Graph()
+        g2.inserting_before(g1.placeholder("a"))
+
+    def code_never_generated():
+        gm = trace(lambda x: x)
+        del gm._code
+        return gm.code
+
+    return {
+        "graph_module_of_a_non_graph": lambda: fx.GraphModule(lib.nn.Module(), 3),
+        "unknown_op": lambda: fx.Graph().create_node("bogus", "x"),
+        "map_arg_of_a_non_callable": lambda: fx.node.map_arg((1,), 3),
+        "args_not_a_tuple": lambda: fx.Graph().create_node("call_function", operator.add, [1, 2]),
+        "erase_from_other_graph": erase_from_other_graph,
+        "missing_attribute": lambda: trace(MissingAttribute()),
+        "dict_key_is_a_proxy": lambda: trace(lambda x: {x: 1}),
+        "insert_before_other_graphs_node": insert_before_other_graphs_node,
+        "self_in_varargs": lambda: trace(SelfInVarargs()),
+        "concrete_args_count": lambda: trace(lambda x, y: x, concrete_args=(1,)),
+        "code_never_generated": code_never_generated,
+        "no_forward": lambda: trace(NoForward()),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_misuse(torch)))
+def test_misuse_errors_match_pytorch(case):
+    errors = []
+    for lib in LIBS:
+        with pytest.raises(Exception) as got:
+            _misuse(lib)[case]()
+        errors.append((type(got.value).__name__, str(got.value).split("\nhint:")[0].replace("tandem", "torch")))
+    assert errors[0] == errors[1]

@@ -111,13 +111,16 @@ class Graph:
     def create_node(self, op, target, args=None, kwargs=None, name=None, type_expr=None):
         """Creates a node at the insertion point, named `name` or after its target (made unique)."""
         if op not in _LEGAL_OPS or op == "root":
-            raise AssertionError(f"Unknown op {op}")
-        args = () if args is None else args
-        kwargs = {} if kwargs is None else kwargs
-        if not isinstance(args, tuple):
-            raise AssertionError("args must be a tuple")
-        if not isinstance(kwargs, dict):
-            raise AssertionError("kwargs must be a dict")
+            raise AssertionError(f"op '{op}' is not in _legal_ops")
+        # empty ones of any kind stand for none, as in PyTorch
+        if not args:
+            args = ()
+        elif not isinstance(args, tuple):
+            raise AssertionError(f"args must be a tuple, got {type(args)}")
+        if not kwargs:
+            kwargs = {}
+        elif not isinstance(kwargs, dict):
+            raise AssertionError(f"kwargs must be a dict, got {type(kwargs)}")
         candidate = name if name is not None else self._target_to_str(target)
         name = self._graph_namespace.create_name(candidate, None)
         node = Node(self, name, op, target, args, kwargs, type_expr)

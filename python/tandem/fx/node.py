@@ -79,7 +79,7 @@ class Node:
 
     def __init__(self, graph, name, op, target, args, kwargs, return_type=None):
         if op not in _LEGAL_OPS:
-            raise AssertionError(f"Unknown op {op}")
+            raise AssertionError(f"op '{op}' is not in _legal_ops")
         if op == "call_function":
             if not callable(target):
                 raise ValueError(f"Node [graph = {graph}, name = '{name}'] target {target} has type "
