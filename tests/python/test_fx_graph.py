@@ -577,3 +577,21 @@ def test_misuse_errors_match_pytorch(case):
             _misuse(lib)[case]()
         errors.append((type(got.value).__name__, str(got.value).split("\nhint:")[0].replace("tandem", "torch")))
     assert errors[0] == errors[1]
+
+
+def test_to_folder(tmp_path, monkeypatch):
+    import sys
+    module, inputs = fx_models.make(tandem, "cnn")
+    module.eval()
+    gm = tandem.fx.symbolic_trace(module)
+    with pytest.warns(UserWarning, match=r"^Was not able to save the following children modules as reprs -saved as "
+                                         r"pickled files instead: \['features'\]$"):
+        gm.to_folder(tmp_path / "exported_cnn", "Exported")
+    text = (tmp_path / "exported_cnn" / "module.py").read_text()
+    assert "        setattr(self, 'head', Linear(in_features=16, out_features=5, bias=True))\n" in text
+    assert "    def forward(self, x):\n" in text
+    monkeypatch.syspath_prepend(str(tmp_path))
+    exported = importlib.import_module("exported_cnn").Exported().eval()
+    assert tandem.equal(exported(*inputs), gm(*inputs))
+    sys.modules.pop("exported_cnn", None)
+    sys.modules.pop("exported_cnn.module", None)

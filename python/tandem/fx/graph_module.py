@@ -162,6 +162,11 @@ class GraphModule(tandem.nn.Module):
                 text += "\n" + "\n".join(("    " + line) if line else "" for line in nested.split("\n"))
         return text
 
+    def to_folder(self, folder, module_name="FxModule"):
+        """Writes the module to `folder` as a package: ``from folder import FxModule`` rebuilds it."""
+        from ._to_folder import write_folder
+        write_folder(self, folder, module_name)
+
     def __str__(self):
         return "\n".join([super().__str__(), self._code,
                           "# To see more debug info, please use `graph_module.print_readable()`"])
