@@ -595,3 +595,49 @@ def test_to_folder(tmp_path, monkeypatch):
     assert tandem.equal(exported(*inputs), gm(*inputs))
     sys.modules.pop("exported_cnn", None)
     sys.modules.pop("exported_cnn.module", None)
+
+
+def _split(lib, partition_of, **kwargs):
+    split_module = importlib.import_module(f"{lib.__name__}.fx.passes.split_module").split_module
+
+    class M(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.l1 = lib.nn.Linear(4, 4)
+            self.l2 = lib.nn.Linear(4, 4)
+            self.p = lib.nn.Parameter(lib.ones(4))
+            self.seq = lib.nn.Sequential(lib.nn.Linear(4, 4), lib.nn.ReLU())
+
+        def forward(self, x, y, z=2):
+            a = self.l1(x) + y
+            b = a.relu() * self.p
+            c = self.l2(b) + a
+            return c, b, {"d": self.seq(c) * z}
+
+    m = fx_models.init_from_numpy(lib, M())
+    qualnames = {}
+    split = split_module(lib.fx.symbolic_trace(m), m, lambda n: partition_of[n.name], qualname_map=qualnames,
+                         **kwargs)
+    return m, split, qualnames
+
+
+@pytest.mark.parametrize("keep_names", [False, True])
+def test_split_module(keep_names):
+    partition_of = {"l1": 0, "add": 0, "relu": 1, "mul": 1, "l2": 1, "add_1": 1, "seq_0": 2, "seq_1": 2, "mul_1": 3}
+    texts = []
+    for lib in LIBS:
+        m, split, qualnames = _split(lib, partition_of, keep_original_node_name=keep_names)
+        texts.append((split.code, [(name, child.code) for name, child in split.named_children()],
+                      sorted(qualnames.items())))
+        x = fx_models.numpy_input(lib, (2, 4))
+        got, want = split(x, x), m(x, x)
+        assert lib.equal(got[0], want[0]) and lib.equal(got[1], want[1]) and lib.equal(got[2]["d"], want[2]["d"])
+    assert texts[0] == texts[1]
+    assert [name for name, _ in texts[0][1]] == ["submod_0", "submod_1", "submod_2", "submod_3"]
+
+
+def test_split_module_cycle():
+    partition_of = {"l1": 0, "add": 0, "relu": 1, "mul": 1, "l2": 1, "add_1": 1, "seq_0": 2, "seq_1": 0, "mul_1": 3}
+    for lib in LIBS:
+        with pytest.raises(RuntimeError, match="^cycle exists between partitions!$"):
+            _split(lib, partition_of)

@@ -1,2 +1,2 @@
-"""tandem.fx.passes: analyses that run over a GraphModule (shape_prop.ShapeProp)."""
-from . import shape_prop  # noqa: F401
+"""tandem.fx.passes: analyses and transformations of a GraphModule (shape_prop.ShapeProp, split_module)."""
+from . import shape_prop, split_module  # noqa: F401
