@@ -641,3 +641,28 @@ def test_split_module_cycle():
     for lib in LIBS:
         with pytest.raises(RuntimeError, match="^cycle exists between partitions!$"):
             _split(lib, partition_of)
+
+
+def test_on_generate_code():
+    codes = []
+    for lib in LIBS:
+        gm = lib.fx.symbolic_trace(lambda x: x.relu() + 1)
+
+        def add_comment(previous):
+            def transform(body):
+                body = previous(body) if previous else body
+                return ["# generated\n"] + body
+            return transform
+
+        with gm.graph.on_generate_code(add_comment):
+            gm.recompile()
+            inside = gm.code
+            with gm.graph.on_generate_code(add_comment):  # chained on the previous one
+                gm.recompile()
+                twice = gm.code
+        gm.recompile()
+        codes.append((inside, twice, gm.code))
+        assert gm(lib.ones(1)).tolist() == [2.0]
+    assert codes[0] == codes[1]
+    assert codes[0][0].count("# generated") == 1 and codes[0][1].count("# generated") == 2
+    assert "# generated" not in codes[0][2]

@@ -179,7 +179,7 @@ class _Writer:
         return f"{name}{annotation} = {global_name}({self.call_args(args, node.kwargs)})"
 
 
-def python_code(graph, root_module, verbose=False):
+def python_code(graph, root_module, verbose=False, body_transformer=None):
     """PythonCode for `graph`, with `root_module` the name the code uses for the module (normally 'self')."""
     writer = _Writer(graph)
     nodes = list(graph.nodes)
@@ -227,6 +227,8 @@ def python_code(graph, root_module, verbose=False):
         body.append(line + "\n")
     if not any(not line.lstrip("\n").startswith("#") for line in body):
         body.append("pass\n")
+    if body_transformer is not None:
+        body = body_transformer(body)
     if not free_vars or free_vars[0] != "self":
         free_vars.insert(0, "self")
     code = "".join(body).lstrip("\n")

@@ -1,6 +1,7 @@
 """fx.Graph: an ordered list of Nodes (placeholders, operations, one output) with the editing API PyTorch's FX
 has: an insertion point, node creation, copying, erasing, dead-code elimination, a consistency check (lint), and
 its two printed forms (``str(graph)`` and ``print_tabular``)."""
+import contextlib
 import copy
 import inspect
 import warnings
@@ -63,7 +64,7 @@ class Graph:
         self._owning_module = owning_module
         self._tracer_cls = tracer_cls
         self._tracer_extras = tracer_extras
-        self._codegen_hooks = []
+        self._body_transformer = None  # on_generate_code's: rewrites the body lines of generated code
 
     @property
     def owning_module(self):
@@ -180,7 +181,7 @@ class Graph:
     def __deepcopy__(self, memo=None):
         copied = Graph(tracer_cls=self._tracer_cls)
         result = copied.graph_copy(self, val_map={}, return_output_node=True)
-        copied._codegen_hooks = list(self._codegen_hooks)
+        copied._body_transformer = self._body_transformer
         if result is not None:
             value, old_output = result
             new_output = copied.output(value, type_expr=getattr(old_output, "type", None))
@@ -287,28 +288,23 @@ class Graph:
     def python_code(self, root_module, *, verbose=False, include_stride=False, include_device=False,
                     colored=False):
         """The Python source of this graph as a ``forward`` (and the globals it runs with)."""
-        code = _codegen.python_code(self, root_module, verbose=verbose)
-        for hook in self._codegen_hooks:
-            code = hook(code)
-        return code
+        return _codegen.python_code(self, root_module, verbose=verbose, body_transformer=self._body_transformer)
 
     def on_generate_code(self, make_transformer):
-        """Registers a function that rewrites the PythonCode generated from now on; usable as a context manager
-        that removes it again."""
-        hook = make_transformer(None)
-        if hook is not None:
-            self._codegen_hooks.append(hook)
+        """Installs ``make_transformer(current)``, a function that rewrites the list of body lines of the code
+        generated from now on; returns a context manager that puts the previous one back on exit."""
+        previous = self._body_transformer
+        self._body_transformer = make_transformer(previous)
         graph = self
 
-        class _Remover:
-            def __enter__(self):
-                return None
+        @contextlib.contextmanager
+        def restore_on_exit():
+            try:
+                yield
+            finally:
+                graph._body_transformer = previous
 
-            def __exit__(self, *exc):
-                if hook in graph._codegen_hooks:
-                    graph._codegen_hooks.remove(hook)
-
-        return _Remover()
+        return restore_on_exit()
 
     def process_inputs(self, *args):
         return args
