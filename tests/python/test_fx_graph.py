@@ -666,3 +666,27 @@ def test_on_generate_code():
     assert codes[0] == codes[1]
     assert codes[0][0].count("# generated") == 1 and codes[0][1].count("# generated") == 2
     assert "# generated" not in codes[0][2]
+
+
+def test_transformer_keeps_node_metadata():
+    kept = []
+    for lib in LIBS:
+        class M(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = lib.nn.Linear(2, 2)
+
+            def forward(self, x):
+                return lib.relu(self.lin(x)) + 1
+
+        tracer = lib.fx.Tracer()
+        tracer.record_stack_traces = True
+        m = M()
+        gm = lib.fx.GraphModule(m, tracer.trace(m))
+        new = lib.fx.Transformer(gm).transform()
+        for old, fresh in zip(gm.graph.nodes, new.graph.nodes):
+            assert fresh.stack_trace == old.stack_trace
+        kept.append([(n.name, n.stack_trace is not None, list(n.meta.get("nn_module_stack", {})))
+                     for n in new.graph.nodes])
+        assert not lib.fx.traceback.has_preserved_node_meta()  # only while transform() runs
+    assert kept[0] == kept[1]

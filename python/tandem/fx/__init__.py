@@ -11,7 +11,7 @@ from .interpreter import Interpreter, Transformer  # noqa: F401
 from .node import Node, has_side_effect, map_arg  # noqa: F401
 from .proxy import Proxy  # noqa: F401
 from .subgraph_rewriter import replace_pattern  # noqa: F401
-from . import proxy, graph, graph_module, interpreter, subgraph_rewriter, passes, experimental  # noqa: F401,E402
+from . import proxy, graph, graph_module, interpreter, subgraph_rewriter, passes, experimental, traceback  # noqa: F401,E402,E501
 
 __all__ = ["symbolic_trace", "Tracer", "wrap", "Graph", "GraphModule", "Interpreter", "Transformer", "Node",
            "Proxy", "replace_pattern", "has_side_effect", "map_arg"]

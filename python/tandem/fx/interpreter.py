@@ -4,6 +4,7 @@ from what the overridden methods record."""
 import inspect
 
 
+from . import traceback as fx_traceback
 from .graph import Graph
 from .node import map_aggregate, map_arg
 from .proxy import Proxy
@@ -73,10 +74,11 @@ class Interpreter:
 
     def run_node(self, n):
         """Runs one node: its arguments are looked up, then the method named after its op is called."""
-        args, kwargs = self.fetch_args_kwargs_from_env(n)
-        if not isinstance(args, tuple) or not isinstance(kwargs, dict):
-            raise AssertionError("args must be a tuple and kwargs a dict")
-        return getattr(self, n.op)(n.target, args, kwargs)
+        with fx_traceback.set_current_meta(n):
+            args, kwargs = self.fetch_args_kwargs_from_env(n)
+            if not isinstance(args, tuple) or not isinstance(kwargs, dict):
+                raise AssertionError("args must be a tuple and kwargs a dict")
+            return getattr(self, n.op)(n.target, args, kwargs)
 
     # ---- one method per op ------------------------------------------------------------------------------------------
     def placeholder(self, target, args, kwargs):
@@ -169,7 +171,8 @@ class Transformer(Interpreter):
     def transform(self):
         """The new GraphModule (same root module, the recorded graph)."""
         from .graph_module import GraphModule
-        result = super().run(enable_io_processing=False)
+        with fx_traceback.preserve_node_meta():
+            result = super().run(enable_io_processing=False)
         if result is not None:
             def strip_proxy(a):
                 return a.node if isinstance(a, Proxy) else a

@@ -3,6 +3,7 @@ function through ``__torch_function__``, a Tensor method, a Python operator, an 
 the tracer's graph and returns a new Proxy for its result. TracerBase turns Python values into node arguments;
 GraphAppendingTracer appends to an existing graph (for building graphs with proxies by hand)."""
 import collections
+import copy
 import dis
 import inspect
 import operator
@@ -13,6 +14,7 @@ from bisect import bisect_left
 
 import tandem
 
+from . import traceback as fx_traceback
 from ._functional_calls import as_pytorch_records
 from .graph import Graph
 from .node import Node, map_aggregate
@@ -61,6 +63,10 @@ def _base_types():
     return tuple(kinds)
 
 
+# The metadata a node re-recorded under preserve_node_meta (a Transformer's) keeps from the node it replaces.
+_COPY_META_FIELDS = ["nn_module_stack", "torch_fn", "source_fn_stack", "original_aten", "recompute", "ac_graph_id",
+                     "has_backward_hook", "from_node", "quantization_tag", "_numeric_debug_handle", "custom",
+                     "partitioner_tag"]
 _TANDEM_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -92,10 +98,18 @@ class TracerBase:
     def create_node(self, kind, target, args, kwargs, name=None, type_expr=None):
         """Adds a node to the graph (override to tag or redirect nodes)."""
         node = self.graph.create_node(kind, target, args, kwargs, name, type_expr)
+        if fx_traceback.has_preserved_node_meta():
+            # a Transformer re-recording a node: the new node keeps where the old one came from
+            current = fx_traceback.get_current_meta()
+            if current.get("stack_trace"):
+                node.stack_trace = current["stack_trace"]
+            for field in _COPY_META_FIELDS:
+                if field in current:
+                    node.meta[field] = copy.copy(current[field])
         scope = getattr(self, "scope", None)
         if scope is not None and hasattr(self, "node_name_to_scope"):
             self.node_name_to_scope[node.name] = (scope.module_path, scope.module_type)
-        if getattr(self, "module_stack", None):
+        if getattr(self, "module_stack", None) and "nn_module_stack" not in node.meta:
             node.meta["nn_module_stack"] = collections.OrderedDict(self.module_stack)
         return node
 
