@@ -48,6 +48,12 @@ def wrap(fn_or_name):
     return fn_or_name
 
 
+# Concrete values an equality assertion can check (PyTorch's base argument types, tensors excepted).
+_ASSERTABLE_TYPES = tuple(t for t in (str, int, float, bool, complex, tandem.dtype, tandem.device,
+                                      type(getattr(tandem, "contiguous_format", None)),
+                                      type(getattr(tandem, "strided", None))) if t is not type(None))
+
+
 class PHBase:
     """The object that represents a placeholder inside concrete_args (``concrete_args={'x': PH}``)."""
 
@@ -361,8 +367,7 @@ class Tracer(TracerBase):
                 for attr, attr_value in vars(value).items():
                     setattr(out.node, attr, attr_value)
             return out
-        if type(value) is bool or (isinstance(value, (int, float, str, complex)) and
-                                   not isinstance(value, tandem.Tensor)):
+        if type(value) in _ASSERTABLE_TYPES:  # exact types, as PyTorch's check
             tandem._assert(out == value, f"{name} has been specialized to have value {value} but got another value")
         elif value is None:
             self.create_proxy("call_function", _assert_is_none,
