@@ -34,7 +34,7 @@ from ._sym import *  # noqa: F401,F403  (sym_int, sym_max, ...: plain numbers wh
 from .random import manual_seed  # noqa: F401  (int() of the seed first, as PyTorch's)
 from ._autograd import *  # noqa: F401,F403
 from ._nn import nn, optim, utils, save, load  # noqa: F401
-from . import accelerator, onnx, hub, fx  # noqa: F401
+from . import accelerator, onnx, hub  # noqa: F401
 from . import amp, cpu  # noqa: F401  (mixed precision; tandem.cpu.amp)
 from .amp import autocast, GradScaler  # noqa: F401  (torch.GradScaler is torch.amp.GradScaler)
 from ._device_streams import Stream, Event  # noqa: F401  (device-agnostic: cpu, or tandem.cuda's)
@@ -115,8 +115,10 @@ from . import __config__  # noqa: E402,F401  (the build as text: torch_geometric
 from . import library  # noqa: E402,F401  (torch.library: custom operators, docs/library.md)
 from . import _ops  # noqa: E402,F401  (torch._ops: OpOverload, OpOverloadPacket, as PyTorch imports it)
 from ._library.registry import ops  # noqa: E402,F401  (torch.ops.<namespace>.<op>)
+from . import _profiler_ops  # noqa: E402
+_profiler_ops.install()  # torch.ops.profiler._record_function_enter/_exit (record_function as operators)
 from ._control_flow import cond, while_loop  # noqa: E402,F401
-from ._assert_async import _assert_async  # noqa: E402,F401  (kornia's argument checks)
+from ._assert_async import _assert_async, _assert  # noqa: E402,F401  (kornia's argument checks; FX's assertions)
 from . import _function_pickling  # noqa: E402
 _function_pickling.install()  # C++ functions deep-copy and pickle as PyTorch's builtins
 from . import _numpy_arg_names  # noqa: E402
@@ -125,6 +127,7 @@ from . import _builtin_functions  # noqa: E402
 _builtin_functions.install(globals())  # last: the Python-level functions are never bound as methods, as PyTorch's
 # The classes print as PyTorch's do (<class 'torch.device'>, in messages too): under the name users reach them by.
 device.__module__ = dtype.__module__ = __name__
+from . import fx  # noqa: E402,F401  (after the wrappers: FX records the public functions)
 
 
 def __getattr__(name):

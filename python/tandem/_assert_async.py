@@ -20,3 +20,12 @@ def _assert_async(input, assert_msg=_MISSING):
     if not input.item():
         raise RuntimeError("Expected Tensor with single nonzero value, but got zero" if assert_msg is _MISSING
                            else assert_msg)
+
+
+def _assert(condition, message):
+    """PyTorch's ``torch._assert``: ``assert condition, message`` that symbolic tracing records as a call (a Proxy
+    condition goes to its __torch_function__) instead of failing on the Proxy's truth value."""
+    from . import overrides
+    if type(condition) is not _C.Tensor and overrides.has_torch_function((condition,)):
+        return overrides.handle_torch_function(_assert, (condition,), condition, message)
+    assert condition, message

@@ -66,14 +66,18 @@ def test_buffer_still_refuses_other_objects():
 
 
 # huggingface/pytorch-image-models (timm) decorates its layer helpers with @torch.fx.wrap at import time, so
-# `import timm` stopped at `tandem.fx`. tandem has no symbolic tracing; fx.wrap registers and returns its argument,
-# as PyTorch's does outside a trace.
+# `import timm` stopped at `tandem.fx`. fx.wrap registers and returns its argument, as PyTorch's does outside a
+# trace.
 _FX_MODULE = """
 import {lib}.fx
 
 @{lib}.fx.wrap
 def leaf(x):
     return x * 2
+
+def other(x):  # defined: a wrapped name missing from its module makes PyTorch's every later trace fail
+    return x
+
 
 {lib}.fx.wrap("other")
 RESULT = leaf(3)
@@ -100,13 +104,13 @@ def test_fx_wrap_errors_match():
             inside()
 
 
-def test_fx_has_no_tracer():
-    with pytest.raises(AttributeError) as got:
-        tandem.fx.symbolic_trace
-    first, hint = str(got.value).split("\n")
-    assert first == "module 'tandem.fx' has no attribute 'symbolic_trace'"
-    assert hint.startswith("hint: tandem has no FX symbolic tracing")
-    assert not hasattr(tandem.fx, "GraphModule")
+def test_fx_traces_after_wrap():
+    # tandem.fx now traces (tests/python/test_fx.py); a function wrap registered at import time is recorded as a
+    # call, as in PyTorch.
+    scope = {"__name__": "leafmod"}
+    exec(compile(_FX_MODULE.format(lib="tandem"), "<leaf module>", "exec"), scope)
+    gm = tandem.fx.symbolic_trace(lambda x: scope["leaf"](x) + 1)
+    assert [n.op for n in gm.graph.nodes] == ["placeholder", "call_function", "call_function", "output"]
 
 
 # timm's DenseNet: `from torch.jit.annotations import List` (tandem.jit was a plain module).

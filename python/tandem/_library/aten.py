@@ -15,7 +15,7 @@ import os
 
 from .._dim_args import _wrap_dim
 from . import schema as _schema
-from .registry import OpOverload, OpOverloadPacket
+from .registry import _NOT_DISPATCHED, OpOverload, OpOverloadPacket, dispatch_torch_function
 
 _SCHEMA_FILE = os.path.join(os.path.dirname(__file__), "aten_schemas.txt")
 _REDUCTIONS = ("none", "mean", "sum")  # ATen's losses take the reduction as this index
@@ -210,6 +210,9 @@ class AtenOpOverload(OpOverload):
         return self
 
     def __call__(self, *args, **kwargs):
+        dispatched = dispatch_torch_function(self, args, kwargs)
+        if dispatched is not _NOT_DISPATCHED:
+            return dispatched
         args, kwargs = _schema.bind(self._schema, args, kwargs, numbers_for_tensors=True)
         return self._packet._implementation(*args, **kwargs)
 
@@ -231,6 +234,9 @@ class AtenOpOverloadPacket(OpOverloadPacket):
         return self._implementation
 
     def __call__(self, *args, **kwargs):
+        dispatched = dispatch_torch_function(self, args, kwargs)
+        if dispatched is not _NOT_DISPATCHED:
+            return dispatched
         return self._implementation(*args, **kwargs)
 
 

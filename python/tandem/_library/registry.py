@@ -29,6 +29,26 @@ def _tensors(values):
             yield from (t for t in v if isinstance(t, _C.Tensor))
 
 
+_NOT_DISPATCHED = object()
+
+
+def dispatch_torch_function(op, args, kwargs):
+    """PyTorch's operators take part in __torch_function__ (FX records `torch.ops.aten.relu(proxy)` as that op, a
+    mode sees the call): the handlers' result, or _NOT_DISPATCHED when no argument (nor an element of a list or
+    tuple argument) nor a mode asks for dispatch."""
+    from .. import overrides  # noqa: PLC0415 (tandem.overrides imports the package this module is part of)
+
+    relevant = []
+    for value in list(args) + list(kwargs.values()):
+        if isinstance(value, (list, tuple)):
+            relevant.extend(value)
+        else:
+            relevant.append(value)
+    if not overrides.has_torch_function(relevant):
+        return _NOT_DISPATCHED
+    return overrides.handle_torch_function(op, relevant, *args, **kwargs)
+
+
 class OpOverload:
     """One overload of an operator: its schema, its kernels per dispatch key, and its fake and autograd parts."""
 
@@ -40,6 +60,7 @@ class OpOverload:
         self._backward = self._setup_context = None
         self._custom = None  # the CustomOpDef that made this op, if one did
         self._location = "<unknown>"  # where it was defined (define sets it)
+        self.__name__ = self.__qualname__ = f"{packet._opname}.{self._overloadname}"  # PyTorch's 'crop.default'
 
     def name(self):
         return self._packet._qualified_op_name + (f".{self._schema.overload}" if self._schema.overload else "")
@@ -59,6 +80,9 @@ class OpOverload:
         return f"{self._namespace}.{self._opname}.{self._overloadname}"
 
     def __call__(self, *args, **kwargs):
+        dispatched = dispatch_torch_function(self, args, kwargs)
+        if dispatched is not _NOT_DISPATCHED:
+            return dispatched
         args, kwargs = _schema.bind(self._schema, args, kwargs)
         implicit = self._kernels.get("CompositeImplicitAutograd")
         if implicit is not None:
@@ -128,6 +152,7 @@ class OpOverloadPacket:
         self._namespace, self._opname = namespace, opname
         self._qualified_op_name = f"{namespace}::{opname}"
         self._overloads = {}
+        self.__name__ = self.__qualname__ = opname
 
     def __repr__(self):
         return f"<OpOverloadPacket(op='{self._namespace}.{self._opname}')>"
@@ -156,6 +181,9 @@ class OpOverloadPacket:
                            f"{self.overloads()}; call one of them (e.g. torch.ops.{self}.{self.overloads()[0]})")
 
     def __call__(self, *args, **kwargs):
+        dispatched = dispatch_torch_function(self, args, kwargs)
+        if dispatched is not _NOT_DISPATCHED:
+            return dispatched
         return self._resolve()(*args, **kwargs)
 
 

@@ -1,0 +1,2 @@
+"""tandem.fx.experimental: graph optimisations (optimization.fuse)."""
+from . import optimization  # noqa: F401
