@@ -144,15 +144,17 @@ class _Pickler(pickle._Pickler):
         if is_sparse_tensor(obj):  # another layout (CSC): its placeholder must never be written as the data
             raise NotImplementedError(f"tandem.save of a {obj.layout} tensor is not supported\nhint: save "
                                       "t.to_sparse_csr() (or t.to_dense()) instead")
-        if isinstance(obj, Tensor) and obj.is_meta:  # no values: its geometry only, as torch.save writes it
-            return REBUILD_META_TENSOR, (obj.dtype, tuple(obj.shape), tuple(obj.stride()), obj.requires_grad)
         if isinstance(obj, Tensor):
-            storage, offset = self._on_tensor(obj)
-            # The empty OrderedDict: backward hooks, which torch.save never writes either.
-            args = (storage, offset, tuple(obj.shape), tuple(obj.stride()), obj.requires_grad, OrderedDict())
-            rebuild = REBUILD_TENSOR_V2
-            if DTYPES[dtype_name(obj.dtype)][0] is None:  # no typed storage: v3 names the dtype, as torch.save
-                rebuild, args = REBUILD_TENSOR_V3, args + (obj.dtype,)
+            if obj.is_meta:  # no values: its geometry only, as torch.save writes it
+                rebuild = REBUILD_META_TENSOR
+                args = (obj.dtype, tuple(obj.shape), tuple(obj.stride()), obj.requires_grad)
+            else:
+                storage, offset = self._on_tensor(obj)
+                # The empty OrderedDict: backward hooks, which torch.save never writes either.
+                args = (storage, offset, tuple(obj.shape), tuple(obj.stride()), obj.requires_grad, OrderedDict())
+                rebuild = REBUILD_TENSOR_V2
+                if DTYPES[dtype_name(obj.dtype)][0] is None:  # no typed storage: v3 names the dtype, as torch.save
+                    rebuild, args = REBUILD_TENSOR_V3, args + (obj.dtype,)
             state = get_state(obj)
             if type(obj) is not Tensor or has_state(state):  # the class and the Python state too, as torch.save
                 return REBUILD_FROM_TYPE_V2, (rebuild, type(obj) if type(obj) is not Tensor else TORCH_TENSOR,

@@ -124,6 +124,7 @@ OPS = {
     "linalg_inv": lambda L: L.linalg.inv(e(L, 3, 3)),
     "linalg_solve": lambda L: L.linalg.solve(e(L, 2, 3, 3), e(L, 2, 3)),
     "cholesky": lambda L: L.linalg.cholesky(e(L, 3, 3, dtype=L.float64)),
+    "lu_solve": lambda L: L.linalg.lu_solve(*L.linalg.lu_factor(e(L, 3, 3)), e(L, 3, 2)),
     "fft": lambda L: L.fft.fft(e(L, 8)),
     "rfft": lambda L: L.fft.rfft(e(L, 2, 8)),
     "multinomial": lambda L: L.multinomial(e(L, 3), 2),

@@ -55,22 +55,11 @@ void refuse_data_dependent(const char* op) {
 }
 
 void register_meta_kernels(KernelTable& table, const KernelTable& cpu) {
-  for (int i = 0; i < kNumUnaryOps; ++i) fill(table.unary[i], cpu.unary[i]);
-  for (int i = 0; i < kNumBinaryOps; ++i) fill(table.binary[i], cpu.binary[i]);
-#define TANDEM_TOP_SLOT(name, Type) fill(table.name, cpu.name);
-#define TANDEM_REDUCE_SLOT(name, Type) fill(table.reduce.name, cpu.reduce.name);
-#define TANDEM_INDEX_SLOT(name, Type) fill(table.index.name, cpu.index.name);
-#define TANDEM_RANDOM_SLOT(name, Type) fill(table.random.name, cpu.random.name);
-#define TANDEM_LINALG_SLOT(name, Type) fill(table.linalg.name, cpu.linalg.name);
-#define TANDEM_NN_SLOT(name, Type) fill(table.nn.name, cpu.nn.name);
-#include "kernels/kernel_slots.def"
-#undef TANDEM_TOP_SLOT
-#undef TANDEM_REDUCE_SLOT
-#undef TANDEM_INDEX_SLOT
-#undef TANDEM_RANDOM_SLOT
-#undef TANDEM_LINALG_SLOT
-#undef TANDEM_NN_SLOT
-  if (cpu.index.min_max) table.index.min_max = &index_min_max;
+  table = cpu;  // the CPU's slots, each then replaced by its no-work form
+  for (auto& slot : table.unary) fill(slot, slot);
+  for (auto& slot : table.binary) fill(slot, slot);
+  for_each_kernel_slot(table, [](const char*, auto& slot) { fill(slot, slot); });
+  if (table.index.min_max) table.index.min_max = &index_min_max;
   fill(optim_step_kernel(DeviceType::Meta), optim_step_kernel(DeviceType::CPU));
 }
 
