@@ -1,9 +1,9 @@
 // The meta device's kernels: a slot wherever the CPU has one, and none of them does any work, because a meta
 // tensor has no memory and its front end has already decided the result's sizes, dtype and device. Slots that
-// answer with something found in the data: bernoulli's and multinomial's validity reports say "valid" (there is
-// nothing to find invalid, as PyTorch's meta kernels check no values), and count_nonzero, which would size a
-// result, raises NotImplementedError on the calling thread (meta kernels run synchronously), as PyTorch's meta
-// device refuses nonzero.
+// answer with something found in the data: bernoulli's and multinomial's validity reports say "valid" (there
+// is nothing to find invalid, as PyTorch's meta kernels check no values), and count_nonzero, which would size
+// a result, raises NotImplementedError on the calling thread (meta kernels run synchronously), as PyTorch's
+// meta device refuses nonzero.
 #include <type_traits>
 
 #include "core/error.h"
