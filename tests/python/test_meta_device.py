@@ -109,7 +109,6 @@ OPS = {
     "index_tensor": lambda L: e(L, 3, 3)[L.tensor([0, 5])],
     "index_select_meta_index": lambda L: e(L, 3, 3).index_select(1, e(L, 4, dtype=L.int64)),
     "gather": lambda L: L.gather(e(L, 3, 3), 1, e(L, 3, 2, dtype=L.int64)),
-    "setitem": lambda L: e(L, 3, 3).__setitem__((0, slice(None)), 1.0),
     "conv2d": lambda L: L.nn.functional.conv2d(e(L, 1, 3, 8, 8), e(L, 4, 3, 3, 3), padding=1, stride=2),
     "max_pool2d": lambda L: L.nn.functional.max_pool2d(e(L, 1, 3, 8, 8), 2),
     "softmax": lambda L: L.softmax(e(L, 2, 5), -1),
@@ -136,10 +135,7 @@ OPS = {
 
 @pytest.mark.parametrize("name", list(OPS))
 def test_ops_infer_metadata_like_pytorch(name):
-    got, want = OPS[name](tandem), OPS[name](torch)
-    if want is None:  # __setitem__
-        return
-    same_meta(got, want)
+    same_meta(OPS[name](tandem), OPS[name](torch))
 
 
 def test_setitem_keeps_meta():
@@ -210,7 +206,6 @@ def test_device_object():
     assert e(tandem, 2, 3).data_ptr() == 0
     assert e(tandem, 2, 3).untyped_storage().nbytes() == 24
     assert e(tandem, 2, 3).stride() == (3, 1) and e(tandem, 2).element_size() == 4
-    assert e(tandem, 2).to("meta") is not None
     x = e(tandem, 2)
     assert x.to("meta") is x
     assert e(tandem, 2).type() == "tandem.meta.FloatTensor"
@@ -421,3 +416,12 @@ def test_optimizer_steps_on_meta(opt):
         optimizer.step()
         assert model.weight.is_meta and all(v.is_meta for s in optimizer.state.values() for v in s.values()
                                             if isinstance(v, lib.Tensor) and v.dim() > 0)
+
+
+@pytest.mark.parametrize("args", [(tandem.float32, (2,), ("x",), False), ("float32", (2,), (1,), False),
+                                  (tandem.float32, [2], (1,), False), (tandem.float32, (2,), (1,), 1)])
+def test_load_refuses_a_damaged_meta_tensor(args):
+    import pickle
+    from tandem._torch_format_read import _rebuild_meta_tensor
+    with pytest.raises(pickle.UnpicklingError, match="a meta tensor in the file is damaged"):
+        _rebuild_meta_tensor(*args)

@@ -3,6 +3,7 @@ operations and their data dependencies; its inputs match any value) in gm's grap
 its place. Patterns are small, so the matcher backtracks freely over them."""
 from typing import NamedTuple
 
+from .graph import _has_path
 from .graph_module import GraphModule, _copy_attr
 from .node import Node
 
@@ -176,18 +177,10 @@ def _replace(gm, pattern, replacement, match_filters=None, ignore_literals=False
     gm.recompile()
     if hasattr(replacement, "named_modules"):  # a Module replacement: install what its nodes refer to
         for node in graph.nodes:
-            if node.op in ("get_attr", "call_module") and not _has(gm, node.target) and _has(replacement, node.target):
+            if (node.op in ("get_attr", "call_module") and not _has_path(gm, node.target)
+                    and _has_path(replacement, node.target)):
                 _copy_attr(replacement, gm, node.target)
     return results
-
-
-def _has(module, target):
-    obj = module
-    for atom in target.split("."):
-        if not hasattr(obj, atom):
-            return False
-        obj = getattr(obj, atom)
-    return True
 
 
 def replace_pattern(gm, pattern, replacement):
