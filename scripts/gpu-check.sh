@@ -85,7 +85,7 @@ if [ -d "$CARRY/debs" ] && { [ -n "${GPU_CHECK_CARRIED_LIBS:-}" ] || ! have_head
   echo "using the carried OpenBLAS and FFTW from $SYSROOT" >>"$LOGS/environment.log"
 fi
 
-# Only the GPU that is here: one architecture builds fast (make test builds sm_80 + sm_90 + PTX).
+# Only the GPU that is here: one architecture builds fast (CMake's portable default is sm_80 + sm_90 + PTX).
 ARCH=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d ' .')
 ARCH=${ARCH:-90}
 NB_DIR=$("$PY" -m nanobind --cmake_dir 2>/dev/null)
