@@ -22,6 +22,7 @@ from . import _C
 from ._C import Tensor
 from ._numpy import from_numpy
 from ._size import Size
+from ._quantized_types import QSCHEMES, QUANTIZED_DTYPES
 from ._torch_format import (DTYPES, STORAGE_TYPES, UNTYPED_STORAGE, StorageType, dtype_name, restore_device,
                             user_allowed_globals)
 from ._tensor_state import set_state
@@ -205,6 +206,9 @@ def _build_allowed_globals():
     }
     allowed.update({f"torch.{name}": getattr(_C, name) for name in DTYPES})
     allowed.update({f"torch.{name}": storage for name, storage in STORAGE_TYPES.items()})
+    # The quantized dtypes and schemes: names a dynamically quantized model's state_dict holds (weights_only allows
+    # them in PyTorch too).
+    allowed.update({f"torch.{obj!r}".replace("tandem.", ""): obj for obj in QUANTIZED_DTYPES + QSCHEMES})
     for module in ("numpy.core.multiarray", "numpy._core.multiarray"):  # NumPy 1.x and 2.x names
         allowed[f"{module}._reconstruct"] = _numpy_reconstruct
         allowed[f"{module}.scalar"] = _NUMPY_SCALAR

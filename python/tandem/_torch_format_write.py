@@ -12,6 +12,7 @@ import numpy as np
 
 from . import _C
 from ._C import Tensor
+from ._quantized_types import _QuantizedDType, qscheme
 from ._size import Size
 from ._layouts import is_sparse_tensor, layout
 from ._tensor_state import get_state, has_state
@@ -171,7 +172,7 @@ class _Pickler(pickle._Pickler):
         return NotImplemented
 
     def save_global(self, obj, name=None):
-        if isinstance(obj, _C.dtype):
+        if isinstance(obj, _C.dtype) or isinstance(obj, (_QuantizedDType, qscheme)):
             module, name = "torch", dtype_name(obj)
         elif isinstance(obj, TorchName):
             module, name = obj.module, obj.name

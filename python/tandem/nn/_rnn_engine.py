@@ -12,14 +12,18 @@ from ..autograd import Function
 from . import functional as F
 
 
-def cell_step(kind, x_proj, h, c, w_hh_t, b_hh):
+def cell_step(kind, x_proj, h, c, w_hh_t, b_hh, hidden_linear=None):
     """One step from x_proj = W_ih x + b_ih (+ b_hh, except for GRU: its candidate gate multiplies the hidden
     projection by r before adding it); w_hh_t is W_hh transposed. Returns (h', c') with c' None except for
-    LSTM. The gate math is one fused C++ op (ops/rnn_cell.h) for LSTM and GRU."""
+    LSTM. The gate math is one fused C++ op (ops/rnn_cell.h) for LSTM and GRU. hidden_linear, where given,
+    computes W_hh h + b_hh in place of w_hh_t and b_hh (the dynamically quantized layers' product)."""
     if kind == "gru":
-        h_proj = h.matmul(w_hh_t) if b_hh is None else tandem.addmm(b_hh, h, w_hh_t)
+        if hidden_linear is not None:
+            h_proj = hidden_linear(h)
+        else:
+            h_proj = h.matmul(w_hh_t) if b_hh is None else tandem.addmm(b_hh, h, w_hh_t)
         return _C._gru_cell(x_proj, h_proj, h), None
-    gates = tandem.addmm(x_proj, h, w_hh_t)
+    gates = hidden_linear(h) + x_proj if hidden_linear is not None else tandem.addmm(x_proj, h, w_hh_t)
     if kind == "lstm":
         return _C._lstm_cell(gates, c)
     return (tandem.tanh(gates) if kind == "rnn_tanh" else tandem.relu(gates)), None
@@ -48,13 +52,14 @@ def _step_rows(rows, batch_sizes):
     return rows.split(batch_sizes)
 
 
-def _run_direction(kind, x_proj, batch_sizes, h0, c0, w_hh, b_hh, w_hr, reverse):
-    """Runs one direction of one layer over packed rows. Returns (each step's output, final h, final c)."""
+def _run_direction(kind, x_proj, batch_sizes, h0, c0, w_hh, b_hh, w_hr, reverse, hidden_linear=None):
+    """Runs one direction of one layer over packed rows. Returns (each step's output, final h, final c).
+    hidden_linear replaces w_hh and b_hh where given (cell_step)."""
     steps = len(batch_sizes)
     x_steps = _step_rows(x_proj, batch_sizes)
     # Transposed once: every step's weight gradient then adds up in one (contiguous) buffer before a single
     # transpose back, instead of each step adding a transposed gradient into the weight's.
-    w_hh_t = w_hh.t()
+    w_hh_t = w_hh.t() if w_hh is not None else None
     w_hr_t = w_hr.t() if w_hr is not None else None
     outputs = [None] * steps
     if not reverse:
@@ -68,7 +73,7 @@ def _run_direction(kind, x_proj, batch_sizes, h0, c0, w_hh, b_hh, w_hr, reverse)
                 if c is not None:
                     finished_c.append(c[n:])
                     c = c[:n]
-            h, c = cell_step(kind, x_steps[t], h, c, w_hh_t, b_hh)
+            h, c = cell_step(kind, x_steps[t], h, c, w_hh_t, b_hh, hidden_linear)
             if w_hr_t is not None:
                 h = h.matmul(w_hr_t)
             outputs[t] = h
@@ -84,7 +89,7 @@ def _run_direction(kind, x_proj, batch_sizes, h0, c0, w_hh, b_hh, w_hr, reverse)
                 h = tandem.cat([h, h0[h.shape[0]:n]])
                 if c is not None:
                     c = tandem.cat([c, c0[c.shape[0]:n]])
-            h, c = cell_step(kind, x_steps[t], h, c, w_hh_t, b_hh)
+            h, c = cell_step(kind, x_steps[t], h, c, w_hh_t, b_hh, hidden_linear)
             if w_hr_t is not None:
                 h = h.matmul(w_hr_t)
             outputs[t] = h
@@ -263,12 +268,15 @@ def _projected_direction(kind, layer_input, params, batch_sizes, h0, c0, reverse
     return _run_direction(kind, x_proj, batch_sizes, h0, c0, w_hh, b_hh, w_hr, reverse)
 
 
-def run_layers(kind, rows, batch_sizes, h0, c0, weights, num_layers, directions, dropout, train, stack_output):
+def run_layers(kind, rows, batch_sizes, h0, c0, weights, num_layers, directions, dropout, train, stack_output,
+               run_direction=None):
     """Every layer over packed rows. weights[layer * directions + direction] maps weight_ih, weight_hh (and
     bias_ih, bias_hh, weight_hr where present) to tensors. The last layer's output is packed rows too, or with
     stack_output the (L, N, H * directions) tensor PyTorch's native implementation builds (each direction's
     steps stacked, the directions concatenated), so its grad_fn is PyTorch's (StackBackward0, CatBackward0).
-    Returns (output, h_n, c_n), c_n None except for LSTM."""
+    run_direction(params, layer_input, batch_sizes, h0, c0, reverse), where given, runs each direction in place
+    of the float paths (the dynamically quantized layers). Returns (output, h_n, c_n), c_n None except for
+    LSTM."""
     final_h, final_c = [], []
     layer_input = rows
     for layer in range(num_layers):
@@ -278,7 +286,9 @@ def run_layers(kind, rows, batch_sizes, h0, c0, weights, num_layers, directions,
             index = layer * directions + direction
             params = weights[index]
             h0_d, c0_d = h0[index], c0[index] if c0 is not None else None
-            if kind == "lstm" and "weight_hr" not in params and not _C._autocast_active():
+            if run_direction is not None:
+                step_outputs, h_n, c_n = run_direction(params, layer_input, batch_sizes, h0_d, c0_d, direction == 1)
+            elif kind == "lstm" and "weight_hr" not in params and not _C._autocast_active():
                 step_outputs, h_n, c_n = _lstm_layer(layer_input, params, batch_sizes, h0_d, c0_d, direction == 1)
             else:
                 step_outputs, h_n, c_n = _projected_direction(kind, layer_input, params, batch_sizes, h0_d, c0_d,

@@ -131,8 +131,11 @@ class RNNBase(Module):
 
     # --- argument checks (PyTorch's messages) ---
 
+    def _weight_dtype(self):
+        return self._flat_weights[0].dtype
+
     def _check_input(self, input, packed):
-        weight_dtype = self._flat_weights[0].dtype
+        weight_dtype = self._weight_dtype()
         if input.dtype != weight_dtype:
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight_dtype}). "
                              f"Convert input: input.to({weight_dtype}), or convert model: model.to({input.dtype})")

@@ -1,0 +1,2 @@
+"""tandem.nn.quantized: the older name of tandem.ao.nn.quantized."""
+from ...ao.nn.quantized import dynamic  # noqa: F401
