@@ -10,21 +10,9 @@ from . import _C
 Tensor = _C.Tensor
 
 
-class layout:
-    """A tensor layout: strided (dense tensors), sparse_coo, sparse_csr or sparse_csc (tandem.sparse)."""
-
-    def __init__(self, name):
-        self._name = name
-
-    def __repr__(self):
-        return f"tandem.{self._name}"
-
-    def __reduce__(self):
-        return self._name  # pickles as the module-level singleton
-
-
-class memory_format:
-    """How a tensor's elements are ordered in memory (PyTorch's torch.memory_format)."""
+class NamedConstant:
+    """A module-level singleton of tandem's namespace (tandem.strided, tandem.channels_last, ...): printed and
+    pickled by its name, so a loaded copy is the very object."""
 
     def __init__(self, name):
         self._name = name
@@ -34,6 +22,14 @@ class memory_format:
 
     def __reduce__(self):
         return self._name
+
+
+class layout(NamedConstant):
+    """A tensor layout: strided (dense tensors), sparse_coo, sparse_csr or sparse_csc (tandem.sparse)."""
+
+
+class memory_format(NamedConstant):
+    """How a tensor's elements are ordered in memory (PyTorch's torch.memory_format)."""
 
 
 strided = layout("strided")

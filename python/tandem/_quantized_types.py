@@ -7,29 +7,25 @@ them (``quantize_dynamic(model, dtype=tandem.qint8)``), for code that compares a
 quantized model names them as PyTorch's files do (torch.qint8). Making a tensor of one is a TypeError.
 """
 
+from ._layouts import NamedConstant
+
 __all__ = ["qint8", "quint8", "qint32", "quint4x2", "quint2x4", "qscheme", "per_tensor_affine",
            "per_channel_affine", "per_tensor_symmetric", "per_channel_symmetric", "per_channel_affine_float_qparams"]
 
 
-class _QuantizedDType:
+class _QuantizedDType(NamedConstant):
     """One quantized dtype: its name and element size, as torch.dtype reports them."""
 
-    __slots__ = ("_name", "itemsize")
     is_floating_point = False
     is_complex = False
 
     def __init__(self, name, itemsize):
-        self._name, self.itemsize = name, itemsize
+        super().__init__(name)
+        self.itemsize = itemsize
 
     @property
     def is_signed(self):
         raise RuntimeError("isSignedType not supported for quantized types")
-
-    def __repr__(self):
-        return f"tandem.{self._name}"
-
-    def __reduce__(self):  # pickled as the module attribute, so a loaded copy is this very object
-        return self._name
 
     def to_real(self):
         return self
@@ -38,19 +34,8 @@ class _QuantizedDType:
         return self
 
 
-class qscheme:
+class qscheme(NamedConstant):
     """A quantization scheme (tandem.per_tensor_affine, ...), as torch.qscheme."""
-
-    __slots__ = ("_name",)
-
-    def __init__(self, name):
-        self._name = name
-
-    def __repr__(self):
-        return f"tandem.{self._name}"
-
-    def __reduce__(self):
-        return self._name
 
 
 _QuantizedDType.__module__ = qscheme.__module__ = "tandem"
