@@ -5,6 +5,8 @@ function, ``reset`` has no cache to clear, ``mark_dynamic``/``mark_static`` reco
 holds the commonly set knobs with PyTorch's defaults (unread by tandem); ``explain`` runs the function
 and reports no graphs.
 """
+import sys as _sys
+
 from .compiler import disable, reset, list_backends, is_compiling, allow_in_graph  # noqa: F401
 from . import _dynamo_eval_frame as eval_frame  # noqa: F401  (eval_frame.OptimizedModule, what compile returns)
 from ._dynamo_explain import explain  # noqa: F401  (no graphs: tandem compiles nothing)
@@ -45,3 +47,6 @@ class _Config:
 
 
 config = _Config()
+
+# `import torch._dynamo.config` names a submodule; this module is a file, so the submodule is registered here.
+_sys.modules[__name__ + ".config"] = config

@@ -1,5 +1,6 @@
-"""DataLoader and default_collate, as in PyTorch. With num_workers=0 batches are built in the calling thread;
-with num_workers > 0 in worker processes (_multiprocessing_iter.py, _worker.py)."""
+"""DataLoader, as in PyTorch (default_collate and default_convert: _utils/collate.py). With num_workers=0
+batches are built in the calling thread; with num_workers > 0 in worker processes (_multiprocessing_iter.py,
+_worker.py)."""
 import collections.abc
 import itertools
 import math
@@ -11,59 +12,14 @@ import tandem
 import tandem.multiprocessing  # noqa: F401  (registers how tensors cross processes: through shared memory)
 
 from ..._C import Tensor
-from ..._layouts import is_sparse_tensor
 from ._iter_base import _BaseDataLoaderIter
+from ._utils.collate import default_collate, default_convert
 from ._multiprocessing_iter import MultiProcessingDataLoaderIter
 
 _MultiProcessingDataLoaderIter = MultiProcessingDataLoaderIter  # PyTorch's name
 from ._worker import get_worker_info  # noqa: F401  (re-exported by utils.data)
 from .dataset import IterableDataset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
-
-
-def default_convert(data):
-    """``data`` with its NumPy arrays and numbers as tensors, recursing into mappings, namedtuples and sequences
-    (tuples become lists, as in PyTorch); anything else is returned as it is."""
-    if isinstance(data, Tensor):
-        return data
-    if type(data).__module__ == "numpy" and hasattr(data, "dtype"):
-        return data if data.dtype.kind in "SUO" else tandem.as_tensor(data)  # strings and objects stay
-    if isinstance(data, collections.abc.Mapping):
-        return {key: default_convert(value) for key, value in data.items()}
-    if isinstance(data, tuple) and hasattr(data, "_fields"):  # namedtuple
-        return type(data)(*(default_convert(d) for d in data))
-    if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
-        return [default_convert(d) for d in data]
-    return data
-
-
-def default_collate(batch):
-    """Stacks tensors, turns numbers into tensors, and recurses into dicts, tuples, namedtuples and lists."""
-    elem = batch[0]
-    if isinstance(elem, Tensor):
-        if is_sparse_tensor(elem):  # PyTorch's refusal
-            raise RuntimeError("Batches of sparse tensors are not currently supported by the default collate_fn; "
-                               "please provide a custom collate_fn to handle them appropriately.")
-        return tandem.stack(batch, 0)
-    if type(elem).__module__ == "numpy" and hasattr(elem, "shape"):
-        return default_collate([tandem.as_tensor(b) for b in batch])
-    if isinstance(elem, int):  # bools too; the dtype is inferred from the whole batch ([1, 2.5] is float32)
-        return tandem.tensor(batch)
-    if isinstance(elem, float):
-        return tandem.tensor(batch, dtype=tandem.float64)
-    if isinstance(elem, (str, bytes)):
-        return batch
-    if isinstance(elem, collections.abc.Mapping):
-        return {key: default_collate([d[key] for d in batch]) for key in elem}
-    if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
-        return type(elem)(*(default_collate(samples) for samples in zip(*batch)))
-    if isinstance(elem, collections.abc.Sequence):
-        if any(len(e) != len(elem) for e in batch):
-            raise RuntimeError("each element in list of batch should be of equal size")
-        return [default_collate(samples) for samples in zip(*batch)]  # a list for tuples too, as PyTorch
-    raise TypeError(
-        f"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {type(elem)}"
-    )
 
 
 def pin_memory(data):
@@ -150,7 +106,7 @@ class DataLoader:
         self.batch_sampler = batch_sampler
         self._auto_collation = batch_sampler is not None
         self.collate_fn = collate_fn if collate_fn is not None else (
-            default_collate if self._auto_collation else _convert)
+            default_collate if self._auto_collation else default_convert)
         self.check_worker_number_rationality()
 
     def check_worker_number_rationality(self):
@@ -255,10 +211,6 @@ class DataLoader:
         for start in range(0, end, bs):
             idx = order.narrow(0, start, min(bs, n - start))
             yield [tandem.index_select(t, 0, idx.to(t.device)) for t in self.dataset.tensors]
-
-
-def _convert(data):
-    return data
 
 
 class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
