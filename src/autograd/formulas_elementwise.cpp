@@ -34,15 +34,21 @@ Scalar neg(const Scalar& s) {
   return Scalar(complex<double>(-c.real(), -c.imag()));
 }
 
+// g where `keep`, else 0: selected, not multiplied, so a NaN or infinite g where the gradient is cut stays
+// out (as PyTorch's threshold_backward and clamp_backward).
+Tensor gradient_where(const Tensor& keep, const Tensor& g) {
+  return where(keep, g, full(DimVector{}, Scalar(0.0), g.dtype()));
+}
+
 // relu's gradient: g where the output is positive. Recorded as its own op (as PyTorch's threshold_backward)
 // so that under create_graph it depends on the output too: the gradient then requires grad even when g
 // does not, with a zero derivative with respect to the output.
 Tensor threshold_backward(const Tensor& g, const Tensor& out) {
-  Tensor r = without_grad([&] { return mul(g, gt(out, Scalar(0.0))); });
+  Tensor r = without_grad([&] { return gradient_where(gt(out, Scalar(0.0)), g); });
   if (!should_record(g, out)) return r;
   auto node = make_node("ThresholdBackwardBackward0", [](FormulaNode& n, const Tensor& gg) {
     Grads grads(2);
-    if (n.needs_input_grad(0)) grads[0] = mul(gg, gt(n.saved_tensor(0), Scalar(0.0)));
+    if (n.needs_input_grad(0)) grads[0] = gradient_where(gt(n.saved_tensor(0), Scalar(0.0)), gg);
     if (n.needs_input_grad(1)) grads[1] = zeros_like(gg);
     return grads;
   });
@@ -323,12 +329,16 @@ Grads binary_grads(FormulaNode& n, Da da, Db db) {
   if (n.needs_input_grad(1)) r[1] = db();
   return r;
 }
-TANDEM_BINARY_GRAD(atan2) {  // atan2(a, b): d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2)
+// atan2(a, b): d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2); at the origin, where both are 0/0, 0 (times
+// g, so a NaN g stays NaN), as PyTorch's.
+TANDEM_BINARY_GRAD(atan2) {
   const BinaryOperands ops = binary_operands(n);
   const Tensor &a = ops.a, &b = ops.b;
-  Tensor scale = div(g, add(mul(a, a), mul(b, b)));
+  const Tensor squares = add(mul(a, a), mul(b, b));
+  const Tensor zero = full(DimVector{}, Scalar(0.0), squares.dtype());
+  const Tensor recip = where(eq(squares, zero), zero, div(Scalar(1.0), squares));
   return binary_grads(
-      n, [&] { return mul(scale, b); }, [&] { return neg(mul(scale, a)); });
+      n, [&] { return mul(mul(g, b), recip); }, [&] { return mul(mul(g, neg(a)), recip); });
 }
 TANDEM_BINARY_GRAD(hypot) {
   const BinaryOperands ops = binary_operands(n);
@@ -519,11 +529,12 @@ Tensor record_clamp(const Tensor& x, const std::optional<Scalar>& lo, const std:
   const char* name = lo && hi ? "ClampBackward1" : lo ? "ClampMinBackward0" : "ClampMaxBackward0";
   auto node = make_node(name, [](FormulaNode& n, const Tensor& g) {
     Tensor x = n.saved_tensor(0);
-    // the gradient passes where lo <= x <= hi (variant bits: 1 = has lo, 2 = has hi)
-    Tensor mask;
-    if (n.variant & 1) mask = ge(x, n.scalar);
-    if (n.variant & 2) mask = mask.defined() ? logical_and(mask, le(x, n.scalar2)) : le(x, n.scalar2);
-    return Grads{mul(g, mask)};
+    // the gradient passes strictly inside, lo < x < hi, as PyTorch's (a bound's own value gets none; variant
+    // bits: 1 = has lo, 2 = has hi)
+    Tensor keep;
+    if (n.variant & 1) keep = gt(x, n.scalar);
+    if (n.variant & 2) keep = keep.defined() ? logical_and(keep, lt(x, n.scalar2)) : lt(x, n.scalar2);
+    return Grads{gradient_where(keep, g)};
   });
   node->variant = static_cast<int8_t>((lo ? 1 : 0) | (hi ? 2 : 0));
   if (lo) node->scalar = *lo;

@@ -74,12 +74,13 @@ struct HardsigmoidAct {
   TANDEM_HOST_DEVICE A grad(A g, A x) const { return (x > A(-3) && x < A(3)) ? g / A(6) : A(0); }
 };
 
-// x * relu6(x + 3) / 6 (so -inf gives NaN and -3 gives -0, as in PyTorch)
+// x * relu6(x + 3) / 6 (so -inf gives NaN and -3 gives -0, as in PyTorch); the derivative x/3 + 1/2 strictly
+// between the kinks, 0 from -3 down and 1 from 3 up (PyTorch's choice at the kinks).
 template <typename A>
 struct HardswishAct {
   TANDEM_HOST_DEVICE A operator()(A x) const { return x * relu6_of_x_plus_3(x) / A(6); }
   TANDEM_HOST_DEVICE A grad(A g, A x) const {
-    return x < A(-3) ? A(0) : (x <= A(3) ? g * (x / A(3) + A(0.5)) : g);
+    return x <= A(-3) ? A(0) : (x < A(3) ? g * (x / A(3) + A(0.5)) : g);
   }
 };
 

@@ -133,8 +133,8 @@ Tensor activation_derivative(const ActivationSpec& s, const Tensor& x) {
     case Activation::Hardsigmoid:
       return where(logical_and(gt(x, Scalar(-3.0)), lt(x, Scalar(3.0))), k(1.0 / 6), k(0));
     case Activation::Hardswish:
-      return where(lt(x, Scalar(-3.0)), k(0),
-                   where(le(x, Scalar(3.0)), add(div(x, Scalar(3.0)), Scalar(0.5)), k(1)));
+      return where(le(x, Scalar(-3.0)), k(0),
+                   where(lt(x, Scalar(3.0)), add(div(x, Scalar(3.0)), Scalar(0.5)), k(1)));
     case Activation::Mish: {
       Tensor t = tanh(log1p(exp(x)));
       return add(t, mul(mul(x, sigmoid(x)), sub(Scalar(1.0), mul(t, t))));
