@@ -10,7 +10,8 @@ import tandem
 from .. import _C
 from .._autocast import active as _amp_active, run as _amp_run
 from .._transfer_guard import _crossing
-from .functional import dropout, embedding, linear, softmax
+from . import functional as F  # linear and attention through the installed functions: modes see them
+from .functional import dropout, embedding, softmax
 from .parameter import untracked
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward", "embedding_bag"]
@@ -132,13 +133,13 @@ def _in_projection_packed(q, k, v, w, b=None):
     embed_dim = q.size(-1)
     if k is v:
         if q is k:
-            return linear(q, w, b).chunk(3, dim=-1)
+            return F.linear(q, w, b).chunk(3, dim=-1)
         w_q, w_kv = w.split([embed_dim, 2 * embed_dim])
         b_q, b_kv = (None, None) if b is None else b.split([embed_dim, 2 * embed_dim])
-        return (linear(q, w_q, b_q),) + tuple(linear(k, w_kv, b_kv).chunk(2, dim=-1))
+        return (F.linear(q, w_q, b_q),) + tuple(F.linear(k, w_kv, b_kv).chunk(2, dim=-1))
     w_q, w_k, w_v = w.chunk(3)
     b_q, b_k, b_v = (None, None, None) if b is None else b.chunk(3)
-    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+    return F.linear(q, w_q, b_q), F.linear(k, w_k, b_k), F.linear(v, w_v, b_v)
 
 
 def _in_projection(q, k, v, w_q, w_k, w_v, b_q=None, b_k=None, b_v=None):
@@ -149,7 +150,7 @@ def _in_projection(q, k, v, w_q, w_k, w_v, b_q=None, b_k=None, b_v=None):
     for name, b in (("query", b_q), ("key", b_k), ("value", b_v)):
         if b is not None and tuple(b.shape) != (eq,):
             raise AssertionError(f"expecting {name} bias shape of {(eq,)}, but got {b.shape}")
-    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+    return F.linear(q, w_q, b_q), F.linear(k, w_k, b_k), F.linear(v, w_v, b_v)
 
 
 def _append_zero_column(mask):
@@ -276,7 +277,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         if dropout_p > 0.0:
             weights = dropout(weights, dropout_p)
         out = tandem.matmul(weights, v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-        out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
+        out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
         weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
         if average_attn_weights:
             weights = weights.mean(dim=1)
@@ -286,9 +287,9 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         attn_mask = (attn_mask.unsqueeze(0) if attn_mask.size(0) == 1
                      else attn_mask.reshape(bsz, num_heads, -1, src_len))
     q, k, v = (t.reshape(bsz, num_heads, t.size(1), head_dim) for t in (q, k, v))
-    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
     out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
-    out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
+    out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
     return (out if is_batched else out.squeeze(1)), None
 
 
