@@ -240,7 +240,7 @@ def _lstm_flops(lstm):
 _FORMULAS = {}
 
 
-def register_flop_formula(targets, get_raw=False):
+def register_flop_formula(targets):
     """Registers ``formula(args, kwargs, out) -> (forward, backward)`` (lists of (op name, flops)) for tandem
     functions, given as the functions or their qualified names ('tandem.mm', 'tandem.Tensor.mm')."""
     def register(formula):
