@@ -17,6 +17,7 @@
 #include "kernels/lgamma_math.h"
 #include "kernels/math_functors.h"
 #include "kernels/polynomial_math.h"
+#include "kernels/vector_gamma_math.h"
 
 namespace tandem {
 namespace special_math {
@@ -156,13 +157,29 @@ TANDEM_HOST_DEVICE inline double ndtri(double p) {
 
 }  // namespace special_math
 
-// float (and 16-bit) through the C library's lgammaf: half the time of the double function, within 2.5 ulp
-// (glibc), and accurate near lgamma's zeros too (1 and 2, -2.457..., where PyTorch's float lgamma is 1e-3
-// off).
+// float (and 16-bit) on the CPU through vector_lgammaf and vector_digammaf (vector_gamma_math.h): branch-free
+// double arithmetic, so the loop vectorises, within 0.55 and 0.50 ulp, near the zeros too (lgamma's at 1, 2
+// and -2.457..., where PyTorch's float lgamma is 1e-3 off). double through the C library's lgamma_r and
+// special_math::digamma; the GPU keeps lgammaf and the double digamma.
 struct LgammaOp {
   template <typename T>
   TANDEM_HOST_DEVICE T operator()(T in) const {
+#if !defined(__CUDA_ARCH__)
+    if constexpr (std::is_same_v<opmath_t<T>, float>)
+      return static_cast<T>(vector_lgammaf(static_cast<float>(in)));
+#endif
     return static_cast<T>(special_math::log_abs_gamma(static_cast<opmath_t<T>>(in)));
+  }
+};
+struct DigammaOp {
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T in) const {
+#if !defined(__CUDA_ARCH__)
+    if constexpr (std::is_same_v<opmath_t<T>, float>)
+      return static_cast<T>(vector_digammaf(static_cast<float>(in)));
+#endif
+    return static_cast<T>(
+        static_cast<opmath_t<T>>(special_math::digamma(static_cast<double>(static_cast<opmath_t<T>>(in)))));
   }
 };
 
@@ -174,7 +191,6 @@ struct LgammaOp {
       return static_cast<T>(static_cast<opmath_t<T>>(expr));              \
     }                                                                     \
   };
-TANDEM_SPECIAL_FUNCTOR(DigammaOp, special_math::digamma(x))
 // I0, I1 and e^-|x| times them: float results (and 16-bit ones) through the vectorising bessel_i_float, double
 // through the out-of-line double functions (bessel_math.h).
 template <int Order, bool Scaled>
