@@ -269,8 +269,9 @@ void init_indexing(nb::module_& m) {
         }
         if (!p.view.is_same(self)) return basic_view(self, p.view);
         // x[...] and x[()] are new views of x (AliasBackward0 in the graph, as in PyTorch).
-        return autograd::should_record(self) ? autograd::record_alias("AliasBackward0", self, alias(self))
-                                             : basic_view(self, alias(self));
+        Tensor view = as_view_of(alias(self), self);
+        return autograd::should_record(self) ? autograd::record_alias("AliasBackward0", self, view)
+                                             : basic_view(self, view);
       },
       nb::arg("index").none());
   tensor.def(

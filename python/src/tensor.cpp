@@ -294,6 +294,15 @@ void init_tensor(nb::module_& m) {
       .def_prop_ro("_version", [](const Tensor& t) { return t.version(); })
       .def("_is_view_of",
            [](const Tensor& a, const Tensor& b) { return a.storage().get() == b.storage().get(); })
+      // PyTorch's view bookkeeping: the tensor a view op made this one from (the first of a chain of views), or
+      // None. A new Python object for that tensor: tandem does not keep one object per tensor, so compare with
+      // `is not None` or by data_ptr/storage, not with `is`.
+      .def_prop_ro("_base",
+                   [](const Tensor& t) -> nb::object {
+                     const auto& base = t.impl()->view_base();
+                     return base ? wrap(Tensor(base)) : nb::none();
+                   })
+      .def("_is_view", [](const Tensor& t) { return static_cast<bool>(t.impl()->view_base()); })
       .def(
           "contiguous",
           [](nb::handle self, nb::handle memory_format) -> nb::object {

@@ -155,4 +155,11 @@ Tensor make_view(const Tensor& base, DimVector sizes, DimVector strides, int64_t
   return Tensor(std::move(impl));
 }
 
+Tensor as_view_of(Tensor view, const Tensor& base) {
+  if (view.is_same(base)) return view;  // an op that returned its input is no view of it
+  const auto& root = base.impl()->view_base();
+  view.impl()->set_view_base(root ? root : base.impl_ptr());
+  return view;
+}
+
 }  // namespace tandem

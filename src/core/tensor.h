@@ -66,6 +66,12 @@ class TensorImpl : public RefCounted {
   bool has_own_version() const { return static_cast<bool>(own_version_); }  // `.data` and its views
   void share_version_of(const TensorImpl& base) { own_version_ = base.own_version_; }
 
+  // The tensor this one is a view of (PyTorch's Tensor._base): the first tensor of a chain of views, which the
+  // view stays holding, as PyTorch's views do. Set by the view ops (as_view_of), null for every other tensor,
+  // including tandem's internal aliases (a saved output's alias would otherwise hold its own node).
+  const IntrusivePtr<TensorImpl>& view_base() const { return view_base_; }
+  void set_view_base(IntrusivePtr<TensorImpl> base) { view_base_ = std::move(base); }
+
   // Re-points this tensor at other metadata (used by in-place resizing ops such as set_ / detach_).
   void set_geometry(int64_t offset, DimVector sizes, DimVector strides);
   void set_storage(Storage s, DType dtype);
@@ -81,6 +87,7 @@ class TensorImpl : public RefCounted {
   bool contiguous_ = true;
   std::unique_ptr<AutogradMeta> autograd_;
   IntrusivePtr<VersionCounter> own_version_;  // null: the storage's
+  IntrusivePtr<TensorImpl> view_base_;        // null: not a view
 };
 
 class Tensor {
@@ -143,5 +150,8 @@ inline Tensor fresh_result(Tensor t) {
 // version counter. The second form reads the memory as another dtype (sizes, strides, offset in its elements).
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
 Tensor make_view(const Tensor& base, DimVector sizes, DimVector strides, int64_t offset, DType dtype);
+// `view` (made by make_view from `base`) marked as a view of base's own base, or of base: what the public view
+// ops return (view, reshape, select, slice, transpose, expand, as_strided, real, unfold, ...).
+Tensor as_view_of(Tensor view, const Tensor& base);
 
 }  // namespace tandem

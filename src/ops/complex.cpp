@@ -20,7 +20,7 @@ namespace {
 // A view of x's storage with another dtype (the real <-> complex views): sizes and strides are in elements of
 // `dtype`, the offset too.
 Tensor retyped_view(const Tensor& x, DType dtype, DimVector sizes, DimVector strides, int64_t offset) {
-  return make_view(x, std::move(sizes), std::move(strides), offset, dtype);
+  return as_view_of(make_view(x, std::move(sizes), std::move(strides), offset, dtype), x);
 }
 
 // The real-valued view of one part of a complex tensor: part 0 real, 1 imaginary.

@@ -28,7 +28,7 @@ Tensor unfold(const Tensor& x, int64_t dim, int64_t size, int64_t step) {
     sizes.push_back(size);
     strides.push_back(stride);
   }
-  Tensor out = make_view(x, sizes, strides, x.storage_offset());
+  Tensor out = as_view_of(make_view(x, sizes, strides, x.storage_offset()), x);
   return autograd::should_record(x) ? autograd::record_unfold(x, dim, size, step, out) : out;
 }
 

@@ -81,7 +81,7 @@ Tensor view(const Tensor& x, IntArrayRef shape) {
       "across two contiguous subspaces). Use .reshape(...) instead.\nhint: x.reshape(",
       shape_to_string(shape).substr(1, shape_to_string(shape).size() - 2),
       ") copies when it must; or call .contiguous() before .view()");
-  Tensor out = make_view(x, sizes, strides, x.storage_offset());
+  Tensor out = as_view_of(make_view(x, sizes, strides, x.storage_offset()), x);
   return autograd::should_record(x) ? autograd::record_reshape_view("ViewBackward0", x, out) : out;
 }
 
@@ -90,7 +90,7 @@ Tensor reshape(const Tensor& x, IntArrayRef shape) {
   DimVector sizes = infer_size(shape, x.numel());
   DimVector strides;
   if (view_strides(x, sizes, strides)) {
-    Tensor out = make_view(x, sizes, strides, x.storage_offset());
+    Tensor out = as_view_of(make_view(x, sizes, strides, x.storage_offset()), x);
     return autograd::should_record(x) ? autograd::record_reshape_view("ViewBackward0", x, out) : out;
   }
   return view(clone(x), sizes);
@@ -146,7 +146,7 @@ Tensor permute(const Tensor& x, IntArrayRef dims) {
     sizes[i] = x.sizes()[d];
     strides[i] = x.strides()[d];
   }
-  Tensor out = make_view(x, sizes, strides, x.storage_offset());
+  Tensor out = as_view_of(make_view(x, sizes, strides, x.storage_offset()), x);
   return autograd::should_record(x) ? autograd::record_permute(x, dims, out) : out;
 }
 
@@ -156,14 +156,15 @@ Tensor transpose(const Tensor& x, int64_t d0, int64_t d1) {
   if (nd == 0) {
     wrap_dim(d0, 0);
     wrap_dim(d1, 0);
-    return autograd::should_record(x) ? autograd::record_alias("TransposeBackward0", x, alias(x)) : alias(x);
+    Tensor out = as_view_of(alias(x), x);  // 0-d: a view of x itself
+    return autograd::should_record(x) ? autograd::record_alias("TransposeBackward0", x, out) : out;
   }
   d0 = wrap_dim(d0, nd);
   d1 = wrap_dim(d1, nd);
   DimVector sizes = x.sizes(), strides = x.strides();
   std::swap(sizes[d0], sizes[d1]);
   std::swap(strides[d0], strides[d1]);
-  Tensor out = make_view(x, sizes, strides, x.storage_offset());
+  Tensor out = as_view_of(make_view(x, sizes, strides, x.storage_offset()), x);
   return autograd::should_record(x) ? autograd::record_transpose(x, d0, d1, out) : out;
 }
 
@@ -171,9 +172,12 @@ Tensor t(const Tensor& x) {
   profiler::RecordScope profile_scope("aten::t", x);
   TANDEM_CHECK(x.dim() <= 2, Runtime, "t() expects a tensor with <= 2 dimensions, but self is ", x.dim(),
                "D");
-  if (x.dim() < 2) return autograd::should_record(x) ? autograd::record_alias("TBackward0", x, alias(x)) : alias(x);
-  Tensor out = make_view(x, DimVector{x.size(1), x.size(0)}, DimVector{x.stride(1), x.stride(0)},
-                         x.storage_offset());
+  if (x.dim() < 2) {
+    Tensor out = as_view_of(alias(x), x);
+    return autograd::should_record(x) ? autograd::record_alias("TBackward0", x, out) : out;
+  }
+  Tensor out = as_view_of(make_view(x, DimVector{x.size(1), x.size(0)}, DimVector{x.stride(1), x.stride(0)},
+                         x.storage_offset()), x);
   return autograd::should_record(x) ? autograd::record_transpose(x, 0, 1, out, "TBackward0") : out;
 }
 
@@ -197,7 +201,7 @@ Tensor squeeze(const Tensor& x) {
     sizes.push_back(x.sizes()[d]);
     strides.push_back(x.strides()[d]);
   }
-  Tensor out = make_view(x, sizes, strides, x.storage_offset());
+  Tensor out = as_view_of(make_view(x, sizes, strides, x.storage_offset()), x);
   return autograd::should_record(x) ? autograd::record_reshape_view("SqueezeBackward0", x, out) : out;
 }
 
@@ -216,7 +220,7 @@ Tensor squeeze(const Tensor& x, IntArrayRef dims) {
     sizes.push_back(x.sizes()[d]);
     strides.push_back(x.strides()[d]);
   }
-  Tensor out = make_view(x, sizes, strides, x.storage_offset());
+  Tensor out = as_view_of(make_view(x, sizes, strides, x.storage_offset()), x);
   if (!autograd::should_record(x)) return out;
   return autograd::record_reshape_view(dims.size() == 1 ? "SqueezeBackward1" : "SqueezeBackward2", x, out);
 }
@@ -231,7 +235,7 @@ Tensor unsqueeze(const Tensor& x, int64_t dim) {
   if (dim < x.dim() && __builtin_mul_overflow(x.sizes()[dim], x.strides()[dim], &st)) st = 1;
   sizes.insert(dim, 1);
   strides.insert(dim, st);
-  Tensor out = make_view(x, sizes, strides, x.storage_offset());
+  Tensor out = as_view_of(make_view(x, sizes, strides, x.storage_offset()), x);
   return autograd::should_record(x) ? autograd::record_reshape_view("UnsqueezeBackward0", x, out) : out;
 }
 
@@ -268,7 +272,7 @@ Tensor expand(const Tensor& x, IntArrayRef shape) {
       strides[i] = contiguous;
     }
   }
-  Tensor out = make_view(x, sizes, strides, x.storage_offset());
+  Tensor out = as_view_of(make_view(x, sizes, strides, x.storage_offset()), x);
   return autograd::should_record(x) ? autograd::record_expand(x, out) : out;
 }
 
@@ -310,7 +314,7 @@ Tensor select(const Tensor& x, int64_t dim, int64_t index) {
     offset = x.storage_offset();
   sizes.erase(dim);
   strides.erase(dim);
-  Tensor out = make_view(x, sizes, strides, offset);
+  Tensor out = as_view_of(make_view(x, sizes, strides, offset), x);
   return autograd::should_record(x) ? autograd::record_select(x, dim, index, out) : out;
 }
 
@@ -335,7 +339,7 @@ Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t stop, int64_t 
   // A step that overflows the stride leaves at most one element, whose stride is never stepped
   // (x[::2**62]): keep the old one.
   if (__builtin_mul_overflow(strides[dim], step, &strides[dim])) strides[dim] = x.strides()[dim];
-  Tensor out = make_view(x, sizes, strides, offset);
+  Tensor out = as_view_of(make_view(x, sizes, strides, offset), x);
   return autograd::should_record(x) ? autograd::record_slice(x, dim, start, stop, step, out) : out;
 }
 
