@@ -221,10 +221,10 @@ class BlockMask:
         `limit`, each shrunk to at most `grid_size` cells (-1: not shrunk)."""
         dense = self.to_dense()
         *batch_dims, rows, cols = dense.shape
-        if isinstance(grid_size, int):
-            max_rows = max_cols = rows if grid_size == -1 else grid_size
-            if grid_size == -1:
-                max_cols = cols
+        if grid_size == -1:
+            max_rows, max_cols = rows, cols
+        elif isinstance(grid_size, int):
+            max_rows = max_cols = grid_size
         else:
             max_rows, max_cols = grid_size
         row_step, col_step = max(1, -(-rows // max_rows)), max(1, -(-cols // max_cols))
