@@ -6,7 +6,7 @@ SDPBackend and sdpa_kernel are defined with the per-kernel flags of tandem.backe
 scaled_dot_product_attention (PyTorch's math formulation, on every device), so code that asks for
 FLASH_ATTENTION or EFFICIENT_ATTENTION runs, with the math kernel's results.
 """
-from ..backends.cuda._sdp import SDPBackend, sdpa_kernel
+from ...backends.cuda._sdp import SDPBackend, sdpa_kernel
 
 __all__ = ["SDPBackend", "sdpa_kernel", "WARN_FOR_UNFUSED_KERNELS"]
 
