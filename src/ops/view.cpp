@@ -93,7 +93,9 @@ Tensor reshape(const Tensor& x, IntArrayRef shape) {
     Tensor out = as_view_of(make_view(x, sizes, strides, x.storage_offset()), x);
     return autograd::should_record(x) ? autograd::record_reshape_view("ViewBackward0", x, out) : out;
   }
-  return view(clone(x), sizes);
+  Tensor out = view(clone(x), sizes);
+  out.impl()->set_view_base({});  // a copy, not a view of x (nor of the temporary: PyTorch's _unsafe_view)
+  return out;
 }
 
 Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {

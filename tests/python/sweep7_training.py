@@ -103,7 +103,9 @@ def patches_and_unpooling(torch, device):
     class SegNet(nn.Module):
         def __init__(self):
             super().__init__()
-            self.enc = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU())
+            # no bias before BatchNorm: its gradient is 0 up to rounding, which Adamax would scale up to full
+            # steps in a direction set by rounding noise (and the running mean with it)
+            self.enc = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1, bias=False), nn.BatchNorm2d(4), nn.ReLU())
             self.pool = nn.MaxPool2d(2, 2, return_indices=True)
             self.unpool = nn.MaxUnpool2d(2, 2)
             self.dec = nn.Conv2d(4, 2, 3, padding=1)
@@ -211,8 +213,7 @@ def newton_logistic(torch, device):
             "jv": _rounded(jv, 8), "vj": _rounded(vj, 8)}
 
 
-PROGRAMS = [trpo_update, ranking_losses, newton_logistic]
-# Programs that need the C++ core to change (strict xfails in test_programs_sweep7.py).
-NEEDS_CPP = {patches_and_unpooling: "LPPool2d over an all-zero window: relu's backward multiplies the incoming "
-                                    "gradient (inf from pow(0, 1/p)) by its 0/1 mask and gives NaN where PyTorch "
-                                    "selects 0 (src/autograd/formulas_elementwise.cpp, threshold_backward)"}
+PROGRAMS = [trpo_update, patches_and_unpooling, ranking_losses, newton_logistic]
+# Programs that need the C++ core to change (strict xfails in test_programs_sweep7.py): none since relu's
+# backward selects 0 (patches_and_unpooling needed it).
+NEEDS_CPP = {}

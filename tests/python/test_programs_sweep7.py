@@ -7,7 +7,7 @@ clustering), sweep7_attention.py (FlexAttention, causal biases, a Transformer fo
 utilities, word2vec, a distributions flow) and sweep7_training.py (TRPO, Unfold/Fold and MaxUnpool, ranking
 losses, Newton's method with autograd.functional). The focused tests below cover what they found missing
 (torch.fake_quantize_per_tensor_affine / _per_channel_affine, torch.nn.attention.flex_attention and
-torch.nn.attention.bias) and, as strict xfails, the gradient differences that need the C++ core (docs/compat.md,
+torch.nn.attention.bias) and the gradient differences the sweep found in the C++ core, fixed since (docs/compat.md,
 "Program sweep 7")."""
 import importlib
 import math
@@ -375,7 +375,7 @@ def test_causal_bias_is_a_tensor_and_keeps_pytorchs_checks():
                                                           is_causal=True)
 
 
-# ---- gradients at kinks and of non-finite incoming gradients: C++ formulas (strict xfails) ----------------------
+# ---- gradients at kinks and of non-finite incoming gradients: the C++ formulas, as PyTorch's ---------------------
 def _gradient(lib, fn, values, incoming=None):
     x = lib.tensor(values, requires_grad=True)
     y = fn(lib, x)
@@ -383,12 +383,6 @@ def _gradient(lib, fn, values, incoming=None):
     return x.grad.tolist()
 
 
-_THRESHOLD_REASON = ("relu's backward multiplies the incoming gradient by the mask output > 0, so a NaN or inf "
-                     "gradient where the output is 0 stays NaN; PyTorch's threshold_backward selects 0 there "
-                     "(src/autograd/formulas_elementwise.cpp, threshold_backward: where(out > 0, g, 0))")
-
-
-@pytest.mark.xfail(strict=True, reason=_THRESHOLD_REASON)
 @pytest.mark.parametrize("form", ["relu", "relu_", "functional"])
 def test_relu_backward_selects_zero_where_the_output_is_zero(form):
     def fn(lib, x):
@@ -401,13 +395,8 @@ def test_relu_backward_selects_zero_where_the_output_is_zero(form):
     assert _gradient(tandem, fn, values, incoming) == _gradient(torch, fn, values, incoming) == [0.0, 0.0, 1.0, 0.0]
 
 
-_CLAMP_REASON = ("clamp with number bounds passes the gradient where lo <= x <= hi (and multiplies by the mask); "
-                 "PyTorch 2.15 passes it only strictly inside (lo < x < hi) and selects 0 elsewhere "
-                 "(src/autograd/formulas_elementwise.cpp, record_clamp); hinge_embedding_loss and "
-                 "margin_ranking_loss inherit it through clamp_min")
 
 
-@pytest.mark.xfail(strict=True, reason=_CLAMP_REASON)
 @pytest.mark.parametrize("form", ["both", "min", "max", "clip", "hinge_embedding", "margin_ranking"])
 def test_clamp_with_number_bounds_passes_no_gradient_at_a_bound(form):
     def fn(lib, x):
@@ -421,8 +410,6 @@ def test_clamp_with_number_bounds_passes_no_gradient_at_a_bound(form):
     assert _gradient(tandem, fn, values) == _gradient(torch, fn, values)
 
 
-@pytest.mark.xfail(strict=True, reason="hardswish's derivative at x = -3 and x = 3 is x/3 + 1/2 in tandem; PyTorch "
-                                       "gives 0 at -3 and 1 at 3 (src/autograd activation_derivative/backward)")
 def test_hardswish_gradient_at_its_kinks():
     def fn(lib, x):
         return lib.nn.functional.hardswish(x)
@@ -430,8 +417,6 @@ def test_hardswish_gradient_at_its_kinks():
     assert _gradient(tandem, fn, values) == _gradient(torch, fn, values)
 
 
-@pytest.mark.xfail(strict=True, reason="atan2's backward divides by x^2 + y^2 and gives NaN at the origin; PyTorch "
-                                       "gives 0 there (src/autograd, atan2's formula)")
 def test_atan2_gradient_at_the_origin_is_zero():
     grads = []
     for lib in (tandem, torch):
