@@ -37,7 +37,7 @@ Scalar neg(const Scalar& s) {
 // g where `keep`, else 0: selected, not multiplied, so a NaN or infinite g where the gradient is cut stays
 // out (as PyTorch's threshold_backward and clamp_backward).
 Tensor gradient_where(const Tensor& keep, const Tensor& g) {
-  return where(keep, g, full(DimVector{}, Scalar(0.0), g.dtype()));
+  return where(keep, g, full(DimVector{}, Scalar(0.0), g.dtype(), g.device()));  // on g's device: no copy
 }
 
 // relu's gradient: g where the output is positive. Recorded as its own op (as PyTorch's threshold_backward)
@@ -335,7 +335,7 @@ TANDEM_BINARY_GRAD(atan2) {
   const BinaryOperands ops = binary_operands(n);
   const Tensor &a = ops.a, &b = ops.b;
   const Tensor squares = add(mul(a, a), mul(b, b));
-  const Tensor zero = full(DimVector{}, Scalar(0.0), squares.dtype());
+  const Tensor zero = full(DimVector{}, Scalar(0.0), squares.dtype(), squares.device());
   const Tensor recip = where(eq(squares, zero), zero, div(Scalar(1.0), squares));
   return binary_grads(
       n, [&] { return mul(mul(g, b), recip); }, [&] { return mul(mul(g, neg(a)), recip); });
