@@ -24,6 +24,7 @@
 #include <cstdint>
 
 #include "core/macros.h"
+#include "kernels/series_eval.h"
 
 namespace tandem {
 namespace vector_gamma {
@@ -47,48 +48,64 @@ TANDEM_INLINE double split_exponent(double v, double& k) {
 // log(m) = 2 atanh(s) for s = (m - 1) / (m + 1), |s| <= 0.1716 (m in [sqrt(1/2), sqrt(2))): 2s + 2s s^2
 // Q(s^2), Q a degree-6 fit of (atanh(s)/s - 1)/s^2 with relative error 4.7e-16, which s^2 <= 0.0295 scales
 // down to 1.4e-17 of the result.
+// The fits' coefficient tables, highest power first (special_math::evaluate_polynomial, Horner's rule).
+constexpr double kLogQ[] = {0.07308502137958428, 0.0766583682588033,  0.09091445339465887,
+                            0.11111105555803544, 0.14285714313065895, 0.19999999999949558,
+                            0.3333333333333335};
+constexpr double kSinPiOverR[] = {7.684238532734403e-07, -2.19020515012426e-05, 0.0004662991853865202,
+                                  -0.007370430360782745, 0.08214588655429335,   -0.5992645293175901,
+                                  2.550164039877251,     -5.1677127800499685,   3.141592653589793};
+constexpr double kCosPi[] = {4.137466395504382e-06, -0.0001045539967858636, 0.0019295509181857667,
+                             -0.02580688752847129,  0.23533062997457665,    -1.3352627688322036,
+                             4.058712126416064,     -4.934802200544669,     1.0};
+constexpr double kStirlingG[] = {-0.0016532373086443728, 0.0008373083599314132, -0.0005952029362818687,
+                                 0.0007936506668564389,  -0.002777777777609981, 0.0833333333333333};
+constexpr double kDigammaH[] = {-0.017720296627342053, 0.007519445612298624,  -0.0041662225455869764,
+                                0.003968252370223019,  -0.008333333331222222, 0.08333333333333288};
+
 TANDEM_INLINE double log_reduced(double s) {
   const double z = s * s;
-  double q = 0.07308502137958428;
-  q = q * z + 0.0766583682588033;
-  q = q * z + 0.09091445339465887;
-  q = q * z + 0.11111105555803544;
-  q = q * z + 0.14285714313065895;
-  q = q * z + 0.19999999999949558;
-  q = q * z + 0.3333333333333335;
+  const double q = special_math::evaluate_polynomial(z, kLogQ);
   const double two_s = s + s;
   return two_s + two_s * z * q;
 }
 
-// sin(pi r) / r for |r| <= 1/2, a degree-8 fit in y = r^2, relative error 3.9e-17.
-TANDEM_INLINE double sin_pi_over_r(double y) {
-  double p = 7.684238532734403e-07;
-  p = p * y + -2.19020515012426e-05;
-  p = p * y + 0.0004662991853865202;
-  p = p * y + -0.007370430360782745;
-  p = p * y + 0.08214588655429335;
-  p = p * y + -0.5992645293175901;
-  p = p * y + 2.550164039877251;
-  p = p * y + -5.1677127800499685;
-  return p * y + 3.141592653589793;
+// log v = k ln2 + log m for v = 2^k m split by split_exponent, s = (m - 1) / (m + 1) computed by the caller
+// (which shares one division among its quotients); ln 2 in two parts keeps k ln2 exact.
+TANDEM_INLINE double log_of_split(double k, double s) {
+  return k * kLn2High + (log_reduced(s) + k * kLn2Low);
 }
 
+// sin(pi r) / r for |r| <= 1/2, a degree-8 fit in y = r^2, relative error 3.9e-17.
+TANDEM_INLINE double sin_pi_over_r(double y) { return special_math::evaluate_polynomial(y, kSinPiOverR); }
+
 // cos(pi r) for |r| <= 1/2, a degree-8 fit in y = r^2, absolute error 5.2e-17.
-TANDEM_INLINE double cos_pi(double y) {
-  double p = 4.137466395504382e-06;
-  p = p * y + -0.0001045539967858636;
-  p = p * y + 0.0019295509181857667;
-  p = p * y + -0.02580688752847129;
-  p = p * y + 0.23533062997457665;
-  p = p * y + -1.3352627688322036;
-  p = p * y + 4.058712126416064;
-  p = p * y + -4.934802200544669;
-  return p * y + 1.0;
-}
+TANDEM_INLINE double cos_pi(double y) { return special_math::evaluate_polynomial(y, kCosPi); }
 
 // x - round(x) for |x| < 2^51, exact: adding and subtracting 1.5 * 2^52 rounds to an integer.
 TANDEM_INLINE double distance_to_integer(double x) {
   return x - ((x + 6755399441055744.0) - 6755399441055744.0);
+}
+
+// What lgamma and psi both start from: w = x, or 1 - x (exact) for the reflection below 0; z = w + 8 with
+// p = w (w+1) ... (w+7) = u (u+6) (u+10) (u+12), u = w (w+7), where w < 8 (z = w and p = 1 from 8 up); and r,
+// x's exact distance to the nearest integer, for sin(pi x) and cos(pi x).
+struct ShiftedArgument {
+  double x, w, u, z, p, r;
+  bool negative, shifted;
+};
+TANDEM_INLINE ShiftedArgument shift_up(float xf) {
+  ShiftedArgument a;
+  a.x = xf;
+  a.negative = a.x < 0;
+  a.w = a.negative ? 1.0 - a.x : a.x;
+  a.shifted = a.w < 8.0;
+  a.u = a.w * (a.w + 7.0);
+  const double product = a.u * (a.u + 6.0) * ((a.u + 10.0) * (a.u + 12.0));
+  a.z = a.shifted ? a.w + 8.0 : a.w;
+  a.p = a.shifted ? product : 1.0;
+  a.r = distance_to_integer(a.x);
+  return a;
 }
 
 }  // namespace vector_gamma
@@ -102,15 +119,9 @@ TANDEM_INLINE double distance_to_integer(double x) {
 // z >= 8, absolute error 4e-17. Poles (0, -0, the negative integers) and +-inf give +inf, as PyTorch.
 TANDEM_INLINE float vector_lgammaf(float xf) {
   using namespace vector_gamma;
-  const double x = xf;
-  const bool negative = x < 0;
-  const double w = negative ? 1.0 - x : x;
-  const bool shift = w < 8.0;
-  const double u = w * (w + 7.0);
-  const double product = u * (u + 6.0) * ((u + 10.0) * (u + 12.0));
-  const double z = shift ? w + 8.0 : w;
-  const double p = shift ? product : 1.0;
-  const double r = distance_to_integer(x);
+  const ShiftedArgument arg = shift_up(xf);
+  const double x = arg.x, z = arg.z, p = arg.p, r = arg.r;
+  const bool negative = arg.negative;
   const double sin_abs = std::fabs(r) * sin_pi_over_r(r * r);
   const double a = negative ? kPi * p : 1.0;
   const double b = negative ? sin_abs : p;
@@ -127,15 +138,10 @@ TANDEM_INLINE float vector_lgammaf(float xf) {
   const double s_ratio = (ma - mb) * mz_plus * z_inverse_part;
   const double s_z = (mz - 1.0) * sum_ab * z_inverse_part;
   const double inv_z = sum_ab * mz_plus * inverse;
-  const double log_ratio = k_ratio * kLn2High + (log_reduced(s_ratio) + k_ratio * kLn2Low);
-  const double log_z = kz * kLn2High + (log_reduced(s_z) + kz * kLn2Low);
+  const double log_ratio = log_of_split(k_ratio, s_ratio);
+  const double log_z = log_of_split(kz, s_z);
   const double t = inv_z * inv_z;
-  double g = -0.0016532373086443728;
-  g = g * t + 0.0008373083599314132;
-  g = g * t + -0.0005952029362818687;
-  g = g * t + 0.0007936506668564389;
-  g = g * t + -0.002777777777609981;
-  g = g * t + 0.0833333333333333;
+  const double g = special_math::evaluate_polynomial(t, kStirlingG);
   const double stirling = ((z - 0.5) * log_z - z) + (0.91893853320467274178 + g * inv_z);
   const double result = negative ? log_ratio - stirling : log_ratio + stirling;
   // Within 2^-18 of the zeros 1 and 2 the sum above keeps its absolute error (about 2e-15, the rounding of
@@ -162,17 +168,11 @@ TANDEM_INLINE float vector_lgammaf(float xf) {
 // negative integers and -inf.
 TANDEM_INLINE float vector_digammaf(float xf) {
   using namespace vector_gamma;
-  const double x = xf;
-  const bool negative = x < 0;
-  const double w = negative ? 1.0 - x : x;
-  const bool shift = w < 8.0;
-  const double u = w * (w + 7.0);
-  const double product = u * (u + 6.0) * ((u + 10.0) * (u + 12.0));
+  const ShiftedArgument arg = shift_up(xf);
+  const double x = arg.x, w = arg.w, u = arg.u, z = arg.z, p = arg.p, r = arg.r, y = r * r;
+  const bool negative = arg.negative;
   const double derivative = ((4.0 * u + 84.0) * u + 504.0) * u + 720.0;
-  const double z = shift ? w + 8.0 : w;
-  const double p = shift ? product : 1.0;
-  const double sum_numerator = shift ? (2.0 * w + 7.0) * derivative : 0.0;
-  const double r = distance_to_integer(x), y = r * r;
+  const double sum_numerator = arg.shifted ? (2.0 * w + 7.0) * derivative : 0.0;
   const double sin_part = negative ? r * sin_pi_over_r(y) : 1.0;
   const double cos_part = negative ? cos_pi(y) : 0.0;
   double kz;
@@ -183,14 +183,9 @@ TANDEM_INLINE float vector_digammaf(float xf) {
   const double sum = sum_numerator * z * s_mz * inverse;
   const double cot = cos_part * zp * mz_plus * inverse;
   const double s_z = (mz - 1.0) * zp * sin_part * inverse;
-  const double log_z = kz * kLn2High + (log_reduced(s_z) + kz * kLn2Low);
+  const double log_z = log_of_split(kz, s_z);
   const double t = inv_z * inv_z;
-  double h = -0.017720296627342053;
-  h = h * t + 0.007519445612298624;
-  h = h * t + -0.0041662225455869764;
-  h = h * t + 0.003968252370223019;
-  h = h * t + -0.008333333331222222;
-  h = h * t + 0.08333333333333288;
+  const double h = special_math::evaluate_polynomial(t, kDigammaH);
   const double result = (log_z - sum) - (0.5 * inv_z + t * h + kPi * cot);
   const float at_pole =
       x == 0.0 ? (std::signbit(xf) ? __builtin_inff() : -__builtin_inff()) : __builtin_nanf("");
