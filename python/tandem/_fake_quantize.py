@@ -11,6 +11,7 @@ import numbers
 
 import tandem
 
+from ._dim_args import _wrap_dim
 from .autograd.function import Function
 
 _RANGE_MESSAGE = "`quant_min` should be less than or         equal to `quant_max`."  # PyTorch's, spaces included
@@ -105,7 +106,7 @@ def fake_quantize_per_channel_affine(input, scale, zero_point, axis, quant_min, 
         raise RuntimeError("scale and zero-point need to have the same dimensions")
     if input.dim() == 0:
         raise IndexError(f"Dimension specified as {axis} but tensor has no dimensions")
-    axis = _normalized_axis(axis, input.dim())
+    axis = _wrap_dim(axis, input.dim())
     if scale.numel() != input.shape[axis]:
         raise RuntimeError("dimensions of scale and zero-point are not consistent with input tensor")
     _check_range(quant_min, quant_max)
@@ -119,10 +120,4 @@ def fake_quantize_per_channel_affine(input, scale, zero_point, axis, quant_min, 
     scale_t = scale.detach().to(device=input.device, dtype=tandem.float32).reshape(shape)
     zero_t = zero_point.detach().to(device=input.device, dtype=tandem.float32).reshape(shape)
     return _FakeQuantize.apply(input, scale_t, zero_t, quant_min, quant_max, float_zero_point)
-
-
-def _normalized_axis(axis, ndim):
-    if not -ndim <= axis < ndim:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {axis})")
-    return axis % ndim
 

@@ -159,3 +159,11 @@ def test_backward_outside_the_counter_is_not_counted():
         y = (x @ tandem.randn(4, 5)).sum()
     y.backward()
     assert counter.get_total_flops() == 2 * 3 * 4 * 5
+
+
+def test_a_failing_call_inside_the_counter_raises_and_counts_nothing():
+    with tandem.utils.flop_counter.FlopCounterMode(display=False) as counter:
+        with pytest.raises(RuntimeError):
+            tandem.mm(tandem.randn(2, 3), tandem.randn(4, 5))
+        tandem.mm(tandem.randn(2, 3), tandem.randn(3, 4))
+    assert counter.get_flop_counts() == {"Global": {tandem.ops.aten.mm: 2 * 2 * 3 * 4}}

@@ -194,6 +194,14 @@ def test_state_dict_round_trip_and_file_size(tmp_path):
     assert tandem.equal(run(copy.deepcopy(quantized)), run(quantized))
 
 
+def test_input_on_another_device_is_an_error(device):
+    if device == "cpu":
+        pytest.skip("needs a second device")
+    layer = tandem.quantization.quantize_dynamic(nn.Sequential(nn.Linear(4, 3)))[0]
+    with pytest.raises(RuntimeError):
+        layer(tandem.randn(2, 4, device=device))
+
+
 def test_moving_a_quantized_model_keeps_its_arithmetic(device):
     quantized = tandem.quantization.quantize_dynamic(nn.Sequential(nn.Linear(8, 4), nn.GRU(4, 3)))
     x = tandem.randn(5, 1, 8)
@@ -229,6 +237,16 @@ def test_errors_match_pytorch():
     for lib in (tandem, torch):  # PyTorch's assertion: its quantized recurrent layers need biases
         with pytest.raises(AssertionError, match="^mod.bias must be True$"):
             lib.quantization.quantize_dynamic(lib.nn.Sequential(lib.nn.GRU(4, 4, bias=False)))
+    with pytest.raises(TypeError, match="qconfig_spec must be None, a set of layer types or names, or a dict"):
+        tandem.quantization.quantize_dynamic(model, [nn.Linear])
+    with pytest.raises(AssertionError, match="only works for Linear, got Conv2d"):
+        tandem.ao.nn.quantized.dynamic.Linear.from_float(nn.Conv2d(1, 1, 1))
+    with pytest.raises(AssertionError, match="only works for nn.LSTM and nn.GRU, got RNN"):
+        tandem.ao.nn.quantized.dynamic.LSTM.from_float(nn.RNN(2, 2))
+    with pytest.raises(AssertionError, match="^Input float module must have qconfig defined$"):
+        tandem.ao.nn.quantized.dynamic.Linear.from_float(nn.Linear(2, 2))
+    with pytest.raises(RuntimeError, match="Unsupported dtype specified for dynamic quantization: tandem.int8"):
+        tandem.ao.nn.quantized.dynamic.Linear(2, 2, dtype=tandem.int8)
     with pytest.raises(NotImplementedError, match="proj_size > 0"):
         tandem.quantization.quantize_dynamic(nn.Sequential(nn.LSTM(4, 4, proj_size=2)))
 

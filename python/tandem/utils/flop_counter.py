@@ -97,49 +97,41 @@ def _arg(args, kwargs, index, name, default=None):
     return kwargs.get(name, default)
 
 
-def _product_flops(a, b, key_2d, key_batched, bias_key=None):
+def _product_flops(a, b, fused_key=None):
     """(forward, backward) of a @ b by matmul's rules: 2-D results of folded leading dimensions count as mm,
-    batched products as bmm, matrix-vector and dot products not at all (PyTorch has no formula for them)."""
+    batched products as bmm, matrix-vector and dot products not at all (PyTorch has no formula for them).
+    fused_key names the forward of a product fused with an addition (addmm, baddbmm)."""
     sa, sb = _shape(a), _shape(b)
     if len(sa) == 0 or len(sb) == 0 or len(sb) == 1 or (len(sa) == 1 and len(sb) > 2):
         return [], []
     k, n = sb[-2], sb[-1]
     if len(sb) == 2:  # (..., m, k) @ (k, n): one mm over the folded rows
-        m = _numel(sa[:-1])
-        flops, key, grad_key = 2 * m * k * n, key_2d, _aten("mm")
+        flops, key = 2 * _numel(sa[:-1]) * k * n, _aten("mm")
     else:  # batched: the batch dimensions broadcast
         m = sa[-2] if len(sa) > 1 else 1
-        batch = _numel(tandem.broadcast_shapes(sa[:-2], sb[:-2]))
-        flops, key, grad_key = 2 * batch * m * k * n, key_batched, _aten("bmm")
-    key = bias_key or key
-    backward = [(grad_key, flops) for t in (a, b) if _needs(t)]
-    return [(key, flops)], backward
+        flops, key = 2 * _numel(tandem.broadcast_shapes(sa[:-2], sb[:-2])) * m * k * n, _aten("bmm")
+    backward = [(key, flops) for t in (a, b) if _needs(t)]
+    return [(fused_key or key, flops)], backward
 
 
 def _matmul(args, kwargs, out):
-    return _product_flops(_arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "other"), _aten("mm"), _aten("bmm"))
+    return _product_flops(_arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "other"))
 
 
 def _rmatmul(args, kwargs, out):  # b.__rmatmul__(a) is a @ b
-    return _product_flops(args[1], args[0], _aten("mm"), _aten("bmm"))
+    return _product_flops(args[1], args[0])
 
 
-def _mm(args, kwargs, out):
-    return _product_flops(_arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "mat2"), _aten("mm"), _aten("bmm"))
-
-
-def _bmm(args, kwargs, out):
-    return _product_flops(_arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "mat2"), _aten("mm"), _aten("bmm"))
+def _mm(args, kwargs, out):  # mm and bmm
+    return _product_flops(_arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "mat2"))
 
 
 def _addmm(args, kwargs, out):
-    return _product_flops(_arg(args, kwargs, 1, "mat1"), _arg(args, kwargs, 2, "mat2"), _aten("mm"), _aten("bmm"),
-                          _aten("addmm"))
+    return _product_flops(_arg(args, kwargs, 1, "mat1"), _arg(args, kwargs, 2, "mat2"), _aten("addmm"))
 
 
 def _baddbmm(args, kwargs, out):
-    return _product_flops(_arg(args, kwargs, 1, "batch1"), _arg(args, kwargs, 2, "batch2"), _aten("mm"),
-                          _aten("bmm"), _aten("baddbmm"))
+    return _product_flops(_arg(args, kwargs, 1, "batch1"), _arg(args, kwargs, 2, "batch2"), _aten("baddbmm"))
 
 
 def _linear(args, kwargs, out):
@@ -261,7 +253,7 @@ def _function_key(func):
 
 for _names, _formula in [
         (("tandem.mm", "tandem.Tensor.mm"), _mm),
-        (("tandem.bmm", "tandem.Tensor.bmm"), _bmm),
+        (("tandem.bmm", "tandem.Tensor.bmm"), _mm),
         (("tandem.matmul", "tandem.Tensor.matmul"), _matmul),
         (("tandem.Tensor.__rmatmul__",), _rmatmul),
         (("tandem.addmm", "tandem.Tensor.addmm"), _addmm),
@@ -361,11 +353,8 @@ class FlopCounterMode:
         self._add(forward, modules)
         result = out[0] if isinstance(out, (tuple, list)) and out else out
         node = getattr(result, "grad_fn", None) if isinstance(result, tandem.Tensor) else None
-        if backward and node is not None:
-            def count_backward(*_):
-                if self._active:
-                    self._add(backward, modules)
-            node.register_prehook(lambda grad_outputs: count_backward())
+        if backward and node is not None:  # counted when that backward runs, if inside the counter
+            node.register_prehook(lambda grad_outputs: self._add(backward, modules) if self._active else None)
 
     def _add(self, flops, modules):
         for key, n in flops:

@@ -77,7 +77,7 @@ def dynamic_linear(x, values, scale, bias):
         out_shape = tuple(x.shape[:-1]) + (values.shape[0],)
         if rows.numel() == 0:
             return tandem.zeros(out_shape, dtype=tandem.float32, device=x.device)
-        low, high = rows.min().item(), rows.max().item()
+        low, high = (v.item() for v in tandem.aminmax(rows))  # one pass over the input
         if math.isnan(low) or math.isnan(high):
             raise RuntimeError("In ChooseQuantizationParams, min should be less than or equal to max\nhint: the "
                                "input holds NaN, which has no place on the quantization grid")

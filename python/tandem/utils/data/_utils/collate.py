@@ -56,7 +56,7 @@ def default_convert(data):
     (tuples become lists, as in PyTorch); string and object arrays and anything else are returned as they are."""
     if isinstance(data, Tensor):
         return data
-    if isinstance(data, (np.ndarray, np.memmap)) or type(data).__module__ == "numpy" and hasattr(data, "dtype"):
+    if isinstance(data, (np.ndarray, np.generic)):  # arrays and NumPy scalars
         return data if np_str_obj_array_pattern.search(data.dtype.str) else tandem.as_tensor(data)
     if isinstance(data, collections.abc.Mapping):
         return _rebuilt_mapping(data, {key: default_convert(data[key]) for key in data})

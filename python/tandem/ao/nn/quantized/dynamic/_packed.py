@@ -54,8 +54,10 @@ class PackedWeight:
     def apply(self, fn):
         """Moves the tensors where fn (a module's .to/.cuda/.cpu) sends them, keeping their dtypes: a quantized
         layer's arithmetic is fixed, as PyTorch's .half() leaves its packed weights alone."""
+        device = fn(tandem.empty(0, device=self.values.device)).device  # where fn sends tensors from here
+
         def moved(t):
-            return None if t is None else t.to(fn(t).device)
+            return None if t is None else t.to(device)
 
         self.values, self.scale, self.bias = moved(self.values), moved(self.scale), moved(self.bias)
 

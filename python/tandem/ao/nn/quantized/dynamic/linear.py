@@ -3,7 +3,7 @@ at every call, as PyTorch's DynamicQuantizedLinear (x86/fbgemm arithmetic: ao/qu
 import tandem
 from tandem import nn
 
-from ....._quantized_types import per_channel_affine, per_tensor_affine, qint8
+from ....._quantized_types import per_channel_affine, per_channel_symmetric, per_tensor_affine, qint8
 from ._packed import PackedWeight
 
 __all__ = ["Linear"]
@@ -14,8 +14,7 @@ def weight_options(qconfig):
     if qconfig is None:
         raise AssertionError("Input float module must have qconfig defined")
     spec = qconfig.weight()
-    per_channel = "channel" in repr(getattr(spec, "qscheme", ""))
-    return spec.dtype, per_channel
+    return spec.dtype, getattr(spec, "qscheme", None) in (per_channel_symmetric, per_channel_affine)
 
 
 class Linear(nn.Module):
