@@ -98,6 +98,8 @@ nb::object into_outs(const char* fn, nb::object results, nb::handle out,
                      const char* dtype_error = kStructuredOutDtype);
 // A tuple of Python ints (what PyTorch returns for stride()/size()).
 nb::object shape_object(IntArrayRef sizes);
+// The sizes as a tandem.Size (python/src/size.cpp; a plain tuple before the package registers the class).
+nb::object size_object(IntArrayRef sizes);
 
 nb::object wrap(Tensor t);
 
@@ -107,6 +109,7 @@ void init_numpy_arg_names(nb::module_& m);
 void init_builtin_function(nb::module_& m);
 void init_torch_function(nb::module_& m);
 void init_dtype_device(nb::module_& m);
+void init_size(nb::module_& m);
 void init_tensor(nb::module_& m);
 void init_elementwise(nb::module_& m);
 void init_special(nb::module_& m);  // after init_elementwise: adds overloads to its functions

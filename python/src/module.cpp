@@ -15,6 +15,7 @@ NB_MODULE(_C, m) {
   tandem::start_runtime();
   init_errors(m);
   init_dtype_device(m);
+  init_size(m);
   init_tensor(m);
   init_elementwise(m);
   init_special(m);

@@ -13,13 +13,6 @@
 
 namespace tandem::py {
 
-namespace {
-nb::handle& size_class() {
-  static nb::handle cls;  // tandem.Size, set by the Python package at import (which keeps it alive)
-  return cls;
-}
-}  // namespace
-
 nb::object wrap(Tensor t) { return nb::cast(std::move(t)); }
 
 nb::object layouts(const char* name) {
@@ -197,10 +190,6 @@ nb::object shape_object(IntArrayRef sizes) {
 }
 
 namespace {
-nb::object size_object(IntArrayRef sizes) {
-  nb::object t = shape_object(sizes);
-  return size_class().is_valid() ? size_class()(t) : t;
-}
 // The garbage collector's view of a tensor: its type, its __dict__, and the Python objects its autograd state
 // holds (visit_autograd_objects). Clearing drops the C++ tensor, which breaks any cycle through that state.
 PyObject** dict_slot(PyObject* self) {
@@ -233,7 +222,6 @@ PyType_Slot* tensor_slots() {
 }  // namespace
 
 void init_tensor(nb::module_& m) {
-  m.def("_set_size_class", [](nb::handle cls) { size_class() = cls; });
   nb::class_<Tensor>(m, "Tensor", nb::is_weak_referenceable(), nb::dynamic_attr(),
                      nb::type_slots(tensor_slots()))
       // tandem.Tensor(...) is PyTorch's legacy constructor of the default dtype (sizes, data or a tensor),
@@ -294,9 +282,9 @@ void init_tensor(nb::module_& m) {
       .def_prop_ro("_version", [](const Tensor& t) { return t.version(); })
       .def("_is_view_of",
            [](const Tensor& a, const Tensor& b) { return a.storage().get() == b.storage().get(); })
-      // PyTorch's view bookkeeping: the tensor a view op made this one from (the first of a chain of views), or
-      // None. A new Python object for that tensor: tandem does not keep one object per tensor, so compare with
-      // `is not None` or by data_ptr/storage, not with `is`.
+      // PyTorch's view bookkeeping: the tensor a view op made this one from (the first of a chain of views),
+      // or None. A new Python object for that tensor: tandem does not keep one object per tensor, so compare
+      // with `is not None` or by data_ptr/storage, not with `is`.
       .def_prop_ro("_base",
                    [](const Tensor& t) -> nb::object {
                      const auto& base = t.impl()->view_base();
@@ -306,8 +294,11 @@ void init_tensor(nb::module_& m) {
       .def(
           "contiguous",
           [](nb::handle self, nb::handle memory_format) -> nb::object {
-            if (memory_format.is_none()) return wrap(contiguous(self_tensor(self, "contiguous")));
-            return layouts("contiguous")(self, memory_format);
+            if (!memory_format.is_none()) return layouts("contiguous")(self, memory_format);
+            const Tensor& t = self_tensor(self, "contiguous");
+            Tensor result = contiguous(t);
+            // PyTorch returns the tensor itself (`x.contiguous() is x`), and no new wrapper is made for it.
+            return result.is_same(t) ? nb::borrow(self) : wrap(std::move(result));
           },
           nb::arg("memory_format") = nb::none(), "This tensor if contiguous, else a copy.")
       .def(

@@ -167,7 +167,9 @@ namespace {
 // --- tandem.Tensor's methods ------------------------------------------------------------------------------
 // A method descriptor (as PyTorch's `method_descriptor`): `x.add(y)` calls it with x first and no bound
 // method made (Py_TPFLAGS_METHOD_DESCRIPTOR), `Tensor.add` is the descriptor itself, which is what
-// __torch_function__ receives as `func` for a method.
+// __torch_function__ receives as `func` for a method. The type is immutable, as CPython's own descriptor
+// types are: only then does the interpreter specialise `x.item()` (3.11's LOAD_METHOD_LAZY_DICT, checked by
+// the type's version) instead of looking the method up through the type and the instance on every call.
 
 struct TensorMethod {
   PyObject_HEAD PyObject* function;  // the method's implementation (a nanobind method or a Python function)
@@ -268,10 +270,10 @@ PyType_Slot method_slots[] = {{Py_tp_dealloc, reinterpret_cast<void*>(method_dea
                               {Py_tp_members, method_members},
                               {0, nullptr}};
 
-PyType_Spec method_spec = {
-    "tandem._C.tensor_method", sizeof(TensorMethod), 0,
-    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
-    method_slots};
+PyType_Spec method_spec = {"tandem._C.tensor_method", sizeof(TensorMethod), 0,
+                           Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL |
+                               Py_TPFLAGS_METHOD_DESCRIPTOR | Py_TPFLAGS_IMMUTABLETYPE,
+                           method_slots};
 
 // overrides.has_torch_function: PyTorch's looks at the arguments given, not into sequences among them.
 bool has_torch_function(PyObject* const* args, Py_ssize_t n) {

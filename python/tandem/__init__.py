@@ -53,8 +53,7 @@ from . import _compositions
 globals().update(_LEGACY_TYPES)  # FloatTensor, LongTensor, ...
 autograd.Variable = _Variable
 
-_size_from_ints = Size._from_ints  # Tensor.shape's sizes are ints already; kept here, as C++ borrows it
-_C._set_size_class(_size_from_ints)
+_C._set_size_class(Size)  # Tensor.shape and size() make their Size in C++
 Tensor.__repr__ = _tensor_repr
 Tensor.__format__ = _tensor_format
 Tensor.type = _tensor_type

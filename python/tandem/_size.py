@@ -1,15 +1,17 @@
 """tandem.Size: the shape of a tensor, a tuple subclass as in PyTorch."""
 import operator
 
+from . import _C
 
-class Size(tuple):
+
+class Size(_C._SizeBase):  # a tuple; creation from a tensor and indexing are in C (python/src/size.cpp)
     """The shape of a tensor: a tuple of ints that prints as ``tandem.Size([2, 3])``."""
 
     __slots__ = ()
 
     def __new__(cls, sizes=()):
         # Each element as an int (a bool, a NumPy integer, a one-element integer tensor), with PyTorch's
-        # TypeError for anything else. (Tensor.shape makes its Size with _from_ints, which skips this.)
+        # TypeError for anything else. (Tensor.shape makes its Size in C++, from ints already.)
         values = []
         for i, s in enumerate(sizes):
             try:
@@ -18,10 +20,6 @@ class Size(tuple):
                 raise TypeError(f"tandem.Size() takes an iterable of 'int' (item {i} is '{type(s).__name__}')") \
                     from None
         return tuple.__new__(cls, values)
-
-    @classmethod
-    def _from_ints(cls, ints):
-        return tuple.__new__(cls, ints)
 
     def __repr__(self):
         return f"tandem.Size([{', '.join(str(s) for s in self)}])"
@@ -34,10 +32,6 @@ class Size(tuple):
         for s in self:
             n *= s
         return n
-
-    def __getitem__(self, key):
-        out = tuple.__getitem__(self, key)
-        return Size._from_ints(out) if isinstance(key, slice) else out
 
     def __add__(self, other):
         return Size(tuple.__add__(self, tuple(other)))

@@ -1,0 +1,90 @@
+"""tandem.Size made and indexed in C (python/src/size.cpp), `contiguous()` returning the tensor itself, and tolist()
+building its lists in place: the behaviour of each against PyTorch's (the speed is bench/run.py's "overhead" rows)."""
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+import tandem
+
+torch = pytest.importorskip("torch")
+
+DEVICES = ["cpu"] + (["cuda:0"] if tandem.cuda.is_available() else [])
+SLICES = [slice(None), slice(1, None), slice(None, None, -1), slice(-2, None), slice(5, 1, -2), slice(10, 20),
+          slice(None, None, 2), slice(-100, 100), slice(3, 0)]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (2, 3, 4, 5), (1, 0, 3)])
+def test_shape_and_size_are_sizes_of_ints(device, shape):
+    t = tandem.zeros(shape, device=device)
+    for s in (t.shape, t.size()):
+        assert type(s) is tandem.Size
+        assert s == shape and all(type(v) is int for v in s)
+        assert repr(s) == repr(torch.zeros(shape).shape).replace("torch.", "tandem.")
+
+
+@pytest.mark.parametrize("key", SLICES, ids=str)
+def test_size_slice_is_a_size_as_in_pytorch(key):
+    ours, theirs = tandem.zeros(2, 3, 4, 5).shape[key], torch.zeros(2, 3, 4, 5).shape[key]
+    assert type(ours) is tandem.Size and type(theirs) is torch.Size
+    assert tuple(ours) == tuple(theirs)
+
+
+def test_size_index_and_errors_as_pytorch():
+    ours, theirs = tandem.zeros(2, 3, 4).shape, torch.zeros(2, 3, 4).shape
+    assert [ours[i] for i in range(-3, 3)] == [theirs[i] for i in range(-3, 3)]
+    assert ours[np.int64(1)] == 3
+    for key, error in [(3, IndexError), (-4, IndexError), ("a", TypeError), (1.0, TypeError)]:
+        with pytest.raises(error) as want:
+            theirs[key]
+        with pytest.raises(error, match=str(want.value)):
+            ours[key]
+    with pytest.raises(ValueError, match="slice step cannot be zero"):
+        ours[::0]
+
+
+def test_size_stays_a_tuple_everywhere():
+    s = tandem.zeros(2, 3).shape
+    assert isinstance(s, tuple) and s == (2, 3) and hash(s) == hash((2, 3))
+    assert pickle.loads(pickle.dumps(s)) == s and type(pickle.loads(pickle.dumps(s))) is tandem.Size
+    assert type(copy.deepcopy(s)) is tandem.Size
+    assert type(s + (4,)) is tandem.Size and s + (4,) == (2, 3, 4)
+    assert type((1,) + s) is tuple
+    rows, cols = s
+    assert (rows, cols) == (2, 3) and s.numel() == 6 and len(s) == 2
+    assert tandem.Size([np.int64(2), True]) == (2, 1)
+    with pytest.raises(TypeError, match=r"tandem.Size\(\) takes an iterable of 'int' \(item 0 is 'float'\)"):
+        tandem.Size([2.0])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_contiguous_returns_the_tensor_itself_as_pytorch(device):
+    t = tandem.zeros(3, 4, device=device)
+    assert t.contiguous() is t
+    assert t.contiguous(memory_format=tandem.contiguous_format) is t
+    transposed = t.t()
+    copied = transposed.contiguous()
+    assert copied is not transposed and copied.is_contiguous() and copied.device == t.device
+    assert copied.tolist() == transposed.tolist()
+
+
+def test_contiguous_identity_matches_pytorch():
+    for lib in (tandem, torch):
+        x = lib.zeros(2, 3)
+        assert x.contiguous() is x and x.contiguous(memory_format=lib.contiguous_format) is x
+        assert x.t().contiguous() is not x
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("shape", [(), (0,), (3,), (2, 0, 3), (4, 4), (2, 3, 4), (1, 1, 1, 1)])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool", "complex64", "uint8"])
+def test_tolist_matches_numpy(device, shape, dtype):
+    rng = np.random.default_rng(0)
+    a = (rng.standard_normal(shape) * 5).astype(dtype) if dtype != "complex64" else \
+        (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    t = tandem.tensor(a, device=device)
+    assert t.tolist() == a.tolist()
+    if len(shape) > 1:
+        assert t.transpose(0, -1).tolist() == np.swapaxes(a, 0, -1).tolist()
