@@ -64,6 +64,11 @@ def overhead_cases():
         case("t.item() (1 elem)", "overhead", lambda: a1.item(), lambda: ta1.item(), lambda: na1.item()),
         case("t.cpu() (cpu tensor)", "overhead", lambda: a1.cpu(), lambda: ta1.cpu(), None),
         case("t.is_cuda", "overhead", lambda: a1.is_cuda, lambda: ta1.is_cuda, None),
+        case("t.shape (4x4)", "overhead", lambda: m.shape, lambda: tm.shape, lambda: nm.shape),
+        case("t.shape[0] (4x4)", "overhead", lambda: m.shape[0], lambda: tm.shape[0], lambda: nm.shape[0]),
+        case("t.contiguous() (4x4)", "overhead", lambda: m.contiguous(), lambda: tm.contiguous(),
+             lambda: np.ascontiguousarray(nm)),
+        case("t.tolist() (4x4)", "overhead", lambda: m.tolist(), lambda: tm.tolist(), lambda: nm.tolist()),
     ]
 
 

@@ -4,6 +4,7 @@
 #include <nanobind/nanobind.h>
 
 #include <optional>
+#include <string_view>
 #include <utility>
 
 #include "core/device.h"
@@ -100,6 +101,11 @@ nb::object into_outs(const char* fn, nb::object results, nb::handle out,
 nb::object shape_object(IntArrayRef sizes);
 // The sizes as a tandem.Size (python/src/size.cpp; a plain tuple before the package registers the class).
 nb::object size_object(IntArrayRef sizes);
+// A Tensor method's C fast path for a call with self alone on a plain tensor (torch_function.cpp's method
+// descriptor tries it first): the result, or null without an error set where the bound method must run. Null
+// for a method that has none (python/src/protocol.cpp).
+using MethodFastPath = PyObject* (*)(PyObject* self);
+MethodFastPath method_fast_path(std::string_view name);
 
 nb::object wrap(Tensor t);
 

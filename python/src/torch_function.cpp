@@ -179,10 +179,16 @@ struct TensorMethod {
                                      // Tensor.add for Tensor.__add__ (PyTorch's choice for its operators)
   vectorcallfunc vectorcall;
   bool binary_op;  // an arithmetic or comparison operator: NotImplemented when no __torch_function__ takes it
+  MethodFastPath fast;  // for `x.item()` on a plain tensor: no argument dispatch (method_fast_path)
 };
 
 PyObject* method_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   auto* m = reinterpret_cast<TensorMethod*>(self);
+  if (m->fast && PyVectorcall_NARGS(nargsf) == 1 && !kwnames && Py_TYPE(args[0]) == tensor_type &&
+      threads_off_default.load(std::memory_order_relaxed) == 0) {
+    if (PyObject* result = m->fast(args[0])) return result;
+    if (PyErr_Occurred()) return nullptr;
+  }
   return call_with_torch_function(m->public_api ? m->public_api : self, m->function, args, nargsf, kwnames,
                                   m->binary_op);
 }
@@ -304,6 +310,9 @@ void init_torch_function(nb::module_& m) {
           throw nb::type_error("_tensor_method: the function is not callable");
         auto* f = PyObject_GC_New(TensorMethod, method_type);
         if (!f) throw nb::python_error();
+        const char* utf8 = PyUnicode_AsUTF8(name.ptr());
+        if (!utf8) throw nb::python_error();
+        f->fast = method_fast_path(utf8);
         f->function = function.release().ptr();
         f->name = name.release().ptr();
         f->dict = nullptr;

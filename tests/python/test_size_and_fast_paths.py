@@ -88,3 +88,42 @@ def test_tolist_matches_numpy(device, shape, dtype):
     assert t.tolist() == a.tolist()
     if len(shape) > 1:
         assert t.transpose(0, -1).tolist() == np.swapaxes(a, 0, -1).tolist()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "int64", "int32", "int8", "uint8",
+                                   "bool", "complex64"])
+def test_item_values_and_types_as_pytorch(device, dtype):
+    value = {"bool": True, "complex64": 1.5 - 2j, "uint8": 200, "int8": -7}.get(dtype, -3.25 if "float" in dtype
+                                                                                 else 2**30 + 3)
+    ours = tandem.tensor([[value]], dtype=getattr(tandem, dtype), device=device).item()
+    theirs = torch.tensor([[value]], dtype=getattr(torch, dtype)).item()
+    assert type(ours) is type(theirs) and ours == theirs
+
+
+def test_item_fast_path_keeps_errors_dispatch_and_views():
+    with pytest.raises(RuntimeError, match="a Tensor with 2 elements cannot be converted to Scalar"):
+        tandem.zeros(2).item()
+    with pytest.raises(RuntimeError, match="Tensor.item\\(\\) cannot be called on meta tensors"):
+        tandem.zeros(1, device="meta").item()
+    assert tandem.arange(10.0)[7].item() == 7.0 and tandem.arange(10.0)[3:4].item() == 3.0  # offset views
+    assert tandem.tensor([2.5], requires_grad=True).item() == 2.5
+
+    seen = []
+
+    class Log(tandem.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append(getattr(func, "__name__", None))
+            return func(*args, **(kwargs or {}))
+
+    with Log():
+        assert tandem.tensor([1.5]).item() == 1.5
+    assert "item" in seen
+
+    class Sub(tandem.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            result = super().__torch_function__(func, types, args, kwargs)
+            return result * 2 if getattr(func, "__name__", None) == "item" else result
+
+    assert tandem.tensor([1.5]).as_subclass(Sub).item() == 3.0
