@@ -103,7 +103,7 @@ nb::object shape_object(IntArrayRef sizes);
 nb::object size_object(IntArrayRef sizes);
 // A Tensor method's C fast path for a call with self alone on a plain tensor (torch_function.cpp's method
 // descriptor tries it first): the result, or null without an error set where the bound method must run. Null
-// for a method that has none (python/src/protocol.cpp).
+// for a method that has none (python/src/method_fast_paths.cpp).
 using MethodFastPath = PyObject* (*)(PyObject* self);
 MethodFastPath method_fast_path(std::string_view name);
 

@@ -112,41 +112,7 @@ const Scalar& real_value(const Scalar& s, const char* c_type) {
   return s;
 }
 
-template <typename T>
-T load(const void* p) {  // the element may be unaligned (a tensor over a user's buffer)
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
-}
-
-// item() of a one-element CPU tensor of the common dtypes without nanobind's argument dispatch: the call that
-// ends nearly every training step (`loss.item()`). The value is the one the bound method returns; any other
-// tensor (another device or dtype, several elements) takes the bound method, which also raises its errors.
-PyObject* item_fast_path(PyObject* self) {
-  if (!nb::inst_ready(self)) return nullptr;
-  const Tensor& t = as_tensor_ref(self);
-  if (!t.defined() || !t.device().is_cpu() || t.numel() != 1) return nullptr;
-  const void* p = t.data_ptr();
-  // Python's own constructors: null with the error set if one fails (no C++ exception out of a C call).
-  switch (t.dtype()) {
-    case DType::Float32:
-      return PyFloat_FromDouble(load<float>(p));
-    case DType::Float64:
-      return PyFloat_FromDouble(load<double>(p));
-    case DType::Int64:
-      return PyLong_FromLongLong(load<int64_t>(p));
-    case DType::Int32:
-      return PyLong_FromLong(load<int32_t>(p));
-    case DType::Bool:
-      return PyBool_FromLong(load<bool>(p));
-    default:
-      return nullptr;
-  }
-}
-
 }  // namespace
-
-MethodFastPath method_fast_path(std::string_view name) { return name == "item" ? item_fast_path : nullptr; }
 
 void init_protocol(nb::module_& m) {
   auto cls = nb::type<Tensor>();

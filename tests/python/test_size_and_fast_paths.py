@@ -127,3 +127,16 @@ def test_item_fast_path_keeps_errors_dispatch_and_views():
             return result * 2 if getattr(func, "__name__", None) == "item" else result
 
     assert tandem.tensor([1.5]).as_subclass(Sub).item() == 3.0
+
+
+@pytest.mark.parametrize("device", DEVICES + ["meta"])
+def test_metadata_fast_paths_as_pytorch(device):
+    for make in (lambda L, d: L.zeros(2, 3, 4, dtype=L.float16, device=d),
+                 lambda L, d: L.zeros(2, 3, 4, device=d).transpose(0, 2), lambda L, d: L.zeros((), device=d),
+                 lambda L, d: L.zeros(0, 5, dtype=L.int64, device=d)):
+        ours, theirs = make(tandem, device), make(torch, "cpu")
+        for name in ("dim", "ndimension", "numel", "nelement", "is_contiguous", "element_size"):
+            got, want = getattr(ours, name)(), getattr(theirs, name)()
+            assert type(got) is type(want) and got == want, name
+        assert ours.is_contiguous(memory_format=tandem.contiguous_format) == theirs.is_contiguous(
+            memory_format=torch.contiguous_format)
