@@ -168,8 +168,8 @@ namespace {
 // A method descriptor (as PyTorch's `method_descriptor`): `x.add(y)` calls it with x first and no bound
 // method made (Py_TPFLAGS_METHOD_DESCRIPTOR), `Tensor.add` is the descriptor itself, which is what
 // __torch_function__ receives as `func` for a method. The type is immutable, as CPython's own descriptor
-// types are: only then does the interpreter specialise `x.item()` (3.11's LOAD_METHOD_LAZY_DICT, checked by
-// the type's version) instead of looking the method up through the type and the instance on every call.
+// types are: only then does an interpreter specialise `x.item()`'s lookup (3.12's LOAD_ATTR_METHOD_LAZY_DICT;
+// 3.11 specialises none for a type with a __dict__ slot, as Tensor has for user attributes).
 
 struct TensorMethod {
   PyObject_HEAD PyObject* function;  // the method's implementation (a nanobind method or a Python function)
@@ -179,7 +179,7 @@ struct TensorMethod {
                                      // Tensor.add for Tensor.__add__ (PyTorch's choice for its operators)
   vectorcallfunc vectorcall;
   bool binary_op;  // an arithmetic or comparison operator: NotImplemented when no __torch_function__ takes it
-  MethodFastPath fast;  // for `x.item()` on a plain tensor: no argument dispatch (method_fast_path)
+  MethodFastPath fast;  // `x.item()`, `x.dim()`, ... on a plain tensor without argument dispatch, or null
 };
 
 PyObject* method_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
