@@ -316,7 +316,8 @@ Tensor select(const Tensor& x, int64_t dim, int64_t index) {
     offset = x.storage_offset();
   sizes.erase(dim);
   strides.erase(dim);
-  Tensor out = as_view_of(make_view(x, sizes, strides, offset), x);
+  // Moved in (the IntArrayRef form copies them again): x[i] is among the hottest calls.
+  Tensor out = as_view_of(make_view(x, std::move(sizes), std::move(strides), offset, x.dtype()), x);
   return autograd::should_record(x) ? autograd::record_select(x, dim, index, out) : out;
 }
 
@@ -341,7 +342,7 @@ Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t stop, int64_t 
   // A step that overflows the stride leaves at most one element, whose stride is never stepped
   // (x[::2**62]): keep the old one.
   if (__builtin_mul_overflow(strides[dim], step, &strides[dim])) strides[dim] = x.strides()[dim];
-  Tensor out = as_view_of(make_view(x, sizes, strides, offset), x);
+  Tensor out = as_view_of(make_view(x, std::move(sizes), std::move(strides), offset, x.dtype()), x);
   return autograd::should_record(x) ? autograd::record_slice(x, dim, start, stop, step, out) : out;
 }
 
