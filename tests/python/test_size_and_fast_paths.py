@@ -140,3 +140,21 @@ def test_metadata_fast_paths_as_pytorch(device):
             assert type(got) is type(want) and got == want, name
         assert ours.is_contiguous(memory_format=tandem.contiguous_format) == theirs.is_contiguous(
             memory_format=torch.contiguous_format)
+
+
+def test_device_objects_are_shared_and_stay_correct():
+    cpu, meta = tandem.zeros(1), tandem.zeros(1, device="meta")
+    assert cpu.device is tandem.zeros(3).device  # one object per device (immutable), no allocation per read
+    assert cpu.device == tandem.device("cpu") and meta.device == tandem.device("meta")
+    assert str(meta.device) == "meta" and cpu.device.index is None and cpu.device.type == "cpu"
+    with pytest.raises(AttributeError):
+        cpu.device.index = 3
+    with meta.device:  # the context manager's state is per thread, not in the shared object
+        with cpu.device:
+            assert tandem.zeros(1).device == tandem.device("cpu")
+        assert tandem.zeros(1).device == tandem.device("meta")
+    assert tandem.zeros(1).device == tandem.device("cpu")
+    if tandem.cuda.is_available():
+        for index in range(tandem.cuda.device_count()):
+            d = tandem.zeros(1, device=f"cuda:{index}").device
+            assert d.type == "cuda" and d.index == index and str(d) == f"cuda:{index}"
