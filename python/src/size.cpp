@@ -1,8 +1,8 @@
 // tandem.Size, the type of `t.shape` and `t.size()`: a tuple of ints, as PyTorch's torch.Size. The Python
-// class (tandem/_size.py: construction from any integers, repr, numel, +) derives from _SizeBase here, which
-// gives it the two operations on every hot path in C: making one from a tensor's sizes, and indexing
-// (`x.shape[0]`, `x.shape[-2:]`), which as a Python __getitem__ cost a frame per use (1.8x PyTorch's
-// x.shape[0]).
+// class (tandem/_size.py: construction from any integers, repr, numel) derives from _SizeBase here, which
+// gives it in C the operations on hot paths: making one from a tensor's sizes, indexing (`x.shape[0]`,
+// `x.shape[-2:]`; a Python __getitem__ cost a frame per use, 1.8x PyTorch's x.shape[0]), and `+`/`*`, which
+// give a Size as PyTorch's do (`(1,) + x.shape` too).
 #include "bindings.h"
 #include "core/error.h"
 
@@ -34,9 +34,55 @@ PyObject* size_subscript(PyObject* self, PyObject* key) {
   return size;
 }
 
+// A plain tuple's items as a Size; steals `tuple`.
+PyObject* as_size(PyObject* tuple) {
+  if (!tuple) return nullptr;
+  const Py_ssize_t n = PyTuple_GET_SIZE(tuple);
+  PyObject* size = new_size(n);
+  if (size)
+    for (Py_ssize_t i = 0; i < n; ++i) PyTuple_SET_ITEM(size, i, Py_NewRef(PyTuple_GET_ITEM(tuple, i)));
+  Py_DECREF(tuple);
+  return size;
+}
+
+// Size + tuple and tuple + Size are a Size; Size + anything else is PyTorch's TypeError (a list is not
+// concatenated) unless it is an instance of a user's class, whose reflected operator may take it; another
+// left operand keeps its own rule ([1] + size is the list's error).
+PyObject* size_add(PyObject* a, PyObject* b) {
+  if (!PyTuple_Check(a)) Py_RETURN_NOTIMPLEMENTED;
+  if (!PyTuple_Check(b)) {
+    if (PyType_HasFeature(Py_TYPE(b), Py_TPFLAGS_HEAPTYPE)) Py_RETURN_NOTIMPLEMENTED;
+    PyErr_Format(PyExc_TypeError, "can only concatenate tuple (not %.200s) to tandem.Size",
+                 Py_TYPE(b)->tp_name);
+    return nullptr;
+  }
+  return as_size(PyTuple_Type.tp_as_sequence->sq_concat(a, b));
+}
+
+// Size * n and n * Size are a Size, as in PyTorch. Another count is the tuple's TypeError (a Python
+// subclass's
+// `*` replaces the tuple's repeat slot, so Python would not reach it), unless the count is an instance of a
+// user's class, whose own reflected operator may take it.
+PyObject* size_multiply(PyObject* a, PyObject* b) {
+  PyObject* sequence = PyTuple_Check(a) ? a : b;
+  PyObject* count = sequence == a ? b : a;
+  if (!PyIndex_Check(count)) {
+    if (PyType_HasFeature(Py_TYPE(count), Py_TPFLAGS_HEAPTYPE) && !PyTuple_Check(count))
+      Py_RETURN_NOTIMPLEMENTED;
+    PyErr_Format(PyExc_TypeError, "can't multiply sequence by non-int of type '%.200s'",
+                 Py_TYPE(count)->tp_name);
+    return nullptr;
+  }
+  const Py_ssize_t n = PyNumber_AsSsize_t(count, PyExc_OverflowError);
+  if (n == -1 && PyErr_Occurred()) return nullptr;
+  return as_size(PyTuple_Type.tp_as_sequence->sq_repeat(sequence, n));
+}
+
 PyType_Slot size_base_slots[] = {
     {Py_mp_subscript, reinterpret_cast<void*>(size_subscript)},
-    {Py_tp_doc, const_cast<char*>("tandem.Size's C base: creation and indexing.")},
+    {Py_nb_add, reinterpret_cast<void*>(size_add)},
+    {Py_nb_multiply, reinterpret_cast<void*>(size_multiply)},
+    {Py_tp_doc, const_cast<char*>("tandem.Size's C base: creation, indexing, + and *.")},
     {0, nullptr}};
 
 void set_size_type(nb::handle cls) {

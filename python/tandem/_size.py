@@ -32,6 +32,3 @@ class Size(_C._SizeBase):  # a tuple; creation from a tensor and indexing are in
         for s in self:
             n *= s
         return n
-
-    def __add__(self, other):
-        return Size(tuple.__add__(self, tuple(other)))

@@ -51,7 +51,7 @@ def test_size_stays_a_tuple_everywhere():
     assert pickle.loads(pickle.dumps(s)) == s and type(pickle.loads(pickle.dumps(s))) is tandem.Size
     assert type(copy.deepcopy(s)) is tandem.Size
     assert type(s + (4,)) is tandem.Size and s + (4,) == (2, 3, 4)
-    assert type((1,) + s) is tuple
+    assert type((1,) + s) is tandem.Size  # as PyTorch's
     rows, cols = s
     assert (rows, cols) == (2, 3) and s.numel() == 6 and len(s) == 2
     assert tandem.Size([np.int64(2), True]) == (2, 1)
@@ -158,3 +158,34 @@ def test_device_objects_are_shared_and_stay_correct():
         for index in range(tandem.cuda.device_count()):
             d = tandem.zeros(1, device=f"cuda:{index}").device
             assert d.type == "cuda" and d.index == index and str(d) == f"cuda:{index}"
+
+
+class _Reflected:
+    def __rmul__(self, other):
+        return "rmul"
+
+    def __radd__(self, other):
+        return "radd"
+
+
+SIZE_OPERATIONS = {
+    "size*int": lambda L, s: s * 2, "int*size": lambda L, s: 2 * s, "size+tuple": lambda L, s: s + (4,),
+    "tuple+size": lambda L, s: (4,) + s, "size+size": lambda L, s: s + L.Size([7]), "size*0": lambda L, s: s * 0,
+    "size*-1": lambda L, s: s * -1, "size*bool": lambda L, s: s * True, "size*tensor": lambda L, s: s * L.tensor(2),
+    "augmented": lambda L, s: (s + (5,)) * 2, "size+list": lambda L, s: s + [1], "list+size": lambda L, s: [1] + s,
+    "size*float": lambda L, s: s * 2.0, "float*size": lambda L, s: 2.5 * s, "size*size": lambda L, s: s * s,
+    "size+int": lambda L, s: s + 1, "size+None": lambda L, s: s + None, "size*huge": lambda L, s: s * 2**70,
+    "reflected*": lambda L, s: s * _Reflected(), "reflected+": lambda L, s: s + _Reflected(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SIZE_OPERATIONS))
+def test_size_arithmetic_as_pytorch(name):
+    def outcome(lib):
+        try:
+            value = SIZE_OPERATIONS[name](lib, lib.zeros(2, 3).shape)
+        except (TypeError, OverflowError) as e:
+            return type(e).__name__, str(e).replace("torch.", "").replace("tandem.", "")
+        return type(value).__name__, value if isinstance(value, str) else tuple(value)
+
+    assert outcome(tandem) == outcome(torch)
