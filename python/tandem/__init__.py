@@ -133,6 +133,7 @@ _builtin_functions.install(globals())  # last: the Python-level functions are ne
 # The classes print as PyTorch's do (<class 'torch.device'>, in messages too): under the name users reach them by.
 device.__module__ = dtype.__module__ = __name__
 from . import fx  # noqa: E402,F401  (after the wrappers: FX records the public functions)
+from . import export  # noqa: E402,F401  (torch.export: traces with FX)
 
 
 def __getattr__(name):

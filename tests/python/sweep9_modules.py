@@ -194,11 +194,26 @@ def benchmark_recipe(torch, device):
     compare.colorize()
     table = str(compare)
     m1 = benchmark.Timer(stmt="x.sum()", globals={"x": x}).blocked_autorange(min_run_time=0.01)
+    # the recipe's fuzzed inputs: sizes and layouts drawn from one seed, the same in every library
+    fuzzer = benchmark.Fuzzer(
+        parameters=[benchmark.FuzzedParameter("k", minval=1, maxval=64, distribution="loguniform"),
+                    benchmark.FuzzedParameter("n", minval=2, maxval=16, distribution="uniform")],
+        tensors=[benchmark.FuzzedTensor("x", size=("k", "n"), min_elements=4, max_elements=512,
+                                        probability_contiguous=0.6)],
+        seed=0)
+    fuzzed = []
+    for tensors, tensor_params, params in fuzzer.take(6):
+        sub_label = f"{params['k']:<6} x {params['n']:<4} {'' if tensor_params['x']['is_contiguous'] else '(discontiguous)'}"
+        fuzzed.append([sub_label, list(tensors["x"].shape), tensors["x"].stride(),
+                       [int(i) for i in tensor_params["x"]["order"]]])
+        benchmark.Timer(stmt="batched_dot_mul_sum(x, x)", globals={"x": tensors["x"],
+                        "batched_dot_mul_sum": batched_dot_mul_sum}, sub_label=sub_label).timeit(2)
     fuzz_shape = [type(m0).__name__, m0.number_per_run, len(m0.times), m0.mean > 0, m0.median > 0,
                   m0.task_spec.stmt, m0.task_spec.num_threads]
     return {"same": same, "m0": fuzz_shape, "labels": [(r.label, r.sub_label, r.description, r.num_threads)
             for r in results], "table_lines": [table.split("\n")[0].strip(), "mul/sum" in table, "bmm" in table,
-            "[16, 16]" in table, "threads: 2" in table], "blocked": [m1.number_per_run >= 1, m1.times[0] > 0,
+            "[16, 16]" in table, "threads: 2" in table], "fuzzed": fuzzed,
+            "rejection": round(fuzzer.rejection_rate, 5), "blocked": [m1.number_per_run >= 1, m1.times[0] > 0,
             len(m1.times) >= 1, m1.iqr >= 0], "repr": repr(m0).split("\n")[1].strip()}
 
 

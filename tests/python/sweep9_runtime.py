@@ -6,7 +6,9 @@ a Compose of them, DataLoader batching dicts); and TorchScript and torch.compile
 
 Each program takes the library as `torch` and a device and returns plain Python values (see
 test_programs_sweep9.py). Parameters and data come from NumPy so both libraries start from the same numbers."""
+import importlib
 import io
+import logging
 import math
 import random
 from collections import deque, namedtuple
@@ -280,12 +282,72 @@ def torchscript_and_compile(torch, device):
     mod.compile()
     in_place = mod(x)
     torch._dynamo.reset()
-    return {"eager": _rounded(eager), "scripted": torch.allclose(scripted, eager),
+    torch._logging.set_logs(graph_breaks=True, recompiles=True, dynamo=logging.WARNING)
+    recompiled = torch.compile(foo)(x[:2], h[:2])
+    torch._logging.set_logs()
+    return {"recompiled": list(recompiled.shape), "eager": _rounded(eager), "scripted": torch.allclose(scripted, eager),
             "traced": _rounded(traced), "reloaded": torch.allclose(reloaded, eager),
             "compiled_fn": torch.allclose(compiled_fn, foo(x, h)), "decorated": torch.allclose(opt_foo2(x, h),
             foo(x, h)), "compiled_mod": _rounded(compiled_mod), "in_place": torch.allclose(in_place, compiled_mod),
             "orig": type(opt_mod._orig_mod).__name__, "state": list(opt_mod.state_dict())[:2]}
 
 
-PROGRAMS = [dqn_cartpole_like, custom_dataset_transforms, torchscript_and_compile]
+# ---- torch.export as its tutorial writes it: export, module(), dynamic shapes with Dim, save and load -----------
+def export_tutorial(torch, device):
+    nn = torch.nn
+    export = importlib.import_module(f"{torch.__name__}.export")  # from torch.export import export, Dim
+
+    class MyModule(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(6, 4)
+            self.register_buffer("offset", torch.tensor([0.5, -0.5, 1.0, 0.0]))
+
+        def forward(self, x, y):
+            return nn.functional.relu(self.lin(x + y)) + self.offset
+
+    mod = MyModule().to(device)
+    init_from_numpy(torch, mod, 89)
+    rng = np.random.default_rng(90)
+    x = torch.tensor(rng.standard_normal((8, 6)), dtype=torch.float32, device=device)
+    y = torch.tensor(rng.standard_normal((8, 6)), dtype=torch.float32, device=device)
+    exported_mod = export.export(mod, (x, y))
+    out = exported_mod.module()(x, y)
+    sig = exported_mod.graph_signature
+    found = {"out": _rounded(out[:2]), "same": torch.equal(out, mod(x, y)), "type": type(exported_mod).__name__,
+             "params": list(sig.parameters), "buffers": list(sig.buffers), "inputs": list(sig.user_inputs),
+             "state": sorted(exported_mod.state_dict), "example": len(exported_mod.example_inputs[0]),
+             "ranges": len(exported_mod.range_constraints)}
+    errors = []
+    for bad in (lambda: exported_mod.module()(x[:3], y[:3]), lambda: exported_mod(x, y),
+                lambda: exported_mod.module()(x)):
+        try:
+            bad()
+        except (AssertionError, RuntimeError, ValueError) as exc:
+            errors.append([type(exc).__name__, str(exc).split("\n")[0]])
+    batch = export.Dim("batch", min=2, max=32)
+    dynamic = export.export(mod, (x, y), dynamic_shapes={"x": {0: batch}, "y": {0: batch}})
+    found["dynamic"] = [list(dynamic.module()(x[:3], y[:3]).shape), [str(r) for r in
+                        dynamic.range_constraints.values()], repr(batch)]
+    for bad in (lambda: dynamic.module()(x[:1], y[:1]), lambda: dynamic.module()(torch.ones(40, 6, device=device),
+                                                                            torch.ones(40, 6, device=device))):
+        try:
+            bad()
+        except AssertionError as exc:
+            errors.append([type(exc).__name__, str(exc)])
+    buffer = io.BytesIO()
+    export.save(dynamic, buffer)
+    buffer.seek(0)
+    saved_exported_program = export.load(buffer)
+    found["loaded"] = torch.allclose(saved_exported_program.module()(x[:5], y[:5]), mod(x[:5], y[:5]))
+    found["decomposed"] = torch.equal(exported_mod.run_decompositions().module()(x, y), out)
+    try:
+        export.export(mod, x)
+    except Exception as exc:
+        errors.append([type(exc).__name__, str(exc).split("\n")[0]])
+    found["errors"] = errors
+    return found
+
+
+PROGRAMS = [dqn_cartpole_like, custom_dataset_transforms, torchscript_and_compile, export_tutorial]
 NEEDS_CPP = {}
