@@ -336,5 +336,53 @@ def zeroing_gradients(torch, device):
             "state": sorted(optimizer.state_dict()["state"][0])}
 
 
+# ---- the 60-minute blitz: a LeNet, its loss's graph walked back through next_functions ------------------------
+def blitz_graph_walk(torch, device):
+    nn = torch.nn
+    F = nn.functional
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(1, 6, 5)
+            self.conv2 = nn.Conv2d(6, 16, 5)
+            self.fc1 = nn.Linear(16 * 5 * 5, 120)
+            self.fc2 = nn.Linear(120, 84)
+            self.fc3 = nn.Linear(84, 10)
+
+        def forward(self, input):
+            c1 = F.relu(self.conv1(input))
+            s2 = F.max_pool2d(c1, (2, 2))
+            c3 = F.relu(self.conv2(s2))
+            s4 = F.max_pool2d(c3, 2)
+            s4 = torch.flatten(s4, 1)
+            f5 = F.relu(self.fc1(s4))
+            f6 = F.relu(self.fc2(f5))
+            return self.fc3(f6)
+
+    net = Net().to(device)
+    init_from_numpy(torch, net, 11)
+    params = list(net.parameters())
+    input = numpy_input(torch, 12, 1, 1, 32, 32, device=device)
+    out = net(input)
+    target = numpy_input(torch, 13, 10, device=device).view(1, -1)
+    criterion = nn.MSELoss()
+    loss = criterion(out, target)
+    walk = [loss.grad_fn.name(), loss.grad_fn.next_functions[0][0].name(),
+            loss.grad_fn.next_functions[0][0].next_functions[0][0].name()]
+    net.zero_grad()
+    before = net.conv1.bias.grad
+    loss.backward()
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.01)
+    optimizer.step()
+    return {"n_params": len(params), "conv1": list(params[0].size()), "loss": loss.item(), "walk": walk,
+            "before": before, "after": _rounded(net.conv1.bias.grad), "out": _rounded(net(input))}
+
+
 PROGRAMS = [tensors_tour, polynomial_fit_four_ways, nn_really, autograd_tour, zeroing_gradients]
-NEEDS_CPP = {}
+NEEDS_CPP = {
+    blitz_graph_walk: "needs C++: the graph of a fused PyTorch op is tandem's composition of smaller ops, so "
+                      "walking next_functions from an MSE loss gives MeanBackward0 -> MulBackward0 -> SubBackward0 "
+                      "where PyTorch has MseLossBackward0 -> AddmmBackward0 -> AccumulateGrad (linear is one "
+                      "addmm node there)",
+}

@@ -203,7 +203,8 @@ def benchmark_recipe(torch, device):
         seed=0)
     fuzzed = []
     for tensors, tensor_params, params in fuzzer.take(6):
-        sub_label = f"{params['k']:<6} x {params['n']:<4} {'' if tensor_params['x']['is_contiguous'] else '(discontiguous)'}"
+        layout = "" if tensor_params["x"]["is_contiguous"] else "(discontiguous)"
+        sub_label = f"{params['k']:<6} x {params['n']:<4} {layout}"
         fuzzed.append([sub_label, list(tensors["x"].shape), tensors["x"].stride(),
                        [int(i) for i in tensor_params["x"]["order"]]])
         benchmark.Timer(stmt="batched_dot_mul_sum(x, x)", globals={"x": tensors["x"],

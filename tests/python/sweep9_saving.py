@@ -153,7 +153,8 @@ def across_devices(torch, device):
     with tempfile.TemporaryDirectory() as tmp:
         PATH = os.path.join(tmp, "m.pt")
         torch.save(model.state_dict(), PATH)
-        for name, loc in (("str", "cpu"), ("device", torch.device("cpu")), ("dict", {"cuda:0": "cpu", "cpu": "cpu"}), ("callable", lambda storage, loc: storage)):
+        for name, loc in (("str", "cpu"), ("device", torch.device("cpu")), ("dict", {"cuda:0": "cpu", "cpu": "cpu"}),
+                          ("callable", lambda storage, loc: storage)):
             sd = torch.load(PATH, map_location=loc, weights_only=True)
             found[name] = sorted({str(v.device) for v in sd.values()})
         plain = torch.load(PATH, weights_only=True)

@@ -352,5 +352,38 @@ def dcgan_weights_init(torch, device):
             "fake_mean": round(fake.mean().item(), 5)}
 
 
+# ---- the channels-last memory format tutorial: strides, conversion, a model and its outputs in NHWC ------------
+def channels_last_memory_format(torch, device):
+    nn = torch.nn
+    N, C, H, W = 2, 3, 6, 5
+    x = torch.empty(N, C, H, W, device=device)
+    found = {"nchw": x.stride()}
+    x = x.to(memory_format=torch.channels_last)
+    found["converted"] = [list(x.shape), x.stride(), x.is_contiguous(), x.is_contiguous(
+        memory_format=torch.channels_last)]
+    found["back"] = x.to(memory_format=torch.contiguous_format).stride()
+    found["direct"] = torch.empty(N, C, H, W, memory_format=torch.channels_last, device=device).stride()
+    found["contiguous"] = x.contiguous(memory_format=torch.channels_last).stride()
+    special = torch.empty(4, 1, 4, 4).to(memory_format=torch.channels_last)
+    found["ambiguous"] = [special.is_contiguous(), special.is_contiguous(memory_format=torch.channels_last)]
+    model = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Conv2d(4, 2, 1)).to(device)
+    init_from_numpy(torch, model, 72)
+    model = model.to(memory_format=torch.channels_last)
+    found["weight"] = model[0].weight.stride()
+    inp = _images(torch, 73, N, C, H, W, device=device).to(memory_format=torch.channels_last)
+    out = model(inp)
+    found["out"] = [out.stride(), out.is_contiguous(memory_format=torch.channels_last), _rounded(out[0, :, 0, 0])]
+    found["elementwise"] = [(inp * 2 + 1).stride(), inp.relu().stride(), inp.clone().stride()]
+    out.sum().backward()
+    found["grad"] = model[0].weight.grad.stride()
+    return found
+
+
 PROGRAMS = [spatial_transformer, style_transfer_lbfgs, fgsm_attack_program, dcgan_weights_init]
-NEEDS_CPP = {}
+NEEDS_CPP = {
+    channels_last_memory_format: "needs C++: operations do not keep an input's memory format (PyTorch's "
+                                 "preserve_format: an elementwise result, clone(), and convolution, batch norm and "
+                                 "pooling outputs of a channels_last input are channels_last there); tandem's "
+                                 "results come out contiguous (NCHW strides), with the same values",
+}
