@@ -7,7 +7,7 @@ save/load keep an ExportedProgram in a file. Python control flow on tensor value
 tracer's TraceError, where PyTorch raises its data-dependent guard error)."""
 from ..nn import Module as _Module
 from ._dims import Dim
-from ._program import ExportedProgram, ExportGraphSignature, UserError
+from ._program import _EXPORT_NOTE, ExportedProgram, ExportGraphSignature, UserError
 from ._program import capture as _capture
 
 __all__ = ["export", "ExportedProgram", "ExportGraphSignature", "Dim", "save", "load", "UserError"]
@@ -18,7 +18,8 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False, preserv
     if not isinstance(mod, _Module):
         raise ValueError(f"Expected `mod` to be an instance of `torch.nn.Module`, got {type(mod)}.")
     if not isinstance(args, tuple):
-        raise UserError(f"Expecting `args` to be a tuple of example positional inputs, got {type(args)}")
+        raise UserError(f"Expecting `args` to be a tuple of example positional inputs, got {type(args)}"
+                        + _EXPORT_NOTE)
     if kwargs is not None and not isinstance(kwargs, dict):
         raise TypeError(f"Expecting `kwargs` to be a dict of example keyword inputs, got {type(kwargs)}")
     return _capture(mod, args, kwargs or {}, dynamic_shapes)

@@ -50,6 +50,11 @@ def _dim_specs(signature, args, kwargs, dynamic_shapes):
                             f"{names} of `inputs`, but here they are {list(dynamic_shapes)}." + _EXPORT_NOTE)
         by_name = dynamic_shapes
     else:
+        if len(dynamic_shapes) != len(names):
+            raise UserError("Detected mismatch between the structure of `inputs` and `dynamic_shapes`: `inputs` has "
+                            f"{len(names)} elements, but `dynamic_shapes` has {len(dynamic_shapes)} elements\nFor "
+                            "more information about this error, see: https://pytorch.org/docs/main/generated/"
+                            "exportdb/index.html#dynamic-shapes-validation" + _EXPORT_NOTE)
         by_name = dict(zip(names, dynamic_shapes))
     specs = {}
     for name, spec in by_name.items():
