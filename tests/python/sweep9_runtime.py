@@ -285,7 +285,15 @@ def torchscript_and_compile(torch, device):
     torch._logging.set_logs(graph_breaks=True, recompiles=True, dynamo=logging.WARNING)
     recompiled = torch.compile(foo)(x[:2], h[:2])
     torch._logging.set_logs()
-    return {"recompiled": list(recompiled.shape), "eager": _rounded(eager), "scripted": torch.allclose(scripted, eager),
+    with torch.compiler.set_stance("force_eager"):  # the set_stance recipe: run compiled code eagerly for a while
+        eager_again = opt_foo2(x, h)
+
+    @torch.compiler.set_stance("eager_on_recompile")
+    def tolerant(a, b):
+        return opt_foo2(a, b)
+
+    tolerant(x[:1], h[:1])
+    return {"recompiled": list(recompiled.shape), "eager_again": torch.allclose(eager_again, opt_foo2(x, h)), "eager": _rounded(eager), "scripted": torch.allclose(scripted, eager),
             "traced": _rounded(traced), "reloaded": torch.allclose(reloaded, eager),
             "compiled_fn": torch.allclose(compiled_fn, foo(x, h)), "decorated": torch.allclose(opt_foo2(x, h),
             foo(x, h)), "compiled_mod": _rounded(compiled_mod), "in_place": torch.allclose(in_place, compiled_mod),

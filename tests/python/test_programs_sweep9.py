@@ -223,6 +223,46 @@ def test_set_logs_records_the_artifacts_and_keeps_pytorchs_keywords():
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in ours.values())
 
 
+# ---- torch.compiler.set_stance and the compiled-autograd knob --------------------------------------------------------
+def _stance_transcript(lib):
+    found = [type(lib.compiler.set_stance("anything")).__name__]
+    lib.compiler.set_stance("default")
+    found.append(_outcome(lambda: lib.compiler.set_stance("force_eager", force_backend="eager")))
+    compiled = lib.compile(lambda t: t * 3)
+    with lib.compiler.set_stance("force_eager"):
+        found.append(compiled(lib.ones(2)).tolist())
+
+    @lib.compiler.set_stance("eager_on_recompile")
+    def call(t):
+        return compiled(t)
+
+    found.append(call(lib.ones(1)).tolist())
+    found.append(lib._dynamo.config.compiled_autograd)
+    return found
+
+
+def test_set_stance_runs_and_refuses_as_pytorch():
+    assert _stance_transcript(tandem) == _stance_transcript(torch)
+
+
+def test_set_stance_is_kept_and_restored():
+    from tandem._compiler_stance import current_stance  # noqa: PLC0415
+    assert current_stance().stance == "default"
+    with tandem.compiler.set_stance("force_eager"):
+        assert current_stance().stance == "force_eager"
+    seen = []
+    decorated = tandem.compiler.set_stance("eager_on_recompile")(lambda: seen.append(current_stance().stance))
+    assert current_stance().stance == "default"
+    decorated()
+    assert seen == ["eager_on_recompile"] and current_stance().stance == "default"
+    tandem.compiler.set_stance("force_eager")
+    try:
+        assert current_stance().stance == "force_eager"
+    finally:
+        tandem.compiler.set_stance()
+    assert current_stance().stance == "default"
+
+
 # ---- torch.export -------------------------------------------------------------------------------------------------
 def _export_module(lib):
     nn = lib.nn
