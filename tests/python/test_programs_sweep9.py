@@ -357,6 +357,20 @@ def test_exported_program_saves_loads_and_prints():
         export.load(buffer)
 
 
+def _extra_files_transcript(lib):
+    ep = lib.export.export(lib.nn.Linear(2, 2), (lib.ones(1, 2),))
+    buffer = io.BytesIO()
+    lib.export.save(ep, buffer, extra_files={"meta.txt": "hello", "notes": "x"})
+    buffer.seek(0)
+    wanted = {"meta.txt": "", "missing": "kept"}
+    lib.export.load(buffer, extra_files=wanted)
+    return wanted, _outcome(lambda: lib.export.save(ep, io.BytesIO(), extra_files={"b": b"bytes"}))
+
+
+def test_export_extra_files_round_trip_as_pytorch():
+    assert _extra_files_transcript(tandem) == _extra_files_transcript(torch)
+
+
 def test_export_refuses_data_dependent_control_flow():
     class Gate(tandem.nn.Module):
         def forward(self, x):
