@@ -37,7 +37,7 @@ from ._nn import nn, optim, utils, save, load  # noqa: F401
 from ._quantized_types import *  # noqa: F401,F403,E402  (qint8, per_tensor_affine, ...: names, no quantized tensors)
 from . import ao, quantization  # noqa: F401,E402  (dynamic quantization)
 import tandem.nn.quantized  # noqa: F401,E402  (its older name, which PyTorch also imports at start-up)
-from . import accelerator, onnx, hub  # noqa: F401
+from . import accelerator, onnx, hub, _logging  # noqa: F401
 from . import amp, cpu  # noqa: F401  (mixed precision; tandem.cpu.amp)
 from .amp import autocast, GradScaler  # noqa: F401  (torch.GradScaler is torch.amp.GradScaler)
 from ._device_streams import Stream, Event  # noqa: F401  (device-agnostic: cpu, or tandem.cuda's)
@@ -132,6 +132,7 @@ _builtin_functions.install(globals())  # last: the Python-level functions are ne
 # The classes print as PyTorch's do (<class 'torch.device'>, in messages too): under the name users reach them by.
 device.__module__ = dtype.__module__ = __name__
 from . import fx  # noqa: E402,F401  (after the wrappers: FX records the public functions)
+from . import export  # noqa: E402,F401  (torch.export: traces with FX)
 
 
 def __getattr__(name):

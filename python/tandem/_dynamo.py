@@ -29,7 +29,9 @@ class _Config:
     _defaults = {"suppress_errors": False, "cache_size_limit": 8, "recompile_limit": 8,
                  "accumulated_cache_size_limit": 256, "accumulated_recompile_limit": 256, "verbose": False,
                  "capture_scalar_outputs": False, "capture_dynamic_output_shape_ops": False, "optimize_ddp": True,
-                 "automatic_dynamic_shapes": True, "assume_static_by_default": True}
+                 "automatic_dynamic_shapes": True, "assume_static_by_default": True, "compiled_autograd": False,
+                 "specialize_int": False, "force_parameter_static_shapes": True, "error_on_recompile": False,
+                 "skip_nnmodule_hook_guards": True}
 
     def __init__(self):
         object.__setattr__(self, "_values", dict(self._defaults))

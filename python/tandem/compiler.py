@@ -9,8 +9,10 @@ tandem does not have).
 """
 import functools
 
+from ._compiler_stance import set_stance  # noqa: F401
+
 __all__ = ["compile", "disable", "is_compiling", "is_dynamo_compiling", "is_exporting", "reset", "list_backends",
-           "allow_in_graph", "assume_constant_result", "cudagraph_mark_step_begin"]
+           "allow_in_graph", "assume_constant_result", "cudagraph_mark_step_begin", "set_stance"]
 
 _MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
 # PyTorch's registered backend names (torch._dynamo.list_backends(exclude_tags=None), less its test-only ones).

@@ -209,12 +209,22 @@ def load_state_dict(module, state_dict, strict=True, assign=False):
     missing, unexpected, errors = [], [], []
     incompatible = _IncompatibleKeys(missing, unexpected)
 
+    # As in PyTorch, each child sees a dict of only its own keys, taken from its parent's after the parent's
+    # _load_from_state_dict (and its pre-hooks) ran: a parent may rename its children's keys, a child cannot
+    # change what its siblings or its parent see.
+    local_dicts = {"": state_dict}
+
     def enter(base, mod):
+        local_state = local_dicts.pop(base) if base in local_dicts else state_dict
         local_metadata = {} if metadata is None else dict(metadata.get(base[:-1], {}))
         if assign:
             local_metadata["assign_to_params_buffers"] = assign
         # strict=True here as in PyTorch: the lists are filtered by the caller's strict below.
-        mod._load_from_state_dict(state_dict, base, local_metadata, True, missing, unexpected, errors)
+        mod._load_from_state_dict(local_state, base, local_metadata, True, missing, unexpected, errors)
+        for name, child in mod._modules.items():
+            if child is not None:
+                child_prefix = base + name + "."
+                local_dicts[child_prefix] = {k: v for k, v in local_state.items() if k.startswith(child_prefix)}
 
     def leave(base, mod):  # post hooks see the keys found so far and may edit the lists in place
         for hook in mod._load_state_dict_post_hooks.values():
