@@ -504,7 +504,10 @@ Tensor record_binary(BinaryOp op, const Tensor* a, const Scalar& a_scalar, const
                           };
   }
   set_history(node, {&t}, {&out});
-  if (info.reads == GradReads::Operands) node->saved.emplace_back(t, false);
+  // t * s, s * t and t / s differentiate to g * s and g / s: the tensor is not kept (PyTorch's MulBackward0
+  // keeps only the number), so it can be freed, swapped or resized before backward.
+  const bool number_only = op == BinaryOp::mul || (op == BinaryOp::div && a);
+  if (info.reads == GradReads::Operands && !number_only) node->saved.emplace_back(t, false);
   return out;
 }
 

@@ -381,14 +381,20 @@ def test_export_refuses_data_dependent_control_flow():
 
 
 # ---- what the programs found that needs C++ (strict xfails, so that a fix has to remove them) ----------------------
-@pytest.mark.xfail(strict=True, reason="needs C++: the node of a product with a Python number holds the tensor "
-                                       "(PyTorch's MulBackward0 saves only the number when the other operand is the "
-                                       "one that needs a gradient), so swap_tensors sees a third reference and refuses")
 def test_swap_tensors_after_a_product_with_a_number():
+    # The node of a product with (or a quotient by) a Python number keeps only the number, as PyTorch's
+    # MulBackward0 does, so swap_tensors sees no third reference; the gradient is the number's.
     a = tandem.ones(2, requires_grad=True)
     b = a * 2
+    c = a / 4
     tandem.utils.swap_tensors(a, tandem.zeros(2))
-    assert a.tolist() == [0.0, 0.0] and b.tolist() == [2.0, 2.0]
+    assert a.tolist() == [0.0, 0.0] and b.tolist() == [2.0, 2.0] and c.tolist() == [0.25, 0.25]
+    # The graph reached the swapped leaf's accumulator: its backward fails as PyTorch's does.
+    with pytest.raises(RuntimeError, match="Trying to execute AccumulateGrad node that was poisoned by swap_tensors"):
+        (b.sum() + c.sum()).backward()
+    x, d = tandem.ones(3, requires_grad=True), tandem.tensor([2.0, 4.0], requires_grad=True)
+    ((3 * x * x / 2).sum() + (6 / d).sum()).backward()
+    assert x.grad.tolist() == [3.0, 3.0, 3.0] and d.grad.tolist() == [-1.5, -0.375]
 
 
 @pytest.mark.xfail(strict=True, reason="needs C++: autograd nodes do not expose their saved tensors as "

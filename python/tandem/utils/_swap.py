@@ -16,6 +16,20 @@ def _check_use_count(t, name):
     if use_count > allowed:
         raise RuntimeError(f"Expected use_count of {name} to be 1 or 2 with an AccumulateGrad node but got "
                            f"{use_count} make sure you are not holding references to the tensor in other places.")
+    if use_count == 2:
+        # A graph reaches the leaf's accumulator, which would now accumulate into the other object: that
+        # backward fails instead, with PyTorch's message.
+        from ..autograd.graph import get_gradient_edge
+        get_gradient_edge(t).node.register_prehook(_poisoned_accumulator)
+
+
+def _poisoned_accumulator(grad_outputs):
+    raise RuntimeError(
+        "Trying to execute AccumulateGrad node that was poisoned by swap_tensors this can happen when you try to "
+        "run backward on a tensor that was swapped. For a module m with "
+        "`torch.__future__.set_swap_module_params_on_conversion(True)` you should not change the device or dtype "
+        "of the module (e.g. `m.cpu()` or `m.half()`) between running forward and backward. To resolve this, "
+        "please only change the device/dtype before running forward (or after both forward and backward).")
 
 
 def swap_tensors(t1, t2):
