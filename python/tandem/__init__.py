@@ -61,6 +61,8 @@ Tensor.type = _tensor_type
 Tensor.type_as = _tensor_type_as
 from . import _c_names  # noqa: E402
 _c_names.install(_C)  # _log_api_usage_once, _get_tracing_state, ...: torch._C names libraries call
+from . import _jit_executor_flags  # noqa: E402
+_jit_executor_flags.install(_C)  # _jit_set_profiling_mode, _jit_override_can_fuse_on_gpu, ...: kept, not used
 Tensor.where = _tensor_where
 Tensor.__array_namespace__ = array_api._array_namespace
 _compositions.install(globals())  # tril, einsum, ... and their Tensor methods
