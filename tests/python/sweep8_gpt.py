@@ -5,6 +5,8 @@ warmup and clipping, and KV-cached generation with temperature and top-k.
 
 Each program takes the library as `torch` and a device and returns plain Python values (see
 test_programs_sweep8.py). Parameters and data come from NumPy so both libraries start from the same numbers."""
+import dataclasses
+import importlib
 import inspect
 import math
 
@@ -322,5 +324,100 @@ def kv_cache_generation(torch, device):
             "inference": [cache[0].requires_grad, tokens.dtype == torch.int64]}
 
 
-PROGRAMS = [nanogpt_training, mingpt_param_groups, kv_cache_generation]
+# ---- Megatron-style set-up: TorchScript fuser switches, scripted bias-GeLU, pytree-registered model outputs --------
+def megatron_fused_blocks(torch, device):
+    nn = torch.nn
+    F = nn.functional
+    pytree = importlib.import_module(f"{torch.__name__}.utils._pytree")
+    # megatron/core/jit.py and fused_kernels: set before the first scripted function runs
+    previous = [torch._C._jit_set_profiling_mode(True), torch._C._jit_set_profiling_executor(True)]
+    torch._C._jit_override_can_fuse_on_cpu(False)
+    torch._C._jit_override_can_fuse_on_gpu(False)
+    torch._C._jit_set_texpr_fuser_enabled(False)
+    torch._C._jit_set_nvfuser_enabled(True)
+    torch._C._debug_set_autodiff_subgraph_inlining(False)
+    flags = [torch._C._jit_can_fuse_on_cpu(), torch._C._jit_texpr_fuser_enabled(),
+             torch._C._cuda_getDeviceCount() >= 0]
+
+    @torch.jit.script
+    def bias_gelu(bias, y):
+        x = bias + y
+        return x * 0.5 * (1.0 + torch.tanh(0.79788456 * x * (1 + 0.044715 * x * x)))
+
+    @torch.jit.script
+    def bias_dropout_add_fused_inference(x: torch.Tensor, bias: torch.Tensor, residual: torch.Tensor,
+                                         prob: float) -> torch.Tensor:
+        out = torch.nn.functional.dropout(x + bias, p=prob, training=False)
+        return residual + out
+
+    @dataclasses.dataclass
+    class BlockOutput:  # a ModelOutput-like container, registered so tree utilities see its tensors
+        hidden: object
+        aux_loss: object
+
+    pytree.register_pytree_node(BlockOutput, lambda o: ([o.hidden, o.aux_loss], None),
+                                lambda children, _: BlockOutput(*children))
+
+    class ParallelMLP(nn.Module):
+        def __init__(self, hidden):
+            super().__init__()
+            self.dense_h_to_4h = nn.Linear(hidden, 4 * hidden, bias=False)
+            self.bias_h_to_4h = nn.Parameter(torch.zeros(4 * hidden))
+            self.dense_4h_to_h = nn.Linear(4 * hidden, hidden, bias=False)
+            self.bias_4h_to_h = nn.Parameter(torch.zeros(hidden))
+            self.norm = nn.LayerNorm(hidden)
+
+        def forward(self, x):
+            h = bias_gelu(self.bias_h_to_4h, self.dense_h_to_4h(self.norm(x)))
+            out = bias_dropout_add_fused_inference(self.dense_4h_to_h(h), self.bias_4h_to_h, x, 0.0)
+            return BlockOutput(out, h.pow(2).mean() * 1e-3)
+
+    class Head(nn.Module):  # checkpointed: plain ops (PyTorch's recompute of scripted graphs gives other grads)
+        def __init__(self, hidden):
+            super().__init__()
+            self.norm = nn.LayerNorm(hidden)
+            self.proj = nn.Linear(hidden, hidden)
+
+        def forward(self, x):
+            h = self.proj(self.norm(x))
+            return {"logits": h, "extra": BlockOutput(h.tanh(), h.abs().mean() * 1e-2)}
+
+    blocks = nn.ModuleList([ParallelMLP(8) for _ in range(2)]).to(device)
+    head = Head(8).to(device)
+    init_from_numpy(torch, blocks, 830)
+    init_from_numpy(torch, head, 832)
+    rng = np.random.default_rng(831)
+    batch = {"tokens": torch.tensor(rng.standard_normal((3, 4, 8)), dtype=torch.float32),
+             "labels": torch.tensor(rng.standard_normal((3, 4, 8)), dtype=torch.float32), "meta": ["a", 1]}
+    batch = pytree.tree_map_only(torch.Tensor, lambda t: t.to(device, non_blocking=True), batch)
+    opt = torch.optim.Adam([*blocks.parameters(), *head.parameters()], lr=1e-2)
+    losses = []
+    for _ in range(3):
+        x, aux = batch["tokens"], []
+        for block in blocks:
+            out = block(x)
+            x = out.hidden
+            aux.append(out.aux_loss)
+        # non-reentrant checkpointing returns the function's own structure: a dict holding a registered container
+        res = torch.utils.checkpoint.checkpoint(head, x, use_reentrant=False)
+        loss = F.mse_loss(res["logits"], batch["labels"]) + sum(aux) + res["extra"].aux_loss
+        loss = loss + res["extra"].hidden.mean() * 0.1
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(round(loss.item(), 5))
+    leaves, spec = pytree.tree_flatten({"out": out, "step": 3})
+    head_grad = round(head.proj.weight.grad.abs().sum().item(), 5)
+    detached = pytree.tree_map_only(torch.Tensor, lambda t: t.detach().cpu(), {"out": out})
+    gelu_ref = F.gelu(torch.linspace(-3, 3, 7, device=device), approximate="tanh")
+    return {"previous": previous, "flags": flags, "losses": losses, "n_leaves": len(leaves),
+            "spec": repr(spec).replace("\n", " "), "meta": batch["meta"], "head_grad": head_grad,
+            "res": [sorted(res), type(res["extra"]).__name__, res["extra"].aux_loss.requires_grad],
+            "detached": [type(detached["out"]).__name__, detached["out"].hidden.requires_grad],
+            "all_finite": pytree.tree_all_only(torch.Tensor, lambda t: bool(torch.isfinite(t).all()), leaves),
+            "gelu_close": torch.allclose(bias_gelu(torch.zeros(7, device=device),
+                                                   torch.linspace(-3, 3, 7, device=device)), gelu_ref, atol=1e-4)}
+
+
+PROGRAMS = [nanogpt_training, mingpt_param_groups, kv_cache_generation, megatron_fused_blocks]
 NEEDS_CPP = {}
