@@ -110,8 +110,8 @@ def kfold_tabular(torch, device):
         pos = train_df.target.sum()
         criterion = nn.BCEWithLogitsLoss(pos_weight=torch.tensor([(len(train_df) - pos) / pos], device=device))
         optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=1e-2)
-        scheduler = get_cosine_schedule_with_warmup(torch, optimizer, 2, 3 * len(train_loader))
-        for epoch in range(3):
+        scheduler = get_cosine_schedule_with_warmup(torch, optimizer, 2, 2 * len(train_loader))
+        for epoch in range(2):
             model.train()
             losses = AverageMeter()
             for batch in train_loader:

@@ -161,9 +161,9 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """x clamped to [min_val, max_val]."""
-    min_val, max_val = _number(min_val, "hardtanh", "min_val"), _number(max_val, "hardtanh", "max_val")
-    if min_val > max_val:
+    if min_val > max_val:  # first, on the values as given (PyTorch's order: a str or complex fails here)
         raise ValueError("min_val cannot be greater than max_val")
+    min_val, max_val = _number(min_val, "hardtanh", "min_val"), _number(max_val, "hardtanh", "max_val")
     return _C._activation("hardtanh", input, min_val, max_val, inplace=inplace)
 
 

@@ -176,6 +176,8 @@ def _grad_leaves_of(function):
             pending.extend([obj.func, *obj.args, *obj.keywords.values()])
         elif isinstance(obj, (list, tuple)):
             pending.extend(obj)
+        elif isinstance(obj, dict):  # e.g. models = {"encoder": ...} named by the function
+            pending.extend(obj.values())
         elif callable(obj):
             if getattr(obj, "__self__", None) is not None:
                 pending.append(obj.__self__)
