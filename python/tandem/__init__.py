@@ -144,4 +144,7 @@ def __getattr__(name):
     if name == "torch":
         import sys  # noqa: PLC0415
         return sys.modules[__name__]
+    if name == "_inductor":  # PyTorch imports it lazily on first access (torch._inductor.config.X = ... in scripts)
+        import importlib  # noqa: PLC0415
+        return importlib.import_module("._inductor", __name__)
     raise AttributeError(f"module 'tandem' has no attribute '{name}'")

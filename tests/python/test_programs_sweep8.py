@@ -278,6 +278,26 @@ def test_activation_modules_take_a_0_dim_tensor_parameter():
         torch.nn.Softplus(beta=torch.tensor(2.0))(torch.tensor([-2.0, 1.0])).tolist())
 
 
+# ---- torch.compile'd containers and torch._inductor reached without an import --------------------------------------
+def test_compiled_container_has_its_modules_length_as_pytorch():
+    for lib in (tandem, torch):
+        assert len(lib.compile(lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.ReLU()))) == 2
+        assert len(lib.compile(lib.nn.ModuleList([lib.nn.ReLU()]))) == 1
+    assert _outcome(lambda: len(tandem.compile(tandem.nn.Linear(2, 2)))) == \
+        _outcome(lambda: len(torch.compile(torch.nn.Linear(2, 2))))
+
+
+def test_inductor_config_is_reachable_as_an_attribute():
+    config = tandem._inductor.config  # PyTorch imports torch._inductor on first access
+    assert config is importlib.import_module("tandem._inductor.config")
+    saved = config.coordinate_descent_tuning
+    tandem._inductor.config.coordinate_descent_tuning = True
+    assert config.coordinate_descent_tuning is True
+    config.coordinate_descent_tuning = saved
+    with pytest.raises(AttributeError, match="module 'tandem' has no attribute '_not_there'"):
+        tandem._not_there
+
+
 # ---- what needs the C++ core (strict xfails, so that a fix has to remove them) --------------------------------------
 @pytest.mark.xfail(strict=True, reason="needs C++: to_scalar (python/src/tensor.cpp) refuses a 0-dim tensor as a Number "
                                        "argument (alpha=, beta=) where PyTorch's argument parser accepts one that "
