@@ -278,6 +278,33 @@ def test_activation_modules_take_a_0_dim_tensor_parameter():
         torch.nn.Softplus(beta=torch.tensor(2.0))(torch.tensor([-2.0, 1.0])).tolist())
 
 
+# ---- parametrizations.weight_norm loads checkpoints of the older nn.utils.weight_norm -----------------------------
+def _old_weight_norm_checkpoint_into_new(lib, device):
+    nn = lib.nn
+    old = nn.Sequential(nn.Conv1d(2, 3, 3), nn.Tanh())
+    nn.utils.weight_norm(old[0])
+    with lib.no_grad():
+        old[0].weight_g.copy_(lib.tensor([2.0, 0.5, 1.0]).view(3, 1, 1))
+        old[0].weight_v.copy_(lib.tensor(np.linspace(-1, 1, 18).reshape(3, 2, 3), dtype=lib.float32))
+        old[0].bias.fill_(0.1)
+    state = old.state_dict()
+    new = nn.Sequential(nn.Conv1d(2, 3, 3), nn.Tanh()).to(device)
+    nn.utils.parametrizations.weight_norm(new[0])
+    result = new.load_state_dict(state)
+    x = lib.tensor(np.linspace(0, 1, 10).reshape(1, 2, 5), dtype=lib.float32, device=device)
+    partial = nn.utils.parametrizations.weight_norm(nn.Linear(2, 2))
+    only_g = partial.load_state_dict({"weight_g": lib.ones(2, 1), "bias": lib.zeros(2)}, strict=False)
+    return [sorted(state), str(result), sorted(new.state_dict()), new(x).flatten().tolist(),
+            sorted(only_g.missing_keys), only_g.unexpected_keys]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_weight_norm_parametrization_loads_old_weight_g_and_v(device):
+    got, want = _old_weight_norm_checkpoint_into_new(tandem, device), _old_weight_norm_checkpoint_into_new(torch, "cpu")
+    assert got[:3] == want[:3] and got[4:] == want[4:]
+    np.testing.assert_allclose(got[3], want[3], rtol=1e-5)
+
+
 # ---- torch.compile'd containers and torch._inductor reached without an import --------------------------------------
 def test_compiled_container_has_its_modules_length_as_pytorch():
     for lib in (tandem, torch):
