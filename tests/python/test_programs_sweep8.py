@@ -305,6 +305,41 @@ def test_weight_norm_parametrization_loads_old_weight_g_and_v(device):
     np.testing.assert_allclose(got[3], want[3], rtol=1e-5)
 
 
+# ---- uniform_/normal_/bernoulli_ follow the autograd rules of in-place ops -------------------------------------
+_FILLS = ["uniform_(-1, 1)", "normal_()", "normal_(2.0, 0.5)", "bernoulli_(0.5)", "exponential_()"]
+
+
+@pytest.mark.parametrize("fill", _FILLS)
+@pytest.mark.parametrize("device", DEVICES)
+def test_random_fill_of_a_leaf_that_requires_grad_is_refused(fill, device):
+    def run(lib, dev):
+        return eval(f"w.{fill}", {"w": lib.ones(3, device=dev, requires_grad=True)})
+    got, want = _outcome(lambda: run(tandem, device)), _outcome(lambda: run(torch, "cpu"))
+    assert got == want
+
+
+@pytest.mark.parametrize("fill", _FILLS)
+@pytest.mark.parametrize("device", DEVICES)
+def test_random_fill_inside_a_graph_passes_no_gradient_to_the_old_values(fill, device):
+    x = tandem.ones(3, device=device, requires_grad=True)
+    y = x * 2
+    eval(f"y.{fill}", {"y": y})
+    (y * 3).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0] and y.requires_grad and not y.is_leaf
+    with tandem.no_grad():  # under no_grad a parameter is filled in place, as nn.init does
+        w = tandem.nn.Parameter(tandem.zeros(4, device=device))
+        assert eval(f"w.{fill}", {"w": w}) is w and w.is_leaf and w.requires_grad
+
+
+def test_random_fill_without_grad_keeps_the_cores_values_and_generator():
+    g1, g2 = tandem.Generator().manual_seed(3), tandem.Generator().manual_seed(3)
+    a = tandem.empty(5).uniform_(-2, 2, generator=g1)
+    b = tandem.empty(5)
+    tandem._C.Tensor.uniform_(b, -2, 2, generator=g2)
+    assert a.tolist() == b.tolist()
+    assert tandem.ones(3).bernoulli_(tandem.tensor([0.0, 1.0, 1.0])).tolist() == [0.0, 1.0, 1.0]
+
+
 # ---- torch.compile'd containers and torch._inductor reached without an import --------------------------------------
 def test_compiled_container_has_its_modules_length_as_pytorch():
     for lib in (tandem, torch):
