@@ -1,7 +1,8 @@
 """Sweep 8 programs on model surgery as fine-tuning repositories do it: loading a checkpoint with renamed, missing
 and unexpected keys (strict=False, assign=True, load-state-dict pre/post hooks, `module.` prefixes from
 DataParallel, consume_prefix_in_state_dict_if_present), weight normalisation and spectral normalisation through
-nn.utils.parametrizations, an orthogonal RNN, and iterative magnitude pruning with the lottery-ticket rewind.
+nn.utils.parametrizations, an orthogonal RNN, iterative magnitude pruning with the lottery-ticket rewind, and a
+vocoder checkpoint saved with the old weight_norm loaded into the parametrized model.
 
 Each program takes the library as `torch` and a device and returns plain Python values (see
 test_programs_sweep8.py). Parameters and data come from NumPy so both libraries start from the same numbers."""
@@ -254,5 +255,75 @@ def lottery_ticket_pruning(torch, device):
             "keys": sorted(model.state_dict().keys())}
 
 
-PROGRAMS = [checkpoint_surgery, normalized_parametrizations, lottery_ticket_pruning]
+# ---- a HiFi-GAN-style vocoder checkpoint saved with the old weight_norm, loaded into the parametrized model ---------
+def vocoder_weight_norm_upgrade(torch, device):
+    nn = torch.nn
+    F = nn.functional
+    LRELU_SLOPE = 0.1
+
+    def get_padding(kernel_size, dilation=1):
+        return int((kernel_size * dilation - dilation) / 2)
+
+    def init_weights(m, mean=0.0, std=0.01):
+        if m.__class__.__name__.find("Conv") != -1:
+            m.weight.data.normal_(mean, std)
+
+    class ResBlock(nn.Module):
+        def __init__(self, channels, kernel_size=3, dilation=(1, 3), weight_norm=None):
+            super().__init__()
+            self.convs = nn.ModuleList([
+                weight_norm(nn.Conv1d(channels, channels, kernel_size, 1, dilation=d,
+                                      padding=get_padding(kernel_size, d))) for d in dilation])
+
+        def forward(self, x):
+            for c in self.convs:
+                xt = F.leaky_relu(x, LRELU_SLOPE)
+                x = c(xt) + x
+            return x
+
+    class Generator(nn.Module):
+        def __init__(self, weight_norm):
+            super().__init__()
+            self.conv_pre = weight_norm(nn.Conv1d(4, 8, 7, 1, padding=3))
+            self.ups = nn.ModuleList([weight_norm(nn.ConvTranspose1d(8, 4, 4, 2, padding=1))])
+            self.resblocks = nn.ModuleList([ResBlock(4, weight_norm=weight_norm)])
+            self.conv_post = weight_norm(nn.Conv1d(4, 1, 7, 1, padding=3))
+            self.ups.apply(init_weights)
+
+        def forward(self, x):
+            x = self.conv_pre(x)
+            for up, block in zip(self.ups, self.resblocks):
+                x = block(up(F.leaky_relu(x, LRELU_SLOPE)))
+            return torch.tanh(self.conv_post(F.leaky_relu(x)))
+
+    old = Generator(nn.utils.weight_norm).to(device)
+    init_from_numpy(torch, old, 1130)
+    mel = numpy_input(torch, 1131, 2, 4, 6, device=device)
+    reference = old(mel)
+    buffer = io.BytesIO()
+    torch.save({"generator": old.state_dict()}, buffer)
+    buffer.seek(0)
+    state = torch.load(buffer, map_location=device)["generator"]
+    new = Generator(nn.utils.parametrizations.weight_norm).to(device)
+    result = new.load_state_dict(state)
+    upgraded = new(mel)
+    # inference: fold the parametrization back into plain weights
+    for module in new.modules():
+        if nn.utils.parametrize.is_parametrized(module):
+            nn.utils.parametrize.remove_parametrizations(module, "weight")
+    folded = new(mel)
+    for module in old.modules():
+        if hasattr(module, "weight_g"):
+            nn.utils.remove_weight_norm(module)
+    # a weight perturbation drawn into a tensor of the graph (the fill is recorded, as in PyTorch)
+    h = old.conv_pre.weight * 1.0
+    h.normal_(0.0, 0.01)
+    return {"old_keys": sorted(state)[:3], "result": str(result), "new_keys": sorted(new.state_dict())[:3],
+            "upgraded_same": torch.allclose(upgraded, reference, atol=1e-6), "out": _rounded(folded[0, 0, :6]),
+            "folded_same": torch.allclose(folded, reference, atol=1e-6), "shape": list(folded.shape),
+            "old_removed": sorted(n for n, _ in old.conv_post.named_parameters()),
+            "fill_grad_fn": h.grad_fn is not None}
+
+
+PROGRAMS = [checkpoint_surgery, normalized_parametrizations, lottery_ticket_pruning, vocoder_weight_norm_upgrade]
 NEEDS_CPP = {}
