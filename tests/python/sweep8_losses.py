@@ -65,7 +65,8 @@ def clip_contrastive(torch, device):
     for step in range(5):
         logits_per_image, logits_per_text = model(images, texts)
         ground_truth = torch.arange(len(images), dtype=torch.long, device=device)
-        total_loss = (F.cross_entropy(logits_per_image, ground_truth) + F.cross_entropy(logits_per_text, ground_truth)) / 2
+        total_loss = (F.cross_entropy(logits_per_image, ground_truth)
+                      + F.cross_entropy(logits_per_text, ground_truth)) / 2
         opt.zero_grad()
         total_loss.backward()
         opt.step()

@@ -195,7 +195,8 @@ def normalized_parametrizations(torch, device):
         ortho[orth_map] = [round(loss.item(), 4),
                            torch.allclose(W @ W.T, torch.eye(6, device=device), atol=1e-5),
                            sorted(n.split(".")[-1] for n, _ in rnn.rec.named_parameters())]
-    return {"names": names, "g_shape": g_shape, "before": _rounded(before[0]), "cached": torch.allclose(cached_out, after_remove),
+    return {"names": names, "g_shape": g_shape, "before": _rounded(before[0]),
+            "cached": torch.allclose(cached_out, after_remove),
             "loss": round(loss.item(), 4), "removed_is_param": type(conv.weight).__name__,
             "is_parametrized": parametrize.is_parametrized(conv), "d_out": _rounded(d_out),
             "d_eval": _rounded(d_eval), "sigma": round(sigma, 4), "ortho": ortho,

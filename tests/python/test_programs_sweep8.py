@@ -5,8 +5,9 @@ generation, a Megatron-style set-up), sweep8_timm.py (ViT with LayerScale/DropPa
 sweep8_diffusion.py (v-prediction with DDIM/DDPM sampling, classifier-free guidance, an EDM Heun sampler),
 sweep8_losses.py (CLIP/SigLIP, distillation, mixup/cutmix with label smoothing, SupCon and ArcFace),
 sweep8_func.py (per-sample gradients and ensembles, Jacobians/Hessians, MAML, setup_context Functions),
-sweep8_surgery.py (checkpoint surgery, parametrizations, lottery-ticket pruning), sweep8_hooks.py (optimizer in
-backward, Grad-CAM and global hooks, saved-tensor offloading, in-place and jvp Functions), sweep8_kaggle.py (k-fold
+sweep8_surgery.py (checkpoint surgery, parametrizations, lottery-ticket pruning, an old weight_norm checkpoint),
+sweep8_hooks.py (optimizer in backward, Grad-CAM and global hooks, saved-tensor offloading, in-place and jvp
+Functions), sweep8_kaggle.py (k-fold
 tabular, TTA, SWA, early stopping) and sweep8_optim.py (SAM, Lookahead, Lion/Muon, LAMB). The focused tests below
 cover what the sweep fixed (docs/compat.md, "Program sweep 8")."""
 import importlib
@@ -361,9 +362,9 @@ def test_inductor_config_is_reachable_as_an_attribute():
 
 
 # ---- what needs the C++ core (strict xfails, so that a fix has to remove them) --------------------------------------
-@pytest.mark.xfail(strict=True, reason="needs C++: to_scalar (python/src/tensor.cpp) refuses a 0-dim tensor as a Number "
-                                       "argument (alpha=, beta=) where PyTorch's argument parser accepts one that "
-                                       "needs no gradient")
+@pytest.mark.xfail(strict=True, reason="needs C++: to_scalar (python/src/tensor.cpp) refuses a 0-dim tensor as a "
+                                       "Number argument (alpha=, beta=) where PyTorch's argument parser accepts one "
+                                       "that needs no gradient")
 def test_add_with_a_0_dim_tensor_alpha():
     x = tandem.ones(2)
     assert x.add(x, alpha=tandem.tensor(2.0)).tolist() == [3.0, 3.0]
