@@ -410,6 +410,12 @@ def megatron_fused_blocks(torch, device):
     head_grad = round(head.proj.weight.grad.abs().sum().item(), 5)
     detached = pytree.tree_map_only(torch.Tensor, lambda t: t.detach().cpu(), {"out": out})
     gelu_ref = F.gelu(torch.linspace(-3, 3, 7, device=device), approximate="tanh")
+    # back to the defaults, so that later scripted code in this process runs as it would have
+    torch._C._jit_set_profiling_mode(previous[0])
+    torch._C._jit_set_profiling_executor(previous[1])
+    torch._C._jit_override_can_fuse_on_gpu(True)
+    torch._C._jit_set_texpr_fuser_enabled(True)
+    torch._C._debug_set_autodiff_subgraph_inlining(True)
     return {"previous": previous, "flags": flags, "losses": losses, "n_leaves": len(leaves),
             "spec": repr(spec).replace("\n", " "), "meta": batch["meta"], "head_grad": head_grad,
             "res": [sorted(res), type(res["extra"]).__name__, res["extra"].aux_loss.requires_grad],
