@@ -57,11 +57,27 @@ def get_cosine_schedule_with_warmup(torch, optimizer, num_warmup_steps, num_trai
 
 # ---- k-fold tabular: pandas DataFrame, dict Dataset, BCEWithLogits(pos_weight), OOF AUC ----------------------------
 def kfold_tabular(torch, device):
+    nn = torch.nn
+    # seed_everything changes process-wide state: put it back afterwards, as other tests share the process
+    saved = (random.getstate(), np.random.get_state(), torch.backends.cudnn.deterministic,
+             torch.backends.cudnn.benchmark, os.environ.get("PYTHONHASHSEED"))
+    try:
+        return _kfold_tabular(torch, device, nn)
+    finally:
+        random.setstate(saved[0])
+        np.random.set_state(saved[1])
+        torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = saved[2], saved[3]
+        if saved[4] is None:
+            os.environ.pop("PYTHONHASHSEED", None)
+        else:
+            os.environ["PYTHONHASHSEED"] = saved[4]
+
+
+def _kfold_tabular(torch, device, nn):
     import pandas as pd
     from sklearn.metrics import roc_auc_score
     from sklearn.model_selection import StratifiedKFold
 
-    nn = torch.nn
     seed_everything(torch, 42)
     rng = np.random.default_rng(1500)
     df = pd.DataFrame(rng.standard_normal((60, 5)), columns=[f"f_{i}" for i in range(5)])
