@@ -60,6 +60,8 @@ Tensor.type = _tensor_type
 Tensor.type_as = _tensor_type_as
 from . import _c_names  # noqa: E402
 _c_names.install(_C)  # _log_api_usage_once, _get_tracing_state, ...: torch._C names libraries call
+from . import _jit_executor_flags  # noqa: E402
+_jit_executor_flags.install(_C)  # _jit_set_profiling_mode, _jit_override_can_fuse_on_gpu, ...: kept, not used
 Tensor.where = _tensor_where
 Tensor.__array_namespace__ = array_api._array_namespace
 _compositions.install(globals())  # tril, einsum, ... and their Tensor methods
@@ -142,4 +144,7 @@ def __getattr__(name):
     if name == "torch":
         import sys  # noqa: PLC0415
         return sys.modules[__name__]
+    if name == "_inductor":  # PyTorch imports it lazily on first access (torch._inductor.config.X = ... in scripts)
+        import importlib  # noqa: PLC0415
+        return importlib.import_module("._inductor", __name__)
     raise AttributeError(f"module 'tandem' has no attribute '{name}'")

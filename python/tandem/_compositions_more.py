@@ -856,8 +856,9 @@ def _methods():
     return methods
 
 
-# The core's div has no rounding_mode, and its fmax was maximum (NaN-propagating): these replace them.
-_REPLACED = ("div", "div_", "fmax")
+# The core's div has no rounding_mode, and its fmax was maximum (NaN-propagating): these replace them. The random
+# fills uniform_/normal_/bernoulli_ are wrapped with PyTorch's autograd rules (_random_fills.py).
+_REPLACED = ("div", "div_", "fmax", "uniform_", "normal_", "bernoulli_")
 
 
 def install(namespace):

@@ -23,6 +23,13 @@ class OptimizedModule(Module):
     def forward(self, *args, **kwargs):
         return self._modules["_orig_mod"](*args, **kwargs)
 
+    def __len__(self):
+        """The wrapped module's length (a compiled Sequential or ModuleList), as PyTorch's proxy gives it."""
+        inner = self._modules["_orig_mod"]
+        if hasattr(type(inner), "__len__"):
+            return len(inner)
+        raise TypeError(f"{type(inner).__name__} does not support len()")
+
     @property
     def training(self):
         return self._modules["_orig_mod"].training

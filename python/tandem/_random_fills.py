@@ -1,6 +1,7 @@
 """Tensor methods that fill a tensor in place with random draws: exponential_, geometric_, cauchy_, log_normal_
 (transforms of uniform_/normal_ draws, made in float64) and random_ (integers in [from, to) with PyTorch's
-default range per dtype)."""
+default range per dtype). The core's own uniform_, normal_ and bernoulli_ get the autograd rules of the others
+(_graph_aware_fill)."""
 import math
 
 from . import _C
@@ -142,5 +143,27 @@ def _randint(low, high, shape, device, generator):
     return out + (low + 2 ** 63)
 
 
+def _graph_aware_fill(name):
+    """The core's `name` (uniform_, normal_, bernoulli_) with PyTorch's autograd rules, which the C++ fill does not
+    apply: a leaf that requires grad is refused (outside no_grad), and a tensor inside a graph is overwritten
+    through copy_, so no gradient reaches its old values. Tensors that need no gradient take the C++ path as is."""
+    native = getattr(_C.Tensor, name)
+
+    def fill(self, *args, **kwargs):
+        # (not a tensor: the core's method raises its descriptor TypeError)
+        if isinstance(self, _C.Tensor) and self.requires_grad and _C.is_grad_enabled():
+            if self.is_leaf:
+                raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.\n"
+                                   f"hint: fill it under `with tandem.no_grad():` (as nn.init does), or use "
+                                   f"tandem.nn.init")
+            return _fill_from(self, native(_C.empty_like(self.detach()), *args, **kwargs))
+        return native(self, *args, **kwargs)
+
+    fill.__name__ = fill.__qualname__ = name
+    fill.__doc__ = native.__doc__
+    return fill
+
+
 METHODS = {"exponential_": _exponential_, "geometric_": _geometric_, "cauchy_": _cauchy_,
-           "log_normal_": _log_normal_, "random_": _random_}
+           "log_normal_": _log_normal_, "random_": _random_,
+           **{name: _graph_aware_fill(name) for name in ("uniform_", "normal_", "bernoulli_")}}

@@ -144,10 +144,14 @@ def test_integer_inputs_follow_pytorch(device):
 
 def test_argument_errors_are_pytorchs():
     x = tandem.tensor([0.5, -1.0])
-    for call, msg in [(lambda: TF.leaky_relu(x, "a"), r"^leaky_relu\(\): argument 'negative_slope' must be Number, not str"),
-                      (lambda: TF.elu(x, alpha=None), r"^elu\(\): argument 'alpha' must be Number, not NoneType"),
-                      (lambda: TF.softplus(x, beta="x"), r"^softplus\(\): argument 'beta' must be Number, not str"),
-                      (lambda: TF.threshold(x, "a", 1.0), r"^threshold\(\): argument 'threshold' must be Number"),
+    for call, msg in [(lambda: TF.leaky_relu(x, "a"),
+                       r"^leaky_relu\(\): argument 'negative_slope' \(position 2\) must be Number, not str"),
+                      (lambda: TF.elu(x, alpha=None),
+                       r"^elu\(\): argument 'alpha' \(position 2\) must be Number, not NoneType"),
+                      (lambda: TF.softplus(x, beta="x"),
+                       r"^softplus\(\): argument 'beta' \(position 2\) must be Number, not str"),
+                      (lambda: TF.threshold(x, "a", 1.0),
+                       r"^threshold\(\): argument 'threshold' \(position 2\) must be Number"),
                       (lambda: TF.elu([1.0]), r"^elu\(\): argument 'input' must be Tensor, not list")]:
         with pytest.raises(TypeError, match=msg):
             call()

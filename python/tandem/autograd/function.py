@@ -24,6 +24,15 @@ class FunctionCtx:
                                 f"{type(t).__name__}")
         self._to_save = tensors
 
+    def save_for_forward(self, *tensors):
+        """Tensors a forward-mode `jvp` would read (as ctx.saved_for_forward). Functions that support both modes
+        call it in forward even when only backward runs, so it has to exist; tandem has no forward-mode AD."""
+        for tensor in tensors:
+            if not (isinstance(tensor, _C.Tensor) or tensor is None):
+                raise AssertionError("save_for_forward expects all arguments to be tensors; you should save "
+                                     "non-tensors as attributes on ctx.")
+        self.saved_for_forward = tensors
+
     def mark_dirty(self, *tensors):
         """Inputs forward modified in place: returned as outputs, they take this Function's node as history."""
         self._dirty = tensors

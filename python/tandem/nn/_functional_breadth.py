@@ -38,6 +38,10 @@ def bilinear(input1, input2, weight, bias=None):
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Leaky ReLU whose negative slope is drawn uniformly from [lower, upper] per element in training, and is
     (lower + upper) / 2 otherwise."""
+    number = tandem.nn.functional._number
+    lower, upper = number(lower, "rrelu", "lower"), number(upper, "rrelu", "upper")
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
         slope = (lower + upper) / 2
         return tandem.nn.functional.leaky_relu(input, slope, inplace=inplace)

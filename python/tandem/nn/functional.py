@@ -85,10 +85,27 @@ def silu(input, inplace=False):
 
 # Activations with parameters run as one C++ kernel each (ops/activation.h, kernels/activation_functors.h),
 # forward and backward, on every device; _C._activation takes the parameters in its own order.
+# (function, argument) -> the argument's position in PyTorch's signature and the C type it becomes, for the messages
+_NUMBER_ARGS = {("leaky_relu", "negative_slope"): (2, "float"), ("elu", "alpha"): (2, "float"),
+                ("celu", "alpha"): (2, "double"), ("softplus", "beta"): (2, "float"),
+                ("softplus", "threshold"): (3, "float"), ("hardtanh", "min_val"): (2, "float"),
+                ("hardtanh", "max_val"): (3, "float"), ("threshold", "threshold"): (2, "float"),
+                ("threshold", "value"): (3, "float"), ("hardshrink", "lambd"): (2, "float"),
+                ("softshrink", "lambd"): (2, "double"), ("rrelu", "lower"): (2, "double"),
+                ("rrelu", "upper"): (3, "double")}
+
+
 def _number(value, fn, arg):
-    """value as a float, or PyTorch's TypeError naming the function and the argument."""
-    if not isinstance(value, numbers.Number) or isinstance(value, complex):
-        raise TypeError(f"{fn}(): argument '{arg}' must be Number, not {type(value).__name__}")
+    """value as a float, or PyTorch's TypeError naming the function and the argument. As PyTorch's argument
+    parser, a 0-dim tensor that needs no gradient counts as the number it holds (LAMB-style code passes a trust
+    ratio computed as a tensor); a complex number cannot become the C float."""
+    position, c_type = _NUMBER_ARGS[(fn, arg)]
+    if isinstance(value, _C.Tensor) and value.dim() == 0 and not value.requires_grad:
+        value = value.item()
+    if isinstance(value, complex):
+        raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
+    if not isinstance(value, numbers.Number):
+        raise TypeError(f"{fn}(): argument '{arg}' (position {position}) must be Number, not {type(value).__name__}")
     return float(value)
 
 
@@ -144,9 +161,9 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """x clamped to [min_val, max_val]."""
-    min_val, max_val = _number(min_val, "hardtanh", "min_val"), _number(max_val, "hardtanh", "max_val")
-    if min_val > max_val:
+    if min_val > max_val:  # first, on the values as given (PyTorch's order: a str or complex fails here)
         raise ValueError("min_val cannot be greater than max_val")
+    min_val, max_val = _number(min_val, "hardtanh", "min_val"), _number(max_val, "hardtanh", "max_val")
     return _C._activation("hardtanh", input, min_val, max_val, inplace=inplace)
 
 

@@ -1,12 +1,19 @@
 """torch.utils._pytree's core: flatten nested Python containers (tuple, list, dict, OrderedDict, defaultdict, Size,
 namedtuple) into a list of leaves and a TreeSpec that rebuilds them. tandem.func uses it for the argument and
-output structures of its transforms; TreeSpec's repr is PyTorch's, because transform error messages print it."""
+output structures of its transforms; TreeSpec's repr is PyTorch's, because transform error messages print it.
+Research code registers its own containers (register_pytree_node) and maps over tensors only (tree_map_only,
+tree_all/tree_any and their _only forms, tree_iter)."""
 import collections
 
 from tandem._size import Size
 
-__all__ = ["TreeSpec", "LeafSpec", "tree_flatten", "tree_unflatten", "tree_leaves", "tree_structure", "tree_map",
-           "tree_map_", "treespec_pprint"]
+__all__ = ["TreeSpec", "LeafSpec", "register_pytree_node", "tree_is_leaf", "tree_flatten", "tree_unflatten",
+           "tree_iter", "tree_leaves", "tree_structure", "tree_map", "tree_map_", "tree_map_only", "tree_map_only_",
+           "tree_all", "tree_any", "tree_all_only", "tree_any_only", "treespec_pprint", "is_namedtuple",
+           "is_namedtuple_class", "is_namedtuple_instance"]
+
+# Containers registered by register_pytree_node: class -> (flatten_fn, unflatten_fn)
+_CUSTOM_NODES = {}
 
 
 def _is_namedtuple(x):
@@ -15,6 +22,10 @@ def _is_namedtuple(x):
 
 def _node_kind(x):
     """(type shown in the spec, context, children) for a container, None for a leaf."""
+    registered = _CUSTOM_NODES.get(type(x))
+    if registered is not None:
+        children, context = registered[0](x)
+        return type(x), context, list(children)
     if _is_namedtuple(x):
         return "namedtuple", type(x), list(x)
     t = type(x)
@@ -61,6 +72,8 @@ class TreeSpec:
         return False
 
     def _rebuild(self, children):
+        if isinstance(self.kind, type):  # a registered container
+            return _CUSTOM_NODES[self.kind][1](children, self._context)
         if self.kind in ("tuple", "Size"):
             return tuple(children)
         if self.kind == "list":
@@ -81,7 +94,8 @@ class TreeSpec:
             inner = self._children[0].__repr__(indent)
             if len(self._children) > 1:
                 inner += "," + ",".join("\n" + " " * indent + c.__repr__(indent) for c in self._children[1:])
-        return f"TreeSpec({self.kind}, {self._context}, [{inner}])"
+        kind = self.kind.__name__ if isinstance(self.kind, type) else self.kind
+        return f"TreeSpec({kind}, {self._context}, [{inner}])"
 
     def __eq__(self, other):
         if self is other:
@@ -119,6 +133,33 @@ class LeafSpec(TreeSpec):
 _LEAF = LeafSpec()
 
 
+def register_pytree_node(cls, flatten_fn, unflatten_fn, *, serialized_type_name=None, to_dumpable_context=None,
+                         from_dumpable_context=None, flatten_with_keys_fn=None):
+    """Makes `cls` a container: flatten_fn(obj) -> (children, context), unflatten_fn(children, context) -> obj.
+    The serialization arguments are accepted for PyTorch's signature; tandem does not serialize TreeSpecs."""
+    if cls in _CUSTOM_NODES:
+        raise ValueError(f"{cls} is already registered as pytree node.")
+    _CUSTOM_NODES[cls] = (flatten_fn, unflatten_fn)
+
+
+def is_namedtuple_class(cls):
+    return isinstance(cls, type) and issubclass(cls, tuple) and isinstance(getattr(cls, "_fields", None), tuple)
+
+
+def is_namedtuple_instance(obj):
+    return is_namedtuple_class(type(obj))
+
+
+def is_namedtuple(obj):
+    """A namedtuple class or instance."""
+    return is_namedtuple_class(obj if isinstance(obj, type) else type(obj))
+
+
+def tree_is_leaf(tree, is_leaf=None):
+    """True for a leaf: not a container, or picked by is_leaf. An empty container is not a leaf."""
+    return (is_leaf is not None and is_leaf(tree)) or _node_kind(tree) is None
+
+
 def tree_flatten(tree, is_leaf=None):
     """(leaves in order, TreeSpec). None and every non-container object are leaves."""
     leaves = []
@@ -150,6 +191,11 @@ def tree_unflatten(leaves, treespec):
     return build(treespec)
 
 
+def tree_iter(tree, is_leaf=None):
+    """The leaves one at a time, in tree_flatten's order."""
+    yield from tree_flatten(tree, is_leaf)[0]
+
+
 def tree_leaves(tree, is_leaf=None):
     return tree_flatten(tree, is_leaf)[0]
 
@@ -170,6 +216,43 @@ def tree_map_(func, tree, *rests, is_leaf=None):
     for xs in zip(leaves, *others):
         func(*xs)
     return tree
+
+
+def _leaf_filter(type_or_types_or_pred):
+    """tree_map_only's first argument as a predicate: a type, a tuple of types (or a union), or a predicate."""
+    if isinstance(type_or_types_or_pred, (type, tuple)) or type(type_or_types_or_pred).__name__ == "UnionType":
+        return lambda x: isinstance(x, type_or_types_or_pred)
+    if callable(type_or_types_or_pred):
+        return type_or_types_or_pred
+    raise TypeError("Argument must be a type, a tuple of types, or a callable.")
+
+
+def tree_map_only(type_or_types_or_pred, /, func, tree, is_leaf=None):
+    """func applied to the leaves that are of the given type(s) (or that the predicate picks); the others stay."""
+    picked = _leaf_filter(type_or_types_or_pred)
+    return tree_map(lambda x: func(x) if picked(x) else x, tree, is_leaf=is_leaf)
+
+
+def tree_map_only_(type_or_types_or_pred, /, func, tree, is_leaf=None):
+    picked = _leaf_filter(type_or_types_or_pred)
+    return tree_map_(lambda x: func(x) if picked(x) else None, tree, is_leaf=is_leaf)
+
+
+def tree_all(pred, tree, is_leaf=None):
+    return all(pred(x) for x in tree_iter(tree, is_leaf))
+
+
+def tree_any(pred, tree, is_leaf=None):
+    return any(pred(x) for x in tree_iter(tree, is_leaf))
+
+
+def tree_all_only(type_or_types, /, pred, tree, is_leaf=None):
+    """pred holds for every leaf of the given type(s); leaves of other types are not asked."""
+    return all(pred(x) for x in tree_iter(tree, is_leaf) if isinstance(x, type_or_types))
+
+
+def tree_any_only(type_or_types, /, pred, tree, is_leaf=None):
+    return any(pred(x) for x in tree_iter(tree, is_leaf) if isinstance(x, type_or_types))
 
 
 def _flatten_up_to(spec, tree):

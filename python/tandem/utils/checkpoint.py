@@ -33,7 +33,7 @@ from ..autograd import Function, backward as _autograd_backward
 from ..autograd._capture import engine_grad as _engine_grad, is_capturing as _is_capturing
 from ..amp.autocast_mode import _autocast_resumed, autocast
 from ..autograd.grad_mode import enable_grad
-from ._pytree import tree_map
+from ._pytree import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction",
            "check_backward_validity", "detach_variable", "get_device_states", "set_device_states",
@@ -158,7 +158,8 @@ def set_device_states(devices, states, *, device_type=None):
 
 def _grad_leaves_of(function):
     """Tensors requiring grad that ``function`` reaches without taking them as arguments: the parameters of a
-    module, of a bound method's module, or of modules and tensors held in a closure or a partial."""
+    module, of a bound method's module, or of modules and tensors held in a closure, a partial or a global the
+    function's code names."""
     from ..nn import Module
     found, seen, pending = [], set(), [function]
     while pending:
@@ -175,6 +176,8 @@ def _grad_leaves_of(function):
             pending.extend([obj.func, *obj.args, *obj.keywords.values()])
         elif isinstance(obj, (list, tuple)):
             pending.extend(obj)
+        elif isinstance(obj, dict):  # e.g. models = {"encoder": ...} named by the function
+            pending.extend(obj.values())
         elif callable(obj):
             if getattr(obj, "__self__", None) is not None:
                 pending.append(obj.__self__)
@@ -183,6 +186,10 @@ def _grad_leaves_of(function):
                     pending.append(cell.cell_contents)
                 except ValueError:  # an empty cell
                     pass
+            # a script's function that uses a module-level model (`def run(x): return model(x)`)
+            code, module_globals = getattr(obj, "__code__", None), getattr(obj, "__globals__", None)
+            if code is not None and module_globals is not None:
+                pending.extend(module_globals[name] for name in code.co_names if name in module_globals)
     unique = {id(t): t for t in found}
     return list(unique.values())
 
@@ -464,7 +471,18 @@ def _checkpoint_impl(function, args, kwargs, *, use_reentrant, preserve_rng_stat
                "recompute_context": recompute_context, "determinism_check": determinism_check,
                "operator_log": operator_log,
                "num_args": len(args), "num_leaves": len(leaves)}
-    return _NonReentrantCheckpoint.apply(function, options, *args, *leaves)
+    # PyTorch's non-reentrant checkpoint returns whatever the function returns (a dict, a list, a registered
+    # ModelOutput-like container) with its tensors in the graph; the Function here sees them as one flat tuple.
+    structure = []
+
+    def flat_function(*inner_args, **inner_kwargs):
+        flat, spec = tree_flatten(function(*inner_args, **inner_kwargs))
+        if not structure:
+            structure.append(spec)
+        return tuple(flat)
+
+    flat_outputs = _NonReentrantCheckpoint.apply(flat_function, options, *args, *leaves)
+    return tree_unflatten(list(flat_outputs), structure[0])
 
 
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):

@@ -21,7 +21,8 @@ __all__ = [
 from . import (dropout, padding, pixelshuffle, loss_more, normalization_more, rnn,  # noqa: E402
                activation_attention, transformer, embedding_bag, conv_more, pooling, upsampling, lazy,
                # PyTorch's module paths for classes defined elsewhere (re-exports only)
-               sparse, distance, batchnorm, instancenorm, flatten)
+               sparse, distance, batchnorm, instancenorm, flatten, fold, channelshuffle,
+               utils)  # torch.nn.modules.utils (consume_prefix_in_state_dict_if_present, _pair) is an attribute
 from .dropout import *  # noqa: F401,F403,E402
 from .padding import *  # noqa: F401,F403,E402
 from .pixelshuffle import *  # noqa: F401,F403,E402

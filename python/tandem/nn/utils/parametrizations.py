@@ -140,6 +140,17 @@ class _WeightNorm(Module):
 def weight_norm(module, name="weight", dim=0):
     """module.`name` = g * v / ||v||, stored as parametrizations.`name`.original0 (g) and original1 (v)."""
     parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
+
+    def load_old_weight_norm_keys(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                  error_msgs):
+        # Checkpoints saved with the older nn.utils.weight_norm (vocoders, WaveNet-style models) name the two
+        # tensors `name`_g and `name`_v; PyTorch maps them onto the parametrization's originals, and so does tandem.
+        g_key, v_key = f"{prefix}{name}_g", f"{prefix}{name}_v"
+        if g_key in state_dict and v_key in state_dict:
+            state_dict[f"{prefix}parametrizations.{name}.original0"] = state_dict.pop(g_key)
+            state_dict[f"{prefix}parametrizations.{name}.original1"] = state_dict.pop(v_key)
+
+    module._register_load_state_dict_pre_hook(load_old_weight_norm_keys)
     return module
 
 
