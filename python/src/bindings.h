@@ -49,6 +49,10 @@ nb::object device_object(Device d);
 // but uint64 and the floats (fill_, full, tensor(), the binary ops); elsewhere it raises PyTorch's overflow
 // error.
 bool to_scalar(nb::handle h, Scalar& out, bool allow_uint64 = false);
+// A Number argument (alpha=, beta=, a fill value) as PyTorch's parser reads one: a Python or NumPy number, or
+// a 0-dim tensor that needs no gradient (`p.add_(u, alpha=-lr * ratio)`); anything else is its TypeError
+// naming `fn`'s argument `arg`.
+Scalar number_argument(nb::handle h, const char* fn, const char* arg);
 // The fill value of full/full_like/new_full: a number, or a 0-dim tensor read as one (PyTorch's rule);
 // anything else is PyTorch's TypeError naming `fn`'s argument.
 Scalar fill_value(nb::handle value, const char* fn, const char* position);

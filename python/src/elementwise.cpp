@@ -195,9 +195,7 @@ nb::object apply_function(const BinaryFns& f, nb::handle a, nb::handle b, bool m
 // other * alpha, the operand add/sub(input, other, alpha=) combine with input. A float alpha cannot scale an
 // integer result (PyTorch's check, before any arithmetic).
 Tensor scaled_other(const char* op, const Tensor& input, nb::handle b, nb::handle alpha) {
-  Scalar s;
-  TANDEM_CHECK(to_scalar(alpha, s), Type, op, "(): argument 'alpha' must be Number, not ",
-               nb::inst_name(alpha).c_str());
+  Scalar s = number_argument(alpha, op, "alpha");
   auto integral = [](DType d) { return !is_floating(d) && !is_complex(d); };
   const bool integral_result =
       integral(input.dtype()) && (is_tensor(b) ? integral(as_tensor_ref(b).dtype())

@@ -52,18 +52,11 @@ std::vector<Tensor> tensor_tuple(nb::handle seq) {
   return out;
 }
 
-Scalar number(nb::handle h, const char* fn, const char* arg) {
-  Scalar s;
-  TANDEM_CHECK(to_scalar(h, s), Type, fn, "(): argument '", arg, "' must be Number, not ",
-               nb::inst_name(h).c_str());
-  return s;
-}
-
 // masked_fill's value: a Python number or a 0-d tensor.
 template <typename Fn>
 Tensor with_fill_value(nb::handle value, Fn&& fn) {
   if (is_tensor(value)) return fn(as_tensor_ref(value));
-  return fn(number(value, "masked_fill", "value"));
+  return fn(number_argument(value, "masked_fill", "value"));
 }
 
 DimVector dims_arg(nb::handle h) { return to_shape(h, "flip"); }
@@ -94,7 +87,7 @@ Tensor scatter_reduce_arg(const Tensor& x, int64_t dim, const Tensor& index, nb:
       throw nb::python_error();
     values = as_tensor_ref(src);
   } else {
-    values = full(index.sizes(), number(src, "scatter", "value"), x.dtype(), x.device());
+    values = full(index.sizes(), number_argument(src, "scatter", "value"), x.dtype(), x.device());
   }
   std::string_view op = kind == "add" ? "sum" : "prod";
   return in_place ? scatter_reduce_(x, dim, index, values, op) : scatter_reduce(x, dim, index, values, op);
@@ -174,14 +167,14 @@ void init_indexing_ops(nb::module_& m) {
     src = scatter_source(src, value, "scatter");
     if (!reduce.is_none()) return scatter_reduce_arg(x, dim, index, src, reduce, false);
     if (is_tensor(src)) return scatter(x, dim, index, as_tensor_ref(src));
-    return scatter(x, dim, index, number(src, "scatter", "value"));
+    return scatter(x, dim, index, number_argument(src, "scatter", "value"));
   };
   auto scatter_inplace_fn = [](const Tensor& x, int64_t dim, const Tensor& index, nb::handle src,
                                nb::handle value, nb::handle reduce) {
     src = scatter_source(src, value, "scatter_");
     if (!reduce.is_none()) return scatter_reduce_arg(x, dim, index, src, reduce, true);
     if (is_tensor(src)) return scatter_(x, dim, index, as_tensor_ref(src));
-    return scatter_(x, dim, index, number(src, "scatter_", "value"));
+    return scatter_(x, dim, index, number_argument(src, "scatter_", "value"));
   };
   m.def(
       "scatter",
@@ -230,7 +223,7 @@ void init_indexing_ops(nb::module_& m) {
 
   auto index_add_fn = [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
                          nb::handle alpha) {
-    return index_add(x, dim, index, source, number(alpha, "index_add", "alpha"));
+    return index_add(x, dim, index, source, number_argument(alpha, "index_add", "alpha"));
   };
   m.def(
       "index_add",
@@ -243,13 +236,14 @@ void init_indexing_ops(nb::module_& m) {
       nb::arg("alpha") = 1, nb::arg("out") = nb::none());
   tensor.def("index_add", index_add_fn, nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::kw_only(),
              nb::arg("alpha") = 1);
-  tensor.def("index_add_",
-             returning_self("index_add_",
-                            [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
-                               nb::handle alpha) {
-                              return index_add_(x, dim, index, source, number(alpha, "index_add_", "alpha"));
-                            }),
-             nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::kw_only(), nb::arg("alpha") = 1);
+  tensor.def(
+      "index_add_",
+      returning_self(
+          "index_add_",
+          [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source, nb::handle alpha) {
+            return index_add_(x, dim, index, source, number_argument(alpha, "index_add_", "alpha"));
+          }),
+      nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::kw_only(), nb::arg("alpha") = 1);
   auto index_copy_fn = [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
     return index_copy(x, dim, index, source);
   };
@@ -270,7 +264,7 @@ void init_indexing_ops(nb::module_& m) {
   // index_fill's value: a number or a 0-d tensor.
   auto index_fill_inplace_fn = [](const Tensor& x, int64_t dim, const Tensor& index, nb::handle value) {
     if (is_tensor(value)) return index_fill_(x, dim, index, as_tensor_ref(value));
-    return index_fill_(x, dim, index, number(value, "index_fill_", "value"));
+    return index_fill_(x, dim, index, number_argument(value, "index_fill_", "value"));
   };
   auto index_fill_fn = [=](const Tensor& x, int64_t dim, const Tensor& index, nb::handle value) {
     return index_fill_inplace_fn(clone(x), dim, index, value);

@@ -15,13 +15,6 @@ nb::object matmul_operator(const Tensor& a, nb::handle b, bool reflected) {
   return wrap(reflected ? matmul(o, a) : matmul(a, o));
 }
 
-Scalar scalar_arg(nb::handle h, const char* fn, const char* arg) {
-  Scalar s;
-  TANDEM_CHECK(to_scalar(h, s), Type, fn, "(): argument '", arg, "' must be Number, not ",
-               nb::inst_name(h).c_str());
-  return s;
-}
-
 // Binds fn as tandem.<name>(input, <second>, *, out=None) and Tensor.<name>(<second>), with PyTorch's
 // argument names; fn_out writes into out= (ops/linalg.h).
 template <typename Fn, typename FnOut>
@@ -84,7 +77,7 @@ void init_linalg(nb::module_& m) {
 
   auto addmm_fn = [](const Tensor& input, nb::handle m1, nb::handle m2, nb::handle beta, nb::handle alpha) {
     return addmm(input, expect_tensor(m1, "addmm", "mat1"), expect_tensor(m2, "addmm", "mat2"),
-                 scalar_arg(beta, "addmm", "beta"), scalar_arg(alpha, "addmm", "alpha"));
+                 number_argument(beta, "addmm", "beta"), number_argument(alpha, "addmm", "alpha"));
   };
   m.def(
       "addmm",
@@ -92,7 +85,7 @@ void init_linalg(nb::module_& m) {
                  nb::handle out) -> nb::object {
         if (out.is_none()) return wrap(addmm_fn(input, m1, m2, beta, alpha));
         addmm_out(input, expect_tensor(m1, "addmm", "mat1"), expect_tensor(m2, "addmm", "mat2"),
-                  scalar_arg(beta, "addmm", "beta"), scalar_arg(alpha, "addmm", "alpha"),
+                  number_argument(beta, "addmm", "beta"), number_argument(alpha, "addmm", "alpha"),
                   expect_tensor(out, "addmm", "out"));
         return nb::borrow(out);
       },

@@ -117,6 +117,17 @@ bool to_scalar(nb::handle h, Scalar& out, bool allow_uint64) {
   return false;
 }
 
+Scalar number_argument(nb::handle h, const char* fn, const char* arg) {
+  Scalar s;
+  if (to_scalar(h, s)) return s;
+  if (is_tensor(h)) {
+    const Tensor& t = as_tensor_ref(h);
+    if (t.dim() == 0 && !t.requires_grad()) return item(t);
+  }
+  TANDEM_THROW(Type, fn, "(): argument '", arg, "' must be Number, not ",
+               is_tensor(h) ? std::string("Tensor") : std::string(nb::inst_name(h).c_str()));
+}
+
 DimVector to_shape(nb::handle h, const char* fn) {
   DimVector out;
   if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {

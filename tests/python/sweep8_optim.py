@@ -387,8 +387,5 @@ def lamb_resume(torch, device):
             "deepcopy": len(copy.deepcopy(opt).state)}
 
 
-PROGRAMS = [sam_optimizer, lookahead_radam, lion_and_muon]
-NEEDS_CPP = {lamb_resume: "needs C++: a 0-dim tensor as a Number argument (p.add_(step, alpha=-lr * trust_ratio) with "
-                          "a tensor trust ratio) is refused by to_scalar (python/src/tensor.cpp) where PyTorch's "
-                          "argument parser takes a 0-dim tensor that needs no gradient as the number it holds; "
-                          "with alpha=float(trust_ratio) the program matches PyTorch"}
+PROGRAMS = [sam_optimizer, lookahead_radam, lion_and_muon, lamb_resume]
+NEEDS_CPP = {}

@@ -362,11 +362,17 @@ def test_inductor_config_is_reachable_as_an_attribute():
 
 
 # ---- what needs the C++ core (strict xfails, so that a fix has to remove them) --------------------------------------
-@pytest.mark.xfail(strict=True, reason="needs C++: to_scalar (python/src/tensor.cpp) refuses a 0-dim tensor as a "
-                                       "Number argument (alpha=, beta=) where PyTorch's argument parser accepts one "
-                                       "that needs no gradient")
 def test_add_with_a_0_dim_tensor_alpha():
+    # PyTorch's parser takes a 0-dim tensor that needs no gradient for a Number (python/src/tensor.cpp's
+    # number_argument); a 1-element tensor of another rank stays its TypeError.
     x = tandem.ones(2)
+    for lib in (tandem, torch):
+        with pytest.raises(TypeError, match=r"add\(\): argument 'alpha' must be Number, not Tensor"):
+            lib.ones(2).add(lib.ones(2), alpha=lib.tensor([2.0]))
+    y = tandem.ones(2)
+    y.add_(tandem.ones(2), alpha=tandem.tensor(-0.5))
+    assert y.tolist() == [0.5, 0.5] and tandem.sub(x, x, alpha=tandem.tensor(3)).tolist() == [-2.0, -2.0]
+    assert tandem.zeros(3).index_fill_(0, tandem.tensor([1]), tandem.tensor(5.0)).tolist() == [0.0, 5.0, 0.0]
     assert x.add(x, alpha=tandem.tensor(2.0)).tolist() == [3.0, 3.0]
     assert tandem.ones(2, 2).addmm(tandem.ones(2, 2), tandem.ones(2, 2), beta=tandem.tensor(2.0),
                                    alpha=tandem.tensor(0.5)).tolist() == [[3.0, 3.0], [3.0, 3.0]]
