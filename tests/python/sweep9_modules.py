@@ -212,7 +212,7 @@ def benchmark_recipe(torch, device):
     fuzz_shape = [type(m0).__name__, m0.number_per_run, len(m0.times), m0.mean > 0, m0.median > 0,
                   m0.task_spec.stmt, m0.task_spec.num_threads]
     return {"same": same, "m0": fuzz_shape, "labels": [(r.label, r.sub_label, r.description, r.num_threads)
-            for r in results], "table_lines": [table.split("\n")[0].strip(), "mul/sum" in table, "bmm" in table,
+            for r in results], "table_lines": [table.split("\n")[0].strip("[- ]"), "mul/sum" in table, "bmm" in table,
             "[16, 16]" in table, "threads: 2" in table], "fuzzed": fuzzed,
             "rejection": round(fuzzer.rejection_rate, 5), "blocked": [m1.number_per_run >= 1, m1.times[0] > 0,
             len(m1.times) >= 1, m1.iqr >= 0], "repr": repr(m0).split("\n")[1].strip()}
