@@ -60,8 +60,8 @@ std::optional<Device> to_optional_device(nb::handle h) {
   return to_device(h);
 }
 // tandem.device objects are immutable (no attributes; `with device:` keeps its state per thread, not in the
-// object), so `t.device` hands out one object per device, made on first use and kept for the process (a new
-// one per read cost 115 ns of `t.device`'s 115 ns: nanobind allocates and copies into each).
+// object), so `t.device` hands out one object per device, made on first use and kept for the process (making
+// a new one per read, nanobind's allocation and copy, took `t.device` to twice `t.dtype`'s time).
 nb::object device_object(Device d) {
   constexpr int kCachedIndices = 65;  // -1 (none) and CUDA ordinals 0..63; others are made each time
   static nb::handle cache[kNumDeviceTypes][kCachedIndices];

@@ -189,3 +189,32 @@ def test_size_arithmetic_as_pytorch(name):
         return type(value).__name__, value if isinstance(value, str) else tuple(value)
 
     assert outcome(tandem) == outcome(torch)
+
+
+def test_size_class_registration_refuses_other_layouts():
+    class WithDict(tuple):
+        pass
+
+    for bad, message in [(5, "_set_size_class expects a class"), (list, "expects a tuple subclass"),
+                         (WithDict, "expects a tuple subclass with __slots__ = \\(\\)")]:
+        with pytest.raises(TypeError, match=message):
+            tandem._C._set_size_class(bad)
+    assert type(tandem.zeros(2).shape) is tandem.Size  # the registered class is unchanged
+
+
+NUMBER_REFUSALS = {
+    "str alpha": lambda L: L.ones(2).add(L.ones(2), alpha="a"),
+    "list alpha": lambda L: L.ones(2).sub(L.ones(2), alpha=[2.0]),
+    "1-d tensor beta": lambda L: L.ones(2, 2).addmm(L.ones(2, 2), L.ones(2, 2), beta=L.ones(1)),
+    "str index_add alpha": lambda L: L.ones(2).index_add(0, L.tensor([0]), L.ones(1), alpha="x"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NUMBER_REFUSALS))
+def test_number_argument_refusals_as_pytorch(name):
+    def message(lib):
+        with pytest.raises(TypeError) as e:
+            NUMBER_REFUSALS[name](lib)
+        return str(e.value).split("\nhint:")[0]
+
+    assert message(tandem) == message(torch)
