@@ -132,7 +132,8 @@ def half_precision_cases(n):
 
 
 def layout_cases():
-    """Copies between layouts (a transposed source or destination): tiled in tandem's copy kernel."""
+    """Copies between layouts (a transposed source or destination): tiled in tandem's copy kernel; ops over a
+    transposed tensor."""
     cases = []
     for n, dt in ((2048, "float32"), (512, "float64")):
         a, ta = tandem.rand(n, n, dtype=getattr(tandem, dt)), torch.rand(n, n, dtype=getattr(torch, dt))
@@ -144,6 +145,14 @@ def layout_cases():
                  lambda ta=ta: ta.t().contiguous(), lambda na=na: np.ascontiguousarray(na.T), nbytes),
             case(f"out.t().copy_(x) {n}^2 f{dt[5:]}", "layout", lambda a=a, out=out: out.t().copy_(a),
                  lambda ta=ta, tout=tout: tout.t().copy_(ta), lambda na=na, nout=nout: np.copyto(nout.T, na), nbytes),
+            # Ops over a transposed tensor: the result keeps its layout (preserve_format) and is walked in
+            # memory order, as PyTorch's and NumPy's.
+            case(f"exp(x.t()) {n}^2 f{dt[5:]}", "layout", lambda a=a: a.t().exp(), lambda ta=ta: ta.t().exp(),
+                 lambda na=na: np.exp(na.T), nbytes),
+            case(f"x.t() + 1 {n}^2 f{dt[5:]}", "layout", lambda a=a: a.t() + 1, lambda ta=ta: ta.t() + 1,
+                 lambda na=na: na.T + 1, nbytes),
+            case(f"x.t().clone() {n}^2 f{dt[5:]}", "layout", lambda a=a: a.t().clone(),
+                 lambda ta=ta: ta.t().clone(), lambda na=na: na.T.copy(order="K"), nbytes),
         ]
     return cases
 

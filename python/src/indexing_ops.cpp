@@ -10,6 +10,7 @@
 #include "ops/copy.h"
 #include "ops/indexing.h"
 #include "ops/join.h"
+#include "ops/layout.h"
 #include "ops/out_arg.h"
 #include "ops/scatter_reduce.h"
 
@@ -267,7 +268,7 @@ void init_indexing_ops(nb::module_& m) {
     return index_fill_(x, dim, index, number_argument(value, "index_fill_", "value"));
   };
   auto index_fill_fn = [=](const Tensor& x, int64_t dim, const Tensor& index, nb::handle value) {
-    return index_fill_inplace_fn(clone(x), dim, index, value);
+    return index_fill_inplace_fn(clone_preserving_layout(x), dim, index, value);
   };
   m.def("index_fill", index_fill_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("value"));
   tensor.def("index_fill", index_fill_fn, nb::arg("dim"), nb::arg("index"), nb::arg("value"));

@@ -1,5 +1,6 @@
 // The Tensor class: metadata properties and conversions shared by every binding file.
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <cstring>
 #include <string_view>
@@ -9,6 +10,7 @@
 #include "core/error.h"
 #include "layouts.h"
 #include "ops/copy.h"
+#include "ops/layout.h"
 #include "ops/view.h"
 
 namespace tandem::py {
@@ -32,7 +34,7 @@ bool like_in_cpp(const Tensor& input, nb::handle memory_format, nb::handle layou
   static nb::handle strided = layouts("strided").release();
   static nb::handle contiguous_format = layouts("contiguous_format").release();
   if (!layout.is_none() && !layout.is(strided)) return false;
-  if (memory_format.is_none()) return input.is_contiguous();
+  if (memory_format.is_none()) return preserved_strides(input).empty();
   return memory_format.is(contiguous_format);
 }
 
@@ -233,6 +235,28 @@ PyType_Slot* tensor_slots() {
 }  // namespace
 
 void init_tensor(nb::module_& m) {
+  // The strides preserve_format gives a copy of t (ops/layout.h); None when row-major. Used by the *_like
+  // factories' Python path (tandem/_layouts.py).
+  m.def("_preserved_strides", [](const Tensor& t) -> nb::object {
+    DimVector strides = preserved_strides(t);
+    if (strides.empty()) return nb::none();
+    nb::list out;
+    for (int64_t s : strides) out.append(s);
+    return nb::tuple(out);
+  });
+  // Gives a fresh row-major tensor (a *_like factory's result) the dense strides _preserved_strides chose, in
+  // place: the same memory, its dims in another order, so no view and no copy.
+  m.def("_lay_out_fresh", [](const Tensor& t, const std::vector<int64_t>& strides) {
+    TANDEM_CHECK(
+        t.is_contiguous() && t.storage_offset() == 0 && static_cast<int64_t>(strides.size()) == t.dim(),
+        Runtime, "_lay_out_fresh: expected a fresh row-major tensor and one stride per dim");
+    DimVector old = t.strides();
+    t.impl()->set_geometry(0, t.sizes(), DimVector(std::span<const int64_t>(strides)));
+    if (!is_non_overlapping_and_dense(t)) {
+      t.impl()->set_geometry(0, t.sizes(), std::move(old));
+      TANDEM_CHECK(false, Runtime, "_lay_out_fresh: the strides must lay the tensor out densely");
+    }
+  });
   nb::class_<Tensor>(m, "Tensor", nb::is_weak_referenceable(), nb::dynamic_attr(),
                      nb::type_slots(tensor_slots()))
       // tandem.Tensor(...) is PyTorch's legacy constructor of the default dtype (sizes, data or a tensor),
@@ -315,7 +339,7 @@ void init_tensor(nb::module_& m) {
       .def(
           "clone",
           [](nb::handle self, nb::handle memory_format) -> nb::object {
-            if (memory_format.is_none()) return wrap(clone(self_tensor(self, "clone")));
+            if (memory_format.is_none()) return wrap(clone_preserving_layout(self_tensor(self, "clone")));
             return layouts("clone")(self, memory_format);
           },
           nb::kw_only(), nb::arg("memory_format") = nb::none())

@@ -92,20 +92,6 @@ def _is_contiguous_in(t, fmt):
     return True
 
 
-def _looks_in(t, fmt):
-    """PyTorch's is_channels_last_strides_2d/3d (what suggest_memory_format asks of a non-dense tensor)."""
-    if t.dim() != _RANKS[fmt]:
-        return False
-    sizes, strides, low = tuple(t.shape), t.stride(), 0
-    if strides[1] == 0:
-        return False
-    for d in reversed(_ORDERS[fmt]):
-        if sizes[d] == 0 or strides[d] < low or (d == 0 and low == strides[1]):
-            return False
-        low = strides[d] * (sizes[d] if sizes[d] > 1 else 1)
-    return True
-
-
 def _dense_order(t):
     """The dims of t from outermost to innermost in memory when t is non-overlapping and dense, else None."""
     sizes, strides = tuple(t.shape), t.stride()
@@ -129,8 +115,13 @@ def _laid_out(t, order, copy):
     if t.numel() == 0:
         return _empty_laid_out(t, order)
     moved = t.permute(order)
-    moved = Tensor.clone(moved) if copy else moved.contiguous()
+    moved = _row_major_copy(moved) if copy else moved.contiguous()
     return moved.permute(_inverse(order))
+
+
+def _row_major_copy(t):
+    """A new row-major copy of t in one pass (clone keeps t's layout; contiguous() copies a non-row-major t)."""
+    return Tensor.clone(t) if Tensor.is_contiguous(t) else Tensor.contiguous(t)
 
 
 def _empty_laid_out(t, order):
@@ -143,25 +134,8 @@ def _empty_laid_out(t, order):
     return Tensor.clone(t).as_strided(sizes, strides)
 
 
-def _suggested_order(t):
-    """preserve_format's layout for t: its own order when dense, else channels last when its strides look so
-    (PyTorch's suggest_memory_format), else row-major."""
-    order = _dense_order(t)
-    if order is not None:
-        return order
-    for fmt in (channels_last, channels_last_3d):
-        if _looks_in(t, fmt):
-            return _ORDERS[fmt]
-    return list(range(t.dim()))
-
-
 def _target_order(t, fmt):
-    """The dim order fmt asks for t, or None for row-major."""
-    if fmt is preserve_format:
-        if Tensor.is_contiguous(t):  # the common case, answered in C++
-            return None
-        order = _suggested_order(t)
-        return None if order == sorted(order) else order
+    """The dim order fmt (channels_last, channels_last_3d) asks for t."""
     _check_rank(t, fmt)
     return _ORDERS.get(fmt)
 
@@ -192,19 +166,21 @@ def is_contiguous(self, memory_format):
 
 
 def clone(self, memory_format):
-    """A copy in memory_format's layout (without one, tandem's clone is a row-major copy)."""
+    """A copy in memory_format's layout (Tensor.clone without one keeps self's: preserve_format, in C++)."""
     _check_format("clone", memory_format)
+    if memory_format is preserve_format:
+        return Tensor.clone(self)
     order = _target_order(self, memory_format) if memory_format is not contiguous_format else None
-    return Tensor.clone(self) if order is None else _laid_out(self, order, True)
+    return _laid_out(self, order, True) if order is not None else _row_major_copy(self)
 
 
 def to(self, out, memory_format):
-    """out (self moved or converted by Tensor.to) in memory_format's layout."""
+    """out (self moved or converted by Tensor.to, laid out as self: preserve_format, in C++) in memory_format's
+    layout."""
     _check_format("to", memory_format)
     if memory_format is preserve_format:
-        order = _target_order(self, preserve_format)  # the source's layout: a converted result is row-major
-    else:
-        order = _target_order(out, memory_format) if memory_format is not contiguous_format else None
+        return out
+    order = _target_order(out, memory_format) if memory_format is not contiguous_format else None
     if order is None:
         return out if Tensor.is_contiguous(out) else Tensor.contiguous(out)
     if _dense_order(out) == list(order):
@@ -221,6 +197,13 @@ def like(name, input, args, kwargs, memory_format, layout):
     if memory_format is None:
         memory_format = preserve_format
     _check_format(name, memory_format)
+    if memory_format is preserve_format:
+        # Made row-major, then given the input's layout in place (the exact strides, size-1 dims included).
+        out = make(input, *args, memory_format=contiguous_format, **kwargs)
+        strides = _C._preserved_strides(input)
+        if strides is not None:
+            _C._lay_out_fresh(out, strides)
+        return out
     order = _target_order(input, memory_format) if memory_format is not contiguous_format else None
     if order is None:
         return make(input, *args, memory_format=contiguous_format, **kwargs)

@@ -9,6 +9,7 @@
 #include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "ops/layout.h"
 #include "ops/view.h"
 
 namespace tandem {
@@ -212,7 +213,18 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
   AutogradMeta& m = variable.impl()->ensure_autograd();
   if (!m.grad) m.grad = std::make_shared<Tensor>();
   grads.clear();
-  accumulate_into(*m.grad, g);
+  // PyTorch's layout contract: a first gradient stored without a graph takes the strides of a leaf laid out
+  // densely in another order than row-major (a channels_last weight gets a channels_last grad).
+  const DimVector layout =
+      m.grad->defined() || GradMode::is_enabled() || !is_non_overlapping_and_dense(variable)
+          ? DimVector{}
+          : preserved_strides(variable);
+  if (layout.empty()) {
+    accumulate_into(*m.grad, g);
+  } else {
+    *m.grad = empty_laid_out(variable.sizes(), layout, g.dtype(), g.device());
+    copy_elements(*m.grad, g);
+  }
   for (const auto& hook : post_hooks) hook.second(variable);
   return {};
 }

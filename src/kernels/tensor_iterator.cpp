@@ -1,6 +1,7 @@
 #include "kernels/tensor_iterator.h"
 
 #include <cstring>
+#include <utility>
 
 #include "core/error.h"
 #include "core/memory_overlap.h"
@@ -27,6 +28,27 @@ void check_memory_overlap(const Tensor& out, const Tensor* const* inputs, int n_
     TANDEM_CHECK(!inputs[k] || !overlaps_partially(out, *inputs[k]), Runtime, kInputOverlapsOutput,
                  "\nhint: the input overlaps the output in another layout (e.g. x.copy_(x.t())); pass "
                  "x.t().clone()");
+  }
+}
+// The output's (operand 0's) dims by stride, innermost first: a stable insertion sort, so ties keep the
+// logical order. A result laid out like a transposed input (ops/layout.h) and an in-place write into a
+// transposed tensor are then walked through memory in order, and their dims merge.
+void order_by_output_strides(DimVector& shape, DimVector* strides, int n_operands) {
+  const int nd = static_cast<int>(shape.size());
+  DimVector order(nd);
+  for (int d = 0; d < nd; ++d) order[d] = d;
+  const DimVector& out = strides[0];
+  for (int i = 1; i < nd; ++i)
+    for (int j = i; j > 0 && out[order[j]] < out[order[j - 1]]; --j) std::swap(order[j], order[j - 1]);
+  bool moved = false;
+  for (int d = 0; d < nd; ++d) moved |= order[d] != d;
+  if (!moved) return;
+  DimVector reordered(nd);
+  for (int d = 0; d < nd; ++d) reordered[d] = shape[order[d]];
+  shape = reordered;
+  for (int k = 0; k < n_operands; ++k) {
+    for (int d = 0; d < nd; ++d) reordered[d] = strides[k][order[d]];
+    strides[k] = reordered;
   }
 }
 }  // namespace
@@ -104,6 +126,7 @@ void TensorIterator::build() {
       strides_[k][d] = sz == 1 ? 0 : t->strides()[src_dim] * es;
     }
   }
+  if (!out.is_contiguous()) order_by_output_strides(shape_, strides_, n_);
   coalesce();
 }
 

@@ -8,6 +8,7 @@
 #include "kernels/tensor_iterator.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "ops/layout.h"
 
 namespace tandem {
 
@@ -84,7 +85,7 @@ Tensor activation(std::string_view name, const Tensor& x, double a, double b, do
     Tensor out = autograd::without_grad([&] { return activation(name, x, a, b, c); });
     return autograd::record_activation(spec, info.node, x, out);
   }
-  Tensor out = empty(x.sizes(), x.dtype(), x.device());
+  Tensor out = empty_elementwise(x.sizes(), x.dtype(), x.device(), {&x});
   run_activation(spec, out, x);
   return out;
 }

@@ -1,7 +1,6 @@
 #include "ops/as_strided.h"
 
 #include <algorithm>
-#include <numeric>
 #include <vector>
 
 #include "autograd/formulas.h"
@@ -11,6 +10,7 @@
 #include "ops/elementwise.h"
 #include "ops/factories.h"
 #include "ops/indexing.h"
+#include "ops/layout.h"
 #include "ops/view.h"
 
 namespace tandem {
@@ -85,30 +85,6 @@ Tensor as_strided_(const Tensor& x, IntArrayRef sizes, IntArrayRef strides,
   return x;
 }
 
-namespace {
-// A copy of x that keeps x's strides when they lay its elements out densely (clone's preserve_format).
-Tensor clone_preserving_strides(const Tensor& x) {
-  const int64_t nd = x.dim();
-  std::vector<int64_t> order(nd);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int64_t a, int64_t b) { return x.strides()[a] > x.strides()[b]; });
-  int64_t expected = 1;
-  bool dense = true;
-  for (int64_t i = nd - 1; i >= 0; --i) {
-    const int64_t d = order[i];
-    if (x.sizes()[d] == 1) continue;
-    dense &= x.strides()[d] == expected;
-    expected *= x.sizes()[d];
-  }
-  if (x.is_contiguous() || !dense || x.numel() == 0) return autograd::without_grad([&] { return clone(x); });
-  Tensor flat = empty(DimVector{x.numel()}, x.dtype(), x.device());
-  Tensor out = make_view(flat, x.sizes(), x.strides(), 0);
-  copy_elements(out, x);
-  return out;
-}
-}  // namespace
-
 Tensor as_strided_scatter(const Tensor& x, const Tensor& src, IntArrayRef sizes, IntArrayRef strides,
                           std::optional<int64_t> storage_offset) {
   profiler::RecordScope profile_scope("aten::as_strided_scatter", x, src, sizes, strides);
@@ -119,7 +95,7 @@ Tensor as_strided_scatter(const Tensor& x, const Tensor& src, IntArrayRef sizes,
   TANDEM_CHECK(!grad || !x.requires_grad() || x.is_contiguous(), Runtime,
                "as_strided_scatter is currently only supported for contiguous inputs\nhint: call "
                ".contiguous() on the input first");
-  Tensor out = clone_preserving_strides(x);
+  Tensor out = autograd::without_grad([&] { return clone_preserving_layout(x); });
   Tensor region = as_strided(out, sizes, strides, storage_offset);
   TANDEM_CHECK(region.sizes() == src.sizes(), Runtime,
                "expected src to have a size equal to the slice of self. src size = ", src.shape_str(),

@@ -9,6 +9,7 @@
 #include "kernels/kernel_table.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "ops/layout.h"
 #include "ops/view.h"
 
 namespace tandem {
@@ -200,6 +201,7 @@ std::array<Tensor, 3> native_batch_norm(const Tensor& input_, const Tensor& weig
     kernels.batch_norm_elemt(view(out, geometry), Tensor(), Tensor(), view(input, geometry), mean, scale,
                              shift);
   }
+  out = in_memory_format_of({&input_}, out);  // channels-last in, channels-last out, as PyTorch's
   if (record) {
     const DType param_dtype = mixed ? DType::Float32 : input.dtype();
     autograd::record_batch_norm(input_, weight, bias, mean, invstd, training, eps, param_dtype, out);

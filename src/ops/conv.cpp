@@ -13,6 +13,7 @@
 #include "ops/elementwise.h"
 #include "ops/gemm_launch.h"
 #include "ops/join.h"
+#include "ops/layout.h"
 #include "ops/linalg.h"
 #include "ops/reduce.h"
 #include "ops/view.h"
@@ -278,7 +279,8 @@ Tensor conv2d(const Tensor& input_, const Tensor& weight_, const std::optional<T
                      bias.has_value());
     }
   }
-  Tensor result = unbatched ? squeeze(out, DimVector{0}) : out;
+  // A channels-last input or weight gives a channels-last output, as PyTorch's.
+  Tensor result = unbatched ? squeeze(out, DimVector{0}) : in_memory_format_of({&input_, &weight_}, out);
   const Tensor* bias_ptr = bias ? &*bias : nullptr;
   if (autograd::should_record(input_, weight_, bias_ptr)) {
     auto node = autograd::make_node("ConvolutionBackward0", &conv2d_formula);

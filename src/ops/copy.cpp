@@ -12,6 +12,7 @@
 #include "kernels/kernel_table.h"
 #include "kernels/tensor_iterator.h"
 #include "ops/elementwise.h"
+#include "ops/layout.h"
 #include "ops/pinned.h"
 #include "ops/value_range.h"
 
@@ -21,7 +22,8 @@ void check_writeable(const Tensor& x, const char* op) {
   TANDEM_CHECK(x.storage()->writeable(), Runtime, op,
                ": the tensor's memory is read-only (it comes from a non-writeable NumPy array)\nhint: "
                "copy it first with .clone(), or pass a writeable array (np.array(a)) to from_numpy");
-  for (int64_t d = 0; d < x.dim(); ++d) {
+  // An empty tensor writes nothing, whatever its strides (a NumPy array's can be 0: np.zeros((2, 0, 3))).
+  for (int64_t d = 0; d < x.dim() && x.numel() > 0; ++d) {
     TANDEM_CHECK(x.strides()[d] != 0 || x.sizes()[d] <= 1, Runtime,
                  "unsupported operation: more than one element of the written-to tensor refers to a single "
                  "memory location. Please clone() the tensor before performing the operation.");
@@ -125,19 +127,31 @@ Tensor to_dtype(const Tensor& x, DType dtype, bool copy) {
     Tensor out = autograd::without_grad([&] { return to_dtype(x, dtype, copy); });
     return autograd::record_copy(x.dtype() == dtype ? "CloneBackward0" : "ToCopyBackward0", x, out);
   }
-  Tensor out = empty(x.sizes(), dtype, x.device());
+  Tensor out = empty_laid_out(x.sizes(), preserved_strides(x), dtype, x.device());
   copy_elements(out, x);
   return out;
 }
 
+namespace {
+Tensor row_major_copy(const Tensor& x) {
+  if (autograd::should_record(x)) {
+    Tensor out = autograd::without_grad([&] { return row_major_copy(x); });
+    return autograd::record_copy("CloneBackward0", x, out);
+  }
+  Tensor out = empty(x.sizes(), x.dtype(), x.device());
+  copy_elements(out, x);
+  return out;
+}
+}  // namespace
+
 Tensor contiguous(const Tensor& x) {
   if (x.is_contiguous()) return x;  // no event, as PyTorch's contiguous() of a contiguous tensor
   profiler::RecordScope profile_scope("aten::contiguous", x);
-  return to_dtype(x, x.dtype(), true);
+  return row_major_copy(x);
 }
 Tensor clone(const Tensor& x) {
   profiler::RecordScope profile_scope("aten::clone", x);
-  return to_dtype(x, x.dtype(), true);
+  return row_major_copy(x);
 }
 
 Tensor fill_(const Tensor& x, const Scalar& value) {
@@ -183,6 +197,9 @@ Tensor to_device(const Tensor& x, Device device, std::optional<DType> dtype, boo
   // As in PyTorch, a non_blocking copy to the host lands in pinned memory: only that can be written
   // asynchronously.
   Tensor out = non_blocking && target.is_cpu() ? empty_pinned(x.sizes(), d) : empty(x.sizes(), d, target);
+  // Laid out as x (preserve_format): the same block of memory, its dims in x's order.
+  if (DimVector strides = preserved_strides(x); !strides.empty())
+    out.impl()->set_geometry(0, x.sizes(), std::move(strides));
   return fresh_result(copy_(out, x, non_blocking));
 }
 

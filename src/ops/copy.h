@@ -13,10 +13,12 @@ Tensor copy_(const Tensor& dst, const Tensor& src, bool non_blocking = false);
 // dst = src converted, on one device (src broadcast to dst's shape), with no checks, autograd or version
 // bump: the copy kernel, in two steps for the casts kernels/cast_waypoint.h routes through a float.
 void copy_elements(const Tensor& dst, const Tensor& src);
-// `x` itself when it already has `dtype`, otherwise a converted contiguous copy.
+// `x` itself when it already has `dtype` (and copy is false), otherwise a converted copy laid out as x is
+// (preserve_format: ops/layout.h).
 Tensor to_dtype(const Tensor& x, DType dtype, bool copy = false);
 // `x` itself when contiguous, otherwise a contiguous copy.
 Tensor contiguous(const Tensor& x);
+// A row-major copy, always (the core's callers rely on it; Python's clone() is clone_preserving_layout).
 Tensor clone(const Tensor& x);
 Tensor empty_like(const Tensor& x);
 Tensor empty_like(const Tensor& x, DType dtype);
@@ -29,8 +31,8 @@ void check_writeable(const Tensor& x, const char* op);
 }  // namespace tandem
 
 namespace tandem {
-// `x` on `device` (with `dtype` when given): x itself when nothing changes and copy is false. With
-// non_blocking, a copy to the host is made into pinned memory and returns before it finished.
+// `x` on `device` (with `dtype` when given), laid out as x is: x itself when nothing changes and copy is
+// false. With non_blocking, a copy to the host is made into pinned memory and returns before it finished.
 Tensor to_device(const Tensor& x, Device device, std::optional<DType> dtype, bool copy,
                  bool non_blocking = false);
 // The value of a one-element tensor (copying from the device when needed). RuntimeError otherwise.

@@ -15,6 +15,7 @@
 #include "ops/autocast.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
+#include "ops/layout.h"
 #include "ops/out_arg.h"
 #include "ops/reduce.h"
 #include "ops/type_promotion.h"
@@ -156,7 +157,8 @@ Tensor unary_op(UnaryOp op, UnaryRule rule, const Tensor& x) {
     return autograd::record_unary(op, x, autograd::without_grad([&] { return unary_op(op, rule, x); }));
   DType compute = unary_compute_dtype(op, rule, x.dtype());
   Tensor in = to_dtype(x, compute);
-  Tensor out = empty(x.sizes(), rule_outputs_bool(rule) ? DType::Bool : compute, x.device());
+  Tensor out =
+      empty_elementwise(x.sizes(), rule_outputs_bool(rule) ? DType::Bool : compute, x.device(), {&x});
   run_unary(op, out, in);
   return out;
 }
@@ -511,7 +513,8 @@ Tensor binary_op(BinaryOp op, BinaryRule rule, const Operand& a, const Operand& 
     return autograd::record_binary(op, a.tensor, a.scalar, b.tensor, b.scalar, out);
   }
   BinaryPlan plan = plan_binary(op, rule, a, b);
-  Tensor out = empty(plan.shape, rule_outputs_bool(rule) ? DType::Bool : plan.compute, plan.device);
+  Tensor out = empty_elementwise(plan.shape, rule_outputs_bool(rule) ? DType::Bool : plan.compute,
+                                 plan.device, {a.tensor, b.tensor});
   run_binary(op, plan.compute, out, a, b);
   return out;
 }
@@ -641,7 +644,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   if (autograd::should_record(cond, a, b)) {
     return autograd::record_where(cond, a, b, autograd::without_grad([&] { return where(cond, a, b); }));
   }
-  Tensor out = empty(shape, dtype, device);
+  Tensor out = empty_elementwise(shape, dtype, device, {&cond, &a, &b});
   // 0-dim CPU operands (allowed next to device tensors) are moved to the output's device first.
   auto prepare = [&](const Tensor& t, DType d) { return to_device(t, device, d, false); };
   Tensor c = prepare(cond, DType::Bool), ta = prepare(a, dtype), tb = prepare(b, dtype);
@@ -720,9 +723,10 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi
   if (phi) state.add(*phi);
   DType dtype = state.result();
   if (is_floating(dtype) && has_nan_bound(plo, phi))
-    return fill_(empty(x.sizes(), dtype, x.device()), Scalar(std::numeric_limits<double>::quiet_NaN()));
+    return fill_(empty_elementwise(x.sizes(), dtype, x.device(), {&x}),
+                 Scalar(std::numeric_limits<double>::quiet_NaN()));
   Tensor in = to_dtype(x, dtype);
-  Tensor out = empty(x.sizes(), dtype, x.device());
+  Tensor out = empty_elementwise(x.sizes(), dtype, x.device(), {&x});
   TensorIterator iter;
   iter.add_output(out);
   iter.add_input(in);

@@ -10,6 +10,7 @@
 #include "ops/elementwise.h"
 #include "ops/index_plan.h"
 #include "ops/indexing.h"
+#include "ops/layout.h"
 #include "ops/view.h"
 
 namespace tandem {
@@ -241,7 +242,10 @@ Tensor flip(const Tensor& x, IntArrayRef dims) {
     offset += (x.sizes()[d] - 1) * strides[d];
     strides[d] = -strides[d];
   }
-  return clone(make_view(x, x.sizes(), strides, offset));
+  // The result is laid out as x (PyTorch's flip fills an empty_like(x)).
+  Tensor out = empty_laid_out(x.sizes(), preserved_strides(x), x.dtype(), x.device());
+  copy_elements(out, make_view(x, x.sizes(), strides, offset));
+  return out;
 }
 
 Tensor fliplr(const Tensor& x) {

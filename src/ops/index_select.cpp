@@ -7,6 +7,7 @@
 #include "ops/elementwise.h"
 #include "ops/index_plan.h"
 #include "ops/indexing.h"
+#include "ops/layout.h"
 #include "ops/out_arg.h"
 #include "ops/view.h"
 
@@ -144,6 +145,8 @@ Tensor index_copy_(const Tensor& x, int64_t dim, const Tensor& index, const Tens
   }
   TANDEM_CHECK(index.dtype() == DType::Int64, Runtime,
                "index_copy_(): Expected a long tensor for index, but got ", dtype_title(index.dtype()));
+  check_same_device("index_copy_", x, index, "input", "index");
+  check_same_device("index_copy_", x, source, "input", "source");
   TANDEM_CHECK(x.dtype() == source.dtype(), Runtime,
                "index_copy_(): self and source expected to have the same dtype, but got (self) ",
                dtype_title(x.dtype()), " and (source) ", dtype_title(source.dtype()));
@@ -181,6 +184,7 @@ Tensor index_fill_(const Tensor& x, int64_t dim, const Tensor& index, const Scal
         x, [&](const Tensor& before) { return index_fill(before, dim, index, value); });
   }
   TANDEM_CHECK(index.dtype() == DType::Int64, Index, "index_fill_(): Expected dtype int64 for index.");
+  check_same_device("index_fill_", x, index, "input", "index");
   TANDEM_CHECK(index.dim() <= 1, Runtime, "Index has to be a vector/scalar");
   TANDEM_CHECK(!value.is_complex() || is_complex(x.dtype()), Runtime,
                "index_fill_(): Converting complex Scalar to non-complex type is not supported");
@@ -220,7 +224,7 @@ Tensor index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Scala
     Tensor out = autograd::without_grad([&] { return index_fill(x, dim, index, value); });
     return autograd::record_index_fill(x, dim, index, nullptr, out);
   }
-  return index_fill_(clone(x), dim, index, value);
+  return index_fill_(clone_preserving_layout(x), dim, index, value);
 }
 
 Tensor take(const Tensor& x, const Tensor& index) {

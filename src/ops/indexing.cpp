@@ -9,6 +9,7 @@
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/index_plan.h"
+#include "ops/layout.h"
 #include "ops/view.h"
 
 namespace tandem {
@@ -204,7 +205,7 @@ Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const T
     Tensor out = autograd::without_grad([&] { return index_put(self, indices, values, accumulate); });
     return autograd::record_index_put(self, indices, values, accumulate, out);
   }
-  return index_put_(clone(self), indices, values, accumulate);
+  return index_put_(clone_preserving_layout(self), indices, values, accumulate);
 }
 
 Tensor nonzero(const Tensor& x) {
@@ -255,7 +256,9 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
   if (autograd::should_record(x))
     return autograd::record_masked_fill(x, mask, nullptr,
                                         autograd::without_grad([&] { return masked_fill(x, mask, value); }));
-  return where(mask, full(DimVector{}, value, x.dtype(), x.device()), x);
+  // Row-major whatever x's layout, as PyTorch's (it fills a contiguous clone).
+  Tensor out = where(mask, full(DimVector{}, value, x.dtype(), x.device()), x);
+  return out.is_contiguous() ? out : contiguous(out);
 }
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value) {
   profiler::RecordScope profile_scope("aten::masked_fill", x, mask, value);

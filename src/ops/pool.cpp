@@ -6,6 +6,7 @@
 #include "kernels/kernel_table.h"
 #include "ops/copy.h"
 #include "ops/indexing.h"
+#include "ops/layout.h"
 #include "ops/view.h"
 
 namespace tandem {
@@ -146,7 +147,9 @@ std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Pair kern
   Tensor out = empty(DimVector{g.n, g.c, g.oh, g.ow}, x.dtype(), x.device());
   Tensor idx = empty(out.sizes(), DType::Int64, x.device());
   if (out.numel() > 0) kernel_table(x.device().type).nn.max_pool2d(out, idx, x, g);
-  Tensor result = like_input(out, input), indices = like_input(idx, input);
+  // A channels-last input gives channels-last results, as PyTorch's.
+  Tensor result = like_input(in_memory_format_of({&input}, out), input),
+         indices = like_input(in_memory_format_of({&input}, idx), input);
   if (autograd::should_record(input)) {
     auto node = record_pool("MaxPool2DWithIndicesBackward0", &max_pool2d_formula, input, result,
                             DimVector{kernel[0], kernel[1], stride[0], stride[1], padding[0], padding[1],
@@ -177,7 +180,7 @@ Tensor avg_pool2d(const Tensor& input, Pair kernel, Pair stride, Pair padding, b
   const Window2d g = pool_window(x, kernel, stride, padding, {1, 1}, ceil_mode, "avg_pool2d");
   Tensor out = empty(DimVector{g.n, g.c, g.oh, g.ow}, x.dtype(), x.device());
   if (out.numel() > 0) kernel_table(x.device().type).nn.avg_pool2d(out, x, g, count_include_pad);
-  Tensor result = like_input(out, input);
+  Tensor result = like_input(in_memory_format_of({&input}, out), input);
   if (autograd::should_record(input))
     record_pool("AvgPool2DBackward0", &avg_pool2d_formula, input, result,
                 DimVector{kernel[0], kernel[1], stride[0], stride[1], padding[0], padding[1]},
@@ -226,7 +229,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Pair output_size) {
   const Window2d g = adaptive_window(x, output_size);
   Tensor out = empty(DimVector{g.n, g.c, g.oh, g.ow}, x.dtype(), x.device());
   if (out.numel() > 0) kernel_table(x.device().type).nn.adaptive_avg_pool2d(out, x, g);
-  Tensor result = like_input(out, input);
+  Tensor result = like_input(in_memory_format_of({&input}, out), input);
   if (autograd::should_record(input))
     record_pool("AdaptiveAvgPool2DBackward0", &adaptive_avg_pool2d_formula, input, result, DimVector{}, 0);
   return result;

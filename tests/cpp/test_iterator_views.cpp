@@ -46,10 +46,12 @@ TEST(Elementwise, AddBroadcastsOverTransposedView) {
   Tensor b = iota({2});
   Tensor c = add(at, b);
   ASSERT_EQ(c.sizes(), (DimVector{3, 2}));
+  // Laid out as the transposed input, which decides PyTorch's iterator order (b broadcasts along dim 0).
+  ASSERT_EQ(c.strides(), (DimVector{1, 3}));
   const float* p = c.data<float>();
   // c[i][j] = a[j][i] + b[j] = (3j + i) + j
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 2; ++j) EXPECT_EQ(p[i * 2 + j], 3 * j + i + j);
+    for (int j = 0; j < 2; ++j) EXPECT_EQ(p[i + 3 * j], 3 * j + i + j);
 }
 
 TEST(Elementwise, LargeInputsSplitAcrossThreadsGiveSameResult) {

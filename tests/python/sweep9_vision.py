@@ -380,10 +380,6 @@ def channels_last_memory_format(torch, device):
     return found
 
 
-PROGRAMS = [spatial_transformer, style_transfer_lbfgs, fgsm_attack_program, dcgan_weights_init]
-NEEDS_CPP = {
-    channels_last_memory_format: "needs C++: operations do not keep an input's memory format (PyTorch's "
-                                 "preserve_format: an elementwise result, clone(), and convolution, batch norm and "
-                                 "pooling outputs of a channels_last input are channels_last there); tandem's "
-                                 "results come out contiguous (NCHW strides), with the same values",
-}
+PROGRAMS = [spatial_transformer, style_transfer_lbfgs, fgsm_attack_program, dcgan_weights_init,
+            channels_last_memory_format]
+NEEDS_CPP = {}
