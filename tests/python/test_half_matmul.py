@@ -40,7 +40,9 @@ def tensors(shape, dtype, device, seed):
 
 SHAPES = [  # (m, k, n): one token through a Linear layer, its transpose, a dot product, small and large GEMMs
     (1, 3072, 768), (1, 768, 300), (300, 768, 1), (1, 1, 1), (1, 517, 1), (5, 3, 7), (33, 257, 65),
-    (128, 768, 384), (2, 1, 3)]
+    (128, 768, 384), (2, 1, 3),
+    # wide enough that the widening path runs in panels of b's columns (linalg_half.cpp), with a short last one
+    (40, 768, 1000), (16, 2048, 700)]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -97,7 +99,7 @@ def test_batched_and_broadcast_products(device, dtype, m, n):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("m,k,n", [(1, 50, 30), (30, 50, 1), (20, 50, 30), (64, 96, 80)])
+@pytest.mark.parametrize("m,k,n", [(1, 50, 30), (30, 50, 1), (20, 50, 30), (64, 96, 80), (24, 1024, 900)])
 def test_alpha_and_beta(device, dtype, m, k, n):
     a = tensors((m, k), dtype, device, 9)
     b = tensors((k, n), dtype, device, 10)

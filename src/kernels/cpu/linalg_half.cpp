@@ -272,15 +272,13 @@ MatrixOperand widen_operand(const GemmArgs& g, const MatrixOperand& src, int64_t
 constexpr int64_t kOneDnnHalfGemm = int64_t{1} << 16;
 #endif
 
+// out = a @ b for a whose float copy is made (a_wide): b widened, the float product, the output rounded.
 template <typename T>
-void product_through_float(const GemmArgs& g) {
-#if defined(TANDEM_HAS_ONEDNN)
-  if (g.m * g.n * g.k >= kOneDnnHalfGemm && onednn_half_gemm(g)) return;
-#endif
-  DataPtr a_buffer, b_buffer, out_buffer;
+void product_with_wide_a(const GemmArgs& g, const MatrixOperand& a_wide) {
+  DataPtr b_buffer, out_buffer;
   GemmArgs wide = g;
   wide.dtype = DType::Float32;
-  wide.a = widen_operand<T>(g, g.a, g.m, g.k, a_buffer);
+  wide.a = a_wide;
   wide.b = widen_operand<T>(g, g.b, g.k, g.n, b_buffer);
   // The float output: packed rows, each batch element its own matrix. beta != 0 reads the old output.
   const int64_t nd = static_cast<int64_t>(g.batch_sizes.size());
@@ -308,6 +306,33 @@ void product_through_float(const GemmArgs& g) {
   if (g.beta != 0) rows_of_output([&](const T* row, float* wide_row) { widen_halves(row, wide_row, g.n); });
   gemm_blas(wide);
   rows_of_output([&](T* row, const float* wide_row) { narrow_to_halves(wide_row, row, g.n); });
+}
+
+// Bytes of b's float copy that one product widens at a time: about an L2 cache, so the copy is read back
+// from cache by the product rather than written to memory and read again.
+constexpr int64_t kWidePanelBytes = int64_t{1} << 20;
+
+template <typename T>
+void product_through_float(const GemmArgs& g) {
+#if defined(TANDEM_HAS_ONEDNN)
+  if (g.m * g.n * g.k >= kOneDnnHalfGemm && onednn_half_gemm(g)) return;
+#endif
+  DataPtr a_buffer;
+  const MatrixOperand a_wide = widen_operand<T>(g, g.a, g.m, g.k, a_buffer);
+  // A single product with a wide b (a Linear layer's weight: 768 x 3072) runs panel by panel of b's columns:
+  // b's whole float copy cost twice b's bytes of memory traffic on top of the product.
+  int64_t batch = 1;
+  for (int64_t s : g.batch_sizes) batch *= s;
+  const int64_t panel = std::max<int64_t>(
+      64, kWidePanelBytes / static_cast<int64_t>(sizeof(float)) / std::max<int64_t>(1, g.k) / 64 * 64);
+  if (batch != 1 || g.n <= 2 * panel) return product_with_wide_a<T>(g, a_wide);
+  for (int64_t j0 = 0; j0 < g.n; j0 += panel) {
+    GemmArgs part = g;
+    part.n = std::min(panel, g.n - j0);
+    part.b.data = static_cast<T*>(g.b.data) + j0 * g.b.col_stride;
+    part.out.data = static_cast<T*>(g.out.data) + j0 * g.out.col_stride;
+    product_with_wide_a<T>(part, a_wide);
+  }
 }
 #endif
 
