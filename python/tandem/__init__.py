@@ -46,7 +46,8 @@ from ._legacy import LEGACY_TYPES as _LEGACY_TYPES, tensor_type as _tensor_type,
 from ._legacy import tensor_type_as as _tensor_type_as
 from ._legacy import tensor_where as _tensor_where
 from ._finfo import finfo, iinfo  # noqa: F401
-from ._dtype_functions import can_cast, isdtype  # noqa: F401
+from ._dtype_functions import can_cast, isdtype, install_dtype_methods  # noqa: F401
+install_dtype_methods()  # dtype.to_complex() / dtype.to_real()
 from . import array_api  # noqa: F401
 from . import _compositions
 
