@@ -48,6 +48,8 @@ from ._legacy import tensor_where as _tensor_where
 from ._finfo import finfo, iinfo  # noqa: F401
 from ._dtype_functions import can_cast, isdtype, install_dtype_methods  # noqa: F401
 install_dtype_methods()  # dtype.to_complex() / dtype.to_real()
+from . import _clamp_checks  # noqa: E402
+_clamp_checks.install()  # int_t.clamp_(0.5) refused with PyTorch's message
 from . import array_api  # noqa: F401
 from . import _compositions
 

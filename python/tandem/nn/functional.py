@@ -664,6 +664,7 @@ def _weighted_reduce(loss, weight, reduction, input):
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     if _amp_active():  # PyTorch's autocast list: fp32
         return _amp_run("fp32", mse_loss, input, target, size_average, reduce, reduction, weight)
+    _functional_losses._warn_if_sizes_differ(input, target)  # PyTorch's broadcasting warning (the forums' bug)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if weight is not None:  # PyTorch's Python branch: its own checks and messages
         return _weighted_reduce((input - target).pow(2), weight, reduction, input)
@@ -678,6 +679,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     if _amp_active():  # PyTorch's autocast list: fp32
         return _amp_run("fp32", l1_loss, input, target, size_average, reduce, reduction, weight)
+    _functional_losses._warn_if_sizes_differ(input, target)  # PyTorch's broadcasting warning (the forums' bug)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if weight is not None:  # PyTorch's Python branch: its own checks and messages
         return _weighted_reduce(tandem.abs(input - target), weight, reduction, input)
