@@ -195,6 +195,43 @@ def loss_function_errors(torch, device):
     return found
 
 
+# ---- module, .data and autograd.grad mistakes: a 1-D input of the wrong width, an adaptive pool on a flat input --
+def module_and_grad_mistakes(torch, device):
+    nn = torch.nn
+    F = torch.nn.functional
+    found = {"linear_1d": _error(lambda: nn.Linear(5, 2).to(device)(torch.ones(4, device=device))),
+             "linear_1d_no_bias": _error(lambda: nn.Linear(5, 2, bias=False).to(device)(torch.ones(4, device=device))),
+             "linear_1d_bias_width": _error(lambda: F.linear(torch.ones(5, device=device), torch.ones(2, 5, device=device),
+                                                             torch.ones(3, device=device)))}
+    lin = nn.Linear(3, 2).to(device)
+    with torch.no_grad():
+        lin.weight.copy_(torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]]))
+        lin.bias.copy_(torch.tensor([0.1, -0.2]))
+    single = lin(torch.tensor([1.0, 2.0, 3.0], device=device))
+    found["linear_1d_ok"] = [list(single.shape), single.tolist(),
+                             torch.equal(single, lin(torch.tensor([[1.0, 2.0, 3.0]], device=device))[0])]
+    flat = torch.ones(6, device=device)
+    found["adaptive"] = [_error(lambda: nn.AdaptiveAvgPool2d((2, 2))(flat)),
+                         _error(lambda: F.adaptive_avg_pool2d(flat.view(2, 3), (1, 1))),
+                         _error(lambda: F.adaptive_avg_pool2d(flat, 1)),
+                         _error(lambda: F.adaptive_max_pool2d(flat.view(2, 3), (None, 2))),
+                         _error(lambda: nn.AdaptiveAvgPool3d((1, 1, 1))(flat.view(1, 2, 3))),
+                         list(F.adaptive_avg_pool2d(flat.view(1, 2, 3), (None, 1)).shape)]
+    w = torch.ones(2, device=device, requires_grad=True)
+    found["grad_of_constant"] = [_error(lambda: torch.autograd.grad(torch.ones(1, device=device), torch.ones(1))),
+                                 _error(lambda: torch.autograd.grad([w.sum(), torch.ones(1, device=device).sum()], w)),
+                                 _error(lambda: torch.autograd.grad(w.detach().sum(), w, allow_unused=True))]
+    p = torch.ones(2, device=device, requires_grad=True)
+    found["data_assignment"] = [_error(lambda: setattr(p, "data", [1.0, 2.0])), _error(lambda: setattr(p, "data", None)),
+                                _error(lambda: setattr(p, "data", torch.ones(2, dtype=torch.int64, device=device)))]
+    p.data = torch.full((3,), 2.0, device=device)  # another shape is allowed: the old "resize a parameter" trick
+    found["data_swapped"] = [p.tolist(), p.requires_grad, p.is_leaf, str(p.dtype)]
+    plain = torch.ones(2, device=device)
+    plain.data = torch.arange(3, device=device)
+    found["data_plain"] = [plain.tolist(), str(plain.dtype)]
+    return found
+
+
 # ---- errors the core raises differently: a later dimension out of range, index_add_ out of range, no_grad views -
 def errors_raised_in_the_core(torch, device):
     x = torch.arange(6, device=device).view(2, 3)
@@ -207,7 +244,7 @@ def errors_raised_in_the_core(torch, device):
     return found
 
 
-PROGRAMS = [shape_errors, index_errors, autograd_errors, loss_function_errors]
+PROGRAMS = [shape_errors, index_errors, autograd_errors, loss_function_errors, module_and_grad_mistakes]
 NEEDS_CPP = {
     errors_raised_in_the_core: "needs C++: x[0, 7] names dimension 0 where PyTorch names 1 (src/ops/indexing.cpp "
                                "counts dimensions after the first integer index is applied); index_add_ out of "

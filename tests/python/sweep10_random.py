@@ -101,6 +101,17 @@ def generator_objects(torch, device):
         torch.bernoulli(torch.full((20,), 0.5), generator=torch.Generator().manual_seed(2)))
     found["tensor_fill_generator"] = _same(torch.empty(5).normal_(generator=torch.Generator().manual_seed(4)),
                                            torch.empty(5).normal_(generator=torch.Generator().manual_seed(4)))
+    # a copy of a generator continues its stream: pickled to a worker, deep-copied with a sampler, clone_state()
+    import copy
+    import pickle
+    src = torch.Generator().manual_seed(21)
+    torch.rand(3, generator=src)
+    copies = [pickle.loads(pickle.dumps(src)), copy.deepcopy(src), src.clone_state()]
+    expected = torch.rand(4, generator=src.clone_state())
+    found["copies_continue"] = [[type(c).__name__, c is src, c.initial_seed(), _same(torch.rand(4, generator=c), expected)]
+                                for c in copies]
+    sampler = torch.utils.data.RandomSampler(range(10), generator=torch.Generator().manual_seed(5))
+    found["sampler_deepcopy"] = list(copy.deepcopy(sampler)) == list(sampler)
     found["different_seeds_differ"] = not _same(torch.rand(8, generator=torch.Generator().manual_seed(1)),
                                                 torch.rand(8, generator=torch.Generator().manual_seed(2)))
     return found
