@@ -33,9 +33,10 @@ def _kind(dtype):
 
 def _checked(core_method):
     def clamp_(self, min=None, max=None):
-        dtype = self.dtype
-        if not (dtype.is_floating_point or dtype.is_complex) and (min is not None or max is not None):
-            _check_bounds_fit(self, min, max)
+        if isinstance(self, _C.Tensor):  # anything else: the core's descriptor error ("doesn't apply to a 'list'")
+            dtype = self.dtype
+            if not (dtype.is_floating_point or dtype.is_complex) and (min is not None or max is not None):
+                _check_bounds_fit(self, min, max)
         return core_method(self, min, max)
 
     clamp_.__name__ = clamp_.__qualname__ = core_method.__name__

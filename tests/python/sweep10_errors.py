@@ -40,7 +40,8 @@ def shape_errors(torch, device):
              "broadcast": _error(lambda: a + torch.ones(4, device=device)),
              "broadcast_inplace": _error(lambda: torch.ones(3, device=device).add_(a)),
              "linear": _error(lambda: torch.nn.Linear(5, 2).to(device)(a)),
-             "conv_channels": _error(lambda: torch.nn.Conv2d(3, 4, 3).to(device)(torch.ones(1, 2, 8, 8, device=device))),
+             "conv_channels": _error(lambda: torch.nn.Conv2d(3, 4, 3).to(device)(torch.ones(1, 2, 8, 8,
+                                                                                         device=device))),
              "conv_dims": _error(lambda: torch.nn.Conv2d(3, 4, 3).to(device)(torch.ones(3, 8, device=device))),
              "conv_small": _error(lambda: torch.nn.Conv2d(3, 4, 5).to(device)(torch.ones(1, 3, 3, 3, device=device))),
              "einsum": _error(lambda: torch.einsum("ij,jk->ik", a, a)),
@@ -53,7 +54,8 @@ def shape_errors(torch, device):
              "layernorm": _error(lambda: torch.nn.LayerNorm(5).to(device)(a)),
              "embedding_float": _error(lambda: torch.nn.Embedding(10, 3).to(device)(torch.ones(2, device=device))),
              "maxpool_small": _error(lambda: torch.nn.MaxPool2d(4)(torch.ones(1, 1, 2, 2, device=device))),
-             "flatten_linear": _error(lambda: torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(10, 2)).to(device)(
+             "flatten_linear": _error(lambda: torch.nn.Sequential(torch.nn.Flatten(),
+                                                                  torch.nn.Linear(10, 2)).to(device)(
                  torch.ones(2, 3, 4, device=device)))}
     return found
 
@@ -174,8 +176,8 @@ def loss_function_errors(torch, device):
              "bce_out_of_range": _error(lambda: F.binary_cross_entropy(torch.full((2,), 1.5).cpu(), torch.ones(2))),
              "mse_long": _error(lambda: F.mse_loss(torch.zeros(2, device=device),
                                                    torch.zeros(2, dtype=torch.long, device=device))),
-             "l1_broadcast_bad": _error(lambda: F.l1_loss(torch.zeros(2, 3, device=device), torch.zeros(4, 3,
-                                                                                                        device=device))),
+             "l1_broadcast_bad": _error(lambda: F.l1_loss(torch.zeros(2, 3, device=device),
+                                                          torch.zeros(4, 3, device=device))),
              "kl_shape": _error(lambda: F.kl_div(torch.zeros(2, 3, device=device), torch.zeros(3, 2, device=device),
                                                  reduction="batchmean")),
              "reduction": _error(lambda: F.mse_loss(torch.zeros(2), torch.zeros(2), reduction="avg"))}
@@ -201,7 +203,8 @@ def module_and_grad_mistakes(torch, device):
     F = torch.nn.functional
     found = {"linear_1d": _error(lambda: nn.Linear(5, 2).to(device)(torch.ones(4, device=device))),
              "linear_1d_no_bias": _error(lambda: nn.Linear(5, 2, bias=False).to(device)(torch.ones(4, device=device))),
-             "linear_1d_bias_width": _error(lambda: F.linear(torch.ones(5, device=device), torch.ones(2, 5, device=device),
+             "linear_1d_bias_width": _error(lambda: F.linear(torch.ones(5, device=device),
+                                                             torch.ones(2, 5, device=device),
                                                              torch.ones(3, device=device)))}
     lin = nn.Linear(3, 2).to(device)
     with torch.no_grad():
@@ -222,7 +225,8 @@ def module_and_grad_mistakes(torch, device):
                                  _error(lambda: torch.autograd.grad([w.sum(), torch.ones(1, device=device).sum()], w)),
                                  _error(lambda: torch.autograd.grad(w.detach().sum(), w, allow_unused=True))]
     p = torch.ones(2, device=device, requires_grad=True)
-    found["data_assignment"] = [_error(lambda: setattr(p, "data", [1.0, 2.0])), _error(lambda: setattr(p, "data", None)),
+    found["data_assignment"] = [_error(lambda: setattr(p, "data", [1.0, 2.0])),
+                                _error(lambda: setattr(p, "data", None)),
                                 _error(lambda: setattr(p, "data", torch.ones(2, dtype=torch.int64, device=device)))]
     p.data = torch.full((3,), 2.0, device=device)  # another shape is allowed: the old "resize a parameter" trick
     found["data_swapped"] = [p.tolist(), p.requires_grad, p.is_leaf, str(p.dtype)]

@@ -81,7 +81,8 @@ def numpy_bridge(torch, device):
     found["strided_array"] = [torch.from_numpy(strided).stride(), torch.from_numpy(strided).tolist()]
     moved = torch.from_numpy(np.ones((2, 2), dtype=np.float32)).to(device) * 3
     found["to_device_and_back"] = moved.cpu().numpy().tolist()
-    found["tolist_vs_numpy"] = [type(torch.tensor([1.5]).numpy()[0]).__name__, type(torch.tensor([1.5]).tolist()[0]).__name__]
+    found["tolist_vs_numpy"] = [type(torch.tensor([1.5]).numpy()[0]).__name__,
+                                type(torch.tensor([1.5]).tolist()[0]).__name__]
     return found
 
 

@@ -58,7 +58,8 @@ def repr_with_autograd(torch, device):
     with torch.no_grad():
         lin.weight.copy_(torch.tensor([[0.25, -0.5]]))
         lin.bias.fill_(0.125)
-    shown["parameter"] = [repr(lin.weight), str(lin.bias), repr(torch.nn.Parameter(torch.zeros(2), requires_grad=False))]
+    shown["parameter"] = [repr(lin.weight), str(lin.bias),
+                          repr(torch.nn.Parameter(torch.zeros(2), requires_grad=False))]
     with torch.no_grad():
         shown["no_grad"] = repr(cpu_w * 2)
     out = lin(torch.ones(1, 2))

@@ -51,7 +51,8 @@ def global_seeding(torch, device):
     bern = torch.empty(2000).bernoulli_(0.3)
     found["bernoulli_"] = [sorted(bern.unique().tolist()), 0.25 < bern.mean().item() < 0.35]
     found["seed_returns"] = [type(torch.seed()).__name__, type(torch.manual_seed(5)).__name__]
-    found["rand_like"] = [list(torch.rand_like(torch.zeros(2, 3)).shape), str(torch.randn_like(torch.zeros(2).double()).dtype)]
+    found["rand_like"] = [list(torch.rand_like(torch.zeros(2, 3)).shape),
+                          str(torch.randn_like(torch.zeros(2).double()).dtype)]
     return found
 
 
@@ -108,7 +109,8 @@ def generator_objects(torch, device):
     torch.rand(3, generator=src)
     copies = [pickle.loads(pickle.dumps(src)), copy.deepcopy(src), src.clone_state()]
     expected = torch.rand(4, generator=src.clone_state())
-    found["copies_continue"] = [[type(c).__name__, c is src, c.initial_seed(), _same(torch.rand(4, generator=c), expected)]
+    found["copies_continue"] = [[type(c).__name__, c is src, c.initial_seed(),
+                                 _same(torch.rand(4, generator=c), expected)]
                                 for c in copies]
     sampler = torch.utils.data.RandomSampler(range(10), generator=torch.Generator().manual_seed(5))
     found["sampler_deepcopy"] = list(copy.deepcopy(sampler)) == list(sampler)

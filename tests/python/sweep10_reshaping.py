@@ -145,7 +145,8 @@ def chunk_split_stack(torch, device):
              "tensor_split_tensor": [len(c) for c in x.tensor_split(torch.tensor([1, 8]))],
              "unbind": [t.tolist() for t in torch.arange(6).view(2, 3).unbind(1)]}
     m = torch.arange(24).view(2, 3, 4)
-    found["hvd_split"] = [_error(lambda: torch.hsplit(m, 2)), [list(t.shape) for t in torch.hsplit(m, 3)], [list(t.shape) for t in torch.vsplit(m, [1])],
+    found["hvd_split"] = [_error(lambda: torch.hsplit(m, 2)), [list(t.shape) for t in torch.hsplit(m, 3)],
+                          [list(t.shape) for t in torch.vsplit(m, [1])],
                           [list(t.shape) for t in torch.dsplit(m, [1, 3])]]
     a, b = torch.zeros(2, 3, device=device), torch.ones(2, 3, device=device)
     found["stack_cat"] = [list(torch.stack([a, b]).shape), list(torch.stack([a, b], dim=2).shape),
