@@ -150,3 +150,134 @@ def test_repr_of_a_cuda_tensor_names_its_device_where_pytorch_does():
                  tandem.tensor([1.0, 2.0], device="cuda", requires_grad=True) * 2}
     for want, t in cases.items():
         assert repr(t).replace("tandem.", "torch.") == want
+
+
+# ---- F.linear of a 1-D input: one addmm, as PyTorch's -------------------------------------------------------------
+def _linear_calls(lib):
+    F = lib.nn.functional
+    return {"width": lambda: F.linear(lib.ones(4), lib.ones(2, 5), lib.ones(2)),
+            "width_no_bias": lambda: F.linear(lib.ones(4), lib.ones(2, 5)),
+            "bias_width": lambda: F.linear(lib.ones(5), lib.ones(2, 5), lib.ones(3)),
+            "ok": lambda: F.linear(lib.arange(3.0), lib.arange(6.0).view(2, 3), lib.tensor([0.5, -0.5])).tolist()}
+
+
+def test_linear_of_a_1d_input_matches_pytorch():
+    ours, theirs = _linear_calls(tandem), _linear_calls(torch)
+    for key in theirs:
+        assert _outcome(ours[key]) == _outcome(theirs[key]), key
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_linear_of_a_1d_half_input_rounds_once_as_pytorch(device):
+    rng = np.random.default_rng(7)
+    x, w, b = rng.standard_normal(16), rng.standard_normal((3, 16)), rng.standard_normal(3)
+    got = tandem.nn.functional.linear(*(tandem.tensor(a, dtype=tandem.float16, device=device) for a in (x, w, b)))
+    want = torch.nn.functional.linear(*(torch.tensor(a, dtype=torch.float16) for a in (x, w, b)))
+    assert got.shape == (3,) and got.dtype == tandem.float16
+    np.testing.assert_array_equal(got.float().cpu().numpy(), want.float().numpy())
+    lin = tandem.nn.Linear(16, 3).to(device)
+    gx = tandem.tensor(x, dtype=tandem.float32, device=device).requires_grad_()
+    lin(gx).sum().backward()
+    np.testing.assert_allclose(gx.grad.cpu().numpy(), lin.weight.sum(0).detach().cpu().numpy(), rtol=1e-6)
+
+
+# ---- adaptive pooling: the short-input ValueError and the global-average shortcut --------------------------------
+def _adaptive_calls(lib):
+    F = lib.nn.functional
+    flat, plane = lib.ones(6), lib.arange(6.0).view(2, 3)
+    return {"avg2d_tuple_1d": lambda: F.adaptive_avg_pool2d(flat, (2, 2)),
+            "avg2d_tuple_2d": lambda: F.adaptive_avg_pool2d(plane, (1, 1)),
+            "avg2d_none_1d": lambda: F.adaptive_avg_pool2d(flat, (None, 2)),
+            "avg2d_int_2d": lambda: F.adaptive_avg_pool2d(plane, 2),
+            "avg2d_one_2d": lambda: F.adaptive_avg_pool2d(plane, 1).tolist(),
+            "avg2d_one_1d": lambda: F.adaptive_avg_pool2d(flat, 1),
+            "avg2d_one_5d": lambda: list(F.adaptive_avg_pool2d(lib.ones(2, 1, 3, 4, 5), (1, 1)).shape),
+            "avg2d_one_int": lambda: F.adaptive_avg_pool2d(lib.ones(1, 2, 2, dtype=lib.int64), 1),
+            "avg3d_tuple_3d": lambda: F.adaptive_avg_pool3d(lib.ones(3, 3, 3), (2, 2, 2)),
+            "max2d_tuple_2d": lambda: F.adaptive_max_pool2d(plane, (2, 2)),
+            "max3d_tuple_2d": lambda: F.adaptive_max_pool3d(plane, (1, 1, 1)),
+            "module": lambda: lib.nn.AdaptiveAvgPool2d((2, 2))(flat),
+            "ok": lambda: F.adaptive_avg_pool2d(lib.arange(24.0).view(1, 2, 3, 4), (None, 2)).tolist()}
+
+
+def test_adaptive_pooling_checks_and_shortcut_match_pytorch():
+    ours, theirs = _adaptive_calls(tandem), _adaptive_calls(torch)
+    for key in theirs:
+        assert _outcome(ours[key]) == _outcome(theirs[key]), key
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_global_average_pool_keeps_channels_last_and_its_gradient(device):
+    x = tandem.arange(24.0, device=device).view(1, 2, 3, 4).to(memory_format=tandem.channels_last).requires_grad_()
+    out = tandem.nn.functional.adaptive_avg_pool2d(x, 1)
+    ref = torch.nn.functional.adaptive_avg_pool2d(torch.arange(24.0).view(1, 2, 3, 4).to(
+        memory_format=torch.channels_last), 1)
+    assert out.stride() == ref.stride() and out.grad_fn.name() == "AsStridedBackward0"
+    assert out.flatten().tolist() == ref.flatten().tolist()
+    out.sum().backward()
+    assert x.grad.flatten().tolist() == pytest.approx([1 / 12] * 24)
+
+
+# ---- autograd.grad reads the outputs first; t.data = x checks x ---------------------------------------------------
+def _grad_calls(lib):
+    w = lib.ones(2, requires_grad=True)
+    return {"constant": lambda: lib.autograd.grad(lib.ones(1), lib.ones(1)),
+            "second_output": lambda: lib.autograd.grad([w.sum(), lib.ones(1).sum()], w),
+            "detached": lambda: lib.autograd.grad(w.detach().sum(), w, allow_unused=True),
+            "batched": lambda: lib.autograd.grad(lib.ones(2), w, lib.ones(3, 2), is_grads_batched=True),
+            "input": lambda: lib.autograd.grad(w.sum(), lib.ones(1)),
+            "ok": lambda: lib.autograd.grad((w * 3).sum(), w)[0].tolist()}
+
+
+def test_autograd_grad_of_an_output_without_grad_names_it_as_pytorch():
+    ours, theirs = _grad_calls(tandem), _grad_calls(torch)
+    for key in theirs:
+        assert _outcome(ours[key]) == _outcome(theirs[key]), key
+
+
+def _data_assignments(lib):
+    def assign(target, value):
+        target.data = value
+        return [target.tolist(), str(target.dtype), target.requires_grad]
+
+    return {"list": lambda: assign(lib.ones(2, requires_grad=True), [1.0, 2.0]),
+            "none": lambda: assign(lib.ones(2), None),
+            "number": lambda: assign(lib.nn.Parameter(lib.ones(2)), 3),
+            "int_into_grad": lambda: assign(lib.ones(2, requires_grad=True), lib.arange(2)),
+            "int_into_plain": lambda: assign(lib.ones(2), lib.arange(3)),
+            "other_shape": lambda: assign(lib.nn.Parameter(lib.ones(2)), lib.zeros(3)),
+            "complex_into_grad": lambda: assign(lib.ones(2, requires_grad=True), lib.zeros(1, dtype=lib.complex64))}
+
+
+def test_data_assignment_checks_match_pytorch():
+    ours, theirs = _data_assignments(tandem), _data_assignments(torch)
+    for key in theirs:
+        assert _outcome(ours[key]) == _outcome(theirs[key]), key
+
+
+# ---- Generator copies ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("how", ["pickle", "deepcopy", "copy", "clone_state"])
+def test_a_copied_generator_continues_the_stream_independently(device, how):
+    import copy
+    import pickle
+
+    make = {"pickle": lambda g: pickle.loads(pickle.dumps(g)), "deepcopy": copy.deepcopy, "copy": copy.copy,
+            "clone_state": lambda g: g.clone_state()}[how]
+    g = tandem.Generator(device).manual_seed(11)
+    tandem.rand(5, generator=g, device=device)
+    c = make(g)
+    assert type(c) is tandem.Generator and c is not g
+    assert c.device == g.device and c.initial_seed() == 11
+    assert tandem.equal(c.get_state(), g.get_state())
+    assert tandem.equal(tandem.rand(4, generator=c, device=device), tandem.rand(4, generator=g, device=device))
+    tandem.rand(3, generator=c, device=device)  # advancing the copy leaves the original where it was
+    assert not tandem.equal(c.get_state(), g.get_state())
+
+
+def test_generator_pickle_has_pytorchs_shape():
+    g = tandem.Generator().manual_seed(3)
+    fn, args, state = g.__reduce__()
+    want_fn, want_args, want_state = torch.Generator().manual_seed(3).__reduce__()
+    assert fn is tandem.Generator and args == (tandem.device("cpu"),) and want_args == (torch.device("cpu"),)
+    assert state[:2] == want_state[:2] == (3, None)
