@@ -46,7 +46,14 @@ from ._legacy import LEGACY_TYPES as _LEGACY_TYPES, tensor_type as _tensor_type,
 from ._legacy import tensor_type_as as _tensor_type_as
 from ._legacy import tensor_where as _tensor_where
 from ._finfo import finfo, iinfo  # noqa: F401
-from ._dtype_functions import can_cast, isdtype  # noqa: F401
+from ._dtype_functions import can_cast, isdtype, install_dtype_methods  # noqa: F401
+install_dtype_methods()  # dtype.to_complex() / dtype.to_real()
+from . import _clamp_checks  # noqa: E402
+_clamp_checks.install()  # int_t.clamp_(0.5) refused with PyTorch's message
+from . import _generator_copies  # noqa: E402
+_generator_copies.install()  # pickle, deepcopy and clone_state() of a Generator
+from . import _data_assignment  # noqa: E402
+_data_assignment.install()  # t.data = x checks x as PyTorch's
 from . import array_api  # noqa: F401
 from . import _compositions
 

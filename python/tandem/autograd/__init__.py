@@ -75,6 +75,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         return tuple(g if s is None or g is None else s._rewrap(s._index_tensors(), g)
                      for g, s in zip(result, sparse_inputs))
     outs = _as_list(outputs, "grad")
+    for i, out in enumerate(outs):  # PyTorch's engine reads the outputs before the inputs: its message comes first
+        if isinstance(out, _C.Tensor) and not out.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
     if is_grads_batched:
         batched = _as_list(grad_outputs)
         for i, (g, out) in enumerate(zip(batched, outs)):

@@ -554,7 +554,10 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 # ------------------------------------------------------------------------------------------- adaptive pooling
 def _output_sizes(output_size, x, n):
-    """output_size as n ints, None meaning the input's size (PyTorch's _list_with_default)."""
+    """output_size as n ints, None meaning the input's size (PyTorch's _list_with_default, with its ValueError for
+    an input with no more dimensions than a tuple output_size has entries)."""
+    if isinstance(output_size, (tuple, list)) and x.dim() <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
     sizes = list(output_size) if isinstance(output_size, (tuple, list)) else [output_size] * n
     return [x.size(x.dim() - len(sizes) + i) if v is None else v for i, v in enumerate(sizes)]
 

@@ -42,9 +42,10 @@ def linear(input, weight, bias=None):
     if input.dim() == 0 or weight.dim() == 0:  # matmul would name itself in the message
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.dim()}D and "
                            f"{weight.dim()}D")
-    if bias is not None and input.dim() > 2 and bias.dim() == 1 and input.is_contiguous():
-        # As PyTorch, the leading dims fold into one addmm: the bias joins the product before its single
-        # rounding, so a float16/bfloat16 result is PyTorch's bit for bit (matmul then + bias rounds twice).
+    if bias is not None and input.dim() != 2 and bias.dim() == 1 and input.is_contiguous():
+        # As PyTorch, the leading dims fold into one addmm (a 1-D input is one row): the bias joins the product
+        # before its single rounding, so a float16/bfloat16 result is PyTorch's bit for bit (matmul then + bias
+        # rounds twice), and a width mismatch is addmm's error, as PyTorch's.
         rows = math.prod(input.shape[:-1])
         out = (_C.addmm if dense else tandem.addmm)(bias, input.reshape(rows, input.shape[-1]), weight.t())
         return out.view(*input.shape[:-1], out.shape[1])
@@ -313,7 +314,17 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 def adaptive_avg_pool2d(input, output_size):
     if isinstance(output_size, (tuple, list)):
-        output_size = tuple(input.shape[-2 + i] if s is None else s for i, s in enumerate(output_size))
+        output_size = tuple(_functional_conv._output_sizes(output_size, input, 2))
+    if output_size in (1, (1, 1)):
+        # PyTorch's own shortcut for the global average pool: a mean over the last two dims, whatever the rank
+        # (a 2-D input works, a 1-D one is mean's dimension error), recorded as MeanBackward1.
+        out = input.mean((-1, -2), keepdim=True)
+        if input.dim() == 4 and not input.is_contiguous() and input.is_contiguous(memory_format=tandem.channels_last):
+            n, c = input.shape[:2]
+            out = out.as_strided((n, c, 1, 1), (c, 1, c, c))  # keeps channels last, as PyTorch's
+        return out
+    if input.dim() not in (3, 4):  # PyTorch's message (the core's names max_pool2d's condition)
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.shape)}")
     return _C._adaptive_avg_pool2d(input, output_size)
 
 
@@ -664,6 +675,7 @@ def _weighted_reduce(loss, weight, reduction, input):
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     if _amp_active():  # PyTorch's autocast list: fp32
         return _amp_run("fp32", mse_loss, input, target, size_average, reduce, reduction, weight)
+    _functional_losses._warn_if_sizes_differ(input, target)  # PyTorch's broadcasting warning (the forums' bug)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if weight is not None:  # PyTorch's Python branch: its own checks and messages
         return _weighted_reduce((input - target).pow(2), weight, reduction, input)
@@ -678,6 +690,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     if _amp_active():  # PyTorch's autocast list: fp32
         return _amp_run("fp32", l1_loss, input, target, size_average, reduce, reduction, weight)
+    _functional_losses._warn_if_sizes_differ(input, target)  # PyTorch's broadcasting warning (the forums' bug)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if weight is not None:  # PyTorch's Python branch: its own checks and messages
         return _weighted_reduce(tandem.abs(input - target), weight, reduction, input)

@@ -1,0 +1,21 @@
+"""`t.data = other` with PyTorch's checks: the value has to be a tensor (TypeError naming its type), and a tensor
+that requires grad only takes floating or complex data, so it never ends up an integer tensor requiring grad.
+The getter stays the core's (optimisers and init code read .data in hot loops)."""
+from . import _C
+
+
+def _checked_setter(core_set):
+    def set_data(self, value):
+        if not isinstance(value, _C.Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        if self.requires_grad and not (value.dtype.is_floating_point or value.dtype.is_complex):
+            raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex "
+                               "dtype")
+        core_set(self, value)
+
+    return set_data
+
+
+def install():
+    core = _C.Tensor.__dict__["data"]
+    _C.Tensor.data = property(core.fget, _checked_setter(core.fset), core.fdel, core.__doc__)
