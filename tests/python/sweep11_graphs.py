@@ -3,7 +3,8 @@
 (index_add_, scatter_reduce with include_self=False, index_reduce_), GAT with an edge softmax built from
 scatter_reduce amax and index_select, graph classification with segment pooling (repeat_interleave, segment_reduce,
 unique with inverse and counts) and node2vec-style random walks drawn with multinomial and a link predictor
-trained with negative sampling.
+trained with negative sampling, a mini-batch of graphs joined into one block-diagonal sparse adjacency (sparse cat
+and stack, sparse_mask, zeros_like, smm, hspmm) and graph attention by SDDMM (sparse.sampled_addmm on CSR).
 
 Each program takes the library as `torch` and a device and returns plain Python values (see
 test_programs_sweep11.py). Parameters and data come from NumPy so both libraries start from the same numbers."""
@@ -305,6 +306,104 @@ def random_walk_link_prediction(torch, device):
             int(draws.max())], "too_many": too_many, "losses": _rounded(losses)}
 
 
+# ---- a mini-batch of graphs as one block-diagonal sparse adjacency (sparse cat), sparse_mask and smm/hspmm ------
+def batched_sparse_graphs(torch, device):
+    nn, F = torch.nn, torch.nn.functional
+    rng = np.random.default_rng(1251)
+    sizes = [3, 5, 4]
+    adjs, feats = [], []
+    for k in sizes:
+        a = (rng.random((k, k)) < 0.5).astype(np.float32)
+        a = np.maximum(a, a.T)
+        np.fill_diagonal(a, 1.0)
+        adjs.append(torch.tensor(a, device=device).to_sparse())
+        feats.append(torch.tensor(rng.standard_normal((k, 4)), dtype=torch.float32, device=device))
+    # block-diagonal batching: each adjacency widened to all n columns, stacked by rows, columns then shifted
+    n = sum(sizes)
+    wide = [torch.sparse_coo_tensor(a.indices(), a.values(), (a.shape[0], n)) for a in adjs]
+    rows = torch.cat(wide, dim=0)
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    shift = torch.tensor(np.repeat(offsets, [a._nnz() for a in adjs]), device=device)
+    idx = rows._indices().clone()
+    idx[1] += shift
+    batch_adj = torch.sparse_coo_tensor(idx, rows._values(), (n, n)).coalesce()
+    x = torch.cat(feats)
+    deg = torch.sparse.sum(batch_adj, 1).to_dense()
+    lin = nn.Linear(4, 3).to(device)
+    init_from_numpy(torch, lin, 1252)
+    opt = torch.optim.SGD(lin.parameters(), lr=0.1)
+    y = torch.tensor([0, 1, 0], dtype=torch.float32, device=device)
+    graph = torch.repeat_interleave(torch.arange(3, device=device), torch.tensor(sizes, device=device))
+    losses = []
+    for _ in range(4):
+        h = torch.sparse.mm(batch_adj, lin(x)) / deg.unsqueeze(1)
+        pooled = torch.zeros(3, 3, device=device).index_add_(0, graph, h).sum(1)
+        loss = F.binary_cross_entropy_with_logits(pooled, y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    # the same three adjacencies padded to one size and stacked: a batch of sparse matrices
+    padded = [torch.sparse_coo_tensor(a._indices(), a._values(), (5, 5)) for a in adjs]
+    stacked = torch.stack(padded)
+    dense_stack = stacked.to_dense()
+    # scores kept only on the edges: dense pairwise scores masked by the adjacency pattern
+    scores = x @ x.T
+    on_edges = scores.sparse_mask(batch_adj)
+    edge_softmax = torch.sparse.softmax(on_edges, dim=1)
+    blank = torch.zeros_like(batch_adj)
+    hs = torch.hspmm(adjs[1], feats[1])
+    sm = torch.smm(adjs[1], feats[1])
+    return {"losses": _rounded(losses), "nnz": [a._nnz() for a in adjs] + [batch_adj._nnz()],
+            "rows_shape": list(rows.shape), "rows_coalesced": rows.is_coalesced(),
+            "block_sums": _rounded(batch_adj.to_dense().view(n, n)[:3, 3:].sum().reshape(1)),
+            "deg": deg.tolist(), "stacked": [list(stacked.shape), stacked.sparse_dim(), stacked._nnz()],
+            "stack_sums": dense_stack.sum((1, 2)).tolist(), "on_edges": on_edges._nnz(),
+            "edge_softmax": _rounded(torch.sparse.sum(edge_softmax, 1).to_dense()),
+            "blank": [blank._nnz(), list(blank.shape), str(blank.layout)],
+            "hspmm": [hs.sparse_dim(), hs.dense_dim(), _rounded(hs.to_dense().sum(1))],
+            "smm": [sm._nnz(), torch.allclose(sm.to_dense(), hs.to_dense())]}
+
+
+# ---- graph attention with SDDMM on a CSR adjacency (torch.sparse.sampled_addmm) -------------------------------
+def sddmm_graph_attention(torch, device):
+    nn = torch.nn
+    n, dim = 10, 6
+    edges = _ring_graph(n, 6, 1261)
+    dense_adj = np.zeros((n, n), dtype=np.float32)
+    dense_adj[edges[0], edges[1]] = 1.0
+    np.fill_diagonal(dense_adj, 1.0)
+    adj = torch.tensor(dense_adj, device=device).to_sparse_csr()
+    rng = np.random.default_rng(1262)
+    x = torch.tensor(rng.standard_normal((n, dim)), dtype=torch.float32, device=device)
+    q_proj, k_proj, v_proj = (nn.Linear(dim, dim, bias=False).to(device) for _ in range(3))
+    for seed, m in enumerate((q_proj, k_proj, v_proj)):
+        init_from_numpy(torch, m, 1263 + seed)
+    params = [p for m in (q_proj, k_proj, v_proj) for p in m.parameters()]
+    opt = torch.optim.Adam(params, lr=0.01)
+    target = torch.tensor(rng.standard_normal((n, dim)), dtype=torch.float32, device=device)
+    losses = []
+    for _ in range(4):
+        q, k, v = q_proj(x), k_proj(x), v_proj(x)
+        # scores only on the edges: beta=0 ignores the adjacency's own values, alpha scales q k^T
+        scores = torch.sparse.sampled_addmm(adj, q, k.T, beta=0.0, alpha=dim ** -0.5)
+        coo = scores.to_sparse_coo().coalesce()
+        attn = torch.sparse.softmax(coo, dim=1)
+        out = torch.sparse.mm(attn, v)
+        loss = nn.functional.mse_loss(out, target)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    with torch.no_grad():
+        q, k = q_proj(x), k_proj(x)
+        scores = torch.sparse.sampled_addmm(adj, q, k.T)
+        full = (q @ k.T + torch.tensor(dense_adj, device=device)) * torch.tensor(dense_adj, device=device)
+    return {"losses": _rounded(losses), "layout": str(scores.layout), "nnz": scores._nnz(),
+            "matches_dense": torch.allclose(scores.to_dense(), full, atol=1e-5),
+            "crow": scores.crow_indices().tolist(), "grad": round(q_proj.weight.grad.abs().sum().item(), 4)}
+
+
 PROGRAMS = [gcn_sparse_adjacency, graphsage_aggregators, gat_edge_softmax, graph_segment_pooling,
-            random_walk_link_prediction]
+            random_walk_link_prediction, batched_sparse_graphs, sddmm_graph_attention]
 NEEDS_CPP = {}
