@@ -4,7 +4,8 @@
 scatter_reduce amax and index_select, graph classification with segment pooling (repeat_interleave, segment_reduce,
 unique with inverse and counts) and node2vec-style random walks drawn with multinomial and a link predictor
 trained with negative sampling, a mini-batch of graphs joined into one block-diagonal sparse adjacency (sparse cat
-and stack, sparse_mask, zeros_like, smm, hspmm) and graph attention by SDDMM (sparse.sampled_addmm on CSR).
+and stack, sparse_mask, zeros_like, smm, hspmm) and graph attention by SDDMM (sparse.sampled_addmm on CSR), and Chebyshev spectral convolution (eigh of the
+Laplacian, LBFGS with strong Wolfe) with personalised PageRank by power iteration (matrix_power, inv).
 
 Each program takes the library as `torch` and a device and returns plain Python values (see
 test_programs_sweep11.py). Parameters and data come from NumPy so both libraries start from the same numbers."""
@@ -404,6 +405,69 @@ def sddmm_graph_attention(torch, device):
             "crow": scores.crow_indices().tolist(), "grad": round(q_proj.weight.grad.abs().sum().item(), 4)}
 
 
+# ---- spectral graph convolution (Chebyshev polynomials of the scaled Laplacian) and personalised PageRank ------
+def chebyshev_pagerank(torch, device):
+    nn, F = torch.nn, torch.nn.functional
+    n = 11
+    edges = torch.tensor(_ring_graph(n, 5, 1271), device=device)
+    A = torch.zeros(n, n, device=device, dtype=torch.float64)
+    A.index_put_((edges[0], edges[1]), torch.ones(edges.shape[1], device=device, dtype=torch.float64),
+                 accumulate=False)
+    A.fill_diagonal_(0)
+    deg = A.sum(1)
+    d_inv_sqrt = torch.where(deg > 0, deg.rsqrt(), torch.zeros_like(deg))
+    L = torch.eye(n, device=device, dtype=torch.float64) - d_inv_sqrt[:, None] * A * d_inv_sqrt[None, :]
+    evals, evecs = torch.linalg.eigh(L)
+    lam_max = evals.max()
+    L_hat = 2.0 * L / lam_max - torch.eye(n, device=device, dtype=torch.float64)
+
+    class ChebConv(nn.Module):
+        def __init__(self, fan_in, fan_out, K):
+            super().__init__()
+            self.weights = nn.Parameter(torch.empty(K, fan_in, fan_out, dtype=torch.float64))
+            self.bias = nn.Parameter(torch.zeros(fan_out, dtype=torch.float64))
+            self.K = K
+
+        def forward(self, x, lap):
+            terms = [x, lap @ x]
+            for _ in range(2, self.K):
+                terms.append(2 * lap @ terms[-1] - terms[-2])
+            return torch.einsum("knf,kfo->no", torch.stack(terms[:self.K]), self.weights) + self.bias
+
+    rng = np.random.default_rng(1272)
+    x = torch.tensor(rng.standard_normal((n, 3)), device=device)
+    y = torch.tensor(rng.integers(0, 2, size=n), device=device)
+    conv1, conv2 = ChebConv(3, 8, 3).to(device), ChebConv(8, 2, 3).to(device)
+    init_from_numpy(torch, conv1, 1273)
+    init_from_numpy(torch, conv2, 1274)
+    opt = torch.optim.LBFGS(list(conv1.parameters()) + list(conv2.parameters()), lr=0.5, max_iter=5,
+                            history_size=4, line_search_fn="strong_wolfe")
+    losses = []
+
+    def closure():
+        opt.zero_grad()
+        loss = F.cross_entropy(conv2(F.relu(conv1(x, L_hat)), L_hat), y)
+        loss.backward()
+        return loss
+
+    for _ in range(3):
+        losses.append(opt.step(closure).item())
+    # personalised PageRank by power iteration on the row-normalised transition matrix
+    P = A / deg.clamp(min=1).unsqueeze(1)
+    alpha = 0.15
+    seed = F.one_hot(torch.tensor([0, 5], device=device), n).to(torch.float64)
+    r = seed.clone()
+    for _ in range(50):
+        r = alpha * seed + (1 - alpha) * r @ P
+    closed = alpha * seed @ torch.linalg.inv(torch.eye(n, device=device, dtype=torch.float64) - (1 - alpha) * P)
+    walk3 = torch.linalg.matrix_power(P, 3)
+    return {"evals": _rounded(evals, 6), "lam_max": round(lam_max.item(), 6), "losses": _rounded(losses),
+            "ppr": _rounded(r[0], 5), "ppr_close": torch.allclose(r, closed, atol=1e-6),
+            "ppr_top": r.topk(3, dim=1).indices.tolist(), "walk3_rows": _rounded(walk3.sum(1), 6),
+            "dtype": str(conv1.weights.grad.dtype)}
+
+
 PROGRAMS = [gcn_sparse_adjacency, graphsage_aggregators, gat_edge_softmax, graph_segment_pooling,
-            random_walk_link_prediction, batched_sparse_graphs, sddmm_graph_attention]
+            random_walk_link_prediction, batched_sparse_graphs, sddmm_graph_attention,
+            chebyshev_pagerank]
 NEEDS_CPP = {}

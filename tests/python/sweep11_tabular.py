@@ -4,7 +4,8 @@ CosineSimilarity, TripletMarginWithDistanceLoss, HingeEmbeddingLoss, CosineEmbed
 with MultiLabelSoftMarginLoss under Rprop, Poisson count regression (PoissonNLLLoss) under ASGD with
 ReduceLROnPlateau, an autoencoder whose anomaly threshold comes from quantile/kthvalue, and an optimizer
 comparison on one tabular problem (Adagrad, RMSprop, Adamax, NAdam, ASGD, Rprop, Adadelta, RAdam) with
-clip_grad_value_ and optimizer state_dict round trips.
+clip_grad_value_ and optimizer state_dict round trips, and a TabNet-style model (ghost batch norm over chunks, GLU
+blocks, sparsemax attention masks with a prior).
 
 Each program takes the library as `torch` and a device and returns plain Python values (see
 test_programs_sweep11.py). Parameters and data come from NumPy so both libraries start from the same numbers."""
@@ -308,6 +309,92 @@ def optimizer_zoo_roundtrip(torch, device):
     return results
 
 
+# ---- TabNet-style attentive feature selection (ghost batch norm, GLU blocks, sparsemax-like masks) --------------
+def tabnet_lite(torch, device):
+    nn, F = torch.nn, torch.nn.functional
+
+    class GhostBN(nn.Module):
+        def __init__(self, dim, virtual_batch=8, momentum=0.02):
+            super().__init__()
+            self.bn = nn.BatchNorm1d(dim, momentum=momentum)
+            self.virtual_batch = virtual_batch
+
+        def forward(self, x):
+            chunks = x.chunk(max(1, x.shape[0] // self.virtual_batch), dim=0)
+            return torch.cat([self.bn(c) for c in chunks], dim=0)
+
+    class GLUBlock(nn.Module):
+        def __init__(self, fan_in, fan_out):
+            super().__init__()
+            self.fc = nn.Linear(fan_in, 2 * fan_out, bias=False)
+            self.bn = GhostBN(2 * fan_out)
+            self.glu = nn.GLU(dim=-1)
+
+        def forward(self, x):
+            return self.glu(self.bn(self.fc(x)))
+
+    def sparsemax(z):
+        z_sorted, _ = torch.sort(z, dim=-1, descending=True)
+        k = torch.arange(1, z.shape[-1] + 1, device=z.device, dtype=z.dtype)
+        cumsum = z_sorted.cumsum(-1)
+        support = (1 + k * z_sorted) > cumsum
+        k_z = support.sum(-1, keepdim=True)
+        tau = (cumsum.gather(-1, k_z - 1) - 1) / k_z.to(z.dtype)
+        return torch.clamp(z - tau, min=0)
+
+    class TabNetLite(nn.Module):
+        def __init__(self, n_features, n_d, steps):
+            super().__init__()
+            self.initial_bn = nn.BatchNorm1d(n_features, momentum=0.01)
+            self.shared = GLUBlock(n_features, n_d)
+            self.attentive = nn.ModuleList([nn.Sequential(nn.Linear(n_d, n_features, bias=False),
+                                                          GhostBN(n_features)) for _ in range(steps)])
+            self.steps_fc = nn.ModuleList([GLUBlock(n_d, n_d) for _ in range(steps)])
+            self.head = nn.Linear(n_d, 1)
+            self.gamma = 1.3
+
+        def forward(self, x):
+            x = self.initial_bn(x)
+            prior = torch.ones_like(x)
+            h = self.shared(x)
+            out, masks, entropy = 0, [], 0
+            for attn, fc in zip(self.attentive, self.steps_fc):
+                m = sparsemax(attn(h) * prior)
+                prior = prior * (self.gamma - m)
+                entropy = entropy + (-m * torch.log(m + 1e-10)).sum(1).mean()
+                h = fc(self.shared(x * m))
+                out = out + F.relu(h)
+                masks.append(m)
+            return self.head(out).squeeze(1), torch.stack(masks), entropy / len(masks)
+
+    cats, nums, y = _table(1461, 48)
+    x = torch.tensor(np.concatenate([nums, cats / 6.0], axis=1).astype(np.float32), device=device)
+    target = torch.tensor(y, device=device)
+    model = TabNetLite(8, 6, 3).to(device)
+    init_from_numpy(torch, model, 1462)
+    opt = torch.optim.Adam(model.parameters(), lr=0.02)
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.7)
+    losses = []
+    for _ in range(5):
+        logits, masks, entropy = model(x)
+        loss = F.binary_cross_entropy_with_logits(logits, target) + 1e-3 * entropy
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        losses.append(loss.item())
+    model.eval()
+    with torch.no_grad():
+        _, masks, _ = model(x)
+        importance = masks.sum(0).mean(0)
+        importance = importance / importance.sum()
+    z = torch.tensor([[1.0, 0.8, -0.5, 0.1], [0.2, 0.2, 0.2, 0.2]], device=device)
+    return {"losses": _rounded(losses), "importance": _rounded(importance, 4),
+            "mask_rows_sum": _rounded(masks[0].sum(1)[:4], 4), "sparsemax": _rounded(sparsemax(z).flatten()),
+            "zeros": int((masks == 0).sum()), "bn_batches": int(model.initial_bn.num_batches_tracked),
+            "lr": round(sched.get_last_lr()[0], 6)}
+
+
 PROGRAMS = [entity_embeddings_bilinear, siamese_record_matching, multilabel_rprop, poisson_counts_plateau,
-            autoencoder_anomaly, optimizer_zoo_roundtrip]
+            autoencoder_anomaly, optimizer_zoo_roundtrip, tabnet_lite]
 NEEDS_CPP = {}

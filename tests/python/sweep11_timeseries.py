@@ -3,7 +3,9 @@ weight_norm as the old hook and as a parametrization), an LSTM with proj_size fe
 through DataLoader with WeightedRandomSampler/SubsetRandomSampler/BatchSampler, a seasonal-trend decomposition by
 moving averages (avg_pool1d, replicate padding, unfold, rfft periodogram), quantile forecasting with a pinball loss
 under OneCycleLR, a DeepAR-style Gaussian likelihood (GaussianNLLLoss) under CyclicLR, and an N-BEATS-style
-residual stack under SequentialLR/ChainedScheduler with the schedulers' state_dict round trips.
+residual stack under SequentialLR/ChainedScheduler with the schedulers' state_dict round trips, and a
+Transformer forecaster with reversible instance normalisation and Time2Vec features (norm_first encoder layers,
+causal and key-padding masks, clip_grad_norm_ with foreach).
 
 Each program takes the library as `torch` and a device and returns plain Python values (see
 test_programs_sweep11.py). Parameters and data come from NumPy so both libraries start from the same numbers."""
@@ -390,6 +392,80 @@ def nbeats_sequential_lr(torch, device):
             "last_epoch": ckpt["sched"]["last_epoch"], "opt_state_steps": float(ckpt["opt"]["state"][0]["step"])}
 
 
+# ---- a Transformer forecaster with reversible instance normalisation (RevIN) and Time2Vec features -------------
+def revin_time2vec_transformer(torch, device):
+    nn = torch.nn
+
+    class RevIN(nn.Module):
+        def __init__(self, channels, eps=1e-5):
+            super().__init__()
+            self.eps = eps
+            self.weight = nn.Parameter(torch.ones(channels))
+            self.bias = nn.Parameter(torch.zeros(channels))
+
+        def forward(self, x, mode):
+            if mode == "norm":
+                self.mean = x.mean(dim=1, keepdim=True).detach()
+                self.std = torch.sqrt(x.var(dim=1, keepdim=True, unbiased=False) + self.eps).detach()
+                return (x - self.mean) / self.std * self.weight + self.bias
+            return (x - self.bias) / (self.weight + self.eps ** 2) * self.std + self.mean
+
+    class Time2Vec(nn.Module):
+        def __init__(self, k):
+            super().__init__()
+            self.linear = nn.Linear(1, 1)
+            self.periodic = nn.Linear(1, k - 1)
+
+        def forward(self, t):
+            return torch.cat([self.linear(t), torch.sin(self.periodic(t))], dim=-1)
+
+    class Forecaster(nn.Module):
+        def __init__(self, channels, horizon, d_model=16):
+            super().__init__()
+            self.revin = RevIN(channels)
+            self.t2v = Time2Vec(4)
+            self.embed = nn.Linear(channels + 4, d_model)
+            layer = nn.TransformerEncoderLayer(d_model, nhead=2, dim_feedforward=32, dropout=0.0,
+                                               batch_first=True, norm_first=True, activation="gelu")
+            self.encoder = nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False)
+            self.head = nn.Sequential(nn.Flatten(1), nn.Linear(24 * d_model, horizon * channels),
+                                      nn.Unflatten(1, (horizon, channels)))
+
+        def forward(self, x, t, pad_mask):
+            z = self.revin(x, "norm")
+            h = self.embed(torch.cat([z, self.t2v(t)], dim=-1))
+            mask = nn.Transformer.generate_square_subsequent_mask(x.shape[1], device=x.device)
+            h = self.encoder(h, mask=mask, src_key_padding_mask=pad_mask, is_causal=True)
+            return self.revin(self.head(h), "denorm")
+
+    rng = np.random.default_rng(1361)
+    series = np.stack([np.stack([_series(1362 + 2 * i, 30), _series(1363 + 2 * i, 30, 6)], axis=-1)
+                       for i in range(4)])
+    x = torch.tensor(series[:, :24], device=device)
+    y = torch.tensor(series[:, 24:], device=device)
+    t = torch.arange(24, dtype=torch.float32, device=device).view(1, 24, 1).expand(4, -1, -1) / 24
+    pad = torch.zeros(4, 24, dtype=torch.bool, device=device)
+    pad[0, :3] = True  # the first series starts late: its first steps are padding
+    model = Forecaster(2, 6).to(device)
+    init_from_numpy(torch, model, 1364)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, betas=(0.9, 0.98), eps=1e-9)
+    losses = []
+    for _ in range(4):
+        loss = nn.functional.huber_loss(model(x, t, pad), y, delta=0.5)
+        opt.zero_grad()
+        loss.backward()
+        total = nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0, foreach=True)
+        opt.step()
+        losses.append([loss.item(), total.item()])
+    mask = nn.Transformer.generate_square_subsequent_mask(4)
+    model.eval()
+    with torch.no_grad():
+        pred = model(x, t, pad)
+    return {"losses": [_rounded(pair) for pair in losses], "pred": _rounded(pred[1, :, 0]),
+            "mask": [[v if v == 0.0 else "-inf" for v in row] for row in mask.tolist()],
+            "revin": _rounded(model.revin.mean.flatten()), "shape": list(pred.shape)}
+
+
 PROGRAMS = [tcn_weight_norm, lstm_windows_samplers, seasonal_decomposition, quantile_forecast_onecycle,
-            deepar_gaussian_cyclic, nbeats_sequential_lr]
+            deepar_gaussian_cyclic, nbeats_sequential_lr, revin_time2vec_transformer]
 NEEDS_CPP = {}
