@@ -292,3 +292,11 @@ def test_bilinear_names_the_first_mismatched_batch_dim(shapes):
         return lambda: layer(lib.ones(*shapes[0]), lib.ones(*shapes[1]))
 
     assert _outcome(call(tandem)) == _outcome(call(torch))
+
+
+@pytest.mark.parametrize("sizes", [(0, 2, 3), (2, 0, 3), (2, 3, 0), (-1, 2, 3)])
+def test_bilinear_refuses_no_first_input_features_as_pytorch(sizes):
+    def shapes(lib):
+        return lambda: [list(p.shape) for p in lib.nn.Bilinear(*sizes).parameters()]
+
+    assert _outcome(shapes(tandem)) == _outcome(shapes(torch))
