@@ -2,10 +2,11 @@
 (sparse_coo_tensor, coalesce, sparse.sum, sparse.mm, sparse.addmm), GraphSAGE with mean/max neighbour aggregation
 (index_add_, scatter_reduce with include_self=False, index_reduce_), GAT with an edge softmax built from
 scatter_reduce amax and index_select, graph classification with segment pooling (repeat_interleave, segment_reduce,
-unique with inverse and counts) and node2vec-style random walks drawn with multinomial and a link predictor
-trained with negative sampling, a mini-batch of graphs joined into one block-diagonal sparse adjacency (sparse cat
-and stack, sparse_mask, zeros_like, smm, hspmm) and graph attention by SDDMM (sparse.sampled_addmm on CSR), and Chebyshev spectral convolution (eigh of the
-Laplacian, LBFGS with strong Wolfe) with personalised PageRank by power iteration (matrix_power, inv).
+unique with inverse and counts), node2vec-style random walks drawn with multinomial and a link predictor trained
+with negative sampling, a mini-batch of graphs joined into one block-diagonal sparse adjacency (sparse cat and
+stack, bmm, sparse_mask, zeros_like, smm, hspmm), graph attention by SDDMM (sparse.sampled_addmm on CSR), and
+Chebyshev spectral convolution (eigh of the Laplacian, LBFGS with strong Wolfe) with personalised PageRank by power
+iteration (matrix_power, inv).
 
 Each program takes the library as `torch` and a device and returns plain Python values (see
 test_programs_sweep11.py). Parameters and data come from NumPy so both libraries start from the same numbers."""
@@ -307,7 +308,7 @@ def random_walk_link_prediction(torch, device):
             int(draws.max())], "too_many": too_many, "losses": _rounded(losses)}
 
 
-# ---- a mini-batch of graphs as one block-diagonal sparse adjacency (sparse cat), sparse_mask and smm/hspmm ------
+# ---- a mini-batch of graphs as one block-diagonal sparse adjacency (sparse cat), sparse bmm, sparse_mask, smm ---
 def batched_sparse_graphs(torch, device):
     nn, F = torch.nn, torch.nn.functional
     rng = np.random.default_rng(1251)
@@ -348,6 +349,8 @@ def batched_sparse_graphs(torch, device):
     padded = [torch.sparse_coo_tensor(a._indices(), a._values(), (5, 5)) for a in adjs]
     stacked = torch.stack(padded)
     dense_stack = stacked.to_dense()
+    x_padded = torch.stack([F.pad(f, (0, 0, 0, 5 - f.shape[0])) for f in feats])
+    propagated = torch.bmm(stacked, x_padded)  # one sparse adjacency per graph times its node features
     # scores kept only on the edges: dense pairwise scores masked by the adjacency pattern
     scores = x @ x.T
     on_edges = scores.sparse_mask(batch_adj)
@@ -359,7 +362,8 @@ def batched_sparse_graphs(torch, device):
             "rows_shape": list(rows.shape), "rows_coalesced": rows.is_coalesced(),
             "block_sums": _rounded(batch_adj.to_dense().view(n, n)[:3, 3:].sum().reshape(1)),
             "deg": deg.tolist(), "stacked": [list(stacked.shape), stacked.sparse_dim(), stacked._nnz()],
-            "stack_sums": dense_stack.sum((1, 2)).tolist(), "on_edges": on_edges._nnz(),
+            "stack_sums": dense_stack.sum((1, 2)).tolist(), "bmm": _rounded(propagated.sum((1, 2))),
+            "bmm_dense": torch.allclose(propagated, dense_stack @ x_padded, atol=1e-6), "on_edges": on_edges._nnz(),
             "edge_softmax": _rounded(torch.sparse.sum(edge_softmax, 1).to_dense()),
             "blank": [blank._nnz(), list(blank.shape), str(blank.layout)],
             "hspmm": [hs.sparse_dim(), hs.dense_dim(), _rounded(hs.to_dense().sum(1))],

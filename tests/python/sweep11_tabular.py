@@ -79,7 +79,8 @@ def entity_embeddings_bilinear(torch, device):
     return {"losses": _rounded(losses), "acc": round(acc, 5), "bn_mean": _rounded(model.bn.running_mean),
             "bilinear": torch.allclose(bil(a, b), manual, atol=1e-6),
             "functional": torch.allclose(nn.functional.bilinear(a, b, bil.weight), manual, atol=1e-6),
-            "repr": repr(model).replace(" (cuda:0)", "").splitlines(), "n_params": sum(p.numel() for p in model.parameters()),
+            "repr": repr(model).replace(" (cuda:0)", "").splitlines(),  # ParameterList lines name the device
+            "n_params": sum(p.numel() for p in model.parameters()),
             "param_names": [n for n, _ in model.named_parameters()][-4:],
             "unflatten": list(nn.Unflatten(1, (2, -1))(torch.zeros(3, 8)).shape)}
 
@@ -173,8 +174,7 @@ def multilabel_rprop(torch, device):
     targets = torch.tensor([[0, 3, -1, 0, 0], [1, -1, 0, 0, 0]], device=device)
     mlm = F.multilabel_margin_loss(logits[:2], targets)
     state = opt.state_dict()["state"][0]
-    return {"losses": _rounded(losses), "vs_bce": round((losses[-1] - 0).__float__(), 5) if False else
-            round(abs(criterion(logits, y).item() - bce.item()), 6), "f1": _rounded(f1, 4),
+    return {"losses": _rounded(losses), "vs_bce": round(abs(criterion(logits, y).item() - bce.item()), 6), "f1": _rounded(f1, 4),
             "mlm": round(mlm.item(), 5), "state_keys": sorted(state), "step_size_range":
             [round(state["step_size"].min().item(), 7), round(state["step_size"].max().item(), 7)],
             "none": list(F.multilabel_soft_margin_loss(logits, y, reduction="none").shape)}

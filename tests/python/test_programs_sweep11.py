@@ -300,3 +300,38 @@ def test_bilinear_refuses_no_first_input_features_as_pytorch(sizes):
         return lambda: [list(p.shape) for p in lib.nn.Bilinear(*sizes).parameters()]
 
     assert _outcome(shapes(tandem)) == _outcome(shapes(torch))
+
+
+# ---- torch.bmm of a batch of sparse COO matrices -----------------------------------------------------------------
+def _batch(lib, device):
+    return lib.tensor([[[0.0, 1.0], [2.0, 0.0]], [[3.0, 0.0], [0.0, 4.0]]], device=device).to_sparse()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", [
+    lambda t, d: t.bmm(_batch(t, d), t.arange(8.0, device=d).view(2, 2, 2)),
+    lambda t, d: _batch(t, d).bmm(t.arange(12.0, device=d).view(2, 2, 3)),
+    lambda t, d: t.bmm(t.sparse_coo_tensor(t.tensor([[0, 0, 1], [1, 1, 0], [0, 0, 1]]), t.ones(3), (2, 2, 2),
+                                           device=d), t.ones(2, 2, 1, device=d)),  # uncoalesced: duplicates add
+    lambda t, d: t.bmm(_batch(t, d), t.ones(3, 2, 2, device=d)),
+    lambda t, d: t.bmm(_batch(t, d), t.ones(2, 3, 2, device=d)),
+    lambda t, d: t.bmm(_batch(t, d), t.ones(2, 2, device=d)),
+    lambda t, d: t.bmm(_batch(t, d), t.ones(2, 2, 2, dtype=t.float64, device=d)),
+    lambda t, d: t.bmm(_batch(t, d), _batch(t, d)),
+    lambda t, d: t.bmm(_batch(t, d).to_dense().to_sparse(2), t.ones(2, 2, 2, device=d)),
+    lambda t, d: t.bmm(t.ones(2, 2, device=d).to_sparse(), t.ones(2, 2, 2, device=d)),
+])
+def test_sparse_bmm_matches_pytorch(case, device):
+    _same(case, device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_sparse_bmm_gradients_match_pytorch(device):
+    def grads(lib, d):
+        values = lib.tensor([1.0, 2.0, 3.0, 4.0], device=d, requires_grad=True)
+        indices = lib.tensor([[0, 0, 1, 1], [0, 1, 0, 1], [1, 0, 0, 1]], device=d)
+        x = lib.arange(8.0, device=d).view(2, 2, 2).requires_grad_()
+        lib.bmm(lib.sparse_coo_tensor(indices, values, (2, 2, 2)), x).pow(2).sum().backward()
+        return values.grad.tolist(), x.grad.flatten().tolist()
+
+    assert grads(tandem, device) == grads(torch, "cpu")

@@ -7,6 +7,7 @@ tensors") lists what a sparse tensor supports."""
 from .. import _C
 from . import (_compressed_indices, _construct, _csc, _csr, _csr_construct, _join, _legacy, _masked, _math, _mm_reduce,
                _mv, _select)
+from . import _bmm  # after the layouts (_coo and _csr import each other through _construct)
 from ._coo import SparseCooTensor
 from ._csc import SparseCscTensor
 from ._invariants import check_sparse_tensor_invariants
@@ -139,6 +140,7 @@ def _mv_wrapper(dense_mv):
 SparseCooTensor.mv = SparseCsrTensor.mv = _mv.mv
 SparseCooTensor.index_select = _select.index_select
 SparseCooTensor.unsqueeze = _join.unsqueeze
+SparseCooTensor.bmm = _bmm.bmm
 SparseCooTensor.smm = _masked.smm  # PyTorch has Tensor.smm but no Tensor.hspmm
 sampled_addmm = _masked.sampled_addmm
 
