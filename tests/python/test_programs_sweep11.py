@@ -335,3 +335,23 @@ def test_sparse_bmm_gradients_match_pytorch(device):
         return values.grad.tolist(), x.grad.flatten().tolist()
 
     assert grads(tandem, device) == grads(torch, "cpu")
+
+
+# ---- ModuleDict.update's argument checks ---------------------------------------------------------------------
+@pytest.mark.parametrize("make", [
+    lambda nn: 5,
+    lambda nn: [("x",)],
+    lambda nn: [5],
+    lambda nn: "ab",
+    lambda nn: [["a", nn.ReLU()], ("b", nn.Tanh())],
+    lambda nn: nn.ModuleDict({"z": nn.ReLU(), "a": nn.Tanh()}),
+])
+def test_module_dict_update_matches_pytorch(make):
+    def update(lib):
+        def call():
+            modules = lib.nn.ModuleDict({"q": lib.nn.GELU()})
+            modules.update(make(lib.nn))
+            return [(key, type(value).__name__) for key, value in modules.items()]
+        return call
+
+    assert _outcome(update(tandem)) == _outcome(update(torch))
