@@ -355,3 +355,51 @@ def test_module_dict_update_matches_pytorch(make):
         return call
 
     assert _outcome(update(tandem)) == _outcome(update(torch))
+
+
+# ---- autocast: the products PyTorch lists, and bilinear which it does not lower --------------------------------
+_AUTOCAST_CASES = {
+    "addbmm": lambda t: t.addbmm(t.ones(2, 2), t.ones(1, 2, 3), t.ones(1, 3, 2), beta=0.5, alpha=2.0),
+    "baddbmm": lambda t: t.baddbmm(t.ones(1, 2, 2), t.ones(1, 2, 3), t.ones(1, 3, 2), alpha=0.5),
+    "addmv": lambda t: t.addmv(t.ones(2), t.ones(2, 3), t.ones(3)),
+    "addr": lambda t: t.addr(t.ones(2, 3), t.ones(2), t.ones(3)),
+    "vecdot": lambda t: t.linalg.vecdot(t.ones(2, 3), t.ones(2, 3)),
+    "bilinear": lambda t: t.nn.functional.bilinear(t.ones(2, 3), t.ones(2, 4), t.ones(5, 3, 4), t.ones(5)),
+    "sparse.mm": lambda t: t.sparse.mm(t.eye(3).to_sparse(), t.ones(3, 2)),
+    "mm(sparse)": lambda t: t.mm(t.eye(3).to_sparse(), t.ones(3, 2)),
+    "sparse @ dense": lambda t: t.eye(3).to_sparse() @ t.ones(3, 2),
+    "dense @ sparse": lambda t: t.ones(2, 3) @ t.eye(3).to_sparse(),
+    "sparse.addmm": lambda t: t.sparse.addmm(t.ones(3, 2), t.eye(3).to_sparse(), t.ones(3, 2)),
+    "mv(sparse)": lambda t: t.mv(t.eye(3).to_sparse(), t.ones(3)),
+    "csr @ dense": lambda t: t.eye(3).to_sparse_csr() @ t.ones(3, 2),
+    "sparse float64": lambda t: t.sparse.mm(t.eye(3, dtype=t.float64).to_sparse(), t.ones(3, 2, dtype=t.float64)),
+    "sparse mixed": lambda t: t.sparse.mm(t.eye(3).to_sparse(), t.ones(3, 2, dtype=t.bfloat16)),
+}
+
+
+@pytest.mark.parametrize("name", [n for n in _AUTOCAST_CASES if n != "csr @ dense"])  # PyTorch: no bfloat16 CSR
+def test_cpu_autocast_dtypes_match_pytorch(name):
+    def run(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the sparse CSR beta warning
+            with lib.autocast("cpu", dtype=lib.bfloat16):
+                out = _AUTOCAST_CASES[name](lib)
+        return str(out.dtype).split(".")[-1], out.float().sum().item()
+
+    assert run(tandem) == run(torch)
+
+
+@pytest.mark.skipif(not tandem.cuda.is_available(), reason="needs a CUDA device (real or emulated)")
+def test_cuda_autocast_dtypes_follow_pytorchs_cuda_lists():
+    """PyTorch's CUDA lists (no CUDA here for the oracle): addmv, addr, addbmm, baddbmm, linalg_vecdot and the
+    products lower precision; bilinear promotes (float32 inputs stay float32)."""
+    expected = {"addbmm": "float16", "baddbmm": "float16", "addmv": "float16", "addr": "float16",
+                "vecdot": "float16", "bilinear": "float32", "sparse.mm": "float16", "sparse.addmm": "float16",
+                "mv(sparse)": "float16", "csr @ dense": "float16", "sparse float64": "float64"}
+    got = {}
+    with tandem.device("cuda"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with tandem.autocast("cuda"):
+            for name in expected:
+                got[name] = str(_AUTOCAST_CASES[name](tandem).dtype).split(".")[-1]
+    assert got == expected

@@ -4,6 +4,7 @@ import warnings
 
 import tandem
 
+from .._autocast import active as _amp_active, run as _amp_run
 from .parameter import untracked
 
 __all__ = ["bilinear", "rrelu", "rrelu_", "max_unpool1d", "max_unpool2d", "max_unpool3d", "channel_shuffle",
@@ -17,7 +18,10 @@ def _ntuple(value, n):
 
 
 def bilinear(input1, input2, weight, bias=None):
-    """y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o]."""
+    """y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o]. Under autocast it follows
+    PyTorch's lists (promote on CUDA, unlisted on the CPU): the einsum inside must not run in lower precision."""
+    if _amp_active():
+        return _amp_run("cuda_promote", bilinear, input1, input2, weight, bias)
     if input1.dim() != input2.dim():
         raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
     for dim, (a, b) in enumerate(zip(input1.shape[:-1], input2.shape[:-1])):  # PyTorch names the first mismatch

@@ -3,7 +3,7 @@ code keeps one adjacency per graph of a mini-batch in one sparse tensor and mult
 (torch.bmm(adj, x)). The result is dense, as PyTorch's. Each entry (b, i, j, v) adds v * x[b, j] to row (b, i) of
 the output, with one index_select and one index_add over the flattened batch, so autograd reaches the sparse
 operand's values and the dense one."""
-from . import _coo
+from . import _autocast, _coo
 from ._base import is_dense
 from ._math import _check_dtypes
 
@@ -28,6 +28,7 @@ def bmm(self, mat2):
     """self (batch x n x m, sparse COO) @ mat2 (batch x m x p, dense): a dense batch x n x p tensor."""
     if type(self) is not _coo.SparseCooTensor:
         raise self._refuse("bmm")
+    self, mat2 = _autocast.lower(self, mat2)  # bmm is autocast-listed in PyTorch
     _check(self, mat2)
     batch, n, m = self.shape
     p = mat2.shape[2]
