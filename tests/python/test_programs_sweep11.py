@@ -374,6 +374,7 @@ _AUTOCAST_CASES = {
     "csr @ dense": lambda t: t.eye(3).to_sparse_csr() @ t.ones(3, 2),
     "sparse float64": lambda t: t.sparse.mm(t.eye(3, dtype=t.float64).to_sparse(), t.ones(3, 2, dtype=t.float64)),
     "sparse mixed": lambda t: t.sparse.mm(t.eye(3).to_sparse(), t.ones(3, 2, dtype=t.bfloat16)),
+    "tensordot": lambda t: t.tensordot(t.ones(2, 3), t.ones(3, 2), 1),
 }
 
 
@@ -392,8 +393,16 @@ def test_cpu_autocast_dtypes_match_pytorch(name):
 @pytest.mark.skipif(not tandem.cuda.is_available(), reason="needs a CUDA device (real or emulated)")
 def test_cuda_autocast_dtypes_follow_pytorchs_cuda_lists():
     """PyTorch's CUDA lists (no CUDA here for the oracle): addmv, addr, addbmm, baddbmm, linalg_vecdot and the
-    products lower precision; bilinear promotes (float32 inputs stay float32)."""
-    expected = {"addbmm": "float16", "baddbmm": "float16", "addmv": "float16", "addr": "float16",
+    products lower precision; bilinear, tensordot, cross and grid_sampler promote (float32 inputs stay float32,
+    mixed ones meet at float32)."""
+    low = tandem.float16
+    cases = dict(_AUTOCAST_CASES, **{
+        "tensordot mixed": lambda t: t.tensordot(t.ones(2, 3, dtype=low), t.ones(3, 2), 1),
+        "cross mixed": lambda t: t.cross(t.ones(3), t.ones(3, dtype=low), dim=0),
+        "grid_sample mixed": lambda t: t.nn.functional.grid_sample(t.ones(1, 1, 2, 2), t.zeros(1, 1, 1, 2, dtype=low),
+                                                                   align_corners=False)})
+    expected = {"tensordot": "float32", "tensordot mixed": "float32", "cross mixed": "float32",
+                "grid_sample mixed": "float32", "addbmm": "float16", "baddbmm": "float16", "addmv": "float16", "addr": "float16",
                 "vecdot": "float16", "bilinear": "float32", "sparse.mm": "float16", "sparse.addmm": "float16",
                 "mv(sparse)": "float16", "csr @ dense": "float16", "sparse float64": "float64"}
     got = {}
@@ -401,5 +410,5 @@ def test_cuda_autocast_dtypes_follow_pytorchs_cuda_lists():
         warnings.simplefilter("ignore")
         with tandem.autocast("cuda"):
             for name in expected:
-                got[name] = str(_AUTOCAST_CASES[name](tandem).dtype).split(".")[-1]
+                got[name] = str(cases[name](tandem).dtype).split(".")[-1]
     assert got == expected
