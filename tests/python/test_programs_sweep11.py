@@ -375,6 +375,8 @@ _AUTOCAST_CASES = {
     "sparse float64": lambda t: t.sparse.mm(t.eye(3, dtype=t.float64).to_sparse(), t.ones(3, 2, dtype=t.float64)),
     "sparse mixed": lambda t: t.sparse.mm(t.eye(3).to_sparse(), t.ones(3, 2, dtype=t.bfloat16)),
     "tensordot": lambda t: t.tensordot(t.ones(2, 3), t.ones(3, 2), 1),
+    "embedding_bag bfloat16": lambda t: t.nn.functional.embedding_bag(t.tensor([[0, 1]]),
+                                                                      t.ones(3, 2, dtype=t.bfloat16)),
 }
 
 
@@ -399,12 +401,14 @@ def test_cuda_autocast_dtypes_follow_pytorchs_cuda_lists():
     cases = dict(_AUTOCAST_CASES, **{
         "tensordot mixed": lambda t: t.tensordot(t.ones(2, 3, dtype=low), t.ones(3, 2), 1),
         "cross mixed": lambda t: t.cross(t.ones(3), t.ones(3, dtype=low), dim=0),
+        "embedding_bag float16": lambda t: t.nn.functional.embedding_bag(t.tensor([[0, 1]]), t.ones(3, 2, dtype=low),
+                                                                        mode="mean"),
         "grid_sample mixed": lambda t: t.nn.functional.grid_sample(t.ones(1, 1, 2, 2), t.zeros(1, 1, 1, 2, dtype=low),
                                                                    align_corners=False)})
     expected = {"tensordot": "float32", "tensordot mixed": "float32", "cross mixed": "float32",
-                "grid_sample mixed": "float32", "addbmm": "float16", "baddbmm": "float16", "addmv": "float16", "addr": "float16",
-                "vecdot": "float16", "bilinear": "float32", "sparse.mm": "float16", "sparse.addmm": "float16",
-                "mv(sparse)": "float16", "csr @ dense": "float16", "sparse float64": "float64"}
+                "grid_sample mixed": "float32", "embedding_bag float16": "float16", "addbmm": "float16",
+                "baddbmm": "float16", "addmv": "float16", "addr": "float16", "vecdot": "float16", "bilinear": "float32",
+                "sparse.mm": "float16", "sparse.addmm": "float16", "mv(sparse)": "float16", "csr @ dense": "float16", "sparse float64": "float64"}
     got = {}
     with tandem.device("cuda"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
