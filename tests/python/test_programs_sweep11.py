@@ -408,7 +408,8 @@ def test_cuda_autocast_dtypes_follow_pytorchs_cuda_lists():
     expected = {"tensordot": "float32", "tensordot mixed": "float32", "cross mixed": "float32",
                 "grid_sample mixed": "float32", "embedding_bag float16": "float16", "addbmm": "float16",
                 "baddbmm": "float16", "addmv": "float16", "addr": "float16", "vecdot": "float16", "bilinear": "float32",
-                "sparse.mm": "float16", "sparse.addmm": "float16", "mv(sparse)": "float16", "csr @ dense": "float16", "sparse float64": "float64"}
+                "sparse.mm": "float16", "sparse.addmm": "float16", "mv(sparse)": "float16", "csr @ dense": "float16",
+                "sparse float64": "float64"}
     got = {}
     with tandem.device("cuda"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
