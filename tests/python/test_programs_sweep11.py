@@ -3,13 +3,15 @@ less-used parts of torch.nn, each program written once against a module called `
 tandem standing in for it, and their results compared. The programs live in sweep11_recommenders.py
 (factorization machine, two-tower retrieval, BPR, DeepFM over hashed features, NCF with MarginRankingLoss),
 sweep11_graphs.py (GCN on a sparse adjacency, GraphSAGE, GAT edge softmax, segment pooling, random walks, batched
-sparse graphs, SDDMM attention), sweep11_timeseries.py (TCN with weight_norm, LSTM with proj_size over samplers,
-seasonal decomposition, quantile and Gaussian forecasting under OneCycleLR/CyclicLR, N-BEATS under SequentialLR)
-and sweep11_tabular.py (entity embeddings with Bilinear, siamese matching, multi-label Rprop, Poisson regression
-under ReduceLROnPlateau, autoencoder anomaly scores, an optimizer zoo). The focused tests below cover what they
-found (docs/compat.md, "Program sweep 11"): sparse COO cat/stack/unsqueeze/zeros_like, Tensor.sparse_mask,
-torch.smm/hspmm, torch.sparse.sampled_addmm, Optimizer.load_state_dict keeping the saved tensors, and bilinear's
-batch-dimension message."""
+sparse graphs, SDDMM attention, Chebyshev convolution with PageRank), sweep11_timeseries.py (TCN with weight_norm,
+LSTM with proj_size over samplers, seasonal decomposition, quantile and Gaussian forecasting under OneCycleLR and
+CyclicLR, N-BEATS under SequentialLR, a RevIN/Time2Vec Transformer) and sweep11_tabular.py (entity embeddings
+with Bilinear, siamese matching, multi-label Rprop, Poisson regression under ReduceLROnPlateau, autoencoder
+anomaly scores, an optimizer zoo, a TabNet-style model). The focused tests below cover what they found
+(docs/compat.md, "Program sweep 11"): sparse COO cat/stack/unsqueeze/zeros_like/bmm, Tensor.sparse_mask,
+torch.smm/hspmm, torch.sparse.sampled_addmm, Optimizer.load_state_dict keeping the saved tensors, nn.Bilinear's
+checks, ModuleDict.update's checks, and the autocast dtypes of the products PyTorch lists (and of bilinear,
+tensordot, cross, grid_sample and embedding_bag)."""
 import io
 import warnings
 
