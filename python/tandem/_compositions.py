@@ -8,6 +8,7 @@ import operator
 import warnings
 
 from . import _C, _layouts
+from ._autocast import active as _amp_active, run as _amp_run
 from ._dim_args import _ints, _wrap_dim
 from ._memory_overlap import check_no_partial_overlap
 from ._out import CASTABLE, FOUND_DTYPE, STRUCTURED, call_with_out, with_out
@@ -401,6 +402,8 @@ def cross(input, other, dim=None, *, out=None):
         dim = next((d for d, s in enumerate(input.shape) if s == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")
+    if _amp_active():  # promoted by PyTorch's CUDA autocast
+        return _amp_run("cuda_promote", lambda a, b: cross(a, b, dim), input, other)
     if input.dim() != other.dim():
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     if input.dtype != other.dtype:

@@ -5,10 +5,12 @@ legacy linear-algebra spellings (pinverse, lu, lu_unpack), flat puts, frexp/ldex
 are made of do. install() also adds asarray/frombuffer/empty_strided (_creation_more.py) and the random fills
 (_random_fills.py), and only what tandem does not already have."""
 import collections
+import functools
 import math
 import warnings
 
 from . import _C, _compositions
+from ._autocast import active as _amp_active, run as _amp_run
 from ._compositions import _in_place, _name, _sizes_arg
 from ._dim_args import _wrap_dim
 from ._out import (CASTABLE, FOUND_DTYPE, MULTI_DOT_DTYPE, STRUCTURED, TENSORDOT_DTYPE, TENSORDOT_GRAD, call_with_out,
@@ -252,6 +254,8 @@ def _scaled_sum(input, product, beta, alpha, blas_alpha_zero=False):
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     if out is not None:
         return call_with_out("addr", addr, (input, vec1, vec2), {"beta": beta, "alpha": alpha}, out, CASTABLE)
+    if _amp_active():  # autocast-listed in PyTorch (cuda_lower): inputs cast, then run with autocast off
+        return _amp_run("cuda_lower", functools.partial(addr, beta=beta, alpha=alpha), input, vec1, vec2)
     for label, v in (("vec1", vec1), ("vec2", vec2)):
         if v.dim() != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {label}, but got {v.dim()}-D")
@@ -267,6 +271,8 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     if out is not None:
         return call_with_out("addmv", addmv, (input, mat, vec), {"beta": beta, "alpha": alpha}, out, STRUCTURED)
+    if _amp_active():  # autocast-listed in PyTorch (cuda_lower): inputs cast, then run with autocast off
+        return _amp_run("cuda_lower", functools.partial(addmv, beta=beta, alpha=alpha), input, mat, vec)
     if input.dim() > 1 or mat.dim() != 2 or vec.dim() != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.dim()}, {mat.dim()}, {vec.dim()}")
     if mat.shape[1] != vec.shape[0] or input.numel() not in (1, mat.shape[0]):
@@ -295,6 +301,8 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if out is not None:
         return call_with_out("addbmm", addbmm, (input, batch1, batch2), {"beta": beta, "alpha": alpha}, out,
                              "self and mat2 must have the same dtype, but got {out} and {result}", quiet_resize=True)
+    if _amp_active():  # autocast-listed in PyTorch (lower): inputs cast, then run with autocast off
+        return _amp_run("lower", functools.partial(addbmm, beta=beta, alpha=alpha), input, batch1, batch2)
     _check_batches(input, batch1, batch2, lambda p: (batch1.shape[1], p))
     if batch1.shape[0] != batch2.shape[0]:
         raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {batch1.shape[0]} and "
@@ -312,6 +320,8 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if out is not None:
         return call_with_out("baddbmm", baddbmm, (input, batch1, batch2), {"beta": beta, "alpha": alpha}, out,
                              STRUCTURED)
+    if _amp_active():  # autocast-listed in PyTorch (lower): inputs cast, then run with autocast off
+        return _amp_run("lower", functools.partial(baddbmm, beta=beta, alpha=alpha), input, batch1, batch2)
     _check_batches(input, batch1, batch2, lambda p: (batch1.shape[0], batch1.shape[1], p))
     if batch1.dtype != batch2.dtype:
         raise RuntimeError(f"expected scalar type {batch1.dtype._scalar_type_name} but found "

@@ -4,6 +4,7 @@ import math
 import string
 
 from . import _C
+from ._autocast import active as _amp_active, run as _amp_run
 from ._dim_args import _ints, _wrap_dim
 from ._out import TENSORDOT_DTYPE, TENSORDOT_GRAD, with_out
 
@@ -20,6 +21,10 @@ def _matmul_over(a, a_free, a_sum, b, b_sum, b_free):
 
 @with_out("tensordot", TENSORDOT_DTYPE, refuse_grad=False, grad_resize_error=TENSORDOT_GRAD)
 def tensordot(a, b, dims=2):
+    if _amp_active() and a.is_cuda and _C.is_autocast_enabled("cuda"):
+        # PyTorch's CUDA autocast promotes tensordot's inputs and runs it unlowered; under CPU autocast it is
+        # unlisted, so its inner product is lowered as mm is (no suspension here then)
+        return _amp_run("cuda_promote", lambda x, y: tensordot(x, y, dims), a, b)
     if not isinstance(dims, (tuple, list, Tensor, int)):
         raise RuntimeError("tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] "
                            f"containing two lists, but got dims={dims}")

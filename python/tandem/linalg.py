@@ -10,6 +10,7 @@ import math as _math
 import operator as _operator
 
 from . import _C
+from ._autocast import active as _amp_active, run as _amp_run
 
 from ._finfo import finfo as _finfo
 from ._multi_dot_checks import check_multi_dot as _check_multi_dot
@@ -430,7 +431,10 @@ def multi_dot(tensors):
 
 @with_out("linalg.vecdot", "linalg.vecdot: Expected out of dtype{result} but found {out}", grad_name="sum")
 def vecdot(x, y, *, dim=-1):
-    """sum(conj(x) * y) along dim (conj is the identity for real x)."""
+    """sum(conj(x) * y) along dim (conj is the identity for real x). Autocast-listed in PyTorch (lower precision
+    under CUDA and CPU autocast), so its inputs are cast as a product's are."""
+    if _amp_active():
+        return _amp_run("lower", lambda a, b: vecdot(a, b, dim=dim), x, y)
     return (_C.conj(x) * y).sum(dim)
 
 

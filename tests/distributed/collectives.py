@@ -4,6 +4,7 @@ tests/python/test_distributed.py launches it and turns each (check, device) into
 runs on all ranks in the same order (collectives must); a failing check records its traceback and the next
 one still runs, because every check ends with all ranks in step.
 """
+import copy
 import datetime
 import json
 import os
@@ -341,7 +342,9 @@ def zero_training(device, rank, world, steps, bucket_view=False, state=None):
     ref_opt = tandem.optim.Adam(reference.parameters(), lr=0.05, betas=(0.8, 0.9))
     if state is not None:
         opt.load_state_dict(state)
-        ref_opt.load_state_dict(state)
+        # a copy: load_state_dict keeps the loaded step tensors (PyTorch's rule), so two optimizers loaded from one
+        # dict would count their steps in the same tensors
+        ref_opt.load_state_dict(copy.deepcopy(state))
     train_side_by_side(ddp, opt, reference, ref_opt, x_all, y_all, rank, steps)
     return model, opt, reference, ref_opt
 

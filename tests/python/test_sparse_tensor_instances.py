@@ -69,6 +69,8 @@ def test_refusals_of_every_layout(device):
         for call, op in ((lambda: t.exp(), "exp"), (lambda: tandem.cat([t, t]), "cat"), (lambda: t.data_ptr(),
                          "data_ptr"), (lambda: t.tolist() if name == "SparseCsc" else t.view(9), None),
                          (lambda: tandem.stack([t]), "stack"), (lambda: t.untyped_storage(), "untyped_storage")):
+            if name == "Sparse" and op in ("cat", "stack"):
+                continue  # COO tensors have cat and stack (test_programs_sweep11.py)
             with pytest.raises((NotImplementedError, RuntimeError)) as info:
                 call()
             if op is not None:

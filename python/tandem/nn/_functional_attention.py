@@ -425,6 +425,10 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     empty bags give zeros; ``per_sample_weights`` scales each entry (mode='sum' only). Unlike PyTorch the picked
     rows are materialised (index_select, then index_add or a padded max), and ``sparse=True`` still gives a
     dense gradient (tandem has no sparse tensors)."""
+    if _amp_active():  # unlisted in PyTorch's autocast: its inner sum/mean must not turn the result into float32
+        return _amp_run("none", lambda *a: embedding_bag(*a, max_norm, norm_type, scale_grad_by_freq, mode, sparse,
+                                                          per_sample_weights, include_last_offset, padding_idx),
+                        input, weight, offsets)
     if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
         raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
                          f"must have the same shape as the input ({input.shape})")

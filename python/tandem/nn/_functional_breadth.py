@@ -4,6 +4,7 @@ import warnings
 
 import tandem
 
+from .._autocast import active as _amp_active, run as _amp_run
 from .parameter import untracked
 
 __all__ = ["bilinear", "rrelu", "rrelu_", "max_unpool1d", "max_unpool2d", "max_unpool3d", "channel_shuffle",
@@ -17,12 +18,15 @@ def _ntuple(value, n):
 
 
 def bilinear(input1, input2, weight, bias=None):
-    """y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o]."""
+    """y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o]. Under autocast it follows
+    PyTorch's lists (promote on CUDA, unlisted on the CPU): the einsum inside must not run in lower precision."""
+    if _amp_active():
+        return _amp_run("cuda_promote", bilinear, input1, input2, weight, bias)
     if input1.dim() != input2.dim():
         raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
-    if tuple(input1.shape[:-1]) != tuple(input2.shape[:-1]):
-        raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {list(input1.shape[:-1])} and "
-                           f"{list(input2.shape[:-1])}")
+    for dim, (a, b) in enumerate(zip(input1.shape[:-1], input2.shape[:-1])):  # PyTorch names the first mismatch
+        if a != b:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {dim}: got {a} and {b}")
     if weight.dim() != 3:
         raise RuntimeError(f"bilinear(): weight must be three-dimensional, but got {weight.dim()} dimensions")
     if input1.shape[-1] != weight.shape[1]:  # PyTorch's checks and words

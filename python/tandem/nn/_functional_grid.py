@@ -7,6 +7,8 @@ import warnings
 
 import tandem
 
+from .._autocast import active as _amp_active, run as _amp_run
+
 __all__ = ["affine_grid", "grid_sample"]
 
 _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
@@ -133,6 +135,9 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
+    if _amp_active():  # grid_sampler is promoted by PyTorch's CUDA autocast (one dtype for input and grid)
+        return _amp_run("cuda_promote", lambda x, g: grid_sample(x, g, mode, padding_mode, align_corners),
+                        input, grid)
     if input.device != grid.device:
         raise RuntimeError(f"grid_sampler(): expected input and grid to be on same device, but input is on "
                            f"{input.device} and grid is on {grid.device}")

@@ -343,11 +343,17 @@ def _checked_step(step):
 
 
 def _cast_state(param, key, value):
-    """State tensors take the parameter's dtype and device; `step` stays as it was saved (PyTorch's rule)."""
+    """State tensors take the parameter's dtype and device; `step` stays as it was saved (PyTorch's rule).
+    As in PyTorch, a saved tensor that already fits is kept itself, not copied: the optimizer then goes on updating
+    the loaded dict's tensors in place (resuming code that reads the checkpoint afterwards sees the new steps)."""
     if not isinstance(value, Tensor):
         return value
     if key == "step":
-        return value.clone()
+        return value
+    if (type(value) is Tensor and value.device == param.device
+            and (value.shape != param.shape or value.stride() == param.stride())
+            and (value.dtype == param.dtype or not param.is_floating_point())):
+        return value
     if value.shape == param.shape:  # in the parameter's memory format (channels-last state for such params)
         return tandem.empty_like(param, requires_grad=False).copy_(value)
     return _C._make_subclass(Tensor, value.to(device=param.device, dtype=param.dtype), False).clone()

@@ -5,7 +5,9 @@ size) constructors. tandem.sparse_coo_tensor, sparse_csr_tensor, Tensor.to_spars
 sparse paths of tandem.mm / matmul / addmm / spmm are installed into tandem by install(). docs/ops.md ("Sparse
 tensors") lists what a sparse tensor supports."""
 from .. import _C
-from . import _compressed_indices, _construct, _csc, _csr, _csr_construct, _legacy, _math, _mm_reduce, _mv, _select
+from . import (_compressed_indices, _construct, _csc, _csr, _csr_construct, _join, _legacy, _masked, _math, _mm_reduce,
+               _mv, _select)
+from . import _bmm  # after the layouts (_coo and _csr import each other through _construct)
 from ._coo import SparseCooTensor
 from ._csc import SparseCscTensor
 from ._invariants import check_sparse_tensor_invariants
@@ -137,6 +139,10 @@ def _mv_wrapper(dense_mv):
 
 SparseCooTensor.mv = SparseCsrTensor.mv = _mv.mv
 SparseCooTensor.index_select = _select.index_select
+SparseCooTensor.unsqueeze = _join.unsqueeze
+SparseCooTensor.bmm = _bmm.bmm
+SparseCooTensor.smm = _masked.smm  # PyTorch has Tensor.smm but no Tensor.hspmm
+sampled_addmm = _masked.sampled_addmm
 
 
 def _is_tensor(dense_is_tensor):
@@ -157,6 +163,8 @@ def install(namespace):
     namespace["sparse_coo_tensor"] = _construct.sparse_coo_tensor
     namespace["sparse_csr_tensor"] = _csr_construct.sparse_csr_tensor
     namespace["sparse_csc_tensor"] = _csc.sparse_csc_tensor
+    namespace["smm"], namespace["hspmm"] = _masked.smm, _masked.hspmm
+    Tensor.sparse_mask = _masked.sparse_mask
     for name in ("_convert_indices_from_coo_to_csr", "_convert_indices_from_csr_to_coo"):
         namespace[name] = getattr(_compressed_indices, name)  # PyTorch Geometric's index2ptr / ptr2index
     if _installed:
@@ -176,4 +184,4 @@ _LEGACY_TYPES = _legacy.legacy_types()
 globals().update(_LEGACY_TYPES)  # FloatTensor(indices, values, size), ... (Kipf's pygcn builds with them)
 
 __all__ = ["SparseCooTensor", "SparseCsrTensor", "SparseCscTensor", "check_sparse_tensor_invariants", "mm", "addmm",
-           "sum", "softmax", "log_softmax", "spdiags", *_LEGACY_TYPES]
+           "sum", "softmax", "log_softmax", "spdiags", "sampled_addmm", *_LEGACY_TYPES]

@@ -13,7 +13,7 @@ from .._layouts import sparse_csr, strided
 from .._legacy import _target_of_type_arg
 from .._size import Size
 from .._tensor_str import _add_suffixes, _options
-from . import _conversion_args, _coo, _math
+from . import _autocast, _conversion_args, _coo, _math
 from ._base import _SparseBase, is_dense, repr_part, wrap_dim
 from ._beta_warning import warn_csr_beta
 
@@ -300,6 +300,7 @@ def _operand(x):
 
 def mm(a, b):
     """csr @ dense -> dense; dense @ csr -> dense; csr @ csr -> csr (PyTorch's layouts)."""
+    a, b = _autocast.lower(a, b)
     if _is_csr(a) and is_dense(b):
         _check_csr_dense(a, b)
         return _math.sparse_dense_mm(as_coo(a), b)
@@ -327,6 +328,7 @@ def matmul(a, b):
 
 def addmm(input, mat1, mat2, beta=1, alpha=1):
     """beta * input + alpha * (mat1 @ mat2) for a CSR mat1 and dense input and mat2."""
+    input, mat1, mat2 = _autocast.lower(input, mat1, mat2)
     _math._check_dense_operand(input, "addmm", "input")
     _check_csr_dense(mat1, mat2)
     return _math.addmm(input, as_coo(mat1), mat2, beta, alpha)

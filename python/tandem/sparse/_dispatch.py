@@ -5,18 +5,20 @@ Every public function, Tensor method and operator hands a call with a sparse arg
 things happens:
 - the function was written for sparse operands (tandem.mm, matmul, addmm, spmm, mv, ...): its body runs as it
   ran before sparse tensors were Tensors;
+- tandem.cat / concat / concatenate / stack / zeros_like / empty_like: _join.py's sparse forms run;
 - the layout has a method of that name (tandem.abs(s) is s.abs(), tandem.sum(s, 0) is s.sum(0),
   tandem.add(dense, s) is s.__radd__(dense)): the method runs;
 - anything else raises PyTorch's NotImplementedError "Could not run 'aten::<op>' with arguments from the
   'SparseCPU' backend." with tandem's hint (what PyTorch says for an op without a sparse kernel)."""
 from .. import _C
+from . import _join
 from ._base import _SparseBase
 
 Tensor = _C.Tensor
 
 # tandem.<name> whose Python bodies take sparse operands themselves (sparse/__init__.py's install() wraps them).
 _SPARSE_AWARE_NAMES = ("mm", "spmm", "matmul", "addmm", "mv", "is_tensor", "sparse_coo_tensor", "sparse_csr_tensor",
-                       "sparse_csc_tensor")
+                       "sparse_csc_tensor", "smm", "hspmm")
 _sparse_aware = set()  # filled on first use: the public objects (builtin_function wrappers) of those names
 
 # func(dense, sparse) with no keywords as the sparse operand's reflected method: dense + s, tandem.add(dense, s),
@@ -32,6 +34,7 @@ def _aware():
 
         _sparse_aware.update(getattr(tandem, name) for name in _SPARSE_AWARE_NAMES if hasattr(tandem, name))
         _sparse_aware.add(tandem.nn.functional.linear)  # a sparse input goes through tandem.addmm / matmul
+        _sparse_aware.add(Tensor.sparse_mask)  # dense.sparse_mask(sparse mask): written for sparse masks
     return _sparse_aware
 
 
@@ -84,11 +87,21 @@ def torch_function(cls, func, types, args, kwargs):
         # The body itself, past the dispatching wrapper (calling func again would come back here); the dense ops
         # it runs on the parts still dispatch, so a sparse tensor that reached one would be refused, not read.
         return func.__wrapped__(*args, **kwargs)
+    joined = _join.FUNCTIONS.get(getattr(func, "__name__", None))
+    if joined is not None and _is_public(func):
+        return joined(*args, **kwargs)
     call = _as_method(func, args, kwargs)
     if call is not None:
         return call()
     sparse = _first_sparse(args, kwargs)
     raise sparse._refuse(_aten_name(func))
+
+
+def _is_public(func):
+    """func is tandem.<its name> (tandem.cat, not some other function of that name)."""
+    import tandem  # noqa: PLC0415  (this module is imported while tandem is being built)
+
+    return getattr(tandem, func.__name__, None) is func
 
 
 def _aten_name(func):

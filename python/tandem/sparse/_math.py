@@ -7,7 +7,7 @@ import numbers
 
 from .. import _C
 from .._creation import tensor
-from . import _coo
+from . import _autocast, _coo
 from ._base import is_dense, wrap_dim
 
 Tensor = _C.Tensor
@@ -210,6 +210,7 @@ def sparse_sparse_mm(a, b):
 
 def mm(a, b):
     """torch.mm / torch.sparse.mm / torch.spmm with a sparse operand."""
+    a, b = _autocast.lower(a, b)
     if _is_sparse(a):
         return sparse_sparse_mm(a, b) if _is_sparse(b) else sparse_dense_mm(a, b)
     _check_dense_operand(a, "mm", "input")
@@ -218,6 +219,7 @@ def mm(a, b):
 
 def matmul(a, b):
     """torch.matmul / @ with a sparse matrix: as mm, plus a dense vector as the other operand."""
+    a, b = _autocast.lower(a, b)
     if _is_sparse(a) and is_dense(b) and b.dim() == 1:
         return sparse_dense_mm(a, b.unsqueeze(1)).squeeze(1)
     if _is_sparse(b) and is_dense(a) and a.dim() == 1:
@@ -233,6 +235,7 @@ def matmul(a, b):
 
 def addmm(input, mat1, mat2, beta=1, alpha=1):
     """beta * input + alpha * (mat1 @ mat2) for a sparse mat1 and dense input and mat2."""
+    input, mat1, mat2 = _autocast.lower(input, mat1, mat2)
     _check_dense_operand(input, "addmm", "input")
     _check_sparse_dense(mat1, mat2, "addmm")
     shape = (mat1._size[0], mat2.shape[1])

@@ -2,7 +2,7 @@
 checks and messages for each layout, then the sparse @ dense product with the vector as a column (a dense vector,
 gradients to the values and the vector)."""
 from .. import _C
-from . import _math
+from . import _autocast, _math
 from ._base import is_dense
 from ._csr import SparseCsrTensor, matmul
 
@@ -33,6 +33,7 @@ def mv(input, vec):
     """input @ vec for a sparse matrix input and a dense vector vec."""
     if not isinstance(vec, Tensor):
         raise TypeError(f"mv(): argument 'vec' (position 2) must be Tensor, not {type(vec).__name__}")
+    input, vec = _autocast.lower(input, vec)  # PyTorch's sparse mv runs through autocast-listed addmm
     if isinstance(input, SparseCsrTensor):
         _check_csr(input, vec)
     else:

@@ -1,4 +1,5 @@
 """Containers: Sequential, ModuleList, ModuleDict."""
+import collections.abc
 import operator
 from collections import OrderedDict
 
@@ -198,6 +199,19 @@ class ModuleDict(Module):
         self._modules.clear()
 
     def update(self, modules):
-        items = modules.items() if hasattr(modules, "items") else modules
-        for key, module in items:
-            self[key] = module
+        """Adds (or replaces) the modules of a mapping, or of an iterable of (key, module) pairs, in their order;
+        anything else is PyTorch's TypeError / ValueError naming the offending element."""
+        if not isinstance(modules, collections.abc.Iterable):
+            raise TypeError(f"ModuleDict.update should be called with an iterable of key/value pairs, but got "
+                            f"{type(modules).__name__}")
+        if isinstance(modules, collections.abc.Mapping) or hasattr(modules, "items"):
+            for key, module in modules.items():
+                self[key] = module
+            return
+        for j, pair in enumerate(modules):
+            if not isinstance(pair, collections.abc.Iterable):  # PyTorch's words, its missing space included
+                raise TypeError(f"ModuleDict update sequence element #{j} should be Iterable; is"
+                                f"{type(pair).__name__}")
+            if len(pair) != 2:
+                raise ValueError(f"ModuleDict update sequence element #{j} has length {len(pair)}; 2 is required")
+            self[pair[0]] = pair[1]
