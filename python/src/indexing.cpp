@@ -125,7 +125,10 @@ class IndexParser {
     TANDEM_CHECK(specified <= self_.dim(), Index, "too many indices for tensor of dimension ", self_.dim(),
                  "\nhint: the tensor has shape ", self_.shape_str(), "; index at most ", self_.dim(),
                  " dims (None and ... add or skip dims without counting)");
-    for (Py_ssize_t i = 0; i < n; ++i) apply(items[i], specified);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      position_ = i;
+      apply(items[i], specified);
+    }
     return Parsed{result_, std::move(indices_), advanced_, uint8_mask_, tensor_items_ == 1 && uint8_mask_};
   }
 
@@ -140,12 +143,19 @@ class IndexParser {
     result_ = unsqueeze(result_, dim_);
     record(keep ? full(DimVector{1}, Scalar(int64_t{0}), DType::Int64) : empty(DimVector{0}, DType::Int64));
   }
+  // An integer index. PyTorch's out-of-bounds message names its position in the index (x[0, 7] is about
+  // dimension 1 of x), not the dim of the partly indexed result that it selects from.
+  void apply_int(int64_t index) {
+    if (dim_ < result_.dim()) {
+      const int64_t size = result_.sizes()[dim_];
+      TANDEM_CHECK(index >= -size && index < size, Index, "index ", index, " is out of bounds for dimension ",
+                   position_, " with size ", size);
+    }
+    result_ = select(result_, dim_, index);
+  }
   void apply_tensor(const Tensor& t) {
     if (t.dim() == 0 && is_mask(t)) return apply_bool(item(t).to_bool());
-    if (t.dim() == 0 && is_integral(t.dtype(), false)) {
-      result_ = select(result_, dim_, item(t).to_int());
-      return;
-    }
+    if (t.dim() == 0 && is_integral(t.dtype(), false)) return apply_int(item(t).to_int());
     ++tensor_items_;
     if (!is_mask(t)) return record(t);
     uint8_mask_ = uint8_mask_ || t.dtype() == DType::UInt8;
@@ -169,7 +179,7 @@ class IndexParser {
       return apply(data.ptr(), specified);
     }
     if (is_int_index(o) && !is_tensor(o)) {
-      result_ = select(result_, dim_, as_index_int(o));
+      apply_int(as_index_int(o));
     } else if (PySlice_Check(o)) {
       apply_slice(o);
     } else if (o == Py_None) {
@@ -196,6 +206,7 @@ class IndexParser {
   const Tensor& self_;
   Tensor result_;
   int64_t dim_ = 0;
+  Py_ssize_t position_ = 0;  // of the index being applied, in the index tuple
   std::vector<Tensor> indices_;
   bool advanced_ = false;
   int64_t tensor_items_ = 0;  // index tensors (and sequences) beyond 0-d ones

@@ -120,8 +120,13 @@ Tensor index_add_(const Tensor& x, int64_t dim, const Tensor& index, const Tenso
                "), for dim: ", dim);
   check_source_shape(s, dim, src);
   int64_t bad;
-  TANDEM_CHECK(index_in_range(index64, s.sizes()[dim], false, bad), Runtime, "index ", bad,
-               " is out of bounds for dimension ", dim, " with size ", s.sizes()[dim]);
+  if (!index_in_range(index64, s.sizes()[dim], false, bad)) {
+    // PyTorch's two messages: its kernel for a vector (or 0-dim) self checks as an embedding lookup does.
+    TANDEM_CHECK(x.dim() > 1, Index, "index out of range in self\nhint: index ", bad, " is outside [0, ",
+                 s.sizes()[dim], ")");
+    TANDEM_THROW(Runtime, "index ", bad, " is out of bounds for dimension ", dim, " with size ",
+                 s.sizes()[dim]);
+  }
   const bool unit = alpha.is_bool() ? alpha.to_bool() : alpha.to_double() == 1.0;
   return put_slices(x, dim, index64, unit ? source : to_dtype(mul(source, alpha), x.dtype()), true);
 }

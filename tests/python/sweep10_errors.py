@@ -250,9 +250,8 @@ def errors_raised_in_the_core(torch, device):
 
 PROGRAMS = [shape_errors, index_errors, autograd_errors, loss_function_errors, module_and_grad_mistakes]
 NEEDS_CPP = {
-    errors_raised_in_the_core: "needs C++: x[0, 7] names dimension 0 where PyTorch names 1 (src/ops/indexing.cpp "
-                               "counts dimensions after the first integer index is applied); index_add_ out of "
-                               "range is a RuntimeError, PyTorch's IndexError 'index out of range in self' "
-                               "(src/ops/index_select.cpp); an in-place write to a view made under no_grad is not "
-                               "refused (views carry no creation-mode flag, src/ops/view.cpp)",
+    errors_raised_in_the_core: "needs C++: an in-place write to a view made under no_grad is not refused (views "
+                               "carry no creation-mode flag, src/ops/view.cpp; tandem's views made under no_grad "
+                               "also have no _base). Its x[0, 7] dimension and index_add_ IndexError are fixed "
+                               "(test_programs_sweep10.py::test_index_errors_name_what_pytorch_names)",
 }

@@ -281,3 +281,31 @@ def test_generator_pickle_has_pytorchs_shape():
     want_fn, want_args, want_state = torch.Generator().manual_seed(3).__reduce__()
     assert fn is tandem.Generator and args == (tandem.device("cpu"),) and want_args == (torch.device("cpu"),)
     assert state[:2] == want_state[:2] == (3, None)
+
+
+# ---- fixed in C++ after the sweep (python/src/indexing.cpp, src/ops/index_select.cpp) -----------------------
+INDEX_ERRORS = {
+    "second_int": lambda L, x: x[0, 7],
+    "negative_second": lambda L, x: x[1, -4],
+    "first_int": lambda L, x: x[5, 0],
+    "after_slice": lambda L, x: x[:, 7],
+    "after_ellipsis": lambda L, x: x.view(2, 3, 1)[..., 9],
+    "after_none": lambda L, x: x.view(2, 3, 1)[None, 1, 5],
+    "third": lambda L, x: x.view(2, 3, 1)[0, 1, 5],
+    "tensor_int": lambda L, x: x[0, L.tensor(3)],
+    "setitem": lambda L, x: x.__setitem__((1, 3), 0),
+    "index_add_vector": lambda L, x: L.zeros(3).index_add_(0, L.tensor([4]), L.ones(1)),
+    "index_add_negative": lambda L, x: L.zeros(3).index_add_(0, L.tensor([-1]), L.ones(1)),
+    "index_add_function": lambda L, x: L.index_add(L.zeros(3), 0, L.tensor([3]), L.ones(1)),
+    "index_add_matrix": lambda L, x: L.zeros(3, 2).index_add_(1, L.tensor([2]), L.ones(3, 1)),
+}
+
+
+@pytest.mark.parametrize("case", list(INDEX_ERRORS), ids=list(INDEX_ERRORS))
+def test_index_errors_name_what_pytorch_names(case):
+    with pytest.raises(Exception) as theirs:
+        INDEX_ERRORS[case](torch, torch.arange(6).view(2, 3))
+    with pytest.raises(Exception) as ours:
+        INDEX_ERRORS[case](tandem, tandem.arange(6).view(2, 3))
+    assert type(ours.value).__name__ == type(theirs.value).__name__
+    assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
