@@ -7,21 +7,7 @@ Each program takes the library as `torch` and a device and returns plain Python 
 test_programs_sweep10.py)."""
 import numpy as np
 
-
-def _builtin_class(exc):
-    return next(c for c in type(exc).__mro__ if c.__module__ == "builtins").__name__
-
-
-def _error(call):
-    try:
-        call()
-    except Exception as exc:  # what users catch: the builtin class (tandem raises subclasses of it)
-        return [_builtin_class(exc), str(exc).split("\n")[0]]
-    return None
-
-
-def _dt(t):
-    return str(t.dtype)
+from sweep10_common import dtype_name as _dt, error_of as _error
 
 
 # ---- division: / is true division, // floors, div(rounding_mode=), remainder versus fmod with negatives ---------

@@ -9,18 +9,7 @@ import warnings
 
 import numpy as np
 
-
-def _builtin_class(exc):
-    return next(c for c in type(exc).__mro__ if c.__module__ == "builtins").__name__
-
-
-def _error(call):
-    try:
-        call()
-    except Exception as exc:
-        # a CUDA tensor's type is named torch.cuda.FloatTensor; the reference run is on the CPU
-        return [_builtin_class(exc), str(exc).split("\n")[0].replace(".cuda.", ".")]
-    return None
+from sweep10_common import error_of as _error
 
 
 # ---- shape errors: matmul/mm/bmm, cat, view, broadcasting, Linear and Conv2d inputs, einsum, index_select ------

@@ -9,21 +9,7 @@ import warnings
 
 import numpy as np
 
-
-def _builtin_class(exc):
-    return next(c for c in type(exc).__mro__ if c.__module__ == "builtins").__name__
-
-
-def _error(call):
-    try:
-        call()
-    except Exception as exc:  # what users catch: the builtin class (tandem raises subclasses of it)
-        return [_builtin_class(exc), str(exc).split("\n")[0]]
-    return None
-
-
-def _dt(t):
-    return str(t.dtype)
+from sweep10_common import dtype_name as _dt, error_of as _error
 
 
 # ---- the bridge: from_numpy/numpy() share memory, views too; as_tensor, tensor() copies; dtypes both ways -------

@@ -7,17 +7,7 @@ Each program takes the library as `torch` and a device and returns plain Python 
 test_programs_sweep10.py)."""
 import numpy as np
 
-
-def _builtin_class(exc):
-    return next(c for c in type(exc).__mro__ if c.__module__ == "builtins").__name__
-
-
-def _error(call):
-    try:
-        call()
-    except Exception as exc:  # the builtin class users catch (tandem raises subclasses) and the first line
-        return [_builtin_class(exc), str(exc).split("\n")[0]]
-    return None
+from sweep10_common import error_of as _error
 
 
 # ---- view versus reshape: strides, contiguity, storage sharing, the messages of a bad view ------------------------
