@@ -1,6 +1,8 @@
 #include "ops/layout.h"
 
+#include <algorithm>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "ops/copy.h"
