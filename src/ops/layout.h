@@ -1,7 +1,6 @@
 // The memory layouts of new tensors, as PyTorch chooses them (its preserve_format): a result keeps its
 // inputs' order of dimensions in memory instead of always being row-major. x.t() + 1, x.t().clone(),
-// x.t().float() and the elementwise results of a channels_last tensor come out with the strides PyTorch gives
-// them (so
+// x.t().float() and the elementwise results of a channels_last tensor come out with PyTorch's strides (so
 // `.stride()`, `.is_contiguous()` and whether `.view()` works agree), and an op over a transposed tensor
 // walks its memory in order.
 #pragma once

@@ -309,3 +309,36 @@ def test_index_fill_and_copy_refuse_an_index_on_another_device(layout):
         assert str(e.value).startswith("Expected all tensors to be on the same device, but found at least two "
                                        "devices, cuda:0 and cpu!")
         assert f"in {op}, {operand} is on cpu" in str(e.value)
+
+
+def test_layouts_of_empty_tensors_with_huge_dims_match_pytorch():
+    """An expanded empty tensor's dense strides overflow int64: the result falls back to row-major, whose
+    strides raise PyTorch's error, or keeps PyTorch's strides where they fit."""
+    cases = [lambda L: L.zeros(0, 1, 1).expand(0, 2**40, 2**30) + 1,
+             lambda L: L.zeros(0, 1, 1).expand(0, 2**40, 2**30).permute(2, 0, 1).exp(),
+             lambda L: L.zeros(1, 1, 1, 1).expand(0, 2**40, 2**20, 2**10).contiguous(),
+             lambda L: L.empty_like(L.zeros(1, 1, 0, 1).expand(2**40, 2**20, 0, 2**10))]
+    for case in cases:
+        outcomes = []
+        for lib in (torch, tandem):
+            try:
+                r = case(lib)
+                outcomes.append((tuple(r.shape), r.stride()))
+            except RuntimeError as e:
+                outcomes.append(str(e).splitlines()[0])
+        assert outcomes[0] == outcomes[1]
+
+
+def test_lay_out_fresh_refuses_what_it_cannot_relayout():
+    """The *_like factories' helper (python/src/tensor.cpp) only re-lays a fresh row-major tensor densely."""
+    x = tandem.zeros(3, 4)
+    with pytest.raises(RuntimeError, match="one stride per dim"):
+        tandem._C._lay_out_fresh(x, [1])
+    with pytest.raises(RuntimeError, match="fresh row-major tensor"):
+        tandem._C._lay_out_fresh(x.t(), [1, 3])
+    with pytest.raises(RuntimeError, match="lay the tensor out densely"):
+        tandem._C._lay_out_fresh(x, [1, 1])
+    assert x.stride() == (4, 1)  # left as it was
+    tandem._C._lay_out_fresh(x, [1, 3])
+    assert x.stride() == (1, 3) and tandem._C._preserved_strides(x) == (1, 3)
+    assert tandem._C._preserved_strides(tandem.zeros(3, 4)) is None
