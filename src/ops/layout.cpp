@@ -145,18 +145,21 @@ DimVector elementwise_strides(IntArrayRef shape, std::initializer_list<const Ten
   // PyTorch's fast cases first, when every operand has the result's shape (a Python number is a 0-dim operand
   // there): all contiguous gives row-major, all channels-last (4 dims; its iterator does not look for the
   // 5-dim form) gives channels-last, all dense with one set of strides gives those strides.
-  bool same_shape = true, contiguous = true, channels_last = ndim == 4, same_strides = true;
+  // The contiguous case (most ops) costs a shape compare and a flag per input.
+  bool same_shape = true, contiguous = true;
   for (const Tensor* t : inputs) {
-    same_shape &= t && t->sizes() == shape;
-    if (!same_shape) break;
-    contiguous &= t->is_contiguous();
-    channels_last &= is_channels_last_contiguous(*t);
-    same_strides &= t->strides() == (*inputs.begin())->strides();
+    same_shape = same_shape && t && t->sizes() == shape;
+    contiguous = contiguous && same_shape && t->is_contiguous();
   }
+  if (contiguous) return {};
   if (same_shape) {
-    if (contiguous) return {};
-    if (channels_last) return channels_last_strides(shape);
     const Tensor& first = **inputs.begin();
+    bool channels_last = ndim == 4, same_strides = true;
+    for (const Tensor* t : inputs) {
+      channels_last = channels_last && is_channels_last_contiguous(*t);
+      same_strides = same_strides && t->strides() == first.strides();
+    }
+    if (channels_last) return channels_last_strides(shape);
     if (same_strides && is_non_overlapping_and_dense(first)) return first.strides();
   }
   bool all_row_major = true;
