@@ -113,6 +113,20 @@ MethodFastPath method_fast_path(std::string_view name);
 
 nb::object wrap(Tensor t);
 
+// Inside a catch block of a C slot (no nanobind call around it): sets the Python error that the exception in
+// flight becomes, as nanobind's translation of a binding's exception would (python/src/errors.cpp).
+void set_error_from_exception(const std::exception_ptr& p) noexcept;
+
+// The implementations behind Tensor's operators, called by the bound methods and by the direct type slots
+// (python/src/operator_slots.cpp). getitem/setitem: indexing.cpp; the arithmetic operators: elementwise.cpp
+// (NotImplemented for an operand they do not understand; `self` of the in-place form is returned).
+enum class ArithmeticOperator { Add, Sub, Mul, TrueDiv };
+Tensor tensor_getitem(const Tensor& self, nb::handle index);
+void tensor_setitem(const Tensor& self, nb::handle index, nb::handle value);
+nb::object tensor_operator(ArithmeticOperator op, const Tensor& self, nb::handle other, bool reflected);
+nb::object tensor_inplace_operator(ArithmeticOperator op, nb::handle self, nb::handle other);
+void init_operator_slots(nb::module_& m);
+
 void init_errors(nb::module_& m);
 void init_complex(nb::module_& m);
 void init_numpy_arg_names(nb::module_& m);

@@ -270,7 +270,32 @@ nb::object unary_function(const Tensor& x, nb::handle out, const char* name) {
   return nb::borrow(out);
 }
 
+const BinaryFns& arithmetic_fns(ArithmeticOperator op) {
+  switch (op) {
+    case ArithmeticOperator::Add:
+      return add_fns;
+    case ArithmeticOperator::Sub:
+      return sub_fns;
+    case ArithmeticOperator::Mul:
+      return mul_fns;
+    case ArithmeticOperator::TrueDiv:
+      break;
+  }
+  return div_fns;
+}
+
 }  // namespace
+
+nb::object tensor_operator(ArithmeticOperator op, const Tensor& self, nb::handle other, bool reflected) {
+  return apply(arithmetic_fns(op), self, other, reflected);
+}
+
+nb::object tensor_inplace_operator(ArithmeticOperator op, nb::handle self, nb::handle other) {
+  static constexpr const char* names[] = {"__iadd__", "__isub__", "__imul__", "__itruediv__"};
+  const char* name = names[static_cast<int>(op)];
+  nb::object r = apply_inplace(arithmetic_fns(op), self_tensor(self, name), other);
+  return r.is(Py_NotImplemented) ? r : nb::borrow(self);
+}
 
 // `result` written into out= (PyTorch's rules from ops/out_arg.h and its warning when an out with elements is
 // resized), or returned as is without out.

@@ -140,34 +140,78 @@ void init_errors(nb::module_& m) {
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
-    } catch (const Error& e) {
-      raise(e);
     } catch (const nb::python_error&) {
       throw;  // a Python exception on its way through C++: nanobind restores it
     } catch (const nb::builtin_exception&) {
       throw;  // nb::type_error and friends: nanobind maps them
-    } catch (const std::bad_alloc&) {
-      PyErr_SetString(error_types().oom.ptr(),
-                      "out of memory: a host allocation failed\nhint: use smaller tensors");
-    } catch (const std::length_error&) {  // a std container asked for more than it can hold
-      PyErr_SetString(error_types().oom.ptr(),
-                      "out of memory: a size too large to allocate was requested\nhint: use smaller tensors");
-    } catch (
-        const std::bad_cast&) {  // nanobind's cast_error: a Python value that did not convert in a binding
-      PyErr_SetString(
-          PyExc_TypeError,
-          "an argument could not be converted to the type the function takes (an integer outside "
-          "the 64-bit range, or an object of the wrong type)\nhint: check the types and ranges of "
-          "the arguments");
-    }
-    // No C++ library message ("std::...") reaches Python: anything else that escaped is a tandem bug.
-    catch (const std::exception& e) {
-      PyErr_Format(PyExc_RuntimeError,
-                   "internal error in tandem (%s)\nhint: this is a bug in tandem; please report it with the "
-                   "code that raised it",
-                   e.what());
+    } catch (...) {
+      set_error_from_exception(std::current_exception());
     }
   });
+}
+
+void set_error_from_exception(const std::exception_ptr& p) noexcept {
+  try {
+    std::rethrow_exception(p);
+  } catch (const Error& e) {
+    raise(e);
+  } catch (nb::python_error& e) {
+    e.restore();
+  } catch (const nb::builtin_exception& e) {
+    PyObject* type = PyExc_RuntimeError;
+    switch (e.type()) {
+      case nb::exception_type::stop_iteration:
+        type = PyExc_StopIteration;
+        break;
+      case nb::exception_type::index_error:
+        type = PyExc_IndexError;
+        break;
+      case nb::exception_type::key_error:
+        type = PyExc_KeyError;
+        break;
+      case nb::exception_type::value_error:
+        type = PyExc_ValueError;
+        break;
+      case nb::exception_type::type_error:
+        type = PyExc_TypeError;
+        break;
+      case nb::exception_type::buffer_error:
+        type = PyExc_BufferError;
+        break;
+      case nb::exception_type::import_error:
+        type = PyExc_ImportError;
+        break;
+      case nb::exception_type::attribute_error:
+        type = PyExc_AttributeError;
+        break;
+      default:
+        break;
+    }
+    PyErr_SetString(type, e.what());
+  } catch (const std::bad_alloc&) {
+    PyErr_SetString(error_types().oom.ptr(),
+                    "out of memory: a host allocation failed\nhint: use smaller tensors");
+  } catch (const std::length_error&) {  // a std container asked for more than it can hold
+    PyErr_SetString(error_types().oom.ptr(),
+                    "out of memory: a size too large to allocate was requested\nhint: use smaller tensors");
+  } catch (const std::bad_cast&) {  // nanobind's cast_error: a Python value that did not convert in a binding
+    PyErr_SetString(PyExc_TypeError,
+                    "an argument could not be converted to the type the function takes (an integer outside "
+                    "the 64-bit range, or an object of the wrong type)\nhint: check the types and ranges of "
+                    "the arguments");
+  }
+  // No C++ library message ("std::...") reaches Python: anything else that escaped is a tandem bug.
+  catch (const std::exception& e) {
+    PyErr_Format(PyExc_RuntimeError,
+                 "internal error in tandem (%s)\nhint: this is a bug in tandem; please report it with the "
+                 "code that raised it",
+                 e.what());
+  } catch (...) {
+    PyErr_SetString(
+        PyExc_RuntimeError,
+        "internal error in tandem (an unknown C++ exception)\nhint: this is a bug in tandem; please "
+        "report it with the code that raised it");
+  }
 }
 
 }  // namespace tandem::py

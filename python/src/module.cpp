@@ -49,5 +49,6 @@ NB_MODULE(_C, m) {
   init_complex(m);
   init_builtin_function(m);
   init_torch_function(m);
+  init_operator_slots(m);
   init_numpy_arg_names(m);  // last: it adds overloads to the functions and methods defined above
 }

@@ -155,6 +155,8 @@ PyObject* call_with_torch_function(PyObject* public_api, PyObject* function, PyO
   return result;
 }
 
+bool torch_function_idle() { return threads_off_default.load(std::memory_order_relaxed) == 0; }
+
 PyObject* call_with_torch_function_modes(PyObject* public_api, PyObject* function, PyObject* const* args,
                                          size_t nargsf, PyObject* kwnames) {
   if (threads_off_default.load(std::memory_order_relaxed) == 0 || !dispatch_state.modes_active())

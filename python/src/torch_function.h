@@ -17,4 +17,9 @@ PyObject* call_with_torch_function(PyObject* public_api, PyObject* function, PyO
 PyObject* call_with_torch_function_modes(PyObject* public_api, PyObject* function, PyObject* const* args,
                                          size_t nargsf, PyObject* kwnames);
 
+// True while every thread is in the default dispatch state (no TorchFunctionMode entered, subclass dispatch
+// not disabled): then a call whose operands are all plain (tandem.Tensor itself, Python numbers, None, ...)
+// dispatches to no __torch_function__, and may skip the wrappers (operator_slots.cpp). One relaxed load.
+bool torch_function_idle();
+
 }  // namespace tandem::py

@@ -142,6 +142,9 @@ _builtin_functions.install(globals())  # last: the Python-level functions are ne
 device.__module__ = dtype.__module__ = __name__
 from . import fx  # noqa: E402,F401  (after the wrappers: FX records the public functions)
 from . import export  # noqa: E402,F401  (torch.export: traces with FX)
+# Last, when Tensor's operator methods are final: x[i], x[i] = v and + - * / (in place too) on plain operands
+# call their implementations from the type's slots (python/src/operator_slots.cpp).
+_C._install_operator_slots()
 
 
 def __getattr__(name):
