@@ -244,6 +244,9 @@ void init_tensor(nb::module_& m) {
     for (int64_t s : strides) out.append(s);
     return nb::tuple(out);
   });
+  // PyTorch's suggest_memory_format() == channels_last(_3d): what the ops whose results follow their input's
+  // memory format ask (tandem/_layouts.py's follow_input_layout for the Python-level ones).
+  m.def("_suggests_channels_last", [](const Tensor& t) { return suggests_channels_last(t); });
   // Gives a fresh row-major tensor (a *_like factory's result) the dense strides _preserved_strides chose, in
   // place: the same memory, its dims in another order, so no view and no copy.
   m.def("_lay_out_fresh", [](const Tensor& t, const std::vector<int64_t>& strides) {

@@ -140,6 +140,27 @@ def _target_order(t, fmt):
     return _ORDERS.get(fmt)
 
 
+def follow_input_layout(out, *likes):
+    """out laid out channels-last (channels_last_3d for 5 dims) when one of `likes` of out's rank suggests it
+    (PyTorch's suggest_memory_format), as PyTorch's padding, interpolation, group norm, 3-d and transposed
+    convolution, 3-d and adaptive max pooling, shuffle and unpooling results are; else out itself. The
+    Python-level ops compute row-major and copy once here (the C++ ones do the same: ops/layout.h)."""
+    rank = out.dim()
+    if rank not in (4, 5) or not any(
+            isinstance(t, Tensor) and t.dim() == rank and _C._suggests_channels_last(t) for t in likes):
+        return out
+    order, sizes, strides, step = _ORDERS[channels_last if rank == 4 else channels_last_3d], tuple(out.shape), \
+        [0] * rank, 1
+    for d in reversed(order):  # PyTorch's channels-last strides, size-1 dims included (what its empty() gives)
+        strides[d] = step
+        step *= sizes[d]
+    if out.stride() == tuple(strides):
+        return out
+    laid_out = Tensor.new_empty(out, sizes)
+    _C._lay_out_fresh(laid_out, strides)
+    return laid_out.copy_(out)  # with out's history, when it has one
+
+
 _original = {}
 
 

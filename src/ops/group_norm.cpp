@@ -11,6 +11,7 @@
 #include "ops/batch_norm.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "ops/layout.h"
 #include "ops/reduce.h"
 #include "ops/view.h"
 
@@ -153,6 +154,7 @@ std::array<Tensor, 3> native_group_norm(const Tensor& input_, const Tensor& weig
     kernels.batch_norm_elemt(view(out, geometry), Tensor(), Tensor(), view(input, geometry),
                              per_sample_channel(mean, n, group, channels), scale, shift);
   }
+  out = in_memory_format_of({&input_}, out);  // channels-last in, channels-last out, as PyTorch's
   if (record)
     autograd::record_group_norm(input_, weight, bias, mean, rstd, group, eps,
                                 mixed ? DType::Float32 : input.dtype(), out);

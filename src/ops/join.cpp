@@ -8,6 +8,7 @@
 #include "kernels/tensor_iterator.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "ops/layout.h"
 #include "ops/type_promotion.h"
 #include "ops/view.h"
 
@@ -85,7 +86,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
                  "elements along dim ",
                  dim, " together");
   }
-  Tensor out = empty(shape, dtype, ref->device());
+  Tensor out = empty_joined(shape, dtype, ref->device(), tensors);
   int64_t offset = 0;
   for (const Tensor& t : tensors) {
     if (is_legacy_empty(t)) continue;

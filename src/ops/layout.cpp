@@ -205,6 +205,17 @@ bool suggests_channels_last(const Tensor& t) {
   return true;
 }
 
+Tensor empty_joined(IntArrayRef shape, DType dtype, Device device, const std::vector<Tensor>& inputs) {
+  bool channels_last = shape.size() == 4 || shape.size() == 5;
+  for (const Tensor& t : inputs)  // cat's legacy empty inputs (1-d, no elements) do not count, as in PyTorch
+    channels_last = channels_last && ((t.dim() == 1 && t.numel() == 0) || suggests_channels_last(t));
+  if (channels_last) {
+    DimVector strides = channels_last_strides(shape);
+    if (!strides.empty()) return empty_laid_out(shape, strides, dtype, device);
+  }
+  return empty(shape, dtype, device);
+}
+
 Tensor in_memory_format_of(std::initializer_list<const Tensor*> likes, const Tensor& t) {
   bool channels_last = false;
   for (const Tensor* like : likes) channels_last |= like->dim() == t.dim() && suggests_channels_last(*like);

@@ -5,6 +5,7 @@
 // walks its memory in order.
 #pragma once
 #include <initializer_list>
+#include <vector>
 
 #include "core/tensor.h"
 
@@ -36,6 +37,10 @@ Tensor empty_elementwise(IntArrayRef shape, DType dtype, Device device,
 // 5 dims, N D H W C), with its rules for the ambiguous cases (size-1 dims default to row-major). The ops
 // whose results follow their input's memory format (convolution, batch norm, pooling) ask this.
 bool suggests_channels_last(const Tensor& t);
+
+// cat's result: channels-last when every one of `inputs` suggests it (PyTorch's rule for joins: the inputs'
+// shared memory format), else row-major.
+Tensor empty_joined(IntArrayRef shape, DType dtype, Device device, const std::vector<Tensor>& inputs);
 
 // t (a fresh row-major result) copied into the channels-last layout when one of `likes` suggests it (and has
 // t's rank), else t itself.

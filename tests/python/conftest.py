@@ -56,3 +56,16 @@ def needs_fft_library(request):
     device = request.getfixturevalue("device") if "device" in request.fixturenames else "cpu"
     if not tandem._C._fft_library(device) and request.node.originalname != "test_built_without_fft_library":
         pytest.skip(f"tandem was built without an FFT library for {device}")
+
+
+@pytest.fixture(autouse=True)
+def _pytorch_distribution_validation_restored():
+    """Importing torch._dynamo (PyTorch's eager flex_attention, torch.compile) turns PyTorch's distribution
+    argument validation off for the whole process; a later reference run in the same worker (a Categorical's
+    log_prob of an out-of-range value) would then behave differently. Restored after every test."""
+    import sys  # noqa: PLC0415
+    torch = sys.modules.get("torch")
+    saved = torch.distributions.Distribution._validate_args if torch and hasattr(torch, "distributions") else None
+    yield
+    if saved is not None:
+        torch.distributions.Distribution.set_default_validate_args(saved)

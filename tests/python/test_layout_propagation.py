@@ -342,3 +342,69 @@ def test_lay_out_fresh_refuses_what_it_cannot_relayout():
     tandem._C._lay_out_fresh(x, [1, 3])
     assert x.stride() == (1, 3) and tandem._C._preserved_strides(x) == (1, 3)
     assert tandem._C._preserved_strides(tandem.zeros(3, 4)) is None
+
+
+# Ops whose results follow a channels-last input (or weight) in PyTorch: joins, padding, interpolation, group
+# norm, 3-d and transposed convolutions, max pooling in 3-d and adaptive 2-d, the shuffles and unpooling (and
+# those that stay row-major: circular padding, instance norm, average pooling in 3-d, a cat of mixed layouts).
+def _cl(lib, x):
+    return x.contiguous(memory_format=lib.channels_last if x.dim() == 4 else lib.channels_last_3d)
+
+
+def _pooled(lib, x):
+    return lib.nn.functional.max_pool2d(x, 2, return_indices=True)
+
+
+FOLLOWING_OPS = {
+    "cat_dim1": (4, lambda lib, F, x: lib.cat([x, x * 2], 1)),
+    "cat_dim0": (4, lambda lib, F, x: lib.cat([x, x], 0)),
+    "cat_mixed": (4, lambda lib, F, x: lib.cat([x, x.contiguous()], 1)),
+    "cat_5d": (5, lambda lib, F, x: lib.cat([x, x], 2)),
+    "pad_constant": (4, lambda lib, F, x: F.pad(x, (1, 1, 2, 0), value=3.0)),
+    "pad_last_dim": (4, lambda lib, F, x: F.pad(x, (2, 1))),
+    "pad_reflect": (4, lambda lib, F, x: F.pad(x, (1, 1, 1, 1), mode="reflect")),
+    "pad_replicate_5d": (5, lambda lib, F, x: F.pad(x, (1, 1, 1, 1, 1, 1), mode="replicate")),
+    "pad_circular": (4, lambda lib, F, x: F.pad(x, (1, 1, 1, 1), mode="circular")),
+    "nearest": (4, lambda lib, F, x: F.interpolate(x, scale_factor=2)),
+    "bilinear": (4, lambda lib, F, x: F.interpolate(x, size=(7, 5), mode="bilinear", align_corners=True)),
+    "bicubic": (4, lambda lib, F, x: F.interpolate(x, scale_factor=1.5, mode="bicubic")),
+    "antialias": (4, lambda lib, F, x: F.interpolate(x, size=(2, 3), mode="bilinear", antialias=True)),
+    "trilinear": (5, lambda lib, F, x: F.interpolate(x, scale_factor=2, mode="trilinear")),
+    "area": (4, lambda lib, F, x: F.interpolate(x, size=(2, 2), mode="area")),
+    "group_norm": (4, lambda lib, F, x: F.group_norm(x, 2)),
+    "group_norm_5d": (5, lambda lib, F, x: F.group_norm(x, 1)),
+    "instance_norm": (4, lambda lib, F, x: F.instance_norm(x)),
+    "conv3d": (5, lambda lib, F, x: F.conv3d(x, lib.ones(2, 4, 2, 2, 2, device=x.device) / 8)),
+    "conv_transpose2d": (4, lambda lib, F, x: F.conv_transpose2d(x, lib.ones(4, 2, 3, 3, device=x.device) / 9, stride=2)),
+    "conv_transpose3d": (5, lambda lib, F, x: F.conv_transpose3d(x, lib.ones(4, 2, 2, 2, 2, device=x.device) / 8)),
+    "max_pool3d": (5, lambda lib, F, x: F.max_pool3d(x, 2, return_indices=True)),
+    "avg_pool3d": (5, lambda lib, F, x: F.avg_pool3d(x, 2)),
+    "adaptive_max_pool2d": (4, lambda lib, F, x: F.adaptive_max_pool2d(x, (2, 3), return_indices=True)),
+    "adaptive_max_pool3d": (5, lambda lib, F, x: F.adaptive_max_pool3d(x, 2)),
+    "pixel_shuffle": (4, lambda lib, F, x: F.pixel_shuffle(x, 2)),
+    "pixel_unshuffle": (4, lambda lib, F, x: F.pixel_unshuffle(x, 2)),
+    "channel_shuffle": (4, lambda lib, F, x: F.channel_shuffle(x, 2)),
+    "channel_shuffle_5d": (5, lambda lib, F, x: F.channel_shuffle(x, 2)),
+    "max_unpool2d": (4, lambda lib, F, x: F.max_unpool2d(*_pooled(lib, x), 2)),
+    "upsample_module": (4, lambda lib, F, x: lib.nn.Upsample(scale_factor=2, mode="bilinear")(x)),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("op", list(FOLLOWING_OPS), ids=list(FOLLOWING_OPS))
+def test_ops_following_a_channels_last_input_match_pytorch(op, device):
+    rank, fn = FOLLOWING_OPS[op]
+    shape = (2, 4, 4, 6) if rank == 4 else (2, 4, 4, 4, 6)
+    data = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
+    results = []
+    for lib, dev in ((torch, "cpu"), (tandem, device)):
+        x = _cl(lib, lib.tensor(data).to(dev)).requires_grad_()
+        out = fn(lib, lib.nn.functional, x)
+        outs = out if isinstance(out, tuple) else (out,)
+        outs[0].float().pow(2).sum().backward()
+        results.append([(o.stride(), o.detach().cpu().numpy()) for o in outs] + [x.grad.cpu().numpy()])
+    theirs, ours = results
+    for (their_strides, their_values), (our_strides, our_values) in zip(theirs[:-1], ours[:-1]):
+        assert our_strides == their_strides
+        np.testing.assert_allclose(our_values, their_values, rtol=2e-5, atol=2e-5)
+    np.testing.assert_allclose(ours[-1], theirs[-1], rtol=2e-4, atol=2e-4)  # the input's gradient

@@ -34,16 +34,6 @@ NEEDS_CPP = {**sweep7_pipelines.NEEDS_CPP, **sweep7_training.NEEDS_CPP}
 _reference = {}
 
 
-@pytest.fixture(autouse=True)
-def _keep_pytorch_distribution_validation():
-    """PyTorch's eager flex_attention turns distribution argument validation off for the whole process (through
-    torch._dynamo); later reference runs in the same worker (test_programs_sweeputil_loop's Categorical) expect
-    PyTorch's default back."""
-    saved = torch.distributions.Distribution._validate_args
-    yield
-    torch.distributions.Distribution.set_default_validate_args(saved)
-
-
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("program", program_params(PROGRAMS, NEEDS_CPP))
 def test_program_matches_pytorch(program, device):

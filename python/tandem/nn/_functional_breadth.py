@@ -5,6 +5,7 @@ import warnings
 import tandem
 
 from .._autocast import active as _amp_active, run as _amp_run
+from .._layouts import follow_input_layout
 from .parameter import untracked
 
 __all__ = ["bilinear", "rrelu", "rrelu_", "max_unpool1d", "max_unpool2d", "max_unpool3d", "channel_shuffle",
@@ -117,7 +118,8 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
-    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2)
+    # channels-last in, channels-last out, as PyTorch's (its max_unpool3d is row-major either way)
+    return follow_input_layout(_max_unpool(input, indices, kernel_size, stride, padding, output_size, 2), input)
 
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
@@ -135,7 +137,7 @@ def channel_shuffle(input, groups):
     if c % groups != 0:
         raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
     n, rest = input.shape[0], list(input.shape[2:])
-    return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)
+    return follow_input_layout(input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest), input)
 
 
 native_channel_shuffle = channel_shuffle

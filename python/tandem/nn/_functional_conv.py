@@ -14,6 +14,7 @@ import tandem
 
 from .. import _C
 from .._autocast import active as _amp_active, run as _amp_run
+from .._layouts import follow_input_layout
 from ._functional_layers import pad
 from .functional import adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_with_indices, relu
 
@@ -184,7 +185,8 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """3-D convolution over (N, C, D, H, W): one conv2d over the gathered depth windows."""
-    return _convolution("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
+    return follow_input_layout(_convolution("conv3d", 3, input, weight, bias, stride, padding, dilation, groups),
+                               input, weight)
 
 
 def _check_transposed_sizes(x, weight, stride, padding, output_padding, dilation):
@@ -251,13 +253,15 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    return _conv_transpose("conv_transpose2d", 2, input, weight, bias, stride, padding, output_padding, groups,
-                           dilation)
+    out = _conv_transpose("conv_transpose2d", 2, input, weight, bias, stride, padding, output_padding, groups,
+                          dilation)
+    return follow_input_layout(out, input, weight)
 
 
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    return _conv_transpose("conv_transpose3d", 3, input, weight, bias, stride, padding, output_padding, groups,
-                           dilation)
+    out = _conv_transpose("conv_transpose3d", 3, input, weight, bias, stride, padding, output_padding, groups,
+                          dilation)
+    return follow_input_layout(out, input, weight)
 
 
 # ------------------------------------------------------------------------------------------- unfold and fold
@@ -518,7 +522,7 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     shape = (n, c, depth) + tuple(planes.shape[2:])
     positions = _window_positions(depth, out[0], k[0], s[0], p[0], d[0], x.device)
     values, indices = _windowed_max(planes.reshape(shape), 2, positions, plane_index.reshape(shape), h * w)
-    return _unbatch(values, batched), _unbatch(indices, batched)
+    return follow_input_layout(_unbatch(values, batched), input), follow_input_layout(_unbatch(indices, batched), input)
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
@@ -629,7 +633,8 @@ def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
-    return _adaptive_max("adaptive_max_pool2d", input, _output_sizes(output_size, input, 2), 2)
+    values, indices = _adaptive_max("adaptive_max_pool2d", input, _output_sizes(output_size, input, 2), 2)
+    return follow_input_layout(values, input), follow_input_layout(indices, input)
 
 
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
@@ -898,7 +903,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         else:
             taps = _linear_taps(in_size, out_size, scale, align_corners, mode == "bicubic", input.device)
         out = _resample(out, 2 + i, *taps)
-    return out
+    return follow_input_layout(out, input)
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

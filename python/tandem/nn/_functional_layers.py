@@ -13,6 +13,7 @@ import tandem
 from .. import _C
 from .._autocast import active as _amp_active, run as _amp_run
 from .functional import _LARGEST, _softmax_dim
+from .._layouts import follow_input_layout
 from .parameter import untracked
 
 __all__ = [
@@ -93,7 +94,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     shape = _channel_shape(input)
     _require_floating(input, "batch_norm")  # PyTorch runs instance_norm through batch_norm
     if use_input_stats and running_mean is None and running_var is None:  # InstanceNorm's default
-        return _C._group_norm(input, c, weight, bias, eps)  # a group per channel (ops/group_norm.h)
+        # a group per channel (ops/group_norm.h); row-major like PyTorch's result, whatever input's layout
+        return _C._group_norm(input.contiguous(), c, weight, bias, eps)
     if use_input_stats:
         dims = list(range(2, input.dim()))
         mean = input.mean(dim=dims, keepdim=True)
@@ -359,7 +361,7 @@ def pad(input, pad, mode="constant", value=None):
         raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
                            f"padding length {len(pad)} and input of dimension {input.dim()}")
     if mode == "constant":
-        return _constant_pad(input, pad, 0 if value is None else value)
+        return follow_input_layout(_constant_pad(input, pad, 0 if value is None else value), input)
     if value is not None and value != 0:
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     k = len(pad) // 2
@@ -373,7 +375,7 @@ def pad(input, pad, mode="constant", value=None):
     out = input
     for dim, left, right in _padded_dims(input, pad):
         out = tandem.index_select(out, dim, _source_index(input.size(dim), left, right, mode, input.device))
-    return out
+    return out if mode == "circular" else follow_input_layout(out, input)  # PyTorch's circular one is row-major
 
 
 _pad = pad  # pad() by another name, for its autocast hook (inside it the argument `pad` hides the function)
@@ -396,7 +398,7 @@ def pixel_shuffle(input, upscale_factor):
     b = len(batch)
     x = input.reshape(batch + [c // (r * r), r, r, h, w])
     x = x.permute(list(range(b)) + [b, b + 3, b + 1, b + 4, b + 2])
-    return x.reshape(batch + [c // (r * r), h * r, w * r])
+    return follow_input_layout(x.reshape(batch + [c // (r * r), h * r, w * r]), input)
 
 
 def pixel_unshuffle(input, downscale_factor):
@@ -416,7 +418,7 @@ def pixel_unshuffle(input, downscale_factor):
     b = len(batch)
     x = input.reshape(batch + [c, h // r, r, w // r, r])
     x = x.permute(list(range(b)) + [b, b + 2, b + 4, b + 1, b + 3])
-    return x.reshape(batch + [c * r * r, h // r, w // r])
+    return follow_input_layout(x.reshape(batch + [c * r * r, h // r, w // r]), input)
 
 
 def _dtype_name(dtype):
