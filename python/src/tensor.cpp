@@ -109,8 +109,15 @@ bool to_scalar(nb::handle h, Scalar& out, bool allow_uint64) {
     out = Scalar(complex<double>(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)));
     return true;
   }
-  // NumPy scalars (np.int64, np.float32, np.bool_) act like the Python number they hold.
+  // NumPy scalars (np.int64, np.float32) act like the Python number they hold; np.bool_ like a float, as
+  // PyTorch's argument parser reads it (int64_tensor * np.bool_(True) is float32, full((2,), np.True_) too).
   PyTypeObject* tp = Py_TYPE(o);
+  if (std::strcmp(tp->tp_name, "numpy.bool") == 0 || std::strcmp(tp->tp_name, "numpy.bool_") == 0) {
+    const int truth = PyObject_IsTrue(o);
+    if (truth < 0) throw nb::python_error();
+    out = Scalar(truth ? 1.0 : 0.0);
+    return true;
+  }
   if (tp->tp_name && std::strncmp(tp->tp_name, "numpy.", 6) == 0 && nb::hasattr(h, "item") &&
       nb::hasattr(h, "dtype") && nb::cast<int>(h.attr("ndim")) == 0 &&
       std::strcmp(tp->tp_name, "numpy.ndarray") != 0) {

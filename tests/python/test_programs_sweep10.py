@@ -309,3 +309,37 @@ def test_index_errors_name_what_pytorch_names(case):
         INDEX_ERRORS[case](tandem, tandem.arange(6).view(2, 3))
     assert type(ours.value).__name__ == type(theirs.value).__name__
     assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
+
+
+# ---- fixed in C++ after the sweep (python/src/tensor.cpp, to_scalar) ---------------------------------------------
+# PyTorch's argument parser reads NumPy's bool scalar as a float wherever a Number is taken.
+NUMPY_BOOL = {
+    "int_times": lambda L, b: L.tensor([1, 2]) * b,
+    "reflected": lambda L, b: b * L.tensor([1, 2]),
+    "add_method": lambda L, b: L.tensor([1, 2]).add(b),
+    "add_function": lambda L, b: L.add(L.tensor([1, 2]), b),
+    "bool_tensor_times": lambda L, b: L.tensor([True, False]) * b,
+    "float_plus": lambda L, b: L.tensor([1.5]) + b,
+    "power": lambda L, b: L.tensor([1, 2]) ** b,
+    "full": lambda L, b: L.full((2,), b),
+    "fill_int": lambda L, b: L.zeros(2, dtype=L.int64).fill_(b),
+    "where": lambda L, b: L.where(L.tensor([True, False]), L.tensor([1, 2]), b),
+    "clamp": lambda L, b: L.tensor([1, 2]).clamp(b),
+    "eq": lambda L, b: L.tensor([1, 0]) == b,
+    "scalar_tensor": lambda L, b: L.scalar_tensor(b),
+    "tensor_of_list": lambda L, b: L.tensor([b, b]),
+    "tensor_of_floats": lambda L, b: L.tensor([1.0, b]),
+    "in_place_refused": lambda L, b: L.tensor([1, 2]).add_(b),
+}
+
+
+@pytest.mark.parametrize("case", list(NUMPY_BOOL), ids=list(NUMPY_BOOL))
+def test_numpy_bool_is_a_float_operand_as_in_pytorch(case):
+    def run(lib):
+        try:
+            r = NUMPY_BOOL[case](lib, np.bool_(True))
+        except Exception as e:  # noqa: BLE001  (the outcome is compared)
+            return type(e).__name__, str(e).splitlines()[0]
+        return str(r.dtype).split(".")[1], r.tolist()
+
+    assert run(tandem) == run(torch)
