@@ -41,11 +41,16 @@ nb::object not_implemented() { return nb::borrow(Py_NotImplemented); }
 
 // NumPy arrays take part in arithmetic as CPU tensors sharing their memory (as in PyTorch), so `t + a` and,
 // thanks to __array_priority__, `a + t` both give tensors. Returns an undefined tensor for anything else.
-Tensor array_operand(nb::handle other) {
-  PyTypeObject* tp = Py_TYPE(other.ptr());
-  if (!tp->tp_name || std::strcmp(tp->tp_name, "numpy.ndarray") != 0) return Tensor();
-  static nb::handle as_tensor = nb::object(nb::module_::import_("tandem").attr("as_tensor")).release();
-  return nb::cast<Tensor>(as_tensor(other));
+bool is_ndarray(nb::handle h) {
+  const char* name = Py_TYPE(h.ptr())->tp_name;
+  return name && std::strcmp(name, "numpy.ndarray") == 0;
+}
+
+// PyTorch's parser refuses an ndarray where a Tensor or a Number goes (its operators return NotImplemented,
+// so NumPy computes `t * arr` with its own promotion and __array_wrap__ makes the result a tensor).
+[[noreturn]] void refuse_ndarray(const char* name, int position) {
+  TANDEM_THROW(Type, name, "(): argument 'other' (position ", position,
+               ") must be Tensor, not numpy.ndarray\nhint: convert it first: tandem.as_tensor(arr)");
 }
 
 // self <op> other, with other a tensor, a number or an ndarray; NotImplemented otherwise so Python tries the
@@ -56,11 +61,7 @@ nb::object apply(const BinaryFns& f, const Tensor& self, nb::handle other, bool 
     return wrap(reflected ? f.tt(o, self) : f.tt(self, o));
   }
   Scalar s;
-  if (!to_scalar(other, s, true)) {
-    Tensor a = array_operand(other);
-    if (!a.defined()) return not_implemented();
-    return wrap(reflected ? f.tt(a, self) : f.tt(self, a));
-  }
+  if (!to_scalar(other, s, true)) return not_implemented();
   return wrap(reflected ? f.st(s, self) : f.ts(self, s));
 }
 
@@ -129,9 +130,9 @@ nb::object apply_out(const BinaryFns& f, nb::handle a, nb::handle b, nb::handle 
   check_number_not_first(f, a);
   if (is_tensor(a)) {
     const Tensor& ta = as_tensor_ref(a);
-    Tensor tb = is_tensor(b) ? as_tensor_ref(b) : array_operand(b);
-    if (tb.defined()) {
-      f.tt_out(ta, tb, out_argument(out, f.name));
+    if (is_ndarray(b)) refuse_ndarray(f.name, 2);
+    if (is_tensor(b)) {
+      f.tt_out(ta, as_tensor_ref(b), out_argument(out, f.name));
       return nb::borrow(out);
     }
     Scalar s;
@@ -152,6 +153,7 @@ nb::object apply_function(const BinaryFns& f, nb::handle a, nb::handle b, bool m
   check_tensor_operands(f, a, b, method);
   check_number_not_first(f, a);
   if (is_tensor(a)) {
+    if (is_ndarray(b)) refuse_ndarray(f.name, method ? 1 : 2);
     nb::object r = apply(f, as_tensor_ref(a), b, false);
     TANDEM_CHECK(!r.is(Py_NotImplemented), Type, f.name,
                  "(): argument 'other' must be Tensor or Number, not ", nb::inst_name(b).c_str());
@@ -249,6 +251,7 @@ nb::object alpha_method(const BinaryFns& f, const Tensor& self, nb::handle b, nb
 nb::object alpha_method_inplace(const BinaryFns& f, const char* name, nb::handle self, nb::handle b,
                                 nb::handle alpha) {
   const Tensor& t = self_tensor(self, name);
+  if (is_ndarray(b)) refuse_ndarray(name, 1);
   nb::object r = apply_inplace(f, t, nb::cast(scaled_other(name, t, b, alpha)));
   TANDEM_CHECK(!r.is(Py_NotImplemented), Type, name, "(): argument 'other' must be Tensor or Number");
   return nb::borrow(self);
@@ -401,6 +404,7 @@ void init_elementwise(nb::module_& m) {
   tensor.def(#name "_",                                                                                      \
              returning_self(#name "_",                                                                       \
                             [](const Tensor& a, nb::handle b) {                                              \
+                              if (is_ndarray(b)) refuse_ndarray(#name "_", 1);                               \
                               nb::object r = apply_inplace(name##_fns, a, b);                                \
                               TANDEM_CHECK(!r.is(Py_NotImplemented), Type,                                   \
                                            #name "_(): argument 'other' must be Tensor or Number, not ",     \
@@ -543,7 +547,16 @@ void init_elementwise(nb::module_& m) {
   tensor.def(                                                                              \
       "__" py "__", [](const Tensor& a, nb::handle b) { return apply(fns, a, b, false); }, \
       nb::arg("other").none());
-  TANDEM_COMPARE("eq", eq_fns)
+  // `t == arr` alone takes an ndarray as PyTorch's __eq__ does (a bool tensor); `t != arr`, `t < arr`, ...
+  // are NotImplemented there, so NumPy's or Python's own comparison decides.
+  tensor.def(
+      "__eq__",
+      [](const Tensor& a, nb::handle b) {
+        if (!is_ndarray(b)) return apply(eq_fns, a, b, false);
+        static nb::handle as_tensor = nb::object(nb::module_::import_("tandem").attr("as_tensor")).release();
+        return apply(eq_fns, a, as_tensor(b), false);
+      },
+      nb::arg("other").none());
   TANDEM_COMPARE("ne", ne_fns)
   TANDEM_COMPARE("lt", lt_fns)
   TANDEM_COMPARE("le", le_fns)

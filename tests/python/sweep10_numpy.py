@@ -167,10 +167,5 @@ def numpy_operands_in_arithmetic(torch, device):
     return found
 
 
-PROGRAMS = [numpy_bridge, numpy_scalars_with_tensors, numpy_first_pipeline]
-NEEDS_CPP = {
-    numpy_operands_in_arithmetic: "needs C++: the bound operators take an ndarray operand as a tensor where "
-                                  "PyTorch's refuse it (t.add(arr) and arr * t are TypeErrors; t * arr falls back to "
-                                  "NumPy, whose float64 result comes back as a tensor). Its np.bool_ part is fixed "
-                                  "(test_programs_sweep10.py::test_numpy_bool_is_a_float_operand_as_in_pytorch)",
-}
+PROGRAMS = [numpy_bridge, numpy_scalars_with_tensors, numpy_first_pipeline, numpy_operands_in_arithmetic]
+NEEDS_CPP = {}
