@@ -499,7 +499,52 @@ def adaptive_softmax_lm(torch, device):
             "head": list(lm.asm.head.weight.shape), "tail0": [list(p.shape) for p in lm.asm.tail[0].parameters()]}
 
 
+# ---- a sentence encoder trained, then run for inference on a padded batch (PyTorch's nested-tensor path) -------
+def sentence_encoder_inference(torch, device):
+    nn, F = torch.nn, torch.nn.functional
+    rules, table = _train_bpe(_CORPUS, 8)
+    seqs = [torch.tensor(_encode(t, rules, table)) for t in _CORPUS]
+    ids = nn.utils.rnn.pad_sequence(seqs, batch_first=True).to(device)
+    pad = ids == 0
+    labels = torch.tensor([int("dog" in t) for t in _CORPUS], device=device)
+
+    class Encoder(nn.Module):
+        def __init__(self, vocab, d=16):
+            super().__init__()
+            self.emb = nn.Embedding(vocab, d, padding_idx=0)
+            layer = nn.TransformerEncoderLayer(d, 2, 32, dropout=0.0, batch_first=True)
+            self.encoder = nn.TransformerEncoder(layer, 2, norm=nn.LayerNorm(d))
+            self.cls = nn.Linear(d, 2)
+
+        def forward(self, x, padding):
+            h = self.encoder(self.emb(x), src_key_padding_mask=padding)
+            return self.cls(h.mean(dim=1)), h  # averages the padded positions too, as many scripts do
+
+    model = Encoder(len(table) + 2).to(device)
+    init_from_numpy(torch, model, 1391)
+    with torch.no_grad():
+        model.encoder.norm.bias.fill_(0.1)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    for _ in range(4):
+        loss = F.cross_entropy(model(ids, pad)[0], labels)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    model.eval()
+    with torch.no_grad():
+        logits, h = model(ids, pad)
+        float_pad = torch.zeros(pad.shape, device=device).masked_fill(pad, float("-inf"))
+        logits_float = model(ids, float_pad)[0]
+        shuffled = pad.roll(1, dims=1)  # padding no longer at the end: PyTorch keeps the padded batch
+        logits_shuffled = model(ids, shuffled)[0]
+    train_logits = model.train()(ids, pad)[0]
+    return {"loss": round(loss.item(), 4), "nested": model.encoder.use_nested_tensor,
+            "eval": _rounded(logits.flatten(), 4), "float_mask": _rounded(logits_float.flatten(), 4),
+            "padded_rows": _rounded(h[pad][:2].flatten(), 4), "shuffled": _rounded(logits_shuffled.flatten(), 4),
+            "train": _rounded(train_logits.detach().flatten(), 4)}
+
+
 PROGRAMS = [bpe_embedding_classifier, transformer_copy_task, multihead_attention_options, bert_mlm_masking,
             t5_relative_position_bias, sampling_filters, rope_complex, annotated_label_smoothing_noam,
-            adaptive_softmax_lm]
+            adaptive_softmax_lm, sentence_encoder_inference]
 NEEDS_CPP = {}

@@ -1,0 +1,134 @@
+"""The twelfth program sweep: reinforcement learning, NLP written from scratch and scientific computing with the math
+namespaces, each program written once against a module called `torch`, run with PyTorch and with tandem standing in
+for it, and their results compared. The programs live in sweep12_rl.py (PPO with GAE, A2C, SAC with a tanh-squashed
+Normal, REINFORCE with a baseline, TD3, C51, prioritized replay, a dueling n-step DQN), sweep12_nlp.py (a BPE
+tokenizer, an nn.Transformer copy task, MultiheadAttention's options, BERT masking, T5 buckets, sampling filters,
+RoPE with complex numbers, the Annotated Transformer's label smoothing, an adaptive softmax LM, a sentence encoder
+run for inference) and sweep12_science.py (batched linalg, FFT spectral methods, torch.special, Newton solvers with
+torch.autograd.functional, MCMC, statistics, einsum networks, quadrature, complex signals). The focused tests below
+cover what they found (docs/compat.md, "Program sweep 12")."""
+import warnings
+
+import numpy as np
+import pytest
+
+import sweep12_nlp
+import sweep12_rl
+import sweep12_science
+import tandem
+from test_programs_sweeputil import DEFAULT_TOLERANCE, assert_same_results, compare_with_pytorch, program_params
+
+torch = pytest.importorskip("torch")
+
+DEVICES = ["cpu"] + (["cuda"] if tandem.cuda.is_available() else [])
+PROGRAMS = sweep12_rl.PROGRAMS + sweep12_nlp.PROGRAMS + sweep12_science.PROGRAMS
+NEEDS_CPP = {**sweep12_rl.NEEDS_CPP, **sweep12_nlp.NEEDS_CPP, **sweep12_science.NEEDS_CPP}
+_reference = {}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("program", program_params(PROGRAMS, NEEDS_CPP))
+def test_program_matches_pytorch(program, device):
+    compare_with_pytorch(program, device, _reference, DEFAULT_TOLERANCE)
+
+
+def _outcome(call):
+    """A call's result as plain values, or its error type and message (without tandem's hint line)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return "ok", _plain(call())
+        except Exception as exc:  # the error type and message are what is compared
+            return type(exc).__name__, str(exc).split("\nhint:")[0]
+
+
+def _plain(result):
+    if isinstance(result, (list, tuple)):
+        return [_plain(r) for r in result]
+    if hasattr(result, "detach") and hasattr(result, "dtype"):
+        values = result.detach().cpu()
+        return [str(values.dtype).split(".")[-1], list(values.shape),
+                np.asarray(values.tolist(), dtype=float).tolist()]
+    return result
+
+
+def _same(make, device):
+    """make(lib, device) gives the same outcome with tandem on `device` as with PyTorch on the CPU."""
+    assert_same_results(list(_outcome(lambda: make(tandem, device))), list(_outcome(lambda: make(torch, "cpu"))),
+                        DEFAULT_TOLERANCE)
+
+
+def _seeded(lib, module, seed=0):
+    rng = np.random.default_rng(seed)
+    with lib.no_grad():
+        for p in module.parameters():
+            p.copy_(lib.tensor(rng.uniform(-0.4, 0.4, tuple(p.shape)), dtype=p.dtype))
+    return module
+
+
+_X = np.random.default_rng(12).standard_normal((3, 5, 8)).astype(np.float32)
+_LEFT_ALIGNED = [[False] * 5, [False, False, True, True, True], [False, False, False, False, True]]
+_NOT_ALIGNED = [[False] * 5, [False, True, False, True, True], [True, False, False, False, False]]
+_ALL_PADDED = [[True] * 5, [False, False, True, True, True], [False] * 5]
+
+
+# ---- TransformerEncoder: PyTorch's nested-tensor inference path returns zeros at padded positions ------------
+def _encoder(lib, device, norm=True, **kwargs):
+    layer = lib.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=kwargs.pop("batch_first", True),
+                                           **{k: kwargs.pop(k) for k in list(kwargs) if k in ("norm_first",)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        encoder = lib.nn.TransformerEncoder(layer, 2, norm=lib.nn.LayerNorm(8) if norm else None, **kwargs)
+    _seeded(lib, encoder)
+    return encoder.to(device)
+
+
+def _run_encoder(lib, device, padding, *, train=False, grad=False, mask=None, float_mask=False, fastpath=True,
+                 **kwargs):
+    encoder = _encoder(lib, device, **kwargs).train(train)
+    pad = lib.tensor(padding, device=device)
+    if float_mask:
+        pad = lib.zeros(pad.shape, device=device).masked_fill(pad, float("-inf"))
+    x = lib.tensor(_X, device=device)
+    lib.backends.mha.set_fastpath_enabled(fastpath)
+    try:
+        with lib.set_grad_enabled(grad):
+            return [encoder(x, src_key_padding_mask=pad, mask=mask), encoder.use_nested_tensor]
+    finally:
+        lib.backends.mha.set_fastpath_enabled(True)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", [
+    dict(padding=_LEFT_ALIGNED),
+    dict(padding=_LEFT_ALIGNED, norm=False),
+    dict(padding=_LEFT_ALIGNED, float_mask=True),
+    dict(padding=_ALL_PADDED, norm=False),  # a fully padded sequence comes out as zeros, not NaN
+    dict(padding=_NOT_ALIGNED),  # mask_check: padding not at the end keeps the padded batch
+    dict(padding=_NOT_ALIGNED, mask_check=False, norm=False),  # unchecked: each sequence's first `length` tokens
+    dict(padding=_LEFT_ALIGNED, train=True),
+    dict(padding=_LEFT_ALIGNED, grad=True),
+    dict(padding=_LEFT_ALIGNED, fastpath=False),
+    dict(padding=_LEFT_ALIGNED, enable_nested_tensor=False),
+    dict(padding=_LEFT_ALIGNED, norm_first=True),
+    dict(padding=_LEFT_ALIGNED, batch_first=False),
+], ids=lambda c: "-".join(f"{k}={v if k != 'padding' else id(v) % 7}" for k, v in c.items()))
+def test_transformer_encoder_inference_with_padding_matches_pytorch(case, device):
+    _same(lambda lib, dev: _run_encoder(lib, dev, **case), device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_transformer_encoder_with_an_attention_mask_keeps_the_padded_batch(device):
+    _same(lambda lib, dev: _run_encoder(lib, dev, _LEFT_ALIGNED, mask=lib.nn.Transformer.generate_square_subsequent_mask(
+        5, device=dev)), device)
+
+
+def test_transformer_encoder_nested_path_keeps_real_positions_exact():
+    """Positions that are not padding are the padded-batch forward's values; only the padding becomes zero."""
+    encoder = _encoder(tandem, "cpu", norm=False).eval()
+    x, pad = tandem.tensor(_X), tandem.tensor(_LEFT_ALIGNED)
+    with tandem.no_grad():
+        nested = encoder(x, src_key_padding_mask=pad)
+    padded = encoder(x, src_key_padding_mask=pad).detach()  # grad enabled: PyTorch's padded path
+    assert tandem.equal(nested[~pad], padded[~pad])
+    assert (nested[pad] == 0).all() and (padded[pad] != 0).any()
