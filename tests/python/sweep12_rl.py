@@ -495,6 +495,138 @@ def dueling_nstep_dqn(torch, device):
             "qmax": _rounded(greedy.values, 4)}
 
 
+# ---- evolution strategies: antithetic perturbations of a flat parameter vector, rank-shaped fitness ----------
+def evolution_strategies(torch, device):
+    nn = torch.nn
+    from_vec, to_vec = nn.utils.vector_to_parameters, nn.utils.parameters_to_vector
+    rng = np.random.default_rng(1281)
+    policy = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 1)).to(device)
+    init_from_numpy(torch, policy, 1282)
+    states = torch.tensor(rng.standard_normal((20, 3)), dtype=torch.float32, device=device)
+    target = torch.sin(states.sum(1, keepdim=True))
+
+    @torch.no_grad()
+    def fitness(vec):
+        from_vec(vec, policy.parameters())
+        return -(policy(states) - target).pow(2).mean()
+
+    theta = to_vec(policy.parameters()).detach().clone()
+    n_params, pop, sigma, lr = theta.numel(), 6, 0.05, 0.1
+    history = []
+    for gen in range(5):
+        eps = torch.tensor(rng.standard_normal((pop, n_params)), dtype=torch.float32, device=device)
+        eps = torch.cat([eps, -eps])  # antithetic pairs
+        scores = torch.stack([fitness(theta + sigma * e) for e in eps])
+        ranks = scores.argsort().argsort().float()  # centred ranks in [-0.5, 0.5]
+        shaped = ranks / (2 * pop - 1) - 0.5
+        theta += lr / (2 * pop * sigma) * (shaped @ eps)
+        history.append(round(fitness(theta).item(), 5))
+    from_vec(theta, policy.parameters())
+    return {"n_params": n_params, "history": history, "ranks": ranks.tolist(),
+            "vec_roundtrip": bool(torch.equal(to_vec(policy.parameters()), theta)),
+            "weight_version": policy[0].weight.is_leaf}
+
+
+# ---- a policy-distribution zoo: Beta for bounded actions, mixtures, low-rank Gaussians, KL penalties ---------
+def policy_distribution_zoo(torch, device):
+    nn = torch.nn
+    D = torch.distributions
+    rng = np.random.default_rng(1291)
+    obs = torch.tensor(rng.standard_normal((16, 4)), dtype=torch.float32, device=device)
+    actions01 = torch.tensor(rng.uniform(0.05, 0.95, (16, 2)), dtype=torch.float32, device=device)
+    head = nn.Linear(4, 4 + 3 + 3 * 2 * 2).to(device)
+    init_from_numpy(torch, head, 1292)
+    opt = torch.optim.Adam(head.parameters(), lr=1e-2)
+    out = []
+    for step in range(4):
+        h = head(obs)
+        ab = nn.functional.softplus(h[:, :4]) + 1.0
+        beta = D.Independent(D.Beta(ab[:, :2], ab[:, 2:]), 1)
+        mix_logits = h[:, 4:7]
+        means = h[:, 7:13].view(16, 3, 2)
+        log_scales = h[:, 13:19].view(16, 3, 2).clamp(-2, 1)
+        gmm = D.MixtureSameFamily(D.Categorical(logits=mix_logits),
+                                  D.Independent(D.Normal(means, log_scales.exp()), 1))
+        loss = -(beta.log_prob(actions01).mean() + gmm.log_prob(actions01 * 2 - 1).mean())
+        loss = loss - 0.01 * beta.entropy().mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        out.append(round(loss.item(), 4))
+    prior = D.Independent(D.Beta(torch.ones(16, 2, device=device), torch.ones(16, 2, device=device)), 1)
+    lowrank = D.LowRankMultivariateNormal(torch.zeros(3, device=device),
+                                          torch.tensor([[0.5], [0.2], [-0.4]], device=device),
+                                          torch.tensor([1.0, 0.5, 0.8], device=device))
+    full = D.MultivariateNormal(torch.zeros(3, device=device), covariance_matrix=lowrank.covariance_matrix)
+    probe = torch.tensor([[0.3, -0.2, 0.5]], device=device)
+    cat_old = D.Categorical(logits=mix_logits.detach())
+    cat_new = D.Categorical(logits=mix_logits.detach() + 0.1 * torch.arange(3.0, device=device))
+    return {"losses": out, "kl_beta_prior": round(D.kl_divergence(beta, prior).mean().item(), 4),
+            "beta_mean": _rounded(beta.mean[0], 4), "gmm_mean": _rounded(gmm.mean[0], 4),
+            "gmm_var": _rounded(gmm.variance[0], 4),
+            "lowrank_vs_full": [round(lowrank.log_prob(probe).item(), 5), round(full.log_prob(probe).item(), 5),
+                                round(lowrank.entropy().item(), 5), round(D.kl_divergence(lowrank, full).item(), 6)],
+            "kl_cat": round(D.kl_divergence(cat_old, cat_new).mean().item(), 6),
+            "shapes": [list(beta.batch_shape), list(beta.event_shape), list(gmm.batch_shape),
+                       list(gmm.event_shape), list(gmm.sample((5,)).shape)]}
+
+
+# ---- GRPO-style policy update on token sequences: group-normalised rewards, per-token ratios, k3 KL -------
+def grpo_token_update(torch, device):
+    nn, F = torch.nn, torch.nn.functional
+    rng = np.random.default_rng(1301)
+    V, T, G, P = 12, 6, 4, 2  # vocab, completion length, group size, prompts
+    tokens = torch.tensor(rng.integers(0, V, (P * G, T)), device=device)
+    lengths = torch.tensor(rng.integers(3, T + 1, P * G), device=device)
+    mask = (torch.arange(T, device=device)[None] < lengths[:, None]).float()
+    rewards = torch.tensor(rng.random(P * G), dtype=torch.float32, device=device)
+    grouped = rewards.view(P, G)
+    adv = ((grouped - grouped.mean(1, keepdim=True)) / (grouped.std(1, keepdim=True) + 1e-4)).view(-1)
+
+    class TinyLM(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(V, 16)
+            self.gru = nn.GRU(16, 16, batch_first=True)
+            self.out = nn.Linear(16, V)
+
+        def forward(self, x):
+            return self.out(self.gru(self.emb(x))[0])
+
+    policy, ref = TinyLM().to(device), TinyLM().to(device)
+    init_from_numpy(torch, policy, 1302)
+    ref.load_state_dict(policy.state_dict())
+    ref.requires_grad_(False)
+    inputs = F.pad(tokens[:, :-1], (1, 0), value=0)
+
+    def token_logps(model):
+        logits = model(inputs)
+        return torch.gather(logits.log_softmax(-1), 2, tokens.unsqueeze(-1)).squeeze(-1)
+
+    with torch.inference_mode():
+        old = token_logps(policy)
+        ref_logp = token_logps(ref)
+    opt = torch.optim.AdamW(policy.parameters(), lr=5e-3)
+    hist = []
+    for step in range(4):
+        logp = token_logps(policy)
+        ratio = torch.exp(logp - old)
+        clipped = torch.clamp(ratio, 0.8, 1.2)
+        per_token = -torch.min(ratio * adv[:, None], clipped * adv[:, None])
+        delta = ref_logp - logp
+        kl = torch.exp(delta) - delta - 1
+        per_token = per_token + 0.04 * kl
+        loss = ((per_token * mask).sum(-1) / mask.sum(-1)).mean()
+        opt.zero_grad()
+        loss.backward()
+        gnorm = nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+        opt.step()
+        hist.append(_rounded([loss.item(), (kl * mask).sum().item() / mask.sum().item(), gnorm.item()], 5))
+    return {"adv": _rounded(adv, 4), "hist": hist, "inference": [old.requires_grad, ref_logp.shape[1]],
+            "mask_tokens": int(mask.sum().item())}
+
+
 PROGRAMS = [ppo_gae_clipped, a2c_gaussian_policy, sac_tanh_squashed, reinforce_with_baseline, td3_target_smoothing,
-            c51_distributional, prioritized_replay, dueling_nstep_dqn]
+            c51_distributional, prioritized_replay, dueling_nstep_dqn, evolution_strategies, policy_distribution_zoo,
+            grpo_token_update]
 NEEDS_CPP = {}
