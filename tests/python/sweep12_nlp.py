@@ -544,7 +544,143 @@ def sentence_encoder_inference(torch, device):
             "train": _rounded(train_logits.detach().flatten(), 4)}
 
 
+# ---- corpus BLEU from n-gram counts (unfold + unique over rows), with a brevity penalty ---------------------
+def bleu_from_ngrams(torch, device):
+    def ngram_counts(seq, n):
+        if seq.numel() < n:
+            return {}
+        grams, counts = torch.unique(seq.unfold(0, n, 1), dim=0, return_counts=True)
+        return {tuple(g.tolist()): int(c) for g, c in zip(grams, counts)}
+
+    def corpus_bleu(hyps, refs, max_n=4):
+        clipped = torch.zeros(max_n, dtype=torch.float64)
+        totals = torch.zeros(max_n, dtype=torch.float64)
+        hyp_len = ref_len = 0
+        for h, r in zip(hyps, refs):
+            hyp_len += h.numel()
+            ref_len += r.numel()
+            for n in range(1, max_n + 1):
+                hc, rc = ngram_counts(h, n), ngram_counts(r, n)
+                clipped[n - 1] += sum(min(c, rc.get(g, 0)) for g, c in hc.items())
+                totals[n - 1] += max(h.numel() - n + 1, 0)
+        precisions = (clipped + 1) / (totals + 1)  # add-one smoothing
+        log_p = torch.log(precisions).mean()
+        bp = 1.0 if hyp_len > ref_len else math.exp(1 - ref_len / max(hyp_len, 1))
+        return bp * torch.exp(log_p).item(), precisions
+
+    rules, table = _train_bpe(_CORPUS, 10)
+    refs = [torch.tensor(_encode(t, rules, table), device=device) for t in _CORPUS]
+    hyps = [torch.tensor(_encode(t.replace("cat", "dog").replace("log", "mat"), rules, table), device=device)
+            for t in _CORPUS]
+    score, precisions = corpus_bleu(hyps, refs)
+    perfect, _ = corpus_bleu(refs, refs)
+    short, _ = corpus_bleu([r[:3] for r in refs], refs)
+    bigrams = ngram_counts(refs[0], 2)
+    return {"bleu": round(score, 6), "precisions": _rounded(precisions, 6), "perfect": round(perfect, 6),
+            "short": round(short, 6), "n_bigrams": len(bigrams), "top_bigram": max(bigrams.values()),
+            "unfold_shape": list(refs[0].unfold(0, 3, 1).shape)}
+
+
+# ---- GloVe: a co-occurrence matrix accumulated with index_put_, weighted least squares under Adagrad -------
+def glove_cooccurrence(torch, device):
+    nn = torch.nn
+    words = " ".join(_CORPUS).split()
+    vocab = sorted(set(words))
+    stoi = {w: i for i, w in enumerate(vocab)}
+    ids = torch.tensor([stoi[w] for w in words], device=device)
+    V, window = len(vocab), 2
+    X = torch.zeros(V, V, device=device)
+    for off in range(1, window + 1):
+        left, right = ids[:-off], ids[off:]
+        weight = torch.full((left.numel(),), 1.0 / off, device=device)
+        X.index_put_((left, right), weight, accumulate=True)
+        X.index_put_((right, left), weight, accumulate=True)
+    i, j = torch.nonzero(X, as_tuple=True)
+    x_ij = X[i, j]
+    f = torch.clamp((x_ij / 3.0) ** 0.75, max=1.0)
+    log_x = torch.log(x_ij)
+
+    class GloVe(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w, self.c = nn.Embedding(V, 8), nn.Embedding(V, 8)
+            self.bw, self.bc = nn.Embedding(V, 1), nn.Embedding(V, 1)
+
+        def forward(self, a, b):
+            dot = (self.w(a) * self.c(b)).sum(-1)
+            return dot + self.bw(a).squeeze(-1) + self.bc(b).squeeze(-1)
+
+    model = GloVe().to(device)
+    init_from_numpy(torch, model, 1401)
+    opt = torch.optim.Adagrad(model.parameters(), lr=0.05, initial_accumulator_value=0.1)
+    losses = []
+    for _ in range(10):
+        loss = (f * (model(i, j) - log_x) ** 2).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    vectors = model.w.weight + model.c.weight
+    unit = nn.functional.normalize(vectors, dim=1)
+    sims = unit @ unit[stoi["cat"]]
+    nearest = sims.topk(3).indices.tolist()
+    return {"nnz": int(i.numel()), "X_sum": round(X.sum().item(), 4), "symmetric": bool(torch.equal(X, X.T)),
+            "losses": _rounded(losses, 3), "nearest": [vocab[k] for k in nearest],
+            "cos": round(nn.functional.cosine_similarity(vectors[stoi["cat"]], vectors[stoi["dog"]], dim=0).item(), 4)}
+
+
+# ---- speculative decoding: accept/reject draft tokens against a target model, resample from the residual ---
+def speculative_decoding(torch, device):
+    nn, F = torch.nn, torch.nn.functional
+    V, k = 10, 4
+    rng = np.random.default_rng(1411)
+
+    def make_lm(seed):
+        lm = nn.Sequential(nn.Embedding(V, 12), nn.Flatten(), nn.Linear(12 * 3, 32), nn.GELU(approximate="tanh"),
+                           nn.Linear(32, V)).to(device)
+        init_from_numpy(torch, lm, seed)
+        return lm.eval()
+
+    target, draft = make_lm(1412), make_lm(1413)
+    context = torch.tensor([[1, 2, 3]], device=device)
+    uniforms = torch.tensor(rng.random(64), dtype=torch.float32, device=device)
+    u_iter = iter(uniforms)
+
+    def sample(probs):  # inverse-CDF sampling with NumPy's uniforms, so both libraries draw the same tokens
+        cdf = probs.cumsum(-1)
+        return torch.searchsorted(cdf, next(u_iter).view(1, 1) * cdf[:, -1:]).clamp(max=V - 1)
+
+    accepted_total, steps, out = 0, 0, context.clone()
+    with torch.no_grad():
+        while out.shape[1] < 15:
+            steps += 1
+            drafted, q_probs, ctx = [], [], out[:, -3:]
+            for _ in range(k):
+                q = F.softmax(draft(ctx) / 0.8, dim=-1)
+                tok = sample(q)
+                drafted.append(tok)
+                q_probs.append(q)
+                ctx = torch.cat([ctx[:, 1:], tok], 1)
+            ctx = out[:, -3:]
+            n_ok = 0
+            for tok, q in zip(drafted, q_probs):
+                p = F.softmax(target(ctx) / 0.8, dim=-1)
+                ratio = (p.gather(1, tok) / q.gather(1, tok)).clamp(max=1.0)
+                if next(u_iter) < ratio.squeeze():
+                    out = torch.cat([out, tok], 1)
+                    ctx = torch.cat([ctx[:, 1:], tok], 1)
+                    n_ok += 1
+                else:
+                    residual = torch.clamp(p - q, min=0)
+                    residual = residual / residual.sum(-1, keepdim=True)
+                    out = torch.cat([out, sample(residual)], 1)
+                    break
+            accepted_total += n_ok
+    return {"tokens": out[0].tolist(), "accepted": accepted_total, "steps": steps,
+            "last_q": _rounded(q_probs[-1][0], 5)}
+
+
 PROGRAMS = [bpe_embedding_classifier, transformer_copy_task, multihead_attention_options, bert_mlm_masking,
             t5_relative_position_bias, sampling_filters, rope_complex, annotated_label_smoothing_noam,
-            adaptive_softmax_lm, sentence_encoder_inference]
+            adaptive_softmax_lm, sentence_encoder_inference, bleu_from_ngrams, glove_cooccurrence, speculative_decoding]
 NEEDS_CPP = {}
