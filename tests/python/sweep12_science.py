@@ -438,7 +438,195 @@ def complex_signal_processing(torch, device):
     return out
 
 
+# ---- an adaptive Dormand-Prince (RK45) integrator on a batch of Lotka-Volterra systems ----------------------
+def adaptive_rk45_batch(torch, device):
+    c = torch.tensor([0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1, 1], dtype=torch.float64, device=device)
+    a = [[], [1 / 5], [3 / 40, 9 / 40], [44 / 45, -56 / 15, 32 / 9],
+         [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729],
+         [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656],
+         [35 / 384, 0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84]]
+    b5 = torch.tensor(a[6] + [0], dtype=torch.float64, device=device)
+    b4 = torch.tensor([5179 / 57600, 0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40],
+                      dtype=torch.float64, device=device)
+    params = torch.tensor([[1.0, 0.5, 0.5, 2.0], [1.5, 1.0, 1.0, 3.0]], dtype=torch.float64, device=device)
+
+    def f(t, y):
+        prey, pred = y.unbind(-1)
+        al, be, de, ga = params.unbind(-1)
+        return torch.stack([al * prey - be * prey * pred, de * prey * pred - ga * pred], -1)
+
+    y = torch.tensor([[2.0, 1.0], [1.0, 1.0]], dtype=torch.float64, device=device)
+    t, t_end, h = 0.0, 5.0, 0.1
+    accepted = rejected = 0
+    traj = [y]
+    while t < t_end - 1e-12:
+        h = min(h, t_end - t)
+        ks = []
+        for i in range(7):
+            yi = y + h * sum(a[i][j] * ks[j] for j in range(i)) if i else y
+            ks.append(f(t + c[i].item() * h, yi))
+        K = torch.stack(ks, 0)
+        y5 = y + h * torch.einsum("s,sbd->bd", b5, K)
+        y4 = y + h * torch.einsum("s,sbd->bd", b4, K)
+        scale = 1e-6 + 1e-6 * torch.maximum(y.abs(), y5.abs())
+        err = torch.sqrt(torch.mean(((y5 - y4) / scale) ** 2)).item()
+        if err <= 1.0:
+            t, y = t + h, y5
+            accepted += 1
+            traj.append(y)
+        else:
+            rejected += 1
+        h = h * min(5.0, max(0.2, 0.9 * err ** -0.2)) if err > 0 else h * 5.0
+    traj = torch.stack(traj)
+    al, be, de, ga = params.unbind(-1)
+    invariant = lambda s: de * s[..., 0] - ga * torch.log(s[..., 0]) + be * s[..., 1] - al * torch.log(s[..., 1])
+    drift = (invariant(traj) - invariant(traj[0])).abs().max().item()
+    return {"y_end": _rounded(y.flatten(), 5), "accepted": accepted, "rejected": rejected,
+            "drift_small": drift < 1e-4, "peak": _rounded(traj[..., 0].amax(0), 4)}
+
+
+# ---- direct and Krylov solvers: LU factor/solve, conjugate gradients, GMRES with Arnoldi and lstsq ----------
+def lu_and_krylov_solvers(torch, device):
+    LA = torch.linalg
+    n = 12
+    main = torch.full((n,), 2.5, dtype=torch.float64, device=device)
+    off = torch.full((n - 1,), -1.0, dtype=torch.float64, device=device)
+    A = torch.diag(main) + torch.diag(off, 1) + torch.diag(off, -1)  # SPD tridiagonal (1-D Laplacian + shift)
+    rng = np.random.default_rng(1501)
+    b = torch.tensor(rng.standard_normal(n), dtype=torch.float64, device=device)
+    LU, piv = LA.lu_factor(A)
+    x_lu = LA.lu_solve(LU, piv, b.unsqueeze(-1)).squeeze(-1)
+    P, L, U = torch.lu_unpack(LU, piv)
+    out = {"lu_recon": round((P @ L @ U - A).abs().max().item(), 12), "piv": piv[:4].tolist()}
+
+    def cg(matvec, rhs, tol=1e-10, max_iter=50):
+        x = torch.zeros_like(rhs)
+        r = rhs - matvec(x)
+        p = r.clone()
+        rs = r @ r
+        for it in range(max_iter):
+            Ap = matvec(p)
+            alpha = rs / (p @ Ap)
+            x.add_(alpha * p)
+            r.sub_(alpha * Ap)
+            rs_new = r @ r
+            if rs_new.sqrt() < tol:
+                return x, it + 1
+            p = r + (rs_new / rs) * p
+            rs = rs_new
+        return x, max_iter
+
+    x_cg, iters = cg(lambda v: A @ v, b)
+    out["cg"] = [iters, round((x_cg - x_lu).abs().max().item(), 8)]
+    B = A + torch.diag(torch.linspace(0, 1, n - 1, dtype=torch.float64, device=device), 1)  # nonsymmetric
+    m = 8
+    Q = torch.zeros(n, m + 1, dtype=torch.float64, device=device)
+    H = torch.zeros(m + 1, m, dtype=torch.float64, device=device)
+    beta = LA.vector_norm(b)
+    Q[:, 0] = b / beta
+    for j in range(m):
+        w = B @ Q[:, j]
+        for i in range(j + 1):
+            H[i, j] = Q[:, i] @ w
+            w = w - H[i, j] * Q[:, i]
+        H[j + 1, j] = LA.vector_norm(w)
+        Q[:, j + 1] = w / H[j + 1, j]
+    e1 = torch.zeros(m + 1, 1, dtype=torch.float64, device=device)
+    e1[0] = beta
+    y = LA.lstsq(H, e1).solution.squeeze(-1)
+    x_gmres = Q[:, :m] @ y
+    out["gmres_res"] = round(LA.vector_norm(B @ x_gmres - b).item(), 6)
+    out["arnoldi_orth"] = round((Q.T @ Q - torch.eye(m + 1, dtype=torch.float64, device=device)).abs().max().item(), 10)
+    out["solve_ex_info"] = LA.solve_ex(B, b).info.item()
+    q, tau = torch.geqrf(B)
+    Qh = LA.householder_product(q, tau)
+    out["householder"] = round((Qh @ torch.triu(q) - B).abs().max().item(), 10)
+    out["tridiag_eigs"] = _rounded(LA.eigvalsh(A)[:3], 8)
+    exact = 2.5 - 2 * torch.cos(torch.arange(1, 4, dtype=torch.float64, device=device) * math.pi / (n + 1))
+    out["eigs_exact"] = round((LA.eigvalsh(A)[:3] - exact).abs().max().item(), 10)
+    return out
+
+
+# ---- Welch's power spectral density with torch.signal.windows, and a spectrogram ----------------------------
+def welch_psd_windows(torch, device):
+    W = torch.signal.windows
+    fs, n = 200.0, 1024
+    rng = np.random.default_rng(1511)
+    t = torch.arange(n, dtype=torch.float64, device=device) / fs
+    x = torch.sin(2 * math.pi * 25 * t) + 0.5 * torch.sin(2 * math.pi * 60 * t) + \
+        torch.tensor(rng.standard_normal(n) * 0.3, device=device)
+    seg, hop = 128, 64
+    out = {}
+    for name, win in [("hann", W.hann(seg, sym=False, dtype=torch.float64, device=device)),
+                      ("hamming", W.hamming(seg, sym=False, dtype=torch.float64, device=device)),
+                      ("kaiser", W.kaiser(seg, beta=8.0, sym=False, dtype=torch.float64, device=device)),
+                      ("gaussian", W.gaussian(seg, std=20.0, dtype=torch.float64, device=device)),
+                      ("blackman", torch.blackman_window(seg, periodic=True, dtype=torch.float64, device=device))]:
+        frames = x.unfold(0, seg, hop)
+        frames = frames - frames.mean(-1, keepdim=True)
+        spec = torch.fft.rfft(frames * win, dim=-1)
+        psd = (spec.abs() ** 2).mean(0) / (fs * (win ** 2).sum())
+        psd[1:-1] *= 2
+        freqs = torch.fft.rfftfreq(seg, d=1 / fs, dtype=torch.float64, device=device)
+        peaks = freqs[torch.topk(psd, 2).indices].tolist()
+        out[name] = [sorted(peaks), round(torch.trapezoid(psd, freqs).item(), 4), round(win.sum().item(), 6)]
+    spec = torch.stft(x.float(), n_fft=seg, hop_length=hop, win_length=96,
+                      window=torch.hann_window(96, device=device), return_complex=True)
+    power_db = 10 * torch.log10(spec.abs().pow(2).clamp_min(1e-10))
+    out["stft"] = [list(spec.shape), round(power_db.max().item(), 3), int(power_db.mean(-1).argmax())]
+    out["windows_misc"] = [_rounded(W.cosine(5, dtype=torch.float64, device=device), 6),
+                           _rounded(W.exponential(5, tau=2.0, dtype=torch.float64, device=device), 6),
+                           _rounded(W.nuttall(5, dtype=torch.float64, device=device), 6),
+                           _rounded(torch.bartlett_window(5, periodic=False, device=device), 6)]
+    return out
+
+
+# ---- variational inference over constrained parameters: biject_to, LKJ, stick-breaking, analytic KL -------
+def variational_constraints(torch, device):
+    D = torch.distributions
+    C = D.constraints
+    rng = np.random.default_rng(1521)
+    data = torch.tensor(rng.multivariate_normal([0.5, -0.3, 1.0], [[1.0, 0.4, 0.1], [0.4, 0.8, -0.2],
+                                                                  [0.1, -0.2, 1.2]], 80), dtype=torch.float64,
+                        device=device)
+    to_pos, to_corr, to_simplex = D.biject_to(C.positive), D.biject_to(C.corr_cholesky), D.transform_to(C.simplex)
+    raw_scale = torch.zeros(3, dtype=torch.float64, device=device, requires_grad=True)
+    raw_corr = torch.zeros(3, dtype=torch.float64, device=device, requires_grad=True)
+    q_loc = torch.zeros(3, dtype=torch.float64, device=device, requires_grad=True)
+    q_raw_std = torch.full((3,), -1.0, dtype=torch.float64, device=device, requires_grad=True)
+    opt = torch.optim.Adam([raw_scale, raw_corr, q_loc, q_raw_std], lr=0.05)
+    eps = torch.tensor(rng.standard_normal((200, 3)), dtype=torch.float64, device=device)
+    prior = D.Independent(D.Normal(torch.zeros(3, dtype=torch.float64, device=device), 2.0), 1)
+    lkj = D.LKJCholesky(3, concentration=torch.tensor(2.0, dtype=torch.float64, device=device))
+    elbos = []
+    for step in range(40):
+        scale = to_pos(raw_scale)
+        L_corr = to_corr(raw_corr)
+        scale_tril = scale.unsqueeze(-1) * L_corr
+        q = D.Independent(D.Normal(q_loc, D.biject_to(C.positive)(q_raw_std)), 1)
+        mu = q_loc + q.base_dist.scale * eps[step * 5:(step + 1) * 5]  # rsample with NumPy's noise
+        lik = D.MultivariateNormal(mu.unsqueeze(1), scale_tril=scale_tril).log_prob(data).sum(-1).mean()
+        log_prior_cov = lkj.log_prob(L_corr) + to_corr.log_abs_det_jacobian(raw_corr, L_corr)
+        elbo = lik + log_prior_cov - D.kl_divergence(q, prior)
+        opt.zero_grad()
+        (-elbo).backward()
+        opt.step()
+        if step % 10 == 9:
+            elbos.append(round(elbo.item(), 3))
+    corr = L_corr @ L_corr.T
+    w = to_simplex(torch.tensor([0.2, -0.5, 1.0], dtype=torch.float64, device=device))
+    sb = D.transforms.StickBreakingTransform()
+    return {"elbos": elbos, "loc": _rounded(q_loc, 3), "scale": _rounded(scale, 3),
+            "corr01": round(corr[0, 1].item(), 3), "diag_one": bool(torch.allclose(corr.diagonal(),
+                                                                                  torch.ones(3, dtype=torch.float64,
+                                                                                             device=device))),
+            "simplex": _rounded(w, 6), "sb_inv": _rounded(sb.inv(w), 6), "simplex_check": bool(C.simplex.check(w)),
+            "pos_check": C.positive.check(torch.tensor([1.0, -1.0], device=device)).tolist(),
+            "lkj_sample_shape": list(lkj.sample((2,)).shape)}
+
+
 PROGRAMS = [linalg_batched_tour, fft_spectral_methods, special_function_identities, newton_autograd_functional,
             mcmc_metropolis_hmc, descriptive_statistics, einsum_tensor_networks, quadrature_golub_welsch,
-            complex_signal_processing]
+            complex_signal_processing, adaptive_rk45_batch, lu_and_krylov_solvers, welch_psd_windows,
+            variational_constraints]
 NEEDS_CPP = {}
