@@ -680,7 +680,51 @@ def speculative_decoding(torch, device):
             "last_q": _rounded(q_probs[-1][0], 5)}
 
 
+# ---- ALiBi biases as a per-head float src_mask of nn.TransformerEncoderLayer, trained then run for inference ---
+def alibi_encoder_inference(torch, device):
+    nn, F = torch.nn, torch.nn.functional
+    heads, d, T = 2, 8, 6
+
+    def alibi(n_heads, length):
+        slopes = torch.tensor([2 ** (-8 * (h + 1) / n_heads) for h in range(n_heads)], device=device)
+        pos = torch.arange(length, device=device)
+        distance = (pos[None, :] - pos[:, None]).abs().neg().float()
+        causal = torch.triu(torch.full((length, length), float("-inf"), device=device), diagonal=1)
+        return slopes[:, None, None] * distance + causal  # (heads, T, T)
+
+    rng = np.random.default_rng(1421)
+    ids = torch.tensor(rng.integers(1, 10, (3, T)), device=device)
+    ids[2, 4:] = 0
+    emb = nn.Embedding(10, d, padding_idx=0).to(device)
+    layer = nn.TransformerEncoderLayer(d, heads, 16, dropout=0.0, batch_first=True).to(device)
+    head = nn.Linear(d, 10).to(device)
+    for i, m in enumerate([emb, layer, head]):
+        init_from_numpy(torch, m, 1422 + i)
+    bias = alibi(heads, T).repeat(3, 1, 1)  # (N * heads, T, T)
+    pad = ids == 0
+    opt = torch.optim.Adam(list(emb.parameters()) + list(layer.parameters()) + list(head.parameters()), lr=1e-2)
+    for _ in range(3):
+        logits = head(layer(emb(ids), src_mask=bias, src_key_padding_mask=pad))
+        loss = F.cross_entropy(logits[:, :-1].reshape(-1, 10), ids[:, 1:].reshape(-1), ignore_index=0)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    train_out = layer(emb(ids), src_mask=bias).detach()
+    layer.eval()
+    with torch.no_grad():
+        eval_bias = layer(emb(ids), src_mask=bias)
+        eval_causal = layer(emb(ids), src_mask=nn.Transformer.generate_square_subsequent_mask(T, device=device))
+        left_pad = torch.tensor([[True, True, False, False, False, False]] * 3, device=device)
+        eval_left = layer(emb(ids), src_mask=torch.triu(torch.ones(T, T, dtype=torch.bool, device=device), 1),
+                          src_key_padding_mask=left_pad)
+    return {"loss": round(loss.item(), 4), "train": _rounded(train_out[0, 2], 4), "eval_bias": _rounded(eval_bias[0, 2], 4),
+            "bias_as_mask": round((eval_bias - train_out).abs().max().item(), 3),
+            "causal": _rounded(eval_causal[1, 3], 4),
+            "left_pad_nan": torch.isnan(eval_left).any(-1).tolist()}
+
+
 PROGRAMS = [bpe_embedding_classifier, transformer_copy_task, multihead_attention_options, bert_mlm_masking,
             t5_relative_position_bias, sampling_filters, rope_complex, annotated_label_smoothing_noam,
-            adaptive_softmax_lm, sentence_encoder_inference, bleu_from_ngrams, glove_cooccurrence, speculative_decoding]
+            adaptive_softmax_lm, sentence_encoder_inference, bleu_from_ngrams, glove_cooccurrence, speculative_decoding,
+            alibi_encoder_inference]
 NEEDS_CPP = {}

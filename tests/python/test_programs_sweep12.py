@@ -55,7 +55,7 @@ def _plain(result):
 def _same(make, device):
     """make(lib, device) gives the same outcome with tandem on `device` as with PyTorch on the CPU."""
     assert_same_results(list(_outcome(lambda: make(tandem, device))), list(_outcome(lambda: make(torch, "cpu"))),
-                        DEFAULT_TOLERANCE)
+                        {**DEFAULT_TOLERANCE, "nan_ok": True})
 
 
 def _seeded(lib, module, seed=0):
@@ -70,6 +70,7 @@ _X = np.random.default_rng(12).standard_normal((3, 5, 8)).astype(np.float32)
 _LEFT_ALIGNED = [[False] * 5, [False, False, True, True, True], [False, False, False, False, True]]
 _NOT_ALIGNED = [[False] * 5, [False, True, False, True, True], [True, False, False, False, False]]
 _ALL_PADDED = [[True] * 5, [False, False, True, True, True], [False] * 5]
+_PADDING_NAMES = {id(_LEFT_ALIGNED): "left_aligned", id(_NOT_ALIGNED): "not_aligned", id(_ALL_PADDED): "all_padded"}
 
 
 # ---- TransformerEncoder: PyTorch's nested-tensor inference path returns zeros at padded positions ------------
@@ -112,7 +113,7 @@ def _run_encoder(lib, device, padding, *, train=False, grad=False, mask=None, fl
     dict(padding=_LEFT_ALIGNED, enable_nested_tensor=False),
     dict(padding=_LEFT_ALIGNED, norm_first=True),
     dict(padding=_LEFT_ALIGNED, batch_first=False),
-], ids=lambda c: "-".join(f"{k}={v if k != 'padding' else id(v) % 7}" for k, v in c.items()))
+], ids=lambda c: "-".join(f"{k}={v if k != 'padding' else _PADDING_NAMES[id(v)]}" for k, v in c.items()))
 def test_transformer_encoder_inference_with_padding_matches_pytorch(case, device):
     _same(lambda lib, dev: _run_encoder(lib, dev, **case), device)
 
@@ -132,3 +133,84 @@ def test_transformer_encoder_nested_path_keeps_real_positions_exact():
     padded = encoder(x, src_key_padding_mask=pad).detach()  # grad enabled: PyTorch's padded path
     assert tandem.equal(nested[~pad], padded[~pad])
     assert (nested[pad] == 0).all() and (padded[pad] != 0).any()
+
+
+# ---- MultiheadAttention / TransformerEncoderLayer: what PyTorch's fused inference kernels give --------------------
+_FM = [[0.0, 0.5, -1.0], [0.3, 0.0, 0.0], [0.0, 0.0, -2.0]]  # an additive bias, not a mask
+_KP = [[0.0, -0.5, 0.0], [0.0, 0.0, -3.0]]
+_KPB = [[True, True, True], [False, True, True]]  # the first sequence has no key at all
+_Q = np.random.default_rng(121).standard_normal((2, 3, 4)).astype(np.float32)
+
+
+def _layer_outcome(lib, device, train, grad, **kwargs):
+    layer_args = {k: kwargs.pop(k) for k in list(kwargs) if k in ("norm_first", "batch_first", "activation")}
+    layer = _seeded(lib, lib.nn.TransformerEncoderLayer(4, 2, 8, 0.0, **{"batch_first": True, **layer_args}))
+    layer = layer.to(device).train(train)
+    masks = {k: lib.tensor(v, device=device) if isinstance(v, list) else v for k, v in kwargs.items()}
+    with lib.set_grad_enabled(grad):
+        return layer(lib.tensor(_Q, device=device), **masks)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("mode", ["eval-no_grad", "eval-grad", "train-no_grad"])
+@pytest.mark.parametrize("masks", [
+    dict(src_mask=_FM),  # the fused layer masks where the bias is nonzero
+    dict(src_key_padding_mask=_KP),
+    dict(src_mask=_FM, src_key_padding_mask=_KP),  # ... where their sum is nonzero (0.5 - 0.5 attends)
+    dict(src_key_padding_mask=_KPB),  # a query with no key: NaN in the fused layer, zero weights otherwise
+    dict(src_key_padding_mask=_KPB, norm_first=True),
+    dict(src_key_padding_mask=_KPB, batch_first=False),  # not fused
+    dict(src_key_padding_mask=_KPB, activation="tanh"),  # not fused (a callable other than relu/gelu below)
+    {},
+], ids=["bias", "float_padding", "bias_and_padding", "no_key", "no_key_norm_first", "not_batch_first",
+        "other_activation", "no_masks"])
+def test_encoder_layer_inference_matches_pytorchs_fused_kernel(masks, mode, device):
+    masks = dict(masks)
+    if masks.get("activation") == "tanh":
+        masks["activation"] = None  # filled per library below
+
+    def run(lib, dev):
+        kwargs = dict(masks)
+        if "activation" in kwargs:
+            kwargs["activation"] = lib.tanh
+        return _layer_outcome(lib, dev, mode.startswith("train"), mode.endswith("-grad"), **kwargs)
+
+    _same(run, device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_encoder_layer_fused_path_is_off_with_hooks_and_switch(device):
+    def run(lib, dev, how):
+        layer = _seeded(lib, lib.nn.TransformerEncoderLayer(4, 2, 8, 0.0, batch_first=True)).to(dev).eval()
+        if how == "hook":
+            layer.linear1.register_forward_hook(lambda *args: None)
+        lib.backends.mha.set_fastpath_enabled(how != "switch")
+        try:
+            with lib.no_grad():
+                return layer(lib.tensor(_Q, device=dev), src_mask=lib.tensor(_FM, device=dev))
+        finally:
+            lib.backends.mha.set_fastpath_enabled(True)
+
+    for how in ("hook", "switch", "fused"):
+        _same(lambda lib, dev: run(lib, dev, how), device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", ["padding", "attn_mask", "float_padding", "need_weights", "cross", "train"])
+def test_multihead_attention_inference_matches_pytorchs_fused_kernel(case, device):
+    def run(lib, dev):
+        mha = _seeded(lib, lib.nn.MultiheadAttention(4, 2, batch_first=True)).to(dev).train(case == "train")
+        x = lib.tensor(_Q, device=dev)
+        kwargs = {"need_weights": case == "need_weights"}
+        if case == "attn_mask":
+            kwargs["attn_mask"] = lib.tensor([[True, True, True], [False, True, True], [False, False, False]],
+                                             device=dev)
+        elif case == "float_padding":  # floating masks keep PyTorch off its fused kernel: zero weights, no NaN
+            kwargs["key_padding_mask"] = lib.zeros(2, 3, device=dev).masked_fill(lib.tensor(_KPB, device=dev),
+                                                                                float("-inf"))
+        else:
+            kwargs["key_padding_mask"] = lib.tensor(_KPB, device=dev)
+        with lib.no_grad():
+            return mha(x, x.clone() if case == "cross" else x, x, **kwargs)[0]
+
+    _same(run, device)

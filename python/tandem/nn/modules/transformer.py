@@ -9,6 +9,7 @@ import tandem
 from .. import functional as F
 from .. import init
 from .._functional_attention import _canonical_mask, _none_or_dtype
+from ._fused_inference import encoder_layer_takes_fused_path, fused_layer_masks, nan_where_no_key
 from .activation import GELU, ReLU
 from .activation_attention import MultiheadAttention
 from .container import ModuleList
@@ -213,12 +214,21 @@ class TransformerEncoderLayer(Module):
         src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask",
                                                _none_or_dtype(src_mask), "src_mask", src.dtype)
         src_mask = _canonical_mask(src_mask, "src_mask", None, "", src.dtype, check_other=False)
+        fused = encoder_layer_takes_fused_path(self, src)
+        if fused:  # PyTorch's fused layer reads its masks as bool ones and takes no is_causal hint
+            src_mask, src_key_padding_mask = fused_layer_masks(src_mask, src_key_padding_mask,
+                                                               self.self_attn.num_heads, src)
+            is_causal = False
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
-            return x + self._ff_block(self.norm2(x))
-        x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
-        return self.norm2(x + self._ff_block(x))
+            x = x + self._ff_block(self.norm2(x))
+        else:
+            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
+            x = self.norm2(x + self._ff_block(x))
+        if fused:  # and NaN where a query has no key left
+            x = nan_where_no_key(x, src_key_padding_mask, src_mask, self.self_attn.num_heads)
+        return x
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
         x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
