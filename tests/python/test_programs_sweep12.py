@@ -214,3 +214,18 @@ def test_multihead_attention_inference_matches_pytorchs_fused_kernel(case, devic
             return mha(x, x.clone() if case == "cross" else x, x, **kwargs)[0]
 
     _same(run, device)
+
+
+# ---- torch.gradient: a spacing list holding a tensor is a list of coordinate tensors, as PyTorch's parser reads it --
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("spacing", [
+    lambda lib, d: [lib.arange(4.0, device=d), 0.5],
+    lambda lib, d: [0.5, lib.arange(4.0, device=d) ** 2],
+    lambda lib, d: (lib.arange(4.0, device=d), 1),
+    lambda lib, d: [lib.arange(4.0, device=d), lib.arange(4.0, device=d) * 0.5],
+    lambda lib, d: [0.5, 2],
+    lambda lib, d: 0.25,
+], ids=["tensor_then_float", "float_then_tensor", "tensor_then_int", "tensors", "numbers", "scalar"])
+def test_gradient_spacing_lists_match_pytorch(spacing, device):
+    values = np.random.default_rng(7).standard_normal((4, 4))
+    _same(lambda lib, d: lib.gradient(lib.tensor(values, device=d), spacing=spacing(lib, d)), device)
