@@ -229,3 +229,25 @@ def test_multihead_attention_inference_matches_pytorchs_fused_kernel(case, devic
 def test_gradient_spacing_lists_match_pytorch(spacing, device):
     values = np.random.default_rng(7).standard_normal((4, 4))
     _same(lambda lib, d: lib.gradient(lib.tensor(values, device=d), spacing=spacing(lib, d)), device)
+
+
+# ---- cross_entropy with class-probability targets refuses an ignore_index that names a class, as PyTorch ---------
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", [
+    lambda lib, d: lib.nn.functional.cross_entropy(lib.ones(2, 3, device=d), lib.ones(2, 3, device=d) / 3,
+                                                   ignore_index=0),
+    lambda lib, d: lib.nn.CrossEntropyLoss(ignore_index=2, label_smoothing=0.1)(lib.ones(2, 3, 4, device=d),
+                                                                                lib.ones(2, 3, 4, device=d) / 3),
+    lambda lib, d: lib.nn.functional.cross_entropy(lib.ones(2, 3, device=d), lib.ones(2, 3, device=d) / 3,
+                                                   weight=lib.ones(4, device=d), ignore_index=1),
+    lambda lib, d: lib.nn.functional.cross_entropy(lib.ones(2, 3, device=d), lib.ones(2, 3, device=d) / 3,
+                                                   ignore_index=-1),
+    lambda lib, d: lib.nn.functional.cross_entropy(lib.ones(2, 3, device=d), lib.ones(2, 3, device=d) / 3),
+    lambda lib, d: lib.nn.functional.cross_entropy(lib.ones(2, 3, device=d), lib.ones(2, 3, dtype=lib.long,
+                                                                                        device=d), ignore_index=0),
+    lambda lib, d: lib.nn.functional.cross_entropy(lib.ones(2, 3, device=d), lib.tensor([0, 2], device=d),
+                                                   ignore_index=0),
+], ids=["ignore_0", "module_ignore_2", "before_weight_check", "negative_ok", "default_ok", "long_target_first",
+        "class_indices"])
+def test_cross_entropy_probability_targets_and_ignore_index_match_pytorch(case, device):
+    _same(case, device)
