@@ -1,8 +1,9 @@
 """Where PyTorch's fused inference kernels for nn.MultiheadAttention and nn.TransformerEncoderLayer give other values
 than the composed forward tandem always runs. In inference (eval mode, nothing requiring grad) PyTorch calls
 _native_multi_head_attention / _transformer_encoder_layer_fwd, whose softmax over a query row with every key masked
-is NaN; the composed path's attention (scaled_dot_product_attention) gives such a row zero weights instead. The
-functions here decide, with PyTorch's conditions, whether the fused kernel would run, and put its NaN rows back."""
+is NaN; the composed path's attention (scaled_dot_product_attention) gives such a row zero weights instead. And the
+fused encoder layer reads its masks as bool ones (fused_layer_masks). The functions here decide, with PyTorch's
+conditions, whether a fused kernel would run, and give the composed forward that kernel's masks and NaN rows."""
 import tandem
 
 
