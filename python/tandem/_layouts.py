@@ -188,6 +188,18 @@ def to(self, out, memory_format):
     return _laid_out(out, order, False)
 
 
+def keep_input_format(out, input, fmt=None):
+    """out laid out as channels-last when input is (PyTorch's suggest_memory_format: its conv, pool, resampling and
+    shuffle kernels write a channels-last input's result channels-last). fmt: the one format the op's rank allows
+    (a 3-d op's 4-d unbatched input is not channels_last); by default the one input's rank has."""
+    fmt = fmt or (channels_last if input.dim() == 4 else channels_last_3d if input.dim() == 5 else None)
+    if fmt is None or out.dim() != input.dim() or input.dim() != _RANKS[fmt] or Tensor.is_contiguous(input):
+        return out
+    if not _is_contiguous_in(input, fmt):
+        return out
+    return contiguous(out, fmt)
+
+
 def like(name, input, args, kwargs, memory_format, layout):
     """The *_like factories' calls that C++ does not answer itself (python/src/layouts.h): a layout other than
     strided, an explicit memory format other than contiguous_format, or a non-row-major input under

@@ -5,6 +5,7 @@ import warnings
 import tandem
 
 from .._autocast import active as _amp_active, run as _amp_run
+from .._layouts import keep_input_format
 from .parameter import untracked
 
 __all__ = ["bilinear", "rrelu", "rrelu_", "max_unpool1d", "max_unpool2d", "max_unpool3d", "channel_shuffle",
@@ -135,7 +136,8 @@ def channel_shuffle(input, groups):
     if c % groups != 0:
         raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
     n, rest = input.shape[0], list(input.shape[2:])
-    return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)
+    out = input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)
+    return keep_input_format(out, input)
 
 
 native_channel_shuffle = channel_shuffle

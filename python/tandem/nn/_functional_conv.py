@@ -14,6 +14,7 @@ import tandem
 
 from .. import _C
 from .._autocast import active as _amp_active, run as _amp_run
+from .._layouts import channels_last_3d, keep_input_format
 from ._functional_layers import pad
 from .functional import adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_with_indices, relu
 
@@ -174,7 +175,11 @@ def _convolution(fn, n, input, weight, bias, stride, padding, dilation, groups):
     if extra:
         x = _pad_right(x, extra)
     _check_conv(x, weight, bias, stride, padding, dilation, groups)
-    return _unbatch(_CONV_CORES[n](x, weight, bias, stride, padding, dilation, groups), batched)
+    out = _CONV_CORES[n](x, weight, bias, stride, padding, dilation, groups)
+    # PyTorch's layouts: a 1-d result is row-major (conv2d would keep a transposed input's channels-last look), a
+    # 3-d one follows a channels_last_3d input
+    out = out.contiguous() if n == 1 else keep_input_format(out, x, channels_last_3d) if n == 3 else out
+    return _unbatch(out, batched)
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -227,7 +232,8 @@ def _conv_transpose(fn, n, input, weight, bias, stride, padding, output_padding,
             out = _C._conv_transpose2d(x.unsqueeze(2), weight.unsqueeze(2), bias, (1,) + stride, (0,) + padding,
                                        (0,) + output_padding, (1,) + dilation, groups).squeeze(2)
         else:
-            out = _C._conv_transpose2d(x, weight, bias, stride, padding, output_padding, dilation, groups)
+            out = keep_input_format(_C._conv_transpose2d(x, weight, bias, stride, padding, output_padding,
+                                                         dilation, groups), x)
         return _unbatch(out, batched)
     batch, c_in, c_out_g = x.size(0), x.size(1), weight.size(1)
     kernel, sizes = list(weight.shape[2:]), list(x.shape[2:])
@@ -242,7 +248,7 @@ def _conv_transpose(fn, n, input, weight, bias, stride, padding, output_padding,
     for i, p in enumerate(padding):
         out = out.narrow(2 + i, p, padded[i] - 2 * p)
     out = out + bias.reshape([c_out] + [1] * n) if bias is not None else out.contiguous()
-    return _unbatch(out, batched)
+    return _unbatch(keep_input_format(out, x, channels_last_3d), batched)
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
@@ -518,6 +524,7 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     shape = (n, c, depth) + tuple(planes.shape[2:])
     positions = _window_positions(depth, out[0], k[0], s[0], p[0], d[0], x.device)
     values, indices = _windowed_max(planes.reshape(shape), 2, positions, plane_index.reshape(shape), h * w)
+    values, indices = (keep_input_format(t, x, channels_last_3d) for t in (values, indices))
     return _unbatch(values, batched), _unbatch(indices, batched)
 
 
@@ -629,7 +636,9 @@ def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
-    return _adaptive_max("adaptive_max_pool2d", input, _output_sizes(output_size, input, 2), 2)
+    values, indices = _adaptive_max("adaptive_max_pool2d", input, _output_sizes(output_size, input, 2), 2)
+    # PyTorch's 2-d kernel writes a channels-last input's results channels-last (its 3-d one does not)
+    return keep_input_format(values, input), keep_input_format(indices, input)
 
 
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
@@ -898,7 +907,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         else:
             taps = _linear_taps(in_size, out_size, scale, align_corners, mode == "bicubic", input.device)
         out = _resample(out, 2 + i, *taps)
-    return out
+    return keep_input_format(out, input)
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

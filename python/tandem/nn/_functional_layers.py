@@ -12,6 +12,7 @@ import tandem
 
 from .. import _C
 from .._autocast import active as _amp_active, run as _amp_run
+from .._layouts import keep_input_format
 from .functional import _LARGEST, _softmax_dim
 from .parameter import untracked
 
@@ -66,7 +67,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {list(t.shape)} and input of shape {list(input.shape)}")
     _require_floating(input, "GroupNormKernelImpl")
-    return _C._group_norm(input, num_groups, weight, bias, eps)  # batch_norm's kernels (ops/group_norm.h)
+    # batch_norm's kernels (ops/group_norm.h); the result keeps a channels-last input's layout, as PyTorch's
+    return keep_input_format(_C._group_norm(input, num_groups, weight, bias, eps), input)
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
@@ -359,7 +361,7 @@ def pad(input, pad, mode="constant", value=None):
         raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
                            f"padding length {len(pad)} and input of dimension {input.dim()}")
     if mode == "constant":
-        return _constant_pad(input, pad, 0 if value is None else value)
+        return keep_input_format(_constant_pad(input, pad, 0 if value is None else value), input)
     if value is not None and value != 0:
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     k = len(pad) // 2
@@ -373,7 +375,7 @@ def pad(input, pad, mode="constant", value=None):
     out = input
     for dim, left, right in _padded_dims(input, pad):
         out = tandem.index_select(out, dim, _source_index(input.size(dim), left, right, mode, input.device))
-    return out
+    return keep_input_format(out, input)
 
 
 _pad = pad  # pad() by another name, for its autocast hook (inside it the argument `pad` hides the function)
@@ -396,7 +398,7 @@ def pixel_shuffle(input, upscale_factor):
     b = len(batch)
     x = input.reshape(batch + [c // (r * r), r, r, h, w])
     x = x.permute(list(range(b)) + [b, b + 3, b + 1, b + 4, b + 2])
-    return x.reshape(batch + [c // (r * r), h * r, w * r])
+    return keep_input_format(x.reshape(batch + [c // (r * r), h * r, w * r]), input)
 
 
 def pixel_unshuffle(input, downscale_factor):
@@ -416,7 +418,7 @@ def pixel_unshuffle(input, downscale_factor):
     b = len(batch)
     x = input.reshape(batch + [c, h // r, r, w // r, r])
     x = x.permute(list(range(b)) + [b, b + 2, b + 4, b + 1, b + 3])
-    return x.reshape(batch + [c * r * r, h // r, w // r])
+    return keep_input_format(x.reshape(batch + [c * r * r, h // r, w // r]), input)
 
 
 def _dtype_name(dtype):
