@@ -616,10 +616,10 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     if not isinstance(tensor_list, list):
         raise TypeError("Invalid function argument. Expected parameter `tensor_list` of type List[torch.Tensor]\n"
                         f"             but got {type(tensor_list)} instead.")
+    _check_same_dtypes([*tensor_list, tensor])  # PyTorch's Python layer checks dtypes before the backend sizes
     if len(tensor_list) != pg.size():
         raise _backend_error(pg, "allgather", f"invalid output tensor list at index 0 (expected length "
                                               f"{pg.size()}, got {len(tensor_list)})")
-    _check_same_dtypes([*tensor_list, tensor])
     return _finish([pg._impl_for(tensor).all_gather(list(tensor_list), tensor)], async_op, pg=pg,
                    outputs=[list(tensor_list)])
 
@@ -665,8 +665,8 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     if pg.rank() == root:
         if not outputs:
             raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
-        _check_list_size(pg, "gather", outputs, "output")
         _check_same_dtypes([*outputs, tensor])
+        _check_list_size(pg, "gather", outputs, "output")
     return _finish([pg._impl_for(tensor).gather(tensor, outputs, root)], async_op, pg=pg)
 
 
@@ -680,8 +680,8 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     if pg.rank() == root:
         if not inputs:
             raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
-        _check_list_size(pg, "scatter", inputs, "input")
         _check_same_dtypes([*inputs, tensor])
+        _check_list_size(pg, "scatter", inputs, "input")
     return _finish([pg._impl_for(tensor).scatter(tensor, inputs, root)], async_op, pg=pg, outputs=[tensor])
 
 
