@@ -287,7 +287,8 @@ def roll(input, shifts, dims=None):
         if n and shift % n:
             s = shift % n
             out = _C.cat([out.narrow(dim, n - s, s), out.narrow(dim, 0, n - s)], dim)
-    return input.clone() if out is input else out
+    # PyTorch's roll keeps a channels-last input's layout (cat writes row-major)
+    return input.clone() if out is input else _layouts.follow_input_layout(out, input)
 
 
 def rot90(input, k=1, dims=(0, 1)):

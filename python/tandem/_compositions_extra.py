@@ -305,6 +305,10 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
         if input.shape[d] < edge_order + 1:
             raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
     spacings = list(spacing) if isinstance(spacing, (list, tuple)) else [spacing] * len(dims)
+    if any(isinstance(h, Tensor) for h in spacings):  # PyTorch's parser then reads a list of coordinate tensors
+        for i, h in enumerate(spacings):
+            if not isinstance(h, Tensor):
+                raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(h).__name__}")
     if len(spacings) != len(dims):
         raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
                            f"arguments to have the same length, but got a spacing argument of length "

@@ -130,7 +130,7 @@ def broadcast_reduce(device, rank, world):
         assert t.cpu().tolist() == sum(rank_values((3,), tandem.int64, r, "cpu")[0] for r in range(world)).tolist()
     else:
         assert tandem.equal(t.cpu(), mine)  # only the destination receives the result
-    expect_raises(ValueError, "rank 2 is not part of the group", lambda: dist.broadcast(t, src=world))
+    expect_raises(RuntimeError, f"::broadcast: invalid root rank: {world}", lambda: dist.broadcast(t, src=world))
 
 
 @check
@@ -159,7 +159,7 @@ def gather_family(device, rank, world):
     assert out.cpu().tolist() == [rank * 7.0] * 3
     expect_raises(ValueError, "Invalid usage of tensors with different dtypes",
                   lambda: dist.all_gather([tandem.empty(2, 3, device=device)] * world, t))
-    expect_raises(ValueError, "must hold one tensor per rank",
+    expect_raises(RuntimeError, "::allgather: invalid output tensor list at index 0",
                   lambda: dist.all_gather([tandem.empty(2, 3, dtype=tandem.float16, device=device)] * (world + 1), t))
 
 

@@ -376,7 +376,8 @@ def test_export_refuses_data_dependent_control_flow():
         def forward(self, x):
             return x if x.sum() > 0 else -x
 
-    with pytest.raises(tandem.fx.proxy.TraceError, match="control flow"):
+    # PyTorch's error type (GuardOnDataDependentSymNode, a RuntimeError), the tracer's words after its first line
+    with pytest.raises(RuntimeError, match="control flow"):
         tandem.export.export(Gate(), (tandem.ones(2),))
 
 

@@ -277,7 +277,8 @@ def test_jit_decorators_and_helpers():
 
 
 def test_jit_save_and_load_say_use_state_dict(tmp_path):
-    for call in (lambda: tandem.jit.save(tandem.nn.Linear(2, 2), tmp_path / "m.pt"),
+    (tmp_path / "m.pt").write_bytes(b"PK")  # load checks that the path exists first, as PyTorch's
+    for call in (lambda: tandem.jit.save(tandem.jit.script(tandem.nn.Linear(2, 2)), tmp_path / "m.pt"),
                  lambda: tandem.jit.load(tmp_path / "m.pt")):
         with pytest.raises(NotImplementedError, match=r"(?s)torch\.jit\.(save|load).*hint: .*state_dict"):
             call()

@@ -103,7 +103,7 @@ class Backend(str):
 
     def __new__(cls, name):
         if not isinstance(name, str):
-            raise ValueError(f"Backend constructor parameter must be string-ish, but got: {type(name)}")
+            raise ValueError(f"Backend constructor parameter must be string-ish\nhint: got {type(name)}")
         value = getattr(Backend, name.upper(), Backend.UNDEFINED)
         if value == Backend.UNDEFINED:
             value = name.lower()
@@ -334,15 +334,21 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     explicit ``rank``/``world_size`` must agree with them."""
     if _State.world is not None:
         raise ValueError("trying to initialize the default process group twice!")
+    if init_method is not None and store is not None:
+        raise AssertionError("Cannot specify both init_method and store.")
+    scheme = init_method.split("://", 1)[0] if isinstance(init_method, str) and "://" in init_method else None
+    if scheme is not None and scheme not in ("env", "tcp", "file"):
+        raise RuntimeError(f"No rendezvous handler for {scheme}://\nhint: init_method takes env://, tcp://host:port "
+                           "or file:///path")
     if not is_available():
         raise RuntimeError("tandem.distributed is not available: tandem was built without MPI.\nhint: install "
                            "Open MPI (Debian: apt-get install libopenmpi-dev openmpi-bin) and rebuild tandem")
     name = Backend(backend) if backend is not None else None
     if name is not None and name not in (Backend.MPI, Backend.GLOO, Backend.NCCL) and ":" not in name:
-        raise ValueError(f"Invalid backend: '{backend}'\nhint: tandem runs 'mpi' (also for 'gloo' programs) "
-                         "and 'nccl' (CUDA tensors)")
+        raise AssertionError(f"Unknown backend type {backend}\nhint: tandem runs 'mpi' (also for 'gloo' programs) "
+                             "and 'nccl' (CUDA tensors)")
     if timeout is not None and not isinstance(timeout, datetime.timedelta):
-        raise TypeError(f"Expected timeout argument to be of type datetime.timedelta, got {type(timeout)}")
+        raise TypeError(f"Expected timeout argument to be of type datetime.timedelta, got {timeout}")
     timeout = timeout if timeout is not None else _DEFAULT_TIMEOUT
     if mpi_join.joining_world_size(init_method, world_size, store) is not None:
         # Started without mpirun (mp.spawn, RANK/WORLD_SIZE): the processes find each other by PyTorch's
@@ -353,11 +359,11 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     else:
         mpi = _C._dist_mpi_world(_to_ms(timeout))
     if world_size not in (-1, None) and int(world_size) != mpi.size():
-        raise ValueError(f"init_process_group: world_size={world_size}, but MPI started {mpi.size()} "
+        raise RuntimeError(f"init_process_group: world_size={world_size}, but MPI started {mpi.size()} "
                          f"process(es)\nhint: start the job with `mpirun -np {world_size} python ...`, or leave "
                          "world_size out (tandem takes it from MPI)")
     if rank not in (-1, None) and int(rank) != mpi.rank():
-        raise ValueError(f"init_process_group: rank={rank}, but MPI gave this process rank {mpi.rank()}\nhint: "
+        raise RuntimeError(f"init_process_group: rank={rank}, but MPI gave this process rank {mpi.rank()}\nhint: "
                          "leave rank out (tandem takes it from MPI)")
     nccl = None
     wants_nccl = name is not None and "nccl" in name
@@ -436,6 +442,8 @@ def get_process_group_ranks(group):
 
 
 def get_global_rank(group, group_rank):
+    if group is not None and group is GroupMember.WORLD:  # PyTorch: the world's ranks are the global ones
+        return group_rank
     pg, _ = _resolve(group)
     if not 0 <= group_rank < len(pg._ranks):
         raise ValueError(f"Group rank {group_rank} is not part of group {pg}")
@@ -443,6 +451,8 @@ def get_global_rank(group, group_rank):
 
 
 def get_group_rank(group, global_rank):
+    if group is not None and group is GroupMember.WORLD:
+        return global_rank
     pg, _ = _resolve(group)
     if global_rank not in pg._ranks:
         raise ValueError(f"Global rank {global_rank} is not part of group {pg}")
@@ -506,6 +516,28 @@ def _group_rank(pg, global_rank, what):
     return pg._ranks.index(global_rank)
 
 
+def _backend_error(pg, op, text):
+    """What PyTorch's process group (a C++ c10::Error: RuntimeError) says about a collective's arguments, named
+    after the group's backend as PyTorch's ProcessGroupGloo/MPI/NCCL name themselves."""
+    kind = {"gloo": "Gloo", "mpi": "MPI", "nccl": "NCCL"}.get(str(pg._backend).split(":")[-1], "Gloo")
+    return RuntimeError(f"ProcessGroup{kind}::{op}: {text}")
+
+
+def _root_rank(pg, rank, op, what):
+    """A collective's root in the group; a rank outside the world group is the backend's error in PyTorch (its
+    Python layer translates ranks only for subgroups, with ValueError)."""
+    if pg is _State.world and rank not in pg._ranks:
+        raise _backend_error(pg, op, f"invalid root rank: {rank}")
+    return _group_rank(pg, rank, what)
+
+
+def _check_list_size(pg, op, items, kind):
+    n = pg.size()
+    if len(items) != n:
+        raise _backend_error(pg, op, f"Incorrect {kind} list size {len(items)}. {kind.capitalize()} list size "
+                                     f"should be {n}, same as size of the process group.")
+
+
 def _check_tensor(t, fn, arg="tensor"):
     if not isinstance(t, tandem.Tensor):
         raise TypeError(f"Invalid function argument. Expected parameter `{arg}` of type torch.Tensor\n"
@@ -563,7 +595,7 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     pg, member = _resolve(group)
     if not member:
         return None
-    root = group_src if group_src is not None else _group_rank(pg, 0 if src is None else src, "broadcast")
+    root = group_src if group_src is not None else _root_rank(pg, 0 if src is None else src, "broadcast", "broadcast")
     return _finish([pg._impl_for(tensor).broadcast(tensor, root)], async_op, pg=pg, outputs=[tensor])
 
 
@@ -572,7 +604,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     pg, member = _resolve(group)
     if not member:
         return None
-    root = group_dst if group_dst is not None else _group_rank(pg, 0 if dst is None else dst, "reduce")
+    root = group_dst if group_dst is not None else _root_rank(pg, 0 if dst is None else dst, "reduce", "reduce")
     return _finish([pg._impl_for(tensor).reduce(tensor, root, _op_code(op))], async_op, pg=pg, outputs=[tensor])
 
 
@@ -581,7 +613,13 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     pg, member = _resolve(group)
     if not member:
         return None
-    _check_same_dtypes([*tensor_list, tensor])
+    if not isinstance(tensor_list, list):
+        raise TypeError("Invalid function argument. Expected parameter `tensor_list` of type List[torch.Tensor]\n"
+                        f"             but got {type(tensor_list)} instead.")
+    _check_same_dtypes([*tensor_list, tensor])  # PyTorch's Python layer checks dtypes before the backend sizes
+    if len(tensor_list) != pg.size():
+        raise _backend_error(pg, "allgather", f"invalid output tensor list at index 0 (expected length "
+                                              f"{pg.size()}, got {len(tensor_list)})")
     return _finish([pg._impl_for(tensor).all_gather(list(tensor_list), tensor)], async_op, pg=pg,
                    outputs=[list(tensor_list)])
 
@@ -628,6 +666,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
         if not outputs:
             raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
         _check_same_dtypes([*outputs, tensor])
+        _check_list_size(pg, "gather", outputs, "output")
     return _finish([pg._impl_for(tensor).gather(tensor, outputs, root)], async_op, pg=pg)
 
 
@@ -642,6 +681,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
         if not inputs:
             raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
         _check_same_dtypes([*inputs, tensor])
+        _check_list_size(pg, "scatter", inputs, "input")
     return _finish([pg._impl_for(tensor).scatter(tensor, inputs, root)], async_op, pg=pg, outputs=[tensor])
 
 
@@ -652,6 +692,9 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     pg, member = _resolve(group)
     if not member:
         return None
+    for splits in (output_split_sizes, input_split_sizes):
+        if splits and len(splits) != pg.size():  # PyTorch's check (c10d's checkSplitSizes)
+            raise RuntimeError("Number of tensor splits not equal to group size")
     works = [pg._impl_for(input).all_to_all_single(output, input, [int(s) for s in output_split_sizes or []],
                                                    [int(s) for s in input_split_sizes or []])]
     return _finish(works, async_op, pg=pg, outputs=[output])
@@ -736,9 +779,9 @@ def all_gather_object(object_list, obj, group=None):
     if not member:
         return
     n = pg.size()
-    if len(object_list) != n:
-        raise ValueError(f"all_gather_object: object_list must have one entry per rank ({n}), got "
-                         f"{len(object_list)}")
+    if len(object_list) < n:  # PyTorch writes object_list[i] for each rank: an IndexError past its end
+        raise IndexError(f"list assignment index out of range\nhint: all_gather_object: object_list must have one "
+                         f"entry per rank ({n}), got {len(object_list)}")
     payload = _to_bytes_tensor(obj)
     sizes = [tandem.zeros(1, dtype=tandem.int64) for _ in range(n)]
     all_gather(sizes, tandem.tensor([payload.numel()], dtype=tandem.int64), group=group)
@@ -768,7 +811,7 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
     pg, member = _resolve(group)
     if not member:
         return
-    root = group_src if group_src is not None else _group_rank(pg, 0 if src is None else src, "broadcast_object_list")
+    root = group_src if group_src is not None else _root_rank(pg, 0 if src is None else src, "broadcast", "broadcast_object_list")
     if pg.rank() == root:
         payloads = [_to_bytes_tensor(o) for o in object_list]
         sizes = tandem.tensor([p.numel() for p in payloads], dtype=tandem.int64)

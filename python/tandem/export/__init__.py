@@ -5,12 +5,15 @@ graph_signature, state_dict and constants, example inputs and the ranges of its 
 the example's except the dimensions marked dynamic by `dynamic_shapes`, which must lie in their Dim's range).
 save/load keep an ExportedProgram in a file (with `extra_files`, as PyTorch's). Python control flow on tensor values cannot be captured (the
 tracer's TraceError, where PyTorch raises its data-dependent guard error)."""
+import zipfile
+
+from .. import _C
 from ..nn import Module as _Module
-from ._dims import Dim
+from ._dims import Dim, dims
 from ._program import _EXPORT_NOTE, ExportedProgram, ExportGraphSignature, UserError
 from ._program import capture as _capture
 
-__all__ = ["export", "ExportedProgram", "ExportGraphSignature", "Dim", "save", "load", "UserError"]
+__all__ = ["export", "ExportedProgram", "ExportGraphSignature", "Dim", "dims", "save", "load", "UserError"]
 
 
 def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False, preserve_module_call_signature=(),
@@ -18,10 +21,11 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False, preserv
     if not isinstance(mod, _Module):
         raise ValueError(f"Expected `mod` to be an instance of `torch.nn.Module`, got {type(mod)}.")
     if not isinstance(args, tuple):
-        raise UserError(f"Expecting `args` to be a tuple of example positional inputs, got {type(args)}"
-                        + _EXPORT_NOTE)
-    if kwargs is not None and not isinstance(kwargs, dict):
-        raise TypeError(f"Expecting `kwargs` to be a dict of example keyword inputs, got {type(kwargs)}")
+        kind = "<class 'tandem.Tensor'>" if type(args) is _C.Tensor else str(type(args))  # not tandem._C.Tensor
+        raise UserError(f"Expecting `args` to be a tuple of example positional inputs, got {kind}" + _EXPORT_NOTE)
+    if kwargs is not None and not isinstance(kwargs, dict):  # PyTorch's inspect.Signature.bind(**kwargs) error
+        raise TypeError(f"inspect.Signature.bind() argument after ** must be a mapping, not {type(kwargs).__name__}"
+                        f"\nhint: kwargs must be a dict of example keyword inputs")
     return _capture(mod, args, kwargs or {}, dynamic_shapes)
 
 
@@ -40,6 +44,11 @@ def save(ep, f, *, extra_files=None, opset_version=None, pickle_protocol=2):
 
 def load(f, *, extra_files=None, expected_opset_version=None):
     from .. import load as load_object  # noqa: PLC0415
+    if hasattr(f, "read") and hasattr(f, "seek"):  # PyTorch opens the archive as a zip first
+        start = f.tell()
+        if not zipfile.is_zipfile(f):
+            raise zipfile.BadZipFile("File is not a zip file")
+        f.seek(start)
     saved = load_object(f, weights_only=False)
     if not isinstance(saved, dict) or saved.get("tandem.export") != 1:
         raise RuntimeError("torch.export.load: the file holds no exported program saved by torch.export.save")

@@ -44,7 +44,7 @@ class Dim(metaclass=_DimMeta):
         high = _NO_BOUND if max is None else max
         if not high > low:
             raise AssertionError(f"Cannot create Dim with inconsistent min={min}, max={max}")
-        if not isinstance(name, str) or not name.isidentifier():
+        if not name.isidentifier():  # (a non-string name fails here with PyTorch's AttributeError)
             raise AssertionError(f"Dim name must be a valid identifier, got {name}")
         self.__name__ = name
         self.min, self.max = low, high
@@ -57,6 +57,11 @@ class Dim(metaclass=_DimMeta):
         if self.max != _NO_BOUND:
             parts.append(f"max={self.max}")
         return f"Dim({', '.join(parts)})"
+
+
+def dims(*names, min=None, max=None):
+    """Several Dims with the same range at once: `batch, seq = dims("batch", "seq", max=512)`."""
+    return tuple(Dim(name, min=min, max=max) for name in names)
 
 
 class ValueRanges:

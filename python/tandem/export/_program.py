@@ -9,8 +9,20 @@ from ..utils import _pytree as pytree
 from ._dims import _NO_BOUND, Dim, ValueRanges, _DimHint, _RangedHint
 
 
-class UserError(Exception):
-    """What torch._dynamo.exc.UserError reports in PyTorch: export was called in a way it cannot serve."""
+class UserError(RuntimeError):
+    """What torch._dynamo.exc.UserError reports in PyTorch (a RuntimeError there too): export was called in a way
+    it cannot serve."""
+
+
+class ConstraintViolationError(RuntimeError):
+    """PyTorch's error (torch.fx.experimental.symbolic_shapes) for a dynamic_shapes entry the example contradicts."""
+
+
+class GuardOnDataDependentSymNode(RuntimeError):
+    """PyTorch's error for Python control flow on a tensor's value (tandem's tracer cannot capture it either)."""
+
+
+_DIM_SPEC_KINDS = "None, an int, a Dim, Dim.AUTO, Dim.STATIC, or Dim.DYNAMIC, "
 
 
 _EXPORT_NOTE = ("\n\nThe error above occurred when calling torch.export.export. If you would like to view some more "
@@ -47,7 +59,10 @@ def _dim_specs(signature, args, kwargs, dynamic_shapes):
         unknown = [k for k in dynamic_shapes if k not in names]
         if unknown:
             raise UserError(f"When `dynamic_shapes` is specified as a dict, its top-level keys must be the arg names "
-                            f"{names} of `inputs`, but here they are {list(dynamic_shapes)}." + _EXPORT_NOTE)
+                            f"{names} of `inputs`, but here they are {list(dynamic_shapes)}. Alternatively, you could "
+                            "also ignore arg names entirely and specify `dynamic_shapes` as a list/tuple matching "
+                            "`inputs`. For more information about this error, see: https://pytorch.org/docs/main/"
+                            "generated/exportdb/index.html#dynamic-shapes-validation" + _EXPORT_NOTE)
         by_name = dynamic_shapes
     else:
         if len(dynamic_shapes) != len(names):
@@ -62,21 +77,43 @@ def _dim_specs(signature, args, kwargs, dynamic_shapes):
             continue
         items = spec.items() if isinstance(spec, dict) else enumerate(spec)
         for dim, value in items:
-            if value is not None:
-                specs[(name, dim)] = value
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, Dim, _DimHint, _RangedHint)):
+                raise UserError(f"Unexpected dimension mapped to index {dim} in input tensor shape {spec} specified "
+                                f"at `dynamic_shapes[{name!r}]` (expected {_DIM_SPEC_KINDS} but got {value!r} "
+                                "instead)" + _EXPORT_NOTE)
+            specs[(name, dim)] = value
     return specs
+
+
+def _is_constant(value):
+    """A Python number, string or bool argument: PyTorch's export specializes on it (a guard checks each call)."""
+    return isinstance(value, (bool, int, float, str))
 
 
 def capture(mod, args, kwargs, dynamic_shapes):
     signature = inspect.signature(mod.forward)
-    graph_module = fx.symbolic_trace(mod)
     bound = signature.bind(*args, **kwargs)
+    constants = {name: v for name, v in bound.arguments.items() if _is_constant(v)}
+    try:
+        graph_module = fx.symbolic_trace(mod, concrete_args=constants or None)
+    except fx.proxy.TraceError as e:
+        raise GuardOnDataDependentSymNode(f"Could not guard on data-dependent expression: {e}\nhint: export "
+                                          "captures one path; use torch.cond for a branch on tensor values") from e
     dims = _dim_specs(signature, args, kwargs, dynamic_shapes)
     for (name, dim), value in dims.items():
         example = bound.arguments[name]
-        if not hasattr(example, "dim") or not -example.dim() <= dim < example.dim():
+        if hasattr(example, "dim") and not -example.dim() <= dim < example.dim():
+            # PyTorch's own failure (it writes the spec into a list of the tensor's dims)
+            raise IndexError(f"list assignment index out of range\nhint: `{name}` has {example.dim()} dims; "
+                             f"dynamic_shapes names dim {dim}")
+        if not hasattr(example, "dim"):
             raise UserError(f"Expected dynamic shape spec for `{name}` to index a dimension of its tensor, got "
                             f"dimension {dim}" + _EXPORT_NOTE)
+        if isinstance(value, int) and value != example.shape[dim]:
+            raise ConstraintViolationError(f"Static shape constraint of {value} does not match input size of "
+                                           f"{example.shape[dim]}, for L['{name}'].size()[{dim}]")
         if isinstance(value, Dim) and not value.min <= example.shape[dim] <= value.max:
             raise UserError(f"Received user-specified dim hint of {example.shape[dim]} for {name}.size()[{dim}], "
                             f"outside the range [{value.min}, {value.max}] of {value!r}." + _EXPORT_NOTE)
@@ -153,15 +190,21 @@ class ExportedProgram:
         sizes_of = {}
         for name, example in want.items():
             value = got[name]
+            if _is_constant(example) and value != example:  # the graph holds the example's value
+                raise AssertionError(f"Guard failed: {name} == {example!r}")
             for path, leaf in _tensor_leaves(name, example):
                 actual = _at(value, path)
                 for dim, size in enumerate(leaf.shape):
                     spec = self._dims.get((name, dim), self._dims.get((name, dim - leaf.dim())))
                     where = f"{name}{''.join(f'[{p!r}]' for p in path)}.size()[{dim}]"
-                    have = actual.shape[dim] if actual.dim() > dim else None
+                    sizes = actual.size()  # (a non-tensor fails here with PyTorch's AttributeError)
+                    have = sizes[dim] if len(sizes) > dim else None
                     if spec is None:
                         if have != size:
                             raise AssertionError(f"Guard failed: {where} == {size}")
+                    elif isinstance(spec, int) and not isinstance(spec, bool):
+                        if have != spec:
+                            raise AssertionError(f"Guard failed: {where} == {spec}")
                     elif isinstance(spec, Dim):
                         # PyTorch guards a lower bound above 2 only (sizes 0 and 1 are not special-cased)
                         if spec.min > 2 and have < spec.min:

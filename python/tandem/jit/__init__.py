@@ -13,10 +13,12 @@ the object itself stays the module or function it was.
 """
 import builtins  # isinstance below is torch.jit.isinstance (_eager_names), the builtin is spelled out
 import contextlib
+import os
 import warnings
 import weakref
 from typing import Final  # noqa: F401  (torch.jit.Final is typing.Final)
 
+from .._C import Tensor
 from ._overloads import _overload, _overload_method  # noqa: F401  (declarations only: see the module)
 from ._eager_names import *  # noqa: F401,F403  (Attribute, isinstance, fuser, ...: see the module)
 from ._eager_names import __all__ as _eager_names
@@ -129,14 +131,49 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
             raise RuntimeError("example_kwarg_inputs should be a dict")
         args, kwargs = (), example_kwarg_inputs
     else:
-        if example_inputs is None:
-            raise TypeError("'NoneType' object is not iterable")
-        args, kwargs = (example_inputs if builtins.isinstance(example_inputs, tuple) else (example_inputs,)), {}
+        if builtins.isinstance(example_inputs, Tensor):
+            args = (example_inputs,)
+        else:  # PyTorch takes any other example as a sequence of arguments ('int' object is not iterable)
+            args = tuple(example_inputs)
+        kwargs = {}
     if not callable(func):
         raise RuntimeError("Could not get name of python class object")
     with _trace_run():
-        func(*args, **kwargs)
+        out = func(*args, **kwargs)
+    _check_trace_output(out, strict)
     return _record(func, "traced_module")
+
+
+_DICT_OUTPUT = ("Encountering a dict at the output of the tracer might cause the trace to be incorrect, this is only "
+                "valid if the container structure does not change based on the module's inputs. Consider using a "
+                "constant container instead (e.g. for `list`, use a `tuple` instead. for `dict`, use a `NamedTuple` "
+                "instead). If you absolutely need this and know the side effects, pass strict=False to trace() to "
+                "allow this behavior.")
+
+
+def _check_trace_output(out, strict):
+    """PyTorch's refusals of what a trace cannot return: nothing, non-tensors, a dict when strict (its keys would
+    be baked into the graph)."""
+    if out is None:
+        raise RuntimeError("The traced function didn't return any values! Side-effects are not captured in traces, "
+                           "so it would be a no-op.")
+    if builtins.isinstance(out, Tensor):
+        return
+    if builtins.isinstance(out, dict):
+        if strict:
+            raise RuntimeError(_DICT_OUTPUT)
+        values = out.values()
+    elif builtins.isinstance(out, list):
+        if not all(builtins.isinstance(v, Tensor) for v in out):
+            raise RuntimeError(f"Tracer cannot infer type of {out}")
+        return
+    elif builtins.isinstance(out, tuple):
+        values = out
+    else:
+        raise RuntimeError("Only tensors, lists, tuples of tensors, or dictionary of tensors can be output from "
+                           "traced functions")
+    for v in values:
+        _check_trace_output(v, strict)
 
 
 def ignore(drop=False, **kwargs):
@@ -178,6 +215,13 @@ def wait(future):
 
 
 def freeze(mod, preserved_attrs=None, optimize_numerics=True):
+    """Returns ``mod`` (there is no TorchScript graph to fold), after PyTorch's checks on what it accepts."""
+    if not builtins.isinstance(mod, ScriptModule):
+        raise RuntimeError("Freezing expects a ScriptModule as input. Please use torch.jit.script or torch.jit.trace "
+                           "to script your 'nn.Module'.")
+    if mod.training:
+        raise RuntimeError("Freezing is currently only implemented for modules in eval mode. Please call .eval() on "
+                           "your module before freezing.")
     return mod
 
 
@@ -191,8 +235,16 @@ _SAVE_HINT = ("hint: tandem has no TorchScript archive format; save the weights 
 
 
 def save(m, f, _extra_files=None):
+    if not builtins.isinstance(m, ScriptModule):  # PyTorch calls the ScriptModule's own method, which m lacks
+        method = "save" if builtins.isinstance(f, (str, os.PathLike)) else "save_to_buffer"
+        raise AttributeError(f"'{type(m).__name__}' object has no attribute '{method}'")
     raise NotImplementedError("torch.jit.save: tandem cannot serialize a scripted program\n" + _SAVE_HINT)
 
 
 def load(f, map_location=None, _extra_files=None, _restore_shapes=False):
+    if builtins.isinstance(f, (str, os.PathLike)):  # PyTorch's checks of a path come before reading it
+        if not os.path.exists(f):
+            raise ValueError(f"The provided filename {f} does not exist")
+        if os.path.isdir(f):
+            raise ValueError(f"The provided filename {f} is a directory")
     raise NotImplementedError("torch.jit.load: tandem cannot load a TorchScript archive\n" + _SAVE_HINT)

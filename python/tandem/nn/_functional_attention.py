@@ -9,6 +9,7 @@ import tandem
 
 from .. import _C
 from .._autocast import active as _amp_active, run as _amp_run
+from .._layouts import _parser_type_name
 from .._transfer_guard import _crossing
 from . import functional as F  # linear and attention through the installed functions: modes see them
 from .functional import dropout, embedding, softmax
@@ -21,7 +22,31 @@ __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward", "embe
 _SCORES_PER_BLOCK = 0
 
 
+def _check_attention_argument_types(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
+    """What PyTorch's argument parser refuses before the op runs (TypeError with the parser's words)."""
+    fn = "scaled_dot_product_attention()"
+    for position, (name, t) in enumerate((("query", query), ("key", key), ("value", value)), 1):
+        if not isinstance(t, tandem.Tensor):
+            raise TypeError(f"{fn}: argument '{name}' (position {position}) must be Tensor, not {_parser_type_name(t)}")
+    if attn_mask is not None and not isinstance(attn_mask, tandem.Tensor):
+        raise TypeError(f"{fn}: argument 'attn_mask' must be Tensor, not {_parser_type_name(attn_mask)}")
+    for name, v, optional in (("dropout_p", dropout_p, False), ("scale", scale, True)):
+        if not (isinstance(v, (int, float)) or (optional and v is None)
+                or (isinstance(v, tandem.Tensor) and v.dim() == 0)):  # the parser takes a 0-dim tensor too
+            raise TypeError(f"{fn}: argument '{name}' must be float, not {_parser_type_name(v)}")
+    for name, v in (("is_causal", is_causal), ("enable_gqa", enable_gqa)):
+        if not isinstance(v, bool):
+            raise TypeError(f"{fn}: argument '{name}' must be bool, not {_parser_type_name(v)}")
+
+
 def _check_attention_inputs(query, key, value, attn_mask, dropout_p, is_causal):
+    if attn_mask is not None and attn_mask.dim() == 0:  # PyTorch reads the mask's last two sizes first
+        raise IndexError("Dimension specified as -2 but tensor has no dimensions")
+    if attn_mask is not None and attn_mask.dim() == 1:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)")
+    if dropout_p < 0.0:  # PyTorch's CPU backend choice (its fused kernel) words the refusal this way
+        raise RuntimeError("scaled_dot_product_attention_flash_attention: Currently do not support dropout > 0\n"
+                           f"hint: dropout_p must be in [0, 1], got {dropout_p}")
     if min(query.dim(), key.dim(), value.dim()) < 2:
         raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
                            f"{query.dim()} key.dim: {key.dim()} and value.dim: {value.dim()} instead.")
@@ -29,7 +54,10 @@ def _check_attention_inputs(query, key, value, attn_mask, dropout_p, is_causal):
         names = [t.dtype._cpp_type_name for t in (query, key, value)]
         raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: {names[0]} "
                            f"key.dtype: {names[1]} and value.dtype: {names[2]} instead.")
-    if dropout_p > 1.0:  # (a negative dropout_p means no dropout, as in PyTorch)
+    if not (query.is_floating_point() or query.is_complex()):  # PyTorch's kernels read the inputs as float
+        raise RuntimeError(f"expected scalar type Float but found {query.dtype._scalar_type_name}\n"
+                           "hint: attention takes floating-point query, key and value")
+    if dropout_p > 1.0:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
     if attn_mask is not None:
         if is_causal:
@@ -55,6 +83,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if _amp_active():  # PyTorch's autocast list: lower
         return _amp_run("lower", scaled_dot_product_attention,
                         query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+    _check_attention_argument_types(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     _check_attention_inputs(query, key, value, attn_mask, dropout_p, is_causal)
     return _C._scaled_dot_product_attention(query, key, value, attn_mask, float(dropout_p), bool(is_causal),
                                             None if scale is None else float(scale), bool(enable_gqa),
@@ -277,7 +306,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         if dropout_p > 0.0:
             weights = dropout(weights, dropout_p)
         out = tandem.matmul(weights, v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-        out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
+        out = F.linear(out, out_proj_weight, out_proj_bias)
+        out = out.reshape(tgt_len, bsz, out.size(-1))  # not -1: an empty sequence has no size to infer
         weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
         if average_attn_weights:
             weights = weights.mean(dim=1)
@@ -289,7 +319,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     q, k, v = (t.reshape(bsz, num_heads, t.size(1), head_dim) for t in (q, k, v))
     out = F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
     out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
-    out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
+    out = F.linear(out, out_proj_weight, out_proj_bias)
+    out = out.reshape(tgt_len, bsz, out.size(-1))
     return (out if is_batched else out.squeeze(1)), None
 
 

@@ -175,7 +175,11 @@ def _convolution(fn, n, input, weight, bias, stride, padding, dilation, groups):
     if extra:
         x = _pad_right(x, extra)
     _check_conv(x, weight, bias, stride, padding, dilation, groups)
-    return _unbatch(_CONV_CORES[n](x, weight, bias, stride, padding, dilation, groups), batched)
+    out = _CONV_CORES[n](x, weight, bias, stride, padding, dilation, groups)
+    # PyTorch's layouts: a 1-d result is row-major (conv2d would keep a transposed input's channels-last look); a
+    # 3-d one follows a channels_last_3d input or weight (2-d: the C++ op does)
+    out = out.contiguous() if n == 1 else follow_input_layout(out, x, weight) if n == 3 else out
+    return _unbatch(out, batched)
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -185,8 +189,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """3-D convolution over (N, C, D, H, W): one conv2d over the gathered depth windows."""
-    return follow_input_layout(_convolution("conv3d", 3, input, weight, bias, stride, padding, dilation, groups),
-                               input, weight)
+    return _convolution("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
 
 
 def _check_transposed_sizes(x, weight, stride, padding, output_padding, dilation):
@@ -229,7 +232,8 @@ def _conv_transpose(fn, n, input, weight, bias, stride, padding, output_padding,
             out = _C._conv_transpose2d(x.unsqueeze(2), weight.unsqueeze(2), bias, (1,) + stride, (0,) + padding,
                                        (0,) + output_padding, (1,) + dilation, groups).squeeze(2)
         else:
-            out = _C._conv_transpose2d(x, weight, bias, stride, padding, output_padding, dilation, groups)
+            out = follow_input_layout(
+                _C._conv_transpose2d(x, weight, bias, stride, padding, output_padding, dilation, groups), x, weight)
         return _unbatch(out, batched)
     batch, c_in, c_out_g = x.size(0), x.size(1), weight.size(1)
     kernel, sizes = list(weight.shape[2:]), list(x.shape[2:])
@@ -244,7 +248,7 @@ def _conv_transpose(fn, n, input, weight, bias, stride, padding, output_padding,
     for i, p in enumerate(padding):
         out = out.narrow(2 + i, p, padded[i] - 2 * p)
     out = out + bias.reshape([c_out] + [1] * n) if bias is not None else out.contiguous()
-    return _unbatch(out, batched)
+    return _unbatch(follow_input_layout(out, x, weight), batched)
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
@@ -253,15 +257,13 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    out = _conv_transpose("conv_transpose2d", 2, input, weight, bias, stride, padding, output_padding, groups,
-                          dilation)
-    return follow_input_layout(out, input, weight)
+    return _conv_transpose("conv_transpose2d", 2, input, weight, bias, stride, padding, output_padding, groups,
+                           dilation)
 
 
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    out = _conv_transpose("conv_transpose3d", 3, input, weight, bias, stride, padding, output_padding, groups,
-                          dilation)
-    return follow_input_layout(out, input, weight)
+    return _conv_transpose("conv_transpose3d", 3, input, weight, bias, stride, padding, output_padding, groups,
+                           dilation)
 
 
 # ------------------------------------------------------------------------------------------- unfold and fold
@@ -522,7 +524,8 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     shape = (n, c, depth) + tuple(planes.shape[2:])
     positions = _window_positions(depth, out[0], k[0], s[0], p[0], d[0], x.device)
     values, indices = _windowed_max(planes.reshape(shape), 2, positions, plane_index.reshape(shape), h * w)
-    return follow_input_layout(_unbatch(values, batched), input), follow_input_layout(_unbatch(indices, batched), input)
+    values, indices = (follow_input_layout(t, x) for t in (values, indices))  # x: the batched input
+    return _unbatch(values, batched), _unbatch(indices, batched)
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):

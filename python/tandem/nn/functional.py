@@ -615,6 +615,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if probabilities and not (target.is_floating_point() or target.is_complex()):
         raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
                            f"{target.dtype._scalar_type_name}")
+    if probabilities and ignore_index >= 0:  # PyTorch's check: a probability target has no class to ignore
+        raise RuntimeError("ignore_index is not supported for floating point target")
     _check_class_weight(weight, input, "cross_entropy: " if probabilities else "")
     logp = log_softmax(input, class_dim)
     num_classes = input.size(class_dim)

@@ -8,6 +8,7 @@ from .. import _C
 from . import (_compressed_indices, _construct, _csc, _csr, _csr_construct, _join, _legacy, _masked, _math, _mm_reduce,
                _mv, _select)
 from . import _bmm  # after the layouts (_coo and _csr import each other through _construct)
+from ._base import _SparseBase
 from ._coo import SparseCooTensor
 from ._csc import SparseCscTensor
 from ._invariants import check_sparse_tensor_invariants
@@ -35,16 +36,24 @@ def sum(input, dim=None, dtype=None):  # noqa: A001  (PyTorch's name)
     sparse dim is summed."""
     if type(input) in (SparseCsrTensor, SparseCscTensor):
         return input.sum(dim, False, dtype)
+    if not isinstance(input, _SparseBase):  # PyTorch's errors for a dense input
+        if dim is None:
+            raise RuntimeError("coalesce expected sparse coordinate tensor layout but got Strided")
+        raise _SparseBase._refuse_dense("_indices", input)
     return _math.sum(input, dim, False, dtype)
 
 
 def softmax(input, dim, *, dtype=None):
     """Softmax over the stored entries of each slice along dim (unstored elements do not take part); the result
     has input's pattern, coalesced."""
+    if not isinstance(input, _SparseBase):
+        raise _SparseBase._refuse_dense("_sparse_softmax", input)
     return _math.softmax(input, dim, dtype)
 
 
 def log_softmax(input, dim, *, dtype=None):
+    if not isinstance(input, _SparseBase):
+        raise _SparseBase._refuse_dense("_sparse_log_softmax", input)
     return _math.softmax(input, dim, dtype, log=True)
 
 
@@ -141,6 +150,7 @@ SparseCooTensor.mv = SparseCsrTensor.mv = _mv.mv
 SparseCooTensor.index_select = _select.index_select
 SparseCooTensor.unsqueeze = _join.unsqueeze
 SparseCooTensor.bmm = _bmm.bmm
+SparseCooTensor._rbmm = _bmm.rbmm
 SparseCooTensor.smm = _masked.smm  # PyTorch has Tensor.smm but no Tensor.hspmm
 sampled_addmm = _masked.sampled_addmm
 

@@ -255,6 +255,13 @@ class _SparseBase(Tensor):
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.to_dense().item())
 
+    @staticmethod
+    def _refuse_dense(op, t):
+        """PyTorch's error for a dense tensor where its sparse kernel reads a sparse field (aten::_values, ...)."""
+        backend = "CUDA" if t.is_cuda else "CPU"
+        return NotImplementedError(f"Could not run 'aten::{op}' with arguments from the '{backend}' backend.\n"
+                                   "hint: the tensor is dense; make it sparse first (t.to_sparse())")
+
     def _refuse(self, op):
         backend = self._backend + ("CUDA" if self.is_cuda else "CPU")
         return NotImplementedError(f"Could not run 'aten::{op}' with arguments from the '{backend}' backend.\n"

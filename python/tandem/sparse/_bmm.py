@@ -24,6 +24,11 @@ def _check(self, mat2):
     _check_dtypes(self, mat2)
 
 
+def rbmm(self, dense):
+    """dense.bmm(sparse): PyTorch has no kernel for a sparse mat2 and says so with bmm_sparse's check."""
+    raise RuntimeError("bmm_sparse: Tensor 'mat2' must be dense")
+
+
 def bmm(self, mat2):
     """self (batch x n x m, sparse COO) @ mat2 (batch x m x p, dense): a dense batch x n x p tensor."""
     if type(self) is not _coo.SparseCooTensor:

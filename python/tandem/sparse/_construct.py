@@ -37,7 +37,8 @@ def _as_indices(indices, values, device):
         indices = as_tensor(indices, device=values.device)  # a list or an array: it has no device of its own
     elif device is not None:
         indices = indices.to(device)
-    if indices.dtype.is_floating_point or indices.dtype.is_complex or indices.dtype == _C.bool:
+    # (an empty floating tensor, torch.tensor([[], []]), has nothing to truncate: PyTorch takes it, as here)
+    if (indices.dtype.is_floating_point or indices.dtype.is_complex or indices.dtype == _C.bool) and indices.numel():
         raise RuntimeError(f"indices must be an int64 tensor\nhint: the indices are {indices.dtype}; pass "
                            "integer indices (indices.long())")
     if indices.device != values.device:

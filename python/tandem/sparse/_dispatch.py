@@ -25,7 +25,7 @@ _sparse_aware = set()  # filled on first use: the public objects (builtin_functi
 # dense.mul(s), ... (PyTorch computes them; tandem's layouts define the reflected forms).
 _REFLECTED = {"add": "__radd__", "__add__": "__radd__", "__radd__": "__add__", "sub": "__rsub__",
               "__sub__": "__rsub__", "subtract": "__rsub__", "mul": "__rmul__", "__mul__": "__rmul__",
-              "multiply": "__rmul__", "__rmul__": "__mul__", "__matmul__": "__rmatmul__"}
+              "multiply": "__rmul__", "__rmul__": "__mul__", "__matmul__": "__rmatmul__", "bmm": "_rbmm"}
 
 
 def _aware():

@@ -20,6 +20,8 @@ def _check_operands(tensors, name):
         if type(t) is not _coo.SparseCooTensor:
             if isinstance(t, _SparseBase):
                 raise t._refuse(name)  # CSR / CSC operands: PyTorch has no kernel for them either
+            if position == 0:  # PyTorch's sparse cat reads the first operand's values before any check
+                raise _SparseBase._refuse_dense("_values", t)
             raise RuntimeError(f"Concatenating sparse tensors, but a dense tensor was found at position {position}.")
     return tensors
 

@@ -16,6 +16,8 @@ def sparse_mask(self, mask):
         backend = "CUDA" if mask.is_cuda else "CPU"
         raise NotImplementedError(f"Could not run 'aten::sparse_mask' with arguments from the '{backend}' backend."
                                   f"\nhint: the mask must be a sparse tensor (mask.to_sparse())")
+    if isinstance(self, _SparseBase):  # a sparse self: its (summed) elements at mask's positions, as PyTorch's
+        self = self.to_dense()
     if list(self.shape) != list(mask.shape):
         raise RuntimeError(f"sparse_mask(): operands have incompatible sizes; self has size {list(self.shape)} but "
                            f"mask has size {list(mask.shape)}")
@@ -60,13 +62,16 @@ def sampled_addmm(input, mat1, mat2, *, beta=1.0, alpha=1.0, out=None):
 
 def _sparse_times_dense(name, input, mat2):
     """input @ mat2 (dense) and input's rows that have entries, sorted, after PyTorch's checks."""
+    label = "sspaddmm" if name == "smm" else name  # PyTorch's smm runs through sspaddmm and names it
     if type(input) is not _coo.SparseCooTensor:
-        label = "sspaddmm" if name == "smm" else name  # PyTorch's smm runs through sspaddmm and names it
+        if name == "hspmm" and not isinstance(input, _SparseBase):  # no dense kernel for hspmm in PyTorch
+            raise _SparseBase._refuse_dense("hspmm", input)
         raise RuntimeError(f"tensor.{label}(...) can only be called on sparse tensors")
+    if input.dim() != 2:
+        raise RuntimeError(f"{label}: Argument #2: matrices expected, got {input.dim()}D tensor")
     if input.sparse_dim() != 2 or input.dense_dim() != 0 or not is_dense(mat2) or mat2.dim() != 2:
         raise RuntimeError(f"{name}: Argument #2: Expected a 2-d sparse matrix and a 2-d dense matrix")
     if mat2.shape[0] != input.shape[1]:
-        label = "sspaddmm" if name == "smm" else name
         raise RuntimeError(f"{label}: Argument #3: Expected dim 0 size {input.shape[1]}, got {mat2.shape[0]}")
     from . import mm  # noqa: PLC0415  (the package imports this module)
 

@@ -304,12 +304,23 @@ def _intersection(a, b):
     return _coo.wrap(b._idx.index_select(1, hit), values, a._size, True)
 
 
+def _check_broadcast(a_shape, b_shape):
+    """PyTorch's broadcasting error (expand would word it as an expand) for a dense operand that does not
+    broadcast to the sparse one's size."""
+    for i in range(1, min(len(a_shape), len(b_shape)) + 1):
+        sa, sb = a_shape[-i], b_shape[-i]
+        if sa != sb and sa != 1 and sb != 1:
+            raise RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
+                               f"non-singleton dimension {max(len(a_shape), len(b_shape)) - i}")
+
+
 def mul(a, b):
     """sparse * number, 0-d tensor, dense tensor (broadcast to a's size: the product keeps a's pattern) or sparse
     tensor (the intersection)."""
     if _is_sparse(b):
         return _intersection(a, b)
     if is_dense(b) and b.dim() > 0:
+        _check_broadcast(b.shape, a._size)
         at_entries = b.expand(list(a._size))[tuple(a._idx.unbind(0))]
         return _coo.wrap(a._idx, a._vals * at_entries, a._size, a._coalesced)
     if not (is_dense(b) or isinstance(b, numbers.Number)):

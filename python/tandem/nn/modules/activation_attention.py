@@ -4,6 +4,7 @@ import tandem
 from .. import init
 from .._functional_attention import _canonical_mask, _none_or_dtype, _same_layout, multi_head_attention_forward
 from ..parameter import Parameter
+from ._fused_inference import mha_takes_fused_path, nan_where_no_key
 from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 
@@ -12,7 +13,7 @@ __all__ = ["MultiheadAttention"]
 
 class MultiheadAttention(Module):
     """Attention over ``num_heads`` heads of size embed_dim // num_heads, as PyTorch's (without its fused
-    inference fast path or nested tensors). Inputs are (L, N, E), (N, L, E) with ``batch_first``, or unbatched
+    inference kernel or nested tensors; where that kernel's values differ, see _fused_inference). Inputs are (L, N, E), (N, L, E) with ``batch_first``, or unbatched
     (L, E); ``kdim``/``vdim`` different from embed_dim give separate q/k/v projection weights."""
 
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
@@ -72,6 +73,7 @@ class MultiheadAttention(Module):
         and None when need_weights=False. In key_padding_mask and bool attn_masks, True means "do not attend"
         (the opposite of scaled_dot_product_attention's bool masks)."""
         is_batched = query.dim() == 3
+        fused = not need_weights and mha_takes_fused_path(self, query, key, value, key_padding_mask, attn_mask)
         key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask),
                                            "attn_mask", query.dtype)
         attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
@@ -87,4 +89,6 @@ class MultiheadAttention(Module):
             attn_mask=attn_mask, average_attn_weights=average_attn_weights, is_causal=is_causal, **separate)
         if self.batch_first and is_batched:
             output = output.transpose(1, 0)
+        if fused:  # PyTorch's fused kernel: NaN where a query has no key left (see _fused_inference)
+            output = nan_where_no_key(output, key_padding_mask, attn_mask, self.num_heads)
         return output, weights

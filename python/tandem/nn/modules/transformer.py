@@ -1,5 +1,6 @@
 """Transformer, its encoder/decoder stacks and layers, with PyTorch's submodule names so state_dict keys match.
-There is no fused encoder-layer kernel or nested-tensor fast path: every layer runs its ordinary forward."""
+There is no fused encoder-layer kernel or nested tensor: every layer runs its ordinary forward, and where PyTorch's
+encoder would take its nested-tensor path, the stack reproduces what that path returns (zeros at padding)."""
 import copy
 import warnings
 
@@ -8,6 +9,7 @@ import tandem
 from .. import functional as F
 from .. import init
 from .._functional_attention import _canonical_mask, _none_or_dtype
+from ._fused_inference import encoder_layer_takes_fused_path, fused_layer_masks, nan_where_no_key
 from .activation import GELU, ReLU
 from .activation_attention import MultiheadAttention
 from .container import ModuleList
@@ -92,16 +94,18 @@ class Transformer(Module):
 
 
 class TransformerEncoder(Module):
-    """``num_layers`` deep copies of ``encoder_layer``, then the optional ``norm``. ``enable_nested_tensor`` and
-    ``mask_check`` are accepted for compatibility; tandem has no nested tensors, so padding stays padding."""
+    """``num_layers`` deep copies of ``encoder_layer``, then the optional ``norm``. ``use_nested_tensor`` is set as
+    PyTorch sets it; when PyTorch would run its nested-tensor path (see _nested_path_lengths), the layers run on the
+    padded batch with the equivalent key padding mask and the padded positions come out as zeros, as PyTorch's
+    to_padded_tensor(0.0) gives them."""
 
     def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
         super().__init__()
         self.layers = _get_clones(encoder_layer, num_layers)
         self.num_layers, self.norm = num_layers, norm
         self.enable_nested_tensor, self.mask_check = enable_nested_tensor, mask_check
-        self.use_nested_tensor = False
         why_not = _why_not_fast_path(encoder_layer)
+        self.use_nested_tensor = bool(enable_nested_tensor) and not why_not
         if enable_nested_tensor and why_not:  # PyTorch's warning, so programs see the same output
             warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why_not}",
                           stacklevel=2)
@@ -110,10 +114,37 @@ class TransformerEncoder(Module):
         src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask", _none_or_dtype(mask),
                                                "mask", src.dtype)
         mask = _canonical_mask(mask, "mask", None, "", src.dtype, check_other=False)
+        kept = _nested_path_positions(self, src, mask, src_key_padding_mask)
+        if kept is not None:  # the nested path sees each sequence's first `length` tokens, however the mask ran
+            src_key_padding_mask = _canonical_mask(kept.logical_not(), "src_key_padding_mask", None, "", src.dtype)
         output = src
         for layer in self.layers:
             output = layer(output, src_mask=mask, is_causal=bool(is_causal), src_key_padding_mask=src_key_padding_mask)
+        if kept is not None:
+            output = output.masked_fill(kept.logical_not().unsqueeze(-1), 0.0)
         return output if self.norm is None else self.norm(output)
+
+
+def _nested_path_positions(encoder, src, mask, key_padding_mask):
+    """Where PyTorch's TransformerEncoder would pack the batch into a nested tensor (inference without grad, a key
+    padding mask and no attention mask, a fast-path layer), the (N, L) bool of the positions that path keeps: each
+    sequence's first `length` tokens, `length` counting its unmasked keys. None where PyTorch runs the padded batch."""
+    first = encoder.layers[0]
+    if (not tandem.backends.mha.get_fastpath_enabled() or not getattr(encoder, "use_nested_tensor", False)
+            or first.training or src.dim() != 3 or key_padding_mask is None or mask is not None
+            or tandem.is_autocast_enabled() or src.device.type not in ("cpu", "cuda")):
+        return None
+    attn = first.self_attn
+    weights = (src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight, attn.out_proj.bias,
+               first.norm1.weight, first.norm1.bias, first.norm2.weight, first.norm2.bias, first.linear1.weight,
+               first.linear1.bias, first.linear2.weight, first.linear2.bias)
+    if tandem.is_grad_enabled() and any(t is not None and t.requires_grad for t in weights):
+        return None
+    valid = key_padding_mask.logical_not()
+    if getattr(encoder, "mask_check", True) and bool((valid[:, 1:] & ~valid[:, :-1]).any()):
+        return None  # PyTorch's check: padding only at the end of each sequence
+    lengths = valid.sum(-1, keepdim=True)
+    return tandem.arange(src.shape[1], device=src.device).unsqueeze(0) < lengths
 
 
 def _why_not_fast_path(layer):
@@ -183,12 +214,21 @@ class TransformerEncoderLayer(Module):
         src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask",
                                                _none_or_dtype(src_mask), "src_mask", src.dtype)
         src_mask = _canonical_mask(src_mask, "src_mask", None, "", src.dtype, check_other=False)
+        fused = encoder_layer_takes_fused_path(self, src)
+        if fused:  # PyTorch's fused layer reads its masks as bool ones and takes no is_causal hint
+            src_mask, src_key_padding_mask = fused_layer_masks(src_mask, src_key_padding_mask,
+                                                               self.self_attn.num_heads, src)
+            is_causal = False
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
-            return x + self._ff_block(self.norm2(x))
-        x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
-        return self.norm2(x + self._ff_block(x))
+            x = x + self._ff_block(self.norm2(x))
+        else:
+            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
+            x = self.norm2(x + self._ff_block(x))
+        if fused:  # and NaN where a query has no key left
+            x = nan_where_no_key(x, src_key_padding_mask, src_mask, self.self_attn.num_heads)
+        return x
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
         x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
