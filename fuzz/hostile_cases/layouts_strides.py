@@ -293,9 +293,7 @@ KNOWN = {
     "index_fill_/expanded": _EXPANDED_WRITES,
     "index_put_/accumulate_expanded": _EXPANDED_WRITES,
     "setitem/expanded": _EXPANDED_WRITES,
-    "cat/cl": "needs C++: cat of channels-last inputs is written row-major (PyTorch keeps the inputs' common layout)",
     "stack/cl": "needs C++: stack of channels-last inputs is written row-major (PyTorch keeps their layout)",
-    "flip/cl": "needs C++: flip writes row-major (PyTorch's flip keeps a channels-last input's layout)",
     "to/memory_format_positional_misuse": "needs C++: Tensor.to's binding names the device argument where PyTorch's "
                                           "parser lists the overloads",
 }

@@ -672,19 +672,20 @@ class MpiProcessGroup final : public ProcessGroup, public std::enable_shared_fro
     for (const Tensor& t : list) {
       TANDEM_CHECK(t.dtype() == like.dtype(), Type, what, ": every tensor in ", arg, " must have dtype ",
                    dtype_name(like.dtype()), ", got ", dtype_name(t.dtype()));
-      TANDEM_CHECK(t.numel() == like.numel(), Value, what, ": every tensor in ", arg, " must have the shape ",
-                   like.shape_str(), ", got ", t.shape_str());
+      // PyTorch's backends raise a RuntimeError for a mismatched shape or size (its c10d checks)
+      TANDEM_CHECK(t.numel() == like.numel(), Runtime, what, ": every tensor in ", arg,
+                   " must have the shape ", like.shape_str(), ", got ", t.shape_str());
     }
   }
 
   void check_chunked(const Tensor& big, const Tensor& small, const char* what, const char* big_name,
                      const char* small_name) {
-    TANDEM_CHECK(big.dtype() == small.dtype(), Type, what, ": ", big_name, " and ", small_name,
+    TANDEM_CHECK(big.dtype() == small.dtype(), Runtime, what, ": ", big_name, " and ", small_name,
                  " must have the same dtype, got ", dtype_name(big.dtype()), " and ",
                  dtype_name(small.dtype()));
-    TANDEM_CHECK(big.numel() == small.numel() * size_, Value, what, ": ", big_name, " must have world_size (",
-                 size_, ") times the elements of ", small_name, ": got ", big.shape_str(), " and ",
-                 small.shape_str());
+    TANDEM_CHECK(big.numel() == small.numel() * size_, Runtime, what, ": ", big_name,
+                 " must have world_size (", size_, ") times the elements of ", small_name, ": got ",
+                 big.shape_str(), " and ", small.shape_str());
   }
 
   std::vector<int> counts_for(const Tensor& t, const std::vector<int64_t>& splits, const char* name) {
