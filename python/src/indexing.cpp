@@ -274,7 +274,7 @@ Tensor tensor_getitem(const Tensor& self, nb::handle index) {
   }
   if (!p.view.is_same(self)) return basic_view(self, p.view);
   // x[...] and x[()] are new views of x (AliasBackward0 in the graph, as in PyTorch).
-  Tensor view = as_view_of(alias(self), self);
+  Tensor view = view_made_by("Alias", alias(self), self);
   return autograd::should_record(self) ? autograd::record_alias("AliasBackward0", self, view)
                                        : basic_view(self, view);
 }

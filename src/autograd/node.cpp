@@ -307,8 +307,37 @@ size_t tracked_view_count(const Tensor& base) {
 }
 }  // namespace
 
+void check_no_grad_view_write(const Tensor& x, bool value_requires_grad) {
+  const TensorImpl* impl = x.impl();
+  const ViewCreation creation = impl->view_creation();
+  if (creation == ViewCreation::Default || !GradMode::is_enabled()) return;
+  // A view that has history of its own (a custom Function's output, made in its no_grad forward) is
+  // check_inplace's case, with PyTorch's message for it.
+  if (impl->autograd() && impl->autograd()->requires_grad) return;
+  if (!value_requires_grad) {
+    const AutogradMeta* root = impl->view_base() ? impl->view_base()->autograd() : nullptr;
+    if (!root || !root->requires_grad) return;
+  }
+  const char* mode = creation == ViewCreation::InferenceMode ? "inference" : "no_grad";
+  const char* block = creation == ViewCreation::InferenceMode ? "inference_mode" : "no_grad";
+  const std::string what = creation == ViewCreation::FromNoGradView
+                               ? std::string("Output 0 of ") + impl->view_op() +
+                                     " is a view of a view which was created in no_grad mode"
+                               : std::string("A view was created in ") + mode + " mode";
+  TANDEM_THROW(
+      Runtime, what, " and is being modified inplace ",
+      creation == ViewCreation::InferenceMode ? "in normal mode" : "with grad mode enabled",
+      ". Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code "
+      "by moving both the view and the inplace either both inside the ",
+      block,
+      " block (if you don't want the inplace to be tracked) or both outside (if you want the inplace to "
+      "be tracked).\nhint: make the view outside the ",
+      block, " block, or write into a clone() of it");
+}
+
 void check_inplace(const Tensor& self) {
   if (!GradMode::is_enabled()) return;
+  check_no_grad_view_write(self, true);
   AutogradMeta* m = self.impl()->autograd();
   if (!m || !m->requires_grad) {
     // A value that requires grad is written into a plain tensor. If other tensors share its memory (it is a

@@ -201,6 +201,11 @@ inline Tensor record(const std::shared_ptr<Node>& node, std::initializer_list<co
 
 // "a leaf Variable that requires grad is being used in an in-place operation." when it applies.
 void check_inplace(const Tensor& self);
+// PyTorch's refusal of an in-place write through a view made while autograd was off (under no_grad or
+// inference_mode, or later from such a view: ops/view.h's view_made_by), with grad mode on, when the write
+// would have to be recorded: the view's base requires grad, or the value written does
+// (`value_requires_grad`). Called before every in-place write (check_writeable) and by check_inplace.
+void check_no_grad_view_write(const Tensor& x, bool value_requires_grad);
 // After an in-place op computed `result` (with history) for `self`: self takes result's values and history.
 // When self is a recorded view, its base's history is re-based instead (see rebase_view).
 Tensor rebase_history(const Tensor& self, const Tensor& result);

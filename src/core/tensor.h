@@ -19,6 +19,10 @@ struct VersionCounter : RefCounted {
   std::atomic<uint32_t> value{0};
 };
 
+// How a view was made, for PyTorch's refusal of in-place writes through views made while autograd was off
+// (autograd::check_no_grad_view_write): under no_grad, under inference_mode, or afterwards from such a view.
+enum class ViewCreation : uint8_t { Default, NoGradMode, InferenceMode, FromNoGradView };
+
 class TensorImpl : public RefCounted {
  public:
   TensorImpl(Storage storage, int64_t offset, DimVector sizes, DimVector strides, DType dtype);
@@ -71,6 +75,14 @@ class TensorImpl : public RefCounted {
   // including tandem's internal aliases (a saved output's alias would otherwise hold its own node).
   const IntrusivePtr<TensorImpl>& view_base() const { return view_base_; }
   void set_view_base(IntrusivePtr<TensorImpl> base) { view_base_ = std::move(base); }
+  // Set by the view ops (view_made_by): how this view was made, and by which op (PyTorch's node name without
+  // "Backward0", static storage), which the refusal names.
+  ViewCreation view_creation() const { return view_creation_; }
+  const char* view_op() const { return view_op_; }
+  void set_view_creation(ViewCreation creation, const char* op) {
+    view_creation_ = creation;
+    view_op_ = op;
+  }
 
   // Re-points this tensor at other metadata (used by in-place resizing ops such as set_ / detach_).
   void set_geometry(int64_t offset, DimVector sizes, DimVector strides);
@@ -85,9 +97,11 @@ class TensorImpl : public RefCounted {
   int64_t numel_ = 1;
   DType dtype_;
   bool contiguous_ = true;
+  ViewCreation view_creation_ = ViewCreation::Default;
   std::unique_ptr<AutogradMeta> autograd_;
   IntrusivePtr<VersionCounter> own_version_;  // null: the storage's
   IntrusivePtr<TensorImpl> view_base_;        // null: not a view
+  const char* view_op_ = nullptr;
 };
 
 class Tensor {

@@ -62,7 +62,7 @@ Tensor as_strided(const Tensor& x, IntArrayRef sizes, IntArrayRef strides,
   profiler::RecordScope profile_scope("aten::as_strided", x, sizes, strides);
   const int64_t offset = storage_offset.value_or(x.storage_offset());
   check_strided_geometry(sizes, strides, offset, x.dtype(), *x.storage());
-  Tensor out = as_view_of(make_view(x, sizes, strides, offset), x);
+  Tensor out = view_made_by("AsStrided", make_view(x, sizes, strides, offset), x);
   return autograd::should_record(x) ? autograd::record_as_strided(x, out) : out;
 }
 

@@ -19,6 +19,7 @@
 namespace tandem {
 
 void check_writeable(const Tensor& x, const char* op) {
+  autograd::check_no_grad_view_write(x, false);
   TANDEM_CHECK(x.storage()->writeable(), Runtime, op,
                ": the tensor's memory is read-only (it comes from a non-writeable NumPy array)\nhint: "
                "copy it first with .clone(), or pass a writeable array (np.array(a)) to from_numpy");

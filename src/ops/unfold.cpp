@@ -4,6 +4,7 @@
 #include "autograd/node.h"
 #include "core/error.h"
 #include "core/profiler.h"
+#include "ops/view.h"
 
 namespace tandem {
 
@@ -28,7 +29,7 @@ Tensor unfold(const Tensor& x, int64_t dim, int64_t size, int64_t step) {
     sizes.push_back(size);
     strides.push_back(stride);
   }
-  Tensor out = as_view_of(make_view(x, sizes, strides, x.storage_offset()), x);
+  Tensor out = view_made_by("Unfold", make_view(x, sizes, strides, x.storage_offset()), x);
   return autograd::should_record(x) ? autograd::record_unfold(x, dim, size, step, out) : out;
 }
 

@@ -71,6 +71,17 @@ bool view_strides(const Tensor& x, IntArrayRef shape, DimVector& out) {
 }
 }  // namespace
 
+Tensor view_made_by(const char* op, Tensor view, const Tensor& base) {
+  Tensor out = as_view_of(std::move(view), base);
+  if (out.is_same(base)) return out;
+  if (!autograd::GradMode::is_enabled())
+    out.impl()->set_view_creation(
+        autograd::GradMode::is_inference() ? ViewCreation::InferenceMode : ViewCreation::NoGradMode, op);
+  else if (base.impl()->view_creation() != ViewCreation::Default)
+    out.impl()->set_view_creation(ViewCreation::FromNoGradView, op);
+  return out;
+}
+
 Tensor view(const Tensor& x, IntArrayRef shape) {
   profiler::RecordScope profile_scope("aten::view", x, shape);
   DimVector sizes = infer_size(shape, x.numel());
@@ -81,7 +92,7 @@ Tensor view(const Tensor& x, IntArrayRef shape) {
       "across two contiguous subspaces). Use .reshape(...) instead.\nhint: x.reshape(",
       shape_to_string(shape).substr(1, shape_to_string(shape).size() - 2),
       ") copies when it must; or call .contiguous() before .view()");
-  Tensor out = as_view_of(make_view(x, sizes, strides, x.storage_offset()), x);
+  Tensor out = view_made_by("View", make_view(x, sizes, strides, x.storage_offset()), x);
   return autograd::should_record(x) ? autograd::record_reshape_view("ViewBackward0", x, out) : out;
 }
 
@@ -90,7 +101,7 @@ Tensor reshape(const Tensor& x, IntArrayRef shape) {
   DimVector sizes = infer_size(shape, x.numel());
   DimVector strides;
   if (view_strides(x, sizes, strides)) {
-    Tensor out = as_view_of(make_view(x, sizes, strides, x.storage_offset()), x);
+    Tensor out = view_made_by("View", make_view(x, sizes, strides, x.storage_offset()), x);
     return autograd::should_record(x) ? autograd::record_reshape_view("ViewBackward0", x, out) : out;
   }
   Tensor out = view(clone(x), sizes);
@@ -148,7 +159,7 @@ Tensor permute(const Tensor& x, IntArrayRef dims) {
     sizes[i] = x.sizes()[d];
     strides[i] = x.strides()[d];
   }
-  Tensor out = as_view_of(make_view(x, sizes, strides, x.storage_offset()), x);
+  Tensor out = view_made_by("Permute", make_view(x, sizes, strides, x.storage_offset()), x);
   return autograd::should_record(x) ? autograd::record_permute(x, dims, out) : out;
 }
 
@@ -158,7 +169,7 @@ Tensor transpose(const Tensor& x, int64_t d0, int64_t d1) {
   if (nd == 0) {
     wrap_dim(d0, 0);
     wrap_dim(d1, 0);
-    Tensor out = as_view_of(alias(x), x);  // 0-d: a view of x itself
+    Tensor out = view_made_by("Transpose", alias(x), x);  // 0-d: a view of x itself
     return autograd::should_record(x) ? autograd::record_alias("TransposeBackward0", x, out) : out;
   }
   d0 = wrap_dim(d0, nd);
@@ -166,7 +177,7 @@ Tensor transpose(const Tensor& x, int64_t d0, int64_t d1) {
   DimVector sizes = x.sizes(), strides = x.strides();
   std::swap(sizes[d0], sizes[d1]);
   std::swap(strides[d0], strides[d1]);
-  Tensor out = as_view_of(make_view(x, sizes, strides, x.storage_offset()), x);
+  Tensor out = view_made_by("Transpose", make_view(x, sizes, strides, x.storage_offset()), x);
   return autograd::should_record(x) ? autograd::record_transpose(x, d0, d1, out) : out;
 }
 
@@ -175,11 +186,13 @@ Tensor t(const Tensor& x) {
   TANDEM_CHECK(x.dim() <= 2, Runtime, "t() expects a tensor with <= 2 dimensions, but self is ", x.dim(),
                "D");
   if (x.dim() < 2) {
-    Tensor out = as_view_of(alias(x), x);
+    Tensor out = view_made_by("T", alias(x), x);
     return autograd::should_record(x) ? autograd::record_alias("TBackward0", x, out) : out;
   }
-  Tensor out = as_view_of(make_view(x, DimVector{x.size(1), x.size(0)}, DimVector{x.stride(1), x.stride(0)},
-                         x.storage_offset()), x);
+  Tensor out = view_made_by(
+      "T",
+      make_view(x, DimVector{x.size(1), x.size(0)}, DimVector{x.stride(1), x.stride(0)}, x.storage_offset()),
+      x);
   return autograd::should_record(x) ? autograd::record_transpose(x, 0, 1, out, "TBackward0") : out;
 }
 
@@ -203,7 +216,7 @@ Tensor squeeze(const Tensor& x) {
     sizes.push_back(x.sizes()[d]);
     strides.push_back(x.strides()[d]);
   }
-  Tensor out = as_view_of(make_view(x, sizes, strides, x.storage_offset()), x);
+  Tensor out = view_made_by("Squeeze", make_view(x, sizes, strides, x.storage_offset()), x);
   return autograd::should_record(x) ? autograd::record_reshape_view("SqueezeBackward0", x, out) : out;
 }
 
@@ -222,7 +235,7 @@ Tensor squeeze(const Tensor& x, IntArrayRef dims) {
     sizes.push_back(x.sizes()[d]);
     strides.push_back(x.strides()[d]);
   }
-  Tensor out = as_view_of(make_view(x, sizes, strides, x.storage_offset()), x);
+  Tensor out = view_made_by("Squeeze", make_view(x, sizes, strides, x.storage_offset()), x);
   if (!autograd::should_record(x)) return out;
   return autograd::record_reshape_view(dims.size() == 1 ? "SqueezeBackward1" : "SqueezeBackward2", x, out);
 }
@@ -237,7 +250,7 @@ Tensor unsqueeze(const Tensor& x, int64_t dim) {
   if (dim < x.dim() && __builtin_mul_overflow(x.sizes()[dim], x.strides()[dim], &st)) st = 1;
   sizes.insert(dim, 1);
   strides.insert(dim, st);
-  Tensor out = as_view_of(make_view(x, sizes, strides, x.storage_offset()), x);
+  Tensor out = view_made_by("Unsqueeze", make_view(x, sizes, strides, x.storage_offset()), x);
   return autograd::should_record(x) ? autograd::record_reshape_view("UnsqueezeBackward0", x, out) : out;
 }
 
@@ -274,7 +287,7 @@ Tensor expand(const Tensor& x, IntArrayRef shape) {
       strides[i] = contiguous;
     }
   }
-  Tensor out = as_view_of(make_view(x, sizes, strides, x.storage_offset()), x);
+  Tensor out = view_made_by("Expand", make_view(x, sizes, strides, x.storage_offset()), x);
   return autograd::should_record(x) ? autograd::record_expand(x, out) : out;
 }
 
@@ -317,7 +330,8 @@ Tensor select(const Tensor& x, int64_t dim, int64_t index) {
   sizes.erase(dim);
   strides.erase(dim);
   // Moved in (the IntArrayRef form copies them again): x[i] is among the hottest calls.
-  Tensor out = as_view_of(make_view(x, std::move(sizes), std::move(strides), offset, x.dtype()), x);
+  Tensor out =
+      view_made_by("Select", make_view(x, std::move(sizes), std::move(strides), offset, x.dtype()), x);
   return autograd::should_record(x) ? autograd::record_select(x, dim, index, out) : out;
 }
 
@@ -342,7 +356,8 @@ Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t stop, int64_t 
   // A step that overflows the stride leaves at most one element, whose stride is never stepped
   // (x[::2**62]): keep the old one.
   if (__builtin_mul_overflow(strides[dim], step, &strides[dim])) strides[dim] = x.strides()[dim];
-  Tensor out = as_view_of(make_view(x, std::move(sizes), std::move(strides), offset, x.dtype()), x);
+  Tensor out =
+      view_made_by("Slice", make_view(x, std::move(sizes), std::move(strides), offset, x.dtype()), x);
   return autograd::should_record(x) ? autograd::record_slice(x, dim, start, stop, step, out) : out;
 }
 

@@ -7,6 +7,12 @@
 
 namespace tandem {
 
+// What the view ops return: `view` (made by make_view from `base`) as a view of base (as_view_of), marked
+// with how it was made: under no_grad or inference_mode, or later from a view that was
+// (autograd::check_no_grad_view_write then refuses in-place writes through it, as PyTorch does). `op` is
+// PyTorch's name for the op in that message ("Slice", "Select", "View", ...).
+Tensor view_made_by(const char* op, Tensor view, const Tensor& base);
+
 Tensor view(const Tensor& x, IntArrayRef shape);  // one -1 allowed
 Tensor reshape(const Tensor& x, IntArrayRef shape);
 Tensor flatten(const Tensor& x, int64_t start_dim = 0, int64_t end_dim = -1);

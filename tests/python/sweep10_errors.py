@@ -237,10 +237,6 @@ def errors_raised_in_the_core(torch, device):
     return found
 
 
-PROGRAMS = [shape_errors, index_errors, autograd_errors, loss_function_errors, module_and_grad_mistakes]
-NEEDS_CPP = {
-    errors_raised_in_the_core: "needs C++: an in-place write to a view made under no_grad is not refused (views "
-                               "carry no creation-mode flag, src/ops/view.cpp; tandem's views made under no_grad "
-                               "also have no _base). Its x[0, 7] dimension and index_add_ IndexError are fixed "
-                               "(test_programs_sweep10.py::test_index_errors_name_what_pytorch_names)",
-}
+PROGRAMS = [shape_errors, index_errors, autograd_errors, loss_function_errors, module_and_grad_mistakes,
+            errors_raised_in_the_core]
+NEEDS_CPP = {}
