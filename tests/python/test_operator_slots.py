@@ -10,6 +10,7 @@ import pytest
 import torch
 
 import tandem
+from test_torch_function import logging_mode
 
 LIBS = [torch, tandem]
 
@@ -146,15 +147,6 @@ def test_getitem_keeps_views_and_autograd():
         assert out.requires_grad and repr(out.grad_fn).startswith("<CopySlices")
         out.sum().backward()
         assert w.grad.tolist() == [1.0, 1.0, 1.0]
-
-
-def logging_mode(lib, log):
-    class Log(lib.overrides.TorchFunctionMode):
-        def __torch_function__(self, func, types, args=(), kwargs=None):
-            log.append(func.__name__)
-            return func(*args, **(kwargs or {}))
-
-    return Log
 
 
 def test_a_mode_sees_the_operators():
