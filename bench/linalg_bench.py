@@ -22,6 +22,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numpy as np
 import torch
+from scipy.linalg import expm as scipy_expm  # (SciPy comes with scikit-learn, a dev requirement)
 
 import tandem
 
@@ -63,6 +64,8 @@ def linalg_cases(shape):
     b = g.standard_normal(shape[:-1] + (1,))
     ta, tb = tandem.from_numpy(a.copy()), tandem.from_numpy(b.copy())
     pa, pb = torch.from_numpy(a.copy()), torch.from_numpy(b.copy())
+    e = a * (3.0 / np.abs(a).sum(-2).max())
+    te, pe = tandem.from_numpy(e.copy()), torch.from_numpy(e.copy())
     return {
         "solve": (lambda: np.linalg.solve(a, b), lambda: tandem.linalg.solve(ta, tb), lambda: torch.linalg.solve(pa, pb)),
         "inv": (lambda: np.linalg.inv(a), lambda: tandem.linalg.inv(ta), lambda: torch.linalg.inv(pa)),
@@ -72,6 +75,8 @@ def linalg_cases(shape):
                 lambda: torch.linalg.svd(pa, full_matrices=False)),
         # geqrf: NumPy's qr(mode="raw") is the same LAPACK call (its h is the transpose of geqrf's a).
         "geqrf": (lambda: np.linalg.qr(a, mode="raw"), lambda: tandem.geqrf(ta), lambda: torch.geqrf(pa)),
+        # matrix_exp of a matrix with 1-norm about 3 (Pade 13, one squaring); SciPy's expm in NumPy's column
+        "matrix_exp": (lambda: scipy_expm(e), lambda: tandem.linalg.matrix_exp(te), lambda: torch.linalg.matrix_exp(pe)),
     }
 
 

@@ -382,8 +382,44 @@ def _int64_argument(fn, name, position, value):
     return value
 
 
+# Higham's scaling and squaring with diagonal Padé approximants (SIAM J. Matrix Anal. Appl. 26(4), 2005): the
+# degree m whose theta_m bounds the 1-norm keeps the backward error below float64's unit round-off; past theta_13
+# the matrix is scaled by 2^-s to fit and the result squared s times. Degree 13 costs 6 products and one solve,
+# where a degree-18 Taylor series cost 18 products and more squarings (about 3x slower at 300x300).
+_PADE_THETAS = ((3, 1.495585217958292e-2), (5, 2.539398330063230e-1), (7, 9.504178996162932e-1),
+                (9, 2.097847961257068e0), (13, 5.371920351148152e0))
+_PADE_COEFFICIENTS = {
+    3: (120.0, 60.0, 12.0, 1.0),
+    5: (30240.0, 15120.0, 3360.0, 420.0, 30.0, 1.0),
+    7: (17297280.0, 8648640.0, 1995840.0, 277200.0, 25200.0, 1512.0, 56.0, 1.0),
+    9: (17643225600.0, 8821612800.0, 2075673600.0, 302702400.0, 30270240.0, 2162160.0, 110880.0, 3960.0, 90.0,
+        1.0),
+    13: (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0, 129060195264000.0,
+         10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0, 40840800.0, 960960.0, 16380.0, 182.0,
+         1.0),
+}
+
+
+def _pade_parts(X, eye, m):
+    """U (odd part) and V (even part) of the degree-m Padé approximant r_m(X) = (V - U)^-1 (V + U)."""
+    b = _PADE_COEFFICIENTS[m]
+    X2 = X @ X
+    if m < 13:
+        powers = [eye, X2]
+        while len(powers) <= m // 2:
+            powers.append(powers[-1] @ X2)
+        odd = sum(b[2 * k + 1] * powers[k] for k in range(m // 2 + 1))
+        even = sum(b[2 * k] * powers[k] for k in range(m // 2 + 1))
+        return X @ odd, even
+    X4 = X2 @ X2
+    X6 = X4 @ X2
+    U = X @ (X6 @ (b[13] * X6 + b[11] * X4 + b[9] * X2) + b[7] * X6 + b[5] * X4 + b[3] * X2 + b[1] * eye)
+    V = X6 @ (b[12] * X6 + b[10] * X4 + b[8] * X2) + b[6] * X6 + b[4] * X4 + b[2] * X2 + b[0] * eye
+    return U, V
+
+
 def matrix_exp(A):
-    """Scaling and squaring with a degree-18 Taylor polynomial (accurate to float64 round-off after scaling)."""
+    """Scaling and squaring with Padé approximants (Higham 2005), accurate to float64 round-off."""
     if A.dim() < 2:
         raise RuntimeError("linalg.matrix_exp: The input tensor A must have at least 2 dimensions.")
     if A.shape[-1] != A.shape[-2]:
@@ -392,17 +428,18 @@ def matrix_exp(A):
     if not (A.is_floating_point() or A.is_complex()):
         raise NotImplementedError("linalg.matrix_exp: Expected a floating point or complex tensor as input. Got "
                                   f"{A.dtype._scalar_type_name}")
-    norm1 = float(A.abs().sum(-2).amax()) if A.numel() else 0.0
+    if A.dtype in (_C.float16, _C.bfloat16):  # solve takes no half types: computed in float32 (PyTorch's is wrong)
+        return matrix_exp(A.float()).to(A.dtype)
+    norm1 = float(A.detach().abs().sum(-2).amax()) if A.numel() else 0.0  # (detached: no grad-to-scalar warning)
     if not _math.isfinite(norm1):  # inf or NaN entries: every entry of the result is NaN, as in PyTorch
         return _C.full_like(A, _math.nan)
-    s = max(0, int(_math.ceil(_math.log2(norm1))) + 1) if norm1 > 0.5 else 0
-    X = A / (2.0 ** s)
-    eye = _C.eye(A.shape[-1], dtype=A.dtype, device=A.device)
-    term = eye.expand(A.shape)
-    result = term
-    for k in range(1, 19):
-        term = (term @ X) / k
-        result = result + term
+    eye = _C.eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(A.shape)
+    if A.numel() == 0:
+        return eye.clone()
+    m, theta = next(((m, t) for m, t in _PADE_THETAS if norm1 <= t), _PADE_THETAS[-1])
+    s = max(0, int(_math.ceil(_math.log2(norm1 / theta)))) if norm1 > theta else 0
+    U, V = _pade_parts(A / (2.0 ** s) if s else A, eye, m)
+    result = solve(V - U, V + U)
     for _ in range(s):
         result = result @ result
     return result
