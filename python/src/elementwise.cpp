@@ -39,8 +39,6 @@ struct BinaryFns {
 
 nb::object not_implemented() { return nb::borrow(Py_NotImplemented); }
 
-// NumPy arrays take part in arithmetic as CPU tensors sharing their memory (as in PyTorch), so `t + a` and,
-// thanks to __array_priority__, `a + t` both give tensors. Returns an undefined tensor for anything else.
 bool is_ndarray(nb::handle h) {
   const char* name = Py_TYPE(h.ptr())->tp_name;
   return name && std::strcmp(name, "numpy.ndarray") == 0;
@@ -53,8 +51,8 @@ bool is_ndarray(nb::handle h) {
                ") must be Tensor, not numpy.ndarray\nhint: convert it first: tandem.as_tensor(arr)");
 }
 
-// self <op> other, with other a tensor, a number or an ndarray; NotImplemented otherwise so Python tries the
-// other side.
+// self <op> other, with other a tensor or a number; NotImplemented otherwise (an ndarray included) so Python
+// tries the other side.
 nb::object apply(const BinaryFns& f, const Tensor& self, nb::handle other, bool reflected) {
   if (is_tensor(other)) {
     const Tensor& o = as_tensor_ref(other);

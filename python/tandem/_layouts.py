@@ -124,14 +124,19 @@ def _row_major_copy(t):
     return Tensor.clone(t) if Tensor.is_contiguous(t) else Tensor.contiguous(t)
 
 
-def _empty_laid_out(t, order):
-    """An empty tensor in `order`: every layout holds it, so PyTorch's strides are only its formula's, each the
-    next inner stride times that dim's size (a 0 size gives the outer dims stride 0, as PyTorch's do)."""
-    sizes, strides, step = tuple(t.shape), [0] * t.dim(), 1
+def _dense_strides(sizes, order):
+    """PyTorch's strides for dims `order` outermost to innermost: each the next inner stride times that dim's size
+    (size-1 dims included, and a 0 size gives the outer dims stride 0, as its empty() gives them)."""
+    strides, step = [0] * len(sizes), 1
     for d in reversed(order):
         strides[d] = step
         step *= sizes[d]
-    return Tensor.clone(t).as_strided(sizes, strides)
+    return tuple(strides)
+
+
+def _empty_laid_out(t, order):
+    """An empty tensor in `order`: every layout holds it, so PyTorch's strides are only its formula's."""
+    return Tensor.clone(t).as_strided(tuple(t.shape), _dense_strides(tuple(t.shape), order))
 
 
 def _target_order(t, fmt):
@@ -149,12 +154,9 @@ def follow_input_layout(out, *likes):
     if rank not in (4, 5) or not any(
             isinstance(t, Tensor) and t.dim() == rank and _C._suggests_channels_last(t) for t in likes):
         return out
-    order, sizes, strides, step = _ORDERS[channels_last if rank == 4 else channels_last_3d], tuple(out.shape), \
-        [0] * rank, 1
-    for d in reversed(order):  # PyTorch's channels-last strides, size-1 dims included (what its empty() gives)
-        strides[d] = step
-        step *= sizes[d]
-    if out.stride() == tuple(strides):
+    sizes = tuple(out.shape)
+    strides = _dense_strides(sizes, _ORDERS[channels_last if rank == 4 else channels_last_3d])
+    if out.stride() == strides:
         return out
     laid_out = Tensor.new_empty(out, sizes)
     _C._lay_out_fresh(laid_out, strides)

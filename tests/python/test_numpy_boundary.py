@@ -186,6 +186,24 @@ def test_ndarray_operands_behave_as_in_pytorch():
     assert outcome(tandem, cases[0]) == ("Tensor", "float64", [2.0, 3.0])
 
 
+@pytest.mark.parametrize("call", ["function", "method", "out", "in_place", "in_place_alpha", "function_alpha"])
+def test_forms_that_take_a_tensor_refuse_an_ndarray_as_pytorch(call):
+    torch = pytest.importorskip("torch")
+    calls = {"function": lambda L, t, a: L.mul(t, a), "method": lambda L, t, a: t.sub(a),
+             "out": lambda L, t, a: L.add(t, a, out=L.empty(2)), "in_place": lambda L, t, a: t.mul_(a),
+             "in_place_alpha": lambda L, t, a: t.add_(a, alpha=2),
+             "function_alpha": lambda L, t, a: L.add(t, a, alpha=2)}
+    errors = []
+    for lib in (torch, tandem):
+        t = lib.tensor([1.0, 2.0])
+        with pytest.raises(TypeError) as info:
+            calls[call](lib, t, np.ones(2))
+        errors.append(str(info.value).splitlines()[0])
+        assert t.tolist() == [1.0, 2.0]
+    if call not in ("in_place_alpha", "function_alpha"):  # PyTorch lists its overloads there
+        assert errors[1] == errors[0]
+
+
 def test_pandas_and_sklearn_take_tensors():
     pd = pytest.importorskip("pandas")
     metrics = pytest.importorskip("sklearn.metrics")
