@@ -23,6 +23,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numpy as np
 import torch
 from scipy.linalg import expm as scipy_expm  # (SciPy comes with scikit-learn, a dev requirement)
+import threadpoolctl  # (also scikit-learn's): NumPy's OpenBLAS has no thread setting of its own
 
 import tandem
 
@@ -92,7 +93,16 @@ def main():
     if args.threads:
         tandem.set_num_threads(args.threads)
         torch.set_num_threads(args.threads)
+        # NumPy's OpenBLAS (scipy_openblas, its own copy) at the same count; tandem's OpenBLAS follows
+        # tandem.set_num_threads, and limiting it here too would only be undone by tandem's next call.
+        threadpoolctl.threadpool_limits(args.threads, user_api="blas")
+        tandem.set_num_threads(args.threads)
+    numpy_blas = [i for i in threadpoolctl.threadpool_info() if "numpy" in i.get("filepath", "")]
+    numpy_desc = (f"{numpy_blas[0]['internal_api']} {numpy_blas[0]['version']} {numpy_blas[0]['architecture']}, "
+                  f"{numpy_blas[0]['num_threads']} threads" if numpy_blas else "unknown")
+    config, core = tandem._C._blas_info()
     print(f"threads: tandem {tandem.get_num_threads()}, torch {torch.get_num_threads()}; {args.rounds} rounds of 5 calls")
+    print(f"BLAS: tandem {config.split(' NO_')[0]} kernels {core}; numpy {numpy_desc}; torch MKL")
     print(f"{'case':<20}{'numpy ms':>10}{'tandem ms':>11}{'torch ms':>10}{'vs numpy':>20}{'vs torch':>20}  verdict")
     for label, shape in [("512x512", (512, 512)), ("1000x8x8", (1000, 8, 8))]:
         for name, fns in linalg_cases(shape).items():

@@ -1,5 +1,7 @@
-// Which build of the CPU kernels runs (kernels/cpu_capability.h), for tandem.backends.cpu.
+// Which build of the CPU kernels runs (kernels/cpu_capability.h), for tandem.backends.cpu, and which kernels
+// the BLAS library runs (kernels/blas_info.h), for tandem.__config__.
 #include "kernels/cpu_capability.h"
+#include "kernels/blas_info.h"
 
 #include "bindings.h"
 
@@ -17,6 +19,9 @@ void init_cpu_capability(nb::module_& m) {
     return nb::make_tuple(cpu_capability_name(cpu_capability()), supported, built,
                           nb::str(cpu_capability_note().c_str()));
   });
+  // (OpenBLAS's build description, its kernel set): both empty in a build without BLAS.
+  m.def("_blas_info",
+        [] { return nb::make_tuple(nb::str(blas_config().c_str()), nb::str(blas_core_name().c_str())); });
 }
 
 }  // namespace tandem::py

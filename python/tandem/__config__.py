@@ -9,6 +9,12 @@ def _on_off(flag):
     return "ON" if flag else "OFF"
 
 
+def _blas_line():
+    """OpenBLAS's build description and the kernel set it runs on this CPU (tandem/_blas_core.py)."""
+    config, core = _C._blas_info()
+    return f"{config} (kernels: {core})" if config else "none (portable matrix product loops)"
+
+
 def show():
     """The libraries and settings tandem was built with, one per line."""
     cuda = tandem.version.cuda
@@ -23,6 +29,7 @@ def show():
     lines = ["tandem built with:",
              "  - OpenMP (CPU threads)",
              "  - LAPACK is enabled (OpenBLAS)",
+             f"  - BLAS: {_blas_line()}",
              f"  - FFT: {_C._fft_library('cpu')}",
              f"  - CPU capability usage: {tandem.backends.cpu.get_cpu_capability()}"]
     if cuda is not None:

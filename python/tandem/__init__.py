@@ -9,7 +9,10 @@ import os as _os
 # becomes 30 ms. Must be set before _C loads the OpenMP runtime; an explicit setting wins.
 _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from . import _C  # noqa: E402
+from . import _blas_core  # noqa: E402
+
+with _blas_core.chosen_while(_os.environ):  # OpenBLAS's kernels for this CPU, not its fallback for unknown models
+    from . import _C  # noqa: E402
 from ._C import *  # noqa: F401,F403  (dtypes, Tensor, ops)
 from ._C import Tensor, OutOfMemoryError  # noqa: F401
 from ._C import _standard_gamma, _standard_gamma_grad, _sample_dirichlet  # noqa: F401  (import * skips _names)
