@@ -372,6 +372,9 @@ void init_tensor(nb::module_& m) {
                                   value.dim() == 0, Runtime,
                                   "fill_ only supports 0-dimension value tensor but got tensor with ",
                                   value.dim(), " dimensions.\nhint: pass value.squeeze() or a number");
+                              // PyTorch fills an expanded tensor from a number only; from a tensor it
+                              // refuses.
+                              check_writeable(t, "fill_");
                               return fill_(t, item(value));
                             }
                             TANDEM_CHECK(to_scalar(v, s, true), Type,

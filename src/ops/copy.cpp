@@ -18,11 +18,32 @@
 
 namespace tandem {
 
-void check_writeable(const Tensor& x, const char* op) {
+namespace {
+// check_writeable without the expanded-tensor rule: for fill_, which writes one value into every element, so
+// elements that share memory get the same value whatever the order (PyTorch fills expanded tensors too).
+void check_writeable_memory(const Tensor& x, const char* op) {
   autograd::check_no_grad_view_write(x, false);
   TANDEM_CHECK(x.storage()->writeable(), Runtime, op,
                ": the tensor's memory is read-only (it comes from a non-writeable NumPy array)\nhint: "
                "copy it first with .clone(), or pass a writeable array (np.array(a)) to from_numpy");
+}
+
+// x with every expanded dim (stride 0) cut to size 1: each of x's memory locations once.
+Tensor distinct_elements(const Tensor& x) {
+  DimVector sizes = x.sizes();
+  bool expanded = false;
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    if (x.strides()[d] == 0 && sizes[d] > 1) {
+      sizes[d] = 1;
+      expanded = true;
+    }
+  }
+  return expanded ? make_view(x, sizes, x.strides(), x.storage_offset()) : x;
+}
+}  // namespace
+
+void check_writeable(const Tensor& x, const char* op) {
+  check_writeable_memory(x, op);
   // An empty tensor writes nothing, whatever its strides (a NumPy array's can be 0: np.zeros((2, 0, 3))).
   for (int64_t d = 0; d < x.dim() && x.numel() > 0; ++d) {
     TANDEM_CHECK(x.strides()[d] != 0 || x.sizes()[d] <= 1, Runtime,
@@ -157,7 +178,7 @@ Tensor clone(const Tensor& x) {
 
 Tensor fill_(const Tensor& x, const Scalar& value) {
   profiler::RecordScope profile_scope("aten::fill_", x, value);
-  check_writeable(x, "fill_");
+  check_writeable_memory(x, "fill_");
   check_value_fits(value, x.dtype(), true);
   if (autograd::should_record(x)) {
     autograd::check_inplace(x);
@@ -167,7 +188,7 @@ Tensor fill_(const Tensor& x, const Scalar& value) {
   }
   if (x.numel() == 0) return x;
   TensorIterator iter;
-  iter.add_output(x);
+  iter.add_output(distinct_elements(x));
   alignas(16) char buf[16];
   dispatch_any_dtype(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;

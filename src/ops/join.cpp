@@ -111,6 +111,20 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
                  " at entry 0 and ", tensors[i].shape_str(), " at entry ", i);
   }
   dim = wrap_dim(dim, tensors[0].dim() + 1);
+  if (dim < tensors[0].dim()) {
+    // PyTorch's way, which decides the result's layout: cat along `dim`, then that dim split in two
+    // (always possible in place), so channels-last inputs give a channels-last-ordered result. The split
+    // is a fresh tensor over cat's result, not a view of it.
+    Tensor joined = cat(tensors, dim);
+    const int64_t count = static_cast<int64_t>(tensors.size());
+    DimVector sizes = joined.sizes(), strides = joined.strides();
+    const int64_t each = sizes[dim] / count;
+    sizes[dim] = each;
+    sizes.insert(static_cast<size_t>(dim), count);
+    strides.insert(static_cast<size_t>(dim), each * strides[dim]);
+    if (joined.numel() == 0) strides = contiguous_strides(sizes);  // PyTorch's strides for an empty result
+    return make_view(joined, sizes, strides, joined.storage_offset());
+  }
   std::vector<Tensor> parts;
   parts.reserve(tensors.size());
   for (const Tensor& t : tensors) parts.push_back(unsqueeze(t, dim));

@@ -104,9 +104,12 @@ Tensor reshape(const Tensor& x, IntArrayRef shape) {
     Tensor out = view_made_by("View", make_view(x, sizes, strides, x.storage_offset()), x);
     return autograd::should_record(x) ? autograd::record_reshape_view("ViewBackward0", x, out) : out;
   }
-  Tensor out = view(clone(x), sizes);
-  out.impl()->set_view_base({});  // a copy, not a view of x (nor of the temporary: PyTorch's _unsafe_view)
-  return out;
+  // A copy: not a view of x, nor of the temporary (PyTorch's _unsafe_view), so neither view tracking nor the
+  // no_grad-view marks apply to it.
+  Tensor copy = clone(x);
+  Tensor out = make_view(copy, sizes, contiguous_strides(sizes), 0);
+  return autograd::should_record(copy) ? autograd::record_reshape_view("UnsafeViewBackward0", copy, out)
+                                       : out;
 }
 
 Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {

@@ -344,6 +344,20 @@ def test_lay_out_fresh_refuses_what_it_cannot_relayout():
     assert tandem._C._preserved_strides(tandem.zeros(3, 4)) is None
 
 
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+def test_stack_of_transposed_and_empty_tensors_gives_pytorchs_strides(device, dim):
+    for make in (lambda lib, d: lib.arange(12.0, device=d).reshape(4, 3).t(),
+                 lambda lib, d: lib.zeros(2, 0, device=d), lambda lib, d: lib.zeros(0, device=d)):
+        if make(torch, "cpu").dim() <= dim:
+            continue
+        ours = tandem.stack([make(tandem, device), make(tandem, device) + 1], dim)
+        theirs = torch.stack([make(torch, "cpu"), make(torch, "cpu") + 1], dim)
+        assert (ours.shape, ours.stride()) == (theirs.shape, theirs.stride())
+        assert ours._base is None and not ours._is_view()  # a fresh tensor, not a view of cat's result
+        np.testing.assert_array_equal(ours.cpu().numpy(), theirs.numpy())
+
+
 # Ops whose results follow a channels-last input (or weight) in PyTorch: joins, padding, interpolation, group
 # norm, 3-d and transposed convolutions, max pooling in 3-d and adaptive 2-d, the shuffles and unpooling (and
 # those that stay row-major: circular padding, instance norm, average pooling in 3-d, a cat of mixed layouts).
@@ -360,6 +374,14 @@ FOLLOWING_OPS = {
     "cat_dim0": (4, lambda lib, F, x: lib.cat([x, x], 0)),
     "cat_mixed": (4, lambda lib, F, x: lib.cat([x, x.contiguous()], 1)),
     "cat_5d": (5, lambda lib, F, x: lib.cat([x, x], 2)),
+    # stack is cat along `dim` with that dim then split (PyTorch's way): the layout follows cat's, the new dim
+    # sits next to the one it split; stacking after the last dim unsqueezes first (row-major here)
+    "stack_dim0": (4, lambda lib, F, x: lib.stack([x, x * 2])),
+    "stack_dim1": (4, lambda lib, F, x: lib.stack([x, x * 2], 1)),
+    "stack_dim2": (4, lambda lib, F, x: lib.stack([x, x], 2)),
+    "stack_last": (4, lambda lib, F, x: lib.stack([x, x], -1)),
+    "stack_mixed": (4, lambda lib, F, x: lib.stack([x, x.contiguous()], 1)),
+    "stack_5d": (5, lambda lib, F, x: lib.stack([x, x, x], 3)),
     "pad_constant": (4, lambda lib, F, x: F.pad(x, (1, 1, 2, 0), value=3.0)),
     "pad_last_dim": (4, lambda lib, F, x: F.pad(x, (2, 1))),
     "pad_reflect": (4, lambda lib, F, x: F.pad(x, (1, 1, 1, 1), mode="reflect")),

@@ -8,6 +8,7 @@ import torch
 import tandem
 
 LIBS = [torch, tandem]
+DEVICES = ["cpu", "cuda:0"]
 
 
 def outcome(fn):
@@ -111,3 +112,23 @@ def test_cuda_views_are_refused_too():
         view = base[1:]
     with pytest.raises(RuntimeError, match="A view was created in no_grad mode"):
         view.add_(1)
+
+
+# A reshape that has to copy returns a new tensor (PyTorch's _unsafe_view), not a view: made under no_grad, it
+# takes in-place writes of values that require grad afterwards, as PyTorch's does. Its grad_fn is PyTorch's.
+@pytest.mark.parametrize("device", DEVICES)
+def test_reshape_copy_made_under_no_grad_is_no_view(device):
+    for lib, dev in ((torch, "cpu"), (tandem, device)):
+        w = lib.ones(2, device=dev, requires_grad=True)
+        with lib.no_grad():
+            r = lib.arange(12.0, device=dev).reshape(3, 4).t().reshape(-1)
+            s = lib.stack([lib.zeros(2, device=dev), lib.ones(2, device=dev)])
+        assert r._base is None and s._base is None
+        r[0:2] = w * 3
+        s[0] = w * 2
+        (r.sum() + s.sum()).backward()
+        assert w.grad.tolist() == [5.0, 5.0]
+        assert r[:4].tolist() == [3.0, 3.0, 8.0, 1.0]
+    x = tandem.ones(3, 4, requires_grad=True)
+    assert x.t().reshape(-1).grad_fn.name() == "UnsafeViewBackward0"
+    assert torch.ones(3, 4, requires_grad=True).t().reshape(-1).grad_fn.name() == "UnsafeViewBackward0"
