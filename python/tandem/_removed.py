@@ -59,3 +59,8 @@ def install(namespace):
     """The removed functions under their torch.* names, where tandem defines nothing else by that name."""
     for fn in (qr, solve, eig, lstsq, symeig, matrix_rank):
         namespace.setdefault(fn.__name__, fn)
+    # and as the Tensor methods PyTorch still defines (t.qr(), t.solve(A), ...); matrix_rank never was one
+    tensor = namespace["Tensor"]
+    for fn in (qr, solve, eig, lstsq, symeig):
+        if not hasattr(tensor, fn.__name__):
+            setattr(tensor, fn.__name__, fn)

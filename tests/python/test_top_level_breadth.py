@@ -13,6 +13,9 @@ from oracle import assert_same, from_torch, raised
     lambda lib, a: lib.qr(a), lambda lib, a: lib.qr(a, some=False), lambda lib, a: lib.solve(a, a),
     lambda lib, a: lib.eig(a, eigenvectors=True), lambda lib, a: lib.lstsq(a, a), lambda lib, a: lib.symeig(a),
     lambda lib, a: lib.matrix_rank(a),
+    # and the Tensor methods PyTorch keeps for them
+    lambda lib, a: a.qr(), lambda lib, a: a.qr(some=False), lambda lib, a: a.solve(a), lambda lib, a: a.lstsq(a),
+    lambda lib, a: a.eig(True), lambda lib, a: a.symeig(eigenvectors=True),
 ])
 def test_removed_functions_raise_pytorchs_message(call):
     want = raised(lambda: call(torch, torch.eye(3)))
