@@ -20,55 +20,103 @@ void init_allocation_sites(nb::module_& m);  // allocation_sites.cpp
 
 namespace {
 
-// Tensor.to(...) accepts PyTorch's forms: to(dtype), to(device[, dtype]), to(other), with keywords
-// dtype=, device=, non_blocking=, copy=.
+// The name PyTorch's argument parser prints for an argument of a call it rejects.
+std::string parser_type_name(nb::handle a) {
+  if (is_dtype(a)) return "torch.dtype";
+  if (is_tensor(a)) return "Tensor";
+  std::string name = nb::inst_name(a).c_str();
+  const size_t dot = name.rfind('.');
+  if (dot == std::string::npos) return name;  // a builtin: str, int, float, NoneType, ...
+  name = name.substr(dot + 1);
+  return name == "device" || name == "memory_format" ? "torch." + name : name;
+}
+
+// PyTorch's TypeError for a to() call that matches none of its three forms, naming what was passed as its
+// parser does (keywords alone come last-first, each followed by ", ").
+[[noreturn]] void invalid_to_call(const nb::args& args, const nb::kwargs& kwargs) {
+  std::string got;
+  for (nb::handle a : args) got += (got.empty() ? "" : ", ") + parser_type_name(a);
+  std::vector<std::string> keywords;
+  for (auto [k, v] : kwargs) keywords.push_back(nb::cast<std::string>(k) + "=" + parser_type_name(v));
+  if (args.size() == 0)
+    for (auto it = keywords.rbegin(); it != keywords.rend(); ++it) got += *it + ", ";
+  else
+    for (const std::string& k : keywords) got += ", " + k;
+  TANDEM_THROW(Type, "to() received an invalid combination of arguments - got (", got,
+               "), but expected one of:\n * (torch.device device = None, torch.dtype dtype = None, bool "
+               "non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None)\n"
+               " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, torch.memory_format "
+               "memory_format = None)\n * (Tensor tensor, bool non_blocking = False, bool copy = False, *, "
+               "torch.memory_format memory_format = None)\n");
+}
+
+bool is_device_like(nb::handle h) {
+  return nb::isinstance<PyDevice>(h) || nb::isinstance<nb::str>(h) ||
+         (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr()));
+}
+
+// Tensor.to(...) in PyTorch's three forms: to(device=None, dtype=None, non_blocking=False, copy=False),
+// to(dtype, non_blocking=False, copy=False) and to(other, non_blocking=False, copy=False), each with a
+// keyword-only memory_format. A Python float, bool or complex stands for a 0-dim CPU tensor of its type (the
+// third form, as PyTorch's parser reads it). Anything else is PyTorch's "invalid combination" TypeError.
 nb::object tensor_to(nb::handle self, nb::args args, nb::kwargs kwargs) {
   const Tensor& x = self_tensor(self, "to");
   std::optional<Device> device;
   std::optional<DType> dtype;
   bool copy = false, non_blocking = false;
   nb::handle memory_format = nb::none();
-  for (nb::handle a : args) {
+  const size_t n = args.size();
+  if (n > 4) TANDEM_THROW(Type, "to() takes from 0 to 4 positional arguments but ", n, " were given");
+  bool device_form = true;  // the first form (its keywords device= and dtype= are allowed)
+  size_t flags_from = 0;    // where the positional non_blocking and copy start
+  if (n > 0) {
+    nb::handle a = args[0];
+    PyObject* p = a.ptr();
     if (is_dtype_like(a)) {
-      if (dtype) {  // a second dtype would silently win: PyTorch's parser refuses the call
-        std::string got;
-        for (nb::handle b : args)
-          got += (got.empty() ? "" : ", ") + std::string(is_dtype(b)    ? "torch.dtype"
-                                                         : is_tensor(b) ? "Tensor"
-                                                                        : nb::inst_name(b).c_str());
-        TANDEM_THROW(
-            Type, "to() received an invalid combination of arguments - got (", got,
-            "), but expected one of:\n * (torch.device device = None, torch.dtype dtype = None, bool "
-            "non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None)\n"
-            " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, torch.memory_format "
-            "memory_format = None)\n * (Tensor tensor, bool non_blocking = False, bool copy = False, *, "
-            "torch.memory_format memory_format = None)");
-      }
       dtype = to_dtype(a);
     } else if (is_tensor(a)) {
       device = as_tensor_ref(a).device();
       dtype = as_tensor_ref(a).dtype();
-    } else if (!a.is_none()) {
-      TANDEM_CHECK(!(PyBool_Check(a.ptr())), Type,
-                   "to() received an invalid combination of arguments: a bool "
-                   "positional argument\nhint: pass non_blocking=/copy= as keywords");
-      device = to_device(a);
+    } else if (PyFloat_Check(p) || PyBool_Check(p) || PyComplex_Check(p)) {
+      device = Device(DeviceType::CPU, 0);
+      dtype = PyBool_Check(p) ? DType::Bool : PyFloat_Check(p) ? DType::Float64 : DType::Complex128;
+    } else if (a.is_none() || is_device_like(a)) {
+      if (!a.is_none()) device = to_device(a);
+      if (n > 1 && !args[1].is_none()) {
+        if (!is_dtype_like(args[1])) invalid_to_call(args, kwargs);
+        dtype = to_dtype(args[1]);
+      }
+      flags_from = 2;
+    } else {
+      invalid_to_call(args, kwargs);
+    }
+    if (flags_from == 0) {
+      device_form = false;
+      flags_from = 1;
+      if (n > 3) invalid_to_call(args, kwargs);
+    }
+    for (size_t i = flags_from; i < n; ++i) {
+      if (!PyBool_Check(args[i].ptr())) invalid_to_call(args, kwargs);
+      (i == flags_from ? non_blocking : copy) = args[i].ptr() == Py_True;
     }
   }
   for (auto [k, v] : kwargs) {
-    std::string key = nb::cast<std::string>(k);
-    if (key == "dtype")
+    const std::string key = nb::cast<std::string>(k);
+    const bool positional_too = (key == "non_blocking" && n > flags_from) ||
+                                (key == "copy" && n > flags_from + 1) || (key == "device" && n > 0) ||
+                                (key == "dtype" && n > 1);
+    if (positional_too) invalid_to_call(args, kwargs);
+    if ((key == "dtype" || key == "device") && !device_form) invalid_to_call(args, kwargs);
+    if (key == "dtype" && (v.is_none() || is_dtype_like(v)))
       dtype = to_optional_dtype(v);
-    else if (key == "device")
+    else if (key == "device" && (v.is_none() || is_device_like(v)))
       device = to_optional_device(v);
-    else if (key == "copy")
-      copy = nb::cast<bool>(v);
-    else if (key == "non_blocking")
-      non_blocking = nb::cast<bool>(v);
-    else if (key == "memory_format")
+    else if ((key == "copy" || key == "non_blocking") && PyBool_Check(v.ptr()))
+      (key == "copy" ? copy : non_blocking) = v.ptr() == Py_True;
+    else if (key == "memory_format" && (v.is_none() || parser_type_name(v) == "torch.memory_format"))
       memory_format = v;
     else
-      TANDEM_THROW(Type, "to() got an unexpected keyword argument '", key, "'");
+      invalid_to_call(args, kwargs);
   }
   Device target = device.value_or(x.device());
   CrossingScope scope(".to()", true, !(x.device().is_cpu() && target.is_cpu()));
