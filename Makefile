@@ -153,4 +153,4 @@ format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) python/tandem/_C*.so
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) python/tandem/_C*.so python/tandem/_cpu_features*.so

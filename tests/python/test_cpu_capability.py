@@ -200,6 +200,12 @@ def test_runs_on_an_emulated_older_cpu(cpu_model, expected, tmp_path):
     assert probe.returncode == 0, probe.stderr[-2000:]
     stdout, emulated = run_battery(None, tmp_path, cpu_model)
     assert f"chosen={expected}" in stdout
+    # OpenBLAS's kernels follow the emulated model's CPUID too (tandem/_blas_core.py), not the host's
+    # /proc/cpuinfo: Haswell's for the AVX2 model, OpenBLAS's own pick (no AVX-512 kernels) for Nehalem.
+    blas = stdout.split("blas=")[1].split()[0]
+    assert blas not in ("SkylakeX", "Cooperlake", "SapphireRapids")
+    if expected == "avx2" and "DYNAMIC_ARCH" in tandem._C._blas_info()[0]:
+        assert blas == "Haswell"
     _, native = run_battery("baseline", tmp_path)
     assert_within_documented_bounds(native, emulated, f"{cpu_model} ({expected})")
 
@@ -268,4 +274,5 @@ def test_kernel_sources_keep_their_code_inside_the_capability_region():
 if __name__ == "__main__":
     results = battery()
     np.savez(sys.argv[1], **results)
-    print(f"chosen={backends_cpu.capability_info()['chosen']} entries={len(results)}")
+    print(f"chosen={backends_cpu.capability_info()['chosen']} entries={len(results)} "
+          f"blas={tandem._C._blas_info()[1]}")
