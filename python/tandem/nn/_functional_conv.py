@@ -895,6 +895,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dim - 1](input, output_size)
     _check_interp_sizes(input, output_size)
     _check_interp_dtype(input, mode)
+    if input.dtype == tandem.uint8 and mode in ("bilinear", "bicubic"):
+        from ._interpolate_uint8 import resample_uint8
+        out = resample_uint8(input, output_size, scale_factors, align_corners, mode == "bicubic", antialias)
+        return follow_input_layout(out, input)
     out = input
     for i in reversed(range(dim)):
         in_size, out_size = input.size(2 + i), output_size[i]
