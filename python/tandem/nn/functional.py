@@ -307,9 +307,24 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
                divisor_override=None):
     if divisor_override == 0:  # PyTorch's check, before tandem's refusal of the option
         raise RuntimeError("divisor must be not zero")
-    if divisor_override is not None:
-        raise NotImplementedError("avg_pool2d: divisor_override is not supported\nhint: divide the sum yourself")
-    return _C._avg_pool2d(input, kernel_size, _pool_stride(stride), padding, ceil_mode, count_include_pad)
+    include_pad = count_include_pad or divisor_override is not None
+    out = _C._avg_pool2d(input, kernel_size, _pool_stride(stride), padding, ceil_mode, include_pad)
+    if divisor_override is None:
+        return out
+    # the core's averages times each window's padded size are the window sums, which the override divides
+    k = _pool_pair(kernel_size)
+    s = _pool_pair(_pool_stride(stride) or kernel_size)
+    p = _pool_pair(padding)
+    counts = [_functional_conv._window_counts(input.size(i - 2), out.size(i - 2), k[i], s[i], p[i], True,
+                                              input.device).to(out.dtype) for i in range(2)]
+    return out * (counts[0].unsqueeze(1) * counts[1]) / divisor_override
+
+
+def _pool_pair(value):
+    """A 2-d pooling size as (h, w): an int, or a sequence of one or two ints."""
+    if isinstance(value, (list, tuple)):
+        return (value[0], value[0]) if len(value) == 1 else tuple(value)
+    return (value, value)
 
 
 def adaptive_avg_pool2d(input, output_size):
