@@ -300,24 +300,57 @@ def _pool_stride(stride):
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    if _is_integer_tensor(input):
+        return _integer_max_pool2d(input, kernel_size, _pool_stride(stride), padding, dilation, ceil_mode)
     return _C._max_pool2d_with_indices(input, kernel_size, _pool_stride(stride), padding, dilation, ceil_mode)
+
+
+def _is_integer_tensor(t):
+    return isinstance(t, _C.Tensor) and not (t.is_floating_point() or t.is_complex() or t.dtype == tandem.bool)
+
+
+def _integer_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode):
+    """PyTorch pools integer images (uint8 masks and label maps) too; the core pools floats, so the windows' argmax
+    comes from a float64 copy and the values are gathered from the input itself, exact for every integer (only
+    int64 magnitudes past 2**53 could pick another of two values that round alike)."""
+    from .._layouts import follow_input_layout
+    _, indices = _C._max_pool2d_with_indices(input.to(tandem.float64), kernel_size, stride, padding, dilation,
+                                             ceil_mode)
+    values = input.flatten(-2).gather(-1, indices.flatten(-2)).view(indices.shape)
+    return follow_input_layout(values, input), indices
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     if divisor_override == 0:  # PyTorch's check, before tandem's refusal of the option
         raise RuntimeError("divisor must be not zero")
+    if isinstance(input, _C.Tensor) and input.dtype == tandem.int64:
+        sums = avg_pool2d(input.to(tandem.float64), kernel_size, stride, padding, ceil_mode, True, 1)
+        return _integer_average(sums, input, kernel_size, stride, padding, count_include_pad, divisor_override)
     include_pad = count_include_pad or divisor_override is not None
     out = _C._avg_pool2d(input, kernel_size, _pool_stride(stride), padding, ceil_mode, include_pad)
     if divisor_override is None:
         return out
     # the core's averages times each window's padded size are the window sums, which the override divides
+    return out * _window_sizes(input, out, kernel_size, stride, padding, True).to(out.dtype) / divisor_override
+
+
+def _window_sizes(input, out, kernel_size, stride, padding, include_pad):
+    """(out_h, out_w): how many elements each 2-d pooling window divides by (PyTorch's pool_size rule)."""
     k = _pool_pair(kernel_size)
     s = _pool_pair(_pool_stride(stride) or kernel_size)
     p = _pool_pair(padding)
-    counts = [_functional_conv._window_counts(input.size(i - 2), out.size(i - 2), k[i], s[i], p[i], True,
-                                              input.device).to(out.dtype) for i in range(2)]
-    return out * (counts[0].unsqueeze(1) * counts[1]) / divisor_override
+    counts = [_functional_conv._window_counts(input.size(i - 2), out.size(i - 2), k[i], s[i], p[i], include_pad,
+                                              input.device) for i in range(2)]
+    return counts[0].unsqueeze(1) * counts[1]
+
+
+def _integer_average(sums, input, kernel_size, stride, padding, count_include_pad, divisor_override):
+    """PyTorch's CPU averages int64 images in integers: each window's sum (exact from float64 below 2**53)
+    divided by its count, truncated toward zero as C++ divides."""
+    divisor = divisor_override if divisor_override is not None else _window_sizes(
+        input, sums, kernel_size, stride, padding, count_include_pad)
+    return tandem.div(sums.round().to(tandem.int64), divisor, rounding_mode="trunc")
 
 
 def _pool_pair(value):
