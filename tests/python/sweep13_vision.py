@@ -599,6 +599,15 @@ def uint8_transforms_pipeline(torch, device):
     out["roundtrip"] = bool(torch.equal(to_uint8(x), crop))
     padded = F.pad(crop, (2, 2, 3, 3), value=114)
     out["pad"] = [str(padded.dtype), list(padded.shape), int(padded[0, 0, 0])]
+    # morphology on a uint8 mask: dilation by max_pool2d, erosion by the pool of the negated int16 mask
+    mask = (rgb_to_grayscale(crop) > 110).to(torch.uint8)
+    dilated = F.max_pool2d(mask.unsqueeze(0), 3, stride=1, padding=1)[0]
+    eroded = -F.max_pool2d(-mask.to(torch.int16).unsqueeze(0), 3, stride=1, padding=1)[0]
+    labels = torch.tensor(rng.integers(0, 5, (1, 1, 8, 8)), device=device)
+    coarse, where = F.max_pool2d(labels, 2, return_indices=True)
+    out["morphology"] = [str(dilated.dtype), int(mask.sum()), int(dilated.sum()), str(eroded.dtype),
+                         int(eroded.sum()), str(coarse.dtype), coarse.flatten().tolist()[:8], where[0, 0, 0].tolist(),
+                         F.avg_pool2d(labels, 2).flatten().tolist()[:8]]
     batch = torch.stack([crop, flipped]).float().div_(255)
     out["batch"] = [list(batch.shape), round(batch.std().item(), 5)]
     return out

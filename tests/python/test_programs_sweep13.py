@@ -125,6 +125,63 @@ def test_avg_pool2d_divisor_override_unbatched_and_module_and_zero():
     _same(lambda lib, dev: lib.nn.functional.avg_pool2d(lib.tensor(x), 3, divisor_override=0), "cpu")
 
 
+# ---- integer pooling: max pools of integer images, int64 averages ------------------------------------------------
+_LABELS = np.random.default_rng(1343).integers(-60, 60, (2, 3, 7, 9))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64", "bool"])
+@pytest.mark.parametrize("args", [(2,), (3, 2, 1), (3, 1, 1, 2), (2, 2, 0, 1, True)], ids=str)
+def test_integer_max_pool2d_matches_pytorch(args, dtype, device):
+    _same(lambda lib, dev: lib.nn.functional.max_pool2d(lib.tensor(_LABELS, device=dev).to(getattr(lib, dtype)),
+                                                        *args, return_indices=True), device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", ["max_pool3d", "max_pool3d_bool", "max_pool1d", "max_pool1d_indices",
+                                  "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
+                                  "channels_last", "unbatched"])
+def test_other_integer_max_pools_match_pytorch(case, device):
+    def run(lib, dev):
+        F, x = lib.nn.functional, lib.tensor(_LABELS, device=dev).to(lib.uint8)
+        return {"max_pool3d": lambda: F.max_pool3d(x.unsqueeze(0), 2, return_indices=True),
+                "max_pool3d_bool": lambda: F.max_pool3d(x.bool().unsqueeze(0), 2),
+                "max_pool1d": lambda: F.max_pool1d(x[0], 2),
+                "max_pool1d_indices": lambda: F.max_pool1d(x[0], 2, return_indices=True),
+                "adaptive_max_pool1d": lambda: F.adaptive_max_pool1d(x[0], 2),
+                "adaptive_max_pool2d": lambda: F.adaptive_max_pool2d(x.long(), 2),
+                "adaptive_max_pool3d": lambda: F.adaptive_max_pool3d(x.unsqueeze(0), 2),
+                "channels_last": lambda: (lambda o: [o, o.is_contiguous(memory_format=lib.channels_last)])(
+                    F.max_pool2d(x.contiguous(memory_format=lib.channels_last), 3, 2, 1)),
+                "unbatched": lambda: lib.nn.MaxPool2d(2)(x[0])}[case]()
+
+    _same(run, device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("args", [(2,), (3, 2, 1), (3, 2, 1, True, False), (2, 1, 1, False, False),
+                                  (3, 2, 1, True, True, 4)], ids=str)
+@pytest.mark.parametrize("pool", ["avg_pool2d", "avg_pool3d"])
+def test_int64_average_pools_divide_in_integers_as_pytorch(pool, args, device):
+    def run(lib, dev):
+        x = lib.tensor(_LABELS, device=dev)
+        return getattr(lib.nn.functional, pool)(x if pool == "avg_pool2d" else x.unsqueeze(0), *args)
+
+    _same(run, device)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint8"])
+def test_average_pools_refuse_other_integers_as_pytorch(dtype):
+    _same(lambda lib, dev: lib.nn.functional.avg_pool2d(lib.tensor(_LABELS).to(getattr(lib, dtype)), 2), "cpu")
+    _same(lambda lib, dev: lib.nn.functional.avg_pool3d(lib.tensor(_LABELS).to(getattr(lib, dtype)).unsqueeze(0), 2),
+          "cpu")
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4, 5, 6), (4, 4), (4,), (3, 0, 4), (2, 3, 0, 4), (0, 3, 4, 4)], ids=str)
+def test_avg_pool2d_shape_errors_match_pytorch(shape):
+    _same(lambda lib, dev: lib.nn.functional.avg_pool2d(lib.ones(shape), 2), "cpu")
+
+
 # ---- default_collate keeps zip's tuples for a list sample's positions -----------------------------------------------
 def test_default_collate_of_strings_inside_lists_gives_tuples_as_pytorch():
     batch = [{"tags": ["a", "x"], "pair": ("p", 1)}, {"tags": ["b", "y"], "pair": ("q", 2)}]

@@ -324,6 +324,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
                divisor_override=None):
     if divisor_override == 0:  # PyTorch's check, before tandem's refusal of the option
         raise RuntimeError("divisor must be not zero")
+    if isinstance(input, _C.Tensor):
+        _check_avg_pool2d_input(input)
     if isinstance(input, _C.Tensor) and input.dtype == tandem.int64:
         sums = avg_pool2d(input.to(tandem.float64), kernel_size, stride, padding, ceil_mode, True, 1)
         return _integer_average(sums, input, kernel_size, stride, padding, count_include_pad, divisor_override)
@@ -333,6 +335,16 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         return out
     # the core's averages times each window's padded size are the window sums, which the override divides
     return out * _window_sizes(input, out, kernel_size, stride, padding, True).to(out.dtype) / divisor_override
+
+
+def _check_avg_pool2d_input(input):
+    """PyTorch's avg_pool2d shape checks, with its input's own size in the message (the core's is max_pool2d's)."""
+    if input.dim() < 3:  # PyTorch reads the third dim from the end first
+        raise IndexError(f"Dimension out of range (expected to be in range of [-{max(input.dim(), 1)}, "
+                         f"{max(input.dim(), 1) - 1}], but got -3)")
+    if input.dim() > 4 or 0 in input.shape[input.dim() - 3:]:
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but "
+                           f"got:{list(input.shape)}\nhint: avg_pool2d takes images as (C, H, W) or (N, C, H, W)")
 
 
 def _window_sizes(input, out, kernel_size, stride, padding, include_pad):
