@@ -922,7 +922,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         from ._interpolate_uint8 import resample_uint8
         out = resample_uint8(input, output_size, scale_factors, align_corners, mode == "bicubic", antialias)
         return follow_input_layout(out, input)
-    out = input
+    # Half-precision inputs are weighed and summed in float32 and rounded once, as PyTorch's bilinear kernel does
+    # (bit for bit); summing in the input's type rounded the weights and every partial sum, a few ulps off
+    half = input.dtype in (tandem.float16, tandem.bfloat16) and mode in _MODE_DIMS
+    out = input.float() if half else input
     for i in reversed(range(dim)):
         in_size, out_size = input.size(2 + i), output_size[i]
         scale = scale_factors[i] if scale_factors is not None else None
@@ -933,7 +936,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         else:
             taps = _linear_taps(in_size, out_size, scale, align_corners, mode == "bicubic", input.device)
         out = _resample(out, 2 + i, *taps)
-    return follow_input_layout(out, input)
+    return follow_input_layout(out.to(input.dtype), input)
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

@@ -329,6 +329,9 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     if isinstance(input, _C.Tensor) and input.dtype == tandem.int64:
         sums = avg_pool2d(input.to(tandem.float64), kernel_size, stride, padding, ceil_mode, True, 1)
         return _integer_average(sums, input, kernel_size, stride, padding, count_include_pad, divisor_override)
+    if divisor_override is not None and input.dtype in (tandem.float16, tandem.bfloat16):  # one rounding, as PyTorch
+        return avg_pool2d(input.float(), kernel_size, stride, padding, ceil_mode, count_include_pad,
+                          divisor_override).to(input.dtype)
     include_pad = count_include_pad or divisor_override is not None
     out = _C._avg_pool2d(input, kernel_size, _pool_stride(stride), padding, ceil_mode, include_pad)
     if divisor_override is None:
