@@ -134,6 +134,16 @@ def lightning_style_trainer(torch, device):
     stopper, ckpt = EarlyStopping("val_loss", patience=2, min_delta=0.001), ModelCheckpoint("val_loss")
     trainer = Trainer(25, [stopper, ckpt])
     history = trainer.fit(module, train_loader, val_loader)
+
+    @torch.no_grad()
+    def predict_batches(model, loader):  # an inference generator: grad is off only while it runs
+        model.eval()
+        for x, _ in loader:
+            yield model.net(x.to(device)).squeeze(-1), torch.is_grad_enabled()
+
+    preds = []
+    for pred, grad_inside in predict_batches(module, val_loader):
+        preds.append([round(float(pred.sum()), 4), grad_inside, torch.is_grad_enabled(), pred.requires_grad])
     ckpt.buffer.seek(0)
     state = torch.load(ckpt.buffer, map_location="cpu", weights_only=True)
     restored = _init(torch, LitRegressor(), 1)
@@ -143,7 +153,7 @@ def lightning_style_trainer(torch, device):
             "ckpt_epoch": state["epoch"], "devices": sorted({str(v.device) for v in state["state_dict"].values()}),
             "missing": [list(missing.missing_keys), list(missing.unexpected_keys)],
             "opt_keys": sorted(opt_state), "lr": opt_state["param_groups"][0]["lr"],
-            "steps": opt_state["state"][0]["step"].item(), "best": round(ckpt.best_score, 5)}
+            "steps": opt_state["state"][0]["step"].item(), "best": round(ckpt.best_score, 5), "preds": preds}
 
 
 # ---- torchmetrics-style Metric classes: states as buffers, update / compute / reset, merging -----------------------

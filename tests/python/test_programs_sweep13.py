@@ -364,3 +364,56 @@ def test_half_precision_bilinear_interpolate_rounds_once_as_pytorch(align_corner
     # was off by several ulps in a third of the elements
     assert (got != want).mean() < 0.01
     np.testing.assert_allclose(got, want, rtol=2 ** -7, atol=1e-3)
+
+
+# ---- grad-mode decorators on generator functions and classes ---------------------------------------------------------
+def _generator_trace(lib, decorator):
+    @decorator
+    def batches(n):
+        for i in range(n):
+            sent = yield (i, lib.is_grad_enabled(), lib.is_inference_mode_enabled())
+            if sent:
+                yield ("sent", sent, lib.is_grad_enabled())
+        return "done"
+
+    gen = batches(3)
+    trace = [next(gen), lib.is_grad_enabled(), gen.send("x"), lib.is_grad_enabled(), next(gen), list(gen)]
+    gen = batches(2)
+    next(gen)
+    try:
+        gen.throw(ValueError("thrown in"))
+    except ValueError as exc:
+        trace.append(str(exc))
+
+    def outer():
+        result = yield from batches(1)
+        yield result
+
+    return trace + [list(outer()), lib.is_grad_enabled()]
+
+
+@pytest.mark.parametrize("form", ["no_grad()", "no_grad", "inference_mode()", "set_grad_enabled(False)",
+                                  "enable_grad() inside no_grad"])
+def test_grad_mode_decorated_generators_switch_only_inside_as_pytorch(form):
+    def run(lib):
+        decorator = {"no_grad()": lambda: lib.no_grad(), "no_grad": lambda: lib.no_grad,
+                     "inference_mode()": lambda: lib.inference_mode(),
+                     "set_grad_enabled(False)": lambda: lib.set_grad_enabled(False),
+                     "enable_grad() inside no_grad": lambda: lib.enable_grad()}[form]()
+        if form.endswith("inside no_grad"):
+            with lib.no_grad():
+                return _generator_trace(lib, decorator)
+        return _generator_trace(lib, decorator)
+
+    assert run(tandem) == run(torch)
+
+
+def test_grad_mode_decorating_a_class_warns_and_runs_its_constructor_in_the_mode():
+    for lib in (tandem, torch):
+        class Probe:
+            def __init__(self):
+                self.grad = lib.is_grad_enabled()
+
+        with pytest.warns(FutureWarning, match="Decorating classes is deprecated"):
+            made = lib.no_grad()(Probe)
+        assert made().grad is False and lib.is_grad_enabled()
