@@ -417,3 +417,30 @@ def test_grad_mode_decorating_a_class_warns_and_runs_its_constructor_in_the_mode
         with pytest.warns(FutureWarning, match="Decorating classes is deprecated"):
             made = lib.no_grad()(Probe)
         assert made().grad is False and lib.is_grad_enabled()
+
+
+# ---- the pieces a subclass's own __torch_function__ imports, as PyTorch's documentation writes it -----------------
+def test_subclass_reimplementing_torch_function_with_convert_and_nowrap_matches_pytorch():
+    def run(lib):
+        from importlib import import_module
+        convert = import_module(lib.__name__ + "._tensor")._convert
+        nowrap = lib.overrides.get_default_nowrap_functions()
+
+        class Sub(lib.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                kwargs = kwargs or {}
+                if not all(issubclass(cls, t) for t in types):
+                    return NotImplemented
+                with lib._C.DisableTorchFunctionSubclass():
+                    ret = func(*args, **kwargs)
+                    return ret if func in nowrap else convert(ret, cls)
+
+        a = lib.arange(4.0).view(2, 2).as_subclass(Sub).requires_grad_()
+        (a * 2).sum().backward()
+        return [type(a + 1).__name__, type(a.max(0)).__name__, type(a.max(0).values).__name__,
+                [type(r).__name__ for r in a], type(a.data).__name__, type(a.grad).__name__,
+                lib.Tensor.grad.__get__ in nowrap, isinstance(a, lib._C.TensorBase),
+                issubclass(lib.Tensor, lib._C._TensorBase)]
+
+    assert run(tandem) == run(torch)
