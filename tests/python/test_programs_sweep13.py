@@ -444,3 +444,16 @@ def test_subclass_reimplementing_torch_function_with_convert_and_nowrap_matches_
                 issubclass(lib.Tensor, lib._C._TensorBase)]
 
     assert run(tandem) == run(torch)
+
+
+@pytest.mark.parametrize("case", ["uint8_float_grid", "uint8_3d", "long_long_grid", "float_double_grid"])
+def test_grid_sample_of_integer_images_names_the_kernel_first_as_pytorch(case):
+    def run(lib, dev):
+        u = lib.zeros(1, 1, 4, 4, dtype=lib.uint8)
+        input, grid = {"uint8_float_grid": (u, lib.zeros(1, 2, 2, 2)),
+                       "uint8_3d": (u.unsqueeze(2), lib.zeros(1, 2, 2, 2, 3)),
+                       "long_long_grid": (u.long(), lib.zeros(1, 2, 2, 2).long()),
+                       "float_double_grid": (u.float(), lib.zeros(1, 2, 2, 2, dtype=lib.float64))}[case]
+        return lib.nn.functional.grid_sample(input, grid, align_corners=False)
+
+    _same(run, "cpu")
