@@ -457,3 +457,15 @@ def test_grid_sample_of_integer_images_names_the_kernel_first_as_pytorch(case):
         return lib.nn.functional.grid_sample(input, grid, align_corners=False)
 
     _same(run, "cpu")
+
+
+@pytest.mark.parametrize("case", ["int16_pcm", "int64_3d", "short_centred", "float_ok"])
+def test_stft_checks_the_signal_as_pytorch(case):
+    def run(lib, dev):
+        signal = {"int16_pcm": lambda: lib.arange(200, dtype=lib.int16),
+                  "int64_3d": lambda: lib.ones(3, 2, 100, dtype=lib.int64),
+                  "short_centred": lambda: lib.ones(2, 20),
+                  "float_ok": lambda: lib.linspace(-1, 1, 200)}[case]()
+        return lib.stft(signal, 64, window=lib.hann_window(64), return_complex=True).abs()
+
+    _same(run, "cpu")
