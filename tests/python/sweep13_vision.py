@@ -613,7 +613,195 @@ def uint8_transforms_pipeline(torch, device):
     return out
 
 
+# ---- detectron2-style Instances post-processing: Boxes container, per-class NMS, mask pasting by grid_sample ------
+def instances_postprocess(torch, device):
+    F = torch.nn.functional
+
+    class Boxes:
+        def __init__(self, tensor):
+            tensor = torch.as_tensor(tensor, dtype=torch.float32, device=device)
+            self.tensor = tensor.reshape(-1, 4)
+
+        def __len__(self):
+            return self.tensor.shape[0]
+
+        def __getitem__(self, item):
+            if isinstance(item, int):
+                return Boxes(self.tensor[item].view(1, -1))
+            return Boxes(self.tensor[item])
+
+        def area(self):
+            b = self.tensor
+            return (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+
+        def clip(self, size):
+            h, w = size
+            x1 = self.tensor[:, 0].clamp(min=0, max=w)
+            y1 = self.tensor[:, 1].clamp(min=0, max=h)
+            x2 = self.tensor[:, 2].clamp(min=0, max=w)
+            y2 = self.tensor[:, 3].clamp(min=0, max=h)
+            self.tensor = torch.stack((x1, y1, x2, y2), dim=-1)
+
+        def nonempty(self, threshold=0.0):
+            widths = self.tensor[:, 2] - self.tensor[:, 0]
+            heights = self.tensor[:, 3] - self.tensor[:, 1]
+            return (widths > threshold) & (heights > threshold)
+
+        def scale(self, sx, sy):
+            self.tensor[:, 0::2] *= sx
+            self.tensor[:, 1::2] *= sy
+
+        @classmethod
+        def cat(cls, boxes_list):
+            return cls(torch.cat([b.tensor for b in boxes_list], dim=0))
+
+    class Instances:
+        def __init__(self, image_size, **fields):
+            self.image_size, self._fields = image_size, dict(fields)
+
+        def __getattr__(self, name):
+            if name.startswith("_") or name == "image_size":
+                raise AttributeError(name)
+            return self._fields[name]
+
+        def __len__(self):
+            return len(next(iter(self._fields.values())))
+
+        def __getitem__(self, item):
+            return Instances(self.image_size, **{k: v[item] for k, v in self._fields.items()})
+
+        def to(self, dev):
+            return Instances(self.image_size, **{k: Boxes(v.tensor.to(dev)) if isinstance(v, Boxes) else v.to(dev)
+                                                 for k, v in self._fields.items()})
+
+    def nms(boxes, scores, thr):
+        order = scores.argsort(descending=True)
+        area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+        keep = torch.ones_like(order, dtype=torch.bool)
+        for i in range(order.numel()):
+            if not keep[i]:
+                continue
+            a = boxes[order[i]]
+            rest = boxes[order[i + 1:]]
+            lt = torch.maximum(a[:2], rest[:, :2])
+            rb = torch.minimum(a[2:], rest[:, 2:])
+            inter = (rb - lt).clamp(min=0).prod(dim=1)
+            iou = inter / (area[order[i]] + area[order[i + 1:]] - inter)
+            keep[i + 1:] &= iou <= thr
+        return order[keep]
+
+    def paste_masks(masks, boxes, h, w, threshold=0.5):
+        n = masks.shape[0]
+        x0, y0, x1, y1 = torch.split(boxes, 1, dim=1)
+        img_y = torch.arange(0, h, device=device, dtype=torch.float32) + 0.5
+        img_x = torch.arange(0, w, device=device, dtype=torch.float32) + 0.5
+        img_y = (img_y - y0) / (y1 - y0) * 2 - 1
+        img_x = (img_x - x0) / (x1 - x0) * 2 - 1
+        gx = img_x[:, None, :].expand(n, img_y.size(1), img_x.size(1))
+        gy = img_y[:, :, None].expand(n, img_y.size(1), img_x.size(1))
+        grid = torch.stack([gx, gy], dim=3)
+        img_masks = F.grid_sample(masks[:, None].to(torch.float32), grid, align_corners=False)[:, 0]
+        return img_masks >= threshold
+
+    rng = np.random.default_rng(1318)
+    n, classes, h, w = 12, 3, 20, 24
+    xy = rng.uniform(-2, 18, (n, 2))
+    wh = rng.uniform(2, 10, (n, 2))
+    raw = Instances((h, w), pred_boxes=Boxes(np.concatenate([xy, xy + wh], 1)),
+                    scores=torch.tensor(rng.permutation(n) / n + 0.05, dtype=torch.float32),
+                    pred_classes=torch.tensor(rng.integers(0, classes, n)),
+                    pred_masks=torch.tensor(rng.uniform(0, 1, (n, 7, 7)), dtype=torch.float32)).to(device)
+    raw.pred_boxes.clip(raw.image_size)
+    kept = raw[raw.pred_boxes.nonempty(threshold=1.0) & (raw.scores > 0.2)]
+    per_class = []
+    for c in torch.unique(kept.pred_classes).tolist():
+        idx = torch.nonzero(kept.pred_classes == c).squeeze(1)
+        sel = idx[nms(kept.pred_boxes.tensor[idx], kept.scores[idx], 0.3)]
+        per_class.append(sel)
+    final = kept[torch.cat(per_class)]
+    final = final[final.scores.argsort(descending=True)[:5]]
+    masks = paste_masks(final.pred_masks, final.pred_boxes.tensor, h, w)
+    boxes = Boxes.cat([final.pred_boxes, final.pred_boxes[0]])
+    boxes.scale(0.5, 2.0)
+    return {"n_raw": len(raw), "n_kept": len(kept), "n_final": len(final),
+            "scores": _rounded(final.scores), "classes": final.pred_classes.tolist(),
+            "boxes": [_rounded(b, 3) for b in final.pred_boxes.tensor.tolist()],
+            "areas": _rounded(final.pred_boxes.area(), 3), "masks": [str(masks.dtype), list(masks.shape)],
+            "mask_pixels": masks.sum(dim=(1, 2)).tolist(), "scaled": _rounded(boxes.tensor[-1], 3),
+            "single": list(final.pred_boxes[0].tensor.shape)}
+
+
+# ---- image-restoration metrics: PSNR and SSIM (Gaussian window by grouped conv2d), as restoration repos compute ------
+def psnr_ssim_metrics(torch, device):
+    F = torch.nn.functional
+
+    def gaussian_window(size, sigma, channels):
+        coords = torch.arange(size, dtype=torch.float32, device=device) - size // 2
+        g = torch.exp(-(coords ** 2) / (2 * sigma ** 2))
+        g = (g / g.sum()).unsqueeze(1)
+        window = (g @ g.t()).float().unsqueeze(0).unsqueeze(0)
+        return window.expand(channels, 1, size, size).contiguous()
+
+    def ssim(img1, img2, window_size=11, size_average=True, data_range=1.0):
+        channels = img1.size(1)
+        window = gaussian_window(window_size, 1.5, channels).to(img1.dtype)
+        mu1 = F.conv2d(img1, window, padding=window_size // 2, groups=channels)
+        mu2 = F.conv2d(img2, window, padding=window_size // 2, groups=channels)
+        mu1_sq, mu2_sq, mu1_mu2 = mu1.pow(2), mu2.pow(2), mu1 * mu2
+        sigma1_sq = F.conv2d(img1 * img1, window, padding=window_size // 2, groups=channels) - mu1_sq
+        sigma2_sq = F.conv2d(img2 * img2, window, padding=window_size // 2, groups=channels) - mu2_sq
+        sigma12 = F.conv2d(img1 * img2, window, padding=window_size // 2, groups=channels) - mu1_mu2
+        C1, C2 = (0.01 * data_range) ** 2, (0.03 * data_range) ** 2
+        ssim_map = ((2 * mu1_mu2 + C1) * (2 * sigma12 + C2)) / ((mu1_sq + mu2_sq + C1) * (sigma1_sq + sigma2_sq + C2))
+        return ssim_map.mean() if size_average else ssim_map.mean(1).mean(1).mean(1)
+
+    def psnr(pred, target, data_range=1.0):
+        mse = F.mse_loss(pred, target, reduction="none").flatten(1).mean(1)
+        return 10 * torch.log10(data_range ** 2 / mse)
+
+    class RunningMetric:
+        def __init__(self):
+            self.total = torch.tensor(0.0, dtype=torch.float64, device=device)
+            self.count = 0
+
+        def update(self, values):
+            self.total += values.detach().double().sum()
+            self.count += values.numel()
+
+        def compute(self):
+            return (self.total / self.count).item()
+
+    rng = np.random.default_rng(1319)
+    clean = torch.tensor(rng.uniform(0, 1, (3, 3, 24, 24)), dtype=torch.float32, device=device)
+    clean = F.avg_pool2d(F.pad(clean, (1, 1, 1, 1), mode="reflect"), 3, stride=1)  # smoother images
+    noisy = (clean + torch.tensor(rng.normal(0, 0.08, (3, 3, 24, 24)), dtype=torch.float32, device=device)).clamp(0, 1)
+    denoiser = torch.nn.Conv2d(3, 3, 3, padding=1, padding_mode="reflect", bias=False).to(device)
+    with torch.no_grad():
+        denoiser.weight.zero_()
+        for c in range(3):  # starts as a per-channel Gaussian blur
+            denoiser.weight[c, c] = gaussian_window(3, 0.8, 1)[0, 0]
+    opt = torch.optim.Adam(denoiser.parameters(), lr=0.01)
+    losses = []
+    for _ in range(4):
+        out = denoiser(noisy)
+        loss = 1 - ssim(out, clean) + F.l1_loss(out, clean)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(round(loss.item(), 5))
+    metric_psnr, metric_ssim = RunningMetric(), RunningMetric()
+    with torch.no_grad():
+        restored = denoiser(noisy).clamp(0, 1)
+        metric_psnr.update(psnr(restored, clean))
+        metric_ssim.update(ssim(restored, clean, size_average=False))
+    u8 = (restored * 255).round().to(torch.uint8)
+    return {"losses": losses, "psnr_noisy": _rounded(psnr(noisy, clean), 4),
+            "psnr": round(metric_psnr.compute(), 4), "ssim": round(metric_ssim.compute(), 5),
+            "ssim_self": round(ssim(clean, clean).item(), 5), "u8_psnr": _rounded(psnr(u8.float() / 255, clean), 3),
+            "weight_sum": round(denoiser.weight.sum().item(), 5)}
+
+
 PROGRAMS = [batched_nms_offsets, iou_family_losses, anchor_generator, roi_align_grid_sample, sigmoid_focal_loss_head,
             color_space_conversions, filters_conv_unfold, image_pyramid_interpolate, homography_warp,
-            histogram_equalization, uint8_transforms_pipeline]
+            histogram_equalization, uint8_transforms_pipeline, instances_postprocess, psnr_ssim_metrics]
 NEEDS_CPP = {}
