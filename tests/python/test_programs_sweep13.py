@@ -2,7 +2,8 @@
 module called `torch`, run with PyTorch and with tandem standing in for it, and their results compared. The programs
 live in sweep13_vision.py (batched NMS by class offsets, IoU-family losses, anchors by meshgrid, RoIAlign by
 grid_sample, the sigmoid focal loss, colour spaces, filters by grouped conv2d / unfold, image pyramids, a homography
-warp, histogram equalisation, a torchvision-v2-style uint8 pipeline), sweep13_audio.py (a hand-built mel filterbank
+warp, histogram equalisation, a torchvision-v2-style uint8 pipeline, detectron2-style instance post-processing,
+PSNR/SSIM), sweep13_audio.py (a hand-built mel filterbank
 and MFCC, STFT / iSTFT with several windows, Griffin-Lim, resampling, CTC, a causal WaveNet, mu-law),
 sweep13_frameworks.py (a Lightning-style Trainer, torchmetrics-style metrics, AUROC / AP, EMA with swa_utils,
 gradient accumulation under autocast with GradScaler, compile / script decorators, seeding helpers) and
