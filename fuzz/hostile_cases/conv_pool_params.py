@@ -187,8 +187,6 @@ CASES = {
 }
 
 KNOWN = {
-    "avg_pool2d/divisor_override": "divisor_override is not supported by tandem (NotImplementedError, "
-                                   "docs/reliability.md)",
     "max_unpool2d/output_size_too_small": "both report the first index past the output; PyTorch's CPU kernel scans "
                                           "in another order, so it names another one (the same RuntimeError)",
     "Conv2d/bad_padding_mode": "PyTorch prints its valid modes as a set, whose order changes with the process's "

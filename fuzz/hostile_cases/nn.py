@@ -221,9 +221,6 @@ KNOWN = {
     "embedding_bag/oob": _OFFSETS_ON_CPU, "embedding_bag/first_offset_not_zero": _OFFSETS_ON_CPU,
     "embedding_bag/offsets_decreasing": _OFFSETS_ON_CPU, "embedding_bag/offsets_past_end": _OFFSETS_ON_CPU,
     "conv2d/int": "tandem refuses integer convolutions (NotImplementedError); PyTorch's CPU computes them",
-    "max_pool2d/int": "tandem refuses integer pooling (NotImplementedError); PyTorch's CPU computes it",
-    "avg_pool2d/int": "tandem refuses integer pooling (NotImplementedError); PyTorch's CPU computes it",
-    "avg_pool2d/divisor_negative": "divisor_override is not supported by tandem (NotImplementedError)",
     "conv2d/weight_3d": "PyTorch checks the stride's length against the weight first; tandem names the weight's "
                         "rank",
     "conv2d/huge_padding": "PyTorch's message is its CPU allocator's internal enforce; tandem reports the "

@@ -52,3 +52,6 @@ def install(c_module):
     c_module._disabled_torch_function_impl = overrides._disabled_torch_function_impl
     c_module.DisableTorchFunctionSubclass = overrides.DisableTorchFunctionSubclass
     c_module.DisableTorchFunction = overrides.DisableTorchFunction
+    # PyTorch's Tensor derives from the C type TensorBase (once _TensorBase); isinstance checks against it (and
+    # subclasses built on it) accept every tandem tensor, whose C type is Tensor itself
+    c_module.TensorBase = c_module._TensorBase = c_module.Tensor

@@ -12,7 +12,7 @@ from . import _dynamo_eval_frame as eval_frame  # noqa: F401  (eval_frame.Optimi
 from ._dynamo_explain import explain  # noqa: F401  (no graphs: tandem compiles nothing)
 
 __all__ = ["disable", "reset", "list_backends", "is_compiling", "allow_in_graph", "mark_dynamic", "mark_static",
-           "config", "eval_frame", "explain"]
+           "config", "eval_frame", "explain", "assume_constant_result"]
 
 
 def mark_dynamic(t, index, *, hint_override=None, min=None, max=None, specialize_on=None):
@@ -21,6 +21,13 @@ def mark_dynamic(t, index, *, hint_override=None, min=None, max=None, specialize
 
 def mark_static(t, index=None):
     """Marks a dimension as static for the compiler: nothing to mark in tandem."""
+
+
+def assume_constant_result(fn):
+    """Tells the compiler fn's result is a constant (a decorator on config readers): fn comes back marked as
+    PyTorch marks it, and runs as it is."""
+    fn._dynamo_marked_constant = True
+    return fn
 
 
 class _Config:

@@ -76,13 +76,16 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
                 f"onesided={_flag(onesided)}, return_complex={_flag(return_complex)}, "
                 f"align_to_window={_flag(align_to_window)})")
 
+    if not (input.is_floating_point() or input.is_complex()):  # PyTorch's first check (an integer signal)
+        raise NotImplementedError(f"{call()} : expected a tensor of floating point or complex values\n"
+                                  "hint: convert the signal first, e.g. input.float() (int16 PCM: input / 32768)")
     if input.dim() not in (1, 2):
         _fail(call, "expected a 1D or 2D tensor")
     x = input if input.dim() == 2 else input.unsqueeze(0)
-    if center:
+    if center:  # padded as PyTorch pads it, viewed as (1, batch, length) (which its padding errors print)
         from .nn.functional import pad
         p = n_fft // 2
-        x = pad(x.unsqueeze(1), (p, p), mode=pad_mode).squeeze(1)
+        x = pad(x.unsqueeze(0), (p, p), mode=pad_mode).squeeze(0)
     length = x.shape[-1]
     if not 0 < n_fft <= length:
         _fail(call, f"expected 0 < n_fft < {length}, but got n_fft={n_fft}")

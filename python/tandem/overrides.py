@@ -21,7 +21,7 @@ __all__ = [
     "get_ignored_functions", "get_overridable_functions", "get_testing_overrides", "handle_torch_function",
     "has_torch_function", "has_torch_function_unary", "has_torch_function_variadic", "resolve_name",
     "is_tensor_like", "is_tensor_method_or_property", "wrap_torch_function", "TorchFunctionMode",
-    "BaseTorchFunctionMode",
+    "BaseTorchFunctionMode", "get_default_nowrap_functions",
 ]
 
 _modes = threading.local()  # each thread's stack of entered TorchFunctionModes (PyTorch's is thread-local too)
@@ -346,7 +346,18 @@ def _tensor_torch_function(cls, func, types, args=(), kwargs=None):
 _NOWRAP = set()  # Tensor.__reduce_ex__ and __copy__ (which make the subclass themselves): _builtin_functions.install
 
 
+def get_default_nowrap_functions():
+    """The functions whose results Tensor.__torch_function__ hands back unconverted (subclasses that reimplement
+    it, as PyTorch's documentation shows, skip the conversion for these): the `_base` and `grad` getters, and
+    tandem's reduction and copy hooks, which build the subclass themselves."""
+    getters = {_C.Tensor._base.__get__, _C.Tensor.grad.__get__}
+    if hasattr(_C.Tensor, "_grad"):
+        getters.add(_C.Tensor._grad.__get__)
+    return getters | _NOWRAP
+
+
 def _convert(result, cls):
+    """`result` with its tensors (also inside tuples, lists and named tuples) given the subclass `cls`."""
     if cls is _C.Tensor:
         return result
     if isinstance(result, _C.Tensor) and not isinstance(result, cls):

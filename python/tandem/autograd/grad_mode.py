@@ -1,6 +1,9 @@
 """Grad-mode switches: context managers that also work as decorators. The mode itself is thread-local
 state in the C++ core; these classes only set and restore it."""
 import functools
+import inspect
+import sys
+import warnings
 
 from .. import _C
 
@@ -15,6 +18,16 @@ class _DecoratorContextManager:
     """Lets a context manager decorate a function: each call runs inside a fresh instance."""
 
     def __call__(self, func):
+        if inspect.isclass(func):  # PyTorch still takes a class, deprecated: its constructor runs in the mode
+            warnings.warn("Decorating classes is deprecated and will be disabled in future versions. You should only "
+                          "decorate functions or methods. To preserve the current behavior of class decoration, you "
+                          "can directly decorate the `__init__` method and nothing else.", FutureWarning,
+                          stacklevel=2)
+            cls = func
+            func = lambda *args, **kwargs: cls(*args, **kwargs)  # noqa: E731
+        if inspect.isgeneratorfunction(func):
+            return _generator_in_mode(self.clone, func)
+
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             with self.clone():
@@ -23,6 +36,34 @@ class _DecoratorContextManager:
 
     def clone(self):
         return self.__class__()
+
+
+def _generator_in_mode(make_context, func):
+    """A decorated generator function: the generator's own code runs inside the mode at every resumption (its
+    first step, each send, throw and close), while the caller's code between yields runs in the caller's mode,
+    as PyTorch wraps them (a `@no_grad()` batch generator must not switch grad off in the training loop)."""
+    @functools.wraps(func)
+    def generator(*args, **kwargs):
+        inner = func(*args, **kwargs)
+        try:
+            with make_context():
+                value = inner.send(None)
+            while True:
+                try:
+                    sent = yield value
+                except GeneratorExit:
+                    with make_context():
+                        inner.close()
+                    raise
+                except BaseException:
+                    with make_context():
+                        value = inner.throw(*sys.exc_info())
+                else:
+                    with make_context():
+                        value = inner.send(sent)
+        except StopIteration as stop:
+            return stop.value
+    return generator
 
 
 class _NoParamDecoratorContextManager(_DecoratorContextManager):

@@ -470,6 +470,11 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if not return_indices and not (input.is_floating_point() or input.is_complex()):
+        # PyTorch's max_pool1d without indices has its own kernel, for floating types only (with indices it pools
+        # through max_pool2d, which takes integers)
+        raise NotImplementedError(f"\"max_pool1d_impl\" not implemented for '{input.dtype._scalar_type_name}'\n"
+                                  "hint: pool a floating-point tensor (input.float()), or ask for return_indices")
     values, indices = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     return (values, indices) if return_indices else values
 
@@ -518,6 +523,9 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     """The C++ max_pool2d over every depth plane, then the max over each depth window (indices combined)."""
     x, batched, k, s, p, d, out = _pool3d_args("max_pool3d", input, kernel_size, stride, padding, dilation,
                                                ceil_mode)
+    if x.dtype == tandem.bool:  # the planes' pooling would name max_pool2d
+        raise NotImplementedError("\"max_pool3d\" not implemented for 'Bool'\nhint: pool input.float() (or "
+                                  "input.to(torch.uint8)) and compare the result")
     n, c, depth, h, w = x.shape
     planes, plane_index = max_pool2d_with_indices(x.reshape(n, c * depth, h, w), k[1:], s[1:], p[1:], d[1:],
                                                   ceil_mode)
@@ -540,6 +548,17 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     x, batched, k, s, p, _, out = _pool3d_args("avg_pool3d", input, kernel_size, stride, padding, 1, ceil_mode)
     if divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
+    if not (x.is_floating_point() or x.is_complex() or x.dtype == tandem.int64):  # the planes' pool names itself
+        raise NotImplementedError(f"\"avg_pool3d_out_frame\" not implemented for '{x.dtype._scalar_type_name}'"
+                                  "\nhint: pool input.float() (PyTorch averages int64 too)")
+    if x.dtype == tandem.int64:  # PyTorch's integer average: window sums divided in integers (truncated)
+        sums = avg_pool3d(x.to(tandem.float64), k, s, p, ceil_mode, True, 1).round().to(tandem.int64)
+        divisor = divisor_override
+        if divisor is None:
+            sizes = [_window_counts(size, o, kk, ss, pp, count_include_pad, x.device)
+                     for size, o, kk, ss, pp in zip(x.shape[2:], out, k, s, p)]
+            divisor = sizes[0].view(-1, 1, 1) * sizes[1].view(-1, 1) * sizes[2]
+        return _unbatch(tandem.div(sums, divisor, rounding_mode="trunc"), batched)
     n, c, depth, h, w = x.shape
     include_pad = count_include_pad or divisor_override is not None
     planes = avg_pool2d(x.reshape(n, c * depth, h, w), k[1:], s[1:], p[1:], ceil_mode, include_pad)
@@ -618,6 +637,10 @@ def adaptive_avg_pool3d(input, output_size):
 
 def _adaptive_max(fn, input, sizes, n):
     _check_adaptive(fn, input, sizes, n)
+    if not input.is_floating_point():  # PyTorch's kernels (1-d pools through the 2-d one) take floats only
+        kernel = {"adaptive_max_pool1d": "adaptive_max_pool2d", "adaptive_max_pool3d": "adaptive_max_pool3d_cpu"}
+        raise NotImplementedError(f"\"{kernel.get(fn, fn)}\" not implemented for '{input.dtype._scalar_type_name}'"
+                                  "\nhint: pool input.float() and convert the result back")
     x = input
     if 0 in sizes:  # an empty output (PyTorch returns one); the windows below would divide by the size
         shape = list(x.shape[:x.dim() - n]) + list(sizes)
@@ -895,7 +918,14 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dim - 1](input, output_size)
     _check_interp_sizes(input, output_size)
     _check_interp_dtype(input, mode)
-    out = input
+    if input.dtype == tandem.uint8 and mode in ("bilinear", "bicubic"):
+        from ._interpolate_uint8 import resample_uint8
+        out = resample_uint8(input, output_size, scale_factors, align_corners, mode == "bicubic", antialias)
+        return follow_input_layout(out, input)
+    # Half-precision inputs are weighed and summed in float32 and rounded once, as PyTorch's bilinear kernel does
+    # (bit for bit); summing in the input's type rounded the weights and every partial sum, a few ulps off
+    half = input.dtype in (tandem.float16, tandem.bfloat16) and mode in _MODE_DIMS
+    out = input.float() if half else input
     for i in reversed(range(dim)):
         in_size, out_size = input.size(2 + i), output_size[i]
         scale = scale_factors[i] if scale_factors is not None else None
@@ -906,7 +936,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         else:
             taps = _linear_taps(in_size, out_size, scale, align_corners, mode == "bicubic", input.device)
         out = _resample(out, 2 + i, *taps)
-    return follow_input_layout(out, input)
+    return follow_input_layout(out.to(input.dtype), input)
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

@@ -141,6 +141,13 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if input.device != grid.device:
         raise RuntimeError(f"grid_sampler(): expected input and grid to be on same device, but input is on "
                            f"{input.device} and grid is on {grid.device}")
+    if not input.is_floating_point() and input.dim() in (4, 5):  # PyTorch's kernels take floats only; its
+        # dtype check names the kernel before it compares the grid's dtype
+        nsp = input.dim() - 2
+        kernel = (("grid_sampler_2d_cpu_kernel_impl" if nsp == 2 else "grid_sampler3d_cpu")
+                  if input.device.type == "cpu" else f"grid_sampler_{nsp}d_cuda")
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{input.dtype._scalar_type_name}\'\n'
+                                  f"hint: sample floating-point tensors, e.g. input.float()")
     if input.dtype != grid.dtype:  # PyTorch's words
         raise RuntimeError(f"expected scalar type {input.dtype._scalar_type_name} but found "
                            f"{grid.dtype._scalar_type_name}\nhint: give input and grid one dtype")
@@ -157,10 +164,6 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
                            f"but got input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
     if mode == "bicubic" and nsp != 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
-    if not input.is_floating_point():  # PyTorch's kernels are floating-point only
-        kernel = f"grid_sampler_{nsp}d_cpu_kernel_impl" if input.device.type == "cpu" else f"grid_sampler_{nsp}d_cuda"
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{input.dtype._scalar_type_name}\'\n'
-                                  f"hint: sample floating-point tensors, e.g. input.float()")
     for d in range(2, input.dim()):
         if input.shape[d] <= 0:
             raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial dimensions, but input has "

@@ -300,16 +300,79 @@ def _pool_stride(stride):
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    if _is_integer_tensor(input):
+        return _integer_max_pool2d(input, kernel_size, _pool_stride(stride), padding, dilation, ceil_mode)
     return _C._max_pool2d_with_indices(input, kernel_size, _pool_stride(stride), padding, dilation, ceil_mode)
+
+
+def _is_integer_tensor(t):
+    return isinstance(t, _C.Tensor) and not (t.is_floating_point() or t.is_complex() or t.dtype == tandem.bool)
+
+
+def _integer_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode):
+    """PyTorch pools integer images (uint8 masks and label maps) too; the core pools floats, so the windows' argmax
+    comes from a float64 copy and the values are gathered from the input itself, exact for every integer (only
+    int64 magnitudes past 2**53 could pick another of two values that round alike)."""
+    from .._layouts import follow_input_layout
+    _, indices = _C._max_pool2d_with_indices(input.to(tandem.float64), kernel_size, stride, padding, dilation,
+                                             ceil_mode)
+    values = input.flatten(-2).gather(-1, indices.flatten(-2)).view(indices.shape)
+    return follow_input_layout(values, input), indices
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     if divisor_override == 0:  # PyTorch's check, before tandem's refusal of the option
         raise RuntimeError("divisor must be not zero")
-    if divisor_override is not None:
-        raise NotImplementedError("avg_pool2d: divisor_override is not supported\nhint: divide the sum yourself")
-    return _C._avg_pool2d(input, kernel_size, _pool_stride(stride), padding, ceil_mode, count_include_pad)
+    if isinstance(input, _C.Tensor):
+        _check_avg_pool2d_input(input)
+    if isinstance(input, _C.Tensor) and input.dtype == tandem.int64:
+        sums = avg_pool2d(input.to(tandem.float64), kernel_size, stride, padding, ceil_mode, True, 1)
+        return _integer_average(sums, input, kernel_size, stride, padding, count_include_pad, divisor_override)
+    if divisor_override is not None and input.dtype in (tandem.float16, tandem.bfloat16):  # one rounding, as PyTorch
+        return avg_pool2d(input.float(), kernel_size, stride, padding, ceil_mode, count_include_pad,
+                          divisor_override).to(input.dtype)
+    include_pad = count_include_pad or divisor_override is not None
+    out = _C._avg_pool2d(input, kernel_size, _pool_stride(stride), padding, ceil_mode, include_pad)
+    if divisor_override is None:
+        return out
+    # the core's averages times each window's padded size are the window sums, which the override divides
+    return out * _window_sizes(input, out, kernel_size, stride, padding, True).to(out.dtype) / divisor_override
+
+
+def _check_avg_pool2d_input(input):
+    """PyTorch's avg_pool2d shape checks, with its input's own size in the message (the core's is max_pool2d's)."""
+    if input.dim() < 3:  # PyTorch reads the third dim from the end first
+        raise IndexError(f"Dimension out of range (expected to be in range of [-{max(input.dim(), 1)}, "
+                         f"{max(input.dim(), 1) - 1}], but got -3)")
+    if input.dim() > 4 or 0 in input.shape[input.dim() - 3:]:
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but "
+                           f"got:{list(input.shape)}\nhint: avg_pool2d takes images as (C, H, W) or (N, C, H, W)")
+
+
+def _window_sizes(input, out, kernel_size, stride, padding, include_pad):
+    """(out_h, out_w): how many elements each 2-d pooling window divides by (PyTorch's pool_size rule)."""
+    k = _pool_pair(kernel_size)
+    s = _pool_pair(_pool_stride(stride) or kernel_size)
+    p = _pool_pair(padding)
+    counts = [_functional_conv._window_counts(input.size(i - 2), out.size(i - 2), k[i], s[i], p[i], include_pad,
+                                              input.device) for i in range(2)]
+    return counts[0].unsqueeze(1) * counts[1]
+
+
+def _integer_average(sums, input, kernel_size, stride, padding, count_include_pad, divisor_override):
+    """PyTorch's CPU averages int64 images in integers: each window's sum (exact from float64 below 2**53)
+    divided by its count, truncated toward zero as C++ divides."""
+    divisor = divisor_override if divisor_override is not None else _window_sizes(
+        input, sums, kernel_size, stride, padding, count_include_pad)
+    return tandem.div(sums.round().to(tandem.int64), divisor, rounding_mode="trunc")
+
+
+def _pool_pair(value):
+    """A 2-d pooling size as (h, w): an int, or a sequence of one or two ints."""
+    if isinstance(value, (list, tuple)):
+        return (value[0], value[0]) if len(value) == 1 else tuple(value)
+    return (value, value)
 
 
 def adaptive_avg_pool2d(input, output_size):

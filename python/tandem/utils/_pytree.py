@@ -10,7 +10,9 @@ from tandem._size import Size
 __all__ = ["TreeSpec", "LeafSpec", "register_pytree_node", "tree_is_leaf", "tree_flatten", "tree_unflatten",
            "tree_iter", "tree_leaves", "tree_structure", "tree_map", "tree_map_", "tree_map_only", "tree_map_only_",
            "tree_all", "tree_any", "tree_all_only", "tree_any_only", "treespec_pprint", "is_namedtuple",
-           "is_namedtuple_class", "is_namedtuple_instance"]
+           "is_namedtuple_class", "is_namedtuple_instance", "MappingKey", "SequenceKey", "GetAttrKey",
+           "tree_flatten_with_path", "tree_leaves_with_path", "tree_map_with_path", "keystr", "key_get",
+           "register_dataclass"]
 
 # Containers registered by register_pytree_node: class -> (flatten_fn, unflatten_fn)
 _CUSTOM_NODES = {}
@@ -136,10 +138,14 @@ _LEAF = LeafSpec()
 def register_pytree_node(cls, flatten_fn, unflatten_fn, *, serialized_type_name=None, to_dumpable_context=None,
                          from_dumpable_context=None, flatten_with_keys_fn=None):
     """Makes `cls` a container: flatten_fn(obj) -> (children, context), unflatten_fn(children, context) -> obj.
-    The serialization arguments are accepted for PyTorch's signature; tandem does not serialize TreeSpecs."""
+    flatten_with_keys_fn(obj) -> ([(key, child), ...], context) gives tree_flatten_with_path its keys. The
+    serialization arguments are accepted for PyTorch's signature; tandem does not serialize TreeSpecs."""
     if cls in _CUSTOM_NODES:
         raise ValueError(f"{cls} is already registered as pytree node.")
     _CUSTOM_NODES[cls] = (flatten_fn, unflatten_fn)
+    if flatten_with_keys_fn is not None:
+        from ._pytree_paths import _KEYED_FLATTEN
+        _KEYED_FLATTEN[cls] = flatten_with_keys_fn
 
 
 def is_namedtuple_class(cls):
@@ -314,3 +320,7 @@ class _Asterisk(str):
 
 def treespec_pprint(treespec):
     return repr(tree_unflatten([_Asterisk("*")] * treespec.num_leaves, treespec))
+
+
+from ._pytree_paths import (GetAttrKey, MappingKey, SequenceKey, key_get, keystr, register_dataclass,  # noqa: E402
+                            tree_flatten_with_path, tree_leaves_with_path, tree_map_with_path)

@@ -31,6 +31,8 @@ def _plain(t, keep_vars):
         return t
     if is_sparse_tensor(t):  # a sparse buffer: its detached self (its C++ tensor is a placeholder)
         return t.detach()
+    if type(t) is not Tensor and _C._has_torch_function_unary(t):
+        return t.detach()  # a subclass's detach goes through its __torch_function__ and keeps its type
     return _C._make_subclass(Tensor, t, False)
 
 

@@ -87,8 +87,8 @@ def collate(batch, *, collate_fn_map=None):
     if isinstance(elem, collections.abc.Sequence):
         if any(len(sample) != len(elem) for sample in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        return _rebuilt_sequence(elem, [collate(list(samples), collate_fn_map=collate_fn_map)
-                                        for samples in zip(*batch)])
+        # each position's samples stay the tuple zip gives, as in PyTorch: strings in a list come back as a tuple
+        return _rebuilt_sequence(elem, [collate(samples, collate_fn_map=collate_fn_map) for samples in zip(*batch)])
     raise TypeError(default_collate_err_msg_format.format(elem_type))
 
 
