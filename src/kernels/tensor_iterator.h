@@ -23,6 +23,9 @@ class TensorIterator {
   // Operand 0 is the output. Inputs must broadcast to the output's shape (front ends check this).
   void add_output(const Tensor& t) { add(t); }
   void add_input(const Tensor& t) { add(t); }
+  // The iterator keeps a pointer to each operand: a temporary would be gone before build() reads it.
+  void add_output(Tensor&&) = delete;
+  void add_input(Tensor&&) = delete;
   // A single value that every element sees (a Python scalar already converted to the compute dtype).
   void add_scalar_input(const void* value, DType dtype);
   // Computes the iteration geometry; call after adding operands.

@@ -187,8 +187,9 @@ Tensor fill_(const Tensor& x, const Scalar& value) {
     return x;
   }
   if (x.numel() == 0) return x;
+  const Tensor target = distinct_elements(x);  // outlives the iterator, which keeps a pointer to it
   TensorIterator iter;
-  iter.add_output(distinct_elements(x));
+  iter.add_output(target);
   alignas(16) char buf[16];
   dispatch_any_dtype(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
