@@ -9,6 +9,7 @@ import warnings
 
 from . import _C
 from ._C import Tensor
+from ._emulated_queue import settle_queued_kernels as _settle_queued_kernels
 from ._out import STRUCTURED, with_out
 
 _TYPED_STORAGE_WARNING = (
@@ -498,25 +499,6 @@ def untyped_storage(self):
 def storage(self):
     _warn_typed_storage_removal(stacklevel=2)
     return TypedStorage._wrap(untyped_storage(self), self.dtype)
-
-
-_emulated = {}  # device index -> whether it is an emulated GPU (asked once per device)
-
-
-def _settle_queued_kernels(self):
-    """Waits for the kernels queued on an emulated GPU before this tensor's geometry or storage changes in place.
-    The emulated device runs a queued kernel later on a worker thread, and a kernel that takes the tensor itself
-    (arange, linspace) reads its sizes, strides and storage only then, so set_/as_strided_ right after
-    `x = arange(6, device="cuda")` would have the fill land in the new geometry. (A real GPU's launch reads the
-    geometry when it is queued. The C++ fix: kernel tasks keep a snapshot view of each tensor.)"""
-    device = self.device
-    if device.type != "cuda":
-        return
-    index = device.index or 0
-    if index not in _emulated:
-        _emulated[index] = bool(_C._cuda_properties(index)["is_emulated"])
-    if _emulated[index]:
-        _C._cuda_synchronize(index)
 
 
 def _set_signature_error(args, keywords=()):

@@ -64,6 +64,22 @@ def test_geometry_change_waits_for_queued_fill(change, device):
         assert changes[change](tandem.arange(6.0, device=device)).tolist() == expected
 
 
+@pytest.mark.parametrize("fill", ["uniform_", "arange"])
+def test_data_assignment_waits_for_queued_fill(fill, device):
+    """`w.data = y` right after a fill queued on an emulated GPU: the fill must not land in y's memory (it did in
+    more than 8 of 10 tries); _C._set_data (Module._apply, parametrize) waits the same way."""
+    import tandem
+
+    for _ in range(50):
+        y = tandem.zeros(6, device=device)
+        w = tandem.empty(6, device=device).uniform_() if fill == "uniform_" else tandem.arange(6.0, device=device)
+        w.data = y
+        assert y.tolist() == [0.0] * 6
+        w = tandem.arange(6.0, device=device)
+        tandem._C._set_data(w, y)
+        assert y.tolist() == [0.0] * 6
+
+
 def test_untyped_storage_bytes_wrap_modulo_256():
     import tandem
 
