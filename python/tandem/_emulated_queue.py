@@ -13,10 +13,11 @@ _emulated = {}  # device index -> whether it is an emulated GPU (asked once per 
 
 def settle_queued_kernels(tensor):
     """Returns once the kernels queued on tensor's device have run, if it is an emulated GPU; at once otherwise."""
-    device = tensor.device
-    if device.type != "cuda":
+    # is_cuda and get_device() rather than .device: they make no device object (the binding caches those for the
+    # process, and the exit leak report lists them)
+    if not tensor.is_cuda:
         return
-    index = device.index or 0
+    index = tensor.get_device()
     if index not in _emulated:
         _emulated[index] = bool(_C._cuda_properties(index)["is_emulated"])
     if _emulated[index]:
