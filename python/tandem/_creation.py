@@ -14,6 +14,16 @@ def _is_ndarray(data):
     return np is not None and isinstance(data, np.ndarray)
 
 
+def _numpy_scalar_without_dtype(data):
+    """A NumPy scalar of a kind no tensor dtype holds (longdouble, clongdouble, datetime64, timedelta64): PyTorch
+    reads it as a 0-d array and refuses it with the array's TypeError, which _tensor_from_array gives."""
+    np = sys.modules.get("numpy")
+    if np is None or not isinstance(data, np.generic):
+        return False
+    kind, size = data.dtype.kind, data.dtype.itemsize
+    return kind in "mM" or (kind == "f" and size > 8) or (kind == "c" and size > 16)
+
+
 def _is_cuda_array(data):
     # Plain Python data never carries CUDA memory; skip the attribute probe for it.
     return not isinstance(data, (list, tuple, int, float, bool)) and _numpy._has_cuda_array_interface(data)
@@ -151,6 +161,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         if requires_grad and not (out.is_floating_point() or out.is_complex()):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         return out.requires_grad_(True) if requires_grad else out
+    if _numpy_scalar_without_dtype(data):
+        data = sys.modules["numpy"].asarray(data)
     if _is_ndarray(data):
         return _C._tensor_from_array(data, dtype, device, requires_grad)
     if _is_cuda_array(data):

@@ -151,7 +151,11 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     if isinstance(obj, Tensor):
         return _asarray_tensor(obj, dtype, device, copy, requires_grad)
     if _creation._is_ndarray(obj):
-        shared = _C.from_numpy(obj) if obj.dtype.kind in "biuf" and obj.dtype.name != "float128" else None
+        # An unaligned array (bytes viewed at an odd offset) cannot be shared: tandem's kernels assume aligned
+        # elements. Without copy=False it is copied, as asarray copies whatever it cannot share.
+        shareable = obj.dtype.kind in "biuf" and obj.dtype.name != "float128" and (obj.flags.aligned or
+                                                                                    copy is False)
+        shared = _C.from_numpy(obj) if shareable else None
     elif _creation._is_cuda_array(obj):
         shared = _numpy.from_cuda_array_interface(obj)
     elif _creation._is_dlpack_producer(obj) and not isinstance(obj, (bytes, bytearray, memoryview)):

@@ -2,6 +2,7 @@
 that requires grad only takes floating or complex data, so it never ends up an integer tensor requiring grad.
 The getter stays the core's (optimisers and init code read .data in hot loops)."""
 from . import _C
+from ._emulated_queue import install as _install_settled_set_data, settle_queued_kernels
 
 
 def _checked_setter(core_set):
@@ -11,11 +12,13 @@ def _checked_setter(core_set):
         if self.requires_grad and not (value.dtype.is_floating_point or value.dtype.is_complex):
             raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex "
                                "dtype")
+        settle_queued_kernels(self)  # a fill still queued on an emulated GPU would land in value's memory
         core_set(self, value)
 
     return set_data
 
 
 def install():
+    _install_settled_set_data()
     core = _C.Tensor.__dict__["data"]
     _C.Tensor.data = property(core.fget, _checked_setter(core.fset), core.fdel, core.__doc__)

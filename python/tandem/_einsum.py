@@ -1,7 +1,6 @@
 """einsum and tensordot: contractions as one matrix product per operand pair (permute, reshape, mm/bmm), so
 they run at GEMM speed on every device and differentiate through the products. Re-exported by _compositions."""
 import math
-import string
 
 from . import _C
 from ._autocast import active as _amp_active, run as _amp_run
@@ -28,8 +27,8 @@ def tensordot(a, b, dims=2):
     if not isinstance(dims, (tuple, list, Tensor, int)):
         raise RuntimeError("tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] "
                            f"containing two lists, but got dims={dims}")
-    if isinstance(dims, Tensor):
-        dims = dims.tolist()
+    if isinstance(dims, Tensor):  # a 2 x k tensor is the two lists; one element is the count, as an int
+        dims = dims.tolist() if dims.numel() > 1 else int(dims.item())
     if isinstance(dims, int):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
@@ -37,7 +36,12 @@ def tensordot(a, b, dims=2):
             raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
         dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
     else:
-        dims_a, dims_b = (list(_ints(d, "tensordot(): argument 'dims'")) for d in dims)
+        dims_a, dims_b = dims
+        for d, (name, position) in ((dims_a, ("dims_self", 3)), (dims_b, ("dims_other", 4))):
+            if not isinstance(d, (list, tuple)):  # PyTorch passes the pair on to its op, which wants int lists
+                raise TypeError(f"tensordot(): argument '{name}' (position {position}) must be tuple of ints, not "
+                                f"{type(d).__name__}")
+        dims_a, dims_b = (list(_ints(d, "tensordot(): argument 'dims'")) for d in (dims_a, dims_b))
         if len(dims_a) != len(dims_b):
             raise RuntimeError("both dimension lists should have same length")
     if a.dtype != b.dtype:
@@ -64,7 +68,7 @@ def tensordot(a, b, dims=2):
 
 
 # einsum: labels are letters, and ints 0..k-1 for the dims an ellipsis covers (right-aligned across operands).
-_SUBLIST_LETTERS = string.ascii_uppercase + string.ascii_lowercase  # PyTorch's order: 0 -> 'A', 26 -> 'a'
+# A sublist's ints name letters in PyTorch's order: 0 -> 'A', 26 -> 'a'.
 
 
 def _sublist_equation(args):
@@ -74,8 +78,8 @@ def _sublist_equation(args):
         for s in sublist:
             if s is Ellipsis:
                 out.append("...")
-            elif 0 <= s < 52:
-                out.append(_SUBLIST_LETTERS[s])
+            elif s >= 0 and s < 52:  # in PyTorch's order, so that a float or a str fails as there (TypeError)
+                out.append(chr(ord("A") + s) if s < 26 else chr(ord("a") + s - 26))
             else:
                 raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
         return "".join(out)
@@ -309,7 +313,7 @@ def einsum(*args):
         equation, operands = _sublist_equation(args)
     elif isinstance(args[0], str):
         equation, operands = args[0], args[1:]
-        if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        while len(operands) == 1 and isinstance(operands[0], (list, tuple)):  # PyTorch unwraps nested lists
             operands = tuple(operands[0])
         for i, op in enumerate(operands):  # PyTorch's argument parser: the operands form argument 1
             if not isinstance(op, Tensor):

@@ -16,6 +16,9 @@ def typemeta_name(dtype):
 def check_multi_dot(tensors):
     """Refuses what PyTorch's multi_dot refuses: fewer than 2 tensors, ends that are not 1-D or 2-D, middle
     tensors that are not 2-D, mixed dtypes, neighbours whose inner sizes differ."""
+    for i, t in enumerate(tensors):  # PyTorch's argument parser reads the list as argument 0, a TensorList
+        if not hasattr(t, "dim") or not hasattr(t, "dtype"):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
     n = len(tensors)
     if n < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")

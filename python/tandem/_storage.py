@@ -9,6 +9,7 @@ import warnings
 
 from . import _C
 from ._C import Tensor
+from ._emulated_queue import settle_queued_kernels as _settle_queued_kernels
 from ._out import STRUCTURED, with_out
 
 _TYPED_STORAGE_WARNING = (
@@ -46,6 +47,27 @@ def _slice_range(n, key):
     return start, max(start, stop)
 
 
+def _byte_values(sequence):
+    """The bytes of UntypedStorage(sequence): ints only, each taken modulo 256 as PyTorch's constructor does."""
+    if not isinstance(sequence, (list, tuple, str, bytes, bytearray, range)):
+        raise RuntimeError(f"torch.UntypedStorage(): Expected a sequence type, but got {type(sequence).__name__}")
+    values = []
+    for item in sequence:
+        if not isinstance(item, int):
+            raise RuntimeError(f"torch.UntypedStorage(): tried to construct a storage from a sequence "
+                               f"({type(sequence).__name__}), but one of the items was of type "
+                               f"{type(item).__name__} instead of int")
+        values.append(int(item) & 0xFF)
+    return values
+
+
+def _check_byte_value(value, what):
+    """A byte written into an UntypedStorage: an int (bool too), kept modulo 256 as PyTorch's storages do."""
+    if not isinstance(value, int):
+        raise RuntimeError(what.format(type(value).__name__))
+    return int(value) & 0xFF
+
+
 class UntypedStorage:
     """Bytes on one device (torch.UntypedStorage): UntypedStorage(n, device=...), UntypedStorage([bytes])."""
 
@@ -56,13 +78,14 @@ class UntypedStorage:
             data = _C._new_storage_bytes(0, _device_arg(device))
         elif len(args) == 1 and isinstance(args[0], int) and not isinstance(args[0], bool):
             data = _C._new_storage_bytes(args[0], _device_arg(device))
-        elif len(args) == 1 and isinstance(args[0], (list, tuple)):
+        elif len(args) == 1:
             from . import tensor, uint8  # noqa: PLC0415
 
-            data = tensor(list(args[0]), dtype=uint8, device=_device_arg(device)).reshape(-1)
+            data = tensor(_byte_values(args[0]), dtype=uint8, device=_device_arg(device)).reshape(-1)
         else:
-            raise TypeError("UntypedStorage(): expected a size (int) or a sequence of byte values, got "
-                            + ", ".join(type(a).__name__ for a in args))
+            raise TypeError("torch.UntypedStorage() received an invalid combination of arguments - got ("
+                            + ", ".join(type(a).__name__ for a in args) + "), but expected one of:\n"
+                            " * (int size, *, torch.device device)\n * (Sequence data, *, torch.device device)")
         self._data = data
         self._whole = True
 
@@ -144,8 +167,8 @@ class UntypedStorage:
         if isinstance(key, slice):
             start, stop = _slice_range(data.numel(), key)
             return UntypedStorage._wrap(data[start:stop], False)
-        if not isinstance(key, int):
-            raise RuntimeError(f"can't index a torch.UntypedStorage with {type(key).__name__}")
+        if not isinstance(key, int) or isinstance(key, bool):  # PyTorch reads with a TypeError, writes RuntimeError
+            raise TypeError(f"can't index a torch.UntypedStorage with {type(key).__name__}")
         return int(data[_byte_index(data.numel(), key)].item())
 
     def __setitem__(self, key, value):
@@ -156,18 +179,21 @@ class UntypedStorage:
             key = _byte_index(data.numel(), key)
         elif not isinstance(key, slice):
             raise RuntimeError(f"can't index a torch.UntypedStorage with {type(key).__name__}")
-        data[key] = value
+        data[key] = _check_byte_value(value, "can only set storage content with a int types, but got {} instead")
 
     # --- what programs change ---
     def fill_(self, value):
-        self._bytes().fill_(value)
+        self._bytes().fill_(_check_byte_value(value, "fill_ expects int, but got {}"))
         return self
 
     def zero_(self):
         return self.fill_(0)
 
     def copy_(self, source, non_blocking=None):
-        src = source._bytes() if isinstance(source, (UntypedStorage, TypedStorage)) else source
+        if not isinstance(source, (UntypedStorage, TypedStorage)):
+            raise TypeError(f"copy_(): argument 'src' (position 1) must be torch.Storage, not "
+                            f"{type(source).__name__}")
+        src = source._bytes()
         dst = self._bytes()
         if src.numel() != dst.numel():
             raise RuntimeError(f"size does not match, self was {dst.numel()} bytes but src was {src.numel()} bytes")
@@ -175,6 +201,8 @@ class UntypedStorage:
         return self
 
     def resize_(self, size):
+        if not isinstance(size, int) or isinstance(size, bool):
+            raise RuntimeError(f"resize_ expects an int, but got {type(size).__name__}")
         if not self._whole:
             raise RuntimeError("Trying to resize storage that is not resizable")
         _C._resize_storage(self._data, size)
@@ -358,6 +386,47 @@ class TypedStorage:
     def clone(self):
         return TypedStorage._wrap(self._untyped_storage.clone(), self.dtype)
 
+    def _to_dtype(self, dtype):
+        """A new storage holding the elements converted to dtype (storage.float(), .int(), ...: always a copy)."""
+        values = self._values().to(dtype, copy=True)
+        return TypedStorage._wrap(UntypedStorage._wrap(_C._storage_bytes(values), True), dtype)
+
+    def byte(self):
+        return self._to_dtype(_C.uint8)
+
+    def char(self):
+        return self._to_dtype(_C.int8)
+
+    def short(self):
+        return self._to_dtype(_C.int16)
+
+    def int(self):
+        return self._to_dtype(_C.int32)
+
+    def long(self):
+        return self._to_dtype(_C.int64)
+
+    def half(self):
+        return self._to_dtype(_C.float16)
+
+    def bfloat16(self):
+        return self._to_dtype(_C.bfloat16)
+
+    def float(self):
+        return self._to_dtype(_C.float32)
+
+    def double(self):
+        return self._to_dtype(_C.float64)
+
+    def bool(self):
+        return self._to_dtype(_C.bool)
+
+    def complex_float(self):
+        return self._to_dtype(_C.complex64)
+
+    def complex_double(self):
+        return self._to_dtype(_C.complex128)
+
     def cpu(self):
         return TypedStorage._wrap(self._untyped_storage.cpu(), self.dtype)
 
@@ -432,8 +501,9 @@ def storage(self):
     return TypedStorage._wrap(untyped_storage(self), self.dtype)
 
 
-def _set_signature_error(args):
-    got = ", ".join(f"torch.storage.{type(a).__name__}" if is_storage(a) else type(a).__name__ for a in args)
+def _set_signature_error(args, keywords=()):
+    got = ", ".join([f"torch.storage.{type(a).__name__}" if is_storage(a) else type(a).__name__ for a in args]
+                    + [f"{name}={type(value).__name__}" for name, value in keywords])
     return TypeError(
         f"set_() received an invalid combination of arguments - got ({got}), but expected one of:\n"
         " * ()\n * (torch.Storage source)\n"
@@ -444,12 +514,17 @@ def _set_signature_error(args):
 
 def set_(self, source=None, storage_offset=None, size=None, stride=None):
     args = [a for a in (source, storage_offset, size, stride) if a is not None]
+    _settle_queued_kernels(self)
     if source is None:
         if args:
             raise _set_signature_error(args)
         return _C._set_empty_(self)
     if storage_offset is not None and size is None:
         raise _set_signature_error(args)
+    if storage_offset is None and (size is not None or stride is not None):
+        # set_(source, size=...) skips the offset: only keywords can say that, and PyTorch has no such form
+        keywords = [(n, v) for n, v in (("size", size), ("stride", stride)) if v is not None]
+        raise _set_signature_error([source], keywords)
     if isinstance(source, Tensor):
         if storage_offset is None:
             return _C._set_to_tensor_(self, source)
@@ -505,14 +580,25 @@ def _format_strides(self, sizes, memory_format):
 def resize_(self, *sizes, memory_format=None):
     if not sizes:
         raise TypeError('resize_() missing 1 required positional arguments: "size"')
-    shape = sizes[0] if len(sizes) == 1 and not isinstance(sizes[0], int) else sizes
+    single = len(sizes) == 1 and (isinstance(sizes[0], int) or (isinstance(sizes[0], Tensor) and sizes[0].dim() == 0
+                                                               and not sizes[0].is_floating_point()))
+    shape = sizes if single or len(sizes) != 1 else sizes[0]  # a 0-d integer tensor is one size, as an int
     try:
         shape = tuple(int(s.__index__()) for s in shape)
     except (AttributeError, TypeError):
         bad = sizes[0] if len(sizes) == 1 else sizes
         raise TypeError(f"resize_(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type(bad).__name__}") from None
+    _settle_queued_kernels(self)
     return _C._resize_(self, shape, _format_strides(self, shape, memory_format))
+
+
+_as_strided_inplace = Tensor.as_strided_
+
+
+def as_strided_(self, size, stride, storage_offset=None):
+    _settle_queued_kernels(self)
+    return _as_strided_inplace(self, size, stride, storage_offset)
 
 
 def resize_as_(self, the_template, memory_format=None):
@@ -567,6 +653,7 @@ def install(namespace):
     Tensor.untyped_storage = untyped_storage
     Tensor.storage = storage
     Tensor.set_ = set_
+    Tensor.as_strided_ = as_strided_
     Tensor.resize_ = resize_
     Tensor.resize_as_ = resize_as_
     Tensor.resize = resize

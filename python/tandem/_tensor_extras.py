@@ -144,6 +144,33 @@ def constant_pad_nd(input, pad, value=0):  # noqa: A002
     return F.pad(input, list(pad), mode="constant", value=value)
 
 
+def _legacy_type_by_name(name, legacy_types):
+    """What a dotted type name names, resolved as PyTorch does (import its first part, then attributes): a
+    missing module is ModuleNotFoundError, a missing attribute AttributeError; torch./tandem. names read
+    tandem's legacy tensor types."""
+    parts = name.split(".")
+    if parts[0] in ("torch", "tandem"):
+        if len(parts) == 2 and parts[1] in legacy_types:
+            return legacy_types[parts[1]]
+        if len(parts) == 2:
+            raise AttributeError(f"module '{parts[0]}' has no attribute '{parts[1]}'")
+        raise TypeError(f"invalid type: '{name}'")  # torch.cuda.FloatTensor: tandem keeps CPU legacy types only
+    import importlib  # noqa: PLC0415
+
+    obj = importlib.import_module(parts[0])
+    for part in parts[1:]:
+        obj = getattr(obj, part)
+    return obj
+
+
+def set_default_dtype(d):
+    """The dtype tensor() and the factories give floating-point values (torch.set_default_dtype): a floating
+    tandem dtype; anything else (None, a string, Python's float) is PyTorch's TypeError."""
+    if not isinstance(d, _C.dtype):
+        raise TypeError("invalid dtype object: only floating-point types are supported as the default type")
+    _C.set_default_dtype(d)
+
+
 def set_default_tensor_type(t):
     """Deprecated in PyTorch 2.1 (its warning): sets the default dtype from a legacy type or its name."""
     warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
@@ -152,12 +179,9 @@ def set_default_tensor_type(t):
     from . import _LEGACY_TYPES, set_default_dtype  # noqa: PLC0415
 
     if isinstance(t, str):
-        name = t.split(".")[-1]
-        if t.split(".")[0] not in ("torch", "tandem") or name not in _LEGACY_TYPES:
-            raise TypeError(f"invalid type: '{t}'")
-        t = _LEGACY_TYPES[name]
+        t = _legacy_type_by_name(t, _LEGACY_TYPES)
     dtype = getattr(t, "dtype", None)
-    if not isinstance(t, type) or dtype is None:
+    if not isinstance(t, type) or not isinstance(dtype, _C.dtype):
         raise TypeError("invalid type object: only floating-point types are supported as the default type")
     if not dtype.is_floating_point:
         raise TypeError("only floating-point types are supported as the default type")
@@ -313,7 +337,8 @@ def install(namespace):
     namespace.update(
         get_device=get_device, is_signed=is_signed, unsafe_chunk=unsafe_chunk, unsafe_split=unsafe_split,
         unsafe_split_with_sizes=unsafe_split_with_sizes, constant_pad_nd=constant_pad_nd,
-        set_default_tensor_type=set_default_tensor_type, get_num_interop_threads=get_num_interop_threads,
+        set_default_tensor_type=set_default_tensor_type, set_default_dtype=set_default_dtype,
+        get_num_interop_threads=get_num_interop_threads,
         set_num_interop_threads=set_num_interop_threads, set_warn_always=set_warn_always,
         is_warn_always_enabled=is_warn_always_enabled, set_flush_denormal=set_flush_denormal,
         is_autocast_cpu_enabled=is_autocast_cpu_enabled, set_autocast_cpu_enabled=set_autocast_cpu_enabled,

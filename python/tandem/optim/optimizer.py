@@ -175,8 +175,14 @@ class Optimizer:
                     continue
                 if set_to_none:
                     p.grad = None
+                    continue
+                # A gradient with its own history (create_graph=True) is cut from it first, as PyTorch does, so
+                # that the in-place zeroing is no write into a leaf that requires grad.
+                if p.grad.grad_fn is not None:
+                    p.grad.detach_()
                 else:
-                    p.grad.zero_()
+                    p.grad.requires_grad_(False)
+                p.grad.zero_()
 
     @staticmethod
     def _evaluate(closure):
@@ -269,7 +275,9 @@ class Optimizer:
         return state_dict
 
     def load_state_dict(self, state_dict):
-        state_dict = dict(state_dict)  # a shallow copy, so that pre-hooks may edit it without touching the caller's
+        # A shallow copy, so that pre-hooks may edit it without touching the caller's (PyTorch's .copy(): None or
+        # another object without one is its AttributeError)
+        state_dict = state_dict.copy()
         for hook in list(self._hooks("load_state_dict_pre").values()):
             result = hook(self, state_dict)
             if result is not None:
@@ -286,11 +294,12 @@ class Optimizer:
         for g, s in zip(groups, saved_groups):
             id_map.update(zip(s["params"], g["params"]))
         self.state = defaultdict(dict)
+        own = type(self).__module__.startswith("tandem.optim.")  # PyTorch's own optimizers convert a numeric step
         for key, value in state_dict["state"].items():
             param = id_map.get(int(key))
             if param is None:
                 continue
-            self.state[param] = {k: _cast_state(param, k, v) for k, v in value.items()}
+            self.state[param] = {k: _cast_state(param, k, v, own) for k, v in value.items()}
         # Each group is rebuilt as PyTorch rebuilds it: a new dict with the saved keys in their saved order, then
         # its own params (and names, when the saved group has none).
         loaded_groups = []
@@ -326,6 +335,7 @@ def _checked_step(step):
                     raise RuntimeError(f"{checked_step} must return None or a tuple of (new_args, new_kwargs), "
                                        f"but got {result}.")
                 args, kwargs = result
+        args[0]  # noqa: B018  PyTorch reads self from the (hook-edited) args: a hook that dropped it is an IndexError
         tensor_lrs = self._prepare_step()
         self._in_step = True
         try:
@@ -342,10 +352,16 @@ def _checked_step(step):
     return checked_step
 
 
-def _cast_state(param, key, value):
+def _cast_state(param, key, value, own_optimizer=False):
     """State tensors take the parameter's dtype and device; `step` stays as it was saved (PyTorch's rule).
     As in PyTorch, a saved tensor that already fits is kept itself, not copied: the optimizer then goes on updating
     the loaded dict's tensors in place (resuming code that reads the checkpoint afterwards sees the new steps)."""
+    if own_optimizer and key == "step" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        # A step saved as a number (older checkpoints) becomes the 0-d tensor tandem's optimizers count in, as
+        # PyTorch's optimizers' __setstate__ makes it (float64 under a float64 default dtype, else float32); a
+        # user's Optimizer subclass keeps what it saved
+        scalar_dtype = tandem.float64 if tandem.get_default_dtype() == tandem.float64 else tandem.float32
+        return tandem.tensor(float(value), dtype=scalar_dtype)
     if not isinstance(value, Tensor):
         return value
     if key == "step":
