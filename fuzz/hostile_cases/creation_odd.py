@@ -144,18 +144,13 @@ CASES = {
 }
 
 _CPP = "needs C++ fix: "
-_NUMPY_SCALAR = ("PyTorch reads NumPy bool and complex scalars through float() (a bool promotes uint8 to float32, "
-                 "a complex loses its imaginary part with a ComplexWarning); tandem keeps their kind")
+_NUMPY_SCALAR = ("PyTorch reads a NumPy complex scalar through float() (it loses its imaginary part with a "
+                 "ComplexWarning); tandem keeps its kind")
 _SHARES = ("as_tensor of an array it cannot share (another byte order, negative strides) copies in tandem, as "
            "tensor() does (conversion.py's KNOWN); PyTorch refuses")
 KNOWN = {
-    "add/numpy_bool_scalar": _NUMPY_SCALAR, "mul/numpy_complex_scalar": _NUMPY_SCALAR,
+    "mul/numpy_complex_scalar": _NUMPY_SCALAR,
     "as_tensor/big_endian": _SHARES, "as_tensor/negative_strides": _SHARES,
-    "arange/int_dtype_float_step": "tandem refuses a fractional step that truncates to 0 for an integer dtype "
-                                   "(docs/reliability.md); PyTorch returns zeros",
-    "add/numpy_0d_array": _CPP + "the binary ops' binding converts a NumPy array operand to a tensor; PyTorch's "
-                          "parser wants a Tensor (TypeError)",
-    "add/numpy_array_operand": _CPP + "as add/numpy_0d_array (on a GPU the converted array is on the CPU)",
     "tensor/list_numpy_and_tensor": "a GPU tensor in a nest with NumPy arrays is assembled through NumPy, which "
                                     "tandem's transfer guard refuses (an implicit device-to-host copy)",
     "tensor/numpy_unicode_scalar": _CPP + "the data reader names a NumPy str_ as 'str'",

@@ -275,15 +275,7 @@ KNOWN = {
     "set_default_dtype/float16_complex_infer": _NO_COMPLEX32,
     "factory/dtype_object_type": _DTYPE_WORDS, "factory/dtype_str_type": _DTYPE_WORDS,
     "factory/dtype_string": _DTYPE_WORDS,
-    "factory/arange_dtype_python_int": _CPP + "arange with an int64 dtype sizes the range from the truncated bounds "
-                                       "(src/ops/factories.cpp: arange(3.5, dtype=int64) has 3 elements, "
-                                       "arange(-3.5, 0) 3, arange(0.2, 0.9) none); PyTorch sizes it from the "
-                                       "float bounds, ceil((end - start) / step), and fills trunc(start) + "
-                                       "i * trunc(step): 4, 4 and 1 elements",
-    "to/dtype_then_device": _CPP + "Tensor.to's binding takes (dtype, device) in either order; PyTorch has only "
-                            "(device, dtype)",
     "to/layout_kw": _CPP + "Tensor.to has no layout keyword in either library; the binding's TypeError is "
                     "Python's 'unexpected keyword' one",
-    "to/non_blocking_str": _CPP + "nanobind's conversion error for a non-bool non_blocking (TypeError both)",
     "type/int": _CPP + "Tensor.type's binding words a wrong argument type its own way (TypeError both)",
 }

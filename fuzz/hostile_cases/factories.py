@@ -210,8 +210,6 @@ KNOWN.update({
     "tensor/dtype_str": "tandem's dtype argument parser is shared by every function and does not name it",
 })
 KNOWN.update({
-    "arange/float_step_int_dtype": "tandem truncates the step to the integer dtype first (a zero step, refused); "
-                                   "PyTorch steps in floating point and then casts",
     "linspace/tensor_1d_endpoint": "tandem takes a 1-element tensor as an end point (PyTorch wants 0-dim)",
     "randint/float16_past_max": "tandem draws below the bound as float16 rounds it; PyTorch refuses a bound past "
                                 "float16's range",

@@ -117,8 +117,6 @@ KNOWN = {name: _BINDING for name in (
 KNOWN.update({
     "reshape/size_kw": "needs C++ fix: the binding's message names the unexpected 'size'; PyTorch's says the "
                        "required 'shape' is missing (the type matches)",
-    "to/unknown": "needs C++ fix: Tensor.to's binding names the unexpected keyword; PyTorch's parser lists its "
-                  "overloads (the type matches)",
     "std/unbiased_and_correction": "needs C++ fix: the binding's parser-style message leaves out the positional "
                                    "dim ('got (correction=int, unbiased=bool, )' vs PyTorch's 'got (int, "
                                    "correction=int, unbiased=bool)')",

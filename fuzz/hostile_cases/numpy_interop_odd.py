@@ -228,10 +228,6 @@ KNOWN = {
     "index/bool_scalar": _INDEX, "index/bool_scalar_false": _INDEX, "index/float_array": _INDEX,
     "index/uint8_array_mask_like": _INDEX,
     "scalar/0d_array_operand_dtype": _CUDA_NDARRAY, "scalar/datetime64_plus": _CUDA_NDARRAY,
-    "scalar/longdouble_plus": _CPP + "to_scalar (python/src/tensor.cpp) reads a NumPy scalar through item(), and "
-                              "np.longdouble.item() returns an np.longdouble: the recursion overflows the C stack "
-                              "(SIGSEGV). It should convert what item() returns with PyNumber_Float/complex when it "
-                              "is still a NumPy scalar (PyTorch: a float32 result)",
     "scalar/uint64_big_plus": _CPP + "an np.uint64 past int64 is refused with an overflow error by the operators' "
                               "scalar reader; PyTorch's operator returns NotImplemented and NumPy computes a float64 "
                               "array",
@@ -241,6 +237,6 @@ KNOWN = {
     "unaligned/from_numpy": "tandem shares only aligned NumPy memory (its kernels load whole elements); PyTorch shares "
                             "an unaligned array. tensor(), as_tensor() and asarray() copy it",
     "arg/float16_dtype_object": _DTYPE_WORDS, "arg/numpy_dtype_instance": _DTYPE_WORDS,
-    "arg/to_numpy_dtype": _DTYPE_WORDS, "arg/zeros_float_size": _DTYPE_WORDS,
+    "arg/zeros_float_size": _DTYPE_WORDS,
     "arg/linspace_bool_steps": _DTYPE_WORDS,
 }

@@ -121,7 +121,16 @@ bool to_scalar(nb::handle h, Scalar& out, bool allow_uint64) {
   if (tp->tp_name && std::strncmp(tp->tp_name, "numpy.", 6) == 0 && nb::hasattr(h, "item") &&
       nb::hasattr(h, "dtype") && nb::cast<int>(h.attr("ndim")) == 0 &&
       std::strcmp(tp->tp_name, "numpy.ndarray") != 0) {
-    return to_scalar(h.attr("item")(), out, allow_uint64);
+    nb::object value = h.attr("item")();
+    // longdouble and clongdouble have no Python type to become: item() returns them again (recursing here
+    // until the C stack overflowed). PyTorch reads them through float(), which for clongdouble is NumPy's
+    // ComplexWarning and the real part.
+    if (std::strncmp(Py_TYPE(value.ptr())->tp_name, "numpy.", 6) == 0) {
+      PyObject* as_float = PyNumber_Float(value.ptr());
+      if (!as_float) throw nb::python_error();
+      value = nb::steal(as_float);
+    }
+    return to_scalar(value, out, allow_uint64);
   }
   return false;
 }

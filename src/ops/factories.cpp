@@ -43,16 +43,20 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::o
                "upper bound and lower bound inconsistent with step sign",
                "\nhint: use a negative step to count down from start to end, a positive one to count up");
   double size;
-  if (d == DType::Int64) {
-    // As PyTorch: int64 results size the range in integer arithmetic of the truncated bounds, which must
-    // fit (arange(0, 1e20, 1e19) is PyTorch's overflow error, not a range of a saturated bound).
+  if (d == DType::Int64 && !any_float) {
+    // As PyTorch: integer bounds size an int64 range in integer arithmetic, which must fit
+    // (arange(0, 1e20, 1e19) is PyTorch's overflow error, not a range of a saturated bound).
     for (const Scalar* v : {&start, &end, &step}) check_value_fits(*v, d, true);  // (C type in the message)
     int64_t a = start.to_int(), z = end.to_int(), s = step.to_int();
-    TANDEM_CHECK(s != 0, Runtime, "step must be nonzero\nhint: a fractional step truncates to 0 for int64");
     int64_t sgn = (s > 0) - (s < 0);
     // Exact: the + s - sgn rounds the quotient up. In 128 bits, as the bounds may be int64's extremes.
     size = static_cast<double>((static_cast<__int128>(z) - a + s - sgn) / s);
   } else {
+    // Float bounds (for any dtype, int64 too) size the range by the real bounds, as PyTorch: arange(3.5,
+    // dtype=int64) has 4 elements. An integer range is then filled from the truncated start and step
+    // (arange(0, 3, 0.5, dtype=int64) is six zeros in PyTorch), which must fit PyTorch's int64 accumulator.
+    if (is_integral(d, false))
+      for (const Scalar* v : {&start, &end, &step}) check_value_fits(*v, DType::Int64, true);
     size = std::ceil((xend - xstart) / xstep);
   }
   // `<`: 2**63 - 1 rounds up to 2**63 as a double, which does not convert back to int64.

@@ -128,3 +128,35 @@ def test_optimizer_loads_numeric_step_as_tensor_for_own_optimizers_only():
     own.step()
     own.load_state_dict(own.state_dict())
     assert own.state[p]["step"] == 3 and isinstance(own.state[p]["step"], int)
+
+
+import tandem  # noqa: E402
+
+
+# Fixed in C++ after round 10 (session 36): a NumPy longdouble/clongdouble operand read through item() returned
+# itself and recursed until the C stack overflowed (SIGSEGV); PyTorch reads it through float().
+@pytest.mark.parametrize("device", ["cpu", "cuda:0"])
+def test_numpy_longdouble_operands_are_read_through_float(device):
+    np_ = pytest.importorskip("numpy")
+    t = tandem.ones(2, device=device)
+    assert (t + np_.longdouble(0.5)).cpu().tolist() == [1.5, 1.5] and (t + np_.longdouble(0.5)).dtype == tandem.float32
+    assert tandem.full((2,), np_.longdouble(0.25), device=device).cpu().tolist() == [0.25, 0.25]
+    with pytest.warns(np_.exceptions.ComplexWarning if hasattr(np_, "exceptions") else np_.ComplexWarning):
+        r = t * np_.clongdouble(2 + 3j)
+    assert r.dtype == tandem.float32 and r.cpu().tolist() == [2.0, 2.0]
+
+
+# An integer arange with float bounds is sized by the real bounds and filled from the truncated start and step,
+# as PyTorch's (it was sized from the truncated bounds: arange(3.5, dtype=int64) had 3 elements).
+@pytest.mark.parametrize("args", [(3.5,), (-3.5, 0), (0.2, 0.9), (0, 10, 2.5), (0.5, 5, 1.5), (-2.7, 3.9, 1.9),
+                                  (5, 0.5, -1.5), (0, 3, 0.5), (0, 5), (10, 0, -3), (0, 1e20, 1e19)])
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16"])
+def test_integer_arange_with_float_bounds_as_pytorch(args, dtype):
+    torch = pytest.importorskip("torch")
+
+    def outcome(lib):
+        try:
+            return lib.arange(*args, dtype=getattr(lib, dtype)).tolist()
+        except RuntimeError as e:
+            return str(e).split("\n")[0]
+    assert outcome(tandem) == outcome(torch)
