@@ -12,7 +12,6 @@ tensordict-like container, pytree key paths, default_collate over dataclasses). 
 they found (docs/compat.md, "Program sweep 13")."""
 import collections
 import dataclasses
-import warnings
 
 import numpy as np
 import pytest
@@ -23,6 +22,7 @@ import sweep13_vision
 import sweep13_wrappers
 import tandem
 from test_programs_sweeputil import DEFAULT_TOLERANCE, assert_same_results, compare_with_pytorch, program_params
+from test_programs_sweeputil import call_outcome as _outcome  # noqa: E402
 
 torch = pytest.importorskip("torch")
 
@@ -37,26 +37,6 @@ _reference = {}
 @pytest.mark.parametrize("program", program_params(PROGRAMS, NEEDS_CPP))
 def test_program_matches_pytorch(program, device):
     compare_with_pytorch(program, device, _reference, DEFAULT_TOLERANCE)
-
-
-def _outcome(call):
-    """A call's result as plain values, or its error type and message (without tandem's hint line)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return "ok", _plain(call())
-        except Exception as exc:  # the error type and message are what is compared
-            return type(exc).__name__, str(exc).split("\nhint:")[0]
-
-
-def _plain(result):
-    if isinstance(result, (list, tuple)):
-        return [_plain(r) for r in result]
-    if hasattr(result, "detach") and hasattr(result, "dtype"):
-        values = result.detach().cpu()
-        return [str(values.dtype).split(".")[-1], list(values.shape),
-                np.asarray(values.tolist(), dtype=float).tolist()]
-    return result
 
 
 def _same(make, device, tol=None):

@@ -82,6 +82,27 @@ def compare_with_pytorch(program, device, reference, tolerance=DEFAULT_TOLERANCE
     assert_same_results(got, reference[program.__name__], tolerance)
 
 
+def call_outcome(call):
+    """A call's result as plain values, or its error type and message (without tandem's hint line)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return "ok", plain_values(call())
+        except Exception as exc:  # the error type and message are what is compared
+            return type(exc).__name__, str(exc).split("\nhint:")[0]
+
+
+def plain_values(result):
+    """Tensors (nested in lists/tuples) as [dtype name, shape, float values]; anything else as it is."""
+    if isinstance(result, (list, tuple)):
+        return [plain_values(r) for r in result]
+    if hasattr(result, "detach") and hasattr(result, "dtype"):
+        values = result.detach().cpu()
+        return [str(values.dtype).split(".")[-1], list(values.shape),
+                np.asarray(values.tolist(), dtype=float).tolist()]
+    return result
+
+
 # ---- activation checkpointing (torch.utils.checkpoint, reentrant and not, and checkpoint_sequential) ---------------
 def activation_checkpointing(torch, device):
     nn = torch.nn
