@@ -10,7 +10,7 @@ import tandem
 def _filter(x, cubic, antialias):
     """The separable kernel at distance x: a triangle, or Keys' cubic (a = -0.5 with antialiasing as PIL,
     -0.75 without, as PyTorch's plain bicubic)."""
-    from ._functional_conv import _cubic_far, _cubic_near
+    from ._functional_interpolate import _cubic_far, _cubic_near
     if not cubic:
         return (1 - x).clamp(min=0)
     a = -0.5 if antialias else -0.75
@@ -20,7 +20,7 @@ def _filter(x, cubic, antialias):
 def _fixed_point_taps(in_size, out_size, scale, align_corners, cubic, antialias, device):
     """(index, int64 weight, precision): each output position's window of input positions, its normalised weights
     as integers scaled by 2**precision, the largest precision keeping every weight within int16."""
-    from ._functional_conv import _area_scale
+    from ._functional_interpolate import _area_scale
     if cubic and not antialias:
         index, weight = _clamped_cubic_taps(in_size, out_size, scale, align_corners, device)
         return index, *_fixed_point(weight)
@@ -43,7 +43,7 @@ def _fixed_point_taps(in_size, out_size, scale, align_corners, cubic, antialias,
 def _clamped_cubic_taps(in_size, out_size, scale, align_corners, device):
     """Plain bicubic's four taps with the float kernel's source index; a tap past the border lends its weight to
     the border pixel (PyTorch merges them before rounding to fixed point, so the merged weight is what rounds)."""
-    from ._functional_conv import _linear_taps
+    from ._functional_interpolate import _linear_taps
     index, weight = _linear_taps(in_size, out_size, scale, align_corners, True, device)
     same = index.unsqueeze(2) == index.unsqueeze(1)  # (out, 4, 4): taps reading one pixel
     merged = (same.to(weight.dtype) * weight.unsqueeze(1)).sum(2)

@@ -355,7 +355,7 @@ def _window_sizes(input, out, kernel_size, stride, padding, include_pad):
     k = _pool_pair(kernel_size)
     s = _pool_pair(_pool_stride(stride) or kernel_size)
     p = _pool_pair(padding)
-    counts = [_functional_conv._window_counts(input.size(i - 2), out.size(i - 2), k[i], s[i], p[i], include_pad,
+    counts = [_functional_pool._window_counts(input.size(i - 2), out.size(i - 2), k[i], s[i], p[i], include_pad,
                                               input.device) for i in range(2)]
     return counts[0].unsqueeze(1) * counts[1]
 
@@ -377,7 +377,7 @@ def _pool_pair(value):
 
 def adaptive_avg_pool2d(input, output_size):
     if isinstance(output_size, (tuple, list)):
-        output_size = tuple(_functional_conv._output_sizes(output_size, input, 2))
+        output_size = tuple(_functional_pool._output_sizes(output_size, input, 2))
     if output_size in (1, (1, 1)):
         # PyTorch's own shortcut for the global average pool: a mean over the last two dims, whatever the rank
         # (a 2-D input works, a 1-D one is mean's dimension error), recorded as MeanBackward1.
@@ -858,13 +858,17 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 # Further functions, one file per family (each with its own __all__).
 from . import _functional_losses, _functional_layers, _functional_attention, _functional_conv  # noqa: E402
+from . import _functional_pool, _functional_interpolate  # noqa: E402
 from ._functional_losses import *  # noqa: F401,F403,E402
 from ._functional_layers import *  # noqa: F401,F403,E402
 from ._functional_attention import *  # noqa: F401,F403,E402
 from ._functional_conv import *  # noqa: F401,F403,E402  (its conv2d adds padding="same"/"valid")
+from ._functional_pool import *  # noqa: F401,F403,E402
+from ._functional_interpolate import *  # noqa: F401,F403,E402
 
 __all__ = list(dict.fromkeys(__all__ + _functional_losses.__all__ + _functional_layers.__all__
-                             + _functional_attention.__all__ + _functional_conv.__all__))
+                             + _functional_attention.__all__ + _functional_conv.__all__ + _functional_pool.__all__
+                             + _functional_interpolate.__all__))
 
 from . import _functional_grid, _functional_breadth, _functional_fractional  # noqa: E402
 from ._functional_grid import *  # noqa: F401,F403,E402
