@@ -285,13 +285,9 @@ def _add_flip_self(L, d):
 _OVERLAP_ORDER = ("undefined result: a write into memory that overlaps itself (as_strided rows sharing elements) lands in "
                   "each library's iteration order; PyTorch's overlap check says 'too hard to tell' and writes anyway, "
                   "as tandem does")
-_EXPANDED_WRITES = ("tandem refuses index_fill_ and index_put_(accumulate=True) into an expanded (stride-0) tensor; "
-                    "PyTorch lets them through with a deprecation warning")
 KNOWN = {
     "add/out_overlapping": _OVERLAP_ORDER,
     "copy_/into_overlapping": _OVERLAP_ORDER,
-    "index_fill_/expanded": _EXPANDED_WRITES,
-    "index_put_/accumulate_expanded": _EXPANDED_WRITES,
     "to/memory_format_positional_misuse": "needs C++: Tensor.to's binding names the device argument where PyTorch's "
                                           "parser lists the overloads",
 }

@@ -213,10 +213,6 @@ _CPP = "needs C++: "
 _COPIES = ("tensor() copies, and as_tensor copies what it cannot share, so tandem converts another byte order and "
            "reads negative strides (conversion.py's and creation_odd.py's KNOWN); PyTorch refuses")
 _COPY_KW = "tandem's __array__ takes NumPy 2's copy= (interop.py's KNOWN); PyTorch's has no such parameter"
-_INDEX = (_CPP + "python/src/indexing.cpp reads a NumPy index array through tolist(), which loses its dtype: "
-          "PyTorch converts it as a tensor (a uint8 array is a byte mask, a float array is truncated to int64, an "
-          "object array is its TypeError), and it refuses a NumPy bool scalar as an index (IndexError); tandem "
-          "takes it as a Python bool")
 _CUDA_NDARRAY = (_CPP + "a NumPy operand of a GPU tensor's binary op goes to NumPy (the binding returns "
                  "NotImplemented for an ndarray), which refuses the device memory; PyTorch's CUDA tensor takes a 0-d "
                  "array as a scalar (the oracle runs on the CPU)")
@@ -225,8 +221,6 @@ KNOWN = {
     "big_endian/as_tensor": _COPIES, "big_endian/tensor_complex": _COPIES, "big_endian/tensor_float": _COPIES,
     "big_endian/tensor_int16": _COPIES, "negative_strides/2d_tensor": _COPIES, "negative_strides/as_tensor": _COPIES,
     "dunder_array/copy_none": _COPY_KW, "dunder_array/dtype_kw_copy_true": _COPY_KW,
-    "index/bool_scalar": _INDEX, "index/bool_scalar_false": _INDEX, "index/float_array": _INDEX,
-    "index/uint8_array_mask_like": _INDEX,
     "scalar/0d_array_operand_dtype": _CUDA_NDARRAY, "scalar/datetime64_plus": _CUDA_NDARRAY,
     "scalar/uint64_big_plus": _CPP + "an np.uint64 past int64 is refused with an overflow error by the operators' "
                               "scalar reader; PyTorch's operator returns NotImplemented and NumPy computes a float64 "

@@ -195,11 +195,7 @@ CASES = {
     "floor_divide_/int_by_zero": lambda L, d: T(L, [2, 3], d).floor_divide_(0),
 }
 
-_ONE_VALUE = ("tandem refuses masked_fill_/index_fill_/index_put_ into an expanded tensor (docs/reliability.md); "
-              "PyTorch lets them through with a deprecation warning (fill_ and zero_ are allowed in both)")
 KNOWN = {
-    "masked_fill_/expanded": _ONE_VALUE,
-    "index_fill_/expanded": _ONE_VALUE, "index_put_/expanded": _ONE_VALUE,
     "baddbmm_/expanded": "tandem refuses the write into an expanded tensor; PyTorch writes each element in turn",
     "sum/out_expanded": "out= of sum is not supported yet (TypeError)",
     "matmul/out_expanded": "out= of the matmul family is another helper's work (TypeError here)",

@@ -110,11 +110,6 @@ nb::object apply_inplace(const BinaryFns& f, const Tensor& self, nb::handle othe
   return wrap(f.ts_(self, s));
 }
 
-// PyTorch's UserWarning for an out with elements that gets resized (ops/out_arg.h calls it).
-void warn_out_resize(const std::string& message) {
-  if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1) < 0) throw nb::python_error();
-}
-
 // The tensor passed as out= (ops/out_arg.h has PyTorch's rules; resize_out gives its resize warning).
 Tensor& out_argument(nb::handle out, const char* fn) {
   TANDEM_CHECK(is_tensor(out), Type, fn, "(): argument 'out' must be Tensor, not ",
@@ -367,7 +362,6 @@ constexpr bool no_out_function(std::string_view op) {
 }
 
 void init_elementwise(nb::module_& m) {
-  set_out_resize_warning(&warn_out_resize);
   auto cls = nb::type<Tensor>();
   nb::class_<Tensor>& tensor = static_cast<nb::class_<Tensor>&>(cls);
 

@@ -6,6 +6,7 @@
 
 #include "bindings.h"
 #include "core/error.h"
+#include "core/warning.h"
 
 namespace tandem::py {
 
@@ -100,9 +101,17 @@ void raise(const Error& e) {
   }
 }
 
+// The core's UserWarnings (core/warning.h: an out with elements that gets resized, writes into expanded
+// tensors). A warnings filter that makes them errors raises from the op, before it writes.
+void warn_user(const std::string& message) {
+  nb::gil_scoped_acquire gil;
+  if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1) < 0) throw nb::python_error();
+}
+
 }  // namespace
 
 void init_errors(nb::module_& m) {
+  set_warning_handler(&warn_user);
   ErrorTypes& types = error_types();
   types.oom = new_error_type(
       m, "OutOfMemoryError",

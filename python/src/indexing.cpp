@@ -38,9 +38,15 @@ int64_t as_index_int(PyObject* o) {
 }
 
 // A list index as a tensor: ints -> int64, bools -> a mask; [] selects nothing (int64, as PyTorch).
+// An index given as data (a list, a NumPy array) is a tensor of the dtype its values infer, made int64 unless
+// it is a mask (bool or uint8), as PyTorch's indexing_tensor_from_data does: float values are truncated.
+Tensor data_index(nb::handle data) {
+  const Tensor t = tensor_from_data(data, std::nullopt, Device());
+  return is_mask(t) || t.dtype() == DType::Int64 ? t : to_dtype(t, DType::Int64);
+}
 Tensor sequence_index(nb::handle seq) {
   if (PySequence_Size(seq.ptr()) == 0) return empty(DimVector{0}, DType::Int64);
-  return tensor_from_data(seq, std::nullopt, Device());
+  return data_index(seq);
 }
 
 // Dims of self an index item consumes (None, Ellipsis and bools consume none; a mask consumes its ndim).
@@ -59,6 +65,8 @@ struct Parsed {
   bool advanced = false;
   bool uint8_mask = false;       // a uint8 mask is among the advanced indices (deprecated in PyTorch)
   bool lone_uint8_mask = false;  // the only advanced index is a uint8 mask (PyTorch's masked_fill_ path)
+  int64_t advanced_items = 0;    // index tensors and sequences beyond 0-d ones
+  bool lone_mask = false;        // the only advanced item is a mask (bool or uint8)
 };
 
 // PyTorch's deprecation warning for uint8 masks, given where it goes through its advanced-indexing path.
@@ -129,7 +137,13 @@ class IndexParser {
       position_ = i;
       apply(items[i], specified);
     }
-    return Parsed{result_, std::move(indices_), advanced_, uint8_mask_, tensor_items_ == 1 && uint8_mask_};
+    return Parsed{result_,
+                  std::move(indices_),
+                  advanced_,
+                  uint8_mask_,
+                  tensor_items_ == 1 && uint8_mask_,
+                  tensor_items_,
+                  tensor_items_ == 1 && mask_items_ == 1};
   }
 
  private:
@@ -158,6 +172,7 @@ class IndexParser {
     if (t.dim() == 0 && is_integral(t.dtype(), false)) return apply_int(item(t).to_int());
     ++tensor_items_;
     if (!is_mask(t)) return record(t);
+    ++mask_items_;
     uint8_mask_ = uint8_mask_ || t.dtype() == DType::UInt8;
     for (const Tensor& c : mask_indices(result_, dim_, t)) record(c);
   }
@@ -174,8 +189,12 @@ class IndexParser {
   }
   void apply(PyObject* o, int64_t specified) {
     if (std::strcmp(Py_TYPE(o)->tp_name, "numpy.ndarray") == 0) {
-      // NumPy index arrays act like the nested lists they hold (0-d ones like their scalar).
-      nb::object data = nb::borrow(o).attr("tolist")();
+      // A NumPy index array is the data it holds (its list, or its scalar when 0-d), read as PyTorch reads
+      // index data, except that a uint8 array stays uint8: a (deprecated) mask, as in PyTorch.
+      nb::object array = nb::borrow(o);
+      nb::object data = array.attr("tolist")();
+      if (array.attr("dtype").attr("str").equal(nb::str("|u1")))
+        return apply_tensor(tensor_from_data(data, DType::UInt8, Device()));
       return apply(data.ptr(), specified);
     }
     if (is_int_index(o) && !is_tensor(o)) {
@@ -188,8 +207,8 @@ class IndexParser {
       // Every Ellipsis spans the unindexed dims, as in PyTorch: a second one moves what follows past the
       // end (x[..., ..., None] is an IndexError), and x[..., ...] is x.
       dim_ += self_.dim() - specified;
-    } else if (is_python_bool(o)) {
-      apply_bool(PyObject_IsTrue(o) == 1);
+    } else if (PyBool_Check(o)) {  // a NumPy bool is refused below, as in PyTorch
+      apply_bool(o == Py_True);
     } else if (is_tensor(o)) {
       apply_tensor(as_tensor_ref(o));
     } else if (PySequence_Check(o)) {
@@ -210,6 +229,7 @@ class IndexParser {
   std::vector<Tensor> indices_;
   bool advanced_ = false;
   int64_t tensor_items_ = 0;  // index tensors (and sequences) beyond 0-d ones
+  int64_t mask_items_ = 0;
   bool uint8_mask_ = false;
 };
 
@@ -294,7 +314,15 @@ void tensor_setitem(const Tensor& self, nb::handle index, nb::handle value) {
   // A value with history written through a basic view of self (out[:, idx] = v): the write gives self
   // PyTorch's CopySlices history, as assign_view's does.
   if (autograd::should_record(v)) autograd::track_view_write(self, p.view);
-  index_put_(p.view, p.indices, v);
+  // Which op PyTorch's indexing writes through (only its warning for an expanded tensor tells): a number
+  // through one index runs index_fill_, through one mask masked_fill_; a one-element tensor through one mask
+  // runs index_put_, which runs masked_fill_.
+  IndexWriteOp op = IndexWriteOp::IndexPut;
+  if (p.advanced_items == 1 && !is_tensor(value))
+    op = p.lone_mask ? IndexWriteOp::MaskedFill : IndexWriteOp::IndexFill;
+  else if (p.lone_mask && v.numel() == 1)
+    op = IndexWriteOp::IndexPutMaskedFill;
+  index_put_(p.view, p.indices, v, false, op);
 }
 
 void init_indexing(nb::module_& m) {

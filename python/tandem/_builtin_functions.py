@@ -220,10 +220,12 @@ def install(namespace):
     _wrap_namespace(namespace, "tandem", shared, wrappers)
     for name in _WRAPPED[1:]:
         _wrap_namespace(vars(sys.modules[name]), name, shared, wrappers)
-    functional = vars(sys.modules["tandem.functional"])  # torch.functional.istft is torch.istft
-    for attr, fn in list(functional.items()):
-        if id(fn) in wrappers:
-            functional[attr] = wrappers[id(fn)]
+    # torch.functional.istft is torch.istft, torch.nn.functional.conv_tbc torch.conv_tbc: the same wrapper
+    for module in ("tandem.functional", "tandem.nn.functional"):
+        functional = vars(sys.modules[module])
+        for attr, fn in list(functional.items()):
+            if id(fn) in wrappers:
+                functional[attr] = wrappers[id(fn)]
     functional_module = sys.modules["tandem.nn.functional"]  # the module, not its name, keys the overridable map
     overrides._overridable[functional_module] = overrides._overridable.pop("tandem.nn.functional", [])
     _wrap_tensor_methods()

@@ -767,6 +767,9 @@ def _H(self):
 
 
 def _mH(self):
+    if self.dim() == 0:
+        warnings.warn("Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+        return self
     if self.dim() < 2:
         raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {self.dim()}-D "
                            "tensor.")

@@ -8,6 +8,7 @@
 #include "backend/transfer.h"
 #include "core/error.h"
 #include "core/profiler.h"
+#include "core/warning.h"
 #include "kernels/cast_waypoint.h"
 #include "kernels/kernel_table.h"
 #include "kernels/tensor_iterator.h"
@@ -28,28 +29,39 @@ void check_writeable_memory(const Tensor& x, const char* op) {
                "copy it first with .clone(), or pass a writeable array (np.array(a)) to from_numpy");
 }
 
-// x with every expanded dim (stride 0) cut to size 1: each of x's memory locations once.
-Tensor distinct_elements(const Tensor& x) {
-  DimVector sizes = x.sizes();
-  bool expanded = false;
-  for (int64_t d = 0; d < x.dim(); ++d) {
-    if (x.strides()[d] == 0 && sizes[d] > 1) {
-      sizes[d] = 1;
-      expanded = true;
-    }
-  }
-  return expanded ? make_view(x, sizes, x.strides(), x.storage_offset()) : x;
+// More than one element shares a memory location (a dim of stride 0 and size > 1).
+bool is_expanded(const Tensor& x) {
+  for (int64_t d = 0; d < x.dim(); ++d)
+    if (x.strides()[d] == 0 && x.sizes()[d] > 1) return true;
+  return false;
 }
+
 }  // namespace
 
 void check_writeable(const Tensor& x, const char* op) {
   check_writeable_memory(x, op);
   // An empty tensor writes nothing, whatever its strides (a NumPy array's can be 0: np.zeros((2, 0, 3))).
-  for (int64_t d = 0; d < x.dim() && x.numel() > 0; ++d) {
-    TANDEM_CHECK(x.strides()[d] != 0 || x.sizes()[d] <= 1, Runtime,
-                 "unsupported operation: more than one element of the written-to tensor refers to a single "
-                 "memory location. Please clone() the tensor before performing the operation.");
-  }
+  TANDEM_CHECK(x.numel() == 0 || !is_expanded(x), Runtime,
+               "unsupported operation: more than one element of the written-to tensor refers to a single "
+               "memory location. Please clone() the tensor before performing the operation.");
+}
+
+Tensor distinct_elements(const Tensor& x) {
+  if (!is_expanded(x)) return x;
+  DimVector sizes = x.sizes();
+  for (int64_t d = 0; d < x.dim(); ++d)
+    if (x.strides()[d] == 0) sizes[d] = std::min<int64_t>(sizes[d], 1);
+  return make_view(x, sizes, x.strides(), x.storage_offset());
+}
+
+bool check_writeable_or_warn_expanded(const Tensor& x, const char* op, const char* example) {
+  check_writeable_memory(x, op);
+  if (x.numel() == 0 || !is_expanded(x)) return false;
+  warn(std::string("Use of ") + op +
+       " on expanded tensors is deprecated. Please clone() the tensor before performing this operation. This "
+       "also applies to advanced indexing e.g. " +
+       example);
+  return true;
 }
 
 namespace {

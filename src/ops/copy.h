@@ -27,6 +27,12 @@ Tensor fill_(const Tensor& x, const Scalar& value);
 Tensor full(IntArrayRef sizes, const Scalar& value, DType dtype, Device device = Device());
 // Refuses in-place writes into memory that must not change (read-only NumPy arrays, expanded views).
 void check_writeable(const Tensor& x, const char* op);
+// PyTorch lets a few writes into an expanded tensor through with a deprecation warning (masked_fill_,
+// index_fill_, index_put_: op), since they write a value only where selected. Refuses read-only memory as
+// check_writeable does; returns whether x is expanded, after the warning (which ends with `example`).
+bool check_writeable_or_warn_expanded(const Tensor& x, const char* op, const char* example);
+// x with every expanded dim (stride 0) cut to size 1: each of x's memory locations once.
+Tensor distinct_elements(const Tensor& x);
 
 }  // namespace tandem
 

@@ -193,17 +193,23 @@ Tensor index_fill_(const Tensor& x, int64_t dim, const Tensor& index, const Scal
   TANDEM_CHECK(index.dim() <= 1, Runtime, "Index has to be a vector/scalar");
   TANDEM_CHECK(!value.is_complex() || is_complex(x.dtype()), Runtime,
                "index_fill_(): Converting complex Scalar to non-complex type is not supported");
-  check_writeable(x, "index_fill_");
+  const bool expanded = check_writeable_or_warn_expanded(x, "index_fill_", "tensor[mask] = scalar");
   const Tensor s = at_least_1d(x);
   dim = wrap_dim(dim, s.dim());
-  const Tensor index64 = contiguous(at_least_1d(index));
+  Tensor index64 = contiguous(at_least_1d(index));
   int64_t bad;
   TANDEM_CHECK(index_in_range(index64, s.sizes()[dim], true, bad), Index, "index ", bad,
                " is out of bounds for dimension ", dim, " with size ", s.sizes()[dim]);
-  DimVector shape = s.sizes();
+  // An expanded x (PyTorch warns and fills): each memory location is filled once; along an expanded dim every
+  // index names the same one.
+  const Tensor target = expanded ? distinct_elements(s) : s;
+  if (target.sizes()[dim] != s.sizes()[dim])
+    index64 = full(index64.sizes(), Scalar(int64_t{0}), DType::Int64, x.device());
+  DimVector shape = target.sizes();
   shape[dim] = index64.numel();
   const Tensor v = expand(full(DimVector{}, value, x.dtype(), x.device()), shape);
-  if (index64.numel() > 0 && compute_numel(shape) > 0) run_put(s, plan_slices(s, dim, index64, v), false);
+  if (index64.numel() > 0 && compute_numel(shape) > 0)
+    run_put(target, plan_slices(target, dim, index64, v), false);
   x.bump_version();
   return x;
 }

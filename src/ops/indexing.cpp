@@ -10,6 +10,7 @@
 #include "ops/elementwise.h"
 #include "ops/index_plan.h"
 #include "ops/layout.h"
+#include "ops/reduce.h"
 #include "ops/view.h"
 
 namespace tandem {
@@ -169,7 +170,7 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
 }
 
 Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
-                  bool accumulate) {
+                  bool accumulate, IndexWriteOp op) {
   profiler::RecordScope profile_scope("aten::index_put_", self, indices, values, accumulate);
   if (autograd::should_record(self, values)) {
     return autograd::inplace_with_grad(
@@ -178,7 +179,13 @@ Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const 
   TANDEM_CHECK(values.dtype() == self.dtype(), Runtime,
                "Index put requires the source and destination dtypes match, got ", dtype_title(self.dtype()),
                " for the destination and ", dtype_title(values.dtype()), " for the source.");
-  check_writeable(self, "index_put_");
+  // Into an expanded tensor (PyTorch warns and writes): the elements that share memory write in turn, so an
+  // accumulating put adds every contribution.
+  if (op == IndexWriteOp::IndexPut || op == IndexWriteOp::IndexPutMaskedFill)
+    check_writeable_or_warn_expanded(self, "index_put_", "tensor[indices] = tensor");
+  if (op != IndexWriteOp::IndexPut)
+    check_writeable_or_warn_expanded(self, op == IndexWriteOp::IndexFill ? "index_fill_" : "masked_fill_",
+                                     "tensor[mask] = scalar");
   const std::vector<Tensor> idx = expand_indices(self, indices);
   IndexPlan plan = plan_advanced(self, idx);
   // Values that alias self are read while self is written: take a copy first. Values on another device are
@@ -277,8 +284,17 @@ Tensor masked_fill_(const Tensor& x, const Tensor& mask, const Scalar& value) {
   if (autograd::should_record(x))
     return autograd::inplace_with_grad(
         x, [&](const Tensor& before) { return masked_fill(before, mask, value); });
-  check_writeable(x, "masked_fill_");
-  return copy_(x, where(expand(mask, x.sizes()), full(DimVector{}, value, x.dtype(), x.device()), x));
+  const Tensor fill = full(DimVector{}, value, x.dtype(), x.device());
+  if (!check_writeable_or_warn_expanded(x, "masked_fill_", "tensor[mask] = scalar"))
+    return copy_(x, where(expand(mask, x.sizes()), fill, x));
+  // Elements of x that share memory: the location gets the value when any of them is masked (PyTorch's loop
+  // writes masked elements only), whatever order the elements are visited in.
+  const Tensor target = distinct_elements(x);
+  DimVector shared;
+  for (int64_t d = 0; d < x.dim(); ++d)
+    if (target.sizes()[d] != x.sizes()[d]) shared.push_back(d);
+  copy_(target, where(any(expand(mask, x.sizes()), shared, true), fill, target));
+  return x;
 }
 Tensor masked_fill_(const Tensor& x, const Tensor& mask, const Tensor& value) {
   profiler::RecordScope profile_scope("aten::masked_fill_", x, mask, value);

@@ -13,10 +13,15 @@ namespace tandem {
 // whole dim). Integer (int64/int32) indices broadcast together; bool/uint8 masks stand for their nonzero()
 // coordinates. Adjacent indices put their broadcast shape where they stand; separated ones put it first.
 Tensor index(const Tensor& self, const std::vector<Tensor>& indices);
+// Which op PyTorch's Python indexing writes through: t[mask] = number runs masked_fill_, t[index] = number
+// index_fill_ (one advanced index each), t[mask] = one-element tensor index_put_ and then masked_fill_, the
+// rest index_put_. Only the deprecation warnings for a write into an expanded tensor name them.
+enum class IndexWriteOp { IndexPut, IndexFill, MaskedFill, IndexPutMaskedFill };
 // self[indices] = values (values broadcast to the indexed shape and converted to self's dtype), or += when
-// accumulating. Returns self.
+// accumulating. Returns self. Into an expanded self, PyTorch's deprecation warning (naming `op`) and a write
+// in which elements that share memory write in turn.
 Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
-                  bool accumulate = false);
+                  bool accumulate = false, IndexWriteOp op = IndexWriteOp::IndexPut);
 // The int64 coordinates (one vector per mask dim) a bool/uint8 mask selects when it indexes dims
 // [dim, dim + mask.dim()) of self; IndexError when the mask's shape does not match those dims.
 std::vector<Tensor> mask_indices(const Tensor& self, int64_t dim, const Tensor& mask);

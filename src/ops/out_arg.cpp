@@ -5,6 +5,7 @@
 #include "autograd/node.h"
 #include "core/error.h"
 #include "core/memory_overlap.h"
+#include "core/warning.h"
 #include "ops/copy.h"
 #include "ops/type_promotion.h"
 
@@ -12,16 +13,14 @@ namespace tandem {
 
 namespace {
 
-OutResizeWarning resize_warning = nullptr;
-
 // PyTorch warns when an out with elements gets another shape (only empty outs will be resized one day).
 void warn_if_resizing_elements(const Tensor& out, IntArrayRef sizes) {
-  if (!resize_warning || out.numel() == 0) return;
-  resize_warning("An output with one or more elements was resized since it had shape " + out.shape_str() +
-                 ", which does not match the required output shape " + shape_to_string(sizes) +
-                 ". This behavior is deprecated, and in a future PyTorch release outputs will not be resized "
-                 "unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, "
-                 "inplace, to zero elements with t.resize_(0).");
+  if (out.numel() == 0) return;
+  warn("An output with one or more elements was resized since it had shape " + out.shape_str() +
+       ", which does not match the required output shape " + shape_to_string(sizes) +
+       ". This behavior is deprecated, and in a future PyTorch release outputs will not be resized "
+       "unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, "
+       "inplace, to zero elements with t.resize_(0).");
 }
 
 void check_out_device(const Tensor& out, Device device) {
@@ -31,8 +30,6 @@ void check_out_device(const Tensor& out, Device device) {
 }
 
 }  // namespace
-
-void set_out_resize_warning(OutResizeWarning warn) { resize_warning = warn; }
 
 void check_out_autograd(const char* op, const Tensor& out, std::initializer_list<const Tensor*> inputs) {
   bool needs_grad = autograd::should_record(out);

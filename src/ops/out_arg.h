@@ -1,7 +1,6 @@
 // out= arguments with PyTorch's rules, for ops that write their result into a tensor the caller passes.
 #pragma once
 #include <initializer_list>
-#include <string>
 
 #include "core/tensor.h"
 
@@ -38,10 +37,5 @@ void check_out_overlap(const Tensor& out, std::initializer_list<const Tensor*> i
 Tensor assign_out_exact(const char* op, const Tensor& out, const Tensor& result,
                         std::initializer_list<const Tensor*> inputs = {},
                         OutOverlap rule = OutOverlap::Unchecked);
-
-// How resize_out issues its warning: set once by the Python bindings (a UserWarning; it may throw when
-// warnings are errors). Without it (C++ users) resizing is silent.
-using OutResizeWarning = void (*)(const std::string& message);
-void set_out_resize_warning(OutResizeWarning warn);
 
 }  // namespace tandem

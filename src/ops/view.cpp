@@ -7,6 +7,7 @@
 #include "autograd/node.h"
 #include "core/error.h"
 #include "core/profiler.h"
+#include "core/warning.h"
 #include "ops/copy.h"
 
 namespace tandem {
@@ -200,12 +201,24 @@ Tensor t(const Tensor& x) {
 }
 
 Tensor matrix_T(const Tensor& x) {
+  // PyTorch warns once per process; tandem at every use (Python's default filter shows it once per line).
+  if (x.dim() == 0)
+    warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.");
+  else if (x.dim() != 2)
+    warn(
+        "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
+        "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+        "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.");
   DimVector dims(x.dim());
   for (int64_t i = 0; i < x.dim(); ++i) dims[i] = x.dim() - 1 - i;
   return permute(x, dims);
 }
 
 Tensor mT(const Tensor& x) {
+  if (x.dim() == 0) {
+    warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.");
+    return x;
+  }
   TANDEM_CHECK(x.dim() >= 2, Runtime, "tensor.mT is only supported on matrices or batches of matrices. Got ",
                x.dim(), "-D tensor.");
   return transpose(x, -2, -1);

@@ -6,6 +6,7 @@ import inspect
 import pickle
 import types
 
+import numpy as np
 import pytest
 import torch
 
@@ -33,6 +34,20 @@ def test_functional_binds_where_pytorch_binds():
     differ = [name for name in names if _bound_on_a_class(getattr(torch.nn.functional, name)) !=
               _bound_on_a_class(getattr(tandem.nn.functional, name))]
     assert differ == []
+
+
+def test_functional_carries_the_names_pytorch_code_reaches_through_it():
+    F = tandem.nn.functional
+    assert F.Tensor is tandem.Tensor
+    assert F.handle_torch_function is tandem.overrides.handle_torch_function
+    for name in ("has_torch_function", "has_torch_function_unary", "has_torch_function_variadic"):
+        assert getattr(F, name) is getattr(tandem.overrides, name)
+    assert F.has_torch_function((tandem.ones(1),)) is False
+    assert F.GRID_SAMPLE_INTERPOLATION_MODES == torch.nn.functional.GRID_SAMPLE_INTERPOLATION_MODES
+    assert F.GRID_SAMPLE_PADDING_MODES == torch.nn.functional.GRID_SAMPLE_PADDING_MODES
+    x, w, b = tandem.randn(5, 2, 3), tandem.randn(3, 3, 4), tandem.randn(4)
+    expect = torch.nn.functional.conv_tbc(*(torch.from_numpy(t.numpy()) for t in (x, w, b)), 1)
+    np.testing.assert_allclose(F.conv_tbc(x, w, b, 1).numpy(), expect.numpy(), rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("sub", ["", "linalg", "special", "fft"])

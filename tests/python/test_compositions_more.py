@@ -607,6 +607,38 @@ def test_deprecation_warnings_match_pytorch():
         assert t[0, 0].H.item() == t[0, 0].item()
 
 
+@pytest.mark.parametrize("device", ["cpu", "cuda:0"])
+def test_matrix_transposes_of_other_ranks_warn_as_pytorch(device):
+    # PyTorch warns once per process (TORCH_WARN_ONCE); tandem warns at each use, with PyTorch's text.
+    scalar, vector, cube = (tandem.arange(float(n), device=device).reshape(shape)
+                            for n, shape in ((1, ()), (3, (3,)), (24, (2, 3, 4))))
+    expect = {
+        ("T", 0): "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
+        ("mT", 0): "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.",
+        ("H", 0): "Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
+        ("mH", 0): "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().",
+        ("T", 1): "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
+                  "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+                  "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.",
+    }
+    expect[("T", 3)] = expect[("T", 1)]
+    for (name, rank), message in expect.items():
+        x = {0: scalar, 1: vector, 3: cube}[rank]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            y = getattr(x, name)
+        assert [(w.category, str(w.message)) for w in caught] == [(UserWarning, message)], (name, rank)
+        assert y.shape == x.shape[::-1] and y.device == x.device
+        assert y.cpu().tolist() == np.transpose(x.cpu().numpy()).tolist()
+    for name in ("mT", "mH"):
+        with pytest.raises(RuntimeError, match=rf"^tensor\.{name} is only supported on matrices or batches of "
+                                               r"matrices\. Got 1-D tensor\.$"):
+            getattr(vector, name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert tandem.ones(2, 3, device=device).T.shape == (3, 2)  # a matrix: no warning
+
+
 def test_typename():
     assert tandem.typename(tandem.ones(2)) == tandem.ones(2).type() == "tandem.FloatTensor"
     assert tandem.typename(tandem.ones(2, dtype=tandem.int64)) == "tandem.LongTensor"

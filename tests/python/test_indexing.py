@@ -109,6 +109,41 @@ def test_numpy_and_tensor_scalars_index_like_ints():
     same(mine[np.array([True, False, True, True]), np.array(1)], ref[torch.tensor([True, False, True, True]), 1])
 
 
+def test_numpy_index_arrays_keep_their_dtype_as_pytorch():
+    device = oracle.current_device
+    # PyTorch reads a NumPy index array as a tensor of its dtype: a uint8 array is a (deprecated) mask, not the
+    # positions its values name; other integer and float arrays index positions (floats truncated).
+    ref = torch.arange(12.0).reshape(3, 4)
+    mine = tandem.arange(12.0, device=device).reshape(3, 4)
+    for index in (np.array([1, 0, 1], dtype=np.uint8), np.array(1, dtype=np.uint8), np.array(0, dtype=np.uint8),
+                  (np.array([[1, 0, 1, 1]] * 3, dtype=np.uint8),), np.array([0, 2], dtype=np.int32),
+                  np.array([[0, 1]], dtype=np.int16), np.array([0.5, 1.7]), np.array([], dtype=np.float64),
+                  np.array([2, 0], dtype=np.uint64), np.array([True, False, True])):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            theirs = ref[index]
+        with warnings.catch_warnings(record=True) as ours_caught:
+            warnings.simplefilter("always")
+            got = mine[index]
+        assert got.shape == theirs.shape and got.dtype == tandem.float32 and got.device.type == device[:4]
+        assert got.cpu().tolist() == theirs.tolist(), index
+        assert [str(w.message).split(" (Triggered")[0] for w in ours_caught] == \
+            [str(w.message).split(" (Triggered")[0] for w in caught], index
+    x = tandem.zeros(3, device=device)
+    with pytest.raises(RuntimeError, match="^masked_fill_ only supports boolean masks, but got mask with dtype "
+                                           "unsigned char"):
+        x[np.array([1, 0, 1], dtype=np.uint8)] = 5.0  # as PyTorch, whose number assignment is masked_fill_
+    with pytest.warns(UserWarning, match="^indexing with dtype torch.uint8 is now deprecated"):
+        x[np.array([1, 0, 1], dtype=np.uint8)] = tandem.tensor([5.0, 6.0], device=device)
+    assert x.cpu().tolist() == [5.0, 0.0, 6.0]
+    name = type(np.True_).__module__ + "." + type(np.True_).__name__  # numpy.bool (NumPy 2), numpy.bool_ (1.x)
+    for index in (np.True_, (0, np.False_)):
+        with pytest.raises(IndexError, match=r"^only integers, slices \(`:`\), ellipsis \(`\.\.\.`\), None and long or "
+                                             rf"byte Variables are valid indices \(got {name}\)$"):
+            mine[index]
+    assert mine[True].shape == (1, 3, 4) and mine[0, False].shape == (0, 4)
+
+
 def test_basic_indexing_returns_views_sharing_memory():
     x = tandem.zeros(4, 5)
     for view in [x[1], x[1:3], x[:, ::2], x[None, ..., 2], x[...], x[()]]:

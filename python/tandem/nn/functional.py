@@ -890,5 +890,14 @@ __all__ = list(dict.fromkeys(__all__ + _functional_grouped_mm.__all__))
 
 from . import grad  # noqa: E402,F401  (F.grad is torch.nn.grad, as in PyTorch)
 
+# Names PyTorch's nn.functional carries from its own imports and that code reaches through F (F.Tensor in type
+# hints, F.has_torch_function in __torch_function__-aware helpers, grid_sample's mode tables).
+from .._C import Tensor  # noqa: E402,F401
+from ..overrides import (handle_torch_function, has_torch_function, has_torch_function_unary,  # noqa: E402,F401
+                         has_torch_function_variadic)
+GRID_SAMPLE_INTERPOLATION_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+GRID_SAMPLE_PADDING_MODES = {"zeros": 0, "border": 1, "reflection": 2}
+from .._torch_functional_forms import conv_tbc  # noqa: E402,F401  (F.conv_tbc is torch.conv_tbc)
+
 from .._builtin_functions import wrap_functional  # noqa: E402
 wrap_functional(globals())  # last: the functions dispatch to __torch_function__ (docs/compat.md)
