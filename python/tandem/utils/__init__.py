@@ -6,3 +6,4 @@ from . import dlpack  # noqa: F401  (to_dlpack / from_dlpack, as torch.utils.dlp
 from ._swap import swap_tensors  # noqa: F401
 from . import hooks  # noqa: F401  (RemovableHandle, as torch.utils.hooks)
 from . import flop_counter  # noqa: F401  (FlopCounterMode)
+from . import weak  # noqa: F401  (WeakIdKeyDictionary, TensorWeakRef)
