@@ -235,10 +235,7 @@ KNOWN = {
     "lstsq/B_1d": "on cuda the default driver is gels, which computes residuals (the oracle runs gelsy on the CPU)",
 }
 
-_KERNEL = ("PyTorch names the LAPACK kernel its dtype check happens in; tandem uses linalg's 'Low precision dtypes "
-           "not supported' / 'Expected a floating point or complex tensor' (the same exception type)")
 KNOWN.update({
-    "solve_triangular/half": _KERNEL, "solve_triangular/int": _KERNEL,
     "lobpcg/int": "PyTorch fails inside its matmul ('expected m1 and m2 to have the same dtype'); tandem names "
                   "lobpcg's dtype rule",
     "solve_triangular/upper_missing": "PyTorch's message is its parser's; tandem's is Python's own for the "

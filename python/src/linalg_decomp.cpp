@@ -87,6 +87,20 @@ void init_linalg_decomp(nb::module_& m) {
         return linalg_call([&] { return tuple_of(linalg_solve_ex(a, b, left, check_errors)); });
       },
       nb::arg("A"), nb::arg("B"), nb::arg("left") = true, nb::arg("check_errors") = false);
+  // The forms without _ex raise naming themselves (PyTorch's _ex forms name linalg.inv_ex, ...).
+  m.def(
+      "_linalg_solve",
+      [](const Tensor& a, const Tensor& b, bool left) {
+        return linalg_call([&] { return linalg_solve(a, b, left); });
+      },
+      nb::arg("A"), nb::arg("B"), nb::arg("left") = true);
+  m.def(
+      "_linalg_inv", [](const Tensor& a) { return linalg_call([&] { return linalg_inv(a); }); },
+      nb::arg("A"));
+  m.def(
+      "_linalg_cholesky",
+      [](const Tensor& a, bool upper) { return linalg_call([&] { return linalg_cholesky(a, upper); }); },
+      nb::arg("A"), nb::arg("upper") = false);
   m.def(
       "_linalg_inv_ex",
       [](const Tensor& a, bool check_errors) {

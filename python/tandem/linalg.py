@@ -55,7 +55,7 @@ def solve_ex(A, B, *, left=True, check_errors=False):
 
 @with_out("linalg.solve", STRUCTURED, grad_name="_linalg_solve_ex")
 def solve(A, B, *, left=True):
-    return _C._linalg_solve_ex(A, B, left, True)[0]
+    return _C._linalg_solve(A, B, left)
 
 
 @with_out("linalg.inv_ex", STRUCTURED, grad_name="linalg_inv_ex")
@@ -65,7 +65,7 @@ def inv_ex(A, *, check_errors=False):
 
 @with_out("linalg.inv", STRUCTURED, grad_name="linalg_inv_ex")
 def inv(A):
-    return _C._linalg_inv_ex(A, True)[0]
+    return _C._linalg_inv(A)
 
 
 @with_out("linalg.det", STRUCTURED, grad_name="_linalg_det")
@@ -91,7 +91,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
 
 @with_out("linalg.cholesky", STRUCTURED, grad_name="linalg_cholesky_ex")
 def cholesky(A, *, upper=False):
-    return _C._linalg_cholesky_ex(A, upper, True)[0]
+    return _C._linalg_cholesky(A, upper)
 
 
 @with_out("linalg.qr", STRUCTURED)

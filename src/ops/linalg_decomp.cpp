@@ -20,11 +20,25 @@ namespace tandem {
 
 using namespace linalg_detail;
 
+namespace {
+// Cholesky's error for a matrix that is not positive-definite, naming the function the user called.
+void raise_not_positive_definite(const char* name, const Tensor& info, bool batched) {
+  std::vector<int> codes = read_info(info);
+  for (size_t i = 0; i < codes.size(); ++i)
+    if (codes[i] > 0)
+      throw_linalg_error(
+          std::string(name) + ": " + batch_prefix(i, batched) +
+          "The factorization could not be completed because the input is not positive-definite "
+          "(the leading minor of order " +
+          std::to_string(codes[i]) + " is not positive-definite).");
+}
+}  // namespace
+
 std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& a, bool upper, bool check_errors) {
   profiler::RecordScope profile_scope("aten::linalg_cholesky_ex", a, upper, check_errors);
   const char* op = "linalg.cholesky";
   check_square(op, a);
-  check_float(op, a);
+  check_float(op, a, "cholesky");
   DimVector batch = batch_shape(a);
   const int64_t n = a.size(-1);
   auto [factor, info] = autograd::without_grad([&] {
@@ -40,22 +54,15 @@ std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& a, bool upper, bool 
     return std::make_tuple(triangle(rows, upper), reshape(info, batch));
   });
   if (autograd::should_record(a)) autograd::record_cholesky(a, upper, factor);
-  if (check_errors) {
-    std::vector<int> codes = read_info(info);
-    for (size_t i = 0; i < codes.size(); ++i)
-      if (codes[i] > 0)
-        throw_linalg_error(
-            "linalg.cholesky: " + batch_prefix(i, !batch.empty()) +
-            "The factorization could not be completed because the input is not positive-definite "
-            "(the leading minor of order " +
-            std::to_string(codes[i]) + " is not positive-definite).");
-  }
+  if (check_errors) raise_not_positive_definite("linalg.cholesky_ex", info, !batch.empty());
   return {factor, info};
 }
 
 Tensor linalg_cholesky(const Tensor& a, bool upper) {
   profiler::RecordScope profile_scope("aten::linalg_cholesky", a, upper);
-  return std::get<0>(linalg_cholesky_ex(a, upper, true));
+  auto [factor, info] = linalg_cholesky_ex(a, upper, false);
+  raise_not_positive_definite("linalg.cholesky", info, a.dim() > 2);
+  return factor;
 }
 
 std::tuple<Tensor, Tensor> linalg_qr(const Tensor& a, const std::string& mode) {
@@ -66,7 +73,7 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& a, const std::string& mode) {
                "' but expected one of 'reduced' (default), 'r', or 'complete'",
                "\nhint: pass mode='reduced', 'complete' or 'r'");
   check_matrix(op, a);
-  check_float(op, a);
+  check_float(op, a, "geqrf");
   DimVector batch = batch_shape(a);
   const int64_t m = a.size(-2), n = a.size(-1), k = std::min(m, n), count = batch_count(batch);
   const bool complete = mode == "complete";
@@ -108,7 +115,7 @@ std::tuple<Tensor, Tensor> eigh_impl(const char* op, const Tensor& a, const std:
                "Expected UPLO argument to be 'L' or 'U', but got ", uplo,
                "\nhint: pass UPLO='L' or UPLO='U'");
   check_square(op, a);
-  check_float(op, a);
+  check_float(op, a, "linalg_eigh", true);
   DimVector batch = batch_shape(a);
   const int64_t n = a.size(-1), count = batch_count(batch);
   // Vectors are computed whenever a gradient will be needed (eigvalsh's backward uses them).
@@ -133,7 +140,7 @@ bool has_non_finite(const Tensor& a) { return !item(all(isfinite(a))).to_bool();
 std::tuple<Tensor, Tensor, Tensor> svd_impl(const char* op, const Tensor& a, bool full_matrices,
                                             bool vectors) {
   check_matrix(op, a);
-  check_float(op, a);
+  check_float(op, a, "linalg_svd");
   const int64_t m = a.size(-2), n = a.size(-1);
   // The kernels take tall matrices: a wide A is the adjoint of the tall A^H = U' S Vh', A = Vh'^H S U'^H.
   if (m < n) {

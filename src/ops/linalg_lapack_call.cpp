@@ -9,9 +9,10 @@
 
 namespace tandem::linalg_detail {
 
-void check_float(const char* op, const Tensor& a) {
+void check_float(const char* op, const Tensor& a, const char* kernel, bool kernel_names_integers) {
   const DType d = a.dtype();
   if (d == DType::Float32 || d == DType::Float64 || d == DType::Complex64 || d == DType::Complex128) return;
+  if (kernel && (is_floating(d) || kernel_names_integers)) return check_lapack_dtype(kernel, a);
   TANDEM_CHECK(!is_floating(d), NotImplemented, op, ": Low precision dtypes not supported. Got ",
                dtype_title(d), "\nhint: convert the input with .float() or .double() first");
   TANDEM_THROW(NotImplemented, op, ": Expected a floating point or complex tensor as input. Got ",

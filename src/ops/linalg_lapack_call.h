@@ -12,7 +12,10 @@ namespace tandem::linalg_detail {
 
 // NotImplementedError unless float32/float64/complex64/complex128: "<op>: Expected a floating point or
 // complex tensor as input. Got Long" (PyTorch's text), or its low-precision message for float16/bfloat16.
-void check_float(const char* op, const Tensor& a);
+// Where PyTorch's dispatch reaches the op's LAPACK `kernel` first, its error names the kernel instead
+// (check_lapack_dtype): for float16/bfloat16, and for integer and bool inputs too when kernel_names_integers.
+void check_float(const char* op, const Tensor& a, const char* kernel = nullptr,
+                 bool kernel_names_integers = false);
 // PyTorch's dtype error of the ops named after their kernel (cholesky_solve, geqrf, orgqr, ormqr, and the
 // float16 case of ldl_factor): "\"<kernel>_cpu\" not implemented for 'Long'" (NotImplementedError), "_cuda"
 // on CUDA devices.

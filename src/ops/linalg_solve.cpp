@@ -6,6 +6,7 @@
 #include "autograd/formulas_linalg_decomp.h"
 #include "core/error.h"
 #include "core/profiler.h"
+#include "core/warning.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -92,6 +93,31 @@ void raise_on_info(const Tensor& info, bool batched, Describe&& describe) {
     if (codes[i] != 0) throw_linalg_error(describe(batch_prefix(i, batched), codes[i]));
 }
 
+// lu_factor's and lu_factor_ex's error for a singular matrix: a plain RuntimeError in PyTorch, not its
+// LinAlgError.
+void raise_on_zero_pivot(const char* name, const Tensor& info, bool batched) {
+  std::vector<int> codes = read_info(info);
+  for (size_t i = 0; i < codes.size(); ++i)
+    TANDEM_CHECK(
+        codes[i] == 0, Runtime, name, ": ", batch_prefix(i, batched), "U[", codes[i], ",", codes[i],
+        "] is zero and using it on lu_solve would result in a division by zero. If you still want to "
+        "perform the factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, "
+        "pivot)");
+}
+
+// The errors of a singular matrix, naming the function the user called (PyTorch's _ex forms name themselves).
+void raise_singular_solve(const char* name, const Tensor& info, bool batched) {
+  raise_on_info(info, batched, [name](const std::string& p, int) {
+    return std::string(name) + ": " + p + "The solver failed because the input matrix is singular.";
+  });
+}
+void raise_singular_inverse(const char* name, const Tensor& info, bool batched) {
+  raise_on_info(info, batched, [name](const std::string& p, int code) {
+    return std::string(name) + ": " + p + "The diagonal element " + std::to_string(code) +
+           " is zero, the inversion could not be completed because the input matrix is singular.";
+  });
+}
+
 // lu_solve's pivots: PyTorch's checks of their shape and dtype, and of their values, which LAPACK reads as
 // row numbers (a pivot of 0 or past the rows made getrs read and write outside the matrix: an abort, or a
 // wrong answer). The values cost one small device-to-host copy.
@@ -128,8 +154,8 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& a, bool piv
   TANDEM_CHECK(a.dim() >= 2, Runtime, op,
                ": Expected tensor with 2 or more dimensions. Got size: ", a.shape_str(), " instead",
                "\nhint: lu_factor takes matrices (..., m, n)");
-  check_float("linalg.lu_factor", a);
-  TANDEM_CHECK(pivot, NotImplemented, "linalg.lu_factor: LU without pivoting is not implemented on the CPU",
+  check_float("linalg.lu_factor", a, "lu", true);
+  TANDEM_CHECK(pivot, Runtime, "linalg.lu_factor: LU without pivoting is not implemented on the CPU",
                "\nhint: call it with pivot=True");
   DimVector batch = batch_shape(a);
   LuBuffers lu = autograd::without_grad([&] { return lu_buffers("linalg.lu_factor", a, batch); });
@@ -139,22 +165,14 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& a, bool piv
   Tensor info = reshape(lu.info, batch);
   Tensor factors = from_column_major(lu.lu, batch, m, n), pivots = reshape(lu.pivots, piv_shape);
   if (autograd::should_record(a)) autograd::record_lu_factor(a, factors, pivots);
-  if (check_errors)
-    raise_on_info(info, !batch.empty(), [](const std::string& p, int code) {
-      return p + "linalg.lu_factor_ex: The LU factorization failed with error code " + std::to_string(code);
-    });
+  if (check_errors) raise_on_zero_pivot("torch.linalg.lu_factor_ex", info, !batch.empty());
   return {factors, pivots, info};
 }
 
 std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& a, bool pivot) {
   profiler::RecordScope profile_scope("aten::linalg_lu_factor", a, pivot);
   auto [lu, pivots, info] = linalg_lu_factor_ex(a, pivot, false);
-  raise_on_info(info, a.dim() > 2, [](const std::string& p, int code) {
-    return p + "torch.linalg.lu_factor: U[" + std::to_string(code) + "," + std::to_string(code) +
-           "] is zero and using it on lu_solve would result in a division by zero. If you still want to "
-           "perform "
-           "the factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)";
-  });
+  raise_on_zero_pivot("torch.linalg.lu_factor", info, a.dim() > 2);
   return {lu, pivots};
 }
 
@@ -224,7 +242,7 @@ std::tuple<Tensor, Tensor> linalg_solve_ex(const Tensor& a, const Tensor& b, boo
   profiler::RecordScope profile_scope("aten::linalg_solve_ex", a, b, left, check_errors);
   const char* op = "linalg.solve";
   check_square(op, a);
-  check_float(op, a);
+  check_float(op, a, "lu");
   check_same_dtype(op, a, b, "A", "B");
   check_same_device_linalg(op, a, b, "A", "B");
   // B is a vector (or a batch of them) when it has one dim less than A and A's leading shape (PyTorch's
@@ -244,16 +262,15 @@ std::tuple<Tensor, Tensor> linalg_solve_ex(const Tensor& a, const Tensor& b, boo
   if (autograd::should_record(am, rhs)) autograd::record_linalg_solve(am, rhs, x);
   if (!left) x = mT(x);
   if (vector_case) x = squeeze(x, DimVector{-1});
-  if (check_errors)
-    raise_on_info(info, a.dim() > 2, [](const std::string& p, int) {
-      return "torch.linalg.solve: " + p + "The solver failed because the input matrix is singular.";
-    });
+  if (check_errors) raise_singular_solve("torch.linalg.solve_ex", info, a.dim() > 2);
   return {x, info};
 }
 
 Tensor linalg_solve(const Tensor& a, const Tensor& b, bool left) {
   profiler::RecordScope profile_scope("aten::linalg_solve", a, b, left);
-  return std::get<0>(linalg_solve_ex(a, b, left, true));
+  auto [x, info] = linalg_solve_ex(a, b, left, false);
+  raise_singular_solve("torch.linalg.solve", info, a.dim() > 2);
+  return x;
 }
 
 std::tuple<Tensor, Tensor> linalg_inv_ex(const Tensor& a, bool check_errors) {
@@ -263,17 +280,15 @@ std::tuple<Tensor, Tensor> linalg_inv_ex(const Tensor& a, bool check_errors) {
   check_float(op, a);
   auto [x, info] = autograd::without_grad([&] { return invert_matrices(op, a); });
   if (autograd::should_record(a)) autograd::record_linalg_solve(a, identity(a.size(-1), a), x);
-  if (check_errors)
-    raise_on_info(info, a.dim() > 2, [](const std::string& p, int code) {
-      return "linalg.inv: " + p + "The diagonal element " + std::to_string(code) +
-             " is zero, the inversion could not be completed because the input matrix is singular.";
-    });
+  if (check_errors) raise_singular_inverse("linalg.inv_ex", info, a.dim() > 2);
   return {x, info};
 }
 
 Tensor linalg_inv(const Tensor& a) {
   profiler::RecordScope profile_scope("aten::linalg_inv", a);
-  return std::get<0>(linalg_inv_ex(a, true));
+  auto [x, info] = linalg_inv_ex(a, false);
+  raise_singular_inverse("linalg.inv", info, a.dim() > 2);
+  return x;
 }
 
 namespace {
@@ -295,7 +310,7 @@ Tensor linalg_det(const Tensor& a) {
   profiler::RecordScope profile_scope("aten::linalg_det", a);
   const char* op = "linalg.det";
   check_square(op, a);
-  check_float(op, a);
+  check_float(op, a, "lu");
   Tensor det = autograd::without_grad([&] {
     auto [sign, diag] = lu_sign_and_diagonal(op, a);
     return mul(to_dtype(sign, a.dtype()), prod(diag, -1));
@@ -335,11 +350,14 @@ Tensor linalg_solve_triangular(const Tensor& a, const Tensor& b, bool upper, boo
   const char* op = "linalg.solve_triangular";
   check_square(op, a);
   check_matrix(op, b, "B");
-  if (a.dtype() != b.dtype()) {  // PyTorch promotes the operands (float64 A with float32 B gives float64)
-    const DType common = promote_types(a.dtype(), b.dtype());
-    return linalg_solve_triangular(to_dtype(a, common), to_dtype(b, common), upper, left, unitriangular);
+  check_float(op, a, "triangular_solve", true);
+  if (a.dtype() != b.dtype()) {  // PyTorch solves in A's dtype: B is converted to it, whichever is wider
+    if (is_complex(b.dtype()) && !is_complex(a.dtype())) {
+      warn("Casting complex values to real discards the imaginary part");
+      return linalg_solve_triangular(a, to_dtype(real(b), a.dtype()), upper, left, unitriangular);
+    }
+    return linalg_solve_triangular(a, to_dtype(b, a.dtype()), upper, left, unitriangular);
   }
-  check_float(op, a);
   check_same_device_linalg(op, a, b, "A", "B");
   const int64_t n = a.size(-1);
   TANDEM_CHECK((left ? b.size(-2) : b.size(-1)) == n, Runtime, op,

@@ -473,3 +473,69 @@ def test_matrix_exp_of_non_finite_or_huge_entries_is_nan(entry, device):
     got = tandem.linalg.matrix_exp(T(a, device))
     assert got.device == tandem.device(device) and got.dtype == tandem.float64
     assert torch.equal(to_torch(got).isnan(), want.isnan())
+
+
+# ---- errors that name what the user called, in PyTorch's words (session 37) ----------------------------------------
+def _error_of(call):
+    try:
+        call()
+    except Exception as e:  # noqa: BLE001 - the exception itself is what is compared
+        return type(e), str(e).split("\n")[0]
+    raise AssertionError("no error")
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.linalg.lu_factor(L.zeros(2, 2, 2)), lambda L: L.linalg.lu_factor(L.ones(2, 3)),
+    lambda L: L.linalg.lu_factor_ex(L.zeros(2, 2), check_errors=True),
+    lambda L: L.linalg.lu_factor_ex(L.zeros(3, 2, 2), check_errors=True),
+    lambda L: L.linalg.lu(L.eye(2), pivot=False),
+    lambda L: L.linalg.inv_ex(L.zeros(2, 2, 2), check_errors=True), lambda L: L.linalg.inv(L.zeros(2, 2, 2)),
+    lambda L: L.linalg.cholesky_ex(L.zeros(2, 2), check_errors=True), lambda L: L.linalg.cholesky(L.zeros(2, 2)),
+    lambda L: L.linalg.solve_ex(L.zeros(2, 2, 2), L.ones(2), check_errors=True),
+    lambda L: L.linalg.solve(L.zeros(2, 2), L.ones(2)),
+    lambda L: L.det(L.ones(2, 2, dtype=L.float16)), lambda L: L.linalg.eigh(L.eye(2, dtype=L.bfloat16)),
+    lambda L: L.linalg.eigvalsh(L.eye(2, dtype=L.int64)), lambda L: L.linalg.cholesky(L.eye(2, dtype=L.float16)),
+    lambda L: L.linalg.svd(L.eye(2, dtype=L.float16)), lambda L: L.linalg.qr(L.eye(2, dtype=L.float16)),
+    lambda L: L.linalg.lu_factor(L.eye(2, dtype=L.int64)), lambda L: L.linalg.solve(L.eye(2).half(), L.ones(2).half()),
+    lambda L: L.linalg.solve_triangular(L.tensor([[2, 0], [1, 1]]), L.ones(2, 1), upper=False),
+    lambda L: L.linalg.det(L.eye(2, dtype=L.int64)),
+], ids=lambda c: "")
+def test_linalg_errors_name_the_function_and_kernel_as_pytorch(call, device):
+    want_type, want = _error_of(lambda: call(torch))
+    got_type, got = _error_of(lambda: call(_on(tandem, device)))
+    assert got.replace("_cuda\"", "_cpu\"") == want
+    # PyTorch's LinAlgError is torch._C._LinAlgError; tandem's is tandem.linalg.LinAlgError (a RuntimeError too)
+    assert issubclass(want_type, torch.linalg.LinAlgError) == issubclass(got_type, tandem.linalg.LinAlgError)
+    assert got_type.__mro__[-3].__name__ == want_type.__mro__[-3].__name__ or \
+        {want_type.__name__, got_type.__name__} <= {"_LinAlgError", "LinAlgError"}
+    assert issubclass(got_type, RuntimeError) == issubclass(want_type, RuntimeError)
+    assert issubclass(got_type, NotImplementedError) == issubclass(want_type, NotImplementedError)
+
+
+class _on:
+    """The library with its factories making tensors on `device` (the calls above name no device)."""
+    def __init__(self, lib, device):
+        self._lib, self._device = lib, device
+
+    def __getattr__(self, name):
+        attr = getattr(self._lib, name)
+        if name in ("zeros", "ones", "eye", "tensor"):
+            return lambda *a, **k: attr(*a, **k).to(self._device)
+        return attr
+
+
+@pytest.mark.parametrize("b_dtype", ["float64", "float32", "complex64"])
+def test_solve_triangular_solves_in_the_dtype_of_a(b_dtype, device):
+    import warnings
+    a = [[2.0, 0.0], [1.0, 1.0]]
+    results = []
+    for lib, dev in ((torch, "cpu"), (tandem, device)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            x = lib.linalg.solve_triangular(lib.tensor(a, device=dev), lib.ones(2, 1, dtype=getattr(lib, b_dtype),
+                                                                             device=dev), upper=False)
+        results.append((str(x.dtype).split(".")[1], x.cpu().tolist()))
+    assert results[0] == results[1]
+    # PyTorch warns once per process (TORCH_WARN_ONCE); tandem at each call
+    expect = ["Casting complex values to real discards the imaginary part"] if b_dtype == "complex64" else []
+    assert [str(w.message) for w in caught] == expect
