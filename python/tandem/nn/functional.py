@@ -746,7 +746,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         return _weighted_reduce((input - target).pow(2), weight, reduction, input)
     _check_reduction(reduction)
     diff = input - target
-    if not (diff.is_floating_point() or diff.is_complex()):  # PyTorch's kernel takes the promoted dtype
+    if not diff.is_floating_point():  # PyTorch's kernel takes the promoted dtype, real floating only
         raise NotImplementedError(f'"mse_{diff.device.type}" not implemented for \'{diff.dtype._scalar_type_name}\'\n'
                                   f"hint: compare floating-point tensors, e.g. input.float()")
     return _reduce(diff * diff, reduction)
@@ -788,6 +788,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise RuntimeError(f"Found dtype {target.dtype._scalar_type_name} but expected "
                            f"{input.dtype._scalar_type_name}\nhint: give the target the input's dtype, e.g. "
                            "target.to(input.dtype)")
+    if not input.is_floating_point():  # PyTorch's kernel: floating types only
+        raise NotImplementedError(f"\"binary_cross_entropy\" not implemented for '{input.dtype._scalar_type_name}'")
     _check_probabilities(input, target)
     if weight is not None:
         weight.size()  # as PyTorch's, which reads weight.size(): a number raises its AttributeError

@@ -1,0 +1,299 @@
+"""The fourteenth program sweep: scientific computing and the tutorials' autograd, each program written once against a
+module called `torch`, run with PyTorch and with tandem standing in for it, and their results compared. The programs
+live in sweep14_quantum.py (a state-vector quantum circuit simulator, a split-step Schroedinger solver, unitary
+evolution by matrix_exp, complex parameters trained by Adam, pseudo-spectral Burgers / Poisson solvers, FFT
+convolution and correlation, a complex-valued CNN), sweep14_linalg.py (Gaussian process regression with
+cholesky_solve, a Glow invertible 1x1 convolution with slogdet and an LU weight, PCA / ZCA whitening, least squares
+with every lstsq driver, power iteration and Lanczos, a Kalman RTS smoother, matrix functions and norms,
+Hessian-vector products and a Hessian-free Newton step), sweep14_autograd.py ("Learning PyTorch with Examples", a
+heat-equation PINN, a neural ODE trained by the adjoint method, custom Functions with gradcheck, a deep-equilibrium
+layer, iterative pruning with a custom method, orthogonal parametrizations), sweep14_probabilistic.py
+(torch.distributions: a VAE's ELBO, conjugate Bayesian regression, Gaussian mixtures by gradient and EM, transformed
+distributions, the discrete and continuous families) and sweep14_metric.py (triplet mining, pair losses, NT-Xent and a
+MoCo queue, circle / multi-similarity losses, proxy and center losses, retrieval metrics). The focused tests below
+cover what they found (docs/compat.md, "Program sweep 14")."""
+import math
+
+import numpy as np
+import pytest
+
+import sweep14_autograd
+import sweep14_linalg
+import sweep14_metric
+import sweep14_probabilistic
+import sweep14_quantum
+import tandem
+from test_programs_sweeputil import DEFAULT_TOLERANCE, assert_same_results, compare_with_pytorch, program_params
+from test_programs_sweeputil import call_outcome as _outcome  # noqa: E402
+
+torch = pytest.importorskip("torch")
+
+DEVICES = ["cpu"] + (["cuda"] if tandem.cuda.is_available() else [])
+_MODULES = (sweep14_quantum, sweep14_linalg, sweep14_autograd, sweep14_probabilistic, sweep14_metric)
+PROGRAMS = [p for m in _MODULES for p in m.PROGRAMS]
+NEEDS_CPP = {p: why for m in _MODULES for p, why in m.NEEDS_CPP.items()}
+_reference = {}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("program", program_params(PROGRAMS, NEEDS_CPP))
+def test_program_matches_pytorch(program, device):
+    compare_with_pytorch(program, device, _reference, DEFAULT_TOLERANCE)
+
+
+def _same(make, device, tol=None):
+    """make(lib, device) gives the same outcome with tandem on `device` as with PyTorch on the CPU."""
+    assert_same_results(list(_outcome(lambda: make(tandem, device))), list(_outcome(lambda: make(torch, "cpu"))),
+                        tol or {**DEFAULT_TOLERANCE, "nan_ok": True})
+
+
+def _matrix(lib, device, values, dtype="float32"):
+    return lib.tensor(np.asarray(values), dtype=getattr(lib, dtype), device=device)
+
+
+# ---- LinAlgError keeps PyTorch's class name ------------------------------------------------------------------------
+def test_linalg_error_class_is_named_as_pytorchs():
+    assert tandem.linalg.LinAlgError.__name__ == torch.linalg.LinAlgError.__name__ == "_LinAlgError"
+    assert tandem.linalg.LinAlgError is tandem._C._LinAlgError and issubclass(tandem.linalg.LinAlgError, RuntimeError)
+    with pytest.raises(tandem.linalg.LinAlgError) as info:
+        tandem.linalg.cholesky(tandem.tensor([[1.0, 2.0], [2.0, 1.0]]))
+    assert type(info.value).__name__ == "_LinAlgError"
+
+
+# ---- pinv / matrix_rank: the legacy positional tolerance and tensor tolerances -----------------------------------
+_DIAG = [[1.0, 0.0, 0.0], [0.0, 0.05, 0.0], [0.0, 0.0, 0.001]]
+_STACK = [[[1.0, 0.0], [0.0, 1e-3]], [[1.0, 0.0], [0.0, 1e-3]]]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("call", [
+    lambda L, A: L.linalg.matrix_rank(A, 0.01), lambda L, A: L.linalg.matrix_rank(A, tol=0.01),
+    lambda L, A: L.linalg.matrix_rank(A, 0.01, True), lambda L, A: L.linalg.matrix_rank(A, hermitian=True, tol=0.01),
+    lambda L, A: L.linalg.matrix_rank(A, L.tensor(0.01, device=A.device)),
+    lambda L, A: L.linalg.matrix_rank(A, atol=0.0), lambda L, A: L.linalg.matrix_rank(A, atol=0.02, rtol=0.5),
+    lambda L, A: L.linalg.pinv(A, 0.01), lambda L, A: L.linalg.pinv(A, rcond=0.1),
+    lambda L, A: L.linalg.pinv(A, 0.01, True), lambda L, A: L.linalg.pinv(A, hermitian=True, rcond=0.01),
+    lambda L, A: L.linalg.pinv(A, rcond=L.tensor(0.01, device=A.device)), lambda L, A: L.linalg.pinv(A, atol=0.0),
+    lambda L, A: L.linalg.pinv(A, atol=0.01, rtol=0.0001)], ids=lambda c: "")
+def test_pinv_and_matrix_rank_forms_match_pytorch(call, device):
+    _same(lambda lib, dev: call(lib, _matrix(lib, dev, _DIAG)), device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("fn", ["matrix_rank", "pinv"])
+@pytest.mark.parametrize("kind", ["atol", "rtol"])
+def test_tensor_tolerances_are_one_per_matrix_as_pytorch(kind, fn, device):
+    _same(lambda lib, dev: getattr(lib.linalg, fn)(_matrix(lib, dev, _STACK), **{
+        kind: lib.tensor([1e-4, 1e-2], device=dev)}), device)
+
+
+def test_atol_zero_keeps_the_default_rtol_as_pytorch():
+    A = [[1.0, 0.0], [0.0, 1e-9]]
+    for fn in ("matrix_rank", "pinv"):
+        _same(lambda lib, dev: getattr(lib.linalg, fn)(_matrix(lib, dev, A), atol=0.0), "cpu")
+        _same(lambda lib, dev: getattr(lib.linalg, fn)(_matrix(lib, dev, A), atol=lib.tensor(0.0)), "cpu")
+    assert int(tandem.linalg.matrix_rank(tandem.tensor(A), atol=0.0)) == 1
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.linalg.matrix_rank(L.ones(3, 3), "a"), lambda L: L.linalg.pinv(L.ones(3, 3), "a"),
+    lambda L: L.linalg.pinv(L.ones(3, 3), 0.1, "a"), lambda L: L.linalg.matrix_rank(L.ones(3, 3), 0.1, True, True),
+    lambda L: L.linalg.matrix_rank(L.ones(3)), lambda L: L.linalg.matrix_rank(L.ones(3, 3, dtype=L.int64)),
+    lambda L: L.linalg.matrix_rank(L.ones(2, 3), hermitian=True), lambda L: L.linalg.pinv(L.ones(3)),
+    lambda L: L.linalg.pinv(L.ones(3, 3, dtype=L.int64)), lambda L: L.linalg.pinv(L.ones(2, 2, dtype=L.float16)),
+    lambda L: L.linalg.matrix_rank(L.eye(2), atol=L.tensor(1j)), lambda L: L.linalg.pinv(L.eye(2), rtol=L.tensor(1j))],
+    ids=lambda c: "")
+def test_pinv_and_matrix_rank_refusals_match_pytorch(call):
+    _same(lambda lib, dev: call(lib), "cpu")
+
+
+def test_tolerance_keywords_next_to_the_legacy_one_are_refused():
+    for call in (lambda L: L.linalg.pinv(L.eye(2), 0.1, atol=0.2), lambda L: L.linalg.matrix_rank(L.eye(2), 0.1,
+                                                                                                  rtol=0.2)):
+        for lib in (tandem, torch):
+            with pytest.raises(TypeError, match=r"received an invalid combination of arguments - got \(Tensor, "
+                                                r"float, [ar]tol=float\), but expected one of:"):
+                call(lib)
+
+
+# ---- norms: PyTorch's checks, in its order ------------------------------------------------------------------------
+_NORM_CALLS = [
+    lambda L: L.linalg.norm(L.ones(2, 2, 2), ord=2), lambda L: L.linalg.norm(L.ones(2, 2, 2), ord="fro"),
+    lambda L: L.linalg.norm(L.ones(2, 2, 2), ord="nuc", dim=(0, 1, 2)),
+    lambda L: L.linalg.norm(L.ones(2, 2, 2), ord=1, dim=(0, 1, 2)), lambda L: L.linalg.norm(L.ones(2, 2, 2), dim=()),
+    lambda L: L.linalg.norm(L.ones(2, 2), ord="nuc", dim=0), lambda L: L.linalg.norm(L.ones(2, 2), dim=1, ord="fro"),
+    lambda L: L.linalg.norm(L.ones(2, 2, dtype=L.int64), ord=1), lambda L: L.linalg.norm(L.ones(2), ord="nuc"),
+    lambda L: L.linalg.norm(L.ones(2, 2, 2), ord="fro", dim=(0, 1), keepdim=True),
+    lambda L: L.linalg.norm(L.arange(8.0).reshape(2, 2, 2), ord=math.inf, dim=(2, 0)),
+    lambda L: L.linalg.matrix_norm(L.ones(2, 2), dim=(0,)), lambda L: L.linalg.matrix_norm(L.ones(2, 2, 2),
+                                                                                           dim=(0, 1, 2)),
+    lambda L: L.linalg.matrix_norm(L.ones(2, 2), dim=(0, 0)), lambda L: L.linalg.matrix_norm(L.ones(2, 2), dim=(1, -1)),
+    lambda L: L.linalg.matrix_norm(L.ones(2, 2), ord=1, dim=(0, 5)), lambda L: L.linalg.matrix_norm(L.ones(2), ord=5),
+    lambda L: L.linalg.matrix_norm(L.ones(2, 2), ord=1.5), lambda L: L.linalg.matrix_norm(L.ones(2), ord="x"),
+    lambda L: L.linalg.matrix_norm(L.ones(2, 2, dtype=L.int64), dim=(0,)),
+    lambda L: L.linalg.matrix_norm(L.ones(2, 2, dtype=L.float16), ord=2),
+    lambda L: L.linalg.matrix_norm(L.ones(2, 2, dtype=L.float16), ord="nuc"),
+    lambda L: L.linalg.matrix_norm(L.ones(2, 2, dtype=L.float16), ord=1),
+    lambda L: L.linalg.matrix_norm(L.ones(2, 2), dtype=L.int64),
+    lambda L: L.linalg.matrix_norm(L.ones(2, 2, dtype=L.complex64), dtype=L.float32),
+    lambda L: L.linalg.matrix_norm(L.ones(2, 2, dtype=L.float64), dtype=L.float32),
+    lambda L: L.linalg.matrix_norm(L.ones(2, 2), ord="nuc", dtype=L.float16),
+    lambda L: L.linalg.matrix_norm(L.ones(2, 2), ord=1, dtype=L.float64),
+    lambda L: L.linalg.vector_norm(L.ones(2, 2), dtype=L.float16),
+    lambda L: L.linalg.vector_norm(L.ones(2), dtype=L.complex64),
+    lambda L: L.linalg.vector_norm(L.ones(2, dtype=L.float16), dtype=L.float32),
+    lambda L: L.linalg.vector_norm(L.ones(2, dtype=L.complex128), dtype=L.complex64),
+    lambda L: L.linalg.vector_norm(L.zeros(0), ord=-1), lambda L: L.linalg.vector_norm(L.zeros(0, 3), ord=-2, dim=0),
+    lambda L: L.linalg.vector_norm(L.zeros(0, 3), ord=-2, dim=1),
+    lambda L: L.linalg.vector_norm(L.ones(3, 0), ord=math.inf, dim=(0, 1)),
+    lambda L: L.linalg.vector_norm(L.ones(3, 0), ord=math.inf, keepdim=True),
+    lambda L: L.linalg.vector_norm(L.zeros(0, 3), ord=0, dim=0)]
+
+
+@pytest.mark.parametrize("call", _NORM_CALLS, ids=lambda c: "")
+def test_norm_checks_match_pytorch(call):
+    _same(lambda lib, dev: call(lib), "cpu")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_norms_on_a_device_match_pytorch(device):
+    x = np.random.default_rng(1460).standard_normal((3, 4, 5))
+    for ord_, dim in (("fro", (0, 2)), ("nuc", (2, 1)), (1, (0, 1)), (-math.inf, (1, 2)), (2, (0, 1)), (-2, (0, 2))):
+        _same(lambda lib, dev: lib.linalg.norm(lib.tensor(x, device=dev), ord=ord_, dim=dim, keepdim=True), device)
+    _same(lambda lib, dev: lib.linalg.vector_norm(lib.tensor(x, device=dev), ord=-math.inf, dim=-1), device)
+
+
+# ---- cond -----------------------------------------------------------------------------------------------------------
+_COND_MATRICES = {"regular": [[1.0, 2.0], [3.0, 4.0]], "singular": [[1.0, 2.0], [2.0, 4.0]],
+                  "zero": [[0.0, 0.0], [0.0, 0.0]]}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("A, p", [(A, p) for A in _COND_MATRICES
+                                  for p in [None, 2, -2, 1, -1, math.inf, -math.inf, "fro", "nuc"]
+                                  if (A, p) != ("singular", "nuc")],  # (the SVD of an inf matrix: LAPACK's own)
+                         ids=str)
+def test_cond_values_match_pytorch(A, p, device):
+    A = _COND_MATRICES[A]
+    _same(lambda lib, dev: lib.linalg.cond(_matrix(lib, dev, A), p), device)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.linalg.cond(L.ones(2, 3), p=1), lambda L: L.linalg.cond(L.ones(2, 3), p=1.0),
+    lambda L: L.linalg.cond(L.ones(2, 3), p=-math.inf), lambda L: L.linalg.cond(L.ones(2, 3), p="fro"),
+    lambda L: L.linalg.cond(L.ones(2, 3), p=True), lambda L: L.linalg.cond(L.ones(3)),
+    lambda L: L.linalg.cond(L.ones(3), p=3), lambda L: L.linalg.cond(L.ones(3), p="x"),
+    lambda L: L.linalg.cond(L.eye(2), p=3), lambda L: L.linalg.cond(L.eye(2), p=1.5),
+    lambda L: L.linalg.cond(L.eye(2), p="abc"), lambda L: L.linalg.cond(L.eye(2), p=1e20),
+    lambda L: L.linalg.cond(L.eye(2, dtype=L.int64), p="x"), lambda L: L.linalg.cond(L.zeros(3, 0, 0)),
+    lambda L: L.linalg.cond(L.zeros(3, 0, 0), "fro"), lambda L: L.linalg.cond(L.zeros(2, 0, 3), 1),
+    lambda L: L.linalg.cond(L.zeros(3, 0, 0, dtype=L.complex128), 1)], ids=lambda c: "")
+def test_cond_checks_match_pytorch(call):
+    _same(lambda lib, dev: call(lib), "cpu")
+
+
+# ---- lstsq, vecdot, solve_triangular ----------------------------------------------------------------------------
+@pytest.mark.parametrize("call", [
+    lambda L: L.linalg.lstsq(L.ones(3, 2), L.ones(4)), lambda L: L.linalg.lstsq(L.ones(3, 2), L.ones(4, 1)),
+    lambda L: L.linalg.lstsq(L.ones(2, 3, 2), L.ones(3)), lambda L: L.linalg.lstsq(L.ones(3, 2), L.ones(2, 2, 3, 1)),
+    lambda L: L.linalg.vecdot(L.ones(3), L.ones(4)), lambda L: L.linalg.vecdot(L.ones(3), L.ones(3, dtype=L.float64)),
+    lambda L: L.linalg.vecdot(L.ones(3, dtype=L.int64), L.ones(3, dtype=L.int64)),
+    lambda L: L.linalg.vecdot(L.ones(3, dtype=L.bool), L.ones(3, dtype=L.bool)),
+    lambda L: L.linalg.vecdot(L.ones(3, dtype=L.complex64), L.ones(3)),
+    lambda L: L.linalg.vecdot(L.ones(3), L.ones(3), dim=5), lambda L: L.linalg.vecdot(L.ones(2, 3), L.ones(3), dim=5),
+    lambda L: L.linalg.vecdot(L.tensor([1 + 2j, 3j]), L.tensor([2 - 1j, 1 + 1j])),
+    lambda L: L.linalg.vecdot(L.ones(3), L.ones(4, 3)),
+    lambda L: L.linalg.solve_triangular(L.eye(2), L.ones(2, 1))], ids=lambda c: "")
+def test_lstsq_vecdot_solve_triangular_checks_match_pytorch(call):
+    _same(lambda lib, dev: call(lib), "cpu")
+
+
+# ---- complex convolutions (PyTorch's Gauss trick) --------------------------------------------------------------------
+def _complex(rng, *shape, dtype=np.complex64):
+    return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+
+
+_CONV_CASES = {
+    "conv1d": ((2, 4, 9), (6, 2, 3), dict(stride=2, padding=1, groups=2)),
+    "conv1d_same": ((1, 3, 8), (2, 3, 4), dict(padding="same", dilation=2)),
+    "conv2d": ((2, 3, 7, 6), (4, 3, 3, 2), dict(stride=(2, 1), padding=(1, 0))),
+    "conv3d": ((1, 2, 4, 5, 4), (3, 2, 2, 3, 2), dict(padding=1)),
+    "conv_transpose1d": ((2, 4, 5), (4, 3, 3), dict(stride=2, output_padding=1)),
+    "conv_transpose2d": ((1, 2, 4, 3), (2, 3, 3, 3), dict(stride=2, padding=1, dilation=1)),
+    "conv_transpose3d": ((1, 2, 3, 3, 2), (2, 2, 2, 2, 2), dict(stride=(1, 2, 1))),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("bias, dtype", [(False, np.complex64), (True, np.complex128)], ids=["complex64", "bias128"])
+@pytest.mark.parametrize("case", list(_CONV_CASES))
+def test_complex_convolutions_match_pytorch(case, bias, dtype, device):
+    in_shape, w_shape, kwargs = _CONV_CASES[case]
+    rng = np.random.default_rng(1461)
+    x, w = _complex(rng, *in_shape, dtype=dtype), _complex(rng, *w_shape, dtype=dtype)
+    out_channels = w_shape[1] * kwargs.get("groups", 1) if "transpose" in case else w_shape[0]
+    b = _complex(rng, out_channels, dtype=dtype) if bias else None
+    fn = case.replace("_same", "")
+
+    def run(lib, dev):
+        xt, wt = lib.tensor(x, device=dev, requires_grad=True), lib.tensor(w, device=dev, requires_grad=True)
+        bt = None if b is None else lib.tensor(b, device=dev, requires_grad=True)
+        out = getattr(lib.nn.functional, fn)(xt, wt, bt, **kwargs)
+        (out.abs() ** 2).sum().backward()
+        grads = [xt.grad, wt.grad] + ([] if bt is None else [bt.grad])
+        return [str(out.dtype), list(out.shape)] + [lib.view_as_real(t).flatten().tolist() for t in [out] + grads]
+
+    tol = dict(rel=1e-4, abs=1e-4) if dtype == np.complex64 else dict(rel=1e-9, abs=1e-9)
+    _same(run, device, tol)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_complex_conv_modules_train_as_pytorch(device):
+    rng = np.random.default_rng(1462)
+    w, x = _complex(rng, 3, 2, 3, 3), _complex(rng, 2, 2, 6, 6)
+
+    def run(lib, dev):
+        conv = lib.nn.Conv2d(2, 3, 3, padding=1, padding_mode="circular", bias=False, dtype=lib.complex64).to(dev)
+        with lib.no_grad():
+            conv.weight.copy_(lib.tensor(w))
+        out = conv(lib.tensor(x, device=dev))
+        out.abs().sum().backward()
+        return [lib.view_as_real(out).flatten().tolist(), lib.view_as_real(conv.weight.grad).flatten().tolist()]
+
+    _same(run, device, dict(rel=1e-4, abs=1e-4))
+
+
+def test_mixed_real_and_complex_convolution_is_still_refused():
+    x, w = tandem.ones(1, 1, 4, dtype=tandem.complex64), tandem.ones(1, 1, 2)
+    with pytest.raises(RuntimeError):
+        tandem.nn.functional.conv1d(x, w)
+    with pytest.raises(RuntimeError):
+        tandem.nn.functional.conv1d(w.reshape(1, 1, 2).expand(1, 1, 4).contiguous(), x[:, :, :2])
+
+
+# ---- losses and interpolate refuse complex inputs as PyTorch's kernels do ----------------------------------------
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("call", [
+    lambda L, d: L.nn.functional.mse_loss(L.tensor([1 + 2j], device=d), L.tensor([3j], device=d)),
+    lambda L, d: L.nn.functional.mse_loss(L.tensor([1 + 2j], device=d), L.tensor([3.0], device=d)),
+    lambda L, d: L.nn.functional.mse_loss(L.tensor([1.0], device=d), L.tensor([3j], device=d), reduction="none"),
+    lambda L, d: L.nn.MSELoss()(L.tensor([1 + 2j], device=d), L.tensor([3j], device=d)),
+    lambda L, d: L.nn.functional.smooth_l1_loss(L.tensor([1 + 2j], device=d), L.tensor([3j], device=d)),
+    lambda L, d: L.nn.functional.huber_loss(L.tensor([1 + 2j], device=d), L.tensor([3j], device=d)),
+    lambda L, d: L.nn.functional.l1_loss(L.tensor([1 + 2j], device=d), L.tensor([3j], device=d)),
+    lambda L, d: L.nn.functional.binary_cross_entropy(L.tensor([0.5 + 0j], device=d), L.tensor([1 + 0j], device=d)),
+    lambda L, d: L.nn.functional.mse_loss(L.tensor([1.0], device=d), L.tensor([3.0], device=d))], ids=lambda c: "")
+def test_losses_refuse_complex_inputs_as_pytorch(call, device):
+    got, want = _outcome(lambda: call(tandem, device)), _outcome(lambda: call(torch, "cpu"))
+    if want[0] == "NotImplementedError":  # PyTorch names its kernel after the device ("mse_cpu", "mse_cuda")
+        want = (want[0], want[1].replace("_cpu\"", f"_{tandem.device(device).type}\""))
+    assert_same_results(list(got), list(want), DEFAULT_TOLERANCE)
+
+
+@pytest.mark.parametrize("shape, modes", [((1, 1, 2), ["nearest", "linear", "area", "nearest-exact"]),
+                                          ((1, 1, 2, 2), ["nearest", "bilinear", "bicubic", "area", "nearest-exact"]),
+                                          ((1, 1, 2, 2, 2), ["nearest", "trilinear"])], ids=str)
+def test_interpolate_refuses_complex_inputs_as_pytorch(shape, modes):
+    for mode in modes:
+        _same(lambda lib, dev: lib.nn.functional.interpolate(lib.ones(shape, dtype=lib.complex64), scale_factor=2,
+                                                             mode=mode), "cpu")
