@@ -297,3 +297,20 @@ def test_interpolate_refuses_complex_inputs_as_pytorch(shape, modes):
     for mode in modes:
         _same(lambda lib, dev: lib.nn.functional.interpolate(lib.ones(shape, dtype=lib.complex64), scale_factor=2,
                                                              mode=mode), "cpu")
+
+
+# ---- gradcheck's mismatch message shows the Jacobian blocks as PyTorch's does ---------------------------------------
+@pytest.mark.parametrize("call", [
+    lambda L: L.autograd.gradcheck(lambda x: x.sin(), (L.tensor([1.0, 2.0], requires_grad=True),)),
+    lambda L: L.autograd.gradcheck(lambda x: x.exp(), (L.tensor(1.0, requires_grad=True),)),
+    lambda L: L.autograd.gradcheck(lambda x, y: (x.sin(), (y * x.sum()).detach() + y.pow(2)), (
+        L.tensor([1.0, 2.0], dtype=L.float64, requires_grad=True),
+        L.tensor([[0.5, 1.0, 1.5]], dtype=L.float64, requires_grad=True))),
+    lambda L: L.autograd.gradcheck(lambda x: x.sin() * 1.01, (L.tensor([1.0, 2.0], dtype=L.float64,
+                                                                       requires_grad=True),), raise_exception=False)],
+    ids=lambda c: "")
+def test_gradcheck_mismatch_message_matches_pytorch(call):
+    _same(lambda lib, dev: call(lib), "cpu")
+    with pytest.raises(RuntimeError):  # GradcheckError is a RuntimeError in both
+        tandem.autograd.gradcheck(lambda x: x.sin() * 1.01, (tandem.tensor([1.0], dtype=tandem.float64,
+                                                                           requires_grad=True),))
