@@ -306,11 +306,66 @@ def test_interpolate_refuses_complex_inputs_as_pytorch(shape, modes):
     lambda L: L.autograd.gradcheck(lambda x, y: (x.sin(), (y * x.sum()).detach() + y.pow(2)), (
         L.tensor([1.0, 2.0], dtype=L.float64, requires_grad=True),
         L.tensor([[0.5, 1.0, 1.5]], dtype=L.float64, requires_grad=True))),
-    lambda L: L.autograd.gradcheck(lambda x: x.sin() * 1.01, (L.tensor([1.0, 2.0], dtype=L.float64,
-                                                                       requires_grad=True),), raise_exception=False)],
+    lambda L: L.autograd.gradcheck(lambda x: x.detach().sin() + x, (L.tensor([1.0, 2.0], dtype=L.float64,
+                                                                            requires_grad=True),),
+                                   raise_exception=False)],
     ids=lambda c: "")
 def test_gradcheck_mismatch_message_matches_pytorch(call):
     _same(lambda lib, dev: call(lib), "cpu")
     with pytest.raises(RuntimeError):  # GradcheckError is a RuntimeError in both
-        tandem.autograd.gradcheck(lambda x: x.sin() * 1.01, (tandem.tensor([1.0], dtype=tandem.float64,
-                                                                           requires_grad=True),))
+        tandem.autograd.gradcheck(lambda x: x.detach().sin() + x, (tandem.tensor([1.0], dtype=tandem.float64,
+                                                                                requires_grad=True),))
+
+
+# ---- what the sweep found that needs C++ (strict xfails, so that a fix has to remove them) --------------------------
+@pytest.mark.xfail(strict=True, reason="needs C++: python/src/linalg_decomp.cpp / the lu_factor front end raise "
+                                       "_LinAlgError with the batch prefix first ('(Batch element 0): "
+                                       "torch.linalg.lu_factor: U[1,1] is zero ...'); PyTorch raises a plain "
+                                       "RuntimeError 'torch.linalg.lu_factor: (Batch element 0): U[1,1] is zero ...', "
+                                       "and lu_factor_ex(check_errors=True) says the same U[i,i] text")
+@pytest.mark.parametrize("call", [lambda L: L.linalg.lu_factor(L.zeros(2, 2, 2)),
+                                  lambda L: L.linalg.lu_factor(L.ones(2, 3)),
+                                  lambda L: L.linalg.lu_factor_ex(L.zeros(2, 2), check_errors=True)], ids=lambda c: "")
+def test_lu_factor_singular_errors_match_pytorch(call):
+    _same(lambda lib, dev: call(lib), "cpu")
+
+
+@pytest.mark.xfail(strict=True, reason="needs C++: the _ex front ends with check_errors=True name the function "
+                                       "without _ex ('linalg.inv:', 'linalg.cholesky:', 'torch.linalg.solve:'); "
+                                       "PyTorch names linalg.inv_ex / linalg.cholesky_ex / torch.linalg.solve_ex")
+@pytest.mark.parametrize("call", [lambda L: L.linalg.inv_ex(L.zeros(2, 2, 2), check_errors=True),
+                                  lambda L: L.linalg.cholesky_ex(L.zeros(2, 2), check_errors=True),
+                                  lambda L: L.linalg.solve_ex(L.zeros(2, 2), L.ones(2), check_errors=True)],
+                         ids=lambda c: "")
+def test_ex_functions_name_themselves_in_errors(call):
+    _same(lambda lib, dev: call(lib), "cpu")
+
+
+@pytest.mark.xfail(strict=True, reason="needs C++: LU without pivoting on the CPU raises NotImplementedError; "
+                                       "PyTorch's is a RuntimeError with the same text")
+def test_lu_without_pivoting_on_the_cpu_is_a_runtime_error():
+    _same(lambda lib, dev: lib.linalg.lu(lib.eye(2), pivot=False), "cpu")
+
+
+@pytest.mark.xfail(strict=True, reason="needs C++: solve_triangular promotes A and B; PyTorch's result has A's "
+                                       "dtype (B is cast to it) and an integer A is refused with "
+                                       "'\"triangular_solve_cpu\" not implemented for 'Long''")
+@pytest.mark.parametrize("call", [
+    lambda L: L.linalg.solve_triangular(L.tensor([[2.0, 0], [1, 1]]), L.ones(2, 1, dtype=L.float64), upper=False),
+    lambda L: L.linalg.solve_triangular(L.tensor([[2, 0], [1, 1]]), L.ones(2, 1), upper=False)], ids=lambda c: "")
+def test_solve_triangular_dtypes_match_pytorch(call):
+    _same(lambda lib, dev: call(lib), "cpu")
+
+
+@pytest.mark.xfail(strict=True, reason="needs C++: the LAPACK front ends refuse 16-bit and integer inputs with "
+                                       "'linalg.det: Low precision dtypes not supported. Got Half'; PyTorch's CPU "
+                                       "names its dispatch ('\"lu_cpu\" not implemented for 'Half'', "
+                                       "'\"linalg_eigh_cpu\"', '\"cholesky_cpu\"', '\"linalg_svd_cpu\"')")
+@pytest.mark.parametrize("call", [lambda L: L.det(L.ones(2, 2, dtype=L.float16)),
+                                  lambda L: L.linalg.eigh(L.eye(2, dtype=L.float16)),
+                                  lambda L: L.linalg.cholesky(L.eye(2, dtype=L.float16)),
+                                  lambda L: L.linalg.svd(L.eye(2, dtype=L.float16)),
+                                  lambda L: L.linalg.eigvalsh(L.eye(2, dtype=L.int64)),
+                                  lambda L: L.linalg.lu_factor(L.eye(2, dtype=L.int64))], ids=lambda c: "")
+def test_lapack_dtype_refusals_name_pytorchs_kernels(call):
+    _same(lambda lib, dev: call(lib), "cpu")
