@@ -369,3 +369,30 @@ def test_solve_triangular_dtypes_match_pytorch(call):
                                   lambda L: L.linalg.lu_factor(L.eye(2, dtype=L.int64))], ids=lambda c: "")
 def test_lapack_dtype_refusals_name_pytorchs_kernels(call):
     _same(lambda lib, dev: call(lib), "cpu")
+
+
+# ---- cdist's gradient is PyTorch's cdist backward, not the norm's ---------------------------------------------------
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("p", [math.inf, 0.0, 0.5, 1.0, 2.0, 3.0], ids=str)
+@pytest.mark.parametrize("other", ["shifted", "flipped", "self"])
+def test_cdist_gradients_match_pytorch(other, p, device):
+    x = np.array([[2.0, 1.0, 3.0], [1.0, 3.0, 2.0], [0.0, 0.0, 1.0]])
+
+    def run(lib, dev):
+        a = lib.tensor(x, device=dev, requires_grad=True)
+        b = {"shifted": lambda: a + 0.5, "flipped": lambda: a.flip(1), "self": lambda: a}[other]()
+        out = lib.cdist(a.unsqueeze(0), b.unsqueeze(0), p=p)
+        (out * lib.arange(1.0, 10.0, dtype=lib.float64, device=dev).reshape(1, 3, 3)).sum().backward()
+        return [out, a.grad]
+
+    _same(run, device, dict(rel=1e-9, abs=1e-12, nan_ok=True))
+
+
+def test_cdist_keeps_its_second_derivative_for_p_2():
+    def run(lib, dev):
+        x = lib.tensor([[2.0, 1.0, 3.0], [1.0, 3.0, 2.0]], dtype=lib.float64, requires_grad=True)
+        (g,) = lib.autograd.grad(lib.cdist(x, x + 0.5).sum(), x, create_graph=True)
+        g.pow(2).sum().backward()
+        return x.grad
+
+    _same(run, "cpu", dict(rel=1e-9, abs=1e-12))
