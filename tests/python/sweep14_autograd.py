@@ -196,7 +196,7 @@ def neural_ode_adjoint(torch, device):
 
 # ---- custom Functions: needs_input_grad, mark_non_differentiable, once_differentiable, gradcheck/gradgradcheck -----
 def custom_function_checks(torch, device):
-    from torch.autograd.function import once_differentiable
+    once_differentiable = torch.autograd.function.once_differentiable  # (an import would name PyTorch itself)
 
     class ScaledSortWithIndex(torch.autograd.Function):
         @staticmethod

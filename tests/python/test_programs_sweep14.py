@@ -396,3 +396,32 @@ def test_cdist_keeps_its_second_derivative_for_p_2():
         return x.grad
 
     _same(run, "cpu", dict(rel=1e-9, abs=1e-12))
+
+
+@pytest.mark.xfail(strict=True, reason="needs C++: a custom Function's saved tensors are set on ctx only while its "
+                                       "backward runs (python/src/autograd.cpp, PyFunctionNode::apply sets and "
+                                       "deletes ctx.saved_tensors), so grad_fn.saved_tensors is an AttributeError "
+                                       "before backward and after it, where PyTorch returns them and, once freed, "
+                                       "raises 'Trying to backward through the graph a second time ...'")
+def test_custom_function_saved_tensors_are_readable_from_grad_fn():
+    def run(lib, dev):
+        class Double(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        y = Double.apply(lib.ones(2, requires_grad=True))
+        before = [t.tolist() for t in y.grad_fn.saved_tensors]
+        y.sum().backward()
+        try:
+            y.grad_fn.saved_tensors
+        except RuntimeError as exc:
+            return [before, str(exc).split(".")[0]]
+        return [before, None]
+
+    _same(run, "cpu")
