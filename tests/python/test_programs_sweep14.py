@@ -425,3 +425,18 @@ def test_custom_function_saved_tensors_are_readable_from_grad_fn():
         return [before, None]
 
     _same(run, "cpu")
+
+
+@pytest.mark.xfail(strict=True, reason="needs C++: UnsafeViewBackward0 (a reshape that copies, also inside tandem's "
+                                       "tensordot) is not on the complex allow-list in src/autograd/"
+                                       "complex_formulas.cpp, so a complex tensor that requires grad cannot be "
+                                       "reshaped after a transpose")
+@pytest.mark.parametrize("device", DEVICES)
+def test_copying_reshape_of_a_complex_tensor_keeps_its_gradient(device):
+    def run(lib, dev):
+        x = lib.tensor([[1 + 1j, 2.0], [3j, 4.0]], dtype=lib.complex128, device=dev, requires_grad=True)
+        y = lib.tensordot(x.t().reshape(2, 2), x, dims=1)
+        (y.abs() ** 2).sum().backward()
+        return [lib.view_as_real(y), lib.view_as_real(x.grad)]
+
+    _same(run, device)
