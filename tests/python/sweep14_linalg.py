@@ -124,7 +124,8 @@ def glow_invertible_conv(torch, device):
             "recon_ok": torch.allclose(recon, x, atol=1e-5), "grad": plain.weight.grad.flatten().tolist(),
             "lu_grads": [lu.log_s.grad.tolist(), (lu.L.grad * lu.l_mask).abs().sum().item()],
             "slogdet": [sign.item(), logabs.item()], "logdet_direct": logdet_direct.item(),
-            "solve": sol.tolist(), "batched": [bs.sign.tolist(), bs.logabsdet.tolist()], "fields": [repr(bs).splitlines()[0], bs.sign is bs[0], len(bs)]}
+            "solve": sol.tolist(), "batched": [bs.sign.tolist(), bs.logabsdet.tolist()],
+            "fields": [repr(bs).splitlines()[0], bs.sign is bs[0], len(bs)]}
 
 
 # ---- PCA and ZCA whitening by eigh and svd; pca_lowrank on exactly low-rank data ----------------------------------
@@ -187,7 +188,8 @@ def least_squares_drivers(torch, device):
     pinv_s = torch.linalg.pinv(sing)
     cond = torch.linalg.cond(A).item()
     return {"solutions": out, "rank": int(full.rank), "sv": full.singular_values.tolist(),
-            "residual_fields": [repr(full).splitlines()[0], full.residuals.shape == (0,)], "qr": qr_sol.tolist(), "pinv": pinv_sol.tolist(),
+            "residual_fields": [repr(full).splitlines()[0], full.residuals.shape == (0,)], "qr": qr_sol.tolist(),
+            "pinv": pinv_sol.tolist(),
             "normal": normal.tolist(), "weighted": weighted.tolist(),
             "shapes": [list(Qc.shape), list(Rc.shape), list(r_only.Q.shape), list(r_only.R.shape)],
             "pinv_singular": pinv_s.tolist(), "cond_gt": cond > 10, "cond": round(math.log10(cond), 4),
