@@ -12,6 +12,7 @@ layer, iterative pruning with a custom method, orthogonal parametrizations), swe
 distributions, the discrete and continuous families) and sweep14_metric.py (triplet mining, pair losses, NT-Xent and a
 MoCo queue, circle / multi-similarity losses, proxy and center losses, retrieval metrics). The focused tests below
 cover what they found (docs/compat.md, "Program sweep 14")."""
+import importlib
 import math
 
 import numpy as np
@@ -440,3 +441,40 @@ def test_copying_reshape_of_a_complex_tensor_keeps_its_gradient(device):
         return [lib.view_as_real(y), lib.view_as_real(x.grad)]
 
     _same(run, device)
+
+
+# ---- complex activations, embeddings and weight norms as PyTorch takes or refuses them ----------------------------
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("call", [
+    lambda L, d: L.view_as_real(L.nn.functional.silu(L.tensor([[1 + 1j, 0.5j, -2 + 0.1j]], device=d))),
+    lambda L, d: L.view_as_real(L.nn.SiLU(inplace=True)(L.tensor([[1 + 1j, 0.5j]], device=d))),
+    lambda L, d: L.nn.functional.silu(L.tensor([[1 + 1j, 0.5j]], device=d, requires_grad=True)),
+    lambda L, d: L.nn.functional.embedding(L.tensor([1], device=d),
+                                           L.ones(4, 2, dtype=L.complex64, device=d, requires_grad=True)),
+    lambda L, d: L.view_as_real(L.nn.functional.embedding(L.tensor([1, 3], device=d),
+                                                          L.arange(8, device=d).reshape(4, 2) * (1 + 1j))),
+    lambda L, d: L.nn.utils.parametrizations.weight_norm(L.nn.Linear(2, 2, dtype=L.complex64).to(d)).weight,
+    lambda L, d: L.nn.utils.weight_norm(L.nn.Linear(2, 2, dtype=L.complex64).to(d)),
+    lambda L, d: L.nn.functional.glu(L.ones(2, dtype=L.complex64, device=d))], ids=lambda c: "")
+def test_complex_activations_embeddings_weight_norms_match_pytorch(call, device):
+    got, want = _outcome(lambda: call(tandem, device)), _outcome(lambda: call(torch, "cpu"))
+    if want[0] == "NotImplementedError":  # PyTorch names its kernel after the device ("glu_cpu", "glu_cuda")
+        want = (want[0], want[1].replace("_cpu\"", f"_{tandem.device(device).type}\""))
+    assert_same_results(list(got), list(want), DEFAULT_TOLERANCE)
+
+
+def _weight_norm_of(lib):
+    """torch._weight_norm, or tandem's (nn/utils/weight_norm.py, which both weight-norm forms call)."""
+    return getattr(lib, "_weight_norm", None) or importlib.import_module("tandem.nn.utils.weight_norm")._weight_norm
+
+
+def test_silu_of_complex_under_no_grad_and_integer_glu_and_weight_norm():
+    with tandem.no_grad():
+        x = tandem.tensor([1 + 1j], requires_grad=True)
+        assert tandem.nn.functional.silu(x).dtype == tandem.complex64
+    _same(lambda lib, dev: lib.nn.functional.glu(lib.ones(2, dtype=lib.int64)), "cpu")
+    _same(lambda lib, dev: _weight_norm_of(lib)(lib.ones(2, 2, dtype=lib.int64), lib.ones(2, 1, dtype=lib.int64), 0),
+          "cpu")
+    v = np.random.default_rng(1463).standard_normal((2, 3, 4)) * (1 + 0.5j)
+    _same(lambda lib, dev: lib.view_as_real(_weight_norm_of(lib)(lib.tensor(v), lib.ones(1, 3, 1, dtype=lib.complex128),
+                                                                 1)), "cpu")

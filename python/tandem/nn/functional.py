@@ -81,7 +81,18 @@ def gelu(input, approximate="none"):
 def silu(input, inplace=False):
     """x * sigmoid(x) (also called swish)."""
     _floating_kernel_only(input, f"silu_{input.device.type}")
+    if input.is_complex():  # PyTorch's complex kernel, x / (1 + exp(-x)), has no derivative
+        _refuse_complex_autograd("silu", input)
+        out = input / (1 + tandem.exp(-input))
+        return input.copy_(out) if inplace else out
     return input.silu_() if inplace else tandem.silu(input)
+
+
+def _refuse_complex_autograd(name, tensor):
+    """PyTorch's refusal of an op whose complex output would need a derivative it does not have."""
+    if tensor.is_complex() and tensor.requires_grad and tandem.is_grad_enabled():
+        raise NotImplementedError(f"{name} does not support automatic differentiation for outputs with complex "
+                                  "dtype.")
 
 
 # Activations with parameters run as one C++ kernel each (ops/activation.h, kernels/activation_functors.h),
@@ -490,6 +501,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             raise TypeError(f"embedding(): argument 'padding_idx' (position 3) must be int, not "
                             f"{type(padding_idx).__name__}")
         padding_idx %= weight.size(0)
+    _refuse_complex_autograd("embedding", weight)
     if max_norm is not None:
         embedding_renorm_(weight, input, max_norm, norm_type)
     out = tandem.index_select(weight, 0, input.reshape(-1)).reshape(list(input.shape) + [weight.size(1)])
