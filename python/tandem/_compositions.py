@@ -445,7 +445,25 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         a = _C.cat([x1 * -2, n1, _C.ones_like(n1)], -1)
         b = _C.cat([x2, _C.ones_like(n2), n2], -1)
         return a.matmul(b.mT).clamp(min=0).sqrt()
-    return _C.norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, dim=-1)
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    dist = _C.norm(diff, p, dim=-1)
+    if not dist.requires_grad or (p >= 1 and p != math.inf):
+        return dist  # the norm's gradient is cdist's (p = 2 keeps its second derivative)
+    # Where PyTorch's cdist backward differs from the norm's: the whole gradient to every coordinate tied for the max
+    # when p is inf (the norm splits it), zeros when p is 0, and for p < 1 sign(diff) (|diff| / dist)^(p-1) with 0
+    # where diff or dist is 0 (the norm's gives NaN). The same value, with that gradient through a detached weight
+    # (piecewise linear for inf and 0, so nothing is lost to a second derivative there):
+    a = diff.abs()
+    a_, d = a.detach(), dist.detach().unsqueeze(-1)
+    if p == math.inf:
+        weight = (a_ == d).to(a.dtype)
+    elif p == 0:
+        weight = _C.zeros_like(a_)
+    else:
+        weight = _C.where(d == 0, 0.0, (a_ / d).pow(p - 1))
+        if p < 1:
+            weight = _C.where(a_ == 0, 0.0, weight)
+    return dist.detach() + ((a - a_) * weight).sum(-1)
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):

@@ -19,9 +19,8 @@ from ._return_types import result_type as _result  # tandem.return_types.<name>
 
 # An extension built before the linalg bindings existed has no _LinAlgError: the module still imports (its
 # decompositions then fail with an AttributeError naming the missing binding).
+# As in PyTorch, the class keeps its extension name (torch._C._LinAlgError): tracebacks and type(e).__name__ show it.
 LinAlgError = _C._LinAlgError
-LinAlgError.__module__ = "tandem.linalg"
-LinAlgError.__qualname__ = LinAlgError.__name__ = "LinAlgError"
 
 
 _SolveEx = _result("linalg_solve_ex", ["result", "info"])
@@ -121,8 +120,13 @@ def svdvals(A, *, driver=None):
     return _C._linalg_svdvals(A)
 
 
+_REQUIRED = object()
+
+
 @with_out("linalg.solve_triangular", "expected scalar type {result} but found {out}")
-def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+def solve_triangular(A, B, *, upper=_REQUIRED, left=True, unitriangular=False):
+    if upper is _REQUIRED:  # required, with PyTorch's parser message
+        raise TypeError('linalg_solve_triangular() missing 1 required positional arguments: "upper"')
     return _C._linalg_solve_triangular(A, B, upper, left, unitriangular)
 
 
@@ -201,10 +205,13 @@ def lstsq(A, B, rcond=None, *, driver=None):
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     if cuda and driver != "gels":
         raise RuntimeError("torch.linalg.lstsq: `driver` other than `gels` is not supported on CUDA")
+    if not 0 <= A.dim() - B.dim() <= 1:
+        raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
+                           "(input.dim() - other.dim()) <= 1")
     vector = B.dim() == A.dim() - 1
     Bm = B.unsqueeze(-1) if vector else B
     if A.shape[-2] != Bm.shape[-2]:
-        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size({-1 if vector else -2})")
     m, n = A.shape[-2], A.shape[-1]
     real = _C.empty(0, dtype=A.dtype).abs().dtype  # the real dtype of A's (singular values, residuals)
     empty = _C.empty(0, dtype=real, device=A.device)
@@ -236,28 +243,59 @@ def lstsq(A, B, rcond=None, *, driver=None):
     return _Lstsq(X, residuals, rank, S)
 
 
+def _scalar_text(value):
+    """A number as PyTorch's messages print a Scalar: 2, -2 (an integral float too), 1.5, inf, 1e+20."""
+    if isinstance(value, bool):
+        return str(int(value))
+    if isinstance(value, int):
+        return str(value)
+    return f"{float(value):g}"
+
+
+def _check_floating_or_complex(A, name, low_precision=True):
+    if not (A.is_floating_point() or A.is_complex()):
+        raise NotImplementedError(f"{name}: Expected a floating point or complex tensor as input. "
+                                  f"Got {A.dtype._scalar_type_name}")
+    if not low_precision and A.dtype in (_C.float16, _C.bfloat16):
+        raise NotImplementedError(f"{name}: Low precision dtypes not supported. Got {A.dtype._scalar_type_name}")
+
+
+def _check_norm_dtype(name, x_dtype, dtype):
+    """PyTorch's dtype= rules for the norms: floating or complex, complex exactly for complex inputs, and no
+    narrowing of the input's dtype."""
+    if dtype is None:
+        return
+    if not dtype.is_floating_point and not dtype.is_complex:
+        raise RuntimeError(f"{name}: dtype should be floating point or complex, but got {dtype._scalar_type_name}")
+    if x_dtype.is_complex != dtype.is_complex:
+        kind = "complex" if x_dtype.is_complex else "real"
+        raise RuntimeError(f"{name}: dtype should be {kind} for {kind} inputs, but got {dtype._scalar_type_name}")
+    if _C.promote_types(x_dtype, dtype) != dtype:
+        raise RuntimeError(f"{name}: the dtype of the input ({x_dtype._scalar_type_name}) should be convertible "
+                           f"without narrowing to the specified dtype ({dtype._scalar_type_name})")
+
+
 @with_out("linalg.vector_norm", STRUCTURED, grad_name="linalg_vector_norm")
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if isinstance(ord, (str, bytes)) or not hasattr(ord, "__float__"):  # PyTorch's parser takes a number
         raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}")
-    if not x.is_floating_point() and not x.is_complex():  # PyTorch refuses integer and bool, even with dtype=
-        raise NotImplementedError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
-                                  f"Got {x.dtype._scalar_type_name}")
+    _check_floating_or_complex(x, "linalg.vector_norm")  # PyTorch refuses integer and bool, even with dtype=
+    _check_norm_dtype("linalg.vector_norm", x.dtype, dtype)
     if dtype is not None:
-        if x.is_complex() and not dtype.is_complex:
-            raise RuntimeError(f"linalg.vector_norm: dtype should be complex for complex inputs, but got "
-                               f"{dtype._scalar_type_name}")
-        if not dtype.is_floating_point and not dtype.is_complex:
-            raise RuntimeError(f"linalg.vector_norm: dtype should be floating point or complex, but got "
-                               f"{dtype._scalar_type_name}")
         x = x.to(dtype)
     if isinstance(dim, int):
         dim = (dim,)
+    if x.numel() == 0 and (ord < 0 or ord == _math.inf):  # amax/amin/negative powers have no identity
+        if dim is None or len(dim) == 0:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {_scalar_text(ord)} norm on an empty tensor "
+                               f"because the operation does not have an identity")
+        for d in dim:
+            if x.shape[d] == 0:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {_scalar_text(ord)} norm on the "
+                                   f"dimension {d}because this dimension is empty and the operation does not have "
+                                   f"an identity")
     if dim is None and keepdim and x.dim():  # every dim reduced, each kept as size 1 (PyTorch's shape)
         dim = tuple(range(x.dim()))
-    if abs(ord) == _math.inf and dim is None and x.numel() == 0:  # amax/amin have no identity
-        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
-                           f"operation does not have an identity")
     a = x.abs()
     if ord == _math.inf:
         return a.amax(dim=dim, keepdim=keepdim) if dim is not None else a.amax()
@@ -269,14 +307,37 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     return s.pow(1.0 / ord)
 
 
+def _dims_text(dim):
+    return " ".join(str(d) for d in dim)
+
+
 @with_out("linalg.matrix_norm", "linalg.matrix_norm expected out tensor dtype {result} but got: {out}",
           refuse_grad=False)
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    # PyTorch's order of checks: the order, A's rank and dtype (no 16-bit floats where an SVD is needed), dim,
+    # then dtype=.
+    if isinstance(ord, str):
+        if ord not in ("fro", "nuc"):
+            raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    elif abs(ord) not in (1, 2, _math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {_scalar_text(ord)} not supported.")
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    _check_floating_or_complex(A, "linalg.matrix_norm", low_precision=ord != "nuc" and (
+        isinstance(ord, str) or abs(ord) != 2))
+    dim = (dim,) if isinstance(dim, int) else tuple(dim)
+    if len(dim) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {_dims_text(dim)}")
+    for d in dim:
+        if not -A.dim() <= d < A.dim():
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-A.dim()}, {A.dim() - 1}], but "
+                             f"got {d})")
+    d0, d1 = (d % A.dim() for d in dim)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d0}, {d1})")
+    _check_norm_dtype("linalg.matrix_norm", A.dtype, dtype)
     if dtype is not None:
         A = A.to(dtype)
-    if A.dim() < 2:
-        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
-    d0, d1 = (d % A.dim() for d in dim)
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim)
     if ord == "nuc" or ord in (2, -2):
@@ -286,24 +347,29 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         if keepdim:
             r = r.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
         return r
-    if ord in (1, -1, _math.inf, -_math.inf):
-        sum_dim, red_dim = (d0, d1) if ord in (1, -1) else (d1, d0)
-        s = A.abs().sum(dim=sum_dim, keepdim=True)
-        r = s.amax(dim=red_dim, keepdim=True) if ord > 0 else s.amin(dim=red_dim, keepdim=True)
-        return r if keepdim else r.squeeze((d0, d1))
-    raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    sum_dim, red_dim = (d0, d1) if ord in (1, -1) else (d1, d0)
+    s = A.abs().sum(dim=sum_dim, keepdim=True)
+    r = s.amax(dim=red_dim, keepdim=True) if ord > 0 else s.amin(dim=red_dim, keepdim=True)
+    return r if keepdim else r.squeeze((d0, d1))
 
 
 @with_out("linalg.norm", "linalg.norm expected out tensor dtype {result} but got: {out}", refuse_grad=False)
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     if isinstance(dim, int):
         dim = (dim,)
+    if dim is not None:
+        dim = tuple(dim)
+        if len(dim) not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dim)}")
+    elif ord is not None and A.dim() not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+                           f"{A.dim()}D.")
     if ord is None:
         if dim is not None and len(dim) == 2:
             return matrix_norm(A, "fro", dim, keepdim, dtype=dtype)
         return vector_norm(A.flatten() if dim is None else A, 2, dim, keepdim, dtype=dtype)
     if isinstance(ord, str) or (dim is not None and len(dim) == 2) or (dim is None and A.dim() == 2):
-        return matrix_norm(A, ord, dim if dim is not None else (-2, -1), keepdim, dtype=dtype)
+        return matrix_norm(A, ord, dim if dim is not None else (0, 1), keepdim, dtype=dtype)
     return vector_norm(A, ord, dim, keepdim, dtype=dtype)
 
 
@@ -313,21 +379,77 @@ def _check_driver(A, driver):
                            "cuSOLVER backend.")
 
 
+def _invalid_tolerance_call(fn, legacy, args, kwargs):
+    """PyTorch's parser error for pinv / matrix_rank: the argument types given and the four overloads."""
+    got = [type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
+    forms = "".join(f" * (Tensor input, *, {t} atol = None, {t} rtol = None, bool hermitian = False, "
+                    "Tensor out = None)\n" for t in ("Tensor", "float"))
+    forms += "".join(f" * (Tensor input, {t} {legacy}, bool hermitian = False, *, Tensor out = None)\n"
+                     for t in ("Tensor", "float"))
+    raise TypeError(f"{fn}() received an invalid combination of arguments - got ({', '.join(got)}), but expected "
+                    f"one of:\n{forms}")
+
+
+def _tolerance_arguments(fn, legacy, A, args, kwargs):
+    """(atol, rtol, hermitian) from PyTorch's two forms: keyword atol= / rtol= (and hermitian=), or the legacy
+    positional tolerance (`tol` of matrix_rank is an atol, `rcond` of pinv an rtol) with hermitian after it."""
+    names = (legacy, "hermitian")
+    given = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k in given or k not in (legacy, "hermitian", "atol", "rtol"):
+            _invalid_tolerance_call(fn, legacy, (A,) + args, kwargs)
+        given[k] = v
+    numbers = (int, float)
+    if len(args) > 2 or (legacy in given and ("atol" in given or "rtol" in given)):
+        _invalid_tolerance_call(fn, legacy, (A,) + args, kwargs)
+    for k, v in given.items():
+        ok = isinstance(v, bool) if k == "hermitian" else (
+            v is None or isinstance(v, _C.Tensor) or (isinstance(v, numbers) and not isinstance(v, bool)))
+        if not ok or (k == legacy and v is None):
+            _invalid_tolerance_call(fn, legacy, (A,) + args, kwargs)
+    hermitian = given.get("hermitian", False)
+    if legacy in given:
+        value = given[legacy]
+        return (value, 0.0) if legacy == "tol" else (0.0, value), hermitian
+    return (given.get("atol"), given.get("rtol")), hermitian
+
+
+def _tolerance(fn, A, S, atol, rtol):
+    """max(atol, rtol * largest singular value) per matrix, shaped (..., 1), with PyTorch's defaults: rtol is
+    eps * max(m, n), or 0 where atol is given and positive."""
+    for name, tol in (("atol", atol), ("rtol", rtol)):
+        if isinstance(tol, _C.Tensor) and tol.is_complex():
+            raise RuntimeError(f"{fn}: {name} tensor of complex type is not supported. Got "
+                               f"{tol.dtype._scalar_type_name}")
+    default = max(A.shape[-2], A.shape[-1]) * _finfo(S.dtype).eps
+    if rtol is None:
+        if isinstance(atol, _C.Tensor):
+            rtol = _C.where(atol > 0, 0.0, default)
+        else:
+            rtol = 0.0 if atol is not None and atol > 0 else default
+    as_column = lambda t: t.unsqueeze(-1) if isinstance(t, _C.Tensor) else t  # noqa: E731
+    smax = S.amax(-1, keepdim=True) if S.shape[-1] > 0 else S
+    tol = as_column(rtol) * smax
+    if atol is not None:
+        tol = _C.maximum(tol, as_column(atol) if isinstance(atol, _C.Tensor) else _C.full_like(tol, atol))
+    return tol
+
+
 @with_out("linalg.pinv", CASTABLE, grad_name="linalg_pinv")
-def pinv(A, *, atol=None, rtol=None, hermitian=False):
+def pinv(A, *args, **kwargs):
     """Through the SVD, or with hermitian=True (PyTorch's rule) through eigh of A's lower triangle: the
-    singular values are |eigenvalues| and A^+ = V diag(1 / w) V^H over the kept ones."""
+    singular values are |eigenvalues| and A^+ = V diag(1 / w) V^H over the kept ones. Takes PyTorch's forms
+    pinv(A, *, atol=, rtol=, hermitian=) and pinv(A, rcond, hermitian) (rcond is a relative tolerance)."""
+    (atol, rtol), hermitian = _tolerance_arguments("linalg_pinv", "rcond", A, args, kwargs)
+    if A.dtype not in (_C.float32, _C.float64, _C.complex64, _C.complex128) or A.dim() < 2:
+        raise RuntimeError(f"linalg.pinv({A.dtype._scalar_type_name}{{{list(A.shape)}}}): expected a tensor with 2 "
+                           "or more dimensions of float, double, cfloat or cdouble types")
     if hermitian:
         w, V = eigh(A)
         S = w.abs()
     else:
         U, S, Vh = svd(A, full_matrices=False)
-    smax = S.amax(-1, keepdim=True) if S.shape[-1] > 0 else S
-    if rtol is None:
-        rtol = max(A.shape[-2], A.shape[-1]) * _finfo(A.dtype).eps if atol is None else 0.0
-    tol = smax * rtol
-    if atol is not None:
-        tol = _C.maximum(tol, _C.full_like(tol, atol) if not isinstance(atol, _C.Tensor) else atol)
+    tol = _tolerance("torch.linalg.pinv", A, S, atol, rtol)
     if hermitian:
         w_inv = _C.where(S > tol, 1.0 / w, _C.zeros_like(w))
         return (V * w_inv.unsqueeze(-2).to(A.dtype)) @ V.mH
@@ -336,15 +458,19 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
 
 
 @with_out("linalg.matrix_rank", CASTABLE)
-def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
+def matrix_rank(A, *args, **kwargs):
+    """The number of singular values above the tolerance. Takes PyTorch's forms matrix_rank(A, *, atol=, rtol=,
+    hermitian=) and matrix_rank(A, tol, hermitian) (tol is an absolute tolerance)."""
+    (atol, rtol), hermitian = _tolerance_arguments("linalg_matrix_rank", "tol", A, args, kwargs)
+    if A.dim() < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    if not (A.is_floating_point() or A.is_complex()):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    if hermitian and A.shape[-1] != A.shape[-2]:  # PyTorch's matrix_rank calls eigh
+        raise RuntimeError(f"linalg.eigh: A must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
     S = eigvalsh(A).abs() if hermitian else svdvals(A)
-    smax = S.amax(-1, keepdim=True) if S.shape[-1] > 0 else S
-    if rtol is None:
-        rtol = max(A.shape[-2], A.shape[-1]) * _finfo(A.dtype).eps if atol is None else 0.0
-    tol = smax * rtol
-    if atol is not None:
-        tol = _C.maximum(tol, _C.full_like(tol, atol))
-    return (S > tol).sum(-1)
+    return (S > _tolerance("torch.linalg.matrix_rank", A, S, atol, rtol)).sum(-1)
 
 
 @with_out("linalg.matrix_power", STRUCTURED)
@@ -445,16 +571,47 @@ def matrix_exp(A):
     return result
 
 
+def _cond_order_text(p):
+    """p as PyTorch's square-matrix message prints it: C++'s std::to_string of a float ("1.000000", "inf")."""
+    if isinstance(p, str):
+        return p
+    if isinstance(p, float):
+        return ("-inf" if p < 0 else "inf") if _math.isinf(p) else f"{p:f}"
+    return str(int(p))
+
+
 @with_out("linalg.cond", CASTABLE, refuse_grad=False)
 def cond(A, p=None):
+    # PyTorch's order of checks: a string order is checked for square matrices before it is validated, a number
+    # after; a matrix of zeros (or a singular one) has condition number inf, as in NumPy.
+    valid = (p is None or isinstance(p, str) and p in ("fro", "nuc")
+             or not isinstance(p, str) and p in (1, -1, 2, -2, _math.inf, -_math.inf))
+    if isinstance(p, str):
+        _check_square(A, f"linalg.cond(ord={p})")
+    elif A.dim() < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if not valid:
+        raise ValueError(f"linalg.cond got an invalid norm type: {p if isinstance(p, str) else _scalar_text(p)}")
+    if A.numel() == 0:  # NumPy leaves 0x0 undefined; PyTorch gives 0
+        real = _C.empty(0, dtype=A.dtype).abs().dtype
+        return _C.zeros(A.shape[:-2], dtype=real, device=A.device)
     if p is None or p in (2, -2):
         S = svdvals(A)
         r = S.amax(-1) / S.amin(-1)
         return 1.0 / r if p == -2 else r
-    # A singular matrix has condition number inf (PyTorch fills its inverse with inf rather than raising).
+    _check_square(A, f"linalg.cond(ord={_cond_order_text(p)})")
     A_inv, info = inv_ex(A)
     A_inv = _C.where((info > 0).unsqueeze(-1).unsqueeze(-1), _C.full_like(A_inv, _math.inf), A_inv)
-    return matrix_norm(A, p) * matrix_norm(A_inv, p)
+    norm_A, norm_inv = matrix_norm(A, p), matrix_norm(A_inv, p)
+    return _C.where((norm_A == 0) & norm_inv.isinf(), _math.inf, norm_A * norm_inv)  # 0 * inf is inf here
+
+
+def _check_square(A, name):
+    if A.dim() < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
 
 
 @with_out("linalg.multi_dot", MULTI_DOT_DTYPE, grad_name="mm")
@@ -472,6 +629,12 @@ def vecdot(x, y, *, dim=-1):
     under CUDA and CPU autocast), so its inputs are cast as a product's are."""
     if _amp_active():
         return _amp_run("lower", lambda a, b: vecdot(a, b, dim=dim), x, y)
+    _check_floating_or_complex(x, "linalg.vecdot")
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+                           f"{x.dtype._scalar_type_name} and y of type {y.dtype._scalar_type_name} instead")
+    if x.dim() == 1 and y.dim() == 1:  # PyTorch's vdot (its size check, dim not looked at)
+        return _C.vdot(x, y)
     return (_C.conj(x) * y).sum(dim)
 
 

@@ -17,12 +17,6 @@ __all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "m
            "svdvals", "tensordot", "trace", "vecdot", "vector_norm"]
 
 
-def _per_matrix(rtol):
-    """An array rtol holds one tolerance per matrix (shape x.shape[:-2]); tandem.linalg compares it with each
-    matrix's singular values (shape x.shape[:-2] + (k,)), so it gets the trailing dim."""
-    return rtol.unsqueeze(-1) if isinstance(rtol, _C.Tensor) else rtol
-
-
 def cholesky(x, /, *, upper=False):
     return _linalg.cholesky(x, upper=upper)
 
@@ -62,7 +56,7 @@ def matrix_power(x, n, /):
 
 
 def matrix_rank(x, /, *, rtol=None):
-    return _linalg.matrix_rank(x, rtol=_per_matrix(rtol))
+    return _linalg.matrix_rank(x, rtol=rtol)  # an array rtol: one per matrix, as in PyTorch
 
 
 def outer(x1, x2, /):
@@ -71,7 +65,7 @@ def outer(x1, x2, /):
 
 
 def pinv(x, /, *, rtol=None):
-    return _linalg.pinv(x, rtol=_per_matrix(rtol))
+    return _linalg.pinv(x, rtol=rtol)
 
 
 def qr(x, /, *, mode="reduced"):

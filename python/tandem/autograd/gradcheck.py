@@ -124,6 +124,9 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
             for r in range(n_out):
                 a, n = analytical[i][col][r], numerical[i][col][r]
                 if abs(a - n) > atol + nondet_tol + rtol * abs(n):
+                    if raise_exception and parts == 1 and row_part[r] is None:
+                        _raise_jacobian_mismatch(x, i, outputs, r, [c for c in numerical[i]],
+                                                 analytical[i])
                     if raise_exception:
                         prefix = (f"While considering the {row_part[r]} part of complex outputs only, "
                                   if row_part[r] else "")
@@ -134,6 +137,26 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                             f"numerical:{n}\nanalytical:{a}\n({where})")
                     return False
     return True
+
+
+def _raise_jacobian_mismatch(x, i, outputs, row, numerical, analytical):
+    """PyTorch's message for a real output and input: the whole Jacobian block of the output tensor holding
+    `row` with respect to input i (rows: the input's elements, columns: the output's), numerical then
+    analytical, printed as tensors of the input's dtype."""
+    start = 0
+    for k, o in enumerate(outputs):
+        end = start + o.numel() * len(_directions(o))
+        if row < end:
+            break
+        start = end
+
+    import tandem  # (the package: this module is imported while it loads)
+
+    def block(jacobian):
+        return tandem.tensor([col[start:end] for col in jacobian], dtype=x.dtype).reshape(x.numel(), end - start)
+
+    raise GradcheckError(f"Jacobian mismatch for output {k} with respect to input {i},\n"
+                         f"numerical:{block(numerical)}\nanalytical:{block(analytical)}\n")
 
 
 class _C_no_grad:

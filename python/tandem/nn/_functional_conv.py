@@ -118,8 +118,29 @@ def _check_conv(x, weight, bias, stride, padding, dilation, groups, output_paddi
                                f"input size")
 
 
+def _complex_convolution(conv, input, weight, bias, *args):
+    """A convolution of complex tensors by PyTorch's Gauss trick, three real convolutions (conv is the public
+    function, so every check runs on the real parts): with a = conv(xr, wr, br), b = conv(xi, wi) and
+    c = conv(xr + xi, wr + wi, br + bi), conv(x, w, b) = a - b + i (c - a - b)."""
+    x_r, x_i = input.real, input.imag
+    w_r, w_i = weight.real, weight.imag
+    b_r, b_i = (None, None) if bias is None else (bias.real, bias.imag)
+    a = conv(x_r, w_r, b_r, *args)
+    b = conv(x_i, w_i, None, *args)
+    c = conv(x_r + x_i, w_r + w_i, None if bias is None else b_r + b_i, *args)
+    return a - b + 1j * (c - a - b)
+
+
+def _is_complex_call(input, weight):
+    """Both operands complex: the Gauss-trick path (a mix of real and complex is refused by the usual dtype check)."""
+    return isinstance(input, tandem.Tensor) and isinstance(weight, tandem.Tensor) and input.is_complex() and \
+        weight.is_complex()
+
+
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution (a C++ op: im2col + one GEMM); padding may also be 'same' or 'valid'."""
+    if _is_complex_call(input, weight):
+        return _complex_convolution(conv2d, input, weight, bias, stride, padding, dilation, groups)
     if isinstance(padding, str):
         padding, extra = _conv_padding(padding, weight, _conv_tuple(stride, 2, "stride"),
                                        _conv_tuple(dilation, 2, "dilation"), 2)
@@ -173,11 +194,15 @@ def _convolution(fn, n, input, weight, bias, stride, padding, dilation, groups):
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """1-D convolution over (N, C, L): conv2d on a height-1 plane."""
+    if _is_complex_call(input, weight):
+        return _complex_convolution(conv1d, input, weight, bias, stride, padding, dilation, groups)
     return _convolution("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
 
 
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """3-D convolution over (N, C, D, H, W): one conv2d over the gathered depth windows."""
+    if _is_complex_call(input, weight):
+        return _complex_convolution(conv3d, input, weight, bias, stride, padding, dilation, groups)
     return _convolution("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -241,16 +266,25 @@ def _conv_transpose(fn, n, input, weight, bias, stride, padding, output_padding,
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    if _is_complex_call(input, weight):
+        return _complex_convolution(conv_transpose1d, input, weight, bias, stride, padding, output_padding, groups,
+                                    dilation)
     return _conv_transpose("conv_transpose1d", 1, input, weight, bias, stride, padding, output_padding, groups,
                            dilation)
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    if _is_complex_call(input, weight):
+        return _complex_convolution(conv_transpose2d, input, weight, bias, stride, padding, output_padding, groups,
+                                    dilation)
     return _conv_transpose("conv_transpose2d", 2, input, weight, bias, stride, padding, output_padding, groups,
                            dilation)
 
 
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    if _is_complex_call(input, weight):
+        return _complex_convolution(conv_transpose3d, input, weight, bias, stride, padding, output_padding, groups,
+                                    dilation)
     return _conv_transpose("conv_transpose3d", 3, input, weight, bias, stride, padding, output_padding, groups,
                            dilation)
 

@@ -132,7 +132,8 @@ _INTERP_INT_KERNELS = {"linear": "compute_indices_weights_linear", "trilinear": 
 
 
 def _check_interp_dtype(input, mode):
-    if input.is_floating_point() or input.is_complex():
+    """PyTorch's kernels take floating inputs (and uint8 for some modes); integers and complex are refused."""
+    if input.is_floating_point():
         return
     if input.dtype == tandem.uint8 and mode != "linear" and mode != "trilinear":
         return

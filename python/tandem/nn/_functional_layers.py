@@ -452,6 +452,8 @@ def glu(input, dim=-1):
     size = input.size(dim)  # PyTorch's IndexError for a dim out of range
     if size % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.dim()} is size {size}")
+    if not input.is_floating_point():  # PyTorch's kernel: floating types only (sigmoid would promote an integer)
+        raise NotImplementedError(f"\"glu_{input.device.type}\" not implemented for '{input.dtype._scalar_type_name}'")
     a, b = input.chunk(2, dim)
     return a * tandem.sigmoid(b)
 

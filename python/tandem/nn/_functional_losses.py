@@ -39,13 +39,22 @@ def _index_bounds(target, op):
         return tuple(int(v) for v in tandem.stack([target.min(), target.max()]).tolist())
 
 
+def _real_difference(kernel, input, target):
+    """input - target, refused as PyTorch's kernels refuse a complex one ("smooth_l1_cpu", "huber_cuda")."""
+    diff = input - target
+    if diff.is_complex():
+        raise NotImplementedError(f"\"{kernel}_{diff.device.type}\" not implemented for "
+                                  f"'{diff.dtype._scalar_type_name}'")
+    return diff
+
+
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5 (x - y)^2 / beta where |x - y| < beta, |x - y| - 0.5 beta elsewhere (L1 when beta is 0)."""
     if _amp_active():  # PyTorch's autocast list: fp32
         return _amp_run("fp32", smooth_l1_loss, input, target, size_average, reduce, reduction, beta)
     _warn_if_sizes_differ(input, target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    z = tandem.abs(input - target)
+    z = tandem.abs(_real_difference("smooth_l1", input, target))
     _check_reduction(reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
@@ -58,7 +67,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     if _amp_active():  # PyTorch's autocast list: fp32
         return _amp_run("fp32", huber_loss, input, target, reduction, delta, weight)
     _warn_if_sizes_differ(input, target)
-    z = tandem.abs(input - target)
+    z = tandem.abs(_real_difference("huber", input, target))
     if weight is None:
         _check_reduction(reduction)
     elif tuple(weight.shape) != tuple(input.shape):

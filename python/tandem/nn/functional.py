@@ -81,7 +81,18 @@ def gelu(input, approximate="none"):
 def silu(input, inplace=False):
     """x * sigmoid(x) (also called swish)."""
     _floating_kernel_only(input, f"silu_{input.device.type}")
+    if input.is_complex():  # PyTorch's complex kernel, x / (1 + exp(-x)), has no derivative
+        _refuse_complex_autograd("silu", input)
+        out = input / (1 + tandem.exp(-input))
+        return input.copy_(out) if inplace else out
     return input.silu_() if inplace else tandem.silu(input)
+
+
+def _refuse_complex_autograd(name, tensor):
+    """PyTorch's refusal of an op whose complex output would need a derivative it does not have."""
+    if tensor.is_complex() and tensor.requires_grad and tandem.is_grad_enabled():
+        raise NotImplementedError(f"{name} does not support automatic differentiation for outputs with complex "
+                                  "dtype.")
 
 
 # Activations with parameters run as one C++ kernel each (ops/activation.h, kernels/activation_functors.h),
@@ -490,6 +501,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             raise TypeError(f"embedding(): argument 'padding_idx' (position 3) must be int, not "
                             f"{type(padding_idx).__name__}")
         padding_idx %= weight.size(0)
+    _refuse_complex_autograd("embedding", weight)
     if max_norm is not None:
         embedding_renorm_(weight, input, max_norm, norm_type)
     out = tandem.index_select(weight, 0, input.reshape(-1)).reshape(list(input.shape) + [weight.size(1)])
@@ -746,7 +758,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         return _weighted_reduce((input - target).pow(2), weight, reduction, input)
     _check_reduction(reduction)
     diff = input - target
-    if not (diff.is_floating_point() or diff.is_complex()):  # PyTorch's kernel takes the promoted dtype
+    if not diff.is_floating_point():  # PyTorch's kernel takes the promoted dtype, real floating only
         raise NotImplementedError(f'"mse_{diff.device.type}" not implemented for \'{diff.dtype._scalar_type_name}\'\n'
                                   f"hint: compare floating-point tensors, e.g. input.float()")
     return _reduce(diff * diff, reduction)
@@ -788,6 +800,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise RuntimeError(f"Found dtype {target.dtype._scalar_type_name} but expected "
                            f"{input.dtype._scalar_type_name}\nhint: give the target the input's dtype, e.g. "
                            "target.to(input.dtype)")
+    if not input.is_floating_point():  # PyTorch's kernel: floating types only
+        raise NotImplementedError(f"\"binary_cross_entropy\" not implemented for '{input.dtype._scalar_type_name}'")
     _check_probabilities(input, target)
     if weight is not None:
         weight.size()  # as PyTorch's, which reads weight.size(): a number raises its AttributeError

@@ -9,7 +9,7 @@ from .. import functional as F
 from ..modules.module import Module
 from ..parameter import untracked
 from . import parametrize
-from .weight_norm import norm_except_dim
+from .weight_norm import _weight_norm, norm_except_dim
 
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
@@ -131,7 +131,7 @@ class _WeightNorm(Module):
         self.dim = -1 if dim is None else dim
 
     def forward(self, weight_g, weight_v):
-        return weight_v * (weight_g / norm_except_dim(weight_v, 2, self.dim))
+        return _weight_norm(weight_v, weight_g, self.dim)
 
     def right_inverse(self, weight):
         return norm_except_dim(weight, 2, self.dim), weight

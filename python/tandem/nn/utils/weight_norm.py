@@ -21,6 +21,10 @@ def norm_except_dim(v, pow=2, dim=0):
 
 
 def _weight_norm(v, g, dim=0):
+    """g * v / ||v|| over every dim but `dim`. Over the first or last dim PyTorch runs a fused kernel, which takes
+    floating types only (a complex or integer weight is refused); the other dims compose, complex included."""
+    if (dim == 0 or dim == v.dim() - 1) and not v.is_floating_point():
+        raise NotImplementedError(f"\"weight_norm_kernel\" not implemented for '{v.dtype._scalar_type_name}'")
     return v * (g / norm_except_dim(v, 2, dim))
 
 
