@@ -307,17 +307,7 @@ void retain_grad(const Tensor& t) {
 struct PyFunctionNode final : Node {
   std::string name() const override { return name_; }
   std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    if (!backward_.is_valid()) {  // released by an earlier backward: the engine's freed-graph error
-      autograd::SavedTensor freed;
-      freed.release();
-      freed.unpack(*this);
-    }
-    nb::tuple saved = nb::steal<nb::tuple>(PyTuple_New(static_cast<Py_ssize_t>(saved_.size())));
-    for (size_t i = 0; i < saved_.size(); ++i) {
-      Tensor t = saved_[i].unpack(*this);
-      PyTuple_SET_ITEM(saved.ptr(), i, (t.defined() ? wrap(std::move(t)) : nb::none()).release().ptr());
-    }
-    ctx_.attr("saved_tensors") = saved;
+    ctx_.attr("saved_tensors") = saved_tensors();
     nb::list args;
     args.append(ctx_);
     for (Tensor& g : grads) args.append(wrap(std::move(g)));
@@ -338,6 +328,21 @@ struct PyFunctionNode final : Node {
       out.push_back(g.is_none() ? Tensor() : as_tensor_ref(g));
     }
     return out;
+  }
+  // ctx.saved_tensors (also grad_fn.saved_tensors, as in PyTorch): unpacked and version-checked; after a
+  // backward without retain_graph, the engine's freed-graph error.
+  nb::tuple saved_tensors() const {
+    if (!backward_.is_valid()) {  // released by an earlier backward
+      autograd::SavedTensor freed;
+      freed.release();
+      freed.unpack(*this);
+    }
+    nb::tuple saved = nb::steal<nb::tuple>(PyTuple_New(static_cast<Py_ssize_t>(saved_.size())));
+    for (size_t i = 0; i < saved_.size(); ++i) {
+      Tensor t = saved_[i].unpack(*this);
+      PyTuple_SET_ITEM(saved.ptr(), i, (t.defined() ? wrap(std::move(t)) : nb::none()).release().ptr());
+    }
+    return saved;
   }
   // A node that saved tensors cannot run again after a backward without retain_graph, so it also lets go of
   // its Python objects: a Function output and a later result both kept (in a module's globals, which
@@ -532,10 +537,18 @@ void init_autograd(nb::module_& m) {
                      }
                      return nb::tuple(out);
                    })
-      .def_prop_ro("variable", [](const Node& n) -> nb::object {
-        auto* acc = dynamic_cast<const autograd::AccumulateGrad*>(&n);
-        if (!acc) throw nb::attribute_error("'Node' object has no attribute 'variable'");
-        return wrap(acc->variable);
+      .def_prop_ro("variable",
+                   [](const Node& n) -> nb::object {
+                     auto* acc = dynamic_cast<const autograd::AccumulateGrad*>(&n);
+                     if (!acc) throw nb::attribute_error("'Node' object has no attribute 'variable'");
+                     return wrap(acc->variable);
+                   })
+      // A custom Function's saved tensors; other nodes fall through to the ctx lookup
+      // (autograd/_function_node_attrs.py), which names the node in its AttributeError.
+      .def_prop_ro("saved_tensors", [](const Node& n) -> nb::object {
+        auto* f = dynamic_cast<const PyFunctionNode*>(&n);
+        if (!f) throw nb::attribute_error("saved_tensors");
+        return f->saved_tensors();
       });
 
   nb::class_<RemovableHandle>(m, "RemovableHandle").def("remove", &RemovableHandle::remove);

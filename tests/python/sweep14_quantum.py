@@ -376,10 +376,5 @@ def variational_quantum_eigensolver(torch, device):
 
 
 PROGRAMS = [quantum_circuit_statevector, schrodinger_split_step, unitary_evolution_matrix_exp, complex_parameter_fit,
-            spectral_pde_solvers, fft_convolution_correlation, complex_valued_cnn]
-NEEDS_CPP = {
-    variational_quantum_eigensolver: "needs C++: a copying reshape of a complex tensor that requires grad (movedim "
-                                     "then reshape(-1)) records UnsafeViewBackward0, which is not on the complex "
-                                     "allow-list (src/autograd/complex_formulas.cpp), so the forward raises "
-                                     "NotImplementedError; its formula is a reshape, right for complex as it is",
-}
+            spectral_pde_solvers, fft_convolution_correlation, complex_valued_cnn, variational_quantum_eigensolver]
+NEEDS_CPP = {}

@@ -318,12 +318,7 @@ def test_gradcheck_mismatch_message_matches_pytorch(call):
                                                                                 requires_grad=True),))
 
 
-# ---- what the sweep found that needs C++ (strict xfails, so that a fix has to remove them) --------------------------
-@pytest.mark.xfail(strict=True, reason="needs C++: python/src/linalg_decomp.cpp / the lu_factor front end raise "
-                                       "_LinAlgError with the batch prefix first ('(Batch element 0): "
-                                       "torch.linalg.lu_factor: U[1,1] is zero ...'); PyTorch raises a plain "
-                                       "RuntimeError 'torch.linalg.lu_factor: (Batch element 0): U[1,1] is zero ...', "
-                                       "and lu_factor_ex(check_errors=True) says the same U[i,i] text")
+# ---- what the sweep found in the C++ front ends (fixed in session 37) -------------------------------------------------
 @pytest.mark.parametrize("call", [lambda L: L.linalg.lu_factor(L.zeros(2, 2, 2)),
                                   lambda L: L.linalg.lu_factor(L.ones(2, 3)),
                                   lambda L: L.linalg.lu_factor_ex(L.zeros(2, 2), check_errors=True)], ids=lambda c: "")
@@ -331,9 +326,6 @@ def test_lu_factor_singular_errors_match_pytorch(call):
     _same(lambda lib, dev: call(lib), "cpu")
 
 
-@pytest.mark.xfail(strict=True, reason="needs C++: the _ex front ends with check_errors=True name the function "
-                                       "without _ex ('linalg.inv:', 'linalg.cholesky:', 'torch.linalg.solve:'); "
-                                       "PyTorch names linalg.inv_ex / linalg.cholesky_ex / torch.linalg.solve_ex")
 @pytest.mark.parametrize("call", [lambda L: L.linalg.inv_ex(L.zeros(2, 2, 2), check_errors=True),
                                   lambda L: L.linalg.cholesky_ex(L.zeros(2, 2), check_errors=True),
                                   lambda L: L.linalg.solve_ex(L.zeros(2, 2), L.ones(2), check_errors=True)],
@@ -342,15 +334,10 @@ def test_ex_functions_name_themselves_in_errors(call):
     _same(lambda lib, dev: call(lib), "cpu")
 
 
-@pytest.mark.xfail(strict=True, reason="needs C++: LU without pivoting on the CPU raises NotImplementedError; "
-                                       "PyTorch's is a RuntimeError with the same text")
 def test_lu_without_pivoting_on_the_cpu_is_a_runtime_error():
     _same(lambda lib, dev: lib.linalg.lu(lib.eye(2), pivot=False), "cpu")
 
 
-@pytest.mark.xfail(strict=True, reason="needs C++: solve_triangular promotes A and B; PyTorch's result has A's "
-                                       "dtype (B is cast to it) and an integer A is refused with "
-                                       "'\"triangular_solve_cpu\" not implemented for 'Long''")
 @pytest.mark.parametrize("call", [
     lambda L: L.linalg.solve_triangular(L.tensor([[2.0, 0], [1, 1]]), L.ones(2, 1, dtype=L.float64), upper=False),
     lambda L: L.linalg.solve_triangular(L.tensor([[2, 0], [1, 1]]), L.ones(2, 1), upper=False)], ids=lambda c: "")
@@ -358,10 +345,6 @@ def test_solve_triangular_dtypes_match_pytorch(call):
     _same(lambda lib, dev: call(lib), "cpu")
 
 
-@pytest.mark.xfail(strict=True, reason="needs C++: the LAPACK front ends refuse 16-bit and integer inputs with "
-                                       "'linalg.det: Low precision dtypes not supported. Got Half'; PyTorch's CPU "
-                                       "names its dispatch ('\"lu_cpu\" not implemented for 'Half'', "
-                                       "'\"linalg_eigh_cpu\"', '\"cholesky_cpu\"', '\"linalg_svd_cpu\"')")
 @pytest.mark.parametrize("call", [lambda L: L.det(L.ones(2, 2, dtype=L.float16)),
                                   lambda L: L.linalg.eigh(L.eye(2, dtype=L.float16)),
                                   lambda L: L.linalg.cholesky(L.eye(2, dtype=L.float16)),
@@ -399,11 +382,6 @@ def test_cdist_keeps_its_second_derivative_for_p_2():
     _same(run, "cpu", dict(rel=1e-9, abs=1e-12))
 
 
-@pytest.mark.xfail(strict=True, reason="needs C++: a custom Function's saved tensors are set on ctx only while its "
-                                       "backward runs (python/src/autograd.cpp, PyFunctionNode::apply sets and "
-                                       "deletes ctx.saved_tensors), so grad_fn.saved_tensors is an AttributeError "
-                                       "before backward and after it, where PyTorch returns them and, once freed, "
-                                       "raises 'Trying to backward through the graph a second time ...'")
 def test_custom_function_saved_tensors_are_readable_from_grad_fn():
     def run(lib, dev):
         class Double(lib.autograd.Function):
@@ -428,10 +406,6 @@ def test_custom_function_saved_tensors_are_readable_from_grad_fn():
     _same(run, "cpu")
 
 
-@pytest.mark.xfail(strict=True, reason="needs C++: UnsafeViewBackward0 (a reshape that copies, also inside tandem's "
-                                       "tensordot) is not on the complex allow-list in src/autograd/"
-                                       "complex_formulas.cpp, so a complex tensor that requires grad cannot be "
-                                       "reshaped after a transpose")
 @pytest.mark.parametrize("device", DEVICES)
 def test_copying_reshape_of_a_complex_tensor_keeps_its_gradient(device):
     def run(lib, dev):
