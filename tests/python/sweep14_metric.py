@@ -6,18 +6,9 @@ from a similarity matrix.
 
 Each program takes the library as `torch` and a device and returns plain Python values (see
 test_programs_sweep14.py). Data come from NumPy so both libraries start from the same numbers."""
-import math
-
 import numpy as np
 
-
-def _init(torch, module, seed):
-    rng = np.random.default_rng(seed)
-    with torch.no_grad():
-        for _, p in module.named_parameters():
-            shape = tuple(p.shape)
-            bound = 1.0 / math.sqrt(max(1, int(np.prod(shape[1:])))) if len(shape) >= 2 else 0.3
-            p.copy_(torch.from_numpy(rng.uniform(-bound, bound, size=shape)))
+from test_programs_sweeputil import init_from_numpy as _init
 
 
 def _embeddings(torch, device, seed, n=12, dim=8, classes=3):

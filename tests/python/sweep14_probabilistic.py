@@ -11,14 +11,7 @@ import math
 
 import numpy as np
 
-
-def _init(torch, module, seed):
-    rng = np.random.default_rng(seed)
-    with torch.no_grad():
-        for _, p in module.named_parameters():
-            shape = tuple(p.shape)
-            bound = 1.0 / math.sqrt(max(1, int(np.prod(shape[1:])))) if len(shape) >= 2 else 0.3
-            p.copy_(torch.from_numpy(rng.uniform(-bound, bound, size=shape)))
+from test_programs_sweeputil import init_from_numpy as _init
 
 
 # ---- a VAE whose ELBO comes from torch.distributions ---------------------------------------------------------------
