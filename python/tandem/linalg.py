@@ -269,14 +269,53 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     return s.pow(1.0 / ord)
 
 
+def _check_norm_dtype(name, A, dtype):
+    """PyTorch's check_linalg_norm_dtype: a floating or complex dtype of A's kind that A promotes to."""
+    if dtype is None:
+        return
+    if not dtype.is_floating_point and not dtype.is_complex:
+        raise RuntimeError(f"{name}: dtype should be floating point or complex, but got {dtype._scalar_type_name}")
+    if A.is_complex() != dtype.is_complex:
+        kind = "complex" if A.is_complex() else "real"
+        raise RuntimeError(f"{name}: dtype should be {kind} for {kind} inputs, but got {dtype._scalar_type_name}")
+    if _C.promote_types(A.dtype, dtype) != dtype:
+        raise RuntimeError(f"{name}: the dtype of the input ({A.dtype._scalar_type_name}) should be convertible "
+                           f"without narrowing to the specified dtype ({dtype._scalar_type_name})")
+
+
+def _matrix_norm_checks(A, ord, dim, dtype):
+    """PyTorch's checks for linalg.matrix_norm in its order (ord, rank, dtype, dim, dtype argument); the two
+    wrapped dims."""
+    if ord not in ("fro", "nuc", 1, -1, 2, -2, _math.inf, -_math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    if not A.is_floating_point() and not A.is_complex():
+        raise NotImplementedError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
+                                  f"{A.dtype._scalar_type_name}")
+    if ord in ("nuc", 2, -2) and A.dtype in (_C.float16, _C.bfloat16):
+        raise NotImplementedError(f"linalg.matrix_norm: Low precision dtypes not supported. Got "
+                                  f"{A.dtype._scalar_type_name}")
+    dim = (dim,) if isinstance(dim, int) else tuple(dim)
+    if len(dim) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dim)}")
+    n = A.dim()
+    for d in dim:
+        if not -n <= d < n:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
+    d0, d1 = (d % n for d in dim)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d0}, {d1})")
+    _check_norm_dtype("linalg.matrix_norm", A, dtype)
+    return d0, d1
+
+
 @with_out("linalg.matrix_norm", "linalg.matrix_norm expected out tensor dtype {result} but got: {out}",
           refuse_grad=False)
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    d0, d1 = _matrix_norm_checks(A, ord, dim, dtype)
     if dtype is not None:
         A = A.to(dtype)
-    if A.dim() < 2:
-        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
-    d0, d1 = (d % A.dim() for d in dim)
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim)
     if ord == "nuc" or ord in (2, -2):
@@ -298,6 +337,11 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     if isinstance(dim, int):
         dim = (dim,)
+    if dim is not None and len(dim) not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dim)}")
+    if dim is None and ord is not None and A.dim() not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+                           f"{A.dim()}D.")
     if ord is None:
         if dim is not None and len(dim) == 2:
             return matrix_norm(A, "fro", dim, keepdim, dtype=dtype)
@@ -313,10 +357,18 @@ def _check_driver(A, driver):
                            "cuSOLVER backend.")
 
 
+def _check_real_tolerances(name, atol, rtol):
+    for label, tol in (("atol", atol), ("rtol", rtol)):
+        if isinstance(tol, _C.Tensor) and tol.is_complex():
+            raise RuntimeError(f"{name}: {label} tensor of complex type is not supported. Got "
+                               f"{tol.dtype._scalar_type_name}")
+
+
 @with_out("linalg.pinv", CASTABLE, grad_name="linalg_pinv")
 def pinv(A, *, atol=None, rtol=None, hermitian=False):
     """Through the SVD, or with hermitian=True (PyTorch's rule) through eigh of A's lower triangle: the
     singular values are |eigenvalues| and A^+ = V diag(1 / w) V^H over the kept ones."""
+    _check_real_tolerances("torch.linalg.pinv", atol, rtol)
     if hermitian:
         w, V = eigh(A)
         S = w.abs()
@@ -337,6 +389,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
 
 @with_out("linalg.matrix_rank", CASTABLE)
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
+    _check_real_tolerances("torch.linalg.matrix_rank", atol, rtol)
     S = eigvalsh(A).abs() if hermitian else svdvals(A)
     smax = S.amax(-1, keepdim=True) if S.shape[-1] > 0 else S
     if rtol is None:
@@ -445,16 +498,53 @@ def matrix_exp(A):
     return result
 
 
+def _cond_square_check(A, label):
+    if A.dim() < 2:
+        raise RuntimeError(f"{label}: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{label}: A must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
+
+
+def _cond_ord_label(p):
+    """p as PyTorch's C++ prints it in "linalg.cond(ord=...)": an int bare, a float with six decimals."""
+    if isinstance(p, float):
+        return str(p) if _math.isinf(p) else f"{p:.6f}"
+    return str(_operator.index(p))
+
+
 @with_out("linalg.cond", CASTABLE, refuse_grad=False)
 def cond(A, p=None):
-    if p is None or p in (2, -2):
+    """PyTorch's order of checks: a string ord checks the shape first, a number the rank, the ord, then returns
+    zeros for empty matrices; +-2 through the singular values, nuc through their sum times their reciprocals'
+    sum, the others through the inverse (inf where A is singular)."""
+    if isinstance(p, str):
+        _cond_square_check(A, f"linalg.cond(ord={p})")
+        if p not in ("fro", "nuc"):
+            raise ValueError(f"linalg.cond got an invalid norm type: {p}")
+    else:
+        if A.dim() < 2:
+            raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+        if p is None:
+            p = 2
+        if abs(float(p)) not in (1.0, 2.0, _math.inf):
+            raise ValueError(f"linalg.cond got an invalid norm type: {float(p):g}")
+    if A.numel() == 0:  # NumPy leaves it undefined; PyTorch returns 0
+        real = A.real.dtype if A.is_complex() else A.dtype
+        return _C.zeros(tuple(A.shape[:-2]), dtype=real, device=A.device)
+    if not isinstance(p, str) and abs(float(p)) == 2.0:
         S = svdvals(A)
-        r = S.amax(-1) / S.amin(-1)
-        return 1.0 / r if p == -2 else r
+        return S[..., -1] / S[..., 0] if float(p) < 0 else S[..., 0] / S[..., -1]
+    if not isinstance(p, str):
+        _cond_square_check(A, f"linalg.cond(ord={_cond_ord_label(p)})")
+    if p == "nuc":
+        S = svdvals(A)
+        return S.sum(-1) * S.reciprocal().sum(-1)
     # A singular matrix has condition number inf (PyTorch fills its inverse with inf rather than raising).
     A_inv, info = inv_ex(A)
     A_inv = _C.where((info > 0).unsqueeze(-1).unsqueeze(-1), _C.full_like(A_inv, _math.inf), A_inv)
-    return matrix_norm(A, p) * matrix_norm(A_inv, p)
+    # 0 * inf (a zero matrix) is inf too, as in PyTorch
+    return (matrix_norm(A, p) * matrix_norm(A_inv, p)).nan_to_num(_math.inf, _math.inf, -_math.inf)
 
 
 @with_out("linalg.multi_dot", MULTI_DOT_DTYPE, grad_name="mm")
@@ -472,6 +562,9 @@ def vecdot(x, y, *, dim=-1):
     under CUDA and CPU autocast), so its inputs are cast as a product's are."""
     if _amp_active():
         return _amp_run("lower", lambda a, b: vecdot(a, b, dim=dim), x, y)
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+                           f"{x.dtype._scalar_type_name} and y of type {y.dtype._scalar_type_name} instead")
     return (_C.conj(x) * y).sum(dim)
 
 
