@@ -914,8 +914,9 @@ def _geometry_in_place(name):
             raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
         result = getattr(self, name[:-1])(*args, **kwargs)
         if self.requires_grad and _C.is_grad_enabled():
-            if self.is_leaf:
-                raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+            if self.is_leaf:  # PyTorch names a leaf that is a view (of a base that records nothing) so
+                raise RuntimeError(("a view of a leaf" if self._is_view() else "a leaf") +
+                                   " Variable that requires grad is being used in an in-place operation.")
             raise NotImplementedError(f"{name}() on a tensor that requires grad is not supported\nhint: use the "
                                       f"out-of-place form, x = x.{name[:-1]}(...)")
         _bump_version(self)
