@@ -258,8 +258,8 @@ CASES = {
     # ---- in-place on leaves and saved tensors
     "inplace/leaf_view_add_": lambda L, d: leaf(L, d)[:2].add_(1),
     "inplace/leaf_view_under_no_grad": lambda L, d: leaf_view_no_grad(L, d),
-    "inplace/leaf_unsqueeze_": lambda L, d: leaf(L, d).unsqueeze_(0),
-    "inplace/leaf_transpose_": lambda L, d: leaf(L, d, (2, 3)).t_(),
+    "inplace/leaf_unsqueeze_": lambda L, d: L.ones(6, device=d).view(2, 3).requires_grad_().unsqueeze_(0),
+    "inplace/leaf_transpose_": lambda L, d: L.ones(2, 3, device=d, requires_grad=True).t_(),
     "inplace/leaf_resize_": lambda L, d: leaf(L, d).resize_(2),
     "inplace/leaf_data_add_": lambda L, d: (lambda x: (x.data.add_(1), x.requires_grad, x.is_leaf))(leaf(L, d)),
     "inplace/saved_through_view": lambda L, d: (lambda x: (lambda y: (y[:1].mul_(2), y.sum().backward()))(x.exp()))(

@@ -40,7 +40,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     """Accumulates the gradients of `tensors` into the .grad of the leaves (or of `inputs`)."""
     inputs = _as_list(inputs, "backward")
     tensors = _as_list(tensors, "backward")
-    if inputs and all(isinstance(t, _C.Tensor) and t.requires_grad for t in tensors):  # the engine's order
+    if inputs and any(not isinstance(x, _C.Tensor) for x in inputs):  # the engine's order: outputs, then inputs
+        for i, t in enumerate(tensors):
+            if isinstance(t, _C.Tensor) and not t.requires_grad:
+                raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
         for x in inputs:
             if not isinstance(x, _C.Tensor):
                 raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(x).__name__}")
