@@ -193,7 +193,8 @@ CASES = {
         lambda L, x, y: y.backward()),
     "backward/create_graph_then_grad_of_grad": lambda L, d: (lambda x: (
         (x ** 3).sum().backward(create_graph=True), L.autograd.grad(x.grad.sum(), x))[1])(leaf(L, d)),
-    "backward/inputs_tensor_not_list": lambda L, d: (lambda x, w: ((x * w).sum().backward(inputs=x), x.grad, w.grad)[1:])(
+    "backward/inputs_tensor_not_list": lambda L, d: (lambda x, w: (
+        (x * w).sum().backward(inputs=x), x.grad, w.grad)[1:])(
         leaf(L, d), leaf(L, d)),
     "backward/inputs_tuple": lambda L, d: (lambda x, w: ((x * w).sum().backward(inputs=(w,)), x.grad, w.grad)[1:])(
         leaf(L, d), leaf(L, d)),
@@ -333,7 +334,8 @@ CASES = {
         y.retain_grad(), y.sum().backward(retain_graph=True), y.sum().backward(), y.grad)[3])(x * 2))(leaf(L, d)),
     "non_leaf/is_leaf_after_detach_": lambda L, d: (lambda y: (y.detach_(), y.is_leaf, y.requires_grad))(
         leaf(L, d) * 2),
-    "leaf/grad_assign_requires_grad": lambda L, d: (lambda x: (setattr(x, "grad", leaf(L, d)), x.grad.requires_grad)[1])(
+    "leaf/grad_assign_requires_grad": lambda L, d: (lambda x: (
+        setattr(x, "grad", leaf(L, d)), x.grad.requires_grad)[1])(
         leaf(L, d)),
     "leaf/grad_assign_other_device_cpu": lambda L, d: (lambda x: setattr(x, "grad", R(L, (3,), "cpu")))(leaf(L, d)),
     "leaf/grad_del": lambda L, d: (lambda x: (x.sum().backward(), x.__delattr__("grad"), x.grad)[2])(leaf(L, d)),

@@ -197,6 +197,59 @@ CASES = {
     "fftfreq/n_negative": lambda L, d: L.fft.fftfreq(-1, device=d),
     "rfftfreq/dtype_float64": lambda L, d: L.fft.rfftfreq(5, dtype=L.float64, device=d),
     "fftfreq/dtype_int": lambda L, d: L.fft.fftfreq(5, dtype=L.int64, device=d),
+    # ---- more complex linalg entry points
+    "solve_ex/complex_singular_info": lambda L, d: la(L).solve_ex(L.zeros(2, 2, dtype=L.complex128, device=d),
+                                                                  C(L, d, (2, 1))).info,
+    "lu_factor_ex/complex": lambda L, d: la(L).lu_factor_ex(C(L, d, (3, 3))).info,
+    "ldl_factor/complex_hermitian_solve": lambda L, d: (lambda ld, piv: la(L).ldl_solve(ld, piv, C(L, d, (3, 1)),
+                                                                                       hermitian=True))(
+        *la(L).ldl_factor(herm(L, d), hermitian=True)),
+    "householder_product/complex": lambda L, d: la(L).householder_product(C(L, d, (3, 2)), C(L, d, (2,))),
+    "eig/real_input_complex_values": lambda L, d: la(L).eigvals(T(L, [[0.0, -1.0], [1.0, 0.0]], d,
+                                                                  "float64")).imag.abs().sort().values,
+    "det/complex_grad": lambda L, d: (lambda a: (la(L).det(a).abs().backward(), a.grad)[1])(
+        C(L, d, (2, 2)).requires_grad_()),
+    "inv/complex_out_wrong_dtype": lambda L, d: la(L).inv(C(L, d, (2, 2)), out=L.empty(2, 2, device=d,
+                                                                                       dtype=L.complex64)),
+    "inv/complex_out_real": lambda L, d: la(L).inv(C(L, d, (2, 2)), out=L.empty(2, 2, device=d, dtype=L.float64)),
+    "tensorinv/complex": lambda L, d: la(L).tensorinv(C(L, d, (4, 2, 2)).reshape(4, 2, 2) + 3 * L.eye(
+        4, device=d, dtype=L.complex128).reshape(4, 2, 2), ind=1),
+    "tensorsolve/complex": lambda L, d: la(L).tensorsolve(C(L, d, (2, 3, 6)) + 0, C(L, d, (2, 3))),
+    "diagonal/complex_offset": lambda L, d: la(L).diagonal(C(L, d, (3, 4)), offset=1),
+    "multi_dot/complex_real_mixed": lambda L, d: la(L).multi_dot([C(L, d, (2, 3)), R(L, (3, 2), d)]),
+    "multi_dot/complex_ok": lambda L, d: la(L).multi_dot([C(L, d, (2, 3)), C(L, d, (3, 2)), C(L, d, (2,))]),
+    "solve_triangular/complex_conj_view": lambda L, d: la(L).solve_triangular(
+        (herm(L, d)).tril().conj(), C(L, d, (3, 1)), upper=False),
+    "cholesky_inverse/complex": lambda L, d: L.cholesky_inverse(la(L).cholesky(herm(L, d))),
+    "trace/complex": lambda L, d: L.trace(C(L, d, (3, 3))),
+    "det/conj_view": lambda L, d: la(L).det(C(L, d, (3, 3)).conj()),
+    "vector_norm/complex_int_ord_3": lambda L, d: la(L).vector_norm(C(L, d, (4,), "complex64"), 3),
+    "matrix_norm/complex_out": lambda L, d: (lambda o: (la(L).matrix_norm(C(L, d, (2, 2)), out=o), o)[1])(
+        L.empty(0, device=d, dtype=L.float64)),
+    "matrix_norm/complex_out_complex": lambda L, d: la(L).matrix_norm(C(L, d, (2, 2)), out=L.empty(
+        0, device=d, dtype=L.complex128)),
+    # ---- more fft
+    "fft/out_complex128_for_complex64": lambda L, d: fft_(L, "fft")(C(L, d, (4,), "complex64"), out=L.empty(
+        4, device=d, dtype=L.complex128)),
+    "fft2/conj_view_s": lambda L, d: fft_(L, "fft2")(C(L, d, (3, 4)).conj(), s=(2, 5)),
+    "irfft/conj_view": lambda L, d: fft_(L, "irfft")(C(L, d, (5,)).conj()),
+    "rfft/non_contiguous_stride": lambda L, d: fft_(L, "rfft")(R(L, (12,), d)[::3]),
+    "fftn/0dim_dim_empty": lambda L, d: fft_(L, "fftn")(C(L, d, ()), dim=()),
+    "ifft2/1d": lambda L, d: fft_(L, "ifft2")(C(L, d, (4,))),
+    "hfft/real_input": lambda L, d: fft_(L, "hfft")(R(L, (4,), d)),
+    "fft/int8": lambda L, d: fft_(L, "fft")(T(L, [1, 2, 3], d, "int8")),
+    "fftn/bool": lambda L, d: fft_(L, "fftn")(T(L, [[True, False], [False, True]], d)),
+    "fftshift/0dim": lambda L, d: L.fft.fftshift(C(L, d, ())),
+    "fftshift/dim_past": lambda L, d: L.fft.fftshift(C(L, d, (3,)), dim=1),
+    "ihfftn/s_odd_ortho": lambda L, d: fft_(L, "ihfftn")(R(L, (3, 5), d), s=(3, 3), norm="ortho"),
+    "rfftn/s_longer_dims_none": lambda L, d: fft_(L, "rfftn")(R(L, (2, 3, 4), d), s=(3, 4)),
+    "irfftn/s_none_dim_last": lambda L, d: fft_(L, "irfftn")(C(L, d, (2, 3, 4)), dim=(0,)),
+    "fft/norm_backward_explicit": lambda L, d: fft_(L, "fft")(C(L, d, (5,)), norm="backward"),
+    "fft/norm_bytes": lambda L, d: fft_(L, "fft")(C(L, d, (5,)), norm=b"ortho"),
+    "fft/grad_complex": lambda L, d: (lambda x: (fft_(L, "fft")(x).abs().pow(2).sum().backward(), x.grad)[1])(
+        C(L, d, (5,)).requires_grad_()),
+    "rfftn/grad_odd": lambda L, d: (lambda x: (fft_(L, "rfftn")(x).abs().sum().backward(), x.grad)[1])(
+        R(L, (3, 5), d).requires_grad_()),
 }
 
 KNOWN = {

@@ -254,6 +254,59 @@ CASES = {
     "log_softmax/no_dim_3d": lambda L, d: F(L).log_softmax(X(L, d, (2, 3, 4))),
     "dropout/p_one": lambda L, d: F(L).dropout(X(L, d, (3,)), p=1.0),
     "dropout/int": lambda L, d: F(L).dropout(I(L, d, [1, 2]), p=0.5, training=False),
+    # ---- layouts and odd dtypes through more of F
+    "conv2d/same_dilated": lambda L, d: F(L).conv2d(X(L, d, (1, 2, 5, 5)), X(L, d, (2, 2, 3, 3)), padding="same",
+                                                    dilation=2),
+    "conv2d/same_even_kernel": lambda L, d: F(L).conv2d(X(L, d, (1, 1, 4, 4)), X(L, d, (1, 1, 2, 2)),
+                                                        padding="same"),
+    "avg_pool2d/channels_last_ceil": lambda L, d: F(L).avg_pool2d(
+        X(L, d, (1, 2, 5, 5)).to(memory_format=L.channels_last), 2, ceil_mode=True),
+    "max_pool2d/channels_last_indices": lambda L, d: F(L).max_pool2d(
+        X(L, d, (1, 2, 4, 4)).to(memory_format=L.channels_last), 2, return_indices=True),
+    "adaptive_avg_pool2d/channels_last": lambda L, d: F(L).adaptive_avg_pool2d(
+        X(L, d, (1, 3, 5, 5)).to(memory_format=L.channels_last), (2, 3)),
+    "interpolate/channels_last_bilinear": lambda L, d: F(L).interpolate(
+        X(L, d, (1, 2, 3, 3)).to(memory_format=L.channels_last), scale_factor=2, mode="bilinear"),
+    "pad/reflect_channels_last": lambda L, d: F(L).pad(X(L, d, (1, 2, 3, 3)).to(memory_format=L.channels_last),
+                                                       (1, 1, 1, 1), mode="reflect"),
+    "instance_norm/weight_bias": lambda L, d: F(L).instance_norm(X(L, d, (2, 3, 4)), weight=X(L, d, (3,)),
+                                                                 bias=X(L, d, (3,))),
+    "group_norm/constant_input": lambda L, d: F(L).group_norm(L.ones(1, 4, 3, device=d), 2),
+    "layer_norm/weight_no_bias": lambda L, d: F(L).layer_norm(X(L, d, (2, 3)), (3,), weight=X(L, d, (3,))),
+    "layer_norm/half": lambda L, d: F(L).layer_norm(X(L, d, (2, 4), "float16"), (4,)),
+    "embedding/scale_grad_by_freq": lambda L, d: (lambda w: (F(L).embedding(
+        I(L, d, [0, 0, 2]), w, scale_grad_by_freq=True).sum().backward(), w.grad)[1])(
+        X(L, d, (3, 2)).requires_grad_()),
+    "embedding/padding_idx_max_norm": lambda L, d: (lambda w: (F(L).embedding(
+        I(L, d, [0, 1]), w, padding_idx=0, max_norm=0.1), w)[1])(X(L, d, (3, 2))),
+    "softmax/half_dtype_float": lambda L, d: F(L).softmax(X(L, d, (2, 3), "float16"), dim=1, dtype=L.float32),
+    "cross_entropy/probs_3d_smoothing_sum": lambda L, d: F(L).cross_entropy(
+        X(L, d, (2, 3, 4)), X(L, d, (2, 3, 4)).softmax(1), label_smoothing=0.2, reduction="sum"),
+    "cross_entropy/4d_class_weight_ignore": lambda L, d: F(L).cross_entropy(
+        X(L, d, (2, 3, 2, 2)), I(L, d, [[[0, 1], [2, -100]], [[1, 1], [0, 2]]]), weight=X(L, d, (3,)).abs(),
+        label_smoothing=0.1),
+    "nll_loss/1d_input_ignored": lambda L, d: F(L).nll_loss(X(L, d, (3,)), I(L, d, 1), ignore_index=1),
+    "kl_div/log_target_batchmean": lambda L, d: F(L).kl_div(X(L, d, (3, 4)).log_softmax(1),
+                                                            X(L, d, (3, 4)).log_softmax(1).flip(0),
+                                                            reduction="batchmean", log_target=True),
+    "ctc_loss/int32_lengths": lambda L, d: F(L).ctc_loss(
+        X(L, d, (6, 2, 4)).log_softmax(2), I(L, d, [[1, 2, 2], [3, 1, 0]], "int32"), I(L, d, [6, 5], "int32"),
+        I(L, d, [3, 2], "int32")),
+    "ctc_loss/blank_last": lambda L, d: F(L).ctc_loss(
+        X(L, d, (6, 1, 4)).log_softmax(2), I(L, d, [[0, 1, 2]]), I(L, d, [6]), I(L, d, [3]), blank=3),
+    "cosine_embedding_loss/2d_margin": lambda L, d: F(L).cosine_embedding_loss(
+        X(L, d, (3, 4)), X(L, d, (3, 4)).flip(0), T(L, [1.0, -1.0, -1.0], d), margin=0.2, reduction="none"),
+    "triplet_margin_loss/1d": lambda L, d: F(L).triplet_margin_loss(X(L, d, (3,)), X(L, d, (3,)).flip(0),
+                                                                    X(L, d, (3,)) * 2),
+    "poisson_nll_loss/eps": lambda L, d: F(L).poisson_nll_loss(X(L, d, (3,)).abs(), X(L, d, (3,)).abs(),
+                                                               log_input=False, eps=0.5, reduction="none"),
+    "huber_loss/bfloat16": lambda L, d: F(L).huber_loss(X(L, d, (3,), "bfloat16"), X(L, d, (3,), "bfloat16").flip(0)),
+    "mse_loss/half": lambda L, d: F(L).mse_loss(X(L, d, (3,), "float16"), X(L, d, (3,), "float16").flip(0)),
+    "mse_loss/dtypes_differ": lambda L, d: F(L).mse_loss(X(L, d, (3,)), X(L, d, (3,), "float64")),
+    "smooth_l1_loss/0dim_none": lambda L, d: F(L).smooth_l1_loss(X(L, d, ()), X(L, d, ()) + 3, reduction="none"),
+    "normalize/eps_huge": lambda L, d: F(L).normalize(X(L, d, (2, 3)), eps=100.0),
+    "l1_loss/grad_half": lambda L, d: (lambda x: (F(L).l1_loss(x, x.detach().flip(0)).backward(), x.grad)[1])(
+        X(L, d, (4,)).requires_grad_()),
 }
 
 KNOWN = {

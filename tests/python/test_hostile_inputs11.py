@@ -27,7 +27,8 @@ FIXED += [(nn_functional_shapes, name) for name in (
     "batch_norm/momentum_none", "cross_entropy/smoothing_negative", "cross_entropy/weight_int")]
 FIXED += [(complex_linalg_fft2, name) for name in (
     "cond/complex_bad_p", "cond/complex_rect_fro", "cond/complex_singular_inf", "matrix_norm/complex_same_dims",
-    "norm/complex_3d_ord_2_no_dim", "pinv/complex_atol_complex_tensor", "vecdot/complex_real")]
+    "norm/complex_3d_ord_2_no_dim", "pinv/complex_atol_complex_tensor", "vecdot/complex_real",
+    "fft/norm_bytes")]
 FIXED += [(autograd_misuse2, name) for name in (
     "anomaly/set_detect_anomaly_int", "grad/grad_outputs_list_of_number", "grad/inputs_list_with_repeat",
     "grad/inputs_number", "grad/is_grads_batched_0dim_grad", "inference_mode/mode_str", "inplace/leaf_transpose_",
@@ -143,6 +144,9 @@ NORMS = {
     "matrix_rank_atol_complex": lambda L, d: L.linalg.matrix_rank(X(L, d, (3, 2)), atol=L.tensor(1j, device=d)),
     "matrix_rank_rtol_complex": lambda L, d: L.linalg.matrix_rank(X(L, d, (3, 2)), rtol=L.tensor(1j, device=d)),
     "vecdot_float_double": lambda L, d: L.linalg.vecdot(X(L, d, (3,), "float32"), X(L, d, (3,))),
+    "fft_norm_bytes_bad": lambda L, d: L.fft.fft(X(L, d, (4,)), norm=b"bad"),
+    "fft_norm_bytearray": lambda L, d: L.fft.fft(X(L, d, (4,)), norm=bytearray(b"ortho")),
+    "irfftn_norm_bytes": lambda L, d: L.fft.irfftn(X(L, d, (3, 3)).to(L.complex128), norm=b"forward"),
 }
 
 
