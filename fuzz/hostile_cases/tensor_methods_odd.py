@@ -271,6 +271,11 @@ KNOWN = {
     "reshape_as/not_tensor": _NB_WORDS,
     "unsqueeze/tuple": _NB_WORDS,
 }
+_META_INDEX = ("on the meta device only: a 0-d meta tensor as an int argument has no value; nanobind's int64_t "
+               "conversion swallows __index__'s \"Tensor.item() cannot be called on meta tensors\" and reports "
+               "its overload error (needs C++: python/src/views.cpp narrow/select should take the argument as "
+               "nb::handle and read it through as_int(), which lets the meta error through)")
+KNOWN.update({"narrow/tensor_start": _META_INDEX, "select/tensor_index": _META_INDEX})
 KNOWN.update({name: _SHAPE_WORDS for name in (
     "expand/bool", "flip/bool_dim", "permute/bool_dims", "permute/float", "permute/none", "reshape/bool_elements",
     "reshape/float_tuple", "reshape/np_array_shape", "reshape/tensor_shape", "view/bool_size", "view/dtype_np",
