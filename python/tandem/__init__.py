@@ -57,6 +57,8 @@ from . import _generator_copies  # noqa: E402
 _generator_copies.install()  # pickle, deepcopy and clone_state() of a Generator
 from . import _data_assignment  # noqa: E402
 _data_assignment.install()  # t.data = x checks x as PyTorch's
+from . import _autograd_properties  # noqa: E402
+_autograd_properties.install()  # del t.grad; t.requires_grad = True refused on non-leaves
 from . import _subclass_dispatch  # noqa: E402
 _subclass_dispatch.install()  # iteration and .data of a subclass reach its __torch_function__
 from . import _tensor  # noqa: E402,F401  (torch._tensor._convert, for subclasses' own __torch_function__)

@@ -9,7 +9,7 @@ import warnings
 
 from . import _C, _layouts
 from ._autocast import active as _amp_active, run as _amp_run
-from ._dim_args import _ints, _wrap_dim
+from ._dim_args import _ints, _is_int, _is_int_list, _parser_type_name, _wrap_dim
 from ._memory_overlap import check_no_partial_overlap
 from ._out import CASTABLE, FOUND_DTYPE, STRUCTURED, call_with_out, with_out
 from ._einsum import einsum, tensordot  # noqa: F401  (contractions, in their own file; listed in __all__)
@@ -270,8 +270,17 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 
 def roll(input, shifts, dims=None):
-    shifts = _ints(shifts, "roll(): argument 'shifts' (position 2)")
-    dims = () if dims is None else _ints(dims, "roll(): argument 'dims' (position 3)")
+    return _roll(input, shifts, dims, 2)
+
+
+def _roll_method(self, shifts, dims=None):
+    return _roll(self, shifts, dims, 1)
+
+
+def _roll(input, shifts, dims, first):
+    """first: shifts' position as PyTorch's parser counts it (2 for the function, 1 for the method)."""
+    shifts = _ints(shifts, f"roll(): argument 'shifts' (position {first})")
+    dims = () if dims is None else _ints(dims, f"roll(): argument 'dims' (position {first + 1})")
     if not shifts:
         raise RuntimeError("`shifts` required")
     if len(shifts) != len(dims) and (dims or len(shifts) != 1):
@@ -497,9 +506,23 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
 
 # ---- dims, stacks and splits ----
 
+def _movedim_args(name, args, source, destination):
+    """source and destination as tuples: both ints or both lists of ints (PyTorch's two overloads), else the
+    parser's TypeError naming the argument types (args: those before source, "Tensor, " for the function)."""
+    if not (_is_int(source) and _is_int(destination) or _is_int_list(source) and _is_int_list(destination)):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({args}"
+                        f"{_parser_type_name(source)}, {_parser_type_name(destination)}), but expected one of:\n"
+                        " * (Tensor input, tuple of ints source, tuple of ints destination)\n"
+                        " * (Tensor input, int source, int destination)")
+    return _ints(source, name), _ints(destination, name)
+
+
 def movedim(input, source, destination):
-    src = _ints(source, "movedim(): argument 'source' (position 2)")
-    dst = _ints(destination, "movedim(): argument 'destination' (position 3)")
+    return _movedim(input, source, destination, "movedim", "Tensor, ")
+
+
+def _movedim(input, source, destination, name, args):
+    src, dst = _movedim_args(name, args, source, destination)
     if len(src) != len(dst):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain "
                            f"the same number of dims as destination ({list(dst)} dims)")
@@ -516,7 +539,17 @@ def movedim(input, source, destination):
     return input.permute([o if o is not None else next(rest) for o in order])
 
 
-moveaxis = movedim
+def moveaxis(input, source, destination):
+    return _movedim(input, source, destination, "moveaxis", "Tensor, ")
+
+
+# The Tensor methods' forms: PyTorch's parser counts positions and lists types without self.
+def _movedim_method(self, source, destination):
+    return _movedim(self, source, destination, "movedim", "")
+
+
+def _moveaxis_method(self, source, destination):
+    return _movedim(self, source, destination, "moveaxis", "")
 
 
 def swapaxes(input, axis0, axis1):
@@ -557,6 +590,22 @@ def column_stack(tensors):
 
 
 def tensor_split(input, indices_or_sections, dim=0):
+    return _tensor_split(input, indices_or_sections, dim, "Tensor, ")
+
+
+def _tensor_split_method(self, indices_or_sections, dim=0):
+    return _tensor_split(self, indices_or_sections, dim, "")
+
+
+def _tensor_split(input, indices_or_sections, dim, args):
+    """args: the types PyTorch's parser lists before indices_or_sections ("Tensor, " for the function)."""
+    if isinstance(indices_or_sections, (list, tuple)) and not _is_int_list(indices_or_sections) or \
+            isinstance(indices_or_sections, bool):
+        raise TypeError(f"tensor_split() received an invalid combination of arguments - got ({args}"
+                        f"{_parser_type_name(indices_or_sections)}), but expected one of:\n"
+                        " * (Tensor input, tuple of ints indices, int dim = 0)\n"
+                        " * (Tensor input, Tensor tensor_indices_or_sections, int dim = 0)\n"
+                        " * (Tensor input, int sections, int dim = 0)")
     if input.dim() == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _wrap_dim(dim, input.dim())
@@ -579,9 +628,9 @@ def tensor_split(input, indices_or_sections, dim=0):
     try:
         sections = operator.index(arg)
     except TypeError:
-        raise TypeError(f"tensor_split() received an invalid combination of arguments - got (Tensor, "
-                        f"{type(arg).__name__}), but expected one of:\n * (Tensor input, tuple of ints indices, "
-                        "int dim = 0)\n * (Tensor input, Tensor tensor_indices_or_sections, int dim = 0)\n"
+        raise TypeError(f"tensor_split() received an invalid combination of arguments - got ({args}"
+                        f"{_parser_type_name(arg)}), but expected one of:\n * (Tensor input, tuple of ints "
+                        "indices, int dim = 0)\n * (Tensor input, Tensor tensor_indices_or_sections, int dim = 0)\n"
                         " * (Tensor input, int sections, int dim = 0)") from None
     if sections <= 0:
         raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
@@ -613,7 +662,15 @@ def dsplit(input, indices_or_sections):
 
 
 def unflatten(input, dim, sizes):
-    sizes = _ints(sizes, "unflatten(): argument 'sizes' (position 3)")
+    return _unflatten(input, dim, sizes, 3)
+
+
+def _unflatten(input, dim, sizes, position):
+    """position: sizes' position as PyTorch's parser counts it (3 for the function, 2 for the method)."""
+    if not isinstance(sizes, (list, tuple, Size)):  # an int is not a size list here (PyTorch's parser)
+        raise TypeError(f"unflatten(): argument 'sizes' (position {position}) must be tuple of ints, not "
+                        f"{type(sizes).__name__}")
+    sizes = _ints(sizes, f"unflatten(): argument 'sizes' (position {position})")
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
     d = _wrap_dim(dim, max(input.dim(), 1))  # a 0-dim tensor's dim 0 wraps; reading its size fails below
@@ -632,6 +689,10 @@ def unflatten(input, dim, sizes):
         return input.reshape(tuple(input.shape[:d]) + sizes + tuple(input.shape[d + 1:]))
     except (RuntimeError, IndexError) as e:
         raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
+
+
+def _unflatten_method(self, dim, sizes):
+    return _unflatten(self, dim, sizes, 2)
 
 
 @with_out("narrow_copy", "Expected self.dtype() == output.dtype() to be true, but got false.  (Could this error "
@@ -871,8 +932,9 @@ def _geometry_in_place(name):
             raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
         result = getattr(self, name[:-1])(*args, **kwargs)
         if self.requires_grad and _C.is_grad_enabled():
-            if self.is_leaf:
-                raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+            if self.is_leaf:  # PyTorch names a leaf that is a view (of a base that records nothing) so
+                raise RuntimeError(("a view of a leaf" if self._is_view() else "a leaf") +
+                                   " Variable that requires grad is being used in an in-place operation.")
             raise NotImplementedError(f"{name}() on a tensor that requires grad is not supported\nhint: use the "
                                       f"out-of-place form, x = x.{name[:-1]}(...)")
         _bump_version(self)
@@ -928,6 +990,8 @@ def _methods():
             "addcdiv", "lerp", "square", "reciprocal", "clamp_min", "clamp_max", "fmod"]
     methods = {name: globals()[name] for name in both}
     methods.update({
+        "movedim": _movedim_method, "moveaxis": _moveaxis_method, "tensor_split": _tensor_split_method,
+        "unflatten": _unflatten_method, "roll": _roll_method,
         "repeat": _repeat, "tile": _tile_method, "broadcast_to": _broadcast_to,
         "true_divide": _true_divide, "true_divide_": _true_divide_, "tril_": _tril_, "triu_": _triu_,
         "addcmul_": _addcmul_, "addcdiv_": _addcdiv_,

@@ -21,3 +21,22 @@ def _ints(value, arg):
             raise TypeError(f"{arg} must be tuple of ints, " + (f"but found element of type {type(v).__name__} at "
                             f"pos {pos}" if items is value else f"not {type(v).__name__}"))
     return tuple(operator.index(v) for v in items)
+
+
+def _parser_type_name(value):
+    """A value's type as PyTorch's argument parser names it in "got (...)": builtins bare, others qualified
+    (numpy.int64), tensors as Tensor."""
+    from ._C import Tensor
+
+    if isinstance(value, Tensor):
+        return "Tensor"
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+
+
+def _is_int(value):
+    return not isinstance(value, bool) and hasattr(value, "__index__")
+
+
+def _is_int_list(value):
+    return isinstance(value, (list, tuple, Size)) and all(_is_int(v) for v in value)

@@ -50,6 +50,8 @@ def _int_list(fname, name, value):
 
 
 def _norm_mode(fname, norm, forward):
+    if isinstance(norm, bytes):  # PyTorch's parser takes bytes for a str argument
+        norm = norm.decode()
     if norm is not None and not isinstance(norm, str):
         raise TypeError(f"fft_{fname}(): argument 'norm' must be str, not {type(norm).__name__}")
     if norm is None or norm == "backward":

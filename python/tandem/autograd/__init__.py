@@ -39,9 +39,18 @@ def _as_list(x, caller=None):
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulates the gradients of `tensors` into the .grad of the leaves (or of `inputs`)."""
     inputs = _as_list(inputs, "backward")
+    tensors = _as_list(tensors, "backward")
+    if inputs and any(not isinstance(x, _C.Tensor) for x in inputs):  # the engine's order: outputs, then inputs
+        for i, t in enumerate(tensors):
+            if isinstance(t, _C.Tensor) and not t.requires_grad:
+                raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        for x in inputs:
+            if not isinstance(x, _C.Tensor):
+                raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(x).__name__}")
+    # PyTorch reads the two flags by truth value (retain_graph=1 is fine)
+    retain_graph = None if retain_graph is None else bool(retain_graph)
     with _capturing() if inputs else contextlib.nullcontext():  # inputs=: only those leaves get a .grad
-        _C._autograd_backward(_as_list(tensors, "backward"), _as_list(grad_tensors), retain_graph, create_graph,
-                              inputs)
+        _C._autograd_backward(tensors, _as_list(grad_tensors), retain_graph, bool(create_graph), inputs)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
@@ -75,9 +84,21 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         return tuple(g if s is None or g is None else s._rewrap(s._index_tensors(), g)
                      for g, s in zip(result, sparse_inputs))
     outs = _as_list(outputs, "grad")
+    for g in _as_list(grad_outputs) or ():  # PyTorch's _make_grads reads them first
+        if g is not None and not isinstance(g, _C.Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
     for i, out in enumerate(outs):  # PyTorch's engine reads the outputs before the inputs: its message comes first
         if isinstance(out, _C.Tensor) and not out.requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+    for x in ins:
+        if not isinstance(x, _C.Tensor):
+            raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(x).__name__}")
+    unique = list({id(x): x for x in ins}.values())
+    if len(unique) < len(ins):  # the same tensor twice gets its gradient twice (the engine captures it once)
+        result = grad(outputs, unique, grad_outputs, retain_graph, create_graph, True, allow_unused,
+                      is_grads_batched, materialize_grads)
+        where = {id(x): k for k, x in enumerate(unique)}
+        return tuple(result[where[id(x)]] for x in ins)
     if is_grads_batched:
         batched = _as_list(grad_outputs)
         for i, (g, out) in enumerate(zip(batched, outs)):
@@ -88,6 +109,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                     f"corresponding output, but a mismatch was detected: grad_output[{i}] has a shape of "
                     f"{g.shape[1:]} and output[{i}] has a shape of {out.shape}. If you only want some tensors in "
                     "`grad_output` to be considered batched, consider using vmap.")
+        for g in batched:
+            if g is not None and g.dim() == 0:  # PyTorch indexes its first dim
+                raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                                 "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         sizes = {g.shape[0] for g in batched if g is not None}
         rows = []
         n = sizes.pop() if sizes else 0

@@ -19,8 +19,16 @@ def is_anomaly_check_nan_enabled():
 
 
 def set_anomaly_enabled(enabled, check_nan=True):
-    """torch.set_anomaly_enabled: the switch detect_anomaly and set_detect_anomaly use."""
-    _C.set_anomaly_enabled(bool(enabled), bool(check_nan))
+    """torch.set_anomaly_enabled: the switch detect_anomaly and set_detect_anomaly use. Like PyTorch's parser it
+    takes bools only (set_detect_anomaly(1) is a TypeError)."""
+    for label, position, value in (("enabled", 1, enabled), ("check_nan", 2, check_nan)):
+        if not isinstance(value, bool):
+            kind = type(value)
+            name = "Tensor" if isinstance(value, _C.Tensor) else (
+                kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}")
+            raise TypeError(f"set_anomaly_enabled(): argument '{label}' (position {position}) must be bool, not "
+                            f"{name}")
+    _C.set_anomaly_enabled(enabled, check_nan)
 
 
 class detect_anomaly:

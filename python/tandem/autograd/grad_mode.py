@@ -132,8 +132,8 @@ class inference_mode(_DecoratorContextManager):
     """Like no_grad (results never require grad), and is_inference_mode_enabled() is True inside."""
 
     def __new__(cls, mode=True):
-        if callable(mode) and not isinstance(mode, bool):  # bare @inference_mode
-            return cls()(mode)
+        if not isinstance(mode, bool):  # bare @inference_mode: anything but a bool is decorated, as in PyTorch
+            return cls()(mode)  # (inference_mode("yes") is a function, not a context manager)
         return super().__new__(cls)
 
     def __init__(self, mode=True):

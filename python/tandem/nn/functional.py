@@ -443,6 +443,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             if t is not None and not isinstance(t, _C.Tensor):
                 raise TypeError(f"batch_norm(): argument '{label}' (position {position}) must be Tensor, not "
                                 f"{type(t).__name__}") from None
+        for label, position, v in (("momentum", 7, momentum), ("eps", 8, eps)):
+            if not isinstance(v, (int, float)) and not hasattr(v, "__float__"):
+                raise TypeError(f"batch_norm(): argument '{label}' (position {position}) must be float, not "
+                                f"{type(v).__name__}") from None
         raise
 
 
@@ -658,6 +662,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
             f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({target.shape[0]})."
         )
     _check_class_target(input, target)
+    if weight is not None and weight.dtype != input.dtype:  # PyTorch's kernel reads both as one type
+        raise RuntimeError(f"expected scalar type {input.dtype._scalar_type_name} but found "
+                           f"{weight.dtype._scalar_type_name}")
     keep = target != ignore_index
     safe_target = tandem.where(keep, target, 0).long()  # uint8 targets too (gather takes int64 indices)
     _check_targets(safe_target, input.shape[1])
@@ -682,8 +689,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _check_optional_tensor(weight, "cross_entropy_loss", "weight", 3)
-    if not 0.0 <= label_smoothing <= 1.0:
+    if label_smoothing > 1.0:  # PyTorch checks only past 1: a negative smoothing is no smoothing
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    label_smoothing = max(label_smoothing, 0.0)
     class_dim = 1 if input.dim() >= 2 else 0
     # As PyTorch: a target of the input's shape holds class probabilities, any other class indices.
     probabilities = tuple(target.shape) == tuple(input.shape)
