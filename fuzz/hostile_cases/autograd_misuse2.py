@@ -371,8 +371,9 @@ KNOWN = {
     "grad/is_grads_batched_wrong_rows": "PyTorch's message prints grad_output[0][0]'s trailing shape (its "
                                         "_calculate_shape gets grad[0] and drops one more dim: torch.Size([])); "
                                         "tandem prints grad_output's shape past the batch dim (RuntimeError both)",
-    "grad_fn/call_directly": "needs C++: python/src/autograd.cpp binds Node without __call__; PyTorch's grad_fn(g) "
-                             "runs the node's backward formula on g (bind Node::apply with the gradients as a list)",
+    "grad_fn/call_directly": "intended: grad_fn(g) runs the node as PyTorch's does, but a Python number operand is "
+                             "not an edge in tandem (see grad_fn/next_functions_leaf), so x * 2's node gives one "
+                             "gradient where PyTorch's gives (gradient, None)",
     "grad_fn/next_functions_leaf": "intended: tandem has one Node class (name() gives PyTorch's node names: "
                                    "AccumulateGrad, MulBackward0), and a Python number operand is not an edge, so "
                                    "x * 2 has one next function (PyTorch: the wrapped scalar's None edge too)",

@@ -220,8 +220,6 @@ _BOOL_INT = ("needs C++: nanobind's int64_t caster takes a bool for a dim/index 
              "(python/src/views.cpp transpose/narrow, reductions.cpp sort, tensor.cpp size) should take the dim as "
              "nb::handle and read it through as_int(), which refuses PyBool")
 KNOWN = {
-    "chunk/empty": "needs C++: src/ops/view.cpp chunk() of a 0-size dim returns one empty piece; PyTorch returns "
-                   "`chunks` empty pieces (split_with_sizes(x, DimVector(chunks, 0), dim) when size == 0)",
     "cumsum/dtype_np": "intended: the reductions' dtype= (python/src/reductions.cpp parse_dtype) takes NumPy "
                        "dtypes and names (np.float64, 'float32') so NumPy's protocol functions (np.sum(t, "
                        "dtype=...)) work; PyTorch refuses them (TypeError)",
@@ -230,22 +228,10 @@ KNOWN = {
     "transpose/one_arg": "intended: x.transpose(axes) permutes, so np.transpose(t, axes) works (python/src/views.cpp); "
                          "PyTorch requires dim1. The RuntimeError names permute(sparse_coo) (PyTorch's own words "
                          "for a rank mismatch)",
-    "index_select/negative_index": "needs C++: src/ops/index_select.cpp raises IndexError \"index out of range in "
-                                   "self\" for any index outside [0, n); PyTorch's CPU kernel for a 2-d or larger "
-                                   "input raises RuntimeError \"INDICES element is out of DATA bounds, id=-1 "
-                                   "axis_dim=3\" (1-d inputs keep the IndexError)",
     "narrow/bool_dim": _BOOL_INT,
     "size/bool_dim": _BOOL_INT,
     "sort/bool_dim_positional": _BOOL_INT,
     "transpose/bool_dims": _BOOL_INT,
-    "split/np_size": "needs C++: python/src/views.cpp split_impl() takes only a Python int as one size and reads "
-                     "anything else as a list through to_shape (np.int64(4) becomes [4]: a RuntimeError); PyTorch's "
-                     "Tensor.split sends a non-int to split_with_sizes, a TypeError \"split_with_sizes(): argument "
-                     "'split_sizes' (position 2) must be tuple of ints, not numpy.int64\"",
-    "split/tensor_size": "needs C++: python/src/views.cpp split_impl() should read a 0-d integer tensor as one split "
-                         "size (int(t)), as PyTorch's Tensor.split does; it becomes a one-element size list",
-    "split/float_size": "needs C++: split_impl() words a float size as split(); PyTorch names split_with_sizes() "
-                        "argument 'split_sizes' (position 2) (TypeError both)",
     "roll/negative_huge_shift": "PyTorch's fault: a shift of -(2**63-1) is a heap-allocated SymInt its roll kernel "
                                 "cannot view (internal RuntimeError); tandem rolls by it correctly",
     "sum/np_0d_dim": "PyTorch's fault: a 0-d NumPy array as dim fails its parser's internal assert "

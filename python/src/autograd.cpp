@@ -543,6 +543,40 @@ void init_autograd(nb::module_& m) {
                      if (!acc) throw nb::attribute_error("'Node' object has no attribute 'variable'");
                      return wrap(acc->variable);
                    })
+      // grad_fn(*grads): the node's backward on gradients of its forward's outputs (PyTorch's Node.__call__),
+      // checked against what the forward produced so a formula never sees a gradient of another shape.
+      .def("__call__",
+           [](Node& n, nb::args args) -> nb::object {
+             TANDEM_CHECK(args.size() == n.outputs.size(), Type, "expected ", n.outputs.size(),
+                          " arguments, got ", args.size(), " instead\nhint: ", n.name(),
+                          " takes one gradient per output of its forward");
+             std::vector<Tensor> grads;
+             for (size_t k = 0; k < args.size(); ++k) {
+               const autograd::OutputMeta& meta = n.outputs[k];
+               if (args[k].is_none()) {
+                 grads.push_back(n.fills_missing_gradients()
+                                     ? Tensor()
+                                     : full(meta.sizes, Scalar(0.0), meta.dtype, meta.device));
+                 continue;
+               }
+               TANDEM_CHECK(is_tensor(args[k]), Type, "argument ", k,
+                            " is not a Variable\nhint: pass a tensor "
+                            "(or None) as each gradient");
+               Tensor g = as_tensor_ref(args[k]);
+               TANDEM_CHECK(g.sizes() == IntArrayRef(meta.sizes), Runtime, n.name(), ": gradient ", k,
+                            " has shape ", g.shape_str(), " but the forward's output ", k, " had shape ",
+                            shape_to_string(meta.sizes));
+               TANDEM_CHECK(g.device() == meta.device, Runtime, n.name(), ": gradient ", k, " is on ",
+                            g.device().str(), " but the forward's output ", k, " was on ", meta.device.str());
+               grads.push_back(g.dtype() == meta.dtype ? g : to_dtype(g, meta.dtype));
+             }
+             std::vector<Tensor> out = n.apply(std::move(grads));
+             auto as_object = [](Tensor& t) { return t.defined() ? wrap(std::move(t)) : nb::none(); };
+             if (out.size() == 1) return as_object(out[0]);
+             nb::list items;
+             for (Tensor& t : out) items.append(as_object(t));
+             return nb::tuple(items);
+           })
       // A custom Function's saved tensors; other nodes fall through to the ctx lookup
       // (autograd/_function_node_attrs.py), which names the node in its AttributeError.
       .def_prop_ro("saved_tensors", [](const Node& n) -> nb::object {

@@ -17,8 +17,15 @@ nb::object tensor_tuple(const std::vector<Tensor>& parts) {
 }
 DimVector dims_from_args(nb::args args, const char* fn) { return shape_from_args(args, fn); }
 
+// PyTorch's Tensor.split: an int, or a one-element tensor (read with int(), so 1.0 is 1), is the size of each
+// piece; a list or tuple lists the sizes; anything else is split_with_sizes' TypeError.
 nb::object split_impl(const Tensor& x, nb::handle size, int64_t dim) {
   if (PyLong_Check(size.ptr())) return tensor_tuple(split(x, nb::cast<int64_t>(size), dim));
+  if (is_tensor(size) && as_tensor_ref(size).numel() == 1)
+    return tensor_tuple(split(x, nb::cast<int64_t>(nb::int_(size)), dim));
+  TANDEM_CHECK(nb::isinstance<nb::tuple>(size) || nb::isinstance<nb::list>(size), Type,
+               "split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, not ",
+               is_tensor(size) ? "Tensor" : Py_TYPE(size.ptr())->tp_name);
   return tensor_tuple(split_with_sizes(x, to_shape(size, "split"), dim));
 }
 }  // namespace
@@ -89,7 +96,11 @@ void init_views(nb::module_& m) {
       "transpose",
       [](const Tensor& x, nb::handle d0, nb::handle d1) {
         if (d1.is_none()) {
-          if (d0.is_none()) return matrix_T(x);
+          if (d0.is_none()) {  // NumPy's transpose: all dims reversed, without x.T's warning for other ranks
+            DimVector reversed(x.dim());
+            for (int64_t i = 0; i < x.dim(); ++i) reversed[i] = x.dim() - 1 - i;
+            return permute(x, reversed);
+          }
           return permute(x, to_shape(d0, "transpose"));
         }
         return tracked_view(x, transpose(x, nb::cast<int64_t>(d0), nb::cast<int64_t>(d1)));

@@ -72,8 +72,13 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
                "index_select(): self indexing axis dim should be positive", "\nhint: dim ", dim,
                " of the input is empty, so no index can pick from it");
   int64_t bad;
-  TANDEM_CHECK(index_in_range(index64, s.sizes()[dim], false, bad), Index, "index out of range in self",
-               "\nhint: index_select(dim=", dim, ") needs indices in [0, ", s.sizes()[dim], "); got ", bad);
+  if (!index_in_range(index64, s.sizes()[dim], false, bad)) {
+    // PyTorch's two messages: its CPU kernel's path for dim 1 of a matrix (or of more dims) words its own.
+    TANDEM_CHECK(x.dim() > 1 && dim == 1, Index, "index out of range in self",
+                 "\nhint: index_select(dim=", dim, ") needs indices in [0, ", s.sizes()[dim], "); got ", bad);
+    TANDEM_THROW(Runtime, "INDICES element is out of DATA bounds, id=", bad, " axis_dim=", s.sizes()[dim],
+                 "\nhint: index_select(dim=", dim, ") needs indices in [0, ", s.sizes()[dim], ")");
+  }
   DimVector shape = s.sizes();
   shape[dim] = index64.numel();
   Tensor out = empty(shape, x.dtype(), x.device());
