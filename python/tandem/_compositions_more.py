@@ -491,14 +491,37 @@ def frexp(input):
 
 def ldexp(input, other, *, out=None):
     if out is not None:
+        _require_tensors("ldexp", ("input", input), ("other", other))
+        if isinstance(out, _C.Tensor) and not (out.dtype.is_floating_point or out.dtype.is_complex):
+            _refuse_integer_ldexp_result(out)
         return call_with_out("ldexp", ldexp, (input, other), {}, out, CASTABLE)
     _require_tensors("ldexp", ("input", input), ("other", other))
-    return input * _C.pow(2.0, other)
+    dtype = _C.result_type(input, other)
+    if not (dtype.is_floating_point or dtype.is_complex):
+        dtype = _C.get_default_dtype()
+    compute = _ldexp_compute_dtype(dtype)
+    # As PyTorch: the power of two in the result's compute dtype (float64 keeps 2**200; a float32 power was inf),
+    # float16/bfloat16 scaled in float32 and rounded once (ldexp(half(1e-3), 20) is 1049, not inf).
+    return (input.to(compute) * _C.pow(2.0, other.to(compute))).to(dtype)
+
+
+def _ldexp_compute_dtype(dtype):
+    return _C.float32 if dtype in (_C.float16, _C.bfloat16) else dtype
+
+
+def _refuse_integer_ldexp_result(target):
+    # PyTorch's ldexp writes a floating result; its message names the op, not the result type.
+    raise RuntimeError(f"ldexp can't be cast to the desired output type {target.dtype._scalar_type_name}")
 
 
 def _ldexp_(self, other):
     _require_tensors("ldexp_", ("self", self), ("other", other))
-    return self.mul_(_C.pow(2.0, other))
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        _refuse_integer_ldexp_result(self)
+    compute = _ldexp_compute_dtype(_C.result_type(self, other))
+    if not (compute.is_floating_point or compute.is_complex):
+        compute = _C.get_default_dtype()
+    return self.mul_(_C.pow(2.0, other.to(compute)))
 
 
 # ---- linear algebra under its older names ----
