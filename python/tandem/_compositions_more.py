@@ -265,7 +265,13 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
                 raise RuntimeError(f"For integral input tensors, argument {label} must not be a floating point "
                                    "number.")
     product = vec1.unsqueeze(1).logical_and(vec2) if vec1.dtype == vec2.dtype == _C.bool else _C.outer(vec1, vec2)
+    if _C.result_type(input, product) in _HALF_DTYPES:  # PyTorch's kernel order, alpha * vec1 * vec2: no overflow
+        return _scaled_sum(input, _C.outer(vec1 * alpha, vec2), beta, 1)
     return _scaled_sum(input, product, beta, alpha)
+
+
+# float16/bfloat16 products PyTorch's kernels compute and scale in float32 before rounding once
+_HALF_DTYPES = (_C.float16, _C.bfloat16)
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
@@ -282,6 +288,9 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
         raise RuntimeError("addmv input tensors must have the same dtype, but got " +
                            ", ".join(t.dtype._scalar_type_name for t in (input, mat)) +
                            f", and {vec.dtype._scalar_type_name}")
+    if input.dtype in _HALF_DTYPES:
+        return _scaled_sum(input.float(), _C.mv(mat.float(), vec.float()), beta, alpha,
+                           blas_alpha_zero=True).to(input.dtype)
     return _scaled_sum(input, _C.mv(mat, vec), beta, alpha, blas_alpha_zero=True)
 
 
@@ -313,6 +322,9 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if input.dtype != batch2.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {input.dtype._scalar_type_name} and "
                            f"{batch2.dtype._scalar_type_name}")
+    if input.dtype in _HALF_DTYPES:
+        return _scaled_sum(input.float(), _C.bmm(batch1.float(), batch2.float()).sum(0), beta, alpha,
+                           blas_alpha_zero=True).to(input.dtype)
     return _scaled_sum(input, _C.bmm(batch1, batch2).sum(0), beta, alpha, blas_alpha_zero=True)
 
 
@@ -330,6 +342,8 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if input.dtype != batch1.dtype:
         raise RuntimeError(f"Input dtypes must be the same, got: input {input.dtype._cpp_type_name}, batch1: "
                            f"{batch1.dtype._cpp_type_name}, batch2: {batch2.dtype._cpp_type_name}")
+    if input.dtype in _HALF_DTYPES:
+        return _scaled_sum(input.float(), _C.bmm(batch1.float(), batch2.float()), beta, alpha).to(input.dtype)
     return _scaled_sum(input, product, beta, alpha)
 
 

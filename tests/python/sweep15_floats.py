@@ -29,6 +29,17 @@ def half_precision_arithmetic(torch, device):
         "h_addcdiv": lambda: torch.addcdiv(h[:1], h[2:3], h[3:4], value=1e-6),
         "h_lerp": lambda: torch.lerp(-h[2:3], h[2:3], 0.5), "h_lerp_t": lambda: torch.lerp(-h[2:3], h[2:3], h[4:5]),
         "h_adam_moment": lambda: h.clone().mul_(0.999).addcmul_(h, h, value=0.001),
+        "h_vector_norm": lambda: torch.linalg.vector_norm(h[5:] * 100), "bf_norm": lambda: torch.linalg.vector_norm(
+            bf[2:3].expand(3), ord=3),
+        "h_renorm": lambda: torch.renorm((h[4:] * 1000).reshape(1, 2), 2, 0, 1.0),
+        "h_addr": lambda: torch.addr(h[:1].reshape(1, 1), h[5:] * 100, h[5:] * 100, alpha=0.001),
+        "h_addmv": lambda: torch.addmv(h[:1], (h[4:] * 1000).reshape(1, 2), h[4:] * 1000, alpha=1e-4),
+        "h_baddbmm": lambda: torch.baddbmm(h[:1].reshape(1, 1, 1), (h[4:] * 1000).reshape(1, 1, 2),
+                                           (h[4:] * 1000).reshape(1, 2, 1), alpha=1e-4, beta=0.5),
+        "h_addbmm": lambda: torch.addbmm(h[:1].reshape(1, 1), (h[4:] * 1000).reshape(1, 1, 2),
+                                         (h[4:] * 1000).reshape(1, 2, 1), alpha=1e-4),
+        "h_trapezoid": lambda: torch.trapezoid(h[1:2].expand(40) * 20, dx=0.5),
+        "h_cumtrapz": lambda: torch.cumulative_trapezoid(h[1:2].expand(40) * 20)[-3:],
         "mixed": lambda: (h + bf).dtype, "h_int_div": lambda: array(torch, [7, 8], device) / array(
             torch, [2.0], device, torch.float16),
         "h_max": lambda: torch.finfo(torch.float16).max, "h_tiny": lambda: torch.finfo(torch.float16).tiny,
