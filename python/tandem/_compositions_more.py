@@ -163,10 +163,12 @@ def _check_rounding_mode(mode, *tensors):
     if mode not in (None, "trunc", "floor"):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
     if mode is not None:
-        for t in tensors:
-            if isinstance(t, Tensor) and t.dtype == _C.bool:
-                raise NotImplementedError(f"\"div_{mode}_{t.device.type}\" not implemented for 'Bool'")
-        common = _C.result_type(*tensors) if isinstance(tensors[0], Tensor) else None
+        # the kernel runs in the operands' common dtype: a bool tensor by a number is an int64 division
+        device = next((t.device.type for t in tensors if isinstance(t, Tensor)), "cpu")
+        common = _C.result_type(*tensors) if any(isinstance(t, Tensor) for t in tensors) else None
+        if common == _C.bool:
+            raise NotImplementedError(f"\"div_{mode}_{device}\" not implemented for 'Bool'")
+        common = common if isinstance(tensors[0], Tensor) else None
         if common is not None and common.is_complex:  # rounding has no complex form, the kernel is named per mode
             raise NotImplementedError(f"\"div_{mode}_{tensors[0].device.type}\" not implemented for "
                                       f"'{common._scalar_type_name}'")
@@ -264,7 +266,11 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
             if isinstance(v, float):
                 raise RuntimeError(f"For integral input tensors, argument {label} must not be a floating point "
                                    "number.")
-    product = vec1.unsqueeze(1).logical_and(vec2) if vec1.dtype == vec2.dtype == _C.bool else _C.outer(vec1, vec2)
+    both_bool = vec1.dtype == vec2.dtype == _C.bool
+    if both_bool and input.dtype != _C.bool:  # PyTorch's result dtype: an int32 input adds the 0/1 outer product
+        vec1, vec2 = vec1.to(input.dtype), vec2.to(input.dtype)
+        both_bool = False
+    product = vec1.unsqueeze(1).logical_and(vec2) if both_bool else _C.outer(vec1, vec2)
     if _C.result_type(input, product) in _HALF_DTYPES:  # PyTorch's kernel order, alpha * vec1 * vec2: no overflow
         return _scaled_sum(input, _C.outer(vec1 * alpha, vec2), beta, 1)
     return _scaled_sum(input, product, beta, alpha)

@@ -156,6 +156,13 @@ def _collatz_steps(torch, n):
     return steps
 
 
+def _error_type(call):
+    try:
+        return call()
+    except Exception as exc:  # the kernel's name in the message says which device ran it
+        return type(exc).__name__
+
+
 def promotion_corners(torch, device):
     b = array(torch, [True, False], device)
     u8 = array(torch, [1, 200], device, torch.uint8)
@@ -195,6 +202,12 @@ def promotion_corners(torch, device):
         "prod_bool": lambda: b.prod().dtype, "cumsum_i8": lambda: i8.cumsum(0).dtype,
         "add_out_int": lambda: torch.add(u8, 1.5, out=torch.empty(2, dtype=torch.uint8, device=device)),
         "iadd_float_into_int": lambda: i8.clone().add_(1.5),
+        "bool_div_floor": lambda: torch.div(b, 3, rounding_mode="floor"),
+        "bool_div_trunc_t": lambda: b.div(array(torch, [2, 3], device, torch.uint8), rounding_mode="trunc"),
+        "bool_div_float": lambda: torch.div(b, 2.5, rounding_mode="floor"),
+        "bool_div_bool": lambda: _error_type(lambda: torch.div(b, b, rounding_mode="floor")),
+        "addr_bool_vectors_int_input": lambda: torch.addr(torch.ones(2, 2, dtype=torch.int32, device=device), b, b),
+        "addr_bool_vectors_float_input": lambda: torch.addr(torch.ones(2, 2, device=device), b, b, alpha=0.5),
         "mul_alpha": lambda: torch.add(u8, u8, alpha=2), "add_alpha_float_int": lambda: torch.add(u8, u8, alpha=0.5),
     })
 

@@ -40,6 +40,8 @@ def test_program_matches_pytorch(program, device):
 def _same(make, device, tol=None):
     """make(lib, device) gives the same outcome with tandem on `device` as with PyTorch on the CPU."""
     got = list(_outcome(lambda: make(tandem, device)))
+    if got[0] != "ok":  # a kernel's name says which device ran it ("div_floor_cuda")
+        got[1] = got[1].replace('_cuda"', '_cpu"')
     want = list(_outcome(lambda: make(torch, "cpu")))
     assert_same_results(got, want, tol or {**DEFAULT_TOLERANCE, "nan_ok": True})
 
@@ -159,6 +161,29 @@ def test_half_vector_norm_keeps_its_gradient(device):
     n.backward()
     assert n.dtype == tandem.float16 and n.item() == 500.0
     assert x.grad.dtype == tandem.float16 and x.grad.tolist() == pytest.approx([0.6, -0.8], rel=1e-3)
+
+
+# ---- div with rounding_mode refuses only a bool common dtype; addr of bool vectors takes the input's dtype --------
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("call", [
+    lambda L, d: L.div(_t(L, d, [True, False], "bool"), 3, rounding_mode="floor"),
+    lambda L, d: L.div(_t(L, d, [True, False], "bool"), 3, rounding_mode="trunc"),
+    lambda L, d: L.div(_t(L, d, [True, False], "bool"), 2.5, rounding_mode="floor"),
+    lambda L, d: _t(L, d, [True, False], "bool").div(L.tensor(2, device=d), rounding_mode="floor"),
+    lambda L, d: _t(L, d, [True, False], "bool").div(_t(L, d, [2, 3], "uint8"), rounding_mode="trunc"),
+    lambda L, d: L.div(_t(L, d, [True, False], "bool"), _t(L, d, [True, True], "bool"), rounding_mode="floor"),
+    lambda L, d: L.div(_t(L, d, [True, False], "bool"), True, rounding_mode="trunc"),
+    lambda L, d: L.div(_t(L, d, [7, -7], "int64"), _t(L, d, [True, True], "bool"), rounding_mode="floor"),
+    lambda L, d: _t(L, d, [True, False], "bool").div_(2, rounding_mode="floor"),
+    lambda L, d: L.addr(_t(L, d, [[1], [1], [1]], "int32"), _t(L, d, [True, False, True], "bool"),
+                        _t(L, d, [True], "bool")),
+    lambda L, d: L.addr(_t(L, d, [[1.5], [1.5]], "float16"), _t(L, d, [True, False], "bool"),
+                        _t(L, d, [True], "bool"), alpha=2),
+    lambda L, d: L.addr(_t(L, d, [[True], [False]], "bool"), _t(L, d, [True, False], "bool"),
+                        _t(L, d, [True], "bool")),
+], ids=lambda c: "")
+def test_bool_operands_of_rounded_div_and_addr(call, device):
+    _same(call, device)
 
 
 # ---- left for C++ ---------------------------------------------------------------------------------------------------
