@@ -209,5 +209,46 @@ def _welford(torch, x):
     return (m2 / (x.numel() - 1)).item()
 
 
-PROGRAMS = [half_precision_arithmetic, rounding_and_ulps, nan_handling, closeness, compensated_sums]
+def scipy_special_port(torch, device):
+    """scipy.special calls as a port spells them with torch.special: a normal CDF table, log-probabilities far in
+    the tail, Bessel windows, orthogonal polynomials by recurrence against the builtins, and a Poisson tail."""
+    S = torch.special
+    x = torch.linspace(-6.0, 6.0, 13, dtype=torch.float64, device=device)
+    u = torch.linspace(-0.9, 0.9, 7, dtype=torch.float64, device=device)
+    n = torch.arange(5, device=device)
+    # Chebyshev T_n and Legendre P_n by their three-term recurrences
+    T = [torch.ones_like(u), u]
+    P = [torch.ones_like(u), u]
+    for k in range(1, 4):
+        T.append(2 * u * T[k] - T[k - 1])
+        P.append(((2 * k + 1) * u * P[k] - k * P[k - 1]) / (k + 1))
+    beta = 8.6
+    m = torch.arange(16, dtype=torch.float64, device=device)
+    kaiser = S.i0(beta * torch.sqrt(1 - (2 * m / 15 - 1) ** 2)) / S.i0(torch.tensor(beta, dtype=torch.float64))
+    lam = torch.tensor([0.5, 3.0, 10.0], dtype=torch.float64, device=device)
+    k = torch.tensor([2.0, 5.0, 4.0], dtype=torch.float64, device=device)
+    return cases(torch, {
+        "ndtr": lambda: S.ndtr(x), "log_ndtr": lambda: S.log_ndtr(x * 5), "ndtri": lambda: S.ndtri(S.ndtr(x[3:10])),
+        "erfcx": lambda: S.erfcx(x), "erfinv": lambda: S.erfinv(u), "expit_logit": lambda: S.logit(S.expit(x)),
+        "xlog1py": lambda: S.xlog1py(x, x.abs()), "entr": lambda: S.entr(u.abs()), "sinc": lambda: S.sinc(x / 2),
+        "gammaln": lambda: S.gammaln(x.abs() + 0.5), "digamma": lambda: S.digamma(x.abs() + 0.5),
+        "polygamma": lambda: S.polygamma(2, x.abs() + 0.5), "multigammaln": lambda: S.multigammaln(x.abs() + 2, 3),
+        "zeta": lambda: S.zeta(x.abs() + 1.5, 1.0), "i1e": lambda: S.i1e(x), "i0e": lambda: S.i0e(x),
+        "bessel": lambda: [S.bessel_j0(x), S.bessel_j1(x), S.bessel_y0(x.abs() + 0.1), S.bessel_y1(x.abs() + 0.1)],
+        "modified_bessel": lambda: [S.modified_bessel_i0(u), S.modified_bessel_k1(x.abs() + 0.1),
+                                    S.scaled_modified_bessel_k0(x.abs() + 0.1)],
+        "spherical_j0": lambda: S.spherical_bessel_j0(x), "airy": lambda: S.airy_ai(u),
+        "kaiser": lambda: kaiser, "kaiser_builtin": lambda: torch.kaiser_window(16, periodic=False, beta=beta,
+                                                                                dtype=torch.float64, device=device),
+        "cheb_t": lambda: [bool(torch.allclose(S.chebyshev_polynomial_t(u, i), T[i])) for i in range(5)],
+        "legendre": lambda: [bool(torch.allclose(S.legendre_polynomial_p(u, i), P[i])) for i in range(5)],
+        "hermite": lambda: S.hermite_polynomial_h(u.unsqueeze(1), n), "laguerre": lambda: S.laguerre_polynomial_l(u, 3),
+        "poisson_tail": lambda: S.gammaincc(k + 1, lam), "poisson_cdf": lambda: S.gammainc(k + 1, lam),
+        "log_softmax": lambda: S.log_softmax(x.float(), 0, dtype=torch.float64),
+        "logsumexp": lambda: S.logsumexp(x * 100, 0),
+    })
+
+
+PROGRAMS = [half_precision_arithmetic, rounding_and_ulps, nan_handling, closeness, compensated_sums,
+            scipy_special_port]
 NEEDS_CPP = {}
