@@ -212,5 +212,37 @@ def promotion_corners(torch, device):
     })
 
 
-PROGRAMS = [wraparound, division_signs, bitwise_and_shifts, gcd_lcm_number_theory, promotion_corners]
+def uint8_image_arithmetic(torch, device):
+    """Image code ported from NumPy/OpenCV: uint8 brightness and contrast with clamping, grayscale weights, a
+    histogram-equalisation lookup table, bit-plane quantisation and wrap-around differences."""
+    rng = np.random.default_rng(1520)
+    im = torch.tensor(rng.integers(0, 256, (2, 3, 8, 8)).astype(np.uint8), device=device)
+    hist = torch.bincount(im[0, 0].flatten(), minlength=256)
+    cdf = torch.cumsum(hist, 0)
+    cdf_min = cdf[cdf > 0].min()
+    lut = ((cdf - cdf_min) * 255 / (cdf[-1] - cdf_min)).round().clamp(0, 255).to(torch.uint8)
+    return cases(torch, {
+        "brighten": lambda: (im.float() * 1.7 + 10).clamp(0, 255).to(torch.uint8)[0, 0, 0],
+        "round_then_cast": lambda: (im.float() * 0.55).round().byte()[1, 2, 3],
+        "gray": lambda: (0.299 * im[:, 0] + 0.587 * im[:, 1] + 0.114 * im[:, 2]).to(torch.uint8)[0, 0],
+        "equalized": lambda: lut[im[0, 0].long()][0], "lut_dtype": lambda: lut.dtype,
+        "channel_mean": lambda: im.mean(dim=(0, 2, 3), dtype=torch.float64),
+        "channel_std": lambda: im.float().std(dim=(0, 2, 3)), "mean_refused": lambda: im.mean(),
+        "sums": lambda: im.sum(dim=(2, 3)), "wrap_add": lambda: im.clone().add_(100)[0, 0, 0],
+        "wrap_diff": lambda: (im[0] - im[1])[0, 0], "abs_diff": lambda: (im[0].int() - im[1].int()).abs().to(
+            torch.uint8)[0, 0],
+        "quantised": lambda: ((im >> 5) << 5)[0, 0, 0], "masked": lambda: (im & 0xF0)[0, 1, 1],
+        "where_255": lambda: torch.where(im > 128, 255, 0).dtype, "where_keep": lambda: torch.where(im > 128, im, 0)[
+            0, 0, 0],
+        "threshold_count": lambda: (im > 200).sum(dim=(2, 3)),
+        "div_dtype": lambda: (im / 255).dtype, "inplace_div": lambda: im.clone().div_(2),
+        "inplace_floordiv": lambda: im.clone().floor_divide_(3)[0, 0, 0],
+        "area_downsample": lambda: torch.nn.functional.interpolate(im.float(), scale_factor=0.5, mode="area").round(
+        ).to(torch.uint8)[0, 0],
+        "hwc": lambda: im.permute(0, 2, 3, 1).contiguous().stride(),
+    })
+
+
+PROGRAMS = [wraparound, division_signs, bitwise_and_shifts, gcd_lcm_number_theory, promotion_corners,
+            uint8_image_arithmetic]
 NEEDS_CPP = {}
