@@ -49,6 +49,8 @@ def generator_reproducibility(torch, device):
         "normal_neg_std": lambda: torch.normal(array(torch, [0.0], device), array(torch, [-1.0], device)),
         "ri": lambda: [ri.dtype, int(ri.min()) >= 3, int(ri.max()) < 9], "ri_like": lambda: [
             ri_like.dtype, int(ri_like.max()) < 4],
+        "set_state_chains": lambda: [g.set_state(state) is g, bool(torch.equal(
+            torch.Generator(device=device).set_state(state).get_state(), state))],
         "seed_returns": lambda: type(torch.Generator().manual_seed(3)).__name__,
         "gen_device": lambda: g.device.type == torch.device(device).type, "seed_int": lambda: isinstance(torch.Generator().seed(), int),
         "global_reseed": lambda: _global_reseed(torch, device),

@@ -186,6 +186,20 @@ def test_bool_operands_of_rounded_div_and_addr(call, device):
     _same(call, device)
 
 
+# ---- Generator.set_state returns the generator ----------------------------------------------------------------------
+@pytest.mark.parametrize("device", DEVICES)
+def test_generator_set_state_returns_the_generator(device):
+    g = tandem.Generator(device=device).manual_seed(3)
+    state = g.get_state()
+    first = tandem.rand(4, generator=g, device=device)
+    again = tandem.Generator(device=device).set_state(state)  # chained, as PyTorch's
+    assert isinstance(again, tandem.Generator) and tandem.equal(tandem.rand(4, generator=again, device=device), first)
+    assert g.set_state(state) is g
+    with pytest.raises(TypeError, match="RNG state must be a torch.ByteTensor"):
+        g.set_state(tandem.zeros(3))
+    assert torch.Generator().set_state(torch.Generator().get_state()) is not None  # the reference's behaviour
+
+
 # ---- left for C++ ---------------------------------------------------------------------------------------------------
 @pytest.mark.xfail(strict=True, reason="C++: src/ops/elementwise.cpp round(x, decimals) scales a float16/bfloat16 "
                    "tensor in its own dtype (60000 * 100 overflows to inf); PyTorch computes in float32")
