@@ -200,6 +200,31 @@ def test_generator_set_state_returns_the_generator(device):
     assert torch.Generator().set_state(torch.Generator().get_state()) is not None  # the reference's behaviour
 
 
+# ---- result_type / promote_types take PyTorch's argument names and words -----------------------------------------
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("call", [
+    lambda L, d: L.result_type(tensor=_t(L, d, [1], "uint8"), other=2.5),
+    lambda L, d: L.result_type(_t(L, d, [1], "int8"), other=1j),
+    lambda L, d: L.result_type(scalar=2.5, tensor=_t(L, d, [1], "int64")),
+    lambda L, d: L.result_type(scalar1=2, scalar2=True),
+    lambda L, d: L.result_type(_t(L, d, [1], "float16"), L.tensor(1.0, dtype=L.float64, device=d)),
+    lambda L, d: L.result_type("a", _t(L, d, [1], "int64")),
+    lambda L, d: L.result_type(None, _t(L, d, [1], "int64")),
+    lambda L, d: L.result_type(_t(L, d, [1], "int64"), foo=1),
+    lambda L, d: L.result_type(_t(L, d, [1], "int64")),
+    lambda L, d: L.promote_types(type1=L.int8, type2=L.uint8),
+    lambda L, d: L.promote_types(L.float32, "float64"),
+    lambda L, d: L.promote_types(3, L.int8),
+], ids=lambda c: "")
+def test_result_type_and_promote_types_forms(call, device):
+    def outcome(L, d):
+        try:
+            return str(call(L, d))
+        except TypeError as exc:  # the first line: PyTorch's list of overloads below it is its own layout
+            return "TypeError: " + str(exc).split("\n")[0]
+    _same(outcome, device)
+
+
 # ---- left for C++ ---------------------------------------------------------------------------------------------------
 @pytest.mark.xfail(strict=True, reason="C++: src/ops/elementwise.cpp round(x, decimals) scales a float16/bfloat16 "
                    "tensor in its own dtype (60000 * 100 overflows to inf); PyTorch computes in float32")
