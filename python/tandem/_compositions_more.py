@@ -344,12 +344,13 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if batch1.dtype != batch2.dtype:
         raise RuntimeError(f"expected scalar type {batch1.dtype._scalar_type_name} but found "
                            f"{batch2.dtype._scalar_type_name}")
-    product = _C.bmm(batch1, batch2)
+    half = batch1.dtype in _HALF_DTYPES  # computed and scaled in float32, rounded once (as PyTorch's kernel)
+    product = _C.bmm(batch1.float(), batch2.float()) if half else _C.bmm(batch1, batch2)
     if input.dtype != batch1.dtype:
         raise RuntimeError(f"Input dtypes must be the same, got: input {input.dtype._cpp_type_name}, batch1: "
                            f"{batch1.dtype._cpp_type_name}, batch2: {batch2.dtype._cpp_type_name}")
-    if input.dtype in _HALF_DTYPES:
-        return _scaled_sum(input.float(), _C.bmm(batch1.float(), batch2.float()), beta, alpha).to(input.dtype)
+    if half:
+        return _scaled_sum(input.float(), product, beta, alpha).to(input.dtype)
     return _scaled_sum(input, product, beta, alpha)
 
 

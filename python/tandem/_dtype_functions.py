@@ -1,5 +1,5 @@
-"""tandem.can_cast (PyTorch's casting-by-kind rule), result_type/promote_types with PyTorch's argument names, tandem.isdtype (the Array API's kind test) and the dtype methods
-to_complex()/to_real()."""
+"""tandem.can_cast (PyTorch's casting-by-kind rule), result_type/promote_types with PyTorch's argument names,
+tandem.isdtype (the Array API's kind test) and the dtype methods to_complex()/to_real()."""
 import numbers
 
 from . import _C
