@@ -49,7 +49,7 @@ from ._legacy import LEGACY_TYPES as _LEGACY_TYPES, tensor_type as _tensor_type,
 from ._legacy import tensor_type_as as _tensor_type_as
 from ._legacy import tensor_where as _tensor_where
 from ._finfo import finfo, iinfo  # noqa: F401
-from ._dtype_functions import can_cast, isdtype, install_dtype_methods  # noqa: F401
+from ._dtype_functions import can_cast, isdtype, install_dtype_methods, promote_types, result_type  # noqa: F401
 install_dtype_methods()  # dtype.to_complex() / dtype.to_real()
 from . import _clamp_checks  # noqa: E402
 _clamp_checks.install()  # int_t.clamp_(0.5) refused with PyTorch's message

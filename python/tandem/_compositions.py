@@ -790,6 +790,22 @@ def _check_value(value, *tensors):
             raise RuntimeError(f"value cannot be converted to type {name} without overflow")
 
 
+_HALF_DTYPES = (_C.float16, _C.bfloat16)
+
+
+def _addc_dtypes(input, tensor1, tensor2):
+    """The dtype of input + tensor1 * tensor2 and the one PyTorch's addcmul/addcdiv kernels compute in: every operand
+    converted to that first, float16/bfloat16 in float32 rounded once (300 * 300 * 0.001 is 90 in half, not inf)."""
+    ndim = max(tensor1.dim(), tensor2.dim())
+    product = _C.empty((0,) * ndim, dtype=_C.result_type(tensor1, tensor2))  # stands in for the product's dtype
+    dtype = _C.result_type(input, product)
+    return dtype, (_C.float32 if dtype in _HALF_DTYPES else dtype)
+
+
+def _as_dtype(dtype, *tensors):
+    return [t.to(dtype) if isinstance(t, Tensor) and t.dtype != dtype else t for t in tensors]
+
+
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     if out is not None:
         return call_with_out("addcmul", addcmul, (input, tensor1, tensor2), {"value": value}, out, CASTABLE)
@@ -797,8 +813,11 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     if _C.result_type(tensor1, tensor2) == _C.bool and input.dtype == _C.bool:
         raise NotImplementedError(f"\"addcmul_{input.device.type}_out\" not implemented for 'Bool'")
     value = _integral_value(value, input, tensor1, tensor2)
-    product = tensor1 * tensor2
-    return input + (product if value == 1 else value * product)  # value=1 (the default) costs no pass
+    dtype, compute = _addc_dtypes(input, tensor1, tensor2)
+    input, tensor1, tensor2 = _as_dtype(compute, input, tensor1, tensor2)
+    # PyTorch's kernel order, value * tensor1 * tensor2 (value=1, the default, costs no pass)
+    result = input + (tensor1 * tensor2 if value == 1 else value * tensor1 * tensor2)
+    return result if compute == dtype else result.to(dtype)
 
 
 def _check_addcdiv(tensor1, tensor2):
@@ -817,19 +836,25 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
         return call_with_out("addcdiv", addcdiv, (input, tensor1, tensor2), {"value": value}, out, CASTABLE)
     _check_addcdiv(tensor1, tensor2)
     _check_value(value, input, tensor1, tensor2)
-    return input + value * (tensor1 / tensor2)
+    dtype, compute = _addc_dtypes(input, tensor1, tensor2)
+    input, tensor1, tensor2 = _as_dtype(compute, input, tensor1, tensor2)
+    result = input + value * (tensor1 / tensor2)
+    return result if compute == dtype else result.to(dtype)
 
 
 def _addcmul_(self, tensor1, tensor2, *, value=1):
     check_no_partial_overlap(self, (tensor1, tensor2))
     _check_value(value, self, tensor1, tensor2)
-    return self.add_(_integral_value(value, self, tensor1, tensor2) * (tensor1 * tensor2))
+    value = _integral_value(value, self, tensor1, tensor2)
+    tensor1, tensor2 = _as_dtype(_addc_dtypes(self, tensor1, tensor2)[1], tensor1, tensor2)
+    return self.add_(value * tensor1 * tensor2)
 
 
 def _addcdiv_(self, tensor1, tensor2, *, value=1):
     check_no_partial_overlap(self, (tensor1, tensor2))
     _check_addcdiv(tensor1, tensor2)
     _check_value(value, self, tensor1, tensor2)
+    tensor1, tensor2 = _as_dtype(_addc_dtypes(self, tensor1, tensor2)[1], tensor1, tensor2)
     return self.add_(value * (tensor1 / tensor2))
 
 
@@ -843,6 +868,8 @@ def lerp(input, end, weight, *, out=None):
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         kind = "tensor" if isinstance(weight, Tensor) else "scalar"
         raise NotImplementedError(f"\"lerp_kernel_{kind}\" not implemented for '{input.dtype._scalar_type_name}'")
+    if input.dtype in _HALF_DTYPES:  # computed in float32 and rounded once, as PyTorch's kernel (no overflow)
+        return lerp(*_as_dtype(_C.float32, input, end, weight)).to(input.dtype)
     diff_ = end - input
     # PyTorch's two-sided formula: exact at weight 0 and at weight 1.
     if isinstance(weight, Tensor):

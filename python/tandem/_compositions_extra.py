@@ -271,6 +271,9 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     if isinstance(x, Tensor):
         return ((hi + lo) * _spacing(x, y, dim)).sum(dim) / 2
     step = 1 if dx is None else dx
+    if y.dtype.is_floating_point or y.dtype.is_complex:
+        # PyTorch's form: the sum less half the end points (no pairwise sums, which overflow float16 first)
+        return (y.sum(dim) - (y.select(dim, 0) + y.select(dim, -1)) * 0.5) * step
     total = (hi + lo).sum(dim)
     return total.to(_float_result_dtype(total)) * (step / 2)
 
@@ -291,7 +294,7 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
         return ((hi + lo) * _spacing(x, y, dim) / 2).cumsum(dim)
     step = 1 if dx is None else dx
     total = (hi + lo).to(_float_result_dtype(y))
-    return total.cumsum(dim) * (step / 2)
+    return (total * (step / 2)).cumsum(dim)  # PyTorch's order: halved before the running sum (float16 range)
 
 
 def gradient(input, *, spacing=1, dim=None, edge_order=1):

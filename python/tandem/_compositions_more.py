@@ -163,10 +163,12 @@ def _check_rounding_mode(mode, *tensors):
     if mode not in (None, "trunc", "floor"):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
     if mode is not None:
-        for t in tensors:
-            if isinstance(t, Tensor) and t.dtype == _C.bool:
-                raise NotImplementedError(f"\"div_{mode}_{t.device.type}\" not implemented for 'Bool'")
-        common = _C.result_type(*tensors) if isinstance(tensors[0], Tensor) else None
+        # the kernel runs in the operands' common dtype: a bool tensor by a number is an int64 division
+        device = next((t.device.type for t in tensors if isinstance(t, Tensor)), "cpu")
+        common = _C.result_type(*tensors) if any(isinstance(t, Tensor) for t in tensors) else None
+        if common == _C.bool:
+            raise NotImplementedError(f"\"div_{mode}_{device}\" not implemented for 'Bool'")
+        common = common if isinstance(tensors[0], Tensor) else None
         if common is not None and common.is_complex:  # rounding has no complex form, the kernel is named per mode
             raise NotImplementedError(f"\"div_{mode}_{tensors[0].device.type}\" not implemented for "
                                       f"'{common._scalar_type_name}'")
@@ -264,8 +266,18 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
             if isinstance(v, float):
                 raise RuntimeError(f"For integral input tensors, argument {label} must not be a floating point "
                                    "number.")
-    product = vec1.unsqueeze(1).logical_and(vec2) if vec1.dtype == vec2.dtype == _C.bool else _C.outer(vec1, vec2)
+    both_bool = vec1.dtype == vec2.dtype == _C.bool
+    if both_bool and input.dtype != _C.bool:  # PyTorch's result dtype: an int32 input adds the 0/1 outer product
+        vec1, vec2 = vec1.to(input.dtype), vec2.to(input.dtype)
+        both_bool = False
+    product = vec1.unsqueeze(1).logical_and(vec2) if both_bool else _C.outer(vec1, vec2)
+    if _C.result_type(input, product) in _HALF_DTYPES:  # PyTorch's kernel order, alpha * vec1 * vec2: no overflow
+        return _scaled_sum(input, _C.outer(vec1 * alpha, vec2), beta, 1)
     return _scaled_sum(input, product, beta, alpha)
+
+
+# float16/bfloat16 products PyTorch's kernels compute and scale in float32 before rounding once
+_HALF_DTYPES = (_C.float16, _C.bfloat16)
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
@@ -282,6 +294,9 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
         raise RuntimeError("addmv input tensors must have the same dtype, but got " +
                            ", ".join(t.dtype._scalar_type_name for t in (input, mat)) +
                            f", and {vec.dtype._scalar_type_name}")
+    if input.dtype in _HALF_DTYPES:
+        return _scaled_sum(input.float(), _C.mv(mat.float(), vec.float()), beta, alpha,
+                           blas_alpha_zero=True).to(input.dtype)
     return _scaled_sum(input, _C.mv(mat, vec), beta, alpha, blas_alpha_zero=True)
 
 
@@ -313,6 +328,9 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if input.dtype != batch2.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {input.dtype._scalar_type_name} and "
                            f"{batch2.dtype._scalar_type_name}")
+    if input.dtype in _HALF_DTYPES:
+        return _scaled_sum(input.float(), _C.bmm(batch1.float(), batch2.float()).sum(0), beta, alpha,
+                           blas_alpha_zero=True).to(input.dtype)
     return _scaled_sum(input, _C.bmm(batch1, batch2).sum(0), beta, alpha, blas_alpha_zero=True)
 
 
@@ -326,10 +344,13 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if batch1.dtype != batch2.dtype:
         raise RuntimeError(f"expected scalar type {batch1.dtype._scalar_type_name} but found "
                            f"{batch2.dtype._scalar_type_name}")
-    product = _C.bmm(batch1, batch2)
+    half = batch1.dtype in _HALF_DTYPES  # computed and scaled in float32, rounded once (as PyTorch's kernel)
+    product = _C.bmm(batch1.float(), batch2.float()) if half else _C.bmm(batch1, batch2)
     if input.dtype != batch1.dtype:
         raise RuntimeError(f"Input dtypes must be the same, got: input {input.dtype._cpp_type_name}, batch1: "
                            f"{batch1.dtype._cpp_type_name}, batch2: {batch2.dtype._cpp_type_name}")
+    if half:
+        return _scaled_sum(input.float(), product, beta, alpha).to(input.dtype)
     return _scaled_sum(input, product, beta, alpha)
 
 
@@ -491,14 +512,37 @@ def frexp(input):
 
 def ldexp(input, other, *, out=None):
     if out is not None:
+        _require_tensors("ldexp", ("input", input), ("other", other))
+        if isinstance(out, _C.Tensor) and not (out.dtype.is_floating_point or out.dtype.is_complex):
+            _refuse_integer_ldexp_result(out)
         return call_with_out("ldexp", ldexp, (input, other), {}, out, CASTABLE)
     _require_tensors("ldexp", ("input", input), ("other", other))
-    return input * _C.pow(2.0, other)
+    dtype = _C.result_type(input, other)
+    if not (dtype.is_floating_point or dtype.is_complex):
+        dtype = _C.get_default_dtype()
+    compute = _ldexp_compute_dtype(dtype)
+    # As PyTorch: the power of two in the result's compute dtype (float64 keeps 2**200; a float32 power was inf),
+    # float16/bfloat16 scaled in float32 and rounded once (ldexp(half(1e-3), 20) is 1049, not inf).
+    return (input.to(compute) * _C.pow(2.0, other.to(compute))).to(dtype)
+
+
+def _ldexp_compute_dtype(dtype):
+    return _C.float32 if dtype in (_C.float16, _C.bfloat16) else dtype
+
+
+def _refuse_integer_ldexp_result(target):
+    # PyTorch's ldexp writes a floating result; its message names the op, not the result type.
+    raise RuntimeError(f"ldexp can't be cast to the desired output type {target.dtype._scalar_type_name}")
 
 
 def _ldexp_(self, other):
     _require_tensors("ldexp_", ("self", self), ("other", other))
-    return self.mul_(_C.pow(2.0, other))
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        _refuse_integer_ldexp_result(self)
+    compute = _ldexp_compute_dtype(_C.result_type(self, other))
+    if not (compute.is_floating_point or compute.is_complex):
+        compute = _C.get_default_dtype()
+    return self.mul_(_C.pow(2.0, other.to(compute)))
 
 
 # ---- linear algebra under its older names ----

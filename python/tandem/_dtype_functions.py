@@ -1,5 +1,7 @@
-"""tandem.can_cast (PyTorch's casting-by-kind rule), tandem.isdtype (the Array API's kind test) and the dtype methods
-to_complex()/to_real()."""
+"""tandem.can_cast (PyTorch's casting-by-kind rule), result_type/promote_types with PyTorch's argument names,
+tandem.isdtype (the Array API's kind test) and the dtype methods to_complex()/to_real()."""
+import numbers
+
 from . import _C
 from .array_api._dtypes import isdtype  # noqa: F401  (PyTorch has none; the standard's, shared with array_api)
 
@@ -16,6 +18,39 @@ def can_cast(from_, to):
             raise TypeError(f"can_cast(): argument '{name}' (position {position}) must be torch.dtype, not "
                             f"{type(value).__name__}")
     return _kind(from_) <= _kind(to)
+
+
+_RESULT_TYPE_FORMS = (("tensor", "other"), ("scalar", "tensor"), ("scalar1", "scalar2"))
+
+
+def result_type(*args, **kwargs):
+    """The dtype an arithmetic op on the two operands returns; PyTorch's overloads name them (tensor, other),
+    (scalar, tensor) or (scalar1, scalar2), and any of those may be passed by keyword."""
+    operands = None
+    for names in _RESULT_TYPE_FORMS:
+        rest = names[len(args):]
+        if len(args) <= 2 and sorted(kwargs) == sorted(rest):
+            operands = list(args) + [kwargs[name] for name in rest]
+            break
+    if operands is None or not all(isinstance(v, (_C.Tensor, numbers.Number)) for v in operands):
+        got = ", ".join([_type_name(v) for v in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()])
+        raise TypeError(f"result_type() received an invalid combination of arguments - got ({got}), but expected "
+                        "one of:\n * (Tensor tensor, Tensor other)\n * (Tensor tensor, Number other)\n"
+                        " * (Number scalar, Tensor tensor)\n * (Number scalar1, Number scalar2)")
+    return _C.result_type(*operands)
+
+
+def _type_name(value):
+    return "Tensor" if isinstance(value, _C.Tensor) else type(value).__name__
+
+
+def promote_types(type1, type2):
+    """The smallest dtype both can be converted to without losing their kind (PyTorch's table)."""
+    for position, (name, value) in enumerate((("type1", type1), ("type2", type2)), 1):
+        if not isinstance(value, _C.dtype):
+            raise TypeError(f"promote_types(): argument '{name}' (position {position}) must be torch.dtype, not "
+                            f"{type(value).__name__}")
+    return _C.promote_types(type1, type2)
 
 
 # dtype.to_complex() / dtype.to_real(): the complex dtype with this precision and back (PyTorch's methods on

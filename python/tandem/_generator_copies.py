@@ -24,7 +24,19 @@ def _clone_state(self):
     return copy
 
 
+def _chaining_set_state(core_set_state):
+    def set_state(self, new_state):
+        """Sets the generator's state from get_state()'s ByteTensor and returns the generator, as PyTorch's does
+        (so `g = torch.Generator().set_state(s)` chains like manual_seed)."""
+        core_set_state(self, new_state)
+        return self
+    return set_state
+
+
 def install():
+    if not getattr(_C.Generator.set_state, "_returns_self", False):
+        _C.Generator.set_state = _chaining_set_state(_C.Generator.set_state)
+        _C.Generator.set_state._returns_self = True
     _C.Generator.__reduce__ = _reduce
     _C.Generator.__setstate__ = _setstate
     _C.Generator.clone_state = _clone_state

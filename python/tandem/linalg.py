@@ -283,6 +283,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     _check_norm_dtype("linalg.vector_norm", x.dtype, dtype)
     if dtype is not None:
         x = x.to(dtype)
+    if x.dtype in (_C.float16, _C.bfloat16):  # PyTorch accumulates in float32 and rounds once (no overflow)
+        return vector_norm(x.float(), ord, dim, keepdim).to(x.dtype)
     if isinstance(dim, int):
         dim = (dim,)
     if x.numel() == 0 and (ord < 0 or ord == _math.inf):  # amax/amin/negative powers have no identity
