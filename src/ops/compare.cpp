@@ -13,8 +13,8 @@ Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool 
   profiler::RecordScope profile_scope("aten::isclose", a, b, rtol, atol, equal_nan);
   TANDEM_CHECK(a.dtype() == b.dtype(), Runtime, dtype_title(a.dtype()), " did not match ",
                dtype_title(b.dtype()), "\nhint: convert one side first, e.g. a.to(b.dtype)");
-  TANDEM_CHECK(rtol >= 0 && atol >= 0, Runtime,
-               "isclose(): rtol and atol must be non-negative, got rtol=", rtol, " and atol=", atol);
+  TANDEM_CHECK(rtol >= 0, Runtime, "rtol must be greater than or equal to zero, but got ", rtol);
+  TANDEM_CHECK(atol >= 0, Runtime, "atol must be greater than or equal to zero, but got ", atol);
   Tensor close = eq(a, b);
   if (a.dtype() == DType::Bool) return close;
   // Computed in the default float dtype for integers, as the tolerance is fractional; complex values compare

@@ -765,6 +765,10 @@ Tensor round(const Tensor& x, int64_t decimals) {
   TANDEM_CHECK(is_floating(x.dtype()), NotImplemented, "\"round_", x.device().is_cpu() ? "cpu" : "cuda",
                "\" not implemented for '", dtype_title(x.dtype()),
                "'\nhint: integers are already round; drop decimals=");
+  // float16/bfloat16 scale in float32 and round once at the end, as PyTorch's kernel (60000 * 100 fits
+  // there).
+  if (x.dtype() == DType::Float16 || x.dtype() == DType::BFloat16)
+    return to_dtype(round(to_dtype(x, DType::Float32), decimals), x.dtype());
   // As PyTorch: scale, round half to even, scale back (so 0.125 -> 0.12 at 2 decimals).
   double ten = std::pow(10.0, static_cast<double>(decimals < 0 ? -decimals : decimals));
   if (decimals > 0) return div(round(mul(x, Scalar(ten))), Scalar(ten));

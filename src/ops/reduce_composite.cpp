@@ -76,6 +76,10 @@ Tensor stddev(const Tensor& x, const OptDims& dims, double correction, bool keep
   if (autograd::should_record(x))
     return autograd::record_var(true, x, dims, dof(x, dims, correction), keepdim,
                                 autograd::without_grad([&] { return stddev(x, dims, correction, keepdim); }));
+  // float16/bfloat16: the root of the float32 variance, rounded once (a variance past 65504 has a root that
+  // fits).
+  if (x.dtype() == DType::Float16 || x.dtype() == DType::BFloat16)
+    return to_dtype(sqrt(var(to_dtype(x, DType::Float32), dims, correction, keepdim)), x.dtype());
   return sqrt(var(x, dims, correction, keepdim));
 }
 
