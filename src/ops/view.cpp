@@ -458,10 +458,11 @@ std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim) {
   TANDEM_CHECK(chunks > 0, Runtime, "chunk expects `chunks` to be greater than 0, got: ", chunks);
   dim = wrap_dim(dim, x.dim());
   int64_t size = x.sizes()[dim];
-  // An empty dim gives `chunks` empty pieces, as PyTorch's (split by 0 would give one). Past 2**31 pieces the
-  // list could not be held (PyTorch runs out of memory building it): refused at once.
+  // An empty dim gives `chunks` empty pieces, as PyTorch's (split by 0 would give one). Past 2**24 pieces the
+  // list takes minutes to build and gigabytes to hold (PyTorch grinds on until memory runs out): refused at
+  // once.
   if (size == 0) {
-    TANDEM_CHECK(chunks <= (int64_t{1} << 31), Runtime, "chunk: ", chunks,
+    TANDEM_CHECK(chunks <= (int64_t{1} << 24), Runtime, "chunk: ", chunks,
                  " empty chunks are more than a list can hold\nhint: chunk an empty dim into fewer pieces");
     return split_with_sizes(x, DimVector(static_cast<size_t>(chunks), 0), dim);
   }
