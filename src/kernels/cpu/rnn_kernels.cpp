@@ -9,6 +9,7 @@
 #include "kernels/floating_dispatch.h"
 #include "kernels/kernel_table.h"
 #include "kernels/rnn_functors.h"
+#include "kernels/vector_libm.h"  // the cells' exp/tanh as libmvec vector calls (without it: a libm call per element)
 
 TANDEM_CPU_KERNELS_BEGIN
 
