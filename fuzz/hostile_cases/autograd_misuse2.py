@@ -351,18 +351,9 @@ CASES = {
         (x * math.nan).sum()))(leaf(L, d)),
 }
 
-_TENSOR_BACKWARD = ("needs C++: python/src/autograd.cpp Tensor.backward binds retain_graph as std::optional<bool> "
-                    "and create_graph as bool (nanobind refuses 1/0; PyTorch reads them by truth value), reads "
-                    "inputs with len() (a generator fails; PyTorch takes any iterable: nb::tuple(inputs)) and "
-                    "words a non-tensor input as \"backward(): argument 'tensors' must be Tensor\" (PyTorch's "
-                    "engine: RuntimeError \"all inputs have to be Tensors or GradientEdges, but got float\"). "
-                    "tandem.autograd.backward does all three since round 11")
 _CYCLE = ("same as PyTorch: backward(create_graph=True) stores a .grad whose graph holds the leaf (PyTorch warns "
           "of this reference cycle and documents the leak; set .grad = None to free it)")
 KNOWN = {
-    "backward/inputs_generator": _TENSOR_BACKWARD,
-    "backward/inputs_number": _TENSOR_BACKWARD,
-    "backward/retain_graph_int": _TENSOR_BACKWARD,
     "backward/create_graph_then_grad_of_grad": _CYCLE,
     "backward/retain_false_create_true": _CYCLE,
     "backward/twice_through_view": "intended: tandem's mul by a Python number saves the number, not a wrapped 0-d "

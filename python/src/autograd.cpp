@@ -696,12 +696,31 @@ void init_autograd(nb::module_& m) {
   tensor.def_prop_rw("data", &data_of, &autograd::set_data);
   tensor.def(
       "backward",
-      [](const Tensor& t, nb::handle gradient, std::optional<bool> retain_graph, bool create_graph,
+      [](nb::handle self, nb::handle gradient, nb::handle retain_graph, nb::handle create_graph,
          nb::handle inputs) {
+        // The common call here; anything else (flags given as other truth values, inputs as a generator or
+        // holding non-tensors) through tandem.autograd.backward, which reads them as PyTorch's does.
+        auto tensors_only = [](nb::handle seq) {
+          if (!PyList_Check(seq.ptr()) && !PyTuple_Check(seq.ptr())) return false;
+          for (nb::handle item : seq)
+            if (!is_tensor(item)) return false;
+          return true;
+        };
+        if (!(retain_graph.is_none() || PyBool_Check(retain_graph.ptr())) ||
+            !PyBool_Check(create_graph.ptr()) ||
+            !(inputs.is_none() || is_tensor(inputs) || tensors_only(inputs))) {
+          nb::module_::import_("tandem.autograd")
+              .attr("backward")(self, gradient, retain_graph, create_graph, inputs);
+          return;
+        }
+        const Tensor& t = as_tensor_ref(self);
         check_inputs_not_empty(inputs);
         std::vector<Tensor> grads;
         if (!gradient.is_none()) grads.push_back(expect_tensor(gradient, "backward", "gradient"));
-        autograd::backward({t}, grads, retain_graph, create_graph, tensor_list(inputs, "backward"));
+        const std::optional<bool> retain =
+            retain_graph.is_none() ? std::nullopt : std::optional<bool>(retain_graph.ptr() == Py_True);
+        autograd::backward({t}, grads, retain, create_graph.ptr() == Py_True,
+                           tensor_list(inputs, "backward"));
       },
       nb::arg("gradient") = nb::none(), nb::arg("retain_graph") = nb::none(), nb::arg("create_graph") = false,
       nb::arg("inputs") = nb::none());

@@ -38,7 +38,9 @@ FIXED += [(autograd_misuse2, name) for name in (
     "grad/inputs_number", "grad/is_grads_batched_0dim_grad", "inference_mode/mode_str", "inplace/leaf_transpose_",
     "inplace/leaf_unsqueeze_", "leaf/grad_del", "non_leaf/requires_grad_true_attr_noop",
     "autograd.backward/retain_graph_int", "autograd.backward/create_graph_int", "autograd.backward/inputs_generator",
-    "autograd.backward/inputs_number")]
+    "autograd.backward/inputs_number",
+    # Tensor.backward since session 37 (the uncommon argument forms go through tandem.autograd.backward)
+    "backward/inputs_generator", "backward/inputs_number", "backward/retain_graph_int")]
 
 CASES = {f"{table.__name__.rsplit('.', 1)[1]}/{name}": getattr(table.CASES[name], "fn", table.CASES[name])
          for table, name in FIXED}
