@@ -35,9 +35,8 @@ def anomaly_nan(L, d):
     return x.grad
 
 
-def anomaly_backward_nan(L, d):
-    x = leaf(L, d)
-
+def nan_grad_function(L):
+    """A Function whose backward returns NaN (what anomaly mode's NaN check catches)."""
     class NanGrad(L.autograd.Function):
         @staticmethod
         def forward(ctx, t):
@@ -47,25 +46,20 @@ def anomaly_backward_nan(L, d):
         def backward(ctx, g):
             return g * float("nan")
 
+    return NanGrad
+
+
+def anomaly_backward_nan(L, d):
+    x = leaf(L, d)
     with L.autograd.detect_anomaly():
-        NanGrad.apply(x).sum().backward()
+        nan_grad_function(L).apply(x).sum().backward()
     return x.grad
 
 
 def anomaly_no_nan_check(L, d):
     x = leaf(L, d)
-
-    class NanGrad(L.autograd.Function):
-        @staticmethod
-        def forward(ctx, t):
-            return t.clone()
-
-        @staticmethod
-        def backward(ctx, g):
-            return g * float("nan")
-
     with L.autograd.detect_anomaly(check_nan=False):
-        NanGrad.apply(x).sum().backward()
+        nan_grad_function(L).apply(x).sum().backward()
     return x.grad.isnan().all()
 
 

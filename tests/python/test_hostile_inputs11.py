@@ -271,3 +271,22 @@ def test_calling_a_grad_fn_runs_its_backward_as_pytorch(device):
     with pytest.raises(RuntimeError, match=r"^MulBackward0: gradient 0 has shape \[2\] but the forward's output 0 "
                                            r"had shape \[3\]"):
         (tandem.ones(3, device=device, requires_grad=True) * 2).grad_fn(tandem.ones(2, device=device))
+
+
+def test_calling_a_grad_fn_checks_the_gradients_device_and_dtype(device):
+    y = tandem.ones(3, device=device, requires_grad=True) * 2
+    if device != "cpu":
+        with pytest.raises(RuntimeError, match=rf"^MulBackward0: gradient 0 is on cpu but the forward's output 0 was "
+                                               rf"on {device}"):
+            y.grad_fn(tandem.ones(3))
+    g = y.grad_fn(tandem.ones(3, dtype=tandem.float64, device=device))  # converted to the output's dtype
+    assert g.dtype == tandem.float32 and g.cpu().tolist() == [2.0, 2.0, 2.0]
+    z = tandem.ones(2, 3, device=device, requires_grad=True).unbind(0)[0]
+    assert z.grad_fn(None).cpu().tolist() == [[0.0] * 3] * 2  # None: zeros of the output's shape
+
+
+def test_chunk_of_an_empty_dim_refuses_an_unholdable_count(device):
+    x = tandem.ones(2, 0, device=device)
+    assert [tuple(p.shape) for p in x.chunk(3, 1)] == [(2, 0)] * 3
+    with pytest.raises(RuntimeError, match=r"^chunk: 16777217 empty chunks are more than a list can hold"):
+        x.chunk(2 ** 24 + 1, 1)

@@ -21,8 +21,8 @@ import sweep13_frameworks
 import sweep13_vision
 import sweep13_wrappers
 import tandem
-from test_programs_sweeputil import DEFAULT_TOLERANCE, assert_same_results, compare_with_pytorch, program_params
-from test_programs_sweeputil import call_outcome as _outcome  # noqa: E402
+from test_programs_sweeputil import DEFAULT_TOLERANCE, compare_with_pytorch, program_params
+from test_programs_sweeputil import same_outcome  # noqa: E402
 
 torch = pytest.importorskip("torch")
 
@@ -39,10 +39,8 @@ def test_program_matches_pytorch(program, device):
     compare_with_pytorch(program, device, _reference, DEFAULT_TOLERANCE)
 
 
-def _same(make, device, tol=None):
-    """make(lib, device) gives the same outcome with tandem on `device` as with PyTorch on the CPU."""
-    assert_same_results(list(_outcome(lambda: make(tandem, device))), list(_outcome(lambda: make(torch, "cpu"))),
-                        tol or {**DEFAULT_TOLERANCE, "nan_ok": True})
+
+_same = same_outcome
 
 
 # ---- interpolate of uint8 images: PyTorch's fixed-point separable kernels ------------------------------------------

@@ -19,8 +19,8 @@ import sweep15_misc
 import sweep15_sorting
 import sweep15_stats
 import tandem
-from test_programs_sweeputil import DEFAULT_TOLERANCE, assert_same_results, compare_with_pytorch, program_params
-from test_programs_sweeputil import call_outcome as _outcome  # noqa: E402
+from test_programs_sweeputil import DEFAULT_TOLERANCE, compare_with_pytorch, program_params
+from test_programs_sweeputil import same_outcome  # noqa: E402
 
 torch = pytest.importorskip("torch")
 
@@ -37,13 +37,8 @@ def test_program_matches_pytorch(program, device):
     compare_with_pytorch(program, device, _reference, DEFAULT_TOLERANCE)
 
 
-def _same(make, device, tol=None):
-    """make(lib, device) gives the same outcome with tandem on `device` as with PyTorch on the CPU."""
-    got = list(_outcome(lambda: make(tandem, device)))
-    if got[0] != "ok":  # a kernel's name says which device ran it ("div_floor_cuda")
-        got[1] = got[1].replace('_cuda"', '_cpu"')
-    want = list(_outcome(lambda: make(torch, "cpu")))
-    assert_same_results(got, want, tol or {**DEFAULT_TOLERANCE, "nan_ok": True})
+
+_same = same_outcome
 
 
 def _t(lib, device, values, dtype):

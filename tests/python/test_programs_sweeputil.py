@@ -64,6 +64,16 @@ def assert_same_results(got, want, tol, where="result"):
         assert got == want, (where, got, want)
 
 
+def same_outcome(make, device, tol=None):
+    """make(lib, device) gives the same outcome with tandem on `device` as with PyTorch on the CPU (a kernel's name
+    in an error says which device ran it: "div_floor_cuda" is compared as "div_floor_cpu")."""
+    got = list(call_outcome(lambda: make(tandem, device)))
+    if got[0] != "ok":
+        got[1] = got[1].replace('_cuda"', '_cpu"')
+    want = list(call_outcome(lambda: make(real_torch, "cpu")))
+    assert_same_results(got, want, tol or {**DEFAULT_TOLERANCE, "nan_ok": True})
+
+
 def program_params(programs, needs_cpp):
     """pytest params for the programs, those in `needs_cpp` (program -> reason) marked as strict xfails: they
     stay failing until the C++ core has what they need, and the day they pass the mark has to go."""
