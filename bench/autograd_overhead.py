@@ -2,6 +2,8 @@
 requiring grad) on a 1-element tensor; backward time / 100 (the forward is rebuilt outside the timed region)."""
 import time
 
+import wait_policy  # noqa: F401  (first: OpenMP's idle policy, before any runtime loads)
+
 import torch
 
 import tandem

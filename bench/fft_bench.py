@@ -10,6 +10,8 @@ import argparse
 import statistics
 import time
 
+import wait_policy  # noqa: F401  (first: OpenMP's idle policy, before any runtime loads)
+
 import numpy as np
 import torch
 

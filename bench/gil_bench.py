@@ -13,6 +13,8 @@ import platform
 import threading
 import time
 
+import wait_policy  # noqa: F401  (first: OpenMP's idle policy, before any runtime loads)
+
 import torch
 
 import tandem

@@ -14,11 +14,7 @@ import os
 import statistics
 import time
 
-# The three libraries share one OpenMP runtime in this process, set up by whichever loads it first: give it
-# tandem's default (sleeping, not spinning, idle workers; tandem/__init__.py) before PyTorch loads it. With
-# PyTorch's spinning workers tandem's OpenMP copies and OpenBLAS's threads fought over the 2 cores (512x512
-# solve 12 ms instead of 4.5 ms).
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+import wait_policy  # noqa: F401  (first: OpenMP's idle policy, before any runtime loads)
 
 import numpy as np
 import torch

@@ -19,10 +19,7 @@ import os
 import sys
 import time
 
-# Both libraries in one process, each with its own OpenMP runtime: with spinning waits (libgomp's default, and
-# what PyTorch's bundled runtime reads at import) one runtime's idle threads hold the cores the other needs, and
-# the second library's 2-thread rows measure that. Both run with sleeping waits (tandem's default) instead.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+import wait_policy  # noqa: F401  (first: OpenMP's idle policy, before any runtime loads)
 
 import numpy as np
 import torch

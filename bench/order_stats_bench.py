@@ -7,6 +7,8 @@ Usage: PYTHONPATH=python python bench/order_stats_bench.py [--threads N] [--filt
 import argparse
 import timeit
 
+import wait_policy  # noqa: F401  (first: OpenMP's idle policy, before any runtime loads)
+
 import numpy as np
 import torch
 

@@ -11,6 +11,8 @@ import subprocess
 import sys
 import timeit
 
+import wait_policy  # noqa: F401  (first: OpenMP's idle policy, before any runtime loads)
+
 import numpy as np
 import torch
 

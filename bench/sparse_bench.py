@@ -8,6 +8,8 @@ import argparse
 import os
 import sys
 
+import wait_policy  # noqa: F401  (first: OpenMP's idle policy, before any runtime loads)
+
 import torch
 
 import tandem
