@@ -71,6 +71,10 @@ def overhead_cases():
         case("t.contiguous() (4x4)", "overhead", lambda: m.contiguous(), lambda: tm.contiguous(),
              lambda: np.ascontiguousarray(nm)),
         case("t.tolist() (4x4)", "overhead", lambda: m.tolist(), lambda: tm.tolist(), lambda: nm.tolist()),
+        case("t.view(2, -1) (4x4)", "overhead", lambda: m.view(2, -1), lambda: tm.view(2, -1),
+             lambda: nm.reshape(2, -1)),
+        case("t.permute(1, 0) (4x4)", "overhead", lambda: m.permute(1, 0), lambda: tm.permute(1, 0),
+             lambda: nm.transpose(1, 0)),
     ]
 
 

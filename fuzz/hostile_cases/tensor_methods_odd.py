@@ -215,10 +215,6 @@ _SHAPE_WORDS = ("needs C++: python/src/tensor.cpp to_shape() words every size ar
                 "both)")
 _NB_WORDS = ("needs C++: nanobind's overload error (\"incompatible function arguments\") where PyTorch's parser "
              "names the argument and type (TypeError both)")
-_BOOL_INT = ("needs C++: nanobind's int64_t caster takes a bool for a dim/index argument (narrow, sort, size, "
-             "transpose bind int64_t); PyTorch's parser refuses bools there with a TypeError. The bindings "
-             "(python/src/views.cpp transpose/narrow, reductions.cpp sort, tensor.cpp size) should take the dim as "
-             "nb::handle and read it through as_int(), which refuses PyBool")
 KNOWN = {
     "cumsum/dtype_np": "intended: the reductions' dtype= (python/src/reductions.cpp parse_dtype) takes NumPy "
                        "dtypes and names (np.float64, 'float32') so NumPy's protocol functions (np.sum(t, "
@@ -228,10 +224,8 @@ KNOWN = {
     "transpose/one_arg": "intended: x.transpose(axes) permutes, so np.transpose(t, axes) works (python/src/views.cpp); "
                          "PyTorch requires dim1. The RuntimeError names permute(sparse_coo) (PyTorch's own words "
                          "for a rank mismatch)",
-    "narrow/bool_dim": _BOOL_INT,
-    "size/bool_dim": _BOOL_INT,
-    "sort/bool_dim_positional": _BOOL_INT,
-    "transpose/bool_dims": _BOOL_INT,
+    "narrow/bool_dim": _NB_WORDS,
+    "sort/bool_dim_positional": _NB_WORDS,
     "roll/negative_huge_shift": "PyTorch's fault: a shift of -(2**63-1) is a heap-allocated SymInt its roll kernel "
                                 "cannot view (internal RuntimeError); tandem rolls by it correctly",
     "sum/np_0d_dim": "PyTorch's fault: a 0-d NumPy array as dim fails its parser's internal assert "
@@ -240,10 +234,6 @@ KNOWN = {
                    "(2**62 * 3 wraps negative in PyTorch) (RuntimeError both)",
     "expand/minus_two": "overflow wording: PyTorch multiplies the sizes first (numel overflow), tandem checks the "
                         "negative size first (RuntimeError both)",
-    "permute/huge": "needs C++: the bindings' int64 overflow is one generic TypeError (python/src/errors.cpp); "
-                    "PyTorch's parser says \"failed to unpack the object at pos 2 with error Overflow when "
-                    "unpacking long long\" (TypeError both)",
-    "view/huge": "needs C++: as permute/huge (TypeError both)",
     "clamp/np_0d_bounds": "needs C++: python/src to_scalar() refuses a 0-d ndarray with \"must be Number\"; "
                           "PyTorch's overload error lists the types (TypeError both)",
     "fill_/np_0d_array": "needs C++: as clamp/np_0d_bounds (TypeError both)",
@@ -263,6 +253,6 @@ _META_INDEX = ("on the meta device only: a 0-d meta tensor as an int argument ha
                "nb::handle and read it through as_int(), which lets the meta error through)")
 KNOWN.update({"narrow/tensor_start": _META_INDEX, "select/tensor_index": _META_INDEX})
 KNOWN.update({name: _SHAPE_WORDS for name in (
-    "expand/bool", "flip/bool_dim", "permute/bool_dims", "permute/float", "permute/none", "reshape/bool_elements",
-    "reshape/float_tuple", "reshape/np_array_shape", "reshape/tensor_shape", "view/bool_size", "view/dtype_np",
+    "expand/bool", "permute/bool_dims", "permute/float",
+    "reshape/float_tuple", "reshape/np_array_shape", "view/bool_size", "view/dtype_np",
     "view/dtype_str", "view/float_size", "view/none", "view/tuple_and_int")})

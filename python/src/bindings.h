@@ -1,7 +1,8 @@
 // Shared helpers for the binding files. Bindings only convert arguments and results: every decision about
 // shapes, dtypes and devices is made by the C++ front ends.
 #pragma once
-#include <nanobind/nanobind.h>
+// nanobind, with the int64_t argument caster that refuses bool (first: before any binding reads an int)
+#include "int_caster.h"
 
 #include <optional>
 #include <string_view>
@@ -53,6 +54,14 @@ bool to_scalar(nb::handle h, Scalar& out, bool allow_uint64 = false);
 // a 0-dim tensor that needs no gradient (`p.add_(u, alpha=-lr * ratio)`); anything else is its TypeError
 // naming `fn`'s argument `arg`.
 Scalar number_argument(nb::handle h, const char* fn, const char* arg);
+// The name PyTorch's argument parser prints for an argument of a call it rejects (Tensor, torch.dtype, int).
+std::string parser_type_name(nb::handle a);
+// An int argument as PyTorch's parser reads one where a binding takes a Python object: an int or an object
+// with __index__ (a NumPy integer, a 0-dim integer tensor), not a bool, float, None or a tensor with dims
+// (TypeError "fn(): argument 'arg' (position N) must be int, not T"; position 0 leaves the position out); a
+// value outside int64 is PyTorch's ValueError.
+bool is_int_argument(nb::handle h);
+int64_t int_arg(nb::handle h, const char* fn, const char* arg, int position = 0);
 // The fill value of full/full_like/new_full: a number, or a 0-dim tensor read as one (PyTorch's rule);
 // anything else is PyTorch's TypeError naming `fn`'s argument.
 Scalar fill_value(nb::handle value, const char* fn, const char* position);

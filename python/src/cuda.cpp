@@ -20,17 +20,6 @@ void init_allocation_sites(nb::module_& m);  // allocation_sites.cpp
 
 namespace {
 
-// The name PyTorch's argument parser prints for an argument of a call it rejects.
-std::string parser_type_name(nb::handle a) {
-  if (is_dtype(a)) return "torch.dtype";
-  if (is_tensor(a)) return "Tensor";
-  std::string name = nb::inst_name(a).c_str();
-  const size_t dot = name.rfind('.');
-  if (dot == std::string::npos) return name;  // a builtin: str, int, float, NoneType, ...
-  name = name.substr(dot + 1);
-  return name == "device" || name == "memory_format" ? "torch." + name : name;
-}
-
 // PyTorch's TypeError for a to() call that matches none of its three forms, naming what was passed as its
 // parser does (keywords alone come last-first, each followed by ", ").
 [[noreturn]] void invalid_to_call(const nb::args& args, const nb::kwargs& kwargs) {

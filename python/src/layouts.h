@@ -2,7 +2,8 @@
 // tandem/_layouts.py; the bindings call them only when a memory format is passed (or, for the factories, the
 // input is not row-major), so the plain calls stay in C++.
 #pragma once
-#include <nanobind/nanobind.h>
+// nanobind, with the int64_t argument caster that refuses bool (first: before any binding reads an int)
+#include "int_caster.h"
 
 #include "core/tensor.h"
 

@@ -49,20 +49,6 @@ bool truthy(nb::handle h) {
   return r != 0;
 }
 
-bool is_int(nb::handle h) {
-  return !PyBool_Check(h.ptr()) && !PyFloat_Check(h.ptr()) && PyIndex_Check(h.ptr()) &&
-         (!is_tensor(h) || as_tensor_ref(h).dim() == 0);
-}
-int64_t int_arg(nb::handle h, const char* fn, const char* arg) {
-  TANDEM_CHECK(is_int(h), Type, fn, "(): argument '", arg, "' must be int, not ", nb::inst_name(h).c_str());
-  return nb::cast<int64_t>(h);
-}
-// PyTorch's wording for a positional argument: "argument 'k' (position 2) must be int".
-int64_t int_arg(nb::handle h, const char* fn, const char* arg, int position) {
-  TANDEM_CHECK(is_int(h), Type, fn, "(): argument '", arg, "' (position ", position, ") must be int, not ",
-               nb::inst_name(h).c_str());
-  return nb::cast<int64_t>(h);
-}
 std::optional<int64_t> optional_int(nb::handle h, const char* fn, const char* arg) {
   if (h.is_none()) return std::nullopt;
   return int_arg(h, fn, arg);
@@ -149,10 +135,10 @@ void def_order_stats(nb::module_& m, nb::class_<Tensor>& tensor) {
       m, tensor, "kthvalue",
       [](int shift) {
         return [shift](const Tensor& x, nb::handle k, nb::handle dim, bool keepdim, nb::handle out) {
+          const int64_t kth = int_arg(k, "kthvalue", "k", 1 + shift);  // k first, as PyTorch reports
           return into_outs(
               "kthvalue",
-              named(kKthvalue, tandem::kthvalue(x, int_arg(k, "kthvalue", "k", 1 + shift),
-                                                int_arg(dim, "kthvalue", "dim", 2 + shift), keepdim)),
+              named(kKthvalue, tandem::kthvalue(x, kth, int_arg(dim, "kthvalue", "dim", 2 + shift), keepdim)),
               out, {&x}, "output values must be of same type as input");
         };
       },

@@ -26,24 +26,6 @@ Generator* to_generator(nb::handle h, const char* fn) {
   return nb::inst_ptr<Generator>(h);
 }
 
-// multinomial's num_samples: an int (or a one-element integer tensor), not a bool or a float.
-int64_t samples_arg(nb::handle h, int position) {
-  const bool ok = !PyBool_Check(h.ptr()) && !PyFloat_Check(h.ptr()) && PyIndex_Check(h.ptr());
-  TANDEM_CHECK(ok, Type, "multinomial(): argument 'num_samples' (position ", position, ") must be int, not ",
-               nb::inst_name(h).c_str());
-  return nb::cast<int64_t>(nb::int_(h));
-}
-
-int64_t int_arg(nb::handle h, const char* fn, const char* arg) {
-  TANDEM_CHECK(PyLong_Check(h.ptr()) || (PyIndex_Check(h.ptr()) && !PyFloat_Check(h.ptr())), Type, fn,
-               "(): argument '", arg, "' must be int, not ", nb::inst_name(h).c_str());
-  int overflow = 0;
-  long long v = PyLong_AsLongLongAndOverflow(nb::int_(h).ptr(), &overflow);
-  TANDEM_CHECK(overflow == 0, Value, "Overflow when unpacking long long\nhint: '", arg,
-               "' must fit in a signed 64-bit integer");
-  return v;
-}
-
 double float_arg(nb::handle h, const char* fn, const char* arg) {
   Scalar s;
   if (is_tensor(h))
@@ -252,7 +234,7 @@ void init_random(nb::module_& m) {
   // num_samples as PyTorch's parser reads it (position 1 in the method, 2 in the function).
   auto multinomial_fn = [](const Tensor& x, nb::handle num_samples, bool replacement, nb::handle generator,
                            int position) {
-    return multinomial(x, samples_arg(num_samples, position), replacement,
+    return multinomial(x, int_arg(num_samples, "multinomial", "num_samples", position), replacement,
                        to_generator(generator, "multinomial"));
   };
   m.def(

@@ -21,14 +21,14 @@ bool truthy(nb::handle h) {
   return r != 0;
 }
 
-bool is_int(nb::handle h) {
-  return PyLong_Check(h.ptr()) || (!PyFloat_Check(h.ptr()) && PyIndex_Check(h.ptr()));
-}
-
-int64_t as_int(nb::handle h, const char* fn, const char* arg) {
-  TANDEM_CHECK(is_int(h) && !PyBool_Check(h.ptr()), Type, fn, "(): argument '", arg, "' must be int, not ",
-               nb::inst_name(h).c_str());
-  return nb::cast<int64_t>(h);
+// An item of a dim list: an int, or a one-element integer tensor of any rank (PyTorch's parser reads int
+// lists so), not a bool.
+int64_t dim_list_item(nb::handle h, const char* fn) {
+  const bool ok = is_tensor(h) ? as_tensor_ref(h).numel() == 1 && is_integral(as_tensor_ref(h).dtype(), false)
+                               : is_int_argument(h);
+  TANDEM_CHECK(ok, Type, fn, "(): argument 'dim' must be tuple of ints, but found element of type ",
+               parser_type_name(h));
+  return nb::cast<int64_t>(nb::int_(h));
 }
 
 // dim or its NumPy alias axis: None, an int, or a tuple/list of ints.
@@ -44,12 +44,12 @@ OptDims parse_dims(nb::handle dim, nb::handle axis, const char* fn) {
   if (h.is_none()) return std::nullopt;
   DimVector dims;
   if (nb::isinstance<nb::tuple>(h) || nb::isinstance<nb::list>(h)) {
-    for (nb::handle item : h) dims.push_back(as_int(item, fn, "dim"));
+    for (nb::handle item : h) dims.push_back(dim_list_item(item, fn));
     return dims;
   }
-  TANDEM_CHECK(is_int(h) && !PyBool_Check(h.ptr()), Type, fn,
-               "(): argument 'dim' must be tuple of ints or int, not ", nb::inst_name(h).c_str());
-  dims.push_back(as_int(h, fn, "dim"));
+  const bool ok = is_tensor(h) ? as_tensor_ref(h).numel() == 1 : is_int_argument(h);
+  TANDEM_CHECK(ok, Type, fn, "(): argument 'dim' must be tuple of ints or int, not ", parser_type_name(h));
+  dims.push_back(dim_list_item(h, fn));
   return dims;
 }
 
@@ -59,9 +59,7 @@ std::optional<int64_t> parse_one_dim(nb::handle dim, nb::handle axis, const char
   check_not_both(dim, axis, fn, "axis");
   nb::handle h = dim.is_none() ? axis : dim;
   if (h.is_none()) return std::nullopt;
-  TANDEM_CHECK(is_int(h) && !PyBool_Check(h.ptr()) && (!is_tensor(h) || as_tensor_ref(h).dim() == 0), Type,
-               fn, "(): argument 'dim' (position 1) must be int, not ", nb::inst_name(h).c_str());
-  return as_int(h, fn, "dim");
+  return int_arg(h, fn, "dim", 1);
 }
 
 // keepdim's default (False or None) does not count as given.
@@ -364,7 +362,7 @@ void init_reductions(nb::module_& m) {
           TANDEM_CHECK(!dim.is_none(), Type, name,
                        "(): missing required argument 'dim'\nhint: pass the dim to ",
                        "normalise over, e.g. x.", name, "(dim=-1)");
-          return write_out(name, op(x, as_int(dim, name, "dim"), parse_dtype(dtype)), out, {&x},
+          return write_out(name, op(x, int_arg(dim, name, "dim", 1), parse_dtype(dtype)), out, {&x},
                            kStructuredOutDtype);
         },
         nb::arg("dim") = none, nb::arg("dtype") = none, nb::kw_only(), nb::arg("out") = none);

@@ -135,6 +135,41 @@ bool to_scalar(nb::handle h, Scalar& out, bool allow_uint64) {
   return false;
 }
 
+std::string parser_type_name(nb::handle a) {
+  if (is_dtype(a)) return "torch.dtype";
+  if (is_tensor(a)) return "Tensor";
+  std::string name = nb::inst_name(a).c_str();
+  const size_t dot = name.rfind('.');
+  if (dot == std::string::npos) return name;  // a builtin: str, int, float, NoneType, ...
+  name = name.substr(dot + 1);
+  return name == "device" || name == "memory_format" ? "torch." + name : name;
+}
+
+bool is_int_argument(nb::handle h) {
+  PyObject* o = h.ptr();
+  if (is_tensor(h)) {  // a 0-dim integer tensor (PyTorch refuses float and bool ones, and any with dims)
+    const Tensor& t = as_tensor_ref(h);
+    return t.dim() == 0 && is_integral(t.dtype(), /*include_bool=*/false);
+  }
+  return !PyBool_Check(o) && !PyFloat_Check(o) && PyIndex_Check(o);
+}
+
+int64_t int_arg(nb::handle h, const char* fn, const char* arg, int position) {
+  nb::object index;
+  if (!PyLong_CheckExact(h.ptr())) {  // the common case needs no __index__
+    if (!is_int_argument(h)) {
+      const std::string where = position > 0 ? " (position " + std::to_string(position) + ")" : "";
+      TANDEM_THROW(Type, fn, "(): argument '", arg, "'", where, " must be int, not ", parser_type_name(h));
+    }
+    index = nb::int_(h);
+  }
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(index.is_valid() ? index.ptr() : h.ptr(), &overflow);
+  TANDEM_CHECK(overflow == 0, Value, "Overflow when unpacking long long\nhint: '", arg,
+               "' must fit in a signed 64-bit integer");
+  return v;
+}
+
 Scalar number_argument(nb::handle h, const char* fn, const char* arg) {
   Scalar s;
   if (to_scalar(h, s)) return s;
@@ -146,43 +181,72 @@ Scalar number_argument(nb::handle h, const char* fn, const char* arg) {
                is_tensor(h) ? std::string("Tensor") : std::string(nb::inst_name(h).c_str()));
 }
 
+namespace {
+// The name PyTorch's parser gives the size argument of `fn`.
+const char* size_argument_name(std::string_view fn) {
+  return fn == "reshape"                     ? "shape"
+         : (fn == "flip" || fn == "permute") ? "dims"
+         : fn == "repeat"                    ? "repeats"
+                                             : "size";
+}
+
+// One size read through __index__ (an exact int directly: x.view(b, -1) is among the hottest calls); an int
+// outside int64 is PyTorch's parser error for the element at `pos` (1-based).
+int64_t size_item(nb::handle item, const char* fn, int64_t pos) {
+  nb::object index;
+  PyObject* o = item.ptr();
+  if (!PyLong_CheckExact(o)) {
+    index = nb::steal(PyNumber_Index(o));
+    if (!index.is_valid()) throw nb::python_error();
+    o = index.ptr();
+  }
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+  // (PyTorch's message has no closing quote.)
+  TANDEM_CHECK(overflow == 0, Type, fn, "(): argument '", size_argument_name(fn),
+               "' failed to unpack the object at pos ", pos,
+               " with error \"Overflow when unpacking long long");
+  return v;
+}
+}  // namespace
+
 DimVector to_shape(nb::handle h, const char* fn) {
   DimVector out;
-  if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
-    out.push_back(nb::cast<int64_t>(h));
-    return out;
-  }
-  // Any other integer (a NumPy int64 from np.prod(shape)) is one size too, as PyTorch reads it.
-  if (PyIndex_Check(h.ptr()) && !PyBool_Check(h.ptr()) && !is_tensor(h)) {
-    out.push_back(nb::cast<int64_t>(h.attr("__index__")()));
+  // An int, or any other integer (a NumPy int64 from np.prod(shape)), is one size, as PyTorch reads it.
+  if ((PyLong_Check(h.ptr()) || (PyIndex_Check(h.ptr()) && !is_tensor(h))) && !PyBool_Check(h.ptr())) {
+    out.push_back(size_item(h, fn, 1));
     return out;
   }
   // The names in PyTorch's parser messages: a tensor is "Tensor", anything else its type's name.
   auto type_name = [](nb::handle x) {
     return is_tensor(x) ? std::string("Tensor") : std::string(nb::inst_name(x).c_str());
   };
-  if (nb::isinstance<nb::tuple>(h) || nb::isinstance<nb::list>(h)) {
+  if (PyTuple_Check(h.ptr()) || PyList_Check(h.ptr())) {
     // PyTorch's parser takes a sequence for a size when its first element is an int, and a bool is not one
     // there (later bools pass as 0 or 1, as in PyTorch).
-    TANDEM_CHECK(
-        nb::len(h) == 0 || !PyBool_Check(h[0].ptr()), Type, fn,
-        "(): argument 'size' (position 1) must be tuple of ints, but found element of type bool at pos 0");
-    int64_t pos = 0;
-    for (nb::handle item : h) {
-      ++pos;
-      TANDEM_CHECK(PyLong_Check(item.ptr()) || PyIndex_Check(item.ptr()), Type, fn,
-                   "(): argument 'size' failed to unpack the object at pos ", pos,
+    // A list is read through a tuple copy: an element's __index__ could change the list under the loop.
+    const nb::object seq = PyTuple_Check(h.ptr()) ? nb::borrow(h) : nb::steal(PyList_AsTuple(h.ptr()));
+    if (!seq.is_valid()) throw nb::python_error();
+    const Py_ssize_t n = PyTuple_GET_SIZE(seq.ptr());
+    PyObject* const* items = &PyTuple_GET_ITEM(seq.ptr(), 0);
+    TANDEM_CHECK(n == 0 || !PyBool_Check(items[0]), Type, fn, "(): argument '", size_argument_name(fn),
+                 "' (position 1) must be tuple of ints, but found element of type bool at pos 0");
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      nb::handle item(items[i]);
+      TANDEM_CHECK(PyLong_Check(item.ptr()) || PyIndex_Check(item.ptr()), Type, fn, "(): argument '",
+                   size_argument_name(fn), "' failed to unpack the object at pos ", i + 1,
                    " with error \"type must be tuple of ints,but got ", type_name(item), "\"");
-      out.push_back(nb::cast<int64_t>(item.attr("__index__")()));
+      out.push_back(size_item(item, fn, i + 1));
     }
     return out;
   }
   // A one-element integer tensor is a size, as in PyTorch (its __index__ refuses other tensors).
   if (is_tensor(h) && !is_floating(as_tensor_ref(h).dtype()) && as_tensor_ref(h).numel() == 1) {
-    out.push_back(nb::cast<int64_t>(h.attr("__index__")()));
+    out.push_back(size_item(h, fn, 1));
     return out;
   }
-  TANDEM_THROW(Type, fn, "(): argument 'size' (position 1) must be tuple of ints, not ", type_name(h));
+  TANDEM_THROW(Type, fn, "(): argument '", size_argument_name(fn),
+               "' (position 1) must be tuple of ints, not ", type_name(h));
 }
 
 // A call with no sizes at all (zeros(), x.view()) is PyTorch's TypeError, not a guessed 0-dim shape.
@@ -192,11 +256,7 @@ DimVector to_shape(nb::handle h, const char* fn) {
     TANDEM_THROW(Type, fn,
                  "() received an invalid combination of arguments - got (), but expected one of:\n * (",
                  f == "view" ? "tandem.dtype dtype)\n * (" : "", "tuple of ints size)");
-  const char* arg = f == "reshape"                    ? "shape"
-                    : (f == "flip" || f == "permute") ? "dims"
-                    : f == "repeat"                   ? "repeats"
-                                                      : "size";
-  TANDEM_THROW(Type, fn, "() missing 1 required positional arguments: \"", arg, "\"");
+  TANDEM_THROW(Type, fn, "() missing 1 required positional arguments: \"", size_argument_name(f), "\"");
 }
 
 DimVector shape_from_args(nb::args args, const char* fn) {
@@ -262,6 +322,10 @@ void init_tensor(nb::module_& m) {
   });
   // PyTorch's suggest_memory_format() == channels_last(_3d): what the ops whose results follow their input's
   // memory format ask (tandem/_layouts.py's follow_input_layout for the Python-level ones).
+  // The Python compositions' int arguments, read by the same rule as the bindings' (_dim_args._int).
+  m.def("_int_arg", [](nb::handle value, const char* fn, const char* arg, int position) {
+    return int_arg(value, fn, arg, position);
+  });
   m.def("_suggests_channels_last", [](const Tensor& t) { return suggests_channels_last(t); });
   // Gives a fresh row-major tensor (a *_like factory's result) the dense strides _preserved_strides chose, in
   // place: the same memory, its dims in another order, so no view and no copy.
@@ -292,14 +356,14 @@ void init_tensor(nb::module_& m) {
           "size",
           [](const Tensor& t, nb::handle dim) -> nb::object {
             if (dim.is_none()) return size_object(t.sizes());
-            return nb::int_(t.size(nb::cast<int64_t>(dim)));
+            return nb::int_(t.size(int_arg(dim, "size", "dim", 1)));
           },
           nb::arg("dim") = nb::none(), "The shape, or the size of one dim.")
       .def(
           "stride",
           [](const Tensor& t, nb::handle dim) -> nb::object {
             if (dim.is_none()) return shape_object(t.strides());
-            return nb::int_(t.stride(nb::cast<int64_t>(dim)));
+            return nb::int_(t.stride(int_arg(dim, "stride", "dim", 1)));
           },
           nb::arg("dim") = nb::none(), "Strides in elements, or the stride of one dim.")
       .def("dim", &Tensor::dim)

@@ -20,7 +20,7 @@ DimVector dims_from_args(nb::args args, const char* fn) { return shape_from_args
 // PyTorch's Tensor.split: an int, or a one-element tensor (read with int(), so 1.0 is 1), is the size of each
 // piece; a list or tuple lists the sizes; anything else is split_with_sizes' TypeError.
 nb::object split_impl(const Tensor& x, nb::handle size, int64_t dim) {
-  if (PyLong_Check(size.ptr())) return tensor_tuple(split(x, nb::cast<int64_t>(size), dim));
+  if (PyLong_Check(size.ptr())) return tensor_tuple(split(x, int_arg(size, "split", "split_size", 1), dim));
   if (is_tensor(size) && as_tensor_ref(size).numel() == 1)
     return tensor_tuple(split(x, nb::cast<int64_t>(nb::int_(size)), dim));
   TANDEM_CHECK(nb::isinstance<nb::tuple>(size) || nb::isinstance<nb::list>(size), Type,
@@ -103,7 +103,8 @@ void init_views(nb::module_& m) {
           }
           return permute(x, to_shape(d0, "transpose"));
         }
-        return tracked_view(x, transpose(x, nb::cast<int64_t>(d0), nb::cast<int64_t>(d1)));
+        const int64_t dim0 = int_arg(d0, "transpose", "dim0", 1);  // read first: PyTorch names dim0 first
+        return tracked_view(x, transpose(x, dim0, int_arg(d1, "transpose", "dim1", 2)));
       },
       nb::arg("dim0").none() = nb::none(), nb::arg("dim1").none() = nb::none());
   tensor.def("swapaxes", transpose_fn, nb::arg("axis0"), nb::arg("axis1"));

@@ -9,7 +9,7 @@ import warnings
 
 from . import _C, _layouts
 from ._autocast import active as _amp_active, run as _amp_run
-from ._dim_args import _ints, _is_int, _is_int_list, _parser_type_name, _wrap_dim
+from ._dim_args import _int, _ints, _is_int, _is_int_list, _parser_type_name, _wrap_dim
 from ._memory_overlap import check_no_partial_overlap
 from ._out import CASTABLE, FOUND_DTYPE, STRUCTURED, call_with_out, with_out
 from ._einsum import einsum, tensordot  # noqa: F401  (contractions, in their own file; listed in __all__)
@@ -478,6 +478,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
 def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     if out is not None:
         return call_with_out("diff", diff, (input, n, dim, prepend, append), {}, out, CASTABLE)
+    n, dim = _int(n, "diff", "n"), _int(dim, "diff", "dim")
     if input.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
@@ -608,7 +609,7 @@ def _tensor_split(input, indices_or_sections, dim, args):
                         " * (Tensor input, int sections, int dim = 0)")
     if input.dim() == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
-    d = _wrap_dim(dim, input.dim())
+    d = _wrap_dim(_int(dim, "tensor_split", "dim"), input.dim())
     arg = indices_or_sections
     if isinstance(arg, Tensor):
         if arg.device.type != "cpu":
@@ -671,6 +672,7 @@ def _unflatten(input, dim, sizes, position):
         raise TypeError(f"unflatten(): argument 'sizes' (position {position}) must be tuple of ints, not "
                         f"{type(sizes).__name__}")
     sizes = _ints(sizes, f"unflatten(): argument 'sizes' (position {position})")
+    dim = _int(dim, "unflatten", "dim", position - 1)
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
     d = _wrap_dim(dim, max(input.dim(), 1))  # a 0-dim tensor's dim 0 wraps; reading its size fails below

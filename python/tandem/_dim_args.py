@@ -12,6 +12,14 @@ def _wrap_dim(dim, ndim):
     return dim % n
 
 
+def _int(value, fn, arg, position=0):
+    """An int argument as PyTorch's parser reads it (an int, a NumPy integer or a 0-dim integer tensor; a bool or
+    float is its TypeError "fn(): argument 'arg' (position N) must be int, not bool"); the bindings' own rule."""
+    from ._C import _int_arg
+
+    return value if type(value) is int else _int_arg(value, fn, arg, position)
+
+
 def _ints(value, arg):
     """An int or a sequence of ints as a tuple. Like PyTorch's argument parser it refuses bools and floats,
     with a TypeError that names arg ("roll(): argument 'dims' (position 3)")."""
