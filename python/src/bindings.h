@@ -114,10 +114,11 @@ nb::object into_outs(const char* fn, nb::object results, nb::handle out,
 nb::object shape_object(IntArrayRef sizes);
 // The sizes as a tandem.Size (python/src/size.cpp; a plain tuple before the package registers the class).
 nb::object size_object(IntArrayRef sizes);
-// A Tensor method's C fast path for a call with self alone on a plain tensor (torch_function.cpp's method
-// descriptor tries it first): the result, or null without an error set where the bound method must run. Null
-// for a method that has none (python/src/method_fast_paths.cpp).
-using MethodFastPath = PyObject* (*)(PyObject* self);
+// A Tensor method's C fast path for a positional call on a plain tensor (args[0] is self, nargs counts it;
+// torch_function.cpp's method descriptor tries it first when there are no keywords): the result, null with an
+// error set for an error, or null without one where the bound method must run. Null for a method that has
+// none (python/src/method_fast_paths.cpp).
+using MethodFastPath = PyObject* (*)(PyObject* const* args, Py_ssize_t nargs);
 MethodFastPath method_fast_path(std::string_view name);
 
 nb::object wrap(Tensor t);

@@ -181,14 +181,16 @@ struct TensorMethod {
                                      // Tensor.add for Tensor.__add__ (PyTorch's choice for its operators)
   vectorcallfunc vectorcall;
   bool binary_op;  // an arithmetic or comparison operator: NotImplemented when no __torch_function__ takes it
-  MethodFastPath fast;  // `x.item()`, `x.dim()`, ... on a plain tensor without argument dispatch, or null
+  MethodFastPath
+      fast;  // `x.item()`, `x.view(b, -1)`, ... on a plain tensor without argument dispatch, or null
 };
 
 PyObject* method_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   auto* m = reinterpret_cast<TensorMethod*>(self);
-  if (m->fast && PyVectorcall_NARGS(nargsf) == 1 && !kwnames && Py_TYPE(args[0]) == tensor_type &&
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  if (m->fast && nargs >= 1 && !kwnames && Py_TYPE(args[0]) == tensor_type &&
       threads_off_default.load(std::memory_order_relaxed) == 0) {
-    if (PyObject* result = m->fast(args[0])) return result;
+    if (PyObject* result = m->fast(args, nargs)) return result;
     if (PyErr_Occurred()) return nullptr;
   }
   return call_with_torch_function(m->public_api ? m->public_api : self, m->function, args, nargsf, kwnames,
