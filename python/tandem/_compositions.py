@@ -361,6 +361,10 @@ def meshgrid(*tensors, indexing=None):
         warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
                       UserWarning, stacklevel=2)
         indexing = "ij"
+    elif not isinstance(indexing, str):  # PyTorch's parser: a str (bytes are decoded) or None
+        if not isinstance(indexing, bytes):
+            raise TypeError(f"meshgrid(): argument 'indexing' must be str, not {type(indexing).__name__}")
+        indexing = indexing.decode()
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
     if not tensors:

@@ -5,6 +5,7 @@ on every device and are differentiable. Argument checks follow PyTorch's (the ke
 import warnings
 
 from . import fft as _fft
+from ._C import Tensor
 
 
 def _fail(call, msg):
@@ -39,8 +40,23 @@ def _window_to_n_fft(call, window, n_fft, win_length, mismatch, like):
     return window
 
 
+def _check_flag_types(*args):
+    """PyTorch's parser of its stft op takes only bools (or None where optional) for the flags: normalized="yes"
+    or onesided=1 is a TypeError listing the argument types, before any check of the values."""
+    normalized, *optional = args[5:]
+    if isinstance(normalized, bool) and all(v is None or isinstance(v, bool) for v in optional):
+        return
+    got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
+    raise TypeError(f"stft() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                    " * (Tensor input, int n_fft, int hop_length = None, int win_length = None, Tensor window = "
+                    "None, bool normalized = False, bool onesided = None, bool return_complex = None, bool "
+                    "align_to_window = None)")
+
+
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
          normalized=False, onesided=None, return_complex=None, align_to_window=None):
+    _check_flag_types(input, n_fft, hop_length, win_length, window, normalized, onesided, return_complex,
+                      align_to_window)
     complex_in = input.dtype.is_complex or (window is not None and window.dtype.is_complex)
     if return_complex is None:
         if not complex_in:
