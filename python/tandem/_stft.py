@@ -4,7 +4,7 @@ on every device and are differentiable. Argument checks follow PyTorch's (the ke
 "expected ..." text after PyTorch's own repr of the call)."""
 import warnings
 
-from . import fft as _fft
+from . import _parser_types, fft as _fft
 from ._C import Tensor
 
 
@@ -130,8 +130,25 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     return spec
 
 
-def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
-          onesided=None, length=None, return_complex=False):
+_ISTFT_TYPES = (("input", None), ("n_fft", "int"), ("hop_length", "int?"), ("win_length", "int?"), ("window", None),
+                ("center", "bool"), ("normalized", "bool"), ("onesided", "bool?"), ("length", "int?"),
+                ("return_complex", "bool"))
+
+
+def istft(*args, **kwargs):
+    _parser_types.check("istft", args, kwargs, _ISTFT_TYPES)  # PyTorch's parser, before any check of the values
+    return _istft(*args, **kwargs)
+
+
+def _istft_method(self, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
+                  onesided=None, length=None, return_complex=False):
+    # PyTorch's Tensor.istft passes all but return_complex on by position: its type errors count self as 1
+    return istft(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length,
+                 return_complex=return_complex)
+
+
+def _istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
+           onesided=None, length=None, return_complex=False):
     from . import arange, ones, zeros
     if not input.dtype.is_complex:
         raise TypeError("istft requires a complex-valued input tensor matching the output from stft with "
@@ -219,4 +236,4 @@ def install(namespace):
     namespace["istft"] = istft
     from . import Tensor
     Tensor.stft = stft
-    Tensor.istft = istft
+    Tensor.istft = _istft_method
