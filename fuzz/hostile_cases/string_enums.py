@@ -248,6 +248,24 @@ CASES = {
     "unique/return_counts_str": lambda L, d: L.unique(T(L, [1, 1, 2], d), return_counts="yes"),
     "sort/stable_str": lambda L, d: T(L, [2, 1], d).sort(stable="yes"),
     "pad/mode_bytes": lambda L, d: L.nn.functional.pad(img(L, d), (1, 1), mode=b"reflect"),
+    # ---- bytes where a str belongs (PyTorch's parser decodes them) and non-bool flags
+    "linalg.norm/ord_bytes": lambda L, d: L.linalg.norm(X(L, d), ord=b"nuc"),
+    "linalg.matrix_norm/ord_bytes_bad": lambda L, d: L.linalg.matrix_norm(X(L, d), ord=b"max"),
+    "linalg.cond/p_bytes": lambda L, d: L.linalg.cond(R(L, (3, 3), d), p=b"fro"),
+    "quantile/interpolation_bytes": lambda L, d: L.quantile(X(L, d, (5,)), 0.3, interpolation=b"lower"),
+    "searchsorted/side_bytes": lambda L, d: L.searchsorted(T(L, [1.0, 2.0, 3.0], d), T(L, [2.0], d), side=b"right"),
+    "device/bytes": lambda L, d: L.device(b"cpu"),
+    "ones/device_bytes": lambda L, d: L.ones(2, device=b"cpu"),
+    "istft/normalized_str": lambda L, d: L.istft(L.stft(R(L, (16,), d, "float32"), 4, return_complex=True,
+                                                        window=L.ones(4, device=d)), 4, window=L.ones(4, device=d),
+                                                 normalized="yes"),
+    "istft/center_positional_str": lambda L, d: L.istft(L.stft(R(L, (16,), d, "float32"), 4, return_complex=True,
+                                                               window=L.ones(4, device=d)), 4, None, None,
+                                                        L.ones(4, device=d), "no"),
+    "triu_indices/offset_str": lambda L, d: L.triu_indices(3, 3, "1", device=d),
+    "tril_indices/offset_kw_float": lambda L, d: L.tril_indices(3, 3, offset=1.0, device=d),
+    "topk/largest_str": lambda L, d: X(L, d, (5,)).topk(2, largest="no"),
+    "zeros/dtype_str": lambda L, d: L.zeros(2, dtype="float32", device=d),
     "dtype/getattr_str": lambda L, d: X(L, d).to("float64"),
     "device/str_padded": lambda L, d: X(L, d).to(" cpu"),
 }
@@ -266,6 +284,19 @@ KNOWN = {
     "sort/stable_str": "needs C++: wording only (TypeError both): the sort binding (python/src/reductions.cpp) takes "
                        "stable as a bool through nanobind ('incompatible function arguments'); PyTorch: 'sort() "
                        "received an invalid combination of arguments - got (stable=str, )'",
+    "quantile/interpolation_bytes": "needs C++: python/src/order_stats.cpp def_quantile takes interpolation as "
+                                    "std::string (nanobind refuses bytes); PyTorch's parser decodes bytes",
+    "searchsorted/side_bytes": "needs C++: python/src/order_stats.cpp searchsorted refuses a bytes side (\"must be "
+                               "str, not bytes\"); PyTorch's parser decodes bytes",
+    "device/bytes": "needs C++: python/src/dtype_device.cpp to_device takes str, device and int only (TypeError "
+                    "for bytes); PyTorch's torch.device(b'cpu') and device=b'cpu' decode bytes",
+    "ones/device_bytes": "needs C++: as device/bytes (to_device in python/src/dtype_device.cpp)",
+    "topk/largest_str": "needs C++: wording only (TypeError both): nanobind's 'incompatible function arguments' "
+                        "for a non-bool largest= (python/src/reductions.cpp topk); PyTorch: \"topk(): argument "
+                        "'largest' must be bool, not str\"",
+    "zeros/dtype_str": "needs C++: wording only (TypeError both): python/src/dtype_device.cpp to_dtype says "
+                       "'dtype must be a torch.dtype (e.g. torch.float32), not str'; PyTorch: \"zeros(): argument "
+                       "'dtype' must be torch.dtype, not str\"",
     "unique/return_counts_str": "needs C++: wording only (TypeError both): the unique binding "
                                 "(python/src/order_stats.cpp) gives nanobind's 'incompatible function "
                                 "arguments'; PyTorch: \"_unique2(): argument "

@@ -24,7 +24,9 @@ from hostile_cases import integer_arith_edges, module_state2, string_enums  # no
 FIXED = [(integer_arith_edges, name) for name in ("gcd/scalar",)]
 FIXED += [(string_enums, name) for name in (
     "div/rounding_mode_bytes", "einsum/equation_bytes", "gelu/approximate_bool", "gelu/approximate_none_obj",
-    "meshgrid/indexing_int", "pad/mode_bytes", "pad/mode_none", "stft/norm_bad_type")]
+    "meshgrid/indexing_int", "pad/mode_bytes", "pad/mode_none", "stft/norm_bad_type", "linalg.norm/ord_bytes",
+    "linalg.matrix_norm/ord_bytes_bad", "linalg.cond/p_bytes", "istft/normalized_str", "istft/center_positional_str",
+    "triu_indices/offset_str", "tril_indices/offset_kw_float")]
 FIXED += [(module_state2, name) for name in (
     "ModuleList/extend_not_iterable", "Sequential/insert_not_module", "Sequential/insert_past",
     "assign/int_tensor_into_param", "type/int_dtype")]
@@ -89,7 +91,23 @@ STR_ARGUMENTS = {
     "stft_normalized_true_ok": lambda L, d: L.stft(F(L, d, (16,)), 4, normalized=True, return_complex=True,
                                                    window=L.ones(4, device=d)),
     "stft_method_normalized_none": lambda L, d: F(L, d, (16,)).stft(4, normalized=None, return_complex=True),
+    "istft_method_positional": lambda L, d: _spec(L, d).istft(4, None, None, L.ones(4, device=d), True, "yes"),
+    "istft_method_keyword": lambda L, d: _spec(L, d).istft(4, window=L.ones(4, device=d), center="yes"),
+    "istft_method_return_complex_str": lambda L, d: _spec(L, d).istft(4, window=L.ones(4, device=d),
+                                                                      return_complex="x"),
+    "istft_length_str": lambda L, d: L.istft(_spec(L, d), 4, window=L.ones(4, device=d), length="3"),
+    "istft_onesided_int": lambda L, d: L.istft(_spec(L, d), 4, window=L.ones(4, device=d), onesided=1),
+    "istft_ok": lambda L, d: L.istft(_spec(L, d), 4, window=L.ones(4, device=d), length=16),
+    "triu_indices_row_str": lambda L, d: L.triu_indices("3", 3),
+    "tril_indices_numpy_offset_ok": lambda L, d: L.tril_indices(3, 3, __import__("numpy").int64(-1)),
+    "tril_indices_bool_offset": lambda L, d: L.tril_indices(3, 3, True),
+    "linalg_norm_bytes_vector": lambda L, d: L.linalg.norm(F(L, d, (3,)), ord=b"fro"),
+    "matrix_norm_bytes_fro": lambda L, d: L.linalg.matrix_norm(F(L, d), ord=b"fro"),
 }
+
+
+def _spec(L, d):
+    return L.stft(F(L, d, (16,)), 4, return_complex=True, window=L.ones(4, device=d))
 
 
 @pytest.mark.parametrize("name", sorted(STR_ARGUMENTS))
