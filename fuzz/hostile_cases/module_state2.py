@@ -69,6 +69,15 @@ def param_kinds(m):
             for k, v in m.named_parameters()]
 
 
+def trained_sgd(L, d):
+    """A Linear on d, an SGD with momentum after one step, and its state dict."""
+    m = lin(L, d)
+    opt = L.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+    m(R(L, (1, 2), d, "float32")).sum().backward()
+    opt.step()
+    return m, opt.state_dict()
+
+
 def do(*steps):
     return steps[-1]
 
@@ -255,6 +264,25 @@ CASES = {
                                           (p.is_leaf, p.requires_grad, p.grad_fn is None)),
     "Parameter/int_requires_grad_": lambda L, d: nn(L).Parameter(L.ones(2, dtype=L.int64),
                                                                  requires_grad=False).requires_grad_(),
+    # ---- optimizer state dicts (trained_sgd: the module and the state dict)
+    "optim/load_other_group_count": lambda L, d: do(
+        t := trained_sgd(L, d),
+        L.optim.SGD([{"params": [t[0].weight]}, {"params": [t[0].bias]}], lr=0.1).load_state_dict(t[1])),
+    "optim/load_other_param_count": lambda L, d: do(
+        t := trained_sgd(L, d), L.optim.SGD([t[0].weight], lr=0.1).load_state_dict(t[1])),
+    "optim/load_without_state": lambda L, d: do(
+        t := trained_sgd(L, d),
+        L.optim.SGD(t[0].parameters(), lr=0.1).load_state_dict({"param_groups": t[1]["param_groups"]})),
+    "optim/load_list": lambda L, d: L.optim.SGD(lin(L, d).parameters(), lr=0.1).load_state_dict([1]),
+    "optim/state_and_group_keys": lambda L, d: do(
+        t := trained_sgd(L, d), (sorted(t[1]["state"][0]), sorted(t[1]["param_groups"][0]))),
+    "optim/load_then_step_values": lambda L, d: do(
+        t := trained_sgd(L, d), opt := L.optim.SGD(t[0].parameters(), lr=0.5, momentum=0.1),
+        opt.load_state_dict(t[1]), t[0](R(L, (1, 2), d, "float32")).sum().backward(), opt.step(),
+        (t[0].weight, opt.param_groups[0]["lr"], opt.param_groups[0]["momentum"])),
+    "optim/add_group_duplicate": lambda L, d: do(
+        m := lin(L, d), L.optim.SGD([m.weight], lr=0.1).add_param_group({"params": [m.weight]})),
+    "optim/params_set": lambda L, d: len(L.optim.SGD({lin(L, d).weight}, lr=0.1).param_groups[0]["params"]),
     # ---- containers
     "ModuleList/index_past": lambda L, d: nn(L).ModuleList([nn(L).ReLU()])[1],
     "ModuleList/index_negative_past": lambda L, d: nn(L).ModuleList([nn(L).ReLU()])[-2],
