@@ -53,6 +53,8 @@ from ._dtype_functions import can_cast, isdtype, install_dtype_methods, promote_
 install_dtype_methods()  # dtype.to_complex() / dtype.to_real()
 from . import _clamp_checks  # noqa: E402
 _clamp_checks.install()  # int_t.clamp_(0.5) refused with PyTorch's message
+from . import _gcd_lcm_args  # noqa: E402
+_gcd_lcm_args.install(globals())  # t.gcd(18) refused: tensors only, as PyTorch's
 from . import _generator_copies  # noqa: E402
 _generator_copies.install()  # pickle, deepcopy and clone_state() of a Generator
 from . import _data_assignment  # noqa: E402

@@ -7,7 +7,7 @@ import math
 import operator
 import warnings
 
-from . import _C, _layouts
+from . import _C, _layouts, _parser_types
 from ._autocast import active as _amp_active, run as _amp_run
 from ._dim_args import _int, _ints, _is_int, _is_int_list, _parser_type_name, _wrap_dim
 from ._memory_overlap import check_no_partial_overlap
@@ -97,13 +97,26 @@ def _triangle_indices(name, row, col, offset, dtype, device, lower):
     return _C.nonzero(mask).t().contiguous().to(dtype)  # nonzero lists row-major, PyTorch's order
 
 
-def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False):
+_TRIANGLE_TYPES = (("row", "int"), ("col", "int"), ("offset", "int"))
+
+
+def tril_indices(*args, **kwargs):
+    _parser_types.check("tril_indices", args, kwargs, _TRIANGLE_TYPES)  # PyTorch's parser: ints, named
+    return _tril_indices(*args, **kwargs)
+
+
+def triu_indices(*args, **kwargs):
+    _parser_types.check("triu_indices", args, kwargs, _TRIANGLE_TYPES)
+    return _triu_indices(*args, **kwargs)
+
+
+def _tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False):
     _layouts.check_dense(layout, "tril_indices")
     out = _triangle_indices("tril_indices", row, col, offset, dtype, device or "cpu", True)
     return out.pin_memory() if pin_memory else out
 
 
-def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False):
+def _triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False):
     _layouts.check_dense(layout, "triu_indices")
     out = _triangle_indices("triu_indices", row, col, offset, dtype, device or "cpu", False)
     return out.pin_memory() if pin_memory else out
@@ -361,6 +374,10 @@ def meshgrid(*tensors, indexing=None):
         warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
                       UserWarning, stacklevel=2)
         indexing = "ij"
+    elif not isinstance(indexing, str):  # PyTorch's parser: a str (bytes are decoded) or None
+        if not isinstance(indexing, bytes):
+            raise TypeError(f"meshgrid(): argument 'indexing' must be str, not {type(indexing).__name__}")
+        indexing = indexing.decode()
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
     if not tensors:

@@ -155,6 +155,9 @@ def inner(input, other, *, out=None):
 
 
 def _check_rounding_mode(mode, *tensors):
+    """The mode as a str (PyTorch's parser decodes bytes), after PyTorch's checks of it and the operands."""
+    if isinstance(mode, bytes):
+        mode = mode.decode()
     if mode is not None and not isinstance(mode, str):  # PyTorch's parser refuses it before the op runs
         got = ", ".join("Tensor" if isinstance(t, Tensor) else type(t).__name__ for t in tensors)
         raise TypeError(f"div() received an invalid combination of arguments - got ({got}, rounding_mode="
@@ -172,6 +175,7 @@ def _check_rounding_mode(mode, *tensors):
         if common is not None and common.is_complex:  # rounding has no complex form, the kernel is named per mode
             raise NotImplementedError(f"\"div_{mode}_{tensors[0].device.type}\" not implemented for "
                                       f"'{common._scalar_type_name}'")
+    return mode
 
 
 def _trunc_divide(input, other):
@@ -186,7 +190,7 @@ def _trunc_divide(input, other):
 def div(input, other, *, rounding_mode=None, out=None):
     if rounding_mode is None:
         return _div(input, other, out=out) if out is not None else _div(input, other)
-    _check_rounding_mode(rounding_mode, input, other)
+    rounding_mode = _check_rounding_mode(rounding_mode, input, other)
     # a number as input is PyTorch's wrapped number (torch.div(7, t, rounding_mode="floor")), as without rounding
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         raise TypeError(f"div(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")

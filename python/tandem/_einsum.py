@@ -306,6 +306,8 @@ def einsum(*args):
             _BMM_PLANS[key] = plan
         if plan is not None:
             return _run_bmm_plan(plan, args[1], args[2])
+    if args and isinstance(args[0], bytes):  # PyTorch's parser decodes bytes for the equation
+        args = (args[0].decode(),) + args[1:]
     if len(args) < 2:
         raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
                          "operand and its subscripts list")

@@ -4,7 +4,8 @@ on every device and are differentiable. Argument checks follow PyTorch's (the ke
 "expected ..." text after PyTorch's own repr of the call)."""
 import warnings
 
-from . import fft as _fft
+from . import _parser_types, fft as _fft
+from ._C import Tensor
 
 
 def _fail(call, msg):
@@ -39,8 +40,23 @@ def _window_to_n_fft(call, window, n_fft, win_length, mismatch, like):
     return window
 
 
+def _check_flag_types(*args):
+    """PyTorch's parser of its stft op takes only bools (or None where optional) for the flags: normalized="yes"
+    or onesided=1 is a TypeError listing the argument types, before any check of the values."""
+    normalized, *optional = args[5:]
+    if isinstance(normalized, bool) and all(v is None or isinstance(v, bool) for v in optional):
+        return
+    got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
+    raise TypeError(f"stft() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                    " * (Tensor input, int n_fft, int hop_length = None, int win_length = None, Tensor window = "
+                    "None, bool normalized = False, bool onesided = None, bool return_complex = None, bool "
+                    "align_to_window = None)")
+
+
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
          normalized=False, onesided=None, return_complex=None, align_to_window=None):
+    _check_flag_types(input, n_fft, hop_length, win_length, window, normalized, onesided, return_complex,
+                      align_to_window)
     complex_in = input.dtype.is_complex or (window is not None and window.dtype.is_complex)
     if return_complex is None:
         if not complex_in:
@@ -114,8 +130,25 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     return spec
 
 
-def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
-          onesided=None, length=None, return_complex=False):
+_ISTFT_TYPES = (("input", None), ("n_fft", "int"), ("hop_length", "int?"), ("win_length", "int?"), ("window", None),
+                ("center", "bool"), ("normalized", "bool"), ("onesided", "bool?"), ("length", "int?"),
+                ("return_complex", "bool"))
+
+
+def istft(*args, **kwargs):
+    _parser_types.check("istft", args, kwargs, _ISTFT_TYPES)  # PyTorch's parser, before any check of the values
+    return _istft(*args, **kwargs)
+
+
+def _istft_method(self, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
+                  onesided=None, length=None, return_complex=False):
+    # PyTorch's Tensor.istft passes all but return_complex on by position: its type errors count self as 1
+    return istft(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length,
+                 return_complex=return_complex)
+
+
+def _istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
+           onesided=None, length=None, return_complex=False):
     from . import arange, ones, zeros
     if not input.dtype.is_complex:
         raise TypeError("istft requires a complex-valued input tensor matching the output from stft with "
@@ -203,4 +236,4 @@ def install(namespace):
     namespace["istft"] = istft
     from . import Tensor
     Tensor.stft = stft
-    Tensor.istft = istft
+    Tensor.istft = _istft_method

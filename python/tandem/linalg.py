@@ -318,6 +318,8 @@ def _dims_text(dim):
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     # PyTorch's order of checks: the order, A's rank and dtype (no 16-bit floats where an SVD is needed), dim,
     # then dtype=.
+    if isinstance(ord, bytes):  # PyTorch's parser decodes bytes for its str overload
+        ord = ord.decode()
     if isinstance(ord, str):
         if ord not in ("fro", "nuc"):
             raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
@@ -357,6 +359,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
 
 @with_out("linalg.norm", "linalg.norm expected out tensor dtype {result} but got: {out}", refuse_grad=False)
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    if isinstance(ord, bytes):  # PyTorch's parser decodes bytes for its str overload
+        ord = ord.decode()
     if isinstance(dim, int):
         dim = (dim,)
     if dim is not None:
@@ -586,6 +590,8 @@ def _cond_order_text(p):
 def cond(A, p=None):
     # PyTorch's order of checks: a string order is checked for square matrices before it is validated, a number
     # after; a matrix of zeros (or a singular one) has condition number inf, as in NumPy.
+    if isinstance(p, bytes):  # PyTorch's parser decodes bytes for its str overload
+        p = p.decode()
     valid = (p is None or isinstance(p, str) and p in ("fro", "nuc")
              or not isinstance(p, str) and p in (1, -1, 2, -2, _math.inf, -_math.inf))
     if isinstance(p, str):

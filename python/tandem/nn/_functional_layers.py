@@ -349,6 +349,10 @@ def pad(input, pad, mode="constant", value=None):
     """Pads (or, for negative amounts, crops) the last len(pad) // 2 dims; pad lists (left, right) pairs from
     the last dim backwards. Non-constant modes gather input positions with index_select, so gradients of
     repeated positions add up."""
+    if not isinstance(mode, str):  # PyTorch's parser: a str (bytes are decoded), before the pad's checks
+        if not isinstance(mode, bytes):
+            raise TypeError(f"pad(): argument 'mode' (position 3) must be str, not {type(mode).__name__}")
+        mode = mode.decode()
     pad = _pad_ints(pad)
     if _amp_active() and (mode == "replicate" or (mode == "reflect" and len(pad) < 6)):
         # PyTorch's cpu autocast list: fp32 for replication_pad1d/2d/3d and reflection_pad1d/2d

@@ -70,6 +70,10 @@ def _floating_kernel_only(input, kernel):
 
 
 def gelu(input, approximate="none"):
+    if not isinstance(approximate, str):  # PyTorch's parser: a str (bytes are decoded), checked before the op
+        if not isinstance(approximate, bytes):
+            raise TypeError(f"gelu(): argument 'approximate' must be str, not {type(approximate).__name__}")
+        approximate = approximate.decode()
     _floating_kernel_only(input, "GeluKernelImpl")
     if approximate == "none":
         return tandem.gelu(input)

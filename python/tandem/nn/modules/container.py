@@ -85,6 +85,11 @@ class Sequential(_ModuleSequence):
         return type(self)(OrderedDict(items))
 
     def insert(self, index, module):
+        if not isinstance(module, Module):  # PyTorch's own check (an assertion, not add_module's TypeError)
+            raise AssertionError(f"module should be of type: {Module}")
+        n = len(self)
+        if not -n <= index <= n:  # PyTorch refuses what list.insert would clamp
+            raise IndexError(f"Index out of range: {index}")
         super().insert(index, module)
         return self  # Sequential.insert returns the container in PyTorch (ModuleList.insert returns None)
 
@@ -133,6 +138,11 @@ class ModuleList(_ModuleSequence):
 
     def _from_items(self, items):
         return type(self)([m for _, m in items])
+
+    def extend(self, modules):
+        if not isinstance(modules, collections.abc.Iterable):
+            raise TypeError(f"ModuleList.extend should be called with an iterable, but got {type(modules).__name__}")
+        return super().extend(modules)
 
     def __add__(self, other):
         """A new ModuleList of this one's modules, then those of `other` (any iterable of modules)."""

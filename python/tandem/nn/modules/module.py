@@ -61,6 +61,10 @@ def _apply_to_parameter(module, key, param, fn, swap, overwrite):
         module._parameters[key] = out
     else:
         if applied is not param:
+            if param.requires_grad and not (applied.dtype.is_floating_point or applied.dtype.is_complex):
+                # PyTorch's `param.data = applied` check (module.type(torch.int32) on trainable parameters)
+                raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex "
+                                   "dtype")
             _C._set_data(param, applied)
         out = param
     if grad is None:

@@ -177,6 +177,10 @@ def load_from_state_dict(module, state_dict, prefix, local_metadata, strict, mis
             if swap:
                 _swap_in(target, src, assign)
             elif assign:
+                if isinstance(target, Parameter) and target.requires_grad and not (
+                        src.dtype.is_floating_point or src.dtype.is_complex):
+                    # PyTorch wraps the checkpoint's tensor in a Parameter that requires grad, which refuses it
+                    raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
                 _C._set_data(target, src)
             else:
                 with no_grad():
