@@ -131,13 +131,14 @@ _INTERP_INT_KERNELS = {"linear": "compute_indices_weights_linear", "trilinear": 
                        "bilinear": "upsample_bilinear2d_channels_last", "bicubic": "compute_indices_weights_cubic"}
 
 
-def _check_interp_dtype(input, mode):
-    """PyTorch's kernels take floating inputs (and uint8 for some modes); integers and complex are refused."""
+def _check_interp_dtype(input, mode, antialias=False):
+    """PyTorch's kernels take floating inputs (and uint8 for some modes); integers and complex are refused (the
+    antialiased ones by the kernel that weighs the taps)."""
     if input.is_floating_point():
         return
     if input.dtype == tandem.uint8 and mode != "linear" and mode != "trilinear":
         return
-    kernel = _INTERP_INT_KERNELS.get(mode) or (
+    kernel = "compute_index_ranges_weights" if antialias else _INTERP_INT_KERNELS.get(mode) or (
         "upsample_nearest2d_channels_last" if input.dim() == 4 else "compute_indices_weights_nearest")
     raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype._scalar_type_name}'\n"
                               "hint: interpolate floating-point tensors, e.g. input.float()")
@@ -223,7 +224,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode == "area":
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dim - 1](input, output_size)
     _check_interp_sizes(input, output_size)
-    _check_interp_dtype(input, mode)
+    _check_interp_dtype(input, mode, antialias)
     if input.dtype == tandem.uint8 and mode in ("bilinear", "bicubic"):
         from ._interpolate_uint8 import resample_uint8
         out = resample_uint8(input, output_size, scale_factors, align_corners, mode == "bicubic", antialias)

@@ -372,6 +372,10 @@ def pad(input, pad, mode="constant", value=None):
             "padding size = 4 (pads last 2 dimensions)\n  - 4D or 5D input: padding size = 6 (pads last 3 "
             "dimensions)")
     _check_index_pad(input, pad, mode)
+    if input.dtype == tandem.bool and mode != "circular":  # PyTorch's reflection/replication kernels
+        kernel = "reflection" if mode == "reflect" else "replication"
+        raise NotImplementedError(f"\"{kernel}_pad{k}d\" not implemented for 'Bool'\n"
+                                  "hint: pad a uint8 copy, e.g. input.to(torch.uint8), and compare it with 0")
     out = input
     for dim, left, right in _padded_dims(input, pad):
         out = tandem.index_select(out, dim, _source_index(input.size(dim), left, right, mode, input.device))
