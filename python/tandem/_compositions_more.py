@@ -400,15 +400,17 @@ def renorm(input, p, dim, maxnorm):
         raise NotImplementedError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                                   f"{input.dtype._scalar_type_name}")
     others = tuple(i for i in range(input.dim()) if i != d)
-    norm = _vector_norm(input, p, others)
-    # PyTorch's factor: rows above maxnorm are scaled to maxnorm (the 1e-7 keeps the division finite).
+    half = input.dtype in (_C.float16, _C.bfloat16)
+    norm = _vector_norm(input, p, others, _C.float32 if half else None)
+    # PyTorch's factor: rows above maxnorm are scaled to maxnorm (the 1e-7 keeps the division finite); for 16-bit
+    # inputs it comes from the float32 norm and is rounded once, to the input's dtype, before the product.
     factor = _C.where(norm > maxnorm, maxnorm / (norm + 1e-7), _C.ones_like(norm))
-    return input * factor
+    return input * (factor.to(input.dtype) if half else factor)
 
 
-def _vector_norm(input, p, dims):
+def _vector_norm(input, p, dims, dtype=None):
     from . import linalg  # noqa: PLC0415
-    return linalg.vector_norm(input, p, dim=dims, keepdim=True)
+    return linalg.vector_norm(input, p, dim=dims, keepdim=True, dtype=dtype)
 
 
 # ---- dropout under torch's names: (input, p, train), all positional ----
