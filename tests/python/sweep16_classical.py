@@ -362,6 +362,41 @@ def tsne_steps(torch, device):
             "kl_log": kd_log.item(), "spread": Y.detach().std(0).tolist()}
 
 
+# ---- batched linear models: per-group ridge fits, Gram matrices accumulated by addbmm/baddbmm in several dtypes,
+#      co-occurrence counts of one-hot codes, effective degrees of freedom by trace ----------------------------------
+def batched_linear_models(torch, device):
+    rng = np.random.default_rng(1700)
+    groups, n, d = 4, 12, 3
+    X = torch.tensor(rng.standard_normal((groups, n, d)), dtype=torch.float64, device=device)
+    w_true = torch.tensor(rng.standard_normal((groups, d, 1)), dtype=torch.float64, device=device)
+    y = X @ w_true + 0.1 * torch.tensor(rng.standard_normal((groups, n, 1)), dtype=torch.float64, device=device)
+    lam = 0.5
+    eye = torch.eye(d, dtype=X.dtype, device=device)
+    gram = torch.baddbmm(lam * eye.expand(groups, d, d), X.mT, X)
+    w = torch.linalg.solve(gram, X.mT @ y)
+    hat = X @ torch.linalg.solve(gram, X.mT)
+    dof = [torch.trace(h).item() for h in hat]
+    pooled = torch.addbmm(lam * eye, X.mT, X)
+    codes = torch.tensor(rng.integers(0, 4, (groups, n)), device=device)
+    onehot = torch.nn.functional.one_hot(codes, 4).to(torch.uint8)
+    cooc = torch.addbmm(torch.zeros(4, 4, dtype=torch.uint8, device=device), onehot.mT, onehot)
+    cooc_i = torch.addbmm(torch.zeros(4, 4, dtype=torch.int32, device=device), onehot.mT.int(), onehot.int(), beta=0)
+    Xh = (X * 30).half()
+    gram_h = torch.addbmm(torch.zeros(d, d, dtype=torch.float16, device=device), Xh.mT, Xh)
+    gram_b = torch.baddbmm(torch.ones(groups, d, d, dtype=torch.bfloat16, device=device), Xh.mT.bfloat16(),
+                           Xh.bfloat16(), beta=0.5, alpha=2)
+    return {"w": w.flatten().tolist(), "dof": dof, "pooled": pooled.tolist(),
+            "cooc": [str(cooc.dtype), cooc.tolist(), cooc.trace().item()], "cooc_i": cooc_i.tolist(),
+            "gram_h": gram_h.flatten().tolist(), "gram_b": gram_b.flatten().tolist(),
+            "errors": cases(torch, {
+                "trace_bool": lambda: torch.trace(onehot[0].bool()),
+                "trace_3d": lambda: torch.trace(X), "lstsq_half": lambda: torch.linalg.lstsq(Xh[0], Xh[0, :, :1]),
+                "rank_half": lambda: torch.linalg.matrix_rank(Xh[0]),
+                "addbmm_bool": lambda: torch.addbmm(onehot[0, :4].bool(), onehot.mT.bool(), onehot.bool()),
+                "baddbmm_bool": lambda: torch.baddbmm(onehot[:, :4].bool(), onehot.mT.bool(), onehot.bool()),
+                "baddbmm_mixed": lambda: torch.baddbmm(gram, onehot.mT.bool(), onehot.bool())})}
+
+
 PROGRAMS = [kmeans_plus_plus, gaussian_mixture_em, softmax_regression_lbfgs, linear_svm, knn_classifier,
-            naive_bayes, pca_lowrank_program, kernel_ridge, spectral_clustering, tsne_steps]
+            naive_bayes, pca_lowrank_program, kernel_ridge, spectral_clustering, tsne_steps, batched_linear_models]
 NEEDS_CPP = {}

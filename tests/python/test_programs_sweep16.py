@@ -280,6 +280,63 @@ def test_grid_sample_half_bicubic_matches_pytorch(dtype, pad, device):
     same_outcome(call, device)
 
 
+# ---- addbmm / baddbmm / trace / lstsq / matrix_rank: dtypes as PyTorch's kernels take them -----------------------
+def _counts(L, d, dtype, *shape):
+    return (L.arange(math.prod(shape), device=d).view(*shape) % 7 * 9).to(getattr(L, dtype))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int32", "int64", "float16", "bfloat16", "float32"])
+@pytest.mark.parametrize("call", [
+    lambda L, d, t: L.addbmm(_counts(L, d, t, 2, 3), _counts(L, d, t, 4, 2, 5), _counts(L, d, t, 4, 5, 3), beta=2,
+                             alpha=3),
+    lambda L, d, t: L.addbmm(_counts(L, d, t, 2, 3), _counts(L, d, t, 4, 2, 5), _counts(L, d, t, 4, 5, 3), beta=0),
+    lambda L, d, t: _counts(L, d, t, 2, 3).addbmm_(_counts(L, d, t, 4, 2, 5), _counts(L, d, t, 4, 5, 3)),
+    lambda L, d, t: L.addbmm(_counts(L, d, t, 2, 3), _counts(L, d, t, 4, 2, 5), _counts(L, d, t, 4, 5, 3),
+                             out=L.empty(2, 3, dtype=getattr(L, t), device=d)),
+    lambda L, d, t: L.addbmm(_counts(L, d, t, 2, 3), _counts(L, d, t, 0, 2, 5), _counts(L, d, t, 0, 5, 3), beta=2),
+    lambda L, d, t: L.baddbmm(_counts(L, d, t, 4, 2, 3), _counts(L, d, t, 4, 2, 5), _counts(L, d, t, 4, 5, 3),
+                              beta=2, alpha=3),
+], ids=lambda c: "")
+def test_addbmm_and_baddbmm_dtypes_match_pytorch(call, dtype, device):
+    same_outcome(lambda L, d: call(L, d, dtype), device, {"rel": 0, "abs": 0} if "16" in dtype else None)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_half_addbmm_gradients_match_pytorch(device):
+    def call(L, d):
+        a = L.ones(2, 3, dtype=L.float16, device=d, requires_grad=True)
+        b = (L.arange(30.0, device=d).view(2, 3, 5) / 7).half().requires_grad_()
+        c = (L.arange(30.0, device=d).view(2, 5, 3) / 5).half().requires_grad_()
+        out = L.addbmm(a, b, c, beta=0.5, alpha=2)
+        out.sum().backward()
+        return [out, a.grad, b.grad, c.grad]
+    same_outcome(call, device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "float16", "int64"])
+@pytest.mark.parametrize("call", [
+    lambda L, d, t: L.trace(L.ones(2, dtype=t, device=d)),
+    lambda L, d, t: L.ones(2, 3, dtype=t, device=d).trace(),
+    lambda L, d, t: L.addbmm(L.ones(2, 2, dtype=t, device=d), L.ones(1, 2, 2, dtype=t, device=d),
+                             L.ones(1, 2, 2, dtype=t, device=d)),
+    lambda L, d, t: L.addbmm(L.ones(2, 2, dtype=t, device=d), L.ones(1, 2, 3, dtype=t, device=d),
+                             L.ones(1, 2, 2, dtype=t, device=d)),
+    lambda L, d, t: L.baddbmm(L.ones(1, 2, 2, dtype=t, device=d), L.ones(1, 2, 2, dtype=t, device=d),
+                              L.ones(1, 2, 2, dtype=t, device=d)),
+    lambda L, d, t: L.baddbmm(L.ones(1, 2, 2, device=d), L.ones(1, 2, 2, dtype=t, device=d),
+                              L.ones(1, 2, 2, dtype=t, device=d)),
+    lambda L, d, t: L.ones(1, 2, 2, dtype=t, device=d).baddbmm_(L.ones(1, 2, 2, dtype=t, device=d),
+                                                                L.ones(1, 2, 2, dtype=t, device=d)),
+    lambda L, d, t: L.linalg.lstsq(L.ones(3, 3, dtype=t, device=d), L.ones(3, 3, dtype=t, device=d)),
+    lambda L, d, t: L.linalg.matrix_rank(L.ones(3, 3, dtype=t, device=d)),
+    lambda L, d, t: L.linalg.matrix_rank(L.ones(3, 3, dtype=t, device=d), hermitian=True),
+], ids=lambda c: "")
+def test_product_and_lapack_dtype_checks_match_pytorch(call, dtype, device):
+    same_outcome(lambda L, d: call(L, d, getattr(L, dtype)), device)
+
+
 # ---- what the programs found that needs C++ (strict xfails, so that a fix has to remove them) ----------------------
 @pytest.mark.xfail(strict=True, reason="needs C++: src/ops/scatter_reduce.cpp (index_reduce) refuses bool with "
                                        "\"index_func_\" whatever include_self is; PyTorch names its "
