@@ -398,6 +398,44 @@ def max_norm_constraints(torch, device):
     return out
 
 
+# ---- loss heads of a tagging model: label-smoothed weighted cross entropy with ignore_index, multilabel margins,
+#      CTC over frames, and what each refuses (16-bit CTC, byte targets with smoothing weights) -----------------------
+def loss_heads(torch, device):
+    F = torch.nn.functional
+    rng = np.random.default_rng(1870)
+    logits = torch.tensor(rng.standard_normal((8, 5)), dtype=torch.float32, device=device, requires_grad=True)
+    labels = torch.tensor(rng.integers(0, 5, 8), device=device)
+    weight = torch.tensor([1.0, 2.0, 0.5, 1.5, 1.0], device=device)
+    ce = F.cross_entropy(logits, labels, weight=weight, ignore_index=2, label_smoothing=0.1)
+    ce.backward()
+    multi_t = torch.tensor([[0, 3, -1, 0, 0]] * 4 + [[1, -1, 0, 0, 0]] * 4, device=device)
+    mlm = F.multilabel_margin_loss(logits.detach(), multi_t, reduction="none")
+    frames = torch.tensor(rng.standard_normal((10, 2, 5)), dtype=torch.float64, device=device).log_softmax(2)
+    targets = torch.tensor([[1, 2, 2], [3, 4, 0]], device=device)
+    ctc = F.ctc_loss(frames, targets, torch.tensor([10, 8]), torch.tensor([3, 2]), reduction="none")
+    ctc_sum = F.ctc_loss(frames, targets, torch.tensor([10, 8]), torch.tensor([3, 2]), reduction="sum",
+                         zero_infinity=True)
+    def refusal(call):  # the kernel named in the message is the device's own ("ctc_loss_cuda")
+        try:
+            call()
+            return "ran"
+        except NotImplementedError as exc:
+            return str(exc).split("\n")[0].split('" ')[-1]
+
+    return {"ce": ce.item(), "grad": logits.grad.sum(0).tolist(), "mlm": mlm.tolist(), "ctc": ctc.tolist(),
+            "ctc_sum": ctc_sum.item(),
+            "errors": cases(torch, {
+                "ctc_half": lambda: refusal(lambda: F.ctc_loss(frames.half(), targets, torch.tensor([10, 8]),
+                                                               torch.tensor([3, 2]))),
+                "ctc_bf16": lambda: refusal(lambda: F.ctc_loss(frames.bfloat16(), targets, torch.tensor([10, 8]),
+                                                               torch.tensor([3, 2]))),
+                "byte_labels": lambda: F.cross_entropy(logits.detach(), labels.to(torch.uint8), weight=weight,
+                                                       label_smoothing=0.1),
+                "int_labels": lambda: F.cross_entropy(logits.detach(), labels.int(), weight=weight,
+                                                      label_smoothing=0.1)})}
+
+
 PROGRAMS = [feature_extraction, param_groups, resume_from_checkpoint, ema_foreach, func_ensembles,
-            accumulation_and_early_stopping, lr_schedule_curves, max_norm_constraints]
+            accumulation_and_early_stopping, lr_schedule_curves, max_norm_constraints,
+            loss_heads]
 NEEDS_CPP = {}

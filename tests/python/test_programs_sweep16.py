@@ -337,6 +337,56 @@ def test_product_and_lapack_dtype_checks_match_pytorch(call, dtype, device):
     same_outcome(lambda L, d: call(L, d, getattr(L, dtype)), device)
 
 
+# ---- losses of 16-bit inputs PyTorch's kernels refuse; cross_entropy's smoothed weights gathered as PyTorch -------
+def _scores(L, d, dtype, *shape):
+    return (L.arange(math.prod(shape), device=d).view(*shape) % 5 / 3 - 0.5).to(getattr(L, dtype))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+@pytest.mark.parametrize("call", [
+    lambda L, d, t: L.nn.functional.ctc_loss(_scores(L, d, t, 6, 1, 4).log_softmax(2), L.tensor([[1, 2]], device=d),
+                                             L.tensor([6]), L.tensor([2])),
+    lambda L, d, t: L.nn.functional.ctc_loss(_scores(L, d, t, 6, 4).log_softmax(1), L.tensor([1, 2], device=d),
+                                             L.tensor([6]), L.tensor([2])),
+    lambda L, d, t: L.nn.functional.ctc_loss(_scores(L, d, t, 6, 1, 4, 1), L.tensor([[1, 2]], device=d),
+                                             L.tensor([6]), L.tensor([2])),
+    lambda L, d, t: L.nn.functional.ctc_loss(_scores(L, d, t, 6, 1, 4), L.tensor([[1, 2]], device=d),
+                                             L.tensor([6]), L.tensor([2]), reduction="bad"),
+    lambda L, d, t: L.nn.functional.cross_entropy(_scores(L, d, t, 6, 4), L.tensor([0, 1, 2, 3, 0, 1], device=d)
+                                                  .to(L.uint8), label_smoothing=0.1,
+                                                  weight=L.ones(4, device=d).to(getattr(L, t))),
+    lambda L, d, t: L.nn.functional.cross_entropy(_scores(L, d, t, 6, 4), L.tensor([0, 1, 2, 3, 0, 1], device=d),
+                                                  label_smoothing=0.1, weight=L.arange(1.0, 5.0, device=d)
+                                                  .to(getattr(L, t)), ignore_index=1),
+], ids=lambda c: "")
+def test_loss_dtype_refusals_match_pytorch(call, dtype, device):
+    same_outcome(lambda L, d: call(L, d, dtype), device)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+@pytest.mark.parametrize("call", [
+    lambda L, t: L.nn.functional.multilabel_margin_loss(_scores(L, "cpu", t, 6, 4), L.tensor([[3, 0, -1, 1]] * 6)),
+    lambda L, t: L.nn.functional.multilabel_margin_loss(_scores(L, "cpu", t, 6, 4), L.tensor([[3, 0, -1, 9]] * 6)),
+    lambda L, t: L.nn.functional.multilabel_margin_loss(_scores(L, "cpu", t, 6, 4), L.tensor([[3, 0, -1]] * 6)),
+    lambda L, t: L.nn.functional.multilabel_margin_loss(_scores(L, "cpu", t, 6, 4),
+                                                        L.tensor([[3, 0, -1, 1]] * 6).int()),
+    lambda L, t: L.nn.functional.multilabel_margin_loss(_scores(L, "cpu", t, 4), L.tensor([3, 0, -1, 1])),
+], ids=lambda c: "")
+def test_multilabel_margin_loss_of_16_bit_inputs_is_refused_on_the_cpu(call, dtype):
+    same_outcome(lambda L, d: call(L, dtype), "cpu")
+
+
+def test_multilabel_margin_loss_of_16_bit_inputs_computes_on_cuda():
+    """PyTorch's CUDA kernel takes float16 and bfloat16 (its CPU kernel does not)."""
+    if not tandem.cuda.is_available():
+        pytest.skip("no cuda device")
+    x = tandem.tensor([[0.1, 0.2, 0.4, 0.8]], dtype=tandem.float16, device="cuda")
+    out = tandem.nn.functional.multilabel_margin_loss(x, tandem.tensor([[3, 0, -1, 1]], device="cuda"))
+    want = torch.nn.functional.multilabel_margin_loss(torch.tensor([[0.1, 0.2, 0.4, 0.8]]), torch.tensor([[3, 0, -1, 1]]))
+    assert out.dtype == tandem.float16 and out.item() == pytest.approx(want.item(), rel=1e-3)
+
+
 # ---- what the programs found that needs C++ (strict xfails, so that a fix has to remove them) ----------------------
 @pytest.mark.xfail(strict=True, reason="needs C++: src/ops/scatter_reduce.cpp (index_reduce) refuses bool with "
                                        "\"index_func_\" whatever include_self is; PyTorch names its "

@@ -729,7 +729,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         smooth = smooth.sum() / keep.sum()
     else:
         safe_target = tandem.where(keep, target, 0)
-        picked_w = tandem.index_select(weight, 0, safe_target.reshape(-1)).reshape(safe_target.shape)
+        picked_w = tandem.gather(weight, 0, safe_target.reshape(-1)).reshape(safe_target.shape)  # PyTorch's op
         smooth = smooth.sum() / (picked_w * keep.to(logp.dtype)).sum()
     return (1 - label_smoothing) * nll + smooth * (label_smoothing / num_classes)
 
