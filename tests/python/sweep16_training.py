@@ -25,6 +25,15 @@ def _data(torch, device, seed, n=16, d=4):
     return x, y
 
 
+def _refusal(call):
+    """A kernel's refusal without the kernel's name, which is the device's own ("ctc_loss_cuda")."""
+    try:
+        call()
+        return "ran"
+    except NotImplementedError as exc:
+        return str(exc).split("\n")[0].split('" ')[-1]
+
+
 def _mlp(torch, device, seed):
     nn = torch.nn
     return _fill(torch, nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 8), nn.Tanh(), nn.Linear(8, 3)),
@@ -415,19 +424,12 @@ def loss_heads(torch, device):
     ctc = F.ctc_loss(frames, targets, torch.tensor([10, 8]), torch.tensor([3, 2]), reduction="none")
     ctc_sum = F.ctc_loss(frames, targets, torch.tensor([10, 8]), torch.tensor([3, 2]), reduction="sum",
                          zero_infinity=True)
-    def refusal(call):  # the kernel named in the message is the device's own ("ctc_loss_cuda")
-        try:
-            call()
-            return "ran"
-        except NotImplementedError as exc:
-            return str(exc).split("\n")[0].split('" ')[-1]
-
     return {"ce": ce.item(), "grad": logits.grad.sum(0).tolist(), "mlm": mlm.tolist(), "ctc": ctc.tolist(),
             "ctc_sum": ctc_sum.item(),
             "errors": cases(torch, {
-                "ctc_half": lambda: refusal(lambda: F.ctc_loss(frames.half(), targets, torch.tensor([10, 8]),
+                "ctc_half": lambda: _refusal(lambda: F.ctc_loss(frames.half(), targets, torch.tensor([10, 8]),
                                                                torch.tensor([3, 2]))),
-                "ctc_bf16": lambda: refusal(lambda: F.ctc_loss(frames.bfloat16(), targets, torch.tensor([10, 8]),
+                "ctc_bf16": lambda: _refusal(lambda: F.ctc_loss(frames.bfloat16(), targets, torch.tensor([10, 8]),
                                                                torch.tensor([3, 2]))),
                 "byte_labels": lambda: F.cross_entropy(logits.detach(), labels.to(torch.uint8), weight=weight,
                                                        label_smoothing=0.1),
@@ -435,7 +437,40 @@ def loss_heads(torch, device):
                                                       label_smoothing=0.1)})}
 
 
+# ---- gated and normalised blocks as older architectures build them: a GLU-gated 1-d conv in float16 and bfloat16
+#      (forward and backward), PReLU, RMSNorm, AlexNet's local response norm, and the layers' dtype refusals --------
+def gated_blocks(torch, device):
+    nn = torch.nn
+    F = nn.functional
+    rng = np.random.default_rng(1880)
+    out = {}
+    for dtype in ("float16", "bfloat16"):
+        x = torch.tensor(rng.standard_normal((2, 8, 7)), dtype=getattr(torch, dtype), device=device,
+                         requires_grad=True)
+        h = F.glu(x, dim=1)
+        h.float().pow(2).mean().backward()
+        out[dtype] = plain(torch, [h, x.grad, nn.GLU(-2)(x.detach())])
+    img = torch.tensor(rng.standard_normal((2, 6, 5, 5)), dtype=torch.float32, device=device, requires_grad=True)
+    lrn = nn.LocalResponseNorm(3, alpha=1e-2, beta=0.75, k=2.0)
+    act = nn.PReLU(6, init=0.2).to(device)
+    y = act(lrn(img))
+    y.sum().backward()
+    rms = nn.RMSNorm(5, eps=1e-6).to(device)
+    out["lrn_prelu"] = [y.sum().item(), img.grad.abs().sum().item(), act.weight.grad.tolist()]
+    out["rms"] = rms(img.detach()).std().item()
+    out["lrn_1d"] = lrn(img.detach()[:, :, 0]).sum().item()
+    ints = torch.tensor(rng.integers(-3, 4, (2, 6, 5)), device=device)
+    out["errors"] = cases(torch, {
+        "prelu_int": lambda: _refusal(lambda: F.prelu(ints, torch.ones(6, dtype=ints.dtype, device=device))),
+        "rms_int": lambda: F.rms_norm(ints, [5]), "lrn_long": lambda: F.local_response_norm(ints, 3),
+        "lrn_int": lambda: F.local_response_norm(ints.int().unsqueeze(3), 3),
+        "relu6_bool": lambda: F.relu6(ints > 0), "softshrink_int": lambda: F.softshrink(ints),
+        "prelu_mixed": lambda: F.prelu(ints, torch.ones(6, device=device)),
+        "pool3d_int": lambda: _refusal(lambda: F.adaptive_avg_pool3d(ints.unsqueeze(0).unsqueeze(0), 2))})
+    return out
+
+
 PROGRAMS = [feature_extraction, param_groups, resume_from_checkpoint, ema_foreach, func_ensembles,
             accumulation_and_early_stopping, lr_schedule_curves, max_norm_constraints,
-            loss_heads]
+            loss_heads, gated_blocks]
 NEEDS_CPP = {}

@@ -387,6 +387,63 @@ def test_multilabel_margin_loss_of_16_bit_inputs_computes_on_cuda():
     assert out.dtype == tandem.float16 and out.item() == pytest.approx(want.item(), rel=1e-3)
 
 
+# ---- layers' dtype corners: prelu/rms_norm/softshrink/hardtanh/adaptive_avg_pool3d refusals, LRN through the pools,
+#      16-bit glu rounded once ------------------------------------------------------------------------------------
+def _signed(L, d, dtype, *shape):
+    return (L.arange(math.prod(shape), device=d).view(*shape) * 7 % 11 - 3).to(getattr(L, dtype))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "bool", "float32"])
+@pytest.mark.parametrize("call", [
+    lambda L, d, t: L.nn.functional.prelu(_signed(L, d, t, 1, 2, 4), L.ones(2, device=d).to(getattr(L, t))),
+    lambda L, d, t: L.nn.functional.prelu(_signed(L, d, t, 1, 2, 4), L.ones(2, device=d)),
+    lambda L, d, t: L.nn.functional.prelu(_signed(L, d, t, 1, 2, 4), L.ones(3, device=d).to(getattr(L, t))),
+    lambda L, d, t: L.nn.functional.rms_norm(_signed(L, d, t, 2, 4), [4]),
+    lambda L, d, t: L.nn.functional.rms_norm(_signed(L, d, t, 2, 4), [5]),
+    lambda L, d, t: L.nn.functional.softshrink(_signed(L, d, t, 2, 4), -0.5),
+    lambda L, d, t: L.nn.functional.softshrink(_signed(L, d, t, 2, 4), 0.5),
+    lambda L, d, t: [L.nn.functional.hardtanh(_signed(L, d, t, 2, 4)), L.nn.functional.relu6(_signed(L, d, t, 2, 4)),
+                     L.nn.ReLU6()(_signed(L, d, t, 2, 4)), L.nn.Hardtanh(-2, 2)(_signed(L, d, t, 2, 4))],
+    lambda L, d, t: L.nn.functional.hardtanh_(_signed(L, d, t, 2, 4)),
+    lambda L, d, t: L.nn.functional.hardtanh(_signed(L, d, t, 2, 4), 2, 1),
+    lambda L, d, t: L.nn.functional.adaptive_avg_pool3d(_signed(L, d, t, 1, 2, 2, 4, 4), (1, 5, 2)),
+], ids=lambda c: "")
+def test_layer_dtype_checks_match_pytorch(call, dtype):
+    same_outcome(lambda L, d: call(L, d, dtype), "cpu")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "bool", "float32", "float64"])
+@pytest.mark.parametrize("shape", [(1, 2, 4, 4), (2, 5, 3), (1, 3, 2, 2, 2), (0, 2, 3)])
+@pytest.mark.parametrize("size", [1, 2, 3])
+def test_local_response_norm_matches_pytorch(dtype, shape, size, device):
+    same_outcome(lambda L, d: L.nn.functional.local_response_norm(_signed(L, d, dtype, *shape), size, alpha=0.3,
+                                                                  beta=0.6, k=1.5), device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_local_response_norm_gradient_matches_pytorch(device):
+    def call(L, d):
+        x = _signed(L, d, "float64", 1, 4, 3, 3).requires_grad_()
+        L.nn.functional.local_response_norm(x, 3).pow(2).sum().backward()
+        return x.grad
+    same_outcome(call, device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_glu_matches_pytorch_forward_and_backward(dtype, device):
+    def call(L, d):
+        x = (_signed(L, d, dtype, 2, 4, 6) / 3).requires_grad_()
+        out = L.nn.functional.glu(x, 1)
+        out.float().pow(2).sum().backward()
+        return [out, x.grad]
+    same_outcome(call, device, {"rel": 0, "abs": 0})
+    x = tandem.tensor([[float("inf"), 1.0], [-60000.0, 0.5]], dtype=getattr(tandem, dtype), device=device)
+    want = torch.nn.functional.glu(torch.tensor([[float("inf"), 1.0], [-60000.0, 0.5]], dtype=getattr(torch, dtype)))
+    assert tandem.nn.functional.glu(x).cpu().float().tolist() == want.float().tolist()
+
+
 # ---- what the programs found that needs C++ (strict xfails, so that a fix has to remove them) ----------------------
 @pytest.mark.xfail(strict=True, reason="needs C++: src/ops/scatter_reduce.cpp (index_reduce) refuses bool with "
                                        "\"index_func_\" whatever include_self is; PyTorch names its "
