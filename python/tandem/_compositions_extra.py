@@ -163,18 +163,21 @@ def vander(x, N=None, increasing=False):
     n = x.shape[0] if N is None else N
     if n < 0:
         raise RuntimeError("N must be non-negative.")
-    if x.dtype == _C.bool or not x.is_floating_point():
+    if not (x.is_floating_point() or x.dtype.is_complex):  # integers and bool in int64; complex as it is
         x = x.to(_C.int64)
     return _powers(x, n, increasing)
 
 
 def linalg_vander(x, *, N=None):
+    if x.dtype in (_C.float16, _C.bfloat16, _C.bool):  # PyTorch's first check
+        raise NotImplementedError(f"linalg.vander supports floating point, complex, and integer tensors, but got "
+                                  f"{x.dtype._scalar_type_name}")
     if x.dim() == 0:
         x = x.reshape(1)  # ATen treats a 0-dim x as one value
     n = x.shape[-1] if N is None else N
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")
-    if x.dtype == _C.bool or not x.is_floating_point():
+    if not (x.is_floating_point() or x.dtype.is_complex):  # integers and bool in int64; complex as it is
         x = x.to(_C.int64)
     return _powers(x, n, True)
 

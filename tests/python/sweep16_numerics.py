@@ -353,6 +353,35 @@ def nonuniform_gradients(torch, device):
     return cases(torch, table)
 
 
+# ---- Vandermonde matrices: a least-squares polynomial fit, the DFT matrix as the Vandermonde matrix of the roots of
+#      unity (complex) against torch.fft, Chebyshev nodes and barycentric weights ------------------------------------
+def vandermonde_methods(torch, device):
+    x = torch.linspace(-1, 1, 9, dtype=torch.float64, device=device)
+    y = torch.exp(x) * torch.cos(3 * x)
+    V = torch.vander(x, N=4, increasing=True)
+    coef = torch.linalg.lstsq(V, y.unsqueeze(1)).solution.squeeze(1)
+    n = 8
+    k = torch.arange(n, dtype=torch.float64, device=device)
+    omega = torch.polar(torch.ones(n, dtype=torch.float64, device=device), -2 * torch.pi * k / n)
+    dft = torch.vander(omega, increasing=True)
+    signal = torch.sin(k) + 0.5 * torch.cos(3 * k)
+    via_matrix = dft @ signal.to(dft.dtype)
+    via_fft = torch.fft.fft(signal)
+    lv = torch.linalg.vander(omega[:4], N=3)
+    nodes = torch.cos(torch.pi * (2 * torch.arange(5, dtype=torch.float64, device=device) + 1) / 10)
+    diffs = nodes.unsqueeze(1) - nodes.unsqueeze(0)
+    weights = 1 / torch.where(torch.eye(5, dtype=torch.bool, device=device), torch.ones_like(diffs), diffs).prod(1)
+    ints = torch.vander(torch.tensor([2, 3, -1], device=device), N=5)
+    return {"coef": coef.tolist(), "dft_dtype": str(dft.dtype), "dft_same": bool(torch.allclose(via_matrix, via_fft)),
+            "dft_row": [dft[1].real.tolist(), dft[1].imag.tolist()], "lv": [lv.real.tolist(), lv.imag.tolist()],
+            "cond": torch.linalg.cond(V).item(), "bary": (weights / weights.abs().max()).tolist(),
+            "ints": [str(ints.dtype), ints.tolist()],
+            "errors": cases(torch, {"half": lambda: torch.linalg.vander(x.half()),
+                                    "bool": lambda: torch.linalg.vander(x > 0),
+                                    "vander_half": lambda: torch.vander(x.half(), N=3),
+                                    "2d": lambda: torch.vander(V)})}
+
+
 PROGRAMS = [ode_integrators, root_finding, monte_carlo, interpolation, pde_stencils, conjugate_gradient, quadrature,
-            nonuniform_gradients]
+            nonuniform_gradients, vandermonde_methods]
 NEEDS_CPP = {}

@@ -444,6 +444,27 @@ def test_half_glu_matches_pytorch_forward_and_backward(dtype, device):
     assert tandem.nn.functional.glu(x).cpu().float().tolist() == want.float().tolist()
 
 
+# ---- vander keeps complex inputs complex (it cast them to int64); linalg.vander refuses 16-bit and bool -----------
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["complex64", "complex128", "float16", "bfloat16", "bool", "int8", "float64"])
+@pytest.mark.parametrize("call", [
+    lambda L, x: L.vander(x, N=4),
+    lambda L, x: L.vander(x, increasing=True),
+    lambda L, x: L.linalg.vander(x, N=3),
+    lambda L, x: L.linalg.vander(x.view(1, 3).expand(2, 3)),
+    lambda L, x: L.linalg.vander(x, N=1),
+    lambda L, x: L.linalg.vander(x[0]),
+], ids=lambda c: "")
+def test_vander_dtypes_match_pytorch(call, dtype, device):
+    def run(L, d):
+        x = L.tensor([1.0, 2.0, -3.0], device=d).to(getattr(L, dtype))
+        if x.is_complex():
+            x = x + 0.5j
+        out = call(L, x)
+        return [out.real, out.imag] if out.is_complex() else out
+    same_outcome(run, device)
+
+
 # ---- what the programs found that needs C++ (strict xfails, so that a fix has to remove them) ----------------------
 @pytest.mark.xfail(strict=True, reason="needs C++: src/ops/scatter_reduce.cpp (index_reduce) refuses bool with "
                                        "\"index_func_\" whatever include_self is; PyTorch names its "
