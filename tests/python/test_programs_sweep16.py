@@ -465,6 +465,36 @@ def test_vander_dtypes_match_pytorch(call, dtype, device):
     same_outcome(run, device)
 
 
+# ---- SGD and Adam/AdamW on float16/bfloat16 parameters step op by op as PyTorch's single-tensor loops do ----------
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("cls,kwargs", [
+    ("SGD", dict(lr=0.1)), ("SGD", dict(lr=0.1, momentum=0.9)),
+    ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01)),
+    ("SGD", dict(lr=0.05, momentum=0.9, dampening=0.3, maximize=True)),
+    ("Adam", dict(lr=0.01)), ("Adam", dict(lr=0.01, amsgrad=True, weight_decay=0.01)),
+    ("AdamW", dict(lr=0.01, weight_decay=0.1)), ("Adam", dict(lr=0.01, maximize=True, betas=(0.8, 0.9), eps=1e-3)),
+])
+def test_half_parameter_optimizer_steps_match_pytorch(cls, kwargs, dtype, device):
+    # 1024 elements: PyTorch's vectorised kernels cover them all (its scalar tail rounds add's alpha differently)
+    values = [((i * 37) % 101 - 50) / 25 for i in range(1024)]
+    results = []
+    for L, d in ((torch, "cpu"), (tandem, device)):
+        p = L.tensor(values, device=d).to(getattr(L, dtype)).requires_grad_()
+        opt = getattr(L.optim, cls)([p], **kwargs)
+        for step in range(5):
+            opt.zero_grad()
+            (p.float() ** 2 * (step + 1)).sum().backward()
+            opt.step()
+        results.append([p.detach().float().cpu().tolist(), sorted(str(v.dtype).split(".")[-1]
+                                                                  for v in opt.state[p].values())])
+    (want, want_states), (got, got_states) = results
+    assert got_states == want_states
+    # (the fused float32 step differed from PyTorch in 3% to 85% of the elements after five steps)
+    differing = [(i, g, w) for i, (g, w) in enumerate(zip(got, want)) if g != w and not (g != g and w != w)]
+    assert len(differing) <= 2, differing[:10]
+
+
 # ---- what the programs found that needs C++ (strict xfails, so that a fix has to remove them) ----------------------
 @pytest.mark.xfail(strict=True, reason="needs C++: src/ops/scatter_reduce.cpp (index_reduce) refuses bool with "
                                        "\"index_func_\" whatever include_self is; PyTorch names its "
