@@ -470,7 +470,30 @@ def gated_blocks(torch, device):
     return out
 
 
+# ---- pure 16-bit training (no float32 master weights): AdamW, Adam with amsgrad and SGD+momentum stepping bfloat16
+#      and float16 parameters from given gradients (GEMM rounding kept out: the gradients come from NumPy) -----------
+def pure_half_training(torch, device):
+    out = {}
+    rng = np.random.default_rng(1890)
+    init = rng.standard_normal(1024)
+    grads = rng.standard_normal((4, 1024)) * np.array([1.0, 0.5, 2.0, 0.25])[:, None]
+    for dtype, opt_name, kwargs in (("bfloat16", "AdamW", {"lr": 1e-2, "weight_decay": 0.05}),
+                                    ("float16", "Adam", {"lr": 1e-2, "amsgrad": True, "eps": 1e-4}),
+                                    ("bfloat16", "SGD", {"lr": 0.05, "momentum": 0.9, "nesterov": True}),
+                                    ("float16", "SGD", {"lr": 0.05, "momentum": 0.9, "weight_decay": 1e-3})):
+        p = torch.nn.Parameter(torch.tensor(init, device=device).to(getattr(torch, dtype)))
+        opt = getattr(torch.optim, opt_name)([p], **kwargs)
+        for g in grads:
+            p.grad = torch.tensor(g, device=device).to(p.dtype)
+            opt.step()
+        state = opt.state[p]
+        out[f"{dtype}_{opt_name}"] = {
+            "p": p.detach().float()[::16].tolist(), "sum": p.detach().double().sum().item(),
+            "state": sorted((k, str(v.dtype).split(".")[-1]) for k, v in state.items())}
+    return out
+
+
 PROGRAMS = [feature_extraction, param_groups, resume_from_checkpoint, ema_foreach, func_ensembles,
             accumulation_and_early_stopping, lr_schedule_curves, max_norm_constraints,
-            loss_heads, gated_blocks]
+            loss_heads, gated_blocks, pure_half_training]
 NEEDS_CPP = {}
