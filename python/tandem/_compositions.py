@@ -189,6 +189,9 @@ def diag(input, diagonal=0, *, out=None):
 
 
 def trace(input):
+    if input.dtype == _C.bool:  # PyTorch's kernel refuses bool before it looks at the shape
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'\nhint: trace an integer copy, e.g. "
+                                  "input.long()")
     if input.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
     return diagonal(input).sum()

@@ -163,18 +163,21 @@ def vander(x, N=None, increasing=False):
     n = x.shape[0] if N is None else N
     if n < 0:
         raise RuntimeError("N must be non-negative.")
-    if x.dtype == _C.bool or not x.is_floating_point():
+    if not (x.is_floating_point() or x.dtype.is_complex):  # integers and bool in int64; complex as it is
         x = x.to(_C.int64)
     return _powers(x, n, increasing)
 
 
 def linalg_vander(x, *, N=None):
+    if x.dtype in (_C.float16, _C.bfloat16, _C.bool):  # PyTorch's first check
+        raise NotImplementedError(f"linalg.vander supports floating point, complex, and integer tensors, but got "
+                                  f"{x.dtype._scalar_type_name}")
     if x.dim() == 0:
         x = x.reshape(1)  # ATen treats a 0-dim x as one value
     n = x.shape[-1] if N is None else N
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")
-    if x.dtype == _C.bool or not x.is_floating_point():
+    if not (x.is_floating_point() or x.dtype.is_complex):  # integers and bool in int64; complex as it is
         x = x.to(_C.int64)
     return _powers(x, n, True)
 
@@ -300,6 +303,8 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
 def gradient(input, *, spacing=1, dim=None, edge_order=1):
     """Second-order central differences inside, first- or second-order one-sided ones at the edges (NumPy's
     and PyTorch's torch.gradient), for a scalar spacing, one per dim, or coordinate tensors."""
+    if input.dtype == _C.uint8:  # PyTorch's first check (a bool input fails at its first subtraction below)
+        raise NotImplementedError("torch.gradient does not support uint8 input.")
     dims = list(builtins.range(input.dim())) if dim is None else [dim] if isinstance(dim, int) else list(dim)
     dims = [_wrap_dim(d, input.dim()) for d in dims]
     if edge_order not in (1, 2):
@@ -316,43 +321,49 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
         raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
                            f"arguments to have the same length, but got a spacing argument of length "
                            f"{len(spacings)} and a dim argument of length {len(dims)}.")
-    f = input.to(_float_result_dtype(input))
-    return tuple(_gradient_along(f, d, h, edge_order) for d, h in zip(dims, spacings))
+    for h in spacings:
+        if isinstance(h, Tensor) and h.dim() != 1:
+            raise RuntimeError(f"torch.gradient expected each element of spacing to have one dimension, but got an "
+                               f"element with {h.dim()} dimensions!")
+    return tuple(_gradient_along(input, d, h, edge_order) for d, h in zip(dims, spacings))
 
 
 def _gradient_along(f, d, h, edge_order):
+    """PyTorch's gradient_helper / gradient_helper_float step by step, on the input as it is: each product and
+    quotient promotes as PyTorch's does (half values on float32 coordinates give float32; the one-sided edges
+    divide by a 0-dim coordinate difference; bool values fail at their first subtraction)."""
     n = f.shape[d]
 
     def at(start, length=None):
         return f.narrow(d, start, n - start if length is None else length)
 
     if isinstance(h, Tensor):  # coordinates along d
-        x = h.to(f.dtype)
         shape = [1] * f.dim()
-        shape[d] = n
-        x = x.reshape(shape)
-        dx = x.narrow(d, 1, n - 1) - x.narrow(d, 0, n - 1)
-        hl, hr = dx.narrow(d, 0, n - 2), dx.narrow(d, 1, n - 2)
-        inner = (hl * hl * at(2) - hr * hr * at(0, n - 2) + (hr * hr - hl * hl) * at(1, n - 2)) / (hl * hr * (hl + hr))
-        h0, hn = dx.narrow(d, 0, 1), dx.narrow(d, n - 2, 1)
+        shape[d] = -1
+        ax_dx = h.diff()
+        dx1, dx2 = ax_dx[:-1], ax_dx[1:]
+        a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
+        b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
+        c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
+        center = a * at(0, n - 2) + b * at(1, n - 2) + c * at(2)
         if edge_order == 1:
-            first = (at(1, 1) - at(0, 1)) / h0
-            last = (at(n - 1, 1) - at(n - 2, 1)) / hn
+            first = (at(1, 1) - at(0, 1)) / ax_dx[0]
+            last = (at(n - 1, 1) - at(n - 2, 1)) / ax_dx[-1]
         else:
-            h1, hm = dx.narrow(d, 1, 1), dx.narrow(d, n - 3, 1)
-            first = (-(2 * h0 + h1) / (h0 * (h0 + h1)) * at(0, 1) + (h0 + h1) / (h0 * h1) * at(1, 1)
-                     - h0 / (h1 * (h0 + h1)) * at(2, 1))
-            last = (hn / (hm * (hm + hn)) * at(n - 3, 1) - (hm + hn) / (hm * hn) * at(n - 2, 1)
-                    + (2 * hn + hm) / (hn * (hm + hn)) * at(n - 1, 1))
-        return _C.cat([first, inner, last], d)
-    inner = (at(2) - at(0, n - 2)) / (2.0 * h)
+            h0, h1, hm, hn = ax_dx[0], ax_dx[1], ax_dx[-2], ax_dx[-1]
+            first = (-(2.0 * h0 + h1) / (h0 * (h0 + h1)) * at(0, 1) + (h0 + h1) / (h0 * h1) * at(1, 1)
+                     + (-h0) / (h1 * (h0 + h1)) * at(2, 1))
+            last = (hn / (hm * (hn + hm)) * at(n - 3, 1) + (-(hn + hm) / (hn * hm)) * at(n - 2, 1)
+                    + (2 * hn + hm) / (hn * (hn + hm)) * at(n - 1, 1))
+        return _C.cat([first, center, last], d)
+    center = (at(2) - at(0, n - 2)) / h
     if edge_order == 1:
         first = (at(1, 1) - at(0, 1)) / h
         last = (at(n - 1, 1) - at(n - 2, 1)) / h
     else:
         first = (-1.5 * at(0, 1) + 2 * at(1, 1) - 0.5 * at(2, 1)) / h
         last = (0.5 * at(n - 3, 1) - 2 * at(n - 2, 1) + 1.5 * at(n - 1, 1)) / h
-    return _C.cat([first, inner, last], d)
+    return _C.cat([first, center / 2, last], d)
 
 
 # ---- indices and scatters ----

@@ -316,6 +316,13 @@ def _check_batches(input, batch1, batch2, target):
             raise RuntimeError(f"{label} must be a 3D tensor")
 
 
+def _refuse_bool_product(input, kernel):
+    """PyTorch's CPU kernels for addbmm/baddbmm have no bool form (tandem's bmm would name itself instead)."""
+    if input.dtype == _C.bool:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'\nhint: multiply integer copies, e.g. "
+                                  "x.long()")
+
+
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if out is not None:
         return call_with_out("addbmm", addbmm, (input, batch1, batch2), {"beta": beta, "alpha": alpha}, out,
@@ -332,10 +339,18 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if input.dtype != batch2.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {input.dtype._scalar_type_name} and "
                            f"{batch2.dtype._scalar_type_name}")
+    _refuse_bool_product(input, "addmm_impl_cpu_")  # PyTorch runs addbmm as addmm
+    if input.dtype in _HALF_DTYPES and batch1.shape[0] > 0:
+        # PyTorch's addbmm is one addmm_ per batch (beta on the first only), each rounded to the 16-bit dtype
+        result = input
+        for b in range(batch1.shape[0]):
+            result = _C.addmm(result, batch1[b], batch2[b], beta=beta if b == 0 else 1, alpha=alpha)
+        return result
     if input.dtype in _HALF_DTYPES:
         return _scaled_sum(input.float(), _C.bmm(batch1.float(), batch2.float()).sum(0), beta, alpha,
                            blas_alpha_zero=True).to(input.dtype)
-    return _scaled_sum(input, _C.bmm(batch1, batch2).sum(0), beta, alpha, blas_alpha_zero=True)
+    # the batch sum stays in the dtype (a uint8 sum would otherwise widen to int64, as sum() does)
+    return _scaled_sum(input, _C.bmm(batch1, batch2).sum(0, dtype=input.dtype), beta, alpha, blas_alpha_zero=True)
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
@@ -349,6 +364,11 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
         raise RuntimeError(f"expected scalar type {batch1.dtype._scalar_type_name} but found "
                            f"{batch2.dtype._scalar_type_name}")
     half = batch1.dtype in _HALF_DTYPES  # computed and scaled in float32, rounded once (as PyTorch's kernel)
+    if batch1.dtype == _C.bool and batch1.shape[2] == batch2.shape[1]:  # no bool bmm: PyTorch's checks first
+        if input.dtype != batch1.dtype:
+            raise RuntimeError(f"Input dtypes must be the same, got: input {input.dtype._cpp_type_name}, batch1: "
+                               f"{batch1.dtype._cpp_type_name}, batch2: {batch2.dtype._cpp_type_name}")
+        _refuse_bool_product(input, "baddbmm")
     product = _C.bmm(batch1.float(), batch2.float()) if half else _C.bmm(batch1, batch2)
     if input.dtype != batch1.dtype:
         raise RuntimeError(f"Input dtypes must be the same, got: input {input.dtype._cpp_type_name}, batch1: "
@@ -404,15 +424,17 @@ def renorm(input, p, dim, maxnorm):
         raise NotImplementedError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                                   f"{input.dtype._scalar_type_name}")
     others = tuple(i for i in range(input.dim()) if i != d)
-    norm = _vector_norm(input, p, others)
-    # PyTorch's factor: rows above maxnorm are scaled to maxnorm (the 1e-7 keeps the division finite).
+    half = input.dtype in (_C.float16, _C.bfloat16)
+    norm = _vector_norm(input, p, others, _C.float32 if half else None)
+    # PyTorch's factor: rows above maxnorm are scaled to maxnorm (the 1e-7 keeps the division finite); for 16-bit
+    # inputs it comes from the float32 norm and is rounded once, to the input's dtype, before the product.
     factor = _C.where(norm > maxnorm, maxnorm / (norm + 1e-7), _C.ones_like(norm))
-    return input * factor
+    return input * (factor.to(input.dtype) if half else factor)
 
 
-def _vector_norm(input, p, dims):
+def _vector_norm(input, p, dims, dtype=None):
     from . import linalg  # noqa: PLC0415
-    return linalg.vector_norm(input, p, dim=dims, keepdim=True)
+    return linalg.vector_norm(input, p, dim=dims, keepdim=True, dtype=dtype)
 
 
 # ---- dropout under torch's names: (input, p, train), all positional ----

@@ -17,6 +17,8 @@ from ._multi_dot_checks import check_multi_dot as _check_multi_dot
 from ._out import CASTABLE, MULTI_DOT_DTYPE, STRUCTURED, with_out
 from ._return_types import result_type as _result  # tandem.return_types.<name>
 
+_LAPACK_DTYPES = (_C.float32, _C.float64, _C.complex64, _C.complex128)
+
 # An extension built before the linalg bindings existed has no _LinAlgError: the module still imports (its
 # decompositions then fail with an AttributeError naming the missing binding).
 # As in PyTorch, the class keeps its extension name (torch._C._LinAlgError): tracebacks and type(e).__name__ show it.
@@ -193,7 +195,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
         raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
     if B.dim() < 1:
         raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
-    if not (A.is_floating_point() or A.is_complex()):
+    if A.dtype not in _LAPACK_DTYPES:  # float16/bfloat16 too: PyTorch's LAPACK-backed check
         raise RuntimeError("This function doesn't handle types other than float and double")
     if A.dtype != B.dtype:
         raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's "
@@ -470,7 +472,7 @@ def matrix_rank(A, *args, **kwargs):
     (atol, rtol), hermitian = _tolerance_arguments("linalg_matrix_rank", "tol", A, args, kwargs)
     if A.dim() < 2:
         raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
-    if not (A.is_floating_point() or A.is_complex()):
+    if A.dtype not in _LAPACK_DTYPES:  # float16/bfloat16 too: PyTorch's LAPACK-backed check
         raise RuntimeError("This function doesn't handle types other than float and double")
     if hermitian and A.shape[-1] != A.shape[-2]:  # PyTorch's matrix_rank calls eigh
         raise RuntimeError(f"linalg.eigh: A must be batches of square matrices, but they are {A.shape[-2]} by "

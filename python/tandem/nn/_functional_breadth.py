@@ -96,12 +96,19 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n):
     if tuple(indices.shape) != tuple(input.shape):
         raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
                            f"({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}")
+    if input.numel() and not input.is_floating_point():  # PyTorch's kernels: floating dtypes (1-d runs as 2-d)
+        raise NotImplementedError(f"\"max_unpool{3 if n == 3 else 2}d\" not implemented for "
+                                  f"'{input.dtype._scalar_type_name}'\nhint: unpool a floating-point copy, e.g. "
+                                  "input.float()")
     out_size = _unpool_output_size(input, kernel_size, stride, padding, output_size)
     lead = list(input.shape[:-n])
     plane = 1
     for s in out_size:
         plane *= s
-    flat_idx = indices.reshape(*lead, -1)
+    window = 1
+    for s in input.shape[len(lead):]:
+        window *= s
+    flat_idx = indices.reshape(*lead, window)  # not -1: an empty batch leaves -1 undetermined
     if flat_idx.numel() > 0:
         bad = (flat_idx < 0) | (flat_idx >= plane)
         if bool(bad.any()):
@@ -109,7 +116,7 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n):
             raise RuntimeError(f"Found an invalid max index: {first} (output volumes are of size "
                                f"{'x'.join(str(s) for s in out_size)})")
     out = tandem.zeros(*lead, plane, dtype=input.dtype, device=input.device)
-    out = out.scatter(len(lead), flat_idx, input.reshape(*lead, -1))
+    out = out.scatter(len(lead), flat_idx, input.reshape(*lead, window))
     return out.reshape(*lead, *out_size)
 
 

@@ -137,10 +137,61 @@ def _is_complex_call(input, weight):
         weight.is_complex()
 
 
+def _same_exact_dtype(input, weight, bias):
+    """Input, weight (and bias) of one integer or bool dtype: PyTorch's CPU convolves integers in their own dtype
+    (wrapping around) and refuses bool; tandem's C++ conv2d takes floating dtypes only."""
+    tensors = [t for t in (input, weight, bias) if t is not None]
+    if not all(isinstance(t, tandem.Tensor) for t in tensors) or len({t.dtype for t in tensors}) != 1:
+        return False
+    return not (input.is_floating_point() or input.is_complex())
+
+
+def _refuse_exact_kernel(x, dilation, n):
+    """PyTorch's CPU kernels for integer and bool convolutions: a dilated one takes int64 only, an undilated one
+    every integer dtype but not bool; an empty input gives an empty result before any kernel runs."""
+    if x.numel() == 0:
+        return
+    if any(d != 1 for d in dilation):
+        kernel = None if x.dtype == tandem.int64 else "slow_conv_dilated<>"
+    else:
+        kernel = None if x.dtype != tandem.bool else "compute_columns3d" if n == 3 else "slow_conv2d_cpu"
+    if kernel:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{x.dtype._scalar_type_name}'\n"
+                                  "hint: convolve an int64 or floating-point copy, e.g. input.long()")
+
+
+def _integer_conv_core(x, weight, bias, stride, padding, dilation, groups):
+    """An integer n-d convolution as PyTorch's CPU computes it (im2col, then a GEMM): the zero-padded input's
+    windows gathered with one index_select, one int64 matmul per group, and the sum cast back to the input's
+    dtype, which wraps around exactly as summing in that dtype does."""
+    n = x.dim() - 2
+    batch, channels = x.size(0), x.size(1)
+    out_channels, kernel = weight.size(0), list(weight.shape[2:])
+    sizes = list(x.shape[2:])
+    padded = [s + 2 * p for s, p in zip(sizes, padding)]
+    blocks = [(padded[i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1 for i in range(n)]
+    amounts = []
+    for p in reversed(padding):
+        amounts += [p, p]
+    plane = pad(x, amounts).reshape(batch, channels, math.prod(padded))
+    index = _block_index(padded, blocks, kernel, dilation, stride, x.device)
+    columns = plane.index_select(2, index).reshape(batch, groups, channels // groups * math.prod(kernel),
+                                                   math.prod(blocks))
+    if channels == 0:  # PyTorch's shape: an input without channels has an output without channels
+        return x.new_zeros([batch, 0] + blocks)
+    w = weight.reshape(groups, out_channels // groups, -1)
+    out = tandem.matmul(w.to(tandem.int64), columns.to(tandem.int64)).reshape([batch, out_channels] + blocks)
+    if bias is not None:
+        out = out + bias.to(tandem.int64).reshape([out_channels] + [1] * n)
+    return out.to(x.dtype)
+
+
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution (a C++ op: im2col + one GEMM); padding may also be 'same' or 'valid'."""
     if _is_complex_call(input, weight):
         return _complex_convolution(conv2d, input, weight, bias, stride, padding, dilation, groups)
+    if _same_exact_dtype(input, weight, bias):
+        return _convolution("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
     if isinstance(padding, str):
         padding, extra = _conv_padding(padding, weight, _conv_tuple(stride, 2, "stride"),
                                        _conv_tuple(dilation, 2, "dilation"), 2)
@@ -185,10 +236,15 @@ def _convolution(fn, n, input, weight, bias, stride, padding, dilation, groups):
     if extra:
         x = _pad_right(x, extra)
     _check_conv(x, weight, bias, stride, padding, dilation, groups)
-    out = _CONV_CORES[n](x, weight, bias, stride, padding, dilation, groups)
+    core = _CONV_CORES[n]
+    if _same_exact_dtype(x, weight, bias):
+        _refuse_exact_kernel(x, dilation, n)
+        core = _integer_conv_core
+    out = core(x, weight, bias, stride, padding, dilation, groups)
     # PyTorch's layouts: a 1-d result is row-major (conv2d would keep a transposed input's channels-last look); a
-    # 3-d one follows a channels_last_3d input or weight (2-d: the C++ op does)
-    out = out.contiguous() if n == 1 else follow_input_layout(out, x, weight) if n == 3 else out
+    # 3-d one follows a channels_last_3d input or weight (2-d: the C++ op does, the integer core does not)
+    out = out.contiguous() if n == 1 else follow_input_layout(out, x, weight) if n == 3 or core is not \
+        _C.conv2d else out
     return _unbatch(out, batched)
 
 
@@ -241,7 +297,11 @@ def _conv_transpose(fn, n, input, weight, bias, stride, padding, output_padding,
     dilation = _conv_tuple(dilation, n, "dilation")
     _check_conv(x, weight, bias, stride, padding, dilation, groups, output_padding)
     _check_transposed_sizes(x, weight, stride, padding, output_padding, dilation)
-    if n < 3:  # the C++ op (a 1-d one runs over a height-1 plane)
+    exact = _same_exact_dtype(x, weight, bias)
+    if exact and x.dtype != tandem.int64 and x.numel():  # PyTorch's CPU kernels take int64 alone of them
+        raise NotImplementedError(f"\"slow_conv_transpose{3 if n == 3 else 2}d_out_cpu\" not implemented for "
+                                  f"'{x.dtype._scalar_type_name}'\nhint: convolve an int64 or floating-point copy")
+    if n < 3 and not exact:  # the C++ op (a 1-d one runs over a height-1 plane)
         if n == 1:
             out = _C._conv_transpose2d(x.unsqueeze(2), weight.unsqueeze(2), bias, (1,) + stride, (0,) + padding,
                                        (0,) + output_padding, (1,) + dilation, groups).squeeze(2)
@@ -249,6 +309,10 @@ def _conv_transpose(fn, n, input, weight, bias, stride, padding, output_padding,
             out = follow_input_layout(
                 _C._conv_transpose2d(x, weight, bias, stride, padding, output_padding, dilation, groups), x, weight)
         return _unbatch(out, batched)
+    if exact and x.dtype != tandem.int64:  # an empty bool or small-integer input: int64 sums of nothing, cast back
+        out = _conv_transpose(fn, n, input.long(), weight.long(), None if bias is None else bias.long(), stride,
+                              padding, output_padding, groups, dilation)
+        return out.to(x.dtype)
     batch, c_in, c_out_g = x.size(0), x.size(1), weight.size(1)
     kernel, sizes = list(weight.shape[2:]), list(x.shape[2:])
     padded = [(size - 1) * s + d * (k - 1) + op + 1
@@ -330,8 +394,9 @@ def _blocks(size, k, d, p, s):
 
 
 def _check_floating(input, kernel):
-    """PyTorch's im2col/col2im take floating and complex inputs only (the index_select below would take any)."""
-    if not (input.is_floating_point() or input.is_complex()):
+    """PyTorch's im2col/col2im take floating, complex and bool inputs only (the index_select below would take any;
+    fold of bool blocks is their logical or, as index_add of bools)."""
+    if not (input.is_floating_point() or input.is_complex() or input.dtype == tandem.bool):
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype._scalar_type_name}'\n"
                                   "hint: unfold/fold floating-point tensors, e.g. input.float()")
 

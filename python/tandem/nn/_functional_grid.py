@@ -3,6 +3,7 @@ un-normalised and padded with elementwise ops, the corner values are fetched wit
 interpolation weights are products of the fractional parts. Autograd therefore gives the gradients for both the
 input (gather's backward is a scatter-add) and the grid (through the weights, and through the border/reflection
 padding, whose clamp/abs give PyTorch's zero or sign-flipped coordinate gradients)."""
+import itertools
 import warnings
 
 import tandem
@@ -84,14 +85,21 @@ def _reflect(coord, twice_low, twice_high):
 def _pad(coord, size, padding_mode, align_corners):
     """Source coordinate after PyTorch's padding rule (zeros leaves it; out-of-range corners then read 0)."""
     if padding_mode == "border":
-        return coord.clamp(0, size - 1)
+        return _clip(coord, size)
     if padding_mode == "reflection":
         if align_corners:
             coord = _reflect(coord, 0, 2 * (size - 1))
         else:
             coord = _reflect(coord, -1, 2 * size - 1)
-        return coord.clamp(0, size - 1)
+        return _clip(coord, size)
     return coord
+
+
+def _clip(coord, size):
+    """PyTorch's clip_coordinates: into [0, size - 1], a NaN coordinate (a NaN grid value, or an infinite one
+    reflected) to 0."""
+    coord = coord.clamp(0, size - 1)
+    return tandem.where(tandem.isnan(coord), tandem.zeros_like(coord), coord)
 
 
 def _fetch(flat_input, indices, sizes, out_shape):
@@ -120,7 +128,8 @@ def _cubic_weights(t):
     def far(x):  # 1 < |x| < 2
         return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
 
-    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+    opposite = 1 - t
+    return [far(t + 1), near(t), near(opposite), far(opposite + 1)]
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
@@ -162,8 +171,6 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         ranks = f"{input.dim()}D" if input.dim() in (4, 5) else "4D or 5D"
         raise RuntimeError(f"grid_sampler(): expected {ranks} input and grid with same number of dimensions, "
                            f"but got input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
-    if mode == "bicubic" and nsp != 2:
-        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     for d in range(2, input.dim()):
         if input.shape[d] <= 0:
             raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial dimensions, but input has "
@@ -174,22 +181,32 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     # coords[i] is the source coordinate along spatial axis i (grid's last axis is reversed: x = width).
     raw = [_unnormalize(grid[..., nsp - 1 - i], sizes[i], align_corners) for i in range(nsp)]
 
-    if mode == "bicubic":
+    if mode == "bicubic":  # 4 taps per axis, each tap's index padded; separable as PyTorch's kernel sums them
         floors = [tandem.floor(c.detach()) for c in raw]
-        weights = [_cubic_weights(c - f) for c, f in zip(raw, floors)]
-        out = None
-        for ty in range(4):
-            for tx in range(4):
-                coords = [floors[0] + (ty - 1), floors[1] + (tx - 1)]
-                idx = [_pad(c, s, padding_mode, align_corners).to(tandem.int64) for c, s in zip(coords, sizes)]
-                term = _fetch(flat_input, idx, sizes, out_shape) * (weights[0][ty] * weights[1][tx]).unsqueeze(1)
-                out = term if out is None else out + term
-        return out
+        weights = [[w.unsqueeze(1) for w in _cubic_weights(c - f)] for c, f in zip(raw, floors)]
+        taps = {}
+        for offsets in itertools.product(range(4), repeat=nsp):
+            coords = [f + (t - 1) for f, t in zip(floors, offsets)]
+            idx = [_pad(c, s, padding_mode, align_corners).to(tandem.int64) for c, s in zip(coords, sizes)]
+            taps[offsets] = _fetch(flat_input, idx, sizes, out_shape)
+        # interpolate along the last axis (width) first, then the next one out, each as x0*c0 + x1*c1 + x2*c2 +
+        # x3*c3 (the order matters for 16-bit inputs, where every step rounds)
+        for axis in reversed(range(nsp)):
+            w = weights[axis]
+            taps = {key: taps[key + (0,)] * w[0] + taps[key + (1,)] * w[1] + taps[key + (2,)] * w[2] +
+                    taps[key + (3,)] * w[3] for key in {k[:axis] for k in taps}}
+        return taps[()]
 
     coords = [_pad(c, s, padding_mode, align_corners) for c, s in zip(raw, sizes)]
     if mode == "nearest":
         idx = [tandem.round(c.detach()).to(tandem.int64) for c in coords]  # round half to even, as nearbyint
-        return _fetch(flat_input, idx, sizes, out_shape)
+        out = _fetch(flat_input, idx, sizes, out_shape)
+        if grid.requires_grad and tandem.is_grad_enabled():
+            # PyTorch's nearest backward gives the grid a zero gradient (not None): add a zero that depends on it
+            # (where's backward masks the gradient, so even a NaN one arrives as 0)
+            zero = tandem.where(tandem.zeros_like(grid, dtype=tandem.bool), grid, 0).sum(-1)
+            out = out + zero.unsqueeze(1)
+        return out
 
     floors = [tandem.floor(c.detach()) for c in coords]
     fracs = [c - f for c, f in zip(coords, floors)]

@@ -49,10 +49,14 @@ def _nearest_taps(in_size, out_size, scale, exact, device):
     return src.floor().long().clamp(max=in_size - 1)
 
 
-def _linear_taps(in_size, out_size, scale, align_corners, cubic, device):
-    """(index, weight), each (out, 2) or (out, 4) for cubic: PyTorch's source index and lambda guards."""
+def _linear_taps(in_size, out_size, scale, align_corners, cubic, device, dtype=None):
+    """(index, weight), each (out, 2) or (out, 4) for cubic: PyTorch's source index and lambda guards, computed
+    in `dtype` (PyTorch's opmath type: float32 for every input but float64; float64 when not given)."""
+    dtype = dtype or tandem.float64
     ratio = _area_scale(in_size, out_size, align_corners, scale)
-    dst = _arange(out_size, device, tandem.float64)
+    if dtype != tandem.float64:  # PyTorch computes the scale in the opmath type too
+        ratio = _float32(ratio)
+    dst = _arange(out_size, device, dtype)
     src = dst * ratio if align_corners else ratio * (dst + 0.5) - 0.5
     if not cubic:
         src = src.clamp(min=0)
@@ -62,7 +66,9 @@ def _linear_taps(in_size, out_size, scale, align_corners, cubic, device):
     if not cubic:
         return tandem.cat([base, (base + 1).clamp(max=in_size - 1)], 1), tandem.cat([1 - t, t], 1)
     a = _CUBIC_A
-    weight = tandem.cat([_cubic_far(t + 1, a), _cubic_near(t, a), _cubic_near(1 - t, a), _cubic_far(2 - t, a)], 1)
+    opposite = 1 - t  # PyTorch's get_cubic_upsample_coefficients rounds 1 - t before adding 1
+    weight = tandem.cat([_cubic_far(t + 1, a), _cubic_near(t, a), _cubic_near(opposite, a),
+                         _cubic_far(opposite + 1, a)], 1)
     return (base + _arange(4, device) - 1).clamp(0, in_size - 1), weight
 
 
@@ -96,7 +102,15 @@ def _resample(x, dim, index, weight):
     gathered = gathered.reshape(shape[:dim] + list(index.shape) + shape[dim + 1:])
     weight_shape = [1] * (len(shape) + 1)
     weight_shape[dim:dim + 2] = list(weight.shape)
-    return (gathered * weight.to(x.dtype).reshape(weight_shape)).sum(dim + 1)
+    products = gathered * weight.to(x.dtype).reshape(weight_shape)
+    if weight.shape[1] > 4:
+        return products.sum(dim + 1)
+    # linear and cubic taps: summed one after another, PyTorch's order (a reduction pairs them up, which rounds
+    # differently in the last bit)
+    out = products.select(dim + 1, 0)
+    for k in range(1, weight.shape[1]):
+        out = out + products.select(dim + 1, k)
+    return out
 
 
 _INTERP_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
@@ -131,13 +145,14 @@ _INTERP_INT_KERNELS = {"linear": "compute_indices_weights_linear", "trilinear": 
                        "bilinear": "upsample_bilinear2d_channels_last", "bicubic": "compute_indices_weights_cubic"}
 
 
-def _check_interp_dtype(input, mode):
-    """PyTorch's kernels take floating inputs (and uint8 for some modes); integers and complex are refused."""
+def _check_interp_dtype(input, mode, antialias=False):
+    """PyTorch's kernels take floating inputs (and uint8 for some modes); integers and complex are refused (the
+    antialiased ones by the kernel that weighs the taps)."""
     if input.is_floating_point():
         return
     if input.dtype == tandem.uint8 and mode != "linear" and mode != "trilinear":
         return
-    kernel = _INTERP_INT_KERNELS.get(mode) or (
+    kernel = "compute_index_ranges_weights" if antialias else _INTERP_INT_KERNELS.get(mode) or (
         "upsample_nearest2d_channels_last" if input.dim() == 4 else "compute_indices_weights_nearest")
     raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype._scalar_type_name}'\n"
                               "hint: interpolate floating-point tensors, e.g. input.float()")
@@ -223,7 +238,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode == "area":
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dim - 1](input, output_size)
     _check_interp_sizes(input, output_size)
-    _check_interp_dtype(input, mode)
+    _check_interp_dtype(input, mode, antialias)
     if input.dtype == tandem.uint8 and mode in ("bilinear", "bicubic"):
         from ._interpolate_uint8 import resample_uint8
         out = resample_uint8(input, output_size, scale_factors, align_corners, mode == "bicubic", antialias)
@@ -240,7 +255,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         elif antialias:
             taps = _antialias_taps(in_size, out_size, scale, align_corners, mode == "bicubic", input.device)
         else:
-            taps = _linear_taps(in_size, out_size, scale, align_corners, mode == "bicubic", input.device)
+            taps = _linear_taps(in_size, out_size, scale, align_corners, mode == "bicubic", input.device,
+                                tandem.float64 if input.dtype == tandem.float64 else tandem.float32)
+            if half and mode == "bicubic":  # PyTorch stores the cubic weights in the input's dtype
+                taps = (taps[0], taps[1].to(input.dtype).float())
         out = _resample(out, 2 + i, *taps)
     return follow_input_layout(out.to(input.dtype), input)
 

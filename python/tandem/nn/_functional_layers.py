@@ -12,7 +12,7 @@ import tandem
 
 from .. import _C
 from .._autocast import active as _amp_active, run as _amp_run
-from .functional import _LARGEST, _softmax_dim
+from .functional import _softmax_dim
 from .._layouts import follow_input_layout
 from .parameter import untracked
 
@@ -133,6 +133,9 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         raise RuntimeError(f"Given normalized_shape={normalized_shape}, expected input with shape "
                            f"[*{', '.join(str(s) for s in normalized_shape)}], but got input of size"
                            f"{list(input.shape)}")
+    if not input.is_floating_point():  # PyTorch's kernel: floating dtypes, checked after the shapes
+        raise NotImplementedError(f"\"rms_norm\" not implemented for '{input.dtype._scalar_type_name}'\nhint: "
+                                  "normalize a floating-point copy, e.g. input.float()")
     x = input if input.dtype in (tandem.float32, tandem.float64) else input.float()
     if eps is None:
         eps = _FLOAT64_EPS if x.dtype == tandem.float64 else _FLOAT32_EPS
@@ -150,15 +153,20 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
                          f"dimensions)")
     if input.numel() == 0:
         return input
-    square = input * input
-    c = input.size(1)
-    zeros = [square.new_zeros([input.size(0), p] + list(input.shape[2:])) for p in (size // 2, (size - 1) // 2)]
-    padded = tandem.cat([zeros[0], square, zeros[1]], 1)
-    # A sum of `size` shifted channel slices (size is the window length, a small hyperparameter).
-    window = padded.narrow(1, 0, c)
-    for offset in range(1, size):
-        window = window + padded.narrow(1, offset, c)
-    return input / (window * (alpha / size) + k).pow(beta)
+    # PyTorch's composition: the squares averaged over a zero-padded window of channels by avg_pool2d (3-d
+    # input) or avg_pool3d (more dims), whose kernels decide which dtypes run; then * alpha + k, ** beta
+    from ._functional_pool import avg_pool2d, avg_pool3d  # noqa: PLC0415  (the pool module imports this one)
+    div = input.mul(input)
+    if dim == 3:
+        div = pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.shape
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).view(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
@@ -376,6 +384,10 @@ def pad(input, pad, mode="constant", value=None):
             "padding size = 4 (pads last 2 dimensions)\n  - 4D or 5D input: padding size = 6 (pads last 3 "
             "dimensions)")
     _check_index_pad(input, pad, mode)
+    if input.dtype == tandem.bool and mode != "circular":  # PyTorch's reflection/replication kernels
+        kernel = "reflection" if mode == "reflect" else "replication"
+        raise NotImplementedError(f"\"{kernel}_pad{k}d\" not implemented for 'Bool'\n"
+                                  "hint: pad a uint8 copy, e.g. input.to(torch.uint8), and compare it with 0")
     out = input
     for dim, left, right in _padded_dims(input, pad):
         out = tandem.index_select(out, dim, _source_index(input.size(dim), left, right, mode, input.device))
@@ -426,7 +438,7 @@ def pixel_unshuffle(input, downscale_factor):
 
 
 def _dtype_name(dtype):
-    return _LARGEST.get(dtype, (None, str(dtype)))[1]
+    return dtype._scalar_type_name  # PyTorch's ScalarType names: Float, Long, Byte, Bool, ComplexFloat, ...
 
 
 def prelu(input, weight):
@@ -445,6 +457,9 @@ def prelu(input, weight):
                                f"{weight.numel()} and channel size = {channels}.")
     if weight.dim() > 1:
         raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}")
+    if not input.is_floating_point():  # PyTorch's kernel takes floating dtypes (torch.prelu checks this first)
+        raise NotImplementedError(f"\"prelu_{input.device.type}\" not implemented for "
+                                  f"'{input.dtype._scalar_type_name}'")
     w = weight.reshape([]) if weight.numel() == 1 else weight.reshape(_channel_shape(input))
     return tandem.where(input > 0, input, w * input)
 
@@ -459,7 +474,26 @@ def glu(input, dim=-1):
     if not input.is_floating_point():  # PyTorch's kernel: floating types only (sigmoid would promote an integer)
         raise NotImplementedError(f"\"glu_{input.device.type}\" not implemented for '{input.dtype._scalar_type_name}'")
     a, b = input.chunk(2, dim)
+    if input.dtype in (tandem.float16, tandem.bfloat16):
+        return _HalfGlu.apply(a, b)
     return a * tandem.sigmoid(b)
+
+
+class _HalfGlu(tandem.autograd.Function):
+    """glu of float16/bfloat16 halves as PyTorch's CPU kernels round it: the forward in float32, rounded once; the
+    backward from the sigmoid stored in the 16-bit dtype, each gradient computed in float32 and rounded once."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return (a.float() * tandem.sigmoid(b.float())).to(a.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        sig = tandem.sigmoid(b).float()
+        g = grad.float()
+        return (sig * g).to(a.dtype), ((1 - sig) * sig * a.float() * g).to(a.dtype)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):

@@ -288,6 +288,15 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
         consistent = tuple(target.shape) == tuple(input.shape)
     if not consistent:
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
+    if input.dtype in (tandem.float16, tandem.bfloat16) and input.device.type == "cpu" and input.numel():
+        # PyTorch's CPU kernel takes float and double only; it reads the target's bounds before it dispatches
+        if not (target.is_floating_point() or target.is_complex() or target.dtype == tandem.bool):
+            low, high = _index_bounds(target, "F.multilabel_margin_loss")
+            if low < -1 or high >= classes:
+                raise RuntimeError("argument #2 'target' is out of range")
+        raise NotImplementedError(f"\"multilabel_margin_loss_forward_out_frame\" not implemented for "
+                                  f"'{input.dtype._scalar_type_name}'\nhint: compute the loss in float32, e.g. "
+                                  "input.float()")
     _check_long_target(target)
     if target.numel():  # PyTorch reads these bounds on every device too
         low, high = _index_bounds(target, "F.multilabel_margin_loss")
@@ -449,6 +458,10 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     batched = log_probs.dim() == 3
     if not batched:
         log_probs = log_probs.unsqueeze(1)
+    if log_probs.dtype in (tandem.float16, tandem.bfloat16):  # PyTorch's kernels (CPU and CUDA): float, double
+        raise NotImplementedError(f"\"ctc_loss_{'cuda' if log_probs.device.type == 'cuda' else 'cpu'}\" not "
+                                  f"implemented for '{log_probs.dtype._scalar_type_name}'\nhint: compute the loss "
+                                  "in float32, e.g. log_probs.float()")
     if log_probs.dim() != 3:
         raise RuntimeError(f"Expected 3-dimensional tensor, but got {log_probs.dim()}-dimensional tensor for "
                            f"argument #1 'log_probs'{_CTC_CHECKS}")

@@ -280,6 +280,9 @@ def adaptive_avg_pool3d(input, output_size):
     """The C++ adaptive_avg_pool2d over every depth plane, then a (D_out, D) averaging matrix over depth."""
     sizes = _output_sizes(output_size, input, 3)
     _check_adaptive("adaptive_avg_pool3d", input, sizes, 3)
+    if not (input.is_floating_point() or input.is_complex()):  # PyTorch's 3-d kernel names itself
+        raise NotImplementedError(f"\"adaptive_avg_pool3d_{input.device.type}\" not implemented for "
+                                  f"'{input.dtype._scalar_type_name}'\nhint: pool input.float() and convert back")
     x = input.reshape((-1,) + tuple(input.shape[-4:]))
     n, c, depth, h, w = x.shape
     planes = adaptive_avg_pool2d(x.reshape(n, c * depth, h, w), sizes[1:]).reshape(n, c, depth, -1)

@@ -180,7 +180,13 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:  # first, on the values as given (PyTorch's order: a str or complex fails here)
         raise ValueError("min_val cannot be greater than max_val")
     min_val, max_val = _number(min_val, "hardtanh", "min_val"), _number(max_val, "hardtanh", "max_val")
+    _refuse_bool_hardtanh(input)
     return _C._activation("hardtanh", input, min_val, max_val, inplace=inplace)
+
+
+def _refuse_bool_hardtanh(input):
+    if isinstance(input, tandem.Tensor) and input.dtype == tandem.bool:  # PyTorch's hardtanh (and relu6) check
+        raise NotImplementedError("Bool inputs not supported for hardtanh")
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
@@ -189,6 +195,7 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
 
 def relu6(input, inplace=False):
     """min(max(0, x), 6)."""
+    _refuse_bool_hardtanh(input)
     return _C._activation("relu6", input, 0.0, 6.0, inplace=inplace)
 
 
@@ -239,6 +246,9 @@ _LARGEST = {tandem.float32: (3.4028234663852886e38, "Float"), tandem.float64: (1
 def softshrink(input, lambd=0.5):
     """x - lambd above lambd, x + lambd below -lambd, 0 between."""
     lambd = _number(lambd, "softshrink", "lambd")
+    if isinstance(input, tandem.Tensor) and not (input.is_floating_point() or input.is_complex()):
+        # PyTorch's lambda check dispatches on the dtype first, so it names that kernel
+        raise NotImplementedError(f"\"softshrink_check\" not implemented for '{input.dtype._scalar_type_name}'")
     if lambd < 0:
         top, name = _LARGEST.get(input.dtype, (3.4028234663852886e38, str(input.dtype)))
         raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype {name}, but found {lambd:g}")
@@ -733,7 +743,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         smooth = smooth.sum() / keep.sum()
     else:
         safe_target = tandem.where(keep, target, 0)
-        picked_w = tandem.index_select(weight, 0, safe_target.reshape(-1)).reshape(safe_target.shape)
+        picked_w = tandem.gather(weight, 0, safe_target.reshape(-1)).reshape(safe_target.shape)  # PyTorch's op
         smooth = smooth.sum() / (picked_w * keep.to(logp.dtype)).sum()
     return (1 - label_smoothing) * nll + smooth * (label_smoothing / num_classes)
 

@@ -48,12 +48,41 @@ class Adam(Optimizer):
                     if amsgrad:
                         state["max_exp_avg_sq"] = tandem.zeros_like(p)
                 untracked(state["step"]).add_(1)
+                if p.dtype in (tandem.float16, tandem.bfloat16):
+                    _adam_step_16bit(p, grad, state, group, int(state["step"].item()))
+                    continue
                 # complex parameters are updated as pairs of reals, as PyTorch
                 _C._adam_step(self._real(p), self._real(grad), self._real(state["exp_avg"]),
                               self._real(state["exp_avg_sq"]), self._real(state.get("max_exp_avg_sq")),
                               int(state["step"].item()), group["lr"], beta1, beta2, group["eps"],
                               group["weight_decay"], amsgrad, group["maximize"], group["decoupled_weight_decay"])
         return loss
+
+
+def _adam_step_16bit(p, grad, state, group, step):
+    """PyTorch's single-tensor Adam/AdamW step, op by op, for float16/bfloat16 parameters (and so states): each op
+    rounds to the 16-bit dtype as PyTorch's do, where the fused C++ step keeps float32 between them."""
+    beta1, beta2 = group["betas"]
+    lr, weight_decay, eps = group["lr"], group["weight_decay"], group["eps"]
+    with tandem.no_grad():
+        if group["maximize"]:
+            grad = -grad
+        if weight_decay != 0:
+            if group["decoupled_weight_decay"]:
+                p.mul_(1 - lr * weight_decay)
+            else:
+                grad = grad.add(p, alpha=weight_decay)
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        step_size = lr / (1 - beta1 ** step)
+        bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
+        if group["amsgrad"]:
+            tandem.maximum(state["max_exp_avg_sq"], exp_avg_sq, out=state["max_exp_avg_sq"])
+            denom = (state["max_exp_avg_sq"].sqrt() / bias_correction2_sqrt).add_(eps)
+        else:
+            denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+        p.addcdiv_(exp_avg, denom, value=-step_size)
 
 
 class AdamW(Adam):

@@ -32,7 +32,37 @@ class SGD(Optimizer):
                 if momentum != 0 and buf is None:
                     buf = state["momentum_buffer"] = tandem.empty_like(p)
                     first = True
+                if p.dtype in (tandem.float16, tandem.bfloat16):
+                    _sgd_step_16bit(p, grad, buf, group, first)
+                    continue
                 # complex parameters are updated as pairs of reals, as PyTorch
                 _C._sgd_step(self._real(p), self._real(grad), self._real(buf), group["lr"], momentum,
                              group["dampening"], group["weight_decay"], group["nesterov"], group["maximize"], first)
         return loss
+
+
+def _sgd_step_16bit(p, grad, buf, group, first):
+    """PyTorch's single-tensor SGD step, op by op, for float16/bfloat16 parameters: each op rounds to the 16-bit
+    dtype as PyTorch's do (the fused C++ step keeps float32 between them, an ulp or more apart after a few steps)."""
+    with tandem.no_grad():
+        if group["maximize"]:
+            grad = -grad
+        if group["weight_decay"] != 0:
+            grad = _added(grad, p, group["weight_decay"])
+        momentum = group["momentum"]
+        if momentum != 0:
+            if first:
+                buf.copy_(grad)
+            else:
+                buf.copy_(_added(buf.mul_(momentum), grad, 1 - group["dampening"]))
+            grad = _added(grad, buf, momentum) if group["nesterov"] else buf
+        p.copy_(_added(p, grad, -group["lr"]))
+
+
+def _added(x, y, alpha):
+    """x + alpha * y as PyTorch's 16-bit add kernel computes it: alpha rounded to the dtype, the sum in float32,
+    rounded once (tandem's add with alpha rounds differently; docs/compat.md, "Program sweep 16")."""
+    if alpha == 1:
+        return x + y
+    alpha = tandem.tensor(alpha, dtype=x.dtype).item()
+    return (x.float() + alpha * y.float()).to(x.dtype)
