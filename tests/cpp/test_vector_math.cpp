@@ -1,7 +1,8 @@
 // The branch-free float functions of kernels/vector_math.h. Builds with glibc 2.35's libmvec run the ops'
 // exp, log, log1p, expm1, tanh and erf through libmvec instead (kernel_expf, ...), so the Python tests of
 // those ops no longer reach these versions there; this test keeps them checked in every build: within 3 ulp
-// of the double result over both signs and every magnitude, and special values as the std:: functions.
+// of the double result over both signs and every magnitude, and special values as the std:: functions; and
+// the float Bessel I series' truncation (bessel_math.h).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,6 +11,7 @@
 #include <limits>
 #include <vector>
 
+#include "kernels/bessel_math.h"
 #include "kernels/vector_math.h"
 
 using namespace tandem;
@@ -96,4 +98,25 @@ TEST(VectorMath, SpecialValuesAsTheStdFunctions) {
     same("vector_tanhf", vector_tanhf(x), std::tanh(x));
     same("vector_erff", vector_erff(x), std::erf(x));
   }
+}
+
+// bessel_i_float leaves out the leading Chebyshev coefficients BesselIFloatTerms names: their absolute values
+// must sum to less than 1e-10 (the bound its comment gives), and the next one kept must not be negligible
+// (the counts are the largest that hold).
+template <int Order>
+void expect_negligible_leading_terms() {
+  namespace bessel = special_math::bessel;
+  const auto check = [](const auto& table, int skip, const char* which) {
+    double dropped = 0.0;
+    for (int i = 0; i < skip; ++i) dropped += std::fabs(table[i]);
+    EXPECT_LT(dropped, 1e-10) << "I" << Order << " " << which;
+    EXPECT_GE(dropped + std::fabs(table[skip]), 1e-10) << "I" << Order << " " << which;
+  };
+  check(bessel::bessel_i_near<Order>(), bessel::BesselIFloatTerms<Order>::near_skip, "near");
+  check(bessel::bessel_i_far<Order>(), bessel::BesselIFloatTerms<Order>::far_skip, "far");
+}
+
+TEST(VectorMath, BesselIFloatSeriesDropOnlyNegligibleTerms) {
+  expect_negligible_leading_terms<0>();
+  expect_negligible_leading_terms<1>();
 }
