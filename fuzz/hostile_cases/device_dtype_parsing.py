@@ -259,7 +259,6 @@ KNOWN = {
     "device/no_args": _DEVICE_WORDS, "device/none": _DEVICE_WORDS, "device/index_float": _DEVICE_WORDS,
     "device/index_str": _DEVICE_WORDS, "factory/device_float": _DEVICE_WORDS, "factory/device_list": _DEVICE_WORDS,
     "set_default_device/float": _DEVICE_WORDS, "device/huge_index": _DEVICE_WORDS,
-    "device/bytes": _CPP + "PyTorch's device parser takes a bytes string as a str; tandem's binding refuses it",
     "device/index_bool": _CPP + "the device binding takes a bool index as an int; PyTorch's parser refuses it",
     "device/from_device_with_index": _CPP + "the device binding reads device(device, index) as a device string with "
                                      "two indices (RuntimeError); PyTorch's parser wants a str (TypeError)",

@@ -244,12 +244,6 @@ CASES.update({
 })
 
 KNOWN = {
-    "clamp/bool_int_bounds": "needs C++: a bool tensor clamped by int (or float) numbers promotes as PyTorch's "
-                             "(bool_t.clamp(0, 1) is int64 [1, 0]); src/ops/elementwise.cpp check_clamp_args "
-                             "refuses every bool input (\"clamp\" not implemented for 'Bool'). It should compute "
-                             "result_type(x, lo, hi), refuse only a Bool result (PyTorch: NotImplementedError "
-                             "\"clamp_scalar_cpu\" / \"clamp_min_scalar_cpu\" / \"clamp_max_scalar_cpu\" not "
-                             "implemented for 'Bool'), and clamp x converted to the result type",
     "bitwise_or_/int_float_inplace": "needs C++: wording only: src/ops/elementwise.cpp binary_op_ calls "
                                      "binary_compute_dtype (\"bitwise_or_cpu\" not implemented for 'Float') "
                                      "before its can_cast check; PyTorch checks the cast of the result type into "

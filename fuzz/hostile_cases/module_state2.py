@@ -345,9 +345,4 @@ CASES = {
 KNOWN = {
     "ModuleList/insert_negative": "PyTorch's own fault: ModuleList.insert(-1, m) shifts keys from str(len) down to "
                                   "the index and fails with KeyError: '-1'; tandem inserts as list.insert does",
-    "load/complex_into_float_param": "needs C++: on cuda only: copy_ of a complex CPU tensor into a real tensor on "
-                                     "another device fails ('\"kernel\" not implemented for ComplexFloat'): "
-                                     "src/ops/copy.cpp copy_across_devices stages the source with to_dtype, which "
-                                     "refuses complex -> real; it should cast with cast_discarding_imag (and warn "
-                                     "as the same-device copy_ does)",
 }

@@ -271,9 +271,6 @@ CASES = {
 }
 
 KNOWN = {
-    "grid_sample/mode_bicubic_5d": "PyTorch's own fault: bicubic grid_sample is documented for 4-D inputs only, and "
-                                   "its CPU kernel returns 1.6746 for an all-ones 5-D input (garbage); tandem "
-                                   "refuses it (grid_sampler(): bicubic interpolation only supports 4D input)",
     "quantile/interpolation_none": "needs C++: wording only (TypeError both): the quantile binding "
                                    "(python/src/order_stats.cpp) gives nanobind's 'incompatible function "
                                    "arguments' where PyTorch says 'quantile() received an invalid combination of "
@@ -288,9 +285,6 @@ KNOWN = {
                                     "std::string (nanobind refuses bytes); PyTorch's parser decodes bytes",
     "searchsorted/side_bytes": "needs C++: python/src/order_stats.cpp searchsorted refuses a bytes side (\"must be "
                                "str, not bytes\"); PyTorch's parser decodes bytes",
-    "device/bytes": "needs C++: python/src/dtype_device.cpp to_device takes str, device and int only (TypeError "
-                    "for bytes); PyTorch's torch.device(b'cpu') and device=b'cpu' decode bytes",
-    "ones/device_bytes": "needs C++: as device/bytes (to_device in python/src/dtype_device.cpp)",
     "topk/largest_str": "needs C++: wording only (TypeError both): nanobind's 'incompatible function arguments' "
                         "for a non-bool largest= (python/src/reductions.cpp topk); PyTorch: \"topk(): argument "
                         "'largest' must be bool, not str\"",

@@ -12,6 +12,7 @@
 #include "kernels/cast_waypoint.h"
 #include "kernels/kernel_table.h"
 #include "kernels/tensor_iterator.h"
+#include "ops/complex.h"
 #include "ops/elementwise.h"
 #include "ops/layout.h"
 #include "ops/pinned.h"
@@ -77,7 +78,13 @@ void* host_ptr_without_waiting(const Tensor& t) {
 // happen on one side with the ordinary copy kernel. non_blocking applies to a direct copy (dst contiguous and
 // of src's shape); a staged one ends with a host-side copy that has to wait anyway.
 Tensor copy_across_devices(const Tensor& dst, const Tensor& src, bool non_blocking) {
-  Tensor staged = contiguous(src.dtype() == dst.dtype() ? src : to_dtype(src, dst.dtype()));
+  // The dtype conversion runs on the source's device; complex to real drops the imaginary parts as copy_ on
+  // one device does (to_dtype refuses that; the binding gives PyTorch's warning).
+  Tensor converted = src.dtype() == dst.dtype() ? src
+                     : is_complex(src.dtype()) && !is_complex(dst.dtype())
+                         ? cast_discarding_imag(src, dst.dtype())
+                         : to_dtype(src, dst.dtype());
+  Tensor staged = contiguous(converted);
   bool direct = dst.is_contiguous() && dst.sizes() == staged.sizes();
   Tensor target = direct ? dst : empty(staged.sizes(), dst.dtype(), dst.device());
   size_t n = staged.nbytes();

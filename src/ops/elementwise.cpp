@@ -662,7 +662,6 @@ namespace {
 void check_clamp_args(const Tensor& x, const Scalar* lo, const Scalar* hi) {
   TANDEM_CHECK(!is_complex(x.dtype()), NotImplemented, "clamp is not supported for complex types");
   TANDEM_CHECK(lo || hi, Runtime, "torch.clamp: At least one of 'min' or 'max' must not be None");
-  TANDEM_CHECK(x.dtype() != DType::Bool, Runtime, "\"clamp\" not implemented for 'Bool'");
   // PyTorch converts the bounds to double first: a complex bound does not convert.
   TANDEM_CHECK(!(lo && lo->is_complex()) && !(hi && hi->is_complex()), Runtime,
                "value cannot be converted to type double without overflow");
@@ -706,6 +705,23 @@ bool has_nan_bound(const Scalar* lo, const Scalar* hi) {
   return (lo && lo->is_float() && std::isnan(lo->to_double())) ||
          (hi && hi->is_float() && std::isnan(hi->to_double()));
 }
+// The type clamp computes in: x's promoted with the bounds' (a bool tensor clamped by ints is int64).
+DType clamp_result_type(const Tensor& x, const Scalar* lo, const Scalar* hi) {
+  ResultTypeState state;
+  state.add(x);
+  if (lo) state.add(*lo);
+  if (hi) state.add(*hi);
+  return state.result();
+}
+
+// PyTorch has no bool clamp kernel: its error names the kernel for the bounds given.
+[[noreturn]] void throw_bool_clamp(const Tensor& x, const Scalar* lo, const Scalar* hi) {
+  TANDEM_THROW(NotImplemented, "\"",
+               lo && hi ? "clamp"
+               : lo     ? "clamp_min"
+                        : "clamp_max",
+               "_scalar_", x.device().is_cpu() ? "cpu" : "cuda", "\" not implemented for 'Bool'");
+}
 }  // namespace
 
 Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi) {
@@ -717,11 +733,8 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi
   if (!lo && !hi) return to_dtype(x, x.dtype(), true);
   const Scalar* plo = lo ? &*lo : nullptr;
   const Scalar* phi = hi ? &*hi : nullptr;
-  ResultTypeState state;
-  state.add(x);
-  if (plo) state.add(*plo);
-  if (phi) state.add(*phi);
-  DType dtype = state.result();
+  const DType dtype = clamp_result_type(x, plo, phi);
+  if (dtype == DType::Bool) throw_bool_clamp(x, plo, phi);
   if (is_floating(dtype) && has_nan_bound(plo, phi))
     return fill_(empty_elementwise(x.sizes(), dtype, x.device(), {&x}),
                  Scalar(std::numeric_limits<double>::quiet_NaN()));
@@ -743,6 +756,12 @@ Tensor clamp_(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> h
   if (!lo && !hi) return x;
   const Scalar* plo = lo ? &*lo : nullptr;
   const Scalar* phi = hi ? &*hi : nullptr;
+  if (x.dtype() == DType::Bool) {  // PyTorch words this cast check with a lower-case "bool"
+    const DType dtype = clamp_result_type(x, plo, phi);
+    if (dtype == DType::Bool) throw_bool_clamp(x, plo, phi);
+    TANDEM_THROW(Runtime, "result type ", dtype_title(dtype),
+                 " can't be cast to the desired output type bool");
+  }
   if (!is_floating(x.dtype()) && ((plo && plo->is_float()) || (phi && phi->is_float()))) {
     TANDEM_THROW(Runtime, "result type Float can't be cast to the desired output type ",
                  dtype_title(x.dtype()));

@@ -247,6 +247,10 @@ Tensor take(const Tensor& x, const Tensor& index) {
   profiler::RecordScope profile_scope("aten::take", x, index);
   TANDEM_CHECK(index.dtype() == DType::Int64, Runtime, "take(): Expected a long tensor for index, but got ",
                dtype_title(index.dtype()));
+  TANDEM_CHECK(index.device() == x.device(), Runtime,
+               "take(): self, index and out expected to be in the same device, but got self.device = ",
+               x.device().str(), ", index.device = ", index.device().str(),
+               ", and out.device = ", x.device().str());
   const Tensor index64 = contiguous(index);
   TANDEM_CHECK(x.numel() > 0 || index64.numel() == 0, Index, "take(): tried to take from an empty tensor");
   int64_t bad;

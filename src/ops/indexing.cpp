@@ -27,7 +27,11 @@ std::vector<Tensor> expand_indices(const Tensor& self, const std::vector<Tensor>
       out.push_back(given);
       continue;
     }
-    // CPU index tensors may index a device tensor (as in PyTorch): they are copied to its device.
+    // CPU index tensors may index a device tensor (as in PyTorch): they are copied to its device. Indices on
+    // another accelerator, or on one for a CPU tensor, are PyTorch's IndexError.
+    TANDEM_CHECK(given.device().is_cpu() || given.device() == self.device(), Index,
+                 "indices should be either on cpu or on the same device as the indexed tensor (",
+                 self.device().str(), ")\nhint: move the indices with idx.to(", self.device().str(), ")");
     const Tensor t = to_device(given, self.device(), std::nullopt, false);
     if (is_mask_dtype(t.dtype())) {
       for (Tensor& c : mask_indices(self, static_cast<int64_t>(out.size()), t)) out.push_back(std::move(c));
@@ -188,8 +192,14 @@ Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const 
                                      "tensor[mask] = scalar");
   const std::vector<Tensor> idx = expand_indices(self, indices);
   IndexPlan plan = plan_advanced(self, idx);
-  // Values that alias self are read while self is written: take a copy first. Values on another device are
-  // copied to self's device first, as an assignment t[i] = v copies v in.
+  // Values that alias self are read while self is written: take a copy first. A 0-dim value on another device
+  // is copied to self's device, as an assignment t[i] = v copies it in; others are PyTorch's device error.
+  // (PyTorch's masked_fill dispatch takes a one-element CPU value through one mask too.)
+  const bool mask_fill = values.numel() == 1 && values.device().is_cpu() &&
+                         (op == IndexWriteOp::IndexPutMaskedFill ||
+                          (indices.size() == 1 && indices[0].defined() && is_mask_dtype(indices[0].dtype())));
+  if (values.device() != self.device() && values.dim() != 0 && !mask_fill)
+    throw_device_mismatch("index_put_", self.device(), values.device(), "values", self.device());
   Tensor src = values.storage().get() == self.storage().get()
                    ? clone(values)
                    : to_device(values, self.device(), std::nullopt, false);

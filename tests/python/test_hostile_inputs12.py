@@ -223,7 +223,6 @@ def test_out_on_another_device_refused():
 
 # Left for C++ (docs/reliability.md, round 12): PyTorch refuses these; tandem computes them.
 @needs_two_devices
-@pytest.mark.xfail(strict=True, reason="needs C++: index's check that indices are on the CPU or self's device")
 @pytest.mark.parametrize("expr", [
     lambda: tandem.ones(3)[tandem.tensor([0], device="cuda:0")],
     lambda: tandem.ones(3)[tandem.tensor([True, False, True], device="cuda:0")],
@@ -235,7 +234,6 @@ def test_indices_on_another_device_refused(expr):
 
 
 @needs_two_devices
-@pytest.mark.xfail(strict=True, reason="needs C++: index_put_ takes values on another device only when 0-dim")
 @pytest.mark.parametrize("expr", [
     lambda: tandem.ones(3).__setitem__(tandem.tensor([0, 1]), tandem.ones(2, device="cuda:0")),
     lambda: tandem.ones(3, device="cuda:0").__setitem__(tandem.tensor([0, 1]), tandem.ones(2)),
@@ -247,7 +245,55 @@ def test_index_put_values_on_another_device_refused(expr):
 
 
 @needs_two_devices
-@pytest.mark.xfail(strict=True, reason="needs C++: take's same-device check of self, index and out")
 def test_take_index_on_another_device_refused():
     with pytest.raises(RuntimeError, match="take\\(\\): self, index and out expected to be in the same device"):
         tandem.ones(3, device="cuda:0").take(tandem.tensor([0]))
+
+
+# The C++ findings of round 12, fixed in session 38.
+@pytest.mark.parametrize("device", ["cpu", "cuda:0"])
+def test_bool_clamp_promotes_as_pytorch(device):
+    b = tandem.tensor([True, False], device=device)
+    tb = torch.tensor([True, False])
+    for call in (lambda b: b.clamp(0, 1), lambda b: b.clamp(min=0), lambda b: b.clamp(max=0.5)):
+        ours, theirs = call(b), call(tb)
+        assert ours.dtype == getattr(tandem, str(theirs.dtype).split(".")[1]) and ours.tolist() == theirs.tolist()
+        assert ours.device == tandem.device(device)
+    kernel = "cpu" if device == "cpu" else "cuda"
+    for call, name in ((lambda b: b.clamp(True, False), "clamp"), (lambda b: b.clamp(min=True), "clamp_min"),
+                       (lambda b: b.clamp(max=True), "clamp_max")):
+        with pytest.raises(NotImplementedError, match=f"^\"{name}_scalar_{kernel}\" not implemented for 'Bool'"):
+            call(b)
+    with pytest.raises(RuntimeError, match="^result type Long can't be cast to the desired output type bool"):
+        b.clamp_(0, 1)
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type bool"):
+        b.clamp_(min=0.5)
+
+
+@needs_two_devices
+def test_complex_into_real_copies_across_devices():
+    # copy_ of a complex tensor into a real one on another device drops the imaginary parts with PyTorch's
+    # warning, as on one device (load_state_dict of a complex checkpoint into a cuda model used to fail)
+    src = tandem.tensor([1.5 + 2j, -3.0 - 1j])
+    for dst_device, source in (("cuda:0", src), ("cpu", src.to("cuda:0")), ("cuda:1", src.to("cuda:0"))):
+        dst = tandem.zeros(2, device=dst_device)
+        with pytest.warns(UserWarning, match="Casting complex values to real discards the imaginary part"):
+            dst.copy_(source)
+        assert dst.tolist() == [1.5, -3.0] and dst.dtype == tandem.float32
+
+
+@needs_two_devices
+def test_one_element_cpu_value_through_one_mask_on_another_device():
+    # PyTorch's index_put_ dispatches a lone mask with a one-element CPU value to masked_fill, whatever the devices
+    t = tandem.zeros(3, device="cuda:0")
+    t[tandem.tensor([True, False, True], device="cuda:0")] = tandem.tensor([4.0])
+    assert t.tolist() == [4.0, 0.0, 4.0]
+    t[tandem.tensor([1])] = tandem.tensor(7.0)  # a 0-dim value moves to self's device
+    assert t.tolist() == [4.0, 7.0, 4.0]
+
+
+def test_devices_from_bytes():
+    assert tandem.device(b"cpu") == tandem.device("cpu")
+    assert tandem.ones(2, device=b"cpu").device == tandem.device("cpu")
+    with pytest.raises(UnicodeDecodeError):
+        tandem.ones(2, device=b"\xff")

@@ -189,11 +189,13 @@ def test_setitem_matches_torch(spec, value):
     elif value == "row":
         last = target_shape[-1] if len(target_shape) else 1
         data = [float(i) for i in range(last)]
-        rv, mv = torch.tensor(data), tandem.tensor(data)
+        rv, mv = torch.tensor(data), tandem.tensor(data, device=mine.device)
     else:
         rv = (torch.arange(max(1, ref[lib_index(spec, torch)].numel())).float()[: ref[lib_index(spec, torch)].numel()]
               .reshape(target_shape))
-        mv = tandem.tensor(rv.tolist()) if rv.numel() else tandem.zeros(*target_shape)
+        # on mine's device: PyTorch's index_put_ moves only a 0-dim value across devices
+        mv = tandem.tensor(rv.tolist(), device=mine.device) if rv.numel() else tandem.zeros(*target_shape,
+                                                                                             device=mine.device)
     before = mine._version
     ref[lib_index(spec, torch)] = rv
     mine[lib_index(spec, tandem)] = mv
@@ -340,7 +342,7 @@ def test_non_contiguous_index_tensors_and_index_put_masks():
     ref.index_put_((mask_ref,), torch.tensor(-1))
     same(mine, ref)
     # Distinct positions: which duplicate wins is unspecified in PyTorch too.
-    mine[idx[:2, :1], 0] = tandem.tensor([[7], [8]], dtype=tandem.int64)
+    mine[idx[:2, :1], 0] = tandem.tensor([[7], [8]], dtype=tandem.int64, device=mine.device)
     ref[idx_ref[:2, :1], 0] = torch.tensor([[7], [8]])
     same(mine, ref)
 
@@ -361,12 +363,12 @@ def test_random_mask_setitem_matches_torch(mask, where, value):
         rv, mv = 3.5, 3.5
     elif value == "row":
         rv = torch.arange(shape[-1], dtype=torch.float32)
-        mv = tandem.tensor(rv.tolist()) if rv.numel() else tandem.zeros(0)
+        mv = tandem.tensor(rv.tolist(), device=mine.device) if rv.numel() else tandem.zeros(0, device=mine.device)
     else:
         rv = torch.arange(4, dtype=torch.float32).reshape(4, *([1] * (len(shape) - 1)))
         if len(shape) == 0 or shape[0] != 4:
             return
-        mv = tandem.tensor(rv.tolist())
+        mv = tandem.tensor(rv.tolist(), device=mine.device)
     ref[idx_ref] = rv
     mine[idx_mine] = mv
     assert mine.tolist() == ref.tolist()

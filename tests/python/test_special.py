@@ -159,7 +159,9 @@ def test_gcd_lcm_with_pytorchs_signs(device):
         assert_same(getattr(tandem, op)(from_torch(i8, device), from_torch(j8, device)), getattr(torch, op)(i8, j8))
     mixed = getattr(tandem, "gcd")(from_torch(i8, device), from_torch(b[:4].int(), device))
     assert_same(mixed, torch.gcd(i8, b[:4].int()))
-    assert tandem.gcd(from_torch(a, device), 6).tolist() == torch.gcd(a, torch.tensor(6)).tolist()
+    assert tandem.gcd(from_torch(a, device), tandem.tensor(6)).tolist() == torch.gcd(a, torch.tensor(6)).tolist()
+    with pytest.raises(TypeError, match=r"^gcd\(\): argument 'other' \(position 2\) must be Tensor, not int"):
+        tandem.gcd(from_torch(a, device), 6)  # PyTorch takes tensors only
     x = from_torch(a.clone(), device)
     assert x.gcd_(from_torch(b, device)) is x and x.tolist() == torch.gcd(a, b).tolist()
     for op, kernel in (("gcd", "gcd_cpu"), ("lcm", "lcm_cpu")):
