@@ -21,22 +21,16 @@ import sweep10_printing
 import sweep10_random
 import sweep10_reshaping
 import tandem
-from test_programs_sweeputil import DEFAULT_TOLERANCE, compare_with_pytorch, program_params
+from test_programs_sweeputil import program_test
 
 torch = pytest.importorskip("torch")
 
 DEVICES = ["cpu"] + (["cuda"] if tandem.cuda.is_available() else [])
 _MODULES = (sweep10_indexing, sweep10_reshaping, sweep10_dtypes, sweep10_printing, sweep10_numpy, sweep10_errors,
             sweep10_random)
-PROGRAMS = [p for m in _MODULES for p in m.PROGRAMS]
-NEEDS_CPP = {p: why for m in _MODULES for p, why in m.NEEDS_CPP.items()}
-_reference = {}
 
 
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("program", program_params(PROGRAMS, NEEDS_CPP))
-def test_program_matches_pytorch(program, device):
-    compare_with_pytorch(program, device, _reference, DEFAULT_TOLERANCE)
+test_program_matches_pytorch = program_test(_MODULES, DEVICES)
 
 
 def _outcome(call):

@@ -23,22 +23,14 @@ import sweep11_recommenders
 import sweep11_tabular
 import sweep11_timeseries
 import tandem
-from test_programs_sweeputil import DEFAULT_TOLERANCE, compare_with_pytorch, program_params
+from test_programs_sweeputil import program_test
 
 torch = pytest.importorskip("torch")
 
 DEVICES = ["cpu"] + (["cuda"] if tandem.cuda.is_available() else [])
-PROGRAMS = (sweep11_recommenders.PROGRAMS + sweep11_graphs.PROGRAMS + sweep11_timeseries.PROGRAMS
-            + sweep11_tabular.PROGRAMS)
-NEEDS_CPP = {**sweep11_recommenders.NEEDS_CPP, **sweep11_graphs.NEEDS_CPP, **sweep11_timeseries.NEEDS_CPP,
-             **sweep11_tabular.NEEDS_CPP}
-_reference = {}
+_MODULES = (sweep11_recommenders, sweep11_graphs, sweep11_timeseries, sweep11_tabular)
 
-
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("program", program_params(PROGRAMS, NEEDS_CPP))
-def test_program_matches_pytorch(program, device):
-    compare_with_pytorch(program, device, _reference, DEFAULT_TOLERANCE)
+test_program_matches_pytorch = program_test(_MODULES, DEVICES)
 
 
 def _outcome(call):

@@ -16,22 +16,15 @@ import sweep12_nlp
 import sweep12_rl
 import sweep12_science
 import tandem
-from test_programs_sweeputil import DEFAULT_TOLERANCE, compare_with_pytorch, program_params
+from test_programs_sweeputil import program_test
 from test_programs_sweeputil import same_outcome  # noqa: E402
 
 torch = pytest.importorskip("torch")
 
 DEVICES = ["cpu"] + (["cuda"] if tandem.cuda.is_available() else [])
-PROGRAMS = sweep12_rl.PROGRAMS + sweep12_nlp.PROGRAMS + sweep12_science.PROGRAMS
-NEEDS_CPP = {**sweep12_rl.NEEDS_CPP, **sweep12_nlp.NEEDS_CPP, **sweep12_science.NEEDS_CPP}
-_reference = {}
+_MODULES = (sweep12_rl, sweep12_nlp, sweep12_science)
 
-
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("program", program_params(PROGRAMS, NEEDS_CPP))
-def test_program_matches_pytorch(program, device):
-    compare_with_pytorch(program, device, _reference, DEFAULT_TOLERANCE)
-
+test_program_matches_pytorch = program_test(_MODULES, DEVICES)
 
 
 _same = same_outcome

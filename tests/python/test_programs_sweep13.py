@@ -21,23 +21,15 @@ import sweep13_frameworks
 import sweep13_vision
 import sweep13_wrappers
 import tandem
-from test_programs_sweeputil import DEFAULT_TOLERANCE, compare_with_pytorch, program_params
+from test_programs_sweeputil import program_test
 from test_programs_sweeputil import same_outcome  # noqa: E402
 
 torch = pytest.importorskip("torch")
 
 DEVICES = ["cpu"] + (["cuda"] if tandem.cuda.is_available() else [])
-PROGRAMS = sweep13_vision.PROGRAMS + sweep13_audio.PROGRAMS + sweep13_frameworks.PROGRAMS + sweep13_wrappers.PROGRAMS
-NEEDS_CPP = {**sweep13_vision.NEEDS_CPP, **sweep13_audio.NEEDS_CPP, **sweep13_frameworks.NEEDS_CPP,
-             **sweep13_wrappers.NEEDS_CPP}
-_reference = {}
+_MODULES = (sweep13_vision, sweep13_audio, sweep13_frameworks, sweep13_wrappers)
 
-
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("program", program_params(PROGRAMS, NEEDS_CPP))
-def test_program_matches_pytorch(program, device):
-    compare_with_pytorch(program, device, _reference, DEFAULT_TOLERANCE)
-
+test_program_matches_pytorch = program_test(_MODULES, DEVICES)
 
 
 _same = same_outcome

@@ -24,7 +24,7 @@ import sweep14_metric
 import sweep14_probabilistic
 import sweep14_quantum
 import tandem
-from test_programs_sweeputil import DEFAULT_TOLERANCE, assert_same_results, compare_with_pytorch, program_params
+from test_programs_sweeputil import DEFAULT_TOLERANCE, assert_same_results, program_test
 from test_programs_sweeputil import call_outcome as _outcome  # noqa: E402
 from test_programs_sweeputil import same_outcome  # noqa: E402
 
@@ -32,16 +32,9 @@ torch = pytest.importorskip("torch")
 
 DEVICES = ["cpu"] + (["cuda"] if tandem.cuda.is_available() else [])
 _MODULES = (sweep14_quantum, sweep14_linalg, sweep14_autograd, sweep14_probabilistic, sweep14_metric)
-PROGRAMS = [p for m in _MODULES for p in m.PROGRAMS]
-NEEDS_CPP = {p: why for m in _MODULES for p, why in m.NEEDS_CPP.items()}
-_reference = {}
 
 
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("program", program_params(PROGRAMS, NEEDS_CPP))
-def test_program_matches_pytorch(program, device):
-    compare_with_pytorch(program, device, _reference, DEFAULT_TOLERANCE)
-
+test_program_matches_pytorch = program_test(_MODULES, DEVICES)
 
 
 _same = same_outcome

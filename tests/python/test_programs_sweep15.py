@@ -19,23 +19,16 @@ import sweep15_misc
 import sweep15_sorting
 import sweep15_stats
 import tandem
-from test_programs_sweeputil import DEFAULT_TOLERANCE, compare_with_pytorch, program_params
+from test_programs_sweeputil import program_test
 from test_programs_sweeputil import same_outcome  # noqa: E402
 
 torch = pytest.importorskip("torch")
 
 DEVICES = ["cpu"] + (["cuda"] if tandem.cuda.is_available() else [])
 _MODULES = (sweep15_sorting, sweep15_graphs, sweep15_integers, sweep15_floats, sweep15_stats, sweep15_misc)
-PROGRAMS = [p for m in _MODULES for p in m.PROGRAMS]
-NEEDS_CPP = {p: why for m in _MODULES for p, why in m.NEEDS_CPP.items()}
-_reference = {}
 
 
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("program", program_params(PROGRAMS, NEEDS_CPP))
-def test_program_matches_pytorch(program, device):
-    compare_with_pytorch(program, device, _reference, DEFAULT_TOLERANCE)
-
+test_program_matches_pytorch = program_test(_MODULES, DEVICES)
 
 
 _same = same_outcome

@@ -18,21 +18,15 @@ import sweep16_imaging
 import sweep16_numerics
 import sweep16_training
 import tandem
-from test_programs_sweeputil import DEFAULT_TOLERANCE, compare_with_pytorch, program_params, same_outcome
+from test_programs_sweeputil import program_test, same_outcome
 
 torch = pytest.importorskip("torch")
 
 DEVICES = ["cpu"] + (["cuda"] if tandem.cuda.is_available() else [])
 _MODULES = (sweep16_classical, sweep16_imaging, sweep16_numerics, sweep16_training)
-PROGRAMS = [p for m in _MODULES for p in m.PROGRAMS]
-NEEDS_CPP = {p: why for m in _MODULES for p, why in m.NEEDS_CPP.items()}
-_reference = {}
 
 
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("program", program_params(PROGRAMS, NEEDS_CPP))
-def test_program_matches_pytorch(program, device):
-    compare_with_pytorch(program, device, _reference, DEFAULT_TOLERANCE)
+test_program_matches_pytorch = program_test(_MODULES, DEVICES)
 
 
 def _ramp(L, d, dtype, *shape):

@@ -23,21 +23,14 @@ import sweep7_numerics
 import sweep7_pipelines
 import sweep7_training
 import tandem
-from test_programs_sweeputil import DEFAULT_TOLERANCE, compare_with_pytorch, program_params
+from test_programs_sweeputil import program_test
 
 torch = pytest.importorskip("torch")
 
 DEVICES = ["cpu"] + (["cuda"] if tandem.cuda.is_available() else [])
-PROGRAMS = (sweep7_models.PROGRAMS + sweep7_numerics.PROGRAMS + sweep7_attention.PROGRAMS
-            + sweep7_geometry.PROGRAMS + sweep7_pipelines.PROGRAMS + sweep7_training.PROGRAMS)
-NEEDS_CPP = {**sweep7_pipelines.NEEDS_CPP, **sweep7_training.NEEDS_CPP}
-_reference = {}
+_MODULES = (sweep7_models, sweep7_numerics, sweep7_attention, sweep7_geometry, sweep7_pipelines, sweep7_training)
 
-
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("program", program_params(PROGRAMS, NEEDS_CPP))
-def test_program_matches_pytorch(program, device):
-    compare_with_pytorch(program, device, _reference, DEFAULT_TOLERANCE)
+test_program_matches_pytorch = program_test(_MODULES, DEVICES)
 
 
 def _pair(array, device, dtype="float32", requires_grad=False):
@@ -393,8 +386,6 @@ def test_relu_backward_selects_zero_where_the_output_is_zero(form):
         return lib.nn.functional.relu(x)
     values, incoming = [0.0, -1.0, 2.0, -3.0], [float("nan"), float("inf"), 1.0, -float("inf")]
     assert _gradient(tandem, fn, values, incoming) == _gradient(torch, fn, values, incoming) == [0.0, 0.0, 1.0, 0.0]
-
-
 
 
 @pytest.mark.parametrize("form", ["both", "min", "max", "clip", "hinge_embedding", "margin_ranking"])

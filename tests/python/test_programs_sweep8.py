@@ -26,22 +26,16 @@ import sweep8_optim
 import sweep8_surgery
 import sweep8_timm
 import tandem
-from test_programs_sweeputil import DEFAULT_TOLERANCE, compare_with_pytorch, program_params
+from test_programs_sweeputil import program_test
 
 torch = pytest.importorskip("torch")
 
 DEVICES = ["cpu"] + (["cuda"] if tandem.cuda.is_available() else [])
 _MODULES = [sweep8_gpt, sweep8_timm, sweep8_diffusion, sweep8_losses, sweep8_func, sweep8_surgery, sweep8_hooks,
             sweep8_kaggle, sweep8_optim]
-PROGRAMS = [p for m in _MODULES for p in m.PROGRAMS]
-NEEDS_CPP = {p: why for m in _MODULES for p, why in m.NEEDS_CPP.items()}
-_reference = {}
 
 
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("program", program_params(PROGRAMS, NEEDS_CPP))
-def test_program_matches_pytorch(program, device):
-    compare_with_pytorch(program, device, _reference, DEFAULT_TOLERANCE)
+test_program_matches_pytorch = program_test(_MODULES, DEVICES)
 
 
 def _outcome(call):

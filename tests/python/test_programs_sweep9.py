@@ -22,21 +22,15 @@ import sweep9_saving
 import sweep9_sequences
 import sweep9_vision
 import tandem
-from test_programs_sweeputil import DEFAULT_TOLERANCE, compare_with_pytorch, program_params
+from test_programs_sweeputil import program_test
 
 torch = pytest.importorskip("torch")
 
 DEVICES = ["cpu"] + (["cuda"] if tandem.cuda.is_available() else [])
 _MODULES = (sweep9_basics, sweep9_saving, sweep9_modules, sweep9_sequences, sweep9_vision, sweep9_runtime)
-PROGRAMS = [p for m in _MODULES for p in m.PROGRAMS]
-NEEDS_CPP = {p: why for m in _MODULES for p, why in m.NEEDS_CPP.items()}
-_reference = {}
 
 
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("program", program_params(PROGRAMS, NEEDS_CPP))
-def test_program_matches_pytorch(program, device):
-    compare_with_pytorch(program, device, _reference, DEFAULT_TOLERANCE)
+test_program_matches_pytorch = program_test(_MODULES, DEVICES)
 
 
 def _outcome(call):

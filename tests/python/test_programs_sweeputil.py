@@ -92,6 +92,22 @@ def compare_with_pytorch(program, device, reference, tolerance=DEFAULT_TOLERANCE
     assert_same_results(got, reference[program.__name__], tolerance)
 
 
+def program_test(modules, devices):
+    """The test each sweep file runs: every program of `modules` (their PROGRAMS, and their NEEDS_CPP as strict
+    xfails) by tandem on each of `devices` against PyTorch's result on the CPU, within DEFAULT_TOLERANCE. A sweep
+    file binds it to a test name: `test_program_matches_pytorch = program_test(MODULES, DEVICES)`."""
+    programs = [p for m in modules for p in m.PROGRAMS]
+    needs_cpp = {p: why for m in modules for p, why in getattr(m, "NEEDS_CPP", {}).items()}
+    reference = {}
+
+    @pytest.mark.parametrize("device", devices)
+    @pytest.mark.parametrize("program", program_params(programs, needs_cpp))
+    def test_program_matches_pytorch(program, device):
+        compare_with_pytorch(program, device, reference, DEFAULT_TOLERANCE)
+
+    return test_program_matches_pytorch
+
+
 def call_outcome(call):
     """A call's result as plain values, or its error type and message (without tandem's hint line)."""
     with warnings.catch_warnings():
