@@ -236,6 +236,5 @@ KNOWN = {
                  "atan2 and NumPy do; PyTorch has no integer kernel",
     "maximum/scalar": "deliberate (docs/compat.md): maximum/minimum take a Python number as other, as NumPy and "
                       "the Array API do; PyTorch's parser wants a Tensor",
-    "clamp_/int_float_bound": "PyTorch's clamp_ names the C++ type ('long int'); tandem the dtype (Long)",
     "trunc/bool": "PyTorch's CPU kernel is named trunc_vml_cpu; tandem's trunc_cpu",
 }

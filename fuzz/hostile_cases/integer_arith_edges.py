@@ -244,9 +244,4 @@ CASES.update({
 })
 
 KNOWN = {
-    "bitwise_or_/int_float_inplace": "needs C++: wording only: src/ops/elementwise.cpp binary_op_ calls "
-                                     "binary_compute_dtype (\"bitwise_or_cpu\" not implemented for 'Float') "
-                                     "before its can_cast check; PyTorch checks the cast of the result type into "
-                                     "self first (RuntimeError: result type Float can't be cast to the desired "
-                                     "output type Long) for int.bitwise_*_(float) and shifts",
 }

@@ -281,10 +281,6 @@ KNOWN = {
     "sort/stable_str": "needs C++: wording only (TypeError both): the sort binding (python/src/reductions.cpp) takes "
                        "stable as a bool through nanobind ('incompatible function arguments'); PyTorch: 'sort() "
                        "received an invalid combination of arguments - got (stable=str, )'",
-    "quantile/interpolation_bytes": "needs C++: python/src/order_stats.cpp def_quantile takes interpolation as "
-                                    "std::string (nanobind refuses bytes); PyTorch's parser decodes bytes",
-    "searchsorted/side_bytes": "needs C++: python/src/order_stats.cpp searchsorted refuses a bytes side (\"must be "
-                               "str, not bytes\"); PyTorch's parser decodes bytes",
     "topk/largest_str": "needs C++: wording only (TypeError both): nanobind's 'incompatible function arguments' "
                         "for a non-bool largest= (python/src/reductions.cpp topk); PyTorch: \"topk(): argument "
                         "'largest' must be bool, not str\"",

@@ -62,6 +62,9 @@ std::string parser_type_name(nb::handle a);
 // value outside int64 is PyTorch's ValueError.
 bool is_int_argument(nb::handle h);
 int64_t int_arg(nb::handle h, const char* fn, const char* arg, int position = 0);
+// A str argument as PyTorch's parser reads one: a str, or bytes decoded as UTF-8 (UnicodeDecodeError
+// otherwise); anything else is the TypeError "fn(): argument 'arg' must be str, not T".
+std::string str_arg(nb::handle h, const char* fn, const char* arg);
 // The fill value of full/full_like/new_full: a number, or a 0-dim tensor read as one (PyTorch's rule);
 // anything else is PyTorch's TypeError naming `fn`'s argument.
 Scalar fill_value(nb::handle value, const char* fn, const char* position);

@@ -47,11 +47,8 @@ std::optional<DType> to_optional_dtype(nb::handle h) {
 Device to_device(nb::handle h) {
   if (nb::isinstance<PyDevice>(h)) return nb::inst_ptr<PyDevice>(h)->device;
   if (nb::isinstance<nb::str>(h)) return parse_device(nb::cast<std::string>(h));
-  if (PyBytes_Check(h.ptr())) {  // PyTorch's parser decodes bytes as UTF-8 (UnicodeDecodeError otherwise)
-    nb::object text = nb::steal(PyUnicode_FromEncodedObject(h.ptr(), "utf-8", "strict"));
-    if (!text.is_valid()) throw nb::python_error();
-    return parse_device(nb::cast<std::string>(text));
-  }
+  // PyTorch's parser decodes bytes as UTF-8 (UnicodeDecodeError otherwise)
+  if (PyBytes_Check(h.ptr())) return parse_device(str_arg(h, "device", "device"));
   if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
     int64_t i = nb::cast<int64_t>(h);
     TANDEM_CHECK(i >= 0, Runtime, "Device index must not be negative");

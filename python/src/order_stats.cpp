@@ -100,9 +100,10 @@ void def_quantile(nb::module_& m, nb::class_<Tensor>& tensor, const char* name, 
   def_both(
       m, tensor, name,
       [name, ignore_nan](const Tensor& x, nb::handle q, nb::handle dim, bool keepdim,
-                         const std::string& interpolation, nb::handle out) {
+                         nb::handle interpolation, nb::handle out) {
         std::optional<int64_t> d = optional_int(dim, name, "dim");
-        QuantileInterpolation how = parse_quantile_interpolation(interpolation);
+        QuantileInterpolation how =
+            parse_quantile_interpolation(str_arg(interpolation, name, "interpolation"));
         Tensor r;
         if (is_tensor(q)) {
           const Tensor& qt = as_tensor_ref(q);
@@ -171,9 +172,7 @@ void def_search_sets(nb::module_& m, nb::class_<Tensor>& tensor) {
          nb::handle out) {
         std::optional<std::string> side_name;
         if (!side.is_none()) {
-          TANDEM_CHECK(nb::isinstance<nb::str>(side), Type,
-                       "searchsorted(): argument 'side' must be str, not ", nb::inst_name(side).c_str());
-          side_name = nb::cast<std::string>(side);
+          side_name = str_arg(side, "searchsorted", "side");
         }
         std::optional<std::string_view> side_view;
         if (side_name) side_view = *side_name;

@@ -170,6 +170,15 @@ int64_t int_arg(nb::handle h, const char* fn, const char* arg, int position) {
   return v;
 }
 
+std::string str_arg(nb::handle h, const char* fn, const char* arg) {
+  if (PyUnicode_Check(h.ptr())) return nb::cast<std::string>(h);
+  TANDEM_CHECK(PyBytes_Check(h.ptr()), Type, fn, "(): argument '", arg, "' must be str, not ",
+               parser_type_name(h));
+  nb::object text = nb::steal(PyUnicode_FromEncodedObject(h.ptr(), "utf-8", "strict"));
+  if (!text.is_valid()) throw nb::python_error();
+  return nb::cast<std::string>(text);
+}
+
 Scalar number_argument(nb::handle h, const char* fn, const char* arg) {
   Scalar s;
   if (to_scalar(h, s)) return s;

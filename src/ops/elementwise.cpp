@@ -552,12 +552,18 @@ Tensor binary_op_(BinaryOp op, BinaryRule rule, const Tensor& self, const Operan
   }
   Operand a{&self, {}};
   check_operands(op, rule, a, b);
+  const auto check_cast = [&](DType result) {
+    TANDEM_CHECK(can_cast(result, self.dtype()), Runtime, "result type ", dtype_title(result),
+                 " can't be cast to the desired output type ", dtype_title(self.dtype()),
+                 "\nhint: use the out-of-place ", binary_op_name(op), "() (it returns a ", dtype_name(result),
+                 " tensor) or convert first, e.g. x = x.to(", dtype_name(result), ")");
+  };
+  // The promoted type's cast into self first, as PyTorch checks it before its kernel refuses a dtype
+  // (int_t.bitwise_or_(float_t) is the cast error, not "bitwise_or_cpu" not implemented for 'Float').
+  if (!rule_outputs_bool(rule)) check_cast(state.result());
   DType compute = binary_compute_dtype(op, rule, state.result());
   DType result = rule_outputs_bool(rule) ? DType::Bool : compute;
-  TANDEM_CHECK(can_cast(result, self.dtype()), Runtime, "result type ", dtype_title(result),
-               " can't be cast to the desired output type ", dtype_title(self.dtype()),
-               "\nhint: use the out-of-place ", binary_op_name(op), "() (it returns a ", dtype_name(result),
-               " tensor) or convert first, e.g. x = x.to(", dtype_name(result), ")");
+  check_cast(result);
   if (rule == BinaryRule::IntDiv && self.numel() > 0) check_int_divisor(op, compute, b);
   check_pow_exponent(op, compute, b);
   if (autograd::should_record(&self, b.tensor)) {

@@ -297,3 +297,23 @@ def test_devices_from_bytes():
     assert tandem.ones(2, device=b"cpu").device == tandem.device("cpu")
     with pytest.raises(UnicodeDecodeError):
         tandem.ones(2, device=b"\xff")
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda:0"])
+def test_str_arguments_take_bytes_and_casts_are_checked_first(device):
+    x = tandem.tensor([1.0, 5.0, 2.0, 4.0, 3.0], device=device)
+    tx = torch.tensor([1.0, 5.0, 2.0, 4.0, 3.0])
+    assert x.quantile(0.3, interpolation=b"lower").item() == tx.quantile(0.3, interpolation=b"lower").item()
+    seq = tandem.tensor([1.0, 2.0, 3.0], device=device)
+    assert tandem.searchsorted(seq, tandem.tensor([2.0], device=device), side=b"right").tolist() == [2]
+    with pytest.raises(TypeError, match=r"^searchsorted\(\): argument 'side' must be str, not int"):
+        tandem.searchsorted(seq, tandem.tensor([2.0], device=device), side=1)
+    # the promoted type's cast into self is checked before the kernel's dtype refusal, as in PyTorch
+    i = tandem.tensor([1], device=device)
+    with pytest.raises(RuntimeError) as ours:
+        i.bitwise_or_(tandem.tensor([2.0], device=device))
+    with pytest.raises(RuntimeError) as theirs:
+        torch.tensor([1]).bitwise_or_(torch.tensor([2.0]))
+    assert str(ours.value).split("\n")[0] == str(theirs.value).split("\n")[0]
+    with pytest.raises(RuntimeError, match="^\"bitwise_or_cpu\" not implemented for 'Float'"):
+        tandem.tensor([1.0]).bitwise_or_(tandem.tensor([2.0]))
