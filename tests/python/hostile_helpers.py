@@ -43,3 +43,10 @@ def assert_matches_pytorch(case, device, *, first_line=True, shape_only=False, s
         assert tuple(got.shape) == tuple(expected.shape) and got.device == tandem.device(device)
     else:
         assert_same_result(got, expected, exact=False)
+
+
+def fixed_cases(fixed):
+    """{"table/case": case function} for (table module, case name) pairs: the cases a round fixed, which its test
+    file runs against PyTorch."""
+    return {f"{table.__name__.rsplit('.', 1)[1]}/{name}": getattr(table.CASES[name], "fn", table.CASES[name])
+            for table, name in fixed}

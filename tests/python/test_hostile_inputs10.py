@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from hostile_helpers import assert_matches_pytorch  # noqa: E402
+from hostile_helpers import assert_matches_pytorch, fixed_cases  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "fuzz"))
 from hostile_cases import (device_dtype_parsing, einsum_tensordot, numpy_interop_odd, optim_state,  # noqa: E402
@@ -40,8 +40,7 @@ FIXED += [(einsum_tensordot, name) for name in (
     "einsum/list_of_lists_operand", "einsum/sublist_float", "einsum/sublist_str", "multi_dot/not_tensors",
     "tensordot/dims_1d_tensor", "tensordot/dims_tuple_of_ints")]
 
-CASES = {f"{table.__name__.rsplit('.', 1)[1]}/{name}": getattr(table.CASES[name], "fn", table.CASES[name])
-         for table, name in FIXED}
+CASES = fixed_cases(FIXED)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

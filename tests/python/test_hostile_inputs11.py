@@ -14,7 +14,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from hostile_helpers import assert_matches_pytorch  # noqa: E402
+from hostile_helpers import assert_matches_pytorch, fixed_cases  # noqa: E402
 
 import tandem  # noqa: E402
 
@@ -42,8 +42,7 @@ FIXED += [(autograd_misuse2, name) for name in (
     # Tensor.backward since session 37 (the uncommon argument forms go through tandem.autograd.backward)
     "backward/inputs_generator", "backward/inputs_number", "backward/retain_graph_int")]
 
-CASES = {f"{table.__name__.rsplit('.', 1)[1]}/{name}": getattr(table.CASES[name], "fn", table.CASES[name])
-         for table, name in FIXED}
+CASES = fixed_cases(FIXED)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

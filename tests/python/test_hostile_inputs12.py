@@ -14,7 +14,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from hostile_helpers import assert_matches_pytorch  # noqa: E402
+from hostile_helpers import assert_matches_pytorch, fixed_cases  # noqa: E402
 
 import tandem  # noqa: E402
 
@@ -31,8 +31,7 @@ FIXED += [(module_state2, name) for name in (
     "ModuleList/extend_not_iterable", "Sequential/insert_not_module", "Sequential/insert_past",
     "assign/int_tensor_into_param", "type/int_dtype")]
 
-CASES = {f"{table.__name__.rsplit('.', 1)[1]}/{name}": getattr(table.CASES[name], "fn", table.CASES[name])
-         for table, name in FIXED}
+CASES = fixed_cases(FIXED)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
