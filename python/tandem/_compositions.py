@@ -468,7 +468,15 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     batch = tuple(_broadcast([tuple(x1.shape[:-2]), tuple(x2.shape[:-2])], _tensor_mismatch))
     x1, x2 = x1.expand(batch + tuple(x1.shape[-2:])), x2.expand(batch + tuple(x2.shape[-2:]))
     rows = max(x1.shape[-2], x2.shape[-2])
-    if p == 2 and (compute_mode == _CDIST_MODES[1] or (compute_mode == _CDIST_MODES[0] and rows > 25)):
+    euclid_mm = p == 2 and (compute_mode == _CDIST_MODES[1] or (compute_mode == _CDIST_MODES[0] and rows > 25))
+    if not euclid_mm and x1.dtype in (_C.float16, _C.bfloat16) and x1.numel() and x2.numel():
+        # PyTorch's distance kernel takes float and double only; the matrix-product form (p=2, many rows) and
+        # empty inputs never reach it
+        kernel = "cdist" if x1.device.type == "cpu" else f"cdist_{x1.device.type}"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{x1.dtype._scalar_type_name}'\n"
+                                  "hint: compute the distances in float32 (x1.float(), x2.float()), or for p=2 pass "
+                                  "compute_mode='use_mm_for_euclid_dist'")
+    if euclid_mm:
         # |a - b|^2 = |a|^2 + |b|^2 - 2 a.b as one matrix product, PyTorch's _euclidean_dist.
         n1, n2 = x1.pow(2).sum(-1, keepdim=True), x2.pow(2).sum(-1, keepdim=True)
         a = _C.cat([x1 * -2, n1, _C.ones_like(n1)], -1)
