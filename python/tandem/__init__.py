@@ -122,7 +122,8 @@ from . import xpu, mps, functional  # noqa: E402,F401  (no XPU/MPS devices: thei
 from ._compositions_nd import histogramdd, nonzero_static, empty_permuted  # noqa: E402,F401
 from ._segment_reduction import segment_reduce  # noqa: E402,F401  (scatter_reduce by segment: docs/ops.md)
 from ._fake_quantize import (fake_quantize_per_tensor_affine,  # noqa: E402,F401  (quantisation-aware training)
-                             fake_quantize_per_channel_affine)
+                             fake_quantize_per_channel_affine, _fake_quantize_learnable_per_tensor_affine,
+                             _fake_quantize_learnable_per_channel_affine)
 _segment_reduce = segment_reduce  # PyTorch's private name for it (PyTorch Geometric's segment() calls it)
 from ._build_queries import (get_device_module, is_distributed, has_lapack, has_mkl, has_openmp,  # noqa: E402,F401
                              has_spectral, init_num_threads)
