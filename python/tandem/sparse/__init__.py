@@ -148,6 +148,8 @@ def _mv_wrapper(dense_mv):
 
 SparseCooTensor.mv = SparseCsrTensor.mv = _mv.mv
 SparseCooTensor.index_select = _select.index_select
+SparseCooTensor.select = _select.select
+SparseCooTensor.narrow_copy = _select.narrow_copy
 SparseCooTensor.unsqueeze = _join.unsqueeze
 SparseCooTensor.bmm = _bmm.bmm
 SparseCooTensor._rbmm = _bmm.rbmm

@@ -192,12 +192,12 @@ class SparseCooTensor(_SparseBase):
         return _math.add_to_dense(other, self, 1)
 
     def sub(self, other, *, alpha=1):
-        return _math.add(self, other, -alpha, "sub")
+        return _math.add(self, other, -alpha)  # PyTorch's sub is its add, and its errors name add
 
     __sub__ = sub
 
     def __rsub__(self, other):
-        return _math.add_to_dense(other, self, -1, "sub")
+        return _math.add_to_dense(other, self, -1)
 
     def mul(self, other):
         return _math.mul(self, other)

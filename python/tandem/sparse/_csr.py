@@ -9,6 +9,7 @@ indices expanded from crow_indices with one repeat_interleave), so products, sum
 import numbers
 
 from .. import _C
+from .._creation import tensor
 from .._layouts import sparse_csr, strided
 from .._legacy import _target_of_type_arg
 from .._size import Size
@@ -195,11 +196,37 @@ class SparseCsrTensor(_SparseBase):
     def __rmatmul__(self, other):
         return matmul(other, self) if _is_operand(other) else NotImplemented
 
+    def add(self, other, *, alpha=1):
+        """csr + csr -> csr (the entries of both, summed where they meet; row-sorted, self's index dtype);
+        csr + dense -> dense, where PyTorch's kernel scales self, not other, by alpha (other + alpha * self)."""
+        return _add(self, other, alpha)
+
+    def __add__(self, other):
+        return _add(self, other, 1) if _is_operand(other) else NotImplemented
+
+    def add_(self, other, *, alpha=1):
+        """In place: self takes the sum's pattern and values (a CSR operand only, as the result stays CSR)."""
+        if not isinstance(other, SparseCsrTensor):
+            raise self._refuse("add_")
+        total = _add(self, other, alpha)
+        self._crow, self._col, self._vals = total._crow, total._col, total._vals
+        return self
+
+    def sub(self, other, *, alpha=1):
+        raise RuntimeError("unsupported tensor layout: SparseCsr\nhint: subtract the COO forms "
+                           "(.to_sparse_coo()) or the dense ones")
+
+    def __sub__(self, other):
+        return self.sub(other) if _is_operand(other) else NotImplemented
+
+    def __rsub__(self, other):
+        return self.sub(other) if _is_operand(other) else NotImplemented
+
     def __radd__(self, other):
         """dense + csr -> dense (also dense.add(csr) and tandem.add(dense, csr)), as PyTorch's."""
         if not _is_operand(other):
             return NotImplemented
-        return _math.add_to_dense(other, as_coo(self), 1)
+        return add_to_dense(other, self, 1)
 
     def mul(self, other):
         """By a number or a 0-d tensor: the values are scaled, the pattern stays."""
@@ -259,6 +286,36 @@ class SparseCsrTensor(_SparseBase):
         return _add_suffixes(text, self._repr_suffixes(values), indent, _options.linewidth)
 
     __str__ = __repr__
+
+
+def add_to_dense(dense, csr, alpha):
+    """dense + alpha * csr -> dense, same sizes only (PyTorch's message for a CSR operand says op2-sparse)."""
+    if list(dense.shape) != list(csr._size):
+        raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size "
+                           f"{list(dense.shape)} while other has size {list(csr._size)} (FYI: op2-sparse "
+                           "addition does not currently support broadcasting)")
+    return _math.add_to_dense(dense, as_coo(csr), alpha)
+
+
+def _add(self, other, alpha):
+    """PyTorch's csr + other: its dtype and shape checks in its words, then the sum (see SparseCsrTensor.add)."""
+    if isinstance(other, _SparseBase) and not isinstance(other, SparseCsrTensor):
+        raise self._refuse("add")
+    if not isinstance(other, SparseCsrTensor):
+        dense = other if isinstance(other, Tensor) else tensor(other, device=self.device)
+        return add_to_dense(dense, self, alpha)
+    if list(self._size) != list(other._size):
+        raise RuntimeError(f"torch.add: Expected input tensors to have the same shape, but got tensor `self` with "
+                           f"shape {list(self._size)} and tensor `other` with shape {list(other._size)}")
+    promoted = _C.promote_types(self.dtype, other.dtype)
+    if self.dtype != other.dtype:
+        found = self.dtype if self.dtype != promoted else other.dtype
+        raise RuntimeError(f"expected scalar type {promoted._scalar_type_name} but found {found._scalar_type_name}")
+    if not (self.dtype.is_floating_point or self.dtype.is_complex) and self.device.type == "cpu":
+        raise NotImplementedError(f'"add_out_sparse_csr_impl_mkl" not implemented for '
+                                  f"'{self.dtype._scalar_type_name}'")
+    total = _math.coalesce(_math.add(as_coo(self), as_coo(other), alpha))
+    return from_coo(total, self._crow.dtype)
 
 
 def _rebuild(crow_indices, col_indices, values, size):

@@ -12,7 +12,7 @@ things happens:
   'SparseCPU' backend." with tandem's hint (what PyTorch says for an op without a sparse kernel)."""
 from .. import _C
 from . import _join
-from ._base import _SparseBase
+from ._base import _SparseBase, is_dense
 
 Tensor = _C.Tensor
 
@@ -60,12 +60,19 @@ def _own_method(kind, name):
     return None
 
 
+# dense.add(s, alpha=...), tandem.sub(dense, s, alpha=...), dense.add_(s), ...: dense results (_dense_with_sparse)
+_DENSE_WITH_SPARSE = {"add": 1, "sub": -1, "subtract": -1, "add_": 1, "sub_": -1, "subtract_": -1}
+
+
 def _as_method(func, args, kwargs):
     """The call as a method of its sparse operand, or None: tandem.abs(s) -> s.abs(); tandem.add(dense, s) ->
     s.__radd__(dense)."""
     name = getattr(func, "__name__", None)
     if name is None:
         return None
+    if name in _DENSE_WITH_SPARSE and len(args) == 2 and is_dense(args[0]) and isinstance(args[1], _SparseBase) \
+            and set(kwargs) <= {"alpha"} and (kwargs or name.endswith("_")):
+        return lambda: _dense_with_sparse(name, args[0], args[1], kwargs.get("alpha", 1))
     if args and isinstance(args[0], _SparseBase):
         self, rest = args[0], args[1:]
     elif not args and isinstance(kwargs.get("input"), _SparseBase):
@@ -108,3 +115,23 @@ def _aten_name(func):
     """PyTorch's operator name in its refusal: Tensor.add for x + y, exp for tandem.exp and Tensor.exp."""
     name = getattr(func, "__name__", str(func))
     return name.strip("_") if name.startswith("__") and name.endswith("__") else name
+
+
+def _dense_with_sparse(name, dense, sparse, alpha):
+    """dense + alpha * sparse (sub: minus), a new dense tensor or, for add_/sub_, written into dense: PyTorch's
+    dense-sparse addition, no broadcasting, its errors naming add. A CSR operand takes add only, as in PyTorch."""
+    from .._dtype_functions import can_cast  # noqa: PLC0415  (imported while tandem is being built)
+    from . import _csr, _math  # noqa: PLC0415  (they import this module's neighbours)
+
+    csr = isinstance(sparse, _csr.SparseCsrTensor)
+    if csr and _DENSE_WITH_SPARSE[name] < 0:
+        raise RuntimeError("unsupported tensor layout: SparseCsr")
+    scale = alpha * _DENSE_WITH_SPARSE[name]
+    add = _csr.add_to_dense if csr else _math.add_to_dense
+    if not name.endswith("_"):
+        return add(dense, sparse, scale)
+    result_type = _C.promote_types(dense.dtype, sparse.dtype)
+    if not can_cast(result_type, dense.dtype):
+        raise RuntimeError(f"Can't convert result type {result_type._scalar_type_name} to output "
+                           f"{dense.dtype._scalar_type_name} in add operation")
+    return dense.copy_(add(dense, sparse, scale))
