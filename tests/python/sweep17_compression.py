@@ -450,8 +450,59 @@ def learned_step_quantisation(torch, device):
             })}
 
 
+# ---- sparse adjacency bookkeeping: rows by select/index_select, blocks by narrow_copy, CSR sums, dense += sparse ---
+def sparse_graph_batches(torch, device):
+    rng = np.random.default_rng(2290)
+    n = 8
+    src = rng.integers(0, n, 20)
+    dst = rng.integers(0, n, 20)
+    A = torch.sparse_coo_tensor(torch.tensor(np.stack([src, dst]), device=device), torch.ones(20, device=device),
+                                (n, n))  # uncoalesced: repeated edges add up
+    C = A.coalesce()
+
+    def parts(t):
+        if t.layout == torch.strided:
+            return plain(torch, t)
+        return [str(t.layout).split(".")[-1], t.is_coalesced(), plain(torch, t._indices()),
+                plain(torch, t._values()), plain(torch, t.to_dense())]
+
+    rows = {f"row{r}": parts(A.select(0, r)) for r in (0, 3, -1)}
+    cols = parts(C.select(1, 2))
+    block = parts(C.narrow_copy(0, 2, 4))
+    block_cols = parts(A.narrow_copy(1, 0, 3))
+    hybrid = torch.sparse_coo_tensor(torch.tensor([src[:6]], device=device),
+                                     torch.tensor(rng.standard_normal((6, 3)), dtype=torch.float32, device=device),
+                                     (n, 3))
+    features = [parts(hybrid.select(0, int(src[0]))), parts(hybrid.select(1, 2)), parts(hybrid.narrow_copy(1, 1, 2))]
+    # a symmetric normalised adjacency with self loops, kept in CSR
+    A_csr = C.to_sparse_csr()
+    eye = torch.eye(n, device=device).to_sparse_csr()
+    loops = A_csr + eye
+    both = A_csr.add(A_csr, alpha=0.5)
+    x = torch.tensor(rng.standard_normal((n, n)), dtype=torch.float32, device=device)
+    dense_sum = x.add(A_csr, alpha=2.0)
+    acc = torch.zeros(n, n, device=device)
+    acc.add_(C, alpha=0.25)
+    acc.sub_(A)
+    acc = acc.add(A, alpha=3)
+    deg = loops.to_dense().sum(1)
+    return {"rows": rows, "cols": cols, "block": block, "block_cols": block_cols, "features": features,
+            "loops": [plain(torch, loops.crow_indices()), plain(torch, loops.col_indices()),
+                      plain(torch, loops.values())], "both": plain(torch, both.to_dense()),
+            "dense_sum": plain(torch, dense_sum), "acc": plain(torch, acc), "deg": plain(torch, deg),
+            "errors": cases(torch, {
+                "row_out_of_range": lambda: C.select(0, n),
+                "narrow_too_far": lambda: C.narrow_copy(1, 6, 3),
+                "csr_minus": lambda: A_csr - eye,
+                "csr_shape": lambda: A_csr + torch.eye(3, device=device).to_sparse_csr(),
+                "csr_dtype": lambda: A_csr + eye.double(),
+                "dense_row_plus_csr": lambda: A_csr + x[0],
+                "int_acc": lambda: torch.zeros(n, n, dtype=torch.long, device=device).add_(C),
+            })}
+
+
 PROGRAMS = [pruning_program, norm_parametrizations, distillation, fake_quantisation, low_rank_factorisation,
-            embedding_bags, sparse_training, learned_step_quantisation]
+            embedding_bags, sparse_training, learned_step_quantisation, sparse_graph_batches]
 NEEDS_CPP = {
     sparse_embeddings: "needs C++: the autograd engine carries strided gradients only, so nn.Embedding(sparse=True) "
                        "gives its weight a dense gradient (no _nnz/coalesce, is_sparse False) and SparseAdam refuses "

@@ -191,3 +191,136 @@ def test_logsumexp_of_float16_rounds_each_step():
     same_outcome(lambda L, d: L.logsumexp(
         L.tensor(np.random.default_rng(0).standard_normal((4, 8)), device=d).half(), 1), "cpu",
         tol={"rel": 0.0, "abs": 0.0})
+
+
+# ---- sparse COO select/narrow_copy, CSR addition, dense (+|-)= sparse with alpha and in place ------------------------
+def _adjacency(L, d, layout="coo", coalesced=True):
+    i = L.tensor([[0, 1, 1, 2, 2, 0], [2, 0, 2, 1, 1, 2]], device=d)
+    a = L.sparse_coo_tensor(i, L.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], device=d), (3, 3))
+    a = a.coalesce() if coalesced or layout == "csr" else a
+    return a.to_sparse_csr() if layout == "csr" else a
+
+
+def _hybrid(L, d):
+    return L.sparse_coo_tensor(L.tensor([[0, 1, 1, 2, 2, 0]], device=d), L.arange(12.0, device=d).view(6, 2), (3, 2))
+
+
+def _sparse_parts(L, t):
+    """A sparse result as its layout, coalesced flag, stored parts and dense form; a dense one as it is."""
+    if t.layout == L.strided:
+        return t
+    if t.layout == L.sparse_csr:
+        return ["csr", t.crow_indices(), t.col_indices(), t.values(), t.to_dense()]
+    return ["coo", t.is_coalesced(), t._indices(), t._values(), t.to_dense()]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("call", [
+    lambda L, d: _adjacency(L, d, coalesced=False).select(1, 2),
+    lambda L, d: _adjacency(L, d).select(0, 1),
+    lambda L, d: _adjacency(L, d).select(0, -1),
+    lambda L, d: L.select(_adjacency(L, d), 1, 0),
+    lambda L, d: _adjacency(L, d).select(0, 3),
+    lambda L, d: _adjacency(L, d).select(1, -4),
+    lambda L, d: _adjacency(L, d).select(2, 0),
+    lambda L, d: _adjacency(L, d).select(0, 1.5),
+    lambda L, d: _hybrid(L, d).select(0, 0),
+    lambda L, d: _hybrid(L, d).select(1, 1),
+    lambda L, d: _hybrid(L, d).coalesce().select(1, 0),
+    lambda L, d: L.sparse_coo_tensor(L.tensor([[0, 1, 1, 2, 2, 0]], device=d), L.arange(6.0, device=d), (3,)).select(
+        0, 2),
+    lambda L, d: L.sparse_coo_tensor(L.tensor([[0, 1, 1], [2, 0, 2], [1, 1, 0]], device=d),
+                                     L.tensor([1, 2, 3], dtype=L.int32, device=d), (2, 3, 2)).select(1, 2),
+    lambda L, d: L.sparse_coo_tensor(L.zeros(2, 0, dtype=L.long, device=d), L.zeros(0, device=d), (3, 3)).select(0, 1),
+    lambda L, d: _adjacency(L, d).narrow_copy(1, 1, 2),
+    lambda L, d: _adjacency(L, d, coalesced=False).narrow_copy(0, 1, 2),
+    lambda L, d: _hybrid(L, d).narrow_copy(1, 1, 1),
+    lambda L, d: _hybrid(L, d).coalesce().narrow_copy(1, 0, 1),
+    lambda L, d: _adjacency(L, d).narrow_copy(0, 1, 0),
+    lambda L, d: L.narrow_copy(_adjacency(L, d), 0, 0, 2),
+    lambda L, d: _adjacency(L, d).narrow_copy(0, 2, 2),
+    lambda L, d: _adjacency(L, d).narrow_copy(0, -1, 1),
+    lambda L, d: _adjacency(L, d).narrow_copy(0, 1, -1),
+    lambda L, d: _adjacency(L, d).narrow_copy(-1, 0, 2),
+], ids=lambda c: "")
+def test_sparse_coo_select_and_narrow_copy_match_pytorch(call, device):
+    same_outcome(lambda L, d: _sparse_parts(L, call(L, d)), device)
+
+
+def _csr_pair(L, d, dtype="float32"):
+    other = L.sparse_coo_tensor(L.tensor([[0, 2], [0, 1]], device=d), L.tensor([5.0, 6.0], device=d), (3, 3))
+    return _adjacency(L, d, "csr").to(getattr(L, dtype)), other.to_sparse_csr()
+
+
+def _in_place_csr_add(L, d):
+    a, b = _csr_pair(L, d)
+    out = a.add_(b, alpha=3)
+    return [out is a, _sparse_parts(L, a)]
+
+
+def _csr_sum_gradients(L, d):
+    a, b = _csr_pair(L, d)
+    x, y = a.values().clone().requires_grad_(), b.values().clone().requires_grad_()
+    sx = L.sparse_csr_tensor(a.crow_indices(), a.col_indices(), x, (3, 3))
+    sy = L.sparse_csr_tensor(b.crow_indices(), b.col_indices(), y, (3, 3))
+    (sx.add(sy, alpha=2).to_dense() * L.arange(9.0, device=d).view(3, 3)).sum().backward()
+    return [x.grad, y.grad]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("call", [
+    lambda L, d: _sparse_parts(L, _csr_pair(L, d)[0] + _csr_pair(L, d)[1]),
+    lambda L, d: _sparse_parts(L, _csr_pair(L, d)[0].add(_csr_pair(L, d)[1], alpha=2)),
+    lambda L, d: _sparse_parts(L, L.add(_csr_pair(L, d)[0], _csr_pair(L, d)[1], alpha=0.5)),
+    lambda L, d: _sparse_parts(L, _csr_pair(L, d)[0] + _csr_pair(L, d)[0]),
+    lambda L, d: _sparse_parts(L, _csr_pair(L, d)[0] + L.zeros(3, 3, device=d).to_sparse_csr()),
+    lambda L, d: _sparse_parts(L, L.sparse_csr_tensor(_csr_pair(L, d)[0].crow_indices().int(),
+                                                      _csr_pair(L, d)[0].col_indices().int(),
+                                                      _csr_pair(L, d)[0].values(), (3, 3)) + _csr_pair(L, d)[1]),
+    lambda L, d: _csr_pair(L, d)[0] + L.arange(9.0, device=d).view(3, 3),
+    lambda L, d: _csr_pair(L, d)[0].add(L.arange(9.0, device=d).view(3, 3), alpha=2),  # PyTorch scales self
+    lambda L, d: _csr_pair(L, d)[0] + L.arange(9.0, dtype=L.float64, device=d).view(3, 3),
+    _in_place_csr_add,
+    _csr_sum_gradients,
+    lambda L, d: _csr_pair(L, d)[0] + _csr_pair(L, d)[1].double(),
+    lambda L, d: _csr_pair(L, d)[1].double() + _csr_pair(L, d)[0],
+    lambda L, d: _csr_pair(L, d)[0] + _csr_pair(L, d)[1].to(L.int32),
+    lambda L, d: _csr_pair(L, d)[0] + 1,
+    lambda L, d: _csr_pair(L, d)[0] + L.arange(3.0, device=d),
+    lambda L, d: _csr_pair(L, d)[0] + L.eye(2, device=d).to_sparse_csr(),
+    lambda L, d: _csr_pair(L, d)[0] - _csr_pair(L, d)[1],
+    lambda L, d: L.ones(3, 3, device=d) - _csr_pair(L, d)[0],
+    lambda L, d: 1 - _csr_pair(L, d)[0],
+], ids=lambda c: "")
+def test_sparse_csr_addition_matches_pytorch(call, device):
+    same_outcome(call, device)
+
+
+def test_integer_csr_addition_is_refused_on_the_cpu_as_pytorch():
+    same_outcome(lambda L, d: _csr_pair(L, d, "int32")[0] + _csr_pair(L, d)[1].to(L.int32), "cpu")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("layout", ["coo", "csr"])
+@pytest.mark.parametrize("call", [
+    lambda L, d, s: L.arange(9.0, device=d).view(3, 3).add(s, alpha=2),
+    lambda L, d, s: L.add(L.arange(9.0, device=d).view(3, 3), s, alpha=-1),
+    lambda L, d, s: L.arange(9.0, device=d).view(3, 3).sub(s, alpha=2),
+    lambda L, d, s: L.subtract(L.arange(9.0, device=d).view(3, 3), s, alpha=0.5),
+    lambda L, d, s: (lambda x: [x.add_(s), x])(L.arange(9.0, device=d).view(3, 3)),
+    lambda L, d, s: (lambda x: [x.add_(s, alpha=2), x])(L.arange(9.0, device=d).view(3, 3)),
+    lambda L, d, s: (lambda x: [x.sub_(s), x])(L.arange(9.0, device=d).view(3, 3)),
+    lambda L, d, s: L.zeros(3, 3, dtype=L.long, device=d).add_(s),
+    lambda L, d, s: L.zeros(3, 3, dtype=L.float64, device=d).add_(s, alpha=3),
+    lambda L, d, s: L.arange(3.0, device=d).add(s, alpha=2),
+    lambda L, d, s: L.arange(3.0, device=d).add_(s),
+], ids=lambda c: "")
+def test_dense_plus_sparse_with_alpha_and_in_place_matches_pytorch(call, layout, device):
+    same_outcome(lambda L, d: call(L, d, _adjacency(L, d, layout)), device)
+
+
+def test_sparse_coo_subtraction_errors_name_add_as_pytorch():
+    same_outcome(lambda L, d: _adjacency(L, d) - L.ones(3, 3, device=d), "cpu")
+    same_outcome(lambda L, d: L.ones(2, device=d) - L.sparse_coo_tensor(L.tensor([[0, 1]], device=d),
+                                                                         L.ones(2, device=d), (3,)), "cpu")
+    same_outcome(lambda L, d: _adjacency(L, d) - _hybrid(L, d), "cpu")
