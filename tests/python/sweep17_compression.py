@@ -486,10 +486,14 @@ def sparse_graph_batches(torch, device):
     acc.sub_(A)
     acc = acc.add(A, alpha=3)
     deg = loops.to_dense().sum(1)
+    masked = A_csr * x  # the dense scores at the edges only
+    on_loops = loops * A_csr  # edges that are also self loops
     return {"rows": rows, "cols": cols, "block": block, "block_cols": block_cols, "features": features,
             "loops": [plain(torch, loops.crow_indices()), plain(torch, loops.col_indices()),
                       plain(torch, loops.values())], "both": plain(torch, both.to_dense()),
             "dense_sum": plain(torch, dense_sum), "acc": plain(torch, acc), "deg": plain(torch, deg),
+            "masked": [plain(torch, masked.values()), plain(torch, masked.col_indices())],
+            "on_loops": [plain(torch, on_loops.crow_indices()), plain(torch, on_loops.values())],
             "errors": cases(torch, {
                 "row_out_of_range": lambda: C.select(0, n),
                 "narrow_too_far": lambda: C.narrow_copy(1, 6, 3),

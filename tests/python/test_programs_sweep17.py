@@ -324,3 +324,27 @@ def test_sparse_coo_subtraction_errors_name_add_as_pytorch():
     same_outcome(lambda L, d: L.ones(2, device=d) - L.sparse_coo_tensor(L.tensor([[0, 1]], device=d),
                                                                          L.ones(2, device=d), (3,)), "cpu")
     same_outcome(lambda L, d: _adjacency(L, d) - _hybrid(L, d), "cpu")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("call", [
+    lambda L, d: _csr_pair(L, d)[0] * _csr_pair(L, d)[1],
+    lambda L, d: _csr_pair(L, d)[1] * _csr_pair(L, d)[0],
+    lambda L, d: _csr_pair(L, d)[0].mul(_csr_pair(L, d)[1].double()),
+    lambda L, d: _csr_pair(L, d)[0] * _csr_pair(L, d)[1].to_sparse_coo(),
+    lambda L, d: _csr_pair(L, d)[0] * L.arange(9.0, device=d).view(3, 3),
+    lambda L, d: L.arange(9.0, dtype=L.float64, device=d).view(3, 3) * _csr_pair(L, d)[0],
+    lambda L, d: L.mul(_csr_pair(L, d)[0], L.arange(9.0, device=d).view(3, 3)),
+    lambda L, d: (lambda a: [a.mul_(_csr_pair(L, d)[1]) is a, a])(_csr_pair(L, d)[0]),
+    lambda L, d: L.sparse_csr_tensor(_csr_pair(L, d)[0].crow_indices().int(), _csr_pair(L, d)[0].col_indices().int(),
+                                     _csr_pair(L, d)[0].values(), (3, 3)) * _csr_pair(L, d)[1],
+    lambda L, d: _csr_pair(L, d)[0] * L.arange(3.0, device=d),
+    lambda L, d: _csr_pair(L, d)[0] * L.ones(3, 1, device=d),
+], ids=lambda c: "")
+def test_sparse_csr_products_match_pytorch(call, device):
+    same_outcome(lambda L, d: _sparse_parts(L, call(L, d)) if isinstance(call(L, d), L.Tensor) else
+                 [_sparse_parts(L, r) if isinstance(r, L.Tensor) else r for r in call(L, d)], device)
+
+
+def test_sparse_csr_product_of_mismatched_shapes_is_refused_as_pytorch():
+    same_outcome(lambda L, d: _csr_pair(L, d)[0] * L.eye(2, device=d).to_sparse_csr(), "cpu")

@@ -229,16 +229,28 @@ class SparseCsrTensor(_SparseBase):
         return add_to_dense(other, self, 1)
 
     def mul(self, other):
-        """By a number or a 0-d tensor: the values are scaled, the pattern stays."""
-        if isinstance(other, _SparseBase) or (isinstance(other, Tensor) and other.dim() > 0):
-            raise NotImplementedError("mul(): a sparse CSR tensor multiplies by a number or a 0-d tensor only\n"
-                                      "hint: use the COO form (.to_sparse_coo()) for elementwise products")
+        """By a number or a 0-d tensor (the values scaled), by a dense matrix of self's size (the values times
+        its entries at self's pattern), or by a sparse matrix (the entries both hold): a CSR result, as PyTorch's."""
+        if isinstance(other, _SparseBase):
+            return _mul_sparse(self, other)
+        if isinstance(other, Tensor) and other.dim() > 0:
+            if list(other.shape) != list(self._size):
+                raise RuntimeError(f"sparse_mask(): operands have incompatible sizes; self has size "
+                                   f"{list(other.shape)} but mask has size {list(self._size)}")
+            col = self._col if self._col.dtype == _C.int64 else self._col.to(_C.int64)
+            return wrap(self._crow, self._col, self._vals * other[row_indices(self), col], self._size)
         if not isinstance(other, (Tensor, numbers.Number)):
             raise TypeError(f"mul(): argument 'other' must be Tensor or Number, not {type(other).__name__}")
         return wrap(self._crow, self._col, self._vals * other, self._size)
 
     def __mul__(self, other):
         return self.mul(other) if _is_operand(other) else NotImplemented
+
+    def mul_(self, other):
+        """In place: self takes the product's pattern and values."""
+        product = self.mul(other)
+        self._crow, self._col, self._vals = product._crow, product._col, product._vals
+        return self
 
     __rmul__ = __mul__
 
@@ -286,6 +298,15 @@ class SparseCsrTensor(_SparseBase):
         return _add_suffixes(text, self._repr_suffixes(values), indent, _options.linewidth)
 
     __str__ = __repr__
+
+
+def _mul_sparse(self, other):
+    """csr * sparse: the entries both hold (explicit zeros included), as a CSR matrix."""
+    if list(self._size) != list(other._size):
+        raise RuntimeError(f"sparse_binary_op_intersection_{self.device.type}(): expects sparse inputs with equal "
+                           "dimensionality, number of sparse dimensions, and shape of sparse dimensions")
+    other = as_coo(other) if isinstance(other, SparseCsrTensor) else other
+    return from_coo(_math.mul(as_coo(self), other))  # int64 indices, whatever self's (PyTorch's product)
 
 
 def add_to_dense(dense, csr, alpha):
