@@ -77,7 +77,8 @@ def pruning_program(torch, device):
 
     extra = _fill(torch, nn.Linear(3, 2), 2203).to(device)
     EveryOther.apply(extra, "weight")
-    return {"state": state, "out": out.flatten().tolist(), "random": random_counts, "global": per_layer, "threshold_ok": threshold_ok,
+    return {"state": state, "out": out.flatten().tolist(), "random": random_counts, "global": per_layer,
+            "threshold_ok": threshold_ok,
             "bias": net[1].bias.tolist(), "sd": sd, "every_other": extra.weight.flatten().tolist(),
             "errors": cases(torch, {
                 "amount_too_big": lambda: prune.l1_unstructured(nn.Linear(2, 2), "weight", amount=10),
@@ -209,7 +210,8 @@ def fake_quantisation(torch, device):
         s_l = quant_lin.weight.abs().max() / 127
         int_w = torch.round(quant_lin.weight / s_l).to(torch.int8)
         deq = int_w.float() * s_l
-    return {"q_err": (q - w.detach()).abs().max().item() <= scale.item() / 2 + 1e-7, "ste": ste_grad.flatten()[:6].tolist(),
+    return {"q_err": (q - w.detach()).abs().max().item() <= scale.item() / 2 + 1e-7,
+            "ste": ste_grad.flatten()[:6].tolist(),
             "qc": qc.flatten()[:8].tolist(), "fq_same": bool(torch.allclose(fq, q.detach(), atol=1e-6)),
             "fq_t": bool(torch.equal(fq, fq_t)), "fqc_same": bool(torch.allclose(fqc, qc, atol=1e-5)),
             "fq_grad": wg.grad.flatten().tolist(), "lsq_step_grad": step.grad.item(),
@@ -375,9 +377,11 @@ def sparse_training(torch, device):
     hybrid = torch.sparse_coo_tensor(torch.tensor([[0, 2]], device=device), torch.ones(2, 3, device=device), (4, 3))
     csr = A_hat.to_dense().to_sparse_csr()
     return {"nnz": [A._nnz(), coalesced._nnz()], "coalesced": [A.is_coalesced(), coalesced.is_coalesced()],
-            "dup_value": coalesced.to_dense()[2, 2].item(), "deg": deg.tolist(), "A_hat": A_hat.to_dense().flatten().tolist(),
+            "dup_value": coalesced.to_dense()[2, 2].item(), "deg": deg.tolist(),
+            "A_hat": A_hat.to_dense().flatten().tolist(),
             "losses": losses, "v_grad": v.grad.tolist(), "softmax_rows": soft.sum(1).tolist(),
-            "softmax": soft[0].tolist(), "hybrid": [hybrid.sparse_dim(), hybrid.dense_dim(), hybrid.to_dense().tolist()],
+            "softmax": soft[0].tolist(),
+            "hybrid": [hybrid.sparse_dim(), hybrid.dense_dim(), hybrid.to_dense().tolist()],
             "csr": [csr.crow_indices().tolist(), csr.col_indices().tolist(), (csr @ X).sum().item()],
             "transpose": A_hat.t().coalesce().indices().tolist(), "mul": (A_hat * 2).to_dense().sum().item(),
             "add": (A_hat + A_hat).coalesce().values().tolist(), "sum_all": torch.sparse.sum(A_hat).item(),

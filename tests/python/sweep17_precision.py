@@ -32,7 +32,8 @@ def autocast_op_dtypes(torch, device):
     out = {}
     for low in (torch.bfloat16, torch.float16):
         with torch.autocast("cpu", dtype=low):
-            r = {"mm": x @ w.T, "linear": F.linear(x, w), "conv": F.conv2d(img, k), "bmm": torch.bmm(x[None], w.T[None]),
+            r = {"mm": x @ w.T, "linear": F.linear(x, w), "conv": F.conv2d(img, k),
+                 "bmm": torch.bmm(x[None], w.T[None]),
                  "addmm": torch.addmm(torch.zeros(5), x, w.T), "baddbmm": torch.baddbmm(torch.zeros(1, 4, 5), x[None],
                                                                                        w.T[None]),
                  "relu": torch.relu(x), "exp": x.exp(), "sum": (x @ w.T).sum(), "softmax": F.softmax(x @ w.T, -1),
@@ -56,8 +57,8 @@ def autocast_op_dtypes(torch, device):
     with torch.autocast(dev_type, dtype=torch.bfloat16):
         y = on_dev @ on_dev.T
         z = y.float() + on_dev.sum()
-    out["device"] = [str(y.dtype), str(z.dtype), torch.is_autocast_enabled(dev_type),
-                     torch.is_autocast_enabled("cpu" if dev_type != "cpu" else "cpu")]
+        inside = torch.is_autocast_enabled(dev_type)
+    out["device"] = [str(y.dtype), str(z.dtype), inside, torch.is_autocast_enabled(dev_type)]
     out["after"] = [torch.is_autocast_enabled("cpu"), str((x @ w.T).dtype)]
 
     @torch.autocast("cpu", dtype=torch.bfloat16)

@@ -4,7 +4,7 @@ model, nn.Transformer with every mask, nn.MultiheadAttention's weight options, a
 cells."""
 import numpy as np
 
-from sweep15_common import cases, plain
+from sweep15_common import cases
 
 
 def _fill(torch, module, seed, scale=0.5):

@@ -5,7 +5,7 @@ people write in torch: IoU/GIoU/DIoU, anchors by meshgrid, box encoding, focal l
 matching and ROI align by grid_sample."""
 import numpy as np
 
-from sweep15_common import cases, plain
+from sweep15_common import cases
 
 
 def _fill(torch, module, seed, scale=0.5):
@@ -183,7 +183,7 @@ def point_cloud_geometry(torch, device):
             })}
 
 
-# ---- voxelisation: integer coordinates, unique(dim=0, return_inverse), scatter_reduce means/max, bincount, dense grid --
+# ---- voxelisation: integer coordinates, unique(dim=0, return_inverse), scatter_reduce means/max, bincount ------
 def voxelisation(torch, device):
     pts = _uniform(torch, 2130, 200, 3, device=device, high=2.0)
     feat = _randn(torch, 2131, 200, 4, device=device)
@@ -390,8 +390,7 @@ def roi_align_grid_sample(torch, device):
     ps = F.interpolate(feat.detach()[:1, :, 2:8, 1:7], size=out_size, mode="bilinear", align_corners=True)
     return {"aligned": aligned.flatten()[::5].tolist(), "grad": feat.grad.abs().sum().item(),
             "grad_batch": feat.grad.flatten(1).abs().sum(1).tolist(), "pooled": pooled.flatten().tolist()[:12],
-            "same_as_interp": bool(torch.allclose(aligned[0].detach(), ps[0].detach() if False else ps[0],
-                                                  atol=1e-5))}
+            "same_as_interp": bool(torch.allclose(aligned[0].detach(), ps[0], atol=1e-5))}
 
 
 PROGRAMS = [volume_unet, pointnet, point_cloud_geometry, voxelisation, box_geometry, focal_and_nms, anchor_matching,

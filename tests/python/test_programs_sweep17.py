@@ -7,7 +7,8 @@ beam search, nn.Transformer masks, MultiheadAttention weights, unrolled cells), 
 encoder-decoder, PointNet, Chamfer/kNN/farthest point sampling, voxelisation, box IoU/anchors/encoding, focal loss
 and NMS, anchor matching, ROI align by grid_sample) and sweep17_compression.py (pruning, weight/spectral norm,
 distillation, fake quantisation, low-rank factorisation, EmbeddingBag, sparse embeddings, sparse COO training, LSQ
-quantisers). The focused tests below cover what they found (docs/compat.md, "Program sweep 17")."""
+quantisers, sparse adjacency bookkeeping). The focused tests below cover what they found (docs/compat.md, "Program
+sweep 17")."""
 import numpy as np
 import pytest
 
