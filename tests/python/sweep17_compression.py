@@ -509,8 +509,69 @@ def sparse_graph_batches(torch, device):
             })}
 
 
+# ---- quantisation-aware training with torch.ao.quantization's FakeQuantize modules and observers -----------------
+def qat_fake_quant_modules(torch, device):
+    nn = torch.nn
+    aq = torch.ao.quantization
+
+    class QATNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(6, 8)
+            self.fc2 = nn.Linear(8, 3)
+            self.act_fq = aq.default_fake_quant()
+            self.w1_fq = aq.default_per_channel_weight_fake_quant()
+            self.w2_fq = aq.default_weight_fake_quant()
+
+        def forward(self, x):
+            h = torch.relu(nn.functional.linear(self.act_fq(x), self.w1_fq(self.fc1.weight), self.fc1.bias))
+            return nn.functional.linear(self.act_fq(h), self.w2_fq(self.fc2.weight), self.fc2.bias)
+
+    net = _fill(torch, QATNet(), 2300, 0.4).to(device)
+    x = _randn(torch, 2301, 16, 6, device=device)
+    y = torch.tensor(np.random.default_rng(2302).integers(0, 3, 16), device=device)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+    log = []
+    for step in range(6):
+        if step == 4:
+            net.apply(aq.disable_observer)  # freeze the qparams for the last steps
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(net(x), y)
+        loss.backward()
+        opt.step()
+        log.append(loss.item())
+    frozen = [net.act_fq.scale.item(), net.act_fq.zero_point.item()]
+    sd = net.state_dict()
+    clone = QATNet().to(device)
+    clone.load_state_dict(sd)
+    net.apply(aq.disable_fake_quant)
+    float_out = net(x)
+    observers = {}
+    for name, cls, kwargs in (("minmax", aq.MinMaxObserver, {}),
+                              ("symmetric", aq.MinMaxObserver, dict(dtype=torch.qint8,
+                                                                    qscheme=torch.per_tensor_symmetric)),
+                              ("moving", aq.MovingAverageMinMaxObserver, dict(averaging_constant=0.1)),
+                              ("per_channel", aq.PerChannelMinMaxObserver, dict(ch_axis=1)),
+                              ("moving_pc", aq.MovingAveragePerChannelMinMaxObserver,
+                               dict(ch_axis=0, dtype=torch.qint8, qscheme=torch.per_channel_symmetric)),
+                              ("custom", aq.MinMaxObserver, dict(quant_min=0, quant_max=15, reduce_range=True))):
+        obs = cls(**kwargs).to(device)
+        obs(x)
+        obs(x * 0.5 + 0.25)
+        scale, zero_point = obs.calculate_qparams()
+        observers[name] = [plain(torch, scale), plain(torch, zero_point), obs.quant_min, obs.quant_max]
+    return {"log": log, "frozen": frozen, "w1": [plain(torch, net.w1_fq.scale), plain(torch, net.w1_fq.zero_point)],
+            "keys": list(sd), "clone_scale": plain(torch, clone.w1_fq.scale), "float_out": plain(torch, float_out[:3]),
+            "observers": observers, "repr": repr(net.w2_fq.cpu()).replace("tandem", "torch").split("\n")[1],
+            "errors": cases(torch, {
+                "out_of_dtype": lambda: aq.FakeQuantize(quant_min=0, quant_max=300),
+                "per_channel_scheme": lambda: aq.MinMaxObserver(qscheme=torch.per_channel_affine),
+                "range_without_zero": lambda: aq.MinMaxObserver(quant_min=1, quant_max=10),
+            })}
+
+
 PROGRAMS = [pruning_program, norm_parametrizations, distillation, fake_quantisation, low_rank_factorisation,
-            embedding_bags, sparse_training, learned_step_quantisation, sparse_graph_batches]
+            embedding_bags, sparse_training, learned_step_quantisation, sparse_graph_batches, qat_fake_quant_modules]
 NEEDS_CPP = {
     sparse_embeddings: "needs C++: the autograd engine carries strided gradients only, so nn.Embedding(sparse=True) "
                        "gives its weight a dense gradient (no _nnz/coalesce, is_sparse False) and SparseAdam refuses "

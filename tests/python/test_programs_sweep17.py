@@ -349,3 +349,102 @@ def test_sparse_csr_products_match_pytorch(call, device):
 
 def test_sparse_csr_product_of_mismatched_shapes_is_refused_as_pytorch():
     same_outcome(lambda L, d: _csr_pair(L, d)[0] * L.eye(2, device=d).to_sparse_csr(), "cpu")
+
+
+# ---- torch.ao.quantization observers and FakeQuantize: qparams, buffers, state_dict, repr, errors ------------------
+def _observed(cls, **kwargs):
+    """An observer or FakeQuantize made with kwargs (dtype, qscheme and observer given by name, resolved in each
+    library), before and after two observations, its state_dict loaded into a fresh one."""
+    def run(L, d):
+        aq = L.ao.quantization
+        named = {k: (getattr(aq, v) if k == "observer" else getattr(L, v)) if isinstance(v, str) else v
+                 for k, v in kwargs.items()}
+        x = L.tensor(np.linspace(-3, 5, 24).reshape(2, 3, 4), dtype=L.float32, device=d)
+        module = getattr(aq, cls)(**named)
+        before = repr(module).replace("tandem", "torch")
+        module = module.to(d)
+        first = module.calculate_qparams()
+        out = module(x)
+        module(x * 0.3 - 1)
+        state = module.state_dict()
+        fresh = getattr(aq, cls)(**named).to(d)
+        fresh.load_state_dict(state)
+        return [before, first, out, module.calculate_qparams(), list(state), fresh.calculate_qparams(),
+                repr(module.cpu()).replace("tandem", "torch"), module.quant_min, module.quant_max]
+    return run
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("run", [
+    _observed("MinMaxObserver"),
+    _observed("MinMaxObserver", dtype="qint8", qscheme="per_tensor_symmetric"),
+    _observed("MinMaxObserver", qscheme="per_tensor_symmetric"),
+    _observed("MinMaxObserver", qscheme="per_tensor_symmetric", quant_min=0, quant_max=15),
+    _observed("MinMaxObserver", reduce_range=True),
+    _observed("MinMaxObserver", quant_min=0, quant_max=15, reduce_range=True),
+    _observed("MinMaxObserver", dtype="qint32"),
+    _observed("MovingAverageMinMaxObserver", averaging_constant=0.5),
+    _observed("PerChannelMinMaxObserver", ch_axis=2),
+    _observed("PerChannelMinMaxObserver", ch_axis=1, qscheme="per_channel_affine_float_qparams"),
+    _observed("MovingAveragePerChannelMinMaxObserver", ch_axis=1, averaging_constant=0.2, dtype="qint8",
+              qscheme="per_channel_symmetric"),
+    _observed("FakeQuantize"),
+    _observed("FakeQuantize", quant_min=-8, quant_max=7, dtype="qint8", qscheme="per_tensor_symmetric"),
+    _observed("FakeQuantize", observer="MovingAveragePerChannelMinMaxObserver", quant_min=-8, quant_max=7,
+              dtype="qint8", qscheme="per_channel_affine", ch_axis=2),
+    _observed("FakeQuantize", observer="MovingAveragePerChannelMinMaxObserver",
+              qscheme="per_channel_affine_float_qparams", ch_axis=1),
+], ids=lambda c: "")
+def test_observers_and_fake_quantize_match_pytorch(run, device):
+    same_outcome(run, device)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.ao.quantization.FakeQuantize(quant_min=0, quant_max=300),
+    lambda L: L.ao.quantization.FakeQuantize(quant_min=-1, quant_max=255),
+    lambda L: L.ao.quantization.FakeQuantize(quant_min=5, quant_max=3),
+    lambda L: L.ao.quantization.MinMaxObserver(qscheme=L.per_channel_affine),
+    lambda L: L.ao.quantization.MinMaxObserver(dtype=L.float32),
+    lambda L: L.ao.quantization.PerChannelMinMaxObserver(qscheme=L.per_tensor_affine),
+    lambda L: L.ao.quantization.MovingAverageMinMaxObserver(qscheme=L.per_channel_affine),
+    lambda L: L.ao.quantization.MovingAveragePerChannelMinMaxObserver(qscheme=L.per_tensor_affine),
+    lambda L: L.ao.quantization.MinMaxObserver(qscheme=L.per_tensor_symmetric, reduce_range=True),
+    lambda L: L.ao.quantization.PerChannelMinMaxObserver(qscheme=L.per_channel_symmetric, reduce_range=True),
+    lambda L: L.ao.quantization.MinMaxObserver(quant_min=1, quant_max=10),
+    lambda L: L.ao.quantization.MinMaxObserver(quant_min=0, quant_max=0),
+    lambda L: L.ao.quantization.MinMaxObserver(dtype=L.qint8, quant_min=-200, quant_max=100),
+    lambda L: L.ao.quantization.MovingAverageMinMaxObserver(is_dynamic=True),
+    lambda L: L.ao.quantization.PerChannelMinMaxObserver(is_dynamic=True),
+    lambda L: L.ao.quantization.MinMaxObserver(is_dynamic=True).is_dynamic,
+    lambda L: [repr(f()).replace("tandem", "torch") for f in (
+        L.ao.quantization.default_fake_quant, L.ao.quantization.default_weight_fake_quant,
+        L.ao.quantization.default_per_channel_weight_fake_quant, L.ao.quantization.default_observer,
+        L.ao.quantization.default_weight_observer, L.ao.quantization.default_per_channel_weight_observer)],
+    lambda L: repr(L.ao.quantization.FakeQuantize.with_args(observer=L.ao.quantization.MinMaxObserver, quant_min=0,
+                                                            quant_max=15)()).replace("tandem", "torch"),
+    lambda L: L.ao.quantization.PerChannelMinMaxObserver().calculate_qparams(),
+    lambda L: (lambda o: [o(L.zeros(0)), o.calculate_qparams()])(L.ao.quantization.MinMaxObserver()),
+    lambda L: (lambda o: [o(L.arange(6)), o.min_val, o.max_val])(L.ao.quantization.MinMaxObserver()),
+    lambda L: (lambda o: [o(L.full((3,), 2.0)), o.calculate_qparams(), o.reset_min_max_vals(),
+                          repr(o)])(L.ao.quantization.MinMaxObserver()),
+], ids=lambda c: "")
+def test_observer_and_fake_quantize_forms_and_errors_match_pytorch(call):
+    same_outcome(lambda L, d: call(L), "cpu")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_fake_quantize_switches_and_gradient_match_pytorch(device):
+    def run(L, d):
+        aq = L.ao.quantization
+        fq = aq.FakeQuantize().to(d)
+        x = (L.linspace(-3, 5, 12, device=d) * 40).requires_grad_()
+        y = fq(x)
+        y.sum().backward()
+        fq.disable_observer()
+        frozen = fq(x * 2)
+        fq.apply(aq.disable_fake_quant)
+        passthrough = fq(x) is x
+        fq.apply(aq.enable_observer)
+        fq.apply(aq.enable_fake_quant)
+        return [y, x.grad, frozen, passthrough, fq.fake_quant_enabled, fq.observer_enabled, fq.scale, fq.zero_point]
+    same_outcome(run, device)
