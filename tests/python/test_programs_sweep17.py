@@ -9,6 +9,8 @@ and NMS, anchor matching, ROI align by grid_sample) and sweep17_compression.py (
 distillation, fake quantisation, low-rank factorisation, EmbeddingBag, sparse embeddings, sparse COO training, LSQ
 quantisers, sparse adjacency bookkeeping). The focused tests below cover what they found (docs/compat.md, "Program
 sweep 17")."""
+import importlib
+
 import numpy as np
 import pytest
 
@@ -448,3 +450,51 @@ def test_fake_quantize_switches_and_gradient_match_pytorch(device):
         fq.apply(aq.enable_fake_quant)
         return [y, x.grad, frozen, passthrough, fq.fake_quant_enabled, fq.observer_enabled, fq.scale, fq.zero_point]
     same_outcome(run, device)
+
+
+# ---- _LearnableFakeQuantize: static estimation, then learned qparams (LSQ) ----------------------------------------
+def _learnable_module(observer, **kwargs):
+    def run(L, d):
+        aq = L.ao.quantization
+        named = {k: getattr(L, v) if isinstance(v, str) else v for k, v in kwargs.items()}
+        module = importlib.import_module(L.__name__ + ".ao.quantization._learnable_fake_quantize")
+        fq = module._LearnableFakeQuantize(getattr(aq, observer), **named).to(d)
+        x = L.tensor(np.linspace(-3, 5, 24).reshape(2, 3, 4), dtype=L.float32, device=d).requires_grad_()
+        y = fq(x)
+        y.sum().backward()
+        out = [y, fq.scale.detach().clone(), fq.zero_point.detach().clone(), fq.scale.grad, fq.zero_point.grad, x.grad,
+               list(fq.state_dict()), [n for n, _ in fq.named_parameters()], fq.bitwidth]
+        fq.enable_param_learning()
+        fq.scale.grad = fq.zero_point.grad = x.grad = None
+        y2 = fq(x * 0.5)
+        (y2 * y2).sum().backward()
+        out += [y2, fq.scale.grad, fq.zero_point.grad, x.grad, fq.learning_enabled, fq.static_enabled,
+                fq.calculate_qparams()]
+        fq.enable_static_observation()
+        return out + [fq(x) is x, fq.fake_quant_enabled, fq.scale.requires_grad]
+    return run
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("run", [
+    _learnable_module("MovingAverageMinMaxObserver", quant_min=0, quant_max=255, scale=0.1, zero_point=0.0,
+                      use_grad_scaling=True),
+    _learnable_module("MinMaxObserver", quant_min=-8, quant_max=7, dtype="qint8", qscheme="per_tensor_symmetric",
+                      scale=0.3, zero_point=2.0),
+    _learnable_module("MovingAveragePerChannelMinMaxObserver", quant_min=0, quant_max=15, channel_len=3, ch_axis=1,
+                      scale=0.2, zero_point=1.0),
+    _learnable_module("MovingAveragePerChannelMinMaxObserver", quant_min=-8, quant_max=7, dtype="qint8",
+                      qscheme="per_channel_symmetric", channel_len=4, ch_axis=2, use_grad_scaling=True),
+], ids=lambda c: "")
+def test_learnable_fake_quantize_module_matches_pytorch(run, device):
+    same_outcome(run, device)
+
+
+@pytest.mark.parametrize("kwargs", [dict(quant_min=5, quant_max=5), dict(quant_min=0, quant_max=300),
+                                    dict(channel_len=0), dict(quant_min=-1, quant_max=255)])
+def test_learnable_fake_quantize_module_errors_match_pytorch(kwargs):
+    def make(L, d):
+        module = importlib.import_module(L.__name__ + ".ao.quantization._learnable_fake_quantize")
+        return repr(module._LearnableFakeQuantize(L.ao.quantization.MinMaxObserver, **kwargs)).replace("tandem",
+                                                                                                       "torch")
+    same_outcome(make, "cpu")

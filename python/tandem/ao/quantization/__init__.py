@@ -1,7 +1,7 @@
 """tandem.ao.quantization: ``quantize_dynamic`` and the configurations it takes (also tandem.quantization, the
 older name PyTorch programs use; docs/nn.md, "Dynamic quantization"), and the observers and FakeQuantize modules
 of quantisation-aware training (observer.py, fake_quantize.py)."""
-from . import fake_quantize, observer  # noqa: F401  (torch.ao.quantization.observer / .fake_quantize)
+from . import _learnable_fake_quantize, fake_quantize, observer  # noqa: F401  (PyTorch's module paths)
 from .fake_quantize import (FakeQuantize, FakeQuantizeBase, default_fake_quant, default_per_channel_weight_fake_quant,
                             default_weight_fake_quant, disable_fake_quant, disable_observer, enable_fake_quant,
                             enable_observer)
