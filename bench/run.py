@@ -221,22 +221,29 @@ def measured_bandwidth(n):
     return 2 * n * 4 / t
 
 
-def run(cases, threads, quick):
+def run(cases, lib, quick):
+    """Seconds per call of `lib`'s function of every case that has one: {case name: seconds}."""
+    times = {}
+    for c in cases:
+        fn = c["fns"][lib]
+        if fn is not None:
+            times[c["name"]] = best_time(fn, min_total=0.02 if quick else 0.1, repeats=3 if quick else 5)
+    return times
+
+
+def combine(cases, threads, times):
+    """One row per case from the three libraries' times (times[lib][case name])."""
     rows = []
     for c in cases:
-        times = {}
-        for lib, fn in c["fns"].items():
-            if fn is not None:
-                times[lib] = best_time(fn, min_total=0.02 if quick else 0.1, repeats=3 if quick else 5)
-        row = {"name": c["name"], "group": c["group"], "threads": threads, "seconds": times,
-               "ratio_torch_over_tandem": times["torch"] / times["tandem"],
-               "ratio_numpy_over_tandem": times["numpy"] / times["tandem"] if "numpy" in times else None}
+        t = {lib: times[lib][c["name"]] for lib in LIBRARIES if c["name"] in times[lib]}
+        row = {"name": c["name"], "group": c["group"], "threads": threads, "seconds": t,
+               "ratio_torch_over_tandem": t["torch"] / t["tandem"],
+               "ratio_numpy_over_tandem": t["numpy"] / t["tandem"] if "numpy" in t else None}
         if c["bytes"]:
-            row["tandem_gb_per_s"] = c["bytes"] / times["tandem"] / 1e9
+            row["tandem_gb_per_s"] = c["bytes"] / t["tandem"] / 1e9
         if c["flops"]:
-            row["tandem_gflop_per_s"] = c["flops"] / times["tandem"] / 1e9
+            row["tandem_gflop_per_s"] = c["flops"] / t["tandem"] / 1e9
         rows.append(row)
-        print(format_row(row), flush=True)
     return rows
 
 
@@ -256,14 +263,30 @@ def format_row(r):
             f"x{r['ratio_torch_over_tandem']:5.2f} | numpy {numpy_part}{extra}")
 
 
-def run_thread_count(threads, args):
-    """This process measures one thread count (its OpenBLAS pools were sized by the parent's environment)."""
+LIBRARIES = ("tandem", "torch", "numpy")
+
+
+def thread_count_cases(threads, args):
     set_threads(threads)
     n = 16 << 20
     groups = overhead_cases() if threads == 1 else []
     groups += (streaming_cases(n) + half_precision_cases(n) + reduction_cases() + layout_cases() +
                matmul_cases((512, 1024) if args.quick else (512, 1024, 2048)) + half_matmul_cases())
-    return run([c for c in groups if args.filter in c["name"]], threads, args.quick)
+    return [c for c in groups if args.filter in c["name"]]
+
+
+def measure_in_child(threads, lib, args):
+    """One library at one thread count, in a fresh process. The thread count: NumPy's and tandem's OpenBLAS
+    size their pools from the environment at load time. The library: the others stay idle there, so no
+    runtime's worker threads spin after its own calls on the cores another library is being timed on
+    (NumPy's bundled OpenBLAS did after its matmul rows, and tandem's 2-thread 1024 matmul read 0.64x
+    PyTorch in one process, 1.0x alone)."""
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads))
+    cmd = [sys.executable, __file__, "--threads", str(threads), "--lib", lib, "--filter", args.filter]
+    if args.quick:
+        cmd.append("--quick")
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.splitlines()[-1])
 
 
 def main():
@@ -272,11 +295,11 @@ def main():
     parser.add_argument("--filter", default="", help="only cases whose name contains this")
     parser.add_argument("--out", default=None, help="results file (default bench/results/<host>-<date>.json)")
     parser.add_argument("--threads", type=int, default=None, help=argparse.SUPPRESS)  # child mode
+    parser.add_argument("--lib", choices=LIBRARIES, default=None, help=argparse.SUPPRESS)  # child mode
     args = parser.parse_args()
 
     if args.threads:
-        rows = run_thread_count(args.threads, args)
-        print(json.dumps(rows))
+        print(json.dumps(run(thread_count_cases(args.threads, args), args.lib, args.quick)))
         return 0
 
     info = machine()
@@ -287,18 +310,14 @@ def main():
           f"torch: {info['torch_cpu_capability']}")
     print(f"# measured copy bandwidth (read+write): {info['copy_bandwidth_gb_per_s']:.1f} GB/s")
     print("# ratios are other/tandem: above 1 means tandem is faster")
+    print("# each library is timed in its own process, one per thread count")
     rows = []
     for threads in (1, 2):
-        # One process per thread count: NumPy's and tandem's OpenBLAS size their pools from the environment at
-        # load time, so a 1-thread NumPy matmul needs a fresh process.
-        env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads))
-        cmd = [sys.executable, __file__, "--threads", str(threads), "--filter", args.filter]
-        if args.quick:
-            cmd.append("--quick")
-        out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
-        lines = out.stdout.splitlines()
-        print("\n".join(lines[:-1]), flush=True)
-        rows += json.loads(lines[-1])
+        times = {lib: measure_in_child(threads, lib, args) for lib in LIBRARIES}
+        set_threads(threads)
+        for row in combine(thread_count_cases(threads, args), threads, times):
+            print(format_row(row), flush=True)
+            rows.append(row)
     for r in rows:
         if "tandem_gb_per_s" in r and r["group"] == "elementwise":
             r["fraction_of_copy_bandwidth"] = r["tandem_gb_per_s"] / info["copy_bandwidth_gb_per_s"]

@@ -186,10 +186,34 @@ nb::object apply_function(const BinaryFns& f, nb::handle a, nb::handle b, bool m
 #include "kernels/op_list.def"
 #undef TANDEM_BINARY_OP
 
-// a + alpha * b, PyTorch's add/sub signature, with or without out=.
-// other * alpha, the operand add/sub(input, other, alpha=) combine with input. A float alpha cannot scale an
-// integer result (PyTorch's check, before any arithmetic).
-Tensor scaled_other(const char* op, const Tensor& input, nb::handle b, nb::handle alpha) {
+// add/sub with alpha (a ± alpha * b) in the forms the bindings call (ops/elementwise.h).
+struct AlphaFns {
+  Tensor (*tt)(const Tensor&, const Tensor&, const Scalar&);
+  Tensor (*ts)(const Tensor&, const Scalar&, const Scalar&);
+  Tensor (*tt_)(const Tensor&, const Tensor&, const Scalar&);
+  Tensor (*ts_)(const Tensor&, const Scalar&, const Scalar&);
+  Tensor (*tt_out)(const Tensor&, const Tensor&, const Scalar&, const Tensor&);
+  Tensor (*ts_out)(const Tensor&, const Scalar&, const Scalar&, const Tensor&);
+};
+#define TANDEM_ALPHA_FNS(name)                                                                \
+  const AlphaFns name##_alpha_fns{                                                            \
+      static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&tandem::name),    \
+      static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&tandem::name),    \
+      static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&tandem::name##_), \
+      static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&tandem::name##_), \
+      static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&, const Tensor&)>(    \
+          &tandem::name##_out),                                                               \
+      static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&, const Tensor&)>(    \
+          &tandem::name##_out)};
+TANDEM_ALPHA_FNS(add)
+TANDEM_ALPHA_FNS(sub)
+#undef TANDEM_ALPHA_FNS
+
+const AlphaFns& alpha_fns(const BinaryFns& f) { return &f == &add_fns ? add_alpha_fns : sub_alpha_fns; }
+
+// The alpha of add/sub(input, other, alpha=), after PyTorch's checks (before any arithmetic): a float alpha
+// cannot scale an integer result, a complex one only a complex result, a bool one only a bool result.
+Scalar checked_alpha(const char* op, const Tensor& input, nb::handle b, nb::handle alpha) {
   Scalar s = number_argument(alpha, op, "alpha");
   auto integral = [](DType d) { return !is_floating(d) && !is_complex(d); };
   const bool integral_result =
@@ -212,32 +236,52 @@ Tensor scaled_other(const char* op, const Tensor& input, nb::handle b, nb::handl
                "Boolean alpha only supported for Boolean results.\nhint: pass a number alpha (1, not True)");
   // A Boolean result stays Boolean: the alpha counts as its truth value (add(b, b, alpha=2) is b | b).
   if (bool_result && !s.is_bool()) s = Scalar(s.to_double() != 0.0);
-  if (is_tensor(b)) return tandem::mul(as_tensor_ref(b), s);
+  return s;
+}
+
+// add/sub's other when it is not a tensor: a number, else PyTorch's TypeError.
+Scalar other_number(const char* op, nb::handle b) {
   Scalar sb;
   TANDEM_CHECK(to_scalar(b, sb, true), Type, op, "(): argument 'other' must be Tensor or Number, not ",
                nb::inst_name(b).c_str());
-  return tandem::mul(full(DimVector{}, sb, sb.natural_dtype()), s);
+  return sb;
 }
 
+// input ± alpha * other for a tensor input, into `out` when it is given (returned then).
+nb::object alpha_result(const BinaryFns& f, const char* op, const Tensor& input, nb::handle b,
+                        nb::handle alpha, nb::handle out) {
+  const Scalar s = checked_alpha(op, input, b, alpha);
+  const AlphaFns& g = alpha_fns(f);
+  if (is_tensor(b)) {
+    const Tensor& tb = as_tensor_ref(b);
+    if (out.is_none()) return wrap(g.tt(input, tb, s));
+    g.tt_out(input, tb, s, out_argument(out, op));
+    return nb::borrow(out);
+  }
+  const Scalar sb = other_number(op, b);
+  if (out.is_none()) return wrap(g.ts(input, sb, s));
+  g.ts_out(input, sb, s, out_argument(out, op));
+  return nb::borrow(out);
+}
+
+// a + alpha * b, PyTorch's add/sub signature, with or without out=.
 nb::object with_alpha(const BinaryFns& f, nb::handle a, nb::handle b, nb::handle alpha, nb::handle out) {
   if (alpha.is_none()) return out.is_none() ? apply_function(f, a, b) : apply_out(f, a, b, out);
   Scalar sa;
   if (!is_tensor(a) && is_tensor(b) && to_scalar(a, sa, true)) {
     // A number as input is PyTorch's wrapped number (lightly's W-MSE: torch.sub(input=2, other=x, alpha=2)):
     // it takes part as a Number does in `2 - x`, so the tensor's dtype wins within its category.
-    Tensor scaled = scaled_other(f.name, full(DimVector{}, sa, sa.natural_dtype()), b, alpha);
+    const Tensor number = full(DimVector{}, sa, sa.natural_dtype());
+    Tensor scaled = tandem::mul(as_tensor_ref(b), checked_alpha(f.name, number, b, alpha));
     if (out.is_none()) return wrap(f.st(sa, scaled));
     return apply_out(f, a, nb::cast(scaled), out);
   }
-  Tensor& ta = expect_tensor(a, f.name, "input");
-  Tensor scaled = scaled_other(f.name, ta, b, alpha);
-  if (out.is_none()) return wrap(f.tt(ta, scaled));
-  return apply_out(f, a, nb::cast(scaled), out);
+  return alpha_result(f, f.name, expect_tensor(a, f.name, "input"), b, alpha, out);
 }
 
 // Tensor.add/sub(other, alpha=): self + alpha * other.
 nb::object alpha_method(const BinaryFns& f, const Tensor& self, nb::handle b, nb::handle alpha) {
-  return wrap(f.tt(self, scaled_other(f.name, self, b, alpha)));
+  return alpha_result(f, f.name, self, b, alpha, nb::none());
 }
 
 // Tensor.add_/sub_(other, alpha=), in place; `name` is the method's, for the messages.
@@ -245,8 +289,12 @@ nb::object alpha_method_inplace(const BinaryFns& f, const char* name, nb::handle
                                 nb::handle alpha) {
   const Tensor& t = self_tensor(self, name);
   if (is_ndarray(b)) refuse_ndarray(name, 1);
-  nb::object r = apply_inplace(f, t, nb::cast(scaled_other(name, t, b, alpha)));
-  TANDEM_CHECK(!r.is(Py_NotImplemented), Type, name, "(): argument 'other' must be Tensor or Number");
+  const Scalar s = checked_alpha(name, t, b, alpha);
+  const AlphaFns& g = alpha_fns(f);
+  if (is_tensor(b))
+    g.tt_(t, as_tensor_ref(b), s);
+  else
+    g.ts_(t, other_number(name, b), s);
   return nb::borrow(self);
 }
 

@@ -15,9 +15,9 @@ namespace tandem::autograd {
 const char* unary_node_name(UnaryOp op);
 const char* binary_node_name(BinaryOp op);
 Tensor record_unary(UnaryOp op, const Tensor& x, const Tensor& out);
-// A null tensor pointer means that operand was the scalar next to it.
+// A null tensor pointer means that operand was the scalar next to it. `alpha`: add/sub's (a ± alpha * b).
 Tensor record_binary(BinaryOp op, const Tensor* a, const Scalar& a_scalar, const Tensor* b,
-                     const Scalar& b_scalar, const Tensor& out);
+                     const Scalar& b_scalar, const Tensor& out, const Scalar* alpha = nullptr);
 Tensor record_where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out);
 // Activations with parameters (ops/activation.h): `node` is PyTorch's node name.
 Tensor record_activation(const ActivationSpec& spec, const char* node, const Tensor& x, const Tensor& out);

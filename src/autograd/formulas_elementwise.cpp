@@ -460,12 +460,29 @@ Tensor record_unary(UnaryOp op, const Tensor& x, const Tensor& out) {
   return out;
 }
 
+namespace {
+// The factor of b's gradient in a ± alpha * b: ±alpha, conjugated for complex (PyTorch's alpha.conj()).
+Scalar scaled_operand_grad_factor(BinaryOp op, const Scalar& alpha) {
+  const double sign = op == BinaryOp::sub ? -1.0 : 1.0;
+  if (alpha.is_complex()) {
+    const complex<double> c = alpha.to_complex();
+    return Scalar(complex<double>(sign * c.re, -sign * c.im));
+  }
+  if (alpha.is_float()) return Scalar(sign * alpha.to_double());
+  return Scalar(static_cast<int64_t>(sign) * alpha.to_int());
+}
+}  // namespace
+
 Tensor record_binary(BinaryOp op, const Tensor* a, const Scalar& a_scalar, const Tensor* b,
-                     const Scalar& b_scalar, const Tensor& out) {
+                     const Scalar& b_scalar, const Tensor& out, const Scalar* alpha) {
   const GradInfo& info = kBinaryGrad[static_cast<int>(op)];
   if (!info.formula || !is_differentiable(out.dtype())) return out;
   auto node = make_node(info.node_name, info.formula);
   if (a && b) {
+    if (alpha) {  // add/sub: PyTorch's AddBackward0/SubBackward0 keep alpha, not b
+      node->scalar2 = scaled_operand_grad_factor(op, *alpha);
+      node->formula = [](FormulaNode& n, const Tensor& g) { return Grads{g, mul(g, n.scalar2)}; };
+    }
     set_history(node, {a, b}, {&out});
     if (info.reads == GradReads::Operands) {
       node->saved.emplace_back(*a, false);

@@ -44,6 +44,9 @@ using ClampKernel = void (*)(TensorIterator& iter, const Scalar* lo, const Scala
 // activation: out = f(x) (operands out, x); activation_backward: grad_in = grad_out * f'(x) (operands
 // grad_in, grad_out, x). Floating dtypes, all operands of one dtype.
 using ActivationKernel = void (*)(TensorIterator& iter, const ActivationSpec& spec);
+// out = a + alpha * b rounded once (operands out, a, b; floating dtypes, all of one dtype); alpha is rounded
+// to that dtype first, as PyTorch's add(alpha=) does.
+using ScaledAddKernel = void (*)(TensorIterator& iter, double alpha);
 
 // The op list's slots, then those of kernels/kernel_slots.def: the top-level ones and one struct per family.
 struct KernelTable {

@@ -26,6 +26,19 @@ namespace tandem {
 #undef TANDEM_UNARY_OP
 #undef TANDEM_BINARY_OP
 
+// add/sub(a, b, alpha=): a + alpha * b and a - alpha * b. A floating result is one pass rounded once, as
+// PyTorch's vectorised kernel (kernels/scaled_add_functor.h); other dtypes scale b first.
+#define TANDEM_SCALED_OP(name)                                                                 \
+  Tensor name(const Tensor& a, const Tensor& b, const Scalar& alpha);                          \
+  Tensor name(const Tensor& a, const Scalar& b, const Scalar& alpha);                          \
+  Tensor name##_(const Tensor& self, const Tensor& b, const Scalar& alpha);                    \
+  Tensor name##_(const Tensor& self, const Scalar& b, const Scalar& alpha);                    \
+  Tensor name##_out(const Tensor& a, const Tensor& b, const Scalar& alpha, const Tensor& out); \
+  Tensor name##_out(const Tensor& a, const Scalar& b, const Scalar& alpha, const Tensor& out);
+TANDEM_SCALED_OP(add)
+TANDEM_SCALED_OP(sub)
+#undef TANDEM_SCALED_OP
+
 // Any of the three operands may be a Python scalar (passed as a 0-dim tensor by the binding).
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi);

@@ -167,6 +167,17 @@ Tensor scatter_add_(const Tensor& x, int64_t dim, const Tensor& index, const Ten
     return autograd::inplace_with_grad(
         x, [&](const Tensor& before) { return scatter_add(before, dim, index, src); });
   }
+  if ((x.dtype() == DType::Float16 || x.dtype() == DType::BFloat16) && src.dtype() == x.dtype()) {
+    // PyTorch's CPU scatter_add (and scatter_reduce's sum and mean over it) adds 16-bit values in float32 and
+    // rounds each slot once at the end; adding into the 16-bit slot element by element rounds at every step
+    // (an ulp off in a few slots of 64 values). index_add_ and index_put_(accumulate=True) do round at every
+    // step in PyTorch, and keep the element-by-element path.
+    check_writeable(x, "scatter_add");
+    const Tensor wide = to_dtype(x, DType::Float32);
+    scatter_src(wide, dim, index, to_dtype(src, DType::Float32), true, "scatter_add");
+    copy_(x, wide);
+    return x;
+  }
   return scatter_src(x, dim, index, src, true, "scatter_add");
 }
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {

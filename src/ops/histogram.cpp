@@ -160,6 +160,9 @@ Tensor histc(const Tensor& x, int64_t bins, double min, double max) {
   TANDEM_CHECK(std::isfinite(lo) && std::isfinite(hi), Runtime, "torch.histc: range of [", lo, ", ", hi,
                "] is not finite", "\nhint: pass finite min= and max=, or drop the NaN/inf elements first");
   TANDEM_CHECK(lo < hi, Runtime, "torch.histc: max must be larger than min");
+  // PyTorch's CPU histc of bools fails first in its linspace of the bin edges.
+  TANDEM_CHECK(x.dtype() != DType::Bool, NotImplemented, "\"linspace_", x.device().is_cpu() ? "cpu" : "cuda",
+               "\" not implemented for 'Bool'\nhint: convert first, e.g. x.float()");
   TANDEM_CHECK(is_floating(x.dtype()), NotImplemented, "\"histogram_cpu\" not implemented for '",
                dtype_title(x.dtype()), "'\nhint: convert first, e.g. x.float()");
   return autograd::without_grad([&] {

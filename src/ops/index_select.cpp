@@ -133,7 +133,13 @@ Tensor index_add_(const Tensor& x, int64_t dim, const Tensor& index, const Tenso
                  s.sizes()[dim]);
   }
   const bool unit = alpha.is_bool() ? alpha.to_bool() : alpha.to_double() == 1.0;
-  return put_slices(x, dim, index64, unit ? source : to_dtype(mul(source, alpha), x.dtype()), true);
+  if (unit) return put_slices(x, dim, index64, source, true);
+  // PyTorch's CPU loop adds source * alpha with alpha in self's type: a float16/bfloat16 alpha is rounded
+  // to 16 bits first (a 0-dim tensor of that type; a Python number would multiply in float32).
+  const bool half = x.dtype() == DType::Float16 || x.dtype() == DType::BFloat16;
+  const Tensor scaled =
+      half ? mul(source, full(DimVector{}, alpha, x.dtype(), source.device())) : mul(source, alpha);
+  return put_slices(x, dim, index64, to_dtype(scaled, x.dtype()), true);
 }
 
 Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,

