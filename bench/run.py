@@ -114,6 +114,19 @@ def out_cases(a, b, ta, tb, na, nb, label, nbytes):
     ]
 
 
+def axpy_cases(n):
+    """Hand-written SGD's update, p.add_(grad, alpha=-lr): one fused pass in tandem and PyTorch (NumPy: two)."""
+    p, g = tandem.rand(n), tandem.rand(n)
+    tp, tg = torch.rand(n), torch.rand(n)
+    np_p, np_g = tp.numpy().copy(), tg.numpy().copy()
+
+    def numpy_axpy():
+        np_p.__iadd__(np.multiply(np_g, np.float32(-1e-3)))
+
+    return [case("p.add_(g, alpha=) (16M f32)", "elementwise", lambda: p.add_(g, alpha=-1e-3),
+                 lambda: tp.add_(tg, alpha=-1e-3), numpy_axpy, 3 * n * 4)]
+
+
 def half_precision_cases(n):
     """16-bit floats compute in float32 on the CPU: these rows measure the conversions around the math."""
     x = tandem.rand(n).half()
@@ -270,7 +283,7 @@ def thread_count_cases(threads, args):
     set_threads(threads)
     n = 16 << 20
     groups = overhead_cases() if threads == 1 else []
-    groups += (streaming_cases(n) + half_precision_cases(n) + reduction_cases() + layout_cases() +
+    groups += (streaming_cases(n) + axpy_cases(n) + half_precision_cases(n) + reduction_cases() + layout_cases() +
                matmul_cases((512, 1024) if args.quick else (512, 1024, 2048)) + half_matmul_cases())
     return [c for c in groups if args.filter in c["name"]]
 

@@ -177,18 +177,26 @@ std::array<Tensor, 3> native_batch_norm(const Tensor& input_, const Tensor& weig
     Tensor var = empty(DimVector{channels}, acc, device);
     if (input.numel() > 0) {
       kernels.batch_norm_stats(mean, var, view(input, geometry));
-      // running = (1 - momentum) running + momentum stat, in the running statistics' own dtype; the variance
-      // unbiased (count / (count - 1): a single value per channel gives PyTorch's NaN).
-      if (running_mean.defined())
-        add_(mul_(running_mean, Scalar(1.0 - momentum)),
-             to_dtype(mul(mean, Scalar(momentum)), running_mean.dtype()));
-      if (running_var.defined())
-        add_(mul_(running_var, Scalar(1.0 - momentum)),
-             to_dtype(mul(var, Scalar(momentum * count / (count - 1.0))), running_var.dtype()));
+      // running = momentum stat + (1 - momentum) running, in double and rounded once to the running
+      // statistics' dtype, as PyTorch's CPU kernel (its momentum is a double); the variance unbiased
+      // (count / (count - 1): a single value per channel gives PyTorch's NaN).
+      const auto update = [&](const Tensor& running, const Tensor& stat, double factor) {
+        if (!running.defined()) return;
+        copy_(running, add(mul(to_dtype(stat, DType::Float64), Scalar(momentum * factor)),
+                           mul(to_dtype(running, DType::Float64), Scalar(1.0 - momentum))));
+      };
+      update(running_mean, mean, 1.0);
+      update(running_var, var, count / (count - 1.0));
     } else {  // nothing to normalise (PyTorch's F.batch_norm passes an empty batch through)
       fill_(mean, Scalar(0.0)), fill_(var, Scalar(0.0));
     }
     invstd = rsqrt(add(var, Scalar(eps)));
+    if (saved_dtype != acc) {
+      // PyTorch's CPU kernel keeps a 16-bit input's batch statistics in that dtype and normalises with the
+      // rounded values (the running statistics above take the unrounded ones).
+      mean = to_dtype(to_dtype(mean, saved_dtype), acc);
+      invstd = to_dtype(to_dtype(invstd, saved_dtype), acc);
+    }
   } else {
     mean = in_dtype_or_undefined(running_mean, acc);
     invstd = rsqrt(add(in_dtype_or_undefined(running_var, acc), Scalar(eps)));

@@ -1,5 +1,5 @@
 // Reductions built from other public ops (so every device gets them once it has the basic folds):
-// var/std, norm, logsumexp. 16-bit floats compute in float32, as PyTorch's CPU does. softmax and log_softmax
+// var/std, norm (16-bit floats compute in float32, as PyTorch's CPU does), logsumexp. softmax and log_softmax
 // live here too: their front end, over the reduce family's fused softmax kernel.
 #include <cmath>
 #include <limits>
@@ -141,7 +141,9 @@ Tensor logsumexp(const Tensor& x, const DimVector& dims, bool keepdim) {
     Tensor r = add(log(sum(exp(sub(x, m)), dims, true)), m);
     return as_result(contiguous(r), plan);
   }
-  Tensor w = is_floating(x.dtype()) ? widen(x) : to_dtype(x, default_float_dtype());
+  // A 16-bit input stays 16-bit: PyTorch's logsumexp is this composite on every device, each step rounding
+  // to the input's dtype (only the sum accumulates in float32).
+  Tensor w = is_floating(x.dtype()) ? x : to_dtype(x, default_float_dtype());
   DType result = is_floating(x.dtype()) ? x.dtype() : default_float_dtype();
   ReducePlan plan = plan_reduction(w, dims, keepdim);
   if (plan.reduced_numel == 0)

@@ -176,10 +176,8 @@ def test_learnable_fake_quantize_grad_factor_scales_only_the_quantiser_gradients
 
 
 # ---- what the programs found that needs C++ (strict xfails, so that a fix has to remove them) ----------------------
-@pytest.mark.xfail(strict=True, reason="needs C++: PyTorch's training-mode batch_norm of a 16-bit input keeps the "
-                                       "batch mean and invstd in the parameters' dtype (the input's when there are "
-                                       "none, or they are 16-bit) and normalises with those rounded values; "
-                                       "tandem's kernel keeps them in float32 (an ulp apart in about 1 value in 6)")
+# PyTorch's training-mode batch_norm of a 16-bit input keeps the batch mean and invstd in the input's dtype (no
+# float32 parameters) and normalises with those rounded values.
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_batch_norm_training_of_16_bit_input_rounds_its_statistics(dtype):
     same_outcome(lambda L, d: L.nn.functional.batch_norm(
@@ -187,9 +185,7 @@ def test_batch_norm_training_of_16_bit_input_rounds_its_statistics(dtype):
         None, training=True), "cpu", tol={"rel": 0.0, "abs": 0.0})
 
 
-@pytest.mark.xfail(strict=True, reason="needs C++: PyTorch's logsumexp is a composite (amax, sub, exp, sum, log, "
-                                       "add) whose every step rounds to a 16-bit input's dtype; tandem's kernel "
-                                       "accumulates in float32 and rounds once")
+# PyTorch's logsumexp is a composite (amax, sub, exp, sum, log, add) whose every step rounds to a 16-bit dtype.
 def test_logsumexp_of_float16_rounds_each_step():
     same_outcome(lambda L, d: L.logsumexp(
         L.tensor(np.random.default_rng(0).standard_normal((4, 8)), device=d).half(), 1), "cpu",
