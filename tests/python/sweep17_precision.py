@@ -322,8 +322,8 @@ PROGRAMS = [autocast_op_dtypes, grad_scaler_loop, half_inference, sixteen_bit_re
             custom_functions_under_autocast]
 NEEDS_CPP = {
     sixteen_bit_layers: "needs C++: PyTorch's CPU kernels round 16-bit intermediates that tandem's keep in float32 "
-                        "(one ulp apart in places): log_softmax, scaled_dot_product_attention (the CPU flash "
-                        "kernel's blocking) and prod (each partial product rounded, in the vector lanes' order); "
-                        "batch_norm's statistics and logsumexp, which the program also checks, match since "
+                        "(one ulp apart in places): scaled_dot_product_attention (the CPU flash kernel's blocking) "
+                        "and prod (each partial product rounded, in the vector lanes' order); batch_norm's "
+                        "statistics, log_softmax and logsumexp, which the program also checks, match since "
                         "session 39",
 }

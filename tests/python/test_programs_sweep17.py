@@ -192,6 +192,16 @@ def test_logsumexp_of_float16_rounds_each_step():
         tol={"rel": 0.0, "abs": 0.0})
 
 
+# PyTorch's CPU log_softmax over a contiguous last dim keeps a 16-bit row's sum of exps and its log in the row's
+# dtype (a fifth of the results moved by an ulp before); other dims round once.
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("shape, dim", [((16, 300), -1), ((16, 7), 1), ((16, 300), 0), ((4, 5, 6), 1)])
+def test_log_softmax_of_16_bit_rows_rounds_as_pytorch(dtype, shape, dim):
+    same_outcome(lambda L, d: L.log_softmax(
+        L.tensor(np.random.default_rng(3).standard_normal(shape), device=d).to(getattr(L, dtype)), dim), "cpu",
+        tol={"rel": 0.0, "abs": 0.0})
+
+
 # ---- sparse COO select/narrow_copy, CSR addition, dense (+|-)= sparse with alpha and in place ------------------------
 def _adjacency(L, d, layout="coo", coalesced=True):
     i = L.tensor([[0, 1, 1, 2, 2, 0], [2, 0, 2, 1, 1, 2]], device=d)

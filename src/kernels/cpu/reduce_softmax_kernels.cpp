@@ -106,7 +106,11 @@ void softmax_row(T* out, const T* in, int64_t n, opmath_t<T>* buf) {
   if constexpr (LogSpace) {
     A* e = buf;
     if constexpr (std::is_same_v<T, A>) e = out;
-    A log_s = std::log(row_sum_exp(x, n, m, e));
+    const A sum = row_sum_exp(x, n, m, e);
+    // PyTorch's CPU kernel keeps a 16-bit row's sum of exps and its log in the row's type: both round to T
+    // (a fifth of a float16 row's results move by an ulp otherwise). Its other layouts do not round.
+    const auto in_t = [](A v) { return std::is_same_v<T, A> ? v : static_cast<A>(convert<T>(v)); };
+    const A log_s = in_t(std::log(in_t(sum)));
     for (int64_t i = 0; i < n; ++i) out[i] = convert<T>((static_cast<A>(in[i]) - m) - log_s);
   } else if constexpr (std::is_same_v<T, A>) {
     A inv = A(1) / row_sum_exp(x, n, m, out);
