@@ -4,6 +4,7 @@ of a Python loop (docs/compat.md, "torch.func")."""
 import functools
 
 from . import _C
+from ._func_transforms import transform
 from .utils._pytree import tree_flatten, tree_unflatten, tree_map_, _broadcast_to_and_flatten
 
 Tensor = _C.Tensor
@@ -125,7 +126,8 @@ def _vmap_loop(func, in_dims, out_dims, randomness, args, kwargs):
         rng.before_element(b)
         element = [a if d is None else (a.select(d, b) if not probe else _C.zeros(
             a.shape[:d] + a.shape[d + 1:], dtype=a.dtype, device=a.device)) for a, d in zip(flat_args, flat_in_dims)]
-        out = func(*tree_unflatten(element, args_spec), **kwargs)
+        with transform("vmap"):
+            out = func(*tree_unflatten(element, args_spec), **kwargs)
         if b == 0:
             rng.after_first_element()
         flat_out, spec = tree_flatten(out)
