@@ -1,0 +1,169 @@
+"""The eighteenth program sweep: scientific machine learning, 3-D geometry and rendering, data pipelines, text from
+scratch, evaluation metrics and hand-written optimisers, each program written once against a module called `torch`,
+run with PyTorch and with tandem standing in for it, and their results compared. The programs live in
+sweep18_physics.py (a heat-equation PINN, Hamiltonian and Lagrangian networks, a neural ODE through RK4, torch.func
+physics losses, autograd.functional, a vmapped PINN ensemble, custom Functions under transforms, forward-mode AD),
+sweep18_geometry.py (quaternions and slerp, so(3) maps, camera projection, NeRF rendering and hierarchical
+sampling, sphere tracing), sweep18_data.py (pandas to tensors, samplers, random_split, dataset composition,
+collation, a DataLoader pipeline), sweep18_text.py (BPE, n-grams, skip-gram, a char-CNN, perplexity, TF-IDF),
+sweep18_metrics.py (ROC/PR, confusion scores, calibration, ranking, bootstrap intervals, regression metrics) and
+sweep18_optim.py (Adam/AdamW/RMSprop by hand, SAM, Lookahead, a custom Optimizer, LR schedules). The focused tests
+below cover what they found (docs/compat.md, "Program sweep 18")."""
+import pytest
+
+import sweep18_data
+import sweep18_geometry
+import sweep18_metrics
+import sweep18_optim
+import sweep18_physics
+import sweep18_text
+import tandem
+from test_programs_sweeputil import program_test, same_outcome
+
+torch = pytest.importorskip("torch")
+
+DEVICES = ["cpu"] + (["cuda"] if tandem.cuda.is_available() else [])
+_MODULES = (sweep18_physics, sweep18_geometry, sweep18_data, sweep18_text, sweep18_metrics, sweep18_optim)
+
+
+test_program_matches_pytorch = program_test(_MODULES, DEVICES)
+
+
+# ---- autograd.Function under torch.func transforms: PyTorch's setup_context, vmap-support and jvp checks ------------
+def _functions(L):
+    class OldStyle(L.autograd.Function):  # forward(ctx, ...): no setup_context
+        @staticmethod
+        def forward(ctx, v):
+            return v * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    class Split(L.autograd.Function):  # setup_context, but neither a vmap rule nor a jvp
+        @staticmethod
+        def forward(v):
+            return v * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    class Generated(Split):
+        generate_vmap_rule = True
+
+        @staticmethod
+        def jvp(ctx, t):
+            return t * 2
+
+    class OwnRule(Split):
+        @staticmethod
+        def vmap(info, in_dims, v):
+            return v * 2, in_dims[0]
+
+    class BothRules(OwnRule):
+        generate_vmap_rule = True
+
+    return {"old": OldStyle, "split": Split, "generated": Generated, "own_rule": OwnRule, "both": BothRules}
+
+
+_TRANSFORMS = {
+    "vmap": lambda L, F, x: L.func.vmap(F.apply)(x),
+    "grad": lambda L, F, x: L.func.grad(lambda v: F.apply(v).sum())(x),
+    "grad_and_value": lambda L, F, x: L.func.grad_and_value(lambda v: F.apply(v).sum())(x),
+    "vjp": lambda L, F, x: L.func.vjp(F.apply, x)[0],
+    "jacrev": lambda L, F, x: L.func.jacrev(F.apply)(x),
+    "jvp": lambda L, F, x: L.func.jvp(F.apply, (x,), (L.ones_like(x),)),
+    "jacfwd": lambda L, F, x: L.func.jacfwd(F.apply)(x),
+    "hessian": lambda L, F, x: L.func.hessian(lambda v: F.apply(v).sum())(x),
+    "linearize": lambda L, F, x: L.func.linearize(F.apply, x)[1](L.ones_like(x)),
+    "vmap_of_grad": lambda L, F, x: L.func.vmap(L.func.grad(lambda v: F.apply(v).sum()))(x.view(-1, 1)),
+    "outside": lambda L, F, x: L.func.grad(lambda v: v.sum())(F.apply(x)),
+    "functional_jacobian": lambda L, F, x: L.autograd.functional.jacobian(F.apply, x),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("function", ["old", "split", "generated", "own_rule", "both"])
+@pytest.mark.parametrize("transform", list(_TRANSFORMS))
+def test_custom_function_under_transforms_matches_pytorch(transform, function, device):
+    """PyTorch refuses a Function without setup_context under any functorch transform, one without a vmap rule
+    (or with both generate_vmap_rule and a vmap staticmethod) under vmap, jacfwd and hessian, and one without a
+    jvp staticmethod under jvp, jacfwd, hessian and linearize; the supported ones compute."""
+    def run(L, d):
+        x = L.tensor([0.5, -1.0, 2.0], device=d)
+        return _TRANSFORMS[transform](L, _functions(L)[function], x)
+    same_outcome(run, device)
+
+
+def test_tandems_own_functions_still_run_under_transforms():
+    """tandem's internal Functions stand for PyTorch's native ops (binary cross-entropy, the LSTM layer), which
+    every transform supports."""
+    x = tandem.tensor([[0.2, 0.7], [0.9, 0.4]], requires_grad=False)
+    y = tandem.tensor([[0.0, 1.0], [1.0, 0.0]])
+    g = tandem.func.grad(lambda v: tandem.nn.functional.binary_cross_entropy(v, y))(x)
+    want = torch.func.grad(lambda v: torch.nn.functional.binary_cross_entropy(v, torch.tensor(y.tolist())))(
+        torch.tensor(x.tolist()))
+    assert g.flatten().tolist() == pytest.approx(want.flatten().tolist())
+    lstm = tandem.nn.LSTM(2, 3)
+    out = tandem.func.vmap(lambda s: lstm(s)[0])(tandem.ones(2, 4, 2))
+    assert list(out.shape) == [2, 4, 3]
+
+
+def test_transform_state_is_restored_after_an_error():
+    F = _functions(tandem)
+    with pytest.raises(RuntimeError, match="does not have vmap support"):
+        tandem.func.vmap(F["split"].apply)(tandem.ones(3))
+    assert F["old"].apply(tandem.ones(3)).tolist() == [2.0, 2.0, 2.0]  # outside any transform: no checks
+
+
+# ---- autograd.Function's vjp: PyTorch's alias of backward ----------------------------------------------------------
+def _vjp_functions(L):
+    class ByVjp(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 3
+
+        @staticmethod
+        def vjp(ctx, g):
+            return g * 3
+
+    class Both(ByVjp):
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3
+
+    class Neither(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 3
+
+    return {"vjp": ByVjp, "both": Both, "neither": Neither}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("kind", ["vjp", "both", "neither"])
+def test_function_vjp_alias_matches_pytorch(kind, device):
+    def run(L, d):
+        x = L.tensor([1.0, -2.0], device=d, requires_grad=True)
+        y = _vjp_functions(L)[kind].apply(x)
+        (g,) = L.autograd.grad(y.sum(), x)
+        return y, g
+    same_outcome(run, device)
+
+
+def test_function_class_attributes_match_pytorch():
+    for L in (tandem, torch):
+        F = L.autograd.Function
+        assert F.vjp is F.backward
+        assert F.generate_vmap_rule is False
+    with pytest.raises(NotImplementedError, match="^You must implement the jvp function for custom "
+                                                  "autograd.Function to use it with forward mode AD.$"):
+        tandem.autograd.Function.jvp(None, None)
+    with pytest.raises(NotImplementedError, match="^To use autograd.Function with vmap, you must either override "
+                                                  "the vmap staticmethod or set generate_vmap_rule=True.$"):
+        tandem.autograd.Function.vmap(None, None)
