@@ -114,7 +114,8 @@ def random_split_fractions(torch, device):
     return {"lens": [len(train), len(val), len(test)], "odd": [len(s) for s in odd],
             "thirds": [len(s) for s in thirds], "all": all_idx == list(range(20)),
             "repeat": list(counts[0]) == list(repeat[0]), "types": [type(train).__name__, type(train.indices).__name__],
-            "inner": [float(y0) == 2 * float(x0), float(x0) == float(train.indices[inner.indices[1]]), y0.device.type], "seen": seen == sorted(int(i) for i in train.indices),
+            "inner": [float(y0) == 2 * float(x0), float(x0) == float(train.indices[inner.indices[1]]),
+                      y0.device == xs.device], "seen": seen == sorted(int(i) for i in train.indices),
             "errors": cases(torch, {
                 "bad_sum": lambda: data.random_split(range(10), [3, 3]),
                 "bad_fraction": lambda: data.random_split(range(10), [0.5, 0.6]),
@@ -275,3 +276,96 @@ def loader_pipeline(torch, device):
 
 PROGRAMS = [pandas_to_tensors, samplers, random_split_fractions, dataset_composition, collation, loader_pipeline]
 NEEDS_CPP = {}
+
+
+# ---- batched fetching and custom collation: __getitems__, Subset of it, collate with a collate_fn_map, a bucketing
+# ---- Sampler subclass, a map-style dict dataset with batch_size=None ----------------------------------------------
+def batched_fetch(torch, device):
+    data = torch.utils.data
+    collate_mod = data._utils.collate
+    calls = []
+
+    class Table(data.Dataset):
+        def __init__(self, n):
+            self.x = torch.arange(n * 2, dtype=torch.float32).view(n, 2)
+
+        def __len__(self):
+            return len(self.x)
+
+        def __getitem__(self, i):
+            calls.append(("item", i))
+            return self.x[i]
+
+        def __getitems__(self, idx):
+            calls.append(("items", list(idx)))
+            return list(self.x[torch.tensor(idx)])
+
+    table = Table(7)
+    batches = [b.tolist() for b in data.DataLoader(table, batch_size=3)]
+    sub = data.Subset(table, [6, 0, 2, 4])
+    sub_batches = [b.tolist() for b in data.DataLoader(sub, batch_size=3)]
+    fetched = sub.__getitems__([0, 1])
+
+    class Point:
+        def __init__(self, x, y):
+            self.x, self.y = x, y
+
+    def collate_point(batch, *, collate_fn_map=None):
+        return torch.tensor([[p.x, p.y] for p in batch])
+
+    fn_map = {**collate_mod.default_collate_fn_map, Point: collate_point}
+    collated = collate_mod.collate([{"p": Point(1, 2), "w": 0.5}, {"p": Point(3, 4), "w": 1.5}],
+                                   collate_fn_map=fn_map)
+
+    class BucketSampler(data.Sampler):
+        """Batches of indices of similar lengths, longest bucket first."""
+
+        def __init__(self, lengths, batch_size):
+            self.lengths = torch.as_tensor(lengths)
+            self.batch_size = batch_size
+
+        def __iter__(self):
+            order = torch.argsort(self.lengths, descending=True, stable=True)
+            for chunk in torch.split(order, self.batch_size):
+                yield chunk.tolist()
+
+        def __len__(self):
+            return (len(self.lengths) + self.batch_size - 1) // self.batch_size
+
+    lengths = [3, 7, 2, 5, 7, 1, 4]
+    seqs = [torch.arange(n) for n in lengths]
+    bucket_loader = data.DataLoader(seqs, batch_sampler=BucketSampler(lengths, 3),
+                                    collate_fn=lambda b: torch.nn.utils.rnn.pad_sequence(b, batch_first=True))
+    shapes = [list(b.shape) for b in bucket_loader]
+
+    class Records(data.Dataset):
+        def __len__(self):
+            return 3
+
+        def __getitem__(self, i):
+            return {"id": i, "feat": np.full(2, i, dtype=np.float32), "tag": f"t{i}"}
+
+    unbatched = list(data.DataLoader(Records(), batch_size=None))
+    np_types = data.default_collate([np.int32(3), np.int32(4)])
+    np_float = data.default_collate([np.float16(1.5), np.float16(2.5)])
+    np_bool = data.default_collate([np.bool_(True), np.bool_(False)])
+    np_arr = data.default_collate([np.array([1, 2], dtype=np.uint8), np.array([3, 4], dtype=np.uint8)])
+    return {"batches": batches, "calls": [c for c in calls if c[0] == "items"][:3],
+            "item_calls": sum(c[0] == "item" for c in calls), "sub": sub_batches, "fetched": plain(torch, fetched),
+            "collated": [plain(torch, collated["p"]), plain(torch, collated["w"])], "shapes": shapes,
+            "bucket_len": len(bucket_loader),
+            "unbatched": [[type(r["id"]).__name__, plain(torch, r["feat"]), r["tag"]] for r in unbatched],
+            "np": [plain(torch, np_types), plain(torch, np_float), plain(torch, np_bool), plain(torch, np_arr)],
+            "errors": cases(torch, {"no_fn": lambda: collate_mod.collate([Point(1, 2)], collate_fn_map=None),
+                                    "no_len": lambda: len(data.DataLoader(_Endless(torch)))})}
+
+
+def _Endless(torch):
+    class Endless(torch.utils.data.IterableDataset):
+        def __iter__(self):
+            yield 1
+
+    return Endless()
+
+
+PROGRAMS += [batched_fetch]

@@ -325,3 +325,110 @@ def sdf_ray_marching(torch, device):
 PROGRAMS = [quaternion_algebra, so3_maps, camera_projection, nerf_volume_rendering, hierarchical_sampling,
             sdf_ray_marching]
 NEEDS_CPP = {}
+
+
+# ---- pose estimation: Kabsch alignment by SVD with the reflection fix, a DLT homography by lstsq and by SVD's null
+# ---- space, two-view triangulation, 2-D rotations as complex numbers -----------------------------------------------
+def pose_estimation(torch, device):
+    F = torch.nn.functional
+    rng = np.random.default_rng(1950)
+    src = torch.tensor(rng.standard_normal((10, 3)), dtype=torch.float64, device=device)
+    angle = torch.tensor(0.7, dtype=torch.float64)
+    c, s = torch.cos(angle).item(), torch.sin(angle).item()
+    R_true = torch.tensor([[c, -s, 0], [s, c, 0], [0, 0, 1]], dtype=torch.float64, device=device)
+    t_true = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64, device=device)
+    dst = src @ R_true.T + t_true + 0.01 * torch.tensor(rng.standard_normal((10, 3)), dtype=torch.float64,
+                                                         device=device)
+
+    def kabsch(a, b):
+        ca, cb = a.mean(0), b.mean(0)
+        H = (a - ca).T @ (b - cb)
+        U, S, Vh = torch.linalg.svd(H)
+        d = torch.sign(torch.linalg.det(Vh.T @ U.T))
+        D = torch.diag(torch.stack([torch.ones_like(d), torch.ones_like(d), d]))
+        R = Vh.T @ D @ U.T
+        return R, cb - ca @ R.T
+
+    R, t = kabsch(src, dst)
+    R_mirror, _ = kabsch(src, dst * torch.tensor([1.0, 1.0, -1.0], dtype=torch.float64, device=device))
+    rmsd = ((src @ R.T + t - dst).pow(2).sum(1).mean()).sqrt()
+    # homography from 6 correspondences: lstsq with h33 = 1, and the SVD null vector
+    pts = torch.tensor(rng.uniform(-1, 1, (6, 2)), dtype=torch.float64, device=device)
+    Ht = torch.tensor([[1.1, 0.2, 0.3], [-0.1, 0.9, -0.2], [0.05, 0.02, 1.0]], dtype=torch.float64, device=device)
+    proj = F.pad(pts, (0, 1), value=1.0) @ Ht.T
+    dst2 = proj[:, :2] / proj[:, 2:]
+    x, y = pts.unbind(1)
+    u, v = dst2.unbind(1)
+    zero, one = torch.zeros_like(x), torch.ones_like(x)
+    rows = torch.cat([torch.stack([x, y, one, zero, zero, zero, -u * x, -u * y], 1),
+                      torch.stack([zero, zero, zero, x, y, one, -v * x, -v * y], 1)])
+    rhs = torch.cat([u, v]).unsqueeze(1)
+    sol = torch.linalg.lstsq(rows, rhs).solution.squeeze(1)
+    H_ls = torch.cat([sol, torch.ones(1, dtype=torch.float64, device=device)]).view(3, 3)
+    A = torch.cat([torch.cat([rows, -rhs], 1)])
+    null = torch.linalg.svd(A).Vh[-1]
+    H_svd = (null / null[-1]).view(3, 3)
+    # triangulation of a point seen by two cameras
+    K = torch.tensor([[100.0, 0, 50], [0, 100.0, 40], [0, 0, 1]], dtype=torch.float64, device=device)
+    P1 = K @ torch.cat([torch.eye(3, dtype=torch.float64, device=device), torch.zeros(3, 1, dtype=torch.float64,
+                                                                                      device=device)], 1)
+    P2 = K @ torch.cat([R_true, t_true[:, None]], 1)
+    X = torch.tensor([0.3, -0.2, 4.0, 1.0], dtype=torch.float64, device=device)
+    x1, x2 = P1 @ X, P2 @ X
+    x1, x2 = x1[:2] / x1[2], x2[:2] / x2[2]
+    A_tri = torch.stack([x1[0] * P1[2] - P1[0], x1[1] * P1[2] - P1[1], x2[0] * P2[2] - P2[0], x2[1] * P2[2] - P2[1]])
+    Xh = torch.linalg.svd(A_tri).Vh[-1]
+    # 2-D rotation by complex multiplication, angles by angle()
+    z = torch.view_as_complex(pts.float().contiguous())
+    rot = z * torch.polar(torch.ones(1, device=device), torch.tensor([0.5], device=device))
+    back = torch.view_as_real(rot)
+    tri_solve = torch.linalg.solve_triangular(torch.triu(K), torch.ones(3, 1, dtype=torch.float64, device=device),
+                                              upper=True)
+    return {"R_err": (R - R_true).abs().max().item() < 0.02, "t": plain(torch, t), "rmsd": rmsd.item(),
+            "mirror_det": torch.linalg.det(R_mirror).item(), "H_ls": plain(torch, H_ls), "H_svd": plain(torch, H_svd),
+            "X": plain(torch, Xh / Xh[-1]), "rot": plain(torch, back), "angles": plain(torch, rot.angle()),
+            "tri": plain(torch, tri_solve),
+            "errors": cases(torch, {"lstsq_rows": lambda: torch.linalg.lstsq(rows, rhs[:5]),
+                                    "complex_view": lambda: torch.view_as_complex(pts.float()[:, :1]),
+                                    "svd_1d": lambda: torch.linalg.svd(x)})}
+
+
+# ---- warping images by depth and pose: grid_sample with each padding mode and align_corners, 3-D affine grids -----
+def grid_warping(torch, device):
+    F = torch.nn.functional
+    rng = np.random.default_rng(1960)
+    img = torch.tensor(rng.uniform(0, 1, (2, 3, 6, 8)), dtype=torch.float32, device=device)
+    H, W = 6, 8
+    ys, xs = torch.meshgrid(torch.arange(H, device=device), torch.arange(W, device=device), indexing="ij")
+    flow = torch.stack([0.7 * torch.ones(H, W, device=device), -0.4 * torch.ones(H, W, device=device)], -1)
+    target = torch.stack([xs, ys], -1).float() + flow
+    grid = torch.stack([2 * target[..., 0] / (W - 1) - 1, 2 * target[..., 1] / (H - 1) - 1], -1)
+    grid = grid.unsqueeze(0).expand(2, -1, -1, -1)
+    out = {}
+    for mode in ("bilinear", "nearest", "bicubic"):
+        for pad in ("zeros", "border", "reflection"):
+            for ac in (True, False):
+                w = F.grid_sample(img, grid, mode=mode, padding_mode=pad, align_corners=ac)
+                out[f"{mode}-{pad}-{ac}"] = [w.sum().item(), w[0, 0, -1].tolist()]
+    g = grid.clone().requires_grad_()
+    im = img.clone().requires_grad_()
+    F.grid_sample(im, g, align_corners=False).pow(2).sum().backward()
+    theta = torch.tensor([[[0.9, 0.1, 0.0, 0.1], [-0.1, 1.0, 0.05, 0.0], [0.0, 0.0, 1.1, -0.1]]], device=device)
+    vol = torch.tensor(rng.uniform(0, 1, (1, 1, 4, 5, 6)), dtype=torch.float32, device=device)
+    grid3 = F.affine_grid(theta, [1, 1, 4, 5, 6], align_corners=False)
+    warped3 = F.grid_sample(vol, grid3, align_corners=False, mode="bilinear")
+    patches = F.unfold(img, kernel_size=3, padding=1, stride=2)
+    folded = F.fold(patches, (H, W), kernel_size=3, padding=1, stride=2)
+    return {"modes": out, "grad_grid": plain(torch, g.grad[0, 0]), "grad_img": im.grad.sum().item(),
+            "warped3": [list(warped3.shape), warped3.sum().item()], "grid3": plain(torch, grid3[0, 0, 0]),
+            "patches": list(patches.shape), "folded": folded.sum().item(),
+            "errors": cases(torch, {
+                "bad_mode": lambda: F.grid_sample(img, grid, mode="area"),
+                "bad_pad": lambda: F.grid_sample(img, grid, padding_mode="wrap"),
+                "bicubic_3d": lambda: F.grid_sample(vol, grid3, mode="bicubic").sum(),
+                "grid_batch": lambda: F.grid_sample(img, grid[:1]),
+                "theta_shape": lambda: F.affine_grid(theta, [1, 1, 4, 5]),
+            })}
+
+
+PROGRAMS += [pose_estimation, grid_warping]

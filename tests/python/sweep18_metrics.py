@@ -269,3 +269,51 @@ def regression_metrics(torch, device):
 
 PROGRAMS = [roc_pr_curves, confusion_scores, calibration, ranking_metrics, bootstrap_intervals, regression_metrics]
 NEEDS_CPP = {}
+
+
+# ---- distribution shift monitoring: histograms (weights, density, explicit edges), PSI, KS statistics, drawdowns -------
+def drift_statistics(torch, device):
+    rng = np.random.default_rng(2160)
+    ref = torch.tensor(rng.normal(0, 1, 300), dtype=torch.float32)
+    cur = torch.tensor(rng.normal(0.3, 1.2, 250), dtype=torch.float32)
+    edges = torch.quantile(ref, torch.linspace(0, 1, 11))
+    edges[0], edges[-1] = -float("inf"), float("inf")
+    finite = torch.cat([torch.tensor([-10.0]), edges[1:-1], torch.tensor([10.0])])
+    h_ref, e_ref = torch.histogram(ref, bins=finite)
+    h_cur, _ = torch.histogram(cur, bins=finite)
+    p, q = h_ref / h_ref.sum(), h_cur / h_cur.sum()
+    psi = ((q - p) * torch.log((q + 1e-6) / (p + 1e-6))).sum()
+    dens, dens_edges = torch.histogram(cur, bins=8, range=(-3.0, 3.0), density=True)
+    weighted, _ = torch.histogram(cur, bins=5, weight=torch.linspace(0.5, 1.5, 250))
+    hdd = torch.histogramdd(torch.stack([ref[:250], cur], 1), bins=[3, 4])
+    # two-sample Kolmogorov-Smirnov statistic through sorted samples and searchsorted
+    a_sorted, b_sorted = ref.sort().values, cur.sort().values
+    allv = torch.cat([a_sorted, b_sorted])
+    cdf_a = torch.searchsorted(a_sorted, allv, right=True) / a_sorted.numel()
+    cdf_b = torch.searchsorted(b_sorted, allv, right=True) / b_sorted.numel()
+    ks = (cdf_a - cdf_b).abs().max()
+    # a metric's running drawdown (cummax) and a smoothed log-mean-exp (logcumsumexp)
+    series = torch.tensor(np.cumsum(rng.normal(0.01, 0.05, 60)), dtype=torch.float32, device=device)
+    peak, peak_idx = torch.cummax(series, 0)
+    drawdown = (peak - series).max()
+    lme = torch.logcumsumexp(series * 10, 0) / 10
+    cmin = torch.cummin(series, 0)
+    inside = torch.isin(torch.arange(10, device=device), torch.tensor([2, 3, 5, 7], device=device))
+    outside = torch.isin(torch.arange(10, device=device), torch.tensor([2, 3], device=device), invert=True)
+    hc = torch.histc(cur.to(device), bins=6, min=-2, max=2)
+    return {"h_ref": plain(torch, h_ref), "h_cur": plain(torch, h_cur), "psi": psi.item(), "edges": plain(torch, e_ref),
+            "dens": plain(torch, dens), "dens_edges": plain(torch, dens_edges), "weighted": plain(torch, weighted),
+            "hdd": [plain(torch, hdd.hist), [plain(torch, e) for e in hdd.bin_edges]], "ks": ks.item(),
+            "drawdown": drawdown.item(), "peak_idx": peak_idx[-10:].tolist(), "lme": plain(torch, lme[::10]),
+            "cmin": cmin.indices[-5:].tolist(), "isin": [inside.tolist(), outside.tolist()], "histc": plain(torch, hc),
+            "errors": cases(torch, {
+                "hist_int": lambda: torch.histogram(torch.arange(5), bins=3),
+                "hist_range": lambda: torch.histogram(cur, bins=3, range=(1.0, -1.0)),
+                "hist_edges_order": lambda: torch.histogram(cur, bins=torch.tensor([0.0, 2.0, 1.0])),
+                "hist_weight_shape": lambda: torch.histogram(cur, bins=3, weight=torch.ones(3)),
+                "histc_range": lambda: torch.histc(cur, bins=4, min=2, max=1),
+                "histc_bins": lambda: torch.histc(cur, bins=0),
+            })}
+
+
+PROGRAMS += [drift_statistics]

@@ -430,3 +430,150 @@ def lr_schedules(torch, device):
 
 PROGRAMS = [manual_optimisers, sam_optimizer, lookahead, custom_optimizer, lr_schedules]
 NEEDS_CPP = {}
+
+
+# ---- the less common optimisers side by side: Adafactor, NAdam/RAdam with decoupled decay, Adamax, ASGD, Rprop,
+# ---- Adam with amsgrad and maximize, a tensor lr; their state_dict keys -----------------------------------------------
+def optimiser_zoo(torch, device):
+    F = torch.nn.functional
+    x, y = _data(torch, 2050, 16, 4, device)
+    optim = torch.optim
+    makers = {
+        "adafactor": lambda ps: optim.Adafactor(ps, lr=0.01, beta2_decay=-0.8, d=1.0, weight_decay=0.01),
+        "adafactor_no_lr_scale": lambda ps: optim.Adafactor(ps, lr=0.02, maximize=False, eps=(None, 1e-3)),
+        "nadam": lambda ps: optim.NAdam(ps, lr=0.01, momentum_decay=0.004, weight_decay=0.01,
+                                        decoupled_weight_decay=True),
+        "radam": lambda ps: optim.RAdam(ps, lr=0.01, weight_decay=0.01, decoupled_weight_decay=True),
+        "adamax": lambda ps: optim.Adamax(ps, lr=0.02, weight_decay=0.01),
+        "asgd": lambda ps: optim.ASGD(ps, lr=0.05, lambd=1e-3, alpha=0.75, t0=2),
+        "rprop": lambda ps: optim.Rprop(ps, lr=0.01, etas=(0.4, 1.3), step_sizes=(1e-4, 0.5)),
+        "amsgrad_max": lambda ps: optim.Adam(ps, lr=0.01, amsgrad=True, maximize=True),
+        "tensor_lr": lambda ps: optim.AdamW(ps, lr=torch.tensor(0.01), weight_decay=0.1),
+        "adagrad": lambda ps: optim.Adagrad(ps, lr=0.05, lr_decay=0.01, weight_decay=0.01),
+        "adadelta": lambda ps: optim.Adadelta(ps, lr=1.0, rho=0.8, weight_decay=0.01),
+        "sgd_nesterov": lambda ps: optim.SGD(ps, lr=0.05, momentum=0.9, nesterov=True, dampening=0.0,
+                                             weight_decay=1e-3),
+    }
+    out = {}
+    for name, make in makers.items():
+        net = _net(torch, 2051, device)
+        opt = make(net.parameters())
+        losses = []
+        for _ in range(5):
+            opt.zero_grad()
+            loss = F.mse_loss(net(x), y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        state = opt.state_dict()["state"]
+        out[name] = [losses, plain(torch, net[2].bias), sorted(state[0]) if state else [],
+                     {k: str(v.dtype) if hasattr(v, "dtype") else type(v).__name__ for k, v in state[0].items()}]
+    p = torch.nn.Parameter(torch.ones(2, device=device))
+    out["errors"] = cases(torch, {
+        "adafactor_lr": lambda: optim.Adafactor([p], lr=-1.0),
+        "adafactor_beta2": lambda: optim.Adafactor([p], beta2_decay=0.5),
+        "nadam_momentum_decay": lambda: optim.NAdam([p], momentum_decay=-1),
+        "rprop_etas": lambda: optim.Rprop([p], etas=(1.5, 1.2)),
+        "asgd_sparse": lambda: optim.Adam([p], betas=(1.0, 0.9)),
+        "tensor_lr_shape": lambda: optim.Adam([p], lr=torch.ones(2)),
+        "amsgrad_sparse": lambda: optim.Adadelta([p], rho=1.5),
+    })
+    return out
+
+
+# ---- ReduceLROnPlateau in both modes, with cooldown, min_lr per group and eps; ChainedScheduler; resuming a schedule
+def plateau_and_resume(torch, device):
+    sched = torch.optim.lr_scheduler
+    p = torch.nn.Parameter(torch.zeros(1, device=device))
+    q = torch.nn.Parameter(torch.zeros(1, device=device))
+    opt = torch.optim.SGD([{"params": [p]}, {"params": [q], "lr": 0.5}], lr=1.0, momentum=0.9)
+    plateau = sched.ReduceLROnPlateau(opt, mode="max", factor=0.5, patience=1, threshold=0.1, threshold_mode="abs",
+                                      cooldown=1, min_lr=[0.1, 0.2], eps=1e-3)
+    metrics = [0.5, 0.55, 0.58, 0.59, 0.9, 0.91, 0.92, 0.92, 0.92, 0.92, 0.92, 0.92]
+    trace = []
+    for m in metrics:
+        opt.step()
+        plateau.step(m)
+        trace.append([g["lr"] for g in opt.param_groups] + [plateau.num_bad_epochs, plateau.cooldown_counter])
+    sd = plateau.state_dict()
+    opt2 = torch.optim.SGD([{"params": [p]}, {"params": [q], "lr": 0.5}], lr=1.0, momentum=0.9)
+    plateau2 = sched.ReduceLROnPlateau(opt2, mode="max")
+    plateau2.load_state_dict(sd)
+    rel = sched.ReduceLROnPlateau(torch.optim.SGD([p], lr=1.0), mode="min", patience=0, threshold=0.01)
+    rel_trace = []
+    for m in [1.0, 0.995, 0.98, 0.98, 0.5]:
+        rel.step(m)
+        rel_trace.append(rel.get_last_lr())
+    # ChainedScheduler and resuming a scheduler from a checkpoint (last_epoch with initial_lr in the groups)
+    o = torch.optim.SGD([p], lr=1.0)
+    chained = sched.ChainedScheduler([sched.ConstantLR(o, factor=0.5, total_iters=2),
+                                      sched.ExponentialLR(o, gamma=0.9)], optimizer=o)
+    chain_trace = []
+    for _ in range(4):
+        o.step()
+        chained.step()
+        chain_trace.append(round(o.param_groups[0]["lr"], 10))
+    o_sd, s_sd = o.state_dict(), chained.state_dict()
+    o3 = torch.optim.SGD([p], lr=1.0)
+    o3.load_state_dict(o_sd)
+    step = sched.StepLR(o3, step_size=2, gamma=0.1, last_epoch=3)
+    o4 = torch.optim.SGD([p], lr=1.0)
+    return {"trace": trace, "sd": sorted(sd), "loaded": [plateau2.mode, plateau2.min_lrs, plateau2.best],
+            "rel": rel_trace, "chain": chain_trace, "chain_sd": sorted(s_sd), "resumed": [step.last_epoch,
+                                                                                          step.get_last_lr()],
+            "initial": [g.get("initial_lr") for g in o3.param_groups],
+            "errors": cases(torch, {
+                "no_initial_lr": lambda: sched.StepLR(o4, step_size=2, last_epoch=3),
+                "plateau_mode": lambda: sched.ReduceLROnPlateau(o4, mode="avg"),
+                "plateau_factor": lambda: sched.ReduceLROnPlateau(o4, factor=1.0),
+                "plateau_min_lrs": lambda: sched.ReduceLROnPlateau(opt, min_lr=[0.1]),
+                "plateau_threshold_mode": lambda: sched.ReduceLROnPlateau(o4, threshold_mode="pct"),
+                "chained_mixed": lambda: sched.ChainedScheduler([sched.ConstantLR(o4), sched.ConstantLR(opt)]),
+            })}
+
+
+PROGRAMS += [optimiser_zoo, plateau_and_resume]
+
+
+# ---- checking a hand-written Adam against torch.optim.Adam's state, as users validate a re-implementation -------------
+def adam_reference_check(torch, device):
+    rng = np.random.default_rng(2060)
+    init = rng.standard_normal(32)
+    grads = [rng.standard_normal(32) for _ in range(4)]
+    out = {}
+    for name, kw in [("adam", {}), ("adam_l2", {"weight_decay": 0.1}), ("adamw", {"weight_decay": 0.1}),
+                     ("amsgrad", {"amsgrad": True})]:
+        lr, (b1, b2), eps, wd = 0.01, (0.9, 0.999), 1e-8, kw.get("weight_decay", 0.0)
+        p = torch.nn.Parameter(torch.tensor(init, dtype=torch.float32, device=device))
+        opt = (torch.optim.AdamW if name == "adamw" else torch.optim.Adam)([p], lr=lr, **kw)
+        q = torch.tensor(init, dtype=torch.float32, device=device)
+        m, v, vmax = torch.zeros_like(q), torch.zeros_like(q), torch.zeros_like(q)
+        for t, g in enumerate(grads, 1):
+            p.grad = torch.tensor(g, dtype=torch.float32, device=device)
+            opt.step()
+            with torch.no_grad():
+                grad = torch.tensor(g, dtype=torch.float32, device=device)
+                if name == "adamw":
+                    q.mul_(1 - lr * wd)
+                elif wd:
+                    grad = grad.add(q, alpha=wd)
+                m.lerp_(grad, 1 - b1)
+                v.mul_(b2).addcmul_(grad, grad, value=1 - b2)
+                second = torch.maximum(vmax, v, out=vmax) if name == "amsgrad" else v
+                denom = (second.sqrt() / math.sqrt(1 - b2 ** t)).add_(eps)
+                q.addcdiv_(m, denom, value=-lr / (1 - b1 ** t))
+        state = opt.state[p]
+        out[name] = [bool(torch.allclose(state["exp_avg_sq"], v)), bool(torch.allclose(state["exp_avg"], m)),
+                     bool(torch.allclose(p.detach(), q)), plain(torch, state["exp_avg_sq"][:4] * 1e3)]
+    return out
+
+
+PROGRAMS += [adam_reference_check]
+NEEDS_CPP[adam_reference_check] = (
+    "needs C++: the fused Adam/AdamW kernel (src/kernels/optim_functors.h, AdamUpdate::from_config and step) "
+    "computes 1 - beta1 and 1 - beta2 in float32 from the float32 betas (1 - 0.999f = 0.00099998713, PyTorch's "
+    "1 - 0.999 in double cast to float is 0.001f), so exp_avg_sq is 1.3e-5 relative off after the first step "
+    "(torch.allclose with a hand-written Adam fails); the moments should follow PyTorch's single-tensor ops as the "
+    "other functors do: OptimLerpWeight/optim_lerp for exp_avg, fma((1 - beta2) * g, g, v * beta2) for exp_avg_sq, "
+    "optim_grad for the L2 term")
+PROGRAMS.remove(adam_reference_check)

@@ -136,7 +136,7 @@ def word2vec_sgns(torch, device):
             "cos": cos.item(), "drawn": [list(drawn.shape), str(drawn.dtype), bool((noise[drawn] > 0).all())],
             "drawn2": [list(drawn2.shape), all(len(set(r)) == 4 for r in drawn2.tolist())],
             "errors": cases(torch, {
-                "too_many": lambda: torch.multinomial(torch.tensor([0.5, 0.5, 0.0]), 3),
+                "too_many": lambda: sorted(torch.multinomial(torch.tensor([0.5, 0.5, 0.0]), 3).tolist()),
                 "negative": lambda: torch.multinomial(torch.tensor([0.5, -0.1]), 1),
                 "zero_sum": lambda: torch.multinomial(torch.zeros(3), 1),
                 "three_d": lambda: torch.multinomial(torch.ones(2, 2, 2), 1),
@@ -285,3 +285,60 @@ def tfidf_retrieval(torch, device):
 
 PROGRAMS = [bpe_merges, ngram_models, word2vec_sgns, char_cnn_classifier, lm_perplexity, tfidf_retrieval]
 NEEDS_CPP = {}
+
+
+# ---- an LSTM language model with AdaptiveLogSoftmaxWithLoss: clustered vocabulary, log_prob, predict, perplexity ----
+def adaptive_softmax_lm(torch, device):
+    nn = torch.nn
+    rng = np.random.default_rng(1995)
+    V, D = 40, 12
+    # a Zipf-like corpus so the head holds the frequent ids
+    ids = torch.tensor(np.minimum(rng.zipf(1.3, 200) - 1, V - 1), device=device)
+
+    class LM(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(V, D)
+            self.rnn = nn.LSTM(D, D, batch_first=True)
+            self.out = nn.AdaptiveLogSoftmaxWithLoss(D, V, cutoffs=[5, 15], div_value=2.0, head_bias=True)
+
+        def forward(self, x, y):
+            h, _ = self.rnn(self.emb(x))
+            return self.out(h.reshape(-1, D), y.reshape(-1)), h
+
+    model = _fill(torch, LM(), 1996, 0.3).to(device)
+    x = ids[:-1][:160].view(4, 40)
+    y = ids[1:][:160].view(4, 40)
+    opt = torch.optim.SGD(model.parameters(), lr=0.5)
+    losses = []
+    for _ in range(4):
+        opt.zero_grad()
+        (out, loss), _ = model(x, y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    model.eval()
+    with torch.no_grad():
+        (out, loss), h = model(x, y)
+        flat = h.reshape(-1, D)
+        logp = model.out.log_prob(flat)
+        pred = model.out.predict(flat)
+        picked = logp.gather(1, y.reshape(-1, 1)).squeeze(1)
+    asm = model.out
+    return {"losses": losses, "out": plain(torch, out[:8]), "ppl": math.exp(loss.item()),
+            "logp_sums": plain(torch, logp.exp().sum(1)[:5]), "pred": pred[:12].tolist(),
+            "agree": bool(torch.allclose(picked, out, atol=1e-5)), "argmax": bool(torch.equal(pred, logp.argmax(1))),
+            "structure": [asm.shortlist_size, asm.n_clusters, asm.head_size, asm.cutoffs,
+                          [list(m[0].weight.shape) for m in asm.tail], list(asm.head.weight.shape),
+                          asm.head.bias is not None],
+            "names": sorted(n for n, _ in asm.named_parameters()),
+            "errors": cases(torch, {
+                "cutoffs_order": lambda: nn.AdaptiveLogSoftmaxWithLoss(D, V, cutoffs=[15, 5]),
+                "cutoffs_big": lambda: nn.AdaptiveLogSoftmaxWithLoss(D, V, cutoffs=[5, 40]),
+                "target_range": lambda: asm(flat[:2], torch.tensor([0, V], device=device)),
+                "batch_mismatch": lambda: asm(flat[:2], torch.tensor([0], device=device)),
+                "input_dim": lambda: asm.log_prob(flat[:, :3]),
+            })}
+
+
+PROGRAMS += [adaptive_softmax_lm]
