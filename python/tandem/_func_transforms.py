@@ -21,6 +21,45 @@ VMAP_MESSAGE = ("To use autograd.Function with vmap, you must either override th
                 "generate_vmap_rule=True.")
 
 
+_BATCH_NORM_MESSAGE = (
+    "Batch norm got a batched tensor as input while the running_mean or running_var, which will be updated in place, "
+    "were not batched.\nIf you are using a module and do not need eval mode, please set `track_running_stats` to be "
+    "False.If you are using a prebuilt module and do not need eval mode, please see the functorch website for "
+    "resources on how to patch your module to work with vmap")
+
+
+def _batched_storages():
+    levels = getattr(_STATE, "batched", None)
+    if levels is None:
+        levels = _STATE.batched = []
+    return levels
+
+
+@contextlib.contextmanager
+def vmap_level(batched_tensors):
+    """One vmap call over `batched_tensors` (its inputs mapped along a dim): their storages say which tensors
+    the function sees are slices of the batch."""
+    levels = _batched_storages()
+    levels.append({t.untyped_storage().data_ptr() for t in batched_tensors if t.numel()})
+    try:
+        yield
+    finally:
+        levels.pop()
+
+
+def check_batch_norm_running_stats(running_mean, running_var):
+    """Under vmap PyTorch refuses training-mode batch norm whose running statistics (updated in place) are not
+    batched; tandem's loop would update them once per batch element. (The input is taken to be batched, as it
+    is in every use of vmap over a normalisation layer.)"""
+    levels = _batched_storages()
+    if not levels:
+        return
+    for stat in (running_mean, running_var):
+        if stat is not None and stat.numel() and not any(stat.untyped_storage().data_ptr() in level
+                                                         for level in levels):
+            raise RuntimeError(_BATCH_NORM_MESSAGE)
+
+
 def _active():
     stack = getattr(_STATE, "stack", None)
     if stack is None:
