@@ -339,6 +339,12 @@ def pinn_ensemble_func(torch, device):
     jac_chunked = fn.jacrev(lambda x: torch.tanh(x @ x.T).sum(0), chunk_size=2)(xs[:4, 0:1].T.repeat(3, 1))
     jac_full = fn.jacrev(lambda x: torch.tanh(x @ x.T).sum(0))(xs[:4, 0:1].T.repeat(3, 1))
     stacked_out = fn.vmap(lambda w, x: w * x, in_dims=(0, None), out_dims=1)(torch.arange(3.0, device=device), xs[:4, 0])
+    bn_models = [_fill(torch, nn.Sequential(nn.Linear(1, 4), nn.BatchNorm1d(4)), 1855 + i).to(device)
+                 for i in range(2)]
+    bn_params, bn_buffers = fn.stack_module_state(bn_models)
+    bn_base = nn.Sequential(nn.Linear(1, 4), nn.BatchNorm1d(4)).to(device)
+    bn_out = fn.vmap(lambda p, b, x: fn.functional_call(bn_base, (p, b), (x,)), in_dims=(0, 0, None))(
+        bn_params, bn_buffers, xs)
     dict_in = fn.vmap(lambda d: d["a"] + d["b"].sum(), in_dims=({"a": 0, "b": None},))(
         {"a": torch.arange(4.0, device=device), "b": torch.ones(2, device=device)})
     return {"shapes": {k: list(v.shape) for k, v in params.items()}, "res": plain(torch, res[:, ::3]),
@@ -346,11 +352,14 @@ def pinn_ensemble_func(torch, device):
             "grad_norms": {k: plain(torch, v.flatten(1).norm(dim=1)) for k, v in grads.items()},
             "chunked": bool(torch.allclose(jac_chunked, jac_full)), "jac_shape": list(jac_full.shape),
             "out_dims": list(stacked_out.shape), "dict_in": plain(torch, dict_in),
+            "bn_ensemble": [plain(torch, bn_out[:, :2]), plain(torch, bn_buffers["1.running_mean"]),
+                            plain(torch, bn_buffers["1.num_batches_tracked"])],
             "errors": cases(torch, {
                 "random_error": lambda: fn.vmap(lambda x: torch.rand(2, device=device) + x)(xs),
                 "in_dims_len": lambda: fn.vmap(lambda a, b: a + b, in_dims=(0,))(xs, xs),
                 "stack_mixed": lambda: fn.stack_module_state([models[0], nn.Linear(1, 2)]),
                 "aux_not_tuple": lambda: fn.grad(lambda x: x.sum(), has_aux=True)(xs),
+                "batch_norm": lambda: fn.vmap(nn.BatchNorm1d(1).to(device))(xs.view(3, 3, 1)),
             })}
 
 

@@ -167,3 +167,55 @@ def test_function_class_attributes_match_pytorch():
     with pytest.raises(NotImplementedError, match="^To use autograd.Function with vmap, you must either override "
                                                   "the vmap staticmethod or set generate_vmap_rule=True.$"):
         tandem.autograd.Function.vmap(None, None)
+
+
+# ---- batch norm under vmap: running statistics that are not batched are refused in training, as in PyTorch ---------
+_BN_VMAP = {
+    "module": lambda L, d: L.func.vmap(L.nn.BatchNorm1d(3).to(d))(L.ones(2, 4, 3, device=d)),
+    "module_2d": lambda L, d: L.func.vmap(L.nn.BatchNorm2d(2).to(d))(L.ones(3, 4, 2, 2, 2, device=d)),
+    "functional": lambda L, d: L.func.vmap(lambda x: L.nn.functional.batch_norm(
+        x, L.zeros(3, device=d), L.ones(3, device=d), training=True))(L.ones(2, 4, 3, device=d)),
+    "running_var_only_batched": lambda L, d: L.func.vmap(lambda x, rv: L.nn.functional.batch_norm(
+        x, L.zeros(3, device=d), rv, training=True))(L.ones(2, 4, 3, device=d), L.ones(2, 3, device=d)),
+    "eval_stats": lambda L, d: L.func.vmap(lambda x: L.nn.functional.batch_norm(
+        x, L.zeros(3, device=d), L.ones(3, device=d), training=False))(L.ones(2, 4, 3, device=d)),
+    "no_stats": lambda L, d: L.func.vmap(lambda x: L.nn.functional.batch_norm(x, None, None, training=True))(
+        L.ones(2, 4, 3, device=d)),
+    "batched_stats": lambda L, d: L.func.vmap(lambda x, rm, rv: L.nn.functional.batch_norm(x, rm, rv, training=True))(
+        L.arange(24.0, device=d).view(2, 4, 3), L.zeros(2, 3, device=d), L.ones(2, 3, device=d)),
+    "unbatched_input": lambda L, d: L.func.vmap(
+        lambda x, rm, rv: L.nn.functional.batch_norm(x, rm, rv, training=True), in_dims=(None, 0, 0))(
+        L.arange(12.0, device=d).view(4, 3), L.zeros(2, 3, device=d), L.ones(2, 3, device=d)),
+    "instance_tracked": lambda L, d: L.func.vmap(L.nn.InstanceNorm1d(3, track_running_stats=True).to(d))(
+        L.ones(2, 3, 4, device=d)),
+    "instance_plain": lambda L, d: L.func.vmap(L.nn.InstanceNorm1d(3).to(d))(L.arange(24.0, device=d).view(2, 3, 4)),
+    "eval_module": lambda L, d: L.func.vmap(L.nn.BatchNorm1d(3).to(d).eval())(L.ones(2, 4, 3, device=d)),
+    "untracked": lambda L, d: L.func.vmap(L.nn.BatchNorm1d(3, track_running_stats=False).to(d))(
+        L.arange(24.0, device=d).view(2, 4, 3)),
+    "replaced": lambda L, d: L.func.vmap(L.func.replace_all_batch_norm_modules_(L.nn.BatchNorm1d(3).to(d)))(
+        L.arange(24.0, device=d).view(2, 4, 3)),
+    "ensemble": lambda L, d: L.func.vmap(
+        lambda p, b, x: L.func.functional_call(L.nn.BatchNorm1d(3).to(d), (p, b), (x,)), in_dims=(0, 0, None))(
+        *L.func.stack_module_state([L.nn.BatchNorm1d(3).to(d), L.nn.BatchNorm1d(3).to(d)]),
+        L.arange(12.0, device=d).view(4, 3)),
+    "outside_vmap": lambda L, d: L.nn.BatchNorm1d(3).to(d)(L.arange(12.0, device=d).view(4, 3)),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", list(_BN_VMAP))
+def test_batch_norm_under_vmap_matches_pytorch(case, device):
+    same_outcome(_BN_VMAP[case], device)
+
+
+def test_batch_norm_under_vmap_leaves_running_stats_alone_when_refused():
+    bn = tandem.nn.BatchNorm1d(3)
+    with pytest.raises(RuntimeError, match="^Batch norm got a batched tensor as input while the running_mean or "
+                                           "running_var, which will be updated in place, were not batched.\nIf you "
+                                           "are using a module and do not need eval mode, please set "
+                                           "`track_running_stats` to be False."):
+        tandem.func.vmap(bn)(tandem.ones(2, 4, 3))
+    # as in PyTorch: the module counted the batch before batch_norm refused it, the statistics are untouched
+    assert bn.running_mean.tolist() == [0.0, 0.0, 0.0] and int(bn.num_batches_tracked) == 1
+    out = bn(tandem.arange(12.0).view(4, 3))  # after the refusal, outside vmap, nothing is checked
+    assert list(out.shape) == [4, 3]
