@@ -219,3 +219,37 @@ def test_batch_norm_under_vmap_leaves_running_stats_alone_when_refused():
     assert bn.running_mean.tolist() == [0.0, 0.0, 0.0] and int(bn.num_batches_tracked) == 1
     out = bn(tandem.arange(12.0).view(4, 3))  # after the refusal, outside vmap, nothing is checked
     assert list(out.shape) == [4, 3]
+
+
+# ---- ASGD's eta and mu: the parameter's dtype after load_state_dict, the scalar dtype when fresh -------------------
+def _asgd_states(L, d, param_dtype, default_dtype, reload):
+    previous = L.get_default_dtype()
+    L.set_default_dtype(getattr(L, default_dtype))
+    try:
+        p = L.nn.Parameter(L.linspace(-1, 1, 4, dtype=L.float32, device=d))
+        opt = L.optim.ASGD([p], lr=0.05, t0=2)
+        for i in range(3):
+            p.grad = L.linspace(0.3, 1.1, 4, dtype=L.float32, device=d) * (i + 1)
+            opt.step()
+        q = L.nn.Parameter(p.detach().to(getattr(L, param_dtype)).clone())
+        opt2 = L.optim.ASGD([q], lr=0.05, t0=2)
+        if reload:
+            opt2.load_state_dict(opt.state_dict())
+        for i in range(3):
+            q.grad = L.linspace(0.3, 1.1, 4, dtype=q.dtype, device=d) * (i + 2)
+            opt2.step()
+        state = opt2.state[q]
+        return [str(state["eta"].dtype), str(state["mu"].dtype), state["eta"].item(), state["mu"].item(),
+                str(state["step"].dtype), q.detach()]
+    finally:
+        L.set_default_dtype(previous)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("param_dtype,default_dtype,reload", [
+    ("float64", "float32", True), ("float32", "float32", True), ("float64", "float32", False),
+    ("float64", "float64", False), ("float32", "float64", True)])
+def test_asgd_scalar_state_dtypes_match_pytorch(param_dtype, default_dtype, reload, device):
+    # the parameters agree to rounding (ASGD's add(alpha=) is one fused multiply-add in PyTorch's kernel)
+    same_outcome(lambda L, d: _asgd_states(L, d, param_dtype, default_dtype, reload), device,
+                 tol={"rel": 1e-12, "abs": 1e-7})
