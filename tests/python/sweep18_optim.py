@@ -532,7 +532,41 @@ def plateau_and_resume(torch, device):
             })}
 
 
-PROGRAMS += [optimiser_zoo, plateau_and_resume]
+# ---- resuming in float64 from a float32 checkpoint saved with torch.save: the state follows the parameters' dtype ----
+def resume_in_double(torch, device):
+    import io
+    optim = torch.optim
+    makers = {"asgd": lambda ps: optim.ASGD(ps, lr=0.05, t0=2), "sgd": lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9),
+              "rprop": lambda ps: optim.Rprop(ps, lr=0.05), "nadam": lambda ps: optim.NAdam(ps, lr=0.05),
+              "adagrad": lambda ps: optim.Adagrad(ps, lr=0.1), "rmsprop": lambda ps: optim.RMSprop(ps, lr=0.01)}
+    rng = np.random.default_rng(2070)
+    init = rng.standard_normal(6)
+    grads = [rng.standard_normal(6) for _ in range(6)]
+    out = {}
+    for name, make in makers.items():
+        p = torch.nn.Parameter(torch.tensor(init, dtype=torch.float32))
+        opt = make([p])
+        for g in grads[:3]:
+            p.grad = torch.tensor(g, dtype=torch.float32)
+            opt.step()
+        buf = io.BytesIO()
+        torch.save({"param": p.detach(), "opt": opt.state_dict()}, buf)
+        buf.seek(0)
+        ckpt = torch.load(buf)
+        q = torch.nn.Parameter(ckpt["param"].to(device=device, dtype=torch.float64))
+        opt2 = make([q])
+        opt2.load_state_dict(ckpt["opt"])
+        # (a loaded step stays where it was saved, on the CPU; the other state moves to the parameter's device)
+        loaded = {k: [str(v.dtype), v.device == q.device if k != "step" else v.device.type]
+                  for k, v in opt2.state[q].items()}
+        for g in grads[3:]:
+            q.grad = torch.tensor(g, dtype=torch.float64, device=device)
+            opt2.step()
+        out[name] = [loaded, plain(torch, q)]
+    return out
+
+
+PROGRAMS += [optimiser_zoo, plateau_and_resume, resume_in_double]
 
 
 # ---- checking a hand-written Adam against torch.optim.Adam's state, as users validate a re-implementation -------------
