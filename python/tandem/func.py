@@ -424,11 +424,25 @@ def _jvp(func, primals, tangents, strict, has_aux, transform_kind):
 
 def linearize(func, *primals):
     """(func(*primals), jvp_fn) where jvp_fn(*tangents) is the Jacobian-vector product at primals (each call
-    re-runs func: tandem has no forward-mode graph to keep)."""
+    re-runs func: tandem has no forward-mode graph to keep). The primals may be pytrees; jvp_fn checks its
+    tangents' structure, shapes, devices and dtypes against the primals' with PyTorch's messages."""
+    flat_primals, primals_spec = tree_flatten(primals)
+    zeros = tree_unflatten([_zeros_like(p) for p in flat_primals], primals_spec)
     # PyTorch's linearize runs func under forward-mode AD, not a functorch transform
-    out, _ = _jvp(func, primals, tuple(_zeros_like(p) for p in primals), False, False, "forward_ad")
+    out, _ = _jvp(func, primals, zeros, False, False, "forward_ad")
+    meta = [(p.shape, p.device, p.dtype) for p in flat_primals]
 
     def jvp_fn(*tangents):
+        flat_tangents, tangents_spec = tree_flatten(tangents)
+        if tangents_spec != primals_spec:
+            raise RuntimeError(f"Expected the tangents {tangents_spec} to have the same argspec as the primals "
+                               f"{primals_spec}")
+        for idx, (t, (shape, device, dtype)) in enumerate(zip(flat_tangents, meta)):
+            for what, got, want in (("shape", t.shape, shape), ("device", t.device, device),
+                                    ("dtype", t.dtype, dtype)):
+                if got != want:
+                    raise RuntimeError(f"tangent:{idx} with {what} {got} in flattened pytree doesn't match the "
+                                       f"{what} {want} of the corresponding primal.")
         return _jvp(func, primals, tangents, False, False, "forward_ad")[1]
     return out, jvp_fn
 

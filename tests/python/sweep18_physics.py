@@ -472,3 +472,76 @@ PROGRAMS += [pinn_ensemble_func, custom_function_transforms]
 NEEDS_CPP[forward_mode_physics] = (
     "needs C++: forward-mode AD (dual tensors and a forward formula per op in src/autograd); "
     "torch.autograd.forward_ad.dual_level raises NotImplementedError (docs/autograd.md)")
+
+
+# ---- a Fourier neural operator layer: complex weights, rfft2/irfft2 with s=, einsum on complex tensors, spectral
+# ---- derivatives by rfftfreq, trained with Adam on complex parameters ------------------------------------------------
+def fourier_neural_operator(torch, device):
+    nn = torch.nn
+    rng = np.random.default_rng(1870)
+
+    class SpectralConv2d(nn.Module):
+        def __init__(self, cin, cout, m1, m2):
+            super().__init__()
+            self.m1, self.m2 = m1, m2
+            scale = 1 / (cin * cout)
+            re = torch.tensor(rng.uniform(0, 1, (2, cin, cout, m1, m2)), dtype=torch.float32)
+            im = torch.tensor(rng.uniform(0, 1, (2, cin, cout, m1, m2)), dtype=torch.float32)
+            self.weights = nn.Parameter(scale * torch.complex(re, im))
+
+        def forward(self, x):
+            b, _, h, w = x.shape
+            x_ft = torch.fft.rfft2(x)
+            out_ft = torch.zeros(b, self.weights.shape[2], h, w // 2 + 1, dtype=torch.cfloat, device=x.device)
+            out_ft[:, :, :self.m1, :self.m2] = torch.einsum("bixy,ioxy->boxy", x_ft[:, :, :self.m1, :self.m2],
+                                                            self.weights[0])
+            out_ft[:, :, -self.m1:, :self.m2] = torch.einsum("bixy,ioxy->boxy", x_ft[:, :, -self.m1:, :self.m2],
+                                                             self.weights[1])
+            return torch.fft.irfft2(out_ft, s=(h, w))
+
+    class FNO(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lift = nn.Conv2d(1, 4, 1)
+            self.spec = SpectralConv2d(4, 4, 3, 3)
+            self.w = nn.Conv2d(4, 4, 1)
+            self.proj = nn.Conv2d(4, 1, 1)
+
+        def forward(self, x):
+            h = self.lift(x)
+            h = nn.functional.gelu(self.spec(h) + self.w(h))
+            return self.proj(h)
+
+    model = FNO()
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if not p.is_complex():
+                p.copy_(torch.tensor(rng.uniform(-0.4, 0.4, tuple(p.shape)), dtype=torch.float32))
+    model = model.to(device)
+    n = 16
+    xs = torch.linspace(0, 2 * math.pi, n + 1, device=device)[:-1]
+    X, Y = torch.meshgrid(xs, xs, indexing="ij")
+    u = torch.stack([torch.sin(k * X) * torch.cos(Y) for k in (1, 2)]).unsqueeze(1)
+    # target: the Laplacian by spectral differentiation
+    kx = torch.fft.fftfreq(n, d=1.0 / n, device=device)
+    ky = torch.fft.rfftfreq(n, d=1.0 / n, device=device)
+    lap = torch.fft.irfft2(-(kx[:, None] ** 2 + ky[None, :] ** 2) * torch.fft.rfft2(u), s=(n, n))
+    opt = torch.optim.Adam(model.parameters(), lr=5e-3)
+    losses = []
+    for _ in range(4):
+        opt.zero_grad()
+        loss = (model(u) - lap).pow(2).mean()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    w = model.spec.weights
+    state = opt.state[w]
+    return {"losses": losses, "lap_err": (lap + torch.stack([(1 + k ** 2) * torch.sin(k * X) * torch.cos(Y)
+                                                             for k in (1, 2)]).unsqueeze(1)).abs().max().item(),
+            "grad_dtype": str(w.grad.dtype), "state_dtypes": [str(state["exp_avg"].dtype),
+                                                              str(state["exp_avg_sq"].dtype)],
+            "w": plain(torch, torch.view_as_real(w.detach()[0, 0, 0, 0])), "freqs": [kx.tolist(), ky.tolist()],
+            "sq_real": bool((state["exp_avg_sq"].imag == 0).all()) if state["exp_avg_sq"].is_complex() else "real"}
+
+
+PROGRAMS += [fourier_neural_operator]

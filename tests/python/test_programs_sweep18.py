@@ -253,3 +253,34 @@ def test_asgd_scalar_state_dtypes_match_pytorch(param_dtype, default_dtype, relo
     # the parameters agree to rounding (ASGD's add(alpha=) is one fused multiply-add in PyTorch's kernel)
     same_outcome(lambda L, d: _asgd_states(L, d, param_dtype, default_dtype, reload), device,
                  tol={"rel": 1e-12, "abs": 1e-7})
+
+
+# ---- func.linearize: pytree primals, and jvp_fn's checks of its tangents (structure, shape, device, dtype) ----------
+_LINEARIZE = {
+    "ok": lambda L, x: L.func.linearize(lambda a, b: a * b.sum(), x, x * 2)[1](x, x),
+    "dtype": lambda L, x: L.func.linearize(lambda a, b: a * b.sum(), x, x * 2)[1](x, x.double()),
+    "int_dtype": lambda L, x: L.func.linearize(lambda a: a * 2, x)[1](x.long()),
+    "shape": lambda L, x: L.func.linearize(lambda a, b: a * b.sum(), x, x * 2)[1](x, x[:1]),
+    "count": lambda L, x: L.func.linearize(lambda a, b: a * b.sum(), x, x * 2)[1](x),
+    "nested": lambda L, x: L.func.linearize(lambda a, b: a * b.sum(), x, x * 2)[1]((x, x)),
+    "dict": lambda L, x: L.func.linearize(lambda d: d["a"] * d["b"].sum(), {"a": x, "b": x * 3})[1](
+        {"a": x, "b": x * 0.5}),
+    "dict_value": lambda L, x: L.func.linearize(lambda d: d["a"] * d["b"].sum(), {"a": x, "b": x * 3})[0],
+    "dict_key": lambda L, x: L.func.linearize(lambda d: d["a"] * 2, {"a": x})[1]({"b": x}),
+    "tuple_primal": lambda L, x: L.func.linearize(lambda t: t[0] * t[1], (x, x + 1))[1]((x * 0 + 1, x)),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", list(_LINEARIZE))
+def test_linearize_matches_pytorch(case, device):
+    same_outcome(lambda L, d: _LINEARIZE[case](L, L.tensor([0.5, -1.0, 2.0], device=d)), device)
+
+
+@pytest.mark.skipif("cuda" not in DEVICES, reason="needs a cuda device")
+def test_linearize_refuses_a_tangent_on_another_device():
+    x = tandem.ones(2, device="cuda")
+    _, jvp_fn = tandem.func.linearize(lambda a: a * 2, x)
+    with pytest.raises(RuntimeError, match=r"^tangent:0 with device cpu in flattened pytree doesn't match the device "
+                                           r"cuda:0 of the corresponding primal\.$"):
+        jvp_fn(tandem.ones(2))
