@@ -284,3 +284,16 @@ def test_linearize_refuses_a_tangent_on_another_device():
     with pytest.raises(RuntimeError, match=r"^tangent:0 with device cpu in flattened pytree doesn't match the device "
                                            r"cuda:0 of the corresponding primal\.$"):
         jvp_fn(tandem.ones(2))
+
+
+# ---- gradgradcheck under set_default_device: its random grad_outputs come from a CPU generator on the CPU ----------
+@pytest.mark.skipif("cuda" not in DEVICES, reason="needs a cuda device")
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_gradgradcheck_under_a_cuda_default_device(dtype):
+    tandem.set_default_device("cuda")
+    try:
+        x = tandem.tensor([0.5, -1.0, 2.0], dtype=getattr(tandem, dtype), requires_grad=True)
+        assert x.device.type == "cuda"
+        assert tandem.autograd.gradgradcheck(lambda v: (v * v).sin(), (x,))
+    finally:
+        tandem.set_default_device(None)
