@@ -162,7 +162,8 @@ def dataset_composition(torch, device):
     loader = data.DataLoader(concat, batch_size=4, shuffle=False)
     return {"cumulative": concat.cumulative_sizes, "items": items, "len": len(concat), "streamed": streamed,
             "stacked": [list(s) for s in stacked_x], "added": [type(added).__name__, len(added)],
-            "stack": [plain(torch, v) for v in stack[1]], "stack_kw": {k: plain(torch, v) for k, v in stack_kw[2].items()},
+            "stack": [plain(torch, v) for v in stack[1]],
+            "stack_kw": {k: plain(torch, v) for k, v in stack_kw[2].items()},
             "stack_len": len(stack), "stream_sum": [type(stream_sum).__name__, [d["i"] for d in stream_sum]],
             "loader": [plain(torch, b) for b in loader],
             "errors": cases(torch, {
@@ -207,7 +208,8 @@ def collation(torch, device):
     no_batch = list(data.DataLoader(torch.arange(6).view(3, 2), batch_size=None))
     pinned = next(iter(data.DataLoader(torch.arange(4.0), batch_size=2, pin_memory=False)))
     return {"batch_type": type(batch).__name__, "image": plain(torch, batch.image[:, 0, 0]),
-            "label": plain(torch, batch.label), "name": batch.meta["name"], "weight": plain(torch, batch.meta["weight"]),
+            "label": plain(torch, batch.label), "name": batch.meta["name"],
+            "weight": plain(torch, batch.meta["weight"]),
             "flags": [plain(torch, f) for f in batch.meta["flags"]],
             "padded": [{k: plain(torch, v) for k, v in b.items()} for b in padded],
             "nested_a": [plain(torch, v) for v in nested["a"]], "nested_b": [plain(torch, v) for v in nested["b"]],

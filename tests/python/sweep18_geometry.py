@@ -57,15 +57,13 @@ def quaternion_algebra(torch, device):
         cands = torch.stack([1 + m00 + m11 + m22, 1 + m00 - m11 - m22, 1 - m00 + m11 - m22, 1 - m00 - m11 + m22], -1)
         best = cands.argmax(-1)
         s = torch.sqrt(cands.clamp_min(1e-12))
+        d21, d02, d10 = m[..., 2, 1] - m[..., 1, 2], m[..., 0, 2] - m[..., 2, 0], m[..., 1, 0] - m[..., 0, 1]
+        a01, a02, a12 = m[..., 0, 1] + m[..., 1, 0], m[..., 0, 2] + m[..., 2, 0], m[..., 1, 2] + m[..., 2, 1]
         opts = torch.stack([
-            torch.stack([s[..., 0], (m[..., 2, 1] - m[..., 1, 2]) / s[..., 0], (m[..., 0, 2] - m[..., 2, 0]) / s[..., 0],
-                         (m[..., 1, 0] - m[..., 0, 1]) / s[..., 0]], -1),
-            torch.stack([(m[..., 2, 1] - m[..., 1, 2]) / s[..., 1], s[..., 1], (m[..., 0, 1] + m[..., 1, 0]) / s[..., 1],
-                         (m[..., 0, 2] + m[..., 2, 0]) / s[..., 1]], -1),
-            torch.stack([(m[..., 0, 2] - m[..., 2, 0]) / s[..., 2], (m[..., 0, 1] + m[..., 1, 0]) / s[..., 2], s[..., 2],
-                         (m[..., 1, 2] + m[..., 2, 1]) / s[..., 2]], -1),
-            torch.stack([(m[..., 1, 0] - m[..., 0, 1]) / s[..., 3], (m[..., 0, 2] + m[..., 2, 0]) / s[..., 3],
-                         (m[..., 1, 2] + m[..., 2, 1]) / s[..., 3], s[..., 3]], -1)], -2) / 2
+            torch.stack([s[..., 0], d21 / s[..., 0], d02 / s[..., 0], d10 / s[..., 0]], -1),
+            torch.stack([d21 / s[..., 1], s[..., 1], a01 / s[..., 1], a02 / s[..., 1]], -1),
+            torch.stack([d02 / s[..., 2], a01 / s[..., 2], s[..., 2], a12 / s[..., 2]], -1),
+            torch.stack([d10 / s[..., 3], a02 / s[..., 3], a12 / s[..., 3], s[..., 3]], -1)], -2) / 2
         out = opts.gather(-2, best[..., None, None].expand(*best.shape, 1, 4)).squeeze(-2)
         return out * torch.where(out[..., :1] < 0, -1.0, 1.0)
 
@@ -92,7 +90,7 @@ def quaternion_algebra(torch, device):
             "same": plain(torch, same), "angles": plain(torch, angles)}
 
 
-# ---- so(3): hat/vee, Rodrigues' exp map with its small-angle branch, log map, against linalg.matrix_exp ----------------
+# ---- so(3): hat/vee, Rodrigues' exp map with its small-angle branch, log map, against linalg.matrix_exp --------------
 def so3_maps(torch, device):
     def hat(w):
         zero = torch.zeros_like(w[..., 0])

@@ -46,7 +46,8 @@ def roc_pr_curves(torch, device):
                      "fpr": plain(torch, fpr[::7]), "prec": plain(torch, prec[::7]),
                      "cum_area": plain(torch, torch.cumulative_trapezoid(tpr, fpr)[::9])}
     x = torch.linspace(0, 1, 5, device=device)
-    out["trapz"] = [torch.trapezoid(x ** 2, dx=0.25).item(), torch.trapezoid(torch.stack([x, 2 * x]), x, dim=1).tolist(),
+    out["trapz"] = [torch.trapezoid(x ** 2, dx=0.25).item(),
+                    torch.trapezoid(torch.stack([x, 2 * x]), x, dim=1).tolist(),
                     torch.trapezoid(torch.ones(3, 4, device=device)).tolist()]
     out["errors"] = cases(torch, {"trapz_shape": lambda: torch.trapezoid(torch.ones(3), torch.ones(4)),
                                   "trapz_both": lambda: torch.trapezoid(torch.ones(3), torch.ones(3), dx=0.5)})
@@ -214,7 +215,8 @@ def bootstrap_intervals(torch, device):
                                                                        torch.nanquantile(with_nan, 0.5).item()],
             "std_mean": [v.item() for v in torch.std_mean(means, correction=0)],
             "gen": [bool(torch.equal(second, replay)), bool(torch.equal(first, again)), str(state.dtype),
-                    g.initial_seed(), g.device.type == torch.device(device).type, sorted(perm.tolist()) == list(range(80)), str(first.dtype)],
+                    g.initial_seed(), g.device.type == torch.device(device).type,
+                    sorted(perm.tolist()) == list(range(80)), str(first.dtype)],
             "errors": cases(torch, {
                 "q_range": lambda: torch.quantile(means, 1.5),
                 "q_interp": lambda: torch.quantile(means, 0.5, interpolation="cubic"),
@@ -271,7 +273,7 @@ PROGRAMS = [roc_pr_curves, confusion_scores, calibration, ranking_metrics, boots
 NEEDS_CPP = {}
 
 
-# ---- distribution shift monitoring: histograms (weights, density, explicit edges), PSI, KS statistics, drawdowns -------
+# ---- distribution shift monitoring: histograms (weights, density, explicit edges), PSI, KS statistics, drawdowns -----
 def drift_statistics(torch, device):
     rng = np.random.default_rng(2160)
     ref = torch.tensor(rng.normal(0, 1, 300), dtype=torch.float32)

@@ -248,7 +248,7 @@ def lookahead(torch, device):
             "slow": plain(torch, opt.slow[1][1]), "lr": [g["lr"] for g in opt.param_groups]}
 
 
-# ---- a custom Optimizer subclass: defaults, per-group options, state, hooks, named parameters, state_dict round trip --
+# ---- a custom Optimizer subclass: defaults, per-group options, state, hooks, named parameters, state_dict round trip
 def custom_optimizer(torch, device):
     F = torch.nn.functional
 
@@ -318,7 +318,8 @@ def custom_optimizer(torch, device):
     opt2.load_state_dict(opt2.state_dict())
     return {"losses": losses, "log": log, "groups": [[g["lr"], g["momentum"], g["weight_decay"], len(g["params"])]
                                                      for g in sd["param_groups"]],
-            "params_ids": [g["params"] for g in sd["param_groups"]], "state": [sd["state"][0]["step"], len(sd["state"])],
+            "params_ids": [g["params"] for g in sd["param_groups"]],
+            "state": [sd["state"][0]["step"], len(sd["state"])],
             "loaded": [g["lr"] for g in opt2.param_groups], "same": same, "zeros": zeros, "nones": nones,
             "named": [named_sd["param_groups"][0].get("param_names"), named_sd["param_groups"][0]["params"]],
             "hooks": sd_hook_calls, "repr": repr(opt).splitlines()[:4],
@@ -329,7 +330,8 @@ def custom_optimizer(torch, device):
                 "tensor": lambda: SignSGD(torch.nn.Parameter(torch.zeros(3)), lr=0.1),
                 "groups_len": lambda: opt2.load_state_dict({"state": {}, "param_groups": sd["param_groups"][:1]}),
                 "group_size": lambda: SignSGD([{"params": net[0].parameters()}, {"params": [extra]}]).load_state_dict(
-                    {"state": {}, "param_groups": [sd["param_groups"][0], sd["param_groups"][2] | {"params": [9, 10]}]}),
+                    {"state": {}, "param_groups": [sd["param_groups"][0],
+                                                   sd["param_groups"][2] | {"params": [9, 10]}]}),
                 "no_lr_default": lambda: torch.optim.SGD([{"params": [extra]}]).defaults["lr"],
                 "set_default": lambda: opt.add_param_group({"params": [torch.nn.Parameter(torch.ones(1))],
                                                             "lr": None}),
@@ -433,7 +435,7 @@ NEEDS_CPP = {}
 
 
 # ---- the less common optimisers side by side: Adafactor, NAdam/RAdam with decoupled decay, Adamax, ASGD, Rprop,
-# ---- Adam with amsgrad and maximize, a tensor lr; their state_dict keys -----------------------------------------------
+# ---- Adam with amsgrad and maximize, a tensor lr; their state_dict keys ----------------------------------------------
 def optimiser_zoo(torch, device):
     F = torch.nn.functional
     x, y = _data(torch, 2050, 16, 4, device)
@@ -569,7 +571,7 @@ def resume_in_double(torch, device):
 PROGRAMS += [optimiser_zoo, plateau_and_resume, resume_in_double]
 
 
-# ---- checking a hand-written Adam against torch.optim.Adam's state, as users validate a re-implementation -------------
+# ---- checking a hand-written Adam against torch.optim.Adam's state, as users validate a re-implementation ------------
 def adam_reference_check(torch, device):
     rng = np.random.default_rng(2060)
     init = rng.standard_normal(32)

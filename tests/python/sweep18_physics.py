@@ -166,7 +166,7 @@ def lagrangian_network(torch, device):
             "losses": losses, "grad_keys": sorted(k for k, v in pnet.items() if v.grad is not None)}
 
 
-# ---- a neural ODE trained through a hand-written RK4 solver, with the time grid from linspace ---------------------------
+# ---- a neural ODE trained through a hand-written RK4 solver, with the time grid from linspace ------------------------
 def neural_ode_rk4(torch, device):
     nn = torch.nn
 
@@ -293,7 +293,8 @@ def autograd_functional_energy(torch, device):
     jac2 = F.jacobian(lambda a, b: a * b.sum(), (x, v))
     hess_cg = F.hessian(energy, x, create_graph=True)
     return {"jac": plain(torch, jac), "same": [bool(torch.equal(jac, jac_vec)), bool(torch.allclose(jac, jac_fwd))],
-            "hess": plain(torch, hess), "hvp": [e_hvp.item(), plain(torch, hv)], "vhp": [e_vhp.item(), plain(torch, vh)],
+            "hess": plain(torch, hess), "hvp": [e_hvp.item(), plain(torch, hv)],
+            "vhp": [e_vhp.item(), plain(torch, vh)],
             "jvp": [plain(torch, f_jvp), plain(torch, jv)], "vjp": plain(torch, vj),
             "jac2": [plain(torch, j) for j in jac2], "cg": [hess_cg.requires_grad, hess.requires_grad],
             "errors": cases(torch, {
@@ -309,7 +310,7 @@ PROGRAMS = [pinn_heat_equation, hamiltonian_network, lagrangian_network, neural_
 NEEDS_CPP = {}
 
 
-# ---- an ensemble of PINNs by stack_module_state + vmap(functional_call), grad_and_value with aux, chunked jacrev ------
+# ---- an ensemble of PINNs by stack_module_state + vmap(functional_call), grad_and_value with aux, chunked jacrev -----
 def pinn_ensemble_func(torch, device):
     fn = torch.func
     nn = torch.nn
@@ -338,7 +339,8 @@ def pinn_ensemble_func(torch, device):
     grads, (loss, aux) = fn.vmap(fn.grad_and_value(loss_fn, has_aux=True), in_dims=(0, 0))(params, buffers)
     jac_chunked = fn.jacrev(lambda x: torch.tanh(x @ x.T).sum(0), chunk_size=2)(xs[:4, 0:1].T.repeat(3, 1))
     jac_full = fn.jacrev(lambda x: torch.tanh(x @ x.T).sum(0))(xs[:4, 0:1].T.repeat(3, 1))
-    stacked_out = fn.vmap(lambda w, x: w * x, in_dims=(0, None), out_dims=1)(torch.arange(3.0, device=device), xs[:4, 0])
+    stacked_out = fn.vmap(lambda w, x: w * x, in_dims=(0, None), out_dims=1)(torch.arange(3.0, device=device),
+                                                                             xs[:4, 0])
     bn_models = [_fill(torch, nn.Sequential(nn.Linear(1, 4), nn.BatchNorm1d(4)), 1855 + i).to(device)
                  for i in range(2)]
     bn_params, bn_buffers = fn.stack_module_state(bn_models)
@@ -363,7 +365,7 @@ def pinn_ensemble_func(torch, device):
             })}
 
 
-# ---- forward-mode AD: dual numbers for the time derivative of a network u(x, t), a Function's jvp under dual_level ----
+# ---- forward-mode AD: dual numbers for the time derivative of a network u(x, t), a Function's jvp under dual_level ---
 def forward_mode_physics(torch, device):
     fwAD = torch.autograd.forward_ad
     net = _fill(torch, _mlp(torch, [2, 10, 1], torch.nn.Tanh), 1860).to(device).double()
@@ -450,7 +452,8 @@ def custom_function_transforms(torch, device):
             "jr": plain(torch, jr), "gr": plain(torch, gr), "checks": [ok, ok2, wrong_grad()],
             "errors": cases(torch, {
                 "no_vmap_rule": lambda: torch.func.vmap(lambda v: _no_rule(torch).apply(v))(x.detach().view(7, 1)),
-                "gradcheck_float32": lambda: torch.autograd.gradcheck(torch.sin, (x.detach().float().requires_grad_(),)),
+                "gradcheck_float32": lambda: torch.autograd.gradcheck(torch.sin,
+                                                                      (x.detach().float().requires_grad_(),)),
                 "gradcheck_wrong": lambda: torch.autograd.gradcheck(Wrong.apply, (x[:2],)),
             })}
 

@@ -27,7 +27,7 @@ def _vocab(text):
     return words, vocab, {w: i for i, w in enumerate(vocab)}
 
 
-# ---- byte-pair encoding: count adjacent pairs by pair codes, merge the most frequent, repeat --------------------------
+# ---- byte-pair encoding: count adjacent pairs by pair codes, merge the most frequent, repeat -------------------------
 def bpe_merges(torch, device):
     ids = torch.tensor(list(_TEXT.encode("utf-8")), dtype=torch.long, device=device)
     merges = []
@@ -95,7 +95,7 @@ def ngram_models(torch, device):
                                     "weights_len": lambda: torch.bincount(ids, weights=torch.ones(3, device=device))})}
 
 
-# ---- word2vec: skip-gram pairs by unfold, negatives from a unigram^0.75 table, logsigmoid loss, nearest neighbours -----
+# ---- word2vec: skip-gram pairs by unfold, negatives from a unigram^0.75 table, logsigmoid loss, nearest neighbours ---
 def word2vec_sgns(torch, device):
     nn = torch.nn
     F = nn.functional
