@@ -127,7 +127,9 @@ def _vmap_loop(func, in_dims, out_dims, randomness, args, kwargs):
         rng.before_element(b)
         element = [a if d is None else (a.select(d, b) if not probe else _C.zeros(
             a.shape[:d] + a.shape[d + 1:], dtype=a.dtype, device=a.device)) for a, d in zip(flat_args, flat_in_dims)]
-        with transform("vmap"), vmap_level(batched):
+        # (an empty batch's stand-in elements are new tensors: they count as batched too)
+        slices = batched if not probe else batched + [e for e, d in zip(element, flat_in_dims) if d is not None]
+        with transform("vmap"), vmap_level(slices):
             out = func(*tree_unflatten(element, args_spec), **kwargs)
         if b == 0:
             rng.after_first_element()
