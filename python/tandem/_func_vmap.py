@@ -4,6 +4,7 @@ of a Python loop (docs/compat.md, "torch.func")."""
 import functools
 
 from . import _C
+from ._func_transforms import transform, vmap_level
 from .utils._pytree import tree_flatten, tree_unflatten, tree_map_, _broadcast_to_and_flatten
 
 Tensor = _C.Tensor
@@ -121,11 +122,15 @@ def _vmap_loop(func, in_dims, out_dims, randomness, args, kwargs):
     # An empty batch still runs func once (PyTorch runs it on a batch of none), on zeros shaped like one
     # element: its outputs give the result's structure, shapes and dtypes, and the stacked results are emptied.
     probe = batch == 0
+    batched = [a for a, d in zip(flat_args, flat_in_dims) if d is not None and isinstance(a, Tensor)]
     for b in range(max(batch, 1)):
         rng.before_element(b)
         element = [a if d is None else (a.select(d, b) if not probe else _C.zeros(
             a.shape[:d] + a.shape[d + 1:], dtype=a.dtype, device=a.device)) for a, d in zip(flat_args, flat_in_dims)]
-        out = func(*tree_unflatten(element, args_spec), **kwargs)
+        # (an empty batch's stand-in elements are new tensors: they count as batched too)
+        slices = batched if not probe else batched + [e for e, d in zip(element, flat_in_dims) if d is not None]
+        with transform("vmap"), vmap_level(slices):
+            out = func(*tree_unflatten(element, args_spec), **kwargs)
         if b == 0:
             rng.after_first_element()
         flat_out, spec = tree_flatten(out)

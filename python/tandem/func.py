@@ -17,6 +17,7 @@ See docs/compat.md for what differs from PyTorch.
 import functools
 
 from . import _C
+from ._func_transforms import transform as _transform
 from .autograd._capture import engine_grad as _engine_grad
 from .nn.utils.stateless import _functional_call as functional_call
 from ._func_vmap import vmap, _check_randomness
@@ -133,7 +134,8 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
     with tandem.enable_grad():
         argnums, diff_args = _slice_argnums(args, argnums)
         diff_args = tree_map(level.differentiable, diff_args)
-        output = func(*_replace_args(args, argnums, diff_args), **kwargs)
+        with _transform("grad"):
+            output = func(*_replace_args(args, argnums, diff_args), **kwargs)
         aux = None
         if has_aux:
             if not (isinstance(output, tuple) and len(output) == 2):
@@ -187,8 +189,9 @@ def _check_output_tensors(flat, api):
             raise RuntimeError(f"{api}: expected f(*primals) to return only tensors, got unsupported type {type(o)}")
 
 
-def _vjp(func, primals, argnums, has_aux):
-    """(unwrapped output, vjp_fn, aux, the differentiated primals' spec)."""
+def _vjp(func, primals, argnums, has_aux, kinds=("grad",)):
+    """(unwrapped output, vjp_fn, aux, the differentiated primals' spec); func runs as the transforms `kinds`
+    (jacfwd's is PyTorch's vmap of jvp)."""
     tandem = _tandem()
     level = _Level()
     with tandem.enable_grad():
@@ -199,7 +202,8 @@ def _vjp(func, primals, argnums, has_aux):
             argnums, diff = _slice_argnums(primals, argnums)
             diff = tree_map(level.differentiable, diff)
             call_args = _replace_args(primals, argnums, diff)
-        out = func(*call_args)
+        with _transform(*kinds):
+            out = func(*call_args)
         aux = None
         if has_aux:
             if not (isinstance(out, tuple) and len(out) == 2):
@@ -257,7 +261,8 @@ def _jacobian(api, func, argnums, has_aux, args):
     """The Jacobian of func w.r.t. args[argnums] by one vector-Jacobian product per output element."""
     tandem = _tandem()
     _error_if_complex(api, args, True)
-    out, vjp_fn, aux, flat_out = _vjp(func, args, argnums, has_aux)
+    kinds = ("vmap", "jvp") if api == "jacfwd" else ("grad",)
+    out, vjp_fn, aux, flat_out = _vjp(func, args, argnums, has_aux, kinds)
     _error_if_complex(api, flat_out, False)
     argnums_checked, diff = _slice_argnums(args, argnums)
     flat_primals, primals_spec = tree_flatten(diff if isinstance(argnums_checked, tuple) else (diff,))
@@ -345,6 +350,10 @@ def _check_tensor_list(flat, argname):
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     """(func(*primals), J @ tangents[, aux]): the Jacobian-vector product, computed as the derivative of a
     vector-Jacobian product with respect to its (linear) cotangent."""
+    return _jvp(func, primals, tangents, strict, has_aux, "jvp")
+
+
+def _jvp(func, primals, tangents, strict, has_aux, transform_kind):
     tandem = _tandem()
     if not isinstance(primals, tuple):
         raise RuntimeError(f"{_JVP}: Expected primals to be a tuple. E.g. it should be valid to call f(*primals).")
@@ -367,7 +376,8 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     level = _Level()
     with tandem.enable_grad():
         diff = [level.differentiable(p) for p in flat_primals]
-        out = func(*tree_unflatten(diff, primals_spec))
+        with _transform(transform_kind):
+            out = func(*tree_unflatten(diff, primals_spec))
         aux = None
         if has_aux:
             if not (isinstance(out, tuple) and len(out) == 2):
@@ -414,11 +424,26 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
 
 def linearize(func, *primals):
     """(func(*primals), jvp_fn) where jvp_fn(*tangents) is the Jacobian-vector product at primals (each call
-    re-runs func: tandem has no forward-mode graph to keep)."""
-    out, _ = jvp(func, primals, tuple(_zeros_like(p) for p in primals))
+    re-runs func: tandem has no forward-mode graph to keep). The primals may be pytrees; jvp_fn checks its
+    tangents' structure, shapes, devices and dtypes against the primals' with PyTorch's messages."""
+    flat_primals, primals_spec = tree_flatten(primals)
+    zeros = tree_unflatten([_zeros_like(p) for p in flat_primals], primals_spec)
+    # PyTorch's linearize runs func under forward-mode AD, not a functorch transform
+    out, _ = _jvp(func, primals, zeros, False, False, "forward_ad")
+    meta = [(p.shape, p.device, p.dtype) for p in flat_primals]
 
     def jvp_fn(*tangents):
-        return jvp(func, primals, tangents)[1]
+        flat_tangents, tangents_spec = tree_flatten(tangents)
+        if tangents_spec != primals_spec:
+            raise RuntimeError(f"Expected the tangents {tangents_spec} to have the same argspec as the primals "
+                               f"{primals_spec}")
+        for idx, (t, (shape, device, dtype)) in enumerate(zip(flat_tangents, meta)):
+            for what, got, want in (("shape", t.shape, shape), ("device", t.device, device),
+                                    ("dtype", t.dtype, dtype)):
+                if got != want:
+                    raise RuntimeError(f"tangent:{idx} with {what} {got} in flattened pytree doesn't match the "
+                                       f"{what} {want} of the corresponding primal.")
+        return _jvp(func, primals, tangents, False, False, "forward_ad")[1]
     return out, jvp_fn
 
 

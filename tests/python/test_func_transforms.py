@@ -465,17 +465,26 @@ def test_treespec_matches_torch(tree):
 
 def test_jvp_refuses_a_backward_without_a_graph():
     """jvp differentiates a vjp: a backward that records no graph (here a custom Function's) is refused rather
-    than giving a silent zero."""
+    than giving a silent zero. (The Function has the setup_context and jvp staticmethods that PyTorch's transforms
+    ask for; tandem differentiates its backward instead of calling its jvp.)"""
     class FirstOrder(tandem.autograd.Function):
         @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
+        def forward(x):
             return x * x
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
 
         @staticmethod
         def backward(ctx, g):
             (x,) = ctx.saved_tensors
             return (g * 2 * x).detach()
+
+        @staticmethod
+        def jvp(ctx, t):
+            (x,) = ctx.saved_tensors
+            return 2 * x * t
 
     with pytest.raises(NotImplementedError, match=r"^jvp\(f, primals, tangents\): tandem computes jvp as the "
                                                   r"derivative of a vector-Jacobian product, .*\nhint: use the "

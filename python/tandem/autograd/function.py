@@ -5,6 +5,7 @@ import inspect
 import warnings
 
 from .. import _C
+from .. import _func_transforms
 from .._layouts import is_sparse_tensor
 from ._function_node_attrs import remember_ctx
 from .grad_mode import no_grad
@@ -47,6 +48,11 @@ class FunctionCtx:
 class Function:
     """Subclass with @staticmethod forward(ctx, *args) and backward(ctx, *grad_outputs); call cls.apply(*args)."""
 
+    # For torch.func.vmap: PyTorch batches the forward itself when True, else calls the vmap staticmethod.
+    # tandem's vmap is a loop over the batch that runs the forward per element either way; the flag and the
+    # override decide only whether the Function may be vmapped (python/tandem/_func_transforms.py).
+    generate_vmap_rule = False
+
     def __init__(self, *args, **kwargs):
         warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd functions are all static, "
                       "so you should invoke them on the class itself. Instantiating an autograd function will raise "
@@ -68,6 +74,19 @@ class Function:
         raise NotImplementedError("You must implement either the backward or vjp method for your custom "
                                   "autograd.Function to use it with backward mode AD.")
 
+    # A Function may define vjp instead of backward (PyTorch's alias; defining both is refused at backward).
+    vjp = backward
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        """Forward mode's rule (tandem has no dual tensors: under torch.func.jvp/jacfwd/linearize a Function
+        still needs one, as in PyTorch, but tandem differentiates it through backward)."""
+        raise NotImplementedError(_func_transforms.JVP_MESSAGE)
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        raise NotImplementedError(_func_transforms.VMAP_MESSAGE)
+
     @staticmethod
     def setup_context(ctx, inputs, output):
         """Override to use the split form: forward(*args) without ctx, then setup_context saves what backward
@@ -80,6 +99,7 @@ class Function:
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        _func_transforms.check_before_forward(cls, cls._uses_setup_context(), Function)
         ctx = FunctionCtx()
         ctx._to_save = ()
         ctx.materialize_grads = True
@@ -100,6 +120,7 @@ class Function:
                 cls.setup_context(ctx, args, result)
             else:
                 result = cls.forward(ctx, *args, **kwargs)
+        _func_transforms.check_after_forward(cls, Function, inputs, _C.Tensor)
         if not (_C.is_grad_enabled() and any(ctx.needs_input_grad)):
             return result
         outputs = result if isinstance(result, tuple) else (result,)
@@ -120,7 +141,7 @@ class Function:
         diff = tuple(o for o, d in zip(outputs, is_diff) if d)
         to_save, ctx._to_save = tuple(ctx._to_save), ()  # the node keeps them; ctx holding them could be a cycle
         name = cls.__name__ + "Backward"
-        backward = _checked_gradients(cls.backward, name, inputs)
+        backward = _checked_gradients(_user_backward(cls), name, inputs)
         if not all(t is None or type(t) is _C.Tensor for t in to_save):
             from ..sparse import _saved  # noqa: PLC0415  (sparse tensors are saved as their parts)
 
@@ -140,6 +161,18 @@ class Function:
 
 
 _BASE_SETUP_CONTEXT = Function.setup_context
+_BASE_BACKWARD = Function.backward
+
+
+def _user_backward(cls):
+    """The Function's backward rule: its vjp or its backward, chosen when backward runs, as PyTorch does."""
+    def call(ctx, *grads):
+        backward_fn, vjp_fn = cls.backward, cls.vjp
+        if backward_fn is not _BASE_BACKWARD and vjp_fn is not _BASE_BACKWARD:
+            raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You "
+                               "should only implement one of them.")
+        return (vjp_fn if vjp_fn is not _BASE_BACKWARD else backward_fn)(ctx, *grads)
+    return call
 
 
 def _checked_gradients(backward, name, inputs):

@@ -14,10 +14,10 @@ def _random_like(o, gen):
     """A random grad_output for o that requires grad (complex: normal real and imaginary parts)."""
     if o.is_complex():
         value_dtype = tandem.float64 if o.dtype == tandem.complex128 else tandem.float32
-        parts = tandem.randn(tuple(o.shape) + (2,), dtype=value_dtype, generator=gen)
+        parts = tandem.randn(tuple(o.shape) + (2,), dtype=value_dtype, generator=gen, device="cpu")
         return tandem.view_as_complex(parts).to(o.device).requires_grad_()
     if o.is_floating_point():
-        return tandem.randn(o.shape, dtype=o.dtype, generator=gen).to(o.device).requires_grad_()
+        return tandem.randn(o.shape, dtype=o.dtype, generator=gen, device="cpu").to(o.device).requires_grad_()
     return tandem.zeros_like(o)
 
 

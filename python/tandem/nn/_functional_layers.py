@@ -11,6 +11,7 @@ import warnings
 import tandem
 
 from .. import _C
+from .. import _func_transforms
 from .._autocast import active as _amp_active, run as _amp_run
 from .functional import _softmax_dim
 from .._layouts import follow_input_layout
@@ -78,6 +79,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         return _amp_run("none", instance_norm, input, running_mean, running_var, weight, bias, use_input_stats,
                         momentum, eps)
     if use_input_stats:
+        _func_transforms.check_batch_norm_running_stats(running_mean, running_var)
         spatial = 1
         for s in input.shape[2:]:
             spatial *= s

@@ -8,6 +8,7 @@ import warnings
 import tandem
 
 from .. import _C
+from .. import _func_transforms
 from .._autocast import active as _amp_active, run as _amp_run
 from .._compositions_more import _require_tensors
 from .._dim_args import _ints
@@ -433,6 +434,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         return _amp_run("none", batch_norm, input, running_mean, running_var, weight, bias, training, momentum, eps)
     _require_tensors("batch_norm", ("input", input))
     if training:
+        _func_transforms.check_batch_norm_running_stats(running_mean, running_var)
         size = list(input.shape)
         count = size[0] if size else 1
         for s in size[2:]:

@@ -1,5 +1,7 @@
 """ASGD (averaged SGD), as torch.optim.ASGD: PyTorch's single-tensor order of operations. eta and mu are 0-d
-float32 tensors on the parameter's device, as PyTorch keeps them, so their float32 rounding matches too."""
+tensors on the parameter's device, float32 (float64 under a float64 default dtype) as PyTorch makes them, and of
+the parameter's dtype after load_state_dict (PyTorch's rule for floating state); their values are rounded to the
+default dtype either way, so the steps match too."""
 import tandem
 
 from ..nn.parameter import untracked
@@ -31,9 +33,10 @@ class ASGD(Optimizer):
             for p, grad in self._grads(group):
                 state = self.state[p]
                 if not state:
-                    state["step"] = tandem.zeros((), device=p.device, dtype=tandem.float32)
-                    state["eta"] = tandem.tensor(lr, device=p.device, dtype=tandem.float32)
-                    state["mu"] = tandem.ones((), device=p.device, dtype=tandem.float32)
+                    scalar = _scalar_dtype()
+                    state["step"] = tandem.zeros((), device=p.device, dtype=scalar)
+                    state["eta"] = tandem.tensor(lr, device=p.device, dtype=scalar)
+                    state["mu"] = tandem.ones((), device=p.device, dtype=scalar)
                     state["ax"] = tandem.zeros_like(p)
                 param, grad = untracked(p), untracked(grad)
                 if group["maximize"]:
@@ -51,15 +54,13 @@ class ASGD(Optimizer):
                     ax.add_(param.sub(ax).mul_(mu_value))
                 else:
                     ax.copy_(param)
-                untracked(eta).fill_(lr / ((1 + lambd * lr * step) ** alpha))
-                untracked(mu).fill_(1 / max(1, step - t0))
+                # PyTorch copies in torch.as_tensor(value): rounded to the default dtype, whatever eta's dtype
+                # (a reloaded state has the parameter's, as all floating state but step)
+                untracked(eta).copy_(tandem.as_tensor(lr / ((1 + lambd * lr * step) ** alpha)))
+                untracked(mu).copy_(tandem.as_tensor(1 / max(1, step - t0)))
         return loss
 
-    def load_state_dict(self, state_dict):
-        # eta and mu stay 0-d float32 scalars (PyTorch's values after a reload follow float32 rounding), not
-        # tensors of the parameter's dtype like the other floating state.
-        super().load_state_dict(state_dict)
-        for state in self.state.values():
-            for key in ("eta", "mu"):
-                if key in state:
-                    state[key] = state[key].to(tandem.float32)
+
+def _scalar_dtype():
+    """PyTorch's _get_scalar_dtype: float64 under a float64 default dtype, else float32."""
+    return tandem.float64 if tandem.get_default_dtype() == tandem.float64 else tandem.float32
