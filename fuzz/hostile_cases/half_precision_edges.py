@@ -185,11 +185,12 @@ CASES = {
 }
 
 KNOWN = {
-    "clamp/half_bound_out_of_range": "needs C++: src/ops/elementwise.cpp clamp with number bounds on a float16/bfloat16 "
-                                     "(or float32) tensor should convert each bound to the tensor's dtype checked, as "
-                                     "PyTorch's clamp_scalar does: a finite bound past the dtype's range (1e6 for "
-                                     "float16) is \"value cannot be converted to type c10::Half without overflow\" "
-                                     "(clamp, clamp_, clamp_min, clamp_max, clip, out=); inf and nan bounds pass",
+    "clamp/half_bound_out_of_range": "needs C++: src/ops/elementwise.cpp clamp with number bounds on a float16/"
+                                     "bfloat16 (or float32) tensor should convert each bound to the tensor's dtype "
+                                     "checked, as PyTorch's clamp_scalar does: a finite bound past the dtype's range "
+                                     "(1e6 for float16) is \"value cannot be converted to type c10::Half without "
+                                     "overflow\" (clamp, clamp_, clamp_min, clamp_max, clip, out=); inf and nan "
+                                     "bounds pass",
     "setitem/half_one_element_too_big": "needs C++: PyTorch's CPU fill_ of a tensor with exactly one element takes "
                                         "its fast path (at::detail::scalar_fill), which converts a float past a "
                                         "float16/bfloat16/float32 dtype's range to inf instead of raising the "
