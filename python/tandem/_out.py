@@ -24,14 +24,17 @@ def write_out(fn, result, out, inputs, dtype_error=STRUCTURED):
 
 def write_outs(fn, result, out, inputs, dtype_error=STRUCTURED):
     """write_out for one result or, for functions with several results, each of a tuple of outs (out=(values,
-    indices)); the result comes back with its own type (a named tuple) holding the outs themselves."""
+    indices)), with dtype_error or its own entry of a tuple of them; the result comes back with its own type (a
+    named tuple) holding the outs themselves."""
     if not isinstance(result, tuple):
         return write_out(fn, result, out, inputs, dtype_error)
     if not isinstance(out, (tuple, list)):
         raise TypeError(f"{aten_name(fn)}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
     if len(out) != len(result):  # PyTorch's parser words this one without the function's name
         raise TypeError(f"expected tuple of {len(result)} elements but got {len(out)}")
-    written = [write_out(fn, r, o, inputs, dtype_error) for r, o in zip(result, out)]
+    # dtype_error: one message for every out, or a tuple of one per result (frexp's mantissa and exponent)
+    errors = dtype_error if isinstance(dtype_error, tuple) else (dtype_error,) * len(result)
+    written = [write_out(fn, r, o, inputs, e) for r, o, e in zip(result, out, errors)]
     return type(result)(*written) if hasattr(result, "_fields") else tuple(written)
 
 

@@ -1,11 +1,12 @@
-"""Regression tests for what the thirteenth round of the differential hostile-input harness (fuzz/hostile_diff.py, the
-out_variants, empty_degenerate and half_precision_edges tables) found and fixed in tandem's Python layer: one case
-per finding, taken by name from the harness's own tables (so the test runs the expression the harness ran) and run
-with PyTorch (the oracle, on the CPU) and tandem on every device. Where PyTorch raises, tandem raises the same
-exception type with PyTorch's first line; where it returns, tandem returns the same values, dtype and shape. The
-direct tests below check the neighbours of each fix the tables do not reach (the other functions composed in Python
-with several results or a factory's out=), and the findings whose cause is in C++ run as strict xfails, so the
-session that fixes them sees them pass."""
+"""Regression tests for what the thirteenth round of the differential hostile-input harness (fuzz/hostile_diff.py,
+the out_variants, out_variants2, empty_degenerate and half_precision_edges tables) found and fixed in tandem's
+Python layer: one case per finding, taken by name from the harness's own tables (so the test runs the expression
+the harness ran) and run with PyTorch (the oracle, on the CPU) and tandem on every device. Where PyTorch raises,
+tandem raises the same exception type with PyTorch's first line; where it returns, tandem returns the same values,
+dtype and shape. The direct tests below check the neighbours of each fix the tables do not reach (the other
+functions composed in Python with several results or a factory's out=, logit's and special.softmax's other
+forms), and the findings whose cause is in C++ run as strict xfails, so the session that fixes them sees them
+pass."""
 import os
 import sys
 
@@ -15,14 +16,20 @@ torch = pytest.importorskip("torch")
 
 from hostile_helpers import assert_matches_pytorch, fixed_cases  # noqa: E402
 
+import tandem  # noqa: E402
+
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "fuzz"))
-from hostile_cases import half_precision_edges, out_variants  # noqa: E402
+from hostile_cases import half_precision_edges, out_variants, out_variants2  # noqa: E402
 
 FIXED = [(out_variants, name) for name in (
     "linalg.qr/out_one", "linalg.eigh/out_one_tensor", "linalg.svd/out_two", "linalg.lstsq/out_one",
     "aminmax/out_list_one", "aminmax/out_tensor", "linalg.inv/out_tuple", "linalg.inv/out_int",
     "linalg.qr/input_requires_grad", "linalg.eig/input_requires_grad", "linalg.matrix_rank/input_requires_grad_ok",
     "linalg.eigvals/input_requires_grad_ok", "logspace/out_requires_grad")]
+FIXED += [(out_variants2, name) for name in (
+    "empty/out_requires_grad", "empty/out_requires_grad_same_shape", "frexp/out_exponent_long", "logit/out_ok",
+    "logit/eps_out_long", "logit/eps_out_requires_grad", "special.logit/eps_out_ok",
+    "special.log_softmax/dtype_positional", "special.log_softmax/out_not_taken", "special.softmax/out_not_taken")]
 
 CASES = fixed_cases(FIXED)
 
@@ -85,15 +92,48 @@ def test_out_autograd_refusal_matches_pytorch(name, device):
 
 
 def test_matrix_rank_out_is_written_and_returned(device):
-    x = tandem_eye(device).requires_grad_()
-    out = __import__("tandem").empty(0, dtype=__import__("tandem").int64, device=device)
-    r = __import__("tandem").linalg.matrix_rank(x, out=out)
+    x = tandem.eye(3, device=device).requires_grad_()
+    out = tandem.empty(0, dtype=tandem.int64, device=device)
+    r = tandem.linalg.matrix_rank(x, out=out)
     assert r is out and out.tolist() == 3 and not out.requires_grad
 
 
-def tandem_eye(device):
-    import tandem
-    return tandem.eye(3, device=device)
+# logit takes eps with out= (the core's out= form has no eps), torch.special's softmax/log_softmax have PyTorch's
+# signatures there (no out=, dtype positional for softmax only), frexp checks each out with its own message, and
+# empty(out=) refuses an out that requires grad as PyTorch's resize does (in any grad mode).
+def _no_grad(L, fn):
+    with L.no_grad():
+        return fn()
+
+
+NEIGHBOURS = {
+    "logit_eps_keyword_out": lambda L, d: L.logit(M(L, d) / 4, eps=0.3, out=E(L, d)),
+    "logit_eps_none_out": lambda L, d: L.logit(M(L, d) / 4, None, out=E(L, d)),
+    "logit_eps_no_out": lambda L, d: L.logit(M(L, d) / 4, 0.3),
+    "logit_eps_out_float64": lambda L, d: L.special.logit(M(L, d) / 4, 0.3, out=E(L, d, "float64")),
+    "logit_eps_out_resized": lambda L, d: L.logit(M(L, d) / 4, 0.3, out=L.zeros(5, device=d)),
+    "logit_method_eps": lambda L, d: (M(L, d) / 4).logit(0.3),
+    "logit_inplace_eps": lambda L, d: (M(L, d) / 4).logit_(0.3),
+    "logit_eps_out_no_grad": lambda L, d: _no_grad(L, lambda: L.logit(G(L, d) / 4, 0.3, out=E(L, d))),
+    "logit_int_input_eps_out": lambda L, d: L.logit(L.tensor([0, 1], device=d), 0.3, out=E(L, d)),
+    "special_softmax_keywords": lambda L, d: L.special.softmax(input=M(L, d), dim=0, dtype=L.float64),
+    "special_softmax_four_positional": lambda L, d: L.special.softmax(M(L, d), 0, None, 1),
+    "special_softmax_dim_twice": lambda L, d: L.special.softmax(M(L, d), 0, dim=0),
+    "special_softmax_no_dim": lambda L, d: L.special.softmax(M(L, d)),
+    "special_softmax_unknown_keyword": lambda L, d: L.special.softmax(M(L, d), 0, foo=1),
+    "special_log_softmax_dtype_keyword": lambda L, d: L.special.log_softmax(M(L, d), 1, dtype=L.float64),
+    "special_log_softmax_grad": lambda L, d: (lambda g: (L.special.log_softmax(g, 1)[:, 0].sum().backward(),
+                                                         g.grad)[1])(G(L, d)),
+    "frexp_both_wrong": lambda L, d: L.frexp(M(L, d), out=(E(L, d, "float64"), E(L, d, "int64"))),
+    "frexp_out_ok": lambda L, d: L.frexp(M(L, d), out=(E(L, d), E(L, d, "int32"))),
+    "empty_out_requires_grad_no_grad": lambda L, d: _no_grad(L, lambda: L.empty(2, out=E(L, d).requires_grad_())),
+    "empty_out_ok": lambda L, d: L.empty(2, 3, out=E(L, d)).shape,
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEIGHBOURS))
+def test_python_out_forms_match_pytorch(name, device):
+    assert_matches_pytorch(NEIGHBOURS[name], device)
 
 
 # Findings whose cause is in C++ (their KNOWN entries in the tables say what to change): strict xfails, so the
@@ -102,6 +142,12 @@ NEEDS_CPP = [(out_variants, name) for name in (
     "sum/out_long_of_float", "prod/out_long", "sum/out_dtype_mismatch", "zeros/out_dtype_conflict",
     "cat/out_long_of_float", "stack/out_long_of_float", "index_select/out_is_input", "take/out_is_input",
     "kthvalue/out_indices_float", "sort/out_one_tuple", "arange/out_requires_grad", "zeros/out_requires_grad")]
+NEEDS_CPP += [(out_variants2, name) for name in (
+    "all/out_float", "any/out_long", "signbit/out_float", "heaviside/out_float64", "logsumexp/out_long",
+    "round/decimals_out_long", "mean/dtype_and_out_differ", "median/no_dim_out_not_taken",
+    "argmax/input_requires_grad_ok", "nonzero/input_requires_grad_ok", "heaviside/input_requires_grad",
+    "quantile/input_requires_grad", "rand/out_dtype_conflict", "randperm/out_dtype_conflict",
+    "special.entr/input_requires_grad")]
 NEEDS_CPP += [(half_precision_edges, "clamp/half_bound_out_of_range")]
 CPP_CASES = fixed_cases(NEEDS_CPP)
 
