@@ -274,7 +274,8 @@ KNOWN = {
     "signbit/out_float": _OUT_DTYPE_RULE + "signbit's out must be bool: \"signbit does not support non-boolean "
                                            "outputs.\" (the dtype_error of its binding, as isposinf's in Python)",
     "heaviside/out_float64": _OUT_DTYPE_RULE + "heaviside wants input, values and out of one dtype: \"heaviside is "
-                                               "not yet implemented for tensors with different dtypes.\"",
+                                               "not yet implemented for tensors with different dtypes.\""
+                                               " (listed among docs/compat.md's out= exceptions)",
     "logsumexp/out_long": _OUT_DTYPE_RULE + "\"logsumexp(): Expected floating point type for result tensor, but "
                                             "got: Long\" (python/src/reductions.cpp logsumexp)",
     "round/decimals_out_long": _OUT_DTYPE_RULE + "round with decimals= wants out of the input's dtype (FOUND_DTYPE: "
