@@ -185,6 +185,8 @@ CASES = {
 }
 
 KNOWN = {
+    "format/half_0dim": "on the meta device only (--devices meta): PyTorch formats a 0-dim meta tensor with "
+                        "object.__format__, whose TypeError tandem gives too; the oracle runs on the CPU",
     "clamp/half_bound_out_of_range": "needs C++: src/ops/elementwise.cpp clamp with number bounds on a float16/"
                                      "bfloat16 (or float32) tensor should convert each bound to the tensor's dtype "
                                      "checked, as PyTorch's clamp_scalar does: a finite bound past the dtype's range "
