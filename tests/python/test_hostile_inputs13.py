@@ -19,7 +19,7 @@ from hostile_helpers import assert_matches_pytorch, fixed_cases  # noqa: E402
 import tandem  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "fuzz"))
-from hostile_cases import half_precision_edges, out_variants, out_variants2  # noqa: E402
+from hostile_cases import empty_degenerate, half_precision_edges, out_variants, out_variants2  # noqa: E402
 
 FIXED = [(out_variants, name) for name in (
     "linalg.qr/out_one", "linalg.eigh/out_one_tensor", "linalg.svd/out_two", "linalg.lstsq/out_one",
@@ -30,6 +30,14 @@ FIXED += [(out_variants2, name) for name in (
     "empty/out_requires_grad", "empty/out_requires_grad_same_shape", "frexp/out_exponent_long", "logit/out_ok",
     "logit/eps_out_long", "logit/eps_out_requires_grad", "special.logit/eps_out_ok",
     "special.log_softmax/dtype_positional", "special.log_softmax/out_not_taken", "special.softmax/out_not_taken")]
+FIXED += [(empty_degenerate, name) for name in (
+    "grid_sample/batch0_bilinear", "grid_sample/batch0_nearest_3d", "grid_sample/batch0_bicubic",
+    "grid_sample/batch0_grad", "ctc_loss/batch0", "ctc_loss/frames0", "ctc_loss/labels0",
+    "fractional_max_pool2d/batch0", "fractional_max_pool3d/batch0_indices", "fractional_max_pool2d/channels0",
+    "fractional_max_pool3d/depth0", "fractional_max_pool2d/output0", "fractional_max_pool2d/batch0_grad",
+    "max_pool1d/length0", "max_pool1d/channels0", "max_pool1d/unbatched_length0", "max_pool1d/length0_indices",
+    "max_pool1d/length0_requires_grad", "avg_pool3d/depth0", "conv_transpose1d/length0",
+    "conv_transpose2d/height0")]
 
 CASES = fixed_cases(FIXED)
 
@@ -148,7 +156,8 @@ NEEDS_CPP += [(out_variants2, name) for name in (
     "argmax/input_requires_grad_ok", "nonzero/input_requires_grad_ok", "heaviside/input_requires_grad",
     "quantile/input_requires_grad", "rand/out_dtype_conflict", "randperm/out_dtype_conflict",
     "special.entr/input_requires_grad")]
-NEEDS_CPP += [(half_precision_edges, "clamp/half_bound_out_of_range")]
+NEEDS_CPP += [(half_precision_edges, "clamp/half_bound_out_of_range"),
+              (empty_degenerate, "conv_transpose1d/batch0_length0_ok")]
 CPP_CASES = fixed_cases(NEEDS_CPP)
 
 
@@ -156,6 +165,16 @@ CPP_CASES = fixed_cases(NEEDS_CPP)
 @pytest.mark.xfail(strict=True, reason="needs C++ (the table's KNOWN entry says what)")
 def test_needs_cpp(name, device):
     assert_matches_pytorch(CPP_CASES[name], device)
+
+
+# max_pool3d's empty-dim message names PyTorch's kernel template, whose name carries the device: on the CPU only.
+MAX_POOL3D_EMPTY = fixed_cases([(empty_degenerate, name) for name in (
+    "max_pool3d/depth0", "max_pool3d/unbatched_channels0")])
+
+
+@pytest.mark.parametrize("name", sorted(MAX_POOL3D_EMPTY))
+def test_max_pool3d_empty_dims_on_cpu(name):
+    assert_matches_pytorch(MAX_POOL3D_EMPTY[name], "cpu")
 
 
 # PyTorch's one-element CPU fill_ writes inf for a float past float16's range (its fast path); its CUDA raises.
