@@ -29,7 +29,7 @@ __all__ = [
     "addr", "addmv", "addbmm", "baddbmm", "cosine_similarity", "pairwise_distance", "pdist",
     "dropout", "alpha_dropout", "feature_dropout", "feature_alpha_dropout",
     "is_nonzero", "is_same_size", "is_complex", "is_conj", "is_neg", "typename", "resolve_conj", "resolve_neg",
-    "empty_strided", "frombuffer", "asarray", "frexp", "ldexp", "chain_matmul", "dist", "renorm",
+    "empty_strided", "frombuffer", "asarray", "frexp", "logit", "ldexp", "chain_matmul", "dist", "renorm",
     "matrix_power", "matrix_exp", "pinverse", "lu", "lu_unpack", "lu_solve", "index_put", "index_put_", "put",
     "svd_lowrank", "pca_lowrank",
 ]
@@ -516,7 +516,8 @@ _frexp_result = collections.namedtuple("frexp", ["mantissa", "exponent"])
 _frexp_result.__module__ = "tandem.return_types"
 
 
-@with_out("frexp", "torch.frexp() expects mantissa to have dtype {result_cpp} but got {out_cpp}")
+@with_out("frexp", ("torch.frexp() expects mantissa to have dtype {result_cpp} but got {out_cpp}",
+                   "torch.frexp() expects exponent to have int dtype but got {out_cpp}"))
 def frexp(input):
     if not input.dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
@@ -534,6 +535,19 @@ def frexp(input):
     m = _C.where(special, x, m)
     e = _C.where(special, 0.0, e)
     return _frexp_result(m.to(input.dtype), e.to(_C.int32))
+
+
+_core_logit = _C.logit
+
+
+def logit(input, eps=None, *, out=None):
+    """torch.logit (and torch.special.logit): the core's out= form takes no eps, so eps with out= writes the
+    result computed with eps into out with PyTorch's rules."""
+    if out is None:
+        return _core_logit(input, eps)
+    if eps is None:
+        return _core_logit(input, out=out)
+    return call_with_out("logit", _core_logit, (input, eps), {}, out, CASTABLE)
 
 
 def ldexp(input, other, *, out=None):
@@ -941,7 +955,7 @@ def _methods():
 
 # The core's div has no rounding_mode, and its fmax was maximum (NaN-propagating): these replace them. The random
 # fills uniform_/normal_/bernoulli_ are wrapped with PyTorch's autograd rules (_random_fills.py).
-_REPLACED = ("div", "div_", "fmax", "uniform_", "normal_", "bernoulli_")
+_REPLACED = ("div", "div_", "fmax", "uniform_", "normal_", "bernoulli_", "logit")
 
 
 def install(namespace):

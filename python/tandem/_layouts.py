@@ -254,6 +254,9 @@ def empty(*size, memory_format=contiguous_format, layout=None, **kwargs):
     if memory_format is preserve_format:
         raise RuntimeError("unsupported memory format Preserve")
     if memory_format is contiguous_format:
+        out = kwargs.get("out")
+        if isinstance(out, Tensor) and out.requires_grad:  # PyTorch resizes out, which refuses (any grad mode)
+            raise RuntimeError("cannot resize variables that require grad")
         return _original["empty"](*size, **kwargs)
     requires_grad = kwargs.pop("requires_grad", False)
     shape = _original["empty"](*size, **kwargs).shape  # tandem's own parsing of the size forms

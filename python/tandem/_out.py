@@ -19,19 +19,29 @@ FOUND_DTYPE = "Found dtype {out} but expected {result}"
 
 def write_out(fn, result, out, inputs, dtype_error=STRUCTURED):
     """out filled with result (see the module docstring); inputs: the call's tensors (for the autograd check)."""
-    return _C._write_out(fn, result, out, [t for t in inputs if isinstance(t, Tensor)], dtype_error)
+    return _C._write_out(aten_name(fn), result, out, [t for t in inputs if isinstance(t, Tensor)], dtype_error)
 
 
 def write_outs(fn, result, out, inputs, dtype_error=STRUCTURED):
     """write_out for one result or, for functions with several results, each of a tuple of outs (out=(values,
-    indices)); the result comes back with its own type (a named tuple) holding the outs themselves."""
+    indices)), with dtype_error or its own entry of a tuple of them; the result comes back with its own type (a
+    named tuple) holding the outs themselves."""
     if not isinstance(result, tuple):
         return write_out(fn, result, out, inputs, dtype_error)
-    if not isinstance(out, (tuple, list)) or len(out) != len(result):
-        got = type(out).__name__ if not isinstance(out, (tuple, list)) else f"{len(out)} tensors"
-        raise TypeError(f"{fn}(): argument 'out' must be tuple of {len(result)} Tensors, not {got}")
-    written = [write_out(fn, r, o, inputs, dtype_error) for r, o in zip(result, out)]
+    if not isinstance(out, (tuple, list)):
+        raise TypeError(f"{aten_name(fn)}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+    if len(out) != len(result):  # PyTorch's parser words this one without the function's name
+        raise TypeError(f"expected tuple of {len(result)} elements but got {len(out)}")
+    # dtype_error: one message for every out, or a tuple of one per result (frexp's mantissa and exponent)
+    errors = dtype_error if isinstance(dtype_error, tuple) else (dtype_error,) * len(result)
+    written = [write_out(fn, r, o, inputs, e) for r, o, e in zip(result, out, errors)]
     return type(result)(*written) if hasattr(result, "_fields") else tuple(written)
+
+
+def aten_name(fn):
+    """The name PyTorch's argument parser and autograd check give a function: its ATen op's (linalg.qr is
+    linalg_qr, fft.fft fft_fft)."""
+    return fn.replace(".", "_")
 
 
 def _tensors(args):
@@ -64,7 +74,7 @@ def call_with_out(fn_name, fn, args, kwargs, out, dtype_error=STRUCTURED, *, gra
     its warning (addbmm)."""
     inputs = list(_tensors(list(args) + list(kwargs.values())))
     if not isinstance(out, (Tensor, tuple, list)):
-        raise TypeError(f"{fn_name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+        raise TypeError(f"{aten_name(fn_name)}(): argument 'out' must be Tensor, not {type(out).__name__}")
     if factory:
         kwargs = dict(kwargs)
         if kwargs.get("dtype") is None:
@@ -72,7 +82,9 @@ def call_with_out(fn_name, fn, args, kwargs, out, dtype_error=STRUCTURED, *, gra
         if kwargs.get("device") is None:
             kwargs["device"] = out.device
     if refuse_grad:
-        _C._check_out_autograd(grad_name or fn_name, inputs, list(_tensors([out])))  # PyTorch's first check
+        # PyTorch's first check; its factories' error names the op with its namespace (aten::logspace)
+        name = grad_name or (f"aten::{fn_name}" if factory else aten_name(fn_name))
+        _C._check_out_autograd(name, inputs, list(_tensors([out])))
         result = fn(*args, **kwargs)
         if quiet_resize and isinstance(out, Tensor) and out.shape != result.shape:
             out.resize_(0)  # keeps out's storage; resize_out then grows it without the warning

@@ -157,7 +157,8 @@ def eig(A):
     return _Eig(*_C._linalg_eig(A))
 
 
-@with_out("linalg.eigvals", CASTABLE)
+# PyTorch's eigvals is a composition: with out= it writes the values of an input that requires grad.
+@with_out("linalg.eigvals", CASTABLE, refuse_grad=False)
 def eigvals(A):
     return _C._linalg_eigvals(A)
 
@@ -465,7 +466,7 @@ def pinv(A, *args, **kwargs):
     return (Vh.mH * S_inv.unsqueeze(-2).to(A.dtype)) @ U.mH
 
 
-@with_out("linalg.matrix_rank", CASTABLE)
+@with_out("linalg.matrix_rank", CASTABLE, refuse_grad=False)
 def matrix_rank(A, *args, **kwargs):
     """The number of singular values above the tolerance. Takes PyTorch's forms matrix_rank(A, *, atol=, rtol=,
     hermitian=) and matrix_rank(A, tol, hermitian) (tol is an absolute tolerance)."""

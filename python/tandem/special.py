@@ -9,7 +9,7 @@ erfc = _C.erfc
 erfinv = _C.erfinv
 erfcx = _C.erfcx
 expit = _C.sigmoid
-logit = _C.logit
+from ._compositions_more import logit  # noqa: E402  (eps= with out=)
 exp2 = _C.exp2
 expm1 = _C.expm1
 log1p = _C.log1p
@@ -59,8 +59,36 @@ legendre_polynomial_p = _C.legendre_polynomial_p
 entr = _C.entr
 round = _C.round
 logsumexp = _C.logsumexp
-softmax = _C.softmax
-log_softmax = _C.log_softmax
+
+
+def _normalizer(name, core, params):
+    """special.softmax / special.log_softmax: the core's function under PyTorch's signature for the special
+    namespace (no out=; dtype positional for softmax only), with its parser's TypeErrors."""
+    def fn(*args, **kwargs):
+        if len(args) > len(params):
+            takes = f"from 2 to {len(params)}" if len(params) > 2 else str(len(params))
+            raise TypeError(f"{name}() takes {takes} positional arguments but {len(args)} were given")
+        bound = dict(zip(params, args))
+        for key, value in kwargs.items():
+            if key not in ("input", "dim", "dtype"):
+                raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+            if key in bound:
+                raise TypeError(f"{name}() got multiple values for argument '{key}'")
+            bound[key] = value
+        missing = [p for p in ("input", "dim") if p not in bound]
+        if missing:
+            plural = "s" if len(missing) == 1 else ""  # PyTorch's parser has the plural the other way round
+            raise TypeError(f"{name}() missing {len(missing)} required positional argument{plural}: "
+                            + ", ".join(f'"{p}"' for p in missing))
+        return core(bound["input"], bound["dim"], dtype=bound.get("dtype"))
+
+    fn.__name__ = fn.__qualname__ = name.split("_", 1)[1]
+    fn.__doc__ = core.__doc__
+    return fn
+
+
+softmax = _normalizer("special_softmax", _C.softmax, ("input", "dim", "dtype"))
+log_softmax = _normalizer("special_log_softmax", _C.log_softmax, ("input", "dim"))
 
 
 @with_out("special.multigammaln", CASTABLE)

@@ -296,6 +296,9 @@ def _conv_transpose(fn, n, input, weight, bias, stride, padding, output_padding,
     output_padding = _conv_tuple(output_padding, n, "output_padding")
     dilation = _conv_tuple(dilation, n, "dilation")
     _check_conv(x, weight, bias, stride, padding, dilation, groups, output_padding)
+    if x.numel() == 0 and x.shape[0] != 0 and x.shape[1] != 0:  # PyTorch's backend choice (1-d seen as 2-d)
+        shape = list(x.shape) if n > 1 else [x.shape[0], x.shape[1], 1, x.shape[2]]
+        raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: {shape}")
     _check_transposed_sizes(x, weight, stride, padding, output_padding, dilation)
     exact = _same_exact_dtype(x, weight, bias)
     if exact and x.dtype != tandem.int64 and x.numel():  # PyTorch's CPU kernels take int64 alone of them

@@ -2,6 +2,8 @@
 from `_random_samples` with its formula (in the input's dtype, so the rounding matches), the windows are read
 with one gather, and the max over each window gives values and flat indices; autograd differentiates the
 gather/max pair."""
+import math
+
 import tandem
 
 __all__ = ["fractional_max_pool2d", "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
@@ -31,6 +33,11 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_
     kernel_size = _tuple(kernel_size, n)
     if input.dim() not in (n + 1, n + 2):
         raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got: {list(input.shape)}")
+    for i in range(1, input.dim()):  # PyTorch's check (an unbatched input's channels, dim 0, are not checked)
+        if input.shape[i] == 0:
+            where = f"{name}()" if n == 2 else f"{name}_out()"
+            raise RuntimeError(f"{where}: Expected input to have non-zero size for non-batch dimensions, but got"
+                               f"{list(input.shape)} with dimension {i} being empty.")
     spatial = list(input.shape[-n:])
     if output_size is None:
         ratio = _tuple(output_ratio, n)
@@ -44,6 +51,10 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_
         if output_size[d] + kernel_size[d] - 1 > spatial[d]:
             raise RuntimeError(f"{name}(): pool {axis_names[d]} {kernel_size[d]} too large relative to input "
                                f"{axis_names[d]} {spatial[d]}")
+    if 0 in output_size:  # nothing to pool: empty results (values still depend on input, for backward)
+        values = x.reshape(nb, c, math.prod(spatial))[:, :, :0].reshape(nb, c, *output_size)
+        indices = tandem.zeros(nb, c, *output_size, dtype=tandem.int64, device=x.device)
+        return (values, indices) if batched else (values.squeeze(0), indices.squeeze(0))
     if _random_samples is None:
         _random_samples = tandem.rand(nb, c, n, dtype=x.dtype, device=x.device)
     samples = _random_samples.to(x.dtype)
@@ -60,10 +71,12 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_
         coord = pos + off
         flat = coord if flat is None else flat * spatial[d] + coord
     full = [nb, c] + output_size + list(kernel_size)
-    flat = flat.expand(*full).reshape(nb, c, -1)
-    windows = x.reshape(nb, c, -1).gather(2, flat).reshape(nb, c, *output_size, -1)
+    # sizes spelled out, not -1: the batch or the channels may be empty
+    window = math.prod(kernel_size)
+    flat = flat.expand(*full).reshape(nb, c, math.prod(output_size) * window)
+    windows = x.reshape(nb, c, math.prod(spatial)).gather(2, flat).reshape(nb, c, *output_size, window)
     values, which = windows.max(-1)
-    indices = flat.reshape(nb, c, *output_size, -1).gather(-1, which.unsqueeze(-1)).squeeze(-1)
+    indices = flat.reshape(nb, c, *output_size, window).gather(-1, which.unsqueeze(-1)).squeeze(-1)
     if not batched:
         values, indices = values.squeeze(0), indices.squeeze(0)
     return values, indices

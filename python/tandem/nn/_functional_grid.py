@@ -4,6 +4,7 @@ interpolation weights are products of the fractional parts. Autograd therefore g
 input (gather's backward is a scatter-add) and the grid (through the weights, and through the border/reflection
 padding, whose clamp/abs give PyTorch's zero or sign-flipped coordinate gradients)."""
 import itertools
+import math
 import warnings
 
 import tandem
@@ -113,7 +114,8 @@ def _fetch(flat_input, indices, sizes, out_shape):
         valid = ok if valid is None else valid & ok
         clamped = idx.clamp(0, size - 1)
         flat = clamped if flat is None else flat * size + clamped
-    gathered = flat_input.gather(2, flat.reshape(n, 1, -1).expand(n, c, -1))
+    points = math.prod(out_shape)  # not -1: the batch may be empty
+    gathered = flat_input.gather(2, flat.reshape(n, 1, points).expand(n, c, points))
     gathered = gathered.reshape(n, c, *out_shape)
     return gathered * valid.unsqueeze(1).to(flat_input.dtype)
 
@@ -177,7 +179,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
                                f"sizes {list(input.shape)} with dimension {d} being empty")
     sizes = list(input.shape[2:])  # (D,) H, W
     out_shape = list(grid.shape[1:-1])
-    flat_input = input.reshape(input.shape[0], input.shape[1], -1)
+    flat_input = input.reshape(input.shape[0], input.shape[1], math.prod(sizes))  # not -1: batch or channels may be 0
     # coords[i] is the source coordinate along spatial axis i (grid's last axis is reversed: x = width).
     raw = [_unnormalize(grid[..., nsp - 1 - i], sizes[i], align_corners) for i in range(nsp)]
 

@@ -465,6 +465,8 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if log_probs.dim() != 3:
         raise RuntimeError(f"Expected 3-dimensional tensor, but got {log_probs.dim()}-dimensional tensor for "
                            f"argument #1 'log_probs'{_CTC_CHECKS}")
+    if log_probs.numel() == 0:  # PyTorch's kernels refuse an empty batch, time axis or label axis
+        raise RuntimeError("log_probs tensor must not be empty")
     frames, batch, labels = log_probs.shape
     input_lengths = _host_lengths(input_lengths, "input_lengths")
     target_lengths = _host_lengths(target_lengths, "target_lengths")

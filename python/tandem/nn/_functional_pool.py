@@ -118,6 +118,9 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
                          (d <= 0, f"dilation must be greater than zero, but got {d}")):
         if bad:
             raise RuntimeError("max_pool1d() " + message)
+    if 0 in input.shape[-2:]:  # PyTorch pools through max_pool2d_with_indices, whose check words the 4-d shape
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but "
+                           f"got:{list(input.unsqueeze(-2).shape)}")
     out = _pooled_length(input.size(-1), k, p, s, d, ceil_mode)
     if out < 1:
         raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
@@ -131,6 +134,10 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         # through max_pool2d, which takes integers)
         raise NotImplementedError(f"\"max_pool1d_impl\" not implemented for '{input.dtype._scalar_type_name}'\n"
                                   "hint: pool a floating-point tensor (input.float()), or ask for return_indices")
+    if not return_indices and input.dim() in (2, 3) and 0 in input.shape[-2:]:
+        # PyTorch's max_pool1d checks the shape itself before it picks a kernel (with indices, max_pool2d's words)
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
+                           f"input, but got:{list(input.shape)}")
     values, indices = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     return (values, indices) if return_indices else values
 
@@ -165,6 +172,12 @@ def _pool3d_args(fn, input, kernel_size, stride, padding, dilation, ceil_mode):
     if min(d) <= 0:
         raise RuntimeError(f"dilation should be greater than zero, but got dilationT: {d[0]} dilationH: {d[1]} "
                            f"dilationW: {d[2]}")
+    for i in range(1, input.dim()):  # PyTorch's kernels check the dims past the batch (an unbatched input's all but 0)
+        if input.shape[i] == 0:
+            where = (f"max_pool3d_with_indices_out_{input.device.type}_template()" if fn == "max_pool3d"
+                     else f"{fn}()")
+            raise RuntimeError(f"{where}: Expected input to have non-zero size for non-batch dimensions, but input "
+                               f"has sizes {list(input.shape)} with dimension {i} being empty")
     if fn == "avg_pool3d" and any(size < kk for size, kk in zip(sizes, k)):
         raise RuntimeError(f"input image (T: {sizes[0]} H: {sizes[1]} W: {sizes[2]}) smaller than kernel size "
                            f"(kT: {k[0]} kH: {k[1]} kW: {k[2]})")
