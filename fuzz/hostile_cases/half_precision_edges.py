@@ -187,12 +187,6 @@ CASES = {
 KNOWN = {
     "format/half_0dim": "on the meta device only (--devices meta): PyTorch formats a 0-dim meta tensor with "
                         "object.__format__, whose TypeError tandem gives too; the oracle runs on the CPU",
-    "clamp/half_bound_out_of_range": "needs C++: src/ops/elementwise.cpp clamp with number bounds on a float16/"
-                                     "bfloat16 (or float32) tensor should convert each bound to the tensor's dtype "
-                                     "checked, as PyTorch's clamp_scalar does: a finite bound past the dtype's range "
-                                     "(1e6 for float16) is \"value cannot be converted to type c10::Half without "
-                                     "overflow\" (clamp, clamp_, clamp_min, clamp_max, clip, out=); inf and nan "
-                                     "bounds pass",
     "setitem/half_one_element_too_big": "needs C++: PyTorch's CPU fill_ of a tensor with exactly one element takes "
                                         "its fast path (at::detail::scalar_fill), which converts a float past a "
                                         "float16/bfloat16/float32 dtype's range to inf instead of raising the "

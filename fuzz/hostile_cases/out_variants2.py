@@ -247,12 +247,6 @@ CASES = {
         T(L, [1.0, 2.0], d).requires_grad_(), x(L, d), out=o), E(L, d, "int64")),
 }
 
-_NO_GRAD_RESULT = ("needs C++: PyTorch refuses out= with an input that requires grad only for outputs that are "
-                   "differentiable; argmax/argmin, nonzero (integer results), heaviside (no derivative) and quantile "
-                   "(a composition that writes the values) compute. tandem's bindings (python/src/reductions.cpp "
-                   "argmax/argmin, python/src/indexing_ops.cpp nonzero, python/src/elementwise.cpp heaviside, "
-                   "python/src/order_stats.cpp quantile) run check_out_autograd on their inputs; they should check "
-                   "only the out tensor (or nothing, for integer results)")
 _OUT_DTYPE_RULE = ("needs C++: the op's own out= dtype rule, which PyTorch checks before the generic cast: ")
 _WORDING = ("needs C++ (wording only, TypeError both): nanobind's \"incompatible function arguments\" or "
             "Python's own \"unexpected keyword\" where PyTorch's parser says \"received an invalid combination of "
@@ -284,8 +278,6 @@ KNOWN = {
                                  "folds_with_dtype should pass scan_dtype(parse_dtype(dtype), out))",
     "median/no_dim_out_not_taken": "needs C++: python/src/order_stats.cpp median: the dim-less form takes no out= "
                                    "(PyTorch's TypeError 'median() missing 1 required positional arguments: \"dim\"')",
-    "argmax/input_requires_grad_ok": _NO_GRAD_RESULT, "nonzero/input_requires_grad_ok": _NO_GRAD_RESULT,
-    "heaviside/input_requires_grad": _NO_GRAD_RESULT, "quantile/input_requires_grad": _NO_GRAD_RESULT,
     "count_nonzero/out_not_taken": _WORDING, "index_fill/out_not_taken": _WORDING,
     "masked_scatter/out_not_taken": _WORDING,
     "rand/out_dtype_conflict": _FACTORY_DTYPE, "randperm/out_dtype_conflict": _FACTORY_DTYPE,

@@ -92,9 +92,10 @@ void check_tensor_operands(const BinaryFns& f, nb::handle a, nb::handle b, bool 
                "' (position ", method ? 1 : 2, ") must be Tensor, not ", nb::inst_name(b).c_str());
 }
 
-// The comparisons and copysign take a Number only as their second operand (PyTorch's overloads).
+// The comparisons, copysign and fmod take a Number only as their second operand (PyTorch's overloads).
 void check_number_not_first(const BinaryFns& f, nb::handle a) {
-  static const std::unordered_set<std::string_view> names{"eq", "ne", "lt", "le", "gt", "ge", "copysign"};
+  static const std::unordered_set<std::string_view> names{"eq", "ne", "lt",       "le",
+                                                          "gt", "ge", "copysign", "fmod"};
   if (is_tensor(a) || names.count(f.name) == 0) return;
   TANDEM_CHECK(false, Type, f.name, "() received an invalid combination of arguments - got (",
                nb::inst_name(a).c_str(),

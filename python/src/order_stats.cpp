@@ -115,7 +115,9 @@ void def_quantile(nb::module_& m, nb::class_<Tensor>& tensor, const char* name, 
           double qv = float_arg(q, name, "q");
           r = ignore_nan ? nanquantile(x, qv, d, keepdim, how) : quantile(x, qv, d, keepdim, how);
         }
-        return write_out(name, r, out, {&x}, "quantile() out tensor must be same dtype as the input tensor");
+        // PyTorch's quantile is a composition that copies its values into out (out then records the copy), so
+        // an input that requires grad is no refusal.
+        return write_out(name, r, out, {}, "quantile() out tensor must be same dtype as the input tensor");
       },
       nb::arg("q"), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
       nb::arg("interpolation") = "linear", nb::arg("out") = nb::none());

@@ -260,8 +260,8 @@ void init_reductions(nb::module_& m) {
                        nb::handle keepdims, nb::handle out) {
           std::optional<int64_t> d = parse_one_dim(dim, axis, name);
           bool kd = parse_keepdim(keepdim, keepdims, name);
-          return write_out(name, is_max ? argmax(x, d, kd) : argmin(x, d, kd), out, {&x},
-                           kStructuredOutDtype);
+          // An index result has no gradient: PyTorch takes out= whether or not x requires grad.
+          return write_out(name, is_max ? argmax(x, d, kd) : argmin(x, d, kd), out, {}, kStructuredOutDtype);
         },
         nb::arg("dim") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("axis") = none,
         nb::arg("keepdims") = none, nb::arg("out") = none);

@@ -25,7 +25,7 @@ __all__ = [
     "movedim", "moveaxis", "swapaxes", "swapdims", "atleast_1d", "atleast_2d", "atleast_3d", "column_stack",
     "hsplit", "vsplit", "dsplit", "tensor_split", "unflatten", "narrow_copy", "count_nonzero", "aminmax",
     "var_mean", "std_mean", "nansum", "nanmean", "clone",
-    "addcmul", "addcdiv", "lerp", "square", "reciprocal", "clamp_min", "clamp_max", "rsub", "fmod",
+    "addcmul", "addcdiv", "lerp", "square", "reciprocal", "clamp_min", "clamp_max", "rsub",
 ]
 
 
@@ -940,18 +940,6 @@ def rsub(input, other, *, alpha=1):
     return other - (input if alpha == 1 else input * alpha)
 
 
-def fmod(input, other, *, out=None):
-    if out is not None:
-        return call_with_out("fmod", fmod, (input, other), {}, out, CASTABLE)
-    common = _C.result_type(input, other) if isinstance(input, Tensor) else None
-    if common is not None and (common.is_complex or common == _C.bool):  # remainder would name itself
-        kernel = "fmod_cpu" if input.device.type == "cpu" else "fmod_cuda"
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{common._scalar_type_name}\'')
-    r = _C.remainder(input, other)
-    # remainder takes the divisor's sign and fmod the dividend's; where they differ, they differ by `other`.
-    return _C.where((r != 0).logical_and((r < 0) != (input < 0)), r - other, r)
-
-
 # ---- in-place forms ----
 
 def _in_place(fn, bad_call=False):
@@ -1044,7 +1032,7 @@ def _methods():
     both = ["tril", "triu", "diagonal", "diag", "diag_embed", "trace", "repeat_interleave", "roll", "rot90", "kron",
             "cross", "diff", "movedim", "moveaxis", "swapaxes", "swapdims", "hsplit", "vsplit", "dsplit",
             "tensor_split", "unflatten", "narrow_copy", "count_nonzero", "aminmax", "nansum", "nanmean", "addcmul",
-            "addcdiv", "lerp", "square", "reciprocal", "clamp_min", "clamp_max", "fmod"]
+            "addcdiv", "lerp", "square", "reciprocal", "clamp_min", "clamp_max"]
     methods = {name: globals()[name] for name in both}
     methods.update({
         "movedim": _movedim_method, "moveaxis": _moveaxis_method, "tensor_split": _tensor_split_method,
@@ -1056,8 +1044,7 @@ def _methods():
     })
     methods.update({name: _geometry_in_place(name) for name in ("transpose_", "swapaxes_", "swapdims_", "t_",
                                                                  "squeeze_", "unsqueeze_")})
-    methods.update({name + "_": _in_place(globals()[name]) for name in ("lerp", "square", "reciprocal",
-                                                                         "fmod")})
+    methods.update({name + "_": _in_place(globals()[name]) for name in ("lerp", "square", "reciprocal")})
     return methods
 
 

@@ -1,4 +1,4 @@
-"""PyTorch's partial-overlap rule for the in-place ops composed in Python (addcmul_, addcdiv_, lerp_, fmod_, ...).
+"""PyTorch's partial-overlap rule for the in-place ops composed in Python (addcmul_, addcdiv_, lerp_, ...).
 
 Those compute their result into a fresh tensor and copy it into self, so the C++ check of the written-to
 tensor against its inputs (src/kernels/tensor_iterator.cpp) never sees the original inputs. PyTorch refuses an

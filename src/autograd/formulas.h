@@ -14,6 +14,7 @@ namespace tandem::autograd {
 // PyTorch's name of the op's autograd node (from op_list.def), or null when the op is not differentiable.
 const char* unary_node_name(UnaryOp op);
 const char* binary_node_name(BinaryOp op);
+bool binary_has_gradient(BinaryOp op);  // false for heaviside, the comparisons, the integer ops, ...
 Tensor record_unary(UnaryOp op, const Tensor& x, const Tensor& out);
 // A null tensor pointer means that operand was the scalar next to it. `alpha`: add/sub's (a ± alpha * b).
 Tensor record_binary(BinaryOp op, const Tensor* a, const Scalar& a_scalar, const Tensor* b,

@@ -249,6 +249,16 @@ TANDEM_BINARY_GRAD(remainder) {
   Tensor a = n.saved_tensor(0), b = n.saved_tensor(1);
   return {g, mul(neg(g), floor(div(a, b)))};
 }
+TANDEM_BINARY_GRAD(fmod) {
+  // a - trunc(a / b) * b
+  if (n.variant == 1) return {g};
+  if (n.variant == 2) {
+    Tensor b = n.saved_tensor(0);
+    return {mul(neg(g), trunc(div(n.scalar, b)))};
+  }
+  Tensor a = n.saved_tensor(0), b = n.saved_tensor(1);
+  return {g, mul(neg(g), trunc(div(a, b)))};
+}
 // For complex operands every slope is conjugated (PyTorch's pow_backward, pow_backward_self/exponent); the
 // mask of the exponent's slope takes a complex exponent as non-negative when it is real and >= 0, as
 // PyTorch's.
@@ -449,6 +459,7 @@ constexpr GradInfo kBinaryGrad[] = {
 
 const char* unary_node_name(UnaryOp op) { return kUnaryGrad[static_cast<int>(op)].node_name; }
 const char* binary_node_name(BinaryOp op) { return kBinaryGrad[static_cast<int>(op)].node_name; }
+bool binary_has_gradient(BinaryOp op) { return kBinaryGrad[static_cast<int>(op)].formula != nullptr; }
 
 Tensor record_unary(UnaryOp op, const Tensor& x, const Tensor& out) {
   const GradInfo& info = kUnaryGrad[static_cast<int>(op)];
@@ -498,6 +509,7 @@ Tensor record_binary(BinaryOp op, const Tensor* a, const Scalar& a_scalar, const
   if (op == BinaryOp::sub && !a) node->name_ = "RsubBackward1";
   if (op == BinaryOp::pow) node->name_ = a ? "PowBackward0" : "PowBackward2";
   if (op == BinaryOp::remainder && a) node->name_ = "RemainderBackward0";
+  if (op == BinaryOp::fmod && a) node->name_ = "FmodBackward0";
   // xlogy(2, y) is XlogyBackward1, xlogy(x, 2) XlogyBackward2; the same for xlog1py and zeta.
   if (op == BinaryOp::xlogy) node->name_ = a ? "XlogyBackward2" : "XlogyBackward1";
   if (op == BinaryOp::xlog1py) node->name_ = a ? "SpecialXlog1PyBackward2" : "SpecialXlog1PyBackward1";

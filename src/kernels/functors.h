@@ -431,6 +431,22 @@ struct RemainderOp {  // Python's %: the result has the divisor's sign
     }
   }
 };
+struct FmodOp {  // C's fmod: the result has the dividend's sign
+  template <typename T>
+  TANDEM_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (is_float_v<T>) {
+      return std::fmod(a, b);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      return false;
+    } else {
+      if (b == 0) return T(0);  // the CPU front end raises first; other devices report it later (ops/)
+      if constexpr (std::is_signed_v<T>) {
+        if (b == T(-1)) return T(0);  // INT_MIN % -1 traps in hardware; every x % -1 is 0
+      }
+      return static_cast<T>(a % b);
+    }
+  }
+};
 struct PowOp {
   template <typename T>
   TANDEM_HOST_DEVICE T operator()(T a, T b) const {

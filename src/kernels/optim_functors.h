@@ -24,85 +24,6 @@ void with_flag(bool b, Fn&& fn) {
     fn(std::false_type{});
 }
 
-template <typename Acc>
-struct SgdUpdate {
-  Acc lr, momentum, weight_decay, dampening_keep, sign;
-
-  static SgdUpdate from_config(const SgdConfig& cfg) {
-    return {static_cast<Acc>(cfg.lr), static_cast<Acc>(cfg.momentum), static_cast<Acc>(cfg.weight_decay),
-            static_cast<Acc>(1.0 - cfg.dampening), cfg.maximize ? Acc(-1) : Acc(1)};
-  }
-
-  // The new parameter from parameter p and gradient g. With momentum, buf holds the momentum buffer (not
-  // read on the first step, when it starts as the gradient) and receives its new value.
-  template <bool kDecay, bool kMomentum, bool kNesterov, bool kFirst>
-  TANDEM_HOST_DEVICE TANDEM_INLINE Acc step(Acc p, Acc g, Acc& buf) const {
-    Acc d = sign * g;
-    if constexpr (kDecay) d += weight_decay * p;
-    if constexpr (kMomentum) {
-      if constexpr (kFirst)
-        buf = d;
-      else
-        buf = momentum * buf + dampening_keep * d;
-      if constexpr (kNesterov)
-        d += momentum * buf;
-      else
-        d = buf;
-    }
-    return p - lr * d;
-  }
-};
-
-template <typename Acc>
-struct AdamUpdate {
-  Acc step_size, bias_correction2_sqrt, beta2, one_minus_beta1, one_minus_beta2, eps, weight_decay, decay,
-      sign;
-
-  static AdamUpdate from_config(const AdamConfig& cfg) {
-    const double bc1 = 1.0 - std::pow(cfg.beta1, static_cast<double>(cfg.step));
-    const double bc2 = 1.0 - std::pow(cfg.beta2, static_cast<double>(cfg.step));
-    const Acc b1 = static_cast<Acc>(cfg.beta1), b2 = static_cast<Acc>(cfg.beta2);
-    return {static_cast<Acc>(cfg.lr / bc1),
-            static_cast<Acc>(std::sqrt(bc2)),
-            b2,
-            Acc(1) - b1,
-            Acc(1) - b2,
-            static_cast<Acc>(cfg.eps),
-            static_cast<Acc>(cfg.weight_decay),
-            static_cast<Acc>(1.0 - cfg.lr * cfg.weight_decay),
-            cfg.maximize ? Acc(-1) : Acc(1)};
-  }
-
-  // The new parameter from parameter p and gradient g; m, v (and vmax with amsgrad) are the moment
-  // estimates, read and replaced. kL2 adds weight decay to the gradient (Adam), kDecoupled shrinks the
-  // parameter first (AdamW).
-  template <bool kL2, bool kDecoupled, bool kAmsgrad>
-  TANDEM_HOST_DEVICE TANDEM_INLINE Acc step(Acc p, Acc g, Acc& m, Acc& v, Acc& vmax) const {
-    g = sign * g;
-    if constexpr (kDecoupled) p *= decay;
-    if constexpr (kL2) g += weight_decay * p;
-    m = m + (g - m) * one_minus_beta1;
-    v = v * beta2 + one_minus_beta2 * g * g;
-    Acc second = v;
-    if constexpr (kAmsgrad) {
-      second = vmax < v ? v : vmax;  // std::max's choice, NaN included
-      vmax = second;
-    }
-    const Acc denom = std::sqrt(second) / bias_correction2_sqrt + eps;
-    return p - step_size * m / denom;
-  }
-};
-
-// ---- RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam: the functors of the one fused-update slot
-// (kernels/fused_optim.h). Each has from_config (host: the per-step scalars in double, then cast to Acc as
-// PyTorch casts a Python float scalar to the tensor's compute type), kFlags compile-time options (flags()
-// says which are on), states<flags>() (a mask of the state slots s0..s2 the loop loads and stores) and
-// step<flags>(p, g, s0, s1, s2), which returns the new parameter. The arithmetic follows PyTorch's
-// single-tensor code op by op, as its CPU kernels evaluate them (checked bit for bit): add(alpha=a) is
-// fma(a, other, self), addcmul(value=v) fma(v * t1, t2, self), lerp optim_lerp, addcdiv(value=v)
-// self + v * t1 / t2 (no fused multiply-add: the division comes last), scalar / tensor
-// reciprocal(tensor) * scalar.
-
 // a * b + c rounded once. PyTorch's CPU kernels are built with FMA contraction (and its vectorised
 // add(alpha=) and lerp call fmadd), so on an FMA machine each self + x * y of its ops is one fused
 // multiply-add; nvcc contracts too. Spelled out, the result is the same on every ISA build and device. (The
@@ -162,6 +83,86 @@ TANDEM_HOST_DEVICE TANDEM_INLINE Acc optim_grad(Acc sign, Acc weight_decay, Acc 
 inline void only_l2_decay_flag(const OptimStepConfig& c, bool f[3]) {
   f[0] = c.weight_decay != 0, f[1] = f[2] = false;
 }
+
+template <typename Acc>
+struct SgdUpdate {
+  Acc neg_lr, momentum, weight_decay, dampening_keep, sign;
+
+  static SgdUpdate from_config(const SgdConfig& cfg) {
+    return {static_cast<Acc>(-cfg.lr), static_cast<Acc>(cfg.momentum), static_cast<Acc>(cfg.weight_decay),
+            static_cast<Acc>(1.0 - cfg.dampening), cfg.maximize ? Acc(-1) : Acc(1)};
+  }
+
+  // The new parameter from parameter p and gradient g. With momentum, buf holds the momentum buffer (not
+  // read on the first step, when it starts as the gradient) and receives its new value. PyTorch's
+  // buf.mul_(momentum).add_(grad, alpha=1 - dampening), grad.add(buf, alpha=momentum) (Nesterov) and
+  // param.add_(grad, alpha=-lr), each add(alpha=) one fused multiply-add.
+  template <bool kDecay, bool kMomentum, bool kNesterov, bool kFirst>
+  TANDEM_HOST_DEVICE TANDEM_INLINE Acc step(Acc p, Acc g, Acc& buf) const {
+    Acc d = optim_grad<kDecay>(sign, weight_decay, p, g);
+    if constexpr (kMomentum) {
+      if constexpr (kFirst)
+        buf = d;
+      else
+        buf = optim_fma(dampening_keep, d, buf * momentum);
+      if constexpr (kNesterov)
+        d = optim_fma(momentum, buf, d);
+      else
+        d = buf;
+    }
+    return optim_fma(neg_lr, d, p);
+  }
+};
+
+template <typename Acc>
+struct AdamUpdate {
+  Acc step_size, bias_correction2_sqrt, beta2, one_minus_beta2, eps, weight_decay, decay, sign;
+  OptimLerpWeight<Acc> lerp;
+
+  static AdamUpdate from_config(const AdamConfig& cfg) {
+    const double bc1 = 1.0 - std::pow(cfg.beta1, static_cast<double>(cfg.step));
+    const double bc2 = 1.0 - std::pow(cfg.beta2, static_cast<double>(cfg.step));
+    return {static_cast<Acc>(cfg.lr / bc1),
+            static_cast<Acc>(std::sqrt(bc2)),
+            static_cast<Acc>(cfg.beta2),
+            static_cast<Acc>(1.0 - cfg.beta2),
+            static_cast<Acc>(cfg.eps),
+            static_cast<Acc>(cfg.weight_decay),
+            static_cast<Acc>(1.0 - cfg.lr * cfg.weight_decay),
+            cfg.maximize ? Acc(-1) : Acc(1),
+            OptimLerpWeight<Acc>::make(cfg.beta1)};
+  }
+
+  // The new parameter from parameter p and gradient g; m, v (and vmax with amsgrad) are the moment
+  // estimates, read and replaced. kL2 adds weight decay to the gradient (Adam), kDecoupled shrinks the
+  // parameter first (AdamW). PyTorch's single-tensor ops: exp_avg.lerp_(grad, 1 - beta1),
+  // exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2) (1 - beta in double, then Acc),
+  // (sqrt(v) / bias_correction2_sqrt) + eps, param.addcdiv_(exp_avg, denom, value=-step_size).
+  template <bool kL2, bool kDecoupled, bool kAmsgrad>
+  TANDEM_HOST_DEVICE TANDEM_INLINE Acc step(Acc p, Acc g, Acc& m, Acc& v, Acc& vmax) const {
+    if constexpr (kDecoupled) p *= decay;
+    g = optim_grad<kL2>(sign, weight_decay, p, g);
+    m = optim_lerp(m, g, lerp);
+    v = optim_fma(one_minus_beta2 * g, g, v * beta2);
+    Acc second = v;
+    if constexpr (kAmsgrad) {
+      second = vmax < v ? v : vmax;  // std::max's choice, NaN included
+      vmax = second;
+    }
+    const Acc denom = std::sqrt(second) / bias_correction2_sqrt + eps;
+    return p - step_size * m / denom;
+  }
+};
+
+// ---- RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam: the functors of the one fused-update slot
+// (kernels/fused_optim.h). Each has from_config (host: the per-step scalars in double, then cast to Acc as
+// PyTorch casts a Python float scalar to the tensor's compute type), kFlags compile-time options (flags()
+// says which are on), states<flags>() (a mask of the state slots s0..s2 the loop loads and stores) and
+// step<flags>(p, g, s0, s1, s2), which returns the new parameter. The arithmetic follows PyTorch's
+// single-tensor code op by op, as its CPU kernels evaluate them (checked bit for bit): add(alpha=a) is
+// fma(a, other, self), addcmul(value=v) fma(v * t1, t2, self), lerp optim_lerp, addcdiv(value=v)
+// self + v * t1 / t2 (no fused multiply-add: the division comes last), scalar / tensor
+// reciprocal(tensor) * scalar.
 
 template <typename Acc>
 struct RmspropUpdate {

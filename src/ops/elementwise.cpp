@@ -248,8 +248,8 @@ DType binary_compute_dtype(BinaryOp op, BinaryRule rule, DType common) {
   switch (rule) {
     case BinaryRule::IntDiv:
       TANDEM_CHECK(common != DType::Bool, NotImplemented, "\"",
-                   op == BinaryOp::floor_divide ? "div_floor_cpu" : "remainder_cpu",
-                   "\" not implemented for 'Bool'\nhint: convert first, e.g. x.int()");
+                   op == BinaryOp::floor_divide ? "div_floor" : binary_op_name(op),
+                   "_cpu\" not implemented for 'Bool'\nhint: convert first, e.g. x.int()");
       return common;
     case BinaryRule::TrueDiv:
       return is_floating(common) ? common : default_float_dtype();
@@ -549,7 +549,13 @@ Tensor binary_out(BinaryOp op, BinaryRule rule, const Operand& a, const Operand&
                   const Scalar* alpha = nullptr) {
   BinaryPlan plan = plan_binary(op, rule, a, b);
   DType result = rule_outputs_bool(rule) ? DType::Bool : plan.compute;
-  check_out(binary_op_name(op), out, result, plan.device, {a.tensor, b.tensor});
+  // PyTorch refuses out= next to an input that requires grad only where the result has a gradient (heaviside,
+  // the comparisons and the integer ops take it).
+  const bool differentiable = autograd::binary_has_gradient(op) && autograd::is_differentiable(result);
+  if (differentiable)
+    check_out(binary_op_name(op), out, result, plan.device, {a.tensor, b.tensor});
+  else
+    check_out(binary_op_name(op), out, result, plan.device, {});
   resize_out(out, plan.shape);
   if (out.dtype() == result) {
     run_binary(op, plan.compute, out, a, b, alpha);
@@ -728,6 +734,20 @@ void check_clamp_args(const Tensor& x, const Scalar* lo, const Scalar* hi) {
   // PyTorch converts the bounds to double first: a complex bound does not convert.
   TANDEM_CHECK(!(lo && lo->is_complex()) && !(hi && hi->is_complex()), Runtime,
                "value cannot be converted to type double without overflow");
+  // A number bound of a float16/bfloat16/float32 tensor converts to its dtype with PyTorch's overflow check:
+  // a finite bound past the dtype's range is an error (inf and NaN pass).
+  const DType d = x.dtype();
+  if (d != DType::Float16 && d != DType::BFloat16 && d != DType::Float32) return;
+  const double limit = d == DType::Float16    ? 65504.0
+                       : d == DType::BFloat16 ? 3.3895313892515355e38
+                                              : static_cast<double>(std::numeric_limits<float>::max());
+  for (const Scalar* bound : {lo, hi}) {
+    if (!bound) continue;
+    const double v = bound->to_double();
+    TANDEM_CHECK(!std::isfinite(v) || std::fabs(v) <= limit, Runtime, "value cannot be converted to type ",
+                 dtype_cpp_name(d), " without overflow\nhint: the bound ", v, " is outside ", dtype_name(d),
+                 "'s range; pass a bound within it, or inf");
+  }
 }
 
 // Where an integer bound lies against an integer dtype's range: -1 below, 1 above, 0 inside.

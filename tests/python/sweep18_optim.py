@@ -604,12 +604,5 @@ def adam_reference_check(torch, device):
     return out
 
 
+# Needed C++ until session 39: the fused Adam kernel computed 1 - beta in float32 (1 - 0.999f, 1.3e-5 relative off).
 PROGRAMS += [adam_reference_check]
-NEEDS_CPP[adam_reference_check] = (
-    "needs C++: the fused Adam/AdamW kernel (src/kernels/optim_functors.h, AdamUpdate::from_config and step) "
-    "computes 1 - beta1 and 1 - beta2 in float32 from the float32 betas (1 - 0.999f = 0.00099998713, PyTorch's "
-    "1 - 0.999 in double cast to float is 0.001f), so exp_avg_sq is 1.3e-5 relative off after the first step "
-    "(torch.allclose with a hand-written Adam fails); the moments should follow PyTorch's single-tensor ops as the "
-    "other functors do: OptimLerpWeight/optim_lerp for exp_avg, fma((1 - beta2) * g, g, v * beta2) for exp_avg_sq, "
-    "optim_grad for the L2 term")
-PROGRAMS.remove(adam_reference_check)

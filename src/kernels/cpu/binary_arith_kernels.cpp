@@ -28,7 +28,8 @@ void load_block(const T* p, bool scalar, int64_t len, opmath_t<T>* buf) {
     std::copy(p, p + len, buf);
 }
 
-template <typename T>
+// kPythonSign: remainder (the divisor's sign); otherwise fmod (the dividend's).
+template <typename T, bool kPythonSign>
 void remainder_strip(T* out, const T* a, const T* b, bool a_scalar, bool b_scalar, int64_t n) {
   using A = opmath_t<T>;
   A x[kHalfBlock], y[kHalfBlock], r[kHalfBlock];
@@ -44,7 +45,8 @@ void remainder_strip(T* out, const T* a, const T* b, bool a_scalar, bool b_scala
     if (inexact)
       for (int64_t k = 0; k < len; ++k)
         if (!fmod_by_quotient_exact(x[k], y[k])) r[k] = std::fmod(x[k], y[k]);
-    for (int64_t k = 0; k < len; ++k) r[k] = RemainderOp::from_fmod(r[k], y[k]);
+    if constexpr (kPythonSign)
+      for (int64_t k = 0; k < len; ++k) r[k] = RemainderOp::from_fmod(r[k], y[k]);
     if constexpr (kHalfFloat<T>)
       narrow_to_halves(r, out + i, len);
     else
@@ -52,18 +54,20 @@ void remainder_strip(T* out, const T* a, const T* b, bool a_scalar, bool b_scala
   }
 }
 
+template <typename Op, bool kPythonSign>
 void remainder_kernel(TensorIterator& iter) {
-  if (!is_floating(iter.dtype(1))) return binary_kernel<RemainderOp, BinaryRule::IntDiv>(iter);
+  if (!is_floating(iter.dtype(1))) return binary_kernel<Op, BinaryRule::IntDiv>(iter);
   dispatch_dtype(iter.dtype(1), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (is_floating_type_v<T>) {
       iter.for_each([&](char** data, const int64_t* strides, int64_t n) {
         constexpr int64_t s = sizeof(T);
         if (strides[0] == s && (strides[1] == s || strides[1] == 0) && (strides[2] == s || strides[2] == 0))
-          remainder_strip(reinterpret_cast<T*>(data[0]), reinterpret_cast<const T*>(data[1]),
-                          reinterpret_cast<const T*>(data[2]), strides[1] == 0, strides[2] == 0, n);
+          remainder_strip<T, kPythonSign>(reinterpret_cast<T*>(data[0]), reinterpret_cast<const T*>(data[1]),
+                                          reinterpret_cast<const T*>(data[2]), strides[1] == 0,
+                                          strides[2] == 0, n);
         else
-          binary_strip<T, T>(data, strides, n, RemainderOp{});
+          binary_strip<T, T>(data, strides, n, Op{});
       });
     }
   });
@@ -93,7 +97,8 @@ void register_binary_arith_kernels(KernelTable& table) {
 #undef TANDEM_BINARY_OP
   table.scaled_add = &scaled_add_kernel;
 #if TANDEM_CPU_CAPABILITY_LEVEL >= 1
-  table.binary[static_cast<int>(BinaryOp::remainder)] = &remainder_kernel;
+  table.binary[static_cast<int>(BinaryOp::remainder)] = &remainder_kernel<RemainderOp, true>;
+  table.binary[static_cast<int>(BinaryOp::fmod)] = &remainder_kernel<FmodOp, false>;
 #endif
 }
 
