@@ -170,6 +170,29 @@ def test_connection_failures_raise_pytorch_errors():
     assert issubclass(dist.DistNetworkError, dist.DistError) and issubclass(dist.DistNetworkError, RuntimeError)
 
 
+def test_a_wait_the_master_abandons_is_a_network_error():
+    # A client blocked in get() when the master store stops: its connection closes, PyTorch's DistNetworkError
+    # (the server used to answer "the store's server stopped", which the client raised as a ValueError).
+    master = dist.TCPStore("127.0.0.1", 0, None, True, timeout=5000 * MS)
+    client = dist.TCPStore("127.0.0.1", master.port, None, False, timeout=5000 * MS)
+    caught = []
+
+    def waiter():
+        try:
+            client.get("never_set")
+        except Exception as e:  # noqa: BLE001 -- the test inspects whatever it is
+            caught.append(e)
+
+    thread = threading.Thread(target=waiter)
+    thread.start()
+    time.sleep(0.3)
+    del master
+    thread.join(10)
+    assert not thread.is_alive()
+    assert len(caught) == 1 and type(caught[0]) is dist.DistNetworkError
+    assert str(caught[0]).startswith("Failed to recv, got 0 bytes. Connection was likely closed")
+
+
 def test_a_port_that_is_not_a_store_is_refused():
     with socket.create_server(("127.0.0.1", 0)) as listener:
         port = listener.getsockname()[1]

@@ -190,8 +190,12 @@ def test_a_rank_that_never_comes_is_an_error_within_the_timeout(tmp_path):
     result = run(tmp_path, TCP_AND_ERRORS, free_port(), "missing", timeout=90)
     assert result.returncode == 0, result.stderr
     lines = sorted(result.stdout.strip().split("\n"))
-    assert [line.split()[:3] for line in lines] == [["0", "missing", "DistStoreError"],
-                                                    ["1", "missing", "DistStoreError"]]
+    # Rank 0 hosts the store: its own timeout is DistStoreError. Rank 1 times out too, unless rank 0's failure
+    # stops the store first: then its wait sees the connection close, PyTorch's DistNetworkError (a ValueError
+    # from the stopped server's reply before session 39, a flaky failure under load).
+    assert lines[0].split()[:3] == ["0", "missing", "DistStoreError"]
+    assert lines[1].split()[:2] == ["1", "missing"]
+    assert lines[1].split()[2] in ("DistStoreError", "DistNetworkError")
 
 
 def test_a_rank_past_the_world_size_is_refused(tmp_path):

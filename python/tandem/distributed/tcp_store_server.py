@@ -62,6 +62,11 @@ def listen_error(port, error):
             f"{os.strerror(code).lower()}")
 
 
+class _Stopped(Exception):
+    """The server stopped while a request waited: its connection closes without a reply, so the client raises
+    PyTorch's DistNetworkError ("Connection was likely closed"), as when a master TCPStore goes away."""
+
+
 class StoreServer:
     """The table and the threads that serve it. ``stop()`` closes the listening socket and every connection;
     requests waiting on the table return at once with an error."""
@@ -125,6 +130,8 @@ class StoreServer:
                     reply = self._handle(request[0].decode(), request[1:])
                 except ValueError as e:
                     reply = [b"error", str(e).encode()]
+                except _Stopped:
+                    return
                 conn.sendall(encode(reply))
         except OSError:
             return  # the client went away, or stop() closed the socket
@@ -143,7 +150,7 @@ class StoreServer:
         while not all(present(k) for k in keys):
             left = deadline - time.monotonic()
             if self._stopped:
-                raise ValueError("the store's server stopped")
+                raise _Stopped
             if left <= 0:
                 return False
             self._changed.wait(left)
