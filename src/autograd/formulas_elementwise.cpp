@@ -239,26 +239,15 @@ TANDEM_BINARY_GRAD(div) {
   return r;
 }
 TANDEM_BINARY_GRAD(floor_divide) { return {zeros_like(g), n.variant == 0 ? zeros_like(g) : Tensor()}; }
-TANDEM_BINARY_GRAD(remainder) {
-  // a - floor(a / b) * b
+// a - round(a / b) * b, remainder rounding by floor and fmod by trunc: g for a, -g * round(a / b) for b.
+template <Tensor (*Round)(const Tensor&)>
+Grads quotient_remainder_grad(FormulaNode& n, const Tensor& g) {
   if (n.variant == 1) return {g};
-  if (n.variant == 2) {
-    Tensor b = n.saved_tensor(0);
-    return {mul(neg(g), floor(div(n.scalar, b)))};
-  }
-  Tensor a = n.saved_tensor(0), b = n.saved_tensor(1);
-  return {g, mul(neg(g), floor(div(a, b)))};
+  if (n.variant == 2) return {mul(neg(g), Round(div(n.scalar, n.saved_tensor(0))))};
+  return {g, mul(neg(g), Round(div(n.saved_tensor(0), n.saved_tensor(1))))};
 }
-TANDEM_BINARY_GRAD(fmod) {
-  // a - trunc(a / b) * b
-  if (n.variant == 1) return {g};
-  if (n.variant == 2) {
-    Tensor b = n.saved_tensor(0);
-    return {mul(neg(g), trunc(div(n.scalar, b)))};
-  }
-  Tensor a = n.saved_tensor(0), b = n.saved_tensor(1);
-  return {g, mul(neg(g), trunc(div(a, b)))};
-}
+TANDEM_BINARY_GRAD(remainder) { return quotient_remainder_grad<&floor>(n, g); }
+TANDEM_BINARY_GRAD(fmod) { return quotient_remainder_grad<&trunc>(n, g); }
 // For complex operands every slope is conjugated (PyTorch's pow_backward, pow_backward_self/exponent); the
 // mask of the exponent's slope takes a complex exponent as non-negative when it is real and >= 0, as
 // PyTorch's.
