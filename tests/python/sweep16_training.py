@@ -8,14 +8,7 @@ import io
 import numpy as np
 
 from sweep15_common import cases, plain
-
-
-def _fill(torch, module, seed):
-    rng = np.random.default_rng(seed)
-    with torch.no_grad():
-        for _, p in module.named_parameters():
-            p.copy_(torch.tensor(rng.uniform(-0.5, 0.5, tuple(p.shape)), dtype=p.dtype))
-    return module
+from test_programs_sweeputil import uniform_fill as _fill
 
 
 def _data(torch, device, seed, n=16, d=4):

@@ -7,18 +7,7 @@ import importlib
 import numpy as np
 
 from sweep15_common import cases, plain
-
-
-def _fill(torch, module, seed, scale=0.5):
-    rng = np.random.default_rng(seed)
-    with torch.no_grad():
-        for _, p in module.named_parameters():
-            p.copy_(torch.tensor(rng.uniform(-scale, scale, tuple(p.shape)), dtype=p.dtype))
-    return module
-
-
-def _randn(torch, seed, *shape, device="cpu"):
-    return torch.tensor(np.random.default_rng(seed).standard_normal(shape), dtype=torch.float32, device=device)
+from test_programs_sweeputil import uniform_fill as _fill, seeded_randn as _randn
 
 
 # ---- pruning: l1/ln structured and unstructured, random counts, global pruning, custom masks, remove ------------

@@ -5,19 +5,7 @@ tensors with scalars, and custom autograd Functions under autocast (custom_fwd/c
 import numpy as np
 
 from sweep15_common import cases, plain
-
-
-def _fill(torch, module, seed):
-    rng = np.random.default_rng(seed)
-    with torch.no_grad():
-        for _, p in module.named_parameters():
-            p.copy_(torch.tensor(rng.uniform(-0.5, 0.5, tuple(p.shape)), dtype=p.dtype))
-    return module
-
-
-def _randn(torch, seed, *shape, device="cpu", dtype=None):
-    rng = np.random.default_rng(seed)
-    return torch.tensor(rng.standard_normal(shape), dtype=dtype or torch.float32, device=device)
+from test_programs_sweeputil import uniform_fill as _fill, seeded_randn as _randn
 
 
 # ---- the dtypes that ops give inside autocast on the CPU (lower-precision list, fp32 list, promote list) ----------

@@ -5,22 +5,11 @@ cells."""
 import numpy as np
 
 from sweep15_common import cases
-
-
-def _fill(torch, module, seed, scale=0.5):
-    rng = np.random.default_rng(seed)
-    with torch.no_grad():
-        for _, p in module.named_parameters():
-            p.copy_(torch.tensor(rng.uniform(-scale, scale, tuple(p.shape)), dtype=p.dtype))
-    return module
+from test_programs_sweeputil import uniform_fill as _fill, seeded_randn as _randn
 
 
 def _ids(torch, seed, shape, high, device, low=0):
     return torch.tensor(np.random.default_rng(seed).integers(low, high, shape), device=device)
-
-
-def _randn(torch, seed, *shape, device="cpu"):
-    return torch.tensor(np.random.default_rng(seed).standard_normal(shape), dtype=torch.float32, device=device)
 
 
 # ---- a GRU encoder-decoder trained with teacher forcing (a fixed coin sequence), greedy decoding afterwards -------

@@ -7,19 +7,7 @@ import math
 import numpy as np
 
 from sweep15_common import cases, plain
-
-
-def _fill(torch, module, seed, scale=0.5):
-    rng = np.random.default_rng(seed)
-    with torch.no_grad():
-        for _, p in module.named_parameters():
-            p.copy_(torch.tensor(rng.uniform(-scale, scale, tuple(p.shape)), dtype=p.dtype))
-    return module
-
-
-def _randn(torch, seed, *shape, device="cpu", dtype=None):
-    return torch.tensor(np.random.default_rng(seed).standard_normal(shape), dtype=dtype or torch.float32,
-                        device=device)
+from test_programs_sweeputil import uniform_fill as _fill, seeded_randn as _randn
 
 
 def _quat_mul(torch, a, b):

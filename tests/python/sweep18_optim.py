@@ -9,14 +9,7 @@ import math
 import numpy as np
 
 from sweep15_common import cases, plain
-
-
-def _fill(torch, module, seed, scale=0.5):
-    rng = np.random.default_rng(seed)
-    with torch.no_grad():
-        for _, p in module.named_parameters():
-            p.copy_(torch.tensor(rng.uniform(-scale, scale, tuple(p.shape)), dtype=p.dtype))
-    return module
+from test_programs_sweeputil import uniform_fill as _fill
 
 
 def _data(torch, seed, n, d, device):
@@ -91,91 +84,6 @@ def manual_optimisers(torch, device):
         results[name] = [mine, max((a - b).abs().max().item() for a, b in zip(mine_p, ref_p)) < 1e-5,
                          plain(torch, mine_p[-1])]
     return results
-
-
-# ---- SAM: ascend to the worst nearby point, take the gradient there, step the base optimiser from the original -----
-def sam_optimizer(torch, device):
-    F = torch.nn.functional
-
-    class SAM(torch.optim.Optimizer):
-        def __init__(self, params, base_optimizer, rho=0.05, adaptive=False, **kwargs):
-            if rho < 0.0:
-                raise ValueError(f"Invalid rho, should be non-negative: {rho}")
-            defaults = dict(rho=rho, adaptive=adaptive, **kwargs)
-            super().__init__(params, defaults)
-            self.base_optimizer = base_optimizer(self.param_groups, **kwargs)
-            self.param_groups = self.base_optimizer.param_groups
-            self.defaults.update(self.base_optimizer.defaults)
-
-        @torch.no_grad()
-        def first_step(self, zero_grad=False):
-            grad_norm = self._grad_norm()
-            for group in self.param_groups:
-                scale = group["rho"] / (grad_norm + 1e-12)
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    self.state[p]["old_p"] = p.data.clone()
-                    e_w = (torch.pow(p, 2) if group["adaptive"] else 1.0) * p.grad * scale.to(p)
-                    p.add_(e_w)
-            if zero_grad:
-                self.zero_grad()
-
-        @torch.no_grad()
-        def second_step(self, zero_grad=False):
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    p.data = self.state[p]["old_p"]
-            self.base_optimizer.step()
-            if zero_grad:
-                self.zero_grad()
-
-        @torch.no_grad()
-        def step(self, closure=None):
-            assert closure is not None, "Sharpness Aware Minimization requires closure, but it was not provided"
-            closure = torch.enable_grad()(closure)
-            self.first_step(zero_grad=True)
-            closure()
-            self.second_step()
-
-        def _grad_norm(self):
-            shared_device = self.param_groups[0]["params"][0].device
-            return torch.norm(torch.stack([
-                ((torch.abs(p) if group["adaptive"] else 1.0) * p.grad).norm(p=2).to(shared_device)
-                for group in self.param_groups for p in group["params"] if p.grad is not None]), p=2)
-
-    x, y = _data(torch, 2010, 20, 4, device)
-    out = {}
-    for adaptive in (False, True):
-        net = _net(torch, 2011, device)
-        opt = SAM(net.parameters(), torch.optim.SGD, rho=0.1, adaptive=adaptive, lr=0.1, momentum=0.9)
-        losses = []
-        for i in range(4):
-            loss = F.mse_loss(net(x), y)
-            loss.backward()
-            if i % 2 == 0:
-                opt.first_step(zero_grad=True)
-                F.mse_loss(net(x), y).backward()
-                opt.second_step(zero_grad=True)
-            else:
-                def closure():
-                    l2 = F.mse_loss(net(x), y)
-                    l2.backward()
-                    return l2
-                opt.step(closure)
-                opt.zero_grad()
-            losses.append(loss.item())
-        out["adaptive" if adaptive else "plain"] = [losses, plain(torch, net[2].weight)]
-    sd = opt.state_dict()
-    out["groups"] = [sorted(k for k in opt.param_groups[0] if k != "params"), len(opt.param_groups),
-                     opt.defaults["lr"], sorted(opt.defaults)]
-    out["state"] = [len(sd["state"]), sorted(sd["state"][0])]
-    out["base_state"] = sorted(opt.base_optimizer.state_dict()["state"][0])
-    out["errors"] = cases(torch, {"rho": lambda: SAM(net.parameters(), torch.optim.SGD, rho=-1, lr=0.1),
-                                  "no_closure": lambda: opt.step()})
-    return out
 
 
 # ---- Lookahead: k fast steps of an inner optimiser, then the slow weights move by alpha ------------------------------
@@ -430,7 +338,7 @@ def lr_schedules(torch, device):
             })}
 
 
-PROGRAMS = [manual_optimisers, sam_optimizer, lookahead, custom_optimizer, lr_schedules]
+PROGRAMS = [manual_optimisers, lookahead, custom_optimizer, lr_schedules]  # SAM: sweep8_optim.sam_optimizer
 NEEDS_CPP = {}
 
 

@@ -8,14 +8,7 @@ import math
 import numpy as np
 
 from sweep15_common import cases, plain
-
-
-def _fill(torch, module, seed, scale=0.5):
-    rng = np.random.default_rng(seed)
-    with torch.no_grad():
-        for _, p in module.named_parameters():
-            p.copy_(torch.tensor(rng.uniform(-scale, scale, tuple(p.shape)), dtype=p.dtype))
-    return module
+from test_programs_sweeputil import uniform_fill as _fill
 
 
 def _uniform(torch, seed, *shape, device="cpu", low=0.0, high=1.0):

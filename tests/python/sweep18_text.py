@@ -8,17 +8,10 @@ import math
 import numpy as np
 
 from sweep15_common import cases, plain
+from test_programs_sweeputil import uniform_fill as _fill
 
 _TEXT = ("the cat sat on the mat . the dog sat on the log . a cat and a dog met on the mat . "
          "the log was on the mat and the cat sat on the log .")
-
-
-def _fill(torch, module, seed, scale=0.5):
-    rng = np.random.default_rng(seed)
-    with torch.no_grad():
-        for _, p in module.named_parameters():
-            p.copy_(torch.tensor(rng.uniform(-scale, scale, tuple(p.shape)), dtype=p.dtype))
-    return module
 
 
 def _vocab(text):

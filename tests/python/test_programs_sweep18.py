@@ -7,7 +7,7 @@ sweep18_geometry.py (quaternions and slerp, so(3) maps, camera projection, NeRF 
 sampling, sphere tracing), sweep18_data.py (pandas to tensors, samplers, random_split, dataset composition,
 collation, a DataLoader pipeline), sweep18_text.py (BPE, n-grams, skip-gram, a char-CNN, perplexity, TF-IDF),
 sweep18_metrics.py (ROC/PR, confusion scores, calibration, ranking, bootstrap intervals, regression metrics) and
-sweep18_optim.py (Adam/AdamW/RMSprop by hand, SAM, Lookahead, a custom Optimizer, LR schedules). The focused tests
+sweep18_optim.py (Adam/AdamW/RMSprop by hand, Lookahead, a custom Optimizer, LR schedules). The focused tests
 below cover what they found (docs/compat.md, "Program sweep 18")."""
 import pytest
 

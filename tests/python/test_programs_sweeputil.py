@@ -39,6 +39,22 @@ def numpy_input(torch, seed, *shape, device="cpu"):
     return torch.tensor(values, dtype=torch.get_default_dtype(), device=device)
 
 
+def uniform_fill(torch, module, seed, scale=0.5):
+    """Fill every parameter of `module` with seeded uniform values in [-scale, scale), in named_parameters order;
+    returns the module (the sweep programs' `_fill`)."""
+    rng = np.random.default_rng(seed)
+    with torch.no_grad():
+        for _, p in module.named_parameters():
+            p.copy_(torch.tensor(rng.uniform(-scale, scale, tuple(p.shape)), dtype=p.dtype))
+    return module
+
+
+def seeded_randn(torch, seed, *shape, device="cpu", dtype=None):
+    """A seeded standard-normal tensor, float32 unless `dtype` (the sweep programs' `_randn`)."""
+    return torch.tensor(np.random.default_rng(seed).standard_normal(shape), dtype=dtype or torch.float32,
+                        device=device)
+
+
 # ---- the harness (shared with test_programs_sweeputil_loop.py) -------------------------------------------------------
 DEFAULT_TOLERANCE = dict(rel=1e-4, abs=1e-5)
 

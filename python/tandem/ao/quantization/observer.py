@@ -246,12 +246,13 @@ class PerChannelMinMaxObserver(UniformQuantizationObserverBase):
     def __init__(self, ch_axis=0, dtype=quint8, qscheme=per_channel_affine, reduce_range=False, quant_min=None,
                  quant_max=None, factory_kwargs=None, eps=_EPS, is_dynamic=False,
                  **kwargs):
+        name = type(self).__name__  # PyTorch's messages name the class (the moving-average subclass too)
         if qscheme not in _PER_CHANNEL:
-            raise NotImplementedError("PerChannelMinMaxObserver's qscheme only support" + " " * 21 +
+            raise NotImplementedError(f"{name}'s qscheme only support" + " " * 21 +
                                       "torch.per_channel_symmetric, torch.per_channel_affine and "
                                       "torch.per_channel_affine_float_qparams.")
         if is_dynamic:
-            raise NotImplementedError("PerChannelMinMaxObserver doesn't support dynamic quantization")
+            raise NotImplementedError(f"{name} doesn't support dynamic quantization")
         super().__init__(dtype=dtype, qscheme=qscheme, reduce_range=reduce_range, quant_min=quant_min,
                          quant_max=quant_max, factory_kwargs=factory_kwargs, eps=eps, is_dynamic=is_dynamic,
                          **kwargs)
@@ -309,12 +310,6 @@ class MovingAveragePerChannelMinMaxObserver(PerChannelMinMaxObserver):
     def __init__(self, averaging_constant=0.01, ch_axis=0, dtype=quint8, qscheme=per_channel_affine,
                  reduce_range=False, quant_min=None, quant_max=None, eps=_EPS,
                  is_dynamic=False, **kwargs):
-        if qscheme not in _PER_CHANNEL:
-            raise NotImplementedError("MovingAveragePerChannelMinMaxObserver's qscheme only support" + " " * 21 +
-                                      "torch.per_channel_symmetric, torch.per_channel_affine and "
-                                      "torch.per_channel_affine_float_qparams.")
-        if is_dynamic:
-            raise NotImplementedError("MovingAveragePerChannelMinMaxObserver doesn't support dynamic quantization")
         super().__init__(ch_axis=ch_axis, dtype=dtype, qscheme=qscheme, reduce_range=reduce_range,
                          quant_min=quant_min, quant_max=quant_max, eps=eps, is_dynamic=is_dynamic, **kwargs)
         self.averaging_constant = averaging_constant
