@@ -278,11 +278,6 @@ CASES = {
 }
 
 KNOWN = {
-    "conv_transpose1d/batch0_length0_ok": "needs C++ (and python/tandem/nn/_functional_conv.py _conv_transpose): an "
-                                          "input with an empty batch or channel axis takes PyTorch's empty backend, "
-                                          "which skips the kernel's output-size and output_padding checks ((0, 2, 0) "
-                                          "gives (0, 3, 0)); tandem's _check_transposed_sizes and the C++ "
-                                          "_conv_transpose2d both still refuse an output length of 0",
     "max_pool3d/depth0": "on the GPU only: PyTorch's CUDA kernel names its own template; tandem names the device's "
                          "(max_pool3d_with_indices_out_cuda_template), the CPU oracle the CPU one",
     "max_pool3d/unbatched_channels0": "on the GPU only, as max_pool3d/depth0",

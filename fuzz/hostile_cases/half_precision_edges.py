@@ -187,13 +187,10 @@ CASES = {
 KNOWN = {
     "format/half_0dim": "on the meta device only (--devices meta): PyTorch formats a 0-dim meta tensor with "
                         "object.__format__, whose TypeError tandem gives too; the oracle runs on the CPU",
-    "setitem/half_one_element_too_big": "needs C++: PyTorch's CPU fill_ of a tensor with exactly one element takes "
-                                        "its fast path (at::detail::scalar_fill), which converts a float past a "
-                                        "float16/bfloat16/float32 dtype's range to inf instead of raising the "
-                                        "overflow error its kernel raises for more elements; t[0] = 1e6 and "
-                                        "t[0, 1] = 1e6 on a float16 tensor go through it. tandem's fill_ (src/ops, "
-                                        "used by python/src/indexing.cpp assign_view) raises for any size; CPU only "
-                                        "(PyTorch's CUDA fill_ has no such path)",
-    "fill_/half_one_element_too_big": "needs C++: as setitem/half_one_element_too_big (PyTorch's one-element CPU "
-                                      "fill_ fast path converts without the overflow check)",
+    "setitem/half_one_element_too_big": "on the GPU only: PyTorch's CPU fill_ of a tensor with exactly one "
+                                        "element takes its fast path (at::detail::scalar_fill), which rounds a "
+                                        "float past float16's or bfloat16's range to inf, as tandem's CPU fill_ "
+                                        "does; PyTorch's CUDA fill_ has no such path and raises the overflow error, "
+                                        "as tandem's does (the oracle runs on the CPU)",
+    "fill_/half_one_element_too_big": "on the GPU only, as setitem/half_one_element_too_big",
 }

@@ -263,42 +263,10 @@ _PARSER_WORDS = ("needs C++ (wording only, TypeError both): PyTorch's argument p
                  "combination of arguments - got (...)\" where tandem's binding names the bad argument")
 _NANOBIND_WORDS = ("needs C++ (wording only, TypeError both): nanobind's \"incompatible function arguments\" where "
                    "PyTorch's parser says how many positional arguments it takes or which keyword it does not")
-_SUM_OUT_DTYPE = ("needs C++: python/src/reductions.cpp init_reductions, the sum/prod bindings (folds_with_dtype, "
-                  "prod) should pass scan_dtype(parse_dtype(dtype), out) (python/src/elementwise.cpp) instead of "
-                  "parse_dtype(dtype), as the cumsum binding does: PyTorch reduces in out's dtype when dtype= is "
-                  "not given (sum(float_t, 1, out=long_t) sums the values truncated to int64) and refuses a dtype= "
-                  "other than out's (\"Expected out tensor to have dtype double, but got float instead\")")
-_FACTORY_GRAD = ("needs C++ (wording): python/src/creation.cpp, the factories' out= (into_out(#name, ...)) should "
-                 "name the op \"aten::zeros\" (\"aten::arange\", \"aten::full\", \"aten::eye\", "
-                 "\"aten::linspace\") in the autograd refusal, as PyTorch's factories do")
-_CAT_TYPE = ("needs C++: python/src/indexing_ops.cpp joined_into_out (cat, concat, concatenate, stack, hstack, ...) "
-             "should refuse an out whose dtype the result cannot be cast to with PyTorch's TypeError \"torch.cat(): "
-             "input types can't be cast to the desired output type Long\" (stack's comes from its cat) before "
-             "check_out's RuntimeError")
-_SELF_OUT = ("needs C++: python/src/indexing_ops.cpp, the index_select and take bindings should check out against "
-             "the input with OutOverlap::SharedRefused (PyTorch's assert_no_overlap refuses out=self too, with the "
-             "\"some elements of the input tensor and the written-to tensor refer to a single memory location\" "
-             "error); index_select passes PartialRefused, take the default")
-_TUPLE_LENGTH = ("needs C++ (wording only, TypeError both): python/src/elementwise.cpp into_outs: a tuple or list of "
-                 "the wrong length is PyTorch's \"expected tuple of 2 elements but got 1\" (Python compositions: "
-                 "tandem/_out.py write_outs, fixed in round 13)")
 KNOWN = {
     "bmm/out_is_input": "PyTorch's CPU bmm writes into its input while still reading it (the values depend on its "
                         "loop order; torch.bmm(b, b) without out= gives the product tandem gives)",
     "add/out_positional": _NANOBIND_WORDS, "exp/out_positional": _NANOBIND_WORDS, "method/out_kwarg": _NANOBIND_WORDS,
     "max/dim_out_single": _PARSER_WORDS, "sort/out_one_tensor": _PARSER_WORDS, "mm/out_numpy_like_list":
         _PARSER_WORDS, "var_mean/out_not_taken": _PARSER_WORDS,
-    "sort/out_one_tuple": _TUPLE_LENGTH, "sort/out_three": _TUPLE_LENGTH,
-    "sum/out_long_of_float": _SUM_OUT_DTYPE, "prod/out_long": _SUM_OUT_DTYPE, "sum/out_dtype_mismatch": _SUM_OUT_DTYPE,
-    "arange/out_requires_grad": _FACTORY_GRAD, "zeros/out_requires_grad": _FACTORY_GRAD,
-    "cat/out_long_of_float": _CAT_TYPE, "stack/out_long_of_float": _CAT_TYPE,
-    "index_select/out_is_input": _SELF_OUT, "take/out_is_input": _SELF_OUT,
-    "kthvalue/out_indices_float": "needs C++ (message): python/src/elementwise.cpp into_outs gives every out of a "
-                                  "tuple the same dtype message, so a float indices out gets the values' \"output "
-                                  "values must be of same type as input\"; PyTorch's kthvalue says \"output indices "
-                                  "must be of scalar type Long\" (one message per out)",
-    "zeros/out_dtype_conflict": "needs C++: python/src/factory_args.h dtype_or_out: a dtype= other than out's dtype is "
-                                "PyTorch's RuntimeError \"dtype Double does not match dtype of out parameter (Float)\" "
-                                "(zeros, ones, full, arange, ...); tandem makes the values in dtype= and casts them "
-                                "into out",
 }

@@ -247,42 +247,16 @@ CASES = {
         T(L, [1.0, 2.0], d).requires_grad_(), x(L, d), out=o), E(L, d, "int64")),
 }
 
-_OUT_DTYPE_RULE = ("needs C++: the op's own out= dtype rule, which PyTorch checks before the generic cast: ")
 _WORDING = ("needs C++ (wording only, TypeError both): nanobind's \"incompatible function arguments\" or "
             "Python's own \"unexpected keyword\" where PyTorch's parser says \"received an invalid combination of "
             "arguments\" or \"got an unexpected keyword argument 'out'\"")
-_FACTORY_DTYPE = ("needs C++: python/src/factory_args.h dtype_or_out (as out_variants' zeros/out_dtype_conflict): a "
-                  "dtype= other than out's is \"dtype Double does not match dtype of out parameter (Float)\" (rand, "
-                  "randn, randperm, ...)")
 _NORMAL_OUT = ("intended: PyTorch's normal(Tensor mean, float std, out=) adds mean into an out it has not resized "
                "(\"The size of tensor a (3) must match the size of tensor b (0)\"), unlike every other out= (and "
                "its own normal(float, float, size, out=)); tandem resizes out as everywhere")
-_SPECIAL_NAME = ("needs C++ (wording): the special namespace's functions bound from the op list (python/src/"
-                 "special.cpp, elementwise.cpp unary_function(#name)) name themselves entr/i0e in the out= autograd "
-                 "refusal; PyTorch's say special_entr()/special_i0e()")
 KNOWN = {
-    "all/out_float": _OUT_DTYPE_RULE + "python/src/reductions.cpp all/any: out must be bool (or uint8 for a uint8 "
-                                       "input): \"all only supports bool tensor for result, got: Float\"",
-    "any/out_long": _OUT_DTYPE_RULE + "python/src/reductions.cpp all/any: \"any only supports bool tensor for "
-                                      "result, got: Long\"",
-    "signbit/out_float": _OUT_DTYPE_RULE + "signbit's out must be bool: \"signbit does not support non-boolean "
-                                           "outputs.\" (the dtype_error of its binding, as isposinf's in Python)",
-    "heaviside/out_float64": _OUT_DTYPE_RULE + "heaviside wants input, values and out of one dtype: \"heaviside is "
-                                               "not yet implemented for tensors with different dtypes.\""
-                                               " (listed among docs/compat.md's out= exceptions)",
-    "logsumexp/out_long": _OUT_DTYPE_RULE + "\"logsumexp(): Expected floating point type for result tensor, but "
-                                            "got: Long\" (python/src/reductions.cpp logsumexp)",
-    "round/decimals_out_long": _OUT_DTYPE_RULE + "round with decimals= wants out of the input's dtype (FOUND_DTYPE: "
-                                                 "\"Found dtype Long but expected Float\")",
-    "mean/dtype_and_out_differ": "needs C++: as out_variants' sum/out_dtype_mismatch (python/src/reductions.cpp "
-                                 "folds_with_dtype should pass scan_dtype(parse_dtype(dtype), out))",
-    "median/no_dim_out_not_taken": "needs C++: python/src/order_stats.cpp median: the dim-less form takes no out= "
-                                   "(PyTorch's TypeError 'median() missing 1 required positional arguments: \"dim\"')",
     "count_nonzero/out_not_taken": _WORDING, "index_fill/out_not_taken": _WORDING,
     "masked_scatter/out_not_taken": _WORDING,
-    "rand/out_dtype_conflict": _FACTORY_DTYPE, "randperm/out_dtype_conflict": _FACTORY_DTYPE,
     "normal/tensor_mean_out": _NORMAL_OUT, "normal/out_long": _NORMAL_OUT,
-    "special.entr/input_requires_grad": _SPECIAL_NAME, "special.i0e/out_requires_grad": _SPECIAL_NAME,
     "mv/out_is_vector_input": "PyTorch's CPU mv zeroes out before reading its vector input when out is that input "
                               "(its result is all zeros); tandem computes the product first",
 }

@@ -101,7 +101,8 @@ nb::object into_out(const char* fn, const Tensor& result, nb::handle out,
                     std::initializer_list<const Tensor*> inputs, OutOverlap overlap = OutOverlap::Unchecked);
 // into_out for ops whose out must have the result's dtype exactly: `dtype_error` (or null) is PyTorch's
 // message for that op ({out} and {result} stand for the dtypes' names, {out_cpp} and {result_cpp} for their
-// C++ spellings); without it, into_out's castable rule. Autograd is refused for `inputs`.
+// C++ spellings, {out_legacy} and {result_legacy} for the legacy type names such as torch.FloatTensor);
+// without it, into_out's castable rule. Autograd is refused for `inputs`.
 nb::object write_out(const char* fn, const Tensor& result, nb::handle out,
                      std::initializer_list<const Tensor*> inputs, const char* dtype_error,
                      OutOverlap overlap = OutOverlap::Unchecked);
@@ -109,10 +110,12 @@ nb::object write_out(const char* fn, const Tensor& result, nb::handle out,
 inline constexpr const char* kStructuredOutDtype =
     "Expected out tensor to have dtype {result_cpp}, but got {out_cpp} instead";
 // out=(values, indices) for a function with several results: `results` (a named tuple) as is without out;
-// else each result written into its out (write_out's rules) and the named tuple of the outs returned.
+// else each result written into its out (write_out's rules, with `indices_dtype_error` for the second result
+// where the op words it apart) and the named tuple of the outs returned.
 nb::object into_outs(const char* fn, nb::object results, nb::handle out,
                      std::initializer_list<const Tensor*> inputs,
-                     const char* dtype_error = kStructuredOutDtype);
+                     const char* dtype_error = kStructuredOutDtype,
+                     const char* indices_dtype_error = nullptr);
 // A tuple of Python ints (what PyTorch returns for stride()/size()).
 nb::object shape_object(IntArrayRef sizes);
 // The sizes as a tandem.Size (python/src/size.cpp; a plain tuple before the package registers the class).

@@ -252,6 +252,7 @@ void init_creation(nb::module_& m) {
          bool pin_memory, nb::handle out, nb::handle layout) {                                            \
         profiler::RecordScope profile_scope("aten::" #name);                                              \
         check_dense_layout(layout, #name);                                                                \
+        check_factory_out("aten::" #name, out);                                                           \
         FactoryArgs a = factory_args(dtype_or_out(dtype, out), device_or_out(device, out), requires_grad, \
                                      default_float_dtype());                                              \
         DimVector shape = shape_from_args(args, size, #name, "size");                                     \
@@ -292,6 +293,7 @@ void init_creation(nb::module_& m) {
       [](nb::handle size, nb::handle value, nb::handle dtype, nb::handle device, bool requires_grad,
          nb::handle out, nb::handle layout, bool pin_memory) {
         check_dense_layout(layout, "full");
+        check_factory_out("aten::full", out);
         Scalar v = fill_value(value, "full", " (position 2)");
         FactoryArgs a = factory_args(dtype_or_out(dtype, out), device_or_out(device, out), requires_grad,
                                      v.natural_dtype());

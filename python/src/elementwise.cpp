@@ -366,25 +366,35 @@ std::optional<DType> scan_dtype(std::optional<DType> dtype, nb::handle out) {
 }
 
 nb::object into_outs(const char* fn, nb::object results, nb::handle out,
-                     std::initializer_list<const Tensor*> inputs, const char* dtype_error) {
+                     std::initializer_list<const Tensor*> inputs, const char* dtype_error,
+                     const char* indices_dtype_error) {
   if (out.is_none()) return results;
   const size_t n = nb::len(results);
-  TANDEM_CHECK((nb::isinstance<nb::tuple>(out) || nb::isinstance<nb::list>(out)) && nb::len(out) == n, Type,
-               fn, "(): argument 'out' must be tuple of ", n, " Tensors, not ", nb::inst_name(out).c_str(),
+  const bool sequence = nb::isinstance<nb::tuple>(out) || nb::isinstance<nb::list>(out);
+  TANDEM_CHECK(sequence, Type, fn, "(): argument 'out' must be tuple of ", n, " Tensors, not ",
+               nb::inst_name(out).c_str(),
                "\nhint: pass one out tensor per result, e.g. out=(values, indices)");
+  TANDEM_CHECK(nb::len(out) == n, Type, "expected tuple of ", n, " elements but got ", nb::len(out),
+               "\nhint: pass one out tensor per result of ", fn, ", e.g. out=(values, indices)");
   nb::list written;
-  for (size_t i = 0; i < n; ++i)
-    written.append(write_out(fn, as_tensor_ref(results[i]), nb::object(out[i]), inputs, dtype_error));
+  for (size_t i = 0; i < n; ++i) {
+    const char* message = i == 1 && indices_dtype_error ? indices_dtype_error : dtype_error;
+    written.append(write_out(fn, as_tensor_ref(results[i]), nb::object(out[i]), inputs, message));
+  }
   return results.type()(*written);
 }
 
-// PyTorch's dtype message of an op: {out} and {result} filled with the dtypes' names, {out_cpp} and
-// {result_cpp} with their C++ spellings.
-std::string out_dtype_message(std::string msg, DType out, DType result) {
-  const std::pair<const char*, std::string_view> fills[] = {{"{out_cpp}", dtype_cpp_name(out)},
-                                                            {"{result_cpp}", dtype_cpp_name(result)},
-                                                            {"{out}", dtype_title(out)},
-                                                            {"{result}", dtype_title(result)}};
+// PyTorch's legacy tensor type names in messages: torch.FloatTensor, torch.cuda.LongTensor.
+std::string legacy_type_name(DType dtype, Device device) {
+  return std::string("torch.") + (device.is_cuda() ? "cuda." : "") + std::string(dtype_title(dtype)) +
+         "Tensor";
+}
+
+std::string out_dtype_message(std::string msg, DType out, DType result, Device device) {
+  const std::pair<const char*, std::string> fills[] = {
+      {"{out_cpp}", std::string(dtype_cpp_name(out))}, {"{result_cpp}", std::string(dtype_cpp_name(result))},
+      {"{out_legacy}", legacy_type_name(out, device)}, {"{result_legacy}", legacy_type_name(result, device)},
+      {"{out}", std::string(dtype_title(out))},        {"{result}", std::string(dtype_title(result))}};
   for (const auto& [key, value] : fills)
     for (size_t at; (at = msg.find(key)) != std::string::npos;) msg.replace(at, std::strlen(key), value);
   return msg;
@@ -398,7 +408,7 @@ nb::object write_out(const char* fn, const Tensor& result, nb::handle out,
   for (const Tensor* t : inputs) check_out_autograd(fn, o, {t});
   if (!dtype_error) return into_out(fn, result, out, inputs, overlap);
   TANDEM_CHECK(o.dtype() == result.dtype(), Runtime,
-               out_dtype_message(dtype_error, o.dtype(), result.dtype()), "\nhint: ", fn,
+               out_dtype_message(dtype_error, o.dtype(), result.dtype(), o.device()), "\nhint: ", fn,
                " writes its own dtype into out= (no conversion): pass an out tensor of dtype ",
                dtype_name(result.dtype()));
   assign_out_exact(fn, o, result, inputs, overlap);
@@ -718,7 +728,8 @@ void init_elementwise(nb::module_& m) {
       nb::arg("out").none() = nb::none());
   // round(decimals=0); np.round(t, d) calls t.round(decimals=d, out=None).
   auto round_fn = [](const Tensor& x, int64_t decimals, nb::handle out) {
-    return into_out("round", tandem::round(x, decimals), out, {&x});
+    return write_out("round", tandem::round(x, decimals), out, {&x},
+                     "Found dtype {out} but expected {result}");
   };
   tensor.def("round", round_fn, nb::kw_only(), nb::arg("decimals") = 0, nb::arg("out").none() = nb::none());
   m.def("round", round_fn, nb::arg("input"), nb::kw_only(), nb::arg("decimals") = 0,

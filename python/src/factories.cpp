@@ -45,6 +45,7 @@ void init_factories(nb::module_& m) {
       [](nb::handle start, nb::handle end, nb::handle step, nb::handle dtype_arg, nb::handle device_arg,
          bool requires_grad, nb::handle out, nb::handle layout, bool pin_memory) {
         check_dense_layout(layout, "arange");
+        check_factory_out("aten::arange", out);
         nb::object dtype = dtype_or_out(dtype_arg, out), device = device_or_out(device_arg, out);
         // arange(end) and arange(start, end[, step]), as PyTorch's overloads.
         if (end.is_none()) std::swap(start, end);
@@ -64,6 +65,7 @@ void init_factories(nb::module_& m) {
       [](nb::handle start, nb::handle end, nb::handle steps_arg, nb::handle dtype, nb::handle device,
          bool requires_grad, nb::handle out, nb::handle layout, bool pin_memory) {
         check_dense_layout(layout, "linspace");
+        check_factory_out("aten::linspace", out);
         const int64_t steps = linspace_steps(start, end, steps_arg, dtype, device);
         Tensor t = linspace(scalar_arg(start, "linspace", "start"), scalar_arg(end, "linspace", "end"), steps,
                             to_optional_dtype(dtype_or_out(dtype, out)),
@@ -78,6 +80,7 @@ void init_factories(nb::module_& m) {
       [](int64_t n, std::optional<int64_t> m, nb::handle dtype_arg, nb::handle device, bool requires_grad,
          nb::handle out, nb::handle layout, bool pin_memory) {
         check_dense_layout(layout, "eye");
+        check_factory_out("aten::eye", out);
         nb::object dtype = dtype_or_out(dtype_arg, out);
         DType d = dtype.is_none() ? default_float_dtype() : to_dtype(dtype);
         Tensor t = eye(n, m, d, device_or_default(device_or_out(device, out)));

@@ -2,6 +2,7 @@
 #pragma once
 #include "bindings.h"
 #include "core/error.h"
+#include "ops/out_arg.h"
 #include "ops/pinned.h"
 
 namespace tandem::py {
@@ -42,15 +43,32 @@ inline Tensor with_requires_grad(Tensor t, bool requires_grad) {
   return t;
 }
 
-// A factory's out=: as in PyTorch the values are made in out's dtype and on out's device unless dtype= or
-// device= say otherwise; into_out then writes them into out.
+// A factory's out=: as in PyTorch the values are made in out's dtype and on out's device; a dtype= or a
+// device type that differs from out's is refused (PyTorch's messages); into_out then writes the values into
+// out. PyTorch's factories refuse an out that requires grad before making anything, naming the ATen op
+// ("aten::zeros(): functions with out=...").
+inline void check_factory_out(const char* aten_op, nb::handle out) {
+  if (is_tensor(out)) check_out_autograd(aten_op, as_tensor_ref(out), {});
+}
 inline nb::object dtype_or_out(nb::handle dtype, nb::handle out) {
-  if (!dtype.is_none() || !is_tensor(out)) return nb::borrow(dtype);
-  return dtype_object(as_tensor_ref(out).dtype());
+  if (!is_tensor(out)) return nb::borrow(dtype);
+  const DType given = as_tensor_ref(out).dtype();
+  if (dtype.is_none()) return dtype_object(given);
+  const DType asked = to_dtype(dtype);
+  TANDEM_CHECK(asked == given, Runtime, "dtype ", dtype_title(asked),
+               " does not match dtype of out parameter (", dtype_title(given),
+               ")\nhint: leave dtype= away (the values are made in out's dtype)");
+  return nb::borrow(dtype);
 }
 inline nb::object device_or_out(nb::handle device, nb::handle out) {
-  if (!device.is_none() || !is_tensor(out)) return nb::borrow(device);
-  return device_object(as_tensor_ref(out).device());
+  if (!is_tensor(out)) return nb::borrow(device);
+  const Device given = as_tensor_ref(out).device();
+  if (device.is_none()) return device_object(given);
+  const Device asked = to_device(device);
+  TANDEM_CHECK(asked.type == given.type, Runtime, "device type ", device_type_name(asked.type),
+               " does not match device type of out parameter (", device_type_name(given.type),
+               ")\nhint: leave device= away (the values are made on out's device)");
+  return nb::borrow(device);
 }
 
 // The keywords a *_like factory passes on when tandem/_layouts.py lays its result out (layouts.h).

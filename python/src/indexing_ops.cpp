@@ -13,6 +13,7 @@
 #include "ops/layout.h"
 #include "ops/out_arg.h"
 #include "ops/scatter_reduce.h"
+#include "ops/type_promotion.h"
 
 namespace tandem::py {
 
@@ -101,6 +102,10 @@ nb::object joined_into_out(const char* fn, const std::vector<Tensor>& inputs, co
   if (out.is_none()) return wrap(result);
   Tensor& o = expect_tensor(out, fn, "out");
   for (const Tensor& t : inputs) check_out_autograd(fn, o, {&t});
+  // Every joining function is PyTorch's cat underneath: its type check is a TypeError naming torch.cat().
+  TANDEM_CHECK(can_cast(result.dtype(), o.dtype()), Type,
+               "torch.cat(): input types can't be cast to the desired output type ", dtype_title(o.dtype()),
+               "\nhint: pass an out tensor of dtype ", dtype_name(result.dtype()), " or leave out= away");
   check_out(fn, o, result.dtype(), result.device(), {});
   resize_out(o, result.sizes());
   for (const Tensor& t : inputs) check_out_overlap(o, {&t}, OutOverlap::SharedRefused);
@@ -217,7 +222,7 @@ void init_indexing_ops(nb::module_& m) {
       [](const Tensor& x, int64_t dim, const Tensor& index, nb::handle out) {
         return write_out("index_select", index_select(x, dim, index), out, {&x, &index},
                          "index_select(): self and result must have the same scalar type",
-                         OutOverlap::PartialRefused);
+                         OutOverlap::SharedRefused);
       },
       nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("out") = nb::none());
   tensor.def("index_select", index_select_fn, nb::arg("dim"), nb::arg("index"));
@@ -280,7 +285,8 @@ void init_indexing_ops(nb::module_& m) {
       [](const Tensor& x, const Tensor& index, nb::handle out) {
         return write_out("take", take(x, index), out, {&x, &index},
                          "take(): self and out expected to have the same dtype, but got self.dtype = "
-                         "{result} and out.dtype = {out}");
+                         "{result} and out.dtype = {out}",
+                         OutOverlap::SharedRefused);
       },
       nb::arg("input"), nb::arg("index"), nb::kw_only(), nb::arg("out") = nb::none());
   tensor.def("take", take_fn, nb::arg("index"));

@@ -71,6 +71,15 @@ constexpr const char* kHistogramOutDtype =
     "and hist "
     "{out_cpp}";
 
+// median's and nanmedian's messages (PyTorch's argument checks name median for both).
+constexpr const char* kMedianValuesOutDtype =
+    "Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; but type "
+    "{out_legacy} "
+    "does not equal {result_legacy} (while checking arguments for median)";
+constexpr const char* kMedianIndicesOutDtype =
+    "Expected tensor for argument #1 'indices' to have scalar type Long; but got {out_legacy} instead (while "
+    "checking arguments for median)";
+
 // median/nanmedian: no dim reduces everything (and takes no keepdim), as PyTorch's two overloads.
 void def_median(nb::module_& m, nb::class_<Tensor>& tensor, const char* name, bool ignore_nan) {
   def_both_positioned(
@@ -79,16 +88,18 @@ void def_median(nb::module_& m, nb::class_<Tensor>& tensor, const char* name, bo
         return [name, ignore_nan, shift](const Tensor& x, nb::handle dim, nb::handle keepdim,
                                          nb::handle out) -> nb::object {
           if (dim.is(Py_Ellipsis)) {  // not given (an explicit None is PyTorch's TypeError below)
-            TANDEM_CHECK(keepdim.is_none(), Type, name, "() missing 1 required positional arguments: \"dim\"",
-                         "\nhint: keepdim needs a dim, e.g. x.", name, "(dim=0, keepdim=True)");
-            return into_out(name, ignore_nan ? tandem::nanmedian(x) : tandem::median(x), out, {&x});
+            // PyTorch's whole-tensor overload takes neither keepdim nor out=.
+            TANDEM_CHECK(keepdim.is_none() && out.is_none(), Type, name,
+                         "() missing 1 required positional arguments: \"dim\"",
+                         "\nhint: keepdim and out= need a dim, e.g. x.", name, "(dim=0, keepdim=True)");
+            return wrap(ignore_nan ? tandem::nanmedian(x) : tandem::median(x));
           }
           int64_t d = int_arg(dim, name, "dim", 1 + shift);
           bool kd = !keepdim.is_none() && truthy(keepdim);
           return into_outs(name,
                            named(ignore_nan ? kNanmedian : kMedian,
                                  ignore_nan ? tandem::nanmedian(x, d, kd) : tandem::median(x, d, kd)),
-                           out, {&x}, nullptr);
+                           out, {&x}, kMedianValuesOutDtype, kMedianIndicesOutDtype);
         };
       },
       nb::arg("dim").none() = nb::ellipsis(), nb::arg("keepdim") = nb::none(), nb::kw_only(),
@@ -142,7 +153,8 @@ void def_order_stats(nb::module_& m, nb::class_<Tensor>& tensor) {
           return into_outs(
               "kthvalue",
               named(kKthvalue, tandem::kthvalue(x, kth, int_arg(dim, "kthvalue", "dim", 2 + shift), keepdim)),
-              out, {&x}, "output values must be of same type as input");
+              out, {&x}, "output values must be of same type as input",
+              "output indices must be of scalar type Long");
         };
       },
       nb::arg("k").none(), nb::arg("dim").none() = -1, nb::arg("keepdim") = false, nb::kw_only(),
@@ -153,7 +165,8 @@ void def_order_stats(nb::module_& m, nb::class_<Tensor>& tensor) {
         return [shift](const Tensor& x, nb::handle dim, bool keepdim, nb::handle out) {
           return into_outs("mode",
                            named(kMode, tandem::mode(x, int_arg(dim, "mode", "dim", 1 + shift), keepdim)),
-                           out, {&x}, "expected scalar type '{result}' but got '{out}' for values output");
+                           out, {&x}, "expected scalar type '{result}' but got '{out}' for values output",
+                           "expected scalar type '{result}' but got '{out}' for indices output");
         };
       },
       nb::arg("dim").none() = -1, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("out") = nb::none());

@@ -64,6 +64,16 @@ Device like_device(const Tensor& x, nb::handle device) {
   return device.is_none() ? x.device() : to_device(device);
 }
 
+// rand's out= check; PyTorch's randn.out is a composition that resizes out first, so an out that requires
+// grad is resize_'s error there, in any grad mode.
+void check_draw_out(std::string_view name, nb::handle out) {
+  if (name != "randn") return check_factory_out("aten::rand", out);
+  TANDEM_CHECK(
+      !is_tensor(out) || !as_tensor_ref(out).requires_grad(), Runtime,
+      "cannot resize variables that require grad\nhint: draw into a tensor that does not require grad, "
+      "or leave out= away");
+}
+
 }  // namespace
 
 void init_random(nb::module_& m) {
@@ -76,6 +86,7 @@ void init_random(nb::module_& m) {
       [](nb::args args, nb::handle size, nb::handle generator, nb::handle dtype_arg, nb::handle device,   \
          bool requires_grad, nb::handle out, nb::handle layout, bool pin_memory) {                        \
         check_dense_layout(layout, #name);                                                                \
+        check_draw_out(#name, out);                                                                       \
         nb::object dtype = dtype_or_out(dtype_arg, out);                                                  \
         DType d = dtype.is_none() ? default_float_dtype() : to_dtype(dtype);                              \
         Tensor t = draw(size_from(args, size, #name), d, device_or_default(device_or_out(device, out)),   \
@@ -112,6 +123,7 @@ void init_random(nb::module_& m) {
          nb::handle dtype_arg, nb::handle device, bool requires_grad, nb::handle out, nb::handle layout,
          bool pin_memory) {
         check_dense_layout(layout, "randint");
+        check_factory_out("aten::randint", out);
         auto p = bind_positional(args, {low, high, size}, "randint", {"low", "high", "size"}, 2);
         int64_t lo = p[0].is_none() ? 0 : int_arg(p[0], "randint", "low");
         int64_t hi = int_arg(p[1], "randint", "high");
@@ -160,6 +172,7 @@ void init_random(nb::module_& m) {
       [](int64_t n, nb::handle generator, nb::handle dtype_arg, nb::handle device, bool requires_grad,
          nb::handle out, nb::handle layout, bool pin_memory) {
         check_dense_layout(layout, "randperm");
+        check_factory_out("aten::randperm", out);
         nb::object dtype = dtype_or_out(dtype_arg, out);
         DType d = dtype.is_none() ? DType::Int64 : to_dtype(dtype);
         check_requires_grad(requires_grad, d);
@@ -220,6 +233,7 @@ void init_random(nb::module_& m) {
         else {
           TANDEM_CHECK(!size.is_none(), Type, "normal() missing required argument 'size'",
                        "\nhint: with a float mean and std, pass the shape: normal(0.0, 1.0, size=(2, 3))");
+          check_factory_out("aten::normal", out);
           DType d = dtype.is_none() ? default_float_dtype() : to_dtype(dtype);
           t = normal_(empty(to_shape(size, "normal"), d, device_or_default(device)),
                       float_arg(mean, "normal", "mean"), float_arg(std, "normal", "std"), gen);

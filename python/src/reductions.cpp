@@ -154,9 +154,18 @@ void init_reductions(nb::module_& m) {
         m, tensor, name,
         [op, name](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle dtype, nb::handle axis,
                    nb::handle keepdims, nb::handle out) {
-          return into_out(
-              name, op(x, parse_dims(dim, axis, name), parse_keepdim(keepdim, keepdims, name), parse_dtype(dtype)),
-              out, {&x});
+          // Without dtype= the fold runs in out's dtype, as PyTorch's sum_out/mean_out (scan_dtype); mean
+          // only where it can (a floating input and out), else its own dtype error or out='s cast error
+          // stands.
+          const OptDType asked = parse_dtype(dtype);
+          OptDType run_as = scan_dtype(asked, out);
+          const auto inexact = [](DType d) { return is_floating(d) || is_complex(d); };
+          if (std::string_view(name) == "mean" && !asked && run_as &&
+              !(inexact(*run_as) && inexact(x.dtype())))
+            run_as = std::nullopt;
+          return into_out(name,
+                          op(x, parse_dims(dim, axis, name), parse_keepdim(keepdim, keepdims, name), run_as),
+                          out, {&x});
         },
         nb::arg("dim") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("dtype") = none,
         nb::arg("axis") = none, nb::arg("keepdims") = none, nb::arg("out") = none);
@@ -167,10 +176,11 @@ void init_reductions(nb::module_& m) {
       m, tensor, "prod",
       [](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle dtype, nb::handle axis,
          nb::handle keepdims, nb::handle out) {
-        return into_out("prod",
-                        tandem::prod(x, parse_one_dim(dim, axis, "prod"), parse_keepdim(keepdim, keepdims, "prod"),
-                                     parse_dtype(dtype)),
-                        out, {&x});
+        return into_out(
+            "prod",
+            tandem::prod(x, parse_one_dim(dim, axis, "prod"), parse_keepdim(keepdim, keepdims, "prod"),
+                         scan_dtype(parse_dtype(dtype), out)),
+            out, {&x});
       },
       nb::arg("dim") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("dtype") = none,
       nb::arg("axis") = none, nb::arg("keepdims") = none, nb::arg("out") = none);
@@ -181,11 +191,22 @@ void init_reductions(nb::module_& m) {
         m, tensor, name,
         [op, name](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle axis, nb::handle keepdims,
                    nb::handle out) {
-          Tensor r = op(x, parse_dims(dim, axis, name), parse_keepdim(keepdim, keepdims, name));
-          // amax/amin want out in the input's dtype (PyTorch's message); all/any cast into it.
-          const char* same_dtype = name[1] == 'm' ? "Expected the dtype for input and out to match, but got "
-                                                    "{result} for input's dtype and {out} for out's dtype."
-                                                  : nullptr;
+          // amax/amin want out in the input's dtype (PyTorch's message); all/any write a bool or uint8 out,
+          // and into a uint8 out PyTorch reduces the input converted to uint8 (0.5 is then false, as there).
+          const bool all_or_any = name[1] != 'm';
+          bool uint8_out = false;
+          if (all_or_any && is_tensor(out)) {
+            const DType given = as_tensor_ref(out).dtype();
+            TANDEM_CHECK(given == DType::Bool || given == DType::UInt8, Runtime, name,
+                         " only supports bool tensor for result, got: ", dtype_title(given),
+                         "\nhint: pass a bool out tensor");
+            uint8_out = given == DType::UInt8;
+          }
+          Tensor r = op(uint8_out ? to_dtype(x, DType::UInt8) : x, parse_dims(dim, axis, name),
+                        parse_keepdim(keepdim, keepdims, name));
+          const char* same_dtype = all_or_any ? nullptr
+                                              : "Expected the dtype for input and out to match, but got "
+                                                "{result} for input's dtype and {out} for out's dtype.";
           return write_out(name, r, out, {&x}, same_dtype);
         },
         nb::arg("dim") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("axis") = none,
@@ -350,6 +371,12 @@ void init_reductions(nb::module_& m) {
       m, tensor, "logsumexp",
       [](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle out) {
         OptDims dims = parse_dims(dim, nb::none(), "logsumexp");
+        if (is_tensor(out)) {
+          const DType given = as_tensor_ref(out).dtype();
+          TANDEM_CHECK(is_floating(given) || is_complex(given), Runtime,
+                       "logsumexp(): Expected floating point type for result tensor, but got: ",
+                       dtype_title(given), "\nhint: pass a floating out tensor");
+        }
         return into_out("logsumexp", tandem::logsumexp(x, dims.value_or(DimVector{}), truthy(keepdim)), out,
                         {&x});
       },

@@ -62,6 +62,25 @@ TENSORDOT_GRAD = ("tensordot(): the 'out' tensor was specified and requires grad
                   "make sure its shape matches the expected output.")
 
 
+def _factory_kwargs(kwargs, out):
+    """A factory's dtype= and device= with out=: out's unless given; a given dtype or device type other than out's
+    is PyTorch's error."""
+    kwargs = dict(kwargs)
+    dtype, device = kwargs.get("dtype"), kwargs.get("device")
+    if dtype is None:
+        kwargs["dtype"] = out.dtype
+    elif dtype != out.dtype:
+        raise RuntimeError(f"dtype {dtype._scalar_type_name} does not match dtype of out parameter "
+                           f"({out.dtype._scalar_type_name})\nhint: leave dtype= away (the values are made in out's "
+                           "dtype)")
+    if device is None:
+        kwargs["device"] = out.device
+    elif _C.device(device).type != out.device.type:
+        raise RuntimeError(f"device type {_C.device(device).type} does not match device type of out parameter "
+                           f"({out.device.type})\nhint: leave device= away (the values are made on out's device)")
+    return kwargs
+
+
 def call_with_out(fn_name, fn, args, kwargs, out, dtype_error=STRUCTURED, *, grad_name=None, refuse_grad=True,
                   factory=False, grad_resize_error=None, quiet_resize=False):
     """fn(*args, **kwargs) written into out with write_outs' rules, after PyTorch's first check (autograd).
@@ -75,12 +94,8 @@ def call_with_out(fn_name, fn, args, kwargs, out, dtype_error=STRUCTURED, *, gra
     inputs = list(_tensors(list(args) + list(kwargs.values())))
     if not isinstance(out, (Tensor, tuple, list)):
         raise TypeError(f"{aten_name(fn_name)}(): argument 'out' must be Tensor, not {type(out).__name__}")
-    if factory:
-        kwargs = dict(kwargs)
-        if kwargs.get("dtype") is None:
-            kwargs["dtype"] = out.dtype
-        if kwargs.get("device") is None:
-            kwargs["device"] = out.device
+    if factory and isinstance(out, Tensor):
+        kwargs = _factory_kwargs(kwargs, out)
     if refuse_grad:
         # PyTorch's first check; its factories' error names the op with its namespace (aten::logspace)
         name = grad_name or (f"aten::{fn_name}" if factory else aten_name(fn_name))

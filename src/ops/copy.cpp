@@ -198,7 +198,11 @@ Tensor clone(const Tensor& x) {
 Tensor fill_(const Tensor& x, const Scalar& value) {
   profiler::RecordScope profile_scope("aten::fill_", x, value);
   check_writeable_memory(x, "fill_");
-  check_value_fits(value, x.dtype(), true);
+  // PyTorch's CPU fill of a single element takes a fast path that rounds a value past float16's or bfloat16's
+  // range to inf instead of refusing it (t[0] = 1e6 on a float16 tensor); any other fill checks the range.
+  const bool one_16bit_cpu_element =
+      x.device().is_cpu() && x.numel() == 1 && (x.dtype() == DType::Float16 || x.dtype() == DType::BFloat16);
+  if (!one_16bit_cpu_element || value.is_complex()) check_value_fits(value, x.dtype(), true);
   if (autograd::should_record(x)) {
     autograd::check_inplace(x);
     autograd::without_grad([&] { return fill_(x, value); });

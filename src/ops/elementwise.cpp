@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <string_view>
 
 #include "autograd/formulas.h"
 #include "backend/deferred_errors.h"
@@ -189,32 +190,47 @@ Tensor unary_op_(UnaryOp op, UnaryRule rule, const Tensor& x) {
   return x;
 }
 
+// The op name PyTorch's out= autograd refusal gives: the ATen op's, special_<op> for the torch.special ops
+// (whose nodes are named Special...Backward0).
+std::string out_autograd_name(const char* op, const char* node) {
+  return std::string_view(node).starts_with("Special") ? std::string("special_") + op : std::string(op);
+}
+
+// PyTorch's out= autograd check of a unary op; ops without a derivative formula skip it.
+void check_unary_out_autograd(UnaryOp op, const Tensor& out, const Tensor& x) {
+  if (const char* node = autograd::unary_node_name(op))
+    check_out_autograd(out_autograd_name(unary_op_name(op), node).c_str(), out, {&x});
+}
+
 Tensor unary_out(UnaryOp op, UnaryRule rule, const Tensor& x, const Tensor& out) {
+  check_unary_out_autograd(op, out, x);
   if (is_complex(x.dtype())) {
     Tensor r = complex_unary(op, x);
-    check_out(unary_op_name(op), out, r.dtype(), x.device(), {&x});
+    check_out_target(unary_op_name(op), out, r.dtype(), x.device());
     resize_out(out, x.sizes());
-    copy_(out, r);
+    autograd::without_grad([&] { return copy_(out, r); });  // out= is never recorded
     out.bump_version();
     return out;
   }
   DType compute = unary_compute_dtype(op, rule, x.dtype());
   DType result = rule_outputs_bool(rule) ? DType::Bool : compute;
+  // signbit writes bools only (logical_not, the other predicate with out=, casts into any out).
+  if (op == UnaryOp::signbit)
+    TANDEM_CHECK(out.dtype() == DType::Bool, Runtime,
+                 "signbit does not support non-boolean outputs.\nhint: pass a bool out tensor");
   // The ops that keep their input's dtype (abs, neg, ceil, sign, frac, bitwise_not, ...) want it in out too:
   // PyTorch's iterator checks that all its operands share one dtype.
   if (rule == UnaryRule::NoBool || rule == UnaryRule::Same || rule == UnaryRule::FloatOnly ||
-      rule == UnaryRule::Integral) {
-    check_out_autograd(unary_op_name(op), out, {&x});
+      rule == UnaryRule::Integral)
     TANDEM_CHECK(out.dtype() == result, Runtime, "Found dtype ", dtype_title(out.dtype()), " but expected ",
                  dtype_title(result), "\nhint: ", unary_op_name(op),
                  " keeps its input's dtype: pass an out tensor of dtype ", dtype_name(result));
-  }
-  check_out(unary_op_name(op), out, result, x.device(), {&x});
+  check_out_target(unary_op_name(op), out, result, x.device());
   resize_out(out, x.sizes());
   if (out.dtype() == result)
     run_unary(op, out, to_dtype(x, compute));
   else
-    copy_(out, unary_op(op, rule, x));
+    autograd::without_grad([&] { return copy_(out, unary_op(op, rule, x)); });
   out.bump_version();
   return out;
 }
@@ -549,20 +565,29 @@ Tensor binary_out(BinaryOp op, BinaryRule rule, const Operand& a, const Operand&
                   const Scalar* alpha = nullptr) {
   BinaryPlan plan = plan_binary(op, rule, a, b);
   DType result = rule_outputs_bool(rule) ? DType::Bool : plan.compute;
-  // PyTorch refuses out= next to an input that requires grad only where the result has a gradient (heaviside,
-  // the comparisons and the integer ops take it).
-  const bool differentiable = autograd::binary_has_gradient(op) && autograd::is_differentiable(result);
-  if (differentiable)
-    check_out(binary_op_name(op), out, result, plan.device, {a.tensor, b.tensor});
-  else
-    check_out(binary_op_name(op), out, result, plan.device, {});
+  // PyTorch refuses out= next to an input that requires grad only where the result has a gradient; the ops
+  // without a derivative formula (comparisons, logical and integer ops, the polynomials) are not checked at
+  // all, except heaviside, whose out alone is (its refusal is named aten::heaviside).
+  if (autograd::binary_has_gradient(op) && autograd::is_differentiable(result))
+    check_out_autograd(out_autograd_name(binary_op_name(op), autograd::binary_node_name(op)).c_str(), out,
+                       {a.tensor, b.tensor});
+  else if (op == BinaryOp::heaviside)
+    check_out_autograd("aten::heaviside", out, {});
+  // heaviside wants one dtype for input, values and out (PyTorch's meta function).
+  if (op == BinaryOp::heaviside && a.tensor)
+    TANDEM_CHECK(
+        out.dtype() == a.tensor->dtype(), Runtime,
+        "heaviside is not yet implemented for tensors with different dtypes.\nhint: pass an out tensor "
+        "of the input's dtype (",
+        dtype_name(a.tensor->dtype()), ")");
+  check_out_target(binary_op_name(op), out, result, plan.device);
   resize_out(out, plan.shape);
   if (out.dtype() == result) {
     run_binary(op, plan.compute, out, a, b, alpha);
   } else {
     Tensor tmp = empty(plan.shape, result, plan.device);
     run_binary(op, plan.compute, tmp, a, b, alpha);
-    copy_(out, tmp);
+    autograd::without_grad([&] { return copy_(out, tmp); });  // out= is never recorded
   }
   out.bump_version();
   return out;

@@ -43,6 +43,10 @@ void check_out_autograd(const char* op, const Tensor& out, std::initializer_list
 void check_out(const char* op, const Tensor& out, DType result, Device device,
                std::initializer_list<const Tensor*> inputs) {
   check_out_autograd(op, out, inputs);  // PyTorch's autograd layer checks before the op runs
+  check_out_target(op, out, result, device);
+}
+
+void check_out_target(const char* op, const Tensor& out, DType result, Device device) {
   check_out_device(out, device);
   TANDEM_CHECK(can_cast(result, out.dtype()), Runtime, "result type ", dtype_title(result),
                " can't be cast to the desired output type ", dtype_title(out.dtype()),

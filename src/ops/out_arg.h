@@ -14,6 +14,9 @@ void check_out_autograd(const char* op, const Tensor& out, std::initializer_list
 // `result` must cast to out's dtype (out keeps its dtype, as in PyTorch) and out must be writable.
 void check_out(const char* op, const Tensor& out, DType result, Device device,
                std::initializer_list<const Tensor*> inputs);
+// check_out without its autograd check, for the ops PyTorch's autograd layer lets through untouched (those
+// without a derivative formula: comparisons, logical and integer ops, airy_ai, the polynomials).
+void check_out_target(const char* op, const Tensor& out, DType result, Device device);
 // The stricter rule of PyTorch's structured ops (mm, bmm, addmm, baddbmm, ...): out's dtype must be the
 // result's dtype exactly, and out on the result's device; out must be writable.
 void check_out_exact(const char* op, const Tensor& out, DType result, Device device);

@@ -5,8 +5,7 @@ the harness ran) and run with PyTorch (the oracle, on the CPU) and tandem on eve
 tandem raises the same exception type with PyTorch's first line; where it returns, tandem returns the same values,
 dtype and shape. The direct tests below check the neighbours of each fix the tables do not reach (the other
 functions composed in Python with several results or a factory's out=, logit's and special.softmax's other
-forms), and the findings whose cause is in C++ run as strict xfails, so the session that fixes them sees them
-pass."""
+forms), and the findings whose cause was in C++ (fixed in session 40) with their neighbours."""
 import os
 import sys
 
@@ -148,25 +147,169 @@ def test_python_out_forms_match_pytorch(name, device):
     assert_matches_pytorch(NEIGHBOURS[name], device)
 
 
-# Findings whose cause is in C++ (their KNOWN entries in the tables say what to change): strict xfails, so the
-# session that makes the change sees them pass and removes them here and in KNOWN.
-NEEDS_CPP = [(out_variants, name) for name in (
+# The findings whose cause was in C++, fixed in session 40 (python/src: reductions.cpp, factory_args.h,
+# indexing_ops.cpp, elementwise.cpp into_outs/write_out, order_stats.cpp; src/ops: elementwise.cpp unary_out/
+# binary_out, copy.cpp fill_; and nn/_functional_conv.py's empty transposed convolution).
+FIXED_IN_CPP = [(out_variants, name) for name in (
     "sum/out_long_of_float", "prod/out_long", "sum/out_dtype_mismatch", "zeros/out_dtype_conflict",
     "cat/out_long_of_float", "stack/out_long_of_float", "index_select/out_is_input", "take/out_is_input",
-    "kthvalue/out_indices_float", "sort/out_one_tuple", "arange/out_requires_grad", "zeros/out_requires_grad")]
-NEEDS_CPP += [(out_variants2, name) for name in (
+    "kthvalue/out_indices_float", "sort/out_one_tuple", "sort/out_three", "arange/out_requires_grad",
+    "zeros/out_requires_grad", "mean/out_long")]
+FIXED_IN_CPP += [(out_variants2, name) for name in (
     "all/out_float", "any/out_long", "signbit/out_float", "heaviside/out_float64", "logsumexp/out_long",
     "round/decimals_out_long", "mean/dtype_and_out_differ", "median/no_dim_out_not_taken",
     "rand/out_dtype_conflict", "randperm/out_dtype_conflict",
-    "special.entr/input_requires_grad")]
-NEEDS_CPP += [(empty_degenerate, "conv_transpose1d/batch0_length0_ok")]
-CPP_CASES = fixed_cases(NEEDS_CPP)
+    "special.entr/input_requires_grad", "special.i0e/out_requires_grad")]
+FIXED_IN_CPP += [(empty_degenerate, "conv_transpose1d/batch0_length0_ok")]
+CPP_CASES = fixed_cases(FIXED_IN_CPP)
 
 
 @pytest.mark.parametrize("name", sorted(CPP_CASES))
-@pytest.mark.xfail(strict=True, reason="needs C++ (the table's KNOWN entry says what)")
-def test_needs_cpp(name, device):
+def test_cpp_out_rules_match_pytorch(name, device):
     assert_matches_pytorch(CPP_CASES[name], device)
+
+
+def X(L, d, dtype="float32"):
+    return L.tensor([[1.5, -2.0, 3.0], [0.5, 2.5, -1.0]], device=d, dtype=getattr(L, dtype))
+
+
+def _grad_out(L, d, shape=(2,)):
+    return L.zeros(shape, device=d).requires_grad_()
+
+
+# Their neighbours: the same rules on the other functions of each family and the cases either side of each rule.
+CPP_NEIGHBOURS = {
+    # the folds run in out's dtype without dtype=; mean only where it can (floating input and out)
+    "mean_int_input_float_out": lambda L, d: L.mean(X(L, d, "int64"), 1, out=E(L, d)),
+    "mean_out_float64": lambda L, d: L.mean(X(L, d), 1, out=E(L, d, "float64")),
+    "mean_out_complex": lambda L, d: L.mean(X(L, d), 1, out=E(L, d, "complex64")),
+    "sum_int_out_float16": lambda L, d: L.sum(X(L, d, "int64"), 1, out=E(L, d, "float16")),
+    "sum_out_bool": lambda L, d: L.sum(X(L, d), 1, out=E(L, d, "bool")),
+    "prod_out_int8": lambda L, d: L.prod(X(L, d), 1, out=E(L, d, "int8")),
+    "prod_dtype_and_out_differ": lambda L, d: L.prod(X(L, d), 1, dtype=L.float64, out=E(L, d)),
+    # a factory's dtype=/device= against out's
+    **{f"{name}_dtype_conflict": (lambda f: lambda L, d: f(L, d, L.float64, E(L, d)))(f) for name, f in {
+        "ones": lambda L, d, t, o: L.ones(2, dtype=t, out=o),
+        "full": lambda L, d, t, o: L.full((2,), 1.0, dtype=t, out=o),
+        "empty": lambda L, d, t, o: L.empty(2, dtype=t, out=o),
+        "randn": lambda L, d, t, o: L.randn(2, dtype=t, out=o),
+        "randint": lambda L, d, t, o: L.randint(5, (2,), dtype=t, out=o),
+        "arange": lambda L, d, t, o: L.arange(2, dtype=t, out=o),
+        "linspace": lambda L, d, t, o: L.linspace(0, 1, 2, dtype=t, out=o),
+        "logspace": lambda L, d, t, o: L.logspace(0, 1, 2, dtype=t, out=o),
+        "eye": lambda L, d, t, o: L.eye(2, dtype=t, out=o),
+        "normal": lambda L, d, t, o: L.normal(0.0, 1.0, size=(2,), dtype=t, out=o),
+    }.items()},
+    "zeros_same_dtype_ok": lambda L, d: L.zeros(2, dtype=L.float32, out=E(L, d)),
+    "range_dtype_conflict": lambda L, d: L.range(0, 1, dtype=L.float64, out=E(L, d)),
+    # the factories' out= autograd refusal names the ATen op; randn's out is resized first (resize_'s error)
+    "full_out_requires_grad": lambda L, d: L.full((2,), 1.0, out=_grad_out(L, d)),
+    "rand_out_requires_grad": lambda L, d: L.rand(2, out=_grad_out(L, d)),
+    "randperm_out_requires_grad": lambda L, d: L.randperm(2, out=_grad_out(L, d)),
+    "eye_out_requires_grad": lambda L, d: L.eye(2, out=_grad_out(L, d, (2, 2))),
+    "normal_out_requires_grad": lambda L, d: L.normal(0.0, 1.0, size=(2,), out=_grad_out(L, d)),
+    "randn_out_requires_grad": lambda L, d: L.randn(2, out=_grad_out(L, d)),
+    "randn_out_requires_grad_no_grad": lambda L, d: _no_grad(L, lambda: L.randn(2, out=_grad_out(L, d))),
+    "rand_out_requires_grad_no_grad": lambda L, d: _no_grad(L, lambda: L.rand(2, out=_grad_out(L, d)).shape),
+    # every joining function is cat underneath; a narrower float out is castable
+    **{f"{name}_out_long": (lambda n: lambda L, d: getattr(L, n)([X(L, d), X(L, d)], out=E(L, d, "int64")))(name)
+       for name in ("concat", "concatenate", "hstack", "vstack", "dstack")},
+    "cat_out_float16_ok": lambda L, d: L.cat([X(L, d), X(L, d)], out=E(L, d, "float16")),
+    "cat_long_into_bool": lambda L, d: L.cat([X(L, d, "int64")], out=E(L, d, "bool")),
+    # each result of a tuple out with its own message; a tuple of the wrong length
+    "mode_indices_float": lambda L, d: L.mode(X(L, d), 1, out=(E(L, d), E(L, d))),
+    "mode_values_long": lambda L, d: L.mode(X(L, d), 1, out=(E(L, d, "int64"), E(L, d, "int64"))),
+    "kthvalue_values_long": lambda L, d: L.kthvalue(X(L, d), 1, 1, out=(E(L, d, "int64"), E(L, d, "int64"))),
+    "topk_one_tuple": lambda L, d: L.topk(X(L, d), 1, out=(E(L, d),)),
+    "max_dim_three": lambda L, d: L.max(X(L, d), 1, out=[E(L, d), E(L, d, "int64"), E(L, d)]),
+    "nanmedian_no_dim_out": lambda L, d: L.nanmedian(X(L, d), out=E(L, d)),
+    "median_no_dim_ok": lambda L, d: L.median(X(L, d)),
+    # the single ops' out dtype rules
+    "all_uint8_out_ok": lambda L, d: L.all(X(L, d), 1, out=E(L, d, "uint8")),
+    "any_out_bool_ok": lambda L, d: L.any(X(L, d), 1, out=E(L, d, "bool")),
+    "all_no_dim_out_float": lambda L, d: L.all(X(L, d), out=E(L, d)),
+    "signbit_out_uint8": lambda L, d: L.signbit(X(L, d), out=E(L, d, "uint8")),
+    "signbit_out_bool_ok": lambda L, d: L.signbit(X(L, d), out=E(L, d, "bool")),
+    "logical_not_out_float_ok": lambda L, d: L.logical_not(X(L, d), out=E(L, d)),
+    "heaviside_int_out_float": lambda L, d: L.heaviside(X(L, d, "int64"), X(L, d, "int64"), out=E(L, d)),
+    "heaviside_same_dtype_ok": lambda L, d: L.heaviside(X(L, d), X(L, d), out=E(L, d)),
+    "logsumexp_out_complex_ok": lambda L, d: L.logsumexp(X(L, d), 1, out=E(L, d, "complex64")),
+    "logsumexp_int_input_long_out": lambda L, d: L.logsumexp(X(L, d, "int64"), 1, out=E(L, d, "int64")),
+    "round_out_float64": lambda L, d: L.round(X(L, d), out=E(L, d, "float64")),
+    "round_decimals_out_ok": lambda L, d: L.round(X(L, d), decimals=1, out=E(L, d)),
+    # out= autograd: torch.special ops named special_*, ops without a derivative formula not checked at all,
+    # heaviside's out alone (named aten::heaviside)
+    "special_i1_input_requires_grad": lambda L, d: L.special.i1(G(L, d), out=E(L, d)),
+    "special_erfcx_out_requires_grad": lambda L, d: L.special.erfcx(M(L, d), out=_grad_out(L, d, (2, 2))),
+    "special_xlog1py_input_requires_grad": lambda L, d: L.special.xlog1py(G(L, d), M(L, d), out=E(L, d)),
+    "special_zeta_out_requires_grad": lambda L, d: L.special.zeta(M(L, d) + 1, M(L, d), out=_grad_out(L, d, (2, 2))),
+    "special_bessel_j0_input_requires_grad": lambda L, d: L.special.bessel_j0(G(L, d), out=E(L, d)),
+    "airy_ai_input_requires_grad_ok": lambda L, d: L.special.airy_ai(G(L, d), out=E(L, d)),
+    "spherical_bessel_j0_out_requires_grad_ok": lambda L, d: L.special.spherical_bessel_j0(
+        M(L, d), out=_grad_out(L, d, (2, 2))).detach(),
+    "chebyshev_t_out_requires_grad_ok": lambda L, d: L.special.chebyshev_polynomial_t(
+        M(L, d), M(L, d), out=_grad_out(L, d, (2, 2))).detach(),
+    "eq_out_requires_grad_ok": lambda L, d: L.eq(M(L, d), M(L, d), out=_grad_out(L, d, (2, 2))).detach(),
+    "logical_and_input_requires_grad_ok": lambda L, d: L.logical_and(G(L, d), M(L, d), out=E(L, d)),
+    "heaviside_out_requires_grad": lambda L, d: L.heaviside(M(L, d), M(L, d), out=_grad_out(L, d, (2, 2))),
+    "floor_out_requires_grad": lambda L, d: L.floor(M(L, d), out=_grad_out(L, d, (2, 2))),
+    "exp_input_requires_grad": lambda L, d: L.exp(G(L, d), out=E(L, d)),
+    # transposed convolution of an empty batch or channel axis: PyTorch's empty backend
+    "conv_transpose1d_batch0_output_padding_ok": lambda L, d: L.nn.functional.conv_transpose1d(
+        L.zeros(0, 2, 0, device=d), L.ones(2, 3, 1, device=d), output_padding=1),
+    "conv_transpose1d_batch0_negative_length": lambda L, d: L.nn.functional.conv_transpose1d(
+        L.zeros(0, 2, 0, device=d), L.ones(2, 3, 1, device=d), padding=1),
+    "conv_transpose2d_batch0_negative": lambda L, d: L.nn.functional.conv_transpose2d(
+        L.zeros(0, 2, 0, 0, device=d), L.ones(2, 3, 1, 1, device=d), padding=1),
+    "conv_transpose2d_batch0_bias": lambda L, d: L.nn.functional.conv_transpose2d(
+        L.zeros(0, 2, 5, 5, device=d), L.ones(2, 3, 3, 3, device=d), L.ones(3, device=d), stride=2),
+    "conv_transpose3d_batch0": lambda L, d: L.nn.functional.conv_transpose3d(
+        L.zeros(0, 2, 0, 1, 2, device=d), L.ones(2, 3, 1, 2, 1, device=d)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CPP_NEIGHBOURS))
+def test_cpp_out_rule_neighbours_match_pytorch(name, device):
+    assert_matches_pytorch(CPP_NEIGHBOURS[name], device)
+
+
+@pytest.mark.parametrize("factory", ["zeros", "rand"])
+def test_factory_device_type_conflict_names_both_types(factory, device):
+    out = tandem.empty(0, device=device)
+    kind = tandem.device(device).type
+    with pytest.raises(RuntimeError, match=rf"^device type meta does not match device type of out parameter \({kind}\)"):
+        getattr(tandem, factory)(2, device="meta", out=out)
+    other = "cpu" if kind == "cuda" else "cuda:0"
+    if other == "cuda:0" and not tandem.cuda.is_available():
+        return
+    with pytest.raises(RuntimeError, match=rf"^device type {other[:4]} does not match device type of out parameter"):
+        getattr(tandem, factory)(2, device=other, out=out)
+    assert_matches_pytorch(lambda L, d: getattr(L, factory)(2, device="meta", out=L.empty(0)), "cpu")
+
+
+@pytest.mark.parametrize("fn", ["median", "nanmedian"])
+def test_median_out_dtype_messages_name_the_legacy_types(fn, device):
+    x = tandem.tensor([[1.0, 2.0], [3.0, 4.0]], device=device)
+    legacy = "torch.cuda." if device.startswith("cuda") else "torch."
+    with pytest.raises(RuntimeError, match=(r"^Expected tensor for argument #1 'indices' to have scalar type Long; "
+                                            rf"but got {legacy}FloatTensor instead \(while checking arguments for "
+                                            r"median\)")):
+        getattr(tandem, fn)(x, 1, out=(E(tandem, device), E(tandem, device)))
+    with pytest.raises(RuntimeError, match=(r"^Expected tensor for 'values' to have the same type as tensor for "
+                                            rf"argument #2 'self'; but type {legacy}LongTensor does not equal "
+                                            rf"{legacy}FloatTensor")):
+        getattr(tandem, fn)(x, 1, out=(E(tandem, device, "int64"), E(tandem, device, "int64")))
+    if device == "cpu":
+        assert_matches_pytorch(lambda L, d: getattr(L, fn)(X(L, d), 1, out=(E(L, d), E(L, d))), device)
+
+
+def test_empty_conv_transpose_gives_zero_gradients(device):
+    weight = tandem.ones(2, 3, 1, device=device, requires_grad=True)
+    bias = tandem.ones(3, device=device, requires_grad=True)
+    out = tandem.nn.functional.conv_transpose1d(tandem.zeros(0, 2, 0, device=device), weight, bias)
+    assert out.shape == (0, 3, 0) and out.requires_grad and out.device == tandem.device(device)
+    out.sum().backward()
+    assert weight.grad.tolist() == [[[0.0]] * 3] * 2 and bias.grad.tolist() == [0.0, 0.0, 0.0]
 
 
 # max_pool3d's empty-dim message names PyTorch's kernel template, whose name carries the device: on the CPU only.
@@ -179,12 +322,32 @@ def test_max_pool3d_empty_dims_on_cpu(name):
     assert_matches_pytorch(MAX_POOL3D_EMPTY[name], "cpu")
 
 
-# PyTorch's one-element CPU fill_ writes inf for a float past float16's range (its fast path); its CUDA raises.
+# PyTorch's one-element CPU fill_ writes inf for a float past float16's or bfloat16's range (its fast path); more
+# elements, float32, and its CUDA fill_ raise the overflow error, as tandem's do.
 ONE_ELEMENT_FILL = fixed_cases([(half_precision_edges, name) for name in (
     "setitem/half_one_element_too_big", "fill_/half_one_element_too_big")])
+ONE_ELEMENT_FILL.update({
+    "bfloat16_one_element": lambda L, d: L.zeros(1, dtype=L.bfloat16, device=d).fill_(1e39),
+    "float16_one_element_negative": lambda L, d: L.zeros(1, dtype=L.float16, device=d).fill_(-1e6),
+    "float16_setitem_2d": lambda L, d: (lambda t: (t.__setitem__((0, 1), 1e6), t)[1])(
+        L.zeros(2, 2, dtype=L.float16, device=d)),
+    "float16_setitem_row": lambda L, d: (lambda t: (t.__setitem__(0, 1e6), t)[1])(
+        L.zeros(2, 2, dtype=L.float16, device=d)),
+    "float16_two_elements": lambda L, d: L.zeros(2, dtype=L.float16, device=d).fill_(1e6),
+    "float32_one_element": lambda L, d: L.zeros(1, device=d).fill_(1e39),
+    "int8_one_element": lambda L, d: L.zeros(1, dtype=L.int8, device=d).fill_(300),
+})
 
 
 @pytest.mark.parametrize("name", sorted(ONE_ELEMENT_FILL))
-@pytest.mark.xfail(strict=True, reason="needs C++: PyTorch's one-element CPU fill_ skips the overflow check")
 def test_one_element_fill_overflow_on_cpu(name):
     assert_matches_pytorch(ONE_ELEMENT_FILL[name], "cpu")
+
+
+@pytest.mark.parametrize("cuda", ["cuda:0", "cuda:1"])
+def test_one_element_fill_overflow_raises_on_the_gpu(cuda):
+    if not tandem.cuda.is_available():
+        pytest.skip("no cuda device (real or emulated)")
+    t = tandem.zeros(1, dtype=tandem.float16, device=cuda)
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type c10::Half without overflow"):
+        t.fill_(1e6)

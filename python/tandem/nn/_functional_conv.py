@@ -282,6 +282,23 @@ def _check_transposed_sizes(x, weight, stride, padding, output_padding, dilation
                            f"per channel: ({' x '.join(map(str, out))}). Output size is too small")
 
 
+def _empty_conv_transpose(x, weight, bias, stride, padding, output_padding, dilation, groups):
+    """An input with an empty batch or channel axis takes PyTorch's empty backend: the output sizes by the formula
+    with no output-size or output_padding check (a negative one is the shape error of the 2-d shape a 1-d call
+    runs as), zeros, and gradients (zeros) for weight and bias through empty sums."""
+    out = [(s - 1) * st - 2 * p + d * (k - 1) + op + 1
+           for s, st, p, d, k, op in zip(x.shape[2:], stride, padding, dilation, weight.shape[2:], output_padding)]
+    shape = [x.size(0), weight.size(1) * groups] + ([1] if len(out) == 1 else []) + out
+    for i, size in enumerate(shape):
+        if size < 0:
+            raise RuntimeError(f"invalid shape dimension {size} at index {i} of shape {shape}")
+    result = x.new_zeros([x.size(0), weight.size(1) * groups] + out)
+    result = result + weight.flatten()[:0].sum() + x.flatten()[:0].sum()
+    if bias is not None:
+        result = result + bias.reshape([-1] + [1] * len(out))
+    return result
+
+
 def _conv_transpose(fn, n, input, weight, bias, stride, padding, output_padding, groups, dilation):
     """The adjoint of a strided convolution, as PyTorch computes it: one matmul gives every input position's
     contribution to its k-window of the output (columns), and col2im sums them in place. 1-d and 2-d run as the
@@ -299,6 +316,9 @@ def _conv_transpose(fn, n, input, weight, bias, stride, padding, output_padding,
     if x.numel() == 0 and x.shape[0] != 0 and x.shape[1] != 0:  # PyTorch's backend choice (1-d seen as 2-d)
         shape = list(x.shape) if n > 1 else [x.shape[0], x.shape[1], 1, x.shape[2]]
         raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: {shape}")
+    if x.shape[0] == 0 or x.shape[1] == 0:
+        return _unbatch(_empty_conv_transpose(x, weight, bias, stride, padding, output_padding, dilation, groups),
+                        batched)
     _check_transposed_sizes(x, weight, stride, padding, output_padding, dilation)
     exact = _same_exact_dtype(x, weight, bias)
     if exact and x.dtype != tandem.int64 and x.numel():  # PyTorch's CPU kernels take int64 alone of them
