@@ -464,10 +464,7 @@ def _no_rule(torch):
     return Twice
 
 
-PROGRAMS += [pinn_ensemble_func, custom_function_transforms]
-NEEDS_CPP[forward_mode_physics] = (
-    "needs C++: forward-mode AD (dual tensors and a forward formula per op in src/autograd); "
-    "torch.autograd.forward_ad.dual_level raises NotImplementedError (docs/autograd.md)")
+PROGRAMS += [pinn_ensemble_func, custom_function_transforms, forward_mode_physics]
 
 
 # ---- a Fourier neural operator layer: complex weights, rfft2/irfft2 with s=, einsum on complex tensors, spectral

@@ -1004,10 +1004,8 @@ def meta_init(torch, device):
 # ---- the programs of this file ------------------------------------------------------------------------------------
 PROGRAMS = [activation_checkpointing, module_hooks, state_dict_surgery, parametrizations, pruning, grad_clipping,
             custom_functions, functional_autodiff, anomaly_detection, autograd_hooks, module_state_tools,
-            init_and_surgery, meta_init]
+            init_and_surgery, meta_init, forward_mode_ad]
 NEEDS_CPP = {
-    forward_mode_ad: "needs C++: forward-mode AD (dual tensors) needs a forward (JVP) formula per op; tandem has "
-                     "reverse-mode formulas only, so forward_ad.dual_level raises NotImplementedError",
     inference_tensors: "needs C++: tensors made under inference_mode carry no inference flag (is_inference() is "
                        "False), so in-place updates outside the mode and saving them for backward are not refused",
 }

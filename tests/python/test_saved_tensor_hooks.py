@@ -1,7 +1,7 @@
 """autograd.graph against PyTorch: saved-tensors hooks (built-in formulas and custom Functions, nesting,
 save_on_cpu, disable_saved_tensors_hooks, create_graph through hooks, the errors), hooks and metadata on graph
-nodes (register_prehook, register_hook, metadata), register_multi_grad_hook, increment_version, and the
-forward_ad module's refusal."""
+nodes (register_prehook, register_hook, metadata), register_multi_grad_hook and increment_version (forward_ad:
+test_forward_ad.py)."""
 import threading
 
 import numpy as np
@@ -458,19 +458,6 @@ def test_increment_version():
             z.backward()
         return str(info.value).split(" instead.")[0]  # PyTorch then suggests anomaly mode, tandem a hint
     assert message(tandem) == message(torch)
-
-
-def test_forward_ad_imports_and_refuses_dual_tensors():
-    import tandem.autograd.forward_ad as fwAD
-    x = tandem.ones(2)
-    with pytest.raises(NotImplementedError, match="tandem.func.jvp"):
-        with fwAD.dual_level():
-            pass
-    with pytest.raises(NotImplementedError, match="tandem.func.jvp"):
-        fwAD.make_dual(x, x)
-    primal, tangent = fwAD.unpack_dual(x)
-    assert primal is x and tangent is None
-    assert tandem.autograd.forward_ad is fwAD
 
 
 def test_cycles_through_node_hooks_metadata_and_packed_tensors_are_collected():
