@@ -195,6 +195,9 @@ void set_requires_grad(const Tensor& t, bool v, bool complex_allowed_message = t
                    ? "only Tensors of floating point and complex dtype can require gradients"
                    : "only Tensors of floating point dtype can require gradients",
                "\nhint: convert first, e.g. x.float().requires_grad_()");
+  TANDEM_CHECK(!v || !t.storage()->is_inference() || InferenceMode::is_enabled(), Runtime,
+               "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.\nhint: "
+               "clone it first (x.clone().requires_grad_()): the clone is a normal tensor");
   if (v || m) t.impl()->ensure_autograd().requires_grad = v;
 }
 
@@ -592,6 +595,8 @@ void init_autograd(nb::module_& m) {
   tensor.def_prop_rw(
       "requires_grad", [](const Tensor& t) { return t.requires_grad(); },
       [](const Tensor& t, bool v) { set_requires_grad(t, v); });
+  // Made under inference_mode (its memory was: views and detached aliases of it are too), as PyTorch's.
+  tensor.def("is_inference", [](const Tensor& t) { return t.storage()->is_inference(); });
   tensor.def(
       "requires_grad_",
       [](nb::handle self, nb::handle v) {

@@ -94,6 +94,10 @@ nb::object make_subclass(nb::handle cls, const Tensor& data, bool requires_grad)
     Tensor& t = as_tensor_ref(inst);
     TANDEM_CHECK(is_floating(t.dtype()) || is_complex(t.dtype()), Runtime,
                  "Only Tensors of floating point and complex dtype can require gradients");
+    TANDEM_CHECK(
+        !t.storage()->is_inference() || InferenceMode::is_enabled(), Runtime,
+        "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.\nhint: "
+        "clone it first (nn.Parameter(x.clone())): the clone is a normal tensor");
     t.impl()->ensure_autograd().requires_grad = true;
   }
   return inst;

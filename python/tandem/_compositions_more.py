@@ -875,10 +875,6 @@ def _is_signed(self):
     return self.dtype not in (_C.uint8, _C.uint16, _C.uint32, _C.uint64, _C.bool)
 
 
-def _is_inference(self):
-    return False  # tandem's inference_mode turns recording off without marking the tensors it makes
-
-
 def _reversed(self):
     return self if self.dim() == 0 else self.flip(0)
 
@@ -939,7 +935,7 @@ def _methods():
                     "ldexp_": _ldexp_, "put_": _put_,
                     "fill_diagonal_": _fill_diagonal_,
                     "sum_to_size": _sum_to_size, "is_signed": _is_signed,
-                    "is_inference": _is_inference, "__reversed__": _reversed, "__contains__": _contains,
+                    "__reversed__": _reversed, "__contains__": _contains,
                     "new": _new, "addmm_": _in_place(_C.addmm, bad_call=True)})
     # Other spellings of the core's methods.
     for alias, name in (("arccos", "acos"), ("arcsin", "asin"), ("arctan", "atan"), ("arccosh", "acosh"),

@@ -3,6 +3,5 @@
 namespace tandem::autograd {
 
 thread_local bool GradMode::enabled_ = true;
-thread_local bool GradMode::inference_ = false;
 
 }  // namespace tandem::autograd

@@ -1,18 +1,18 @@
 // Thread-local grad mode. Front ends read it (after the cheap autograd-meta null check) to decide whether
 // to record a node; the engine turns it off during backward unless create_graph is set.
 #pragma once
+#include "core/inference_mode.h"
 
 namespace tandem::autograd {
 
 struct GradMode {
   static bool is_enabled() { return enabled_; }
   static void set_enabled(bool on) { enabled_ = on; }
-  static bool is_inference() { return inference_; }
-  static void set_inference(bool on) { inference_ = on; }
+  static bool is_inference() { return InferenceMode::is_enabled(); }
+  static void set_inference(bool on) { InferenceMode::set_enabled(on); }
 
  private:
   static thread_local bool enabled_;
-  static thread_local bool inference_;
 };
 
 // Sets grad mode for a scope and restores the previous value on exit.

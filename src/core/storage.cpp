@@ -2,6 +2,8 @@
 
 namespace tandem {
 
+thread_local bool InferenceMode::enabled_ = false;
+
 void StorageImpl::add_pending_write(IntrusivePtr<PendingWrite> write) {
   std::lock_guard<std::mutex> lock(pending_mu_);
   pending_.push_back(std::move(write));

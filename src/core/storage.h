@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/device.h"
+#include "core/inference_mode.h"
 #include "core/intrusive_ptr.h"
 #include "core/profiler_flags.h"
 
@@ -49,7 +50,7 @@ class PendingWrite : public RefCounted {
 class StorageImpl : public RefCounted {
  public:
   StorageImpl(DataPtr data, size_t nbytes, Device device)
-      : data_(std::move(data)), nbytes_(nbytes), device_(device) {}
+      : data_(std::move(data)), nbytes_(nbytes), device_(device), inference_(InferenceMode::is_enabled()) {}
   // Memory still being written must not be freed under the copy. (A device error while waiting cannot be
   // raised from a destructor; the next CUDA call reports it.)
   ~StorageImpl() override {
@@ -81,6 +82,8 @@ class StorageImpl : public RefCounted {
   void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
   void reset_version() { version_.store(0, std::memory_order_relaxed); }
   bool writeable() const { return writeable_; }
+  // Allocated under inference_mode (core/inference_mode.h): the memory of inference tensors.
+  bool is_inference() const { return inference_; }
   // Memory from the device's allocator (not a NumPy or DLPack buffer): the memory profiler counts its free.
   void set_from_allocator() { from_allocator_ = true; }
   void set_writeable(bool w) { writeable_ = w; }
@@ -111,6 +114,7 @@ class StorageImpl : public RefCounted {
   Device device_;
   std::atomic<uint32_t> version_{0};
   bool writeable_ = true;
+  bool inference_;
   bool from_allocator_ = false;
   bool exported_ = false;
   std::atomic<bool> shrunk_{false};

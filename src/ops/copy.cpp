@@ -24,6 +24,11 @@ namespace {
 // check_writeable without the expanded-tensor rule: for fill_, which writes one value into every element, so
 // elements that share memory get the same value whatever the order (PyTorch fills expanded tensors too).
 void check_writeable_memory(const Tensor& x, const char* op) {
+  TANDEM_CHECK(
+      !x.storage()->is_inference() || InferenceMode::is_enabled(), Runtime,
+      "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to "
+      "get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for "
+      "more details.\nhint: the tensor was made under inference_mode; write into x.clone() instead");
   autograd::check_no_grad_view_write(x, false);
   TANDEM_CHECK(x.storage()->writeable(), Runtime, op,
                ": the tensor's memory is read-only (it comes from a non-writeable NumPy array)\nhint: "

@@ -170,7 +170,9 @@ def test_tensor_methods(device):
     for name in ("is_sparse", "is_quantized", "is_nested", "is_meta", "is_mkldnn", "is_xpu", "is_mps",
                  "is_sparse_csr"):
         assert getattr(t, name) is False and getattr(x, name) is False
-    assert tandem.is_inference(t) is False and torch.is_inference(x) is False  # tandem never marks (compat.md)
+    assert tandem.is_inference(t) is False and torch.is_inference(x) is False
+    with tandem.inference_mode():
+        assert tandem.is_inference(tandem.ones(1)) is True
 
 
 def test_real_tensor_complex_helpers(device):

@@ -1004,11 +1004,8 @@ def meta_init(torch, device):
 # ---- the programs of this file ------------------------------------------------------------------------------------
 PROGRAMS = [activation_checkpointing, module_hooks, state_dict_surgery, parametrizations, pruning, grad_clipping,
             custom_functions, functional_autodiff, anomaly_detection, autograd_hooks, module_state_tools,
-            init_and_surgery, meta_init, forward_mode_ad]
-NEEDS_CPP = {
-    inference_tensors: "needs C++: tensors made under inference_mode carry no inference flag (is_inference() is "
-                       "False), so in-place updates outside the mode and saving them for backward are not refused",
-}
+            init_and_surgery, meta_init, forward_mode_ad, inference_tensors]
+NEEDS_CPP = {}
 _reference = {}
 
 

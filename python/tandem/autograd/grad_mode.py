@@ -129,7 +129,10 @@ class set_grad_enabled(_DecoratorContextManager):
 
 
 class inference_mode(_DecoratorContextManager):
-    """Like no_grad (results never require grad), and is_inference_mode_enabled() is True inside."""
+    """Like no_grad (results never require grad), is_inference_mode_enabled() is True inside, and the tensors made
+    inside are inference tensors (is_inference(): autograd will not save them, in-place writes after the block
+    refuse them). inference_mode(False) turns the mode off inside an inference block and grad mode on, as
+    PyTorch's."""
 
     def __new__(cls, mode=True):
         if not isinstance(mode, bool):  # bare @inference_mode: anything but a bool is decorated, as in PyTorch
@@ -141,9 +144,8 @@ class inference_mode(_DecoratorContextManager):
 
     def __enter__(self):
         self._prev = (_C.is_grad_enabled(), _C.is_inference_mode_enabled())
-        if self.mode:
-            _C._set_grad_enabled(False)
-            _C._set_inference_mode(True)
+        _C._set_grad_enabled(not self.mode)
+        _C._set_inference_mode(self.mode)
 
     def __exit__(self, *exc):
         _C._set_grad_enabled(self._prev[0])
