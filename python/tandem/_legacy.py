@@ -2,6 +2,7 @@
 LongTensor(...), isinstance(t, FloatTensor), t.type(), t.type(dtype or "tandem.FloatTensor"), and
 autograd.Variable. Each type stands for a CPU tensor of one dtype."""
 from . import _C
+from ._layouts import sparse_coo, sparse_csr, strided
 
 Tensor = _C.Tensor
 
@@ -54,8 +55,16 @@ def construct_tensor(cls, *args, device=None):
     return t if cls is Tensor else _C._make_subclass(cls, t, False)
 
 
+def type_attributes(dtype, layout=None, is_cuda=False):
+    """What PyTorch's tensortype classes say about their tensors (torch.cuda.FloatTensor.is_cuda,
+    torch.FloatTensor.layout, torch.sparse.FloatTensor.is_sparse), shared by the dense, CUDA and sparse types."""
+    layout = strided if layout is None else layout
+    return {"dtype": dtype, "layout": layout, "is_cuda": is_cuda, "is_xpu": False,
+            "is_sparse": layout == sparse_coo, "is_sparse_csr": layout == sparse_csr}
+
+
 def _make(name, dtype):
-    return tensortype(name, (), {"dtype": dtype, "__new__": _construct, "__module__": "tandem",
+    return tensortype(name, (), {**type_attributes(dtype), "__new__": _construct, "__module__": "tandem",
                                  "__doc__": f"Legacy constructor of {dtype} CPU tensors."})
 
 
@@ -142,7 +151,11 @@ class Variable(metaclass=_VariableMeta):
 
             warnings.warn("volatile was removed and now has no effect. Use `with tandem.no_grad():` instead.",
                           UserWarning, stacklevel=2)
-        return data.detach().requires_grad_(requires_grad)
+        alias = data.detach()
+        if requires_grad and not (alias.is_floating_point() or alias.is_complex()):
+            # PyTorch's Variable constructor checks with the message of requires_grad=True in a factory
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        return alias.requires_grad_(requires_grad)
 
 
 def tensor_where(self, condition, other):

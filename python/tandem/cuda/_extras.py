@@ -4,7 +4,7 @@ import ctypes
 import warnings
 
 from .. import _C
-from .._legacy import _NAMES, tensortype
+from .._legacy import _NAMES, tensortype, type_attributes
 
 __all__ = ["is_bf16_supported", "get_device_capability", "get_arch_list", "get_gencode_flags",
            "reset_max_memory_allocated", "reset_max_memory_cached", "memory_cached", "max_memory_cached",
@@ -138,8 +138,8 @@ def _construct_cuda(cls, *args, device=None):
 
 
 LEGACY_CUDA_TYPES = {
-    name: cudatensortype(name, (), {"dtype": dtype, "__new__": _construct_cuda, "__module__": "tandem.cuda",
-                                    "is_cuda": True, "__doc__": f"Legacy constructor of {dtype} CUDA tensors."})
+    name: cudatensortype(name, (), {**type_attributes(dtype, is_cuda=True), "__new__": _construct_cuda,
+                                    "__module__": "tandem.cuda", "__doc__": f"Legacy constructor of {dtype} CUDA tensors."})
     for name, dtype in _NAMES.items()
 }
 __all__ += list(LEGACY_CUDA_TYPES)

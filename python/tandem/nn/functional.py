@@ -15,6 +15,7 @@ from .._dim_args import _ints
 from .._layouts import is_sparse_tensor
 from .._transfer_guard import _crossing
 from . import _reduction
+from . import _reduction as _Reduction  # noqa: F401  (PyTorch's functional has it under this name)
 from .parameter import untracked
 
 __all__ = [
