@@ -37,6 +37,16 @@ def variable_training(torch, device):
         "variable_of_variable": lambda: from_autograd(w).requires_grad,
         "variable_requires_int": lambda: from_autograd(torch.ones(2, dtype=torch.long), requires_grad=True),
         "volatile": lambda: from_autograd(torch.ones(2), volatile=True).requires_grad,
+        "volatile_attr": lambda: [w.volatile, x.volatile],
+        "set_volatile": lambda: _set_volatile(torch),
+        "variable_empty": lambda: [from_autograd().dtype, list(from_autograd(None).shape)],
+        "variable_of_list": lambda: from_autograd([1.0, 2.0]),
+        "requires_grad_none": lambda: from_autograd(torch.ones(2), requires_grad=None),
+        "requires_grad_float": lambda: from_autograd(torch.ones(2), requires_grad=0.5),
+        "requires_grad_int": lambda: from_autograd(torch.ones(2), requires_grad=2).requires_grad,
+        "requires_grad_big": lambda: from_autograd(torch.ones(2), requires_grad=256),
+        "requires_grad_negative": lambda: from_autograd(torch.ones(2), requires_grad=-1),
+        "grad_fn_positional": lambda: from_autograd(torch.ones(2), True, False, "fn"),
         "data_shares": lambda: [w.data.data_ptr() == w.data_ptr(), plain(torch, w.data.view(-1))],
         "grad_of_data": lambda: w.data.grad,
         "set_data": lambda: _set_data(torch, device),
@@ -44,6 +54,12 @@ def variable_training(torch, device):
     out["losses"] = losses[::4]
     out["w"] = plain(torch, w.detach().view(-1))
     return out
+
+
+def _set_volatile(torch):
+    t = torch.ones(2)
+    t.volatile = True
+    return [t.volatile, t.requires_grad]
 
 
 def _set_data(torch, device):
@@ -101,7 +117,28 @@ def legacy_constructors(torch, device):
                                  str(torch.tensor([1], device=device).short().dtype),
                                  str(torch.tensor([1.0], device=device).bfloat16().dtype)],
         "is_cuda": lambda: [torch.ones(1, device=device).is_cuda == cuda, torch.ones(1).is_cuda],
-        "tensor_type_attr": lambda: [torch.FloatTensor.dtype, torch.LongTensor.dtype, torch.FloatTensor.is_cuda],
+        "tensor_type_attr": lambda: [torch.FloatTensor.dtype, torch.LongTensor.dtype, torch.FloatTensor.is_cuda,
+                                     T.FloatTensor.is_cuda == cuda, str(T.LongTensor.layout), T.IntTensor.is_sparse],
+        # how the legacy constructors read their arguments: sizes, data, keywords
+        "np_int_size": lambda: list(torch.Tensor(np.int64(3)).shape),
+        "np_int_sizes": lambda: list(T.FloatTensor(np.int64(2), np.int32(3)).shape),
+        "np_0d_array_size": lambda: list(torch.Tensor(np.array(2)).shape),
+        "size_kwarg": lambda: list(T.DoubleTensor(size=(2, 3)).shape),
+        "size_kwarg_int": lambda: list(torch.Tensor(size=[4]).shape),
+        "data_kwarg": lambda: T.LongTensor(data=[1, 2]),
+        "range_data": lambda: torch.Tensor(range(3)),
+        "tuple_data": lambda: torch.Tensor((1, 2)),
+        "size_object": lambda: list(torch.Tensor(torch.Size([2])).shape),
+        "empty_list": lambda: list(torch.Tensor([]).shape),
+        "zero_d_tensor": lambda: torch.Tensor(torch.tensor(3.0)),
+        "float_arg": lambda: torch.Tensor(2.5),
+        "np_float_arg": lambda: T.FloatTensor(np.float64(2.0)),
+        "bool_arg": lambda: torch.Tensor(True),
+        "dict_arg": lambda: torch.Tensor({1: 2}),
+        "set_arg": lambda: torch.LongTensor({1, 2}),
+        "float_in_sizes": lambda: torch.Tensor(2, 3.0),
+        "list_in_sizes": lambda: T.FloatTensor(2, [1]),
+        "negative_size": lambda: torch.Tensor(-1),
     })
 
 
@@ -265,32 +302,32 @@ def old_losses_and_aliases(torch, device):
     })
 
 
-# ---- set_default_tensor_type, default dtype and the legacy type of factories ----------------------------------------
+# ---- the default dtype and the legacy types (set_default_tensor_type itself is left out: PyTorch warns about it
+# once a process, so calling it here would take the warning from test_storage.py's test of it) --------------------------
 def default_tensor_type(torch, device):
     out = {}
     before = torch.get_default_dtype()
-    torch.set_default_tensor_type(torch.DoubleTensor)
+    torch.set_default_dtype(torch.float64)
     try:
         out["after_double"] = [str(torch.get_default_dtype()), str(torch.ones(2).dtype), torch.tensor([1.5]).type(),
-                               str(torch.FloatTensor(2).dtype), str(torch.Tensor(2).dtype),
-                               str(torch.arange(3.0).dtype), str(torch.tensor(1).dtype)]
-        torch.set_default_tensor_type("torch.FloatTensor")
-        out["after_string"] = [str(torch.get_default_dtype()), str(torch.Tensor(2).dtype)]
+                               str(torch.FloatTensor(2).dtype), str(torch.Tensor(2).dtype), torch.Tensor([1]).type(),
+                               str(torch.arange(3.0).dtype), str(torch.tensor(1).dtype),
+                               str(torch.tensor([1.0 + 2j]).dtype),
+                               str((torch.ones(1, dtype=torch.float32) * 2.5).dtype),
+                               isinstance(torch.Tensor(1), torch.DoubleTensor),
+                               str(torch.nn.Linear(2, 2).weight.dtype), str(torch.linspace(0, 1, 3).dtype)]
+        torch.set_default_dtype(torch.float16)
+        out["half"] = [torch.Tensor(1).type(), str(torch.tensor([0.5]).dtype)]  # (no complex32 in tandem)
     finally:
         torch.set_default_dtype(before)
     out["errors"] = cases(torch, {
-        "bad_type": lambda: torch.set_default_tensor_type(torch.LongTensor),
         "bad_dtype": lambda: torch.set_default_dtype(torch.int64),
-        "bad_name": lambda: torch.set_default_tensor_type("torch.NopeTensor"),
+        "complex_dtype": lambda: torch.set_default_dtype(torch.complex64),
+        "bf16": lambda: [torch.set_default_dtype(torch.bfloat16), str(torch.tensor([1.0]).dtype),
+                         torch.Tensor(1).type()],
     })
+    torch.set_default_dtype(before)
     out["restored"] = str(torch.get_default_dtype())
-    torch.set_default_dtype(torch.float64)
-    try:
-        out["float64_default"] = [torch.Tensor([1]).type(), str(torch.tensor([1.0]).dtype),
-                                  str(torch.tensor([1.0 + 2j]).dtype), str((torch.ones(1, dtype=torch.float32)
-                                                                           * 2.5).dtype)]
-    finally:
-        torch.set_default_dtype(before)
     return out
 
 

@@ -8,6 +8,7 @@ mining, margin softmax losses and SupCon, DINO and Sinkhorn) and PyTorch-1.x-era
 constructors, resize_/new_*, grad modes, the old loss arguments, set_default_tensor_type), each program written once
 against a module called `torch`, run with PyTorch and with tandem standing in for it, and their results compared.
 The focused tests below cover what they found (docs/compat.md, "Program sweep 19")."""
+import numpy as np
 import pytest
 
 import sweep19_blocks
@@ -26,3 +27,117 @@ _MODULES = (sweep19_generative, sweep19_blocks, sweep19_surgery, sweep19_numpy, 
 
 
 test_program_matches_pytorch = program_test(_MODULES, DEVICES)
+
+
+# ---- the legacy constructors read their arguments as PyTorch's do -----------------------------------------------------
+def _first_line(call):
+    try:
+        call()
+    except TypeError as exc:
+        return str(exc).split("\n")[0]
+    return None
+
+
+def _legacy_type(L, name, device):
+    return getattr(L.cuda if device.startswith("cuda") else L, name)
+
+
+_LEGACY_ARGS = {
+    "np_int": lambda T: list(T(np.int64(3)).shape),
+    "np_ints": lambda T: list(T(np.int64(2), np.int32(3)).shape),
+    "np_0d_int_array": lambda T: list(T(np.array(2)).shape),
+    "size_kwarg": lambda T: list(T(size=(2, 3)).shape),
+    "size_kwarg_int": lambda T: _first_line(lambda: T(size=4)),
+    "size_and_positional": lambda T: _first_line(lambda: T(2, size=[4])),
+    "unknown_kwarg": lambda T: _first_line(lambda: T(sz=3)),
+    "data_kwarg": lambda T: T(data=[1, 2]),
+    "data_kwarg_tensor": lambda T: T(data=T([1, 2])),
+    "data_kwarg_float": lambda T: T(data=2.5),
+    "other_kwarg_list": lambda T: _first_line(lambda: T(other=[1.5])),
+    "other_kwarg": lambda T: T(other=T([1, 2])),
+    "range": lambda T: T(range(3)),
+    "ndarray": lambda T: T(np.array([1.5, 2.5])),
+    "empty": lambda T: list(T().shape),
+    "float": lambda T: T(2.5),
+    "np_float": lambda T: T(np.float64(2.0)),
+    "bool": lambda T: T(True),
+    "dict": lambda T: T({1: 2}),
+    "set": lambda T: T({1, 2}),
+    "float_in_sizes": lambda T: T(2, 3.0),
+    "list_in_sizes": lambda T: T(2, [1]),
+    "str": lambda T: T("ab"),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", ["FloatTensor", "LongTensor"])
+@pytest.mark.parametrize("case", list(_LEGACY_ARGS))
+def test_legacy_constructor_arguments_match_pytorch(case, name, device):
+    """Sizes are ints or anything with __index__ (NumPy integers, 0-d integer arrays), one Size or size=; a single
+    list, tuple, range or array (or data=) is data; a number that is not an integer is refused with PyTorch's
+    "new(): data must be a sequence (got float)". The CUDA types read their arguments the same way (PyTorch
+    without a GPU refuses them, so the reference is the CPU type)."""
+    def run(L, d):
+        return _LEGACY_ARGS[case](_legacy_type(L, name, d))
+    same_outcome(run, device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_tensor_constructor_arguments_match_pytorch(device):
+    for case in ("np_int", "np_0d_int_array", "size_kwarg", "float", "np_float", "list_in_sizes", "range"):
+        same_outcome(lambda L, d: _LEGACY_ARGS[case](L.Tensor), device)
+
+
+def test_legacy_types_describe_their_tensors():
+    for L in (tandem, torch):
+        assert L.FloatTensor.is_cuda is False and L.FloatTensor.is_sparse is False
+        assert L.cuda.DoubleTensor.is_cuda is True and L.cuda.DoubleTensor.is_sparse_csr is False
+        assert L.sparse.FloatTensor.is_sparse is True
+        assert str(L.sparse.FloatTensor.layout).endswith("sparse_coo")
+        assert str(L.LongTensor.layout).endswith("strided") and str(L.cuda.LongTensor.layout).endswith("strided")
+        assert L.IntTensor.is_xpu is False
+
+
+# ---- Variable's arguments, t.volatile ----------------------------------------------------------------------------------
+_VARIABLE = {
+    "plain": lambda L: L.autograd.Variable(L.ones(2), requires_grad=True),
+    "empty": lambda L: L.autograd.Variable(),
+    "none": lambda L: L.autograd.Variable(None),
+    "list": lambda L: L.autograd.Variable([1.0]),
+    "int_requires_grad": lambda L: L.autograd.Variable(L.ones(2, dtype=L.long), requires_grad=True),
+    "int_no_grad": lambda L: L.autograd.Variable(L.ones(2, dtype=L.long)),
+    "requires_grad_none": lambda L: L.autograd.Variable(L.ones(2), requires_grad=None),
+    "requires_grad_float": lambda L: L.autograd.Variable(L.ones(2), requires_grad=0.5),
+    "requires_grad_2": lambda L: L.autograd.Variable(L.ones(2), requires_grad=2).requires_grad,
+    "requires_grad_256": lambda L: L.autograd.Variable(L.ones(2), requires_grad=256),
+    "requires_grad_negative": lambda L: L.autograd.Variable(L.ones(2), requires_grad=-1),
+    "volatile_none": lambda L: L.autograd.Variable(L.ones(2), volatile=None),
+    "grad_fn": lambda L: L.autograd.Variable(L.ones(2), False, False, "fn"),
+    "name": lambda L: L.autograd.Variable(L.ones(2), name=3),
+    "name_str": lambda L: L.autograd.Variable(L.ones(2), name="x"),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", list(_VARIABLE))
+def test_variable_arguments_match_pytorch(case, device):
+    same_outcome(lambda L, d: _VARIABLE[case](L), device)
+
+
+def test_volatile_is_always_false_with_pytorchs_warnings():
+    t = tandem.ones(2)
+    with pytest.warns(UserWarning, match=r"^volatile was removed \(Variable.volatile is always False\)$"):
+        assert t.volatile is False
+    with pytest.warns(UserWarning, match="^volatile was removed and now has no effect. Use `with tandem.no_grad"):
+        t.volatile = True
+    with pytest.warns(UserWarning, match="^volatile was removed and now has no effect"):
+        v = tandem.autograd.Variable(t, volatile=True)
+    assert not v.requires_grad
+
+
+def test_reduction_module_under_functional():
+    assert tandem.nn.functional._Reduction is tandem.nn._reduction
+    for L in (tandem, torch):
+        assert [L.nn.functional._Reduction.legacy_get_string(a, b, emit_warning=False)
+                for a, b in ((None, None), (False, None), (True, False))] == ["mean", "sum", "none"]
+        assert L.nn.functional._Reduction.get_enum("sum") == 2
