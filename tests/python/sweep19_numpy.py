@@ -238,6 +238,18 @@ def rng_pipeline(torch, device):
                             round(float(np.abs(norm.cpu().numpy()).max()), 4)]
     out["numpy_rng_in_torch"] = plain(torch, torch.tensor(rng.choice(5, size=3, replace=False)).sort().values
                                       .to(torch.int64) * 0)
+    lengths = [3, 3, 2]
+    seqs = [rng.integers(1, 9, n) for n in lengths]
+    out["ragged"] = cases(torch, {
+        "rows": lambda: torch.tensor(seqs),
+        "rows_as_tensor": lambda: torch.as_tensor([s.astype(np.float32) for s in seqs]),
+        "deeper": lambda: torch.tensor([np.ones((2, 2)), np.ones((1, 2))]),
+        "later_row": lambda: torch.tensor([seqs[0], list(seqs[1]), seqs[2]]),
+        "number_row": lambda: torch.tensor([seqs[0], 3]),
+        "padded": lambda: torch.nn.utils.rnn.pad_sequence([torch.from_numpy(s) for s in seqs], batch_first=True),
+        "same_length": lambda: torch.tensor(seqs[:2]),
+        "string_row": lambda: torch.tensor([seqs[0], "abc"]),
+    })
     out["float64_contamination"] = _dt(x * torch.from_numpy(weights.astype(np.float64)).to(device)[:, None])
     return out
 

@@ -133,6 +133,8 @@ def module_traversal(torch, device):
     out["params_dups"] = [n for n, _ in model.named_parameters(remove_duplicate=False)]
     out["children"] = [n for n, _ in model.named_children()]
     out["prefixed"] = [n for n, _ in model.enc.named_modules(prefix="backbone")]
+    memo = {model.head}
+    out["memo"] = [[n for n, _ in model.named_modules(memo=memo)], len(memo), shared in memo]
     out["repr"] = _lib(repr(model))
     inits = []
 

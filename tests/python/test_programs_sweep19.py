@@ -141,3 +141,37 @@ def test_reduction_module_under_functional():
         assert [L.nn.functional._Reduction.legacy_get_string(a, b, emit_warning=False)
                 for a, b in ((None, None), (False, None), (True, False))] == ["mean", "sum", "none"]
         assert L.nn.functional._Reduction.get_enum("sum") == 2
+
+
+# ---- a ragged nest of arrays: PyTorch's length error, after its dtype inference -----------------------------------------
+_RAGGED = {
+    "short_row": lambda L, d: L.tensor([np.array([1, 2]), np.array([3])], device=d),
+    "long_row": lambda L, d: L.tensor([np.array([1, 2]), np.array([3, 4, 5])], device=d),
+    "deeper": lambda L, d: L.tensor([np.ones((2, 2)), np.ones((1, 2))], device=d),
+    "deeper_inner": lambda L, d: L.tensor([np.ones((2, 2)), [[1.0, 2.0], [3.0]]], device=d),
+    "list_row": lambda L, d: L.tensor([np.array([1, 2]), [3]], device=d),
+    "more_dims": lambda L, d: L.tensor([np.array([1, 2]), np.array([[1, 2]])], device=d),
+    "number_row": lambda L, d: L.tensor([np.array([1, 2]), 3], device=d),
+    "string_row": lambda L, d: L.tensor([np.array([1, 2]), "ab"], device=d),
+    "object_array": lambda L, d: L.tensor([np.ones((2, 2)), np.array([[1, 2], [3]], dtype=object)], device=d),
+    "as_tensor": lambda L, d: L.as_tensor([np.array([1.0, 2.0]), np.array([3.0])], device=d),
+    "float_dtype": lambda L, d: L.tensor([np.array([1, 2]), np.array([3])], dtype=L.float32, device=d),
+    "fine": lambda L, d: L.tensor([np.array([1, 2]), np.array([3, 4])], device=d),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", list(_RAGGED))
+def test_ragged_nest_of_arrays_matches_pytorch(case, device):
+    same_outcome(_RAGGED[case], device)
+
+
+# ---- named_modules keeps the modules themselves in its memo ----------------------------------------------------------
+def test_named_modules_memo_holds_modules():
+    def run(L):
+        lin = L.nn.Linear(2, 2)
+        net = L.nn.Sequential(lin, L.nn.Sequential(lin, L.nn.ReLU()))
+        memo = {lin}
+        names = [n for n, _ in net.named_modules(memo=memo)]
+        return names, len(memo), all(isinstance(m, L.nn.Module) for m in memo)
+    assert run(tandem) == run(torch) == (["", "1", "1.1"], 4, True)
