@@ -260,6 +260,14 @@ def grouped_query_attention(torch, device):
             q, k_rep, v_rep, attn_mask=torch.zeros(L, L, device=device).masked_fill(~window, float("-inf")))
             - sliding).abs().max() < 1e-5, 1),
         "mask_and_causal": lambda: F.scaled_dot_product_attention(q, k_rep, v_rep, attn_mask=window, is_causal=True),
+        # a key-padding vector as the mask: broadcast by the math path (3-D), refused by the CPU flash check (4-D)
+        "padding_vector_3d": lambda: _r(F.scaled_dot_product_attention(q[0], k_rep[0], v_rep[0],
+                                                                        attn_mask=i < 4)[1, 2], 4),
+        "padding_vector_4d": lambda: F.scaled_dot_product_attention(q, k_rep, v_rep, attn_mask=i < 4),
+        "padding_broadcast_4d": lambda: _r(F.scaled_dot_product_attention(q, k_rep, v_rep,
+                                                                          attn_mask=(i < 4)[None, None, None])[1, 3, 2], 4),
+        "scalar_mask_3d": lambda: _r(F.scaled_dot_product_attention(q[0], k_rep[0], v_rep[0],
+                                                                    attn_mask=torch.tensor(0.5, device=device))[0, 0], 4),
         "dropout_eval": lambda: _r(F.scaled_dot_product_attention(q, k_rep, v_rep, dropout_p=0.0)[1, 3, 2], 4),
     })
     out["causal"] = _r(causal[0, :, -1].sum(-1), 4)

@@ -175,3 +175,44 @@ def test_named_modules_memo_holds_modules():
         names = [n for n, _ in net.named_modules(memo=memo)]
         return names, len(memo), all(isinstance(m, L.nn.Module) for m in memo)
     assert run(tandem) == run(torch) == (["", "1", "1.1"], 4, True)
+
+
+# ---- scaled_dot_product_attention with a 0-d or 1-d mask: broadcast unless PyTorch's CPU flash check reads it --------
+def _sdpa_case(q_shape, k_shape, mask, **kwargs):
+    def run(L, d):
+        numel = lambda s: int(np.prod(s))  # noqa: E731
+        q = L.arange(float(numel(q_shape)), device=d).view(q_shape).sin()
+        k = L.arange(float(numel(k_shape)), device=d).view(k_shape).cos()
+        v = L.arange(float(numel(k_shape)), device=d).view(k_shape) / 7
+        n = k_shape[-2]
+        masks = {"bool": L.arange(n, device=d) % 3 != 2, "float": -(L.arange(n, device=d) % 2).float(),
+                 "scalar": L.tensor(True, device=d), "grad": L.zeros(n, device=d, requires_grad=True),
+                 "long": L.zeros(n, dtype=L.long, device=d)}
+        return L.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=masks[mask], **kwargs)
+    return run
+
+
+_SDPA_MASKS = {
+    "2d_bool": _sdpa_case((2, 3), (4, 3), "bool"),
+    "3d_bool": _sdpa_case((1, 2, 3), (1, 4, 3), "bool"),
+    "3d_float": _sdpa_case((1, 2, 3), (1, 4, 3), "float"),
+    "3d_scalar": _sdpa_case((1, 2, 3), (1, 4, 3), "scalar"),
+    "4d_bool": _sdpa_case((1, 1, 2, 3), (1, 1, 4, 3), "bool"),
+    "4d_scalar": _sdpa_case((1, 1, 2, 3), (1, 1, 4, 3), "scalar"),
+    "4d_mask_requires_grad": _sdpa_case((1, 1, 2, 3), (1, 1, 4, 3), "grad"),
+    "4d_batch_broadcast": _sdpa_case((2, 1, 2, 3), (1, 1, 4, 3), "bool"),
+    "4d_dropout": _sdpa_case((1, 1, 2, 3), (1, 1, 4, 3), "bool", dropout_p=0.5),
+    "4d_gqa": _sdpa_case((1, 2, 2, 3), (1, 1, 4, 3), "bool", enable_gqa=True),
+    "4d_causal": _sdpa_case((1, 1, 2, 3), (1, 1, 4, 3), "bool", is_causal=True),
+    "4d_long": _sdpa_case((1, 1, 2, 3), (1, 1, 4, 3), "long"),
+    "5d_bool": _sdpa_case((1, 1, 1, 2, 3), (1, 1, 1, 4, 3), "bool"),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", list(_SDPA_MASKS))
+def test_sdpa_vector_masks_match_pytorch(case, device):
+    if case == "4d_dropout":  # random: only whether it runs and its shape
+        same_outcome(lambda L, d: list(_SDPA_MASKS[case](L, d).shape), device)
+    else:
+        same_outcome(_SDPA_MASKS[case], device)
