@@ -8,6 +8,8 @@ mining, margin softmax losses and SupCon, DINO and Sinkhorn) and PyTorch-1.x-era
 constructors, resize_/new_*, grad modes, the old loss arguments, set_default_tensor_type), each program written once
 against a module called `torch`, run with PyTorch and with tandem standing in for it, and their results compared.
 The focused tests below cover what they found (docs/compat.md, "Program sweep 19")."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -216,3 +218,52 @@ def test_sdpa_vector_masks_match_pytorch(case, device):
         same_outcome(lambda L, d: list(_SDPA_MASKS[case](L, d).shape), device)
     else:
         same_outcome(_SDPA_MASKS[case], device)
+
+
+# ---- the deprecated scalar-first overloads of addmm, addbmm, baddbmm, addmv, addr ---------------------------------------
+_PRODUCT_SHAPES = {"addmm": ((2, 2), (2, 3), (3, 2)), "addbmm": ((2, 2), (2, 2, 3), (2, 3, 2)),
+                   "baddbmm": ((2, 2, 2), (2, 2, 3), (2, 3, 2)), "addmv": ((2,), (2, 3), (3,)),
+                   "addr": ((2, 3), (2,), (3,))}
+_PRODUCT_FORMS = {
+    "beta_alpha": lambda L, f, a, b, c: getattr(L, f)(0.5, a, 2.0, b, c),
+    "beta": lambda L, f, a, b, c: getattr(L, f)(0.5, a, b, c),
+    "int_scalars": lambda L, f, a, b, c: getattr(L, f)(2, a, 3, b, c),
+    "out": lambda L, f, a, b, c: getattr(L, f)(0.5, a, 2.0, b, c, out=L.empty_like(a)),
+    "method_beta_alpha": lambda L, f, a, b, c: getattr(a, f)(0.5, 2.0, b, c),
+    "method_beta": lambda L, f, a, b, c: getattr(a, f)(0.5, b, c),
+    "inplace_beta_alpha": lambda L, f, a, b, c: getattr(a.clone(), f + "_")(0.5, 2.0, b, c),
+    "inplace_beta": lambda L, f, a, b, c: getattr(a.clone(), f + "_")(-1, b, c),
+    "keywords": lambda L, f, a, b, c: getattr(L, f)(a, b, c, beta=0.5, alpha=2.0),
+    "wrong_order": lambda L, f, a, b, c: getattr(L, f)(a, 0.5, b, c),
+    "method_wrong_order": lambda L, f, a, b, c: getattr(a, f)(b, 0.5, c),
+    "beta_twice": lambda L, f, a, b, c: getattr(L, f)(0.5, a, b, c, beta=2.0),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("form", list(_PRODUCT_FORMS))
+@pytest.mark.parametrize("op", list(_PRODUCT_SHAPES))
+def test_deprecated_product_overloads_match_pytorch(op, form, device):
+    def run(L, d):
+        a, b, c = (L.arange(float(np.prod(s)), device=d).view(s) / 5 - 0.5 for s in _PRODUCT_SHAPES[op])
+        return _PRODUCT_FORMS[form](L, op, a, b, c)
+    same_outcome(run, device)
+
+
+def test_deprecated_product_overload_warns_with_pytorchs_text():
+    from tandem import _deprecated_overloads
+    saved = list(_deprecated_overloads._warned)
+    _deprecated_overloads._warned.clear()  # PyTorch warns once a process, whichever overload comes first
+    try:
+        with pytest.warns(UserWarning) as record:
+            tandem.addmm(0.5, tandem.ones(2, 2), 2.0, tandem.ones(2, 3), tandem.ones(3, 2))
+        assert str(record[0].message).startswith(
+            "This overload of addmm is deprecated:\n\taddmm(Number beta, Tensor input, Number alpha, Tensor mat1, "
+            "Tensor mat2, *, Tensor out = None)\nConsider using one of the following signatures instead:\n\taddmm("
+            "Tensor input, Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1, Tensor out = None)")
+        assert record[0].filename == __file__
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # once a process: the next deprecated call is quiet
+            tandem.ones(2).addmv_(1, tandem.ones(2, 3), tandem.ones(3))
+    finally:
+        _deprecated_overloads._warned[:] = saved
