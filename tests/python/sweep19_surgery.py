@@ -98,7 +98,18 @@ def hook_ordering(torch, device):
         err = str(exc)
     for h in handles:
         h.remove()
-    return {"events": events, "grads": grads, "x_grad": _r(x.grad.sum(), 4), "error": err,
+
+    class Heads(nn.Module):  # a dict of outputs, as detection heads return: PyTorch's full backward hook skips it
+        def forward(self, x):
+            return {"cls": x * 2, "box": x * 3}
+
+    heads, dict_events = Heads(), []
+    heads.register_full_backward_hook(lambda mod, gi, go: dict_events.append([len(gi), len(go)]))
+    heads.register_full_backward_pre_hook(lambda mod, go: dict_events.append("pre"))
+    z = x.detach().requires_grad_(True)
+    out = heads(z)
+    (out["cls"].sum() + out["box"].sum()).backward()
+    return {"events": events, "dict_events": dict_events, "dict_grad": _r(z.grad.sum(), 4), "grads": grads, "x_grad": _r(x.grad.sum(), 4), "error": err,
             "y": _r(y[0], 4), "hooks_left": [len(m._forward_hooks), len(m._forward_pre_hooks),
                                              len(m._backward_hooks)]}
 

@@ -267,3 +267,38 @@ def test_deprecated_product_overload_warns_with_pytorchs_text():
             tandem.ones(2).addmv_(1, tandem.ones(2, 3), tandem.ones(3))
     finally:
         _deprecated_overloads._warned[:] = saved
+
+
+# ---- full backward hooks of a module whose output is not a tensor or a tuple: skipped, as PyTorch's -----------------
+def _dict_module(L, container):
+    class Heads(L.nn.Module):
+        def forward(self, x):
+            out = {"a": x * 2, "b": x * 3}
+            return out if container == "dict" else [out["a"], out["b"]] if container == "list" else (out["a"],
+                                                                                                      out["b"])
+    return Heads()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("container", ["dict", "list", "tuple"])
+def test_full_backward_hooks_of_container_outputs_match_pytorch(container, device):
+    def run(L, d):
+        m = _dict_module(L, container)
+        seen = []
+        m.register_full_backward_hook(lambda mod, gi, go: seen.append(["hook", len(gi), len(go)]))
+        m.register_full_backward_pre_hook(lambda mod, go: seen.append(["pre", len(go)]))
+        x = L.ones(2, device=d, requires_grad=True)
+        out = m(x)
+        parts = out.values() if isinstance(out, dict) else out
+        sum(p.sum() for p in parts).backward()
+        return seen, x.grad
+    same_outcome(run, device)
+
+
+def test_full_backward_hook_on_a_list_output_warns_as_pytorch():
+    m = _dict_module(tandem, "list")
+    m.register_full_backward_hook(lambda *a: None)
+    with pytest.warns(UserWarning, match=r"^For backward hooks to be called, module output should be a Tensor or a "
+                                         r"tuple of Tensors but received <class 'list'>$") as record:
+        m(tandem.ones(2, requires_grad=True))
+    assert record[0].filename == __file__
