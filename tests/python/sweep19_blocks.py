@@ -176,9 +176,23 @@ def logits_processors(torch, device):
         steps.append([int(torch.isinf(scores).sum(-1).max()), _r(probs.max(-1).values, 4)])
         if finished.all():
             break
+    # LM loss over padded micro-batches with gradient accumulation: one micro-batch is all padding (-100), whose
+    # mean loss is NaN and must not poison the accumulated gradient (it is skipped by its token count)
+    labels = torch.tensor([[3, 5, -100], [-100, -100, -100], [7, -100, -100]], device=device)
+    Wp = W.clone().requires_grad_(True)
+    F = torch.nn.functional
+    accumulated = []
+    for row in range(3):
+        logits = (Wp[ids[row:row + 1, :3].clamp(max=V - 1)] + bias).view(-1, V)
+        for smoothing in (0.0, 0.1):
+            loss = F.cross_entropy(logits, labels[row], ignore_index=-100, label_smoothing=smoothing)
+            (g,) = torch.autograd.grad(loss, Wp, retain_graph=True)
+            accumulated.append([_r(loss, 4) if not math.isnan(loss.item()) else "nan", bool(torch.isnan(g).any()),
+                                _r(g.abs().sum(), 4)])
     # the warped distribution is still a distribution; its entropy per row
     ent = -(probs * probs.clamp_min(1e-12).log()).sum(-1)
     return {"ids": ids.tolist(), "steps": steps, "entropy": _r(ent, 4), "finished": finished.tolist(),
+            "padded_lm": accumulated,
             "topk_ties": top_k(torch.tensor([[1.0, 2.0, 2.0, 0.5]], device=device), 2).isinf().tolist()}
 
 

@@ -150,7 +150,7 @@ def resize_and_new(torch, device):
         "resize_grow_shape": lambda: list(base.clone().resize_(3, 4).shape),
         "resize_keeps_prefix": lambda: base.clone().resize_(3, 4).view(-1)[:6],
         "resize_as": lambda: base.clone().resize_as_(torch.zeros(3, 2)),
-        "resize_view_error": lambda: base.view(2, 3).t().resize_(7),
+        "resize_view_error": lambda: [list(base.clone().view(2, 3).t().resize_(7).shape), base.view(2, 3).t().resize_(6)],
         "resize_requires_grad": lambda: torch.ones(3, requires_grad=True).resize_(2),
         "resize_size_arg": lambda: list(base.clone().resize_(torch.Size([1, 6])).shape),
         "new_tensor": lambda: base.new_tensor([[1, 2], [3, 4]]),

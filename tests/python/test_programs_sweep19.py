@@ -302,3 +302,39 @@ def test_full_backward_hook_on_a_list_output_warns_as_pytorch():
                                          r"tuple of Tensors but received <class 'list'>$") as record:
         m(tandem.ones(2, requires_grad=True))
     assert record[0].filename.endswith("module.py")  # as PyTorch's (stacklevel 2 inside its _call_impl)
+
+
+# ---- nll_loss/cross_entropy with every target ignored: NaN loss, zero gradient, as PyTorch's kernel --------------------
+_IGNORED = {
+    "nll": lambda L, x: L.nn.functional.nll_loss(x.log_softmax(1), L.tensor([1, 1], device=x.device), ignore_index=1),
+    "ce": lambda L, x: L.nn.functional.cross_entropy(x, L.tensor([1, 1], device=x.device), ignore_index=1),
+    "ce_default_ignore": lambda L, x: L.nn.functional.cross_entropy(x, L.tensor([-100, -100], device=x.device)),
+    "ce_smoothing": lambda L, x: L.nn.functional.cross_entropy(x, L.tensor([1, 1], device=x.device), ignore_index=1,
+                                                              label_smoothing=0.1),
+    "ce_weight_smoothing": lambda L, x: L.nn.functional.cross_entropy(
+        x, L.tensor([1, 1], device=x.device), weight=L.tensor([1.0, 2.0], device=x.device), ignore_index=1,
+        label_smoothing=0.1),
+    "ce_spatial": lambda L, x: L.nn.functional.cross_entropy(x[..., None], L.tensor([[1], [1]], device=x.device),
+                                                            ignore_index=1),
+    "module": lambda L, x: L.nn.CrossEntropyLoss(ignore_index=0)(x, L.tensor([0, 0], device=x.device)),
+    "none_with_inf": lambda L, x: L.nn.functional.nll_loss(
+        x + L.tensor([[-float("inf"), 0.0], [0.0, 0.0]], device=x.device), L.tensor([0, 1], device=x.device),
+        ignore_index=0, reduction="none"),
+    "sum": lambda L, x: L.nn.functional.nll_loss(x, L.tensor([1, 1], device=x.device), ignore_index=1,
+                                                 reduction="sum"),
+    "zero_class_weight": lambda L, x: L.nn.functional.cross_entropy(  # not ignored: NaN gradient in PyTorch too
+        x, L.tensor([0, 0], device=x.device), weight=L.tensor([0.0, 1.0], device=x.device)),
+    "some_kept": lambda L, x: L.nn.functional.cross_entropy(x, L.tensor([0, 1], device=x.device), ignore_index=1,
+                                                            label_smoothing=0.2),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", list(_IGNORED))
+def test_all_ignored_targets_give_zero_gradients(case, device):
+    def run(L, d):
+        x = L.tensor([[1.0, 2.0], [0.5, 0.1]], device=d, requires_grad=True)
+        loss = _IGNORED[case](L, x)
+        loss.sum().backward()
+        return loss, x.grad
+    same_outcome(run, device)
