@@ -300,5 +300,22 @@ def dino_swav(torch, device):
             "assign": q.argmax(1).tolist(), "teacher_grad": any(p.requires_grad for p in teacher.parameters())}
 
 
+# ---- a collapsed embedding: per-feature standardisation by std, whose gradient at a constant feature is 0 ---------
+def collapsed_embedding_std(torch, device):
+    net = _fill(torch, torch.nn.Linear(4, 3), 2260).to(device)
+    with torch.no_grad():
+        net.weight[1].zero_()  # feature 1 has collapsed to its bias: constant over the batch
+    x = _randn(torch, 2261, 8, 4, device=device)
+    z = net(x)
+    standardised = (z - z.mean(0)) / (z.std(0) + 1e-4)
+    spread = z.std(0).sum() + torch.std_mean(z, dim=0)[0].sum()
+    (standardised.pow(2).mean() + spread).backward()
+    return {"std": _r(z.std(0), 4), "nan_grads": bool(torch.isnan(net.weight.grad).any()),
+            "bias_grad": _r(net.bias.grad, 4), "weight_grad": _r(net.weight.grad, 4)}
+
+
 PROGRAMS = [byol_simsiam, vicreg, triplet_mining, margin_softmax_losses, dino_swav]
-NEEDS_CPP = {}
+NEEDS_CPP = {collapsed_embedding_std: (
+    "std's gradient at a zero standard deviation (a constant feature) is NaN (g / (2 * 0) * 0) where PyTorch's "
+    "std_backward masks it to 0 (masked_fill_(result == 0, 0)): src/autograd/formulas_reduce.cpp, std_backward "
+    "(StdBackward0, also reached by std_mean) should zero the gradient where the result is 0")}

@@ -273,6 +273,13 @@ def structured_pruning(torch, device):
     out["combined_mask"] = conv.weight_mask.sum((2, 3)).tolist()
     hooks = [type(h).__name__ for h in conv._forward_pre_hooks.values()]
     out["hook_type"] = hooks
+    # group lasso on the filters: the pruned (all-zero) filters have a norm of 0, whose gradient PyTorch defines as 0
+    weight = conv.weight.detach().clone().requires_grad_(True)
+    penalty = torch.linalg.vector_norm(weight.flatten(1), dim=1).sum() + \
+        torch.linalg.vector_norm(weight.flatten(1), ord=0.5, dim=1).sum() * 0.1
+    penalty.backward()
+    out["group_lasso"] = [_r(penalty, 4), bool(torch.isnan(weight.grad).any()), _r(weight.grad.abs().sum(), 4),
+                          _r(torch.linalg.matrix_norm(weight[~torch.tensor(kept, device=device)].flatten(2)), 4)]
     prune.remove(conv, "weight")
     out["after_remove"] = [prune.is_pruned(conv), sorted(n for n, _ in conv.named_parameters())]
     lin = _fill(torch, nn.Linear(3, 3), 2121).to(device)

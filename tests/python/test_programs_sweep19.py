@@ -338,3 +338,45 @@ def test_all_ignored_targets_give_zero_gradients(case, device):
         loss.sum().backward()
         return loss, x.grad
     same_outcome(run, device)
+
+
+# ---- linalg.vector_norm's gradient where the norm or an element is 0: PyTorch's masked 0, not NaN ----------------------
+def _norm_case(ord, dim, dtype, fn="vector_norm"):
+    def run(L, d):
+        x = L.tensor([[0.5, -1.0, 2.0], [0.0, 0.0, 0.0], [3.0, -0.25, 0.0]], device=d, dtype=getattr(L, dtype))
+        if dtype.startswith("complex"):
+            x = x * (1 + 0.5j)
+        x.requires_grad_(True)
+        if fn == "vector_norm":
+            y = L.linalg.vector_norm(x, ord, dim=dim)
+        elif fn == "linalg_norm":
+            y = L.linalg.norm(x, dim=dim)
+        elif fn == "matrix_norm":
+            y = L.linalg.matrix_norm(x * 0)
+        else:
+            y = L.nn.functional.normalize(x, p=ord, dim=1)
+        (g,) = L.autograd.grad(y.sum(), x)
+        return y, g
+    return run
+
+
+_NORMS = {f"ord{o}_dim{dim}_{dt}": _norm_case(o, dim, dt) for o in (2, 3, 0.5, 1.5, 1, -1, -0.5, float("inf"))
+          for dim in (None, 1, (0, 1)) for dt in ("float32", "float64", "complex64")}
+_NORMS.update({"linalg_norm": _norm_case(2, 1, "float32", "linalg_norm"),
+               "matrix_fro_of_zeros": _norm_case(2, None, "float64", "matrix_norm"),
+               "normalize_p3": _norm_case(3, None, "float32", "normalize")})
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", list(_NORMS))
+def test_vector_norm_gradient_at_zero_matches_pytorch(case, device):
+    same_outcome(_NORMS[case], device)
+
+
+def test_vector_norm_without_grad_takes_the_plain_path():
+    x = tandem.tensor([[0.0, 0.0], [3.0, 4.0]])
+    assert tandem.linalg.vector_norm(x, dim=1).tolist() == [0.0, 5.0]
+    assert tandem.linalg.vector_norm(x, -1, dim=1).tolist() == [0.0, pytest.approx(12 / 7)]
+    with tandem.no_grad():
+        y = tandem.linalg.vector_norm(x.requires_grad_(), 0.5, dim=1)
+    assert not y.requires_grad and y.tolist() == [0.0, pytest.approx((3 ** 0.5 + 2) ** 2)]
