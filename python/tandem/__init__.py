@@ -47,7 +47,7 @@ from ._device_streams import Stream, Event  # noqa: F401  (device-agnostic: cpu,
 from . import distributed  # noqa: F401
 from ._legacy import LEGACY_TYPES as _LEGACY_TYPES, tensor_type as _tensor_type, Variable as _Variable
 from ._legacy import tensor_type_as as _tensor_type_as
-from ._legacy import tensor_where as _tensor_where
+from ._legacy import tensor_where as _tensor_where, volatile as _volatile
 from ._finfo import finfo, iinfo  # noqa: F401
 from ._dtype_functions import can_cast, isdtype, install_dtype_methods, promote_types, result_type  # noqa: F401
 install_dtype_methods()  # dtype.to_complex() / dtype.to_real()
@@ -80,6 +80,7 @@ _c_names.install(_C)  # _log_api_usage_once, _get_tracing_state, ...: torch._C n
 from . import _jit_executor_flags  # noqa: E402
 _jit_executor_flags.install(_C)  # _jit_set_profiling_mode, _jit_override_can_fuse_on_gpu, ...: kept, not used
 Tensor.where = _tensor_where
+Tensor.volatile = _volatile  # always False, with PyTorch's warnings
 Tensor.__array_namespace__ = array_api._array_namespace
 _compositions.install(globals())  # tril, einsum, ... and their Tensor methods
 from . import linalg  # noqa: E402

@@ -139,6 +139,41 @@ def _check_first_leaf(data):
         raise TypeError("len() of unsized object")
 
 
+def _check_nest_lengths(data):
+    """PyTorch's reading of a nest of lists and arrays: the shape comes from the first elements, and the first
+    element (depth first) of another length raises "expected sequence of length 2 at dim 1 (got 1)"; a number
+    where a row belongs raises "not a sequence". Its dtype inference comes first (an array of an unsupported dtype,
+    a string anywhere). Run only where NumPy refused the nest."""
+    def rows(x):
+        return isinstance(x, (list, tuple)) or (_is_ndarray(x) and x.ndim >= 1)
+
+    pending = [data]
+    while pending:
+        x = pending.pop()
+        if _is_ndarray(x):
+            _C._tensor_from_array(x.reshape(-1)[:0], None, None, False)  # PyTorch's error for its dtype
+        elif isinstance(x, (list, tuple)):
+            pending.extend(reversed(x))
+        elif isinstance(x, (str, bytes)):
+            raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+
+    shape, first = [], data
+    while rows(first):
+        shape.append(len(first))
+        if not len(first):
+            break
+        first = first[0]
+    stack = [(data, 0)]
+    while stack:
+        x, dim = stack.pop()
+        if not rows(x):
+            raise TypeError("not a sequence")
+        if len(x) != shape[dim]:
+            raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(x)})")
+        if dim + 1 < len(shape):
+            stack.extend((e, dim + 1) for e in reversed(list(x)))
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of ``data`` (numbers, nested lists/tuples, NumPy arrays, tensors, any
     DLPack producer; memoryview, array.array and bytearray as sequences of numbers).
@@ -178,6 +213,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             out = _C._tensor_from_array(fixed, dtype or inferred, device, requires_grad)
         else:
             import numpy as np
+            _check_nest_lengths(data)  # a ragged nest: PyTorch's error, not NumPy's "inhomogeneous shape"
             out = _C._tensor_from_array(np.array(data), dtype, device, requires_grad)
         if not _warned_array_rows and _holds_array_rows(data):  # the walk only until PyTorch has warned
             _warn_array_rows_once(out)

@@ -2,6 +2,7 @@
 LongTensor(...), isinstance(t, FloatTensor), t.type(), t.type(dtype or "tandem.FloatTensor"), and
 autograd.Variable. Each type stands for a CPU tensor of one dtype."""
 from . import _C
+from ._layouts import sparse_coo, sparse_csr, strided
 
 Tensor = _C.Tensor
 
@@ -25,37 +26,121 @@ class tensortype(type):
         return f"<class 'tandem.{cls.__name__}'>"
 
 
-def _construct(cls, *args, device=None):
-    from . import tensor, empty, Size  # noqa: PLC0415  (tandem's namespace is complete by the first call)
+def _type_name(obj):
+    """A type as CPython's tp_name spells it in PyTorch's messages: a class made at run time (Python classes,
+    Tensor) by its name, a static type by its module and name ('float', 'numpy.float64')."""
+    t = type(obj)
+    if t.__flags__ & (1 << 9) or t.__module__ == "builtins":  # Py_TPFLAGS_HEAPTYPE
+        return t.__name__
+    return f"{t.__module__}.{t.__qualname__}"
 
+
+def _is_size(obj):
+    """An argument PyTorch's size parser takes as one dimension: an int or anything with __index__ (NumPy integers
+    and 0-d integer arrays), not a bool."""
+    import operator  # noqa: PLC0415
+
+    if isinstance(obj, (bool, Tensor)):
+        return False
+    try:
+        operator.index(obj)
+    except TypeError:
+        return False
+    return True
+
+
+def _is_sequence(obj):
+    """PySequence_Check: what PyTorch's legacy constructors accept as data (lists, tuples, ranges, arrays,
+    storages, user classes with __getitem__), not dicts or sets or numbers (NumPy's scalars subscript as mappings,
+    not sequences)."""
+    numpy_scalar = type(obj).__module__ == "numpy" and type(obj).__name__ != "ndarray"
+    return hasattr(type(obj), "__getitem__") and not isinstance(obj, dict) and not numpy_scalar
+
+
+def legacy_new_arguments(args, kwargs):
+    """How PyTorch's legacy constructors (torch.FloatTensor(...), torch.Tensor(...), torch.cuda.LongTensor(...))
+    read their arguments: ('alias', tensor), ('data', sequence), ('size', [ints]) or ('size', None) for an empty
+    tensor. Sizes come as ints (NumPy integers too), one torch.Size, or a list or tuple as size=; a single list,
+    tuple, range or array is data, as data=; a single tensor (or other=) is aliased; a number that is not an integer
+    is refused."""
+    from ._size import Size  # noqa: PLC0415
+
+    size, other, data = kwargs.get("size"), kwargs.get("other"), kwargs.get("data")
+    unknown = kwargs.keys() - {"size", "data", "other"}
+    if (unknown or (kwargs and args) or len(kwargs) > 1 or ("size" in kwargs and not isinstance(size, (list, tuple)))
+            or ("other" in kwargs and not isinstance(other, Tensor))):
+        positional = [_type_name(a) for a in args]
+        keywords = [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
+        got = ", ".join(positional + keywords) if positional else "".join(k + ", " for k in keywords)
+        raise TypeError(f"new() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                        " * (*, torch.device device = None)\n * (torch.Storage storage)\n * (Tensor other)\n"
+                        " * (tuple of ints size, *, torch.device device = None)\n"
+                        " * (object data, *, torch.device device = None)\n")
+    if "size" in kwargs:
+        return "size", list(size)
+    if "other" in kwargs:
+        return "alias", other
+    if "data" in kwargs:
+        if isinstance(data, Tensor) or not _is_sequence(data):
+            raise TypeError(f"new(): data must be a sequence (got {_type_name(data)})")
+        return "data", data
+    if not args:
+        return "size", None
+    first = args[0]
+    if len(args) == 1:
+        if isinstance(first, Tensor):
+            return "alias", first
+        if isinstance(first, Size):
+            return "size", list(first)
+        if _is_size(first):
+            return "size", [first]
+        if not _is_sequence(first):
+            raise TypeError(f"new(): data must be a sequence (got {_type_name(first)})")
+        return "data", first
+    for pos, a in enumerate(args, 1):
+        if not _is_size(a):
+            raise TypeError(f"new(): argument 'size' failed to unpack the object at pos {pos} with error \"type "
+                            f"must be tuple of ints,but got {_type_name(a)}\"")
+    return "size", list(args)
+
+
+def _construct(cls, *args, device=None, **kwargs):
+    from . import tensor, empty  # noqa: PLC0415  (tandem's namespace is complete by the first call)
+
+    kind, value = legacy_new_arguments(args, kwargs)
     if device is not None and _C.device(device).type != "cpu":
         raise RuntimeError(f"legacy constructor expects device type: cpu but device type: "
                            f"{_C.device(device).type} was passed\nhint: use tandem.tensor(data, "
                            f"dtype={cls.dtype}, device=...) or tandem.empty(size, dtype=..., device=...)")
-    if len(args) == 1 and isinstance(args[0], Tensor):
-        t = args[0]
-        if t.dtype != cls.dtype or t.device.type != "cpu":
-            raise TypeError(f"expected {cls.dtype} on cpu (got {t.dtype} on {t.device})\n"
+    if kind == "alias":
+        if value.dtype != cls.dtype or value.device.type != "cpu":
+            raise TypeError(f"expected {cls.dtype} on cpu (got {value.dtype} on {value.device})\n"
                             f"hint: convert first: t.to({cls.dtype})")
-        return t.detach()  # an alias of the same memory, as in PyTorch
-    if len(args) == 1 and not isinstance(args[0], (int, Size)):
-        return tensor(args[0], dtype=cls.dtype)  # data: a list, tuple or NumPy array
-    if not args:
-        return empty(0, dtype=cls.dtype)
-    return empty(*args, dtype=cls.dtype)  # sizes: uninitialised memory, as in PyTorch
+        return value.detach()  # an alias of the same memory, as in PyTorch
+    if kind == "data":
+        return tensor(value, dtype=cls.dtype)  # a list, tuple, range or NumPy array
+    return empty([int(s) for s in value] if value is not None else 0, dtype=cls.dtype)  # uninitialised, as PyTorch
 
 
-def construct_tensor(cls, *args, device=None):
+def construct_tensor(cls, *args, device=None, **kwargs):
     """tandem.Tensor(...): the legacy constructor of the default dtype (FloatTensor unless set_default_dtype
     changed it); a Python subclass of Tensor gets an instance of itself sharing the new tensor's memory."""
     from . import get_default_dtype  # noqa: PLC0415
 
-    t = _construct(LEGACY_TYPES[_BY_DTYPE[get_default_dtype()]], *args, device=device)
+    t = _construct(LEGACY_TYPES[_BY_DTYPE[get_default_dtype()]], *args, device=device, **kwargs)
     return t if cls is Tensor else _C._make_subclass(cls, t, False)
 
 
+def type_attributes(dtype, layout=None, is_cuda=False):
+    """What PyTorch's tensortype classes say about their tensors (torch.cuda.FloatTensor.is_cuda,
+    torch.FloatTensor.layout, torch.sparse.FloatTensor.is_sparse), shared by the dense, CUDA and sparse types."""
+    layout = strided if layout is None else layout
+    return {"dtype": dtype, "layout": layout, "is_cuda": is_cuda, "is_xpu": False,
+            "is_sparse": layout == sparse_coo, "is_sparse_csr": layout == sparse_csr}
+
+
 def _make(name, dtype):
-    return tensortype(name, (), {"dtype": dtype, "__new__": _construct, "__module__": "tandem",
+    return tensortype(name, (), {**type_attributes(dtype), "__new__": _construct, "__module__": "tandem",
                                  "__doc__": f"Legacy constructor of {dtype} CPU tensors."})
 
 
@@ -130,19 +215,63 @@ class _VariableMeta(type):
         return isinstance(obj, Tensor)
 
 
+def _byte_flag(value):
+    """PyArg's 'b' format, which PyTorch's Variable constructor reads requires_grad and volatile with: an integer
+    (bool included) from 0 to 255."""
+    import operator  # noqa: PLC0415
+
+    number = operator.index(value)  # "'NoneType' object cannot be interpreted as an integer"
+    if number < 0:
+        raise OverflowError("unsigned byte integer is less than minimum")
+    if number > 255:
+        raise OverflowError("unsigned byte integer is greater than maximum")
+    return bool(number)
+
+
 class Variable(metaclass=_VariableMeta):
     """The pre-0.4 autograd wrapper. A tensor is its own Variable today: Variable(t) is a detached alias of t
     with the requires_grad given (as in PyTorch), and isinstance(t, Variable) holds for every tensor."""
 
-    def __new__(cls, data, requires_grad=False, volatile=False):
+    def __new__(cls, data=None, requires_grad=False, volatile=False, _grad_fn=None, name=None):
+        if data is None:
+            from . import empty  # noqa: PLC0415
+
+            data = empty(0)
         if not isinstance(data, Tensor):
-            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+            raise TypeError(f"Variable data has to be a tensor, but got {_type_name(data)}")
+        requires_grad, volatile = _byte_flag(requires_grad), _byte_flag(volatile)
+        if _grad_fn is not None:
+            raise TypeError(f"_grad_fn has to be a Function object or None, but got {_type_name(_grad_fn)}")
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"argument 5 must be str or None, not {_type_name(name)}")
         if volatile:
             import warnings  # noqa: PLC0415
 
             warnings.warn("volatile was removed and now has no effect. Use `with tandem.no_grad():` instead.",
                           UserWarning, stacklevel=2)
-        return data.detach().requires_grad_(requires_grad)
+        alias = data.detach()
+        if requires_grad and not (alias.is_floating_point() or alias.is_complex()):
+            # PyTorch's Variable constructor checks with the message of requires_grad=True in a factory
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        return alias.requires_grad_(requires_grad)
+
+
+def _volatile_get(self):
+    import warnings  # noqa: PLC0415
+
+    warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2)
+    return False
+
+
+def _volatile_set(self, value):
+    import warnings  # noqa: PLC0415
+
+    warnings.warn("volatile was removed and now has no effect. Use `with tandem.no_grad():` instead.", UserWarning,
+                  stacklevel=2)
+
+
+# t.volatile of 0.3-era code: always False, with PyTorch's warnings on reading and on setting.
+volatile = property(_volatile_get, _volatile_set)
 
 
 def tensor_where(self, condition, other):

@@ -308,8 +308,25 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         return a.amin(dim=dim, keepdim=keepdim) if dim is not None else a.amin()
     if ord == 0:
         return (a != 0).to(a.dtype).sum(dim=dim, keepdim=keepdim) if dim is not None else (a != 0).to(a.dtype).sum()
+    if ord != 1 and a.requires_grad and _C.is_grad_enabled():
+        return _vector_norm_masked(a, ord, dim, keepdim)
     s = (a.pow(ord)).sum(dim=dim, keepdim=keepdim) if dim is not None else a.pow(ord).sum()
     return s.pow(1.0 / ord)
+
+
+def _vector_norm_masked(a, ord, dim, keepdim):
+    """sum(|x|^ord)^(1/ord) with PyTorch's gradient where it has no derivative: 0 for a norm of 0 (an all-zero row,
+    where the root's derivative is infinite) and, for ord < 1, 0 at the zero elements (|x|^(ord-1) is infinite
+    there; a negative ord's |0|^ord stays inf): PyTorch's backward masks them; the masked_fills here do the same (a
+    plain pow gives 0 * inf = NaN)."""
+    if ord < 1:
+        zero_elements = a == 0
+        powered = a.masked_fill(zero_elements, 1.0).pow(ord).masked_fill(zero_elements, 0.0 if ord > 0 else _math.inf)
+    else:
+        powered = a.pow(ord)
+    s = powered.sum(dim=dim, keepdim=keepdim) if dim is not None else powered.sum()
+    zero = s == 0
+    return s.masked_fill(zero, 1.0).pow(1.0 / ord).masked_fill(zero, 0.0)
 
 
 def _dims_text(dim):

@@ -4,7 +4,7 @@ import ctypes
 import warnings
 
 from .. import _C
-from .._legacy import _NAMES, tensortype
+from .._legacy import _NAMES, legacy_new_arguments, tensortype, type_attributes
 
 __all__ = ["is_bf16_supported", "get_device_capability", "get_arch_list", "get_gencode_flags",
            "reset_max_memory_allocated", "reset_max_memory_cached", "memory_cached", "max_memory_cached",
@@ -119,27 +119,25 @@ class cudatensortype(tensortype):
         return f"<class 'tandem.cuda.{cls.__name__}'>"
 
 
-def _construct_cuda(cls, *args, device=None):
-    from .. import tensor, empty, Size  # noqa: PLC0415
+def _construct_cuda(cls, *args, device=None, **kwargs):
+    from .. import tensor, empty  # noqa: PLC0415
+    kind, value = legacy_new_arguments(args, kwargs)  # PyTorch reads the arguments before touching CUDA
     dev = _C.device(device) if device is not None else _C.device("cuda", _cuda().current_device())
     if dev.type != "cuda":
         raise RuntimeError(f"legacy constructor expects device type: cuda but device type: {dev.type} was passed")
-    if len(args) == 1 and isinstance(args[0], _C.Tensor):
-        t = args[0]
-        if t.dtype != cls.dtype or t.device.type != "cuda":
-            raise TypeError(f"expected {cls.dtype} on cuda (got {t.dtype} on {t.device})\n"
+    if kind == "alias":
+        if value.dtype != cls.dtype or value.device.type != "cuda":
+            raise TypeError(f"expected {cls.dtype} on cuda (got {value.dtype} on {value.device})\n"
                             f"hint: convert first: t.to('cuda', {cls.dtype})")
-        return t.detach()
-    if len(args) == 1 and not isinstance(args[0], (int, Size)):
-        return tensor(args[0], dtype=cls.dtype, device=dev)
-    if not args:
-        return empty(0, dtype=cls.dtype, device=dev)
-    return empty(*args, dtype=cls.dtype, device=dev)
+        return value.detach()
+    if kind == "data":
+        return tensor(value, dtype=cls.dtype, device=dev)
+    return empty([int(s) for s in value] if value is not None else 0, dtype=cls.dtype, device=dev)
 
 
 LEGACY_CUDA_TYPES = {
-    name: cudatensortype(name, (), {"dtype": dtype, "__new__": _construct_cuda, "__module__": "tandem.cuda",
-                                    "is_cuda": True, "__doc__": f"Legacy constructor of {dtype} CUDA tensors."})
+    name: cudatensortype(name, (), {**type_attributes(dtype, is_cuda=True), "__new__": _construct_cuda,
+                                    "__module__": "tandem.cuda", "__doc__": f"Legacy constructor of {dtype} CUDA tensors."})
     for name, dtype in _NAMES.items()
 }
 __all__ += list(LEGACY_CUDA_TYPES)

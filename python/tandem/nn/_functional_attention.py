@@ -39,11 +39,16 @@ def _check_attention_argument_types(query, key, value, attn_mask, dropout_p, is_
             raise TypeError(f"{fn}: argument '{name}' must be bool, not {_parser_type_name(v)}")
 
 
+def _flash_cpu_reads_mask_rows(query, key, value, attn_mask, dropout_p):
+    """Whether PyTorch's CPU backend choice gets as far as reading attn_mask.size(-2) (its flash kernel's mask
+    check, after the shape, dropout and batch checks): 4-D query, key and value of one batch size, no dropout, a
+    mask without grad, no empty input. A 0-d or 1-d mask then raises IndexError; elsewhere it broadcasts."""
+    return (query.dim() == key.dim() == value.dim() == 4 and dropout_p == 0.0 and not attn_mask.requires_grad
+            and query.shape[0] == key.shape[0] == value.shape[0]
+            and min(query.numel(), key.numel(), value.numel()) > 0)
+
+
 def _check_attention_inputs(query, key, value, attn_mask, dropout_p, is_causal):
-    if attn_mask is not None and attn_mask.dim() == 0:  # PyTorch reads the mask's last two sizes first
-        raise IndexError("Dimension specified as -2 but tensor has no dimensions")
-    if attn_mask is not None and attn_mask.dim() == 1:
-        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)")
     if dropout_p < 0.0:  # PyTorch's CPU backend choice (its fused kernel) words the refusal this way
         raise RuntimeError("scaled_dot_product_attention_flash_attention: Currently do not support dropout > 0\n"
                            f"hint: dropout_p must be in [0, 1], got {dropout_p}")
@@ -67,6 +72,10 @@ def _check_attention_inputs(query, key, value, attn_mask, dropout_p, is_causal):
             raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
                                f"attn_mask.dtype: {attn_mask.dtype._cpp_type_name} and  query.dtype: "
                                f"{query.dtype._cpp_type_name} instead.")
+        if attn_mask.dim() < 2 and _flash_cpu_reads_mask_rows(query, key, value, attn_mask, dropout_p):
+            if attn_mask.dim() == 0:
+                raise IndexError("Dimension specified as -2 but tensor has no dimensions")
+            raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)")
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,

@@ -15,6 +15,7 @@ from .._dim_args import _ints
 from .._layouts import is_sparse_tensor
 from .._transfer_guard import _crossing
 from . import _reduction
+from . import _reduction as _Reduction  # noqa: F401  (PyTorch's functional has it under this name)
 from .parameter import untracked
 
 __all__ = [
@@ -688,7 +689,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     w = keep.to(input.dtype)
     if weight is not None:
         w = w * tandem.index_select(weight, 0, safe_target.reshape(-1)).reshape(safe_target.shape)
-    loss = picked * w
+    # Ignored targets as PyTorch's kernel leaves them: a 0 loss and a 0 gradient, even where the mean divides by a
+    # total weight of 0 (all ignored): masked_fill's gradient there is 0, where w * (1 / 0) would be NaN.
+    loss = (picked * w).masked_fill(~keep, 0.0)
     if reduction == "none":
         return loss if batched else loss.squeeze(0)
     if reduction == "sum":
@@ -736,7 +739,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         logp, target = logp.unsqueeze(0), target.unsqueeze(0)
     keep = target != ignore_index
     per_class = logp if weight is None else logp * weight.reshape(_class_weight_shape(logp))
-    smooth = -per_class.sum(1) * keep.to(logp.dtype)
+    smooth = (-per_class.sum(1)).masked_fill(~keep, 0.0)  # as PyTorch's masked_fill_: ignored rows add nothing
     if reduction == "none":
         smooth = smooth if class_dim else smooth.squeeze(0)
     elif reduction == "sum":

@@ -6,7 +6,8 @@ tensors. Each form warns as PyTorch's does (deprecated in favour of sparse_coo_t
 import warnings
 
 from .. import _C
-from .._legacy import _NAMES
+from .._layouts import sparse_coo
+from .._legacy import _NAMES, type_attributes
 from .._size import Size
 from . import _construct, _coo
 from ._base import is_dense
@@ -53,7 +54,8 @@ def _construct_legacy(cls, *args, device=None):
 
 def legacy_types():
     """name -> type, for tandem.sparse's namespace."""
-    return {name: sparsetensortype(name, (), {"dtype": _NAMES[name], "__new__": _construct_legacy,
+    return {name: sparsetensortype(name, (), {**type_attributes(_NAMES[name], sparse_coo),
+                                              "__new__": _construct_legacy,
                                               "__module__": "tandem.sparse",
                                               "__doc__": f"Legacy constructor of {_NAMES[name]} sparse tensors."})
             for name in _SPARSE_TYPES}

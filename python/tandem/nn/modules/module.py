@@ -360,9 +360,9 @@ class Module:
         while stack:
             name, mod = stack.pop()
             if remove_duplicate:
-                if id(mod) in memo:
+                if mod in memo:  # the modules themselves, as PyTorch's memo holds them (callers may pass one)
                     continue
-                memo.add(id(mod))
+                memo.add(mod)
             yield name, mod
             children = [(name + ("." if name else "") + n, m) for n, m in mod._modules.items() if m is not None]
             stack.extend(reversed(children))

@@ -156,8 +156,12 @@ class _BackwardHookState:
 
     def wrap_outputs(self, output):
         single = isinstance(output, Tensor)
-        items = [output] if single else list(output) if isinstance(output, (tuple, list)) else None
-        if items is None or not _C.is_grad_enabled():
+        if not (single or isinstance(output, tuple)):  # a list or a dict: no hooks on it, as in PyTorch
+            warnings.warn("For backward hooks to be called, module output should be a Tensor or a tuple of Tensors "
+                          f"but received {type(output)}", stacklevel=3)
+            return output
+        items = [output] if single else list(output)
+        if not _C.is_grad_enabled():
             return output
         positions = [i for i, o in enumerate(items) if isinstance(o, Tensor) and o.requires_grad]
         if not positions:
@@ -186,6 +190,10 @@ class _BackwardHookState:
         return [packed[i] for i in self.output_positions]
 
     def on_input_grads(self, grads):
+        if self.grad_outputs is None:
+            # As PyTorch's BackwardHook: no gradient came through the module's output hook (an output that is not a
+            # tensor or a tuple of them, a dict say, or a double backward): the hooks are skipped.
+            return list(grads)
         packed = list(self._pack(self.input_positions, grads, self.n_inputs))
         for i, shape, dtype, device in self.zero_inputs:
             packed[i] = _C.zeros(shape, dtype=dtype, device=device)
