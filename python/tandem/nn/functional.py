@@ -673,10 +673,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
                 raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.numel()}")
             target = target.reshape(())
         input, target = input.unsqueeze(0), target.unsqueeze(0)
-    if target.dim() > 0 and target.shape[0] != input.shape[0]:
-        raise ValueError(
-            f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({target.shape[0]})."
-        )
+    target_batch = target.shape[0] if target.dim() > 0 else 0  # PyTorch counts a 0-dim target as batch 0
+    if target_batch != input.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({target_batch}).")
     _check_class_target(input, target)
     if weight is not None and weight.dtype != input.dtype:  # PyTorch's kernel reads both as one type
         raise RuntimeError(f"expected scalar type {input.dtype._scalar_type_name} but found "
@@ -707,7 +706,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     _check_optional_tensor(weight, "cross_entropy_loss", "weight", 3)
     if label_smoothing > 1.0:  # PyTorch checks only past 1: a negative smoothing is no smoothing
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-    label_smoothing = max(label_smoothing, 0.0)
+    label_smoothing = label_smoothing if label_smoothing > 0.0 else 0.0  # NaN too: PyTorch smooths only if > 0
     class_dim = 1 if input.dim() >= 2 else 0
     # As PyTorch: a target of the input's shape holds class probabilities, any other class indices.
     probabilities = tuple(target.shape) == tuple(input.shape)
@@ -828,7 +827,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise NotImplementedError(f"\"binary_cross_entropy\" not implemented for '{input.dtype._scalar_type_name}'")
     _check_probabilities(input, target)
     if weight is not None:
-        weight.size()  # as PyTorch's, which reads weight.size(): a number raises its AttributeError
+        # As PyTorch's: the weight expands to its broadcast with the target (torch._C._infer_size's message), and
+        # the kernel writes the weighted loss into a tensor of the input's shape, which cannot grow.
+        weight = weight.expand(tandem.broadcast_shapes(target.size(), weight.size()))
+        _check_in_place_broadcast(input, weight)
     return _reduce(_BinaryCrossEntropy.apply(input, target, weight), reduction)
 
 
@@ -863,6 +865,12 @@ class _BinaryCrossEntropy(tandem.autograd.Function):
         return grad_input, grad_target, None
 
 
+def _check_in_place_broadcast(result, other):
+    """The error of PyTorch's kernels that multiply `other` into a result of `result`'s shape in place (mul_):
+    shapes that do not broadcast, or a broadcast that would grow the result. Checked on meta tensors (no data)."""
+    tandem.empty(result.shape, device="meta").mul_(tandem.empty(other.shape, device="meta"))
+
+
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
                                      pos_weight=None):
     """The stable form (1 - t) x + (1 + (pw - 1) t) softplus(-x)."""
@@ -875,6 +883,15 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     _check_optional_tensor(weight, "binary_cross_entropy_with_logits", "weight", 3)
     _check_optional_tensor(pos_weight, "binary_cross_entropy_with_logits", "pos_weight", 4)
+    # PyTorch's kernel, step by step: log_sigmoid(input) (floating inputs only), times (pos_weight - 1) target + 1
+    # in place, then (1 - target) * input in place, times weight in place: none of the in-place steps may grow.
+    if not input.is_floating_point():
+        raise NotImplementedError(f"\"log_sigmoid_{input.device.type}\" not implemented for "
+                                  f"'{input.dtype._scalar_type_name}'\nhint: give floating-point logits, e.g. "
+                                  "input.float()")
+    if pos_weight is not None:
+        log_weight = tandem.empty(pos_weight.shape, device="meta").mul(tandem.empty(target.shape, device="meta"))
+        _check_in_place_broadcast(input, log_weight)
     # PyTorch's loss starts as (1 - target) and takes the other terms in place, so it has the target's dtype
     # (float64 logits with a float32 target give a float32 loss), and an integer target cannot hold it.
     one_minus_target = 1 - target
@@ -890,6 +907,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     else:
         loss = one_minus_target * input + softplus_neg
     if weight is not None:
+        _check_in_place_broadcast(loss, weight)
         loss = loss * weight
     return _reduce(loss.to(one_minus_target.dtype), reduction)
 
