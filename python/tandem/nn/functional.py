@@ -505,19 +505,24 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     ``padding_idx`` pass no gradient to their row; ``max_norm`` first rescales, in place and outside autograd, the
     referenced rows whose ``norm_type``-norm exceeds it; ``scale_grad_by_freq`` divides each row's gradient by
     how often the batch uses it. ``sparse`` is accepted and gives the same dense gradient (no op produces a
-    sparse COO gradient for a dense parameter yet)."""
+    sparse COO gradient for a dense parameter yet); with ``scale_grad_by_freq`` too the backward refuses, as
+    PyTorch's sparse backward does."""
     if weight.dim() != 2:  # PyTorch's check (weight.size(1) below would raise an IndexError instead)
         raise RuntimeError("'weight' must be 2-D")
     if input.dtype not in (tandem.int64, tandem.int32):
-        # PyTorch names a bool tensor by its legacy backend type, any other by its tensor type
+        # PyTorch names a bool tensor by its legacy backend type, any other by its tensor type; with max_norm its
+        # embedding_renorm_ runs (and checks) first, where the indices are argument #2
         got = f"{'CUDA' if input.is_cuda else 'CPU'}BoolType" if input.dtype == tandem.bool else input.type()
-        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {got} instead (while checking arguments for embedding)\n"
+        where = "#1 'indices'" if max_norm is None else "#2 'indices'"
+        op = "embedding" if max_norm is None else "embedding_renorm_"
+        raise RuntimeError(f"Expected tensor for argument {where} to have one of the following scalar types: "
+                           f"Long, Int; but got {got} instead (while checking arguments for {op})\n"
                            f"hint: indices are integers, e.g. indices.long()")
     if padding_idx is not None:
         if not -weight.size(0) <= padding_idx < weight.size(0):
             raise AssertionError("Padding_idx must be within num_embeddings")
-        if not hasattr(padding_idx, "__index__"):  # PyTorch's argument parser, after its range assert
+        # PyTorch's argument parser, after its range assert (a bool is not an int there)
+        if isinstance(padding_idx, bool) or not hasattr(padding_idx, "__index__"):
             raise TypeError(f"embedding(): argument 'padding_idx' (position 3) must be int, not "
                             f"{type(padding_idx).__name__}")
         padding_idx %= weight.size(0)
@@ -527,6 +532,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     out = tandem.index_select(weight, 0, input.reshape(-1)).reshape(list(input.shape) + [weight.size(1)])
     if not out.requires_grad:
         return out
+    if sparse and scale_grad_by_freq:  # PyTorch's sparse backward refuses it when the gradient is computed
+        out.register_hook(_refuse_sparse_scaled_grad)
     if scale_grad_by_freq:
         uses = tandem.bincount(input.reshape(-1), minlength=weight.size(0))
         scale = (1.0 / uses.index_select(0, input.reshape(-1)).to(out.dtype)).reshape(list(input.shape) + [1])
@@ -537,11 +544,25 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     return out
 
 
+def _refuse_sparse_scaled_grad(grad):
+    raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse gradients")
+
+
 def embedding_renorm_(weight, input, max_norm, norm_type=2.0):
     """Rescales the rows of ``weight`` that ``input`` uses whose ``norm_type``-norm exceeds ``max_norm`` to
     max_norm / (norm + 1e-7) of their length, in place and outside autograd (PyTorch's embedding_renorm_)."""
+    if not (weight.is_floating_point() or weight.is_complex()):  # PyTorch's norm of each row refuses it
+        raise NotImplementedError(f"norm(): input dtype should be either floating point or complex. Got "
+                           f"{weight.dtype._scalar_type_name} instead.")
     with tandem.no_grad():
-        rows = tandem.unique(input.reshape(-1))
+        rows = tandem.unique(input.reshape(-1))  # sorted, as PyTorch's CPU loop visits them
+        if rows.device.type == "cpu" and rows.numel():  # on the CPU only, as PyTorch (a device assert on CUDA)
+            low, high = (int(v) for v in rows[[0, -1]].tolist())
+            bad = low if low < -weight.size(0) else high if high >= weight.size(0) else None
+            if bad is not None:  # PyTorch's loop selects each row (a negative index counts from the end)
+                raise IndexError(f"select(): index {bad} out of range for tensor of size {list(weight.shape)} at "
+                                 "dimension 0")
+        rows = rows % weight.size(0)
         picked = untracked(weight).index_select(0, rows)
         norms = tandem.linalg.vector_norm(picked, norm_type, dim=1, keepdim=True)
         scale = tandem.where(norms > max_norm, max_norm / (norms + 1e-7), tandem.ones_like(norms))
