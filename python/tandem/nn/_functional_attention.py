@@ -488,11 +488,15 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         raise ValueError("max mode does not support scaling the gradient by the frequency")
     if mode == "max" and sparse:
         raise ValueError("max mode does not support sparse weights")
-    for indices in (input, offsets):  # ATen checks the offsets' dtype under the indices' argument name too
-        if indices is not None and indices.dtype not in (tandem.int64, tandem.int32):
-            raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                               f"Long, Int; but got {_checked_type_name(indices)} instead (while checking arguments "
-                               "for embedding_bag)")
+    # ATen promotes the indices and offsets to their common dtype first, then checks it (as the indices' type)
+    common = input.dtype if offsets is None else tandem.promote_types(input.dtype, offsets.dtype)
+    if common not in (tandem.int64, tandem.int32):
+        named = tandem.empty(0, dtype=common, device=input.device)
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {_checked_type_name(named)} instead (while checking arguments for "
+                           "embedding_bag)")
+    input = input.to(common)
+    offsets = None if offsets is None else offsets.to(common)
     # PyTorch's order: the mode check in Python, then the kernel's dtype checks, then its index checks.
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
