@@ -8,7 +8,7 @@ per dim, scale_factor lists, recompute_scale_factor with each mode, integer and 
 mode; nn.Fold/nn.Unfold with tuple arguments of the wrong length, fold/unfold backward and dtypes; pixel_shuffle/
 pixel_unshuffle/channel_shuffle modules with float, bool and oversized factors; affine_grid/grid_sample backward
 and argument forms."""
-from . import R, T
+from . import R
 
 
 def F(L):

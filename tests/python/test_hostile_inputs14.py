@@ -1,7 +1,6 @@
 """Regression tests for what the fourteenth round of the differential hostile-input harness (fuzz/hostile_diff.py,
 the loss_targets, embedding_bags, resample_pad_fold and rng_state tables; histograms_search found only a wording
-difference in C++) found and fixed in tandem's Python layer:
-one case per finding, taken by name from the harness's own tables (so the test runs the expression the harness
+difference in C++) found and fixed in tandem's Python layer: one case per finding, taken by name from the harness's own tables (so the test runs the expression the harness
 ran) and run with PyTorch (the oracle, on the CPU) and tandem on every device. Where PyTorch raises, tandem raises
 the same exception type with PyTorch's first line; where it returns, tandem returns the same values, dtype and
 shape. The direct tests below check the neighbours of each fix the tables do not reach, and the findings whose
