@@ -354,8 +354,10 @@ def _broadcast(shapes, mismatch):
 
 def broadcast_shapes(*shapes):
     def mismatch(index, shape, j, result):
+        given = shapes[index]  # PyTorch prints the argument as given: a Size as torch.Size([3]), a tuple as (3,)
+        shown = given if isinstance(given, Size) else shape
         raise RuntimeError(f"Attempting to broadcast a dimension of length {shape[j]} at {j}! Mismatching argument "
-                           f"at index {index} had {shape}; but expected shape should be broadcastable to {result}")
+                           f"at index {index} had {shown}; but expected shape should be broadcastable to {result}")
 
     return _broadcast([_ints(s, "broadcast_shapes(): shape") for s in shapes], mismatch)
 

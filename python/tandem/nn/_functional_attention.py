@@ -345,10 +345,11 @@ def _renorm_rows_(weight, input, max_norm, norm_type):
         untracked(weight).index_copy_(0, index, rows * scale)
 
 
-def _reduce_dense_bags(indices, weight, keep, per_sample_weights, mode):
+def _reduce_dense_bags(indices, weight, keep, per_sample_weights, mode, scale_grad_by_freq=False):
     """Reduce the rows picked by ``indices`` (bags, length) over each bag; ``keep`` (or None: all) marks the
-    entries that count."""
-    rows = embedding(indices, weight)
+    entries that count. scale_grad_by_freq divides each row's gradient by its count in all the bags (as
+    PyTorch's, which counts the whole input)."""
+    rows = embedding(indices, weight, scale_grad_by_freq=scale_grad_by_freq)
     if mode == "max":
         if keep is None:
             return rows.max(dim=1).values
@@ -378,7 +379,8 @@ def _check_offsets(offsets, length):
                            f"{last}")
 
 
-def _bags_from_offsets(input, weight, offsets, num_bags, keep, per_sample_weights, mode, include_last_offset):
+def _bags_from_offsets(input, weight, offsets, num_bags, keep, per_sample_weights, mode, include_last_offset,
+                       scale_grad_by_freq=False):
     """Bags of a 1-D input: sum and mean add each entry into its bag (index_add); max pads the bags to the longest
     one (read on the host) and reduces them densely."""
     length = input.numel()
@@ -403,7 +405,7 @@ def _bags_from_offsets(input, weight, offsets, num_bags, keep, per_sample_weight
     starts_at = tandem.zeros(length + 1, dtype=tandem.int64, device=input.device).index_add(
         0, offsets.clamp(max=length), tandem.ones_like(offsets))
     bag_of = (starts_at.cumsum(0).narrow(0, 0, length) - 1).clamp(min=0)
-    rows = embedding(input, weight)
+    rows = embedding(input, weight, scale_grad_by_freq=scale_grad_by_freq)
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.unsqueeze(-1)
     if keep is not None:
@@ -463,8 +465,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     """Sum, mean or max of bags of rows of ``weight``: each row of a 2-D ``input`` is a bag, or the runs of a 1-D
     ``input`` that start at ``offsets``. Entries equal to ``padding_idx`` are left out (mean does not count them);
     empty bags give zeros; ``per_sample_weights`` scales each entry (mode='sum' only). Unlike PyTorch the picked
-    rows are materialised (index_select, then index_add or a padded max), and ``sparse=True`` still gives a
-    dense gradient (tandem has no sparse tensors)."""
+    rows are materialised (index_select, then index_add or a padded max), ``scale_grad_by_freq`` divides each
+    row's gradient by its count in the whole input (sum and mean), and ``sparse=True`` still gives a dense gradient
+    (the autograd engine carries strided gradients only)."""
     if _amp_active():  # unlisted in PyTorch's autocast: its inner sum/mean must not turn the result into float32
         return _amp_run("none", lambda *a: embedding_bag(*a, max_norm, norm_type, scale_grad_by_freq, mode, sparse,
                                                           per_sample_weights, include_last_offset, padding_idx),
@@ -479,6 +482,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
                              f"fixed length sequences. However, found offsets of type "
                              f"{_class_repr(offsets)}")
+        if input.size(1) == 0:  # PyTorch's bag offsets are arange(0, numel, step=bag length)
+            raise RuntimeError("step must be nonzero")
     elif input.dim() == 1:
         if offsets is None:
             raise ValueError("offsets has to be a 1D Tensor but got None")
@@ -492,18 +497,23 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         raise ValueError("max mode does not support scaling the gradient by the frequency")
     if mode == "max" and sparse:
         raise ValueError("max mode does not support sparse weights")
-    if scale_grad_by_freq:
-        raise NotImplementedError("embedding_bag: scale_grad_by_freq=True is not supported by tandem\nhint: scale "
-                                  "the gradient yourself, or pass scale_grad_by_freq=False")
-    if input.dtype not in (tandem.int64, tandem.int32):
+    # ATen promotes the indices and offsets to their common dtype first, then checks it (as the indices' type)
+    common = input.dtype if offsets is None else tandem.promote_types(input.dtype, offsets.dtype)
+    if common not in (tandem.int64, tandem.int32):
+        named = tandem.empty(0, dtype=common, device=input.device)
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding_bag)")
+                           f"Long, Int; but got {_checked_type_name(named)} instead (while checking arguments for "
+                           "embedding_bag)")
+    input = input.to(common)
+    offsets = None if offsets is None else offsets.to(common)
     # PyTorch's order: the mode check in Python, then the kernel's dtype checks, then its index checks.
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
                                   f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
                                   "GitHub.")
     _check_bag_weight_dtypes(weight, per_sample_weights)
+    if include_last_offset and input.dim() == 1 and offsets.numel() < 1:
+        raise RuntimeError("include_last_offset: number of offset should be at least 1")
     _check_bag_indices(input, weight.size(0))
     if max_norm is not None:
         _renorm_rows_(weight, input, max_norm, norm_type)
@@ -515,12 +525,13 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                                f"but got {padding_idx}")
         keep = input != padding_idx % rows
     if input.dim() == 2:
-        return _reduce_dense_bags(input, weight, keep, per_sample_weights, mode)
+        return _reduce_dense_bags(input, weight, keep, per_sample_weights, mode, scale_grad_by_freq)
     _check_offsets(offsets, input.numel())
     num_bags = offsets.numel() - 1 if include_last_offset else offsets.numel()
     if num_bags <= 0:
         return weight.new_zeros((0, weight.size(1)))
-    return _bags_from_offsets(input, weight, offsets, num_bags, keep, per_sample_weights, mode, include_last_offset)
+    return _bags_from_offsets(input, weight, offsets, num_bags, keep, per_sample_weights, mode, include_last_offset,
+                              scale_grad_by_freq)
 
 
 def _class_repr(x):

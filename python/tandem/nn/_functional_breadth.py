@@ -136,7 +136,7 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
 def channel_shuffle(input, groups):
     """Splits the channels into `groups` groups and interleaves them: (N, g*k, ...) -> (N, k*g, ...)."""
     if input.dim() <= 2:
-        raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but got input with sizes "
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes "
                            f"{list(input.shape)}")
     if groups <= 0:
         raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")

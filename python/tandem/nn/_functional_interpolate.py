@@ -166,6 +166,20 @@ def _is_size_integer(v):
     return isinstance(v, numbers.Integral) and not isinstance(v, bool)
 
 
+def _refuse_tensor_scales(mode, dim, antialias, scale_factor):
+    """PyTorch's TypeError for tensor scale factors that reach its kernel (without recompute_scale_factor): the
+    kernel's parser takes floats only, and names the kernel and the argument types it got."""
+    if mode in ("nearest", "nearest-exact"):
+        kernel = f"{'_upsample_nearest_exact' if mode == 'nearest-exact' else 'upsample_nearest'}{dim}d"
+        got = "Tensor, NoneType"
+    else:
+        kernel = f"{'_' if antialias else ''}upsample_{mode}{dim}d{'_aa' if antialias else ''}"
+        got = "Tensor, NoneType, bool"
+    given = type(scale_factor).__name__ if isinstance(scale_factor, (list, tuple)) else "list"
+    raise TypeError(f"{kernel}() received an invalid combination of arguments - got ({got}, {given}), but expected "
+                    "one of:\nhint: give the scale factors as Python floats, e.g. float(scale)")
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resamples the spatial dims one at a time (last first): nearest modes gather, linear and cubic modes
@@ -235,6 +249,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode in _MODE_DIMS and input.dim() != _MODE_DIMS[mode]:
         wanted = _MODE_DIMS[mode]
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {wanted}D input")
+    if scale_factors is not None and any(isinstance(s, tandem.Tensor) for s in scale_factors):
+        _refuse_tensor_scales(mode, dim, antialias, scale_factor)
     if mode == "area":
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dim - 1](input, output_size)
     _check_interp_sizes(input, output_size)

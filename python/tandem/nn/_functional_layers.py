@@ -364,6 +364,8 @@ def pad(input, pad, mode="constant", value=None):
             raise TypeError(f"pad(): argument 'mode' (position 3) must be str, not {type(mode).__name__}")
         mode = mode.decode()
     pad = _pad_ints(pad)
+    if isinstance(value, (complex, str, bytes)) or (value is not None and not hasattr(value, "__float__")):
+        raise TypeError(f"pad(): argument 'value' (position 4) must be float, not {type(value).__name__}")
     if _amp_active() and (mode == "replicate" or (mode == "reflect" and len(pad) < 6)):
         # PyTorch's cpu autocast list: fp32 for replication_pad1d/2d/3d and reflection_pad1d/2d
         return _amp_run("cpu_fp32", _pad, input, pad, mode, value)
@@ -400,8 +402,15 @@ _pad = pad  # pad() by another name, for its autocast hook (inside it the argume
 
 
 # ------------------------------------------------------------------------------------------- shape and gates
+def _check_factor_int(factor, fn, name):
+    """PyTorch's parser: the factor is an int (a bool or a float is its TypeError)."""
+    if isinstance(factor, bool) or not hasattr(factor, "__index__"):
+        raise TypeError(f"{fn}(): argument '{name}' (position 2) must be int, not {type(factor).__name__}")
+
+
 def pixel_shuffle(input, upscale_factor):
     """(*, C r^2, H, W) -> (*, C, H r, W r)."""
+    _check_factor_int(upscale_factor, "pixel_shuffle", "upscale_factor")
     r = upscale_factor
     if input.dim() < 3:
         raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
@@ -421,6 +430,7 @@ def pixel_shuffle(input, upscale_factor):
 
 def pixel_unshuffle(input, downscale_factor):
     """(*, C, H r, W r) -> (*, C r^2, H, W)."""
+    _check_factor_int(downscale_factor, "pixel_unshuffle", "downscale_factor")
     r = downscale_factor
     if input.dim() < 3:
         raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "

@@ -56,7 +56,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     reduction = _legacy_reduction(size_average, reduce, reduction)
     z = tandem.abs(_real_difference("smooth_l1", input, target))
     _check_reduction(reduction)
-    if beta < 0:
+    if not beta >= 0:  # NaN too, as PyTorch's check
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     loss = z if beta == 0 else tandem.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta)
     return _reduce(loss, reduction)
@@ -72,7 +72,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         _check_reduction(reduction)
     elif tuple(weight.shape) != tuple(input.shape):
         raise ValueError("Weights and input must have the same size.")
-    if delta <= 0:
+    if not delta > 0:  # NaN too, as PyTorch's check
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     # PyTorch's kernel writes into a tensor like the input: a float64 target does not widen the loss.
     loss = tandem.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)).to(input.dtype)
@@ -491,10 +491,11 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     # States past a sample's end would read padding (any value, even -1): make them blanks. They never feed a state
     # before them, so the value does not matter otherwise.
     ext = tandem.where(real, ext, blank)
-    # A label may be reached from two states back (skipping a blank) unless it repeats the label before it.
+    # A label state (odd) may be reached from two states back (skipping a blank) unless it repeats the label before
+    # it. By position, not value, as PyTorch: a target that holds the blank index is still a label state.
     two_back = tandem.cat([tandem.full((batch, 2), -1, dtype=tandem.int64, device=device), ext], 1)
     two_back = two_back.narrow(1, 0, states)
-    can_skip = (ext != blank) & (ext != two_back)
+    can_skip = (state % 2 == 1) & (ext != two_back)
     emit = log_probs.gather(2, ext.unsqueeze(0).expand(frames, batch, states))  # (frames, batch, states)
     impossible1 = tandem.full((batch, 1), _CTC_IMPOSSIBLE, dtype=dtype, device=device)
     impossible2 = tandem.full((batch, 2), _CTC_IMPOSSIBLE, dtype=dtype, device=device)

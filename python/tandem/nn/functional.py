@@ -506,19 +506,24 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     ``padding_idx`` pass no gradient to their row; ``max_norm`` first rescales, in place and outside autograd, the
     referenced rows whose ``norm_type``-norm exceeds it; ``scale_grad_by_freq`` divides each row's gradient by
     how often the batch uses it. ``sparse`` is accepted and gives the same dense gradient (no op produces a
-    sparse COO gradient for a dense parameter yet)."""
+    sparse COO gradient for a dense parameter yet); with ``scale_grad_by_freq`` too the backward refuses, as
+    PyTorch's sparse backward does."""
     if weight.dim() != 2:  # PyTorch's check (weight.size(1) below would raise an IndexError instead)
         raise RuntimeError("'weight' must be 2-D")
     if input.dtype not in (tandem.int64, tandem.int32):
-        # PyTorch names a bool tensor by its legacy backend type, any other by its tensor type
+        # PyTorch names a bool tensor by its legacy backend type, any other by its tensor type; with max_norm its
+        # embedding_renorm_ runs (and checks) first, where the indices are argument #2
         got = f"{'CUDA' if input.is_cuda else 'CPU'}BoolType" if input.dtype == tandem.bool else input.type()
-        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {got} instead (while checking arguments for embedding)\n"
+        where = "#1 'indices'" if max_norm is None else "#2 'indices'"
+        op = "embedding" if max_norm is None else "embedding_renorm_"
+        raise RuntimeError(f"Expected tensor for argument {where} to have one of the following scalar types: "
+                           f"Long, Int; but got {got} instead (while checking arguments for {op})\n"
                            f"hint: indices are integers, e.g. indices.long()")
     if padding_idx is not None:
         if not -weight.size(0) <= padding_idx < weight.size(0):
             raise AssertionError("Padding_idx must be within num_embeddings")
-        if not hasattr(padding_idx, "__index__"):  # PyTorch's argument parser, after its range assert
+        # PyTorch's argument parser, after its range assert (a bool is not an int there)
+        if isinstance(padding_idx, bool) or not hasattr(padding_idx, "__index__"):
             raise TypeError(f"embedding(): argument 'padding_idx' (position 3) must be int, not "
                             f"{type(padding_idx).__name__}")
         padding_idx %= weight.size(0)
@@ -528,6 +533,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     out = tandem.index_select(weight, 0, input.reshape(-1)).reshape(list(input.shape) + [weight.size(1)])
     if not out.requires_grad:
         return out
+    if sparse and scale_grad_by_freq:  # PyTorch's sparse backward refuses it when the gradient is computed
+        out.register_hook(_refuse_sparse_scaled_grad)
     if scale_grad_by_freq:
         uses = tandem.bincount(input.reshape(-1), minlength=weight.size(0))
         scale = (1.0 / uses.index_select(0, input.reshape(-1)).to(out.dtype)).reshape(list(input.shape) + [1])
@@ -538,11 +545,25 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     return out
 
 
+def _refuse_sparse_scaled_grad(grad):
+    raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse gradients")
+
+
 def embedding_renorm_(weight, input, max_norm, norm_type=2.0):
     """Rescales the rows of ``weight`` that ``input`` uses whose ``norm_type``-norm exceeds ``max_norm`` to
     max_norm / (norm + 1e-7) of their length, in place and outside autograd (PyTorch's embedding_renorm_)."""
+    if not (weight.is_floating_point() or weight.is_complex()):  # PyTorch's norm of each row refuses it
+        raise NotImplementedError(f"norm(): input dtype should be either floating point or complex. Got "
+                           f"{weight.dtype._scalar_type_name} instead.")
     with tandem.no_grad():
-        rows = tandem.unique(input.reshape(-1))
+        rows = tandem.unique(input.reshape(-1))  # sorted, as PyTorch's CPU loop visits them
+        if rows.device.type == "cpu" and rows.numel():  # on the CPU only, as PyTorch (a device assert on CUDA)
+            low, high = (int(v) for v in rows[[0, -1]].tolist())
+            bad = low if low < -weight.size(0) else high if high >= weight.size(0) else None
+            if bad is not None:  # PyTorch's loop selects each row (a negative index counts from the end)
+                raise IndexError(f"select(): index {bad} out of range for tensor of size {list(weight.shape)} at "
+                                 "dimension 0")
+        rows = rows % weight.size(0)
         picked = untracked(weight).index_select(0, rows)
         norms = tandem.linalg.vector_norm(picked, norm_type, dim=1, keepdim=True)
         scale = tandem.where(norms > max_norm, max_norm / (norms + 1e-7), tandem.ones_like(norms))
@@ -674,10 +695,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
                 raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.numel()}")
             target = target.reshape(())
         input, target = input.unsqueeze(0), target.unsqueeze(0)
-    if target.dim() > 0 and target.shape[0] != input.shape[0]:
-        raise ValueError(
-            f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({target.shape[0]})."
-        )
+    target_batch = target.shape[0] if target.dim() > 0 else 0  # PyTorch counts a 0-dim target as batch 0
+    if target_batch != input.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({target_batch}).")
     _check_class_target(input, target)
     if weight is not None and weight.dtype != input.dtype:  # PyTorch's kernel reads both as one type
         raise RuntimeError(f"expected scalar type {input.dtype._scalar_type_name} but found "
@@ -710,7 +730,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     _check_optional_tensor(weight, "cross_entropy_loss", "weight", 3)
     if label_smoothing > 1.0:  # PyTorch checks only past 1: a negative smoothing is no smoothing
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-    label_smoothing = max(label_smoothing, 0.0)
+    label_smoothing = label_smoothing if label_smoothing > 0.0 else 0.0  # NaN too: PyTorch smooths only if > 0
     class_dim = 1 if input.dim() >= 2 else 0
     # As PyTorch: a target of the input's shape holds class probabilities, any other class indices.
     probabilities = tuple(target.shape) == tuple(input.shape)
@@ -831,7 +851,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise NotImplementedError(f"\"binary_cross_entropy\" not implemented for '{input.dtype._scalar_type_name}'")
     _check_probabilities(input, target)
     if weight is not None:
-        weight.size()  # as PyTorch's, which reads weight.size(): a number raises its AttributeError
+        # As PyTorch's: the weight expands to its broadcast with the target (torch._C._infer_size's message), and
+        # the kernel writes the weighted loss into a tensor of the input's shape, which cannot grow.
+        weight = weight.expand(tandem.broadcast_shapes(target.size(), weight.size()))
+        _check_in_place_broadcast(input, weight)
     return _reduce(_BinaryCrossEntropy.apply(input, target, weight), reduction)
 
 
@@ -866,6 +889,12 @@ class _BinaryCrossEntropy(tandem.autograd.Function):
         return grad_input, grad_target, None
 
 
+def _check_in_place_broadcast(result, other):
+    """The error of PyTorch's kernels that multiply `other` into a result of `result`'s shape in place (mul_):
+    shapes that do not broadcast, or a broadcast that would grow the result. Checked on meta tensors (no data)."""
+    tandem.empty(result.shape, device="meta").mul_(tandem.empty(other.shape, device="meta"))
+
+
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
                                      pos_weight=None):
     """The stable form (1 - t) x + (1 + (pw - 1) t) softplus(-x)."""
@@ -878,6 +907,15 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     _check_optional_tensor(weight, "binary_cross_entropy_with_logits", "weight", 3)
     _check_optional_tensor(pos_weight, "binary_cross_entropy_with_logits", "pos_weight", 4)
+    # PyTorch's kernel, step by step: log_sigmoid(input) (floating inputs only), times (pos_weight - 1) target + 1
+    # in place, then (1 - target) * input in place, times weight in place: none of the in-place steps may grow.
+    if not input.is_floating_point():
+        raise NotImplementedError(f"\"log_sigmoid_{input.device.type}\" not implemented for "
+                                  f"'{input.dtype._scalar_type_name}'\nhint: give floating-point logits, e.g. "
+                                  "input.float()")
+    if pos_weight is not None:
+        log_weight = tandem.empty(pos_weight.shape, device="meta").mul(tandem.empty(target.shape, device="meta"))
+        _check_in_place_broadcast(input, log_weight)
     # PyTorch's loss starts as (1 - target) and takes the other terms in place, so it has the target's dtype
     # (float64 logits with a float32 target give a float32 loss), and an integer target cannot hold it.
     one_minus_target = 1 - target
@@ -893,6 +931,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     else:
         loss = one_minus_target * input + softplus_neg
     if weight is not None:
+        _check_in_place_broadcast(loss, weight)
         loss = loss * weight
     return _reduce(loss.to(one_minus_target.dtype), reduction)
 
