@@ -311,25 +311,4 @@ KNOWN = {
         "rand/generator_str", "randn/generator_int", "randperm/generator_tensor", "bernoulli/generator_int",
         "normal/generator_str", "randint/float_bounds", "randn/size_float", "randn/size_list_and_int",
         "randperm/float_n", "normal/size_with_tensors", "randint/size_missing")},
-    "set_state/non_contiguous": "needs C++: python/src/generator.cpp set_state_from makes the state contiguous; "
-                                "PyTorch refuses a non-contiguous one (RuntimeError \"RNG state must be "
-                                "contiguous\"): check as_tensor_ref(h).is_contiguous() before contiguous()",
-    "set_state/none": "needs C++: Generator.set_state's binding (python/src/generator.cpp) should take an nb::handle "
-                      "so that set_state_from's TypeError \"expected a torch.ByteTensor, but got NoneType\" is "
-                      "raised (nanobind's \"incompatible function arguments\" now)",
-    "set_rng_state/none": "needs C++: _C.set_rng_state's binding, as set_state/none (python/src/generator.cpp)",
-    "Generator/two_args": "needs C++ (wording only, TypeError both): Generator.__init__ (python/src/generator.cpp "
-                          "init_generator) should take nb::args/nb::kwargs and say \"Generator() takes from 0 to 1 "
-                          "positional arguments but 2 were given\"",
-    "Generator/unknown_kw": "needs C++ (wording only), as Generator/two_args: \"Generator() got an unexpected "
-                            "keyword argument 'seed'\"",
-    "exponential_/generator_int": "needs C++: python/src/random.cpp passes \"uniform_\" as the function name to "
-                                  "to_generator for exponential_ (so the message names uniform_())",
-    "random_/generator_str": "needs C++: python/src/random.cpp's random_ passes \"randint\" to to_generator; "
-                             "PyTorch's message is its overloaded parser's \"random_() received an invalid "
-                             "combination of arguments - got (generator=str, )\"",
-    "randint/size_int_not_tuple": "needs C++: randint's binding (python/src/random.cpp) reads its size with to_shape, "
-                                  "which takes a bare int; PyTorch's parser wants a tuple of ints there "
-                                  "(randint(0, 5, 3) is its TypeError \"randint() received an invalid combination "
-                                  "of arguments - got (int, int, int, device=str)\")",
 }

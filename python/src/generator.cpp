@@ -48,7 +48,10 @@ void set_state_from(Generator& g, nb::handle h) {
   TANDEM_CHECK(is_tensor(h), Type, "expected a torch.ByteTensor, but got ", Py_TYPE(h.ptr())->tp_name);
   TANDEM_CHECK(as_tensor_ref(h).dtype() == DType::UInt8, Type,
                "RNG state must be a torch.ByteTensor\nhint: pass the uint8 tensor get_state() returned");
-  Tensor t = contiguous(as_tensor_ref(h));
+  TANDEM_CHECK(
+      as_tensor_ref(h).is_contiguous(), Runtime,
+      "RNG state must be contiguous\nhint: pass the tensor get_state() returned, or .contiguous() of it");
+  const Tensor& t = as_tensor_ref(h);
   TANDEM_CHECK(t.device().is_cpu(), Runtime, "RNG state must be a CPU tensor\nhint: move it with .cpu()");
   TANDEM_CHECK(t.numel() == static_cast<int64_t>(Generator::kStateSize), Runtime,
                "Expected a Philox generator state of size ", Generator::kStateSize,
@@ -65,15 +68,25 @@ void init_generator(nb::module_& m) {
   nb::class_<Generator>(m, "Generator")
       .def(
           "__init__",
-          [](Generator* g, nb::handle device) {
+          [](Generator* g, nb::args args, nb::kwargs kwargs) {
+            // Generator(device=None), with the errors of PyTorch's own signature.
+            TANDEM_CHECK(args.size() <= 1, Type, "Generator() takes from 0 to 1 positional arguments but ",
+                         args.size(), " were given");
+            nb::handle device = args.size() ? args[0] : nb::handle(Py_None);
+            for (auto [key, value] : kwargs) {
+              const std::string name = nb::cast<std::string>(key);
+              TANDEM_CHECK(name == "device", Type, "Generator() got an unexpected keyword argument '", name,
+                           "'");
+              TANDEM_CHECK(args.size() == 0, Type, "Generator() got multiple values for argument 'device'");
+              device = value;
+            }
             // PyTorch's parser takes a device, a str or an int (an ordinal) here.
             TANDEM_CHECK(device.is_none() || PyUnicode_Check(device.ptr()) || PyLong_Check(device.ptr()) ||
                              nb::isinstance(device, nb::module_::import_("tandem._C").attr("device")),
                          Type, "Generator(): argument 'device' must be torch.device, not ",
                          Py_TYPE(device.ptr())->tp_name);
             new (g) Generator(device.is_none() ? Device() : to_device(device));
-          },
-          nb::arg("device") = nb::none())
+          })
       .def_prop_ro("device", [](const Generator& g) { return device_object(g.device()); })
       .def(
           "manual_seed",
@@ -86,7 +99,8 @@ void init_generator(nb::module_& m) {
       .def("initial_seed", &Generator::initial_seed)
       .def("get_state", &state_tensor)
       .def(
-          "set_state", [](Generator& g, nb::handle state) { set_state_from(g, state); }, nb::arg("new_state"))
+          "set_state", [](Generator& g, nb::handle state) { set_state_from(g, state); },
+          nb::arg("new_state").none())
       .def("__repr__",
            [](const Generator& g) { return "<tandem.Generator device='" + g.device().str() + "'>"; });
 
@@ -109,7 +123,7 @@ void init_generator(nb::module_& m) {
   m.def("get_rng_state", [] { return state_tensor(default_generator(Device())); });
   m.def(
       "set_rng_state", [](nb::handle state) { set_state_from(default_generator(Device()), state); },
-      nb::arg("new_state"));
+      nb::arg("new_state").none());
 
   m.def(
       "_set_flush_denormal", [](bool on) { return set_flush_denormal(on); }, nb::arg("mode"));

@@ -130,6 +130,21 @@ void init_random(nb::module_& m) {
         // (zeros() takes a one-element tensor as its size; PyTorch's randint does not)
         TANDEM_CHECK(!is_tensor(p[2]), Type, "randint(): argument 'size' must be tuple of ints, not Tensor",
                      "\nhint: pass the size as a tuple, e.g. (3,)");
+        // PyTorch's parser takes no bare int as randint's size (zeros(3) has its own int-list overload).
+        if (PyLong_Check(p[2].ptr())) {
+          std::string got;
+          const auto add = [&](const std::string& item) { got += (got.empty() ? "" : ", ") + item; };
+          for (nb::handle a : args) add(Py_TYPE(a.ptr())->tp_name);
+          const std::pair<const char*, nb::handle> keywords[] = {
+              {"low", low},         {"high", high},     {"size", size}, {"generator", generator},
+              {"dtype", dtype_arg}, {"device", device}, {"out", out},   {"layout", layout}};
+          for (const auto& [name, value] : keywords)
+            if (!value.is_none()) add(std::string(name) + "=" + Py_TYPE(value.ptr())->tp_name);
+          if (requires_grad) add("requires_grad=bool");
+          if (pin_memory) add("pin_memory=bool");
+          TANDEM_THROW(Type, "randint() received an invalid combination of arguments - got (", got,
+                       "), but expected one of:\nhint: pass the size as a tuple, e.g. randint(0, 5, (3,))");
+        }
         nb::object dtype = dtype_or_out(dtype_arg, out);
         DType d = dtype.is_none() ? DType::Int64 : to_dtype(dtype);
         check_requires_grad(requires_grad, d);

@@ -19,6 +19,12 @@ def _check_float_distribution(self, name):
                            (self.dtype._scalar_type_name if name == "Exponential" else self.dtype._cpp_type_name))
 
 
+def _check_generator(generator, name):
+    """PyTorch's parser checks generator= before anything else, naming the method it parses."""
+    if generator is not None and not isinstance(generator, _C.Generator):
+        raise TypeError(f"{name}(): argument 'generator' must be tandem.Generator, not {type(generator).__name__}")
+
+
 def _uniform_like(self, generator):
     """Uniform [0, 1) draws of self's shape, in float64 so the transforms below keep full precision."""
     return _C.empty(tuple(self.shape), dtype=_C.float64, device=self.device).uniform_(generator=generator)
@@ -29,6 +35,7 @@ def _fill_from(self, sample):
 
 
 def _exponential_(self, lambd=1.0, *, generator=None):
+    _check_generator(generator, "exponential_")
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
     _check_float_distribution(self, "Exponential")
@@ -36,6 +43,7 @@ def _exponential_(self, lambd=1.0, *, generator=None):
 
 
 def _geometric_(self, p, *, generator=None):
+    _check_generator(generator, "geometric_")
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
     if self.dtype == _C.bool:  # PyTorch's kernel has no bool instantiation (counts start at 1)
@@ -46,6 +54,7 @@ def _geometric_(self, p, *, generator=None):
 
 
 def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    _check_generator(generator, "cauchy_")
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
     _check_float_distribution(self, "Cauchy")
@@ -54,6 +63,7 @@ def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
 
 
 def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    _check_generator(generator, "log_normal_")
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
     if not self.dtype.is_floating_point:
@@ -77,7 +87,9 @@ _INT_RANGE = {"uint8": (0, 255), "int8": (-128, 127), "int16": (-2 ** 15, 2 ** 1
 
 
 def _random_args(args, kwargs):
-    generator = kwargs.pop("generator", None)
+    generator = kwargs.get("generator")
+    if generator is None or isinstance(generator, _C.Generator):
+        kwargs.pop("generator", None)  # a generator of another type is reported with the arguments below
     if kwargs or len(args) > 2 or any(not isinstance(a, int) or isinstance(a, bool)
                                       for a in args if a is not None) or (len(args) == 1 and args[0] is None):
         if len(args) > 2:
@@ -154,8 +166,8 @@ def _graph_aware_fill(name):
         if isinstance(self, _C.Tensor) and self.requires_grad and _C.is_grad_enabled():
             if self.is_leaf:
                 raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.\n"
-                                   f"hint: fill it under `with tandem.no_grad():` (as nn.init does), or use "
-                                   f"tandem.nn.init")
+                                   "hint: fill it under `with tandem.no_grad():` (as nn.init does), or use "
+                                   "tandem.nn.init")
             return _fill_from(self, native(_C.empty_like(self.detach()), *args, **kwargs))
         return native(self, *args, **kwargs)
 

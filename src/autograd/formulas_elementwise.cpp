@@ -574,11 +574,13 @@ Tensor record_activation(const ActivationSpec& spec, const char* node_name, cons
     // One kernel normally; under create_graph the same derivative from differentiable ops, so that double
     // backward (e.g. a gradient penalty through leaky_relu) gets its own graph.
     if (!GradMode::is_enabled()) return Grads{activation_backward(spec, g, x)};
-    Tensor grad = mul(g, activation_derivative(spec, x));
-    // A piecewise-constant derivative (leaky_relu, hardtanh, ...) times a constant g does not depend on x,
-    // but PyTorch still links it to x with a zero gradient (gradgradcheck and second-order code rely on
-    // it): add +-0 computed from x (its finite values, so an infinite x adds no NaN).
-    if (!grad.requires_grad() && x.requires_grad())
+    const Tensor derivative = activation_derivative(spec, x);
+    Tensor grad = mul(g, derivative);
+    // A piecewise-constant derivative (leaky_relu, hardtanh, ...) does not depend on x, but PyTorch still
+    // links the gradient to x with a zero (gradgradcheck and second-order code rely on it: a gradient penalty
+    // through leaky_relu gives the first layer's bias a 0 gradient, not None, whether or not g has a graph of
+    // its own): add +-0 computed from x (its finite values, so an infinite x adds no NaN).
+    if (!derivative.requires_grad() && x.requires_grad())
       grad = add(grad, mul(where(isfinite(x), x, full(DimVector{}, Scalar(0.0), x.dtype())), Scalar(0.0)));
     return Grads{grad};
   });

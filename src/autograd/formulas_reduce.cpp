@@ -95,14 +95,14 @@ Grads var_backward(FormulaNode& n, const Tensor& g) {
   Tensor x = n.saved_tensor(0);
   return {mul(mul(restore(n, g), centered(n, x)), Scalar(2.0 / n.scalar.to_double()))};
 }
-Grads std_backward(FormulaNode& n, const Tensor& g) {
-  Tensor x = n.saved_tensor(0), out = n.saved_tensor(1);
-  return {mul(restore(n, div(g, out)), div(centered(n, x), n.scalar))};
-}
-
-// Where the norm is 0, the gradient is 0 (PyTorch's subgradient choice).
+// Where the norm (or standard deviation) is 0, the gradient is 0 (PyTorch's subgradient choice).
 Tensor unless_zero_norm(const Tensor& out, const Tensor& v) {
   return where(eq(out, Scalar(0.0)), zero_like_scalar(v), v);
+}
+
+Grads std_backward(FormulaNode& n, const Tensor& g) {
+  Tensor x = n.saved_tensor(0), out = n.saved_tensor(1);
+  return {mul(restore(n, unless_zero_norm(out, div(g, out))), div(centered(n, x), n.scalar))};
 }
 Grads norm_backward(FormulaNode& n, const Tensor& g) {
   Tensor x = n.saved_tensor(0), out = n.saved_tensor(1);

@@ -83,7 +83,8 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output) : is_output_(is_output
       !t.storage()->is_inference() || InferenceMode::is_enabled(), Runtime,
       "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "
       "mode in computation tracked by autograd. To work around this, you can make a clone to get a normal "
-      "tensor and use it in autograd.\nhint: x.clone() outside inference_mode is a normal tensor");
+      "tensor and use it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.\nhint: "
+      "x.clone() outside inference_mode is a normal tensor");
   version_ = t.version();
   if (is_output) output_nr_ = t.impl()->autograd() ? t.impl()->autograd()->output_nr : 0;
   if (__builtin_expect(saved_tensor_hooks != nullptr, 0)) {

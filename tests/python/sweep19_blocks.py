@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from sweep15_common import cases, plain
+from sweep15_common import cases
 from test_programs_sweeputil import seeded_randn as _randn
 from test_programs_sweeputil import uniform_fill as _fill
 
@@ -199,7 +199,7 @@ def logits_processors(torch, device):
 # ---- beam search over flattened beams with a reordered KV cache ---------------------------------------------------------
 def beam_search_kv(torch, device):
     nn, F = torch.nn, torch.nn.functional
-    V, D, B, K, eos = 10, 8, 2, 3, 9
+    V, D, B, K = 10, 8, 2, 3
 
     class TinyDecoder(nn.Module):
         def __init__(self):

@@ -11,9 +11,8 @@ test_programs_sweep19.py). Parameters and data come from NumPy so both libraries
 import copy
 import importlib
 
-import numpy as np
 
-from sweep15_common import cases, plain
+from sweep15_common import cases
 from test_programs_sweeputil import seeded_randn as _randn
 from test_programs_sweeputil import uniform_fill as _fill
 

@@ -197,10 +197,19 @@ def test_broadcast_shapes_names_a_size_argument_as_a_size():
 
 # Findings whose cause is in C++ (their KNOWN entries in the tables say what to change): strict xfails, so the
 # session that makes the change sees them pass and removes them here and in KNOWN.
-NEEDS_CPP = [(rng_state, name) for name in (
+# Fixed in session 40 (python/src/generator.cpp set_state_from and the Generator/set_state bindings, random.cpp
+# randint's size, _random_fills.py's generator checks).
+RNG_FIXED = fixed_cases([(rng_state, name) for name in (
     "set_state/non_contiguous", "set_state/none", "set_rng_state/none", "exponential_/generator_int",
-    "random_/generator_str", "randint/size_int_not_tuple", "Generator/two_args", "Generator/unknown_kw")]
-NEEDS_CPP += [(embedding_bags, name) for name in (
+    "random_/generator_str", "randint/size_int_not_tuple", "Generator/two_args", "Generator/unknown_kw")])
+
+
+@pytest.mark.parametrize("name", sorted(RNG_FIXED))
+def test_rng_state_fixes_match_pytorch(name, device):
+    assert_matches_pytorch(RNG_FIXED[name], device)
+
+
+NEEDS_CPP = [(embedding_bags, name) for name in (
     "embedding/sparse_grad_is_sparse", "Embedding/sparse_grad_module", "EmbeddingBag/sparse_grad_module")]
 CPP_CASES = fixed_cases(NEEDS_CPP)
 
