@@ -198,7 +198,8 @@ std::string out_autograd_name(const char* op, const char* node) {
 
 // PyTorch's out= autograd check of a unary op; ops without a derivative formula skip it.
 void check_unary_out_autograd(UnaryOp op, const Tensor& out, const Tensor& x) {
-  if (const char* node = autograd::unary_node_name(op))
+  const char* node = autograd::unary_node_name(op);
+  if (node && autograd::should_record(out, x))  // the name is built only for the error
     check_out_autograd(out_autograd_name(unary_op_name(op), node).c_str(), out, {&x});
 }
 
@@ -568,7 +569,8 @@ Tensor binary_out(BinaryOp op, BinaryRule rule, const Operand& a, const Operand&
   // PyTorch refuses out= next to an input that requires grad only where the result has a gradient; the ops
   // without a derivative formula (comparisons, logical and integer ops, the polynomials) are not checked at
   // all, except heaviside, whose out alone is (its refusal is named aten::heaviside).
-  if (autograd::binary_has_gradient(op) && autograd::is_differentiable(result))
+  if (autograd::binary_has_gradient(op) && autograd::is_differentiable(result) &&
+      autograd::should_record(out, a.tensor, b.tensor))  // the name is built only for the error
     check_out_autograd(out_autograd_name(binary_op_name(op), autograd::binary_node_name(op)).c_str(), out,
                        {a.tensor, b.tensor});
   else if (op == BinaryOp::heaviside)

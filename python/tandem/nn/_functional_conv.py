@@ -293,7 +293,8 @@ def _empty_conv_transpose(x, weight, bias, stride, padding, output_padding, dila
         if size < 0:
             raise RuntimeError(f"invalid shape dimension {size} at index {i} of shape {shape}")
     result = x.new_zeros([x.size(0), weight.size(1) * groups] + out)
-    result = result + weight.flatten()[:0].sum() + x.flatten()[:0].sum()
+    if x.requires_grad or weight.requires_grad:  # floating then: empty sums keep the dtype
+        result = result + weight.flatten()[:0].sum() + x.flatten()[:0].sum()
     if bias is not None:
         result = result + bias.reshape([-1] + [1] * len(out))
     return result
