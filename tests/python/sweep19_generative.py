@@ -11,16 +11,9 @@ import math
 
 import numpy as np
 
+from test_programs_sweeputil import rounded as _r
 from test_programs_sweeputil import seeded_randn as _randn
 from test_programs_sweeputil import uniform_fill as _fill
-
-
-def _r(x, digits=5):
-    if hasattr(x, "tolist"):
-        x = x.detach().cpu().tolist()
-    if isinstance(x, list):
-        return [_r(v, digits) for v in x]
-    return round(float(x), digits)
 
 
 # ---- VQ-VAE with an EMA codebook ---------------------------------------------------------------------------------------

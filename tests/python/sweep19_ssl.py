@@ -9,18 +9,10 @@ Each program takes the library as `torch` and a device and returns plain Python 
 test_programs_sweep19.py). Parameters and data come from NumPy so both libraries start from the same numbers."""
 import math
 
-
 from sweep15_common import cases, plain
+from test_programs_sweeputil import rounded as _r
 from test_programs_sweeputil import seeded_randn as _randn
 from test_programs_sweeputil import uniform_fill as _fill
-
-
-def _r(x, digits=5):
-    if hasattr(x, "tolist"):
-        x = x.detach().cpu().tolist()
-    if isinstance(x, list):
-        return [_r(v, digits) for v in x]
-    return round(float(x), digits)
 
 
 def _mlp(torch, i, h, o):

@@ -59,6 +59,15 @@ def seeded_randn(torch, seed, *shape, device="cpu", dtype=None):
 DEFAULT_TOLERANCE = dict(rel=1e-4, abs=1e-5)
 
 
+def rounded(x, digits=5):
+    """A tensor, list or number as nested Python floats rounded to `digits` (what sweep programs return)."""
+    if hasattr(x, "tolist"):
+        x = x.detach().cpu().tolist()
+    if isinstance(x, list):
+        return [rounded(v, digits) for v in x]
+    return round(float(x), digits)
+
+
 def assert_same_results(got, want, tol, where="result"):
     assert type(got) is type(want), (where, got, want)
     if isinstance(want, dict):

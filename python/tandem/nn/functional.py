@@ -853,7 +853,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if weight is not None:
         # As PyTorch's: the weight expands to its broadcast with the target (torch._C._infer_size's message), and
         # the kernel writes the weighted loss into a tensor of the input's shape, which cannot grow.
-        weight = weight.expand(tandem.broadcast_shapes(target.size(), weight.size()))
+        shape = tandem.broadcast_shapes(target.size(), weight.size())  # weight.size() first: a float's error
+        weight = weight.expand(shape)
         _check_in_place_broadcast(input, weight)
     return _reduce(_BinaryCrossEntropy.apply(input, target, weight), reduction)
 
