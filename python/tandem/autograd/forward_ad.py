@@ -93,12 +93,12 @@ def _reaches_real_leaf(tensor):
     """Whether tensor's graph reaches a leaf that requires grad other than the level's own dual leaves: the
     requires_grad PyTorch's primal has."""
     ours = [dual for dual, _, primal_requires_grad in _level if not primal_requires_grad]
-    seen, todo = set(), [tensor.grad_fn]
+    seen, todo = {}, [tensor.grad_fn]  # seen holds the nodes too, so no id is reused during the walk
     while todo:
         node = todo.pop()
         if node is None or id(node) in seen:
             continue
-        seen.add(id(node))
+        seen[id(node)] = node
         variable = getattr(node, "variable", None)
         if variable is not None and not any(variable.is_set_to(dual) for dual in ours):
             return True
