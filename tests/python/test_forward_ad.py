@@ -185,3 +185,26 @@ def _complex_tangents(L, d):
 def test_complex_tangents_match_pytorch(device):
     """Holomorphic (sin), non-holomorphic (abs, conj) and real-to-complex maps."""
     assert_matches_pytorch(_complex_tangents, device)
+
+
+def _bad_arguments(L, d):
+    fwAD = L.autograd.forward_ad
+    x = L.ones(3, device=d)
+    found = []
+
+    def attempt(fn):
+        try:
+            found.append(repr(fn()))
+        except (RuntimeError, TypeError) as exc:
+            found.append(f"{type(exc).__name__}: {str(exc).splitlines()[0]}")
+
+    attempt(lambda: fwAD.unpack_dual(3).tangent)  # outside a level: anything unpacks to itself
+    with fwAD.dual_level():
+        attempt(lambda: fwAD.unpack_dual(3))
+        attempt(lambda: fwAD.make_dual(x, x, level=5))
+    attempt(lambda: fwAD.exit_dual_level(level=0))
+    return found
+
+
+def test_bad_arguments_match_pytorch(device):
+    assert_matches_pytorch(_bad_arguments, device)

@@ -41,11 +41,12 @@ def enter_dual_level():
 def exit_dual_level(*, level=None):
     """Ends the level: its dual tensors' tangents are dropped (unpack_dual then gives None)."""
     global _level
-    if _level is None:
-        raise RuntimeError("Dual level must be a positive number.")
-    if level not in (None, 0):
+    current = -1 if _level is None else 0
+    if level is not None and level != current:
         raise RuntimeError("Trying to exit a forward AD level that was not the last one that was created. This is "
                            "not supported.")
+    if current < 0:
+        raise RuntimeError("Dual level must be a positive number.")
     _level = None
 
 
@@ -54,8 +55,8 @@ def _check_level(level):
         raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, make sure to "
                            "enter_dual_level() first.")
     if level not in (None, 0):
-        raise RuntimeError(f"Invalid level given to make_dual: {level}\nhint: tandem has one forward AD level "
-                           "(0), the one dual_level() enters")
+        raise RuntimeError(f"Invalid level given to _make_dual\nhint: tandem has one forward AD level (0), the one "
+                           f"dual_level() enters, not {level}")
 
 
 def make_dual(tensor, tangent, *, level=None):
@@ -135,7 +136,11 @@ def _tangent(tensor):
 def unpack_dual(tensor, *, level=None):
     """(primal, tangent) of tensor: the primal's values without their tangent, and the tangent (None for a tensor
     that depends on no dual tensor of the level, or outside a level)."""
-    if _level is None or not isinstance(tensor, _C.Tensor) or not tensor.requires_grad:
+    if _level is None:
+        return UnpackedDualTensor(tensor, None)
+    if not isinstance(tensor, _C.Tensor):
+        raise TypeError(f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not {type(tensor).__name__}")
+    if not tensor.requires_grad:
         return UnpackedDualTensor(tensor, None)
     entry = _entry(tensor)
     if entry is not None:

@@ -262,12 +262,17 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _convolution("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
 
 
+def _transposed_output_sizes(x, weight, stride, padding, output_padding, dilation):
+    """The spatial sizes a transposed convolution of x gives (unchecked: may be 0 or negative)."""
+    return [(s - 1) * st - 2 * p + d * (k - 1) + op + 1
+            for s, st, p, d, k, op in zip(x.shape[2:], stride, padding, dilation, weight.shape[2:], output_padding)]
+
+
 def _check_transposed_sizes(x, weight, stride, padding, output_padding, dilation):
     """PyTorch's slow_conv_transpose shape checks; a 1-d call reports itself as the 2-d one it runs as."""
     n = len(stride)
-    sizes = [x.size(2 + i) for i in range(n)]
-    out = [(s - 1) * st - 2 * p + d * (k - 1) + op + 1
-           for s, st, p, d, k, op in zip(sizes, stride, padding, dilation, weight.shape[2:], output_padding)]
+    sizes = list(x.shape[2:])
+    out = _transposed_output_sizes(x, weight, stride, padding, output_padding, dilation)
     if n == 1:
         sizes, out, stride, output_padding, dilation = ([1] + sizes, [1] + out, (1,) + stride,
                                                         (0,) + output_padding, (1,) + dilation)
@@ -286,8 +291,7 @@ def _empty_conv_transpose(x, weight, bias, stride, padding, output_padding, dila
     """An input with an empty batch or channel axis takes PyTorch's empty backend: the output sizes by the formula
     with no output-size or output_padding check (a negative one is the shape error of the 2-d shape a 1-d call
     runs as), zeros, and gradients (zeros) for weight and bias through empty sums."""
-    out = [(s - 1) * st - 2 * p + d * (k - 1) + op + 1
-           for s, st, p, d, k, op in zip(x.shape[2:], stride, padding, dilation, weight.shape[2:], output_padding)]
+    out = _transposed_output_sizes(x, weight, stride, padding, output_padding, dilation)
     shape = [x.size(0), weight.size(1) * groups] + ([1] if len(out) == 1 else []) + out
     for i, size in enumerate(shape):
         if size < 0:
