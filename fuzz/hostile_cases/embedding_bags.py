@@ -310,16 +310,10 @@ def _bag_module_sparse_grad(L, d):
     return module.weight.grad.is_sparse, module.weight.grad.to_dense()
 
 
-_SPARSE_GRAD = ("needs C++: the autograd engine carries strided gradients only (a custom Function's sparse COO "
-                "gradient reaches the leaf in its dense form), so sparse=True gives the dense gradient (same values, "
-                "compared in embedding/sparse_grad); src/autograd's gradient accumulation should keep a sparse COO "
-                "gradient sparse for a dense leaf, and F.embedding/embedding_bag's backward emit one (docs/compat.md)")
 _INDICES_ON_CPU = ("on the GPU only: PyTorch checks embedding_bag's and embedding_renorm_'s indices on its CPU only (a "
                    "device-side assert on CUDA); on the GPU tandem's index_select check raises its IndexError (as "
                    "nn.py's embedding_bag/oob)")
 KNOWN = {
-    "embedding/sparse_grad_is_sparse": _SPARSE_GRAD, "Embedding/sparse_grad_module": _SPARSE_GRAD,
-    "EmbeddingBag/sparse_grad_module": _SPARSE_GRAD,
     "embedding_bag/1d_negative": _INDICES_ON_CPU, "embedding_bag/2d_negative": _INDICES_ON_CPU,
     "embedding_bag/2d_oob": _INDICES_ON_CPU, "embedding/max_norm_oob": _INDICES_ON_CPU,
     "embedding_bag/include_last_offset_short": "PyTorch's CPU kernel is inconsistent when include_last_offset's last "

@@ -145,7 +145,17 @@ nb::object grad_object(const Tensor& t) {
   return grad_objects().get(*m->grad);
 }
 
-void set_grad(const Tensor& t, nb::handle value) {
+// A sparse tensor (python/tandem/sparse/) is a Python object over a placeholder C++ tensor of its size whose
+// dtype is not the sparse tensor's: its own dtype attribute says that. The .grad slot keeps the placeholder
+// and only a weak reference to the object, so tandem.nn._sparse_grad holds the object while it is the grad.
+bool is_sparse_grad(nb::handle value) {
+  static nb::handle sparse_base =
+      nb::object(nb::module_::import_("tandem.sparse._base").attr("_SparseBase")).release();
+  return PyObject_IsInstance(value.ptr(), sparse_base.ptr()) == 1;
+}
+
+void set_grad(nb::handle self, nb::handle value) {
+  const Tensor& t = *nb::inst_ptr<Tensor>(self);
   if (value.is_none()) {
     if (AutogradMeta* m = t.impl()->autograd(); m && m->grad) *m->grad = Tensor();
     return;
@@ -158,9 +168,11 @@ void set_grad(const Tensor& t, nb::handle value) {
     TANDEM_THROW(Type, "assigned grad expected to be a Tensor or None but got grad of type ",
                  Py_TYPE(value.ptr())->tp_name);
   const Tensor& g = *nb::inst_ptr<Tensor>(value);
+  const bool sparse = is_sparse_grad(value);
+  const DType grad_dtype = sparse ? to_dtype(value.attr("dtype")) : g.dtype();
   TANDEM_CHECK(
-      g.dtype() == t.dtype(), Runtime, "attempting to assign a gradient with dtype '",
-      dtype_cpp_name(g.dtype()), "' to a tensor with grad_dtype '", dtype_title(t.dtype()),
+      grad_dtype == t.dtype(), Runtime, "attempting to assign a gradient with dtype '",
+      dtype_cpp_name(grad_dtype), "' to a tensor with grad_dtype '", dtype_title(t.dtype()),
       "'. The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set "
       "the tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. Set "
       "grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may break downstream "
@@ -180,6 +192,11 @@ void set_grad(const Tensor& t, nb::handle value) {
   if (!m.grad) m.grad = std::make_shared<Tensor>();
   *m.grad = g;
   grad_objects().remember(g, value);
+  if (sparse) {
+    static nb::handle hold =
+        nb::object(nb::module_::import_("tandem.nn._sparse_grad").attr("hold")).release();
+    hold(self, value);
+  }
 }
 
 // PyTorch words the integer-dtype refusal two ways: the requires_grad attribute names complex dtypes too,

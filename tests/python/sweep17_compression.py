@@ -560,9 +560,6 @@ def qat_fake_quant_modules(torch, device):
 
 
 PROGRAMS = [pruning_program, norm_parametrizations, distillation, fake_quantisation, low_rank_factorisation,
-            embedding_bags, sparse_training, learned_step_quantisation, sparse_graph_batches, qat_fake_quant_modules]
-NEEDS_CPP = {
-    sparse_embeddings: "needs C++: the autograd engine carries strided gradients only, so nn.Embedding(sparse=True) "
-                       "gives its weight a dense gradient (no _nnz/coalesce, is_sparse False) and SparseAdam refuses "
-                       "it; PyTorch hands it a sparse COO gradient (docs/compat.md, the first program sweep)",
-}
+            embedding_bags, sparse_training, learned_step_quantisation, sparse_graph_batches, qat_fake_quant_modules,
+            sparse_embeddings]
+NEEDS_CPP = {}

@@ -7,7 +7,6 @@ torch.distributions transforms.
 
 Each program takes the library as `torch` and a device and returns plain Python values (see
 test_programs_sweep7.py). Parameters and data come from NumPy so both libraries start from the same numbers."""
-import math
 
 import numpy as np
 
@@ -226,7 +225,6 @@ def distribution_flow(torch, device):
             if isinstance(composed.sign, int) else composed.sign.item()}
 
 
-PROGRAMS = [image_augmentation, rnn_utilities, distribution_flow]
+PROGRAMS = [image_augmentation, rnn_utilities, distribution_flow, word2vec]
 # Programs that need the C++ core to change (strict xfails in test_programs_sweep7.py).
-NEEDS_CPP = {word2vec: "nn.Embedding(sparse=True) gives a dense gradient (the autograd engine carries only strided "
-                       "tensors) and SparseAdam refuses it (docs/compat.md, 'Not there yet')"}
+NEEDS_CPP = {}

@@ -1143,7 +1143,7 @@ def sparse_embeddings(torch, device):
 
 # ---- the harness --------------------------------------------------------------------------------------------------
 PROGRAMS = [dcgan, wgan_gp, vae, ddpm, unet, realnvp, style_transfer, super_resolution, gcn, recommender, tcn, maml,
-            tabular, mixed_precision, checkpoint_resume]
+            tabular, mixed_precision, checkpoint_resume, sparse_embeddings]
 
 # float32 programs: the two libraries sum and fuse in different orders (about 1e-7 relative per op); a few
 # optimiser steps amplify that, so 1e-4 relative is still far below any real difference (a wrong op or a missed
@@ -1155,12 +1155,7 @@ _reference = {}
 
 
 @pytest.mark.parametrize("device", _DEVICES)
-@pytest.mark.parametrize("program", PROGRAMS + [pytest.param(sparse_embeddings, marks=pytest.mark.xfail(
-    strict=True, raises=RuntimeError,
-    reason="needs C++: the autograd engine takes only dense (strided) gradients, so nn.Embedding(sparse=True) cannot "
-           "produce PyTorch's sparse COO weight gradient (a custom Function returning one fails with 'expected "
-           "Variable or None (got SparseCooTensor)'), and SparseAdam refuses the dense one"))],
-    ids=[p.__name__ for p in PROGRAMS] + ["sparse_embeddings"])
+@pytest.mark.parametrize("program", PROGRAMS, ids=[p.__name__ for p in PROGRAMS])
 def test_program_matches_pytorch(program, device):
     if program.__name__ not in _reference:
         _reference[program.__name__] = program(real_torch, "cpu")

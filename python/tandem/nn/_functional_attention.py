@@ -345,11 +345,14 @@ def _renorm_rows_(weight, input, max_norm, norm_type):
         untracked(weight).index_copy_(0, index, rows * scale)
 
 
-def _reduce_dense_bags(indices, weight, keep, per_sample_weights, mode, scale_grad_by_freq=False):
+def _reduce_dense_bags(indices, weight, keep, per_sample_weights, mode, scale_grad_by_freq=False, sparse=False,
+                       padding_idx=None):
     """Reduce the rows picked by ``indices`` (bags, length) over each bag; ``keep`` (or None: all) marks the
     entries that count. scale_grad_by_freq divides each row's gradient by its count in all the bags (as
-    PyTorch's, which counts the whole input)."""
-    rows = embedding(indices, weight, scale_grad_by_freq=scale_grad_by_freq)
+    PyTorch's, which counts the whole input); sparse gives the weight a sparse gradient without the padding
+    entries."""
+    rows = embedding(indices, weight, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse,
+                     padding_idx=padding_idx if sparse else None)
     if mode == "max":
         if keep is None:
             return rows.max(dim=1).values
@@ -380,7 +383,7 @@ def _check_offsets(offsets, length):
 
 
 def _bags_from_offsets(input, weight, offsets, num_bags, keep, per_sample_weights, mode, include_last_offset,
-                       scale_grad_by_freq=False):
+                       scale_grad_by_freq=False, sparse=False, padding_idx=None):
     """Bags of a 1-D input: sum and mean add each entry into its bag (index_add); max pads the bags to the longest
     one (read on the host) and reduces them densely."""
     length = input.numel()
@@ -405,7 +408,8 @@ def _bags_from_offsets(input, weight, offsets, num_bags, keep, per_sample_weight
     starts_at = tandem.zeros(length + 1, dtype=tandem.int64, device=input.device).index_add(
         0, offsets.clamp(max=length), tandem.ones_like(offsets))
     bag_of = (starts_at.cumsum(0).narrow(0, 0, length) - 1).clamp(min=0)
-    rows = embedding(input, weight, scale_grad_by_freq=scale_grad_by_freq)
+    rows = embedding(input, weight, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse,
+                     padding_idx=padding_idx if sparse else None)
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.unsqueeze(-1)
     if keep is not None:
@@ -466,8 +470,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     ``input`` that start at ``offsets``. Entries equal to ``padding_idx`` are left out (mean does not count them);
     empty bags give zeros; ``per_sample_weights`` scales each entry (mode='sum' only). Unlike PyTorch the picked
     rows are materialised (index_select, then index_add or a padded max), ``scale_grad_by_freq`` divides each
-    row's gradient by its count in the whole input (sum and mean), and ``sparse=True`` still gives a dense gradient
-    (the autograd engine carries strided gradients only)."""
+    row's gradient by its count in the whole input (sum and mean). ``sparse=True`` gives the weight a sparse COO
+    gradient, as PyTorch's: one entry per looked-up index, padding entries left out (nn/_sparse_grad.py)."""
     if _amp_active():  # unlisted in PyTorch's autocast: its inner sum/mean must not turn the result into float32
         return _amp_run("none", lambda *a: embedding_bag(*a, max_norm, norm_type, scale_grad_by_freq, mode, sparse,
                                                           per_sample_weights, include_last_offset, padding_idx),
@@ -525,13 +529,14 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                                f"but got {padding_idx}")
         keep = input != padding_idx % rows
     if input.dim() == 2:
-        return _reduce_dense_bags(input, weight, keep, per_sample_weights, mode, scale_grad_by_freq)
+        return _reduce_dense_bags(input, weight, keep, per_sample_weights, mode, scale_grad_by_freq, sparse,
+                                  padding_idx)
     _check_offsets(offsets, input.numel())
     num_bags = offsets.numel() - 1 if include_last_offset else offsets.numel()
     if num_bags <= 0:
         return weight.new_zeros((0, weight.size(1)))
     return _bags_from_offsets(input, weight, offsets, num_bags, keep, per_sample_weights, mode, include_last_offset,
-                              scale_grad_by_freq)
+                              scale_grad_by_freq, sparse, padding_idx)
 
 
 def _class_repr(x):

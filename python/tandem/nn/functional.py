@@ -17,6 +17,7 @@ from .._transfer_guard import _crossing
 from . import _reduction
 from . import _reduction as _Reduction  # noqa: F401  (PyTorch's functional has it under this name)
 from .parameter import untracked
+from ._sparse_grad import gather_rows
 
 __all__ = [
     "linear", "relu", "relu_", "gelu", "silu", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "selu_", "celu",
@@ -530,7 +531,10 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     _refuse_complex_autograd("embedding", weight)
     if max_norm is not None:
         embedding_renorm_(weight, input, max_norm, norm_type)
-    out = tandem.index_select(weight, 0, input.reshape(-1)).reshape(list(input.shape) + [weight.size(1)])
+    if sparse and weight.requires_grad and tandem.is_grad_enabled():
+        out = gather_rows(weight, input.reshape(-1), padding_idx).reshape(list(input.shape) + [weight.size(1)])
+    else:
+        out = tandem.index_select(weight, 0, input.reshape(-1)).reshape(list(input.shape) + [weight.size(1)])
     if not out.requires_grad:
         return out
     if sparse and scale_grad_by_freq:  # PyTorch's sparse backward refuses it when the gradient is computed

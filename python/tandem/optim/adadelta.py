@@ -5,6 +5,8 @@ from .optimizer import Optimizer, implementation_switches
 
 
 class Adadelta(Optimizer):
+    _sparse_grad_error = "Adadelta does not support sparse gradients"
+
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
                  maximize=False, differentiable=False):
         switches = implementation_switches(lr, capturable=capturable, foreach=foreach, differentiable=differentiable)

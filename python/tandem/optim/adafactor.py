@@ -15,6 +15,8 @@ def _lerp_(t, end, weight):
 
 
 class Adafactor(Optimizer):
+    _sparse_grad_error = "Adafactor does not support sparse gradients"
+
     def __init__(self, params, lr=1e-2, beta2_decay=-0.8, eps=(None, 1e-3), d=1.0, weight_decay=0.0, *,
                  foreach=None, maximize=False):
         if isinstance(lr, tandem.Tensor) and lr.numel() != 1:

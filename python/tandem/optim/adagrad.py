@@ -5,6 +5,7 @@ import tandem
 from .. import _C
 
 from ..nn.parameter import untracked
+from ..sparse import _coo
 from .optimizer import Optimizer, implementation_switches
 
 
@@ -45,7 +46,24 @@ class Adagrad(Optimizer):
             for p, grad in self._grads(group):
                 state = self.state[p]
                 untracked(state["step"]).add_(1)
+                if grad.is_sparse:
+                    _adagrad_step_sparse(p, grad, state, group)
+                    continue
                 _C._optim_step("adagrad", self._real(p), self._real(grad), self._real(state["sum"]),
                                step=state["step"].item(), lr=group["lr"], weight_decay=group["weight_decay"],
                                eps=group["eps"], maximize=group["maximize"], lr_decay=group["lr_decay"])
         return loss
+
+
+def _adagrad_step_sparse(p, grad, state, group):
+    """PyTorch's Adagrad step for a sparse gradient (nn.Embedding(sparse=True)): the duplicates summed first (the
+    update is not linear), then only the rows the gradient names change, in the sum and in the parameter."""
+    if group["weight_decay"] != 0:
+        raise RuntimeError("weight_decay option is not compatible with sparse gradients")
+    with tandem.no_grad():
+        clr = group["lr"] / (1 + (state["step"].item() - 1) * group["lr_decay"])
+        grad = (-grad if group["maximize"] else grad).coalesce()
+        indices, values = grad._indices(), grad._values()
+        state["sum"].add_(_coo.wrap(indices, values.pow(2), grad.shape, True))
+        std = state["sum"].sparse_mask(grad)._values().sqrt_().add_(group["eps"])
+        untracked(p).add_(_coo.wrap(indices, values / std, grad.shape, True), alpha=-clr)

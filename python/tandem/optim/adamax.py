@@ -6,6 +6,8 @@ from .optimizer import Optimizer, implementation_switches
 
 
 class Adamax(Optimizer):
+    _sparse_grad_error = "Adamax does not support sparse gradients"
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
                  maximize=False, differentiable=False, capturable=False):
         switches = implementation_switches(lr, foreach=foreach, differentiable=differentiable, capturable=capturable)

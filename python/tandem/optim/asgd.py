@@ -9,6 +9,8 @@ from .optimizer import Optimizer
 
 
 class ASGD(Optimizer):
+    _sparse_grad_error = "ASGD does not support sparse gradients"
+
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None,
                  maximize=False, differentiable=False, capturable=False):
         if isinstance(lr, tandem.Tensor) and lr.numel() != 1:

@@ -133,6 +133,13 @@ def _lbfgs_direction(grad, old_dirs, old_stps, ro, h_diag, al):
     return r
 
 
+def _dense_grad(p):
+    grad = p.grad
+    if grad is None:
+        return p.new_zeros(p.shape)
+    return grad.to_dense() if grad.is_sparse else grad
+
+
 class LBFGS(Optimizer):
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
                  history_size=100, line_search_fn=None, *, maximize=False):
@@ -161,8 +168,9 @@ class LBFGS(Optimizer):
         return -float(loss) if self.param_groups[0]["maximize"] else float(loss)
 
     def _gather_flat_grad(self):
-        # A complex parameter counts as its pairs of reals (PyTorch's LBFGS works in that real space).
-        views = [self._real(p.new_zeros(p.shape) if p.grad is None else p.grad).reshape(-1) for p in self._params]
+        # A complex parameter counts as its pairs of reals (PyTorch's LBFGS works in that real space); a sparse
+        # gradient (nn.Embedding(sparse=True)) counts as its dense equivalent, as in PyTorch.
+        views = [self._real(_dense_grad(p)).reshape(-1) for p in self._params]
         flat = tandem.cat(views, 0)
         if self.param_groups[0]["maximize"]:
             flat.neg_()

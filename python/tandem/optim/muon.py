@@ -42,6 +42,8 @@ def _adjusted_lr(lr, adjust_lr_fn, shape):
 
 
 class Muon(Optimizer):
+    _sparse_grad_error = "Muon does not support sparse gradients"
+
     def __init__(self, params, lr=1e-3, weight_decay=0.1, momentum=0.95, nesterov=True,
                  ns_coefficients=(3.4445, -4.7750, 2.0315), eps=1e-7, ns_steps=5, adjust_lr_fn=None):
         if isinstance(lr, tandem.Tensor) and lr.numel() != 1:

@@ -11,6 +11,8 @@ from .optimizer import Optimizer, implementation_switches
 
 
 class NAdam(Optimizer):
+    _sparse_grad_error = "NAdam does not support sparse gradients"
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False):

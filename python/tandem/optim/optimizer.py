@@ -246,11 +246,16 @@ class Optimizer:
             return None
         return tandem.view_as_real(untracked(t)) if t.is_complex() else t
 
+    # PyTorch's refusal of a sparse gradient (nn.Embedding(sparse=True) gives one), or None where the step takes it.
+    _sparse_grad_error = None
+
     def _grads(self, group):
         """(param, grad) for the params of `group` that have a gradient."""
         for p in group["params"]:
             g = p.grad
             if g is not None:
+                if self._sparse_grad_error is not None and g.is_sparse:
+                    raise RuntimeError(self._sparse_grad_error)
                 yield p, g
 
     def state_dict(self):

@@ -6,6 +6,8 @@ from .optimizer import Optimizer, implementation_switches
 
 
 class RAdam(Optimizer):
+    _sparse_grad_error = "RAdam does not support sparse gradients"
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False,
                  *, foreach=None, maximize=False, capturable=False, differentiable=False):
         switches = implementation_switches(lr, foreach=foreach, capturable=capturable, differentiable=differentiable)

@@ -10,6 +10,8 @@ from .optimizer import Optimizer, implementation_switches
 
 
 class RMSprop(Optimizer):
+    _sparse_grad_error = "RMSprop does not support sparse gradients"
+
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
         switches = implementation_switches(lr, capturable=capturable, foreach=foreach, differentiable=differentiable)

@@ -8,6 +8,8 @@ from .optimizer import Optimizer
 
 
 class Rprop(Optimizer):
+    _sparse_grad_error = "Rprop does not support sparse gradients"
+
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False, foreach=None,
                  maximize=False, differentiable=False):
         if isinstance(lr, tandem.Tensor) and lr.numel() != 1:

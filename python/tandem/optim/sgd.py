@@ -2,6 +2,7 @@
 import tandem
 
 from .. import _C
+from ..nn.parameter import untracked
 from .optimizer import Optimizer, implementation_switches, required
 
 
@@ -26,6 +27,9 @@ class SGD(Optimizer):
         for group in self.param_groups:
             momentum = group["momentum"]
             for p, grad in self._grads(group):
+                if grad.is_sparse:
+                    _sgd_step_sparse(self.state[p], p, grad, group)
+                    continue
                 state = self.state[p]
                 buf = state.get("momentum_buffer")
                 first = False
@@ -39,6 +43,27 @@ class SGD(Optimizer):
                 _C._sgd_step(self._real(p), self._real(grad), self._real(buf), group["lr"], momentum,
                              group["dampening"], group["weight_decay"], group["nesterov"], group["maximize"], first)
         return loss
+
+
+def _sgd_step_sparse(state, p, grad, group):
+    """PyTorch's single-tensor SGD step for a sparse gradient (nn.Embedding(sparse=True)): only the rows the
+    gradient names change; the momentum buffer is a sparse tensor too, the gradients' entries accumulated."""
+    if group["fused"]:
+        raise RuntimeError("`_fused_sgd` does not support sparse gradients")
+    with tandem.no_grad():
+        if group["maximize"]:
+            grad = -grad
+        if group["weight_decay"] != 0:
+            grad = grad.add(p, alpha=group["weight_decay"])  # PyTorch's refusal: add(sparse, dense)
+        momentum = group["momentum"]
+        if momentum != 0:
+            buf = state.get("momentum_buffer")
+            if buf is None:
+                buf = state["momentum_buffer"] = grad.clone()
+            else:
+                buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
+            grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
+        untracked(p).add_(grad, alpha=-group["lr"])
 
 
 def _sgd_step_16bit(p, grad, buf, group, first):

@@ -191,6 +191,16 @@ class SparseCooTensor(_SparseBase):
     def __radd__(self, other):
         return _math.add_to_dense(other, self, 1)
 
+    def add_(self, other, *, alpha=1):
+        return _math.add_(self, other, alpha)
+
+    __iadd__ = add_
+
+    def sub_(self, other, *, alpha=1):
+        return _math.add_(self, other, -alpha)
+
+    __isub__ = sub_
+
     def sub(self, other, *, alpha=1):
         return _math.add(self, other, -alpha)  # PyTorch's sub is its add, and its errors name add
 
@@ -245,6 +255,9 @@ class SparseCooTensor(_SparseBase):
 
     def sum(self, dim=None, keepdim=False, dtype=None):
         return _math.sum(self, dim, keepdim, dtype)
+
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        return _math.norm(self, p, dim, keepdim, dtype)
 
     # ---- pickling and printing --------------------------------------------------------------------------------
     def __reduce_ex__(self, protocol):

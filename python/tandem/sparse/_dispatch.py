@@ -134,4 +134,13 @@ def _dense_with_sparse(name, dense, sparse, alpha):
     if not can_cast(result_type, dense.dtype):
         raise RuntimeError(f"Can't convert result type {result_type._scalar_type_name} to output "
                            f"{dense.dtype._scalar_type_name} in add operation")
+    rows_only = (not csr and list(dense.shape) == list(sparse._size) and dense.dtype == sparse.dtype
+                 and dense.is_contiguous()
+                 and not (_C.is_grad_enabled() and (dense.requires_grad or sparse._vals.requires_grad)))
+    if rows_only:
+        # Only the entries' rows are read and written (an optimizer step over an embedding's sparse gradient).
+        sizes = list(sparse._size[:sparse.sparse_dim()])
+        values = sparse._vals * scale if scale != 1 else sparse._vals
+        dense.view([-1] + list(values.shape[1:])).index_add_(0, _math.linear_index(sparse._idx, sizes), values)
+        return dense
     return dense.copy_(add(dense, sparse, scale))

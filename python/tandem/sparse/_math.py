@@ -1,7 +1,7 @@
 """The math of COO tensors, composed from dense tandem ops on indices and values (index_select, index_add,
 unique, searchsorted, ...), so autograd through the values and the dense operands, dtypes and every device come
-from those ops. Nothing loops in Python over entries, and only to_dense() builds a tensor of the full size:
-sparse @ dense costs O(nnz * columns)."""
+from those ops. Nothing loops in Python over entries but the merge of two uncoalesced operands of a sum
+(_merge_walk), and only to_dense() builds a tensor of the full size: sparse @ dense costs O(nnz * columns)."""
 import math
 import numbers
 
@@ -260,11 +260,89 @@ def add(a, b, alpha=1, name="add"):
         raise RuntimeError(f"{name}(sparse, dense) is not supported. Use {name}(dense, sparse) instead.")
     _same_sizes(a, b, f"{name}: expected sizes of 'self' and 'other' to match, but {list(a._size)} != "
                       f"{list(b._size)}")
-    dtype = _C.promote_types(a.dtype, b.dtype)
+    indices, values, coalesced = _summed_parts(a, b, alpha, _C.promote_types(a.dtype, b.dtype))
+    return _coo.wrap(indices, values, a._size, coalesced)
+
+
+def add_(a, b, alpha=1):
+    """a += alpha * b for sparse a and b, in place (a keeps its identity and dtype): PyTorch's sparse add_, which
+    is also how a sparse gradient accumulates into a sparse .grad."""
+    if not _is_sparse(b):
+        raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+    _same_sizes(a, b, f"add: expected sizes of 'self' and 'other' to match, but {list(a._size)} != {list(b._size)}")
+    from .._dtype_functions import can_cast  # noqa: PLC0415  (imported while tandem is being built)
+
+    result_type = _C.promote_types(a.dtype, b.dtype)
+    if not can_cast(result_type, a.dtype):
+        raise RuntimeError(f"Can't convert result type {result_type._scalar_type_name} to output "
+                           f"{a.dtype._scalar_type_name} in add operation")
+    a._idx, a._vals, a._coalesced = _summed_parts(a, b, alpha, a.dtype)
+    return a
+
+
+def _summed_parts(a, b, alpha, dtype):
+    """(indices, values, coalesced) of a + alpha * b, entry by entry as PyTorch's CPU sum of sparse tensors: an
+    empty operand adds nothing; with contiguous values both lists of entries are merged as sorted lists are
+    (entries with equal indices where the walk meets them become one), so a gradient accumulated over the same
+    rows keeps its entries and coalesced operands give a coalesced sum; otherwise the entries are concatenated (and
+    coalesced once there are more entries than elements)."""
     other = b._vals * alpha if alpha != 1 else b._vals
-    values = _C.cat([a._vals.to(dtype), other.to(dtype)])
-    result = _coo.wrap(_C.cat([a._idx, b._idx], 1), values, a._size, False)
-    return coalesce(result) if a._coalesced and b._coalesced else result
+    if b._nnz() == 0:
+        return a._idx, a._vals.to(dtype), a._coalesced
+    if a._nnz() == 0:
+        return b._idx, other.to(dtype), b._coalesced
+    coalesced = a._coalesced and b._coalesced
+    if not (a._vals.is_contiguous() and b._vals.is_contiguous()):
+        summed = _coo.wrap(_C.cat([a._idx, b._idx], 1), _C.cat([a._vals.to(dtype), other.to(dtype)]), a._size, False)
+        return _parts(coalesce(summed) if summed._nnz() > summed.numel() else summed)
+    if a._idx.shape == b._idx.shape and bool((a._idx == b._idx).all()):
+        return a._idx, a._vals.to(dtype) + other.to(dtype), a._coalesced
+    summed = _coo.wrap(_C.cat([a._idx, b._idx], 1), _C.cat([a._vals.to(dtype), other.to(dtype)]), a._size, False)
+    if coalesced:  # the merge of two sorted lists of distinct indices is their coalesced sum
+        return _parts(coalesce(summed))
+    sizes = list(a._size[:a.sparse_dim()])
+    from_a, from_b = _merge_walk(linear_index(a._idx, sizes).tolist(), linear_index(b._idx, sizes).tolist())
+    device = a._idx.device
+    take_a = tensor([k for k in from_a if k >= 0], dtype=_C.int64, device=device)
+    take_b = tensor([k for k in from_b if k >= 0], dtype=_C.int64, device=device)
+    slot_a = tensor([n for n, k in enumerate(from_a) if k >= 0], dtype=_C.int64, device=device)
+    slot_b = tensor([n for n, k in enumerate(from_b) if k >= 0], dtype=_C.int64, device=device)
+    indices = _C.zeros((a.sparse_dim(), len(from_a)), dtype=_C.int64, device=device)
+    indices = indices.index_copy(1, slot_a, a._idx.index_select(1, take_a))
+    indices = indices.index_copy(1, slot_b, b._idx.index_select(1, take_b))
+    values = _C.zeros([len(from_a)] + _dense_shape(a), dtype=dtype, device=a._vals.device)
+    values = values.index_add(0, slot_a, a._vals.to(dtype).index_select(0, take_a))
+    values = values.index_add(0, slot_b, other.to(dtype).index_select(0, take_b))
+    return indices, values, False
+
+
+def _parts(t):
+    return t._idx, t._vals, t._coalesced
+
+
+def _merge_walk(a, b):
+    """The walk that merges two sorted lists, over lists of keys that need not be sorted: at each step the smaller
+    head is taken, or both heads when they are equal. Returns, per output entry, its position in a and in b (-1:
+    none). A loop over the entries, the one place this module has one: the order depends on every comparison
+    before it (PyTorch's CPU kernel walks the same way)."""
+    from_a, from_b = [], []
+    i = j = 0
+    while i < len(a) and j < len(b):
+        if a[i] == b[j]:
+            from_a.append(i)
+            from_b.append(j)
+            i, j = i + 1, j + 1
+        elif a[i] < b[j]:
+            from_a.append(i)
+            from_b.append(-1)
+            i += 1
+        else:
+            from_a.append(-1)
+            from_b.append(j)
+            j += 1
+    from_a += list(range(i, len(a))) + [-1] * (len(b) - j)
+    from_b += [-1] * (len(a) - i) + list(range(j, len(b)))
+    return from_a, from_b
 
 
 def add_to_dense(dense, sparse, alpha=1, name="add"):
@@ -351,6 +429,26 @@ def pow(a, exponent):  # noqa: A001  (the method's name)
 
 
 # ---- reductions ---------------------------------------------------------------------------------------------------
+
+def norm(t, p="fro", dim=None, keepdim=False, dtype=None):
+    """The norm of all of t's elements (PyTorch's sparse norm takes full reductions only): the vector norm of
+    the coalesced values, the elements not stored being zeros (p=0 counts the nonzero values, inf/-inf take the
+    largest/smallest stored magnitude, as PyTorch's)."""
+    if dim is not None and sorted(_dims(dim, t.dim())) != list(range(t.dim())):
+        raise RuntimeError("norm_sparse currently only supports full reductions, so 'dim' must either be empty or "
+                           "contain all dimensions of the input")
+    if keepdim:
+        raise RuntimeError("norm_sparse currently does not support keepdim=True")
+    if dtype is not None:
+        if p == "fro":
+            raise ValueError("dtype argument is not supported in frobenius norm")
+        raise RuntimeError("norm_sparse currently does not support 'dtype' argument")
+    if isinstance(p, str) and p != "fro":
+        raise t._refuse("_linalg_svd" if p == "nuc" else "norm")
+    from .. import linalg  # noqa: PLC0415  (imported while tandem is being built)
+
+    return linalg.vector_norm(coalesce(t)._vals, 2 if p == "fro" else p)
+
 
 def _dims(dim, ndim):
     dims = [dim] if isinstance(dim, int) else list(dim)
