@@ -215,6 +215,19 @@ def test_promotion_with_python_scalars(dtype, scalar, want):
         assert xp.hypot(x, scalar).dtype == xp.result_type(getattr(xp, want), xp.float32)
 
 
+@pytest.mark.parametrize("name,scalar,values,want", [
+    ("greater", 0, [-1, 0, 1], [True, False, False]), ("greater_equal", 0, [-1, 0, 1], [True, True, False]),
+    ("less", 0, [-1, 0, 1], [False, False, True]), ("less_equal", 0, [-1, 0, 1], [False, True, True]),
+    ("equal", 0, [-1, 0, 1], [False, True, False]), ("not_equal", 0, [-1, 0, 1], [True, False, True]),
+    ("subtract", 1, [-1, 0, 1], [2, 1, 0]), ("floor_divide", 3, [-2, 2, 1], [-2, 1, 3]),
+])
+def test_a_python_scalar_first_operand(name, scalar, values, want):
+    """The 2024.12 standard takes a scalar in either position; tandem's comparisons (as PyTorch's) want a tensor
+    first, so the namespace makes the scalar a 0-d array of the result dtype."""
+    got = getattr(xp, name)(scalar, xp.asarray(values, dtype=xp.int16))
+    assert got.dtype == (xp.bool if isinstance(want[0], bool) else xp.int16) and got.tolist() == want
+
+
 @pytest.mark.parametrize("signed", INTS)
 def test_uint64_with_a_signed_integer_has_no_result(signed):
     # The standard leaves it undefined; tandem raises its own error (PyTorch has no uint64 promotion at all).

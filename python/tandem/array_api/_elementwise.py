@@ -80,12 +80,15 @@ def _tensors(x1, x2):
 def _promoted(fn, name):
     """fn on two operands promoted by the standard's rules. tandem, as PyTorch, lets a 0-d tensor take part in
     promotion only like a scalar (int64 0-d | int16 array -> int16); the standard promotes 0-d arrays fully, so
-    two arrays of different dtypes are cast to their common dtype first. Python scalars pass through: tandem's
-    scalar rule is the standard's."""
+    two arrays of different dtypes are cast to their common dtype first. A Python scalar second passes through
+    (tandem's scalar rule is the standard's); one first becomes a 0-d array of the result dtype."""
     def op(x1, x2, /):
         if isinstance(x1, Tensor) and isinstance(x2, Tensor) and x1.dtype != x2.dtype:
             dtype = _C.promote_types(x1.dtype, x2.dtype)
             x1, x2 = x1.to(dtype), x2.to(dtype)
+        elif not isinstance(x1, Tensor) and isinstance(x2, Tensor):
+            # A scalar first (xp.greater(0, x)): tandem's comparisons, as PyTorch's, take a tensor first
+            x1, x2 = _tensors(x1, x2)
         return fn(x1, x2)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"tandem.{fn.__name__} with the standard's promotion of arrays of different dtypes."
