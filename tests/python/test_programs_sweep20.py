@@ -1,0 +1,125 @@
+"""The twentieth program sweep: torch.func in real code (ensembles through stack_module_state, per-sample
+gradients and clipping, Newton and KKT systems by jacrev/jacfwd/hessian, vmap's dims and randomness), Bayesian code
+with torch.distributions (mixture density networks, full-covariance ELBOs, Dirichlet posteriors, transformed flows,
+REINFORCE), nn.Transformer/MultiheadAttention with every mask and option, custom autograd.Function idioms and
+checkpointing, training-loop infrastructure (accumulation with a GradScaler, early stopping, resuming through
+BytesIO, scheduler combinations, add_param_group), data-loading idioms (IterableDataset, collate functions,
+default_collate, seeded samplers, dataset composition) and signal code (STFT/ISTFT round trips, log-mel features,
+FFT convolution, a phase vocoder, windows), each program written once against a module called `torch`, run with
+PyTorch and with tandem standing in for it, and their results compared. The focused tests below cover what they
+found (docs/compat.md, "Program sweep 20")."""
+import copy
+import pickle
+
+import pytest
+
+import sweep20_autograd
+import sweep20_bayes
+import sweep20_data
+import sweep20_func
+import sweep20_signal
+import sweep20_training
+import sweep20_transformer
+import tandem
+from test_programs_sweeputil import program_test, same_outcome
+
+torch = pytest.importorskip("torch")
+
+DEVICES = ["cpu"] + (["cuda"] if tandem.cuda.is_available() else [])
+_MODULES = (sweep20_func, sweep20_bayes, sweep20_transformer, sweep20_autograd, sweep20_training, sweep20_data,
+            sweep20_signal)
+
+
+test_program_matches_pytorch = program_test(_MODULES, DEVICES)
+
+
+# ---- a copied TransformerDecoderLayer with a module activation runs relu, as PyTorch's ----------------------------------
+def _decoder_layer_copies(L, device, copier):
+    layer = L.nn.TransformerDecoderLayer(8, 2, dim_feedforward=12, dropout=0.0, activation=L.nn.SiLU(),
+                                         batch_first=True)
+    with L.no_grad():
+        for i, p in enumerate(layer.parameters()):
+            p.copy_(L.linspace(-0.5, 0.5, p.numel()).reshape(p.shape) * (1 + i % 3))
+    layer = layer.to(device)
+    clone = copier(L, layer)
+    tgt = L.linspace(-1, 1, 2 * 3 * 8, device=device).reshape(2, 3, 8)
+    mem = L.linspace(1, -1, 2 * 4 * 8, device=device).reshape(2, 4, 8).cos()
+    return [layer.activation is L.nn.functional.relu, clone.activation is L.nn.functional.relu,
+            type(clone._modules["activation"]).__name__, layer(tgt, mem), clone(tgt, mem)]
+
+
+_COPIERS = {
+    "deepcopy": lambda L, m: copy.deepcopy(m),
+    "pickle": lambda L, m: pickle.loads(pickle.dumps(m)),
+    "decoder_stack": lambda L, m: L.nn.TransformerDecoder(m, 2).layers[1],
+    "transformer": lambda L, m: L.nn.Transformer(8, 2, 1, 1, 12, 0.0, activation=L.nn.GELU(),
+                                                 batch_first=True).to(m.linear1.weight.device).decoder.layers[0],
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("how", list(_COPIERS))
+def test_copied_decoder_layer_with_a_module_activation_runs_relu_as_pytorch(how, device):
+    """PyTorch's TransformerDecoderLayer.__setstate__ gives a state without an "activation" entry F.relu; a module
+    activation lives in _modules, so a deep copy, an unpickled layer and the clones TransformerDecoder (and
+    nn.Transformer) make run relu while the module stays registered."""
+    if how == "transformer":
+        def run(L, d):
+            clone = _COPIERS[how](L, L.nn.Linear(1, 1).to(d))
+            return [clone.activation is L.nn.functional.relu, type(clone._modules["activation"]).__name__]
+        same_outcome(run, device)
+        return
+    same_outcome(lambda L, d: _decoder_layer_copies(L, d, _COPIERS[how]), device)
+
+
+def test_decoder_layer_string_and_function_activations_survive_a_copy():
+    for L in (tandem, torch):
+        F = L.nn.functional
+        assert copy.deepcopy(L.nn.TransformerDecoderLayer(8, 2, activation="gelu")).activation is F.gelu
+        assert copy.deepcopy(L.nn.TransformerDecoderLayer(8, 2, activation=F.silu)).activation is F.silu
+        enc = copy.deepcopy(L.nn.TransformerEncoderLayer(8, 2, activation=L.nn.SiLU()))
+        assert type(enc.activation).__name__ == "SiLU"
+
+
+# ---- the window functions' argument and dtype errors -------------------------------------------------------------------
+_WINDOW_CALLS = {
+    "kaiser_beta_alone": lambda L, d: L.kaiser_window(6, beta=8.0, device=d),
+    "kaiser_beta_alone_dtype": lambda L, d: L.kaiser_window(6, beta=8.0, dtype=L.float64),
+    "kaiser_all_factory": lambda L, d: L.kaiser_window(6, beta=8.0, requires_grad=True, pin_memory=False,
+                                                       layout=L.strided),
+    "hann_three_positionals": lambda L, d: L.hann_window(6, True, 3, device=L.device(d)),
+    "hamming_beta_alone": lambda L, d: L.hamming_window(6, beta=1.0, dtype=L.float64),
+    "hamming_too_many": lambda L, d: L.hamming_window(6, False, 1.0, 2.0, 3.0),
+    "hann_unknown_keyword": lambda L, d: L.hann_window(6, foo=1),
+    "blackman_periodic_int": lambda L, d: L.blackman_window(6, periodic=1),
+    "int64": lambda L, d: L.hann_window(4, dtype=L.int64),
+    "int32_on_device": lambda L, d: L.hamming_window(4, dtype=L.int32),
+    "bool_requires_grad": lambda L, d: L.bartlett_window(4, dtype=L.bool, requires_grad=True),
+    "uint8_layout": lambda L, d: L.blackman_window(4, dtype=L.uint8, layout=L.strided),
+    "int16_pinned": lambda L, d: L.hann_window(4, dtype=L.int16, pin_memory=True),
+    "int8_kaiser": lambda L, d: L.kaiser_window(4, dtype=L.int8),
+    "int_negative": lambda L, d: L.hann_window(-1, dtype=L.int64),
+    "complex": lambda L, d: L.hann_window(4, dtype=L.complex64, device=d),
+    "complex_kaiser": lambda L, d: L.kaiser_window(5, False, 3.0, dtype=L.complex128, device=d),
+    "complex_length_1": lambda L, d: L.view_as_real(L.hann_window(1, dtype=L.complex64, device=d)),
+    "complex_length_0": lambda L, d: L.kaiser_window(0, dtype=L.complex128, device=d),
+    "complex_negative": lambda L, d: L.hann_window(-2, dtype=L.complex64),
+    "float_still_works": lambda L, d: L.kaiser_window(5, False, 3.0, dtype=L.float64, device=d),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", list(_WINDOW_CALLS))
+def test_window_errors_match_pytorch(case, device):
+    """An overload error lists the factory keywords among the arguments given and the window's forms (each with
+    window_length); an integer dtype is refused with the TensorOptions PyTorch prints; a complex dtype passes the
+    check and stops at arange's kernel unless the window has fewer than two values."""
+    same_outcome(_WINDOW_CALLS[case], device)
+
+
+def test_window_overload_error_lists_every_form():
+    for L in (tandem, torch):
+        with pytest.raises(TypeError) as info:
+            L.hamming_window(6, beta=1.0)
+        forms = [line for line in str(info.value).split("\n") if line.startswith(" * (")]
+        assert len(forms) == 4 and all(f.startswith(" * (int window_length") for f in forms)
