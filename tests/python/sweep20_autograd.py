@@ -257,3 +257,105 @@ def checkpoint_variants(torch, device):
 
 PROGRAMS = [straight_through_quantiser, function_marks, function_jvp_and_double_backward, checkpoint_variants]
 NEEDS_CPP = {}
+
+
+# ---- what autograd.Function and checkpoint refuse --------------------------------------------------------------------
+def function_refusals(torch, device):
+    Function = torch.autograd.Function
+    cp = torch.utils.checkpoint
+
+    def make(backward, forward=None, **attrs):
+        def default_forward(ctx, x, y):
+            ctx.save_for_backward(x)
+            return x * y
+        return type("Custom", (Function,), {"forward": staticmethod(forward or default_forward),
+                                            "backward": staticmethod(backward), **attrs})
+
+    x = torch.ones(2, device=device, requires_grad=True)
+    y = torch.full((2,), 3.0, device=device)
+
+    def run(fn, *args):
+        out = fn.apply(*args)
+        out.sum().backward()
+        return x.grad
+
+    def materialize(flag):
+        seen = []
+
+        class Two(Function):
+            @staticmethod
+            def forward(ctx, a):
+                ctx.set_materialize_grads(flag)
+                return a * 2, a * 3
+
+            @staticmethod
+            def backward(ctx, g1, g2):
+                seen.append([g1 is None, g2 is None])
+                return (g1 if g1 is not None else 0) * 2
+
+        a = torch.ones(2, device=device, requires_grad=True)
+        Two.apply(a)[0].sum().backward()
+        return seen
+
+    def saved_twice():
+        fn = make(lambda ctx, g: (g * ctx.saved_tensors[0], None))
+        out = fn.apply(x, y).sum()
+        out.backward()
+        out.backward()
+
+    def modified_saved():  # on the CPU: the message names the tensor type
+        z = x.cpu() * 1.0
+        fn = make(lambda ctx, g: (g * ctx.saved_tensors[0], None))
+        out = fn.apply(z, y.cpu())
+        z.mul_(2)
+        out.sum().backward()
+
+    def dirty_not_returned():
+        def fwd(ctx, a, b):
+            a.add_(1)
+            ctx.mark_dirty(a)
+            return b * 1.0
+        return make(lambda ctx, g: (g, g), fwd).apply(x * 1.0, y)
+
+    def save_non_tensor():
+        def fwd(ctx, a, b):
+            ctx.save_for_backward(a, 3)
+            return a * b
+        return make(lambda ctx, g: (g, None), fwd).apply(x, y)
+
+    def reentrant_grad_call():
+        a = x.detach().clone().requires_grad_()
+        out = cp.checkpoint(lambda t: t.sin(), a, use_reentrant=True)
+        return torch.autograd.grad(out.sum(), a)
+
+    def checkpoint_kwargs_reentrant():
+        return cp.checkpoint(lambda t, s=1.0: t * s, x, s=2.0, use_reentrant=True)
+
+    def checkpoint_unknown_kwarg():
+        return cp.checkpoint(lambda t: t, x, use_reentrant=False, bogus=1)
+
+    table = {
+        "too_few": lambda: run(make(lambda ctx, g: g), x, y),
+        "too_many": lambda: run(make(lambda ctx, g: (g, None, None)), x, y),
+        "bad_shape": lambda: run(make(lambda ctx, g: (g[:1], None)), x, y),
+        "not_tensor": lambda: run(make(lambda ctx, g: ("g", None)), x, y),
+        "wrong_dtype": lambda: run(make(lambda ctx, g: (g.double(), None)), x, y),
+        "grad_for_int": lambda: run(make(lambda ctx, g: (g, g)), x, torch.ones(2, dtype=torch.long, device=device)),
+        "apply_kwargs": lambda: make(lambda ctx, g: (g, None)).apply(x, y=y),
+        "call_forward_directly": lambda: make(lambda ctx, g: (g, None))()(x, y),
+        "saved_twice": saved_twice,
+        "modified_saved": modified_saved,
+        "dirty_not_returned": dirty_not_returned,
+        "save_non_tensor": save_non_tensor,
+        "materialize_true": lambda: materialize(True),
+        "materialize_false": lambda: materialize(False),
+        "reentrant_grad": reentrant_grad_call,
+        "reentrant_kwargs": checkpoint_kwargs_reentrant,
+        "unknown_kwarg": checkpoint_unknown_kwarg,
+        "seq_bad_segments": lambda: cp.checkpoint_sequential(torch.nn.Sequential(torch.nn.Identity()), 0, x,
+                                                             use_reentrant=False),
+    }
+    return cases(torch, table)
+
+
+PROGRAMS.append(function_refusals)

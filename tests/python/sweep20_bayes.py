@@ -226,3 +226,115 @@ def distribution_shapes_and_checks(torch, device):
 PROGRAMS = [mixture_density_network, full_covariance_elbo, dirichlet_categorical, transformed_flow,
             reinforce_categorical, distribution_shapes_and_checks]
 NEEDS_CPP = {}
+
+
+# ---- validation messages, custom KL registrations and transforms' caches ---------------------------------------------
+def distribution_validation_and_registry(torch, device):
+    D, T = torch.distributions, torch.distributions.transforms
+
+    def t(v):
+        return torch.tensor(v, device=device)
+
+    class Shifted(D.Normal):
+        pass
+
+    @D.register_kl(Shifted, Shifted)
+    def _kl_shifted(p, q):
+        return (p.loc - q.loc).abs()
+
+    exp_cached = T.ExpTransform(cache_size=1)
+    u = t([0.5, 1.5])
+    y = exp_cached(u)
+    table = {
+        "support_msg": lambda: D.Normal(t(0.0), t(1.0)).log_prob(t(float("nan"))),
+        "bern_value": lambda: D.Bernoulli(probs=t(0.3)).log_prob(t(0.5)),
+        "cat_value": lambda: D.Categorical(logits=t([0.0, 1.0])).log_prob(t(2)),
+        "cat_float": lambda: D.Categorical(logits=t([0.0, 1.0])).log_prob(t(1.0)),
+        "dirichlet_value": lambda: D.Dirichlet(t([1.0, 2.0])).log_prob(t([0.5, 0.6])),
+        "mvn_bad_tril": lambda: D.MultivariateNormal(t([0.0, 0.0]), scale_tril=t([[1.0, 0.0], [0.5, -1.0]])),
+        "mvn_bad_cov": lambda: D.MultivariateNormal(t([0.0, 0.0]), covariance_matrix=t([[1.0, 2.0], [2.0, 1.0]])),
+        "mvn_two": lambda: D.MultivariateNormal(t([0.0]), covariance_matrix=t([[1.0]]), scale_tril=t([[1.0]])),
+        "independent_too_many": lambda: D.Independent(D.Normal(t([0.0]), t([1.0])), 2),
+        "mixture_types": lambda: D.MixtureSameFamily(D.Normal(t(0.0), t(1.0)), D.Normal(t([0.0]), t([1.0]))),
+        "mixture_batch": lambda: D.MixtureSameFamily(D.Categorical(logits=t([0.0, 0.0])),
+                                                     D.Normal(t([0.0, 1.0, 2.0]), t([1.0, 1.0, 1.0]))),
+        "transformed_base": lambda: D.TransformedDistribution(3.0, [T.ExpTransform()]),
+        "kl_custom": lambda: D.kl_divergence(Shifted(t(1.0), t(1.0)), Shifted(t(3.0), t(1.0))),
+        "kl_mvn_normal": lambda: D.kl_divergence(D.MultivariateNormal(t([0.0]), t([[1.0]])), D.Normal(t(0.0), t(1.0))),
+        "kl_independent": lambda: D.kl_divergence(D.Independent(D.Normal(t([0.0, 1.0]), t([1.0, 2.0])), 1),
+                                                  D.Independent(D.Normal(t([0.5, 0.5]), t([1.0, 1.0])), 1)),
+        "cache_hit": lambda: exp_cached.inv(y) is u,
+        "cache_miss": lambda: T.ExpTransform().inv(y) is u,
+        "bad_cache": lambda: T.ExpTransform(cache_size=2),
+        "inv_inv": lambda: T.ExpTransform().inv.inv == T.ExpTransform(),
+        "compose_eq": lambda: T.ComposeTransform([T.ExpTransform(), T.SigmoidTransform()]).event_dim,
+        "reshape": lambda: [list(T.ReshapeTransform((4,), (2, 2))(t([1.0, 2.0, 3.0, 4.0])).shape),
+                            T.ReshapeTransform((4,), (2, 2)).event_dim],
+        "reshape_bad": lambda: T.ReshapeTransform((4,), (3,)),
+        "softmax_tf": lambda: T.SoftmaxTransform()(t([0.0, 1.0, 2.0])),
+        "power": lambda: T.PowerTransform(t(2.0)).log_abs_det_jacobian(t(3.0), t(9.0)),
+        "corr_cholesky": lambda: T.CorrCholeskyTransform()(t([0.1, -0.2, 0.3])),
+        "lkj": lambda: D.LKJCholesky(3, t(2.0)).log_prob(torch.eye(3, device=device)),
+        "wishart": lambda: D.Wishart(t(4.0), covariance_matrix=torch.eye(2, device=device)).log_prob(
+            torch.eye(2, device=device) * 2),
+        "validate_default": lambda: D.Distribution._validate_args,
+        "sample_no_grad": lambda: D.Normal(t(0.0), t(1.0).requires_grad_()).sample().requires_grad,
+        "rsample_grad": lambda: D.Normal(t(0.0), t(1.0).requires_grad_()).rsample().requires_grad,
+        "no_rsample": lambda: D.Categorical(logits=t([0.0, 1.0])).rsample(),
+        "cat_entropy_neg_inf": lambda: D.Categorical(logits=t([0.0, float("-inf")])).entropy(),
+        "cat_probs_norm": lambda: D.Categorical(probs=t([2.0, 6.0])).probs,
+    }
+    return cases(torch, table)
+
+
+PROGRAMS.append(distribution_validation_and_registry)
+
+
+# ---- the less common families: moments, cdf/icdf, entropy ------------------------------------------------------------
+def distribution_zoo_moments(torch, device):
+    D = torch.distributions
+
+    def t(v):
+        return torch.tensor(v, device=device)
+
+    zoo = {
+        "kumaraswamy": (lambda: D.Kumaraswamy(t(2.0), t(3.0)), t(0.4)),
+        "weibull": (lambda: D.Weibull(t(1.5), t(2.0)), t(1.2)),
+        "pareto": (lambda: D.Pareto(t(1.0), t(3.0)), t(1.5)),
+        "half_cauchy": (lambda: D.HalfCauchy(t(1.5)), t(0.7)),
+        "half_normal": (lambda: D.HalfNormal(t(1.5)), t(0.7)),
+        "cauchy": (lambda: D.Cauchy(t(0.5), t(2.0)), t(-1.0)),
+        "gumbel": (lambda: D.Gumbel(t(0.5), t(2.0)), t(1.0)),
+        "logistic_normal": (lambda: D.LogisticNormal(t([0.0, 1.0]), t([1.0, 0.5])), t([0.2, 0.5, 0.3])),
+        "cont_bernoulli": (lambda: D.ContinuousBernoulli(probs=t(0.3)), t(0.6)),
+        "fisher": (lambda: D.FisherSnedecor(t(5.0), t(7.0)), t(1.3)),
+        "chi2": (lambda: D.Chi2(t(3.0)), t(2.0)),
+        "inverse_gamma": (lambda: D.InverseGamma(t(3.0), t(2.0)), t(0.8)),
+        "neg_binomial": (lambda: D.NegativeBinomial(t(4.0), probs=t(0.3)), t(2.0)),
+        "poisson": (lambda: D.Poisson(t(3.5)), t(2.0)),
+        "log_normal": (lambda: D.LogNormal(t(0.0), t(0.5)), t(1.5)),
+        "uniform": (lambda: D.Uniform(t(-1.0), t(3.0)), t(0.5)),
+        "exponential": (lambda: D.Exponential(t(2.0)), t(0.3)),
+        "gen_pareto": (lambda: D.GeneralizedPareto(t(0.0), t(1.0), t(0.2)), t(0.5)),
+        "binomial_logits": (lambda: D.Binomial(6, logits=t(0.4)), t(3.0)),
+        "relaxed_bern": (lambda: D.RelaxedBernoulli(t(0.5), probs=t(0.3)), t(0.4)),
+        "lowrank": (lambda: D.LowRankMultivariateNormal(t([0.0, 1.0]), t([[1.0], [0.5]]), t([0.5, 0.5])),
+                    t([0.2, 0.3])),
+    }
+    out = {}
+    for name, (make, value) in zoo.items():
+        def attr(a, make=make):
+            return lambda: getattr(make(), a)
+        table = {"mean": attr("mean"), "variance": attr("variance"), "mode": attr("mode"),
+                 "stddev": attr("stddev"), "entropy": lambda make=make: make().entropy(),
+                 "log_prob": lambda make=make, value=value: make().log_prob(value),
+                 "cdf": lambda make=make, value=value: make().cdf(value),
+                 "icdf": lambda make=make: make().icdf(t(0.3)),
+                 "support": lambda make=make: str(make().support),
+                 "shapes": lambda make=make: [list(make().batch_shape), list(make().event_shape),
+                                              list(make().sample((2,)).shape)]}
+        out[name] = cases(torch, table)
+    return out
+
+
+PROGRAMS.append(distribution_zoo_moments)

@@ -249,3 +249,59 @@ def dataset_composition(torch, device):
 PROGRAMS = [sharded_iterable_dataset, padded_text_batches, default_collate_structures, seeded_samplers,
             dataset_composition]
 NEEDS_CPP = {}
+
+
+# ---- what DataLoader, samplers and collate refuse ---------------------------------------------------------------------
+def loader_refusals(torch, device):
+    data = torch.utils.data
+    ds = data.TensorDataset(torch.arange(6.0).view(3, 2), torch.arange(3))
+
+    class Stream(data.IterableDataset):
+        def __iter__(self):
+            return iter(range(5))
+
+    class NoLen(data.Dataset):
+        def __getitem__(self, i):
+            return i
+
+    table = {
+        "batch_none": lambda: [b[1].tolist() for b in data.DataLoader(ds, batch_size=None)],
+        "batch_none_drop_last": lambda: data.DataLoader(ds, batch_size=None, drop_last=True),
+        "negative_workers": lambda: data.DataLoader(ds, num_workers=-1),
+        "prefetch_no_workers": lambda: data.DataLoader(ds, prefetch_factor=2),
+        "persistent_no_workers": lambda: data.DataLoader(ds, persistent_workers=True),
+        "timeout_negative": lambda: data.DataLoader(ds, timeout=-1),
+        "iterable_sampler": lambda: data.DataLoader(Stream(), sampler=[0, 1]),
+        "iterable_batch_sampler": lambda: data.DataLoader(Stream(), batch_sampler=[[0, 1]]),
+        "iterable_batches": lambda: [b.tolist() for b in data.DataLoader(Stream(), batch_size=2)],
+        "no_len_dataset": lambda: len(NoLen()),
+        "no_len_loader": lambda: len(data.DataLoader(NoLen(), batch_size=2)),
+        "sampler_len": lambda: len(data.DataLoader(ds, batch_size=2, drop_last=True)),
+        "bad_batch_type": lambda: data.DataLoader(ds, batch_size=2.5),
+        "bool_batch_size": lambda: data.BatchSampler(range(3), True, False),
+        "bad_drop_last": lambda: data.BatchSampler(range(3), 2, "no"),
+        "collate_mixed": lambda: data.default_collate([1, "a"]),
+        "collate_tensor_and_int": lambda: data.default_collate([torch.ones(1), 2]),
+        "collate_dict_keys": lambda: data.default_collate([{"a": 1}, {"b": 2}]),
+        "collate_empty": lambda: data.default_collate([]),
+        "random_split_sum": lambda: data.random_split(range(5), [2, 2]),
+        "random_split_negative": lambda: [sorted(s.indices) for s in data.random_split(
+            range(5), [6, -1], generator=torch.Generator().manual_seed(0))],
+        "random_split_fraction_round": lambda: [len(s) for s in data.random_split(
+            range(7), [0.33, 0.33, 0.34], generator=torch.Generator().manual_seed(0))],
+        "subset_oob": lambda: data.Subset(ds, [0, 5])[1],
+        "dataset_getitem": lambda: data.Dataset()[0],
+        "tensor_dataset_empty": lambda: len(data.TensorDataset()),
+        "multiprocessing_context": lambda: data.DataLoader(ds, multiprocessing_context="spawn"),
+        "worker_init_fn": lambda: [b[1].tolist() for b in data.DataLoader(ds, worker_init_fn=lambda i: None)],
+        "in_order": lambda: [b[1].tolist() for b in data.DataLoader(ds, in_order=False)],
+        "generator_loader": lambda: type(data.DataLoader(ds, shuffle=True, generator=torch.Generator()).sampler
+                                         ).__name__,
+        "loader_attrs": lambda: [data.DataLoader(ds).batch_size, data.DataLoader(ds).drop_last,
+                                 type(data.DataLoader(ds).batch_sampler).__name__,
+                                 data.DataLoader(ds).num_workers],
+    }
+    return cases(torch, table)
+
+
+PROGRAMS.append(loader_refusals)

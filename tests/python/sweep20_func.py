@@ -203,3 +203,56 @@ def functional_jvp_vjp(torch, device):
 PROGRAMS = [ensemble_stack_module_state, per_sample_clipping, newton_and_kkt, vmap_dims_and_randomness,
             functional_jvp_vjp]
 NEEDS_CPP = {}
+
+
+# ---- what torch.func refuses, and module utilities around it ---------------------------------------------------------
+def func_refusals_and_module_utilities(torch, device):
+    nn, func = torch.nn, torch.func
+    lin = _fill(torch, nn.Linear(3, 2), 2050).to(device)
+    x = _randn(torch, 2051, 4, 3, device=device)
+    params = dict(lin.named_parameters())
+    tied = _fill(torch, nn.Sequential(nn.Embedding(5, 3), nn.Linear(3, 5, bias=False)), 2052).to(device)
+    tied[1].weight = tied[0].weight
+    bn_net = _fill(torch, nn.Sequential(nn.Linear(3, 3), nn.BatchNorm1d(3)), 2053).to(device)
+
+    def per_sample_bn(inp):
+        return func.functional_call(bn_net, dict(bn_net.named_parameters()), (inp.unsqueeze(0),))
+
+    table = {
+        "grad_non_scalar": lambda: func.grad(lambda a: a * 2)(x),
+        "grad_not_tensor": lambda: func.grad(lambda a: 3.0)(x),
+        "grad_argnums_range": lambda: func.grad(lambda a: a.sum(), argnums=1)(x),
+        "grad_argnums_type": lambda: func.grad(lambda a: a.sum(), argnums=0.5)(x),
+        "grad_int_input": lambda: func.grad(lambda a: a.sum())(torch.ones(2, dtype=torch.long, device=device)),
+        "jacrev_chunk": lambda: func.jacrev(lambda a: a.sin(), chunk_size=2)(x[0]),
+        "jacrev_bad_chunk": lambda: func.jacrev(lambda a: a.sin(), chunk_size=0)(x[0]),
+        "jvp_shape": lambda: func.jvp(lambda a: a * 2, (x,), (x[0],)),
+        "jvp_not_tuple": lambda: func.jvp(lambda a: a * 2, x, x),
+        "vjp_aux": lambda: func.vjp(lambda a: (a.sum(), {"n": a.norm()}), x, has_aux=True)[2]["n"],
+        "strict_missing": lambda: func.functional_call(lin, {"weight": params["weight"]}, (x,), strict=True),
+        "strict_unexpected": lambda: func.functional_call(lin, {**params, "extra": x}, (x,), strict=True),
+        "overlap": lambda: func.functional_call(lin, ({"weight": params["weight"]}, {"weight": params["weight"]}),
+                                                (x,)),
+        "tied": lambda: func.functional_call(tied, {"0.weight": torch.ones(5, 3, device=device)},
+                                             (torch.tensor([1, 2], device=device),)).sum(),
+        "untied": lambda: func.functional_call(tied, {"0.weight": torch.ones(5, 3, device=device)},
+                                               (torch.tensor([1, 2], device=device),), tie_weights=False).sum(),
+        "stack_empty": lambda: func.stack_module_state([]),
+        "stack_mismatch": lambda: func.stack_module_state([nn.Linear(2, 2), nn.Linear(2, 3)]),
+        "stack_mode": lambda: func.stack_module_state([nn.Linear(2, 2), nn.Linear(2, 2).eval()]),
+        "bn_vmap": lambda: func.vmap(per_sample_bn)(x),
+        "bn_vmap_eval": lambda: list(func.vmap(lambda a: bn_net.eval()(a.unsqueeze(0)))(x).shape),
+        "grad_and_value_aux": lambda: func.grad_and_value(lambda a: (a.pow(2).sum(), a.mean()), has_aux=True)(x)[1],
+        "hessian_dict": lambda: {k: list(v["weight"].shape) for k, v in func.hessian(
+            lambda p: func.functional_call(lin, p, (x,)).pow(2).sum())(params).items()},
+    }
+    out = cases(torch, table)
+    lin2 = copy.deepcopy(lin)
+    func.replace_all_batch_norm_modules_(bn_net)
+    out["replaced"] = [bn_net[1].running_mean is None, bn_net[1].track_running_stats]
+    out["bn_after"] = cases(torch, {"bn_vmap": lambda: list(func.vmap(per_sample_bn)(x).shape)})
+    out["unchanged"] = bool(torch.equal(lin2.weight, lin.weight))
+    return out
+
+
+PROGRAMS.append(func_refusals_and_module_utilities)

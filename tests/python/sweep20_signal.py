@@ -217,3 +217,52 @@ def window_and_fft_edges(torch, device):
 PROGRAMS = [stft_istft_round_trips, log_mel_specaugment, fft_convolution_block_filtering, phase_vocoder_stretch,
             window_and_fft_edges]
 NEEDS_CPP = {}
+
+
+# ---- framing options: frames aligned to their window, complex signals and windows, shapes refused -----------------------
+def stft_framing_options(torch, device):
+    x = _signal(torch, 2640, 97, device, torch.float64)
+    w = torch.hann_window(10, dtype=torch.float64, device=device) + 0.05
+
+    def spec(**kw):
+        S = torch.stft(x, 16, 3, 10, window=w, return_complex=True, **kw)
+        return [list(S.shape), _r(S.abs().sum(), 4), _r(S[:, 0].abs(), 5)]
+
+    def vr(t):
+        return torch.view_as_real(t)
+
+    cpu_x = x.cpu()
+    table = {
+        "aligned": lambda: spec(center=False, align_to_window=True),
+        "not_aligned": lambda: spec(center=False, align_to_window=False),
+        "default_no_center": lambda: spec(center=False),
+        "aligned_full_window": lambda: list(torch.stft(x, 16, 4, window=torch.ones(16, dtype=torch.float64,
+                                                                                    device=device),
+                                                       center=False, align_to_window=True, return_complex=True).shape),
+        "aligned_center": lambda: spec(center=True, align_to_window=True),
+        "aligned_center_false": lambda: spec(center=True, align_to_window=False),
+        "aligned_short": lambda: torch.stft(cpu_x[:12], 16, 3, 10, window=w.cpu(), center=False,
+                                            align_to_window=True, return_complex=True),
+        "complex_signal": lambda: vr(torch.stft(x[:40].to(torch.complex128) * (1 + 0.5j), 8, 4,
+                                                window=w[:8], return_complex=True))[:, :3].sum(0),
+        "complex_window": lambda: vr(torch.stft(x[:40], 8, 4, window=w[:8] * (1 - 1j),
+                                                return_complex=True)).shape,
+        "complex_window_repr": lambda: torch.stft(cpu_x.view(1, 1, -1), 8, window=w[:8].cpu().to(torch.complex128),
+                                                  return_complex=True),
+        "zero_dim": lambda: torch.stft(cpu_x[0], 8, return_complex=True),
+        "zero_dim_constant": lambda: torch.stft(cpu_x[0], 8, return_complex=True, pad_mode="constant"),
+        "three_dim": lambda: torch.stft(cpu_x[:96].view(2, 3, 16), 4, window=torch.ones(4, dtype=torch.float64),
+                                        return_complex=True),
+        "four_dim": lambda: torch.stft(cpu_x[:96].view(2, 3, 2, 8), 4, return_complex=True),
+        "half_cpu": lambda: torch.stft(cpu_x.half(), 8, window=torch.ones(8, dtype=torch.half), return_complex=True),
+        "half_with_float_window": lambda: str(torch.stft(x.half(), 8, window=torch.ones(8, device=device),
+                                                         return_complex=True).dtype),
+        "istft_1d": lambda: torch.istft(torch.ones(9, dtype=torch.complex64, device=device), 16),
+        "istft_0d": lambda: torch.istft(torch.ones((), dtype=torch.complex64, device=device), 16),
+        "istft_4d": lambda: torch.istft(torch.ones(2, 2, 9, 5, dtype=torch.complex64), 16,
+                                        window=torch.ones(16, dtype=torch.complex64)),
+    }
+    return cases(torch, table)
+
+
+PROGRAMS.append(stft_framing_options)

@@ -251,3 +251,101 @@ def unfreeze_with_add_param_group(torch, device):
 PROGRAMS = [accumulation_with_grad_scaler, early_stopping_best_state, resume_from_bytesio, scheduler_combinations,
             unfreeze_with_add_param_group]
 NEEDS_CPP = {}
+
+
+# ---- what schedulers, scalers and optimizers refuse -------------------------------------------------------------------
+def training_refusals(torch, device):
+    import warnings
+    from sweep15_common import cases
+    S = torch.optim.lr_scheduler
+    w = torch.zeros(2, device=device, requires_grad=True)
+    v = torch.zeros(3, device=device, requires_grad=True)
+
+    def sgd(*params, **kw):
+        return torch.optim.SGD(list(params) or [w], lr=0.1, **kw)
+
+    def onecycle_overrun():
+        o = sgd()
+        s = S.OneCycleLR(o, max_lr=0.5, total_steps=3)
+        for _ in range(4):
+            o.step()
+            s.step()
+
+    def unscale_twice():
+        o = sgd()
+        scaler = torch.amp.GradScaler("cpu")
+        w.grad = torch.ones_like(w)
+        scaler.unscale_(o)
+        scaler.unscale_(o)
+
+    def step_order_warning():
+        o = sgd()
+        s = S.StepLR(o, 1)
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            s.step()
+        return [str(m.message).split(".")[0] for m in rec]
+
+    def load_groups():
+        a = sgd(w)
+        b = torch.optim.SGD([{"params": [w]}, {"params": [v]}], lr=0.1)
+        a.load_state_dict(b.state_dict())
+
+    def load_sizes():
+        a = sgd(w)
+        b = sgd(v, w)
+        a.load_state_dict(b.state_dict())
+
+    def plateau_before_step():
+        o = sgd()
+        s = S.ReduceLROnPlateau(o, patience=0)
+        s.step(1.0)
+        s.step(2.0)
+        return [round(o.param_groups[0]["lr"], 6), s.get_last_lr(), s.num_bad_epochs]
+
+    def chained_different_optimizers():
+        return S.ChainedScheduler([S.StepLR(sgd(), 1), S.StepLR(sgd(), 1)])
+
+    def sequential_different_optimizers():
+        o1, o2 = sgd(), sgd()
+        return S.SequentialLR(o1, [S.StepLR(o1, 1), S.StepLR(o2, 1)], milestones=[1])
+
+    table = {
+        "onecycle_overrun": onecycle_overrun,
+        "onecycle_no_steps": lambda: S.OneCycleLR(sgd(), max_lr=0.1),
+        "onecycle_bad_pct": lambda: S.OneCycleLR(sgd(), max_lr=0.1, total_steps=5, pct_start=1.5),
+        "onecycle_bad_strategy": lambda: S.OneCycleLR(sgd(), max_lr=0.1, total_steps=5, anneal_strategy="cubic"),
+        "sequential_milestones": lambda: S.SequentialLR(sgd(), [S.StepLR(sgd(), 1)], milestones=[1]),
+        "sequential_other_opt": lambda: type(sequential_different_optimizers()).__name__,
+        "chained_other_opt": lambda: type(chained_different_optimizers()).__name__,
+        "plateau_mode": lambda: S.ReduceLROnPlateau(sgd(), mode="up"),
+        "plateau_factor": lambda: S.ReduceLROnPlateau(sgd(), factor=1.5),
+        "plateau_min_lr_len": lambda: S.ReduceLROnPlateau(sgd(), min_lr=[0.1, 0.2]),
+        "plateau_threshold_mode": lambda: S.ReduceLROnPlateau(sgd(), threshold_mode="pct"),
+        "plateau_steps": plateau_before_step,
+        "warm_restarts_t0": lambda: S.CosineAnnealingWarmRestarts(sgd(), T_0=0),
+        "warm_restarts_tmult": lambda: S.CosineAnnealingWarmRestarts(sgd(), T_0=2, T_mult=1.5),
+        "linear_bad_start": lambda: S.LinearLR(sgd(), start_factor=0.0),
+        "lambda_count": lambda: S.LambdaLR(sgd(), [lambda e: 1.0, lambda e: 2.0]),
+        "not_optimizer": lambda: S.StepLR([w], 1),
+        "initial_lr_missing": lambda: S.StepLR(sgd(), 1, last_epoch=3),
+        "unscale_twice": unscale_twice,
+        "step_order": step_order_warning,
+        "load_groups": load_groups,
+        "load_sizes": load_sizes,
+        "sgd_negative_lr": lambda: torch.optim.SGD([w], lr=-1.0),
+        "adam_betas": lambda: torch.optim.Adam([w], betas=(1.0, 0.9)),
+        "adam_eps": lambda: torch.optim.Adam([w], eps=-1e-8),
+        "nesterov": lambda: torch.optim.SGD([w], lr=0.1, nesterov=True),
+        "empty_params": lambda: torch.optim.Adam([]),
+        "dict_params": lambda: torch.optim.Adam({"w": w}),
+        "non_leaf": lambda: torch.optim.Adam([w * 2]),
+        "duplicate": lambda: type(torch.optim.SGD([w, w], lr=0.1)).__name__,
+        "scaler_disabled_cpu_scale": lambda: torch.amp.GradScaler("cpu", enabled=False).scale(torch.tensor(2.0)).item(),
+        "scaler_bad_device": lambda: torch.amp.GradScaler("nope")._device,
+        "zero_grad_none": lambda: [sgd().zero_grad(), w.grad][1],
+    }
+    return cases(torch, table)
+
+
+PROGRAMS.append(training_refusals)

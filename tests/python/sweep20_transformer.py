@@ -169,3 +169,53 @@ def decoder_stack_cross_attention(torch, device):
 PROGRAMS = [seq2seq_transformer_masks, prenorm_encoder_callable_activation, multihead_attention_variants,
             decoder_stack_cross_attention]
 NEEDS_CPP = {}
+
+
+# ---- what the transformer modules refuse and warn about ---------------------------------------------------------------
+def transformer_refusals(torch, device):
+    import warnings
+    nn = torch.nn
+    model = _fill(torch, nn.Transformer(8, 2, 1, 1, 16, 0.0, batch_first=True), 2240).to(device)
+    mha = _fill(torch, nn.MultiheadAttention(8, 2), 2241).to(device)
+    src = _randn(torch, 2242, 2, 5, 8, device=device)
+    tgt = _randn(torch, 2243, 2, 3, 8, device=device)
+    q = _randn(torch, 2244, 3, 2, 8, device=device)  # (L, N, E)
+
+    def warned(call):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            result = call()
+        return [[type(m.message).__name__, str(m.message)] for m in w], list(result.shape) if hasattr(
+            result, "shape") else result
+
+    table = {
+        "d_model": lambda: model(src[..., :6], tgt[..., :6]),
+        "batch": lambda: model(src, tgt[:1]),
+        "unbatched_ok": lambda: list(model(src[0], tgt[0]).shape),
+        "unbatched_mha": lambda: [list(o.shape) for o in mha(q[:, 0], q[:, 0], q[:, 0])],
+        "nhead": lambda: nn.Transformer(10, 3),
+        "causal_no_mask": lambda: mha(q, q, q, is_causal=True),
+        "causal_with_weights": lambda: list(mha(q, q, q, is_causal=True, need_weights=True,
+                                                attn_mask=nn.Transformer.generate_square_subsequent_mask(
+                                                    3, device=device))[0].shape),
+        "kpm_shape": lambda: mha(q, q, q, key_padding_mask=torch.zeros(2, 4, dtype=torch.bool, device=device)),
+        "kpm_int": lambda: mha(q, q, q, key_padding_mask=torch.zeros(2, 3, dtype=torch.long, device=device)),
+        "mask_kind_mismatch": lambda: warned(lambda: mha(
+            q, q, q, key_padding_mask=torch.zeros(2, 3, dtype=torch.bool, device=device),
+            attn_mask=torch.zeros(3, 3, device=device))[0]),
+        "key_value_len": lambda: mha(q, q, q[:2]),
+        "query_dim": lambda: mha(q[..., :4], q, q),
+        "key_dim_3d_2d": lambda: mha(q, q[:, 0], q[:, 0]),
+        "decoder_no_memory": lambda: nn.TransformerDecoderLayer(8, 2)(q),
+        "activation_str": lambda: nn.TransformerEncoderLayer(8, 2, activation="tanh"),
+        "nested_warning": lambda: warned(lambda: nn.TransformerEncoder(
+            nn.TransformerEncoderLayer(8, 2, norm_first=True, batch_first=True), 1).num_layers),
+        "square_mask_dtype": lambda: str(nn.Transformer.generate_square_subsequent_mask(2, dtype=torch.float64)
+                                         .dtype),
+        "tgt_is_causal_no_mask": lambda: list(model(src, tgt, tgt_is_causal=True).shape),
+        "generate_mask_zero": lambda: list(nn.Transformer.generate_square_subsequent_mask(0).shape),
+    }
+    return cases(torch, table)
+
+
+PROGRAMS.append(transformer_refusals)

@@ -123,3 +123,80 @@ def test_window_overload_error_lists_every_form():
             L.hamming_window(6, beta=1.0)
         forms = [line for line in str(info.value).split("\n") if line.startswith(" * (")]
         assert len(forms) == 4 and all(f.startswith(" * (int window_length") for f in forms)
+
+
+# ---- stft/istft: frames aligned to the window, PyTorch's padding-first order and its type names ------------------------
+def _signal(L, d, n=97, dtype=None):
+    import numpy as np
+    return L.tensor(np.sin(np.arange(n) * 0.37) + 0.2 * np.cos(np.arange(n) * 1.3), dtype=dtype or L.float64,
+                    device=d)
+
+
+_STFT_CALLS = {
+    "aligned": lambda L, d: L.view_as_real(L.stft(_signal(L, d), 16, 3, 10, window=L.hann_window(
+        10, dtype=L.float64, device=d) + 0.1, center=False, align_to_window=True, return_complex=True)),
+    "aligned_batch_no_window": lambda L, d: L.view_as_real(L.stft(_signal(L, d, 60).view(2, 30), 8, 2, 5,
+                                                                  center=False, align_to_window=True,
+                                                                  return_complex=True)),
+    "aligned_gradient": lambda L, d: (lambda x: (L.stft(x, 8, 2, 5, window=L.hann_window(5, device=d),
+                                                        center=False, align_to_window=True,
+                                                        return_complex=True).abs().sum().backward(), x.grad)[1])(
+        _signal(L, d, 30, L.float32).requires_grad_()),
+    "aligned_too_short": lambda L, d: L.stft(_signal(L, "cpu", 6), 8, 2, 4, center=False, align_to_window=True,
+                                             return_complex=True),
+    "aligned_centre": lambda L, d: L.stft(_signal(L, d), 8, align_to_window=False, return_complex=True),
+    "zero_dim_reflect": lambda L, d: L.stft(L.tensor(1.0, device=d), 8, return_complex=True),
+    "zero_dim_constant": lambda L, d: L.stft(L.tensor(1.0), 8, return_complex=True, pad_mode="constant"),
+    "three_dim": lambda L, d: L.stft(L.ones(2, 2, 10), 4, window=L.ones(4), return_complex=True),
+    "four_dim": lambda L, d: L.stft(L.ones(2, 2, 2, 10, device=d), 4, return_complex=True),
+    "padding_before_return_complex": lambda L, d: L.stft(L.ones(1, device=d), 4),
+    "complex_input_name": lambda L, d: L.stft(L.ones(4, 4, 4, dtype=L.complex64), 2, return_complex=True),
+    "complex_window_name": lambda L, d: L.stft(L.ones(3, 3, 3), 2, window=L.ones(2, dtype=L.complex64),
+                                               return_complex=True),
+    "bfloat16_window_name": lambda L, d: L.stft(L.ones(3, 3, 3, dtype=L.float64), 2,
+                                                window=L.ones(2, dtype=L.bfloat16), return_complex=True),
+    "half_cpu": lambda L, d: L.stft(L.ones(16, dtype=L.half), 8, window=L.ones(8, dtype=L.half),
+                                    return_complex=True),
+    "bfloat16_cpu_no_window": lambda L, d: L.stft(L.ones(16, dtype=L.bfloat16), 8, return_complex=True),
+    "half_float_window": lambda L, d: L.stft(L.ones(16, dtype=L.half, device=d), 8, window=L.ones(8, device=d),
+                                             return_complex=True).dtype.is_complex,
+    "istft_1d": lambda L, d: L.istft(L.ones(9, dtype=L.complex64, device=d), 16),
+    "istft_0d": lambda L, d: L.istft(L.ones((), dtype=L.complex64, device=d), 16),
+    "istft_4d": lambda L, d: L.istft(L.ones(2, 2, 9, 5, dtype=L.complex64), 16, window=L.hann_window(16)),
+    "istft_complex_window_name": lambda L, d: L.istft(L.ones(2, 2, 9, 5, dtype=L.complex64), 16,
+                                                      window=L.ones(16, dtype=L.complex64)),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", list(_STFT_CALLS))
+def test_stft_framing_and_refusals_match_pytorch(case, device):
+    """align_to_window=True is PyTorch's framing (each frame starts where its window starts); a centred stft pads
+    first, as PyTorch's Python wrapper does, so padding errors and the padded shape come before the op's checks;
+    complex and bfloat16 tensors are named by backend and scalar type ("CPUComplexFloatType"); an istft input is
+    counted in the dims of its real view; a 16-bit signal is refused on the CPU with the MKL FFT's message."""
+    same_outcome(_STFT_CALLS[case], device)
+
+
+# ---- training-mode normalisation under vmap: the batch-size check comes first ---------------------------------------------
+_NORM_UNDER_VMAP = {
+    "batch_norm_one_value": lambda L, d: L.func.vmap(lambda a: L.nn.functional.batch_norm(
+        a.unsqueeze(0), L.zeros(3, device=d), L.ones(3, device=d), training=True))(L.ones(4, 3, device=d)),
+    "batch_norm_eps": lambda L, d: L.func.vmap(lambda a: L.nn.functional.batch_norm(
+        a, L.zeros(3, device=d), L.ones(3, device=d), training=True, eps=0.0))(L.ones(4, 2, 3, device=d)),
+    "batch_norm_unbatched_stats": lambda L, d: L.func.vmap(lambda a: L.nn.functional.batch_norm(
+        a, L.zeros(3, device=d), L.ones(3, device=d), training=True))(L.ones(4, 2, 3, device=d)),
+    "instance_norm_one_element": lambda L, d: L.func.vmap(lambda a: L.nn.functional.instance_norm(
+        a.unsqueeze(0), L.zeros(3, device=d), L.ones(3, device=d)))(L.ones(4, 3, 1, device=d)),
+    "instance_norm_unbatched_stats": lambda L, d: L.func.vmap(lambda a: L.nn.functional.instance_norm(
+        a.unsqueeze(0), L.zeros(3, device=d), L.ones(3, device=d)))(L.ones(4, 3, 5, device=d)),
+    "module_one_value": lambda L, d: L.func.vmap(L.nn.BatchNorm1d(3).to(d))(L.ones(4, 1, 3, device=d)),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", list(_NORM_UNDER_VMAP))
+def test_normalisation_under_vmap_checks_in_pytorchs_order(case, device):
+    """F.batch_norm/F.instance_norm check the batch (spatial) size in Python before the op's vmap rule refuses
+    running statistics that are not batched: a per-sample call of a one-value batch gets the ValueError."""
+    same_outcome(_NORM_UNDER_VMAP[case], device)

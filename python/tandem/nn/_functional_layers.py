@@ -79,12 +79,12 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         return _amp_run("none", instance_norm, input, running_mean, running_var, weight, bias, use_input_stats,
                         momentum, eps)
     if use_input_stats:
-        _func_transforms.check_batch_norm_running_stats(running_mean, running_var)
         spatial = 1
         for s in input.shape[2:]:
             spatial *= s
-        if spatial == 1:
+        if spatial == 1:  # PyTorch's Python check, before the op's vmap rule
             raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
+        _func_transforms.check_batch_norm_running_stats(running_mean, running_var)
     elif running_mean is None or running_var is None:
         raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
     n, c = input.size(0), input.size(1)

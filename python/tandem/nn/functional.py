@@ -435,15 +435,15 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         return _amp_run("none", batch_norm, input, running_mean, running_var, weight, bias, training, momentum, eps)
     _require_tensors("batch_norm", ("input", input))
     if training:
-        _func_transforms.check_batch_norm_running_stats(running_mean, running_var)
         size = list(input.shape)
         count = size[0] if size else 1
         for s in size[2:]:
             count *= s
-        if count == 1:  # PyTorch's check (an empty batch passes)
+        if count == 1:  # PyTorch's check (an empty batch passes), in Python before the op's vmap rule
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
         if eps <= 0.0:
             raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+        _func_transforms.check_batch_norm_running_stats(running_mean, running_var)
     elif eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     if input.dim() < 2:  # PyTorch's batch_norm checks the parameters' sizes against 0 channels first
