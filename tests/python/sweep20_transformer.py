@@ -214,6 +214,9 @@ def transformer_refusals(torch, device):
                                          .dtype),
         "tgt_is_causal_no_mask": lambda: list(model(src, tgt, tgt_is_causal=True).shape),
         "generate_mask_zero": lambda: list(nn.Transformer.generate_square_subsequent_mask(0).shape),
+        "merge_masks": lambda: [[list(m.shape), str(m.dtype), t] for m, t in [mha.merge_masks(
+            nn.Transformer.generate_square_subsequent_mask(3, device=device),
+            torch.tensor([[False, False, True], [False] * 3], device=device), q.transpose(0, 1))]],
     }
     return cases(torch, table)
 
