@@ -245,3 +245,47 @@ def test_wide_unsigned_dtypes_are_named_as_pytorchs_cpp_types(device):
     for dtype in ("uint16", "uint32", "uint64"):
         same_outcome(lambda L, d: L.hann_window(4, dtype=getattr(L, dtype)), device)
         same_outcome(lambda L, d: L.tensor([1], dtype=getattr(L, dtype), device=d).clamp_(0.5), device)
+
+
+# ---- functional_call's arguments -------------------------------------------------------------------------------------------
+def _linear(L, d):
+    m = L.nn.Linear(3, 2).to(d)
+    with L.no_grad():
+        m.weight.copy_(L.ones(2, 3))
+        m.bias.copy_(L.ones(2))
+    return m
+
+
+_STATE_ARGS = {
+    "int_value": lambda L, d: {"weight": 3},
+    "none_value": lambda L, d: {"bias": None},
+    "list_value": lambda L, d: {"weight": [[0.0] * 3] * 2},
+    "numpy_value": lambda L, d: {"weight": __import__("numpy").zeros((2, 3), dtype="float32")},
+    "parameter_value": lambda L, d: {"weight": L.nn.Parameter(L.zeros(2, 3, device=d))},
+    "list_with_a_non_dict": lambda L, d: [{"weight": L.zeros(2, 3, device=d)}, 5],
+    "not_a_dict": lambda L, d: 5,
+    "a_string": lambda L, d: "weight",
+    "tuple_of_dicts": lambda L, d: ({"weight": L.zeros(2, 3, device=d)}, {"bias": L.zeros(2, device=d)}),
+    "repeated_keys": lambda L, d: ({"bias": L.zeros(2, device=d)}, {"bias": L.ones(2, device=d)}),
+    "missing_submodule": lambda L, d: {"nothing.here": L.zeros(1, device=d)},
+    "new_attribute": lambda L, d: {"extra": L.zeros(1, device=d)},
+    "bad_after_good": lambda L, d: {"bias": L.zeros(2, device=d), "weight": "w"},
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("entry", ["func", "stateless"])
+@pytest.mark.parametrize("case", list(_STATE_ARGS))
+def test_functional_call_arguments_match_pytorch(case, entry, device):
+    """torch.func.functional_call takes a dict or a sequence of dicts (ValueErrors otherwise); the deprecated
+    stateless one a dict only (a tuple is PyTorch's AttributeError); every value a tensor or None; a failed swap
+    leaves the module as it was."""
+    def run(L, d):
+        m = _linear(L, d)
+        call = L.func.functional_call if entry == "func" else L.nn.utils.stateless.functional_call
+        try:
+            return call(m, _STATE_ARGS[case](L, d), (L.ones(1, 3, device=d),))
+        finally:
+            assert type(m.weight).__name__ == "Parameter" and not hasattr(m, "extra")
+            assert float(m.bias.sum()) == 2.0
+    same_outcome(run, device)
