@@ -359,3 +359,42 @@ def function_refusals(torch, device):
 
 
 PROGRAMS.append(function_refusals)
+
+
+# ---- in-place writes into views of a custom Function's view output ---------------------------------------------------
+def custom_view_chain_inplace(torch, device):
+    class Window(torch.autograd.Function):
+        """A zero-copy crop whose backward pads the gradient back (a view returned from forward)."""
+        @staticmethod
+        def forward(ctx, x):
+            ctx.length = x.shape[-1]
+            return x[..., 1:-1]
+
+        @staticmethod
+        def backward(ctx, g):
+            return torch.nn.functional.pad(g, (1, 1))
+
+    x = torch.arange(6.0, device=device).view(2, 3).requires_grad_()
+    crop = Window.apply(x)
+    crop.sum().backward()
+
+    def write_output():
+        Window.apply(x).mul_(2)
+
+    def write_view_of_output():
+        Window.apply(x).view(-1).mul_(2)
+
+    def write_slice_of_output():
+        Window.apply(x)[0].add_(1)
+
+    return {"grad": x.grad.tolist(), "errs": cases(torch, {"output": write_output,
+                                                            "view_of_output": write_view_of_output,
+                                                            "slice_of_output": write_slice_of_output})}
+
+
+NEEDS_CPP[custom_view_chain_inplace] = (
+    "needs C++: a view of a custom Function's view output does not inherit PyTorch's IN_CUSTOM_FUNCTION creation "
+    "meta (src/autograd/node.cpp check_inplace only reads output_is_custom_view of the tensor's own grad_fn), so "
+    "out.view(-1).mul_(2) and out[0].add_(1) raise tandem's 'in-place operation on a view of a non-contiguous "
+    "tensor ...' NotImplementedError where PyTorch raises RuntimeError 'Output 0 of View (Select) is a view and is "
+    "being modified inplace. This view was created inside a custom Function ...', naming the new view's node")
