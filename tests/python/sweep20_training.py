@@ -349,3 +349,32 @@ def training_refusals(torch, device):
 
 
 PROGRAMS.append(training_refusals)
+
+
+# ---- bfloat16 autocast on the CPU with LayerNorm blocks and a GradScaler ----------------------------------------------
+def cpu_bfloat16_autocast_loop(torch, device):
+    nn, F = torch.nn, torch.nn.functional
+    if device != "cpu":  # PyTorch's CPU autocast; the program runs on the CPU for every device
+        device = "cpu"
+    model = _fill(torch, nn.Sequential(nn.Linear(5, 16), nn.LayerNorm(16), nn.GELU(), nn.Linear(16, 16),
+                                       nn.LayerNorm(16), nn.Linear(16, 3)), 2460)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    scaler = torch.amp.GradScaler("cpu", init_scale=2.0 ** 6)
+    x = _randn(torch, 2461, 12, 5)
+    t = torch.tensor([i % 3 for i in range(12)])
+    log = []
+    for _ in range(4):
+        opt.zero_grad()
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            h = model[1](model[0](x))
+            logits = model[2:](h)
+            loss = F.cross_entropy(logits, t)
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+        log.append([str(h.dtype), str(logits.dtype), str(loss.dtype), _r(loss, 2)])  # 16-bit steps
+    grads = [str(p.grad.dtype) for p in model.parameters()]
+    return {"log": log, "grads": sorted(set(grads)), "h": _r(h.float()[:2], 2), "scale": scaler.get_scale()}
+
+
+PROGRAMS.append(cpu_bfloat16_autocast_loop)

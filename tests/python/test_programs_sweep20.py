@@ -289,3 +289,52 @@ def test_functional_call_arguments_match_pytorch(case, entry, device):
             assert type(m.weight).__name__ == "Parameter" and not hasattr(m, "extra")
             assert float(m.bias.sum()) == 2.0
     same_outcome(run, device)
+
+
+# ---- layer_norm of a 16-bit input with float32 parameters ------------------------------------------------------------------
+_LN_DTYPES = ["float32", "float64", "bfloat16", "float16"]
+
+
+@pytest.mark.parametrize("bias", _LN_DTYPES + [None])
+@pytest.mark.parametrize("weight", _LN_DTYPES + [None])
+@pytest.mark.parametrize("dtype", _LN_DTYPES)
+def test_layer_norm_parameter_dtypes_follow_pytorchs_rule(dtype, weight, bias):
+    """The first parameter given decides: of the input's dtype, the other must match ("expected scalar type ...
+    but found ..."); of another, all must be float32 ("mixed dtype (CPU): expect parameter to have scalar type of
+    Float") and the input 16-bit ("mixed dtype (CPU): all inputs must share same datatype.")."""
+    def run(L, d):
+        def make(name):
+            return None if name is None else L.linspace(0.5, 1.5, 4, dtype=getattr(L, name), device=d)
+        x = L.linspace(-2, 3, 8, device=d).reshape(2, 4).to(getattr(L, dtype))
+        return L.nn.functional.layer_norm(x, (4,), make(weight), make(bias))
+    same_outcome(run, "cpu")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_mixed_layer_norm_rounds_once_as_pytorch(dtype, device):
+    """A 16-bit input with float32 weight and bias: the output and the input's gradient are PyTorch's bit for bit
+    (computed in float32, rounded once), the parameters' gradients float32 and close."""
+    import numpy as np
+    rng = np.random.default_rng(7)
+    x, w, b, g = (rng.standard_normal((3, 5, 64)), rng.uniform(-1, 1, 64), rng.uniform(-1, 1, 64),
+                  rng.standard_normal((3, 5, 64)))
+    results = []
+    for L, d in ((torch, "cpu"), (tandem, device)):
+        low = getattr(L, dtype)
+        xt = L.tensor(x, dtype=L.float32, device=d).to(low).requires_grad_()
+        wt = L.tensor(w, dtype=L.float32, device=d, requires_grad=True)
+        bt = L.tensor(b, dtype=L.float32, device=d, requires_grad=True)
+        y = L.nn.functional.layer_norm(xt, (64,), wt, bt)
+        grads = L.autograd.grad(y, (xt, wt, bt), L.tensor(g, dtype=L.float32, device=d).to(low))
+        results.append([str(y.dtype).split(".")[1]] + [t.detach().float().cpu().numpy() for t in (y,) + grads]
+                       + [str(t.dtype).split(".")[1] for t in grads])
+    want, got = results
+    assert got[0] == want[0] and got[5:] == want[5:]
+    for i in (1, 2):  # a GPU's float32 sums may land on the other side of a 16-bit rounding boundary
+        if device == "cpu":
+            np.testing.assert_array_equal(got[i], want[i])
+        else:
+            np.testing.assert_allclose(got[i], want[i], rtol=1e-2, atol=1e-2)
+    for i in (3, 4):
+        np.testing.assert_allclose(got[i], want[i], rtol=0.05, atol=0.1)
