@@ -338,3 +338,26 @@ def test_mixed_layer_norm_rounds_once_as_pytorch(dtype, device):
             np.testing.assert_allclose(got[i], want[i], rtol=1e-2, atol=1e-2)
     for i in (3, 4):
         np.testing.assert_allclose(got[i], want[i], rtol=0.05, atol=0.1)
+
+
+# ---- rms_norm: the weight is applied in the computing type, one rounding to the input's dtype ----------------------------
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("weight", _LN_DTYPES + [None])
+@pytest.mark.parametrize("dtype", _LN_DTYPES)
+def test_rms_norm_rounds_once_to_the_inputs_dtype(dtype, weight, device):
+    """PyTorch normalises a 16-bit input in float32, multiplies by the weight there and rounds once; the result has
+    the input's dtype whatever the weight's (a float32 weight with a bfloat16 input gave float32, and a bfloat16
+    weight was applied after rounding)."""
+    import numpy as np
+
+    def run(L, d):
+        x = L.tensor(np.random.default_rng(1).standard_normal((5, 64)), dtype=L.float32, device=d)
+        x = x.to(getattr(L, dtype)).requires_grad_()
+        w = None
+        if weight is not None:
+            w = L.tensor(np.random.default_rng(2).uniform(-1, 1, 64), dtype=L.float32, device=d)
+            w = w.to(getattr(L, weight)).requires_grad_()
+        y = L.nn.functional.rms_norm(x, (64,), w)
+        grads = L.autograd.grad(y.float().pow(2).sum(), [t for t in (x, w) if t is not None])
+        return [y, [str(g.dtype).split(".")[1] for g in grads], grads[0].float()]
+    same_outcome(run, device)

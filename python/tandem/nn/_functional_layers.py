@@ -142,8 +142,10 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if eps is None:
         eps = _FLOAT64_EPS if x.dtype == tandem.float64 else _FLOAT32_EPS
     dims = list(range(input.dim() - k, input.dim()))
-    out = (x * tandem.rsqrt((x * x).mean(dim=dims, keepdim=True) + eps)).to(input.dtype)
-    return out * weight if weight is not None else out
+    out = x * tandem.rsqrt((x * x).mean(dim=dims, keepdim=True) + eps)
+    if weight is not None:  # in the computing type, as PyTorch's: one rounding, to the input's dtype
+        out = out * weight
+    return out.to(input.dtype)
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
