@@ -3,7 +3,8 @@ straight-through quantiser with setup_context and ctx.needs_input_grad, a sort-b
 mark_non_differentiable indices, an in-place clamp with mark_dirty, a once_differentiable kernel refusing double
 backward, a Function with a jvp (forward-mode AD and save_for_forward) and a double-backward-able Function used in a
 gradient penalty, and checkpointing (use_reentrant True/False, checkpoint_sequential, kwargs, non-tensor outputs,
-the reentrant no-grad-input warning).
+the reentrant no-grad-input warning), every wrong backward and checkpoint misuse, and in-place writes into views of
+a custom Function's view output (a strict xfail: needs C++).
 
 Each program takes the library as `torch` and a device and returns plain Python values (see
 test_programs_sweep20.py). Parameters and data come from NumPy so both libraries start from the same numbers."""

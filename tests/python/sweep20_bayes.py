@@ -3,7 +3,8 @@ MixtureSameFamily(Categorical, Independent(Normal)), a full-covariance variation
 MultivariateNormal(scale_tril) and LowRankMultivariateNormal under an ELBO loop, a Dirichlet-Categorical topic
 posterior, a normalising flow built from TransformedDistribution with composed transforms, REINFORCE with a
 Categorical policy and an entropy bonus, and the shapes and checks of distributions (batch/event shapes, expand,
-validate_args, support, constraints, kl registrations).
+validate_args, support, constraints, kl registrations), validation messages and register_kl, and the moments of
+the less common families.
 
 Each program takes the library as `torch` and a device and returns plain Python values (see
 test_programs_sweep20.py). Where a program samples, it returns only what does not depend on the generator's

@@ -3,7 +3,8 @@ a ChainDataset and a buffered shuffle, a variable-length text pipeline with a cu
 pack_padded_sequence and a length-bucketing BatchSampler, default_collate of dicts, namedtuples, NumPy arrays and
 scalars, seeded samplers (WeightedRandomSampler, SubsetRandomSampler, RandomSampler with replacement and
 num_samples) reproducible through a Generator, and dataset composition (random_split with fractions,
-ConcatDataset, Subset, TensorDataset indexed with tensors and slices).
+ConcatDataset, Subset, TensorDataset indexed with tensors and slices) and what DataLoader, samplers and collate
+refuse.
 
 Each program takes the library as `torch` and a device and returns plain Python values (see
 test_programs_sweep20.py). Programs that draw from a generator return only what does not depend on its stream

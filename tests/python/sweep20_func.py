@@ -2,7 +2,7 @@
 functional_call and vmap (with in_dims that share the batch), per-sample gradients and per-sample clipping as in
 DP-SGD by vmap(grad(...)) with has_aux, jacrev/jacfwd/hessian in an optimisation loop (Newton's method on a
 Rosenbrock valley, a constrained Lagrangian's KKT matrix), vmap with nested in_dims, out_dims, chunk_size and
-randomness=, and jvp/vjp/linearize of a functional model.
+randomness=, jvp/vjp/linearize of a functional model, and what torch.func and functional_call refuse.
 
 Each program takes the library as `torch` and a device and returns plain Python values (see
 test_programs_sweep20.py). Parameters and data come from NumPy so both libraries start from the same numbers."""

@@ -2,7 +2,8 @@
 Hamming and Blackman windows (centre and no centre, onesided and two-sided, normalized, return_complex forms, a
 batch of signals), a log-mel spectrogram with a hand-built triangular filterbank and SpecAugment masks, FFT-based
 convolution with rfft/irfft checked against conv1d, overlap-add and overlap-save block filtering, a phase vocoder
-time stretch, and the window functions' and FFT helpers' edge cases.
+time stretch, the window functions' and FFT helpers' edge cases, and framing options (align_to_window, complex
+signals and windows, the shapes stft/istft refuse).
 
 Each program takes the library as `torch` and a device and returns plain Python values (see
 test_programs_sweep20.py). Signals come from NumPy so both libraries start from the same numbers."""

@@ -2,7 +2,8 @@
 accumulation with loss scaling and a CPU GradScaler, early stopping that keeps copy.deepcopy(state_dict) of the best
 epoch, a mid-training checkpoint through torch.save/torch.load on io.BytesIO that resumes with identical results,
 scheduler combinations (SequentialLR of warm-up and cosine restarts, ChainedScheduler, OneCycleLR with three phases,
-ReduceLROnPlateau with cooldown and min_lr per group), and add_param_group during training (unfreezing a backbone).
+ReduceLROnPlateau with cooldown and min_lr per group), add_param_group during training (unfreezing a backbone), what schedulers, scalers and optimizers refuse, and a
+bfloat16 CPU autocast loop over LayerNorm blocks.
 
 Each program takes the library as `torch` and a device and returns plain Python values (see
 test_programs_sweep20.py). Parameters and data come from NumPy so both libraries start from the same numbers."""

@@ -3,7 +3,7 @@ translation step with every mask (square subsequent, key padding on source, targ
 decoding, a pre-norm GPT-style TransformerEncoder with a callable activation, batch_first=False and a final norm,
 enable_nested_tensor=False in eval; MultiheadAttention with kdim/vdim, add_bias_kv, add_zero_attn,
 average_attn_weights=False, 3-D float masks per head and its errors; a TransformerDecoder-only stack with
-memory_is_causal and a cross-attention over a padded memory.
+memory_is_causal and a cross-attention over a padded memory, and what the modules refuse (merge_masks included).
 
 Each program takes the library as `torch` and a device and returns plain Python values (see
 test_programs_sweep20.py). Parameters and data come from NumPy so both libraries start from the same numbers."""
