@@ -17,8 +17,19 @@ def _flag(value):
     return "None" if value is None else str(int(value))
 
 
+_LEGACY_NAMED = ("float32", "float64", "float16", "uint8", "int8", "int16", "int32", "int64", "bool")
+
+
+def _tensor_name(t):
+    """How ATen's messages name a tensor's type: the legacy class where there is one ("torch.FloatTensor",
+    "torch.cuda.DoubleTensor"), its backend and scalar type otherwise ("CPUComplexFloatType", "CPUBFloat16Type")."""
+    if str(t.dtype).rsplit(".", 1)[-1] in _LEGACY_NAMED:
+        return t.type()
+    return ("CPU" if t.device.type == "cpu" else "CUDA") + t.dtype._scalar_type_name + "Type"
+
+
 def _window_repr(window):
-    return "None" if window is None else f"{window.type()}{{[{', '.join(str(s) for s in window.shape)}]}}"
+    return "None" if window is None else f"{_tensor_name(window)}{{[{', '.join(str(s) for s in window.shape)}]}}"
 
 
 def _window_to_n_fft(call, window, n_fft, win_length, mismatch, like):
@@ -55,6 +66,14 @@ def _check_flag_types(*args):
 
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
          normalized=False, onesided=None, return_complex=None, align_to_window=None):
+    if center and align_to_window is not None:
+        raise RuntimeError("stft align_to_window should only be set when center = false")
+    if center:  # PyTorch's Python wrapper pads first, viewed as (1, batch, length), before its op checks anything
+        from .nn.functional import pad
+        dim = input.dim()
+        p = n_fft // 2
+        input = pad(input.view([1] * (3 - dim) + list(input.shape)), [p, p], mode=pad_mode)
+        input = input.view(input.shape[-dim:])
     _check_flag_types(input, n_fft, hop_length, win_length, window, normalized, onesided, return_complex,
                       align_to_window)
     complex_in = input.dtype.is_complex or (window is not None and window.dtype.is_complex)
@@ -69,12 +88,6 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
                       "return complex tensors for all inputs, and return_complex=False will raise an error.\n"
                       "Note: you can still call torch.view_as_real on the complex output to recover the old "
                       "return format.", UserWarning, stacklevel=2)
-    if align_to_window is not None:
-        if center:
-            raise RuntimeError("stft align_to_window should only be set when center = false")
-        if align_to_window:
-            raise NotImplementedError("stft: align_to_window=True is not supported by tandem yet\n"
-                                      "hint: leave it out (or False): frames start at the signal's first sample")
     hop_length = n_fft // 4 if hop_length is None else hop_length
     win_length = n_fft if win_length is None else win_length
     if window is None:
@@ -83,11 +96,9 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
                       "recommended to reduce spectral leakage.To suppress this warning and use a rectangular "
                       "window, explicitly set `window=torch.ones(n_fft, device=<device>)`.", UserWarning,
                       stacklevel=2)
-    def call():  # the input's shape as PyTorch's C++ op sees it: after the centring pad
-        shape = list(input.shape)
-        if center and shape:
-            shape[-1] += 2 * (n_fft // 2)
-        return (f"stft({input.type()}[{', '.join(str(s) for s in shape)}], n_fft={n_fft}, hop_length={hop_length}, "
+    def call():  # the input as PyTorch's C++ op sees it: after the centring pad
+        return (f"stft({_tensor_name(input)}[{', '.join(str(s) for s in input.shape)}], n_fft={n_fft}, "
+                f"hop_length={hop_length}, "
                 f"win_length={win_length}, window={_window_repr(window)}, normalized={_flag(normalized)}, "
                 f"onesided={_flag(onesided)}, return_complex={_flag(return_complex)}, "
                 f"align_to_window={_flag(align_to_window)})")
@@ -98,13 +109,9 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     if input.dim() not in (1, 2):
         _fail(call, "expected a 1D or 2D tensor")
     x = input if input.dim() == 2 else input.unsqueeze(0)
-    if center:  # padded as PyTorch pads it, viewed as (1, batch, length) (which its padding errors print)
-        from .nn.functional import pad
-        p = n_fft // 2
-        x = pad(x.unsqueeze(0), (p, p), mode=pad_mode).squeeze(0)
     length = x.shape[-1]
-    if not 0 < n_fft <= length:
-        _fail(call, f"expected 0 < n_fft < {length}, but got n_fft={n_fft}")
+    if not 0 < n_fft <= length:  # (aligned to the window, PyTorch's message names win_length as n_fft)
+        _fail(call, f"expected 0 < n_fft < {length}, but got n_fft={win_length if align_to_window else n_fft}")
     if hop_length <= 0:
         _fail(call, f"expected hop_length > 0, but got hop_length={hop_length}")
     if not 0 < win_length <= n_fft:
@@ -112,6 +119,10 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     window = _window_to_n_fft(call, window, n_fft, win_length,
                               f"expected a 1D window tensor of size equal to win_length={win_length}, but got "
                               f"window with size {list(window.shape) if window is not None else []}", x)
+    if align_to_window:  # frames start where their window starts: the window's offset in n_fft is zero-padded
+        from .nn.functional import pad
+        left = (n_fft - win_length) // 2
+        x = pad(x, (left, n_fft - win_length - left))
     if onesided is None:
         onesided = not complex_in
     elif onesided and complex_in:
@@ -119,6 +130,9 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     frames = x.unfold(-1, n_fft, hop_length)  # (batch, n_frames, n_fft)
     if window is not None:
         frames = frames * window
+    if frames.dtype.itemsize == 2 and frames.device.type == "cpu":  # PyTorch's op calls the CPU FFT directly
+        raise NotImplementedError(f"MKL FFT doesn't support tensors of type: {frames.dtype._scalar_type_name}\n"
+                                  "hint: compute the STFT in float32: pass input.float() and a float32 window")
     norm = "ortho" if normalized else "backward"
     spec = _fft.rfft(frames, norm=norm) if onesided else _fft.fft(frames, norm=norm)
     spec = spec.transpose(-1, -2)  # (batch, freq, n_frames)
@@ -159,14 +173,17 @@ def _istft(input, n_fft, hop_length=None, win_length=None, window=None, center=T
     onesided_arg = onesided  # the call's repr shows the argument as given
 
     def call():  # PyTorch names the input by its C++ type here ("CPUComplexFloatType[5, 9]")
-        kind = ("CPU" if input.device.type == "cpu" else "CUDA") + input.type().rsplit(".", 1)[1][:-len("Tensor")]
-        return (f"istft({kind}Type[{', '.join(str(s) for s in input.shape)}], n_fft={n_fft}, "
+        return (f"istft({_tensor_name(input)}[{', '.join(str(s) for s in input.shape)}], n_fft={n_fft}, "
                 f"hop_length={hop_length}, win_length={win_length}, window={_window_repr(window)}, "
                 f"center={_flag(center)}, normalized={_flag(normalized)}, onesided={_flag(onesided_arg)}, "
                 f"length={_flag(length)}, return_complex={_flag(return_complex)})")
 
-    if input.dim() not in (2, 3):
-        _fail(call, f"expected a tensor with 2 or 3 dimensions of complex dtype, but got {input.dim()}")
+    real_dims = input.dim() + 1  # PyTorch checks view_as_real(input)
+    if real_dims < 3:  # it reads the frame and frequency sizes (dims -2, -3) of the real view first
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-real_dims}, {real_dims - 1}], but "
+                         f"got {-2 if real_dims < 2 else -3})")
+    if real_dims not in (3, 4):
+        _fail(call, f"expected a tensor with 3 or 4 dimensions, but got {real_dims}")
     spec = input if input.dim() == 3 else input.unsqueeze(0)
     batch, fft_size, n_frames = spec.shape
     if onesided is None:

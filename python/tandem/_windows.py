@@ -5,33 +5,50 @@ import math
 import operator
 
 from . import _C
+from ._layouts import _parser_type_name
 
 
-def _window_checks(name, window_length, dtype):
+def _window_checks(name, window_length, dtype, options):
     dtype = dtype or _C.get_default_dtype()
-    if not dtype.is_floating_point:
-        raise RuntimeError(f"{name} expects floating point dtypes, got: {dtype}")
+    if dtype.is_complex and window_length > 1:  # PyTorch's check lets complex through to its arange kernel
+        device = _C.device(options.get("device") or _C.empty(0).device)
+        raise NotImplementedError(f'"arange_{device.type}" not implemented for \'{dtype._scalar_type_name}\'')
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(f"{name} expects floating point dtypes, got: {_tensor_options_text(dtype, options)}")
     if window_length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
     return dtype
 
 
+def _tensor_options_text(dtype, options):
+    """c10's printing of the TensorOptions a window was asked for (its dtype by C++ name; requires_grad is not
+    part of what the factory receives, so it always reads as the default)."""
+    device = _C.device(options.get("device") or _C.empty(0).device)
+    layout = options.get("layout")
+    layout = "Strided (default)" if layout is None else "Sparse" if "sparse" in str(layout) else "Strided"
+    pinned = "true" if options.get("pin_memory") else "false"
+    return (f"TensorOptions(dtype={dtype._cpp_type_name}, device={device}, layout={layout}, requires_grad=false "
+            f"(default), pinned_memory={pinned}, memory_format=(nullopt))")
+
+
+_FACTORY = ("dtype", "layout", "device", "pin_memory", "requires_grad")
 _OPTIONS = ("torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
             "bool pin_memory = False, bool requires_grad = False")
 
 
 def _invalid_combination(name, shape_params, args, kwargs):
-    """PyTorch's parser error: the argument types given, then one overload per prefix of (periodic, params...)."""
-    got = [type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
+    """PyTorch's parser error: the argument types given (the keywords in reverse, as its kwargs map iterates, the
+    factory keywords among them), then one overload per prefix of (periodic, params...)."""
+    got = [_parser_type_name(a) for a in args] + [f"{k}={_parser_type_name(v)}" for k, v in reversed(kwargs.items())]
     forms = []
-    for n in range(len(shape_params) + 2):
+    for n in range(1, len(shape_params) + 3):
         leading = ["int window_length", "bool periodic"][:n] + [f"float {p}" for p in shape_params[:max(0, n - 2)]]
         forms.append(f" * ({', '.join(leading + ['*', _OPTIONS])})\n")
     raise TypeError(f"{name}() received an invalid combination of arguments - got ({', '.join(got)}), but "
                     "expected one of:\n" + "".join(forms))
 
 
-def _parse(name, shape_params, window_length, args, kwargs):
+def _parse(name, shape_params, window_length, args, kwargs, given_kwargs):
     """(window_length, periodic, shape values) from the arguments: PyTorch's overloads take a prefix of
     (periodic, *shape_params), each by position or by name, periodic a bool and the shape values numbers."""
     names = ("periodic",) + shape_params
@@ -39,12 +56,12 @@ def _parse(name, shape_params, window_length, args, kwargs):
     misplaced = [k for k in kwargs if k not in names or k in given]
     given.update(kwargs)
     if len(args) > len(names) or misplaced or set(given) != set(names[:len(given)]):
-        _invalid_combination(name, shape_params, (window_length,) + args, kwargs)
+        _invalid_combination(name, shape_params, (window_length,) + args, given_kwargs)
     periodic = given.get("periodic", True)
     values = [given[p] for p in shape_params if p in given]
     if not isinstance(periodic, bool) or any(isinstance(v, bool) or not isinstance(v, (int, float))
                                              for v in values):
-        _invalid_combination(name, shape_params, (window_length,) + args, kwargs)
+        _invalid_combination(name, shape_params, (window_length,) + args, given_kwargs)
     try:
         length = operator.index(window_length)
     except TypeError:
@@ -57,10 +74,11 @@ def _window(name, body, shape_params=()):
     """PyTorch's window recipe: a periodic window is the symmetric one of length + 1 without its last value;
     body(n, length, *shape values) computes in the requested dtype, step by step as ATen does (so 16-bit values
     match)."""
-    def fn(window_length, *args, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False,
-           **kwargs):
-        window_length, periodic, values = _parse(name, shape_params, window_length, args, kwargs)
-        dtype = _window_checks(name, window_length, dtype)
+    def fn(window_length, *args, **kwargs):
+        shape_kwargs = {k: v for k, v in kwargs.items() if k not in _FACTORY}
+        window_length, periodic, values = _parse(name, shape_params, window_length, args, shape_kwargs, kwargs)
+        dtype, device, requires_grad = kwargs.get("dtype"), kwargs.get("device"), kwargs.get("requires_grad", False)
+        dtype = _window_checks(name, window_length, dtype, kwargs)
         if window_length <= 1:
             out = _C.ones(window_length, dtype=dtype, device=device)
         else:

@@ -19,7 +19,7 @@ import functools
 from . import _C
 from ._func_transforms import transform as _transform
 from .autograd._capture import engine_grad as _engine_grad
-from .nn.utils.stateless import _functional_call as functional_call
+from .nn.utils.stateless import func_functional_call as functional_call
 from ._func_vmap import vmap, _check_randomness
 from .utils._pytree import tree_flatten, tree_unflatten, tree_map, treespec_pprint
 

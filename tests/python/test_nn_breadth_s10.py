@@ -595,8 +595,8 @@ def test_functional_call(device):
     assert_same(tw.grad, w.grad)
     assert mod[0].weight.grad is None  # the module's own weight was not used ...
     assert isinstance(mod[0].weight, tandem.nn.Parameter)  # ... and is back in place
-    got2, got_warn = _warnings(lambda: tandem.nn.utils.stateless.functional_call(mod, ({"0.weight": tw}, {
-        "0.bias": tandem.zeros(4, dtype=tandem.float64, device=device)}), from_torch(x, device)))
+    got2, got_warn = _warnings(lambda: tandem.nn.utils.stateless.functional_call(mod, {"0.weight": tw,
+        "0.bias": tandem.zeros(4, dtype=tandem.float64, device=device)}, from_torch(x, device)))
     want2, want_warn = _warnings(lambda: torch.nn.utils.stateless.functional_call(
         ref, {"0.weight": w, "0.bias": torch.zeros(4, dtype=torch.float64)}, x))
     assert got_warn == want_warn

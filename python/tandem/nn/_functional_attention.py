@@ -358,15 +358,28 @@ def _reduce_dense_bags(indices, weight, keep, per_sample_weights, mode, scale_gr
             return rows.max(dim=1).values
         best = rows.masked_fill(keep.logical_not().unsqueeze(-1), float("-inf")).max(dim=1).values
         return best.masked_fill(keep.any(dim=1, keepdim=True).logical_not(), 0.0)  # empty bags give zeros
+    rows, per_sample_weights, low = _accumulate_in_float(rows, per_sample_weights)
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.unsqueeze(-1)
     if keep is not None:
         rows = rows.masked_fill(keep.logical_not().unsqueeze(-1), 0.0)
-    total = rows.sum(dim=1)
+    total = _rounded(rows.sum(dim=1), low)
     if mode == "sum":
         return total
     count = max(indices.size(1), 1) if keep is None else keep.sum(dim=1, keepdim=True).clamp(min=1)
-    return total / count
+    return _rounded(total.float() / count, low) if low is not None else total / count
+
+
+def _accumulate_in_float(rows, per_sample_weights):
+    """PyTorch's bag kernels sum 16-bit rows in float32 and round each bag's sum once (a mean divides that rounded
+    sum): (rows, per_sample_weights, the 16-bit dtype or None) to sum in float32."""
+    if rows.dtype not in (tandem.float16, tandem.bfloat16):
+        return rows, per_sample_weights, None
+    return rows.float(), None if per_sample_weights is None else per_sample_weights.float(), rows.dtype
+
+
+def _rounded(t, low):
+    return t if low is None else t.to(low)
 
 
 def _check_offsets(offsets, length):
@@ -410,17 +423,19 @@ def _bags_from_offsets(input, weight, offsets, num_bags, keep, per_sample_weight
     bag_of = (starts_at.cumsum(0).narrow(0, 0, length) - 1).clamp(min=0)
     rows = embedding(input, weight, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse,
                      padding_idx=padding_idx if sparse else None)
+    rows, per_sample_weights, low = _accumulate_in_float(rows, per_sample_weights)
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.unsqueeze(-1)
     if keep is not None:
         rows = rows.masked_fill(keep.logical_not().unsqueeze(-1), 0.0)
     slots = offsets.numel()
-    total = rows.new_zeros((slots, weight.size(1))).index_add(0, bag_of, rows).narrow(0, 0, num_bags)
+    total = _rounded(rows.new_zeros((slots, weight.size(1))).index_add(0, bag_of, rows).narrow(0, 0, num_bags), low)
     if mode == "sum":
         return total
     counted = rows.new_ones((length,)) if keep is None else keep.to(rows.dtype)
     count = rows.new_zeros((slots,)).index_add(0, bag_of, counted).narrow(0, 0, num_bags)
-    return total / count.clamp(min=1).unsqueeze(-1)
+    return _rounded(total.float() / count.clamp(min=1).unsqueeze(-1), low) if low is not None else (
+        total / count.clamp(min=1).unsqueeze(-1))
 
 
 def _check_bag_indices(input, rows):

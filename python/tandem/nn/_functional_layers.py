@@ -79,12 +79,12 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         return _amp_run("none", instance_norm, input, running_mean, running_var, weight, bias, use_input_stats,
                         momentum, eps)
     if use_input_stats:
-        _func_transforms.check_batch_norm_running_stats(running_mean, running_var)
         spatial = 1
         for s in input.shape[2:]:
             spatial *= s
-        if spatial == 1:
+        if spatial == 1:  # PyTorch's Python check, before the op's vmap rule
             raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
+        _func_transforms.check_batch_norm_running_stats(running_mean, running_var)
     elif running_mean is None or running_var is None:
         raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
     n, c = input.size(0), input.size(1)
@@ -142,8 +142,10 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if eps is None:
         eps = _FLOAT64_EPS if x.dtype == tandem.float64 else _FLOAT32_EPS
     dims = list(range(input.dim() - k, input.dim()))
-    out = (x * tandem.rsqrt((x * x).mean(dim=dims, keepdim=True) + eps)).to(input.dtype)
-    return out * weight if weight is not None else out
+    out = x * tandem.rsqrt((x * x).mean(dim=dims, keepdim=True) + eps)
+    if weight is not None:  # in the computing type, as PyTorch's: one rounding, to the input's dtype
+        out = out * weight
+    return out.to(input.dtype)
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):

@@ -436,15 +436,15 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         return _amp_run("none", batch_norm, input, running_mean, running_var, weight, bias, training, momentum, eps)
     _require_tensors("batch_norm", ("input", input))
     if training:
-        _func_transforms.check_batch_norm_running_stats(running_mean, running_var)
         size = list(input.shape)
         count = size[0] if size else 1
         for s in size[2:]:
             count *= s
-        if count == 1:  # PyTorch's check (an empty batch passes)
+        if count == 1:  # PyTorch's check (an empty batch passes), in Python before the op's vmap rule
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
         if eps <= 0.0:
             raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+        _func_transforms.check_batch_norm_running_stats(running_mean, running_var)
     elif eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     if input.dim() < 2:  # PyTorch's batch_norm checks the parameters' sizes against 0 channels first
@@ -493,12 +493,33 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     PyTorch's checks and messages (ops/norm.cpp)."""
     if _amp_active():  # PyTorch's autocast list: cuda fp32
         return _amp_run("cuda_fp32", layer_norm, input, normalized_shape, weight, bias, eps)
-    if getattr(input, "dtype", None) in (tandem.float16, tandem.bfloat16):
-        # PyTorch takes float32 weight and bias with a 16-bit input (mixed precision); the kernel takes one dtype,
-        # and the conversion is differentiable, so their gradients still arrive in float32.
-        weight, bias = (t.to(input.dtype) if isinstance(t, _C.Tensor) and t.dtype == tandem.float32 else t
-                        for t in (weight, bias))
+    if _layer_norm_is_mixed(input, weight, bias):
+        # A 16-bit input with float32 weight and bias (mixed precision): PyTorch's kernel computes in float32 with
+        # the float32 parameters and rounds the output once; so does this (the conversions are differentiable: the
+        # input's gradient comes back in its dtype, the parameters' in float32).
+        out = _call_layer_norm(_C._layer_norm, "layer_norm", input.float(), normalized_shape, weight, bias, eps)
+        return out.to(input.dtype)
     return _call_layer_norm(_C._layer_norm, "layer_norm", input, normalized_shape, weight, bias, eps)
+
+
+def _layer_norm_is_mixed(input, weight, bias):
+    """PyTorch's CPU dtype rule for layer_norm's parameters: the first one given decides. Of the input's dtype,
+    every other must be too ("expected scalar type Float but found Double"); of another dtype (mixed), all must be
+    float32 and the input 16-bit. True for an accepted mixed call."""
+    params = [t for t in (weight, bias) if isinstance(t, _C.Tensor)]
+    if not isinstance(input, _C.Tensor) or not params:
+        return False
+    if params[0].dtype == input.dtype:
+        for t in params[1:]:
+            if t.dtype != input.dtype:
+                raise RuntimeError(f"expected scalar type {input.dtype._scalar_type_name} but found "
+                                   f"{t.dtype._scalar_type_name}")
+        return False
+    if any(t.dtype != tandem.float32 for t in params):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if input.dtype not in (tandem.float16, tandem.bfloat16):
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    return True
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,

@@ -67,6 +67,21 @@ class MultiheadAttention(Module):
             init.xavier_normal_(self.bias_k)
             init.xavier_normal_(self.bias_v)
 
+    def merge_masks(self, attn_mask, key_padding_mask, query):
+        """PyTorch's helper for its fused kernels (batch-first query): (mask, mask_type), mask_type None for no
+        mask, 1 for the key-padding mask alone, 2 for an attention mask viewed as (batch, heads, L, L), to which a
+        padding mask is added (a plain sum: a bool padding mask counts 1 where a float mask means -inf)."""
+        if attn_mask is None:
+            return (key_padding_mask, 1) if key_padding_mask is not None else (None, None)
+        batch, length, _ = query.shape
+        if attn_mask.dim() == 3:
+            merged = attn_mask.view(batch, -1, length, length)
+        else:
+            merged = attn_mask.view(1, 1, length, length).expand(batch, self.num_heads, -1, -1)
+        if key_padding_mask is not None:
+            merged = merged + key_padding_mask.view(batch, 1, 1, length).expand(-1, self.num_heads, -1, -1)
+        return merged, 2
+
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                 average_attn_weights=True, is_causal=False):
         """(output, weights): weights are averaged over heads (or per head with average_attn_weights=False)

@@ -263,6 +263,14 @@ class TransformerDecoderLayer(Module):
         self.dropout3 = Dropout(dropout)
         self.activation = _get_activation_fn(activation) if isinstance(activation, str) else activation
 
+    def __setstate__(self, state):
+        # PyTorch's layer gives a state without an "activation" entry F.relu (meant for layers pickled before the
+        # argument existed). A module activation lives in _modules, so every copy or unpickling of such a layer
+        # (TransformerDecoder's clones included) runs relu in PyTorch; kept, since models trained there rely on it.
+        if "activation" not in state:
+            state["activation"] = F.relu
+        super().__setstate__(state)
+
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
         x = tgt

@@ -3,18 +3,11 @@ per-sample gradients, meta-learning, DataParallel replicas), restoring the origi
 torch.nn.utils.stateless / torch.func."""
 import contextlib
 import warnings
+from collections.abc import Sequence
 
 from ..._C import Tensor
 
 __all__ = ["functional_call"]
-
-
-def _owner(module, name):
-    """(submodule, attribute) that the dotted `name` refers to."""
-    *path, attr = name.split(".")
-    for part in path:
-        module = getattr(module, part)
-    return module, attr
 
 
 def _tied_names(module):
@@ -29,17 +22,53 @@ def _tied_names(module):
     return {name: names for names in by_id.values() for name in names}
 
 
+def _check_tensor(value):
+    """PyTorch's accessor takes a tensor or None (a parameter set to None) for every name."""
+    if not isinstance(value, Tensor) and value is not None:
+        raise TypeError(f"{value} is not an instance of tandem.Tensor")
+
+
+def _submodule(module, path):
+    """The module at a dotted path, named as PyTorch's accessor names a missing one."""
+    for part in path:
+        try:
+            module = getattr(module, part)
+        except AttributeError:
+            raise AttributeError(f"{module._get_name()} has no attribute `{part}`") from None
+    return module
+
+
+def _swap(module, name, value):
+    """Puts `value` where `name` points (a parameter, a buffer or a plain attribute, which may be missing) and
+    returns how to put the old one back."""
+    *path, attr = name.split(".")
+    mod = _submodule(module, path)
+    for store in (mod._parameters, mod._buffers):
+        if attr in store:
+            old = store[attr]
+            store[attr] = value  # bypasses the Parameter-type check on purpose: any tensor may stand in
+            return store, attr, old
+    old = mod.__dict__.get(attr, _MISSING)
+    if old is not _MISSING and not isinstance(old, Tensor) and old is not None:
+        raise TypeError(f"attribute `{attr}`: {old} is not an instance of tandem.Tensor")
+    mod.__dict__[attr] = value
+    return mod.__dict__, attr, old
+
+
 @contextlib.contextmanager
 def _reparametrize_module(module, parameters_and_buffers, tie_weights=False, strict=False):
-    tensors = dict(parameters_and_buffers)
+    tensors = parameters_and_buffers
     if tie_weights:
+        given = list(parameters_and_buffers.keys())
+        tensors = dict(parameters_and_buffers)
         tied = _tied_names(module)
-        for name in list(tensors):
-            for other in tied.get(name, ()):
-                if other in tensors and tensors[other] is not tensors[name]:
-                    raise ValueError(f"functional_call got multiple values for keys ['{name}', '{other}'], which "
-                                     "are tied. Consider using tie_weights=False")
-                tensors.setdefault(other, tensors[name])
+        for name in given:
+            others = tied.get(name, ())
+            if len({id(parameters_and_buffers[o]) for o in others if o in given}) > 1:
+                raise ValueError(f"functional_call got multiple values for keys {sorted(others)}, which are tied. "
+                                 "Consider using tie_weights=False")
+            for other in others:
+                tensors.setdefault(other, parameters_and_buffers[name])
     if strict:
         own = dict(module.named_parameters(remove_duplicate=False))
         own.update(dict(module.named_buffers(remove_duplicate=False)))
@@ -56,15 +85,8 @@ def _reparametrize_module(module, parameters_and_buffers, tie_weights=False, str
     saved = []
     try:
         for name, value in tensors.items():
-            mod, attr = _owner(module, name)
-            for store in (mod._parameters, mod._buffers):
-                if attr in store:
-                    saved.append((store, attr, store[attr]))
-                    store[attr] = value  # bypasses the Parameter-type check on purpose: any tensor may stand in
-                    break
-            else:
-                saved.append((mod.__dict__, attr, mod.__dict__.get(attr, _MISSING)))
-                mod.__dict__[attr] = value
+            _check_tensor(value)
+            saved.append(_swap(module, name, value))
         yield
     finally:
         for store, attr, old in reversed(saved):
@@ -86,22 +108,10 @@ def functional_call(module, parameters_and_buffers, args=None, kwargs=None, *, t
 
 
 def _functional_call(module, parameters_and_buffers, args=None, kwargs=None, *, tie_weights=True, strict=False):
-    """module(*args, **kwargs) with the named parameters/buffers replaced by the given tensors (a dict, or a
-    sequence of dicts with distinct keys)."""
-    if isinstance(parameters_and_buffers, (list, tuple)):
-        merged, repeated = {}, []
-        for d in parameters_and_buffers:
-            for k, v in d.items():
-                if k in merged and k not in repeated:
-                    repeated.append(k)
-                merged[k] = v
-        if repeated:  # every repeated key, listed as PyTorch lists them
-            raise ValueError(f"{repeated} appeared in multiple dictionaries; behavior of functional call is ambiguous")
-        parameters_and_buffers = merged
-    for k, v in parameters_and_buffers.items():
-        if not isinstance(v, Tensor):
-            raise TypeError(f"Expected all elements of parameter_and_buffer_dicts to be dictionaries of tensors; "
-                            f"got {type(v).__name__} for {k}")
+    """module(*args, **kwargs) with the named parameters/buffers (a dict) replaced by the given tensors."""
+    from ..parallel import DataParallel
+    if isinstance(module, DataParallel):
+        raise RuntimeError("The stateless API can't be used with nn.DataParallel module")
     if kwargs is None:
         kwargs = {}
     if args is None:
@@ -110,3 +120,25 @@ def _functional_call(module, parameters_and_buffers, args=None, kwargs=None, *, 
         args = (args,)
     with _reparametrize_module(module, parameters_and_buffers, tie_weights=tie_weights, strict=strict):
         return module(*args, **kwargs)
+
+
+def func_functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *, tie_weights=True,
+                         strict=False):
+    """tandem.func.functional_call: a dict, or a sequence of dicts with distinct keys."""
+    if isinstance(parameter_and_buffer_dicts, dict):
+        merged = parameter_and_buffer_dicts
+    elif isinstance(parameter_and_buffer_dicts, Sequence):
+        if not all(isinstance(d, dict) for d in parameter_and_buffer_dicts):
+            raise ValueError("Expected all elements of parameter_and_buffer_dicts to be dictionaries")
+        merged, repeated = {}, []
+        for d in parameter_and_buffer_dicts:
+            for k, v in d.items():
+                if k in merged and k not in repeated:
+                    repeated.append(k)
+                merged[k] = v
+        if repeated:  # every repeated key, listed as PyTorch lists them
+            raise ValueError(f"{repeated} appeared in multiple dictionaries; behavior of functional call is ambiguous")
+    else:
+        raise ValueError("Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but got "
+                         f"{type(parameter_and_buffer_dicts)}")
+    return _functional_call(module, merged, args, kwargs, tie_weights=tie_weights, strict=strict)
