@@ -326,13 +326,25 @@ void product_through_float(const GemmArgs& g) {
   const int64_t panel = std::max<int64_t>(
       64, kWidePanelBytes / static_cast<int64_t>(sizeof(float)) / std::max<int64_t>(1, g.k) / 64 * 64);
   if (batch != 1 || g.n <= 2 * panel) return product_with_wide_a<T>(g, a_wide);
-  for (int64_t j0 = 0; j0 < g.n; j0 += panel) {
+  const auto product_of_panel = [&](int64_t j0) {
     GemmArgs part = g;
     part.n = std::min(panel, g.n - j0);
     part.b.data = static_cast<T*>(g.b.data) + j0 * g.b.col_stride;
     part.out.data = static_cast<T*>(g.out.data) + j0 * g.out.col_stride;
     product_with_wide_a<T>(part, a_wide);
+  };
+  const int64_t panels = (g.n + panel - 1) / panel;
+  if (get_num_threads() > 1) {
+    // One panel's product (128 x 768 x 320 for a Linear layer's weight) is too small for BLAS's own threads
+    // to gain: it took as long on 2 threads as on 1. tandem's threads take whole panels instead, each
+    // widening, multiplying and rounding its own (the parallel loops inside run inline, and BLAS on one
+    // thread inside a parallel region: blas_threads::follow_tandem).
+    parallel_for(0, panels, 1, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) product_of_panel(p * panel);
+    });
+    return;
   }
+  for (int64_t p = 0; p < panels; ++p) product_of_panel(p * panel);
 }
 #endif
 
