@@ -9,6 +9,7 @@
 #include "ops/indexing.h"
 #include "ops/layout.h"
 #include "ops/out_arg.h"
+#include "ops/value_range.h"
 #include "ops/view.h"
 
 namespace tandem {
@@ -204,6 +205,7 @@ Tensor index_fill_(const Tensor& x, int64_t dim, const Tensor& index, const Scal
   TANDEM_CHECK(index.dim() <= 1, Runtime, "Index has to be a vector/scalar");
   TANDEM_CHECK(!value.is_complex() || is_complex(x.dtype()), Runtime,
                "index_fill_(): Converting complex Scalar to non-complex type is not supported");
+  check_value_fits(value, x.dtype(), true);  // 1e10 into float16 is an error, as PyTorch's fill (not inf)
   const bool expanded = check_writeable_or_warn_expanded(x, "index_fill_", "tensor[mask] = scalar");
   const Tensor s = at_least_1d(x);
   dim = wrap_dim(dim, s.dim());

@@ -11,6 +11,7 @@
 #include "ops/index_plan.h"
 #include "ops/layout.h"
 #include "ops/reduce.h"
+#include "ops/value_range.h"
 #include "ops/view.h"
 
 namespace tandem {
@@ -270,6 +271,9 @@ Scalar value_of(const Tensor& value) {
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
   profiler::RecordScope profile_scope("aten::masked_fill", x, mask, value);
   check_mask(mask);
+  // PyTorch's checked conversion of the value: 1e10 into float16 is an error, not inf (the 0-d fill below
+  // would take fill_'s one-element 16-bit shortcut, which rounds).
+  check_value_fits(value, x.dtype(), true);
   if (autograd::should_record(x))
     return autograd::record_masked_fill(x, mask, nullptr,
                                         autograd::without_grad([&] { return masked_fill(x, mask, value); }));
@@ -294,6 +298,7 @@ Tensor masked_fill_(const Tensor& x, const Tensor& mask, const Scalar& value) {
   if (autograd::should_record(x))
     return autograd::inplace_with_grad(
         x, [&](const Tensor& before) { return masked_fill(before, mask, value); });
+  check_value_fits(value, x.dtype(), true);  // as masked_fill
   const Tensor fill = full(DimVector{}, value, x.dtype(), x.device());
   if (!check_writeable_or_warn_expanded(x, "masked_fill_", "tensor[mask] = scalar"))
     return copy_(x, where(expand(mask, x.sizes()), fill, x));
