@@ -178,7 +178,24 @@ Tensor index_copy_(const Tensor& x, int64_t dim, const Tensor& index, const Tens
   const Tensor index64 = contiguous(at_least_1d(index));
   TANDEM_CHECK(src.sizes()[dim] == index64.numel(), Index, "index_copy_(): Number of indices (",
                index64.numel(), ") should be equal to source.size(dim) (", src.sizes()[dim], ")");
-  check_source_shape(s, dim, src);
+  // PyTorch's own wording here (index_add's names the whole shapes): the sizes without dim, space-separated
+  const auto slice_shape = [dim](const Tensor& t) {
+    std::string out;
+    for (int64_t d = 0; d < t.dim(); ++d) {
+      if (d == dim) continue;
+      if (!out.empty()) out.push_back(' ');
+      out.append(std::to_string(t.sizes()[d]));
+    }
+    return out;
+  };
+  bool same_slices = src.dim() == s.dim();
+  for (int64_t d = 0; same_slices && d < s.dim(); ++d)
+    same_slices = d == dim || src.sizes()[d] == s.sizes()[d];
+  TANDEM_CHECK(
+      same_slices, Runtime,
+      "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: ",
+      slice_shape(s), " at dimension ", dim, " and source slice shape: ", slice_shape(src),
+      " at dimension 0.");
   int64_t bad;
   TANDEM_CHECK(index_in_range(index64, s.sizes()[dim], false, bad), Index, "index_copy_(): index ", bad,
                " is out of bounds for dimension ", dim, " with size ", s.sizes()[dim]);
