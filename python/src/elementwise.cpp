@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "autograd/formulas.h"
+#include "autograd/type_names.h"
 #include "bindings.h"
 #include "core/error.h"
 #include "kernels/op_rules.h"
@@ -384,17 +385,14 @@ nb::object into_outs(const char* fn, nb::object results, nb::handle out,
   return results.type()(*written);
 }
 
-// PyTorch's legacy tensor type names in messages: torch.FloatTensor, torch.cuda.LongTensor.
-std::string legacy_type_name(DType dtype, Device device) {
-  return std::string("torch.") + (device.is_cuda() ? "cuda." : "") + std::string(dtype_title(dtype)) +
-         "Tensor";
-}
-
 std::string out_dtype_message(std::string msg, DType out, DType result, Device device) {
   const std::pair<const char*, std::string> fills[] = {
-      {"{out_cpp}", std::string(dtype_cpp_name(out))}, {"{result_cpp}", std::string(dtype_cpp_name(result))},
-      {"{out_legacy}", legacy_type_name(out, device)}, {"{result_legacy}", legacy_type_name(result, device)},
-      {"{out}", std::string(dtype_title(out))},        {"{result}", std::string(dtype_title(result))}};
+      {"{out_cpp}", std::string(dtype_cpp_name(out))},
+      {"{result_cpp}", std::string(dtype_cpp_name(result))},
+      {"{out_legacy}", autograd::legacy_type_name(out, device)},
+      {"{result_legacy}", autograd::legacy_type_name(result, device)},
+      {"{out}", std::string(dtype_title(out))},
+      {"{result}", std::string(dtype_title(result))}};
   for (const auto& [key, value] : fills)
     for (size_t at; (at = msg.find(key)) != std::string::npos;) msg.replace(at, std::strlen(key), value);
   return msg;

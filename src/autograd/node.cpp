@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "autograd/anomaly_mode.h"
+#include "autograd/type_names.h"
 #include "core/error.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
@@ -60,10 +61,24 @@ Node::~Node() {
   for (Edge& e : next_edges) release_node(std::move(e.fn));
 }
 
-std::string legacy_type_name(const Tensor& t) {
-  return std::string("torch.") + (t.device().is_cpu() ? "" : "cuda.") + std::string(dtype_title(t.dtype())) +
-         "Tensor";
+std::string legacy_type_name(DType dtype, Device device) {
+  switch (dtype) {
+    case DType::UInt8:
+    case DType::Int8:
+    case DType::Int16:
+    case DType::Int32:
+    case DType::Int64:
+    case DType::Float16:
+    case DType::Float32:
+    case DType::Float64:
+      return std::string("torch.") + (device.is_cpu() ? "" : "cuda.") + std::string(dtype_title(dtype)) +
+             "Tensor";
+    default:
+      return std::string(device.is_cpu() ? "CPU" : "CUDA") + std::string(dtype_title(dtype)) + "Type";
+  }
 }
+
+std::string legacy_type_name(const Tensor& t) { return legacy_type_name(t.dtype(), t.device()); }
 
 namespace {
 thread_local SavedTensorHooks* saved_tensor_hooks = nullptr;

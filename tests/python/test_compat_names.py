@@ -250,3 +250,33 @@ def test_type_with_the_tensor_class_is_the_default_dtype():
         torch.ones(2).type(torch.nn.Parameter)
     with pytest.raises(ValueError, match="invalid type: 'Parameter'"):
         tandem.ones(2).type(tandem.nn.Parameter)
+
+
+TYPE_NAME_DTYPES = ["float32", "float64", "float16", "uint8", "int8", "int64", "bool", "bfloat16", "complex64",
+                    "complex128"]
+
+
+@pytest.mark.parametrize("dtype", TYPE_NAME_DTYPES)
+def test_type_names_in_messages_are_pytorchs(dtype, device):
+    """The eight types with a legacy tensor class print as it (torch.FloatTensor, torch.cuda.LongTensor); the
+    others as PyTorch's type string (CPUBoolType, CUDABFloat16Type): expand's refusal and the autograd hook's."""
+    def messages(lib, dev):
+        out = []
+        try:
+            lib.ones(2, 3, 4, dtype=getattr(lib, dtype), device=dev).expand(3, 4)
+        except RuntimeError as e:
+            out.append(str(e).split("{")[0])
+        if dtype not in ("uint8", "int8", "int64", "bool"):
+            a = lib.ones(3, dtype=getattr(lib, dtype), device=dev, requires_grad=True)
+            wider = lib.complex128 if dtype.startswith("complex") else lib.float64
+            a.register_hook(lambda g: g.to(wider if g.dtype != wider else lib.float32))
+            try:
+                (a * 2).sum().abs().backward()
+            except RuntimeError as e:
+                out.append(str(e).split("(was ")[1])
+        return out
+    theirs = messages(torch, "cpu")
+    ours = messages(tandem, device)
+    if device != "cpu":  # PyTorch's CUDA names: torch.cuda.XTensor, CUDAXType
+        theirs = [m.replace("torch.", "torch.cuda.").replace("CPU", "CUDA") for m in theirs]
+    assert ours == theirs and len(ours) >= 1
