@@ -232,14 +232,19 @@ DimVector to_shape(nb::handle h, const char* fn) {
   };
   if (PyTuple_Check(h.ptr()) || PyList_Check(h.ptr())) {
     // PyTorch's parser takes a sequence for a size when its first element is an int, and a bool is not one
-    // there (later bools pass as 0 or 1, as in PyTorch).
+    // there (later bools pass as 0 or 1, as in PyTorch); another first element is its "found element" error.
     // A list is read through a tuple copy: an element's __index__ could change the list under the loop.
     const nb::object seq = PyTuple_Check(h.ptr()) ? nb::borrow(h) : nb::steal(PyList_AsTuple(h.ptr()));
     if (!seq.is_valid()) throw nb::python_error();
     const Py_ssize_t n = PyTuple_GET_SIZE(seq.ptr());
     PyObject* const* items = &PyTuple_GET_ITEM(seq.ptr(), 0);
-    TANDEM_CHECK(n == 0 || !PyBool_Check(items[0]), Type, fn, "(): argument '", size_argument_name(fn),
-                 "' (position 1) must be tuple of ints, but found element of type bool at pos 0");
+    const auto int_like = [](nb::handle x) {
+      if (is_tensor(x)) return !is_floating(as_tensor_ref(x).dtype()) && as_tensor_ref(x).numel() == 1;
+      return !PyBool_Check(x.ptr()) && (PyLong_Check(x.ptr()) || PyIndex_Check(x.ptr()));
+    };
+    TANDEM_CHECK(n == 0 || int_like(nb::handle(items[0])), Type, fn, "(): argument '", size_argument_name(fn),
+                 "' (position 1) must be tuple of ints, but found element of type ",
+                 type_name(nb::handle(items[0])), " at pos 0");
     for (Py_ssize_t i = 0; i < n; ++i) {
       nb::handle item(items[i]);
       TANDEM_CHECK(PyLong_Check(item.ptr()) || PyIndex_Check(item.ptr()), Type, fn, "(): argument '",

@@ -218,3 +218,20 @@ def test_number_argument_refusals_as_pytorch(name):
         return str(e.value).split("\nhint:")[0]
 
     assert message(tandem) == message(torch)
+
+
+@pytest.mark.parametrize("make", [
+    lambda L: L.zeros((2.0, 3)), lambda L: L.zeros((True, 3)), lambda L: L.zeros(("a",)),
+    lambda L: L.zeros([L.tensor(2.0)]), lambda L: L.zeros([L.tensor([2, 3])]), lambda L: L.empty((2.5,)),
+    lambda L: L.zeros((2, 3.0)), lambda L: L.zeros([L.tensor(2), 3]).shape,
+], ids=["float_first", "bool_first", "str_first", "float_tensor_first", "two_element_tensor_first", "empty_float",
+        "float_second", "int_tensor_first"])
+def test_size_sequence_elements_as_pytorchs_parser(make):
+    """A size sequence whose first element is not an int (nor a one-element integer tensor) is PyTorch's
+    "(position 1) must be tuple of ints, but found element of type X at pos 0"; a later one its unpack error."""
+    def outcome(L):
+        try:
+            return "ok", tuple(make(L))
+        except TypeError as e:
+            return "TypeError", str(e).split("\n")[0]
+    assert outcome(tandem) == outcome(torch)
