@@ -26,8 +26,9 @@ struct NewArgs {
   DType dtype;
   Device device;
 };
-NewArgs new_args(const Tensor& t, nb::handle dtype, nb::handle device) {
-  return {dtype.is_none() ? t.dtype() : to_dtype(dtype), device.is_none() ? t.device() : to_device(device)};
+NewArgs new_args(const Tensor& t, nb::handle dtype, nb::handle device, const char* fn) {
+  return {dtype.is_none() ? t.dtype() : dtype_arg(dtype, fn),
+          device.is_none() ? t.device() : to_device(device)};
 }
 }  // namespace
 
@@ -56,7 +57,7 @@ void init_conversions(nb::module_& m) {
       [](const Tensor& t, nb::args args, nb::handle size, nb::handle dtype, nb::handle device,
          bool requires_grad, nb::handle layout, bool pin_memory) {
         check_dense_layout(layout, "new_empty");
-        NewArgs a = new_args(t, dtype, device);
+        NewArgs a = new_args(t, dtype, device, "new_empty");
         return with_requires_grad(empty(shape_from_args(args, size, "new_empty", "size"), a.dtype, a.device),
                                   requires_grad);
       },
@@ -68,7 +69,7 @@ void init_conversions(nb::module_& m) {
       [](const Tensor& t, nb::args args, nb::handle size, nb::handle dtype, nb::handle device,
          bool requires_grad, nb::handle layout, bool pin_memory) {
         check_dense_layout(layout, "new_zeros");
-        NewArgs a = new_args(t, dtype, device);
+        NewArgs a = new_args(t, dtype, device, "new_zeros");
         return with_requires_grad(
             full(shape_from_args(args, size, "new_zeros", "size"), Scalar(int64_t{0}), a.dtype, a.device),
             requires_grad);
@@ -81,7 +82,7 @@ void init_conversions(nb::module_& m) {
       [](const Tensor& t, nb::args args, nb::handle size, nb::handle dtype, nb::handle device,
          bool requires_grad, nb::handle layout, bool pin_memory) {
         check_dense_layout(layout, "new_ones");
-        NewArgs a = new_args(t, dtype, device);
+        NewArgs a = new_args(t, dtype, device, "new_ones");
         return with_requires_grad(
             full(shape_from_args(args, size, "new_ones", "size"), Scalar(int64_t{1}), a.dtype, a.device),
             requires_grad);
@@ -94,7 +95,7 @@ void init_conversions(nb::module_& m) {
       [](const Tensor& t, nb::handle size, nb::handle value, nb::handle dtype, nb::handle device,
          bool requires_grad, nb::handle layout, bool pin_memory) {
         check_dense_layout(layout, "new_full");
-        NewArgs a = new_args(t, dtype, device);
+        NewArgs a = new_args(t, dtype, device, "new_full");
         Scalar v = fill_value(value, "new_full", " (position 2)");
         return with_requires_grad(full(to_shape(size, "new_full"), v, a.dtype, a.device), requires_grad);
       },

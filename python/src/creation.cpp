@@ -198,8 +198,9 @@ struct FactoryArgs {
   Device device;
   bool requires_grad;
 };
-FactoryArgs factory_args(nb::handle dtype, nb::handle device, bool requires_grad, DType fallback) {
-  FactoryArgs a{dtype.is_none() ? fallback : to_dtype(dtype), device_or_default(device), requires_grad};
+FactoryArgs factory_args(nb::handle dtype, nb::handle device, bool requires_grad, DType fallback,
+                         const char* fn) {
+  FactoryArgs a{dtype.is_none() ? fallback : dtype_arg(dtype, fn), device_or_default(device), requires_grad};
   check_requires_grad(requires_grad, a.dtype);
   return a;
 }
@@ -238,7 +239,9 @@ void init_creation(nb::module_& m) {
   m.def(
       "_tensor_from_data",
       [](nb::handle data, nb::handle dtype, nb::handle device, bool requires_grad) {
-        Tensor t = tensor_from_data(data, to_optional_dtype(dtype), device_or_default(device));
+        const std::optional<DType> d =
+            dtype.is_none() ? std::nullopt : std::optional(dtype_arg(dtype, "tensor"));
+        Tensor t = tensor_from_data(data, d, device_or_default(device));
         check_requires_grad(requires_grad, t.dtype());
         return finish(t, {t.dtype(), t.device(), requires_grad});
       },
@@ -254,7 +257,7 @@ void init_creation(nb::module_& m) {
         check_dense_layout(layout, #name);                                                                \
         check_factory_out("aten::" #name, out);                                                           \
         FactoryArgs a = factory_args(dtype_or_out(dtype, out), device_or_out(device, out), requires_grad, \
-                                     default_float_dtype());                                              \
+                                     default_float_dtype(), #name);                                       \
         DimVector shape = shape_from_args(args, size, #name, "size");                                     \
         check_factory_shape(#name, shape);                                                                \
         Tensor t = new_tensor(shape, a, pin_memory);                                                      \
@@ -275,7 +278,7 @@ void init_creation(nb::module_& m) {
                                   like_kwargs(dtype, device, requires_grad, pin_memory), memory_format,   \
                                   layout);                                                                \
         FactoryArgs a = factory_args(dtype, device.is_none() ? device_object(x.device()) : device,        \
-                                     requires_grad, x.dtype());                                           \
+                                     requires_grad, x.dtype(), #name "_like");                            \
         Tensor t = new_tensor(x.sizes(), a, pin_memory);                                                  \
         fill;                                                                                             \
         return wrap(finish(t, a));                                                                        \
@@ -296,7 +299,7 @@ void init_creation(nb::module_& m) {
         check_factory_out("aten::full", out);
         Scalar v = fill_value(value, "full", " (position 2)");
         FactoryArgs a = factory_args(dtype_or_out(dtype, out), device_or_out(device, out), requires_grad,
-                                     v.natural_dtype());
+                                     v.natural_dtype(), "full");
         const DimVector shape = to_shape(size, "full");
         Tensor t = pinned_if(full(shape, v, a.dtype, a.device), pin_memory);
         return into_out("full", finish(t, a), out, {});
@@ -315,7 +318,7 @@ void init_creation(nb::module_& m) {
                                   layout);
         Scalar v = fill_value(value, "full_like", " (position 2)");
         FactoryArgs a = factory_args(dtype, device.is_none() ? device_object(x.device()) : device,
-                                     requires_grad, x.dtype());
+                                     requires_grad, x.dtype(), "full_like");
         return wrap(finish(pinned_if(full(x.sizes(), v, a.dtype, a.device), pin_memory), a));
       },
       nb::arg("input"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),

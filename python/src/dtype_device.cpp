@@ -28,16 +28,30 @@ bool is_dtype_like(nb::handle h) {
          h.is(reinterpret_cast<PyObject*>(&PyComplex_Type));
 }
 
-DType to_dtype(nb::handle h) {
+namespace {
+std::optional<DType> as_dtype(nb::handle h) {
   if (__builtin_expect(nb::isinstance<PyDType>(h), 1)) return nb::inst_ptr<PyDType>(h)->dtype;
   // Python's own types name the default dtypes, as in PyTorch (dtype=float, dtype=int, dtype=bool).
   if (h.is(reinterpret_cast<PyObject*>(&PyFloat_Type))) return DType::Float64;
   if (h.is(reinterpret_cast<PyObject*>(&PyLong_Type))) return DType::Int64;
   if (h.is(reinterpret_cast<PyObject*>(&PyBool_Type))) return DType::Bool;
   if (h.is(reinterpret_cast<PyObject*>(&PyComplex_Type))) return DType::Complex128;
+  return std::nullopt;
+}
+}  // namespace
+
+DType to_dtype(nb::handle h) {
+  if (const std::optional<DType> d = as_dtype(h)) return *d;
   TANDEM_THROW(Type, "dtype must be a tandem.dtype (e.g. tandem.float32), not ", nb::inst_name(h).c_str(),
                "\nhint: NumPy dtypes are not accepted here; use tandem.float32, "
                "tandem.int64, ...");
+}
+
+DType dtype_arg(nb::handle h, const char* fn) {
+  if (const std::optional<DType> d = as_dtype(h)) return *d;
+  // The type's tp_name, as PyTorch's parser prints it (numpy.dtypes.Float32DType, type, str)
+  TANDEM_THROW(Type, fn, "(): argument 'dtype' must be torch.dtype, not ", Py_TYPE(h.ptr())->tp_name,
+               "\nhint: NumPy dtypes and strings are not dtypes here; use tandem.float32, tandem.int64, ...");
 }
 std::optional<DType> to_optional_dtype(nb::handle h) {
   if (h.is_none()) return std::nullopt;

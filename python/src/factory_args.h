@@ -50,6 +50,10 @@ inline Tensor with_requires_grad(Tensor t, bool requires_grad) {
 inline void check_factory_out(const char* aten_op, nb::handle out) {
   if (is_tensor(out)) check_out_autograd(aten_op, as_tensor_ref(out), {});
 }
+// A factory's dtype= (not None): a NumPy dtype or a string is PyTorch's parser error naming the function
+// ("zeros(): argument 'dtype' must be torch.dtype, not type"). Defined in dtype_device.cpp.
+DType dtype_arg(nb::handle h, const char* fn);
+
 inline nb::object dtype_or_out(nb::handle dtype, nb::handle out) {
   if (!is_tensor(out)) return nb::borrow(dtype);
   const DType given = as_tensor_ref(out).dtype();

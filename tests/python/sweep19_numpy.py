@@ -301,7 +301,4 @@ def numpy_dtype_arguments(torch, device):
     })
 
 
-NEEDS_CPP[numpy_dtype_arguments] = (
-    "a NumPy dtype (or a string) as dtype= raises 'dtype must be a tandem.dtype (e.g. tandem.float32), not type' "
-    "from the DType caster (python/src/dtype_device.cpp); PyTorch's first line names the function and the argument: "
-    "\"zeros(): argument 'dtype' must be torch.dtype, not type\" (not numpy.dtypes.Float32DType's short name)")
+PROGRAMS.append(numpy_dtype_arguments)  # fixed in session 41 (python/src dtype_arg names the function)

@@ -50,8 +50,11 @@ def test_error_matches_pytorch(name):
 
 
 def test_unknown_dtype_is_a_type_error_naming_the_fix():
-    with pytest.raises(TypeError, match="dtype must be a tandem.dtype"):
+    with pytest.raises(TypeError, match="^ones\\(\\): argument 'dtype' must be torch.dtype, not str\nhint: NumPy dtypes "
+                                        "and strings are not dtypes here; use tandem.float32"):
         tandem.ones(2, dtype="float33")
+    with pytest.raises(TypeError, match="dtype must be a tandem.dtype"):  # a function without PyTorch's form
+        tandem.arange(3, dtype="float33")
 
 
 def test_view_error_hints_reshape():
