@@ -5,7 +5,8 @@ on every device and are differentiable. Argument checks follow PyTorch's (the ke
 import warnings
 
 from . import _parser_types, fft as _fft
-from ._C import Tensor
+from . import _C
+from ._C import Tensor, bool as _bool
 
 
 def _fail(call, msg):
@@ -41,10 +42,13 @@ def _window_to_n_fft(call, window, n_fft, win_length, mismatch, like):
 
 
 def _check_flag_types(*args):
-    """PyTorch's parser of its stft op takes only bools (or None where optional) for the flags: normalized="yes"
-    or onesided=1 is a TypeError listing the argument types, before any check of the values."""
+    """PyTorch's parser of its stft op takes ints for n_fft, hop_length and win_length (None where optional) and only
+    bools (or None where optional) for the flags: normalized="yes", onesided=1 or n_fft=8.0 is a TypeError listing
+    the argument types, before any check of the values."""
+    n_fft, hop_length, win_length = args[1:4]
     normalized, *optional = args[5:]
-    if isinstance(normalized, bool) and all(v is None or isinstance(v, bool) for v in optional):
+    ints = isinstance(n_fft, int) and all(v is None or isinstance(v, int) for v in (hop_length, win_length))
+    if ints and isinstance(normalized, bool) and all(v is None or isinstance(v, bool) for v in optional):
         return
     got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
     raise TypeError(f"stft() received an invalid combination of arguments - got ({got}), but expected one of:\n"
@@ -53,10 +57,29 @@ def _check_flag_types(*args):
                     "align_to_window = None)")
 
 
+def _type_name(t):
+    """The tensor's name in PyTorch's repr of the stft call: the legacy type name, "CPUBoolType" for bool (which
+    has none there)."""
+    if t.dtype != _bool:
+        return t.type()
+    return ("CPU" if t.device.type == "cpu" else "CUDA") + "BoolType"
+
+
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
          normalized=False, onesided=None, return_complex=None, align_to_window=None):
+    if center and align_to_window is not None:
+        raise RuntimeError("stft align_to_window should only be set when center = false")
+    if center:  # PyTorch pads in Python, the input viewed as 3-d, before its op sees any argument
+        from .nn.functional import pad
+        signal_dim = input.dim()
+        p = int(n_fft // 2)
+        padded = pad(input.view([1] * (3 - signal_dim) + list(input.shape)), [p, p], pad_mode)
+        input = padded.view(padded.shape[-signal_dim:] if signal_dim else padded.shape)
     _check_flag_types(input, n_fft, hop_length, win_length, window, normalized, onesided, return_complex,
                       align_to_window)
+    if window is not None and window.device != input.device:
+        raise RuntimeError(f"stft input and window must be on the same device but got self on {input.device} and "
+                           f"window on {window.device}")
     complex_in = input.dtype.is_complex or (window is not None and window.dtype.is_complex)
     if return_complex is None:
         if not complex_in:
@@ -69,12 +92,6 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
                       "return complex tensors for all inputs, and return_complex=False will raise an error.\n"
                       "Note: you can still call torch.view_as_real on the complex output to recover the old "
                       "return format.", UserWarning, stacklevel=2)
-    if align_to_window is not None:
-        if center:
-            raise RuntimeError("stft align_to_window should only be set when center = false")
-        if align_to_window:
-            raise NotImplementedError("stft: align_to_window=True is not supported by tandem yet\n"
-                                      "hint: leave it out (or False): frames start at the signal's first sample")
     hop_length = n_fft // 4 if hop_length is None else hop_length
     win_length = n_fft if win_length is None else win_length
     if window is None:
@@ -83,11 +100,10 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
                       "recommended to reduce spectral leakage.To suppress this warning and use a rectangular "
                       "window, explicitly set `window=torch.ones(n_fft, device=<device>)`.", UserWarning,
                       stacklevel=2)
-    def call():  # the input's shape as PyTorch's C++ op sees it: after the centring pad
-        shape = list(input.shape)
-        if center and shape:
-            shape[-1] += 2 * (n_fft // 2)
-        return (f"stft({input.type()}[{', '.join(str(s) for s in shape)}], n_fft={n_fft}, hop_length={hop_length}, "
+
+    def call():  # the input as PyTorch's C++ op sees it: after the centring pad
+        shape = ", ".join(str(s) for s in input.shape)
+        return (f"stft({_type_name(input)}[{shape}], n_fft={n_fft}, hop_length={hop_length}, "
                 f"win_length={win_length}, window={_window_repr(window)}, normalized={_flag(normalized)}, "
                 f"onesided={_flag(onesided)}, return_complex={_flag(return_complex)}, "
                 f"align_to_window={_flag(align_to_window)})")
@@ -98,10 +114,6 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     if input.dim() not in (1, 2):
         _fail(call, "expected a 1D or 2D tensor")
     x = input if input.dim() == 2 else input.unsqueeze(0)
-    if center:  # padded as PyTorch pads it, viewed as (1, batch, length) (which its padding errors print)
-        from .nn.functional import pad
-        p = n_fft // 2
-        x = pad(x.unsqueeze(0), (p, p), mode=pad_mode).squeeze(0)
     length = x.shape[-1]
     if not 0 < n_fft <= length:
         _fail(call, f"expected 0 < n_fft < {length}, but got n_fft={n_fft}")
@@ -112,6 +124,14 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     window = _window_to_n_fft(call, window, n_fft, win_length,
                               f"expected a 1D window tensor of size equal to win_length={win_length}, but got "
                               f"window with size {list(window.shape) if window is not None else []}", x)
+    if align_to_window and win_length < n_fft:
+        # the frames start where their windows start: the signal gains the window's zero margins on both sides
+        from .nn.functional import pad
+        left = (n_fft - win_length) // 2
+        x = pad(x, (left, n_fft - win_length - left))
+    if x.dtype in (_C.float16, _C.bfloat16):  # PyTorch's CPU FFT has no 16-bit kernels
+        raise NotImplementedError(f"MKL FFT doesn't support tensors of type: "
+                                  f"{'Half' if x.dtype == _C.float16 else 'BFloat16'}")
     if onesided is None:
         onesided = not complex_in
     elif onesided and complex_in:
@@ -165,8 +185,16 @@ def _istft(input, n_fft, hop_length=None, win_length=None, window=None, center=T
                 f"center={_flag(center)}, normalized={_flag(normalized)}, onesided={_flag(onesided_arg)}, "
                 f"length={_flag(length)}, return_complex={_flag(return_complex)})")
 
+    # PyTorch reads the sizes of the input's real view ((..., freq, frames, 2)) first, then checks it
+    real_dim = input.dim() + 1
+    for back in (2, 3):
+        if real_dim < back:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-real_dim}, {real_dim - 1}], "
+                             f"but got {-back})")
+    if input.numel() == 0:
+        _fail(call, "input tensor cannot be empty.")
     if input.dim() not in (2, 3):
-        _fail(call, f"expected a tensor with 2 or 3 dimensions of complex dtype, but got {input.dim()}")
+        _fail(call, f"expected a tensor with 3 or 4 dimensions, but got {real_dim}")
     spec = input if input.dim() == 3 else input.unsqueeze(0)
     batch, fft_size, n_frames = spec.shape
     if onesided is None:
@@ -182,7 +210,7 @@ def _istft(input, n_fft, hop_length=None, win_length=None, window=None, center=T
     if not 0 < win_length <= n_fft:
         _fail(call, "expected 0 < win_length <= n_fft")
     if onesided and return_complex:
-        raise RuntimeError("cannot have onesided output if window or input is complex")
+        raise RuntimeError("Cannot have onesided output if window or input is complex")
     if window is None:
         warnings.warn("A window was not provided. A rectangular window will be applied.Please provide the same "
                       "window used by stft to make the inversion lossless.To suppress this warning and use a "
