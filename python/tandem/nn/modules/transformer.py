@@ -24,9 +24,8 @@ __all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder", "Transform
 
 def _generate_square_subsequent_mask(sz, device=None, dtype=None):
     """(sz, sz) float mask: 0 on and below the diagonal, -inf above it (position i sees positions 0..i)."""
-    steps = tandem.arange(sz, device=device)
-    future = steps.unsqueeze(0) > steps.unsqueeze(1)
-    return tandem.zeros((sz, sz), device=device, dtype=dtype).masked_fill_(future, float("-inf"))
+    # PyTorch's construction, so a negative or float size is full()'s error
+    return tandem.triu(tandem.full((sz, sz), float("-inf"), dtype=dtype, device=device), diagonal=1)
 
 
 def _get_clones(module, n):
@@ -175,6 +174,7 @@ class TransformerDecoder(Module):
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
         output = tgt
+        self.layers[0]  # PyTorch reads the first layer's batch_first: a decoder with no layers is an IndexError
         for layer in self.layers:
             output = layer(output, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
                            tgt_key_padding_mask=tgt_key_padding_mask,
