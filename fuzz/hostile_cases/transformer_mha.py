@@ -7,7 +7,7 @@ nn.TransformerEncoderLayer/DecoderLayer/Encoder/Decoder/Transformer with d_model
 the wrong shape or dtype, src/tgt batch or feature mismatches, batch_first mismatches, norm_first, activation
 callables and strings, and generate_square_subsequent_mask with odd sizes. Modules run in training mode with
 dropout 0 (PyTorch's fast path needs eval and no grad), their weights set deterministically by parameter name."""
-from . import R, Case
+from . import R
 
 
 def F(L):
