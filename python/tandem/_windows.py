@@ -115,6 +115,8 @@ def _window(name, body, shape_params=()):
             length = window_length + 1 if periodic else window_length
             out = body(_C.arange(length, dtype=dtype, device=device), length, *values)
             out = out.narrow(0, 0, window_length) if periodic else out
+            if out.dtype != dtype:  # an integer window on meta (the only place one is allowed): PyTorch's dtype
+                out = out.to(dtype)
         return out.requires_grad_() if options["requires_grad"] else out
 
     fn.__name__ = fn.__qualname__ = name
