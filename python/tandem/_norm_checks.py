@@ -25,6 +25,9 @@ def _check(input, given):
         return
     from . import linalg  # noqa: PLC0415  (linalg imports the package)
     p, dim = given.get("p", "fro"), given.get("dim")
+    if isinstance(dim, str) or (dim is not None and not isinstance(dim, int) and
+                                not all(isinstance(d, int) for d in dim)):
+        return  # named or odd dims: the core's own errors
     dims = [dim] if isinstance(dim, int) else (None if dim is None else list(dim))
     vector = not isinstance(p, str) or (p == "fro" and (dims is None or len(dims) <= 2))
     name = "linalg.vector_norm" if vector else "linalg.matrix_norm"
