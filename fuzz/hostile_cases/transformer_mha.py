@@ -357,6 +357,68 @@ CASES = {
 }
 
 
+def fast(L, d, module, *args, **kw):
+    """The module in eval mode under no_grad with batch_first inputs: PyTorch's fused fast path where its
+    conditions hold (tandem matches its results, including the zeroed padded rows of the nested path)."""
+    module.eval()
+    with L.no_grad():
+        return module(*args, **kw)
+
+
+CASES.update({
+    "fast/mha_self": lambda L, d: fast(L, d, mha(L, d, batch_first=True), *[seq(L, d, (2, 4, 8))] * 3),
+    "fast/mha_self_kpm": lambda L, d: fast(L, d, mha(L, d, batch_first=True), *[seq(L, d, (2, 4, 8))] * 3,
+                                           key_padding_mask=mask(L, d, (2, 4))),
+    "fast/mha_self_kpm_all_masked": lambda L, d: fast(L, d, mha(L, d, batch_first=True),
+                                                      *[seq(L, d, (2, 4, 8))] * 3,
+                                                      key_padding_mask=mask(L, d, (2, 4), fill=True)),
+    "fast/mha_self_kpm_float": lambda L, d: fast(L, d, mha(L, d, batch_first=True), *[seq(L, d, (2, 4, 8))] * 3,
+                                                 key_padding_mask=mask(L, d, (2, 4), "float32")),
+    "fast/mha_self_attn_mask": lambda L, d: fast(L, d, mha(L, d, batch_first=True), *[seq(L, d, (2, 4, 8))] * 3,
+                                                 attn_mask=mask(L, d, (4, 4))),
+    "fast/mha_self_both_masks": lambda L, d: fast(L, d, mha(L, d, batch_first=True), *[seq(L, d, (2, 4, 8))] * 3,
+                                                  attn_mask=mask(L, d, (4, 4)), key_padding_mask=mask(L, d, (2, 4))),
+    "fast/mha_no_weights": lambda L, d: fast(L, d, mha(L, d, batch_first=True), *[seq(L, d, (2, 4, 8))] * 3,
+                                             need_weights=False),
+    "fast/mha_cross": lambda L, d: fast(L, d, mha(L, d, batch_first=True), seq(L, d, (2, 4, 8)),
+                                        seq(L, d, (2, 5, 8)), seq(L, d, (2, 5, 8))),
+    "fast/mha_wrong_embed": lambda L, d: fast(L, d, mha(L, d, batch_first=True), *[seq(L, d, (2, 4, 6))] * 3),
+    "fast/mha_unbatched": lambda L, d: fast(L, d, mha(L, d, batch_first=True), *[seq(L, d, (4, 8))] * 3),
+    "fast/mha_empty_batch": lambda L, d: fast(L, d, mha(L, d, batch_first=True), *[seq(L, d, (0, 4, 8))] * 3),
+    "fast/enc_layer": lambda L, d: fast(L, d, enc_layer(L, d, batch_first=True), seq(L, d, (2, 4, 8))),
+    "fast/enc_layer_kpm": lambda L, d: fast(L, d, enc_layer(L, d, batch_first=True), seq(L, d, (2, 4, 8)),
+                                            src_key_padding_mask=mask(L, d, (2, 4))),
+    "fast/enc_layer_kpm_all_masked": lambda L, d: fast(L, d, enc_layer(L, d, batch_first=True), seq(L, d, (2, 4, 8)),
+                                                       src_key_padding_mask=mask(L, d, (2, 4), fill=True)),
+    "fast/enc_layer_mask": lambda L, d: fast(L, d, enc_layer(L, d, batch_first=True), seq(L, d, (2, 4, 8)),
+                                             src_mask=mask(L, d, (4, 4))),
+    "fast/enc_layer_gelu_norm_first": lambda L, d: fast(L, d, enc_layer(L, d, batch_first=True, norm_first=True,
+                                                                        activation="gelu"), seq(L, d, (2, 4, 8))),
+    "fast/enc_layer_kpm_float": lambda L, d: fast(L, d, enc_layer(L, d, batch_first=True), seq(L, d, (2, 4, 8)),
+                                                  src_key_padding_mask=mask(L, d, (2, 4), "float32")),
+    "fast/enc_layer_wrong_features": lambda L, d: fast(L, d, enc_layer(L, d, batch_first=True),
+                                                       seq(L, d, (2, 4, 6))),
+    "fast/encoder_nested_kpm": lambda L, d: fast(L, d, _encoder_nested(L, d), seq(L, d, (2, 4, 8)),
+                                                 src_key_padding_mask=T_kpm(L, d)),
+    "fast/encoder_nested_kpm_all_masked_row": lambda L, d: fast(L, d, _encoder_nested(L, d), seq(L, d, (2, 4, 8)),
+                                                                src_key_padding_mask=T_kpm(L, d, [[0, 0, 1, 1],
+                                                                                                  [1, 1, 1, 1]])),
+    "fast/encoder_nested_kpm_wrong": lambda L, d: fast(L, d, _encoder_nested(L, d), seq(L, d, (2, 4, 8)),
+                                                       src_key_padding_mask=T_kpm(L, d, [[0, 0, 1], [0, 1, 1]])),
+    "fast/encoder_nested_mask_and_kpm": lambda L, d: fast(L, d, _encoder_nested(L, d), seq(L, d, (2, 4, 8)),
+                                                          mask=mask(L, d, (4, 4)), src_key_padding_mask=T_kpm(L, d)),
+})
+
+
+def T_kpm(L, d, values=((0, 0, 1, 1), (0, 0, 0, 1))):
+    return L.tensor([list(r) for r in values], dtype=L.bool, device=d)
+
+
+def _encoder_nested(L, d):
+    layer = L.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, batch_first=True)
+    return fixed(L, L.nn.TransformerEncoder(layer, 2, enable_nested_tensor=True), d)
+
+
 def _grad(L, d):
     q = seq(L, d).requires_grad_()
     out, _ = mhaf(L, d, q=q)

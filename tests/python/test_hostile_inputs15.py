@@ -30,7 +30,8 @@ FIXED = [(stft_windows, name) for name in (
     "stft/input_0d", "stft/n_fft_float", "stft/window_other_device", "stft/window_other_device_no_return_complex")]
 FIXED += [(transformer_mha, name) for name in (
     "decoder/zero_layers", "mhaf/attn_mask_float64", "mhaf/attn_mask_half", "mhaf/bias_kv_wrong_shape",
-    "mhaf/kpm_float64_attn_float32", "square_mask/negative")]
+    "mhaf/kpm_float64_attn_float32", "square_mask/negative", "fast/mha_wrong_embed", "fast/mha_empty_batch",
+    "fast/enc_layer_wrong_features", "fast/encoder_nested_kpm_wrong")]
 FIXED += [(distance_similarity, name) for name in (
     "cdist/p_nan", "cdist/p_str", "cosine/eps_negative", "norm/dtype_half", "norm/dtype_int",
     "norm/empty_p_inf_reduced", "normalize/out_wrong_shape", "pdist/int", "pdist/p_nan")]
@@ -171,6 +172,47 @@ ATTENTION = {
     "square_mask_float16": lambda L, d: L.nn.Transformer.generate_square_subsequent_mask(4, device=d,
                                                                                          dtype=L.float16),
 }
+
+
+
+
+def inference(L, module, *args, **kw):
+    module.eval()
+    with L.no_grad():
+        return module(*args, **kw)
+
+
+def mha_module(L, d, **kw):
+    return transformer_mha.mha(L, d, batch_first=True, **kw)
+
+
+def nested_encoder(L, d):
+    layer = L.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, batch_first=True)
+    return transformer_mha.fixed(L, L.nn.TransformerEncoder(layer, 1), d)
+
+
+# The inference fast path's own checks: the embed size (with need_weights=False and with a mask too), no weights
+# for an empty sequence, per-head weights of a non-empty batch, and the nested encoder's mask size (a batch too many,
+# one key too many); training mode keeps the composed path's AssertionError.
+ATTENTION.update({
+    "fast_wrong_embed_no_weights": lambda L, d: inference(L, mha_module(L, d), *[X(L, (2, 4, 6), d)] * 3,
+                                                          need_weights=False),
+    "fast_wrong_embed_kpm": lambda L, d: inference(L, mha_module(L, d), *[X(L, (2, 4, 6), d)] * 3,
+                                                   key_padding_mask=L.zeros(2, 4, dtype=L.bool, device=d)),
+    "fast_empty_sequence": lambda L, d: inference(L, mha_module(L, d), *[X(L, (2, 0, 8), d)] * 3,
+                                                  average_attn_weights=False),
+    "fast_per_head_weights": lambda L, d: inference(L, mha_module(L, d), *[X(L, (2, 4, 8), d)] * 3,
+                                                    average_attn_weights=False),
+    "training_wrong_embed": lambda L, d: mha_module(L, d)(*[X(L, (2, 4, 6), d)] * 3),
+    "nested_kpm_extra_batch": lambda L, d: inference(L, nested_encoder(L, d), X(L, (2, 4, 8), d),
+                                                     src_key_padding_mask=L.zeros(3, 4, dtype=L.bool, device=d)),
+    "nested_kpm_extra_key": lambda L, d: inference(L, nested_encoder(L, d), X(L, (2, 4, 8), d),
+                                                   src_key_padding_mask=L.zeros(2, 5, dtype=L.bool, device=d)),
+    "nested_kpm_right_shape": lambda L, d: inference(L, nested_encoder(L, d), X(L, (2, 4, 8), d),
+                                                     src_key_padding_mask=L.tensor([[False, False, True, True],
+                                                                                    [False, False, False, True]],
+                                                                                   device=d)),
+})
 
 
 @pytest.mark.parametrize("name", sorted(ATTENTION))
