@@ -453,6 +453,9 @@ _CDIST_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
 
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    if not (isinstance(p, (int, float)) or (isinstance(p, Tensor) and p.numel() == 1)):
+        # PyTorch's torch.cdist passes p on by position to its op, whose parser takes a float
+        raise TypeError(f"cdist(): argument 'p' (position 3) must be float, not {type(p).__name__}")
     for name, x in (("X1", x1), ("X2", x2)):
         if x.dim() < 2:
             raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {x.dim()}D")
@@ -461,7 +464,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
             raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {x.dtype._scalar_type_name}")
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
-    if p < 0:
+    if not p >= 0:  # NaN too
         raise RuntimeError("cdist only supports non-negative p values")
     if compute_mode not in _CDIST_MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")

@@ -390,14 +390,38 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     return functional.pairwise_distance(x1, x2, p, eps, keepdim)
 
 
-def pdist(input, p=2):
+def _p_number(fn, p, position):
+    """PyTorch's parser: p is a float (an int or bool too, or a one-element tensor); position is None when p came
+    by keyword (its message then names no position)."""
+    if isinstance(p, (int, float)) or (isinstance(p, _C.Tensor) and p.numel() == 1):
+        return
+    where = "" if position is None else f" (position {position})"
+    raise TypeError(f"{fn}(): argument 'p'{where} must be float, not {type(p).__name__}")
+
+
+def _check_distance_kernel_dtype(fn, x):
+    """PyTorch's distance kernels take float and double only (named per device: "pdist", "pdist_cuda")."""
+    if x.dtype in (_C.float16, _C.bfloat16):
+        kernel = fn if x.device.type == "cpu" else f"{fn}_{x.device.type}"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{x.dtype._scalar_type_name}'\n"
+                                  "hint: compute the distances in float32 (x.float())")
+
+
+def pdist(input, *args, p=2):
+    if len(args) > 1:
+        raise TypeError(f"pdist() takes from 1 to 2 positional arguments but {len(args) + 1} were given")
+    if args:
+        p = args[0]
+    _p_number("pdist", p, 2 if args else None)
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
     if not input.dtype.is_floating_point:
         raise RuntimeError("pdist only supports floating-point dtypes")
-    if p < 0:
+    if not p >= 0:  # NaN too
         raise RuntimeError("pdist only supports non-negative p values")
     n = input.shape[0]
+    if n > 1 and input.shape[1] > 0:  # the kernel runs only where there are distances to compute
+        _check_distance_kernel_dtype("pdist", input)
     rows, cols = _compositions.triu_indices(n, n, 1, device=input.device)
     diff_ = input.index_select(0, rows) - input.index_select(0, cols)
     return _C.norm(diff_, p, dim=1)

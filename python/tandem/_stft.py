@@ -5,7 +5,8 @@ on every device and are differentiable. Argument checks follow PyTorch's (the ke
 import warnings
 
 from . import _parser_types, fft as _fft
-from ._C import Tensor
+from . import _C
+from ._C import Tensor, bool as _bool
 
 
 def _fail(call, msg):
@@ -17,19 +18,8 @@ def _flag(value):
     return "None" if value is None else str(int(value))
 
 
-_LEGACY_NAMED = ("float32", "float64", "float16", "uint8", "int8", "int16", "int32", "int64", "bool")
-
-
-def _tensor_name(t):
-    """How ATen's messages name a tensor's type: the legacy class where there is one ("torch.FloatTensor",
-    "torch.cuda.DoubleTensor"), its backend and scalar type otherwise ("CPUComplexFloatType", "CPUBFloat16Type")."""
-    if str(t.dtype).rsplit(".", 1)[-1] in _LEGACY_NAMED:
-        return t.type()
-    return ("CPU" if t.device.type == "cpu" else "CUDA") + t.dtype._scalar_type_name + "Type"
-
-
 def _window_repr(window):
-    return "None" if window is None else f"{_tensor_name(window)}{{[{', '.join(str(s) for s in window.shape)}]}}"
+    return "None" if window is None else f"{_type_name(window)}{{[{', '.join(str(s) for s in window.shape)}]}}"
 
 
 def _window_to_n_fft(call, window, n_fft, win_length, mismatch, like):
@@ -52,10 +42,13 @@ def _window_to_n_fft(call, window, n_fft, win_length, mismatch, like):
 
 
 def _check_flag_types(*args):
-    """PyTorch's parser of its stft op takes only bools (or None where optional) for the flags: normalized="yes"
-    or onesided=1 is a TypeError listing the argument types, before any check of the values."""
+    """PyTorch's parser of its stft op takes ints for n_fft, hop_length and win_length (None where optional) and only
+    bools (or None where optional) for the flags: normalized="yes", onesided=1 or n_fft=8.0 is a TypeError listing
+    the argument types, before any check of the values."""
+    n_fft, hop_length, win_length = args[1:4]
     normalized, *optional = args[5:]
-    if isinstance(normalized, bool) and all(v is None or isinstance(v, bool) for v in optional):
+    ints = isinstance(n_fft, int) and all(v is None or isinstance(v, int) for v in (hop_length, win_length))
+    if ints and isinstance(normalized, bool) and all(v is None or isinstance(v, bool) for v in optional):
         return
     got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
     raise TypeError(f"stft() received an invalid combination of arguments - got ({got}), but expected one of:\n"
@@ -64,18 +57,33 @@ def _check_flag_types(*args):
                     "align_to_window = None)")
 
 
+# The eight dtypes with a legacy tensor class, which PyTorch's messages print ("torch.FloatTensor").
+_LEGACY_NAMED = ("uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64")
+
+
+def _type_name(t):
+    """How ATen's messages name a tensor's type: the legacy class where there is one ("torch.FloatTensor",
+    "torch.cuda.DoubleTensor"), its backend and scalar type otherwise ("CPUComplexFloatType", "CPUBoolType")."""
+    if str(t.dtype).rsplit(".", 1)[-1] in _LEGACY_NAMED:
+        return t.type()
+    return ("CPU" if t.device.type == "cpu" else "CUDA") + t.dtype._scalar_type_name + "Type"
+
+
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
          normalized=False, onesided=None, return_complex=None, align_to_window=None):
     if center and align_to_window is not None:
         raise RuntimeError("stft align_to_window should only be set when center = false")
-    if center:  # PyTorch's Python wrapper pads first, viewed as (1, batch, length), before its op checks anything
+    if center:  # PyTorch pads in Python, the input viewed as 3-d, before its op sees any argument
         from .nn.functional import pad
-        dim = input.dim()
-        p = n_fft // 2
-        input = pad(input.view([1] * (3 - dim) + list(input.shape)), [p, p], mode=pad_mode)
-        input = input.view(input.shape[-dim:])
+        signal_dim = input.dim()
+        p = int(n_fft // 2)
+        padded = pad(input.view([1] * (3 - signal_dim) + list(input.shape)), [p, p], pad_mode)
+        input = padded.view(padded.shape[-signal_dim:] if signal_dim else padded.shape)
     _check_flag_types(input, n_fft, hop_length, win_length, window, normalized, onesided, return_complex,
                       align_to_window)
+    if window is not None and window.device != input.device:
+        raise RuntimeError(f"stft input and window must be on the same device but got self on {input.device} and "
+                           f"window on {window.device}")
     complex_in = input.dtype.is_complex or (window is not None and window.dtype.is_complex)
     if return_complex is None:
         if not complex_in:
@@ -96,9 +104,10 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
                       "recommended to reduce spectral leakage.To suppress this warning and use a rectangular "
                       "window, explicitly set `window=torch.ones(n_fft, device=<device>)`.", UserWarning,
                       stacklevel=2)
+
     def call():  # the input as PyTorch's C++ op sees it: after the centring pad
-        return (f"stft({_tensor_name(input)}[{', '.join(str(s) for s in input.shape)}], n_fft={n_fft}, "
-                f"hop_length={hop_length}, "
+        shape = ", ".join(str(s) for s in input.shape)
+        return (f"stft({_type_name(input)}[{shape}], n_fft={n_fft}, hop_length={hop_length}, "
                 f"win_length={win_length}, window={_window_repr(window)}, normalized={_flag(normalized)}, "
                 f"onesided={_flag(onesided)}, return_complex={_flag(return_complex)}, "
                 f"align_to_window={_flag(align_to_window)})")
@@ -119,7 +128,8 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     window = _window_to_n_fft(call, window, n_fft, win_length,
                               f"expected a 1D window tensor of size equal to win_length={win_length}, but got "
                               f"window with size {list(window.shape) if window is not None else []}", x)
-    if align_to_window:  # frames start where their window starts: the window's offset in n_fft is zero-padded
+    if align_to_window and win_length < n_fft:
+        # the frames start where their windows start: the signal gains the window's zero margins on both sides
         from .nn.functional import pad
         left = (n_fft - win_length) // 2
         x = pad(x, (left, n_fft - win_length - left))
@@ -173,17 +183,22 @@ def _istft(input, n_fft, hop_length=None, win_length=None, window=None, center=T
     onesided_arg = onesided  # the call's repr shows the argument as given
 
     def call():  # PyTorch names the input by its C++ type here ("CPUComplexFloatType[5, 9]")
-        return (f"istft({_tensor_name(input)}[{', '.join(str(s) for s in input.shape)}], n_fft={n_fft}, "
+        kind = ("CPU" if input.device.type == "cpu" else "CUDA") + input.type().rsplit(".", 1)[1][:-len("Tensor")]
+        return (f"istft({kind}Type[{', '.join(str(s) for s in input.shape)}], n_fft={n_fft}, "
                 f"hop_length={hop_length}, win_length={win_length}, window={_window_repr(window)}, "
                 f"center={_flag(center)}, normalized={_flag(normalized)}, onesided={_flag(onesided_arg)}, "
                 f"length={_flag(length)}, return_complex={_flag(return_complex)})")
 
-    real_dims = input.dim() + 1  # PyTorch checks view_as_real(input)
-    if real_dims < 3:  # it reads the frame and frequency sizes (dims -2, -3) of the real view first
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-real_dims}, {real_dims - 1}], but "
-                         f"got {-2 if real_dims < 2 else -3})")
-    if real_dims not in (3, 4):
-        _fail(call, f"expected a tensor with 3 or 4 dimensions, but got {real_dims}")
+    # PyTorch reads the sizes of the input's real view ((..., freq, frames, 2)) first, then checks it
+    real_dim = input.dim() + 1
+    for back in (2, 3):
+        if real_dim < back:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-real_dim}, {real_dim - 1}], "
+                             f"but got {-back})")
+    if input.numel() == 0:
+        _fail(call, "input tensor cannot be empty.")
+    if input.dim() not in (2, 3):
+        _fail(call, f"expected a tensor with 3 or 4 dimensions, but got {real_dim}")
     spec = input if input.dim() == 3 else input.unsqueeze(0)
     batch, fft_size, n_frames = spec.shape
     if onesided is None:
@@ -199,7 +214,7 @@ def _istft(input, n_fft, hop_length=None, win_length=None, window=None, center=T
     if not 0 < win_length <= n_fft:
         _fail(call, "expected 0 < win_length <= n_fft")
     if onesided and return_complex:
-        raise RuntimeError("cannot have onesided output if window or input is complex")
+        raise RuntimeError("Cannot have onesided output if window or input is complex")
     if window is None:
         warnings.warn("A window was not provided. A rectangular window will be applied.Please provide the same "
                       "window used by stft to make the inversion lossless.To suppress this warning and use a "

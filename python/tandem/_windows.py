@@ -9,15 +9,23 @@ from ._layouts import _parser_type_name
 
 
 def _window_checks(name, window_length, dtype, options):
+    """PyTorch's checks; on meta any dtype goes (no kernel runs there)."""
     dtype = dtype or _C.get_default_dtype()
-    if dtype.is_complex and window_length > 1:  # PyTorch's check lets complex through to its arange kernel
-        device = _C.device(options.get("device") or _C.empty(0).device)
+    device = _C.device(options.get("device") or _C.empty(0).device)
+    if dtype.is_complex and window_length > 1 and device.type != "meta":
+        # PyTorch's check lets complex through to its arange kernel
         raise NotImplementedError(f'"arange_{device.type}" not implemented for \'{dtype._scalar_type_name}\'')
-    if not (dtype.is_floating_point or dtype.is_complex):
+    if not (dtype.is_floating_point or dtype.is_complex) and device.type != "meta":
         raise RuntimeError(f"{name} expects floating point dtypes, got: {_tensor_options_text(dtype, options)}")
     if window_length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
     return dtype
+
+
+# The C++ type names c10 prints for the integer dtypes (tandem's own names for uint16/uint64 differ).
+_C_TYPE_NAMES = {"int8": "signed char", "int16": "short int", "int32": "int", "int64": "long int",
+                 "uint8": "unsigned char", "uint16": "short unsigned int", "uint32": "unsigned int",
+                 "uint64": "long unsigned int", "bool": "bool"}
 
 
 def _tensor_options_text(dtype, options):
@@ -25,9 +33,10 @@ def _tensor_options_text(dtype, options):
     part of what the factory receives, so it always reads as the default)."""
     device = _C.device(options.get("device") or _C.empty(0).device)
     layout = options.get("layout")
+    cpp_type = _C_TYPE_NAMES.get(str(dtype).split(".")[-1], dtype._cpp_type_name)
     layout = "Strided (default)" if layout is None else "Sparse" if "sparse" in str(layout) else "Strided"
     pinned = "true" if options.get("pin_memory") else "false"
-    return (f"TensorOptions(dtype={dtype._cpp_type_name}, device={device}, layout={layout}, requires_grad=false "
+    return (f"TensorOptions(dtype={cpp_type}, device={device}, layout={layout}, requires_grad=false "
             f"(default), pinned_memory={pinned}, memory_format=(nullopt))")
 
 
@@ -63,8 +72,16 @@ def _parse(name, shape_params, window_length, args, kwargs, given_kwargs):
                                              for v in values):
         _invalid_combination(name, shape_params, (window_length,) + args, given_kwargs)
     try:
+        if isinstance(window_length, bool):  # not an int to PyTorch's parser
+            raise TypeError
         length = operator.index(window_length)
     except TypeError:
+        # PyTorch's parser names the bad argument only when one overload takes this many arguments (the options
+        # counted): overload k takes k + 1 positional arguments and the five options.
+        count = 1 + len(args) + len(given_kwargs)
+        plausible = [k for k in range(len(names) + 1) if k + 1 <= count <= k + 1 + len(_FACTORY)]
+        if len(plausible) != 1:
+            _invalid_combination(name, shape_params, (window_length,) + args, given_kwargs)
         raise TypeError(f"{name}(): argument 'window_length' (position 1) must be int, not "
                         f"{type(window_length).__name__}") from None
     return length, periodic, values
@@ -85,6 +102,8 @@ def _window(name, body, shape_params=()):
             length = window_length + 1 if periodic else window_length
             out = body(_C.arange(length, dtype=dtype, device=device), length, *values)
             out = out.narrow(0, 0, window_length) if periodic else out
+            if out.dtype != dtype:  # an integer window on meta (the only place one is allowed): its dtype
+                out = out.to(dtype)
         return out.requires_grad_() if requires_grad else out
 
     fn.__name__ = fn.__qualname__ = name

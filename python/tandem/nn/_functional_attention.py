@@ -274,8 +274,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
             raise AssertionError("bias cannot be added to static key.")
         if static_v is not None:
             raise AssertionError("bias cannot be added to static value.")
-        k = tandem.cat([k, bias_k.expand(1, bsz, embed_dim)])
-        v = tandem.cat([v, bias_v.expand(1, bsz, embed_dim)])
+        k = tandem.cat([k, bias_k.repeat(1, bsz, 1)])  # PyTorch's repeat: a wrong size is cat's error
+        v = tandem.cat([v, bias_v.repeat(1, bsz, 1)])
         attn_mask = None if attn_mask is None else _append_zero_column(attn_mask)
         key_padding_mask = None if key_padding_mask is None else _append_zero_column(key_padding_mask)
     elif bias_k is not None:
@@ -310,8 +310,11 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         dropout_p = 0.0
 
     if need_weights:  # the weights themselves are wanted: PyTorch's explicit path (a fully masked row gives NaN)
-        scores = tandem.matmul(q * math.sqrt(1.0 / head_dim), k.transpose(-2, -1))
-        weights = softmax(scores if attn_mask is None else scores + attn_mask, dim=-1)
+        # baddbmm as PyTorch: a mask of another float dtype than the query is its "Input dtypes must be the same"
+        q_scaled = q * math.sqrt(1.0 / head_dim)
+        scores = (tandem.bmm(q_scaled, k.transpose(-2, -1)) if attn_mask is None
+                  else tandem.baddbmm(attn_mask, q_scaled, k.transpose(-2, -1)))
+        weights = softmax(scores, dim=-1)
         if dropout_p > 0.0:
             weights = dropout(weights, dropout_p)
         out = tandem.matmul(weights, v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)

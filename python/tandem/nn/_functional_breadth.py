@@ -164,13 +164,7 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     return y_hard - y_soft.detach() + y_soft
 
 
-def pdist(input, p=2):
-    """Pairwise p-norm distances between the rows of a 2-D input: the upper triangle of cdist, row by row."""
-    if input.dim() != 2:
-        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
-    if p < 0:
-        raise RuntimeError("pdist only supports non-negative p values")
-    n = input.shape[0]
-    rows, cols = tandem.triu_indices(n, n, 1, device=input.device)
-    diff = input.index_select(0, rows) - input.index_select(0, cols)
-    return tandem.linalg.vector_norm(diff, ord=p, dim=1)
+def pdist(input, *args, p=2):
+    """Pairwise p-norm distances between the rows of a 2-D input (PyTorch's F.pdist is torch.pdist)."""
+    from .._compositions_more import pdist as torch_pdist  # noqa: PLC0415
+    return torch_pdist(input, *args, p=p)

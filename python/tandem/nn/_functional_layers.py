@@ -179,7 +179,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     if out is None:
         return input / denom
     with tandem.no_grad():  # PyTorch: with out=, the result is not differentiable
-        return out.copy_(input / denom)
+        return tandem.div(input, denom, out=out)  # div's out= rules: a wrong shape is resized, with a warning
 
 
 # ---------------------------------------------------------------------------------------------------- dropout

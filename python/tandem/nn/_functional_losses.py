@@ -336,6 +336,8 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     if not dtype.is_floating_point:
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
                            f"{dtype._scalar_type_name}")
+    if not eps >= 0:
+        raise RuntimeError(f"eps must be non-negative, got: {eps:g}")
     x1, x2 = _broadcast_pair(x1 if x1.is_floating_point() else x1.to(dtype),
                              x2 if x2.is_floating_point() else x2.to(dtype))
     norm1 = tandem.norm(x1, 2, dim, keepdim=True).clone()

@@ -88,7 +88,11 @@ class MultiheadAttention(Module):
         and None when need_weights=False. In key_padding_mask and bool attn_masks, True means "do not attend"
         (the opposite of scaled_dot_product_attention's bool masks)."""
         is_batched = query.dim() == 3
-        fused = not need_weights and mha_takes_fused_path(self, query, key, value, key_padding_mask, attn_mask)
+        fast_path = mha_takes_fused_path(self, query, key, value, key_padding_mask, attn_mask)
+        if fast_path and query.shape[-1] != self.embed_dim:  # _native_multi_head_attention's first check
+            raise RuntimeError(f"passed-in embed_dim {self.embed_dim} didn't match last dim of query "
+                               f"{query.shape[-1]}")
+        fused = not need_weights and fast_path
         key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask),
                                            "attn_mask", query.dtype)
         attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
@@ -106,4 +110,6 @@ class MultiheadAttention(Module):
             output = output.transpose(1, 0)
         if fused:  # PyTorch's fused kernel: NaN where a query has no key left (see _fused_inference)
             output = nan_where_no_key(output, key_padding_mask, attn_mask, self.num_heads)
+        if fast_path and query.numel() == 0:  # the fused kernel returns no weights for an empty input
+            weights = None
         return output, weights

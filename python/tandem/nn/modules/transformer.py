@@ -24,9 +24,8 @@ __all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder", "Transform
 
 def _generate_square_subsequent_mask(sz, device=None, dtype=None):
     """(sz, sz) float mask: 0 on and below the diagonal, -inf above it (position i sees positions 0..i)."""
-    steps = tandem.arange(sz, device=device)
-    future = steps.unsqueeze(0) > steps.unsqueeze(1)
-    return tandem.zeros((sz, sz), device=device, dtype=dtype).masked_fill_(future, float("-inf"))
+    # PyTorch's construction, so a negative or float size is full()'s error
+    return tandem.triu(tandem.full((sz, sz), float("-inf"), dtype=dtype, device=device), diagonal=1)
 
 
 def _get_clones(module, n):
@@ -140,6 +139,8 @@ def _nested_path_positions(encoder, src, mask, key_padding_mask):
                first.linear1.bias, first.linear2.weight, first.linear2.bias)
     if tandem.is_grad_enabled() and any(t is not None and t.requires_grad for t in weights):
         return None
+    if tuple(key_padding_mask.shape) != tuple(src.shape[:2]):  # packing the batch by the mask needs (N, L)
+        raise RuntimeError("Mask size should match input size")
     valid = key_padding_mask.logical_not()
     if getattr(encoder, "mask_check", True) and bool((valid[:, 1:] & ~valid[:, :-1]).any()):
         return None  # PyTorch's check: padding only at the end of each sequence
@@ -175,6 +176,7 @@ class TransformerDecoder(Module):
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
         output = tgt
+        self.layers[0]  # PyTorch reads the first layer's batch_first: a decoder with no layers is an IndexError
         for layer in self.layers:
             output = layer(output, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
                            tgt_key_padding_mask=tgt_key_padding_mask,
@@ -215,6 +217,9 @@ class TransformerEncoderLayer(Module):
                                                _none_or_dtype(src_mask), "src_mask", src.dtype)
         src_mask = _canonical_mask(src_mask, "src_mask", None, "", src.dtype, check_other=False)
         fused = encoder_layer_takes_fused_path(self, src)
+        if fused and src.shape[-1] != self.self_attn.embed_dim:  # the fused layer's attention checks it first
+            raise RuntimeError(f"passed-in embed_dim {self.self_attn.embed_dim} didn't match last dim of query "
+                               f"{src.shape[-1]}")
         if fused:  # PyTorch's fused layer reads its masks as bool ones and takes no is_causal hint
             src_mask, src_key_padding_mask = fused_layer_masks(src_mask, src_key_padding_mask,
                                                                self.self_attn.num_heads, src)
