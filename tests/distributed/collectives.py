@@ -447,6 +447,19 @@ def ddp_unused_parameters(device, rank, world):
 
 
 @check
+def ddp_refuses_sparse_gradients(device, rank, world):
+    # nn.Embedding(sparse=True) accumulates its gradient outside the engine's AccumulateGrad, which the reducer
+    # hooks: refused rather than left unaveraged
+    model = nn.Sequential(nn.Embedding(10, 4, sparse=True), nn.Linear(4, 1)).to(device)
+    expect_raises(NotImplementedError, "DistributedDataParallel does not average sparse gradients in tandem yet: 0 "
+                  "uses sparse=True", lambda: nn.parallel.DistributedDataParallel(model))
+    bag = nn.EmbeddingBag(10, 4, sparse=True).to(device)
+    expect_raises(NotImplementedError, "EmbeddingBag uses sparse=True", lambda: nn.parallel.DistributedDataParallel(bag))
+    model[0].weight.requires_grad_(False)  # a frozen sparse table has no gradient to average
+    nn.parallel.DistributedDataParallel(model)
+
+
+@check
 def distributed_sampler_shards(device, rank, world):
     data = TensorDataset(tandem.arange(11))
     seen = []

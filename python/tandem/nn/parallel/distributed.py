@@ -34,6 +34,22 @@ def _output_tensors(value, found):
     return found
 
 
+def _refuse_sparse_gradients(module):
+    """The reducer averages what the autograd engine accumulates; a sparse gradient (nn.Embedding(sparse=True)) is
+    accumulated outside it (nn/_sparse_grad.py), so its parameter would never be averaged (with
+    find_unused_parameters=True the ranks would drift apart silently): refused up front."""
+    from tandem.nn.modules.embedding_bag import EmbeddingBag
+    from tandem.nn.modules.linear import Embedding
+
+    sparse = [name or type(m).__name__ for name, m in module.named_modules()
+              if isinstance(m, (Embedding, EmbeddingBag)) and m.sparse and m.weight.requires_grad]
+    if sparse:
+        raise NotImplementedError(
+            f"DistributedDataParallel does not average sparse gradients in tandem yet: {', '.join(sparse)} "
+            "uses sparse=True\nhint: construct the embedding with sparse=False (its dense gradient is averaged as "
+            "the others are)")
+
+
 class DistributedDataParallel(Module):
     """Wraps ``module`` so that every rank's backward leaves the same, averaged gradients: parameters and
     buffers are broadcast from rank 0 at construction, buffers again before each forward
@@ -60,6 +76,7 @@ class DistributedDataParallel(Module):
         if not named:
             raise RuntimeError("DistributedDataParallel is not needed when a module doesn't have any parameter "
                                "that requires a gradient.")
+        _refuse_sparse_gradients(module)
         if device_ids is not None and len(device_ids) > 1:
             raise ValueError("device_ids can only be None or contain a single element.")
         devices = {p.device for _, p in named}
