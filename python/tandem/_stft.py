@@ -5,8 +5,7 @@ on every device and are differentiable. Argument checks follow PyTorch's (the ke
 import warnings
 
 from . import _parser_types, fft as _fft
-from . import _C
-from ._C import Tensor, bool as _bool
+from ._C import Tensor
 
 
 def _fail(call, msg):
