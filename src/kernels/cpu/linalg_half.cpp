@@ -13,6 +13,9 @@
 #include "kernels/cpu/gemm_batch.h"
 #include "kernels/cpu/half_blocks.h"
 #include "kernels/cpu/isa_region.h"
+#if TANDEM_HAS_BLAS
+#include "kernels/blas_threads.h"
+#endif
 
 TANDEM_CPU_KERNELS_BEGIN
 
@@ -337,8 +340,9 @@ void product_through_float(const GemmArgs& g) {
   if (get_num_threads() > 1) {
     // One panel's product (128 x 768 x 320 for a Linear layer's weight) is too small for BLAS's own threads
     // to gain: it took as long on 2 threads as on 1. tandem's threads take whole panels instead, each
-    // widening, multiplying and rounding its own (the parallel loops inside run inline, and BLAS on one
-    // thread inside a parallel region: blas_threads::follow_tandem).
+    // widening, multiplying and rounding its own (the parallel loops inside run inline). BLAS is told one
+    // thread before the region, so no worker changes OpenBLAS's count while another calls it.
+    blas_threads::single();
     parallel_for(0, panels, 1, [&](int64_t p0, int64_t p1) {
       for (int64_t p = p0; p < p1; ++p) product_of_panel(p * panel);
     });
