@@ -330,8 +330,9 @@ def _nest_with_arrays_or_tensors(data):
 def as_tensor(data, dtype=None, device=None):
     """``data`` itself when it already is a tensor of that dtype and device; a tensor sharing memory with a
     NumPy array when the dtype and device allow; otherwise ``tensor(data)``."""
-    python_type = any(dtype is t for t in (float, int, bool, complex))  # (a NumPy dtype == float: identity)
-    if dtype is not None and not isinstance(dtype, _C.dtype) and not python_type:
+    # (identity, not ==: a NumPy dtype compares equal to float)
+    if dtype is not None and not isinstance(dtype, _C.dtype) and not any(dtype is t for t in (float, int, bool,
+                                                                                               complex)):
         from ._legacy import _type_name  # noqa: PLC0415  (_legacy imports this module)
 
         raise TypeError(f"as_tensor(): argument 'dtype' must be torch.dtype, not {_type_name(dtype)}\nhint: NumPy "

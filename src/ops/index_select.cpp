@@ -46,10 +46,15 @@ Tensor put_slices(const Tensor& x, int64_t dim, const Tensor& index64, const Ten
   return x;
 }
 
-void check_source_shape(const Tensor& s, int64_t dim, const Tensor& src) {
+// Whether src's sizes are s's everywhere but along dim (index_add's and index_copy_'s shape rule).
+bool same_slice_shapes(const Tensor& s, int64_t dim, const Tensor& src) {
   bool ok = src.dim() == s.dim();
   for (int64_t d = 0; ok && d < s.dim(); ++d) ok = d == dim || src.sizes()[d] == s.sizes()[d];
-  TANDEM_CHECK(ok, Runtime,
+  return ok;
+}
+
+void check_source_shape(const Tensor& s, int64_t dim, const Tensor& src) {
+  TANDEM_CHECK(same_slice_shapes(s, dim, src), Runtime,
                "source tensor shape must match self tensor shape, excluding the specified dimension. Got "
                "self.shape = ",
                s.shape_str(), " source.shape = ", src.shape_str());
@@ -188,11 +193,8 @@ Tensor index_copy_(const Tensor& x, int64_t dim, const Tensor& index, const Tens
     }
     return out;
   };
-  bool same_slices = src.dim() == s.dim();
-  for (int64_t d = 0; same_slices && d < s.dim(); ++d)
-    same_slices = d == dim || src.sizes()[d] == s.sizes()[d];
   TANDEM_CHECK(
-      same_slices, Runtime,
+      same_slice_shapes(s, dim, src), Runtime,
       "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: ",
       slice_shape(s), " at dimension ", dim, " and source slice shape: ", slice_shape(src),
       " at dimension 0.");

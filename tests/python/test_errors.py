@@ -3,6 +3,7 @@ never crashes, and tandem adds a hint where it can name the fix. Cross-checked a
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 import torch
 
@@ -55,6 +56,21 @@ def test_unknown_dtype_is_a_type_error_naming_the_fix():
         tandem.ones(2, dtype="float33")
     with pytest.raises(TypeError, match="dtype must be a tandem.dtype"):  # a function without PyTorch's form
         tandem.arange(3, dtype="float33")
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.full((2,), 1.0, dtype="float32"), lambda L: L.zeros_like(L.ones(2), dtype=np.float32),
+    lambda L: L.full_like(L.ones(2), 1.0, dtype=np.dtype("float64")), lambda L: L.ones(2).new_full((2,), 1.0, dtype="x"),
+    lambda L: L.ones(2).new_empty(2, dtype=np.int64), lambda L: L.as_tensor([1.0], dtype=np.float32),
+    lambda L: L.as_tensor(np.ones(2), dtype=np.dtype("float64")), lambda L: L.tensor([1], dtype=np.int8),
+])
+def test_factory_dtype_errors_name_the_function_as_pytorch(call):
+    with pytest.raises(TypeError) as theirs:
+        call(torch)
+    with pytest.raises(TypeError) as ours:
+        call(tandem)
+    assert str(ours.value).split("\n")[0] == str(theirs.value).split("\n")[0]
+    assert "hint: NumPy dtypes and strings are not dtypes here" in str(ours.value)
 
 
 def test_view_error_hints_reshape():

@@ -310,3 +310,17 @@ CPP_CASES = fixed_cases(NEEDS_CPP)
 @pytest.mark.xfail(strict=True, reason="needs C++ (the table's KNOWN entry says what)")
 def test_needs_cpp(name):
     assert_matches_pytorch(CPP_CASES[name], "cpu")
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, d: L.zeros(3, dtype=L.float16, device=d).index_fill(0, L.tensor([0], device=d), 1e10),
+    lambda L, d: L.zeros(3, dtype=L.bfloat16, device=d).index_fill_(0, L.tensor([1], device=d), -1e39),
+    lambda L, d: L.zeros(3, dtype=L.float16, device=d).masked_fill_(L.tensor([True, False, True], device=d), 65520.0),
+    lambda L, d: L.zeros(3, dtype=L.float16, device=d).masked_fill(L.tensor([True, False, True], device=d),
+                                                                   L.tensor(1e10)),
+    lambda L, d: L.zeros(3, dtype=L.float16, device=d).masked_fill(L.tensor([True, False, True], device=d),
+                                                                   float("inf")),
+], ids=["index_fill_half", "index_fill_bfloat16", "masked_fill_past_max", "masked_fill_0d_tensor", "inf_fits"])
+def test_fill_value_range_neighbours(call, device):
+    """index_fill and masked_fill check their value as fill_ does (inf fits; 65520 rounds past float16's max)."""
+    assert_matches_pytorch(call, device)

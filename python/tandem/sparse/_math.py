@@ -291,15 +291,15 @@ def _summed_parts(a, b, alpha, dtype):
         return a._idx, a._vals.to(dtype), a._coalesced
     if a._nnz() == 0:
         return b._idx, other.to(dtype), b._coalesced
-    coalesced = a._coalesced and b._coalesced
-    if not (a._vals.is_contiguous() and b._vals.is_contiguous()):
-        summed = _coo.wrap(_C.cat([a._idx, b._idx], 1), _C.cat([a._vals.to(dtype), other.to(dtype)]), a._size, False)
-        return _parts(coalesce(summed) if summed._nnz() > summed.numel() else summed)
-    if a._idx.shape == b._idx.shape and bool((a._idx == b._idx).all()):
-        return a._idx, a._vals.to(dtype) + other.to(dtype), a._coalesced
-    summed = _coo.wrap(_C.cat([a._idx, b._idx], 1), _C.cat([a._vals.to(dtype), other.to(dtype)]), a._size, False)
-    if coalesced:  # the merge of two sorted lists of distinct indices is their coalesced sum
-        return _parts(coalesce(summed))
+    a_vals, b_vals = a._vals.to(dtype), other.to(dtype)
+    contiguous = a._vals.is_contiguous() and b._vals.is_contiguous()
+    if contiguous and a._idx.shape == b._idx.shape and bool((a._idx == b._idx).all()):
+        return a._idx, a_vals + b_vals, a._coalesced
+    if not contiguous or (a._coalesced and b._coalesced):
+        summed = _coo.wrap(_C.cat([a._idx, b._idx], 1), _C.cat([a_vals, b_vals]), a._size, False)
+        # The merge of two sorted lists of distinct indices is their coalesced sum; a concatenation is coalesced
+        # only once it holds more entries than elements.
+        return _parts(coalesce(summed) if contiguous or summed._nnz() > summed.numel() else summed)
     sizes = list(a._size[:a.sparse_dim()])
     from_a, from_b = _merge_walk(linear_index(a._idx, sizes).tolist(), linear_index(b._idx, sizes).tolist())
     device = a._idx.device
@@ -311,8 +311,8 @@ def _summed_parts(a, b, alpha, dtype):
     indices = indices.index_copy(1, slot_a, a._idx.index_select(1, take_a))
     indices = indices.index_copy(1, slot_b, b._idx.index_select(1, take_b))
     values = _C.zeros([len(from_a)] + _dense_shape(a), dtype=dtype, device=a._vals.device)
-    values = values.index_add(0, slot_a, a._vals.to(dtype).index_select(0, take_a))
-    values = values.index_add(0, slot_b, other.to(dtype).index_select(0, take_b))
+    values = values.index_add(0, slot_a, a_vals.index_select(0, take_a))
+    values = values.index_add(0, slot_b, b_vals.index_select(0, take_b))
     return indices, values, False
 
 
