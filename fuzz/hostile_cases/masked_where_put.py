@@ -232,17 +232,8 @@ def _grad_value(L, d):
     return v.grad
 
 
-_PARSER = ("C++: PyTorch's parser error for an argument no overload takes (\"received an invalid combination of "
-           "arguments - got (Tensor, NoneType), but expected one of:\"); tandem's nanobind binding "
-           "(python/src) says \"incompatible function arguments\" or names one overload's argument")
 KNOWN = {
-    "index_put/index_uint8": "C++: PyTorch's index_put_ sends one mask index with a one-element CPU value and "
-                             "accumulate=False to masked_fill_, which refuses a uint8 mask (\"masked_fill_ only "
-                             "supports boolean masks, but got mask with dtype unsigned char\"); tandem's index_put_ "
-                             "(src/ops/indexing.cpp) takes the uint8 mask there",
     "index_put/empty_indices_tuple": "PyTorch fails inside (\"sym_strides() called on an undefined Tensor\", an "
                                      "internal error); tandem reads an empty index tuple as x[()] = v and fills "
                                      "every element",
-    "masked_fill/value_none": _PARSER, "masked_fill/value_str": _PARSER, "where/self_none": _PARSER,
-    "where/two_args": _PARSER,
 }

@@ -5,6 +5,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <unordered_map>
 #include <unordered_set>
@@ -18,6 +19,7 @@
 #include "core/error.h"
 #include "ops/copy.h"
 #include "ops/view.h"
+#include "tensor_objects.h"
 
 namespace tandem::py {
 namespace {
@@ -46,86 +48,6 @@ std::vector<Tensor> tensor_list(nb::handle h, const char* what) {
       out.push_back(expect_tensor(item, what, "tensors"));
   }
   return out;
-}
-
-// A new reference to the object `ref` (a weak reference) points to, or null once it is gone.
-PyObject* referent(PyObject* ref) {
-#if PY_VERSION_HEX >= 0x030D0000
-  PyObject* obj = nullptr;
-  return PyWeakref_GetRef(ref, &obj) > 0 ? obj : nullptr;
-#else
-  PyObject* obj = PyWeakref_GetObject(ref);
-  if (obj == Py_None) return nullptr;
-  Py_INCREF(obj);
-  return obj;
-#endif
-}
-
-// The Python object of each tensor's .grad, so that `p.grad is p.grad` and, after `p.grad = g`, `p.grad is
-// g`, as in PyTorch (which keeps one Python object per tensor): the grad's implementation -> a weak reference
-// to the object last handed out or assigned for it. Weak, so it keeps no grad alive; an entry whose object
-// died (or whose address a new implementation reuses) is replaced on lookup, and dead entries are swept
-// whenever the map has doubled since the last sweep. Used under the interpreter lock only; never destroyed
-// (its references must not be released after the interpreter is gone).
-class GradObjects {
- public:
-  nb::object get(const Tensor& g) {
-    if (auto it = refs_.find(g.impl()); it != refs_.end()) {
-      if (PyObject* obj = referent(it->second)) {
-        if (nb::inst_ptr<Tensor>(obj)->impl() == g.impl()) return nb::steal(obj);
-        Py_DECREF(obj);
-      }
-    }
-    nb::object obj = wrap(g);
-    remember(g, obj);
-    return obj;
-  }
-  void remember(const Tensor& g, nb::handle obj) {
-    PyObject* ref = PyWeakref_NewRef(obj.ptr(), nullptr);
-    if (!ref) {  // a subclass without weak references: its identity is not kept
-      PyErr_Clear();
-      return;
-    }
-    auto [it, added] = refs_.try_emplace(g.impl(), ref);
-    if (!added) {
-      Py_DECREF(it->second);
-      it->second = ref;
-    }
-    if (refs_.size() > 2 * swept_size_ + 64) sweep();
-  }
-  // Drops the entry that points to `obj`, if one does (swap_tensors refuses objects with weak references, and
-  // this one is only the cache's).
-  void release(nb::handle obj) {
-    const TensorImpl* impl = nb::inst_ptr<Tensor>(obj)->impl();
-    auto it = refs_.find(impl);
-    if (it == refs_.end()) return;
-    PyObject* held = referent(it->second);
-    Py_XDECREF(held);
-    if (held != obj.ptr()) return;
-    Py_DECREF(it->second);
-    refs_.erase(it);
-  }
-
- private:
-  void sweep() {
-    for (auto it = refs_.begin(); it != refs_.end();) {
-      PyObject* obj = referent(it->second);
-      Py_XDECREF(obj);
-      if (obj) {
-        ++it;
-      } else {
-        Py_DECREF(it->second);
-        it = refs_.erase(it);
-      }
-    }
-    swept_size_ = refs_.size();
-  }
-  std::unordered_map<const TensorImpl*, PyObject*> refs_;
-  size_t swept_size_ = 0;
-};
-GradObjects& grad_objects() {
-  static auto* objects = new GradObjects();
-  return *objects;
 }
 
 nb::object grad_object(const Tensor& t) {
@@ -545,14 +467,16 @@ std::string node_repr(const Node& n) {
 }  // namespace
 
 void init_autograd(nb::module_& m) {
-  nb::class_<Node>(m, "Node", "A node of the autograd graph (a tensor's grad_fn).")
+  nb::class_<Node>(m, "Node", "A node of the autograd graph (a tensor's grad_fn).",
+                   nb::type_slots(node_slots()))
       .def("name", &Node::name)
       .def("__repr__", &node_repr)
+      .def("_saved_value", &node_saved_value, nb::arg("name"))
       .def_prop_ro("next_functions",
                    [](const Node& n) {
                      nb::list out;
                      for (const auto& e : n.next_edges) {
-                       nb::object fn = e.fn ? nb::cast(e.fn) : nb::none();
+                       nb::object fn = node_object(e.fn);
                        out.append(nb::make_tuple(fn, e.input_nr));
                      }
                      return nb::tuple(out);
@@ -561,7 +485,7 @@ void init_autograd(nb::module_& m) {
                    [](const Node& n) -> nb::object {
                      auto* acc = dynamic_cast<const autograd::AccumulateGrad*>(&n);
                      if (!acc) throw nb::attribute_error("'Node' object has no attribute 'variable'");
-                     return wrap(acc->variable);
+                     return leaf_objects().get(acc->variable);  // the leaf's own object, as in PyTorch
                    })
       // grad_fn(*grads): the node's backward on gradients of its forward's outputs (PyTorch's Node.__call__),
       // checked against what the forward produced so a formula never sees a gradient of another shape.
@@ -591,6 +515,7 @@ void init_autograd(nb::module_& m) {
                grads.push_back(g.dtype() == meta.dtype ? g : to_dtype(g, meta.dtype));
              }
              std::vector<Tensor> out = n.apply(std::move(grads));
+             out.resize(std::max(out.size(), n.next_edges.size()));  // one per input (None for a number's)
              auto as_object = [](Tensor& t) { return t.defined() ? wrap(std::move(t)) : nb::none(); };
              if (out.size() == 1) return as_object(out[0]);
              nb::list items;
@@ -611,7 +536,11 @@ void init_autograd(nb::module_& m) {
   auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
   tensor.def_prop_rw(
       "requires_grad", [](const Tensor& t) { return t.requires_grad(); },
-      [](const Tensor& t, bool v) { set_requires_grad(t, v); });
+      [](nb::handle self, bool v) {
+        const Tensor& t = self_tensor(self, "requires_grad");
+        set_requires_grad(t, v);
+        note_leaf_object(t, self);
+      });
   // Made under inference_mode (its memory was: views and detached aliases of it are too), as PyTorch's.
   tensor.def("is_inference", [](const Tensor& t) { return t.storage()->is_inference(); });
   tensor.def(
@@ -621,8 +550,9 @@ void init_autograd(nb::module_& m) {
         TANDEM_CHECK(PyBool_Check(v.ptr()), Type,
                      "requires_grad_(): argument 'requires_grad' (position 1) must be bool, not ",
                      Py_TYPE(v.ptr())->tp_name);
-        set_requires_grad(self_tensor(self, "requires_grad_"), v.ptr() == Py_True,
-                          /*complex_allowed_message=*/false);
+        const Tensor& t = self_tensor(self, "requires_grad_");
+        set_requires_grad(t, v.ptr() == Py_True, /*complex_allowed_message=*/false);
+        note_leaf_object(t, self);
         return nb::borrow(self);  // the same Python object, as PyTorch returns self
       },
       nb::arg("requires_grad").none() = true);
@@ -634,11 +564,14 @@ void init_autograd(nb::module_& m) {
     autograd::refresh_view_history(t);
     AutogradMeta* m = t.impl()->autograd();
     if (!m || !m->grad_fn) return nb::none();
-    return nb::cast(m->grad_fn);
+    return node_object(m->grad_fn);
   });
   tensor.def_prop_rw("grad", &grad_object, &set_grad, nb::arg("value").none());
-  m.def("_release_grad_object", [](nb::handle t) {
-    if (is_tensor(t)) grad_objects().release(t);
+  // swap_tensors: the weak references these maps hold are not the user's (it refuses objects that have some).
+  m.def("_release_tensor_objects", [](nb::handle t) {
+    if (!is_tensor(t)) return;
+    grad_objects().release(t);
+    leaf_objects().release(t);
   });
   tensor.def_prop_ro("retains_grad", [](const Tensor& t) {
     AutogradMeta* m = t.impl()->autograd();
@@ -662,7 +595,7 @@ void init_autograd(nb::module_& m) {
       nb::gil_scoped_acquire gil;
       hook->fn();
     });
-    return nb::make_tuple(nb::cast(acc), id);
+    return nb::make_tuple(node_object(acc), id);
   });
   m.def("_remove_post_accumulate_grad_hook", [](std::shared_ptr<Node> node, int64_t id) {
     auto* acc = dynamic_cast<autograd::AccumulateGrad*>(node.get());

@@ -206,11 +206,11 @@ nb::object node_metadata(Node& node) {
 }
 
 // Where `t`'s gradient goes (its grad_fn, or a leaf's AccumulateGrad), as register_multi_grad_hook needs.
-std::shared_ptr<Node> grad_fn_or_accumulator(const Tensor& t) {
+nb::object grad_fn_or_accumulator(const Tensor& t) {
   autograd::Edge e = autograd::gradient_edge(t);
   TANDEM_CHECK(e.fn, Runtime,
                "It is not possible to get the gradient edge for a Tensor that does not require gradients");
-  return e.fn;
+  return node_object(e.fn);
 }
 
 }  // namespace

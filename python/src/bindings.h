@@ -4,6 +4,7 @@
 // nanobind, with the int64_t argument caster that refuses bool (first: before any binding reads an int)
 #include "int_caster.h"
 
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -13,6 +14,7 @@
 #include "core/scalar.h"
 #include "core/tensor.h"
 #include "ops/out_arg.h"
+#include "tensor_caster.h"
 
 namespace nb = nanobind;
 
@@ -176,6 +178,14 @@ void init_autograd_graph(nb::module_& m);  // after init_autograd: adds to its N
 void release_under_gil(nb::object& o);
 // Python objects held by a node's own hooks and metadata (autograd_graph.cpp), for the garbage collector.
 int visit_node_objects(const autograd::Node& node, visitproc visit, void* arg);
+// A node's Python object, of the subclass of Node named after it (type(fn).__name__ == "ExpBackward0"; see
+// autograd_node_types.cpp); None for a null node. Every binding that hands a node to Python goes through it.
+nb::object node_object(const std::shared_ptr<autograd::Node>& n);
+// The garbage collector's slots of the Node class (autograd_node_types.cpp).
+PyType_Slot* node_slots();
+// grad_fn._saved_<name>: the node's saved value PyTorch calls `name` ("self", "other", "result"), None when
+// it saved none there; AttributeError for a name the node does not have (autograd_node_types.cpp).
+nb::object node_saved_value(const autograd::Node& n, const std::string& name);
 void init_serialization(nb::module_& m);
 void init_nn(nb::module_& m);
 void init_boundary(nb::module_& m);

@@ -21,6 +21,7 @@
 #include "ops/elementwise.h"
 #include "ops/indexing.h"
 #include "ops/out_arg.h"
+#include "parser_errors.h"
 
 namespace tandem::py {
 
@@ -634,14 +635,24 @@ void init_elementwise(nb::module_& m) {
   m.attr("less") = m.attr("lt");
   m.attr("fmax") = m.attr("maximum");
 
+  static const std::vector<ParserSignature> where_signatures = {
+      {{"Tensor condition"}, nullptr, false},
+      {{"Tensor condition", "Tensor input", "Tensor other"}, "*, Tensor out = None", false},
+      {{"Tensor condition", "Number self", "Tensor other"}},
+      {{"Tensor condition", "Tensor input", "Number other"}},
+      {{"Tensor condition", "Number self", "Number other"}}};
   m.def(
       "where",
-      [](const Tensor& cond, nb::handle a, nb::handle b, nb::handle out) {
-        auto as_operand = [&](nb::handle h, const char* arg) -> Tensor {
+      [](nb::handle cond_arg, nb::handle a, nb::handle b, nb::handle out) {
+        Scalar number;
+        for (nb::handle h : {a, b})
+          if (!is_tensor(cond_arg) || (!is_tensor(h) && !to_scalar(h, number)))
+            throw_invalid_combination("where", {cond_arg, a, b}, where_signatures);
+        const Tensor& cond = as_tensor_ref(cond_arg);
+        auto as_operand = [&](nb::handle h) -> Tensor {
           if (is_tensor(h)) return as_tensor_ref(h);
           Scalar s;
-          TANDEM_CHECK(to_scalar(h, s), Type, "where(): argument '", arg, "' must be Tensor or Number, not ",
-                       nb::inst_name(h).c_str());
+          to_scalar(h, s);
           // A Python number takes part like a 0-dim tensor of the other operand's dtype category.
           const Tensor* other =
               is_tensor(a) ? &as_tensor_ref(a) : (is_tensor(b) ? &as_tensor_ref(b) : nullptr);
@@ -656,13 +667,20 @@ void init_elementwise(nb::module_& m) {
                 is_tensor(h), Type, "where(): argument '", arg, "' (position ", position,
                 ") must be Tensor, not ", nb::inst_name(h).c_str(),
                 "\nhint: with out=, pass tensors (e.g. torch.full_like(x, value)) for input and other");
-        Tensor ta = as_operand(a, "input"), tb = as_operand(b, "other");
+        Tensor ta = as_operand(a), tb = as_operand(b);
         Tensor r = tandem::where(cond, ta, tb);
         if (out.is_none()) return wrap(r);
         return write_out("where", r, out, {&cond, &ta, &tb}, "Expected out type to be {result} but got {out}",
                          OutOverlap::PartialRefused);
       },
-      nb::arg("condition"), nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out") = nb::none());
+      nb::arg("condition").none(), nb::arg("input").none(), nb::arg("other").none(), nb::kw_only(),
+      nb::arg("out") = nb::none());
+  m.def(
+      "where",
+      [](nb::handle cond, nb::handle input) {
+        throw_invalid_combination("where", {cond, input}, where_signatures);
+      },
+      nb::arg("condition").none(), nb::arg("input").none());
   // where(condition) alone is nonzero(condition, as_tuple=True).
   m.def(
       "where",

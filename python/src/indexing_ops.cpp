@@ -14,6 +14,7 @@
 #include "ops/out_arg.h"
 #include "ops/scatter_reduce.h"
 #include "ops/type_promotion.h"
+#include "parser_errors.h"
 
 namespace tandem::py {
 
@@ -23,11 +24,13 @@ namespace {
 
 std::vector<Tensor> tensor_list(nb::handle seq, const char* fn, const char* arg) {
   TANDEM_CHECK(PyList_Check(seq.ptr()) || PyTuple_Check(seq.ptr()), Type, fn, "(): argument '", arg,
-               "' (position 1) must be tuple of Tensors, not ", nb::inst_name(seq).c_str());
+               "' (position 1) must be tuple of Tensors, not ", Py_TYPE(seq.ptr())->tp_name);
   std::vector<Tensor> out;
+  // PyTorch's text for an element that is not a tensor, naming its type as Python's C types do
+  // ("numpy.ndarray", "numpy.float64", a user's class bare)
   for (nb::handle h : seq) {
     TANDEM_CHECK(is_tensor(h), Type, "expected Tensor as element ", out.size(), " in argument 0, but got ",
-                 nb::inst_name(h).c_str());  // PyTorch's text for an element that is not a tensor
+                 Py_TYPE(h.ptr())->tp_name);
     out.push_back(as_tensor_ref(h));
   }
   return out;
@@ -54,11 +57,19 @@ std::vector<Tensor> tensor_tuple(nb::handle seq) {
   return out;
 }
 
-// masked_fill's value: a Python number or a 0-d tensor.
+// masked_fill's mask and value (a Python number or a 0-d tensor); other types are PyTorch's parser error for
+// `name` (the function form names its input too).
 template <typename Fn>
-Tensor with_fill_value(nb::handle value, Fn&& fn) {
-  if (is_tensor(value)) return fn(as_tensor_ref(value));
-  return fn(number_argument(value, "masked_fill", "value"));
+Tensor with_fill_value(const char* name, nb::handle input, nb::handle mask, nb::handle value, Fn&& fn) {
+  Scalar number;
+  if (is_tensor(mask) && is_tensor(value)) return fn(as_tensor_ref(mask), as_tensor_ref(value));
+  if (is_tensor(mask) && to_scalar(value, number)) return fn(as_tensor_ref(mask), number);
+  if (input.is_valid())
+    throw_invalid_combination(name, {input, mask, value},
+                              {{{"Tensor input", "Tensor mask", "Tensor value"}},
+                               {{"Tensor input", "Tensor mask", "Number value"}}});
+  throw_invalid_combination(name, {mask, value},
+                            {{{"Tensor mask", "Tensor value"}}, {{"Tensor mask", "Number value"}}});
 }
 
 DimVector dims_arg(nb::handle h) { return to_shape(h, "flip"); }
@@ -291,18 +302,33 @@ void init_indexing_ops(nb::module_& m) {
       nb::arg("input"), nb::arg("index"), nb::kw_only(), nb::arg("out") = nb::none());
   tensor.def("take", take_fn, nb::arg("index"));
 
-  auto masked_fill_fn = [](const Tensor& x, const Tensor& mask, nb::handle value) {
-    return with_fill_value(value, [&](const auto& v) { return masked_fill(x, mask, v); });
+  auto fill = [](const Tensor& x) {
+    return [&x](const Tensor& mask, const auto& v) { return masked_fill(x, mask, v); };
   };
-  m.def("masked_fill", masked_fill_fn, nb::arg("input"), nb::arg("mask"), nb::arg("value"));
-  tensor.def("masked_fill", masked_fill_fn, nb::arg("mask"), nb::arg("value"));
+  m.def(
+      "masked_fill",
+      [fill](nb::handle x, nb::handle mask, nb::handle value) {
+        if (!is_tensor(x))
+          throw_invalid_combination("masked_fill", {x, mask, value},
+                                    {{{"Tensor input", "Tensor mask", "Tensor value"}},
+                                     {{"Tensor input", "Tensor mask", "Number value"}}});
+        return with_fill_value("masked_fill", x, mask, value, fill(as_tensor_ref(x)));
+      },
+      nb::arg("input").none(), nb::arg("mask").none(), nb::arg("value").none());
+  tensor.def(
+      "masked_fill",
+      [fill](const Tensor& x, nb::handle mask, nb::handle value) {
+        return with_fill_value("masked_fill", nb::handle(), mask, value, fill(x));
+      },
+      nb::arg("mask").none(), nb::arg("value").none());
   tensor.def("masked_fill_",
              returning_self("masked_fill_",
-                            [](const Tensor& x, const Tensor& mask, nb::handle value) {
-                              return with_fill_value(value,
-                                                     [&](const auto& v) { return masked_fill_(x, mask, v); });
+                            [](const Tensor& x, nb::handle mask, nb::handle value) {
+                              return with_fill_value(
+                                  "masked_fill_", nb::handle(), mask, value,
+                                  [&](const Tensor& m, const auto& v) { return masked_fill_(x, m, v); });
                             }),
-             nb::arg("mask"), nb::arg("value"));
+             nb::arg("mask").none(), nb::arg("value").none());
   auto masked_select_fn = [](const Tensor& x, const Tensor& mask) { return masked_select(x, mask); };
   m.def(
       "masked_select",

@@ -6,6 +6,7 @@
 #include "int_caster.h"
 
 #include "core/tensor.h"
+#include "tensor_caster.h"
 
 namespace tandem::py {
 

@@ -21,6 +21,7 @@
 #include "ops/pool.h"
 #include "ops/rnn_cell.h"
 #include "ops/view.h"
+#include "tensor_objects.h"
 
 namespace tandem::py {
 
@@ -99,6 +100,7 @@ nb::object make_subclass(nb::handle cls, const Tensor& data, bool requires_grad)
         "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.\nhint: "
         "clone it first (nn.Parameter(x.clone())): the clone is a normal tensor");
     t.impl()->ensure_autograd().requires_grad = true;
+    note_leaf_object(t, inst);
   }
   return inst;
 }
@@ -130,6 +132,8 @@ void init_nn(nb::module_& m) {
         TANDEM_CHECK(is_tensor(a) && is_tensor(b), Type, "swap_tensors(): expected two Tensors, got ",
                      nb::inst_name(a).c_str(), " and ", nb::inst_name(b).c_str());
         std::swap(*nb::inst_ptr<Tensor>(a), *nb::inst_ptr<Tensor>(b));
+        note_leaf_object(as_tensor_ref(a), a);
+        note_leaf_object(as_tensor_ref(b), b);
       },
       nb::arg("t1"), nb::arg("t2"));
   // How many holders share this tensor's implementation (the Python object is one; a graph node that saved it

@@ -22,18 +22,12 @@ def _window_checks(name, window_length, dtype, options):
     return dtype
 
 
-# The C++ type names c10 prints for the integer dtypes (tandem's own names for uint16/uint64 differ).
-_C_TYPE_NAMES = {"int8": "signed char", "int16": "short int", "int32": "int", "int64": "long int",
-                 "uint8": "unsigned char", "uint16": "short unsigned int", "uint32": "unsigned int",
-                 "uint64": "long unsigned int", "bool": "bool"}
-
-
 def _tensor_options_text(dtype, options):
     """c10's printing of the TensorOptions a window was asked for (its dtype by C++ name; requires_grad is not
     part of what the factory receives, so it always reads as the default)."""
     device = _C.device(options.get("device") or _C.empty(0).device)
     layout = options.get("layout")
-    cpp_type = _C_TYPE_NAMES.get(str(dtype).split(".")[-1], dtype._cpp_type_name)
+    cpp_type = dtype._cpp_type_name
     layout = "Strided (default)" if layout is None else "Sparse" if "sparse" in str(layout) else "Strided"
     pinned = "true" if options.get("pin_memory") else "false"
     return (f"TensorOptions(dtype={cpp_type}, device={device}, layout={layout}, requires_grad=false "

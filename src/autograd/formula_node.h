@@ -2,6 +2,7 @@
 // incoming one, the saved tensors it reads and the few non-tensor arguments it needs. Adding an op's
 // gradient is a function plus one `record(...)` call in its front end (see docs/autograd.md).
 #pragma once
+#include <array>
 #include <vector>
 
 #include "autograd/node.h"
@@ -24,6 +25,9 @@ struct FormulaNode final : Node {
   const char* name_;
   Formula formula;
   std::vector<SavedTensor> saved;
+  // PyTorch's names of the first saved values ("self", "other", "result"), which grad_fn._saved_self and its
+  // kin read (python/src/autograd_node_types.cpp); null where the formula does not name them.
+  std::array<const char*, 3> saved_names{};
   Scalar scalar;       // e.g. the scalar operand of a * 2, or addmm's beta
   Scalar scalar2;      // addmm's alpha
   double real = 0;     // a third number, e.g. elu's input_scale

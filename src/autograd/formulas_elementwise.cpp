@@ -220,14 +220,20 @@ TANDEM_BINARY_GRAD(sub) {
   return {n.needs_input_grad(0) ? g : Tensor(), n.needs_input_grad(1) ? neg(g) : Tensor()};
 }
 TANDEM_BINARY_GRAD(mul) {
-  if (n.variant != 0) return {mul(g, conj(n.scalar))};
+  if (n.variant != 0) {
+    n.saved_tensor(0);  // the number's slot: refused once the graph was freed, as PyTorch's saved number is
+    return {mul(g, conj(n.scalar))};
+  }
   Grads r(2);
   if (n.needs_input_grad(0)) r[0] = mul(g, conj(n.saved_tensor(1)));
   if (n.needs_input_grad(1)) r[1] = mul(g, conj(n.saved_tensor(0)));
   return r;
 }
 TANDEM_BINARY_GRAD(div) {
-  if (n.variant == 1) return {div(g, conj(n.scalar))};
+  if (n.variant == 1) {
+    n.saved_tensor(0);  // (as mul's)
+    return {div(g, conj(n.scalar))};
+  }
   if (n.variant == 2) {  // s / b: -s / b^2
     Tensor b = n.saved_tensor(0);
     return {mul(div(g, conj(mul(b, b))), neg(conj(n.scalar)))};
@@ -282,8 +288,10 @@ TANDEM_BINARY_GRAD(pow) {
     r[0] = where(eq(b, Scalar(0.0)), scalar_zero(ga), ga);
   }
   if (n.needs_input_grad(1)) {
-    // a^b * log(a), masked to 0 where a == 0 and b >= 0 (as PyTorch does)
-    Tensor gb = mul(g, conj(mul(pow(a, b), log(a))));
+    // a^b * log(a), masked to 0 where a == 0 and b >= 0 (as PyTorch does); the log in the result's dtype, so
+    // a negative real base with a complex exponent has its complex log (not NaN)
+    Tensor power = pow(a, b);
+    Tensor gb = mul(g, conj(mul(power, log(to_dtype(a, power.dtype())))));
     Tensor mask = logical_and(eq(a, Scalar(0.0)), ge(real_part(b), Scalar(0.0)));
     if (is_complex(b.dtype())) mask = logical_and(mask, eq(imag(b), Scalar(0.0)));
     r[1] = where(mask, scalar_zero(gb), gb);
@@ -455,8 +463,10 @@ Tensor record_unary(UnaryOp op, const Tensor& x, const Tensor& out) {
   if (!info.formula || !is_differentiable(out.dtype())) return out;
   auto node = make_node(info.node_name, info.formula);
   record(node, {&x}, out);
-  if (info.reads != GradReads::Nothing)
+  if (info.reads != GradReads::Nothing) {
     node->saved.emplace_back(info.reads == GradReads::Output ? out : x, info.reads == GradReads::Output);
+    node->saved_names[0] = info.reads == GradReads::Output ? "result" : "self";
+  }
   return out;
 }
 
@@ -487,6 +497,7 @@ Tensor record_binary(BinaryOp op, const Tensor* a, const Scalar& a_scalar, const
     if (info.reads == GradReads::Operands) {
       node->saved.emplace_back(*a, false);
       node->saved.emplace_back(*b, false);
+      node->saved_names = {"self", op == BinaryOp::pow ? "exponent" : "other"};
     }
     return out;
   }
@@ -521,34 +532,51 @@ Tensor record_binary(BinaryOp op, const Tensor* a, const Scalar& a_scalar, const
                                                where(lt(t, n.scalar), g, scalar_zero(g)))};
                           };
   }
-  set_history(node, {&t}, {&out});
+  // PyTorch wraps the number of t + s, s + t, t - s, t * s, s * t and t / s in a tensor and records the
+  // tensor-tensor op, whose node lists the number's slot as a next edge without a node (next_functions shows
+  // (None, 0)); the other scalar forms have their own one-input nodes.
+  const bool number_slot =
+      op == BinaryOp::add || op == BinaryOp::mul || (a && (op == BinaryOp::sub || op == BinaryOp::div));
+  if (number_slot)
+    set_history(node, {&t, nullptr}, {&out});
+  else
+    set_history(node, {&t}, {&out});
   // t * s, s * t and t / s differentiate to g * s and g / s: the tensor is not kept (PyTorch's MulBackward0
-  // keeps only the number), so it can be freed, swapped or resized before backward.
+  // keeps only the number), so it can be freed, swapped or resized before backward. The number's place is
+  // kept as an empty saved value, released with the graph's saved values like the number PyTorch saves.
   const bool number_only = op == BinaryOp::mul || (op == BinaryOp::div && a);
-  if (info.reads == GradReads::Operands && !number_only) node->saved.emplace_back(t, false);
+  if (number_only)
+    node->saved.emplace_back(Tensor(), false);
+  else if (info.reads == GradReads::Operands) {
+    node->saved.emplace_back(t, false);
+    node->saved_names[0] = a ? "self" : (op == BinaryOp::pow ? "exponent" : "other");
+  }
   return out;
 }
 
 Tensor record_where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) {
   if (!is_differentiable(out.dtype())) return out;
+  // The condition is not differentiable and has no slot: PyTorch's node lists (self, other) only.
   auto node = make_node("WhereBackward0", [](FormulaNode& n, const Tensor& g) {
     Tensor c = n.saved_tensor(0);
     Tensor z = scalar_zero(g);
-    Grads r(3);
-    if (n.needs_input_grad(1)) r[1] = where(c, g, z);
-    if (n.needs_input_grad(2)) r[2] = where(c, z, g);
+    Grads r(2);
+    if (n.needs_input_grad(0)) r[0] = where(c, g, z);
+    if (n.needs_input_grad(1)) r[1] = where(c, z, g);
     return r;
   });
-  set_history(node, {&cond, &a, &b}, {&out});
+  set_history(node, {&a, &b}, {&out});
   node->saved.emplace_back(cond, false);
+  node->saved_names[0] = "condition";
   return out;
 }
 
 Tensor record_clamp(const Tensor& x, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi,
                     const Tensor& out) {
   if (!is_differentiable(out.dtype())) return out;
-  const char* name = lo && hi ? "ClampBackward1" : lo ? "ClampMinBackward0" : "ClampMaxBackward0";
-  auto node = make_node(name, [](FormulaNode& n, const Tensor& g) {
+  // clamp(x, min) is ClampBackward1 too in PyTorch (ClampMinBackward0 is clamp_min's, which tandem composes
+  // from clamp).
+  auto node = make_node("ClampBackward1", [](FormulaNode& n, const Tensor& g) {
     Tensor x = n.saved_tensor(0);
     // the gradient passes strictly inside, lo < x < hi, as PyTorch's (a bound's own value gets none; variant
     // bits: 1 = has lo, 2 = has hi)
@@ -562,6 +590,7 @@ Tensor record_clamp(const Tensor& x, const std::optional<Scalar>& lo, const std:
   if (hi) node->scalar2 = *hi;
   set_history(node, {&x}, {&out});
   node->saved.emplace_back(x, false);
+  node->saved_names[0] = "self";
   return out;
 }
 
@@ -590,6 +619,7 @@ Tensor record_activation(const ActivationSpec& spec, const char* node_name, cons
   node->real = spec.c;
   set_history(node, {&x}, {&out});
   node->saved.emplace_back(x, false);
+  node->saved_names[0] = "self";
   return out;
 }
 

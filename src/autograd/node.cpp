@@ -331,7 +331,9 @@ size_t tracked_view_count(const Tensor& base) {
 void check_no_grad_view_write(const Tensor& x, bool value_requires_grad) {
   const TensorImpl* impl = x.impl();
   const ViewCreation creation = impl->view_creation();
-  if (creation == ViewCreation::Default || !GradMode::is_enabled()) return;
+  if (creation == ViewCreation::Default || creation == ViewCreation::InCustomFunction ||
+      !GradMode::is_enabled())
+    return;  // (a view of a custom Function's view output is check_inplace's case)
   // A view that has history of its own (a custom Function's output, made in its no_grad forward) is
   // check_inplace's case, with PyTorch's message for it.
   if (impl->autograd() && impl->autograd()->requires_grad) return;
@@ -356,6 +358,18 @@ void check_no_grad_view_write(const Tensor& x, bool value_requires_grad) {
       block, " block, or write into a clone() of it");
 }
 
+namespace {
+[[noreturn]] void throw_custom_function_view_write(uint32_t output_nr, const std::string& made_by) {
+  TANDEM_THROW(Runtime, "Output ", output_nr, " of ", made_by,
+               " is a view and is being modified inplace. This view was created inside a custom Function (or "
+               "because an input was returned as-is) and the autograd logic to handle view+inplace would "
+               "override the custom backward associated with the custom Function, leading to incorrect "
+               "gradients. This behavior is forbidden. You can fix this by cloning the output of the custom "
+               "Function.\nhint: return x.clone() (not x or a view of it) from forward, or write into "
+               "out.clone()");
+}
+}  // namespace
+
 void check_inplace(const Tensor& self) {
   if (!GradMode::is_enabled()) return;
   check_no_grad_view_write(self, true);
@@ -376,8 +390,10 @@ void check_inplace(const Tensor& self) {
         "of place (e.g. with tandem.where or tandem.cat), or clone() the target first");
     return;
   }
-  TANDEM_CHECK(m->grad_fn, Runtime,
-               "a leaf Variable that requires grad is being used in an in-place operation.\nhint: wrap the "
+  // (A leaf that is itself a view, made requires_grad after it was taken, is "a view of a leaf" in PyTorch's
+  // words.)
+  TANDEM_CHECK(m->grad_fn, Runtime, self.impl()->view_base() ? "a view of a " : "a",
+               " leaf Variable that requires grad is being used in an in-place operation.\nhint: wrap the "
                "update in `with tandem.no_grad():` (as optimizers do), or use the out-of-place op");
   TANDEM_CHECK(
       !m->grad_fn->multi_output_view, Runtime, "Output ", m->grad_fn->multi_output_index, " of ",
@@ -390,15 +406,11 @@ void check_inplace(const Tensor& self) {
     std::string function = m->grad_fn->name();  // the Function's class name + "Backward"
     if (function.size() > 8 && function.compare(function.size() - 8, 8, "Backward") == 0)
       function.resize(function.size() - 8);
-    TANDEM_THROW(
-        Runtime, "Output ", m->output_nr, " of ", function,
-        " is a view and is being modified inplace. This view was created inside a custom Function (or "
-        "because an input was returned as-is) and the autograd logic to handle view+inplace would "
-        "override the custom backward associated with the custom Function, leading to incorrect "
-        "gradients. This behavior is forbidden. You can fix this by cloning the output of the custom "
-        "Function.\nhint: return x.clone() (not x or a view of it) from forward, or write into "
-        "out.clone()");
+    throw_custom_function_view_write(m->output_nr, function);
   }
+  // A view of such an output (or of a view of one): PyTorch names the view's own op ("Output 0 of View").
+  if (self.impl()->view_creation() == ViewCreation::InCustomFunction)
+    throw_custom_function_view_write(0, self.impl()->view_op());
   TANDEM_CHECK(!m->view_of_leaf, Runtime,
                "a view of a leaf Variable that requires grad is being used in an in-place operation.\nhint: "
                "wrap the update in `with tandem.no_grad():`, or use the out-of-place op");

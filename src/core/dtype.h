@@ -29,10 +29,10 @@ namespace tandem {
 #define TANDEM_FORALL_COMPLEX_DTYPES(_)                                                     \
   _(Complex64, complex<float>, "complex64", Complex, "ComplexFloat", "c10::complex<float>") \
   _(Complex128, complex<double>, "complex128", Complex, "ComplexDouble", "c10::complex<double>")
-#define TANDEM_FORALL_WIDE_UINT_DTYPES(_)                             \
-  _(UInt16, uint16_t, "uint16", Integral, "UInt16", "unsigned short") \
-  _(UInt32, uint32_t, "uint32", Integral, "UInt32", "unsigned int")   \
-  _(UInt64, uint64_t, "uint64", Integral, "UInt64", "unsigned long")
+#define TANDEM_FORALL_WIDE_UINT_DTYPES(_)                                 \
+  _(UInt16, uint16_t, "uint16", Integral, "UInt16", "short unsigned int") \
+  _(UInt32, uint32_t, "uint32", Integral, "UInt32", "unsigned int")       \
+  _(UInt64, uint64_t, "uint64", Integral, "UInt64", "long unsigned int")
 #define TANDEM_FORALL_ALL_DTYPES(_) \
   TANDEM_FORALL_DTYPES(_)           \
   TANDEM_FORALL_COMPLEX_DTYPES(_)   \

@@ -20,8 +20,10 @@ struct VersionCounter : RefCounted {
 };
 
 // How a view was made, for PyTorch's refusal of in-place writes through views made while autograd was off
-// (autograd::check_no_grad_view_write): under no_grad, under inference_mode, or afterwards from such a view.
-enum class ViewCreation : uint8_t { Default, NoGradMode, InferenceMode, FromNoGradView };
+// (autograd::check_no_grad_view_write): under no_grad, under inference_mode, or afterwards from such a view;
+// and of writes through a view of a custom Function's view output, or of such a view
+// (autograd::check_inplace: the write would bypass the Function's backward).
+enum class ViewCreation : uint8_t { Default, NoGradMode, InferenceMode, FromNoGradView, InCustomFunction };
 
 class TensorImpl : public RefCounted {
  public:

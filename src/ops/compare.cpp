@@ -21,8 +21,11 @@ Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool 
   // by the modulus of their difference (NaN when either part is).
   DType d = is_floating(a.dtype()) || is_complex(a.dtype()) ? a.dtype() : default_float_dtype();
   Tensor fa = to_dtype(a, d), fb = to_dtype(b, d);
-  Tensor within = le(abs(sub(fa, fb)), add(mul(abs(fb), Scalar(rtol)), Scalar(atol)));
-  close = logical_or(close, logical_and(within, isfinite(fb)));
+  // Close when the difference is finite and within the tolerance (PyTorch's rule: with rtol=inf, inf against
+  // a finite value must not pass through an infinite tolerance).
+  Tensor difference = abs(sub(fa, fb));
+  Tensor within = le(difference, add(mul(abs(fb), Scalar(rtol)), Scalar(atol)));
+  close = logical_or(close, logical_and(within, isfinite(difference)));
   if (equal_nan) close = logical_or(close, logical_and(isnan(fa), isnan(fb)));
   return close;
 }

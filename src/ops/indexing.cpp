@@ -174,9 +174,32 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
   return out;
 }
 
+namespace {
+void check_mask(const Tensor& mask) {
+  TANDEM_CHECK(mask.dtype() == DType::Bool, Runtime,
+               "masked_fill_ only supports boolean masks, but got mask with dtype ",
+               dtype_cpp_name(mask.dtype()), "\nhint: pass a bool mask, e.g. mask.bool() or (mask != 0)");
+}
+
+// PyTorch sends a put of one CPU value through a single mask index on self's device to masked_fill_
+// (canDispatchToMaskedFill), whose check refuses a uint8 mask: so does index_put_.
+void check_put_through_one_mask(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
+                                bool accumulate) {
+  if (accumulate || values.numel() != 1 || !values.device().is_cpu()) return;
+  const Tensor* mask = nullptr;
+  for (const Tensor& index : indices) {
+    if (!index.defined()) continue;
+    if (mask || !is_mask_dtype(index.dtype()) || index.device() != self.device()) return;
+    mask = &index;
+  }
+  if (mask) check_mask(*mask);
+}
+}  // namespace
+
 Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
                   bool accumulate, IndexWriteOp op) {
   profiler::RecordScope profile_scope("aten::index_put_", self, indices, values, accumulate);
+  if (op == IndexWriteOp::IndexPut) check_put_through_one_mask(self, indices, values, accumulate);
   if (autograd::should_record(self, values)) {
     return autograd::inplace_with_grad(
         self, [&](const Tensor& before) { return index_put(before, indices, values, accumulate); });
@@ -246,11 +269,6 @@ std::vector<Tensor> nonzero_tuple(const Tensor& x) {
 }
 
 namespace {
-void check_mask(const Tensor& mask) {
-  TANDEM_CHECK(mask.dtype() == DType::Bool, Runtime,
-               "masked_fill_ only supports boolean masks, but got mask with dtype ",
-               dtype_cpp_name(mask.dtype()), "\nhint: pass a bool mask, e.g. mask.bool() or (mask != 0)");
-}
 // An in-place fill cannot grow its tensor: a mask that broadcasts to a larger shape is PyTorch's in-place
 // broadcast error (before any write, on every path).
 void check_mask_fits(const Tensor& x, const Tensor& mask) {

@@ -75,9 +75,15 @@ bool view_strides(const Tensor& x, IntArrayRef shape, DimVector& out) {
 Tensor view_made_by(const char* op, Tensor view, const Tensor& base) {
   Tensor out = as_view_of(std::move(view), base);
   if (out.is_same(base)) return out;
-  if (!autograd::GradMode::is_enabled())
+  if (!autograd::GradMode::is_enabled()) {
     out.impl()->set_view_creation(
         autograd::GradMode::is_inference() ? ViewCreation::InferenceMode : ViewCreation::NoGradMode, op);
+    return out;
+  }
+  const AutogradMeta* bm = base.impl()->autograd();
+  if (base.impl()->view_creation() == ViewCreation::InCustomFunction ||
+      (bm && bm->grad_fn && bm->grad_fn->output_is_custom_view(bm->output_nr)))
+    out.impl()->set_view_creation(ViewCreation::InCustomFunction, op);
   else if (base.impl()->view_creation() != ViewCreation::Default)
     out.impl()->set_view_creation(ViewCreation::FromNoGradView, op);
   return out;

@@ -393,9 +393,4 @@ def custom_view_chain_inplace(torch, device):
                                                             "slice_of_output": write_slice_of_output})}
 
 
-NEEDS_CPP[custom_view_chain_inplace] = (
-    "needs C++: a view of a custom Function's view output does not inherit PyTorch's IN_CUSTOM_FUNCTION creation "
-    "meta (src/autograd/node.cpp check_inplace only reads output_is_custom_view of the tensor's own grad_fn), so "
-    "out.view(-1).mul_(2) and out[0].add_(1) raise tandem's 'in-place operation on a view of a non-contiguous "
-    "tensor ...' NotImplementedError where PyTorch raises RuntimeError 'Output 0 of View (Select) is a view and is "
-    "being modified inplace. This view was created inside a custom Function ...', naming the new view's node")
+PROGRAMS.append(custom_view_chain_inplace)

@@ -278,8 +278,9 @@ def test_calling_a_grad_fn_checks_the_gradients_device_and_dtype(device):
         with pytest.raises(RuntimeError, match=rf"^MulBackward0: gradient 0 is on cpu but the forward's output 0 was "
                                                rf"on {device}"):
             y.grad_fn(tandem.ones(3))
-    g = y.grad_fn(tandem.ones(3, dtype=tandem.float64, device=device))  # converted to the output's dtype
-    assert g.dtype == tandem.float32 and g.cpu().tolist() == [2.0, 2.0, 2.0]
+    # converted to the output's dtype; the number's slot gets None, as PyTorch's MulBackward0 gives
+    g, number = y.grad_fn(tandem.ones(3, dtype=tandem.float64, device=device))
+    assert g.dtype == tandem.float32 and g.cpu().tolist() == [2.0, 2.0, 2.0] and number is None
     z = tandem.ones(2, 3, device=device, requires_grad=True).unbind(0)[0]
     assert z.grad_fn(None).cpu().tolist() == [[0.0] * 3] * 2  # None: zeros of the output's shape
 

@@ -235,11 +235,7 @@ def test_multihead_attention_merge_masks_matches_pytorch(case, device):
     same_outcome(_MERGE_CASES[case], device)
 
 
-# ---- what needs C++ ------------------------------------------------------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="needs C++: src/core/dtype.h names uint16 'unsigned short' and uint64 'unsigned "
-                                       "long' (TANDEM_FORALL_WIDE_UINT_DTYPES, read by dtype._cpp_type_name) where "
-                                       "PyTorch's TypeMeta names are GCC's 'short unsigned int' and 'long unsigned "
-                                       "int'")
+# ---- the wide unsigned dtypes' C++ names in messages ----------------------------------------------------------------------
 @pytest.mark.parametrize("device", DEVICES)
 def test_wide_unsigned_dtypes_are_named_as_pytorchs_cpp_types(device):
     for dtype in ("uint16", "uint32", "uint64"):

@@ -394,9 +394,6 @@ def test_traced_module_saves_and_loads():
     tandem.jit.save(traced, buffer)
 
 
-@pytest.mark.xfail(strict=True, reason="needs C++: AccumulateGrad.variable wraps the leaf in a new Python object "
-                                       "(python/src/autograd.cpp), so `fn.variable is param` is False and graph "
-                                       "printers that name parameters by id(fn.variable) (torchviz) find no name")
 def test_accumulate_grad_variable_is_the_leaf_itself():
     x = tandem.ones(2, requires_grad=True)
     assert (x * 2).grad_fn.next_functions[0][0].variable is x

@@ -1025,17 +1025,11 @@ def test_program_matches_pytorch(program, device):
 
 
 # ---- what the programs found that needs C++ (strict xfails, so that a fix has to remove them) ----------------------
-@pytest.mark.xfail(strict=True, reason="needs C++: a node's Python type is the one bound class Node for every op "
-                                       "(python/src/autograd_graph.cpp), where PyTorch gives each node its own class "
-                                       "(type(y.grad_fn).__name__ == 'ExpBackward0'), which graph printers read")
 def test_grad_fn_type_is_named_after_its_node():
     y = tandem.ones(2, requires_grad=True).exp()
     assert type(y.grad_fn).__name__ == y.grad_fn.name() == "ExpBackward0"
 
 
-@pytest.mark.xfail(strict=True, reason="needs C++: multiplying by a Python number saves the number, not a wrapped "
-                                       "0-dim tensor as PyTorch's MulBackward0 does, so the node has no saved "
-                                       "tensor to free and a third backward() without retain_graph is not refused")
 def test_backward_through_a_freed_graph_of_a_scalar_product_is_refused():
     w = tandem.ones(3, requires_grad=True)
     z = (w * 2).sum()

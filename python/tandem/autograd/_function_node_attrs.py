@@ -26,7 +26,10 @@ def _missing(node, name):
 
 
 def _node_getattr(node, name):
-    # Only reached when the node has no such attribute of its own.
+    # Only reached when the node has no such attribute of its own. A built-in node's saved values are
+    # _saved_self / _saved_other / _saved_result ... as in PyTorch (python/src/autograd_node_types.cpp).
+    if name.startswith("_saved_"):
+        return node._saved_value(name[len("_saved_"):])
     ctx = _ctx_of(node) if not name.startswith("__") else None
     if ctx is None:
         raise _missing(node, name)

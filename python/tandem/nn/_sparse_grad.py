@@ -16,7 +16,7 @@ from ..autograd.function import Function
 from ..sparse import _coo
 
 # id(tensor) -> the sparse tensor last assigned to its .grad. The .grad slot holds the sparse tensor's C++ placeholder
-# and only a weak reference to the Python object (python/src/autograd.cpp, GradObjects), so the object is kept here.
+# and only a weak reference to the Python object (python/src/tensor_objects.h, grad_objects), so the object is kept here.
 # One per tensor, dropped with the tensor; a grad set to None since stays until then (memory, not a wrong value:
 # the slot is what .grad reads).
 _held_grads = {}

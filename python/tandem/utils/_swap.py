@@ -34,9 +34,10 @@ def _poisoned_accumulator(grad_outputs):
 
 def swap_tensors(t1, t2):
     """Swaps the content of the two Tensor objects: t1 gets t2's class, attributes and data, and t2 t1's."""
-    # The weak reference tandem keeps to a gradient's object (so that p.grad is p.grad) is not the user's.
-    _C._release_grad_object(t1)
-    _C._release_grad_object(t2)
+    # The weak references tandem keeps to a gradient's or a leaf's object (so that p.grad is p.grad and
+    # AccumulateGrad.variable is the leaf) are not the user's.
+    _C._release_tensor_objects(t1)
+    _C._release_tensor_objects(t2)
     if weakref.getweakrefs(t1):
         raise RuntimeError("Cannot swap t1 because it has weakref associated with it")
     if weakref.getweakrefs(t2):

@@ -90,12 +90,14 @@ class _Recorder:
         known = self.by_tensor.get(id(tensor))
         if known is not None and known[0] is tensor:
             return [known[1]]
-        found, seen, pending = [], set(), [tensor.grad_fn] if tensor.grad_fn is not None else []
+        # seen keeps the node objects it has visited: a node's Python object lives only while referenced, so a
+        # dropped one's id could come back for another node.
+        found, seen, pending = [], {}, [tensor.grad_fn] if tensor.grad_fn is not None else []
         while pending:
             fn = pending.pop(0)
             if fn is None or id(fn) in seen:
                 continue
-            seen.add(id(fn))
+            seen[id(fn)] = fn
             known = self.by_grad_fn.get(id(fn))
             if known is not None and known[0] is fn:
                 found.append(known[1])
