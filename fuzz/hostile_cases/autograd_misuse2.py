@@ -371,7 +371,4 @@ KNOWN = {
                                 "given)\" (TypeError both)",
     "leaf/grad_assign_other_device_cpu": "on a GPU only: a CPU gradient for a GPU tensor is refused with PyTorch's "
                                          "own CUDA message; the oracle runs on the CPU, where both take it",
-    "version/set_attr": "the read-only property's wording: PyTorch says \"attribute '_version' of "
-                        "'torch._C.TensorBase' objects is not writable\", Python's property \"property of 'Tensor' "
-                        "object has no setter\" (AttributeError both)",
 }

@@ -276,5 +276,4 @@ KNOWN = {
     "factory/dtype_string": _DTYPE_WORDS,
     "to/layout_kw": _CPP + "Tensor.to has no layout keyword in either library; the binding's TypeError is "
                     "Python's 'unexpected keyword' one",
-    "type/int": _CPP + "Tensor.type's binding words a wrong argument type its own way (TypeError both)",
 }

@@ -77,6 +77,8 @@ Tensor.__repr__ = _tensor_repr
 Tensor.__format__ = _tensor_format
 Tensor.type = _tensor_type
 Tensor.type_as = _tensor_type_as
+from . import _conversion_methods  # noqa: E402
+_conversion_methods.install()  # x.half(memory_format=...), cpu(memory_format=...) and PyTorch's argument errors
 from . import _c_names  # noqa: E402
 _c_names.install(_C)  # _log_api_usage_once, _get_tracing_state, ...: torch._C names libraries call
 from . import _jit_executor_flags  # noqa: E402
@@ -150,6 +152,8 @@ from . import _function_pickling  # noqa: E402
 _function_pickling.install()  # C++ functions deep-copy and pickle as PyTorch's builtins
 from . import _numpy_arg_names  # noqa: E402
 _numpy_arg_names.install(globals())  # axis=/keepdims= on the Python-level functions (C++ ones: numpy_arg_names.cpp)
+from . import _attribute_setters  # noqa: E402
+_attribute_setters.install()  # t.shape = ... is PyTorch's "not writable"; t.real = 5.0
 from . import _builtin_functions  # noqa: E402
 _builtin_functions.install(globals())  # last: the Python-level functions are never bound as methods, as PyTorch's
 # The classes print as PyTorch's do (<class 'torch.device'>, in messages too): under the name users reach them by.

@@ -8,7 +8,9 @@ from ._emulated_queue import install as _install_settled_set_data, settle_queued
 def _checked_setter(core_set):
     def set_data(self, value):
         if not isinstance(value, _C.Tensor):
-            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+            from ._legacy import _type_name  # noqa: PLC0415  (CPython's tp_name: 'numpy.ndarray', as PyTorch's)
+
+            raise TypeError(f"Variable data has to be a tensor, but got {_type_name(value)}")
         if self.requires_grad and not (value.dtype.is_floating_point or value.dtype.is_complex):
             raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex "
                                "dtype")
@@ -21,4 +23,8 @@ def _checked_setter(core_set):
 def install():
     _install_settled_set_data()
     core = _C.Tensor.__dict__["data"]
-    _C.Tensor.data = property(core.fget, _checked_setter(core.fset), core.fdel, core.__doc__)
+    _C.Tensor.data = property(core.fget, _checked_setter(core.fset), _refuse_delete, core.__doc__)
+
+
+def _refuse_delete(self):
+    raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")  # PyTorch's words

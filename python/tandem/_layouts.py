@@ -197,11 +197,24 @@ def clone(self, memory_format):
     return _laid_out(self, order, True) if order is not None else _row_major_copy(self)
 
 
+def _suggested_format(t):
+    """PyTorch's suggest_memory_format: channels_last (channels_last_3d) for a 4-d (5-d) tensor whose strides are
+    channels-last, else contiguous_format."""
+    if t.dim() in (4, 5) and _C._suggests_channels_last(t):
+        return channels_last if t.dim() == 4 else channels_last_3d
+    return contiguous_format
+
+
 def to(self, out, memory_format):
     """out (self moved or converted by Tensor.to, laid out as self: preserve_format, in C++) in memory_format's
     layout."""
     _check_format("to", memory_format)
     if memory_format is preserve_format:
+        return out
+    # PyTorch's to_will_alias: a call that changes neither device, dtype nor copies returns self when self's
+    # suggested format (channels-last strides of its rank, else contiguous) is the one asked, so a transposed
+    # matrix or an expanded row stays as it is under contiguous_format
+    if out is self and memory_format is _suggested_format(self):
         return out
     order = _target_order(out, memory_format) if memory_format is not contiguous_format else None
     if order is None:

@@ -2,7 +2,7 @@
 LongTensor(...), isinstance(t, FloatTensor), t.type(), t.type(dtype or "tandem.FloatTensor"), and
 autograd.Variable. Each type stands for a CPU tensor of one dtype."""
 from . import _C
-from ._layouts import sparse_coo, sparse_csr, strided
+from ._layouts import _check_format, sparse_coo, sparse_csr, strided
 
 Tensor = _C.Tensor
 
@@ -164,7 +164,9 @@ def _target_of_type_arg(arg):
         prefix, _, name = arg.rpartition(".")
         if prefix in ("tandem", "torch") and name in _NAMES:
             return _NAMES[name], "cpu"
-        if prefix in ("tandem.cuda", "torch.cuda") and name in _NAMES:
+        if prefix in ("tandem.sparse", "torch.sparse") and name in _NAMES:  # PyTorch takes the dtype, not the layout
+            return _NAMES[name], "cpu"
+        if prefix in ("tandem.cuda", "torch.cuda", "tandem.cuda.sparse", "torch.cuda.sparse") and name in _NAMES:
             return _NAMES[name], "cuda"
         if prefix in ("tandem.meta", "torch.meta") and name in _NAMES:
             return _NAMES[name], "meta"
@@ -172,22 +174,53 @@ def _target_of_type_arg(arg):
                          "'tandem.DoubleTensor'")
     if isinstance(arg, type):  # another class (nn.Parameter, a subclass): PyTorch's ValueError
         raise ValueError(f"invalid type: '{arg.__name__}'")
-    raise TypeError(f"type(): expected a dtype, a tensor type or its name, not {type(arg).__name__}")
+    raise TypeError("dtype must be a type, str, or dtype object")  # PyTorch's words (a tensor, an int, a list)
 
 
-def tensor_type(self, dtype=None, non_blocking=False, **kwargs):
+def _type_arguments(args, kwargs):
+    """(self, dtype, non_blocking, memory_format) of a t.type(...) call, with PyTorch's argument errors (its
+    signature: type(dtype=None, non_blocking=False, *, memory_format=None))."""
+    if not args:
+        raise TypeError("unbound method TensorBase.type() needs an argument")
+    self, args = args[0], args[1:]
+    if not isinstance(self, Tensor):
+        raise TypeError(f"descriptor 'type' for 'tandem._C.TensorBase' objects doesn't apply to a "
+                        f"'{type(self).__name__}' object")
+    if len(args) > 2:
+        raise TypeError(f"type() takes from 0 to 2 positional arguments but {len(args)} were given")
+    given = dict(zip(("dtype", "non_blocking"), args))
+    for key, value in kwargs.items():
+        if key not in ("dtype", "non_blocking", "memory_format"):
+            raise TypeError(f"type() got an unexpected keyword argument '{key}'")
+        if key in given:
+            raise TypeError(f"type() got multiple values for argument '{key}'")
+        given[key] = value
+    non_blocking = given.get("non_blocking", False)
+    if not isinstance(non_blocking, bool):
+        where = " (position 2)" if len(args) == 2 else ""
+        raise TypeError(f"type(): argument 'non_blocking'{where} must be bool, not {type(non_blocking).__name__}")
+    memory_format = given.get("memory_format")
+    if memory_format is not None:
+        _check_format("type", memory_format)
+    return self, given.get("dtype"), non_blocking, memory_format
+
+
+def tensor_type(*args, **kwargs):
     """t.type() -> 'tandem.FloatTensor' (or 'tandem.cuda.FloatTensor'); t.type(dtype or type or name) -> t
     converted to that dtype (t itself when it already has it). A type of the other device type moves t there
-    (a CUDA type to the current CUDA device), as PyTorch's x.type(torch.cuda.FloatTensor) does."""
-    if kwargs:
-        raise TypeError(f"type() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    (a CUDA type to the current CUDA device), as PyTorch's x.type(torch.cuda.FloatTensor) does. memory_format=
+    lays the result out as Tensor.to's does."""
+    self, dtype, non_blocking, memory_format = _type_arguments(args, kwargs)
     if dtype is None:
         where = "tandem." if self.device.type == "cpu" else f"tandem.{self.device.type}."
         return where + _BY_DTYPE[self.dtype]
     target, device_type = _target_of_type_arg(dtype)
+    options = {"non_blocking": non_blocking}
+    if memory_format is not None:
+        options["memory_format"] = memory_format
     if device_type is not None and device_type != self.device.type:
-        return self.to(device_type, target, non_blocking=non_blocking)
-    return self if target == self.dtype else self.to(target, non_blocking=non_blocking)
+        return self.to(device_type, target, **options)
+    return self if target == self.dtype and memory_format is None else self.to(target, **options)
 
 
 _dtype_only_type_as = Tensor.type_as  # the binding: converts the dtype

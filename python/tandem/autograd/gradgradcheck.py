@@ -26,6 +26,8 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
                   check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False, masked=False):
     """True when the gradients of func's backward pass match finite differences (use float64 inputs)."""
+    if not (check_fwd_over_rev or check_rev_over_rev):  # PyTorch's assertion, before anything else
+        raise AssertionError("Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True")
     if check_fwd_over_rev:
         raise NotImplementedError("gradgradcheck(check_fwd_over_rev=True): tandem has no forward-mode AD\n"
                                   "hint: leave check_fwd_over_rev at its default")
@@ -55,7 +57,9 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         return tuple(g for g in grads if g is not None)
 
     if not diff_input_idx and not diff_grad_output_idx:
-        raise ValueError("gradgradcheck expects at least one input tensor to require gradient")
+        # PyTorch's gradgradcheck hands this to gradcheck, whose ValueError it is
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of them "
+                         "have requires_grad=True.")
     return gradcheck(new_func, tupled_inputs + tupled_grad_outputs, eps=eps, atol=atol, rtol=rtol,
                      raise_exception=raise_exception, nondet_tol=nondet_tol, check_grad_dtypes=check_grad_dtypes,
                      fast_mode=fast_mode)

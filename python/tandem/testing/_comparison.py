@@ -19,6 +19,8 @@ _DTYPE_PRECISIONS = {
     _C.bfloat16: (0.016, 1e-5),
     _C.float32: (1.3e-6, 1e-5),
     _C.float64: (1e-7, 1e-7),
+    _C.complex64: (1.3e-6, 1e-5),  # PyTorch's table has the complex dtypes (a complex64 pair is compared close,
+    _C.complex128: (1e-7, 1e-7),  # not equal)
 }
 
 
@@ -95,7 +97,7 @@ def _tensor_mismatch_msg(actual, expected, matches, *, rtol, atol, identifier="T
     mismatches = total - int(_C.sum(matches))
     extra = f"Mismatched elements: {mismatches} / {total} ({mismatches / total:.1%})"
     actual_flat, expected_flat, matches_flat = actual.flatten(), expected.flatten(), matches.flatten()
-    if not actual.dtype.is_floating_point:
+    if not actual.dtype.is_floating_point and not actual.dtype.is_complex:  # complex differences stay complex
         actual_flat, expected_flat = actual_flat.to(_C.int64), expected_flat.to(_C.int64)
     abs_diff = _C.abs(actual_flat - expected_flat)
     abs_diff[matches_flat] = 0  # only mismatches count for the greatest difference
@@ -106,6 +108,24 @@ def _tensor_mismatch_msg(actual, expected, matches, *, rtol, atol, identifier="T
     return _mismatch_msg(default_identifier=identifier, extra=extra, abs_diff=max_abs.item(),
                          abs_diff_idx=_unravel(int(max_abs_idx), matches.shape), atol=atol,
                          rel_diff=max_rel.item(), rel_diff_idx=_unravel(int(max_rel_idx), matches.shape), rtol=rtol)
+
+
+def _pair_repr(pair, extras):
+    """PyTorch's Pair.__repr__ (shown when comparing raised an unexpected exception)."""
+    names = ("id", "actual", "expected", *extras)
+    body = [f"    {name}={getattr(pair, name, None)!s}," for name in names]
+    return "\n".join((f"{type(pair).__name__.lstrip('_')}(", *body, ")"))
+
+
+def _type_repr(value):
+    """repr(type(value)), with tandem's tensor class by its public name (PyTorch's reads <class 'torch.Tensor'>)."""
+    return "<class 'tandem.Tensor'>" if type(value) is _C.Tensor else repr(type(value))
+
+
+_UNEXPECTED = ("resulted in the unexpected exception above. If you are a user and see this message during normal "
+               "operation please file an issue at https://github.com/pytorch/pytorch/issues. If you are a developer "
+               "and working on the comparison functions, please except the previous error and raise an expressive "
+               "`ErrorMeta` instead.")
 
 
 class _NonePair:
@@ -151,12 +171,18 @@ class _NumberPair:
         actual, expected = (x.item() if np is not None and isinstance(x, np.number) else x
                             for x in (actual, expected))
         self.actual, self.expected, self.id = actual, expected, id
+        self.equal_nan, self.check_dtype = equal_nan, check_dtype
+        for x in (actual, expected):
+            if type(x) not in (int, float, complex):  # PyTorch's _TYPE_TO_DTYPE[type(x)]: True against 1 fails
+                raise KeyError(type(x))
         if any(type(x) is complex for x in (actual, expected)) and rtol is None and atol is None:
             self.rtol, self.atol = self._COMPLEX_TOLERANCES
         else:
             self.rtol, self.atol = _tolerances(*[self._TOLERANCE_DTYPES.get(type(x), _C.float64)
                                                  for x in (actual, expected)], rtol=rtol, atol=atol, id=id)
-        self.equal_nan, self.check_dtype = equal_nan, check_dtype
+
+    def __repr__(self):
+        return _pair_repr(self, ("rtol", "atol", "equal_nan", "check_dtype"))
 
     def compare(self):
         if self.check_dtype and type(self.actual) is not type(self.expected):
@@ -188,6 +214,10 @@ class _TensorLikePair:
         self.rtol, self.atol = _tolerances(self.actual.dtype, self.expected.dtype, rtol=rtol, atol=atol, id=id)
         self.equal_nan, self.check_device, self.check_dtype = equal_nan, check_device, check_dtype
         self.check_stride, self.check_layout = check_stride, check_layout
+
+    def __repr__(self):
+        return _pair_repr(self, ("rtol", "atol", "equal_nan", "check_device", "check_dtype", "check_layout",
+                                 "check_stride"))
 
     @staticmethod
     def _to_tensor(tensor_like):
@@ -294,9 +324,16 @@ def _originate_pairs(actual, expected, id, options):
                 break
             except _Unsupported:
                 continue
+            except _Mismatch:
+                raise
+            except Exception as error:  # PyTorch's words for an exception a pair did not expect
+                raise RuntimeError(
+                    f"Originating a {pair_type.__name__.lstrip('_')}() at item {''.join(str([i]) for i in id)} "
+                    f"with\n\n{type(actual).__name__}(): {actual}\n\nand\n\n{type(expected).__name__}(): "
+                    f"{expected}\n\n{_UNEXPECTED}") from error
         else:
-            raise _Mismatch(TypeError, f"No comparison pair was able to handle inputs of type {type(actual)} and "
-                            f"{type(expected)}.", id)
+            raise _Mismatch(TypeError, f"No comparison pair was able to handle inputs of type {_type_repr(actual)} "
+                            f"and {_type_repr(expected)}.", id)
     return pairs
 
 
@@ -315,11 +352,16 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
         pairs = _originate_pairs(actual, expected, (), options)
     except _Mismatch as error:
         raise error.to_error() from None
+    mismatches = []  # PyTorch compares every pair before it reports the first mismatch
     for pair in pairs:
         try:
             pair.compare()
         except _Mismatch as error:
-            raise error.to_error(msg) from None
+            mismatches.append(error)
+        except Exception as error:  # an invalid tolerance (negative, a string) fails inside isclose
+            raise RuntimeError(f"Comparing\n\n{pair}\n\n{_UNEXPECTED}") from error
+    if mismatches:
+        raise mismatches[0].to_error(msg) from None
 
 
 # assert_allclose's own (rtol, atol) table; other dtypes compare exactly.
