@@ -12,7 +12,7 @@ import warnings
 from . import _C, _compositions
 from ._autocast import active as _amp_active, run as _amp_run
 from ._compositions import _in_place, _name, _sizes_arg
-from ._dim_args import _wrap_dim
+from ._dim_args import _tp_name, _wrap_dim
 from ._out import (CASTABLE, FOUND_DTYPE, MULTI_DOT_DTYPE, STRUCTURED, TENSORDOT_DTYPE, TENSORDOT_GRAD, call_with_out,
                    with_out)
 from ._creation_more import asarray, empty_strided, frombuffer  # noqa: F401  (listed in __all__)
@@ -114,7 +114,7 @@ def _require_tensors(name, *args):
     for position, (label, value) in enumerate(args, 1):
         if not isinstance(value, Tensor):
             raise TypeError(f"{name}(): argument '{label}' (position {position}) must be Tensor, not "
-                            f"{type(value).__name__}")
+                            f"{_tp_name(value)}")  # PyTorch prints tp_name: numpy.ndarray
 
 
 def _nan_ignoring_extremum(name, input, other, better):

@@ -1,0 +1,170 @@
+"""The twenty-first program sweep: PyTorch's tutorials and recipes not covered before (a spatial transformer, FGSM,
+knowledge distillation, pruning, neural style transfer with an LBFGS closure, warm-starting from a partial
+state_dict, zeroing gradients, char-RNN classification), interpretability (saliency, SmoothGrad, integrated
+gradients, Grad-CAM with hooks, guided backpropagation, occlusion, class visualisation), point clouds and neural
+rendering (PointNet, chamfer distance, kNN/EdgeConv, farthest point sampling, NeRF volume rendering with
+searchsorted importance sampling, voxelisation), sparse routing (mixture of experts, GCN/GraphSAGE/GAT message
+passing, segment pooling, metric learning, ranking losses), scientific ML (PINNs up to a fourth derivative, a
+neural ODE with a hand-written adjoint, a Hamiltonian network, MAML through torch.func, a Fourier neural
+operator, DeepONet), pipelines (pandas to a tabular model, saving and loading across devices, seq2seq with
+attention, char-level generation, SWA, optimizer/scheduler combinations) and NumPy arrays handed to torch
+functions, each program written once against a module called `torch`, run with PyTorch and with tandem standing in
+for it, and their results compared. The focused tests below cover what they found (docs/compat.md, "Program
+sweep 21")."""
+import decimal
+
+import numpy as np
+import pytest
+
+import sweep21_geometry
+import sweep21_interop
+import sweep21_interpret
+import sweep21_pipelines
+import sweep21_routing
+import sweep21_sciml
+import sweep21_tutorials
+import tandem
+from test_programs_sweeputil import program_test, same_outcome
+
+torch = pytest.importorskip("torch")
+
+DEVICES = ["cpu"] + (["cuda"] if tandem.cuda.is_available() else [])
+_MODULES = (sweep21_tutorials, sweep21_interpret, sweep21_geometry, sweep21_routing, sweep21_sciml,
+            sweep21_pipelines, sweep21_interop)
+
+
+test_program_matches_pytorch = program_test(_MODULES, DEVICES)
+
+
+class _UserClass:  # a class statement's type: PyTorch's parser names it bare ("UserClass"), not "module.UserClass"
+    pass
+
+
+_NOT_TENSORS = {
+    "array": lambda: np.ones((3, 3), dtype=np.float32),
+    "numpy_scalar": lambda: np.float64(2.0),
+    "list": lambda: [1.0, 2.0, 3.0],
+    "decimal": lambda: decimal.Decimal(1),
+    "user_class": _UserClass,
+}
+
+
+def _t(L, d, *shape):
+    return L.ones(*shape, device=d) if shape else L.ones(3, 3, device=d)
+
+
+# ---- a NumPy array (or another non-tensor) where PyTorch's parser expects a Tensor ------------------------------------
+_TENSOR_ARGUMENTS = {
+    "cdist_x1": lambda L, d, a: L.cdist(a, _t(L, d)),
+    "cdist_x2": lambda L, d, a: L.cdist(_t(L, d), a),
+    "cdist_x1_before_p": lambda L, d, a: L.cdist(a, _t(L, d), p="2"),
+    "diff": lambda L, d, a: L.diff(a),
+    "diff_before_n": lambda L, d, a: L.diff(a, n=1.5),
+    "diff_prepend": lambda L, d, a: L.diff(_t(L, d), prepend=a),
+    "one_hot": lambda L, d, a: L.nn.functional.one_hot(a),
+    "one_hot_before_num_classes": lambda L, d, a: L.nn.functional.one_hot(a, 2.5),
+    "one_hot_num_classes": lambda L, d, a: L.nn.functional.one_hot(L.tensor([0, 1], device=d), a),
+    "embedding_indices": lambda L, d, a: L.nn.functional.embedding(a, _t(L, d)),
+    "embedding_weight": lambda L, d, a: L.nn.functional.embedding(L.tensor([0], device=d), a),
+    "embedding_padding_assert_first": lambda L, d, a: L.nn.functional.embedding(a, _t(L, d), padding_idx=5),
+    "embedding_padding_ok": lambda L, d, a: L.nn.functional.embedding(a, _t(L, d), padding_idx=-1),
+    "cross_entropy_input": lambda L, d, a: L.nn.functional.cross_entropy(a, L.tensor([0, 1, 2], device=d)),
+    "cross_entropy_target": lambda L, d, a: L.nn.functional.cross_entropy(_t(L, d), a),
+    "cross_entropy_weight": lambda L, d, a: L.nn.functional.cross_entropy(_t(L, d), L.tensor([0, 1, 2], device=d),
+                                                                          weight=a),
+    "cross_entropy_reduction_first": lambda L, d, a: L.nn.functional.cross_entropy(a, a, reduction="avg"),
+    "nll_loss_input": lambda L, d, a: L.nn.functional.nll_loss(a, L.tensor([0, 1, 2], device=d)),
+    "nll_loss_target": lambda L, d, a: L.nn.functional.nll_loss(_t(L, d), a),
+    "kron_input": lambda L, d, a: L.kron(a, _t(L, d)),
+    "kron_other": lambda L, d, a: L.kron(_t(L, d), a),
+    "rot90": lambda L, d, a: L.rot90(a),
+    "diag_embed": lambda L, d, a: L.diag_embed(a),
+    "trapezoid_y": lambda L, d, a: L.trapezoid(a),
+    "trapezoid_x": lambda L, d, a: L.trapezoid(_t(L, d), a),
+    "linalg_norm": lambda L, d, a: L.linalg.norm(a),
+    "linalg_cross_input": lambda L, d, a: L.linalg.cross(a, _t(L, d)),
+    "linalg_cross_other": lambda L, d, a: L.linalg.cross(_t(L, d), a),
+    "cross_other": lambda L, d, a: L.cross(_t(L, d), a, dim=0),
+    "fft": lambda L, d, a: L.fft.fft(a),
+    "layer_norm_weight": lambda L, d, a: L.nn.functional.layer_norm(_t(L, d), (3,), a),
+    "layer_norm_input": lambda L, d, a: L.nn.functional.layer_norm(a, (3,)),
+    "linear_input": lambda L, d, a: L.nn.functional.linear(a, _t(L, d)),
+    "cov_fweights": lambda L, d, a: L.cov(_t(L, d), fweights=a),
+    "bce_logits_pos_weight": lambda L, d, a: L.nn.functional.binary_cross_entropy_with_logits(
+        _t(L, d), _t(L, d), pos_weight=a),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("kind", list(_NOT_TENSORS))
+@pytest.mark.parametrize("case", list(_TENSOR_ARGUMENTS))
+def test_non_tensor_arguments_are_pytorchs_type_error(case, kind, device):
+    """The Python compositions check a Tensor parameter as PyTorch's argument parser does, in its order (before
+    the other arguments' checks): a NumPy array is the TypeError "f(): argument 'x' (position n) must be Tensor,
+    not numpy.ndarray" (CPython's tp_name: static C types with their module, a class statement's type bare), not
+    an AttributeError from a missing Tensor method."""
+    make = _NOT_TENSORS[kind]
+    same_outcome(lambda L, d: _TENSOR_ARGUMENTS[case](L, d, make()), device)
+
+
+_TENSOR_LISTS = {
+    "block_diag": lambda L, d, a: L.block_diag(_t(L, d), a),
+    "meshgrid": lambda L, d, a: L.meshgrid(a, L.ones(2, device=d), indexing="ij"),
+    "meshgrid_before_indexing": lambda L, d, a: L.meshgrid([a], indexing=3),
+    "meshgrid_list": lambda L, d, a: L.meshgrid([L.ones(2, device=d), a], indexing="xy"),
+    "cartesian_prod": lambda L, d, a: L.cartesian_prod(L.ones(2, device=d), a),
+    "column_stack": lambda L, d, a: L.column_stack([a]),
+    "pad_sequence": lambda L, d, a: L.nn.utils.rnn.pad_sequence([L.ones(2, device=d), a]),
+    "pad_sequence_before_side": lambda L, d, a: L.nn.utils.rnn.pad_sequence([a], padding_side="middle"),
+    "einsum": lambda L, d, a: L.einsum("ij,jk->ik", _t(L, d), a),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("kind", list(_NOT_TENSORS))
+@pytest.mark.parametrize("case", list(_TENSOR_LISTS))
+def test_non_tensor_list_elements_are_pytorchs_type_error(case, kind, device):
+    """A tensor-list parameter (block_diag's, meshgrid's, cartesian_prod's, column_stack's, pad_sequence's,
+    einsum's operands) holding a NumPy array is PyTorch's "expected Tensor as element i in argument n, but got
+    numpy.ndarray", before the other arguments are read."""
+    make = _NOT_TENSORS[kind]
+    same_outcome(lambda L, d: _TENSOR_LISTS[case](L, d, make()), device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_tensor_arguments_still_work(device):
+    """The checks cost nothing on the ordinary path: tensors (and the tensor lists) give PyTorch's values."""
+    def run(L, d):
+        F = L.nn.functional
+        x = L.arange(9.0, device=d).view(3, 3) / 4
+        idx = L.tensor([0, 2, 1], device=d)
+        return [L.cdist(x, x.flip(0)), L.diff(x[0], prepend=x[1, :1]), F.one_hot(idx, 4),
+                F.embedding(idx, x, padding_idx=-1), F.cross_entropy(x, idx), F.nll_loss(x.log_softmax(1), idx),
+                L.kron(x[:2, :2], x[:2, :2]), L.rot90(x), L.diag_embed(x[0]), L.trapezoid(x), L.linalg.norm(x),
+                L.linalg.cross(x, x.flip(1)), L.block_diag(x, x[0:1]), L.cartesian_prod(x[0], x[1]),
+                L.column_stack([x[0], x[1]]), L.nn.utils.rnn.pad_sequence([x[0], x[1, :2]]),
+                L.einsum("ij,jk->ik", x, x), *L.meshgrid(x[0], x[1], indexing="xy"),
+                L.view_as_real(L.fft.fft(x[0]))]
+    same_outcome(run, device)
+
+
+def test_tp_name_matches_cpython():
+    """_tp_name spells a type as CPython's tp_name (what PyTorch prints)."""
+    from tandem._dim_args import _tp_name
+    assert [_tp_name(v) for v in (np.ones(1), np.float64(1), np.int32(1), decimal.Decimal(1), _UserClass(), 1.5,
+                                  [1], None, tandem.ones(1))] == \
+        ["numpy.ndarray", "numpy.float64", "numpy.int32", "decimal.Decimal", "_UserClass", "float", "list",
+         "NoneType", "Tensor"]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("value", ["array_0d", "int64", "tensor_0d", "float64", "by_name_array"])
+def test_one_hot_num_classes_follows_pytorchs_int_rule(value, device):
+    """A 0-d NumPy array has __index__ but PyTorch's parser refuses it for num_classes ("must be int, not
+    numpy.ndarray"); NumPy integers and 0-d integer tensors are taken."""
+    def run(L, d):
+        F, idx = L.nn.functional, L.tensor([0, 2], device=d)
+        return {"array_0d": lambda: F.one_hot(idx, np.array(3)), "int64": lambda: F.one_hot(idx, np.int64(3)),
+                "tensor_0d": lambda: F.one_hot(idx, L.tensor(3)), "float64": lambda: F.one_hot(idx, np.float64(3)),
+                "by_name_array": lambda: F.one_hot(idx, num_classes=np.array(3))}[value]()
+    same_outcome(run, device)
