@@ -95,6 +95,29 @@ def numpy_arrays_in_tensor_lists(torch, device):
     return {"log": log, "results": results}
 
 
+# ---- arrays handed to functions bound from C++ ----------------------------------------------------------------------------
+def numpy_arrays_to_bound_functions(torch, device):
+    F = torch.nn.functional
+    rng = np.random.default_rng(2720)
+    scores = rng.standard_normal((4, 3)).astype(np.float32)
+    x = torch.tensor(scores, device=device)
+    order = np.argsort(scores[:, 0])
+    log, results = [], {}
+    calls = {
+        "index_select": (lambda t, i: t.index_select(0, i), x, order),
+        "gather": (lambda t, i: t.gather(1, i), x, np.zeros((4, 1), dtype=np.int64)),
+        "bincount": (torch.bincount, np.array([0, 2, 2, 1])),
+        "sort": (lambda a: torch.sort(a, dim=0).values, scores),
+        "isclose": (torch.isclose, x, scores),
+        "cumsum": (lambda a: torch.cumsum(a, 0), scores),
+        "relu": (F.relu, scores),
+        "masked_fill": (lambda t, m: t.masked_fill(m, 0.0), x, scores > 0),
+    }
+    for name, (fn, *args) in calls.items():
+        results[name] = _with_fallback(torch, device, log, name, fn, *args)
+    return {"log": log, "results": results}
+
+
 PROGRAMS = [numpy_arrays_as_tensor_arguments]
 NEEDS_CPP = {}
 NEEDS_CPP[numpy_arrays_in_tensor_lists] = (
@@ -102,3 +125,12 @@ NEEDS_CPP[numpy_arrays_in_tensor_lists] = (
     "'float64') where PyTorch prints CPython's tp_name ('numpy.ndarray', 'numpy.float64'); python/src/"
     "indexing_ops.cpp tensor_list() (stack, cat, hstack, vstack) should use "
     "Py_TYPE(h.ptr())->tp_name as its tensor_tuple() below it already does")
+NEEDS_CPP[numpy_arrays_to_bound_functions] = (
+    "needs C++: a NumPy array given for a Tensor parameter of a function bound with nanobind (index_select, gather, "
+    "bincount, sort, isclose, cumsum, relu, masked_fill, ...) fails nanobind's overload resolution, whose TypeError "
+    "reads 'index_select(): incompatible function arguments. The following argument types are supported: ... "
+    "Invoked with types: tandem._C.Tensor, int, ndarray' where PyTorch's argument parser says \"index_select(): "
+    "argument 'index' (position 2) must be Tensor, not numpy.ndarray\" (or lists the overloads, for functions with "
+    "several); the bindings (python/src/indexing_ops.cpp, reductions.cpp, elementwise.cpp, nn.cpp, ...) need the "
+    "parser's message for a non-Tensor argument, e.g. a Tensor type caster in python/src/bindings.h that records the "
+    "parameter's name and position and raises PyTorch's text when the argument is not a Tensor")

@@ -92,6 +92,12 @@ _TENSOR_ARGUMENTS = {
     "cov_fweights": lambda L, d, a: L.cov(_t(L, d), fweights=a),
     "bce_logits_pos_weight": lambda L, d, a: L.nn.functional.binary_cross_entropy_with_logits(
         _t(L, d), _t(L, d), pos_weight=a),
+    "pixel_shuffle": lambda L, d, a: L.nn.functional.pixel_shuffle(a, 2),
+    "pixel_shuffle_before_factor": lambda L, d, a: L.nn.functional.pixel_shuffle(a, 2.0),
+    "pixel_unshuffle": lambda L, d, a: L.nn.functional.pixel_unshuffle(a, 1),
+    "pixel_shuffle_factor": lambda L, d, a: L.nn.functional.pixel_shuffle(_t(L, d, 1, 4, 1, 1), a),
+    # PyTorch's F.normalize calls input.norm(...): an AttributeError naming the missing method
+    "normalize": lambda L, d, a: L.nn.functional.normalize(a),
 }
 
 
@@ -158,13 +164,16 @@ def test_tp_name_matches_cpython():
 
 
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("value", ["array_0d", "int64", "tensor_0d", "float64", "by_name_array"])
-def test_one_hot_num_classes_follows_pytorchs_int_rule(value, device):
-    """A 0-d NumPy array has __index__ but PyTorch's parser refuses it for num_classes ("must be int, not
-    numpy.ndarray"); NumPy integers and 0-d integer tensors are taken."""
+@pytest.mark.parametrize("value", ["array_0d", "int64", "tensor_0d", "float64", "by_name_array", "shuffle_array_0d",
+                                   "shuffle_int64"])
+def test_int_arguments_follow_pytorchs_int_rule(value, device):
+    """A 0-d NumPy array has __index__ but PyTorch's parser refuses it for an int (one_hot's num_classes,
+    pixel_shuffle's factor: "must be int, not numpy.ndarray"); NumPy integers and 0-d integer tensors are taken."""
     def run(L, d):
         F, idx = L.nn.functional, L.tensor([0, 2], device=d)
         return {"array_0d": lambda: F.one_hot(idx, np.array(3)), "int64": lambda: F.one_hot(idx, np.int64(3)),
                 "tensor_0d": lambda: F.one_hot(idx, L.tensor(3)), "float64": lambda: F.one_hot(idx, np.float64(3)),
-                "by_name_array": lambda: F.one_hot(idx, num_classes=np.array(3))}[value]()
+                "by_name_array": lambda: F.one_hot(idx, num_classes=np.array(3)),
+                "shuffle_array_0d": lambda: F.pixel_shuffle(L.ones(1, 4, 1, 1, device=d), np.array(2)),
+                "shuffle_int64": lambda: F.pixel_shuffle(L.ones(1, 4, 1, 1, device=d), np.int64(2))}[value]()
     same_outcome(run, device)
