@@ -386,6 +386,53 @@ def optimizer_combos(torch, device):
             "chained": chained, "state_steps": [float(s["step"]) for s in opt2.state.values()]}
 
 
+# ---- a checkpoint holding a config object, loaded with weights_only=True ----------------------------------------------------
+class RunConfig:
+    """What training scripts pickle next to the weights (a dataclass-like config)."""
+
+    def __init__(self, lr, layers):
+        self.lr, self.layers = lr, layers
+
+
+def checkpoint_with_config(torch, device):
+    import argparse
+    import pickle
+    S = torch.serialization
+    model = _fill(torch, torch.nn.Linear(3, 2), 2660).to(device)
+    buf = io.BytesIO()
+    torch.save({"model": model.state_dict(), "config": RunConfig(3e-4, [3, 2]),
+                "args": argparse.Namespace(epochs=2, seed=0), "step": 10}, buf)
+    raw = buf.getvalue()
+    log = []
+    try:
+        torch.load(io.BytesIO(raw))  # weights_only=True by default since 2.6
+    except pickle.UnpicklingError as e:
+        log.append(["refused", str(e).split("WeightsUnpickler error: ")[-1].split(" was not")[0]])
+    unsafe = sorted(S.get_unsafe_globals_in_checkpoint(io.BytesIO(raw)))
+    log.append(["unsafe", unsafe])
+    with S.safe_globals([RunConfig, argparse.Namespace]):
+        ck = torch.load(io.BytesIO(raw), map_location="cpu")
+        log.append(["inside", sorted(S.get_unsafe_globals_in_checkpoint(io.BytesIO(raw)))])
+    log.append(["after", sorted(S.get_unsafe_globals_in_checkpoint(io.BytesIO(raw)))])
+    # allowlisting one class for the whole script, then a block that lists it again removes it on exit
+    S.add_safe_globals([argparse.Namespace])
+    S.add_safe_globals([argparse.Namespace])
+    with S.safe_globals([argparse.Namespace, RunConfig]):
+        pass
+    log.append(["cleared_by_block", sorted(S.get_unsafe_globals_in_checkpoint(io.BytesIO(raw)))])
+    S.clear_safe_globals()
+    errors = []
+    for where in ("gpu", "cpu:0", "CPU"):
+        try:
+            torch.load(io.BytesIO(raw), map_location=where, weights_only=False)
+        except RuntimeError as e:
+            errors.append(str(e))
+    restored = torch.nn.Linear(3, 2)
+    restored.load_state_dict(ck["model"])
+    return {"log": log, "config": [ck["config"].lr, ck["config"].layers], "args": vars(ck["args"]),
+            "step": ck["step"], "errors": errors, "w": _r(restored.weight, 5)}
+
+
 PROGRAMS = [pandas_tabular, save_load_across_devices, seq2seq_attention, char_generation, swa_update_bn,
-            optimizer_combos]
+            optimizer_combos, checkpoint_with_config]
 NEEDS_CPP = {}

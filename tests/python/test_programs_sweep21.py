@@ -177,3 +177,106 @@ def test_int_arguments_follow_pytorchs_int_rule(value, device):
                 "shuffle_array_0d": lambda: F.pixel_shuffle(L.ones(1, 4, 1, 1, device=d), np.array(2)),
                 "shuffle_int64": lambda: F.pixel_shuffle(L.ones(1, 4, 1, 1, device=d), np.int64(2))}[value]()
     same_outcome(run, device)
+
+
+# ---- torch.serialization's allowlist, get_unsafe_globals_in_checkpoint, map_location strings ------------------------------
+class _Config:
+    def __init__(self):
+        self.lr = 0.1
+
+
+def _allowlist_steps(L):
+    import argparse
+    S = L.serialization
+    ns = argparse.Namespace
+
+    def listed():  # PyTorch lists two of its own classes by default (_FlatLayout, _MeshLayout)
+        return sorted(g.__name__ for g in S.get_safe_globals() if not g.__name__.startswith("_F") and
+                      not g.__name__.startswith("_M"))
+    S.clear_safe_globals()
+    out = []
+    S.add_safe_globals([_Config])
+    S.add_safe_globals([_Config, ns])
+    out.append(listed())  # a set: _Config once
+    with S.safe_globals([_Config]):
+        out.append(listed())
+    out.append(listed())  # leaving the block removed _Config, added before it
+    block = S.safe_globals([_Config])
+    out.append(type(block).__name__)
+    with block:
+        out.append(listed())
+    with block:  # one object entered twice
+        out.append(listed())
+    block.__enter__()  # entered without a with, and not kept: still allowed
+    out.append(listed())
+    S.clear_safe_globals()
+    for bad in (_Config, [[_Config]]):
+        try:
+            S.add_safe_globals(bad)
+        except TypeError as e:
+            out.append(str(e))
+    out.append(listed())
+    S.clear_safe_globals()
+    return out
+
+
+def test_safe_globals_is_pytorchs_set_and_class():
+    """add_safe_globals keeps a set (an entry added twice is listed once); safe_globals is a class whose __exit__
+    removes its entries even when they were allowed before the block, and whose instance can be entered again or
+    without a `with` (a generator context manager was closed as soon as it was dropped)."""
+    assert _allowlist_steps(tandem) == _allowlist_steps(torch)
+
+
+def _unsafe_globals(L, tmp_path):
+    import argparse
+    import collections
+    import io
+    S = L.serialization
+    S.clear_safe_globals()
+    buf = io.BytesIO()
+    L.save({"cfg": _Config(), "args": argparse.Namespace(a=1), "w": L.ones(2), "p": L.nn.Parameter(L.ones(1)),
+            "od": collections.OrderedDict(a=1), "size": L.Size([1]), "dtype": L.float16, "dev": L.device("cpu"),
+            "sd": L.nn.Linear(1, 1).state_dict(), "c": 1 + 2j, "s": {1}, "ba": bytearray(b"x")}, buf)
+    out = [sorted(S.get_unsafe_globals_in_checkpoint(io.BytesIO(buf.getvalue())))]
+    S.add_safe_globals([_Config])
+    out.append(sorted(S.get_unsafe_globals_in_checkpoint(io.BytesIO(buf.getvalue()))))
+    S.clear_safe_globals()
+    with S.safe_globals([argparse.Namespace]):
+        out.append(sorted(S.get_unsafe_globals_in_checkpoint(io.BytesIO(buf.getvalue()))))
+    path = tmp_path / f"{L.__name__}.pt"
+    L.save({"w": L.ones(1)}, str(path))
+    out.append(S.get_unsafe_globals_in_checkpoint(str(path)))
+    out.append(S.get_unsafe_globals_in_checkpoint(path))
+    try:
+        S.get_unsafe_globals_in_checkpoint(io.BytesIO(b"not a checkpoint"))
+    except ValueError as e:
+        out.append(str(e))
+    return out
+
+
+def test_get_unsafe_globals_in_checkpoint_matches_pytorch(tmp_path):
+    """The globals a checkpoint's pickle names that weights_only=True would refuse (builtins read under their
+    Python 3 names, the user's allowlist subtracted), from a file object or a path; a file that is no zip archive
+    is PyTorch's ValueError."""
+    assert _unsafe_globals(tandem, tmp_path) == _unsafe_globals(torch, tmp_path)
+
+
+_LOCATIONS = ["gpu", "cpu:0", "CPU", "", " cpu", "lazy", "xpu", "xpu:1", "hpu", "privateuseone", "mps", "meta",
+              "cpu", "cuda:abc", "dict_gpu", "dict_cpu0", "dict_cpu"]
+
+
+@pytest.mark.parametrize("where", _LOCATIONS)
+def test_map_location_strings_as_pytorchs_deserializers(where):
+    """A map_location string (or a dict's value) is claimed by a backend's deserializer as in PyTorch's
+    default_restore_location ("cpu" and "meta" exactly, "cuda..." by prefix); any other ("gpu", "cpu:0", "CPU") is
+    its RuntimeError "don't know how to restore data location of torch.storage.UntypedStorage (tagged with gpu)",
+    and xpu/hpu/privateuseone/mps their backends' messages."""
+    def run(L, d):
+        import io
+        buf = io.BytesIO()
+        L.save({"a": L.arange(3.0)}, buf)
+        buf.seek(0)
+        ml = {"dict_gpu": {"cpu": "gpu"}, "dict_cpu0": {"cpu": "cpu:0"}, "dict_cpu": {"cuda:0": "gpu"}}.get(where, where)
+        out = L.load(buf, map_location=ml)["a"]
+        return [out.device.type, out if out.device.type != "meta" else None]
+    same_outcome(run, "cpu")
