@@ -280,3 +280,23 @@ def test_map_location_strings_as_pytorchs_deserializers(where):
         out = L.load(buf, map_location=ml)["a"]
         return [out.device.type, out if out.device.type != "meta" else None]
     same_outcome(run, "cpu")
+
+
+@pytest.mark.parametrize("attr", ["batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
+                                  "persistent_workers", "num_workers", "collate_fn", "pin_memory", "timeout"])
+def test_dataloader_refuses_changing_what_its_batches_come_from(attr):
+    """As PyTorch's DataLoader.__setattr__: once constructed (a subclass's __init__ included), batch_size,
+    batch_sampler, sampler, drop_last, dataset and persistent_workers cannot be set (the batch sampler already
+    built would ignore them); other attributes can."""
+    def run(L, d):
+        loader = L.utils.data.DataLoader(list(range(6)), batch_size=2)
+        setattr(loader, attr, {"num_workers": 0, "timeout": 0, "pin_memory": False}.get(attr))
+        return [[b.tolist() for b in loader] if attr != "collate_fn" else "set", getattr(loader, attr) is None]
+    same_outcome(run, "cpu")
+
+    class Loader(tandem.utils.data.DataLoader):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.batch_size = 4
+    with pytest.raises(ValueError, match="batch_size attribute should not be set after Loader is initialized"):
+        Loader(list(range(3)))
