@@ -387,8 +387,22 @@ def optimizer_combos(torch, device):
         opt4.step()
         chain.step()
         chained.append(round(opt4.param_groups[0]["lr"], 6))
+    # a whole training state pickled at once (optimizer and scheduler objects), then plain SGD's empty state
+    import pickle
+    opt5 = torch.optim.SGD(model.parameters(), lr=0.2, momentum=0.5)
+    seq = S.SequentialLR(opt5, [S.LinearLR(opt5, 0.5, total_iters=2), S.ExponentialLR(opt5, 0.9)], milestones=[2])
+    for _ in range(3):
+        opt5.step()
+        seq.step()
+    blob = pickle.loads(pickle.dumps({"opt": opt5, "sched": seq}))
+    restored = [round(blob["opt"].param_groups[0]["lr"], 6), "step" in vars(blob["opt"]),
+                [type(s).__name__ for s in blob["sched"]._schedulers], blob["sched"].last_epoch]
+    plain = torch.optim.SGD(model.parameters(), lr=0.1)
+    F.mse_loss(model(x), y).backward()
+    plain.step()
     return {"log": log, "calls": calls, "groups": groups, "has_max": has_max, "err": err, "cyclic": lrs,
-            "chained": chained, "state_steps": [float(s["step"]) for s in opt2.state.values()]}
+            "chained": chained, "state_steps": [float(s["step"]) for s in opt2.state.values()],
+            "restored": restored, "plain_state": [len(plain.state), plain.state_dict()["state"]]}
 
 
 # ---- a checkpoint holding a config object, loaded with weights_only=True ----------------------------------------------------

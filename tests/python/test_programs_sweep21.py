@@ -300,3 +300,63 @@ def test_dataloader_refuses_changing_what_its_batches_come_from(attr):
             self.batch_size = 4
     with pytest.raises(ValueError, match="batch_size attribute should not be set after Loader is initialized"):
         Loader(list(range(3)))
+
+
+# ---- optimizers pickle as PyTorch's __getstate__ says; plain SGD keeps no state -----------------------------------------
+_SCHEDULED = {
+    "step": lambda L, o: L.optim.lr_scheduler.StepLR(o, 2, gamma=0.5),
+    "onecycle": lambda L, o: L.optim.lr_scheduler.OneCycleLR(o, max_lr=1.0, total_steps=10),
+    "plateau": lambda L, o: L.optim.lr_scheduler.ReduceLROnPlateau(o, patience=0),
+    "cosine_restarts": lambda L, o: L.optim.lr_scheduler.CosineAnnealingWarmRestarts(o, T_0=2),
+}
+
+
+@pytest.mark.parametrize("kind", list(_SCHEDULED))
+@pytest.mark.parametrize("how", ["pickle", "deepcopy", "save"])
+def test_scheduler_with_its_optimizer_pickles(how, kind):
+    """An lr scheduler wraps its optimizer's step on the instance; the optimizer's __getstate__ (defaults, state,
+    param_groups, as PyTorch's) leaves that wrapper out, so the pair pickles, deep-copies and torch.saves."""
+    def run(L, d):
+        import copy
+        import io
+        import pickle
+        p = L.nn.Parameter(L.arange(3.0))
+        opt = L.optim.SGD([p], lr=0.4, momentum=0.9)
+        sched = _SCHEDULED[kind](L, opt)
+        for _ in range(3):
+            (p * p).sum().backward()
+            opt.step()
+            sched.step(1.0) if kind == "plateau" else sched.step()
+        pair = {"opt": opt, "sched": sched}
+        if how == "pickle":
+            back = pickle.loads(pickle.dumps(pair))
+        elif how == "deepcopy":
+            back = copy.deepcopy(pair)
+        else:
+            buf = io.BytesIO()
+            L.save(pair, buf)
+            buf.seek(0)
+            back = L.load(buf, weights_only=False)
+        o2 = back["opt"]
+        return [sorted(k for k in vars(o2) if not k.startswith("_")), o2.param_groups[0]["lr"],
+                o2.state[o2.param_groups[0]["params"][0]]["momentum_buffer"], back["sched"].last_epoch,
+                back["sched"].optimizer is o2]
+    same_outcome(run, "cpu")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("momentum", [0.0, 0.9])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_sgd_keeps_state_only_with_momentum(momentum, sparse, device):
+    """PyTorch's SGD touches a parameter's state only for its momentum buffer: without momentum opt.state and
+    state_dict()["state"] stay empty."""
+    def run(L, d):
+        emb = L.nn.Embedding(4, 2, sparse=sparse).to(d)
+        with L.no_grad():
+            emb.weight.copy_(L.arange(8.0).view(4, 2))
+        opt = L.optim.SGD(emb.parameters(), lr=0.1, momentum=momentum)
+        emb(L.tensor([0, 2], device=d)).sum().backward()
+        opt.step()
+        sd = opt.state_dict()
+        return [len(opt.state), sorted(sd["state"]), [sorted(v) for v in sd["state"].values()], emb.weight]
+    same_outcome(run, device)
