@@ -152,6 +152,7 @@ def _last_two_diagonal(m, offset):
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
+    _require_tensor("diagonal", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
     d1, d2 = _wrap_dim(dim1, input.dim()), _wrap_dim(dim2, input.dim())
     _check_same_dims("diagonal", dim1, dim2, d1, d2)
     return _last_two_diagonal(movedim(input, (d1, d2), (-2, -1)), offset)
@@ -181,6 +182,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 
 
 def diag(input, diagonal=0, *, out=None):
+    _require_tensor("diag", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
     if out is not None:
         return call_with_out("diag", diag, (input, diagonal), {}, out, STRUCTURED)
     if input.dim() == 1:
@@ -191,6 +193,7 @@ def diag(input, diagonal=0, *, out=None):
 
 
 def trace(input):
+    _require_tensor("trace", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
     if input.dtype == _C.bool:  # PyTorch's kernel refuses bool before it looks at the shape
         raise NotImplementedError("\"trace\" not implemented for 'Bool'\nhint: trace an integer copy, e.g. "
                                   "input.long()")
@@ -371,6 +374,7 @@ def _tensor_mismatch(index, shape, j, result):
 
 
 def broadcast_tensors(*tensors):
+    _require_tensor_list(tensors)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
     shape = _broadcast([tuple(t.shape) for t in tensors], _tensor_mismatch)
     return tuple(t.expand(shape) for t in tensors)
 
@@ -753,6 +757,8 @@ def narrow_copy(input, dim, start, length):
 # ---- reductions ----
 
 def count_nonzero(input, dim=None):
+    if dim is None:  # with a dim PyTorch lists its two forms instead
+        _require_tensor("count_nonzero", "input", input, 1)
     return (input != 0).sum() if dim is None else (input != 0).sum(_ints(dim, "count_nonzero(): argument 'dim'"))
 
 
@@ -794,6 +800,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    _require_tensor("nansum", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
     if out is not None:
         return call_with_out("nansum", nansum, (input, dim, keepdim), {"dtype": dtype}, out, CASTABLE)
     if input.dtype.is_complex:  # PyTorch's refusal
@@ -804,6 +811,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    _require_tensor("nanmean", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
     if out is not None:
         return call_with_out("nanmean", nanmean, (input, dim, keepdim), {"dtype": dtype}, out, CASTABLE)
     if not input.dtype.is_floating_point and not input.dtype.is_complex:  # (complex: nansum refuses it)
@@ -813,6 +821,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 def clone(input, *, memory_format=None):
+    _require_tensor("clone", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
     return input.clone(memory_format=memory_format)  # Tensor.clone takes memory_format (_layouts.py)
 
 
@@ -927,6 +936,7 @@ def lerp(input, end, weight, *, out=None):
 
 
 def square(input, *, out=None):
+    _require_tensor("square", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
     if out is not None:
         return call_with_out("square", square, (input,), {}, out, CASTABLE)
     x = input.to(_C.int64) if input.dtype == _C.bool else input
@@ -934,6 +944,7 @@ def square(input, *, out=None):
 
 
 def reciprocal(input, *, out=None):
+    _require_tensor("reciprocal", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
     if out is not None:
         return call_with_out("reciprocal", reciprocal, (input,), {}, out, CASTABLE)
     return 1 / input

@@ -188,6 +188,7 @@ def diagflat(input, offset=0):
 # ---- statistics ----
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
+    _require_tensor("cov", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
     _cov_checks.check_cov(input, fweights, aweights)
     x = input.reshape(1, -1) if input.dim() < 2 else input
     x = x.to(_float_result_dtype(x))
@@ -220,6 +221,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
 
 
 def corrcoef(input):
+    _require_tensor("corrcoef", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
     if input.dim() > 2 or input.dtype == _C.bool:
         _cov_checks.check_cov(input, None, None, "corrcoef" if input.dim() > 2 else "cov")
     c = cov(input)
@@ -287,6 +289,8 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    if x is None and dx is None and dim == -1:  # otherwise PyTorch lists its forms
+        _require_tensor("cumulative_trapezoid", "y", y, 1)
     _check_x("cumulative_trapezoid", x, dx)
     _cov_checks.check_integration("cumulative_trapezoid", y, x, dim)
     dim = _wrap_dim(dim, y.dim())
@@ -303,6 +307,8 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
 def gradient(input, *, spacing=1, dim=None, edge_order=1):
     """Second-order central differences inside, first- or second-order one-sided ones at the edges (NumPy's
     and PyTorch's torch.gradient), for a scalar spacing, one per dim, or coordinate tensors."""
+    if spacing == 1 and dim is None and edge_order == 1:  # otherwise PyTorch lists its forms
+        _require_tensor("gradient", "input", input, 1)
     if input.dtype == _C.uint8:  # PyTorch's first check (a bool input fails at its first subtraction below)
         raise NotImplementedError("torch.gradient does not support uint8 input.")
     dims = list(builtins.range(input.dim())) if dim is None else [dim] if isinstance(dim, int) else list(dim)

@@ -2,6 +2,7 @@
 compositions (_compositions.py, _einsum.py)."""
 import operator
 
+from ._C import Tensor as _Tensor
 from ._size import Size
 
 
@@ -57,9 +58,7 @@ def _require_tensor(fn, label, value, position=None):
     """PyTorch's argument parser's TypeError for a Tensor parameter given something else (a NumPy array, a list),
     raised where tandem's Python composition would otherwise fail on a missing Tensor attribute (an
     AttributeError, or a RuntimeError from a dtype check)."""
-    from ._C import Tensor
-
-    if not isinstance(value, Tensor):
+    if not isinstance(value, _Tensor):
         where = "" if position is None else f" (position {position})"
         raise TypeError(f"{fn}(): argument '{label}'{where} must be Tensor, not {_tp_name(value)}")
 
@@ -67,10 +66,8 @@ def _require_tensor(fn, label, value, position=None):
 def _require_tensor_list(values, argument=0):
     """PyTorch's TypeError for a tensor-list parameter holding something else ("expected Tensor as element 1 in
     argument 0, but got numpy.ndarray")."""
-    from ._C import Tensor
-
     for i, value in enumerate(values):
-        if not isinstance(value, Tensor):
+        if not isinstance(value, _Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument {argument}, but got {_tp_name(value)}")
 
 

@@ -98,6 +98,27 @@ _TENSOR_ARGUMENTS = {
     "pixel_shuffle_factor": lambda L, d, a: L.nn.functional.pixel_shuffle(_t(L, d, 1, 4, 1, 1), a),
     # PyTorch's F.normalize calls input.norm(...): an AttributeError naming the missing method
     "normalize": lambda L, d, a: L.nn.functional.normalize(a),
+    # these computed on the array (square/reciprocal/ravel/positive returned NumPy arrays) or failed on a missing
+    # Tensor attribute
+    "square": lambda L, d, a: L.square(a),
+    "reciprocal": lambda L, d, a: L.reciprocal(a),
+    "ravel": lambda L, d, a: L.ravel(a),
+    "positive": lambda L, d, a: L.positive(a),
+    "clone": lambda L, d, a: L.clone(a),
+    "detach": lambda L, d, a: L.detach(a),
+    "diag": lambda L, d, a: L.diag(a, 1),
+    "diagonal": lambda L, d, a: L.diagonal(a, 1),
+    "trace": lambda L, d, a: L.trace(a),
+    "nansum": lambda L, d, a: L.nansum(a, 0),
+    "nanmean": lambda L, d, a: L.nanmean(a),
+    "count_nonzero": lambda L, d, a: L.count_nonzero(a),
+    "cov": lambda L, d, a: L.cov(a),
+    "corrcoef": lambda L, d, a: L.corrcoef(a),
+    "cumulative_trapezoid": lambda L, d, a: L.cumulative_trapezoid(a),
+    "gradient": lambda L, d, a: L.gradient(a),
+    "pdist": lambda L, d, a: L.pdist(a),
+    "matrix_exp": lambda L, d, a: L.matrix_exp(a),
+    "broadcast_tensors": lambda L, d, a: L.broadcast_tensors(_t(L, d), a),
 }
 
 
