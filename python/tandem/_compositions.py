@@ -9,7 +9,8 @@ import warnings
 
 from . import _C, _layouts, _parser_types
 from ._autocast import active as _amp_active, run as _amp_run
-from ._dim_args import _int, _ints, _is_int, _is_int_list, _parser_type_name, _wrap_dim
+from ._dim_args import (_int, _ints, _is_int, _is_int_list, _parser_type_name, _require_tensor,
+                        _require_tensor_list, _tp_name, _wrap_dim)
 from ._memory_overlap import check_no_partial_overlap
 from ._out import CASTABLE, FOUND_DTYPE, STRUCTURED, call_with_out, with_out
 from ._einsum import einsum, tensordot  # noqa: F401  (contractions, in their own file; listed in __all__)
@@ -151,6 +152,7 @@ def _last_two_diagonal(m, offset):
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
+    _require_tensor("diagonal", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
     d1, d2 = _wrap_dim(dim1, input.dim()), _wrap_dim(dim2, input.dim())
     _check_same_dims("diagonal", dim1, dim2, d1, d2)
     return _last_two_diagonal(movedim(input, (d1, d2), (-2, -1)), offset)
@@ -172,6 +174,7 @@ def _embed_last(v, offset):
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    _require_tensor("diag_embed", "input", input, 1)  # a NumPy array: PyTorch's TypeError, not an AttributeError
     ndim = input.dim() + 1
     d1, d2 = _wrap_dim(dim1, ndim), _wrap_dim(dim2, ndim)
     _check_same_dims("diagonal", dim1, dim2, d1, d2)
@@ -179,6 +182,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 
 
 def diag(input, diagonal=0, *, out=None):
+    _require_tensor("diag", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
     if out is not None:
         return call_with_out("diag", diag, (input, diagonal), {}, out, STRUCTURED)
     if input.dim() == 1:
@@ -189,6 +193,7 @@ def diag(input, diagonal=0, *, out=None):
 
 
 def trace(input):
+    _require_tensor("trace", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
     if input.dtype == _C.bool:  # PyTorch's kernel refuses bool before it looks at the shape
         raise NotImplementedError("\"trace\" not implemented for 'Bool'\nhint: trace an integer copy, e.g. "
                                   "input.long()")
@@ -317,6 +322,7 @@ def _roll(input, shifts, dims, first):
 
 
 def rot90(input, k=1, dims=(0, 1)):
+    _require_tensor("rot90", "input", input, 1)  # a NumPy array: PyTorch's TypeError, not an AttributeError
     dims = _ints(dims, "rot90(): argument 'dims' (position 3)")
     if len(dims) != 2:
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
@@ -368,6 +374,7 @@ def _tensor_mismatch(index, shape, j, result):
 
 
 def broadcast_tensors(*tensors):
+    _require_tensor_list(tensors)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
     shape = _broadcast([tuple(t.shape) for t in tensors], _tensor_mismatch)
     return tuple(t.expand(shape) for t in tensors)
 
@@ -375,6 +382,7 @@ def broadcast_tensors(*tensors):
 def meshgrid(*tensors, indexing=None):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
+    _require_tensor_list(tensors)  # PyTorch's parser reads the tensors before indexing (NumPy arrays: TypeError)
     if indexing is None:
         warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
                       UserWarning, stacklevel=2)
@@ -404,6 +412,7 @@ def meshgrid(*tensors, indexing=None):
 
 
 def cartesian_prod(*tensors):
+    _require_tensor_list(tensors)  # a NumPy array: PyTorch's TypeError, not an AttributeError
     for t in tensors:
         if t.dim() != 1:
             raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
@@ -415,6 +424,8 @@ def cartesian_prod(*tensors):
 def kron(input, other, *, out=None):
     if out is not None:
         return call_with_out("kron", kron, (input, other), {}, out, CASTABLE, grad_name="mul")
+    _require_tensor("kron", "input", input, 1)  # NumPy arrays: PyTorch's TypeError, not an AttributeError
+    _require_tensor("kron", "other", other, 2)
     ndim = max(input.dim(), other.dim())
     a_shape = (1,) * (ndim - input.dim()) + tuple(input.shape)
     b_shape = (1,) * (ndim - other.dim()) + tuple(other.shape)
@@ -427,6 +438,8 @@ def kron(input, other, *, out=None):
 def cross(input, other, dim=None, *, out=None):
     if out is not None:
         return call_with_out("cross", cross, (input, other, dim), {}, out, STRUCTURED, grad_name="linalg_cross")
+    _require_tensor("cross", "input", input, 1)  # NumPy arrays: PyTorch's TypeError, not an AttributeError
+    _require_tensor("cross", "other", other, 2)
     if dim is None:
         warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
                       "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
@@ -453,6 +466,9 @@ _CDIST_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
 
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    # the parser reads x1 and x2 before p: NumPy arrays are PyTorch's TypeError, not an AttributeError
+    _require_tensor("cdist", "x1", x1, 1)
+    _require_tensor("cdist", "x2", x2, 2)
     if not (isinstance(p, (int, float)) or (isinstance(p, Tensor) and p.numel() == 1)):
         # PyTorch's torch.cdist passes p on by position to its op, whose parser takes a float
         raise TypeError(f"cdist(): argument 'p' (position 3) must be float, not {type(p).__name__}")
@@ -511,6 +527,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
 def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     if out is not None:
         return call_with_out("diff", diff, (input, n, dim, prepend, append), {}, out, CASTABLE)
+    _require_tensor("diff", "input", input, 1)  # a NumPy array: PyTorch's TypeError, not an AttributeError
     n, dim = _int(n, "diff", "n"), _int(dim, "diff", "dim")
     if input.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
@@ -521,7 +538,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
         if t is None:
             continue
         if not isinstance(t, Tensor):
-            raise TypeError(f"diff(): argument '{label}' must be Tensor, not {type(t).__name__}")
+            raise TypeError(f"diff(): argument '{label}' must be Tensor, not {_tp_name(t)}")  # numpy.ndarray
         if t.dim() != input.dim():
             raise RuntimeError("diff expects prepend or append to be the same dimension as input")
         for i in range(input.dim()):
@@ -620,6 +637,7 @@ def atleast_3d(*tensors):
 
 @with_out("column_stack", CASTABLE)
 def column_stack(tensors):
+    _require_tensor_list(tensors)  # a NumPy array: PyTorch's TypeError, not an AttributeError
     return _C.hstack([t.reshape(t.numel(), 1) if t.dim() <= 1 else t for t in tensors])
 
 
@@ -739,6 +757,8 @@ def narrow_copy(input, dim, start, length):
 # ---- reductions ----
 
 def count_nonzero(input, dim=None):
+    if dim is None:  # with a dim PyTorch lists its two forms instead
+        _require_tensor("count_nonzero", "input", input, 1)
     return (input != 0).sum() if dim is None else (input != 0).sum(_ints(dim, "count_nonzero(): argument 'dim'"))
 
 
@@ -780,6 +800,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    _require_tensor("nansum", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
     if out is not None:
         return call_with_out("nansum", nansum, (input, dim, keepdim), {"dtype": dtype}, out, CASTABLE)
     if input.dtype.is_complex:  # PyTorch's refusal
@@ -790,6 +811,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    _require_tensor("nanmean", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
     if out is not None:
         return call_with_out("nanmean", nanmean, (input, dim, keepdim), {"dtype": dtype}, out, CASTABLE)
     if not input.dtype.is_floating_point and not input.dtype.is_complex:  # (complex: nansum refuses it)
@@ -799,6 +821,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 def clone(input, *, memory_format=None):
+    _require_tensor("clone", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
     return input.clone(memory_format=memory_format)  # Tensor.clone takes memory_format (_layouts.py)
 
 
@@ -913,6 +936,7 @@ def lerp(input, end, weight, *, out=None):
 
 
 def square(input, *, out=None):
+    _require_tensor("square", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
     if out is not None:
         return call_with_out("square", square, (input,), {}, out, CASTABLE)
     x = input.to(_C.int64) if input.dtype == _C.bool else input
@@ -920,6 +944,7 @@ def square(input, *, out=None):
 
 
 def reciprocal(input, *, out=None):
+    _require_tensor("reciprocal", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
     if out is not None:
         return call_with_out("reciprocal", reciprocal, (input,), {}, out, CASTABLE)
     return 1 / input

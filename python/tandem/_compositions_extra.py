@@ -10,7 +10,7 @@ import warnings
 
 from . import _C, _compositions, _cov_checks, _layouts
 from ._creation import tensor as _tensor
-from ._dim_args import _wrap_dim
+from ._dim_args import _require_tensor, _require_tensor_list, _tp_name, _wrap_dim
 from ._out import CASTABLE, STRUCTURED, call_with_out, with_out
 from ._windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window
 
@@ -105,9 +105,8 @@ def range(start, end=None, step=1, *, dtype=None, layout=None, device=None, requ
 # ---- building matrices ----
 
 def block_diag(*tensors):
+    _require_tensor_list(tensors)  # PyTorch's argument parser: the tensors form argument 0 (numpy.ndarray)
     for i, t in enumerate(tensors):
-        if not isinstance(t, _C.Tensor):  # PyTorch's argument parser: the tensors form argument 0
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
         if t.dim() > 2:
             raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
                                f"{t.dim()} dimensions")
@@ -189,6 +188,7 @@ def diagflat(input, offset=0):
 # ---- statistics ----
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
+    _require_tensor("cov", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
     _cov_checks.check_cov(input, fweights, aweights)
     x = input.reshape(1, -1) if input.dim() < 2 else input
     x = x.to(_float_result_dtype(x))
@@ -221,6 +221,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
 
 
 def corrcoef(input):
+    _require_tensor("corrcoef", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
     if input.dim() > 2 or input.dtype == _C.bool:
         _cov_checks.check_cov(input, None, None, "corrcoef" if input.dim() > 2 else "cov")
     c = cov(input)
@@ -256,7 +257,7 @@ def _check_x(name, x, dx):
     if x is None:
         return
     if not isinstance(x, Tensor) or dx is not None:
-        got = f"Tensor, {type(x).__name__}" + (f", dx={type(dx).__name__}" if dx is not None else "")
+        got = f"Tensor, {_tp_name(x)}" + (f", dx={_tp_name(dx)}" if dx is not None else "")  # numpy.ndarray
         forms = [" * (Tensor y, Tensor x, *, int dim = -1)\n", " * (Tensor y, *, Number dx = 1, int dim = -1)\n"]
         if name == "trapz":  # its overloads are listed the other way round, dx a float
             forms = [forms[1].replace("Number", "float"), forms[0]]
@@ -265,6 +266,7 @@ def _check_x(name, x, dx):
 
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
+    _require_tensor("trapezoid", "y", y, 1)  # a NumPy array: PyTorch's TypeError, not an AttributeError
     _check_x("trapezoid", x, dx)
     _cov_checks.check_integration("trapezoid", y, x, dim)
     dim = _wrap_dim(dim, y.dim())
@@ -287,6 +289,8 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    if x is None and dx is None and dim == -1:  # otherwise PyTorch lists its forms
+        _require_tensor("cumulative_trapezoid", "y", y, 1)
     _check_x("cumulative_trapezoid", x, dx)
     _cov_checks.check_integration("cumulative_trapezoid", y, x, dim)
     dim = _wrap_dim(dim, y.dim())
@@ -303,6 +307,8 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
 def gradient(input, *, spacing=1, dim=None, edge_order=1):
     """Second-order central differences inside, first- or second-order one-sided ones at the edges (NumPy's
     and PyTorch's torch.gradient), for a scalar spacing, one per dim, or coordinate tensors."""
+    if spacing == 1 and dim is None and edge_order == 1:  # otherwise PyTorch lists its forms
+        _require_tensor("gradient", "input", input, 1)
     if input.dtype == _C.uint8:  # PyTorch's first check (a bool input fails at its first subtraction below)
         raise NotImplementedError("torch.gradient does not support uint8 input.")
     dims = list(builtins.range(input.dim())) if dim is None else [dim] if isinstance(dim, int) else list(dim)

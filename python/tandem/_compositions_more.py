@@ -12,7 +12,7 @@ import warnings
 from . import _C, _compositions
 from ._autocast import active as _amp_active, run as _amp_run
 from ._compositions import _in_place, _name, _sizes_arg
-from ._dim_args import _wrap_dim
+from ._dim_args import _require_tensor, _tp_name, _wrap_dim
 from ._out import (CASTABLE, FOUND_DTYPE, MULTI_DOT_DTYPE, STRUCTURED, TENSORDOT_DTYPE, TENSORDOT_GRAD, call_with_out,
                    with_out)
 from ._creation_more import asarray, empty_strided, frombuffer  # noqa: F401  (listed in __all__)
@@ -114,7 +114,7 @@ def _require_tensors(name, *args):
     for position, (label, value) in enumerate(args, 1):
         if not isinstance(value, Tensor):
             raise TypeError(f"{name}(): argument '{label}' (position {position}) must be Tensor, not "
-                            f"{type(value).__name__}")
+                            f"{_tp_name(value)}")  # PyTorch prints tp_name: numpy.ndarray
 
 
 def _nan_ignoring_extremum(name, input, other, better):
@@ -222,16 +222,19 @@ greater_equal, less_equal, not_equal = _C.ge, _C.le, _C.ne
 
 
 def positive(input):
+    _require_tensor("positive", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
     if input.dtype == _C.bool:
         raise NotImplementedError("The `+` operator, on a bool tensor is not supported.")
     return input
 
 
 def ravel(input):
+    _require_tensor("ravel", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
     return input.ravel()
 
 
 def detach(input):
+    _require_tensor("detach", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
     return input.detach()
 
 
@@ -408,6 +411,7 @@ def _check_distance_kernel_dtype(fn, x):
 
 
 def pdist(input, *args, p=2):
+    _require_tensor("pdist", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
     if len(args) > 1:
         raise TypeError(f"pdist() takes from 1 to 2 positional arguments but {len(args) + 1} were given")
     if args:
@@ -638,6 +642,7 @@ def matrix_power(input, n):
 
 
 def matrix_exp(input):
+    _require_tensor("matrix_exp", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
     from . import linalg  # noqa: PLC0415
     return linalg.matrix_exp(input)
 

@@ -37,7 +37,8 @@ def check_cov(input, fweights, aweights, name="cov"):
     for weight_name, w, integral in (("fweights", fweights, True), ("aweights", aweights, False)):
         if w is not None:
             if not isinstance(w, _C.Tensor):
-                raise TypeError(f"cov(): argument '{weight_name}' must be Tensor, not {type(w).__name__}")
+                from ._dim_args import _tp_name  # PyTorch prints tp_name: numpy.ndarray
+                raise TypeError(f"cov(): argument '{weight_name}' must be Tensor, not {_tp_name(w)}")
             _check_weights(weight_name, w, observations, integral)
 
 

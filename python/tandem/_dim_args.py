@@ -2,6 +2,7 @@
 compositions (_compositions.py, _einsum.py)."""
 import operator
 
+from ._C import Tensor as _Tensor
 from ._size import Size
 
 
@@ -40,6 +41,34 @@ def _parser_type_name(value):
         return "Tensor"
     kind = type(value)
     return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+
+
+def _tp_name(value):
+    """A value's type as CPython's tp_name spells it, which PyTorch's argument parser prints in "must be Tensor,
+    not X" and "expected Tensor as element i in argument 0, but got X": a class made by a class statement bare
+    (Foo, Tensor), a static C type by its module too (numpy.ndarray, numpy.float64, decimal.Decimal), builtins
+    bare (program sweep 21: arrays handed to torch functions)."""
+    kind = type(value)
+    if kind.__flags__ & (1 << 9) or kind.__module__ == "builtins":  # Py_TPFLAGS_HEAPTYPE
+        return kind.__name__
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+def _require_tensor(fn, label, value, position=None):
+    """PyTorch's argument parser's TypeError for a Tensor parameter given something else (a NumPy array, a list),
+    raised where tandem's Python composition would otherwise fail on a missing Tensor attribute (an
+    AttributeError, or a RuntimeError from a dtype check)."""
+    if not isinstance(value, _Tensor):
+        where = "" if position is None else f" (position {position})"
+        raise TypeError(f"{fn}(): argument '{label}'{where} must be Tensor, not {_tp_name(value)}")
+
+
+def _require_tensor_list(values, argument=0):
+    """PyTorch's TypeError for a tensor-list parameter holding something else ("expected Tensor as element 1 in
+    argument 0, but got numpy.ndarray")."""
+    for i, value in enumerate(values):
+        if not isinstance(value, _Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument {argument}, but got {_tp_name(value)}")
 
 
 def _is_int(value):

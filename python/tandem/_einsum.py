@@ -4,7 +4,7 @@ import math
 
 from . import _C
 from ._autocast import active as _amp_active, run as _amp_run
-from ._dim_args import _ints, _wrap_dim
+from ._dim_args import _ints, _require_tensor_list, _tp_name, _wrap_dim
 from ._out import TENSORDOT_DTYPE, TENSORDOT_GRAD, with_out
 
 Tensor = _C.Tensor
@@ -317,11 +317,9 @@ def einsum(*args):
         equation, operands = args[0], args[1:]
         while len(operands) == 1 and isinstance(operands[0], (list, tuple)):  # PyTorch unwraps nested lists
             operands = tuple(operands[0])
-        for i, op in enumerate(operands):  # PyTorch's argument parser: the operands form argument 1
-            if not isinstance(op, Tensor):
-                raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(op).__name__}")
+        _require_tensor_list(operands, 1)  # PyTorch's argument parser: the operands form argument 1 (tp_name)
     else:
-        raise TypeError(f"einsum(): argument 'equation' (position 1) must be str, not {type(args[0]).__name__}")
+        raise TypeError(f"einsum(): argument 'equation' (position 1) must be str, not {_tp_name(args[0])}")
     labels, output = _parse_equation(equation, operands)
     ops, sizes = [], {}
     for k, (op, lab) in enumerate(zip(operands, labels)):

@@ -7,7 +7,6 @@ requires_grad, hooks)``, its storage a persistent id ``('storage', torch.FloatSt
 numel)``), ``data/<key>`` (each storage's raw little-endian bytes, stored uncompressed and 64-byte aligned),
 ``byteorder``, ``.format_version``, ``.storage_alignment`` and ``version``.
 """
-from contextlib import contextmanager
 
 from . import _C
 
@@ -83,7 +82,10 @@ GET_LAYOUT = TorchName("torch.serialization", "_get_layout")  # a layout pickles
 
 
 # ---- the user's allowlist for weights_only=True (torch.serialization.add_safe_globals) -------------------
-_safe_globals = []
+# A set, as PyTorch's _marked_safe_globals_set (a dict keeps the order they were added in): adding an entry twice
+# lists it once, and leaving a `with safe_globals([...])` block removes its entries even if they were added before
+# it (program sweep 21).
+_safe_globals = {}
 
 
 def _qualified(obj):
@@ -95,9 +97,10 @@ def _qualified(obj):
 def add_safe_globals(safe_globals):
     """Lets ``load(..., weights_only=True)`` resolve these globals (functions or classes, or ``(obj, "module.name")``
     pairs). Only for code you trust: a file may call them with any arguments."""
+    entries = set(safe_globals)  # PyTorch's set(...): a bare class is "'type' object is not iterable"
     for entry in safe_globals:
         _qualified(entry)  # fail now, not at load time, on an entry that names nothing
-    _safe_globals.extend(safe_globals)
+    _safe_globals.update(dict.fromkeys(e for e in safe_globals if e in entries))
 
 
 def get_safe_globals():
@@ -108,15 +111,19 @@ def clear_safe_globals():
     _safe_globals.clear()
 
 
-@contextmanager
-def safe_globals(safe_globals):
-    """``add_safe_globals`` for the duration of a ``with`` block."""
-    saved = list(_safe_globals)
-    add_safe_globals(safe_globals)
-    try:
-        yield
-    finally:
-        _safe_globals[:] = saved
+class safe_globals:
+    """``add_safe_globals`` for the duration of a ``with`` block: a class, as PyTorch's, so one object can be
+    entered again (or entered by a call to __enter__ and kept); on exit its entries leave the allowlist."""
+
+    def __init__(self, safe_globals):
+        self.safe_globals = safe_globals
+
+    def __enter__(self):
+        add_safe_globals(self.safe_globals)
+
+    def __exit__(self, type, value, tb):
+        for entry in self.safe_globals:
+            _safe_globals.pop(entry, None)
 
 
 def user_allowed_globals():
@@ -142,6 +149,29 @@ class Placement:
         return Placement(str(device))
 
 
+_NOT_REGISTERED = ("If you are running on a CPU-only machine, please use torch.load with "
+                   "map_location=torch.device('cpu') to map your storages to the CPU.")
+
+
+def _check_restore_location(target):
+    """PyTorch's default_restore_location: each backend's deserializer claims the location strings it knows
+    ("cpu" and "meta" exactly, "cuda..." by prefix, which then parses as a device); a string none claims ("gpu",
+    "cpu:0", "CPU") is its RuntimeError naming it, where parsing it as a device would accept some (cpu:0) and
+    word others differently (program sweep 21)."""
+    if target in ("cpu", "meta") or target.startswith("cuda"):
+        return
+    if target.startswith("xpu"):
+        raise RuntimeError("Attempting to deserialize object on a XPU device but torch.xpu.is_available() is False. "
+                           + _NOT_REGISTERED)
+    for backend in ("hpu", "privateuseone"):
+        if target.startswith(backend):
+            raise RuntimeError(f"The {backend.upper()} device module is not registered. " + _NOT_REGISTERED)
+    if target.startswith("mps"):
+        raise RuntimeError(f"torch.UntypedStorage(): Storage device not recognized: {target}")
+    raise RuntimeError(f"don't know how to restore data location of torch.storage.UntypedStorage (tagged with "
+                       f"{target})")
+
+
 def restore_device(map_location, location):
     """The device for a storage saved on ``location`` ("cpu", "cuda:0"), as torch.load chooses it."""
     if map_location is None:
@@ -159,6 +189,7 @@ def restore_device(map_location, location):
         else:
             raise TypeError(f"map_location returned {type(moved).__name__}\nhint: return the storage it was "
                             "given (moved with .cpu(), .cuda(i) or .to(device)), or None for the saved location")
+    _check_restore_location(target)
     device = _C.device(target)
     if device.type == "cuda":
         from . import cuda

@@ -28,7 +28,8 @@ def _tandem():
 
 def _check_input(fname, input):
     if not isinstance(input, _tandem()[0]):
-        raise TypeError(f"fft_{fname}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+        from ._dim_args import _tp_name  # PyTorch prints tp_name: numpy.ndarray
+        raise TypeError(f"fft_{fname}(): argument 'input' (position 1) must be Tensor, not {_tp_name(input)}")
 
 
 def _check_int(fname, name, value, optional=True):

@@ -379,6 +379,11 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
 
 @with_out("linalg.norm", "linalg.norm expected out tensor dtype {result} but got: {out}", refuse_grad=False)
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    if ord is None and dim is None and keepdim is False and dtype is None:
+        # a NumPy array alone: PyTorch's TypeError, not an AttributeError (with more arguments its parser lists
+        # both overloads instead)
+        from ._dim_args import _require_tensor
+        _require_tensor("linalg_norm", "input", A, 1)
     if isinstance(ord, bytes):  # PyTorch's parser decodes bytes for its str overload
         ord = ord.decode()
     if isinstance(dim, int):
@@ -669,6 +674,9 @@ def vecdot(x, y, *, dim=-1):
 @with_out("linalg.cross", STRUCTURED, grad_name="linalg_cross")
 def cross(input, other, *, dim=-1):
     from ._compositions import cross as _cross
+    from ._dim_args import _require_tensor
+    _require_tensor("linalg_cross", "input", input, 1)  # NumPy arrays: PyTorch's TypeError, not an AttributeError
+    _require_tensor("linalg_cross", "other", other, 2)
     return _cross(input, other, dim=dim)
 
 

@@ -388,6 +388,42 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     return _load_from(f, "", map_location, weights_only, pickle_load_args, None)
 
 
+def get_unsafe_globals_in_checkpoint(f):
+    """The globals a ``save``d checkpoint's pickle names that ``load(..., weights_only=True)`` would refuse
+    (``"module.name"`` strings, in no particular order, as PyTorch's set difference): neither allowed by default
+    nor with add_safe_globals / safe_globals. Read statically from the pickle's GLOBAL opcodes, as PyTorch does;
+    NumPy's arrays and scalars are not listed, tandem's loader allowing them by default (docs/nn.md)."""
+    import pickletools
+    import zipfile
+    from ._torch_format import user_allowed_globals
+    from ._torch_format_read import _ALLOWED, _RestrictedUnpickler
+
+    def globals_in(fh):
+        head = fh.read(4)
+        fh.seek(-len(head), os.SEEK_CUR)
+        if head != ZIP_MAGIC:
+            raise ValueError("Expected input to be a checkpoint returned by torch.save")
+        with zipfile.ZipFile(fh) as archive:
+            names = [n for n in archive.namelist() if n.endswith("/data.pkl") or n == "data.pkl"]
+            if not names:
+                raise ValueError("Expected input to be a checkpoint returned by torch.save")
+            data = archive.read(min(names, key=len))
+        found = set()
+        for opcode, arg, _ in pickletools.genops(data):
+            if opcode.name == "GLOBAL":  # torch.save pickles with protocol 2: "module name"
+                found.add(".".join(_RestrictedUnpickler._py3_name(*arg.split(" ", 1))))  # __builtin__.set
+        return found
+
+    if hasattr(f, "read"):
+        found = globals_in(f)
+    else:
+        with open(os.fspath(f), "rb") as fh:
+            found = globals_in(fh)
+    # the names tandem writes are PyTorch's (torch._utils._rebuild_tensor_v2, torch.FloatStorage, ...)
+    safe = set(_ALLOWED) | set(user_allowed_globals())
+    return list(found - safe)
+
+
 def _resolve_weights_only(weights_only, pickle_module):
     """The weights_only a load runs with, by PyTorch's rules: the call's value, else True unless a pickle_module
     was given; then the environment's override (the NO_ variable only where the call left it unset)."""

@@ -14,6 +14,7 @@ from .. import _C
 from .. import _func_transforms
 from .._autocast import active as _amp_active, run as _amp_run
 from .functional import _softmax_dim
+from .._dim_args import _require_tensor, _tp_name
 from .._layouts import follow_input_layout
 from .parameter import untracked
 
@@ -175,7 +176,9 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """input / max(||input||_p over dim, eps)."""
-    denom = tandem.norm(input, p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+    # the method, as PyTorch's F.normalize calls it: a NumPy array is its AttributeError ('... has no attribute
+    # 'norm''), not a TypeError from the function's binding
+    denom = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
     if out is None:
         return input / denom
     with tandem.no_grad():  # PyTorch: with out=, the result is not differentiable
@@ -406,12 +409,14 @@ _pad = pad  # pad() by another name, for its autocast hook (inside it the argume
 # ------------------------------------------------------------------------------------------- shape and gates
 def _check_factor_int(factor, fn, name):
     """PyTorch's parser: the factor is an int (a bool or a float is its TypeError)."""
-    if isinstance(factor, bool) or not hasattr(factor, "__index__"):
-        raise TypeError(f"{fn}(): argument '{name}' (position 2) must be int, not {type(factor).__name__}")
+    # an ndarray (even a 0-d one, which has __index__) is refused as PyTorch's int parser does
+    if isinstance(factor, bool) or not hasattr(factor, "__index__") or _tp_name(factor) == "numpy.ndarray":
+        raise TypeError(f"{fn}(): argument '{name}' (position 2) must be int, not {_tp_name(factor)}")
 
 
 def pixel_shuffle(input, upscale_factor):
     """(*, C r^2, H, W) -> (*, C, H r, W r)."""
+    _require_tensor("pixel_shuffle", "input", input, 1)  # the parser reads input first (numpy.ndarray)
     _check_factor_int(upscale_factor, "pixel_shuffle", "upscale_factor")
     r = upscale_factor
     if input.dim() < 3:
@@ -432,6 +437,7 @@ def pixel_shuffle(input, upscale_factor):
 
 def pixel_unshuffle(input, downscale_factor):
     """(*, C, H r, W r) -> (*, C r^2, H, W)."""
+    _require_tensor("pixel_unshuffle", "input", input, 1)  # the parser reads input first (numpy.ndarray)
     _check_factor_int(downscale_factor, "pixel_unshuffle", "downscale_factor")
     r = downscale_factor
     if input.dim() < 3:

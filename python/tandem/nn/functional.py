@@ -11,7 +11,7 @@ from .. import _C
 from .. import _func_transforms
 from .._autocast import active as _amp_active, run as _amp_run
 from .._compositions_more import _require_tensors
-from .._dim_args import _ints
+from .._dim_args import _ints, _require_tensor, _tp_name
 from .._layouts import is_sparse_tensor
 from .._transfer_guard import _crossing
 from . import _reduction
@@ -482,7 +482,7 @@ def _call_layer_norm(fn, name, input, normalized_shape, weight, bias, eps):
         for label, position, t in (("weight", 3, weight), ("bias", 4, bias)):
             if t is not None and not isinstance(t, _C.Tensor):
                 raise TypeError(f"{name}(): argument '{label}' (position {position}) must be Tensor, not "
-                                f"{type(t).__name__}") from None
+                                f"{_tp_name(t)}") from None  # PyTorch prints tp_name: numpy.ndarray
         if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
             raise TypeError(f"{name}(): argument 'eps' (position 5) must be float, not {type(eps).__name__}") from None
         raise
@@ -530,6 +530,12 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     how often the batch uses it. ``sparse`` is accepted and gives the same dense gradient (no op produces a
     sparse COO gradient for a dense parameter yet); with ``scale_grad_by_freq`` too the backward refuses, as
     PyTorch's sparse backward does."""
+    if max_norm is None:  # torch.embedding's parser (with max_norm PyTorch first calls input.contiguous())
+        if padding_idx is None:
+            _require_tensor("embedding", "weight", weight, 1)
+        elif isinstance(weight, _C.Tensor) and not -weight.size(0) <= padding_idx < weight.size(0):
+            raise AssertionError("Padding_idx must be within num_embeddings")  # F.embedding asserts before it
+        _require_tensor("embedding", "indices", input, 2)  # NumPy indices: PyTorch's TypeError
     if weight.dim() != 2:  # PyTorch's check (weight.size(1) below would raise an IndexError instead)
         raise RuntimeError("'weight' must be 2-D")
     if input.dtype not in (tandem.int64, tandem.int32):
@@ -604,8 +610,12 @@ def one_hot(tensor, *positional, num_classes=-1):
         if len(positional) > 1:
             raise TypeError(f"one_hot() takes from 1 to 2 positional arguments but {len(positional) + 1} were given")
         num_classes, where = positional[0], " (position 2)"
-    if isinstance(num_classes, bool) or not hasattr(type(num_classes), "__index__"):  # NumPy ints pass
-        raise TypeError(f"one_hot(): argument 'num_classes'{where} must be int, not {type(num_classes).__name__}")
+    # the parser reads the input first: a NumPy array or a list is PyTorch's TypeError, not a dtype RuntimeError
+    _require_tensor("one_hot", "input", tensor, 1)
+    # NumPy integers pass; an ndarray (even a 0-d one, which has __index__) is refused as PyTorch's parser does
+    if isinstance(num_classes, bool) or not hasattr(type(num_classes), "__index__") or \
+            _tp_name(num_classes) == "numpy.ndarray":
+        raise TypeError(f"one_hot(): argument 'num_classes'{where} must be int, not {_tp_name(num_classes)}")
     num_classes = operator.index(num_classes)
     if tensor.dtype != tandem.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.\nhint: convert the "
@@ -664,10 +674,8 @@ def _legacy_reduction(size_average, reduce, reduction):
 def _check_optional_tensor(value, fn, name, position):
     """PyTorch's TypeError for a weight that is not a tensor (a Python or NumPy number would otherwise broadcast
     silently where PyTorch's argument parser refuses it)."""
-    if value is not None and not isinstance(value, _C.Tensor):
-        kind = type(value)
-        type_name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
-        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not {type_name}")
+    if value is not None:
+        _require_tensor(fn, name, value, position)  # tp_name: numpy.ndarray, a user's class bare
 
 
 def _check_class_weight(weight, input, prefix=""):
@@ -709,6 +717,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         return _amp_run("fp32", nll_loss, input, target, weight, size_average, ignore_index, reduce, reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
+    # PyTorch's parser, after the reduction's check: NumPy arrays (or lists) are a TypeError, not an AttributeError
+    _require_tensor("nll_loss_nd", "input", input, 1)
+    _require_tensor("nll_loss_nd", "target", target, 2)
     _check_optional_tensor(weight, "nll_loss_nd", "weight", 3)
     if input.dim() < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
@@ -752,6 +763,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                         label_smoothing)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
+    # PyTorch's parser, after the reduction's check: NumPy arrays (or lists) are a TypeError, not an AttributeError
+    _require_tensor("cross_entropy_loss", "input", input, 1)
+    _require_tensor("cross_entropy_loss", "target", target, 2)
     _check_optional_tensor(weight, "cross_entropy_loss", "weight", 3)
     if label_smoothing > 1.0:  # PyTorch checks only past 1: a negative smoothing is no smoothing
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")

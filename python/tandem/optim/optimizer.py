@@ -89,6 +89,15 @@ class Optimizer:
                     s += f"\n    {key}: {group[key]}"
         return s + "\n)"
 
+    def __getstate__(self):
+        # PyTorch's: an optimizer pickles (and deep-copies) as its defaults, state and param groups only; hooks
+        # belong to the process, and an lr scheduler's wrapper of `step`, kept on the instance, would not pickle
+        # (pickle.dumps(scheduler) failed on it; program sweep 21)
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
     def _hooks(self, kind):
         """The instance's ordered hook table `kind`, made on first use (an optimizer unpickled from an object
         without it, or a subclass that skipped Optimizer.__init__, still gets one)."""

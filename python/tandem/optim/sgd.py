@@ -27,10 +27,12 @@ class SGD(Optimizer):
         for group in self.param_groups:
             momentum = group["momentum"]
             for p, grad in self._grads(group):
+                # as PyTorch, a parameter has a state entry only with momentum (its buffer): plain SGD keeps
+                # opt.state and state_dict()["state"] empty (program sweep 21)
+                state = self.state[p] if momentum != 0 else {}
                 if grad.is_sparse:
-                    _sgd_step_sparse(self.state[p], p, grad, group)
+                    _sgd_step_sparse(state, p, grad, group)
                     continue
-                state = self.state[p]
                 buf = state.get("momentum_buffer")
                 first = False
                 if momentum != 0 and buf is None:

@@ -228,6 +228,8 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
         raise RuntimeError("pad_sequence: Expected iterable for input sequences, but got arg of type: "
                            f"{type(sequences)}")
     sequences = tuple(sequences)
+    from ..._dim_args import _require_tensor_list
+    _require_tensor_list(sequences)  # NumPy arrays: PyTorch's TypeError from torch._C._nn.pad_sequence's parser
     if not sequences:
         raise RuntimeError("received an empty list of sequences")
     if padding_side not in ("left", "right"):

@@ -49,6 +49,8 @@ class DataLoader:
     by default on Linux), each holding its own copy of the dataset; batches come back through shared memory,
     in order unless ``in_order=False``."""
 
+    __initialized = False
+
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
                  collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
                  multiprocessing_context=None, generator=None, *, prefetch_factor=None, persistent_workers=False,
@@ -108,6 +110,15 @@ class DataLoader:
         self.collate_fn = collate_fn if collate_fn is not None else (
             default_collate if self._auto_collation else default_convert)
         self.check_worker_number_rationality()
+        self.__initialized = True
+
+    def __setattr__(self, attr, val):
+        # PyTorch's: what the batches were built from cannot change once the loader exists (loader.batch_size = 64
+        # would otherwise be silently ignored by the batch sampler already made; program sweep 21)
+        if self.__initialized and attr in ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
+                                           "persistent_workers"):
+            raise ValueError(f"{attr} attribute should not be set after {self.__class__.__name__} is initialized")
+        super().__setattr__(attr, val)
 
     def check_worker_number_rationality(self):
         """PyTorch's warning when num_workers exceeds the CPUs this process may run on (checked at construction
