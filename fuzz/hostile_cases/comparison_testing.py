@@ -308,13 +308,8 @@ _BINDING = ("C++: isclose/allclose/equal are nanobind functions (python/src), wh
 _EQ_WORDS = ("C++: the comparison bindings (python/src, eq/ne/lt/... as functions) word an operand of no Tensor or "
              "Number type their own way; PyTorch's parser lists its overloads (\"eq() received an invalid "
              "combination of arguments - got (Tensor, NoneType), but expected one of:\")")
-_ISCLOSE = ("C++: src/ops/compare.cpp isclose counts an element close when |a - b| <= atol + rtol * |b| and b is "
-            "finite; PyTorch requires the error |a - b| itself to be finite (close |= isfinite(actual_error) & "
-            "(actual_error <= allowed_error)), so inf against a finite value is never close, whatever the tolerance "
-            "(logical_and(within, isfinite(fb)) should be logical_and(within, isfinite(abs(sub(fa, fb)))))")
 KNOWN = {name: _BINDING for name in (
     "allclose/equal_nan_str", "allclose/rtol_str", "allclose/scalar_other", "equal/list", "equal/none",
     "equal/scalar", "isclose/atol_none", "isclose/equal_nan_int", "isclose/list_other", "isclose/rtol_str",
     "isclose/scalar_other", "isclose/too_many_positionals")}
 KNOWN.update({name: _EQ_WORDS for name in ("eq/function_list", "eq/function_none", "eq/function_str")})
-KNOWN.update({"isclose/inf_finite_huge_atol": _ISCLOSE, "isclose/inf_rtol_inf": _ISCLOSE})

@@ -314,14 +314,4 @@ def _caught(fn):
     return None
 
 
-KNOWN = {
-    "more/pow_negative_real_base_complex_exponent": "C++: src/autograd/formulas_elementwise.cpp (pow's formula, the "
-                                                    "exponent's gradient a^b * log(a)) takes log of a real negative "
-                                                    "base in its real dtype, so the gradient is NaN where PyTorch's "
-                                                    "pow_backward_exponent converts the base to the (complex) result "
-                                                    "dtype first: log(a) should be log(a as b's complex dtype)",
-    "fn/inplace_on_input": "C++: src/autograd/node.cpp (the in-place check on a leaf, `TANDEM_CHECK(m->grad_fn, ...)`) "
-                           "says \"a leaf Variable that requires grad is being used in an in-place operation.\" for "
-                           "a leaf that is itself a view (here of a reshape: x._base is set); PyTorch's check_inplace "
-                           "says \"a view of a leaf Variable that requires grad ...\" when the leaf is a view",
-}
+KNOWN = {}

@@ -392,7 +392,7 @@ void check_inplace(const Tensor& self) {
   }
   // (A leaf that is itself a view, made requires_grad after it was taken, is "a view of a leaf" in PyTorch's
   // words.)
-  TANDEM_CHECK(m->grad_fn, Runtime, self.impl()->view_base() ? "a view of a " : "a",
+  TANDEM_CHECK(m->grad_fn, Runtime, self.impl()->view_base() ? "a view of a" : "a",
                " leaf Variable that requires grad is being used in an in-place operation.\nhint: wrap the "
                "update in `with tandem.no_grad():` (as optimizers do), or use the out-of-place op");
   TANDEM_CHECK(

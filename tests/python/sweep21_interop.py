@@ -120,11 +120,7 @@ def numpy_arrays_to_bound_functions(torch, device):
 
 PROGRAMS = [numpy_arrays_as_tensor_arguments]
 NEEDS_CPP = {}
-NEEDS_CPP[numpy_arrays_in_tensor_lists] = (
-    "needs C++: a non-tensor element of a tensor list is named by its Python class name (nb::inst_name: 'ndarray', "
-    "'float64') where PyTorch prints CPython's tp_name ('numpy.ndarray', 'numpy.float64'); python/src/"
-    "indexing_ops.cpp tensor_list() (stack, cat, hstack, vstack) should use "
-    "Py_TYPE(h.ptr())->tp_name as its tensor_tuple() below it already does")
+PROGRAMS.append(numpy_arrays_in_tensor_lists)
 NEEDS_CPP[numpy_arrays_to_bound_functions] = (
     "needs C++: a NumPy array given for a Tensor parameter of a function bound with nanobind (index_select, gather, "
     "bincount, sort, isclose, cumsum, relu, masked_fill, ...) fails nanobind's overload resolution, whose TypeError "

@@ -280,10 +280,8 @@ GRADCHECK_CASES = {
 }
 
 
-# pow's exponent gradient takes log of a real negative base in its real dtype (NaN) where PyTorch promotes the base
-# to the complex result dtype first (src/autograd/formulas_elementwise.cpp pow formula: log(a) ->
-# log(a converted to the result dtype)); gradcheck compares NaN as PyTorch's allclose does since hostile round 16.
-_NEEDS_CPP = {"pow_real_complex": "C++: pow's exponent gradient is NaN for a negative real base (docs/compat.md)"}
+# (pow_real_complex: the exponent gradient of a negative real base was NaN until session 42.)
+_NEEDS_CPP = {}
 
 
 @pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=_NEEDS_CPP[c]))
