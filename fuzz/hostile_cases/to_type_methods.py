@@ -289,9 +289,6 @@ KNOWN = {
                                  "incompatible function arguments\"; PyTorch says \"unbound method TensorBase.to() "
                                  "needs an argument\" (python/src/torch_function.cpp, the _tensor_method descriptor's "
                                  "call, would raise that when it gets no self)",
-    "Tensor.to/unbound_not_tensor": "C++: python/src/tensor.cpp self_tensor names the class 'tandem.Tensor' where "
-                                    "PyTorch's descriptor says 'torch._C.TensorBase' (\"descriptor 'to' for "
-                                    "'torch._C.TensorBase' objects doesn't apply to a 'list' object\")",
     "cpu/unknown_kw": "by design: tandem's Tensor.cpu takes non_blocking=True (a pinned, asynchronous copy: "
                       "docs/devices.md, docs/compat.md); PyTorch's cpu() has no such keyword",
     "to/device_dtype_copy_twice": _TO + "refuses copy= given positionally too with its \"invalid combination\" "

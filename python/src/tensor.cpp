@@ -55,7 +55,7 @@ nb::object like_via_layouts(const char* name, const Tensor& input, nb::tuple arg
 }
 
 void throw_not_a_tensor_self(nb::handle self, const char* method) {
-  TANDEM_THROW(Type, "descriptor '", method, "' for 'tandem.Tensor' objects doesn't apply to a '",
+  TANDEM_THROW(Type, "descriptor '", method, "' for 'tandem._C.TensorBase' objects doesn't apply to a '",
                nb::inst_name(self).c_str(), "' object");
 }
 

@@ -39,8 +39,8 @@ CALLS = [
 @pytest.mark.parametrize("name,call", CALLS, ids=[c[0] for c in CALLS])
 @pytest.mark.parametrize("other", [[1.0, 2.0], 3, "x"])
 def test_tensor_methods_refuse_other_objects(name, call, other):
-    with pytest.raises(TypeError, match=rf"^descriptor '{name}' for 'tandem.Tensor' objects doesn't apply to a "
-                                        rf"'{type(other).__name__}' object$"):
+    with pytest.raises(TypeError, match=rf"^descriptor '{name}' for 'tandem._C.TensorBase' objects doesn't apply "
+                                        rf"to a '{type(other).__name__}' object$"):
         call(other)
 
 
