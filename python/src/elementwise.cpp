@@ -644,15 +644,13 @@ void init_elementwise(nb::module_& m) {
   m.def(
       "where",
       [](nb::handle cond_arg, nb::handle a, nb::handle b, nb::handle out) {
-        Scalar number;
-        for (nb::handle h : {a, b})
-          if (!is_tensor(cond_arg) || (!is_tensor(h) && !to_scalar(h, number)))
-            throw_invalid_combination("where", {cond_arg, a, b}, where_signatures);
+        Scalar sa, sb;  // the numbers among the operands
+        if (!is_tensor(cond_arg) || !(is_tensor(a) || to_scalar(a, sa)) ||
+            !(is_tensor(b) || to_scalar(b, sb)))
+          throw_invalid_combination("where", {cond_arg, a, b}, where_signatures);
         const Tensor& cond = as_tensor_ref(cond_arg);
-        auto as_operand = [&](nb::handle h) -> Tensor {
+        auto as_operand = [&](nb::handle h, const Scalar& s) -> Tensor {
           if (is_tensor(h)) return as_tensor_ref(h);
-          Scalar s;
-          to_scalar(h, s);
           // A Python number takes part like a 0-dim tensor of the other operand's dtype category.
           const Tensor* other =
               is_tensor(a) ? &as_tensor_ref(a) : (is_tensor(b) ? &as_tensor_ref(b) : nullptr);
@@ -667,7 +665,7 @@ void init_elementwise(nb::module_& m) {
                 is_tensor(h), Type, "where(): argument '", arg, "' (position ", position,
                 ") must be Tensor, not ", nb::inst_name(h).c_str(),
                 "\nhint: with out=, pass tensors (e.g. torch.full_like(x, value)) for input and other");
-        Tensor ta = as_operand(a), tb = as_operand(b);
+        Tensor ta = as_operand(a, sa), tb = as_operand(b, sb);
         Tensor r = tandem::where(cond, ta, tb);
         if (out.is_none()) return wrap(r);
         return write_out("where", r, out, {&cond, &ta, &tb}, "Expected out type to be {result} but got {out}",

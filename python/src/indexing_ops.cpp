@@ -57,19 +57,24 @@ std::vector<Tensor> tensor_tuple(nb::handle seq) {
   return out;
 }
 
-// masked_fill's mask and value (a Python number or a 0-d tensor); other types are PyTorch's parser error for
-// `name` (the function form names its input too).
-template <typename Fn>
-Tensor with_fill_value(const char* name, nb::handle input, nb::handle mask, nb::handle value, Fn&& fn) {
-  Scalar number;
-  if (is_tensor(mask) && is_tensor(value)) return fn(as_tensor_ref(mask), as_tensor_ref(value));
-  if (is_tensor(mask) && to_scalar(value, number)) return fn(as_tensor_ref(mask), number);
+// PyTorch's parser error for masked_fill's arguments: the function form names its input too.
+[[noreturn]] void throw_masked_fill_arguments(const char* name, nb::handle input, nb::handle mask,
+                                              nb::handle value) {
   if (input.is_valid())
     throw_invalid_combination(name, {input, mask, value},
                               {{{"Tensor input", "Tensor mask", "Tensor value"}},
                                {{"Tensor input", "Tensor mask", "Number value"}}});
   throw_invalid_combination(name, {mask, value},
                             {{{"Tensor mask", "Tensor value"}}, {{"Tensor mask", "Number value"}}});
+}
+
+// masked_fill's mask and value (a Python number or a 0-d tensor); other types are the parser error above.
+template <typename Fn>
+Tensor with_fill_value(const char* name, nb::handle input, nb::handle mask, nb::handle value, Fn&& fn) {
+  Scalar number;
+  if (is_tensor(mask) && is_tensor(value)) return fn(as_tensor_ref(mask), as_tensor_ref(value));
+  if (is_tensor(mask) && to_scalar(value, number)) return fn(as_tensor_ref(mask), number);
+  throw_masked_fill_arguments(name, input, mask, value);
 }
 
 DimVector dims_arg(nb::handle h) { return to_shape(h, "flip"); }
@@ -308,10 +313,7 @@ void init_indexing_ops(nb::module_& m) {
   m.def(
       "masked_fill",
       [fill](nb::handle x, nb::handle mask, nb::handle value) {
-        if (!is_tensor(x))
-          throw_invalid_combination("masked_fill", {x, mask, value},
-                                    {{{"Tensor input", "Tensor mask", "Tensor value"}},
-                                     {{"Tensor input", "Tensor mask", "Number value"}}});
+        if (!is_tensor(x)) throw_masked_fill_arguments("masked_fill", x, mask, value);
         return with_fill_value("masked_fill", x, mask, value, fill(as_tensor_ref(x)));
       },
       nb::arg("input").none(), nb::arg("mask").none(), nb::arg("value").none());

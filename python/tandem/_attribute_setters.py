@@ -26,14 +26,13 @@ def _is_numpy_int(value):
 def _part_setter(core_set):
     def set_part(self, value):
         if not isinstance(value, _C.Tensor):
+            part = _C.Tensor.real.fget(self)
             if not (isinstance(value, (int, float, complex)) or _is_numpy_int(value)):  # PyTorch's valueToTensor
                 from ._legacy import _type_name  # noqa: PLC0415  (_legacy imports tandem's namespace)
 
-                part = _C.Tensor.real.fget(self)
                 raise TypeError(f"can't assign a {_type_name(value)} to a {part.type()}")
-            part = _C.Tensor.real.fget(self)  # the number in the part's dtype (a complex one into a real part
-            value = _C.full((), value.item() if _is_numpy_int(value) else value,  # is PyTorch's overflow error)
-                            dtype=part.dtype, device=part.device)
+            # the number in the part's dtype (a complex one into a real part is PyTorch's overflow error)
+            value = _C.full((), value.item() if _is_numpy_int(value) else value, dtype=part.dtype, device=part.device)
         core_set(self, value)
 
     return set_part

@@ -97,10 +97,10 @@ def _qualified(obj):
 def add_safe_globals(safe_globals):
     """Lets ``load(..., weights_only=True)`` resolve these globals (functions or classes, or ``(obj, "module.name")``
     pairs). Only for code you trust: a file may call them with any arguments."""
-    entries = set(safe_globals)  # PyTorch's set(...): a bare class is "'type' object is not iterable"
+    set(safe_globals)  # PyTorch's set(...): a bare class is "'type' object is not iterable", an unhashable entry too
     for entry in safe_globals:
         _qualified(entry)  # fail now, not at load time, on an entry that names nothing
-    _safe_globals.update(dict.fromkeys(e for e in safe_globals if e in entries))
+    _safe_globals.update(dict.fromkeys(safe_globals))
 
 
 def get_safe_globals():
