@@ -245,8 +245,4 @@ CASES = {
     "pyattr/parameter_attr": lambda L, d: assign(L.nn.Parameter(x(L, d)), "foo", 1).foo,
 }
 
-KNOWN = {name: "C++: requires_grad_ is a nanobind method (python/src), whose refusal of a call it has no "
-                    "overload for is nanobind's \"incompatible function arguments\"; PyTorch's parser says \""
-                    "requires_grad_() got an unexpected keyword argument 'grad'\" / \"takes from 0 to 1 positional "
-                    "arguments but 2 were given\" (TypeError both)"
-         for name in ("requires_grad_/bad_kw", "requires_grad_/two_args")}
+KNOWN = {}  # requires_grad_'s refusals follow PyTorch's parser since session 43 (python/tandem/_parser_errors.py)

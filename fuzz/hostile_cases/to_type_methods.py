@@ -283,27 +283,8 @@ CASES = {
         L.float64, memory_format=L.channels_last)),
 }
 
-_TO = "C++: Tensor.to's parser (python/src/cuda.cpp tensor_to) "
+# Tensor.to's parser messages (and to(tensor=y)) follow PyTorch since session 43 (python/src/cuda.cpp).
 KNOWN = {
-    "Tensor.to/unbound_no_self": "C++: an unbound C++ tensor method called with nothing is nanobind's \"to(): "
-                                 "incompatible function arguments\"; PyTorch says \"unbound method TensorBase.to() "
-                                 "needs an argument\" (python/src/torch_function.cpp, the _tensor_method descriptor's "
-                                 "call, would raise that when it gets no self)",
     "cpu/unknown_kw": "by design: tandem's Tensor.cpu takes non_blocking=True (a pinned, asynchronous copy: "
                       "docs/devices.md, docs/compat.md); PyTorch's cpu() has no such keyword",
-    "to/device_dtype_copy_twice": _TO + "refuses copy= given positionally too with its \"invalid combination\" "
-                                  "error; PyTorch says \"to() got multiple values for argument 'copy'\" (its "
-                                  "positional_too branch should raise that, for non_blocking= too)",
-    "to/device_dtype_six_positionals": _TO + "says \"takes from 0 to 4 positional arguments\" for any count over "
-                                      "4; PyTorch says that only for 5 (the first form, with its keyword-only "
-                                      "memory_format, is the only one taking 5 arguments) and gives the \"invalid "
-                                      "combination\" error for 6 or more (n > 5: invalid_to_call)",
-    "to/dtype_layout_positional": "C++: python/src/tensor.cpp parser_type_name names a layout 'layout' where "
-                                  "PyTorch's parser says 'torch.layout' (the torch. prefix it gives device and "
-                                  "memory_format belongs to layout and Size too)",
-    "to/dtype_size": "C++: python/src/tensor.cpp parser_type_name names a torch.Size 'Size' where PyTorch's parser "
-                     "says 'torch.Size'",
-    "to/other_kw_tensor_name": _TO + "takes the other tensor only positionally; PyTorch's third form names it "
-                               "`tensor` (x.to(tensor=y) converts to y's dtype and device): accept key == "
-                               "\"tensor\" with no positionals as the other-tensor form",
 }

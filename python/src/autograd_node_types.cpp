@@ -65,8 +65,7 @@ nb::object node_saved_value(const Node& n, const std::string& name) {
       Tensor t = f->saved_tensor(i);  // PyTorch's error once the graph was freed
       if (!t.defined()) return nb::none();
       // A saved leaf is the user's own object, as in PyTorch (`x is y.grad_fn._saved_self`).
-      const AutogradMeta* m = t.impl()->autograd();
-      return m && m->requires_grad && !m->grad_fn ? leaf_objects().get(t) : wrap(std::move(t));
+      return is_grad_leaf(t.impl()->autograd()) ? leaf_objects().get(t) : wrap(std::move(t));
     }
   }
   throw nb::attribute_error(

@@ -6,9 +6,11 @@
 // wraps the public functions of tandem, tandem.linalg, tandem.special and tandem.fft with it
 // (python/tandem/_builtin_functions.py); those that take tensors dispatch to __torch_function__ first.
 #include <Python.h>
+#include <nanobind/stl/string.h>
 #include <structmember.h>
 
 #include "bindings.h"
+#include "parser_errors.h"
 #include "torch_function.h"
 
 namespace tandem::py {
@@ -24,20 +26,26 @@ struct BuiltinFunction {
   bool binds;  // bound as a method when stored on a class, as a Python function (tandem.nn.functional's are)
 };
 
+// Each call's failure path asks whether nanobind refused the arguments, to raise PyTorch's parser error
+// instead (parser_errors.h); a call that succeeds pays one test of its result.
 PyObject* builtin_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
-  return PyObject_Vectorcall(reinterpret_cast<BuiltinFunction*>(self)->function, args, nargsf, kwnames);
+  PyObject* function = reinterpret_cast<BuiltinFunction*>(self)->function;
+  PyObject* result = PyObject_Vectorcall(function, args, nargsf, kwnames);
+  return result ? result : explain_refused_call(function, args, nargsf, kwnames, nullptr);
 }
 
 // A function whose arguments are data: only modes see its calls (torch_function.cpp).
 PyObject* mode_dispatching_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
-  return call_with_torch_function_modes(self, reinterpret_cast<BuiltinFunction*>(self)->function, args,
-                                        nargsf, kwnames);
+  PyObject* function = reinterpret_cast<BuiltinFunction*>(self)->function;
+  PyObject* result = call_with_torch_function_modes(self, function, args, nargsf, kwnames);
+  return result ? result : explain_refused_call(function, args, nargsf, kwnames, nullptr);
 }
 
 // A function of tensors: __torch_function__ dispatch first (torch_function.cpp).
 PyObject* dispatching_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
-  return call_with_torch_function(self, reinterpret_cast<BuiltinFunction*>(self)->function, args, nargsf,
-                                  kwnames, false);
+  PyObject* function = reinterpret_cast<BuiltinFunction*>(self)->function;
+  PyObject* result = call_with_torch_function(self, function, args, nargsf, kwnames, false);
+  return result ? result : explain_refused_call(function, args, nargsf, kwnames, nullptr);
 }
 
 int builtin_traverse(PyObject* self, visitproc visit, void* arg) {
@@ -172,6 +180,15 @@ void init_builtin_function(nb::module_& m) {
       "check), "
       "never bound as a method (docs/compat.md).");
   m.attr("builtin_function") = nb::borrow(reinterpret_cast<PyObject*>(builtin_type));
+  m.def(
+      "_set_refused_call_hook", &set_refused_call_hook, nb::arg("hook"),
+      "tandem._parser_errors.message: PyTorch's parser error for a call nanobind refused (parser_errors.h).");
+  m.def("_parser_type_name", &parser_type_name, nb::arg("value").none(),
+        "A value's type as PyTorch's argument parser prints it (CPython's tp_name; tandem's classes as "
+        "torch's).");
+  m.def("_parser_argument_description", &parser_argument_description, nb::arg("value").none(),
+        "An argument as PyTorch's \"didn't match because\" line describes it (list of [int], tuple of "
+        "(int,)).");
 }
 
 }  // namespace tandem::py

@@ -21,19 +21,38 @@ void init_allocation_sites(nb::module_& m);  // allocation_sites.cpp
 namespace {
 
 // PyTorch's TypeError for a to() call that matches none of its three forms, naming what was passed as its
-// parser does (keywords alone come last-first, each followed by ", ").
+// parser does (invalid_arguments.cpp): the keywords last-first, each followed by ", " when there are no
+// positionals. The first form (six entries, its "*" counted) is explained when six arguments were given; as
+// its parameters all have defaults, which that code takes for their names and types, every keyword is
+// "incorrect" and every argument mismatched.
 [[noreturn]] void invalid_to_call(const nb::args& args, const nb::kwargs& kwargs) {
-  std::string got;
-  for (nb::handle a : args) got += (got.empty() ? "" : ", ") + parser_type_name(a);
-  std::vector<std::string> keywords;
-  for (auto [k, v] : kwargs) keywords.push_back(nb::cast<std::string>(k) + "=" + parser_type_name(v));
-  if (args.size() == 0)
-    for (auto it = keywords.rbegin(); it != keywords.rend(); ++it) got += *it + ", ";
-  else
-    for (const std::string& k : keywords) got += ", " + k;
-  TANDEM_THROW(Type, "to() received an invalid combination of arguments - got (", got,
+  std::vector<std::string> positionals, keywords;
+  for (nb::handle a : args) positionals.push_back(parser_type_name(a));
+  for (auto [k, v] : kwargs)
+    keywords.insert(keywords.begin(), nb::cast<std::string>(k) + "=" + parser_type_name(v));
+  auto listed = [&](const std::vector<std::string>& p, const std::vector<std::string>& k, const char* mark) {
+    std::string text;
+    for (const std::string& t : p) text += (text.empty() ? "" : ", ") + (mark + t + mark);
+    for (const std::string& t : k) text += p.empty() ? mark + t + mark + ", " : ", " + (mark + t + mark);
+    return text;
+  };
+  std::string first_form_reason;
+  if (args.size() + kwargs.size() == 6) {
+    if (kwargs.size() == 0) {
+      first_form_reason = "      didn't match because some of the arguments have invalid types: (" +
+                          listed(positionals, {}, "!") + ")\n";
+    } else {
+      std::string names;
+      for (auto it = kwargs.begin(); it != kwargs.end(); ++it)
+        names.insert(0, nb::cast<std::string>((*it).first) + (names.empty() ? "" : ", "));
+      first_form_reason = "      didn't match because some of the keywords were incorrect: " + names + "\n";
+    }
+  }
+  TANDEM_THROW(Type, "to() received an invalid combination of arguments - got (",
+               listed(positionals, keywords, ""),
                "), but expected one of:\n * (torch.device device = None, torch.dtype dtype = None, bool "
-               "non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None)\n"
+               "non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None)\n",
+               first_form_reason,
                " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, torch.memory_format "
                "memory_format = None)\n * (Tensor tensor, bool non_blocking = False, bool copy = False, *, "
                "torch.memory_format memory_format = None)\n");
@@ -42,6 +61,45 @@ namespace {
 bool is_device_like(nb::handle h) {
   return nb::isinstance<PyDevice>(h) || nb::isinstance<nb::str>(h) ||
          (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr()));
+}
+
+// PyTorch's errors for a to() call of five arguments, read as its first form (device=None, dtype=None,
+// non_blocking=False, copy=False, *, memory_format=None): too many positionals, an argument of the wrong type
+// (with its position when given positionally), a keyword repeating a positional or unknown. Returns when the
+// call is a valid one of that form.
+void check_first_form(const nb::args& args, const nb::kwargs& kwargs) {
+  const size_t n = args.size();
+  if (n > 4) TANDEM_THROW(Type, "to() takes from 0 to 4 positional arguments but ", n, " were given");
+  struct Param {
+    const char* name;
+    const char* type;
+    bool (*fits)(nb::handle);
+  };
+  static const Param params[] = {
+      {"device", "torch.device", [](nb::handle h) { return h.is_none() || is_device_like(h); }},
+      {"dtype", "torch.dtype", [](nb::handle h) { return h.is_none() || is_dtype_like(h); }},
+      {"non_blocking", "bool", [](nb::handle h) { return PyBool_Check(h.ptr()) != 0; }},
+      {"copy", "bool", [](nb::handle h) { return PyBool_Check(h.ptr()) != 0; }},
+      {"memory_format", "torch.memory_format",
+       [](nb::handle h) { return h.is_none() || parser_type_name(h) == "torch.memory_format"; }}};
+  for (size_t i = 0; i < std::size(params); ++i) {
+    const Param& p = params[i];
+    const bool positional = i < n && i < 4;  // memory_format is keyword-only
+    if (!positional && !kwargs.contains(p.name)) continue;
+    nb::object v = positional ? nb::borrow(args[i]) : nb::object(kwargs[p.name]);
+    if (!p.fits(v)) {
+      const std::string where = positional ? " (position " + std::to_string(i + 1) + ")" : "";
+      TANDEM_THROW(Type, "to(): argument '", p.name, "'", where, " must be ", p.type, ", not ",
+                   parser_type_name(v));
+    }
+  }
+  for (auto [k, v] : kwargs) {
+    const std::string key = nb::cast<std::string>(k);
+    size_t i = 0;
+    while (i < std::size(params) && key != params[i].name) ++i;
+    if (i == std::size(params)) TANDEM_THROW(Type, "to() got an unexpected keyword argument '", key, "'");
+    if (i < n) TANDEM_THROW(Type, "to() got multiple values for argument '", key, "'");
+  }
 }
 
 // Tensor.to(...) in PyTorch's three forms: to(device=None, dtype=None, non_blocking=False, copy=False),
@@ -55,9 +113,21 @@ nb::object tensor_to(nb::handle self, nb::args args, nb::kwargs kwargs) {
   bool copy = false, non_blocking = false;
   nb::handle memory_format = nb::none();
   const size_t n = args.size();
-  if (n > 4) TANDEM_THROW(Type, "to() takes from 0 to 4 positional arguments but ", n, " were given");
+  // Five arguments fit the first form alone, which PyTorch's parser then reads for its specific errors; six
+  // or more fit none.
+  if (n + kwargs.size() == 5) check_first_form(args, kwargs);
+  if (n + kwargs.size() > 5) invalid_to_call(args, kwargs);
   bool device_form = true;  // the first form (its keywords device= and dtype= are allowed)
   size_t flags_from = 0;    // where the positional non_blocking and copy start
+  // The third form with its tensor named: x.to(tensor=y)
+  const bool tensor_keyword = n == 0 && kwargs.contains("tensor");
+  if (tensor_keyword) {
+    nb::object other = kwargs["tensor"];
+    if (!is_tensor(other)) invalid_to_call(args, kwargs);
+    device = as_tensor_ref(other).device();
+    dtype = as_tensor_ref(other).dtype();
+    device_form = false;
+  }
   if (n > 0) {
     nb::handle a = args[0];
     PyObject* p = a.ptr();
@@ -96,6 +166,7 @@ nb::object tensor_to(nb::handle self, nb::args args, nb::kwargs kwargs) {
                                 (key == "dtype" && n > 1);
     if (positional_too) invalid_to_call(args, kwargs);
     if ((key == "dtype" || key == "device") && !device_form) invalid_to_call(args, kwargs);
+    if (key == "tensor" && tensor_keyword) continue;
     if (key == "dtype" && (v.is_none() || is_dtype_like(v)))
       dtype = to_optional_dtype(v);
     else if (key == "device" && (v.is_none() || is_device_like(v)))

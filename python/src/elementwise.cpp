@@ -89,20 +89,65 @@ void check_tensor_operands(const BinaryFns& f, nb::handle a, nb::handle b, bool 
                            const char* suffix = "") {
   if (!tensor_operands_only(f)) return;
   TANDEM_CHECK(is_tensor(a), Type, f.name, "(): argument '", first_operand_name(f.name),
-               "' (position 1) must be Tensor, not ", nb::inst_name(a).c_str());
+               "' (position 1) must be Tensor, not ", parser_type_name(a));
   TANDEM_CHECK(is_tensor(b), Type, f.name, suffix, "(): argument '", second_operand_name(f.name),
-               "' (position ", method ? 1 : 2, ") must be Tensor, not ", nb::inst_name(b).c_str());
+               "' (position ", method ? 1 : 2, ") must be Tensor, not ", parser_type_name(b));
+}
+
+// Which Number forms PyTorch's parser lists for a binary op (its overloads): none for most (a Python number
+// is read as a Tensor argument there), `other` only (the comparisons, fmod, copysign; floor_divide's without
+// out=), or a Number on either side (remainder, the bitwise ops; pow and xlogy with out= on each).
+enum class NumberForms { None, Other, OtherWithoutOut, EitherSide, EitherSideWithOut };
+NumberForms number_forms(std::string_view op) {
+  static const std::unordered_set<std::string_view> other{"eq", "ne", "lt",   "le",
+                                                          "gt", "ge", "fmod", "copysign"};
+  static const std::unordered_set<std::string_view> either{
+      "remainder", "bitwise_left_shift", "bitwise_right_shift", "bitwise_and", "bitwise_or", "bitwise_xor"};
+  if (other.count(op)) return NumberForms::Other;
+  if (op == "floor_divide") return NumberForms::OtherWithoutOut;
+  if (either.count(op)) return NumberForms::EitherSide;
+  if (op == "pow" || op == "xlogy") return NumberForms::EitherSideWithOut;
+  return NumberForms::None;
+}
+
+// PyTorch's parser error for an operand of a binary op that is neither a tensor nor a number (the first
+// operand when `first`): the ops with Number forms list their overloads ("eq() received an invalid
+// combination of arguments - got (Tensor, str), ..."), the others name the argument ("add(): argument 'other'
+// (position 2) must be Tensor, not str"). For a method, `name` is its own ("eq_" in place), a is self and b
+// the operand.
+[[noreturn]] void throw_operand_error(const std::string& name, nb::handle a, nb::handle b, bool method,
+                                      bool first = false, nb::handle out = nb::handle()) {
+  const std::string op = !name.empty() && name.back() == '_' ? name.substr(0, name.size() - 1) : name;
+  const NumberForms forms = number_forms(op);
+  if (forms == NumberForms::None) {
+    TANDEM_THROW(Type, name, "(): argument '", first ? first_operand_name(op) : second_operand_name(op),
+                 "' (position ", first || method ? 1 : 2, ") must be Tensor, not ",
+                 parser_type_name(first ? a : b));
+  }
+  const std::string x = std::string(second_operand_name(op));
+  const std::string tensor_x = "Tensor " + x, number_x = "Number " + x;
+  if (method) throw_invalid_combination(name.c_str(), {b}, {{{tensor_x.c_str()}}, {{number_x.c_str()}}});
+  const char* with_out = "*, Tensor out = None";
+  std::vector<ParserSignature> signatures{{{"Tensor input", tensor_x.c_str()}, with_out}};
+  if (forms == NumberForms::EitherSide || forms == NumberForms::EitherSideWithOut)
+    signatures.push_back(
+        {{"Number self", tensor_x.c_str()}, forms == NumberForms::EitherSideWithOut ? with_out : nullptr});
+  signatures.push_back(
+      {{"Tensor input", number_x.c_str()}, forms == NumberForms::OtherWithoutOut ? nullptr : with_out});
+  if (out.is_valid() && !out.is_none()) {
+    // With out= only the overloads taking it are plausible: floor_divide's one gives the specific error.
+    TANDEM_CHECK(forms != NumberForms::OtherWithoutOut, Type, name, "(): argument '",
+                 first ? first_operand_name(op) : x.c_str(), "' (position ", first ? 1 : 2,
+                 ") must be Tensor, not ", parser_type_name(first ? a : b));
+    throw_invalid_combination(name.c_str(), {a, b}, signatures, {{"out", out}});
+  }
+  throw_invalid_combination(name.c_str(), {a, b}, signatures);
 }
 
 // The comparisons, copysign and fmod take a Number only as their second operand (PyTorch's overloads).
-void check_number_not_first(const BinaryFns& f, nb::handle a) {
-  static const std::unordered_set<std::string_view> names{"eq", "ne", "lt",       "le",
-                                                          "gt", "ge", "copysign", "fmod"};
-  if (is_tensor(a) || names.count(f.name) == 0) return;
-  TANDEM_CHECK(false, Type, f.name, "() received an invalid combination of arguments - got (",
-               nb::inst_name(a).c_str(),
-               ", Tensor), but expected one of:\n * (Tensor input, Tensor other, *, "
-               "Tensor out = None)\n * (Tensor input, Number other, *, Tensor out = None)");
+void check_number_not_first(const BinaryFns& f, nb::handle a, nb::handle b, nb::handle out = nb::handle()) {
+  if (!is_tensor(a) && number_forms(f.name) == NumberForms::Other)
+    throw_operand_error(f.name, a, b, false, true, out);
 }
 
 nb::object apply_inplace(const BinaryFns& f, const Tensor& self, nb::handle other) {
@@ -115,15 +160,14 @@ nb::object apply_inplace(const BinaryFns& f, const Tensor& self, nb::handle othe
 
 // The tensor passed as out= (ops/out_arg.h has PyTorch's rules; resize_out gives its resize warning).
 Tensor& out_argument(nb::handle out, const char* fn) {
-  TANDEM_CHECK(is_tensor(out), Type, fn, "(): argument 'out' must be Tensor, not ",
-               nb::inst_name(out).c_str());
+  TANDEM_CHECK(is_tensor(out), Type, fn, "(): argument 'out' must be Tensor, not ", parser_type_name(out));
   return as_tensor_ref(out);
 }
 
 // tandem.add(input, other, out=t): the result written into t, which is returned (the same object).
 nb::object apply_out(const BinaryFns& f, nb::handle a, nb::handle b, nb::handle out) {
   check_tensor_operands(f, a, b);
-  check_number_not_first(f, a);
+  check_number_not_first(f, a, b, out);
   if (is_tensor(a)) {
     const Tensor& ta = as_tensor_ref(a);
     if (is_ndarray(b)) refuse_ndarray(f.name, 2);
@@ -132,14 +176,13 @@ nb::object apply_out(const BinaryFns& f, nb::handle a, nb::handle b, nb::handle 
       return nb::borrow(out);
     }
     Scalar s;
-    TANDEM_CHECK(to_scalar(b, s, true), Type, f.name, "(): argument 'other' must be Tensor or Number, not ",
-                 nb::inst_name(b).c_str());
+    if (!to_scalar(b, s, true)) throw_operand_error(f.name, a, b, false, false, out);
     f.ts_out(ta, s, out_argument(out, f.name));
     return nb::borrow(out);
   }
   Scalar s;
-  TANDEM_CHECK(is_tensor(b) && to_scalar(a, s, true), Type, f.name,
-               "(): argument 'input' must be Tensor, not ", nb::inst_name(a).c_str());
+  if (!is_tensor(b) || !to_scalar(a, s, true))
+    throw_operand_error(f.name, a, b, false, !to_scalar(a, s, true), out);
   f.st_out(s, as_tensor_ref(b), out_argument(out, f.name));
   return nb::borrow(out);
 }
@@ -147,31 +190,28 @@ nb::object apply_out(const BinaryFns& f, nb::handle a, nb::handle b, nb::handle 
 // tandem.add(input, other): like the operator, but a TypeError instead of NotImplemented.
 nb::object apply_function(const BinaryFns& f, nb::handle a, nb::handle b, bool method = false) {
   check_tensor_operands(f, a, b, method);
-  check_number_not_first(f, a);
+  check_number_not_first(f, a, b);
   if (is_tensor(a)) {
     if (is_ndarray(b)) refuse_ndarray(f.name, method ? 1 : 2);
     nb::object r = apply(f, as_tensor_ref(a), b, false);
-    TANDEM_CHECK(!r.is(Py_NotImplemented), Type, f.name,
-                 "(): argument 'other' must be Tensor or Number, not ", nb::inst_name(b).c_str());
+    if (r.is(Py_NotImplemented)) throw_operand_error(f.name, a, b, method);
     return r;
   }
   // xlogy has PyTorch overloads with a Number on either side, so two numbers are its overload error.
-  TANDEM_CHECK(is_tensor(b) || std::strcmp(f.name, "xlogy") != 0, Type,
-               "xlogy() received an invalid combination of arguments - got (", nb::inst_name(a).c_str(), ", ",
-               nb::inst_name(b).c_str(),
-               "), but expected one of:\n * (Tensor input, Tensor other)\n * (Number self, Tensor other)\n * "
-               "(Tensor input, Number other)");
+  if (!is_tensor(b) && std::strcmp(f.name, "xlogy") == 0) throw_operand_error(f.name, a, b, false);
   Scalar s;
+  // PyTorch's add/sub/mul/div/floor_divide take two numbers: the first as a 0-d tensor of its own kind
+  // (tandem.mul(5, 5) is tensor(25), tandem.mul(2.5, 2) a default-float tensor).
+  static const std::unordered_set<std::string_view> two_numbers{"add", "sub", "mul", "div", "floor_divide"};
+  const bool number_first = to_scalar(a, s, true);
   if (!is_tensor(b)) {
-    // PyTorch's add/sub/mul/div/floor_divide take two numbers: the first as a 0-d tensor of its own kind
-    // (tandem.mul(5, 5) is tensor(25), tandem.mul(2.5, 2) a default-float tensor).
-    static const std::unordered_set<std::string_view> two_numbers{"add", "sub", "mul", "div", "floor_divide"};
     Scalar sb;
-    if (!method && two_numbers.count(f.name) && to_scalar(a, s, true) && to_scalar(b, sb, true))
+    if (!method && two_numbers.count(f.name) && number_first && to_scalar(b, sb, true))
       return wrap(f.ts(full(DimVector{}, s, s.natural_dtype()), sb));
+    // PyTorch's parser reads the arguments in order: the number first is refused before b where it takes none
+    throw_operand_error(f.name, a, b, false, !number_first || !two_numbers.count(f.name));
   }
-  TANDEM_CHECK(is_tensor(b) && to_scalar(a, s, true), Type, f.name,
-               "(): argument 'input' (position 1) must be Tensor, not ", nb::inst_name(a).c_str());
+  if (!number_first) throw_operand_error(f.name, a, b, false, true);
   return wrap(f.st(s, as_tensor_ref(b)));
 }
 
@@ -243,16 +283,16 @@ Scalar checked_alpha(const char* op, const Tensor& input, nb::handle b, nb::hand
 }
 
 // add/sub's other when it is not a tensor: a number, else PyTorch's TypeError.
-Scalar other_number(const char* op, nb::handle b) {
+Scalar other_number(const char* op, nb::handle b, bool method) {
   Scalar sb;
-  TANDEM_CHECK(to_scalar(b, sb, true), Type, op, "(): argument 'other' must be Tensor or Number, not ",
-               nb::inst_name(b).c_str());
+  TANDEM_CHECK(to_scalar(b, sb, true), Type, op, "(): argument 'other' (position ", method ? 1 : 2,
+               ") must be Tensor, not ", parser_type_name(b));
   return sb;
 }
 
 // input ± alpha * other for a tensor input, into `out` when it is given (returned then).
 nb::object alpha_result(const BinaryFns& f, const char* op, const Tensor& input, nb::handle b,
-                        nb::handle alpha, nb::handle out) {
+                        nb::handle alpha, nb::handle out, bool method) {
   const Scalar s = checked_alpha(op, input, b, alpha);
   const AlphaFns& g = alpha_fns(f);
   if (is_tensor(b)) {
@@ -261,7 +301,7 @@ nb::object alpha_result(const BinaryFns& f, const char* op, const Tensor& input,
     g.tt_out(input, tb, s, out_argument(out, op));
     return nb::borrow(out);
   }
-  const Scalar sb = other_number(op, b);
+  const Scalar sb = other_number(op, b, method);
   if (out.is_none()) return wrap(g.ts(input, sb, s));
   g.ts_out(input, sb, s, out_argument(out, op));
   return nb::borrow(out);
@@ -279,12 +319,12 @@ nb::object with_alpha(const BinaryFns& f, nb::handle a, nb::handle b, nb::handle
     if (out.is_none()) return wrap(f.st(sa, scaled));
     return apply_out(f, a, nb::cast(scaled), out);
   }
-  return alpha_result(f, f.name, expect_tensor(a, f.name, "input"), b, alpha, out);
+  return alpha_result(f, f.name, expect_tensor(a, f.name, "input"), b, alpha, out, false);
 }
 
 // Tensor.add/sub(other, alpha=): self + alpha * other.
 nb::object alpha_method(const BinaryFns& f, const Tensor& self, nb::handle b, nb::handle alpha) {
-  return alpha_result(f, f.name, self, b, alpha, nb::none());
+  return alpha_result(f, f.name, self, b, alpha, nb::none(), true);
 }
 
 // Tensor.add_/sub_(other, alpha=), in place; `name` is the method's, for the messages.
@@ -297,7 +337,7 @@ nb::object alpha_method_inplace(const BinaryFns& f, const char* name, nb::handle
   if (is_tensor(b))
     g.tt_(t, as_tensor_ref(b), s);
   else
-    g.ts_(t, other_number(name, b), s);
+    g.ts_(t, other_number(name, b, true), s);
   return nb::borrow(self);
 }
 
@@ -374,8 +414,7 @@ nb::object into_outs(const char* fn, nb::object results, nb::handle out,
   const size_t n = nb::len(results);
   const bool sequence = nb::isinstance<nb::tuple>(out) || nb::isinstance<nb::list>(out);
   TANDEM_CHECK(sequence, Type, fn, "(): argument 'out' must be tuple of ", n, " Tensors, not ",
-               nb::inst_name(out).c_str(),
-               "\nhint: pass one out tensor per result, e.g. out=(values, indices)");
+               parser_type_name(out), "\nhint: pass one out tensor per result, e.g. out=(values, indices)");
   TANDEM_CHECK(nb::len(out) == n, Type, "expected tuple of ", n, " elements but got ", nb::len(out),
                "\nhint: pass one out tensor per result of ", fn, ", e.g. out=(values, indices)");
   nb::list written;
@@ -446,21 +485,20 @@ void init_elementwise(nb::module_& m) {
       [](nb::handle a, nb::handle b, nb::handle out) {                                                       \
         return out.is_none() ? apply_function(name##_fns, a, b) : apply_out(name##_fns, a, b, out);          \
       },                                                                                                     \
-      nb::arg(first_operand_name(#name)), nb::arg(second_operand_name(#name)), nb::kw_only(),                \
+      nb::arg(first_operand_name(#name)).none(), nb::arg(second_operand_name(#name)).none(), nb::kw_only(),  \
       nb::arg("out") = nb::none());                                                                          \
   tensor.def(                                                                                                \
       #name, [](const Tensor& a, nb::handle b) { return apply_function(name##_fns, nb::cast(a), b, true); }, \
-      nb::arg(second_operand_name(#name)));                                                                  \
+      nb::arg(second_operand_name(#name)).none());                                                           \
   tensor.def(#name "_",                                                                                      \
              returning_self(#name "_",                                                                       \
                             [](const Tensor& a, nb::handle b) {                                              \
                               if (is_ndarray(b)) refuse_ndarray(#name "_", 1);                               \
                               nb::object r = apply_inplace(name##_fns, a, b);                                \
-                              TANDEM_CHECK(!r.is(Py_NotImplemented), Type,                                   \
-                                           #name "_(): argument 'other' must be Tensor or Number, not ",     \
-                                           nb::inst_name(b).c_str());                                        \
+                              if (r.is(Py_NotImplemented))                                                   \
+                                throw_operand_error(#name "_", nb::cast(a), b, true);                        \
                             }),                                                                              \
-             nb::arg(second_operand_name(#name)));
+             nb::arg(second_operand_name(#name)).none());
 #include "kernels/op_list.def"
 #undef TANDEM_BINARY_OP
 
@@ -516,14 +554,14 @@ void init_elementwise(nb::module_& m) {
       [](nb::handle a, nb::handle b, nb::handle alpha, nb::handle out) {
         return with_alpha(add_fns, a, b, alpha, out);
       },
-      nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha") = nb::none(),
+      nb::arg("input").none(), nb::arg("other").none(), nb::kw_only(), nb::arg("alpha") = nb::none(),
       nb::arg("out") = nb::none());
   m.def(
       "sub",
       [](nb::handle a, nb::handle b, nb::handle alpha, nb::handle out) {
         return with_alpha(sub_fns, a, b, alpha, out);
       },
-      nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha") = nb::none(),
+      nb::arg("input").none(), nb::arg("other").none(), nb::kw_only(), nb::arg("alpha") = nb::none(),
       nb::arg("out") = nb::none());
 
   // Tensor.add/sub(other, alpha=) and add_/sub_(other, alpha=) (hand-written SGD: p.data.add_(p.grad,
@@ -534,13 +572,13 @@ void init_elementwise(nb::module_& m) {
       [](const Tensor& self, nb::handle b, nb::handle alpha) {                                     \
         return alpha_method(name##_fns, self, b, alpha);                                           \
       },                                                                                           \
-      nb::arg("other"), nb::kw_only(), nb::arg("alpha").none());                                   \
+      nb::arg("other").none(), nb::kw_only(), nb::arg("alpha").none());                            \
   tensor.def(                                                                                      \
       #name "_",                                                                                   \
       [](nb::handle self, nb::handle b, nb::handle alpha) {                                        \
         return alpha_method_inplace(name##_fns, #name "_", self, b, alpha);                        \
       },                                                                                           \
-      nb::arg("other"), nb::kw_only(), nb::arg("alpha").none());                                   \
+      nb::arg("other").none(), nb::kw_only(), nb::arg("alpha").none());                            \
   /* PyTorch's deprecated scalar-first overloads, t.add_(alpha, other) (old custom optimizers, the \
      char-RNN tutorial): nanobind tries them only after the signatures above refuse a call, so the \
      usual call pays nothing for them. */                                                          \
@@ -636,8 +674,8 @@ void init_elementwise(nb::module_& m) {
   m.attr("fmax") = m.attr("maximum");
 
   static const std::vector<ParserSignature> where_signatures = {
-      {{"Tensor condition"}, nullptr, false},
-      {{"Tensor condition", "Tensor input", "Tensor other"}, "*, Tensor out = None", false},
+      {{"Tensor condition"}},
+      {{"Tensor condition", "Tensor input", "Tensor other"}, "*, Tensor out = None"},
       {{"Tensor condition", "Number self", "Tensor other"}},
       {{"Tensor condition", "Tensor input", "Number other"}},
       {{"Tensor condition", "Number self", "Number other"}}};
@@ -663,7 +701,7 @@ void init_elementwise(nb::module_& m) {
           for (auto [h, arg, position] : {std::tuple{a, "input", 2}, std::tuple{b, "other", 3}})
             TANDEM_CHECK(
                 is_tensor(h), Type, "where(): argument '", arg, "' (position ", position,
-                ") must be Tensor, not ", nb::inst_name(h).c_str(),
+                ") must be Tensor, not ", parser_type_name(h),
                 "\nhint: with out=, pass tensors (e.g. torch.full_like(x, value)) for input and other");
         Tensor ta = as_operand(a, sa), tb = as_operand(b, sb);
         Tensor r = tandem::where(cond, ta, tb);
@@ -710,12 +748,12 @@ void init_elementwise(nb::module_& m) {
     Scalar s;
     if (!lo.is_none()) {
       TANDEM_CHECK(to_scalar(lo, s), Type, "clamp(): argument 'min' must be Number, not ",
-                   nb::inst_name(lo).c_str());
+                   parser_type_name(lo));
       l = s;
     }
     if (!hi.is_none()) {
       TANDEM_CHECK(to_scalar(hi, s), Type, "clamp(): argument 'max' must be Number, not ",
-                   nb::inst_name(hi).c_str());
+                   parser_type_name(hi));
       h = s;
     }
     return tandem::clamp(x, l, h);
@@ -765,13 +803,13 @@ void init_elementwise(nb::module_& m) {
                               if (!lo.is_none()) {
                                 TANDEM_CHECK(to_scalar(lo, s), Type,
                                              "clamp_(): argument 'min' must be Number or Tensor, not ",
-                                             nb::inst_name(lo).c_str());
+                                             parser_type_name(lo));
                                 l = s;
                               }
                               if (!hi.is_none()) {
                                 TANDEM_CHECK(to_scalar(hi, s), Type,
                                              "clamp_(): argument 'max' must be Number or Tensor, not ",
-                                             nb::inst_name(hi).c_str());
+                                             parser_type_name(hi));
                                 h = s;
                               }
                               return tandem::clamp_(x, l, h);

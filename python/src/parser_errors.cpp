@@ -1,6 +1,7 @@
 // See parser_errors.h.
 #include "parser_errors.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/error.h"
@@ -8,36 +9,136 @@
 namespace tandem::py {
 namespace {
 
-// Whether `h` fits a parameter of `type` ("Tensor", "Number"), as PyTorch's parser reads it.
-bool fits(nb::handle h, const char* param) {
-  if (std::strncmp(param, "Tensor", 6) == 0) return is_tensor(h);
+PyObject* refused_call_hook = nullptr;  // kept for the life of the process
+
+// Whether PyTorch's listing marks `h` as matching the printed parameter `entry`: it takes the text before the
+// last space as the type and compares it with the name of h's type, so "Tensor input" takes a Tensor, a float
+// never matches "Number value", and "bool keepdim = False" or "*" match nothing ("float" takes an int too).
+bool fits(nb::handle h, const std::string& entry) {
+  const size_t space = entry.rfind(' ');
+  const std::string type = space == std::string::npos ? entry : entry.substr(0, space);
+  const std::string name = parser_type_name(h);
+  return name == type || (type == "float" && name == "int");
+}
+
+}  // namespace
+
+std::string parser_argument_description(nb::handle h) {
   PyObject* o = h.ptr();
-  return PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o);
+  const bool list = PyList_CheckExact(o), tuple = PyTuple_CheckExact(o);
+  if (!list && !tuple) return parser_type_name(h);
+  std::string items;
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  for (Py_ssize_t i = 0; i < n; ++i)
+    items += (i ? ", " : "") + parser_type_name(PySequence_Fast_GET_ITEM(o, i));
+  if (list) return "list of [" + items + "]";
+  return "tuple of (" + items + (n == 1 ? ",)" : ")");
+}
+
+namespace {
+
+// "name" of a printed parameter as PyTorch reads it back: the text after the last space.
+std::string entry_name(const std::string& entry) {
+  const size_t space = entry.rfind(' ');
+  return space == std::string::npos ? entry : entry.substr(space + 1);
+}
+
+// Items joined by ", ", each followed by ", " instead when there are no positionals (PyTorch's listing).
+std::string listed(const std::vector<std::string>& items, bool positionals) {
+  std::string text;
+  for (const std::string& item : items) text += positionals ? (text.empty() ? "" : ", ") + item : item + ", ";
+  return text;
 }
 
 }  // namespace
 
 void throw_invalid_combination(const char* fn, std::initializer_list<nb::handle> given,
-                               const std::vector<ParserSignature>& signatures) {
-  std::string got, message = std::string(fn) + "() received an invalid combination of arguments - got (";
-  for (nb::handle h : given) got += (got.empty() ? "" : ", ") + parser_type_name(h);
-  message += got + "), but expected one of:\n";
+                               const std::vector<ParserSignature>& signatures,
+                               std::initializer_list<std::pair<const char*, nb::handle>> keywords) {
+  // Keywords come last-first, PyTorch's map order.
+  std::vector<std::pair<std::string, nb::handle>> kw(keywords.begin(), keywords.end());
+  std::reverse(kw.begin(), kw.end());
+  const bool positionals = given.size() > 0;
+  std::vector<std::string> got;
+  for (nb::handle h : given) got.push_back(parser_type_name(h));
+  for (const auto& [k, v] : kw) got.push_back(k + "=" + parser_type_name(v));
+  std::string message = std::string(fn) + "() received an invalid combination of arguments - got (" +
+                        listed(got, positionals) + "), but expected one of:\n";
   for (const ParserSignature& s : signatures) {
-    message += " * (";
-    for (size_t i = 0; i < s.params.size(); ++i) message += (i ? ", " : "") + std::string(s.params[i]);
-    if (s.keyword_only) message += std::string(", ") + s.keyword_only;
-    message += ")\n";
-    if (!s.explained || s.params.size() != given.size()) continue;
-    message += "      didn't match because some of the arguments have invalid types: (";
+    std::vector<std::string> entries(s.params.begin(), s.params.end());
+    if (s.keyword_only) {  // "*, Tensor out = None": each item an entry
+      std::string rest = s.keyword_only;
+      for (size_t at; (at = rest.find(", ")) != std::string::npos; rest.erase(0, at + 2))
+        entries.push_back(rest.substr(0, at));
+      entries.push_back(rest);
+    }
+    std::string printed;
+    for (const std::string& e : entries) printed += (printed.empty() ? "" : ", ") + e;
+    message += " * (" + printed + ")\n";
+    if (entries.size() != given.size() + kw.size()) continue;  // explained only with as many entries
+    std::vector<std::string> wrong;
+    for (const auto& [k, v] : kw) {
+      bool named = false;
+      for (size_t i = given.size(); i < entries.size(); ++i) named |= entry_name(entries[i]) == k;
+      if (!named) wrong.push_back(k);
+    }
+    if (!wrong.empty()) {
+      message +=
+          "      didn't match because some of the keywords were incorrect: " + listed(wrong, true) + "\n";
+      continue;
+    }
+    std::vector<std::string> marks;
     size_t i = 0;
     for (nb::handle h : given) {
-      const bool ok = fits(h, s.params[i]);
-      message += (i ? ", " : "") + std::string(ok ? "" : "!") + parser_type_name(h) + (ok ? "" : "!");
-      ++i;
+      const bool ok = fits(h, entries[i++]);
+      marks.push_back(ok ? parser_argument_description(h) : "!" + parser_argument_description(h) + "!");
     }
-    message += ")\n";
+    for (; i < entries.size(); ++i) {
+      const std::string name = entry_name(entries[i]);
+      for (const auto& [k, v] : kw) {
+        if (k != name) continue;
+        const std::string text = k + "=" + parser_argument_description(v);
+        marks.push_back(fits(v, entries[i]) ? text : "!" + text + "!");
+      }
+    }
+    message += "      didn't match because some of the arguments have invalid types: (" +
+               listed(marks, positionals) + ")\n";
   }
   TANDEM_THROW(Type, message);
+}
+
+void set_refused_call_hook(nb::handle hook) {
+  Py_XDECREF(refused_call_hook);
+  refused_call_hook = Py_NewRef(hook.ptr());
+}
+
+PyObject* explain_refused_call(PyObject* function, PyObject* const* args, size_t nargsf, PyObject* kwnames,
+                               PyObject* method_name) {
+  if (!refused_call_hook || !PyErr_ExceptionMatches(PyExc_TypeError)) return nullptr;
+  nb::python_error refused;  // takes the error out; restored unless PyTorch's message replaces it
+  try {
+    nb::str text = nb::str(refused.value());
+    if (!std::strstr(text.c_str(), "(): incompatible function arguments")) {
+      refused.restore();
+      return nullptr;
+    }
+    const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    nb::tuple positional = nb::steal<nb::tuple>(PyTuple_New(nargs));
+    for (Py_ssize_t i = 0; i < nargs; ++i) PyTuple_SET_ITEM(positional.ptr(), i, Py_NewRef(args[i]));
+    nb::dict keywords;
+    const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t i = 0; i < nkw; ++i) keywords[PyTuple_GET_ITEM(kwnames, i)] = nb::handle(args[nargs + i]);
+    nb::object message = nb::borrow(refused_call_hook)(
+        nb::handle(function), positional, keywords, method_name ? nb::handle(method_name) : nb::none(), text);
+    if (message.is_none()) {
+      refused.restore();
+      return nullptr;
+    }
+    PyErr_SetObject(PyExc_TypeError, message.ptr());
+  } catch (nb::python_error&) {
+    refused.restore();  // a failure to explain keeps nanobind's message
+  }
+  return nullptr;
 }
 
 }  // namespace tandem::py

@@ -1,6 +1,8 @@
 // Reductions, scans and sorts as module functions (tandem.sum) and Tensor methods (t.sum). Methods also take
 // NumPy's spellings (axis, keepdims, out=None, ddof, dtype=np.float64) so np.sum(t) and friends dispatch
 // here.
+#include <nanobind/stl/optional.h>
+
 #include <cmath>
 #include <string>
 
@@ -411,13 +413,23 @@ void init_reductions(nb::module_& m) {
       nb::arg("dim") = none, nb::kw_only(), nb::arg("dtype") = none, nb::arg("axis") = none,
       nb::arg("out") = none);
 
+  // PyTorch's two forms: with stable= (a keyword, None for False), dim and descending are keywords too.
+  auto sort_into = [](const Tensor& x, int64_t dim, bool descending, bool stable, nb::handle out) {
+    return into_outs("sort", named_pair(kSort, tandem::sort(x, dim, descending, stable)), out, {&x});
+  };
   def_both(
       m, tensor, "sort",
-      [](const Tensor& x, int64_t dim, bool descending, bool stable, nb::handle out) {
-        return into_outs("sort", named_pair(kSort, tandem::sort(x, dim, descending, stable)), out, {&x});
+      [sort_into](const Tensor& x, std::optional<bool> stable, int64_t dim, bool descending, nb::handle out) {
+        return sort_into(x, dim, descending, stable.value_or(false), out);
       },
-      nb::arg("dim") = -1, nb::arg("descending") = false, nb::kw_only(), nb::arg("stable") = false,
+      nb::kw_only(), nb::arg("stable").none(), nb::arg("dim") = -1, nb::arg("descending") = false,
       nb::arg("out") = none);
+  def_both(
+      m, tensor, "sort",
+      [sort_into](const Tensor& x, int64_t dim, bool descending, nb::handle out) {
+        return sort_into(x, dim, descending, false, out);
+      },
+      nb::arg("dim") = -1, nb::arg("descending") = false, nb::kw_only(), nb::arg("out") = none);
   def_both(
       m, tensor, "argsort",
       [](const Tensor& x, int64_t dim, bool descending, bool stable, nb::handle out) {

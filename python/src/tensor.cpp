@@ -136,13 +136,22 @@ bool to_scalar(nb::handle h, Scalar& out, bool allow_uint64) {
 }
 
 std::string parser_type_name(nb::handle a) {
+  // PyTorch's parser prints CPython's tp_name: a class statement's type bare (Parameter, UserClass), a static
+  // C type with its module (numpy.ndarray, numpy.float64), builtins bare; tandem's classes as torch's.
   if (is_dtype(a)) return "torch.dtype";
-  if (is_tensor(a)) return "Tensor";
-  std::string name = nb::inst_name(a).c_str();
-  const size_t dot = name.rfind('.');
-  if (dot == std::string::npos) return name;  // a builtin: str, int, float, NoneType, ...
-  name = name.substr(dot + 1);
-  return name == "device" || name == "memory_format" ? "torch." + name : name;
+  const char* tp_name = Py_TYPE(a.ptr())->tp_name;
+  const char* dot = std::strrchr(tp_name, '.');
+  const std::string bare = dot ? dot + 1 : tp_name;
+  if (is_tensor(a)) return bare;  // Tensor, or a subclass's own name
+  nb::object module =
+      nb::getattr(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(a.ptr()))), "__module__", nb::none());
+  if (PyUnicode_Check(module.ptr()) &&
+      std::string_view(PyUnicode_AsUTF8(module.ptr())).starts_with("tandem")) {
+    if (bare == "device" || bare == "memory_format" || bare == "layout" || bare == "Size")
+      return "torch." + bare;
+    if (bare == "Generator") return "torch._C.Generator";
+  }
+  return tp_name;
 }
 
 bool is_int_argument(nb::handle h) {

@@ -12,6 +12,9 @@
 #include "core/tensor.h"
 
 namespace tandem::py {
+// A leaf that requires grad: the tensors whose first Python object is remembered (AccumulateGrad.variable, a
+// saved leaf).
+inline bool is_grad_leaf(const AutogradMeta* m) { return m && m->requires_grad && !m->grad_fn; }
 // Remembers `obj` (a Python tensor) as its leaf's object when it is a leaf that requires grad and has none
 // yet.
 void note_leaf_object_of(PyObject* obj) noexcept;
@@ -29,7 +32,7 @@ struct type_caster<tandem::Tensor> : type_caster_base<tandem::Tensor> {
       // The common case (no autograd state, or not a leaf that requires grad) costs one load and a test.
       const tandem::Tensor* t = static_cast<const tandem::Tensor*>(inst_ptr<tandem::Tensor>(h));
       const tandem::AutogradMeta* m = t->defined() ? t->impl()->autograd() : nullptr;
-      if (__builtin_expect(m && m->requires_grad && !m->grad_fn, 0)) tandem::py::note_leaf_object_of(h.ptr());
+      if (__builtin_expect(tandem::py::is_grad_leaf(m), 0)) tandem::py::note_leaf_object_of(h.ptr());
     }
     return h;
   }

@@ -41,8 +41,7 @@ TensorObjects& grad_objects();
 TensorObjects& leaf_objects();
 // Remembers `obj` as the object of `t` when t is a leaf that requires grad (and no object is known for it).
 inline void note_leaf_object(const Tensor& t, nb::handle obj) {
-  const AutogradMeta* m = t.impl()->autograd();
-  if (__builtin_expect(m && m->requires_grad && !m->grad_fn, 0)) leaf_objects().remember_unless_known(t, obj);
+  if (__builtin_expect(is_grad_leaf(t.impl()->autograd()), 0)) leaf_objects().remember_unless_known(t, obj);
 }
 
 }  // namespace tandem::py

@@ -16,6 +16,7 @@
 #include <nanobind/stl/optional.h>
 
 #include "bindings.h"
+#include "parser_errors.h"
 
 namespace tandem::py {
 
@@ -193,8 +194,9 @@ PyObject* method_call(PyObject* self, PyObject* const* args, size_t nargsf, PyOb
     if (PyObject* result = m->fast(args, nargs)) return result;
     if (PyErr_Occurred()) return nullptr;
   }
-  return call_with_torch_function(m->public_api ? m->public_api : self, m->function, args, nargsf, kwnames,
-                                  m->binary_op);
+  PyObject* result = call_with_torch_function(m->public_api ? m->public_api : self, m->function, args, nargsf,
+                                              kwnames, m->binary_op);
+  return result ? result : explain_refused_call(m->function, args, nargsf, kwnames, m->name);
 }
 
 PyObject* method_get(PyObject* self, PyObject* obj, PyObject*) {

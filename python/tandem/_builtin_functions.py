@@ -9,7 +9,7 @@ import inspect
 import sys
 import types
 
-from . import _C, overrides
+from . import _C, _parser_errors, overrides
 
 
 _WRAPPED = ("tandem", "tandem.linalg", "tandem.special", "tandem.fft")
@@ -230,3 +230,4 @@ def install(namespace):
     overrides._overridable[functional_module] = overrides._overridable.pop("tandem.nn.functional", [])
     _wrap_tensor_methods()
     _C._set_torch_function_hooks(overrides._dispatch, overrides._disabled_torch_function_impl)
+    _C._set_refused_call_hook(_parser_errors.message)

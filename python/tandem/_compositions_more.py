@@ -202,7 +202,12 @@ def divide(input, other, *, rounding_mode=None, out=None):
     return div(input, other, rounding_mode=rounding_mode, out=out)
 
 
+_core_div_method = Tensor.div  # the C++ method, whose errors count `other` as position 1 (PyTorch's method's)
+
+
 def _div_method(self, other, *, rounding_mode=None):
+    if rounding_mode is None:
+        return _core_div_method(self, other)
     return div(self, other, rounding_mode=rounding_mode)
 
 

@@ -118,15 +118,6 @@ def numpy_arrays_to_bound_functions(torch, device):
     return {"log": log, "results": results}
 
 
-PROGRAMS = [numpy_arrays_as_tensor_arguments]
-NEEDS_CPP = {}
-PROGRAMS.append(numpy_arrays_in_tensor_lists)
-NEEDS_CPP[numpy_arrays_to_bound_functions] = (
-    "needs C++: a NumPy array given for a Tensor parameter of a function bound with nanobind (index_select, gather, "
-    "bincount, sort, isclose, cumsum, relu, masked_fill, ...) fails nanobind's overload resolution, whose TypeError "
-    "reads 'index_select(): incompatible function arguments. The following argument types are supported: ... "
-    "Invoked with types: tandem._C.Tensor, int, ndarray' where PyTorch's argument parser says \"index_select(): "
-    "argument 'index' (position 2) must be Tensor, not numpy.ndarray\" (or lists the overloads, for functions with "
-    "several); the bindings (python/src/indexing_ops.cpp, reductions.cpp, elementwise.cpp, nn.cpp, ...) need the "
-    "parser's message for a non-Tensor argument, e.g. a Tensor type caster in python/src/bindings.h that records the "
-    "parameter's name and position and raises PyTorch's text when the argument is not a Tensor")
+# numpy_arrays_to_bound_functions was a strict xfail until session 43: a NumPy array for a Tensor parameter of a
+# C++-bound function now gets PyTorch's parser message (python/tandem/_parser_errors.py), not nanobind's.
+PROGRAMS = [numpy_arrays_as_tensor_arguments, numpy_arrays_in_tensor_lists, numpy_arrays_to_bound_functions]

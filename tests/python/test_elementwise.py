@@ -249,7 +249,7 @@ ERRORS = [
     (lambda: tandem.tensor([2, 3]) ** -1, RuntimeError, "Integers to negative integer powers are not allowed."),
     (lambda: tandem.ones(2) & tandem.ones(2), RuntimeError, "\"bitwise_and_cpu\" not implemented for 'Float'"),
     (lambda: tandem.add(tandem.ones(2), "x"), TypeError,
-     "add(): argument 'other' must be Tensor or Number, not str"),
+     "add(): argument 'other' (position 2) must be Tensor, not str"),
     (lambda: tandem.ones(2).expand(2, 2).add_(1), RuntimeError,
      "unsupported operation: more than one element of the written-to tensor refers to a single memory location."),
     (lambda: tandem.clamp(tandem.ones(2)), RuntimeError, "torch.clamp: At least one of 'min' or 'max' must not be None"),
@@ -335,5 +335,5 @@ def test_inplace_methods_return_the_same_object_like_pytorch(device):
     p = tandem.nn.Parameter(tandem.zeros(2))
     with tandem.no_grad():
         assert p.add_(1) is p and type(p.add_(1)) is tandem.nn.Parameter
-    with pytest.raises(TypeError, match=r"add_\(\): argument 'other' must be Tensor or Number, not str"):
+    with pytest.raises(TypeError, match=r"add_\(\): argument 'other' \(position 1\) must be Tensor, not str"):
         x.add_("a")

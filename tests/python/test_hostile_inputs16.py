@@ -261,22 +261,25 @@ def test_gradcheck_still_checks_complex_and_mismatches(device):
         tandem.autograd.gradcheck(lambda t: t * t.detach(), (leaf(tandem, device),))
 
 
-# Findings whose cause is in C++ (their KNOWN entries in the tables say what to change): strict xfails, so the
-# session that makes the change sees them pass and removes them here and in KNOWN.
-NEEDS_CPP = [(to_type_methods, name) for name in (
-    "Tensor.to/unbound_no_self", "to/device_dtype_copy_twice",
-    "to/device_dtype_six_positionals", "to/dtype_layout_positional", "to/dtype_size", "to/other_kw_tensor_name")]
-NEEDS_CPP += [(comparison_testing, name) for name in sorted(comparison_testing.KNOWN)]
-NEEDS_CPP += [(tensor_attribute_setters, name) for name in ("requires_grad_/bad_kw", "requires_grad_/two_args")]
-CPP_CASES = fixed_cases(NEEDS_CPP)
-
 # Fixed in C++ after the round (session 42): isclose needs a finite difference (src/ops/compare.cpp), pow's exponent
 # gradient takes the log of a negative real base in the complex result dtype (formulas_elementwise.cpp), a leaf
 # that is itself a view is "a view of a leaf Variable" in the in-place refusal (src/autograd/node.cpp), and a C++
 # method called on another object names 'tandem._C.TensorBase' as PyTorch's descriptor does (python/src/tensor.cpp).
+# Session 43: the parser's messages for C++-bound functions and methods (python/tandem/_parser_errors.py), the
+# comparisons' operand errors (python/src/elementwise.cpp) and Tensor.to's forms (python/src/cuda.cpp).
 CPP_FIXED = fixed_cases([(comparison_testing, "isclose/inf_finite_huge_atol"), (comparison_testing, "isclose/inf_rtol_inf"),
                          (gradcheck_misuse, "more/pow_negative_real_base_complex_exponent"),
-                         (to_type_methods, "Tensor.to/unbound_not_tensor")])
+                         (to_type_methods, "Tensor.to/unbound_not_tensor")] +
+                        [(to_type_methods, name) for name in (
+                            "Tensor.to/unbound_no_self", "to/device_dtype_copy_twice", "to/device_dtype_six_positionals",
+                            "to/dtype_layout_positional", "to/dtype_size", "to/other_kw_tensor_name")] +
+                        [(comparison_testing, name) for name in (
+                            "allclose/equal_nan_str", "allclose/rtol_str", "allclose/scalar_other", "equal/list",
+                            "equal/none", "equal/scalar", "isclose/atol_none", "isclose/equal_nan_int",
+                            "isclose/list_other", "isclose/rtol_str", "isclose/scalar_other",
+                            "isclose/too_many_positionals", "eq/function_list", "eq/function_none",
+                            "eq/function_str")] +
+                        [(tensor_attribute_setters, name) for name in ("requires_grad_/bad_kw", "requires_grad_/two_args")])
 
 
 @pytest.mark.parametrize("name", sorted(CPP_FIXED))
@@ -296,9 +299,3 @@ def test_in_place_on_a_leaf_that_is_a_view_is_worded_as_pytorchs():
         with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used in an in-place "
                                                "operation."):
             tandem.ones(6, device=device, requires_grad=True).mul_(2)
-
-
-@pytest.mark.parametrize("name", sorted(CPP_CASES))
-@pytest.mark.xfail(strict=True, reason="needs C++ (the table's KNOWN entry says what)")
-def test_needs_cpp(name):
-    run_both(CPP_CASES[name], "cpu")

@@ -66,7 +66,7 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
 
 
 def sort(x, /, *, axis=-1, descending=False, stable=True):
-    return _C.sort(x, axis, descending, stable=stable)[0]
+    return _C.sort(x, dim=axis, descending=descending, stable=stable)[0]
 
 
 def _first_indices(inverse, counts):
