@@ -10,6 +10,7 @@ cannot explain keeps nanobind's message."""
 import re
 
 from . import _C
+from ._library.schema import _split_top
 
 # nanobind's rendering of a parameter type -> PyTorch's name for it in parser messages.
 _TYPE_NAMES = {
@@ -70,25 +71,6 @@ class _Param:
         return text + f" = {self.default}" if self.optional else text
 
 
-def _split_top_level(text):
-    """`text` split at the commas outside brackets and quotes."""
-    parts, depth, quote, start = [], 0, None, 0
-    for i, c in enumerate(text):
-        if quote:
-            quote = None if c == quote else quote
-        elif c in "'\"":
-            quote = c
-        elif c in "[(":
-            depth += 1
-        elif c in "])":
-            depth -= 1
-        elif c == "," and depth == 0:
-            parts.append(text[start:i].strip())
-            start = i + 1
-    tail = text[start:].strip()
-    return parts + [tail] if tail else parts
-
-
 _DEFAULT_SLOT = re.compile(r"\\=?(\d+)$")
 
 
@@ -108,7 +90,7 @@ def _overloads(function):
         match = re.match(r"(?:def )?\w+\((.*)\)(?: -> .*)?$", text)
         if match is None:
             return None
-        parts = _split_top_level(match.group(1))
+        parts = [part.strip() for part in _split_top(match.group(1))]
         if any(part.startswith("*") and part != "*" for part in parts):
             continue
         params, keyword_only = [], False
