@@ -18,7 +18,8 @@ Verdicts: ok; crash and hang (the worker died or timed out; "oracle-crash"/"orac
 wrong-value (both returned, values/dtype/shape differ); missing-error (PyTorch raises, tandem returns);
 spurious-error (PyTorch returns, tandem raises); wrong-type (both raise, other exception types); message (same
 type, another first line); leak (tandem's live-tensor memory grew across repeated runs of a case); known (a
-difference listed with its reason in a case module's KNOWN table).
+difference listed with its reason in a case module's KNOWN table); known-ok (a case a KNOWN entry lists that
+matches PyTorch on this device now: the entry may be stale, unless the difference belongs to another device).
 """
 import argparse
 import collections
@@ -144,6 +145,8 @@ def main():
     def report(r):  # printed as it comes, so a long run shows its findings early
         if r["verdict"] != "ok" and r["case"] in known:
             r["verdict"], r["detail"] = "known", f"{known[r['case']]} ({r['verdict']}: {r['detail']})"
+        elif r["case"] in known:  # the difference is gone on this device: its KNOWN entry may be stale
+            r["verdict"], r["detail"] = "known-ok", f"matches PyTorch now; KNOWN says: {known[r['case']]}"
         if r["verdict"] != "ok" or args.show_ok:
             print(f"[{r['verdict']}] {r['case']} on {r['device']}: {r['detail']}", flush=True)
 

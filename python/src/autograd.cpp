@@ -665,7 +665,7 @@ void init_autograd(nb::module_& m) {
             !PyBool_Check(create_graph.ptr()) ||
             !(inputs.is_none() || is_tensor(inputs) || tensors_only(inputs))) {
           nb::module_::import_("tandem.autograd")
-              .attr("backward")(self, gradient, retain_graph, create_graph, inputs);
+              .attr("backward")(self, gradient, retain_graph, create_graph, nb::arg("inputs") = inputs);
           return;
         }
         const Tensor& t = as_tensor_ref(self);
