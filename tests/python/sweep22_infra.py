@@ -1,0 +1,301 @@
+"""Sweep 22 programs, training infrastructure as trainers write it: activation checkpointing (checkpoint_sequential,
+checkpoint with keyword arguments, counting recomputations); gradient accumulation with clip_grad_norm_'s returned
+norm, EMA weights by _foreach_lerp_, and a mid-run checkpoint resumed into fresh objects that must finish exactly
+like an uninterrupted run; state_dict prefix surgery (DataParallel's "module.", consume_prefix_in_state_dict_if_present,
+strict=False reports, assign=True, size-mismatch errors); printing models and optimizers (extra_repr, repeated-block
+compression, ParameterList/ParameterDict, an optimizer's repr); custom samplers (a length-bucketing batch sampler,
+DistributedSampler with explicit replicas, a collate_fn that pads); IterableDataset pipelines (get_worker_info in the
+main process, ChainDataset, StackDataset, batch_size=None, len() refusals); parameter-vector utilities
+(parameters_to_vector, vector_to_parameters, get_total_norm, clip_grads_with_norm_, fuse_conv_bn_eval).
+
+Each program takes the library as `torch` and a device and returns plain Python values (see
+test_programs_sweep22.py). Parameters and data come from NumPy so both libraries start from the same numbers."""
+import collections
+import io
+
+from test_programs_sweeputil import rounded as _r
+from test_programs_sweeputil import seeded_randn as _randn
+from test_programs_sweeputil import uniform_fill as _fill
+
+
+def _error(call):
+    try:
+        call()
+    except Exception as e:  # the type and message are what is compared
+        return [type(e).__name__, str(e)]
+    return None
+
+
+# ---- activation checkpointing -------------------------------------------------------------------------------------------
+def activation_checkpointing_variants(torch, device):
+    nn = torch.nn
+    from torch.utils.checkpoint import checkpoint, checkpoint_sequential
+    calls = collections.Counter()
+
+    class Block(nn.Module):
+        def __init__(self, i):
+            super().__init__()
+            self.i = i
+            self.lin = nn.Linear(6, 6)
+
+        def forward(self, x, scale=1.0):
+            calls[self.i] += 1
+            return torch.tanh(self.lin(x)) * scale
+
+    seq = _fill(torch, nn.Sequential(*[Block(i) for i in range(4)]), 2800).to(device)
+    x = _randn(torch, 2801, 3, 6, device=device).requires_grad_()
+    plain = seq(x).sum()
+    g_plain = torch.autograd.grad(plain, [x] + list(seq.parameters()))
+    calls.clear()
+    out = checkpoint_sequential(seq, 2, x, use_reentrant=False).sum()
+    forward_calls = dict(calls)
+    g_ckpt = torch.autograd.grad(out, [x] + list(seq.parameters()))
+    after_backward = dict(calls)
+    calls.clear()
+    y = checkpoint(seq[0], x, use_reentrant=False, scale=2.0)
+    y.sum().backward()
+    kw_calls = dict(calls)
+    return {"same_value": torch.allclose(plain, out), "same_grads": all(torch.allclose(a, b) for a, b in
+                                                                        zip(g_plain, g_ckpt)),
+            "forward_calls": sorted(forward_calls.items()), "after_backward": sorted(after_backward.items()),
+            "kw_calls": sorted(kw_calls.items()), "x_grad": _r(x.grad[0], 5)}
+
+
+# ---- accumulation, clipping, EMA and an exact resume ---------------------------------------------------------------------
+def accumulate_clip_ema_resume(torch, device):
+    nn, F = torch.nn, torch.nn.functional
+    x = _randn(torch, 2810, 24, 5, device=device)
+    y = _randn(torch, 2811, 24, 2, device=device)
+
+    def build():
+        model = _fill(torch, nn.Sequential(nn.Linear(5, 8), nn.ReLU(), nn.Linear(8, 2)), 2812).to(device)
+        opt = torch.optim.AdamW(model.parameters(), lr=0.02, weight_decay=0.01)
+        sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.05, total_steps=8)
+        ema = [p.detach().clone() for p in model.parameters()]
+        return model, opt, sched, ema
+
+    def train(state, steps, accum=3, log=None):
+        model, opt, sched, ema = state
+        for step in steps:
+            for micro in range(accum):
+                sl = slice((step * accum + micro) % 8 * 3, (step * accum + micro) % 8 * 3 + 3)
+                loss = F.mse_loss(model(x[sl]), y[sl]) / accum
+                loss.backward()
+            norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm=0.5)
+            opt.step()
+            sched.step()
+            opt.zero_grad(set_to_none=True)
+            with torch.no_grad():
+                torch._foreach_lerp_(ema, [p.detach() for p in model.parameters()], 0.1)
+            if log is not None:
+                log.append([round(norm.item(), 5), round(sched.get_last_lr()[0], 6)])
+
+    log = []
+    full = build()
+    train(full, range(8), log=log)
+    part = build()
+    train(part, range(4))
+    buf = io.BytesIO()
+    torch.save({"model": part[0].state_dict(), "opt": part[1].state_dict(), "sched": part[2].state_dict(),
+                "ema": part[3], "step": 4}, buf)
+    buf.seek(0)
+    ck = torch.load(buf, map_location=device, weights_only=True)
+    resumed = build()
+    resumed[0].load_state_dict(ck["model"])
+    resumed[1].load_state_dict(ck["opt"])
+    resumed[2].load_state_dict(ck["sched"])
+    for e, v in zip(resumed[3], ck["ema"]):
+        e.copy_(v)
+    train(resumed, range(ck["step"], 8))
+    same = all(torch.equal(a, b) for a, b in zip(full[0].parameters(), resumed[0].parameters()))
+    same_ema = all(torch.equal(a, b) for a, b in zip(full[3], resumed[3]))
+    return {"log": log, "same": same, "same_ema": same_ema, "ema": _r(full[3][-1], 5),
+            "opt_keys": sorted(ck["opt"]["state"][0]), "sched_keys": sorted(k for k in ck["sched"] if k != "anneal_func")}
+
+
+# ---- state_dict prefix surgery ----------------------------------------------------------------------------------------
+def state_dict_prefix_surgery(torch, device):
+    nn = torch.nn
+    from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present
+
+    def make():
+        return nn.Sequential(collections.OrderedDict(
+            [("conv", nn.Conv1d(2, 3, 3)), ("bn", nn.BatchNorm1d(3)), ("fc", nn.Linear(3, 2))]))
+
+    src = _fill(torch, make(), 2820)
+    wrapped = {"module." + k: v for k, v in src.state_dict().items()}
+    keys_before = list(wrapped)[:3]
+    consume_prefix_in_state_dict_if_present(wrapped, "module.")
+    dst = make()
+    res = dst.load_state_dict(wrapped)
+    out = {"keys_before": keys_before, "keys_after": list(wrapped)[:3], "res": repr(res),
+           "metadata": sorted(getattr(wrapped, "_metadata", {}))}
+    partial = {k: v for k, v in src.state_dict().items() if not k.startswith("fc")}
+    partial["head.weight"] = torch.zeros(2, 3)
+    res = dst.load_state_dict(partial, strict=False)
+    out["missing"], out["unexpected"] = res.missing_keys, res.unexpected_keys
+    out["tuple"] = list(res._fields) if hasattr(res, "_fields") else None
+    out["strict_error"] = _error(lambda: dst.load_state_dict(partial))
+    bad = dict(src.state_dict())
+    bad["fc.weight"] = torch.zeros(2, 4)
+    out["size_error"] = _error(lambda: dst.load_state_dict(bad, strict=False))
+    fresh = make().to("meta")
+    fresh.load_state_dict(src.state_dict(), assign=True)
+    out["assigned"] = [fresh.fc.weight.device.type, fresh.fc.weight.requires_grad,
+                       type(fresh.fc.weight).__name__, torch.equal(fresh.fc.weight, src.fc.weight)]
+    out["bn_keys"] = [k for k in src.state_dict() if k.startswith("bn")]
+    return out
+
+
+# ---- printing models and optimizers --------------------------------------------------------------------------------------
+def module_and_optimizer_repr(torch, device):
+    nn = torch.nn
+
+    class Scale(nn.Module):
+        def __init__(self, dim, init=1e-5):
+            super().__init__()
+            self.gamma = nn.Parameter(init * torch.ones(dim))
+            self.dim = dim
+
+        def extra_repr(self):
+            return f"dim={self.dim}, init={self.gamma[0].item():.0e}"
+
+        def forward(self, x):
+            return x * self.gamma
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.blocks = nn.ModuleList([nn.Sequential(nn.Linear(4, 4), nn.GELU(approximate="tanh"), Scale(4))
+                                         for _ in range(3)])
+            self.heads = nn.ModuleDict({"cls": nn.Linear(4, 2, bias=False), "reg": nn.Identity()})
+            self.scalars = nn.ParameterList([nn.Parameter(torch.ones(2)), nn.Parameter(torch.zeros(1, 3))])
+            self.pdict = nn.ParameterDict({"temp": nn.Parameter(torch.tensor(0.07))})
+            self.drop = nn.Dropout(p=0.1, inplace=True)
+            self.norm = nn.LayerNorm(4, eps=1e-6, elementwise_affine=False)
+            self.pool = nn.AdaptiveAvgPool2d((1, None))
+            self.loss = nn.CrossEntropyLoss(label_smoothing=0.1)
+
+    net = Net().to(device)
+    opt = torch.optim.SGD([{"params": net.blocks.parameters()},
+                           {"params": net.heads.parameters(), "lr": 0.01, "nesterov": True, "momentum": 0.9}],
+                          lr=0.1, weight_decay=1e-4)
+    return {"net": repr(net), "scale": str(Scale(3)), "opt": repr(opt), "conv": repr(nn.Conv2d(3, 8, 3, padding="same",
+                                                                                                 bias=False)),
+            "transformer": repr(nn.TransformerEncoderLayer(8, 2, 16)).split("\n")[:4],
+            "embedding": repr(nn.Embedding(10, 3, padding_idx=0, max_norm=1.0))}
+
+
+# ---- custom samplers and a padding collate_fn ----------------------------------------------------------------------------
+def bucketing_sampler_collate(torch, device):
+    from torch.utils.data import BatchSampler, DataLoader, Dataset, DistributedSampler, Sampler, SequentialSampler
+
+    class VarLen(Dataset):
+        def __init__(self):
+            self.lengths = [5, 2, 7, 3, 3, 6, 1, 4, 2, 5]
+
+        def __len__(self):
+            return len(self.lengths)
+
+        def __getitem__(self, i):
+            return torch.arange(1, self.lengths[i] + 1) * (i + 1), i % 2
+
+    class BucketBatchSampler(Sampler):
+        def __init__(self, lengths, batch_size):
+            self.lengths, self.batch_size = lengths, batch_size
+
+        def __iter__(self):
+            order = sorted(range(len(self.lengths)), key=lambda i: (self.lengths[i], i))
+            batches = [order[i:i + self.batch_size] for i in range(0, len(order), self.batch_size)]
+            return iter(batches[::-1])
+
+        def __len__(self):
+            return (len(self.lengths) + self.batch_size - 1) // self.batch_size
+
+    def collate(batch):
+        seqs, labels = zip(*batch)
+        lengths = torch.tensor([len(s) for s in seqs])
+        padded = torch.nn.utils.rnn.pad_sequence(seqs, batch_first=True, padding_value=-1)
+        return padded, lengths, torch.tensor(labels)
+
+    ds = VarLen()
+    loader = DataLoader(ds, batch_sampler=BucketBatchSampler(ds.lengths, 3), collate_fn=collate)
+    batches = [[p.tolist(), l.tolist(), y.tolist()] for p, l, y in loader]
+    ranks = [list(DistributedSampler(ds, num_replicas=3, rank=r, shuffle=False)) for r in range(3)]
+    dropped = [list(DistributedSampler(ds, num_replicas=3, rank=r, shuffle=False, drop_last=True)) for r in range(3)]
+    ds_sampler = DistributedSampler(ds, num_replicas=2, rank=1, shuffle=True, seed=7)
+    ds_sampler.set_epoch(3)
+    epoch_perm = sorted(ds_sampler)
+    bs = list(BatchSampler(SequentialSampler(range(7)), batch_size=3, drop_last=False))
+    return {"batches": batches, "n": len(loader), "ranks": ranks, "dropped": dropped, "epoch_len": len(epoch_perm),
+            "batch_sampler": bs, "bad_rank": _error(lambda: DistributedSampler(ds, num_replicas=2, rank=2))}
+
+
+# ---- IterableDataset pipelines -----------------------------------------------------------------------------------------
+def iterable_dataset_pipeline(torch, device):
+    from torch.utils.data import ChainDataset, DataLoader, IterableDataset, StackDataset, TensorDataset, get_worker_info
+
+    class Stream(IterableDataset):
+        def __init__(self, start, end):
+            super().__init__()
+            self.start, self.end = start, end
+
+        def __iter__(self):
+            info = get_worker_info()
+            if info is None:
+                lo, hi = self.start, self.end
+            else:
+                per = (self.end - self.start + info.num_workers - 1) // info.num_workers
+                lo = self.start + info.id * per
+                hi = min(lo + per, self.end)
+            for i in range(lo, hi):
+                yield torch.tensor([float(i), float(i * i)])
+
+    seen = []
+    loader = DataLoader(Stream(0, 7), batch_size=3, worker_init_fn=lambda wid: seen.append(wid))
+    batches = [b.tolist() for b in loader]
+    chained = [b.tolist() for b in DataLoader(ChainDataset([Stream(0, 2), Stream(10, 12)]), batch_size=None)]
+    stack = StackDataset(x=TensorDataset(torch.arange(4.0)), y=torch.arange(4) * 10)
+    st = [[b["x"][0].tolist(), b["y"].tolist()] for b in DataLoader(stack, batch_size=2)]
+    tup = StackDataset(torch.arange(3), torch.arange(3) + 5)
+    return {"batches": batches, "worker_init_calls": seen, "chained": chained, "stack": st, "tuple": [int(v) for v in tup[1]],
+            "stack_len": len(stack), "len_error": _error(lambda: len(DataLoader(Stream(0, 3)))),
+            "chain_len_error": _error(lambda: len(ChainDataset([Stream(0, 2)]))),
+            "mismatch": _error(lambda: StackDataset(torch.arange(3), torch.arange(4))),
+            "shuffle_error": _error(lambda: DataLoader(Stream(0, 3), shuffle=True))}
+
+
+# ---- parameter-vector utilities ----------------------------------------------------------------------------------------
+def parameter_vector_utilities(torch, device):
+    nn = torch.nn
+    model = _fill(torch, nn.Sequential(nn.Conv2d(2, 3, 3), nn.BatchNorm2d(3), nn.ReLU(), nn.Flatten(),
+                                       nn.Linear(12, 2)), 2860).to(device)
+    vec = nn.utils.parameters_to_vector(model.parameters())
+    nn.utils.vector_to_parameters(vec * 2, model.parameters())
+    doubled = nn.utils.parameters_to_vector(model.parameters())
+    x = _randn(torch, 2861, 4, 2, 4, 4, device=device)
+    with torch.no_grad():
+        model[1].running_mean.copy_(torch.tensor([0.1, -0.2, 0.3]))
+        model[1].running_var.copy_(torch.tensor([1.5, 0.5, 2.0]))
+    model.eval()
+    fused = nn.utils.fuse_conv_bn_eval(model[0], model[1])
+    same = torch.allclose(fused(x), model[1](model[0](x)), atol=1e-5)
+    model.train()
+    model(x).pow(2).sum().backward()
+    grads = [p.grad for p in model.parameters()]
+    total = nn.utils.get_total_norm(grads, norm_type=2.0)
+    inf_total = nn.utils.get_total_norm(grads, norm_type="inf")
+    nn.utils.clip_grads_with_norm_(model.parameters(), max_norm=1.0, total_norm=total)
+    clipped = nn.utils.get_total_norm([p.grad for p in model.parameters()])
+    nn.utils.clip_grad_value_(model.parameters(), clip_value=0.05)
+    return {"numel": vec.numel(), "doubled": torch.allclose(doubled, vec * 2), "fused_same": same,
+            "fused_bias": _r(fused.bias, 5), "total": round(total.item(), 4), "inf": round(inf_total.item(), 4),
+            "clipped": round(clipped.item(), 5), "max_grad": round(max(p.grad.abs().max().item()
+                                                                       for p in model.parameters()), 5),
+            "vec_error": _error(lambda: nn.utils.vector_to_parameters(vec[:-1].tolist(), model.parameters()))}
+
+
+PROGRAMS = [activation_checkpointing_variants, accumulate_clip_ema_resume, state_dict_prefix_surgery,
+            module_and_optimizer_repr, bucketing_sampler_collate, iterable_dataset_pipeline,
+            parameter_vector_utilities]
+NEEDS_CPP = {}
