@@ -29,7 +29,7 @@ def _error(call):
 # ---- activation checkpointing -------------------------------------------------------------------------------------------
 def activation_checkpointing_variants(torch, device):
     nn = torch.nn
-    from torch.utils.checkpoint import checkpoint, checkpoint_sequential
+    checkpoint, checkpoint_sequential = torch.utils.checkpoint.checkpoint, torch.utils.checkpoint.checkpoint_sequential
     calls = collections.Counter()
 
     class Block(nn.Module):
@@ -116,7 +116,7 @@ def accumulate_clip_ema_resume(torch, device):
 # ---- state_dict prefix surgery ----------------------------------------------------------------------------------------
 def state_dict_prefix_surgery(torch, device):
     nn = torch.nn
-    from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present
+    consume_prefix_in_state_dict_if_present = torch.nn.modules.utils.consume_prefix_in_state_dict_if_present
 
     def make():
         return nn.Sequential(collections.OrderedDict(
@@ -176,7 +176,7 @@ def module_and_optimizer_repr(torch, device):
             self.pool = nn.AdaptiveAvgPool2d((1, None))
             self.loss = nn.CrossEntropyLoss(label_smoothing=0.1)
 
-    net = Net().to(device)
+    net = Net()  # printed as built: a CUDA parameter prints its device
     opt = torch.optim.SGD([{"params": net.blocks.parameters()},
                            {"params": net.heads.parameters(), "lr": 0.01, "nesterov": True, "momentum": 0.9}],
                           lr=0.1, weight_decay=1e-4)
@@ -188,7 +188,9 @@ def module_and_optimizer_repr(torch, device):
 
 # ---- custom samplers and a padding collate_fn ----------------------------------------------------------------------------
 def bucketing_sampler_collate(torch, device):
-    from torch.utils.data import BatchSampler, DataLoader, Dataset, DistributedSampler, Sampler, SequentialSampler
+    data = torch.utils.data  # the library under test's (a `from torch... import` would read sys.modules)
+    BatchSampler, DataLoader, Dataset, Sampler = data.BatchSampler, data.DataLoader, data.Dataset, data.Sampler
+    DistributedSampler, SequentialSampler = data.DistributedSampler, data.SequentialSampler
 
     class VarLen(Dataset):
         def __init__(self):
@@ -233,7 +235,10 @@ def bucketing_sampler_collate(torch, device):
 
 # ---- IterableDataset pipelines -----------------------------------------------------------------------------------------
 def iterable_dataset_pipeline(torch, device):
-    from torch.utils.data import ChainDataset, DataLoader, IterableDataset, StackDataset, TensorDataset, get_worker_info
+    data = torch.utils.data
+    ChainDataset, DataLoader, IterableDataset, StackDataset = (data.ChainDataset, data.DataLoader, data.IterableDataset,
+                                                               data.StackDataset)
+    TensorDataset, get_worker_info = data.TensorDataset, data.get_worker_info
 
     class Stream(IterableDataset):
         def __init__(self, start, end):

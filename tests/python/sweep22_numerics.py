@@ -305,6 +305,40 @@ def differentiable_sorting(torch, device):
             "ranks": _r(ranks, 4), "perm_rows": _r(perm.sum(-1), 4), "perm": perm.argmax(-1).tolist()}
 
 
+# ---- a sparse graph Laplacian in each layout, Chebyshev smoothing ----------------------------------------------------
+def sparse_laplacian_layouts(torch, device):
+    n = 8
+    rng = np.random.default_rng(2670)
+    dense = torch.tensor((rng.random((n, n)) < 0.3) * rng.uniform(0.5, 1.5, (n, n)), dtype=torch.float64)
+    A = (dense + dense.T) * (1 - torch.eye(n, dtype=torch.float64))
+    deg = A.sum(1)
+    d_inv_sqrt = torch.where(deg > 0, deg.rsqrt(), torch.zeros_like(deg))
+    L_norm = torch.eye(n, dtype=torch.float64) - d_inv_sqrt[:, None] * A * d_inv_sqrt[None, :]
+    layouts = {}
+    for name, layout in (("coo", torch.sparse_coo), ("csr", torch.sparse_csr), ("csc", torch.sparse_csc)):
+        S = L_norm.to_sparse(layout=layout)
+        layouts[name] = [str(S.layout), S._nnz(), torch.equal(S.to_dense(), L_norm)]
+    csc = L_norm.to_sparse(layout=torch.sparse_csc)
+    back = {name: str(csc.to_sparse(layout=lay).layout) for name, lay in
+            (("csr", torch.sparse_csr), ("coo", torch.sparse_coo), ("strided", torch.strided))}
+    S = L_norm.to_sparse_csr().to(device)
+    x = torch.tensor(rng.standard_normal((n, 2)), dtype=torch.float64, device=device)
+    # Chebyshev filter on the rescaled Laplacian (lambda_max taken as 2): T0 = x, T1 = Lx - x, Tk = 2(L-I)T_{k-1} - T_{k-2}
+    t0, t1 = x, S @ x - x
+    coeffs = [0.5, -0.3, 0.2, -0.1]
+    out = coeffs[0] * t0 + coeffs[1] * t1
+    for c in coeffs[2:]:
+        t0, t1 = t1, 2 * (S @ t1 - t1) - t0
+        out = out + c * t1
+    v = torch.ones(n, dtype=torch.float64, device=device)
+    for _ in range(30):  # the largest eigenvalue by power iteration on the sparse operator
+        v = S @ v
+        v = v / v.norm()
+    lam = (v @ (S @ v)).item()
+    return {"layouts": layouts, "back": back, "cheb": _r(out, 6), "lambda_max": round(lam, 5),
+            "eig_max": round(torch.linalg.eigvalsh(L_norm)[-1].item(), 5)}
+
+
 PROGRAMS = [gp_ard_marginal_likelihood, sparse_gp_titsias, hutchinson_slq_logdet, randomized_svd_householder,
-            gmres_and_pcg, sinkhorn_and_sliced_wasserstein, differentiable_sorting]
+            gmres_and_pcg, sinkhorn_and_sliced_wasserstein, differentiable_sorting, sparse_laplacian_layouts]
 NEEDS_CPP = {}

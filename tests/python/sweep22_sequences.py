@@ -105,6 +105,8 @@ def dlinear_decomposition(torch, device):
             self.trend = nn.Linear(seq_len, pred_len)
             self.seasonal.weight = nn.Parameter((1 / seq_len) * torch.ones([pred_len, seq_len]))
             self.trend.weight = nn.Parameter((1 / seq_len) * torch.ones([pred_len, seq_len]))
+            nn.init.zeros_(self.seasonal.bias)
+            nn.init.zeros_(self.trend.bias)
 
         def forward(self, x):
             trend = self.decomp(x)
@@ -154,7 +156,7 @@ def sliding_windows_three_ways(torch, device):
         lin.bias.zero_()
     preds = torch.cat([lin(xb).squeeze(-1) for xb, _ in loader])
     return {"same": torch.equal(by_strided, by_unfold) and torch.equal(by_unfold, by_loop),
-            "stride": list(by_strided.stride()), "is_view": by_unfold._base is s if hasattr(by_unfold, "_base") else None,
+            "stride": list(by_strided.stride()), "is_view": by_unfold._is_view() and by_unfold.untyped_storage().data_ptr() == s.untyped_storage().data_ptr(),
             "contiguous": by_unfold.is_contiguous(), "rolling": _r(rolling_mean[:3], 4),
             "std": _r(rolling_std[:3], 4), "lags": _r(lags[:2], 4), "patches2d": patches2d.tolist(),
             "preds": _r(preds, 3), "n_batches": len(loader)}

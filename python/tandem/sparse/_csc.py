@@ -98,12 +98,7 @@ class SparseCscTensor(_SparseBase):
     def to_sparse_coo(self):
         return _math.coalesce(_math.transpose(_csr.as_coo(self._transposed_csr()), 0, 1))
 
-    def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
-        if layout is sparse_csc and blocksize is None and dense_dim is None:
-            return self
-        coo = self.to_sparse_coo()
-        return coo if layout in (None, sparse_coo) and sparse_dim in (None, 2) else coo.to_sparse(
-            sparse_dim, layout=layout, blocksize=blocksize, dense_dim=dense_dim)
+    to_sparse = _csr.compressed_to_sparse
 
     def to_sparse_csr(self, dense_dim=None):
         return self.to_sparse_coo().to_sparse_csr()
