@@ -3,7 +3,7 @@ column starts), ``row_indices`` (nnz) and ``values`` (nnz). A CSC matrix is the 
 the same three tensors, so t() turns one into the other without a copy (PyTorch Geometric builds adjacencies as
 CSC and hands their t(), a CSR matrix, to its layers), and everything else reads the matrix as that CSR's
 transpose: products, sums and conversions are CSR's and COO's, with autograd through the values."""
-from .._layouts import sparse_coo, sparse_csc
+from .._layouts import sparse_csc
 from .._size import Size
 from .._tensor_str import _add_suffixes, _options
 from . import _coo, _csr, _math
