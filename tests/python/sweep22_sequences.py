@@ -5,7 +5,8 @@ with rolling statistics and lag features; contrastive search decoding with a KV 
 min-p and typical filtering with NumPy uniforms for inverse-CDF sampling; diverse beam search with a length penalty
 and n-gram blocking; CTC training with per-sample losses plus Viterbi forced alignment and greedy decoding;
 FT-Transformer for tabular data (numeric feature tokens, categorical embeddings with offsets, piecewise-linear
-encodings from bucketize).
+encodings from bucketize); masked pooling over padded sequences with torch.masked (CMVN over valid frames,
+masked softmax attention pooling, masked mean/amax/logsumexp/norm/var).
 
 Each program takes the library as `torch` and a device and returns plain Python values (see
 test_programs_sweep22.py). Parameters and data come from NumPy so both libraries start from the same numbers."""
@@ -393,6 +394,56 @@ def ft_transformer_tabular(torch, device):
     return {"losses": losses, "offsets": model.cat_offsets.tolist(), "bins": bins.tolist(), "ple": _r(ple[:3], 4)}
 
 
+# ---- masked pooling over padded sequences with torch.masked ------------------------------------------------------------
+def masked_sequence_pooling(torch, device):
+    nn = torch.nn
+    B, T, D = 4, 6, 5
+    x = _randn(torch, 2780, B, T, D, device=device)
+    lengths = torch.tensor([6, 3, 1, 4], device=device)
+    mask = torch.arange(T, device=device)[None, :] < lengths[:, None]  # B, T
+    mask3 = mask[:, :, None]  # broadcast over features
+
+    # per-utterance feature normalisation (CMVN) over valid frames only
+    mu = torch.masked.mean(x, 1, keepdim=True, mask=mask3)
+    sd = torch.masked.std(x, 1, keepdim=True, correction=0, mask=mask3)
+    normed = torch.where(mask3, (x - mu) / (sd + 1e-5), torch.zeros_like(x))
+
+    class AttentivePooling(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.score = nn.Linear(D, 1)
+            self.out = nn.Linear(3 * D, 2)
+
+        def forward(self, h, mask):
+            w = torch.masked.softmax(self.score(h).squeeze(-1), 1, mask=mask)  # padded frames get 0
+            att = (w.unsqueeze(-1) * h).sum(1)
+            mean = torch.masked.mean(h, 1, mask=mask[:, :, None])
+            peak = torch.masked.amax(h, 1, mask=mask[:, :, None])
+            return self.out(torch.cat([att, mean, peak], -1)), w
+
+    model = _fill(torch, AttentivePooling(), 2781).to(device)
+    y = torch.tensor([0, 1, 1, 0], device=device)
+    opt = torch.optim.Adam(model.parameters(), lr=0.05)
+    losses = []
+    for _ in range(4):
+        logits, w = model(normed, mask)
+        loss = nn.functional.cross_entropy(logits, y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(round(loss.item(), 5))
+    stats = {"sum": _r(torch.masked.sum(x[..., 0], 1, mask=mask), 5),
+             "argmax": torch.masked.argmax(x[..., 0], 1, mask=mask).tolist(),
+             "logsumexp": _r(torch.masked.logsumexp(x[..., 0], 1, mask=mask), 5),
+             "norm": _r(torch.masked.norm(x[..., 0], 2.0, 1, mask=mask), 5),
+             "cumsum": _r(torch.masked.cumsum(x[1, :, 0], 0, mask=mask[1]), 5),
+             # a fully masked-out row is nan (0 / 0)
+             "var_empty": torch.masked.var(x[..., 0], 1, mask=mask & (lengths[:, None] > 1)).isnan().tolist()}
+    return {"mu": _r(mu[:, 0, :2], 5), "sd": _r(sd[:, 0, :2], 5), "losses": losses, "weights": _r(w, 4),
+            "stats": stats}
+
+
 PROGRAMS = [patchtst_forecaster, dlinear_decomposition, sliding_windows_three_ways, contrastive_search_kv,
-            min_p_and_typical_sampling, diverse_beam_search, ctc_alignment, ft_transformer_tabular]
+            min_p_and_typical_sampling, diverse_beam_search, ctc_alignment, ft_transformer_tabular,
+            masked_sequence_pooling]
 NEEDS_CPP = {}

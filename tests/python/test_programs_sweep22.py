@@ -11,6 +11,7 @@ resume with accumulation/clipping/EMA, state_dict prefix surgery, model and opti
 IterableDataset pipelines, parameter-vector utilities), each program written once against a module called `torch`,
 run with PyTorch and with tandem standing in for it, and their results compared. The focused tests below cover what
 they found (docs/compat.md, "Program sweep 22")."""
+import numpy as np
 import pytest
 
 import sweep22_compression
@@ -76,3 +77,94 @@ def test_to_sparse_csc_parts_and_gradient(device):
     with pytest.raises(NotImplementedError, match=r"layout=tandem.sparse_bsr is not supported\nhint: tandem has "
                                                   r"the strided, sparse_coo, sparse_csr and sparse_csc layouts"):
         x.to_sparse(layout=tandem.layout("sparse_bsr"))
+
+
+# ---- torch.masked: reductions and normalisations with mask= ---------------------------------------------------------
+def _masked_data(L, d, dtype):
+    rng = np.random.default_rng(0)
+    values = rng.standard_normal((3, 4)) if dtype.startswith("float") else rng.integers(-5, 5, (3, 4))
+    mask = L.tensor([[True, False, True, True], [False, False, False, False], [True, True, False, True]], device=d)
+    return L.tensor(values, dtype=getattr(L, dtype), device=d), mask
+
+
+_MASKED_CALLS = {
+    "sum": lambda M, x, m: M.sum(x, 1, mask=m), "sum_all": lambda M, x, m: M.sum(x, mask=m),
+    "sum_keepdim": lambda M, x, m: M.sum(x, (0, 1), keepdim=True, mask=m), "sum_no_mask": lambda M, x, m: M.sum(x, 0),
+    "sum_dtype": lambda M, x, m: M.sum(x, 1, dtype=x.new_zeros(()).double().dtype, mask=m),
+    "prod": lambda M, x, m: M.prod(x, 1, mask=m), "prod_all": lambda M, x, m: M.prod(x, mask=m),
+    "cumsum": lambda M, x, m: M.cumsum(x, 1, mask=m), "cumprod": lambda M, x, m: M.cumprod(x, 0, mask=m),
+    "amax": lambda M, x, m: M.amax(x, 1, mask=m), "amin": lambda M, x, m: M.amin(x, 0, keepdim=True, mask=m),
+    "argmax": lambda M, x, m: M.argmax(x, 1, mask=m), "argmin": lambda M, x, m: M.argmin(x, 0, mask=m),
+    "mean": lambda M, x, m: M.mean(x, 1, mask=m), "mean_all": lambda M, x, m: M.mean(x, mask=m),
+    "mean_no_mask": lambda M, x, m: M.mean(x, -1, keepdim=True), "median": lambda M, x, m: M.median(x, 1, mask=m),
+    "logsumexp": lambda M, x, m: M.logsumexp(x, 1, mask=m),
+    "norm": lambda M, x, m: M.norm(x, 2.0, 1, mask=m), "norm_neg_inf": lambda M, x, m: M.norm(x, float("-inf"), 1, mask=m),
+    "norm_1": lambda M, x, m: M.norm(x, 1, (0, 1), mask=m), "var": lambda M, x, m: M.var(x, 1, mask=m),
+    "var_biased": lambda M, x, m: M.var(x, 1, False, mask=m),
+    "std": lambda M, x, m: M.std(x, 0, correction=0, keepdim=True, mask=m), "std_all": lambda M, x, m: M.std(x, mask=m),
+    "softmax": lambda M, x, m: M.softmax(x, 1, mask=m), "log_softmax": lambda M, x, m: M.log_softmax(x, -1, mask=m),
+    "softmin": lambda M, x, m: M.softmin(x, 0, mask=m), "normalize": lambda M, x, m: M.normalize(x, 2.0, 1, mask=m),
+    "broadcast_mask": lambda M, x, m: M.sum(x, 1, mask=m[0]), "broadcast_mean": lambda M, x, m: M.mean(x, 0, mask=m[:, :1]),
+    "int_mask": lambda M, x, m: M.amax(x, 1, mask=m.int()),
+    "mask_with_more_dims": lambda M, x, m: M.sum(x, 1, mask=m[None]),
+    "repeated_dim": lambda M, x, m: M.sum(x, (1, 1), mask=m), "dim_out_of_range": lambda M, x, m: M.sum(x, 2, mask=m),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+@pytest.mark.parametrize("call", list(_MASKED_CALLS))
+def test_masked_reductions_match_pytorch(call, dtype, device):
+    """tandem.masked (absent before) reads only the masked-in elements as torch.masked does: the identity of each
+    op fills the others (fully masked-out slices: 0 for sum, -inf for amax, nan for mean/var/std/median, a zero
+    softmax), small integers sum in int64, mean refuses integer input, and the masks broadcast with PyTorch's
+    errors."""
+    same_outcome(lambda L, d: _MASKED_CALLS[call](L.masked, *_masked_data(L, d, dtype)), device)
+
+
+_MASKED_EDGES = {
+    "mean_of_ints": lambda L, d: L.masked.mean(L.tensor([1, 2], device=d), mask=L.tensor([True, False], device=d)),
+    "mean_of_ints_as_float": lambda L, d: L.masked.mean(L.tensor([1, 2], device=d), dtype=L.float32,
+                                                        mask=L.tensor([True, False], device=d)),
+    "sum_of_bools": lambda L, d: L.masked.sum(L.tensor([True, True, False], device=d),
+                                              mask=L.tensor([True, False, True], device=d)),
+    "median_of_ints_fully_masked": lambda L, d: L.masked.median(
+        L.tensor([[1, 2], [3, 4]], device=d), 1, mask=L.tensor([[True, False], [False, False]], device=d)),
+    "zero_dim": lambda L, d: [L.masked.sum(L.tensor(3.0, device=d), mask=L.tensor(False, device=d)),
+                              L.masked.mean(L.tensor(3.0, device=d), mask=L.tensor(True, device=d))],
+    "var_unbiased_and_correction": lambda L, d: L.masked.var(L.ones(3, device=d), 0, True, correction=1),
+    "is_masked_tensor": lambda L, d: L.masked.is_masked_tensor(L.ones(2, device=d)),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", list(_MASKED_EDGES))
+def test_masked_edge_cases_match_pytorch(case, device):
+    same_outcome(_MASKED_EDGES[case], device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_masked_gradients_reach_masked_in_elements(device):
+    """The masked ops are compositions of differentiable ops: gradients reach the masked-in elements only."""
+    def run(L, d):
+        x, m = _masked_data(L, d, "float64")
+        x.requires_grad_()
+        M = L.masked
+        loss = (M.mean(x, 1, mask=m).nan_to_num().sum() + M.softmax(x, 1, mask=m).nan_to_num()[:, 0].sum()
+                + M.amax(x, 0, mask=m).sum() + M.std(x, 1, mask=m).nan_to_num().sum())
+        loss.backward()
+        return x.grad
+    same_outcome(run, device)
+
+
+def test_masked_tensor_is_refused_with_a_hint():
+    """MaskedTensor (a __torch_dispatch__ subclass in PyTorch) is not there: its constructors say so and name the
+    mask= functions; a sparse input is refused with a hint to densify."""
+    with pytest.raises(NotImplementedError, match="tandem.masked has the masked reductions and normalisations "
+                                                  r"\(mask=\) but no MaskedTensor\nhint: keep the data and the mask"):
+        tandem.masked.masked_tensor(tandem.ones(2), tandem.ones(2, dtype=tandem.bool))
+    with pytest.raises(NotImplementedError, match="as_masked_tensor|MaskedTensor"):
+        tandem.masked.as_masked_tensor(tandem.ones(2), tandem.ones(2, dtype=tandem.bool))
+    with pytest.raises(NotImplementedError, match=r"masked sum: tandem.masked takes strided \(dense\) tensors, got "
+                                                  r"tandem.sparse_coo\nhint: call .to_dense\(\)"):
+        tandem.masked.sum(tandem.ones(2, 2).to_sparse(), mask=tandem.ones(2, 2, dtype=tandem.bool))
