@@ -168,3 +168,48 @@ def test_masked_tensor_is_refused_with_a_hint():
     with pytest.raises(NotImplementedError, match=r"masked sum: tandem.masked takes strided \(dense\) tensors, got "
                                                   r"tandem.sparse_coo\nhint: call .to_dense\(\)"):
         tandem.masked.sum(tandem.ones(2, 2).to_sparse(), mask=tandem.ones(2, 2, dtype=tandem.bool))
+
+
+# ---- names PyTorch has and tandem lacked: view_as_real_copy, view_as_complex_copy, sparse_compressed_tensor -----------
+def _complex(L, d):
+    return L.tensor([1 + 2j, 3j], device=d)
+
+
+_NEW_NAMES = {
+    "view_as_real_copy": lambda L, d: [L.view_as_real_copy(_complex(L, d)),
+                                       L.view_as_real_copy(_complex(L, d)).is_contiguous()],
+    "view_as_real_copy_is_a_copy": lambda L, d: (lambda z: (L.view_as_real_copy(z).mul_(0), z)[1])(_complex(L, d)),
+    "view_as_real_copy_of_real": lambda L, d: L.view_as_real_copy(L.ones(2, device=d)),
+    "view_as_real_copy_out": lambda L, d: (lambda o: (L.view_as_real_copy(_complex(L, d), out=o), o)[1])(
+        L.empty(2, 2, device=d)),
+    "view_as_complex_copy": lambda L, d: L.view_as_complex_copy(L.ones(2, 2, device=d)),
+    "view_as_real_copy_grad": lambda L, d: (lambda x: (L.view_as_real_copy(L.view_as_complex(x)).sum().backward(),
+                                                      x.grad)[1])(L.ones(2, 2, device=d, requires_grad=True)),
+}
+
+
+def _compressed(L, d, layout, size=True, **kwargs):
+    parts = (L.tensor([0, 1, 3], device=d), L.tensor([1, 0, 2], device=d), L.tensor([1.0, 2.0, 3.0], device=d))
+    if layout is not None:
+        kwargs["layout"] = getattr(L, layout)
+    shape = ((3, 2) if layout == "sparse_csc" else (2, 3),) if size else ()
+    s = L.sparse_compressed_tensor(*parts, *shape, **kwargs)
+    return [str(s.layout), s.dtype == L.float64, s.requires_grad, s.to_dense()]
+
+
+for _layout in ("sparse_csr", "sparse_csc", None, "sparse_coo", "strided"):
+    _NEW_NAMES[f"sparse_compressed_tensor_{_layout}"] = lambda L, d, lay=_layout: _compressed(L, d, lay)
+_NEW_NAMES["sparse_compressed_tensor_inferred_size"] = lambda L, d: _compressed(
+    L, d, "sparse_csc", size=False, dtype=L.float64, requires_grad=True)
+_NEW_NAMES["sparse_compressed_tensor_invariants"] = lambda L, d: L.sparse_compressed_tensor(
+    L.tensor([0, 1, 5]), L.tensor([1, 0, 2]), L.tensor([1.0, 2.0, 3.0]), (2, 3), layout=L.sparse_csr,
+    check_invariants=True)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", list(_NEW_NAMES))
+def test_names_added_match_pytorch(case, device):
+    """torch.view_as_real_copy/view_as_complex_copy (a contiguous copy, differentiable, with out=) and
+    torch.sparse_compressed_tensor (sparse_csr_tensor or sparse_csc_tensor by layout; PyTorch's error for any other
+    layout) were missing."""
+    same_outcome(_NEW_NAMES[case], device)
