@@ -6,7 +6,9 @@ strict=False reports, assign=True, size-mismatch errors); printing models and op
 compression, ParameterList/ParameterDict, an optimizer's repr); custom samplers (a length-bucketing batch sampler,
 DistributedSampler with explicit replicas, a collate_fn that pads); IterableDataset pipelines (get_worker_info in the
 main process, ChainDataset, StackDataset, batch_size=None, len() refusals); parameter-vector utilities
-(parameters_to_vector, vector_to_parameters, get_total_norm, clip_grads_with_norm_, fuse_conv_bn_eval).
+(parameters_to_vector, vector_to_parameters, get_total_norm, clip_grads_with_norm_, fuse_conv_bn_eval);
+subclasses of PyTorch's layers through its hooks (_BatchNorm/_InstanceNorm's _check_input_dim and
+_get_no_batch_dim, Embedding._fill_padding_idx_with_zero, LSTM.get_expected_hidden_size/check_forward_args).
 
 Each program takes the library as `torch` and a device and returns plain Python values (see
 test_programs_sweep22.py). Parameters and data come from NumPy so both libraries start from the same numbers."""
@@ -300,7 +302,61 @@ def parameter_vector_utilities(torch, device):
             "vec_error": _error(lambda: nn.utils.vector_to_parameters(vec[:-1].tolist(), model.parameters()))}
 
 
+# ---- research-code subclasses of PyTorch's layers, through PyTorch's hooks ----------------------------------------------
+def layer_subclass_hooks(torch, device):
+    nn, F = torch.nn, torch.nn.functional
+
+    class AnyRankBatchNorm(nn.modules.batchnorm._BatchNorm):
+        """One BN for 2-D to 5-D inputs (the `_check_input_dim` override research code writes)."""
+
+        def _check_input_dim(self, input):
+            if input.dim() < 2 or input.dim() > 5:
+                raise ValueError(f"expected 2D to 5D input (got {input.dim()}D input)")
+
+    class AdaptiveInstanceNorm(nn.modules.instancenorm._InstanceNorm):
+        """Instance norm over (C, L) sequences that also takes an unbatched (C, L) input."""
+
+        def _get_no_batch_dim(self):
+            return 2
+
+        def _check_input_dim(self, input):
+            if input.dim() not in (2, 3):
+                raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+    class ScaledEmbedding(nn.Embedding):
+        def reset_parameters(self):
+            nn.init.eye_(self.weight)
+            self._fill_padding_idx_with_zero()
+
+    class StatefulLSTM(nn.LSTM):
+        def init_hidden(self, x):
+            h = torch.zeros(self.get_expected_hidden_size(x, None), device=x.device)
+            return h, torch.zeros(self.get_expected_cell_size(x, None), device=x.device)
+
+    bn = _fill(torch, AnyRankBatchNorm(3), 2870).to(device)
+    outs = [bn(_randn(torch, 2871 + k, *shape, device=device)).mean().item() for k, shape in
+            enumerate([(4, 3), (2, 3, 5), (2, 3, 2, 2), (2, 3, 1, 2, 2)])]
+    errors = [_error(lambda: bn(torch.ones(2, 3, 1, 1, 1, 1, device=device))),
+              _error(lambda: nn.modules.batchnorm._BatchNorm(3)(torch.ones(2, 3, device=device)))]
+    inorm = AdaptiveInstanceNorm(3, affine=True).to(device)
+    x = _randn(torch, 2880, 2, 3, 6, device=device)
+    same_unbatched = torch.allclose(inorm(x[0]), inorm(x)[0], atol=1e-6)
+    emb = ScaledEmbedding(5, 5, padding_idx=2)
+    lstm = _fill(torch, StatefulLSTM(3, 4, batch_first=True), 2881).to(device)
+    seq = _randn(torch, 2882, 2, 5, 3, device=device)
+    state = lstm.init_hidden(seq)
+    out, (h, c) = lstm(seq, state)
+    errors.append(_error(lambda: lstm.check_forward_args(seq, (state[0][:, :1], state[1]), None)))
+    errors.append(_error(lambda: lstm.check_input(seq[..., :2], None)))
+    loss = F.mse_loss(out, torch.zeros_like(out)) + inorm(x).pow(2).mean()
+    loss.backward()
+    return {"bn_means": [round(v, 5) for v in outs], "running_mean": _r(bn.running_mean, 5),
+            "tracked": int(bn.num_batches_tracked), "errors": errors, "unbatched": same_unbatched,
+            "emb": emb.weight.diagonal().tolist(), "state": [list(t.shape) for t in state],
+            "h": _r(h[0, :, :2], 5), "grad": _r(inorm.weight.grad, 5)}
+
+
 PROGRAMS = [activation_checkpointing_variants, accumulate_clip_ema_resume, state_dict_prefix_surgery,
             module_and_optimizer_repr, bucketing_sampler_collate, iterable_dataset_pipeline,
-            parameter_vector_utilities]
+            parameter_vector_utilities, layer_subclass_hooks]
 NEEDS_CPP = {}

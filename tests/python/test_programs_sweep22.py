@@ -213,3 +213,140 @@ def test_names_added_match_pytorch(case, device):
     torch.sparse_compressed_tensor (sparse_csr_tensor or sparse_csc_tensor by layout; PyTorch's error for any other
     layout) were missing."""
     same_outcome(_NEW_NAMES[case], device)
+
+
+# ---- PyTorch's layer hooks: _check_input_dim, _get_no_batch_dim, the RNN checks, _fill_padding_idx_with_zero ----------
+def _any_rank_bn(L):
+    class AnyRankBatchNorm(L.nn.modules.batchnorm._BatchNorm):
+        def _check_input_dim(self, input):
+            if input.dim() < 2:
+                raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+    return AnyRankBatchNorm(3)
+
+
+_NORM_HOOKS = {
+    "bn_subclass_ranks": lambda L, d: [_any_rank_bn(L).to(d)(L.arange(3.0 * n, device=d).view(n // 3 or 1, 3, -1)
+                                                             if n > 3 else L.ones(2, 3, device=d)).shape
+                                       for n in (3, 6, 12)],
+    "bn_subclass_refuses": lambda L, d: _any_rank_bn(L).to(d)(L.ones(3, device=d)),
+    "bn_base_needs_the_hook": lambda L, d: L.nn.modules.batchnorm._BatchNorm(3).to(d)(L.ones(2, 3, device=d)),
+    "bn2d_message": lambda L, d: L.nn.BatchNorm2d(3).to(d)(L.ones(2, 3, device=d)),
+    "bn2d_hook_direct": lambda L, d: L.nn.BatchNorm1d(3)._check_input_dim(L.ones(2, 3, 4, 5)),
+    "sync_bn_message": lambda L, d: L.nn.SyncBatchNorm(3).to(d)(L.ones(3, device=d)),
+    "sync_bn_any_rank": lambda L, d: L.nn.SyncBatchNorm(3).to(d)(L.arange(12.0, device=d).view(2, 3, 2)),
+    "instance_base_needs_the_hook": lambda L, d: L.nn.modules.instancenorm._InstanceNorm(3)(L.ones(2, 3, 4)),
+    "instance_hooks": lambda L, d: [L.nn.InstanceNorm2d(3)._get_no_batch_dim(),
+                                    L.nn.InstanceNorm1d(3)._check_input_dim(L.ones(3, 4)),
+                                    L.nn.InstanceNorm3d(2)(L.arange(16.0, device=d).view(2, 2, 2, 2))],
+    "instance_message": lambda L, d: L.nn.InstanceNorm1d(3)(L.ones(3, device=d)),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", list(_NORM_HOOKS))
+def test_norm_layers_go_through_pytorchs_hooks(case, device):
+    """_BatchNorm.forward calls self._check_input_dim and _InstanceNorm.forward calls _check_input_dim/
+    _get_no_batch_dim/_handle_no_batch_input/_apply_instance_norm, as in PyTorch, so a research-code subclass that
+    overrides them runs (tandem read a class attribute: a _BatchNorm subclass failed with "expected  input (got 4D
+    input)"); a subclass that defines no check is PyTorch's bare NotImplementedError."""
+    same_outcome(_NORM_HOOKS[case], device)
+
+
+def _rnn(L, kind="LSTM", **kwargs):
+    module = getattr(L.nn, kind)(3, 4, **kwargs)
+    with L.no_grad():
+        for i, p in enumerate(module.parameters()):
+            p.copy_(L.linspace(-0.5, 0.5, p.numel()).view(p.shape) * (1 + i % 3) / 3)
+    return module
+
+
+def _seq(L, d, *shape):
+    return L.linspace(-1, 1, int(np.prod(shape)), device=d).view(*shape)
+
+
+_RNN_HOOKS = {
+    "expected_sizes": lambda L, d: [_rnn(L, batch_first=True).get_expected_hidden_size(_seq(L, d, 2, 5, 3), None),
+                                    _rnn(L, proj_size=2, num_layers=2).get_expected_hidden_size(_seq(L, d, 5, 2, 3), None),
+                                    _rnn(L, proj_size=2, bidirectional=True).get_expected_cell_size(
+                                        _seq(L, d, 5, 2, 3), L.tensor([3, 2])),
+                                    _rnn(L, "GRU").get_expected_hidden_size(_seq(L, d, 5, 2, 3), None)],
+    "check_input_dims": lambda L, d: _rnn(L).check_input(_seq(L, d, 5, 3), None),
+    "check_input_size": lambda L, d: _rnn(L, "GRU").check_input(_seq(L, d, 5, 2, 2), None),
+    "check_input_dtype": lambda L, d: _rnn(L, "RNN").check_input(_seq(L, d, 5, 2, 3).double(), None),
+    "check_hidden_size": lambda L, d: _rnn(L, "GRU").check_hidden_size(L.ones(1, 2, 5), (1, 2, 4)),
+    "check_forward_args_lstm": lambda L, d: _rnn(L).check_forward_args(
+        _seq(L, d, 5, 2, 3), (L.zeros(1, 2, 4, device=d), L.zeros(1, 3, 4, device=d)), None),
+    "check_forward_args_gru": lambda L, d: _rnn(L, "GRU").check_forward_args(
+        _seq(L, d, 5, 2, 3), L.zeros(2, 2, 4, device=d), None),
+    "permute_hidden": lambda L, d: [_rnn(L).permute_hidden((_seq(L, d, 1, 3, 4), -_seq(L, d, 1, 3, 4)),
+                                                           L.tensor([2, 0, 1], device=d)),
+                                    _rnn(L, "RNN").permute_hidden(_seq(L, d, 1, 3, 4), None)],
+    "forward_batch_first_state": lambda L, d: _rnn(L, "GRU", batch_first=True).to(d)(
+        _seq(L, d, 2, 5, 3), L.zeros(1, 5, 4, device=d)),
+    "forward_lstm_state_sizes": lambda L, d: _rnn(L, proj_size=2).to(d)(
+        _seq(L, d, 5, 2, 3), (L.zeros(1, 2, 4, device=d), L.zeros(1, 2, 4, device=d))),
+    "forward_three_states": lambda L, d: _rnn(L).to(d)(
+        _seq(L, d, 5, 2, 3), (L.zeros(1, 2, 4, device=d), L.zeros(1, 2, 4, device=d), L.zeros(1, 2, 4, device=d))),
+    "forward_packed_unsorted": lambda L, d: (lambda out: [out[0].data, out[1]])(_rnn(L).to(d)(
+        L.nn.utils.rnn.pack_padded_sequence(_seq(L, d, 4, 3, 3), L.tensor([2, 4, 3]), enforce_sorted=False),
+        (_seq(L, d, 1, 3, 4), -_seq(L, d, 1, 3, 4)))),
+    "forward_unbatched_batch_first": lambda L, d: _rnn(L, "RNN", batch_first=True).to(d)(
+        _seq(L, d, 5, 3), _seq(L, d, 1, 4)),
+    "forward_packed_state_size": lambda L, d: _rnn(L, "GRU").to(d)(
+        L.nn.utils.rnn.pack_padded_sequence(_seq(L, d, 4, 3, 3), L.tensor([4, 3, 2])), L.zeros(1, 2, 4, device=d)),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", list(_RNN_HOOKS))
+def test_rnn_checks_are_pytorchs_methods(case, device):
+    """RNN/LSTM/GRU have PyTorch's check_input, get_expected_hidden_size (LSTM: get_expected_cell_size),
+    check_hidden_size, check_forward_args and permute_hidden, and forward goes through them (subclasses call or
+    override them); forward's results and messages are unchanged (batch_first, proj_size, packed and unsorted,
+    unbatched, a third LSTM state)."""
+    same_outcome(_RNN_HOOKS[case], device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_rnn_subclass_overrides_reach_forward(device):
+    """A subclass's check_forward_args and permute_hidden are what forward calls, with the input in the module's
+    layout and the states permuted first, as in PyTorch."""
+    def run(L, d):
+        seen = []
+
+        class Logged(L.nn.LSTM):
+            def check_forward_args(self, input, hidden, batch_sizes):
+                seen.append([list(input.shape), [list(h.shape) for h in hidden], batch_sizes is None])
+                super().check_forward_args(input, hidden, batch_sizes)
+
+            def permute_hidden(self, hx, permutation):
+                seen.append(None if permutation is None else permutation.tolist())
+                return super().permute_hidden(hx, permutation)
+
+        m = Logged(3, 4, batch_first=True).to(d)
+        m(_seq(L, d, 2, 5, 3))
+        m(_seq(L, d, 5, 3))
+        packed = L.nn.utils.rnn.pack_padded_sequence(_seq(L, d, 3, 4, 3), L.tensor([2, 4, 3]), batch_first=True,
+                                                     enforce_sorted=False)
+        m(packed, (L.zeros(1, 3, 4, device=d), L.zeros(1, 3, 4, device=d)))
+        return seen
+    same_outcome(run, device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_embedding_fill_padding_idx_with_zero(device):
+    """Embedding and EmbeddingBag have PyTorch's _fill_padding_idx_with_zero, which their reset_parameters calls
+    (a subclass re-initialising the table calls it too)."""
+    def run(L, d):
+        class Eye(L.nn.Embedding):
+            def reset_parameters(self):
+                L.nn.init.eye_(self.weight)
+                self._fill_padding_idx_with_zero()
+
+        bag = L.nn.EmbeddingBag(4, 4, padding_idx=1).to(d)
+        L.nn.init.ones_(bag.weight)
+        bag._fill_padding_idx_with_zero()
+        plain = L.nn.Embedding(3, 2)
+        plain._fill_padding_idx_with_zero()  # no padding_idx: nothing to fill
+        return [Eye(4, 4, padding_idx=-1).to(d).weight, bag.weight, bag.weight.requires_grad]
+    same_outcome(run, device)
