@@ -350,3 +350,37 @@ def test_embedding_fill_padding_idx_with_zero(device):
         plain._fill_padding_idx_with_zero()  # no padding_idx: nothing to fill
         return [Eye(4, 4, padding_idx=-1).to(d).weight, bag.weight, bag.weight.requires_grad]
     same_outcome(run, device)
+
+
+# ---- arguments PyTorch has and tandem lacked: the lazy norms' bias=, autograd.backward's grad_variables= ------------
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("kind", ["LazyBatchNorm1d", "LazyInstanceNorm1d"])
+@pytest.mark.parametrize("kwargs", [{}, {"bias": False}, {"affine": False}, {"affine": False, "bias": True}],
+                         ids=["default", "no_bias", "no_affine", "no_affine_bias"])
+def test_lazy_norms_take_bias(kind, kwargs, device):
+    """LazyBatchNorm*/LazyInstanceNorm* take PyTorch's keyword-only bias= (TypeError before): without it the module
+    it becomes has no bias parameter and prints bias=False."""
+    def run(L, d):
+        m = getattr(L.nn, kind)(**kwargs).to(d)
+        before = repr(m)
+        y = m(L.arange(12.0, device=d).view(2, 3, 2))
+        return [before, repr(m), type(m).__name__, m.bias is None, m.weight is None, y, sorted(m.state_dict())]
+    same_outcome(run, device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_autograd_backward_takes_grad_variables(device):
+    """torch.autograd.backward's deprecated grad_variables= (pre-0.4 code) is grad_tensors with a FutureWarning; both
+    together are PyTorch's RuntimeError. (Keyword-only here: PyTorch's takes it fifth, before inputs.)"""
+    def run(L, d):
+        x = L.ones(2, requires_grad=True, device=d)
+        L.autograd.backward(x * 2, grad_variables=L.tensor([1.0, 3.0], device=d))
+        L.autograd.backward([x * 1], None, None, False, grad_variables=[L.ones(2, device=d)], inputs=[x])
+        return x.grad
+    same_outcome(run, device)
+    x = tandem.ones(2, requires_grad=True, device=device)
+    with pytest.warns(FutureWarning, match="`grad_variables` is deprecated. Use `grad_tensors` instead."):
+        tandem.autograd.backward(x.sum(), grad_variables=tandem.tensor(1.0, device=device))
+    with pytest.raises(RuntimeError, match="`grad_tensors` and `grad_variables` \\(deprecated\\) arguments both passed "
+                                          "to `backward\\(\\)`. Please only use `grad_tensors`."):
+        tandem.autograd.backward(x.sum(), grad_tensors=tandem.tensor(1.0), grad_variables=tandem.tensor(1.0))
