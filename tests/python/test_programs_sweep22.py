@@ -384,3 +384,15 @@ def test_autograd_backward_takes_grad_variables(device):
     with pytest.raises(RuntimeError, match="`grad_tensors` and `grad_variables` \\(deprecated\\) arguments both passed "
                                           "to `backward\\(\\)`. Please only use `grad_tensors`."):
         tandem.autograd.backward(x.sum(), grad_tensors=tandem.tensor(1.0), grad_variables=tandem.tensor(1.0))
+
+
+def test_module_modules_remove_duplicate_and_sequential_extend_keyword():
+    """Module.modules(remove_duplicate=False) lists a shared module each time it is reached (PyTorch 2.x's argument;
+    a TypeError before), and Sequential.extend's parameter is PyTorch's `sequential`."""
+    def run(L, d):
+        shared = L.nn.Linear(1, 1)
+        net = L.nn.Sequential(shared, shared, L.nn.Sequential(shared))
+        grown = L.nn.Sequential(L.nn.ReLU()).extend(sequential=[L.nn.Tanh()])
+        return [len(list(net.modules())), [type(m).__name__ for m in net.modules(remove_duplicate=False)],
+                [type(m).__name__ for m in net.modules(False)], repr(grown)]
+    same_outcome(run, "cpu")

@@ -367,8 +367,8 @@ class Module:
             children = [(name + ("." if name else "") + n, m) for n, m in mod._modules.items() if m is not None]
             stack.extend(reversed(children))
 
-    def modules(self):
-        for _, m in self.named_modules():
+    def modules(self, remove_duplicate=True):
+        for _, m in self.named_modules(remove_duplicate=remove_duplicate):
             yield m
 
     def named_children(self):
