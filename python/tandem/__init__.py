@@ -71,6 +71,7 @@ from . import _compositions
 
 globals().update(_LEGACY_TYPES)  # FloatTensor, LongTensor, ...
 autograd.Variable = _Variable
+from .autograd import variable as _autograd_variable  # noqa: E402,F401  (torch.autograd.variable, an attribute)
 
 _C._set_size_class(Size)  # Tensor.shape and size() make their Size in C++
 Tensor.__repr__ = _tensor_repr

@@ -8,7 +8,9 @@ DistributedSampler with explicit replicas, a collate_fn that pads); IterableData
 main process, ChainDataset, StackDataset, batch_size=None, len() refusals); parameter-vector utilities
 (parameters_to_vector, vector_to_parameters, get_total_norm, clip_grads_with_norm_, fuse_conv_bn_eval);
 subclasses of PyTorch's layers through its hooks (_BatchNorm/_InstanceNorm's _check_input_dim and
-_get_no_batch_dim, Embedding._fill_padding_idx_with_zero, LSTM.get_expected_hidden_size/check_forward_args).
+_get_no_batch_dim, Embedding._fill_padding_idx_with_zero, LSTM.get_expected_hidden_size/check_forward_args); layers
+forked from PyTorch's source (F._canonical_mask, F._in_projection_packed, F._verify_batch_size, _reverse_repeat_tuple,
+_ConvTransposeNd._output_padding, torch.autograd.variable, torch.utils.data._utils.worker).
 
 Each program takes the library as `torch` and a device and returns plain Python values (see
 test_programs_sweep22.py). Parameters and data come from NumPy so both libraries start from the same numbers."""
@@ -356,7 +358,86 @@ def layer_subclass_hooks(torch, device):
             "h": _r(h[0, :, :2], 5), "grad": _r(inorm.weight.grad, 5)}
 
 
+# ---- layers forked from PyTorch's source: its private helpers at its paths ---------------------------------------------
+def forked_pytorch_layers(torch, device):
+    nn, F = torch.nn, torch.nn.functional
+    _pair, _reverse_repeat_tuple = nn.modules.utils._pair, nn.modules.utils._reverse_repeat_tuple
+
+    class ReflectConv2d(nn.Module):
+        """A conv written out as PyTorch's Conv2d does it, with reflect padding through F.pad."""
+
+        def __init__(self, cin, cout, k, padding):
+            super().__init__()
+            self.padding = _pair(padding)
+            self._reversed_padding_repeated_twice = _reverse_repeat_tuple(self.padding, 2)
+            self.weight = nn.Parameter(torch.zeros(cout, cin, *_pair(k)))
+
+        def forward(self, x):
+            return F.conv2d(F.pad(x, self._reversed_padding_repeated_twice, mode="reflect"), self.weight)
+
+    class UpsampleConv(nn.modules.conv._ConvTransposeNd):
+        """A transposed conv subclass that sizes its output_padding with PyTorch's helper."""
+
+        def __init__(self, cin, cout):
+            super().__init__(cin, cout, _pair(3), _pair(2), _pair(1), _pair(1), True, _pair(0), 1, True, "zeros")
+
+        def forward(self, x, output_size=None):
+            op = self._output_padding(x, output_size, self.stride, self.padding, self.kernel_size, 2, self.dilation)
+            return F.conv_transpose2d(x, self.weight, self.bias, self.stride, self.padding, op, self.groups,
+                                      self.dilation)
+
+    class ForkedEncoderLayer(nn.Module):
+        """A TransformerEncoderLayer copied from PyTorch's source and cut down: its mask canonicalisation and the
+        packed in-projection."""
+
+        def __init__(self, d, heads):
+            super().__init__()
+            self.heads = heads
+            self.in_proj_weight = nn.Parameter(torch.zeros(3 * d, d))
+            self.in_proj_bias = nn.Parameter(torch.zeros(3 * d))
+            self.out = nn.Linear(d, d)
+            self.norm = nn.BatchNorm1d(d)
+
+        def forward(self, src, src_mask=None, src_key_padding_mask=None):
+            src_key_padding_mask = F._canonical_mask(mask=src_key_padding_mask, mask_name="src_key_padding_mask",
+                                                     other_type=F._none_or_dtype(src_mask), other_name="src_mask",
+                                                     target_type=src.dtype)
+            src_mask = F._canonical_mask(mask=src_mask, mask_name="src_mask", other_type=None, other_name="",
+                                         target_type=src.dtype, check_other=False)
+            q, k, v = F._in_projection_packed(src, src, src, self.in_proj_weight, self.in_proj_bias)
+            B, T, D = src.shape
+            q, k, v = (t.view(B, T, self.heads, D // self.heads).transpose(1, 2) for t in (q, k, v))
+            mask = src_key_padding_mask[:, None, None, :] + (src_mask if src_mask is not None else 0)
+            h = F.scaled_dot_product_attention(q, k, v, attn_mask=mask).transpose(1, 2).reshape(B, T, D)
+            h = src + self.out(h)
+            if self.training:
+                F._verify_batch_size([h.size(0) * h.size(1), h.size(2)])
+            return self.norm(h.transpose(1, 2)).transpose(1, 2)
+
+    conv = _fill(torch, ReflectConv2d(2, 3, 3, 1), 2890).to(device)
+    up = _fill(torch, UpsampleConv(3, 2), 2891).to(device)
+    layer = _fill(torch, ForkedEncoderLayer(8, 2), 2892).to(device)
+    img = _randn(torch, 2893, 1, 2, 5, 5, device=device)
+    feat = conv(img)
+    out_default, out_sized = up(feat), up(feat, output_size=[10, 10])
+    src = _randn(torch, 2894, 2, 4, 8, device=device)
+    pad = torch.tensor([[False, False, True, True], [False, False, False, True]], device=device)
+    causal = torch.triu(torch.full((4, 4), float("-inf"), device=device), 1)
+    enc = layer(src, causal, pad)
+    (enc * torch.linspace(-1, 1, 8, device=device)).pow(2).sum().backward()
+    unflat = nn.modules.flatten.Unflatten(1, (2, 4))(src.flatten(1, 2)[:, :8])
+    info = torch.utils.data._utils.worker.get_worker_info()
+    v = torch.autograd.variable.Variable(torch.ones(2, device=device), requires_grad=True)
+    errors = [_error(lambda: F._verify_batch_size([1, 4])), _error(lambda: F._none_or_dtype(1.0)),
+              _error(lambda: F._canonical_mask(torch.ones(2, dtype=torch.int64), "m", None, "", torch.float32))]
+    return {"feat": list(feat.shape), "pad": list(conv._reversed_padding_repeated_twice),
+            "up": [list(out_default.shape), list(out_sized.shape)], "enc": _r(enc[0, :2, :4], 4),
+            "grad": round(layer.in_proj_weight.grad.norm().item(), 5), "unflat": list(unflat.shape),
+            "worker": info, "variable": [v.requires_grad, isinstance(v, torch.Tensor)], "errors": errors,
+            "pairs": [_pair(3), _reverse_repeat_tuple((1, 2), 2), F._pair((4, 5)), F._triple(1)]}
+
+
 PROGRAMS = [activation_checkpointing_variants, accumulate_clip_ema_resume, state_dict_prefix_surgery,
             module_and_optimizer_repr, bucketing_sampler_collate, iterable_dataset_pipeline,
-            parameter_vector_utilities, layer_subclass_hooks]
+            parameter_vector_utilities, layer_subclass_hooks, forked_pytorch_layers]
 NEEDS_CPP = {}

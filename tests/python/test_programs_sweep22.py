@@ -396,3 +396,63 @@ def test_module_modules_remove_duplicate_and_sequential_extend_keyword():
         return [len(list(net.modules())), [type(m).__name__ for m in net.modules(remove_duplicate=False)],
                 [type(m).__name__ for m in net.modules(False)], repr(grown)]
     same_outcome(run, "cpu")
+
+
+# ---- PyTorch's private helpers and module paths that layers forked from its source use --------------------------------
+def _transposed_subclass(L):
+    class Up(L.nn.modules.conv._ConvTransposeNd):
+        def __init__(self):
+            pair = L.nn.modules.utils._pair
+            super().__init__(2, 3, pair(3), pair(2), pair(1), pair(1), True, pair(1), 1, False, "zeros")
+    return Up()
+
+
+_FORKED = {
+    "canonical_mask_bool": lambda L, d: L.nn.functional._canonical_mask(
+        L.tensor([[True, False]], device=d), "key_padding_mask", None, "", L.float32),
+    "canonical_mask_float": lambda L, d: L.nn.functional._canonical_mask(
+        L.tensor([[0.0, -1.0]], device=d), "attn_mask", L.bool, "key_padding_mask", L.float64, check_other=False),
+    "canonical_mask_int": lambda L, d: L.nn.functional._canonical_mask(L.tensor([1], device=d), "m", None, "", L.float32),
+    "none_or_dtype": lambda L, d: [L.nn.functional._none_or_dtype(None),
+                                   str(L.nn.functional._none_or_dtype(L.ones(1, dtype=L.float16)))],
+    "none_or_dtype_number": lambda L, d: L.nn.functional._none_or_dtype(1.0),
+    "in_projection_packed": lambda L, d: L.nn.functional._in_projection_packed(
+        _seq(L, d, 2, 4), _seq(L, d, 2, 4), _seq(L, d, 2, 4), _seq(L, d, 12, 4), _seq(L, d, 12)),
+    "in_projection_packed_cross": lambda L, d: L.nn.functional._in_projection_packed(
+        _seq(L, d, 2, 4), _seq(L, d, 3, 4), _seq(L, d, 3, 4), _seq(L, d, 12, 4)),
+    "in_projection": lambda L, d: L.nn.functional._in_projection(
+        _seq(L, d, 2, 4), _seq(L, d, 3, 4), _seq(L, d, 3, 4), _seq(L, d, 4, 4), -_seq(L, d, 4, 4), _seq(L, d, 4, 4)),
+    "verify_batch_size": lambda L, d: L.nn.functional._verify_batch_size([1, 3, 1]),
+    "verify_batch_size_ok": lambda L, d: L.nn.functional._verify_batch_size([2, 3]),
+    "verify_spatial_size": lambda L, d: L.nn.functional._verify_spatial_size([4, 3, 1, 1]),
+    "instance_norm_spatial_message": lambda L, d: L.nn.functional.instance_norm(L.ones(2, 3, 1, device=d)),
+    "get_softmax_dim": lambda L, d: [L.nn.functional._get_softmax_dim("softmax", n, 1) for n in range(5)],
+    "pair_single_triple": lambda L, d: [L.nn.functional._pair(2), L.nn.functional._single([3]),
+                                        L.nn.functional._triple((1, 2, 3))],
+    "reverse_repeat_tuple": lambda L, d: [L.nn.modules.utils._reverse_repeat_tuple((1, 2, 3), 2),
+                                          L.nn.modules.utils._reverse_repeat_tuple([4], 3)],
+    "conv_transpose_subclass": lambda L, d: (lambda m: [repr(m), list(m.weight.shape),
+                                                        m._output_padding(L.ones(1, 2, 4, 4), [9, 9], m.stride,
+                                                                          m.padding, m.kernel_size, 2, m.dilation)])(
+        _transposed_subclass(L)),
+    "conv_transpose_subclass_padding_mode": lambda L, d: L.nn.modules.conv._ConvTransposeNd(
+        1, 1, (1,), (1,), (0,), (1,), True, (0,), 1, True, "reflect"),
+    "conv_transpose_public": lambda L, d: repr(L.nn.ConvTranspose2d(2, 4, 3, stride=2, output_padding=1, dilation=2,
+                                                                    bias=False)),
+    "unflatten_path": lambda L, d: repr(L.nn.modules.flatten.Unflatten(1, (2, 2))),
+    "variable_path": lambda L, d: [L.autograd.variable.Variable is L.autograd.Variable,
+                                   L.autograd.variable.Variable(L.ones(2), requires_grad=True).requires_grad],
+    "worker_path": lambda L, d: [L.utils.data._utils.worker.get_worker_info is L.utils.data.get_worker_info,
+                                 L.utils.data._utils.worker.get_worker_info()],
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", list(_FORKED))
+def test_pytorch_private_helpers_at_their_paths(case, device):
+    """Code copied from PyTorch's layers reaches its private helpers: F._canonical_mask, _none_or_dtype,
+    _in_projection(_packed), _verify_batch_size, _verify_spatial_size, _get_softmax_dim, _pair/_single/_triple,
+    nn.modules.utils._reverse_repeat_tuple, nn.modules.conv._ConvTransposeNd with PyTorch's (_ConvNd's) constructor,
+    nn.modules.flatten.Unflatten, torch.autograd.variable and torch.utils.data._utils.worker (all missing before,
+    or _ConvTransposeNd only under conv_more with the public ConvTranspose signature)."""
+    same_outcome(_FORKED[case], device)
