@@ -10,7 +10,9 @@ main process, ChainDataset, StackDataset, batch_size=None, len() refusals); para
 subclasses of PyTorch's layers through its hooks (_BatchNorm/_InstanceNorm's _check_input_dim and
 _get_no_batch_dim, Embedding._fill_padding_idx_with_zero, LSTM.get_expected_hidden_size/check_forward_args); layers
 forked from PyTorch's source (F._canonical_mask, F._in_projection_packed, F._verify_batch_size, _reverse_repeat_tuple,
-_ConvTransposeNd._output_padding, torch.autograd.variable, torch.utils.data._utils.worker).
+_ConvTransposeNd._output_padding, torch.autograd.variable, torch.utils.data._utils.worker); module and optimizer
+overrides (_save_to_state_dict/_load_from_state_dict, the private state_dict hooks, _apply, _named_members, an
+Optimizer subclass with __setstate__).
 
 Each program takes the library as `torch` and a device and returns plain Python values (see
 test_programs_sweep22.py). Parameters and data come from NumPy so both libraries start from the same numbers."""
@@ -437,7 +439,101 @@ def forked_pytorch_layers(torch, device):
             "pairs": [_pair(3), _reverse_repeat_tuple((1, 2), 2), F._pair((4, 5)), F._triple(1)]}
 
 
+# ---- module and optimizer overrides from long-lived research code -------------------------------------------------------
+def module_and_optimizer_overrides(torch, device):
+    nn = torch.nn
+
+    class Legacy(nn.Module):
+        """Renames an old checkpoint key and keeps a Python list in the state_dict (fairseq/ESPnet style)."""
+
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(3, 2)
+            self.register_buffer("step", torch.tensor(0))
+            self.vocab = ["a", "b"]
+            self.applied = 0
+
+        def _save_to_state_dict(self, destination, prefix, keep_vars):
+            super()._save_to_state_dict(destination, prefix, keep_vars)
+            destination[prefix + "vocab_size"] = torch.tensor(len(self.vocab))
+
+        def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                  error_msgs):
+            state_dict.pop(prefix + "vocab_size", None)
+            old = prefix + "old_proj.weight"
+            if old in state_dict:
+                state_dict[prefix + "lin.weight"] = state_dict.pop(old)
+            super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                          error_msgs)
+
+        def _apply(self, fn, recurse=True):
+            self.applied += 1
+            return super()._apply(fn, recurse)
+
+        def forward(self, x):
+            return self.lin(x)
+
+    class NoFeedForward(nn.TransformerEncoderLayer):
+        def _ff_block(self, x):
+            return self.dropout2(x * 0.5)
+
+    class SGDW(torch.optim.Optimizer):
+        def __init__(self, params, lr=0.1, weight_decay=0.0):
+            super().__init__(params, dict(lr=lr, weight_decay=weight_decay))
+
+        def __setstate__(self, state):
+            super().__setstate__(state)
+            for group in self.param_groups:
+                group.setdefault("weight_decay", 0.0)
+
+        @torch.no_grad()
+        def step(self, closure=None):
+            loss = None
+            if closure is not None:
+                with torch.enable_grad():
+                    loss = closure()
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    state = self.state[p]
+                    state["step"] = state.get("step", 0) + 1
+                    p.mul_(1 - group["lr"] * group["weight_decay"]).add_(p.grad, alpha=-group["lr"])
+            return loss
+
+    net = _fill(torch, nn.Sequential(Legacy(), nn.Tanh()), 2900)
+    keys = list(net.state_dict())
+    old_ckpt = {("0.old_proj.weight" if k == "0.lin.weight" else k): v for k, v in net.state_dict().items()}
+    fresh = nn.Sequential(Legacy(), nn.Tanh())
+    log = []
+    fresh._register_state_dict_hook(lambda mod, sd, prefix, meta: log.append(("saved", len(sd))))
+    fresh[0]._register_load_state_dict_pre_hook(
+        lambda sd, prefix, meta, strict, missing, unexpected, errors: log.append(("loading", prefix)))
+    result = fresh.load_state_dict(old_ckpt)
+    fresh.state_dict()
+    fresh.to(device)
+    members = [n for n, _ in fresh._named_members(lambda m: m._buffers.items())]
+    x = _randn(torch, 2901, 4, 3, device=device)
+    layer = _fill(torch, NoFeedForward(4, 2, 8, dropout=0.0, batch_first=True), 2902).to(device)
+    opt = SGDW(list(fresh.parameters()) + list(layer.parameters()), lr=0.05, weight_decay=0.1)
+
+    def closure():
+        opt.zero_grad()
+        h = fresh(x)
+        out = layer(torch.cat([h, h], -1).view(2, 2, 4))  # training mode: the override runs in both libraries
+        loss = out.pow(2).mean()
+        loss.backward()
+        return loss
+
+    losses = [round(opt.step(closure).item(), 5) for _ in range(3)]
+    restored = SGDW(fresh.parameters())
+    restored.__setstate__({"state": {}, "param_groups": [{"params": [], "lr": 0.1}], "defaults": {}})
+    return {"keys": keys, "result": repr(result), "log": log, "applied": fresh[0].applied, "members": members,
+            "losses": losses, "steps": [opt.state[p]["step"] for p in fresh.parameters()],
+            "name": fresh[0]._get_name(), "setstate": restored.param_groups[0]["weight_decay"]}
+
+
 PROGRAMS = [activation_checkpointing_variants, accumulate_clip_ema_resume, state_dict_prefix_surgery,
             module_and_optimizer_repr, bucketing_sampler_collate, iterable_dataset_pipeline,
-            parameter_vector_utilities, layer_subclass_hooks, forked_pytorch_layers]
+            parameter_vector_utilities, layer_subclass_hooks, forked_pytorch_layers, module_and_optimizer_overrides]
 NEEDS_CPP = {}

@@ -456,3 +456,17 @@ def test_pytorch_private_helpers_at_their_paths(case, device):
     nn.modules.flatten.Unflatten, torch.autograd.variable and torch.utils.data._utils.worker (all missing before,
     or _ConvTransposeNd only under conv_more with the public ConvTranspose signature)."""
     same_outcome(_FORKED[case], device)
+
+
+def test_named_members_takes_pytorchs_members_function():
+    """Module._named_members(get_members_fn, prefix="", recurse=True, remove_duplicate=True) is PyTorch's: a
+    subclass passes a function of the module (tandem's took the name of a dict and required prefix and recurse)."""
+    def run(L, d):
+        shared = L.nn.Linear(1, 1)
+        net = L.nn.Sequential(shared, L.nn.BatchNorm1d(2), shared)
+        params = lambda m: m._parameters.items()  # noqa: E731
+        return [[n for n, _ in net._named_members(params)],
+                [n for n, _ in net._named_members(params, prefix="net", remove_duplicate=False)],
+                [n for n, _ in net._named_members(lambda m: m._buffers.items(), recurse=False)],
+                [n for n, _ in net[1]._named_members(lambda m: m._buffers.items(), "bn")]]
+    same_outcome(run, "cpu")
