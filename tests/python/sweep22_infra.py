@@ -533,7 +533,47 @@ def module_and_optimizer_overrides(torch, device):
             "name": fresh[0]._get_name(), "setstate": restored.param_groups[0]["weight_decay"]}
 
 
+def _shard_init(worker_id):
+    """worker_init_fn (module level: it goes to the worker processes): shard the dataset copy this worker holds."""
+    import numpy
+    info = _shard_init.torch.utils.data.get_worker_info()
+    dataset = info.dataset
+    per = (dataset.end - dataset.start + info.num_workers - 1) // info.num_workers
+    dataset.start, dataset.end = dataset.start + worker_id * per, min(dataset.start + (worker_id + 1) * per, dataset.end)
+    numpy.random.seed(1000 + worker_id)
+
+
+# ---- multi-process loading with worker_init_fn sharding ---------------------------------------------------------------
+def worker_init_sharding(torch, device):
+    data = torch.utils.data
+    _shard_init.torch = torch
+
+    class Range(data.IterableDataset):
+        def __init__(self, start, end):
+            super().__init__()
+            self.start, self.end = start, end
+
+        def __iter__(self):
+            import numpy
+            info = data.get_worker_info()
+            wid = -1 if info is None else info.id
+            for i in range(self.start, self.end):
+                yield {"x": torch.tensor([float(i)]), "worker": wid, "noise": float(numpy.random.randint(100))}
+
+    def collate(batch):
+        return {"x": torch.cat([b["x"] for b in batch]), "worker": [b["worker"] for b in batch],
+                "noise": [b["noise"] for b in batch]}
+
+    loader = data.DataLoader(Range(0, 10), batch_size=2, num_workers=2, worker_init_fn=_shard_init,
+                             collate_fn=collate, persistent_workers=True, prefetch_factor=2)
+    epochs = [[(b["x"].tolist(), b["worker"], b["noise"]) for b in loader] for _ in range(2)]
+    squares = data.TensorDataset(torch.arange(8.0) ** 2)
+    mapped = [b[0].tolist() for b in data.DataLoader(squares, batch_size=3, num_workers=2, drop_last=False)]
+    return {"epochs": epochs, "mapped": mapped, "same_epochs": epochs[0] == epochs[1]}
+
+
 PROGRAMS = [activation_checkpointing_variants, accumulate_clip_ema_resume, state_dict_prefix_surgery,
             module_and_optimizer_repr, bucketing_sampler_collate, iterable_dataset_pipeline,
-            parameter_vector_utilities, layer_subclass_hooks, forked_pytorch_layers, module_and_optimizer_overrides]
+            parameter_vector_utilities, layer_subclass_hooks, forked_pytorch_layers, module_and_optimizer_overrides,
+            worker_init_sharding]
 NEEDS_CPP = {}

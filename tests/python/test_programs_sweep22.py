@@ -470,3 +470,35 @@ def test_named_members_takes_pytorchs_members_function():
                 [n for n, _ in net._named_members(lambda m: m._buffers.items(), recurse=False)],
                 [n for n, _ in net[1]._named_members(lambda m: m._buffers.items(), "bn")]]
     same_outcome(run, "cpu")
+
+
+def _seed_numpy_in_worker(worker_id):
+    np.random.seed(500 + worker_id)
+
+
+class _NumpyDraws:
+    """A map-style dataset whose items are NumPy draws in the worker (the random state the workers keep)."""
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        return int(np.random.randint(1000))
+
+
+def test_persistent_workers_keep_their_random_state():
+    """Persistent workers go on from the random state they have (what worker_init_fn seeded) at each new epoch, and
+    the main process draws no new base seed for a resumed epoch, as in PyTorch: tandem re-seeded the workers with a
+    new base seed each epoch, undoing worker_init_fn's seeding."""
+    def run(L, d):
+        def epochs(n, persistent):
+            L.manual_seed(0)
+            loader = L.utils.data.DataLoader(_NumpyDraws(), batch_size=2, num_workers=2, persistent_workers=persistent,
+                                             worker_init_fn=_seed_numpy_in_worker)
+            draws = [[b.tolist() for b in loader] for _ in range(n)]
+            return draws, L.rand(1).item()
+        two, after_two = epochs(2, True)
+        one, after_one = epochs(1, True)
+        fresh, _ = epochs(2, False)
+        return [two, after_two == after_one, fresh[0] == fresh[1]]
+    same_outcome(run, "cpu")
