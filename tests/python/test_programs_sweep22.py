@@ -381,8 +381,9 @@ def test_autograd_backward_takes_grad_variables(device):
     x = tandem.ones(2, requires_grad=True, device=device)
     with pytest.warns(FutureWarning, match="`grad_variables` is deprecated. Use `grad_tensors` instead."):
         tandem.autograd.backward(x.sum(), grad_variables=tandem.tensor(1.0, device=device))
-    with pytest.raises(RuntimeError, match="`grad_tensors` and `grad_variables` \\(deprecated\\) arguments both passed "
-                                          "to `backward\\(\\)`. Please only use `grad_tensors`."):
+    with pytest.warns(FutureWarning), pytest.raises(
+            RuntimeError, match="`grad_tensors` and `grad_variables` \\(deprecated\\) arguments both passed to "
+                                "`backward\\(\\)`. Please only use `grad_tensors`."):
         tandem.autograd.backward(x.sum(), grad_tensors=tandem.tensor(1.0), grad_variables=tandem.tensor(1.0))
 
 
