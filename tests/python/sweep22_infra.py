@@ -572,8 +572,61 @@ def worker_init_sharding(torch, device):
     return {"epochs": epochs, "mapped": mapped, "same_epochs": epochs[0] == epochs[1]}
 
 
+# ---- timm's utilities: MultiEpochsDataLoader, init helpers from torch.nn.init's private cores ------------------------------
+def timm_style_utilities(torch, device):
+    data, nn = torch.utils.data, torch.nn
+
+    class _RepeatSampler:
+        def __init__(self, sampler):
+            self.sampler = sampler
+
+        def __iter__(self):
+            while True:
+                yield from iter(self.sampler)
+
+    class MultiEpochsDataLoader(data.DataLoader):
+        """timm's loader: one iterator for all epochs, the batch sampler swapped for a repeating one through the
+        name-mangled flag DataLoader uses to refuse changes after construction."""
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self._DataLoader__initialized = False
+            if self.batch_sampler is None:
+                self.sampler = _RepeatSampler(self.sampler)
+            else:
+                self.batch_sampler = _RepeatSampler(self.batch_sampler)
+            self._DataLoader__initialized = True
+            self.iterator = super().__iter__()
+
+        def __len__(self):
+            return len(self.sampler) if self.batch_sampler is None else len(self.batch_sampler.sampler)
+
+        def __iter__(self):
+            for _ in range(len(self)):
+                yield next(self.iterator)
+
+    ds = data.TensorDataset(torch.arange(10.0), torch.arange(10) % 3)
+    single = MultiEpochsDataLoader(ds, batch_size=4)
+    workers = MultiEpochsDataLoader(ds, batch_size=3, num_workers=2)
+    epochs = [[b[0].tolist() for b in loader] for loader in (single, single, workers, workers)]
+    refused = _error(lambda: setattr(single, "batch_sampler", None))
+
+    def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0):
+        return nn.init._no_grad_trunc_normal_(tensor, mean, std, a, b)
+
+    head = nn.Linear(16, 4).to(device)
+    trunc_normal_(head.weight, std=0.02, a=-0.04, b=0.04)
+    nn.init._no_grad_zero_(head.bias)
+    pos = nn.Parameter(torch.zeros(1, 5, 16, device=device))
+    trunc_normal_(pos, std=0.2)
+    nn.init._no_grad_fill_(pos[:, 0], 0.5)
+    return {"epochs": epochs, "refused": refused, "lens": [len(single), len(workers)],
+            "bounded": bool((head.weight.abs() <= 0.04).all()), "bias": head.bias.abs().sum().item(),
+            "cls": pos[0, 0, :3].tolist(), "leaf": [pos.is_leaf, pos.grad_fn is None]}
+
+
 PROGRAMS = [activation_checkpointing_variants, accumulate_clip_ema_resume, state_dict_prefix_surgery,
             module_and_optimizer_repr, bucketing_sampler_collate, iterable_dataset_pipeline,
             parameter_vector_utilities, layer_subclass_hooks, forked_pytorch_layers, module_and_optimizer_overrides,
-            worker_init_sharding]
+            worker_init_sharding, timm_style_utilities]
 NEEDS_CPP = {}

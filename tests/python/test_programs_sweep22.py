@@ -503,3 +503,47 @@ def test_persistent_workers_keep_their_random_state():
         fresh, _ = epochs(2, False)
         return [two, after_two == after_one, fresh[0] == fresh[1]]
     same_outcome(run, "cpu")
+
+
+class _Repeat:
+    def __init__(self, sampler):
+        self.sampler = sampler
+
+    def __iter__(self):
+        while True:
+            yield from iter(self.sampler)
+
+
+@pytest.mark.parametrize("swap", ["batch_sampler", "sampler_unbatched"])
+def test_dataloader_batches_follow_a_swapped_sampler(swap):
+    """A batch sampler (or sampler) swapped after construction through the name-mangled _DataLoader__initialized
+    flag (timm's MultiEpochsDataLoader) is what the batches come from: tandem's one-index_select-per-tensor path
+    for a TensorDataset kept reading the sampler it was built with, so the repeating sampler ended after one
+    epoch ("generator raised StopIteration")."""
+    def run(L, d):
+        ds = L.utils.data.TensorDataset(L.arange(5.0))
+        loader = L.utils.data.DataLoader(ds, batch_size=2 if swap == "batch_sampler" else None)
+        loader._DataLoader__initialized = False
+        if swap == "batch_sampler":
+            loader.batch_sampler = _Repeat(loader.batch_sampler)
+        else:
+            loader.sampler = _Repeat(loader.sampler)
+        loader._DataLoader__initialized = True
+        it = iter(loader)
+        return [[t.tolist() for t in next(it)] for _ in range(7)]
+    same_outcome(run, "cpu")
+
+
+def test_nn_init_private_cores():
+    """torch.nn.init's _no_grad_uniform_/_normal_/_trunc_normal_/_fill_/_zero_ (imported by code written against
+    PyTorch's source) fill in place without recording a graph."""
+    def run(L, d):
+        init, w = L.nn.init, L.nn.Parameter(L.empty(3, 4))
+        out = [init._no_grad_fill_(w, 2.0) is w, w.sum().item(), init._no_grad_zero_(w).sum().item()]
+        init._no_grad_trunc_normal_(w, 0.0, 1.0, -0.5, 0.5)
+        out.append(bool((w.abs() <= 0.5).all()))
+        init._no_grad_uniform_(w, 1.0, 2.0)
+        out.append(bool(((w >= 1) & (w < 2)).all()))
+        init._no_grad_normal_(w, 5.0, 0.0)
+        return out + [w.sum().item(), w.grad_fn is None, w.requires_grad]
+    same_outcome(run, "cpu")
