@@ -547,3 +547,18 @@ def test_nn_init_private_cores():
         init._no_grad_normal_(w, 5.0, 0.0)
         return out + [w.sum().item(), w.grad_fn is None, w.requires_grad]
     same_outcome(run, "cpu")
+
+
+def test_module_call_impl_names():
+    """Module._call_impl/_wrapped_call_impl run the hooks and forward as __call__ does, and _compiled_call_impl is
+    None (PyTorch's names, which libraries call or check directly; they were missing)."""
+    def run(L, d):
+        m = L.nn.Linear(2, 2)
+        with L.no_grad():
+            m.weight.fill_(1.0)
+            m.bias.zero_()
+        log = []
+        m.register_forward_hook(lambda mod, args, out: log.append(out.sum().item()))
+        outs = [m._call_impl(L.ones(1, 2)), L.nn.Module._call_impl(m, L.ones(1, 2)), m._wrapped_call_impl(L.ones(1, 2))]
+        return [outs, log, m._compiled_call_impl]
+    same_outcome(run, "cpu")

@@ -141,6 +141,11 @@ class Module:
             return self.forward(*args, **kwargs)
         return _hooks.call_with_hooks(self, args, kwargs)
 
+    # PyTorch's names for what __call__ runs, which libraries call or check directly (module._call_impl(x) runs
+    # the hooks and forward; _compiled_call_impl is None until torch.compile replaces it)
+    _call_impl = _wrapped_call_impl = __call__
+    _compiled_call_impl = None
+
     # ---- hooks (module_hooks.py runs them) --------------------------------------------------------------
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """hook(module, args) runs before forward; a non-None result replaces the positional arguments. With
