@@ -562,3 +562,17 @@ def test_module_call_impl_names():
         outs = [m._call_impl(L.ones(1, 2)), L.nn.Module._call_impl(m, L.ones(1, 2)), m._wrapped_call_impl(L.ones(1, 2))]
         return [outs, log, m._compiled_call_impl]
     same_outcome(run, "cpu")
+
+
+@pytest.mark.xfail(strict=True, reason="C++: python/src/autograd.cpp's Tensor.backward fallback calls "
+                                       "tandem.autograd.backward(self, gradient, retain_graph, create_graph, inputs) "
+                                       "positionally; passing inputs by keyword (\"inputs\"_a = inputs) would let "
+                                       "autograd.backward take PyTorch's order, grad_variables fifth")
+def test_autograd_backward_grad_variables_fifth_positionally():
+    """PyTorch's autograd.backward(tensors, grad_tensors, retain_graph, create_graph, grad_variables, inputs): a
+    fifth positional argument is the deprecated grad_variables."""
+    def run(L, d):
+        x = L.ones(2, requires_grad=True)
+        L.autograd.backward(x * 2, None, None, False, L.tensor([1.0, 3.0]))
+        return x.grad
+    same_outcome(run, "cpu")
