@@ -71,6 +71,7 @@ from . import _compositions
 
 globals().update(_LEGACY_TYPES)  # FloatTensor, LongTensor, ...
 autograd.Variable = _Variable
+from .autograd import variable as _autograd_variable  # noqa: E402,F401  (torch.autograd.variable, an attribute)
 
 _C._set_size_class(Size)  # Tensor.shape and size() make their Size in C++
 Tensor.__repr__ = _tensor_repr
@@ -123,6 +124,7 @@ from . import _deprecated_overloads  # noqa: E402
 _deprecated_overloads.install(globals())  # t.add_(alpha, other), torch.addcmul(input, value, t1, t2), ... (warn)
 from . import distributions  # noqa: E402,F401  (eager, as torch.distributions; pure Python, ~20 ms)
 from . import signal  # noqa: E402,F401  (torch.signal.windows: compositions)
+from . import masked  # noqa: E402,F401  (torch.masked's reductions with mask=: compositions)
 from . import xpu, mps, functional  # noqa: E402,F401  (no XPU/MPS devices: their queries answer as PyTorch's)
 from ._compositions_nd import histogramdd, nonzero_static, empty_permuted  # noqa: E402,F401
 from ._segment_reduction import segment_reduce  # noqa: E402,F401  (scatter_reduce by segment: docs/ops.md)

@@ -537,7 +537,7 @@ def nuclear_norm(input, dim=(-2, -1), keepdim=False):
 # ---- the *_copy forms: the view op, then a copy of what it returns ----
 
 _COPY_OF_VIEW = ("diagonal expand permute select squeeze t transpose unfold unsqueeze view split unbind "
-                 "split_with_sizes detach alias slice").split()
+                 "split_with_sizes detach alias slice view_as_real view_as_complex").split()
 
 
 def _slice(input, dim=0, start=None, end=None, step=1):
@@ -553,6 +553,8 @@ def _view_op(name):
         return _slice
     if name == "split_with_sizes":
         return split_with_sizes
+    if name in ("view_as_real", "view_as_complex"):  # functions only, no Tensor methods
+        return lambda input: getattr(_C, name)(input)
     return lambda input, *args, **kwargs: getattr(input, name)(*args, **kwargs)
 
 

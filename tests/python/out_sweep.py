@@ -182,6 +182,7 @@ CALLS = {
     "unsqueeze_copy": ([_m(), 0], {}), "squeeze_copy": ([_m()[None]], {}), "permute_copy": ([_m(), [1, 0]], {}),
     "transpose_copy": ([_m(), 0, 1], {}), "t_copy": ([_m()], {}), "expand_copy": ([_m()[0], [2, 3]], {}),
     "view_copy": ([_m(), [9]], {}), "diagonal_copy": ([_m()], {}), "alias_copy": ([_m()], {}),
+    "view_as_real_copy": ([torch.complex(_m(), -_m())], {}), "view_as_complex_copy": ([_m()[:, :2].contiguous()], {}),
     "detach_copy": ([_m()], {}), "as_strided_copy": ([_m(), [2, 2], [1, 2]], {}), "unfold_copy": ([_m(), 0, 2, 1], {}),
     "clone": ([_m()], {}), "threshold": ([_m(), 0.5, 0.0], {}), "hardshrink": ([_m() - 0.5], {}),
     "softmax": ([_m(), 1], {}), "log_softmax": ([_m(), 1], {}), "constant_pad_nd": ([_m(), [1, 1]], {}),

@@ -36,8 +36,18 @@ def _as_list(x, caller=None):
     return items
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
-    """Accumulates the gradients of `tensors` into the .grad of the leaves (or of `inputs`)."""
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None, *, grad_variables=None):
+    """Accumulates the gradients of `tensors` into the .grad of the leaves (or of `inputs`). ``grad_variables`` is
+    PyTorch's deprecated name of ``grad_tensors`` (pre-0.4 code); PyTorch takes it fifth, before inputs, but
+    Tensor.backward (python/src/autograd.cpp) passes inputs fifth, so here it is keyword-only."""
+    if grad_variables is not None:
+        import warnings  # noqa: PLC0415
+
+        warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.", FutureWarning, stacklevel=2)
+        if grad_tensors is not None:
+            raise RuntimeError("`grad_tensors` and `grad_variables` (deprecated) arguments both passed to "
+                               "`backward()`. Please only use `grad_tensors`.")
+        grad_tensors = grad_variables
     inputs = _as_list(inputs, "backward")
     tensors = _as_list(tensors, "backward")
     if inputs and any(not isinstance(x, _C.Tensor) for x in inputs):  # the engine's order: outputs, then inputs

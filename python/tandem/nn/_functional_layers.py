@@ -34,6 +34,14 @@ def _verify_batch_size(size):
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
 
 
+def _verify_spatial_size(size):
+    spatial = 1
+    for s in size[2:]:
+        spatial *= s
+    if spatial == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {size}")
+
+
 def _channel_shape(input):
     """[1, C, 1, ...]: a per-channel vector broadcast against an (N, C, *) input."""
     return [1, input.size(1)] + [1] * (input.dim() - 2)
@@ -80,11 +88,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         return _amp_run("none", instance_norm, input, running_mean, running_var, weight, bias, use_input_stats,
                         momentum, eps)
     if use_input_stats:
-        spatial = 1
-        for s in input.shape[2:]:
-            spatial *= s
-        if spatial == 1:  # PyTorch's Python check, before the op's vmap rule
-            raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
+        _verify_spatial_size(input.shape)  # PyTorch's Python check, before the op's vmap rule
         _func_transforms.check_batch_norm_running_stats(running_mean, running_var)
     elif running_mean is None or running_var is None:
         raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")

@@ -1019,5 +1019,14 @@ GRID_SAMPLE_INTERPOLATION_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
 GRID_SAMPLE_PADDING_MODES = {"zeros": 0, "border": 1, "reflection": 2}
 from .._torch_functional_forms import conv_tbc  # noqa: E402,F401  (F.conv_tbc is torch.conv_tbc)
 
+# Private helpers PyTorch's nn.functional carries, which code copied from PyTorch's own layers calls (a forked
+# TransformerEncoderLayer's F._canonical_mask/_none_or_dtype, a custom BatchNorm's F._verify_batch_size, a custom
+# conv's F._pair): the functions tandem's layers use. Plain functions, as in PyTorch (wrap_functional skips "_").
+from ._functional_attention import (_canonical_mask, _in_projection, _in_projection_packed,  # noqa: E402,F401
+                                    _mha_shape_check, _none_or_dtype)
+from ._functional_layers import _verify_batch_size, _verify_spatial_size  # noqa: E402,F401
+from .modules.utils import _pair, _single, _triple  # noqa: E402,F401
+_get_softmax_dim = _softmax_dim
+
 from .._builtin_functions import wrap_functional  # noqa: E402
 wrap_functional(globals())  # last: the functions dispatch to __torch_function__ (docs/compat.md)

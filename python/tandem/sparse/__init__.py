@@ -175,6 +175,7 @@ def install(namespace):
     namespace["sparse_coo_tensor"] = _construct.sparse_coo_tensor
     namespace["sparse_csr_tensor"] = _csr_construct.sparse_csr_tensor
     namespace["sparse_csc_tensor"] = _csc.sparse_csc_tensor
+    namespace["sparse_compressed_tensor"] = _csc.sparse_compressed_tensor
     namespace["smm"], namespace["hspmm"] = _masked.smm, _masked.hspmm
     Tensor.sparse_mask = _masked.sparse_mask
     for name in ("_convert_indices_from_coo_to_csr", "_convert_indices_from_csr_to_coo"):

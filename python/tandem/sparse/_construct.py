@@ -6,7 +6,7 @@ error. The check costs one amin/amax and one small device-to-host copy per const
 import math
 
 from .. import _C
-from .._layouts import sparse_csr, strided
+from .._layouts import sparse_csc, sparse_csr, strided
 from . import _conversion_args, _coo, _csr_construct, _invariants
 from ._base import _SparseBase
 
@@ -126,7 +126,7 @@ def _construct_is_sorted(indices, sizes):
 def dense_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
     """Tensor.to_sparse: the nonzero elements of a dense tensor (rows of the first sparse_dim dims with any
     nonzero, for hybrid results), coalesced; with layout=tandem.sparse_csr, to_sparse_csr(dense_dim); with
-    layout=tandem.strided, self. Differentiable: the values are gathered from self."""
+    sparse_csc, to_sparse_csc(); with layout=tandem.strided, self. Differentiable: the values are gathered from self."""
     layout = _conversion_args.target_layout(layout)
     if layout is strided:
         _conversion_args.check("to_sparse", self, strided, strided, blocksize, dense_dim)
@@ -134,6 +134,8 @@ def dense_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense
     _conversion_args.check("dense_to_sparse", self, strided, layout, blocksize, dense_dim)
     if layout is sparse_csr:
         return _csr_construct.dense_to_sparse_csr(self, dense_dim)
+    if layout is sparse_csc:
+        return _dense_to_sparse_csc(self)
     ndim = self.dim()
     if sparse_dim is None:
         sparse_dim = ndim - (dense_dim or 0)

@@ -1,20 +1,21 @@
 """PyTorch's argument checks for the layout conversions (its _to_sparse_check_arguments): Tensor.to_sparse(layout=,
-blocksize=, dense_dim=) and to_sparse_csr(dense_dim) from dense, COO and CSR tensors, so the three refuse the same
+blocksize=, dense_dim=) and to_sparse_csr(dense_dim) from dense, COO, CSR and CSC tensors, so they refuse the same
 arguments with PyTorch's messages. Each message starts with the PyTorch function that checks (funcname): the
 same-layout no-op is "to_sparse" / "to_sparse_csr", a conversion names its source ("dense_to_sparse",
 "sparse_coo_to_sparse", "sparse_compressed_to_sparse", "coo_to_sparse_csr", ...)."""
-from .._layouts import sparse_coo, sparse_csr, strided
+from .._layouts import sparse_coo, sparse_csc, sparse_csr, strided
 
-_NAMES = {strided: "Strided", sparse_coo: "Sparse", sparse_csr: "SparseCsr"}  # how PyTorch's messages name them
+# how PyTorch's messages name them
+_NAMES = {strided: "Strided", sparse_coo: "Sparse", sparse_csr: "SparseCsr", sparse_csc: "SparseCsc"}
 
 
 def target_layout(layout):
-    """to_sparse's layout= as one tandem has (None: sparse_coo, as in PyTorch); CSC, BSR and BSC are refused."""
+    """to_sparse's layout= as one tandem has (None: sparse_coo, as in PyTorch); BSR and BSC are refused."""
     if layout is None:
         return sparse_coo
     if layout not in _NAMES:
         raise NotImplementedError(f"to_sparse(): layout={layout} is not supported\nhint: tandem has the strided, "
-                                  "sparse_coo and sparse_csr layouts (no CSC, BSR or BSC)")
+                                  "sparse_coo, sparse_csr and sparse_csc layouts (no BSR or BSC)")
     return layout
 
 

@@ -9,7 +9,7 @@ _SparseBase.__torch_function__ (_dispatch.py), which runs the functions written 
 others with PyTorch's "Could not run 'aten::<op>'" error. The math (_math.py) composes dense tandem ops on indices
 and values, so autograd through the values, dtypes and every device (cpu, cuda, emulated cuda) come from those
 ops."""
-from .._layouts import sparse_coo, strided
+from .._layouts import sparse_coo, sparse_csc, strided
 from .._legacy import _BY_DTYPE, _target_of_type_arg
 from .._size import Size
 from .._tensor_str import _add_suffixes, _options
@@ -121,7 +121,7 @@ class SparseCooTensor(_SparseBase):
         return _math.to_dense(self)
 
     def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
-        """Self (in layout sparse_coo), its CSR form (sparse_csr) or to_dense() (strided), with PyTorch's checks."""
+        """Self (in layout sparse_coo), its CSR or CSC form or to_dense() (strided), with PyTorch's checks."""
         if sparse_dim is not None:
             if sparse_dim != self.sparse_dim():
                 raise RuntimeError("to_sparse: conversion from Sparse to Sparse with sparse_dim argument "
@@ -132,7 +132,9 @@ class SparseCooTensor(_SparseBase):
             _conversion_args.check("to_sparse", self, sparse_coo, sparse_coo, blocksize, dense_dim)
             return self
         _conversion_args.check("sparse_coo_to_sparse", self, sparse_coo, layout, blocksize, dense_dim)
-        return self.to_dense() if layout is strided else self.to_sparse_csr()
+        if layout is strided:
+            return self.to_dense()
+        return self.to_sparse_csc() if layout is sparse_csc else self.to_sparse_csr()
 
     def to_sparse_coo(self):
         return self

@@ -3,7 +3,7 @@ column starts), ``row_indices`` (nnz) and ``values`` (nnz). A CSC matrix is the 
 the same three tensors, so t() turns one into the other without a copy (PyTorch Geometric builds adjacencies as
 CSC and hands their t(), a CSR matrix, to its layers), and everything else reads the matrix as that CSR's
 transpose: products, sums and conversions are CSR's and COO's, with autograd through the values."""
-from .._layouts import sparse_coo, sparse_csc
+from .._layouts import sparse_csc, sparse_csr
 from .._size import Size
 from .._tensor_str import _add_suffixes, _options
 from . import _coo, _csr, _math
@@ -98,12 +98,7 @@ class SparseCscTensor(_SparseBase):
     def to_sparse_coo(self):
         return _math.coalesce(_math.transpose(_csr.as_coo(self._transposed_csr()), 0, 1))
 
-    def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
-        if layout is sparse_csc and blocksize is None and dense_dim is None:
-            return self
-        coo = self.to_sparse_coo()
-        return coo if layout in (None, sparse_coo) and sparse_dim in (None, 2) else coo.to_sparse(
-            sparse_dim, layout=layout, blocksize=blocksize, dense_dim=dense_dim)
+    to_sparse = _csr.compressed_to_sparse
 
     def to_sparse_csr(self, dense_dim=None):
         return self.to_sparse_coo().to_sparse_csr()
@@ -172,6 +167,22 @@ def sparse_csc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=Non
                             pin_memory=pin_memory, requires_grad=requires_grad, check_invariants=check_invariants)
     return from_csr_transpose(csr)
 
+
+
+def sparse_compressed_tensor(compressed_indices, plain_indices, values, size=None, *, dtype=None, layout=None,
+                             device=None, pin_memory=False, requires_grad=False, check_invariants=None):
+    """PyTorch's torch.sparse_compressed_tensor: sparse_csr_tensor or sparse_csc_tensor, as layout says (tandem has
+    no BSR/BSC); any other layout is PyTorch's error, which names it as its messages do ("none", "Strided")."""
+    from ._conversion_args import _NAMES  # noqa: PLC0415
+    from ._csr_construct import sparse_csr_tensor  # noqa: PLC0415
+
+    if layout is not sparse_csr and layout is not sparse_csc:
+        got = "none" if layout is None else _NAMES.get(layout, str(layout))
+        raise RuntimeError(f"sparse_compressed_tensor expected sparse compressed tensor layout but got {got}")
+    make = sparse_csr_tensor if layout is sparse_csr else sparse_csc_tensor
+    args = () if size is None else (size,)
+    return make(compressed_indices, plain_indices, values, *args, dtype=dtype, device=device, pin_memory=pin_memory,
+                requires_grad=requires_grad, check_invariants=check_invariants)
 
 def to_sparse_csc(t):
     """Tensor.to_sparse_csc() of a dense matrix, a COO or a CSR tensor: the transpose's CSR form, transposed."""

@@ -10,7 +10,7 @@ import numbers
 
 from .. import _C
 from .._creation import tensor
-from .._layouts import sparse_csr, strided
+from .._layouts import sparse_csc, sparse_csr, strided
 from .._legacy import _target_of_type_arg
 from .._size import Size
 from .._tensor_str import _add_suffixes, _options
@@ -56,6 +56,28 @@ def from_coo(c, index_dtype=_C.int64):
         crow, cols = crow.to(index_dtype), cols.to(index_dtype)
     return wrap(crow, cols.contiguous(), c._vals, c._size)
 
+
+
+def compressed_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+    """Tensor.to_sparse of a CSR or CSC matrix: the COO form (layout sparse_coo, the default), self (its own
+    layout), the other compressed layout or to_dense() (strided), with PyTorch's checks."""
+    own = self.layout
+    source = _conversion_args._NAMES[own]
+    if sparse_dim is not None:
+        if sparse_dim != 2:
+            raise RuntimeError(f"sparse_compressed_to_sparse: conversion from {source} to Sparse with sparse_dim "
+                               "argument !=2 is not supported")
+        return self.to_sparse_coo()
+    layout = _conversion_args.target_layout(layout)
+    if layout is own:
+        _conversion_args.check("to_sparse", self, own, own, blocksize, dense_dim)
+        return self
+    _conversion_args.check("sparse_compressed_to_sparse", self, own, layout, blocksize, dense_dim)
+    if layout is strided:
+        return self.to_dense()
+    if layout is sparse_csr:
+        return self.to_sparse_csr()
+    return self.to_sparse_csc() if layout is sparse_csc else self.to_sparse_coo()
 
 class SparseCsrTensor(_SparseBase):
     """A sparse CSR matrix (layout tandem.sparse_csr); build one with tandem.sparse_csr_tensor(crow_indices,
@@ -137,19 +159,7 @@ class SparseCsrTensor(_SparseBase):
         return _math.coalesce(as_coo(self))
 
     def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
-        """The COO form (layout sparse_coo, the default), self (sparse_csr) or to_dense() (strided), with PyTorch's
-        checks."""
-        if sparse_dim is not None:
-            if sparse_dim != 2:
-                raise RuntimeError("sparse_compressed_to_sparse: conversion from SparseCsr to Sparse with sparse_dim "
-                                   "argument !=2 is not supported")
-            return self.to_sparse_coo()
-        layout = _conversion_args.target_layout(layout)
-        if layout is sparse_csr:
-            _conversion_args.check("to_sparse", self, sparse_csr, sparse_csr, blocksize, dense_dim)
-            return self
-        _conversion_args.check("sparse_compressed_to_sparse", self, sparse_csr, layout, blocksize, dense_dim)
-        return self.to_dense() if layout is strided else self.to_sparse_coo()
+        return compressed_to_sparse(self, sparse_dim, layout=layout, blocksize=blocksize, dense_dim=dense_dim)
 
     def to_sparse_csr(self, dense_dim=None):
         _conversion_args.check("to_sparse_csr", self, sparse_csr, sparse_csr, None, dense_dim)

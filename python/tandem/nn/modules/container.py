@@ -53,8 +53,8 @@ class _ModuleSequence(Module):
         self.add_module(str(len(self)), module)
         return self
 
-    def extend(self, modules):
-        for m in modules:
+    def extend(self, sequential):  # PyTorch's parameter name (extend(sequential=...))
+        for m in sequential:
             self.append(m)
         return self
 

@@ -117,4 +117,5 @@ class Conv2d(_ConvForwardNd):
 
 
 # PyTorch's module path for these (torch.nn.modules.conv.Conv1d); they are defined in conv_more.py.
-from .conv_more import Conv1d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d  # noqa: E402,F401
+from .conv_more import (Conv1d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d,  # noqa: E402,F401
+                        _ConvTransposeNd)

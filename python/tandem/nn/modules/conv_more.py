@@ -27,14 +27,14 @@ class _ConvTransposeNd(_ConvNd):
     _dims = 2
     _conv = None
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
-                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+    # PyTorch's signature (_ConvNd's), which subclasses written against PyTorch's source call with tuples; the
+    # public ConvTranspose1d/2d/3d take the user's arguments (_public_init below)
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, transposed, output_padding,
+                 groups, bias, padding_mode, device=None, dtype=None):
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
-        n = self._dims
-        super().__init__(in_channels, out_channels, _ntuple(kernel_size, n), _ntuple(stride, n), _ntuple(padding, n),
-                         _ntuple(dilation, n), True, _ntuple(output_padding, n), groups, bias, padding_mode,
-                         device=device, dtype=dtype)
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, transposed, output_padding,
+                         groups, bias, padding_mode, device=device, dtype=dtype)
 
     def _output_padding(self, input, output_size, stride, padding, kernel_size, num_spatial_dims, dilation=None):
         if output_size is None:
@@ -64,19 +64,31 @@ class _ConvTransposeNd(_ConvNd):
                           self.dilation)
 
 
+def _public_init(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+    """ConvTranspose1d/2d/3d(...): the user's arguments as _ConvTransposeNd's tuples."""
+    n = self._dims
+    _ConvTransposeNd.__init__(self, in_channels, out_channels, _ntuple(kernel_size, n), _ntuple(stride, n),
+                              _ntuple(padding, n), _ntuple(dilation, n), True, _ntuple(output_padding, n), groups,
+                              bias, padding_mode, device=device, dtype=dtype)
+
+
 class ConvTranspose1d(_ConvTransposeNd):
     _dims = 1
     _conv = staticmethod(F.conv_transpose1d)
+    __init__ = _public_init
 
 
 class ConvTranspose2d(_ConvTransposeNd):
     _dims = 2
     _conv = staticmethod(F.conv_transpose2d)
+    __init__ = _public_init
 
 
 class ConvTranspose3d(_ConvTransposeNd):
     _dims = 3
     _conv = staticmethod(F.conv_transpose3d)
+    __init__ = _public_init
 
 
 class Fold(Module):

@@ -3,7 +3,8 @@ import tandem
 
 from .. import init
 from .._functional_attention import embedding_bag
-from ..parameter import Parameter, untracked
+from ..parameter import Parameter
+from .linear import Embedding
 from .module import Module
 
 __all__ = ["EmbeddingBag"]
@@ -35,8 +36,9 @@ class EmbeddingBag(Module):
 
     def reset_parameters(self):
         init.normal_(self.weight)
-        if self.padding_idx is not None:
-            untracked(self.weight).select(0, self.padding_idx).fill_(0)
+        self._fill_padding_idx_with_zero()
+
+    _fill_padding_idx_with_zero = Embedding._fill_padding_idx_with_zero
 
     def forward(self, input, offsets=None, per_sample_weights=None):
         return embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, self.scale_grad_by_freq,

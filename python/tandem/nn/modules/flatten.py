@@ -1,4 +1,6 @@
-"""PyTorch's module path for Flatten (torch.nn.modules.flatten.Flatten); it is defined in linear.py."""
+"""PyTorch's module path for Flatten and Unflatten (torch.nn.modules.flatten); they are defined in linear.py and
+breadth.py."""
+from .breadth import Unflatten
 from .linear import Flatten
 
-__all__ = ["Flatten"]
+__all__ = ["Flatten", "Unflatten"]

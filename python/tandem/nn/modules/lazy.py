@@ -163,13 +163,15 @@ class LazyConvTranspose3d(_LazyConvXdMixin, ConvTranspose3d):
 class _LazyNormBase(LazyModuleMixin):
     """LazyBatchNorm: weight, bias and the running statistics wait for num_features = input.shape[1]."""
 
-    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None):
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *,
+                 bias=True):
         # affine and track_running_stats start False so that no tensor is built only to be replaced.
         super().__init__(0, eps, momentum, False, False, device=device, dtype=dtype)
-        self.affine, self.track_running_stats, self.use_bias = affine, track_running_stats, affine
+        self.affine, self.track_running_stats, self.use_bias = affine, track_running_stats, affine and bias
         if affine:
             self.weight = UninitializedParameter(device=device, dtype=dtype)
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(device=device, dtype=dtype)
         if track_running_stats:
             self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
             self.running_var = UninitializedBuffer(device=device, dtype=dtype)

@@ -90,6 +90,10 @@ class Embedding(Module):
 
     def reset_parameters(self):
         init.normal_(self.weight)
+        self._fill_padding_idx_with_zero()
+
+    def _fill_padding_idx_with_zero(self):
+        # PyTorch's name: subclasses that re-initialise the table call it from their own reset_parameters
         if self.padding_idx is not None:
             init.zeros_(self.weight.select(0, self.padding_idx))
 

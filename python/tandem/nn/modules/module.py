@@ -141,6 +141,11 @@ class Module:
             return self.forward(*args, **kwargs)
         return _hooks.call_with_hooks(self, args, kwargs)
 
+    # PyTorch's names for what __call__ runs, which libraries call or check directly (module._call_impl(x) runs
+    # the hooks and forward; _compiled_call_impl is None until torch.compile replaces it)
+    _call_impl = _wrapped_call_impl = __call__
+    _compiled_call_impl = None
+
     # ---- hooks (module_hooks.py runs them) --------------------------------------------------------------
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """hook(module, args) runs before forward; a non-None result replaces the positional arguments. With
@@ -367,8 +372,8 @@ class Module:
             children = [(name + ("." if name else "") + n, m) for n, m in mod._modules.items() if m is not None]
             stack.extend(reversed(children))
 
-    def modules(self):
-        for _, m in self.named_modules():
+    def modules(self, remove_duplicate=True):
+        for _, m in self.named_modules(remove_duplicate=remove_duplicate):
             yield m
 
     def named_children(self):
@@ -382,11 +387,16 @@ class Module:
         for _, m in self.named_children():
             yield m
 
-    def _named_members(self, store, prefix, recurse, remove_duplicate=True):
+    def _named_members(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):
+        """PyTorch's: get_members_fn(module) gives (name, value) pairs (subclasses pass their own, e.g.
+        ``lambda m: m._parameters.items()``); tandem's own callers pass the name of the dict to read."""
+        if isinstance(get_members_fn, str):
+            store = get_members_fn
+            get_members_fn = lambda module: getattr(module, store).items()  # noqa: E731
         seen = set()
         mods = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
         for mod_prefix, mod in mods:
-            for name, value in getattr(mod, store).items():
+            for name, value in get_members_fn(mod):
                 if value is None or (remove_duplicate and id(value) in seen):
                     continue
                 seen.add(id(value))

@@ -67,13 +67,22 @@ class _NormBase(Module):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, bias={self.use_bias}, "
                 f"track_running_stats={self.track_running_stats}")
 
+    def _check_input_dim(self, input):
+        raise NotImplementedError  # each norm names the ranks it takes; a subclass that names none cannot run
+
 
 class _BatchNorm(_NormBase):
-    _expected_dims = ()
+    _expected_dims = ()  # the ranks a BatchNormNd takes
 
-    def forward(self, input):
+    def _check_input_dim(self, input):
+        # forward calls this hook, as PyTorch's does, so a subclass can widen or narrow the ranks by overriding it
+        if not self._expected_dims:
+            super()._check_input_dim(input)
         if input.dim() not in self._expected_dims:
             raise ValueError(f"expected {' or '.join(f'{d}D' for d in self._expected_dims)} input (got {input.dim()}D input)")
+
+    def forward(self, input):
+        self._check_input_dim(input)
         momentum = self.momentum
         if self.training and self.track_running_stats:
             untracked(self.num_batches_tracked).add_(1)

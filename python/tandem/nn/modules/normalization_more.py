@@ -46,19 +46,36 @@ class GroupNorm(Module):
 
 class _InstanceNorm(_NormBase):
     """Instance statistics over _NormBase's parameters and buffers; the running ones are used only in eval mode
-    with track_running_stats=True."""
+    with track_running_stats=True. forward goes through PyTorch's hooks (_check_input_dim, _get_no_batch_dim,
+    _handle_no_batch_input, _apply_instance_norm), which subclasses override."""
 
-    _no_batch_dim = 0
+    _no_batch_dim = None  # the rank of an unbatched input (InstanceNorm1d: 2)
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
                  dtype=None, *, bias=True):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
-    def forward(self, input):
-        d = self._no_batch_dim
+    def _get_no_batch_dim(self):
+        if self._no_batch_dim is None:
+            raise NotImplementedError
+        return self._no_batch_dim
+
+    def _check_input_dim(self, input):
+        d = self._get_no_batch_dim()
         if input.dim() not in (d, d + 1):
             raise ValueError(f"expected {d}D or {d + 1}D input (got {input.dim()}D input)")
-        feature_dim = input.dim() - d
+
+    def _handle_no_batch_input(self, input):
+        return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
+
+    def _apply_instance_norm(self, input):
+        return F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                               self.training or not self.track_running_stats,
+                               self.momentum if self.momentum is not None else 0.0, self.eps)
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        feature_dim = input.dim() - self._get_no_batch_dim()
         if input.size(feature_dim) != self.num_features:
             if self.affine:
                 raise ValueError(f"expected input's size at dim={feature_dim} to match num_features "
@@ -66,11 +83,9 @@ class _InstanceNorm(_NormBase):
             warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
                           "warning by not passing in num_features, which is not used because affine=False",
                           stacklevel=2)
-        batched = input if input.dim() == d + 1 else input.unsqueeze(0)
-        out = F.instance_norm(batched, self.running_mean, self.running_var, self.weight, self.bias,
-                              self.training or not self.track_running_stats,
-                              self.momentum if self.momentum is not None else 0.0, self.eps)
-        return out if input.dim() == d + 1 else out.squeeze(0)
+        if input.dim() == self._get_no_batch_dim():
+            return self._handle_no_batch_input(input)
+        return self._apply_instance_norm(input)
 
 
 class InstanceNorm1d(_InstanceNorm):

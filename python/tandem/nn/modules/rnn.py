@@ -134,25 +134,41 @@ class RNNBase(Module):
     def _weight_dtype(self):
         return self._flat_weights[0].dtype
 
-    def _check_input(self, input, packed):
+    def check_input(self, input, batch_sizes):
         weight_dtype = self._weight_dtype()
         if input.dtype != weight_dtype:
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight_dtype}). "
                              f"Convert input: input.to({weight_dtype}), or convert model: model.to({input.dtype})")
-        expected = 2 if packed else 3
+        expected = 2 if batch_sizes is not None else 3
         if input.dim() != expected:
             raise RuntimeError(f"input must have {expected} dimensions, got {input.dim()}")
         if self.input_size != input.shape[-1]:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
                                f"got {input.shape[-1]}")
 
-    def _state_shape(self, batch, size):
-        return (self.num_layers * (2 if self.bidirectional else 1), batch, size)
+    def _expected_state_size(self, input, batch_sizes, size):
+        if batch_sizes is not None:
+            mini_batch = int(batch_sizes[0])
+        else:
+            mini_batch = input.size(0) if self.batch_first else input.size(1)
+        return (self.num_layers * (2 if self.bidirectional else 1), mini_batch, size)
 
-    @staticmethod
-    def _check_state(state, expected, msg="Expected hidden size {}, got {}"):
-        if tuple(state.shape) != expected:
-            raise RuntimeError(msg.format(expected, list(state.shape)))
+    def get_expected_hidden_size(self, input, batch_sizes):
+        return self._expected_state_size(input, batch_sizes, self.proj_size if self.proj_size > 0 else
+                                         self.hidden_size)
+
+    def check_hidden_size(self, hx, expected_hidden_size, msg="Expected hidden size {}, got {}"):
+        if tuple(hx.shape) != tuple(expected_hidden_size):
+            raise RuntimeError(msg.format(expected_hidden_size, list(hx.shape)))
+
+    # forward calls these PyTorch hooks, so a subclass that overrides one (to relax a check, or to permute its own
+    # state) changes forward as in PyTorch
+    def check_forward_args(self, input, hidden, batch_sizes):
+        self.check_input(input, batch_sizes)
+        self.check_hidden_size(hidden, self.get_expected_hidden_size(input, batch_sizes))
+
+    def permute_hidden(self, hx, permutation):
+        return hx if permutation is None else hx.index_select(1, permutation)
 
     # --- the forward pass shared by RNN, LSTM and GRU ---
 
@@ -202,49 +218,44 @@ class RNNBase(Module):
     def forward(self, input, hx=None):
         rows, batch_sizes, batch_sizes_t, sorted_indices, unsorted_indices, hx, batched, packed = \
             self._prepare(input, hx)
-        if packed:
-            self._check_input(rows, True)
-            batch = batch_sizes[0]
-        else:
-            self._check_input(rows, False)
+        # the checks see the input in the module's layout (rows are time-major) and the states in sorted order
+        checked = rows.transpose(0, 1) if self.batch_first and not packed else rows
+        lstm = self.mode == "LSTM"
+        given = hx is not None
+        if not given:
+            def zeros(size):
+                return tandem.zeros(self._expected_state_size(checked, batch_sizes_t, size), dtype=rows.dtype,
+                                    device=rows.device)
+            h0 = zeros(self.proj_size if self.proj_size > 0 else self.hidden_size)
+            hx = (h0, zeros(self.hidden_size)) if lstm else h0
+        if lstm and not packed:  # PyTorch's LSTM checks, then permutes; RNN/GRU permute, then check
+            self.check_forward_args(checked, hx, batch_sizes_t)
+        if given:
+            hx = self.permute_hidden(hx, sorted_indices)
+        if not lstm:
+            self.check_forward_args(checked, hx, batch_sizes_t)
+        elif packed:  # PyTorch leaves these to its C++ op (with other messages), not calling the hook
+            _LSTMStates.check_forward_args(self, checked, hx, batch_sizes_t)
+        if lstm and len(hx) != 2:  # a third state would be ignored
+            raise RuntimeError("lstm expects two hidden states")
+        h0, c0 = (hx[0], hx[1]) if lstm else (hx, None)
+        if not packed:
             steps, batch = rows.shape[0], rows.shape[1]
             batch_sizes = [batch] * steps
             rows = rows.reshape(steps * batch, rows.shape[2])
-        lstm = self.mode == "LSTM"
-        h_size = self.proj_size if self.proj_size > 0 else self.hidden_size
-        h_shape, c_shape = self._state_shape(batch, h_size), self._state_shape(batch, self.hidden_size)
-        if hx is None:
-            h0 = tandem.zeros(h_shape, dtype=rows.dtype, device=rows.device)
-            c0 = tandem.zeros(c_shape, dtype=rows.dtype, device=rows.device) if lstm else None
-        else:
-            h0, c0 = (hx[0], hx[1]) if lstm else (hx, None)
-            if lstm:
-                self._check_state(h0, h_shape, "Expected hidden[0] size {}, got {}")
-                self._check_state(c0, c_shape, "Expected hidden[1] size {}, got {}")
-                if len(hx) != 2:  # a third state would be ignored
-                    raise RuntimeError("lstm expects two hidden states")
-            else:
-                self._check_state(h0, h_shape)
-            if sorted_indices is not None:
-                h0 = h0.index_select(1, sorted_indices)
-                c0 = c0.index_select(1, sorted_indices) if lstm else None
         if not batch_sizes:  # no time steps (a batch of 0 sequences runs, as in PyTorch)
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         output, h_n, c_n = self._layers(rows, batch_sizes, h0, c0, stack_output=not packed)
+        hidden = (h_n, c_n) if lstm else h_n
         if packed:
-            if unsorted_indices is not None:
-                h_n = h_n.index_select(1, unsorted_indices)
-                c_n = c_n.index_select(1, unsorted_indices) if lstm else None
-            result = _packed_sequence()(output, batch_sizes_t, sorted_indices, unsorted_indices)
-        else:
-            result = output
-            if not batched:
-                result = result.squeeze(1)
-                h_n = h_n.squeeze(1)
-                c_n = c_n.squeeze(1) if lstm else None
-            elif self.batch_first:
-                result = result.transpose(0, 1)
-        return result, ((h_n, c_n) if lstm else h_n)
+            return _packed_sequence()(output, batch_sizes_t, sorted_indices, unsorted_indices), \
+                self.permute_hidden(hidden, unsorted_indices)
+        if not batched:
+            output = output.squeeze(1)
+            hidden = (h_n.squeeze(1), c_n.squeeze(1)) if lstm else h_n.squeeze(1)
+        elif self.batch_first:
+            output = output.transpose(0, 1)
+        return output, self.permute_hidden(hidden, unsorted_indices)
 
     def _layers(self, rows, batch_sizes, h0, c0, stack_output):
         directions = 2 if self.bidirectional else 1
@@ -273,7 +284,26 @@ class RNN(RNNBase):
         super().__init__(mode, *args, **kwargs)
 
 
-class LSTM(RNNBase):
+class _LSTMStates:
+    """PyTorch's LSTM hooks for its (h, c) pair, shared by nn.LSTM and the dynamically quantized LSTM."""
+
+    def get_expected_cell_size(self, input, batch_sizes):
+        return self._expected_state_size(input, batch_sizes, self.hidden_size)
+
+    def check_forward_args(self, input, hidden, batch_sizes):
+        self.check_input(input, batch_sizes)
+        self.check_hidden_size(hidden[0], self.get_expected_hidden_size(input, batch_sizes),
+                               "Expected hidden[0] size {}, got {}")
+        self.check_hidden_size(hidden[1], self.get_expected_cell_size(input, batch_sizes),
+                               "Expected hidden[1] size {}, got {}")
+
+    def permute_hidden(self, hx, permutation):
+        if permutation is None:
+            return hx
+        return hx[0].index_select(1, permutation), hx[1].index_select(1, permutation)
+
+
+class LSTM(_LSTMStates, RNNBase):
     """LSTM with gates (i, f, g, o) in PyTorch's order; proj_size > 0 projects h with weight_hr."""
 
     def __init__(self, *args, **kwargs):

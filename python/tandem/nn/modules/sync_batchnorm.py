@@ -46,13 +46,15 @@ class SyncBatchNorm(_BatchNorm):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
         self.process_group = process_group
 
-    def forward(self, input):
+    def _check_input_dim(self, input):
         if input.dim() < 2:
             raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def forward(self, input):
+        self._check_input_dim(input)
         if input.size(1) == 0:
             raise ValueError("SyncBatchNorm number of input channels should be non-zero")
         if not self._needs_sync():
-            self._expected_dims = (input.dim(),)
             return super().forward(input)
         import tandem.distributed as dist
         momentum = 0.0 if self.momentum is None else self.momentum

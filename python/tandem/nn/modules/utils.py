@@ -19,6 +19,11 @@ _triple = _ntuple(3, "_triple")
 _quadruple = _ntuple(4, "_quadruple")
 
 
+def _reverse_repeat_tuple(t, n):
+    """t reversed with each element repeated n times: a Conv/Pool padding as F.pad takes it."""
+    return tuple(x for x in reversed(t) for _ in range(n))
+
+
 def consume_prefix_in_state_dict_if_present(state_dict, prefix):
     """Strips ``prefix`` (e.g. DistributedDataParallel's "module.") from the keys that have it, in place."""
     for key in list(state_dict.keys()):

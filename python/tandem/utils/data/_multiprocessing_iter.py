@@ -56,17 +56,17 @@ class MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         # The epoch's first index is drawn before the workers' seed, so a shuffling sampler draws its order from
         # `generator` exactly as with num_workers=0: the same batches in the same order either way.
         self._next_index = next(self._sampler_iter, _NO_INDEX)
-        base_seed = loader._new_base_seed()
         self._send_idx = 0   # next batch index to hand out
         self._rcvd_idx = 0   # next batch index to return
         self._task_info = {}  # send_idx -> (worker_id,) while in flight, (worker_id, data) once received early
         self._workers_status = [True] * self._num_workers
         self._worker_queue_idx_cycle = iter(_cycle(self._num_workers))
         if first_iter:
-            self._start_workers(loader, self._ctx, base_seed)
-        else:  # persistent workers: restart each one's epoch and wait until all have
+            self._start_workers(loader, self._ctx, loader._new_base_seed())
+        else:  # persistent workers: restart each one's epoch and wait until all have. As in PyTorch, they keep
+            # their random state (what worker_init_fn seeded goes on), and no new base seed is drawn
             for q in self._index_queues:
-                q.put(_worker.ResumeIteration(base_seed))
+                q.put(_worker.ResumeIteration())
             pending = self._num_workers
             while pending > 0:
                 idx, _ = self._get_data()

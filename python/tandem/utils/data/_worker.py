@@ -83,9 +83,6 @@ class IterableDatasetStopIteration:
 class ResumeIteration:
     """Sent to persistent workers at the start of each new epoch (and echoed back once they are ready)."""
 
-    def __init__(self, seed=None):
-        self.seed = seed
-
 
 class _MapFetcher:
     def __init__(self, dataset, auto_collation, collate_fn, drop_last, gather):
@@ -171,8 +168,6 @@ def worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_col
             if isinstance(r, ResumeIteration):
                 data_queue.put((r, None))  # acknowledged: this worker has started its new epoch
                 iteration_end = False
-                if r.seed is not None:
-                    _seed_worker(r.seed + worker_id, worker_id)
                 fetcher = make_fetcher(dataset, auto_collation, collate_fn, drop_last, gather)
                 continue
             if r is None:

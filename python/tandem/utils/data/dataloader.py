@@ -96,7 +96,7 @@ class DataLoader:
         self.pin_memory_device = pin_memory_device
         self.generator = generator
         self._iterator = None  # the live worker pool, kept across epochs with persistent_workers
-        self._user_sampler = sampler is not None or batch_sampler is not None
+        user_sampler = sampler is not None or batch_sampler is not None
         if sampler is None and self._iterable:
             sampler = _InfiniteConstantSampler()
         elif sampler is None:
@@ -106,6 +106,9 @@ class DataLoader:
         if batch_sampler is None and batch_size is not None:
             batch_sampler = BatchSampler(sampler, batch_size, drop_last)
         self.batch_sampler = batch_sampler
+        # the batches tandem may gather in one index_select per tensor: its own batch sampler over its own sampler,
+        # as long as nobody swapped it (timm's MultiEpochsDataLoader sets batch_sampler to a repeating one)
+        self._own_batch_sampler = None if user_sampler else batch_sampler
         self._auto_collation = batch_sampler is not None
         self.collate_fn = collate_fn if collate_fn is not None else (
             default_collate if self._auto_collation else default_convert)
@@ -212,8 +215,9 @@ class DataLoader:
     # A TensorDataset with the default collate gets each batch with one gather per tensor instead of
     # indexing sample by sample and stacking: the same tensors, without a Python loop over samples.
     def _can_gather_batches(self):
-        return (isinstance(self.dataset, TensorDataset) and self.collate_fn is default_collate
-                and not self._user_sampler)
+        own = self._own_batch_sampler
+        return (isinstance(self.dataset, TensorDataset) and self.collate_fn is default_collate and own is not None
+                and self.batch_sampler is own and own.sampler is self.sampler)
 
     def _gathered_batches(self):
         order = self.sampler.order()

@@ -1,2 +1,2 @@
-"""tandem.utils.data._utils: the collate module at the path PyTorch programs import it from."""
-from . import collate  # noqa: F401
+"""tandem.utils.data._utils: the collate and worker modules at the paths PyTorch programs import them from."""
+from . import collate, worker  # noqa: F401

@@ -124,7 +124,7 @@ class RNNBase(float_rnn.RNNBase):
                                       error_msgs)
 
 
-class LSTM(RNNBase):
+class LSTM(float_rnn._LSTMStates, RNNBase):
     _FLOAT_MODULE = nn.LSTM
 
     def __init__(self, *args, **kwargs):
