@@ -564,10 +564,6 @@ def test_module_call_impl_names():
     same_outcome(run, "cpu")
 
 
-@pytest.mark.xfail(strict=True, reason="C++: python/src/autograd.cpp's Tensor.backward fallback calls "
-                                       "tandem.autograd.backward(self, gradient, retain_graph, create_graph, inputs) "
-                                       "positionally; passing inputs by keyword (\"inputs\"_a = inputs) would let "
-                                       "autograd.backward take PyTorch's order, grad_variables fifth")
 def test_autograd_backward_grad_variables_fifth_positionally():
     """PyTorch's autograd.backward(tensors, grad_tensors, retain_graph, create_graph, grad_variables, inputs): a
     fifth positional argument is the deprecated grad_variables."""

@@ -36,10 +36,10 @@ def _as_list(x, caller=None):
     return items
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None, *, grad_variables=None):
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None, inputs=None):
     """Accumulates the gradients of `tensors` into the .grad of the leaves (or of `inputs`). ``grad_variables`` is
-    PyTorch's deprecated name of ``grad_tensors`` (pre-0.4 code); PyTorch takes it fifth, before inputs, but
-    Tensor.backward (python/src/autograd.cpp) passes inputs fifth, so here it is keyword-only."""
+    PyTorch's deprecated name of ``grad_tensors`` (pre-0.4 code), fifth as in PyTorch (Tensor.backward's fallback
+    in python/src/autograd.cpp passes inputs by name)."""
     if grad_variables is not None:
         import warnings  # noqa: PLC0415
 
