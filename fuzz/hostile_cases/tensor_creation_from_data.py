@@ -77,6 +77,7 @@ DATA = {
     "list_one_element_tensors": lambda L, d: [t0(L, d, [1.0]), t0(L, d, [2.0])],
     "list_tensor_and_list": lambda L, d: [t0(L, d, 1.0), [2.0]],
     "list_list_and_0d_tensor": lambda L, d: [[1.0], t0(L, d, 2.0)],
+    "list_list_and_1d_tensor": lambda L, d: [[1.0], t0(L, d, [2.0])],
     "tuple_0d_tensors": lambda L, d: (t0(L, d, 1), t0(L, d, 2)),
     "nested_0d_tensors": lambda L, d: [[t0(L, d, 1.0)], [t0(L, d, 2.0)]],
     "list_0d_requires_grad": lambda L, d: [L.tensor(1.0, device=d, requires_grad=True), 2.0],
@@ -196,6 +197,7 @@ CASES = {
     "copy/ndarray_copy_false_device": lambda L, d: L.asarray(np.array([1.0, 2.0]), copy=False, device="cpu").dtype,
     "copy/list_copy_false": lambda L, d: L.asarray([1.0, 2.0], copy=False),
     "copy/scalar_copy_false": lambda L, d: L.asarray(1.5, copy=False),
+    "copy/numpy_scalar_copy_false": lambda L, d: L.asarray(np.float64(1.5), copy=False),
     "copy/int": lambda L, d: shares(L, d, T(L, [1.0], d), copy=1),
     "copy/str": lambda L, d: L.asarray(T(L, [1.0], d), copy="no"),
     "copy/grad_default": lambda L, d: grad_flow(L, d),
@@ -271,4 +273,22 @@ CASES = {
     "asarray/unknown_kw": lambda L, d: L.asarray([1], foo=1),
 }
 
-KNOWN = {}
+_DEVICE_TYPES = ("tandem knows the cpu, cuda and meta device types (docs/devices.md); PyTorch's parser also takes "
+                 "mps, xla, ipu, ... and its message lists them all (device_dtype_parsing.py's KNOWN)")
+_NEST = ("C++: python/src/creation.cpp's nest walk (tensor_from_data) words a sequence where a number belongs as "
+         "ValueError \"expected a number at dim 1 but found a sequence\"; PyTorch's is the TypeError of the number "
+         "it tried to read, by the inferred dtype: \"'list' object cannot be interpreted as an integer\" (integer, "
+         "bool) or \"must be real number, not list\" (floating, complex); a 0-d tensor where a row belongs is "
+         "PyTorch's TypeError \"not a sequence\" and a 1-d one is read as that row (tandem: ValueError \"expected "
+         "sequence of length 1 at dim 1 (got tandem._C.Tensor)\")")
+KNOWN = {
+    "device/upper_cpu": _DEVICE_TYPES, "device/gpu": _DEVICE_TYPES, "device/asarray_bad": _DEVICE_TYPES,
+    "device/as_tensor_bad": _DEVICE_TYPES,
+    "device/cpu_1": "tandem's CPU device has one index: 'cpu:1' is refused (docs/devices.md); PyTorch keeps it",
+    "frombuffer/bool": "by design: a bool tensor over bytes other than 0 and 1 is refused (PyTorch shares it, and "
+                       "its ops then read 2 as an undefined bool); the hint names the copy that works",
+    "frombuffer/offset_unaligned_count": "by design: tandem's kernels assume aligned elements, so an unaligned view "
+                                         "is refused, as from_numpy refuses it (docs/reliability.md, round 10)",
+    "tensor/list_list_and_0d_tensor": _NEST, "tensor/list_list_and_1d_tensor": _NEST,
+    "tensor/list_scalar_then_list": _NEST, "tensor/list_tensor_and_list": _NEST,
+}

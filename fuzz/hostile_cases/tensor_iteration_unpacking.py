@@ -35,7 +35,7 @@ OPS = {
     "bool": bool,
     "int": int,
     "float": float,
-    "complex": complex,
+    "complex": lambda t: repr(complex(t)),  # a repr: the harness compares complex NaNs as unequal
     "index": operator.index,
     "range": lambda t: list(range(t)),
     "floor": math.floor,
@@ -47,7 +47,8 @@ OPS = {
     "builtin_max": max,
     "sorted": sorted,
     "any": any,
-    "numpy_array": lambda t: (lambda a: (a.dtype.name, a.tolist()))(np.array(t)),
+    # on the CPU: np.array of a cuda tensor is refused in both libraries, and the oracle has no cuda
+    "numpy_array": lambda t: (lambda a: (a.dtype.name, a.tolist()))(np.array(t.cpu())),
     "hash_is_id": lambda t: hash(t) == id(t),
 }
 
@@ -127,4 +128,9 @@ CASES.update({
     "numpy/array_0d_dtype_bool": lambda L, d: np.array(T(L, 0.5, "cpu"), dtype=bool).item(),
 })
 
-KNOWN = {}
+KNOWN = {
+    "iter/rows_grad_fn_name": "tandem's core iterates a tensor by select (SelectBackward0 rows); PyTorch's __iter__ "
+                              "unbinds it (UnbindBackward0): the same rows, values and gradients",
+    "numpy/array_method_copy_kw": "by design: tandem's __array__ takes NumPy 2's copy= keyword (docs/reliability.md, "
+                                  "round 10); PyTorch's takes dtype only",
+}
