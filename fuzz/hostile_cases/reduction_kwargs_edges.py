@@ -177,4 +177,45 @@ CASES.update({
     "amax/axis_alias": lambda L, d: L.amax(sample(L, d), axis=(0, 1)),
 })
 
-KNOWN = {}
+_KEEPDIM = ("C++: python/src/reductions.cpp parse_keepdim reads keepdim with truthy(), so keepdim=1 (and, for "
+            "the methods, a second positional dim: t.sum(0, 1) is PyTorch's (dim=0, keepdim=1)) reduces where PyTorch "
+            "refuses with \"sum(): argument 'keepdim' (position 2) must be bool, not int\": take only a Python bool "
+            "there (keepdims, NumPy's spelling, may stay truthy), naming the position when it came positionally")
+_DIMS_PARSER = ("C++: the sum/mean bindings (python/src/reductions.cpp, the reduction def at `nb::arg(\"dim\")`) word a "
+                "dim of another type, a dtype given positionally, keepdim=None and an unknown keyword themselves "
+                "(\"argument 'dim' must be tuple of ints or int\", nanobind's \"incompatible function arguments\"); "
+                "PyTorch gives its \"sum() received an invalid combination of arguments - got (Tensor, dim=float), "
+                "but expected one of:\" (python/src/parser_errors.cpp builds that text), or \"takes from 2 to 3 "
+                "positional arguments but 4 were given\" / \"got an unexpected keyword argument 'axis'\"")
+_INT_DIM_POSITION = ("C++: the one-int-dim reductions (python/src/reductions.cpp, order_stats.cpp: argmax, max, prod, "
+                     "median, nanmedian, mode) name \"(position N)\" for a dim given by keyword; PyTorch's parser "
+                     "names the position only for a positional argument, and for prod and max (two overloads) gives "
+                     "its \"invalid combination\" text with the overload list")
+_QUANTILE = ("C++: python/src/order_stats.cpp def_quantile words a list q, a tuple dim and interpolation=None as "
+             "\"argument 'q' must be float or Tensor, not list\" / nanobind's error; PyTorch has two overloads (q "
+             "float, q Tensor) and says \"quantile() received an invalid combination of arguments - got (Tensor, "
+             "list), but expected one of:\" (parser_errors.cpp)")
+_STD = ("C++: the std/var binding (python/src/reductions.cpp) builds its \"invalid combination\" text from the "
+        "arguments after self (\"got (correction=int, unbiased=bool, )\", \"got (int, int)\") and reads a str "
+        "correction with Python's float(); PyTorch's names self first and keywords by type: \"std() received an "
+        "invalid combination of arguments - got (Tensor, unbiased=int, dim=int), but expected one of:\"")
+_NANSUM_CUDA = ("PyTorch's CUDA nansum says \"nansum does not support complex inputs\" (as tandem's cuda does); the "
+                "oracle runs PyTorch's CPU kernel, which says \"nansum on CPU ...\"")
+KNOWN = {
+    **{name: _KEEPDIM for name in ("sum/keepdim_int", "mean/keepdim_int", "sum/method_dims_varargs",
+                                   "sum/method_dims_varargs_duplicate", "amax/method_dims_varargs",
+                                   "mean/method_dims_varargs_keepdim")},
+    **{name: _DIMS_PARSER for name in ("sum/dim_bool", "sum/dim_float", "sum/dim_str", "sum/keepdim_none",
+                                       "sum/dtype_and_keepdim_positional", "sum/unknown_kw", "mean/dtype_positional")},
+    **{name: _INT_DIM_POSITION for name in ("argmax/dims_duplicate", "max/dims_duplicate", "median/dim_none",
+                                            "median/dims_duplicate", "mode/dims_duplicate", "nanmedian/dims_duplicate",
+                                            "prod/dim_tuple_one", "prod/dims_duplicate")},
+    **{name: _QUANTILE for name in ("quantile/dims_duplicate", "quantile/dims_tuple", "quantile/interpolation_none",
+                                    "quantile/q_list", "nanquantile/dims_duplicate", "nanquantile/q_list_dim")},
+    **{name: _STD for name in ("std/correction_str", "std/unbiased_and_correction", "std/unbiased_int")},
+    "max/dim_and_other": "C++: the max binding (python/src/reductions.cpp) takes max(t, 1, other) as the (dim, "
+                         "keepdim) form and reads the tensor's truth value (RuntimeError); PyTorch's parser matches no "
+                         "overload: TypeError \"max() received an invalid combination of arguments - got (Tensor, "
+                         "int, Tensor), but expected one of:\"",
+    "nansum/complex_input": _NANSUM_CUDA, "nanmean/complex_input": _NANSUM_CUDA,
+}
