@@ -49,7 +49,8 @@ class _ConvNd(Module):
         self.groups, self.padding_mode = groups, padding_mode
         # F.pad's (left, right) pairs, last dim first; 'same' puts the odd one on the right, as conv does.
         self._reversed_padding_repeated_twice = []
-        for d, k, p in reversed(list(zip(dilation, kernel_size, _ntuple(padding, len(kernel_size))))):
+        per_dim = (padding,) * len(kernel_size) if isinstance(padding, str) else padding  # 'same'/'valid' each dim
+        for d, k, p in reversed(list(zip(dilation, kernel_size, per_dim))):
             if p == "same":
                 total = d * (k - 1)
                 self._reversed_padding_repeated_twice += [total // 2, total - total // 2]
