@@ -813,6 +813,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if input.dtype.is_complex:  # PyTorch's refusal
         where = "on CPU " if input.device.type == "cpu" else ""
         raise NotImplementedError(f"nansum {where}does not support complex inputs")
+    if dtype is not None and dtype.is_complex and input.dtype.is_floating_point:  # PyTorch's kernel has no such form
+        raise NotImplementedError(f'"nansum_{input.device.type}" not implemented for \'{dtype._scalar_type_name}\'')
     x = _C.where(input.isnan(), _zero(input), input) if input.dtype.is_floating_point else input
     return x.sum(dim, keepdim=keepdim, dtype=dtype)
 
