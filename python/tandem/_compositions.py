@@ -762,6 +762,11 @@ def count_nonzero(input, dim=None):
     return (input != 0).sum() if dim is None else (input != 0).sum(_ints(dim, "count_nonzero(): argument 'dim'"))
 
 
+def _count_nonzero_method(self, *dims, **kwargs):
+    """Tensor.count_nonzero takes its dims as varargs too (t.count_nonzero(0, 1)), as PyTorch's int[] dim does."""
+    return count_nonzero(self, dims, **kwargs) if len(dims) > 1 else count_nonzero(self, *dims, **kwargs)
+
+
 _aminmax_result = collections.namedtuple("aminmax", ["min", "max"])
 _aminmax_result.__module__ = "tandem.return_types"
 
@@ -776,7 +781,9 @@ def aminmax(input, *, dim=None, keepdim=False):
                                "identity.")
         dims = tuple(range(input.dim()))
     else:
-        if input.dim() and input.shape[_wrap_dim(dim, input.dim())] == 0:
+        dim = _int(dim, "aminmax", "dim")  # one int: PyTorch's parser refuses a list or tuple of dims
+        wrapped = _wrap_dim(dim, input.dim())  # a 0-d input takes dims 0 and -1 only, as every reduction
+        if input.dim() and input.shape[wrapped] == 0:
             raise IndexError(f"aminmax: Expected reduction dim {dim} to have non-zero size.")
         dims = (dim,) if input.dim() else ()
     return _aminmax_result(input.amin(dims, keepdim=keepdim), input.amax(dims, keepdim=keepdim))
@@ -806,6 +813,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if input.dtype.is_complex:  # PyTorch's refusal
         where = "on CPU " if input.device.type == "cpu" else ""
         raise NotImplementedError(f"nansum {where}does not support complex inputs")
+    if dtype is not None and dtype.is_complex and input.dtype.is_floating_point:  # PyTorch's kernel has no such form
+        raise NotImplementedError(f'"nansum_{input.device.type}" not implemented for \'{dtype._scalar_type_name}\'')
     x = _C.where(input.isnan(), _zero(input), input) if input.dtype.is_floating_point else input
     return x.sum(dim, keepdim=keepdim, dtype=dtype)
 
@@ -817,6 +826,9 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if not input.dtype.is_floating_point and not input.dtype.is_complex:  # (complex: nansum refuses it)
         raise NotImplementedError(f"nanmean(): expected input to have floating point or complex dtype but got "
                                   f"{input.dtype._scalar_type_name}")
+    if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):  # a mean is never integral
+        raise RuntimeError(f"nanmean(): could not infer output dtype. Optional dtype must be either a floating point "
+                           f"or complex dtype. Got: {dtype._scalar_type_name}")
     return nansum(input, dim, keepdim, dtype=dtype) / input.isnan().logical_not().sum(dim, keepdim=keepdim)
 
 
@@ -1066,7 +1078,7 @@ def _methods():
     methods = {name: globals()[name] for name in both}
     methods.update({
         "movedim": _movedim_method, "moveaxis": _moveaxis_method, "tensor_split": _tensor_split_method,
-        "unflatten": _unflatten_method, "roll": _roll_method,
+        "unflatten": _unflatten_method, "roll": _roll_method, "count_nonzero": _count_nonzero_method,
         "repeat": _repeat, "tile": _tile_method, "broadcast_to": _broadcast_to,
         "true_divide": _true_divide, "true_divide_": _true_divide_, "tril_": _tril_, "triu_": _triu_,
         "addcmul_": _addcmul_, "addcdiv_": _addcdiv_,

@@ -7,6 +7,8 @@ are made of do. install() also adds asarray/frombuffer/empty_strided (_creation_
 import collections
 import functools
 import math
+import numbers
+import operator
 import warnings
 
 from . import _C, _compositions
@@ -914,9 +916,24 @@ def _reversed(self):
 
 
 def _contains(self, element):
-    if isinstance(element, (Tensor, int, float, bool)):
+    # PyTorch's test is numbers.Number: complex numbers and NumPy scalars (registered there) are scalars too
+    if isinstance(element, (Tensor, numbers.Number)):
         return bool((element == self).any())
     raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}.")
+
+
+def _bytes(self):
+    """bytes(t) as CPython reads a PyTorch tensor, which has no buffer protocol (tandem's has, for NumPy): an
+    integer tensor of one element is a count of zero bytes, any other tensor an iterable of such counts."""
+    try:
+        count = operator.index(self)
+    except TypeError:
+        if self.dim() == 0:
+            raise TypeError("cannot convert 'Tensor' object to bytes") from None
+        return bytes(list(self))  # each row's __index__ refuses a float or many elements
+    if count < 0:
+        raise ValueError("negative count")
+    return bytes(count)
 
 
 def _new(self, *args, **kwargs):
@@ -969,7 +986,7 @@ def _methods():
                     "ldexp_": _ldexp_, "put_": _put_,
                     "fill_diagonal_": _fill_diagonal_,
                     "sum_to_size": _sum_to_size, "is_signed": _is_signed,
-                    "__reversed__": _reversed, "__contains__": _contains,
+                    "__reversed__": _reversed, "__contains__": _contains, "__bytes__": _bytes,
                     "new": _new, "addmm_": _in_place(_C.addmm, bad_call=True)})
     # Other spellings of the core's methods.
     for alias, name in (("arccos", "acos"), ("arcsin", "asin"), ("arctan", "atan"), ("arccosh", "acosh"),

@@ -3,8 +3,9 @@ import os
 import sys
 import warnings
 
-from . import _C, _numpy
+from . import _C, _creation_args, _numpy
 from ._errors import TransferGuardError
+from ._dim_args import _tp_name
 from ._layouts import is_sparse_tensor
 
 
@@ -174,13 +175,14 @@ def _check_nest_lengths(data):
             stack.extend((e, dim + 1) for e in reversed(list(x)))
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+def tensor(data=_creation_args.MISSING, *extra, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of ``data`` (numbers, nested lists/tuples, NumPy arrays, tensors, any
     DLPack producer; memoryview, array.array and bytearray as sequences of numbers).
 
     The dtype is inferred as PyTorch does: bools -> bool, ints -> int64, any float -> the default dtype;
     NumPy arrays and scalars keep their dtype. pin_memory=True gives a copy in pinned host memory.
     """
+    _creation_args.check("tensor", data, extra, device=device, requires_grad=requires_grad, pin_memory=pin_memory)
     if pin_memory:
         out = tensor(data, dtype=dtype, device=device).pin_memory()
         return out.requires_grad_() if requires_grad else out
@@ -193,9 +195,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             return out.requires_grad_(True) if requires_grad else out
         data = _C.Tensor.detach(data) if type(data) is _C.Tensor else _C._make_subclass(_C.Tensor, data, False)
         out = data.to(device=data.device if device is None else device, dtype=dtype, copy=True)  # a plain Tensor
-        if requires_grad and not (out.is_floating_point() or out.is_complex()):
-            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-        return out.requires_grad_(True) if requires_grad else out
+        return _creation_args.requires_grad_(out, requires_grad)
     if _numpy_scalar_without_dtype(data):
         data = sys.modules["numpy"].asarray(data)
     if _is_ndarray(data):
@@ -221,9 +221,12 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if _is_dlpack_producer(data):
         out = _numpy.from_dlpack(data).to(device=device, dtype=dtype, copy=True)
         return out.requires_grad_(requires_grad) if requires_grad else out
+    if isinstance(data, (str, bytes)) and type(data) not in (str, bytes):  # numpy.str_: PyTorch names the subclass
+        raise TypeError(f"new(): invalid data type '{_tp_name(data)}'\nhint: tensor() takes numbers; convert the "
+                        "string first")
     seq = _sequence_of_buffer(data)
     try:
-        return _C._tensor_from_data(data if seq is None else seq, dtype, device, requires_grad)
+        out = _C._tensor_from_data(data if seq is None else seq, dtype, device, requires_grad)
     except TransferGuardError:  # a guarded read of a device tensor in the data: not a nest to retry
         raise
     except (TypeError, ValueError, RuntimeError) as e:  # RuntimeError: "Could not infer dtype of ndarray"
@@ -246,6 +249,25 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         if not _warned_array_rows and _holds_array_rows(data if seq is None else seq):
             _warn_array_rows_once(out)
         return out
+    if out.dtype == _C.uint64 and _holds_numpy_uint64(data):
+        # PyTorch reads a NumPy uint64 number into an unsigned tensor through int64's unpacking, which fails
+        raise TypeError("an integer is required")
+    return out
+
+
+def _holds_numpy_uint64(data):
+    """Whether the number or nest of lists and tuples ``data`` holds a NumPy uint64 scalar."""
+    np = sys.modules.get("numpy")
+    if np is None:
+        return False
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, np.uint64):
+            return True
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+    return False
 
 
 _MANY_ELEMENTS = "only one element tensors can be converted to Python scalars"
@@ -327,9 +349,11 @@ def _nest_with_arrays_or_tensors(data):
 
 
 
-def as_tensor(data, dtype=None, device=None):
+def as_tensor(data=_creation_args.MISSING, *extra, dtype=None, device=None):
     """``data`` itself when it already is a tensor of that dtype and device; a tensor sharing memory with a
-    NumPy array when the dtype and device allow; otherwise ``tensor(data)``."""
+    NumPy array when the dtype and device allow; otherwise ``tensor(data)``. dtype and device are keyword-only,
+    as PyTorch's."""
+    _creation_args.check("as_tensor", data, extra, device=device)
     # (identity, not ==: a NumPy dtype compares equal to float)
     if dtype is not None and not isinstance(dtype, _C.dtype) and not any(dtype is t for t in (float, int, bool,
                                                                                                complex)):

@@ -4,9 +4,10 @@ import math
 import sys
 import warnings
 
-from . import _C
+from . import _C, _creation_args
 from ._compositions import _name
-from ._dim_args import _ints
+from ._dim_args import _ints, _parser_type_name
+from ._finfo import _PYTHON_TYPES
 
 Tensor = _C.Tensor
 _MISSING = object()  # a required argument not given: PyTorch's parser words that TypeError its own way
@@ -70,14 +71,21 @@ def frombuffer(buffer, *, dtype=_MISSING, count=-1, offset=0, requires_grad=Fals
     """A CPU tensor over buffer's memory (no copy): writes to either show in the other."""
     if dtype is _MISSING:
         raise TypeError('frombuffer() missing 1 required positional arguments: "dtype"')
+    dtype = _PYTHON_TYPES.get(dtype, dtype) if isinstance(dtype, type) else dtype  # PyTorch's parser takes float
+    if not isinstance(dtype, _C.dtype):
+        raise TypeError(f"frombuffer(): argument 'dtype' must be torch.dtype, not {_parser_type_name(dtype)}")
     for label, value in (("count", count), ("offset", offset)):
         if isinstance(value, bool) or not isinstance(value, int):
             raise TypeError(f"frombuffer(): argument '{label}' must be int, not {type(value).__name__}")
+    _creation_args.check("frombuffer", buffer, requires_grad=requires_grad)
     try:
-        length = memoryview(buffer).nbytes
+        view = memoryview(buffer)
     except TypeError:
         raise ValueError("object does not implement Python buffer protocol.") from None
-    size = dtype.itemsize
+    if not view.contiguous:
+        raise RuntimeError("could not retrieve a contiguous buffer from the given object (non-contiguous buffers "
+                           "are not supported)")
+    length, size = view.nbytes, dtype.itemsize
     if length == 0 or count == 0:
         raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
     if offset < 0 or offset >= length:
@@ -98,7 +106,7 @@ def frombuffer(buffer, *, dtype=_MISSING, count=-1, offset=0, requires_grad=Fals
         warnings.warn("The given buffer is not writable. tandem marks the tensor read-only, so in-place operations "
                       "on it raise.\nhint: pass a bytearray (or another writable buffer) to write through the tensor",
                       UserWarning, stacklevel=2)
-    return out.requires_grad_() if requires_grad else out
+    return _creation_args.requires_grad_(out, requires_grad)
 
 
 def _buffer_dtype(obj):
@@ -137,17 +145,25 @@ def _asarray_tensor(obj, dtype, device, copy, requires_grad):
                           "warning.", UserWarning, stacklevel=3)
         requires_grad = obj.requires_grad
     if not (copy or changes):
-        if requires_grad != obj.requires_grad:
-            obj.requires_grad_(requires_grad)  # PyTorch sets the flag on obj itself here
+        if requires_grad and not obj.requires_grad:  # PyTorch sets the flag on obj itself here
+            _creation_args.requires_grad_(obj, True)
+        elif obj.requires_grad and not requires_grad:
+            obj.requires_grad_(False)
         return obj
     out = obj.to(dtype=dtype or obj.dtype, device=device or obj.device, copy=True)
     if not requires_grad:
         return out.detach()
-    return out if out.requires_grad else out.requires_grad_()
+    return out if out.requires_grad else _creation_args.requires_grad_(out, True)
 
 
-def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
+def asarray(obj=_creation_args.MISSING, *extra, dtype=None, device=None, copy=None, requires_grad=None):
     from . import _creation, _numpy  # noqa: PLC0415
+    _creation_args.check("asarray", obj, extra, "obj", device=device,
+                         **{k: v for k, v in (("copy", copy), ("requires_grad", requires_grad)) if v is not None})
+    if _is_numpy_scalar(obj):  # read as the 0-d array it is, as PyTorch's asarray (a uint64 or str_ one too)
+        if copy is False:
+            raise RuntimeError("can't alias NumPy scalars. Either remove copy=False or transform it in a ndarray. ")
+        obj = sys.modules["numpy"].asarray(obj)
     if isinstance(obj, Tensor):
         return _asarray_tensor(obj, dtype, device, copy, requires_grad)
     if _creation._is_ndarray(obj):

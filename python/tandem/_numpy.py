@@ -6,7 +6,8 @@ and 2.x both work and NumPy stays an optional, run-time-only dependency.
 import tandem
 
 from . import _C
-from ._C import Tensor, from_numpy  # noqa: F401  (re-exported as tandem.from_numpy)
+from ._C import Tensor
+from ._creation_args import from_numpy  # re-exported as tandem.from_numpy
 
 
 def _array(self, dtype=None, copy=None):

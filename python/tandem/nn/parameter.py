@@ -70,6 +70,12 @@ def untracked(t):
     return _C._make_subclass(Tensor, t, False)
 
 
+def _uninitialized_shape(self):
+    raise RuntimeError("Can't access the shape of an uninitialized parameter or buffer. This error usually happens in "
+                       "`load_state_dict` when trying to load an uninitialized parameter into an initialized one. Call "
+                       "`forward` to initialize the parameters before accessing their attributes.")
+
+
 class UninitializedParameter(Parameter):
     """A parameter whose shape is not known yet: an empty tensor on the right device and dtype."""
 
@@ -88,6 +94,8 @@ class UninitializedParameter(Parameter):
 
     def __repr__(self):
         return "<UninitializedParameter>"
+
+    shape = property(_uninitialized_shape)  # PyTorch's: a placeholder has no shape to read yet
 
     def __deepcopy__(self, memo):
         if id(self) not in memo:
@@ -112,6 +120,8 @@ class UninitializedBuffer(Tensor):
 
     def __repr__(self):
         return "<UninitializedBuffer>"
+
+    shape = property(_uninitialized_shape)
 
     # Module.to()/cpu()/cuda() replace buffers by what these return: keep the placeholder a placeholder.
     def to(self, *args, **kwargs):

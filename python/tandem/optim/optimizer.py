@@ -129,7 +129,8 @@ class Optimizer:
 
     def add_param_group(self, param_group):
         if not isinstance(param_group, dict):
-            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+            kind = "<class 'tandem.Tensor'>" if type(param_group) is Tensor else type(param_group)
+            raise TypeError(f"param_group must be a dict, but got {kind}")  # PyTorch's name, not tandem._C.Tensor
         params = param_group["params"]
         if isinstance(params, Tensor):
             params = [params]

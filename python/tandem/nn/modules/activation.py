@@ -145,11 +145,11 @@ class Hardtanh(Module):
             warnings.warn("keyword argument `max_value` is deprecated and rename to `max_val`", FutureWarning,
                           stacklevel=2)
             max_val = max_value
-        if min_val > max_val:
-            raise ValueError("min_val cannot be greater than max_val")
         self.min_val = min_val
         self.max_val = max_val
         self.inplace = inplace
+        if max_val <= min_val:  # PyTorch's assertion: equal bounds are refused too
+            raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
 
     def forward(self, input):
         return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
@@ -216,6 +216,8 @@ class Tanh(Module):
 
 class Softmax(Module):
     def __init__(self, dim=None):
+        if dim is not None and (not isinstance(dim, int) or isinstance(dim, bool)):  # PyTorch's check (LogSoftmax's too)
+            raise TypeError(f"dim must be an int or None, got {type(dim)}")
         super().__init__()
         self.dim = dim
 

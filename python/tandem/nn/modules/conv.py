@@ -8,13 +8,14 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
+from .utils import _ntuple as _parse_ntuple, own_init
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: F401 (their old home)
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
 
 def _ntuple(value, n):
-    return tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
+    return _parse_ntuple(n)(value)  # PyTorch's: any iterable as given (a str as its characters), else repeated
 
 
 def _pair(value):
@@ -48,7 +49,8 @@ class _ConvNd(Module):
         self.groups, self.padding_mode = groups, padding_mode
         # F.pad's (left, right) pairs, last dim first; 'same' puts the odd one on the right, as conv does.
         self._reversed_padding_repeated_twice = []
-        for d, k, p in reversed(list(zip(dilation, kernel_size, _ntuple(padding, len(kernel_size))))):
+        per_dim = (padding,) * len(kernel_size) if isinstance(padding, str) else padding  # 'same'/'valid' each dim
+        for d, k, p in reversed(list(zip(dilation, kernel_size, per_dim))):
             if p == "same":
                 total = d * (k - 1)
                 self._reversed_padding_repeated_twice += [total // 2, total - total // 2]
@@ -109,6 +111,7 @@ class _ConvForwardNd(_ConvNd):
         return self._conv_forward(input, self.weight, self.bias)
 
 
+@own_init
 class Conv2d(_ConvForwardNd):
     """2-D convolution (grouped too, any padding mode), initialised as PyTorch does."""
 

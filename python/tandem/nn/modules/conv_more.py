@@ -2,10 +2,12 @@
 from .. import functional as F
 from .conv import _ConvForwardNd, _ConvNd, _ntuple
 from .module import Module
+from .utils import own_init
 
 __all__ = ["Conv1d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Fold", "Unfold"]
 
 
+@own_init
 class Conv1d(_ConvForwardNd):
     """1-D convolution over (N, C, L), any padding mode."""
 
@@ -13,6 +15,7 @@ class Conv1d(_ConvForwardNd):
     _conv = staticmethod(F.conv1d)
 
 
+@own_init
 class Conv3d(_ConvForwardNd):
     """3-D convolution over (N, C, D, H, W), any padding mode."""
 
@@ -73,18 +76,21 @@ def _public_init(self, in_channels, out_channels, kernel_size, stride=1, padding
                               bias, padding_mode, device=device, dtype=dtype)
 
 
+@own_init
 class ConvTranspose1d(_ConvTransposeNd):
     _dims = 1
     _conv = staticmethod(F.conv_transpose1d)
     __init__ = _public_init
 
 
+@own_init
 class ConvTranspose2d(_ConvTransposeNd):
     _dims = 2
     _conv = staticmethod(F.conv_transpose2d)
     __init__ = _public_init
 
 
+@own_init
 class ConvTranspose3d(_ConvTransposeNd):
     _dims = 3
     _conv = staticmethod(F.conv_transpose3d)

@@ -75,7 +75,8 @@ class Embedding(Module):
         if padding_idx is not None:
             if not -num_embeddings <= padding_idx < num_embeddings:
                 raise AssertionError("Padding_idx must be within num_embeddings")
-            padding_idx %= num_embeddings
+            if padding_idx < 0:  # only a negative one is rewritten: True or 1.0 stay as given, as in PyTorch
+                padding_idx += num_embeddings
         self.padding_idx = padding_idx
         self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
@@ -94,8 +95,8 @@ class Embedding(Module):
 
     def _fill_padding_idx_with_zero(self):
         # PyTorch's name: subclasses that re-initialise the table call it from their own reset_parameters
-        if self.padding_idx is not None:
-            init.zeros_(self.weight.select(0, self.padding_idx))
+        if self.padding_idx is not None:  # indexed as PyTorch does: a float padding_idx is indexing's IndexError
+            init.zeros_(self.weight[self.padding_idx])
 
     def forward(self, input):
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,

@@ -111,15 +111,16 @@ class LayerNorm(Module):
         super().__init__()
         self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(tandem.ones(self.normalized_shape, device=device, dtype=dtype))
+        if elementwise_affine:  # empty, then reset_parameters, as PyTorch (a bad shape is empty()'s error)
+            self.weight = Parameter(tandem.empty(self.normalized_shape, device=device, dtype=dtype))
             if bias:
-                self.bias = Parameter(tandem.zeros(self.normalized_shape, device=device, dtype=dtype))
+                self.bias = Parameter(tandem.empty(self.normalized_shape, device=device, dtype=dtype))
             else:
                 self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
+        self.reset_parameters()
 
     def reset_parameters(self):
         """Weight back to ones and bias to zeros (nothing to reset without elementwise_affine)."""

@@ -1,6 +1,7 @@
 """Constant (and zero), reflection, replication and circular padding layers over 1, 2 or 3 trailing dims."""
 from .. import functional as F
 from .module import Module
+from .utils import own_init
 
 __all__ = [
     "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
@@ -41,14 +42,17 @@ class _CircularPadNd(_PadNd):
         return super().forward(input)
 
 
+@own_init
 class CircularPad1d(_CircularPadNd):
     _dims = 1
 
 
+@own_init
 class CircularPad2d(_CircularPadNd):
     _dims = 2
 
 
+@own_init
 class CircularPad3d(_CircularPadNd):
     _dims = 3
 
@@ -57,14 +61,17 @@ class _ReflectionPadNd(_PadNd):
     _mode = "reflect"
 
 
+@own_init
 class ReflectionPad1d(_ReflectionPadNd):
     _dims = 1
 
 
+@own_init
 class ReflectionPad2d(_ReflectionPadNd):
     _dims = 2
 
 
+@own_init
 class ReflectionPad3d(_ReflectionPadNd):
     _dims = 3
 
@@ -73,14 +80,17 @@ class _ReplicationPadNd(_PadNd):
     _mode = "replicate"
 
 
+@own_init
 class ReplicationPad1d(_ReplicationPadNd):
     _dims = 1
 
 
+@own_init
 class ReplicationPad2d(_ReplicationPadNd):
     _dims = 2
 
 
+@own_init
 class ReplicationPad3d(_ReplicationPadNd):
     _dims = 3
 
@@ -99,14 +109,17 @@ class _ConstantPadNd(_PadNd):
         return f"padding={self.padding}, value={self.value}"
 
 
+@own_init
 class ConstantPad1d(_ConstantPadNd):
     _dims = 1
 
 
+@own_init
 class ConstantPad2d(_ConstantPadNd):
     _dims = 2
 
 
+@own_init
 class ConstantPad3d(_ConstantPadNd):
     _dims = 3
 

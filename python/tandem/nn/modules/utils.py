@@ -1,6 +1,22 @@
-"""Helpers of PyTorch's torch.nn.modules.utils that programs import directly."""
+"""Helpers of PyTorch's torch.nn.modules.utils that programs import directly, and own_init for tandem's layers."""
 import collections
+import types
 from itertools import repeat
+
+
+def own_init(cls):
+    """cls with its own copy of the __init__ it inherits from a shared private base, named after cls: PyTorch
+    writes an __init__ in each of these classes, so Python's argument errors name the class ("Conv1d.__init__()
+    got an unexpected keyword argument 'x'", not "_ConvForwardNd.__init__()"). Subclasses still inherit it."""
+    base = cls.__init__
+    code = base.__code__
+    if hasattr(code, "co_qualname"):  # Python 3.11+, whose messages name the qualified function
+        code = code.replace(co_qualname=f"{cls.__qualname__}.__init__")
+    init = types.FunctionType(code, base.__globals__, "__init__", base.__defaults__, base.__closure__)
+    init.__kwdefaults__, init.__doc__ = base.__kwdefaults__, base.__doc__
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    cls.__init__ = init
+    return cls
 
 
 def _ntuple(n, name="parse"):

@@ -1,0 +1,47 @@
+"""PyTorch's argument parser's checks for the creation functions tandem writes in Python (tensor, as_tensor,
+asarray, frombuffer, from_numpy): a missing data argument and keyword arguments of the wrong type, worded as its
+parser words them, before any data is read."""
+import sys
+
+from . import _C
+from ._dim_args import _is_int, _parser_type_name, _tp_name
+
+MISSING = object()  # the data argument not given
+
+
+def check(name, data, extra=(), data_label="data", device=None, **flags):
+    """data: MISSING when not given; extra: positionals past it (the functions take `data=MISSING, *extra` so
+    that both words are PyTorch's); device: the device argument; flags: the bool keywords (None passes where it
+    is the default: asarray's copy and requires_grad, which the caller leaves out when they are None)."""
+    if data is MISSING:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "{data_label}"')
+    if extra:
+        raise TypeError(f"{name}() takes 1 positional argument but {len(extra) + 1} were given")
+    for label, value in flags.items():
+        if type(value) is not bool:  # Python bools only: PyTorch refuses 1 and numpy.bool_ here
+            raise TypeError(f"{name}(): argument '{label}' must be bool, not {_parser_type_name(value)}")
+    if device is not None and not isinstance(device, (str, _C.device)) and not _is_int(device):
+        raise TypeError(f"{name}(): argument 'device' must be torch.device, not {_parser_type_name(device)}")
+
+
+def from_numpy(*args, **kwargs):
+    """torch.from_numpy: one positional NumPy array (the core imports any buffer; PyTorch takes arrays only)."""
+    if kwargs:
+        raise TypeError("tandem._VariableFunctionsClass.from_numpy() takes no keyword arguments")
+    if len(args) != 1:
+        raise TypeError(f"tandem._VariableFunctionsClass.from_numpy() takes exactly one argument ({len(args)} given)")
+    np = sys.modules.get("numpy")  # never imported: nothing can be an array
+    if np is None or not isinstance(args[0], np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {_tp_name(args[0])})")
+    return _C.from_numpy(args[0])
+
+
+def requires_grad_(out, requires_grad):
+    """out with requires_grad set as a factory sets it: PyTorch's factories word an integer dtype's refusal
+    "Only Tensors of floating point and complex dtype ..." (requires_grad_() itself says "only ... floating point
+    dtype")."""
+    if not requires_grad:
+        return out
+    if not (out.is_floating_point() or out.is_complex()):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    return out.requires_grad_()
