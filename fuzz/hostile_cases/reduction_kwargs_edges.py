@@ -177,10 +177,9 @@ CASES.update({
     "amax/axis_alias": lambda L, d: L.amax(sample(L, d), axis=(0, 1)),
 })
 
-_KEEPDIM = ("C++: python/src/reductions.cpp parse_keepdim reads keepdim with truthy(), so keepdim=1 (and, for "
-            "the methods, a second positional dim: t.sum(0, 1) is PyTorch's (dim=0, keepdim=1)) reduces where PyTorch "
-            "refuses with \"sum(): argument 'keepdim' (position 2) must be bool, not int\": take only a Python bool "
-            "there (keepdims, NumPy's spelling, may stay truthy), naming the position when it came positionally")
+_KEEPDIM = ("C++: keepdim is a bool (python/src/reductions.cpp), and tandem's one sum/mean overload names the "
+            "argument (\"mean(): argument 'keepdim' must be bool, not int\"); PyTorch's mean has overloads (dim as ints "
+            "or names) and lists them: \"mean() received an invalid combination of arguments\"")
 _DIMS_PARSER = ("C++: the sum/mean bindings (python/src/reductions.cpp, the reduction def at `nb::arg(\"dim\")`) word a "
                 "dim of another type, a dtype given positionally, keepdim=None and an unknown keyword themselves "
                 "(\"argument 'dim' must be tuple of ints or int\", nanobind's \"incompatible function arguments\"); "
@@ -202,10 +201,11 @@ _STD = ("C++: the std/var binding (python/src/reductions.cpp) builds its \"inval
 _NANSUM_CUDA = ("PyTorch's CUDA nansum says \"nansum does not support complex inputs\" (as tandem's cuda does); the "
                 "oracle runs PyTorch's CPU kernel, which says \"nansum on CPU ...\"")
 KNOWN = {
-    **{name: _KEEPDIM for name in ("sum/keepdim_int", "mean/keepdim_int", "sum/method_dims_varargs",
-                                   "sum/method_dims_varargs_duplicate", "amax/method_dims_varargs",
-                                   "mean/method_dims_varargs_keepdim")},
-    **{name: _DIMS_PARSER for name in ("sum/dim_bool", "sum/dim_float", "sum/dim_str", "sum/keepdim_none",
+    # keepdim is a bool since session 43 (sum/keepdim_int, sum/method_dims_varargs(_duplicate),
+    # amax/method_dims_varargs, mean/method_dims_varargs_keepdim, sum/keepdim_none match PyTorch); mean's overloads
+    # make PyTorch list them where tandem names the argument
+    "mean/keepdim_int": _KEEPDIM,
+    **{name: _DIMS_PARSER for name in ("sum/dim_bool", "sum/dim_float", "sum/dim_str",
                                        "sum/dtype_and_keepdim_positional", "sum/unknown_kw", "mean/dtype_positional")},
     **{name: _INT_DIM_POSITION for name in ("argmax/dims_duplicate", "max/dims_duplicate", "median/dim_none",
                                             "median/dims_duplicate", "mode/dims_duplicate", "nanmedian/dims_duplicate",

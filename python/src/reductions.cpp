@@ -69,6 +69,12 @@ bool parse_keepdim(nb::handle keepdim, nb::handle keepdims, const char* fn) {
   check_not_both(keepdim.is(Py_False) ? nb::none() : keepdim, keepdims, fn, "keepdims");
   return truthy(keepdims.is_none() ? keepdim : keepdims);
 }
+// keepdim as PyTorch's parser takes it, a bool (nanobind refuses anything else, and
+// python/tandem/_parser_errors.py words that as PyTorch: "sum(): argument 'keepdim' (position 2) must be
+// bool, not int", so t.sum(0, 1) is no reduction over two dims); NumPy's keepdims stays any truth value.
+bool parse_keepdim(bool keepdim, nb::handle keepdims, const char* fn) {
+  return parse_keepdim(keepdim ? nb::handle(Py_True) : nb::handle(Py_False), keepdims, fn);
+}
 
 // A tandem dtype, None, or a NumPy dtype, scalar type or dtype string, matched by name ("float64").
 OptDType parse_dtype(nb::handle h) {
@@ -154,7 +160,7 @@ void init_reductions(nb::module_& m) {
   auto folds_with_dtype = [&](const char* name, Tensor (*op)(const Tensor&, const OptDims&, bool, OptDType)) {
     def_both(
         m, tensor, name,
-        [op, name](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle dtype, nb::handle axis,
+        [op, name](const Tensor& x, nb::handle dim, bool keepdim, nb::handle dtype, nb::handle axis,
                    nb::handle keepdims, nb::handle out) {
           // Without dtype= the fold runs in out's dtype, as PyTorch's sum_out/mean_out (scan_dtype); mean
           // only where it can (a floating input and out), else its own dtype error or out='s cast error
@@ -176,7 +182,7 @@ void init_reductions(nb::module_& m) {
   folds_with_dtype("mean", &tandem::mean);
   def_both(
       m, tensor, "prod",
-      [](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle dtype, nb::handle axis,
+      [](const Tensor& x, nb::handle dim, bool keepdim, nb::handle dtype, nb::handle axis,
          nb::handle keepdims, nb::handle out) {
         return into_out(
             "prod",
@@ -191,7 +197,7 @@ void init_reductions(nb::module_& m) {
   auto plain_folds = [&](const char* name, Tensor (*op)(const Tensor&, const OptDims&, bool)) {
     def_both(
         m, tensor, name,
-        [op, name](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle axis, nb::handle keepdims,
+        [op, name](const Tensor& x, nb::handle dim, bool keepdim, nb::handle axis, nb::handle keepdims,
                    nb::handle out) {
           // amax/amin want out in the input's dtype (PyTorch's message); all/any write a bool or uint8 out,
           // and into a uint8 out PyTorch reduces the input converted to uint8 (0.5 is then false, as there).
@@ -279,8 +285,8 @@ void init_reductions(nb::module_& m) {
   auto arg_extreme = [&](const char* name, bool is_max) {
     def_both(
         m, tensor, name,
-        [name, is_max](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle axis,
-                       nb::handle keepdims, nb::handle out) {
+        [name, is_max](const Tensor& x, nb::handle dim, bool keepdim, nb::handle axis, nb::handle keepdims,
+                       nb::handle out) {
           std::optional<int64_t> d = parse_one_dim(dim, axis, name);
           bool kd = parse_keepdim(keepdim, keepdims, name);
           // An index result has no gradient: PyTorch takes out= whether or not x requires grad.
