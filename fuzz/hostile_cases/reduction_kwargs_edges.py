@@ -213,9 +213,6 @@ KNOWN = {
     **{name: _QUANTILE for name in ("quantile/dims_duplicate", "quantile/dims_tuple", "quantile/interpolation_none",
                                     "quantile/q_list", "nanquantile/dims_duplicate", "nanquantile/q_list_dim")},
     **{name: _STD for name in ("std/correction_str", "std/unbiased_and_correction", "std/unbiased_int")},
-    "max/dim_and_other": "C++: the max binding (python/src/reductions.cpp) takes max(t, 1, other) as the (dim, "
-                         "keepdim) form and reads the tensor's truth value (RuntimeError); PyTorch's parser matches no "
-                         "overload: TypeError \"max() received an invalid combination of arguments - got (Tensor, "
-                         "int, Tensor), but expected one of:\"",
+    # max/dim_and_other (max(t, 1, other) read the tensor's truth value) is PyTorch's TypeError since session 43
     "nansum/complex_input": _NANSUM_CUDA, "nanmean/complex_input": _NANSUM_CUDA,
 }

@@ -12,6 +12,7 @@
 #include "ops/elementwise.h"
 #include "ops/reduce.h"
 #include "ops/view.h"
+#include "parser_errors.h"
 
 namespace tandem::py {
 
@@ -232,52 +233,67 @@ void init_reductions(nb::module_& m) {
   m.attr("_out_not_given") = nb::steal(PyObject_CallNoArgs(reinterpret_cast<PyObject*>(&PyBaseObject_Type)));
   nb::handle out_not_given = m.attr("_out_not_given");
   auto extreme = [&](const char* name, bool is_max) {
-    def_both(
-        m, tensor, name,
-        [name, is_max, out_not_given](const Tensor& x, nb::handle other, nb::handle keepdim, nb::handle dim,
-                                      nb::handle axis, nb::handle keepdims, nb::handle out, nb::handle initial,
-                                      nb::handle where) -> nb::object {
-          const bool numpy_call = !out.is(out_not_given);
-          if (!numpy_call) out = nb::none();
-          TANDEM_CHECK(initial.is_none() && where.is_none(), Type, name,
-                       "(): initial= and where= are not supported\nhint: filter the tensor first");
-          bool kd = parse_keepdim(keepdim, keepdims, name);
-          // As PyTorch's overloads: a tensor in the first place (or other=) is the elementwise form; dim= is
-          // always a dim, even a 0-dim tensor (x.max(dim=tandem.tensor(1)) reduces, it does not compare).
-          if (!other.is_none() && !dim.is_none())
-            TANDEM_THROW(Type, name, "(): got both 'other' (or a first positional argument) and 'dim'");
-          // A tensor then a keepdim: PyTorch reads the tensor as the dim of max(dim, keepdim), and refuses it
-          // (the elementwise form takes no keepdim, which would be silently ignored).
-          TANDEM_CHECK(!is_tensor(other) || keepdim.is(Py_False), Type, name,
-                       "(): argument 'dim' (position 1) must be int, not Tensor");
-          if (is_tensor(other))
-            return into_out(name,
-                            is_max ? maximum(x, as_tensor_ref(other)) : minimum(x, as_tensor_ref(other)), out,
-                            {&x});
-          if (dim.is_none()) dim = other;
-          // keepdim without a dim: no overload of PyTorch's takes it (the full reduction keeps no dims).
-          TANDEM_CHECK(
-              numpy_call || !dim.is_none() || !axis.is_none() || !keepdims.is_none() || !keepdim.is(Py_True),
-              Type, name,
-              "() received an invalid combination of arguments - got (keepdim=bool, ), but "
-              "expected one of:\nhint: pass the dim to reduce (x.",
-              name,
-              "(dim, keepdim=True)), or use "
-              "amax/amin(x, dim=None, keepdim=True) for every dim");
-          if (dim.is_none() && !numpy_call) std::swap(dim, axis);
-          if (dim.is_none()) {
-            OptDims dims = parse_dims(dim, axis, name);
-            if (!dims && !kd) return into_out(name, is_max ? tandem::max(x) : tandem::min(x), out, {&x});
-            return into_out(name, is_max ? amax(x, dims, kd) : amin(x, dims, kd), out, {&x});
-          }
-          int64_t d = *parse_one_dim(dim, nb::none(), name);
-          return into_outs(
-              name, named_pair(is_max ? kMax : kMin, is_max ? tandem::max(x, d, kd) : tandem::min(x, d, kd)),
-              out, {&x});
-        },
-        nb::arg("other") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("dim") = none,
-        nb::arg("axis") = none, nb::arg("keepdims") = none, nb::arg("out").none().sig("None") = out_not_given,
-        nb::arg("initial") = none, nb::arg("where") = none);
+    // tandem.max(input, ...) and Tensor.max(...): `method` words a bad keepdim as PyTorch's each form does.
+    auto make = [name, is_max, out_not_given](bool method) {
+      return [name, is_max, out_not_given, method](
+                 const Tensor& x, nb::handle other, nb::handle keepdim, nb::handle dim, nb::handle axis,
+                 nb::handle keepdims, nb::handle out, nb::handle initial, nb::handle where) -> nb::object {
+        const bool numpy_call = !out.is(out_not_given);
+        if (!PyBool_Check(keepdim.ptr())) {  // max(t, 1, other): no overload takes a non-bool second argument
+          if (method)
+            TANDEM_THROW(Type, name, "(): argument 'keepdim' (position 2) must be bool, not ",
+                         parser_type_name(keepdim));
+          throw_invalid_combination(
+              name, {nb::cast(x), other, keepdim},
+              {{{"Tensor input"}, "*, Tensor out = None"},
+               {{"Tensor input", "Tensor other"}, "*, Tensor out = None"},
+               {{"Tensor input", "int dim", "bool keepdim = False"}, "*, tuple of Tensors out = None"}});
+        }
+        if (!numpy_call) out = nb::none();
+        TANDEM_CHECK(initial.is_none() && where.is_none(), Type, name,
+                     "(): initial= and where= are not supported\nhint: filter the tensor first");
+        bool kd = parse_keepdim(keepdim, keepdims, name);
+        // As PyTorch's overloads: a tensor in the first place (or other=) is the elementwise form; dim= is
+        // always a dim, even a 0-dim tensor (x.max(dim=tandem.tensor(1)) reduces, it does not compare).
+        if (!other.is_none() && !dim.is_none())
+          TANDEM_THROW(Type, name, "(): got both 'other' (or a first positional argument) and 'dim'");
+        // A tensor then a keepdim: PyTorch reads the tensor as the dim of max(dim, keepdim), and refuses it
+        // (the elementwise form takes no keepdim, which would be silently ignored).
+        TANDEM_CHECK(!is_tensor(other) || keepdim.is(Py_False), Type, name,
+                     "(): argument 'dim' (position 1) must be int, not Tensor");
+        if (is_tensor(other))
+          return into_out(name, is_max ? maximum(x, as_tensor_ref(other)) : minimum(x, as_tensor_ref(other)),
+                          out, {&x});
+        if (dim.is_none()) dim = other;
+        // keepdim without a dim: no overload of PyTorch's takes it (the full reduction keeps no dims).
+        TANDEM_CHECK(
+            numpy_call || !dim.is_none() || !axis.is_none() || !keepdims.is_none() || !keepdim.is(Py_True),
+            Type, name,
+            "() received an invalid combination of arguments - got (keepdim=bool, ), but "
+            "expected one of:\nhint: pass the dim to reduce (x.",
+            name,
+            "(dim, keepdim=True)), or use "
+            "amax/amin(x, dim=None, keepdim=True) for every dim");
+        if (dim.is_none() && !numpy_call) std::swap(dim, axis);
+        if (dim.is_none()) {
+          OptDims dims = parse_dims(dim, axis, name);
+          if (!dims && !kd) return into_out(name, is_max ? tandem::max(x) : tandem::min(x), out, {&x});
+          return into_out(name, is_max ? amax(x, dims, kd) : amin(x, dims, kd), out, {&x});
+        }
+        int64_t d = *parse_one_dim(dim, nb::none(), name);
+        return into_outs(
+            name, named_pair(is_max ? kMax : kMin, is_max ? tandem::max(x, d, kd) : tandem::min(x, d, kd)),
+            out, {&x});
+      };
+    };
+    auto define = [&](auto& scope, auto fn, auto... input) {
+      scope.def(name, fn, input..., nb::arg("other") = none, nb::arg("keepdim") = false, nb::kw_only(),
+                nb::arg("dim") = none, nb::arg("axis") = none, nb::arg("keepdims") = none,
+                nb::arg("out").none().sig("None") = out_not_given, nb::arg("initial") = none,
+                nb::arg("where") = none);
+    };
+    define(m, make(false), nb::arg("input"));
+    define(tensor, make(true));
   };
   extreme("max", true);
   extreme("min", false);

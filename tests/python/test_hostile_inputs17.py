@@ -199,10 +199,21 @@ CPP_CASES = fixed_cases(NEEDS_CPP)
 
 
 # Fixed in C++ after the round (session 43): keepdim is a bool (python/src/reductions.cpp), so t.sum(0, 1) is
-# PyTorch's TypeError rather than a reduction over two dims.
+# PyTorch's TypeError rather than a reduction over two dims, and max(t, 1, other) no longer reads other's truth value.
 CPP_FIXED = fixed_cases([(reduction_kwargs_edges, name) for name in (
     "sum/keepdim_int", "sum/keepdim_none", "sum/method_dims_varargs", "sum/method_dims_varargs_duplicate",
-    "amax/method_dims_varargs", "mean/method_dims_varargs_keepdim")])
+    "amax/method_dims_varargs", "mean/method_dims_varargs_keepdim", "max/dim_and_other")])
+
+
+def test_max_with_a_tensor_for_keepdim_is_a_type_error(device):
+    """max(t, 1, other) matches no overload of PyTorch's (it read other's truth value); the method names keepdim."""
+    t = tandem.ones(2, 3, device=device)
+    with pytest.raises(TypeError, match=r"^max\(\): argument 'keepdim' \(position 2\) must be bool, not Tensor$"):
+        t.max(1, t)
+    with pytest.raises(TypeError, match=r"^min\(\) received an invalid combination of arguments - got \(Tensor, int, "
+                                        r"str\), but expected one of:\n \* \(Tensor input, \*, Tensor out = None\)\n"):
+        tandem.min(t, 1, "x")
+    assert t.max(1, True).values.shape == (2, 1)
 
 
 @pytest.mark.parametrize("name", sorted(CPP_FIXED))

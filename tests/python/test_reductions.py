@@ -341,7 +341,7 @@ def test_numpy_spellings_and_dispatch():
     assert t.sum(dtype=np.dtype("float64")).dtype is tandem.float64
     assert t.mean(dtype="float64").dtype is tandem.float64
     same(t.sum(np.int64(1)), a.sum(1))
-    same(t.max(np.int64(0), keepdim=np.bool_(True)).values, a.max(0, keepdims=True))
+    same(t.max(np.int64(0), keepdims=np.bool_(True)).values, a.max(0, keepdims=True))
     same(np.mean(t, axis=0), np.mean(a, axis=0))
     same(np.std(t), np.std(a))
     same(np.std(t, axis=1, ddof=1), np.std(a, axis=1, ddof=1))
