@@ -275,12 +275,11 @@ CASES = {
 
 _DEVICE_TYPES = ("tandem knows the cpu, cuda and meta device types (docs/devices.md); PyTorch's parser also takes "
                  "mps, xla, ipu, ... and its message lists them all (device_dtype_parsing.py's KNOWN)")
-_NEST = ("C++: python/src/creation.cpp's nest walk (tensor_from_data) words a sequence where a number belongs as "
-         "ValueError \"expected a number at dim 1 but found a sequence\"; PyTorch's is the TypeError of the number "
-         "it tried to read, by the inferred dtype: \"'list' object cannot be interpreted as an integer\" (integer, "
-         "bool) or \"must be real number, not list\" (floating, complex); a 0-d tensor where a row belongs is "
-         "PyTorch's TypeError \"not a sequence\" and a 1-d one is read as that row (tandem: ValueError \"expected "
-         "sequence of length 1 at dim 1 (got tandem._C.Tensor)\")")
+# A sequence where a number belongs and a 0-d tensor where a row belongs are PyTorch's TypeErrors since session 43
+# (python/src/creation.cpp's nest walk: list_scalar_then_list, list_tensor_and_list, list_list_and_0d_tensor).
+_NEST = ("C++: python/src/creation.cpp's nest walk (tensor_from_data) refuses a 1-d tensor where a row belongs "
+         "(ValueError \"expected sequence of length 1 at dim 1 (got tandem._C.Tensor)\"); PyTorch reads it as that "
+         "row, its dtype taking part in the inferred one")
 KNOWN = {
     "device/upper_cpu": _DEVICE_TYPES, "device/gpu": _DEVICE_TYPES, "device/asarray_bad": _DEVICE_TYPES,
     "device/as_tensor_bad": _DEVICE_TYPES,
@@ -289,6 +288,5 @@ KNOWN = {
                        "its ops then read 2 as an undefined bool); the hint names the copy that works",
     "frombuffer/offset_unaligned_count": "by design: tandem's kernels assume aligned elements, so an unaligned view "
                                          "is refused, as from_numpy refuses it (docs/reliability.md, round 10)",
-    "tensor/list_list_and_0d_tensor": _NEST, "tensor/list_list_and_1d_tensor": _NEST,
-    "tensor/list_scalar_then_list": _NEST, "tensor/list_tensor_and_list": _NEST,
+    "tensor/list_list_and_1d_tensor": _NEST,
 }

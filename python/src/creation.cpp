@@ -88,9 +88,10 @@ struct Inference {
     TANDEM_CHECK(depth < kMaxNesting, Value, "tensor(): data is nested more than ", kMaxNesting,
                  " levels deep");
     if (!is_sequence(h)) {
-      // A number where a sequence belongs is PyTorch's TypeError; a sequence of another kind (a NumPy array,
-      // which the caller's fallback reads) its ValueError.
-      if (depth != shape.size() && !PySequence_Check(h.ptr()))
+      // A number (or a 0-d tensor) where a sequence belongs is PyTorch's TypeError; a sequence of another
+      // kind (a NumPy array, which the caller's fallback reads) its ValueError.
+      const bool number = !PySequence_Check(h.ptr()) || (is_tensor(h) && as_tensor_ref(h).dim() == 0);
+      if (depth != shape.size() && number)
         TANDEM_THROW(Type, "not a sequence", "\nhint: expected a sequence of length ", shape[depth],
                      " at dim ", depth, " (got ", nb::inst_name(h).c_str(),
                      "); nested lists must be rectangular");
@@ -103,8 +104,15 @@ struct Inference {
     nb::object seq = fast_sequence(h);
     int64_t n = static_cast<int64_t>(PySequence_Fast_GET_SIZE(seq.ptr()));
     if (depth == shape.size()) {
-      TANDEM_CHECK(!any_leaf, Value, "expected a number at dim ", depth,
-                   " but found a sequence\nhint: nested lists must be rectangular");
+      // A sequence where a number belongs: PyTorch's TypeError from reading it as a number of the dtype
+      // inferred so far.
+      if (any_leaf && (is_floating(dtype) || is_complex(dtype)))
+        TANDEM_THROW(Type, "must be real number, not ", Py_TYPE(h.ptr())->tp_name,
+                     "\nhint: expected a number at dim ", depth,
+                     " but found a sequence; nested lists must be rectangular");
+      TANDEM_CHECK(!any_leaf, Type, "'", Py_TYPE(h.ptr())->tp_name,
+                   "' object cannot be interpreted as an integer\nhint: expected a number at dim ", depth,
+                   " but found a sequence; nested lists must be rectangular");
       shape.push_back(n);
     } else {
       TANDEM_CHECK(depth < shape.size() && shape[depth] == n, Value, "expected sequence of length ",

@@ -199,10 +199,15 @@ CPP_CASES = fixed_cases(NEEDS_CPP)
 
 
 # Fixed in C++ after the round (session 43): keepdim is a bool (python/src/reductions.cpp), so t.sum(0, 1) is
-# PyTorch's TypeError rather than a reduction over two dims, and max(t, 1, other) no longer reads other's truth value.
+# PyTorch's TypeError rather than a reduction over two dims, and max(t, 1, other) no longer reads other's truth value;
+# tensor()'s nest walk (python/src/creation.cpp) raises PyTorch's TypeErrors for a list where a number belongs and a
+# 0-d tensor where a row belongs.
 CPP_FIXED = fixed_cases([(reduction_kwargs_edges, name) for name in (
     "sum/keepdim_int", "sum/keepdim_none", "sum/method_dims_varargs", "sum/method_dims_varargs_duplicate",
-    "amax/method_dims_varargs", "mean/method_dims_varargs_keepdim", "max/dim_and_other")])
+    "amax/method_dims_varargs", "mean/method_dims_varargs_keepdim", "max/dim_and_other")] +
+                        [(tensor_creation_from_data, name) for name in (
+                            "tensor/list_list_and_0d_tensor", "tensor/list_scalar_then_list",
+                            "tensor/list_tensor_and_list")])
 
 
 def test_max_with_a_tensor_for_keepdim_is_a_type_error(device):
