@@ -240,6 +240,9 @@ void init_reductions(nb::module_& m) {
                  nb::handle keepdims, nb::handle out, nb::handle initial, nb::handle where) -> nb::object {
         const bool numpy_call = !out.is(out_not_given);
         if (!PyBool_Check(keepdim.ptr())) {  // max(t, 1, other): no overload takes a non-bool second argument
+          // (a tensor first is the elementwise form, which takes nothing more: PyTorch reads it as a dim)
+          TANDEM_CHECK(!is_tensor(other), Type, name,
+                       "(): argument 'dim' (position 1) must be int, not Tensor");
           if (method)
             TANDEM_THROW(Type, name, "(): argument 'keepdim' (position 2) must be bool, not ",
                          parser_type_name(keepdim));

@@ -164,7 +164,7 @@ def load_from_state_dict(module, state_dict, prefix, local_metadata, strict, mis
                                "attributes.")
         if target.dim() == 0 and src.dim() == 1 and src.numel() == 1:  # PyTorch's pre-0.4 scalar parameters
             src = src[0]
-        if tuple(src.shape) != tuple(target.shape) and not is_lazy(target):
+        if not is_lazy(target) and tuple(src.shape) != tuple(target.shape):  # a lazy src has no shape to read
             error_msgs.append(f"size mismatch for {key}: copying a param with shape {src.shape!r} from checkpoint, "
                               f"the shape in current model is {target.shape!r}.")
             continue
