@@ -1,5 +1,7 @@
 #include "ops/linalg_lapack_call.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
@@ -71,7 +73,13 @@ Tensor column_major_copy(const Tensor& a, IntArrayRef batch, DType dtype) {
   DimVector shape(batch);
   shape.push_back(n);
   shape.push_back(m);
-  Tensor buf = empty(shape, dtype, a.device());
+  // OpenBLAS's vector kernels (zgemv_n_SKYLAKEX under zgebrd, found by ASan) read a strided vector one
+  // element past its end, up to a column beyond the last matrix: harmless inside a heap, a fault where the
+  // buffer ends at unmapped memory (as ASan's allocator places them). The buffer keeps a spare column after
+  // the batch.
+  const int64_t elements = batch_count(batch) * m * n;
+  Tensor padded = empty(DimVector{elements + std::max(m, n) + 8}, dtype, a.device());
+  Tensor buf = reshape(narrow(padded, 0, 0, elements), shape);
   DimVector target(batch);
   target.push_back(m);
   target.push_back(n);

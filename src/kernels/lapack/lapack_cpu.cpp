@@ -346,6 +346,9 @@ void dispatch(DType dtype, Args&&... args) {
 }
 
 int as_int(int64_t v) { return static_cast<int>(v); }
+// Spare elements after a LAPACK workspace: OpenBLAS's vector kernels may read a little past a vector's end
+// (column_major_copy in ops/linalg_lapack_call.cpp pads the matrices for the same reason).
+constexpr size_t kVectorOverread = 16;
 
 template <typename T>
 struct LuFactor {
@@ -587,7 +590,7 @@ struct Svd {
     for_each_chunk(batch, m, [&](int64_t begin, int64_t end) {
       std::vector<int> iwork(static_cast<size_t>(8 * std::max<int64_t>(1, n)));
       std::vector<R> rwork(static_cast<size_t>(lrwork));
-      std::vector<T> work(lwork);
+      std::vector<T> work(lwork + kVectorOverread);
       T unused(0);
       for (int64_t b = begin; b < end; ++b) {
         T* ap = a.data<T>() + b * m * n;
