@@ -124,6 +124,7 @@ PyObject* explain_refused_call(PyObject* function, PyObject* const* args, size_t
     }
     const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     nb::tuple positional = nb::steal<nb::tuple>(PyTuple_New(nargs));
+    if (!positional.is_valid()) throw nb::python_error();  // out of memory: nanobind's message stays
     for (Py_ssize_t i = 0; i < nargs; ++i) PyTuple_SET_ITEM(positional.ptr(), i, Py_NewRef(args[i]));
     nb::dict keywords;
     const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
