@@ -119,7 +119,10 @@ NumberForms number_forms(std::string_view op) {
                                       bool first = false, nb::handle out = nb::handle()) {
   const std::string op = !name.empty() && name.back() == '_' ? name.substr(0, name.size() - 1) : name;
   const NumberForms forms = number_forms(op);
-  if (forms == NumberForms::None) {
+  const bool out_given = out.is_valid() && !out.is_none();
+  // One overload alone is plausible for ops without Number forms, and for floor_divide with out=: PyTorch
+  // names the argument.
+  if (forms == NumberForms::None || (out_given && forms == NumberForms::OtherWithoutOut)) {
     TANDEM_THROW(Type, name, "(): argument '", first ? first_operand_name(op) : second_operand_name(op),
                  "' (position ", first || method ? 1 : 2, ") must be Tensor, not ",
                  parser_type_name(first ? a : b));
@@ -134,13 +137,7 @@ NumberForms number_forms(std::string_view op) {
         {{"Number self", tensor_x.c_str()}, forms == NumberForms::EitherSideWithOut ? with_out : nullptr});
   signatures.push_back(
       {{"Tensor input", number_x.c_str()}, forms == NumberForms::OtherWithoutOut ? nullptr : with_out});
-  if (out.is_valid() && !out.is_none()) {
-    // With out= only the overloads taking it are plausible: floor_divide's one gives the specific error.
-    TANDEM_CHECK(forms != NumberForms::OtherWithoutOut, Type, name, "(): argument '",
-                 first ? first_operand_name(op) : x.c_str(), "' (position ", first ? 1 : 2,
-                 ") must be Tensor, not ", parser_type_name(first ? a : b));
-    throw_invalid_combination(name.c_str(), {a, b}, signatures, {{"out", out}});
-  }
+  if (out_given) throw_invalid_combination(name.c_str(), {a, b}, signatures, {{"out", out}});
   throw_invalid_combination(name.c_str(), {a, b}, signatures);
 }
 
@@ -181,8 +178,8 @@ nb::object apply_out(const BinaryFns& f, nb::handle a, nb::handle b, nb::handle 
     return nb::borrow(out);
   }
   Scalar s;
-  if (!is_tensor(b) || !to_scalar(a, s, true))
-    throw_operand_error(f.name, a, b, false, !to_scalar(a, s, true), out);
+  const bool number_first = to_scalar(a, s, true);
+  if (!is_tensor(b) || !number_first) throw_operand_error(f.name, a, b, false, !number_first, out);
   f.st_out(s, as_tensor_ref(b), out_argument(out, f.name));
   return nb::borrow(out);
 }
@@ -285,8 +282,7 @@ Scalar checked_alpha(const char* op, const Tensor& input, nb::handle b, nb::hand
 // add/sub's other when it is not a tensor: a number, else PyTorch's TypeError.
 Scalar other_number(const char* op, nb::handle b, bool method) {
   Scalar sb;
-  TANDEM_CHECK(to_scalar(b, sb, true), Type, op, "(): argument 'other' (position ", method ? 1 : 2,
-               ") must be Tensor, not ", parser_type_name(b));
+  if (!to_scalar(b, sb, true)) throw_operand_error(op, nb::none(), b, method);
   return sb;
 }
 

@@ -220,3 +220,20 @@ def test_binary_op_errors_spelled_out():
                 " * (Number other)\n"
                 "      didn't match because some of the arguments have invalid types: (!tuple of (int, int)!)\n")
     assert _message(tandem, lambda m: x.eq_((1, 2))) == expected
+
+
+def test_a_failing_explanation_keeps_nanobinds_message():
+    """If writing PyTorch's message fails, the call still raises nanobind's TypeError (never another error)."""
+    from tandem import _parser_errors
+
+    def broken(*args):
+        raise RuntimeError("explanation failed")
+
+    tandem._C._set_refused_call_hook(broken)
+    try:
+        with pytest.raises(TypeError, match=r"^isclose\(\): incompatible function arguments"):
+            tandem.isclose(tandem.ones(3), 1.0)
+    finally:
+        tandem._C._set_refused_call_hook(_parser_errors.message)
+    with pytest.raises(TypeError, match=r"^isclose\(\): argument 'other' \(position 2\) must be Tensor, not float$"):
+        tandem.isclose(tandem.ones(3), 1.0)
