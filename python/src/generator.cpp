@@ -53,13 +53,7 @@ void set_state_from(Generator& g, nb::handle h) {
       "RNG state must be contiguous\nhint: pass the tensor get_state() returned, or .contiguous() of it");
   const Tensor& t = as_tensor_ref(h);
   TANDEM_CHECK(t.device().is_cpu(), Runtime, "RNG state must be a CPU tensor\nhint: move it with .cpu()");
-  TANDEM_CHECK(t.numel() == static_cast<int64_t>(Generator::kStateSize), Runtime,
-               "Expected a Philox generator state of size ", Generator::kStateSize,
-               " but found the input RNG state size to be ", t.numel(),
-               "\nhint: pass the tensor get_state() returned, unchanged");
-  Generator::State s;
-  std::memcpy(s.data(), t.data_ptr(), s.size());
-  g.set_state(s);
+  g.set_state(static_cast<const uint8_t*>(t.data_ptr()), static_cast<size_t>(t.numel()));
 }
 
 }  // namespace

@@ -39,7 +39,8 @@ def _exponential_(self, lambd=1.0, *, generator=None):
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
     _check_float_distribution(self, "Exponential")
-    return _fill_from(self, -(-_uniform_like(self, generator)).log1p() / lambd)
+    # PyTorch's CPU formula, -1/lambda * log(1 - u) in float64, so a seed gives its values.
+    return _fill_from(self, (1 - _uniform_like(self, generator)).log() * (-1.0 / lambd))
 
 
 def _geometric_(self, p, *, generator=None):
@@ -49,8 +50,9 @@ def _geometric_(self, p, *, generator=None):
     if self.dtype == _C.bool:  # PyTorch's kernel has no bool instantiation (counts start at 1)
         raise NotImplementedError(f"\"geometric_{self.device.type}\" not implemented for 'Bool'")
     u = _uniform_like(self, generator)
-    # The number of Bernoulli(p) trials up to the first success: ceil(log(1 - u) / log(1 - p)), at least 1.
-    return _fill_from(self, ((-u).log1p() / math.log1p(-p)).ceil().clamp(min=1))
+    # The number of Bernoulli(p) trials up to the first success: ceil(log(u) / log(1 - p)) (PyTorch's formula,
+    # so a seed gives its values), at least 1.
+    return _fill_from(self, (u.log() / math.log(1.0 - p)).ceil().clamp(min=1))
 
 
 def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
@@ -69,9 +71,10 @@ def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     if not self.dtype.is_floating_point:
         raise NotImplementedError(f"\"log_normal_{self.device.type}\" not implemented for "
                                   f"'{self.dtype._scalar_type_name}'")
-    normal = _C.empty(tuple(self.shape), dtype=_C.float64, device=self.device).normal_(mean, std,
-                                                                                       generator=generator)
-    return _fill_from(self, normal.exp())
+    # PyTorch draws these normals pairwise in float64 (its normal_ kernel's path for a strided tensor, not the
+    # blockwise one of a contiguous tensor): a strided buffer takes that path here too, so a seed gives its values.
+    buffer = _C.empty(tuple(self.shape) + (2,), dtype=_C.float64, device=self.device)[..., 0]
+    return _fill_from(self, buffer.normal_(mean, std, generator=generator).exp())
 
 
 # random_'s default range per dtype: [0, 2^digits] for floats (every integer there is exact), [0, max] for ints.
@@ -127,7 +130,13 @@ def _random_(self, *args, **kwargs):
             raise RuntimeError(f"from is out of bounds for {self.dtype._cpp_type_name}")
         if not lo <= high - 1 <= hi:
             raise RuntimeError(f"to - 1 is out of bounds for {self.dtype._cpp_type_name}")
-    sample = _randint(low, high, tuple(self.shape), self.device, generator)
+    if not args and name == "int64":
+        # PyTorch's default int64 draw is 64 random bits modulo 2^63 (DataLoader and RandomSampler seed from it):
+        # a draw over [-2^63, 0) is those bits modulo 2^63, less 2^63, and the mask adds 2^63 back.
+        sample = _C.randint(-2 ** 63, 0, tuple(self.shape), dtype=_C.int64, generator=generator,
+                            device=self.device).bitwise_and(2 ** 63 - 1)
+    else:
+        sample = _randint(low, high, tuple(self.shape), self.device, generator)
     return _fill_from(self, sample)
 
 

@@ -1,7 +1,9 @@
 #include "ops/random.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 #include "core/error.h"
 #include "core/profiler.h"
@@ -10,6 +12,7 @@
 #include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "ops/random_cpu_stream.h"
 #include "ops/reduce.h"
 #include "ops/view.h"
 
@@ -26,12 +29,41 @@ Generator& pick_generator(Generator* gen, Device device) {
 
 namespace {
 
-// Runs fill(contiguous_out, state) for `x`, through a contiguous temporary when x is strided.
-template <typename Fill>
-Tensor fill_random(const Tensor& x, const char* op, Generator* gen, uint64_t blocks, const Fill& fill) {
+// The order in which PyTorch's serial CPU kernels visit the elements of a strided `x`: its dims sorted by
+// stride, largest first (TensorIterator's order for a lone output), so a transposed tensor is filled in
+// memory order.
+DimVector iteration_order(const Tensor& x) {
+  DimVector order(x.dim());
+  std::iota(order.begin(), order.end(), int64_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return x.stride(a) > x.stride(b); });
+  return order;
+}
+
+// Fills `x` on its device. CPU: cpu_fill(out, generator, order) fills a contiguous `out` in PyTorch's order
+// from the generator's MT19937 stream (out is x itself, or a temporary holding x's dims in `order`, copied
+// back). Other devices: fill(out, state) from `blocks` reserved Philox blocks, through a contiguous
+// temporary when x is strided.
+template <typename Fill, typename CpuFill>
+Tensor fill_random(const Tensor& x, const char* op, Generator* gen, uint64_t blocks, const Fill& fill,
+                   const CpuFill& cpu_fill) {
   check_writeable(x, op);
   if (x.numel() == 0) return x;
-  PhiloxState state = pick_generator(gen, x.device()).reserve(blocks);
+  Generator& g = pick_generator(gen, x.device());
+  if (x.device().is_cpu()) {
+    if (x.is_contiguous()) {
+      cpu_fill(x, g, IntArrayRef());
+      x.bump_version();
+      return x;
+    }
+    const DimVector order = iteration_order(x);
+    Tensor view = permute(x, order);
+    Tensor tmp = empty(view.sizes(), x.dtype(), x.device());
+    cpu_fill(tmp, g, IntArrayRef(order));
+    copy_(view, tmp);
+    return x;
+  }
+  PhiloxState state = g.reserve(blocks);
   if (x.is_contiguous()) {
     fill(x, state);
     x.bump_version();
@@ -105,9 +137,12 @@ Tensor uniform_(const Tensor& x, double from, double to, Generator* gen) {
       " which result in to-from to exceed the limit\nhint: draw from a narrower range, or in float64 and "
       "scale");
   uint64_t blocks = philox_blocks(x.numel(), float_dist_per_block(x.dtype()));
-  return fill_random(x, "uniform_", gen, blocks, [&](const Tensor& out, PhiloxState s) {
-    kernel_table(out.device().type).random.uniform(out, s, from, to);
-  });
+  return fill_random(
+      x, "uniform_", gen, blocks,
+      [&](const Tensor& out, PhiloxState s) {
+        kernel_table(out.device().type).random.uniform(out, s, from, to);
+      },
+      [&](const Tensor& out, Generator& g, IntArrayRef) { cpu_stream::uniform(out, g, from, to); });
 }
 
 Tensor normal_(const Tensor& x, double mean, double std, Generator* gen) {
@@ -122,9 +157,16 @@ Tensor normal_(const Tensor& x, double mean, double std, Generator* gen) {
   TANDEM_CHECK(std >= 0.0, Runtime, "normal expects std >= 0.0, but found std ", std,
                "\nhint: std is a standard deviation; pass its absolute value");
   uint64_t blocks = philox_blocks(x.numel(), float_dist_per_block(x.dtype()));
-  return fill_random(x, "normal_", gen, blocks, [&](const Tensor& out, PhiloxState s) {
-    kernel_table(out.device().type).random.normal(out, s, mean, std);
-  });
+  // PyTorch's block-of-16 path takes a contiguous tensor of 16 or more elements, its pairwise path the rest.
+  const bool blockwise = x.is_contiguous() && x.numel() >= 16;
+  return fill_random(
+      x, "normal_", gen, blocks,
+      [&](const Tensor& out, PhiloxState s) {
+        kernel_table(out.device().type).random.normal(out, s, mean, std);
+      },
+      [&](const Tensor& out, Generator& g, IntArrayRef) {
+        cpu_stream::normal(out, g, mean, std, blockwise);
+      });
 }
 
 Tensor random_(const Tensor& x, int64_t low, int64_t high, Generator* gen) {
@@ -145,19 +187,24 @@ Tensor random_(const Tensor& x, int64_t low, int64_t high, Generator* gen) {
   uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
   uint64_t blocks = philox_blocks(
       x.numel(), randint_is_wide(range) ? RandintDist<true>::kPerBlock : RandintDist<false>::kPerBlock);
-  return fill_random(x, "random_", gen, blocks, [&](const Tensor& out, PhiloxState s) {
-    kernel_table(out.device().type).random.randint(out, s, low, range);
-  });
+  return fill_random(
+      x, "random_", gen, blocks,
+      [&](const Tensor& out, PhiloxState s) {
+        kernel_table(out.device().type).random.randint(out, s, low, range);
+      },
+      [&](const Tensor& out, Generator& g, IntArrayRef) { cpu_stream::random(out, g, low, range); });
 }
 
 Tensor bernoulli_(const Tensor& x, double p, Generator* gen) {
   profiler::RecordScope profile_scope("aten::bernoulli_", x, p, gen);
   TANDEM_CHECK(p >= 0.0 && p <= 1.0, Runtime, "bernoulli_ expects p to be in [0, 1], but got p=", p,
                "\nhint: p is a probability");
-  return fill_random(x, "bernoulli_", gen, philox_blocks(x.numel(), Uniform32Dist::kPerBlock),
-                     [&](const Tensor& out, PhiloxState s) {
-                       kernel_table(out.device().type).random.bernoulli_scalar(out, s, p);
-                     });
+  return fill_random(
+      x, "bernoulli_", gen, philox_blocks(x.numel(), Uniform32Dist::kPerBlock),
+      [&](const Tensor& out, PhiloxState s) {
+        kernel_table(out.device().type).random.bernoulli_scalar(out, s, p);
+      },
+      [&](const Tensor& out, Generator& g, IntArrayRef) { cpu_stream::bernoulli(out, g, p); });
 }
 
 Tensor bernoulli_(const Tensor& x, const Tensor& p, Generator* gen) {
@@ -169,10 +216,18 @@ Tensor bernoulli_(const Tensor& x, const Tensor& p, Generator* gen) {
   // A fresh float64 copy: contiguous, in x's shape, readable by every device's kernel.
   Tensor probs = to_dtype(expand(p, x.sizes()), DType::Float64, true);
   bool valid = true;
-  fill_random(x, "bernoulli_", gen, philox_blocks(x.numel(), Uniform32Dist::kPerBlock),
-              [&](const Tensor& out, PhiloxState s) {
-                valid = kernel_table(out.device().type).random.bernoulli_tensor(out, probs, s);
-              });
+  fill_random(
+      x, "bernoulli_", gen, philox_blocks(x.numel(), Uniform32Dist::kPerBlock),
+      [&](const Tensor& out, PhiloxState s) {
+        valid = kernel_table(out.device().type).random.bernoulli_tensor(out, probs, s);
+      },
+      [&](const Tensor& out, Generator& g, IntArrayRef order) {
+        // PyTorch checks every probability before drawing (its kernel's TORCH_CHECK, per element).
+        valid = item(all(logical_and(ge(probs, Scalar(0.0)), le(probs, Scalar(1.0))))).to_bool();
+        if (!valid) return;
+        const Tensor ordered = order.empty() ? probs : contiguous(permute(probs, order));
+        cpu_stream::bernoulli(out, g, ordered, p.dtype() == DType::Float64);
+      });
   TANDEM_CHECK(
       valid, Runtime,
       "Expected p_in >= 0 && p_in <= 1 to be true, but got false.\nhint: every probability in p must lie "
@@ -221,6 +276,28 @@ Tensor normal(double mean, const Tensor& std, Generator* gen) {
   return add_(mul_(out, std), Scalar(mean));
 }
 
+namespace {
+// PyTorch's CPU samplers, from the MT19937 stream. Without replacement, or for one sample, the exponential
+// race: q ~ Exp(1) per weight, then the largest probs / q (argmax, or topk for several samples); otherwise
+// one uniform per sample against the running sums. The weights are checked first (float64 copy `weights`).
+MultinomialStatus multinomial_cpu(Tensor& out, const Tensor& probs, const Tensor& weights,
+                                  int64_t num_samples, bool replacement, Generator& g) {
+  if (!item(all(logical_and(ge(weights, Scalar(0.0)), isfinite(weights)))).to_bool())
+    return MultinomialStatus::kBadProbability;
+  const Tensor row_sums = probs.dim() == 2 ? sum(weights, DimVector{1}) : sum(weights);
+  if (item(any(le(row_sums, Scalar(0.0)))).to_bool()) return MultinomialStatus::kZeroSum;
+  if (!replacement || num_samples == 1) {
+    Tensor q = empty(probs.sizes(), probs.dtype(), probs.device());
+    cpu_stream::exponential(q, g, 1.0);
+    q = div(probs, q);
+    out = num_samples == 1 ? argmax(q, -1, true) : topk(q, num_samples).second;
+    return MultinomialStatus::kOk;
+  }
+  cpu_stream::multinomial_with_replacement(out, g, contiguous(probs));
+  return MultinomialStatus::kOk;
+}
+}  // namespace
+
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, Generator* gen) {
   profiler::RecordScope profile_scope("aten::multinomial", probs, num_samples, replacement, gen);
   TANDEM_CHECK(probs.dim() == 1 || probs.dim() == 2, Runtime, "prob_dist must be 1 or 2 dim",
@@ -243,10 +320,15 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, G
   if (out.numel() == 0) return out;
   int64_t rows = probs.dim() == 2 ? probs.size(0) : 1;
   Tensor weights = contiguous(to_dtype(probs, DType::Float64));
-  PhiloxState s =
-      g.reserve(philox_blocks(rows * (replacement ? num_samples : k),
-                              replacement ? Uniform32Dist::kPerBlock : OpenUniform32Dist::kPerBlock));
-  MultinomialStatus status = kernel_table(out.device().type).random.multinomial(out, weights, replacement, s);
+  MultinomialStatus status = MultinomialStatus::kOk;
+  if (out.device().is_cpu()) {
+    status = multinomial_cpu(out, probs, weights, num_samples, replacement, g);
+  } else {
+    PhiloxState s =
+        g.reserve(philox_blocks(rows * (replacement ? num_samples : k),
+                                replacement ? Uniform32Dist::kPerBlock : OpenUniform32Dist::kPerBlock));
+    status = kernel_table(out.device().type).random.multinomial(out, weights, replacement, s);
+  }
   if (status == MultinomialStatus::kBadProbability) {
     // PyTorch's texts: its sampler with replacement (more than one sample) names the fault it found, its
     // other samplers all three.
@@ -315,6 +397,10 @@ Tensor randperm(int64_t n, DType dtype, Device device, Generator* gen) {
   Tensor out = empty(size, dtype, device);
   Generator& g = pick_generator(gen, device);
   if (n == 0) return out;
+  if (device.is_cpu()) {
+    cpu_stream::randperm(out, g);
+    return out;
+  }
   PhiloxState s = g.reserve(philox_blocks(n, Key64Dist::kPerBlock));
   kernel_table(device.type).random.randperm(out, s);
   return out;

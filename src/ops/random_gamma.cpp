@@ -9,6 +9,7 @@
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/random.h"
+#include "ops/random_cpu_stream.h"
 #include "ops/reduce.h"
 #include "ops/view.h"
 
@@ -68,9 +69,13 @@ Tensor standard_gamma(const Tensor& alpha, Generator* gen) {
   Tensor out = empty(alpha.sizes(), alpha.dtype(), alpha.device());
   Generator& g = pick_generator(gen, alpha.device());
   if (out.numel() > 0) {
-    PhiloxState state = g.reserve(static_cast<uint64_t>(out.numel()));
     Tensor a = alpha.is_contiguous() ? alpha : contiguous(alpha);
-    kernel_table(out.device().type).random.standard_gamma(out, a, state);
+    if (out.device().is_cpu()) {
+      cpu_stream::standard_gamma(out, g, a);  // PyTorch's draws (ops/random_cpu_stream.h)
+    } else {
+      PhiloxState state = g.reserve(static_cast<uint64_t>(out.numel()));
+      kernel_table(out.device().type).random.standard_gamma(out, a, state);
+    }
   }
   if (autograd::should_record(alpha)) return autograd::record_standard_gamma(alpha, out);
   return out;
@@ -100,9 +105,13 @@ Tensor poisson(const Tensor& rates, Generator* gen) {
   TANDEM_CHECK(!item(any(logical_not(ge(rates, Scalar(0.0))))).to_bool(), Runtime,
                "invalid Poisson rate, expected rate to be non-negative",
                "\nhint: rates must be >= 0 and not NaN; e.g. rates.clamp(min=0)");
-  PhiloxState state = g.reserve(static_cast<uint64_t>(out.numel()));
   Tensor r = rates.is_contiguous() ? rates : contiguous(rates);
-  kernel_table(out.device().type).random.poisson(out, r, state);
+  if (out.device().is_cpu()) {
+    cpu_stream::poisson(out, g, r);  // PyTorch's draws (ops/random_cpu_stream.h)
+  } else {
+    PhiloxState state = g.reserve(static_cast<uint64_t>(out.numel()));
+    kernel_table(out.device().type).random.poisson(out, r, state);
+  }
   if (autograd::should_record(rates)) return autograd::record_poisson(rates, out);
   return out;
 }

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "core/error.h"
 #include "core/generator.h"
 #include "core/philox.h"
 #include "kernels/kernel_table.h"
@@ -32,15 +33,35 @@ TEST(Philox, MatchesRandom123KnownAnswers) {
 }
 
 TEST(Generator, ReserveAdvancesOffsetAndStateRoundTrips) {
-  Generator g(Device(), 42);
+  Generator g(Device(DeviceType::CUDA, 0), 42);
   EXPECT_EQ(g.reserve(3).offset, 0u);
   EXPECT_EQ(g.reserve(5).offset, 3u);
   Generator::State s = g.state();
+  ASSERT_EQ(s.size(), Generator::kPhiloxStateSize);
   g.manual_seed(7);
   EXPECT_EQ(g.offset(), 0u);
-  g.set_state(s);
+  g.set_state(s.data(), s.size());
   EXPECT_EQ(g.initial_seed(), 42u);
   EXPECT_EQ(g.offset(), 8u);
+}
+
+// The CPU generator is PyTorch's MT19937 stream: seed 0's first words are PyTorch's (and NumPy's legacy
+// RandomState(0)'s), a Philox draw keys itself from two words, and the state round-trips in PyTorch's layout.
+TEST(Generator, CpuStreamIsMt19937AndStateRoundTrips) {
+  Generator g(Device(), 0);
+  const uint32_t first[3] = {2357136044u, 2546248239u, 3071714933u};
+  for (uint32_t w : first)
+    EXPECT_EQ(g.with_cpu_stream([](Generator::CpuStream& s) { return s.random(); }), w);
+  Generator::State s = g.state();
+  ASSERT_EQ(s.size(), Generator::kCpuStateSize);
+  const PhiloxState key = g.reserve(4);
+  EXPECT_EQ(key.offset, 0u);
+  g.manual_seed(5);
+  g.set_state(s.data(), s.size());
+  EXPECT_EQ(g.reserve(4).seed, key.seed);
+  EXPECT_EQ(g.initial_seed(), 0u);
+  for (int i = 8; i < 12; ++i) s[i] = 0;  // left = 0: not a state a running engine has
+  EXPECT_THROW(g.set_state(s.data(), s.size()), Error);
 }
 
 // A draw that starts k blocks later reproduces the tail of a longer draw: element i depends only on

@@ -257,19 +257,29 @@ def test_implicit_conversions_of_device_tensors_name_the_fix():
 
 
 @needs_cuda
+def _on(make):
+    """draw(device) over tandem, with draw.__wrapped__(lib) making the same draw with another library (cpu)."""
+    def draw(d):
+        return make(tandem, d)
+    draw.__wrapped__ = lambda lib: make(lib, "cpu")
+    return draw
+
+
 @pytest.mark.parametrize("draw", [
-    lambda d: tandem.rand(1000, device=d), lambda d: tandem.randn(1000, device=d),
-    lambda d: tandem.randint(0, 100, (1000,), device=d), lambda d: tandem.randperm(100, device=d),
-    lambda d: tandem.nn.functional.dropout(tandem.ones(1000, device=d), p=0.3, training=True),
-    lambda d: tandem.empty(1000, device=d).normal_(2.0, 3.0),
+    _on(lambda L, d: L.rand(1000, device=d)), _on(lambda L, d: L.randn(1000, device=d)),
+    _on(lambda L, d: L.randint(0, 100, (1000,), device=d)), _on(lambda L, d: L.randperm(100, device=d)),
+    _on(lambda L, d: L.nn.functional.dropout(L.ones(1000, device=d), p=0.3, training=True)),
+    _on(lambda L, d: L.empty(1000, device=d).normal_(2.0, 3.0)),
 ], ids=["rand", "randn", "randint", "randperm", "dropout", "normal_"])
-def test_manual_seed_gives_the_same_numbers_on_cpu_and_cuda(draw):
-    tandem.manual_seed(1234)
-    on_cpu = draw("cpu").tolist()
+def test_manual_seed_gives_reproducible_numbers_on_cuda_and_pytorchs_on_cpu(draw):
     tandem.manual_seed(1234)
     on_cuda = draw("cuda")
     assert on_cuda.device == "cuda:0"
-    assert on_cuda.tolist() == on_cpu
+    tandem.manual_seed(1234)
+    assert draw("cuda").tolist() == on_cuda.tolist()
+    tandem.manual_seed(1234)
+    torch.manual_seed(1234)
+    assert draw("cpu").tolist() == draw.__wrapped__(torch).tolist()
 
 
 @needs_cuda

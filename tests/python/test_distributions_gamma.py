@@ -111,7 +111,7 @@ def test_a_wrong_law_fails_the_checks():
     assert _chi_square_pvalue(x, lambda k: scipy.stats.poisson.pmf(k, 38.5), 20, 57) < 1e-3
 
 
-# ---- streams: the same numbers on every device ---------------------------------------------------------------
+# ---- streams: PyTorch's numbers on the CPU, reproducible Philox numbers on CUDA (every ordinal alike) -----------
 
 def test_same_seed_same_numbers_on_every_device(device):
     def draws(dev):
@@ -128,9 +128,26 @@ def test_same_seed_same_numbers_on_every_device(device):
             tandem._sample_dirichlet(alpha.reshape(40, 5), generator=g),
         ]
 
-    for got, want in zip(draws(device), draws("cpu")):
+    reference = "cpu" if device == "cpu" else "cuda:0"
+    for got, want in zip(draws(device), draws(reference)):
         assert got.device == tandem.device(device)
         assert torch.equal(to_torch(got), to_torch(want))
+
+
+def test_cpu_gamma_and_poisson_draws_are_pytorchs():
+    """The CPU samplers read the MT19937 stream as PyTorch's do (ops/random_cpu_stream.cpp): the same values for
+    a seed, through the boost below alpha 1, both Poisson regimes and the Dirichlet normalisation."""
+    alpha = [0.01, 0.5, 1.0, 3.0, 250.0] * 8
+    rates = [0.0, 0.7, 9.0, 11.0, 1e4] * 8
+    for lib in (tandem, torch):
+        lib.manual_seed(77)
+    for make in (lambda L: L._standard_gamma(L.tensor(alpha)),
+                 lambda L: L._standard_gamma(L.tensor(alpha, dtype=L.float64)),
+                 lambda L: L.poisson(L.tensor(rates, dtype=L.float64)),
+                 lambda L: L._sample_dirichlet(L.tensor(alpha).reshape(8, 5)),
+                 lambda L: L.distributions.Beta(L.tensor(0.5), L.tensor(2.0)).sample((30,)),
+                 lambda L: L.distributions.StudentT(L.tensor(3.0)).sample((30,))):
+        assert make(tandem).tolist() == make(torch).tolist()
 
 
 def test_draws_advance_the_generator_and_follow_manual_seed(device):

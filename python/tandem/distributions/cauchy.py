@@ -36,9 +36,8 @@ class Cauchy(Distribution):
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        # tandem has no Tensor.cauchy_: the standard Cauchy is tan(pi (u - 1/2)) for u uniform on [0, 1)
-        u = tandem.rand(tuple(shape), dtype=self.loc.dtype, device=self.loc.device)
-        eps = tandem.tan(math.pi * (u - 0.5))
+        # PyTorch's draw (a standard Cauchy per element, shifted and scaled), so a seed gives its samples
+        eps = tandem.empty(tuple(shape), dtype=self.loc.dtype, device=self.loc.device).cauchy_()
         return self.loc + eps * self.scale
 
     def log_prob(self, value):

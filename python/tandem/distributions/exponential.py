@@ -47,9 +47,8 @@ class Exponential(ExponentialFamily):
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        # tandem has no Tensor.exponential_: -log(1 - u) for u uniform on [0, 1) is a standard exponential
-        u = tandem.rand(tuple(shape), dtype=self.rate.dtype, device=self.rate.device)
-        return -tandem.log1p(-u) / self.rate
+        # PyTorch's draw (a standard exponential per element, scaled), so a seed gives its samples
+        return tandem.empty(tuple(shape), dtype=self.rate.dtype, device=self.rate.device).exponential_() / self.rate
 
     def log_prob(self, value):
         if self._validate_args:

@@ -50,8 +50,14 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     if not training:
         slope = (lower + upper) / 2
         return tandem.nn.functional.leaky_relu(input, slope, inplace=inplace)
-    noise = tandem.empty_like(untracked(input)).uniform_(lower, upper)
-    slope = tandem.where(untracked(input) >= 0, tandem.ones_like(noise), noise)
+    # PyTorch's kernel draws one float64 uniform per element <= 0, in order, between the bounds rounded to the
+    # computation type (float below float64): the same draws here, so a seed gives its slopes.
+    x = untracked(input)
+    drawn = x <= 0
+    bounds = (lower, upper) if x.dtype == tandem.float64 else tandem.tensor([lower, upper]).tolist()
+    noise = tandem.empty(int(drawn.sum()), dtype=tandem.float64, device=x.device).uniform_(*bounds)
+    slope = tandem.ones_like(x)
+    slope[drawn] = noise.to(x.dtype)
     if inplace:
         return input.mul_(slope)
     return input * slope

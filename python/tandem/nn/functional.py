@@ -305,7 +305,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if p == 1.0:
         return input.mul_(0) if inplace else input * 0
     mask = tandem.empty_like(input).bernoulli_(1.0 - p)
-    mask.mul_(1.0 / (1.0 - p))
+    mask.div_(1.0 - p)  # PyTorch's noise.div_(1 - p): the same mask values, so a seed gives its outputs
     return input.mul_(mask) if inplace else input * mask
 
 

@@ -100,39 +100,6 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
     return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan), generator)
 
 
-# Acklam's rational approximation of the standard normal quantile (relative error below 1.2e-9): tandem has
-# no erfinv, and this keeps trunc_normal_'s inverse-CDF sampling on the tensor's device.
-_ACKLAM_A = (-3.969683028665376e01, 2.209460984245205e02, -2.759285104469687e02, 1.383577518672690e02,
-             -3.066479806614716e01, 2.506628277459239e00)
-_ACKLAM_B = (-5.447609879822406e01, 1.615858368580409e02, -1.556989798598866e02, 6.680131188771972e01,
-             -1.328068155288572e01, 1.0)
-_ACKLAM_C = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e00, -2.549732539343734e00,
-             4.374664141464968e00, 2.938163982698783e00)
-_ACKLAM_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00, 3.754408661907416e00, 1.0)
-_ACKLAM_TAIL = 0.02425
-
-
-def _polyval(coefficients, x):
-    out = tandem.full_like(x, coefficients[0])
-    for c in coefficients[1:]:
-        out = out * x + c
-    return out
-
-
-def _ndtri(p):
-    """The standard normal quantile of each probability in p (a floating tensor)."""
-    q = p - 0.5
-    r = q * q
-    central = _polyval(_ACKLAM_A, r) * q / _polyval(_ACKLAM_B, r)
-    tail_p = tandem.minimum(p, 1 - p)
-    t = tandem.sqrt(-2 * tandem.log(tail_p))
-    lower_tail = _polyval(_ACKLAM_C, t) / _polyval(_ACKLAM_D, t)  # negative: the quantile of tail_p
-    tail = tandem.where(p < 0.5, lower_tail, -lower_tail)
-    inner = tandem.where(tail_p < _ACKLAM_TAIL, tail, central)
-    # p = 0 and 1 (a uniform draw can land on either bound) are -inf and +inf, as ndtri's; the tail polynomial
-    # gives inf/inf = NaN there, which clamp() would keep
-    return tandem.where(tail_p > 0, inner, tandem.where(p < 0.5, -math.inf, math.inf))
-
 
 def _refuse_as_rejection_sampling(tensor, mean, std, a, b, mass):
     """PyTorch samples by rejection, starting from normal_ when [a, b] holds more than 30% of the mass and from
@@ -145,16 +112,48 @@ def _refuse_as_rejection_sampling(tensor, mean, std, a, b, mass):
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """N(mean, std^2) restricted to [a, b], by the inverse CDF of a uniform draw between the CDF at a and b."""
+    """N(mean, std^2) restricted to [a, b], by PyTorch's rejection sampling, step for step (so a seed gives its
+    values): normal draws redrawn where they fall outside [a, b] when [a, b] holds more than 30% of the mass;
+    otherwise uniform draws on [a, b], each kept with probability pdf(x) / pdf(mode), the rest redrawn."""
+    if tensor.is_meta:
+        return tensor
     if (mean < a - 2 * std) or (mean > b + 2 * std):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may "
                       "be incorrect.", stacklevel=2)
-    low, high = (0.5 * (1.0 + math.erf((v - mean) / std / math.sqrt(2.0))) for v in (a, b))
+    low, high = ((1.0 + math.erf((v - mean) / std / math.sqrt(2.0))) / 2.0 for v in (a, b))
     _refuse_as_rejection_sampling(tensor, mean, std, a, b, high - low)
-    # The quantile is computed in float32 at least (a half-precision polynomial would be too coarse).
-    work = tandem.float64 if tensor.dtype == tandem.float64 else tandem.float32
-    u = tandem.empty(tensor.shape, dtype=work, device=tensor.device).uniform_(low, high, generator=generator)
-    untracked(tensor).copy_((_ndtri(u) * std + mean).clamp(a, b))
+    target = untracked(tensor)
+    with tandem.no_grad():
+        if high - low > 0.3:
+            # the bounds as the tensor's dtype holds them, so the rejection test matches the stored values
+            lo, hi = (tandem.tensor(v, dtype=tensor.dtype).item() for v in (a, b))
+            result = target.normal_(mean, std, generator=generator)
+            while True:
+                outside = (result < lo) | (result > hi)
+                if not outside.any():
+                    break
+                result = tandem.where(outside, tandem.empty_like(result).normal_(mean, std, generator=generator),
+                                      result)
+            if result is not target:
+                target.copy_(result)
+            return tensor
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+        def log_ratio(x):  # log(pdf(x) / pdf(mode)), in place in x
+            return x.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+
+        candidates, accept = tandem.empty_like(target), tandem.empty_like(target)
+        target.uniform_(a, b, generator=generator)
+        pending = accept.uniform_(generator=generator).log_().gt(log_ratio(candidates.copy_(target)))
+        result = target
+        while pending.any():
+            candidates.uniform_(a, b, generator=generator)
+            result = tandem.where(pending, candidates, result)
+            pending = tandem.where(pending, accept.uniform_(generator=generator).log_().gt(log_ratio(candidates)),
+                                   pending)
+        if result is not target:
+            target.copy_(result)
     return tensor
 
 
@@ -185,7 +184,7 @@ def orthogonal_(tensor, gain=1, generator=None):
 
 def sparse_(tensor, sparsity, std=0.01, generator=None):
     """N(0, std^2) values with ceil(sparsity * rows) zeros in every column, at rows drawn without replacement
-    (the first ones of an argsort of uniform keys: a random permutation per column)."""
+    (the head of a random permutation per column)."""
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
@@ -195,8 +194,10 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     target = untracked(tensor)
     target.normal_(0, std, generator=generator)
     if num_zeros:
-        keys = tandem.rand(rows, cols, generator=generator, device=tensor.device)
-        target.scatter_(0, keys.argsort(dim=0).narrow(0, 0, num_zeros), 0)
+        # PyTorch zeros each column at the head of its own randperm, drawn from the default CPU generator (not
+        # generator=): the same draws here, so a seed gives its zeros.
+        for col in range(cols):
+            target[tandem.randperm(rows)[:num_zeros].to(tensor.device), col] = 0
     return tensor
 
 

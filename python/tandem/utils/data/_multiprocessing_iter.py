@@ -32,6 +32,9 @@ class MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._worker_result_queue = ctx.SimpleQueue()
         self._done_event = ctx.Event()
         self._index_queues = []
+        # Drawn before the sampler's first index, as PyTorch's iterator draws it: the same stream consumption
+        # as with num_workers=0, so a shuffling sampler gives the same batches either way.
+        self._base_seed = loader._new_base_seed()
         self._reset(loader, first_iter=True)
 
     def _start_workers(self, loader, ctx, base_seed):
@@ -53,8 +56,6 @@ class MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
 
     def _reset(self, loader, first_iter=False):
         self._sampler_iter = iter(loader._index_sampler())
-        # The epoch's first index is drawn before the workers' seed, so a shuffling sampler draws its order from
-        # `generator` exactly as with num_workers=0: the same batches in the same order either way.
         self._next_index = next(self._sampler_iter, _NO_INDEX)
         self._send_idx = 0   # next batch index to hand out
         self._rcvd_idx = 0   # next batch index to return
@@ -62,7 +63,7 @@ class MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._workers_status = [True] * self._num_workers
         self._worker_queue_idx_cycle = iter(_cycle(self._num_workers))
         if first_iter:
-            self._start_workers(loader, self._ctx, loader._new_base_seed())
+            self._start_workers(loader, self._ctx, self._base_seed)
         else:  # persistent workers: restart each one's epoch and wait until all have. As in PyTorch, they keep
             # their random state (what worker_init_fn seeded goes on), and no new base seed is drawn
             for q in self._index_queues:

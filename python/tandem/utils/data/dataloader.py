@@ -183,7 +183,7 @@ class DataLoader:
     def _new_base_seed(self):
         """The seed of one epoch's workers (worker i seeds its generators with it + i), drawn from ``generator``
         (the default generator when None), so tandem.manual_seed makes worker randomness reproducible."""
-        return tandem.randint(0, 2**62, (), dtype=tandem.int64, generator=self.generator).item()
+        return int(tandem.empty((), dtype=tandem.int64).random_(generator=self.generator).item())
 
     def _batches(self):
         if self._iterable:
@@ -233,6 +233,9 @@ class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
 
     def __init__(self, loader):
         super().__init__(loader)
+        # PyTorch draws every iterator's base seed, workers or not: the same stream consumption, so the draws
+        # after it (a shuffling sampler's seed, the model's dropout) are PyTorch's.
+        self._base_seed = loader._new_base_seed()
         self._reset(loader, first_iter=True)
 
     def _reset(self, loader, first_iter=False):

@@ -53,27 +53,36 @@ class RandomSampler(Sampler[int]):
     def num_samples(self):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
+    def _epoch_generator(self):
+        """The generator of one epoch's draws: the given one, else (as PyTorch) a fresh one seeded from one int64
+        draw of the default generator, so that after tandem.manual_seed(s) the order is PyTorch's."""
+        if self.generator is not None:
+            return self.generator
+        generator = tandem.Generator()
+        generator.manual_seed(int(tandem.empty((), dtype=tandem.int64).random_().item()))
+        return generator
+
     def order(self):
-        """The epoch's whole order as an int64 tensor (what __iter__ yields)."""
-        n, count = len(self.data_source), self.num_samples
+        """The epoch's whole order as an int64 tensor (what __iter__ yields, from the same draws)."""
+        n, count, generator = len(self.data_source), self.num_samples, self._epoch_generator()
         if self.replacement:
-            return tandem.cat([tandem.randint(0, n, (size,), dtype=tandem.int64, generator=self.generator)
+            return tandem.cat([tandem.randint(0, n, (size,), dtype=tandem.int64, generator=generator)
                                for size in [32] * (count // 32) + [count % 32]])
-        perms = [tandem.randperm(n, generator=self.generator) for _ in range(-(-count // n))]
+        perms = [tandem.randperm(n, generator=generator) for _ in range(count // n + 1)]
         return (tandem.cat(perms) if len(perms) > 1 else perms[0])[:count]
 
     def __iter__(self):
-        n = len(self.data_source)
+        n, generator = len(self.data_source), self._epoch_generator()
         if self.replacement:  # in chunks of 32 draws, as PyTorch, so a partly consumed epoch draws little
             for _ in range(self.num_samples // 32):
-                yield from tandem.randint(0, n, (32,), dtype=tandem.int64, generator=self.generator).tolist()
+                yield from tandem.randint(0, n, (32,), dtype=tandem.int64, generator=generator).tolist()
             yield from tandem.randint(0, n, (self.num_samples % 32,), dtype=tandem.int64,
-                                      generator=self.generator).tolist()
+                                      generator=generator).tolist()
         else:
             for _ in range(self.num_samples // n):
-                yield from tandem.randperm(n, generator=self.generator).tolist()
-            if self.num_samples % n:  # (PyTorch draws this last permutation even when it keeps none of it)
-                yield from tandem.randperm(n, generator=self.generator).tolist()[:self.num_samples % n]
+                yield from tandem.randperm(n, generator=generator).tolist()
+            # (PyTorch draws this last permutation even when it keeps none of it)
+            yield from tandem.randperm(n, generator=generator).tolist()[:self.num_samples % n]
 
     def __len__(self):
         return self.num_samples

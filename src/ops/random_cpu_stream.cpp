@@ -1,0 +1,470 @@
+// Built with -ffp-contract=off (CMakeLists.txt): every fused multiply-add below is written as std::fma where
+// PyTorch's build fuses one, and nothing else may be fused, or the last bit would differ from PyTorch's.
+#include "ops/random_cpu_stream.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <vector>
+
+#include "core/error.h"
+#include "core/half.h"
+
+namespace tandem::cpu_stream {
+
+namespace {
+
+// The loops that fuse get an FMA build beside the baseline one, chosen at load time: std::fma is then one
+// instruction rather than a call into libm's software fallback (randn took 6x PyTorch's time without it).
+#if defined(__x86_64__) && defined(__GNUC__)
+#define TANDEM_FMA_CLONES __attribute__((target_clones("fma", "default")))
+#define TANDEM_FMA_INLINE [[gnu::always_inline]] inline
+#else
+#define TANDEM_FMA_CLONES
+#define TANDEM_FMA_INLINE inline
+#endif
+
+using Stream = Generator::CpuStream;
+
+// A uniform in [0, 1) from the low bits of one draw: 53 of two draws for float64, 24 of one for the other
+// floating types (PyTorch draws float16 and bfloat16 values in float and rounds them).
+template <typename T>
+auto unit_uniform(Stream& s) {
+  if constexpr (std::is_same_v<T, double>)
+    return static_cast<double>(s.random64() & ((uint64_t{1} << 53) - 1)) * 0x1p-53;
+  else
+    return static_cast<float>(s.random() & ((uint32_t{1} << 24) - 1)) * 0x1p-24f;
+}
+
+template <typename T>
+T* data(const Tensor& t) {
+  return static_cast<T*>(t.data_ptr());
+}
+
+template <typename T>
+constexpr bool kFloating =
+    std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+// One float64 N(0, 1) sample: the cached second value of the last pair, or a new pair (u1 the angle, u2
+// the radius), caching its sine half.
+double standard_normal_double(Stream& s) {
+  if (s.next_double_normal) {
+    const double v = *s.next_double_normal;
+    s.next_double_normal.reset();
+    return v;
+  }
+  const double u1 = unit_uniform<double>(s);
+  const double u2 = unit_uniform<double>(s);
+  const double r = std::sqrt(-2.0 * std::log1p(-u2));
+  const double theta = 2.0 * std::numbers::pi * u1;
+  s.next_double_normal = r * std::sin(theta);
+  return r * std::cos(theta);
+}
+
+// float32 log and sincos as PyTorch's AVX2 normal kernel evaluates them (Cephes' polynomials, eight lanes at
+// a time, with the fused multiply-adds its compiler forms), one lane here: PyTorch runs this kernel on every
+// AVX2 or AVX-512 CPU, so its randn values are these.
+// Lane selects as bit masks (as the vector kernel does them), so that the compiler vectorises the block loop.
+TANDEM_FMA_INLINE uint32_t lane_mask(bool condition) { return 0u - static_cast<uint32_t>(condition); }
+TANDEM_FMA_INLINE float select(uint32_t mask, float a, float b) {
+  return bits_float((float_bits(a) & mask) | (float_bits(b) & ~mask));
+}
+
+TANDEM_FMA_INLINE float cephes_logf(float x) {
+  x = std::fmax(x, 0x1p-126f);
+  float e = static_cast<float>(static_cast<int32_t>(float_bits(x) >> 23) - 0x7f) + 1.0f;
+  x = bits_float((float_bits(x) & ~0x7f800000u) | float_bits(0.5f));  // mantissa in [0.5, 1)
+  const uint32_t below = lane_mask(x < 0.707106781186547524f);
+  const float extra = select(below, x, 0.0f);
+  x = x - 1.0f;
+  e = e - select(below, 1.0f, 0.0f);
+  x = x + extra;
+  const float z = x * x;
+  float y = 7.0376836292e-2f;
+  y = std::fma(y, x, -1.1514610310e-1f);
+  y = std::fma(y, x, 1.1676998740e-1f);
+  y = std::fma(y, x, -1.2420140846e-1f);
+  y = std::fma(y, x, 1.4249322787e-1f);
+  y = std::fma(y, x, -1.6668057665e-1f);
+  y = std::fma(y, x, 2.0000714765e-1f);
+  y = std::fma(y, x, -2.4999993993e-1f);
+  y = std::fma(y, x, 3.3333331174e-1f);
+  y = y * x;
+  y = std::fma(y, z, e * -2.12194440e-4f);
+  y = std::fma(-z, 0.5f, y);
+  x = x + y;
+  return std::fma(e, 0.693359375f, x);
+}
+
+TANDEM_FMA_INLINE void cephes_sincosf(float x, float& sin_out, float& cos_out) {
+  uint32_t sin_sign = float_bits(x) & 0x80000000u;
+  x = bits_float(float_bits(x) & 0x7fffffffu);
+  const int32_t octant = (static_cast<int32_t>(x * 1.27323954473516f) + 1) & ~1;
+  const float y = static_cast<float>(octant);
+  const uint32_t swap_sin_sign = static_cast<uint32_t>(octant & 4) << 29;
+  const uint32_t sin_poly_for_sin = lane_mask((octant & 2) == 0);
+  x = std::fma(y, -0.78515625f, x);  // x - y * pi/4 in three parts
+  x = std::fma(y, -2.4187564849853515625e-4f, x);
+  x = std::fma(y, -3.77489497744594108e-8f, x);
+  const uint32_t cos_sign = static_cast<uint32_t>(~(octant - 2) & 4) << 29;
+  sin_sign ^= swap_sin_sign;
+  const float z = x * x;
+  float c = 2.443315711809948e-5f;
+  c = std::fma(c, z, -1.388731625493765e-3f);
+  c = std::fma(c, z, 4.166664568298827e-2f);
+  c = c * z;
+  c = std::fma(c, z, -(z * 0.5f));
+  c = c + 1.0f;
+  float s = -1.9515295891e-4f;
+  s = std::fma(s, z, 8.3321608736e-3f);
+  s = std::fma(s, z, -1.6666654611e-1f);
+  s = s * z;
+  s = std::fma(s, x, x);
+  sin_out = bits_float(float_bits(select(sin_poly_for_sin, s, c)) ^ sin_sign);
+  cos_out = bits_float(float_bits(select(sin_poly_for_sin, c, s)) ^ cos_sign);
+}
+
+// Box-Muller over 16 uniforms in place: element j < 8 pairs with j + 8.
+TANDEM_FMA_CLONES void normal_block16(float* d, float mean, float std) {
+  const float two_pi = static_cast<float>(2.0 * std::numbers::pi);
+  for (int j = 0; j < 8; ++j) {
+    const float radius = std::sqrt(-2.0f * cephes_logf(1.0f - d[j]));
+    float s, c;
+    cephes_sincosf(two_pi * d[j + 8], s, c);
+    d[j] = std::fma(radius * c, std, mean);
+    d[j + 8] = std::fma(radius * s, std, mean);
+  }
+}
+
+// The same for float64 (PyTorch's scalar kernel, libm's functions).
+void normal_block16(double* d, double mean, double std) {
+  for (int j = 0; j < 8; ++j) {
+    const double radius = std::sqrt(-2.0 * std::log(1.0 - d[j]));
+    const double theta = 2.0 * std::numbers::pi * d[j + 8];
+    d[j] = std::fma(radius * std::cos(theta), std, mean);
+    d[j + 8] = std::fma(radius * std::sin(theta), std, mean);
+  }
+}
+
+template <typename T, typename M>
+void normal_blockwise(Stream& s, T* d, int64_t n, M mean, M std) {
+  for (int64_t i = 0; i < n; ++i) d[i] = T(unit_uniform<T>(s));
+  for (int64_t i = 0; i + 16 <= n; i += 16) normal_block16(d + i, mean, std);
+  if (n % 16 != 0) {  // the last 16 again, from fresh uniforms
+    T* tail = d + n - 16;
+    for (int i = 0; i < 16; ++i) tail[i] = T(unit_uniform<T>(s));
+    normal_block16(tail, mean, std);
+  }
+}
+
+template <typename Fn>
+void floating_dispatch(const Tensor& out, const char* op, Fn&& fn) {
+  switch (out.dtype()) {
+    case DType::Float32:
+      return fn(TypeTag<float>{});
+    case DType::Float64:
+      return fn(TypeTag<double>{});
+    case DType::Float16:
+      return fn(TypeTag<Half>{});
+    case DType::BFloat16:
+      return fn(TypeTag<BFloat16>{});
+    default:
+      throw_dtype_not_implemented(op, out.dtype());
+  }
+}
+
+}  // namespace
+
+namespace {
+// from + (to - from) * u into `values`, fused as PyTorch's build fuses it.
+TANDEM_FMA_CLONES void uniform_values(Stream& s, double* values, int64_t n, double lo, double span) {
+  for (int64_t i = 0; i < n; ++i) values[i] = std::fma(unit_uniform<double>(s), span, lo);
+}
+TANDEM_FMA_CLONES void uniform_values(Stream& s, float* values, int64_t n, float lo, float span) {
+  for (int64_t i = 0; i < n; ++i) values[i] = std::fma(unit_uniform<float>(s), span, lo);
+}
+}  // namespace
+
+void uniform(const Tensor& out, Generator& g, double from, double to) {
+  floating_dispatch(out, "uniform_", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* d = data<T>(out);
+    const int64_t n = out.numel();
+    // The arithmetic in float64 for float64, else in float with float bounds, then rounded to T. A value
+    // that rounds to `to` becomes `from`, as in PyTorch, so the range stays half-open.
+    using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    const Acc lo = static_cast<Acc>(from), hi = static_cast<Acc>(to);
+    const T top = T(hi), bottom = T(lo);
+    if constexpr (std::is_same_v<T, Acc>) {
+      g.with_cpu_stream([&](Stream& s) { uniform_values(s, d, n, lo, hi - lo); });
+      for (int64_t i = 0; i < n; ++i)
+        if (d[i] == top) d[i] = bottom;
+    } else {
+      std::vector<float> values(static_cast<size_t>(n));
+      g.with_cpu_stream([&](Stream& s) { uniform_values(s, values.data(), n, lo, hi - lo); });
+      for (int64_t i = 0; i < n; ++i) {
+        const T v = T(values[i]);
+        d[i] = v == top ? bottom : v;
+      }
+    }
+  });
+}
+
+void normal(const Tensor& out, Generator& g, double mean, double std, bool blockwise) {
+  floating_dispatch(out, "normal_", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* d = data<T>(out);
+    const int64_t n = out.numel();
+    g.with_cpu_stream([&](Stream& s) {
+      if (blockwise) {
+        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+          normal_blockwise(s, d, n, static_cast<T>(mean), static_cast<T>(std));
+        } else {
+          // float16/bfloat16: the float values, rounded. (PyTorch's last partial block of these types
+          // differs from float's; those up to 15 values follow float's rule here.)
+          std::vector<float> values(static_cast<size_t>(n));
+          normal_blockwise(s, values.data(), n, static_cast<float>(mean), static_cast<float>(std));
+          for (int64_t i = 0; i < n; ++i) d[i] = T(values[i]);
+        }
+        return;
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        const double v = std::fma(standard_normal_double(s), std, mean);
+        if constexpr (std::is_same_v<T, double>)
+          d[i] = v;
+        else
+          d[i] = T(static_cast<float>(v));
+      }
+    });
+  });
+}
+
+void random(const Tensor& out, Generator& g, int64_t low, uint64_t range) {
+  dispatch_dtype_with_uint(out.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* d = data<T>(out);
+    const int64_t n = out.numel();
+    const bool wide = range >= (uint64_t{1} << 28);
+    g.with_cpu_stream([&](Stream& s) {
+      for (int64_t i = 0; i < n; ++i) {
+        const uint64_t draw = wide ? s.random64() : s.random();
+        const int64_t v = static_cast<int64_t>(draw % range + static_cast<uint64_t>(low));
+        if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+          d[i] = T(static_cast<float>(v));
+        else
+          d[i] = static_cast<T>(v);
+      }
+    });
+  });
+}
+
+namespace {
+template <typename Draw>
+void fill_bits(const Tensor& out, Generator& g, Draw&& draw) {
+  dispatch_dtype(out.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* d = data<T>(out);
+    const int64_t n = out.numel();
+    g.with_cpu_stream([&](Stream& s) {
+      for (int64_t i = 0; i < n; ++i) {
+        const bool bit = draw(s, i);
+        if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+          d[i] = T(bit ? 1.0f : 0.0f);
+        else
+          d[i] = static_cast<T>(bit);
+      }
+    });
+  });
+}
+}  // namespace
+
+void bernoulli(const Tensor& out, Generator& g, double p) {
+  fill_bits(out, g, [p](Stream& s, int64_t) { return unit_uniform<double>(s) < p; });
+}
+
+void bernoulli(const Tensor& out, Generator& g, const Tensor& probs, bool float64_probs) {
+  const double* p = data<double>(probs);
+  if (float64_probs)
+    fill_bits(out, g, [p](Stream& s, int64_t i) { return unit_uniform<double>(s) < p[i]; });
+  else
+    fill_bits(out, g,
+              [p](Stream& s, int64_t i) { return unit_uniform<float>(s) < static_cast<float>(p[i]); });
+}
+
+void exponential(const Tensor& out, Generator& g, double lambda) {
+  floating_dispatch(out, "exponential_", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* d = data<T>(out);
+    const int64_t n = out.numel();
+    g.with_cpu_stream([&](Stream& s) {
+      for (int64_t i = 0; i < n; ++i) {
+        const double v = -1.0 / lambda * std::log(1.0 - unit_uniform<double>(s));
+        if constexpr (std::is_same_v<T, double>)
+          d[i] = v;
+        else
+          d[i] = T(static_cast<float>(v));
+      }
+    });
+  });
+}
+
+void multinomial_with_replacement(const Tensor& out, Generator& g, const Tensor& probs) {
+  floating_dispatch(probs, "multinomial", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    const T* p = data<T>(probs);
+    int64_t* result = data<int64_t>(out);
+    const int64_t k = probs.size(-1), rows = probs.numel() / k, samples = out.size(-1);
+    std::vector<Acc> cum(static_cast<size_t>(k));
+    g.with_cpu_stream([&](Stream& s) {
+      for (int64_t r = 0; r < rows; ++r) {
+        Acc sum = 0;
+        for (int64_t j = 0; j < k; ++j) cum[j] = sum = sum + static_cast<Acc>(p[r * k + j]);
+        for (int64_t j = 0; j < k; ++j) cum[j] /= sum;
+        cum[k - 1] = 1;
+        for (int64_t j = 0; j < samples; ++j) {
+          const double u = unit_uniform<double>(s);
+          int64_t left = 0, right = k;
+          while (right > left) {
+            const int64_t mid = left + (right - left) / 2;
+            if (static_cast<double>(cum[mid]) < u)
+              left = mid + 1;
+            else
+              right = mid;
+          }
+          result[r * samples + j] = left;
+        }
+      }
+    });
+  });
+}
+
+namespace {
+// Marsaglia and Tsang's gamma sampler as PyTorch writes it: alpha and the boost in T (float for float32), the
+// rest in float64, its constants single-precision literals (1/3 and 0.0331 as floats).
+template <typename T>
+double gamma_sample(Stream& s, T alpha) {
+  double scale = 1.0;
+  if (alpha < T(1)) {
+    if (alpha == T(0)) return 0.0;
+    scale *= std::pow(1 - unit_uniform<double>(s), static_cast<double>(T(1) / alpha));
+    alpha += T(1);
+  }
+  const double d = alpha - T(1.0f / 3.0f);
+  const double c = 1.0 / std::sqrt(9.0 * d);
+  for (;;) {
+    double x, y;
+    do {
+      x = standard_normal_double(s);
+      y = 1.0 + c * x;
+    } while (y <= 0);
+    const double v = y * y * y;
+    const double u = 1 - unit_uniform<double>(s);
+    const double xx = x * x;
+    if (u < 1.0 - double{0.0331f} * xx * xx) return scale * d * v;
+    if (std::log(u) < 0.5 * xx + d * (1.0 - v + std::log(v))) return scale * d * v;
+  }
+}
+
+// PyTorch's Poisson sampler (float64 throughout).
+int64_t poisson_sample(Stream& s, double lambda) {
+  if (lambda >= 10) {  // transformed rejection (Hoermann, 1993)
+    const double slam = std::sqrt(lambda), loglam = std::log(lambda);
+    const double b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
+    const double invalpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2);
+    for (;;) {
+      const double u = unit_uniform<double>(s) - 0.5;
+      const double v = unit_uniform<double>(s);
+      // An infinite rate: PyTorch's first candidate overflows to -2^63 and is returned; inf here (as on
+      // CUDA), after the same two draws.
+      if (std::isinf(lambda)) return std::numeric_limits<int64_t>::max();
+      const double us = 0.5 - std::fabs(u);
+      const auto k = static_cast<int64_t>(std::floor((2 * a / us + b) * u + lambda + 0.43));
+      if (us >= 0.07 && v <= vr) return k;
+      if (k < 0 || (us < 0.013 && v > us)) continue;
+      if (std::log(v) + std::log(invalpha) - std::log(a / (us * us) + b) <=
+          -lambda + static_cast<double>(k) * loglam - std::lgamma(static_cast<double>(k) + 1))
+        return k;
+    }
+  }
+  if (lambda == 0) return 0;
+  const double limit = std::exp(-lambda);
+  int64_t count = 0;
+  for (double product = 1.0;; ++count) {
+    product *= unit_uniform<double>(s);
+    if (!(product > limit)) return count;
+  }
+}
+
+template <typename T>
+T to_value(double v) {
+  if constexpr (std::is_same_v<T, double>)
+    return v;
+  else
+    return T(static_cast<float>(v));
+}
+}  // namespace
+
+void standard_gamma(const Tensor& out, Generator& g, const Tensor& alpha) {
+  floating_dispatch(out, "gamma_cpu", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Alpha = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    T* d = data<T>(out);
+    const T* a = data<T>(alpha);
+    const int64_t n = out.numel();
+    const float smallest = std::is_same_v<T, Half>       ? 0x1p-14f
+                           : std::is_same_v<T, BFloat16> ? 0x1p-126f
+                                                         : std::numeric_limits<float>::min();
+    g.with_cpu_stream([&](Stream& s) {
+      for (int64_t i = 0; i < n; ++i) {
+        const T v = to_value<T>(gamma_sample<Alpha>(s, static_cast<Alpha>(a[i])));
+        if constexpr (std::is_same_v<T, double>)
+          d[i] = std::max(std::numeric_limits<double>::min(), v);
+        else
+          d[i] = smallest < static_cast<float>(v) ? v : T(smallest);  // std::max's order: NaN gives the bound
+      }
+    });
+  });
+}
+
+void poisson(const Tensor& out, Generator& g, const Tensor& rates) {
+  floating_dispatch(out, "poisson_cpu", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* d = data<T>(out);
+    const T* r = data<T>(rates);
+    const int64_t n = out.numel();
+    g.with_cpu_stream([&](Stream& s) {
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t k = poisson_sample(s, static_cast<double>(r[i]));
+        d[i] = to_value<T>(k == std::numeric_limits<int64_t>::max() ? INFINITY : static_cast<double>(k));
+      }
+    });
+  });
+}
+
+void randperm(const Tensor& out, Generator& g) {
+  dispatch_dtype(out.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!std::is_same_v<T, bool>) {
+      T* d = data<T>(out);
+      const int64_t n = out.numel();
+      std::vector<int64_t> order(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) order[i] = i;
+      g.with_cpu_stream([&](Stream& s) {
+        for (int64_t i = 0; i + 1 < n; ++i) {
+          const int64_t z = static_cast<int64_t>(s.random() % static_cast<uint64_t>(n - i));
+          std::swap(order[i], order[z + i]);
+        }
+      });
+      for (int64_t i = 0; i < n; ++i) {
+        if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+          d[i] = T(static_cast<float>(order[i]));
+        else
+          d[i] = static_cast<T>(order[i]);
+      }
+    }
+  });
+}
+
+}  // namespace tandem::cpu_stream

@@ -1,0 +1,42 @@
+// The CPU draws in PyTorch's order. Each fills a contiguous CPU tensor element by element from the CPU
+// generator's MT19937 stream (core/generator.h) with the transformations of PyTorch's CPU kernels, so that
+// after manual_seed(s) rand, randn, randint, randperm, bernoulli, dropout masks and nn.init's fills give
+// PyTorch's CPU values bit for bit (docs/devices.md, "Random numbers"). The front ends (ops/random.cpp) hand
+// over tensors in PyTorch's iteration order.
+#pragma once
+#include <cstdint>
+
+#include "core/generator.h"
+#include "core/tensor.h"
+
+namespace tandem::cpu_stream {
+
+// Floating `out`, each element from + (to - from) * u, u from the top bits of one draw (two for float64).
+void uniform(const Tensor& out, Generator& g, double from, double to);
+// Floating `out`, N(mean, std^2). `blockwise`: PyTorch's path for a contiguous tensor of 16 or more elements
+// (all uniforms first, then Box-Muller over blocks of 16, the last block redrawn when 16 does not divide the
+// size); otherwise one float64 Box-Muller pair per two elements, the second cached in the generator.
+void normal(const Tensor& out, Generator& g, double mean, double std, bool blockwise);
+// low + draw % range, any real dtype; one draw, or two when range >= 2^28 (PyTorch's bias bound).
+void random(const Tensor& out, Generator& g, int64_t low, uint64_t range);
+// 1 where a float64 uniform falls below p.
+void bernoulli(const Tensor& out, Generator& g, double p);
+// 1 where a uniform falls below p[i]: `probs` is contiguous float64 in out's shape; `float64_probs` says
+// whether the caller's probabilities were float64 (float64 uniforms) or another float type (float32 ones).
+void bernoulli(const Tensor& out, Generator& g, const Tensor& probs, bool float64_probs);
+// -log(1 - u) / lambda in float64, rounded to out's floating type.
+void exponential(const Tensor& out, Generator& g, double lambda);
+// PyTorch's sampler with replacement: per row of `probs` (contiguous, floating, 1-D or 2-D, already checked:
+// finite, non-negative, positive sums), the normalised running sums in the row's type (float for float16
+// and bfloat16) and one float64 uniform per sample, placed by binary search. `out`: int64, rows x samples.
+void multinomial_with_replacement(const Tensor& out, Generator& g, const Tensor& probs);
+// Gamma(alpha, 1) per element of `alpha` (contiguous, out's shape and dtype): Marsaglia and Tsang's method
+// with PyTorch's constants and float64 normals and uniforms, at least the dtype's smallest normal value.
+void standard_gamma(const Tensor& out, Generator& g, const Tensor& alpha);
+// Poisson(rate) per element of `rates` (contiguous, out's shape and dtype, checked non-negative): products of
+// uniforms below rate 10, Hoermann's transformed rejection from 10 up.
+void poisson(const Tensor& out, Generator& g, const Tensor& rates);
+// A uniform permutation of 0..n-1 by PyTorch's Fisher-Yates walk (one 32-bit draw per swap).
+void randperm(const Tensor& out, Generator& g);
+
+}  // namespace tandem::cpu_stream

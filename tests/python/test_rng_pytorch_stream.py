@@ -1,0 +1,178 @@
+"""The CPU generator is PyTorch's: after manual_seed(s), tandem's CPU draws are PyTorch's CPU draws bit for bit
+(MT19937 with PyTorch's transformations and consumption order; src/ops/random_cpu_stream.cpp), and the state is
+PyTorch's get_rng_state layout, so states move between the two libraries. Checked against PyTorch itself."""
+import numpy as np
+import pytest
+
+import tandem
+
+torch = pytest.importorskip("torch")
+
+
+def _draw(lib, make, seed=0):
+    lib.manual_seed(seed)
+    out = make(lib)
+    if out.dtype in (lib.float16, lib.bfloat16):
+        out = out.double()
+    return out.numpy(), str(out.dtype).split(".")[-1]
+
+
+CASES = {
+    "rand": lambda L: L.rand(5),
+    "rand_f64": lambda L: L.rand(1000, dtype=L.float64),
+    "rand_f16": lambda L: L.rand(1000, dtype=L.float16),
+    "rand_bf16": lambda L: L.rand(1000, dtype=L.bfloat16),
+    "uniform_bounds_f32": lambda L: L.empty(3000).uniform_(-0.37, 0.81),
+    "uniform_bounds_f64": lambda L: L.empty(3000, dtype=L.float64).uniform_(-0.37, 0.81),
+    "uniform_bounds_f16": lambda L: L.empty(2000, dtype=L.float16).uniform_(-0.3, 0.7),
+    "uniform_bf16_wraps_to_from": lambda L: L.empty(2000, dtype=L.bfloat16).uniform_(-0.3, 0.7),
+    "uniform_transposed": lambda L: L.empty(30, 10).t().uniform_(-1, 1),
+    "uniform_sliced": lambda L: L.empty(30, 10)[:, ::2].uniform_(-1, 1),
+    "randn_pairwise": lambda L: L.randn(3),
+    "randn_cached_sample": lambda L: L.cat([L.randn(3), L.randn(1)]),
+    "randn_blockwise": lambda L: L.randn(4096),
+    "randn_partial_block": lambda L: L.randn(4097),
+    "randn_mixed": lambda L: L.cat([L.randn(15), L.randn(20), L.randn(5)]),
+    "randn_f64": lambda L: L.randn(100, dtype=L.float64),
+    "randn_f64_pairwise": lambda L: L.randn(7, dtype=L.float64),
+    "normal_mean_std": lambda L: L.empty(1000).normal_(2.0, 3.0),
+    "normal_transposed": lambda L: L.empty(3, 10).t().normal_(),
+    "normal_tensors": lambda L: L.normal(L.zeros(50), L.ones(50) * 2),
+    "randn_like": lambda L: L.randn_like(L.empty(50)),
+    "randint": lambda L: L.randint(0, 10, (100,)),
+    "randint_wide": lambda L: L.randint(-5, 2 ** 40, (100,)),
+    "randint_bias_bound": lambda L: L.randint(0, 2 ** 28, (50,)),
+    "randint_below_bound": lambda L: L.randint(0, 2 ** 28 - 1, (50,)),
+    "randint_int32": lambda L: L.randint(3, 1000, (100,), dtype=L.int32),
+    "randint_like": lambda L: L.randint_like(L.empty(20), 0, 7),
+    "random_from_to_f32": lambda L: L.empty(10).random_(5, 10),
+    "random_int64_default": lambda L: L.empty(10, dtype=L.int64).random_(),
+    "randperm": lambda L: L.randperm(100),
+    "randperm_f32": lambda L: L.randperm(7, dtype=L.float32),
+    "bernoulli_scalar": lambda L: L.empty(1000).bernoulli_(0.3),
+    "bernoulli_f32_probs": lambda L: L.bernoulli(L.full((1000,), 0.3)),
+    "bernoulli_f64_probs": lambda L: L.bernoulli(L.full((1000,), 0.3, dtype=L.float64)),
+    "bernoulli_broadcast_probs": lambda L: L.empty(10, 20).bernoulli_(L.linspace(0, 1, 20)),
+    "dropout": lambda L: L.nn.functional.dropout(L.ones(1000), 0.1),
+    "dropout_module": lambda L: L.nn.Dropout(0.5)(L.arange(100.0)),
+    "linear_weight": lambda L: L.nn.Linear(30, 20).weight.detach(),
+    "linear_bias": lambda L: L.nn.Linear(30, 20).bias.detach(),
+    "conv2d_weight": lambda L: L.nn.Conv2d(3, 8, 3).weight.detach(),
+    "embedding": lambda L: L.nn.Embedding(100, 16).weight.detach(),
+    "lstm": lambda L: L.nn.LSTM(10, 20).weight_hh_l0.detach(),
+    "xavier_uniform": lambda L: L.nn.init.xavier_uniform_(L.empty(20, 30)),
+    "kaiming_normal": lambda L: L.nn.init.kaiming_normal_(L.empty(20, 30)),
+    "trunc_normal_wide": lambda L: L.nn.init.trunc_normal_(L.empty(20, 30), std=0.02),
+    "trunc_normal_narrow": lambda L: L.nn.init.trunc_normal_(L.empty(20, 30), mean=0.0, std=1.0, a=1.0, b=1.5),
+    "exponential_f32": lambda L: L.empty(100).exponential_(),
+    "geometric": lambda L: L.empty(100).geometric_(0.3),
+    "log_normal_f32": lambda L: L.empty(100).log_normal_(),
+    "multinomial_replacement": lambda L: L.multinomial(L.tensor([0.1, 0.2, 0.7]), 20, replacement=True),
+    "multinomial_rows": lambda L: L.multinomial(L.tensor([[0.1, 0.2, 0.7], [0.5, 0.5, 0.0]]), 6, True),
+    "multinomial_one": lambda L: L.multinomial(L.tensor([[0.1, 0.2, 0.3, 0.4]] * 5), 1),
+    "multinomial_no_replacement": lambda L: L.multinomial(L.tensor([0.1, 0.2, 0.3, 0.4]), 3),
+    "categorical": lambda L: L.distributions.Categorical(L.tensor([0.2, 0.3, 0.5])).sample((20,)),
+    "normal_distribution": lambda L: L.distributions.Normal(L.zeros(20), L.ones(20)).sample(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_cpu_draws_are_pytorchs(name):
+    got, got_dtype = _draw(tandem, CASES[name])
+    want, want_dtype = _draw(torch, CASES[name])
+    assert got_dtype == want_dtype
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 12345, 2 ** 32 + 7, 2 ** 63 + 5])
+def test_many_seeds_and_long_streams(seed):
+    """Across seeds (only the low 32 bits seed the engine, as PyTorch's) and past several 624-word blocks."""
+    make = lambda L: L.cat([L.randn(2000), L.rand(1500), L.randint(0, 97, (1300,)).float()])  # noqa: E731
+    np.testing.assert_array_equal(_draw(tandem, make, seed)[0], _draw(torch, make, seed)[0])
+
+
+def test_state_is_pytorchs_layout_and_moves_between_libraries():
+    tandem.manual_seed(3)
+    torch.manual_seed(3)
+    tandem.randn(5), torch.randn(5)  # leaves a cached normal sample in both
+    state = tandem.get_rng_state()
+    assert state.dtype == tandem.uint8 and state.shape == (5056,)
+    np.testing.assert_array_equal(state.numpy(), torch.get_rng_state().numpy())
+    # PyTorch's state in tandem (and back) continues PyTorch's stream
+    torch_state = torch.get_rng_state()
+    tandem.set_rng_state(tandem.from_numpy(torch_state.numpy().copy()))
+    np.testing.assert_array_equal(tandem.randn(40).numpy(), torch.randn(40).numpy())
+    torch.set_rng_state(torch.from_numpy(tandem.get_rng_state().numpy().copy()))
+    np.testing.assert_array_equal(tandem.rand(7).numpy(), torch.rand(7).numpy())
+    assert tandem.initial_seed() == torch.initial_seed() == 3
+
+
+def test_generator_objects_follow_the_same_stream():
+    g, h = tandem.Generator().manual_seed(11), torch.Generator().manual_seed(11)
+    np.testing.assert_array_equal(tandem.randperm(50, generator=g).numpy(), torch.randperm(50, generator=h).numpy())
+    np.testing.assert_array_equal(tandem.rand(9, generator=g).numpy(), torch.rand(9, generator=h).numpy())
+    np.testing.assert_array_equal(g.get_state().numpy(), h.get_state().numpy())
+    clone = tandem.Generator()
+    clone.set_state(g.get_state())
+    np.testing.assert_array_equal(tandem.rand(4, generator=clone).numpy(), tandem.rand(4, generator=g).numpy())
+
+
+def test_bad_states_are_pytorchs_errors():
+    with pytest.raises(RuntimeError, match=r"^Expected a CPUGeneratorImplState of size 5056 but found the input "
+                                           r"RNG state size to be 16\n"):
+        tandem.set_rng_state(tandem.zeros(16, dtype=tandem.uint8))
+    bad = tandem.get_rng_state()
+    bad[8:12] = 0  # left = 0
+    with pytest.raises(RuntimeError, match=r"^Invalid mt19937 state"):
+        tandem.set_rng_state(bad)
+    with pytest.raises(RuntimeError, match=r"^Invalid mt19937 state"):
+        torch.set_rng_state(torch.from_numpy(bad.numpy()))
+
+
+def test_a_shuffled_training_run_is_pytorchs():
+    """DataLoader(shuffle=True) seeds each epoch's order from the default generator as PyTorch does (its base
+    seed first, then the sampler's seed), and dropout and init draw the same numbers: the same batches and the
+    same losses (to float rounding) as PyTorch's run, with or without workers."""
+    def run(lib, workers=0):
+        lib.manual_seed(0)
+        ds = lib.utils.data.TensorDataset(lib.arange(40.0).reshape(20, 2) / 40, lib.arange(20.0))
+        model = lib.nn.Sequential(lib.nn.Linear(2, 8), lib.nn.Dropout(0.25), lib.nn.Linear(8, 1))
+        opt = lib.optim.SGD(model.parameters(), lr=0.01)
+        batches, losses = [], []
+        for _ in range(3):
+            for x, y in lib.utils.data.DataLoader(ds, batch_size=6, shuffle=True, num_workers=workers):
+                loss = (model(x).squeeze(1) - y).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                batches.append(y.tolist())
+                losses.append(loss.item())
+        return batches, losses
+
+    got, want = run(tandem), run(torch)
+    assert got[0] == want[0]
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-5)
+    assert run(tandem, workers=2)[0] == want[0]
+
+
+def test_samplers_and_random_split_are_pytorchs():
+    for make in (lambda L: list(L.utils.data.RandomSampler(range(13))),
+                 lambda L: list(L.utils.data.RandomSampler(range(13), replacement=True, num_samples=40)),
+                 lambda L: list(L.utils.data.SubsetRandomSampler([5, 6, 7, 8])),
+                 lambda L: list(L.utils.data.WeightedRandomSampler([0.1, 0.5, 0.4], 10)),
+                 lambda L: [s.indices for s in L.utils.data.random_split(range(10), [0.3, 0.7])]):
+        tandem.manual_seed(5)
+        torch.manual_seed(5)
+        assert make(tandem) == make(torch)
+
+
+def test_cuda_draws_stay_counter_based():
+    """CUDA generators (emulated here) keep Philox: a seed's values do not depend on how a draw is split."""
+    if not tandem.cuda.is_available():
+        pytest.skip("no cuda device (real or emulated)")
+    tandem.manual_seed(1)
+    whole = tandem.rand(64, device="cuda").cpu()
+    tandem.manual_seed(1)
+    again = tandem.rand(64, device="cuda").cpu()
+    assert tandem.equal(whole, again)
+    assert tandem.cuda.get_rng_state().numel() == 16
