@@ -279,12 +279,30 @@ def format_row(r):
 LIBRARIES = ("tandem", "torch", "numpy")
 
 
+def random_cases(n):
+    """Seeded draws into preallocated tensors. tandem and PyTorch draw the same CPU numbers (the MT19937 stream,
+    serially, as PyTorch's kernels do: so neither uses a second thread); NumPy's column is its default PCG64
+    generator, a different stream, for scale."""
+    x, tx, nx = tandem.empty(n), torch.empty(n), np.empty(n, dtype=np.float32)
+    rng = np.random.default_rng(0)
+    return [
+        case("uniform_ (1M f32)", "random", lambda: x.uniform_(-1, 1), lambda: tx.uniform_(-1, 1),
+             lambda: rng.random(n, dtype=np.float32, out=nx)),
+        case("normal_ (1M f32)", "random", lambda: x.normal_(), lambda: tx.normal_(),
+             lambda: rng.standard_normal(n, dtype=np.float32, out=nx)),
+        case("bernoulli_(0.9) (1M f32)", "random", lambda: x.bernoulli_(0.9), lambda: tx.bernoulli_(0.9), None),
+        case("randperm (100k)", "random", lambda: tandem.randperm(100_000), lambda: torch.randperm(100_000),
+             lambda: rng.permutation(100_000)),
+    ]
+
+
 def thread_count_cases(threads, args):
     set_threads(threads)
     n = 16 << 20
     groups = overhead_cases() if threads == 1 else []
     groups += (streaming_cases(n) + axpy_cases(n) + half_precision_cases(n) + reduction_cases() + layout_cases() +
-               matmul_cases((512, 1024) if args.quick else (512, 1024, 2048)) + half_matmul_cases())
+               matmul_cases((512, 1024) if args.quick else (512, 1024, 2048)) + half_matmul_cases() +
+               random_cases(1 << 20))
     return [c for c in groups if args.filter in c["name"]]
 
 

@@ -28,6 +28,11 @@ KernelTable& kernel_table_for_registration(DeviceType type) {
   return tables[static_cast<int>(type)];
 }
 
+BoxMullerBlocksKernel& cpu_box_muller_blocks() {
+  static BoxMullerBlocksKernel kernel = nullptr;
+  return kernel;
+}
+
 KernelTable& kernel_table(DeviceType type) {
   // Every op looks its table up: after the first lookup of a type, one relaxed load decides.
   static std::atomic<bool> ready[kNumDeviceTypes];

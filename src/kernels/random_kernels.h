@@ -44,6 +44,12 @@ using ArangeKernel = void (*)(const Tensor& out, const Scalar& start, const Scal
 // numel evenly spaced values from start to end (numel >= 2), symmetric from both ends as in PyTorch.
 using LinspaceKernel = void (*)(const Tensor& out, const Scalar& start, const Scalar& end);
 
+// CPU only, outside the per-device table: PyTorch's float32 Box-Muller transform in place over `blocks`
+// blocks of 16 uniforms (ops/random_cpu_stream.cpp draws them; kernels/cpu/box_muller_kernel.cpp), set when
+// the CPU kernels of the chosen capability register, so call kernel_table(DeviceType::CPU) first.
+using BoxMullerBlocksKernel = void (*)(float* data, int64_t blocks, float mean, float std);
+BoxMullerBlocksKernel& cpu_box_muller_blocks();
+
 // The slots, listed in kernels/kernel_slots.def.
 struct RandomKernels {
 #define TANDEM_RANDOM_SLOT(name, Type) Type name = nullptr;

@@ -10,19 +10,19 @@
 
 #include "core/error.h"
 #include "core/half.h"
+#include "kernels/kernel_table.h"
 
 namespace tandem::cpu_stream {
 
 namespace {
 
-// The loops that fuse get an FMA build beside the baseline one, chosen at load time: std::fma is then one
-// instruction rather than a call into libm's software fallback (randn took 6x PyTorch's time without it).
+// The uniform loops get an FMA build beside the baseline one, chosen at load time: std::fma is then one
+// instruction rather than a call into libm's software fallback (a uniform_ took 4x PyTorch's time without
+// it).
 #if defined(__x86_64__) && defined(__GNUC__)
 #define TANDEM_FMA_CLONES __attribute__((target_clones("fma", "default")))
-#define TANDEM_FMA_INLINE [[gnu::always_inline]] inline
 #else
 #define TANDEM_FMA_CLONES
-#define TANDEM_FMA_INLINE inline
 #endif
 
 using Stream = Generator::CpuStream;
@@ -42,10 +42,6 @@ T* data(const Tensor& t) {
   return static_cast<T*>(t.data_ptr());
 }
 
-template <typename T>
-constexpr bool kFloating =
-    std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
-
 // One float64 N(0, 1) sample: the cached second value of the last pair, or a new pair (u1 the angle, u2
 // the radius), caching its sine half.
 double standard_normal_double(Stream& s) {
@@ -62,99 +58,33 @@ double standard_normal_double(Stream& s) {
   return r * std::cos(theta);
 }
 
-// float32 log and sincos as PyTorch's AVX2 normal kernel evaluates them (Cephes' polynomials, eight lanes at
-// a time, with the fused multiply-adds its compiler forms), one lane here: PyTorch runs this kernel on every
-// AVX2 or AVX-512 CPU, so its randn values are these.
-// Lane selects as bit masks (as the vector kernel does them), so that the compiler vectorises the block loop.
-TANDEM_FMA_INLINE uint32_t lane_mask(bool condition) { return 0u - static_cast<uint32_t>(condition); }
-TANDEM_FMA_INLINE float select(uint32_t mask, float a, float b) {
-  return bits_float((float_bits(a) & mask) | (float_bits(b) & ~mask));
+// float32: PyTorch's AVX2 kernel's blocks (kernels/cpu/box_muller_kernel.cpp, built per CPU capability).
+void normal_blocks(float* d, int64_t blocks, float mean, float std) {
+  kernel_table(DeviceType::CPU);  // registers the CPU kernels, the Box-Muller one among them
+  cpu_box_muller_blocks()(d, blocks, mean, std);
 }
 
-TANDEM_FMA_INLINE float cephes_logf(float x) {
-  x = std::fmax(x, 0x1p-126f);
-  float e = static_cast<float>(static_cast<int32_t>(float_bits(x) >> 23) - 0x7f) + 1.0f;
-  x = bits_float((float_bits(x) & ~0x7f800000u) | float_bits(0.5f));  // mantissa in [0.5, 1)
-  const uint32_t below = lane_mask(x < 0.707106781186547524f);
-  const float extra = select(below, x, 0.0f);
-  x = x - 1.0f;
-  e = e - select(below, 1.0f, 0.0f);
-  x = x + extra;
-  const float z = x * x;
-  float y = 7.0376836292e-2f;
-  y = std::fma(y, x, -1.1514610310e-1f);
-  y = std::fma(y, x, 1.1676998740e-1f);
-  y = std::fma(y, x, -1.2420140846e-1f);
-  y = std::fma(y, x, 1.4249322787e-1f);
-  y = std::fma(y, x, -1.6668057665e-1f);
-  y = std::fma(y, x, 2.0000714765e-1f);
-  y = std::fma(y, x, -2.4999993993e-1f);
-  y = std::fma(y, x, 3.3333331174e-1f);
-  y = y * x;
-  y = std::fma(y, z, e * -2.12194440e-4f);
-  y = std::fma(-z, 0.5f, y);
-  x = x + y;
-  return std::fma(e, 0.693359375f, x);
-}
-
-TANDEM_FMA_INLINE void cephes_sincosf(float x, float& sin_out, float& cos_out) {
-  uint32_t sin_sign = float_bits(x) & 0x80000000u;
-  x = bits_float(float_bits(x) & 0x7fffffffu);
-  const int32_t octant = (static_cast<int32_t>(x * 1.27323954473516f) + 1) & ~1;
-  const float y = static_cast<float>(octant);
-  const uint32_t swap_sin_sign = static_cast<uint32_t>(octant & 4) << 29;
-  const uint32_t sin_poly_for_sin = lane_mask((octant & 2) == 0);
-  x = std::fma(y, -0.78515625f, x);  // x - y * pi/4 in three parts
-  x = std::fma(y, -2.4187564849853515625e-4f, x);
-  x = std::fma(y, -3.77489497744594108e-8f, x);
-  const uint32_t cos_sign = static_cast<uint32_t>(~(octant - 2) & 4) << 29;
-  sin_sign ^= swap_sin_sign;
-  const float z = x * x;
-  float c = 2.443315711809948e-5f;
-  c = std::fma(c, z, -1.388731625493765e-3f);
-  c = std::fma(c, z, 4.166664568298827e-2f);
-  c = c * z;
-  c = std::fma(c, z, -(z * 0.5f));
-  c = c + 1.0f;
-  float s = -1.9515295891e-4f;
-  s = std::fma(s, z, 8.3321608736e-3f);
-  s = std::fma(s, z, -1.6666654611e-1f);
-  s = s * z;
-  s = std::fma(s, x, x);
-  sin_out = bits_float(float_bits(select(sin_poly_for_sin, s, c)) ^ sin_sign);
-  cos_out = bits_float(float_bits(select(sin_poly_for_sin, c, s)) ^ cos_sign);
-}
-
-// Box-Muller over 16 uniforms in place: element j < 8 pairs with j + 8.
-TANDEM_FMA_CLONES void normal_block16(float* d, float mean, float std) {
-  const float two_pi = static_cast<float>(2.0 * std::numbers::pi);
-  for (int j = 0; j < 8; ++j) {
-    const float radius = std::sqrt(-2.0f * cephes_logf(1.0f - d[j]));
-    float s, c;
-    cephes_sincosf(two_pi * d[j + 8], s, c);
-    d[j] = std::fma(radius * c, std, mean);
-    d[j + 8] = std::fma(radius * s, std, mean);
-  }
-}
-
-// The same for float64 (PyTorch's scalar kernel, libm's functions).
-void normal_block16(double* d, double mean, double std) {
-  for (int j = 0; j < 8; ++j) {
-    const double radius = std::sqrt(-2.0 * std::log(1.0 - d[j]));
-    const double theta = 2.0 * std::numbers::pi * d[j + 8];
-    d[j] = std::fma(radius * std::cos(theta), std, mean);
-    d[j + 8] = std::fma(radius * std::sin(theta), std, mean);
+// float64: PyTorch's scalar kernel, libm's functions.
+void normal_blocks(double* data, int64_t blocks, double mean, double std) {
+  for (int64_t b = 0; b < blocks; ++b) {
+    double* d = data + 16 * b;
+    for (int j = 0; j < 8; ++j) {
+      const double radius = std::sqrt(-2.0 * std::log(1.0 - d[j]));
+      const double theta = 2.0 * std::numbers::pi * d[j + 8];
+      d[j] = std::fma(radius * std::cos(theta), std, mean);
+      d[j + 8] = std::fma(radius * std::sin(theta), std, mean);
+    }
   }
 }
 
 template <typename T, typename M>
 void normal_blockwise(Stream& s, T* d, int64_t n, M mean, M std) {
   for (int64_t i = 0; i < n; ++i) d[i] = T(unit_uniform<T>(s));
-  for (int64_t i = 0; i + 16 <= n; i += 16) normal_block16(d + i, mean, std);
+  normal_blocks(d, n / 16, mean, std);
   if (n % 16 != 0) {  // the last 16 again, from fresh uniforms
     T* tail = d + n - 16;
     for (int i = 0; i < 16; ++i) tail[i] = T(unit_uniform<T>(s));
-    normal_block16(tail, mean, std);
+    normal_blocks(tail, 1, mean, std);
   }
 }
 

@@ -276,3 +276,16 @@ if __name__ == "__main__":
     np.savez(sys.argv[1], **results)
     print(f"chosen={backends_cpu.capability_info()['chosen']} entries={len(results)} "
           f"blas={tandem._C._blas_info()[1]}")
+
+
+def test_every_capability_draws_pytorchs_normals():
+    """The float32 Box-Muller kernel (kernels/cpu/box_muller_kernel.cpp) is built per capability: each gives
+    PyTorch's randn bits (the baseline's lanes take a libm fma each, the others one instruction)."""
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(11)
+    want = torch.randn(4099).numpy().tobytes().hex()
+    code = "import tandem; tandem.manual_seed(11); print(tandem.randn(4099).numpy().tobytes().hex())"
+    for capability in RUNNABLE:
+        r = run_with(capability, code)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.strip() == want, capability
