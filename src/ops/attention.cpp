@@ -228,7 +228,9 @@ Tensor block_scores(const Operands& o, const AttentionConfig& c, const Block& b,
 
 // The dropout factors of one block (0, or 1/(1-p) for a kept weight): Philox draws that start `first`
 // blocks after the forward's reservation, so the backward regenerates exactly the forward's factors.
-Tensor dropout_factors(const Operands& o, const AttentionConfig& c, const Tensor& like, uint64_t first) {
+Tensor dropout_factors(const Operands& o, const AttentionConfig& c, const Block& b, const Tensor& like,
+                       uint64_t first) {
+  if (c.dropout_noise.defined()) return scores_window(c.dropout_noise, b);
   Tensor z = empty(like.sizes(), o.dtype, o.device);
   if (c.dropout_p >= 1.0) return fill_(z, Scalar(0.0));
   Generator gen(o.device, c.dropout.seed);
@@ -260,7 +262,7 @@ void attention_forward(const Operands& o, const AttentionConfig& c, const Tensor
       if (may_block) masked_fill_(l, none, Scalar(kInf));
     }
     if (may_block) masked_fill_(p, none, Scalar(0.0));
-    if (c.dropout_p > 0.0) mul_(p, dropout_factors(o, c, p, first));
+    if (c.dropout_p > 0.0) mul_(p, dropout_factors(o, c, b, p, first));
     gemm_into(p, rows_of(o.v, b, 0, b.keys), rows_of(out, b, b.r0, b.rows), 1.0, 0.0);
   });
 }
@@ -359,9 +361,17 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key_, con
     autograd::GradModeGuard off(false);
     Operands o = prepare(query, key, value, attn_mask, c.is_causal, c.block_scores);
     // Each block's draws start at its first score's count, so the scores bound the blocks used.
-    if (c.dropout_p > 0.0 && !o.empty)
+    if (c.dropout_p > 0.0 && !o.empty && query.device().is_cpu()) {
+      // PyTorch's CPU attention with dropout is its math backend: dropout over the whole probability matrix.
+      c.dropout_noise = empty(with_matrix(o.batch, o.L, o.S), o.dtype, o.device);
+      if (c.dropout_p >= 1.0)
+        fill_(c.dropout_noise, Scalar(0.0));
+      else
+        div_(bernoulli_(c.dropout_noise, 1.0 - c.dropout_p), Scalar(1.0 - c.dropout_p));
+    } else if (c.dropout_p > 0.0 && !o.empty) {
       c.dropout = default_generator(query.device())
                       .reserve(static_cast<uint64_t>(compute_numel(with_matrix(o.batch, o.L, o.S))));
+    }
     Tensor out_c = compute_dtype(out.dtype()) == out.dtype()
                        ? view(out, with_matrix(o.batch, o.L, o.Ev))
                        : empty(with_matrix(o.batch, o.L, o.Ev), o.dtype, o.device);
@@ -394,7 +404,7 @@ std::array<Tensor, 4> scaled_dot_product_attention_backward(const Tensor& grad, 
     Tensor neg_lse = neg(logsumexp);
     for_each_block(o, c.is_causal, [&](const Block& b, uint64_t first) {
       Tensor p = exp_(block_scores(o, c, b, rows_of(neg_lse, b, b.r0, b.rows)));
-      Tensor z = c.dropout_p > 0.0 ? dropout_factors(o, c, p, first) : Tensor();
+      Tensor z = c.dropout_p > 0.0 ? dropout_factors(o, c, b, p, first) : Tensor();
       Tensor g_rows = rows_of(g, b, b.r0, b.rows);
       Tensor v_keys = rows_of(o.v, b, 0, b.keys);
       gemm_into(transpose(z.defined() ? mul(p, z) : p, -2, -1), g_rows, rows_of(dv, b, 0, b.keys), 1.0, 1.0);
@@ -423,7 +433,7 @@ Tensor scaled_dot_product_attention_dropout(const Tensor& query, const Tensor& k
   if (o.empty || c.dropout_p <= 0.0) return o.empty ? z : fill_(z, Scalar(1.0));
   for_each_block(o, c.is_causal, [&](const Block& b, uint64_t first) {
     Tensor window = scores_window(z, b);
-    copy_(window, dropout_factors(o, c, window, first));
+    copy_(window, dropout_factors(o, c, b, window, first));
   });
   return z;
 }

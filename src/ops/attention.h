@@ -26,6 +26,9 @@ struct AttentionConfig {
   bool is_causal = false;
   double dropout_p = 0.0;
   PhiloxState dropout;  // where the dropout draws start (each block's draws follow from its first score)
+  // CPU: PyTorch's dropout noise for every score, (batch..., L, S) in the compute dtype (0 or 1/(1-p)), drawn
+  // as its math backend draws it (bernoulli_ over the whole matrix), so a seed gives PyTorch's masks.
+  Tensor dropout_noise;
   int64_t block_scores = 0;
 };
 

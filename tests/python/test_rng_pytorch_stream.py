@@ -176,3 +176,33 @@ def test_cuda_draws_stay_counter_based():
     again = tandem.rand(64, device="cuda").cpu()
     assert tandem.equal(whole, again)
     assert tandem.cuda.get_rng_state().numel() == 16
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_dropout_is_pytorchs(causal):
+    """CPU scaled_dot_product_attention with dropout draws PyTorch's math-backend noise (bernoulli_ over the whole
+    (batch, heads, L, S) matrix) and the backward reuses it: outputs and gradients equal to rounding."""
+    def run(lib):
+        lib.manual_seed(0)
+        q, k, v = lib.randn(2, 3, 5, 4), lib.randn(2, 3, 6, 4), lib.randn(2, 3, 6, 4)
+        q.requires_grad_()
+        out = lib.nn.functional.scaled_dot_product_attention(q, k, v, dropout_p=0.3, is_causal=causal)
+        out.sum().backward()
+        return out.detach().numpy(), q.grad.numpy()
+
+    (out, grad), (want_out, want_grad) = run(tandem), run(torch)
+    np.testing.assert_allclose(out, want_out, rtol=0, atol=2e-6)
+    np.testing.assert_allclose(grad, want_grad, rtol=0, atol=2e-6)
+
+
+def test_a_transformer_layer_trains_as_pytorchs():
+    def run(lib):
+        lib.manual_seed(0)
+        layer = lib.nn.TransformerEncoderLayer(16, 4, 32, dropout=0.2, batch_first=True)
+        y = layer(lib.randn(3, 7, 16))
+        y.square().sum().backward()
+        return y.detach().numpy(), layer.linear1.weight.grad.numpy()
+
+    (y, grad), (want_y, want_grad) = run(tandem), run(torch)
+    np.testing.assert_allclose(y, want_y, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(grad, want_grad, rtol=1e-4, atol=1e-4)
