@@ -87,8 +87,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 
     One C++ op (src/ops/attention.cpp): blocks of query rows (causal blocks skip the keys no row sees), one
     autograd node that keeps only the inputs, the output and each row's logsumexp, and a backward that
-    recomputes each block's probabilities, so memory stays linear in the sequence length. Dropout draws are
-    regenerated in the backward from the forward's generator offset."""
+    recomputes each block's probabilities, so memory stays linear in the sequence length. CUDA dropout draws are
+    regenerated in the backward from the forward's generator offset; CPU dropout keeps PyTorch's noise for the
+    whole score matrix (its math backend's draws, so a seed gives its masks), quadratic memory as PyTorch's."""
     if _amp_active():  # PyTorch's autocast list: lower
         return _amp_run("lower", scaled_dot_product_attention,
                         query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
