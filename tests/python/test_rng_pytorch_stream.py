@@ -206,3 +206,28 @@ def test_a_transformer_layer_trains_as_pytorchs():
     (y, grad), (want_y, want_grad) = run(tandem), run(torch)
     np.testing.assert_allclose(y, want_y, rtol=0, atol=1e-5)
     np.testing.assert_allclose(grad, want_grad, rtol=1e-4, atol=1e-4)
+
+
+class _NoisyDataset:
+    """Each item draws from the worker's generators: tandem/torch, NumPy's global one and Python's random."""
+
+    def __init__(self, lib):
+        self.lib = lib
+
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, i):
+        import random
+        return self.lib.tensor([float(i), self.lib.rand(()).item(), float(np.random.rand()), random.random()])
+
+
+def test_worker_seeding_is_pytorchs():
+    """Workers seed tandem's generator, Python's random and NumPy (with PyTorch's SeedSequence state) from the
+    base seed the main process drew as PyTorch does: the same per-item randomness with workers."""
+    def run(lib):
+        lib.manual_seed(3)
+        loader = lib.utils.data.DataLoader(_NoisyDataset(lib), batch_size=2, num_workers=2)
+        return [b.tolist() for b in loader]
+
+    assert run(tandem) == run(torch)

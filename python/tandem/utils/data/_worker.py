@@ -120,7 +120,8 @@ class _IterableFetcher:
 
 def _seed_worker(seed, worker_id):
     """Seeds Python's random, tandem's default generator and (if loaded) NumPy's global generator from this
-    worker's seed, so random transforms differ between workers yet repeat from run to run."""
+    worker's seed as PyTorch's workers do, so random transforms differ between workers, repeat from run to run,
+    and draw PyTorch's numbers (tandem's CPU generator is PyTorch's)."""
     random.seed(seed)
     tandem.default_generator.manual_seed(seed)  # the CPU generator only: no device is touched in a worker
     if "numpy" in sys.modules:
@@ -129,12 +130,11 @@ def _seed_worker(seed, worker_id):
 
 
 def _numpy_seed(base_seed, worker_id):
-    """A 32-bit seed for NumPy from (base_seed, worker_id): a small mixing hash, so neighbouring workers'
-    NumPy streams are unrelated even though their base seeds differ by one."""
-    x = (base_seed ^ (worker_id * 0x9E3779B97F4A7C15)) & 0xFFFFFFFFFFFFFFFF
-    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
-    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
-    return (x ^ (x >> 31)) & 0xFFFFFFFF
+    """NumPy's seed for a worker: four 32-bit words of a SeedSequence over (worker_id, base_seed's halves, 0),
+    the state PyTorch's workers seed NumPy with, so neighbouring workers' NumPy streams are unrelated."""
+    import numpy as np
+    entropy = [worker_id, base_seed & 0xFFFFFFFF, base_seed >> 32, 0]
+    return np.random.SeedSequence(entropy).generate_state(4).tolist()
 
 
 def worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_collation, collate_fn, drop_last,
