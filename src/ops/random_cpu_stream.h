@@ -36,6 +36,9 @@ void standard_gamma(const Tensor& out, Generator& g, const Tensor& alpha);
 // Poisson(rate) per element of `rates` (contiguous, out's shape and dtype, checked non-negative): products of
 // uniforms below rate 10, Hoermann's transformed rejection from 10 up.
 void poisson(const Tensor& out, Generator& g, const Tensor& rates);
+// Binomial(count, prob) per element (count, prob: contiguous, out's shape and dtype): PyTorch's inversion
+// below count * min(p, 1 - p) = 10 and its BTRS above, with float64 uniforms.
+void binomial(const Tensor& out, Generator& g, const Tensor& count, const Tensor& prob);
 // A uniform permutation of 0..n-1 by PyTorch's Fisher-Yates walk (one 32-bit draw per swap).
 void randperm(const Tensor& out, Generator& g);
 

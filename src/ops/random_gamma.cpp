@@ -130,6 +130,11 @@ Tensor binomial(const Tensor& count, const Tensor& prob, Generator* gen) {
   Tensor out = empty(shape, count.dtype(), count.device());
   Generator& g = pick_generator(gen, out.device());
   if (out.numel() == 0) return out;
+  if (out.device().is_cpu()) {  // PyTorch's draws (ops/random_cpu_stream.h)
+    cpu_stream::binomial(out, g, kernel_operand(count, shape, out.device()),
+                         kernel_operand(prob, shape, out.device()));
+    return out;
+  }
   PhiloxState state = g.reserve(static_cast<uint64_t>(out.numel()));
   kernel_table(out.device().type)
       .random.binomial(out, kernel_operand(count, shape, out.device()),

@@ -444,3 +444,18 @@ def test_kl_matches_torch(device, p_name, q_name):
     got = tandem.distributions.kl_divergence(_build(tandem, p_name, p_params, device),
                                              _build(tandem, q_name, q_params, device))
     assert_same(got, want, rtol=1e-8, atol=1e-10)
+
+
+def test_cpu_binomial_draws_are_pytorchs():
+    """PyTorch's inversion and BTRS samplers on the MT19937 stream, float32 arithmetic where its float kernel
+    has it: the same counts for a seed, over both regimes and both sides of p = 0.5."""
+    counts = [10.0, 30.0, 100.0, 1000.0, 5.0, 1e6, 50.0, 0.0, 20.0, 3.0] * 30
+    probs = [0.3, 0.5, 0.05, 0.9, 0.99, 0.2, 0.7, 0.5, 1.0, 0.01] * 30
+    for dtype in ("float32", "float64"):
+        got, want = [], []
+        for lib, out in ((tandem, got), (torch, want)):
+            lib.manual_seed(21)
+            out.append(lib.binomial(lib.tensor(counts, dtype=getattr(lib, dtype)),
+                                    lib.tensor(probs, dtype=getattr(lib, dtype))).tolist())
+            out.append(lib.distributions.Binomial(40, lib.tensor([0.25, 0.75])).sample((20,)).tolist())
+        assert got == want, dtype
