@@ -186,10 +186,6 @@ _DIMS_PARSER = ("C++: the sum/mean bindings (python/src/reductions.cpp, the redu
                 "PyTorch gives its \"sum() received an invalid combination of arguments - got (Tensor, dim=float), "
                 "but expected one of:\" (python/src/parser_errors.cpp builds that text), or \"takes from 2 to 3 "
                 "positional arguments but 4 were given\" / \"got an unexpected keyword argument 'axis'\"")
-_INT_DIM_POSITION = ("C++: the one-int-dim reductions (python/src/reductions.cpp, order_stats.cpp: argmax, max, prod, "
-                     "median, nanmedian, mode) name \"(position N)\" for a dim given by keyword; PyTorch's parser "
-                     "names the position only for a positional argument, and for prod and max (two overloads) gives "
-                     "its \"invalid combination\" text with the overload list")
 _QUANTILE = ("C++: python/src/order_stats.cpp def_quantile words a list q, a tuple dim and interpolation=None as "
              "\"argument 'q' must be float or Tensor, not list\" / nanobind's error; PyTorch has two overloads (q "
              "float, q Tensor) and says \"quantile() received an invalid combination of arguments - got (Tensor, "
@@ -205,11 +201,12 @@ KNOWN = {
     # amax/method_dims_varargs, mean/method_dims_varargs_keepdim, sum/keepdim_none match PyTorch); mean's overloads
     # make PyTorch list them where tandem names the argument
     "mean/keepdim_int": _KEEPDIM,
-    **{name: _DIMS_PARSER for name in ("sum/dim_bool", "sum/dim_float", "sum/dim_str",
-                                       "sum/dtype_and_keepdim_positional", "sum/unknown_kw", "mean/dtype_positional")},
-    **{name: _INT_DIM_POSITION for name in ("argmax/dims_duplicate", "max/dims_duplicate", "median/dim_none",
-                                            "median/dims_duplicate", "mode/dims_duplicate", "nanmedian/dims_duplicate",
-                                            "prod/dim_tuple_one", "prod/dims_duplicate")},
+    # a dim of another type (sum/dim_bool, dim_float, dim_str, mean/dtype_positional) gets PyTorch's listing since
+    # session 44 (refuse_as_invalid_combination)
+    **{name: _DIMS_PARSER for name in ("sum/dtype_and_keepdim_positional", "sum/unknown_kw")},
+    # the one-int-dim reductions' dim errors (argmax/max/median/mode/nanmedian/prod dims_duplicate, median/dim_none,
+    # prod/dim_tuple_one) match PyTorch since session 44: a keyword dim names no position, prod's and max's are
+    # worded from the call (python/src/parser_errors.cpp, refuse_as_invalid_combination)
     **{name: _QUANTILE for name in ("quantile/dims_duplicate", "quantile/dims_tuple", "quantile/interpolation_none",
                                     "quantile/q_list", "nanquantile/dims_duplicate", "nanquantile/q_list_dim")},
     **{name: _STD for name in ("std/correction_str", "std/unbiased_and_correction", "std/unbiased_int")},

@@ -12,6 +12,7 @@
 #include "ops/order_stats.h"
 #include "ops/out_arg.h"
 #include "ops/search_sets.h"
+#include "parser_errors.h"
 
 namespace tandem::py {
 
@@ -49,6 +50,13 @@ bool truthy(nb::handle h) {
   return r != 0;
 }
 
+// An int argument of a binding shared by tandem.X and Tensor.X: its error names the position the call used
+// (parser_errors.h, defer_argument_position).
+int64_t positioned_int_arg(nb::handle h, const char* fn, const char* arg) {
+  if (!is_int_argument(h)) defer_argument_position(fn, arg);
+  return int_arg(h, fn, arg);
+}
+
 std::optional<int64_t> optional_int(nb::handle h, const char* fn, const char* arg) {
   if (h.is_none()) return std::nullopt;
   return int_arg(h, fn, arg);
@@ -84,9 +92,9 @@ constexpr const char* kMedianIndicesOutDtype =
 void def_median(nb::module_& m, nb::class_<Tensor>& tensor, const char* name, bool ignore_nan) {
   def_both_positioned(
       m, tensor, name,
-      [name, ignore_nan](int shift) {
-        return [name, ignore_nan, shift](const Tensor& x, nb::handle dim, nb::handle keepdim,
-                                         nb::handle out) -> nb::object {
+      [name, ignore_nan](int) {
+        return [name, ignore_nan](const Tensor& x, nb::handle dim, nb::handle keepdim,
+                                  nb::handle out) -> nb::object {
           if (dim.is(Py_Ellipsis)) {  // not given (an explicit None is PyTorch's TypeError below)
             // PyTorch's whole-tensor overload takes neither keepdim nor out=.
             TANDEM_CHECK(keepdim.is_none() && out.is_none(), Type, name,
@@ -94,7 +102,7 @@ void def_median(nb::module_& m, nb::class_<Tensor>& tensor, const char* name, bo
                          "\nhint: keepdim and out= need a dim, e.g. x.", name, "(dim=0, keepdim=True)");
             return wrap(ignore_nan ? tandem::nanmedian(x) : tandem::median(x));
           }
-          int64_t d = int_arg(dim, name, "dim", 1 + shift);
+          int64_t d = positioned_int_arg(dim, name, "dim");
           bool kd = !keepdim.is_none() && truthy(keepdim);
           return into_outs(name,
                            named(ignore_nan ? kNanmedian : kMedian,
@@ -147,12 +155,12 @@ void def_order_stats(nb::module_& m, nb::class_<Tensor>& tensor) {
   def_median(m, tensor, "nanmedian", true);
   def_both_positioned(
       m, tensor, "kthvalue",
-      [](int shift) {
-        return [shift](const Tensor& x, nb::handle k, nb::handle dim, bool keepdim, nb::handle out) {
-          const int64_t kth = int_arg(k, "kthvalue", "k", 1 + shift);  // k first, as PyTorch reports
+      [](int) {
+        return [](const Tensor& x, nb::handle k, nb::handle dim, bool keepdim, nb::handle out) {
+          const int64_t kth = positioned_int_arg(k, "kthvalue", "k");  // k first, as PyTorch reports
           return into_outs(
               "kthvalue",
-              named(kKthvalue, tandem::kthvalue(x, kth, int_arg(dim, "kthvalue", "dim", 2 + shift), keepdim)),
+              named(kKthvalue, tandem::kthvalue(x, kth, positioned_int_arg(dim, "kthvalue", "dim"), keepdim)),
               out, {&x}, "output values must be of same type as input",
               "output indices must be of scalar type Long");
         };
@@ -161,10 +169,10 @@ void def_order_stats(nb::module_& m, nb::class_<Tensor>& tensor) {
       nb::arg("out") = nb::none());
   def_both_positioned(
       m, tensor, "mode",
-      [](int shift) {
-        return [shift](const Tensor& x, nb::handle dim, bool keepdim, nb::handle out) {
+      [](int) {
+        return [](const Tensor& x, nb::handle dim, bool keepdim, nb::handle out) {
           return into_outs("mode",
-                           named(kMode, tandem::mode(x, int_arg(dim, "mode", "dim", 1 + shift), keepdim)),
+                           named(kMode, tandem::mode(x, positioned_int_arg(dim, "mode", "dim"), keepdim)),
                            out, {&x}, "expected scalar type '{result}' but got '{out}' for values output",
                            "expected scalar type '{result}' but got '{out}' for indices output");
         };

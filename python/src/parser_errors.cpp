@@ -3,6 +3,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
 
 #include "core/error.h"
 
@@ -52,11 +56,12 @@ std::string listed(const std::vector<std::string>& items, bool positionals) {
 
 }  // namespace
 
-void throw_invalid_combination(const char* fn, std::initializer_list<nb::handle> given,
-                               const std::vector<ParserSignature>& signatures,
-                               std::initializer_list<std::pair<const char*, nb::handle>> keywords) {
+namespace {
+// PyTorch's listing for positional arguments `given` and keywords `keywords` (in call order).
+std::string invalid_combination_text(const char* fn, const std::vector<nb::handle>& given,
+                                     const std::vector<ParserSignature>& signatures,
+                                     std::vector<std::pair<std::string, nb::handle>> kw) {
   // Keywords come last-first, PyTorch's map order.
-  std::vector<std::pair<std::string, nb::handle>> kw(keywords.begin(), keywords.end());
   std::reverse(kw.begin(), kw.end());
   const bool positionals = given.size() > 0;
   std::vector<std::string> got;
@@ -75,6 +80,7 @@ void throw_invalid_combination(const char* fn, std::initializer_list<nb::handle>
     std::string printed;
     for (const std::string& e : entries) printed += (printed.empty() ? "" : ", ") + e;
     message += " * (" + printed + ")\n";
+    if (entries.empty()) entries.push_back("");                // PyTorch reads "()" as one empty entry
     if (entries.size() != given.size() + kw.size()) continue;  // explained only with as many entries
     std::vector<std::string> wrong;
     for (const auto& [k, v] : kw) {
@@ -104,7 +110,78 @@ void throw_invalid_combination(const char* fn, std::initializer_list<nb::handle>
     message += "      didn't match because some of the arguments have invalid types: (" +
                listed(marks, positionals) + ")\n";
   }
-  TANDEM_THROW(Type, message);
+  return message;
+}
+
+// The refusal refuse_as_invalid_combination raised last on this thread, until a wrapper words it.
+struct PendingRefusal {
+  std::string first_line;
+  std::string fn;
+  std::vector<ParserSignature> signatures;
+  std::string argument, expected;  // the argument no overload takes, and the type the plausible one wants
+  std::string got;                 // its type's name
+};
+
+// How many arguments a signature takes: at least its parameters without a default, at most all of them.
+std::pair<size_t, size_t> argument_range(const ParserSignature& s) {
+  size_t required = 0, all = s.params.size();
+  for (const char* p : s.params) required += std::strstr(p, " = ") ? 0 : 1;
+  if (s.keyword_only)
+    for (std::string_view rest = s.keyword_only;;) {
+      const size_t at = rest.find(", ");
+      all += rest.substr(0, at) != "*";
+      if (at == std::string_view::npos) break;
+      rest.remove_prefix(at + 2);
+    }
+  return {required, all};
+}
+thread_local PendingRefusal pending;
+
+// A method's listing: no "Tensor input", no out= (and no lone "*" left after it).
+std::vector<ParserSignature> method_form(const std::vector<ParserSignature>& signatures) {
+  static std::set<std::string> texts;  // the shortened keyword texts, kept for the process (a handful)
+  std::vector<ParserSignature> methods;
+  for (const ParserSignature& s : signatures) {
+    ParserSignature m;
+    for (const char* p : s.params)
+      if (std::string_view(p) != "Tensor input") m.params.push_back(p);
+    if (s.keyword_only) {
+      std::string rest = s.keyword_only;
+      for (std::string out : {", Tensor out = None", ", tuple of Tensors out = None"})
+        if (rest.size() >= out.size() && rest.compare(rest.size() - out.size(), out.size(), out) == 0)
+          rest.resize(rest.size() - out.size());
+      if (rest != "*") m.keyword_only = texts.insert(rest).first->c_str();
+    }
+    methods.push_back(std::move(m));
+  }
+  return methods;
+}
+}  // namespace
+
+void throw_invalid_combination(const char* fn, std::initializer_list<nb::handle> given,
+                               const std::vector<ParserSignature>& signatures,
+                               std::initializer_list<std::pair<const char*, nb::handle>> keywords) {
+  std::vector<std::pair<std::string, nb::handle>> kw(keywords.begin(), keywords.end());
+  TANDEM_THROW(Type, invalid_combination_text(fn, std::vector<nb::handle>(given), signatures, std::move(kw)));
+}
+
+namespace {
+thread_local std::string deferred_position;  // "fn(): argument 'arg' must be " from defer_argument_position
+}  // namespace
+
+void defer_argument_position(const char* fn, const char* arg) {
+  deferred_position = std::string(fn) + "(): argument '" + arg + "' must be ";
+}
+
+void refuse_as_invalid_combination(const char* fn, std::vector<ParserSignature> signatures,
+                                   const char* argument, nb::handle value, const char* expected) {
+  pending = {std::string(fn) + "() received an invalid combination of arguments",
+             fn,
+             std::move(signatures),
+             argument,
+             expected,
+             parser_type_name(value)};
+  TANDEM_THROW(Type, pending.first_line);
 }
 
 void set_refused_call_hook(nb::handle hook) {
@@ -118,9 +195,54 @@ PyObject* explain_refused_call(PyObject* function, PyObject* const* args, size_t
   nb::python_error refused;  // takes the error out; restored unless PyTorch's message replaces it
   try {
     nb::str text = nb::str(refused.value());
-    if (!std::strstr(text.c_str(), "(): incompatible function arguments")) {
-      refused.restore();
+    if (!pending.fn.empty() && pending.first_line == text.c_str()) {  // refuse_as_invalid_combination's
+      PendingRefusal refusal = std::move(pending);
+      pending = {};
+      const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+      std::vector<nb::handle> given(args + (method_name ? 1 : 0), args + nargs);
+      std::vector<std::pair<std::string, nb::handle>> keywords;
+      for (Py_ssize_t i = 0, n = kwnames ? PyTuple_GET_SIZE(kwnames) : 0; i < n; ++i)
+        keywords.emplace_back(PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, i)), nb::handle(args[nargs + i]));
+      const std::vector<ParserSignature> signatures =
+          method_name ? method_form(refusal.signatures) : refusal.signatures;
+      // As PyTorch's parser: when one overload alone takes this many arguments, its own error for the
+      // argument.
+      const size_t count = given.size() + keywords.size();
+      size_t plausible = 0;
+      for (const ParserSignature& s : signatures) {
+        const auto [low, high] = argument_range(s);
+        plausible += low <= count && count <= high;
+      }
+      std::string message;
+      if (plausible == 1) {
+        bool by_keyword = false;
+        for (const auto& [k, v] : keywords) by_keyword |= k == refusal.argument;
+        // a positional one is the first the binding could not take after the leading tensors
+        size_t position = 0;
+        for (size_t i = 0; i < given.size() && !by_keyword; ++i)
+          if (parser_type_name(given[i]) == refusal.got && !(i == 0 && !method_name)) {
+            position = i + 1;
+            break;
+          }
+        message = refusal.fn + "(): argument '" + refusal.argument + "'" +
+                  (position ? " (position " + std::to_string(position) + ")" : "") + " must be " +
+                  refusal.expected + ", not " + refusal.got;
+      } else {
+        message = invalid_combination_text(refusal.fn.c_str(), given, signatures, std::move(keywords));
+      }
+      PyErr_SetString(PyExc_TypeError, message.c_str());
       return nullptr;
+    }
+    if (!std::strstr(text.c_str(), "(): incompatible function arguments")) {
+      // a deferred "f(): argument 'x' must be ...": the hook adds x's position when the call gave it by
+      // position
+      const bool deferred =
+          !deferred_position.empty() && std::string_view(text.c_str()).starts_with(deferred_position);
+      deferred_position.clear();
+      if (!deferred) {
+        refused.restore();
+        return nullptr;
+      }
     }
     const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     nb::tuple positional = nb::steal<nb::tuple>(PyTuple_New(nargs));

@@ -32,11 +32,27 @@ struct ParserSignature {
 // its items' ("list of [int]", "tuple of (int, int)", "tuple of (list,)").
 std::string parser_argument_description(nb::handle h);
 
+// For a binding whose arguments PyTorch's parser refuses with its "invalid combination" listing of
+// `signatures` (the function's form) but whose own parameters cannot tell how they were passed: raises a
+// TypeError that the public-function and Tensor-method wrappers (explain_refused_call) word from the call as
+// made, its positional and keyword arguments, a method's listing without self's "Tensor input" and the out=
+// entries (as PyTorch prints its methods'). When one overload alone takes that many arguments, PyTorch's
+// parser gives that overload's error instead: "fn(): argument '<argument>' (position n) must be <expected>,
+// not <value's type>" (the position only for an argument given by position). Outside such a wrapper the short
+// first line stays.
+[[noreturn]] void refuse_as_invalid_combination(const char* fn, std::vector<ParserSignature> signatures,
+                                                const char* argument, nb::handle value, const char* expected);
+
+// For a binding shared by a function and its method (their positions differ): its next error "fn(): argument
+// 'arg' must be ..." gets the position PyTorch's parser names when the call gave `arg` by position, from the
+// wrapper that knows how the call was made. Call it just before raising that error.
+void defer_argument_position(const char* fn, const char* arg);
+
 // Called after `function(*args)` returned NULL (from a public function's wrapper, or a Tensor method's with
 // its `method_name`, args[0] then being self): when the error is nanobind's refusal of the arguments,
 // replaces it with PyTorch's parser error for the call, which python/tandem/_parser_errors.py writes from the
-// function's
-// __nb_signature__. Any other error is left as it is. Returns nullptr, the failed call's result.
+// function's __nb_signature__; likewise refuse_as_invalid_combination's and defer_argument_position's errors.
+// Any other error is left as it is. Returns nullptr, the failed call's result.
 PyObject* explain_refused_call(PyObject* function, PyObject* const* args, size_t nargsf, PyObject* kwnames,
                                PyObject* method_name);
 

@@ -51,7 +51,8 @@ OptDims parse_dims(nb::handle dim, nb::handle axis, const char* fn) {
     return dims;
   }
   const bool ok = is_tensor(h) ? as_tensor_ref(h).numel() == 1 : is_int_argument(h);
-  TANDEM_CHECK(ok, Type, fn, "(): argument 'dim' must be tuple of ints or int, not ", parser_type_name(h));
+  if (!ok) defer_argument_position(fn, "dim");  // the wrapper adds the position the call used
+  TANDEM_CHECK(ok, Type, fn, "(): argument 'dim' must be tuple of ints, not ", parser_type_name(h));
   dims.push_back(dim_list_item(h, fn));
   return dims;
 }
@@ -62,7 +63,10 @@ std::optional<int64_t> parse_one_dim(nb::handle dim, nb::handle axis, const char
   check_not_both(dim, axis, fn, "axis");
   nb::handle h = dim.is_none() ? axis : dim;
   if (h.is_none()) return std::nullopt;
-  return int_arg(h, fn, "dim", 1);
+  // No position here: the method's and the function's differ, and the wrapper names the one the call used
+  // (python/tandem/_parser_errors.py, _with_position).
+  if (!is_int_argument(h)) defer_argument_position(fn, "dim");
+  return int_arg(h, fn, "dim");
 }
 
 // keepdim's default (False or None) does not count as given.
@@ -163,6 +167,19 @@ void init_reductions(nb::module_& m) {
         m, tensor, name,
         [op, name](const Tensor& x, nb::handle dim, bool keepdim, nb::handle dtype, nb::handle axis,
                    nb::handle keepdims, nb::handle out) {
+          // A dim that is neither an int nor a sequence (a float, a str, a bool, a dtype in dim's place):
+          // none of PyTorch's overloads, its listing of them (mean's first also takes out=).
+          const bool dims_like = nb::isinstance<nb::tuple>(dim) || nb::isinstance<nb::list>(dim) ||
+                                 (is_tensor(dim) ? as_tensor_ref(dim).numel() == 1 : is_int_argument(dim));
+          if (!dim.is_none() && !dims_like)
+            refuse_as_invalid_combination(
+                name,
+                {{{"Tensor input"},
+                  std::string_view(name) == "mean" ? "*, torch.dtype dtype = None, Tensor out = None"
+                                                   : "*, torch.dtype dtype = None"},
+                 {{"Tensor input", "tuple of ints dim", "bool keepdim = False"},
+                  "*, torch.dtype dtype = None, Tensor out = None"}},
+                "dim", dim, "tuple of ints");
           // Without dtype= the fold runs in out's dtype, as PyTorch's sum_out/mean_out (scan_dtype); mean
           // only where it can (a floating input and out), else its own dtype error or out='s cast error
           // stands.
@@ -185,6 +202,13 @@ void init_reductions(nb::module_& m) {
       m, tensor, "prod",
       [](const Tensor& x, nb::handle dim, bool keepdim, nb::handle dtype, nb::handle axis,
          nb::handle keepdims, nb::handle out) {
+        // A dim that is no int matches neither of PyTorch's overloads: its listing of both.
+        if (!dim.is_none() && !is_int_argument(dim))
+          refuse_as_invalid_combination("prod",
+                                        {{{"Tensor input"}, "*, torch.dtype dtype = None"},
+                                         {{"Tensor input", "int dim", "bool keepdim = False"},
+                                          "*, torch.dtype dtype = None, Tensor out = None"}},
+                                        "dim", dim, "int");
         return into_out(
             "prod",
             tandem::prod(x, parse_one_dim(dim, axis, "prod"), parse_keepdim(keepdim, keepdims, "prod"),
@@ -283,6 +307,13 @@ void init_reductions(nb::module_& m) {
           if (!dims && !kd) return into_out(name, is_max ? tandem::max(x) : tandem::min(x), out, {&x});
           return into_out(name, is_max ? amax(x, dims, kd) : amin(x, dims, kd), out, {&x});
         }
+        if (!is_int_argument(dim))  // neither a tensor nor an int: none of PyTorch's overloads, its listing
+          refuse_as_invalid_combination(
+              name,
+              {{{"Tensor input"}, "*, Tensor out = None"},
+               {{"Tensor input", "Tensor other"}, "*, Tensor out = None"},
+               {{"Tensor input", "int dim", "bool keepdim = False"}, "*, tuple of Tensors out = None"}},
+              "dim", dim, "int");
         int64_t d = *parse_one_dim(dim, nb::none(), name);
         return into_outs(
             name, named_pair(is_max ? kMax : kMin, is_max ? tandem::max(x, d, kd) : tandem::min(x, d, kd)),

@@ -199,12 +199,34 @@ def _mark(entry_type, value, text):
     return text if matches else f"!{text}!"
 
 
+_UNPOSITIONED = re.compile(r"(\w+)\(\): argument '(\w+)' must be ")
+
+
+def _with_position(function, name, args, kwargs, method_name, refused):
+    """A binding's own "f(): argument 'x' must be ..." for an x this call gave by position, with the position
+    PyTorch's parser names (1-based over the signature: a function's input counts, a method's self does not)."""
+    match = _UNPOSITIONED.match(refused)
+    if match is None or match.group(1) != name or match.group(2) in kwargs:
+        return None
+    given = len(args) - (method_name is not None)
+    for params in _overloads(function) or []:
+        names = [p.name for p in params if not p.keyword_only]
+        if match.group(2) in names and names.index(match.group(2)) < given:
+            where = f"argument '{match.group(2)}' (position {names.index(match.group(2)) + 1}) must be "
+            return where.join(refused.split(f"argument '{match.group(2)}' must be ", 1))
+    return None
+
+
 def message(function, args, kwargs, method_name, refused):
     """PyTorch's parser error for `function(*args, **kwargs)`, which nanobind refused with the message `refused`
-    (for a Tensor method, `method_name` is its name and args[0] is self), or None to keep nanobind's."""
+    (for a Tensor method, `method_name` is its name and args[0] is self), or None to keep nanobind's. A binding's
+    own "argument 'x' must be" error gets x's position when the call gave x by position."""
     name = getattr(function, "__name__", None)
-    if not isinstance(name, str) or not refused.startswith(f"{name}(): incompatible function arguments"):
-        return None  # a function called inside this one refused its arguments
+    if not isinstance(name, str):
+        return None
+    if not refused.startswith(f"{name}(): incompatible function arguments"):
+        # a function called inside this one refused its arguments, or the binding worded its own error
+        return _with_position(function, name, args, kwargs, method_name, refused)
     if method_name is not None:
         if not args:
             return f"unbound method TensorBase.{method_name}() needs an argument"

@@ -204,7 +204,11 @@ CPP_CASES = fixed_cases(NEEDS_CPP)
 # 0-d tensor where a row belongs.
 CPP_FIXED = fixed_cases([(reduction_kwargs_edges, name) for name in (
     "sum/keepdim_int", "sum/keepdim_none", "sum/method_dims_varargs", "sum/method_dims_varargs_duplicate",
-    "amax/method_dims_varargs", "mean/method_dims_varargs_keepdim", "max/dim_and_other")] +
+    "amax/method_dims_varargs", "mean/method_dims_varargs_keepdim", "max/dim_and_other",
+    # session 44: a dim given by keyword names no position; prod's and max's listings are worded from the call
+    "argmax/dims_duplicate", "max/dims_duplicate", "median/dim_none", "median/dims_duplicate", "mode/dims_duplicate",
+    "nanmedian/dims_duplicate", "prod/dim_tuple_one", "prod/dims_duplicate", "sum/dim_bool", "sum/dim_float",
+    "sum/dim_str", "mean/dtype_positional")] +
                         [(tensor_creation_from_data, name) for name in (
                             "tensor/list_list_and_0d_tensor", "tensor/list_scalar_then_list",
                             "tensor/list_tensor_and_list")])

@@ -237,3 +237,46 @@ def test_a_failing_explanation_keeps_nanobinds_message():
         tandem._C._set_refused_call_hook(_parser_errors.message)
     with pytest.raises(TypeError, match=r"^isclose\(\): argument 'other' \(position 2\) must be Tensor, not float$"):
         tandem.isclose(tandem.ones(3), 1.0)
+
+
+# ---- errors a binding raises itself, worded from the call as made (session 44) ---------------------------------
+def _first_error(lib, call):
+    try:
+        call(lib, lib.ones(2, 3))
+    except Exception as e:  # noqa: BLE001  (the exception is what is compared)
+        return type(e).__name__, str(e).split("\nhint:")[0]
+    return "no error", ""
+
+
+WORDED_FROM_THE_CALL = {
+    # one-int-dim reductions: a position only for a dim given by position, the function's counting input
+    "argmax_function": lambda L, t: L.argmax(t, 1.5), "argmax_method": lambda L, t: t.argmax(1.5),
+    "argmin_keyword": lambda L, t: L.argmin(t, dim="x"), "cumsum_function": lambda L, t: L.cumsum(t, 1.5),
+    "median_keyword": lambda L, t: t.median(dim=(0,)), "mode_method": lambda L, t: t.mode(1.5),
+    "kthvalue_k": lambda L, t: L.kthvalue(t, 1.5), "kthvalue_dim_keyword": lambda L, t: t.kthvalue(1, dim="a"),
+    "amax_function": lambda L, t: L.amax(t, 1.5), "amin_keyword": lambda L, t: t.amin(dim="x"),
+    # prod and max/min: PyTorch's listing of their overloads, or one overload's own error when only it fits
+    "prod_tuple_keyword": lambda L, t: t.prod(dim=(0, 0)), "prod_tuple": lambda L, t: L.prod(t, (0,)),
+    "prod_float": lambda L, t: L.prod(t, 1.5), "prod_one_overload": lambda L, t: L.prod(t, dim=[1], keepdim=True),
+    "max_tuple_keyword": lambda L, t: L.max(t, dim=(0, 0)), "max_method_tuple": lambda L, t: t.max(dim=(1,)),
+    "max_str": lambda L, t: L.max(t, "x"), "min_method_float": lambda L, t: t.min(1.5),
+    "max_one_overload": lambda L, t: t.max(dim=1.0, keepdim=True),
+    # sum and mean: a dim of another type
+    "sum_float_keyword": lambda L, t: t.sum(dim=1.5), "sum_bool": lambda L, t: L.sum(t, dim=True),
+    "sum_str": lambda L, t: L.sum(t, "a"), "mean_method_float": lambda L, t: t.mean(1.5),
+    "mean_keepdim": lambda L, t: L.mean(t, dim=1.5, keepdim=True), "sum_dtype_as_dim": lambda L, t: L.sum(t, L.float32),
+    "mean_method_dtype_as_dim": lambda L, t: t.mean(L.float64), "sum_one_overload": lambda L, t: L.sum(t, 1.5, True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WORDED_FROM_THE_CALL))
+def test_binding_errors_are_worded_from_the_call(name):
+    assert _first_error(tandem, WORDED_FROM_THE_CALL[name]) == _first_error(torch, WORDED_FROM_THE_CALL[name])
+
+
+def test_a_functions_own_position_is_kept():
+    """A Python function that passes an argument on by position keeps the position PyTorch's inner op names
+    (torch.cdist(x, y, p=None) says "(position 3)"): only the reductions that defer their positions are reworded."""
+    x = tandem.ones(2, 3)
+    with pytest.raises(TypeError, match=r"^cdist\(\): argument 'p' \(position 3\) must be float, not NoneType"):
+        tandem.cdist(x, x, p=None)
