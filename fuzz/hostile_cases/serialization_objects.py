@@ -153,11 +153,13 @@ def _load_with(make_kw):
         buf = io.BytesIO()
         L.save({"w": R(L, (2, 2), d), "n": 3}, buf)
         buf.seek(0)
-        out = L.load(buf, **make_kw(L))
-        # a tensor's values, or its shape on the meta device (the oracle's tensors are on the CPU: the device is
-        # compared only where map_location chose meta)
+        kw = make_kw(L)
+        out = L.load(buf, **kw)
+        # a tensor's values, or its shape on the meta device where map_location chose meta (the oracle's tensors
+        # are on the CPU; a run on the meta device compares the tensor itself, by shape and dtype)
+        mapped = "meta" in repr(kw.get("map_location"))
         return {k: (v.device.type == "meta", tuple(v.shape) if v.device.type == "meta" else v)
-                if hasattr(v, "device") else v for k, v in out.items()}
+                if hasattr(v, "device") and mapped else v for k, v in out.items()}
     return fn
 
 
