@@ -124,11 +124,11 @@ for _fname, _fn in {**FUNCTIONS_1D, **FUNCTIONS_2D}.items():
         if _takes(_fname, _kwargs):
             CASES[f"{_fname}/{_aname}"] = _case(_fn, _make, _kwargs)
 
-_INT32 = ("C++: the 2-d pooling front ends (max_pool2d_with_indices, avg_pool2d: src/ops, their argument checks) take "
-          "kernel_size, stride, padding and dilation as int64; PyTorch's pooling kernels narrow each to int "
-          "(safe_downcast) and refuse one past 2**31 - 1 with RuntimeError 'value cannot be converted to type int "
-          "without overflow' before computing the output size (tandem pools a stride of 2**40 as a stride past the "
-          "input, and words a kernel of 2**62 as 'Output size is too small'); the 1-d, lp and 3-d forms pool "
+_INT32 = ("C++: the 2-d pooling front ends (max_pool2d_with_indices, avg_pool2d: src/ops/pool.cpp, their argument "
+          "checks) take kernel_size, stride, padding and dilation as int64; PyTorch's pooling kernels narrow each to "
+          "int (safe_downcast) and refuse one past 2**31 - 1 with RuntimeError 'value cannot be converted to type "
+          "int without overflow' before computing the output size (tandem pools a stride of 2**40 as a stride past "
+          "the input, and words a kernel of 2**62 as 'Output size is too small'); the 1-d, lp and 3-d forms pool "
           "through them")
 _ONEDNN = ("PyTorch's oneDNN backend refuses an empty kernel or a zero dilation of a transposed convolution with its "
            "internal 'could not create a primitive descriptor' text; tandem names the argument (for a transposed "

@@ -176,9 +176,10 @@ KNOWN = {
                               "the CPU, where the lengths are CPU tensors",
     "LSTM/packed_hidden_wrong": _PACKED_HIDDEN,
     "LSTM/packed_proj_hidden_wrong": _PACKED_HIDDEN,
-    "pack/lengths_none": "C++: python/src/creation.cpp's nest walk ignores the dtype given for a leaf it cannot read: "
-                         "tensor(None, dtype=int64) and as_tensor([None], dtype=float32) raise RuntimeError 'Could not "
-                         "infer dtype of NoneType' where PyTorch reads the leaf with the dtype's converter (TypeError "
-                         "\"'NoneType' object cannot be interpreted as an integer\" for integer and bool dtypes, 'must "
-                         "be real number, not NoneType' for floating and complex ones)",
+    "pack/lengths_none": ("C++: python/src/creation.cpp's nest walk (its 'Could not infer dtype of' check) ignores "
+                          "the dtype given for a leaf it cannot read: tensor(None, dtype=int64) and "
+                          "as_tensor([None], dtype=float32) raise RuntimeError 'Could not infer dtype of NoneType' "
+                          "where PyTorch reads the leaf with the dtype's converter (TypeError \"'NoneType' object "
+                          "cannot be interpreted as an integer\" for integer and bool dtypes, 'must be real number, "
+                          "not NoneType' for floating and complex ones)"),
 }

@@ -351,7 +351,8 @@ def _conv_transpose(fn, n, input, weight, bias, stride, padding, output_padding,
                         batched)
     _check_transposed_sizes(x, weight, stride, padding, output_padding, dilation)
     exact = _same_exact_dtype(x, weight, bias)
-    if (exact and x.dtype != tandem.int64 and x.numel()) or _bool_input(x, weight):  # PyTorch's CPU kernels take int64 alone of them
+    # PyTorch's CPU kernels take int64 alone of the integer dtypes, and refuse a bool input whatever the weight
+    if (exact and x.dtype != tandem.int64 and x.numel()) or _bool_input(x, weight):
         raise NotImplementedError(f"\"slow_conv_transpose{3 if n == 3 else 2}d_out_cpu\" not implemented for "
                                   f"'{x.dtype._scalar_type_name}'\nhint: convolve an int64 or floating-point copy")
     if n < 3 and not exact:  # the C++ op (a 1-d one runs over a height-1 plane)
