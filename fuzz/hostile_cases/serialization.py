@@ -152,13 +152,9 @@ KNOWN = {
                                                 "PyTorch 2.15 words a blocked module's global differently",
     "load/map_location_missing_cuda": "the emulated GPUs exist: tandem names the device count (2), PyTorch without "
                                       "a GPU says CUDA is not available",
-    "load/bad_map_location_str": "tandem parses map_location as a device first; PyTorch fails restoring the "
-                                 "storage ('don't know how to restore data location ... tagged with tpu')",
     "load/zip_without_pickle": "PyTorch's message is an internal assert (hasRecord(\"version\")); tandem names the "
                                "missing data.pkl",
     "save/directory": "PyTorch's message is an internal enforce ('[enforce fail at inline_container.cc:746]'); "
                       "tandem names the directory",
-    "save/lambda": "tandem pickles with the pure-Python Pickler (PicklingError); PyTorch's C pickler raises an "
-                   "AttributeError",
     "save/text_file": "tandem writes bytes, PyTorch a memoryview: Python's TypeError names the type written",
 }

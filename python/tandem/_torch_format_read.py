@@ -136,10 +136,21 @@ def _rebuild_from_type_v2(func, new_type, args, state):
     return result
 
 
+def _get_layout(name):
+    """torch.serialization._get_layout: tandem's layout of that name (torch.save pickles a layout as
+    _get_layout("torch.strided")); a layout tandem lacks stays its name, which _rebuild_sparse_tensor refuses."""
+    from . import _layouts  # noqa: PLC0415
+    found = getattr(_layouts, name[len("torch."):], None) if isinstance(name, str) and name.startswith("torch.") \
+        else None
+    return found if isinstance(found, _layouts.layout) else name
+
+
 def _rebuild_sparse_tensor(layout, data):
     """A sparse COO tensor from torch.save's (indices, values, size[, is_coalesced]), or a CSR one from
-    (crow_indices, col_indices, values, size); the layout arrives as its name (_get_layout is read as str). The
-    indices are checked as tandem.sparse_coo_tensor / sparse_csr_tensor always check them."""
+    (crow_indices, col_indices, values, size); the layout arrives from _get_layout (its name when tandem lacks
+    it). The indices are checked as tandem.sparse_coo_tensor / sparse_csr_tensor always check them."""
+    if not isinstance(layout, str):
+        layout = repr(layout).replace("tandem.", "torch.", 1)
     if layout not in ("torch.sparse_coo", "torch.sparse_csr"):
         raise NotImplementedError(f"tandem.load: the file holds a sparse tensor of layout {layout}, which tandem "
                                   "does not support\nhint: convert it in PyTorch to COO (.to_sparse_coo()) or to a "
@@ -201,8 +212,8 @@ def _build_allowed_globals():
         "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2, "torch.Tensor": Tensor,
         "torch.storage.UntypedStorage": UNTYPED_STORAGE, "torch.UntypedStorage": UNTYPED_STORAGE,
         "numpy.ndarray": np.ndarray, "numpy.dtype": np.dtype,
-        # A sparse tensor's layout comes first, read as its name: _rebuild_sparse_tensor checks it.
-        "torch.serialization._get_layout": str,
+        # A layout (a sparse tensor's comes first: _rebuild_sparse_tensor checks it).
+        "torch.serialization._get_layout": _get_layout,
     }
     allowed.update({f"torch.{name}": getattr(_C, name) for name in DTYPES})
     allowed.update({f"torch.{name}": storage for name, storage in STORAGE_TYPES.items()})
@@ -427,6 +438,12 @@ def load(fileobj, map_location, weights_only, pickle_load_args):
         raise _stream_error("reading zip archive", "failed finding central directory") from None
     with zf:
         archive = _Archive(zf, map_location)
+        # the keywords PyTorch's unpickler takes (its weights_only one: encoding only), refused in its words
+        takes = ("encoding",) if weights_only else ("encoding", "errors", "fix_imports", "buffers")
+        for key in pickle_load_args:
+            if key not in takes:
+                raise TypeError(f"Unpickler.__init__() got an unexpected keyword argument '{key}'" if weights_only
+                                else f"'{key}' is an invalid keyword argument for Unpickler()")
         unpickler = (_RestrictedUnpickler if weights_only else _FullUnpickler)(
             io.BytesIO(archive.read("data.pkl")), archive, **{"encoding": "utf-8", **pickle_load_args})
         try:

@@ -5,6 +5,7 @@ does, as torch.save does."""
 import io
 import pickle
 import struct
+import types
 import zipfile
 from collections import OrderedDict
 
@@ -120,6 +121,9 @@ class _Pickler(pickle._Pickler):
     """The pure-Python pickler: its save_global can write a global by name (torch._utils._rebuild_tensor_v2)
     without importing it, which the C pickler's checks would require."""
 
+    # Functions pickle through this class's save_global (the base table holds the base class's own)
+    dispatch = {**pickle._Pickler.dispatch, types.FunctionType: lambda self, obj: self.save_global(obj)}
+
     def __init__(self, file, protocol, on_tensor, legacy):
         super().__init__(file, protocol)
         self._on_tensor = on_tensor  # tensor -> (storage, offset) to pickle
@@ -177,7 +181,13 @@ class _Pickler(pickle._Pickler):
         elif isinstance(obj, TorchName):
             module, name = obj.module, obj.name
         else:
-            return super().save_global(obj, name)
+            try:
+                return super().save_global(obj, name)
+            except pickle.PicklingError:
+                # torch.save pickles with the C pickler, whose errors differ (a local function is its
+                # AttributeError "Can't pickle local object"): pickle the same global with it for its error
+                pickle.dumps(obj, protocol=self.proto)
+                raise
         if self.proto >= 4:
             self.save(module)
             self.save(name)

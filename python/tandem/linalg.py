@@ -367,14 +367,21 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if ord == "nuc" or ord in (2, -2):
         M = A.movedim((d0, d1), (-2, -1)) if hasattr(A, "movedim") else A
         S = svdvals(M)
-        r = S.sum(-1) if ord == "nuc" else (S.amax(-1) if ord == 2 else S.amin(-1))
+        # the largest of no singular values is 0, as PyTorch's (the smallest is amin's error)
+        r = S.sum(-1) if ord == "nuc" or (ord == 2 and S.shape[-1] == 0) else (
+            S.amax(-1) if ord == 2 else S.amin(-1))
         if keepdim:
             r = r.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
         return r
+    # PyTorch's order: sum |A| over one dim, then the max/min over the other (its index shifted when the first
+    # reduction removed a dim before it), so an empty matrix's errors name PyTorch's dims; a max over nothing is 0
     sum_dim, red_dim = (d0, d1) if ord in (1, -1) else (d1, d0)
-    s = A.abs().sum(dim=sum_dim, keepdim=True)
-    r = s.amax(dim=red_dim, keepdim=True) if ord > 0 else s.amin(dim=red_dim, keepdim=True)
-    return r if keepdim else r.squeeze((d0, d1))
+    s = A.abs().sum(dim=sum_dim, keepdim=keepdim)
+    if not keepdim and sum_dim < red_dim:
+        red_dim -= 1
+    if ord < 0:
+        return s.amin(dim=red_dim, keepdim=keepdim)
+    return s.amax(dim=red_dim, keepdim=keepdim) if s.shape[red_dim] else s.sum(dim=red_dim, keepdim=keepdim)
 
 
 @with_out("linalg.norm", "linalg.norm expected out tensor dtype {result} but got: {out}", refuse_grad=False)

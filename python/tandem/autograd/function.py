@@ -17,12 +17,8 @@ class FunctionCtx:
     """The `ctx` passed to forward and backward."""
 
     def save_for_backward(self, *tensors):
-        """Tensors backward needs, version-checked and released after use (read back as ctx.saved_tensors)."""
-        for i, t in enumerate(tensors):
-            sparse = is_sparse_tensor(t)  # saved as their parts
-            if t is not None and not isinstance(t, _C.Tensor) and not sparse:
-                raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type "
-                                f"{type(t).__name__}")
+        """Tensors backward needs, version-checked and released after use (read back as ctx.saved_tensors).
+        Checked after forward, and only when a node is recorded, as PyTorch's (_check_saved)."""
         self._to_save = tensors
 
     def save_for_forward(self, *tensors):
@@ -110,6 +106,8 @@ class Function:
             args, kwargs = bound.args, bound.kwargs
             inputs = args
         else:
+            if kwargs:
+                _check_keywords(cls.forward, kwargs)
             inputs = args + tuple(kwargs.values())  # keyword arguments are inputs too, after the positional ones
         # A sparse input (a Tensor over a placeholder, tandem/sparse/_base.py) gets no gradient from the node.
         ctx.needs_input_grad = tuple(isinstance(a, _C.Tensor) and a.requires_grad and not is_sparse_tensor(a)
@@ -121,11 +119,14 @@ class Function:
             else:
                 result = cls.forward(ctx, *args, **kwargs)
         _func_transforms.check_after_forward(cls, Function, inputs, _C.Tensor)
-        if not (_C.is_grad_enabled() and any(ctx.needs_input_grad)):
-            return result
-        outputs = result if isinstance(result, tuple) else (result,)
         non_diff = getattr(ctx, "_non_differentiable", ())
         dirty = getattr(ctx, "_dirty", ())
+        if non_diff or dirty:
+            _check_marked(dirty, non_diff)
+        if not (_C.is_grad_enabled() and any(ctx.needs_input_grad)):
+            return result
+        _check_saved(ctx._to_save)
+        outputs = result if isinstance(result, tuple) else (result,)
         if not all(any(d is o for o in outputs) for d in dirty):
             raise RuntimeError("Some elements marked as dirty during the forward method were not returned as "
                                "output. The inputs that are modified inplace must all be outputs of the Function.")
@@ -158,6 +159,35 @@ class Function:
         if arrived is not None and node is not None:
             node.register_prehook(lambda grads: arrived.__setitem__(slice(None), [g is not None for g in grads]))
         return outputs if isinstance(result, tuple) else outputs[0]
+
+
+def _check_saved(tensors):
+    """PyTorch's check of what forward saved, made when the node is recorded (without one, nothing is saved)."""
+    from .._dim_args import _tp_name  # noqa: PLC0415
+    for i, t in enumerate(tensors):
+        if t is not None and not isinstance(t, _C.Tensor) and not is_sparse_tensor(t):  # sparse: saved as parts
+            raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type {_tp_name(t)}")
+
+
+def _check_marked(dirty, non_differentiable):
+    """PyTorch's checks of what forward marked, made after every forward (a node recorded or not)."""
+    from .._dim_args import _tp_name  # noqa: PLC0415
+    for i, t in enumerate(dirty):
+        if not isinstance(t, _C.Tensor):
+            raise RuntimeError(f"mark_dirty can only accept variables, but argument {i} is of type {_tp_name(t)}")
+    for t in non_differentiable:
+        if not isinstance(t, _C.Tensor):
+            raise RuntimeError(f"mark_non_differentiable only accepts variable arguments, but got {_tp_name(t)}")
+
+
+def _check_keywords(forward, kwargs):
+    """PyTorch passes keyword arguments to forward by its named parameters only: anything else (a name forward
+    lacks, or one only its **kwargs would take) is refused."""
+    params = inspect.signature(forward).parameters
+    for key in kwargs:
+        param = params.get(key)
+        if param is None or param.kind not in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
+            raise TypeError(f"forward() got an unexpected keyword argument '{key}'")
 
 
 _BASE_SETUP_CONTEXT = Function.setup_context

@@ -146,6 +146,29 @@ def _same_exact_dtype(input, weight, bias):
     return not (input.is_floating_point() or input.is_complex())
 
 
+def _bool_input(input, weight):
+    """A bool input with a weight of another dtype: PyTorch's CPU picks its kernel by the input's dtype, which
+    refuses bool (NotImplementedError) after the shape checks; tandem's C++ op would name the dtype mismatch."""
+    return isinstance(input, tandem.Tensor) and input.dtype == tandem.bool and isinstance(weight, tandem.Tensor) \
+        and weight.dtype != tandem.bool and input.numel() > 0
+
+
+# The C++ type names PyTorch's convolution prints in "Input type (bool) and bias type (float) should be the same"
+_CPP_TYPE_NAMES = {"bool": "bool", "float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+                   "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "float16": "c10::Half",
+                   "bfloat16": "c10::BFloat16", "complex64": "c10::complex<float>",
+                   "complex128": "c10::complex<double>"}
+
+
+def _refuse_bool_input(x, bias, dilation, n):
+    """A bool input with a weight of another dtype: a bias of another dtype than the input is refused first
+    (PyTorch's convolution checks it before picking the kernel), then the bool kernel."""
+    if bias is not None and bias.dtype != x.dtype:
+        name = str(bias.dtype).split(".")[-1]
+        raise RuntimeError(f"Input type (bool) and bias type ({_CPP_TYPE_NAMES.get(name, name)}) should be the same")
+    _refuse_exact_kernel(x, dilation, n)
+
+
 def _refuse_exact_kernel(x, dilation, n):
     """PyTorch's CPU kernels for integer and bool convolutions: a dilated one takes int64 only, an undilated one
     every integer dtype but not bool; an empty input gives an empty result before any kernel runs."""
@@ -190,7 +213,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution (a C++ op: im2col + one GEMM); padding may also be 'same' or 'valid'."""
     if _is_complex_call(input, weight):
         return _complex_convolution(conv2d, input, weight, bias, stride, padding, dilation, groups)
-    if _same_exact_dtype(input, weight, bias):
+    if _same_exact_dtype(input, weight, bias) or _bool_input(input, weight):
         return _convolution("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
     if isinstance(padding, str):
         padding, extra = _conv_padding(padding, weight, _conv_tuple(stride, 2, "stride"),
@@ -237,6 +260,8 @@ def _convolution(fn, n, input, weight, bias, stride, padding, dilation, groups):
         x = _pad_right(x, extra)
     _check_conv(x, weight, bias, stride, padding, dilation, groups)
     core = _CONV_CORES[n]
+    if _bool_input(x, weight):
+        _refuse_bool_input(x, bias, dilation, n)
     if _same_exact_dtype(x, weight, bias):
         _refuse_exact_kernel(x, dilation, n)
         core = _integer_conv_core
@@ -326,7 +351,8 @@ def _conv_transpose(fn, n, input, weight, bias, stride, padding, output_padding,
                         batched)
     _check_transposed_sizes(x, weight, stride, padding, output_padding, dilation)
     exact = _same_exact_dtype(x, weight, bias)
-    if exact and x.dtype != tandem.int64 and x.numel():  # PyTorch's CPU kernels take int64 alone of them
+    # PyTorch's CPU kernels take int64 alone of the integer dtypes, and refuse a bool input whatever the weight
+    if (exact and x.dtype != tandem.int64 and x.numel()) or _bool_input(x, weight):
         raise NotImplementedError(f"\"slow_conv_transpose{3 if n == 3 else 2}d_out_cpu\" not implemented for "
                                   f"'{x.dtype._scalar_type_name}'\nhint: convolve an int64 or floating-point copy")
     if n < 3 and not exact:  # the C++ op (a 1-d one runs over a height-1 plane)

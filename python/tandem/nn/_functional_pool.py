@@ -103,13 +103,38 @@ def _no_stride(stride):
 # ------------------------------------------------------------------------------------------- 1-d pooling
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
+    """PyTorch's max_pool1d_with_indices: its rank and size-1 checks, then max_pool2d_with_indices over the input
+    with a unit height, whose checks (and words) cover the sizes."""
     if input.dim() not in (2, 3):
-        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
-                           f"input, but got:{list(input.shape)}")
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument #1 "
+                           "'self' (while checking arguments for max_pool1d)")
+    k, s, p, d = _one_ints_1d(kernel_size, stride, padding, dilation)
+    if 0 in input.shape[-2:]:  # PyTorch pools through max_pool2d_with_indices, whose check words the 4-d shape
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but "
+                           f"got:{list(input.unsqueeze(-2).shape)}")
+    values, indices = max_pool2d_with_indices(input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), ceil_mode)
+    return values.squeeze(-2), indices.squeeze(-2)
+
+
+def _one_ints_1d(kernel_size, stride, padding, dilation):
     message = "max_pool1d() {} must be an int, list of ints or tuple of ints of size 1 but got size {{}}"
-    k, s, p, d = (_one_int(value, message.format(name)) for name, value in (
+    return (_one_int(value, message.format(name)) for name, value in (
         ("kernel_size", kernel_size), ("stride", kernel_size if _no_stride(stride) else stride),
         ("padding", padding), ("dilation", dilation)))
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if return_indices:
+        return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    # PyTorch's max_pool1d without indices has its own kernel, for floating types only, with its own checks and
+    # words (with indices it pools through max_pool2d, which takes integers)
+    if not (input.is_floating_point() or input.is_complex()):
+        raise NotImplementedError(f"\"max_pool1d_impl\" not implemented for '{input.dtype._scalar_type_name}'\n"
+                                  "hint: pool a floating-point tensor (input.float()), or ask for return_indices")
+    if input.dim() not in (2, 3) or 0 in input.shape[-2:]:
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
+                           f"input, but got:{list(input.shape)}")
+    k, s, p, d = _one_ints_1d(kernel_size, stride, padding, dilation)
     for bad, message in ((k <= 0, f"kernel_size must be greater than zero, but got {k}"),
                          (s <= 0, f"stride must be greater than zero, but got {s}"),
                          (p < 0, f"padding must be non-negative, but got {p}"),
@@ -118,28 +143,11 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
                          (d <= 0, f"dilation must be greater than zero, but got {d}")):
         if bad:
             raise RuntimeError("max_pool1d() " + message)
-    if 0 in input.shape[-2:]:  # PyTorch pools through max_pool2d_with_indices, whose check words the 4-d shape
-        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but "
-                           f"got:{list(input.unsqueeze(-2).shape)}")
     out = _pooled_length(input.size(-1), k, p, s, d, ceil_mode)
     if out < 1:
         raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
-    values, indices = max_pool2d_with_indices(input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), ceil_mode)
-    return values.squeeze(-2), indices.squeeze(-2)
-
-
-def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    if not return_indices and not (input.is_floating_point() or input.is_complex()):
-        # PyTorch's max_pool1d without indices has its own kernel, for floating types only (with indices it pools
-        # through max_pool2d, which takes integers)
-        raise NotImplementedError(f"\"max_pool1d_impl\" not implemented for '{input.dtype._scalar_type_name}'\n"
-                                  "hint: pool a floating-point tensor (input.float()), or ask for return_indices")
-    if not return_indices and input.dim() in (2, 3) and 0 in input.shape[-2:]:
-        # PyTorch's max_pool1d checks the shape itself before it picks a kernel (with indices, max_pool2d's words)
-        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
-                           f"input, but got:{list(input.shape)}")
-    values, indices = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
-    return (values, indices) if return_indices else values
+    values, _ = max_pool2d_with_indices(input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), ceil_mode)
+    return values.squeeze(-2)
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
@@ -280,8 +288,10 @@ def _check_adaptive(fn, input, sizes, n):
         if average:  # only adaptive_avg_pool3d gets here
             raise RuntimeError(f"{fn}: elements of output_size must be greater than or equal to 0 but received "
                                f"{{{sizes[0]}, {sizes[1]},{sizes[2]}}}")
+        # the 1-d form pools through the 2-d kernel: its output shape has a unit height
+        shape = list(input.shape[:-n]) + ([1] if fn == "adaptive_max_pool1d" else []) + list(sizes)
         raise RuntimeError(f"Trying to create tensor with negative dimension {next(v for v in sizes if v < 0)}: "
-                           f"{list(input.shape[:-n]) + list(sizes)}")
+                           f"{shape}")
 
 
 def adaptive_avg_pool1d(input, output_size):

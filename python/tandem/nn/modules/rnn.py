@@ -361,13 +361,17 @@ class RNNCellBase(Module):
             input = input.unsqueeze(0)
         states = [tandem.zeros((input.shape[0], self.hidden_size), dtype=input.dtype, device=input.device)
                   if s is None else (s if batched else s.unsqueeze(0)) for s in states]
-        # PyTorch's checks and messages (the GEMMs below would name themselves instead)
+        # PyTorch's checks and messages (the GEMMs below would name themselves instead); a 1-D input with a 2-D
+        # state (or the reverse) leaves a state that is not 2-D, which PyTorch's cell refuses by its rank
+        for i, s in enumerate(states):
+            if s.dim() != 2:
+                raise RuntimeError(f"Expected 2D hidden{i} (batch x hidden_size), but got {s.dim()}D tensor")
         if input.size(1) != self.input_size:
             raise RuntimeError(f"input has inconsistent input_size: got {input.size(1)} expected {self.input_size}")
         for i, s in enumerate(states):
-            if s.dim() == 2 and s.size(0) != input.size(0):
+            if s.size(0) != input.size(0):
                 raise RuntimeError(f"Input batch size {input.size(0)} doesn't match hidden{i} batch size {s.size(0)}")
-            if s.dim() == 2 and s.size(1) != self.hidden_size:
+            if s.size(1) != self.hidden_size:
                 raise RuntimeError(f"hidden{i} has inconsistent hidden_size: got {s.size(1)}, expected "
                                    f"{self.hidden_size}")
         return input, states, batched

@@ -116,6 +116,37 @@ def _gather_rows(source, rows, shape):
     return source.index_select(0, rows.reshape(-1).to(source.device)).reshape(shape)
 
 
+def _is_number(value, *, complex_ok):
+    """What PyTorch's parser takes for a float (complex_ok=False) or a Number (complex_ok=True) argument: Python
+    and NumPy numbers (a float also takes a 0-d tensor that does not require grad)."""
+    if isinstance(value, Tensor):
+        return not complex_ok and value.dim() == 0 and not value.requires_grad
+    if isinstance(value, (int, float)) or (complex_ok and isinstance(value, complex)):
+        return True
+    kind = type(value)
+    return kind.__module__ == "numpy" and isinstance(value, __import__("numbers").Number) and \
+        (complex_ok or not isinstance(value, complex))
+
+
+def _check_args(name, checks):
+    """PyTorch's parser errors for the arguments its Python wrappers pass on positionally: (label, position, kind,
+    value), kind "bool", "int", "str", "float" or "Number"."""
+    from ..._dim_args import _parser_type_name
+    for label, position, kind, value in checks:
+        if kind == "bool":
+            fits = isinstance(value, bool)
+        elif kind == "int":
+            fits = isinstance(value, int) and not isinstance(value, bool) or \
+                (type(value).__module__ == "numpy" and hasattr(value, "__index__") and type(value).__name__ != "bool_")
+        elif kind == "str":
+            fits = isinstance(value, (str, bytes))
+        else:
+            fits = _is_number(value, complex_ok=kind == "Number")
+        if not fits:
+            raise TypeError(f"{name}(): argument '{label}' (position {position}) must be {kind}, not "
+                            f"{_parser_type_name(value)}")
+
+
 def _pad_row(like, trailing, padding_value):
     """One row of padding_value (cast to like's dtype, as PyTorch's full does) to gather padded slots from."""
     return tandem.full((1, *trailing), padding_value, dtype=like.dtype, device=like.device)
@@ -143,6 +174,11 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
 
 def _pack_padded(input, lengths, batch_first):
     """(data, batch_sizes) for a time-major view of input and decreasing lengths, with PyTorch's checks."""
+    if not isinstance(input, Tensor):
+        from ..._dim_args import _parser_type_name
+        raise TypeError("_pack_padded_sequence(): argument 'input' (position 1) must be Tensor, not "
+                        f"{_parser_type_name(input)}")
+    _check_args("_pack_padded_sequence", [("batch_first", 3, "bool", batch_first)])
     if batch_first:
         input = input.transpose(0, 1)
     _check_long_tensor(lengths)
@@ -186,6 +222,9 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
         max_seq_length = total_length
 
     data, batch_sizes = sequence.data, sequence.batch_sizes
+    _check_args("_pad_packed_sequence", [("batch_first", 3, "bool", batch_first),
+                                         ("padding_value", 4, "Number", padding_value),
+                                         ("total_length", 5, "int", max_seq_length)])
     _check_long_tensor(batch_sizes)
     max_batch_size = int(batch_sizes[0].item())
     # running[t, b]: slot (t, b) holds data; counting those cells row by row gives its row in data.
@@ -230,12 +269,18 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     sequences = tuple(sequences)
     from ..._dim_args import _require_tensor_list
     _require_tensor_list(sequences)  # NumPy arrays: PyTorch's TypeError from torch._C._nn.pad_sequence's parser
+    _check_args("pad_sequence", [("batch_first", 2, "bool", batch_first), ("padding_value", 3, "float", padding_value),
+                                 ("padding_side", 4, "str", padding_side)])
+    if isinstance(padding_side, bytes):
+        padding_side = padding_side.decode()
     if not sequences:
         raise RuntimeError("received an empty list of sequences")
     if padding_side not in ("left", "right"):
         raise RuntimeError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
 
     first = sequences[0]
+    if first.dim() == 0:  # PyTorch slices the first sequence's sizes past its rank (a later 0-d one is size(0)'s)
+        raise RuntimeError("ArrayRef: invalid slice, N = 1; size = 0")
     trailing = tuple(first.shape[1:])
     lengths = [s.size(0) for s in sequences]
     max_len = max(lengths)
@@ -264,7 +309,9 @@ def unpad_sequence(padded_sequences, lengths, batch_first=False):
     if not batch_first:
         padded_sequences = padded_sequences.transpose(0, 1)
     max_length = padded_sequences.shape[1]
-    host_lengths = lengths.tolist() if isinstance(lengths, Tensor) else list(lengths)
+    if not isinstance(lengths, Tensor):  # PyTorch builds its mask on lengths.device
+        raise AttributeError(f"'{type(lengths).__name__}' object has no attribute 'device'")
+    host_lengths = lengths.tolist()
     return [seq.narrow(0, 0, max(0, min(int(length), max_length))).clone()
             for seq, length in zip(padded_sequences.unbind(0), host_lengths, strict=True)]
 
