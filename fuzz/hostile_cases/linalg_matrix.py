@@ -83,16 +83,8 @@ def _case(fname, iname):
 
 CASES = {f"{f}/{i}": _case(f, i) for f in FUNCTIONS for i in INPUTS}
 
-_EIGVALSH = ("C++: src/ops/linalg_decomp.cpp linalg_eigvalsh passes \"linalg.eigvalsh\" to eigh_impl; PyTorch's "
-             "eigvalsh runs eigh's checks and names \"linalg.eigh:\" in them ('linalg.eigh: The input tensor A must "
-             "have at least 2 dimensions.', 'linalg.eigh: A must be batches of square matrices, but they are 2 by 3 "
-             "matrices'): pass \"linalg.eigh\"")
-_LU = ("C++: src/ops/linalg_solve.cpp's linalg_lu calls check_matrix(\"linalg.lu\", a), which says 'The input tensor A "
-       "must have at least 2 dimensions.'; PyTorch's linalg_lu says 'linalg.lu: Expected tensor with 2 or more "
-       "dimensions. Got size: [3] instead' (the sizes as a list, [] for a 0-d input)")
 KNOWN = {
-    "eigvalsh/0d": _EIGVALSH, "eigvalsh/1d": _EIGVALSH, "eigvalsh/non_square": _EIGVALSH,
-    "lu/0d": _LU, "lu/1d": _LU,
+    # eigvalsh's checks name linalg.eigh and linalg.lu words its rank check as PyTorch since session 44
     "eigvals/nan": "LAPACK's geev on a NaN matrix: tandem (OpenBLAS) reports that it did not converge; PyTorch's MKL "
                    "build returns values or, run alone, aborts in DGEBAL ('Parameter 3 was incorrect') and segfaults "
                    "(PyTorch's linalg.eig refuses NaN inputs up front; eigvals does not)",

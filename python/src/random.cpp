@@ -10,6 +10,7 @@
 #include "ops/copy.h"
 #include "ops/random.h"
 #include "ops/random_gamma.h"
+#include "parser_errors.h"
 
 namespace tandem::py {
 
@@ -186,6 +187,20 @@ void init_random(nb::module_& m) {
       "randperm",
       [](int64_t n, nb::handle generator, nb::handle dtype_arg, nb::handle device, bool requires_grad,
          nb::handle out, nb::handle layout, bool pin_memory) {
+        // A generator of another type: PyTorch's parser has two overloads (with and without one), so its
+        // listing of both (worded from the call by the wrapper).
+        if (!generator.is_none() && !nb::isinstance<Generator>(generator))
+          refuse_as_invalid_combination(
+              "randperm",
+              {{{"int n"},
+                "*, torch.Generator generator, Tensor out = None, torch.dtype dtype = None, torch.layout "
+                "layout = "
+                "None, torch.device device = None, bool pin_memory = False, bool requires_grad = False"},
+               {{"int n"},
+                "*, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device "
+                "device = "
+                "None, bool pin_memory = False, bool requires_grad = False"}},
+              "generator", generator, "torch.Generator");
         check_dense_layout(layout, "randperm");
         check_factory_out("aten::randperm", out);
         nb::object dtype = dtype_or_out(dtype_arg, out);

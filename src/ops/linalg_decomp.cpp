@@ -251,7 +251,8 @@ std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& a, const std::string& uplo)
 }
 Tensor linalg_eigvalsh(const Tensor& a, const std::string& uplo) {
   profiler::RecordScope profile_scope("aten::linalg_eigvalsh", a, uplo);
-  return std::get<0>(eigh_impl("linalg.eigvalsh", a, uplo, false));
+  // PyTorch's eigvalsh runs eigh's checks, so its messages name linalg.eigh.
+  return std::get<0>(eigh_impl("linalg.eigh", a, uplo, false));
 }
 std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& a, bool full_matrices) {
   profiler::RecordScope profile_scope("aten::linalg_svd", a, full_matrices);

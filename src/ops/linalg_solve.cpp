@@ -178,7 +178,10 @@ std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& a, bool pivot) {
 
 std::tuple<Tensor, Tensor, Tensor> linalg_lu(const Tensor& a, bool pivot) {
   profiler::RecordScope profile_scope("aten::linalg_lu", a, pivot);
-  check_matrix("linalg.lu", a);
+  // PyTorch's linalg.lu words its rank check itself (lu_factor's is check_matrix's).
+  TANDEM_CHECK(a.dim() >= 2, Runtime,
+               "linalg.lu: Expected tensor with 2 or more dimensions. Got size: ", a.shape_str(),
+               " instead\nhint: pass a matrix or a batch of matrices");
   auto [lu, pivots, info] = linalg_lu_factor_ex(a, pivot, false);
   // L and U are ops on LU, so their gradients reach A through lu_factor's node.
   return lu_unpack_factors(lu, pivots);

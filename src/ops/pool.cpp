@@ -1,5 +1,7 @@
 #include "ops/pool.h"
 
+#include <limits>
+
 #include "autograd/formula_node.h"
 #include "core/error.h"
 #include "core/profiler.h"
@@ -22,6 +24,16 @@ int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t 
 }
 
 // The input as a contiguous 4-D tensor (3-D inputs gain a batch dim of 1).
+// PyTorch's 2-d pooling narrows its window arguments to int first: a value past int's range is its
+// overflow error, before any shape check.
+void check_int_window(std::initializer_list<Pair> pairs) {
+  for (const Pair& p : pairs)
+    for (int64_t v : p)
+      TANDEM_CHECK(v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max(),
+                   Runtime, "value cannot be converted to type int without overflow",
+                   "\nhint: kernel_size, stride, padding and dilation must fit in a 32-bit int");
+}
+
 Tensor as_batched(const Tensor& input, const char* op) {
   TANDEM_CHECK(input.dim() == 3 || input.dim() == 4, Runtime,
                "non-empty 3D or 4D (batch mode) tensor expected for input\nhint: ", op,
@@ -142,6 +154,7 @@ std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Pair kern
                                                   Pair dilation, bool ceil_mode) {
   profiler::RecordScope profile_scope("aten::max_pool2d_with_indices", input, kernel, stride, padding,
                                       dilation, ceil_mode);
+  check_int_window({kernel, stride, padding, dilation});
   Tensor x = as_batched(input, "max_pool2d");
   const Window2d g = pool_window(x, kernel, stride, padding, dilation, ceil_mode, "max_pool2d");
   Tensor out = empty(DimVector{g.n, g.c, g.oh, g.ow}, x.dtype(), x.device());
@@ -164,6 +177,7 @@ Tensor max_pool2d_backward(const Tensor& grad_out, const Tensor& input, const Te
                            Pair stride, Pair padding, Pair dilation, bool ceil_mode) {
   profiler::RecordScope profile_scope("aten::max_pool2d_with_indices_backward", grad_out, input, indices,
                                       kernel, stride, padding, dilation, ceil_mode);
+  check_int_window({kernel, stride, padding, dilation});
   Tensor x = as_batched(input, "max_pool2d");
   const Window2d g = pool_window(x, kernel, stride, padding, dilation, ceil_mode, "max_pool2d");
   Tensor gi = empty(x.sizes(), x.dtype(), x.device());
@@ -176,6 +190,7 @@ Tensor avg_pool2d(const Tensor& input, Pair kernel, Pair stride, Pair padding, b
                   bool count_include_pad) {
   profiler::RecordScope profile_scope("aten::avg_pool2d", input, kernel, stride, padding, ceil_mode,
                                       count_include_pad);
+  check_int_window({kernel, stride, padding});
   Tensor x = as_batched(input, "avg_pool2d");
   const Window2d g = pool_window(x, kernel, stride, padding, {1, 1}, ceil_mode, "avg_pool2d");
   Tensor out = empty(DimVector{g.n, g.c, g.oh, g.ow}, x.dtype(), x.device());
@@ -192,6 +207,7 @@ Tensor avg_pool2d_backward(const Tensor& grad_out, const Tensor& input, Pair ker
                            Pair padding, bool ceil_mode, bool count_include_pad) {
   profiler::RecordScope profile_scope("aten::avg_pool2d_backward", grad_out, input, kernel, stride, padding,
                                       ceil_mode, count_include_pad);
+  check_int_window({kernel, stride, padding});
   Tensor x = as_batched(input, "avg_pool2d");
   const Window2d g = pool_window(x, kernel, stride, padding, {1, 1}, ceil_mode, "avg_pool2d");
   Tensor gi = empty(x.sizes(), x.dtype(), x.device());
