@@ -186,14 +186,6 @@ _DIMS_PARSER = ("C++: the sum/mean bindings (python/src/reductions.cpp, the redu
                 "PyTorch gives its \"sum() received an invalid combination of arguments - got (Tensor, dim=float), "
                 "but expected one of:\" (python/src/parser_errors.cpp builds that text), or \"takes from 2 to 3 "
                 "positional arguments but 4 were given\" / \"got an unexpected keyword argument 'axis'\"")
-_QUANTILE = ("C++: python/src/order_stats.cpp def_quantile words a list q, a tuple dim and interpolation=None as "
-             "\"argument 'q' must be float or Tensor, not list\" / nanobind's error; PyTorch has two overloads (q "
-             "float, q Tensor) and says \"quantile() received an invalid combination of arguments - got (Tensor, "
-             "list), but expected one of:\" (parser_errors.cpp)")
-_STD = ("C++: the std/var binding (python/src/reductions.cpp) builds its \"invalid combination\" text from the "
-        "arguments after self (\"got (correction=int, unbiased=bool, )\", \"got (int, int)\") and reads a str "
-        "correction with Python's float(); PyTorch's names self first and keywords by type: \"std() received an "
-        "invalid combination of arguments - got (Tensor, unbiased=int, dim=int), but expected one of:\"")
 _NANSUM_CUDA = ("PyTorch's CUDA nansum says \"nansum does not support complex inputs\" (as tandem's cuda does); the "
                 "oracle runs PyTorch's CPU kernel, which says \"nansum on CPU ...\"")
 KNOWN = {
@@ -207,9 +199,8 @@ KNOWN = {
     # the one-int-dim reductions' dim errors (argmax/max/median/mode/nanmedian/prod dims_duplicate, median/dim_none,
     # prod/dim_tuple_one) match PyTorch since session 44: a keyword dim names no position, prod's and max's are
     # worded from the call (python/src/parser_errors.cpp, refuse_as_invalid_combination)
-    **{name: _QUANTILE for name in ("quantile/dims_duplicate", "quantile/dims_tuple", "quantile/interpolation_none",
-                                    "quantile/q_list", "nanquantile/dims_duplicate", "nanquantile/q_list_dim")},
-    **{name: _STD for name in ("std/correction_str", "std/unbiased_and_correction", "std/unbiased_int")},
+    # quantile's and std's refusals (q lists, tuple dims, interpolation=None; unbiased numbers, unbiased with
+    # correction, str corrections) are PyTorch's listings since session 44
     # max/dim_and_other (max(t, 1, other) read the tensor's truth value) is PyTorch's TypeError since session 43
     "nansum/complex_input": _NANSUM_CUDA, "nanmean/complex_input": _NANSUM_CUDA,
 }

@@ -120,6 +120,19 @@ void def_quantile(nb::module_& m, nb::class_<Tensor>& tensor, const char* name, 
       m, tensor, name,
       [name, ignore_nan](const Tensor& x, nb::handle q, nb::handle dim, bool keepdim,
                          nb::handle interpolation, nb::handle out) {
+        // A q, dim or interpolation of another type fits neither of PyTorch's overloads (q a Tensor or a
+        // float): its listing of both, worded from the call.
+        const bool q_ok = is_tensor(q) || PyFloat_Check(q.ptr()) || PyLong_Check(q.ptr());
+        if (!q_ok || !(dim.is_none() || is_int_argument(dim)) ||
+            !(PyUnicode_Check(interpolation.ptr()) ||
+              PyBytes_Check(interpolation.ptr())))  // str_arg takes bytes too
+          refuse_as_invalid_combination(
+              name,
+              {{{"Tensor input", "Tensor q", "int dim = None", "bool keepdim = False"},
+                "*, str interpolation = \"linear\", Tensor out = None"},
+               {{"Tensor input", "float q", "int dim = None", "bool keepdim = False"},
+                "*, str interpolation = \"linear\", Tensor out = None"}},
+              "q", q, "float");
         std::optional<int64_t> d = optional_int(dim, name, "dim");
         QuantileInterpolation how =
             parse_quantile_interpolation(str_arg(interpolation, name, "interpolation"));
@@ -138,8 +151,8 @@ void def_quantile(nb::module_& m, nb::class_<Tensor>& tensor, const char* name, 
         // an input that requires grad is no refusal.
         return write_out(name, r, out, {}, "quantile() out tensor must be same dtype as the input tensor");
       },
-      nb::arg("q"), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
-      nb::arg("interpolation") = "linear", nb::arg("out") = nb::none());
+      nb::arg("q").none(), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
+      nb::arg("interpolation").none() = "linear", nb::arg("out") = nb::none());
 }
 
 // The tuple unique/unique_consecutive return: the values alone, or with the inverse and/or counts asked for.

@@ -355,23 +355,27 @@ void init_reductions(nb::module_& m) {
         [name, is_std](const Tensor& x, nb::handle dim, nb::handle unbiased, nb::handle keepdim,
                        nb::handle correction, nb::handle axis, nb::handle dtype, nb::handle out,
                        nb::handle ddof, nb::handle keepdims) {
-          if (PyBool_Check(dim.ptr())) {
+          // None of PyTorch's three overloads takes: a bool first with more after it, a non-bool unbiased (a
+          // number goes by keyword, as correction=), unbiased and correction together (one would be ignored),
+          // a correction that is no number. Its listing of them, worded from the call.
+          const bool bool_first = PyBool_Check(dim.ptr());
+          const bool number_correction =
+              correction.is_none() || is_tensor(correction) ||
+              (PyNumber_Check(correction.ptr()) && !PyUnicode_Check(correction.ptr()));
+          if ((bool_first && !unbiased.is_none()) || !(unbiased.is_none() || PyBool_Check(unbiased.ptr())) ||
+              !(unbiased.is_none() || correction.is_none()) || !number_correction)
+            refuse_as_invalid_combination(
+                name,
+                {{{"Tensor input", "tuple of ints dim", "bool unbiased = True", "bool keepdim = False"},
+                  "*, Tensor out = None"},
+                 {{"Tensor input", "tuple of ints dim = None"},
+                  "*, Number correction = None, bool keepdim = False, Tensor out = None"},
+                 {{"Tensor input", "bool unbiased = True"}}},
+                "unbiased", unbiased, "bool");
+          if (bool_first) {
             unbiased = dim;
             dim = nb::none();
           }
-          // unbiased is a bool (PyTorch's parser takes no number there; correction is keyword-only).
-          TANDEM_CHECK(unbiased.is_none() || PyBool_Check(unbiased.ptr()), Type, name,
-                       "() received an invalid combination of arguments - got (", nb::inst_name(dim).c_str(),
-                       ", ", nb::inst_name(unbiased).c_str(),
-                       "), but expected one of:\nhint: pass the correction by "
-                       "keyword: x.",
-                       name, "(dim, correction=0)");
-          // Both would leave one ignored: PyTorch's parser has no form taking both.
-          TANDEM_CHECK(
-              unbiased.is_none() || correction.is_none(), Type, name,
-              "() received an invalid combination of arguments - got (correction=",
-              nb::inst_name(correction).c_str(), ", unbiased=", nb::inst_name(unbiased).c_str(),
-              ", ), but expected one of:\nhint: pass correction= alone (unbiased=True is correction=1)");
           OptDType dt = parse_dtype(dtype);
           Tensor in = dt ? tandem::to_dtype(x, *dt) : x;
           OptDims dims = parse_dims(dim, axis, name);

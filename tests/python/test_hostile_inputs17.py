@@ -208,7 +208,9 @@ CPP_FIXED = fixed_cases([(reduction_kwargs_edges, name) for name in (
     # session 44: a dim given by keyword names no position; prod's and max's listings are worded from the call
     "argmax/dims_duplicate", "max/dims_duplicate", "median/dim_none", "median/dims_duplicate", "mode/dims_duplicate",
     "nanmedian/dims_duplicate", "prod/dim_tuple_one", "prod/dims_duplicate", "sum/dim_bool", "sum/dim_float",
-    "sum/dim_str", "mean/dtype_positional")] +
+    "sum/dim_str", "mean/dtype_positional", "quantile/dims_duplicate", "quantile/dims_tuple",
+    "quantile/interpolation_none", "quantile/q_list", "nanquantile/dims_duplicate", "nanquantile/q_list_dim",
+    "std/correction_str", "std/unbiased_and_correction", "std/unbiased_int")] +
                         [(tensor_creation_from_data, name) for name in (
                             "tensor/list_list_and_0d_tensor", "tensor/list_scalar_then_list",
                             "tensor/list_tensor_and_list")])
