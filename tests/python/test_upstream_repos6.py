@@ -1,0 +1,110 @@
+"""What the sixth sweep of real repositories run unchanged on tandem found (docs/compat.md, "Upstream
+repositories", "Sixth sweep"): each test is our own smallest form of one failure, checked against PyTorch."""
+import pytest
+import torch
+
+import tandem
+
+LIBS = (tandem, torch)
+
+
+def _on(lib, device):
+    return device if lib is tandem else "cpu"
+
+
+# entmax's loss Functions return (loss, None) when no support size is asked for, and take k=None as an input: the
+# None output was taken for an input returned as is, and apply() called None.detach().
+def _loss_with_none_output(lib):
+    class LossAndSupport(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k=None, scale=2.0):
+            ctx.save_for_backward(x)
+            return (x * x).sum(), k, scale
+
+        @staticmethod
+        def backward(ctx, grad, grad_k, grad_scale):
+            (x,) = ctx.saved_tensors
+            return 2 * x * grad, None, None
+
+    return LossAndSupport
+
+
+def test_function_returning_none_and_a_number_beside_its_tensor(device):
+    got = []
+    for lib in LIBS:
+        x = lib.tensor([1.0, -2.0, 3.0], device=_on(lib, device), requires_grad=True)
+        loss, k, scale = _loss_with_none_output(lib).apply(x, None, 2.0)
+        loss.backward()
+        got.append((loss.item(), k, scale, loss.grad_fn is not None, x.grad.tolist(), str(x.grad.device)))
+    assert got[0][:5] == got[1][:5]
+    assert got[0][5] == device
+
+
+def test_function_returning_an_input_tensor_still_gets_a_fresh_output(device):
+    got = []
+    for lib in LIBS:
+        class Identity(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, k):
+                return x, k
+
+            @staticmethod
+            def backward(ctx, g, gk):
+                return g, None
+
+        x = lib.ones(2, device=_on(lib, device), requires_grad=True)
+        y, k = Identity.apply(x, None)
+        got.append((y is x, k, type(y.grad_fn).__name__, x.grad_fn))
+    assert got[0] == got[1] == (False, None, "IdentityBackward", None)
+
+
+# geoopt's ManifoldParameter.__new__(cls, data=None, manifold=None, requires_grad=True) subclasses Parameter:
+# tandem's Parameter had an __init__(data, requires_grad) that refused the extra keyword after __new__ had run.
+def test_parameter_subclass_whose_new_takes_more_arguments(device):
+    got = []
+    for lib in LIBS:
+        class TaggedParameter(lib.nn.Parameter):
+            def __new__(cls, data=None, tag=None, requires_grad=True):
+                instance = lib.Tensor._make_subclass(cls, data, requires_grad)
+                instance.tag = tag
+                return instance
+
+        p = TaggedParameter(lib.ones(2, device=_on(lib, device)), tag="sphere", requires_grad=False)
+        q = TaggedParameter(lib.zeros(1, device=_on(lib, device)), "ball")
+        module = lib.nn.Module()
+        module.p = q
+        got.append((type(p).__name__, p.tag, p.requires_grad, q.tag, q.requires_grad, [n for n, _ in
+                                                                                      module.named_parameters()]))
+    assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("make", [lambda lib: lib.nn.Parameter(lib.ones(1), True, 3),
+                                  lambda lib: lib.nn.Parameter(lib.ones(1), foo=3),
+                                  lambda lib: lib.nn.UninitializedParameter(True, None, None, 4)])
+def test_parameter_refuses_extra_arguments_as_pytorch(make):
+    messages = []
+    for lib in LIBS:
+        with pytest.raises(TypeError) as e:
+            make(lib)
+        messages.append(str(e.value))
+    assert messages[0] == messages[1]
+
+
+def test_parameter_and_placeholders_still_build(device):
+    p = tandem.nn.Parameter(tandem.ones(2, device=device))
+    assert p.requires_grad and type(p) is tandem.nn.Parameter and p.device.type == device.split(":")[0]
+    assert not tandem.nn.Parameter(tandem.ones(1), requires_grad=False).requires_grad
+    u = tandem.nn.UninitializedParameter(False, device=device, dtype=tandem.float64)
+    assert (u.requires_grad, u.dtype, str(u.device)) == (False, tandem.float64, device)
+    b = tandem.nn.UninitializedBuffer(device=device)
+    assert repr(b) == repr(torch.nn.UninitializedBuffer()) and not b.requires_grad
+
+
+# performer-pytorch's reversible layers (and other rng-replaying code) read torch.cuda._initialized before saving
+# the CUDA generators' states; tandem.cuda had only is_initialized().
+def test_cuda_initialized_flag():
+    assert type(tandem.cuda._initialized) is type(torch.cuda._initialized) is bool
+    assert tandem.cuda._initialized == tandem.cuda.is_initialized() == tandem.cuda.is_available()
+    assert torch.cuda._initialized == torch.cuda.is_initialized()
+    with pytest.raises(AttributeError, match="^module 'tandem.cuda' has no attribute '_not_there'$"):
+        tandem.cuda._not_there  # noqa: B018
