@@ -108,3 +108,53 @@ def test_cuda_initialized_flag():
     assert torch.cuda._initialized == torch.cuda.is_initialized()
     with pytest.raises(AttributeError, match="^module 'tandem.cuda' has no attribute '_not_there'$"):
         tandem.cuda._not_there  # noqa: B018
+
+
+# captum's DeepLift under nn.DataParallel keeps each activation's input on the module in a forward hook and reads
+# it back in a gradient hook. tandem ran every chunk through the one module object, so the last chunk's
+# input (on another device) replaced the others' before backward: a device mismatch, or a missing attribute after
+# the first backward hook deleted it. Each device now runs its own replica, as PyTorch's.
+def _hooked_net(lib, device):
+    lib.manual_seed(0)
+    net = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.ReLU(), lib.nn.Linear(4, 1)).double()
+    if lib is torch:
+        net.load_state_dict({k: torch.from_numpy(v.cpu().numpy()) for k, v in _hooked_net.state.items()})
+    else:
+        _hooked_net.state = net.state_dict()
+    net = net.to(device)
+
+    def keep_input(module, inputs, output):
+        module.seen = inputs[0].detach()
+        output.register_hook(lambda g: g * (module.seen > 0) * module.seen)
+
+    net[1].register_forward_hook(keep_input)
+    return net
+
+
+@pytest.mark.skipif(tandem.cuda.device_count() < 2, reason="needs two (emulated) cuda devices")
+def test_data_parallel_runs_a_replica_per_device():
+    x = [[1.0, -2.0, 0.5], [0.3, 0.1, -1.0], [-0.7, 2.0, 1.0], [1.5, 0.2, 0.2]]
+    net = _hooked_net(tandem, "cuda:0")
+    parallel = tandem.nn.DataParallel(net, device_ids=[0, 1])
+    out = parallel(tandem.tensor(x, dtype=tandem.float64, device="cuda:0"))
+    out.sum().backward()
+    ref_net = _hooked_net(torch, "cpu")
+    ref = ref_net(torch.tensor(x, dtype=torch.float64))
+    ref.sum().backward()
+    assert out.flatten().tolist() == pytest.approx(ref.flatten().tolist(), rel=1e-12)
+    for p, q in zip(net.parameters(), ref_net.parameters()):
+        assert str(p.grad.device) == "cuda:0"
+        assert p.grad.flatten().tolist() == pytest.approx(q.grad.flatten().tolist(), rel=1e-12)
+    assert str(net[1].seen.device) == "cuda:0"  # the chunk on cuda:1 wrote into its replica, not the module
+
+
+@pytest.mark.skipif(tandem.cuda.device_count() < 2, reason="needs two (emulated) cuda devices")
+def test_data_parallel_keeps_batch_norm_statistics_of_the_first_device():
+    bn = tandem.nn.BatchNorm1d(2).to("cuda:0")
+    tandem.nn.DataParallel(bn, device_ids=[0, 1])(tandem.tensor([[1.0, 2.0], [3.0, 6.0], [10.0, 10.0],
+                                                                  [20.0, 30.0]], device="cuda:0"))
+    ref = torch.nn.BatchNorm1d(2)
+    ref(torch.tensor([[1.0, 2.0], [3.0, 6.0]]))  # PyTorch keeps what replica 0 (the first chunk) saw
+    assert bn.running_mean.tolist() == pytest.approx(ref.running_mean.tolist())
+    assert bn.running_var.tolist() == pytest.approx(ref.running_var.tolist())
+    assert int(bn.num_batches_tracked) == 1
