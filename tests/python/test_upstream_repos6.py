@@ -158,3 +158,30 @@ def test_data_parallel_keeps_batch_norm_statistics_of_the_first_device():
     assert bn.running_mean.tolist() == pytest.approx(ref.running_mean.tolist())
     assert bn.running_var.tolist() == pytest.approx(ref.running_var.tolist())
     assert int(bn.num_batches_tracked) == 1
+
+
+# skorch's to_tensor test builds its expected empty sparse matrix with torch.sparse_coo_tensor(size=(5, 3)),
+# PyTorch's size-only form; tandem's function required indices and values.
+def _coo_size_form_cases(lib, device):
+    f = lib.sparse_coo_tensor
+    return [lambda: f(size=(5, 3), device=device), lambda: f((5, 3), device=device),
+            lambda: f([2, 3, 4], dtype=lib.float64, device=device), lambda: f(size=(2,), requires_grad=True),
+            lambda: f(lib.Size([4, 1])), lambda: f(size=(2, 2), dtype=lib.int32), lambda: f()]
+
+
+def _coo_outcome(make):
+    try:
+        t = make()
+    except TypeError as e:
+        return "TypeError", str(e).split("\n")[0]
+    return (tuple(t.shape), str(t.dtype).split(".")[1], str(t.layout).split(".")[1], t._indices().shape[0],
+            str(t._indices().dtype).split(".")[1], t._values().shape[0], t.requires_grad, t.is_coalesced(),
+            t.sparse_dim(), t.dense_dim(), t.to_dense().sum().item())
+
+
+@pytest.mark.filterwarnings("ignore:Sparse invariant checks")
+def test_sparse_coo_tensor_size_form(device):
+    ours = [_coo_outcome(make) for make in _coo_size_form_cases(tandem, device)]
+    theirs = [_coo_outcome(make) for make in _coo_size_form_cases(torch, "cpu")]
+    assert ours == theirs
+    assert str(tandem.sparse_coo_tensor(size=(5, 3), device=device).device) == device
