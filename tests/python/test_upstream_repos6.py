@@ -185,3 +185,27 @@ def test_sparse_coo_tensor_size_form(device):
     theirs = [_coo_outcome(make) for make in _coo_size_form_cases(torch, "cpu")]
     assert ours == theirs
     assert str(tandem.sparse_coo_tensor(size=(5, 3), device=device).device) == device
+
+
+# safetensors' safe_open(framework="pt") maps the file with torch.UntypedStorage.from_file (skorch's
+# LoadInitState with use_safetensors); tandem's UntypedStorage had no from_file.
+def test_untyped_storage_from_file(tmp_path):
+    path = tmp_path / "bytes.bin"
+    path.write_bytes(bytes(range(10)))
+    got = []
+    for lib in LIBS:
+        private = lib.UntypedStorage.from_file(str(path), False, 8)
+        private[0] = 99  # copy-on-write: the file keeps its bytes
+        created = lib.UntypedStorage.from_file(str(tmp_path / f"new_{lib.__name__}.bin"), True, 16)
+        created[1] = 7
+        got.append((private.nbytes(), private.tolist(), path.read_bytes()[0], created.nbytes(),
+                    (tmp_path / f"new_{lib.__name__}.bin").read_bytes()[:2], lib.UntypedStorage.from_file(
+                        str(path), False).nbytes(), str(private.device)))
+    assert got[0] == got[1]
+    for nbytes, missing in ((100, False), (4, True)):
+        messages = []
+        for lib in LIBS:
+            with pytest.raises(RuntimeError) as e:
+                lib.UntypedStorage.from_file(str(path) + (".missing" if missing else ""), False, nbytes)
+            messages.append(str(e.value))
+        assert messages[0] == messages[1]
