@@ -5,6 +5,7 @@ and the tensor methods that take or change storage: set_, resize_, resize_as_.
 A storage object holds a uint8 tensor over the memory (tandem._C._storage_bytes): that tensor keeps the memory
 alive, and element reads and writes go through ordinary ops, so every device works. A storage taken from a
 tensor re-reads its memory on each use, so it sees the storage grow when resize_ grows it."""
+import os
 import warnings
 
 from . import _C
@@ -238,6 +239,30 @@ class UntypedStorage:
         return f"{head}[torch.storage.UntypedStorage(device={self.device}) of size {self.nbytes()}]"
 
     __str__ = __repr__
+
+    @classmethod
+    def from_file(cls, filename, shared=False, nbytes=0):
+        """A CPU storage over the file's first nbytes bytes, memory-mapped (safetensors' safe_open reads through
+        it): shared=False maps it copy-on-write (writes stay in memory), shared=True writes through, creating or
+        growing the file to nbytes."""
+        import numpy as np  # noqa: PLC0415  (NumPy's memmap: only when used)
+
+        from . import from_numpy  # noqa: PLC0415
+
+        filename = os.fspath(filename)
+        if shared:
+            if not os.path.exists(filename) or os.path.getsize(filename) < nbytes:
+                with open(filename, "ab") as f:
+                    f.truncate(nbytes)
+        elif not os.path.exists(filename):
+            raise RuntimeError(f"unable to open file <{filename}> in read-only mode: No such file or directory (2)")
+        elif os.path.getsize(filename) < nbytes:
+            raise RuntimeError(f"file <{filename}> size <{os.path.getsize(filename)}> is smaller than the required "
+                               f"mapping size <{nbytes}>")
+        if nbytes == 0:
+            return cls(0)
+        mapped = np.memmap(filename, dtype=np.uint8, mode="r+" if shared else "c", shape=(nbytes,))
+        return cls._wrap(from_numpy(mapped), True)
 
     @classmethod
     def from_buffer(cls, buffer, byte_order="native", count=-1, offset=0, dtype=None):

@@ -135,8 +135,10 @@ class Function:
                 raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
         # Outputs that are inputs returned as is get a fresh object, so the input keeps its own history; an
         # input modified in place (mark_dirty) is the output itself, its history now this Function's node.
-        outputs = tuple(o.detach() if any(o is a for a in inputs) and not any(o is d for d in dirty) else o
-                        for o in outputs)
+        # (None, a number or another non-tensor returned beside the tensors is an output as it is, even when an
+        # input is that same object.)
+        outputs = tuple(o.detach() if isinstance(o, _C.Tensor) and any(o is a for a in inputs)
+                        and not any(o is d for d in dirty) else o for o in outputs)
         is_diff = [isinstance(o, _C.Tensor) and not is_sparse_tensor(o) and not any(o is n for n in non_diff)
                    for o in outputs]
         diff = tuple(o for o, d in zip(outputs, is_diff) if d)

@@ -315,6 +315,12 @@ def __getattr__(name):
     # default_generators: a tuple over the devices present when it is read, as torch.cuda.default_generators.
     if name == "default_generators":
         return tuple(_all_generators())
+    # _initialized: PyTorch's module flag, read by code that saves and restores the CUDA generators only once
+    # CUDA has started (reversible layers' rng bookkeeping); is_initialized() read each time.
+    if name == "_initialized":
+        from ._extras import is_initialized  # noqa: PLC0415  (also star-imported below; named for pyflakes)
+
+        return is_initialized()
     raise AttributeError(f"module 'tandem.cuda' has no attribute '{name}'")
 
 

@@ -28,8 +28,8 @@ class Parameter(Tensor):
             data = data.detach()  # PyTorch's Parameter detaches what it is given: a list has no detach()
         return Tensor._make_subclass(cls, data, requires_grad)  # its argument checks: requires_grad is a bool
 
-    def __init__(self, data=None, requires_grad=True):
-        pass  # everything happened in __new__ (the C++ object is built there)
+    # No __init__, as in PyTorch (Tensor's takes any arguments): a subclass whose __new__ takes more arguments
+    # (geoopt's ManifoldParameter(data, manifold=...)) is built by its __new__ alone.
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
@@ -84,9 +84,6 @@ class UninitializedParameter(Parameter):
     def __new__(cls, requires_grad=True, device=None, dtype=None):
         return _C._make_subclass(cls, tandem.empty(0, device=device, dtype=dtype), requires_grad)
 
-    def __init__(self, requires_grad=True, device=None, dtype=None):
-        pass  # everything happened in __new__
-
     def materialize(self, shape, device=None, dtype=None):
         """Gives the placeholder uninitialised storage of `shape` and makes it an ordinary Parameter."""
         _C._set_data(self, tandem.empty(shape, device=device or self.device, dtype=dtype or self.dtype))
@@ -110,9 +107,6 @@ class UninitializedBuffer(Tensor):
 
     def __new__(cls, requires_grad=False, device=None, dtype=None):
         return _C._make_subclass(cls, tandem.empty(0, device=device, dtype=dtype), requires_grad)
-
-    def __init__(self, requires_grad=False, device=None, dtype=None):
-        pass
 
     def materialize(self, shape, device=None, dtype=None):
         _C._set_data(self, tandem.empty(shape, device=device or self.device, dtype=dtype or self.dtype))

@@ -5,6 +5,8 @@ range would otherwise land on another element when the math linearises indices, 
 error. The check costs one amin/amax and one small device-to-host copy per construction."""
 import math
 
+import tandem
+
 from .. import _C
 from .._layouts import sparse_csc, sparse_csr, strided
 from . import _conversion_args, _coo, _csr_construct, _invariants
@@ -73,11 +75,36 @@ def _index_bounds(indices):
     return bounds[0], bounds[1]
 
 
-def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
+_MISSING = object()
+
+_COO_FORMS = (
+    " * (object indices, object values, *, tandem.dtype dtype = None, tandem.device device = None, bool pin_memory = "
+    "False, bool requires_grad = False, bool check_invariants = None, bool is_coalesced = None)\n"
+    " * (object indices, object values, tuple of ints size, *, tandem.dtype dtype = None, tandem.device device = "
+    "None, bool pin_memory = False, bool requires_grad = False, bool check_invariants = None, bool is_coalesced = "
+    "None)\n"
+    " * (tuple of ints size, *, tandem.dtype dtype = None, tandem.device device = None, bool requires_grad = False, "
+    "bool check_invariants = None)\n")
+
+
+def sparse_coo_tensor(indices=_MISSING, values=_MISSING, size=None, *, dtype=None, device=None, pin_memory=False,
                       requires_grad=False, check_invariants=None, is_coalesced=None):
     """A sparse COO tensor with ``values[k]`` at ``indices[:, k]`` (duplicates add up). ``size`` defaults to the
     smallest that holds the indices (and values' trailing dims, for hybrid tensors). The indices are checked
-    against the size whatever check_invariants says; it is read (as PyTorch's) for its once-a-process warning."""
+    against the size whatever check_invariants says; it is read (as PyTorch's) for its once-a-process warning.
+    ``sparse_coo_tensor(size)`` (or ``size=`` alone) is PyTorch's third form: an empty tensor of that size."""
+    if values is _MISSING:
+        if indices is not _MISSING and size is None and isinstance(indices, (tuple, list)):
+            indices, size = _MISSING, indices  # sparse_coo_tensor((5, 3)): the size form
+        if indices is not _MISSING or size is None or pin_memory or is_coalesced is not None:
+            given = [type(a).__name__ for a in (indices, size) if a is not _MISSING and a is not None]
+            raise TypeError(f"sparse_coo_tensor() received an invalid combination of arguments - got "
+                            f"({', '.join(given)}), but expected one of:\n" + _COO_FORMS)
+        size = [int(n) for n in size]
+        dtype = dtype if dtype is not None else tandem.get_default_dtype()
+        return sparse_coo_tensor(_C.empty((len(size), 0), dtype=tandem.int64, device=device),
+                                 _C.empty(0, dtype=dtype, device=device), size, requires_grad=requires_grad,
+                                 check_invariants=check_invariants)
     _invariants.resolve(check_invariants)
     values = _as_values(values, dtype, device)
     indices = _as_indices(indices, values, device)

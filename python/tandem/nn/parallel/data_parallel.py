@@ -6,7 +6,7 @@ DistributedDataParallel for multi-device training."""
 import tandem
 
 from ..modules.module import Module
-from ..utils.stateless import _functional_call as functional_call
+from .replicate import replicate
 from .scatter_gather import gather, scatter_kwargs
 
 __all__ = ["DataParallel", "data_parallel"]
@@ -56,17 +56,17 @@ class DataParallel(Module):
         return scatter_kwargs(inputs, kwargs, device_ids, dim=self.dim)
 
     def parallel_apply(self, devices, inputs, kwargs_tup):
-        """Runs the module on each chunk with its parameters/buffers moved to the chunk's device (replicas on
-        device_ids[0] use the module's own tensors, so in-place buffer updates there are kept, as in PyTorch)."""
-        named = dict(self.module.named_parameters(remove_duplicate=False))
-        named.update(dict(self.module.named_buffers(remove_duplicate=False)))
+        """Runs the module on each chunk: on device_ids[0] the module itself (so in-place buffer updates there are
+        kept, as in PyTorch), on each other device a replica (nn.parallel.replicate: its own module objects, whose
+        parameters are differentiable copies). Per-module state that hooks keep between forward and backward
+        (captum's DeepLift stores each activation's input and output on the module) is then per device, as with
+        PyTorch's replicas."""
+        others = [d for d in devices if d != self.device_ids[0]]
+        replicas = dict(zip(others, replicate(self.module, others, not tandem.is_grad_enabled())))
         outputs = []
         for device, args, kwargs in zip(devices, inputs, kwargs_tup):
-            if device == self.device_ids[0]:
-                outputs.append(self.module(*args, **kwargs))
-                continue
-            moved = {k: v.to(f"cuda:{device}") for k, v in named.items()}
-            outputs.append(functional_call(self.module, moved, tuple(args), kwargs))
+            with tandem.cuda.device(device):
+                outputs.append(replicas.get(device, self.module)(*args, **kwargs))
         return outputs
 
     def gather(self, outputs, output_device):
