@@ -240,7 +240,16 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
       m.grad->defined() || GradMode::is_enabled() || !is_non_overlapping_and_dense(variable)
           ? DimVector{}
           : preserved_strides(variable);
-  if (layout.empty()) {
+  if (!m.grad->defined() && GradMode::is_enabled()) {
+    // Under create_graph, PyTorch's AccumulateGrad stores a differentiable copy laid out as the leaf (its
+    // clone_obey_contract, grad_fn CopyBackwards), never the incoming gradient itself, which may be a view (a
+    // matmul's transposed gradient): optimizers call .view() and .detach_() on it.
+    Tensor out = is_non_overlapping_and_dense(variable)
+                     ? empty_laid_out(variable.sizes(), variable.strides(), g.dtype(), g.device())
+                     : empty(variable.sizes(), g.dtype(), g.device());
+    copy_(out, g);
+    *m.grad = out;
+  } else if (layout.empty()) {
     accumulate_into(*m.grad, g);
   } else {
     *m.grad = empty_laid_out(variable.sizes(), layout, g.dtype(), g.device());

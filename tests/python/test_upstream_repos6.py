@@ -1,5 +1,6 @@
 """What the sixth sweep of real repositories run unchanged on tandem found (docs/compat.md, "Upstream
 repositories", "Sixth sweep"): each test is our own smallest form of one failure, checked against PyTorch."""
+import numpy as np
 import pytest
 import torch
 
@@ -209,3 +210,20 @@ def test_untyped_storage_from_file(tmp_path):
                 lib.UntypedStorage.from_file(str(path) + (".missing" if missing else ""), False, nbytes)
             messages.append(str(e.value))
         assert messages[0] == messages[1]
+
+
+def test_first_gradient_under_create_graph_is_a_copy_laid_out_as_the_leaf():
+    """backward(create_graph=True) stores a leaf's first gradient as PyTorch's AccumulateGrad does: a differentiable
+    copy (CopyBackwards) with the leaf's strides, not the incoming gradient (a Linear weight's is a transposed
+    view), so pytorch-optimizer's AdamP/SGDP `grad.view(1, -1)` and Adahessian's `grad.detach_()` work."""
+    def run(lib):
+        lib.manual_seed(0)
+        m = lib.nn.Linear(2, 4)
+        m(lib.randn(3, 2)).pow(2).sum().backward(create_graph=True)
+        g = m.weight.grad
+        return (g.stride(), g.is_contiguous(), g._base is None, g.requires_grad, type(g.grad_fn).__name__,
+                g.view(1, -1).shape, g.detach().tolist())
+
+    got, want = run(tandem), run(torch)
+    assert got[:6] == want[:6]
+    np.testing.assert_allclose(got[6], want[6], rtol=1e-6)
