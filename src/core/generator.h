@@ -36,6 +36,10 @@ class Generator {
     std::optional<float> next_float_normal;
     uint32_t random() { return engine.next32(); }
     uint64_t random64() { return engine.next64(); }
+    // PyTorch's unit uniforms in [0, 1): 53 bits of two words for float64, 24 bits of one for the other
+    // floating types (float16 and bfloat16 values are drawn as floats and rounded).
+    double uniform_double() { return static_cast<double>(random64() & ((uint64_t{1} << 53) - 1)) * 0x1p-53; }
+    float uniform_float() { return static_cast<float>(random() & ((uint32_t{1} << 24) - 1)) * 0x1p-24f; }
   };
 
   explicit Generator(Device device = Device(), uint64_t seed = kDefaultSeed);

@@ -28,9 +28,9 @@ KernelTable& kernel_table_for_registration(DeviceType type) {
   return tables[static_cast<int>(type)];
 }
 
-BoxMullerBlocksKernel& cpu_box_muller_blocks() {
-  static BoxMullerBlocksKernel kernel = nullptr;
-  return kernel;
+CpuStreamKernels& cpu_stream_kernels() {
+  static CpuStreamKernels kernels;
+  return kernels;
 }
 
 KernelTable& kernel_table(DeviceType type) {

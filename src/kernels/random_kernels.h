@@ -2,6 +2,7 @@
 // range factories. Every output is contiguous and already allocated; element i of a draw is computed from
 // (state.seed, state.offset, i) by the distributions in kernels/random_functors.h.
 #pragma once
+#include "core/generator.h"
 #include "core/philox.h"
 #include "core/scalar.h"
 #include "core/tensor.h"
@@ -44,11 +45,17 @@ using ArangeKernel = void (*)(const Tensor& out, const Scalar& start, const Scal
 // numel evenly spaced values from start to end (numel >= 2), symmetric from both ends as in PyTorch.
 using LinspaceKernel = void (*)(const Tensor& out, const Scalar& start, const Scalar& end);
 
-// CPU only, outside the per-device table: PyTorch's float32 Box-Muller transform in place over `blocks`
-// blocks of 16 uniforms (ops/random_cpu_stream.cpp draws them; kernels/cpu/box_muller_kernel.cpp), set when
-// the CPU kernels of the chosen capability register, so call kernel_table(DeviceType::CPU) first.
-using BoxMullerBlocksKernel = void (*)(float* data, int64_t blocks, float mean, float std);
-BoxMullerBlocksKernel& cpu_box_muller_blocks();
+// CPU only, outside the per-device table: the loops of the draws in PyTorch's order
+// (ops/random_cpu_stream.cpp) that need the capability's instructions (kernels/cpu/cpu_stream_kernels.cpp),
+// set when the CPU kernels of the chosen capability register, so call kernel_table(DeviceType::CPU) first.
+struct CpuStreamKernels {
+  // PyTorch's float32 Box-Muller transform in place over `blocks` blocks of 16 uniforms.
+  void (*box_muller_blocks)(float* data, int64_t blocks, float mean, float std) = nullptr;
+  // values[i] = lo + span * u_i (one fused multiply-add, as PyTorch's build), u_i the stream's unit uniforms.
+  void (*uniform_f32)(Generator::CpuStream& s, float* values, int64_t n, float lo, float span) = nullptr;
+  void (*uniform_f64)(Generator::CpuStream& s, double* values, int64_t n, double lo, double span) = nullptr;
+};
+CpuStreamKernels& cpu_stream_kernels();
 
 // The slots, listed in kernels/kernel_slots.def.
 struct RandomKernels {

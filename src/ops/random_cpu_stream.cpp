@@ -16,25 +16,15 @@ namespace tandem::cpu_stream {
 
 namespace {
 
-// The uniform loops get an FMA build beside the baseline one, chosen at load time: std::fma is then one
-// instruction rather than a call into libm's software fallback (a uniform_ took 4x PyTorch's time without
-// it).
-#if defined(__x86_64__) && defined(__GNUC__)
-#define TANDEM_FMA_CLONES __attribute__((target_clones("fma", "default")))
-#else
-#define TANDEM_FMA_CLONES
-#endif
-
 using Stream = Generator::CpuStream;
 
-// A uniform in [0, 1) from the low bits of one draw: 53 of two draws for float64, 24 of one for the other
-// floating types (PyTorch draws float16 and bfloat16 values in float and rounds them).
+// PyTorch's unit uniform in the type it accumulates in: double for float64, float otherwise.
 template <typename T>
 auto unit_uniform(Stream& s) {
   if constexpr (std::is_same_v<T, double>)
-    return static_cast<double>(s.random64() & ((uint64_t{1} << 53) - 1)) * 0x1p-53;
+    return s.uniform_double();
   else
-    return static_cast<float>(s.random() & ((uint32_t{1} << 24) - 1)) * 0x1p-24f;
+    return s.uniform_float();
 }
 
 template <typename T>
@@ -58,10 +48,21 @@ double standard_normal_double(Stream& s) {
   return r * std::cos(theta);
 }
 
-// float32: PyTorch's AVX2 kernel's blocks (kernels/cpu/box_muller_kernel.cpp, built per CPU capability).
+// float32: PyTorch's AVX2 kernel's blocks (kernels/cpu/cpu_stream_kernels.cpp, built per CPU capability).
 void normal_blocks(float* d, int64_t blocks, float mean, float std) {
-  kernel_table(DeviceType::CPU);  // registers the CPU kernels, the Box-Muller one among them
-  cpu_box_muller_blocks()(d, blocks, mean, std);
+  kernel_table(DeviceType::CPU);  // registers the CPU kernels, the stream's among them
+  cpu_stream_kernels().box_muller_blocks(d, blocks, mean, std);
+}
+
+// from + (to - from) * u, fused as PyTorch's build fuses it: loops in the CPU capability's build, where the
+// fused multiply-add is one instruction (kernels/cpu/cpu_stream_kernels.cpp).
+void uniform_values(Stream& s, double* values, int64_t n, double lo, double span) {
+  kernel_table(DeviceType::CPU);
+  cpu_stream_kernels().uniform_f64(s, values, n, lo, span);
+}
+void uniform_values(Stream& s, float* values, int64_t n, float lo, float span) {
+  kernel_table(DeviceType::CPU);
+  cpu_stream_kernels().uniform_f32(s, values, n, lo, span);
 }
 
 // float64: PyTorch's scalar kernel, libm's functions.
@@ -104,16 +105,6 @@ void floating_dispatch(const Tensor& out, const char* op, Fn&& fn) {
   }
 }
 
-}  // namespace
-
-namespace {
-// from + (to - from) * u into `values`, fused as PyTorch's build fuses it.
-TANDEM_FMA_CLONES void uniform_values(Stream& s, double* values, int64_t n, double lo, double span) {
-  for (int64_t i = 0; i < n; ++i) values[i] = std::fma(unit_uniform<double>(s), span, lo);
-}
-TANDEM_FMA_CLONES void uniform_values(Stream& s, float* values, int64_t n, float lo, float span) {
-  for (int64_t i = 0; i < n; ++i) values[i] = std::fma(unit_uniform<float>(s), span, lo);
-}
 }  // namespace
 
 void uniform(const Tensor& out, Generator& g, double from, double to) {

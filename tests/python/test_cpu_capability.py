@@ -279,7 +279,7 @@ if __name__ == "__main__":
 
 
 def test_every_capability_draws_pytorchs_normals():
-    """The float32 Box-Muller kernel (kernels/cpu/box_muller_kernel.cpp) is built per capability: each gives
+    """The float32 Box-Muller kernel (kernels/cpu/cpu_stream_kernels.cpp) is built per capability: each gives
     PyTorch's randn bits (the baseline's lanes take a libm fma each, the others one instruction)."""
     torch = pytest.importorskip("torch")
     torch.manual_seed(11)

@@ -16,7 +16,7 @@ TANDEM_CPU_KERNELS_BEGIN
 void register_range_kernels(KernelTable& table);       // range_kernels.cpp: arange/linspace
 void register_multinomial_kernel(KernelTable& table);  // multinomial_kernel.cpp
 void register_gamma_kernels(KernelTable& table);       // random_gamma_kernels.cpp: gamma, poisson, binomial
-void register_box_muller_kernel();  // box_muller_kernel.cpp: PyTorch's float32 normal_ blocks
+void register_cpu_stream_kernels();  // cpu_stream_kernels.cpp: loops of the draws in PyTorch's order
 
 namespace {
 
@@ -123,7 +123,7 @@ void register_random_kernels(KernelTable& table) {
   register_range_kernels(table);
   register_multinomial_kernel(table);
   register_gamma_kernels(table);
-  register_box_muller_kernel();
+  register_cpu_stream_kernels();
 }
 
 TANDEM_CPU_KERNELS_END

@@ -1,4 +1,6 @@
-// The float32 Box-Muller blocks of PyTorch's CPU normal_ (ops/random_cpu_stream.cpp draws the uniforms): in
+// The loops of the CPU draws in PyTorch's order (ops/random_cpu_stream.cpp) that need this capability's
+// instructions: the uniform fills (one fused multiply-add per value, as PyTorch's build) and the float32
+// Box-Muller blocks of PyTorch's CPU normal_ (ops/random_cpu_stream.cpp draws the uniforms): in
 // each block of 16, element j < 8 pairs with j + 8 as (radius cos, radius sin), radius = sqrt(-2 log(1 -
 // u_j)), angle = 2 pi u_{j+8}. PyTorch evaluates log and sincos with Cephes' single-precision polynomials,
 // eight lanes at a time, with the fused multiply-adds its compiler forms, on every AVX2 or AVX-512 CPU; this
@@ -119,8 +121,20 @@ void box_muller_blocks_kernel(float* data, int64_t blocks, float mean, float std
   }
 }
 
+void uniform_f32_kernel(Generator::CpuStream& s, float* values, int64_t n, float lo, float span) {
+  for (int64_t i = 0; i < n; ++i) values[i] = std::fma(s.uniform_float(), span, lo);
+}
+void uniform_f64_kernel(Generator::CpuStream& s, double* values, int64_t n, double lo, double span) {
+  for (int64_t i = 0; i < n; ++i) values[i] = std::fma(s.uniform_double(), span, lo);
+}
+
 }  // namespace
 
-void register_box_muller_kernel() { cpu_box_muller_blocks() = box_muller_blocks_kernel; }
+void register_cpu_stream_kernels() {
+  CpuStreamKernels& k = cpu_stream_kernels();
+  k.box_muller_blocks = box_muller_blocks_kernel;
+  k.uniform_f32 = uniform_f32_kernel;
+  k.uniform_f64 = uniform_f64_kernel;
+}
 
 TANDEM_CPU_KERNELS_END
