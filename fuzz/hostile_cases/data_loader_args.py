@@ -12,33 +12,9 @@ import collections
 import numpy as np
 
 from . import Case
+from .data import D, _Items as Items, batches, ds  # the data table's helpers
 
 Point = collections.namedtuple("Point", "x y")
-
-
-def D(L):
-    return L.utils.data
-
-
-def ds(L, n=6):
-    return D(L).TensorDataset(L.arange(float(n)).reshape(n, 1), L.arange(n))
-
-
-def batches(loader):
-    return [b for b in loader]
-
-
-class Items:
-    """A map-style dataset over a fixed list."""
-
-    def __init__(self, items):
-        self.items = items
-
-    def __len__(self):
-        return len(self.items)
-
-    def __getitem__(self, i):
-        return self.items[i]
 
 
 def dl(**kw):
