@@ -169,6 +169,7 @@ _PAST = ("by design: a length past the padded input's time steps is refused; PyT
 _PACKED_HIDDEN = ("tandem checks a packed input's hidden state as the padded form's (PyTorch's message, naming the "
                   "state and its expected size); PyTorch's packed LSTM path skips that check and its kernel says "
                   "'got an incorrect number of RNN parameters'")
+# pack/lengths_none (tensor(None, dtype=int64) read the leaf for a dtype) is PyTorch's TypeError since session 45
 KNOWN = {
     "pack/length_past_seq": _PAST,
     "pack/batch_first_past": _PAST,
@@ -176,10 +177,4 @@ KNOWN = {
                               "the CPU, where the lengths are CPU tensors",
     "LSTM/packed_hidden_wrong": _PACKED_HIDDEN,
     "LSTM/packed_proj_hidden_wrong": _PACKED_HIDDEN,
-    "pack/lengths_none": ("C++: python/src/creation.cpp's nest walk (its 'Could not infer dtype of' check) ignores "
-                          "the dtype given for a leaf it cannot read: tensor(None, dtype=int64) and "
-                          "as_tensor([None], dtype=float32) raise RuntimeError 'Could not infer dtype of NoneType' "
-                          "where PyTorch reads the leaf with the dtype's converter (TypeError \"'NoneType' object "
-                          "cannot be interpreted as an integer\" for integer and bool dtypes, 'must be real number, "
-                          "not NoneType' for floating and complex ones)"),
 }

@@ -277,9 +277,7 @@ _DEVICE_TYPES = ("tandem knows the cpu, cuda and meta device types (docs/devices
                  "mps, xla, ipu, ... and its message lists them all (device_dtype_parsing.py's KNOWN)")
 # A sequence where a number belongs and a 0-d tensor where a row belongs are PyTorch's TypeErrors since session 43
 # (python/src/creation.cpp's nest walk: list_scalar_then_list, list_tensor_and_list, list_list_and_0d_tensor).
-_NEST = ("C++: python/src/creation.cpp's nest walk (tensor_from_data) refuses a 1-d tensor where a row belongs "
-         "(ValueError \"expected sequence of length 1 at dim 1 (got tandem._C.Tensor)\"); PyTorch reads it as that "
-         "row, its dtype taking part in the inferred one")
+# A tensor where a row belongs (list_list_and_1d_tensor) is read as that row since session 45.
 KNOWN = {
     "device/upper_cpu": _DEVICE_TYPES, "device/gpu": _DEVICE_TYPES, "device/asarray_bad": _DEVICE_TYPES,
     "device/as_tensor_bad": _DEVICE_TYPES,
@@ -288,5 +286,4 @@ KNOWN = {
                        "its ops then read 2 as an undefined bool); the hint names the copy that works",
     "frombuffer/offset_unaligned_count": "by design: tandem's kernels assume aligned elements, so an unaligned view "
                                          "is refused, as from_numpy refuses it (docs/reliability.md, round 10)",
-    "tensor/list_list_and_1d_tensor": _NEST,
 }

@@ -42,15 +42,26 @@ int numpy_scalar_dtype(nb::handle h) {
   return -1;
 }
 
-// Walks nested lists/tuples once to find the shape and the inferred dtype.
+// Walks nested lists/tuples once to find the shape and the inferred dtype. With a dtype given (infer false),
+// PyTorch infers nothing: a leaf that is no number fails when it is stored (fill_from), with its messages.
 struct Inference {
+  bool infer = true;
   DimVector shape;
   DType dtype = DType::Bool;
   bool any_leaf = false;
   bool saw_float = false;
 
+  void join(DType d) {
+    dtype = any_leaf ? promote_types(dtype, d) : d;
+    any_leaf = true;
+  }
+
   void leaf(nb::handle h, size_t depth) {
     DType d;
+    if (!infer && !is_tensor(h) && !PyUnicode_Check(h.ptr())) {
+      any_leaf = true;
+      return;
+    }
     if (is_tensor(h)) {
       const Tensor& t = as_tensor_ref(h);
       TANDEM_CHECK(t.numel() == 1 && t.dim() == 0, Value,
@@ -72,6 +83,10 @@ struct Inference {
       // number), is read as one more dimension; a string alone, a later one or any other object has no dtype.
       TANDEM_CHECK(!PyUnicode_Check(h.ptr()) || depth == 0 || any_leaf, Value, "too many dimensions 'str'",
                    "\nhint: tensor() takes numbers; convert the strings first");
+      if (!infer) {
+        any_leaf = true;
+        return;
+      }
       TANDEM_CHECK(!PyUnicode_Check(h.ptr()), Type, "new(): invalid data type 'str'",
                    "\nhint: tensor() takes numbers; convert the string first");
       TANDEM_CHECK(!PyBytes_Check(h.ptr()), Type, "new(): invalid data type 'bytes'",
@@ -80,13 +95,36 @@ struct Inference {
           Runtime, "Could not infer dtype of ", Py_TYPE(h.ptr())->tp_name,
           "\nhint: tensor() accepts numbers, bools, nested lists/tuples/ranges of them, and NumPy arrays");
     }
-    dtype = any_leaf ? promote_types(dtype, d) : d;
+    join(d);
+  }
+
+  // A tensor where a row belongs: PyTorch reads it as the sequence of its rows (its dtype, whole, joins the
+  // inferred one), so its sizes must be the rest of the shape down to numbers; each number may be a block of
+  // one element (x[i] of a (2, 1) tensor), as a one-element tensor is a number anywhere in a nest.
+  void tensor_rows(const Tensor& t, size_t depth) {
+    if (infer) join(t.dtype());
     any_leaf = true;
+    const DimVector& sizes = t.sizes();
+    for (size_t k = 0; depth + k < shape.size(); ++k) {
+      const size_t d = depth + k;
+      TANDEM_CHECK(k < sizes.size(), Type, "not a sequence", "\nhint: expected a sequence of length ",
+                   shape[d], " at dim ", d, " (got a 0-d tensor); nested lists must be rectangular");
+      TANDEM_CHECK(sizes[k] == shape[d], Value, "expected sequence of length ", shape[d], " at dim ", d,
+                   " (got ", sizes[k], ")");
+      if (sizes[k] == 0) return;  // nothing below an empty row is read
+    }
+    int64_t per_number = 1;
+    for (size_t k = shape.size() - depth; k < sizes.size(); ++k) per_number *= sizes[k];
+    TANDEM_CHECK(per_number == 1, Value, "only one element tensors can be converted to Python scalars");
   }
 
   void walk(nb::handle h, size_t depth) {
     TANDEM_CHECK(depth < kMaxNesting, Value, "tensor(): data is nested more than ", kMaxNesting,
                  " levels deep");
+    if (depth < shape.size() && is_tensor(h) && as_tensor_ref(h).dim() > 0) {
+      tensor_rows(as_tensor_ref(h), depth);
+      return;
+    }
     if (!is_sequence(h)) {
       // A number (or a 0-d tensor) where a sequence belongs is PyTorch's TypeError; a sequence of another
       // kind (a NumPy array, which the caller's fallback reads) its ValueError.
@@ -125,6 +163,61 @@ struct Inference {
     }
   }
 };
+
+// A tensor in a nest (a number, or rows that Inference checked against the shape): its elements in row-major
+// order, each read as PyTorch reads a 0-d tensor there. Into an integer or bool dtype that is __index__,
+// which refuses floating and complex tensors.
+template <typename T>
+void fill_from_tensor(const Tensor& t, T*& out) {
+  constexpr DType target = dtype_of<T>();
+  TANDEM_CHECK(
+      is_floating(target) || is_complex(target) || !(is_floating(t.dtype()) || is_complex(t.dtype())), Type,
+      "only integer tensors of a single element can be converted to an index",
+      "\nhint: convert the tensor first (t.long(), t.round().long()) or build the tensor in a floating "
+      "dtype");
+  Tensor host = t;
+  if (!t.device().is_cpu()) {
+    CrossingScope scope("tandem.tensor(tensor)", false, true);  // implicit, as item() is
+    host = to_device(t, Device(), std::nullopt, false);
+  }
+  host = contiguous(host);
+  dispatch_any_dtype(host.dtype(), [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    const S* p = host.data<S>();
+    for (int64_t i = 0, n = host.numel(); i < n; ++i) {
+      const Scalar s = scalar_of(p[i]);
+      check_value_fits(s, target, false);
+      *out++ = s.to<T>();
+    }
+  });
+}
+
+// A leaf of no number type, met with a dtype given (nothing was inferred): PyTorch stores it through Python's
+// number protocols (__float__ / __index__), with their TypeErrors.
+template <typename T>
+Scalar number_for(nb::handle h) {
+  if constexpr (is_floating_type_v<T> || is_complex_type_v<T>) {
+    const double d = PyFloat_AsDouble(h.ptr());
+    if (d == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      TANDEM_THROW(Type, "must be real number, not ", Py_TYPE(h.ptr())->tp_name,
+                   "\nhint: tensor() takes numbers; convert the element first");
+    }
+    return Scalar(d);
+  } else {
+    PyObject* index = PyNumber_Index(h.ptr());
+    if (!index) {
+      PyErr_Clear();
+      TANDEM_THROW(Type, "'", Py_TYPE(h.ptr())->tp_name,
+                   "' object cannot be interpreted as an integer\nhint: tensor() takes numbers; convert the "
+                   "element first");
+    }
+    Scalar s;
+    const bool ok = to_scalar(nb::steal(index), s, true);
+    TANDEM_CHECK(ok, Type, "'", Py_TYPE(h.ptr())->tp_name, "' object cannot be interpreted as an integer");
+    return s;
+  }
+}
 
 template <typename T>
 void fill_from(nb::handle h, T*& out) {
@@ -165,18 +258,11 @@ void fill_from(nb::handle h, T*& out) {
   }
   Scalar s;
   if (is_tensor(h)) {
-    // Into an integer or bool dtype PyTorch reads a tensor through __index__: floating and complex refused.
-    TANDEM_CHECK(
-        is_floating(target) || is_complex(target) ||
-            !(is_floating(as_tensor_ref(h).dtype()) || is_complex(as_tensor_ref(h).dtype())),
-        Type, "only integer tensors of a single element can be converted to an index",
-        "\nhint: convert the tensor first (t.long(), t.round().long()) or build the tensor in a floating "
-        "dtype");
-    CrossingScope scope("tandem.tensor(tensor)", false, !as_tensor_ref(h).device().is_cpu());  // implicit
-    s = item(as_tensor_ref(h));
-  } else
-    TANDEM_CHECK(to_scalar(h, s, true), Type, "new(): invalid data type '", nb::inst_name(h).c_str(), "'");
-  check_value_fits(s, dtype_of<T>(), false);
+    fill_from_tensor<T>(as_tensor_ref(h), out);
+    return;
+  }
+  if (!to_scalar(h, s, true)) s = number_for<T>(h);
+  check_value_fits(s, target, false);
   *out++ = s.to<T>();
 }
 
@@ -185,6 +271,7 @@ void fill_from(nb::handle h, T*& out) {
 // tandem.tensor for Python numbers and nested sequences (NumPy arrays are handled in Python via from_numpy).
 Tensor tensor_from_data(nb::handle data, std::optional<DType> dtype, Device device) {
   Inference inf;
+  inf.infer = !dtype.has_value();
   inf.walk(data, 0);
   DType inferred = inf.any_leaf ? inf.dtype : default_float_dtype();
   // Fill straight in the requested dtype: going through the inferred one would round float64 data to float32.

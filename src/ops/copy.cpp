@@ -274,16 +274,7 @@ Scalar item(const Tensor& x) {
     using T = typename decltype(tag)::type;
     T v;
     std::memcpy(&v, buf, sizeof(T));
-    if constexpr (is_complex_type_v<T>)
-      return Scalar(complex<double>(v));
-    else if constexpr (std::is_same_v<T, bool>)
-      return Scalar(v);
-    else if constexpr (std::is_same_v<T, uint64_t>)
-      return Scalar::from_uint64(v);
-    else if constexpr (std::is_integral_v<T>)
-      return Scalar(static_cast<int64_t>(v));
-    else
-      return Scalar(static_cast<double>(static_cast<opmath_t<T>>(v)));
+    return scalar_of(v);
   });
 }
 

@@ -1,6 +1,7 @@
 // Copies and dtype conversion.
 #pragma once
 #include <optional>
+#include <type_traits>
 
 #include "core/scalar.h"
 #include "core/tensor.h"
@@ -43,4 +44,19 @@ Tensor to_device(const Tensor& x, Device device, std::optional<DType> dtype, boo
                  bool non_blocking = false);
 // The value of a one-element tensor (copying from the device when needed). RuntimeError otherwise.
 Scalar item(const Tensor& x);
+
+// One element as the Python number item() gives: complex, bool, uint64 (past int64), int64 or double.
+template <typename T>
+Scalar scalar_of(T v) {
+  if constexpr (is_complex_type_v<T>)
+    return Scalar(complex<double>(v));
+  else if constexpr (std::is_same_v<T, bool>)
+    return Scalar(v);
+  else if constexpr (std::is_same_v<T, uint64_t>)
+    return Scalar::from_uint64(v);
+  else if constexpr (std::is_integral_v<T>)
+    return Scalar(static_cast<int64_t>(v));
+  else
+    return Scalar(static_cast<double>(static_cast<opmath_t<T>>(v)));
+}
 }  // namespace tandem

@@ -213,7 +213,52 @@ CPP_FIXED = fixed_cases([(reduction_kwargs_edges, name) for name in (
     "std/correction_str", "std/unbiased_and_correction", "std/unbiased_int")] +
                         [(tensor_creation_from_data, name) for name in (
                             "tensor/list_list_and_0d_tensor", "tensor/list_scalar_then_list",
-                            "tensor/list_tensor_and_list")])
+                            "tensor/list_tensor_and_list",
+                            # session 45: a tensor where a row belongs is read as that row
+                            "tensor/list_list_and_1d_tensor")])
+
+
+# Neighbours of the nest-walk fixes (session 45): a tensor where a row belongs is read as that row (its dtype joins
+# the inferred one; its sizes must be the rest of the shape; a one-element block is a number), and with a dtype
+# given a leaf that is no number fails with that dtype's converter, as PyTorch stores it.
+class _Float:
+    def __float__(self):
+        return 2.5
+
+
+NEST_NEIGHBOURS = {
+    "row_deeper": lambda L, d: L.tensor([[1.0, 2.0], L.tensor([[2.0, 3.0]], device=d)]),
+    "row_shallower": lambda L, d: L.tensor([[[1.0], [2.0]], L.tensor([2.0, 3.0], device=d)]),
+    "row_float64": lambda L, d: L.tensor([[1], L.tensor([2.0], dtype=L.float64, device=d)]),
+    "row_float_into_int": lambda L, d: L.tensor([[1], L.tensor([2.5], device=d)], dtype=L.int64),
+    "row_uint8_overflow": lambda L, d: L.tensor([[1], L.tensor([300], device=d)], dtype=L.uint8),
+    "row_bool": lambda L, d: L.tensor([[True], L.tensor([False], device=d)]),
+    "row_empty": lambda L, d: L.tensor([[], L.tensor([], device=d)]),
+    "row_2d_block": lambda L, d: L.tensor([[[1, 2], [3, 4]], L.tensor([[5, 6], [7, 8]], device=d)]),
+    "row_in_tuple": lambda L, d: L.tensor(([1, 2], L.tensor([3, 4], device=d))),
+    "row_requires_grad": lambda L, d: L.tensor([[1.0], L.tensor([2.0], device=d, requires_grad=True)]),
+    "row_complex": lambda L, d: L.tensor([[1.0], L.tensor([2.0j], device=d)]),
+    "row_strided": lambda L, d: L.tensor([[1, 2], L.arange(4, device=d).reshape(2, 2).t()[1]]),
+    "row_one_element_blocks": lambda L, d: L.tensor([[1.0, 2.0], L.tensor([[2.0], [3.0]], device=d)]),
+    "row_block_of_two": lambda L, d: L.tensor([[1.0], L.zeros(1, 2, device=d)]),
+    "row_inner_empty": lambda L, d: L.tensor([[[1]], L.tensor([[]], device=d)]),
+    "row_on_device": lambda L, d: L.tensor([[1.0], L.tensor([2.0], device=d)], device=d),
+    "first_row_tensor": lambda L, d: L.tensor([L.tensor([1, 2], device=d), [3, 4]]),
+    **{f"leaf_{name}_{dt}": (lambda o, dt: lambda L, d: L.tensor([1, o], dtype=getattr(L, dt), device=d))(o, dt)
+       for name, o in (("none", None), ("str", "a"), ("bytes", b"x"), ("dict", {}), ("object", object()))
+       for dt in ("int64", "float32", "bool", "complex64", "uint8", "float16")},
+    "leaf_none_alone": lambda L, d: L.tensor(None, dtype=L.int64, device=d),
+    "leaf_str_first_with_dtype": lambda L, d: L.tensor(["a"], dtype=L.int64, device=d),
+    "leaf_float_protocol": lambda L, d: L.tensor([_Float(), 1], dtype=L.float64, device=d),
+    "leaf_float_protocol_into_int": lambda L, d: L.tensor([_Float()], dtype=L.int64, device=d),
+    "leaf_float_protocol_inferred": lambda L, d: L.tensor([_Float()], device=d),
+    "leaf_none_inferred": lambda L, d: L.tensor([1, None], device=d),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEST_NEIGHBOURS))
+def test_nest_neighbours_match_pytorch(name, device):
+    run_both(NEST_NEIGHBOURS[name], device)
 
 
 def test_max_with_a_tensor_for_keepdim_is_a_type_error(device):
