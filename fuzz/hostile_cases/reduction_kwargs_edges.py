@@ -177,25 +177,16 @@ CASES.update({
     "amax/axis_alias": lambda L, d: L.amax(sample(L, d), axis=(0, 1)),
 })
 
-_KEEPDIM = ("C++: keepdim is a bool (python/src/reductions.cpp), and tandem's one sum/mean overload names the "
-            "argument (\"mean(): argument 'keepdim' must be bool, not int\"); PyTorch's mean has overloads (dim as ints "
-            "or names) and lists them: \"mean() received an invalid combination of arguments\"")
-_DIMS_PARSER = ("C++: the sum/mean bindings (python/src/reductions.cpp, the reduction def at `nb::arg(\"dim\")`) word a "
-                "dim of another type, a dtype given positionally, keepdim=None and an unknown keyword themselves "
-                "(\"argument 'dim' must be tuple of ints or int\", nanobind's \"incompatible function arguments\"); "
-                "PyTorch gives its \"sum() received an invalid combination of arguments - got (Tensor, dim=float), "
-                "but expected one of:\" (python/src/parser_errors.cpp builds that text), or \"takes from 2 to 3 "
-                "positional arguments but 4 were given\" / \"got an unexpected keyword argument 'axis'\"")
 _NANSUM_CUDA = ("PyTorch's CUDA nansum says \"nansum does not support complex inputs\" (as tandem's cuda does); the "
                 "oracle runs PyTorch's CPU kernel, which says \"nansum on CPU ...\"")
 KNOWN = {
     # keepdim is a bool since session 43 (sum/keepdim_int, sum/method_dims_varargs(_duplicate),
-    # amax/method_dims_varargs, mean/method_dims_varargs_keepdim, sum/keepdim_none match PyTorch); mean's overloads
-    # make PyTorch list them where tandem names the argument
-    "mean/keepdim_int": _KEEPDIM,
+    # amax/method_dims_varargs, mean/method_dims_varargs_keepdim, sum/keepdim_none match PyTorch); since session 45
+    # a refused sum/mean call is explained from PyTorch's overloads (python/src/parser_errors.h,
+    # register_parser_signatures): mean/keepdim_int's listing, sum/dtype_and_keepdim_positional's "takes from 2 to 3",
+    # sum/unknown_kw's 'axis' (NumPy's alias, which PyTorch's errors do not know)
     # a dim of another type (sum/dim_bool, dim_float, dim_str, mean/dtype_positional) gets PyTorch's listing since
     # session 44 (refuse_as_invalid_combination)
-    **{name: _DIMS_PARSER for name in ("sum/dtype_and_keepdim_positional", "sum/unknown_kw")},
     # the one-int-dim reductions' dim errors (argmax/max/median/mode/nanmedian/prod dims_duplicate, median/dim_none,
     # prod/dim_tuple_one) match PyTorch since session 44: a keyword dim names no position, prod's and max's are
     # worded from the call (python/src/parser_errors.cpp, refuse_as_invalid_combination)

@@ -189,6 +189,8 @@ void init_builtin_function(nb::module_& m) {
   m.def("_parser_argument_description", &parser_argument_description, nb::arg("value").none(),
         "An argument as PyTorch's \"didn't match because\" line describes it (list of [int], tuple of "
         "(int,)).");
+  m.def("_parser_signatures", &parser_signatures, nb::arg("name"),
+        "PyTorch's overloads registered for a binding whose own signature differs from them, or None.");
 }
 
 }  // namespace tandem::py

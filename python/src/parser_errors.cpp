@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -182,6 +183,32 @@ void refuse_as_invalid_combination(const char* fn, std::vector<ParserSignature> 
              expected,
              parser_type_name(value)};
   TANDEM_THROW(Type, pending.first_line);
+}
+
+namespace {
+// Registered at import, read only afterwards; a std::map keeps each entry's address.
+std::map<std::string, std::vector<ParserSignature>>& registered_signatures() {
+  static std::map<std::string, std::vector<ParserSignature>> signatures;
+  return signatures;
+}
+}  // namespace
+
+const std::vector<ParserSignature>& register_parser_signatures(const char* fn,
+                                                               std::vector<ParserSignature> signatures) {
+  return registered_signatures()[fn] = std::move(signatures);
+}
+
+nb::object parser_signatures(const std::string& fn) {
+  const auto found = registered_signatures().find(fn);
+  if (found == registered_signatures().end()) return nb::none();
+  nb::list overloads;
+  for (const ParserSignature& s : found->second) {
+    nb::list params;
+    for (const char* p : s.params) params.append(p);
+    overloads.append(
+        nb::make_tuple(params, s.keyword_only ? nb::object(nb::str(s.keyword_only)) : nb::none()));
+  }
+  return overloads;
 }
 
 void set_refused_call_hook(nb::handle hook) {

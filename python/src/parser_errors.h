@@ -43,6 +43,13 @@ std::string parser_argument_description(nb::handle h);
 [[noreturn]] void refuse_as_invalid_combination(const char* fn, std::vector<ParserSignature> signatures,
                                                 const char* argument, nb::handle value, const char* expected);
 
+// PyTorch's overloads of `fn`, for a binding whose own parameters differ from them (one binding with NumPy's
+// aliases where PyTorch has overloads): the wrappers' explanation of a call nanobind refused
+// (python/tandem/_parser_errors.py, through _C._parser_signatures) reads these instead of the binding's
+// signature, so the call gets PyTorch's message. Registered once, at import; returns the stored overloads.
+const std::vector<ParserSignature>& register_parser_signatures(const char* fn,
+                                                               std::vector<ParserSignature> signatures);
+
 // For a binding shared by a function and its method (their positions differ): its next error "fn(): argument
 // 'arg' must be ..." gets the position PyTorch's parser names when the call gave `arg` by position, from the
 // wrapper that knows how the call was made. Call it just before raising that error.
@@ -55,6 +62,10 @@ void defer_argument_position(const char* fn, const char* arg);
 // Any other error is left as it is. Returns nullptr, the failed call's result.
 PyObject* explain_refused_call(PyObject* function, PyObject* const* args, size_t nargsf, PyObject* kwnames,
                                PyObject* method_name);
+
+// The overloads registered for `fn` as [(params, keyword-only text or None)], or None
+// (_C._parser_signatures).
+nb::object parser_signatures(const std::string& fn);
 
 // tandem._parser_errors.message, set once at import (python/tandem/_builtin_functions.py).
 void set_refused_call_hook(nb::handle hook);

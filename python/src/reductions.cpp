@@ -81,9 +81,9 @@ bool parse_keepdim(bool keepdim, nb::handle keepdims, const char* fn) {
   return parse_keepdim(keepdim ? nb::handle(Py_True) : nb::handle(Py_False), keepdims, fn);
 }
 
-// A tandem dtype, None, or a NumPy dtype, scalar type or dtype string, matched by name ("float64").
-OptDType parse_dtype(nb::handle h) {
-  if (h.is_none()) return std::nullopt;
+// A tandem dtype, or a NumPy dtype, scalar type or dtype string, matched by name ("float64"); nullopt for
+// anything else.
+OptDType readable_dtype(nb::handle h) {
   if (is_dtype_like(h)) return to_dtype(h);
   nb::object name;
   if (nb::isinstance<nb::str>(h))  // NumPy also spells dtypes as strings: dtype='float32'
@@ -97,7 +97,14 @@ OptDType parse_dtype(nb::handle h) {
     for (int i = 0; i < kNumDTypes; ++i)
       if (dtype_name(static_cast<DType>(i)) == n) return static_cast<DType>(i);
   }
-  return to_dtype(h);  // raises the usual TypeError
+  return std::nullopt;
+}
+
+// readable_dtype's, None as no dtype; anything else is the usual TypeError.
+OptDType parse_dtype(nb::handle h) {
+  if (h.is_none()) return std::nullopt;
+  if (OptDType d = readable_dtype(h)) return d;
+  return to_dtype(h);  // raises
 }
 
 // torch.return_types-style named tuples, created once at import and kept for the process's life.
@@ -163,23 +170,26 @@ void init_reductions(nb::module_& m) {
   auto none = nb::none();
   // sum/mean/nansum-style folds with an optional dtype.
   auto folds_with_dtype = [&](const char* name, Tensor (*op)(const Tensor&, const OptDims&, bool, OptDType)) {
+    // PyTorch's overloads (mean's first also takes out=); the binding takes NumPy's names too, so a refused
+    // call is explained from these.
+    const std::vector<ParserSignature>* overloads = &register_parser_signatures(
+        name, {{{"Tensor input"},
+                std::string_view(name) == "mean" ? "*, torch.dtype dtype = None, Tensor out = None"
+                                                 : "*, torch.dtype dtype = None"},
+               {{"Tensor input", "tuple of ints dim", "bool keepdim = False"},
+                "*, torch.dtype dtype = None, Tensor out = None"}});
     def_both(
         m, tensor, name,
-        [op, name](const Tensor& x, nb::handle dim, bool keepdim, nb::handle dtype, nb::handle axis,
-                   nb::handle keepdims, nb::handle out) {
+        [op, name, overloads](const Tensor& x, nb::handle dim, bool keepdim, nb::handle dtype,
+                              nb::handle axis, nb::handle keepdims, nb::handle out) {
           // A dim that is neither an int nor a sequence (a float, a str, a bool, a dtype in dim's place):
           // none of PyTorch's overloads, its listing of them (mean's first also takes out=).
           const bool dims_like = nb::isinstance<nb::tuple>(dim) || nb::isinstance<nb::list>(dim) ||
                                  (is_tensor(dim) ? as_tensor_ref(dim).numel() == 1 : is_int_argument(dim));
           if (!dim.is_none() && !dims_like)
-            refuse_as_invalid_combination(
-                name,
-                {{{"Tensor input"},
-                  std::string_view(name) == "mean" ? "*, torch.dtype dtype = None, Tensor out = None"
-                                                   : "*, torch.dtype dtype = None"},
-                 {{"Tensor input", "tuple of ints dim", "bool keepdim = False"},
-                  "*, torch.dtype dtype = None, Tensor out = None"}},
-                "dim", dim, "tuple of ints");
+            refuse_as_invalid_combination(name, *overloads, "dim", dim, "tuple of ints");
+          if (!dtype.is_none() && !readable_dtype(dtype))
+            refuse_as_invalid_combination(name, *overloads, "dtype", dtype, "torch.dtype");
           // Without dtype= the fold runs in out's dtype, as PyTorch's sum_out/mean_out (scan_dtype); mean
           // only where it can (a floating input and out), else its own dtype error or out='s cast error
           // stands.

@@ -53,18 +53,23 @@ _FITS = {
 }
 
 
-class _Param:
-    __slots__ = ("name", "type", "optional", "nullable", "keyword_only", "default")
+# PyTorch's parser takes NumPy's names for these parameters (python_arg_parser.cpp's
+# numpy_compatibility_arg_names) while matching a call; its errors name the parameters by their own names only.
+_NUMPY_ALIASES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"), "other": ("x2",)}
 
-    def __init__(self, name, type_name, optional, nullable, keyword_only, default):
+
+class _Param:
+    __slots__ = ("name", "type", "optional", "nullable", "keyword_only", "default", "check")
+
+    def __init__(self, name, type_name, optional, nullable, keyword_only, default, check=None):
         self.name, self.type, self.optional, self.nullable = name, type_name, optional, nullable
         self.keyword_only, self.default = keyword_only, default
+        self.check = check or _FITS.get(type_name)
 
     def fits(self, value):
         if value is None and self.nullable:
             return True
-        fits = _FITS.get(self.type)
-        return fits is None or fits(value)  # a type not listed is not judged here
+        return self.check is None or self.check(value)  # a type not listed is not judged here
 
     def __str__(self):  # PyTorch's "bool keepdim = False"
         text = f"{self.type or 'object'} {self.name}"
@@ -120,6 +125,35 @@ def _overloads(function):
     return overloads
 
 
+def _registered_overloads(name, method):
+    """PyTorch's overloads registered for a binding whose own parameters differ from them
+    (python/src/parser_errors.h, register_parser_signatures), as lists of _Param; a method's without input and out.
+    PyTorch's "tuple of ints" dims there take one int too (its int[1]); None when none are registered."""
+    registered = _C._parser_signatures(name)
+    if registered is None:
+        return None
+    overloads = []
+    for params, keyword_only in registered:
+        parsed, after_star = [], False
+        for entry in list(params) + (keyword_only.split(", ") if keyword_only else []):
+            if entry == "*":
+                after_star = True
+                continue
+            declaration, has_default, default = entry.partition(" = ")
+            type_name, _, param_name = declaration.rpartition(" ")
+            if method and param_name in ("input", "out"):  # PyTorch's methods take neither
+                continue
+            check = (lambda v: _is_int(v) or _FITS["tuple of ints"](v)) if type_name == "tuple of ints" else None
+            parsed.append(_Param(param_name, type_name, bool(has_default), default == "None", after_star,
+                                 default if has_default else None, check))
+        overloads.append(parsed)
+    return overloads
+
+
+def _signatures(function, name, method):
+    return _registered_overloads(name, method) or _overloads(function)
+
+
 def _default_text(value):
     return "None" if value is None else repr(value)
 
@@ -134,10 +168,13 @@ def _explain_one(name, params, args, kwargs):
         return (f"{name}() takes {high} positional argument{'' if high == 1 else 's'} but {len(args)} "
                 f"{'was' if len(args) == 1 else 'were'} given")
     for index, param in enumerate(params):
+        alias = next((a for a in _NUMPY_ALIASES.get(param.name, ()) if a in kwargs), None)
         if index < len(args) and not param.keyword_only:
             value, where = args[index], f" (position {index + 1})"
         elif param.name in kwargs:
             value, where = kwargs[param.name], ""
+        elif alias is not None:
+            value, where = kwargs[alias], ""
         elif param.optional:
             continue
         else:
@@ -209,7 +246,7 @@ def _with_position(function, name, args, kwargs, method_name, refused):
     if match is None or match.group(1) != name or match.group(2) in kwargs:
         return None
     given = len(args) - (method_name is not None)
-    for params in _overloads(function) or []:
+    for params in _signatures(function, name, method_name is not None) or []:
         names = [p.name for p in params if not p.keyword_only]
         if match.group(2) in names and names.index(match.group(2)) < given:
             where = f"argument '{match.group(2)}' (position {names.index(match.group(2)) + 1}) must be "
@@ -234,7 +271,7 @@ def message(function, args, kwargs, method_name, refused):
             return (f"descriptor '{method_name}' for 'torch._C.TensorBase' objects doesn't apply to a "
                     f"'{_type_name(args[0])}' object")
         args = args[1:]
-    overloads = _overloads(function)
+    overloads = _signatures(function, name, method_name is not None)
     if not overloads:
         return None
     if method_name is not None and "out" not in kwargs:  # PyTorch's methods list no out=

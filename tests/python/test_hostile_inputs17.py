@@ -210,7 +210,9 @@ CPP_FIXED = fixed_cases([(reduction_kwargs_edges, name) for name in (
     "nanmedian/dims_duplicate", "prod/dim_tuple_one", "prod/dims_duplicate", "sum/dim_bool", "sum/dim_float",
     "sum/dim_str", "mean/dtype_positional", "quantile/dims_duplicate", "quantile/dims_tuple",
     "quantile/interpolation_none", "quantile/q_list", "nanquantile/dims_duplicate", "nanquantile/q_list_dim",
-    "std/correction_str", "std/unbiased_and_correction", "std/unbiased_int")] +
+    "std/correction_str", "std/unbiased_and_correction", "std/unbiased_int",
+    # session 45: sum/mean calls are explained from PyTorch's overloads
+    "mean/keepdim_int", "sum/dtype_and_keepdim_positional", "sum/unknown_kw")] +
                         [(tensor_creation_from_data, name) for name in (
                             "tensor/list_list_and_0d_tensor", "tensor/list_scalar_then_list",
                             "tensor/list_tensor_and_list",

@@ -280,3 +280,60 @@ def test_a_functions_own_position_is_kept():
     x = tandem.ones(2, 3)
     with pytest.raises(TypeError, match=r"^cdist\(\): argument 'p' \(position 3\) must be float, not NoneType"):
         tandem.cdist(x, x, p=None)
+
+
+# ---- calls nanobind refused, explained from PyTorch's registered overloads (session 45) --------------------------
+# sum and mean are one binding that also takes NumPy's names (axis=, keepdims=, dtype strings); PyTorch has two
+# overloads each, and its errors know the parameters by their own names only.
+FROM_PYTORCH_OVERLOADS = {
+    "sum_four_positionals": lambda L, t: L.sum(t, 1, True, L.float64),
+    "sum_five_positionals": lambda L, t: L.sum(t, 1, False, L.float64, None),
+    "sum_method_three_positionals": lambda L, t: t.sum(1, True, L.float64),
+    "mean_four_positionals": lambda L, t: L.mean(t, 1, True, L.float64),
+    "mean_method_three_positionals": lambda L, t: t.mean(1, True, L.float64),
+    "mean_keepdim_int": lambda L, t: L.mean(t, 1, 1),
+    "mean_method_keepdim_int": lambda L, t: t.mean(1, 1),
+    "mean_keepdim_str_tuple_dim": lambda L, t: L.mean(t, (0,), "a"),
+    "sum_keepdim_int_tuple_dim": lambda L, t: L.sum(t, (0,), 1),
+    "sum_keepdim_keyword_int": lambda L, t: L.sum(t, 1, keepdim=2),
+    "sum_unknown_after_axis": lambda L, t: L.sum(t, axis=1, axes=0),
+    "sum_method_unknown_after_axis": lambda L, t: t.sum(axis=1, axes=0),
+    "sum_axis_then_unknown": lambda L, t: L.sum(t, axis=1, foo=2),
+    "mean_axis_keepdims_then_unknown": lambda L, t: L.mean(t, axis=1, keepdims=True, bar=1),
+    "sum_dim_and_axis": lambda L, t: L.sum(t, dim=1, axis=0),
+    "sum_method_out": lambda L, t: t.sum(1, out=None, foo=1),
+    "mean_dtype_int": lambda L, t: L.mean(t, dtype=3),
+    "sum_dtype_int": lambda L, t: L.sum(t, dtype=3),
+    "sum_method_dtype_list": lambda L, t: t.sum(dtype=[1]),
+    "mean_dim_keepdim_dtype_int": lambda L, t: L.mean(t, 1, True, dtype=3),
+    "mean_method_dtype_int": lambda L, t: t.mean(1, dtype=3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FROM_PYTORCH_OVERLOADS))
+def test_refused_calls_are_explained_from_pytorchs_overloads(name):
+    assert _first_error(tandem, FROM_PYTORCH_OVERLOADS[name]) == _first_error(torch, FROM_PYTORCH_OVERLOADS[name])
+
+
+def test_registered_overloads_spelled_out():
+    t = tandem.ones(2, 3)
+    with pytest.raises(TypeError, match=r"^sum\(\) takes from 2 to 3 positional arguments but 4 were given$"):
+        tandem.sum(t, 1, True, tandem.float64)
+    with pytest.raises(TypeError, match=r"^sum\(\) got an unexpected keyword argument 'axis'$"):
+        tandem.sum(t, axis=1, axes=0)
+    with pytest.raises(TypeError, match=r"^mean\(\) received an invalid combination of arguments - got \(Tensor, int, "
+                                        r"int\), but expected one of:\n \* \(Tensor input, \*, torch.dtype dtype = "
+                                        r"None, Tensor out = None\)\n \* \(Tensor input, tuple of ints dim, bool "
+                                        r"keepdim = False, \*, torch.dtype dtype = None, Tensor out = None\)\n$"):
+        tandem.mean(t, 1, 1)
+    assert tandem._C._parser_signatures("sum")[1] == (
+        ["Tensor input", "tuple of ints dim", "bool keepdim = False"], "*, torch.dtype dtype = None, Tensor out = None")
+    assert tandem._C._parser_signatures("isclose") is None
+
+
+def test_numpy_names_and_dtype_strings_still_work():
+    """What the binding takes beyond PyTorch (NumPy's axis=/keepdims= and dtype names) is unchanged."""
+    t = tandem.ones(2, 3)
+    assert tandem.sum(t, axis=1, keepdims=True).shape == (2, 1)
+    assert tandem.sum(t, dtype="float64").dtype == tandem.float64
+    assert tandem.mean(t, dtype=np.float64).dtype == tandem.float64
