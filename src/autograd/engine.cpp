@@ -1,6 +1,7 @@
 #include "autograd/engine.h"
 
 #include <algorithm>
+#include <atomic>
 #include <queue>
 #include <unordered_map>
 
@@ -8,6 +9,7 @@
 #include "autograd/sum_to.h"
 #include "core/error.h"
 #include "core/profiler.h"
+#include "core/warning.h"
 #include "ops/autocast.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
@@ -107,6 +109,19 @@ void run_node_post_hooks(Node& node, std::vector<Tensor>& input_grads, const std
   for (const auto& [id, hook] : hooks) hook(input_grads, arrived);
 }
 
+// backward(create_graph=True) stores gradients that have a graph leading back to the leaves they belong to:
+// PyTorch's once-per-process warning (its users filter it by this text).
+void warn_create_graph_cycle_once() {
+  static std::atomic<bool> warned{false};
+  if (warned.exchange(true)) return;
+  warn(
+      "Using backward() with create_graph=True will create a reference cycle between the parameter and its "
+      "gradient which can cause a memory leak. We recommend using autograd.grad when creating the graph to "
+      "avoid this. If you have to use this function, make sure to reset the .grad fields of your parameters "
+      "to "
+      "None after use to break the cycle and avoid the leak.");
+}
+
 // The core loop. `targets` (may be empty) are outputs of nodes whose incoming gradient is returned; when
 // `only_targets` is set, only nodes leading to targets run and AccumulateGrad nodes never run (grad()).
 RunResult run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs, bool keep_graph,
@@ -138,6 +153,7 @@ RunResult run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
     root_grads.push_back(std::move(g));
   }
 
+  if (create_graph && accumulate_leaves) warn_create_graph_cycle_once();
   GradModeGuard mode(create_graph);
   autocast::SuspendGuard no_autocast;  // backward ops run in the dtypes autocast chose for the forward
 

@@ -227,3 +227,38 @@ def test_first_gradient_under_create_graph_is_a_copy_laid_out_as_the_leaf():
     got, want = run(tandem), run(torch)
     assert got[:6] == want[:6]
     np.testing.assert_allclose(got[6], want[6], rtol=1e-6)
+
+
+_CREATE_GRAPH_WARNINGS = """
+import warnings
+import {lib} as lib
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    x = lib.ones(2, requires_grad=True)
+    lib.autograd.grad((x * x).sum(), x, create_graph=True)
+    print(len(caught))
+    (x * x).sum().backward(create_graph=True)
+    (x * x).sum().backward(create_graph=True)
+    lib.autograd.backward([(x * x).sum()], create_graph=True, inputs=[x])
+    print(len(caught), caught[-1].category.__name__)
+    print(str(caught[-1].message).split(" (Triggered internally")[0])
+"""
+
+
+def test_backward_with_create_graph_warns_once_per_process():
+    """PyTorch warns once per process that backward(create_graph=True) makes a reference cycle (optimizer suites
+    such as pytorch-optimizer's filter it by its text); autograd.grad does not warn."""
+    import os
+    import subprocess
+    import sys
+
+    def run(lib):
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+        return subprocess.run([sys.executable, "-c", _CREATE_GRAPH_WARNINGS.format(lib=lib)], env=env, check=True,
+                              capture_output=True, text=True).stdout.splitlines()
+
+    ours = run("tandem")
+    assert ours == run("torch")
+    assert ours[:2] == ["0", "1 UserWarning"]
+    assert ours[2].startswith("Using backward() with create_graph=True will create a reference cycle between the "
+                              "parameter and its gradient which can cause a memory leak.")
