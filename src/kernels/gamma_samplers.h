@@ -64,11 +64,6 @@ TANDEM_HOST_DEVICE TANDEM_INLINE double stirling_tail(double k) {
   return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1);
 }
 
-// log(k!) for an integer k >= 0 (lgamma(k + 1)) through stirling_tail.
-TANDEM_HOST_DEVICE TANDEM_INLINE double log_factorial(double k) {
-  return 0.91893853320467274178 + (k + 0.5) * random_log(k + 1) - (k + 1) + stirling_tail(k);
-}
-
 // The Philox stream of one element: element i of a draw starting at `offset` reads the blocks with counter
 // (offset + i, j) for j = 0, 1, ...; j = 0 is the block the front end reserved for it, the others lie in the
 // counter's third word, which no other draw uses.
@@ -98,7 +93,7 @@ struct PhiloxStream {
     }
   }
   // Uniform in (0, 1), symmetric about 1/2: what the Poisson and binomial samplers compare and take logs of.
-  TANDEM_HOST_DEVICE double uniform_open() {
+  TANDEM_HOST_DEVICE double uniform() {
     const uint64_t hi = word(), lo = word();
     return (static_cast<double>(((hi << 32) | lo) >> 11) + 0.5) * 0x1p-53;
   }
@@ -144,55 +139,77 @@ TANDEM_HOST_DEVICE A sample_standard_gamma(A alpha, PhiloxStream& s) {
   }
 }
 
-// Poisson(rate) for a rate >= 0 (NaN/negative rates are refused by the front end). Rates >= 10 use Hörmann's
-// transformed rejection with squeeze (PTRS, 1993), smaller ones multiply uniforms until they drop below
-// exp(-rate). An infinite rate gives inf.
-TANDEM_HOST_DEVICE TANDEM_INLINE double sample_poisson(double rate, PhiloxStream& s) {
-  if (rate == 0) return 0;
-  if (rate == INFINITY) return rate;
+// The functions the Poisson and binomial samplers take logs and exponentials with. Philox draws (every
+// device) use random_math.h's, which round alike under g++ and nvcc; PyTorch's CPU stream
+// (ops/random_cpu_stream.cpp) brings libm's, as PyTorch's kernels use them. log and log1p keep their
+// argument's type: PyTorch's binomial runs some steps in float for a float32 tensor.
+struct DeviceIdenticalMath {
+  template <typename T>
+  TANDEM_HOST_DEVICE static T log(T x) {
+    return random_log(x);
+  }
+  TANDEM_HOST_DEVICE static double log1p(double x) { return random_log1p(x); }
+  TANDEM_HOST_DEVICE static double exp(double x) { return random_exp(x); }
+  TANDEM_HOST_DEVICE static double log_factorial(double k) {  // lgamma(k + 1) for an integer k >= 0
+    return 0.91893853320467274178 + (k + 0.5) * random_log(k + 1) - (k + 1) + stirling_tail(k);
+  }
+};
+
+// Poisson(rate) for a rate >= 0 (NaN/negative rates are refused by the front end), as PyTorch: rates >= 10
+// use Hörmann's transformed rejection with squeeze (PTRS, 1993), smaller ones multiply uniforms until they
+// drop below exp(-rate). An infinite rate gives inf after PTRS's first two draws (PyTorch's candidate
+// overflows to -2^63 and is returned). `s.uniform()` is the source's uniform in [0, 1) as a double.
+template <typename Math, typename Source>
+TANDEM_HOST_DEVICE double sample_poisson(double rate, Source& s) {
   if (rate >= 10) {
     const double slam = std::sqrt(rate);
-    const double loglam = random_log(rate);
+    const double loglam = Math::log(rate);
     const double b = 0.931 + 2.53 * slam;
     const double a = -0.059 + 0.02483 * b;
-    const double log_invalpha = random_log(1.1239 + 1.1328 / (b - 3.4));
+    const double log_invalpha = Math::log(1.1239 + 1.1328 / (b - 3.4));
     const double vr = 0.9277 - 3.6224 / (b - 2);
     for (;;) {
-      const double u = s.uniform_open() - 0.5;
-      const double v = s.uniform_open();
+      const double u = s.uniform() - 0.5;
+      const double v = s.uniform();
+      if (rate == INFINITY) return rate;
       const double us = 0.5 - std::fabs(u);
       const double k = std::floor((2 * a / us + b) * u + rate + 0.43);
       if (us >= 0.07 && v <= vr) return k;
       if (k < 0 || (us < 0.013 && v > us)) continue;
-      if (random_log(v) + log_invalpha - random_log(a / (us * us) + b) <=
-          -rate + k * loglam - log_factorial(k))
+      if (Math::log(v) + log_invalpha - Math::log(a / (us * us) + b) <=
+          -rate + k * loglam - Math::log_factorial(k))
         return k;
     }
   }
-  const double enlam = random_exp(-rate);
-  double x = 0, prod = 1;
-  for (;;) {
-    prod *= s.uniform_open();
-    if (prod <= enlam) return x;
-    x += 1;
+  if (rate == 0) return 0;
+  const double limit = Math::exp(-rate);
+  double count = 0;
+  for (double product = 1.0;; count += 1) {
+    product *= s.uniform();
+    if (!(product > limit)) return count;
   }
 }
 
 namespace gamma_samplers_detail {
 // Successes in `count` trials with a small mean count * prob (< 10, prob <= 1/2): the geometric waiting times
-// between successes, summed until they pass count.
-TANDEM_HOST_DEVICE TANDEM_INLINE double binomial_inversion(double count, double prob, PhiloxStream& s) {
-  const double logq = random_log1p(-prob);
-  double geom_sum = 0, successes = 0;
+// between successes, summed until they pass count. T is the tensor's accumulate type: float for float32 in
+// PyTorch's CPU kernel, which takes log1p and counts in it.
+template <typename Math, typename T, typename Source>
+TANDEM_HOST_DEVICE T binomial_inversion(T count, T prob, Source& s) {
+  const double logq = Math::log1p(-prob);
+  double geom_sum = 0;
+  T successes = 0;
   for (;;) {
-    geom_sum += std::ceil(random_log(s.uniform_open()) / logq);
+    geom_sum += std::ceil(Math::log(s.uniform()) / logq);
     if (geom_sum > count) return successes;
-    successes += 1;
+    successes = successes + 1;
   }
 }
 
-// Hörmann's BTRS (1993) for count * prob >= 10, prob <= 1/2, with PyTorch's bound (the log on v).
-TANDEM_HOST_DEVICE TANDEM_INLINE double btrs(double count, double prob, PhiloxStream& s) {
+// Hörmann's BTRS (1993) for count * prob >= 10, prob <= 1/2, with PyTorch's bound (the log on v); the
+// operations between T operands run in T, as PyTorch's.
+template <typename Math, typename T, typename Source>
+TANDEM_HOST_DEVICE T btrs(T count, T prob, Source& s) {
   const double stddev = std::sqrt(count * prob * (1 - prob));
   const double b = 1.15 + 2.53 * stddev;
   const double a = -0.0873 + 0.0248 * b + 0.01 * prob;
@@ -202,16 +219,16 @@ TANDEM_HOST_DEVICE TANDEM_INLINE double btrs(double count, double prob, PhiloxSt
   const double alpha = (2.83 + 5.1 / b) * stddev;
   const double m = std::floor((count + 1) * prob);
   for (;;) {
-    const double u = s.uniform_open() - 0.5;
-    double v = s.uniform_open();
+    const double u = s.uniform() - 0.5;
+    double v = s.uniform();
     const double us = 0.5 - std::fabs(u);
-    const double k = std::floor((2 * a / us + b) * u + c);
+    const T k = static_cast<T>(std::floor((2 * a / us + b) * u + c));
     if (k < 0 || k > count) continue;
     if (us >= 0.07 && v <= v_r) return k;
-    v = random_log(v * alpha / (a / (us * us) + b));
-    const double bound = (m + 0.5) * random_log((m + 1) / (r * (count - m + 1))) +
-                         (count + 1) * random_log((count - m + 1) / (count - k + 1)) +
-                         (k + 0.5) * random_log(r * (count - k + 1) / (k + 1)) + stirling_tail(m) +
+    v = Math::log(v * alpha / (a / (us * us) + b));
+    const double bound = (m + 0.5) * Math::log((m + 1) / (r * (count - m + 1))) +
+                         (count + 1) * Math::log((count - m + 1) / (count - k + 1)) +
+                         (k + 0.5) * Math::log(r * (count - k + 1) / (k + 1)) + stirling_tail(m) +
                          stirling_tail(count - m) - stirling_tail(k) - stirling_tail(count - k);
     if (v <= bound) return k;
   }
@@ -219,17 +236,21 @@ TANDEM_HOST_DEVICE TANDEM_INLINE double btrs(double count, double prob, PhiloxSt
 }  // namespace gamma_samplers_detail
 
 // Binomial(count, prob) as PyTorch: count <= 0 or prob <= 0 give 0, prob >= 1 gives count, prob > 1/2 is
-// drawn as count minus the failures. NaN count or prob gives NaN and an infinite count inf (PyTorch loops
-// forever on both).
-TANDEM_HOST_DEVICE TANDEM_INLINE double sample_binomial(double count, double prob, PhiloxStream& s) {
+// drawn as count minus the failures, a NaN prob gives NaN. An infinite count runs BTRS as PyTorch's does (inf
+// or NaN after a few draws); a NaN count gives NaN at once, where PyTorch's inversion loop never returns.
+template <typename Math, typename T, typename Source>
+TANDEM_HOST_DEVICE T sample_binomial(T count, T prob, Source& s) {
   using namespace gamma_samplers_detail;
-  if (count != count || prob != prob) return NAN;
   if (count <= 0 || prob <= 0) return 0;
   if (prob >= 1) return count;
-  if (count == INFINITY) return count;
-  if (prob <= 0.5) return count * prob >= 10 ? btrs(count, prob, s) : binomial_inversion(count, prob, s);
-  const double q = 1 - prob;
-  return count - (count * q >= 10 ? btrs(count, q, s) : binomial_inversion(count, q, s));
+  if (count != count) return count;
+  if (prob <= T(0.5))
+    return count * prob >= 10 ? btrs<Math>(count, prob, s) : binomial_inversion<Math>(count, prob, s);
+  if (prob > T(0.5)) {
+    const T q = static_cast<T>(1.0 - prob);
+    return count - (count * q >= 10 ? btrs<Math>(count, q, s) : binomial_inversion<Math>(count, q, s));
+  }
+  return T(NAN);
 }
 
 // digamma for the gradient below (Cephes, as PyTorch's digamma_one).

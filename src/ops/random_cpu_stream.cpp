@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/half.h"
+#include "kernels/gamma_samplers.h"
 #include "kernels/kernel_table.h"
 
 namespace tandem::cpu_stream {
@@ -288,100 +289,24 @@ double gamma_sample(Stream& s, T alpha) {
   }
 }
 
-// PyTorch's Poisson sampler (float64 throughout).
-int64_t poisson_sample(Stream& s, double lambda) {
-  if (lambda >= 10) {  // transformed rejection (Hoermann, 1993)
-    const double slam = std::sqrt(lambda), loglam = std::log(lambda);
-    const double b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
-    const double invalpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2);
-    for (;;) {
-      const double u = unit_uniform<double>(s) - 0.5;
-      const double v = unit_uniform<double>(s);
-      // An infinite rate: PyTorch's first candidate overflows to -2^63 and is returned; inf here (as on
-      // CUDA), after the same two draws.
-      if (std::isinf(lambda)) return std::numeric_limits<int64_t>::max();
-      const double us = 0.5 - std::fabs(u);
-      const auto k = static_cast<int64_t>(std::floor((2 * a / us + b) * u + lambda + 0.43));
-      if (us >= 0.07 && v <= vr) return k;
-      if (k < 0 || (us < 0.013 && v > us)) continue;
-      if (std::log(v) + std::log(invalpha) - std::log(a / (us * us) + b) <=
-          -lambda + static_cast<double>(k) * loglam - std::lgamma(static_cast<double>(k) + 1))
-        return k;
-    }
+// PyTorch's Poisson and binomial samplers (kernels/gamma_samplers.h) as its CPU kernels run them: libm's
+// functions, and the stream's unit uniforms as doubles.
+struct LibmMath {
+  template <typename T>
+  static T log(T x) {
+    return std::log(x);
   }
-  if (lambda == 0) return 0;
-  const double limit = std::exp(-lambda);
-  int64_t count = 0;
-  for (double product = 1.0;; ++count) {
-    product *= unit_uniform<double>(s);
-    if (!(product > limit)) return count;
+  template <typename T>
+  static T log1p(T x) {
+    return std::log1p(x);
   }
-}
-
-// PyTorch's binomial samplers. T is the tensor's type (float for float32): its arithmetic and math functions
-// run in T where PyTorch's do (the deduced overloads of its compat_* functions), the rest in float64.
-double stirling_approx_tail(double k) {
-  static const double tail[] = {
-      0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509, 0.0166446911898211,
-      0.0138761288230707, 0.0118967099458917, 0.0104112652619720, 0.00925546218271273, 0.00833056343336287};
-  if (k <= 9) return tail[static_cast<size_t>(k)];
-  const double kp1sq = (k + 1) * (k + 1);
-  return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1);
-}
-
-template <typename T>
-T binomial_inversion(Stream& s, T count, T prob) {
-  double geom_sum = 0;
-  T num_geom = 0;
-  const double logprob = std::log1p(-prob);
-  for (;;) {
-    geom_sum += std::ceil(std::log(unit_uniform<double>(s)) / logprob);
-    if (geom_sum > count) return num_geom;
-    num_geom = num_geom + 1;
-  }
-}
-
-template <typename T>
-T binomial_btrs(Stream& s, T count, T prob) {
-  const double stddev = std::sqrt(count * prob * (1 - prob));
-  const double b = 1.15 + 2.53 * stddev;
-  const double a = -0.0873 + 0.0248 * b + 0.01 * prob;
-  const double c = count * prob + 0.5;
-  const double v_r = 0.92 - 4.2 / b;
-  const double r = prob / (1 - prob);
-  const double alpha = (2.83 + 5.1 / b) * stddev;
-  const double m = std::floor((count + 1) * prob);
-  for (;;) {
-    const double u = unit_uniform<double>(s) - 0.5;
-    double v = unit_uniform<double>(s);
-    const double us = 0.5 - std::fabs(u);
-    const T k = static_cast<T>(std::floor((2 * a / us + b) * u + c));
-    if (k < 0 || k > count) continue;
-    if (us >= 0.07 && v <= v_r) return k;
-    v = std::log(v * alpha / (a / (us * us) + b));
-    const double upperbound = (m + 0.5) * std::log((m + 1) / (r * (count - m + 1))) +
-                              (count + 1) * std::log((count - m + 1) / (count - k + 1)) +
-                              (k + 0.5) * std::log(r * (count - k + 1) / (k + 1)) + stirling_approx_tail(m) +
-                              stirling_approx_tail(count - m) - stirling_approx_tail(k) -
-                              stirling_approx_tail(count - k);
-    if (v <= upperbound) return k;
-  }
-}
-
-template <typename T>
-T binomial_sample(Stream& s, T count, T prob) {
-  if (count <= 0.0 || prob <= 0.0) return 0;
-  if (prob >= 1.0) return count;
-  // PyTorch's samplers never return for these (the running sums never pass a NaN or infinite count).
-  if (std::isnan(count) || std::isinf(count)) return count;
-  if (prob <= 0.5)
-    return count * prob >= 10.0 ? binomial_btrs(s, count, prob) : binomial_inversion(s, count, prob);
-  if (prob > 0.5) {
-    const T q = 1.0 - prob;
-    return count - (count * q >= 10.0 ? binomial_btrs(s, count, q) : binomial_inversion(s, count, q));
-  }
-  return std::numeric_limits<T>::quiet_NaN();  // a NaN probability
-}
+  static double exp(double x) { return std::exp(x); }
+  static double log_factorial(double k) { return std::lgamma(k + 1); }
+};
+struct StreamUniforms {
+  Stream& stream;
+  double uniform() { return unit_uniform<double>(stream); }
+};
 
 template <typename T>
 T to_value(double v) {
@@ -422,8 +347,8 @@ void poisson(const Tensor& out, Generator& g, const Tensor& rates) {
     const int64_t n = out.numel();
     g.with_cpu_stream([&](Stream& s) {
       for (int64_t i = 0; i < n; ++i) {
-        const int64_t k = poisson_sample(s, static_cast<double>(r[i]));
-        d[i] = to_value<T>(k == std::numeric_limits<int64_t>::max() ? INFINITY : static_cast<double>(k));
+        StreamUniforms u{s};
+        d[i] = to_value<T>(sample_poisson<LibmMath>(static_cast<double>(r[i]), u));
       }
     });
   });
@@ -439,7 +364,8 @@ void binomial(const Tensor& out, Generator& g, const Tensor& count, const Tensor
     const int64_t n = out.numel();
     g.with_cpu_stream([&](Stream& s) {
       for (int64_t i = 0; i < n; ++i) {
-        const Work v = binomial_sample<Work>(s, static_cast<Work>(c[i]), static_cast<Work>(p[i]));
+        StreamUniforms u{s};
+        const Work v = sample_binomial<LibmMath>(static_cast<Work>(c[i]), static_cast<Work>(p[i]), u);
         if constexpr (std::is_same_v<T, double>)
           d[i] = v;
         else

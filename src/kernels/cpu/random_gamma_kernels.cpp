@@ -52,7 +52,7 @@ void poisson_kernel(const Tensor& out, const Tensor& rate, PhiloxState state) {
   for_each_floating(out, [&](int64_t i, auto zero) {
     using T = decltype(zero);
     PhiloxStream s(state.seed, state.offset + static_cast<uint64_t>(i));
-    return static_cast<T>(sample_poisson(static_cast<double>(rate.data<T>()[i]), s));
+    return static_cast<T>(sample_poisson<DeviceIdenticalMath>(static_cast<double>(rate.data<T>()[i]), s));
   });
 }
 
@@ -60,8 +60,8 @@ void binomial_kernel(const Tensor& out, const Tensor& count, const Tensor& prob,
   for_each_floating(out, [&](int64_t i, auto zero) {
     using T = decltype(zero);
     PhiloxStream s(state.seed, state.offset + static_cast<uint64_t>(i));
-    return static_cast<T>(
-        sample_binomial(static_cast<double>(count.data<T>()[i]), static_cast<double>(prob.data<T>()[i]), s));
+    return static_cast<T>(sample_binomial<DeviceIdenticalMath>(static_cast<double>(count.data<T>()[i]),
+                                                               static_cast<double>(prob.data<T>()[i]), s));
   });
 }
 

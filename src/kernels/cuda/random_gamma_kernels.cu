@@ -55,7 +55,7 @@ struct PoissonOp {
   PhiloxState state;
   __device__ void operator()(int64_t i) const {
     PhiloxStream s(state.seed, state.offset + static_cast<uint64_t>(i));
-    out[i] = static_cast<T>(sample_poisson(static_cast<double>(rate[i]), s));
+    out[i] = static_cast<T>(sample_poisson<DeviceIdenticalMath>(static_cast<double>(rate[i]), s));
   }
 };
 
@@ -67,7 +67,8 @@ struct BinomialOp {
   PhiloxState state;
   __device__ void operator()(int64_t i) const {
     PhiloxStream s(state.seed, state.offset + static_cast<uint64_t>(i));
-    out[i] = static_cast<T>(sample_binomial(static_cast<double>(count[i]), static_cast<double>(prob[i]), s));
+    out[i] = static_cast<T>(
+        sample_binomial<DeviceIdenticalMath>(static_cast<double>(count[i]), static_cast<double>(prob[i]), s));
   }
 };
 
