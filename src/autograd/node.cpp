@@ -491,14 +491,15 @@ void track_view_write(const Tensor& base, const Tensor& view) {
   // PyTorch's views all point at the tensor that owns the memory.
   const AutogradMeta* bm = base.impl()->autograd();
   if (bm && bm->requires_grad) return;  // its views are recorded as ops
-  const Tensor root = bm && bm->view_base ? Tensor(bm->view_base) : base;
+  // (A reference, not a Tensor: x[i] is among the hottest calls, and each copy is two atomic operations.)
+  const IntrusivePtr<TensorImpl>& root = bm && bm->view_base ? bm->view_base : base.impl_ptr();
   // CopySlices needs a contiguous base; otherwise check_inplace refuses the write before it happens.
-  if (!root.is_contiguous()) return;
+  if (!root->is_contiguous()) return;
   AutogradMeta& vm = view.impl()->ensure_autograd();
   if (vm.view_base) return;
-  vm.view_base = root.impl_ptr();
+  vm.view_base = root;
   vm.tracked_self = view.impl();
-  AutogradMeta& rm = root.impl()->ensure_autograd();
+  AutogradMeta& rm = root->ensure_autograd();
   std::lock_guard<SpinLock> lock(tracked_views_lock);
   vm.tracked_index = rm.tracked_views.size();
   rm.tracked_views.push_back(&vm);
