@@ -293,8 +293,9 @@ KNOWN.update({
     "Generator/device_bad": _DEVICE_LIST, "Generator/device_upper": _DEVICE_LIST,
     "Generator/device_bytes": "C++ (python/src device argument parsing): PyTorch's parser reads bytes as a device "
                               "string (Generator(device=b'cpu') works); tandem refuses bytes",
-    "Generator/device_cpu_1": "tandem refuses a CPU device index other than 0 ('CPU device index must be -1 or zero, "
-                              "got 1'); PyTorch keeps cpu:1 (docs/devices.md)",
+    "Generator/device_cpu_1": "C++ (src/core/device.cpp, python/src/dtype_device.cpp): tandem refuses a CPU device "
+                              "index other than 0 everywhere ('CPU device index must be -1 or zero, got 1'); PyTorch "
+                              "2.15 takes torch.device('cpu:1') (its tensors land on 'cpu')",
     "randint/bool_high": "C++ (python/src/random.cpp): randint's overloads make PyTorch's wording the 'invalid "
                          "combination of arguments' listing; tandem names the argument ('high' must be int, not bool)",
     "randint/nan_high": "C++ (python/src/random.cpp): as randint/bool_high, for a float high",
