@@ -196,6 +196,10 @@ def leak_check(case, device):
 def main():
     cases = all_cases()
     oracle = {}
+    # The objects of both libraries and the tables live to the end: the collections after each case (and the leak
+    # check's) then walk only what the cases made, about 0.6 s less each with both libraries loaded.
+    gc.collect()
+    gc.freeze()
     channel.write("ready\n")
     for line in sys.stdin:
         name, device = json.loads(line)

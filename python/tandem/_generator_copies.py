@@ -1,4 +1,7 @@
-"""Copying a Generator: pickle, copy.deepcopy and Generator.clone_state(), as PyTorch's.
+"""Copying a Generator: pickle, copy.deepcopy and Generator.clone_state(), as PyTorch's; and the methods' argument
+checks in the words of PyTorch's C methods (METH_O and METH_NOARGS: "Generator.manual_seed() takes exactly one
+argument (0 given)", "... takes no keyword arguments"), where the bindings said nanobind's "incompatible function
+arguments".
 
 A sampler or a data pipeline that holds a generator is deep-copied (or pickled to a worker) with it, and the copy
 has to continue the same stream. The state travels as get_state()'s tensor, with the seed it was started from;
@@ -33,6 +36,34 @@ def _chaining_set_state(core_set_state):
     return set_state
 
 
+def _c_method(name, method, takes_one):
+    """method(self[, arg]) refusing keywords and other argument counts as CPython does for PyTorch's C methods."""
+    def checked(self, *args, **kwargs):
+        if kwargs:
+            raise TypeError(f"Generator.{name}() takes no keyword arguments")
+        if takes_one and len(args) != 1:
+            raise TypeError(f"Generator.{name}() takes exactly one argument ({len(args)} given)")
+        if not takes_one and args:
+            raise TypeError(f"Generator.{name}() takes no arguments ({len(args)} given)")
+        return method(self, *args)
+
+    checked.__name__ = checked.__qualname__ = name
+    checked.__doc__ = method.__doc__
+    checked._checks_arguments = True
+    return checked
+
+
+def _graphsafe(name):
+    def refuse(self, *args):
+        # PyTorch's CPU generator has no graph-safe state (its CUDA one serves CUDA graphs, which tandem lacks)
+        raise NotImplementedError(f"{name} is not supported in this Generator")
+    return refuse
+
+
+def _device_setter(self, value):
+    raise AttributeError("attribute 'device' of 'tandem._C.Generator' objects is not writable")
+
+
 def install():
     if not getattr(_C.Generator.set_state, "_returns_self", False):
         _C.Generator.set_state = _chaining_set_state(_C.Generator.set_state)
@@ -40,3 +71,15 @@ def install():
     _C.Generator.__reduce__ = _reduce
     _C.Generator.__setstate__ = _setstate
     _C.Generator.clone_state = _clone_state
+    _C.Generator.graphsafe_get_state = _graphsafe("graphsafe_get_state")
+    _C.Generator.graphsafe_set_state = _graphsafe("graphsafe_set_state")
+    for name, takes_one in (("manual_seed", True), ("set_state", True), ("graphsafe_set_state", True),
+                            ("seed", False), ("get_state", False), ("initial_seed", False), ("clone_state", False),
+                            ("graphsafe_get_state", False)):
+        method = getattr(_C.Generator, name)
+        if not getattr(method, "_checks_arguments", False):
+            setattr(_C.Generator, name, _c_method(name, method, takes_one))
+    device = _C.Generator.__dict__.get("device")
+    if device is not None and getattr(device, "fset", None) is None:
+        _C.Generator.device = property(device.__get__ if not hasattr(device, "fget") else device.fget, _device_setter,
+                                       doc=getattr(device, "__doc__", None))

@@ -164,6 +164,18 @@ def _randint(low, high, shape, device, generator):
     return out + (low + 2 ** 63)
 
 
+def _check_normal_std(args, kwargs):
+    """PyTorch's normal_ checks std before its kernel's dtype (an integer tensor with std -1 is the std's error); the
+    core checks the dtype first. Arguments the parser would refuse are left to it."""
+    std = args[1] if len(args) > 1 else kwargs.get("std", 1.0)
+    generator = kwargs.get("generator")
+    if generator is not None and not isinstance(generator, _C.Generator):
+        return
+    if isinstance(std, (int, float)) and not isinstance(std, bool) and not std >= 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(float(std))}\n"
+                           "hint: std is a standard deviation; pass its absolute value")
+
+
 def _graph_aware_fill(name):
     """The core's `name` (uniform_, normal_, bernoulli_) with PyTorch's autograd rules, which the C++ fill does not
     apply: a leaf that requires grad is refused (outside no_grad), and a tensor inside a graph is overwritten
@@ -171,6 +183,8 @@ def _graph_aware_fill(name):
     native = getattr(_C.Tensor, name)
 
     def fill(self, *args, **kwargs):
+        if name == "normal_":
+            _check_normal_std(args, kwargs)
         # (not a tensor: the core's method raises its descriptor TypeError)
         if isinstance(self, _C.Tensor) and self.requires_grad and _C.is_grad_enabled():
             if self.is_leaf:

@@ -124,13 +124,16 @@ def _kl_uniform_pareto(p, q):
 def _kl_uniform_continuous_bernoulli(p, q):
     # E_p[log q(x)] = log C(lambda) + E[x] logit(lambda) + log(1 - lambda)
     result = -p.entropy() - q._cont_bern_log_norm() - p.mean * q.logits - tandem.log1p(-q.probs)
-    return _where((p.low < 0) | (p.high > 1), math.inf, result)  # p leaves [0, 1]
+    # PyTorch's test, kept for its values: inf where p reaches either end of [0, 1] (a Uniform(0, 1) included)
+    return _where((p.high >= q.support.upper_bound) | (p.low <= q.support.lower_bound), math.inf, result)
 
 
 @register_kl(ContinuousBernoulli, Uniform)
 def _kl_continuous_bernoulli_uniform(p, q):
     result = -p.entropy() + (q.high - q.low).log()
-    return _where((q.low > 0) | (q.high < 1), math.inf, result)  # q misses part of [0, 1]
+    # PyTorch's test, kept for its values: inf unless q reaches past both ends of [0, 1] (its `max` of the two
+    # comparisons is an or), so a Uniform(0, 1) gives inf too
+    return _where((q.low >= p.support.lower_bound) | (q.high <= p.support.upper_bound), math.inf, result)
 
 
 # ---- infinite pairs: p has mass (or tails) q does not cover --------------------------------------------------

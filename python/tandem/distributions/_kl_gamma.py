@@ -23,7 +23,7 @@ from .utils import euler_constant
 
 
 def _x_log_x(tensor):
-    return tensor * tensor.log()
+    return tandem.special.xlogy(tensor, tensor)  # 0 at x = 0, as PyTorch's (a Uniform from 0 has a finite KL)
 
 
 # ---- same family -------------------------------------------------------------------------------------------

@@ -19,6 +19,14 @@ class HalfCauchy(_HalfDistribution):
         new = self._get_checked_instance(HalfCauchy, _instance)
         return super().expand(batch_shape, _instance=new)
 
+    def log_prob(self, value):
+        # PyTorch's HalfCauchy (not HalfNormal) reads the value in the scale's dtype and device first, so a float64
+        # value gives a float32 log_prob for a float32 scale.
+        if self._validate_args:
+            self._validate_sample(value)
+        value = tandem.as_tensor(value, dtype=self.scale.dtype, device=self.scale.device)
+        return super().log_prob(value)
+
     @property
     def mean(self):
         return tandem.full(tuple(self._extended_shape()), math.inf, dtype=self.scale.dtype, device=self.scale.device)

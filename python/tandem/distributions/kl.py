@@ -14,6 +14,7 @@ from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .cauchy import Cauchy
 from .continuous_bernoulli import ContinuousBernoulli
+from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .geometric import Geometric
@@ -37,10 +38,11 @@ _KL_MEMOIZE = {}  # (type(p), type(q)) -> the function the registry resolves to
 
 def register_kl(type_p, type_q):
     """Decorator registering ``fn(p, q)`` as KL(p || q) for p of type_p and q of type_q (or subclasses)."""
-    if not isinstance(type_p, type):
-        raise TypeError(f"Expected type_p to be a Distribution subclass but got {type_p}")
-    if not isinstance(type_q, type):
-        raise TypeError(f"Expected type_q to be a Distribution subclass but got {type_q}")
+    # PyTorch's check: a non-class reaches issubclass, whose TypeError ("issubclass() arg 1 must be a class") is the
+    # error users see; any class registers.
+    for name, cls in (("type_p", type_p), ("type_q", type_q)):
+        if not isinstance(cls, type) and issubclass(cls, Distribution):
+            raise TypeError(f"Expected {name} to be a Distribution subclass but got {cls}")
 
     def decorator(fun):
         _KL_REGISTRY[type_p, type_q] = fun

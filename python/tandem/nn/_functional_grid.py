@@ -52,6 +52,11 @@ def affine_grid(theta, size, align_corners=None):
                                   f"respectively. Got size {given}.")
     if min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {given}")
+    if 1 in spatial and theta.dtype in (tandem.float16, tandem.bfloat16):
+        # PyTorch builds a one-step axis as at::tensor(0, theta.options()), whose CPU factory has no half kernels
+        # (before the batch check, on every device)
+        raise NotImplementedError(f"\"tensor_cpu\" not implemented for '{theta.dtype._scalar_type_name}'\n"
+                                  "hint: build the grid from theta.float() and convert it back")
     if theta.shape[0] != size[0]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{size[0]}, "
                            f"{len(spatial) + 1}] but got: [{theta.shape[0]}, {len(spatial) + 1}].")

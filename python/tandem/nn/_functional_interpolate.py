@@ -180,6 +180,27 @@ def _refuse_tensor_scales(mode, dim, antialias, scale_factor):
                     "one of:\nhint: give the scale factors as Python floats, e.g. float(scale)")
 
 
+def _refuse_size_arguments(mode, dim, antialias, output_size):
+    """PyTorch's TypeError for a size that is one float (or another non-integer) repeated per dim: its interpolate
+    hands the list to the kernel (area: the adaptive pool), whose parser refuses it."""
+    if mode == "area":
+        pos = next(i for i, v in enumerate(output_size) if not _is_size_integer(v) or not -2**63 <= v < 2**63)
+        if _is_size_integer(output_size[pos]):  # the parser's 1-based position here
+            raise TypeError(f"adaptive_avg_pool{dim}d(): argument 'output_size' failed to unpack the object at pos "
+                            f"{pos + 1} with error \"Overflow when unpacking long long\n\"\n"
+                            "hint: the scale factor makes an output size past int64; give a smaller scale_factor")
+        raise TypeError(f"adaptive_avg_pool{dim}d(): argument 'output_size' (position 2) must be tuple of ints, but "
+                        f"found element of type {type(output_size[pos]).__name__} at pos {pos}")
+    if mode in ("nearest", "nearest-exact"):
+        kernel = f"{'_upsample_nearest_exact' if mode == 'nearest-exact' else 'upsample_nearest'}{dim}d"
+        got = "Tensor, list, NoneType"
+    else:
+        kernel = f"{'_' if antialias else ''}upsample_{mode}{dim}d{'_aa' if antialias else ''}"
+        got = "Tensor, list, bool, NoneType"
+    raise TypeError(f"{kernel}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                    "hint: give the size as ints, e.g. size=int(n)")
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resamples the spatial dims one at a time (last first): nearest modes gather, linear and cubic modes
@@ -210,9 +231,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             output_size = [int(v) for v in size]
         elif _is_size_integer(size):
             output_size = [int(size)] * dim
-        else:  # a float or a tensor: PyTorch's parser refuses it as its kernel's size argument
-            raise TypeError(f"expected size to be one of int or Tuple[int] or Tuple[int, int] or "
-                            f"Tuple[int, int, int], but got size with types {[type(size)]}")
+        else:  # a float, str or tensor: PyTorch passes it on, and the kernel's parser refuses it (after the checks
+            output_size = [size] * dim  # of mode and rank below)
     elif scale_factor is not None:
         output_size = None
         if isinstance(scale_factor, (list, tuple)):
@@ -230,10 +250,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
     if mode == "area" and output_size is None:
         recompute_scale_factor = True
-    if output_size is None:  # PyTorch truncates in * scale; recomputing forgets the scale, keeping the size
-        output_size = [_scaled_size(input.size(i + 2), scale_factors[i]) for i in range(dim)]
-        if recompute_scale_factor:
-            scale_factors = None
+    if output_size is None and recompute_scale_factor:
+        # PyTorch's Python int() of in * scale, whose ValueError/OverflowError a NaN or infinite scale raises
+        output_size = [int(input.size(i + 2) * scale_factors[i]) for i in range(dim)]
+        scale_factors = None
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
                          "4-D tensor as input")
@@ -251,6 +271,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {wanted}D input")
     if scale_factors is not None and any(isinstance(s, tandem.Tensor) for s in scale_factors):
         _refuse_tensor_scales(mode, dim, antialias, scale_factor)
+    if not all(_is_size_integer(v) and (mode != "area" or -2**63 <= v < 2**63) for v in output_size or ()):
+        _refuse_size_arguments(mode, dim, antialias, output_size)
+    if output_size is None:  # the kernel truncates in * scale (with its error for a product past int64)
+        output_size = [_scaled_size(input.size(i + 2), scale_factors[i]) for i in range(dim)]
     if mode == "area":
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dim - 1](input, output_size)
     _check_interp_sizes(input, output_size)

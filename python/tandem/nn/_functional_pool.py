@@ -2,6 +2,7 @@
 tandem's C++ 2-d pooling ops with index maps built on the input's device, so autograd and every device come for
 free."""
 import math
+import numbers
 
 import tandem
 
@@ -265,7 +266,33 @@ def _output_sizes(output_size, x, n):
     return [x.size(x.dim() - len(sizes) + i) if v is None else v for i, v in enumerate(sizes)]
 
 
+def _is_int_argument(value):
+    """An element PyTorch's int-list parser takes: an int (NumPy's too; not a bool) or a one-element integer tensor."""
+    if isinstance(value, tandem.Tensor):
+        return value.numel() == 1 and not (value.is_floating_point() or value.is_complex() or value.dtype == tandem.bool)
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _parse_output_size_1d(fn, output_size):
+    """PyTorch's parser for the 1-d pools' output_size (an int list of one element, position 2): a float, None or
+    bool was a silent output size here (None kept the input's length, True gave 1)."""
+    if not isinstance(output_size, (tuple, list)):
+        if not _is_int_argument(output_size):
+            raise TypeError(f"{fn}(): argument 'output_size' (position 2) must be tuple of ints, not "
+                            f"{type(output_size).__name__}")
+        return
+    bad = next((v for v in output_size if not _is_int_argument(v)), None)
+    if bad is None and all(_is_int_argument(v) for v in output_size):
+        return
+    if len(output_size) == 1:
+        raise TypeError(f"{fn}(): argument 'output_size' (position 2) must be tuple of ints, but found element of "
+                        f"type {type(bad).__name__} at pos 0")
+    raise TypeError(f"{fn}(): argument 'output_size' failed to unpack the object at pos 2 with error \"type must be "
+                    f"tuple of ints,but got {type(bad).__name__}\"")
+
+
 def _check_adaptive_1d(fn, input, output_size):
+    _parse_output_size_1d(fn, output_size)
     if input.dim() not in (2, 3):
         raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument #1 "
                            f"'self' (while checking arguments for {fn})")
