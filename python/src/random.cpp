@@ -119,6 +119,15 @@ void init_random(nb::module_& m) {
 #undef TANDEM_FLOAT_DRAW
 
   m.def(
+      "_floating_random_bounds",
+      [](nb::handle dtype, int64_t low, int64_t high, bool to_given) {
+        floating_random_bounds(to_dtype(dtype), low, high, to_given);
+        return nb::make_tuple(low, high);
+      },
+      nb::arg("dtype"), nb::arg("low"), nb::arg("high"), nb::arg("to_given"),
+      "random_'s bounds for a floating dtype as PyTorch moves and checks them (ops/random.h).");
+
+  m.def(
       "randint",
       [](nb::args args, nb::handle low, nb::handle high, nb::handle size, nb::handle generator,
          nb::handle dtype_arg, nb::handle device, bool requires_grad, nb::handle out, nb::handle layout,

@@ -81,9 +81,6 @@ def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
 _RANDOM_TOP = {"float16": 2 ** 11, "bfloat16": 2 ** 8, "float32": 2 ** 24, "float64": 2 ** 53, "bool": 1,
                "uint8": 255, "int8": 127, "int16": 2 ** 15 - 1, "int32": 2 ** 31 - 1, "int64": 2 ** 63 - 1,
                "uint16": 2 ** 16 - 1, "uint32": 2 ** 32 - 1, "uint64": 2 ** 63 - 1}
-# The floating dtypes' finite range, which PyTorch checks `from` and `to - 1` against.
-_FLOAT_RANGE = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38,
-                "float64": 1.7976931348623157e308}
 _INT_RANGE = {"uint8": (0, 255), "int8": (-128, 127), "int16": (-2 ** 15, 2 ** 15 - 1),
               "int32": (-2 ** 31, 2 ** 31 - 1), "int64": (-2 ** 63, 2 ** 63 - 1), "bool": (0, 1),
               "uint16": (0, 2 ** 16 - 1), "uint32": (0, 2 ** 32 - 1), "uint64": (0, 2 ** 63 - 1)}
@@ -118,14 +115,15 @@ def _random_(self, *args, **kwargs):
         raise NotImplementedError(f"\"random_kernel_{self.device.type}\" not implemented for "
                                   f"'{self.dtype._scalar_type_name}'")
     name = _name(self.dtype)
-    if high is None and len(args) < 2:
+    to_given = high is not None
+    if not to_given:  # random_() and random_(from, None): up to the dtype's default top
         high = _RANDOM_TOP[name] + 1
-    elif high is None:  # random_(from, None): up to the dtype's largest value
-        high = _RANDOM_TOP[name] + 1
-    if low >= high:
+    if low >= high and (to_given or not self.dtype.is_floating_point):
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    if name in _INT_RANGE or name in _FLOAT_RANGE:
-        lo, hi = _INT_RANGE[name] if name in _INT_RANGE else (-_FLOAT_RANGE[name], _FLOAT_RANGE[name])
+    if self.dtype.is_floating_point:  # PyTorch moves the bounds to values the dtype holds, checks and warns
+        low, high = _C._floating_random_bounds(self.dtype, low, high, to_given)
+    elif name in _INT_RANGE:
+        lo, hi = _INT_RANGE[name]
         if not lo <= low <= hi:
             raise RuntimeError(f"from is out of bounds for {self.dtype._cpp_type_name}")
         if not lo <= high - 1 <= hi:

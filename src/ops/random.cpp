@@ -7,6 +7,8 @@
 
 #include "core/error.h"
 #include "core/profiler.h"
+#include "core/warning.h"
+#include "kernels/floating_dispatch.h"
 #include "kernels/kernel_table.h"
 #include "kernels/random_functors.h"
 #include "ops/complex.h"
@@ -109,12 +111,82 @@ void integral_bounds(DType d, int64_t& lo, int64_t& hi) {
   });
 }
 
+// An integer through the floating type T and back, as PyTorch's static_casts do on x86: int64 -> float (for
+// float16/bfloat16 then rounded again), and a value past int64's range (inf) back as INT64_MIN.
+template <typename T>
+int64_t through_floating(int64_t v) {
+  double d;
+  if constexpr (std::is_same_v<T, double>)
+    d = static_cast<double>(v);
+  else if constexpr (std::is_same_v<T, float>)
+    d = static_cast<float>(v);
+  else
+    d = static_cast<float>(T(static_cast<float>(v)));
+  if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) return INT64_MIN;
+  return static_cast<int64_t>(d);
+}
+
+int floor_log2(int64_t v) {
+  int n = 0;
+  while (v >>= 1) ++n;
+  return n;
+}
+
 const char* bounds_hint(DType d) {
   return d == DType::Bool ? "\nhint: a bool tensor holds only 0 and 1; use low=0, high=2"
                           : "\nhint: choose bounds the dtype can hold, or a wider dtype";
 }
 
 }  // namespace
+
+void floating_random_bounds(DType dtype, int64_t& low, int64_t& high, bool to_given) {
+  dispatch_floating(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    constexpr int digits = std::is_same_v<T, double>  ? 53
+                           : std::is_same_v<T, float> ? 24
+                           : std::is_same_v<T, Half>  ? 11
+                                                      : 8;
+    // update_from: a from the dtype rounds below moves up to the next value it holds
+    if (const int64_t from_plus_1 = through_floating<T>(low + 1); from_plus_1 < low)
+      low = from_plus_1 + (int64_t{1} << (floor_log2(std::abs(low + 1)) - digits + 1));
+    if (to_given) {  // update_to: a to - 1 the dtype rounds up to or past to moves down
+      if (const int64_t to_minus_1 = through_floating<T>(high - 1); to_minus_1 >= high)
+        high = to_minus_1 - (int64_t{1} << (floor_log2(std::abs(high - 1)) - digits + 1));
+      TANDEM_CHECK(
+          low < high, Runtime,
+          "random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, but got from=", low,
+          " >= to=", high, "\nhint: the dtype cannot tell these bounds apart; use a wider dtype");
+    } else {
+      TANDEM_CHECK(
+          low < high - 1, Runtime,
+          "random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted to dtype, but "
+          "got from=",
+          low, " > to_inc=", high - 1,
+          "\nhint: the dtype cannot tell these bounds apart; use a "
+          "wider dtype");
+    }
+    const std::string_view type = dtype_cpp_name(dtype);
+    // the largest finite value: (2 - 2^(1 - digits)) * 2^max_exponent (Half and BFloat16 have no
+    // numeric_limits)
+    const double max = std::is_same_v<T, double>  ? std::numeric_limits<double>::max()
+                       : std::is_same_v<T, float> ? double{std::numeric_limits<float>::max()}
+                       : std::is_same_v<T, Half>  ? 65504.0
+                                                  : 3.3895313892515355e38;
+    const double lowest = -max;
+    const int64_t to_inc = high - 1;
+    TANDEM_CHECK(static_cast<double>(low) >= lowest && static_cast<double>(low) <= max, Runtime,
+                 "from is out of bounds for ", type, bounds_hint(dtype));
+    TANDEM_CHECK(static_cast<double>(to_inc) >= lowest && static_cast<double>(to_inc) <= max, Runtime,
+                 "to - 1 is out of bounds for ", type, bounds_hint(dtype));
+    constexpr int64_t exact = int64_t{1} << digits;
+    for (const auto& [value, name] : {std::pair{low, "from"}, std::pair{to_inc, "to - 1"}})
+      if (value < -exact || value > exact)
+        warn(std::string(name) + " is out of bounds [-(2^" + std::to_string(digits) + "), 2^" +
+             std::to_string(digits) + "]. Due to precision limitations " + std::string(type) +
+             " can support discrete uniform distribution only within this range. This warning will become an "
+             "error in version 1.7 release, please fix the code in advance");
+  });
+}
 
 Tensor uniform_(const Tensor& x, double from, double to, Generator* gen) {
   profiler::RecordScope profile_scope("aten::uniform_", x, from, to, gen);
@@ -175,7 +247,9 @@ Tensor random_(const Tensor& x, int64_t low, int64_t high, Generator* gen) {
                " >= to=", high, "\nhint: randint draws from [low, high); make high larger than low");
   TANDEM_CHECK(!is_complex(x.dtype()), Runtime,
                "check_random_bounds handles only integral, floating-point and boolean types");
-  if (!is_floating(x.dtype())) {
+  if (is_floating(x.dtype())) {
+    floating_random_bounds(x.dtype(), low, high);
+  } else {
     int64_t lo, hi;
     integral_bounds(x.dtype(), lo, hi);
     const std::string_view type = dtype_cpp_name(x.dtype());

@@ -20,6 +20,11 @@ Tensor randperm(int64_t n, DType dtype, Device device, Generator* gen = nullptr)
 Tensor uniform_(const Tensor& x, double from, double to, Generator* gen = nullptr);
 Tensor normal_(const Tensor& x, double mean, double std, Generator* gen = nullptr);
 Tensor random_(const Tensor& x, int64_t low, int64_t high, Generator* gen = nullptr);
+// PyTorch's bounds of random_ for a floating dtype: `low` and `high` (high excluded; with to_given false,
+// high - 1 is the dtype's default top) moved to integers the dtype holds (its update_from/update_to), its
+// errors for bounds past the dtype's range or crossing after the move, and its UserWarning for bounds past
+// 2^digits, where not every integer is representable.
+void floating_random_bounds(DType dtype, int64_t& low, int64_t& high, bool to_given = true);
 Tensor bernoulli_(const Tensor& x, double p, Generator* gen = nullptr);
 Tensor bernoulli_(const Tensor& x, const Tensor& p, Generator* gen = nullptr);  // p broadcasts to x
 // A tensor like `p` (floating) holding 1 with probability p[i].

@@ -10,6 +10,7 @@ import math
 import os
 import pickle
 import sys
+import warnings
 
 import pytest
 
@@ -233,3 +234,49 @@ def test_needs_cpp(name):
         torch.testing.assert_close(torch.tensor(got.tolist(), dtype=torch.float64), expected, rtol=1e-7, atol=1e-9)
     else:
         assert_matches_pytorch(case, "cpu", shape_only=mode == "shape")
+
+
+# Fixed in C++ after the round (session 45): randint and random_ on a floating dtype take PyTorch's bounds
+# (src/ops/random.cpp, floating_random_bounds): moved to integers the dtype holds, refused past its range (randint
+# to float16 returned inf), warned past 2^digits; the values drawn with the moved bounds are PyTorch's.
+CPP_FIXED = fixed_cases([(generator_ranges, "randint/float16_high")])
+
+
+@pytest.mark.parametrize("name", sorted(CPP_FIXED))
+def test_fixed_in_cpp(name, device):
+    assert_matches_pytorch(CPP_FIXED[name], device)
+
+
+FLOATING_BOUNDS = {
+    "random_past_2_24": lambda L: L.empty(3).random_(0, 2 ** 25),
+    "randint_past_2_24": lambda L: L.randint(0, 2 ** 25, (3,), dtype=L.float32),
+    "randint_huge_float32": lambda L: L.randint(2 ** 60, 2 ** 60 + 5, (2,), dtype=L.float32),
+    "random_float16_from_past_range": lambda L: L.empty(2, dtype=L.float16).random_(-70000, 0),
+    "randint_float16_to_past_range": lambda L: L.randint(0, 70000, (3,), dtype=L.float16),
+    "randint_float16_rounded_bounds": lambda L: L.randint(2049, 2050, (2,), dtype=L.float16),
+    "random_float16_from_past_top": lambda L: L.empty(2, dtype=L.float16).random_(3000, None),
+    "random_float16_from_at_top": lambda L: L.empty(2, dtype=L.float16).random_(2048, None),
+    "random_bfloat16_past_2_8": lambda L: L.empty(2, dtype=L.bfloat16).random_(-1000, 1000),
+    "random_float64_past_2_53": lambda L: L.empty(2, dtype=L.float64).random_(2 ** 60, 2 ** 61),
+    "random_float16_default": lambda L: L.empty(3, dtype=L.float16).random_(),
+    "random_float16_to": lambda L: L.empty(3, dtype=L.float16).random_(5),
+    "random_float32_from_none": lambda L: L.empty(3).random_(-5, None),
+    "random_just_past_2_24": lambda L: L.empty(3).random_(2 ** 24 + 1, 2 ** 24 + 2),
+    "random_negative_past_2_24": lambda L: L.empty(3).random_(-(2 ** 24) - 3, -(2 ** 24) - 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FLOATING_BOUNDS))
+def test_floating_random_bounds_are_pytorchs(name):
+    """Values (seeded CPU stream), errors and the precision warnings, as PyTorch's."""
+    outcomes = []
+    for lib in (torch, tandem):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            lib.manual_seed(0)
+            try:
+                result = FLOATING_BOUNDS[name](lib).tolist()
+            except RuntimeError as e:
+                result = str(e).split("\n")[0]
+        outcomes.append((result, [str(w.message).split(" (Triggered internally")[0] for w in caught]))
+    assert outcomes[0] == outcomes[1]
