@@ -121,9 +121,8 @@ for _key, _fn in DRAWS.items():
 
 # Where tandem's CPU stream still parts from PyTorch's (same seeds, same generator state): each a C++ change in
 # src/ops/random_cpu_stream.cpp, held as a strict xfail by tests/python/test_hostile_inputs19.py.
-_LAST_BIT = ("C++ (src/ops/random_cpu_stream.cpp exponential(), and cauchy_'s transform): the float64 fills take the "
-             "same uniforms as PyTorch but round differently in the last bit for about half the elements (float32 "
-             "matches); PyTorch's CPU kernel computes the transform in the output's type with its own log/tan")
+# float64 exponential_/cauchy_ (the last bit) match since session 45: the CPU fills are PyTorch's kernels with libm
+# (src/ops/random_cpu_stream.cpp, double_draws).
 _HALF_TAIL = ("C++ (src/ops/random_cpu_stream.cpp normal_blockwise for Half/BFloat16): a contiguous float16/bfloat16 "
               "normal fill of 16+ elements whose size is not a multiple of 16 differs from PyTorch after the first "
               "full block (n=16 matches, n=20 and 33 do not): PyTorch's reduced-precision path recomputes the tail "
@@ -136,9 +135,7 @@ _INT64_WIDE = ("C++ (src/ops/random.cpp random_ front end): random_(from, None) 
                "randint with the same bounds matches)")
 KNOWN = {}
 for _name in CASES:
-    if _name.startswith(("cauchy_/float64/", "exponential_/float64/")) and "/n1/" not in _name:
-        KNOWN[_name] = _LAST_BIT
-    elif _name.split("/")[0] in ("normal_", "randn", "randn_like") and _name.split("/")[1] in (
+    if _name.split("/")[0] in ("normal_", "randn", "randn_like") and _name.split("/")[1] in (
             "float16", "bfloat16") and "/n33/" in _name and "strided" not in _name:
         KNOWN[_name] = _HALF_TAIL
     elif _name.startswith("random_0/int32/"):

@@ -1,5 +1,7 @@
 // Bindings of the random area: random draws (module functions and in-place Tensor methods). The Generator
 // class and the range factories live in generator.cpp and factories.cpp, registered from here.
+#include <nanobind/stl/string.h>
+
 #include <string>
 #include <vector>
 
@@ -117,6 +119,22 @@ void init_random(nb::module_& m) {
   TANDEM_FLOAT_DRAW(rand, rand)
   TANDEM_FLOAT_DRAW(randn, randn)
 #undef TANDEM_FLOAT_DRAW
+
+  m.def(
+      "_cpu_double_draws_",
+      [](const Tensor& x, const std::string& kind, double a, double b, nb::handle generator) {
+        static const std::pair<const char*, cpu_stream::DoubleDraw> kinds[] = {
+            {"exponential_", cpu_stream::DoubleDraw::Exponential},
+            {"cauchy_", cpu_stream::DoubleDraw::Cauchy},
+            {"log_normal_", cpu_stream::DoubleDraw::LogNormal},
+            {"geometric_", cpu_stream::DoubleDraw::Geometric}};
+        for (const auto& [name, draw] : kinds)
+          if (kind == name) return cpu_double_draws_(x, draw, a, b, name, to_generator(generator, name));
+        TANDEM_THROW(Value, "_cpu_double_draws_: unknown draw '", kind,
+                     "'\nhint: exponential_, cauchy_, log_normal_ or geometric_");
+      },
+      nb::arg("x"), nb::arg("kind"), nb::arg("a"), nb::arg("b"), nb::arg("generator").none(),
+      "x filled in place from the CPU stream with PyTorch's float64 draw `kind` (ops/random.h).");
 
   m.def(
       "_floating_random_bounds",

@@ -34,13 +34,24 @@ def _fill_from(self, sample):
     return self.copy_(sample)  # recorded like PyTorch's fills: no gradient reaches self's old values
 
 
+def _cpu_draws(self, kind, a, b, generator):
+    """On the CPU, PyTorch's own kernel for `kind` (C++: one float64 per element from the generator's MT19937
+    stream, libm's functions, PyTorch's order), so a seed gives its values bit for bit. A tensor inside a graph is
+    overwritten through copy_, as the formulas below are."""
+    if self.requires_grad and _C.is_grad_enabled():
+        return _fill_from(self, _C._cpu_double_draws_(_C.empty_like(self.detach()), kind, a, b, generator))
+    _C._cpu_double_draws_(self, kind, a, b, generator)
+    return self
+
+
 def _exponential_(self, lambd=1.0, *, generator=None):
     _check_generator(generator, "exponential_")
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
     _check_float_distribution(self, "Exponential")
-    # PyTorch's CPU formula, -1/lambda * log(1 - u) in float64, so a seed gives its values.
-    return _fill_from(self, (1 - _uniform_like(self, generator)).log() * (-1.0 / lambd))
+    if self.device.type == "cpu":
+        return _cpu_draws(self, "exponential_", lambd, 0.0, generator)
+    return _fill_from(self, (-_uniform_like(self, generator)).log1p() * (-1.0 / lambd))
 
 
 def _geometric_(self, p, *, generator=None):
@@ -49,10 +60,12 @@ def _geometric_(self, p, *, generator=None):
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
     if self.dtype == _C.bool:  # PyTorch's kernel has no bool instantiation (counts start at 1)
         raise NotImplementedError(f"\"geometric_{self.device.type}\" not implemented for 'Bool'")
+    if self.device.type == "cpu":
+        return _cpu_draws(self, "geometric_", p, 0.0, generator)
     u = _uniform_like(self, generator)
-    # The number of Bernoulli(p) trials up to the first success: ceil(log(u) / log(1 - p)) (PyTorch's formula,
-    # so a seed gives its values), at least 1.
-    return _fill_from(self, (u.log() / math.log(1.0 - p)).ceil().clamp(min=1))
+    # The number of Bernoulli(p) trials up to the first success: ceil(log(u) / log1p(-p)) (PyTorch's formula),
+    # at least 1.
+    return _fill_from(self, (u.log() / math.log1p(-p)).ceil().clamp(min=1))
 
 
 def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
@@ -60,6 +73,8 @@ def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
     _check_float_distribution(self, "Cauchy")
+    if self.device.type == "cpu":
+        return _cpu_draws(self, "cauchy_", median, sigma, generator)
     u = _uniform_like(self, generator)
     return _fill_from(self, ((u - 0.5) * math.pi).tan() * sigma + median)
 
@@ -71,8 +86,9 @@ def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     if not self.dtype.is_floating_point:
         raise NotImplementedError(f"\"log_normal_{self.device.type}\" not implemented for "
                                   f"'{self.dtype._scalar_type_name}'")
-    # PyTorch draws these normals pairwise in float64 (its normal_ kernel's path for a strided tensor, not the
-    # blockwise one of a contiguous tensor): a strided buffer takes that path here too, so a seed gives its values.
+    if self.device.type == "cpu":
+        return _cpu_draws(self, "log_normal_", mean, std, generator)
+    # float64 normals, exponentiated
     buffer = _C.empty(tuple(self.shape) + (2,), dtype=_C.float64, device=self.device)[..., 0]
     return _fill_from(self, buffer.normal_(mean, std, generator=generator).exp())
 

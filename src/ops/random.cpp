@@ -46,25 +46,28 @@ DimVector iteration_order(const Tensor& x) {
 // from the generator's MT19937 stream (out is x itself, or a temporary holding x's dims in `order`, copied
 // back). Other devices: fill(out, state) from `blocks` reserved Philox blocks, through a contiguous
 // temporary when x is strided.
+template <typename CpuFill>
+Tensor fill_cpu_stream(const Tensor& x, Generator& g, const CpuFill& cpu_fill) {
+  if (x.is_contiguous()) {
+    cpu_fill(x, g, IntArrayRef());
+    x.bump_version();
+    return x;
+  }
+  const DimVector order = iteration_order(x);
+  Tensor view = permute(x, order);
+  Tensor tmp = empty(view.sizes(), x.dtype(), x.device());
+  cpu_fill(tmp, g, IntArrayRef(order));
+  copy_(view, tmp);
+  return x;
+}
+
 template <typename Fill, typename CpuFill>
 Tensor fill_random(const Tensor& x, const char* op, Generator* gen, uint64_t blocks, const Fill& fill,
                    const CpuFill& cpu_fill) {
   check_writeable(x, op);
   if (x.numel() == 0) return x;
   Generator& g = pick_generator(gen, x.device());
-  if (x.device().is_cpu()) {
-    if (x.is_contiguous()) {
-      cpu_fill(x, g, IntArrayRef());
-      x.bump_version();
-      return x;
-    }
-    const DimVector order = iteration_order(x);
-    Tensor view = permute(x, order);
-    Tensor tmp = empty(view.sizes(), x.dtype(), x.device());
-    cpu_fill(tmp, g, IntArrayRef(order));
-    copy_(view, tmp);
-    return x;
-  }
+  if (x.device().is_cpu()) return fill_cpu_stream(x, g, cpu_fill);
   PhiloxState state = g.reserve(blocks);
   if (x.is_contiguous()) {
     fill(x, state);
@@ -139,6 +142,17 @@ const char* bounds_hint(DType d) {
 
 }  // namespace
 
+Tensor cpu_double_draws_(const Tensor& x, cpu_stream::DoubleDraw kind, double a, double b, const char* op,
+                         Generator* gen) {
+  TANDEM_CHECK(x.device().is_cpu(), Runtime, op, ": the CPU stream's draws need a CPU tensor, got ",
+               x.device().str(), "\nhint: tensors on other devices draw through uniform_/normal_");
+  check_writeable(x, op);
+  if (x.numel() == 0) return x;
+  return fill_cpu_stream(
+      x, pick_generator(gen, x.device()),
+      [&](const Tensor& out, Generator& g, IntArrayRef) { cpu_stream::double_draws(out, g, kind, a, b); });
+}
+
 void floating_random_bounds(DType dtype, int64_t& low, int64_t& high, bool to_given) {
   dispatch_floating(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -166,13 +180,7 @@ void floating_random_bounds(DType dtype, int64_t& low, int64_t& high, bool to_gi
           "wider dtype");
     }
     const std::string_view type = dtype_cpp_name(dtype);
-    // the largest finite value: (2 - 2^(1 - digits)) * 2^max_exponent (Half and BFloat16 have no
-    // numeric_limits)
-    const double max = std::is_same_v<T, double>  ? std::numeric_limits<double>::max()
-                       : std::is_same_v<T, float> ? double{std::numeric_limits<float>::max()}
-                       : std::is_same_v<T, Half>  ? 65504.0
-                                                  : 3.3895313892515355e38;
-    const double lowest = -max;
+    const double max = floating_max(dtype), lowest = -max;
     const int64_t to_inc = high - 1;
     TANDEM_CHECK(static_cast<double>(low) >= lowest && static_cast<double>(low) <= max, Runtime,
                  "from is out of bounds for ", type, bounds_hint(dtype));
@@ -362,7 +370,7 @@ MultinomialStatus multinomial_cpu(Tensor& out, const Tensor& probs, const Tensor
   if (item(any(le(row_sums, Scalar(0.0)))).to_bool()) return MultinomialStatus::kZeroSum;
   if (!replacement || num_samples == 1) {
     Tensor q = empty(probs.sizes(), probs.dtype(), probs.device());
-    cpu_stream::exponential(q, g, 1.0);
+    cpu_stream::double_draws(q, g, cpu_stream::DoubleDraw::Exponential, 1.0);
     q = div(probs, q);
     out = num_samples == 1 ? argmax(q, -1, true) : topk(q, num_samples).second;
     return MultinomialStatus::kOk;

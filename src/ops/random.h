@@ -3,6 +3,7 @@
 #pragma once
 #include "core/generator.h"
 #include "core/tensor.h"
+#include "ops/random_cpu_stream.h"
 
 namespace tandem {
 
@@ -25,6 +26,12 @@ Tensor random_(const Tensor& x, int64_t low, int64_t high, Generator* gen = null
 // errors for bounds past the dtype's range or crossing after the move, and its UserWarning for bounds past
 // 2^digits, where not every integer is representable.
 void floating_random_bounds(DType dtype, int64_t& low, int64_t& high, bool to_given = true);
+// x (a CPU tensor) filled in place, in PyTorch's order, with one of the distributions its CPU kernels draw as
+// a float64 per element (ops/random_cpu_stream.h), after `op`'s writeability check. The Python fills
+// (exponential_, cauchy_, log_normal_, geometric_) take this path on the CPU and compose uniform_/normal_
+// draws on other devices.
+Tensor cpu_double_draws_(const Tensor& x, cpu_stream::DoubleDraw kind, double a, double b, const char* op,
+                         Generator* gen = nullptr);
 Tensor bernoulli_(const Tensor& x, double p, Generator* gen = nullptr);
 Tensor bernoulli_(const Tensor& x, const Tensor& p, Generator* gen = nullptr);  // p broadcasts to x
 // A tensor like `p` (floating) holding 1 with probability p[i].

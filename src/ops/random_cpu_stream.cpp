@@ -33,6 +33,16 @@ T* data(const Tensor& t) {
   return static_cast<T*>(t.data_ptr());
 }
 
+// A float64 result in a floating dtype, as PyTorch's static_cast<scalar_t>(double): float16 and bfloat16
+// through float.
+template <typename T>
+T to_value(double v) {
+  if constexpr (std::is_same_v<T, double>)
+    return v;
+  else
+    return T(static_cast<float>(v));
+}
+
 // One float64 N(0, 1) sample: the cached second value of the last pair, or a new pair (u1 the angle, u2
 // the radius), caching its sine half.
 double standard_normal_double(Stream& s) {
@@ -214,20 +224,36 @@ void bernoulli(const Tensor& out, Generator& g, const Tensor& probs, bool float6
               [p](Stream& s, int64_t i) { return unit_uniform<float>(s) < static_cast<float>(p[i]); });
 }
 
-void exponential(const Tensor& out, Generator& g, double lambda) {
-  floating_dispatch(out, "exponential_", [&](auto tag) {
+void double_draws(const Tensor& out, Generator& g, DoubleDraw kind, double a, double b) {
+  const auto draw = [kind, a, b](Stream& s) -> double {
+    switch (kind) {
+      case DoubleDraw::Exponential:
+        return -1.0 / a * std::log1p(-unit_uniform<double>(s));
+      case DoubleDraw::Cauchy:
+        return a + b * std::tan(std::numbers::pi * (unit_uniform<double>(s) - 0.5));
+      case DoubleDraw::LogNormal:
+        return std::exp(std::fma(standard_normal_double(s), b, a));
+      case DoubleDraw::Geometric:
+        return std::ceil(std::log(unit_uniform<double>(s)) / std::log1p(-a));
+    }
+    return 0.0;
+  };
+  dispatch_dtype(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    T* d = data<T>(out);
-    const int64_t n = out.numel();
-    g.with_cpu_stream([&](Stream& s) {
-      for (int64_t i = 0; i < n; ++i) {
-        const double v = -1.0 / lambda * std::log(1.0 - unit_uniform<double>(s));
-        if constexpr (std::is_same_v<T, double>)
-          d[i] = v;
-        else
-          d[i] = T(static_cast<float>(v));
-      }
-    });
+    if constexpr (!std::is_same_v<T, bool>) {
+      T* d = data<T>(out);
+      const int64_t n = out.numel();
+      g.with_cpu_stream([&](Stream& s) {
+        for (int64_t i = 0; i < n; ++i) {
+          const double v = draw(s);
+          if constexpr (std::is_integral_v<T>)  // geometric: counts from 1 (u = 0 would be inf: the largest)
+            d[i] = v < static_cast<double>(std::numeric_limits<T>::max()) ? static_cast<T>(v)
+                                                                          : std::numeric_limits<T>::max();
+          else
+            d[i] = to_value<T>(v);
+        }
+      });
+    }
   });
 }
 
@@ -308,13 +334,6 @@ struct StreamUniforms {
   double uniform() { return unit_uniform<double>(stream); }
 };
 
-template <typename T>
-T to_value(double v) {
-  if constexpr (std::is_same_v<T, double>)
-    return v;
-  else
-    return T(static_cast<float>(v));
-}
 }  // namespace
 
 void standard_gamma(const Tensor& out, Generator& g, const Tensor& alpha) {

@@ -24,8 +24,13 @@ void bernoulli(const Tensor& out, Generator& g, double p);
 // 1 where a uniform falls below p[i]: `probs` is contiguous float64 in out's shape; `float64_probs` says
 // whether the caller's probabilities were float64 (float64 uniforms) or another float type (float32 ones).
 void bernoulli(const Tensor& out, Generator& g, const Tensor& probs, bool float64_probs);
-// -log(1 - u) / lambda in float64, rounded to out's floating type.
-void exponential(const Tensor& out, Generator& g, double lambda);
+// The distributions PyTorch's CPU kernels draw as one float64 per element (its exponential_, cauchy_,
+// log_normal_ and geometric_ with <double> distributions), with libm's functions, rounded to out's type:
+// Exponential(a): -1/a * log1p(-u); Cauchy(a, b): a + b * tan(pi * (u - 1/2)); LogNormal(a, b): exp(z * b +
+// a) with z the float64 normal (the cached pair); Geometric(a): ceil(log(u) / log1p(-a)). Geometric takes any
+// real dtype, the others floating ones.
+enum class DoubleDraw { Exponential, Cauchy, LogNormal, Geometric };
+void double_draws(const Tensor& out, Generator& g, DoubleDraw kind, double a, double b = 0.0);
 // PyTorch's sampler with replacement: per row of `probs` (contiguous, floating, 1-D or 2-D, already checked:
 // finite, non-negative, positive sums), the normalised running sums in the row's type (float for float16
 // and bfloat16) and one float64 uniform per sample, placed by binary search. `out`: int64, rows x samples.
