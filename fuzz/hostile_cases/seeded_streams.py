@@ -127,18 +127,10 @@ _HALF_TAIL = ("C++ (src/ops/random_cpu_stream.cpp normal_blockwise for Half/BFlo
               "normal fill of 16+ elements whose size is not a multiple of 16 differs from PyTorch after the first "
               "full block (n=16 matches, n=20 and 33 do not): PyTorch's reduced-precision path recomputes the tail "
               "with other uniforms")
-_INT32_DEFAULT = ("C++ (src/ops/random_cpu_stream.cpp random(), the no-argument random_()): PyTorch draws one 32-bit "
-                  "word per element (random() % 2**31) for int32 (only int64 and float64 take 64-bit words); tandem's "
-                  "range 2**31 passes its 1 << 28 'wide' threshold and draws 64 bits, so every other word is skipped")
-_INT64_WIDE = ("C++ (src/ops/random.cpp random_ front end): random_(from, None) on int64 and random_ spans of 2**63 "
-               "and more draw other values than PyTorch's random_from_to (range = to_inc - from + 1 over random64(); "
-               "randint with the same bounds matches)")
+# random_() on int32 (one 32-bit word per element), random_(from, None) on int64 and spans of 2**63 and more match
+# since session 45 (src/ops/random_cpu_stream.cpp random(), through _C._cpu_random_range_).
 KNOWN = {}
 for _name in CASES:
     if _name.split("/")[0] in ("normal_", "randn", "randn_like") and _name.split("/")[1] in (
             "float16", "bfloat16") and "/n33/" in _name and "strided" not in _name:
         KNOWN[_name] = _HALF_TAIL
-    elif _name.startswith("random_0/int32/"):
-        KNOWN[_name] = _INT32_DEFAULT
-    elif _name.startswith(("random_2/int64/int64_full/", "random_2/int64/span_2_63/", "random_from_none/int64/")):
-        KNOWN[_name] = _INT64_WIDE

@@ -137,6 +137,14 @@ void init_random(nb::module_& m) {
       "x filled in place from the CPU stream with PyTorch's float64 draw `kind` (ops/random.h).");
 
   m.def(
+      "_cpu_random_range_",
+      [](const Tensor& x, int64_t low, uint64_t range, bool one_word, nb::handle generator) {
+        return cpu_random_range_(x, low, range, one_word, to_generator(generator, "random_"));
+      },
+      nb::arg("x"), nb::arg("low"), nb::arg("range"), nb::arg("one_word"), nb::arg("generator").none(),
+      "x filled in place from the CPU stream with low + draw % range (0: all of int64) (ops/random.h).");
+
+  m.def(
       "_floating_random_bounds",
       [](nb::handle dtype, int64_t low, int64_t high, bool to_given) {
         floating_random_bounds(to_dtype(dtype), low, high, to_given);

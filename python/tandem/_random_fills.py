@@ -34,14 +34,19 @@ def _fill_from(self, sample):
     return self.copy_(sample)  # recorded like PyTorch's fills: no gradient reaches self's old values
 
 
+def _in_place(self, fill):
+    """self filled by fill(tensor) (a C++ draw in place); a tensor inside a graph is overwritten through copy_,
+    as the formulas below are."""
+    if self.requires_grad and _C.is_grad_enabled():
+        return _fill_from(self, fill(_C.empty_like(self.detach())))
+    fill(self)
+    return self
+
+
 def _cpu_draws(self, kind, a, b, generator):
     """On the CPU, PyTorch's own kernel for `kind` (C++: one float64 per element from the generator's MT19937
-    stream, libm's functions, PyTorch's order), so a seed gives its values bit for bit. A tensor inside a graph is
-    overwritten through copy_, as the formulas below are."""
-    if self.requires_grad and _C.is_grad_enabled():
-        return _fill_from(self, _C._cpu_double_draws_(_C.empty_like(self.detach()), kind, a, b, generator))
-    _C._cpu_double_draws_(self, kind, a, b, generator)
-    return self
+    stream, libm's functions, PyTorch's order), so a seed gives its values bit for bit."""
+    return _in_place(self, lambda t: _C._cpu_double_draws_(t, kind, a, b, generator))
 
 
 def _exponential_(self, lambd=1.0, *, generator=None):
@@ -131,10 +136,15 @@ def _random_(self, *args, **kwargs):
         raise NotImplementedError(f"\"random_kernel_{self.device.type}\" not implemented for "
                                   f"'{self.dtype._scalar_type_name}'")
     name = _name(self.dtype)
+    if not args and name in ("uint16", "uint32", "uint64"):  # PyTorch's no-bounds kernel lacks these types
+        raise NotImplementedError(f"\"random_kernel_{self.device.type}\" not implemented for "
+                                  f"'{self.dtype._scalar_type_name}'")
+    if args and high is None and name == "uint64":  # PyTorch's to_inc is uint64's max read as int64: -1
+        raise RuntimeError(f"to - 1 is out of bounds for {self.dtype._cpp_type_name}")
     to_given = high is not None
     if not to_given:  # random_() and random_(from, None): up to the dtype's default top
         high = _RANDOM_TOP[name] + 1
-    if low >= high and (to_given or not self.dtype.is_floating_point):
+    if low >= high and to_given:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     if self.dtype.is_floating_point:  # PyTorch moves the bounds to values the dtype holds, checks and warns
         low, high = _C._floating_random_bounds(self.dtype, low, high, to_given)
@@ -144,6 +154,11 @@ def _random_(self, *args, **kwargs):
             raise RuntimeError(f"from is out of bounds for {self.dtype._cpp_type_name}")
         if not lo <= high - 1 <= hi:
             raise RuntimeError(f"to - 1 is out of bounds for {self.dtype._cpp_type_name}")
+    if self.device.type == "cpu":
+        # PyTorch's CPU kernels: low + draw % (high - low), the draw 64 bits wide from a span of 2^28 (2^64 is the
+        # whole draw); random_() without bounds takes one 32-bit word for types narrower than 64 bits.
+        one_word = not args and name not in ("int64", "uint64", "float64")
+        return _in_place(self, lambda t: _C._cpu_random_range_(t, low, (high - low) % 2 ** 64, one_word, generator))
     if not args and name == "int64":
         # PyTorch's default int64 draw is 64 random bits modulo 2^63 (DataLoader and RandomSampler seed from it):
         # a draw over [-2^63, 0) is those bits modulo 2^63, less 2^63, and the mask adds 2^63 back.

@@ -142,15 +142,32 @@ const char* bounds_hint(DType d) {
 
 }  // namespace
 
-Tensor cpu_double_draws_(const Tensor& x, cpu_stream::DoubleDraw kind, double a, double b, const char* op,
-                         Generator* gen) {
+namespace {
+// A CPU fill of x in place (the draws random_/randint and the Python fills cannot express through the
+// device-independent front ends).
+template <typename CpuFill>
+Tensor cpu_only_fill(const Tensor& x, const char* op, Generator* gen, const CpuFill& cpu_fill) {
   TANDEM_CHECK(x.device().is_cpu(), Runtime, op, ": the CPU stream's draws need a CPU tensor, got ",
-               x.device().str(), "\nhint: tensors on other devices draw through uniform_/normal_");
+               x.device().str(), "\nhint: tensors on other devices draw through uniform_/normal_/randint");
   check_writeable(x, op);
   if (x.numel() == 0) return x;
-  return fill_cpu_stream(
-      x, pick_generator(gen, x.device()),
-      [&](const Tensor& out, Generator& g, IntArrayRef) { cpu_stream::double_draws(out, g, kind, a, b); });
+  return fill_cpu_stream(x, pick_generator(gen, x.device()), cpu_fill);
+}
+}  // namespace
+
+Tensor cpu_double_draws_(const Tensor& x, cpu_stream::DoubleDraw kind, double a, double b, const char* op,
+                         Generator* gen) {
+  return cpu_only_fill(x, op, gen, [&](const Tensor& out, Generator& g, IntArrayRef) {
+    cpu_stream::double_draws(out, g, kind, a, b);
+  });
+}
+
+Tensor cpu_random_range_(const Tensor& x, int64_t low, uint64_t range, bool one_word, Generator* gen) {
+  TANDEM_CHECK(!is_complex(x.dtype()), Runtime,
+               "check_random_bounds handles only integral, floating-point and boolean types");
+  return cpu_only_fill(x, "random_", gen, [&](const Tensor& out, Generator& g, IntArrayRef) {
+    cpu_stream::random(out, g, low, range, one_word);
+  });
 }
 
 void floating_random_bounds(DType dtype, int64_t& low, int64_t& high, bool to_given) {

@@ -26,6 +26,11 @@ Tensor random_(const Tensor& x, int64_t low, int64_t high, Generator* gen = null
 // errors for bounds past the dtype's range or crossing after the move, and its UserWarning for bounds past
 // 2^digits, where not every integer is representable.
 void floating_random_bounds(DType dtype, int64_t& low, int64_t& high, bool to_given = true);
+// x (a CPU tensor, any real dtype) filled in place, in PyTorch's order, with low + draw % range (range 0: the
+// whole int64 range), after random_'s checks made by the caller: the forms of random_ that randint cannot
+// spell (spans past int64, the no-argument draw, `one_word`: ops/random_cpu_stream.h).
+Tensor cpu_random_range_(const Tensor& x, int64_t low, uint64_t range, bool one_word,
+                         Generator* gen = nullptr);
 // x (a CPU tensor) filled in place, in PyTorch's order, with one of the distributions its CPU kernels draw as
 // a float64 per element (ops/random_cpu_stream.h), after `op`'s writeability check. The Python fills
 // (exponential_, cauchy_, log_normal_, geometric_) take this path on the CPU and compose uniform_/normal_

@@ -172,16 +172,16 @@ void normal(const Tensor& out, Generator& g, double mean, double std, bool block
   });
 }
 
-void random(const Tensor& out, Generator& g, int64_t low, uint64_t range) {
+void random(const Tensor& out, Generator& g, int64_t low, uint64_t range, bool one_word) {
   dispatch_dtype_with_uint(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* d = data<T>(out);
     const int64_t n = out.numel();
-    const bool wide = range >= (uint64_t{1} << 28);
+    const bool wide = !one_word && (range == 0 || range >= (uint64_t{1} << 28));
     g.with_cpu_stream([&](Stream& s) {
       for (int64_t i = 0; i < n; ++i) {
         const uint64_t draw = wide ? s.random64() : s.random();
-        const int64_t v = static_cast<int64_t>(draw % range + static_cast<uint64_t>(low));
+        const int64_t v = static_cast<int64_t>(range ? draw % range + static_cast<uint64_t>(low) : draw);
         if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
           d[i] = T(static_cast<float>(v));
         else

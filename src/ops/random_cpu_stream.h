@@ -17,8 +17,10 @@ void uniform(const Tensor& out, Generator& g, double from, double to);
 // (all uniforms first, then Box-Muller over blocks of 16, the last block redrawn when 16 does not divide the
 // size); otherwise one float64 Box-Muller pair per two elements, the second cached in the generator.
 void normal(const Tensor& out, Generator& g, double mean, double std, bool blockwise);
-// low + draw % range, any real dtype; one draw, or two when range >= 2^28 (PyTorch's bias bound).
-void random(const Tensor& out, Generator& g, int64_t low, uint64_t range);
+// low + draw % range, any real dtype; one draw, or two when range >= 2^28 (PyTorch's bias bound) unless
+// `one_word` (PyTorch's no-argument random_() of types narrower than 64 bits). range 0 stands for 2^64: the
+// 64-bit draw itself, as an int64 (low is then int64's lowest, and not added).
+void random(const Tensor& out, Generator& g, int64_t low, uint64_t range, bool one_word = false);
 // 1 where a float64 uniform falls below p.
 void bernoulli(const Tensor& out, Generator& g, double p);
 // 1 where a uniform falls below p[i]: `probs` is contiguous float64 in out's shape; `float64_probs` says

@@ -1,6 +1,8 @@
 """The CPU generator is PyTorch's: after manual_seed(s), tandem's CPU draws are PyTorch's CPU draws bit for bit
 (MT19937 with PyTorch's transformations and consumption order; src/ops/random_cpu_stream.cpp), and the state is
 PyTorch's get_rng_state layout, so states move between the two libraries. Checked against PyTorch itself."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -231,3 +233,45 @@ def test_worker_seeding_is_pytorchs():
         return [b.tolist() for b in loader]
 
     assert run(tandem) == run(torch)
+
+
+_RANDOM_FORMS = {
+    "default": lambda t: t.random_(), "to_5": lambda t: t.random_(5), "from_1_to_none": lambda t: t.random_(1, None)}
+_RANDOM_SPANS = {
+    "int64_almost_all": lambda t: t.random_(-2 ** 63, 2 ** 63 - 1),
+    "int64_past_2_63": lambda t: t.random_(-2 ** 62, 2 ** 62 + 5),
+    "int64_lowest_to_none": lambda t: t.random_(-2 ** 63, None), "int64_from_3_to_none": lambda t: t.random_(3, None),
+    "int32_all": lambda t: t.random_(-2 ** 31, 2 ** 31 - 1), "int8_negative_to_none": lambda t: t.random_(-100, None)}
+_SPAN_DTYPES = {"int64_almost_all": "int64", "int64_past_2_63": "int64", "int64_lowest_to_none": "int64",
+                "int64_from_3_to_none": "int64", "int32_all": "int32", "int8_negative_to_none": "int8"}
+
+
+def _random_outcome(lib, dtype, form):
+    lib.manual_seed(9)
+    try:
+        flat = lib.empty(7, dtype=getattr(lib, dtype))
+        strided = lib.empty(3, 4, dtype=getattr(lib, dtype)).t()
+        form(flat)
+        form(strided)
+        return flat.tolist(), strided.tolist(), lib.rand(2).tolist()  # and the stream after them
+    except (RuntimeError, NotImplementedError) as e:
+        return type(e).__name__, str(e).split("\n")[0]
+
+
+@pytest.mark.parametrize("form", sorted(_RANDOM_FORMS))
+@pytest.mark.parametrize("dtype", ["int32", "int64", "int16", "int8", "uint8", "bool", "float32", "float64",
+                                   "float16", "bfloat16", "uint16", "uint32", "uint64"])
+def test_random_fills_are_pytorchs(dtype, form):
+    """random_ in each form draws PyTorch's words: one 32-bit word per element for random_() of types narrower than
+    64 bits (int32 too), 64-bit words from a span of 2^28 (random_(from, None) included); the unsigned types'
+    no-bounds form is PyTorch's NotImplementedError."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert _random_outcome(tandem, dtype, _RANDOM_FORMS[form]) == _random_outcome(torch, dtype, _RANDOM_FORMS[form])
+
+
+@pytest.mark.parametrize("span", sorted(_RANDOM_SPANS))
+def test_random_wide_spans_are_pytorchs(span):
+    """Spans of 2^63 and more (int64's whole range is the draw itself), and from-to-None up to the dtype's max."""
+    dtype = _SPAN_DTYPES[span]
+    assert _random_outcome(tandem, dtype, _RANDOM_SPANS[span]) == _random_outcome(torch, dtype, _RANDOM_SPANS[span])
