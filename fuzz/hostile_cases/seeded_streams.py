@@ -123,14 +123,6 @@ for _key, _fn in DRAWS.items():
 # src/ops/random_cpu_stream.cpp, held as a strict xfail by tests/python/test_hostile_inputs19.py.
 # float64 exponential_/cauchy_ (the last bit) match since session 45: the CPU fills are PyTorch's kernels with libm
 # (src/ops/random_cpu_stream.cpp, double_draws).
-_HALF_TAIL = ("C++ (src/ops/random_cpu_stream.cpp normal_blockwise for Half/BFloat16): a contiguous float16/bfloat16 "
-              "normal fill of 16+ elements whose size is not a multiple of 16 differs from PyTorch after the first "
-              "full block (n=16 matches, n=20 and 33 do not): PyTorch's reduced-precision path recomputes the tail "
-              "with other uniforms")
-# random_() on int32 (one 32-bit word per element), random_(from, None) on int64 and spans of 2**63 and more match
-# since session 45 (src/ops/random_cpu_stream.cpp random(), through _C._cpu_random_range_).
+# float16/bfloat16 normal fills whose size is not a multiple of 16 match since session 45 (the tail block's uniforms
+# follow the full blocks', as PyTorch's reduced-precision path draws them).
 KNOWN = {}
-for _name in CASES:
-    if _name.split("/")[0] in ("normal_", "randn", "randn_like") and _name.split("/")[1] in (
-            "float16", "bfloat16") and "/n33/" in _name and "strided" not in _name:
-        KNOWN[_name] = _HALF_TAIL

@@ -100,6 +100,20 @@ void normal_blockwise(Stream& s, T* d, int64_t n, M mean, M std) {
   }
 }
 
+// float16/bfloat16: PyTorch draws and transforms block by block in float (a buffer of 16, rounded into the
+// tensor), so the last block's 16 uniforms follow the full blocks' directly (float's path draws all n first).
+void normal_blockwise_in_float(Stream& s, float* d, int64_t n, float mean, float std) {
+  const int64_t full = n / 16;
+  for (int64_t i = 0; i < full * 16; ++i) d[i] = unit_uniform<float>(s);
+  normal_blocks(d, full, mean, std);
+  if (n % 16 != 0) {
+    float tail[16];
+    for (float& u : tail) u = unit_uniform<float>(s);
+    normal_blocks(tail, 1, mean, std);
+    std::copy(tail, tail + 16, d + n - 16);
+  }
+}
+
 template <typename Fn>
 void floating_dispatch(const Tensor& out, const char* op, Fn&& fn) {
   switch (out.dtype()) {
@@ -153,10 +167,8 @@ void normal(const Tensor& out, Generator& g, double mean, double std, bool block
         if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
           normal_blockwise(s, d, n, static_cast<T>(mean), static_cast<T>(std));
         } else {
-          // float16/bfloat16: the float values, rounded. (PyTorch's last partial block of these types
-          // differs from float's; those up to 15 values follow float's rule here.)
           std::vector<float> values(static_cast<size_t>(n));
-          normal_blockwise(s, values.data(), n, static_cast<float>(mean), static_cast<float>(std));
+          normal_blockwise_in_float(s, values.data(), n, static_cast<float>(mean), static_cast<float>(std));
           for (int64_t i = 0; i < n; ++i) d[i] = T(values[i]);
         }
         return;

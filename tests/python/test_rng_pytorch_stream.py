@@ -275,3 +275,17 @@ def test_random_wide_spans_are_pytorchs(span):
     """Spans of 2^63 and more (int64's whole range is the draw itself), and from-to-None up to the dtype's max."""
     dtype = _SPAN_DTYPES[span]
     assert _random_outcome(tandem, dtype, _RANDOM_SPANS[span]) == _random_outcome(torch, dtype, _RANDOM_SPANS[span])
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("n", [16, 17, 20, 33, 100])
+def test_reduced_precision_normal_blocks_are_pytorchs(dtype, n):
+    """float16/bfloat16 draw block by block in float: the tail block's uniforms follow the full blocks' (float32's
+    path draws all n first), and the stream after it is PyTorch's."""
+    def run(lib):
+        lib.manual_seed(4)
+        a = lib.randn(n, dtype=getattr(lib, dtype))
+        b = lib.empty(n, dtype=getattr(lib, dtype)).normal_(1.5, 0.3)
+        return a.tolist(), b.tolist(), lib.rand(3).tolist()
+
+    assert run(tandem) == run(torch)
