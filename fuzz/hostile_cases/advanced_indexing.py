@@ -227,17 +227,10 @@ for _name in CASES:
             "complex", "float", "float_0d", "int16", "int8", "requires_grad_index", "two_tensors_mismatch"):
         KNOWN[_name] = _PUT_ORDER
     elif parts[0] == "setitem" and parts[2] == "tensor_bad_broadcast" and parts[1] in (
-            "int64_max", "long_negative_past", "long_past", "bool_true"):
+            "int64_max", "long_negative_past", "long_past"):
         KNOWN[_name] = _PUT_ORDER
-KNOWN.update({
-    "setitem/bool_true/tensor_int64": "C++ (the setitem path for x[True] = v): PyTorch converts the value to the "
-                                      "tensor's dtype (an int64 tensor into a float tensor works), tandem's index_put_ "
-                                      "refuses 'Index put requires the source and destination dtypes match'",
-    "setitem/bool_true/tensor_bad_broadcast": "C++ (the setitem path for x[True] = v): PyTorch's words come from "
-                                              "copy_'s expand ('The expanded size of the tensor (5) must match the "
-                                              "existing size (7) at non-singleton dimension 3'), tandem's from "
-                                              "index_put_ ('shape mismatch: ...')",
-})
+# x[True] = v (the value converted, copy_'s broadcast words) is PyTorch's basic write since session 45
+# (python/src/indexing.cpp).
 for _v in ("list", "none", "str"):
     KNOWN[f"setitem/slice_step_negative/{_v}"] = (
         "C++ (Tensor.__setitem__, python/src): PyTorch converts the value first ('can't assign a list to a "

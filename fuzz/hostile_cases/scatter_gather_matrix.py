@@ -148,9 +148,8 @@ CASES["take/int32"] = lambda L, d: L.take(X(L, d), ix(L, d, [1], "int32"))
 _CUDA_ONLY = ("cuda-only: a CPU index or source with a GPU tensor is refused (device mismatch), as PyTorch's CUDA "
               "kernels refuse it; the oracle runs on the CPU, where nothing mismatches (not checked against a real "
               "GPU this round: none was lent)")
-_EMPTY_1D = ("C++ (src/ops scatter/gather front ends): PyTorch accepts an empty 1-d index whatever self's rank (gather "
-             "returns an empty result, scatter leaves self as is); tandem refuses 'Index tensor must have the same "
-             "number of dimensions as input tensor'")
+# An empty 1-d index whatever self's rank (gather's empty result, scatter's self as is) matches since session 45
+# (src/ops/gather.cpp, scatter_reduce.cpp).
 _WRAP = ("C++ (src/ops take_along_dim): PyTorch 2.15's take_along_dim with a dim wraps every index modulo the dim's "
          "size (index 3 of a size-3 dim reads row 0, 2**63 - 1 reads row 1, -4 reads row 2; gather itself refuses); "
          "tandem refuses them as gather does ('index 3 is out of bounds for dimension 0 with size 3')")
@@ -166,8 +165,6 @@ for _name in CASES:
     parts = _name.split("/")
     if (parts[1] == "cpu" or parts[-1] == "src_cpu") and _name != "take_along_dim/cpu/dim1":
         KNOWN[_name] = _CUDA_ONLY  # (take_along_dim broadcasts a (2, 4) index along dim 1 of a (3, 4) self first)
-    elif parts[1] == "empty_1d" and parts[0] not in OPS_1D and parts[0] != "take_along_dim":
-        KNOWN[_name] = _EMPTY_1D
     elif parts[0] == "take_along_dim" and (parts[1] in ("int64_max", "int64_min") or parts[1] in (
             "past", "negative") and parts[2] == "dim0"):
         KNOWN[_name] = _WRAP

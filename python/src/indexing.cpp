@@ -303,6 +303,9 @@ void tensor_setitem(const Tensor& self, nb::handle index, nb::handle value) {
   check_setitem_int(self, value);
   if (is_plain_int(index.ptr())) return assign_view(self, select(self, 0, as_index_int(index.ptr())), value);
   if (index.ptr() == Py_False) return;  // selects nothing; PyTorch writes nothing and bumps no version
+  // A lone True is PyTorch's basic index (x unsqueezed), written by copy_ (the value converted to x's dtype),
+  // not index_put_ (which wants equal dtypes); inside a tuple it stays a mask.
+  if (index.ptr() == Py_True) return assign_view(self, unsqueeze(self, 0), value);
   Parsed p = IndexParser(self).parse(index);
   if (!p.advanced) return assign_view(self, p.view, value);
   Tensor v = value_tensor(p.view, value);

@@ -49,6 +49,7 @@ void check_index_range(const Tensor& index64, int64_t dim, int64_t size) {
 
 // index.size(d) <= self.size(d) for d != dim and (for scatter) <= src.size(d) for every d.
 void check_scatter_shapes(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src) {
+  if (index.numel() == 0) return;  // an empty index writes nothing: PyTorch checks no shape
   TANDEM_CHECK(index.dim() == self.dim(), Runtime,
                "Index tensor must have the same number of dimensions as self tensor");
   if (src) {
@@ -106,9 +107,11 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
   if (autograd::should_record(x))
     return autograd::record_gather(x, dim, index,
                                    autograd::without_grad([&] { return gather(x, dim, index); }));
-  check_index_dtype(index, "gather");
   const Tensor s = at_least_1d(x), i = at_least_1d(index);
   dim = wrap_dim(dim, s.dim());
+  // An empty index reads nothing: PyTorch checks neither its dtype nor its shape.
+  if (index.numel() == 0) return empty(index.sizes(), x.dtype(), x.device());
+  check_index_dtype(index, "gather");
   TANDEM_CHECK(i.dim() == s.dim(), Runtime,
                "Index tensor must have the same number of dimensions as input tensor");
   for (int64_t d = 0; d < s.dim(); ++d) {

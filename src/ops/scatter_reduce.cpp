@@ -70,6 +70,9 @@ void check_scatter_args(const Tensor& s, int64_t d, const Tensor& i, const Tenso
                "scatter(): Expected dtype int32/int64 for index\nhint: convert the index with .long()");
   TANDEM_CHECK(s.dtype() == v.dtype(), Runtime, "scatter(): Expected self.dtype to be equal to src.dtype",
                "\nhint: convert src, e.g. src.to(self.dtype)");
+  check_same_device("scatter_reduce", s, i, "input", "index");
+  check_same_device("scatter_reduce", s, v, "input", "src");
+  if (i.numel() == 0) return;  // an empty index writes nothing: PyTorch checks no shape
   TANDEM_CHECK(i.dim() == s.dim(), Runtime,
                "Index tensor must have the same number of dimensions as self tensor");
   TANDEM_CHECK(i.dim() == v.dim(), Runtime,
@@ -79,8 +82,6 @@ void check_scatter_args(const Tensor& s, int64_t d, const Tensor& i, const Tenso
     ok = ok && (k == d || i.sizes()[k] <= s.sizes()[k]) && i.sizes()[k] <= v.sizes()[k];
   TANDEM_CHECK(ok, Runtime, "Expected index ", i.shape_str(), " to be no larger than self ", s.shape_str(),
                " apart from dimension ", d, " and to be no larger size than src ", v.shape_str());
-  check_same_device("scatter_reduce", s, i, "input", "index");
-  check_same_device("scatter_reduce", s, v, "input", "src");
 }
 
 // For each element of index, its offset into a contiguous tensor of self's shape.

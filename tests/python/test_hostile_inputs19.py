@@ -238,8 +238,13 @@ def test_needs_cpp(name):
 
 # Fixed in C++ after the round (session 45): randint and random_ on a floating dtype take PyTorch's bounds
 # (src/ops/random.cpp, floating_random_bounds): moved to integers the dtype holds, refused past its range (randint
-# to float16 returned inf), warned past 2^digits; the values drawn with the moved bounds are PyTorch's.
-CPP_FIXED = fixed_cases([(generator_ranges, "randint/float16_high")])
+# to float16 returned inf), warned past 2^digits; the values drawn with the moved bounds are PyTorch's. x[True] = v
+# is a basic write (the value converted); gather/scatter take an empty 1-d index whatever self's rank.
+CPP_FIXED = fixed_cases(
+    [(generator_ranges, "randint/float16_high")] +
+    [(advanced_indexing, f"setitem/bool_true/{v}") for v in ("tensor_int64", "tensor_bad_broadcast")] +
+    [(scatter_gather_matrix, name) for name in sorted(scatter_gather_matrix.CASES)
+     if "/empty_1d/" in name and name not in scatter_gather_matrix.KNOWN])
 
 
 @pytest.mark.parametrize("name", sorted(CPP_FIXED))
