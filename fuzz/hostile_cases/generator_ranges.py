@@ -277,6 +277,7 @@ _TENSOR_NAME = ("C++ (python/src/random.cpp): uniform_, normal_, normal(float, f
 _METACLASS = ("a class given as generator is named by its metaclass: PyTorch's Generator class is a "
               "CustomClassBaseMeta, tandem's a nanobind nb_type (the type of the type differs by design)")
 _DEVICE_LIST = "tandem lists the device types it has (cpu, cuda, meta), PyTorch its twenty"
+# randint/tensor_1d_high (a one-element integer tensor as a bound: PyTorch's SymInt) is taken since session 45.
 # randint/float16_high (randint(0, 70000, dtype=float16) returned inf) is PyTorch's RuntimeError since session 45:
 # random_'s floating bounds (src/ops/random.cpp, floating_random_bounds) are checked for randint too.
 KNOWN = {}
@@ -298,6 +299,4 @@ KNOWN.update({
     "randint/bool_high": "C++ (python/src/random.cpp): randint's overloads make PyTorch's wording the 'invalid "
                          "combination of arguments' listing; tandem names the argument ('high' must be int, not bool)",
     "randint/nan_high": "C++ (python/src/random.cpp): as randint/bool_high, for a float high",
-    "randint/tensor_1d_high": "C++ (python/src/random.cpp): PyTorch reads a one-element integer tensor as an int "
-                              "bound (its __index__); tandem refuses Tensor",
 })

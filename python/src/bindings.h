@@ -64,6 +64,9 @@ std::string parser_type_name(nb::handle a);
 // value outside int64 is PyTorch's ValueError.
 bool is_int_argument(nb::handle h);
 int64_t int_arg(nb::handle h, const char* fn, const char* arg, int position = 0);
+// A PyTorch SymInt parameter (randint's bounds): int_arg's, and a one-element integral tensor of any shape
+// (bool included) as its value.
+int64_t symint_arg(nb::handle h, const char* fn, const char* arg, int position = 0);
 // A str argument as PyTorch's parser reads one: a str, or bytes decoded as UTF-8 (UnicodeDecodeError
 // otherwise); anything else is the TypeError "fn(): argument 'arg' must be str, not T".
 std::string str_arg(nb::handle h, const char* fn, const char* arg);

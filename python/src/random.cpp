@@ -161,8 +161,8 @@ void init_random(nb::module_& m) {
         check_dense_layout(layout, "randint");
         check_factory_out("aten::randint", out);
         auto p = bind_positional(args, {low, high, size}, "randint", {"low", "high", "size"}, 2);
-        int64_t lo = p[0].is_none() ? 0 : int_arg(p[0], "randint", "low");
-        int64_t hi = int_arg(p[1], "randint", "high");
+        int64_t lo = p[0].is_none() ? 0 : symint_arg(p[0], "randint", "low");
+        int64_t hi = symint_arg(p[1], "randint", "high");
         // (zeros() takes a one-element tensor as its size; PyTorch's randint does not)
         TANDEM_CHECK(!is_tensor(p[2]), Type, "randint(): argument 'size' must be tuple of ints, not Tensor",
                      "\nhint: pass the size as a tuple, e.g. (3,)");

@@ -179,6 +179,14 @@ int64_t int_arg(nb::handle h, const char* fn, const char* arg, int position) {
   return v;
 }
 
+int64_t symint_arg(nb::handle h, const char* fn, const char* arg, int position) {
+  if (is_tensor(h)) {
+    const Tensor& t = as_tensor_ref(h);
+    if (t.numel() == 1 && is_integral(t.dtype(), /*include_bool=*/true)) return item(t).to<int64_t>();
+  }
+  return int_arg(h, fn, arg, position);
+}
+
 std::string str_arg(nb::handle h, const char* fn, const char* arg) {
   if (PyUnicode_Check(h.ptr())) return nb::cast<std::string>(h);
   TANDEM_CHECK(PyBytes_Check(h.ptr()), Type, fn, "(): argument '", arg, "' must be str, not ",

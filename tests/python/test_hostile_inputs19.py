@@ -241,7 +241,7 @@ def test_needs_cpp(name):
 # to float16 returned inf), warned past 2^digits; the values drawn with the moved bounds are PyTorch's. x[True] = v
 # is a basic write (the value converted); gather/scatter take an empty 1-d index whatever self's rank.
 CPP_FIXED = fixed_cases(
-    [(generator_ranges, "randint/float16_high")] +
+    [(generator_ranges, name) for name in ("randint/float16_high", "randint/tensor_1d_high")] +
     [(advanced_indexing, f"setitem/bool_true/{v}") for v in ("tensor_int64", "tensor_bad_broadcast")] +
     [(scatter_gather_matrix, name) for name in sorted(scatter_gather_matrix.CASES)
      if "/empty_1d/" in name and name not in scatter_gather_matrix.KNOWN])
