@@ -247,9 +247,12 @@ CPP_FIXED = fixed_cases(
      if "/empty_1d/" in name and name not in scatter_gather_matrix.KNOWN])
 
 
+_DRAWS = {f"generator_ranges/{n}" for n in ("randint/tensor_1d_high",)}  # random values: shapes and dtypes only
+
+
 @pytest.mark.parametrize("name", sorted(CPP_FIXED))
 def test_fixed_in_cpp(name, device):
-    assert_matches_pytorch(CPP_FIXED[name], device)
+    assert_matches_pytorch(CPP_FIXED[name], device, shape_only=name in _DRAWS)
 
 
 FLOATING_BOUNDS = {
