@@ -266,14 +266,9 @@ FACTORY_BOUNDS = {
 }
 CASES.update({k: v if isinstance(v, Case) else S(v) for k, v in FACTORY_BOUNDS.items()})
 
-_OVERLOADS = ("C++ (python/src/random.cpp, through parser_errors.cpp's refuse_as_invalid_combination): rand, randn, "
-              "randint, bernoulli, normal(Tensor, Tensor) and random_(to) have several overloads in PyTorch, so a "
-              "generator of another type is its 'received an invalid combination of arguments - got (...)' listing; "
-              "tandem says \"argument 'generator' must be torch.Generator, not int\" (random_(to)'s listing ends "
-              "'generator=int, )' where PyTorch's ends 'generator=int)')")
-_TENSOR_NAME = ("C++ (python/src/random.cpp): uniform_, normal_, normal(float, float), multinomial and poisson name a "
-                "tensor given as generator 'torch._C.Tensor' where PyTorch's parser says 'Tensor' (exponential_ and "
-                "the other fills say 'Tensor')")
+# A generator of another type is PyTorch's invalid-combination listing for rand, randn, randint, bernoulli, bernoulli_,
+# normal and random_, and names a tensor "Tensor" for the others, since session 45 (python/src/random.cpp
+# to_generator with the registered overloads; python/tandem/_random_fills.py for random_).
 _METACLASS = ("a class given as generator is named by its metaclass: PyTorch's Generator class is a "
               "CustomClassBaseMeta, tandem's a nanobind nb_type (the type of the type differs by design)")
 _DEVICE_LIST = "tandem lists the device types it has (cpu, cuda, meta), PyTorch its twenty"
@@ -282,13 +277,7 @@ _DEVICE_LIST = "tandem lists the device types it has (cpu, cuda, meta), PyTorch 
 # random_'s floating bounds (src/ops/random.cpp, floating_random_bounds) are checked for randint too.
 KNOWN = {}
 for _s in SAMPLERS:
-    for _b in BAD_GENERATORS:
-        if _b == "class":
-            KNOWN[f"{_s}/generator_class"] = _METACLASS
-        elif _s in ("rand", "randn", "randint", "bernoulli", "normal_tensors", "random_to", "bernoulli_"):
-            KNOWN[f"{_s}/generator_{_b}"] = _OVERLOADS
-        elif _b == "tensor" and _s in ("uniform_", "normal_", "normal_floats", "multinomial", "poisson"):
-            KNOWN[f"{_s}/generator_{_b}"] = _TENSOR_NAME
+    KNOWN[f"{_s}/generator_class"] = _METACLASS
 KNOWN.update({
     "Generator/device_bad": _DEVICE_LIST, "Generator/device_upper": _DEVICE_LIST,
     "Generator/device_bytes": "C++ (python/src device argument parsing): PyTorch's parser reads bytes as a device "

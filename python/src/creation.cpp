@@ -58,6 +58,10 @@ struct Inference {
 
   void leaf(nb::handle h, size_t depth) {
     DType d;
+    // (PyTorch refuses a str or bytes given as the data itself before reading anything)
+    TANDEM_CHECK(depth != 0 || !(PyUnicode_Check(h.ptr()) || PyBytes_Check(h.ptr())), Type,
+                 "new(): invalid data type '", Py_TYPE(h.ptr())->tp_name,
+                 "'\nhint: tensor() takes numbers; convert the string first");
     if (!infer && !is_tensor(h) && !PyUnicode_Check(h.ptr())) {
       any_leaf = true;
       return;
@@ -125,7 +129,19 @@ struct Inference {
       tensor_rows(as_tensor_ref(h), depth);
       return;
     }
+    if (!infer && depth < shape.size() && PyUnicode_Check(h.ptr())) {
+      // With a dtype given PyTorch reads a str where a row belongs as its characters, each a str of length 1
+      // (the store then refuses them as numbers).
+      int64_t n = PyUnicode_GetLength(h.ptr());
+      for (size_t d = depth; d < shape.size() && n > 0; ++d, n = 1)
+        TANDEM_CHECK(shape[d] == n, Value, "expected sequence of length ", shape[d], " at dim ", d, " (got ",
+                     n, ")");
+      any_leaf = true;
+      return;
+    }
     if (!is_sequence(h)) {
+      // A str where a row belongs: PyTorch's type inference refuses it before any length is compared.
+      if (infer && depth < shape.size() && PyUnicode_Check(h.ptr())) return leaf(h, depth);
       // A number (or a 0-d tensor) where a sequence belongs is PyTorch's TypeError; a sequence of another
       // kind (a NumPy array, which the caller's fallback reads) its ValueError.
       const bool number = !PySequence_Check(h.ptr()) || (is_tensor(h) && as_tensor_ref(h).dim() == 0);

@@ -198,6 +198,11 @@ const std::vector<ParserSignature>& register_parser_signatures(const char* fn,
   return registered_signatures()[fn] = std::move(signatures);
 }
 
+const std::vector<ParserSignature>* registered_parser_signatures(const char* fn) {
+  const auto found = registered_signatures().find(fn);
+  return found == registered_signatures().end() ? nullptr : &found->second;
+}
+
 nb::object parser_signatures(const std::string& fn) {
   const auto found = registered_signatures().find(fn);
   if (found == registered_signatures().end()) return nb::none();

@@ -63,6 +63,9 @@ void defer_argument_position(const char* fn, const char* arg);
 PyObject* explain_refused_call(PyObject* function, PyObject* const* args, size_t nargsf, PyObject* kwnames,
                                PyObject* method_name);
 
+// The overloads registered for `fn`, or null.
+const std::vector<ParserSignature>* registered_parser_signatures(const char* fn);
+
 // The overloads registered for `fn` as [(params, keyword-only text or None)], or None
 // (_C._parser_signatures).
 nb::object parser_signatures(const std::string& fn);

@@ -23,10 +23,48 @@ namespace {
 
 Generator* to_generator(nb::handle h, const char* fn) {
   if (h.is_none()) return nullptr;
-  TANDEM_CHECK(nb::isinstance<Generator>(h), Type, fn,
-               "(): argument 'generator' must be tandem.Generator, not ", nb::inst_name(h).c_str(),
-               "\nhint: pass a tandem.Generator() or leave generator=None");
+  if (!nb::isinstance<Generator>(h)) {
+    // A function with several overloads in PyTorch (registered below): its listing of them, worded from the
+    // call.
+    if (const std::vector<ParserSignature>* overloads = registered_parser_signatures(fn))
+      refuse_as_invalid_combination(fn, *overloads, "generator", h, "torch.Generator");
+    TANDEM_THROW(Type, fn, "(): argument 'generator' must be tandem.Generator, not ", parser_type_name(h),
+                 "\nhint: pass a tandem.Generator() or leave generator=None");
+  }
   return nb::inst_ptr<Generator>(h);
+}
+
+// PyTorch's overloads of the draws whose generator= its parser checks by listing them (the factories have one
+// overload with a generator and one without).
+void register_draw_signatures() {
+  constexpr const char* kFactoryTail =
+      "Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
+      "bool "
+      "pin_memory = False, bool requires_grad = False";
+  static const std::string with_generator = std::string("*, torch.Generator generator, ") + kFactoryTail;
+  static const std::string without_generator = std::string("*, ") + kFactoryTail;
+  for (const char* fn : {"rand", "randn"})
+    register_parser_signatures(fn, {{{"tuple of ints size"}, with_generator.c_str()},
+                                    {{"tuple of ints size"}, without_generator.c_str()}});
+  register_parser_signatures("randint",
+                             {{{"int high", "tuple of ints size"}, with_generator.c_str()},
+                              {{"int high", "tuple of ints size"}, without_generator.c_str()},
+                              {{"int low", "int high", "tuple of ints size"}, with_generator.c_str()},
+                              {{"int low", "int high", "tuple of ints size"}, without_generator.c_str()}});
+  register_parser_signatures("randperm",
+                             {{{"int n"}, with_generator.c_str()}, {{"int n"}, without_generator.c_str()}});
+  register_parser_signatures("bernoulli",
+                             {{{"Tensor input"}, "*, torch.Generator generator = None, Tensor out = None"},
+                              {{"Tensor input", "float p"}, "*, torch.Generator generator = None"}});
+  register_parser_signatures("bernoulli_", {{{"Tensor p"}, "*, torch.Generator generator = None"},
+                                            {{"float p = 0.5"}, "*, torch.Generator generator = None"}});
+  static const std::string normal_factory =
+      std::string("*, torch.Generator generator = None, ") + kFactoryTail;
+  register_parser_signatures(
+      "normal", {{{"Tensor mean", "Tensor std"}, "*, torch.Generator generator = None, Tensor out = None"},
+                 {{"Tensor mean", "float std = 1"}, "*, torch.Generator generator = None, Tensor out = None"},
+                 {{"float mean", "Tensor std"}, "*, torch.Generator generator = None, Tensor out = None"},
+                 {{"float mean", "float std", "tuple of ints size"}, normal_factory.c_str()}});
 }
 
 double float_arg(nb::handle h, const char* fn, const char* arg) {
@@ -80,6 +118,7 @@ void check_draw_out(std::string_view name, nb::handle out) {
 }  // namespace
 
 void init_random(nb::module_& m) {
+  register_draw_signatures();
   init_generator(m);
   init_factories(m);
 
@@ -222,27 +261,14 @@ void init_random(nb::module_& m) {
       "randperm",
       [](int64_t n, nb::handle generator, nb::handle dtype_arg, nb::handle device, bool requires_grad,
          nb::handle out, nb::handle layout, bool pin_memory) {
-        // A generator of another type: PyTorch's parser has two overloads (with and without one), so its
-        // listing of both (worded from the call by the wrapper).
-        if (!generator.is_none() && !nb::isinstance<Generator>(generator))
-          refuse_as_invalid_combination(
-              "randperm",
-              {{{"int n"},
-                "*, torch.Generator generator, Tensor out = None, torch.dtype dtype = None, torch.layout "
-                "layout = "
-                "None, torch.device device = None, bool pin_memory = False, bool requires_grad = False"},
-               {{"int n"},
-                "*, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device "
-                "device = "
-                "None, bool pin_memory = False, bool requires_grad = False"}},
-              "generator", generator, "torch.Generator");
+        // A generator of another type: PyTorch's listing of its two overloads (to_generator), first.
+        Generator* gen = to_generator(generator, "randperm");
         check_dense_layout(layout, "randperm");
         check_factory_out("aten::randperm", out);
         nb::object dtype = dtype_or_out(dtype_arg, out);
         DType d = dtype.is_none() ? DType::Int64 : to_dtype(dtype);
         check_requires_grad(requires_grad, d);
-        Tensor t = randperm(n, d, device_or_default(device_or_out(device, out)),
-                            to_generator(generator, "randperm"));
+        Tensor t = randperm(n, d, device_or_default(device_or_out(device, out)), gen);
         return into_out("randperm", with_requires_grad(pinned_if(t, pin_memory), requires_grad), out, {});
       },
       nb::arg("n"), nb::kw_only(), nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(),

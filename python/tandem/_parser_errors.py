@@ -130,10 +130,14 @@ def _registered_overloads(name, method):
     (python/src/parser_errors.h, register_parser_signatures), as lists of _Param; a method's without input and out.
     PyTorch's "tuple of ints" dims there take one int too (its int[1]); None when none are registered."""
     registered = _C._parser_signatures(name)
-    if registered is None:
-        return None
+    return None if registered is None else _parsed_signatures(registered, method)
+
+
+def _parsed_signatures(signatures, method=False):
+    """[(params, keyword-only text or None)] in PyTorch's printed form ("Tensor input", "*, bool keepdim =
+    False") as lists of _Param."""
     overloads = []
-    for params, keyword_only in registered:
+    for params, keyword_only in signatures:
         parsed, after_star = [], False
         for entry in list(params) + (keyword_only.split(", ") if keyword_only else []):
             if entry == "*":
@@ -148,6 +152,27 @@ def _registered_overloads(name, method):
                                  default if has_default else None, check))
         overloads.append(parsed)
     return overloads
+
+
+def refusal(name, signatures, args, kwargs):
+    """PyTorch's parser error for a call of `name` (a Python-level function or method, args without self) that none
+    of its overloads `signatures` (in PyTorch's printed form) takes: the one plausible overload's own error, or
+    the "received an invalid combination of arguments" listing."""
+    return _refusal(name, _parsed_signatures(signatures), args, kwargs, pytorch_overloads=True)
+
+
+def _refusal(name, overloads, args, kwargs, pytorch_overloads=False):
+    # PyTorch's parser raises the specific error when one overload alone takes this many arguments
+    count = len(args) + len(kwargs)
+    plausible = [p for p in overloads if sum(not q.optional for q in p) <= count <= len(p)]
+    if len(overloads) == 1 or len(plausible) == 1:
+        return _explain_one(name, (plausible or overloads)[0], args, kwargs)
+    # tandem's bindings have overloads where PyTorch's function has one signature (add's alpha forms): a keyword
+    # none of them knows is PyTorch's "unexpected keyword argument"
+    unknown = [k for k in kwargs if not any(k == q.name for p in overloads for q in p)]
+    if unknown and not pytorch_overloads:
+        return f"{name}() got an unexpected keyword argument '{unknown[0]}'"
+    return _invalid_combination(name, overloads, args, kwargs)
 
 
 def _signatures(function, name, method):
@@ -271,19 +296,10 @@ def message(function, args, kwargs, method_name, refused):
             return (f"descriptor '{method_name}' for 'torch._C.TensorBase' objects doesn't apply to a "
                     f"'{_type_name(args[0])}' object")
         args = args[1:]
-    overloads = _signatures(function, name, method_name is not None)
+    registered = _registered_overloads(name, method_name is not None)
+    overloads = registered or _overloads(function)
     if not overloads:
         return None
     if method_name is not None and "out" not in kwargs:  # PyTorch's methods list no out=
         overloads = [[p for p in params if p.name != "out"] for params in overloads]
-    # PyTorch's parser raises the specific error when one overload alone takes this many arguments
-    count = len(args) + len(kwargs)
-    plausible = [p for p in overloads if sum(not q.optional for q in p) <= count <= len(p)]
-    if len(overloads) == 1 or len(plausible) == 1:
-        return _explain_one(name, (plausible or overloads)[0], args, kwargs)
-    # tandem's bindings have overloads where PyTorch's function has one signature (add's alpha forms): a keyword
-    # none of them knows is PyTorch's "unexpected keyword argument"
-    unknown = [k for k in kwargs if not any(k == q.name for p in overloads for q in p)]
-    if unknown:
-        return f"{name}() got an unexpected keyword argument '{unknown[0]}'"
-    return _invalid_combination(name, overloads, args, kwargs)
+    return _refusal(name, overloads, args, kwargs, pytorch_overloads=registered is not None)

@@ -4,7 +4,7 @@ default range per dtype). The core's own uniform_, normal_ and bernoulli_ get th
 (_graph_aware_fill)."""
 import math
 
-from . import _C
+from . import _C, _parser_errors
 from ._compositions import _name
 
 
@@ -107,7 +107,13 @@ _INT_RANGE = {"uint8": (0, 255), "int8": (-128, 127), "int16": (-2 ** 15, 2 ** 1
               "uint16": (0, 2 ** 16 - 1), "uint32": (0, 2 ** 32 - 1), "uint64": (0, 2 ** 63 - 1)}
 
 
+_RANDOM_SIGNATURES = [([], "*, torch.Generator generator = None"),
+                      (["int from", "int to"], "*, torch.Generator generator = None"),
+                      (["int to"], "*, torch.Generator generator = None")]
+
+
 def _random_args(args, kwargs):
+    given = dict(kwargs)  # the call's keywords, as PyTorch's messages list them
     generator = kwargs.get("generator")
     if generator is None or isinstance(generator, _C.Generator):
         kwargs.pop("generator", None)  # a generator of another type is reported with the arguments below
@@ -115,12 +121,7 @@ def _random_args(args, kwargs):
                                       for a in args if a is not None) or (len(args) == 1 and args[0] is None):
         if len(args) > 2:
             raise TypeError(f"random_() takes 2 positional arguments but {len(args)} were given")
-        # PyTorch's wording: positionals joined by ", ", each keyword followed by ", ".
-        got = ", ".join(type(a).__name__ for a in args) + (", " if args and kwargs else "") + \
-            "".join(f"{k}={type(v).__name__}, " for k, v in kwargs.items())
-        raise TypeError(f"random_() received an invalid combination of arguments - got ({got}), but expected one "
-                        "of:\n * (*, torch.Generator generator = None)\n * (int from, int to, *, torch.Generator "
-                        "generator = None)\n * (int to, *, torch.Generator generator = None)\n")
+        raise TypeError(_parser_errors.refusal("random_", _RANDOM_SIGNATURES, args, given))
     if any(a is not None and not -2 ** 63 <= a < 2 ** 63 for a in args):
         raise ValueError("Overflow when unpacking long long")  # PyTorch's parser reads int64 arguments
     if not args:

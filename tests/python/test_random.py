@@ -297,8 +297,14 @@ def test_errors_match_torch(call, exc, msg):
 
 
 def test_generator_argument_errors():
-    with pytest.raises(TypeError, match="argument 'generator' must be tandem.Generator, not int"):
+    # rand has two overloads in PyTorch (with and without a generator): its listing of both
+    with pytest.raises(TypeError, match=r"^rand\(\) received an invalid combination of arguments - got \(int, "
+                                        r"generator=int\), but expected one of:\n \* \(tuple of ints size, \*, "
+                                        r"torch.Generator generator, Tensor out = None"):
         tandem.rand(2, generator=3)
+    # uniform_ has one: its own error, the type named as PyTorch names it
+    with pytest.raises(TypeError, match="^uniform_\\(\\): argument 'generator' must be tandem.Generator, not Tensor"):
+        tandem.ones(2).uniform_(generator=tandem.ones(1))
 
 
 # ---- multinomial ----
