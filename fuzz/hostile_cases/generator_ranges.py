@@ -280,8 +280,6 @@ for _s in SAMPLERS:
     KNOWN[f"{_s}/generator_class"] = _METACLASS
 KNOWN.update({
     "Generator/device_bad": _DEVICE_LIST, "Generator/device_upper": _DEVICE_LIST,
-    "Generator/device_bytes": "C++ (python/src device argument parsing): PyTorch's parser reads bytes as a device "
-                              "string (Generator(device=b'cpu') works); tandem refuses bytes",
     "Generator/device_cpu_1": "C++ (src/core/device.cpp, python/src/dtype_device.cpp): tandem refuses a CPU device "
                               "index other than 0 everywhere ('CPU device index must be -1 or zero, got 1'); PyTorch "
                               "2.15 takes torch.device('cpu:1') (its tensors land on 'cpu')",

@@ -74,8 +74,9 @@ void init_generator(nb::module_& m) {
               TANDEM_CHECK(args.size() == 0, Type, "Generator() got multiple values for argument 'device'");
               device = value;
             }
-            // PyTorch's parser takes a device, a str or an int (an ordinal) here.
-            TANDEM_CHECK(device.is_none() || PyUnicode_Check(device.ptr()) || PyLong_Check(device.ptr()) ||
+            // PyTorch's parser takes a device, a str (or UTF-8 bytes) or an int (an ordinal) here.
+            TANDEM_CHECK(device.is_none() || PyUnicode_Check(device.ptr()) || PyBytes_Check(device.ptr()) ||
+                             PyLong_Check(device.ptr()) ||
                              nb::isinstance(device, nb::module_::import_("tandem._C").attr("device")),
                          Type, "Generator(): argument 'device' must be torch.device, not ",
                          Py_TYPE(device.ptr())->tp_name);

@@ -69,11 +69,16 @@ void register_draw_signatures() {
 
 double float_arg(nb::handle h, const char* fn, const char* arg) {
   Scalar s;
-  if (is_tensor(h))
+  if (is_tensor(h)) {
     s = item(as_tensor_ref(h));
-  else
-    TANDEM_CHECK(to_scalar(h, s), Type, fn, "(): argument '", arg, "' must be float, not ",
-                 nb::inst_name(h).c_str());
+  } else if (!to_scalar(h, s)) {
+    // A draw with several overloads in PyTorch (registered): its listing; otherwise the argument's own error,
+    // with PyTorch's "(position n)" added by the wrapper for a positional one.
+    if (const std::vector<ParserSignature>* overloads = registered_parser_signatures(fn))
+      refuse_as_invalid_combination(fn, *overloads, arg, h, "float");
+    defer_argument_position(fn, arg);
+    TANDEM_THROW(Type, fn, "(): argument '", arg, "' must be float, not ", parser_type_name(h));
+  }
   return s.to_double();
 }
 

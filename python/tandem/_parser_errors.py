@@ -286,6 +286,8 @@ def message(function, args, kwargs, method_name, refused):
     name = getattr(function, "__name__", None)
     if not isinstance(name, str):
         return None
+    if not hasattr(function, "__nb_signature__"):  # a Python wrapper of a binding (_random_fills' fills)
+        function = getattr(function, "__wrapped__", function)
     if not refused.startswith(f"{name}(): incompatible function arguments"):
         # a function called inside this one refused its arguments, or the binding worded its own error
         return _with_position(function, name, args, kwargs, method_name, refused)

@@ -226,6 +226,7 @@ def _graph_aware_fill(name):
 
     fill.__name__ = fill.__qualname__ = name
     fill.__doc__ = native.__doc__
+    fill.__wrapped__ = native  # its signature, for the parser errors of a refused call (_parser_errors.message)
     return fill
 
 

@@ -241,7 +241,8 @@ def test_needs_cpp(name):
 # to float16 returned inf), warned past 2^digits; the values drawn with the moved bounds are PyTorch's. x[True] = v
 # is a basic write (the value converted); gather/scatter take an empty 1-d index whatever self's rank.
 CPP_FIXED = fixed_cases(
-    [(generator_ranges, name) for name in ("randint/float16_high", "randint/tensor_1d_high")] +
+    [(generator_ranges, name) for name in ("randint/float16_high", "randint/tensor_1d_high",
+                                           "Generator/device_bytes")] +
     [(generator_ranges, f"{s}/generator_{b}") for s in generator_ranges.SAMPLERS for b in generator_ranges.BAD_GENERATORS
      if b != "class" and f"{s}/generator_{b}" in generator_ranges.CASES] +
     [(advanced_indexing, f"setitem/bool_true/{v}") for v in ("tensor_int64", "tensor_bad_broadcast")] +

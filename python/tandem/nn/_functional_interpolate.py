@@ -166,15 +166,19 @@ def _is_size_integer(v):
     return isinstance(v, numbers.Integral) and not isinstance(v, bool)
 
 
+def _upsample_kernel(mode, dim, antialias):
+    """The name of PyTorch's upsample kernel for `mode`, as its parser errors name it, and whether it takes
+    align_corners (every mode but the nearest ones)."""
+    if mode in ("nearest", "nearest-exact"):
+        return f"{'_upsample_nearest_exact' if mode == 'nearest-exact' else 'upsample_nearest'}{dim}d", False
+    return f"{'_' if antialias else ''}upsample_{mode}{dim}d{'_aa' if antialias else ''}", True
+
+
 def _refuse_tensor_scales(mode, dim, antialias, scale_factor):
     """PyTorch's TypeError for tensor scale factors that reach its kernel (without recompute_scale_factor): the
     kernel's parser takes floats only, and names the kernel and the argument types it got."""
-    if mode in ("nearest", "nearest-exact"):
-        kernel = f"{'_upsample_nearest_exact' if mode == 'nearest-exact' else 'upsample_nearest'}{dim}d"
-        got = "Tensor, NoneType"
-    else:
-        kernel = f"{'_' if antialias else ''}upsample_{mode}{dim}d{'_aa' if antialias else ''}"
-        got = "Tensor, NoneType, bool"
+    kernel, aligned = _upsample_kernel(mode, dim, antialias)
+    got = "Tensor, NoneType, bool" if aligned else "Tensor, NoneType"
     given = type(scale_factor).__name__ if isinstance(scale_factor, (list, tuple)) else "list"
     raise TypeError(f"{kernel}() received an invalid combination of arguments - got ({got}, {given}), but expected "
                     "one of:\nhint: give the scale factors as Python floats, e.g. float(scale)")
@@ -191,12 +195,8 @@ def _refuse_size_arguments(mode, dim, antialias, output_size):
                             "hint: the scale factor makes an output size past int64; give a smaller scale_factor")
         raise TypeError(f"adaptive_avg_pool{dim}d(): argument 'output_size' (position 2) must be tuple of ints, but "
                         f"found element of type {type(output_size[pos]).__name__} at pos {pos}")
-    if mode in ("nearest", "nearest-exact"):
-        kernel = f"{'_upsample_nearest_exact' if mode == 'nearest-exact' else 'upsample_nearest'}{dim}d"
-        got = "Tensor, list, NoneType"
-    else:
-        kernel = f"{'_' if antialias else ''}upsample_{mode}{dim}d{'_aa' if antialias else ''}"
-        got = "Tensor, list, bool, NoneType"
+    kernel, aligned = _upsample_kernel(mode, dim, antialias)
+    got = "Tensor, list, bool, NoneType" if aligned else "Tensor, list, NoneType"
     raise TypeError(f"{kernel}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
                     "hint: give the size as ints, e.g. size=int(n)")
 
