@@ -201,8 +201,9 @@ _COMPLEX_FILL = ("C++ (the setitem scalar path): a complex scalar written into a
                  "'index_fill_(): Converting complex Scalar to non-complex type is not supported' (masked_fill_'s "
                  "'only supports boolean masks' first for a uint8 mask); tandem's scalar conversion says 'value "
                  "cannot be converted to type float without overflow'")
-_COMPLEX_AT = ("bool_mask_0d", "cpu_index", "int64_max", "list_floats", "list_ints", "long_1d", "long_2d", "long_empty",
-               "long_negative", "long_negative_past", "long_past", "numpy_array", "uint8_as_mask")
+# A complex scalar through one index tensor is index_fill_'s refusal since session 45 (python/src/indexing.cpp); left:
+# a 0-d bool mask and a uint8 mask (masked_fill_'s "only supports boolean masks" first).
+_COMPLEX_AT = ("bool_mask_0d", "uint8_as_mask")
 KNOWN = {}
 for _name in CASES:
     parts = _name.split("/")

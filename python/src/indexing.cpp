@@ -308,6 +308,12 @@ void tensor_setitem(const Tensor& self, nb::handle index, nb::handle value) {
   if (index.ptr() == Py_True) return assign_view(self, unsqueeze(self, 0), value);
   Parsed p = IndexParser(self).parse(index);
   if (!p.advanced) return assign_view(self, p.view, value);
+  // A number through one index tensor is PyTorch's index_fill_, which refuses a complex number for a real
+  // tensor before converting it.
+  TANDEM_CHECK(
+      !(p.advanced_items == 1 && !p.lone_mask && PyComplex_Check(value.ptr()) && !is_complex(self.dtype())),
+      Runtime, "index_fill_(): Converting complex Scalar to non-complex type is not supported",
+      "\nhint: write value.real, or make the tensor complex");
   Tensor v = value_tensor(p.view, value);
   // PyTorch fills through masked_fill_ when one mask takes a one-element value, and that refuses uint8.
   TANDEM_CHECK(!(p.lone_uint8_mask && v.numel() == 1), Runtime,

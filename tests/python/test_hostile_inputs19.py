@@ -246,6 +246,9 @@ CPP_FIXED = fixed_cases(
     [(generator_ranges, f"{s}/generator_{b}") for s in generator_ranges.SAMPLERS for b in generator_ranges.BAD_GENERATORS
      if b != "class" and f"{s}/generator_{b}" in generator_ranges.CASES] +
     [(advanced_indexing, f"setitem/bool_true/{v}") for v in ("tensor_int64", "tensor_bad_broadcast")] +
+    [(advanced_indexing, f"setitem/{i}/complex_scalar") for i in (
+        "cpu_index", "int64_max", "list_floats", "list_ints", "long_1d", "long_2d", "long_empty", "long_negative",
+        "long_negative_past", "long_past", "numpy_array")] +
     [(scatter_gather_matrix, name) for name in sorted(scatter_gather_matrix.CASES)
      if "/empty_1d/" in name and name not in scatter_gather_matrix.KNOWN])
 
