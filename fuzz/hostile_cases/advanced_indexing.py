@@ -216,7 +216,6 @@ for _name in CASES:
                         "FAILED ... please report a bug to PyTorch'); tandem writes the values over the whole tensor, "
                         "as x[()] = v does")
     elif parts[0] == "index_put_" and parts[-1] == "acc_True" and (
-            parts[1] in ("bool_mask_wrong", "float", "too_many") and parts[2] in ("float64", "int64") or
             parts[1] in ("past", "negative_past") and parts[2] in ("per_index", "wrong")):
         KNOWN[_name] = _PUT_ORDER
     elif parts[0] == "index_put_" and parts[1] in ("past", "negative_past") and parts[2] == "wrong":
@@ -224,14 +223,15 @@ for _name in CASES:
     elif (parts[0] == "setitem" and parts[2] == "complex_scalar" or _name == "setitem_int/uint8_as_mask/nan") and \
             parts[1] in _COMPLEX_AT:
         KNOWN[_name] = _COMPLEX_FILL
-    elif parts[0] == "setitem" and parts[2] == "tensor_int64" and parts[1] in (
-            "complex", "float", "float_0d", "int16", "int8", "requires_grad_index", "two_tensors_mismatch"):
+    elif parts[0] == "setitem" and parts[2] == "tensor_int64" and parts[1] == "two_tensors_mismatch":
         KNOWN[_name] = _PUT_ORDER
     elif parts[0] == "setitem" and parts[2] == "tensor_bad_broadcast" and parts[1] in (
             "int64_max", "long_negative_past", "long_past"):
         KNOWN[_name] = _PUT_ORDER
 # x[True] = v (the value converted, copy_'s broadcast words) is PyTorch's basic write since session 45
-# (python/src/indexing.cpp).
+# (python/src/indexing.cpp), and index_put_/setitem check the indices' dtypes, masks and count before the values'
+# dtype (src/ops/indexing.cpp); left in _PUT_ORDER: the broadcast of the indices against each other and of the
+# values against the result, which PyTorch checks before the range.
 for _v in ("list", "none", "str"):
     KNOWN[f"setitem/slice_step_negative/{_v}"] = (
         "C++ (Tensor.__setitem__, python/src): PyTorch converts the value first ('can't assign a list to a "

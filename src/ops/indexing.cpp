@@ -204,6 +204,8 @@ Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const 
     return autograd::inplace_with_grad(
         self, [&](const Tensor& before) { return index_put(before, indices, values, accumulate); });
   }
+  // The indices' dtypes, devices and count first, then the values' dtype, as PyTorch checks them.
+  const std::vector<Tensor> idx = expand_indices(self, indices);
   TANDEM_CHECK(values.dtype() == self.dtype(), Runtime,
                "Index put requires the source and destination dtypes match, got ", dtype_title(self.dtype()),
                " for the destination and ", dtype_title(values.dtype()), " for the source.");
@@ -214,7 +216,6 @@ Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const 
   if (op != IndexWriteOp::IndexPut)
     check_writeable_or_warn_expanded(self, op == IndexWriteOp::IndexFill ? "index_fill_" : "masked_fill_",
                                      "tensor[mask] = scalar");
-  const std::vector<Tensor> idx = expand_indices(self, indices);
   IndexPlan plan = plan_advanced(self, idx);
   // Values that alias self are read while self is written: take a copy first. A 0-dim value on another device
   // is copied to self's device, as an assignment t[i] = v copies it in; others are PyTorch's device error.

@@ -246,6 +246,10 @@ CPP_FIXED = fixed_cases(
     [(generator_ranges, f"{s}/generator_{b}") for s in generator_ranges.SAMPLERS for b in generator_ranges.BAD_GENERATORS
      if b != "class" and f"{s}/generator_{b}" in generator_ranges.CASES] +
     [(advanced_indexing, f"setitem/bool_true/{v}") for v in ("tensor_int64", "tensor_bad_broadcast")] +
+    [(advanced_indexing, f"index_put_/{i}/{dt}/acc_True") for i in ("bool_mask_wrong", "float", "too_many")
+     for dt in ("float64", "int64")] +
+    [(advanced_indexing, f"setitem/{i}/tensor_int64") for i in (
+        "complex", "float", "float_0d", "int16", "int8", "requires_grad_index")] +
     [(advanced_indexing, f"setitem/{i}/complex_scalar") for i in (
         "cpu_index", "int64_max", "list_floats", "list_ints", "long_1d", "long_2d", "long_empty", "long_negative",
         "long_negative_past", "long_past", "numpy_array")] +
