@@ -1,6 +1,7 @@
 """What the seventh sweep of real repositories run unchanged on tandem found (docs/compat.md, "Upstream
 repositories", "Seventh sweep"): each test is our own smallest form of one failure, checked against PyTorch."""
 import math
+import typing
 
 import pytest
 import torch
@@ -121,3 +122,50 @@ def test_fx_records_einsum_and_tensordot_as_pytorch():
         ("einsum", ("ij,jk->ik", "a", "b"), {}),
         ("einsum", ("a", "[0, 1]", "b", "[1, 2]"), {}),  # a Proxy is no Tensor: PyTorch takes the call as it came
         ("tensordot", ("a", "b"), {"dims": 1, "out": None})]
+
+
+# e3nn compiles modules with torch.jit.trace_module(mod, {"forward": [x, y]}): PyTorch's make_tuple takes any example
+# that is not a tensor or a dict as the sequence of arguments; tandem passed the list as the one argument.
+def _trace_module_calls(lib):
+    seen, hooked = [], []
+
+    class Pair(lib.nn.Module):
+        def forward(self, x, y=None):
+            seen.append((y is None, lib.jit.is_tracing()))
+            return x if y is None else x + y
+
+        def twice(self, x):
+            seen.append(("twice", lib.jit.is_tracing()))
+            return x * 2
+
+    m = Pair()
+    m.register_forward_hook(lambda module, args, out: hooked.append(len(args)))
+    ones = lib.ones(2)
+    for example in ([ones, ones], (ones, ones), [ones], ones):
+        assert lib.jit.trace_module(m, {"forward": example}, check_trace=False) is not None
+    lib.jit.trace_module(m, {"twice": [ones]}, check_trace=False)
+    return seen, hooked, lib.jit.is_tracing()
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+def test_trace_module_takes_a_list_example_as_the_arguments():
+    assert _trace_module_calls(tandem) == _trace_module_calls(torch)
+
+
+# e3nn's Extract builds an fx Graph whose output node is typed Tuple[Tensor, Tensor]: the generated forward named
+# `typing.Tuple` without `typing` among its globals (NameError). PyTorch makes each generic's origin a global.
+def _annotated_module(lib):
+    graph = lib.fx.Graph()
+    x = graph.placeholder("x", type_expr=lib.Tensor)
+    y = graph.placeholder("y", type_expr=typing.Optional[lib.Tensor])
+    z = graph.placeholder("z", type_expr=typing.List[int])
+    w = graph.placeholder("w", type_expr=dict[str, typing.Tuple[()]])
+    relu = graph.call_function(lib.relu, (x,), type_expr=lib.Tensor)
+    graph.output((relu, relu), type_expr=typing.Tuple[lib.Tensor, lib.Tensor])
+    module = lib.fx.GraphModule({}, graph)
+    out = module(lib.tensor([-1.0, 2.0]), None, [1], {})
+    return module.code, [t.tolist() for t in out], [n.type is None for n in graph.nodes]
+
+
+def test_fx_code_with_generic_annotations_runs():
+    assert _annotated_module(tandem) == _annotated_module(torch)
