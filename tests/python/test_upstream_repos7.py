@@ -169,3 +169,15 @@ def _annotated_module(lib):
 
 def test_fx_code_with_generic_annotations_runs():
     assert _annotated_module(tandem) == _annotated_module(torch)
+
+
+# e3nn's code-generation mixin checks isinstance(submodule, (fx.GraphModule, torch._dynamo.OptimizedModule)) when
+# a module is copied or pickled; tandem._dynamo had the class under eval_frame only.
+def test_dynamo_exports_optimized_module():
+    got = []
+    for lib in LIBS:
+        compiled = lib.compile(lib.nn.Linear(2, 2))
+        got.append((lib._dynamo.OptimizedModule is lib._dynamo.eval_frame.OptimizedModule,
+                    isinstance(compiled, lib._dynamo.OptimizedModule), "OptimizedModule" in dir(lib._dynamo),
+                    isinstance(lib.nn.Linear(2, 2), lib._dynamo.OptimizedModule)))
+    assert got[0] == got[1] == (True, True, True, False)
