@@ -36,6 +36,7 @@ def _keyword_form(positional, relevant, defaults):
         options.update(kwargs)
         return args[:relevant], args[:len(positional)], options
 
+    normalise.defaults = defaults
     return normalise
 
 
@@ -58,3 +59,13 @@ def normalised(public_api, relevant_args, args, kwargs):
     form = BY_FUNCTION.get(public_api)
     found = form(args, kwargs) if form is not None else None
     return (relevant_args, args, kwargs) if found is None else found
+
+
+def without_defaults(public_api, kwargs):
+    """kwargs less the options the normalised call filled in with their defaults: tandem's sparse tensors, whose
+    __torch_function__ is tandem's own machinery (PyTorch's do not dispatch), take the call as it was written."""
+    defaults = getattr(BY_FUNCTION.get(public_api), "defaults", None)
+    if not defaults or not kwargs:
+        return kwargs
+    return {k: v for k, v in kwargs.items() if k not in defaults or not (
+        v is defaults[k] or isinstance(v, (str, int, float)) and type(v) is type(defaults[k]) and v == defaults[k])}
