@@ -9,7 +9,7 @@ import inspect
 import sys
 import types
 
-from . import _C, _parser_errors, overrides
+from . import _C, _dispatch_forms, _parser_errors, overrides
 
 
 _WRAPPED = ("tandem", "tandem.linalg", "tandem.special", "tandem.fft")
@@ -228,6 +228,7 @@ def install(namespace):
                 functional[attr] = wrappers[id(fn)]
     functional_module = sys.modules["tandem.nn.functional"]  # the module, not its name, keys the overridable map
     overrides._overridable[functional_module] = overrides._overridable.pop("tandem.nn.functional", [])
+    _dispatch_forms.install(namespace)
     _wrap_tensor_methods()
     _C._set_torch_function_hooks(overrides._dispatch, overrides._disabled_torch_function_impl)
     _C._set_refused_call_hook(_parser_errors.message)

@@ -287,7 +287,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     x = input.unsqueeze(dim + 1)
     shape = list(x.shape)
     shape[dim + 1] = repeats
-    return x.expand(shape).flatten(dim, dim + 1)
+    # A copy, as PyTorch's (a row-major clone, flattened): flattening the expanded view alone can stay a view of
+    # the input (a size-1 dim, or repeats == 1), and writing into the result then wrote into the input (torchquad)
+    return x.expand(shape).clone(memory_format=_layouts.contiguous_format).flatten(dim, dim + 1)
 
 
 def roll(input, shifts, dims=None):

@@ -9,10 +9,11 @@ import sys as _sys
 
 from .compiler import disable, reset, list_backends, is_compiling, allow_in_graph  # noqa: F401
 from . import _dynamo_eval_frame as eval_frame  # noqa: F401  (eval_frame.OptimizedModule, what compile returns)
+from ._dynamo_eval_frame import OptimizedModule  # noqa: F401  (torch._dynamo.OptimizedModule: e3nn's isinstance)
 from ._dynamo_explain import explain  # noqa: F401  (no graphs: tandem compiles nothing)
 
 __all__ = ["disable", "reset", "list_backends", "is_compiling", "allow_in_graph", "mark_dynamic", "mark_static",
-           "config", "eval_frame", "explain", "assume_constant_result"]
+           "config", "eval_frame", "explain", "assume_constant_result", "OptimizedModule"]
 
 
 def mark_dynamic(t, index, *, hint_override=None, min=None, max=None, specialize_on=None):

@@ -15,7 +15,7 @@ import types as pytypes
 import warnings
 import weakref
 
-from . import _C
+from . import _C, _dispatch_forms
 
 __all__ = [
     "get_ignored_functions", "get_overridable_functions", "get_testing_overrides", "handle_torch_function",
@@ -216,6 +216,10 @@ def _dispatch(public_api, function, relevant_args, args, kwargs):
                      _implements_torch_function(arg)]
     if not relevant_args and not _C._is_torch_function_mode_enabled():
         return function(*args, **kwargs)
+    if public_api in _dispatch_forms.BY_FUNCTION:  # einsum, tensordot, ...: the call as PyTorch's Python hands it
+        relevant_args, args, kwargs = _dispatch_forms.normalised(public_api, relevant_args, args, kwargs)
+        relevant_args = [arg for arg in relevant_args if not _is_foreign_tensor(type(arg)) and
+                         _implements_torch_function(arg)]
     result, mode, overloaded = _try_handlers(public_api, relevant_args, args, kwargs)
     if result is not NotImplemented:
         # x[i] = v is a statement: PyTorch's __setitem__ answers None whatever a handler returned

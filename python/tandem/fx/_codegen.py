@@ -4,6 +4,8 @@ writes. tandem's functions are written as ``torch.X`` and the code runs with ``t
 import builtins
 import enum
 import math
+import types
+import typing
 from dataclasses import dataclass, field
 
 import tandem
@@ -12,6 +14,9 @@ from ._namespace import Namespace
 from ._naming import format_target, is_from_tandem, qualified_name, type_repr
 from .node import Node
 
+# The typing spelling of a pre-PEP 585 generic's origin (typing.List[int].__origin__ is list)
+_TYPING_ORIGINS = {list: typing.List, dict: typing.Dict, set: typing.Set, frozenset: typing.FrozenSet,
+                   tuple: typing.Tuple}
 # operator functions written as Python operators
 _BINARY = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//", "truediv": "/", "mod": "%", "pow": "**",
            "lshift": "<<", "rshift": ">>", "and_": "&", "or_": "|", "xor": "^", "matmul": "@", "eq": "==",
@@ -96,10 +101,28 @@ class _Writer:
         return name
 
     def type_text(self, t):
+        """An annotation that evaluates in the generated code: a generic (Tuple[Tensor, Tensor], Optional[int],
+        list[str]) as its origin, made a global as PyTorch's FX does (typing_Tuple), with its arguments."""
         if t is None:
             return ""
-        if isinstance(t, type) and t.__module__ not in ("builtins",) and t is not tandem.Tensor \
-                and not is_from_tandem(t):
+        if t == ():
+            return "()"  # Tuple[()]
+        if t is ...:
+            return "..."
+        if isinstance(t, types.UnionType):
+            origin = typing.Union
+        else:
+            origin = getattr(t, "__origin__", None)
+        if origin is not None:
+            if isinstance(t, typing._GenericAlias):  # typing.List[int]: written with typing.List, not list
+                origin = _TYPING_ORIGINS.get(origin, origin)
+            name = self.type_text(origin) if isinstance(origin, type) else self.add_global(repr(origin), origin)
+            args = typing.get_args(t)
+            return f"{name}[{','.join(self.type_text(arg) for arg in args)}]" if args else name
+        if isinstance(t, type) and t.__module__ == "builtins":
+            name = t.__qualname__
+            return name if getattr(builtins, name, None) is t else self.add_global(name, t)  # NoneType
+        if isinstance(t, type) and t is not tandem.Tensor and not is_from_tandem(t):
             return self.add_global(f"{t.__module__}.{t.__qualname__}", t)
         return type_repr(t)
 

@@ -22,6 +22,7 @@ from .._C import Tensor
 from ._overloads import _overload, _overload_method  # noqa: F401  (declarations only: see the module)
 from ._eager_names import *  # noqa: F401,F403  (Attribute, isinstance, fuser, ...: see the module)
 from ._eager_names import __all__ as _eager_names
+from ._eager_names import _example_tuple
 
 __all__ = ["script", "trace", "ignore", "unused", "export", "is_scripting", "is_tracing", "annotate", "Final",
            "script_if_tracing", "fork", "wait", "save", "load", "freeze", "optimize_for_inference", "ScriptModule",
@@ -131,10 +132,9 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
             raise RuntimeError("example_kwarg_inputs should be a dict")
         args, kwargs = (), example_kwarg_inputs
     else:
-        if builtins.isinstance(example_inputs, Tensor):
-            args = (example_inputs,)
-        else:  # PyTorch takes any other example as a sequence of arguments ('int' object is not iterable)
-            args = tuple(example_inputs)
+        # PyTorch's make_tuple: a tensor or dict is the one argument, any other example a sequence of arguments
+        # ('int' object is not iterable)
+        args = _example_tuple(example_inputs)
         kwargs = {}
     if not callable(func):
         raise RuntimeError("Could not get name of python class object")

@@ -135,16 +135,28 @@ def trace_module(mod, inputs, optimize=None, check_trace=True, check_inputs=None
                  strict=True, _force_outplace=False, _module_class=None, _compilation_unit=None,
                  example_inputs_is_kwarg=False, _store_inputs=True):
     """Runs each method named in `inputs` ({name: example args}) once, as PyTorch's trace does, and returns the
-    module (tandem records no graph)."""
+    module (tandem records no graph). "forward" goes through the module's call (its hooks run); the example
+    arguments take PyTorch's forms: a tensor or a dict is one argument, any other sequence (e3nn passes a list)
+    the arguments, a dict with example_inputs_is_kwarg the keyword arguments."""
+    from . import _trace_run
     if not _builtin_isinstance(inputs, dict):
         raise AttributeError("expected a dictionary of (method_name, input) pairs")
     for name, example in inputs.items():
-        method = getattr(mod, name)
-        if example_inputs_is_kwarg:
-            method(**example)
-        else:
-            method(*(example if _builtin_isinstance(example, tuple) else (example,)))
+        method = mod if name == "forward" else getattr(mod, name)
+        with _trace_run():
+            if _builtin_isinstance(example, dict) and example_inputs_is_kwarg:
+                method(**example)
+            else:
+                method(*_example_tuple(example))
     return mod
+
+
+def _example_tuple(example):
+    """PyTorch's make_tuple: the positional arguments an example input stands for."""
+    from .._C import Tensor
+    if _builtin_isinstance(example, (Tensor, dict)):
+        return (example,)
+    return example if _builtin_isinstance(example, tuple) else tuple(example)
 
 
 def run_frozen_optimizations(mod, optimize_numerics=True, preserved_methods=None):

@@ -10,7 +10,7 @@ things happens:
   tandem.add(dense, s) is s.__radd__(dense)): the method runs;
 - anything else raises PyTorch's NotImplementedError "Could not run 'aten::<op>' with arguments from the
   'SparseCPU' backend." with tandem's hint (what PyTorch says for an op without a sparse kernel)."""
-from .. import _C
+from .. import _C, _dispatch_forms
 from . import _join
 from ._base import _SparseBase, is_dense
 
@@ -90,6 +90,7 @@ def _as_method(func, args, kwargs):
 def torch_function(cls, func, types, args, kwargs):
     if not all(kind is Tensor or issubclass(kind, _SparseBase) for kind in types):
         return NotImplemented  # another type's __torch_function__ may know this call (a stand-in, a subclass)
+    kwargs = _dispatch_forms.without_defaults(func, kwargs)  # torch.norm(s) as written, not with out=None, ...
     if func in _aware():
         # The body itself, past the dispatching wrapper (calling func again would come back here); the dense ops
         # it runs on the parts still dispatch, so a sparse tensor that reached one would be refused, not read.
