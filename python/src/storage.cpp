@@ -28,7 +28,8 @@ void init_storage(nb::module_& m) {
   auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
 
   auto as_strided_fn = [](const Tensor& x, nb::handle size, nb::handle stride, nb::handle offset) {
-    return as_strided(x, to_shape(size, "as_strided"), to_shape(stride, "as_strided"), offset_arg(offset));
+    return tracked_view(
+        x, as_strided(x, to_shape(size, "as_strided"), to_shape(stride, "as_strided"), offset_arg(offset)));
   };
   tensor.def("as_strided", as_strided_fn, nb::arg("size"), nb::arg("stride"),
              nb::arg("storage_offset").none() = nb::none());

@@ -109,10 +109,10 @@ void init_views(nb::module_& m) {
       nb::arg("dim0").none() = nb::none(), nb::arg("dim1").none() = nb::none());
   tensor.def("swapaxes", transpose_fn, nb::arg("axis0"), nb::arg("axis1"));
   m.def("transpose", transpose_fn, nb::arg("input"), nb::arg("dim0"), nb::arg("dim1"));
-  tensor.def("t", [](const Tensor& x) { return t(x); });
-  m.def("t", [](const Tensor& x) { return t(x); });
-  tensor.def_prop_ro("T", [](const Tensor& x) { return matrix_T(x); });
-  tensor.def_prop_ro("mT", [](const Tensor& x) { return mT(x); });
+  tensor.def("t", [](const Tensor& x) { return tracked_view(x, t(x)); });
+  m.def("t", [](const Tensor& x) { return tracked_view(x, t(x)); });
+  tensor.def_prop_ro("T", [](const Tensor& x) { return tracked_view(x, matrix_T(x)); });
+  tensor.def_prop_ro("mT", [](const Tensor& x) { return tracked_view(x, mT(x)); });
   auto squeeze_fn = [](const Tensor& x, nb::handle dim) {
     if (dim.is_none()) return tracked_view(x, squeeze(x));
     if (is_tensor(dim) && as_tensor_ref(dim).dim() == 0)  // a 0-dim integer tensor is an int, as in PyTorch
@@ -136,7 +136,9 @@ void init_views(nb::module_& m) {
       "broadcast_to",
       [](const Tensor& x, nb::handle s) { return broadcast_to(x, to_shape(s, "broadcast_to")); },
       nb::arg("input"), nb::arg("size"));
-  auto narrow_fn = [](const Tensor& x, int64_t d, int64_t s, int64_t l) { return narrow(x, d, s, l); };
+  auto narrow_fn = [](const Tensor& x, int64_t d, int64_t s, int64_t l) {
+    return tracked_view(x, narrow(x, d, s, l));
+  };
   tensor.def("narrow", narrow_fn, nb::arg("dim"), nb::arg("start"), nb::arg("length"));
   m.def("narrow", narrow_fn, nb::arg("input"), nb::arg("dim"), nb::arg("start"), nb::arg("length"));
   // Tensor.select words its errors its own way (x[i], which also selects, keeps the core's message).
@@ -145,7 +147,7 @@ void init_views(nb::module_& m) {
     const int64_t size = x.sizes()[wrap_dim(d, x.dim())];
     TANDEM_CHECK(i >= -size && i < size, Index, "select(): index ", i, " out of range for tensor of size ",
                  x.shape_str(), " at dimension ", wrap_dim(d, x.dim()));
-    return select(x, d, i);
+    return tracked_view(x, select(x, d, i));
   };
   tensor.def("select", select_fn, nb::arg("dim"), nb::arg("index"));
   m.def("select", select_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"));

@@ -7,6 +7,7 @@
 #include "autograd/anomaly_mode.h"
 #include "autograd/type_names.h"
 #include "core/error.h"
+#include "core/memory_overlap.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -454,7 +455,9 @@ struct CopySlices final : Node {
   std::string name() const override { return "torch::autograd::CopySlices"; }
   std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
     GradModeGuard off(false);
-    Tensor g = clone(grads[0]);  // contiguous, base-shaped
+    // base-shaped and laid out as the base (dense, maybe permuted), so the view's geometry finds its region
+    Tensor g = empty_laid_out(grads[0].sizes(), base_strides, grads[0].dtype(), grads[0].device());
+    copy_(g, grads[0]);
     Tensor g_view = in_view_dtype(g, view_dtype);
     std::vector<Tensor> r(2);
     if (needs_input_grad(1)) r[1] = clone(region_of(g_view, sizes, strides, offset));
@@ -464,7 +467,7 @@ struct CopySlices final : Node {
     }
     return r;
   }
-  DimVector sizes, strides;
+  DimVector base_strides, sizes, strides;
   int64_t offset = 0;
   DType view_dtype = DType::Float32;
 };
@@ -474,11 +477,11 @@ struct AsStridedBackward final : Node {
   std::string name() const override { return "AsStridedBackward0"; }
   std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
     GradModeGuard off(false);
-    Tensor z = full(base_sizes, Scalar(0.0), base_dtype, grads[0].device());
+    Tensor z = fill_(empty_laid_out(base_sizes, base_strides, base_dtype, grads[0].device()), Scalar(0.0));
     copy_(region_of(in_view_dtype(z, grads[0].dtype()), sizes, strides, offset), grads[0]);
     return {z};
   }
-  DimVector base_sizes, sizes, strides;
+  DimVector base_sizes, base_strides, sizes, strides;
   int64_t offset = 0;
   DType base_dtype = DType::Float32;
 };
@@ -493,8 +496,8 @@ void track_view_write(const Tensor& base, const Tensor& view) {
   if (bm && bm->requires_grad) return;  // its views are recorded as ops
   // (A reference, not a Tensor: x[i] is among the hottest calls, and each copy is two atomic operations.)
   const IntrusivePtr<TensorImpl>& root = bm && bm->view_base ? bm->view_base : base.impl_ptr();
-  // CopySlices needs a contiguous base; otherwise check_inplace refuses the write before it happens.
-  if (!root->is_contiguous()) return;
+  // CopySlices needs a dense base; otherwise check_inplace refuses the write before it happens.
+  if (!root->is_contiguous() && !non_overlapping_and_dense(Tensor(root))) return;
   AutogradMeta& vm = view.impl()->ensure_autograd();
   if (vm.view_base) return;
   vm.view_base = root;
@@ -506,14 +509,20 @@ void track_view_write(const Tensor& base, const Tensor& view) {
 }
 
 namespace {
-bool contiguous_base(const Tensor& base) {
-  return base.is_contiguous() && base.strides() == contiguous_strides(base.sizes());
+// A base whose views' gradients CopySlices and AsStridedBackward can place: dense (every element once, maybe
+// in a permuted order: x.t().clone()), laid out again as the base for its gradient. A view of another dtype
+// (.real, view_as_complex) needs the row-major layout its reinterpretation assumes.
+bool dense_base(const Tensor& base, DType view_dtype) {
+  if (view_dtype != base.dtype())
+    return base.is_contiguous() && base.strides() == contiguous_strides(base.sizes());
+  return base.is_contiguous() || non_overlapping_and_dense(base);
 }
 
 // The view's history becomes "a region of its base's current value".
 void set_view_history_from_base(const Tensor& view, const Tensor& base) {
   auto as_strided = std::make_shared<AsStridedBackward>();
   as_strided->base_sizes = base.sizes();
+  as_strided->base_strides = base.strides();
   as_strided->sizes = view.sizes();
   as_strided->strides = view.strides();
   as_strided->offset = offset_in_base(view, base);
@@ -528,23 +537,25 @@ namespace {
 // a region of the base's new value (requires_grad, AsStridedBackward), as in PyTorch.
 void give_tracked_views_history(const Tensor& base, const Tensor& written) {
   const AutogradMeta* bm = base.impl()->autograd();
-  if (!bm || !contiguous_base(base)) return;
+  if (!bm) return;
   std::vector<Tensor> views;
   {
     std::lock_guard<SpinLock> lock(tracked_views_lock);
     for (const AutogradMeta* vm : bm->tracked_views)
       if (vm->tracked_self != written.impl()) views.emplace_back(IntrusivePtr<TensorImpl>(vm->tracked_self));
   }
-  for (const Tensor& view : views) set_view_history_from_base(view, base);
+  for (const Tensor& view : views)
+    if (dense_base(base, view.dtype())) set_view_history_from_base(view, base);
 }
 }  // namespace
 
 void rebase_view(const Tensor& view, const Tensor& result) {
   const Tensor base(view.impl()->autograd()->view_base);
-  TANDEM_CHECK(contiguous_base(base), NotImplemented,
+  TANDEM_CHECK(dense_base(base, view.dtype()), NotImplemented,
                "in-place operation on a view of a non-contiguous tensor that requires grad is not supported\n"
                "hint: call .contiguous() on the tensor before taking the view, or use the out-of-place op");
   auto copy_slices = std::make_shared<CopySlices>();
+  copy_slices->base_strides = base.strides();
   copy_slices->sizes = view.sizes();
   copy_slices->strides = view.strides();
   copy_slices->offset = offset_in_base(view, base);
@@ -559,9 +570,9 @@ void refresh_view_history(const Tensor& t) {
   if (!m || !m->view_base || !m->grad_fn || m->view_version == t.version()) return;
   // Written since its history was recorded (through the base or another view of it, e.g. b = a[1];
   // a.mul_(2)): its old grad_fn describes the old values. As PyTorch does, rebuild it from the base's current
-  // history. (A base that is not contiguous cannot be described by AsStridedBackward; its views keep theirs.)
+  // history. (A base that is not dense cannot be described by AsStridedBackward; its views keep theirs.)
   const Tensor base(m->view_base);
-  if (contiguous_base(base)) set_view_history_from_base(t, base);
+  if (dense_base(base, t.dtype())) set_view_history_from_base(t, base);
 }
 
 Tensor rebase_history(const Tensor& self, const Tensor& result) {
