@@ -157,9 +157,9 @@ def test_trace_module_takes_a_list_example_as_the_arguments():
 def _annotated_module(lib):
     graph = lib.fx.Graph()
     x = graph.placeholder("x", type_expr=lib.Tensor)
-    y = graph.placeholder("y", type_expr=typing.Optional[lib.Tensor])
-    z = graph.placeholder("z", type_expr=typing.List[int])
-    w = graph.placeholder("w", type_expr=dict[str, typing.Tuple[()]])
+    graph.placeholder("y", type_expr=typing.Optional[lib.Tensor])  # inputs the forward takes and ignores
+    graph.placeholder("z", type_expr=typing.List[int])
+    graph.placeholder("w", type_expr=dict[str, typing.Tuple[()]])
     relu = graph.call_function(lib.relu, (x,), type_expr=lib.Tensor)
     graph.output((relu, relu), type_expr=typing.Tuple[lib.Tensor, lib.Tensor])
     module = lib.fx.GraphModule({}, graph)
