@@ -190,10 +190,14 @@ void random(const Tensor& out, Generator& g, int64_t low, uint64_t range, bool o
     T* d = data<T>(out);
     const int64_t n = out.numel();
     const bool wide = !one_word && (range == 0 || range >= (uint64_t{1} << 28));
+    // A power-of-two range (random_()'s 2^31, 2^63, bool's 2) is a mask: the same value as %, without a
+    // division.
+    const uint64_t mask = range && (range & (range - 1)) == 0 ? range - 1 : 0;
     g.with_cpu_stream([&](Stream& s) {
       for (int64_t i = 0; i < n; ++i) {
         const uint64_t draw = wide ? s.random64() : s.random();
-        const int64_t v = static_cast<int64_t>(range ? draw % range + static_cast<uint64_t>(low) : draw);
+        const uint64_t in_range = mask ? draw & mask : range ? draw % range : draw;
+        const int64_t v = static_cast<int64_t>(range ? in_range + static_cast<uint64_t>(low) : draw);
         if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
           d[i] = T(static_cast<float>(v));
         else
