@@ -150,9 +150,7 @@ _CUDA_ONLY = ("cuda-only: a CPU index or source with a GPU tensor is refused (de
               "GPU this round: none was lent)")
 # An empty 1-d index whatever self's rank (gather's empty result, scatter's self as is) matches since session 45
 # (src/ops/gather.cpp, scatter_reduce.cpp).
-_WRAP = ("C++ (src/ops take_along_dim): PyTorch 2.15's take_along_dim with a dim wraps every index modulo the dim's "
-         "size (index 3 of a size-3 dim reads row 0, 2**63 - 1 reads row 1, -4 reads row 2; gather itself refuses); "
-         "tandem refuses them as gather does ('index 3 is out of bounds for dimension 0 with size 3')")
+# take_along_dim with a dim reads indices modulo the dim's size, as PyTorch 2.15, since session 45 (src/ops/gather.cpp).
 _SOURCE_CHECKS = ("C++ (src/ops index_add/index_copy/index_reduce front ends): PyTorch checks the source's rank "
                   "against dim first ('Dimension specified as 0 but tensor has no dimensions', 'index_add_(): "
                   "Indexing dim 1 is out of bounds of the source tensor with dim 0'; index_copy's 'When source is "
@@ -165,9 +163,6 @@ for _name in CASES:
     parts = _name.split("/")
     if (parts[1] == "cpu" or parts[-1] == "src_cpu") and _name != "take_along_dim/cpu/dim1":
         KNOWN[_name] = _CUDA_ONLY  # (take_along_dim broadcasts a (2, 4) index along dim 1 of a (3, 4) self first)
-    elif parts[0] == "take_along_dim" and (parts[1] in ("int64_max", "int64_min") or parts[1] in (
-            "past", "negative") and parts[2] == "dim0"):
-        KNOWN[_name] = _WRAP
     elif parts[1] == "ok" and parts[0] in ("index_add", "index_add_alpha", "index_copy", "index_reduce_prod") and (
             parts[-1] == "src_0d" or parts[-1] == "src_1d" and parts[2] == "dim1" and parts[0] != "index_copy"):
         KNOWN[_name] = _SOURCE_CHECKS

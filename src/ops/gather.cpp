@@ -208,8 +208,11 @@ Tensor take_along_dim(const Tensor& x, const Tensor& indices, std::optional<int6
   DimVector self_sizes = s.sizes();
   self_sizes[d] = i.sizes()[d];
   DimVector shape = broadcast_shapes(self_sizes, i.sizes());
-  const Tensor ib = expand(i, shape);
-  shape[d] = s.sizes()[d];
+  // PyTorch 2.15 reads the indices along a dim modulo its size (3 of a size-3 dim is row 0, -4 row 2);
+  // without a dim they stay checked (below, through gather).
+  const int64_t size = s.sizes()[d];
+  const Tensor ib = expand(size > 0 ? remainder(i, Scalar(size)) : i, shape);
+  shape[d] = size;
   Tensor out = gather(expand(s, shape), d, ib);
   return x.dim() == 0 ? reshape(out, indices.sizes()) : out;
 }

@@ -254,7 +254,9 @@ CPP_FIXED = fixed_cases(
         "cpu_index", "int64_max", "list_floats", "list_ints", "long_1d", "long_2d", "long_empty", "long_negative",
         "long_negative_past", "long_past", "numpy_array")] +
     [(scatter_gather_matrix, name) for name in sorted(scatter_gather_matrix.CASES)
-     if "/empty_1d/" in name and name not in scatter_gather_matrix.KNOWN])
+     if ("/empty_1d/" in name or name.startswith(("take_along_dim/int64_", "take_along_dim/past/",
+                                                   "take_along_dim/negative/")))
+     and name not in scatter_gather_matrix.KNOWN])
 
 
 _DRAWS = {f"generator_ranges/{n}" for n in ("randint/tensor_1d_high",)}  # random values: shapes and dtypes only
