@@ -284,6 +284,7 @@ def random_cases(n):
     serially, as PyTorch's kernels do: so neither uses a second thread); NumPy's column is its default PCG64
     generator, a different stream, for scale."""
     x, tx, nx = tandem.empty(n), torch.empty(n), np.empty(n, dtype=np.float32)
+    i, ti = tandem.empty(n, dtype=tandem.int32), torch.empty(n, dtype=torch.int32)
     rng = np.random.default_rng(0)
     return [
         case("uniform_ (1M f32)", "random", lambda: x.uniform_(-1, 1), lambda: tx.uniform_(-1, 1),
@@ -291,6 +292,9 @@ def random_cases(n):
         case("normal_ (1M f32)", "random", lambda: x.normal_(), lambda: tx.normal_(),
              lambda: rng.standard_normal(n, dtype=np.float32, out=nx)),
         case("bernoulli_(0.9) (1M f32)", "random", lambda: x.bernoulli_(0.9), lambda: tx.bernoulli_(0.9), None),
+        case("exponential_ (1M f32)", "random", lambda: x.exponential_(), lambda: tx.exponential_(),
+             lambda: rng.standard_exponential(n, dtype=np.float32, out=nx)),
+        case("random_() (1M i32)", "random", lambda: i.random_(), lambda: ti.random_(), None),
         case("randperm (100k)", "random", lambda: tandem.randperm(100_000), lambda: torch.randperm(100_000),
              lambda: rng.permutation(100_000)),
     ]

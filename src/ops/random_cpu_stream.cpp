@@ -240,20 +240,10 @@ void bernoulli(const Tensor& out, Generator& g, const Tensor& probs, bool float6
               [p](Stream& s, int64_t i) { return unit_uniform<float>(s) < static_cast<float>(p[i]); });
 }
 
-void double_draws(const Tensor& out, Generator& g, DoubleDraw kind, double a, double b) {
-  const auto draw = [kind, a, b](Stream& s) -> double {
-    switch (kind) {
-      case DoubleDraw::Exponential:
-        return -1.0 / a * std::log1p(-unit_uniform<double>(s));
-      case DoubleDraw::Cauchy:
-        return a + b * std::tan(std::numbers::pi * (unit_uniform<double>(s) - 0.5));
-      case DoubleDraw::LogNormal:
-        return std::exp(std::fma(standard_normal_double(s), b, a));
-      case DoubleDraw::Geometric:
-        return std::ceil(std::log(unit_uniform<double>(s)) / std::log1p(-a));
-    }
-    return 0.0;
-  };
+namespace {
+// out[i] = draw(stream) per element, in out's dtype (integers: geometric's counts).
+template <typename Draw>
+void fill_double_draws(const Tensor& out, Generator& g, const Draw& draw) {
   dispatch_dtype(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (!std::is_same_v<T, bool>) {
@@ -271,6 +261,25 @@ void double_draws(const Tensor& out, Generator& g, DoubleDraw kind, double a, do
       });
     }
   });
+}
+}  // namespace
+
+void double_draws(const Tensor& out, Generator& g, DoubleDraw kind, double a, double b) {
+  switch (kind) {  // (outside the loop: one instantiation per distribution)
+    case DoubleDraw::Exponential:
+      return fill_double_draws(out, g,
+                               [a](Stream& s) { return -1.0 / a * std::log1p(-unit_uniform<double>(s)); });
+    case DoubleDraw::Cauchy:
+      return fill_double_draws(out, g, [a, b](Stream& s) {
+        return a + b * std::tan(std::numbers::pi * (unit_uniform<double>(s) - 0.5));
+      });
+    case DoubleDraw::LogNormal:
+      return fill_double_draws(
+          out, g, [a, b](Stream& s) { return std::exp(std::fma(standard_normal_double(s), b, a)); });
+    case DoubleDraw::Geometric:
+      return fill_double_draws(
+          out, g, [a](Stream& s) { return std::ceil(std::log(unit_uniform<double>(s)) / std::log1p(-a)); });
+  }
 }
 
 void multinomial_with_replacement(const Tensor& out, Generator& g, const Tensor& probs) {
