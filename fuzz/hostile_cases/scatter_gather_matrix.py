@@ -155,9 +155,8 @@ _SOURCE_CHECKS = ("C++ (src/ops index_add/index_copy/index_reduce front ends): P
                   "against dim first ('Dimension specified as 0 but tensor has no dimensions', 'index_add_(): "
                   "Indexing dim 1 is out of bounds of the source tensor with dim 0'; index_copy's 'When source is "
                   "scalar, index should have one element (got 2)'); tandem compares the shapes or counts first")
-_ALPHA_RANGE = ("C++ (src/ops index_add front end): with alpha != 1 PyTorch's range check is IndexError 'index out of "
-                "range in self'; tandem's RuntimeError names the index ('index -1 is out of bounds for dimension 0 "
-                "with size 3'), as PyTorch does with alpha 1")
+# index_add with alpha != 1 words its range error as PyTorch's (IndexError 'index out of range in self') since
+# session 45 (src/ops/index_select.cpp).
 KNOWN = {}
 for _name in CASES:
     parts = _name.split("/")
@@ -166,8 +165,6 @@ for _name in CASES:
     elif parts[1] == "ok" and parts[0] in ("index_add", "index_add_alpha", "index_copy", "index_reduce_prod") and (
             parts[-1] == "src_0d" or parts[-1] == "src_1d" and parts[2] == "dim1" and parts[0] != "index_copy"):
         KNOWN[_name] = _SOURCE_CHECKS
-    elif parts[0] == "index_add_alpha" and (parts[1] == "negative" or parts[1] == "past" and parts[2] == "dim0"):
-        KNOWN[_name] = _ALPHA_RANGE
 KNOWN["index_copy/ok/dim_neg/src_ok"] = ("C++ (src/ops index_copy front end): a source whose shape does not match "
                                          "self's outside dim is PyTorch's RuntimeError 'index_copy_(): Source/"
                                          "destination tensor must have same slice shapes...' before the count check; "

@@ -130,15 +130,18 @@ Tensor index_add_(const Tensor& x, int64_t dim, const Tensor& index, const Tenso
                index64.numel(), ") should be equal to source.size(dim): (", src.sizes()[dim],
                "), for dim: ", dim);
   check_source_shape(s, dim, src);
+  // (PyTorch's unit-alpha path takes the number 1 only: alpha=True goes the scaled way, as the range error
+  // shows)
+  const bool unit = !alpha.is_bool() && !alpha.is_complex() && alpha.to_double() == 1.0;
   int64_t bad;
   if (!index_in_range(index64, s.sizes()[dim], false, bad)) {
-    // PyTorch's two messages: its kernel for a vector (or 0-dim) self checks as an embedding lookup does.
-    TANDEM_CHECK(x.dim() > 1, Index, "index out of range in self\nhint: index ", bad, " is outside [0, ",
-                 s.sizes()[dim], ")");
+    // PyTorch's two messages: its kernels for a vector (or 0-dim) self and for an alpha other than 1 check as
+    // an embedding lookup does.
+    TANDEM_CHECK(x.dim() > 1 && unit, Index, "index out of range in self\nhint: index ", bad,
+                 " is outside [0, ", s.sizes()[dim], ")");
     TANDEM_THROW(Runtime, "index ", bad, " is out of bounds for dimension ", dim, " with size ",
                  s.sizes()[dim]);
   }
-  const bool unit = alpha.is_bool() ? alpha.to_bool() : alpha.to_double() == 1.0;
   if (unit) return put_slices(x, dim, index64, source, true);
   // PyTorch's CPU loop adds source * alpha with alpha in self's type: a float16/bfloat16 alpha is rounded
   // to 16 bits first (a 0-dim tensor of that type; a Python number would multiply in float32).

@@ -255,7 +255,8 @@ CPP_FIXED = fixed_cases(
         "long_negative_past", "long_past", "numpy_array")] +
     [(scatter_gather_matrix, name) for name in sorted(scatter_gather_matrix.CASES)
      if ("/empty_1d/" in name or name.startswith(("take_along_dim/int64_", "take_along_dim/past/",
-                                                   "take_along_dim/negative/")))
+                                                   "take_along_dim/negative/", "index_add_alpha/negative/",
+                                                   "index_add_alpha/past/")))
      and name not in scatter_gather_matrix.KNOWN])
 
 
