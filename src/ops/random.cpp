@@ -125,8 +125,7 @@ int64_t through_floating(int64_t v) {
     d = static_cast<float>(v);
   else
     d = static_cast<float>(T(static_cast<float>(v)));
-  if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) return INT64_MIN;
-  return static_cast<int64_t>(d);
+  return cpu_stream::x86_integer<int64_t>(d);
 }
 
 int floor_log2(int64_t v) {
@@ -140,9 +139,6 @@ const char* bounds_hint(DType d) {
                           : "\nhint: choose bounds the dtype can hold, or a wider dtype";
 }
 
-}  // namespace
-
-namespace {
 // A CPU fill of x in place (the draws random_/randint and the Python fills cannot express through the
 // device-independent front ends).
 template <typename CpuFill>

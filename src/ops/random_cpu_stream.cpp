@@ -196,8 +196,9 @@ void random(const Tensor& out, Generator& g, int64_t low, uint64_t range, bool o
     g.with_cpu_stream([&](Stream& s) {
       for (int64_t i = 0; i < n; ++i) {
         const uint64_t draw = wide ? s.random64() : s.random();
-        const uint64_t in_range = mask ? draw & mask : range ? draw % range : draw;
-        const int64_t v = static_cast<int64_t>(range ? in_range + static_cast<uint64_t>(low) : draw);
+        const uint64_t wrapped =
+            range == 0 ? draw : (mask ? draw & mask : draw % range) + static_cast<uint64_t>(low);
+        const int64_t v = static_cast<int64_t>(wrapped);
         if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
           d[i] = T(static_cast<float>(v));
         else
@@ -252,9 +253,8 @@ void fill_double_draws(const Tensor& out, Generator& g, const Draw& draw) {
       g.with_cpu_stream([&](Stream& s) {
         for (int64_t i = 0; i < n; ++i) {
           const double v = draw(s);
-          if constexpr (std::is_integral_v<T>)  // geometric: counts from 1 (u = 0 would be inf: the largest)
-            d[i] = v < static_cast<double>(std::numeric_limits<T>::max()) ? static_cast<T>(v)
-                                                                          : std::numeric_limits<T>::max();
+          if constexpr (std::is_integral_v<T>)  // geometric's counts, converted as PyTorch's x86 build does
+            d[i] = x86_integer<T>(v);
           else
             d[i] = to_value<T>(v);
         }

@@ -5,6 +5,7 @@
 // over tensors in PyTorch's iteration order.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 #include "core/generator.h"
 #include "core/tensor.h"
@@ -32,6 +33,19 @@ void bernoulli(const Tensor& out, Generator& g, const Tensor& probs, bool float6
 // a) with z the float64 normal (the cached pair); Geometric(a): ceil(log(u) / log1p(-a)). Geometric takes any
 // real dtype, the others floating ones.
 enum class DoubleDraw { Exponential, Cauchy, LogNormal, Geometric };
+// A double as an integer type the way PyTorch's static_cast compiles on x86 (cvttsd2si): 64-bit types take
+// INT64_MIN for a value past their range (or NaN), narrower ones convert through int32 (INT32_MIN past its
+// range) and keep the low bits. What PyTorch's kernels store for such values, where C++ leaves it undefined.
+template <typename T>
+T x86_integer(double v) {
+  if constexpr (sizeof(T) == 8) {
+    if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0)) return static_cast<T>(INT64_MIN);
+    return static_cast<T>(static_cast<int64_t>(v));
+  } else {
+    const int32_t w = v >= -2147483648.0 && v < 2147483648.0 ? static_cast<int32_t>(v) : INT32_MIN;
+    return static_cast<T>(w);
+  }
+}
 void double_draws(const Tensor& out, Generator& g, DoubleDraw kind, double a, double b = 0.0);
 // PyTorch's sampler with replacement: per row of `probs` (contiguous, floating, 1-D or 2-D, already checked:
 // finite, non-negative, positive sums), the normalised running sums in the row's type (float for float16

@@ -289,3 +289,24 @@ def test_reduced_precision_normal_blocks_are_pytorchs(dtype, n):
         return a.tolist(), b.tolist(), lib.rand(3).tolist()
 
     assert run(tandem) == run(torch)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64"])
+def test_geometric_counts_past_the_integer_range_are_pytorchs(dtype):
+    """A tiny p gives counts past the integer type: PyTorch's x86 conversion (INT64_MIN, or through int32's
+    INT32_MIN keeping the low bits), not a clamp."""
+    def run(lib):
+        lib.manual_seed(0)
+        return lib.empty(6, dtype=getattr(lib, dtype)).geometric_(1e-300).tolist()
+
+    assert run(tandem) == run(torch)
+
+
+def test_cpu_stream_draws_refuse_other_devices_and_kinds():
+    """The private C++ entries the Python fills call on the CPU: other devices and unknown kinds are errors."""
+    with pytest.raises(RuntimeError, match=r"^exponential_: the CPU stream's draws need a CPU tensor, got meta"):
+        tandem._C._cpu_double_draws_(tandem.empty(2, device="meta"), "exponential_", 1.0, 0.0, None)
+    with pytest.raises(ValueError, match=r"^_cpu_double_draws_: unknown draw 'gamma_'"):
+        tandem._C._cpu_double_draws_(tandem.empty(2), "gamma_", 1.0, 0.0, None)
+    with pytest.raises(RuntimeError, match=r"^random_: the CPU stream's draws need a CPU tensor, got meta"):
+        tandem._C._cpu_random_range_(tandem.empty(2, device="meta"), 0, 5, False, None)
