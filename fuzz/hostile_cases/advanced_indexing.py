@@ -8,7 +8,7 @@ NaN into int), are 0-d tensors, Python scalars, lists, or require grad; index_pu
 duplicate indices."""
 import math
 
-from . import R, Case
+from . import R
 
 NAN = math.nan
 
@@ -192,18 +192,11 @@ for _i, _idx in PUT_INDICES.items():
 _CUDA_ONLY = ("cuda-only: a CPU index, value or source of more than one element with a GPU tensor is refused (device "
               "mismatch), as PyTorch's CUDA index_put_ refuses it (only 0-d CPU values move); the oracle runs on the "
               "CPU, where nothing mismatches (not checked against a real GPU this round: none was lent)")
-_PUT_ORDER = ("C++ (src/ops index_put front end): tandem checks the values' dtype (and the indices' range) before the "
-              "indices' own checks and the values' broadcast; PyTorch checks the index dtype ('tensors used as indices "
-              "must be long, int, byte or bool tensors'), the mask's shape, the index count and the broadcast ('shape "
-              "mismatch: value tensor of shape [5] cannot be broadcast to indexing result of shape [1, 3]') first, "
-              "and the range last (in the kernel)")
-_COMPLEX_FILL = ("C++ (the setitem scalar path): a complex scalar written into a float tensor is PyTorch's "
-                 "'index_fill_(): Converting complex Scalar to non-complex type is not supported' (masked_fill_'s "
-                 "'only supports boolean masks' first for a uint8 mask); tandem's scalar conversion says 'value "
-                 "cannot be converted to type float without overflow'")
-# A complex scalar through one index tensor is index_fill_'s refusal since session 45 (python/src/indexing.cpp); left:
-# a 0-d bool mask and a uint8 mask (masked_fill_'s "only supports boolean masks" first).
-_COMPLEX_AT = ("bool_mask_0d", "uint8_as_mask")
+# index_put_/setitem check in PyTorch's order since session 46 (src/ops/indexing.cpp): the indices' dtypes, masks,
+# count and broadcast, then the values' broadcast, their dtype, and the range last (PyTorch's kernel check).
+# setitem reads the value before the index (a list is "can't assign a list", whatever the index), and a number
+# through one int64 index or a 0-d mask is index_fill_'s (its complex refusal) since session 46
+# (python/src/indexing.cpp).
 KNOWN = {}
 for _name in CASES:
     parts = _name.split("/")
@@ -215,25 +208,5 @@ for _name in CASES:
         KNOWN[_name] = ("PyTorch fails an internal assert on index_put_ with no indices ('ntensor >= 3 INTERNAL ASSERT "
                         "FAILED ... please report a bug to PyTorch'); tandem writes the values over the whole tensor, "
                         "as x[()] = v does")
-    elif parts[0] == "index_put_" and parts[-1] == "acc_True" and (
-            parts[1] in ("past", "negative_past") and parts[2] in ("per_index", "wrong")):
-        KNOWN[_name] = _PUT_ORDER
-    elif parts[0] == "index_put_" and parts[1] in ("past", "negative_past") and parts[2] == "wrong":
-        KNOWN[_name] = _PUT_ORDER
-    elif (parts[0] == "setitem" and parts[2] == "complex_scalar" or _name == "setitem_int/uint8_as_mask/nan") and \
-            parts[1] in _COMPLEX_AT:
-        KNOWN[_name] = _COMPLEX_FILL
-    elif parts[0] == "setitem" and parts[2] == "tensor_int64" and parts[1] == "two_tensors_mismatch":
-        KNOWN[_name] = _PUT_ORDER
-    elif parts[0] == "setitem" and parts[2] == "tensor_bad_broadcast" and parts[1] in (
-            "int64_max", "long_negative_past", "long_past"):
-        KNOWN[_name] = _PUT_ORDER
 # x[True] = v (the value converted, copy_'s broadcast words) is PyTorch's basic write since session 45
-# (python/src/indexing.cpp), and index_put_/setitem check the indices' dtypes, masks and count before the values'
-# dtype (src/ops/indexing.cpp); left in _PUT_ORDER: the broadcast of the indices against each other and of the
-# values against the result, which PyTorch checks before the range.
-for _v in ("list", "none", "str"):
-    KNOWN[f"setitem/slice_step_negative/{_v}"] = (
-        "C++ (Tensor.__setitem__, python/src): PyTorch converts the value first ('can't assign a list to a "
-        "torch.FloatTensor', TypeError) and refuses the negative step after; tandem refuses the step first "
-        "(ValueError 'step must be greater than zero')")
+# (python/src/indexing.cpp).

@@ -272,6 +272,8 @@ CASES.update({k: v if isinstance(v, Case) else S(v) for k, v in FACTORY_BOUNDS.i
 _METACLASS = ("a class given as generator is named by its metaclass: PyTorch's Generator class is a "
               "CustomClassBaseMeta, tandem's a nanobind nb_type (the type of the type differs by design)")
 _DEVICE_LIST = "tandem lists the device types it has (cpu, cuda, meta), PyTorch its twenty"
+# randint/bool_high and randint/nan_high (a bool or float bound) are PyTorch's "invalid combination" listing since
+# session 46 (python/src/tensor.cpp, symint_arg with randint's registered overloads).
 # randint/tensor_1d_high (a one-element integer tensor as a bound: PyTorch's SymInt) is taken since session 45.
 # randint/float16_high (randint(0, 70000, dtype=float16) returned inf) is PyTorch's RuntimeError since session 45:
 # random_'s floating bounds (src/ops/random.cpp, floating_random_bounds) are checked for randint too.
@@ -283,7 +285,4 @@ KNOWN.update({
     "Generator/device_cpu_1": "C++ (src/core/device.cpp, python/src/dtype_device.cpp): tandem refuses a CPU device "
                               "index other than 0 everywhere ('CPU device index must be -1 or zero, got 1'); PyTorch "
                               "2.15 takes torch.device('cpu:1') (its tensors land on 'cpu')",
-    "randint/bool_high": "C++ (python/src/random.cpp): randint's overloads make PyTorch's wording the 'invalid "
-                         "combination of arguments' listing; tandem names the argument ('high' must be int, not bool)",
-    "randint/nan_high": "C++ (python/src/random.cpp): as randint/bool_high, for a float high",
 })

@@ -5,7 +5,7 @@ negative, int32/int16/uint8/float/bool dtypes, 0-d, empty, more dims than self, 
 a non-indexed dim, another device, non-contiguous, duplicates) and of hostile dims (negative, past the rank) and
 sources (another dtype, too small, 0-d). Values are compared; duplicates are only used where the op's result does
 not depend on the order of writes."""
-from . import R, Case
+from . import R
 
 
 def ix(L, d, v, dtype="int64"):
@@ -151,10 +151,9 @@ _CUDA_ONLY = ("cuda-only: a CPU index or source with a GPU tensor is refused (de
 # An empty 1-d index whatever self's rank (gather's empty result, scatter's self as is) matches since session 45
 # (src/ops/gather.cpp, scatter_reduce.cpp).
 # take_along_dim with a dim reads indices modulo the dim's size, as PyTorch 2.15, since session 45 (src/ops/gather.cpp).
-_SOURCE_CHECKS = ("C++ (src/ops index_add/index_copy/index_reduce front ends): PyTorch checks the source's rank "
-                  "against dim first ('Dimension specified as 0 but tensor has no dimensions', 'index_add_(): "
-                  "Indexing dim 1 is out of bounds of the source tensor with dim 0'; index_copy's 'When source is "
-                  "scalar, index should have one element (got 2)'); tandem compares the shapes or counts first")
+# index_add/index_copy/index_reduce check the source in PyTorch's order (dim against the source's rank, a 0-dim
+# source's index count, then the slice shapes and counts) since session 46 (src/ops/index_select.cpp,
+# check_index_func_source).
 # index_add with alpha != 1 words its range error as PyTorch's (IndexError 'index out of range in self') since
 # session 45 (src/ops/index_select.cpp).
 KNOWN = {}
@@ -162,10 +161,4 @@ for _name in CASES:
     parts = _name.split("/")
     if (parts[1] == "cpu" or parts[-1] == "src_cpu") and _name != "take_along_dim/cpu/dim1":
         KNOWN[_name] = _CUDA_ONLY  # (take_along_dim broadcasts a (2, 4) index along dim 1 of a (3, 4) self first)
-    elif parts[1] == "ok" and parts[0] in ("index_add", "index_add_alpha", "index_copy", "index_reduce_prod") and (
-            parts[-1] == "src_0d" or parts[-1] == "src_1d" and parts[2] == "dim1" and parts[0] != "index_copy"):
-        KNOWN[_name] = _SOURCE_CHECKS
-KNOWN["index_copy/ok/dim_neg/src_ok"] = ("C++ (src/ops index_copy front end): a source whose shape does not match "
-                                         "self's outside dim is PyTorch's RuntimeError 'index_copy_(): Source/"
-                                         "destination tensor must have same slice shapes...' before the count check; "
-                                         "tandem's count check (IndexError) comes first")
+

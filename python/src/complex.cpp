@@ -6,8 +6,9 @@
 
 namespace tandem::py {
 
+// PyTorch's copy warns for every real target but bool (which keeps "either part nonzero" whole).
 void warn_if_discarding_imag(DType from, DType to) {
-  if (!is_complex(from) || is_complex(to)) return;
+  if (!is_complex(from) || is_complex(to) || to == DType::Bool) return;
   if (PyErr_WarnEx(PyExc_UserWarning, "Casting complex values to real discards the imaginary part", 1) < 0)
     throw nb::python_error();
 }

@@ -67,6 +67,8 @@ struct Parsed {
   bool lone_uint8_mask = false;  // the only advanced index is a uint8 mask (PyTorch's masked_fill_ path)
   int64_t advanced_items = 0;    // index tensors and sequences beyond 0-d ones
   bool lone_mask = false;        // the only advanced item is a mask (bool or uint8)
+  // The only advanced item is an int64 index or a 0-d mask: PyTorch writes a number through index_fill_.
+  bool index_fill_path = false;
 };
 
 // PyTorch's deprecation warning for uint8 masks, given where it goes through its advanced-indexing path.
@@ -143,7 +145,8 @@ class IndexParser {
                   uint8_mask_,
                   tensor_items_ == 1 && uint8_mask_,
                   tensor_items_,
-                  tensor_items_ == 1 && mask_items_ == 1};
+                  tensor_items_ == 1 && mask_items_ == 1,
+                  tensor_items_ + zero_dim_masks_ == 1 && (long_items_ == 1 || zero_dim_masks_ == 1)};
   }
 
  private:
@@ -168,10 +171,16 @@ class IndexParser {
     result_ = select(result_, dim_, index);
   }
   void apply_tensor(const Tensor& t) {
-    if (t.dim() == 0 && is_mask(t)) return apply_bool(item(t).to_bool());
+    if (t.dim() == 0 && is_mask(t)) {
+      ++zero_dim_masks_;
+      return apply_bool(item(t).to_bool());
+    }
     if (t.dim() == 0 && is_integral(t.dtype(), false)) return apply_int(item(t).to_int());
     ++tensor_items_;
-    if (!is_mask(t)) return record(t);
+    if (!is_mask(t)) {
+      long_items_ += t.dtype() == DType::Int64;
+      return record(t);
+    }
     ++mask_items_;
     uint8_mask_ = uint8_mask_ || t.dtype() == DType::UInt8;
     for (const Tensor& c : mask_indices(result_, dim_, t)) record(c);
@@ -230,28 +239,43 @@ class IndexParser {
   bool advanced_ = false;
   int64_t tensor_items_ = 0;  // index tensors (and sequences) beyond 0-d ones
   int64_t mask_items_ = 0;
+  int64_t long_items_ = 0;      // int64 ones among them
+  int64_t zero_dim_masks_ = 0;  // 0-d bool or uint8 tensors (a kept or emptied new dim)
   bool uint8_mask_ = false;
 };
 
-// The value of x[index] = value as a tensor: tensors as they are, Python numbers as 0-d tensors of x's dtype.
-Tensor value_tensor(const Tensor& x, nb::handle value) {
-  if (is_tensor(value)) return as_tensor_ref(value);
-  Scalar s;
-  TANDEM_CHECK(to_scalar(value, s, true), Type, "can't assign a ", Py_TYPE(value.ptr())->tp_name,
+// The value of x[index] = value, read before the index as PyTorch does: a tensor, or a Python number
+// (anything else is PyTorch's TypeError, whatever the index).
+struct AssignedValue {
+  const Tensor* tensor = nullptr;
+  Scalar number;
+};
+
+AssignedValue assigned_value(const Tensor& x, nb::handle value) {
+  AssignedValue out;
+  if (is_tensor(value)) {
+    out.tensor = &as_tensor_ref(value);
+    return out;
+  }
+  TANDEM_CHECK(to_scalar(value, out.number, true), Type, "can't assign a ", Py_TYPE(value.ptr())->tp_name,
                " to a tandem.", dtype_title(x.dtype()),
                "Tensor\nhint: assign a number or a tensor (tandem.tensor(...))");
-  return full(DimVector{}, s, x.dtype(), x.device());
+  return out;
+}
+
+// The value as a tensor: a number as a 0-d tensor of x's dtype.
+Tensor value_tensor(const Tensor& x, const AssignedValue& value) {
+  return value.tensor ? *value.tensor : full(DimVector{}, value.number, x.dtype(), x.device());
 }
 
 // dst = value through a view: fill_ for numbers, copy_ for tensors (leading size-1 dims of value dropped).
 // self[...] = value for a basic index: `dst` is the view of self that the index selects.
-void assign_view(const Tensor& self, const Tensor& dst, nb::handle value) {
-  Scalar s;
-  if (!is_tensor(value) && to_scalar(value, s, true)) {  // fill_ checks the value fits dst's dtype
-    fill_(dst, s);
+void assign_view(const Tensor& self, const Tensor& dst, const AssignedValue& value) {
+  if (!value.tensor) {  // fill_ checks the value fits dst's dtype
+    fill_(dst, value.number);
     return;
   }
-  Tensor v = value_tensor(dst, value);
+  Tensor v = *value.tensor;
   while (v.dim() > dst.dim() && v.sizes()[0] == 1) v = select(v, 0, 0);
   // A source overlapping the destination would be read while written.
   if (v.storage().get() == dst.storage().get()) v = clone(v);
@@ -299,8 +323,9 @@ Tensor tensor_getitem(const Tensor& self, nb::handle index) {
                                        : basic_view(self, view);
 }
 
-void tensor_setitem(const Tensor& self, nb::handle index, nb::handle value) {
-  check_setitem_int(self, value);
+void tensor_setitem(const Tensor& self, nb::handle index, nb::handle value_object) {
+  check_setitem_int(self, value_object);
+  const AssignedValue value = assigned_value(self, value_object);
   if (is_plain_int(index.ptr())) return assign_view(self, select(self, 0, as_index_int(index.ptr())), value);
   if (index.ptr() == Py_False) return;  // selects nothing; PyTorch writes nothing and bumps no version
   // A lone True is PyTorch's basic index (x unsqueezed), written by copy_ (the value converted to x's dtype),
@@ -308,17 +333,17 @@ void tensor_setitem(const Tensor& self, nb::handle index, nb::handle value) {
   if (index.ptr() == Py_True) return assign_view(self, unsqueeze(self, 0), value);
   Parsed p = IndexParser(self).parse(index);
   if (!p.advanced) return assign_view(self, p.view, value);
-  // A number through one index tensor is PyTorch's index_fill_, which refuses a complex number for a real
-  // tensor before converting it.
+  // A number through one int64 index (or a 0-d mask) is PyTorch's index_fill_, which refuses a complex
+  // number for a real tensor before converting it.
   TANDEM_CHECK(
-      !(p.advanced_items == 1 && !p.lone_mask && PyComplex_Check(value.ptr()) && !is_complex(self.dtype())),
+      !(p.index_fill_path && !value.tensor && value.number.is_complex() && !is_complex(self.dtype())),
       Runtime, "index_fill_(): Converting complex Scalar to non-complex type is not supported",
       "\nhint: write value.real, or make the tensor complex");
-  Tensor v = value_tensor(p.view, value);
   // PyTorch fills through masked_fill_ when one mask takes a one-element value, and that refuses uint8.
-  TANDEM_CHECK(!(p.lone_uint8_mask && v.numel() == 1), Runtime,
+  TANDEM_CHECK(!(p.lone_uint8_mask && (!value.tensor || value.tensor->numel() == 1)), Runtime,
                "masked_fill_ only supports boolean masks, but got mask with dtype unsigned char\nhint: "
                "index with a bool mask: x[mask.bool()] = value");
+  Tensor v = value_tensor(p.view, value);
   warn_uint8_mask(p);
   // A value with history written through a basic view of self (out[:, idx] = v): the write gives self
   // PyTorch's CopySlices history, as assign_view's does.
@@ -327,8 +352,10 @@ void tensor_setitem(const Tensor& self, nb::handle index, nb::handle value) {
   // through one index runs index_fill_, through one mask masked_fill_; a one-element tensor through one mask
   // runs index_put_, which runs masked_fill_.
   IndexWriteOp op = IndexWriteOp::IndexPut;
-  if (p.advanced_items == 1 && !is_tensor(value))
-    op = p.lone_mask ? IndexWriteOp::MaskedFill : IndexWriteOp::IndexFill;
+  if (!value.tensor && p.index_fill_path)
+    op = IndexWriteOp::IndexFill;
+  else if (!value.tensor && p.lone_mask)
+    op = IndexWriteOp::MaskedFill;
   else if (p.lone_mask && v.numel() == 1)
     op = IndexWriteOp::IndexPutMaskedFill;
   index_put_(p.view, p.indices, v, false, op);

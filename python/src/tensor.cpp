@@ -12,6 +12,7 @@
 #include "ops/copy.h"
 #include "ops/layout.h"
 #include "ops/view.h"
+#include "parser_errors.h"
 
 namespace tandem::py {
 
@@ -184,6 +185,10 @@ int64_t symint_arg(nb::handle h, const char* fn, const char* arg, int position) 
     const Tensor& t = as_tensor_ref(h);
     if (t.numel() == 1 && is_integral(t.dtype(), /*include_bool=*/true)) return item(t).to<int64_t>();
   }
+  // A function with several overloads in PyTorch (registered) refuses a non-integer with its listing.
+  if (!PyLong_CheckExact(h.ptr()) && !is_int_argument(h))
+    if (const std::vector<ParserSignature>* overloads = registered_parser_signatures(fn))
+      refuse_as_invalid_combination(fn, *overloads, arg, h, "int");
   return int_arg(h, fn, arg, position);
 }
 

@@ -53,14 +53,26 @@ bool same_slice_shapes(const Tensor& s, int64_t dim, const Tensor& src) {
   return ok;
 }
 
-void check_source_shape(const Tensor& s, int64_t dim, const Tensor& src) {
-  TANDEM_CHECK(same_slice_shapes(s, dim, src), Runtime,
+}  // namespace
+
+void check_index_func_source(const char* op, const Tensor& x, int64_t dim, int64_t index_count,
+                             const Tensor& source) {
+  TANDEM_CHECK(dim == 0 || dim < source.dim(), Runtime, op, "_(): Indexing dim ", dim,
+               " is out of bounds of the source tensor with dim ", source.dim());
+  // A 0-dim source stands for one slice; PyTorch's message reads source.size(dim) even then, which is its
+  // IndexError for a tensor without dimensions.
+  TANDEM_CHECK(index_count == 1 || source.dim() > 0, Index, "Dimension specified as ", dim,
+               " but tensor has no dimensions");
+  const int64_t slices = source.dim() == 0 ? 1 : source.sizes()[dim];
+  TANDEM_CHECK(index_count == slices, Runtime, op, "_(): Number of indices (", index_count,
+               ") should be equal to source.size(dim): (", slices, "), for dim: ", dim);
+  // A 0-dim self or source matches only the other's whole shape (a [1] source for a 0-dim self is refused).
+  const bool scalar_pair = x.dim() == 0 && source.dim() == 0;
+  TANDEM_CHECK(scalar_pair || (x.dim() > 0 && same_slice_shapes(x, dim, source)), Runtime,
                "source tensor shape must match self tensor shape, excluding the specified dimension. Got "
                "self.shape = ",
-               s.shape_str(), " source.shape = ", src.shape_str());
+               x.shape_str(), " source.shape = ", source.shape_str());
 }
-
-}  // namespace
 
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   profiler::RecordScope profile_scope("aten::index_select", x, dim, index);
@@ -117,19 +129,10 @@ Tensor index_add_(const Tensor& x, int64_t dim, const Tensor& index, const Tenso
                dtype_cpp_name(x.dtype()), " without overflow");
   check_same_device("index_add_", x, index, "input", "index");
   check_same_device("index_add_", x, source, "input", "source");
-  // A 0-dim self or source must match the other's whole shape (PyTorch's check; at_least_1d below would let
-  // a [1] source for a 0-dim self, or a 0-dim source for a [n] self, through).
-  TANDEM_CHECK((x.dim() > 0 && source.dim() > 0) || x.sizes() == source.sizes(), Runtime,
-               "source tensor shape must match self tensor shape, excluding the specified dimension. Got "
-               "self.shape = ",
-               x.shape_str(), " source.shape = ", source.shape_str());
-  const Tensor s = at_least_1d(x), src = at_least_1d(source);
+  const Tensor s = at_least_1d(x);
   dim = wrap_dim(dim, s.dim());
   const Tensor index64 = contiguous_int64(at_least_1d(index));
-  TANDEM_CHECK(src.sizes()[dim] == index64.numel(), Runtime, "index_add_(): Number of indices (",
-               index64.numel(), ") should be equal to source.size(dim): (", src.sizes()[dim],
-               "), for dim: ", dim);
-  check_source_shape(s, dim, src);
+  check_index_func_source("index_add", x, dim, index64.numel(), source);
   // (PyTorch's unit-alpha path takes the number 1 only: alpha=True goes the scaled way, as the range error
   // shows)
   const bool unit = !alpha.is_bool() && !alpha.is_complex() && alpha.to_double() == 1.0;
@@ -168,39 +171,46 @@ Tensor index_copy_(const Tensor& x, int64_t dim, const Tensor& index, const Tens
     return autograd::inplace_with_grad(
         x, [&](const Tensor& before) { return index_copy(before, dim, index, source); });
   }
-  TANDEM_CHECK(index.dtype() == DType::Int64, Runtime,
-               "index_copy_(): Expected a long tensor for index, but got ", dtype_title(index.dtype()));
-  check_same_device("index_copy_", x, index, "input", "index");
-  check_same_device("index_copy_", x, source, "input", "source");
-  TANDEM_CHECK(x.dtype() == source.dtype(), Runtime,
-               "index_copy_(): self and source expected to have the same dtype, but got (self) ",
-               dtype_title(x.dtype()), " and (source) ", dtype_title(source.dtype()));
+  const Tensor s = at_least_1d(x);
+  dim = wrap_dim(dim, s.dim());
   TANDEM_CHECK(index.dim() <= 1, Index, "index_copy_(): Index should have dimension 1 or 0 (got ",
                index.dim(), ")");
+  TANDEM_CHECK(source.dim() > 0 || index.numel() == 1, Index,
+               "index_copy_(): When source is scalar, index should have one element (got ", index.numel(),
+               ")");
   TANDEM_CHECK(x.dim() == 0 || source.dim() == 0 || x.dim() == source.dim(), Index,
                "index_copy_(): When source and destination are not scalars, their dimensionality must match. "
                "Source dimensionality (",
                source.dim(), "), destination dimensionality (", x.dim(), ")");
-  const Tensor s = at_least_1d(x), src = at_least_1d(source);
-  dim = wrap_dim(dim, s.dim());
+  TANDEM_CHECK(index.dtype() == DType::Int64, Runtime,
+               "index_copy_(): Expected a long tensor for index, but got ", dtype_title(index.dtype()));
+  TANDEM_CHECK(x.dtype() == source.dtype(), Runtime,
+               "index_copy_(): self and source expected to have the same dtype, but got (self) ",
+               dtype_title(x.dtype()), " and (source) ", dtype_title(source.dtype()));
+  check_same_device("index_copy_", x, index, "input", "index");
+  check_same_device("index_copy_", x, source, "input", "source");
   const Tensor index64 = contiguous(at_least_1d(index));
-  TANDEM_CHECK(src.sizes()[dim] == index64.numel(), Index, "index_copy_(): Number of indices (",
-               index64.numel(), ") should be equal to source.size(dim) (", src.sizes()[dim], ")");
-  // PyTorch's own wording here (index_add's names the whole shapes): the sizes without dim, space-separated
-  const auto slice_shape = [dim](const Tensor& t) {
-    std::string out;
-    for (int64_t d = 0; d < t.dim(); ++d) {
-      if (d == dim) continue;
-      if (!out.empty()) out.push_back(' ');
-      out.append(std::to_string(t.sizes()[d]));
-    }
+  // PyTorch compares the sizes without dim (none for a 0-dim tensor) and words them space-separated.
+  const auto sliced = [dim](const Tensor& t) {
+    DimVector out;
+    for (int64_t d = 0; d < t.dim(); ++d)
+      if (d != dim) out.push_back(t.sizes()[d]);
     return out;
   };
+  const auto words = [](const DimVector& sizes) {
+    std::string out;
+    for (const int64_t n : sizes) out.append(out.empty() ? "" : " ").append(std::to_string(n));
+    return out;
+  };
+  const DimVector self_slice = sliced(x), source_slice = sliced(source);
   TANDEM_CHECK(
-      same_slice_shapes(s, dim, src), Runtime,
+      self_slice == source_slice, Runtime,
       "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: ",
-      slice_shape(s), " at dimension ", dim, " and source slice shape: ", slice_shape(src),
+      words(self_slice), " at dimension ", dim, " and source slice shape: ", words(source_slice),
       " at dimension 0.");
+  TANDEM_CHECK(source.dim() == 0 || index64.numel() == source.sizes()[dim], Index,
+               "index_copy_(): Number of indices (", index64.numel(),
+               ") should be equal to source.size(dim) (", source.sizes()[dim], ")");
   int64_t bad;
   TANDEM_CHECK(index_in_range(index64, s.sizes()[dim], false, bad), Index, "index_copy_(): index ", bad,
                " is out of bounds for dimension ", dim, " with size ", s.sizes()[dim]);

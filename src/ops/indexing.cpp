@@ -74,22 +74,31 @@ DimVector broadcast_indices(const std::vector<Tensor>& idx) {
                shapes);
 }
 
-// The result shape of self[idx] and the plan reading it (other left for the caller). `idx` holds int64
-// contiguous tensors, one entry per dim of self; they must stay alive while the plan is used.
-IndexPlan plan_advanced(const Tensor& self, const std::vector<Tensor>& idx) {
-  TANDEM_CHECK(self.dim() <= 64, NotImplemented, "advanced indexing supports tensors of up to 64 dims");
-  const DimVector bshape = broadcast_indices(idx);
-  int64_t first = -1, last = -1, k = 0;
+// PyTorch's kernel check of each index against its dim (k counts the indexed dims, as its message does).
+void check_index_ranges(const Tensor& self, const std::vector<Tensor>& idx) {
+  int64_t k = 0;
   for (int64_t d = 0; d < self.dim(); ++d) {
     if (!idx[d].defined()) continue;
-    if (first < 0) first = d;
-    last = d;
     int64_t bad;
     TANDEM_CHECK(index_in_range(idx[d], self.sizes()[d], true, bad), Index, "index ", bad,
                  " is out of bounds for dimension ", k, " with size ", self.sizes()[d],
                  "\nhint: indices into dim ", d, " of a tensor of shape ", self.shape_str(), " must lie in [",
                  -self.sizes()[d], ", ", self.sizes()[d] - 1, "]");
     ++k;
+  }
+}
+
+// The result shape of self[idx] and the plan reading it (other left for the caller). `idx` holds int64
+// contiguous tensors, one entry per dim of self, whose ranges the caller checked; they must stay alive while
+// the plan is used.
+IndexPlan plan_advanced(const Tensor& self, const std::vector<Tensor>& idx) {
+  TANDEM_CHECK(self.dim() <= 64, NotImplemented, "advanced indexing supports tensors of up to 64 dims");
+  const DimVector bshape = broadcast_indices(idx);
+  int64_t first = -1, last = -1;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (!idx[d].defined()) continue;
+    if (first < 0) first = d;
+    last = d;
   }
   bool adjacent = true;
   for (int64_t d = std::max<int64_t>(first, 0); d <= last; ++d) adjacent = adjacent && idx[d].defined();
@@ -127,8 +136,9 @@ IndexPlan plan_advanced(const Tensor& self, const std::vector<Tensor>& idx) {
   return plan;
 }
 
-// Values as self's dtype, broadcast to `shape` after dropping leading size-1 dims (as PyTorch's setitem).
-Tensor values_for(const Tensor& values, IntArrayRef shape) {
+// Values without the leading size-1 dims past the result's rank (as PyTorch's setitem drops them), refused
+// with PyTorch's message unless they broadcast to `shape`.
+Tensor values_broadcastable_to(const Tensor& values, IntArrayRef shape) {
   Tensor v = values;
   while (v.dim() > 0 && v.sizes()[0] == 1 && v.dim() > static_cast<int64_t>(shape.size()))
     v = select(v, 0, 0);
@@ -139,7 +149,7 @@ Tensor values_for(const Tensor& values, IntArrayRef shape) {
   }
   TANDEM_CHECK(ok, Runtime, "shape mismatch: value tensor of shape ", values.shape_str(),
                " cannot be broadcast to indexing result of shape ", shape_to_string(shape));
-  return expand(v, shape);
+  return v;
 }
 
 }  // namespace
@@ -165,6 +175,7 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
                                   autograd::without_grad([&] { return index(self, indices); }));
   const std::vector<Tensor> idx = expand_indices(self, indices);
   IndexPlan plan = plan_advanced(self, idx);
+  check_index_ranges(self, idx);
   Tensor out = empty(plan.shape, self.dtype(), self.device());
   if (out.numel() == 0) return out;
   plan.other = static_cast<char*>(out.data_ptr());
@@ -181,32 +192,48 @@ void check_mask(const Tensor& mask) {
                dtype_cpp_name(mask.dtype()), "\nhint: pass a bool mask, e.g. mask.bool() or (mask != 0)");
 }
 
-// PyTorch sends a put of one CPU value through a single mask index on self's device to masked_fill_
-// (canDispatchToMaskedFill), whose check refuses a uint8 mask: so does index_put_.
-void check_put_through_one_mask(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
-                                bool accumulate) {
-  if (accumulate || values.numel() != 1 || !values.device().is_cpu()) return;
+// PyTorch sends a put of one CPU value through a single mask index on self's device (no other index) to
+// masked_fill_(mask, value.item()) (canDispatchToMaskedFill): the value is converted as a number, so its
+// dtype need not match, and masked_fill_'s check refuses a uint8 mask. The mask, or null where the put goes
+// on.
+const Tensor* masked_fill_dispatch(const Tensor& self, const std::vector<Tensor>& indices,
+                                   const Tensor& values, bool accumulate) {
+  if (accumulate || values.numel() != 1 || !values.device().is_cpu()) return nullptr;
   const Tensor* mask = nullptr;
   for (const Tensor& index : indices) {
     if (!index.defined()) continue;
-    if (mask || !is_mask_dtype(index.dtype()) || index.device() != self.device()) return;
+    if (mask || !is_mask_dtype(index.dtype()) || index.device() != self.device()) return nullptr;
     mask = &index;
   }
-  if (mask) check_mask(*mask);
+  return mask;
 }
 }  // namespace
 
 Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
                   bool accumulate, IndexWriteOp op) {
   profiler::RecordScope profile_scope("aten::index_put_", self, indices, values, accumulate);
-  if (op == IndexWriteOp::IndexPut) check_put_through_one_mask(self, indices, values, accumulate);
+  const Tensor* fill_mask = masked_fill_dispatch(self, indices, values, accumulate);
+  if (fill_mask && op == IndexWriteOp::IndexPut) check_mask(*fill_mask);
   if (autograd::should_record(self, values)) {
     return autograd::inplace_with_grad(
         self, [&](const Tensor& before) { return index_put(before, indices, values, accumulate); });
   }
-  // The indices' dtypes, devices and count first, then the values' dtype, as PyTorch checks them.
+  // PyTorch's order: the indices' dtypes, devices, count and broadcast, the values' broadcast, the values'
+  // dtype, and the indices' ranges last (its kernel's check).
   const std::vector<Tensor> idx = expand_indices(self, indices);
-  TANDEM_CHECK(values.dtype() == self.dtype(), Runtime,
+  IndexPlan plan = plan_advanced(self, idx);
+  values_broadcastable_to(values, plan.shape);
+  // (setitem hands over the mask's coordinates: op tells that one mask took the value)
+  const bool mask_fill = values.numel() == 1 && values.device().is_cpu() && !accumulate &&
+                         (fill_mask || op == IndexWriteOp::IndexPutMaskedFill);
+  Tensor converted;
+  if (mask_fill && values.dtype() != self.dtype()) {
+    const Scalar number = item(values);
+    check_value_fits(number, self.dtype(), true);
+    converted = full(DimVector{}, number, self.dtype(), self.device());
+  }
+  const Tensor& vals = converted.defined() ? converted : values;
+  TANDEM_CHECK(vals.dtype() == self.dtype(), Runtime,
                "Index put requires the source and destination dtypes match, got ", dtype_title(self.dtype()),
                " for the destination and ", dtype_title(values.dtype()), " for the source.");
   // Into an expanded tensor (PyTorch warns and writes): the elements that share memory write in turn, so an
@@ -216,19 +243,16 @@ Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const 
   if (op != IndexWriteOp::IndexPut)
     check_writeable_or_warn_expanded(self, op == IndexWriteOp::IndexFill ? "index_fill_" : "masked_fill_",
                                      "tensor[mask] = scalar");
-  IndexPlan plan = plan_advanced(self, idx);
   // Values that alias self are read while self is written: take a copy first. A 0-dim value on another device
   // is copied to self's device, as an assignment t[i] = v copies it in; others are PyTorch's device error.
   // (PyTorch's masked_fill dispatch takes a one-element CPU value through one mask too.)
-  const bool mask_fill = values.numel() == 1 && values.device().is_cpu() &&
-                         (op == IndexWriteOp::IndexPutMaskedFill ||
-                          (indices.size() == 1 && indices[0].defined() && is_mask_dtype(indices[0].dtype())));
-  if (values.device() != self.device() && values.dim() != 0 && !mask_fill)
-    throw_device_mismatch("index_put_", self.device(), values.device(), "values", self.device());
-  Tensor src = values.storage().get() == self.storage().get()
-                   ? clone(values)
-                   : to_device(values, self.device(), std::nullopt, false);
-  Tensor v = values_for(src, plan.shape);
+  if (vals.device() != self.device() && vals.dim() != 0 && !mask_fill)
+    throw_device_mismatch("index_put_", self.device(), vals.device(), "values", self.device());
+  check_index_ranges(self, idx);
+  Tensor src = vals.storage().get() == self.storage().get()
+                   ? clone(vals)
+                   : to_device(vals, self.device(), std::nullopt, false);
+  Tensor v = expand(values_broadcastable_to(src, plan.shape), plan.shape);
   self.bump_version();
   if (compute_numel(plan.shape) == 0) return self;
   plan.other = static_cast<char*>(v.data_ptr());

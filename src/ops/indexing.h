@@ -46,6 +46,10 @@ Tensor index_add_(const Tensor& x, int64_t dim, const Tensor& index, const Tenso
                   const Scalar& alpha = Scalar(int64_t{1}));
 Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
                  const Scalar& alpha = Scalar(int64_t{1}));
+// The source checks index_add_ and index_reduce_ share, in PyTorch's order (dim already wrapped for self):
+// dim within the source's dims, one index per source slice, the source's slices shaped as self's.
+void check_index_func_source(const char* op, const Tensor& x, int64_t dim, int64_t index_count,
+                             const Tensor& source);
 Tensor index_copy_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source);
 Tensor index_copy(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source);
 Tensor index_fill_(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value);

@@ -295,17 +295,10 @@ Tensor index_as_scatter(const Tensor& x, int64_t d, const Tensor& index, const T
                "\nhint: convert the index with .long()");
   TANDEM_CHECK(x.dtype() == source.dtype(), Runtime, "index_reduce_(): self (", dtype_title(x.dtype()),
                ") and source (", dtype_title(source.dtype()), ") must have the same scalar type");
-  const Tensor s = at_least_1d(x), src = at_least_1d(source);
-  TANDEM_CHECK(index.numel() == src.sizes()[d], Runtime, "index_reduce_(): Number of indices (",
-               index.numel(), ") should be equal to source.size(dim): (", src.sizes()[d], "), for dim: ", d);
-  bool same = x.dim() == source.dim();
-  for (int64_t k = 0; same && k < x.dim(); ++k) same = k == d || x.sizes()[k] == source.sizes()[k];
-  TANDEM_CHECK(same, Runtime,
-               "source tensor shape must match self tensor shape, excluding the specified dimension. Got "
-               "self.shape = ",
-               x.shape_str(), " source.shape = ", source.shape_str());
+  check_index_func_source("index_reduce", x, d, index.numel(), source);
   check_same_device("index_reduce_", x, index, "input", "index");
   check_same_device("index_reduce_", x, source, "input", "source");
+  const Tensor s = at_least_1d(x), src = at_least_1d(source);
   const Tensor index64 = contiguous_int64(at_least_1d(index));
   int64_t bad;
   TANDEM_CHECK(index_in_range(index64, s.sizes()[d], false, bad), Index, "index out of range in self");

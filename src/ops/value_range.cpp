@@ -8,8 +8,9 @@
 namespace tandem {
 
 void check_value_fits(const Scalar& v, DType dtype, bool for_fill) {
-  // A complex value fits a real dtype only when its imaginary part is 0 (PyTorch's rule for fill and full).
-  if (v.is_complex() && !is_complex(dtype) && v.to_complex().im != 0.0) {
+  // A complex value fits a real dtype only when its imaginary part is 0 (PyTorch's rule for fill and full);
+  // bool takes any (true unless both parts are 0).
+  if (v.is_complex() && !is_complex(dtype) && dtype != DType::Bool && v.to_complex().im != 0.0) {
     const char* c_type = dtype == DType::Float32   ? "float"
                          : dtype == DType::Float64 ? "double"
                          : dtype == DType::Int64   ? "int64_t"

@@ -236,6 +236,11 @@ def test_needs_cpp(name):
         assert_matches_pytorch(case, "cpu", shape_only=mode == "shape")
 
 
+# Fixed in C++ after the round (session 46): index_add/index_copy/index_reduce check the source in PyTorch's order
+# (src/ops/index_select.cpp, check_index_func_source); index_put_ and setitem check the values' broadcast before
+# their dtype and the indices' range last (src/ops/indexing.cpp); setitem reads the value before the index and
+# takes a number through one int64 index or a 0-d mask as index_fill_ (python/src/indexing.cpp); randint's bool or
+# float bound is its overloads' listing (python/src/tensor.cpp, symint_arg).
 # Fixed in C++ after the round (session 45): randint and random_ on a floating dtype take PyTorch's bounds
 # (src/ops/random.cpp, floating_random_bounds): moved to integers the dtype holds, refused past its range (randint
 # to float16 returned inf), warned past 2^digits; the values drawn with the moved bounds are PyTorch's. x[True] = v
@@ -257,7 +262,19 @@ CPP_FIXED = fixed_cases(
      if ("/empty_1d/" in name or name.startswith(("take_along_dim/int64_", "take_along_dim/past/",
                                                    "take_along_dim/negative/", "index_add_alpha/negative/",
                                                    "index_add_alpha/past/")))
-     and name not in scatter_gather_matrix.KNOWN])
+     and name not in scatter_gather_matrix.KNOWN] +
+    [(scatter_gather_matrix, name) for name in sorted(scatter_gather_matrix.CASES)
+     if name.split("/")[:2] in (["index_add", "ok"], ["index_add_alpha", "ok"], ["index_copy", "ok"],
+                                ["index_reduce_prod", "ok"]) and name not in scatter_gather_matrix.KNOWN] +
+    [(advanced_indexing, f"index_put_/{i}/{v}/acc_{a}") for i in ("past", "negative_past")
+     for v, a in (("per_index", True), ("wrong", False), ("wrong", True))] +
+    [(advanced_indexing, f"setitem/{i}/tensor_bad_broadcast") for i in ("int64_max", "long_negative_past",
+                                                                        "long_past")] +
+    [(advanced_indexing, f"setitem/slice_step_negative/{v}") for v in ("list", "none", "str")] +
+    [(advanced_indexing, name) for name in ("setitem/two_tensors_mismatch/tensor_int64",
+                                            "setitem/bool_mask_0d/complex_scalar", "setitem/uint8_as_mask/complex_scalar",
+                                            "setitem_int/uint8_as_mask/nan")] +
+    [(generator_ranges, f"randint/{b}_high") for b in ("bool", "nan")])
 
 
 _DRAWS = {f"generator_ranges/{n}" for n in ("randint/tensor_1d_high",)}  # random values: shapes and dtypes only
