@@ -344,6 +344,13 @@ void tensor_setitem(const Tensor& self, nb::handle index, nb::handle value_objec
                "masked_fill_ only supports boolean masks, but got mask with dtype unsigned char\nhint: "
                "index with a bool mask: x[mask.bool()] = value");
   Tensor v = value_tensor(p.view, value);
+  // PyTorch drops the value's leading size-1 dims first (so a one-element CPU tensor becomes 0-d, which moves
+  // to a GPU tensor's device).
+  if (v.dim() > 0 && v.sizes()[0] == 1) {
+    int64_t ones = 0;
+    while (ones < v.dim() && v.sizes()[ones] == 1) ++ones;
+    v = reshape(v, DimVector(std::span<const int64_t>(v.sizes().data() + ones, v.dim() - ones)));
+  }
   warn_uint8_mask(p);
   // A value with history written through a basic view of self (out[:, idx] = v): the write gives self
   // PyTorch's CopySlices history, as assign_view's does.
