@@ -184,6 +184,10 @@ def _trunc_divide(input, other):
     if _C.result_type(input, other).is_floating_point:
         return _C.trunc(_div(input, other))
     q = _C.floor_divide(input, other)  # raises PyTorch's ZeroDivisionError for an integer zero divisor
+    # The quotient used each operand converted to its dtype (a Python int or 0-d tensor past the result's
+    # range wraps, as PyTorch's wrapped numbers do: uint8 // -4 divides by 252), so the signs are read so too.
+    input, other = (x.to(q.dtype) if isinstance(x, Tensor) else
+                    _C.full((), x, dtype=_C.int64, device=q.device).to(q.dtype) for x in (input, other))
     # floor and trunc differ by one where the quotient is negative and inexact.
     inexact = (q * other != input).logical_and((input < 0) != (other < 0))
     return q + inexact.to(q.dtype)
