@@ -1057,6 +1057,8 @@ def _geometry_in_place(name):
             if self.is_leaf:  # PyTorch names a leaf that is a view (of a base that records nothing) so
                 raise RuntimeError(("a view of a leaf" if self._is_view() else "a leaf") +
                                    " Variable that requires grad is being used in an in-place operation.")
+            if self._is_view():  # the core's checks of in-place writes to views come first, in PyTorch's words:
+                self.mul_(1)  # a view of a leaf, an output of unbind/split/chunk (a no-op write when allowed)
             raise NotImplementedError(f"{name}() on a tensor that requires grad is not supported\nhint: use the "
                                       f"out-of-place form, x = x.{name[:-1]}(...)")
         _bump_version(self)
