@@ -1,9 +1,10 @@
 """Regression tests for what the twentieth round of the differential hostile-input harness (fuzz/hostile_diff.py,
-the special_matrix, stats_matrix, set_search_matrix, inplace_autograd_matrix and bitwise_int_matrix tables) found
-and fixed in tandem's Python layer: one case per finding, taken by name from the harness's own tables (so the test
-runs the expression the harness ran) and run with PyTorch (the oracle, on the CPU) and tandem on every device. The
-direct tests below check the neighbours of each fix the tables do not reach, and the findings whose cause is in C++
-run as strict xfails, so the session that fixes them sees them pass."""
+the special_matrix, stats_matrix, set_search_matrix, inplace_autograd_matrix, bitwise_int_matrix and
+array_api_matrix tables) found and fixed in tandem's Python layer: one case per finding, taken by name from the
+harness's own tables (so the test runs the expression the harness ran) and run with PyTorch (the oracle, on the
+CPU; NumPy 2 for the array API namespace) and tandem on every device. The direct tests below check the neighbours
+of each fix the tables do not reach, and the findings whose cause is in C++ run as strict xfails, so the session
+that fixes them sees them pass."""
 import math
 import os
 import sys
@@ -17,8 +18,8 @@ from hostile_helpers import X, assert_matches_pytorch, fixed_cases  # noqa: E402
 import tandem  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "fuzz"))
-from hostile_cases import (bitwise_int_matrix, inplace_autograd_matrix, set_search_matrix,  # noqa: E402
-                           special_matrix, stats_matrix)
+from hostile_cases import (array_api_matrix, bitwise_int_matrix, inplace_autograd_matrix,  # noqa: E402
+                           set_search_matrix, special_matrix, stats_matrix)
 
 FIXED = [(special_matrix, f"{name}/{arg}") for name in special_matrix.UNARY if not name.startswith("torch_")
          and name not in ("lgamma", "sigmoid") for arg in ("list", "python_float")]
@@ -36,13 +37,18 @@ FIXED += [(inplace_autograd_matrix, f"{path}/t_") for path in (
     "nonleaf_unbind_dim1", "view_leaf/leaf_index", "view_leaf/leaf_unbind")]
 FIXED += [(bitwise_int_matrix, name) for name in ("division/div_trunc/int8/py_past_dtype",
                                                   "division/div_trunc/uint8/py_negative")]
+FIXED += [(array_api_matrix, name) for name in (  # NumPy 2 is these cases' oracle (the table's xp_case)
+    "manipulation/expand_dims_tuple", "reduce/all/uint8", "reduce/cumulative_prod_initial/0d",
+    "reduce/cumulative_sum/0d", "reduce/cumulative_sum_initial/0d", "reduce/mean_axis_neg/0d",
+    "reduce/std_correction_float/0d")]
 
 CASES = fixed_cases(FIXED)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_hostile_input_matches_pytorch(name, device):
-    assert_matches_pytorch(CASES[name], device)
+    # the array API cases' oracle is NumPy, whose messages are not the standard's
+    assert_matches_pytorch(CASES[name], device, first_line=not name.startswith("array_api_matrix/"))
 
 
 # Neighbours of the special-namespace fix: every torch.special function given a list is PyTorch's parser error
@@ -256,9 +262,57 @@ def test_in_place_geometry_refusal_leaves_plain_views_usable():
     assert x.grad.tolist() == [[2.0] * 3] * 2
 
 
+# Neighbours of the array API fixes, against NumPy 2 (the standard's namespace) through the table's xp_case: all/any
+# are bool whatever the dtype, expand_dims takes a tuple of the new axes' positions, cumulative sums read a 0-d
+# array as one element along one axis (NumPy's), and an axis of a 0-d array is refused by the reductions (the
+# standard: 'must raise'; NumPy's own sum/min/count_nonzero take it, so those are checked directly below).
+XP = {
+    "any_int8_axis": lambda xp, d: xp.any(array_api_matrix.A(xp, d, [[0, 3], [0, 0]], "int8"), axis=1),
+    "all_float_nan": lambda xp, d: xp.all(array_api_matrix.A(xp, d, [math.nan, 1.0], "float32")),
+    "all_uint8_keepdims": lambda xp, d: xp.all(array_api_matrix.A(xp, d, [[200, 0]], "uint8"), axis=0,
+                                               keepdims=True),
+    "any_empty_tuple_int": lambda xp, d: xp.any(array_api_matrix.A(xp, d, [0, 2], "int16"), axis=()),
+    "expand_dims_negative_tuple": lambda xp, d: xp.expand_dims(array_api_matrix.A(xp, d, [1, 2], "int64"),
+                                                               axis=(-1, -3)),
+    "expand_dims_mixed_tuple": lambda xp, d: xp.expand_dims(array_api_matrix.A(xp, d, [[1, 2]], "int64"),
+                                                            axis=(0, 3)),
+    "expand_dims_repeated": lambda xp, d: xp.expand_dims(array_api_matrix.A(xp, d, [1, 2], "int64"), axis=(0, -3)),
+    "expand_dims_past": lambda xp, d: xp.expand_dims(array_api_matrix.A(xp, d, [1, 2], "int64"), axis=(0, 3)),
+    "expand_dims_int": lambda xp, d: xp.expand_dims(array_api_matrix.A(xp, d, [1, 2], "int64"), axis=-2),
+    "cumulative_prod_0d": lambda xp, d: xp.cumulative_prod(array_api_matrix.A(xp, d, 3, "int64")),
+    "cumulative_sum_0d_dtype": lambda xp, d: xp.cumulative_sum(array_api_matrix.A(xp, d, 3, "int8"),
+                                                               dtype=xp.float64, include_initial=True),
+    "cumulative_sum_1d_initial": lambda xp, d: xp.cumulative_sum(array_api_matrix.A(xp, d, [1, 2], "int64"),
+                                                                 include_initial=True),
+    "cumulative_sum_0d_axis": lambda xp, d: xp.cumulative_sum(array_api_matrix.A(xp, d, 3, "int64"), axis=0),
+    "cumulative_sum_0d_axis_past": lambda xp, d: xp.cumulative_sum(array_api_matrix.A(xp, d, 3, "int64"), axis=1),
+    "mean_0d_axis_tuple": lambda xp, d: xp.mean(array_api_matrix.A(xp, d, 2.0, "float64"), axis=(0,)),
+    "var_0d_axis": lambda xp, d: xp.var(array_api_matrix.A(xp, d, 2.0, "float64"), axis=-1),
+    "mean_0d_no_axis": lambda xp, d: xp.mean(array_api_matrix.A(xp, d, 2.0, "float64")),
+    "sum_0d_empty_axis": lambda xp, d: xp.sum(array_api_matrix.A(xp, d, 2, "int8"), axis=()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(XP))
+def test_array_api_neighbours_match_numpy(name, device):
+    assert_matches_pytorch(array_api_matrix.xp_case(XP[name]).fn, device, first_line=False)
+
+
+@pytest.mark.parametrize("fn", ["sum", "prod", "max", "min", "mean", "std", "var", "all", "any", "count_nonzero"])
+@pytest.mark.parametrize("axis", [0, -1, (0,), (-1, 0)])
+def test_array_api_axis_of_a_0d_array_is_refused(fn, axis, device):
+    import tandem.array_api as xp
+
+    x = xp.asarray(2.0, dtype=xp.float64, device=device)
+    with pytest.raises(IndexError, match="out of range for an array of 0 dimensions"):
+        getattr(xp, fn)(x, axis=axis)
+    assert getattr(xp, fn)(x).shape == () and getattr(xp, fn)(x, axis=()).shape == ()
+
+
 # Findings whose cause is in C++ (their KNOWN entries in the tables say what to change): strict xfails, so the
 # session that makes the change sees them pass and removes them here and in KNOWN.
-TABLES = (special_matrix, stats_matrix, set_search_matrix, inplace_autograd_matrix, bitwise_int_matrix)
+TABLES = (special_matrix, stats_matrix, set_search_matrix, inplace_autograd_matrix, bitwise_int_matrix,
+          array_api_matrix)
 NEEDS_CPP = [(table, name) for table in TABLES for name in sorted(table.KNOWN) if table.KNOWN[name].startswith("C++")]
 CPP_CASES = fixed_cases(NEEDS_CPP)
 
