@@ -7,7 +7,7 @@ import math
 import operator
 import warnings
 
-from . import _C, _layouts, _parser_types
+from . import _C, _layouts, _parser_errors, _parser_types
 from ._autocast import active as _amp_active, run as _amp_run
 from ._dim_args import (_int, _ints, _is_int, _is_int_list, _parser_type_name, _require_tensor,
                         _require_tensor_list, _tp_name, _wrap_dim)
@@ -791,21 +791,54 @@ def aminmax(input, *, dim=None, keepdim=False):
     return _aminmax_result(input.amin(dims, keepdim=keepdim), input.amax(dims, keepdim=keepdim))
 
 
-def _stat_mean(name, stat, input, dim, unbiased, keepdim, correction):
+# PyTorch's overloads of var_mean and std_mean, for its parser's errors (their out-less forms of var and std).
+_STAT_MEAN_SIGNATURES = [
+    (["Tensor input", "tuple of ints dim", "bool unbiased = True", "bool keepdim = False"], None),
+    (["Tensor input", "tuple of ints dim = None"], "*, Number correction = None, bool keepdim = False"),
+    (["Tensor input", "bool unbiased = True"], None)]
+_STAT_MEAN_PARAMS = ("input", "dim", "unbiased", "keepdim")
+
+
+def _stat_mean(name, stat, args, kwargs):
+    """var_mean/std_mean: (stat, mean). A call none of PyTorch's overloads takes (unbiased with correction, a float
+    dim, too many arguments) is its parser's TypeError, raised before the dtype check, as the parser runs first."""
+    def refused(error=None):
+        text = _parser_errors.refusal(name, _STAT_MEAN_SIGNATURES, args, kwargs)
+        if text is None and error is not None:
+            raise error
+        return TypeError(text or f"{name}() received an invalid combination of arguments")
+
+    bound = dict(zip(_STAT_MEAN_PARAMS, args))
+    if len(args) > len(_STAT_MEAN_PARAMS) or any(k in bound or k not in _STAT_MEAN_PARAMS + ("correction",)
+                                                  for k in kwargs):
+        raise refused()
+    bound.update(kwargs)
+    input, dim, unbiased = bound.get("input"), bound.get("dim"), bound.get("unbiased")
+    keepdim, correction = bound.get("keepdim", False), bound.get("correction")
     if isinstance(dim, bool):  # the (input, unbiased) overload
         dim, unbiased = None, dim
-    if not input.dtype.is_floating_point and not input.dtype.is_complex:
+    if unbiased is not None and correction is not None or not isinstance(input, Tensor):
+        raise refused()
+    floating = input.dtype.is_floating_point or input.dtype.is_complex
+    try:  # an integer input's arguments are parsed on a meta stand-in, which computes nothing
+        x = input if floating else _C.empty(tuple(input.shape), dtype=_C.float32, device="meta")
+        value = stat(x, dim, unbiased=unbiased, keepdim=keepdim, correction=correction)
+    except TypeError as e:
+        raise refused(e) from None
+    except Exception:  # noqa: BLE001 - an integer input's other errors come after its dtype error
+        if floating:
+            raise
+    if not floating:
         raise NotImplementedError(f"{name} only support floating point and complex dtypes")
-    value = stat(input, dim, unbiased=unbiased, keepdim=keepdim, correction=correction)
     return value, input.mean(dim, keepdim=keepdim)
 
 
-def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return _stat_mean("var_mean", _C.var, input, dim, unbiased, keepdim, correction)
+def var_mean(*args, **kwargs):
+    return _stat_mean("var_mean", _C.var, args, kwargs)
 
 
-def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return _stat_mean("std_mean", _C.std, input, dim, unbiased, keepdim, correction)
+def std_mean(*args, **kwargs):
+    return _stat_mean("std_mean", _C.std, args, kwargs)
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -1024,6 +1057,8 @@ def _geometry_in_place(name):
             if self.is_leaf:  # PyTorch names a leaf that is a view (of a base that records nothing) so
                 raise RuntimeError(("a view of a leaf" if self._is_view() else "a leaf") +
                                    " Variable that requires grad is being used in an in-place operation.")
+            if self._is_view():  # the core's checks of in-place writes to views come first, in PyTorch's words:
+                self.mul_(1)  # a view of a leaf, an output of unbind/split/chunk (a no-op write when allowed)
             raise NotImplementedError(f"{name}() on a tensor that requires grad is not supported\nhint: use the "
                                       f"out-of-place form, x = x.{name[:-1]}(...)")
         _bump_version(self)

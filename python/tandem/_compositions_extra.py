@@ -8,7 +8,7 @@ import itertools
 import math
 import warnings
 
-from . import _C, _compositions, _cov_checks, _layouts
+from . import _C, _compositions, _cov_checks, _layouts, _parser_types
 from ._creation import tensor as _tensor
 from ._dim_args import _require_tensor, _require_tensor_list, _tp_name, _wrap_dim
 from ._out import CASTABLE, STRUCTURED, call_with_out, with_out
@@ -189,6 +189,7 @@ def diagflat(input, offset=0):
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
     _require_tensor("cov", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
+    _parser_types.check("cov", (input,), {"correction": correction}, (("input", None), ("correction", "int")))
     _cov_checks.check_cov(input, fweights, aweights)
     x = input.reshape(1, -1) if input.dim() < 2 else input
     x = x.to(_float_result_dtype(x))

@@ -11,7 +11,7 @@ import numbers
 import operator
 import warnings
 
-from . import _C, _compositions
+from . import _C, _compositions, _parser_errors
 from ._autocast import active as _amp_active, run as _amp_run
 from ._compositions import _in_place, _name, _sizes_arg
 from ._dim_args import _require_tensor, _tp_name, _wrap_dim
@@ -184,6 +184,10 @@ def _trunc_divide(input, other):
     if _C.result_type(input, other).is_floating_point:
         return _C.trunc(_div(input, other))
     q = _C.floor_divide(input, other)  # raises PyTorch's ZeroDivisionError for an integer zero divisor
+    # The quotient used each operand converted to its dtype (a Python int or 0-d tensor past the result's
+    # range wraps, as PyTorch's wrapped numbers do: uint8 // -4 divides by 252), so the signs are read so too.
+    input, other = (x.to(q.dtype) if isinstance(x, Tensor) else
+                    _C.full((), x, dtype=_C.int64, device=q.device).to(q.dtype) for x in (input, other))
     # floor and trunc differ by one where the quotient is negative and inexact.
     inexact = (q * other != input).logical_and((input < 0) != (other < 0))
     return q + inexact.to(q.dtype)
@@ -575,9 +579,22 @@ def frexp(input):
 _core_logit = _C.logit
 
 
-def logit(input, eps=None, *, out=None):
+_LOGIT_SIGNATURE = [(["Tensor input", "float eps = None"], "*, Tensor out = None")]
+
+
+def logit(*args, out=None, **kwargs):
     """torch.logit (and torch.special.logit): the core's out= form takes no eps, so eps with out= writes the
-    result computed with eps into out with PyTorch's rules."""
+    result computed with eps into out with PyTorch's rules. Arguments of the wrong type are PyTorch's parser
+    errors for its one signature (the core's two forms would be nanobind's listing)."""
+    bound = dict(zip(("input", "eps"), args))
+    given_twice = any(key in bound for key in kwargs)
+    bound.update(kwargs)
+    input, eps = bound.get("input"), bound.get("eps")
+    if len(args) > 2 or given_twice or set(bound) - {"input", "eps"} or \
+            not isinstance(input, Tensor) or not (eps is None or _parser_errors._is_float(eps)):
+        refused = _parser_errors.refusal("logit", _LOGIT_SIGNATURE, args, kwargs)
+        if refused:
+            raise TypeError(refused)
     if out is None:
         return _core_logit(input, eps)
     if eps is None:

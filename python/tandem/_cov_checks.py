@@ -22,7 +22,7 @@ def _check_weights(name, w, observations, integral):
     if w.numel() != observations:
         raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations in the input "
                            f"but got {w.numel()} != {observations}")
-    if w.numel() and bool((w < 0).any()):  # one synchronisation, as PyTorch's own check
+    if w.numel() and not bool((w >= 0).all()):  # one synchronisation; a NaN weight fails it too, as PyTorch's
         raise RuntimeError(f"cov(): {name} cannot be negative")
 
 

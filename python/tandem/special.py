@@ -1,7 +1,10 @@
 """tandem.special: PyTorch's torch.special names over tandem's ops. Each name is an op of the op list
 (src/kernels/op_list.def: one kernel per function, with its gradient where PyTorch has one) or a composition
-in the C++ front ends (src/ops/special.cpp: polygamma, multigammaln, logit's eps); nothing here computes."""
-from . import _C
+in the C++ front ends (src/ops/special.cpp: polygamma, multigammaln, logit's eps); nothing here computes.
+PyTorch's parser names these functions special_<name> in its errors: _parser_named words the bindings' so."""
+import inspect
+
+from . import _C, _parser_errors, _parser_types
 from ._out import CASTABLE, with_out
 
 erf = _C.erf
@@ -80,6 +83,7 @@ def _normalizer(name, core, params):
             plural = "s" if len(missing) == 1 else ""  # PyTorch's parser has the plural the other way round
             raise TypeError(f"{name}() missing {len(missing)} required positional argument{plural}: "
                             + ", ".join(f'"{p}"' for p in missing))
+        _parser_types.check(name, args, kwargs, (("input", None), ("dim", "int")))
         return core(bound["input"], bound["dim"], dtype=bound.get("dtype"))
 
     fn.__name__ = fn.__qualname__ = name.split("_", 1)[1]
@@ -91,10 +95,45 @@ softmax = _normalizer("special_softmax", _C.softmax, ("input", "dim", "dtype"))
 log_softmax = _normalizer("special_log_softmax", _C.log_softmax, ("input", "dim"))
 
 
+# PyTorch's parameter names where they are not the bindings' (its newer special functions take x).
+_PARAMETER_NAMES = {name: (("input", "x"),) for name in ("scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+                                                         "spherical_bessel_j0", "airy_ai")}
+
+
+def _parser_named(name, fn):
+    """fn (a binding, or a Python function over one) as torch.special.<name>: a call its parser refuses is PyTorch's
+    TypeError for special_<name> ("special_gammaln(): argument 'input' (position 1) must be Tensor, not list"; the
+    binding says lgamma()), explained as PyTorch's parser would where nanobind only lists the overloads."""
+    core = fn.__name__
+
+    def call(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except TypeError as e:
+            text = str(e)
+            if not text.startswith(f"{core}()"):
+                raise
+            text = _parser_errors.message(fn, args, kwargs, None, text) or text
+            for ours, theirs in _PARAMETER_NAMES.get(name, ()):
+                text = text.replace(f"argument '{ours}'", f"argument '{theirs}'")
+            raise TypeError(f"special_{name}{text[len(core):]}") from None
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = fn.__doc__
+    call.__wrapped__ = fn
+    return call
+
+
+_mvlgamma = _parser_named("multigammaln", _C.mvlgamma)
+
+
 @with_out("special.multigammaln", CASTABLE)
-def multigammaln(input, p):
+def multigammaln(*args, **kwargs):
     """log of the multivariate gamma function of dimension p (torch.special.multigammaln; tandem.mvlgamma)."""
-    return _C.mvlgamma(input, p)
+    return _mvlgamma(*args, **kwargs)
+
+
+multigammaln.__signature__ = inspect.signature(lambda input, p, *, out=None: None)
 
 
 __all__ = ["erf", "erfc", "erfinv", "erfcx", "expit", "logit", "exp2", "expm1", "log1p", "gammaln", "digamma",
@@ -106,3 +145,7 @@ __all__ = ["erf", "erfc", "erfinv", "erfcx", "expit", "logit", "exp2", "expm1", 
            "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
            "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
            "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p"]
+
+for _name in __all__:
+    if _name not in ("softmax", "log_softmax", "multigammaln"):
+        globals()[_name] = _parser_named(_name, globals()[_name])

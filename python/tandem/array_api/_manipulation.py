@@ -18,9 +18,19 @@ def concat(arrays, /, *, axis=0):
 
 
 def expand_dims(x, /, axis=0):
-    if not -x.ndim - 1 <= axis <= x.ndim:
-        raise IndexError(f"expand_dims(): axis {axis} is out of range for an array of {x.ndim} dimensions")
-    return x.unsqueeze(axis)
+    """axis: an int, or a tuple of ints (the draft standard's form after 2024.12, as NumPy's): each new axis's
+    position in the result, so they are placed in increasing order."""
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    ndim = x.ndim + len(axes)
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise IndexError(f"expand_dims(): axis {a} is out of range for an array of {x.ndim} dimensions")
+    positions = sorted(a % ndim for a in axes)
+    if len(set(positions)) != len(positions):
+        raise ValueError(f"expand_dims(): repeated axis in {axis}")
+    for a in positions:
+        x = x.unsqueeze(a)
+    return x
 
 
 def flip(x, /, *, axis=None):

@@ -6,6 +6,7 @@ import math
 
 from .. import _C
 from .._creation import tensor
+from ._statistical import _check_axes
 
 UniqueAllResult = collections.namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
 UniqueCountsResult = collections.namedtuple("UniqueCountsResult", ["values", "counts"])
@@ -26,6 +27,7 @@ def argmin(x, /, *, axis=None, keepdims=False):
 
 
 def count_nonzero(x, /, *, axis=None, keepdims=False):
+    _check_axes("count_nonzero", x, axis)
     axis = list(axis) if isinstance(axis, tuple) else axis
     if axis == []:
         return (x != 0).to(_C.int64)

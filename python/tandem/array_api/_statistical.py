@@ -28,19 +28,31 @@ def _axes(axis):
     return list(axis) if isinstance(axis, tuple) else axis
 
 
+def _check_axes(name, x, axis):
+    """The standard's valid axes are [-N, N): a 0-d array has none (tandem's ops, as PyTorch's, take 0 and -1
+    there), and 'if provided an invalid axis, the function must raise an exception'."""
+    if x.ndim == 0 and axis is not None and not _reduce_nothing(axis):
+        bad = axis[0] if isinstance(axis, (tuple, list)) else axis
+        raise IndexError(f"{name}(): axis {bad} is out of range for an array of 0 dimensions")
+
+
 def max(x, /, *, axis=None, keepdims=False):
+    _check_axes("max", x, axis)
     return x if _reduce_nothing(axis) else _C.amax(x, dim=_axes(axis), keepdim=keepdims)
 
 
 def min(x, /, *, axis=None, keepdims=False):
+    _check_axes("min", x, axis)
     return x if _reduce_nothing(axis) else _C.amin(x, dim=_axes(axis), keepdim=keepdims)
 
 
 def mean(x, /, *, axis=None, keepdims=False):
+    _check_axes("mean", x, axis)
     return x if _reduce_nothing(axis) else _C.mean(x, dim=_axes(axis), keepdim=keepdims)
 
 
 def sum(x, /, *, axis=None, dtype=None, keepdims=False):
+    _check_axes("sum", x, axis)
     if _reduce_nothing(axis):
         return x.to(_sum_dtype(x, dtype), copy=True)
     return _C.sum(x, dim=_axes(axis), keepdim=keepdims, dtype=_unsigned_sum_dtype(x, dtype))
@@ -49,6 +61,7 @@ def sum(x, /, *, axis=None, dtype=None, keepdims=False):
 def prod(x, /, *, axis=None, dtype=None, keepdims=False):
     """tandem.prod, as PyTorch's, reduces one dim or all of them: a tuple of axes is reduced one axis at a time
     (keeping dims so the others keep their positions), then squeezed unless keepdims."""
+    _check_axes("prod", x, axis)
     if _reduce_nothing(axis):
         return x.to(_sum_dtype(x, dtype), copy=True)
     if axis is None and keepdims:  # tandem's prod over all dims drops keepdim, as PyTorch's
@@ -63,27 +76,29 @@ def prod(x, /, *, axis=None, dtype=None, keepdims=False):
 
 
 def std(x, /, *, axis=None, correction=0.0, keepdims=False):
+    _check_axes("std", x, axis)
     if _reduce_nothing(axis):  # each element its own sample: over a new size-1 dim, keeping x's shape
         return _C.std(x.unsqueeze(-1), dim=-1, correction=correction)
     return _C.std(x, dim=_axes(axis), correction=correction, keepdim=keepdims)
 
 
 def var(x, /, *, axis=None, correction=0.0, keepdims=False):
+    _check_axes("var", x, axis)
     if _reduce_nothing(axis):
         return _C.var(x.unsqueeze(-1), dim=-1, correction=correction)
     return _C.var(x, dim=_axes(axis), correction=correction, keepdim=keepdims)
 
 
 def _cumulative_axis(name, x, axis):
-    if axis is None:
-        if x.ndim > 1:
-            raise ValueError(f"{name}(): axis is required for arrays of more than one dimension")
-        return 0
-    return axis
+    """(x, axis): a 0-d x is read as one element along one axis, as NumPy's (the standard asks for one or more
+    dimensions; tandem's cumsum of a 0-d tensor is 0-d, and include_initial had no axis to extend)."""
+    if axis is None and x.ndim > 1:
+        raise ValueError(f"{name}(): axis is required for arrays of more than one dimension")
+    return (x.reshape(1) if x.ndim == 0 else x), (0 if axis is None else axis)
 
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
-    axis = _cumulative_axis("cumulative_sum", x, axis)
+    x, axis = _cumulative_axis("cumulative_sum", x, axis)
     out = _C.cumsum(x, dim=axis, dtype=_unsigned_sum_dtype(x, dtype))
     if include_initial:
         shape = list(out.shape)
@@ -93,7 +108,7 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
 
 
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
-    axis = _cumulative_axis("cumulative_prod", x, axis)
+    x, axis = _cumulative_axis("cumulative_prod", x, axis)
     out = _C.cumprod(x, dim=axis, dtype=_unsigned_sum_dtype(x, dtype))
     if include_initial:
         shape = list(out.shape)
@@ -102,12 +117,19 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     return out
 
 
+def _truth(x):
+    """x as bool: the standard's all/any return bool whatever x's dtype (tandem's, as PyTorch's, keep uint8)."""
+    return x if x.dtype == _C.bool else x != 0
+
+
 def all(x, /, *, axis=None, keepdims=False):
-    return x.to(_C.bool) if _reduce_nothing(axis) else _C.all(x, dim=_axes(axis), keepdim=keepdims)
+    _check_axes("all", x, axis)
+    return _truth(x) if _reduce_nothing(axis) else _C.all(_truth(x), dim=_axes(axis), keepdim=keepdims)
 
 
 def any(x, /, *, axis=None, keepdims=False):
-    return x.to(_C.bool) if _reduce_nothing(axis) else _C.any(x, dim=_axes(axis), keepdim=keepdims)
+    _check_axes("any", x, axis)
+    return _truth(x) if _reduce_nothing(axis) else _C.any(_truth(x), dim=_axes(axis), keepdim=keepdims)
 
 
 def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
