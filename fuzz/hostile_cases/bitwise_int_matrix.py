@@ -197,17 +197,12 @@ _PAST_INT64 = ("deliberate (docs/dtypes.md, uint64 and Python ints; scalar_edges
                "wraps it into the tensor's dtype (to 0, or to int64's minimum: x & 2**63 is 0, x // 2**63 its "
                "ZeroDivisionError) and refuses it beside a bool tensor ('Promotion for uint16, uint32, uint64 types "
                "is not supported')")
-_WRAPS_TO_ZERO = ("C++ (src/ops integer division front ends: floor_divide, remainder, fmod, div with rounding_mode): a "
-                  "Python int or int64 0-d tensor divisor that wraps to 0 in the result's dtype (int8 // 256, "
-                  "int32 % 2**32) is PyTorch's 'ZeroDivisionError' (RuntimeError), as its zero check reads the "
-                  "converted divisor; tandem checks the value before the conversion and returns 0s")
+# A divisor that wraps to 0 in the result's dtype (int8 // 256, int32 % 2**32, a 0-d int64 tensor of those) is
+# PyTorch's ZeroDivisionError since session 46: the zero check reads the converted divisor (src/ops/elementwise.cpp,
+# check_int_divisor).
 KNOWN = {}
 for _name in CASES:
     _last = _name.rsplit("/", 1)[1]
     if _last == "py_past_int64" and (_name.split("/")[1] not in ("div_none", "true_divide", "div_bad_mode") or
                                      _name.split("/")[2] == "bool" and _name.split("/")[1] != "div_bad_mode"):
         KNOWN[_name] = _PAST_INT64
-    elif _last in ("py_wraps_to_zero", "0d_wraps_to_zero") and _name.split("/")[1] in (
-            "floor_divide", "op_floordiv", "remainder", "op_mod", "fmod", "div_trunc", "div_floor") and \
-            _name.split("/")[2] not in ("bool", "int64"):
-        KNOWN[_name] = _WRAPS_TO_ZERO

@@ -297,14 +297,23 @@ DType binary_compute_dtype(BinaryOp op, BinaryRule rule, DType common) {
 void check_int_divisor(BinaryOp op, DType compute, const Operand& b) {
   if (is_floating(compute) || is_complex(compute) || compute == DType::Bool) return;
   const char* hint = " by zero; check the divisor, or convert to float first to get inf/nan instead";
-  if (!b.tensor || b.tensor->device().is_cpu()) {
-    bool zero =
-        b.tensor ? item(any(eq(*b.tensor, Scalar(int64_t{0})))).to_bool() : b.scalar.to_double() == 0.0;
+  // The divisor as the kernel reads it, converted to the compute dtype: 256 is 0 for int8, as PyTorch's check
+  // of the converted divisor finds.
+  if (!b.tensor) {
+    const int64_t bits = 8 * static_cast<int64_t>(element_size(compute));
+    const auto divisor = static_cast<uint64_t>(b.scalar.to_int());
+    const bool zero = bits >= 64 ? divisor == 0 : (divisor & ((uint64_t{1} << bits) - 1)) == 0;
     TANDEM_CHECK(!zero, Runtime, "ZeroDivisionError\nhint: integer ", binary_op_name(op), hint);
     return;
   }
-  const Device device = b.tensor->device();
-  Tensor zero = any(eq(*b.tensor, Scalar(int64_t{0})));
+  const Tensor divisor = b.tensor->dtype() == compute ? *b.tensor : to_dtype(*b.tensor, compute);
+  if (divisor.device().is_cpu()) {
+    TANDEM_CHECK(!item(any(eq(divisor, Scalar(int64_t{0})))).to_bool(), Runtime,
+                 "ZeroDivisionError\nhint: integer ", binary_op_name(op), hint);
+    return;
+  }
+  const Device device = divisor.device();
+  Tensor zero = any(eq(divisor, Scalar(int64_t{0})));
   Tensor earlier = pending_device_error_flag(device);
   defer_device_error(device, earlier.defined() ? logical_or(earlier, zero) : zero,
                      std::string("ZeroDivisionError\nhint: an integer ") + binary_op_name(op) + " on " +
