@@ -43,7 +43,8 @@ Tensor polygamma_(int64_t n, const Tensor& self) { return assign(self, polygamma
 Tensor logit(const Tensor& x, double eps) {
   profiler::RecordScope profile_scope("aten::logit", x, eps);
   Tensor in = as_float(x);
-  if (eps < 0) return logit(in);
+  // A NaN eps fails both of PyTorch's bound comparisons, so x stays as it is.
+  if (eps < 0 || std::isnan(eps)) return logit(in);
   if (eps <= 0.5) return logit(clamp(in, Scalar(eps), Scalar(1.0 - eps)));
   // eps > 1 - eps: PyTorch tests the lower bound first (x < eps gives eps, else min(x, 1 - eps)), where clamp
   // would give every element 1 - eps.
