@@ -191,28 +191,21 @@ _CUDA_NAMES = ("cuda-only: tandem's GPU sort and topk say 'on CUDA' in their com
                "kernels do; the oracle runs on the CPU")
 _TIES = ("which index topk reports among equal values (and between -0.0 and 0.0): PyTorch does not specify the order "
          "of ties; the values match")
-_ISIN_PARSER = ("C++ (python/src/order_stats.cpp, isin's binding): PyTorch's parser refuses these with its 'isin() "
-                "received an invalid combination of arguments' listing, one overload per line; tandem lists them on "
-                "its first line, or names invert")
 _ARGSORT_PARSER = ("PyTorch's parser words argsort's four positional arguments 'takes from 2 to 1 positional arguments "
                    "but 4 were given' (its stable overload counts its keyword-only arguments); tandem says 'from 1 to "
                    "3'")
 _SORTER_0D = ("PyTorch fails an internal check on a 0-d sorted sequence with a sorter ('ArrayRef: attempted to access "
               "back() of empty list'); tandem reads the sorter's range")
-_UNIQUE_DIM = ("C++ (python/src/order_stats.cpp unique binding, src/ops unique): unique along dim 0 of a 1-d tensor "
-               "is PyTorch's unique_dim, whose sort compares with < and whose rows compare with ==: each NaN is its "
-               "own row, and a NaN keeps equal rows around it apart ([1.5, nan, 1.5, -0.5] has four); tandem takes "
-               "the plain unique path, which merges NaNs")
-_UNIQUE_NAMES = ("C++ (src/ops unique front ends): PyTorch's complex refusal names the kernel it reached (unique_dim "
-                 "with a dim, unique for unique_consecutive without one); tandem's names the function")
-_TOPK_ORDER = ("C++ (src/ops topk front end): PyTorch checks dim and k ('Dimension out of range', 'selected index k "
-               "out of range') before refusing a complex input; tandem refuses the dtype first")
+_UNIQUE_DIM = ("unique along dim 0 of a 1-d tensor with NaN: PyTorch's unique_dim sorts rows with a comparison NaN "
+               "breaks, so its result follows std::sort's internals ([nan, 1., nan, -inf, 1., inf]: 1 twice, "
+               "unsorted); tandem's is sorted, NaN last, each NaN its own row ([-inf, 1., inf, nan, nan])")
+# isin's calls that fit none of its overloads are PyTorch's listing (registered overloads), the complex refusals of
+# unique name PyTorch's kernels (unique, unique_dim), and topk checks dim and k before refusing complex, since
+# session 46 (python/src/order_stats.cpp, src/ops/search_sets.cpp, src/ops/sort.cpp).
 KNOWN = {}
 for _name in CASES:
     _parts = _name.split("/")
-    if _parts[0] == "isin" and (_parts[1] == "two_scalars" or _parts[1] == "invert_int"):
-        KNOWN[_name] = _ISIN_PARSER
-    elif _parts[:2] == ["sort", "argsort_positional_stable"]:
+    if _parts[:2] == ["sort", "argsort_positional_stable"]:
         KNOWN[_name] = _ARGSORT_PARSER
     elif _parts[0] == "sort" and _parts[1] in ("sort", "sort_stable", "sort_stable_desc", "sort_stable_none",
                                                "argsort_stable", "argsort_stable_desc", "msort", "topk_0", "topk_1",
@@ -222,14 +215,7 @@ for _name in CASES:
             "float", "float16", "nan", "signed_zero", "uint8") or _parts[1] == "topk_smallest_2" and _parts[2] in (
             "float16", "signed_zero")):
         KNOWN[_name] = _TIES
-    elif _parts[0] == "sort" and _parts[1] in ("topk_dim_past", "topk_negative", "topk_past") and \
-            _parts[2] == "complex":
-        KNOWN[_name] = _TOPK_ORDER
     elif _parts[0] == "unique" and _parts[1] in ("dim0", "dim_neg") and _parts[2] in ("nan", "float16"):
         KNOWN[_name] = _UNIQUE_DIM
-    elif _parts[0] == "unique" and _parts[2] == "complex" and _parts[1] in (
-            "consecutive", "consecutive_dim0", "consecutive_dim_past", "consecutive_inverse_counts",
-            "consecutive_method", "dim0", "dim1", "dim_neg", "dim_past"):
-        KNOWN[_name] = _UNIQUE_NAMES
 KNOWN["searchsorted_opt/scalar_0d/sorter"] = _SORTER_0D
 KNOWN["searchsorted_opt/complex/sorter"] = KNOWN["searchsorted_opt/complex/sorter_float"] = _CUDA_NAMES

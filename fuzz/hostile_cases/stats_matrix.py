@@ -232,8 +232,8 @@ _HISTOGRAM_PARSER = ("C++ (python/src/order_stats.cpp, histogram's binding): PyT
 _HISTOGRAM_DTYPES = ("C++ (src/ops histogram front end and kernel): PyTorch's CPU histogram computes float16 inputs "
                      "(tandem's histogramdd kernel refuses Half), names its kernels histogram_cpu and, with an int "
                      "bins and a range, linspace_cpu, and checks the input's dtype before the weight's")
-_EMPTY_VAR = ("C++ (src/ops var/std reductions): the variance of an empty reduction is NaN in PyTorch whatever the "
-              "correction; tandem's is 0 for correction=-1 (var(empty, correction=-1))")
+# The variance of an empty reduction is NaN whatever the correction (a negative one gave 0) since session 46
+# (src/ops/reduce_composite.cpp, dof).
 KNOWN = {}
 for _name in CASES:
     _parts = _name.split("/")
@@ -251,5 +251,4 @@ KNOWN.update({
     "cov/aweights/0d": _ONE_OBSERVATION, "cov/aweights/one_obs": _ONE_OBSERVATION,
     "kthvalue_1/all_nan": _NAN_TIES, "kthvalue_keepdim/all_nan": _NAN_TIES, "kthvalue_keepdim/matrix_nan": _NAN_TIES,
     "quantile/q_cpu": _CUDA_ONLY, "nanquantile/q_cpu": _CUDA_ONLY,
-    "std_mean_corr_negative/empty": _EMPTY_VAR, "std_mean_corr_negative/empty_2d": _EMPTY_VAR,
 })

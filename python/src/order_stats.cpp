@@ -262,6 +262,13 @@ void def_search_sets(nb::module_& m, nb::class_<Tensor>& tensor) {
                              return_inverse, return_counts);
       },
       nb::arg("return_inverse") = false, nb::arg("return_counts") = false, nb::arg("dim") = nb::none());
+  // PyTorch's three overloads: a call that fits none (two numbers, invert=1) gets their listing.
+  constexpr const char* kIsinKeywords =
+      "*, bool assume_unique = False, bool invert = False, Tensor out = None";
+  static const std::vector<ParserSignature>& isin_overloads =
+      register_parser_signatures("isin", {{{"Tensor elements", "Tensor test_elements"}, kIsinKeywords},
+                                          {{"Number element", "Tensor test_elements"}, kIsinKeywords},
+                                          {{"Tensor elements", "Number test_element"}, kIsinKeywords}});
   m.def(
       "isin",
       [](nb::handle elements, nb::handle test_elements, bool assume_unique, bool invert, nb::handle out) {
@@ -274,11 +281,7 @@ void def_search_sets(nb::module_& m, nb::class_<Tensor>& tensor) {
         else if (is_tensor(test_elements) && to_scalar(elements, s))
           r = tandem::isin(s, as_tensor_ref(test_elements), assume_unique, invert);
         else
-          TANDEM_THROW(
-              Type, "isin() received an invalid combination of arguments - got (",
-              nb::inst_name(elements).c_str(), ", ", nb::inst_name(test_elements).c_str(),
-              "), but expected one of: (Tensor elements, Tensor test_elements), (Tensor elements, Number "
-              "test_element), (Number element, Tensor test_elements)");
+          refuse_as_invalid_combination("isin", isin_overloads, "elements", elements, "Tensor");
         return into_out("isin", r, out, {});
       },
       nb::arg("elements"), nb::arg("test_elements"), nb::kw_only(), nb::arg("assume_unique") = false,

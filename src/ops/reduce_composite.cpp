@@ -23,9 +23,12 @@ namespace {
 bool is_half_like(DType d) { return d == DType::Float16 || d == DType::BFloat16; }
 Tensor widen(const Tensor& x) { return is_half_like(x.dtype()) ? to_dtype(x, DType::Float32) : x; }
 Tensor scalar_like(double v, const Tensor& x) { return full(DimVector{}, Scalar(v), x.dtype(), x.device()); }
-// The divisor of var/std: the reduced count less the correction, never below 0.
+// The divisor of var/std: the reduced count less the correction, never below 0; NaN for an empty reduction
+// (the variance of nothing is NaN in PyTorch whatever the correction, a negative one included).
 double dof(const Tensor& x, const OptDims& dims, double correction) {
-  return std::max(0.0, static_cast<double>(plan_reduction(x, dims, false).reduced_numel) - correction);
+  const int64_t count = plan_reduction(x, dims, false).reduced_numel;
+  if (count == 0) return std::numeric_limits<double>::quiet_NaN();
+  return std::max(0.0, static_cast<double>(count) - correction);
 }
 
 }  // namespace

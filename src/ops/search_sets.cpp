@@ -313,15 +313,16 @@ UniqueResult unique_flat(const Tensor& x, bool consecutive) {
 
 UniqueResult unique(const Tensor& x, std::optional<int64_t> dim) {
   if (x.device().is_meta()) meta::refuse_data_dependent("_unique2");
-  if (is_complex(x.dtype())) throw_dtype_not_implemented("unique", x.dtype());  // PyTorch's text
+  // PyTorch's kernel names: unique_dim along a dim
+  if (is_complex(x.dtype())) throw_dtype_not_implemented(dim ? "unique_dim" : "unique", x.dtype());
   return autograd::without_grad([&] { return dim ? unique_along(x, *dim, false) : unique_flat(x, false); });
 }
 
 UniqueResult unique_consecutive(const Tensor& x, std::optional<int64_t> dim) {
   if (x.device().is_meta()) meta::refuse_data_dependent("unique_consecutive");
-  if (is_complex(x.dtype())) throw_dtype_not_implemented("unique_consecutive", x.dtype());
-  // As PyTorch, dim 0 of a 1-D tensor is the flat case.
-  bool flat = !dim || (*dim == 0 && x.dim() == 1);
+  // As PyTorch, dim 0 of a 1-D tensor is the flat case (its kernels' names, unique and unique_dim, tell).
+  const bool flat = !dim || (*dim == 0 && x.dim() == 1);
+  if (is_complex(x.dtype())) throw_dtype_not_implemented(flat ? "unique" : "unique_dim", x.dtype());
   return autograd::without_grad([&] { return flat ? unique_flat(x, true) : unique_along(x, *dim, true); });
 }
 

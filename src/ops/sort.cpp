@@ -77,7 +77,6 @@ Tensor argsort(const Tensor& x, int64_t dim, bool descending, bool stable) {
 }
 
 ValuesIndices topk(const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted) {
-  check_orderable("topk", x);
   if (autograd::should_record(x)) {
     ValuesIndices r = autograd::without_grad([&] { return topk(x, k, dim, largest, sorted); });
     autograd::record_select_values("TopkBackward0", x, dim, true, r.first, r.second);
@@ -89,6 +88,7 @@ ValuesIndices topk(const Tensor& x, int64_t k, int64_t dim, bool largest, bool s
   int64_t n = x.dim() ? x.sizes()[d] : 1;
   TANDEM_CHECK(k >= 0 && k <= n, Runtime, "selected index k out of range\nhint: k is ", k, " but dim ", d,
                " has size ", n, "; pick k in [0, ", n, "]");
+  check_orderable("topk", x);  // after dim and k, as PyTorch
   TANDEM_CHECK(x.dtype() != DType::Bool, NotImplemented, "topk does not support bool dtypes on CPU",
                "\nhint: convert first, e.g. x.int().topk(k)");
   // A 0-d tensor's result is its one element for k = 0 too, as in PyTorch (a 0-d result cannot hold none).
