@@ -1,0 +1,89 @@
+"""What the eighth sweep of real repositories run unchanged on tandem found (docs/compat.md, "Upstream
+repositories", "Eighth sweep"): each test is our own smallest form of one failure, checked against PyTorch."""
+import itertools
+
+import pytest
+import torch
+
+import tandem
+
+LIBS = (tandem, torch)
+_NAMESPACES = itertools.count()
+
+
+def _on(lib, device):
+    return device if lib is tandem else "cpu"
+
+
+# torch-harmonics registers its attention and DISCO ops' autocast behaviour with
+# torch.library.impl("ns::op", "AutocastCUDA") (and "AutocastCPU"): PyTorch's impl takes a dispatch key's name where a
+# device type is expected. tandem took every `types` entry for a device string and raised at import.
+def _autocast_kernel_calls(lib):
+    ns = f"s8ac{next(_NAMESPACES)}_{lib.__name__}"
+    library = lib.library.Library(ns, "DEF")
+    library.define("mm(Tensor a, Tensor b) -> Tensor")
+    seen = []
+
+    @lib.library.impl(f"{ns}::mm", "cpu")
+    def _plain(a, b):
+        seen.append(("plain", str(a.dtype).split(".")[1]))
+        return a @ b
+
+    @lib.library.impl(f"{ns}::mm", "AutocastCPU")
+    def _autocast(a, b):
+        dtype = lib.get_autocast_dtype("cpu")
+        seen.append(("autocast", str(a.dtype).split(".")[1], str(dtype).split(".")[1]))
+        with lib.autocast("cpu", enabled=False):
+            return getattr(lib.ops, ns).mm(a.to(dtype), b.to(dtype))
+
+    a = lib.ones(2, 2)
+    out = [getattr(lib.ops, ns).mm(a, a).dtype]
+    with lib.autocast("cpu", dtype=lib.bfloat16):
+        out.append(getattr(lib.ops, ns).mm(a, a).dtype)
+        with lib.autocast("cpu", enabled=False):
+            out.append(getattr(lib.ops, ns).mm(a, a).dtype)
+    lib.library.impl(f"{ns}::mm", "CPU", lambda a, b: a + b)  # a dispatch key's name replaces the "cpu" kernel
+    result = getattr(lib.ops, ns).mm(a, a)
+    return [str(d).split(".")[1] for d in out], seen, result.tolist(), library
+
+
+def test_library_impl_takes_dispatch_key_names_and_runs_autocast_kernels():
+    ours, theirs = _autocast_kernel_calls(tandem), _autocast_kernel_calls(torch)
+    assert ours[:3] == theirs[:3]
+    assert ours[0] == ["float32", "bfloat16", "float32"]
+    assert ours[1][1] == ("autocast", "float32", "bfloat16")
+
+
+@pytest.mark.filterwarnings("ignore:User provided device_type of 'cuda'")
+def test_autocast_kernel_follows_the_inputs_device(device):
+    """An AutocastCUDA kernel runs for cuda inputs under cuda autocast only; cpu autocast leaves them alone."""
+    ns = f"s8acd{next(_NAMESPACES)}"
+    library = tandem.library.Library(ns, "DEF")
+    library.define("twice(Tensor a) -> Tensor")
+    seen = []
+    tandem.library.impl(f"{ns}::twice", "default", lambda a: a * 2)
+    tandem.library.impl(f"{ns}::twice", "AutocastCUDA", lambda a: seen.append("cuda") or a.half() * 2)
+    a = tandem.ones(2, device=device)
+    with tandem.autocast("cpu", dtype=tandem.bfloat16):
+        assert getattr(tandem.ops, ns).twice(a).dtype == tandem.float32
+    with tandem.autocast("cuda", dtype=tandem.float16):
+        out = getattr(tandem.ops, ns).twice(a)
+    expect_cuda = device.startswith("cuda")
+    assert seen == (["cuda"] if expect_cuda else [])
+    assert out.dtype == (tandem.float16 if expect_cuda else tandem.float32)
+    assert out.tolist() == [2.0, 2.0] and out.device.type == device.split(":")[0]
+    del library
+
+
+def test_library_impl_refuses_unknown_key_names_as_pytorch():
+    for lib in LIBS:
+        ns = f"s8bad{next(_NAMESPACES)}_{lib.__name__}"
+        library = lib.library.Library(ns, "DEF")
+        library.define("f(Tensor a) -> Tensor")
+        with pytest.raises(RuntimeError, match="Expected one of cpu, cuda, .*device type at start of device string: "
+                                               "Foo"):
+            lib.library.impl(f"{ns}::f", "Foo", lambda a: a)
+        with pytest.raises(RuntimeError, match="could not parse dispatch key: Foo"):
+            library.impl("f", lambda a: a, "Foo")
+        library.impl("f", lambda a: a + 1, "AutocastCUDA")  # the older form takes the key too
+        del library
