@@ -87,3 +87,17 @@ def test_library_impl_refuses_unknown_key_names_as_pytorch():
             library.impl("f", lambda a: a, "Foo")
         library.impl("f", lambda a: a + 1, "AutocastCUDA")  # the older form takes the key too
         del library
+
+
+# sbi imports `from torch.optim.adamw import AdamW` (its VI optimizers): the module PyTorch defines the class in.
+def test_optim_adamw_module():
+    got = []
+    for lib in LIBS:
+        module = __import__(f"{lib.__name__}.optim.adamw", fromlist=["AdamW"])
+        p = lib.tensor([1.0, -2.0], requires_grad=True)
+        opt = module.AdamW([p], lr=0.1)
+        p.sum().backward()
+        opt.step()
+        got.append((module.AdamW is lib.optim.AdamW, module.__all__[0], module.AdamW.__module__.split(".", 1)[1],
+                    issubclass(module.AdamW, lib.optim.Optimizer), opt.defaults["weight_decay"], p.tolist()))
+    assert got[0] == got[1]
