@@ -101,3 +101,33 @@ def test_optim_adamw_module():
         got.append((module.AdamW is lib.optim.AdamW, module.__all__[0], module.AdamW.__module__.split(".", 1)[1],
                     issubclass(module.AdamW, lib.optim.Optimizer), opt.defaults["weight_decay"], p.tolist()))
     assert got[0] == got[1]
+
+
+# pytorch-metric-learning's UniformHistogramMiner test: torch.histc(d, bins=n, min=torch.min(d), max=torch.max(d)).
+# PyTorch's parser reads a 0-dim tensor that does not require grad as a Scalar; tandem's histc took numbers only.
+def _histc_calls(lib, device):
+    x = lib.tensor([0.1, 0.4, 0.45, 0.8, 1.0, 0.05], device=_on(lib, device))
+    out = [lib.histc(x, bins=4, min=lib.min(x), max=lib.max(x)), x.histc(4, x.min(), x.max()),
+           lib.histc(x, 3, lib.tensor(0.0, device=_on(lib, device)), 1), x.histc(bins=2, max=lib.tensor(1.0)),
+           lib.histc(x.double(), 2, lib.tensor(0, device=_on(lib, device)), lib.tensor(True))]
+    return [(t.tolist(), str(t.dtype).split(".")[1], t.device.type) for t in out]
+
+
+def test_histc_takes_zero_dim_tensors_for_min_and_max(device):
+    ours, theirs = _histc_calls(tandem, device), _histc_calls(torch, "cpu")
+    assert [o[:2] for o in ours] == [t[:2] for t in theirs]
+    assert {o[2] for o in ours} == {device.split(":")[0]}
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda lib, x: lib.histc(x, 4, 0, lib.tensor([1.0])), "argument 'max' (position 4) must be Number, not Tensor"),
+    (lambda lib, x: lib.histc(x, 4, 0, lib.tensor(1.0, requires_grad=True)),
+     "argument 'max' (position 4) must be Number, not Tensor"),
+    (lambda lib, x: x.histc(4, 0, lib.tensor([1.0])), "argument 'max' (position 3) must be Number, not Tensor"),
+    (lambda lib, x: x.histc(4, min=lib.ones(2)), "argument 'min' must be Number, not Tensor"),
+    (lambda lib, x: lib.histc(x, 4, 0, max=lib.ones(1, 1)), "argument 'max' must be Number, not Tensor")])
+def test_histc_refuses_other_tensors_as_pytorch(call, message):
+    for lib in LIBS:
+        with pytest.raises(TypeError) as info:
+            call(lib, lib.rand(5))
+        assert str(info.value) == f"histc(): {message}"
