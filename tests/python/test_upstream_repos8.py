@@ -131,3 +131,62 @@ def test_histc_refuses_other_tensors_as_pytorch(call, message):
         with pytest.raises(TypeError) as info:
             call(lib, lib.rand(5))
         assert str(info.value) == f"histc(): {message}"
+
+
+# sbi's LRU embedding net imports torch._higher_order_ops.associative_scan (generic mode, a pytree of (lambda, u)
+# pairs, dim=1, reverse for the bidirectional pass); tandem had no _higher_order_ops.
+def _scans(lib, device):
+    import importlib
+
+    scan = importlib.import_module(f"{lib.__name__}._higher_order_ops.associative_scan").associative_scan
+
+    def linear_recurrence(q, w):
+        (la, ua), (lb, ub) = q, w
+        return la * lb, lb * ua + ub
+
+    kw = dict(dtype=lib.float64, device=_on(lib, device))
+    lam = lib.linspace(0.1, 0.9, 22, **kw).reshape(2, 11)
+    u = lib.linspace(-1, 1, 22, **kw).reshape(2, 11).requires_grad_()
+    x = lib.arange(1.0, 8.0, **kw).reshape(7, 1)
+    outs = [scan(lambda a, b: a + b, x, 0), scan(lambda a, b: a * b, x, -2, reverse=True, combine_mode="generic"),
+            *scan(linear_recurrence, (lam, u), dim=1, combine_mode="generic"),
+            scan(linear_recurrence, (lam, u), dim=1, combine_mode="generic", reverse=True)[1],
+            scan(lambda a, b: a + b, lib.ones(3, 0, **kw), 1)]
+    (outs[3] * outs[4]).sum().backward()
+    return [(o.tolist(), tuple(o.shape), o.device.type) for o in outs] + [u.grad.tolist()]
+
+
+def test_associative_scan_as_pytorch(device):
+    ours, theirs = _scans(tandem, device), _scans(torch, "cpu")
+    assert [o[1] for o in ours[:-1]] == [t[1] for t in theirs[:-1]]
+    for o, t in zip(ours[:-1], theirs[:-1]):  # the same combination order; products may differ in the last ulp
+        assert _flat(o[0]) == pytest.approx(_flat(t[0]), rel=1e-13, abs=1e-300)
+    assert {o[2] for o in ours[:-1]} == {device.split(":")[0]}
+    assert _flat(ours[-1]) == pytest.approx(_flat(theirs[-1]), rel=1e-12)
+
+
+def _flat(values):
+    return [v for row in values for v in (_flat(row) if isinstance(row, list) else [row])]
+
+
+@pytest.mark.parametrize("args, error, message", [
+    ((lambda a, b: a + b, ["x"], 0), AttributeError, "'str' object has no attribute 'ndim'"),
+    ((lambda a, b: a + b, [None, "x"], 0), ValueError, "xs leaves must be a Tensor"),
+    ((lambda a, b: a + b, None, 0.5), ValueError, "Dim must be an int, but got <class 'float'>"),
+    ((lambda a, b: a + b, None, 0, 1), RuntimeError, "Reverse must be a bool, but got <class 'int'>"),
+    ((lambda a, b: a + b, None, 0, False, "fast"), ValueError,
+     "Combine_mode must either 'pointwise' or 'generic', but got fast"),
+    ((lambda a, b: a + b, [], 0), IndexError, "list index out of range"),
+    ((None, None, 0), ValueError, "Combine_fn must be a callable, but got None"),
+    ((lambda a, b: a + b, None, 2), IndexError, r"Dimension out of range \(expected to be in range of \[-2, 1\], "
+                                                r"but got 2\)")])
+def test_associative_scan_refuses_as_pytorch(args, error, message):
+    import importlib
+
+    for lib in LIBS:
+        scan = importlib.import_module(f"{lib.__name__}._higher_order_ops.associative_scan").associative_scan
+        call = list(args)
+        ones = lib.ones(2, 3)
+        call[1] = ones if call[1] is None else [ones if v is None else v for v in call[1]]
+        with pytest.raises(error, match=message):
+            scan(*call)
