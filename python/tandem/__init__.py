@@ -55,6 +55,8 @@ from . import _clamp_checks  # noqa: E402
 _clamp_checks.install()  # int_t.clamp_(0.5) refused with PyTorch's message
 from . import _gcd_lcm_args  # noqa: E402
 _gcd_lcm_args.install(globals())  # t.gcd(18) refused: tensors only, as PyTorch's
+from . import _histc_args  # noqa: E402
+_histc_args.install(globals())  # histc(x, min=t.min(), max=t.max()): 0-dim tensors as Scalars, as PyTorch's
 from . import _norm_checks  # noqa: E402
 _norm_checks.install(globals())  # norm's dtype= rules and the inf norm of an empty dim refused, as PyTorch's
 from . import _generator_copies  # noqa: E402

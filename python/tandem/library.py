@@ -20,7 +20,7 @@ _KINDS = ("DEF", "IMPL", "FRAGMENT")
 _DEFINED_NAMESPACES = {}  # namespace -> where its "DEF" library was made (PyTorch allows one per namespace)
 # Dispatch keys PyTorch has that tandem's eager dispatcher does not run kernels from.
 _UNSUPPORTED_KEYS = ("Autograd", "AutogradCPU", "AutogradCUDA", "AutogradOther", "ADInplaceOrView", "BackendSelect",
-                     "Python", "Functionalize", "AutocastCPU", "AutocastCUDA", "XLA", "MPS", "XPU", "HPU", "Lazy",
+                     "Python", "Functionalize", "XLA", "MPS", "XPU", "HPU", "Lazy",
                      "PrivateUse1", "FuncTorchBatched")
 
 
@@ -75,7 +75,8 @@ class Library:
 
     def impl(self, op_name, fn, dispatch_key="", *, with_keyset=False, allow_override=True):
         """Registers `fn` as the kernel of `op_name` (a name in this namespace or an OpOverload) for a dispatch key
-        ("CPU", "CUDA", "CompositeImplicitAutograd", "CompositeExplicitAutograd", "Meta")."""
+        ("CPU", "CUDA", "CompositeImplicitAutograd", "CompositeExplicitAutograd", "Meta", "AutocastCPU",
+        "AutocastCUDA")."""
         if with_keyset:
             raise NotImplementedError("tandem.library: with_keyset=True kernels are not supported (tandem has no "
                                       "dispatch key sets)")
@@ -114,7 +115,13 @@ def define(qualname, schema, *, lib=None, tags=()):
 
 
 def _device_types_key(device_type):
-    return "CompositeExplicitAutograd" if device_type in (None, "default") else registry.device_key(device_type)
+    """impl()'s `types`: a device type ("cpu", "cuda", "default"), or, as PyTorch also takes, a dispatch key's name
+    ("CPU", "AutocastCUDA")."""
+    if device_type in (None, "default"):
+        return "CompositeExplicitAutograd"
+    if device_type in registry.DISPATCH_KEYS or device_type in _UNSUPPORTED_KEYS:
+        return _dispatch_key(device_type)
+    return registry.device_key(device_type)
 
 
 def impl(qualname, types, func=None, *, lib=None):

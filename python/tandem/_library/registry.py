@@ -9,8 +9,11 @@ from .autograd import call_with_autograd
 
 _PACKETS = {}  # "ns::name" -> OpOverloadPacket
 # Dispatch keys a kernel may be registered at; a device's key wins over CompositeExplicitAutograd, and a
-# CompositeImplicitAutograd kernel runs instead of all of them (its own tandem ops give it gradients).
-DISPATCH_KEYS = ("CPU", "CUDA", "CompositeExplicitAutograd", "CompositeImplicitAutograd", "Meta")
+# CompositeImplicitAutograd kernel runs instead of all of them (its own tandem ops give it gradients). An
+# Autocast<DEVICE> kernel runs before all of them while autocast is on for the inputs' device type, as PyTorch's
+# Autocast keys sit above Autograd (the kernel turns autocast off before it calls the op again).
+DISPATCH_KEYS = ("CPU", "CUDA", "CompositeExplicitAutograd", "CompositeImplicitAutograd", "Meta", "AutocastCPU",
+                 "AutocastCUDA")
 _DEVICE_KEYS = {"cpu": "CPU", "cuda": "CUDA", "meta": "Meta"}
 _PENDING = {}  # (qualname, overload) -> {key: kernel}: PyTorch lets impl come before define
 
@@ -84,6 +87,9 @@ class OpOverload:
         if dispatched is not _NOT_DISPATCHED:
             return dispatched
         args, kwargs = _schema.bind(self._schema, args, kwargs)
+        autocast = self._autocast_kernel(args, kwargs)
+        if autocast is not None:
+            return autocast(*args, **kwargs)
         implicit = self._kernels.get("CompositeImplicitAutograd")
         if implicit is not None:
             return implicit(*args, **kwargs)
@@ -93,6 +99,14 @@ class OpOverload:
             result = self._call_kernel(args, kwargs)
         self._bump_mutated_versions(args, kwargs)
         return result
+
+    def _autocast_kernel(self, args, kwargs):
+        """The Autocast<DEVICE> kernel for the inputs' device type while autocast is on there, else None."""
+        if "AutocastCPU" not in self._kernels and "AutocastCUDA" not in self._kernels:
+            return None
+        device_type = self._dispatch_device(args, kwargs)
+        kernel = self._kernels.get(f"Autocast{device_type.upper()}")
+        return kernel if kernel is not None and _C.is_autocast_enabled(device_type) else None
 
     def _named(self, args, kwargs):
         return dict(zip((a.name for a in self._schema.arguments if not a.kwarg_only), args), **kwargs)

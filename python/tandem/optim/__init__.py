@@ -18,3 +18,4 @@ from .rprop import Rprop  # noqa: F401,E402
 from .adafactor import Adafactor  # noqa: F401,E402
 from .sparse_adam import SparseAdam  # noqa: F401,E402
 from .muon import Muon  # noqa: F401,E402
+from . import adamw  # noqa: F401,E402  (PyTorch imports it with the package)
