@@ -152,11 +152,9 @@ _GEOMETRY = ("deliberate: t_() (and transpose_/swapdims_) on a non-leaf that rec
 _SHARED_WRITE = ("deliberate: an in-place write of a tensor that requires grad into one that shares memory with others "
                  "(x.detach().mul_(w)) is tandem's NotImplementedError with a hint; PyTorch writes it and fails the "
                  "backward of anything that saved x ('... is at version 1; expected version 0')")
-_MULTI_OUTPUT = ("C++ (src/autograd views: creation meta): a view of an output of unbind/split/chunk (y.unbind()[1][0] "
-                 "= 5, y.unbind()[1][1:].add_(1)) inherits PyTorch's multi-output mark, so writing it in place is "
-                 "'Output 0 of Select is a view and is being modified inplace. This view is the output of a function "
-                 "that returns multiple views...'; tandem marks only the outputs themselves and writes (on a leaf's "
-                 "view it says 'a view of a leaf Variable')")
+# A view of an output of unbind/split/chunk inherits PyTorch's multi-output mark (writing it in place is "Output 0 of
+# Select is a view and is being modified inplace...") since session 46 (ViewCreation::MultiOutput, src/ops/view.cpp
+# and src/autograd/node.cpp check_inplace).
 _DETACHED_SAVED = ("C++ (src/autograd saved variables): backward through a tensor saved for backward and then "
                    "detached in place (y * y; y.detach_()) is PyTorch's RuntimeError 'Trying to use a saved tensor "
                    "that has been detached in-place, i.e. with .detach_()...'; tandem uses it")
@@ -177,11 +175,6 @@ for _name in CASES:
     _path, _, _op = _name.removeprefix("view_leaf/").rpartition("/")
     if _op == "t_" and _path == "leaf_no_grad":
         KNOWN[_name] = _NO_GRAD_T
-    elif _op == "t_" and _path == "nonleaf_unbind_view" or _path in (
-            "nonleaf_unbind", "nonleaf_unbind_dim1", "nonleaf_split", "nonleaf_split_sizes", "nonleaf_chunk",
-            "leaf_unbind") and _op == "setitem" or _path == "nonleaf_unbind_view" and _op not in (
-            "detach_", "requires_grad_false", "requires_grad_true"):
-        KNOWN[_name] = _MULTI_OUTPUT
     elif _op == "t_" and (_path.startswith(("output_of", "saved_by")) or _path in (
             "nonleaf", "nonleaf_index", "nonleaf_slice", "nonleaf_t", "nonleaf_diagonal", "nonleaf_view_of_view",
             "nonleaf_reshape_view", "base_saved_view_written", "input_of_exp")):

@@ -342,7 +342,7 @@ void check_no_grad_view_write(const Tensor& x, bool value_requires_grad) {
   const TensorImpl* impl = x.impl();
   const ViewCreation creation = impl->view_creation();
   if (creation == ViewCreation::Default || creation == ViewCreation::InCustomFunction ||
-      !GradMode::is_enabled())
+      creation == ViewCreation::MultiOutput || !GradMode::is_enabled())
     return;  // (a view of a custom Function's view output is check_inplace's case)
   // A view that has history of its own (a custom Function's output, made in its no_grad forward) is
   // check_inplace's case, with PyTorch's message for it.
@@ -380,6 +380,15 @@ namespace {
 }
 }  // namespace
 
+namespace {
+constexpr const char* kMultiOutputViewWrite =
+    " is a view and is being modified inplace. This view is the output of a function that returns multiple "
+    "views. Such functions do not allow the output views to be modified inplace. You should replace the "
+    "inplace "
+    "operation by an out-of-place one.\nhint: write into a clone() of the piece, or index the base instead "
+    "(x[:, :2].add_(1) rather than x.split(2, 1)[0].add_(1))";
+}  // namespace
+
 void check_inplace(const Tensor& self) {
   if (!GradMode::is_enabled()) return;
   check_no_grad_view_write(self, true);
@@ -402,16 +411,15 @@ void check_inplace(const Tensor& self) {
   }
   // (A leaf that is itself a view, made requires_grad after it was taken, is "a view of a leaf" in PyTorch's
   // words.)
+  // A view of an output of unbind/split/chunk (PyTorch names the view's own op, as output 0), before the leaf
+  // check, as PyTorch's view handling comes first.
+  TANDEM_CHECK(self.impl()->view_creation() != ViewCreation::MultiOutput, Runtime, "Output 0 of ",
+               self.impl()->view_op(), kMultiOutputViewWrite);
   TANDEM_CHECK(m->grad_fn, Runtime, self.impl()->view_base() ? "a view of a" : "a",
                " leaf Variable that requires grad is being used in an in-place operation.\nhint: wrap the "
                "update in `with tandem.no_grad():` (as optimizers do), or use the out-of-place op");
-  TANDEM_CHECK(
-      !m->grad_fn->multi_output_view, Runtime, "Output ", m->grad_fn->multi_output_index, " of ",
-      m->grad_fn->multi_output_view,
-      " is a view and is being modified inplace. This view is the output of a function that returns "
-      "multiple views. Such functions do not allow the output views to be modified inplace. You should "
-      "replace the inplace operation by an out-of-place one.\nhint: write into a clone() of the piece, "
-      "or index the base instead (x[:, :2].add_(1) rather than x.split(2, 1)[0].add_(1))");
+  TANDEM_CHECK(!m->grad_fn->multi_output_view, Runtime, "Output ", m->grad_fn->multi_output_index, " of ",
+               m->grad_fn->multi_output_view, kMultiOutputViewWrite);
   if (m->grad_fn->output_is_custom_view(m->output_nr)) {
     std::string function = m->grad_fn->name();  // the Function's class name + "Backward"
     if (function.size() > 8 && function.compare(function.size() - 8, 8, "Backward") == 0)

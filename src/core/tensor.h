@@ -23,7 +23,17 @@ struct VersionCounter : RefCounted {
 // (autograd::check_no_grad_view_write): under no_grad, under inference_mode, or afterwards from such a view;
 // and of writes through a view of a custom Function's view output, or of such a view
 // (autograd::check_inplace: the write would bypass the Function's backward).
-enum class ViewCreation : uint8_t { Default, NoGradMode, InferenceMode, FromNoGradView, InCustomFunction };
+// How a view came to be, for PyTorch's refusals of in-place writes through it (autograd::check_inplace):
+// in no_grad or inference mode, from such a view, from a custom Function's output, or from an output of a
+// function that returns several views (unbind, split, chunk: MultiOutput, for views of those outputs).
+enum class ViewCreation : uint8_t {
+  Default,
+  NoGradMode,
+  InferenceMode,
+  FromNoGradView,
+  InCustomFunction,
+  MultiOutput
+};
 
 class TensorImpl : public RefCounted {
  public:

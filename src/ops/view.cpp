@@ -84,6 +84,9 @@ Tensor view_made_by(const char* op, Tensor view, const Tensor& base) {
   if (base.impl()->view_creation() == ViewCreation::InCustomFunction ||
       (bm && bm->grad_fn && bm->grad_fn->output_is_custom_view(bm->output_nr)))
     out.impl()->set_view_creation(ViewCreation::InCustomFunction, op);
+  else if (base.impl()->view_creation() == ViewCreation::MultiOutput ||
+           (bm && bm->grad_fn && bm->grad_fn->multi_output_view))
+    out.impl()->set_view_creation(ViewCreation::MultiOutput, op);
   else if (base.impl()->view_creation() != ViewCreation::Default)
     out.impl()->set_view_creation(ViewCreation::FromNoGradView, op);
   return out;
