@@ -158,12 +158,13 @@ _SHARED_WRITE = ("deliberate: an in-place write of a tensor that requires grad i
 _DETACHED_SAVED = ("C++ (src/autograd saved variables): backward through a tensor saved for backward and then "
                    "detached in place (y * y; y.detach_()) is PyTorch's RuntimeError 'Trying to use a saved tensor "
                    "that has been detached in-place, i.e. with .detach_()...'; tandem uses it")
-_GRAD_OFF_LEAF = ("C++ (src/autograd AccumulateGrad): a leaf whose requires_grad was turned off (requires_grad_(False) "
-                  "or detach_() under no_grad) after the graph used it gets no gradient in PyTorch (x.grad stays "
-                  "None); tandem accumulates one")
+# A leaf whose requires_grad was turned off after the graph used it gets no gradient (AccumulateGrad skips it, as
+# PyTorch's) since session 46 (src/autograd/node.cpp).
+# The version-counter error names a numbered node as PyTorch (ClampBackward1 is "Clamp1") since session 46
+# (src/autograd/node.cpp); left: the in-place fills' and copy's node names.
 _NODE_NAMES = ("C++ (src/autograd node names): PyTorch's version-counter error names the node that wrote the tensor "
-               "as ClampBackward1, torch::autograd::CopyBackwards, FillBackward2 and ZeroBackward ('output 0 of "
-               "Clamp1'); tandem's are Clamp, Copy and Fill (for zero_ too)")
+               "as torch::autograd::CopyBackwards, FillBackward2 and ZeroBackward0 ('output 0 of Fill2', 'of Zero'); "
+               "tandem's grad_fn of copy_, fill_ and zero_ are CopyBackwards and FillBackward0 ('of Copy', 'of Fill')")
 _RETAIN = ("C++ (src/autograd retain_grad): after an in-place write, y.grad is the gradient of the written y "
            "(PyTorch moves the retain hook to the new grad_fn); tandem's is the gradient of y before the write")
 _NO_GRAD_T = ("C++ (src/autograd engine's gradient shape check): a leaf transposed in place under no_grad after the "
@@ -183,9 +184,6 @@ for _name in CASES:
         KNOWN[_name] = _SHARED_WRITE
     elif _op == "detach_" and _path in ("saved_by_mul", "saved_by_pow"):
         KNOWN[_name] = _DETACHED_SAVED
-    elif (_op == "requires_grad_false" or _op == "detach_" and _name == _path + "/" + _op) and _path in (
-            "leaf_no_grad", "leaf_saved_no_grad"):  # (a leaf that is a view refuses detach_, as PyTorch's)
-        KNOWN[_name] = _GRAD_OFF_LEAF
-    elif _op in ("clamp_", "copy_", "fill_", "zero_") and _path in ("saved_by_mul", "saved_by_pow"):
+    elif _op in ("copy_", "fill_", "zero_") and _path in ("saved_by_mul", "saved_by_pow"):
         KNOWN[_name] = _NODE_NAMES
 KNOWN["grad/retain_then_modify"] = KNOWN["grad/view_leaf_retain_then_modify"] = _RETAIN

@@ -162,10 +162,15 @@ Tensor SavedTensor::unpack(const Node& owner) const {
   if (data_.version() != version_) {
     // PyTorch names the op without its "Backward0" suffix: the saving node for outputs, the tensor's
     // current grad_fn for inputs.
+    // (its other numbered nodes keep the number: ClampBackward1 is "Clamp1"; CopyBackwards is not numbered)
     auto op_name = [](const Node& n) {
       std::string s = n.name();
-      size_t pos = s.rfind("Backward");
-      return pos == std::string::npos ? s : s.substr(0, pos);
+      const size_t pos = s.rfind("Backward");
+      if (pos == std::string::npos) return s;
+      const std::string number = s.substr(pos + 8);
+      if (number.empty() || number == "0") return s.substr(0, pos);
+      const bool digits = number.find_first_not_of("0123456789") == std::string::npos;
+      return digits ? s.substr(0, pos) + number : s;
     };
     std::string which;
     if (is_output_) {
@@ -232,6 +237,9 @@ void accumulate_into(Tensor& slot, const Tensor& grad) {
 
 std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
   Tensor g = std::move(grads[0]);  // the leaf's hooks already ran (the engine runs them as tensor pre-hooks)
+  // A leaf whose requires_grad was turned off after the graph used it (requires_grad_(False), detach_()) gets
+  // nothing, as in PyTorch.
+  if (!variable.requires_grad()) return {};
   AutogradMeta& m = variable.impl()->ensure_autograd();
   if (!m.grad) m.grad = std::make_shared<Tensor>();
   grads.clear();
