@@ -160,11 +160,9 @@ _DETACHED_SAVED = ("C++ (src/autograd saved variables): backward through a tenso
                    "that has been detached in-place, i.e. with .detach_()...'; tandem uses it")
 # A leaf whose requires_grad was turned off after the graph used it gets no gradient (AccumulateGrad skips it, as
 # PyTorch's) since session 46 (src/autograd/node.cpp).
-# The version-counter error names a numbered node as PyTorch (ClampBackward1 is "Clamp1") since session 46
-# (src/autograd/node.cpp); left: the in-place fills' and copy's node names.
-_NODE_NAMES = ("C++ (src/autograd node names): PyTorch's version-counter error names the node that wrote the tensor "
-               "as torch::autograd::CopyBackwards, FillBackward2 and ZeroBackward0 ('output 0 of Fill2', 'of Zero'); "
-               "tandem's grad_fn of copy_, fill_ and zero_ are CopyBackwards and FillBackward0 ('of Copy', 'of Fill')")
+# The version-counter error names a numbered node as PyTorch (ClampBackward1 is "Clamp1"), and copy_, fill_ and zero_
+# record PyTorch's torch::autograd::CopyBackwards, FillBackward2 and ZeroBackward0, since session 46
+# (src/autograd/node.cpp, formulas_copy.cpp).
 _RETAIN = ("C++ (src/autograd retain_grad): after an in-place write, y.grad is the gradient of the written y "
            "(PyTorch moves the retain hook to the new grad_fn); tandem's is the gradient of y before the write")
 _NO_GRAD_T = ("C++ (src/autograd engine's gradient shape check): a leaf transposed in place under no_grad after the "
@@ -184,6 +182,4 @@ for _name in CASES:
         KNOWN[_name] = _SHARED_WRITE
     elif _op == "detach_" and _path in ("saved_by_mul", "saved_by_pow"):
         KNOWN[_name] = _DETACHED_SAVED
-    elif _op in ("copy_", "fill_", "zero_") and _path in ("saved_by_mul", "saved_by_pow"):
-        KNOWN[_name] = _NODE_NAMES
 KNOWN["grad/retain_then_modify"] = KNOWN["grad/view_leaf_retain_then_modify"] = _RETAIN

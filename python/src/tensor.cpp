@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "autograd/node.h"
 #include "backend/crossing.h"
 #include "bindings.h"
 #include "core/error.h"
@@ -484,6 +485,9 @@ void init_tensor(nb::module_& m) {
                               // PyTorch fills an expanded tensor from a number only; from a tensor it
                               // refuses.
                               check_writeable(t, "fill_");
+                              // A value with history passes its gradient on (the sum of the filled
+                              // elements' gradients, PyTorch's FillBackward3), as a broadcast copy does.
+                              if (autograd::should_record(value)) return copy_(t, expand(value, t.sizes()));
                               return fill_(t, item(value));
                             }
                             TANDEM_CHECK(to_scalar(v, s, true), Type,
@@ -492,7 +496,7 @@ void init_tensor(nb::module_& m) {
                             return fill_(t, s);
                           }),
            nb::arg("value"))
-      .def("zero_", returning_self("zero_", [](const Tensor& t) { return fill_(t, Scalar(int64_t{0})); }));
+      .def("zero_", returning_self("zero_", [](const Tensor& t) { return tandem::zero_(t); }));
 }
 
 }  // namespace tandem::py

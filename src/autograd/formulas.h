@@ -76,7 +76,8 @@ Tensor record_as_strided_scatter(const Tensor& x, const Tensor& src, IntArrayRef
 Tensor record_copy(const char* name, const Tensor& x, const Tensor& out);
 // In-place ops: after the raw write, `self` gets a node whose inputs are self's previous history and `src`.
 void record_copy_(const Tensor& self, const Tensor& src);
-void record_fill_(const Tensor& self);
+// fill_ and zero_ (PyTorch's FillBackward2 and ZeroBackward0): no gradient reaches self's old values.
+void record_fill_(const Tensor& self, const char* node_name);
 // An in-place elementwise op with history: computes `out_of_place(clone of self)` and writes it into self.
 template <typename F>
 Tensor inplace_with_grad(const Tensor& self, F&& out_of_place);

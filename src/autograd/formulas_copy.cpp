@@ -23,7 +23,7 @@ void record_copy_(const Tensor& self, const Tensor& src) {
     return;
   }
   // self's old values are overwritten: no gradient for them; src gets the gradient (summed over broadcast).
-  auto node = make_node("CopyBackwards", [](FormulaNode& n, const Tensor& g) {
+  auto node = make_node("torch::autograd::CopyBackwards", [](FormulaNode& n, const Tensor& g) {
     Grads r(2);
     if (n.needs_input_grad(0)) r[0] = full(g.sizes(), Scalar(0.0), g.dtype(), g.device());
     if (n.needs_input_grad(1)) r[1] = g;
@@ -32,12 +32,12 @@ void record_copy_(const Tensor& self, const Tensor& src) {
   set_history(node, {&self, &src}, {&self});
 }
 
-void record_fill_(const Tensor& self) {
+void record_fill_(const Tensor& self, const char* node_name) {
   if (AutogradMeta* m = self.impl()->autograd(); m && m->view_base) {
     rebase_view(self, Tensor());  // the region's new value is a constant
     return;
   }
-  auto node = make_node("FillBackward0", [](FormulaNode& n, const Tensor& g) {
+  auto node = make_node(node_name, [](FormulaNode& n, const Tensor& g) {
     return Grads{full(g.sizes(), Scalar(0.0), g.dtype(), g.device())};
   });
   set_history(node, {&self}, {&self});

@@ -200,8 +200,9 @@ Tensor clone(const Tensor& x) {
   return row_major_copy(x);
 }
 
-Tensor fill_(const Tensor& x, const Scalar& value) {
-  profiler::RecordScope profile_scope("aten::fill_", x, value);
+namespace {
+// fill_'s body; `node` names the autograd node of a recorded fill (PyTorch's differ for fill_ and zero_).
+Tensor fill_recorded_as(const Tensor& x, const Scalar& value, const char* node) {
   check_writeable_memory(x, "fill_");
   // PyTorch's CPU fill of a single element takes a fast path that rounds a value past float16's or bfloat16's
   // range to inf instead of refusing it (t[0] = 1e6 on a float16 tensor); any other fill checks the range.
@@ -211,7 +212,7 @@ Tensor fill_(const Tensor& x, const Scalar& value) {
   if (autograd::should_record(x)) {
     autograd::check_inplace(x);
     autograd::without_grad([&] { return fill_(x, value); });
-    autograd::record_fill_(x);
+    autograd::record_fill_(x, node);
     return x;
   }
   if (x.numel() == 0) return x;
@@ -229,6 +230,17 @@ Tensor fill_(const Tensor& x, const Scalar& value) {
   kernel_table(x.device().type).copy(iter);
   x.bump_version();
   return x;
+}
+}  // namespace
+
+Tensor fill_(const Tensor& x, const Scalar& value) {
+  profiler::RecordScope profile_scope("aten::fill_", x, value);
+  return fill_recorded_as(x, value, "FillBackward2");
+}
+
+Tensor zero_(const Tensor& x) {
+  profiler::RecordScope profile_scope("aten::zero_", x);
+  return fill_recorded_as(x, Scalar(int64_t{0}), "ZeroBackward0");
 }
 
 Tensor full(IntArrayRef sizes, const Scalar& value, DType dtype, Device device) {

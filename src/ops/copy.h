@@ -25,6 +25,7 @@ Tensor empty_like(const Tensor& x);
 Tensor empty_like(const Tensor& x, DType dtype);
 // Fill with a value converted to the tensor's dtype.
 Tensor fill_(const Tensor& x, const Scalar& value);
+Tensor zero_(const Tensor& x);  // fill_ with 0, recorded as PyTorch's ZeroBackward0
 Tensor full(IntArrayRef sizes, const Scalar& value, DType dtype, Device device = Device());
 // Refuses in-place writes into memory that must not change (read-only NumPy arrays, expanded views).
 void check_writeable(const Tensor& x, const char* op);

@@ -331,7 +331,8 @@ def test_needs_cpp(name):
 # the correction (src/ops/reduce_composite.cpp); a view of an output of unbind/split/chunk refuses in-place writes
 # as PyTorch (ViewCreation::MultiOutput: src/ops/view.cpp, src/autograd/node.cpp); a leaf whose requires_grad
 # was turned off after the graph used it gets no gradient (src/autograd/node.cpp, AccumulateGrad::apply); the
-# version-counter error names ClampBackward1's output "Clamp1" as PyTorch.
+# version-counter error names ClampBackward1's output "Clamp1" as PyTorch, and copy_, fill_ and zero_ record
+# PyTorch's node names (src/autograd/formulas_copy.cpp).
 CPP_FIXED = fixed_cases(
     [(bitwise_int_matrix, name) for name in sorted(bitwise_int_matrix.CASES)
      if name.rsplit("/", 1)[1] in ("py_wraps_to_zero", "0d_wraps_to_zero")] +
@@ -350,11 +351,30 @@ CPP_FIXED = fixed_cases(
     [(inplace_autograd_matrix, f"{p}{path}/{op}") for p in ("", "view_leaf/")
      for path in ("leaf_no_grad", "leaf_saved_no_grad") for op in ("requires_grad_false", "detach_")
      if f"{p}{path}/{op}" in inplace_autograd_matrix.CASES and not (p and op == "detach_")] +
-    [(inplace_autograd_matrix, name) for name in ("saved_by_mul/clamp_", "saved_by_pow/clamp_",
-                                                  "view_leaf/saved_by_mul/clamp_")])
+    [(inplace_autograd_matrix, f"{p}{path}/{op}") for p in ("", "view_leaf/")
+     for path in ("saved_by_mul", "saved_by_pow")
+     for op in ("clamp_", "copy_", "fill_", "zero_") if f"{p}{path}/{op}" in inplace_autograd_matrix.CASES])
 
 
 @pytest.mark.parametrize("name", sorted(CPP_FIXED))
 def test_fixed_in_cpp(name, device):
     assert_matches_pytorch(CPP_FIXED[name], device)
+
+
+def test_fill_with_a_value_that_requires_grad_passes_its_gradient(device):
+    """fill_ from a 0-d tensor with history gives it the sum of the filled elements' gradients, as PyTorch's
+    FillBackward3; from a number (or a plain tensor) nothing flows back (FillBackward2, ZeroBackward0)."""
+    for L in (torch, tandem):
+        d = device if L is tandem else "cpu"
+        v = L.tensor(2.0, dtype=L.float64, requires_grad=True, device=d)
+        w = L.arange(6.0, dtype=L.float64, device=d).reshape(2, 3)
+        y = (w * 1).fill_(v * 3)
+        (y * w).sum().backward()
+        if L is torch:
+            expected = (y.tolist(), v.grad.item())
+        else:
+            assert (y.tolist(), v.grad.item()) == expected and v.grad.device == tandem.device(device)
+    x = tandem.ones(3, requires_grad=True, device=device)
+    y = x * 1
+    assert y.fill_(5).grad_fn.name() == "FillBackward2" and (x * 1).zero_().grad_fn.name() == "ZeroBackward0"
 
