@@ -300,13 +300,27 @@ def random_cases(n):
     ]
 
 
+def masked_write_cases():
+    """x[mask] = number over 3000x6000 float32 (pytorch-metric-learning's CrossBatchMemory writes such masks): one
+    masked fill in both libraries; NumPy's boolean assignment beside them."""
+    rng = np.random.default_rng(0)
+    nm = rng.random((3000, 6000)) > 0.5
+    m, tm = tandem.from_numpy(nm), torch.from_numpy(nm)
+    x, tx, nx = tandem.zeros(3000, 6000), torch.zeros(3000, 6000), np.zeros((3000, 6000), np.float32)
+
+    def numpy_write():
+        nx[nm] = 1.0
+    return [case("x[mask] = 1.0 (3000x6000 f32)", "indexing", lambda: x.__setitem__(m, 1.0),
+                 lambda: tx.__setitem__(tm, 1.0), numpy_write, bytes_moved=3000 * 6000 * 9)]
+
+
 def thread_count_cases(threads, args):
     set_threads(threads)
     n = 16 << 20
     groups = overhead_cases() if threads == 1 else []
     groups += (streaming_cases(n) + axpy_cases(n) + half_precision_cases(n) + reduction_cases() + layout_cases() +
                matmul_cases((512, 1024) if args.quick else (512, 1024, 2048)) + half_matmul_cases() +
-               random_cases(1 << 20))
+               random_cases(1 << 20) + masked_write_cases())
     return [c for c in groups if args.filter in c["name"]]
 
 

@@ -90,3 +90,45 @@ def test_masked_put_converts_a_one_element_value():
     with pytest.raises(RuntimeError, match="^Index put requires the source and destination dtypes match, got Long "
                                            "for the destination and Float for the source."):
         x.index_put_((tandem.tensor([0]),), tandem.tensor(3.7))
+
+
+@pytest.mark.parametrize("shape, mask_shape", [((4, 5), (4, 5)), ((4, 5, 3), (4, 5)), ((4, 5, 3), (4,)),
+                                               ((4, 5), (5,)), ((0, 3), (0, 3))])
+@pytest.mark.parametrize("value", [2.5, "0d", "0d_int", 1 + 0j])
+def test_mask_fill_shortcut_matches_pytorch(shape, mask_shape, value, device):
+    """x[mask] = number with one bool mask (setitem's masked_fill_ shortcut, no nonzero() expansion): the values
+    PyTorch writes, over leading dims, with trailing dims, a wrong-size mask (PyTorch's IndexError), empty."""
+    def case(L, d):
+        g = torch.Generator().manual_seed(len(shape) * 10 + len(mask_shape))
+        x = L.tensor(torch.randn(shape, generator=g).tolist(), device=d)
+        mask = L.tensor((torch.rand(mask_shape, generator=g) > 0.5).tolist(), dtype=L.bool, device=d)
+        v = {"0d": L.tensor(-1.0), "0d_int": L.tensor(7)}.get(value, value) if isinstance(value, str) else value
+        x[mask] = v
+        return x
+    assert_matches_pytorch(case, device)
+
+
+def test_mask_fill_shortcut_keeps_history_and_warnings(device):
+    """A number written through a mask is PyTorch's masked_fill_ (MaskedFillBackward0; through a view, the base's
+    history and AsStridedBackward0); a tensor value with history goes through index_put_ (IndexPutBackward0, the
+    value's gradient); an expanded tensor warns as PyTorch's masked_fill_."""
+    mask = tandem.tensor([True, False, True], device=device)
+    x = tandem.ones(3, requires_grad=True, device=device)
+    y = x * 2
+    y[mask] = 0.0
+    assert y.grad_fn.name() == "MaskedFillBackward0"
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 2.0, 0.0]
+    v = tandem.tensor(5.0, requires_grad=True, device=device)
+    y = x * 2
+    y[mask] = v
+    assert y.grad_fn.name() == "IndexPutBackward0"
+    y.sum().backward()
+    assert v.grad.item() == 2.0
+    w = (x * 2).view(3, 1)
+    w[mask] = 1.0
+    assert w.grad_fn.name() == "AsStridedBackward0" and w._base is not None
+    e = tandem.zeros(1, device=device).expand(3)
+    with pytest.warns(UserWarning, match="masked_fill_"):
+        e[tandem.tensor([True, False, False], device=device)] = 1.0
+    assert e.tolist() == [1.0, 1.0, 1.0]
