@@ -323,9 +323,9 @@ Tensor tensor_getitem(const Tensor& self, nb::handle index) {
                                        : basic_view(self, view);
 }
 
-// x[mask] = number (or a one-element CPU tensor, without history) with one bool mask over x's leading dims:
-// PyTorch's masked_fill_ dispatch, one pass over x without the mask's coordinates (the general path
-// computes nonzero(mask) first: 5x PyTorch's time on a 3000x6000 mask). False when it does not apply.
+// x[mask] = number with one bool mask over x's leading dims: PyTorch's masked_fill_, one pass over x without
+// the mask's coordinates (the general path computes nonzero(mask) first: 5x PyTorch's time on a 3000x6000
+// mask). False when it does not apply.
 bool fill_through_mask(const Tensor& self, nb::handle index, const AssignedValue& value) {
   if (!is_tensor(index)) return false;
   const Tensor& mask = as_tensor_ref(index);
@@ -334,14 +334,14 @@ bool fill_through_mask(const Tensor& self, nb::handle index, const AssignedValue
     return false;
   for (int64_t d = 0; d < mask.dim(); ++d)
     if (mask.sizes()[d] != self.sizes()[d]) return false;  // the general path words the error
-  if (value.tensor && (value.tensor->numel() != 1 || !value.tensor->device().is_cpu())) return false;
-  // (PyTorch's Python setitem writes a number with masked_fill_ itself, recorded as MaskedFillBackward0; a
-  // tensor value goes through index_put_, recorded as IndexPutBackward0.)
-  if (value.tensor && autograd::should_record(self, *value.tensor)) return false;
+  // PyTorch's Python setitem writes a number with masked_fill_ itself (recorded as MaskedFillBackward0); a
+  // tensor value goes through index_put_ (IndexPutBackward0, and index_put_'s warning for an expanded
+  // tensor).
+  if (value.tensor) return false;
   DimVector shape = mask.sizes();
   while (static_cast<int64_t>(shape.size()) < self.dim()) shape.push_back(1);
   const Tensor m = mask.dim() == self.dim() ? mask : reshape(mask, shape);
-  masked_fill_(self, m, value.tensor ? item(*value.tensor) : value.number);  // (it checks the value fits)
+  masked_fill_(self, m, value.number);  // (it checks the value fits)
   return true;
 }
 
