@@ -226,25 +226,15 @@ _ONE_OBSERVATION = ("PyTorch's cov with one observation and float64 aweights on 
 _NEGATIVE_NAN = ("PyTorch prints its NaN range as [-nan, -nan] (the sign bit its min/max reduction leaves on the NaN); "
                  "tandem's reads [nan, nan]")
 _NAN_TIES = "which NaN kthvalue reports (its index) among equal NaNs: the tie order is not specified; the values match"
-_HISTOGRAM_PARSER = ("C++ (python/src/order_stats.cpp, histogram's binding): PyTorch's parser refuses a float bins, or "
-                     "range= with a bins tensor, with its 'histogram() received an invalid combination of arguments' "
-                     "listing; tandem words its own")
-_HISTOGRAM_DTYPES = ("C++ (src/ops histogram front end and kernel): PyTorch's CPU histogram computes float16 inputs "
-                     "(tandem's histogramdd kernel refuses Half), names its kernels histogram_cpu and, with an int "
-                     "bins and a range, linspace_cpu, and checks the input's dtype before the weight's")
+# histogram's parser listings (a float or bool bins, range= with bin edges), its dtype checks in PyTorch's order
+# (range search, linspace, weights, kernel) and float16 inputs are PyTorch's since session 47
+# (python/src/order_stats.cpp, src/ops/histogram.cpp).
 # The variance of an empty reduction is NaN whatever the correction (a negative one gave 0) since session 46
 # (src/ops/reduce_composite.cpp, dof).
 KNOWN = {}
 for _name in CASES:
     _parts = _name.split("/")
-    if _parts[0] == "histogram" and _parts[1] in ("bins_float", "bins_tensor_range"):
-        KNOWN[_name] = _HISTOGRAM_PARSER
-    elif _parts[0] == "histogram" and _parts[1] in ("bins_int_range", "bins_int_weight", "bins_tensor",
-                                                    "bins_tensor_density", "bins_tensor_unsorted",
-                                                    "weight_wrong_dtype") and _parts[2] in ("bool", "int64", "float16"):
-        if not (_parts[1] == "bins_int_weight" and _parts[2] != "bool"):
-            KNOWN[_name] = _HISTOGRAM_DTYPES
-    elif _parts[0] == "histc" and _parts[1] in ("default", "min_eq_max", "out") and _parts[2] in ("all_nan",
+    if _parts[0] == "histc" and _parts[1] in ("default", "min_eq_max", "out") and _parts[2] in ("all_nan",
                                                                                                   "float_nan"):
         KNOWN[_name] = _NEGATIVE_NAN
 KNOWN.update({

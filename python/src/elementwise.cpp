@@ -418,7 +418,12 @@ nb::object into_outs(const char* fn, nb::object results, nb::handle out,
     const char* message = i == 1 && indices_dtype_error ? indices_dtype_error : dtype_error;
     written.append(write_out(fn, as_tensor_ref(results[i]), nb::object(out[i]), inputs, message));
   }
-  return results.type()(*written);
+  // PyTorch returns its "_out" twin of the named tuple (torch.return_types.max_out) for a call with out=
+  // (python/tandem/_return_types.py makes them).
+  nb::handle type = results.type();
+  const std::string out_name = nb::cast<std::string>(type.attr("__name__")) + "_out";
+  nb::object types = nb::module_::import_("tandem.return_types");
+  return (nb::hasattr(types, out_name.c_str()) ? types.attr(out_name.c_str()) : nb::borrow(type))(*written);
 }
 
 std::string out_dtype_message(std::string msg, DType out, DType result, Device device) {

@@ -79,6 +79,29 @@ constexpr const char* kHistogramOutDtype =
     "and hist "
     "{out_cpp}";
 
+// PyTorch checks histogram's outs first (its parser, then histogramdd_prepare_out): a tuple of two tensors of
+// the input's dtype. `position`: out's place among the overload's arguments, as the parser names it.
+void check_histogram_outs(const Tensor& x, nb::handle out, int position) {
+  if (out.is_none()) return;
+  if (!nb::isinstance<nb::tuple>(out) && !nb::isinstance<nb::list>(out))
+    refuse_as_invalid_combination("histogram", *registered_parser_signatures("histogram"), "out", out,
+                                  "tuple of Tensors");
+  TANDEM_CHECK(nb::len(out) == 2, Type, "expected tuple of 2 elements but got ", nb::len(out),
+               "\nhint: pass out=(hist, bin_edges)");
+  for (size_t i = 0; i < 2; ++i)
+    TANDEM_CHECK(is_tensor(out[i]), Type, "expected Tensor as element ", i, " in argument ", position,
+                 ", but got ", nb::inst_name(out[i]).c_str(), "\nhint: pass out=(hist, bin_edges)");
+  const DType hist = as_tensor_ref(out[0]).dtype(), edges = as_tensor_ref(out[1]).dtype();
+  const char* hint = "\nhint: histogram writes the input's dtype: pass outs of that dtype";
+  TANDEM_CHECK(hist == x.dtype(), Runtime,
+               "torch.histogram: input tensor and hist tensor should have the same dtype, but got input ",
+               dtype_cpp_name(x.dtype()), " and hist ", dtype_cpp_name(hist), hint);
+  TANDEM_CHECK(
+      edges == x.dtype(), Runtime,
+      "torch.histogram: input tensor and bin_edges tensor should have the same dtype, but got input ",
+      dtype_cpp_name(x.dtype()), " and bin_edges ", dtype_cpp_name(edges), " for dimension 0", hint);
+}
+
 // median's and nanmedian's messages (PyTorch's argument checks name median for both).
 constexpr const char* kMedianValuesOutDtype =
     "Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; but type "
@@ -305,15 +328,27 @@ void def_counting(nb::module_& m, nb::class_<Tensor>& tensor) {
       },
       nb::arg("bins") = 100, nb::arg("min") = 0, nb::arg("max") = 0, nb::kw_only(),
       nb::arg("out") = nb::none());
+  // PyTorch's two overloads: a float bins, range= with bin edges or an out= that is not a tuple get their
+  // listing.
+  static const std::vector<ParserSignature>& histogram_overloads = register_parser_signatures(
+      "histogram",
+      {{{"Tensor input", "Tensor bins"},
+        "*, Tensor weight = None, bool density = False, tuple of Tensors out = None"},
+       {{"Tensor input", "int bins = 100"},
+        "*, tuple of floats range = None, Tensor weight = None, bool density = False, tuple of Tensors out = "
+        "None"}});
   def_both(
       m, tensor, "histogram",
       [](const Tensor& x, nb::handle bins, nb::handle range, nb::handle weight, bool density,
          nb::handle out) {
+        const bool edges_given = is_tensor(bins);
+        if (!edges_given && (!PyIndex_Check(bins.ptr()) || PyBool_Check(bins.ptr())))
+          refuse_as_invalid_combination("histogram", histogram_overloads, "bins", bins, "int");
+        if (edges_given && !range.is_none())
+          refuse_as_invalid_combination("histogram", histogram_overloads, "range", range, "tuple of floats");
+        check_histogram_outs(x, out, edges_given ? 4 : 5);
         std::optional<Tensor> w = optional_tensor(weight, "histogram", "weight");
-        if (is_tensor(bins)) {
-          TANDEM_CHECK(range.is_none(), Type,
-                       "histogram(): range= goes with a number of bins, not with bin edges",
-                       "\nhint: drop range=, the edges already fix it");
+        if (edges_given) {
           Histogram h = tandem::histogram(x, as_tensor_ref(bins), w, density);
           return into_outs("histogram", named(kHistogram, h.hist, h.bin_edges), out, {&x},
                            kHistogramOutDtype);

@@ -7,6 +7,7 @@ import functools
 import inspect
 
 from . import _C
+from ._return_types import out_type
 
 Tensor = _C.Tensor
 
@@ -35,7 +36,7 @@ def write_outs(fn, result, out, inputs, dtype_error=STRUCTURED):
     # dtype_error: one message for every out, or a tuple of one per result (frexp's mantissa and exponent)
     errors = dtype_error if isinstance(dtype_error, tuple) else (dtype_error,) * len(result)
     written = [write_out(fn, r, o, inputs, e) for r, o, e in zip(result, out, errors)]
-    return type(result)(*written) if hasattr(result, "_fields") else tuple(written)
+    return out_type(type(result))(*written) if hasattr(result, "_fields") else tuple(written)
 
 
 def aten_name(fn):

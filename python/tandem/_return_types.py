@@ -23,11 +23,21 @@ def result_type(name, fields):
     return t
 
 
+def out_type(t):
+    """The type of a result written into out=: PyTorch's "_out" twin (torch.return_types.max_out), or t itself
+    where PyTorch has none (histogramdd)."""
+    return getattr(_C.return_types, t.__name__ + "_out", t)
+
+
 def install():
-    """Called last by tandem/__init__.py, once every return type is registered."""
+    """Called last by tandem/__init__.py, once every return type is registered: each gets PyTorch's repr and,
+    but histogramdd (no out= in PyTorch), its "_out" twin for calls with out=."""
     module = _C.return_types
     module.__name__ = "tandem.return_types"
     sys.modules["tandem.return_types"] = module
-    for t in vars(module).values():
-        if isinstance(t, type) and issubclass(t, tuple) and hasattr(t, "_fields"):
-            t.__repr__ = _structseq_repr
+    types = [t for t in vars(module).values() if isinstance(t, type) and issubclass(t, tuple)
+             and hasattr(t, "_fields")]
+    for t in types:
+        t.__repr__ = _structseq_repr
+        if t.__name__ != "histogramdd" and not t.__name__.endswith("_out"):
+            result_type(t.__name__ + "_out", t._fields)

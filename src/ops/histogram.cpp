@@ -119,10 +119,22 @@ void check_weight(const Tensor& x, const std::optional<Tensor>& weight) {
   check_same_device("histogram", x, *weight, "input", "weight");
 }
 
-void check_histogram_dtype(const Tensor& x) {
+// PyTorch's dispatch names: its range search (aminmax over float and double), its linspace of the edges (no
+// bool) and its binning kernel (every floating dtype).
+void check_range_search_dtype(const Tensor& x) {
   TANDEM_CHECK(x.dtype() == DType::Float32 || x.dtype() == DType::Float64, NotImplemented,
                "\"histogramdd\" not implemented for '", dtype_title(x.dtype()),
-               "'\nhint: convert first, e.g. x.float()");
+               "'\nhint: convert first, e.g. x.float(), or pass range=(min, max)");
+}
+void check_linspace_dtype(const Tensor& x) {
+  TANDEM_CHECK(x.dtype() != DType::Bool, NotImplemented, "\"linspace_", x.device().is_cpu() ? "cpu" : "cuda",
+               "\" not implemented for 'Bool'\nhint: convert first, e.g. x.float()");
+}
+// Named for PyTorch's CPU kernel on every device: PyTorch's CUDA has no histogram, and its CUDA histc would
+// take integers, which tandem's shared kernel does not.
+void check_kernel_dtype(const Tensor& x) {
+  TANDEM_CHECK(is_floating(x.dtype()), NotImplemented, "\"histogram_cpu\" not implemented for '",
+               dtype_title(x.dtype()), "'\nhint: convert first, e.g. x.float()");
 }
 
 Histogram finish(const Tensor& x, const Tensor& edges, int64_t bins, BinRule rule,
@@ -160,11 +172,8 @@ Tensor histc(const Tensor& x, int64_t bins, double min, double max) {
   TANDEM_CHECK(std::isfinite(lo) && std::isfinite(hi), Runtime, "torch.histc: range of [", lo, ", ", hi,
                "] is not finite", "\nhint: pass finite min= and max=, or drop the NaN/inf elements first");
   TANDEM_CHECK(lo < hi, Runtime, "torch.histc: max must be larger than min");
-  // PyTorch's CPU histc of bools fails first in its linspace of the bin edges.
-  TANDEM_CHECK(x.dtype() != DType::Bool, NotImplemented, "\"linspace_", x.device().is_cpu() ? "cpu" : "cuda",
-               "\" not implemented for 'Bool'\nhint: convert first, e.g. x.float()");
-  TANDEM_CHECK(is_floating(x.dtype()), NotImplemented, "\"histogram_cpu\" not implemented for '",
-               dtype_title(x.dtype()), "'\nhint: convert first, e.g. x.float()");
+  check_linspace_dtype(x);  // PyTorch's histc of bools fails first in its linspace of the bin edges
+  check_kernel_dtype(x);
   return autograd::without_grad([&] {
     Tensor edges = linspace(Scalar(lo), Scalar(hi), bins + 1, x.dtype(), x.device());
     return finish(x, edges, bins, BinRule::Linear, {}, false).hist;
@@ -179,6 +188,7 @@ Histogram histogram(const Tensor& x, int64_t bins, std::optional<std::pair<doubl
     lo = range->first;
     hi = range->second;
   } else if (x.numel() > 0) {
+    check_range_search_dtype(x);
     lo = item(amin(x)).to_double();
     hi = item(amax(x)).to_double();
   }
@@ -191,8 +201,9 @@ Histogram histogram(const Tensor& x, int64_t bins, std::optional<std::pair<doubl
     lo -= 0.5;
     hi += 0.5;
   }
+  check_linspace_dtype(x);
   check_weight(x, weight);
-  check_histogram_dtype(x);
+  check_kernel_dtype(x);
   return autograd::without_grad([&] {
     Tensor edges = linspace(Scalar(lo), Scalar(hi), bins + 1, x.dtype(), x.device());
     return finish(x, edges, bins, BinRule::LinearChecked, weight, density);
@@ -216,7 +227,7 @@ Histogram histogram(const Tensor& x, const Tensor& bins, const std::optional<Ten
   TANDEM_CHECK(bins.dim() == 1, Runtime, "torch.histogramdd: bins tensor should have one dimension, but got ",
                bins.dim(), " dimensions in the bins tensor for dimension 0");
   check_weight(x, weight);
-  check_histogram_dtype(x);
+  check_kernel_dtype(x);
   check_same_device("histogram", x, bins, "input", "bins");
   return autograd::without_grad(
       [&] { return finish(x, clone(bins), n, BinRule::UpperBound, weight, density); });

@@ -152,6 +152,51 @@ def test_histogram_empty_and_constant(device):
     lambda m: m.histogram(m.tensor([1.0, 2.0]), 2, weight=m.tensor([1.0])),
     lambda m: m.histogram(m.tensor([1.0, 2.0]), 2, weight=m.tensor([1, 2])),
     lambda m: m.histogram(m.tensor([1.0, 2.0]), 2, range=(1.0,)),
+    # the parser's listings: a float or bool bins, range= with edges, an out= that is not a tuple
+    lambda m: m.histogram(m.tensor([1.0, 2.0]), 2.5),
+    lambda m: m.histogram(m.tensor([1.0, 2.0]), True),
+    lambda m: m.tensor([1.0, 2.0]).histogram(2.5),
+    lambda m: m.histogram(m.tensor([1.0, 2.0]), m.tensor([0.0, 3.0]), range=(0.0, 1.0)),
+    lambda m: m.histogram(m.tensor([1.0, 2.0]), 2, out=m.empty(0)),
+    # the outs are checked first: tensors (element i of argument 5, or 4 with edges), then the input's dtype
+    lambda m: m.histogram(m.tensor([1.0, 2.0]), 0, out=(m.empty(0), 3)),
+    lambda m: m.histogram(m.tensor([1.0, 2.0]), m.tensor([0.0, 3.0]), out=(None, m.empty(0))),
+    lambda m: m.histogram(m.tensor([1.0, 2.0]), 2, out=(m.empty(0),)),
+    lambda m: m.histogram(m.tensor([1, 2]), 0, out=(m.empty(0), m.empty(0))),
+    lambda m: m.histogram(m.tensor([1.0, 2.0]), 0, out=(m.empty(0), m.empty(0, dtype=m.float64))),
+    lambda m: m.histogram(m.tensor([True]), 2, out=(m.empty(0, dtype=m.bool), m.empty(0))),
+    # then, by PyTorch's dispatch: its range search (float and double only), its linspace (no bool), the
+    # weights, its kernel (floating dtypes)
+    lambda m: m.histogram(m.tensor([1, 2]), 2, weight=m.ones(2)),
+    lambda m: m.histogram(m.tensor([1.0, 2.0]).half(), 2, weight=m.ones(2)),
+    lambda m: m.histogram(m.tensor([True]), 2, range=(0.0, 1.0), weight=m.ones(2, dtype=m.float64)),
+    lambda m: m.histogram(m.tensor([True])[:0], 2),
+    lambda m: m.histogram(m.tensor([1, 2]), 2, range=(0.0, 1.0), weight=m.ones(2)),
+    lambda m: m.histogram(m.tensor([1, 2]), 2, range=(0.0, 1.0)),
+    lambda m: m.histogram(m.tensor([1, 2])[:0], 2),
+    lambda m: m.histogram(m.tensor([1, 2], dtype=m.uint8), m.tensor([0, 2], dtype=m.uint8)),
+    lambda m: m.histogram(m.tensor([1j]), 2, range=(0.0, 1.0)),
 ])
 def test_histogram_errors(case):
     assert_same_error(case)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_histogram_half_precision_with_range_or_edges(device, dtype):
+    """PyTorch's CPU histogram bins float16 and bfloat16 inputs in their own dtype once the range is known (its
+    range search alone takes only float and double)."""
+    g = torch.Generator().manual_seed(3)
+    x = (torch.randn(40, generator=g) * 2).to(dtype)
+    w = torch.rand(40, generator=g).to(dtype)
+    t, tw = from_torch(x, device), from_torch(w, device)
+    for density in (False, True):
+        ours = tandem.histogram(t, 6, range=(-3.0, 3.0), weight=tw, density=density)
+        want = torch.histogram(x, 6, range=(-3.0, 3.0), weight=w, density=density)
+        assert_same(ours.hist, want.hist)
+        assert_same(ours.bin_edges, want.bin_edges)
+        e = torch.tensor([-4.0, -1.0, 0.0, 0.5, 4.0]).to(dtype)
+        ours = tandem.histogram(t, from_torch(e, device), density=density)
+        want = torch.histogram(x, e, density=density)
+        assert_same(ours.hist, want.hist)
+    ours = tandem.histogram(t[:0], 3)  # empty: the range is [0, 1], no search
+    assert_same(ours.bin_edges, torch.histogram(x[:0], 3).bin_edges)

@@ -129,3 +129,48 @@ def test_slogdet_keeps_pytorchs_two_names():
     assert type(tandem.linalg.slogdet(x)) is tandem.return_types.linalg_slogdet
     assert tandem.return_types.slogdet is not tandem.return_types.linalg_slogdet
     assert tuple(tandem.slogdet(x)) == tuple(tandem.linalg.slogdet(x))
+
+
+def test_every_pytorch_out_type_exists():
+    """PyTorch has an "_out" twin of each public return type but histogramdd; so does tandem."""
+    names = {n for n in dir(torch.return_types) if n.endswith("_out") and not n.startswith("_")}
+    assert names == {n for n in dir(tandem.return_types) if n.endswith("_out")}
+    for name in names:
+        t = getattr(tandem.return_types, name)
+        assert t._fields == getattr(tandem.return_types, name[:-4])._fields and t.__module__ == "tandem.return_types"
+    assert not hasattr(tandem.return_types, "histogramdd_out")
+
+
+def _outs(lib, got, device):
+    return tuple(lib.empty(0, dtype=getattr(lib, str(g.dtype).split(".")[1]), device=device) for g in got)
+
+
+# A call with out= returns the "_out" type holding the outs themselves (C++ bindings and Python compositions).
+OUT_CALLS = {
+    "max": lambda lib, d, out: lib.max(rows(lib, d), 1, out=out),
+    "sort": lambda lib, d, out: lib.sort(rows(lib, d), out=out),
+    "kthvalue": lambda lib, d, out: lib.kthvalue(rows(lib, d), 2, 1, out=out),
+    "cummax": lambda lib, d, out: lib.cummax(rows(lib, d), 1, out=out),
+    "aminmax": lambda lib, d, out: lib.aminmax(rows(lib, d), dim=1, out=out),
+    "frexp": lambda lib, d, out: lib.frexp(rows(lib, d), out=out),
+    "histogram": lambda lib, d, out: lib.histogram(rows(lib, "cpu"), 3, out=out),
+    "linalg_qr": lambda lib, d, out: lib.linalg.qr(tall(lib, d), out=out),
+    "linalg_slogdet": lambda lib, d, out: lib.linalg.slogdet(square(lib, d), out=out),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OUT_CALLS))
+def test_call_with_out_returns_the_out_type(name, device):
+    d = "cpu" if name == "histogram" else device
+    plain = CASES.get(name, (None, None))[1]
+    got_plain = OUT_CALLS[name](tandem, d, None) if plain is None else plain(tandem, d)
+    outs = _outs(tandem, got_plain, d)
+    got = OUT_CALLS[name](tandem, d, outs)
+    ref = OUT_CALLS[name](torch, "cpu", _outs(torch, got_plain, "cpu"))
+    assert type(ref).__name__ == type(got).__name__ == f"{name}_out"
+    assert type(got) is getattr(tandem.return_types, f"{name}_out")
+    assert all(g is o for g, o in zip(got, outs))
+    for g, r in zip(got, ref):
+        torch.testing.assert_close(as_torch(g), r)
+    assert repr(got).startswith(f"tandem.return_types.{name}_out(\n{got._fields[0]}=")
+    assert type(pickle.loads(pickle.dumps(got))) is type(got)
