@@ -336,7 +336,8 @@ def test_needs_cpp(name):
 # in PyTorch's order and its float16 inputs (python/src/order_stats.cpp, src/ops/histogram.cpp).
 CPP_FIXED = fixed_cases(
     [(stats_matrix, name) for name in sorted(stats_matrix.CASES) if name.startswith("histogram/") and (
-        name.split("/")[1] in ("bins_float", "bins_tensor_range") or name.split("/")[2] in ("bool", "int64", "float16"))] +
+        name.split("/")[1] in ("bins_float", "bins_tensor_range")
+        or name.split("/")[2] in ("bool", "int64", "float16"))] +
     [(bitwise_int_matrix, name) for name in sorted(bitwise_int_matrix.CASES)
      if name.rsplit("/", 1)[1] in ("py_wraps_to_zero", "0d_wraps_to_zero")] +
     [(special_matrix, name) for name in sorted(special_matrix.CASES)
