@@ -155,16 +155,15 @@ _SHARED_WRITE = ("deliberate: an in-place write of a tensor that requires grad i
 # A view of an output of unbind/split/chunk inherits PyTorch's multi-output mark (writing it in place is "Output 0 of
 # Select is a view and is being modified inplace...") since session 46 (ViewCreation::MultiOutput, src/ops/view.cpp
 # and src/autograd/node.cpp check_inplace).
-_DETACHED_SAVED = ("C++ (src/autograd saved variables): backward through a tensor saved for backward and then "
-                   "detached in place (y * y; y.detach_()) is PyTorch's RuntimeError 'Trying to use a saved tensor "
-                   "that has been detached in-place, i.e. with .detach_()...'; tandem uses it")
+# Backward through a saved tensor detached in place is PyTorch's "Trying to use a saved tensor that has been detached
+# in-place" since session 47 (src/autograd/node.cpp, SavedTensor::unpack).
 # A leaf whose requires_grad was turned off after the graph used it gets no gradient (AccumulateGrad skips it, as
 # PyTorch's) since session 46 (src/autograd/node.cpp).
 # The version-counter error names a numbered node as PyTorch (ClampBackward1 is "Clamp1"), and copy_, fill_ and zero_
 # record PyTorch's torch::autograd::CopyBackwards, FillBackward2 and ZeroBackward0, since session 46
 # (src/autograd/node.cpp, formulas_copy.cpp).
-_RETAIN = ("C++ (src/autograd retain_grad): after an in-place write, y.grad is the gradient of the written y "
-           "(PyTorch moves the retain hook to the new grad_fn); tandem's is the gradient of y before the write")
+# A retain_grad() moves to the tensor's new grad_fn on an in-place write (y.grad is the gradient of the written y)
+# since session 47 (src/autograd/node.cpp, move_retained_grad).
 _NO_GRAD_T = ("C++ (src/autograd engine's gradient shape check): a leaf transposed in place under no_grad after the "
               "graph used it fails backward with PyTorch's AccumulateGrad broadcast error ('The size of tensor a (3) "
               "must match the size of tensor b (4) at non-singleton dimension 1'); tandem's engine words it "
@@ -180,6 +179,3 @@ for _name in CASES:
         KNOWN[_name] = _GEOMETRY
     elif _op == "mul_by_leaf" and _path in ("leaf_detached", "leaf_detached_saved", "nonleaf_detached_saved"):
         KNOWN[_name] = _SHARED_WRITE
-    elif _op == "detach_" and _path in ("saved_by_mul", "saved_by_pow"):
-        KNOWN[_name] = _DETACHED_SAVED
-KNOWN["grad/retain_then_modify"] = KNOWN["grad/view_leaf_retain_then_modify"] = _RETAIN

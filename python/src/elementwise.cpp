@@ -96,7 +96,8 @@ void check_tensor_operands(const BinaryFns& f, nb::handle a, nb::handle b, bool 
 
 // Which Number forms PyTorch's parser lists for a binary op (its overloads): none for most (a Python number
 // is read as a Tensor argument there), `other` only (the comparisons, fmod, copysign; floor_divide's without
-// out=), or a Number on either side (remainder, the bitwise ops; pow and xlogy with out= on each).
+// out=), or a Number on either side (remainder, the bitwise ops; pow, xlogy, xlog1py and zeta with out= on
+// each).
 enum class NumberForms { None, Other, OtherWithoutOut, EitherSide, EitherSideWithOut };
 NumberForms number_forms(std::string_view op) {
   static const std::unordered_set<std::string_view> other{"eq", "ne", "lt",   "le",
@@ -106,7 +107,7 @@ NumberForms number_forms(std::string_view op) {
   if (other.count(op)) return NumberForms::Other;
   if (op == "floor_divide") return NumberForms::OtherWithoutOut;
   if (either.count(op)) return NumberForms::EitherSide;
-  if (op == "pow" || op == "xlogy") return NumberForms::EitherSideWithOut;
+  if (op == "pow" || op == "xlogy" || op == "xlog1py" || op == "zeta") return NumberForms::EitherSideWithOut;
   return NumberForms::None;
 }
 
@@ -194,8 +195,10 @@ nb::object apply_function(const BinaryFns& f, nb::handle a, nb::handle b, bool m
     if (r.is(Py_NotImplemented)) throw_operand_error(f.name, a, b, method);
     return r;
   }
-  // xlogy has PyTorch overloads with a Number on either side, so two numbers are its overload error.
-  if (!is_tensor(b) && std::strcmp(f.name, "xlogy") == 0) throw_operand_error(f.name, a, b, false);
+  // pow, xlogy, xlog1py and zeta have PyTorch overloads with a Number on either side, so two numbers are
+  // their overload error.
+  if (!is_tensor(b) && number_forms(f.name) == NumberForms::EitherSideWithOut)
+    throw_operand_error(f.name, a, b, false);
   Scalar s;
   // PyTorch's add/sub/mul/div/floor_divide take two numbers: the first as a 0-d tensor of its own kind
   // (tandem.mul(5, 5) is tensor(25), tandem.mul(2.5, 2) a default-float tensor).

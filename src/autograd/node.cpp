@@ -108,6 +108,7 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output) : is_output_(is_output
     return;
   }
   data_ = is_output ? alias(t) : t;
+  nonleaf_input_ = !is_output && t.impl()->autograd() && t.impl()->autograd()->grad_fn;
 }
 
 void SavedTensor::pack_with_hooks(SavedTensorHooks& hooks, const Tensor& t) {
@@ -159,6 +160,15 @@ Tensor SavedTensor::unpack(const Node& owner) const {
       "before each backward");
   if (hooked_) return unpack_hooked(owner);
   if (!data_.defined()) return data_;
+  if (nonleaf_input_) {
+    const AutogradMeta* m = data_.impl()->autograd();
+    TANDEM_CHECK(m && m->grad_fn, Runtime,
+                 "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is "
+                 "not supported, please use out-of-place `.detach()` instead",
+                 "\nhint: ", owner.name(),
+                 " saved this tensor before detach_() cut it from the graph: "
+                 "detach a copy (t.detach()) and keep t as it is until backward");
+  }
   if (data_.version() != version_) {
     // PyTorch names the op without its "Backward0" suffix: the saving node for outputs, the tensor's
     // current grad_fn for inputs.
@@ -295,6 +305,17 @@ Edge gradient_edge(const Tensor& t) {
   return {grad_accumulator(t), 0};
 }
 
+void move_retained_grad(AutogradMeta& m, const std::shared_ptr<Node>& node, uint32_t output_nr) {
+  if (!m.retains_grad || !m.grad_fn || m.grad_fn == node) return;
+  auto& old = m.grad_fn->retained;
+  for (auto it = old.begin(); it != old.end(); ++it)
+    if (it->first == m.output_nr && it->second == m.grad) {
+      old.erase(it);
+      break;
+    }
+  node->retained.emplace_back(output_nr, m.grad);
+}
+
 void set_history(const std::shared_ptr<Node>& node, std::initializer_list<const Tensor*> inputs,
                  std::initializer_list<const Tensor*> outputs) {
   set_history(node, std::vector<const Tensor*>(inputs), outputs);
@@ -315,6 +336,7 @@ void set_history(const std::shared_ptr<Node>& node, const std::vector<const Tens
     if (is_differentiable(out->dtype())) {
       AutogradMeta& m = out->impl()->ensure_autograd();
       m.requires_grad = true;
+      move_retained_grad(m, node, nr);
       m.grad_fn = node;
       m.output_nr = nr;
     }
@@ -605,6 +627,7 @@ Tensor rebase_history(const Tensor& self, const Tensor& result) {
   if (!rm || !rm->grad_fn) return self;
   AutogradMeta& m = self.impl()->ensure_autograd();
   m.requires_grad = true;
+  move_retained_grad(m, rm->grad_fn, rm->output_nr);
   m.grad_fn = rm->grad_fn;
   m.output_nr = rm->output_nr;
   give_tracked_views_history(self, self);

@@ -74,6 +74,8 @@ class SavedTensor {
   uint32_t output_nr_ = 0;
   bool is_output_ = false;
   bool released_ = false;
+  // An input with history when saved: PyTorch refuses to unpack it once detach_() took that history away.
+  bool nonleaf_input_ = false;
 };
 
 // Hooks on a node itself (grad_fn.register_prehook / register_hook), run by the engine around the node's
@@ -209,6 +211,10 @@ void check_no_grad_view_write(const Tensor& x, bool value_requires_grad);
 // After an in-place op computed `result` (with history) for `self`: self takes result's values and history.
 // When self is a recorded view, its base's history is re-based instead (see rebase_view).
 Tensor rebase_history(const Tensor& self, const Tensor& result);
+// Before a tensor's grad_fn is replaced by output `output_nr` of `node` (an in-place write, a view's history
+// rebuilt from its base): a retain_grad() moves along, as PyTorch's does, so .grad is the gradient of the
+// tensor's value after the write.
+void move_retained_grad(AutogradMeta& m, const std::shared_ptr<Node>& node, uint32_t output_nr);
 // Before writing a value that requires grad into `view`, a plain view of the plain tensor `base` (setitem
 // with basic indices): marks it as a recorded view so the write gives `base` PyTorch's CopySlices history.
 void track_view_write(const Tensor& base, const Tensor& view);

@@ -77,6 +77,7 @@ Tensor as_strided_(const Tensor& x, IntArrayRef sizes, IntArrayRef strides,
     Tensor out = autograd::record_as_strided(x, make_view(x, sizes, strides, offset), "AsStridedBackward1");
     x.impl()->set_geometry(offset, DimVector(sizes), DimVector(strides));
     AutogradMeta& m = x.impl()->ensure_autograd();
+    // (a retain_grad() stays with the old node, as PyTorch's: .grad is the gradient of x's old geometry)
     m.grad_fn = out.impl()->autograd()->grad_fn;
     m.output_nr = 0;
     return x;

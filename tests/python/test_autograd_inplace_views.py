@@ -74,3 +74,53 @@ def test_second_order_through_an_inplace_view_write():
         (g * g).sum().backward()
         grads.append(w.grad.tolist())
     assert grads[1] == grads[0]
+
+
+# retain_grad() follows the tensor across in-place writes (PyTorch moves it to the new grad_fn): y.grad is the
+# gradient of y's value after the write, whether y itself, a view of it, or its base was written. as_strided_ is not
+# a write: the retained gradient stays that of y's old geometry, as PyTorch's.
+RETAIN_CASES = {
+    "self_written": lambda L, y: (y.retain_grad(), y.mul_(2), y)[2],
+    "retained_twice": lambda L, y: (y.retain_grad(), y.add_(1), y.retain_grad(), y.mul_(2), y)[4],
+    "view_of_it_written": lambda L, y: (y.retain_grad(), y[0].mul_(3), y)[2],
+    "view_retained_base_written": lambda L, y: (lambda v: (v.retain_grad(), y.mul_(5), v)[2])(y[1]),
+    "as_strided_": lambda L, y: (y.retain_grad(), y.as_strided_((3,), (1,)), y)[2],
+    "written_twice_through_views": lambda L, y: (y.retain_grad(), y[0].mul_(3), y[1].add_(y[0]), y)[3],
+}
+
+
+@pytest.mark.parametrize("case", sorted(RETAIN_CASES))
+def test_retain_grad_follows_inplace_writes(case, device):
+    results = []
+    for L, d in ((torch, "cpu"), (tandem, device)):
+        x = L.arange(6.0, dtype=L.float64, device=d).reshape(2, 3).requires_grad_()
+        retained = RETAIN_CASES[case](L, x * 1)
+        w = L.arange(1.0, retained.numel() + 1, dtype=L.float64, device=d).reshape(retained.shape)
+        (retained * w).sum().backward()
+        results.append((retained.grad.tolist(), x.grad.tolist(), str(retained.grad.device)))
+    assert results[0][:2] == results[1][:2] and results[1][2] == device
+
+
+@pytest.mark.parametrize("op", ["mul", "pow", "exp_then_mul"])
+def test_backward_through_a_saved_tensor_detached_in_place_is_refused(op, device):
+    """As PyTorch: an input with history that a node saved, cut from the graph by detach_(), cannot be used."""
+    x = tandem.arange(1.0, 4.0, device=device).requires_grad_()
+    y = x * 2
+    z = {"mul": lambda: y * y, "pow": lambda: y ** 3, "exp_then_mul": lambda: y.exp() * y}[op]()
+    y.detach_()
+    assert y.grad_fn is None and not y.requires_grad
+    with pytest.raises(RuntimeError, match=r"^Trying to use a saved tensor that has been detached in-place, i\.e\. "
+                       r"with \.detach_\(\)\.This is not supported, please use out-of-place `\.detach\(\)` "
+                       r"instead\nhint: \w+Backward0 saved this tensor"):
+        z.sum().backward()
+    # Saved outputs, leaves and out-of-place detach() are unaffected.
+    x.grad = None
+    y = x * 2
+    z = y.exp()  # saves its output
+    z2 = (y * x)  # saves y and x
+    y.detach()
+    (z.sum() + z2.sum()).backward()
+    ref = torch.arange(1.0, 4.0).requires_grad_()
+    ry = ref * 2
+    (ry.exp().sum() + (ry * ref).sum()).backward()
+    assert x.grad.tolist() == ref.grad.tolist()
