@@ -164,16 +164,13 @@ _SHARED_WRITE = ("deliberate: an in-place write of a tensor that requires grad i
 # (src/autograd/node.cpp, formulas_copy.cpp).
 # A retain_grad() moves to the tensor's new grad_fn on an in-place write (y.grad is the gradient of the written y)
 # since session 47 (src/autograd/node.cpp, move_retained_grad).
-_NO_GRAD_T = ("C++ (src/autograd engine's gradient shape check): a leaf transposed in place under no_grad after the "
-              "graph used it fails backward with PyTorch's AccumulateGrad broadcast error ('The size of tensor a (3) "
-              "must match the size of tensor b (4) at non-singleton dimension 1'); tandem's engine words it "
-              "'Function MulBackward0 returned an invalid gradient'")
+# A leaf transposed in place under no_grad after the graph used it fails backward with PyTorch's copy_ size error
+# ("The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1") since session 47:
+# AccumulateGrad copies the first gradient into the leaf's current shape (src/autograd/node.cpp).
 KNOWN = {}
 for _name in CASES:
     _path, _, _op = _name.removeprefix("view_leaf/").rpartition("/")
-    if _op == "t_" and _path == "leaf_no_grad":
-        KNOWN[_name] = _NO_GRAD_T
-    elif _op == "t_" and (_path.startswith(("output_of", "saved_by")) or _path in (
+    if _op == "t_" and (_path.startswith(("output_of", "saved_by")) or _path in (
             "nonleaf", "nonleaf_index", "nonleaf_slice", "nonleaf_t", "nonleaf_diagonal", "nonleaf_view_of_view",
             "nonleaf_reshape_view", "base_saved_view_written", "input_of_exp")):
         KNOWN[_name] = _GEOMETRY

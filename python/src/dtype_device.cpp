@@ -59,7 +59,11 @@ std::optional<DType> to_optional_dtype(nb::handle h) {
 }
 
 Device to_device(nb::handle h) {
-  if (nb::isinstance<PyDevice>(h)) return nb::inst_ptr<PyDevice>(h)->device;
+  if (nb::isinstance<PyDevice>(h)) {
+    const Device d = nb::inst_ptr<PyDevice>(h)->device;
+    check_has_backend(d);  // a device object of a type tandem has no backend for (mps, xpu, ...)
+    return d;
+  }
   if (nb::isinstance<nb::str>(h)) return parse_device(nb::cast<std::string>(h));
   // PyTorch's parser decodes bytes as UTF-8 (UnicodeDecodeError otherwise)
   if (PyBytes_Check(h.ptr())) return parse_device(str_arg(h, "device", "device"));
@@ -94,6 +98,13 @@ Device& default_factory_device() {
 }
 
 namespace {
+// A device object made from a string, another device object or an int, of any of PyTorch's device types.
+Device to_any_device(nb::handle h) {
+  if (nb::isinstance<PyDevice>(h)) return nb::inst_ptr<PyDevice>(h)->device;
+  if (nb::isinstance<nb::str>(h)) return parse_any_device(nb::cast<std::string>(h));
+  return to_device(h);
+}
+
 // The device of a method's `self` bound as nb::handle (unchecked by nanobind; see self_tensor).
 const Device& device_self(nb::handle self, const char* method) {
   TANDEM_CHECK(nb::isinstance<PyDevice>(self), Type, "descriptor '", method,
@@ -172,7 +183,7 @@ void init_dtype_device(nb::module_& m) {
       .def(
           "__init__",
           [](PyDevice* self, nb::handle spec, nb::handle index) {
-            Device d = to_device(spec);
+            Device d = to_any_device(spec);
             if (!index.is_none()) {
               TANDEM_CHECK(nb::isinstance<nb::str>(spec) && d.index < 0, Runtime,
                            "type (string) must not include an index because index was passed explicitly: ",
@@ -203,7 +214,7 @@ void init_dtype_device(nb::module_& m) {
              if (nb::isinstance<PyDevice>(other)) return d.device == nb::inst_ptr<PyDevice>(other)->device;
              if (nb::isinstance<nb::str>(other)) {
                try {
-                 return d.device == parse_device(nb::cast<std::string>(other));
+                 return d.device == parse_any_device(nb::cast<std::string>(other));
                } catch (const Error&) {
                  return false;
                }
@@ -224,8 +235,9 @@ void init_dtype_device(nb::module_& m) {
       // `with tandem.device("cuda:0"):` makes it the factories' default inside the block, as in PyTorch.
       .def("__enter__",
            [](nb::handle self) {
-             outer_default_devices().push_back(default_factory_device());
              const Device& d = device_self(self, "__enter__");
+             check_has_backend(d);  // the factories inside the block could not make tensors there
+             outer_default_devices().push_back(default_factory_device());
              default_factory_device() = d;
              return self;
            })

@@ -259,10 +259,13 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
       m.grad->defined() || GradMode::is_enabled() || !is_non_overlapping_and_dense(variable)
           ? DimVector{}
           : preserved_strides(variable);
-  if (!m.grad->defined() && GradMode::is_enabled()) {
+  if (!m.grad->defined() && (GradMode::is_enabled() || g.sizes() != variable.sizes())) {
     // Under create_graph, PyTorch's AccumulateGrad stores a differentiable copy laid out as the leaf (its
     // clone_obey_contract, grad_fn CopyBackwards), never the incoming gradient itself, which may be a view (a
-    // matmul's transposed gradient): optimizers call .view() and .detach_() on it.
+    // matmul's transposed gradient): optimizers call .view() and .detach_() on it. So it does for a leaf
+    // whose shape changed since the graph used it (t_() or unsqueeze_() under no_grad, a .data of another
+    // shape): the gradient is copied into the leaf's current shape, broadcast or refused with copy_'s size
+    // error.
     Tensor out = is_non_overlapping_and_dense(variable)
                      ? empty_laid_out(variable.sizes(), variable.strides(), g.dtype(), g.device())
                      : empty(variable.sizes(), g.dtype(), g.device());
@@ -290,10 +293,13 @@ void set_data(const Tensor& self, const Tensor& src) {
   self.impl()->set_storage(src.storage(), src.dtype());
   self.impl()->set_geometry(src.storage_offset(), src.sizes(), src.strides());
   // The leaf's AccumulateGrad fits incoming gradients to the metadata it recorded (engine.cpp); it follows
-  // the new data, so the node, and the post-accumulate hooks on it, stay.
+  // new data of another dtype or device, so the node, and the post-accumulate hooks on it, stay. A new shape
+  // alone leaves the metadata, as PyTorch's: the gradient of the old shape reaches AccumulateGrad, which
+  // copies it into the leaf's new shape (or refuses it with copy_'s size error).
   if (AutogradMeta* m = self.impl()->autograd())
     if (std::shared_ptr<Node> acc = m->grad_accumulator.lock())
-      acc->outputs[0] = {src.sizes(), src.dtype(), src.device()};
+      if (OutputMeta& meta = acc->outputs[0]; meta.dtype != src.dtype() || meta.device != src.device())
+        meta = {src.sizes(), src.dtype(), src.device()};
 }
 
 Edge gradient_edge(const Tensor& t) {

@@ -16,11 +16,6 @@ void register_backend(DeviceType type, Backend* backend) {
   register_allocator(type, backend);
 }
 
-bool has_backend(DeviceType type) {
-  start_device_type(type);
-  return table()[static_cast<int>(type)] != nullptr;
-}
-
 Backend& backend_for(DeviceType type) {
   start_device_type(type);
   Backend* b = table()[static_cast<int>(type)];

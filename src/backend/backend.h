@@ -42,7 +42,6 @@ class Backend : public DeviceAllocator {
 void register_backend(DeviceType type, Backend* backend);
 // The backend for a type (starting the type first), or a RuntimeError explaining why it is unavailable.
 Backend& backend_for(DeviceType type);
-bool has_backend(DeviceType type);
 
 // Defined per build configuration: cpu/ always; cuda/ registers the real GPUs when a driver finds some (and
 // otherwise sets the reason there are none) and says whether it did.

@@ -7,6 +7,15 @@
 
 namespace tandem {
 
+namespace {
+// PyTorch's device type names, in its order, indexed by DeviceType after cpu, cuda and meta.
+constexpr std::string_view kOtherTypeNames[] = {"ipu",    "xpu", "mkldnn", "opengl", "opencl",       "ideep",
+                                                "hip",    "ve",  "fpga",   "maia",   "xla",          "lazy",
+                                                "vulkan", "mps", "hpu",    "mtia",   "privateuseone"};
+constexpr int kNumOtherTypes = sizeof(kOtherTypeNames) / sizeof(kOtherTypeNames[0]);
+static_assert(static_cast<int>(DeviceType::PrivateUse1) == kNumDeviceTypes + kNumOtherTypes - 1);
+}  // namespace
+
 std::string_view device_type_name(DeviceType t) {
   switch (t) {
     case DeviceType::CPU:
@@ -15,8 +24,16 @@ std::string_view device_type_name(DeviceType t) {
       return "cuda";
     case DeviceType::Meta:
       return "meta";
+    default:
+      return kOtherTypeNames[static_cast<int>(t) - kNumDeviceTypes];
   }
-  return "unknown";
+}
+
+void check_has_backend(Device d) {
+  TANDEM_CHECK(
+      has_backend(d.type), Runtime, "PyTorch is not linked with support for ", device_type_name(d.type),
+      " devices\nhint: tandem runs on cpu, cuda (real or emulated, TANDEM_EMULATE_CUDA) and meta; a ",
+      device_type_name(d.type), " device object can be made and compared, but no tensor can be there");
 }
 
 std::string Device::str() const {
@@ -43,6 +60,12 @@ bool well_formed_device_string(std::string_view text) {
 }  // namespace
 
 Device parse_device(std::string_view text) {
+  const Device d = parse_any_device(text);
+  check_has_backend(d);
+  return d;
+}
+
+Device parse_any_device(std::string_view text) {
   TANDEM_CHECK(!text.empty(), Runtime,
                "Device string must not be empty\nhint: use 'cpu', 'cuda' or 'cuda:N'");
   TANDEM_CHECK(well_formed_device_string(text), Runtime, "Invalid device string: '", text,
@@ -60,7 +83,14 @@ Device parse_device(std::string_view text) {
   } else if (kind == "meta") {
     type = DeviceType::Meta;
   } else {
-    TANDEM_THROW(Runtime, "Expected one of cpu, cuda, meta device type at start of device string: ", text);
+    int other = 0;
+    while (other < kNumOtherTypes && kOtherTypeNames[other] != kind) ++other;
+    TANDEM_CHECK(
+        other < kNumOtherTypes, Runtime,
+        "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, "
+        "lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: ",
+        text, "\nhint: tandem runs on 'cpu', 'cuda' or 'cuda:N', and 'meta'");
+    type = static_cast<DeviceType>(kNumDeviceTypes + other);
   }
   if (idx.empty() && text.find(':') == std::string_view::npos) return Device(type);
   int value = -1;

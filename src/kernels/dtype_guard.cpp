@@ -194,6 +194,8 @@ void guard_operand_dtypes(DeviceType type) {
       return guard_table<DeviceType::CUDA>(kernel_table_for_registration(DeviceType::CUDA));
     case DeviceType::Meta:
       return guard_table<DeviceType::Meta>(kernel_table_for_registration(DeviceType::Meta));
+    default:  // PyTorch's other device types have no kernels (core/device.h)
+      return;
   }
 }
 

@@ -224,8 +224,8 @@ Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const 
   IndexPlan plan = plan_advanced(self, idx);
   values_broadcastable_to(values, plan.shape);
   // (setitem hands over the mask's coordinates: op tells that one mask took the value)
-  const bool mask_fill = values.numel() == 1 && values.device().is_cpu() && !accumulate &&
-                         (fill_mask || op == IndexWriteOp::IndexPutMaskedFill);
+  const bool mask_fill = fill_mask || (op == IndexWriteOp::IndexPutMaskedFill && values.numel() == 1 &&
+                                       values.device().is_cpu() && !accumulate);
   Tensor converted;
   if (mask_fill && values.dtype() != self.dtype()) {
     const Scalar number = item(values);

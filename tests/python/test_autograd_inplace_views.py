@@ -124,3 +124,42 @@ def test_backward_through_a_saved_tensor_detached_in_place_is_refused(op, device
     ry = ref * 2
     (ry.exp().sum() + (ry * ref).sum()).backward()
     assert x.grad.tolist() == ref.grad.tolist()
+
+
+# A leaf whose shape changes under no_grad after the graph used it: PyTorch's AccumulateGrad copies the first
+# gradient into the leaf's current shape (broadcast, or copy_'s size error); a later one is added in place.
+RESHAPED_LEAF = {
+    "t_": lambda L, x: x.t_(),
+    "unsqueeze_": lambda L, x: x.unsqueeze_(0),
+    "data_other_shape": lambda L, x: setattr(x, "data", L.zeros(5, dtype=x.dtype, device=x.device)),
+    "data_broadcastable": lambda L, x: setattr(x, "data", L.zeros(2, 3, 4, dtype=x.dtype, device=x.device)),
+    "data_same_shape": lambda L, x: setattr(x, "data", L.zeros(3, 4, dtype=x.dtype, device=x.device)),
+    "data_transposed_layout": lambda L, x: setattr(x, "data", L.zeros(4, 3, dtype=x.dtype, device=x.device).t()),
+}
+
+
+def _outcome(fn):
+    try:
+        return ("value", fn())
+    except RuntimeError as e:
+        return ("error", str(e).split("\nhint:")[0])
+
+
+@pytest.mark.parametrize("change", sorted(RESHAPED_LEAF))
+@pytest.mark.parametrize("twice", [False, True])
+def test_leaf_reshaped_under_no_grad_gets_pytorchs_gradient(change, twice, device):
+    results = []
+    for L, d in ((torch, "cpu"), (tandem, device)):
+        x = L.arange(12.0, dtype=L.float64, device=d).reshape(3, 4).requires_grad_()
+        w = L.arange(1.0, 13.0, dtype=L.float64, device=d).reshape(3, 4)
+        y = x * w
+        if twice:
+            (x * 2.0).sum().backward()  # a first gradient of the old shape is already there
+        with L.no_grad():
+            RESHAPED_LEAF[change](L, x)
+
+        def run():
+            y.sum().backward()
+            return (x.grad.tolist(), tuple(x.grad.shape), x.grad.stride(), str(x.grad.dtype).split(".")[1])
+        results.append(_outcome(run))
+    assert results[0] == results[1]

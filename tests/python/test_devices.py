@@ -23,7 +23,8 @@ def test_device_objects_parse_compare_and_print():
     assert c.index is None and str(c) == "cpu" and repr(c) == "device(type='cpu')"
     assert tandem.ones(1).device == "cpu"
     assert len({tandem.device("cuda:0"), tandem.device("cuda", 0)}) == 1
-    with pytest.raises(RuntimeError, match="Expected one of cpu, cuda, meta device type at start of device string: tpu"):
+    with pytest.raises(RuntimeError, match="^Expected one of cpu, cuda, ipu, .*, "
+                                           "privateuseone device type at start of device string: tpu"):
         tandem.device("tpu")
     with pytest.raises(RuntimeError, match="Invalid device string: 'cuda:x'"):
         tandem.device("cuda:x")
@@ -323,3 +324,44 @@ def test_device_pickles_as_pytorch(spec):
     assert r == d and repr(r) == repr(d) and type(r) is tandem.device
     ref = torch.device(*spec) if isinstance(spec, tuple) else torch.device(spec)
     assert d.__reduce__()[1] == ref.__reduce__()[1]
+
+
+OTHER_TYPES = ["ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia", "xla", "lazy",
+               "vulkan", "mps", "hpu", "mtia", "privateuseone"]
+
+
+@pytest.mark.parametrize("kind", OTHER_TYPES)
+def test_device_objects_of_pytorchs_other_types(kind):
+    """PyTorch's other device types make device objects (programs build torch.device("mps") as values), printed,
+    compared, hashed and pickled as PyTorch's; no tensor can be put there."""
+    import pickle
+
+    torch = pytest.importorskip("torch")
+    for spec in ((kind,), (f"{kind}:0",), (kind, 3), (f"{kind}:12",)):
+        ours, theirs = tandem.device(*spec), torch.device(*spec)
+        assert (ours.type, ours.index, str(ours), repr(ours)) == (theirs.type, theirs.index, str(theirs),
+                                                                  repr(theirs))
+        assert ours == str(theirs) and ours == tandem.device(str(theirs)) and ours != "cpu"
+        assert hash(ours) == hash(tandem.device(str(theirs)))
+        assert pickle.loads(pickle.dumps(ours)) == ours
+    d = tandem.device(kind)
+    assert d != tandem.device("cuda") and d != tandem.device("cpu") and d != tandem.device("meta")
+    message = (f"^PyTorch is not linked with support for {kind} devices\nhint: tandem runs on cpu, cuda (real or "
+               f"emulated, TANDEM_EMULATE_CUDA) and meta")
+    for attempt in (lambda: tandem.ones(2).to(d), lambda: tandem.ones(2).to(kind), lambda: tandem.empty(2, device=d),
+                    lambda: tandem.zeros(2, device=f"{kind}:0"), lambda: tandem.tensor([1.0], device=kind),
+                    lambda: tandem.set_default_device(kind), lambda: d.__enter__()):
+        with pytest.raises(RuntimeError, match=message.replace("(", r"\(").replace(")", r"\)")):
+            attempt()
+    assert tandem.get_default_device() == tandem.device("cpu")
+    assert tandem.ones(1).device.type == "cpu"
+
+
+def test_device_index_and_string_rules_for_other_types():
+    torch = pytest.importorskip("torch")
+    for bad in (("mps", -1), ("mps:0", 1), ("mps:-1",), ("mps:01",)):
+        with pytest.raises(RuntimeError) as ours:
+            tandem.device(*bad)
+        with pytest.raises(RuntimeError) as theirs:
+            torch.device(*bad)
+        assert str(ours.value).split("\nhint:")[0] == str(theirs.value), bad

@@ -13,7 +13,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from hostile_helpers import X, assert_matches_pytorch, fixed_cases  # noqa: E402
+from hostile_helpers import X, assert_matches_pytorch, fixed_cases, needs_cpp  # noqa: E402
 
 import tandem  # noqa: E402
 
@@ -191,10 +191,7 @@ def test_tensors_still_export_their_buffer():
 
 # Findings whose cause is in C++ (their KNOWN entries in the tables say what to change): strict xfails, so the
 # session that makes the change sees them pass and removes them here and in KNOWN.
-NEEDS_CPP = [(tensor_creation_from_data, name) for name in sorted(tensor_creation_from_data.KNOWN)
-             if tensor_creation_from_data.KNOWN[name].startswith("C++")]
-NEEDS_CPP += [(reduction_kwargs_edges, name) for name in sorted(reduction_kwargs_edges.KNOWN)
-              if reduction_kwargs_edges.KNOWN[name].startswith("C++")]
+NEEDS_CPP = needs_cpp((tensor_creation_from_data, reduction_kwargs_edges))
 CPP_CASES = fixed_cases(NEEDS_CPP)
 
 

@@ -13,7 +13,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from hostile_helpers import X, assert_matches_pytorch, fixed_cases  # noqa: E402
+from hostile_helpers import X, assert_matches_pytorch, fixed_cases, needs_cpp  # noqa: E402
 
 import tandem  # noqa: E402
 
@@ -243,8 +243,7 @@ def test_pool_conv_neighbours_match_pytorch(name, device):
 
 # Findings whose cause is in C++ (their KNOWN entries in the tables say what to change): strict xfails, so the
 # session that makes the change sees them pass and removes them here and in KNOWN.
-NEEDS_CPP = [(table, name) for table in (rnn_packing, data_loader_args, linalg_matrix, pool_conv_matrix)
-             for name in sorted(table.KNOWN) if table.KNOWN[name].startswith("C++")]
+NEEDS_CPP = needs_cpp((rnn_packing, data_loader_args, linalg_matrix, pool_conv_matrix))
 CPP_CASES = fixed_cases(NEEDS_CPP)
 
 

@@ -16,7 +16,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from hostile_helpers import X, assert_matches_pytorch, fixed_cases  # noqa: E402
+from hostile_helpers import X, assert_matches_pytorch, fixed_cases, needs_cpp  # noqa: E402
 
 import tandem  # noqa: E402
 
@@ -214,9 +214,8 @@ def test_seeded_stream_matches_pytorch_bit_for_bit(name):
 
 # Findings whose cause is in C++ (their KNOWN entries in the tables say what to change): strict xfails, so the
 # session that makes the change sees them pass and removes them here and in KNOWN.
-NEEDS_CPP = [(table, name) for table in (seeded_streams, generator_ranges, distributions_matrix, advanced_indexing,
-                                         scatter_gather_matrix)
-             for name in sorted(table.KNOWN) if table.KNOWN[name].startswith("C++")]
+NEEDS_CPP = needs_cpp((seeded_streams, generator_ranges, distributions_matrix, advanced_indexing,
+                       scatter_gather_matrix))
 CPP_CASES = fixed_cases(NEEDS_CPP)
 
 

@@ -13,7 +13,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from hostile_helpers import X, assert_matches_pytorch, fixed_cases  # noqa: E402
+from hostile_helpers import X, assert_matches_pytorch, fixed_cases, needs_cpp  # noqa: E402
 
 import tandem  # noqa: E402
 
@@ -74,8 +74,9 @@ def test_special_parser_errors_name_the_special_op(name, device):
                                   "tensor_number", "number_tensor_out"])
 def test_special_binary_number_forms(fn, args, device):
     make = {"numbers": lambda L, t: (2.0, 3.0), "tensor_str": lambda L, t: (t, "a"),
-            "str_tensor": lambda L, t: ("a", t), "tensor_none": lambda L, t: (t, None), "number_tensor": lambda L, t: (2, t),
-            "tensor_number": lambda L, t: (t, 2.0), "number_tensor_out": lambda L, t: (2, t)}[args]
+            "str_tensor": lambda L, t: ("a", t), "tensor_none": lambda L, t: (t, None),
+            "number_tensor": lambda L, t: (2, t), "tensor_number": lambda L, t: (t, 2.0),
+            "number_tensor_out": lambda L, t: (2, t)}[args]
     out = args.endswith("_out")
     assert_matches_pytorch(lambda L, d: getattr(L.special, fn)(
         *make(L, L.tensor([1.0, 2.5], device=d)), **({"out": L.empty(2, device=d)} if out else {})), device)
@@ -326,7 +327,7 @@ def test_array_api_axis_of_a_0d_array_is_refused(fn, axis, device):
 # session that makes the change sees them pass and removes them here and in KNOWN.
 TABLES = (special_matrix, stats_matrix, set_search_matrix, inplace_autograd_matrix, bitwise_int_matrix,
           array_api_matrix)
-NEEDS_CPP = [(table, name) for table in TABLES for name in sorted(table.KNOWN) if table.KNOWN[name].startswith("C++")]
+NEEDS_CPP = needs_cpp(TABLES)
 CPP_CASES = fixed_cases(NEEDS_CPP)
 
 
@@ -347,13 +348,15 @@ def test_needs_cpp(name):
 # version-counter error names ClampBackward1's output "Clamp1" as PyTorch, and copy_, fill_ and zero_ record
 # PyTorch's node names (src/autograd/formulas_copy.cpp). Session 47: histogram's parser listings, its dtype checks
 # in PyTorch's order and its float16 inputs (python/src/order_stats.cpp, src/ops/histogram.cpp); a saved tensor
-# detached in place and retain_grad() across an in-place write (src/autograd/node.cpp); zeta's and xlog1py's
+# detached in place, retain_grad() across an in-place write, a leaf reshaped in place under no_grad after the graph
+# used it (src/autograd/node.cpp); zeta's and xlog1py's
 # overload listings (python/src/elementwise.cpp).
 CPP_FIXED = fixed_cases(
     [(special_matrix, name) for name in ("zeta/two_scalars", "xlog1py/two_scalars")] +
     [(inplace_autograd_matrix, name) for name in ("grad/retain_then_modify", "grad/view_leaf_retain_then_modify",
                                                   "saved_by_mul/detach_", "saved_by_pow/detach_",
-                                                  "view_leaf/saved_by_mul/detach_")] +
+                                                  "view_leaf/saved_by_mul/detach_", "leaf_no_grad/t_",
+                                                  "view_leaf/leaf_no_grad/t_")] +
     [(stats_matrix, name) for name in sorted(stats_matrix.CASES) if name.startswith("histogram/") and (
         name.split("/")[1] in ("bins_float", "bins_tensor_range")
         or name.split("/")[2] in ("bool", "int64", "float16"))] +

@@ -192,11 +192,9 @@ def test_associative_scan_refuses_as_pytorch(args, error, message):
             scan(*call)
 
 
-# Left for C++: sbi's torchutils tests build torch.device("mps") (and "mps:0") as parametrize values at collection;
-# PyTorch parses every device type it knows (mps, xpu, hpu, ...) and fails only when memory is asked for there.
-# tandem's device parser (src/core/device.cpp, bound as tandem.device) knows cpu, cuda and meta.
-@pytest.mark.xfail(strict=True, raises=RuntimeError, reason="C++: the device parser refuses types tandem has no "
-                                                           "backend for ('Expected one of cpu, cuda, meta ...')")
+# sbi's torchutils tests build torch.device("mps") (and "mps:0") as parametrize values at collection; PyTorch parses
+# every device type it knows (mps, xpu, hpu, ...) and fails only when memory is asked for there. Since session 47
+# tandem's device objects take those types too (src/core/device.cpp, parse_any_device; tests/python/test_devices.py).
 def test_device_objects_of_other_types():
     got = []
     for lib in (torch, tandem):
