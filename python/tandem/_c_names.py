@@ -2,7 +2,11 @@
 adds them to tandem._C: the usage-telemetry hooks (torchmetrics' Metric and torchvision's models call
 _log_api_usage_once), the tracer's state (pyro asks _get_tracing_state before filtering tracer warnings) and the
 __torch_function__ opt-out of Tensor subclasses (torch_geometric's Index and EdgeIndex) and the switches that turn
-__torch_function__ dispatch off (DisableTorchFunctionSubclass, DisableTorchFunction: tandem.overrides)."""
+__torch_function__ dispatch off (DisableTorchFunctionSubclass, DisableTorchFunction: tandem.overrides), and
+_C._nn._parse_to (torchkbnufft's complex-aware Module.to reads Module.to's arguments with it)."""
+import sys
+import types
+
 from . import jit, overrides
 
 
@@ -44,7 +48,31 @@ def _get_tracing_state(*args):
     return _TRACING if jit.is_tracing() else None
 
 
+def _parse_to(*args, memory_format=None, **kwargs):
+    """(device, dtype, non_blocking, memory_format) from Module.to's arguments, as PyTorch's torch._C._nn._parse_to:
+    a device given as a string or an index becomes a device object (an index is a cuda device's)."""
+    from . import memory_format as memory_format_type
+    from .nn.modules import module
+
+    if memory_format is not None and not isinstance(memory_format, memory_format_type):
+        module._parse_to(*args, **kwargs, memory_format=memory_format)  # raises to()'s TypeError, naming it
+    device, dtype, non_blocking = module._parse_to(*args, **kwargs)
+    if device is not None and not isinstance(device, module._C.device):
+        device = module._C.device(device)
+    return device, dtype, non_blocking, memory_format
+
+
+def _nn_namespace(c_module):
+    """tandem._C._nn, PyTorch's namespace of nn's C functions: only the argument reader libraries call directly."""
+    nn_c = types.ModuleType(f"{c_module.__name__}._nn")
+    _parse_to.__module__ = nn_c.__name__
+    nn_c._parse_to = _parse_to
+    sys.modules[nn_c.__name__] = nn_c
+    return nn_c
+
+
 def install(c_module):
+    c_module._nn = _nn_namespace(c_module)
     c_module._log_api_usage_once = _log_api_usage_once
     c_module._log_api_usage_metadata = _log_api_usage_metadata
     c_module._get_tracing_state = _get_tracing_state

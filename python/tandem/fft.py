@@ -125,8 +125,11 @@ def _nd_name(fname):
 
 
 def _conj(x):
+    """conj(x) laid out as x (PyTorch's conj keeps the input's strides; tandem's complex unary kernels write
+    row-major): conjugated in x's memory order through a permuted view, then permuted back."""
     from . import conj
-    return conj(x)
+    order = sorted(range(x.dim()), key=lambda d: -x.stride(d))
+    return conj(x.permute(order)).permute([order.index(d) for d in range(x.dim())])
 
 
 # ---- one-dimensional transforms -------------------------------------------------------------------------
@@ -236,6 +239,16 @@ def _shape_and_dims(fname, input, s, dim):
     return shape, dims, s
 
 
+def _by_stride(x, dims, keep_last=False):
+    """dims ordered as PyTorch's _sort_dims orders them before transforming, by the input's strides, largest first
+    (stable): the C++ transform lays its output out after the order it is given the dims in, and PyTorch's output
+    layout follows this order (fftn(x, dim=(-1, -2)) of a contiguous x is contiguous)."""
+    strides = x.stride()
+    if keep_last:  # the halved dim of a real transform stays last
+        return sorted(dims[:-1], key=lambda d: -strides[d]) + [dims[-1]]
+    return sorted(dims, key=lambda d: -strides[d])
+
+
 def _c2r_shape_and_dims(fname, input, s, dim):
     """As _shape_and_dims, with the last dim's real output length, the input trimmed/padded to its half."""
     shape, dims, s = _shape_and_dims(fname, input, s, dim)
@@ -250,7 +263,7 @@ def _cnn(fname, input, s, dim, norm, forward, out):
     shape, dims, _ = _shape_and_dims(fname, input, s, dim)
     mode = _norm_mode(fname, norm, forward)
     x = _resize(_promote(fname, input, require_complex=True), dims, shape)
-    return _finish(_nd_name(fname), _C._fft_c2c(x, list(dims), mode, forward), out, input)
+    return _finish(_nd_name(fname), _C._fft_c2c(x, _by_stride(x, dims), mode, forward), out, input)
 
 
 def _rnn(fname, input, s, dim, norm, forward, out):
@@ -268,12 +281,12 @@ def _rnn(fname, input, s, dim, norm, forward, out):
     mode = _norm_mode(fname, norm, forward)
     x = _resize(_promote(fname, input, require_complex=False), dims, shape)
     if forward:
-        return _finish(_nd_name(fname), _C._fft_r2c(x, list(dims), mode, True), out, input)
+        return _finish(_nd_name(fname), _C._fft_r2c(x, _by_stride(x, dims, keep_last=True), mode, True), out, input)
     # ihfftn: the conjugate of the onesided transform of the last dim, then the inverse c2c over the others
     # (each step normalized by its own signal size: together, by the whole one).
     r = _conj(_C._fft_r2c(x, [dims[-1]], mode, True))
     if len(dims) > 1:
-        r = _C._fft_c2c(r, list(dims[:-1]), mode, False)
+        r = _C._fft_c2c(r, _by_stride(r, dims[:-1]), mode, False)
     return _finish(_nd_name(fname), r, out, input)
 
 
@@ -284,10 +297,10 @@ def _c2rn(fname, input, s, dim, norm, forward, out):
     mode = _norm_mode(fname, norm, forward)
     x = _resize(_promote(fname, input, require_complex=True), dims, shape)
     if not forward:
-        return _finish(_nd_name(fname), _C._fft_c2r(x, list(dims), mode, last), out, input)
+        return _finish(_nd_name(fname), _C._fft_c2r(x, _by_stride(x, dims, keep_last=True), mode, last), out, input)
     # hfftn: the forward c2c over all dims but the last, then the c2r of the conjugate over the last.
     if len(dims) > 1:
-        x = _C._fft_c2c(x, list(dims[:-1]), mode, True)
+        x = _C._fft_c2c(x, _by_stride(x, dims[:-1]), mode, True)
     return _finish(_nd_name(fname), _C._fft_c2r(_conj(x), [dims[-1]], mode, last), out, input)
 
 
