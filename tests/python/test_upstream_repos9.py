@@ -1,5 +1,7 @@
 """What the ninth sweep of real repositories run unchanged on tandem found (docs/compat.md, "Upstream
 repositories", "Ninth sweep"): each test is our own smallest form of one failure, checked against PyTorch."""
+import math
+
 import pytest
 import torch
 
@@ -120,3 +122,146 @@ def test_complex_unary_ops_keep_the_input_layout():
         x = lib.ones(4, 6, dtype=lib.complex64).t()
         strides.append([x.conj_physical().stride(), (-x).stride(), x.exp().stride(), x.abs().stride()])
     assert strides[0] == strides[1] == [(1, 6)] * 4
+
+
+# pytorch_optimizer's PCGrad subclasses its BaseOptimizer (an Optimizer) but never runs Optimizer.__init__: it wraps
+# another optimizer. PyTorch wraps a class's step in the step hooks when an instance runs Optimizer.__init__, so
+# PCGrad.step runs bare; tandem wrapped every subclass's step at class creation, and the wrapper's checks read
+# self.param_groups (AttributeError).
+def _wrapper_steps(lib):
+    calls = []
+
+    class Wrapper(lib.optim.Optimizer):
+        def __init__(self, inner):
+            self.inner = inner
+
+        def step(self):
+            calls.append("wrapper")
+            return self.inner.step()
+
+    class Plain(lib.optim.Optimizer):
+        def __init__(self, params, lr):
+            super().__init__(params, {"lr": lr})
+
+        @lib.no_grad()
+        def step(self, closure=None):
+            calls.append("plain")
+            for group in self.param_groups:
+                for q in group["params"]:
+                    q.sub_(q.grad, alpha=group["lr"])
+
+    p = lib.tensor([1.0, 2.0], requires_grad=True)
+    inner = lib.optim.SGD([p], lr=0.5)
+    import importlib
+
+    handles = [importlib.import_module(f"{lib.__name__}.optim.optimizer").register_optimizer_step_pre_hook(
+        lambda opt, args, kwargs: calls.append(("pre", type(opt).__name__)))]
+    try:
+        (p * p).sum().backward()
+        Wrapper(inner).step()
+        plain = Plain([p], lr=0.25)
+        plain.register_step_post_hook(lambda opt, args, kwargs: calls.append("post"))
+        plain.step()
+    finally:
+        for h in handles:
+            h.remove()
+    return calls, p.tolist(), "param_groups" in vars(Wrapper(inner))
+
+
+def test_optimizer_subclass_without_init_steps_without_hooks():
+    ours, theirs = _wrapper_steps(tandem), _wrapper_steps(torch)
+    assert ours == theirs
+    assert ours[0] == ["wrapper", ("pre", "SGD"), ("pre", "Plain"), "plain", "post"]
+
+
+# pytorch_optimizer's AdaHessian takes Hutchinson's Hessian estimate (autograd.grad of the gradients) of a small net
+# under BCEWithLogitsLoss: once a logit passed ~89, the second derivative was NaN in float32. tandem wrote the loss's
+# softplus(-x) as logaddexp(-x, 0), whose double backward overflows; PyTorch's kernel takes -log_sigmoid(x).
+def _bce_second_derivatives(lib, device, dtype):
+    kw = dict(dtype=getattr(lib, dtype), device=_on(lib, device))
+    x = lib.tensor([-120.0, -92.0, -50.0, -0.5, 0.0, 0.5, 50.0, 92.0, 120.0], **kw).requires_grad_()
+    t = lib.tensor([0.0, 1.0, 1.0, 0.25, 0.5, 1.0, 0.0, 1.0, 0.0], **kw)
+    out = []
+    for pos_weight in (None, lib.tensor(3.0, **kw)):
+        loss = lib.nn.functional.binary_cross_entropy_with_logits(x, t, pos_weight=pos_weight)
+        g, = lib.autograd.grad(loss, x, create_graph=True)
+        h, = lib.autograd.grad(g.sum(), x)
+        out.append((loss.item(), g.tolist(), h.tolist()))
+    return out
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_bce_with_logits_second_derivative_finite(device, dtype):
+    ours, theirs = _bce_second_derivatives(tandem, device, dtype), _bce_second_derivatives(torch, "cpu", dtype)
+    rel = 1e-6 if dtype == "float32" else 1e-13
+    for o, t in zip(ours, theirs):
+        assert o[0] == pytest.approx(t[0], rel=rel)
+        assert o[1] == pytest.approx(t[1], rel=rel, abs=1e-30)
+        assert o[2] == pytest.approx(t[2], rel=rel, abs=1e-20)  # the tails (~1e-23) are rounding either side
+        assert all(math.isfinite(v) for v in o[2])
+
+
+# Left for C++: F.softplus's double backward is NaN where beta * x passes ~89 in float32 (PyTorch's is 0: past the
+# threshold softplus is x itself); its first derivative is right (src/autograd, the softplus vjp).
+@pytest.mark.xfail(strict=True, reason="C++: softplus's second derivative overflows to NaN for large inputs")
+def test_softplus_second_derivative_for_large_inputs():
+    got = []
+    for lib in LIBS:
+        x = lib.tensor([0.5, 25.0, 92.0, 120.0], requires_grad=True)
+        g, = lib.autograd.grad(lib.nn.functional.softplus(x).sum(), x, create_graph=True)
+        h, = lib.autograd.grad(g.sum(), x)
+        got.append(h.tolist())
+    assert got[0] == pytest.approx(got[1], rel=1e-6)
+
+
+# pytorch_optimizer's SM3 rebuilds a sparse gradient with grad.new(grad._indices(), values, grad.size()) (and
+# grad.new().resize_as_(grad) when it has no entries): the legacy constructor on a sparse COO tensor.
+def _sparse_new_calls(lib, device):
+    dev = _on(lib, device)
+    s = lib.sparse_coo_tensor(lib.tensor([[0, 2], [1, 0]], device=dev), lib.tensor([1.0, 2.0], dtype=lib.float64,
+                                                                                    device=dev), (3, 3))
+    hybrid = lib.sparse_coo_tensor(lib.tensor([[0, 2]], device=dev), lib.ones(2, 4, device=dev), (3, 4))
+    made = [s.new(s._indices(), s._values() * 2, s.size()), s.new(s._indices(), lib.tensor([5.0, 6.0], device=dev)),
+            s.new(s._indices(), s._values(), (3, 4)), s.new(2, 3), s.new(lib.Size([4])), s.new(),
+            s.new().resize_as_(s), s.new().resize_as_(hybrid), s.coalesce().new(s._indices(), s._values(), (3, 3))]
+    return [(t.layout == lib.sparse_coo, tuple(t.shape), _name(t.dtype), t.device.type, t.sparse_dim(),
+             t.dense_dim(), t._nnz(), t.is_coalesced(), t.to_dense().cpu().tolist()) for t in made]
+
+
+def test_sparse_coo_new_and_resize_as(device):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PyTorch's once-a-process note on sparse invariant checks
+        ours, theirs = _sparse_new_calls(tandem, device), _sparse_new_calls(torch, "cpu")
+    assert [o[:3] + o[4:] for o in ours] == [t[:3] + t[4:] for t in theirs]
+    assert {o[3] for o in ours} == {device.split(":")[0]}
+
+
+@pytest.mark.parametrize("args, message", [
+    (((2, 3),), r"^SparseTensor\.new\(sequence\) only accepts sizes\.  Please use torch\.sparse_coo_tensor\(\)"),
+    ((1.5,), r"^new\(\) received an invalid combination of arguments - got \(float\), but expected one of:\n"
+             r" \* \(\*, torch\.device device = None\)\n \* \(Tensor indices, Tensor values, \*, torch\.device device"),
+    (("x",), r"^new\(\) received an invalid combination of arguments - got \(str\), but expected one of:"),
+    ((None,), r"^new\(\) received an invalid combination of arguments - got \(Tensor\), but expected one of:")])
+def test_sparse_coo_new_refuses_as_pytorch(args, message):
+    import warnings
+
+    for lib in LIBS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            s = lib.sparse_coo_tensor(lib.tensor([[0, 1]]), lib.tensor([1.0, 2.0]), (3,))
+        with pytest.raises(TypeError, match=message):
+            s.new(*[s if a is None else a for a in args])
+
+
+# Left for C++: the signs of singular vectors are LAPACK's choice. For a single-row matrix PyTorch's (MKL's gesdd)
+# keeps vh fixed and flips u with the row's sign; tandem's flips vh and keeps u = 1. pytorch_optimizer's GaLore
+# (update_proj_gap=1) keeps Adam moments in the projected space across steps, so its trajectory then differs.
+@pytest.mark.xfail(strict=True, reason="C++: singular-vector signs of a 1 x n matrix differ from PyTorch's LAPACK")
+def test_svd_signs_of_a_single_row():
+    got = []
+    for lib in LIBS:
+        u, s, vh = lib.linalg.svd(lib.tensor([[0.3, -0.2]]), full_matrices=False)
+        got.append((u.tolist(), vh.tolist()))
+    assert got[0][0] == got[1][0] and got[0][1] == pytest.approx(got[1][1])
