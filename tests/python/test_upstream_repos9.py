@@ -276,10 +276,10 @@ def test_tensor_metaclass_can_be_subclassed():
     for lib in (torch, tandem):
         class TensorTypeMeta(type(lib.Tensor)):
             def __instancecheck__(cls, obj):
-                return isinstance(obj, lib.Tensor)
+                return isinstance(obj, cls.base_cls)
 
-        class TensorType(metaclass=TensorTypeMeta):
-            pass
+        class TensorType(lib.Tensor, metaclass=TensorTypeMeta):  # torchtyping's form: a Tensor subclass
+            base_cls = lib.Tensor
 
         got.append((isinstance(lib.ones(1), TensorType), isinstance(1.0, TensorType)))
     assert got[0] == got[1] == (True, False)
