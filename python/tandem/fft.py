@@ -150,7 +150,7 @@ def _c2c(fname, input, n, dim, norm, forward, out):
     _check_points(size)
     if n is not None:
         x = _resize(x, (d,), (n,))
-    return _finish(fname, _C._fft_c2c(x, [d], mode, forward), out, input)
+    return _finish(fname, _transform(_C._fft_c2c, x, [d], mode, forward), out, input)
 
 
 def _r2c(fname, input, n, dim, norm, forward, out):
@@ -164,7 +164,7 @@ def _r2c(fname, input, n, dim, norm, forward, out):
     _check_points(size)
     if n is not None:
         x = _resize(x, (d,), (n,))
-    r = _C._fft_r2c(x, [d], mode, True)
+    r = _transform(_C._fft_r2c, x, [d], mode, True)
     if not forward and out is not None and out.dtype.is_complex and out.dtype != r.dtype:
         # (ihfft conjugates into out, which must have the result's dtype: PyTorch's conj_physical_ check)
         raise RuntimeError(f"Found dtype {out.dtype._scalar_type_name} but expected {r.dtype._scalar_type_name}")
@@ -181,7 +181,7 @@ def _c2r(fname, input, n, dim, norm, forward, out):
         x = _resize(x, (d,), (n // 2 + 1,))
     if forward:  # hfft: the Hermitian signal's transform is the inverse one of its conjugate
         x = _conj(x)
-    return _finish(fname, _C._fft_c2r(x, [d], mode, size), out, input)
+    return _finish(fname, _transform(_C._fft_c2r, x, [d], mode, size), out, input)
 
 
 def fft(input, n=None, dim=-1, norm=None, *, out=None):
@@ -249,6 +249,19 @@ def _by_stride(x, dims, keep_last=False):
     return sorted(dims, key=lambda d: -strides[d])
 
 
+def _transform(op, x, dims, *args):
+    """op(x, dims, *args) laid out as PyTorch's _exec_fft lays its output out: the untransformed (batch) dims
+    first, ordered by x's strides (largest first), then the transformed dims in the order given. The C++ ops keep
+    the batch dims in their natural order, so x is handed over as a permuted view with them in stride order, and
+    the result permuted back (views both ways: no copy, and autograd sees two permutes)."""
+    batch = sorted((d for d in range(x.dim()) if d not in dims), key=lambda d: -x.stride(d))
+    if batch == sorted(batch):  # already in natural order (a row-major input): the C++ op's own layout is PyTorch's
+        return op(x, list(dims), *args)
+    order = batch + list(dims)
+    result = op(x.permute(order), list(range(len(batch), x.dim())), *args)
+    return result.permute([order.index(d) for d in range(x.dim())])
+
+
 def _c2r_shape_and_dims(fname, input, s, dim):
     """As _shape_and_dims, with the last dim's real output length, the input trimmed/padded to its half."""
     shape, dims, s = _shape_and_dims(fname, input, s, dim)
@@ -263,7 +276,7 @@ def _cnn(fname, input, s, dim, norm, forward, out):
     shape, dims, _ = _shape_and_dims(fname, input, s, dim)
     mode = _norm_mode(fname, norm, forward)
     x = _resize(_promote(fname, input, require_complex=True), dims, shape)
-    return _finish(_nd_name(fname), _C._fft_c2c(x, _by_stride(x, dims), mode, forward), out, input)
+    return _finish(_nd_name(fname), _transform(_C._fft_c2c, x, _by_stride(x, dims), mode, forward), out, input)
 
 
 def _rnn(fname, input, s, dim, norm, forward, out):
@@ -281,12 +294,13 @@ def _rnn(fname, input, s, dim, norm, forward, out):
     mode = _norm_mode(fname, norm, forward)
     x = _resize(_promote(fname, input, require_complex=False), dims, shape)
     if forward:
-        return _finish(_nd_name(fname), _C._fft_r2c(x, _by_stride(x, dims, keep_last=True), mode, True), out, input)
+        r = _transform(_C._fft_r2c, x, _by_stride(x, dims, keep_last=True), mode, True)
+        return _finish(_nd_name(fname), r, out, input)
     # ihfftn: the conjugate of the onesided transform of the last dim, then the inverse c2c over the others
     # (each step normalized by its own signal size: together, by the whole one).
-    r = _conj(_C._fft_r2c(x, [dims[-1]], mode, True))
+    r = _conj(_transform(_C._fft_r2c, x, [dims[-1]], mode, True))
     if len(dims) > 1:
-        r = _C._fft_c2c(r, _by_stride(r, dims[:-1]), mode, False)
+        r = _transform(_C._fft_c2c, r, _by_stride(r, dims[:-1]), mode, False)
     return _finish(_nd_name(fname), r, out, input)
 
 
@@ -297,11 +311,12 @@ def _c2rn(fname, input, s, dim, norm, forward, out):
     mode = _norm_mode(fname, norm, forward)
     x = _resize(_promote(fname, input, require_complex=True), dims, shape)
     if not forward:
-        return _finish(_nd_name(fname), _C._fft_c2r(x, _by_stride(x, dims, keep_last=True), mode, last), out, input)
+        r = _transform(_C._fft_c2r, x, _by_stride(x, dims, keep_last=True), mode, last)
+        return _finish(_nd_name(fname), r, out, input)
     # hfftn: the forward c2c over all dims but the last, then the c2r of the conjugate over the last.
     if len(dims) > 1:
-        x = _C._fft_c2c(x, _by_stride(x, dims[:-1]), mode, True)
-    return _finish(_nd_name(fname), _C._fft_c2r(_conj(x), [dims[-1]], mode, last), out, input)
+        x = _transform(_C._fft_c2c, x, _by_stride(x, dims[:-1]), mode, True)
+    return _finish(_nd_name(fname), _transform(_C._fft_c2r, _conj(x), [dims[-1]], mode, last), out, input)
 
 
 def fftn(input, s=None, dim=None, norm=None, *, out=None):

@@ -101,16 +101,41 @@ def test_fftn_gradients_unchanged_by_the_dim_order(device):
     assert grads[0] == pytest.approx(grads[1], rel=1e-12, abs=1e-12)
 
 
-# Left for C++: with an input that is not row-major (x.permute(0, 3, 1, 2)), PyTorch's transform orders the batch
-# dims by stride too (the leading, untransformed dims of its _exec_fft permutation); tandem's C++ keeps their
-# natural order, so fft(x.permute(0, 3, 1, 2), dim=2) and friends come out with other strides (same values).
-@pytest.mark.xfail(strict=True, reason="C++: the fft ops lay their batch dims out in dim order, not stride order")
-def test_fft_of_a_permuted_input_lays_out_as_pytorch():
-    strides = []
+# With an input that is not row-major (x.permute(0, 3, 1, 2)), PyTorch's transform orders the batch dims by stride
+# too (the leading, untransformed dims of its _exec_fft permutation); tandem's C++ ops keep their natural order, so
+# fft.py hands them a permuted view with the batch dims in stride order and permutes the result back.
+def _permuted_layouts(lib, device):
+    gen = torch.Generator().manual_seed(1)
+    z = lib.tensor(torch.randn(2, 4, 6, 8, dtype=torch.complex128, generator=gen).numpy(), device=_on(lib, device))
+    out = []
+    for x in (z.permute(0, 3, 1, 2), z.transpose(0, 2), z[:, ::2].permute(2, 1, 3, 0)):
+        for fname, dims in (("fft", 0), ("fft", 2), ("ifft", 3), ("rfft", 2), ("irfft", 1), ("hfft", 0),
+                            ("ihfft", 3), ("fftn", (0, 2)), ("fftn", (-1, -2)), ("rfftn", (2, 0, 1)),
+                            ("irfftn", (0, 2)), ("ihfftn", (-1, -2, -3)), ("hfftn", (1, 3)), ("fft2", (0, 1))):
+            inp = x.real if fname.startswith(("rfft", "ihfft")) else x
+            y = getattr(lib.fft, fname)(inp, dim=dims)
+            out.append((fname, dims, tuple(y.shape), y.stride(), y.cpu()))
+    return out
+
+
+def test_fft_of_a_permuted_input_lays_out_as_pytorch(device):
+    ours, theirs = _permuted_layouts(tandem, device), _permuted_layouts(torch, "cpu")
+    for o, t in zip(ours, theirs):
+        assert o[:4] == t[:4]
+        assert torch.allclose(torch.from_numpy(o[4].numpy()), t[4], rtol=1e-12, atol=1e-12), o[:2]
+
+
+def test_fft_of_a_permuted_input_gradients(device):
+    grads = []
     for lib in LIBS:
-        x = lib.ones(2, 4, 6, 8, dtype=lib.complex64).permute(0, 3, 1, 2)
-        strides.append([lib.fft.fft(x, dim=2).stride(), lib.fft.fftn(x, dim=(0, 2)).stride()])
-    assert strides[0] == strides[1]
+        base = lib.linspace(-1, 1, 2 * 3 * 4, dtype=lib.float64, device=_on(lib, device)).reshape(2, 3, 4)
+        base.requires_grad_()
+        x = base.permute(2, 0, 1)
+        y = lib.fft.rfft(x, dim=1)
+        z = lib.fft.fftn(x.to(lib.complex128), dim=(0, 2))
+        ((y.abs() ** 2).sum() + (z.real * z.imag).sum()).backward()
+        grads.append(base.grad.cpu().flatten().tolist())
+    assert grads[0] == pytest.approx(grads[1], rel=1e-12, abs=1e-12)
 
 
 # Left for C++: PyTorch's elementwise kernels keep a dense input's layout (TensorIterator); tandem's do for real
