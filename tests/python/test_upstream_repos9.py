@@ -308,3 +308,35 @@ def test_tensor_metaclass_can_be_subclassed():
 
         got.append((isinstance(lib.ones(1), TensorType), isinstance(1.0, TensorType)))
     assert got[0] == got[1] == (True, False)
+
+
+# fvcore's transform tests compute reference images with torch._C._nn.upsample_nearest2d and upsample_bilinear2d.
+def _upsample_calls(lib, device):
+    nn_c = lib._C._nn
+    x = lib.arange(32.0, device=_on(lib, device)).reshape(1, 2, 4, 4)
+    out = [nn_c.upsample_nearest2d(x, (2, 3)), nn_c.upsample_nearest2d(x, None, [0.5, 0.75]),
+           nn_c.upsample_nearest2d(x, (2, 3), 0.5, 0.75), nn_c.upsample_nearest2d(x, (6, 5), None, None),
+           nn_c.upsample_bilinear2d(x, (3, 3), False), nn_c.upsample_bilinear2d(x, None, True, [0.5, 1.5]),
+           nn_c.upsample_nearest1d(x[0], (6,)), nn_c.upsample_linear1d(x[0], (7,), True),
+           nn_c.upsample_nearest3d(x[None], (1, 2, 2)), nn_c.upsample_trilinear3d(x[None], (3, 3, 2), False),
+           nn_c.upsample_bicubic2d(x, (5, 3), False)]
+    return [(tuple(t.shape), t.device.type, t.cpu().flatten().tolist()) for t in out]
+
+
+def test_c_nn_upsample(device):
+    ours, theirs = _upsample_calls(tandem, device), _upsample_calls(torch, "cpu")
+    for o, t in zip(ours, theirs):
+        assert o[0] == t[0] and o[1] == device.split(":")[0]
+        assert o[2] == pytest.approx(t[2], rel=1e-6, abs=1e-5)
+
+
+@pytest.mark.parametrize("name, args, message", [
+    ("upsample_nearest2d", ((2,),), "It is expected output_size equals to 2, but got size 1"),
+    ("upsample_nearest1d", ((2, 3),), "It is expected output_size equals to 1, but got size 2"),
+    ("upsample_nearest2d", (None, None), "Must specify exactly one of output_size and scale_factors"),
+    ("upsample_bilinear2d", ((2, 2), False, [0.5, 0.5]), "Must specify exactly one of output_size and scale_factors")])
+def test_c_nn_upsample_refuses_as_pytorch(name, args, message):
+    for lib in LIBS:
+        x = lib.ones(1, 1, 4, 4) if name.endswith("2d") else lib.ones(1, 4, 4)
+        with pytest.raises(RuntimeError, match=message):
+            getattr(lib._C._nn, name)(x, *args)
