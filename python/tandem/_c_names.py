@@ -3,7 +3,8 @@ adds them to tandem._C: the usage-telemetry hooks (torchmetrics' Metric and torc
 _log_api_usage_once), the tracer's state (pyro asks _get_tracing_state before filtering tracer warnings) and the
 __torch_function__ opt-out of Tensor subclasses (torch_geometric's Index and EdgeIndex) and the switches that turn
 __torch_function__ dispatch off (DisableTorchFunctionSubclass, DisableTorchFunction: tandem.overrides), and
-_C._nn._parse_to (torchkbnufft's complex-aware Module.to reads Module.to's arguments with it)."""
+_C._nn._parse_to (torchkbnufft's complex-aware Module.to reads Module.to's arguments with it) with the
+_C._nn.upsample_* ops (fvcore's tests), which run F.interpolate."""
 import sys
 import types
 
