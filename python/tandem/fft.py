@@ -125,8 +125,11 @@ def _nd_name(fname):
 
 
 def _conj(x):
+    """conj(x) laid out as x (PyTorch's conj keeps the input's strides; tandem's complex unary kernels write
+    row-major): conjugated in x's memory order through a permuted view, then permuted back."""
     from . import conj
-    return conj(x)
+    order = sorted(range(x.dim()), key=lambda d: -x.stride(d))
+    return conj(x.permute(order)).permute([order.index(d) for d in range(x.dim())])
 
 
 # ---- one-dimensional transforms -------------------------------------------------------------------------
@@ -147,7 +150,7 @@ def _c2c(fname, input, n, dim, norm, forward, out):
     _check_points(size)
     if n is not None:
         x = _resize(x, (d,), (n,))
-    return _finish(fname, _C._fft_c2c(x, [d], mode, forward), out, input)
+    return _finish(fname, _transform(_C._fft_c2c, x, [d], mode, forward), out, input)
 
 
 def _r2c(fname, input, n, dim, norm, forward, out):
@@ -161,7 +164,7 @@ def _r2c(fname, input, n, dim, norm, forward, out):
     _check_points(size)
     if n is not None:
         x = _resize(x, (d,), (n,))
-    r = _C._fft_r2c(x, [d], mode, True)
+    r = _transform(_C._fft_r2c, x, [d], mode, True)
     if not forward and out is not None and out.dtype.is_complex and out.dtype != r.dtype:
         # (ihfft conjugates into out, which must have the result's dtype: PyTorch's conj_physical_ check)
         raise RuntimeError(f"Found dtype {out.dtype._scalar_type_name} but expected {r.dtype._scalar_type_name}")
@@ -178,7 +181,7 @@ def _c2r(fname, input, n, dim, norm, forward, out):
         x = _resize(x, (d,), (n // 2 + 1,))
     if forward:  # hfft: the Hermitian signal's transform is the inverse one of its conjugate
         x = _conj(x)
-    return _finish(fname, _C._fft_c2r(x, [d], mode, size), out, input)
+    return _finish(fname, _transform(_C._fft_c2r, x, [d], mode, size), out, input)
 
 
 def fft(input, n=None, dim=-1, norm=None, *, out=None):
@@ -236,6 +239,29 @@ def _shape_and_dims(fname, input, s, dim):
     return shape, dims, s
 
 
+def _by_stride(x, dims, keep_last=False):
+    """dims ordered as PyTorch's _sort_dims orders them before transforming, by the input's strides, largest first
+    (stable): the C++ transform lays its output out after the order it is given the dims in, and PyTorch's output
+    layout follows this order (fftn(x, dim=(-1, -2)) of a contiguous x is contiguous)."""
+    strides = x.stride()
+    if keep_last:  # the halved dim of a real transform stays last
+        return sorted(dims[:-1], key=lambda d: -strides[d]) + [dims[-1]]
+    return sorted(dims, key=lambda d: -strides[d])
+
+
+def _transform(op, x, dims, *args):
+    """op(x, dims, *args) laid out as PyTorch's _exec_fft lays its output out: the untransformed (batch) dims
+    first, ordered by x's strides (largest first), then the transformed dims in the order given. The C++ ops keep
+    the batch dims in their natural order, so x is handed over as a permuted view with them in stride order, and
+    the result permuted back (views both ways: no copy, and autograd sees two permutes)."""
+    batch = sorted((d for d in range(x.dim()) if d not in dims), key=lambda d: -x.stride(d))
+    if batch == sorted(batch):  # already in natural order (a row-major input): the C++ op's own layout is PyTorch's
+        return op(x, list(dims), *args)
+    order = batch + list(dims)
+    result = op(x.permute(order), list(range(len(batch), x.dim())), *args)
+    return result.permute([order.index(d) for d in range(x.dim())])
+
+
 def _c2r_shape_and_dims(fname, input, s, dim):
     """As _shape_and_dims, with the last dim's real output length, the input trimmed/padded to its half."""
     shape, dims, s = _shape_and_dims(fname, input, s, dim)
@@ -250,7 +276,7 @@ def _cnn(fname, input, s, dim, norm, forward, out):
     shape, dims, _ = _shape_and_dims(fname, input, s, dim)
     mode = _norm_mode(fname, norm, forward)
     x = _resize(_promote(fname, input, require_complex=True), dims, shape)
-    return _finish(_nd_name(fname), _C._fft_c2c(x, list(dims), mode, forward), out, input)
+    return _finish(_nd_name(fname), _transform(_C._fft_c2c, x, _by_stride(x, dims), mode, forward), out, input)
 
 
 def _rnn(fname, input, s, dim, norm, forward, out):
@@ -268,12 +294,13 @@ def _rnn(fname, input, s, dim, norm, forward, out):
     mode = _norm_mode(fname, norm, forward)
     x = _resize(_promote(fname, input, require_complex=False), dims, shape)
     if forward:
-        return _finish(_nd_name(fname), _C._fft_r2c(x, list(dims), mode, True), out, input)
+        r = _transform(_C._fft_r2c, x, _by_stride(x, dims, keep_last=True), mode, True)
+        return _finish(_nd_name(fname), r, out, input)
     # ihfftn: the conjugate of the onesided transform of the last dim, then the inverse c2c over the others
     # (each step normalized by its own signal size: together, by the whole one).
-    r = _conj(_C._fft_r2c(x, [dims[-1]], mode, True))
+    r = _conj(_transform(_C._fft_r2c, x, [dims[-1]], mode, True))
     if len(dims) > 1:
-        r = _C._fft_c2c(r, list(dims[:-1]), mode, False)
+        r = _transform(_C._fft_c2c, r, _by_stride(r, dims[:-1]), mode, False)
     return _finish(_nd_name(fname), r, out, input)
 
 
@@ -284,11 +311,12 @@ def _c2rn(fname, input, s, dim, norm, forward, out):
     mode = _norm_mode(fname, norm, forward)
     x = _resize(_promote(fname, input, require_complex=True), dims, shape)
     if not forward:
-        return _finish(_nd_name(fname), _C._fft_c2r(x, list(dims), mode, last), out, input)
+        r = _transform(_C._fft_c2r, x, _by_stride(x, dims, keep_last=True), mode, last)
+        return _finish(_nd_name(fname), r, out, input)
     # hfftn: the forward c2c over all dims but the last, then the c2r of the conjugate over the last.
     if len(dims) > 1:
-        x = _C._fft_c2c(x, list(dims[:-1]), mode, True)
-    return _finish(_nd_name(fname), _C._fft_c2r(_conj(x), [dims[-1]], mode, last), out, input)
+        x = _transform(_C._fft_c2c, x, _by_stride(x, dims[:-1]), mode, True)
+    return _finish(_nd_name(fname), _transform(_C._fft_c2r, _conj(x), [dims[-1]], mode, last), out, input)
 
 
 def fftn(input, s=None, dim=None, norm=None, *, out=None):

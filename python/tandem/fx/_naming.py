@@ -21,7 +21,7 @@ _TORCH_FUNCTIONAL_NAMES = frozenset({
 
 
 # nn.functional functions that are PyTorch's torch.X itself (F.conv2d is torch.conv2d): PyTorch's graphs name
-# them torch.X, and tandem.X computes the same. (Its other C functions live in torch._C._nn, which tandem lacks:
+# them torch.X, and tandem.X computes the same. (Its other C functions live in torch._C._nn, which tandem has few of:
 # those keep the torch.nn.functional.X spelling.)
 _FUNCTIONAL_IS_TOP_LEVEL = frozenset({
     "adaptive_avg_pool1d", "avg_pool1d", "bilinear", "celu_", "channel_shuffle", "conv1d", "conv2d", "conv3d",

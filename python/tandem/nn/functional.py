@@ -963,9 +963,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise RuntimeError(f"result type {tandem.result_type(one_minus_target, input)._scalar_type_name} can't be cast "
                            f"to the desired output type {one_minus_target.dtype._scalar_type_name}\n"
                            f"hint: give a floating-point target, e.g. target.float()")
-    # softplus(-x) = log(1 + e^-x) as logaddexp(-x, 0): stable, and smooth at x = 0 (the split form
-    # max(-x, 0) + log1p(e^-|x|) has kinks there whose subgradients gave -t instead of 1/2 - t).
-    softplus_neg = tandem.logaddexp(-input, 0.0)
+    # softplus(-x) = log(1 + e^-x) as -log_sigmoid(x), PyTorch's term: stable, smooth at x = 0 (the split form
+    # max(-x, 0) + log1p(e^-|x|) has kinks there whose subgradients gave -t instead of 1/2 - t), and its second
+    # derivative stays finite for large |x| (logaddexp(-x, 0)'s was NaN past |x| ~ 89 in float32: AdaHessian).
+    softplus_neg = -logsigmoid(input)
     if pos_weight is not None:
         loss = one_minus_target * input + (1 + (pos_weight - 1) * target) * softplus_neg
     else:

@@ -79,6 +79,7 @@ class Optimizer:
             param_groups = [{"params": param_groups}]
         for group in param_groups:
             self.add_param_group(group)
+        _hook_steps_of(type(self))
 
     def __repr__(self):
         s = type(self).__name__ + " ("
@@ -97,6 +98,7 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        _hook_steps_of(type(self))
 
     def _hooks(self, kind):
         """The instance's ordered hook table `kind`, made on first use (an optimizer unpickled from an object
@@ -332,6 +334,12 @@ class Optimizer:
         raise NotImplementedError
 
 
+def _hook_steps_of(cls):
+    """Marks cls's step as hooked, as PyTorch's Optimizer.__init__ (and __setstate__) patches type(self).step."""
+    if not cls.__dict__.get("_step_hooks_on", False):
+        cls._step_hooks_on = True
+
+
 def _checked_step(step):
     """An optimizer's step() behind _prepare_step, with tensor learning rates put back afterwards."""
     if getattr(step, "_checks_switches", False):
@@ -339,6 +347,10 @@ def _checked_step(step):
 
     @functools.wraps(step)
     def checked_step(self, *args, **kwargs):
+        if not getattr(type(self), "_step_hooks_on", False):
+            # PyTorch wraps a class's step in its hooks when an instance runs Optimizer.__init__: a wrapper
+            # optimizer that never does (pytorch_optimizer's PCGrad) steps without hooks or checks
+            return step(self, *args, **kwargs)
         if self.__dict__.get("_in_step"):  # a subclass's step calling super().step(): hooks ran already
             return step(self, *args, **kwargs)
         # The hooks see step's arguments with the optimizer first, as PyTorch passes them.

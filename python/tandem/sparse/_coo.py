@@ -14,7 +14,8 @@ from .._legacy import _BY_DTYPE, _target_of_type_arg
 from .._size import Size
 from .._tensor_str import _add_suffixes, _options
 from . import _construct, _conversion_args, _math
-from ._base import _SparseBase, repr_part
+from .. import _C
+from ._base import _SparseBase, is_dense, repr_part
 
 
 def wrap(indices, values, size, coalesced):
@@ -255,6 +256,38 @@ class SparseCooTensor(_SparseBase):
         self._coalesced = True
         return self
 
+    def new(self, *args, device=None):
+        """The legacy constructor on a sparse tensor: new() is an empty (0,)-sized tensor, new(*sizes) or
+        new(Size) an empty one of that size, both of self's dtype; new(indices, values[, size]) is
+        sparse_coo_tensor of them (values keep their dtype, uncoalesced). pytorch_optimizer's SM3 builds its
+        sparse updates this way."""
+        device = self.device if device is None else device
+        if len(args) in (2, 3) and is_dense(args[0]) and is_dense(args[1]) and (
+                len(args) == 2 or isinstance(args[2], (tuple, list, Size))):
+            return _construct.sparse_coo_tensor(*args, device=device, check_invariants=False)
+        if len(args) == 1 and isinstance(args[0], (tuple, list)) and not isinstance(args[0], Size):
+            raise TypeError("SparseTensor.new(sequence) only accepts sizes.  Please use torch.sparse_coo_tensor() "
+                            "or construct a strided tensor and convert it to sparse via to_sparse.")
+        size = list(args[0]) if len(args) == 1 and isinstance(args[0], Size) else list(args)
+        if not all(isinstance(n, int) and not isinstance(n, bool) for n in size):
+            raise TypeError(f"new() received an invalid combination of arguments - got "
+                            f"({', '.join(_type_name(a) for a in args)}), but expected one of:\n" + _NEW_FORMS)
+        size = size or [0]
+        return wrap(_C.zeros((len(size), 0), dtype=_C.int64, device=device),
+                    _C.zeros([0], dtype=self.dtype, device=device), Size(size), True)
+
+    def resize_as_(self, other):
+        """Self emptied to other's size, sparse and dense dims (PyTorch's sparse resize_as_ keeps no entries
+        when self has none)."""
+        if not isinstance(other, SparseCooTensor) or self._nnz():
+            raise NotImplementedError("tandem: sparse resize_as_ takes an empty sparse tensor and a sparse COO "
+                                      "template\nhint: build the tensor with other.new(indices, values, size)")
+        dense = tuple(other._vals.shape[1:])
+        self._idx = _C.zeros((other.sparse_dim(), 0), dtype=_C.int64, device=self.device)
+        self._vals = _C.zeros((0,) + dense, dtype=self.dtype, device=self.device)
+        self._size, self._coalesced = other._size, True
+        return self
+
     def sum(self, dim=None, keepdim=False, dtype=None):
         return _math.sum(self, dim, keepdim, dtype)
 
@@ -274,6 +307,15 @@ class SparseCooTensor(_SparseBase):
         return _add_suffixes(text, self._repr_suffixes(values), indent, _options.linewidth, newline_first=True)
 
     __str__ = __repr__
+
+
+_NEW_FORMS = (" * (*, torch.device device = None)\n * (Tensor indices, Tensor values, *, torch.device device = None)\n"
+              " * (Tensor indices, Tensor values, tuple of ints size, *, torch.device device = None)\n"
+              " * (tuple of ints size, *, torch.device device = None)\n")
+
+
+def _type_name(value):
+    return "Tensor" if isinstance(value, _C.Tensor) else type(value).__name__
 
 
 def _rebuild(indices, values, size, coalesced):

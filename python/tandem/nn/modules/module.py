@@ -599,6 +599,8 @@ def _parse_to(*args, **kwargs):
     """(device, dtype, non_blocking) from Module.to's forms, bound as PyTorch's argument parser binds them:
     to(device=None, dtype=None, non_blocking=False, copy=False), to(dtype, non_blocking=False, copy=False) and
     to(tensor, non_blocking=False, copy=False), by position or by name; anything else is its TypeError."""
+    if len(args) == 5 and not kwargs:  # five arguments fit only the device form, whose parse counts positions first
+        raise TypeError("to() takes from 0 to 4 positional arguments but 5 were given")
     for names in _TO_FORMS:
         if len(args) > len(names) or any(k not in names for k in kwargs):
             continue
