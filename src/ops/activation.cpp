@@ -120,14 +120,19 @@ Tensor activation_backward(const ActivationSpec& spec, const Tensor& grad_out, c
 
 Tensor activation_derivative(const ActivationSpec& s, const Tensor& x) {
   auto k = [&](double v) { return full(DimVector{}, Scalar(v), x.dtype()); };
+  // exp's argument is clamped to the branch that reads it: where's other branch then stays finite, so a
+  // double backward does not meet 0 * inf (NaN) where PyTorch's elu/softplus double backward are finite.
   switch (s.op) {
-    case Activation::Elu:
-      return where(le(x, Scalar(0.0)), mul(exp(mul(x, Scalar(s.c))), Scalar(s.a * s.b * s.c)), k(s.b));
+    case Activation::Elu: {
+      Tensor z = exp(mul(clamp(x, std::nullopt, Scalar(0.0)), Scalar(s.c)));
+      return where(le(x, Scalar(0.0)), mul(z, Scalar(s.a * s.b * s.c)), k(s.b));
+    }
     case Activation::LeakyRelu:
       return where(gt(x, Scalar(0.0)), k(1), k(s.a));
     case Activation::Softplus: {
-      Tensor z = exp(mul(x, Scalar(s.a)));
-      return where(gt(mul(x, Scalar(s.a)), Scalar(s.b)), k(1), div(z, add(z, Scalar(1.0))));
+      Tensor bx = mul(x, Scalar(s.a));
+      Tensor z = exp(clamp(bx, std::nullopt, Scalar(s.b)));
+      return where(gt(bx, Scalar(s.b)), k(1), div(z, add(z, Scalar(1.0))));
     }
     case Activation::Hardtanh:
       return where(logical_or(le(x, Scalar(s.a)), ge(x, Scalar(s.b))), k(0), k(1));

@@ -226,17 +226,23 @@ def test_bce_with_logits_second_derivative_finite(device, dtype):
         assert all(math.isfinite(v) for v in o[2])
 
 
-# Left for C++: F.softplus's double backward is NaN where beta * x passes ~89 in float32 (PyTorch's is 0: past the
-# threshold softplus is x itself); its first derivative is right (src/autograd, the softplus vjp).
-@pytest.mark.xfail(strict=True, reason="C++: softplus's second derivative overflows to NaN for large inputs")
-def test_softplus_second_derivative_for_large_inputs():
+# F.softplus's double backward was NaN where beta * x passes ~89 in float32 (PyTorch's is 0: past the threshold
+# softplus is x itself); elu's, selu's and celu's likewise for large positive x. Fixed in session 47
+# (src/ops/activation.cpp, activation_derivative).
+@pytest.mark.parametrize("fn", ["softplus", "softplus_beta_threshold", "elu", "selu", "celu"])
+def test_activation_second_derivative_for_large_inputs(fn, device):
+    call = {"softplus": lambda L, x: L.nn.functional.softplus(x),
+            "softplus_beta_threshold": lambda L, x: L.nn.functional.softplus(x, 2.0, 5.0),
+            "elu": lambda L, x: L.nn.functional.elu(x), "selu": lambda L, x: L.nn.functional.selu(x),
+            "celu": lambda L, x: L.nn.functional.celu(x, 0.5)}[fn]
     got = []
     for lib in LIBS:
-        x = lib.tensor([0.5, 25.0, 92.0, 120.0], requires_grad=True)
-        g, = lib.autograd.grad(lib.nn.functional.softplus(x).sum(), x, create_graph=True)
+        x = lib.tensor([-120.0, -3.0, 0.5, 4.9, 25.0, 92.0, 120.0], requires_grad=True, device=_on(lib, device))
+        g, = lib.autograd.grad(call(lib, x).sum(), x, create_graph=True)
         h, = lib.autograd.grad(g.sum(), x)
-        got.append(h.tolist())
-    assert got[0] == pytest.approx(got[1], rel=1e-6)
+        got.append((g.tolist(), h.tolist()))
+    assert got[0][0] == pytest.approx(got[1][0], rel=1e-6) and got[0][1] == pytest.approx(got[1][1], rel=1e-6)
+    assert all(math.isfinite(v) for v in got[1][1])
 
 
 # pytorch_optimizer's SM3 rebuilds a sparse gradient with grad.new(grad._indices(), values, grad.size()) (and
