@@ -12,6 +12,7 @@
 #include "kernels/tensor_iterator.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "ops/layout.h"
 
 namespace tandem {
 
@@ -31,8 +32,11 @@ Tensor part_view(const Tensor& x, int part) {
                       x.storage_offset() * 2 + part);
 }
 
+// The result keeps x's dense layout (a permuted input gives a permuted result), as PyTorch's complex kernels,
+// except angle's, which PyTorch writes row-major.
 Tensor run_unary_slot(ComplexUnaryOp op, const Tensor& x, DType out_dtype) {
-  Tensor out = empty(x.sizes(), out_dtype, x.device());
+  Tensor out = op == ComplexUnaryOp::Angle ? empty(x.sizes(), out_dtype, x.device())
+                                           : empty_elementwise(x.sizes(), out_dtype, x.device(), {&x});
   if (out.numel() == 0) return out;
   TensorIterator iter;
   iter.add_output(out);
