@@ -396,8 +396,13 @@ Tensor masked_scatter_(const Tensor& x, const Tensor& mask, const Tensor& source
     return autograd::inplace_with_grad(
         x, [&](const Tensor& before) { return masked_scatter(before, m, source); });
   check_writeable(x, "masked_scatter_");
-  // The values are read before the write, so a source that overlaps self still reads its old values.
-  copy_(x, masked_scatter(x, m, source));
+  // The values are read before the write, so a source that overlaps self still reads its old values; a
+  // source apart from self is put straight into it (no copy of self there and back).
+  if (source.storage().get() == x.storage().get() || mask.storage().get() == x.storage().get()) {
+    copy_(x, masked_scatter(x, m, source));
+    return x;
+  }
+  masked_scatter_into(x, m, source);
   return x;
 }
 
