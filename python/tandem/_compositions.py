@@ -876,8 +876,25 @@ def clone(input, *, memory_format=None):
 
 def _integral_value(value, *tensors):
     """PyTorch casts value to an integral result's dtype (0.5 -> 0) before it multiplies; a floating or complex
-    result keeps it as given."""
-    return value if any(t.dtype.is_floating_point or t.dtype.is_complex for t in tensors) else int(value)
+    result keeps it as given (NaN and infinities cannot be cast: PyTorch's overflow error)."""
+    if any(t.dtype.is_floating_point or t.dtype.is_complex for t in tensors):
+        return value
+    if isinstance(value, float) and not math.isfinite(value):
+        name = _VALUE_TYPE.get(str(_addc_dtypes(*tensors)[0]).split(".")[-1], "int64_t")
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    return int(value)
+
+
+def _check_operands(name, input, tensor1, tensor2):
+    """PyTorch's parser refuses an operand that is not a tensor (a Python number), before any dtype check."""
+    for position, (label, t) in enumerate((("input", input), ("tensor1", tensor1), ("tensor2", tensor2)), 1):
+        _require_tensor(name, label, t, position)
+
+
+def _check_broadcast(*tensors):
+    """PyTorch's TensorIterator broadcasts the operands in its order (input first): its size error names them so,
+    where a composition that multiplies tensor1 and tensor2 first would name them the other way round."""
+    _broadcast([tuple(t.shape) for t in tensors if isinstance(t, Tensor)], _tensor_mismatch)
 
 
 # The C++ type PyTorch's kernels convert `value` to (float16/bfloat16 compute in float), named in its error.
@@ -886,16 +903,18 @@ _VALUE_TYPE = {"float16": "float", "bfloat16": "float", "float32": "float", "flo
 
 
 def _check_value(value, *tensors):
-    """addcmul/addcdiv refuse a complex value for a real computation, as PyTorch's scalar conversion does."""
+    """addcmul/addcdiv refuse a complex value for a real computation, as PyTorch's scalar conversion does (after
+    broadcasting the operands), naming the C++ type of the result's dtype."""
     if isinstance(value, complex):
-        common = _C.result_type(*tensors[1:]) if len(tensors) > 1 else tensors[0].dtype
-        common = _C.promote_types(tensors[0].dtype, common)
+        _check_broadcast(*tensors)
+        common = _addc_dtypes(*tensors)[0] if len(tensors) == 3 else tensors[0].dtype
         if not common.is_complex:
             name = _VALUE_TYPE.get(str(common).split(".")[-1], "float")
             raise RuntimeError(f"value cannot be converted to type {name} without overflow")
 
 
 _HALF_DTYPES = (_C.float16, _C.bfloat16)
+_MISSING_WEIGHT = object()  # lerp without a weight: PyTorch's listing of its overloads, not Python's own TypeError
 
 
 def _addc_dtypes(input, tensor1, tensor2):
@@ -914,6 +933,7 @@ def _as_dtype(dtype, *tensors):
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     if out is not None:
         return call_with_out("addcmul", addcmul, (input, tensor1, tensor2), {"value": value}, out, CASTABLE)
+    _check_operands("addcmul", input, tensor1, tensor2)
     _check_value(value, input, tensor1, tensor2)
     if _C.result_type(tensor1, tensor2) == _C.bool and input.dtype == _C.bool:
         raise NotImplementedError(f"\"addcmul_{input.device.type}_out\" not implemented for 'Bool'")
@@ -921,7 +941,11 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     dtype, compute = _addc_dtypes(input, tensor1, tensor2)
     input, tensor1, tensor2 = _as_dtype(compute, input, tensor1, tensor2)
     # PyTorch's kernel order, value * tensor1 * tensor2 (value=1, the default, costs no pass)
-    result = input + (tensor1 * tensor2 if value == 1 else value * tensor1 * tensor2)
+    try:
+        result = input + (tensor1 * tensor2 if value == 1 else value * tensor1 * tensor2)
+    except RuntimeError:
+        _check_broadcast(input, tensor1, tensor2)
+        raise
     return result if compute == dtype else result.to(dtype)
 
 
@@ -939,11 +963,17 @@ def _check_addcdiv(tensor1, tensor2):
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     if out is not None:
         return call_with_out("addcdiv", addcdiv, (input, tensor1, tensor2), {"value": value}, out, CASTABLE)
+    _check_operands("addcdiv", input, tensor1, tensor2)
     _check_addcdiv(tensor1, tensor2)
     _check_value(value, input, tensor1, tensor2)
     dtype, compute = _addc_dtypes(input, tensor1, tensor2)
     input, tensor1, tensor2 = _as_dtype(compute, input, tensor1, tensor2)
-    result = input + value * (tensor1 / tensor2)
+    try:
+        # PyTorch's kernel order, value * tensor1 / tensor2: (-1j) / 0 is nan-infj, value * (-1j / 0) is nan+nanj
+        result = input + (tensor1 / tensor2 if value == 1 else value * tensor1 / tensor2)
+    except RuntimeError:
+        _check_broadcast(input, tensor1, tensor2)
+        raise
     return result if compute == dtype else result.to(dtype)
 
 
@@ -960,19 +990,25 @@ def _addcdiv_(self, tensor1, tensor2, *, value=1):
     _check_addcdiv(tensor1, tensor2)
     _check_value(value, self, tensor1, tensor2)
     tensor1, tensor2 = _as_dtype(_addc_dtypes(self, tensor1, tensor2)[1], tensor1, tensor2)
-    return self.add_(value * (tensor1 / tensor2))
+    return self.add_(tensor1 / tensor2 if value == 1 else value * tensor1 / tensor2)
 
 
-def lerp(input, end, weight, *, out=None):
+def lerp(input, end, weight=_MISSING_WEIGHT, *, out=None):
+    _check_lerp(input, end, weight)
     if out is not None:
         return call_with_out("lerp", lerp, (input, end, weight), {}, out, CASTABLE)
-    for label, t in (("end", end), ("weight", weight)):
-        if isinstance(t, Tensor) and t.dtype != input.dtype:
-            raise RuntimeError(f"expected dtype {input.dtype._cpp_type_name} for `{label}` but got dtype "
-                               f"{t.dtype._cpp_type_name}")
+    if isinstance(weight, Tensor) and weight.dim() == 0 and weight.dtype != input.dtype:
+        # a 0-d weight of another dtype promotes as a 0-d operand does (int64 ends and a float64 weight: float64)
+        dtype = _C.result_type(input, weight)
+        if not (dtype.is_floating_point or dtype.is_complex):
+            raise NotImplementedError(f"\"lerp_kernel_tensor\" not implemented for '{dtype._scalar_type_name}'")
+        return lerp(*_as_dtype(dtype, input, end, weight))
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         kind = "tensor" if isinstance(weight, Tensor) else "scalar"
         raise NotImplementedError(f"\"lerp_kernel_{kind}\" not implemented for '{input.dtype._scalar_type_name}'")
+    if isinstance(weight, complex) and not input.dtype.is_complex:  # PyTorch's conversion of the scalar weight
+        name = _VALUE_TYPE.get(str(input.dtype).split(".")[-1], "float")
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
     if input.dtype in _HALF_DTYPES:  # computed in float32 and rounded once, as PyTorch's kernel (no overflow)
         return lerp(*_as_dtype(_C.float32, input, end, weight)).to(input.dtype)
     diff_ = end - input
@@ -980,6 +1016,24 @@ def lerp(input, end, weight, *, out=None):
     if isinstance(weight, Tensor):
         return _C.where(weight.abs() < 0.5, input + weight * diff_, end - diff_ * (1 - weight))
     return input + weight * diff_ if abs(weight) < 0.5 else end - diff_ * (1 - weight)
+
+
+_LERP_SIGNATURES = [(["Tensor input", "Tensor end", "Tensor weight"], "*, Tensor out = None"),
+                    (["Tensor input", "Tensor end", "Number weight"], "*, Tensor out = None")]
+
+
+def _check_lerp(input, end, weight):
+    """PyTorch's checks before lerp computes, in its order: the parser (tensors, a number or tensor weight), the
+    dtypes of end and of a weight with dimensions, then the operands' broadcast (input, end, weight)."""
+    if not (isinstance(input, Tensor) and isinstance(end, Tensor) and
+            (isinstance(weight, (Tensor, complex)) or _parser_errors._is_float(weight))):
+        given = (input, end) if weight is _MISSING_WEIGHT else (input, end, weight)
+        raise TypeError(_parser_errors.refusal("lerp", _LERP_SIGNATURES, given, {}))
+    for label, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t.dtype != input.dtype and (label == "end" or t.dim() > 0):
+            raise RuntimeError(f"expected dtype {input.dtype._cpp_type_name} for `{label}` but got dtype "
+                               f"{t.dtype._cpp_type_name}")
+    _check_broadcast(input, end, weight)
 
 
 def square(input, *, out=None):
