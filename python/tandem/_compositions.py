@@ -139,14 +139,14 @@ def _last_two_diagonal(m, offset):
     into one dim (contiguous or transposed layouts: the gradient is a slice's), through as_strided otherwise."""
     rows, cols = m.shape[-2:]
     length = max(0, min(rows - max(-offset, 0), cols - max(offset, 0)))
-    if length == 0:
-        return m.reshape(*m.shape[:-2], rows * cols)[..., :0]
+    strides = m.stride()
+    if length == 0:  # PyTorch's empty diagonal keeps the stride a diagonal steps by, and the input's offset
+        return m.as_strided((*m.shape[:-2], 0), (*strides[:-2], strides[-2] + strides[-1]), m.storage_offset())
     view = _diagonal_view(m, offset, length)
     if view is None:  # the same diagonal, read along the transposed pair
         view = _diagonal_view(m.transpose(-2, -1), -offset, length)
     if view is not None:
         return view
-    strides = m.stride()
     start = m.storage_offset() + max(-offset, 0) * strides[-2] + max(offset, 0) * strides[-1]
     return m.as_strided((*m.shape[:-2], length), (*strides[:-2], strides[-2] + strides[-1]), start)
 
@@ -580,8 +580,9 @@ def _movedim(input, source, destination, name, args):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain "
                            f"the same number of dims as destination ({list(dst)} dims)")
     ndim = input.dim()
-    for label, raw in (("source", src), ("destination", dst)):
-        if len({_wrap_dim(d, ndim) for d in raw}) != len(raw):
+    wrapped = [[_wrap_dim(d, ndim) for d in raw] for raw in (src, dst)]  # both wrapped (IndexError) before...
+    for label, raw, dims in (("source", src, wrapped[0]), ("destination", dst, wrapped[1])):
+        if len(set(dims)) != len(raw):  # ...either is checked for repeats, as PyTorch's
             raise RuntimeError(f"movedim: repeated dim in `{label}` ({list(raw)})")
     if ndim == 0:
         return input.view(())
@@ -741,6 +742,8 @@ def _unflatten(input, dim, sizes, position):
             raise IndexError("Dimension specified as 0 but tensor has no dimensions")
         if sizes.count(-1) > 1:
             raise RuntimeError("only one dimension can be inferred")
+        if sizes.count(-1) == 1 and known:  # inferred from the dim's size (a dim of an empty tensor has one too)
+            sizes = tuple(n // known if s == -1 else s for s in sizes)
         return input.reshape(tuple(input.shape[:d]) + sizes + tuple(input.shape[d + 1:]))
     except (RuntimeError, IndexError) as e:
         raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
