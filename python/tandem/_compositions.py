@@ -9,8 +9,8 @@ import warnings
 
 from . import _C, _layouts, _parser_errors, _parser_types
 from ._autocast import active as _amp_active, run as _amp_run
-from ._dim_args import (_int, _ints, _is_int, _is_int_list, _parser_type_name, _require_tensor,
-                        _require_tensor_list, _tp_name, _wrap_dim)
+from ._dim_args import (_check_reduction_args, _int, _ints, _is_int, _is_int_list, _parser_type_name,
+                        _require_tensor, _require_tensor_list, _tp_name, _wrap_dim)
 from ._memory_overlap import check_no_partial_overlap
 from ._out import CASTABLE, FOUND_DTYPE, STRUCTURED, call_with_out, with_out
 from ._einsum import einsum, tensordot  # noqa: F401  (contractions, in their own file; listed in __all__)
@@ -761,9 +761,17 @@ def narrow_copy(input, dim, start, length):
 
 # ---- reductions ----
 
-def count_nonzero(input, dim=None):
-    if dim is None:  # with a dim PyTorch lists its two forms instead
+_COUNT_NONZERO_SIGNATURES = [(["Tensor input", "tuple of ints dim"], None), (["Tensor input", "int? dim = None"], None)]
+
+
+def count_nonzero(input, *args, **kwargs):
+    dim = args[0] if args else kwargs.get("dim")
+    if not args and not kwargs:  # with a dim PyTorch lists its two forms instead
         _require_tensor("count_nonzero", "input", input, 1)
+    if len(args) > 1 or set(kwargs) - {"dim"} or args and kwargs or \
+            not (dim is None or _is_int(dim) or _is_int_list(dim)):
+        # its two overloads take nothing else (keepdim=, dtype=, a float or bool dim): PyTorch's listing
+        raise TypeError(_parser_errors.refusal("count_nonzero", _COUNT_NONZERO_SIGNATURES, (input,) + args, kwargs))
     return (input != 0).sum() if dim is None else (input != 0).sum(_ints(dim, "count_nonzero(): argument 'dim'"))
 
 
@@ -778,6 +786,8 @@ _aminmax_result.__module__ = "tandem.return_types"
 
 @with_out("aminmax", STRUCTURED)
 def aminmax(input, *, dim=None, keepdim=False):
+    if dim is not None:
+        dim = _int(dim, "aminmax", "dim")  # one int: PyTorch's parser refuses a list or tuple of dims, first
     if input.dtype.is_complex:
         raise TypeError(f"aminmax not implemented for {input.dtype._scalar_type_name}")
     if dim is None:
@@ -844,23 +854,51 @@ def std_mean(*args, **kwargs):
     return _stat_mean("std_mean", _C.std, args, kwargs)
 
 
-def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
-    _require_tensor("nansum", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
+def _nan_reduction_args(name, input, args, kwargs, dtype):
+    """(dim, keepdim) of nansum/nanmean(input, dim=None, keepdim=False), checked as PyTorch's parser does (the
+    position of dim shows in its errors, so the positional arguments are read here)."""
+    _require_tensor(name, "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
+    if len(args) > 2:
+        raise TypeError(f"{name}() takes from 1 to 3 positional arguments but {len(args) + 1} were given")
+    bound = dict(zip(("dim", "keepdim"), args))
+    for key, value in kwargs.items():
+        if key not in ("dim", "keepdim") or key in bound:
+            word = "multiple values for argument" if key in bound else "an unexpected keyword argument"
+            raise TypeError(f"{name}() got {word} '{key}'")
+        bound[key] = value
+    dim, keepdim = bound.get("dim"), bound.get("keepdim", False)
+    _check_reduction_args(name, dim, keepdim, dtype, 2 if args else None)
+    return dim, keepdim
+
+
+def _out_of_nansum(name, input, dim, keepdim, dtype, out, fn):
+    if isinstance(out, Tensor) and dtype is None and input.dtype.is_floating_point and \
+            not (out.dtype.is_floating_point or out.dtype.is_complex):  # PyTorch's kernel runs in out's dtype
+        raise NotImplementedError(f"\"nansum_{input.device.type}\" not implemented for "
+                                  f"'{out.dtype._scalar_type_name}'")
+    return call_with_out(name, fn, (input, dim, keepdim), {"dtype": dtype}, out, CASTABLE)
+
+
+def nansum(input, *args, dtype=None, out=None, **kwargs):
+    dim, keepdim = _nan_reduction_args("nansum", input, args, kwargs, dtype)
     if out is not None:
-        return call_with_out("nansum", nansum, (input, dim, keepdim), {"dtype": dtype}, out, CASTABLE)
-    if input.dtype.is_complex:  # PyTorch's refusal
+        return _out_of_nansum("nansum", input, dim, keepdim, dtype, out, nansum)
+    if input.dtype.is_complex:  # PyTorch's refusal, after the dims are checked (a meta stand-in checks them)
+        _C.empty(tuple(input.shape), device="meta").sum(dim, keepdim=keepdim)
         where = "on CPU " if input.device.type == "cpu" else ""
         raise NotImplementedError(f"nansum {where}does not support complex inputs")
     if dtype is not None and dtype.is_complex and input.dtype.is_floating_point:  # PyTorch's kernel has no such form
+        if input.numel() == 0:  # where no kernel runs, PyTorch's result (zeros)
+            return _C.zeros(tuple(input.shape), device=input.device).sum(dim, keepdim=keepdim, dtype=dtype)
         raise NotImplementedError(f'"nansum_{input.device.type}" not implemented for \'{dtype._scalar_type_name}\'')
     x = _C.where(input.isnan(), _zero(input), input) if input.dtype.is_floating_point else input
     return x.sum(dim, keepdim=keepdim, dtype=dtype)
 
 
-def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
-    _require_tensor("nanmean", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
+def nanmean(input, *args, dtype=None, out=None, **kwargs):
+    dim, keepdim = _nan_reduction_args("nanmean", input, args, kwargs, dtype)
     if out is not None:
-        return call_with_out("nanmean", nanmean, (input, dim, keepdim), {"dtype": dtype}, out, CASTABLE)
+        return _out_of_nansum("nanmean", input, dim, keepdim, dtype, out, nanmean)
     if not input.dtype.is_floating_point and not input.dtype.is_complex:  # (complex: nansum refuses it)
         raise NotImplementedError(f"nanmean(): expected input to have floating point or complex dtype but got "
                                   f"{input.dtype._scalar_type_name}")
