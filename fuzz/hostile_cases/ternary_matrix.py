@@ -246,6 +246,11 @@ _COMPLEX_DIV = ("C++ (src/kernels, complex division): dividing by a zero whose s
                 "sign (-inf-infj); plain division differs the same way")
 _NO_COMPLEX32 = ("tandem has no complex32 (ComplexHalf, docs/dtypes.md): a float16 tensor with a Python complex number "
                  "is complex64 (PyTorch: complex32), and fmod/remainder/copysign's refusals name ComplexFloat")
+_NUMBER_OPERANDS = ("tandem's extension (docs/compat.md): a Python number as an operand of hypot, nextafter and heaviside is "
+                    "taken, as NumPy and the Array API standard take it; PyTorch's parser refuses it")
+_INTEGER_HYPOT = ("tandem's extension (docs/compat.md): hypot of integer or bool tensors computes in the default float "
+                  "dtype (as atan2 does in PyTorch, and as NumPy does); PyTorch's kernel refuses them")
+_INTEGERS = ("0d_i64", "bool", "i32", "i64", "u8")
 _CUDA_KERNEL = "cuda-only: the kernel's name carries the device (addcmul_cuda_out); the oracle runs on the CPU"
 
 
@@ -277,6 +282,12 @@ def _known(name):
     if "f16" in parts and "py_complex" in parts and op in ("where", "fmod", "remainder", "copysign") and \
             parts[1] in ("bool", "u8", "f16"):
         return _NO_COMPLEX32
+    if op in ("hypot", "nextafter", "heaviside") and any(p.startswith("py_") for p in parts[1:]) and \
+            not all(p.startswith("py_") for p in parts[1:]):  # two numbers: both refuse
+        return _NUMBER_OPERANDS
+    if op == "hypot" and (name in ("hypot/inplace/i64/i64", "hypot/out_int_from_ints") or
+                          len(parts) == 3 and parts[1] in _INTEGERS and parts[2] in _INTEGERS):
+        return _INTEGER_HYPOT
     if name == "addcmul/bool/bool_bool/default":
         return _CUDA_KERNEL
     return None

@@ -140,8 +140,10 @@ def _last_two_diagonal(m, offset):
     rows, cols = m.shape[-2:]
     length = max(0, min(rows - max(-offset, 0), cols - max(offset, 0)))
     strides = m.stride()
-    if length == 0:  # PyTorch's empty diagonal keeps the stride a diagonal steps by, and the input's offset
-        return m.as_strided((*m.shape[:-2], 0), (*strides[:-2], strides[-2] + strides[-1]), m.storage_offset())
+    if length == 0 or m.numel() == 0:  # PyTorch's strides even where nothing is read (a flattened view's differ)
+        start = m.storage_offset() if length == 0 else \
+            m.storage_offset() + max(-offset, 0) * strides[-2] + max(offset, 0) * strides[-1]
+        return m.as_strided((*m.shape[:-2], length), (*strides[:-2], strides[-2] + strides[-1]), start)
     view = _diagonal_view(m, offset, length)
     if view is None:  # the same diagonal, read along the transposed pair
         view = _diagonal_view(m.transpose(-2, -1), -offset, length)
@@ -765,6 +767,8 @@ _COUNT_NONZERO_SIGNATURES = [(["Tensor input", "tuple of ints dim"], None), (["T
 
 
 def count_nonzero(input, *args, **kwargs):
+    if "axis" in kwargs and "dim" not in kwargs:  # NumPy's name, as PyTorch's parser takes it
+        kwargs["dim"] = kwargs.pop("axis")
     dim = args[0] if args else kwargs.get("dim")
     if not args and not kwargs:  # with a dim PyTorch lists its two forms instead
         _require_tensor("count_nonzero", "input", input, 1)
@@ -854,6 +858,9 @@ def std_mean(*args, **kwargs):
     return _stat_mean("std_mean", _C.std, args, kwargs)
 
 
+_NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim"}  # PyTorch's parser takes NumPy's names too
+
+
 def _nan_reduction_args(name, input, args, kwargs, dtype):
     """(dim, keepdim) of nansum/nanmean(input, dim=None, keepdim=False), checked as PyTorch's parser does (the
     position of dim shows in its errors, so the positional arguments are read here)."""
@@ -861,14 +868,15 @@ def _nan_reduction_args(name, input, args, kwargs, dtype):
     if len(args) > 2:
         raise TypeError(f"{name}() takes from 1 to 3 positional arguments but {len(args) + 1} were given")
     bound = dict(zip(("dim", "keepdim"), args))
-    for key, value in kwargs.items():
-        if key not in ("dim", "keepdim") or key in bound:
-            word = "multiple values for argument" if key in bound else "an unexpected keyword argument"
-            raise TypeError(f"{name}() got {word} '{key}'")
+    for given, value in kwargs.items():
+        key = _NUMPY_NAMES.get(given, given)  # axis=, keepdims=: PyTorch's parser takes NumPy's names
+        if key not in ("dim", "keepdim") or key in bound or key != given and key in kwargs:
+            word = "multiple values for argument" if key in bound and key == given else \
+                "an unexpected keyword argument"
+            raise TypeError(f"{name}() got {word} '{given}'")
         bound[key] = value
     dim, keepdim = bound.get("dim"), bound.get("keepdim", False)
-    _check_reduction_args(name, dim, keepdim, dtype, 2 if args else None)
-    return dim, keepdim
+    return _check_reduction_args(name, dim, keepdim, dtype, 2 if args else None), keepdim
 
 
 def _out_of_nansum(name, input, dim, keepdim, dtype, out, fn):

@@ -13,7 +13,7 @@ import warnings
 
 from . import _C, _compositions, _parser_errors
 from ._autocast import active as _amp_active, run as _amp_run
-from ._compositions import _check_broadcast, _in_place, _name, _sizes_arg
+from ._compositions import _in_place, _name, _sizes_arg
 from ._dim_args import _require_tensor, _tp_name, _wrap_dim
 from ._out import (CASTABLE, FOUND_DTYPE, MULTI_DOT_DTYPE, STRUCTURED, TENSORDOT_DTYPE, TENSORDOT_GRAD, call_with_out,
                    with_out)
@@ -33,7 +33,7 @@ __all__ = [
     "is_nonzero", "is_same_size", "is_complex", "is_conj", "is_neg", "typename", "resolve_conj", "resolve_neg",
     "empty_strided", "frombuffer", "asarray", "frexp", "logit", "ldexp", "chain_matmul", "dist", "renorm",
     "matrix_power", "matrix_exp", "pinverse", "lu", "lu_unpack", "lu_solve", "index_put", "index_put_", "put",
-    "svd_lowrank", "pca_lowrank", "hypot", "nextafter", "heaviside",
+    "svd_lowrank", "pca_lowrank", "heaviside",
 ]
 
 _div = _C.div  # the core's div, which has no rounding_mode
@@ -579,60 +579,38 @@ def frexp(input):
 _core_logit = _C.logit
 
 
-# hypot, nextafter and heaviside take tensors only (PyTorch has no number overload; the core's bindings take
-# numbers too), and hypot and heaviside refuse what their PyTorch kernels refuse, before the core would promote
-# (an integer hypot is no float result) or broadcast.
-_PAIR_CORES = {name: (getattr(_C, name), getattr(Tensor, name), getattr(Tensor, name + "_"))
-               for name in ("hypot", "nextafter", "heaviside")}
+# heaviside of two tensors checks them in PyTorch's order: complex, then the dtypes, then the shapes (the core
+# broadcasts first). A Python number operand stays tandem's documented extension (docs/compat.md).
+_core_heaviside, _core_heaviside_method, _core_heaviside_ = _C.heaviside, Tensor.heaviside, Tensor.heaviside_
 
 
-def _check_pair(name, label, input, other, method):
-    if method:  # a method's self is no argument: `other` is at position 1
-        if not isinstance(other, Tensor):
-            raise TypeError(f"{name}(): argument '{label}' (position 1) must be Tensor, not {_tp_name(other)}")
-    else:
-        _require_tensors(name, ("input", input), (label, other))
-    op = name.rstrip("_")
-    if op == "heaviside":
-        if input.dtype.is_complex or other.dtype.is_complex:
+def _check_heaviside(input, values, position=2):
+    if not isinstance(values, (Tensor, bool, int, float, complex)):  # a NumPy array: PyTorch's name for it
+        raise TypeError(f"heaviside(): argument 'values' (position {position}) must be Tensor, not {_tp_name(values)}")
+    if isinstance(input, Tensor) and isinstance(values, Tensor):
+        if input.dtype.is_complex or values.dtype.is_complex:
             raise NotImplementedError("heaviside is not yet implemented for complex tensors.")
-        if input.dtype != other.dtype:
+        if input.dtype != values.dtype:
             raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
-    elif op == "hypot":
-        _check_broadcast(input, other)  # PyTorch's TensorIterator broadcasts before the kernel's dtype refusal
-        dtype = _C.result_type(input, other)
-        if not dtype.is_floating_point:
-            raise NotImplementedError(f"\"hypot_{input.device.type}\" not implemented for "
-                                      f"'{dtype._scalar_type_name}'")
-
-
-def hypot(input, other, *, out=None):
-    _check_pair("hypot", "other", input, other, False)
-    return _PAIR_CORES["hypot"][0](input, other) if out is None else _PAIR_CORES["hypot"][0](input, other, out=out)
-
-
-def nextafter(input, other, *, out=None):
-    _check_pair("nextafter", "other", input, other, False)
-    core = _PAIR_CORES["nextafter"][0]
-    return core(input, other) if out is None else core(input, other, out=out)
 
 
 def heaviside(input, values, *, out=None):
-    _check_pair("heaviside", "values", input, values, False)
-    core = _PAIR_CORES["heaviside"][0]
-    return core(input, values) if out is None else core(input, values, out=out)
+    _check_heaviside(input, values)
+    return _core_heaviside(input, values) if out is None else _core_heaviside(input, values, out=out)
 
 
-def _pair_method(name, label, in_place):
-    core = _PAIR_CORES[name][2 if in_place else 1]
-    method_name = name + "_" if in_place else name
+def _heaviside_method(self, values):
+    _check_heaviside(self, values, 1)
+    return _core_heaviside_method(self, values)
 
-    def method(self, other):
-        _check_pair(method_name, label, self, other, True)
-        return core(self, other)
 
-    method.__name__ = method.__qualname__ = method_name
-    return method
+def _heaviside_(self, values):
+    _check_heaviside(self, values, 1)
+    return _core_heaviside_(self, values)
+
+
+_heaviside_method.__name__ = _heaviside_method.__qualname__ = "heaviside"
+_heaviside_.__name__ = _heaviside_.__qualname__ = "heaviside_"
 
 
 _LOGIT_SIGNATURE = [(["Tensor input", "float eps = None"], "*, Tensor out = None")]
@@ -1061,8 +1039,7 @@ def _methods():
                     "sum_to_size": _sum_to_size, "is_signed": _is_signed,
                     "__reversed__": _reversed, "__contains__": _contains, "__bytes__": _bytes,
                     "new": _new, "addmm_": _in_place(_C.addmm, bad_call=True)})
-    for name, label in (("hypot", "other"), ("nextafter", "other"), ("heaviside", "values")):
-        methods.update({name: _pair_method(name, label, False), name + "_": _pair_method(name, label, True)})
+    methods.update({"heaviside": _heaviside_method, "heaviside_": _heaviside_})
     # Other spellings of the core's methods.
     for alias, name in (("arccos", "acos"), ("arcsin", "asin"), ("arctan", "atan"), ("arccosh", "acosh"),
                         ("arcsinh", "asinh"), ("arctanh", "atanh"), ("arctan2", "atan2"), ("absolute", "abs"),
@@ -1076,10 +1053,9 @@ def _methods():
 
 
 # The core's div has no rounding_mode, and its fmax was maximum (NaN-propagating): these replace them. The random
-# fills uniform_/normal_/bernoulli_ are wrapped with PyTorch's autograd rules (_random_fills.py); hypot, nextafter and
-# heaviside check their operands as PyTorch's parser and kernels do.
-_REPLACED = ("div", "div_", "fmax", "uniform_", "normal_", "bernoulli_", "logit", "hypot", "hypot_", "nextafter",
-             "nextafter_", "heaviside", "heaviside_")
+# fills uniform_/normal_/bernoulli_ are wrapped with PyTorch's autograd rules (_random_fills.py); heaviside checks two
+# tensors in PyTorch's order.
+_REPLACED = ("div", "div_", "fmax", "uniform_", "normal_", "bernoulli_", "logit", "heaviside", "heaviside_")
 
 
 def install(namespace):

@@ -283,7 +283,7 @@ def _check_norm_dtype(name, x_dtype, dtype):
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if isinstance(ord, (str, bytes)) or not hasattr(ord, "__float__"):  # PyTorch's parser takes a number
         raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}")
-    _check_reduction_args("linalg_vector_norm", dim, keepdim, dtype)  # the parser's, before the dtype checks
+    dim = _check_reduction_args("linalg_vector_norm", dim, keepdim, dtype)  # the parser's, before the dtype checks
     _check_floating_or_complex(x, "linalg.vector_norm")  # PyTorch refuses integer and bool, even with dtype=
     _check_norm_dtype("linalg.vector_norm", x.dtype, dtype)
     if dtype is not None:

@@ -355,7 +355,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     if isinstance(input, _C.Tensor):
         _check_avg_pool2d_input(input)
         if not (input.is_floating_point() or input.dtype == tandem.int64):
-            _check_pool_kernel_size(kernel_size)  # PyTorch's shape checks come before its kernel's dtype refusal
+            _check_pool_sizes(kernel_size, stride)  # PyTorch's shape checks come before its kernel's dtype refusal
     if isinstance(input, _C.Tensor) and input.dtype == tandem.int64:
         sums = avg_pool2d(input.to(tandem.float64), kernel_size, stride, padding, ceil_mode, True, 1)
         return _integer_average(sums, input, kernel_size, stride, padding, count_include_pad, divisor_override)
@@ -370,8 +370,11 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     return out * _window_sizes(input, out, kernel_size, stride, padding, True).to(out.dtype) / divisor_override
 
 
-def _check_pool_kernel_size(kernel_size):
+def _check_pool_sizes(kernel_size, stride):
     kh, kw = _pool_pair(kernel_size)
+    sh, sw = _pool_pair(_pool_stride(stride) or kernel_size)  # no stride: the kernel's size
+    if 0 in (sh, sw):
+        raise RuntimeError("stride should not be zero")
     if isinstance(kh, int) and isinstance(kw, int) and (kh <= 0 or kw <= 0):
         raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kh} kW: {kw}")
 
