@@ -244,7 +244,7 @@ _FILL_PARSER = ("C++ (python/src): masked_fill without a value is PyTorch's list
 _COMPLEX_DIV = ("C++ (src/kernels, complex division): dividing by a zero whose sign is negative ((2-2j) / -0.0): "
                 "PyTorch's c10::complex divides each part by |c| and |d| when both are 0 (inf-infj); tandem keeps the "
                 "sign (-inf-infj); plain division differs the same way")
-_NO_COMPLEX32 = ("tandem has no complex32 (ComplexHalf, docs/dtypes.md): a float16 tensor with a Python complex number "
+_NO_COMPLEX32 = ("tandem has no complex32 (ComplexHalf, docs/compat.md): a float16 tensor with a Python complex number "
                  "is complex64 (PyTorch: complex32), and fmod/remainder/copysign's refusals name ComplexFloat")
 _NUMBER_OPERANDS = ("tandem's extension (docs/compat.md): a Python number as an operand of hypot, nextafter and heaviside is "
                     "taken, as NumPy and the Array API standard take it; PyTorch's parser refuses it")
