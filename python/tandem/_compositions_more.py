@@ -584,9 +584,9 @@ _core_logit = _C.logit
 _core_heaviside, _core_heaviside_method, _core_heaviside_ = _C.heaviside, Tensor.heaviside, Tensor.heaviside_
 
 
-def _check_heaviside(input, values, position=2):
+def _check_heaviside(input, values, position=2, name="heaviside"):
     if not isinstance(values, (Tensor, bool, int, float, complex)):  # a NumPy array: PyTorch's name for it
-        raise TypeError(f"heaviside(): argument 'values' (position {position}) must be Tensor, not {_tp_name(values)}")
+        raise TypeError(f"{name}(): argument 'values' (position {position}) must be Tensor, not {_tp_name(values)}")
     if isinstance(input, Tensor) and isinstance(values, Tensor):
         if input.dtype.is_complex or values.dtype.is_complex:
             raise NotImplementedError("heaviside is not yet implemented for complex tensors.")
@@ -605,7 +605,7 @@ def _heaviside_method(self, values):
 
 
 def _heaviside_(self, values):
-    _check_heaviside(self, values, 1)
+    _check_heaviside(self, values, 1, "heaviside_")
     return _core_heaviside_(self, values)
 
 
