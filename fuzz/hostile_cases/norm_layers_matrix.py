@@ -193,8 +193,8 @@ _HALF_PRECISION = ("16-bit rounding: tandem's float16/bfloat16 results and gradi
                    "once), so they differ from PyTorch's by more than the half tolerance where the values are near 0")
 _ONE_ELEMENT_GROUPS = ("a group of one element: tandem's x - mean is exactly 0 (PyTorch's float32 mean rounds, leaving "
                        "~1e-7, which rsqrt(eps) scales to 5e-5)")
-_CPU_STATS = ("cuda-only: CPU running statistics with a GPU input are the device error, as in PyTorch's CUDA batch_norm "
-              "(the oracle runs on the CPU, where everything is on one device)")
+_CPU_STATS = ("cuda-only: CPU running statistics with a GPU input are the device error, as in PyTorch's CUDA "
+              "batch_norm (the oracle runs on the CPU, where everything is on one device)")
 KNOWN = {f"bn_stats_cpu/{i}": _CPU_STATS for i in INPUTS if i not in ("zero_batch", "zero_length")}
 KNOWN.update({f"{op}/{i}": _HALF_PRECISION for op in ("gn_grad", "in_grad", "ln_grad", "bn_grad",
                                                       "InstanceNorm1d_track") for i in ("f16", "bf16")})

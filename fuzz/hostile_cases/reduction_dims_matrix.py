@@ -114,12 +114,12 @@ CASES["count_nonzero/dims_list_keepdim"] = lambda L, d: L.count_nonzero(INPUTS["
 
 _DIM_PARSER = ("C++ (python/src, the reductions' bindings): a dim PyTorch's parser refuses (a tuple of bools, a float, "
                "a str) or a keyword the signature lacks (dtype= of all/any) is PyTorch's \"received an invalid "
-               "combination of arguments\" listing for its overloaded reductions (sum, mean, std, var, all, any) and "
-               "\"argument 'dim' must be tuple of ints, not tuple\" for a tuple of bools given by keyword to amax, amin "
-               "and logsumexp; tandem's bindings name the bad element")
+               "combination of arguments\" listing for its overloaded reductions (sum, mean, std, var, all, any) "
+               "and \"argument 'dim' must be tuple of ints, not tuple\" for a tuple of bools given by keyword to amax, "
+               "amin and logsumexp; tandem's bindings name the bad element")
 _NORM_PARSER = ("C++ (src/ops norm, python/src): torch.norm hands its dim and dtype to linalg_vector_norm(input, p, "
-                "dim, keepdim, dtype=) by position, so PyTorch's parser errors name linalg_vector_norm() and position 3; "
-                "tandem's core norm names norm()")
+                "dim, keepdim, dtype=) by position, so PyTorch's parser errors name linalg_vector_norm() and "
+                "position 3; tandem's core norm names norm()")
 _COMPLEX_ORDER = ("C++ (src/ops, amax/amin/median): PyTorch checks the dims (out of range, repeated, an empty reduced "
                   "dim before a repeat) before it refuses a complex input; tandem refuses the dtype first")
 _DIM_NONE = ("C++ (python/src): prod(x, dim=None) and logsumexp without a dim or with dim=None are PyTorch's parser "
@@ -127,8 +127,8 @@ _DIM_NONE = ("C++ (python/src): prod(x, dim=None) and logsumexp without a dim or
              "reduction")
 _DTYPE_STR = ("C++ (python/src): sum, mean and prod with dtype=\"float64\" (a str) are PyTorch's parser TypeError; "
               "tandem's bindings accept the name")
-_COMPLEX_DTYPE = ("C++ (src/ops, mean/prod with dtype=): a complex input with a real or bool dtype= computes in PyTorch "
-                  "(the imaginary part dropped, with its warning); tandem's kernel refuses ComplexFloat")
+_COMPLEX_DTYPE = ("C++ (src/ops, mean/prod with dtype=): a complex input with a real or bool dtype= computes in "
+                  "PyTorch (the imaginary part dropped, with its warning); tandem's kernel refuses ComplexFloat")
 _EMPTY_LOGSUMEXP = ("PyTorch's logsumexp with an empty dim list fails inside its own composite (\"output with shape [] "
                     "doesn't match the broadcast shape\"); tandem reduces over every dim, as sum(x, []) does")
 _NANSUM_CUDA = ("cuda-only: tandem's nansum refuses complex inputs on every device (PyTorch's CPU refusal, naming no "

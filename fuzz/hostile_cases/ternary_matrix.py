@@ -230,24 +230,24 @@ _CLAMP_COMPLEX = ("C++ (src/ops, clamp): a complex bound tensor is PyTorch's Not
                   "tensors.\"); a Python complex bound of an integer or bool tensor is \"clamp is not supported for "
                   "complex types\" (tandem converts the bound first); clamp(complex, None, None) checks the bounds "
                   "before the dtype")
-_CLAMP_OUT = ("C++ (clamp's out=): a float64 out for a float32 result is written with a cast in PyTorch; tandem refuses "
-              "it (\"Found dtype Double but expected Float\")")
+_CLAMP_OUT = ("C++ (clamp's out=): a float64 out for a float32 result is written with a cast in PyTorch; tandem "
+              "refuses it (\"Found dtype Double but expected Float\")")
 _FILL_HUGE = ("C++ (masked_fill's value): a Python int past int64 (2**63) fills float, bool and complex tensors in "
               "PyTorch (converted as a double); tandem refuses it as an int64 overflow, and names uint8 and float16 "
               "\"unsigned char\" and \"int64_t\" where PyTorch says uint8_t and c10::Half")
 _FILL_ORDER = ("C++ (masked_fill): PyTorch broadcasts self and mask before it checks the mask's dtype, the value's "
                "dimensions and converts the value; tandem checks those first (an empty self with a (2, 3) mask), and "
                "the in-place form of a 0-d self checks the value's dimensions before the broadcast")
-_FILL_PARSER = ("C++ (python/src): masked_fill without a value is PyTorch's listing \"masked_fill() received an invalid "
-                "combination of arguments - got (Tensor), but expected one of:\" (tandem: Python's missing-argument "
-                "error)")
+_FILL_PARSER = ("C++ (python/src): masked_fill without a value is PyTorch's listing \"masked_fill() received an "
+                "invalid combination of arguments - got (Tensor), but expected one of:\" (tandem: Python's "
+                "missing-argument error)")
 _COMPLEX_DIV = ("C++ (src/kernels, complex division): dividing by a zero whose sign is negative ((2-2j) / -0.0): "
                 "PyTorch's c10::complex divides each part by |c| and |d| when both are 0 (inf-infj); tandem keeps the "
                 "sign (-inf-infj); plain division differs the same way")
 _NO_COMPLEX32 = ("tandem has no complex32 (ComplexHalf, docs/compat.md): a float16 tensor with a Python complex number "
                  "is complex64 (PyTorch: complex32), and fmod/remainder/copysign's refusals name ComplexFloat")
-_NUMBER_OPERANDS = ("tandem's extension (docs/compat.md): a Python number as an operand of hypot, nextafter and heaviside is "
-                    "taken, as NumPy and the Array API standard take it; PyTorch's parser refuses it")
+_NUMBER_OPERANDS = ("tandem's extension (docs/compat.md): a Python number as an operand of hypot, nextafter and "
+                    "heaviside is taken, as NumPy and the Array API standard take it; PyTorch's parser refuses it")
 _INTEGER_HYPOT = ("tandem's extension (docs/compat.md): hypot of integer or bool tensors computes in the default float "
                   "dtype (as atan2 does in PyTorch, and as NumPy does); PyTorch's kernel refuses them")
 _INTEGERS = ("0d_i64", "bool", "i32", "i64", "u8")
