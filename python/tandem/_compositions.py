@@ -9,8 +9,8 @@ import warnings
 
 from . import _C, _layouts, _parser_errors, _parser_types
 from ._autocast import active as _amp_active, run as _amp_run
-from ._dim_args import (_int, _ints, _is_int, _is_int_list, _parser_type_name, _require_tensor,
-                        _require_tensor_list, _tp_name, _wrap_dim)
+from ._dim_args import (_check_reduction_args, _int, _ints, _is_int, _is_int_list, _parser_type_name,
+                        _require_tensor, _require_tensor_list, _tp_name, _wrap_dim)
 from ._memory_overlap import check_no_partial_overlap
 from ._out import CASTABLE, FOUND_DTYPE, STRUCTURED, call_with_out, with_out
 from ._einsum import einsum, tensordot  # noqa: F401  (contractions, in their own file; listed in __all__)
@@ -139,14 +139,16 @@ def _last_two_diagonal(m, offset):
     into one dim (contiguous or transposed layouts: the gradient is a slice's), through as_strided otherwise."""
     rows, cols = m.shape[-2:]
     length = max(0, min(rows - max(-offset, 0), cols - max(offset, 0)))
-    if length == 0:
-        return m.reshape(*m.shape[:-2], rows * cols)[..., :0]
+    strides = m.stride()
+    if length == 0 or m.numel() == 0:  # PyTorch's strides even where nothing is read (a flattened view's differ)
+        start = m.storage_offset() if length == 0 else \
+            m.storage_offset() + max(-offset, 0) * strides[-2] + max(offset, 0) * strides[-1]
+        return m.as_strided((*m.shape[:-2], length), (*strides[:-2], strides[-2] + strides[-1]), start)
     view = _diagonal_view(m, offset, length)
     if view is None:  # the same diagonal, read along the transposed pair
         view = _diagonal_view(m.transpose(-2, -1), -offset, length)
     if view is not None:
         return view
-    strides = m.stride()
     start = m.storage_offset() + max(-offset, 0) * strides[-2] + max(offset, 0) * strides[-1]
     return m.as_strided((*m.shape[:-2], length), (*strides[:-2], strides[-2] + strides[-1]), start)
 
@@ -580,8 +582,9 @@ def _movedim(input, source, destination, name, args):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain "
                            f"the same number of dims as destination ({list(dst)} dims)")
     ndim = input.dim()
-    for label, raw in (("source", src), ("destination", dst)):
-        if len({_wrap_dim(d, ndim) for d in raw}) != len(raw):
+    wrapped = [[_wrap_dim(d, ndim) for d in raw] for raw in (src, dst)]  # both wrapped (IndexError) before...
+    for label, raw, dims in (("source", src, wrapped[0]), ("destination", dst, wrapped[1])):
+        if len(set(dims)) != len(raw):  # ...either is checked for repeats, as PyTorch's
             raise RuntimeError(f"movedim: repeated dim in `{label}` ({list(raw)})")
     if ndim == 0:
         return input.view(())
@@ -741,6 +744,8 @@ def _unflatten(input, dim, sizes, position):
             raise IndexError("Dimension specified as 0 but tensor has no dimensions")
         if sizes.count(-1) > 1:
             raise RuntimeError("only one dimension can be inferred")
+        if sizes.count(-1) == 1 and known:  # inferred from the dim's size (a dim of an empty tensor has one too)
+            sizes = tuple(n // known if s == -1 else s for s in sizes)
         return input.reshape(tuple(input.shape[:d]) + sizes + tuple(input.shape[d + 1:]))
     except (RuntimeError, IndexError) as e:
         raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
@@ -758,9 +763,19 @@ def narrow_copy(input, dim, start, length):
 
 # ---- reductions ----
 
-def count_nonzero(input, dim=None):
-    if dim is None:  # with a dim PyTorch lists its two forms instead
+_COUNT_NONZERO_SIGNATURES = [(["Tensor input", "tuple of ints dim"], None), (["Tensor input", "int? dim = None"], None)]
+
+
+def count_nonzero(input, *args, **kwargs):
+    if "axis" in kwargs and "dim" not in kwargs:  # NumPy's name, as PyTorch's parser takes it
+        kwargs["dim"] = kwargs.pop("axis")
+    dim = args[0] if args else kwargs.get("dim")
+    if not args and not kwargs:  # with a dim PyTorch lists its two forms instead
         _require_tensor("count_nonzero", "input", input, 1)
+    if len(args) > 1 or set(kwargs) - {"dim"} or args and kwargs or \
+            not (dim is None or _is_int(dim) or _is_int_list(dim)):
+        # its two overloads take nothing else (keepdim=, dtype=, a float or bool dim): PyTorch's listing
+        raise TypeError(_parser_errors.refusal("count_nonzero", _COUNT_NONZERO_SIGNATURES, (input,) + args, kwargs))
     return (input != 0).sum() if dim is None else (input != 0).sum(_ints(dim, "count_nonzero(): argument 'dim'"))
 
 
@@ -775,6 +790,8 @@ _aminmax_result.__module__ = "tandem.return_types"
 
 @with_out("aminmax", STRUCTURED)
 def aminmax(input, *, dim=None, keepdim=False):
+    if dim is not None:
+        dim = _int(dim, "aminmax", "dim")  # one int: PyTorch's parser refuses a list or tuple of dims, first
     if input.dtype.is_complex:
         raise TypeError(f"aminmax not implemented for {input.dtype._scalar_type_name}")
     if dim is None:
@@ -841,23 +858,55 @@ def std_mean(*args, **kwargs):
     return _stat_mean("std_mean", _C.std, args, kwargs)
 
 
-def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
-    _require_tensor("nansum", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
+_NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim"}  # PyTorch's parser takes NumPy's names too
+
+
+def _nan_reduction_args(name, input, args, kwargs, dtype):
+    """(dim, keepdim) of nansum/nanmean(input, dim=None, keepdim=False), checked as PyTorch's parser does (the
+    position of dim shows in its errors, so the positional arguments are read here)."""
+    _require_tensor(name, "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
+    if len(args) > 2:
+        raise TypeError(f"{name}() takes from 1 to 3 positional arguments but {len(args) + 1} were given")
+    bound = dict(zip(("dim", "keepdim"), args))
+    for given, value in kwargs.items():
+        key = _NUMPY_NAMES.get(given, given)  # axis=, keepdims=: PyTorch's parser takes NumPy's names
+        if key not in ("dim", "keepdim") or key in bound or key != given and key in kwargs:
+            word = "multiple values for argument" if key in bound and key == given else \
+                "an unexpected keyword argument"
+            raise TypeError(f"{name}() got {word} '{given}'")
+        bound[key] = value
+    dim, keepdim = bound.get("dim"), bound.get("keepdim", False)
+    return _check_reduction_args(name, dim, keepdim, dtype, 2 if args else None), keepdim
+
+
+def _out_of_nansum(name, input, dim, keepdim, dtype, out, fn):
+    if isinstance(out, Tensor) and dtype is None and input.dtype.is_floating_point and \
+            not (out.dtype.is_floating_point or out.dtype.is_complex):  # PyTorch's kernel runs in out's dtype
+        raise NotImplementedError(f"\"nansum_{input.device.type}\" not implemented for "
+                                  f"'{out.dtype._scalar_type_name}'")
+    return call_with_out(name, fn, (input, dim, keepdim), {"dtype": dtype}, out, CASTABLE)
+
+
+def nansum(input, *args, dtype=None, out=None, **kwargs):
+    dim, keepdim = _nan_reduction_args("nansum", input, args, kwargs, dtype)
     if out is not None:
-        return call_with_out("nansum", nansum, (input, dim, keepdim), {"dtype": dtype}, out, CASTABLE)
-    if input.dtype.is_complex:  # PyTorch's refusal
+        return _out_of_nansum("nansum", input, dim, keepdim, dtype, out, nansum)
+    if input.dtype.is_complex:  # PyTorch's refusal, after the dims are checked (a meta stand-in checks them)
+        _C.empty(tuple(input.shape), device="meta").sum(dim, keepdim=keepdim)
         where = "on CPU " if input.device.type == "cpu" else ""
         raise NotImplementedError(f"nansum {where}does not support complex inputs")
     if dtype is not None and dtype.is_complex and input.dtype.is_floating_point:  # PyTorch's kernel has no such form
+        if input.numel() == 0:  # where no kernel runs, PyTorch's result (zeros)
+            return _C.zeros(tuple(input.shape), device=input.device).sum(dim, keepdim=keepdim, dtype=dtype)
         raise NotImplementedError(f'"nansum_{input.device.type}" not implemented for \'{dtype._scalar_type_name}\'')
     x = _C.where(input.isnan(), _zero(input), input) if input.dtype.is_floating_point else input
     return x.sum(dim, keepdim=keepdim, dtype=dtype)
 
 
-def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
-    _require_tensor("nanmean", "input", input, 1)  # NumPy arrays: PyTorch's TypeError (program sweep 21)
+def nanmean(input, *args, dtype=None, out=None, **kwargs):
+    dim, keepdim = _nan_reduction_args("nanmean", input, args, kwargs, dtype)
     if out is not None:
-        return call_with_out("nanmean", nanmean, (input, dim, keepdim), {"dtype": dtype}, out, CASTABLE)
+        return _out_of_nansum("nanmean", input, dim, keepdim, dtype, out, nanmean)
     if not input.dtype.is_floating_point and not input.dtype.is_complex:  # (complex: nansum refuses it)
         raise NotImplementedError(f"nanmean(): expected input to have floating point or complex dtype but got "
                                   f"{input.dtype._scalar_type_name}")
@@ -876,8 +925,25 @@ def clone(input, *, memory_format=None):
 
 def _integral_value(value, *tensors):
     """PyTorch casts value to an integral result's dtype (0.5 -> 0) before it multiplies; a floating or complex
-    result keeps it as given."""
-    return value if any(t.dtype.is_floating_point or t.dtype.is_complex for t in tensors) else int(value)
+    result keeps it as given (NaN and infinities cannot be cast: PyTorch's overflow error)."""
+    if any(t.dtype.is_floating_point or t.dtype.is_complex for t in tensors):
+        return value
+    if isinstance(value, float) and not math.isfinite(value):
+        name = _VALUE_TYPE.get(str(_addc_dtypes(*tensors)[0]).split(".")[-1], "int64_t")
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    return int(value)
+
+
+def _check_operands(name, input, tensor1, tensor2):
+    """PyTorch's parser refuses an operand that is not a tensor (a Python number), before any dtype check."""
+    for position, (label, t) in enumerate((("input", input), ("tensor1", tensor1), ("tensor2", tensor2)), 1):
+        _require_tensor(name, label, t, position)
+
+
+def _check_broadcast(*tensors):
+    """PyTorch's TensorIterator broadcasts the operands in its order (input first): its size error names them so,
+    where a composition that multiplies tensor1 and tensor2 first would name them the other way round."""
+    _broadcast([tuple(t.shape) for t in tensors if isinstance(t, Tensor)], _tensor_mismatch)
 
 
 # The C++ type PyTorch's kernels convert `value` to (float16/bfloat16 compute in float), named in its error.
@@ -886,16 +952,18 @@ _VALUE_TYPE = {"float16": "float", "bfloat16": "float", "float32": "float", "flo
 
 
 def _check_value(value, *tensors):
-    """addcmul/addcdiv refuse a complex value for a real computation, as PyTorch's scalar conversion does."""
+    """addcmul/addcdiv refuse a complex value for a real computation, as PyTorch's scalar conversion does (after
+    broadcasting the operands), naming the C++ type of the result's dtype."""
     if isinstance(value, complex):
-        common = _C.result_type(*tensors[1:]) if len(tensors) > 1 else tensors[0].dtype
-        common = _C.promote_types(tensors[0].dtype, common)
+        _check_broadcast(*tensors)
+        common = _addc_dtypes(*tensors)[0] if len(tensors) == 3 else tensors[0].dtype
         if not common.is_complex:
             name = _VALUE_TYPE.get(str(common).split(".")[-1], "float")
             raise RuntimeError(f"value cannot be converted to type {name} without overflow")
 
 
 _HALF_DTYPES = (_C.float16, _C.bfloat16)
+_MISSING_WEIGHT = object()  # lerp without a weight: PyTorch's listing of its overloads, not Python's own TypeError
 
 
 def _addc_dtypes(input, tensor1, tensor2):
@@ -914,6 +982,7 @@ def _as_dtype(dtype, *tensors):
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     if out is not None:
         return call_with_out("addcmul", addcmul, (input, tensor1, tensor2), {"value": value}, out, CASTABLE)
+    _check_operands("addcmul", input, tensor1, tensor2)
     _check_value(value, input, tensor1, tensor2)
     if _C.result_type(tensor1, tensor2) == _C.bool and input.dtype == _C.bool:
         raise NotImplementedError(f"\"addcmul_{input.device.type}_out\" not implemented for 'Bool'")
@@ -921,7 +990,11 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     dtype, compute = _addc_dtypes(input, tensor1, tensor2)
     input, tensor1, tensor2 = _as_dtype(compute, input, tensor1, tensor2)
     # PyTorch's kernel order, value * tensor1 * tensor2 (value=1, the default, costs no pass)
-    result = input + (tensor1 * tensor2 if value == 1 else value * tensor1 * tensor2)
+    try:
+        result = input + (tensor1 * tensor2 if value == 1 else value * tensor1 * tensor2)
+    except RuntimeError:
+        _check_broadcast(input, tensor1, tensor2)
+        raise
     return result if compute == dtype else result.to(dtype)
 
 
@@ -939,11 +1012,17 @@ def _check_addcdiv(tensor1, tensor2):
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     if out is not None:
         return call_with_out("addcdiv", addcdiv, (input, tensor1, tensor2), {"value": value}, out, CASTABLE)
+    _check_operands("addcdiv", input, tensor1, tensor2)
     _check_addcdiv(tensor1, tensor2)
     _check_value(value, input, tensor1, tensor2)
     dtype, compute = _addc_dtypes(input, tensor1, tensor2)
     input, tensor1, tensor2 = _as_dtype(compute, input, tensor1, tensor2)
-    result = input + value * (tensor1 / tensor2)
+    try:
+        # PyTorch's kernel order, value * tensor1 / tensor2: (-1j) / 0 is nan-infj, value * (-1j / 0) is nan+nanj
+        result = input + (tensor1 / tensor2 if value == 1 else value * tensor1 / tensor2)
+    except RuntimeError:
+        _check_broadcast(input, tensor1, tensor2)
+        raise
     return result if compute == dtype else result.to(dtype)
 
 
@@ -960,19 +1039,25 @@ def _addcdiv_(self, tensor1, tensor2, *, value=1):
     _check_addcdiv(tensor1, tensor2)
     _check_value(value, self, tensor1, tensor2)
     tensor1, tensor2 = _as_dtype(_addc_dtypes(self, tensor1, tensor2)[1], tensor1, tensor2)
-    return self.add_(value * (tensor1 / tensor2))
+    return self.add_(tensor1 / tensor2 if value == 1 else value * tensor1 / tensor2)
 
 
-def lerp(input, end, weight, *, out=None):
+def lerp(input, end, weight=_MISSING_WEIGHT, *, out=None):
+    _check_lerp(input, end, weight)
     if out is not None:
         return call_with_out("lerp", lerp, (input, end, weight), {}, out, CASTABLE)
-    for label, t in (("end", end), ("weight", weight)):
-        if isinstance(t, Tensor) and t.dtype != input.dtype:
-            raise RuntimeError(f"expected dtype {input.dtype._cpp_type_name} for `{label}` but got dtype "
-                               f"{t.dtype._cpp_type_name}")
+    if isinstance(weight, Tensor) and weight.dim() == 0 and weight.dtype != input.dtype:
+        # a 0-d weight of another dtype promotes as a 0-d operand does (int64 ends and a float64 weight: float64)
+        dtype = _C.result_type(input, weight)
+        if not (dtype.is_floating_point or dtype.is_complex):
+            raise NotImplementedError(f"\"lerp_kernel_tensor\" not implemented for '{dtype._scalar_type_name}'")
+        return lerp(*_as_dtype(dtype, input, end, weight))
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         kind = "tensor" if isinstance(weight, Tensor) else "scalar"
         raise NotImplementedError(f"\"lerp_kernel_{kind}\" not implemented for '{input.dtype._scalar_type_name}'")
+    if isinstance(weight, complex) and not input.dtype.is_complex:  # PyTorch's conversion of the scalar weight
+        name = _VALUE_TYPE.get(str(input.dtype).split(".")[-1], "float")
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
     if input.dtype in _HALF_DTYPES:  # computed in float32 and rounded once, as PyTorch's kernel (no overflow)
         return lerp(*_as_dtype(_C.float32, input, end, weight)).to(input.dtype)
     diff_ = end - input
@@ -980,6 +1065,24 @@ def lerp(input, end, weight, *, out=None):
     if isinstance(weight, Tensor):
         return _C.where(weight.abs() < 0.5, input + weight * diff_, end - diff_ * (1 - weight))
     return input + weight * diff_ if abs(weight) < 0.5 else end - diff_ * (1 - weight)
+
+
+_LERP_SIGNATURES = [(["Tensor input", "Tensor end", "Tensor weight"], "*, Tensor out = None"),
+                    (["Tensor input", "Tensor end", "Number weight"], "*, Tensor out = None")]
+
+
+def _check_lerp(input, end, weight):
+    """PyTorch's checks before lerp computes, in its order: the parser (tensors, a number or tensor weight), the
+    dtypes of end and of a weight with dimensions, then the operands' broadcast (input, end, weight)."""
+    if not (isinstance(input, Tensor) and isinstance(end, Tensor) and
+            (isinstance(weight, (Tensor, complex)) or _parser_errors._is_float(weight))):
+        given = (input, end) if weight is _MISSING_WEIGHT else (input, end, weight)
+        raise TypeError(_parser_errors.refusal("lerp", _LERP_SIGNATURES, given, {}))
+    for label, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t.dtype != input.dtype and (label == "end" or t.dim() > 0):
+            raise RuntimeError(f"expected dtype {input.dtype._cpp_type_name} for `{label}` but got dtype "
+                               f"{t.dtype._cpp_type_name}")
+    _check_broadcast(input, end, weight)
 
 
 def square(input, *, out=None):

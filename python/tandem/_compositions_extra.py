@@ -481,6 +481,9 @@ def angle(input):
 
 
 def adjoint(input):
+    if input.dim() == 0:  # PyTorch's deprecated 0-d form: the conjugate, with its warning
+        warnings.warn("adjoint() is deprecated on 0-D tensors. Consider using x.conj().")
+        return input.conj()
     if input.dim() < 2:
         raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of matrices. Got "
                            f"{input.dim()}-D tensor.")

@@ -33,7 +33,7 @@ __all__ = [
     "is_nonzero", "is_same_size", "is_complex", "is_conj", "is_neg", "typename", "resolve_conj", "resolve_neg",
     "empty_strided", "frombuffer", "asarray", "frexp", "logit", "ldexp", "chain_matmul", "dist", "renorm",
     "matrix_power", "matrix_exp", "pinverse", "lu", "lu_unpack", "lu_solve", "index_put", "index_put_", "put",
-    "svd_lowrank", "pca_lowrank",
+    "svd_lowrank", "pca_lowrank", "heaviside",
 ]
 
 _div = _C.div  # the core's div, which has no rounding_mode
@@ -579,6 +579,40 @@ def frexp(input):
 _core_logit = _C.logit
 
 
+# heaviside of two tensors checks them in PyTorch's order: complex, then the dtypes, then the shapes (the core
+# broadcasts first). A Python number operand stays tandem's documented extension (docs/compat.md).
+_core_heaviside, _core_heaviside_method, _core_heaviside_ = _C.heaviside, Tensor.heaviside, Tensor.heaviside_
+
+
+def _check_heaviside(input, values, position=2, name="heaviside"):
+    if not isinstance(values, (Tensor, bool, int, float, complex)):  # a NumPy array: PyTorch's name for it
+        raise TypeError(f"{name}(): argument 'values' (position {position}) must be Tensor, not {_tp_name(values)}")
+    if isinstance(input, Tensor) and isinstance(values, Tensor):
+        if input.dtype.is_complex or values.dtype.is_complex:
+            raise NotImplementedError("heaviside is not yet implemented for complex tensors.")
+        if input.dtype != values.dtype:
+            raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+
+
+def heaviside(input, values, *, out=None):
+    _check_heaviside(input, values)
+    return _core_heaviside(input, values) if out is None else _core_heaviside(input, values, out=out)
+
+
+def _heaviside_method(self, values):
+    _check_heaviside(self, values, 1)
+    return _core_heaviside_method(self, values)
+
+
+def _heaviside_(self, values):
+    _check_heaviside(self, values, 1, "heaviside_")
+    return _core_heaviside_(self, values)
+
+
+_heaviside_method.__name__ = _heaviside_method.__qualname__ = "heaviside"
+_heaviside_.__name__ = _heaviside_.__qualname__ = "heaviside_"
+
+
 _LOGIT_SIGNATURE = [(["Tensor input", "float eps = None"], "*, Tensor out = None")]
 
 
@@ -1005,6 +1039,7 @@ def _methods():
                     "sum_to_size": _sum_to_size, "is_signed": _is_signed,
                     "__reversed__": _reversed, "__contains__": _contains, "__bytes__": _bytes,
                     "new": _new, "addmm_": _in_place(_C.addmm, bad_call=True)})
+    methods.update({"heaviside": _heaviside_method, "heaviside_": _heaviside_})
     # Other spellings of the core's methods.
     for alias, name in (("arccos", "acos"), ("arcsin", "asin"), ("arctan", "atan"), ("arccosh", "acosh"),
                         ("arcsinh", "asinh"), ("arctanh", "atanh"), ("arctan2", "atan2"), ("absolute", "abs"),
@@ -1018,8 +1053,9 @@ def _methods():
 
 
 # The core's div has no rounding_mode, and its fmax was maximum (NaN-propagating): these replace them. The random
-# fills uniform_/normal_/bernoulli_ are wrapped with PyTorch's autograd rules (_random_fills.py).
-_REPLACED = ("div", "div_", "fmax", "uniform_", "normal_", "bernoulli_", "logit")
+# fills uniform_/normal_/bernoulli_ are wrapped with PyTorch's autograd rules (_random_fills.py); heaviside checks two
+# tensors in PyTorch's order.
+_REPLACED = ("div", "div_", "fmax", "uniform_", "normal_", "bernoulli_", "logit", "heaviside", "heaviside_")
 
 
 def install(namespace):

@@ -77,3 +77,32 @@ def _is_int(value):
 
 def _is_int_list(value):
     return isinstance(value, (list, tuple, Size)) and all(_is_int(v) for v in value)
+
+
+def _check_reduction_args(fn, dim, keepdim, dtype, position=None):
+    """PyTorch's parser errors for a reduction's `int[1]? dim`, `bool keepdim` and `ScalarType? dtype`, raised before
+    the dtype checks of the op itself; returns dim as the parser reads it. position: dim's position when it was given
+    positionally (keepdim's is the next), None for keywords: PyTorch words an int list's bad element differently in
+    the two cases."""
+    from ._C import dtype as _dtype
+
+    where = f" (position {position})" if position else ""
+    if isinstance(dim, (list, tuple, Size)):
+        # PyTorch's parser judges an int list by its first element (a bool there is refused); the rest are unpacked
+        # as indices, so a later bool counts as 0 or 1 and only a later non-integer fails
+        bad = next(((i, v) for i, v in enumerate(dim) if (isinstance(v, bool) and i == 0) or
+                    not hasattr(v, "__index__")), None)
+        if bad is not None:
+            got = f"but found element of type {type(bad[1]).__name__} at pos {bad[0]}" if position or bad[0] else \
+                f"not {type(dim).__name__}"
+            raise TypeError(f"{fn}(): argument 'dim'{where} must be tuple of ints, {got}")
+    elif dim is not None and (isinstance(dim, bool) or not hasattr(dim, "__index__")):
+        raise TypeError(f"{fn}(): argument 'dim'{where} must be tuple of ints, not {_tp_name(dim)}")
+    if type(keepdim) is not bool:
+        where = f" (position {position + 1})" if position else ""
+        raise TypeError(f"{fn}(): argument 'keepdim'{where} must be bool, not {_tp_name(keepdim)}")
+    if dtype is not None and not isinstance(dtype, _dtype):
+        raise TypeError(f"{fn}(): argument 'dtype' must be torch.dtype, not {_tp_name(dtype)}")
+    if isinstance(dim, (list, tuple, Size)):
+        return [operator.index(v) for v in dim]  # the parser's ints (a later bool is 0 or 1)
+    return dim

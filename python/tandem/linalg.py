@@ -12,6 +12,7 @@ import operator as _operator
 from . import _C
 from ._autocast import active as _amp_active, run as _amp_run
 
+from ._dim_args import _check_reduction_args
 from ._finfo import finfo as _finfo
 from ._multi_dot_checks import check_multi_dot as _check_multi_dot
 from ._out import CASTABLE, MULTI_DOT_DTYPE, STRUCTURED, with_out
@@ -282,6 +283,7 @@ def _check_norm_dtype(name, x_dtype, dtype):
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if isinstance(ord, (str, bytes)) or not hasattr(ord, "__float__"):  # PyTorch's parser takes a number
         raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}")
+    dim = _check_reduction_args("linalg_vector_norm", dim, keepdim, dtype)  # the parser's, before the dtype checks
     _check_floating_or_complex(x, "linalg.vector_norm")  # PyTorch refuses integer and bool, even with dtype=
     _check_norm_dtype("linalg.vector_norm", x.dtype, dtype)
     if dtype is not None:

@@ -13,7 +13,7 @@ import tandem
 from .. import _C
 from .. import _func_transforms
 from .._autocast import active as _amp_active, run as _amp_run
-from .functional import _softmax_dim
+from .functional import _check_float_arguments, _layer_norm_is_mixed, _softmax_dim
 from .._dim_args import _require_tensor, _tp_name
 from .._layouts import follow_input_layout
 from .parameter import untracked
@@ -69,6 +69,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
     _verify_batch_size([input.size(0) * input.size(1) // num_groups, num_groups] + list(input.shape[2:]))
     c = input.size(1)
+    hxw = math.prod(input.shape[2:])
+    if hxw <= 0:  # PyTorch's group_norm checks the spatial size first
+        raise RuntimeError(f"Expected HxW to be greater than 0, got {hxw}")
+    if num_groups <= 0:
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
     if c % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {list(input.shape)} and num_groups={num_groups}")
@@ -76,6 +81,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         if t is not None and (t.dim() != 1 or t.numel() != c):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {list(t.shape)} and input of shape {list(input.shape)}")
+    _layer_norm_is_mixed(input, weight, bias)  # the CPU kernel's dtype rules for the parameters come first
     _require_floating(input, "GroupNormKernelImpl")
     return _C._group_norm(input, num_groups, weight, bias, eps)  # batch_norm's kernels (ops/group_norm.h)
 
@@ -89,10 +95,14 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                         momentum, eps)
     if use_input_stats:
         _verify_spatial_size(input.shape)  # PyTorch's Python check, before the op's vmap rule
+    _check_float_arguments("instance_norm", (("momentum", 7, momentum), ("eps", 8, eps)))  # PyTorch's parser
+    if use_input_stats:
         _func_transforms.check_batch_norm_running_stats(running_mean, running_var)
     elif running_mean is None or running_var is None:
         raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
     n, c = input.size(0), input.size(1)
+    if input.numel() == 0:
+        return _empty_instance_norm(input, running_mean, running_var, weight, bias, use_input_stats)
     # PyTorch runs batch_norm on the (1, N*C, *) view with everything repeated N times; its messages count so.
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):
@@ -116,7 +126,26 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
             untracked(running_var).mul_(1 - momentum).add_(batch_var * (momentum * count / (count - 1)))
     else:
         mean, var = running_mean.reshape(shape), running_var.reshape(shape)
-    return _affine((input - mean) * tandem.rsqrt(var + eps), weight, bias, shape)
+    out = _affine((input - mean) * tandem.rsqrt(var + eps), weight, bias, shape)
+    # float32 statistics or parameters of a 16-bit input compute in float32; the result keeps the input's dtype
+    return out.to(input.dtype) if input.dtype in (tandem.float16, tandem.bfloat16) else out
+
+
+def _empty_instance_norm(input, running_mean, running_var, weight, bias, use_input_stats):
+    """PyTorch's instance_norm of an empty input, step by step: the parameters repeated per sample, batch_norm's
+    empty-batch result (a copy of the input times weight[0] plus bias[0]), and with input statistics each running
+    statistic set to the mean over the samples of its repeated copy (NaN for an empty batch; a wrong size fails the
+    view)."""
+    n, c = input.size(0), input.size(1)
+    out = input.clone()
+    if weight is not None:
+        out = out * weight.repeat(n).select(0, 0)  # C++ indexing: select()'s message for an empty batch
+    if bias is not None:
+        out = out + bias.repeat(n).select(0, 0)
+    for stat in (running_mean, running_var):
+        if stat is not None and use_input_stats:
+            untracked(stat).copy_(stat.repeat(n).view(n, c).mean(0))
+    return out
 
 
 # Machine epsilon of the type rms_norm computes in: float64, or float32 (half types are upcast, as in PyTorch).
@@ -136,16 +165,20 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
                            f"{list(weight.shape)} and normalized_shape = {normalized_shape}")
     k = len(normalized_shape)
-    if input.dim() < k or list(input.shape[input.dim() - k:]) != normalized_shape:
+    if input.dim() < k:
+        raise ValueError(f"Input tensor must have at least {k} dimensions, but got {input.dim()}")
+    if list(input.shape[input.dim() - k:]) != normalized_shape:
         raise RuntimeError(f"Given normalized_shape={normalized_shape}, expected input with shape "
                            f"[*{', '.join(str(s) for s in normalized_shape)}], but got input of size"
                            f"{list(input.shape)}")
-    if not input.is_floating_point():  # PyTorch's kernel: floating dtypes, checked after the shapes
+    if not (input.is_floating_point() or input.is_complex()):  # PyTorch's kernel, checked after the shapes
         raise NotImplementedError(f"\"rms_norm\" not implemented for '{input.dtype._scalar_type_name}'\nhint: "
                                   "normalize a floating-point copy, e.g. input.float()")
-    x = input if input.dtype in (tandem.float32, tandem.float64) else input.float()
+    # complex inputs are squared as complex numbers (not |x|**2), as PyTorch's composite
+    x = input if input.dtype in (tandem.float32, tandem.float64, tandem.complex64, tandem.complex128) else \
+        input.float()
     if eps is None:
-        eps = _FLOAT64_EPS if x.dtype == tandem.float64 else _FLOAT32_EPS
+        eps = _FLOAT64_EPS if x.dtype in (tandem.float64, tandem.complex128) else _FLOAT32_EPS
     dims = list(range(input.dim() - k, input.dim()))
     out = x * tandem.rsqrt((x * x).mean(dim=dims, keepdim=True) + eps)
     if weight is not None:  # in the computing type, as PyTorch's: one rounding, to the input's dtype

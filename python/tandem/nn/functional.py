@@ -354,6 +354,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         raise RuntimeError("divisor must be not zero")
     if isinstance(input, _C.Tensor):
         _check_avg_pool2d_input(input)
+        if not (input.is_floating_point() or input.dtype == tandem.int64):
+            _check_pool_sizes(kernel_size, stride)  # PyTorch's shape checks come before its kernel's dtype refusal
     if isinstance(input, _C.Tensor) and input.dtype == tandem.int64:
         sums = avg_pool2d(input.to(tandem.float64), kernel_size, stride, padding, ceil_mode, True, 1)
         return _integer_average(sums, input, kernel_size, stride, padding, count_include_pad, divisor_override)
@@ -366,6 +368,15 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         return out
     # the core's averages times each window's padded size are the window sums, which the override divides
     return out * _window_sizes(input, out, kernel_size, stride, padding, True).to(out.dtype) / divisor_override
+
+
+def _check_pool_sizes(kernel_size, stride):
+    kh, kw = _pool_pair(kernel_size)
+    sh, sw = _pool_pair(_pool_stride(stride) or kernel_size)  # no stride: the kernel's size
+    if 0 in (sh, sw):
+        raise RuntimeError("stride should not be zero")
+    if isinstance(kh, int) and isinstance(kw, int) and (kh <= 0 or kw <= 0):
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kh} kW: {kw}")
 
 
 def _check_avg_pool2d_input(input):
@@ -437,7 +448,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     _require_tensors("batch_norm", ("input", input))
     if training:
         size = list(input.shape)
-        count = size[0] if size else 1
+        if not size:  # PyTorch's _verify_batch_size reads size[0] of a 0-d input
+            raise IndexError("tuple index out of range")
+        count = size[0]
         for s in size[2:]:
             count *= s
         if count == 1:  # PyTorch's check (an empty batch passes), in Python before the op's vmap rule
@@ -447,11 +460,23 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         _func_transforms.check_batch_norm_running_stats(running_mean, running_var)
     elif eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
-    if input.dim() < 2:  # PyTorch's batch_norm checks the parameters' sizes against 0 channels first
-        for label, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
-                         ("bias", bias)):
-            if isinstance(t, _C.Tensor):
-                raise RuntimeError(f"{label} should contain 0 elements not {t.numel()}")
+    _check_float_arguments("batch_norm", (("momentum", 7, momentum), ("eps", 8, eps)))
+    if input.dim() >= 2 and input.numel() == 0 and all(
+            t is None or isinstance(t, _C.Tensor) for t in (running_mean, running_var, weight, bias)):
+        # PyTorch's _batch_norm_impl_index returns an empty batch before any other check: a copy of the input
+        # (a view or an empty tensor would break the gradient chain) times weight[0] plus bias[0]
+        out = input.clone()
+        if weight is not None:
+            out = out * weight.select(0, 0)  # C++ indexing: select()'s message for an empty weight
+        return out + bias.select(0, 0) if bias is not None else out
+    # PyTorch's checks, before the kernel's dtype refusal; a 0-d or 1-d input has 0 channels
+    channels = input.size(1) if input.dim() >= 2 else 0
+    for label, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                     ("bias", bias)):
+        if isinstance(t, _C.Tensor) and t.numel() != channels:
+            raise RuntimeError(f"{label} should contain {channels} elements not {t.numel()}")
+        if t is None and not training and label.startswith("running_"):
+            raise RuntimeError(f"{label} must be defined in evaluation mode")
     try:
         return _C._batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
     except TypeError:
@@ -466,6 +491,14 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                 raise TypeError(f"batch_norm(): argument '{label}' (position {position}) must be float, not "
                                 f"{type(v).__name__}") from None
         raise
+
+
+def _check_float_arguments(name, arguments):
+    """PyTorch's parser refusal of a float argument that is not a number ((label, position, value) each)."""
+    for label, position, v in arguments:
+        if not isinstance(v, (int, float)) and not hasattr(v, "__float__"):
+            raise TypeError(f"{name}(): argument '{label}' (position {position}) must be float, not "
+                            f"{type(v).__name__}")
 
 
 def _call_layer_norm(fn, name, input, normalized_shape, weight, bias, eps):
