@@ -302,16 +302,26 @@ def random_cases(n):
 
 def masked_write_cases():
     """x[mask] = number over 3000x6000 float32 (pytorch-metric-learning's CrossBatchMemory writes such masks): one
-    masked fill in both libraries; NumPy's boolean assignment beside them."""
+    masked fill in both libraries; x[mask] = values (the mask's coordinates, then a put) and masked_scatter_ (one
+    pass in PyTorch's serial kernel, the coordinates and a put in tandem); NumPy's boolean assignment beside them."""
     rng = np.random.default_rng(0)
     nm = rng.random((3000, 6000)) > 0.5
     m, tm = tandem.from_numpy(nm), torch.from_numpy(nm)
     x, tx, nx = tandem.zeros(3000, 6000), torch.zeros(3000, 6000), np.zeros((3000, 6000), np.float32)
+    count = int(nm.sum())
+    v, tv, nv = tandem.ones(count), torch.ones(count), np.ones(count, np.float32)
 
     def numpy_write():
         nx[nm] = 1.0
+
+    def numpy_put():
+        nx[nm] = nv
     return [case("x[mask] = 1.0 (3000x6000 f32)", "indexing", lambda: x.__setitem__(m, 1.0),
-                 lambda: tx.__setitem__(tm, 1.0), numpy_write, bytes_moved=3000 * 6000 * 9)]
+                 lambda: tx.__setitem__(tm, 1.0), numpy_write, bytes_moved=3000 * 6000 * 9),
+            case("x[mask] = values (3000x6000 f32)", "indexing", lambda: x.__setitem__(m, v),
+                 lambda: tx.__setitem__(tm, tv), numpy_put, bytes_moved=3000 * 6000 * 9 + count * 4),
+            case("masked_scatter_ (3000x6000 f32)", "indexing", lambda: x.masked_scatter_(m, v),
+                 lambda: tx.masked_scatter_(tm, tv), None, bytes_moved=3000 * 6000 * 9 + count * 4)]
 
 
 def thread_count_cases(threads, args):

@@ -241,9 +241,8 @@ _FILL_ORDER = ("C++ (masked_fill): PyTorch broadcasts self and mask before it ch
 _FILL_PARSER = ("C++ (python/src): masked_fill without a value is PyTorch's listing \"masked_fill() received an "
                 "invalid combination of arguments - got (Tensor), but expected one of:\" (tandem: Python's "
                 "missing-argument error)")
-_COMPLEX_DIV = ("C++ (src/kernels, complex division): dividing by a zero whose sign is negative ((2-2j) / -0.0): "
-                "PyTorch's c10::complex divides each part by |c| and |d| when both are 0 (inf-infj); tandem keeps the "
-                "sign (-inf-infj); plain division differs the same way")
+# Complex division by a zero whose sign is negative ((2-2j) / -0.0) divides each part by +0, as PyTorch's
+# c10::complex, since session 47 (src/core/complex.h): inf-infj, was -inf-infj.
 _NO_COMPLEX32 = ("tandem has no complex32 (ComplexHalf, docs/compat.md): a float16 tensor with a Python complex number "
                  "is complex64 (PyTorch: complex32), and fmod/remainder/copysign's refusals name ComplexFloat")
 _NUMBER_OPERANDS = ("tandem's extension (docs/compat.md): a Python number as an operand of hypot, nextafter and "
@@ -252,6 +251,13 @@ _INTEGER_HYPOT = ("tandem's extension (docs/compat.md): hypot of integer or bool
                   "dtype (as atan2 does in PyTorch, and as NumPy does); PyTorch's kernel refuses them")
 _INTEGERS = ("0d_i64", "bool", "i32", "i64", "u8")
 _CUDA_KERNEL = "cuda-only: the kernel's name carries the device (addcmul_cuda_out); the oracle runs on the CPU"
+
+
+def complex_division_case(name):
+    """The addcdiv cases that divide complex values by signed zeros (session 47's fix)."""
+    parts = name.split("/")
+    return parts[0] == "addcdiv" and len(parts) == 4 and parts[2] == "c64_f32" and parts[-1] != "nan" and \
+        parts[1] not in ("bad_row", "empty", "py_float")
 
 
 def _known(name):
@@ -276,9 +282,6 @@ def _known(name):
             return _FILL_ORDER
         if last == "huge" and parts[1] != "i64" or parts[1] == "u8" and last in ("0d_c64", "py_complex"):
             return _FILL_HUGE
-    if op == "addcdiv" and len(parts) == 4 and parts[2] == "c64_f32" and last != "nan" and \
-            parts[1] not in ("bad_row", "empty", "py_float"):
-        return _COMPLEX_DIV
     if "f16" in parts and "py_complex" in parts and op in ("where", "fmod", "remainder", "copysign") and \
             parts[1] in ("bool", "u8", "f16"):
         return _NO_COMPLEX32

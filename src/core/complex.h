@@ -48,10 +48,11 @@ struct alignas(2 * sizeof(T)) complex {
     return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
   }
   // Smith's algorithm: scaling by the larger part of the divisor keeps |b|^2 from overflowing or underflowing
-  // where the quotient itself is representable (c10::complex does the same).
+  // where the quotient itself is representable (c10::complex does the same). The magnitudes of a zero divisor
+  // are +0 whatever its signs (as std::abs, which PyTorch's build uses): (1+1j) / (-0.0+0j) is inf+infj.
   TANDEM_HOST_DEVICE friend complex operator/(const complex& a, const complex& b) {
-    T abs_c = b.re < T(0) ? -b.re : b.re;
-    T abs_d = b.im < T(0) ? -b.im : b.im;
+    T abs_c = b.re < T(0) ? -b.re : (b.re == T(0) ? T(0) : b.re);
+    T abs_d = b.im < T(0) ? -b.im : (b.im == T(0) ? T(0) : b.im);
     if (abs_c >= abs_d) {
       if (abs_c == T(0) && abs_d == T(0)) return {a.re / abs_c, a.im / abs_d};  // inf/nan as C does
       T rat = b.im / b.re;

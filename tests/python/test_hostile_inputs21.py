@@ -12,7 +12,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from hostile_helpers import X, assert_matches_pytorch, fixed_cases  # noqa: E402
+from hostile_helpers import X, assert_matches_pytorch, fixed_cases, needs_cpp  # noqa: E402
 
 import tandem  # noqa: E402
 
@@ -484,10 +484,9 @@ def test_reduction_neighbours_match_pytorch(name, device):
     assert_matches_pytorch(REDUCTIONS[name], device)
 
 
-# Findings whose cause is in C++ (their KNOWN entries in the tables say what to change): strict xfails, so the
-# session that makes the change sees them pass and removes them here and in KNOWN.
+# Findings whose cause is in C++ (their KNOWN entries in the tables say what to change): strict xfails.
 TABLES = (norm_layers_matrix, ternary_matrix, shape_view_matrix, reduction_dims_matrix)
-NEEDS_CPP = [(table, name) for table in TABLES for name in sorted(table.KNOWN) if table.KNOWN[name].startswith("C++")]
+NEEDS_CPP = needs_cpp(TABLES)
 CPP_CASES = fixed_cases(NEEDS_CPP)
 
 
@@ -495,3 +494,27 @@ CPP_CASES = fixed_cases(NEEDS_CPP)
 @pytest.mark.xfail(strict=True, reason="C++: the table's KNOWN entry names the change")
 def test_needs_cpp(name):
     assert_matches_pytorch(CPP_CASES[name], "cpu")
+
+
+# Fixed in C++ after the round (session 47): complex division by a zero with a negative sign divides each part by
+# +0, as c10::complex (std::abs) does: (2-2j) / -0.0 is inf-infj (src/core/complex.h), seen through addcdiv.
+CPP_FIXED = fixed_cases([(ternary_matrix, name) for name in sorted(ternary_matrix.CASES)
+                         if ternary_matrix.complex_division_case(name)])
+
+
+@pytest.mark.parametrize("name", sorted(CPP_FIXED))
+def test_fixed_in_cpp(name, device):
+    assert_matches_pytorch(CPP_FIXED[name], device)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("n", [1, 40])  # one element, and enough for the vectorised loops
+def test_complex_division_by_signed_zeros(dtype, n, device):
+    got = []
+    for L in (torch, tandem):
+        d = device if L is tandem else "cpu"
+        zeros = [complex(0.0, 0.0), complex(-0.0, 0.0), complex(0.0, -0.0), complex(-0.0, -0.0)]
+        num = L.tensor([1 + 1j, 2 - 2j, -1 + 0j, 0j] * n, dtype=getattr(L, dtype), device=d)
+        den = L.tensor([z for z in zeros for _ in range(n)], dtype=getattr(L, dtype), device=d)
+        got.append([str(v) for v in (num / den).cpu().tolist()])
+    assert got[0] == got[1]
