@@ -120,8 +120,8 @@ _DIM_PARSER = ("C++ (python/src, the reductions' bindings): a dim PyTorch's pars
 _NORM_PARSER = ("C++ (src/ops norm, python/src): torch.norm hands its dim and dtype to linalg_vector_norm(input, p, "
                 "dim, keepdim, dtype=) by position, so PyTorch's parser errors name linalg_vector_norm() and "
                 "position 3; tandem's core norm names norm()")
-_COMPLEX_ORDER = ("C++ (src/ops, amax/amin/median): PyTorch checks the dims (out of range, repeated, an empty reduced "
-                  "dim before a repeat) before it refuses a complex input; tandem refuses the dtype first")
+# amax/amin/median check their dims (each listed dim of an empty input, range, repeats) before refusing a complex
+# input since session 47 (src/ops/reduce.cpp extreme, src/ops/order_stats.cpp median).
 _DIM_NONE = ("C++ (python/src): prod(x, dim=None) and logsumexp without a dim or with dim=None are PyTorch's parser "
              "errors (its prod has no optional dim, its logsumexp requires one); tandem's bindings take them as a full "
              "reduction")
@@ -146,10 +146,6 @@ def _known(name):
         return _DIM_PARSER
     if op == "norm" and variant in ("bools", "float", "str", "dtype_str"):
         return _NORM_PARSER
-    if op in ("amax", "amin") and (x == "c64" and variant in ("dup", "dup_wrapped", "past", "past_negative") or
-                                   variant == "dup" and x == "empty") or \
-            op in ("median", "nanmedian") and x == "c64" and variant in ("past", "past_negative"):
-        return _COMPLEX_ORDER
     if op == "prod" and variant in ("none", "keep_none") or op == "logsumexp" and variant in (
             "none", "keep_none", "no_dim"):
         return _DIM_NONE

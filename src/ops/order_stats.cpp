@@ -138,10 +138,12 @@ Tensor nanmedian(const Tensor& x) {
   return median_all(x, true);
 }
 ValuesIndices median(const Tensor& x, int64_t dim, bool keepdim) {
+  wrap_dim(dim, x.dim());  // PyTorch checks the dim before the dtype
   check_not_complex(x, "median_out");
   return median_along(x, dim, keepdim, false);
 }
 ValuesIndices nanmedian(const Tensor& x, int64_t dim, bool keepdim) {
+  wrap_dim(dim, x.dim());  // PyTorch checks the dim before the dtype
   check_not_complex(x, "median_out");
   return median_along(x, dim, keepdim, true);
 }

@@ -191,6 +191,17 @@ void check_nonempty(const char* op, const Tensor& x, const ReducePlan& plan, boo
 }
 
 Tensor extreme(ReduceOp op, const char* name, const Tensor& x, const OptDims& dims, bool keepdim) {
+  if (name[0] ==
+      'a') {  // amax/amin: PyTorch checks each listed dim of an empty input, the dims, then the dtype
+    if (x.numel() == 0 && dims)
+      for (int64_t d : *dims)  // (named as given, as PyTorch's zero_numel_check_dims)
+        TANDEM_CHECK(
+            x.sizes()[wrap_dim(d, x.dim())] != 0, Index, name, "(): Expected reduction dim ", d,
+            " to have non-zero size.\nhint: the reduced dim is empty; reduce a non-empty dim or check "
+            "the shape");
+    if (is_complex(x.dtype()))
+      check_nonempty(name, x, plan_reduction(x, dims, keepdim), dims && !dims->empty());
+  }
   check_not_complex(name, x, true);
   if (autograd::should_record(x)) {
     // amax -> AmaxBackward0; max() -> MaxBackward1 (same formula: ties share the gradient).

@@ -497,9 +497,15 @@ def test_needs_cpp(name):
 
 
 # Fixed in C++ after the round (session 47): complex division by a zero with a negative sign divides each part by
-# +0, as c10::complex (std::abs) does: (2-2j) / -0.0 is inf-infj (src/core/complex.h), seen through addcdiv.
+# +0, as c10::complex (std::abs) does: (2-2j) / -0.0 is inf-infj (src/core/complex.h), seen through addcdiv;
+# amax/amin/median check their dims before refusing complex (src/ops/reduce.cpp, order_stats.cpp).
 CPP_FIXED = fixed_cases([(ternary_matrix, name) for name in sorted(ternary_matrix.CASES)
-                         if ternary_matrix.complex_division_case(name)])
+                         if ternary_matrix.complex_division_case(name)] +
+                        [(reduction_dims_matrix, f"{op}/{variant}/{x}") for op in ("amax", "amin")
+                         for variant, x in (("dup", "c64"), ("dup", "empty"), ("dup_wrapped", "c64"), ("past", "c64"),
+                                            ("past_negative", "c64"))] +
+                        [(reduction_dims_matrix, f"{op}/{variant}/c64") for op in ("median", "nanmedian")
+                         for variant in ("past", "past_negative")])
 
 
 @pytest.mark.parametrize("name", sorted(CPP_FIXED))
