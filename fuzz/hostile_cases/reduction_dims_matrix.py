@@ -127,8 +127,9 @@ _DIM_NONE = ("C++ (python/src): prod(x, dim=None) and logsumexp without a dim or
              "reduction")
 _DTYPE_STR = ("C++ (python/src): sum, mean and prod with dtype=\"float64\" (a str) are PyTorch's parser TypeError; "
               "tandem's bindings accept the name")
-_COMPLEX_DTYPE = ("C++ (src/ops, mean/prod with dtype=): a complex input with a real or bool dtype= computes in "
-                  "PyTorch (the imaginary part dropped, with its warning); tandem's kernel refuses ComplexFloat")
+# mean/prod of a complex input with a real or bool dtype= compute over the real parts (PyTorch's cast, with its
+# warning) since session 47 (src/ops/reduce.cpp as_reduce_dtype); a float16/bfloat16 mean of a wider input is a
+# float32 sum and division rounded once, as PyTorch's.
 _EMPTY_LOGSUMEXP = ("PyTorch's logsumexp with an empty dim list fails inside its own composite (\"output with shape [] "
                     "doesn't match the broadcast shape\"); tandem reduces over every dim, as sum(x, []) does")
 _NANSUM_CUDA = ("cuda-only: tandem's nansum refuses complex inputs on every device (PyTorch's CPU refusal, naming no "
@@ -151,9 +152,6 @@ def _known(name):
         return _DIM_NONE
     if op in ("sum", "mean", "prod") and variant == "dtype_str":
         return _DTYPE_STR
-    if op in ("mean", "prod") and x == "c64" and variant.startswith(("dtype_", "dim_dtype_")) and \
-            variant.endswith(("_f16", "_f64") if op == "mean" else ("_f16", "_f64", "_i32", "_bool")):
-        return _COMPLEX_DTYPE
     if op == "logsumexp" and variant in ("empty_list", "empty_tuple") and x not in ("scalar", "empty"):
         return _EMPTY_LOGSUMEXP
     if op in ("nansum", "nanmean") and x == "c64" and variant not in (

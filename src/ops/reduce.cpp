@@ -251,6 +251,14 @@ Tensor arg_only(bool is_max, const char* name, const Tensor& x, std::optional<in
 
 }  // namespace
 
+namespace {
+// What an explicit dtype= reduces: x converted; a complex x given a real dtype, its real parts (PyTorch's
+// cast, with its warning).
+Tensor as_reduce_dtype(const Tensor& x, DType dtype) {
+  return is_complex(x.dtype()) && !is_complex(dtype) ? cast_discarding_imag(x, dtype) : to_dtype(x, dtype);
+}
+}  // namespace
+
 Tensor sum(const Tensor& x, const OptDims& dims, bool keepdim, OptDType dtype) {
   profiler::RecordScope profile_scope("aten::sum", x, dims, keepdim, dtype);
   if (autocast::is_active())
@@ -259,11 +267,7 @@ Tensor sum(const Tensor& x, const OptDims& dims, bool keepdim, OptDType dtype) {
   if (autograd::should_record(x))
     return autograd::record_sum(x, dims, keepdim,
                                 autograd::without_grad([&] { return sum(x, dims, keepdim, dtype); }));
-  // An explicit real dtype for a complex input sums the real parts, as PyTorch's cast does.
-  Tensor in = !dtype                                         ? x
-              : is_complex(x.dtype()) && !is_complex(*dtype) ? cast_discarding_imag(x, *dtype)
-                                                             : to_dtype(x, *dtype);
-  Tensor r = fold(ReduceOp::Sum, in, dims, keepdim);
+  Tensor r = fold(ReduceOp::Sum, dtype ? as_reduce_dtype(x, *dtype) : x, dims, keepdim);
   return dtype ? to_dtype(r, *dtype) : r;
 }
 
@@ -277,7 +281,11 @@ Tensor mean(const Tensor& x, const OptDims& dims, bool keepdim, OptDType dtype) 
                dtype ? "Optional" : "Input",
                " dtype must be either a floating point or complex dtype. Got: ", dtype_title(d),
                "\nhint: convert first, e.g. x.float().mean(), or pass dtype=tandem.float32");
-  return fold(ReduceOp::Mean, to_dtype(x, d), dims, keepdim);
+  // A float16/bfloat16 mean of a wider input is PyTorch's float32 sum and division, rounded once at the end
+  // (the input is not rounded to the 16-bit dtype first).
+  if ((d == DType::Float16 || d == DType::BFloat16) && x.dtype() != d)
+    return to_dtype(fold(ReduceOp::Mean, as_reduce_dtype(x, DType::Float32), dims, keepdim), d);
+  return fold(ReduceOp::Mean, as_reduce_dtype(x, d), dims, keepdim);
 }
 
 Tensor prod(const Tensor& x, std::optional<int64_t> dim, bool keepdim, OptDType dtype) {
@@ -288,7 +296,7 @@ Tensor prod(const Tensor& x, std::optional<int64_t> dim, bool keepdim, OptDType 
   if (autograd::should_record(x))
     return autograd::record_prod(x, dim, keepdim,
                                  autograd::without_grad([&] { return prod(x, dim, keepdim, dtype); }));
-  Tensor in = dtype ? to_dtype(x, *dtype) : x;
+  Tensor in = dtype ? as_reduce_dtype(x, *dtype) : x;
   Tensor r = dim ? fold(ReduceOp::Prod, in, DimVector{*dim}, keepdim) : fold(ReduceOp::Prod, in, {}, false);
   return dtype ? to_dtype(r, *dtype) : r;
 }

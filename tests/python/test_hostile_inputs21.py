@@ -498,14 +498,35 @@ def test_needs_cpp(name):
 
 # Fixed in C++ after the round (session 47): complex division by a zero with a negative sign divides each part by
 # +0, as c10::complex (std::abs) does: (2-2j) / -0.0 is inf-infj (src/core/complex.h), seen through addcdiv;
-# amax/amin/median check their dims before refusing complex (src/ops/reduce.cpp, order_stats.cpp).
+# amax/amin/median check their dims before refusing complex (src/ops/reduce.cpp, order_stats.cpp); mean/prod of a
+# complex input with a real or bool dtype= reduce the real parts (src/ops/reduce.cpp as_reduce_dtype).
 CPP_FIXED = fixed_cases([(ternary_matrix, name) for name in sorted(ternary_matrix.CASES)
                          if ternary_matrix.complex_division_case(name)] +
                         [(reduction_dims_matrix, f"{op}/{variant}/{x}") for op in ("amax", "amin")
                          for variant, x in (("dup", "c64"), ("dup", "empty"), ("dup_wrapped", "c64"), ("past", "c64"),
                                             ("past_negative", "c64"))] +
                         [(reduction_dims_matrix, f"{op}/{variant}/c64") for op in ("median", "nanmedian")
-                         for variant in ("past", "past_negative")])
+                         for variant in ("past", "past_negative")] +
+                        [(reduction_dims_matrix, f"{op}/{form}{suffix}/c64") for op, suffixes in (
+                            ("mean", ("_f16", "_f64")), ("prod", ("_f16", "_f64", "_i32", "_bool")))
+                         for form in ("dtype", "dim_dtype") for suffix in suffixes])
+
+
+@pytest.mark.parametrize("source", ["float32", "float64", "complex64", "int64"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_16_bit_mean_of_a_wider_input(source, dtype, device):
+    """PyTorch's mean(x, dtype=float16/bfloat16) of a wider input sums in float32 and rounds once (the input is not
+    rounded to 16 bits first; a complex input gives its real parts)."""
+    import warnings
+    g = torch.Generator().manual_seed(3)
+    x = (torch.randn(64, 33, generator=g) * 3).to(getattr(torch, source))
+    t = tandem.from_numpy(x.numpy()).to(device)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the complex input's discard warning, in both libraries
+        want, got = torch.mean(x, dtype=getattr(torch, dtype)), tandem.mean(t, dtype=getattr(tandem, dtype))
+        rows, got_rows = torch.mean(x, 0, dtype=getattr(torch, dtype)), tandem.mean(t, 0, dtype=getattr(tandem, dtype))
+    assert str(got.dtype) == f"tandem.{dtype}" and got.float().item() == want.float().item()
+    assert got_rows.float().cpu().tolist() == pytest.approx(rows.float().tolist(), rel=2 ** -7)
 
 
 @pytest.mark.parametrize("name", sorted(CPP_FIXED))
