@@ -191,8 +191,8 @@ void check_nonempty(const char* op, const Tensor& x, const ReducePlan& plan, boo
 }
 
 Tensor extreme(ReduceOp op, const char* name, const Tensor& x, const OptDims& dims, bool keepdim) {
-  if (name[0] ==
-      'a') {  // amax/amin: PyTorch checks each listed dim of an empty input, the dims, then the dtype
+  // amax/amin: PyTorch checks each listed dim of an empty input, then the dims, then the dtype.
+  if (name[0] == 'a') {
     if (x.numel() == 0 && dims)
       for (int64_t d : *dims)  // (named as given, as PyTorch's zero_numel_check_dims)
         TANDEM_CHECK(
