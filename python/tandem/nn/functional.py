@@ -469,14 +469,6 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if weight is not None:
             out = out * weight.select(0, 0)  # C++ indexing: select()'s message for an empty weight
         return out + bias.select(0, 0) if bias is not None else out
-    # PyTorch's checks, before the kernel's dtype refusal; a 0-d or 1-d input has 0 channels
-    channels = input.size(1) if input.dim() >= 2 else 0
-    for label, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
-                     ("bias", bias)):
-        if isinstance(t, _C.Tensor) and t.numel() != channels:
-            raise RuntimeError(f"{label} should contain {channels} elements not {t.numel()}")
-        if t is None and not training and label.startswith("running_"):
-            raise RuntimeError(f"{label} must be defined in evaluation mode")
     try:
         return _C._batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
     except TypeError:
@@ -486,11 +478,23 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             if t is not None and not isinstance(t, _C.Tensor):
                 raise TypeError(f"batch_norm(): argument '{label}' (position {position}) must be Tensor, not "
                                 f"{type(t).__name__}") from None
-        for label, position, v in (("momentum", 7, momentum), ("eps", 8, eps)):
-            if not isinstance(v, (int, float)) and not hasattr(v, "__float__"):
-                raise TypeError(f"batch_norm(): argument '{label}' (position {position}) must be float, not "
-                                f"{type(v).__name__}") from None
         raise
+    except (RuntimeError, NotImplementedError, IndexError):
+        _check_batch_norm_parameters(input, running_mean, running_var, weight, bias, training)
+        raise
+
+
+def _check_batch_norm_parameters(input, running_mean, running_var, weight, bias, training):
+    """PyTorch's checks of the parameters, in its order, where the core refused the call: they come before the
+    kernel's dtype refusal and before the core's own checks' order (a 0-d or 1-d input has 0 channels). A correct
+    call pays nothing."""
+    channels = input.size(1) if input.dim() >= 2 else 0
+    for label, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                     ("bias", bias)):
+        if isinstance(t, _C.Tensor) and t.numel() != channels:
+            raise RuntimeError(f"{label} should contain {channels} elements not {t.numel()}") from None
+        if t is None and not training and label.startswith("running_"):
+            raise RuntimeError(f"{label} must be defined in evaluation mode") from None
 
 
 def _check_float_arguments(name, arguments):
