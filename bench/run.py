@@ -302,8 +302,10 @@ def random_cases(n):
 
 def masked_write_cases():
     """x[mask] = number over 3000x6000 float32 (pytorch-metric-learning's CrossBatchMemory writes such masks): one
-    masked fill in both libraries; x[mask] = values (the mask's coordinates, then a put) and masked_scatter_ (one
-    pass in PyTorch's serial kernel, the coordinates and a put in tandem); NumPy's boolean assignment beside them."""
+    masked fill in both libraries; x[mask] = values (PyTorch: the mask's coordinates, then a put; tandem: its
+    masked_scatter kernel, as the values fill the masked block) and masked_scatter_ (PyTorch's serial kernel; tandem's
+    counts each chunk's true positions, then writes, AVX-512 expanding a vector at a time); NumPy's boolean
+    assignment beside them."""
     rng = np.random.default_rng(0)
     nm = rng.random((3000, 6000)) > 0.5
     m, tm = tandem.from_numpy(nm), torch.from_numpy(nm)

@@ -222,25 +222,15 @@ CASES["masked_fill/value_str"] = lambda L, d: OPERANDS["f32"](L, d).masked_fill(
 CASES["masked_fill/value_grad"] = lambda L, d: (lambda v: (lambda y: (y, L.autograd.grad(y.sum(), v)))(
     OPERANDS["f32"](L, d).masked_fill(OPERANDS["bool"](L, d), v)))(T(L, 2.0, d).requires_grad_())
 
-_CLAMP_LISTING = ("C++ (python/src, clamp's binding): a Tensor bound beside a Number bound is PyTorch's parser listing "
-                  "\"clamp() received an invalid combination of arguments - got (Tensor, Tensor, float), but expected "
-                  "one of:\" (clip() for clip); tandem's first line says \"got a Tensor bound and a Number bound\"")
-_CLAMP_COMPLEX = ("C++ (src/ops, clamp): a complex bound tensor is PyTorch's NotImplementedError \"\"minimum_cpu\" not "
-                  "implemented for 'ComplexFloat'\" (tandem: TypeError \"minimum not implemented for complex "
-                  "tensors.\"); a Python complex bound of an integer or bool tensor is \"clamp is not supported for "
-                  "complex types\" (tandem converts the bound first); clamp(complex, None, None) checks the bounds "
-                  "before the dtype")
-_CLAMP_OUT = ("C++ (clamp's out=): a float64 out for a float32 result is written with a cast in PyTorch; tandem "
-              "refuses it (\"Found dtype Double but expected Float\")")
-_FILL_HUGE = ("C++ (masked_fill's value): a Python int past int64 (2**63) fills float, bool and complex tensors in "
-              "PyTorch (converted as a double); tandem refuses it as an int64 overflow, and names uint8 and float16 "
-              "\"unsigned char\" and \"int64_t\" where PyTorch says uint8_t and c10::Half")
-_FILL_ORDER = ("C++ (masked_fill): PyTorch broadcasts self and mask before it checks the mask's dtype, the value's "
-               "dimensions and converts the value; tandem checks those first (an empty self with a (2, 3) mask), and "
-               "the in-place form of a 0-d self checks the value's dimensions before the broadcast")
-_FILL_PARSER = ("C++ (python/src): masked_fill without a value is PyTorch's listing \"masked_fill() received an "
-                "invalid combination of arguments - got (Tensor), but expected one of:\" (tandem: Python's "
-                "missing-argument error)")
+# Fixed in C++ in session 48 (tests/python/test_hostile_inputs21.py, test_fixed_in_cpp): clamp with a Tensor bound
+# beside a Number bound is PyTorch's listing of its overloads; a complex bound tensor is its NotImplementedError naming
+# the kernel ("maximum_cpu", "minimum_cpu" or "clamp_cpu"), a Python complex bound of an integer or bool tensor "clamp is
+# not supported for complex types", and clamp(complex, None, None) checks for a bound first; clamp(out=float64) of a
+# float32 result with Tensor bounds is written with a cast; masked_fill reads a Python int past int64 as uint64 (a float,
+# bool or complex tensor takes it; the conversion errors name PyTorch's C types, uint8_t and c10::Half), broadcasts
+# self and mask before its other checks (masked_fill_: the value's dims, the mask's dtype, then the broadcast), and a
+# call without a value is its listing.
+_FIXED = "fixed in C++ (session 48)"
 # Complex division by a zero whose sign is negative ((2-2j) / -0.0) divides each part by +0, as PyTorch's
 # c10::complex, since session 47 (src/core/complex.h): inf-infj, was -inf-infj.
 _NO_COMPLEX32 = ("tandem has no complex32 (ComplexHalf, docs/compat.md): a float16 tensor with a Python complex number "
@@ -266,22 +256,22 @@ def _known(name):
     op, last = parts[0], parts[-1]
     if op in ("clamp", "clip"):
         if last in ("i64_py_float", "py_float_f32", "py_int_i64"):
-            return _CLAMP_LISTING
+            return _FIXED
         if last == "out_f64":
-            return _CLAMP_OUT
+            return _FIXED
         if last in ("min_c64", "max_c64") and parts[1] not in ("c64", "empty") or \
                 last.endswith("_py_complex") and parts[1] in ("bool", "i64", "u8") or \
                 last in ("min_none", "max_none") and parts[1] == "c64":
-            return _CLAMP_COMPLEX
+            return _FIXED
     if op in ("masked_fill", "masked_fill_"):
         if last == "missing_value":
-            return _FILL_PARSER
+            return _FIXED
         if parts[1] == "empty" and (last in ("1d", "huge") or op == "masked_fill" and (
                 parts[2] in ("f32", "u8") or last in ("0d_c64", "py_complex"))) or \
                 last == "1d" and parts[1] == "0d_f64" and op == "masked_fill_":
-            return _FILL_ORDER
+            return _FIXED
         if last == "huge" and parts[1] != "i64" or parts[1] == "u8" and last in ("0d_c64", "py_complex"):
-            return _FILL_HUGE
+            return _FIXED
     if "f16" in parts and "py_complex" in parts and op in ("where", "fmod", "remainder", "copysign") and \
             parts[1] in ("bool", "u8", "f16"):
         return _NO_COMPLEX32
@@ -296,4 +286,9 @@ def _known(name):
     return None
 
 
-KNOWN = {name: _known(name) for name in CASES if _known(name)}
+def cpp_fixed_case(name):
+    """The cases session 48's C++ change fixed (clamp's bounds and out=, masked_fill's value and order)."""
+    return _known(name) == _FIXED
+
+
+KNOWN = {name: reason for name in CASES if (reason := _known(name)) and reason != _FIXED}

@@ -63,6 +63,9 @@ std::string parser_type_name(nb::handle a);
 // (TypeError "fn(): argument 'arg' (position N) must be int, not T"; position 0 leaves the position out); a
 // value outside int64 is PyTorch's ValueError.
 bool is_int_argument(nb::handle h);
+// Whether PyTorch's parser reads a tuple or list whose first item is `h` as a list of ints (sizes, dims): an
+// int that is no bool, or a one-element integral tensor (bool included). Later items need only be integers.
+bool int_list_head(nb::handle h);
 int64_t int_arg(nb::handle h, const char* fn, const char* arg, int position = 0);
 // A PyTorch SymInt parameter (randint's bounds): int_arg's, and a one-element integral tensor of any shape
 // (bool included) as its value.

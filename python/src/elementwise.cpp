@@ -21,6 +21,7 @@
 #include "ops/elementwise.h"
 #include "ops/indexing.h"
 #include "ops/out_arg.h"
+#include "ops/type_promotion.h"
 #include "parser_errors.h"
 
 namespace tandem::py {
@@ -730,55 +731,72 @@ void init_elementwise(nb::module_& m) {
         return nb::tuple(out);
       },
       nb::arg("condition"));
-  // PyTorch's clamp takes both bounds as Tensors or both as Numbers: next to a Number a 0-dim tensor bound is
-  // read as a Number (its value); any other tensor there is refused (ignoring either bound would be a
-  // silently wrong result).
+  // PyTorch's clamp takes both bounds as Tensors or both as Numbers: next to a Number a 0-dim tensor bound
+  // that requires no grad is read as a Number (its value); any other tensor there, or a bound that is
+  // neither, is its listing of the two overloads (ignoring either bound would be a silently wrong result).
+  static const std::vector<ParserSignature> clamp_overloads = {
+      {{"Tensor input", "Tensor min = None", "Tensor max = None"}, "*, Tensor out = None"},
+      {{"Tensor input", "Number min = None", "Number max = None"}, "*, Tensor out = None"}};
   auto number_bound = [](nb::handle bound, nb::handle other, const char* name) -> nb::object {
     if (!is_tensor(bound) || other.is_none() || is_tensor(other)) return nb::borrow(bound);
-    TANDEM_CHECK(
-        as_tensor_ref(bound).dim() == 0, Type, name,
-        "() received an invalid combination of arguments - got a Tensor bound and a Number bound, but "
-        "expected one of:\n * (Tensor min = None, Tensor max = None)\n * (Number min = None, Number max "
-        "= None)\nhint: pass both bounds as tensors or both as numbers");
+    const Tensor& t = as_tensor_ref(bound);
+    if (t.dim() != 0 || t.requires_grad())
+      refuse_as_invalid_combination(name, clamp_overloads, "min", bound, "Number");
     return bound.attr("item")();
   };
-  auto clamp_fn = [number_bound](const Tensor& x, nb::handle lo_, nb::handle hi_) {
-    nb::object lo = number_bound(lo_, hi_, "clamp"), hi = number_bound(hi_, lo_, "clamp");
+  // The bounds as numbers (None for one not given), or the listing for one that is no number.
+  auto number_bounds = [](nb::handle lo, nb::handle hi, const char* name) {
+    std::optional<Scalar> bounds[2];
+    int i = 0;
+    for (nb::handle bound : {lo, hi}) {
+      Scalar s;
+      if (!bound.is_none() && !to_scalar(bound, s))
+        refuse_as_invalid_combination(name, clamp_overloads, i ? "max" : "min", bound, "Number");
+      if (!bound.is_none()) bounds[i] = s;
+      ++i;
+    }
+    return std::pair{bounds[0], bounds[1]};
+  };
+  // Both bounds tensors (or None): PyTorch's Tensor overload, which writes out= with a cast where the result
+  // type allows; the Number overload wants out in the result's dtype.
+  auto tensor_bounds = [](nb::handle lo, nb::handle hi) {
+    return (is_tensor(lo) || is_tensor(hi)) && (lo.is_none() || is_tensor(lo)) &&
+           (hi.is_none() || is_tensor(hi));
+  };
+  auto clamp_fn = [number_bound, number_bounds](const Tensor& x, nb::handle lo_, nb::handle hi_,
+                                                const char* name) {
+    nb::object lo = number_bound(lo_, hi_, name), hi = number_bound(hi_, lo_, name);
     if (is_tensor(lo) || is_tensor(hi)) {
       return tandem::clamp(x, is_tensor(lo) ? &as_tensor_ref(lo) : nullptr,
                            is_tensor(hi) ? &as_tensor_ref(hi) : nullptr);
     }
-    std::optional<Scalar> l, h;
-    Scalar s;
-    if (!lo.is_none()) {
-      TANDEM_CHECK(to_scalar(lo, s), Type, "clamp(): argument 'min' must be Number, not ",
-                   parser_type_name(lo));
-      l = s;
-    }
-    if (!hi.is_none()) {
-      TANDEM_CHECK(to_scalar(hi, s), Type, "clamp(): argument 'max' must be Number, not ",
-                   parser_type_name(hi));
-      h = s;
-    }
+    const auto [l, h] = number_bounds(lo, hi, name);
     return tandem::clamp(x, l, h);
   };
-  for (const char* name : {"clamp", "clip"})
+  for (const char* name : {"clamp", "clip"}) {
     m.def(
         name,
-        [clamp_fn, name](const Tensor& x, nb::handle lo, nb::handle hi, nb::handle out) {
-          return write_out(name, clamp_fn(x, lo, hi), out,
-                           {&x, is_tensor(lo) ? &as_tensor_ref(lo) : nullptr,
-                            is_tensor(hi) ? &as_tensor_ref(hi) : nullptr},
-                           "Found dtype {out} but expected {result}", OutOverlap::PartialRefused);
+        [clamp_fn, tensor_bounds, name](const Tensor& x, nb::handle lo, nb::handle hi, nb::handle out) {
+          const Tensor r = clamp_fn(x, lo, hi, name);
+          const std::initializer_list<const Tensor*> inputs = {
+              &x, is_tensor(lo) ? &as_tensor_ref(lo) : nullptr, is_tensor(hi) ? &as_tensor_ref(hi) : nullptr};
+          if (tensor_bounds(lo, hi)) return into_out(name, r, out, inputs, OutOverlap::PartialRefused);
+          return write_out(name, r, out, inputs, "Found dtype {out} but expected {result}",
+                           OutOverlap::PartialRefused);
         },
         nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none(), nb::kw_only(),
         nb::arg("out") = nb::none());
-  tensor.def("clamp", clamp_fn, nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
+    register_parser_signatures(name, clamp_overloads);
+  }
+  tensor.def(
+      "clamp",
+      [clamp_fn](const Tensor& x, nb::handle lo, nb::handle hi) { return clamp_fn(x, lo, hi, "clamp"); },
+      nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
   // clip is clamp's NumPy name; np.clip(t, lo, hi) calls t.clip(lo, hi, out=None).
   tensor.def(
       "clip",
       [clamp_fn](const Tensor& x, nb::handle lo, nb::handle hi, nb::handle out) {
-        return into_out("clip", clamp_fn(x, lo, hi), out, {&x});
+        return into_out("clip", clamp_fn(x, lo, hi, "clip"), out, {&x});
       },
       nb::arg("min").none() = nb::none(), nb::arg("max").none() = nb::none(),
       nb::arg("out").none() = nb::none());
@@ -791,33 +809,28 @@ void init_elementwise(nb::module_& m) {
   m.def("round", round_fn, nb::arg("input"), nb::kw_only(), nb::arg("decimals") = 0,
         nb::arg("out").none() = nb::none());
   tensor.def("clamp_",
-             returning_self("clamp_",
-                            [number_bound](const Tensor& x, nb::handle lo_, nb::handle hi_) {
-                              nb::object lo = number_bound(lo_, hi_, "clamp_"),
-                                         hi = number_bound(hi_, lo_, "clamp_");
-                              if (is_tensor(lo) || is_tensor(hi)) {
-                                // Tensor bounds: compute out of place, then write back (same result as
-                                // PyTorch's clamp_).
-                                Tensor r = tandem::clamp(x, is_tensor(lo) ? &as_tensor_ref(lo) : nullptr,
-                                                         is_tensor(hi) ? &as_tensor_ref(hi) : nullptr);
-                                return copy_(x, r);
-                              }
-                              Scalar s;
-                              std::optional<Scalar> l, h;
-                              if (!lo.is_none()) {
-                                TANDEM_CHECK(to_scalar(lo, s), Type,
-                                             "clamp_(): argument 'min' must be Number or Tensor, not ",
-                                             parser_type_name(lo));
-                                l = s;
-                              }
-                              if (!hi.is_none()) {
-                                TANDEM_CHECK(to_scalar(hi, s), Type,
-                                             "clamp_(): argument 'max' must be Number or Tensor, not ",
-                                             parser_type_name(hi));
-                                h = s;
-                              }
-                              return tandem::clamp_(x, l, h);
-                            }),
+             returning_self(
+                 "clamp_",
+                 [number_bound, number_bounds](const Tensor& x, nb::handle lo_, nb::handle hi_) {
+                   nb::object lo = number_bound(lo_, hi_, "clamp_"), hi = number_bound(hi_, lo_, "clamp_");
+                   if (is_tensor(lo) || is_tensor(hi)) {
+                     // Tensor bounds: the result type must fit x (checked first, as PyTorch),
+                     // then computed out of place and written back (PyTorch's clamp_'s result).
+                     const Tensor* bounds[] = {is_tensor(lo) ? &as_tensor_ref(lo) : nullptr,
+                                               is_tensor(hi) ? &as_tensor_ref(hi) : nullptr};
+                     for (const Tensor* bound : bounds) {
+                       if (!bound) continue;
+                       const DType result = result_type(x, *bound);
+                       TANDEM_CHECK(can_cast(result, x.dtype()), Runtime, "result type ", dtype_title(result),
+                                    " can't be cast to the desired output type ", dtype_title(x.dtype()),
+                                    "\nhint: use the out-of-place clamp() or convert the bounds to ",
+                                    dtype_name(x.dtype()));
+                     }
+                     return copy_(x, tandem::clamp(x, bounds[0], bounds[1]));
+                   }
+                   const auto [l, h] = number_bounds(lo, hi, "clamp_");
+                   return tandem::clamp_(x, l, h);
+                 }),
              nb::arg("min").none() = nb::none(), nb::arg("max").none() = nb::none());
 }
 

@@ -345,6 +345,25 @@ bool fill_through_mask(const Tensor& self, nb::handle index, const AssignedValue
   return true;
 }
 
+// x[mask] = values with one bool mask over x's leading dims and a tensor of more than one element: index_put_
+// with the mask itself, where the core writes a whole block of values ((count, *rest)) through its
+// masked_scatter kernel instead of listing the mask's coordinates first. False when it does not apply.
+bool put_through_mask(const Tensor& self, nb::handle index, const AssignedValue& value) {
+  if (!value.tensor || !is_tensor(index) || value.tensor->numel() == 1) return false;  // one element: masked_fill
+  const Tensor& mask = as_tensor_ref(index);
+  if (mask.dtype() != DType::Bool || mask.dim() == 0 || mask.dim() > self.dim() ||
+      mask.device() != self.device())
+    return false;
+  for (int64_t d = 0; d < mask.dim(); ++d)
+    if (mask.sizes()[d] != self.sizes()[d]) return false;  // the general path words the error
+  Tensor v = *value.tensor;
+  int64_t ones = 0;  // PyTorch drops the value's leading size-1 dims, as the general path below
+  while (ones < v.dim() && v.sizes()[ones] == 1) ++ones;
+  if (ones) v = reshape(v, DimVector(std::span<const int64_t>(v.sizes().data() + ones, v.dim() - ones)));
+  index_put_(self, {mask}, v, false, IndexWriteOp::IndexPut);
+  return true;
+}
+
 void tensor_setitem(const Tensor& self, nb::handle index, nb::handle value_object) {
   check_setitem_int(self, value_object);
   const AssignedValue value = assigned_value(self, value_object);
@@ -353,7 +372,7 @@ void tensor_setitem(const Tensor& self, nb::handle index, nb::handle value_objec
   // A lone True is PyTorch's basic index (x unsqueezed), written by copy_ (the value converted to x's dtype),
   // not index_put_ (which wants equal dtypes); inside a tuple it stays a mask.
   if (index.ptr() == Py_True) return assign_view(self, unsqueeze(self, 0), value);
-  if (fill_through_mask(self, index, value)) return;
+  if (fill_through_mask(self, index, value) || put_through_mask(self, index, value)) return;
   Parsed p = IndexParser(self).parse(index);
   if (!p.advanced) return assign_view(self, p.view, value);
   // A number through one int64 index (or a 0-d mask) is PyTorch's index_fill_, which refuses a complex

@@ -73,7 +73,9 @@ template <typename Fn>
 Tensor with_fill_value(const char* name, nb::handle input, nb::handle mask, nb::handle value, Fn&& fn) {
   Scalar number;
   if (is_tensor(mask) && is_tensor(value)) return fn(as_tensor_ref(mask), as_tensor_ref(value));
-  if (is_tensor(mask) && to_scalar(value, number)) return fn(as_tensor_ref(mask), number);
+  // A Python int past int64 is read as uint64, as PyTorch's parser does (the fill converts it checked).
+  if (is_tensor(mask) && to_scalar(value, number, /*allow_uint64=*/true))
+    return fn(as_tensor_ref(mask), number);
   throw_masked_fill_arguments(name, input, mask, value);
 }
 
@@ -283,9 +285,12 @@ void init_indexing_ops(nb::module_& m) {
       returning_self("index_copy_", [](const Tensor& x, int64_t dim, const Tensor& index,
                                        const Tensor& source) { return index_copy_(x, dim, index, source); }),
       nb::arg("dim"), nb::arg("index"), nb::arg("source"));
-  // index_fill's value: a number or a 0-d tensor.
+  // index_fill's value: a number (a Python int past int64 read as uint64, as PyTorch's parser does; the fill
+  // converts it checked) or a 0-d tensor.
   auto index_fill_inplace_fn = [](const Tensor& x, int64_t dim, const Tensor& index, nb::handle value) {
     if (is_tensor(value)) return index_fill_(x, dim, index, as_tensor_ref(value));
+    Scalar number;
+    if (to_scalar(value, number, /*allow_uint64=*/true)) return index_fill_(x, dim, index, number);
     return index_fill_(x, dim, index, number_argument(value, "index_fill_", "value"));
   };
   auto index_fill_fn = [=](const Tensor& x, int64_t dim, const Tensor& index, nb::handle value) {
@@ -331,6 +336,10 @@ void init_indexing_ops(nb::module_& m) {
                                   [&](const Tensor& m, const auto& v) { return masked_fill_(x, m, v); });
                             }),
              nb::arg("mask").none(), nb::arg("value").none());
+  // A call nanobind refuses (no value) is explained from PyTorch's overloads.
+  for (const char* name : {"masked_fill", "masked_fill_"})
+    register_parser_signatures(name, {{{"Tensor input", "Tensor mask", "Tensor value"}},
+                                      {{"Tensor input", "Tensor mask", "Number value"}}});
   auto masked_select_fn = [](const Tensor& x, const Tensor& mask) { return masked_select(x, mask); };
   m.def(
       "masked_select",

@@ -24,36 +24,64 @@ bool truthy(nb::handle h) {
   return r != 0;
 }
 
-// An item of a dim list: an int, or a one-element integer tensor of any rank (PyTorch's parser reads int
-// lists so), not a bool.
-int64_t dim_list_item(nb::handle h, const char* fn) {
-  const bool ok = is_tensor(h) ? as_tensor_ref(h).numel() == 1 && is_integral(as_tensor_ref(h).dtype(), false)
-                               : is_int_argument(h);
-  TANDEM_CHECK(ok, Type, fn, "(): argument 'dim' must be tuple of ints, but found element of type ",
-               parser_type_name(h));
-  return nb::cast<int64_t>(nb::int_(h));
-}
-
-// dim or its NumPy alias axis: None, an int, or a tuple/list of ints.
-// Both names at once is PyTorch's TypeError (its parser reads axis as dim, then finds dim twice).
+// Both names at once (dim and NumPy's axis) is PyTorch's TypeError (its parser reads axis as dim, then finds
+// dim twice).
 void check_not_both(nb::handle own, nb::handle alias, const char* fn, const char* alias_name) {
   TANDEM_CHECK(own.is_none() || alias.is_none(), Type, fn, "() got an unexpected keyword argument '", alias_name,
                "'");
 }
 
-OptDims parse_dims(nb::handle dim, nb::handle axis, const char* fn) {
+// How a dim PyTorch's parser does not read is refused: with the listing of the function's overloads where it
+// has several (sum, std, all, ...); else "fn(): argument 'dim' must be tuple of ints, not T", with the
+// position when `position` names it (norm's, which is linalg_vector_norm's third argument in PyTorch), or the
+// one the call gave it by (the wrapper adds it, and then names a refused list's first item, as PyTorch).
+struct DimRefusal {
+  const std::vector<ParserSignature>* overloads = nullptr;
+  int position = 0;
+};
+
+[[noreturn]] void refuse_dims(nb::handle h, const char* fn, DimRefusal how) {
+  if (how.overloads) refuse_as_invalid_combination(fn, *how.overloads, "dim", h, "tuple of ints");
+  const bool sequence = PyTuple_Check(h.ptr()) || PyList_Check(h.ptr());
+  if (!how.position) {
+    defer_argument_position(fn, "dim");
+    TANDEM_THROW(Type, fn, "(): argument 'dim' must be tuple of ints, not ", parser_type_name(h));
+  }
+  if (sequence)
+    TANDEM_THROW(Type, fn, "(): argument 'dim' (position ", how.position,
+                 ") must be tuple of ints, but found element of type ",
+                 parser_type_name(nb::steal(PySequence_GetItem(h.ptr(), 0))), " at pos 0");
+  TANDEM_THROW(Type, fn, "(): argument 'dim' (position ", how.position, ") must be tuple of ints, not ",
+               parser_type_name(h));
+}
+
+// dim or its NumPy alias axis: None, an int, or a tuple/list of ints.
+OptDims parse_dims(nb::handle dim, nb::handle axis, const char* fn, DimRefusal how = {}) {
   check_not_both(dim, axis, fn, "axis");
   nb::handle h = dim.is_none() ? axis : dim;
   if (h.is_none()) return std::nullopt;
   DimVector dims;
-  if (nb::isinstance<nb::tuple>(h) || nb::isinstance<nb::list>(h)) {
-    for (nb::handle item : h) dims.push_back(dim_list_item(item, fn));
+  if (PyTuple_Check(h.ptr()) || PyList_Check(h.ptr())) {
+    // Read through a tuple: an item's __index__ could change a list under the loop.
+    const nb::tuple items = nb::steal<nb::tuple>(PySequence_Tuple(h.ptr()));
+    if (!items.is_valid()) throw nb::python_error();
+    if (items.size() > 0 && !int_list_head(items[0])) refuse_dims(h, fn, how);  // (bindings.h)
+    for (size_t i = 0; i < items.size(); ++i) {
+      nb::handle item = items[i];
+      TANDEM_CHECK(PyLong_Check(item.ptr()) || PyIndex_Check(item.ptr()), Type, fn,
+                   "(): argument 'dim' failed to unpack the object at pos ", i + 1,
+                   " with error \"type must be tuple of ints,but got ", parser_type_name(item), "\"");
+      const nb::object index = nb::steal(PyNumber_Index(item.ptr()));  // a float tensor's refuses
+      if (!index.is_valid()) throw nb::python_error();
+      dims.push_back(nb::cast<int64_t>(index));
+    }
     return dims;
   }
-  const bool ok = is_tensor(h) ? as_tensor_ref(h).numel() == 1 : is_int_argument(h);
-  if (!ok) defer_argument_position(fn, "dim");  // the wrapper adds the position the call used
-  TANDEM_CHECK(ok, Type, fn, "(): argument 'dim' must be tuple of ints, not ", parser_type_name(h));
-  dims.push_back(dim_list_item(h, fn));
+  const bool one = is_tensor(h)
+                       ? as_tensor_ref(h).numel() == 1 && is_integral(as_tensor_ref(h).dtype(), false)
+                       : is_int_argument(h);
+  if (!one) refuse_dims(h, fn, how);
+  dims.push_back(nb::cast<int64_t>(nb::int_(h)));
   return dims;
 }
 
@@ -168,6 +196,13 @@ void init_reductions(nb::module_& m) {
   }
 
   auto none = nb::none();
+  // A default that tells a parameter not given from one given as None (PyTorch refuses prod(x, dim=None);
+  // NumPy's np.max(t) passes out=None, np.sum(t) axis=None).
+  //
+  // A NumPy call (np.sum(t, dtype="float64") calls t.sum(axis=None, dtype="float64", out=None)) reads NumPy's
+  // dtype names; a PyTorch call takes dtypes only (a str is its parser's error).
+  m.attr("_not_given") = nb::steal(PyObject_CallNoArgs(reinterpret_cast<PyObject*>(&PyBaseObject_Type)));
+  const nb::handle not_given = m.attr("_not_given");
   // sum/mean/nansum-style folds with an optional dtype.
   auto folds_with_dtype = [&](const char* name, Tensor (*op)(const Tensor&, const OptDims&, bool, OptDType)) {
     // PyTorch's overloads (mean's first also takes out=); the binding takes NumPy's names too, so a refused
@@ -180,15 +215,14 @@ void init_reductions(nb::module_& m) {
                 "*, torch.dtype dtype = None, Tensor out = None"}});
     def_both(
         m, tensor, name,
-        [op, name, overloads](const Tensor& x, nb::handle dim, bool keepdim, nb::handle dtype,
-                              nb::handle axis, nb::handle keepdims, nb::handle out) {
-          // A dim that is neither an int nor a sequence (a float, a str, a bool, a dtype in dim's place):
-          // none of PyTorch's overloads, its listing of them (mean's first also takes out=).
-          const bool dims_like = nb::isinstance<nb::tuple>(dim) || nb::isinstance<nb::list>(dim) ||
-                                 (is_tensor(dim) ? as_tensor_ref(dim).numel() == 1 : is_int_argument(dim));
-          if (!dim.is_none() && !dims_like)
-            refuse_as_invalid_combination(name, *overloads, "dim", dim, "tuple of ints");
-          if (!dtype.is_none() && !readable_dtype(dtype))
+        [op, name, overloads, not_given](const Tensor& x, nb::handle dim, bool keepdim, nb::handle dtype,
+                                         nb::handle axis, nb::handle keepdims, nb::handle out) {
+          const bool numpy_call = !axis.is(not_given);
+          if (!numpy_call) axis = nb::none();
+          // A dim that is no dim list (a float, a str, a bool, a tuple of bools) or a dtype that is none: its
+          // listing of the overloads.
+          const OptDims dims = parse_dims(dim, axis, name, {overloads});
+          if (!dtype.is_none() && (!readable_dtype(dtype) || (!numpy_call && PyUnicode_Check(dtype.ptr()))))
             refuse_as_invalid_combination(name, *overloads, "dtype", dtype, "torch.dtype");
           // Without dtype= the fold runs in out's dtype, as PyTorch's sum_out/mean_out (scan_dtype); mean
           // only where it can (a floating input and out), else its own dtype error or out='s cast error
@@ -199,41 +233,50 @@ void init_reductions(nb::module_& m) {
           if (std::string_view(name) == "mean" && !asked && run_as &&
               !(inexact(*run_as) && inexact(x.dtype())))
             run_as = std::nullopt;
-          return into_out(name,
-                          op(x, parse_dims(dim, axis, name), parse_keepdim(keepdim, keepdims, name), run_as),
-                          out, {&x});
+          return into_out(name, op(x, dims, parse_keepdim(keepdim, keepdims, name), run_as), out, {&x});
         },
         nb::arg("dim") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("dtype") = none,
-        nb::arg("axis") = none, nb::arg("keepdims") = none, nb::arg("out") = none);
+        nb::arg("axis").none().sig("None") = not_given, nb::arg("keepdims") = none, nb::arg("out") = none);
   };
   folds_with_dtype("sum", &tandem::sum);
   folds_with_dtype("mean", &tandem::mean);
   def_both(
       m, tensor, "prod",
-      [](const Tensor& x, nb::handle dim, bool keepdim, nb::handle dtype, nb::handle axis,
-         nb::handle keepdims, nb::handle out) {
-        // A dim that is no int matches neither of PyTorch's overloads: its listing of both.
-        if (!dim.is_none() && !is_int_argument(dim))
-          refuse_as_invalid_combination("prod",
-                                        {{{"Tensor input"}, "*, torch.dtype dtype = None"},
-                                         {{"Tensor input", "int dim", "bool keepdim = False"},
-                                          "*, torch.dtype dtype = None, Tensor out = None"}},
-                                        "dim", dim, "int");
+      [not_given](const Tensor& x, nb::handle dim, bool keepdim, nb::handle dtype, nb::handle axis,
+                  nb::handle keepdims, nb::handle out) {
+        const bool numpy_call = !axis.is(not_given);
+        if (!numpy_call) axis = nb::none();
+        // A dim that is no int (None given too: PyTorch's prod has no optional dim, NumPy's np.prod passes
+        // axis=) or a dtype that is none (a str, but in a NumPy call) matches neither of PyTorch's overloads:
+        // its listing of both.
+        static const std::vector<ParserSignature> overloads = {
+            {{"Tensor input"}, "*, torch.dtype dtype = None"},
+            {{"Tensor input", "int dim", "bool keepdim = False"},
+             "*, torch.dtype dtype = None, Tensor out = None"}};
+        if (dim.is(not_given))
+          dim = nb::none();
+        else if (!is_int_argument(dim))
+          refuse_as_invalid_combination("prod", overloads, "dim", dim, "int");
+        if (!dtype.is_none() && (!readable_dtype(dtype) || (!numpy_call && PyUnicode_Check(dtype.ptr()))))
+          refuse_as_invalid_combination("prod", overloads, "dtype", dtype, "torch.dtype");
         return into_out(
             "prod",
             tandem::prod(x, parse_one_dim(dim, axis, "prod"), parse_keepdim(keepdim, keepdims, "prod"),
                          scan_dtype(parse_dtype(dtype), out)),
             out, {&x});
       },
-      nb::arg("dim") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("dtype") = none,
-      nb::arg("axis") = none, nb::arg("keepdims") = none, nb::arg("out") = none);
+      nb::arg("dim").none().sig("None") = not_given, nb::arg("keepdim") = false, nb::kw_only(),
+      nb::arg("dtype") = none, nb::arg("axis").none().sig("None") = not_given, nb::arg("keepdims") = none,
+      nb::arg("out") = none);
 
-  // amax/amin/all/any: dims without dtype.
-  auto plain_folds = [&](const char* name, Tensor (*op)(const Tensor&, const OptDims&, bool)) {
+  // amax/amin/all/any: dims without dtype. all/any have PyTorch's overloads (a bad dim, a dtype= is their
+  // listing), amax/amin one signature.
+  auto plain_folds = [&](const char* name, Tensor (*op)(const Tensor&, const OptDims&, bool),
+                         const std::vector<ParserSignature>* overloads) {
     def_both(
         m, tensor, name,
-        [op, name](const Tensor& x, nb::handle dim, bool keepdim, nb::handle axis, nb::handle keepdims,
-                   nb::handle out) {
+        [op, name, overloads](const Tensor& x, nb::handle dim, bool keepdim, nb::handle axis,
+                              nb::handle keepdims, nb::handle out) {
           // amax/amin want out in the input's dtype (PyTorch's message); all/any write a bool or uint8 out,
           // and into a uint8 out PyTorch reduces the input converted to uint8 (0.5 is then false, as there).
           const bool all_or_any = name[1] != 'm';
@@ -245,7 +288,7 @@ void init_reductions(nb::module_& m) {
                          "\nhint: pass a bool out tensor");
             uint8_out = given == DType::UInt8;
           }
-          Tensor r = op(uint8_out ? to_dtype(x, DType::UInt8) : x, parse_dims(dim, axis, name),
+          Tensor r = op(uint8_out ? to_dtype(x, DType::UInt8) : x, parse_dims(dim, axis, name, {overloads}),
                         parse_keepdim(keepdim, keepdims, name));
           const char* same_dtype = all_or_any ? nullptr
                                               : "Expected the dtype for input and out to match, but got "
@@ -255,24 +298,29 @@ void init_reductions(nb::module_& m) {
         nb::arg("dim") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("axis") = none,
         nb::arg("keepdims") = none, nb::arg("out") = none);
   };
-  plain_folds("amax", &tandem::amax);
-  plain_folds("amin", &tandem::amin);
-  plain_folds("all", &tandem::all);
-  plain_folds("any", static_cast<Tensor (*)(const Tensor&, const OptDims&, bool)>(&tandem::any));
+  plain_folds("amax", &tandem::amax, nullptr);
+  plain_folds("amin", &tandem::amin, nullptr);
+  for (const char* name : {"all", "any"})
+    plain_folds(name,
+                name[1] == 'l' ? &tandem::all
+                               : static_cast<Tensor (*)(const Tensor&, const OptDims&, bool)>(&tandem::any),
+                &register_parser_signatures(
+                    name, {{{"Tensor input"}, "*, Tensor out = None"},
+                           {{"Tensor input", "tuple of ints dim = None", "bool keepdim = False"},
+                            "*, Tensor out = None"},
+                           {{"Tensor input", "int dim", "bool keepdim = False"}, "*, Tensor out = None"}}));
 
   // max/min: full reduction, (values, indices) along a dim (axis= too, as PyTorch's parser reads it), the
   // elementwise form with a tensor, or NumPy's form: np.max(t, axis=0) calls t.max(axis=0, out=None) and gets
-  // the values only, as np.max returns. NumPy always passes out=, so out's default is a private marker that
-  // tells the two calls apart.
-  m.attr("_out_not_given") = nb::steal(PyObject_CallNoArgs(reinterpret_cast<PyObject*>(&PyBaseObject_Type)));
-  nb::handle out_not_given = m.attr("_out_not_given");
+  // the values only, as np.max returns. NumPy always passes out=, so out's default is not_given, which tells
+  // the two calls apart.
   auto extreme = [&](const char* name, bool is_max) {
     // tandem.max(input, ...) and Tensor.max(...): `method` words a bad keepdim as PyTorch's each form does.
-    auto make = [name, is_max, out_not_given](bool method) {
-      return [name, is_max, out_not_given, method](
+    auto make = [name, is_max, not_given](bool method) {
+      return [name, is_max, not_given, method](
                  const Tensor& x, nb::handle other, nb::handle keepdim, nb::handle dim, nb::handle axis,
                  nb::handle keepdims, nb::handle out, nb::handle initial, nb::handle where) -> nb::object {
-        const bool numpy_call = !out.is(out_not_given);
+        const bool numpy_call = !out.is(not_given);
         if (!PyBool_Check(keepdim.ptr())) {  // max(t, 1, other): no overload takes a non-bool second argument
           // (a tensor first is the elementwise form, which takes nothing more: PyTorch reads it as a dim)
           TANDEM_CHECK(!is_tensor(other), Type, name,
@@ -333,7 +381,7 @@ void init_reductions(nb::module_& m) {
     auto define = [&](auto& scope, auto fn, auto... input) {
       scope.def(name, fn, input..., nb::arg("other") = none, nb::arg("keepdim") = false, nb::kw_only(),
                 nb::arg("dim") = none, nb::arg("axis") = none, nb::arg("keepdims") = none,
-                nb::arg("out").none().sig("None") = out_not_given, nb::arg("initial") = none,
+                nb::arg("out").none().sig("None") = not_given, nb::arg("initial") = none,
                 nb::arg("where") = none);
     };
     define(m, make(false), nb::arg("input"));
@@ -372,23 +420,22 @@ void init_reductions(nb::module_& m) {
           const bool number_correction =
               correction.is_none() || is_tensor(correction) ||
               (PyNumber_Check(correction.ptr()) && !PyUnicode_Check(correction.ptr()));
+          static const std::vector<ParserSignature> overloads = {
+              {{"Tensor input", "tuple of ints dim", "bool unbiased = True", "bool keepdim = False"},
+               "*, Tensor out = None"},
+              {{"Tensor input", "tuple of ints dim = None"},
+               "*, Number correction = None, bool keepdim = False, Tensor out = None"},
+              {{"Tensor input", "bool unbiased = True"}}};
           if ((bool_first && !unbiased.is_none()) || !(unbiased.is_none() || PyBool_Check(unbiased.ptr())) ||
               !(unbiased.is_none() || correction.is_none()) || !number_correction)
-            refuse_as_invalid_combination(
-                name,
-                {{{"Tensor input", "tuple of ints dim", "bool unbiased = True", "bool keepdim = False"},
-                  "*, Tensor out = None"},
-                 {{"Tensor input", "tuple of ints dim = None"},
-                  "*, Number correction = None, bool keepdim = False, Tensor out = None"},
-                 {{"Tensor input", "bool unbiased = True"}}},
-                "unbiased", unbiased, "bool");
+            refuse_as_invalid_combination(name, overloads, "unbiased", unbiased, "bool");
           if (bool_first) {
             unbiased = dim;
             dim = nb::none();
           }
           OptDType dt = parse_dtype(dtype);
           Tensor in = dt ? tandem::to_dtype(x, *dt) : x;
-          OptDims dims = parse_dims(dim, axis, name);
+          OptDims dims = parse_dims(dim, axis, name, {&overloads});
           double c = parse_correction(unbiased, correction, ddof);
           bool kd = parse_keepdim(keepdim, keepdims, name);
           return into_out(name, is_std ? stddev(in, dims, c, kd) : var(in, dims, c, kd), out, {&x});
@@ -411,12 +458,17 @@ void init_reductions(nb::module_& m) {
       m, tensor, "norm",
       [](const Tensor& x, nb::handle p, nb::handle dim, nb::handle keepdim, nb::handle dtype,
          nb::handle out) -> nb::object {
+        // PyTorch's torch.norm hands dim and dtype to linalg_vector_norm(input, p, dim, keepdim, dtype=) by
+        // position: its parser's errors name that function and position.
+        const OptDims dims = parse_dims(dim, nb::none(), "linalg_vector_norm", {.position = 3});
+        TANDEM_CHECK(dtype.is_none() || is_dtype_like(dtype), Type,
+                     "linalg_vector_norm(): argument 'dtype' must be torch.dtype, not ",
+                     parser_type_name(dtype));
         // PyTorch reads p='nuc', and p='fro' over more than two dims, as matrix norms: their checks and
         // messages, and 'nuc' computed by linalg.matrix_norm.
         if (nb::isinstance<nb::str>(p)) {
           std::string s = nb::cast<std::string>(p);
           TANDEM_CHECK(s == "fro" || s == "nuc", Runtime, "linalg.matrix_norm: Order ", s, " not supported.");
-          OptDims dims = parse_dims(dim, nb::none(), "norm");
           if (s == "nuc" || (dims && dims->size() > 2)) {
             TANDEM_CHECK(x.dim() >= 2, Runtime,
                          "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.");
@@ -432,16 +484,19 @@ void init_reductions(nb::module_& m) {
           }
         }
         return write_out("norm",
-                         tandem::norm(x, parse_norm_order(p), parse_dims(dim, nb::none(), "norm"),
-                                      truthy(keepdim), parse_dtype(dtype)),
-                         out, {&x}, kStructuredOutDtype);
+                         tandem::norm(x, parse_norm_order(p), dims, truthy(keepdim), parse_dtype(dtype)), out,
+                         {&x}, kStructuredOutDtype);
       },
       nb::arg("p") = "fro", nb::arg("dim") = none, nb::arg("keepdim") = false, nb::arg("dtype") = none,
       nb::kw_only(), nb::arg("out") = none);
 
   def_both(
       m, tensor, "logsumexp",
-      [](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle out) {
+      [not_given](const Tensor& x, nb::handle dim, nb::handle keepdim, nb::handle out) {
+        // dim is required, and None is no dim list (PyTorch's one signature).
+        TANDEM_CHECK(!dim.is(not_given), Type,
+                     "logsumexp() missing 1 required positional arguments: \"dim\"");
+        if (dim.is_none()) refuse_dims(dim, "logsumexp", {});
         OptDims dims = parse_dims(dim, nb::none(), "logsumexp");
         if (is_tensor(out)) {
           const DType given = as_tensor_ref(out).dtype();
@@ -452,7 +507,8 @@ void init_reductions(nb::module_& m) {
         return into_out("logsumexp", tandem::logsumexp(x, dims.value_or(DimVector{}), truthy(keepdim)), out,
                         {&x});
       },
-      nb::arg("dim") = none, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("out") = none);
+      nb::arg("dim").none().sig("None") = not_given, nb::arg("keepdim") = false, nb::kw_only(),
+      nb::arg("out") = none);
 
   auto softmax_like = [&](const char* name, Tensor (*op)(const Tensor&, int64_t, OptDType)) {
     def_both(

@@ -165,6 +165,11 @@ bool is_int_argument(nb::handle h) {
   return !PyBool_Check(o) && !PyFloat_Check(o) && PyIndex_Check(o);
 }
 
+bool int_list_head(nb::handle h) {
+  if (is_tensor(h)) return as_tensor_ref(h).numel() == 1 && is_integral(as_tensor_ref(h).dtype(), true);
+  return !PyBool_Check(h.ptr()) && !PyFloat_Check(h.ptr()) && PyIndex_Check(h.ptr());
+}
+
 int64_t int_arg(nb::handle h, const char* fn, const char* arg, int position) {
   nb::object index;
   if (!PyLong_CheckExact(h.ptr())) {  // the common case needs no __index__
@@ -261,12 +266,8 @@ DimVector to_shape(nb::handle h, const char* fn) {
     if (!seq.is_valid()) throw nb::python_error();
     const Py_ssize_t n = PyTuple_GET_SIZE(seq.ptr());
     PyObject* const* items = &PyTuple_GET_ITEM(seq.ptr(), 0);
-    const auto int_like = [](nb::handle x) {
-      if (is_tensor(x)) return !is_floating(as_tensor_ref(x).dtype()) && as_tensor_ref(x).numel() == 1;
-      return !PyBool_Check(x.ptr()) && (PyLong_Check(x.ptr()) || PyIndex_Check(x.ptr()));
-    };
-    TANDEM_CHECK(n == 0 || int_like(nb::handle(items[0])), Type, fn, "(): argument '", size_argument_name(fn),
-                 "' (position 1) must be tuple of ints, but found element of type ",
+    TANDEM_CHECK(n == 0 || int_list_head(nb::handle(items[0])), Type, fn, "(): argument '",
+                 size_argument_name(fn), "' (position 1) must be tuple of ints, but found element of type ",
                  type_name(nb::handle(items[0])), " at pos 0");
     for (Py_ssize_t i = 0; i < n; ++i) {
       nb::handle item(items[i]);
@@ -300,6 +301,14 @@ DimVector shape_from_args(nb::args args, const char* fn) {
   if (args.size() == 0) missing_shape(fn);
   if (args.size() == 1 && (!PyLong_Check(args[0].ptr()) || PyBool_Check(args[0].ptr())))
     return to_shape(args[0], fn);  // empty(True) is no size: PyTorch's "not bool"
+  // Sizes one by one whose first is no int: PyTorch's parser reads the call as its one-argument form given
+  // too many, or, for a function with several overloads (view, rand), their listing.
+  if (!int_list_head(args[0])) {
+    const std::vector<ParserSignature>* overloads = registered_parser_signatures(fn);
+    if (overloads && overloads->size() > 1)
+      refuse_as_invalid_combination(fn, *overloads, size_argument_name(fn), args[0], "tuple of ints");
+    TANDEM_THROW(Type, fn, "() takes 1 positional argument but ", args.size(), " were given");
+  }
   return to_shape(args, fn);
 }
 

@@ -6,6 +6,7 @@
 #include "bindings.h"
 #include "core/error.h"
 #include "ops/view.h"
+#include "parser_errors.h"
 
 namespace tandem::py {
 
@@ -34,10 +35,17 @@ void init_views(nb::module_& m) {
   auto cls = nb::type<Tensor>();
   auto& tensor = static_cast<nb::class_<Tensor>&>(cls);
 
+  // A lone argument that is neither a size, a list of sizes nor a dtype (view("float32"), view(2.0)) is the
+  // listing of PyTorch's two overloads.
+  const std::vector<ParserSignature>* view_overloads =
+      &register_parser_signatures("view", {{{"torch.dtype dtype"}}, {{"tuple of ints size"}}});
   tensor.def(
       "view",
-      [](const Tensor& x, nb::args shape, nb::handle size, nb::handle dtype) {
+      [view_overloads](const Tensor& x, nb::args shape, nb::handle size, nb::handle dtype) {
         if (shape.size() == 1 && is_dtype(shape[0])) dtype = shape[0];
+        if (shape.size() == 1 && dtype.is_none() && !PyTuple_Check(shape[0].ptr()) &&
+            !PyList_Check(shape[0].ptr()) && !int_list_head(shape[0]))
+          refuse_as_invalid_combination("view", *view_overloads, "size", shape[0], "tuple of ints");
         if (!dtype.is_none()) {
           TANDEM_CHECK(
               shape.size() <= 1 && size.is_none(), Type,
@@ -66,6 +74,12 @@ void init_views(nb::module_& m) {
   m.def(
       "reshape",
       [](const Tensor& x, nb::handle shape) {
+        // Only the method takes sizes one by one (x.reshape(6)): the function's shape is a tuple or list.
+        if (!PyTuple_Check(shape.ptr()) && !PyList_Check(shape.ptr())) {
+          defer_argument_position("reshape", "shape");
+          TANDEM_THROW(Type, "reshape(): argument 'shape' must be tuple of ints, not ",
+                       parser_type_name(shape));
+        }
         return tracked_view(x, reshape(x, to_shape(shape, "reshape")));
       },
       nb::arg("input"), nb::arg("shape"));
@@ -113,8 +127,18 @@ void init_views(nb::module_& m) {
   m.def("t", [](const Tensor& x) { return tracked_view(x, t(x)); });
   tensor.def_prop_ro("T", [](const Tensor& x) { return tracked_view(x, matrix_T(x)); });
   tensor.def_prop_ro("mT", [](const Tensor& x) { return tracked_view(x, mT(x)); });
-  auto squeeze_fn = [](const Tensor& x, nb::handle dim) {
+  // A dim that is neither an int nor a list of ints (squeeze(True), squeeze(0.0)) is the listing of PyTorch's
+  // overloads.
+  const std::vector<ParserSignature>* squeeze_overloads = &register_parser_signatures(
+      "squeeze",
+      {{{"Tensor input"}}, {{"Tensor input", "int dim"}}, {{"Tensor input", "tuple of ints dim"}}});
+  auto squeeze_fn = [squeeze_overloads](const Tensor& x, nb::handle dim) {
     if (dim.is_none()) return tracked_view(x, squeeze(x));
+    const bool sequence = PyTuple_Check(dim.ptr()) || PyList_Check(dim.ptr());
+    if (sequence
+            ? PySequence_Size(dim.ptr()) > 0 && !int_list_head(nb::steal(PySequence_GetItem(dim.ptr(), 0)))
+            : !is_int_argument(dim))
+      refuse_as_invalid_combination("squeeze", *squeeze_overloads, "dim", dim, "int");
     if (is_tensor(dim) && as_tensor_ref(dim).dim() == 0)  // a 0-dim integer tensor is an int, as in PyTorch
       return tracked_view(x, squeeze(x, DimVector{nb::cast<int64_t>(dim.attr("__index__")())}));
     return tracked_view(x, squeeze(x, to_shape(dim, "squeeze")));
@@ -141,6 +165,9 @@ void init_views(nb::module_& m) {
   };
   tensor.def("narrow", narrow_fn, nb::arg("dim"), nb::arg("start"), nb::arg("length"));
   m.def("narrow", narrow_fn, nb::arg("input"), nb::arg("dim"), nb::arg("start"), nb::arg("length"));
+  // A call nanobind refuses (narrow(0, 0.0, 1)) is explained from PyTorch's overloads.
+  register_parser_signatures("narrow", {{{"Tensor input", "int dim", "Tensor start", "int length"}},
+                                        {{"Tensor input", "int dim", "int start", "int length"}}});
   // Tensor.select words its errors its own way (x[i], which also selects, keeps the core's message).
   auto select_fn = [](const Tensor& x, int64_t d, int64_t i) {
     TANDEM_CHECK(x.dim() > 0, Index, "select() cannot be applied to a 0-dim tensor.");

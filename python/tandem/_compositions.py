@@ -40,8 +40,17 @@ def _category(dtype):
 
 
 def _sizes_arg(args, arg):
-    """f(2, 3) and f((2, 3)) alike, as PyTorch's varargs size methods take them."""
+    """f(2, 3) and f((2, 3)) alike, as PyTorch's varargs size methods take them. Sizes one by one whose first is no
+    int (an int that is no bool, or a one-element integer tensor) are PyTorch's one-argument form given too many."""
+    if len(args) > 1 and not _int_list_head(args[0]):
+        raise TypeError(f"{arg.split('(')[0]}() takes 1 positional argument but {len(args)} were given")
     return _ints(args[0] if len(args) == 1 else args, arg)
+
+
+def _int_list_head(value):
+    if isinstance(value, _C.Tensor):
+        return value.numel() == 1 and not (value.is_floating_point() or value.is_complex())
+    return not isinstance(value, (bool, float)) and hasattr(type(value), "__index__")
 
 
 def _zero(x):

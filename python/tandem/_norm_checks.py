@@ -25,8 +25,10 @@ def _check(input, given):
         return
     from . import linalg  # noqa: PLC0415  (linalg imports the package)
     p, dim = given.get("p", "fro"), given.get("dim")
-    if isinstance(dim, str) or (dim is not None and not isinstance(dim, int) and
-                                not all(isinstance(d, int) for d in dim)):
+    if dtype is not None and not isinstance(dtype, _C.dtype):
+        return  # the core's TypeError
+    if isinstance(dim, (str, bool)) or (dim is not None and not isinstance(dim, int) and not (
+            isinstance(dim, (tuple, list)) and all(isinstance(d, int) and not isinstance(d, bool) for d in dim))):
         return  # named or odd dims: the core's own errors
     dims = [dim] if isinstance(dim, int) else (None if dim is None else list(dim))
     vector = not isinstance(p, str) or (p == "fro" and (dims is None or len(dims) <= 2))

@@ -274,8 +274,17 @@ def _with_position(function, name, args, kwargs, method_name, refused):
     for params in _signatures(function, name, method_name is not None) or []:
         names = [p.name for p in params if not p.keyword_only]
         if match.group(2) in names and names.index(match.group(2)) < given:
-            where = f"argument '{match.group(2)}' (position {names.index(match.group(2)) + 1}) must be "
-            return where.join(refused.split(f"argument '{match.group(2)}' must be ", 1))
+            index = names.index(match.group(2))
+            where = f"argument '{match.group(2)}' (position {index + 1}) must be "
+            text = where.join(refused.split(f"argument '{match.group(2)}' must be ", 1))
+            # A list PyTorch's parser refused for its first item: given by position, its message names the item
+            value = args[index + (method_name is not None)]
+            for kind in ("tuple", "list"):
+                refusal = f"must be tuple of ints, not {kind}"
+                if text.endswith(refusal) and isinstance(value, (tuple, list)) and value:
+                    text = (text[:-len(", not " + kind)] + f", but found element of type "
+                            f"{_type_name(value[0])} at pos 0")
+            return text
     return None
 
 

@@ -6,7 +6,8 @@
 // check belongs here, at the call, once for all slots, rather than in every front end.
 //
 // Slots that take complex: copy (every dtype pair), where, gemm, the complex_* slots, and the index moves
-// (which move elements by width; put's accumulation adds in the dtype, so it is refused for complex).
+// (which move elements by width, masked_scatter too; put's accumulation adds in the dtype, so it is refused
+// for complex).
 // Slots that take uint16..64: copy, where, clamp, the index moves (not accumulation), the reductions
 // (max/min, sort, arg max/min; front ends convert sum/prod/cumsum inputs to int64 and all/any's to x != 0),
 // count_nonzero, nonzero, randint, arange, and the op-list ops op_accepts.h's takes_wide_uint_v names.
@@ -139,13 +140,13 @@ void guard_binary(KernelTable& t, std::integer_sequence<int, I...>) {
 // unwrapped).
 constexpr bool takes_complex(std::string_view path) {
   return path == "copy" || path == "where" || path == "complex_unary" || path == "complex_binary" ||
-         path == "index.gather" || path == "linalg.gemm";
+         path == "index.gather" || path == "index.masked_scatter" || path == "linalg.gemm";
 }
 constexpr bool takes_wide_uint(std::string_view path) {
   return path == "copy" || path == "where" || path == "clamp" || path == "index.gather" ||
          path == "reduce.reduce" || path == "reduce.arg_reduce" || path == "reduce.sort" ||
-         path == "index.count_nonzero" || path == "index.nonzero" || path == "random.randint" ||
-         path == "random.arange";
+         path == "index.count_nonzero" || path == "index.nonzero" || path == "index.masked_scatter" ||
+         path == "random.randint" || path == "random.arange";
 }
 
 template <DeviceType D>

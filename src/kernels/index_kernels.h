@@ -42,6 +42,9 @@ using IndexMinMaxKernel = void (*)(const Tensor& index, int64_t* min, int64_t* m
 using CountNonzeroKernel = int64_t (*)(const Tensor& x);
 // out ([count, x.dim()] int64, contiguous) = coordinates of the non-zero elements of contiguous x, row-major.
 using NonzeroKernel = void (*)(const Tensor& out, const Tensor& x);
+// self's element at the k-th true position of mask (row-major) = source's k-th element: self, mask (bool,
+// self's shape) and source (self's dtype, at least as many elements as mask has true ones) contiguous.
+using MaskedScatterKernel = void (*)(const Tensor& self, const Tensor& mask, const Tensor& source);
 
 // The slots, listed in kernels/kernel_slots.def.
 struct IndexKernels {

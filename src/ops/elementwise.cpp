@@ -765,11 +765,14 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
 
 namespace {
 void check_clamp_args(const Tensor& x, const Scalar* lo, const Scalar* hi) {
-  TANDEM_CHECK(!is_complex(x.dtype()), NotImplemented, "clamp is not supported for complex types");
   TANDEM_CHECK(lo || hi, Runtime, "torch.clamp: At least one of 'min' or 'max' must not be None");
-  // PyTorch converts the bounds to double first: a complex bound does not convert.
-  TANDEM_CHECK(!(lo && lo->is_complex()) && !(hi && hi->is_complex()), Runtime,
-               "value cannot be converted to type double without overflow");
+  TANDEM_CHECK(!is_complex(x.dtype()), NotImplemented, "clamp is not supported for complex types");
+  // A complex bound: with an integer or bool tensor the result type is complex, which clamp refuses; a
+  // floating tensor's bounds PyTorch converts to double first, where a complex one does not convert.
+  const bool complex_bound = (lo && lo->is_complex()) || (hi && hi->is_complex());
+  TANDEM_CHECK(!complex_bound || is_floating(x.dtype()), NotImplemented,
+               "clamp is not supported for complex types");
+  TANDEM_CHECK(!complex_bound, Runtime, "value cannot be converted to type double without overflow");
   // A number bound of a float16/bfloat16/float32 tensor converts to its dtype with PyTorch's overflow check:
   // a finite bound past the dtype's range is an error (inf and NaN pass).
   const DType d = x.dtype();
@@ -917,6 +920,18 @@ Tensor clamp(const Tensor& x, const Tensor* lo, const Tensor* hi) {
   profiler::RecordScope profile_scope("aten::clamp", x, lo, hi);
   TANDEM_CHECK(lo || hi, Runtime, "torch.clamp: At least one of 'min' or 'max' must not be None");
   TANDEM_CHECK(!is_complex(x.dtype()), NotImplemented, "clamp is not supported for complex types");
+  // A complex bound makes the result complex, for which PyTorch's kernel (clamp for two bounds, maximum or
+  // minimum for one) has no form: its error names that kernel.
+  if ((lo && is_complex(lo->dtype())) || (hi && is_complex(hi->dtype()))) {
+    const DType result =
+        lo && hi ? result_type(x, is_complex(lo->dtype()) ? *lo : *hi) : result_type(x, lo ? *lo : *hi);
+    TANDEM_THROW(NotImplemented, "\"",
+                 lo && hi ? "clamp"
+                 : lo     ? "maximum"
+                          : "minimum",
+                 x.device().is_cpu() ? "_cpu" : "_cuda", "\" not implemented for '", dtype_title(result),
+                 "'\nhint: clamp compares real values; pass real bounds");
+  }
   Tensor r = x;
   if (lo) r = maximum(r, *lo);
   if (hi) r = minimum(r, *hi);

@@ -207,6 +207,41 @@ const Tensor* masked_fill_dispatch(const Tensor& self, const std::vector<Tensor>
   }
   return mask;
 }
+// x[mask] = values with one bool mask over self's leading dims and a whole block of values ((count, *rest),
+// or that shape with leading 1s): PyTorch's result is masked_scatter's with the mask spread over the rest,
+// which the device's kernel writes in one pass, without the mask's coordinates. Returns false, having done
+// nothing, for any other put (and where a check would fail, so the general path raises PyTorch's error).
+bool put_through_mask(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values) {
+  if (indices.empty() || !indices[0].defined()) return false;
+  for (size_t i = 1; i < indices.size(); ++i)
+    if (indices[i].defined()) return false;
+  const Tensor& mask = indices[0];
+  if (mask.dtype() != DType::Bool || mask.device() != self.device() || values.device() != self.device() ||
+      values.dtype() != self.dtype() || !self.is_contiguous() || self.numel() == 0 ||
+      mask.dim() > self.dim() || values.storage().get() == self.storage().get() ||
+      mask.storage().get() == self.storage().get())
+    return false;
+  const IntArrayRef sizes = self.sizes();
+  for (int64_t d = 0; d < mask.dim(); ++d)
+    if (mask.sizes()[d] != sizes[d]) return false;
+  const Tensor m = contiguous(mask);
+  const IndexKernels& kernels = kernel_table(self.device().type).index;
+  const int64_t count = kernels.count_nonzero(m);
+  DimVector block{count};
+  for (int64_t d = mask.dim(); d < self.dim(); ++d) block.push_back(sizes[d]);
+  // values must be the block itself (leading 1s aside): a broadcast value goes the general way
+  const int64_t extra = values.dim() - static_cast<int64_t>(block.size());
+  if (extra < 0) return false;
+  for (int64_t d = 0; d < values.dim(); ++d)
+    if (values.sizes()[d] != (d < extra ? 1 : block[d - extra])) return false;
+  self.bump_version();
+  if (count == 0) return true;
+  DimVector spread = mask.sizes();
+  while (spread.size() < sizes.size()) spread.push_back(1);
+  const Tensor full_mask = mask.dim() == self.dim() ? m : contiguous(expand(reshape(m, spread), sizes));
+  kernels.masked_scatter(self, full_mask, contiguous(values));
+  return true;
+}
 }  // namespace
 
 Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
@@ -218,6 +253,7 @@ Tensor index_put_(const Tensor& self, const std::vector<Tensor>& indices, const 
     return autograd::inplace_with_grad(
         self, [&](const Tensor& before) { return index_put(before, indices, values, accumulate); });
   }
+  if (op == IndexWriteOp::IndexPut && !accumulate && put_through_mask(self, indices, values)) return self;
   // PyTorch's order: the indices' dtypes, devices, count and broadcast, the values' broadcast, the values'
   // dtype, and the indices' ranges last (its kernel's check).
   const std::vector<Tensor> idx = expand_indices(self, indices);
@@ -303,16 +339,18 @@ void check_mask_fits(const Tensor& x, const Tensor& mask) {
                "\nhint: the in-place masked_fill_ cannot grow its tensor; use the "
                "out-of-place masked_fill()");
 }
-Scalar value_of(const Tensor& value) {
+void check_value_dim(const Tensor& value) {
   TANDEM_CHECK(value.dim() == 0, Runtime,
                "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ", value.dim(),
                " dimension(s).");
-  return item(value);
 }
 }  // namespace
 
+// PyTorch's order of checks: masked_fill broadcasts mask and x first (then fills a copy with masked_fill_);
+// masked_fill_ checks a value tensor's dims, the mask's dtype, that the mask fits x, then converts the value.
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
   profiler::RecordScope profile_scope("aten::masked_fill", x, mask, value);
+  broadcast_shapes(mask.sizes(), x.sizes());
   check_mask(mask);
   // PyTorch's checked conversion of the value: 1e10 into float16 is an error, not inf (the 0-d fill below
   // would take fill_'s one-element 16-bit shortcut, which rounds).
@@ -326,12 +364,14 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
 }
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value) {
   profiler::RecordScope profile_scope("aten::masked_fill", x, mask, value);
+  broadcast_shapes(mask.sizes(), x.sizes());
+  check_value_dim(value);
   check_mask(mask);
   if (autograd::should_record(x, value)) {
     Tensor out = autograd::without_grad([&] { return masked_fill(x, mask, value); });
     return autograd::record_masked_fill(x, mask, &value, out);
   }
-  return masked_fill(x, mask, value_of(value));
+  return masked_fill(x, mask, item(value));
 }
 
 Tensor masked_fill_(const Tensor& x, const Tensor& mask, const Scalar& value) {
@@ -356,12 +396,13 @@ Tensor masked_fill_(const Tensor& x, const Tensor& mask, const Scalar& value) {
 }
 Tensor masked_fill_(const Tensor& x, const Tensor& mask, const Tensor& value) {
   profiler::RecordScope profile_scope("aten::masked_fill_", x, mask, value);
+  check_value_dim(value);
   check_mask(mask);
   check_mask_fits(x, mask);
   if (autograd::should_record(x, value))
     return autograd::inplace_with_grad(
         x, [&](const Tensor& before) { return masked_fill(before, mask, value); });
-  return masked_fill_(x, mask, value_of(value));
+  return masked_fill_(x, mask, item(value));
 }
 
 Tensor masked_select(const Tensor& x, const Tensor& mask) {

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/memory_overlap.h"
 #include "core/profiler.h"
+#include "kernels/kernel_table.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/index_plan.h"
@@ -346,14 +347,15 @@ Tensor index_reduce_(const Tensor& x, int64_t dim, const Tensor& index, const Te
 
 namespace {
 
-// masked_scatter onto `base` (a fresh tensor of the result's shape) with `mask` already broadcast to it.
+// masked_scatter onto `base` (contiguous: a fresh tensor of the result's shape, or self) with `mask` already
+// broadcast to it: the device's kernel, once source is known to hold an element for each true position.
 Tensor masked_scatter_into(const Tensor& base, const Tensor& mask, const Tensor& source) {
-  const Tensor b = at_least_1d(base), m = at_least_1d(mask);
-  std::vector<Tensor> where_true = nonzero_tuple(m);
-  const int64_t count = where_true.empty() ? 0 : where_true[0].numel();
+  const Tensor m = contiguous(mask);
+  const IndexKernels& kernels = kernel_table(base.device().type).index;
+  const int64_t count = m.numel() ? kernels.count_nonzero(m) : 0;
   TANDEM_CHECK(source.numel() >= count, Runtime, "Number of elements of source < number of ones in mask",
                "\nhint: source needs at least mask.sum() = ", count, " elements; it has ", source.numel());
-  if (count) index_put_(b, where_true, narrow(flattened(source), 0, 0, count));
+  if (count) kernels.masked_scatter(base, m, contiguous(narrow(flattened(source), 0, 0, count)));
   return base;
 }
 
@@ -366,6 +368,8 @@ void check_masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& sou
                " and ", dtype_title(source.dtype()), "\nhint: convert source, e.g. source.to(self.dtype)");
   check_same_device("masked_scatter", x, mask, "input", "mask");
   check_same_device("masked_scatter", x, source, "input", "source");
+  // PyTorch's kernel has no uint16..64 form (the index moves tandem's kernel shares would take them)
+  if (is_wide_uint(x.dtype())) throw_dtype_not_implemented("masked_scatter", x.dtype());
 }
 
 }  // namespace
@@ -397,8 +401,9 @@ Tensor masked_scatter_(const Tensor& x, const Tensor& mask, const Tensor& source
         x, [&](const Tensor& before) { return masked_scatter(before, m, source); });
   check_writeable(x, "masked_scatter_");
   // The values are read before the write, so a source that overlaps self still reads its old values; a
-  // source apart from self is put straight into it (no copy of self there and back).
-  if (source.storage().get() == x.storage().get() || mask.storage().get() == x.storage().get()) {
+  // source apart from a contiguous self is put straight into it (no copy of self there and back).
+  if (source.storage().get() == x.storage().get() || mask.storage().get() == x.storage().get() ||
+      !x.is_contiguous()) {
     copy_(x, masked_scatter(x, m, source));
     return x;
   }

@@ -98,6 +98,11 @@ def battery():
         out[f"exact/amax/{dtype}"] = t.reshape(17, -1).amax(1).numpy() if 4099 % 17 == 0 else t.amax().numpy()
         out[f"exact/argmax/{dtype}"] = t.argmax().numpy()
         out[f"exact/index/{dtype}"] = t[tandem.from_numpy(rng.integers(0, 4099, 500))].numpy()
+    # masked_scatter's element widths (AVX-512 expands 4- and 8-byte elements a vector at a time), tails included
+    mask = tandem.from_numpy(rng.random(70001) < 0.4)
+    for dtype in ("uint8", "int16", "float32", "float64"):
+        base = tandem.zeros(70001, dtype=getattr(tandem, dtype))
+        out[f"exact/masked_scatter/{dtype}"] = base.masked_scatter(mask, tandem.arange(70001).to(base.dtype)).numpy()
     a = tandem.tensor(rng.standard_normal((37, 29)), dtype=tandem.float32)
     b = tandem.tensor(rng.standard_normal((29, 41)), dtype=tandem.float32)
     out["reduce/matmul/float32"] = (a @ b).numpy()

@@ -509,7 +509,16 @@ CPP_FIXED = fixed_cases([(ternary_matrix, name) for name in sorted(ternary_matri
                          for variant in ("past", "past_negative")] +
                         [(reduction_dims_matrix, f"{op}/{form}{suffix}/c64") for op, suffixes in (
                             ("mean", ("_f16", "_f64")), ("prod", ("_f16", "_f64", "_i32", "_bool")))
-                         for form in ("dtype", "dim_dtype") for suffix in suffixes])
+                         for form in ("dtype", "dim_dtype") for suffix in suffixes] +
+                        # session 48 (each table's comment names the change): clamp's bounds and out=, masked_fill's
+                        # value and order of checks; size varargs, listings and torch.reshape(x, 6); the reductions'
+                        # dim and dtype parsing
+                        [(ternary_matrix, name) for name in sorted(ternary_matrix.CASES)
+                         if ternary_matrix.cpp_fixed_case(name)] +
+                        [(shape_view_matrix, f"{op}/{x}") for op in shape_view_matrix.CPP_FIXED_OPS
+                         for x in shape_view_matrix.INPUTS] +
+                        [(reduction_dims_matrix, name) for name in sorted(reduction_dims_matrix.CASES)
+                         if reduction_dims_matrix.cpp_fixed_case(name)])
 
 
 @pytest.mark.parametrize("source", ["float32", "float64", "complex64", "int64"])

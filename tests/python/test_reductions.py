@@ -339,7 +339,11 @@ def test_numpy_spellings_and_dispatch():
     same(np.sum(t, dtype=np.float64), np.sum(a, dtype=np.float64))
     assert np.sum(t, dtype=np.float64).dtype is tandem.float64
     assert t.sum(dtype=np.dtype("float64")).dtype is tandem.float64
-    assert t.mean(dtype="float64").dtype is tandem.float64
+    assert np.mean(t, dtype="float64").dtype is tandem.float64  # NumPy's dtype names in a NumPy call
+    assert np.prod(t, axis=0, dtype="float64").dtype is tandem.float64
+    # outside one, a str is PyTorch's parser error
+    with pytest.raises(TypeError, match=r"^sum\(\): argument 'dtype' must be torch.dtype, not str$"):
+        t.sum(0, dtype="float64")
     same(t.sum(np.int64(1)), a.sum(1))
     same(t.max(np.int64(0), keepdims=np.bool_(True)).values, a.max(0, keepdims=True))
     same(np.mean(t, axis=0), np.mean(a, axis=0))

@@ -67,7 +67,7 @@ def prod(x, /, *, axis=None, dtype=None, keepdims=False):
     if axis is None and keepdims:  # tandem's prod over all dims drops keepdim, as PyTorch's
         axis = tuple(range(x.ndim))
     if not isinstance(axis, (tuple, list)):
-        return _C.prod(x, dim=axis, keepdim=keepdims, dtype=_unsigned_sum_dtype(x, dtype))
+        return _C.prod(x, axis=axis, keepdim=keepdims, dtype=_unsigned_sum_dtype(x, dtype))  # (dim=None is refused)
     axes = sorted({a % x.ndim for a in axis}) if x.ndim else []
     out = x.to(_sum_dtype(x, dtype))
     for a in axes:

@@ -1,7 +1,10 @@
 // CPU kernels of the index family. Gather and put move raw elements (only their size matters), so one loop
 // per element width serves all dtypes; only accumulation needs the dtype.
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "core/parallel.h"
 #include "kernels/cpu/cpu_kernels.h"
@@ -241,6 +244,99 @@ void nonzero(const Tensor& out, const Tensor& x) {
   });
 }
 
+// A 16-byte element (complex128), moved whole.
+struct Bytes16 {
+  uint64_t lo, hi;
+};
+
+// AVX-512's expand-load writes 4- and 8-byte elements a vector at a time: the next (popcount) source elements
+// go to the lanes whose mask byte is true, in order, and the other lanes keep self's values. Returns where
+// the element loop goes on (its start for other widths and builds).
+#if TANDEM_CPU_CAPABILITY_LEVEL >= 2
+int64_t expand_lanes(uint32_t* self, const bool* mask, const uint32_t* source, int64_t i, int64_t e,
+                     int64_t& k) {
+  for (; i + 16 <= e; i += 16) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(mask + i));
+    const __mmask16 lanes = _mm_test_epi8_mask(bytes, bytes);
+    if (!lanes) continue;
+    _mm512_storeu_si512(self + i,
+                        _mm512_mask_expandloadu_epi32(_mm512_loadu_si512(self + i), lanes, source + k));
+    k += __builtin_popcount(lanes);
+  }
+  return i;
+}
+int64_t expand_lanes(uint64_t* self, const bool* mask, const uint64_t* source, int64_t i, int64_t e,
+                     int64_t& k) {
+  for (; i + 8 <= e; i += 8) {
+    const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(mask + i));
+    const __mmask8 lanes = static_cast<__mmask8>(_mm_test_epi8_mask(bytes, bytes));
+    if (!lanes) continue;
+    _mm512_storeu_si512(self + i,
+                        _mm512_mask_expandloadu_epi64(_mm512_loadu_si512(self + i), lanes, source + k));
+    k += __builtin_popcount(lanes);
+  }
+  return i;
+}
+#endif
+template <typename E>
+int64_t expand_lanes(E*, const bool*, const E*, int64_t i, int64_t, int64_t&) {
+  return i;
+}
+
+// The k-th true mask position takes source[k]. Chunks of the mask count their true positions first, so each
+// knows where in source it starts and all of them write at once. The write loop has no branch (a random mask
+// would mispredict half of them): every position stores either its own value or its source element.
+template <typename E>
+void masked_scatter_as(E* self, const bool* mask, const E* source, int64_t n) {
+  constexpr int64_t kGrain = int64_t{1} << 16;  // a chunk's count costs less than a thread start below this
+  const int64_t chunks = std::clamp<int64_t>(n / kGrain, 1, 16 * static_cast<int64_t>(get_num_threads()));
+  const int64_t chunk = (n + chunks - 1) / chunks;
+  std::vector<int64_t> starts(static_cast<size_t>(chunks) + 1, 0);
+  parallel_for(0, chunks, 1, [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      const int64_t b = c * chunk, e = std::min(n, b + chunk);
+      int64_t count = 0;
+      for (int64_t i = b; i < e; ++i) count += mask[i];
+      starts[static_cast<size_t>(c) + 1] = count;
+    }
+  });
+  for (int64_t c = 0; c < chunks; ++c) starts[c + 1] += starts[c];
+  const int64_t total = starts[chunks];
+  if (total == 0) return;
+  parallel_for(0, chunks, 1, [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      int64_t k = starts[c];
+      const int64_t b = c * chunk, e = std::min(n, b + chunk);
+      for (int64_t i = expand_lanes(self, mask, source, b, e, k); i < e; ++i) {
+        const E value = source[k < total ? k : total - 1];  // read in bounds after the last true position
+        self[i] = mask[i] ? value : self[i];
+        k += mask[i];
+      }
+    }
+  });
+}
+
+void masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  const int64_t n = self.numel();
+  const bool* m = mask.data<bool>();
+  auto run = [&](auto element) {
+    using E = decltype(element);
+    masked_scatter_as(static_cast<E*>(self.data_ptr()), m, static_cast<const E*>(source.data_ptr()), n);
+  };
+  switch (element_size(self.dtype())) {
+    case 1:
+      return run(uint8_t{});
+    case 2:
+      return run(uint16_t{});
+    case 4:
+      return run(uint32_t{});
+    case 8:
+      return run(uint64_t{});
+    default:
+      return run(Bytes16{});
+  }
+}
+
 }  // namespace
 
 void register_index_kernels(KernelTable& table) {
@@ -249,6 +345,7 @@ void register_index_kernels(KernelTable& table) {
   table.index.min_max = &min_max;
   table.index.count_nonzero = &count_nonzero;
   table.index.nonzero = &nonzero;
+  table.index.masked_scatter = &masked_scatter;
 }
 
 TANDEM_CPU_KERNELS_END

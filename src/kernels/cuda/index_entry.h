@@ -13,4 +13,5 @@ void put_accumulate(const IndexPlan& plan);
 void min_max(const Tensor& index, int64_t* lo, int64_t* hi);
 int64_t count_nonzero(const Tensor& x);
 void nonzero(const Tensor& out, const Tensor& x);
+void masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source);
 }  // namespace tandem::cuda

@@ -11,6 +11,7 @@ void register_index_kernels(KernelTable& table) {
   table.index.min_max = &min_max;
   table.index.count_nonzero = &count_nonzero;
   table.index.nonzero = &nonzero;
+  table.index.masked_scatter = &masked_scatter;
 }
 
 }  // namespace tandem::cuda
