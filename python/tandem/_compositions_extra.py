@@ -500,6 +500,8 @@ def is_inference(input):
 
 
 def split_with_sizes(input, split_sizes, dim=0):
+    if input.dim() == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, input.dim())
     if sum(split_sizes) != input.shape[d]:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {input.shape[d]} (input "
