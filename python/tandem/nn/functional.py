@@ -77,12 +77,11 @@ def gelu(input, approximate="none"):
         if not isinstance(approximate, bytes):
             raise TypeError(f"gelu(): argument 'approximate' must be str, not {type(approximate).__name__}")
         approximate = approximate.decode()
+    if approximate not in ("none", "tanh"):  # before the dtype check, as PyTorch's
+        raise RuntimeError(f"approximate argument must be either none or tanh.\nhint: got "
+                           f"approximate={approximate!r}")
     _floating_kernel_only(input, "GeluKernelImpl")
-    if approximate == "none":
-        return tandem.gelu(input)
-    if approximate == "tanh":
-        return tandem.gelu_tanh(input)
-    raise RuntimeError(f"approximate argument must be either none or tanh.\nhint: got approximate={approximate!r}")
+    return tandem.gelu(input) if approximate == "none" else tandem.gelu_tanh(input)
 
 
 def silu(input, inplace=False):
@@ -112,6 +111,38 @@ _NUMBER_ARGS = {("leaky_relu", "negative_slope"): (2, "float"), ("elu", "alpha")
                 ("threshold", "value"): (3, "float"), ("hardshrink", "lambd"): (2, "float"),
                 ("softshrink", "lambd"): (2, "double"), ("rrelu", "lower"): (2, "double"),
                 ("rrelu", "upper"): (3, "double")}
+
+
+# The C++ type a kernel converts a Python number to, as PyTorch's overflow error names it, and that type's range.
+_SCALAR_TYPES = {"float16": ("c10::Half", -65504.0, 65504.0),
+                 "bfloat16": ("c10::BFloat16", -3.3895313892515355e38, 3.3895313892515355e38),
+                 "float32": ("float", -3.4028234663852886e38, 3.4028234663852886e38),
+                 "int64": ("int64_t", -2**63, 2**63 - 1), "int32": ("int", -2**31, 2**31 - 1),
+                 "int16": ("int16_t", -2**15, 2**15 - 1), "int8": ("int8_t", -2**7, 2**7 - 1),
+                 "uint8": ("uint8_t", 0, 255)}
+
+
+def _check_converts(value, dtype, half_as_float=False):
+    """PyTorch's check (c10::overflows) where a kernel converts a Python number to its scalar type: NaN and
+    infinities do not fit an integer type, a finite number past the type's range fits none (a negative int wraps
+    into an unsigned type, a negative float does not). half_as_float: the kernel computes 16-bit inputs in float."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return
+    name = str(dtype).split(".")[-1]
+    if half_as_float and name in ("float16", "bfloat16"):
+        name = "float32"
+    if name not in _SCALAR_TYPES:
+        return
+    c_type, low, high = _SCALAR_TYPES[name]
+    floating = name.startswith(("float", "bfloat"))
+    if isinstance(value, int):
+        bad = value > high or (value < -high if name == "uint8" else value < low)
+    elif math.isnan(value) or math.isinf(value):
+        bad = not floating
+    else:
+        bad = value < low or value > high
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
 
 
 def _number(value, fn, arg):
@@ -182,8 +213,14 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """x clamped to [min_val, max_val]."""
     if min_val > max_val:  # first, on the values as given (PyTorch's order: a str or complex fails here)
         raise ValueError("min_val cannot be greater than max_val")
+    given = min_val, max_val
     min_val, max_val = _number(min_val, "hardtanh", "min_val"), _number(max_val, "hardtanh", "max_val")
     _refuse_bool_hardtanh(input)
+    if not input.is_complex():  # (the kernel refuses complex first)
+        for bound in given:  # PyTorch's clamp converts each bound to the input's dtype (an integer one to int64_t)
+            _check_converts(bound, input.dtype if input.is_floating_point() else tandem.int64)
+        if math.isnan(min_val) or math.isnan(max_val):  # PyTorch's clamp: a NaN bound makes every element NaN
+            return input.clamp_(min_val, max_val) if inplace else input.clamp(min_val, max_val)
     return _C._activation("hardtanh", input, min_val, max_val, inplace=inplace)
 
 
@@ -223,8 +260,14 @@ def logsigmoid(input):
 
 
 def _threshold(input, th, value, inplace):
-    return _C._activation("threshold", input, _number(th, "threshold", "threshold"),
-                          _number(value, "threshold", "value"), inplace=inplace)
+    numbers = _number(th, "threshold", "threshold"), _number(value, "threshold", "value")
+    if isinstance(input, _C.Tensor):
+        if input.is_complex():  # PyTorch's kernel has no complex case (tandem's composition would name "le")
+            raise NotImplementedError(f"\"threshold_{input.device.type}\" not implemented for "
+                                      f"'{input.dtype._scalar_type_name}'")
+        for number in (th, value):  # converted as the kernel's compute type (float for 16-bit inputs)
+            _check_converts(number, input.dtype, half_as_float=True)
+    return _C._activation("threshold", input, *numbers, inplace=inplace)
 
 
 def threshold(input, threshold, value, inplace=False):
@@ -249,8 +292,8 @@ _LARGEST = {tandem.float32: (3.4028234663852886e38, "Float"), tandem.float64: (1
 def softshrink(input, lambd=0.5):
     """x - lambd above lambd, x + lambd below -lambd, 0 between."""
     lambd = _number(lambd, "softshrink", "lambd")
-    if isinstance(input, tandem.Tensor) and not (input.is_floating_point() or input.is_complex()):
-        # PyTorch's lambda check dispatches on the dtype first, so it names that kernel
+    if isinstance(input, tandem.Tensor) and not input.is_floating_point():
+        # PyTorch's lambda check dispatches on the (real floating) dtype first, so it names that kernel
         raise NotImplementedError(f"\"softshrink_check\" not implemented for '{input.dtype._scalar_type_name}'")
     if lambd < 0:
         top, name = _LARGEST.get(input.dtype, (3.4028234663852886e38, str(input.dtype)))
