@@ -13,6 +13,7 @@ from .._autocast import active as _amp_active, run as _amp_run
 from .._compositions_more import _require_tensors
 from .._dim_args import _ints, _require_tensor, _tp_name
 from .._layouts import is_sparse_tensor
+from .._scalar_convert import check_converts as _check_converts
 from .._transfer_guard import _crossing
 from . import _reduction
 from . import _reduction as _Reduction  # noqa: F401  (PyTorch's functional has it under this name)
@@ -111,38 +112,6 @@ _NUMBER_ARGS = {("leaky_relu", "negative_slope"): (2, "float"), ("elu", "alpha")
                 ("threshold", "value"): (3, "float"), ("hardshrink", "lambd"): (2, "float"),
                 ("softshrink", "lambd"): (2, "double"), ("rrelu", "lower"): (2, "double"),
                 ("rrelu", "upper"): (3, "double")}
-
-
-# The C++ type a kernel converts a Python number to, as PyTorch's overflow error names it, and that type's range.
-_SCALAR_TYPES = {"float16": ("c10::Half", -65504.0, 65504.0),
-                 "bfloat16": ("c10::BFloat16", -3.3895313892515355e38, 3.3895313892515355e38),
-                 "float32": ("float", -3.4028234663852886e38, 3.4028234663852886e38),
-                 "int64": ("int64_t", -2**63, 2**63 - 1), "int32": ("int", -2**31, 2**31 - 1),
-                 "int16": ("int16_t", -2**15, 2**15 - 1), "int8": ("int8_t", -2**7, 2**7 - 1),
-                 "uint8": ("uint8_t", 0, 255)}
-
-
-def _check_converts(value, dtype, half_as_float=False):
-    """PyTorch's check (c10::overflows) where a kernel converts a Python number to its scalar type: NaN and
-    infinities do not fit an integer type, a finite number past the type's range fits none (a negative int wraps
-    into an unsigned type, a negative float does not). half_as_float: the kernel computes 16-bit inputs in float."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return
-    name = str(dtype).split(".")[-1]
-    if half_as_float and name in ("float16", "bfloat16"):
-        name = "float32"
-    if name not in _SCALAR_TYPES:
-        return
-    c_type, low, high = _SCALAR_TYPES[name]
-    floating = name.startswith(("float", "bfloat"))
-    if isinstance(value, int):
-        bad = value > high or (value < -high if name == "uint8" else value < low)
-    elif math.isnan(value) or math.isinf(value):
-        bad = not floating
-    else:
-        bad = value < low or value > high
-    if bad:
-        raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
 
 
 def _number(value, fn, arg):
