@@ -252,18 +252,19 @@ _FULL_VALUE = ("C++ (src/ops, full's fill value): PyTorch converts the value to 
                "check: 2**63 into float16 and 1e300 into complex64 are \"value cannot be converted to type c10::Half "
                "without overflow\" (tandem fills inf), a complex value into uint8 names uint8_t (tandem: unsigned "
                "char)")
-_ARANGE = ("C++ (python/src and src/ops, arange): a str bound is PyTorch's listing of its overloads; a bound past int64 "
-           "is computed in double for a floating or uint8 dtype (tandem's int caster refuses it), and a bool dtype is "
-           "refused (\"arange_cpu\" not implemented for 'Bool') before the bounds")
+_ARANGE = ("C++ (python/src and src/ops, arange): a str bound is PyTorch's listing of its overloads; a bound past"
+           " int64 is computed in double for a floating or uint8 dtype (tandem's int caster refuses it), and a "
+           "bool dtype is refused (\"arange_cpu\" not implemented for 'Bool') before the bounds")
 _EYE = ("C++ (python/src, eye's binding): a float, bool, str or tensor n, or a float m, is PyTorch's listing of eye's "
         "overloads; tandem's binding names one argument")
-_LINSPACE = ("C++ (src/ops and python/src, linspace): complex ends with a real dtype are PyTorch's \"torch.linspace(): "
-             "inferred dtype c10::complex<float> can't be safely cast to passed dtype Long\", complex64 ends past float "
-             "name c10::complex<float>; a bool dtype with 0 or 1 steps is taken (no kernel runs) and with 2**40 steps "
-             "the allocation fails first; its listing for a bad steps or end names the keywords in another order and "
-             "leaves out dtype=None")
-_UNPACK = ("a str after the first element of a size list is PyTorch's \"failed to unpack the object at pos 2 with error "
-           "...\"; tandem's _ints says \"found element of type str at pos 1\" (as round 21 left it for dim lists)")
+_LINSPACE = ("C++ (src/ops and python/src, linspace): complex ends with a real dtype are PyTorch's "
+             "\"torch.linspace(): inferred dtype c10::complex<float> can't be safely cast to passed dtype Long\", "
+             "complex64 ends past float name c10::complex<float>; a bool dtype with 0 or 1 steps is taken (no "
+             "kernel runs) and with 2**40 steps the allocation fails first; its listing for a bad steps or end "
+             "names the keywords in another order and leaves out dtype=None")
+_UNPACK = ("a str after the first element of a size list is PyTorch's \"failed to unpack the object at pos 2 with "
+           "error ...\"; tandem's _ints says \"found element of type str at pos 1\" (as round 21 left it for dim "
+           "lists)")
 KNOWN = {name: _ALLOC for name in (
     "arange/end_huge/float16", "arange/end_huge/uint8", "eye/huge/ok", "eye/huge/none", "size/empty_strided/huge",
     *(f"{fn}/steps_huge/{t}" for fn in ("linspace", "logspace") for t in ("None", "complex64", "float16", "int64")),

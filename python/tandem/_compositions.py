@@ -374,19 +374,26 @@ def _roll(input, shifts, dims, first):
     return input.clone() if out is input else _layouts.follow_input_layout(out, input)
 
 
-def rot90(input, k=1, dims=(0, 1)):
-    return _rot90(input, k, dims, 2)
+def rot90(input, *args, **kwargs):
+    return _rot90(input, args, kwargs, 2)
 
 
-def _rot90_method(self, k=1, dims=(0, 1)):
-    return _rot90(self, k, dims, 1)
+def _rot90_method(self, *args, **kwargs):
+    return _rot90(self, args, kwargs, 1)
 
 
-def _rot90(input, k, dims, first):
-    """first: k's position as PyTorch's parser counts it (2 for the function, 1 for the method)."""
+def _rot90_arguments(k=1, dims=(0, 1)):
+    return k, dims
+
+
+def _rot90(input, args, kwargs, first):
+    """first: k's position as PyTorch's parser counts it (2 for the function, 1 for the method); an argument given
+    by keyword has none in its messages."""
     _require_tensor("rot90", "input", input, 1)  # a NumPy array: PyTorch's TypeError, not an AttributeError
-    k = _int(k, "rot90", "k", first)  # a float or bool k is the parser's TypeError, before any shape check
-    dims = _ints(dims, f"rot90(): argument 'dims' (position {first + 1})")
+    k, dims = _rot90_arguments(*args, **kwargs)
+    k = _int(k, "rot90", "k", first if args else 0)  # a float or bool k: the parser's TypeError, before the shape
+    where = f" (position {first + 1})" if len(args) > 1 else ""
+    dims = _ints(dims, f"rot90(): argument 'dims'{where}")
     if len(dims) != 2:
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
     if input.dim() < 2:

@@ -148,8 +148,10 @@ def logspace(*args, **kwargs):
         for bound in (start, end):  # the kernel converts each bound to the dtype (Scalar::to<scalar_t>)
             _scalar_convert.check_converts(bound, dtype)
         integral = not (dtype.is_floating_point or dtype.is_complex)
-        if integral:  # truncated to the integer dtype first; the step and the powers in double
+        if integral:  # truncated to the integer dtype first (an int wraps into uint8); step and powers in double
             start, end = int(start.real), int(end.real)
+            if dtype == _C.uint8:
+                start, end = start % 256, end % 256
         work = _C.complex128 if dtype.is_complex else _C.float64
         step = (end - start) / (steps - 1)
         index = _C.arange(steps, dtype=_C.float64, device=device)

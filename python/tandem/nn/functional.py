@@ -188,8 +188,10 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if not input.is_complex():  # (the kernel refuses complex first)
         for bound in given:  # PyTorch's clamp converts each bound to the input's dtype (an integer one to int64_t)
             _check_converts(bound, input.dtype if input.is_floating_point() else tandem.int64)
-        if math.isnan(min_val) or math.isnan(max_val):  # PyTorch's clamp: a NaN bound makes every element NaN
-            return input.clamp_(min_val, max_val) if inplace else input.clamp(min_val, max_val)
+        if math.isnan(min_val) or math.isnan(max_val):
+            # PyTorch's forward is clamp's (a NaN bound makes every element NaN); its gradient is the kernel's
+            # (passed where x is not on the far side of the other bound), which tandem's kernel computes
+            return _C._activation("hardtanh", input, min_val, max_val, inplace=inplace).add_(math.nan)
     return _C._activation("hardtanh", input, min_val, max_val, inplace=inplace)
 
 
