@@ -185,7 +185,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     given = min_val, max_val
     min_val, max_val = _number(min_val, "hardtanh", "min_val"), _number(max_val, "hardtanh", "max_val")
     _refuse_bool_hardtanh(input)
-    if not input.is_complex():  # (the kernel refuses complex first)
+    if isinstance(input, tandem.Tensor) and not input.is_complex():  # (the kernel refuses complex first)
         for bound in given:  # PyTorch's clamp converts each bound to the input's dtype (an integer one to int64_t)
             _check_converts(bound, input.dtype if input.is_floating_point() else tandem.int64)
         if math.isnan(min_val) or math.isnan(max_val):
