@@ -1,12 +1,13 @@
 """Tensor factories and conversions as a matrix over hostile arguments, beyond factories.py, creation_odd.py,
 tensor_creation_from_data.py and device_dtype_parsing.py (one case per hostile value there): zeros, ones, empty,
-full, rand, randn, empty_strided and the varargs forms with twenty-three size forms (lists, (), 0, negative sizes,
-floats, bools, None, str, 0-d and 1-d tensors, NumPy ints, sizes past int64 and past memory, NaN and inf); twenty
-factories (the above, arange, linspace, logspace, eye, tensor, as_tensor, scalar_tensor, randint, the *_like
-forms) with twenty keyword forms (dtype= int64, bool, complex64, float16, a Python type, a str, an int, None;
-device= of bad kinds; requires_grad=True on integer dtypes, requires_grad= of a str; layout=; memory_format=
-channels_last, preserve_format, contiguous_format); full with thirteen fill values crossed with six dtypes; arange,
-linspace and logspace with NaN, inf, huge, negative, float and tensor bounds and steps; eye with bad n and m."""
+full, rand, randn, zeros(*sizes), empty_strided, new_zeros and new_full with twenty-three size forms (lists, (), 0,
+negative sizes, floats, bools, None, str, 0-d and 1-d tensors, NumPy ints, sizes past int64 and past memory, NaN and
+inf); twenty factories (the above, randint, arange, linspace, logspace, eye, tensor, as_tensor, scalar_tensor, the
+*_like forms) with twenty-four keyword forms (dtype= int64, bool, complex64, float16, uint8, a Python type, a str, an
+int, a NumPy type, None; device= of bad kinds; requires_grad=True on integer dtypes, requires_grad= of a str;
+layout=; memory_format= channels_last, preserve_format, contiguous_format); full and full_like with fourteen fill
+values crossed with six dtypes; arange, linspace and logspace with NaN, inf, huge, negative, float and tensor bounds
+and steps; eye with bad n and m."""
 import math
 
 import numpy as np
