@@ -243,6 +243,8 @@ def _repeat(self, *sizes, repeats=None):
 
 
 def tile(input, dims):
+    if not isinstance(dims, (list, tuple, Size)):  # only the method takes a bare int (x.tile(2))
+        raise TypeError(f"tile(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}")
     dims = _ints(dims, "tile(): argument 'dims' (position 2)")
     return _repeat(input, (1,) * (input.dim() - len(dims)) + dims)
 
@@ -252,7 +254,8 @@ def _tile_method(self, *args, dims=None):
         if args:
             raise TypeError("tile() got multiple values for argument 'dims'")
         args = (dims,)
-    return tile(self, _sizes_arg(args, "tile(): argument 'dims' (position 1)"))
+    dims = _sizes_arg(args, "tile(): argument 'dims' (position 1)")
+    return _repeat(self, (1,) * (self.dim() - len(dims)) + dims)
 
 
 def _check_repeats_dtype(repeats):
@@ -270,32 +273,76 @@ def _repeat_index(repeats, output_size):
         if bool((repeats < 0).any()):
             raise RuntimeError("repeats can not be negative")
         output_size = int(repeats.sum())
+    elif repeats.device.type == "cpu" and repeats.numel():  # PyTorch's CPU kernel checks it (no sync to skip)
+        if int(repeats.sum()) != output_size:
+            raise RuntimeError("allocated size does not match required size")
+        if bool((repeats < 0).any()):
+            raise RuntimeError("repeats can not be negative")
     ends = repeats.cumsum(0)[:-1].clamp(max=output_size)
     marks = _C.zeros(output_size + 1, dtype=_C.int64, device=repeats.device)
     marks = marks.scatter_add(0, ends, _C.ones_like(ends))
     return marks[:output_size].cumsum(0).to(repeats.dtype)
 
 
+def _size_at(input, dim):
+    """input.size(dim) as PyTorch's: a 0-d tensor has no dim to name (no scalar wrap, unlike _wrap_dim)."""
+    if input.dim() == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return input.shape[_wrap_dim(dim, input.dim())]
+
+
+_REPEAT_INTERLEAVE_FORMS = {  # PyTorch's overload listings, the function's and the method's
+    True: " * (Tensor input, Tensor repeats, int dim = None, *, int output_size = None)\n"
+          " * (Tensor repeats, *, int output_size = None)\n"
+          " * (Tensor input, int repeats, int dim = None, *, int output_size = None)",
+    False: " * (Tensor repeats, int dim = None, *, int output_size = None)\n"
+           " * (int repeats, int dim = None, *, int output_size = None)"}
+
+
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    return _repeat_interleave(input, repeats, dim, output_size, True)
+
+
+def _repeat_interleave_method(self, repeats=None, dim=None, *, output_size=None):
+    return _repeat_interleave(self, repeats, dim, output_size, False)
+
+
+def _repeat_interleave(input, repeats, dim, output_size, function):
     if repeats is None:
         return _repeat_index(input, output_size)
+    if not isinstance(repeats, Tensor) and (isinstance(repeats, bool) or not hasattr(repeats, "__index__")):
+        got = ("Tensor, " if function else "") + _parser_type_name(repeats)
+        raise TypeError(f"repeat_interleave() received an invalid combination of arguments - got ({got}), but "
+                        f"expected one of:\n{_REPEAT_INTERLEAVE_FORMS[function]}")
     if dim is None:
-        input, dim = input.flatten(), 0
-    dim = _wrap_dim(dim, input.dim())
+        flat, dim = input.flatten(), 0
+    else:
+        flat = input
     if isinstance(repeats, Tensor):
         if repeats.dim() > 1:
             raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
-        _check_repeats_dtype(repeats)
-        if repeats.numel() != 1:
-            if repeats.shape[0] != input.shape[dim]:
+        size = _size_at(flat, dim)  # PyTorch's order: the repeats' rank, the dim, their length, their dtype
+        if repeats.numel() != 1 or output_size is not None:
+            if repeats.numel() != 1 and repeats.shape[0] != size:
                 raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
-                                   f"{repeats.shape[0]} and input.size({dim}) = {input.shape[dim]}")
-            index = _repeat_index(repeats.to(input.device), output_size)
-            return input.index_select(dim, index)
+                                   f"{repeats.shape[0]} and input.size({dim}) = {size}")
+            if repeats.numel() == 1:
+                repeats = repeats.reshape(1).expand(size)
+            # on the repeats' device, as PyTorch (CPU repeats: its CPU kernel checks output_size)
+            index = _repeat_index(repeats, output_size)
+            return flat.index_select(dim, index.to(flat.device))
+        _check_repeats_dtype(repeats)
         repeats = int(repeats.reshape(1)[0])
+        if repeats < 0:
+            raise RuntimeError("repeats can not be negative")
+    input, dim = flat, _wrap_dim(dim, input.dim())
+    repeats = operator.index(repeats)
     if repeats < 0:
         raise RuntimeError("Repeats must be non-negative")
-    x = input.unsqueeze(dim + 1)
+    x = input.unsqueeze(dim + 1)  # first, as PyTorch's (a 0-d input refuses dim + 1 here)
+    if output_size is not None and output_size != input.shape[dim] * repeats:
+        raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {input.shape[dim] * repeats} but got "
+                           f"{output_size}")
     shape = list(x.shape)
     shape[dim + 1] = repeats
     # A copy, as PyTorch's (a row-major clone, flattened): flattening the expanded view alone can stay a view of
@@ -324,6 +371,8 @@ def _roll(input, shifts, dims, first):
     if not dims:
         return roll(input.flatten(), shifts, 0).view(input.shape)
     out = input
+    if input.dim() == 0:  # PyTorch's size(dim): a 0-d tensor has no dim to roll along
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
     for shift, dim in zip(shifts, dims):
         dim = _wrap_dim(dim, input.dim())
         n = input.shape[dim]
@@ -334,9 +383,26 @@ def _roll(input, shifts, dims, first):
     return input.clone() if out is input else _layouts.follow_input_layout(out, input)
 
 
-def rot90(input, k=1, dims=(0, 1)):
+def rot90(input, *args, **kwargs):
+    return _rot90(input, args, kwargs, 2)
+
+
+def _rot90_method(self, *args, **kwargs):
+    return _rot90(self, args, kwargs, 1)
+
+
+def _rot90_arguments(k=1, dims=(0, 1)):
+    return k, dims
+
+
+def _rot90(input, args, kwargs, first):
+    """first: k's position as PyTorch's parser counts it (2 for the function, 1 for the method); an argument given
+    by keyword has none in its messages."""
     _require_tensor("rot90", "input", input, 1)  # a NumPy array: PyTorch's TypeError, not an AttributeError
-    dims = _ints(dims, "rot90(): argument 'dims' (position 3)")
+    k, dims = _rot90_arguments(*args, **kwargs)
+    k = _int(k, "rot90", "k", first if args else 0)  # a float or bool k: the parser's TypeError, before the shape
+    where = f" (position {first + 1})" if len(args) > 1 else ""
+    dims = _ints(dims, f"rot90(): argument 'dims'{where}")
     if len(dims) != 2:
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
     if input.dim() < 2:
@@ -663,6 +729,13 @@ def _tensor_split_method(self, indices_or_sections, dim=0):
     return _tensor_split(self, indices_or_sections, dim, "")
 
 
+def _tensor_split_listing(args, arg):
+    raise TypeError(f"tensor_split() received an invalid combination of arguments - got ({args}"
+                    f"{_parser_type_name(arg)}), but expected one of:\n * (Tensor input, tuple of ints "
+                    "indices, int dim = 0)\n * (Tensor input, Tensor tensor_indices_or_sections, int dim = 0)\n"
+                    " * (Tensor input, int sections, int dim = 0)")
+
+
 def _tensor_split(input, indices_or_sections, dim, args):
     """args: the types PyTorch's parser lists before indices_or_sections ("Tensor, " for the function)."""
     if isinstance(indices_or_sections, (list, tuple)) and not _is_int_list(indices_or_sections) or \
@@ -672,6 +745,8 @@ def _tensor_split(input, indices_or_sections, dim, args):
                         " * (Tensor input, tuple of ints indices, int dim = 0)\n"
                         " * (Tensor input, Tensor tensor_indices_or_sections, int dim = 0)\n"
                         " * (Tensor input, int sections, int dim = 0)")
+    if not isinstance(indices_or_sections, (Tensor, list, tuple)) and not hasattr(indices_or_sections, "__index__"):
+        _tensor_split_listing(args, indices_or_sections)  # the parser's refusal comes before the rank check
     if input.dim() == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _wrap_dim(_int(dim, "tensor_split", "dim"), input.dim())
@@ -691,13 +766,7 @@ def _tensor_split(input, indices_or_sections, dim, args):
         lead = (slice(None),) * d
         bounds = [0, *_ints(arg, "tensor_split(): argument 'indices' (position 2)"), None]
         return tuple(input[lead + (slice(a, b),)] for a, b in zip(bounds, bounds[1:]))
-    try:
-        sections = operator.index(arg)
-    except TypeError:
-        raise TypeError(f"tensor_split() received an invalid combination of arguments - got ({args}"
-                        f"{_parser_type_name(arg)}), but expected one of:\n * (Tensor input, tuple of ints "
-                        "indices, int dim = 0)\n * (Tensor input, Tensor tensor_indices_or_sections, int dim = 0)\n"
-                        " * (Tensor input, int sections, int dim = 0)") from None
+    sections = operator.index(arg)
     if sections <= 0:
         raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
     size, extra = divmod(input.shape[d], sections)
@@ -1227,7 +1296,8 @@ def _methods():
     methods = {name: globals()[name] for name in both}
     methods.update({
         "movedim": _movedim_method, "moveaxis": _moveaxis_method, "tensor_split": _tensor_split_method,
-        "unflatten": _unflatten_method, "roll": _roll_method, "count_nonzero": _count_nonzero_method,
+        "unflatten": _unflatten_method, "roll": _roll_method, "rot90": _rot90_method,
+        "repeat_interleave": _repeat_interleave_method, "count_nonzero": _count_nonzero_method,
         "repeat": _repeat, "tile": _tile_method, "broadcast_to": _broadcast_to,
         "true_divide": _true_divide, "true_divide_": _true_divide_, "tril_": _tril_, "triu_": _triu_,
         "addcmul_": _addcmul_, "addcdiv_": _addcdiv_,

@@ -8,9 +8,10 @@ import itertools
 import math
 import warnings
 
-from . import _C, _compositions, _cov_checks, _layouts, _parser_types
+from . import _C, _compositions, _cov_checks, _creation_args, _layouts, _parser_errors, _parser_types, _scalar_convert
 from ._creation import tensor as _tensor
 from ._dim_args import _require_tensor, _require_tensor_list, _tp_name, _wrap_dim
+from ._finfo import _PYTHON_TYPES
 from ._out import CASTABLE, STRUCTURED, call_with_out, with_out
 from ._windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window
 
@@ -70,16 +71,96 @@ rad2deg_ = _angle_in_place("rad2deg_", 180.0 / math.pi)
 
 # ---- ranges ----
 
+_FACTORY_OPTIONS = ("*, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = "
+                    "None, bool pin_memory = False, bool requires_grad = False")
+_LOGSPACE_SIGNATURES = [([f"{a} start", f"{b} end", "int steps", "float base = 10.0"], _FACTORY_OPTIONS)
+                        for a, b in (("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"),
+                                     ("Number", "Number"))]
+
+
+def _logspace_arguments(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, requires_grad=False,
+                        pin_memory=False):
+    return start, end, steps, base, dtype, layout, device, requires_grad, pin_memory
+
+
+def _parser_takes_logspace(start, end, steps, base, dtype, layout, device, requires_grad, pin_memory):
+    """Whether PyTorch's parser takes these (one of its four overloads): a number or tensor for each bound, an int
+    (or 0-d integer tensor) for steps, a float for base, and the factory keywords of their types."""
+    def number(v):
+        return isinstance(v, (Tensor, int, float, complex)) or hasattr(type(v), "__index__")
+
+    def integer(v):
+        return (isinstance(v, Tensor) and v.dim() == 0 and not v.is_floating_point() and not v.is_complex()) or \
+            (not isinstance(v, (bool, float)) and hasattr(type(v), "__index__"))
+
+    def floating(v):
+        return isinstance(v, Tensor) and v.dim() == 0 or not isinstance(v, (str, bytes, complex)) and \
+            hasattr(type(v), "__float__")
+
+    return (number(start) and number(end) and integer(steps) and floating(base)
+            and (dtype is None or isinstance(dtype, _C.dtype) or dtype in _PYTHON_TYPES)
+            and (layout is None or isinstance(layout, _layouts.layout))
+            and (device is None or isinstance(device, (str, _C.device)) or _parser_errors._is_int(device))
+            and type(requires_grad) is bool and type(pin_memory) is bool)
+
+
 @with_out("logspace", CASTABLE, factory=True)
-def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, requires_grad=False,
-             pin_memory=False):
+def logspace(*args, **kwargs):
+    """base ** linspace(start, end, steps), as PyTorch's kernel computes it: the bounds converted to the dtype first
+    (an integer dtype truncates them, and each value), in double for integer dtypes."""
+    try:
+        parsed = _logspace_arguments(*args, **kwargs)
+    except TypeError:  # an unknown keyword, a missing or extra argument: PyTorch's listing of its four overloads
+        parsed = None
+    if parsed is None or not _parser_takes_logspace(*parsed):
+        raise TypeError(_parser_errors.refusal("logspace", _LOGSPACE_SIGNATURES, args, kwargs))
+    start, end, steps, base, dtype, layout, device, requires_grad, pin_memory = parsed
     _layouts.check_dense(layout, "logspace")
-    dtype = dtype or _C.get_default_dtype()
-    exponents = _C.linspace(start, end, steps, dtype=_C.float64, device=device)
-    out = _C.pow(float(base), exponents)
-    out = (out.round() if not dtype.is_floating_point else out).to(dtype)
+    bounds = []
+    for label, bound in (("start", start), ("end", end)):
+        if isinstance(bound, Tensor):
+            if bound.dim() != 0:
+                raise RuntimeError(f"logspace only supports 0-dimensional start and end tensors, but got {label} "
+                                   f"with {bound.dim()} dimension(s).")
+            bound = bound.item()
+        bounds.append(bound)
+    start, end = bounds
+    steps, base = int(steps), float(base)
+    default = _C.get_default_dtype()
+    inferred = ({_C.float64: _C.complex128}.get(default, _C.complex64)
+                if isinstance(start, complex) or isinstance(end, complex) else default)
+    dtype = inferred if dtype is None else _PYTHON_TYPES.get(dtype, dtype) if isinstance(dtype, type) else dtype
+    if inferred.is_complex and not dtype.is_complex:
+        part = "double" if inferred == _C.complex128 else "float"
+        raise RuntimeError(f"torch.logspace(): inferred dtype c10::complex<{part}> can't be safely cast to passed "
+                           f"dtype {dtype._scalar_type_name}")
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if steps == 0:
+        out = _C.empty(0, dtype=dtype, device=device)
+    elif steps == 1:  # PyTorch fills base ** start without its kernel (so a bool dtype is taken here)
+        out = _C.full((1,), base ** start, dtype=_C.complex128 if dtype.is_complex else _C.float64,
+                      device=device).to(dtype)
+    else:
+        if dtype == _C.bool:  # refused by the kernel, after PyTorch allocated the result
+            where = _C.empty(steps, dtype=dtype, device=device).device.type
+            raise NotImplementedError(f"\"logspace_{where}\" not implemented for 'Bool'")
+        for bound in (start, end):  # the kernel converts each bound to the dtype (Scalar::to<scalar_t>)
+            _scalar_convert.check_converts(bound, dtype)
+        integral = not (dtype.is_floating_point or dtype.is_complex)
+        if integral:  # truncated to the integer dtype first (an int wraps into uint8); step and powers in double
+            start, end = int(start.real), int(end.real)
+            if dtype == _C.uint8:
+                start, end = start % 256, end % 256
+        work = _C.complex128 if dtype.is_complex else _C.float64
+        step = (end - start) / (steps - 1)
+        index = _C.arange(steps, dtype=_C.float64, device=device)
+        # PyTorch's kernel: from start for the first half, back from end for the rest (the ends are exact)
+        exponents = _C.where(index < steps // 2, index * step + start, end - (steps - 1 - index) * step).to(work)
+        out = _C.pow(base, exponents)
+        out = out.trunc().to(dtype) if integral else out.to(dtype)
     out = out.pin_memory() if pin_memory else out
-    return out.requires_grad_() if requires_grad else out
+    return _creation_args.requires_grad_(out, requires_grad)
 
 
 @with_out("range", CASTABLE, factory=True)
@@ -500,6 +581,8 @@ def is_inference(input):
 
 
 def split_with_sizes(input, split_sizes, dim=0):
+    if input.dim() == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, input.dim())
     if sum(split_sizes) != input.shape[d]:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {input.shape[d]} (input "
@@ -508,6 +591,8 @@ def split_with_sizes(input, split_sizes, dim=0):
 
 
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    # its own name in the parser's messages (tensor() would name itself), and layout= checked too
+    dtype = _creation_args.factory_options("scalar_tensor", dtype, layout, device, pin_memory, requires_grad)
     return _tensor(s, dtype=dtype or _C.get_default_dtype(), device=device, requires_grad=requires_grad)
 
 

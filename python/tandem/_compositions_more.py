@@ -872,6 +872,15 @@ def _check_same_device(*tensors):
                                f"{first} and {t.device}!\nhint: move them first, e.g. t.to({str(first)!r})")
 
 
+def _check_put_types(name, first, *args):
+    """PyTorch's parser refusal of an argument that is not a tensor (an AttributeError here otherwise); first: the
+    position of the first one named."""
+    for position, (arg, value) in enumerate(args, first):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be Tensor, not "
+                            f"{type(value).__name__}")
+
+
 def _check_put(self, index, source):
     _check_same_device(self, index, source)
     if index.dtype != _C.int64:
@@ -893,17 +902,28 @@ def _check_put(self, index, source):
 
 
 def put(input, index, source, accumulate=False):
+    _check_put_types("put", 1, ("input", input), ("index", index), ("source", source))
+    return _put(input, index, source, accumulate)
+
+
+def _put_method(self, index, source, accumulate=False):
+    _check_put_types("put", 1, ("index", index), ("source", source))
+    return _put(self, index, source, accumulate)
+
+
+def _put(input, index, source, accumulate):
     _check_put(input, index, source)
     flat = input.reshape(-1).index_put((index.flatten(),), source.flatten(), accumulate)
     return flat.view(input.shape)
 
 
 def _put_(self, index, source, accumulate=False):
+    _check_put_types("put_", 1, ("index", index), ("source", source))
     _check_put(self, index, source)
     if self.is_contiguous():  # the flat view writes straight into self
         self.view(-1).index_put_((index.flatten(),), source.flatten(), accumulate)
         return self
-    return self.copy_(put(self, index, source, accumulate))
+    return self.copy_(_put(self, index, source, accumulate))
 
 
 # ---- Tensor-only methods ----
@@ -1028,8 +1048,9 @@ def _methods():
         "nan_to_num", "isneginf", "isposinf", "fix", "fmin", "fmax", "inner", "divide", "positive", "addr",
         "addmv", "addbmm", "baddbmm", "is_nonzero", "is_same_size", "is_complex", "is_conj", "is_neg",
         "resolve_conj", "resolve_neg", "frexp", "ldexp", "dist", "renorm", "matrix_power", "matrix_exp",
-        "pinverse", "lu_solve", "put")}
+        "pinverse", "lu_solve")}
     methods = {name: _method(fn) for name, fn in own.items()}
+    methods["put"] = _put_method  # its own positions (PyTorch counts index as 1)
     methods.update({"nan_to_num_": nan_to_num_}, **_RANDOM_FILLS)
     methods.update({name + "_": _in_place(globals()[name], bad_call=name in ("addmv", "baddbmm")) for name in (
         "addr", "addmv", "addbmm", "baddbmm", "renorm")})

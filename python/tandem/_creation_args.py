@@ -45,3 +45,20 @@ def requires_grad_(out, requires_grad):
     if not (out.is_floating_point() or out.is_complex()):
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     return out.requires_grad_()
+
+
+def factory_options(name, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
+    """The keyword arguments of a one-signature factory written in Python (empty_strided, scalar_tensor), checked in
+    PyTorch's parser order with its words ("empty_strided(): argument 'dtype' must be torch.dtype, not int");
+    returns the dtype with Python's number types read as PyTorch's parser reads them (float is float64)."""
+    from ._finfo import _PYTHON_TYPES
+    from ._layouts import layout as layout_type
+
+    if isinstance(dtype, type) and dtype in _PYTHON_TYPES:
+        dtype = _PYTHON_TYPES[dtype]
+    elif dtype is not None and not isinstance(dtype, _C.dtype):
+        raise TypeError(f"{name}(): argument 'dtype' must be torch.dtype, not {_parser_type_name(dtype)}")
+    if layout is not None and not isinstance(layout, layout_type):
+        raise TypeError(f"{name}(): argument 'layout' must be torch.layout, not {_parser_type_name(layout)}")
+    check(name, None, device=device, pin_memory=pin_memory, requires_grad=requires_grad)
+    return dtype

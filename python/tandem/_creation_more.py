@@ -16,7 +16,9 @@ _MISSING = object()  # a required argument not given: PyTorch's parser words tha
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     for value, what in ((size, "'size' (position 1)"), (stride, "'stride' (position 2)")):
         if not isinstance(value, (tuple, list)):  # PyTorch takes no bare int here (Size is a tuple)
-            raise TypeError(f"empty_strided(): argument {what} must be tuple of ints, not {type(value).__name__}")
+            raise TypeError(f"empty_strided(): argument {what} must be tuple of ints, not "
+                            f"{_parser_type_name(value)}")
+    dtype = _creation_args.factory_options("empty_strided", dtype, layout, device, pin_memory, requires_grad)
     size = _ints(size, "empty_strided(): argument 'size' (position 1)")
     stride = _ints(stride, "empty_strided(): argument 'stride' (position 2)")
     if len(size) != len(stride):
@@ -34,7 +36,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
         base = empty_strided([1 if st == 0 else n for n, st in zip(size, stride)], stride, dtype=dtype,
                              device=device, pin_memory=pin_memory)
         out = base.expand(size)
-        return out.requires_grad_() if requires_grad else out
+        return _creation_args.requires_grad_(out, requires_grad)
     # A dense layout in some dim order: allocate in that order (largest stride first) and permute back; any
     # other layout (gaps between elements) is a view of a buffer of the full extent, as PyTorch's.
     order = sorted(range(len(size)), key=lambda d: -stride[d])
@@ -46,11 +48,11 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
     if not dense and math.prod(size) != 0:
         buffer = _C.empty([extent], dtype=dtype, device=device, pin_memory=pin_memory)
         out = buffer.as_strided(size, stride, 0)
-        return out.requires_grad_() if requires_grad else out
+        return _creation_args.requires_grad_(out, requires_grad)
     out = _C.empty([size[d] for d in order], dtype=dtype, device=device, pin_memory=pin_memory)
     inverse = sorted(range(len(order)), key=order.__getitem__)
     out = out.permute(inverse) if order != sorted(order) else out
-    return out.requires_grad_() if requires_grad else out
+    return _creation_args.requires_grad_(out, requires_grad)
 
 
 _BUFFER_FORMATS = {"?": "bool", "b": "int8", "B": "uint8", "h": "int16", "i": "int32", "l": "int64", "q": "int64",

@@ -13,6 +13,7 @@ from .._autocast import active as _amp_active, run as _amp_run
 from .._compositions_more import _require_tensors
 from .._dim_args import _ints, _require_tensor, _tp_name
 from .._layouts import is_sparse_tensor
+from .._scalar_convert import check_converts as _check_converts
 from .._transfer_guard import _crossing
 from . import _reduction
 from . import _reduction as _Reduction  # noqa: F401  (PyTorch's functional has it under this name)
@@ -77,12 +78,11 @@ def gelu(input, approximate="none"):
         if not isinstance(approximate, bytes):
             raise TypeError(f"gelu(): argument 'approximate' must be str, not {type(approximate).__name__}")
         approximate = approximate.decode()
+    if approximate not in ("none", "tanh"):  # before the dtype check, as PyTorch's
+        raise RuntimeError(f"approximate argument must be either none or tanh.\nhint: got "
+                           f"approximate={approximate!r}")
     _floating_kernel_only(input, "GeluKernelImpl")
-    if approximate == "none":
-        return tandem.gelu(input)
-    if approximate == "tanh":
-        return tandem.gelu_tanh(input)
-    raise RuntimeError(f"approximate argument must be either none or tanh.\nhint: got approximate={approximate!r}")
+    return tandem.gelu(input) if approximate == "none" else tandem.gelu_tanh(input)
 
 
 def silu(input, inplace=False):
@@ -182,8 +182,16 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """x clamped to [min_val, max_val]."""
     if min_val > max_val:  # first, on the values as given (PyTorch's order: a str or complex fails here)
         raise ValueError("min_val cannot be greater than max_val")
+    given = min_val, max_val
     min_val, max_val = _number(min_val, "hardtanh", "min_val"), _number(max_val, "hardtanh", "max_val")
     _refuse_bool_hardtanh(input)
+    if isinstance(input, tandem.Tensor) and not input.is_complex():  # (the kernel refuses complex first)
+        for bound in given:  # PyTorch's clamp converts each bound to the input's dtype (an integer one to int64_t)
+            _check_converts(bound, input.dtype if input.is_floating_point() else tandem.int64)
+        if math.isnan(min_val) or math.isnan(max_val):
+            # PyTorch's forward is clamp's (a NaN bound makes every element NaN); its gradient is the kernel's
+            # (passed where x is not on the far side of the other bound), which tandem's kernel computes
+            return _C._activation("hardtanh", input, min_val, max_val, inplace=inplace).add_(math.nan)
     return _C._activation("hardtanh", input, min_val, max_val, inplace=inplace)
 
 
@@ -223,8 +231,14 @@ def logsigmoid(input):
 
 
 def _threshold(input, th, value, inplace):
-    return _C._activation("threshold", input, _number(th, "threshold", "threshold"),
-                          _number(value, "threshold", "value"), inplace=inplace)
+    numbers = _number(th, "threshold", "threshold"), _number(value, "threshold", "value")
+    if isinstance(input, _C.Tensor):
+        if input.is_complex():  # PyTorch's kernel has no complex case (tandem's composition would name "le")
+            raise NotImplementedError(f"\"threshold_{input.device.type}\" not implemented for "
+                                      f"'{input.dtype._scalar_type_name}'")
+        for number in (th, value):  # converted as the kernel's compute type (float for 16-bit inputs)
+            _check_converts(number, input.dtype, half_as_float=True)
+    return _C._activation("threshold", input, *numbers, inplace=inplace)
 
 
 def threshold(input, threshold, value, inplace=False):
@@ -249,8 +263,8 @@ _LARGEST = {tandem.float32: (3.4028234663852886e38, "Float"), tandem.float64: (1
 def softshrink(input, lambd=0.5):
     """x - lambd above lambd, x + lambd below -lambd, 0 between."""
     lambd = _number(lambd, "softshrink", "lambd")
-    if isinstance(input, tandem.Tensor) and not (input.is_floating_point() or input.is_complex()):
-        # PyTorch's lambda check dispatches on the dtype first, so it names that kernel
+    if isinstance(input, tandem.Tensor) and not input.is_floating_point():
+        # PyTorch's lambda check dispatches on the (real floating) dtype first, so it names that kernel
         raise NotImplementedError(f"\"softshrink_check\" not implemented for '{input.dtype._scalar_type_name}'")
     if lambd < 0:
         top, name = _LARGEST.get(input.dtype, (3.4028234663852886e38, str(input.dtype)))
