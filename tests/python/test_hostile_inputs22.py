@@ -294,3 +294,12 @@ CPP_SHAPE_ONLY = {f"{table.__name__.rsplit('.', 1)[1]}/{name}" for table, name i
 @pytest.mark.xfail(strict=True, reason="C++: the table's KNOWN entry names the change")
 def test_needs_cpp(name):
     assert_matches_pytorch(CPP_CASES[name], "cpu", shape_only=name in CPP_SHAPE_ONLY)
+
+
+# Fixed in C++ in session 48, as the round ended (the table's CPP_FIXED comment names the change).
+CPP_FIXED = fixed_cases([(factory_args_matrix, name) for name in factory_args_matrix.CPP_FIXED])
+
+
+@pytest.mark.parametrize("name", sorted(CPP_FIXED))
+def test_fixed_in_cpp(name, device):
+    assert_matches_pytorch(CPP_FIXED[name], device)
