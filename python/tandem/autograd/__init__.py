@@ -17,6 +17,7 @@ from .anomaly_mode import (detect_anomaly, set_detect_anomaly, is_anomaly_enable
 from . import graph  # noqa: F401  (saved-tensors hooks, node hooks)
 from . import forward_ad  # noqa: F401  (imports; dual tensors raise NotImplementedError, see its docstring)
 from ._capture import capturing as _capturing, engine_grad as _engine_grad
+from .._func_transforms import vmap_retains_graph as _vmap_retains_graph
 
 __all__ = ["backward", "grad", "gradcheck", "gradgradcheck", "Function", "FunctionCtx", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled"]
@@ -29,11 +30,19 @@ def _as_list(x, caller=None):
         return [x]
     items = [x] if isinstance(x, graph.GradientEdge) else list(x)
     if caller is not None and any(isinstance(e, graph.GradientEdge) for e in items):
-        # PyTorch accepts edges here; tandem's engine (src/autograd/engine.h) starts from and captures at tensors.
-        raise NotImplementedError(f"tandem.autograd.{caller}: GradientEdge outputs and inputs are not supported "
-                                  "yet (the backward engine takes tensors)\nhint: pass the tensor the edge was "
-                                  "taken from (get_gradient_edge(t) -> t)")
+        # PyTorch accepts edges here; tandem's engine (src/autograd/engine.h) starts from and captures at tensors,
+        # so an edge stands for the tensor get_gradient_edge took it from, while that tensor lives.
+        items = [_edge_as_tensor(e, caller) if isinstance(e, graph.GradientEdge) else e for e in items]
     return items
+
+
+def _edge_as_tensor(edge, caller):
+    tensor = graph.edge_tensor(edge)
+    if tensor is None:
+        raise NotImplementedError(f"tandem.autograd.{caller}: a GradientEdge is supported only while the tensor "
+                                  "get_gradient_edge took it from is alive (the backward engine takes tensors)\n"
+                                  "hint: pass the tensor the edge was taken from (get_gradient_edge(t) -> t)")
+    return tensor
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None, inputs=None):
@@ -81,6 +90,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                          "but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
+    if not retain_graph and _vmap_retains_graph():  # PyTorch's one batched pass, as one pass per element
+        retain_graph = True
     single = isinstance(inputs, _C.Tensor)
     ins = _as_list(inputs, "grad")
     if not ins:
