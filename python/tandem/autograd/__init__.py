@@ -1,6 +1,7 @@
 """tandem.autograd: reverse-mode differentiation. The engine and every formula are C++ (src/autograd); this
 package only converts arguments."""
 import contextlib
+import warnings
 
 from .. import _C
 from .._layouts import is_sparse_tensor
@@ -50,15 +51,22 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     PyTorch's deprecated name of ``grad_tensors`` (pre-0.4 code), fifth as in PyTorch (Tensor.backward's fallback
     in python/src/autograd.cpp passes inputs by name)."""
     if grad_variables is not None:
-        import warnings  # noqa: PLC0415
-
         warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.", FutureWarning, stacklevel=2)
         if grad_tensors is not None:
             raise RuntimeError("`grad_tensors` and `grad_variables` (deprecated) arguments both passed to "
                                "`backward()`. Please only use `grad_tensors`.")
         grad_tensors = grad_variables
+    if inputs is not None and not isinstance(inputs, (_C.Tensor, graph.GradientEdge)):
+        inputs = list(inputs)  # read twice below
+    edges = [e for e in ([inputs] if isinstance(inputs, graph.GradientEdge) else inputs
+                         if isinstance(inputs, list) else []) if isinstance(e, graph.GradientEdge)]
     inputs = _as_list(inputs, "backward")
     tensors = _as_list(tensors, "backward")
+    # A non-leaf edge among inputs takes part in the pass but has no .grad to fill (PyTorch's: nothing shows)
+    kept = [t for t in (graph.edge_tensor(e) for e in edges) if t is not None and t.grad_fn is not None]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (a non-leaf's .grad read warns)
+        kept = [(t, t.grad) for t in kept]
     if inputs and any(not isinstance(x, _C.Tensor) for x in inputs):  # the engine's order: outputs, then inputs
         for i, t in enumerate(tensors):
             if isinstance(t, _C.Tensor) and not t.requires_grad:
@@ -68,8 +76,14 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
                 raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(x).__name__}")
     # PyTorch reads the two flags by truth value (retain_graph=1 is fine)
     retain_graph = None if retain_graph is None else bool(retain_graph)
-    with _capturing() if inputs else contextlib.nullcontext():  # inputs=: only those leaves get a .grad
-        _C._autograd_backward(tensors, _as_list(grad_tensors), retain_graph, bool(create_graph), inputs)
+    try:
+        with _capturing() if inputs else contextlib.nullcontext():  # inputs=: only those leaves get a .grad
+            _C._autograd_backward(tensors, _as_list(grad_tensors), retain_graph, bool(create_graph), inputs)
+    finally:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for t, before in kept:
+                t.grad = before
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
@@ -80,8 +94,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     ``is_grads_batched`` treats the first dim of every grad_output as a batch of cotangents and runs one
     backward pass per entry (PyTorch vmaps them), stacking the gradients along a new first dim."""
     if not only_inputs:
-        import warnings  # noqa: PLC0415
-
         warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
                       "gradient for other parts of the graph, please use torch.autograd.backward.",
                       FutureWarning, stacklevel=2)
