@@ -97,9 +97,29 @@ class RNNBase(Module):
                 self._all_weights.append([name for name, _ in shapes])
         self.reset_parameters()
 
+    # PyTorch keeps _flat_weights as a list that forward runs with, synced by __setattr__ when a weight is
+    # reassigned. Code that swaps in other tensors assigns the list itself (higher's functional RNNs); tandem reads
+    # the weights by name unless the list was assigned.
     @property
     def _flat_weights(self):
+        assigned = self.__dict__.get("_assigned_flat_weights")
+        if assigned is not None:
+            return assigned
         return [getattr(self, name) for name in self._flat_weights_names]
+
+    @_flat_weights.setter
+    def _flat_weights(self, weights):
+        self.__dict__["_assigned_flat_weights"] = list(weights)
+
+    def _init_flat_weights(self):
+        """PyTorch's reset of the list to the module's weights by name (after weights were replaced)."""
+        self.__dict__.pop("_assigned_flat_weights", None)
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        assigned = self.__dict__.get("_assigned_flat_weights")
+        if assigned is not None and name in self.__dict__.get("_flat_weights_names", ()):
+            assigned[self._flat_weights_names.index(name)] = value
 
     @property
     def all_weights(self):
@@ -259,7 +279,8 @@ class RNNBase(Module):
 
     def _layers(self, rows, batch_sizes, h0, c0, stack_output):
         directions = 2 if self.bidirectional else 1
-        weights = [{name.split("_l")[0]: getattr(self, name) for name in names} for names in self._all_weights]
+        flat = dict(zip(self._flat_weights_names, self._flat_weights))
+        weights = [{name.split("_l")[0]: flat[name] for name in names} for names in self._all_weights]
         return run_layers(_CELL[self.mode], rows, batch_sizes, h0, c0, weights, self.num_layers, directions,
                           self.dropout, self.training, stack_output)
 
