@@ -239,3 +239,33 @@ def test_vmapped_grad_runs_a_function_backward_once():
         lib.func.vmap(lambda g: lib.autograd.grad(y, x, g, retain_graph=True)[0])(lib.eye(3))
         got.append(len(calls))
     assert got[0] == got[1] == 1
+
+
+# higher's functional RNNs (monkeypatched copies whose weights are non-leaf tensors of an unrolled optimiser) assign
+# module._flat_weights, the list PyTorch's RNN forward runs with; tandem's _flat_weights was a read-only property.
+@pytest.mark.parametrize("mode", ["RNN", "LSTM", "GRU"])
+def test_rnn_runs_with_assigned_flat_weights(device, mode):
+    got = []
+    for lib in LIBS:
+        gen = torch.Generator().manual_seed(0)
+        rnn = getattr(lib.nn, mode)(3, 4, num_layers=2, bidirectional=True)
+        rnn.load_state_dict({k: lib.tensor(torch.rand(v.shape, generator=gen).numpy()) - 0.5
+                             for k, v in rnn.state_dict().items()})
+        rnn.to(_on(lib, device))
+        scaled = [w * 0.5 for w in rnn._flat_weights]
+        rnn._flat_weights = scaled
+        x = lib.linspace(-1, 1, 30, device=_on(lib, device)).reshape(5, 2, 3)
+        out = rnn(x)[0]
+        out.sum().backward()
+        grad = rnn.weight_ih_l0.grad.cpu().numpy()  # through the assigned tensors (w * 0.5)
+        replaced = lib.nn.Parameter(lib.zeros_like(rnn.weight_hh_l1))
+        rnn.weight_hh_l1 = replaced  # PyTorch's __setattr__ updates the list in place
+        assert rnn._flat_weights[rnn._flat_weights_names.index("weight_hh_l1")] is replaced
+        assert rnn._flat_weights[0] is scaled[0]
+        with lib.no_grad():
+            again = rnn(x)[0]
+        rnn._init_flat_weights()
+        assert all(w is getattr(rnn, n) for w, n in zip(rnn._flat_weights, rnn._flat_weights_names))
+        got.append((out.detach().cpu().numpy(), again.cpu().numpy(), grad))
+    for a, b in zip(*got):
+        assert a == pytest.approx(b, rel=1e-5, abs=1e-6)
