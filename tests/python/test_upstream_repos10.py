@@ -269,3 +269,23 @@ def test_rnn_runs_with_assigned_flat_weights(device, mode):
         got.append((out.detach().cpu().numpy(), again.cpu().numpy(), grad))
     for a, b in zip(*got):
         assert a == pytest.approx(b, rel=1e-5, abs=1e-6)
+
+
+# opacus' RenameParamsMixin (DPLSTM and the other DP layers) filters the old parameter names out of its state_dict
+# with a private _register_state_dict_hook that returns a new dict: PyTorch's state_dict returns the hook's result
+# for the module it was called on; tandem ignored the result.
+def test_private_state_dict_hook_result_replaces_the_dict():
+    got = []
+    for lib in LIBS:
+        class Renamed(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.inner = lib.nn.Linear(2, 2)
+                self.alias = self.inner.weight
+                self._register_state_dict_hook(
+                    lambda mod, sd, prefix, meta: {k: v for k, v in sd.items() if not k.endswith("alias")})
+
+        outer = lib.nn.Sequential(Renamed())
+        got.append((sorted(outer[0].state_dict()), sorted(outer.state_dict())))
+    assert got[0] == got[1]
+    assert got[0][0] == ["inner.bias", "inner.weight"]

@@ -5,8 +5,11 @@ PyTorch builds this on ExpandedWeights, a tensor subclass whose per-op rules com
 the whole batch in one backward pass. tandem has no such dispatch: the module runs once per sample (the batch
 dimension of every batch-sized tensor argument narrowed to that sample) with its parameters replaced by the rows
 of one expanded copy, the outputs are concatenated, and the gradient that reaches each copy's row is that sample's
-gradient. Numbers agree with PyTorch's to rounding; modules whose samples interact (batch norm) give per-sample
-results where PyTorch refuses. Opacus' ``grad_sample_mode="ew"`` uses it."""
+gradient. Numbers agree with PyTorch's to rounding. Where PyTorch refuses, tandem runs: ExpandedWeights has rules
+for linear, convolutions, embedding and the group/instance/layer norms only and raises "Expanded Weights
+encountered but cannot handle function ..." for any other use of a weight (a matmul, an extra parameter in
+arithmetic), and modules whose samples interact (batch norm) get per-sample results. Opacus'
+``grad_sample_mode="ew"`` uses it."""
 import functools
 
 from ... import _C
