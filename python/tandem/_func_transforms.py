@@ -47,6 +47,24 @@ def vmap_level(batched_tensors):
         levels.pop()
 
 
+@contextlib.contextmanager
+def vmap_element(last):
+    """One element of a vmap loop. PyTorch runs a vmapped autograd.grad as one batched backward pass, which
+    may free the graph (retain_graph=False) and still serve every element; the loop runs one pass per element,
+    so the graph must outlive every element but the last of each enclosing loop."""
+    before = getattr(_STATE, "elements_left", 0)
+    _STATE.elements_left = before + (0 if last else 1)
+    try:
+        yield
+    finally:
+        _STATE.elements_left = before
+
+
+def vmap_retains_graph():
+    """Whether a backward pass here must keep the graph: some enclosing vmap loop has elements still to run."""
+    return getattr(_STATE, "elements_left", 0) > 0
+
+
 def check_batch_norm_running_stats(running_mean, running_var):
     """Under vmap PyTorch refuses training-mode batch norm whose running statistics (updated in place) are not
     batched; tandem's loop would update them once per batch element. (The input is taken to be batched, as it

@@ -4,7 +4,7 @@ of a Python loop (docs/compat.md, "torch.func")."""
 import functools
 
 from . import _C
-from ._func_transforms import transform, vmap_level
+from ._func_transforms import transform, vmap_element, vmap_level
 from .utils._pytree import tree_flatten, tree_unflatten, tree_map_, _broadcast_to_and_flatten
 
 Tensor = _C.Tensor
@@ -129,7 +129,7 @@ def _vmap_loop(func, in_dims, out_dims, randomness, args, kwargs):
             a.shape[:d] + a.shape[d + 1:], dtype=a.dtype, device=a.device)) for a, d in zip(flat_args, flat_in_dims)]
         # (an empty batch's stand-in elements are new tensors: they count as batched too)
         slices = batched if not probe else batched + [e for e, d in zip(element, flat_in_dims) if d is not None]
-        with transform("vmap"), vmap_level(slices):
+        with transform("vmap"), vmap_level(slices), vmap_element(b >= batch - 1):
             out = func(*tree_unflatten(element, args_spec), **kwargs)
         if b == 0:
             rng.after_first_element()

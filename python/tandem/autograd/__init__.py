@@ -1,6 +1,7 @@
 """tandem.autograd: reverse-mode differentiation. The engine and every formula are C++ (src/autograd); this
 package only converts arguments."""
 import contextlib
+import warnings
 
 from .. import _C
 from .._layouts import is_sparse_tensor
@@ -17,6 +18,7 @@ from .anomaly_mode import (detect_anomaly, set_detect_anomaly, is_anomaly_enable
 from . import graph  # noqa: F401  (saved-tensors hooks, node hooks)
 from . import forward_ad  # noqa: F401  (imports; dual tensors raise NotImplementedError, see its docstring)
 from ._capture import capturing as _capturing, engine_grad as _engine_grad
+from .._func_transforms import vmap_retains_graph as _vmap_retains_graph
 
 __all__ = ["backward", "grad", "gradcheck", "gradgradcheck", "Function", "FunctionCtx", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled"]
@@ -29,11 +31,19 @@ def _as_list(x, caller=None):
         return [x]
     items = [x] if isinstance(x, graph.GradientEdge) else list(x)
     if caller is not None and any(isinstance(e, graph.GradientEdge) for e in items):
-        # PyTorch accepts edges here; tandem's engine (src/autograd/engine.h) starts from and captures at tensors.
-        raise NotImplementedError(f"tandem.autograd.{caller}: GradientEdge outputs and inputs are not supported "
-                                  "yet (the backward engine takes tensors)\nhint: pass the tensor the edge was "
-                                  "taken from (get_gradient_edge(t) -> t)")
+        # PyTorch accepts edges here; tandem's engine (src/autograd/engine.h) starts from and captures at tensors,
+        # so an edge stands for the tensor get_gradient_edge took it from, while that tensor lives.
+        items = [_edge_as_tensor(e, caller) if isinstance(e, graph.GradientEdge) else e for e in items]
     return items
+
+
+def _edge_as_tensor(edge, caller):
+    tensor = graph.edge_tensor(edge)
+    if tensor is None:
+        raise NotImplementedError(f"tandem.autograd.{caller}: a GradientEdge is supported only while the tensor "
+                                  "get_gradient_edge took it from is alive (the backward engine takes tensors)\n"
+                                  "hint: pass the tensor the edge was taken from (get_gradient_edge(t) -> t)")
+    return tensor
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None, inputs=None):
@@ -41,15 +51,22 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     PyTorch's deprecated name of ``grad_tensors`` (pre-0.4 code), fifth as in PyTorch (Tensor.backward's fallback
     in python/src/autograd.cpp passes inputs by name)."""
     if grad_variables is not None:
-        import warnings  # noqa: PLC0415
-
         warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.", FutureWarning, stacklevel=2)
         if grad_tensors is not None:
             raise RuntimeError("`grad_tensors` and `grad_variables` (deprecated) arguments both passed to "
                                "`backward()`. Please only use `grad_tensors`.")
         grad_tensors = grad_variables
+    if inputs is not None and not isinstance(inputs, (_C.Tensor, graph.GradientEdge)):
+        inputs = list(inputs)  # read twice below
+    edges = [e for e in ([inputs] if isinstance(inputs, graph.GradientEdge) else inputs
+                         if isinstance(inputs, list) else []) if isinstance(e, graph.GradientEdge)]
     inputs = _as_list(inputs, "backward")
     tensors = _as_list(tensors, "backward")
+    # A non-leaf edge among inputs takes part in the pass but has no .grad to fill (PyTorch's: nothing shows)
+    kept = [t for t in (graph.edge_tensor(e) for e in edges) if t is not None and t.grad_fn is not None]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (a non-leaf's .grad read warns)
+        kept = [(t, t.grad) for t in kept]
     if inputs and any(not isinstance(x, _C.Tensor) for x in inputs):  # the engine's order: outputs, then inputs
         for i, t in enumerate(tensors):
             if isinstance(t, _C.Tensor) and not t.requires_grad:
@@ -59,8 +76,14 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
                 raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(x).__name__}")
     # PyTorch reads the two flags by truth value (retain_graph=1 is fine)
     retain_graph = None if retain_graph is None else bool(retain_graph)
-    with _capturing() if inputs else contextlib.nullcontext():  # inputs=: only those leaves get a .grad
-        _C._autograd_backward(tensors, _as_list(grad_tensors), retain_graph, bool(create_graph), inputs)
+    try:
+        with _capturing() if inputs else contextlib.nullcontext():  # inputs=: only those leaves get a .grad
+            _C._autograd_backward(tensors, _as_list(grad_tensors), retain_graph, bool(create_graph), inputs)
+    finally:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for t, before in kept:
+                t.grad = before
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
@@ -71,8 +94,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     ``is_grads_batched`` treats the first dim of every grad_output as a batch of cotangents and runs one
     backward pass per entry (PyTorch vmaps them), stacking the gradients along a new first dim."""
     if not only_inputs:
-        import warnings  # noqa: PLC0415
-
         warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
                       "gradient for other parts of the graph, please use torch.autograd.backward.",
                       FutureWarning, stacklevel=2)
@@ -81,6 +102,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                          "but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
+    if not retain_graph and _vmap_retains_graph():  # PyTorch's one batched pass, as one pass per element
+        retain_graph = True
     single = isinstance(inputs, _C.Tensor)
     ins = _as_list(inputs, "grad")
     if not ins:

@@ -8,7 +8,8 @@ C++ per thread (src/autograd/node.h, python/src/autograd_graph.cpp).
 Differences from PyTorch: the pack hook of a node's own output sees it without its grad_fn (so a hook that keeps
 it makes no reference cycle through the node); allow_mutation_on_saved_tensors copies each saved tensor when it
 is saved (PyTorch copies it when an in-place op is about to write it, which needs a per-op dispatch hook tandem
-does not have); tandem.autograd.grad/backward do not take GradientEdges yet (the engine takes tensors)."""
+does not have); tandem.autograd.grad/backward take a GradientEdge only while the tensor get_gradient_edge made it
+from is alive and still has that edge (the engine takes tensors: the edge stands for that tensor)."""
 import contextlib
 import threading
 import weakref
@@ -91,7 +92,22 @@ def get_gradient_edge(tensor):
     if not tensor.requires_grad:
         raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require "
                            "gradients")
-    return GradientEdge(_C._grad_fn_or_accumulator(tensor), tensor.output_nr)
+    edge = GradientEdge(_C._grad_fn_or_accumulator(tensor), tensor.output_nr)
+    _EDGE_SOURCES[(id(edge.node), edge.output_nr)] = tensor
+    return edge
+
+
+# The tensor each edge was taken from (while it lives), so autograd.grad can start from or capture at it.
+_EDGE_SOURCES = weakref.WeakValueDictionary()
+
+
+def edge_tensor(edge):
+    """The live tensor whose gradient `edge` receives (one get_gradient_edge made it from, or None); an equal
+    edge rebuilt from next_functions finds it too."""
+    tensor = _EDGE_SOURCES.get((id(edge.node), edge.output_nr))
+    if tensor is None or tensor.output_nr != edge.output_nr or _C._grad_fn_or_accumulator(tensor) is not edge.node:
+        return None  # gone, or modified in place since (its edge is another node now)
+    return tensor
 
 
 def increment_version(tensor):

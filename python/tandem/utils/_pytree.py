@@ -4,6 +4,7 @@ output structures of its transforms; TreeSpec's repr is PyTorch's, because trans
 Research code registers its own containers (register_pytree_node) and maps over tensors only (tree_map_only,
 tree_all/tree_any and their _only forms, tree_iter)."""
 import collections
+from typing import Any, Callable, Iterable
 
 from tandem._size import Size
 
@@ -12,7 +13,21 @@ __all__ = ["TreeSpec", "LeafSpec", "register_pytree_node", "tree_is_leaf", "tree
            "tree_all", "tree_any", "tree_all_only", "tree_any_only", "treespec_pprint", "is_namedtuple",
            "is_namedtuple_class", "is_namedtuple_instance", "MappingKey", "SequenceKey", "GetAttrKey",
            "tree_flatten_with_path", "tree_leaves_with_path", "tree_map_with_path", "keystr", "key_get",
-           "register_dataclass"]
+           "register_dataclass", "PyTree", "Context", "FlattenFn", "UnflattenFn", "DumpableContext",
+           "ToDumpableContextFn", "FromDumpableContextFn", "PyTreeSpec"]
+
+# PyTorch's annotation aliases: code types its functions with them (`args: tuple[PyTree, ...]`)
+Context = Any
+PyTree = Any
+FlattenFn = Callable[[PyTree], tuple[list[Any], Context]]
+UnflattenFn = Callable[[Iterable[Any], Context], PyTree]
+DumpableContext = Any
+ToDumpableContextFn = Callable[[Context], DumpableContext]
+FromDumpableContextFn = Callable[[DumpableContext], Context]
+KeyEntry = Any
+KeyPath = tuple[KeyEntry, ...]
+FlattenFunc = FlattenFn
+UnflattenFunc = UnflattenFn
 
 # Containers registered by register_pytree_node: class -> (flatten_fn, unflatten_fn)
 _CUSTOM_NODES = {}
@@ -112,6 +127,9 @@ class TreeSpec:
 
     def unflatten(self, leaves):
         return tree_unflatten(leaves, self)
+
+
+PyTreeSpec = TreeSpec
 
 
 class LeafSpec(TreeSpec):

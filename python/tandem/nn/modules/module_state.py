@@ -94,14 +94,20 @@ def state_dict(module, *args, destination=None, prefix="", keep_vars=False):
             hook(mod, base, keep_vars)
         mod._save_to_state_dict(destination, base, keep_vars)
 
+    returned = [destination]
+
     def leave(base, mod):  # after the module's children, as PyTorch's recursion
         for hook_id, hook in mod._state_dict_hooks.items():
-            result = hook(mod, destination, base, {})
+            result = hook(mod, returned[0] if mod is module else destination, base, {})
             if result is not None and hook_id in mod._state_dict_post_hook_ids:
                 raise RuntimeError("state_dict post-hook must return None")
+            # A private hook's (_register_state_dict_hook) result replaces the dict its module's state_dict
+            # returns; only the called module's is what the caller sees (opacus filters renamed keys so).
+            if result is not None and mod is module:
+                returned[0] = result
 
     walk_modules(module, prefix, enter, leave)
-    return destination
+    return returned[0]
 
 
 def _swap_in(target, src, assign):

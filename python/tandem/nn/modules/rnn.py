@@ -8,6 +8,7 @@ A shorter sequence's state simply stops being carried (forward direction) or sta
 import math
 import numbers
 import warnings
+import weakref
 
 import tandem
 
@@ -96,10 +97,64 @@ class RNNBase(Module):
                 self._flat_weights_names.extend(name for name, _ in shapes)
                 self._all_weights.append([name for name, _ in shapes])
         self.reset_parameters()
+        self._init_flat_weights()
 
+    # PyTorch keeps _flat_weights as a list that forward runs with, synced by __setattr__ when a weight is
+    # reassigned. Code that swaps in other tensors assigns the list itself (higher's functional RNNs); tandem reads
+    # the weights by name unless the list was assigned. As PyTorch's, forward drops an assigned list once a weight
+    # attribute is no longer the one seen when the list was last built (_flat_weight_refs).
     @property
     def _flat_weights(self):
+        assigned = self.__dict__.get("_assigned_flat_weights")
+        if assigned is not None:
+            return assigned
         return [getattr(self, name) for name in self._flat_weights_names]
+
+    @_flat_weights.setter
+    def _flat_weights(self, weights):
+        self.__dict__["_assigned_flat_weights"] = list(weights)
+
+    def _init_flat_weights(self):
+        """PyTorch's reset of the list to the module's weights by name (after weights were replaced)."""
+        self.__dict__.pop("_assigned_flat_weights", None)
+        weights = [getattr(self, name, None) for name in self.__dict__.get("_flat_weights_names", ())]
+        self.__dict__["_flat_weight_refs"] = [None if w is None else weakref.ref(w) for w in weights]
+
+    def _weights_have_changed(self):
+        names = self.__dict__.get("_flat_weights_names", ())
+        for ref, name in zip(self.__dict__.get("_flat_weight_refs", ()), names):
+            weight = getattr(self, name, None)
+            if weight is not None and ref is not None and ref() is not weight:
+                return True
+        return False
+
+    def _update_flat_weights(self):
+        if "_assigned_flat_weights" in self.__dict__ and self._weights_have_changed():
+            self._init_flat_weights()
+
+    def _apply(self, fn, recurse=True):
+        result = super()._apply(fn, recurse)
+        self._init_flat_weights()
+        return result
+
+    def __getstate__(self):
+        self._update_flat_weights()
+        state = self.__dict__.copy()
+        state.pop("_flat_weight_refs", None)  # weak references do not pickle
+        return state
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        assigned = self.__dict__.pop("_assigned_flat_weights", None)
+        self._init_flat_weights()
+        if assigned is not None:
+            self.__dict__["_assigned_flat_weights"] = assigned
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        assigned = self.__dict__.get("_assigned_flat_weights")
+        if assigned is not None and name in self.__dict__.get("_flat_weights_names", ()):
+            assigned[self._flat_weights_names.index(name)] = value
 
     @property
     def all_weights(self):
@@ -216,6 +271,7 @@ class RNNBase(Module):
             raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got {hx.dim()}-D tensor")
 
     def forward(self, input, hx=None):
+        self._update_flat_weights()
         rows, batch_sizes, batch_sizes_t, sorted_indices, unsorted_indices, hx, batched, packed = \
             self._prepare(input, hx)
         # the checks see the input in the module's layout (rows are time-major) and the states in sorted order
@@ -259,7 +315,8 @@ class RNNBase(Module):
 
     def _layers(self, rows, batch_sizes, h0, c0, stack_output):
         directions = 2 if self.bidirectional else 1
-        weights = [{name.split("_l")[0]: getattr(self, name) for name in names} for names in self._all_weights]
+        flat = dict(zip(self._flat_weights_names, self._flat_weights))
+        weights = [{name.split("_l")[0]: flat[name] for name in names} for names in self._all_weights]
         return run_layers(_CELL[self.mode], rows, batch_sizes, h0, c0, weights, self.num_layers, directions,
                           self.dropout, self.training, stack_output)
 

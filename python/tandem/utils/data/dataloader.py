@@ -7,6 +7,8 @@ import math
 import multiprocessing
 import os
 import warnings
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import tandem
 import tandem.multiprocessing  # noqa: F401  (registers how tensors cross processes: through shared memory)
@@ -17,6 +19,11 @@ from ._utils.collate import default_collate, default_convert
 from ._multiprocessing_iter import MultiProcessingDataLoaderIter
 
 _MultiProcessingDataLoaderIter = MultiProcessingDataLoaderIter  # PyTorch's name
+# PyTorch's annotation aliases, which libraries import to type their own loaders (opacus' DPDataLoader)
+_T = TypeVar("_T")
+_T_co = TypeVar("_T_co", covariant=True)
+_worker_init_fn_t = Callable[[int], None]
+_collate_fn_t = Callable[[list[_T]], Any]
 from ._worker import get_worker_info  # noqa: F401  (re-exported by utils.data)
 from .dataset import IterableDataset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
