@@ -245,9 +245,6 @@ _KEYWORDS = ("C++ (python/src, the factory bindings' keyword casters): a device=
              "str\" and \"unexpected keyword argument 'memory_format'\" (nanobind's \"incompatible function "
              "arguments\"); randint's bool dtype refuses its bound (\"to - 1 is out of bounds for bool\") before "
              "requires_grad")
-_SIZES = ("C++ (python/src, the size casters): rand/randn refuse a bad size with PyTorch's listing of their overloads "
-          "(their generator forms), full/new_full refuse a bare int, a 0-d tensor or a NumPy int as the size (\"full(): argument 'size' "
-          "(position 1) must be tuple of ints, not int\": only the varargs factories take one) and None")
 # Fixed in C++ in session 48 (tests/python/test_hostile_inputs22.py, test_fixed_in_cpp): sizes one by one whose
 # first is no int are "zeros() takes 1 positional argument but 2 were given" (python/src/tensor.cpp); full's value is
 # converted with PyTorch's overflow check and C type names (2**63 into float16, 1e300 into complex64, a complex into
@@ -256,12 +253,20 @@ CPP_FIXED = ([f"size/zeros_varargs/{s}" for s in ("none", "tensor_0d_float", "te
                                                   "float", "float_in_tuple", "inf", "nan", "str")] +
              [f"{fn}/{v}/{t}" for fn in ("full", "full_like") for v, t in (
                  ("big_float", "complex64"), ("complex", "uint8"), ("past_int64", "float16"))] +
-             ["linspace/big/complex64"])
+             ["linspace/big/complex64"] +
+             # and after it: rand/randn's listing for a size that is none, full/new_full's size a tuple or list only
+             # (python/src/tensor.cpp size_list_arg), eye's listing (python/src/factories.cpp)
+             [f"size/{fn}/{s}" for fn in ("rand", "randn") for s in (
+                 "bool_in_tuple", "float_in_tuple", "none", "tensor_0d_float", "tensor_1d", "bool", "float", "inf", "nan",
+                 "str")] +
+             [f"size/{fn}/{s}" for fn in ("full", "new_full") for s in (
+                 "past_int64", "none", "tensor_0d", "zero", "numpy_int", "negative")] +
+             [f"eye/{n}/{m}" for n in ("bool", "float", "str") for m in ("none", "float", "negative", "ok", "zero")] +
+             [f"eye/{n}/float" for n in ("huge", "negative", "ok", "tensor", "zero")] +
+             [f"kw/eye/{k}" for k in ("channels_last", "contiguous_format", "grad_str", "preserve_format")])
 _ARANGE = ("C++ (python/src and src/ops, arange): a str bound is PyTorch's listing of its overloads; a bound past"
            " int64 is computed in double for a floating or uint8 dtype (tandem's int caster refuses it), and a "
            "bool dtype is refused (\"arange_cpu\" not implemented for 'Bool') before the bounds")
-_EYE = ("C++ (python/src, eye's binding): a float, bool, str or tensor n, or a float m, is PyTorch's listing of eye's "
-        "overloads; tandem's binding names one argument")
 _LINSPACE = ("C++ (src/ops and python/src, linspace): complex ends with a real dtype are PyTorch's "
              "\"torch.linspace(): inferred dtype c10::complex<float> can't be safely cast to passed dtype Long\", "
              "a bool dtype with 0 or 1 steps is taken (no kernel runs) and with 2**40 steps the allocation fails first; its listing for a bad steps or end "
@@ -283,17 +288,12 @@ KNOWN.update({f"kw/{fn}/grad_str": _KEYWORDS for fn in ("arange", "arange_float"
 KNOWN.update({f"kw/{fn}/{k}": _KEYWORDS for fn in ("arange", "arange_float", "eye", "linspace", "ones", "zeros")
               for k in ("channels_last", "contiguous_format", "preserve_format")})
 KNOWN["kw/randint/grad_bool"] = _KEYWORDS
-KNOWN.update({f"size/{fn}/{s}": _SIZES for fn in ("rand", "randn") for s in (
-    "bool_in_tuple", "float_in_tuple", "none", "tensor_0d_float", "tensor_1d", "bool", "float", "inf", "nan", "str")})
-KNOWN.update({f"size/{fn}/{s}": _SIZES for fn in ("full", "new_full") for s in (
-    "past_int64", "none", "tensor_0d", "zero", "numpy_int", "negative")})
 KNOWN.update({f"arange/past_int64/{t}": _ARANGE for t in ("float16", "uint8", "bool")})
 KNOWN.update({f"arange/str_end/{t}": _ARANGE for t in RANGE_DTYPES})
-KNOWN.update({f"eye/{n}/{m}": _EYE for n in ("bool", "float", "str") for m in ("none", "float", "negative", "ok",
-                                                                                "zero")})
-KNOWN.update({f"eye/{n}/float": _EYE for n in ("huge", "negative", "ok", "tensor", "zero")})
 KNOWN.update({"linspace/steps_huge/bool": _LINSPACE,
               "linspace/steps_one/bool": _LINSPACE, "linspace/steps_zero/bool": _LINSPACE})
 KNOWN.update({f"linspace/complex_end/{t}": _LINSPACE for t in ("bool", "float16", "int64")})
 KNOWN.update({f"linspace/{r}/{t}": _LINSPACE for r in ("steps_bool", "steps_float", "str_end") for t in SPACE_DTYPES})
 KNOWN["size/empty_strided/str_in_tuple"] = _UNPACK
+for _name in CPP_FIXED:
+    KNOWN.pop(_name, None)

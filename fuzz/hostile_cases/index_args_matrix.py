@@ -106,10 +106,6 @@ _TENSOR_INDICES = [i for i in INDICES if i not in ("int", "list")]
 _EMPTY_SELF = ("PyTorch does not check the indices against an empty self: index_add returns it (and index_fill with a "
                "float value), index_copy and index_fill fail in an internal check (\"setStorage: sizes [2, 4] ... out "
                "of bounds for storage of size 0\"); tandem refuses the out-of-range index as for any other self")
-_INDEX_FILL_LISTING = ("C++ (python/src/indexing.cpp, index_fill's binding): a Python int or list as the index fits "
-                       "none of PyTorch's overloads, its \"index_fill() received an invalid combination of arguments - "
-                       "got (int, int, int)\" listing; tandem's binding names one overload's argument (\"argument "
-                       "'index' (position 2) must be Tensor, not int\")")
 _SELECT_0D = ("C++ (src/ops, index_select): a 0-d self takes an index of one element only, PyTorch's \"index_select(): "
               "Index to scalar can have only 1 value, got 2 value(s)\", checked before the index's dtype and range")
 _SELECT_DIM_FIRST = ("C++ (src/ops, index_select): PyTorch wraps the dim (\"Dimension out of range\") before checking "
@@ -133,9 +129,6 @@ KNOWN = {f"{op}/empty/{i}": _EMPTY_SELF for op, indices in (
     ("index_add", _ANY_INDEX + ("int32",)), ("index_add_alpha", _OUT_OF_RANGE), ("index_copy", _ANY_INDEX),
     ("index_copy_", _OUT_OF_RANGE), ("index_fill", _ANY_INDEX), ("index_fill_0d", _ANY_INDEX),
     ("index_fill_float", ("far_negative", "past_end"))) for i in indices}
-KNOWN.update({f"{op}/{x}/{i}": _INDEX_FILL_LISTING for op in ("index_fill", "index_fill_0d", "index_fill_1d_value",
-                                                                "index_fill_float")
-              for x in SELVES for i in ("int", "list")})
 KNOWN.update({f"{op}/scalar/{i}": _SELECT_0D for op in ("index_select_0", "index_select_last", "index_select_out")
               for i in _TENSOR_INDICES if i not in ("scalar", "empty", "two_d", "far_negative")})
 KNOWN.update({f"index_select_past/{x}/{i}": _SELECT_DIM_FIRST for x in SELVES
@@ -147,3 +140,8 @@ KNOWN.update({f"take_along_dim_none/{x}/{i}": _TAD_FLAT for x in SELVES if x not
 KNOWN.update({f"take_along_dim_none/empty/{i}": _TAD_FLAT for i in ("negative", "past_end", "two_d", "valid")})
 KNOWN.update({f"take_along_dim_none/{x}/{i}": _TAD_VIEW for x in ("transposed", "expanded") for i in _TENSOR_INDICES})
 KNOWN.update({f"take_along_dim_0/empty/{i}": _TAD_EMPTY for i in _ANY_INDEX + ("two_d",)})
+
+# Fixed in C++ in session 48 (tests/python/test_hostile_inputs22.py, test_fixed_in_cpp): a Python int or list index of
+# index_fill/index_fill_ is PyTorch's listing of their overloads (registered in python/src/indexing_ops.cpp).
+CPP_FIXED = [f"{op}/{x}/{i}" for op in ("index_fill", "index_fill_0d", "index_fill_1d_value", "index_fill_float")
+             for x in SELVES for i in ("int", "list")]

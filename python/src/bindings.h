@@ -100,6 +100,9 @@ Tensor tracked_view(const Tensor& x, Tensor view);
 // (2, 3), [2, 3], a single int, torch.Size, or *args of ints -> a shape.
 DimVector to_shape(nb::handle h, const char* fn);
 DimVector shape_from_args(nb::args args, const char* fn);
+// A size that PyTorch's signature takes as a tuple or list only (full's, new_full's): a bare int, None or a
+// tensor is its parser's "fn(): argument 'size' (position 1) must be tuple of ints, not int".
+DimVector size_list_arg(nb::handle h, const char* fn);
 // The same shape given either as varargs or as one keyword (zeros(size=(2, 3)), x.permute(dims=(1, 0))).
 DimVector shape_from_args(nb::args args, nb::handle keyword, const char* fn, const char* keyword_name);
 // `result` written into out= with PyTorch's rules (check, resize warning, copy) and out returned; without

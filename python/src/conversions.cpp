@@ -94,12 +94,13 @@ void init_conversions(nb::module_& m) {
       "new_full",
       [](const Tensor& t, nb::handle size, nb::handle value, nb::handle dtype, nb::handle device,
          bool requires_grad, nb::handle layout, bool pin_memory) {
+        const DimVector shape = size_list_arg(size, "new_full");  // PyTorch's parser reads the size first
         check_dense_layout(layout, "new_full");
         NewArgs a = new_args(t, dtype, device, "new_full");
         Scalar v = fill_value(value, "new_full", " (position 2)");
-        return with_requires_grad(full(to_shape(size, "new_full"), v, a.dtype, a.device), requires_grad);
+        return with_requires_grad(full(shape, v, a.dtype, a.device), requires_grad);
       },
-      nb::arg("size"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
+      nb::arg("size").none(), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
       nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("layout") = nb::none(),
       nb::arg("pin_memory") = false);
 

@@ -406,16 +406,16 @@ void init_creation(nb::module_& m) {
       "full",
       [](nb::handle size, nb::handle value, nb::handle dtype, nb::handle device, bool requires_grad,
          nb::handle out, nb::handle layout, bool pin_memory) {
+        const DimVector shape = size_list_arg(size, "full");  // PyTorch's parser reads the size first
         check_dense_layout(layout, "full");
         check_factory_out("aten::full", out);
         Scalar v = fill_value(value, "full", " (position 2)");
         FactoryArgs a = factory_args(dtype_or_out(dtype, out), device_or_out(device, out), requires_grad,
                                      v.natural_dtype(), "full");
-        const DimVector shape = to_shape(size, "full");
         Tensor t = pinned_if(full(shape, v, a.dtype, a.device), pin_memory);
         return into_out("full", finish(t, a), out, {});
       },
-      nb::arg("size"), nb::arg("fill_value").none(), nb::kw_only(), nb::arg("dtype") = nb::none(),
+      nb::arg("size").none(), nb::arg("fill_value").none(), nb::kw_only(), nb::arg("dtype") = nb::none(),
       nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("out") = nb::none(),
       nb::arg("layout") = nb::none(), nb::arg("pin_memory") = false);
   m.def(

@@ -9,6 +9,7 @@
 #include "layouts.h"
 #include "ops/copy.h"
 #include "ops/factories.h"
+#include "parser_errors.h"
 
 namespace tandem::py {
 
@@ -89,6 +90,12 @@ void init_factories(nb::module_& m) {
       nb::arg("n"), nb::arg("m") = nb::none(), nb::kw_only(), nb::arg("dtype") = nb::none(),
       nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("out") = nb::none(),
       nb::arg("layout") = nb::none(), nb::arg("pin_memory") = false);
+  // A call nanobind refuses (eye(True, 3), eye(2, 3.0)) is explained from PyTorch's two overloads.
+  const char* factory_keywords =
+      "*, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = "
+      "None, "
+      "bool pin_memory = False, bool requires_grad = False";
+  register_parser_signatures("eye", {{{"int n"}, factory_keywords}, {{"int n", "int m"}, factory_keywords}});
 }
 
 }  // namespace tandem::py

@@ -297,6 +297,10 @@ void init_indexing_ops(nb::module_& m) {
     return index_fill_inplace_fn(clone_preserving_layout(x), dim, index, value);
   };
   m.def("index_fill", index_fill_fn, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("value"));
+  // A call nanobind refuses (an int or list index) is explained from PyTorch's overloads.
+  for (const char* name : {"index_fill", "index_fill_"})
+    register_parser_signatures(name, {{{"Tensor input", "int dim", "Tensor index", "Tensor value"}},
+                                      {{"Tensor input", "int dim", "Tensor index", "Number value"}}});
   tensor.def("index_fill", index_fill_fn, nb::arg("dim"), nb::arg("index"), nb::arg("value"));
   tensor.def("index_fill_", returning_self("index_fill_", index_fill_inplace_fn), nb::arg("dim"),
              nb::arg("index"), nb::arg("value"));

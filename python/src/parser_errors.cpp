@@ -121,20 +121,31 @@ struct PendingRefusal {
   std::vector<ParserSignature> signatures;
   std::string argument, expected;  // the argument no overload takes, and the type the plausible one wants
   std::string got;                 // its type's name
+  std::string element;             // a tuple's or list's first item's type name ("" otherwise)
 };
 
 // How many arguments a signature takes: at least its parameters without a default, at most all of them.
+// (A keyword-only parameter without a default, such as rand's "torch.Generator generator", is required too.)
 std::pair<size_t, size_t> argument_range(const ParserSignature& s) {
   size_t required = 0, all = s.params.size();
   for (const char* p : s.params) required += std::strstr(p, " = ") ? 0 : 1;
   if (s.keyword_only)
     for (std::string_view rest = s.keyword_only;;) {
       const size_t at = rest.find(", ");
-      all += rest.substr(0, at) != "*";
+      const std::string_view entry = rest.substr(0, at);
+      all += entry != "*";
+      required += entry != "*" && entry.find(" = ") == std::string_view::npos;
       if (at == std::string_view::npos) break;
       rest.remove_prefix(at + 2);
     }
   return {required, all};
+}
+
+// A printed parameter's name: "tuple of ints dim" -> "dim", "bool keepdim = False" -> "keepdim".
+std::string_view param_name(std::string_view entry) {
+  entry = entry.substr(0, entry.find(" = "));
+  const size_t space = entry.rfind(' ');
+  return space == std::string_view::npos ? entry : entry.substr(space + 1);
 }
 thread_local PendingRefusal pending;
 
@@ -176,12 +187,15 @@ void defer_argument_position(const char* fn, const char* arg) {
 
 void refuse_as_invalid_combination(const char* fn, std::vector<ParserSignature> signatures,
                                    const char* argument, nb::handle value, const char* expected) {
+  const bool sequence =
+      (PyTuple_Check(value.ptr()) || PyList_Check(value.ptr())) && PySequence_Size(value.ptr()) > 0;
   pending = {std::string(fn) + "() received an invalid combination of arguments",
              fn,
              std::move(signatures),
              argument,
              expected,
-             parser_type_name(value)};
+             parser_type_name(value),
+             sequence ? parser_type_name(nb::steal(PySequence_GetItem(value.ptr(), 0))) : std::string()};
   TANDEM_THROW(Type, pending.first_line);
 }
 
@@ -241,24 +255,39 @@ PyObject* explain_refused_call(PyObject* function, PyObject* const* args, size_t
       // argument.
       const size_t count = given.size() + keywords.size();
       size_t plausible = 0;
+      const ParserSignature* chosen = nullptr;
       for (const ParserSignature& s : signatures) {
         const auto [low, high] = argument_range(s);
-        plausible += low <= count && count <= high;
+        if (low <= count && count <= high) {
+          ++plausible;
+          chosen = &s;
+        }
       }
       std::string message;
       if (plausible == 1) {
         bool by_keyword = false;
         for (const auto& [k, v] : keywords) by_keyword |= k == refusal.argument;
-        // a positional one is the first the binding could not take after the leading tensors
-        size_t position = 0;
-        for (size_t i = 0; i < given.size() && !by_keyword; ++i)
-          if (parser_type_name(given[i]) == refusal.got && !(i == 0 && !method_name)) {
-            position = i + 1;
-            break;
-          }
+        // a positional one is at its parameter's place in that overload (where the overload names it; else
+        // the first the binding could not take after the leading tensors)
+        size_t position = 0, named = chosen->params.size();
+        for (size_t i = 0; i < chosen->params.size(); ++i)
+          if (param_name(chosen->params[i]) == refusal.argument) named = i;
+        if (!by_keyword && named < chosen->params.size()) {
+          position = named < given.size() ? named + 1 : 0;
+        } else {
+          for (size_t i = 0; i < given.size() && !by_keyword; ++i)
+            if (parser_type_name(given[i]) == refusal.got && !(i == 0 && !method_name)) {
+              position = i + 1;
+              break;
+            }
+        }
+        // a list refused for its first item names that item when given by position, as PyTorch's parser
+        const bool element = position && !refusal.element.empty() && refusal.expected.starts_with("tuple of");
         message = refusal.fn + "(): argument '" + refusal.argument + "'" +
                   (position ? " (position " + std::to_string(position) + ")" : "") + " must be " +
-                  refusal.expected + ", not " + refusal.got;
+                  refusal.expected +
+                  (element ? ", but found element of type " + refusal.element + " at pos 0"
+                           : ", not " + refusal.got);
       } else {
         message = invalid_combination_text(refusal.fn.c_str(), given, signatures, std::move(keywords));
       }

@@ -517,7 +517,9 @@ void init_reductions(nb::module_& m) {
           TANDEM_CHECK(!dim.is_none(), Type, name,
                        "(): missing required argument 'dim'\nhint: pass the dim to ",
                        "normalise over, e.g. x.", name, "(dim=-1)");
-          return write_out(name, op(x, int_arg(dim, name, "dim", 1), parse_dtype(dtype)), out, {&x},
+          // the position the call gave dim at (1 for the method, 2 for the function), added by the wrapper
+          if (!is_int_argument(dim)) defer_argument_position(name, "dim");
+          return write_out(name, op(x, int_arg(dim, name, "dim"), parse_dtype(dtype)), out, {&x},
                            kStructuredOutDtype);
         },
         nb::arg("dim") = none, nb::arg("dtype") = none, nb::kw_only(), nb::arg("out") = none);

@@ -297,14 +297,32 @@ DimVector to_shape(nb::handle h, const char* fn) {
   TANDEM_THROW(Type, fn, "() missing 1 required positional arguments: \"", size_argument_name(f), "\"");
 }
 
+DimVector size_list_arg(nb::handle h, const char* fn) {
+  if (!PyTuple_Check(h.ptr()) && !PyList_Check(h.ptr())) {
+    defer_argument_position(fn, "size");  // the wrapper adds the position a positional size had
+    TANDEM_THROW(Type, fn, "(): argument 'size' must be tuple of ints, not ", parser_type_name(h));
+  }
+  return to_shape(h, fn);
+}
+
 DimVector shape_from_args(nb::args args, const char* fn) {
   if (args.size() == 0) missing_shape(fn);
-  if (args.size() == 1 && (!PyLong_Check(args[0].ptr()) || PyBool_Check(args[0].ptr())))
-    return to_shape(args[0], fn);  // empty(True) is no size: PyTorch's "not bool"
+  const std::vector<ParserSignature>* overloads = registered_parser_signatures(fn);
+  if (args.size() == 1 && (!PyLong_Check(args[0].ptr()) || PyBool_Check(args[0].ptr()))) {
+    // One argument that is no size for a function with several overloads (rand's generator forms): their
+    // listing. A list is one when its first item is an int.
+    nb::handle h = args[0];
+    const bool list = PyTuple_Check(h.ptr()) || PyList_Check(h.ptr());
+    const bool size_like =
+        list ? PySequence_Size(h.ptr()) == 0 || int_list_head(nb::steal(PySequence_GetItem(h.ptr(), 0)))
+             : int_list_head(h);
+    if (overloads && overloads->size() > 1 && !size_like)
+      refuse_as_invalid_combination(fn, *overloads, size_argument_name(fn), h, "tuple of ints");
+    return to_shape(h, fn);  // empty(True) is no size: PyTorch's "not bool"
+  }
   // Sizes one by one whose first is no int: PyTorch's parser reads the call as its one-argument form given
   // too many, or, for a function with several overloads (view, rand), their listing.
   if (!int_list_head(args[0])) {
-    const std::vector<ParserSignature>* overloads = registered_parser_signatures(fn);
     if (overloads && overloads->size() > 1)
       refuse_as_invalid_combination(fn, *overloads, size_argument_name(fn), args[0], "tuple of ints");
     TANDEM_THROW(Type, fn, "() takes 1 positional argument but ", args.size(), " were given");

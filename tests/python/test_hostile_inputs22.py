@@ -296,8 +296,9 @@ def test_needs_cpp(name):
     assert_matches_pytorch(CPP_CASES[name], "cpu", shape_only=name in CPP_SHAPE_ONLY)
 
 
-# Fixed in C++ in session 48, as the round ended (the table's CPP_FIXED comment names the change).
-CPP_FIXED = fixed_cases([(factory_args_matrix, name) for name in factory_args_matrix.CPP_FIXED])
+# Fixed in C++ in session 48, as the round ended and after (each table's CPP_FIXED comment names the change).
+CPP_FIXED = fixed_cases([(table, name) for table in (factory_args_matrix, index_args_matrix, activations_matrix)
+                         for name in table.CPP_FIXED])
 
 
 @pytest.mark.parametrize("name", sorted(CPP_FIXED))

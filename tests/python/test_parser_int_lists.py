@@ -183,6 +183,29 @@ CALLS = {
     "clamp_float_int_out_i64": lambda L, x: L.clamp(x, x.long(), out=L.empty(2, 3, dtype=L.int64, device=x.device)),
     "clamp_number_out_f64": lambda L, x: L.clamp(x, 1, out=L.empty(2, 3, dtype=L.float64, device=x.device)),
     "clip_tensors_out_f64": lambda L, x: L.clip(x, x, out=L.empty(2, 3, dtype=L.float64, device=x.device)),
+    # eye's, index_fill's and rand's overloads; full's size is a tuple or list; softmax's dim position
+    "eye_bool": lambda L, x: L.eye(True, 3),
+    "eye_float": lambda L, x: L.eye(2.0),
+    "eye_float_m": lambda L, x: L.eye(2, 3.0),
+    "eye_str_keyword_m": lambda L, x: L.eye(2, m="a"),
+    "index_fill_int_index": lambda L, x: x.index_fill(0, 1, 2.0),
+    "index_fill_list_index": lambda L, x: L.index_fill(x, 0, [1], 2.0),
+    "index_fill__int_index": lambda L, x: x.clone().index_fill_(1, 0, -1.0),
+    "rand_float": lambda L, x: L.rand(2.0),
+    "rand_tuple_float_first": lambda L, x: L.rand((2.0, 3)),
+    "randn_none": lambda L, x: L.randn(None),
+    "rand_tuple_later_float": lambda L, x: L.rand((2, 3.0)),
+    "full_int_size": lambda L, x: L.full(3, 1.5),
+    "full_int_size_keyword": lambda L, x: L.full(size=3, fill_value=1.5),
+    "full_none_size": lambda L, x: L.full(None, 1.5),
+    "full_tensor_size": lambda L, x: L.full(L.tensor(3), 1.5),
+    "full_size_and_bad_value": lambda L, x: L.full(3, "a"),
+    "full_tuple_size": lambda L, x: L.full((2, 1), 1.5),
+    "new_full_int_size": lambda L, x: x.new_full(3, 1.5),
+    "new_full_list_size": lambda L, x: x.new_full([3], 1.5),
+    "log_softmax_function_str": lambda L, x: L.log_softmax(x, "a"),
+    "log_softmax_method_str": lambda L, x: x.log_softmax("a"),
+    "softmax_keyword_float": lambda L, x: L.softmax(x, dim=1.0),
     # masked_fill without a value
     "masked_fill_no_value": lambda L, x: x.masked_fill(x > 0),
     "masked_fill_function_no_value": lambda L, x: L.masked_fill(x, x > 0),
@@ -200,7 +223,8 @@ def test_call_matches_pytorch(name, device):
 
 @pytest.mark.parametrize("name", [n for n in sorted(CALLS) if "listing" in n or n.startswith(
     ("sum_", "mean_", "std_", "var_", "all_", "any_", "squeeze_", "narrow_", "view_", "clamp_number", "clamp_method",
-     "clamp_keywords", "clip_", "masked_fill", "rand", "prod_dim_none", "prod_none"))])
+     "clamp_keywords", "clip_", "masked_fill", "rand", "prod_dim_none", "prod_none", "eye_", "index_fill",
+     "full_"))])
 def test_listing_matches_pytorch_in_full(name):
     """The whole message (each overload and its "didn't match because" line), not only its first line."""
     errors = []
