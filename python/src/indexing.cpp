@@ -326,14 +326,23 @@ Tensor tensor_getitem(const Tensor& self, nb::handle index) {
 // x[mask] = number with one bool mask over x's leading dims: PyTorch's masked_fill_, one pass over x without
 // the mask's coordinates (the general path computes nonzero(mask) first: 5x PyTorch's time on a 3000x6000
 // mask). False when it does not apply.
-bool fill_through_mask(const Tensor& self, nb::handle index, const AssignedValue& value) {
-  if (!is_tensor(index)) return false;
+// `index` as one bool mask over self's leading dims (of their sizes, on self's device), or null: where the
+// assignments below apply (the general path words any error).
+const Tensor* leading_mask(const Tensor& self, nb::handle index) {
+  if (!is_tensor(index)) return nullptr;
   const Tensor& mask = as_tensor_ref(index);
   if (mask.dtype() != DType::Bool || mask.dim() == 0 || mask.dim() > self.dim() ||
       mask.device() != self.device())
-    return false;
+    return nullptr;
   for (int64_t d = 0; d < mask.dim(); ++d)
-    if (mask.sizes()[d] != self.sizes()[d]) return false;  // the general path words the error
+    if (mask.sizes()[d] != self.sizes()[d]) return nullptr;
+  return &mask;
+}
+
+bool fill_through_mask(const Tensor& self, nb::handle index, const AssignedValue& value) {
+  const Tensor* found = leading_mask(self, index);
+  if (!found) return false;
+  const Tensor& mask = *found;
   // PyTorch's Python setitem writes a number with masked_fill_ itself (recorded as MaskedFillBackward0); a
   // tensor value goes through index_put_ (IndexPutBackward0, and index_put_'s warning for an expanded
   // tensor).
@@ -349,18 +358,14 @@ bool fill_through_mask(const Tensor& self, nb::handle index, const AssignedValue
 // with the mask itself, where the core writes a whole block of values ((count, *rest)) through its
 // masked_scatter kernel instead of listing the mask's coordinates first. False when it does not apply.
 bool put_through_mask(const Tensor& self, nb::handle index, const AssignedValue& value) {
-  if (!value.tensor || !is_tensor(index) || value.tensor->numel() == 1) return false;  // one element: masked_fill
-  const Tensor& mask = as_tensor_ref(index);
-  if (mask.dtype() != DType::Bool || mask.dim() == 0 || mask.dim() > self.dim() ||
-      mask.device() != self.device())
-    return false;
-  for (int64_t d = 0; d < mask.dim(); ++d)
-    if (mask.sizes()[d] != self.sizes()[d]) return false;  // the general path words the error
+  if (!value.tensor || value.tensor->numel() == 1) return false;  // one element: the masked_fill dispatch
+  const Tensor* mask = leading_mask(self, index);
+  if (!mask) return false;
   Tensor v = *value.tensor;
   int64_t ones = 0;  // PyTorch drops the value's leading size-1 dims, as the general path below
   while (ones < v.dim() && v.sizes()[ones] == 1) ++ones;
   if (ones) v = reshape(v, DimVector(std::span<const int64_t>(v.sizes().data() + ones, v.dim() - ones)));
-  index_put_(self, {mask}, v, false, IndexWriteOp::IndexPut);
+  index_put_(self, {*mask}, v, false, IndexWriteOp::IndexPut);
   return true;
 }
 

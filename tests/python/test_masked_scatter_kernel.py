@@ -84,6 +84,22 @@ def test_masked_scatter_threads_agree(threads):
         tandem.set_num_threads(before)
 
 
+def _same_outcome(results):
+    """[PyTorch's, tandem's] ("value", tensor) or ("error", (type name, first line)): the same outcome."""
+    assert results[1][0] == results[0][0], results
+    if results[0][0] == "error":
+        assert results[1][1] == results[0][1]
+    else:
+        _same(results[1][1], results[0][1])
+
+
+def _outcome(call):
+    try:
+        return "value", call()
+    except Exception as e:  # noqa: BLE001 (compared by _same_outcome)
+        return "error", (type(e).__name__, str(e).split("\n")[0])
+
+
 FORMS = {
     "broadcast_mask_row": lambda L, x, s, m: x.masked_scatter(m[:1], s),
     "broadcast_mask_column": lambda L, x, s, m: x.masked_scatter(m[:, :1], s),
@@ -115,15 +131,8 @@ def test_masked_scatter_forms(name, device):
         x = L.arange(48.0, device=d).reshape(6, 8) - 20
         s = -L.arange(1.0, 49.0, device=d).reshape(8, 6)
         m = L.tensor(mask.tolist(), device=d)
-        try:
-            results.append(("value", FORMS[name](L, x, s, m)))
-        except Exception as e:  # noqa: BLE001 (compared below)
-            results.append(("error", (type(e).__name__, str(e).split("\n")[0])))
-    assert results[1][0] == results[0][0], results
-    if results[0][0] == "error":
-        assert results[1][1] == results[0][1]
-    else:
-        _same(results[1][1], results[0][1])
+        results.append(_outcome(lambda: FORMS[name](L, x, s, m)))
+    _same_outcome(results)
 
 
 ASSIGNMENTS = {
@@ -156,16 +165,8 @@ def test_assignment_through_a_mask(name, device):
 
         def values(*shape, L=L, d=d):
             return L.arange(1.0, 1.0 + int(np.prod(shape)), device=d).reshape(shape)
-        try:
-            ASSIGNMENTS[name](L, x, m, values)
-            results.append(("value", x))
-        except Exception as e:  # noqa: BLE001 (compared below)
-            results.append(("error", (type(e).__name__, str(e).split("\n")[0])))
-    assert results[1][0] == results[0][0], results
-    if results[0][0] == "error":
-        assert results[1][1] == results[0][1]
-    else:
-        _same(results[1][1], results[0][1])
+        results.append(_outcome(lambda: (ASSIGNMENTS[name](L, x, m, values), x)[1]))
+    _same_outcome(results)
 
 
 def test_assignment_bumps_the_version_and_keeps_gradients(device):
