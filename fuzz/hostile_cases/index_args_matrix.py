@@ -106,15 +106,15 @@ _TENSOR_INDICES = [i for i in INDICES if i not in ("int", "list")]
 _EMPTY_SELF = ("PyTorch does not check the indices against an empty self: index_add returns it (and index_fill with a "
                "float value), index_copy and index_fill fail in an internal check (\"setStorage: sizes [2, 4] ... out "
                "of bounds for storage of size 0\"); tandem refuses the out-of-range index as for any other self")
-_SELECT_0D = ("C++ (src/ops, index_select): a 0-d self takes an index of one element only, PyTorch's \"index_select(): "
+_SELECT_0D = ("fixed in C++ in session 48 (src/ops, index_select): a 0-d self takes an index of one element only, PyTorch's \"index_select(): "
               "Index to scalar can have only 1 value, got 2 value(s)\", checked before the index's dtype and range")
-_SELECT_DIM_FIRST = ("C++ (src/ops, index_select): PyTorch wraps the dim (\"Dimension out of range\") before checking "
+_SELECT_DIM_FIRST = ("fixed in C++ in session 48 (src/ops, index_select): PyTorch wraps the dim (\"Dimension out of range\") before checking "
                      "the index's dtype and rank; tandem checks the index first")
-_TAD_0D = ("C++ (src/ops, take_along_dim): a 0-d self with dim= is PyTorch's size check first (\"input and indices "
+_TAD_0D = ("fixed in C++ in session 48 (src/ops, take_along_dim): a 0-d self with dim= is PyTorch's size check first (\"input and indices "
            "should have the same number of dimensions, but got 0 dimensions for input, and 1 dimensions for "
            "indices\", then \"Dimension specified as 0 but tensor has no dimensions\" for a 0-d index), before the "
            "index's dtype; tandem checks the dtype first and takes a 0-d index of a 0-d self")
-_TAD_FLAT = ("C++ (src/ops, take_along_dim without a dim): PyTorch's is self.view(-1).gather(0, indices.view(-1)): "
+_TAD_FLAT = ("fixed in C++ in session 48 (src/ops, take_along_dim without a dim): PyTorch's is self.view(-1).gather(0, indices.view(-1)): "
              "gather's dtype rule (int32 taken, else \"gather(): Expected dtype int32/int64 for index\") and its "
              "message for an out-of-range index (the first one, as given); tandem's take_along_dim wants int64 and "
              "names another index")
@@ -145,3 +145,7 @@ KNOWN.update({f"take_along_dim_0/empty/{i}": _TAD_EMPTY for i in _ANY_INDEX + ("
 # index_fill/index_fill_ is PyTorch's listing of their overloads (registered in python/src/indexing_ops.cpp).
 CPP_FIXED = [f"{op}/{x}/{i}" for op in ("index_fill", "index_fill_0d", "index_fill_1d_value", "index_fill_float")
              for x in SELVES for i in ("int", "list")]
+# and index_select's and take_along_dim's order of checks (src/ops/index_select.cpp, gather.cpp; the four reasons
+# above that start "fixed in C++"), gather naming the first index out of range
+CPP_FIXED += [name for name, reason in KNOWN.items() if reason.startswith("fixed in C++")]
+KNOWN = {name: reason for name, reason in KNOWN.items() if not reason.startswith("fixed in C++")}

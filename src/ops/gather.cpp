@@ -43,8 +43,16 @@ void check_index_dtype(const Tensor& index, const char* op) {
 
 void check_index_range(const Tensor& index64, int64_t dim, int64_t size) {
   int64_t bad;
-  TANDEM_CHECK(index_in_range(index64, size, false, bad), Runtime, "index ", bad,
-               " is out of bounds for dimension ", dim, " with size ", size);
+  if (index_in_range(index64, size, false, bad)) return;
+  // index_in_range found an extreme one; PyTorch's kernel names the first out of range, in order.
+  const Tensor host = contiguous(to_device(index64, Device(), std::nullopt, false));
+  const int64_t* p = host.data<int64_t>();
+  for (int64_t i = 0, n = host.numel(); i < n; ++i)
+    if (p[i] < 0 || p[i] >= size) {
+      bad = p[i];
+      break;
+    }
+  TANDEM_THROW(Runtime, "index ", bad, " is out of bounds for dimension ", dim, " with size ", size);
 }
 
 // index.size(d) <= self.size(d) for d != dim and (for scatter) <= src.size(d) for every d.
@@ -195,15 +203,20 @@ Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tens
 
 Tensor take_along_dim(const Tensor& x, const Tensor& indices, std::optional<int64_t> dim) {
   profiler::RecordScope profile_scope("aten::take_along_dim", x, indices, dim);
-  TANDEM_CHECK(indices.dtype() == DType::Int64, Runtime,
-               "torch.take_along_dim(): dtype of indices should be Long but got ",
-               dtype_title(indices.dtype()));
+  // Without a dim PyTorch's is self.view(-1).gather(0, indices.view(-1)): gather's dtype rule and checks.
   if (!dim) return gather(flattened(x), 0, flattened(indices));
+  // With one, PyTorch checks the ranks, the indices' dtype, then the dim (a 0-d self has none to name).
   TANDEM_CHECK(
       x.dim() == indices.dim(), Runtime,
       "torch.take_along_dim(): input and indices should have the same number of dimensions, but got ",
       x.dim(), " dimensions for input, and ", indices.dim(), " dimensions for indices");
-  const Tensor s = at_least_1d(x), i = at_least_1d(indices);
+  TANDEM_CHECK(indices.dtype() == DType::Int64, Runtime,
+               "torch.take_along_dim(): dtype of indices should be Long but got ",
+               dtype_title(indices.dtype()));
+  // (a 0-d self's dim is wrapped as a 1-d one's first: PyTorch names -1 as 0)
+  TANDEM_CHECK(x.dim() > 0, Index, "Dimension specified as ", wrap_dim(*dim, 1),
+               " but tensor has no dimensions");
+  const Tensor s = x, i = indices;
   const int64_t d = wrap_dim(*dim, s.dim());
   DimVector self_sizes = s.sizes();
   self_sizes[d] = i.sizes()[d];
@@ -213,8 +226,7 @@ Tensor take_along_dim(const Tensor& x, const Tensor& indices, std::optional<int6
   const int64_t size = s.sizes()[d];
   const Tensor ib = expand(size > 0 ? remainder(i, Scalar(size)) : i, shape);
   shape[d] = size;
-  Tensor out = gather(expand(s, shape), d, ib);
-  return x.dim() == 0 ? reshape(out, indices.sizes()) : out;
+  return gather(expand(s, shape), d, ib);
 }
 
 Tensor one_hot(const Tensor& x, int64_t num_classes) {

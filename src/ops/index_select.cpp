@@ -79,12 +79,16 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   if (autograd::should_record(x))
     return autograd::record_index_select(x, dim, index,
                                          autograd::without_grad([&] { return index_select(x, dim, index); }));
+  // PyTorch's order: the dim (a 0-d self's as a 1-d one's), the index's rank, a 0-d self's one index, its
+  // dtype.
+  const Tensor s = at_least_1d(x);
+  dim = wrap_dim(dim, s.dim());
   TANDEM_CHECK(index.dim() <= 1, Index, "index_select(): Index is supposed to be a vector");
+  TANDEM_CHECK(x.dim() > 0 || index.numel() == 1, Runtime,
+               "index_select(): Index to scalar can have only 1 value, got ", index.numel(), " value(s)");
   TANDEM_CHECK(index.dtype() == DType::Int64 || index.dtype() == DType::Int32, Runtime,
                "index_select(): Expected dtype int32 or int64 for index");
   check_same_device("index_select", x, index, "input", "index");
-  const Tensor s = at_least_1d(x);
-  dim = wrap_dim(dim, s.dim());
   const Tensor index64 = contiguous_int64(at_least_1d(index));
   TANDEM_CHECK(s.sizes()[dim] > 0 || index64.numel() == 0, Runtime,
                "index_select(): self indexing axis dim should be positive", "\nhint: dim ", dim,
@@ -101,12 +105,7 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   shape[dim] = index64.numel();
   Tensor out = empty(shape, x.dtype(), x.device());
   if (out.numel() > 0) run_gather(s, plan_slices(s, dim, index64, out));
-  if (x.dim() == 0) {  // a scalar's selection is a scalar, as in PyTorch
-    TANDEM_CHECK(index64.numel() == 1, Runtime, "index_select(): Index to scalar can have only 1 value, got ",
-                 index64.numel(), " value(s)");
-    return reshape(out, DimVector{});
-  }
-  return out;
+  return x.dim() == 0 ? reshape(out, DimVector{}) : out;  // a scalar's selection is a scalar, as in PyTorch
 }
 
 Tensor index_add_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
