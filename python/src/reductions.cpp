@@ -519,8 +519,10 @@ void init_reductions(nb::module_& m) {
                        "normalise over, e.g. x.", name, "(dim=-1)");
           // the position the call gave dim at (1 for the method, 2 for the function), added by the wrapper
           if (!is_int_argument(dim)) defer_argument_position(name, "dim");
-          return write_out(name, op(x, int_arg(dim, name, "dim"), parse_dtype(dtype)), out, {&x},
-                           kStructuredOutDtype);
+          const int64_t d = int_arg(dim, name, "dim");
+          const OptDType as = parse_dtype(dtype);
+          if (as) warn_if_discarding_imag(x.dtype(), *as);  // dtype= converts first, as PyTorch's
+          return write_out(name, op(x, d, as), out, {&x}, kStructuredOutDtype);
         },
         nb::arg("dim") = none, nb::arg("dtype") = none, nb::kw_only(), nb::arg("out") = none);
   };

@@ -164,20 +164,24 @@ Tensor softmax_impl(const Tensor& x, int64_t dim, OptDType dtype, bool log_space
   if (autocast::is_active())
     return autocast::run_fp32_output(autocast::kCudaFp32Output, x, dtype,
                                      [&](OptDType d) { return softmax_impl(x, dim, d, log_space); });
+  // dtype= converts first, as PyTorch does (a recorded conversion; a complex input given a real dtype keeps
+  // its real parts, with the binding's warning).
+  const auto converted = [&x](DType d) {
+    return is_complex(x.dtype()) && !is_complex(d) ? cast_discarding_imag(x, d) : to_dtype(x, d);
+  };
   if (autograd::should_record(x)) {
-    // dtype= converts first (a recorded conversion), as PyTorch does.
-    if (dtype) return softmax_impl(to_dtype(x, *dtype), dim, {}, log_space);
+    if (dtype) return softmax_impl(converted(*dtype), dim, {}, log_space);
     return autograd::record_softmax(
         log_space, x, dim, autograd::without_grad([&] { return softmax_impl(x, dim, {}, log_space); }));
   }
-  Tensor in = dtype ? to_dtype(x, *dtype) : x;
+  Tensor in = dtype ? converted(*dtype) : x;
   int64_t d = wrap_dim(dim, in.dim());
   bool last = in.dim() == 0 || d == in.dim() - 1;
+  if (in.numel() == 0) return empty_like(in);  // before the kernel's dtype check, as PyTorch's
   TANDEM_CHECK(is_floating(in.dtype()), NotImplemented, "\"", log_space ? "log_softmax" : "softmax",
                last ? "_lastdim_kernel_impl" : "_kernel_impl", "\" not implemented for '",
                dtype_title(in.dtype()),
                "'\nhint: convert first, e.g. x.float(), or pass dtype=tandem.float32");
-  if (in.numel() == 0) return empty_like(in);
   // One fused kernel over a contiguous input (as PyTorch's softmax, which also makes its input contiguous).
   Tensor src = contiguous(in);
   Tensor out = empty_like(src);
