@@ -410,7 +410,9 @@ std::vector<Tensor> mark_multi_output_views(std::vector<Tensor> views, const cha
 
 std::vector<Tensor> unbind(const Tensor& x, int64_t dim) {
   profiler::RecordScope profile_scope("aten::unbind", x, dim);
-  TANDEM_CHECK(x.dim() > 0, Index, "Dimension specified as ", dim, " but tensor has no dimensions");
+  // A 0-d tensor's dim is wrapped as a 1-d one's first (out of [-1, 0] is the range error; -1 is named as 0).
+  TANDEM_CHECK(x.dim() > 0, Index, "Dimension specified as ", wrap_dim(dim, 1),
+               " but tensor has no dimensions");
   dim = wrap_dim(dim, x.dim());
   std::vector<Tensor> out;
   for (int64_t i = 0; i < x.sizes()[dim]; ++i) out.push_back(select(x, dim, i));
