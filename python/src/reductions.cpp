@@ -42,12 +42,11 @@ struct DimRefusal {
 
 [[noreturn]] void refuse_dims(nb::handle h, const char* fn, DimRefusal how) {
   if (how.overloads) refuse_as_invalid_combination(fn, *how.overloads, "dim", h, "tuple of ints");
-  const bool sequence = PyTuple_Check(h.ptr()) || PyList_Check(h.ptr());
   if (!how.position) {
     defer_argument_position(fn, "dim");
     TANDEM_THROW(Type, fn, "(): argument 'dim' must be tuple of ints, not ", parser_type_name(h));
   }
-  if (sequence)
+  if (PyTuple_Check(h.ptr()) || PyList_Check(h.ptr()))
     TANDEM_THROW(Type, fn, "(): argument 'dim' (position ", how.position,
                  ") must be tuple of ints, but found element of type ",
                  parser_type_name(nb::steal(PySequence_GetItem(h.ptr(), 0))), " at pos 0");
@@ -126,6 +125,12 @@ OptDType readable_dtype(nb::handle h) {
       if (dtype_name(static_cast<DType>(i)) == n) return static_cast<DType>(i);
   }
   return std::nullopt;
+}
+
+// A dtype= that PyTorch's parser refuses: anything but a dtype, and a dtype name given as a str outside a
+// NumPy call (np.sum(t, dtype="float64") passes axis=; the bindings take NumPy's names there).
+bool refused_dtype(nb::handle dtype, bool numpy_call) {
+  return !dtype.is_none() && (!readable_dtype(dtype) || (!numpy_call && PyUnicode_Check(dtype.ptr())));
 }
 
 // readable_dtype's, None as no dtype; anything else is the usual TypeError.
@@ -222,7 +227,7 @@ void init_reductions(nb::module_& m) {
           // A dim that is no dim list (a float, a str, a bool, a tuple of bools) or a dtype that is none: its
           // listing of the overloads.
           const OptDims dims = parse_dims(dim, axis, name, {overloads});
-          if (!dtype.is_none() && (!readable_dtype(dtype) || (!numpy_call && PyUnicode_Check(dtype.ptr()))))
+          if (refused_dtype(dtype, numpy_call))
             refuse_as_invalid_combination(name, *overloads, "dtype", dtype, "torch.dtype");
           // Without dtype= the fold runs in out's dtype, as PyTorch's sum_out/mean_out (scan_dtype); mean
           // only where it can (a floating input and out), else its own dtype error or out='s cast error
@@ -257,7 +262,7 @@ void init_reductions(nb::module_& m) {
           dim = nb::none();
         else if (!is_int_argument(dim))
           refuse_as_invalid_combination("prod", overloads, "dim", dim, "int");
-        if (!dtype.is_none() && (!readable_dtype(dtype) || (!numpy_call && PyUnicode_Check(dtype.ptr()))))
+        if (refused_dtype(dtype, numpy_call))
           refuse_as_invalid_combination("prod", overloads, "dtype", dtype, "torch.dtype");
         return into_out(
             "prod",
